@@ -1,0 +1,396 @@
+// Domain types: what the engine reasons about, already parsed and validated at the boundary
+// (engine/api parses Kubernetes objects into these). Everything is readonly data; quantities are integers
+// in the units of resources.ts, times are milliseconds since the epoch, durations are milliseconds and
+// prices are US dollars per hour (the solver compares them as integer micro-dollars, see money.ts).
+import type { Resources } from './resources.ts';
+
+declare const brand: unique symbol;
+export type Brand<T, B extends string> = T & { readonly [brand]: B };
+
+// ---------------------------------------------------------------------------------------------------
+// Labels, selectors, taints
+
+export type Labels = Readonly<Record<string, string>>;
+
+/** Operators of node selector requirements. Gte/Lte exist only on NodePool/NodeClaim requirements. */
+export type Operator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Lt' | 'Gte' | 'Lte';
+
+export interface NodeSelectorRequirement {
+  readonly key: string;
+  readonly operator: Operator;
+  readonly values: readonly string[];
+  /** NodePool/NodeClaim requirements only: the instance-type options must span this many values. */
+  readonly minValues?: number;
+}
+
+/** One ORed term of required node affinity; its expressions are ANDed. */
+export interface NodeSelectorTerm {
+  readonly matchExpressions: readonly NodeSelectorRequirement[];
+  /** Karpenter ignores pods whose required terms use matchFields; kept so validation can say so. */
+  readonly matchFields?: readonly NodeSelectorRequirement[];
+}
+
+export interface PreferredSchedulingTerm {
+  readonly weight: number;
+  readonly preference: NodeSelectorTerm;
+}
+
+export type LabelSelectorOperator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+
+export interface LabelSelectorRequirement {
+  readonly key: string;
+  readonly operator: LabelSelectorOperator;
+  readonly values: readonly string[];
+}
+
+/** A label selector. An empty selector ({}) matches everything; an absent one (undefined) matches nothing. */
+export interface LabelSelector {
+  readonly matchLabels?: Labels;
+  readonly matchExpressions?: readonly LabelSelectorRequirement[];
+}
+
+export type TaintEffect = 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+
+export interface Taint {
+  readonly key: string;
+  readonly value?: string;
+  readonly effect: TaintEffect;
+}
+
+export interface Toleration {
+  readonly key?: string;
+  readonly operator?: 'Exists' | 'Equal' | 'Lt' | 'Gt';
+  readonly value?: string;
+  readonly effect?: TaintEffect;
+  readonly tolerationSeconds?: number;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Pods
+
+export interface PodAffinityTerm {
+  readonly labelSelector?: LabelSelector;
+  readonly namespaces?: readonly string[];
+  readonly namespaceSelector?: LabelSelector;
+  readonly topologyKey: string;
+  readonly matchLabelKeys?: readonly string[];
+  readonly mismatchLabelKeys?: readonly string[];
+}
+
+export interface WeightedPodAffinityTerm {
+  readonly weight: number;
+  readonly podAffinityTerm: PodAffinityTerm;
+}
+
+export interface Affinity {
+  readonly nodeAffinity?: {
+    readonly required?: readonly NodeSelectorTerm[];
+    readonly preferred?: readonly PreferredSchedulingTerm[];
+  };
+  readonly podAffinity?: {
+    readonly required?: readonly PodAffinityTerm[];
+    readonly preferred?: readonly WeightedPodAffinityTerm[];
+  };
+  readonly podAntiAffinity?: {
+    readonly required?: readonly PodAffinityTerm[];
+    readonly preferred?: readonly WeightedPodAffinityTerm[];
+  };
+}
+
+export interface TopologySpreadConstraint {
+  readonly maxSkew: number;
+  readonly topologyKey: string;
+  readonly whenUnsatisfiable: 'DoNotSchedule' | 'ScheduleAnyway';
+  readonly labelSelector?: LabelSelector;
+  readonly minDomains?: number;
+  readonly nodeAffinityPolicy?: 'Honor' | 'Ignore';
+  readonly nodeTaintsPolicy?: 'Honor' | 'Ignore';
+  readonly matchLabelKeys?: readonly string[];
+}
+
+export interface HostPort {
+  readonly ip: string;
+  readonly port: number;
+  readonly protocol: string;
+}
+
+export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
+
+export interface OwnerRef {
+  readonly kind: string;
+  readonly name: string;
+  readonly uid?: string;
+  readonly apiVersion?: string;
+  readonly controller?: boolean;
+}
+
+export type PodUid = Brand<string, 'PodUid'>;
+
+export interface Pod {
+  readonly uid: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly labels: Labels;
+  readonly annotations: Labels;
+  /**
+   * Effective requests (containers, sidecars, init containers, pod overhead, per Kubernetes'
+   * component-helpers), plus `pods: 1`, as Karpenter counts each pod as one unit of the `pods` resource.
+   */
+  readonly requests: Resources;
+  readonly nodeSelector: Labels;
+  readonly affinity?: Affinity;
+  readonly tolerations: readonly Toleration[];
+  readonly topologySpreadConstraints: readonly TopologySpreadConstraint[];
+  readonly hostPorts: readonly HostPort[];
+  readonly priority?: number;
+  readonly priorityClassName?: string;
+  readonly owner?: OwnerRef;
+  /** ms since the epoch; orders equal-sized pods in the scheduling queue. */
+  readonly creationTimestamp: number;
+  readonly nodeName?: string;
+  readonly phase: PodPhase;
+  readonly deletionTimestamp?: number;
+  readonly startTime?: number;
+  readonly terminationGracePeriodSeconds?: number;
+  /** The pod's Ready condition (PDB unhealthyPodEvictionPolicy AlwaysAllow lets unready pods go). */
+  readonly ready?: boolean;
+  /** kube-scheduler marked it PodScheduled=False, reason Unschedulable. */
+  readonly unschedulable?: boolean;
+  readonly nominatedNodeName?: string;
+  /**
+   * Volume topology, resolved at the boundary from the pod's PVCs (bound PV node affinity or the storage
+   * class's allowedTopologies): the pod must land where one of these alternatives holds.
+   */
+  readonly volumeRequirements?: readonly (readonly NodeSelectorRequirement[])[];
+  /** Names of PVCs, for volume usage and validation messages. */
+  readonly pvcNames?: readonly string[];
+  /** Set when the pod cannot be provisioned for a reason found at the boundary (a PVC problem, DRA). */
+  readonly ignoredReason?: string;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Instance types and offerings
+
+export type CapacityType = 'on-demand' | 'spot' | 'reserved';
+
+export interface Offering {
+  readonly zone: string;
+  readonly zoneId?: string;
+  readonly capacityType: CapacityType;
+  /** US dollars per hour. */
+  readonly price: number;
+  readonly available: boolean;
+  readonly reservationId?: string;
+  readonly reservationCapacity?: number;
+}
+
+/** Requirements as the engine holds them: one per key, already intersected. See scheduling/requirements.ts. */
+export interface Requirement {
+  readonly key: string;
+  /** false: the allowed set is exactly `values`; true: everything except `values`. */
+  readonly complement: boolean;
+  readonly values: ReadonlySet<string>;
+  /** Inclusive integer bounds (from Gt/Lt/Gte/Lte). */
+  readonly gte?: number;
+  readonly lte?: number;
+  readonly minValues?: number;
+}
+
+export type Requirements = ReadonlyMap<string, Requirement>;
+
+export interface InstanceType {
+  readonly name: string;
+  /** Labels as requirements: every well-known label is defined (possibly DoesNotExist). */
+  readonly requirements: Requirements;
+  readonly capacity: Resources;
+  /** kube-reserved + system-reserved + eviction threshold. */
+  readonly overhead: Resources;
+  /** capacity - overhead, per resource present in capacity. */
+  readonly allocatable: Resources;
+  readonly offerings: readonly Offering[];
+}
+
+// ---------------------------------------------------------------------------------------------------
+// NodePools, node classes
+
+export type ConsolidationPolicy = 'WhenEmpty' | 'WhenEmptyOrUnderutilized' | 'Balanced';
+export type DisruptionReason = 'Underutilized' | 'Empty' | 'Drifted';
+
+export interface Budget {
+  /** "N" or "P%" as written; evaluated (and fail-closed when invalid) by the disruption engine. */
+  readonly nodes: string;
+  readonly reasons?: readonly DisruptionReason[];
+  /** Cron in UTC (5 fields or @hourly/@daily/...). Present iff duration is. */
+  readonly schedule?: string;
+  /** ms. */
+  readonly duration?: number;
+}
+
+export interface NodeClassRef {
+  readonly group: string;
+  readonly kind: string;
+  readonly name: string;
+}
+
+export interface NodePool {
+  readonly name: string;
+  readonly uid?: string;
+  readonly generation?: number;
+  /** spec.weight, 0 when unset. */
+  readonly weight: number;
+  readonly template: {
+    readonly labels: Labels;
+    readonly annotations: Labels;
+    readonly taints: readonly Taint[];
+    readonly startupTaints: readonly Taint[];
+    readonly requirements: readonly NodeSelectorRequirement[];
+    readonly nodeClassRef: NodeClassRef;
+    /** ms; null = Never. Default 720h. */
+    readonly expireAfter: number | null;
+    /** ms. */
+    readonly terminationGracePeriod?: number;
+  };
+  /** spec.limits, including the `nodes` pseudo-resource when set. Absent keys are unlimited. */
+  readonly limits: Resources;
+  readonly disruption: {
+    readonly consolidationPolicy: ConsolidationPolicy;
+    /** ms; null = Never. Default 0. */
+    readonly consolidateAfter: number | null;
+    /** Default [{nodes: "10%"}]. */
+    readonly budgets: readonly Budget[];
+  };
+  /** Static NodePool (spec.replicas). Static pools are not provisioned by the scheduler. */
+  readonly replicas?: number;
+  /** Ready = ValidationSucceeded and NodeClassReady. Only ready pools provision. */
+  readonly ready: boolean;
+  readonly deleting?: boolean;
+  /** karpenter.sh/nodepool-hash (and its version) of the template, for static drift. */
+  readonly hash?: string;
+  readonly hashVersion?: string;
+}
+
+/** What the engine needs of a node class (EC2NodeClass), resolved by the controller. */
+export interface NodeClass {
+  readonly group: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly ready: boolean;
+  /** Zones that have a selected subnet; offerings outside them are unavailable. Empty = unknown (no filter). */
+  readonly zones: readonly string[];
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Cluster state
+
+export interface NodeConditions {
+  /** Drifted=True with its reason and transition time. */
+  readonly drifted?: { readonly reason: string; readonly since: number };
+  /** Consolidatable=True (set by the controller from consolidateAfter). */
+  readonly consolidatable?: boolean;
+  /** Initialized=True transition time. */
+  readonly initializedAt?: number;
+}
+
+/**
+ * A node as cluster state sees it: a Node and/or its NodeClaim. In-flight NodeClaims (launched, not yet
+ * registered or initialized) are StateNodes too, with hasNode=false or initialized=false.
+ */
+export interface StateNode {
+  /** The Node name, or the NodeClaim name while there is no Node. */
+  readonly name: string;
+  readonly providerId?: string;
+  readonly nodeClaimName?: string;
+  readonly hasNode: boolean;
+  readonly hasNodeClaim: boolean;
+  /** Has the karpenter.sh/nodepool label (a NodeClaim created from a NodePool). */
+  readonly managed: boolean;
+  readonly nodePoolName?: string;
+  readonly labels: Labels;
+  readonly annotations: Labels;
+  readonly taints: readonly Taint[];
+  /** The NodeClaim's startup taints (ignored while the node is not initialized). */
+  readonly startupTaints: readonly Taint[];
+  readonly capacity: Resources;
+  readonly allocatable: Resources;
+  /** Pods bound to this node (any phase; the engine filters terminal and terminating ones). */
+  readonly pods: readonly Pod[];
+  readonly registered: boolean;
+  readonly initialized: boolean;
+  readonly ready: boolean;
+  /** Marked for deletion by a disruption command in flight. */
+  readonly markedForDeletion: boolean;
+  /** The Node or NodeClaim has a deletion timestamp. */
+  readonly deleting: boolean;
+  /** NodeClaim InstanceTerminating=True. */
+  readonly instanceTerminating?: boolean;
+  /** Nomination expiry (ms); nominated nodes are not disruption candidates. */
+  readonly nominatedUntil?: number;
+  readonly creationTimestamp: number;
+  /** NodeClaim status.lastPodEventTime. */
+  readonly lastPodEventTime?: number;
+  readonly conditions: NodeConditions;
+  /** NodeClaim spec.terminationGracePeriod (ms). */
+  readonly terminationGracePeriod?: number;
+  /** NodeClaim spec.expireAfter (ms); null = Never. */
+  readonly expireAfter?: number | null;
+  /** Capacity-buffer virtual pods placed on this node by the last provisioning pass. */
+  readonly bufferPods?: number;
+  /** The provider's drift reason for the node class (NodeClassDrift hook), if any. */
+  readonly nodeClassDrift?: string;
+}
+
+export interface DaemonSet {
+  readonly namespace: string;
+  readonly name: string;
+  /** The newest pod of the DaemonSet, or one synthesised from its template (required affinity restored). */
+  readonly pod: Pod;
+}
+
+export interface PodDisruptionBudget {
+  readonly namespace: string;
+  readonly name: string;
+  readonly selector: LabelSelector;
+  /** status.disruptionsAllowed */
+  readonly disruptionsAllowed: number;
+  /** spec.maxUnavailable / spec.minAvailable as written ("0", "0%", "100%", 1, ...). */
+  readonly maxUnavailable?: string | number;
+  readonly minAvailable?: string | number;
+  readonly unhealthyPodEvictionPolicy?: 'IfHealthyBudget' | 'AlwaysAllow';
+}
+
+export type PreferencePolicy = 'Respect' | 'Ignore';
+export type MinValuesPolicy = 'Strict' | 'BestEffort';
+
+export interface EngineOptions {
+  readonly preferencePolicy: PreferencePolicy;
+  readonly minValuesPolicy: MinValuesPolicy;
+  readonly featureGates: {
+    readonly spotToSpotConsolidation: boolean;
+    readonly reservedCapacity: boolean;
+  };
+  /** Instance types kept on a new NodeClaim (Karpenter: 600). */
+  readonly maxInstanceTypes: number;
+}
+
+export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
+  preferencePolicy: 'Respect',
+  minValuesPolicy: 'Strict',
+  featureGates: { spotToSpotConsolidation: false, reservedCapacity: true },
+  maxInstanceTypes: 600,
+};
+
+/** Everything one decision needs. Built by the controller (or a what-if job), never by the engine. */
+export interface Snapshot {
+  /** ms since the epoch, supplied by the caller. */
+  readonly now: number;
+  readonly nodePools: readonly NodePool[];
+  readonly nodeClasses: readonly NodeClass[];
+  /** Per NodePool name: its instance types with offerings (ICE-filtered, node-class-filtered). */
+  readonly instanceTypes: ReadonlyMap<string, readonly InstanceType[]>;
+  readonly nodes: readonly StateNode[];
+  /** Pending pods known to cluster state (provisionable or not); bound pods live on their nodes. */
+  readonly pendingPods: readonly Pod[];
+  readonly daemonSets: readonly DaemonSet[];
+  readonly pdbs: readonly PodDisruptionBudget[];
+  readonly options: EngineOptions;
+}

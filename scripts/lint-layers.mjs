@@ -1,0 +1,117 @@
+#!/usr/bin/env node
+// Keeps the layer arrows of docs/DESIGN.md true:
+//
+//   solver-as  <-  engine  <-  controller  <-  cli
+//                    ^            ^
+//            bench --+            +-- test (may import anything)
+//
+// - solver-as/ imports only AssemblyScript's std and its own files; solver-as/abi.ts imports nothing.
+// - engine/ (non-test files) imports only engine/, solver-as/abi.ts and the embedded wasm build; it never
+//   imports Kubernetes, AWS, files, sockets, HTTP, metrics or logging, and never reads the wall clock
+//   (time comes in as an argument). engine/pool/ alone may use threads (piscina, worker_threads) and a
+//   monotonic timer for deadlines.
+// - controller/ reaches the engine only through engine/index.ts and never imports solver-as/, bench/ or cli/.
+// - bench/ imports engine/index.ts and test/fixtures only (plus its own files).
+// - nothing outside test code imports test/ (except bench -> test/fixtures).
+// Exits 1 with one line per violation.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve, dirname, sep } from 'node:path';
+
+const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
+const problems = [];
+
+function walk(dir, out = []) {
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name === 'build' || name.startsWith('.')) continue;
+    const p = join(dir, name);
+    const st = statSync(p);
+    if (st.isDirectory()) walk(p, out);
+    else if (/\.(ts|mts|mjs|js)$/.test(name) && !name.endsWith('.d.ts')) out.push(p);
+  }
+  return out;
+}
+
+const importRe = /(?:^|\n)\s*(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[^.\w])import\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g;
+
+function importsOf(text) {
+  const out = [];
+  for (const m of text.matchAll(importRe)) out.push(m[1] ?? m[2] ?? m[3]);
+  return out;
+}
+
+function stripComments(text) {
+  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
+}
+
+const top = (rel) => rel.split(sep)[0];
+const isTest = (rel) => /\.test\.ts$/.test(rel) || top(rel) === 'test';
+
+function check(file) {
+  const rel = relative(root, file);
+  const layer = top(rel);
+  const text = readFileSync(file, 'utf8');
+  const code = stripComments(text);
+  const report = (msg) => problems.push(`${rel}: ${msg}`);
+
+  for (const spec of importsOf(code)) {
+    const isRel = spec.startsWith('.');
+    const target = isRel ? relative(root, resolve(dirname(file), spec)) : null;
+    const tLayer = target ? top(target) : null;
+
+    if (layer === 'solver-as') {
+      if (!isRel || tLayer !== 'solver-as') report(`imports ${spec}: solver-as/ may import only its own files`);
+      if (rel === join('solver-as', 'abi.ts')) report(`imports ${spec}: solver-as/abi.ts must import nothing`);
+      continue;
+    }
+    if (layer === 'engine' && !isTest(rel)) {
+      const inPool = rel.startsWith(join('engine', 'pool') + sep);
+      if (isRel) {
+        const okSolver = target === join('solver-as', 'abi.ts') || target.startsWith(join('solver-as', 'build') + sep);
+        if (tLayer !== 'engine' && !okSolver) report(`imports ${spec}: engine/ may import only engine/, solver-as/abi.ts and the built wasm`);
+      } else if (/^node:(fs|http|https|net|dgram|child_process|dns|tls)/.test(spec) || /^(fs|http|https|net)(\/|$)/.test(spec)) {
+        report(`imports ${spec}: the engine never touches files or the network`);
+      } else if (/^(@kubernetes\/|@aws-sdk\/|prom-client|pino)/.test(spec)) {
+        report(`imports ${spec}: the engine never imports Kubernetes, AWS, metrics or logging`);
+      } else if (/^(piscina|msgpackr|node:worker_threads|worker_threads|highs)$/.test(spec) && !inPool) {
+        report(`imports ${spec}: only engine/pool/ may use threads and the LP solver module`);
+      }
+      continue;
+    }
+    if (layer === 'controller' && !isTest(rel)) {
+      if (isRel && tLayer === 'engine' && target !== join('engine', 'index.ts')) report(`imports ${spec}: controller/ reaches the engine only through engine/index.ts`);
+      if (isRel && (tLayer === 'solver-as' || tLayer === 'cli' || tLayer === 'bench' || tLayer === 'test')) report(`imports ${spec}: controller/ must not import ${tLayer}/`);
+      continue;
+    }
+    if (layer === 'bench' && !isTest(rel)) {
+      const okEngine = target === join('engine', 'index.ts');
+      const okFixtures = target && target.startsWith(join('test', 'fixtures'));
+      if (isRel && tLayer !== 'bench' && !okEngine && !okFixtures) report(`imports ${spec}: bench/ may import engine/index.ts and test/fixtures only`);
+      continue;
+    }
+    if ((layer === 'cli' || layer === 'scripts') && !isTest(rel)) {
+      if (isRel && tLayer === 'test') report(`imports ${spec}: ${layer}/ must not import test/`);
+    }
+  }
+
+  if (layer === 'engine' && !isTest(rel)) {
+    const inPool = rel.startsWith(join('engine', 'pool') + sep);
+    if (/\bDate\.now\s*\(|new Date\(\s*\)/.test(code)) report('reads the wall clock: the engine takes time as an argument');
+    if (!inPool && /\b(setTimeout|setInterval|performance\.now)\s*\(/.test(code)) report('uses timers: only engine/pool/ may (for deadlines)');
+    if (/\bprocess\.(env|argv|stdout|stderr|exit)\b/.test(code)) report('touches the process: the engine gets its options as arguments');
+  }
+}
+
+for (const dir of ['solver-as', 'engine', 'controller', 'cli', 'bench', 'scripts']) {
+  try {
+    for (const f of walk(join(root, dir))) check(f);
+  } catch (e) {
+    if (e.code !== 'ENOENT') throw e;
+  }
+}
+
+if (problems.length) {
+  for (const p of problems) console.error(p);
+  console.error(`lint-layers: ${problems.length} problem(s)`);
+  process.exit(1);
+}
+console.log('lint-layers: ok');
