@@ -1,0 +1,111 @@
+// Label keys Karpenter gives meaning to (spec/scheduling.md §1.9, spec/aws-provider.md §2).
+
+export const NODEPOOL_LABEL = 'karpenter.sh/nodepool';
+export const CAPACITY_TYPE_LABEL = 'karpenter.sh/capacity-type';
+export const REGISTERED_LABEL = 'karpenter.sh/registered';
+export const INITIALIZED_LABEL = 'karpenter.sh/initialized';
+export const ZONE_LABEL = 'topology.kubernetes.io/zone';
+export const REGION_LABEL = 'topology.kubernetes.io/region';
+export const INSTANCE_TYPE_LABEL = 'node.kubernetes.io/instance-type';
+export const ARCH_LABEL = 'kubernetes.io/arch';
+export const OS_LABEL = 'kubernetes.io/os';
+export const WINDOWS_BUILD_LABEL = 'node.kubernetes.io/windows-build';
+export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
+export const ZONE_ID_LABEL = 'topology.k8s.aws/zone-id';
+
+export const DO_NOT_DISRUPT_ANNOTATION = 'karpenter.sh/do-not-disrupt';
+export const NODEPOOL_HASH_ANNOTATION = 'karpenter.sh/nodepool-hash';
+export const NODEPOOL_HASH_VERSION_ANNOTATION = 'karpenter.sh/nodepool-hash-version';
+export const DISRUPTED_TAINT_KEY = 'karpenter.sh/disrupted';
+export const UNREGISTERED_TAINT_KEY = 'karpenter.sh/unregistered';
+
+/** Labels the AWS provider registers as well-known (computed per instance type). */
+export const AWS_WELL_KNOWN_LABELS: readonly string[] = [
+  'karpenter.k8s.aws/instance-category',
+  'karpenter.k8s.aws/instance-family',
+  'karpenter.k8s.aws/instance-generation',
+  'karpenter.k8s.aws/instance-size',
+  'karpenter.k8s.aws/instance-capability-flex',
+  'karpenter.k8s.aws/instance-cpu',
+  'karpenter.k8s.aws/instance-cpu-manufacturer',
+  'karpenter.k8s.aws/instance-cpu-sustained-clock-speed-mhz',
+  'karpenter.k8s.aws/instance-memory',
+  'karpenter.k8s.aws/instance-ebs-bandwidth',
+  'karpenter.k8s.aws/instance-network-bandwidth',
+  'karpenter.k8s.aws/instance-hypervisor',
+  'karpenter.k8s.aws/instance-encryption-in-transit-supported',
+  'karpenter.k8s.aws/instance-local-nvme',
+  'karpenter.k8s.aws/instance-gpu-name',
+  'karpenter.k8s.aws/instance-gpu-manufacturer',
+  'karpenter.k8s.aws/instance-gpu-count',
+  'karpenter.k8s.aws/instance-gpu-memory',
+  'karpenter.k8s.aws/instance-accelerator-name',
+  'karpenter.k8s.aws/instance-accelerator-manufacturer',
+  'karpenter.k8s.aws/instance-accelerator-count',
+  'karpenter.k8s.aws/instance-tenancy',
+  'karpenter.k8s.aws/capacity-reservation-id',
+  'karpenter.k8s.aws/capacity-reservation-type',
+  'karpenter.k8s.aws/capacity-reservation-interruptible',
+  ZONE_ID_LABEL,
+];
+
+/** Core well-known labels (labels.go). */
+export const CORE_WELL_KNOWN_LABELS: readonly string[] = [
+  NODEPOOL_LABEL,
+  ZONE_LABEL,
+  REGION_LABEL,
+  INSTANCE_TYPE_LABEL,
+  ARCH_LABEL,
+  OS_LABEL,
+  CAPACITY_TYPE_LABEL,
+  WINDOWS_BUILD_LABEL,
+];
+
+/**
+ * The well-known label set used by Compatible's AllowUndefinedWellKnownLabels. Tests that use the fake
+ * cloud provider add its labels (`size`, `special`, `integer`) through `withExtraWellKnown`.
+ */
+export const WELL_KNOWN_LABELS: ReadonlySet<string> = new Set([...CORE_WELL_KNOWN_LABELS, ...AWS_WELL_KNOWN_LABELS]);
+
+/** Labels injected as `In [true]` into every template so daemonsets selecting them count (stripped later). */
+export const SIMULATION_LABELS: ReadonlySet<string> = new Set([REGISTERED_LABEL, INITIALIZED_LABEL]);
+
+/** Deprecated keys and their replacements (§1.3). */
+const NORMALIZED_KEYS: Readonly<Record<string, string>> = {
+  'failure-domain.beta.kubernetes.io/zone': ZONE_LABEL,
+  'failure-domain.beta.kubernetes.io/region': REGION_LABEL,
+  'beta.kubernetes.io/arch': ARCH_LABEL,
+  'beta.kubernetes.io/os': OS_LABEL,
+  'beta.kubernetes.io/instance-type': INSTANCE_TYPE_LABEL,
+};
+
+export function normalizeKey(key: string): string {
+  return NORMALIZED_KEYS[key] ?? key;
+}
+
+/** karpenter.sh and *.karpenter.sh, plus karpenter.k8s.aws, minus the well-known keys. */
+const RESTRICTED_DOMAINS = ['karpenter.sh', 'karpenter.k8s.aws'];
+const RESTRICTED_LABELS: ReadonlySet<string> = new Set([HOSTNAME_LABEL]);
+
+function domainOf(key: string): string | undefined {
+  const i = key.indexOf('/');
+  return i < 0 ? undefined : key.slice(0, i);
+}
+
+/**
+ * Why a key may not be used in NodePool requirements or pod selectors: undefined when it may. The
+ * well-known keys in a restricted domain (karpenter.sh/capacity-type, karpenter.k8s.aws/instance-family)
+ * are allowed in requirements; `karpenter.sh/nodepool` is allowed for pods, not for NodePools.
+ */
+export function restrictedLabelReason(key: string, wellKnown: ReadonlySet<string> = WELL_KNOWN_LABELS): string | undefined {
+  const k = normalizeKey(key);
+  if (RESTRICTED_LABELS.has(k)) return `label ${k} is restricted`;
+  if (wellKnown.has(k)) return undefined;
+  const d = domainOf(k);
+  if (d && RESTRICTED_DOMAINS.some((r) => d === r || d.endsWith('.' + r))) return `label domain "${d}" is restricted`;
+  return undefined;
+}
+
+export function withExtraWellKnown(extra: Iterable<string>): ReadonlySet<string> {
+  return new Set([...WELL_KNOWN_LABELS, ...extra]);
+}
