@@ -3,6 +3,7 @@
 // in the units of resources.ts, times are milliseconds since the epoch, durations are milliseconds and
 // prices are US dollars per hour (the solver compares them as integer micro-dollars, see money.ts).
 import type { Resources } from './resources.ts';
+export type { Resources };
 
 declare const brand: unique symbol;
 export type Brand<T, B extends string> = T & { readonly [brand]: B };

@@ -1,0 +1,17 @@
+// Prices are carried as US dollars per hour (floats, as the catalogs give them) and compared as integer
+// micro-dollars, so the TypeScript reference solver and the WebAssembly solver (which stores prices as
+// integers in linear memory) order offerings identically.
+
+export function toMicros(pricePerHour: number): number {
+  return Number.isFinite(pricePerHour) ? Math.round(pricePerHour * 1e6) : Number.MAX_SAFE_INTEGER;
+}
+
+export function fromMicros(micros: number): number {
+  return micros / 1e6;
+}
+
+export const HOURS_PER_MONTH = 730;
+
+export function formatUsd(pricePerHour: number, digits = 4): string {
+  return `$${pricePerHour.toFixed(digits)}`;
+}

@@ -1,0 +1,169 @@
+// The two kinds of places a pod can go in the reference solver: an existing (or in-flight) node, whose
+// size is fixed, and a new NodeClaim, which keeps every instance type that can still hold its pods.
+import type {
+  DaemonSet, HostPort, InstanceType, Pod, Requirements, Resources, StateNode, Taint,
+} from '../../domain/types.ts';
+import { add as addResources, fits, firstExceeded, formatResources, subtract } from '../../domain/resources.ts';
+import { HOSTNAME_LABEL } from '../../scheduling/labels.ts';
+import { isTerminal, podKey, strictPodRequirements } from '../../scheduling/pods.ts';
+import { add, compatible, fromLabels, fromSelector, req } from '../../scheduling/requirements.ts';
+import { firstUntolerated, formatTaint, isKnownEphemeralTaint, toleratesAll } from '../../scheduling/taints.ts';
+import type { DaemonGroup, Template } from './templates.ts';
+import { filterInstanceTypes, minValuesUnmet } from './templates.ts';
+import type { Topology } from './topology.ts';
+
+export type AddResult = { ok: true; requirements: Requirements; instanceTypes?: InstanceType[] } | { ok: false; reason: string };
+
+export function hostPortsConflict(a: readonly HostPort[], b: readonly HostPort[]): HostPort | undefined {
+  for (const x of a) {
+    for (const y of b) {
+      if (x.port !== y.port || x.protocol !== y.protocol) continue;
+      const unspec = (ip: string) => ip === '' || ip === '0.0.0.0' || ip === '::';
+      if (x.ip === y.ip || unspec(x.ip) || unspec(y.ip)) return x;
+    }
+  }
+  return undefined;
+}
+
+/** Taints that apply to scheduling on a node: ephemeral and startup taints are ignored until initialized. */
+export function effectiveTaints(node: StateNode): Taint[] {
+  if (node.initialized) return [...node.taints];
+  return node.taints.filter((t) => !isKnownEphemeralTaint(t) && !node.startupTaints.some((s) => s.key === t.key && s.effect === t.effect));
+}
+
+function volumeAlternatives(pod: Pod): ReadonlyArray<Requirements | undefined> {
+  const alts = pod.volumeRequirements;
+  if (!alts?.length) return [undefined];
+  return alts.map((a) => add(new Map(), ...a.map(fromSelector)));
+}
+
+export class ExistingNode {
+  readonly hostname: string;
+  requirements: Requirements;
+  remaining: Record<string, number>;
+  readonly taints: Taint[];
+  readonly hostPorts: HostPort[] = [];
+  readonly added: Pod[] = [];
+
+  constructor(readonly node: StateNode, daemonSets: readonly DaemonSet[]) {
+    this.hostname = node.labels[HOSTNAME_LABEL] ?? node.name;
+    this.requirements = add(fromLabels(node.labels), req(HOSTNAME_LABEL, false, [this.hostname]));
+    this.taints = effectiveTaints(node);
+    const bound = node.pods.filter((p) => !isTerminal(p));
+    let remaining: Resources = node.allocatable;
+    for (const p of bound) {
+      remaining = subtract(remaining, p.requests);
+      this.hostPorts.push(...p.hostPorts);
+    }
+    // Daemonset pods still to come: compatible daemonsets without a pod on this node yet.
+    for (const ds of daemonSets) {
+      const has = bound.some((p) => p.owner?.kind === 'DaemonSet' && p.owner.name === ds.name && p.namespace === ds.namespace);
+      if (has) continue;
+      if (!toleratesAll(ds.pod.tolerations, node.taints)) continue;
+      if (compatible(this.requirements, strictPodRequirements(ds.pod)) !== undefined) continue;
+      remaining = subtract(remaining, ds.pod.requests);
+    }
+    this.remaining = { ...remaining };
+    for (const k of Object.keys(this.remaining)) if (this.remaining[k]! < 0) this.remaining[k] = 0;
+  }
+
+  canAdd(pod: Pod, podReqs: Requirements, topology: Topology): AddResult {
+    const t = firstUntolerated(pod.tolerations, this.taints);
+    if (t) return { ok: false, reason: `did not tolerate taint ${formatTaint(t)}` };
+    const port = hostPortsConflict(pod.hostPorts, this.hostPorts);
+    if (port) return { ok: false, reason: `host port ${port.port}/${port.protocol} is in use` };
+    if (!fits(pod.requests, this.remaining)) return { ok: false, reason: `exceeds node resources (${firstExceeded(pod.requests, this.remaining)})` };
+    const incompatible = compatible(this.requirements, podReqs);
+    if (incompatible) return { ok: false, reason: `incompatible requirements, ${incompatible}` };
+    let last = 'incompatible volume requirements';
+    for (const alt of volumeAlternatives(pod)) {
+      let reqs = this.requirements;
+      if (alt) {
+        const e = compatible(reqs, alt);
+        if (e) { last = `incompatible volume requirements, ${e}`; continue; }
+        reqs = add(reqs, ...alt.values());
+      }
+      const topo = topology.addRequirements(pod, strictPodRequirements(pod), { requirements: reqs, taints: this.taints });
+      if (!topo.ok) { last = topo.reason; continue; }
+      return { ok: true, requirements: add(topo.requirements, ...podReqs.values()) };
+    }
+    return { ok: false, reason: last };
+  }
+
+  add(pod: Pod, requirements: Requirements): void {
+    this.added.push(pod);
+    this.remaining = subtract(this.remaining, pod.requests);
+    this.requirements = requirements;
+    this.hostPorts.push(...pod.hostPorts);
+  }
+}
+
+let hostnameCounter = 0;
+
+/** Resets the placeholder hostname counter (tests compare plans; names must not depend on earlier runs). */
+export function resetHostnames(): void {
+  hostnameCounter = 0;
+}
+
+export class SimNodeClaim {
+  readonly hostname: string;
+  requirements: Requirements;
+  instanceTypes: InstanceType[];
+  requests: Record<string, number> = {};
+  readonly pods: Pod[] = [];
+  readonly hostPorts: HostPort[] = [];
+  readonly seq: number;
+
+  constructor(readonly template: Template, instanceTypes: InstanceType[], seq: number) {
+    this.hostname = `hostname-placeholder-${String(hostnameCounter++).padStart(4, '0')}`;
+    this.requirements = add(template.requirements, req(HOSTNAME_LABEL, false, [this.hostname]));
+    this.instanceTypes = instanceTypes;
+    this.seq = seq;
+  }
+
+  canAdd(pod: Pod, podReqs: Requirements, topology: Topology, wellKnown: ReadonlySet<string>, strictMinValues: boolean): AddResult {
+    const t = firstUntolerated(pod.tolerations, this.template.pool.template.taints);
+    if (t) return { ok: false, reason: `did not tolerate taint ${formatTaint(t)}` };
+    const port = hostPortsConflict(pod.hostPorts, this.hostPorts);
+    if (port) return { ok: false, reason: `host port ${port.port}/${port.protocol} is in use` };
+    const incompatible = compatible(this.requirements, podReqs, wellKnown);
+    if (incompatible) return { ok: false, reason: `incompatible requirements, ${incompatible}` };
+    const merged = add(this.requirements, ...podReqs.values());
+    let last = 'incompatible volume requirements';
+    for (const alt of volumeAlternatives(pod)) {
+      let reqs = merged;
+      if (alt) {
+        const e = compatible(reqs, alt, wellKnown);
+        if (e) { last = `incompatible volume requirements, ${e}`; continue; }
+        reqs = add(reqs, ...alt.values());
+      }
+      const topo = topology.addRequirements(pod, strictPodRequirements(pod), { requirements: reqs, taints: this.template.pool.template.taints });
+      if (!topo.ok) { last = topo.reason; continue; }
+      reqs = topo.requirements;
+      const total = addResources(this.requests, pod.requests);
+      const conflict = (g: DaemonGroup) => g.daemons.some((d) => hostPortsConflict(pod.hostPorts, d.hostPorts) !== undefined);
+      const filtered = filterInstanceTypes(this.template, this.instanceTypes, reqs, total, conflict);
+      if (!filtered.kept.length) { last = filtered.reason!; continue; }
+      if (strictMinValues) {
+        const unmet = minValuesUnmet(reqs, filtered.kept);
+        if (unmet) { last = `minValues requirement is not met for label ${unmet}`; continue; }
+      }
+      return { ok: true, requirements: reqs, instanceTypes: filtered.kept };
+    }
+    return { ok: false, reason: last };
+  }
+
+  add(pod: Pod, requirements: Requirements, instanceTypes: InstanceType[]): void {
+    this.pods.push(pod);
+    this.requirements = requirements;
+    this.instanceTypes = instanceTypes;
+    this.requests = addResources(this.requests, pod.requests);
+    this.hostPorts.push(...pod.hostPorts);
+  }
+}
+
+export function describeRequests(pod: Pod): string {
+  return formatResources(pod.requests);
+}
+
+export { podKey };

@@ -1,0 +1,204 @@
+// The reference provisioning solver: Karpenter's scheduling algorithm (spec/scheduling.md §2), written
+// to be read, not to be fast. It is the oracle the wasm solver is tested against and the "Karpenter"
+// baseline in benchmarks. Deterministic tie rules where upstream iterates Go maps are documented in
+// docs/solver.md.
+import type { Pod, Requirements, StateNode } from '../../domain/types.ts';
+import { NODES, type Resources } from '../../domain/resources.ts';
+import { WELL_KNOWN_LABELS } from '../../scheduling/labels.ts';
+import { compareQueueOrder, isActive, optsOutOfKarpenter, podRequirements, podValidationError } from '../../scheduling/pods.ts';
+import type { PodError, ProvisionInput, ProvisionPlan } from '../types.ts';
+import { finalizeClaim } from './finalize.ts';
+import { ExistingNode, resetHostnames, SimNodeClaim } from './nodes.ts';
+import { relax } from './preferences.ts';
+import { buildTemplate, provisioningPools, type Template } from './templates.ts';
+import { Topology } from './topology.ts';
+
+type Attempt = { ok: true } | { ok: false; reason: string; perNodePool?: Record<string, string> };
+
+export class ReferenceScheduler {
+  readonly wellKnown: ReadonlySet<string>;
+  readonly templates: Template[];
+  readonly existing: ExistingNode[];
+  readonly claims: SimNodeClaim[] = [];
+  readonly topology: Topology;
+  private readonly remaining = new Map<string, Record<string, number>>();
+  private readonly strictMinValues: boolean;
+  private readonly anyPreferNoSchedule: boolean;
+  private claimSeq = 0;
+
+  constructor(private readonly input: ProvisionInput, pods: readonly Pod[]) {
+    this.wellKnown = input.wellKnownLabels ?? WELL_KNOWN_LABELS;
+    this.strictMinValues = input.options.minValuesPolicy === 'Strict';
+    const pools = provisioningPools(input.nodePools);
+    this.templates = pools
+      .map((p) => buildTemplate(p, input.instanceTypes.get(p.name) ?? [], input.daemonSets, this.wellKnown, this.strictMinValues))
+      .filter((t) => t.instanceTypes.length > 0);
+    this.anyPreferNoSchedule = pools.some((p) => p.template.taints.some((t) => t.effect === 'PreferNoSchedule'));
+    const active = input.nodes.filter((n) => !n.markedForDeletion && !n.deleting);
+    this.existing = [...active]
+      .sort((a, b) => Number(b.initialized) - Number(a.initialized) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map((n) => new ExistingNode(n, input.daemonSets));
+    for (const p of pools) this.remaining.set(p.name, remainingLimits(p.limits, active.filter((n) => n.nodePoolName === p.name)));
+    this.topology = new Topology({
+      nodePools: pools,
+      instanceTypes: input.instanceTypes,
+      nodes: input.nodes.map((n) => ({ name: n.name, labels: n.labels, taints: n.taints, pods: n.pods.filter(isActive) })),
+      pending: pods,
+      policy: input.options.preferencePolicy,
+    });
+    for (const e of this.existing) this.topology.registerHostname(e.hostname);
+  }
+
+  /** Runs the queue (§2.4) and returns the errors of pods left unplaced. */
+  run(pods: readonly Pod[]): Map<string, Attempt & { ok: false }> {
+    const queue = [...pods].sort(compareQueueOrder);
+    const lastLen = new Map<string, number>();
+    const errors = new Map<string, Attempt & { ok: false }>();
+    while (queue.length) {
+      const head = queue[0]!;
+      if (lastLen.get(head.uid) === queue.length) break;
+      queue.shift();
+      const r = this.trySchedule(head);
+      if (r.ok) {
+        errors.delete(head.uid);
+        continue;
+      }
+      errors.set(head.uid, r);
+      this.topology.update(head);
+      queue.push(head);
+      lastLen.set(head.uid, queue.length);
+    }
+    return errors;
+  }
+
+  /** One visit: schedule, relaxing one preference at a time until it fits or nothing is left (§2.5). */
+  private trySchedule(original: Pod): Attempt {
+    let pod = original;
+    for (;;) {
+      const r = this.add(pod);
+      if (r.ok) return r;
+      const relaxed = relax(pod, this.input.options.preferencePolicy, this.anyPreferNoSchedule);
+      if (!relaxed) return r;
+      pod = relaxed;
+      this.topology.update(pod);
+    }
+  }
+
+  private add(pod: Pod): Attempt {
+    const reqs: Requirements = podRequirements(pod, this.input.options.preferencePolicy);
+    const moved = this.input.consolidation?.movedPods.has(pod.uid) ?? false;
+    let lastExisting: string | undefined;
+    for (const node of this.existing) {
+      if (moved && this.input.consolidation!.blockedDestinations.has(node.node.name)) continue;
+      const r = node.canAdd(pod, reqs, this.topology);
+      if (!r.ok) {
+        lastExisting = r.reason;
+        continue;
+      }
+      node.add(pod, r.requirements);
+      this.topology.record(pod, { requirements: r.requirements, taints: node.taints });
+      return { ok: true };
+    }
+    const inflight = [...this.claims].sort((a, b) => a.pods.length - b.pods.length || a.seq - b.seq);
+    for (const claim of inflight) {
+      const r = claim.canAdd(pod, reqs, this.topology, this.wellKnown, this.strictMinValues);
+      if (!r.ok) continue;
+      claim.add(pod, r.requirements, r.instanceTypes!);
+      this.topology.record(pod, { requirements: r.requirements, taints: claim.template.pool.template.taints });
+      return { ok: true };
+    }
+    if (this.templates.length === 0) return { ok: false, reason: 'nodepool requirements filtered out all available instance types' };
+    const perNodePool: Record<string, string> = {};
+    for (const tmpl of this.templates) {
+      const pool = tmpl.pool.name;
+      const remaining = this.remaining.get(pool)!;
+      if (remaining[NODES] !== undefined && remaining[NODES] <= 0) {
+        perNodePool[pool] = 'node limits have been exhausted';
+        continue;
+      }
+      const its = tmpl.instanceTypes.filter((it) => withinLimits(it.capacity, remaining));
+      if (!its.length) {
+        perNodePool[pool] = `all available instance types exceed limits for nodepool ${describeLimits(remaining)}`;
+        continue;
+      }
+      const claim = new SimNodeClaim(tmpl, its, this.claimSeq);
+      const r = claim.canAdd(pod, reqs, this.topology, this.wellKnown, this.strictMinValues);
+      if (!r.ok) {
+        perNodePool[pool] = r.reason;
+        continue;
+      }
+      this.claimSeq++;
+      claim.add(pod, r.requirements, r.instanceTypes!);
+      this.claims.push(claim);
+      subtractMaxCapacity(remaining, claim);
+      this.topology.registerHostname(claim.hostname);
+      this.topology.record(pod, { requirements: r.requirements, taints: tmpl.pool.template.taints });
+      return { ok: true };
+    }
+    const reason = Object.entries(perNodePool).map(([p, e]) => `nodepool ${p}: ${e}`).join('; ');
+    void lastExisting;
+    return { ok: false, reason, perNodePool };
+  }
+}
+
+function remainingLimits(limits: Resources, nodes: readonly StateNode[]): Record<string, number> {
+  const out: Record<string, number> = { ...limits };
+  for (const n of nodes) {
+    for (const k of Object.keys(out)) out[k] = out[k]! - (k === NODES ? 1 : (n.capacity[k] ?? 0));
+  }
+  return out;
+}
+
+function withinLimits(capacity: Resources, remaining: Resources): boolean {
+  for (const [k, v] of Object.entries(remaining)) {
+    if (k === NODES) continue;
+    if ((capacity[k] ?? 0) > v) return false;
+  }
+  return true;
+}
+
+function describeLimits(remaining: Resources): string {
+  return Object.entries(remaining).filter(([k]) => k !== NODES).map(([k, v]) => `${k} remaining ${v}`).join(', ');
+}
+
+/** A committed NodeClaim pessimistically consumes the largest capacity among its options (§2.13). */
+function subtractMaxCapacity(remaining: Record<string, number>, claim: SimNodeClaim): void {
+  for (const k of Object.keys(remaining)) {
+    if (k === NODES) continue;
+    let m = 0;
+    for (const it of claim.instanceTypes) m = Math.max(m, it.capacity[k] ?? 0);
+    remaining[k] = remaining[k]! - m;
+  }
+}
+
+/** Solves with Karpenter's algorithm. */
+export function solveReference(input: ProvisionInput): ProvisionPlan {
+  const ignored: PodError[] = [];
+  const pods: Pod[] = [];
+  for (const p of input.pods) {
+    if (optsOutOfKarpenter(p)) continue;
+    const invalid = podValidationError(p);
+    if (invalid) ignored.push({ uid: p.uid, reason: invalid });
+    else pods.push(p);
+  }
+  resetHostnames();
+  const s = new ReferenceScheduler(input, pods);
+  const errors = s.run(pods);
+  const unschedulable: PodError[] = [];
+  for (const [uid, e] of errors) unschedulable.push({ uid, reason: e.reason, ...(e.perNodePool ? { perNodePool: e.perNodePool } : {}) });
+  const newNodeClaims = [];
+  for (const c of s.claims) {
+    const f = finalizeClaim(c, input.options, s.wellKnown);
+    if (f.ok) newNodeClaims.push(f.claim);
+    else for (const p of c.pods) unschedulable.push({ uid: p.uid, reason: f.reason });
+  }
+  const existing = new Map<string, string[]>();
+  for (const e of s.existing) if (e.added.length) existing.set(e.node.name, e.added.map((p) => p.uid));
+  return {
+    existing,
+    newNodeClaims,
+    unschedulable,
+    ignored,
+    costPerHour: newNodeClaims.reduce((acc, c) => acc + c.price, 0),
+  };
+}

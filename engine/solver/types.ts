@@ -1,0 +1,82 @@
+// The contract every provisioning solver implements: the TypeScript reference (Karpenter's algorithm,
+// slow and obvious), the WebAssembly solver (the same algorithm, fast, plus an improvement phase) and
+// the pooled solver (the wasm solver in a worker). Tests and benchmarks run them side by side.
+import type {
+  DaemonSet, EngineOptions, InstanceType, NodePool, NodeSelectorRequirement, Pod, Resources, StateNode, Taint,
+} from '../domain/types.ts';
+
+export interface ProvisionInput {
+  /** All NodePools; the solver keeps the ready, dynamic, not-deleting ones, in weight order. */
+  readonly nodePools: readonly NodePool[];
+  /** Per NodePool name. */
+  readonly instanceTypes: ReadonlyMap<string, readonly InstanceType[]>;
+  /** Existing and in-flight nodes. Nodes marked for deletion or deleting take no new pods. */
+  readonly nodes: readonly StateNode[];
+  /** The pods to place, in any order (the solver sorts them). */
+  readonly pods: readonly Pod[];
+  readonly daemonSets: readonly DaemonSet[];
+  readonly options: EngineOptions;
+  /** Label keys allowed undefined in Compatible checks; default: Karpenter's and the AWS provider's. */
+  readonly wellKnownLabels?: ReadonlySet<string>;
+  /**
+   * Consolidation simulation (spec/disruption.md §2.7): these existing nodes may receive only pods that
+   * were pending before the simulation (not pods moved off candidates). `movedPods` lists the uids of
+   * pods that come from candidate nodes.
+   */
+  readonly consolidation?: {
+    readonly blockedDestinations: ReadonlySet<string>;
+    readonly movedPods: ReadonlySet<string>;
+  };
+  /** Skip the improvement phase (solvers that have one). */
+  readonly exact?: boolean;
+}
+
+export interface InstanceTypeOption {
+  readonly name: string;
+  /** Cheapest available offering compatible with the NodeClaim's requirements, $/h. */
+  readonly price: number;
+}
+
+/** A NodeClaim the plan asks to launch. */
+export interface NewNodeClaimPlan {
+  readonly nodePool: string;
+  /** Pod uids, in placement order. */
+  readonly pods: readonly string[];
+  /** Final requirements (hostname removed; instance-type and capacity-type narrowed to the options). */
+  readonly requirements: readonly NodeSelectorRequirement[];
+  /** Ascending price, at most options.maxInstanceTypes. */
+  readonly instanceTypes: readonly InstanceTypeOption[];
+  /** Pod requests plus the smallest daemonset overhead among the remaining options. */
+  readonly requests: Resources;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly taints: readonly Taint[];
+  readonly startupTaints: readonly Taint[];
+  /** The price the plan is costed at: the first option's. */
+  readonly price: number;
+  /** minValues were relaxed under MinValuesPolicy BestEffort. */
+  readonly minValuesRelaxed?: boolean;
+}
+
+export interface PodError {
+  readonly uid: string;
+  /** One line, the most specific failure. */
+  readonly reason: string;
+  /** The failure against each NodePool that was tried, when the pod needed a new node. */
+  readonly perNodePool?: Readonly<Record<string, string>>;
+}
+
+export interface ProvisionPlan {
+  /** Pods placed on existing or in-flight nodes: node name -> pod uids. */
+  readonly existing: ReadonlyMap<string, readonly string[]>;
+  readonly newNodeClaims: readonly NewNodeClaimPlan[];
+  readonly unschedulable: readonly PodError[];
+  /** Pods excluded before scheduling (invalid requirements, opted out of Karpenter). */
+  readonly ignored: readonly PodError[];
+  /** Σ price of the new NodeClaims, $/h. */
+  readonly costPerHour: number;
+}
+
+export interface ProvisionSolver {
+  readonly name: string;
+  solve(input: ProvisionInput): ProvisionPlan | Promise<ProvisionPlan>;
+}
