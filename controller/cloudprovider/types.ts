@@ -1,0 +1,145 @@
+// The cloud-provider seam: everything the controller asks of a cloud, in one interface that the AWS
+// provider (aws/) and the simulator (sim/) implement, and decorators (metrics, ICE filtering) wrap.
+// Contracts follow Karpenter's cloudprovider.CloudProvider; the comments say what callers rely on.
+import type { InstanceType, NodePool, NodeSelectorRequirement, Resources, Taint } from '../../engine/index.ts';
+
+/** What the lifecycle controller asks the cloud to launch for one NodeClaim. */
+export interface LaunchRequest {
+  readonly nodeClaimName: string;
+  readonly nodePoolName: string;
+  /** The NodeClaim's node class (EC2NodeClass name). */
+  readonly nodeClassName: string;
+  /** The NodeClaim's requirements: instance types (price-ordered), capacity types, zones, labels. */
+  readonly requirements: readonly NodeSelectorRequirement[];
+  /** Pod requests plus daemonset overhead: the launched type must fit them. */
+  readonly requests: Resources;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+  readonly taints: readonly Taint[];
+  readonly startupTaints: readonly Taint[];
+  /** Instance tags from the NodePool/NodeClaim (the provider adds its own). */
+  readonly tags?: Readonly<Record<string, string>>;
+}
+
+/** A launched instance as the controller sees it: enough to fill the NodeClaim's status and labels. */
+export interface Instance {
+  /** `aws:///<zone>/<instance-id>` on AWS. */
+  readonly providerID: string;
+  readonly instanceType: string;
+  readonly zone: string;
+  readonly capacityType: 'on-demand' | 'spot' | 'reserved';
+  readonly imageID?: string;
+  readonly capacity: Resources;
+  readonly allocatable: Resources;
+  /** Labels resolved by the provider (instance-type labels, zone, zone-id, capacity type, ...). */
+  readonly labels: Readonly<Record<string, string>>;
+  /** Provider annotations (node-class hash and version, instance profile, ...). */
+  readonly annotations: Readonly<Record<string, string>>;
+  /** ms since the epoch. */
+  readonly launchTime: number;
+  /** From the instance's tags: which NodeClaim / NodePool it belongs to (for list and garbage collection). */
+  readonly nodeClaimName?: string;
+  readonly nodePoolName?: string;
+  readonly state: 'pending' | 'running' | 'stopping' | 'stopped' | 'shutting-down' | 'terminated';
+}
+
+/** The NodeClaim fields drift detection needs. */
+export interface DriftQuery {
+  readonly nodeClaimName: string;
+  readonly providerID: string;
+  readonly nodeClassName: string;
+  readonly imageID?: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+}
+
+export type DriftReason =
+  | 'NodeClassDrift'
+  | 'AMIDrift'
+  | 'SecurityGroupDrift'
+  | 'SubnetDrift'
+  | 'CapacityReservationDrift'
+  | 'PlacementGroupDrift';
+
+/** A parsed interruption event for one or more instances. */
+export type InterruptionEvent =
+  | { readonly kind: 'spotInterruption'; readonly id: string; readonly instanceIds: readonly string[]; readonly time: number }
+  | { readonly kind: 'rebalanceRecommendation'; readonly id: string; readonly instanceIds: readonly string[]; readonly time: number }
+  | { readonly kind: 'scheduledChange'; readonly id: string; readonly instanceIds: readonly string[]; readonly time: number }
+  | { readonly kind: 'stateChange'; readonly id: string; readonly instanceIds: readonly string[]; readonly state: string; readonly time: number }
+  | { readonly kind: 'capacityReservationInterruption'; readonly id: string; readonly instanceIds: readonly string[]; readonly time: number }
+  | { readonly kind: 'noop'; readonly id: string; readonly detail: string; readonly time: number };
+
+/** Where interruption events come from (SQS on AWS; injected by scenarios in the simulator). */
+export interface InterruptionSource {
+  /** Waits (long-polls) for the next batch; resolves [] on abort or when nothing arrived. */
+  receive(signal: AbortSignal): Promise<ReadonlyArray<{ readonly event: InterruptionEvent; readonly handle: string }>>;
+  /** Acknowledges a handled (or unparseable) message so it is not delivered again. */
+  acknowledge(handle: string): Promise<void>;
+}
+
+export interface CloudProvider {
+  readonly name: string;
+  /**
+   * Launches one instance for the request. Throws InsufficientCapacityError when no offering could be
+   * launched (the caller deletes the NodeClaim and provisioning retries elsewhere), NodeClassNotReadyError
+   * when the node class cannot be used yet, CreateError otherwise.
+   */
+  create(req: LaunchRequest): Promise<Instance>;
+  /** Terminates the instance. Must throw NodeClaimNotFoundError once the instance is gone. */
+  delete(providerID: string): Promise<void>;
+  /** Must throw NodeClaimNotFoundError when the instance does not exist (or is terminated). */
+  get(providerID: string): Promise<Instance>;
+  /** Every instance this controller launched that still exists (for garbage collection). */
+  list(): Promise<Instance[]>;
+  /** Instance types with offerings for a NodePool (its node class decides zones and availability). */
+  getInstanceTypes(nodePool: NodePool): Promise<InstanceType[]>;
+  /** A drift reason for the NodeClaim's node class, or undefined. */
+  isDrifted(q: DriftQuery): Promise<DriftReason | undefined>;
+  /** The interruption feed, when the provider has one. */
+  readonly interruptions?: InterruptionSource;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Errors
+
+export class NodeClaimNotFoundError extends Error {
+  override name = 'NodeClaimNotFoundError';
+}
+
+export interface UnavailableOffering {
+  readonly instanceType: string;
+  readonly zone: string;
+  readonly capacityType: string;
+  readonly code: string;
+}
+
+export class InsufficientCapacityError extends Error {
+  override name = 'InsufficientCapacityError';
+  constructor(message: string, readonly offerings: readonly UnavailableOffering[] = [], options?: ErrorOptions) {
+    super(message, options);
+  }
+}
+
+export class NodeClassNotReadyError extends Error {
+  override name = 'NodeClassNotReadyError';
+}
+
+/** A launch failure that is not about capacity, with a reason for the Launched condition. */
+export class CreateError extends Error {
+  override name = 'CreateError';
+  constructor(message: string, readonly reason: string, options?: ErrorOptions) {
+    super(message, options);
+  }
+}
+
+export const isNodeClaimNotFound = (e: unknown): e is NodeClaimNotFoundError => e instanceof Error && e.name === 'NodeClaimNotFoundError';
+export const isInsufficientCapacity = (e: unknown): e is InsufficientCapacityError => e instanceof Error && e.name === 'InsufficientCapacityError';
+export const isNodeClassNotReady = (e: unknown): e is NodeClassNotReadyError => e instanceof Error && e.name === 'NodeClassNotReadyError';
+export const isCreateError = (e: unknown): e is CreateError => e instanceof Error && e.name === 'CreateError';
+
+/** Returns undefined for NodeClaimNotFoundError, rethrows anything else. */
+export function ignoreNodeClaimNotFound(e: unknown): undefined {
+  if (isNodeClaimNotFound(e)) return undefined;
+  throw e;
+}
