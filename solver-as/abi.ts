@@ -1,3 +1,212 @@
 // The solver ABI: integer constants shared by asc (solver-as/assembly) and tsc (engine/abi).
-// Only `export const NAME = <integer literal>` lines belong here.
-export const ABI_VERSION = 1;
+// Only `export const NAME = <integer literal>` lines belong here. docs/solver.md explains the algorithm.
+//
+// One solve = one input block copied into linear memory, one call, one result block read back:
+//
+//   input block (written by engine/abi/encode.ts)                   all offsets are bytes from the block start
+//   +--------------------------------------------------------------+
+//   | header: H_WORDS x i32 (counts and section offsets, H_* below) |
+//   +--------------------------------------------------------------+
+//   | keys       NK x KEY_STRIDE i32   words, bit offset, flags     |
+//   | sets       NS x setBytes         dense requirement sets       |
+//   |            setBytes = NK x SREC_BYTES + setWords x 4         |
+//   | templates  NT x TMPL_STRIDE i32                               |
+//   | its        NIT x IT_STRIDE i32   per template instance type   |
+//   | offerings  NO x OFF_STRIDE i32                               |
+//   | versions   NV x VER_STRIDE i32   pod class versions          |
+//   | pods       NP x POD_STRIDE i32   in queue order               |
+//   | nodes      NN x NODE_STRIDE i32  existing / in-flight nodes   |
+//   | groups     NG x GRP_STRIDE i32   topology groups              |
+//   | dgroups    NDG x DG_STRIDE i32   daemonset overhead groups    |
+//   | tol        NV x NTS u8           version tolerates taint set  |
+//   | lists      i32 pool              variable-length lists        |
+//   | f64s       f64 pool              vectors (resources, limits)  |
+//   +--------------------------------------------------------------+
+//
+// A dense requirement set holds one record per label key (defined / complement / reports-NotIn flags,
+// minValues, integer bounds) followed by the value bits of every key (values interned per key; bounds
+// already applied to the bits). A list in the i32 pool is [count, item...]; a list field holds the
+// list's word index in the pool, or -1 for an empty list.
+//
+//   result block (allocated by the solver; solve() returns its address)
+//   +--------------------------------------------------------------+
+//   | R_WORDS x i32 header: status, claim count, section pointers  |
+//   | placements  NP x i32   >= 0 node index; <= -2 claim -(i+2);  |
+//   |                        -1 unplaced                           |
+//   | errors      NP x i32   failure code of unplaced pods          |
+//   | claims      NC x CLAIM_STRIDE i32                             |
+//   | claim its   i32 lists (live instance types, catalog order)   |
+//   | sets        dense sets referenced by claims (copied)         |
+//   +--------------------------------------------------------------+
+
+export const ABI_VERSION = 2;
+export const MAGIC = 0x4b545331;
+
+// ---- input header (i32 word indices) ----
+export const H_MAGIC = 0;
+export const H_VERSION = 1;
+export const H_NR = 2;
+export const H_NLD = 3;
+export const H_NK = 4;
+export const H_SET_WORDS = 5;
+export const H_KEYS = 6;
+export const H_NS = 7;
+export const H_SETS = 8;
+export const H_NT = 9;
+export const H_TMPLS = 10;
+export const H_NIT = 11;
+export const H_ITS = 12;
+export const H_NO = 13;
+export const H_OFFS = 14;
+export const H_NV = 15;
+export const H_VERS = 16;
+export const H_NP = 17;
+export const H_PODS = 18;
+export const H_NN = 19;
+export const H_NODES = 20;
+export const H_NG = 21;
+export const H_GROUPS = 22;
+export const H_NDG = 23;
+export const H_DGROUPS = 24;
+export const H_NTS = 25;
+export const H_TOL = 26;
+export const H_LISTS = 27;
+export const H_F64S = 28;
+export const H_FLAGS = 29;
+export const H_MAX_ITS = 30;
+export const H_HOSTNAME_KEY = 31;
+export const H_ZONE_KEY = 32;
+export const H_CT_KEY = 33;
+export const H_RESV_KEY = 34;
+export const H_IMPROVE_MS = 35;
+export const H_WORDS = 40;
+
+// H_FLAGS bits
+export const FLAG_STRICT_MIN_VALUES = 1;
+export const FLAG_IMPROVE = 2;
+export const FLAG_CONSOLIDATION = 4;
+
+// ---- keys ----
+export const KEY_WORDS = 0;
+export const KEY_BITOFF = 1;
+export const KEY_FLAGS = 2;
+export const KEY_STRIDE = 4;
+export const KEYF_WELL_KNOWN = 1;
+
+// ---- set records (bytes within a dense set) ----
+export const SREC_FLAGS = 0;
+export const SREC_MINV = 4;
+export const SREC_GTE = 8;
+export const SREC_LTE = 16;
+export const SREC_BYTES = 24;
+export const SF_DEFINED = 1;
+export const SF_COMPLEMENT = 2;
+export const SF_EXCL = 4;
+
+// ---- templates (i32 words) ----
+export const T_SET = 0;
+export const T_ITS = 1;
+export const T_NITS = 2;
+export const T_TAINTSET = 3;
+export const T_LIMITS = 4;
+export const T_STRIDE = 8;
+
+// ---- template instance types (i32 words); f64 fields are indices into the f64 pool ----
+export const IT_REQS = 0;
+export const IT_ALLOC = 1;
+export const IT_CAP = 2;
+export const IT_DG = 3;
+export const IT_OFFS = 4;
+export const IT_NOFFS = 5;
+export const IT_TMPL = 6;
+export const IT_STRIDE = 8;
+
+// IT_REQS is a list of sparse requirement entries: [key, flags, value words...]
+
+// ---- offerings (i32 words) ----
+export const O_ZONE = 0;
+export const O_CT = 1;
+export const O_RESV = 2;
+export const O_AVAILABLE = 3;
+export const O_PRICE = 4;
+export const O_STRIDE = 6;
+
+// ---- pod class versions (i32 words) ----
+export const V_REQS = 0;
+export const V_STRICT = 1;
+export const V_REQUESTS = 2;
+export const V_PORTS = 3;
+export const V_OWNED = 4;
+export const V_RECORD = 5;
+export const V_INV_OWNED = 6;
+export const V_INV_SELECT = 7;
+export const V_VOLUMES = 8;
+export const V_NEXT = 9;
+export const V_DG_CONFLICT = 10;
+export const V_SELF = 11;
+export const V_STRIDE = 12;
+
+// ---- pods ----
+export const P_VERSION = 0;
+export const P_MOVED = 1;
+export const P_STRIDE = 2;
+
+// ---- existing nodes ----
+export const N_SET = 0;
+export const N_REMAINING = 1;
+export const N_TAINTSET = 2;
+export const N_FLAGS = 3;
+export const N_PORTS = 4;
+export const N_STRIDE = 6;
+export const NF_BLOCKED_FOR_MOVED = 1;
+export const NF_INITIALIZED = 2;
+
+// ---- topology groups ----
+export const G_TYPE = 0;
+export const G_KEY = 1;
+export const G_MAX_SKEW = 2;
+export const G_MIN_DOMAINS = 3;
+export const G_COUNTS = 4;
+export const G_REGISTERED = 5;
+export const G_FILTER = 6;
+export const G_FLAGS = 7;
+export const G_TOL = 8;
+export const G_STRIDE = 10;
+export const GT_SPREAD = 0;
+export const GT_AFFINITY = 1;
+export const GT_ANTI = 2;
+export const GF_INVERSE = 1;
+export const GF_HONOR_TAINTS = 2;
+export const GF_HAS_FILTER = 4;
+
+// ---- daemon overhead groups ----
+export const DG_OVERHEAD = 0;
+export const DG_PORTS = 1;
+export const DG_STRIDE = 2;
+
+// ---- result header (i32 words) ----
+export const R_STATUS = 0;
+export const R_NCLAIMS = 1;
+export const R_PLACEMENTS = 2;
+export const R_ERRORS = 3;
+export const R_CLAIMS = 4;
+export const R_NSETS = 5;
+export const R_SETS = 6;
+export const R_IMPROVED = 7;
+export const R_WORDS = 8;
+
+// ---- claims (i32 words) ----
+export const C_TMPL = 0;
+export const C_SET = 1;
+export const C_ITS = 2;
+export const C_NPODS = 3;
+export const C_CHEAPEST = 4;
+export const C_STRIDE = 6;
+
+// ---- status and failure codes ----
+export const S_OK = 0;
+export const S_BAD_INPUT = 1;
+export const E_NONE = 0;
+export const E_NO_TEMPLATES = 1;
+export const E_FAILED = 2;
+export const E_MIN_VALUES = 3;

@@ -9,7 +9,7 @@ import {
 } from '../../scheduling/labels.ts';
 import { podRequirements } from '../../scheduling/pods.ts';
 import {
-  add, compatible, formatRequirement, fromLabels, fromSelector, get, has, intersects, req,
+  add, compatible, formatRequirement, fromLabels, fromSelector, get, has, intersects, operatorOf, req,
 } from '../../scheduling/requirements.ts';
 import { toleratesAll } from '../../scheduling/taints.ts';
 
@@ -42,10 +42,12 @@ export function provisioningPools(pools: readonly NodePool[]): NodePool[] {
 export function offeringAllowed(reqs: Requirements, o: Offering): boolean {
   if (!o.available) return false;
   if (!has(get(reqs, ZONE_LABEL), o.zone) || !has(get(reqs, CAPACITY_TYPE_LABEL), o.capacityType)) return false;
+  // Offerings without a reservation carry `reservation-id DoesNotExist`, which only a NotIn or DoesNotExist
+  // requirement accepts (Intersects, §1.8).
   const rid = reqs.get(RESERVATION_ID_LABEL);
-  if (rid && o.reservationId === undefined) return rid.complement;
-  if (rid && o.reservationId !== undefined) return has(rid, o.reservationId);
-  return true;
+  if (!rid) return true;
+  if (o.reservationId === undefined) return operatorOf(rid) === 'NotIn' || operatorOf(rid) === 'DoesNotExist';
+  return has(rid, o.reservationId);
 }
 
 /** Cheapest available offering compatible with the requirements, or undefined. */

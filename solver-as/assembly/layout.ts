@@ -1,0 +1,157 @@
+// Pointer arithmetic over the input block (solver-as/abi.ts): the only file that knows section offsets.
+// Section base addresses are cached in globals when a solve starts (bind()).
+import {
+  H_DGROUPS, H_F64S, H_FLAGS, H_GROUPS, H_ITS, H_KEYS, H_LISTS, H_NDG, H_NG, H_NIT, H_NK, H_NN, H_NODES, H_NO, H_NP,
+  H_NR, H_NLD, H_NS, H_NT, H_NTS, H_NV, H_OFFS, H_PODS, H_SETS, H_SET_WORDS, H_TMPLS, H_TOL, H_VERS, H_MAX_ITS,
+  H_HOSTNAME_KEY, H_ZONE_KEY, H_CT_KEY, H_RESV_KEY, H_IMPROVE_MS, SREC_BYTES, KEY_STRIDE, KEY_WORDS, KEY_BITOFF,
+  KEY_FLAGS, T_STRIDE, IT_STRIDE, O_STRIDE, V_STRIDE, P_STRIDE, N_STRIDE, G_STRIDE, DG_STRIDE,
+} from '../abi';
+
+export let IN: usize = 0;
+export let NR: i32 = 0;
+export let NLD: i32 = 0;
+export let NK: i32 = 0;
+export let SET_WORDS: i32 = 0;
+export let SET_BYTES: i32 = 0;
+export let NS: i32 = 0;
+export let NT: i32 = 0;
+export let NIT: i32 = 0;
+export let NO: i32 = 0;
+export let NV: i32 = 0;
+export let NP: i32 = 0;
+export let NN: i32 = 0;
+export let NG: i32 = 0;
+export let NDG: i32 = 0;
+export let NTS: i32 = 0;
+export let FLAGS: i32 = 0;
+export let MAX_ITS: i32 = 0;
+export let HOSTNAME_KEY: i32 = -1;
+export let ZONE_KEY: i32 = -1;
+export let CT_KEY: i32 = -1;
+export let RESV_KEY: i32 = -1;
+export let IMPROVE_MS: i32 = 0;
+
+let pKeys: usize = 0;
+let pSets: usize = 0;
+let pTmpls: usize = 0;
+let pIts: usize = 0;
+let pOffs: usize = 0;
+let pVers: usize = 0;
+let pPods: usize = 0;
+let pNodes: usize = 0;
+let pGroups: usize = 0;
+let pDgroups: usize = 0;
+let pTol: usize = 0;
+let pLists: usize = 0;
+let pF64s: usize = 0;
+
+@inline function hdr(i: i32): i32 {
+  return load<i32>(IN + (<usize>i << 2));
+}
+
+export function bind(base: usize): void {
+  IN = base;
+  NR = hdr(H_NR);
+  NLD = hdr(H_NLD);
+  NK = hdr(H_NK);
+  SET_WORDS = hdr(H_SET_WORDS);
+  SET_BYTES = NK * SREC_BYTES + SET_WORDS * 4;
+  NS = hdr(H_NS);
+  NT = hdr(H_NT);
+  NIT = hdr(H_NIT);
+  NO = hdr(H_NO);
+  NV = hdr(H_NV);
+  NP = hdr(H_NP);
+  NN = hdr(H_NN);
+  NG = hdr(H_NG);
+  NDG = hdr(H_NDG);
+  NTS = hdr(H_NTS);
+  FLAGS = hdr(H_FLAGS);
+  MAX_ITS = hdr(H_MAX_ITS);
+  HOSTNAME_KEY = hdr(H_HOSTNAME_KEY);
+  ZONE_KEY = hdr(H_ZONE_KEY);
+  CT_KEY = hdr(H_CT_KEY);
+  RESV_KEY = hdr(H_RESV_KEY);
+  IMPROVE_MS = hdr(H_IMPROVE_MS);
+  pKeys = base + <usize>hdr(H_KEYS);
+  pSets = base + <usize>hdr(H_SETS);
+  pTmpls = base + <usize>hdr(H_TMPLS);
+  pIts = base + <usize>hdr(H_ITS);
+  pOffs = base + <usize>hdr(H_OFFS);
+  pVers = base + <usize>hdr(H_VERS);
+  pPods = base + <usize>hdr(H_PODS);
+  pNodes = base + <usize>hdr(H_NODES);
+  pGroups = base + <usize>hdr(H_GROUPS);
+  pDgroups = base + <usize>hdr(H_DGROUPS);
+  pTol = base + <usize>hdr(H_TOL);
+  pLists = base + <usize>hdr(H_LISTS);
+  pF64s = base + <usize>hdr(H_F64S);
+}
+
+// ---- keys ----
+@inline export function keyWords(k: i32): i32 {
+  return load<i32>(pKeys + (<usize>(k * KEY_STRIDE + KEY_WORDS) << 2));
+}
+@inline export function keyBitOff(k: i32): i32 {
+  return load<i32>(pKeys + (<usize>(k * KEY_STRIDE + KEY_BITOFF) << 2));
+}
+@inline export function keyFlags(k: i32): i32 {
+  return load<i32>(pKeys + (<usize>(k * KEY_STRIDE + KEY_FLAGS) << 2));
+}
+
+/** Address of input set i (input sets are stored densely, one after the other). */
+@inline export function inputSet(i: i32): usize {
+  return pSets + <usize>i * <usize>SET_BYTES;
+}
+
+// ---- generic record access: section base + index * stride + field ----
+@inline export function tmpl(t: i32, f: i32): i32 {
+  return load<i32>(pTmpls + (<usize>(t * T_STRIDE + f) << 2));
+}
+@inline export function it(i: i32, f: i32): i32 {
+  return load<i32>(pIts + (<usize>(i * IT_STRIDE + f) << 2));
+}
+@inline export function off(o: i32, f: i32): i32 {
+  return load<i32>(pOffs + (<usize>(o * O_STRIDE + f) << 2));
+}
+@inline export function offPrice(o: i32, f: i32): f64 {
+  // prices are stored as an f64 in two i32 words (8-byte aligned by the encoder)
+  return load<f64>(pOffs + (<usize>(o * O_STRIDE + f) << 2));
+}
+@inline export function ver(v: i32, f: i32): i32 {
+  return load<i32>(pVers + (<usize>(v * V_STRIDE + f) << 2));
+}
+@inline export function pod(p: i32, f: i32): i32 {
+  return load<i32>(pPods + (<usize>(p * P_STRIDE + f) << 2));
+}
+@inline export function node(n: i32, f: i32): i32 {
+  return load<i32>(pNodes + (<usize>(n * N_STRIDE + f) << 2));
+}
+@inline export function grp(g: i32, f: i32): i32 {
+  return load<i32>(pGroups + (<usize>(g * G_STRIDE + f) << 2));
+}
+@inline export function dg(d: i32, f: i32): i32 {
+  return load<i32>(pDgroups + (<usize>(d * DG_STRIDE + f) << 2));
+}
+@inline export function tolerates(v: i32, ts: i32): bool {
+  return load<u8>(pTol + <usize>(v * NTS + ts)) != 0;
+}
+
+// ---- pools ----
+/** Length of the list at word index `l` (-1 = empty list). */
+@inline export function listLen(l: i32): i32 {
+  return l < 0 ? 0 : load<i32>(pLists + (<usize>l << 2));
+}
+@inline export function listAt(l: i32, i: i32): i32 {
+  return load<i32>(pLists + (<usize>(l + 1 + i) << 2));
+}
+/** Address of word `i` in the list pool (for sparse requirement entries). */
+@inline export function listAddr(i: i32): usize {
+  return pLists + (<usize>i << 2);
+}
+@inline export function f64At(i: i32): f64 {
+  return load<f64>(pF64s + (<usize>i << 3));
+}
+@inline export function f64Addr(i: i32): usize {
+  return pF64s + (<usize>i << 3);
+}

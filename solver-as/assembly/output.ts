@@ -1,0 +1,106 @@
+// Writes the result block (solver-as/abi.ts): placements, failure codes, and the NodeClaims with their
+// instance types ordered by price (ties: catalog order) and truncated, and the requirement sets they need.
+import {
+  C_CHEAPEST, C_ITS, C_NPODS, C_SET, C_STRIDE, C_TMPL, E_MIN_VALUES, FLAG_STRICT_MIN_VALUES, R_CLAIMS, R_ERRORS,
+  R_IMPROVED, R_NCLAIMS, R_NSETS, R_PLACEMENTS, R_SETS, R_STATUS, R_WORDS, S_OK,
+} from '../abi';
+import { FLAGS, MAX_ITS, NP, SET_BYTES } from './layout';
+import { compatFor, minValuesMet } from './its';
+import { errors, fullFilter, placement } from './schedule';
+import { setAddr } from './sets';
+import { claimAt, claimCount, templateStart } from './state';
+
+/** Orders each claim's instance types by price and truncates them; fails claims whose minValues break. */
+export function finalizeClaims(): void {
+  const strict = (FLAGS & FLAG_STRICT_MIN_VALUES) != 0;
+  const n = claimCount();
+  for (let ci = 0; ci < n; ci++) {
+    const c = claimAt(ci);
+    fullFilter(c);
+    const compat = compatFor(c.set, c.tmpl);
+    const keys = new Float64Array(c.liveLen);
+    for (let x = 0; x < c.liveLen; x++) {
+      const j = unchecked(c.live[x]);
+      unchecked((keys[x] = Math.round(unchecked(compat.price[j])) * 4096 + <f64>j));
+    }
+    keys.sort();
+    const kept = min(c.liveLen, MAX_ITS);
+    for (let x = 0; x < kept; x++) unchecked((c.live[x] = <i32>(unchecked(keys[x]) % 4096)));
+    c.liveLen = kept;
+    if (strict && c.pods > 0) {
+      const start = templateStart(c.tmpl);
+      const globalList = new Int32Array(kept);
+      for (let x = 0; x < kept; x++) unchecked((globalList[x] = start + unchecked(c.live[x])));
+      if (!minValuesMet(c.set, globalList, kept)) {
+        for (let p = 0; p < NP; p++) {
+          if (unchecked(placement[p]) == -(ci + 2)) {
+            unchecked((placement[p] = -1));
+            unchecked((errors[p] = E_MIN_VALUES));
+          }
+        }
+        c.pods = 0;
+      }
+    }
+  }
+}
+
+let OUT: usize = 0;
+@inline function w(i: i32, v: i32): void {
+  store<i32>(OUT + (<usize>i << 2), v);
+}
+
+export function writeResult(improved: i32): usize {
+  const n = claimCount();
+  // Distinct sets used by claims.
+  const setIds = new Array<i32>();
+  const setIndex = new Map<i32, i32>();
+  let itWords = 0;
+  for (let ci = 0; ci < n; ci++) {
+    const c = claimAt(ci);
+    if (!setIndex.has(c.set)) {
+      setIndex.set(c.set, setIds.length);
+      setIds.push(c.set);
+    }
+    itWords += 1 + c.liveLen * 2;
+  }
+  const words = R_WORDS + 2 * NP + n * C_STRIDE + itWords;
+  const setsOff = ((words * 4 + 7) & ~7);
+  const total = setsOff + setIds.length * SET_BYTES;
+  const base = heap.alloc(<usize>total);
+  OUT = base;
+  w(R_STATUS, S_OK);
+  w(R_NCLAIMS, n);
+  w(R_PLACEMENTS, R_WORDS);
+  w(R_ERRORS, R_WORDS + NP);
+  w(R_CLAIMS, R_WORDS + 2 * NP);
+  w(R_NSETS, setIds.length);
+  w(R_SETS, setsOff);
+  w(R_IMPROVED, improved);
+  for (let p = 0; p < NP; p++) {
+    w(R_WORDS + p, unchecked(placement[p]));
+    w(R_WORDS + NP + p, unchecked(errors[p]));
+  }
+  let itPos = R_WORDS + 2 * NP + n * C_STRIDE;
+  for (let ci = 0; ci < n; ci++) {
+    const c = claimAt(ci);
+    const rec = R_WORDS + 2 * NP + ci * C_STRIDE;
+    const compat = compatFor(c.set, c.tmpl);
+    const start = templateStart(c.tmpl);
+    w(rec + C_TMPL, c.tmpl);
+    w(rec + C_SET, setIndex.get(c.set));
+    w(rec + C_ITS, itPos);
+    w(rec + C_NPODS, c.pods);
+    w(rec + C_CHEAPEST, c.liveLen > 0 ? <i32>Math.round(unchecked(compat.price[unchecked(c.live[0])])) : -1);
+    w(itPos, c.liveLen);
+    for (let x = 0; x < c.liveLen; x++) {
+      const j = unchecked(c.live[x]);
+      w(itPos + 1 + 2 * x, start + j);
+      w(itPos + 2 + 2 * x, <i32>Math.round(unchecked(compat.price[j])));
+    }
+    itPos += 1 + c.liveLen * 2;
+  }
+  for (let i = 0; i < setIds.length; i++) {
+    memory.copy(base + <usize>(setsOff + i * SET_BYTES), setAddr(unchecked(setIds[i])), <usize>SET_BYTES);
+  }
+  return base;
+}

@@ -1,0 +1,136 @@
+// Mutable solve state: existing nodes (fixed size, remaining resources shrink) and new NodeClaims (which
+// keep every instance type that can still hold their pods), with the fit and port checks both share.
+import {
+  DG_OVERHEAD, DG_PORTS, IT_ALLOC, IT_DG, N_FLAGS, N_PORTS, N_REMAINING, N_SET, N_TAINTSET, T_ITS, T_NITS, V_DG_CONFLICT,
+  V_PORTS, V_REQUESTS,
+} from '../abi';
+import { NN, NR, dg, f64At, it, listAt, listLen, node, tmpl, ver } from './layout';
+import { canonicalInput } from './sets';
+
+export class NodeState {
+  set: i32;
+  remaining: Float64Array;
+  ports: Array<i32> = new Array<i32>();
+  constructor(readonly index: i32, readonly taintSet: i32, readonly flags: i32) {
+    this.set = canonicalInput(node(index, N_SET));
+    this.remaining = new Float64Array(NR);
+    const r = node(index, N_REMAINING);
+    for (let i = 0; i < NR; i++) unchecked((this.remaining[i] = f64At(r + i)));
+    const pl = node(index, N_PORTS);
+    const n = listLen(pl);
+    for (let i = 0; i < n; i++) this.ports.push(listAt(pl, i));
+  }
+}
+
+export class Claim {
+  set: i32;
+  /** Template-local instance-type indices in catalog order; -1 = removed. */
+  live: Int32Array;
+  liveLen: i32;
+  total: Float64Array;
+  pods: i32 = 0;
+  ports: Array<i32> = new Array<i32>();
+  constructor(readonly tmpl: i32, set: i32, live: Int32Array, liveLen: i32, readonly seq: i32, readonly host: i32) {
+    this.set = set;
+    this.live = live;
+    this.liveLen = liveLen;
+    this.total = new Float64Array(NR);
+  }
+}
+
+let nodes: Array<NodeState> = new Array<NodeState>();
+let claims: Array<Claim> = new Array<Claim>();
+
+export function resetState(): void {
+  nodes = new Array<NodeState>();
+  claims = new Array<Claim>();
+  for (let n = 0; n < NN; n++) nodes.push(new NodeState(n, node(n, N_TAINTSET), node(n, N_FLAGS)));
+}
+
+@inline export function nodeAt(n: i32): NodeState {
+  return unchecked(nodes[n]);
+}
+@inline export function claimAt(c: i32): Claim {
+  return unchecked(claims[c]);
+}
+export function claimCount(): i32 {
+  return claims.length;
+}
+export function pushClaim(c: Claim): i32 {
+  claims.push(c);
+  return claims.length - 1;
+}
+
+/** Two encoded host ports conflict: same port and protocol, and equal or unspecified IPs (§2.11). */
+@inline function portConflict(a: i32, b: i32): bool {
+  if ((a & 0x3ffff) != (b & 0x3ffff)) return false;
+  const ia = a >>> 18;
+  const ib = b >>> 18;
+  return ia == ib || ia == 0 || ib == 0;
+}
+
+export function portsConflict(v: i32, used: Array<i32>): bool {
+  const l = ver(v, V_PORTS);
+  const n = listLen(l);
+  if (n == 0 || used.length == 0) return false;
+  for (let i = 0; i < n; i++) {
+    const a = listAt(l, i);
+    for (let j = 0; j < used.length; j++) if (portConflict(a, unchecked(used[j]))) return true;
+  }
+  return false;
+}
+
+export function addPorts(v: i32, used: Array<i32>): void {
+  const l = ver(v, V_PORTS);
+  const n = listLen(l);
+  for (let i = 0; i < n; i++) used.push(listAt(l, i));
+}
+
+/** Requests of version v fit the remaining resources. */
+export function fitsRemaining(v: i32, rem: Float64Array): bool {
+  const r = ver(v, V_REQUESTS);
+  for (let i = 0; i < NR; i++) if (f64At(r + i) > unchecked(rem[i])) return false;
+  return true;
+}
+
+export function subtractRequests(v: i32, rem: Float64Array): void {
+  const r = ver(v, V_REQUESTS);
+  for (let i = 0; i < NR; i++) unchecked((rem[i] -= f64At(r + i)));
+}
+
+export function addRequests(v: i32, total: Float64Array): void {
+  const r = ver(v, V_REQUESTS);
+  for (let i = 0; i < NR; i++) unchecked((total[i] += f64At(r + i)));
+}
+
+/** total (+ version v's requests when v >= 0) + the daemon overhead of the IT fits its allocatable. */
+export function itFits(gi: i32, total: Float64Array, v: i32): bool {
+  const a = it(gi, IT_ALLOC);
+  const o = dg(it(gi, IT_DG), DG_OVERHEAD);
+  const r = v >= 0 ? ver(v, V_REQUESTS) : -1;
+  for (let i = 0; i < NR; i++) {
+    let need = unchecked(total[i]) + f64At(o + i);
+    if (r >= 0) need += f64At(r + i);
+    if (need > f64At(a + i)) return false;
+  }
+  return true;
+}
+
+/** The daemon group of instance type gi has host ports that conflict with version v's (§2.9). */
+export function dgConflict(v: i32, gi: i32): bool {
+  const l = ver(v, V_DG_CONFLICT);
+  const n = listLen(l);
+  if (n == 0) return false;
+  const d = it(gi, IT_DG);
+  for (let i = 0; i < n; i++) if (listAt(l, i) == d) return true;
+  return false;
+}
+
+export function templateStart(t: i32): i32 {
+  return tmpl(t, T_ITS);
+}
+export function templateLen(t: i32): i32 {
+  return tmpl(t, T_NITS);
+}
+
+export { DG_PORTS };
