@@ -54,11 +54,14 @@ function checkZones(region: string, zones: readonly string[]): void {
   }
 }
 
-/** on-demand unless the data says it is unsupported; spot only when some source says it is supported. */
-function capacityTypesOf(e: CatalogEntry): CapacityType[] {
+/**
+ * on-demand unless the data says it is unsupported; spot when some source says it is supported, or when
+ * support is unknown but the region's Spot Advisor feed lists the type.
+ */
+function capacityTypesOf(e: CatalogEntry, prices: RegionPrices): CapacityType[] {
   const out: CapacityType[] = [];
   if (e.onDemandSupported !== false) out.push('on-demand');
-  if (e.spotSupported === true) out.push('spot');
+  if (e.spotSupported === true || (e.spotSupported === null && prices.spot.has(e.info.name))) out.push('spot');
   return out;
 }
 
@@ -92,7 +95,7 @@ function build(options: Ec2CatalogOptions, zones: readonly string[]): InstanceTy
   const out: InstanceType[] = [];
   for (const e of catalogData().entries) {
     if (!hasEniLimitedPods(e.info, s.reservedENIs)) continue;
-    const capacityTypes = capacityTypesOf(e);
+    const capacityTypes = capacityTypesOf(e, prices);
     const key = `${e.info.arch}/${capacityTypes.join(',')}`;
     let ctx = context.get(key);
     if (!ctx) context.set(key, (ctx = ec2ContextRequirements(e.info.arch, { region: options.region, zones, capacityTypes, amiFamily: s.amiFamily })));
