@@ -62,6 +62,17 @@ export function hasEniLimitedPods(info: Ec2InstanceInfo, reservedENIs = 0): bool
   return info.eniLimitedPods !== undefined && reservedENIs === 0;
 }
 
+/**
+ * Whether podCapacity and kubeReserved can be computed: they need the ENI-limited count (with the configured
+ * reservedENIs for pod density, with 0 for AL2/AL2023/Custom kube-reserved memory) only where the family uses it.
+ */
+export function canComputePods(info: Ec2InstanceInfo, s: ResolvedCapacitySettings): boolean {
+  const traits = amiFamilyTraits(s.amiFamily);
+  if (traits.usesENILimitedMemoryOverhead && !hasEniLimitedPods(info, 0)) return false;
+  if (s.kubelet.maxPods === undefined && traits.supportsENILimitedPodDensity && !hasEniLimitedPods(info, s.reservedENIs)) return false;
+  return true;
+}
+
 /** usableENIs × (IPv4PerENI − 1) + 2 with usableENIs = max(defaultCardENIs − reservedENIs, 0); 0 if none is usable. */
 export function eniLimitedPods(info: Ec2InstanceInfo, reservedENIs = 0): number {
   if (info.maxENIs !== undefined && info.ipv4PerENI !== undefined) {

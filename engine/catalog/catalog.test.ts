@@ -82,6 +82,10 @@ describe('ec2InstanceTypes', () => {
     expect(missing).toEqual(ec2InstanceInfos().filter((i) => i.maxENIs === undefined).map((i) => i.name));
     expect(missing).toContain('trn2.48xlarge');
     expect(find(withReserved, 'm5.large').capacity.pods).toBe(20);
+    // With maxPods, or on Windows (110 pods), the ENI breakdown is not needed.
+    const maxPods = ec2InstanceTypes({ region: 'us-east-1', settings: { reservedENIs: 1, kubelet: { maxPods: 50 } } });
+    expect(find(maxPods, 'trn2.48xlarge').capacity.pods).toBe(50);
+    expect(find(ec2InstanceTypes({ region: 'us-east-1', settings: { reservedENIs: 1, amiFamily: 'Windows2022' } }), 'trn2.48xlarge').capacity.pods).toBe(110);
   });
 
   it('returns a fresh array each call, so callers may sort or filter it in place', () => {

@@ -4,7 +4,7 @@
 // §1-§3, §7). Every type is assumed offered in every zone of the region: the data has no per-region
 // DescribeInstanceTypeOfferings, so availability comes from prices only (no price, no available offering).
 import type { CapacityType, InstanceType, Offering, Requirement } from '../domain/types.ts';
-import { instanceResourcesWith, hasEniLimitedPods, resolveCapacitySettings } from './allocatable.ts';
+import { canComputePods, instanceResourcesWith, resolveCapacitySettings } from './allocatable.ts';
 import { catalogData, type CatalogEntry, type RegionPrices } from './data.ts';
 import { ec2ContextRequirements, ec2TypeRequirements } from './labels.ts';
 import type { CapacitySettings, Ec2InstanceInfo } from './types.ts';
@@ -94,7 +94,7 @@ function build(options: Ec2CatalogOptions, zones: readonly string[]): InstanceTy
   const context = new Map<string, readonly Requirement[]>();
   const out: InstanceType[] = [];
   for (const e of catalogData().entries) {
-    if (!hasEniLimitedPods(e.info, s.reservedENIs)) continue;
+    if (!canComputePods(e.info, s)) continue;
     const capacityTypes = capacityTypesOf(e, prices);
     const key = `${e.info.arch}/${capacityTypes.join(',')}`;
     let ctx = context.get(key);
@@ -120,8 +120,8 @@ const memo = new Map<string, readonly InstanceType[]>();
 /**
  * The catalog's instance types for a region, sorted by name (cloud-provider order). One offering per zone ×
  * supported capacity type; an offering without a known price has price 0 and available false. With
- * reservedENIs > 0, the few types whose ENI breakdown no source gives (hpc*, trn2.48xlarge) are left out,
- * because their pod count cannot be computed.
+ * reservedENIs > 0 (and no kubelet.maxPods, on a family with ENI-limited pod density), the few types whose
+ * ENI breakdown no source gives (hpc*, trn2.48xlarge) are left out: their pod count cannot be computed.
  */
 export function ec2InstanceTypes(options: Ec2CatalogOptions): InstanceType[] {
   const zones = options.zones ?? regionOf(options.region).zones;
