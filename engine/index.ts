@@ -2,3 +2,4 @@
 export * from './domain/types.ts';
 export * from './domain/resources.ts';
 export * from './domain/quantity.ts';
+export * from './catalog/index.ts';

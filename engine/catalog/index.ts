@@ -1,0 +1,7 @@
+// The catalog's public surface (re-exported by engine/index.ts).
+export * from './types.ts';
+export * from './amifamily.ts';
+export * from './allocatable.ts';
+export * from './labels.ts';
+export { ec2InstanceTypes, ec2InstanceInfos, regionPrices, regionsInCatalog, regionZones, type Ec2CatalogOptions } from './catalog.ts';
+export type { OnDemandPriceSource, RegionPrices } from './data.ts';
