@@ -4,9 +4,9 @@
 // (pre-computed as a chain of pod-class versions); a full pass without progress ends the solve.
 import {
   E_FAILED, E_NO_TEMPLATES, FLAG_STRICT_MIN_VALUES, IT_CAP, N_SET, NF_BLOCKED_FOR_MOVED, P_MOVED, P_VERSION, T_LIMITS,
-  T_SET, T_TAINTSET, V_DG_CONFLICT, V_NEXT, V_REQS, V_VOLUMES,
+  T_SET, T_TAINTSET, V_DG_CONFLICT, V_INV_SELECT, V_NEXT, V_OWNED, V_REQS, V_VOLUMES,
 } from '../abi';
-import { FLAGS, NLD, NN, NP, NT, f64At, it, listAt, listLen, node, pod, tmpl, tolerates, ver } from './layout';
+import { FLAGS, NLD, NN, NP, NT, NV, f64At, it, listAt, listLen, node, pod, tmpl, tolerates, ver } from './layout';
 import { Compat, compatFor, minValuesMet } from './its';
 import { MODE_PLAIN, MODE_STRICT, MODE_WELL_KNOWN, canonicalInput, mergeCompatible, setHasMinValues } from './sets';
 import {
@@ -22,6 +22,15 @@ let order: Array<i32> = new Array<i32>();
 /** Per template: remaining limits [nodes, dims...] (Infinity = unlimited). */
 let limits: Array<Float64Array> = new Array<Float64Array>();
 let strictMinValues = false;
+/**
+ * dead[v] marks in-flight NodeClaims (and existing nodes, in deadNodes[v]) on which version v can never
+ * fit: resources only grow, requirements only narrow, ports only fill, so once a topology-free version
+ * fails on a NodeClaim it fails there for the rest of the solve (and any version fails for good on a
+ * taint, port or requirement conflict). Without this, every replica rescans every full NodeClaim.
+ */
+let dead: Array<Uint32Array> = new Array<Uint32Array>();
+let deadNodes: Array<Uint32Array> = new Array<Uint32Array>();
+let topologyFree: Uint8Array = new Uint8Array(0);
 
 export function resetSchedule(): void {
   placement = new Int32Array(NP);
@@ -36,6 +45,37 @@ export function resetSchedule(): void {
     limits.push(l);
   }
   strictMinValues = (FLAGS & FLAG_STRICT_MIN_VALUES) != 0;
+  dead = new Array<Uint32Array>(NV);
+  deadNodes = new Array<Uint32Array>(NV);
+  topologyFree = new Uint8Array(NV);
+  const nodeWords = (NN >>> 5) + 1;
+  for (let v = 0; v < NV; v++) {
+    unchecked((dead[v] = new Uint32Array(8)));
+    unchecked((deadNodes[v] = new Uint32Array(nodeWords)));
+    unchecked((topologyFree[v] = listLen(ver(v, V_OWNED)) == 0 && listLen(ver(v, V_INV_SELECT)) == 0 ? 1 : 0));
+  }
+}
+
+@inline function isDead(b: Uint32Array, i: i32): bool {
+  const w = i >>> 5;
+  return w < b.length && (unchecked(b[w]) & (1 << (i & 31))) != 0;
+}
+
+function markDead(v: i32, i: i32): void {
+  let b = unchecked(dead[v]);
+  const w = i >>> 5;
+  if (w >= b.length) {
+    const n = new Uint32Array(max(b.length * 2, w + 1));
+    n.set(b);
+    unchecked((dead[v] = n));
+    b = n;
+  }
+  unchecked((b[w] |= 1 << (i & 31)));
+}
+
+function markNodeDead(v: i32, n: i32): void {
+  const b = unchecked(deadNodes[v]);
+  unchecked((b[n >>> 5] |= 1 << (n & 31)));
 }
 
 export function run(): void {
@@ -74,11 +114,17 @@ function trySchedule(p: i32): bool {
 }
 
 function addPod(p: i32, v: i32, moved: bool): bool {
+  const dn = unchecked(deadNodes[v]);
+  const free = unchecked(topologyFree[v]) != 0;
   for (let n = 0; n < NN; n++) {
+    if (isDead(dn, n)) continue;
     const ns = nodeAt(n);
     if (moved && (ns.flags & NF_BLOCKED_FOR_MOVED) != 0) continue;
     const s = nodeCanAdd(n, v);
-    if (s < 0) continue;
+    if (s < 0) {
+      if (free || s == -2) markNodeDead(v, n);
+      continue;
+    }
     subtractRequests(v, ns.remaining);
     ns.set = s;
     addPorts(v, ns.ports);
@@ -86,11 +132,16 @@ function addPod(p: i32, v: i32, moved: bool): bool {
     unchecked((placement[p] = n));
     return true;
   }
+  const dv = unchecked(dead[v]);
   for (let i = 0; i < order.length; i++) {
     const ci = unchecked(order[i]);
+    if (isDead(dv, ci)) continue;
     const c = claimAt(ci);
     const s = claimCanAdd(c, v);
-    if (s < 0) continue;
+    if (s < 0) {
+      if (free || s == -2) markDead(v, ci);
+      continue;
+    }
     claimAdd(c, v, s);
     record(v, c.set, tmpl(c.tmpl, T_TAINTSET), c.host);
     unchecked((placement[p] = -(ci + 2)));
@@ -150,7 +201,9 @@ function withinLimits(gi: i32, lim: Float64Array): bool {
   return true;
 }
 
+/** The claim consumes the largest capacity among its options, and one node (see the reference solver). */
 function subtractMaxCapacity(c: Claim, lim: Float64Array): void {
+  unchecked((lim[0] -= 1));
   const start = templateStart(c.tmpl);
   for (let d = 0; d < NLD; d++) {
     let m: f64 = 0;
@@ -164,13 +217,14 @@ function subtractMaxCapacity(c: Claim, lim: Float64Array): void {
   }
 }
 
+/** The node's set with v added; -1 when v does not fit now, -2 when it never will (see `dead`). */
 function nodeCanAdd(n: i32, v: i32): i32 {
   const ns = nodeAt(n);
-  if (!tolerates(v, ns.taintSet)) return -1;
-  if (portsConflict(v, ns.ports)) return -1;
-  if (!fitsRemaining(v, ns.remaining)) return -1;
+  if (!tolerates(v, ns.taintSet)) return -2;
+  if (portsConflict(v, ns.ports)) return -2;
+  if (!fitsRemaining(v, ns.remaining)) return -2;
   const reqs = ver(v, V_REQS);
-  if (mergeCompatible(ns.set, reqs, MODE_STRICT) < 0) return -1;
+  if (mergeCompatible(ns.set, reqs, MODE_STRICT) < 0) return -2;
   const alts = ver(v, V_VOLUMES);
   const na = listLen(alts);
   for (let a = 0; a < (na == 0 ? 1 : na); a++) {
@@ -217,12 +271,13 @@ function filtered(c: Claim, s: i32, v: i32): Int32Array {
   return out.subarray(0, n);
 }
 
+/** The claim's set with v added; -1 when v does not fit now, -2 when it never will (see `dead`). */
 function claimCanAdd(c: Claim, v: i32): i32 {
   const ts = tmpl(c.tmpl, T_TAINTSET);
-  if (!tolerates(v, ts)) return -1;
-  if (portsConflict(v, c.ports)) return -1;
+  if (!tolerates(v, ts)) return -2;
+  if (portsConflict(v, c.ports)) return -2;
   const m = mergeCompatible(c.set, ver(v, V_REQS), MODE_WELL_KNOWN);
-  if (m < 0) return -1;
+  if (m < 0) return -2;
   const alts = ver(v, V_VOLUMES);
   const na = listLen(alts);
   for (let a = 0; a < (na == 0 ? 1 : na); a++) {

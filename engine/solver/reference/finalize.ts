@@ -1,7 +1,7 @@
 // Turning a simulated NodeClaim into the plan's NodeClaim (spec/scheduling.md §1.12, §2.16): hostname and
 // simulation keys removed, the smallest daemonset overhead added to the requests, instance types ordered
 // by price and truncated, instance-type and capacity-type requirements narrowed to what remains.
-import type { EngineOptions, InstanceType, Requirements, Resources } from '../../domain/types.ts';
+import type { EngineOptions, InstanceType, Pod, Requirements, Resources } from '../../domain/types.ts';
 import { toMicros } from '../../domain/money.ts';
 import { add as addResources } from '../../domain/resources.ts';
 import {
@@ -10,7 +10,7 @@ import {
 import { add, anyValue, req, toSelectorRequirements } from '../../scheduling/requirements.ts';
 import type { NewNodeClaimPlan } from '../types.ts';
 import type { SimNodeClaim } from './nodes.ts';
-import { cheapestOffering, minValuesUnmet, offeringAllowed } from './templates.ts';
+import { cheapestOffering, minValuesUnmet, offeringAllowed, type Template } from './templates.ts';
 
 /** Per-resource minimum over resources present in every list. */
 function minOverhead(lists: readonly Resources[]): Resources {
@@ -36,8 +36,24 @@ export function orderByPrice(reqs: Requirements, its: readonly InstanceType[]): 
 export type Finalized = { ok: true; claim: NewNodeClaimPlan } | { ok: false; reason: string };
 
 export function finalizeClaim(c: SimNodeClaim, options: EngineOptions, wellKnown: ReadonlySet<string>): Finalized {
-  let reqs: Requirements = new Map([...c.requirements].filter(([k]) => k !== HOSTNAME_LABEL && !SIMULATION_LABELS.has(k)));
+  const reqs: Requirements = new Map([...c.requirements].filter(([k]) => k !== HOSTNAME_LABEL && !SIMULATION_LABELS.has(k)));
   const ordered = orderByPrice(reqs, c.instanceTypes).slice(0, options.maxInstanceTypes);
+  return claimPlan(c.template, reqs, ordered, c.pods, options, wellKnown);
+}
+
+/**
+ * The plan's NodeClaim from its template, final requirements, price-ordered (truncated) instance types
+ * and pods. Shared by the reference and the wasm decoder so both finish a NodeClaim the same way.
+ */
+export function claimPlan(
+  template: Template,
+  finalReqs: Requirements,
+  ordered: ReadonlyArray<{ it: InstanceType; micros: number }>,
+  pods: readonly Pod[],
+  options: EngineOptions,
+  wellKnown: ReadonlySet<string>,
+): Finalized {
+  let reqs = new Map([...finalReqs].filter(([k]) => k !== HOSTNAME_LABEL && !SIMULATION_LABELS.has(k))) as Requirements;
   const kept = ordered.map((o) => o.it);
   let minValuesRelaxed = false;
   const unmet = minValuesUnmet(reqs, kept);
@@ -53,25 +69,27 @@ export function finalizeClaim(c: SimNodeClaim, options: EngineOptions, wellKnown
     req(INSTANCE_TYPE_LABEL, false, kept.map((it) => it.name), undefined, undefined, itReq?.minValues),
     req(CAPACITY_TYPE_LABEL, false, capacityTypes, undefined, undefined, reqs.get(CAPACITY_TYPE_LABEL)?.minValues),
   );
-  const overhead = minOverhead(kept.map((it) => c.template.daemonGroupOf.get(it.name)!.overhead));
-  const labels: Record<string, string> = { ...c.template.pool.template.labels };
+  const overhead = minOverhead(kept.map((it) => template.daemonGroupOf.get(it.name)!.overhead));
+  const labels: Record<string, string> = { ...template.pool.template.labels };
   for (const r of reqs.values()) {
     if (wellKnown.has(r.key) || SIMULATION_LABELS.has(r.key) || restrictedLabelReason(r.key, wellKnown) || labels[r.key] !== undefined) continue;
     const v = anyValue(r);
     if (v !== undefined) labels[r.key] = v;
   }
   const instanceTypes = ordered.map((o) => ({ name: o.it.name, price: o.micros / 1e6 }));
+  const requests: Record<string, number> = { ...overhead };
+  for (const p of pods) for (const k in p.requests) requests[k] = (requests[k] ?? 0) + p.requests[k]!;
   return {
     ok: true,
     claim: {
-      nodePool: c.template.pool.name,
-      pods: c.pods.map((p) => p.uid),
+      nodePool: template.pool.name,
+      pods: pods.map((p) => p.uid),
       requirements: toSelectorRequirements(reqs),
       instanceTypes,
-      requests: addResources(c.requests, overhead),
+      requests,
       labels,
-      taints: c.template.pool.template.taints,
-      startupTaints: c.template.pool.template.startupTaints,
+      taints: template.pool.template.taints,
+      startupTaints: template.pool.template.startupTaints,
       price: instanceTypes[0]?.price ?? 0,
       ...(minValuesRelaxed ? { minValuesRelaxed } : {}),
     },

@@ -3,7 +3,7 @@
 // baseline in benchmarks. Deterministic tie rules where upstream iterates Go maps are documented in
 // docs/solver.md.
 import type { Pod, Requirements, StateNode } from '../../domain/types.ts';
-import { NODES, type Resources } from '../../domain/resources.ts';
+import { formatResourceValue, NODES, type Resources } from '../../domain/resources.ts';
 import { WELL_KNOWN_LABELS } from '../../scheduling/labels.ts';
 import { compareQueueOrder, isActive, optsOutOfKarpenter, podRequirements, podValidationError } from '../../scheduling/pods.ts';
 import type { PodError, ProvisionInput, ProvisionPlan } from '../types.ts';
@@ -26,7 +26,11 @@ export class ReferenceScheduler {
   private readonly anyPreferNoSchedule: boolean;
   private claimSeq = 0;
 
-  constructor(private readonly input: ProvisionInput, pods: readonly Pod[]) {
+  /**
+   * `pods` are the pods to schedule; `representatives`, when given, is one pod per class of identical pods
+   * (the wasm encoder passes it so that per-pod work is not repeated for thousands of replicas).
+   */
+  constructor(private readonly input: ProvisionInput, pods: readonly Pod[], representatives?: readonly Pod[]) {
     this.wellKnown = input.wellKnownLabels ?? WELL_KNOWN_LABELS;
     this.strictMinValues = input.options.minValuesPolicy === 'Strict';
     const pools = provisioningPools(input.nodePools);
@@ -43,10 +47,61 @@ export class ReferenceScheduler {
       nodePools: pools,
       instanceTypes: input.instanceTypes,
       nodes: input.nodes.map((n) => ({ name: n.name, labels: n.labels, taints: n.taints, pods: n.pods.filter(isActive) })),
-      pending: pods,
+      pending: representatives ?? pods,
+      ...(representatives ? { excluded: new Set(pods.map((p) => p.uid)) } : {}),
       policy: input.options.preferencePolicy,
+      versionsOf: (pod) => this.versions(pod),
     });
     for (const e of this.existing) this.topology.registerHostname(e.hostname);
+  }
+
+  /** The pod and its successive relaxations (§2.17). */
+  versions(pod: Pod): Pod[] {
+    const out = [pod];
+    for (let p = relax(pod, this.input.options.preferencePolicy, this.anyPreferNoSchedule); p; p = relax(p, this.input.options.preferencePolicy, this.anyPreferNoSchedule)) out.push(p);
+    return out;
+  }
+
+  remainingLimits(pool: string): Readonly<Record<string, number>> | undefined {
+    return this.remaining.get(pool);
+  }
+
+  /**
+   * Why a pod cannot be placed, per NodePool, judged against this scheduler's current state without changing
+   * it: the specific constraint that fails on a new NodeClaim from each pool (taint, requirement, resources,
+   * offerings, limits, topology), relaxing preferences as scheduling would.
+   */
+  explain(pod: Pod): { reason: string; perNodePool?: Record<string, string> } {
+    if (this.templates.length === 0) return { reason: 'nodepool requirements filtered out all available instance types' };
+    const perNodePool: Record<string, string> = {};
+    const fitsAlone: string[] = [];
+    for (const tmpl of this.templates) {
+      const pool = tmpl.pool.name;
+      const remaining = this.remaining.get(pool)!;
+      if (remaining[NODES] !== undefined && remaining[NODES] <= 0) {
+        perNodePool[pool] = `node limit of nodepool ${pool} reached (${tmpl.pool.limits[NODES]} nodes)`;
+        continue;
+      }
+      const its = tmpl.instanceTypes.filter((it) => withinLimits(it.capacity, remaining));
+      if (!its.length) {
+        perNodePool[pool] = `all instance types exceed the limits of nodepool ${pool} (${describeLimits(remaining)})`;
+        continue;
+      }
+      let last = '';
+      let ok = false;
+      for (const p of this.versions(pod)) {
+        const claim = new SimNodeClaim(tmpl, its, -1);
+        const r = claim.canAdd(p, podRequirements(p, this.input.options.preferencePolicy), this.topology, this.wellKnown, this.strictMinValues);
+        if (r.ok) { ok = true; break; }
+        if (!last) last = r.reason;
+      }
+      if (ok) fitsAlone.push(pool);
+      else perNodePool[pool] = last;
+    }
+    if (fitsAlone.length) {
+      return { reason: `fits a new node from nodepool ${fitsAlone.join(', ')} on its own, but not together with the other pods of this batch (NodePool limits or topology constraints ran out)`, perNodePool };
+    }
+    return { reason: Object.entries(perNodePool).map(([p, e]) => `nodepool ${p}: ${e}`).join('; '), perNodePool };
   }
 
   /** Runs the queue (§2.4) and returns the errors of pods left unplaced. */
@@ -158,13 +213,20 @@ function withinLimits(capacity: Resources, remaining: Resources): boolean {
 }
 
 function describeLimits(remaining: Resources): string {
-  return Object.entries(remaining).filter(([k]) => k !== NODES).map(([k, v]) => `${k} remaining ${v}`).join(', ');
+  return Object.entries(remaining).filter(([k]) => k !== NODES).map(([k, v]) => `${k} remaining ${formatResourceValue(k, Math.max(v, 0))}`).join(', ');
 }
 
-/** A committed NodeClaim pessimistically consumes the largest capacity among its options (§2.13). */
+/**
+ * A committed NodeClaim pessimistically consumes the largest capacity among its options (§2.13), and one
+ * node. (Karpenter's scheduler leaves `nodes` to a check at NodeClaim creation; counting it here keeps a
+ * plan within the limit instead of planning NodeClaims that creation would refuse.)
+ */
 function subtractMaxCapacity(remaining: Record<string, number>, claim: SimNodeClaim): void {
   for (const k of Object.keys(remaining)) {
-    if (k === NODES) continue;
+    if (k === NODES) {
+      remaining[k] = remaining[k]! - 1;
+      continue;
+    }
     let m = 0;
     for (const it of claim.instanceTypes) m = Math.max(m, it.capacity[k] ?? 0);
     remaining[k] = remaining[k]! - m;

@@ -76,10 +76,18 @@ export interface TopologyInput {
   readonly nodePools: readonly NodePool[];
   readonly instanceTypes: ReadonlyMap<string, readonly InstanceType[]>;
   readonly nodes: readonly TopologyNode[];
-  /** Pods being scheduled: excluded from counting. */
+  /** Pods being scheduled: their groups are created, and they are excluded from counting. */
   readonly pending: readonly Pod[];
+  /** When `pending` holds one representative per pod class: the uids of every pod being scheduled. */
+  readonly excluded?: ReadonlySet<string>;
   readonly policy: PreferencePolicy;
   readonly namespaceLabels?: ReadonlyMap<string, Readonly<Record<string, string>>>;
+  /**
+   * The relaxation chain of a pending pod (itself first). Groups of every version are created up front,
+   * so a group a relaxed version introduces (relaxing a required term changes a spread constraint's node
+   * filter) counts placements from the start of the solve, in both solvers alike.
+   */
+  readonly versionsOf?: (pod: Pod) => readonly Pod[];
 }
 
 function hostnameOf(node: TopologyNode): string {
@@ -112,7 +120,7 @@ export class Topology {
   private readonly allNamespaces: readonly string[];
 
   constructor(private readonly input: TopologyInput) {
-    this.excluded = new Set(input.pending.map((p) => p.uid));
+    this.excluded = input.excluded ?? new Set(input.pending.map((p) => p.uid));
     const ns = new Set<string>([...(input.namespaceLabels?.keys() ?? [])]);
     for (const n of input.nodes) for (const p of n.pods) ns.add(p.namespace);
     for (const p of input.pending) ns.add(p.namespace);
@@ -129,7 +137,22 @@ export class Topology {
         }
       }
     }
-    for (const pod of input.pending) this.update(pod);
+    for (const pod of input.pending) {
+      for (const v of input.versionsOf?.(pod) ?? [pod]) this.groupIds(v);
+      this.update(pod);
+    }
+  }
+
+  /** The ids of the groups the pod declares, creating them if needed, in group creation order. */
+  groupIds(pod: Pod): { owned: string[]; inverseOwned: string[] } {
+    const owned = new Set<string>();
+    for (const { group, filter } of this.declared(pod)) owned.add(this.getOrCreate(this.groups, group, filter).id);
+    const inverseOwned = new Set<string>();
+    for (const term of pod.affinity?.podAntiAffinity?.required ?? []) inverseOwned.add(this.inverseGroupFor(pod, term).id);
+    return {
+      owned: [...this.groups.keys()].filter((id) => owned.has(id)),
+      inverseOwned: [...this.inverse.keys()].filter((id) => inverseOwned.has(id)),
+    };
   }
 
   private buildUniverse(): void {

@@ -1,0 +1,89 @@
+// The solver's result block -> a ProvisionPlan (solver-as/abi.ts). The result is read from a copy (an
+// ArrayBuffer the caller owns), so decoding works the same in-thread and after a pool worker returned it.
+import * as A from '../../solver-as/abi.ts';
+import type { InstanceType, Pod } from '../domain/types.ts';
+import { claimPlan } from '../solver/reference/finalize.ts';
+import type { NewNodeClaimPlan, PodError, ProvisionPlan } from '../solver/types.ts';
+import type { EncodeContext } from './encode.ts';
+import { decodeSet } from './keyspace.ts';
+
+export class SolverResultError extends Error {
+  override name = 'SolverResultError';
+}
+
+export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): ProvisionPlan & { improved: boolean } {
+  const w = new Int32Array(buf);
+  const status = w[A.R_STATUS]!;
+  if (status !== A.S_OK) throw new SolverResultError(`solver rejected its input (status ${status})`);
+  const np = ctx.pods.length;
+  const nClaims = w[A.R_NCLAIMS]!;
+  const placements = w.subarray(w[A.R_PLACEMENTS]!, w[A.R_PLACEMENTS]! + np);
+  const errors = w.subarray(w[A.R_ERRORS]!, w[A.R_ERRORS]! + np);
+  const setsAt = w[A.R_SETS]!;
+
+  const existing = new Map<string, string[]>();
+  const claimPods: Pod[][] = Array.from({ length: nClaims }, () => []);
+  const failed: Pod[] = [];
+  const minValuesFailed = new Set<number>();
+  for (let p = 0; p < np; p++) {
+    const at = placements[p]!;
+    const pod = ctx.pods[p]!;
+    if (at >= 0) {
+      const name = ctx.scheduler.existing[at]!.node.name;
+      let l = existing.get(name);
+      if (!l) existing.set(name, (l = []));
+      l.push(pod.uid);
+    } else if (at <= -2) {
+      claimPods[-(at + 2)]!.push(pod);
+    } else {
+      failed.push(pod);
+      if (errors[p] === A.E_MIN_VALUES) minValuesFailed.add(p);
+    }
+  }
+
+  const newNodeClaims: NewNodeClaimPlan[] = [];
+  const unschedulable: PodError[] = [];
+  for (let c = 0; c < nClaims; c++) {
+    const rec = w[A.R_CLAIMS]! + c * A.C_STRIDE;
+    const pods = claimPods[c]!;
+    if (pods.length === 0) continue;
+    const t = w[rec + A.C_TMPL]!;
+    const template = ctx.templates[t]!;
+    const reqs = decodeSet(ctx.keys, buf, setsAt + w[rec + A.C_SET]! * ctx.keys.setBytes);
+    const itAt = w[rec + A.C_ITS]!;
+    const n = w[itAt]!;
+    const ordered: Array<{ it: InstanceType; micros: number }> = [];
+    for (let i = 0; i < n; i++) {
+      const gi = w[itAt + 1 + 2 * i]!;
+      ordered.push({ it: template.instanceTypes[gi - ctx.itStart[t]!]!, micros: w[itAt + 2 + 2 * i]! });
+    }
+    // The pool label and node-class label are template requirements the solver keeps as they were.
+    const f = claimPlan(template, reqs, ordered, pods, ctx.input.options, ctx.scheduler.wellKnown);
+    if (f.ok) newNodeClaims.push(f.claim);
+    else for (const p of pods) unschedulable.push({ uid: p.uid, reason: f.reason });
+  }
+  for (let i = 0; i < failed.length; i++) {
+    const pod = failed[i]!;
+    if (minValuesFailed.has(ctx.pods.indexOf(pod))) {
+      unschedulable.push({ uid: pod.uid, reason: "NodePool couldn't meet minValues requirements after truncating instance types" });
+      continue;
+    }
+    const e = ctx.scheduler.explain(pod);
+    unschedulable.push({ uid: pod.uid, reason: e.reason, ...(e.perNodePool ? { perNodePool: e.perNodePool } : {}) });
+  }
+  return {
+    existing,
+    newNodeClaims,
+    unschedulable,
+    ignored: ctx.ignored,
+    costPerHour: newNodeClaims.reduce((acc, c) => acc + c.price, 0),
+    improved: w[A.R_IMPROVED]! !== 0,
+  };
+}
+
+/** Size in bytes of a result block, from its header (to copy it out of linear memory). */
+export function resultSize(mem: ArrayBuffer, at: number, setBytes: number): number {
+  const w = new Int32Array(mem, at, A.R_WORDS);
+  if (w[A.R_STATUS] !== A.S_OK) return A.R_WORDS * 4;
+  return w[A.R_SETS]! + w[A.R_NSETS]! * setBytes;
+}

@@ -1,0 +1,433 @@
+// Snapshot -> the solver's input block (solver-as/abi.ts).
+//
+// The preparation that is the same for both solvers — which NodePools provision and their templates,
+// daemonset overhead groups, existing nodes' remaining resources, topology groups and their initial
+// counts, the relaxation chain of each pod — is done by the reference solver's own code (ReferenceScheduler),
+// so the two solvers start from identical state; the solver then runs the search. Pods are grouped into
+// classes: identical pods share one chain of versions, so 10,000 replicas cost one class.
+import * as A from '../../solver-as/abi.ts';
+import type { Pod, Requirements, Taint } from '../domain/types.ts';
+import { toMicros } from '../domain/money.ts';
+import { NODES } from '../domain/resources.ts';
+import { CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
+import { optsOutOfKarpenter, podRequirements, podValidationError, strictPodRequirements } from '../scheduling/pods.ts';
+import { fromSelector, add } from '../scheduling/requirements.ts';
+import { toleratesAll } from '../scheduling/taints.ts';
+import type { PodError, ProvisionInput } from '../solver/types.ts';
+import { hostPortsConflict } from '../solver/reference/nodes.ts';
+import { ReferenceScheduler } from '../solver/reference/scheduler.ts';
+import type { DaemonGroup, Template } from '../solver/reference/templates.ts';
+import type { TopologyGroup } from '../solver/reference/topology.ts';
+import { KeySpace } from './keyspace.ts';
+import { Block, bytesOf, F64s, Words } from './writer.ts';
+
+const RESERVATION_ID_LABEL = 'karpenter.k8s.aws/capacity-reservation-id';
+
+/** What decoding needs to map the result back to pods, NodeClaims and requirements. */
+export interface EncodeContext {
+  readonly input: ProvisionInput;
+  readonly scheduler: ReferenceScheduler;
+  readonly keys: KeySpace;
+  /** Pods in queue order (the solver's pod index). */
+  readonly pods: readonly Pod[];
+  readonly ignored: readonly PodError[];
+  readonly templates: readonly Template[];
+  /** Global instance-type index -> [template, local index]. */
+  readonly itTemplate: Int32Array;
+  readonly itStart: readonly number[];
+  readonly resources: readonly string[];
+}
+
+export interface Encoded {
+  readonly block: Uint8Array;
+  readonly ctx: EncodeContext;
+}
+
+export interface EncodeOptions {
+  readonly improve: boolean;
+  /** Time budget of the improvement phase, ms. */
+  readonly improveMs?: number;
+}
+
+function encodePort(p: { ip: string; port: number; protocol: string }, ips: Map<string, number>): number {
+  const unspecified = p.ip === '' || p.ip === '0.0.0.0' || p.ip === '::';
+  let ip = 0;
+  if (!unspecified) {
+    ip = ips.get(p.ip) ?? ips.size + 1;
+    ips.set(p.ip, ip);
+  }
+  const proto = p.protocol === 'UDP' ? 1 : p.protocol === 'SCTP' ? 2 : 0;
+  return (p.port & 0xffff) | (proto << 16) | (ip << 18);
+}
+
+/** A cheap identity for a pod's scheduling-relevant fields: equal keys mean interchangeable pods. */
+function classKey(p: Pod): string {
+  let k = p.namespace + '\u0001';
+  for (const [r, v] of Object.entries(p.requests)) k += r + '=' + v + ',';
+  k += '\u0001';
+  for (const [l, v] of Object.entries(p.labels)) k += l + '=' + v + ',';
+  k += '\u0001';
+  for (const [l, v] of Object.entries(p.nodeSelector)) k += l + '=' + v + ',';
+  if (p.affinity) k += '\u0001a' + JSON.stringify(p.affinity);
+  if (p.tolerations.length) k += '\u0001t' + JSON.stringify(p.tolerations);
+  if (p.topologySpreadConstraints.length) k += '\u0001s' + JSON.stringify(p.topologySpreadConstraints);
+  if (p.hostPorts.length) k += '\u0001h' + JSON.stringify(p.hostPorts);
+  if (p.volumeRequirements?.length) k += '\u0001v' + JSON.stringify(p.volumeRequirements);
+  return k;
+}
+
+function withoutHostname(r: Requirements): Requirements {
+  if (!r.has(HOSTNAME_LABEL)) return r;
+  const m = new Map(r);
+  m.delete(HOSTNAME_LABEL);
+  return m;
+}
+
+/** Queue order (§2.3) by precomputed keys: CPU desc, memory desc, creation asc, uid asc. */
+function queueOrder(pods: readonly Pod[]): Pod[] {
+  const n = pods.length;
+  const cpu = new Float64Array(n);
+  const mem = new Float64Array(n);
+  const created = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const p = pods[i]!;
+    cpu[i] = p.requests['cpu'] ?? 0;
+    mem[i] = p.requests['memory'] ?? 0;
+    created[i] = p.creationTimestamp;
+  }
+  const idx = new Uint32Array(n);
+  for (let i = 0; i < n; i++) idx[i] = i;
+  idx.sort((a, b) => cpu[b]! - cpu[a]! || mem[b]! - mem[a]! || created[a]! - created[b]! || (pods[a]!.uid < pods[b]!.uid ? -1 : pods[a]!.uid > pods[b]!.uid ? 1 : 0));
+  const out = new Array<Pod>(n);
+  for (let i = 0; i < n; i++) out[i] = pods[idx[i]!]!;
+  return out;
+}
+
+export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Encoded {
+  // Pods are grouped into classes first; validation and everything else runs once per class.
+  const ignored: PodError[] = [];
+  const classVerdict = new Map<string, 'ok' | 'skip' | string>();
+  const sorted = queueOrder(input.pods);
+  const pods: Pod[] = [];
+  const keys: string[] = [];
+  for (const p of sorted) {
+    const key = classKey(p);
+    let verdict = classVerdict.get(key);
+    if (verdict === undefined) {
+      verdict = optsOutOfKarpenter(p) ? 'skip' : (podValidationError(p) ?? 'ok');
+      classVerdict.set(key, verdict);
+    }
+    if (verdict === 'skip') continue;
+    if (verdict !== 'ok') {
+      ignored.push({ uid: p.uid, reason: verdict });
+      continue;
+    }
+    pods.push(p);
+    keys.push(key);
+  }
+  const representatives: Pod[] = [];
+  const seenKeys = new Set<string>();
+  pods.forEach((p, i) => {
+    if (seenKeys.has(keys[i]!)) return;
+    seenKeys.add(keys[i]!);
+    representatives.push(p);
+  });
+  const sched = new ReferenceScheduler(input, pods, representatives);
+  const policy = input.options.preferencePolicy;
+  const topo = sched.topology;
+  const groupList: TopologyGroup[] = [...topo.groups.values(), ...topo.inverse.values()];
+  const groupIndex = new Map<string, number>();
+  [...topo.groups.keys()].forEach((id, i) => groupIndex.set(id, i));
+  [...topo.inverse.keys()].forEach((id, i) => groupIndex.set('inv:' + id, topo.groups.size + i));
+
+  // ---- pod classes and their relaxation chains ----
+  interface Version { pod: Pod; reqs: Requirements; strict: Requirements; volumes: Requirements[]; next: number }
+  const versions: Version[] = [];
+  const classOf = new Map<string, number>();
+  const podVersion = new Int32Array(pods.length);
+  for (let i = 0; i < pods.length; i++) {
+    const key = keys[i]!;
+    let v0 = classOf.get(key);
+    if (v0 === undefined) {
+      const first = versions.length;
+      v0 = first;
+      classOf.set(key, v0);
+      const chain = sched.versions(pods[i]!);
+      chain.forEach((vp, j) => {
+        versions.push({
+          pod: vp,
+          reqs: withoutHostname(podRequirements(vp, policy)),
+          strict: withoutHostname(strictPodRequirements(vp)),
+          volumes: (vp.volumeRequirements ?? []).map((alt) => add(new Map(), ...alt.map(fromSelector))),
+          next: j + 1 < chain.length ? first + j + 1 : -1,
+        });
+      });
+    }
+    podVersion[i] = v0;
+  }
+
+  // ---- keys and values ----
+  const excluded = new Set([HOSTNAME_LABEL]);
+  const ks = new KeySpace(sched.wellKnown, excluded);
+  ks.addValues(ZONE_LABEL, []);
+  ks.addValues(CAPACITY_TYPE_LABEL, []);
+  for (const t of sched.templates) {
+    ks.addRequirements(t.requirements);
+    for (const it of t.instanceTypes) {
+      ks.addRequirements(it.requirements);
+      for (const o of it.offerings) {
+        ks.addValues(ZONE_LABEL, [o.zone]);
+        ks.addValues(CAPACITY_TYPE_LABEL, [o.capacityType]);
+        if (o.reservationId !== undefined) ks.addValues(RESERVATION_ID_LABEL, [o.reservationId]);
+      }
+    }
+  }
+  for (const v of versions) {
+    ks.addRequirements(v.reqs);
+    ks.addRequirements(v.strict);
+    for (const a of v.volumes) ks.addRequirements(a);
+  }
+  // Nodes of one type, zone and pool share their labels but for the hostname: share one set.
+  const labelSets = new Map<string, Requirements>();
+  const nodeReqs = sched.existing.map((e) => {
+    const r = withoutHostname(e.requirements);
+    const key = JSON.stringify([...r.values()].map((x) => [x.key, [...x.values]]));
+    const seen = labelSets.get(key);
+    if (seen) return seen;
+    labelSets.set(key, r);
+    return r;
+  });
+  for (const r of nodeReqs) ks.addRequirements(r);
+  for (const g of groupList) {
+    if (g.key !== HOSTNAME_LABEL) ks.addValues(g.key, g.domains.keys());
+    for (const alt of g.nodeFilter?.alternatives ?? []) ks.addRequirements(alt);
+  }
+  ks.freeze();
+
+  // ---- dense sets ----
+  const setList: Requirements[] = [];
+  const setCache = new Map<Requirements, number>();
+  const setId = (r: Requirements): number => {
+    let id = setCache.get(r);
+    if (id === undefined) {
+      id = setList.length;
+      setList.push(r);
+      setCache.set(r, id);
+    }
+    return id;
+  };
+  const words = new Words();
+  const f64 = new F64s();
+
+  // ---- resources ----
+  const resSet = new Set<string>(['cpu', 'memory', 'pods']);
+  for (const v of versions) for (const k of Object.keys(v.pod.requests)) resSet.add(k);
+  for (const ds of input.daemonSets) for (const k of Object.keys(ds.pod.requests)) resSet.add(k);
+  const resources = [...resSet];
+  const vec = (r: Readonly<Record<string, number>>) => resources.map((k) => r[k] ?? 0);
+  const limitDims = new Set<string>();
+  for (const t of sched.templates) for (const k of Object.keys(t.pool.limits)) if (k !== NODES) limitDims.add(k);
+  const lds = [...limitDims];
+
+  // ---- taint sets ----
+  const taintSets: Array<readonly Taint[]> = [];
+  const taintKey = new Map<string, number>();
+  const taintSet = (ts: readonly Taint[]): number => {
+    const k = JSON.stringify(ts.map((t) => [t.key, t.value ?? '', t.effect]).sort());
+    let id = taintKey.get(k);
+    if (id === undefined) {
+      id = taintSets.length;
+      taintSets.push(ts);
+      taintKey.set(k, id);
+    }
+    return id;
+  };
+
+  // ---- daemon groups ----
+  const dgIndex = new Map<DaemonGroup, number>();
+  const dgRecords: number[] = [];
+  const dgs: DaemonGroup[] = [];
+  const dgOf = (g: DaemonGroup): number => {
+    let id = dgIndex.get(g);
+    if (id === undefined) {
+      id = dgs.length;
+      dgIndex.set(g, id);
+      dgs.push(g);
+    }
+    return id;
+  };
+
+  // ---- templates and instance types ----
+  const ips = new Map<string, number>();
+  const tmplRecords = new Int32Array(sched.templates.length * A.T_STRIDE);
+  const itRecords: number[] = [];
+  const offRecords: number[] = [];
+  const offPrices: number[] = [];
+  const itTemplate: number[] = [];
+  const itStart: number[] = [];
+  let nit = 0;
+  sched.templates.forEach((t, ti) => {
+    const base = ti * A.T_STRIDE;
+    tmplRecords[base + A.T_SET] = setId(withoutHostname(t.requirements));
+    tmplRecords[base + A.T_ITS] = nit;
+    tmplRecords[base + A.T_NITS] = t.instanceTypes.length;
+    tmplRecords[base + A.T_TAINTSET] = taintSet(t.pool.template.taints);
+    const remaining = sched.remainingLimits(t.pool.name) ?? {};
+    tmplRecords[base + A.T_LIMITS] = f64.vector([remaining[NODES] ?? Infinity, ...lds.map((d) => remaining[d] ?? Infinity)]);
+    itStart.push(nit);
+    t.instanceTypes.forEach((it) => {
+      const negative = Object.values(it.allocatable).some((v) => v < 0);
+      const alloc = negative ? resources.map(() => -1) : vec(it.allocatable);
+      const sparse = ks.sparse(withoutHostname(it.requirements));
+      const reqList = sparse[0] === 0 ? -1 : words.push(sparse[0]!);
+      for (let i = 1; i < sparse.length; i++) words.push(sparse[i]!);
+      const offStart = offRecords.length / A.O_STRIDE;
+      for (const o of it.offerings) {
+        offRecords.push(ks.value(ZONE_LABEL, o.zone), ks.value(CAPACITY_TYPE_LABEL, o.capacityType), o.reservationId !== undefined ? ks.value(RESERVATION_ID_LABEL, o.reservationId) : -1, o.available ? 1 : 0, 0, 0);
+        offPrices.push(toMicros(o.price));
+      }
+      itRecords.push(reqList, f64.vector(alloc), f64.vector(lds.map((d) => it.capacity[d] ?? 0)), dgOf(t.daemonGroupOf.get(it.name)!), offStart, it.offerings.length, ti, 0);
+      itTemplate.push(ti);
+      nit++;
+    });
+  });
+  for (const g of dgs) dgRecords.push(f64.vector(vec(g.overhead)), words.list(g.daemons.flatMap((d) => d.hostPorts.map((p) => encodePort(p, ips)))));
+
+  // ---- versions ----
+  const verRecords = new Int32Array(versions.length * A.V_STRIDE);
+  versions.forEach((v, i) => {
+    const b = i * A.V_STRIDE;
+    const ids = topo.groupIds(v.pod);
+    const recordGroups: number[] = [];
+    const inverseSelect: number[] = [];
+    [...topo.groups.values()].forEach((g, gi) => { if (g.selects(v.pod)) recordGroups.push(gi); });
+    [...topo.inverse.values()].forEach((g, gi) => { if (g.selects(v.pod)) inverseSelect.push(topo.groups.size + gi); });
+    verRecords[b + A.V_REQS] = setId(v.reqs);
+    verRecords[b + A.V_STRICT] = setId(v.strict);
+    verRecords[b + A.V_REQUESTS] = f64.vector(vec(v.pod.requests));
+    verRecords[b + A.V_PORTS] = words.list(v.pod.hostPorts.map((p) => encodePort(p, ips)));
+    verRecords[b + A.V_OWNED] = words.list(ids.owned.map((id) => groupIndex.get(id)!));
+    verRecords[b + A.V_RECORD] = words.list(recordGroups);
+    verRecords[b + A.V_INV_OWNED] = words.list(ids.inverseOwned.map((id) => groupIndex.get('inv:' + id)!));
+    verRecords[b + A.V_INV_SELECT] = words.list(inverseSelect);
+    verRecords[b + A.V_VOLUMES] = words.list(v.volumes.map(setId));
+    verRecords[b + A.V_NEXT] = v.next;
+    verRecords[b + A.V_DG_CONFLICT] = words.list(dgs.map((g, gi) => (g.daemons.some((d) => hostPortsConflict(v.pod.hostPorts, d.hostPorts)) ? gi : -1)).filter((x) => x >= 0));
+    verRecords[b + A.V_SELF] = -1;
+  });
+
+  // ---- pods ----
+  const podRecords = new Int32Array(pods.length * A.P_STRIDE);
+  const moved = input.consolidation?.movedPods;
+  const stride = A.P_STRIDE;
+  const fVersion = A.P_VERSION;
+  const fMoved = A.P_MOVED;
+  for (let i = 0; i < pods.length; i++) {
+    podRecords[i * stride + fVersion] = podVersion[i]!;
+    if (moved?.has(pods[i]!.uid)) podRecords[i * stride + fMoved] = 1;
+  }
+
+  // ---- existing nodes ----
+  const blocked = input.consolidation?.blockedDestinations;
+  const nodeRecords = new Int32Array(sched.existing.length * A.N_STRIDE);
+  sched.existing.forEach((e, i) => {
+    const b = i * A.N_STRIDE;
+    nodeRecords[b + A.N_SET] = setId(nodeReqs[i]!);
+    nodeRecords[b + A.N_REMAINING] = f64.vector(vec(e.remaining));
+    nodeRecords[b + A.N_TAINTSET] = taintSet(e.taints);
+    nodeRecords[b + A.N_FLAGS] = (blocked?.has(e.node.name) ? A.NF_BLOCKED_FOR_MOVED : 0) | (e.node.initialized ? A.NF_INITIALIZED : 0);
+    nodeRecords[b + A.N_PORTS] = words.list(e.hostPorts.map((p) => encodePort(p, ips)));
+  });
+
+  // ---- topology groups ----
+  const hostOf = sched.existing.map((e) => e.hostname);
+  const grpRecords = new Int32Array(groupList.length * A.G_STRIDE);
+  groupList.forEach((g, gi) => {
+    const b = gi * A.G_STRIDE;
+    const inverse = gi >= topo.groups.size;
+    const hostname = g.key === HOSTNAME_LABEL;
+    const k = hostname ? -1 : ks.index.get(g.key) ?? -1;
+    grpRecords[b + A.G_TYPE] = g.type === 'spread' ? A.GT_SPREAD : g.type === 'affinity' ? A.GT_AFFINITY : A.GT_ANTI;
+    grpRecords[b + A.G_KEY] = k;
+    grpRecords[b + A.G_MAX_SKEW] = Math.min(g.maxSkew, 0x7fffffff);
+    grpRecords[b + A.G_MIN_DOMAINS] = g.minDomains ?? 0;
+    if (hostname) {
+      grpRecords[b + A.G_COUNTS] = words.list(hostOf.map((h) => g.domains.get(h) ?? 0));
+      grpRecords[b + A.G_REGISTERED] = -1;
+    } else {
+      const counts = new Array<number>(k >= 0 ? ks.values[k]!.length : 0).fill(0);
+      const registered: number[] = [];
+      for (const [d, c] of g.domains) {
+        const vi = ks.value(g.key, d);
+        if (vi < 0) continue;
+        counts[vi] = c;
+        registered.push(vi);
+      }
+      grpRecords[b + A.G_COUNTS] = words.list(counts);
+      grpRecords[b + A.G_REGISTERED] = words.list(registered);
+    }
+    const filter = g.nodeFilter;
+    grpRecords[b + A.G_FILTER] = words.list((filter?.alternatives ?? []).map((alt) => setId(withoutHostname(alt))));
+    grpRecords[b + A.G_FLAGS] = (inverse ? A.GF_INVERSE : 0) | (filter?.honorTaints ? A.GF_HONOR_TAINTS : 0) | (filter && filter.alternatives.length ? A.GF_HAS_FILTER : 0);
+    grpRecords[b + A.G_TOL] = -1;
+    if (filter?.honorTaints) grpRecords[b + A.G_TOL] = words.list(taintSets.map((ts) => (toleratesAll(filter.tolerations, ts) ? 1 : 0)));
+  });
+  // Every taint set exists by now (templates and nodes added theirs): build the tolerance table.
+  const tol = new Uint8Array(versions.length * taintSets.length);
+  versions.forEach((v, i) => taintSets.forEach((ts, j) => { tol[i * taintSets.length + j] = toleratesAll(v.pod.tolerations, ts) ? 1 : 0; }));
+
+  // ---- the block ----
+  const setBuf = new ArrayBuffer(setList.length * ks.setBytes);
+  setList.forEach((r, i) => ks.writeSet(r, setBuf, i * ks.setBytes));
+  const offBuf = new ArrayBuffer(offRecords.length * 4);
+  const offI32 = new Int32Array(offBuf);
+  offI32.set(offRecords);
+  const offF64 = new Float64Array(offBuf);
+  offPrices.forEach((p, i) => { offF64[i * 3 + 2] = p; });
+
+  const header = new Int32Array(A.H_WORDS);
+  const block = new Block();
+  block.add(bytesOf(header));
+  const put = (h: number, bytes: Uint8Array) => { header[h] = block.add(bytes); };
+  header[A.H_MAGIC] = A.MAGIC;
+  header[A.H_VERSION] = A.ABI_VERSION;
+  header[A.H_NR] = resources.length;
+  header[A.H_NLD] = lds.length;
+  header[A.H_NK] = ks.keys.length;
+  header[A.H_SET_WORDS] = ks.setWords;
+  put(A.H_KEYS, bytesOf(ks.keyTable()));
+  header[A.H_NS] = setList.length;
+  put(A.H_SETS, new Uint8Array(setBuf));
+  header[A.H_NT] = sched.templates.length;
+  put(A.H_TMPLS, bytesOf(tmplRecords));
+  header[A.H_NIT] = nit;
+  put(A.H_ITS, bytesOf(Int32Array.from(itRecords)));
+  header[A.H_NO] = offRecords.length / A.O_STRIDE;
+  put(A.H_OFFS, new Uint8Array(offBuf));
+  header[A.H_NV] = versions.length;
+  put(A.H_VERS, bytesOf(verRecords));
+  header[A.H_NP] = pods.length;
+  put(A.H_PODS, bytesOf(podRecords));
+  header[A.H_NN] = sched.existing.length;
+  put(A.H_NODES, bytesOf(nodeRecords));
+  header[A.H_NG] = groupList.length;
+  put(A.H_GROUPS, bytesOf(grpRecords));
+  header[A.H_NDG] = dgs.length;
+  put(A.H_DGROUPS, bytesOf(Int32Array.from(dgRecords)));
+  header[A.H_NTS] = taintSets.length;
+  put(A.H_TOL, tol);
+  put(A.H_LISTS, bytesOf(words.view().slice()));
+  put(A.H_F64S, bytesOf(f64.view().slice()));
+  header[A.H_FLAGS] = (input.options.minValuesPolicy === 'Strict' ? A.FLAG_STRICT_MIN_VALUES : 0) | (opts.improve ? A.FLAG_IMPROVE : 0) | (input.consolidation ? A.FLAG_CONSOLIDATION : 0);
+  header[A.H_MAX_ITS] = input.options.maxInstanceTypes;
+  header[A.H_HOSTNAME_KEY] = -1;
+  header[A.H_ZONE_KEY] = ks.index.get(ZONE_LABEL) ?? -1;
+  header[A.H_CT_KEY] = ks.index.get(CAPACITY_TYPE_LABEL) ?? -1;
+  header[A.H_RESV_KEY] = ks.index.get(RESERVATION_ID_LABEL) ?? -1;
+  header[A.H_IMPROVE_MS] = opts.improveMs ?? 0;
+  // The header was added first; its bytes are copied at build time, after these writes.
+  return {
+    block: block.build(),
+    ctx: { input, scheduler: sched, keys: ks, pods, ignored, templates: sched.templates, itTemplate: Int32Array.from(itTemplate), itStart, resources },
+  };
+}

@@ -1,0 +1,79 @@
+// A growable little-endian writer for the solver's input block: an i32 word stream with 8-byte aligned
+// sections, plus the two pools (i32 lists and f64 vectors) that records point into.
+
+export class Words {
+  private buf = new Int32Array(1024);
+  length = 0;
+
+  push(v: number): number {
+    if (this.length === this.buf.length) {
+      const next = new Int32Array(this.buf.length * 2);
+      next.set(this.buf);
+      this.buf = next;
+    }
+    this.buf[this.length] = v;
+    return this.length++;
+  }
+
+  /** Appends a list [count, items...] and returns its word index; -1 for an empty list. */
+  list(items: ArrayLike<number>): number {
+    if (items.length === 0) return -1;
+    const at = this.push(items.length);
+    for (let i = 0; i < items.length; i++) this.push(items[i]!);
+    return at;
+  }
+
+  view(): Int32Array {
+    return this.buf.subarray(0, this.length);
+  }
+}
+
+export class F64s {
+  private buf = new Float64Array(1024);
+  length = 0;
+
+  /** Appends a vector and returns the index of its first element. */
+  vector(values: ArrayLike<number>): number {
+    while (this.length + values.length > this.buf.length) {
+      const next = new Float64Array(this.buf.length * 2);
+      next.set(this.buf);
+      this.buf = next;
+    }
+    const at = this.length;
+    for (let i = 0; i < values.length; i++) this.buf[at + i] = values[i]!;
+    this.length += values.length;
+    return at;
+  }
+
+  view(): Float64Array {
+    return this.buf.subarray(0, this.length);
+  }
+}
+
+/** Lays out sections one after another, each 8-byte aligned, and copies them into one buffer. */
+export class Block {
+  private readonly sections: Array<{ bytes: Uint8Array; offset: number }> = [];
+  private size = 0;
+
+  add(bytes: Uint8Array): number {
+    const offset = (this.size + 7) & ~7;
+    this.sections.push({ bytes, offset });
+    this.size = offset + bytes.byteLength;
+    return offset;
+  }
+
+  /** Reserves `n` bytes (zeroed) and returns their offset. */
+  reserve(n: number): number {
+    return this.add(new Uint8Array(n));
+  }
+
+  build(): Uint8Array {
+    const out = new Uint8Array((this.size + 7) & ~7);
+    for (const s of this.sections) out.set(s.bytes, s.offset);
+    return out;
+  }
+}
+
+export function bytesOf(a: Int32Array | Float64Array | Uint8Array): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}

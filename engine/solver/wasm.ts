@@ -1,0 +1,96 @@
+// The WebAssembly solver, in the calling thread: encode, copy into linear memory, solve, copy the result
+// out, decode. engine/pool/ runs the same module in worker threads.
+import { ABI_VERSION } from '../../solver-as/abi.ts';
+import { debugWasmBase64, releaseWasmBase64 } from '../../solver-as/build/embedded.ts';
+import { decodeProvision, resultSize } from '../abi/decode.ts';
+import { encodeProvision } from '../abi/encode.ts';
+import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from './types.ts';
+
+export type Build = 'release' | 'debug';
+
+export interface SolverExports {
+  readonly memory: WebAssembly.Memory;
+  abiVersion(): number;
+  reset(): void;
+  alloc(size: number): number;
+  solve(input: number): number;
+}
+
+export class AbiMismatchError extends Error {
+  override name = 'AbiMismatchError';
+}
+
+function decodeBase64(b64: string): Uint8Array<ArrayBuffer> {
+  const bin = atob(b64);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+const modules = new Map<Build, WebAssembly.Module>();
+
+/** The compiled solver module (compiled once per process and build; shareable with workers). */
+export function solverModule(build: Build = 'release'): WebAssembly.Module {
+  let m = modules.get(build);
+  if (!m) {
+    m = new WebAssembly.Module(decodeBase64(build === "release" ? releaseWasmBase64 : debugWasmBase64) as Uint8Array<ArrayBuffer>);
+    modules.set(build, m);
+  }
+  return m;
+}
+
+/** Instantiates the module and checks its ABI version. */
+export function instantiateSolver(module: WebAssembly.Module): SolverExports {
+  const inst = new WebAssembly.Instance(module, {
+    env: {
+      abort(msg: number, file: number, line: number, col: number) {
+        throw new Error(`solver aborted at ${line}:${col} (msg@${msg}, file@${file})`);
+      },
+      seed: () => 42,
+    },
+  });
+  const x = inst.exports as unknown as SolverExports;
+  const v = x.abiVersion();
+  if (v !== ABI_VERSION) throw new AbiMismatchError(`solver module ABI ${v} does not match the engine's ${ABI_VERSION}`);
+  return x;
+}
+
+/**
+ * Runs one solve on an instance: copies `block` in, solves, and returns a copy of the result block.
+ * Typed-array views are made after every call that may grow memory (a grow detaches old views).
+ */
+export function runBlock(x: SolverExports, block: Uint8Array, setBytes: number): ArrayBuffer {
+  x.reset();
+  const at = x.alloc(block.byteLength);
+  new Uint8Array(x.memory.buffer, at, block.byteLength).set(block);
+  const r = x.solve(at);
+  const size = resultSize(x.memory.buffer, r, setBytes);
+  return x.memory.buffer.slice(r, r + size);
+}
+
+export interface WasmSolverOptions {
+  readonly build?: Build;
+  /** Run the improvement phase after Karpenter's algorithm (default true). */
+  readonly improve?: boolean;
+  readonly improveMs?: number;
+}
+
+export class WasmSolver implements ProvisionSolver {
+  readonly name: string;
+  private x: SolverExports | undefined;
+
+  constructor(private readonly opts: WasmSolverOptions = {}) {
+    this.name = `wasm-${opts.build ?? 'release'}`;
+  }
+
+  private exports(): SolverExports {
+    return (this.x ??= instantiateSolver(solverModule(this.opts.build ?? 'release')));
+  }
+
+  solve(input: ProvisionInput): ProvisionPlan {
+    const improve = !input.exact && (this.opts.improve ?? true);
+    const { block, ctx } = encodeProvision(input, { improve, improveMs: this.opts.improveMs ?? 200 });
+    const result = runBlock(this.exports(), block, ctx.keys.setBytes);
+    return decodeProvision(ctx, result);
+  }
+}

@@ -1,0 +1,154 @@
+// fast-check arbitraries for random provisioning problems: small enough for the reference solver, varied
+// enough to reach every rule (zones, capacity types, architectures, custom labels, taints, limits,
+// daemonsets, existing and in-flight nodes, relaxation, host ports, topology spread and (anti-)affinity).
+import fc from 'fast-check';
+import type {
+  DaemonSet, EngineOptions, InstanceType, NodePool, NodeSelectorRequirement, Pod, StateNode, Taint, TopologySpreadConstraint,
+} from '../../engine/domain/types.ts';
+import { DEFAULT_ENGINE_OPTIONS } from '../../engine/domain/types.ts';
+import { withExtraWellKnown } from '../../engine/scheduling/labels.ts';
+import type { ProvisionInput } from '../../engine/solver/types.ts';
+import { daemonSet, nodePool, pod, stateNode } from '../fixtures/builders.ts';
+import { defaultFakeInstanceTypes, FAKE_WELL_KNOWN_LABELS, fakeInstanceTypes } from '../fixtures/instancetypes.ts';
+
+const ZONES = ['test-zone-1', 'test-zone-2', 'test-zone-3'];
+const ZONE = 'topology.kubernetes.io/zone';
+const CT = 'karpenter.sh/capacity-type';
+const ARCH = 'kubernetes.io/arch';
+const HOST = 'kubernetes.io/hostname';
+
+export const instanceTypeSet = fc.constantFrom('defaults', 'sized').map((kind): InstanceType[] =>
+  kind === 'defaults' ? defaultFakeInstanceTypes() : fakeInstanceTypes(10));
+
+const subset = <T>(xs: T[]) => fc.subarray(xs, { minLength: 1 });
+
+const poolArb = (i: number) => fc.record({
+  weight: fc.option(fc.integer({ min: 1, max: 100 }), { nil: undefined }),
+  zones: fc.option(subset(ZONES), { nil: undefined }),
+  cts: fc.option(subset(['spot', 'on-demand']), { nil: undefined }),
+  team: fc.constantFrom('none', 'exists', 'a', 'ab'),
+  taint: fc.boolean(),
+  cpuLimit: fc.option(fc.constantFrom('8', '20', '64'), { nil: undefined }),
+  nodesLimit: fc.option(fc.constantFrom('1', '3'), { nil: undefined }),
+  minValues: fc.boolean(),
+}).map((o): NodePool => {
+  const requirements: NodeSelectorRequirement[] = [];
+  if (o.zones) requirements.push({ key: ZONE, operator: 'In', values: o.zones });
+  if (o.cts) requirements.push({ key: CT, operator: 'In', values: o.cts });
+  if (o.team === 'exists') requirements.push({ key: 'team', operator: 'Exists', values: [] });
+  if (o.team === 'a') requirements.push({ key: 'team', operator: 'In', values: ['a'] });
+  if (o.team === 'ab') requirements.push({ key: 'team', operator: 'In', values: ['a', 'b'] });
+  if (o.minValues) requirements.push({ key: 'node.kubernetes.io/instance-type', operator: 'Exists', values: [], minValues: 2 });
+  const taints: Taint[] = o.taint ? [{ key: 'dedicated', value: `p${i}`, effect: 'NoSchedule' }] : [];
+  const limits: Record<string, string> = {};
+  if (o.cpuLimit) limits['cpu'] = o.cpuLimit;
+  if (o.nodesLimit) limits['nodes'] = o.nodesLimit;
+  return nodePool({ name: `pool-${i}`, ...(o.weight !== undefined ? { weight: o.weight } : {}), requirements, taints, limits });
+});
+
+const spreadArb = fc.record({
+  key: fc.constantFrom(ZONE, HOST, CT),
+  maxSkew: fc.integer({ min: 1, max: 2 }),
+  when: fc.constantFrom('DoNotSchedule', 'ScheduleAnyway'),
+  minDomains: fc.option(fc.constantFrom(2, 3), { nil: undefined }),
+});
+
+const deploymentArb = (i: number) => fc.record({
+  replicas: fc.integer({ min: 1, max: 8 }),
+  cpu: fc.constantFrom('100m', '250m', '500m', '1', '1500m', '3'),
+  memory: fc.constantFrom('128Mi', '512Mi', '1Gi', '2Gi', '3Gi'),
+  zone: fc.option(fc.constantFrom(...ZONES), { nil: undefined }),
+  arch: fc.option(fc.constantFrom('amd64', 'arm64'), { nil: undefined }),
+  team: fc.option(fc.constantFrom('a', 'b', 'c'), { nil: undefined }),
+  tolerate: fc.option(fc.constantFrom('all', 'p0', 'p1'), { nil: undefined }),
+  twoTerms: fc.boolean(),
+  preferZone: fc.option(fc.constantFrom(...ZONES), { nil: undefined }),
+  hostPort: fc.option(fc.constantFrom(80, 8080), { nil: undefined }),
+  spread: fc.option(spreadArb, { nil: undefined }),
+  anti: fc.constantFrom('none', 'host', 'zone', 'preferred-host'),
+  affinity: fc.constantFrom('none', 'self-zone', 'self-host'),
+  gpu: fc.boolean(),
+}).map((o): Pod[] => {
+  const app = `app-${i}`;
+  const labels = { app };
+  const nodeSelector: Record<string, string> = {};
+  if (o.zone) nodeSelector[ZONE] = o.zone;
+  if (o.arch) nodeSelector[ARCH] = o.arch;
+  if (o.team) nodeSelector['team'] = o.team;
+  const tolerations = o.tolerate === 'all' ? [{ operator: 'Exists' as const }] : o.tolerate ? [{ key: 'dedicated', operator: 'Equal' as const, value: o.tolerate, effect: 'NoSchedule' as const }] : [];
+  const required = o.twoTerms ? [[{ key: ZONE, operator: 'In' as const, values: ['no-such-zone'] }], [{ key: ZONE, operator: 'In' as const, values: ['test-zone-2', 'test-zone-3'] }]] : undefined;
+  const preferred = o.preferZone ? [{ weight: 10, expressions: [{ key: ZONE, operator: 'In' as const, values: [o.preferZone] }] }] : undefined;
+  const spread: TopologySpreadConstraint[] = o.spread
+    ? [{ maxSkew: o.spread.maxSkew, topologyKey: o.spread.key, whenUnsatisfiable: o.spread.when as 'DoNotSchedule', labelSelector: { matchLabels: labels }, ...(o.spread.minDomains ? { minDomains: o.spread.minDomains } : {}) }]
+    : [];
+  const term = (key: string) => ({ labelSelector: { matchLabels: labels }, topologyKey: key });
+  const affinity = {
+    ...(o.anti === 'host' ? { podAntiAffinity: { required: [term(HOST)] } } : {}),
+    ...(o.anti === 'zone' ? { podAntiAffinity: { required: [term(ZONE)] } } : {}),
+    ...(o.anti === 'preferred-host' ? { podAntiAffinity: { preferred: [{ weight: 5, podAffinityTerm: term(HOST) }] } } : {}),
+    ...(o.affinity === 'self-zone' ? { podAffinity: { required: [term(ZONE)] } } : {}),
+    ...(o.affinity === 'self-host' ? { podAffinity: { required: [term(HOST)] } } : {}),
+  };
+  return Array.from({ length: o.replicas }, (_, r) => pod({
+    name: `${app}-${r}`,
+    cpu: o.cpu,
+    memory: o.memory,
+    labels,
+    nodeSelector,
+    tolerations,
+    ...(required ? { required } : {}),
+    ...(preferred ? { preferred } : {}),
+    ...(Object.keys(affinity).length ? { affinity } : {}),
+    spread,
+    ...(o.hostPort ? { hostPorts: [o.hostPort] } : {}),
+    ...(o.gpu ? { resources: { 'fake.com/vendor-a': '1' } } : {}),
+    createdAt: i * 100 + r,
+  }));
+});
+
+function existingArb(its: InstanceType[]) {
+  return fc.array(fc.record({
+    it: fc.integer({ min: 0, max: its.length - 1 }),
+    zone: fc.constantFrom(...ZONES),
+    pool: fc.constantFrom('pool-0', 'pool-1'),
+    initialized: fc.boolean(),
+    used: fc.constantFrom('0', '500m', '1'),
+    taint: fc.boolean(),
+  }), { maxLength: 4 }).map((rs): StateNode[] => rs.map((r, i) => {
+    const it = its[r.it]!;
+    return stateNode({
+      name: `node-${i}`,
+      instanceType: it,
+      zone: r.zone,
+      nodePool: r.pool,
+      capacityType: 'on-demand',
+      initialized: r.initialized,
+      ...(r.taint ? { taints: [{ key: 'dedicated', value: 'p0', effect: 'NoSchedule' as const }] } : {}),
+      pods: r.used === '0' ? [] : [pod({ name: `bound-${i}`, cpu: r.used, memory: '256Mi', nodeName: `node-${i}`, labels: { app: 'app-0' } })],
+    });
+  }));
+}
+
+const daemonArb = fc.array(fc.record({ cpu: fc.constantFrom('100m', '200m'), tolerateAll: fc.boolean(), port: fc.boolean() }), { maxLength: 2 })
+  .map((ds): DaemonSet[] => ds.map((d, i) => daemonSet(`ds-${i}`, { cpu: d.cpu, memory: '64Mi', ...(d.tolerateAll ? { tolerations: [{ operator: 'Exists' }] } : {}), ...(d.port ? { hostPorts: [8080] } : {}) })));
+
+const optionsArb = fc.record({
+  preferencePolicy: fc.constantFrom('Respect', 'Ignore'),
+  minValuesPolicy: fc.constantFrom('Strict', 'BestEffort'),
+}).map((o): EngineOptions => ({ ...DEFAULT_ENGINE_OPTIONS, preferencePolicy: o.preferencePolicy as 'Respect', minValuesPolicy: o.minValuesPolicy as 'Strict', maxInstanceTypes: 60 }));
+
+export const problemArb: fc.Arbitrary<ProvisionInput> = instanceTypeSet.chain((its) => fc.record({
+  pools: fc.integer({ min: 1, max: 3 }).chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => poolArb(i)))),
+  deployments: fc.integer({ min: 1, max: 5 }).chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => deploymentArb(i)))),
+  nodes: existingArb(its),
+  daemonSets: daemonArb,
+  options: optionsArb,
+}).map((o): ProvisionInput => ({
+  nodePools: o.pools,
+  instanceTypes: new Map(o.pools.map((p) => [p.name, its])),
+  nodes: o.nodes,
+  pods: o.deployments.flat(),
+  daemonSets: o.daemonSets,
+  options: o.options,
+  wellKnownLabels: withExtraWellKnown(FAKE_WELL_KNOWN_LABELS),
+})));

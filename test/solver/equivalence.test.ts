@@ -1,0 +1,50 @@
+// The wasm solver, run without its improvement phase, must make exactly the reference solver's plan (both
+// builds); with the improvement phase it must pass the verifier, cost no more, and leave the same pods
+// unplaced. Random problems from ./arbitraries.ts; the seed is printed by fast-check on failure.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { solveReference } from '../../engine/solver/reference/scheduler.ts';
+import { WasmSolver } from '../../engine/solver/wasm.ts';
+import { verifyPlan } from '../../engine/verify/verify.ts';
+import { problemArb } from './arbitraries.ts';
+import { normalizePlan } from './normalize.ts';
+
+const exact = { release: new WasmSolver({ build: 'release', improve: false }), debug: new WasmSolver({ build: 'debug', improve: false }) };
+const improved = { release: new WasmSolver({ build: 'release', improve: true }), debug: new WasmSolver({ build: 'debug', improve: true }) };
+
+describe('wasm solver against the reference solver', () => {
+  it('makes exactly the reference plan without the improvement phase, in release and debug builds', () => {
+    fc.assert(
+      fc.property(problemArb, (input) => {
+        const ref = normalizePlan(solveReference(input));
+        expect(normalizePlan(exact.release.solve(input))).toEqual(ref);
+        expect(normalizePlan(exact.debug.solve(input))).toEqual(ref);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('passes the verifier, costs no more and leaves the same pods unplaced with the improvement phase', () => {
+    fc.assert(
+      fc.property(problemArb, (input) => {
+        const ref = solveReference(input);
+        for (const solver of [improved.release, improved.debug]) {
+          const plan = solver.solve(input);
+          expect(verifyPlan(input, plan)).toEqual([]);
+          expect(plan.costPerHour).toBeLessThanOrEqual(ref.costPerHour + 1e-9);
+          expect(plan.unschedulable.map((e) => e.uid).sort()).toEqual(ref.unschedulable.map((e) => e.uid).sort());
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('the reference plan itself passes the verifier', () => {
+    fc.assert(
+      fc.property(problemArb, (input) => {
+        expect(verifyPlan(input, solveReference(input))).toEqual([]);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
