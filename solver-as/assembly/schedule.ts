@@ -170,8 +170,7 @@ function addPod(p: i32, v: i32, moved: bool): bool {
     claimAdd(c, v, s);
     fullFilter(c);
     subtractMaxCapacity(c, lim);
-    order.push(ci);
-    reorder(order.length - 1);
+    insertOrdered(ci);
     record(v, c.set, tmpl(t, T_TAINTSET), c.host);
     unchecked((placement[p] = -(ci + 2)));
     return true;
@@ -193,6 +192,15 @@ function reorder(i: i32): void {
     } else break;
   }
   unchecked((order[j] = ci));
+}
+
+/** Inserts a new NodeClaim (one pod, newest) after every NodeClaim with at most one pod. */
+function insertOrdered(ci: i32): void {
+  let at = 0;
+  while (at < order.length && claimAt(unchecked(order[at])).pods <= 1) at++;
+  order.push(ci);
+  for (let j = order.length - 1; j > at; j--) unchecked((order[j] = order[j - 1]));
+  unchecked((order[at] = ci));
 }
 
 function withinLimits(gi: i32, lim: Float64Array): bool {

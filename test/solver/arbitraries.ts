@@ -21,16 +21,20 @@ export const instanceTypeSet = fc.constantFrom('defaults', 'sized').map((kind): 
   kind === 'defaults' ? defaultFakeInstanceTypes() : fakeInstanceTypes(10));
 
 const subset = <T>(xs: T[]) => fc.subarray(xs, { minLength: 1 });
+/** Present about one time in four: most pods and pools are plain, a few carry each constraint. */
+const rarely = <T>(a: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary: a, weight: 1 });
+const sometimes = <T>(a: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.oneof({ arbitrary: fc.constant(undefined), weight: 1 }, { arbitrary: a, weight: 1 });
+const unlikely = fc.oneof({ arbitrary: fc.constant(false), weight: 4 }, { arbitrary: fc.constant(true), weight: 1 });
 
 const poolArb = (i: number) => fc.record({
-  weight: fc.option(fc.integer({ min: 1, max: 100 }), { nil: undefined }),
-  zones: fc.option(subset(ZONES), { nil: undefined }),
-  cts: fc.option(subset(['spot', 'on-demand']), { nil: undefined }),
-  team: fc.constantFrom('none', 'exists', 'a', 'ab'),
-  taint: fc.boolean(),
-  cpuLimit: fc.option(fc.constantFrom('8', '20', '64'), { nil: undefined }),
-  nodesLimit: fc.option(fc.constantFrom('1', '3'), { nil: undefined }),
-  minValues: fc.boolean(),
+  weight: sometimes(fc.integer({ min: 1, max: 100 })),
+  zones: sometimes(subset(ZONES)),
+  cts: sometimes(subset(['spot', 'on-demand'])),
+  team: fc.constantFrom('none', 'exists', 'exists', 'exists', 'a', 'ab'),
+  taint: unlikely,
+  cpuLimit: rarely(fc.constantFrom('20', '64')),
+  nodesLimit: rarely(fc.constantFrom('3', '6')),
+  minValues: unlikely,
 }).map((o): NodePool => {
   const requirements: NodeSelectorRequirement[] = [];
   if (o.zones) requirements.push({ key: ZONE, operator: 'In', values: o.zones });
@@ -57,17 +61,17 @@ const deploymentArb = (i: number) => fc.record({
   replicas: fc.integer({ min: 1, max: 8 }),
   cpu: fc.constantFrom('100m', '250m', '500m', '1', '1500m', '3'),
   memory: fc.constantFrom('128Mi', '512Mi', '1Gi', '2Gi', '3Gi'),
-  zone: fc.option(fc.constantFrom(...ZONES), { nil: undefined }),
-  arch: fc.option(fc.constantFrom('amd64', 'arm64'), { nil: undefined }),
-  team: fc.option(fc.constantFrom('a', 'b', 'c'), { nil: undefined }),
-  tolerate: fc.option(fc.constantFrom('all', 'p0', 'p1'), { nil: undefined }),
-  twoTerms: fc.boolean(),
-  preferZone: fc.option(fc.constantFrom(...ZONES), { nil: undefined }),
-  hostPort: fc.option(fc.constantFrom(80, 8080), { nil: undefined }),
-  spread: fc.option(spreadArb, { nil: undefined }),
-  anti: fc.constantFrom('none', 'host', 'zone', 'preferred-host'),
-  affinity: fc.constantFrom('none', 'self-zone', 'self-host'),
-  gpu: fc.boolean(),
+  zone: rarely(fc.constantFrom(...ZONES)),
+  arch: rarely(fc.constantFrom('amd64', 'arm64')),
+  team: rarely(fc.constantFrom('a', 'b', 'c')),
+  tolerate: sometimes(fc.constantFrom('all', 'p0', 'p1')),
+  twoTerms: unlikely,
+  preferZone: rarely(fc.constantFrom(...ZONES)),
+  hostPort: rarely(fc.constantFrom(80, 8080)),
+  spread: rarely(spreadArb),
+  anti: fc.constantFrom('none', 'none', 'none', 'none', 'host', 'zone', 'preferred-host'),
+  affinity: fc.constantFrom('none', 'none', 'none', 'none', 'self-zone', 'self-host'),
+  gpu: unlikely,
 }).map((o): Pod[] => {
   const app = `app-${i}`;
   const labels = { app };
@@ -129,7 +133,7 @@ function existingArb(its: InstanceType[]) {
   }));
 }
 
-const daemonArb = fc.array(fc.record({ cpu: fc.constantFrom('100m', '200m'), tolerateAll: fc.boolean(), port: fc.boolean() }), { maxLength: 2 })
+const daemonArb = fc.array(fc.record({ cpu: fc.constantFrom('100m', '200m'), tolerateAll: fc.boolean(), port: unlikely }), { maxLength: 2 })
   .map((ds): DaemonSet[] => ds.map((d, i) => daemonSet(`ds-${i}`, { cpu: d.cpu, memory: '64Mi', ...(d.tolerateAll ? { tolerations: [{ operator: 'Exists' }] } : {}), ...(d.port ? { hostPorts: [8080] } : {}) })));
 
 const optionsArb = fc.record({
