@@ -48,52 +48,27 @@ function regex(pattern: string): RegExp {
   return r;
 }
 
-function walk(s: Schema, v: unknown, path: PathSeg[], out: FieldError[], ctx: SchemaContext): void {
-  const before = out.length;
+/**
+ * Checks one node; returns false when the value (or something below it) has the wrong JSON type. CEL rules
+ * run only over well-typed values, as the API server skips CEL when a type error blocks it; other
+ * problems (patterns, bounds, required fields) do not stop them, so one pass reports everything.
+ */
+function walk(s: Schema, v: unknown, path: PathSeg[], out: FieldError[], ctx: SchemaContext): boolean {
   const err = (p: readonly PathSeg[], msg: string): void => {
     out.push(fieldError(ctx.object, p, msg));
   };
-  if (v === null && s.nullable) return;
+  if (v === null && s.nullable) return true;
+  let typed = true;
   if (s.intOrString) {
     if (typeof v === 'string') checkString(s, v, path, err);
     else if (!(typeof v === 'number' && Number.isInteger(v))) {
       err(path, `must be an integer or a string, not ${typeName(v)} (${show(v)})${typeof v === 'number' ? `; quote it: "${v}"` : ''}`);
+      typed = false;
     }
   } else {
-    switch (s.type) {
-      case 'object':
-        if (!isRecord(v)) err(path, `must be an object (a map of fields), not ${typeName(v)} (${show(v)})`);
-        else walkObject(s, v, path, out, ctx, err);
-        break;
-      case 'array':
-        if (!Array.isArray(v)) err(path, `must be a list, not ${typeName(v)} (${show(v)})${s.hint ? `; ${s.hint}` : ''}`);
-        else walkArray(s, v, path, out, ctx, err);
-        break;
-      case 'string':
-        if (typeof v !== 'string') {
-          const quote = typeof v === 'number' || typeof v === 'boolean' ? `; quote it: "${String(v)}"` : '';
-          err(path, `must be a string, not ${typeName(v)} (${show(v)})${quote}`);
-        } else checkString(s, v, path, err);
-        break;
-      case 'integer':
-        if (typeof v !== 'number' || !Number.isInteger(v)) {
-          const q = typeof v === 'string' && /^-?\d+$/.test(v) ? `; write it without quotes: ${v}` : '';
-          err(path, `must be an integer, not ${typeName(v)} (${show(v)})${q}`);
-        } else checkNumber(s, v, path, err);
-        break;
-      case 'number':
-        if (typeof v !== 'number') err(path, `must be a number, not ${typeName(v)} (${show(v)})`);
-        else checkNumber(s, v, path, err);
-        break;
-      case 'boolean':
-        if (typeof v !== 'boolean') err(path, `must be true or false, not ${typeName(v)} (${show(v)})`);
-        break;
-      default:
-        break;
-    }
+    typed = walkTyped(s, v, path, out, ctx, err);
   }
-  // CEL rules run on values that passed the structural checks below them, as a typed CEL program would.
-  if (out.length === before && s.rules) {
+  if (typed && s.rules) {
     for (const r of s.rules) {
       if (isTransitionRule(r)) continue;
       const res = (r.check as (self: unknown) => boolean | readonly { path: readonly PathSeg[]; message?: string }[])(v);
@@ -102,10 +77,59 @@ function walk(s: Schema, v: unknown, path: PathSeg[], out: FieldError[], ctx: Sc
       else for (const vio of res) err([...path, ...vio.path], vio.message ?? r.message);
     }
   }
+  return typed;
+}
+
+function walkTyped(s: Schema, v: unknown, path: PathSeg[], out: FieldError[], ctx: SchemaContext,
+  err: (p: readonly PathSeg[], m: string) => void): boolean {
+  switch (s.type) {
+    case 'object':
+      if (!isRecord(v)) break;
+      return walkObject(s, v, path, out, ctx, err);
+    case 'array':
+      if (!Array.isArray(v)) {
+        err(path, `must be a list, not ${typeName(v)} (${show(v)})${s.hint ? `; ${s.hint}` : ''}`);
+        return false;
+      }
+      return walkArray(s, v, path, out, ctx, err);
+    case 'string':
+      if (typeof v !== 'string') {
+        const quote = typeof v === 'number' || typeof v === 'boolean' ? `; quote it: "${String(v)}"` : '';
+        err(path, `must be a string, not ${typeName(v)} (${show(v)})${quote}`);
+        return false;
+      }
+      checkString(s, v, path, err);
+      return true;
+    case 'integer':
+      if (typeof v !== 'number' || !Number.isInteger(v)) {
+        const q = typeof v === 'string' && /^-?\d+$/.test(v) ? `; write it without quotes: ${v}` : '';
+        err(path, `must be an integer, not ${typeName(v)} (${show(v)})${q}`);
+        return false;
+      }
+      checkNumber(s, v, path, err);
+      return true;
+    case 'number':
+      if (typeof v !== 'number') {
+        err(path, `must be a number, not ${typeName(v)} (${show(v)})`);
+        return false;
+      }
+      checkNumber(s, v, path, err);
+      return true;
+    case 'boolean':
+      if (typeof v !== 'boolean') {
+        err(path, `must be true or false, not ${typeName(v)} (${show(v)})`);
+        return false;
+      }
+      return true;
+    default:
+      return true;
+  }
+  err(path, `must be an object (a map of fields), not ${typeName(v)} (${show(v)})${s.hint ? `; ${s.hint}` : ''}`);
+  return false;
 }
 
 function walkObject(s: Schema, v: Record<string, unknown>, path: PathSeg[], out: FieldError[], ctx: SchemaContext,
-  err: (p: readonly PathSeg[], m: string) => void): void {
+  err: (p: readonly PathSeg[], m: string) => void): boolean {
   for (const r of s.required ?? []) {
     if (v[r] === undefined) {
       const sub = s.properties?.[r];
@@ -115,26 +139,31 @@ function walkObject(s: Schema, v: Record<string, unknown>, path: PathSeg[], out:
   if (s.maxProperties !== undefined && Object.keys(v).length > s.maxProperties) {
     err(path, `has ${Object.keys(v).length} entries; at most ${s.maxProperties} are allowed`);
   }
+  let typed = true;
   for (const [k, val] of Object.entries(v)) {
     const prop = s.properties?.[k];
-    if (prop) walk(prop, val, [...path, k], out, ctx);
-    else if (s.additionalProperties) walk(s.additionalProperties, val, [...path, { key: k }], out, ctx);
+    if (prop) typed = walk(prop, val, [...path, k], out, ctx) && typed;
+    else if (s.additionalProperties) typed = walk(s.additionalProperties, val, [...path, { key: k }], out, ctx) && typed;
     else if (!s.preserveUnknownFields) {
       const guess = closest(k, Object.keys(s.properties ?? {}));
       err([...path, k], `unknown field "${k}"${guess ? ` (did you mean "${guess}"?)` : ''}`);
     }
   }
+  return typed;
 }
 
 function walkArray(s: Schema, v: unknown[], path: PathSeg[], out: FieldError[], ctx: SchemaContext,
-  err: (p: readonly PathSeg[], m: string) => void): void {
+  err: (p: readonly PathSeg[], m: string) => void): boolean {
   if (s.minItems !== undefined && v.length < s.minItems) {
     err(path, s.minItems === 1 ? 'must have at least one item' : `has ${v.length} items; at least ${s.minItems} are required`);
   }
   if (s.maxItems !== undefined && v.length > s.maxItems) err(path, `has ${v.length} items; at most ${s.maxItems} are allowed`);
+  let typed = true;
   if (s.items) {
     const items = s.items;
-    v.forEach((item, i) => walk(items, item, [...path, i], out, ctx));
+    v.forEach((item, i) => {
+      typed = walk(items, item, [...path, i], out, ctx) && typed;
+    });
   }
   if (s.listType === 'set') {
     const seen = new Set<string>();
@@ -144,6 +173,7 @@ function walkArray(s: Schema, v: unknown[], path: PathSeg[], out: FieldError[], 
       seen.add(k);
     });
   }
+  return typed;
 }
 
 function checkString(s: Schema, v: string, path: PathSeg[], err: (p: readonly PathSeg[], m: string) => void): void {

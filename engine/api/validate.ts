@@ -37,7 +37,9 @@ export function admit(obj: unknown): Result<Record<string, unknown>> {
   const schema = objectSchema(def);
   const value = applyDefaults(schema, obj) as Record<string, unknown>;
   const errors = [...metadataErrors(value, object), ...validateSchema(schema, value, [], { object })];
-  if (errors.length === 0) errors.push(...kindErrors(def.kind as ValidatedKind, value, object));
+  // Runtime checks are defensive about shapes; skip the ones whose field already has a schema error.
+  const reported = new Set(errors.map((e) => e.path));
+  errors.push(...kindErrors(def.kind as ValidatedKind, value, object).filter((e) => !reported.has(e.path)));
   return errors.length === 0 ? ok(value) : fail(errors);
 }
 

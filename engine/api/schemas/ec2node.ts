@@ -169,6 +169,7 @@ interface Nic {
 export const networkInterfaces: Schema = {
   type: 'array',
   description: 'Network interfaces of the instances (ASSUMED constraints: EC2\'s).',
+  maxItems: 64,
   items: {
     type: 'object',
     required: ['networkCardIndex', 'deviceIndex'],
