@@ -12,7 +12,8 @@ export function applyDefaults(schema: Schema, value: unknown): unknown {
     for (const [k, v] of Object.entries(value)) {
       const sub = schema.properties?.[k] ?? schema.additionalProperties;
       const d = sub ? applyDefaults(sub, v) : v;
-      if (d !== undefined) out[k] = d;
+      // defineProperty, so a "__proto__" key stays a plain key instead of replacing the prototype.
+      if (d !== undefined) Object.defineProperty(out, k, { value: d, enumerable: true, writable: true, configurable: true });
     }
     for (const [k, sub] of Object.entries(schema.properties ?? {})) {
       if (out[k] === undefined && sub.default !== undefined) out[k] = applyDefaults(sub, structuredClone(sub.default));
@@ -35,6 +36,27 @@ export interface SchemaContext {
 export function validateSchema(schema: Schema, value: unknown, path: readonly PathSeg[], ctx: SchemaContext): FieldError[] {
   const out: FieldError[] = [];
   walk(schema, value, [...path], out, ctx);
+  return out;
+}
+
+/**
+ * The transition rules (oldSelf) of an update, evaluated where both the new and the stored value exist.
+ * Values are correlated through object fields and map keys (not list items, as Kubernetes does for
+ * lists that are not x-kubernetes-list-type map).
+ */
+export function transitionErrors(s: Schema, value: unknown, old: unknown, path: readonly PathSeg[], ctx: SchemaContext): FieldError[] {
+  if (value === undefined || old === undefined) return [];
+  const out: FieldError[] = [];
+  for (const r of s.rules ?? []) {
+    if (isTransitionRule(r) && !(r.check as (self: unknown, oldSelf: unknown) => boolean)(value, old)) out.push(fieldError(ctx.object, path, r.message));
+  }
+  if (isRecord(value) && isRecord(old)) {
+    for (const [k, v] of Object.entries(value)) {
+      const sub = s.properties?.[k];
+      if (sub) out.push(...transitionErrors(sub, v, old[k], [...path, k], ctx));
+      else if (s.additionalProperties) out.push(...transitionErrors(s.additionalProperties, v, old[k], [...path, { key: k }], ctx));
+    }
+  }
   return out;
 }
 

@@ -4,7 +4,7 @@
 // its CEL rules (schemas/), then Karpenter's runtime checks (semantic.ts).
 import { fail, isRecord, objectRef, ok, fieldError, type FieldError, type Result } from './errors.ts';
 import { isLegacy, legacyErrors } from './legacy.ts';
-import { applyDefaults, validateSchema } from './openapi.ts';
+import { applyDefaults, transitionErrors, validateSchema } from './openapi.ts';
 import { CRDS, objectSchema } from './schemas/crds.ts';
 import type { CrdDefinition } from './schemas/types.ts';
 import { ec2NodeClassErrors, metadataErrors, nodeClaimErrors, nodePoolErrors } from './semantic.ts';
@@ -49,6 +49,22 @@ function kindErrors(kind: ValidatedKind, value: Record<string, unknown>, object:
     case 'NodeClaim': return nodeClaimErrors(value, object);
     case 'EC2NodeClass': return ec2NodeClassErrors(value, object);
   }
+}
+
+/**
+ * Admission of an update: everything validateObject checks on the new object, plus the CRD's transition
+ * rules against the stored one (NodeClaim spec immutable, NodePool nodeClassRef group/kind immutable,
+ * no switching between static and dynamic NodePools).
+ */
+export function validateUpdate(oldObj: unknown, newObj: unknown): FieldError[] {
+  if (!isValidatedObject(newObj)) return [];
+  const r = admit(newObj);
+  const errors = r.ok ? [] : [...r.errors];
+  const def = crdFor(newObj);
+  if (!def || !isRecord(oldObj) || crdFor(oldObj) !== def) return errors;
+  const schema = objectSchema(def);
+  const ctx = { object: objectRef(newObj) };
+  return [...errors, ...transitionErrors(schema, applyDefaults(schema, newObj), applyDefaults(schema, oldObj), [], ctx)];
 }
 
 /**

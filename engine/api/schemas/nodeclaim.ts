@@ -1,5 +1,6 @@
 // NodeClaim (karpenter.sh/v1): the schema of Karpenter v1.14's CRD. Its spec is immutable once created.
 import { conditions, duration, nillableDuration, nodeClassRef, requirements, resourceList, taints } from './common.ts';
+import { deepEqual } from '../equal.ts';
 import type { CrdDefinition, Schema } from './types.ts';
 
 export const nodeClaimSpec: Schema = {
@@ -18,7 +19,12 @@ export const nodeClaimSpec: Schema = {
     terminationGracePeriod: duration('Maximum time to drain the node before its pods are deleted forcefully.'),
     expireAfter: { ...nillableDuration('Node lifetime, measured from creation, or Never.'), default: '720h' },
   },
-  rules: [{ rule: 'self == oldSelf', message: 'spec is immutable', transition: true }],
+  rules: [{
+    rule: 'self == oldSelf',
+    message: 'spec is immutable: a NodeClaim cannot be changed once created (delete it and let Karpenter create a new one)',
+    transition: true,
+    check: (self: unknown, oldSelf: unknown) => deepEqual(self, oldSelf),
+  }],
 };
 
 export const nodeClaimStatus: Schema = {

@@ -35,6 +35,11 @@ const budget: Schema = {
   },
 };
 
+interface Ref {
+  group?: string;
+  kind?: string;
+}
+
 interface BudgetValue {
   schedule?: string;
   duration?: string;
@@ -88,8 +93,8 @@ const templateSpec: Schema = {
     nodeClassRef: {
       ...nodeClassRef,
       rules: [
-        { rule: 'self.group == oldSelf.group', message: 'nodeClassRef.group is immutable', transition: true },
-        { rule: 'self.kind == oldSelf.kind', message: 'nodeClassRef.kind is immutable', transition: true },
+        { rule: 'self.group == oldSelf.group', message: 'nodeClassRef.group is immutable', transition: true, check: (s: Ref, o: Ref) => s.group === o.group },
+        { rule: 'self.kind == oldSelf.kind', message: 'nodeClassRef.kind is immutable', transition: true, check: (s: Ref, o: Ref) => s.kind === o.kind },
       ],
     },
     terminationGracePeriod: duration('Maximum time to drain a node before its pods are deleted forcefully.'),
@@ -153,6 +158,7 @@ export const nodePoolSpec: Schema = {
       rule: 'has(self.replicas) == has(oldSelf.replicas)',
       message: 'a NodePool cannot switch between static (replicas) and dynamic provisioning',
       transition: true,
+      check: (self: SpecValue, oldSelf: SpecValue) => (self.replicas === undefined) === (oldSelf.replicas === undefined),
     },
   ],
 };

@@ -24,11 +24,13 @@ export interface CelRule {
   readonly check: (self: never) => boolean | readonly Violation[];
 }
 
-/** Rules comparing with the stored object (oldSelf): written into the CRD, not evaluated here. */
+/** Rules comparing with the stored object (oldSelf): evaluated on updates only (validateUpdate). */
 export interface TransitionRule {
   readonly rule: string;
   readonly message: string;
   readonly transition: true;
+  /** The rule in TypeScript; `oldSelf` is the stored value at the same path (only called when present). */
+  readonly check: (self: never, oldSelf: never) => boolean;
 }
 
 export type SchemaType = 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
