@@ -4,13 +4,18 @@
 import { fieldError, isRecord, show, typeName, type FieldError, type PathSeg } from './errors.ts';
 import { isTransitionRule, type Schema } from './schemas/types.ts';
 
+/** The schema of a declared property (own keys only: "__proto__" in data is just an unknown field). */
+function prop(s: Schema, k: string): Schema | undefined {
+  return s.properties && Object.hasOwn(s.properties, k) ? s.properties[k] : undefined;
+}
+
 /** Returns a copy of `value` with nulls pruned and schema defaults filled in, recursively. */
 export function applyDefaults(schema: Schema, value: unknown): unknown {
   if (value === null) return schema.nullable ? null : undefined;
   if (schema.type === 'object' && isRecord(value)) {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      const sub = schema.properties?.[k] ?? schema.additionalProperties;
+      const sub = prop(schema, k) ?? schema.additionalProperties;
       const d = sub ? applyDefaults(sub, v) : v;
       // defineProperty, so a "__proto__" key stays a plain key instead of replacing the prototype.
       if (d !== undefined) Object.defineProperty(out, k, { value: d, enumerable: true, writable: true, configurable: true });
@@ -52,7 +57,7 @@ export function transitionErrors(s: Schema, value: unknown, old: unknown, path: 
   }
   if (isRecord(value) && isRecord(old)) {
     for (const [k, v] of Object.entries(value)) {
-      const sub = s.properties?.[k];
+      const sub = prop(s, k);
       if (sub) out.push(...transitionErrors(sub, v, old[k], [...path, k], ctx));
       else if (s.additionalProperties) out.push(...transitionErrors(s.additionalProperties, v, old[k], [...path, { key: k }], ctx));
     }
@@ -163,8 +168,8 @@ function walkObject(s: Schema, v: Record<string, unknown>, path: PathSeg[], out:
   }
   let typed = true;
   for (const [k, val] of Object.entries(v)) {
-    const prop = s.properties?.[k];
-    if (prop) typed = walk(prop, val, [...path, k], out, ctx) && typed;
+    const sub = prop(s, k);
+    if (sub) typed = walk(sub, val, [...path, k], out, ctx) && typed;
     else if (s.additionalProperties) typed = walk(s.additionalProperties, val, [...path, { key: k }], out, ctx) && typed;
     else if (!s.preserveUnknownFields) {
       const guess = closest(k, Object.keys(s.properties ?? {}));
