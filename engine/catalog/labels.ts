@@ -59,7 +59,7 @@ export function kubeArch(arch: string): string {
 }
 
 /** Where the instance type is offered, and under which node class. */
-export interface LabelContext {
+export interface InstanceLabelContext {
   readonly region?: string;
   /** Zones the type is offered in (that the node class can use). */
   readonly zones: readonly string[];
@@ -132,7 +132,7 @@ export function ec2TypeRequirements(info: Ec2InstanceInfo): Requirement[] {
 }
 
 /** The labels that depend on where and how the type is offered: zones, region, capacity types, OS. */
-export function ec2ContextRequirements(arch: Ec2InstanceInfo['arch'], ctx: LabelContext): Requirement[] {
+export function ec2ContextRequirements(arch: Ec2InstanceInfo['arch'], ctx: InstanceLabelContext): Requirement[] {
   const traits = amiFamilyTraits(ctx.amiFamily ?? 'AL2023');
   // A Windows node class offers only amd64 types; arm64 ones get an empty OS set and match no pod.
   const os = traits.windowsBuild ? (arch === 'x86_64' ? ['windows'] : []) : ['linux'];
@@ -148,6 +148,6 @@ export function ec2ContextRequirements(arch: Ec2InstanceInfo['arch'], ctx: Label
 }
 
 /** The instance type's requirements (labels): ec2TypeRequirements plus ec2ContextRequirements. */
-export function ec2InstanceRequirements(info: Ec2InstanceInfo, ctx: LabelContext): Requirements {
+export function ec2InstanceRequirements(info: Ec2InstanceInfo, ctx: InstanceLabelContext): Requirements {
   return requirements(...ec2TypeRequirements(info), ...ec2ContextRequirements(info.arch, ctx));
 }

@@ -85,7 +85,7 @@ export interface KubeletSettings {
 }
 
 /** One spec.blockDeviceMappings entry, reduced to what sizing needs. */
-export interface BlockDeviceMapping {
+export interface CapacityBlockDevice {
   readonly deviceName?: string;
   readonly rootVolume?: boolean;
   /** ebs.volumeSize as a quantity ("100Gi"). */
@@ -100,6 +100,6 @@ export interface CapacitySettings {
   /** Default AL2023. */
   readonly amiFamily?: AmiFamily;
   readonly kubelet?: KubeletSettings;
-  readonly blockDeviceMappings?: readonly BlockDeviceMapping[];
+  readonly blockDeviceMappings?: readonly CapacityBlockDevice[];
   readonly instanceStorePolicy?: 'RAID0';
 }

@@ -1,0 +1,135 @@
+// Pod (v1) -> domain Pod: identity, effective requests (+ pods: 1), host ports, scheduling constraints,
+// ownership and the status bits the scheduler and disruption read.
+import type { HostPort, OwnerRef, Pod, PodPhase } from '../domain/types.ts';
+import { at, Decoder, type Obj } from './decode.ts';
+import { fail, isRecord, objectRef, ok, type PathSeg, type Result } from './errors.ts';
+import { requirementProblem } from './problems.ts';
+import { podRequests } from './requests.ts';
+import { affinity, tolerations, topologySpreadConstraints } from './selectors.ts';
+
+export interface PodOptions {
+  /** Creation time for pods without metadata.creationTimestamp (raw manifests); default 0. */
+  readonly now?: number;
+}
+
+const PHASES: readonly PodPhase[] = ['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'];
+
+export function parsePod(obj: unknown, opts: PodOptions = {}): Result<Pod> {
+  const d = new Decoder(objectRef(obj, 'Pod'));
+  if (!isRecord(obj)) {
+    d.err([], 'is not an object');
+    return fail(d.errors);
+  }
+  const pod = decodePod(d, obj, [], opts);
+  return d.errors.length === 0 ? ok(pod) : fail(d.errors);
+}
+
+/** Decodes a pod (or a pod template, at `path`) into the domain Pod; errors go to the decoder. */
+export function decodePod(d: Decoder, o: Obj, path: readonly PathSeg[], opts: PodOptions, defaults: { namespace?: string; name?: string } = {}): Pod {
+  const mp = [...path, 'metadata'];
+  const meta = d.obj(o['metadata'], mp);
+  const spec = d.obj(o['spec'], [...path, 'spec']);
+  const status = d.obj(o['status'], [...path, 'status']);
+  const sp = [...path, 'spec'];
+  if (!spec) d.err(sp, 'is required but missing');
+  const name = d.str(at(meta, 'name'), [...mp, 'name']) ?? defaults.name ?? d.reqStr(undefined, [...mp, 'name']);
+  const namespace = d.str(at(meta, 'namespace'), [...mp, 'namespace']) || defaults.namespace || 'default';
+  if (spec && d.arr(spec['containers'], [...sp, 'containers']).length === 0) d.err([...sp, 'containers'], 'must list at least one container');
+  const requests = { ...podRequests(d, spec, status, path), pods: 1 };
+  const pod: Record<string, unknown> = {
+    uid: d.str(at(meta, 'uid'), [...mp, 'uid']) ?? `${namespace}/${name}`,
+    namespace,
+    name,
+    labels: d.strMap(at(meta, 'labels'), [...mp, 'labels']),
+    annotations: d.strMap(at(meta, 'annotations'), [...mp, 'annotations']),
+    requests,
+    nodeSelector: d.strMap(at(spec, 'nodeSelector'), [...sp, 'nodeSelector']),
+    tolerations: tolerations(d, at(spec, 'tolerations'), [...sp, 'tolerations']),
+    topologySpreadConstraints: topologySpreadConstraints(d, at(spec, 'topologySpreadConstraints'), [...sp, 'topologySpreadConstraints']),
+    hostPorts: hostPorts(d, spec, sp),
+    creationTimestamp: d.time(at(meta, 'creationTimestamp'), [...mp, 'creationTimestamp']) ?? opts.now ?? 0,
+    phase: d.oneOf(at(status, 'phase'), [...path, 'status', 'phase'], PHASES) ?? 'Pending',
+  };
+  const aff = affinity(d, at(spec, 'affinity'), [...sp, 'affinity']);
+  set(pod, 'affinity', aff);
+  set(pod, 'priority', d.int(at(spec, 'priority'), [...sp, 'priority']));
+  set(pod, 'priorityClassName', d.str(at(spec, 'priorityClassName'), [...sp, 'priorityClassName']));
+  set(pod, 'owner', owner(d, at(meta, 'ownerReferences'), [...mp, 'ownerReferences']));
+  set(pod, 'nodeName', d.str(at(spec, 'nodeName'), [...sp, 'nodeName']) || undefined);
+  set(pod, 'deletionTimestamp', d.time(at(meta, 'deletionTimestamp'), [...mp, 'deletionTimestamp']));
+  set(pod, 'startTime', d.time(at(status, 'startTime'), [...path, 'status', 'startTime']));
+  set(pod, 'terminationGracePeriodSeconds', d.int(at(spec, 'terminationGracePeriodSeconds'), [...sp, 'terminationGracePeriodSeconds']));
+  set(pod, 'nominatedNodeName', d.str(at(status, 'nominatedNodeName'), [...path, 'status', 'nominatedNodeName']) || undefined);
+  const conds = d.arr(at(status, 'conditions'), [...path, 'status', 'conditions']).map((c) => (isRecord(c) ? c : {}));
+  const ready = conds.find((c) => c['type'] === 'Ready');
+  if (ready) pod['ready'] = ready['status'] === 'True';
+  if (conds.some((c) => c['type'] === 'PodScheduled' && c['status'] === 'False' && c['reason'] === 'Unschedulable')) pod['unschedulable'] = true;
+  const pvcs = pvcNames(d, spec, sp, name);
+  if (pvcs.length > 0) pod['pvcNames'] = pvcs;
+  set(pod, 'ignoredReason', ignoredReason(pod as unknown as Pod));
+  return pod as unknown as Pod;
+}
+
+function set(o: Record<string, unknown>, k: string, v: unknown): void {
+  if (v !== undefined) o[k] = v;
+}
+
+/** Host ports of app containers (init containers do not count, as in Karpenter's hostportusage). */
+function hostPorts(d: Decoder, spec: Obj | undefined, sp: readonly PathSeg[]): HostPort[] {
+  const out: HostPort[] = [];
+  d.arr(at(spec, 'containers'), [...sp, 'containers']).forEach((c, i) => {
+    const cp = [...sp, 'containers', i, 'ports'];
+    d.arr(at(c as Obj, 'ports'), cp).forEach((p, j) => {
+      const po = d.obj(p, [...cp, j]);
+      const port = d.int(at(po, 'hostPort'), [...cp, j, 'hostPort']) ?? 0;
+      if (port === 0) return;
+      out.push({ ip: d.str(at(po, 'hostIP'), [...cp, j, 'hostIP']) || '0.0.0.0', port, protocol: d.str(at(po, 'protocol'), [...cp, j, 'protocol']) || 'TCP' });
+    });
+  });
+  return out;
+}
+
+/** The controller owner reference, else the first one. */
+function owner(d: Decoder, v: unknown, path: readonly PathSeg[]): OwnerRef | undefined {
+  const refs = d.arr(v, path).map((r, i) => {
+    const o = d.obj(r, [...path, i]);
+    const ref: Record<string, unknown> = { kind: d.reqStr(at(o, 'kind'), [...path, i, 'kind']), name: d.reqStr(at(o, 'name'), [...path, i, 'name']) };
+    set(ref, 'uid', d.str(at(o, 'uid'), [...path, i, 'uid']));
+    set(ref, 'apiVersion', d.str(at(o, 'apiVersion'), [...path, i, 'apiVersion']));
+    set(ref, 'controller', d.bool(at(o, 'controller'), [...path, i, 'controller']));
+    return ref as unknown as OwnerRef;
+  });
+  return refs.find((r) => r.controller) ?? refs[0];
+}
+
+/** PVCs the pod mounts, including generic ephemeral volumes (named <pod>-<volume>). */
+function pvcNames(d: Decoder, spec: Obj | undefined, sp: readonly PathSeg[], podName: string): string[] {
+  const out: string[] = [];
+  d.arr(at(spec, 'volumes'), [...sp, 'volumes']).forEach((v, i) => {
+    const vo = d.obj(v, [...sp, 'volumes', i]);
+    const claim = d.obj(at(vo, 'persistentVolumeClaim'), [...sp, 'volumes', i, 'persistentVolumeClaim']);
+    if (claim) out.push(d.reqStr(claim['claimName'], [...sp, 'volumes', i, 'persistentVolumeClaim', 'claimName']));
+    else if (at(vo, 'ephemeral') !== undefined) out.push(`${podName}-${String(at(vo, 'name'))}`);
+  });
+  return out;
+}
+
+/**
+ * Why Karpenter would ignore this pod (spec/scheduling.md §1.10), for the constraints visible on the pod
+ * itself: restricted or invalid keys in nodeSelector or required node affinity, In without values,
+ * malformed Gt/Lt, matchFields. PVC problems are found later, where PVCs are known.
+ */
+function ignoredReason(pod: Pod): string | undefined {
+  for (const [k, v] of Object.entries(pod.nodeSelector)) {
+    const p = requirementProblem({ key: k, operator: 'In', values: [v] }, 'nodeclaim');
+    if (p) return `nodeSelector ${k}: ${p}`;
+  }
+  for (const [i, term] of (pod.affinity?.nodeAffinity?.required ?? []).entries()) {
+    if (term.matchFields && term.matchFields.length > 0) return `required node affinity term ${i} uses matchFields, which Karpenter does not support`;
+    for (const r of term.matchExpressions) {
+      const p = requirementProblem(r, 'nodeclaim');
+      if (p) return `required node affinity term ${i}, key ${r.key}: ${p}`;
+    }
+  }
+  return undefined;
+}
