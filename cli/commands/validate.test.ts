@@ -1,3 +1,4 @@
+import { GUIDE_EXAMPLES_DIR } from '../../test/fixtures/guide.ts';
 import { mkdtempSync, readdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,7 @@ import { memoryIo } from '../io.ts';
 import { main } from '../main.ts';
 import { run } from './validate.ts';
 
-const EXAMPLES = '/work/shared/seed/examples';
+const EXAMPLES = GUIDE_EXAMPLES_DIR.replace(/\/$/, '');
 const dir = mkdtempSync(join(tmpdir(), 'karpenter-ts-validate-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -1,4 +1,5 @@
 // Table-driven NodePool validation: each case breaks one rule and names the field path it must report.
+import { GUIDE_EXAMPLES_DIR } from '../../test/fixtures/guide.ts';
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { formatFieldError } from './errors.ts';
@@ -6,7 +7,7 @@ import { validateObject } from './validate.ts';
 import { parseDocuments } from './yaml.ts';
 
 type Obj = Record<string, any>;
-const EXAMPLES = '/work/shared/seed/examples/';
+const EXAMPLES = GUIDE_EXAMPLES_DIR;
 
 function nodePool(): Obj {
   return {

@@ -1,3 +1,4 @@
+import { GUIDE_EXAMPLES_DIR } from '../../test/fixtures/guide.ts';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseEC2NodeClass, toNodeClass } from './ec2nodeclass.ts';
@@ -9,7 +10,7 @@ import { parseObject, parseText } from './objects.ts';
 import { parseDaemonSet, parsePodDisruptionBudget } from './workloads.ts';
 import { parseDocuments } from './yaml.ts';
 
-const EXAMPLES = '/work/shared/seed/examples/';
+const EXAMPLES = GUIDE_EXAMPLES_DIR;
 const H = 3_600_000;
 const GI = 1024 ** 3;
 const doc = (file: string, i = 0): unknown => parseDocuments(readFileSync(EXAMPLES + file, 'utf8'))[i]!.value;

@@ -1,4 +1,5 @@
 // Parsers never throw past their API: arbitrary values anywhere in a valid object give errors, not crashes.
+import { GUIDE_EXAMPLES_DIR } from '../../test/fixtures/guide.ts';
 import { readFileSync, readdirSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -7,7 +8,7 @@ import { parseObject, parseText } from './objects.ts';
 import { validateObject } from './validate.ts';
 import { parseDocuments } from './yaml.ts';
 
-const EXAMPLES = '/work/shared/seed/examples/';
+const EXAMPLES = GUIDE_EXAMPLES_DIR;
 const seeds: unknown[] = [
   ...readdirSync(EXAMPLES).filter((f) => f.endsWith('.yaml')).flatMap((f) => parseDocuments(readFileSync(EXAMPLES + f, 'utf8')).map((d) => d.value)),
   { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1' } }, ports: [{ hostPort: 80 }] }],
