@@ -20,7 +20,7 @@ import { toKubeTime, type Clock } from '../operator/clock.ts';
 import { Reactor } from './reactor.ts';
 import { leastAllocatedScore, nodeFilters } from './scheduling/filters.ts';
 import { isTerminal, NodeInfo, podRequests, podSpec } from './scheduling/nodes.ts';
-import { placementCheck } from './scheduling/placement.ts';
+import { Placement } from './scheduling/placement.ts';
 
 export interface SchedulerOptions {
   readonly api: Api;
@@ -36,6 +36,8 @@ export class Scheduler {
   readonly reactor: Reactor;
   private generation = 0;
   private readonly tried = new Map<string, number>();
+  /** Pods waiting for a node, kept from store events so a pass does not scan every pod. */
+  private readonly waiting = new Map<string, { namespace: string; name: string }>();
   private readonly unsubscribe: () => void;
   private readonly schedulerName: string;
   /** Counters for tests and the simulator's status line. */
@@ -45,6 +47,7 @@ export class Scheduler {
     this.schedulerName = opts.schedulerName ?? 'default-scheduler';
     this.reactor = new Reactor('scheduler', () => this.pass(), opts.onError);
     this.unsubscribe = opts.api.store.subscribe((e) => this.observe(e));
+    for (const p of opts.api.store.list('pods')) this.track(p, false);
     this.reactor.kick();
   }
 
@@ -61,15 +64,26 @@ export class Scheduler {
     }
     if (e.resource !== 'pods') return;
     if (e.type === 'DELETED') this.tried.delete(e.object.metadata.uid!);
+    this.track(e.object, e.type === 'DELETED');
     if (helps(e)) this.generation++;
     this.reactor.kick();
   }
 
+  private track(p: KObject, gone: boolean): void {
+    const spec = podSpec(p);
+    const key = `${p.metadata.namespace}/${p.metadata.name}`;
+    const waiting = !gone && !spec.nodeName && !p.metadata.deletionTimestamp && !isTerminal(p) && (spec.schedulerName ?? 'default-scheduler') === this.schedulerName;
+    if (waiting) this.waiting.set(key, { namespace: p.metadata.namespace!, name: p.metadata.name! });
+    else this.waiting.delete(key);
+  }
+
   private pending(): KObject[] {
-    return this.opts.api.store.list('pods').filter((p) => {
-      const spec = podSpec(p);
-      return !spec.nodeName && !p.metadata.deletionTimestamp && !isTerminal(p) && (spec.schedulerName ?? 'default-scheduler') === this.schedulerName;
-    });
+    const out: KObject[] = [];
+    for (const { namespace, name } of this.waiting.values()) {
+      const p = this.opts.api.store.get('pods', namespace, name);
+      if (p) out.push(p);
+    }
+    return out;
   }
 
   private pass(): void {
@@ -84,12 +98,15 @@ export class Scheduler {
       if (nodeName) byName.get(nodeName)?.use(p);
     }
     todo.sort(byPriorityThenAge);
+    const placement = new Placement(nodes);
     for (const pod of todo) {
       this.tried.set(pod.metadata.uid!, generation);
-      const result = schedule(pod, nodes);
+      const result = schedule(pod, nodes, placement);
       if ('node' in result) {
         const bound = this.opts.api.bind(pod.metadata.namespace!, pod.metadata.name!, result.node);
-        byName.get(result.node)!.use(bound);
+        const info = byName.get(result.node)!;
+        info.use(bound);
+        placement.add(bound, info);
         this.stats.bound++;
       } else {
         this.markUnschedulable(pod, result.message);
@@ -131,21 +148,21 @@ function byPriorityThenAge(a: KObject, b: KObject): number {
 }
 
 /** Picks a node for one pod, or explains why none fits. */
-export function schedule(pod: KObject, nodes: readonly NodeInfo[]): ScheduleResult {
+export function schedule(pod: KObject, nodes: readonly NodeInfo[], placement: Placement = new Placement(nodes)): ScheduleResult {
   if (!nodes.length) return { message: 'no nodes available to schedule pods' };
   try {
     podRequests(pod);
   } catch (e) {
     return { message: `pod ${pod.metadata.namespace}/${pod.metadata.name} has invalid resource requests: ${(e as Error).message}` };
   }
-  let placement: ((n: NodeInfo) => string | undefined) | undefined;
+  let check: ((n: NodeInfo) => string | undefined) | undefined;
   const reasons = new Map<string, number>();
   const feasible: NodeInfo[] = [];
   for (const n of nodes) {
     let why = nodeFilters(pod, n);
     if (!why.length) {
-      placement ??= placementCheck(pod, nodes);
-      const r = placement(n);
+      check ??= placement.check(pod);
+      const r = check(n);
       if (r) why = [r];
     }
     if (why.length) for (const r of why) reasons.set(r, (reasons.get(r) ?? 0) + 1);

@@ -7,10 +7,15 @@ export function controllerRef(owner: KObject): OwnerReference {
   return { apiVersion: owner.apiVersion!, kind: owner.kind!, name: owner.metadata.name!, uid: owner.metadata.uid!, controller: true, blockOwnerDeletion: true };
 }
 
-/** Objects of `resource` in the owner's namespace whose controller is the owner. */
+/** Objects of `resource` whose controller is the owner (through the store's owner index, not a scan). */
 export function owned(api: Api, resource: string, owner: KObject): KObject[] {
-  return api.store.list(resource, { namespace: owner.metadata.namespace })
-    .filter((o) => o.metadata.ownerReferences?.some((r) => r.controller && r.uid === owner.metadata.uid));
+  const out: KObject[] = [];
+  for (const ref of api.store.dependents(owner.metadata.uid!)) {
+    if (ref.resource !== resource) continue;
+    const o = api.store.get(ref.resource, ref.namespace, ref.name);
+    if (o?.metadata.ownerReferences?.some((r) => r.controller && r.uid === owner.metadata.uid)) out.push(o);
+  }
+  return out;
 }
 
 /** Pods that count toward replicas: not being deleted, not finished. */

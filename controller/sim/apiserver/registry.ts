@@ -12,7 +12,8 @@ import { jsonPatch, mergePatch } from './patch.ts';
 import type { ResourceInfo, ResourceTable } from './resources.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import type { Store } from './store.ts';
-import { serverSideApply, strategicMerge } from './strategic.ts';
+import { AppliedConfigs, serverSideApplyTo } from './apply.ts';
+import { strategicMerge } from './strategic.ts';
 import { draft, isObject, jsonEqual, type FieldError, type JsonObject, type KObject } from './types.ts';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -61,8 +62,8 @@ export class Registry {
   readonly store: Store;
   readonly ids: Ids;
   private readonly validators = new Map<string, Validator[]>();
-  /** Last applied configuration per object uid and "fieldManager|subresource", for server-side apply. */
-  private readonly applied = new Map<string, Map<string, JsonObject>>();
+  /** Last applied configuration per object and field manager, for server-side apply. */
+  readonly applied = new AppliedConfigs();
   /** Run after an object leaves the store (garbage collection, namespace cleanup); set by deletion.ts. */
   afterRemoval: (r: ResourceInfo, removed: KObject) => void = () => {};
 
@@ -151,7 +152,7 @@ export class Registry {
   patch(resource: string | ResourceInfo, namespace: string | undefined, name: string, type: PatchType, body: unknown, opts: WriteOptions = {}): KObject {
     const r = this.resources.resolve(resource);
     const ns = this.namespaceOf(r, namespace);
-    if (type === 'apply') return this.apply(r, ns, name, body, opts);
+    if (type === 'apply') return serverSideApplyTo(this, r, ns, name, body, opts);
     const old = this.get(r, ns, name);
     let patched: unknown;
     if (type === 'json') patched = jsonPatch(old, body);
@@ -170,42 +171,8 @@ export class Registry {
     return this.update(resource, namespace, name, body, { ...opts, subresource: 'status' });
   }
 
-  private apply(r: ResourceInfo, ns: string, name: string, body: unknown, opts: WriteOptions): KObject {
-    const manager = opts.fieldManager;
-    if (!manager) throw errors.badRequest('PATCH with application/apply-patch+yaml requires the fieldManager query parameter');
-    if (!isObject(body)) throw errors.badRequest('apply: the body must be an object');
-    const applied = structuredClone(body);
-    const meta = isObject(applied.metadata) ? applied.metadata : (applied.metadata = {});
-    delete meta.managedFields;
-    if (meta.name !== undefined && meta.name !== name) throw errors.badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`);
-    const key = `${manager}|${opts.subresource ?? ''}`;
-    const old = this.store.get(r.key, ns, name);
-    if (!old) {
-      if (opts.subresource) throw errors.notFound(r, name);
-      const created = this.create(r, ns, { ...applied, metadata: { ...meta, name } }, opts);
-      if (!opts.dryRun) this.remember(created, key, applied);
-      return created;
-    }
-    const merged = serverSideApply(old, applied, this.applied.get(old.metadata.uid!)?.get(key), !r.crd);
-    const stored = this.commit(r, old, this.prepareUpdate(r, old, this.incoming(r, ns, merged), opts.subresource), opts);
-    if (!opts.dryRun) this.remember(stored, key, applied);
-    return stored;
-  }
-
-  private remember(obj: KObject, key: string, applied: JsonObject): void {
-    const uid = obj.metadata.uid!;
-    if (!this.store.getByUid(uid)) return;
-    let byManager = this.applied.get(uid);
-    if (!byManager) this.applied.set(uid, (byManager = new Map()));
-    byManager.set(key, applied);
-  }
-
-  forgetApplied(uid: string): void {
-    this.applied.delete(uid);
-  }
-
   /** A fresh, checked copy of a request body, with apiVersion, kind and namespace filled in. */
-  private incoming(r: ResourceInfo, ns: string, body: unknown): KObject {
+  incoming(r: ResourceInfo, ns: string, body: unknown): KObject {
     if (!isObject(body)) throw errors.badRequest(`the body of a ${r.kind} request must be a JSON object`);
     const obj = structuredClone(body) as KObject;
     if (obj.kind !== undefined && obj.kind !== r.kind) throw errors.badRequest(`the kind of the object (${String(obj.kind)}) does not match the resource ${r.key} (${r.kind})`);
@@ -277,7 +244,7 @@ export class Registry {
   removeNow(r: ResourceInfo, obj: KObject): KObject {
     const e = this.store.remove(r.key, obj.metadata.namespace ?? '', obj.metadata.name!);
     if (!e) return obj;
-    this.forgetApplied(obj.metadata.uid ?? '');
+    this.applied.forget(obj.metadata.uid ?? '');
     this.afterRemoval(r, e.object);
     return e.object;
   }

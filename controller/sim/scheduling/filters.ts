@@ -61,11 +61,12 @@ export const taintReason = (t: Taint): string => `node(s) had untolerated taint 
 /** "Insufficient cpu", "Too many pods", ... for each resource the node lacks. */
 export function insufficient(pod: KObject, info: NodeInfo): string[] {
   const out: string[] = [];
-  const req: Record<string, number> = { ...podRequests(pod), pods: 1 };
-  for (const [k, v] of Object.entries(req)) {
-    if (v <= 0) continue;
-    const free = (info.allocatable[k] ?? 0) - (info.used[k] ?? 0);
-    if (v > free) out.push(k === 'pods' ? 'Too many pods' : `Insufficient ${k}`);
+  const free = (k: string): number => (info.allocatable[k] ?? 0) - (info.used[k] ?? 0);
+  if (free('pods') < 1) out.push('Too many pods');
+  const req = podRequests(pod);
+  for (const k in req) {
+    const v = req[k]!;
+    if (k !== 'pods' && v > 0 && v > free(k)) out.push(`Insufficient ${k}`);
   }
   return out;
 }

@@ -26,24 +26,49 @@ interface Placed {
   node: NodeInfo;
 }
 
-function placed(nodes: readonly NodeInfo[]): Placed[] {
-  const out: Placed[] = [];
-  for (const node of nodes) for (const pod of node.pods) if (!isTerminal(pod) && !pod.metadata.deletionTimestamp) out.push({ pod, node });
-  return out;
-}
-
 export type NodeCheck = (info: NodeInfo) => string | undefined;
 
+const antiTermsOf = (p: KObject): PodAffinityTerm[] => podSpec(p).affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
+const counts = (p: KObject): boolean => !isTerminal(p) && !p.metadata.deletionTimestamp;
+const none: NodeCheck = () => undefined;
+
+/**
+ * The placement of pods during one scheduling pass. Most pods have no inter-pod constraints, and most
+ * clusters have few pods with required anti-affinity, so check() is O(1) for them; the full placement
+ * list is only walked for pods that have constraints.
+ */
+export class Placement {
+  private readonly placed: Placed[] = [];
+  private readonly antiHolders: Placed[] = [];
+
+  constructor(private readonly nodes: readonly NodeInfo[]) {
+    for (const node of nodes) for (const pod of node.pods) this.add(pod, node);
+  }
+
+  /** Records a pod bound during the pass. */
+  add(pod: KObject, node: NodeInfo): void {
+    if (!counts(pod)) return;
+    this.placed.push({ pod, node });
+    if (antiTermsOf(pod).length) this.antiHolders.push({ pod, node });
+  }
+
+  check(pod: KObject): NodeCheck {
+    const spec = podSpec(pod);
+    const hasOwn = antiTermsOf(pod).length || spec.affinity?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.length
+      || (spec.topologySpreadConstraints ?? []).some((c) => c.whenUnsatisfiable === 'DoNotSchedule');
+    if (!hasOwn && !this.antiHolders.length) return none;
+    return placementCheck(pod, this.nodes, this.placed, this.antiHolders);
+  }
+}
+
 /** Prepares the inter-pod and spread checks for `pod` against the current placement. */
-export function placementCheck(pod: KObject, nodes: readonly NodeInfo[]): NodeCheck {
+function placementCheck(pod: KObject, nodes: readonly NodeInfo[], all: readonly Placed[], antiHolders: readonly Placed[]): NodeCheck {
   const spec = podSpec(pod);
   const ns = pod.metadata.namespace ?? '';
-  const antiTerms = spec.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
+  const antiTerms = antiTermsOf(pod);
   const affTerms = spec.affinity?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
   const spread = (spec.topologySpreadConstraints ?? []).filter((c) => c.whenUnsatisfiable === 'DoNotSchedule');
-  const all = placed(nodes);
   const checks: NodeCheck[] = [];
-
   // The incoming pod's anti-affinity: domains already holding a selected pod are closed.
   for (const term of antiTerms) {
     const closed = new Set(all.filter((p) => termSelects(term, ns, p.pod)).map((p) => p.node.labels[term.topologyKey]).filter((v) => v !== undefined));
@@ -51,8 +76,8 @@ export function placementCheck(pod: KObject, nodes: readonly NodeInfo[]): NodeCh
   }
   // Existing pods' anti-affinity against the incoming pod.
   const blocking: Array<{ key: string; value: string }> = [];
-  for (const p of all) {
-    for (const term of podSpec(p.pod).affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []) {
+  for (const p of antiHolders) {
+    for (const term of antiTermsOf(p.pod)) {
       const v = p.node.labels[term.topologyKey];
       if (v !== undefined && termSelects(term, p.pod.metadata.namespace ?? '', pod)) blocking.push({ key: term.topologyKey, value: v });
     }
