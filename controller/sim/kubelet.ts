@@ -47,6 +47,8 @@ export interface InstanceSpec {
 
 export type InstanceState = 'booting' | 'registered' | 'ready' | 'initialized' | 'terminated';
 
+export type { Taint };
+
 export const UNREGISTERED_TAINT: Taint = { key: 'karpenter.sh/unregistered', effect: 'NoExecute' };
 
 interface Instance {
