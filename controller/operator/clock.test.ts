@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { realClock, toKubeMicroTime, toKubeTime } from './clock.ts';
+
+describe('realClock', () => {
+  it('sleeps and can be aborted without leaving a timer', async () => {
+    await realClock.sleep(0);
+    const ac = new AbortController();
+    const p = realClock.sleep(60_000, ac.signal);
+    ac.abort(new Error('stop'));
+    await expect(p).rejects.toThrow('stop');
+  });
+
+  it('fires and cancels timers', async () => {
+    let n = 0;
+    const t = realClock.setTimer(0, () => n++);
+    const cancelled = realClock.setTimer(0, () => n += 10);
+    cancelled.cancel();
+    // Timers with equal delays fire in the order they were set, so this one runs after both.
+    await new Promise<void>((resolve) => realClock.setTimer(0, resolve));
+    t.cancel();
+    expect(n).toBe(1);
+  });
+});
+
+describe('Kubernetes time formats', () => {
+  it('formats metav1.Time in whole seconds and MicroTime with six digits', () => {
+    const t = Date.UTC(2025, 0, 2, 3, 4, 5, 678);
+    expect(toKubeTime(t)).toBe('2025-01-02T03:04:05Z');
+    expect(toKubeMicroTime(t)).toBe('2025-01-02T03:04:05.678000Z');
+  });
+});
