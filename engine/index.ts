@@ -5,3 +5,16 @@ export * from './domain/quantity.ts';
 export * from './catalog/index.ts';
 export * from './api/index.ts';
 export { nextAfter, parseCron, scheduleActive, CronError, type CronResult, type CronSchedule } from './disruption/cron.ts';
+export * from './domain/money.ts';
+export { provision, provisionInput, type ProvisionOptions } from './provision.ts';
+export type { InstanceTypeOption, NewNodeClaimPlan, PodError, ProvisionInput, ProvisionPlan, ProvisionSolver } from './solver/types.ts';
+export { solveReference } from './solver/reference/scheduler.ts';
+export { WasmSolver, type WasmSolverOptions } from './solver/wasm.ts';
+export { verifyPlan, type Violation } from './verify/verify.ts';
+export {
+  NODEPOOL_LABEL, CAPACITY_TYPE_LABEL, REGISTERED_LABEL, INITIALIZED_LABEL, ZONE_LABEL, REGION_LABEL, INSTANCE_TYPE_LABEL, ARCH_LABEL, OS_LABEL,
+  HOSTNAME_LABEL, ZONE_ID_LABEL, DO_NOT_DISRUPT_ANNOTATION, NODEPOOL_HASH_ANNOTATION, NODEPOOL_HASH_VERSION_ANNOTATION, DISRUPTED_TAINT_KEY,
+  UNREGISTERED_TAINT_KEY, withExtraWellKnown, normalizeKey,
+} from './scheduling/labels.ts';
+export { tolerates, toleratesAll, firstUntolerated, formatTaint, isKnownEphemeralTaint } from './scheduling/taints.ts';
+export { selectorMatches, isTerminal, isTerminating, isActive, isOwnedByDaemonSet, isMirrorPod, podKey } from './scheduling/pods.ts';

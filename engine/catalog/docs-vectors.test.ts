@@ -4,11 +4,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { nonZero, parseResources } from '../domain/resources.ts';
-import { AWS_WELL_KNOWN_LABELS, CAPACITY_TYPE_LABEL, REGION_LABEL, WINDOWS_BUILD_LABEL, ZONE_ID_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
+import { AWS_WELL_KNOWN as AWS_WELL_KNOWN_LABELS } from '../api/labels.ts';
+import { CAPACITY_TYPE_LABEL, REGION_LABEL, WINDOWS_BUILD_LABEL, ZONE_ID_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import { operatorOf, singleValueLabels } from '../scheduling/requirements.ts';
 import { instanceResources, POD_ENI } from './allocatable.ts';
 import { catalogData } from './data.ts';
 import { ec2InstanceRequirements, INSTANCE_NETWORK_BANDWIDTH_LABEL, INSTANCE_TENANCY_LABEL } from './labels.ts';
+
+const NOT_TYPE_LABELS = new Set<string>([ZONE_ID_LABEL, INSTANCE_TENANCY_LABEL, 'karpenter.k8s.aws/ec2nodeclass', 'karpenter.k8s.aws/placement-group-id', 'karpenter.k8s.aws/placement-group-partition']);
 
 interface VectorFile {
   _meta: { resources: string[]; labelKeys: string[] };
@@ -80,8 +83,9 @@ describe('Karpenter docs vectors', () => {
       if (JSON.stringify(Object.entries(labels).sort()) !== JSON.stringify(Object.entries(want).sort())) {
         mismatches.push(`${v.name}: got ${JSON.stringify(labels)} want ${JSON.stringify(want)}`);
       }
-      for (const key of AWS_WELL_KNOWN_LABELS) {
-        if (key === ZONE_ID_LABEL || key === INSTANCE_TENANCY_LABEL || key in v.labels) continue;
+      for (const key of AWS_WELL_KNOWN_LABELS as readonly string[]) {
+        // NodeClaim-level labels (node class, placement group, zone id) and tenancy are not instance-type facts.
+        if (NOT_TYPE_LABELS.has(key) || key in v.labels) continue;
         const r = reqs.get(key);
         if (!r || operatorOf(r) !== 'DoesNotExist') mismatches.push(`${v.name}: ${key} should be DoesNotExist`);
       }

@@ -1,4 +1,5 @@
 // Label keys Karpenter gives meaning to (spec/scheduling.md §1.9, spec/aws-provider.md §2).
+import { WELL_KNOWN_LABELS as API_WELL_KNOWN_LABELS } from '../api/labels.ts';
 
 export const NODEPOOL_LABEL = 'karpenter.sh/nodepool';
 export const CAPACITY_TYPE_LABEL = 'karpenter.sh/capacity-type';
@@ -19,53 +20,12 @@ export const NODEPOOL_HASH_VERSION_ANNOTATION = 'karpenter.sh/nodepool-hash-vers
 export const DISRUPTED_TAINT_KEY = 'karpenter.sh/disrupted';
 export const UNREGISTERED_TAINT_KEY = 'karpenter.sh/unregistered';
 
-/** Labels the AWS provider registers as well-known (computed per instance type). */
-export const AWS_WELL_KNOWN_LABELS: readonly string[] = [
-  'karpenter.k8s.aws/instance-category',
-  'karpenter.k8s.aws/instance-family',
-  'karpenter.k8s.aws/instance-generation',
-  'karpenter.k8s.aws/instance-size',
-  'karpenter.k8s.aws/instance-capability-flex',
-  'karpenter.k8s.aws/instance-cpu',
-  'karpenter.k8s.aws/instance-cpu-manufacturer',
-  'karpenter.k8s.aws/instance-cpu-sustained-clock-speed-mhz',
-  'karpenter.k8s.aws/instance-memory',
-  'karpenter.k8s.aws/instance-ebs-bandwidth',
-  'karpenter.k8s.aws/instance-network-bandwidth',
-  'karpenter.k8s.aws/instance-hypervisor',
-  'karpenter.k8s.aws/instance-encryption-in-transit-supported',
-  'karpenter.k8s.aws/instance-local-nvme',
-  'karpenter.k8s.aws/instance-gpu-name',
-  'karpenter.k8s.aws/instance-gpu-manufacturer',
-  'karpenter.k8s.aws/instance-gpu-count',
-  'karpenter.k8s.aws/instance-gpu-memory',
-  'karpenter.k8s.aws/instance-accelerator-name',
-  'karpenter.k8s.aws/instance-accelerator-manufacturer',
-  'karpenter.k8s.aws/instance-accelerator-count',
-  'karpenter.k8s.aws/instance-tenancy',
-  'karpenter.k8s.aws/capacity-reservation-id',
-  'karpenter.k8s.aws/capacity-reservation-type',
-  'karpenter.k8s.aws/capacity-reservation-interruptible',
-  ZONE_ID_LABEL,
-];
-
-/** Core well-known labels (labels.go). */
-export const CORE_WELL_KNOWN_LABELS: readonly string[] = [
-  NODEPOOL_LABEL,
-  ZONE_LABEL,
-  REGION_LABEL,
-  INSTANCE_TYPE_LABEL,
-  ARCH_LABEL,
-  OS_LABEL,
-  CAPACITY_TYPE_LABEL,
-  WINDOWS_BUILD_LABEL,
-];
-
 /**
- * The well-known label set used by Compatible's AllowUndefinedWellKnownLabels. Tests that use the fake
+ * The well-known label set used by Compatible's AllowUndefinedWellKnownLabels: Karpenter's core labels and
+ * the AWS provider's (one list, kept with the validation rules in api/labels.ts). Tests that use the fake
  * cloud provider add its labels (`size`, `special`, `integer`) through `withExtraWellKnown`.
  */
-export const WELL_KNOWN_LABELS: ReadonlySet<string> = new Set([...CORE_WELL_KNOWN_LABELS, ...AWS_WELL_KNOWN_LABELS]);
+export const WELL_KNOWN_LABELS: ReadonlySet<string> = API_WELL_KNOWN_LABELS;
 
 /** Labels injected as `In [true]` into every template so daemonsets selecting them count (stripped later). */
 export const SIMULATION_LABELS: ReadonlySet<string> = new Set([REGISTERED_LABEL, INITIALIZED_LABEL]);
@@ -97,7 +57,7 @@ function domainOf(key: string): string | undefined {
  * well-known keys in a restricted domain (karpenter.sh/capacity-type, karpenter.k8s.aws/instance-family)
  * are allowed in requirements; `karpenter.sh/nodepool` is allowed for pods, not for NodePools.
  */
-export function restrictedLabelReason(key: string, wellKnown: ReadonlySet<string> = WELL_KNOWN_LABELS): string | undefined {
+export function schedulingRestrictedReason(key: string, wellKnown: ReadonlySet<string> = WELL_KNOWN_LABELS): string | undefined {
   const k = normalizeKey(key);
   if (RESTRICTED_LABELS.has(k)) return `label ${k} is restricted`;
   if (wellKnown.has(k)) return undefined;

@@ -3,7 +3,7 @@
 import type {
   LabelSelector, Labels, NodeSelectorRequirement, Pod, PreferencePolicy, Requirements,
 } from '../domain/types.ts';
-import { NODEPOOL_LABEL, restrictedLabelReason } from './labels.ts';
+import { NODEPOOL_LABEL, schedulingRestrictedReason } from './labels.ts';
 import { add, fromLabels, fromSelector, operatorOf } from './requirements.ts';
 
 /** The preferred node affinity terms, heaviest first (stable). */
@@ -36,7 +36,7 @@ export function strictPodRequirements(pod: Pod): Requirements {
 export function podValidationError(pod: Pod): string | undefined {
   if (pod.ignoredReason) return pod.ignoredReason;
   const check = (r: NodeSelectorRequirement, where: string): string | undefined => {
-    const restricted = restrictedLabelReason(r.key);
+    const restricted = schedulingRestrictedReason(r.key);
     if (restricted && r.key !== NODEPOOL_LABEL) return `${where}: ${restricted}`;
     if (!['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'].includes(r.operator)) return `${where}: operator ${r.operator} is not supported for pods`;
     if (r.operator === 'In' && r.values.length === 0) return `${where}: operator In needs at least one value`;

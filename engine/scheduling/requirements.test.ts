@@ -4,7 +4,7 @@ import {
   add, anyValue, compatible, fromLabels, fromOperator, get, has, hasIntersection, intersect, intersects, len, operatorOf,
   requirements, toSelectorRequirements,
 } from './requirements.ts';
-import { restrictedLabelReason } from './labels.ts';
+import { schedulingRestrictedReason } from './labels.ts';
 
 const k = 'key';
 const r = (op: Operator, ...values: string[]) => fromOperator(k, op, values);
@@ -172,6 +172,6 @@ describe('restricted labels', () => {
     ['node.kubernetes.io/instance-type', false],
     ['example.com/team', false],
   ])('%s restricted: %s', (key, restricted) => {
-    expect(restrictedLabelReason(key) !== undefined).toBe(restricted);
+    expect(schedulingRestrictedReason(key) !== undefined).toBe(restricted);
   });
 });

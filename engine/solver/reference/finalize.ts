@@ -5,7 +5,7 @@ import type { EngineOptions, InstanceType, Pod, Requirements, Resources } from '
 import { toMicros } from '../../domain/money.ts';
 import { add as addResources } from '../../domain/resources.ts';
 import {
-  CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, INSTANCE_TYPE_LABEL, SIMULATION_LABELS, restrictedLabelReason,
+  CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, INSTANCE_TYPE_LABEL, SIMULATION_LABELS, schedulingRestrictedReason,
 } from '../../scheduling/labels.ts';
 import { add, anyValue, req, toSelectorRequirements } from '../../scheduling/requirements.ts';
 import type { NewNodeClaimPlan } from '../types.ts';
@@ -72,7 +72,7 @@ export function claimPlan(
   const overhead = minOverhead(kept.map((it) => template.daemonGroupOf.get(it.name)!.overhead));
   const labels: Record<string, string> = { ...template.pool.template.labels };
   for (const r of reqs.values()) {
-    if (wellKnown.has(r.key) || SIMULATION_LABELS.has(r.key) || restrictedLabelReason(r.key, wellKnown) || labels[r.key] !== undefined) continue;
+    if (wellKnown.has(r.key) || SIMULATION_LABELS.has(r.key) || schedulingRestrictedReason(r.key, wellKnown) || labels[r.key] !== undefined) continue;
     const v = anyValue(r);
     if (v !== undefined) labels[r.key] = v;
   }

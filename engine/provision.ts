@@ -1,0 +1,37 @@
+// engine.provision: where pending pods go and which NodeClaims to launch, for a snapshot of the cluster.
+import type { Pod, Snapshot } from './domain/types.ts';
+import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from './solver/types.ts';
+import { WasmSolver } from './solver/wasm.ts';
+
+export interface ProvisionOptions {
+  /** The solver to use; default: the in-thread release wasm solver with its improvement phase. */
+  readonly solver?: ProvisionSolver;
+  /** Karpenter's exact algorithm, without the improvement phase. */
+  readonly exact?: boolean;
+  /** Extra well-known label keys (tests with fake providers). */
+  readonly wellKnownLabels?: ReadonlySet<string>;
+  /** Nodes to leave out, and the consolidation destination rule (disruption simulations). */
+  readonly consolidation?: ProvisionInput['consolidation'];
+}
+
+let defaultSolver: ProvisionSolver | undefined;
+
+export function provisionInput(s: Snapshot, pending: readonly Pod[], opts: ProvisionOptions = {}): ProvisionInput {
+  return {
+    nodePools: s.nodePools,
+    instanceTypes: s.instanceTypes,
+    nodes: s.nodes,
+    pods: pending,
+    daemonSets: s.daemonSets,
+    options: s.options,
+    ...(opts.wellKnownLabels ? { wellKnownLabels: opts.wellKnownLabels } : {}),
+    ...(opts.consolidation ? { consolidation: opts.consolidation } : {}),
+    ...(opts.exact ? { exact: true } : {}),
+  };
+}
+
+/** Plans pending pods onto existing and in-flight nodes and new NodeClaims. */
+export async function provision(s: Snapshot, pending: readonly Pod[], opts: ProvisionOptions = {}): Promise<ProvisionPlan> {
+  const solver = opts.solver ?? (defaultSolver ??= new WasmSolver());
+  return solver.solve(provisionInput(s, pending, opts));
+}
