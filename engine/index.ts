@@ -18,3 +18,5 @@ export {
 } from './scheduling/labels.ts';
 export { tolerates, toleratesAll, firstUntolerated, formatTaint, isKnownEphemeralTaint } from './scheduling/taints.ts';
 export { selectorMatches, isTerminal, isTerminating, isActive, isOwnedByDaemonSet, isMirrorPod, podKey } from './scheduling/pods.ts';
+export { createEngine, type Engine, type EngineConfig } from './engine.ts';
+export { PooledSolver, SolverPool, PoolError, type PoolOptions, type CallOptions } from './pool/pool.ts';

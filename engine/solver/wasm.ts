@@ -46,7 +46,7 @@ export function instantiateSolver(module: WebAssembly.Module): SolverExports {
       abort(msg: number, file: number, line: number, col: number) {
         throw new Error(`solver aborted at ${line}:${col} (msg@${msg}, file@${file})`);
       },
-      seed: () => 42,
+      now: () => performance.now(),
     },
   });
   const x = inst.exports as unknown as SolverExports;

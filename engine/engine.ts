@@ -1,0 +1,35 @@
+// An Engine: the engine's decisions on a worker pool. The controller, the what-if jobs and the benchmarks
+// create one and close it when done; `provision()` in provision.ts is the in-thread shortcut.
+import type { Pod, Snapshot } from './domain/types.ts';
+import { PooledSolver, SolverPool, type PoolOptions } from './pool/pool.ts';
+import { provision, type ProvisionOptions } from './provision.ts';
+import type { ProvisionPlan } from './solver/types.ts';
+
+export interface EngineConfig extends PoolOptions {
+  /** Time budget of the solver's improvement phase per call, ms (default 200). */
+  readonly improveMs?: number;
+  /** Per-call timeout, ms (default 60 s, Karpenter's solve timeout). */
+  readonly timeoutMs?: number;
+}
+
+export interface Engine {
+  provision(s: Snapshot, pending: readonly Pod[], opts?: ProvisionOptions & { signal?: AbortSignal }): Promise<ProvisionPlan>;
+  readonly pool: SolverPool;
+  close(): Promise<void>;
+}
+
+export function createEngine(config: EngineConfig = {}): Engine {
+  const pool = new SolverPool(config);
+  return {
+    pool,
+    provision(s, pending, opts = {}) {
+      const solver = opts.solver ?? new PooledSolver(pool, {
+        improveMs: config.improveMs ?? 200,
+        timeoutMs: config.timeoutMs ?? 60_000,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
+      return provision(s, pending, { ...opts, solver });
+    },
+    close: () => pool.close(),
+  };
+}

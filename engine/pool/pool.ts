@@ -1,0 +1,97 @@
+// The solver pool: piscina worker threads, each with its own instance of the solver module compiled once
+// here and shared through workerData. Inputs are encoded in the calling thread and moved (transferred,
+// not copied) to a worker; the result block is moved back and decoded here. Every call takes an
+// AbortSignal and a timeout; a worker that fails to start or throws surfaces as a rejected call.
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import * as A from '../../solver-as/abi.ts';
+import { decodeProvision } from '../abi/decode.ts';
+import { encodeProvision } from '../abi/encode.ts';
+import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from '../solver/types.ts';
+import { solverModule, type Build } from '../solver/wasm.ts';
+
+export interface PoolOptions {
+  /** Worker threads (default: available parallelism, at most 4). */
+  readonly threads?: number;
+  readonly build?: Build;
+  /** Worker file; tests point it at a broken one. */
+  readonly filename?: string;
+  readonly idleTimeoutMs?: number;
+}
+
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+  /** Rejects with a TimeoutError when the call has not finished by then. */
+  readonly timeoutMs?: number;
+}
+
+export class PoolError extends Error {
+  override name = 'PoolError';
+}
+
+function combine(signal: AbortSignal | undefined, timeoutMs: number | undefined): AbortSignal | undefined {
+  const signals: AbortSignal[] = [];
+  if (signal) signals.push(signal);
+  if (timeoutMs !== undefined) signals.push(AbortSignal.timeout(timeoutMs));
+  return signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+}
+
+export class SolverPool {
+  private readonly piscina: Piscina;
+  private readonly errors: Error[] = [];
+
+  constructor(opts: PoolOptions = {}) {
+    const threads = opts.threads ?? Math.min(4, Math.max(1, availableParallelism()));
+    this.piscina = new Piscina({
+      filename: opts.filename ?? new URL('./solver.worker.mjs', import.meta.url).href,
+      minThreads: threads,
+      maxThreads: threads,
+      idleTimeout: opts.idleTimeoutMs ?? 60_000,
+      workerData: {
+        module: solverModule(opts.build ?? 'release'),
+        abiVersion: A.ABI_VERSION,
+        abi: { R_WORDS: A.R_WORDS, R_STATUS: A.R_STATUS, S_OK: A.S_OK, R_SETS: A.R_SETS, R_NSETS: A.R_NSETS },
+      },
+    });
+    // A worker that dies outside a task must not become an unhandled 'error' event.
+    this.piscina.on('error', (e: Error) => this.errors.push(e));
+  }
+
+  get threads(): number {
+    return this.piscina.threads.length;
+  }
+
+  /** Errors workers raised outside of tasks (a broken worker file, a crash while idle). */
+  get workerErrors(): readonly Error[] {
+    return this.errors;
+  }
+
+  /** Runs one encoded solve in a worker. The block's buffer is transferred (unusable afterwards). */
+  async runBlock(block: Uint8Array, setBytes: number, opts: CallOptions = {}): Promise<ArrayBuffer> {
+    const signal = combine(opts.signal, opts.timeoutMs);
+    const buffer = block.byteOffset === 0 && block.byteLength === block.buffer.byteLength ? block.buffer : block.slice().buffer;
+    try {
+      return (await this.piscina.run({ block: buffer, setBytes }, { transferList: [buffer as ArrayBuffer], ...(signal ? { signal } : {}) })) as ArrayBuffer;
+    } catch (e) {
+      if (signal?.aborted) throw new PoolError(`solve aborted: ${String((signal.reason as Error)?.message ?? signal.reason)}`, { cause: e });
+      throw new PoolError('solver worker failed', { cause: e });
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.piscina.destroy();
+  }
+}
+
+/** The wasm solver in the pool: encode here, solve in a worker, decode here. */
+export class PooledSolver implements ProvisionSolver {
+  readonly name = 'wasm-pool';
+  constructor(private readonly pool: SolverPool, private readonly opts: { improve?: boolean; improveMs?: number } & CallOptions = {}) {}
+
+  async solve(input: ProvisionInput): Promise<ProvisionPlan> {
+    const improve = !input.exact && (this.opts.improve ?? true);
+    const { block, ctx } = encodeProvision(input, { improve, improveMs: this.opts.improveMs ?? 200 });
+    const result = await this.pool.runBlock(block, ctx.keys.setBytes, this.opts);
+    return decodeProvision(ctx, result);
+  }
+}
