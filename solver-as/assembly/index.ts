@@ -1,6 +1,7 @@
 // Entry points of the solver module. All logic lives in the other files; see docs/solver.md.
 import { ABI_VERSION, FLAG_IMPROVE, H_MAGIC, H_VERSION, MAGIC, R_STATUS, R_WORDS, S_BAD_INPUT } from '../abi';
-import { FLAGS, bind } from './layout';
+import { FLAGS, IMPROVE_MS, bind } from './layout';
+import { improve } from './improve';
 import { resetCompat } from './its';
 import { finalizeClaims, writeResult } from './output';
 import { resetSchedule, run } from './schedule';
@@ -42,7 +43,7 @@ export function solve(input: usize): usize {
   resetSchedule();
   run();
   let improved = 0;
-  if ((FLAGS & FLAG_IMPROVE) != 0) improved = 0;
+  if ((FLAGS & FLAG_IMPROVE) != 0) improved = improve(<f64>IMPROVE_MS);
   finalizeClaims();
   return writeResult(improved);
 }

@@ -16,6 +16,8 @@ import {
 import { addRequirements, ensureHost, record } from './topology';
 
 export let placement: Int32Array = new Int32Array(0);
+/** The version (after relaxation) each placed pod went in as. */
+export let placedVersion: Int32Array = new Int32Array(0);
 export let errors: Int32Array = new Int32Array(0);
 /** In-flight NodeClaims ordered by (pods ascending, creation ascending). */
 let order: Array<i32> = new Array<i32>();
@@ -34,6 +36,7 @@ let topologyFree: Uint8Array = new Uint8Array(0);
 
 export function resetSchedule(): void {
   placement = new Int32Array(NP);
+  placedVersion = new Int32Array(NP);
   errors = new Int32Array(NP);
   for (let p = 0; p < NP; p++) unchecked((placement[p] = -1));
   order = new Array<i32>();
@@ -130,6 +133,7 @@ function addPod(p: i32, v: i32, moved: bool): bool {
     addPorts(v, ns.ports);
     record(v, s, ns.taintSet, n);
     unchecked((placement[p] = n));
+    unchecked((placedVersion[p] = v));
     return true;
   }
   const dv = unchecked(dead[v]);
@@ -145,6 +149,7 @@ function addPod(p: i32, v: i32, moved: bool): bool {
     claimAdd(c, v, s);
     record(v, c.set, tmpl(c.tmpl, T_TAINTSET), c.host);
     unchecked((placement[p] = -(ci + 2)));
+    unchecked((placedVersion[p] = v));
     reorder(i);
     return true;
   }
@@ -173,6 +178,7 @@ function addPod(p: i32, v: i32, moved: bool): bool {
     insertOrdered(ci);
     record(v, c.set, tmpl(t, T_TAINTSET), c.host);
     unchecked((placement[p] = -(ci + 2)));
+    unchecked((placedVersion[p] = v));
     return true;
   }
   unchecked((errors[p] = E_FAILED));
@@ -211,7 +217,14 @@ function withinLimits(gi: i32, lim: Float64Array): bool {
 
 /** The claim consumes the largest capacity among its options, and one node (see the reference solver). */
 function subtractMaxCapacity(c: Claim, lim: Float64Array): void {
-  unchecked((lim[0] -= 1));
+  c.reserved = maxCapacity(c);
+  for (let d = 0; d <= NLD; d++) unchecked((lim[d] -= c.reserved[d]));
+}
+
+/** [1 node, the largest capacity per limited dimension among the claim's options]. */
+export function maxCapacity(c: Claim): Float64Array {
+  const out = new Float64Array(NLD + 1);
+  out[0] = 1;
   const start = templateStart(c.tmpl);
   for (let d = 0; d < NLD; d++) {
     let m: f64 = 0;
@@ -221,8 +234,13 @@ function subtractMaxCapacity(c: Claim, lim: Float64Array): void {
       const v = f64At(it(start + j, IT_CAP) + d);
       if (v > m) m = v;
     }
-    unchecked((lim[d + 1] -= m));
+    unchecked((out[d + 1] = m));
   }
+  return out;
+}
+
+export function limitsOf(t: i32): Float64Array {
+  return unchecked(limits[t]);
 }
 
 /** The node's set with v added; -1 when v does not fit now, -2 when it never will (see `dead`). */

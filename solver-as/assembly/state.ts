@@ -30,6 +30,8 @@ export class Claim {
   total: Float64Array;
   pods: i32 = 0;
   ports: Array<i32> = new Array<i32>();
+  /** What the claim took from its pool's limits when it was committed ([nodes, dims...]). */
+  reserved: Float64Array = new Float64Array(0);
   constructor(readonly tmpl: i32, set: i32, live: Int32Array, liveLen: i32, readonly seq: i32, readonly host: i32) {
     this.set = set;
     this.live = live;

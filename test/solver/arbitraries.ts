@@ -156,3 +156,34 @@ export const problemArb: fc.Arbitrary<ProvisionInput> = instanceTypeSet.chain((i
   options: o.options,
   wellKnownLabels: withExtraWellKnown(FAKE_WELL_KNOWN_LABELS),
 })));
+
+/**
+ * Plain workloads (no topology, ports or volumes: what the improvement phase may re-pack) on the real EC2
+ * catalog, under a NodePool restricted at random by category, architecture and capacity type.
+ */
+export function plainProblemArb(its: readonly InstanceType[]): fc.Arbitrary<ProvisionInput> {
+  return fc.record({
+    categories: fc.subarray(['c', 'm', 'r', 't'], { minLength: 1 }),
+    arch: fc.constantFrom(['amd64'], ['arm64'], ['amd64', 'arm64']),
+    cts: fc.constantFrom(['on-demand'], ['spot'], ['spot', 'on-demand']),
+    deployments: fc.array(fc.record({
+      n: fc.integer({ min: 1, max: 25 }),
+      cpu: fc.constantFrom('100m', '250m', '500m', '1', '2', '3500m'),
+      memory: fc.constantFrom('128Mi', '512Mi', '1Gi', '3Gi', '8Gi', '14Gi'),
+    }), { minLength: 1, maxLength: 4 }),
+  }).map((o): ProvisionInput => {
+    const pool = nodePool({ requirements: [
+      { key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: o.categories },
+      { key: 'kubernetes.io/arch', operator: 'In', values: o.arch },
+      { key: CT, operator: 'In', values: o.cts },
+    ] });
+    return {
+      nodePools: [pool],
+      instanceTypes: new Map([[pool.name, its]]),
+      nodes: [],
+      pods: o.deployments.flatMap((d, i) => Array.from({ length: d.n }, (_, r) => pod({ name: `d${i}-${r}`, cpu: d.cpu, memory: d.memory, createdAt: i * 100 + r }))),
+      daemonSets: [],
+      options: { ...DEFAULT_ENGINE_OPTIONS, maxInstanceTypes: 60 },
+    };
+  });
+}

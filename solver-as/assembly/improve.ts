@@ -1,0 +1,313 @@
+// The improvement phase: after Karpenter's algorithm has placed every pod it can, re-pack the pods of new
+// NodeClaims whose placement nothing else depends on, choosing node shapes by price, and keep the result
+// only if it is strictly cheaper (or as cheap with fewer nodes). It never changes which pods are placed.
+//
+// Karpenter packs greedily into ever-larger NodeClaims and only then picks the cheapest type that holds
+// each one, so its plans follow the pods' arrival order, not the prices. Here, per NodePool template and
+// requirement group: solve the covering LP over the group's instance types (lp.ts) for a price per unit of
+// each resource, then fill bins greedily, always opening the instance type whose filled bin is worth the
+// most per dollar at those prices, and closing with the cheapest type that holds whatever is left.
+//
+// "Free" pods are those no topology group constrains or counts, with no host ports and no volume
+// alternatives: moving them between new NodeClaims cannot break any constraint but their own requirements,
+// which are checked again (each group keeps its own requirement set). Pools with minValues are left alone.
+import {
+  DG_OVERHEAD, IT_ALLOC, IT_DG, T_SET, V_INV_SELECT, V_OWNED, V_PORTS, V_RECORD, V_REQS, V_REQUESTS, V_VOLUMES,
+} from '../abi';
+import { NLD, NP, NR, NT, dg, f64At, it, listLen, tmpl, ver } from './layout';
+import { Compat, compatFor } from './its';
+import { coverDuals } from './lp';
+import { fullFilter, limitsOf, maxCapacity, placedVersion, placement } from './schedule';
+import { MODE_WELL_KNOWN, canonicalInput, mergeCompatible, setHasMinValues } from './sets';
+import { Claim, claimAt, claimCount, pushClaim, templateLen, templateStart } from './state';
+
+@external('env', 'now')
+declare function now(): f64;
+
+function isFree(v: i32): bool {
+  return listLen(ver(v, V_OWNED)) == 0 && listLen(ver(v, V_INV_SELECT)) == 0 && listLen(ver(v, V_RECORD)) == 0
+    && listLen(ver(v, V_PORTS)) == 0 && listLen(ver(v, V_VOLUMES)) == 0;
+}
+
+/** Cheapest allowed price (micros) among the claim's instance types that hold its pods; Infinity if none. */
+function claimPrice(c: Claim): f64 {
+  fullFilter(c);
+  const compat = compatFor(c.set, c.tmpl);
+  let best = Infinity;
+  for (let x = 0; x < c.liveLen; x++) best = min(best, unchecked(compat.price[unchecked(c.live[x])]));
+  return best;
+}
+
+class Group {
+  versions: Array<i32> = new Array<i32>();
+  counts: Array<i32> = new Array<i32>();
+  pods: Array<Array<i32>> = new Array<Array<i32>>();
+  constructor(readonly reqs: i32) {}
+  add(v: i32, p: i32): void {
+    for (let i = 0; i < this.versions.length; i++) {
+      if (unchecked(this.versions[i]) == v) {
+        unchecked((this.counts[i] += 1));
+        unchecked(this.pods[i]).push(p);
+        return;
+      }
+    }
+    this.versions.push(v);
+    this.counts.push(1);
+    const l = new Array<i32>();
+    l.push(p);
+    this.pods.push(l);
+  }
+}
+
+class Bin {
+  constructor(readonly j: i32, readonly take: Int32Array) {}
+}
+
+/** Capacity of template-local type j for pods: allocatable minus its daemonset overhead. */
+function capOf(t: i32, j: i32, out: Float64Array): void {
+  const gi = templateStart(t) + j;
+  const a = it(gi, IT_ALLOC);
+  const o = dg(it(gi, IT_DG), DG_OVERHEAD);
+  for (let r = 0; r < NR; r++) unchecked((out[r] = f64At(a + r) - f64At(o + r)));
+}
+
+/** Packs a group into bins; returns them, or null when some pod fits no type. */
+function pack(t: i32, g: Group, compat: Compat, deadline: f64): Array<Bin> | null {
+  const n = templateLen(t);
+  const C = g.versions.length;
+  const J = new Array<i32>();
+  for (let j = 0; j < n; j++) if (unchecked(compat.ok[j]) != 0) J.push(j);
+  if (J.length == 0) return null;
+  const caps = new Float64Array(NR * J.length);
+  const prices = new Float64Array(J.length);
+  const tmp = new Float64Array(NR);
+  for (let x = 0; x < J.length; x++) {
+    capOf(t, unchecked(J[x]), tmp);
+    for (let r = 0; r < NR; r++) unchecked((caps[r * J.length + x] = max(0, unchecked(tmp[r]))));
+    unchecked((prices[x] = unchecked(compat.price[unchecked(J[x])])));
+  }
+  const demand = new Float64Array(NR);
+  for (let c = 0; c < C; c++) {
+    const rq = ver(unchecked(g.versions[c]), V_REQUESTS);
+    for (let r = 0; r < NR; r++) unchecked((demand[r] += f64At(rq + r) * <f64>unchecked(g.counts[c])));
+  }
+  const duals = new Float64Array(NR);
+  if (coverDuals(caps, prices, demand, NR, J.length, duals) < 0) return null;
+  // Classes by worth, most valuable first.
+  const worth = new Float64Array(C);
+  for (let c = 0; c < C; c++) {
+    const rq = ver(unchecked(g.versions[c]), V_REQUESTS);
+    let w: f64 = 0;
+    for (let r = 0; r < NR; r++) w += unchecked(duals[r]) * f64At(rq + r);
+    unchecked((worth[c] = w));
+  }
+  const orderC = new Array<i32>();
+  for (let c = 0; c < C; c++) orderC.push(c);
+  for (let a = 1; a < C; a++) {
+    const x = unchecked(orderC[a]);
+    let b = a - 1;
+    while (b >= 0 && unchecked(worth[unchecked(orderC[b])]) < unchecked(worth[x])) {
+      unchecked((orderC[b + 1] = orderC[b]));
+      b--;
+    }
+    unchecked((orderC[b + 1] = x));
+  }
+  const left = new Int32Array(C);
+  let remaining = 0;
+  for (let c = 0; c < C; c++) {
+    unchecked((left[c] = unchecked(g.counts[c])));
+    remaining += unchecked(g.counts[c]);
+  }
+  const bins = new Array<Bin>();
+  const take = new Int32Array(C);
+  const used = new Float64Array(NR);
+  while (remaining > 0) {
+    if (now() > deadline) return null;
+    let bestX = -1;
+    let bestEff: f64 = -1;
+    let bestTake = new Int32Array(C);
+    let closeX = -1;
+    let closePrice: f64 = Infinity;
+    for (let x = 0; x < J.length; x++) {
+      used.fill(0);
+      take.fill(0);
+      let W: f64 = 0;
+      let packed = 0;
+      for (let oi = 0; oi < C; oi++) {
+        const c = unchecked(orderC[oi]);
+        let k = unchecked(left[c]);
+        if (k == 0) continue;
+        const rq = ver(unchecked(g.versions[c]), V_REQUESTS);
+        for (let r = 0; r < NR && k > 0; r++) {
+          const s = f64At(rq + r);
+          if (s <= 0) continue;
+          const room = unchecked(caps[r * J.length + x]) - unchecked(used[r]);
+          const fit = room < s ? 0 : <i32>Math.floor(room / s + 1e-9);
+          if (fit < k) k = fit;
+        }
+        if (k <= 0) continue;
+        unchecked((take[c] = k));
+        packed += k;
+        W += <f64>k * unchecked(worth[c]);
+        for (let r = 0; r < NR; r++) unchecked((used[r] += <f64>k * f64At(rq + r)));
+      }
+      if (packed == 0) continue;
+      const p = unchecked(prices[x]);
+      if (packed == remaining && p < closePrice) {
+        closePrice = p;
+        closeX = x;
+      }
+      const eff = W / p;
+      if (eff > bestEff) {
+        bestEff = eff;
+        bestX = x;
+        bestTake = take.slice();
+      }
+    }
+    if (bestX < 0) return null;
+    if (closeX >= 0) {
+      // Whatever is left fits one node: take the cheapest that holds it all.
+      const all = new Int32Array(C);
+      for (let c = 0; c < C; c++) unchecked((all[c] = unchecked(left[c])));
+      bins.push(new Bin(unchecked(J[closeX]), all));
+      break;
+    }
+    // Repeat the chosen bin while the counts allow (the same choice would be made again).
+    let reps: i32 = i32.MAX_VALUE;
+    for (let c = 0; c < C; c++) if (unchecked(bestTake[c]) > 0) reps = min(reps, unchecked(left[c]) / unchecked(bestTake[c]));
+    if (reps < 1) reps = 1;
+    for (let rep = 0; rep < reps; rep++) {
+      bins.push(new Bin(unchecked(J[bestX]), bestTake));
+      for (let c = 0; c < C; c++) {
+        unchecked((left[c] -= unchecked(bestTake[c])));
+        remaining -= unchecked(bestTake[c]);
+      }
+    }
+  }
+  return bins;
+}
+
+/** Re-packs free pods per template; returns the number of templates whose NodeClaims were replaced. */
+export function improve(budgetMs: f64): i32 {
+  const deadline = now() + budgetMs;
+  const nClaims = claimCount();
+  if (nClaims == 0) return 0;
+  // Which claims hold only free pods.
+  const allFree = new Uint8Array(nClaims);
+  allFree.fill(1);
+  const hasPods = new Uint8Array(nClaims);
+  for (let p = 0; p < NP; p++) {
+    const at = unchecked(placement[p]);
+    if (at > -2) continue;
+    const c = -(at + 2);
+    unchecked((hasPods[c] = 1));
+    if (!isFree(unchecked(placedVersion[p]))) unchecked((allFree[c] = 0));
+  }
+  let changed = 0;
+  for (let t = 0; t < NT; t++) {
+    if (now() > deadline) break;
+    // Candidate claims of this template and the groups of their pods.
+    let oldCost: f64 = 0;
+    let oldCount = 0;
+    const oldClaims = new Array<i32>();
+    for (let c = 0; c < nClaims; c++) {
+      const cl = claimAt(c);
+      if (cl.tmpl != t || unchecked(hasPods[c]) == 0 || unchecked(allFree[c]) == 0) continue;
+      oldClaims.push(c);
+      oldCost += claimPrice(cl);
+      oldCount++;
+    }
+    if (oldCount == 0) continue;
+    const groups = new Array<Group>();
+    const isOld = new Uint8Array(nClaims);
+    for (let i = 0; i < oldClaims.length; i++) unchecked((isOld[unchecked(oldClaims[i])] = 1));
+    for (let p = 0; p < NP; p++) {
+      const at = unchecked(placement[p]);
+      if (at > -2 || unchecked(isOld[-(at + 2)]) == 0) continue;
+      const v = unchecked(placedVersion[p]);
+      const rq = ver(v, V_REQS);
+      let g: Group | null = null;
+      for (let i = 0; i < groups.length; i++) if (unchecked(groups[i]).reqs == rq) g = unchecked(groups[i]);
+      if (g == null) {
+        g = new Group(rq);
+        groups.push(g);
+      }
+      g.add(v, p);
+    }
+    // Pack each group; build the new claims without committing them yet.
+    const fresh = new Array<Claim>();
+    const freshPods = new Array<Array<i32>>();
+    let newCost: f64 = 0;
+    let ok = true;
+    const tset = canonicalInput(tmpl(t, T_SET));
+    for (let gi = 0; gi < groups.length && ok; gi++) {
+      const g = unchecked(groups[gi]);
+      const gset = mergeCompatible(tset, g.reqs, MODE_WELL_KNOWN);
+      if (gset < 0 || setHasMinValues(gset)) { ok = false; break; }
+      const compat = compatFor(gset, t);
+      const bins = pack(t, g, compat, deadline);
+      if (bins == null) { ok = false; break; }
+      const cursor = new Int32Array(g.versions.length);
+      for (let b = 0; b < bins.length; b++) {
+        const bin = unchecked(bins[b]);
+        const n = templateLen(t);
+        const live = new Int32Array(n);
+        let ln = 0;
+        for (let j = 0; j < n; j++) if (unchecked(compat.ok[j]) != 0) unchecked((live[ln++] = j));
+        const cl = new Claim(t, gset, live, ln, nClaims + fresh.length, 0);
+        const pods = new Array<i32>();
+        for (let c = 0; c < g.versions.length; c++) {
+          const k = unchecked(bin.take[c]);
+          if (k == 0) continue;
+          const rq = ver(unchecked(g.versions[c]), V_REQUESTS);
+          for (let r = 0; r < NR; r++) unchecked((cl.total[r] += <f64>k * f64At(rq + r)));
+          const src = unchecked(g.pods[c]);
+          for (let q = 0; q < k; q++) pods.push(unchecked(src[unchecked(cursor[c]) + q]));
+          unchecked((cursor[c] += k));
+        }
+        cl.pods = pods.length;
+        const price = claimPrice(cl);
+        if (price == Infinity) { ok = false; break; }
+        newCost += price;
+        fresh.push(cl);
+        freshPods.push(pods);
+      }
+    }
+    if (!ok) continue;
+    const better = newCost < oldCost - 0.5 || (Math.abs(newCost - oldCost) <= 0.5 && fresh.length < oldCount);
+    if (!better) continue;
+    // Limits: the new claims must fit within what the old ones reserved plus what is left.
+    const lim = limitsOf(t);
+    const room = new Float64Array(NLD + 1);
+    for (let d = 0; d <= NLD; d++) unchecked((room[d] = unchecked(lim[d])));
+    for (let i = 0; i < oldClaims.length; i++) {
+      const r = claimAt(unchecked(oldClaims[i])).reserved;
+      for (let d = 0; d < r.length; d++) unchecked((room[d] += unchecked(r[d])));
+    }
+    const reserved = new Array<Float64Array>();
+    for (let i = 0; i < fresh.length; i++) {
+      const r = maxCapacity(unchecked(fresh[i]));
+      reserved.push(r);
+      for (let d = 0; d <= NLD; d++) unchecked((room[d] -= unchecked(r[d])));
+    }
+    let within = true;
+    for (let d = 0; d <= NLD; d++) if (unchecked(room[d]) < -1e-6) within = false;
+    if (!within) continue;
+    // Commit: retire the old claims, add the new ones, move the pods.
+    for (let i = 0; i < oldClaims.length; i++) {
+      const c = claimAt(unchecked(oldClaims[i]));
+      c.pods = 0;
+      c.liveLen = 0;
+    }
+    for (let d = 0; d <= NLD; d++) unchecked((lim[d] = unchecked(room[d])));
+    for (let i = 0; i < fresh.length; i++) {
+      const cl = unchecked(fresh[i]);
+      cl.reserved = unchecked(reserved[i]);
+      const ci = pushClaim(cl);
+      const pods = unchecked(freshPods[i]);
+      for (let q = 0; q < pods.length; q++) unchecked((placement[unchecked(pods[q])] = -(ci + 2)));
+    }
+    changed++;
+  }
+  return changed;
+}
