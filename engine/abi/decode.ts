@@ -1,7 +1,7 @@
 // The solver's result block -> a ProvisionPlan (solver-as/abi.ts). The result is read from a copy (an
 // ArrayBuffer the caller owns), so decoding works the same in-thread and after a pool worker returned it.
 import * as A from '../../solver-as/abi.ts';
-import type { InstanceType, Pod } from '../domain/types.ts';
+import type { InstanceType, Pod, Requirements } from '../domain/types.ts';
 import { claimPlan } from '../solver/reference/finalize.ts';
 import type { NewNodeClaimPlan, PodError, ProvisionPlan } from '../solver/types.ts';
 import type { EncodeContext } from './encode.ts';
@@ -42,6 +42,9 @@ export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): Provision
   }
 
   const newNodeClaims: NewNodeClaimPlan[] = [];
+  const decoded = new Map<number, Requirements>();
+  // NodeClaims of similar size share one instance-type list in the result; decode each once.
+  const lists = new Map<number, Array<{ it: InstanceType; micros: number }>>();
   const unschedulable: PodError[] = [];
   for (let c = 0; c < nClaims; c++) {
     const rec = w[A.R_CLAIMS]! + c * A.C_STRIDE;
@@ -49,13 +52,19 @@ export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): Provision
     if (pods.length === 0) continue;
     const t = w[rec + A.C_TMPL]!;
     const template = ctx.templates[t]!;
-    const reqs = decodeSet(ctx.keys, buf, setsAt + w[rec + A.C_SET]! * ctx.keys.setBytes);
+    const si = w[rec + A.C_SET]!;
+    let reqs = decoded.get(si);
+    if (!reqs) decoded.set(si, (reqs = decodeSet(ctx.keys, buf, setsAt + si * ctx.keys.setBytes)));
     const itAt = w[rec + A.C_ITS]!;
-    const n = w[itAt]!;
-    const ordered: Array<{ it: InstanceType; micros: number }> = [];
-    for (let i = 0; i < n; i++) {
-      const gi = w[itAt + 1 + 2 * i]!;
-      ordered.push({ it: template.instanceTypes[gi - ctx.itStart[t]!]!, micros: w[itAt + 2 + 2 * i]! });
+    let ordered = lists.get(itAt);
+    if (!ordered) {
+      const n = w[itAt]!;
+      ordered = [];
+      for (let i = 0; i < n; i++) {
+        const gi = w[itAt + 1 + 2 * i]!;
+        ordered.push({ it: template.instanceTypes[gi - ctx.itStart[t]!]!, micros: w[itAt + 2 + 2 * i]! });
+      }
+      lists.set(itAt, ordered);
     }
     // The pool label and node-class label are template requirements the solver keeps as they were.
     const f = claimPlan(template, reqs, ordered, pods, ctx.input.options, ctx.scheduler.wellKnown);

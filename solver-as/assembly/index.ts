@@ -4,7 +4,7 @@ import { FLAGS, IMPROVE_MS, bind } from './layout';
 import { improve } from './improve';
 import { resetCompat } from './its';
 import { finalizeClaims, writeResult } from './output';
-import { resetSchedule, run } from './schedule';
+import { counters, resetSchedule, run } from './schedule';
 import { resetSets, SET_WORDS } from './sets';
 import { resetState } from './state';
 import { resetTopology } from './topology';
@@ -46,4 +46,9 @@ export function solve(input: usize): usize {
   if ((FLAGS & FLAG_IMPROVE) != 0) improved = improve(<f64>IMPROVE_MS);
   finalizeClaims();
   return writeResult(improved);
+}
+
+/** Work counters of the last solve (for benchmarks): address of 8 i32s. */
+export function workCounters(): usize {
+  return counters.dataStart;
 }

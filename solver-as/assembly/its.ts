@@ -8,12 +8,32 @@ import { CT_KEY, NK, RESV_KEY, ZONE_KEY, it, keyWords, listAddr, off, offPrice, 
 import { bits, complement, defined, hasValue, minValues, notInOrDne, setAddr } from './sets';
 
 export class Compat {
+  /** The allowed local instance types by (price, catalog index); computed on first use. */
+  private sorted: Int32Array | null = null;
   constructor(
     /** 1 when the template's local instance type i is allowed. */
     readonly ok: Uint8Array,
     /** Cheapest allowed offering, micro-dollars per hour; Infinity when none. */
     readonly price: Float64Array,
   ) {}
+
+  byPrice(): Int32Array {
+    let s = this.sorted;
+    if (s != null) return s;
+    let n = 0;
+    for (let j = 0; j < this.ok.length; j++) if (unchecked(this.ok[j]) != 0) n++;
+    const keys = new Uint64Array(n);
+    let x = 0;
+    for (let j = 0; j < this.ok.length; j++) {
+      if (unchecked(this.ok[j]) == 0) continue;
+      unchecked((keys[x++] = (<u64>Math.round(unchecked(this.price[j])) << 16) | <u64>j));
+    }
+    keys.sort();
+    s = new Int32Array(n);
+    for (let i = 0; i < n; i++) unchecked((s[i] = <i32>(unchecked(keys[i]) & 0xffff)));
+    this.sorted = s;
+    return s;
+  }
 }
 
 let memo: Map<u64, Compat> = new Map<u64, Compat>();

@@ -8,7 +8,7 @@ import { FLAGS, MAX_ITS, NP, SET_BYTES } from './layout';
 import { compatFor, minValuesMet } from './its';
 import { errors, fullFilter, placement } from './schedule';
 import { setAddr } from './sets';
-import { claimAt, claimCount, templateStart } from './state';
+import { Claim, claimAt, claimCount, templateLen, templateStart } from './state';
 
 /** Orders each claim's instance types by price and truncates them; fails claims whose minValues break. */
 export function finalizeClaims(): void {
@@ -18,14 +18,16 @@ export function finalizeClaims(): void {
     const c = claimAt(ci);
     fullFilter(c);
     const compat = compatFor(c.set, c.tmpl);
-    const keys = new Float64Array(c.liveLen);
-    for (let x = 0; x < c.liveLen; x++) {
-      const j = unchecked(c.live[x]);
-      unchecked((keys[x] = Math.round(unchecked(compat.price[j])) * 4096 + <f64>j));
-    }
-    keys.sort();
+    // Price order (ties: catalog order) from the set's sorted list, shared by every claim with this set.
+    const mark = new Uint8Array(templateLen(c.tmpl));
+    for (let x = 0; x < c.liveLen; x++) unchecked((mark[unchecked(c.live[x])] = 1));
+    const sorted = compat.byPrice();
     const kept = min(c.liveLen, MAX_ITS);
-    for (let x = 0; x < kept; x++) unchecked((c.live[x] = <i32>(unchecked(keys[x]) % 4096)));
+    let k = 0;
+    for (let x = 0; x < sorted.length && k < kept; x++) {
+      const j = unchecked(sorted[x]);
+      if (unchecked(mark[j]) != 0) unchecked((c.live[k++] = j));
+    }
     c.liveLen = kept;
     if (strict && c.pods > 0) {
       const start = templateStart(c.tmpl);
@@ -49,11 +51,30 @@ let OUT: usize = 0;
   store<i32>(OUT + (<usize>i << 2), v);
 }
 
+/** A hash of a claim's final instance-type list (with its set and template, which decide the prices). */
+function listHash(c: Claim): u64 {
+  let h: u64 = 1469598103934665603;
+  h = (h ^ <u64>c.set) * 1099511628211;
+  h = (h ^ <u64>c.tmpl) * 1099511628211;
+  for (let x = 0; x < c.liveLen; x++) h = (h ^ <u64>unchecked(c.live[x])) * 1099511628211;
+  return h;
+}
+
+function sameList(a: Claim, b: Claim): bool {
+  if (a.set != b.set || a.tmpl != b.tmpl || a.liveLen != b.liveLen) return false;
+  for (let x = 0; x < a.liveLen; x++) if (unchecked(a.live[x]) != unchecked(b.live[x])) return false;
+  return true;
+}
+
 export function writeResult(improved: i32): usize {
   const n = claimCount();
-  // Distinct sets used by claims.
+  // Distinct sets used by claims, and distinct instance-type lists (NodeClaims of similar size share one:
+  // written once, decoded once).
   const setIds = new Array<i32>();
   const setIndex = new Map<i32, i32>();
+  const listOf = new Int32Array(n);
+  const listOwner = new Array<i32>();
+  const byHash = new Map<u64, i32>();
   let itWords = 0;
   for (let ci = 0; ci < n; ci++) {
     const c = claimAt(ci);
@@ -61,7 +82,19 @@ export function writeResult(improved: i32): usize {
       setIndex.set(c.set, setIds.length);
       setIds.push(c.set);
     }
-    itWords += 1 + c.liveLen * 2;
+    const h = listHash(c);
+    let li = -1;
+    if (byHash.has(h)) {
+      const cand = byHash.get(h);
+      if (sameList(claimAt(unchecked(listOwner[cand])), c)) li = cand;
+    }
+    if (li < 0) {
+      li = listOwner.length;
+      listOwner.push(ci);
+      if (!byHash.has(h)) byHash.set(h, li);
+      itWords += 1 + c.liveLen * 2;
+    }
+    unchecked((listOf[ci] = li));
   }
   const words = R_WORDS + 2 * NP + n * C_STRIDE + itWords;
   const setsOff = ((words * 4 + 7) & ~7);
@@ -80,17 +113,14 @@ export function writeResult(improved: i32): usize {
     w(R_WORDS + p, unchecked(placement[p]));
     w(R_WORDS + NP + p, unchecked(errors[p]));
   }
+  // The lists, then the claim records pointing at them.
+  const listPos = new Int32Array(listOwner.length);
   let itPos = R_WORDS + 2 * NP + n * C_STRIDE;
-  for (let ci = 0; ci < n; ci++) {
-    const c = claimAt(ci);
-    const rec = R_WORDS + 2 * NP + ci * C_STRIDE;
+  for (let li = 0; li < listOwner.length; li++) {
+    const c = claimAt(unchecked(listOwner[li]));
     const compat = compatFor(c.set, c.tmpl);
     const start = templateStart(c.tmpl);
-    w(rec + C_TMPL, c.tmpl);
-    w(rec + C_SET, setIndex.get(c.set));
-    w(rec + C_ITS, itPos);
-    w(rec + C_NPODS, c.pods);
-    w(rec + C_CHEAPEST, c.liveLen > 0 ? <i32>Math.round(unchecked(compat.price[unchecked(c.live[0])])) : -1);
+    unchecked((listPos[li] = itPos));
     w(itPos, c.liveLen);
     for (let x = 0; x < c.liveLen; x++) {
       const j = unchecked(c.live[x]);
@@ -98,6 +128,16 @@ export function writeResult(improved: i32): usize {
       w(itPos + 2 + 2 * x, <i32>Math.round(unchecked(compat.price[j])));
     }
     itPos += 1 + c.liveLen * 2;
+  }
+  for (let ci = 0; ci < n; ci++) {
+    const c = claimAt(ci);
+    const rec = R_WORDS + 2 * NP + ci * C_STRIDE;
+    const compat = compatFor(c.set, c.tmpl);
+    w(rec + C_TMPL, c.tmpl);
+    w(rec + C_SET, setIndex.get(c.set));
+    w(rec + C_ITS, unchecked(listPos[unchecked(listOf[ci])]));
+    w(rec + C_NPODS, c.pods);
+    w(rec + C_CHEAPEST, c.liveLen > 0 ? <i32>Math.round(unchecked(compat.price[unchecked(c.live[0])])) : -1);
   }
   for (let i = 0; i < setIds.length; i++) {
     memory.copy(base + <usize>(setsOff + i * SET_BYTES), setAddr(unchecked(setIds[i])), <usize>SET_BYTES);

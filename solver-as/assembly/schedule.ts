@@ -13,14 +13,19 @@ import {
   Claim, addPorts, addRequests, claimAt, claimCount, dgConflict, fitsRemaining, itFits, nodeAt, portsConflict, pushClaim,
   subtractRequests, templateLen, templateStart,
 } from './state';
-import { addRequirements, ensureHost, record } from './topology';
+import { addRequirements, ensureHost, prepareQuick, quickReject, record, versionEpoch } from './topology';
 
 export let placement: Int32Array = new Int32Array(0);
 /** The version (after relaxation) each placed pod went in as. */
 export let placedVersion: Int32Array = new Int32Array(0);
 export let errors: Int32Array = new Int32Array(0);
-/** In-flight NodeClaims ordered by (pods ascending, creation ascending). */
-let order: Array<i32> = new Array<i32>();
+/**
+ * In-flight NodeClaims by pod count: levels[L] is a bitset of the claims holding L pods. Karpenter tries
+ * in-flight NodeClaims fewest pods first (ties: oldest first), which is reading the levels in order.
+ */
+let levels: Array<Uint32Array> = new Array<Uint32Array>();
+let levelCount: Int32Array = new Int32Array(0);
+let levelWords: i32 = 8;
 /** Per template: remaining limits [nodes, dims...] (Infinity = unlimited). */
 let limits: Array<Float64Array> = new Array<Float64Array>();
 let strictMinValues = false;
@@ -32,14 +37,30 @@ let strictMinValues = false;
  */
 let dead: Array<Uint32Array> = new Array<Uint32Array>();
 let deadNodes: Array<Uint32Array> = new Array<Uint32Array>();
+let deadCount: Int32Array = new Int32Array(0);
 let topologyFree: Uint8Array = new Uint8Array(0);
+/**
+ * failedAt[v][c] = 1 + the topology epoch of version v when it last failed on in-flight NodeClaim c for a
+ * reason that can pass later (a zone spread's skew, an affinity target not there yet): while the epoch is
+ * unchanged the claim is skipped without re-evaluating it. (Claims only narrow, so a wider claim that
+ * failed cannot pass just by narrowing.)
+ */
+let failedAt: Array<Int32Array> = new Array<Int32Array>();
+
+
+/** Work counters for benchmarks: [claim checks, node checks, dead skips, pod attempts]. */
+export let counters: Int32Array = new Int32Array(8);
 
 export function resetSchedule(): void {
+  counters = new Int32Array(8);
   placement = new Int32Array(NP);
   placedVersion = new Int32Array(NP);
   errors = new Int32Array(NP);
   for (let p = 0; p < NP; p++) unchecked((placement[p] = -1));
-  order = new Array<i32>();
+  levels = new Array<Uint32Array>();
+  levelWords = 8;
+  levels.push(new Uint32Array(levelWords));
+  levelCount = new Int32Array(8);
   limits = new Array<Float64Array>();
   for (let t = 0; t < NT; t++) {
     const l = new Float64Array(NLD + 1);
@@ -50,10 +71,14 @@ export function resetSchedule(): void {
   strictMinValues = (FLAGS & FLAG_STRICT_MIN_VALUES) != 0;
   dead = new Array<Uint32Array>(NV);
   deadNodes = new Array<Uint32Array>(NV);
+  deadCount = new Int32Array(NV);
+  failedAt = new Array<Int32Array>(NV);
+
   topologyFree = new Uint8Array(NV);
   const nodeWords = (NN >>> 5) + 1;
   for (let v = 0; v < NV; v++) {
     unchecked((dead[v] = new Uint32Array(8)));
+    unchecked((failedAt[v] = new Int32Array(0)));
     unchecked((deadNodes[v] = new Uint32Array(nodeWords)));
     unchecked((topologyFree[v] = listLen(ver(v, V_OWNED)) == 0 && listLen(ver(v, V_INV_SELECT)) == 0 ? 1 : 0));
   }
@@ -73,7 +98,24 @@ function markDead(v: i32, i: i32): void {
     unchecked((dead[v] = n));
     b = n;
   }
+  if ((unchecked(b[w]) & (1 << (i & 31))) == 0) unchecked((deadCount[v] += 1));
   unchecked((b[w] |= 1 << (i & 31)));
+}
+
+function markFailed(v: i32, ci: i32, epoch: i32): void {
+  let f = unchecked(failedAt[v]);
+  if (ci >= f.length) {
+    const n = new Int32Array(max(f.length * 2, ci + 16));
+    n.set(f);
+    unchecked((failedAt[v] = n));
+    f = n;
+  }
+  unchecked((f[ci] = epoch + 1));
+}
+
+@inline function stillFailed(v: i32, ci: i32, epoch: i32): bool {
+  const f = unchecked(failedAt[v]);
+  return ci < f.length && unchecked(f[ci]) == epoch + 1;
 }
 
 function markNodeDead(v: i32, n: i32): void {
@@ -137,21 +179,49 @@ function addPod(p: i32, v: i32, moved: bool): bool {
     return true;
   }
   const dv = unchecked(dead[v]);
-  for (let i = 0; i < order.length; i++) {
-    const ci = unchecked(order[i]);
-    if (isDead(dv, ci)) continue;
-    const c = claimAt(ci);
-    const s = claimCanAdd(c, v);
-    if (s < 0) {
-      if (free || s == -2) markDead(v, ci);
-      continue;
+  unchecked((counters[3] += 1));
+  const epoch = free ? 0 : versionEpoch(v);
+  if (!free) prepareQuick(v);
+  // In-flight NodeClaims in Karpenter's order (fewest pods first, then oldest): level by level, and within a
+  // level by creation index, reading whole words of claim bits with the claims dead for this version
+  // masked out.
+  for (let L = 1; L < levels.length; L++) {
+    if (unchecked(levelCount[L]) == 0) continue;
+    const b = unchecked(levels[L]);
+    for (let wi = 0; wi < b.length; wi++) {
+      let x = unchecked(b[wi]);
+      if (x == 0) continue;
+      if (wi < dv.length) x &= ~unchecked(dv[wi]);
+      while (x != 0) {
+        const ci = (wi << 5) + <i32>ctz(x);
+        x &= x - 1;
+        if (!free && stillFailed(v, ci, epoch)) {
+          unchecked((counters[5] += 1));
+          continue;
+        }
+        const c = claimAt(ci);
+        if (!free && quickReject(c.set)) {
+          unchecked((counters[6] += 1));
+          continue;
+        }
+        unchecked((counters[0] += 1));
+        const s = claimCanAdd(c, v);
+        if (s < 0) {
+          if (free || s == -2) markDead(v, ci);
+          else {
+            markFailed(v, ci, epoch);
+            unchecked((counters[4] += 1));
+          }
+          continue;
+        }
+        levelMove(ci, L, L + 1);
+        claimAdd(c, v, s);
+        record(v, c.set, tmpl(c.tmpl, T_TAINTSET), c.host);
+        unchecked((placement[p] = -(ci + 2)));
+        unchecked((placedVersion[p] = v));
+        return true;
+      }
     }
-    claimAdd(c, v, s);
-    record(v, c.set, tmpl(c.tmpl, T_TAINTSET), c.host);
-    unchecked((placement[p] = -(ci + 2)));
-    unchecked((placedVersion[p] = v));
-    reorder(i);
-    return true;
   }
   if (NT == 0) {
     unchecked((errors[p] = E_NO_TEMPLATES));
@@ -175,7 +245,7 @@ function addPod(p: i32, v: i32, moved: bool): bool {
     claimAdd(c, v, s);
     fullFilter(c);
     subtractMaxCapacity(c, lim);
-    insertOrdered(ci);
+    levelMove(ci, 0, 1);
     record(v, c.set, tmpl(t, T_TAINTSET), c.host);
     unchecked((placement[p] = -(ci + 2)));
     unchecked((placedVersion[p] = v));
@@ -185,28 +255,37 @@ function addPod(p: i32, v: i32, moved: bool): bool {
   return false;
 }
 
-/** Moves order[i] right past NodeClaims with fewer pods or equal pods and lower creation sequence. */
-function reorder(i: i32): void {
-  const ci = unchecked(order[i]);
-  const c = claimAt(ci);
-  let j = i;
-  while (j + 1 < order.length) {
-    const o = claimAt(unchecked(order[j + 1]));
-    if (o.pods < c.pods || (o.pods == c.pods && o.seq < c.seq)) {
-      unchecked((order[j] = order[j + 1]));
-      j++;
-    } else break;
+/** Moves claim ci from pod-count level `from` (0 = not in any level) to level `to`. */
+function levelMove(ci: i32, from: i32, to: i32): void {
+  const w = ci >>> 5;
+  const bit: u32 = 1 << (ci & 31);
+  if (w >= levelWords) {
+    let nw = levelWords * 2;
+    while (nw <= w) nw *= 2;
+    for (let L = 0; L < levels.length; L++) {
+      const n = new Uint32Array(nw);
+      n.set(unchecked(levels[L]));
+      unchecked((levels[L] = n));
+    }
+    levelWords = nw;
   }
-  unchecked((order[j] = ci));
+  while (levels.length <= to) {
+    levels.push(new Uint32Array(levelWords));
+    levelCount = growI32(levelCount, levels.length);
+  }
+  if (from > 0) {
+    unchecked((levels[from][w] &= ~bit));
+    unchecked((levelCount[from] -= 1));
+  }
+  unchecked((levels[to][w] |= bit));
+  unchecked((levelCount[to] += 1));
 }
 
-/** Inserts a new NodeClaim (one pod, newest) after every NodeClaim with at most one pod. */
-function insertOrdered(ci: i32): void {
-  let at = 0;
-  while (at < order.length && claimAt(unchecked(order[at])).pods <= 1) at++;
-  order.push(ci);
-  for (let j = order.length - 1; j > at; j--) unchecked((order[j] = order[j - 1]));
-  unchecked((order[at] = ci));
+function growI32(a: Int32Array, n: i32): Int32Array {
+  if (a.length >= n) return a;
+  const b = new Int32Array(max(n, a.length * 2));
+  b.set(a);
+  return b;
 }
 
 function withinLimits(gi: i32, lim: Float64Array): bool {
@@ -253,6 +332,7 @@ function nodeCanAdd(n: i32, v: i32): i32 {
   if (mergeCompatible(ns.set, reqs, MODE_STRICT) < 0) return -2;
   const alts = ver(v, V_VOLUMES);
   const na = listLen(alts);
+  let permanent = true;
   for (let a = 0; a < (na == 0 ? 1 : na); a++) {
     let s1 = ns.set;
     if (na > 0) {
@@ -260,10 +340,13 @@ function nodeCanAdd(n: i32, v: i32): i32 {
       if (s1 < 0) continue;
     }
     const s2 = addRequirements(v, s1, ns.taintSet, n);
-    if (s2 < 0) continue;
+    if (s2 < 0) {
+      if (s2 == -1) permanent = false;
+      continue;
+    }
     return mergeCompatible(s2, reqs, MODE_PLAIN);
   }
-  return -1;
+  return permanent ? -2 : -1;
 }
 
 /** Any remaining instance type allowed by `compat` fits the claim's total plus v; drops types that no longer fit. */
@@ -306,22 +389,36 @@ function claimCanAdd(c: Claim, v: i32): i32 {
   if (m < 0) return -2;
   const alts = ver(v, V_VOLUMES);
   const na = listLen(alts);
+  let permanent = true;
   for (let a = 0; a < (na == 0 ? 1 : na); a++) {
     let s1 = m;
     if (na > 0) {
       s1 = mergeCompatible(m, listAt(alts, a), MODE_WELL_KNOWN);
       if (s1 < 0) continue;
     }
+    // Resources only grow and requirements only narrow: a version that does not fit before topology
+    // narrows the claim never will. Checked first, so full claims are ruled out for good.
+    if (!anyFits(c, compatFor(s1, c.tmpl), v)) continue;
     const s2 = addRequirements(v, s1, ts, c.host);
-    if (s2 < 0) continue;
-    if (!anyFits(c, compatFor(s2, c.tmpl), v)) continue;
+    if (s2 < 0) {
+      if (s2 == -1) permanent = false;
+      continue;
+    }
+    // Topology picked a domain; another domain may be picked later.
+    if (s2 != s1 && !anyFits(c, compatFor(s2, c.tmpl), v)) {
+      permanent = false;
+      continue;
+    }
     if (strictMinValues && setHasMinValues(s2)) {
       const f = filtered(c, s2, v);
-      if (!minValuesMet(s2, f, f.length)) continue;
+      if (!minValuesMet(s2, f, f.length)) {
+        if (s2 != s1) permanent = false;
+        continue;
+      }
     }
     return s2;
   }
-  return -1;
+  return permanent ? -2 : -1;
 }
 
 function claimAdd(c: Claim, v: i32, s: i32): void {

@@ -14,6 +14,8 @@ class Group {
   counts: Int32Array;
   registered: Uint32Array;
   total: i32 = 0;
+  /** Bumped whenever a count changes: a failure against this group can only turn into success after. */
+  epoch: i32 = 0;
   constructor(readonly type: i32, readonly key: i32, readonly maxSkew: i32, readonly minDomains: i32, readonly flags: i32, n: i32, words: i32) {
     this.counts = new Int32Array(n);
     this.registered = new Uint32Array(words);
@@ -29,6 +31,9 @@ let hostCap: i32 = 0;
 
 export function resetTopology(maxWords: i32): void {
   groups = new Array<Group>();
+  qKey = new Int32Array(8);
+  qMask = new Array<Uint32Array>();
+  qN = 0;
   filterMemo = new Map<u64, bool>();
   vals = heap.alloc(<usize>(max(maxWords, 1) << 2));
   hostCap = NN + 64;
@@ -112,7 +117,9 @@ function counts(g: i32, s: i32, ts: i32): bool {
 
 /**
  * Applies every group constraining version `v` to a placement on set `s` (taint set `ts`, host `h`).
- * Returns the narrowed set id, or -1 when a constraint cannot be met (§3.3).
+ * Returns the narrowed set id, or -1 when a constraint cannot be met now (§3.3), or -2 when it never can on
+ * this node: anti-affinity only loses room as counts grow and the node's domains narrow, and a hostname
+ * spread counts against a global minimum of 0; spread elsewhere and affinity may become satisfiable later.
  */
 export function addRequirements(v: i32, s: i32, ts: i32, h: i32): i32 {
   let cur = s;
@@ -120,7 +127,7 @@ export function addRequirements(v: i32, s: i32, ts: i32, h: i32): i32 {
   const no = listLen(owned);
   for (let i = 0; i < no; i++) {
     cur = apply(listAt(owned, i), v, cur, ts, h);
-    if (cur < 0) return -1;
+    if (cur < 0) return cur;
   }
   const inv = ver(v, V_INV_SELECT);
   const ni = listLen(inv);
@@ -128,7 +135,7 @@ export function addRequirements(v: i32, s: i32, ts: i32, h: i32): i32 {
     const g = listAt(inv, i);
     if (unchecked(groups[g]).total == 0) continue;
     cur = apply(g, v, cur, ts, h);
-    if (cur < 0) return -1;
+    if (cur < 0) return cur;
   }
   return cur;
 }
@@ -139,8 +146,8 @@ function apply(g: i32, v: i32, s: i32, ts: i32, h: i32): i32 {
   const self = unchecked(selects[v * NG + g]) != 0 ? 1 : 0;
   if (gr.key < 0) {
     const c = unchecked(gr.counts[h]);
-    if (gr.type == GT_SPREAD) return c + self <= gr.maxSkew ? s : -1;
-    if (gr.type == GT_ANTI) return c == 0 ? s : -1;
+    if (gr.type == GT_SPREAD) return c + self <= gr.maxSkew ? s : -2;
+    if (gr.type == GT_ANTI) return c == 0 ? s : -2;
     if (c > 0) return s;
     return self == 1 && gr.total == 0 ? s : -1;
   }
@@ -181,7 +188,7 @@ function apply(g: i32, v: i32, s: i32, ts: i32, h: i32): i32 {
       store<u32>(vals + (<usize>(d >>> 5) << 2), load<u32>(vals + (<usize>(d >>> 5) << 2)) | (1 << (d & 31)));
       any = true;
     }
-    return any ? narrow(s, k, vals) : -1;
+    return any ? narrow(s, k, vals) : -2;
   }
   // affinity
   let anyInPod = false;
@@ -210,6 +217,7 @@ function apply(g: i32, v: i32, s: i32, ts: i32, h: i32): i32 {
 @inline function increment(gr: Group, d: i32): void {
   unchecked((gr.counts[d] += 1));
   gr.total += 1;
+  gr.epoch += 1;
   if (gr.key >= 0) unchecked((gr.registered[d >>> 5] |= 1 << (d & 31)));
 }
 
@@ -256,4 +264,117 @@ export function record(v: i32, s: i32, ts: i32, h: i32): void {
     const nv = keyWords(k) << 5;
     for (let d = 0; d < nv; d++) if (candidate(gr, ns, k, d)) increment(gr, d);
   }
+}
+
+/**
+ * A number that changes whenever a group constraining version v changes its counts (the sum of their
+ * epochs, which only grow). A topology failure of v on a node stays a failure while it is unchanged.
+ */
+export function versionEpoch(v: i32): i32 {
+  let e = 0;
+  const owned = ver(v, V_OWNED);
+  const no = listLen(owned);
+  for (let i = 0; i < no; i++) e += unchecked(groups[listAt(owned, i)]).epoch;
+  const inv = ver(v, V_INV_SELECT);
+  const ni = listLen(inv);
+  for (let i = 0; i < ni; i++) e += unchecked(groups[listAt(inv, i)]).epoch;
+  return e;
+}
+
+// ---- quick rejection ----
+// Before evaluating a NodeClaim in full, a pod attempt computes, per label key its topology groups use, the
+// domains it may land in (the same rules as apply() for a node whose domain is already decided); a node
+// whose requirement on that key is a concrete value set outside those domains fails without further work.
+// This turns the common failure of zone-constrained pods on zone-decided NodeClaims into a few loads.
+let qKey: Int32Array = new Int32Array(8);
+let qMask: Array<Uint32Array> = new Array<Uint32Array>();
+let qN: i32 = 0;
+
+function quickSlot(k: i32): Uint32Array {
+  for (let i = 0; i < qN; i++) if (unchecked(qKey[i]) == k) return unchecked(qMask[i]);
+  if (qN == qKey.length) {
+    const n = new Int32Array(qN * 2);
+    n.set(qKey);
+    qKey = n;
+  }
+  unchecked((qKey[qN] = k));
+  const w = keyWords(k);
+  const m = new Uint32Array(w);
+  m.fill(0xffffffff);
+  if (qN < qMask.length) unchecked((qMask[qN] = m));
+  else qMask.push(m);
+  qN++;
+  return m;
+}
+
+function quickGroup(g: i32, v: i32): void {
+  const gr = unchecked(groups[g]);
+  if (gr.key < 0) return;
+  // A spread group's node filter depends on the node: leave those to the full check.
+  if (gr.type == GT_SPREAD && (gr.flags & (GF_HAS_FILTER | GF_HONOR_TAINTS)) != 0) return;
+  const k = gr.key;
+  const ps = setAddr(ver(v, V_STRICT));
+  const self = unchecked(selects[v * NG + g]) != 0 ? 1 : 0;
+  const nv = keyWords(k) << 5;
+  const m = quickSlot(k);
+  const allowed = new Uint32Array(keyWords(k));
+  if (gr.type == GT_SPREAD) {
+    let minC: i32 = i32.MAX_VALUE;
+    let eligible = 0;
+    for (let d = 0; d < nv; d++) {
+      if (!isSet(gr.registered, d) || !allows(ps, k, d)) continue;
+      eligible++;
+      minC = min(minC, unchecked(gr.counts[d]));
+    }
+    if (eligible == 0 || (gr.minDomains > 0 && eligible < gr.minDomains)) minC = 0;
+    for (let d = 0; d < nv; d++) if (unchecked(gr.counts[d]) + self - minC <= gr.maxSkew) unchecked((allowed[d >>> 5] |= 1 << (d & 31)));
+  } else if (gr.type == GT_ANTI) {
+    for (let d = 0; d < nv; d++) if (unchecked(gr.counts[d]) == 0 && allows(ps, k, d)) unchecked((allowed[d >>> 5] |= 1 << (d & 31)));
+  } else {
+    let anyInPod = false;
+    for (let d = 0; d < nv; d++) {
+      if (unchecked(gr.counts[d]) > 0 && isSet(gr.registered, d) && allows(ps, k, d)) anyInPod = true;
+    }
+    const bootstrap = self == 1 && !anyInPod;
+    for (let d = 0; d < nv; d++) {
+      if (!allows(ps, k, d)) continue;
+      if (unchecked(gr.counts[d]) > 0 || bootstrap) unchecked((allowed[d >>> 5] |= 1 << (d & 31)));
+    }
+  }
+  for (let i = 0; i < m.length; i++) unchecked((m[i] &= allowed[i]));
+}
+
+/** Prepares quick rejection for one attempt of version v (call once per attempt). */
+export function prepareQuick(v: i32): void {
+  qN = 0;
+  const owned = ver(v, V_OWNED);
+  const no = listLen(owned);
+  for (let i = 0; i < no; i++) quickGroup(listAt(owned, i), v);
+  const inv = ver(v, V_INV_SELECT);
+  const ni = listLen(inv);
+  for (let i = 0; i < ni; i++) {
+    const g = listAt(inv, i);
+    if (unchecked(groups[g]).total > 0) quickGroup(g, v);
+  }
+}
+
+/** True when set s certainly fails the prepared attempt's topology (a decided domain outside the allowed ones). */
+export function quickReject(s: i32): bool {
+  if (qN == 0) return false;
+  const ps = setAddr(s);
+  for (let i = 0; i < qN; i++) {
+    const k = unchecked(qKey[i]);
+    if (!defined(ps, k) || complement(ps, k)) continue;
+    const m = unchecked(qMask[i]);
+    const b = bits(ps, k);
+    let hit = false;
+    for (let x = 0; x < m.length; x++) {
+      if ((load<u32>(b + (<usize>x << 2)) & unchecked(m[x])) != 0) {
+        hit = true;
+        break;
+      }
+    }
+    if (!hit) return true;
+  }
+  return false;
 }

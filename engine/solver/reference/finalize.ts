@@ -1,13 +1,13 @@
 // Turning a simulated NodeClaim into the plan's NodeClaim (spec/scheduling.md §1.12, §2.16): hostname and
 // simulation keys removed, the smallest daemonset overhead added to the requests, instance types ordered
 // by price and truncated, instance-type and capacity-type requirements narrowed to what remains.
-import type { EngineOptions, InstanceType, Pod, Requirements, Resources } from '../../domain/types.ts';
+import type { EngineOptions, InstanceType, NodeSelectorRequirement, Pod, Requirements, Resources } from '../../domain/types.ts';
 import { toMicros } from '../../domain/money.ts';
 import { add as addResources } from '../../domain/resources.ts';
 import {
   CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, INSTANCE_TYPE_LABEL, SIMULATION_LABELS, schedulingRestrictedReason,
 } from '../../scheduling/labels.ts';
-import { add, anyValue, req, toSelectorRequirements } from '../../scheduling/requirements.ts';
+import { anyValue, toSelectorRequirements } from '../../scheduling/requirements.ts';
 import type { NewNodeClaimPlan } from '../types.ts';
 import type { SimNodeClaim } from './nodes.ts';
 import { cheapestOffering, minValuesUnmet, offeringAllowed, type Template } from './templates.ts';
@@ -45,6 +45,76 @@ export function finalizeClaim(c: SimNodeClaim, options: EngineOptions, wellKnown
  * The plan's NodeClaim from its template, final requirements, price-ordered (truncated) instance types
  * and pods. Shared by the reference and the wasm decoder so both finish a NodeClaim the same way.
  */
+/** What every NodeClaim with the same final requirements shares: computed once per requirement set. */
+interface SetParts {
+  readonly reqs: Requirements;
+  /** Selector requirements without the instance-type and capacity-type keys (added per NodeClaim). */
+  readonly selectors: NodeSelectorRequirement[];
+  readonly labels: Readonly<Record<string, string>>;
+}
+const partsCache = new WeakMap<Requirements, Map<Template, SetParts>>();
+
+function setParts(template: Template, finalReqs: Requirements, wellKnown: ReadonlySet<string>): SetParts {
+  let byTemplate = partsCache.get(finalReqs);
+  if (!byTemplate) partsCache.set(finalReqs, (byTemplate = new Map()));
+  let parts = byTemplate.get(template);
+  if (parts) return parts;
+  const reqs = new Map([...finalReqs].filter(([k]) => k !== HOSTNAME_LABEL && !SIMULATION_LABELS.has(k))) as Requirements;
+  const labels: Record<string, string> = { ...template.pool.template.labels };
+  for (const r of reqs.values()) {
+    if (wellKnown.has(r.key) || SIMULATION_LABELS.has(r.key) || schedulingRestrictedReason(r.key, wellKnown) || labels[r.key] !== undefined) continue;
+    const v = anyValue(r);
+    if (v !== undefined) labels[r.key] = v;
+  }
+  const rest = new Map([...reqs].filter(([k]) => k !== INSTANCE_TYPE_LABEL && k !== CAPACITY_TYPE_LABEL));
+  parts = { reqs, selectors: toSelectorRequirements(rest), labels };
+  byTemplate.set(template, parts);
+  return parts;
+}
+
+/** What NodeClaims sharing one instance-type list (and requirement set) share; read-only, so shared safely. */
+interface ListParts {
+  readonly kept: readonly InstanceType[];
+  readonly names: readonly string[];
+  readonly options: readonly { name: string; price: number }[];
+  readonly capacityTypes: readonly string[];
+}
+const listCache = new WeakMap<object, Map<Requirements, ListParts>>();
+
+function listParts(ordered: ReadonlyArray<{ it: InstanceType; micros: number }>, reqs: Requirements): ListParts {
+  let byReqs = listCache.get(ordered);
+  if (!byReqs) listCache.set(ordered, (byReqs = new Map()));
+  let parts = byReqs.get(reqs);
+  if (parts) return parts;
+  const kept = ordered.map((o) => o.it);
+  // The capacity types some kept type can launch as (stop once all three are seen: usually at once).
+  const cts = new Set<string>();
+  for (const it of kept) {
+    for (const o of it.offerings) if (!cts.has(o.capacityType) && offeringAllowed(reqs, o)) cts.add(o.capacityType);
+    if (cts.size === 3) break;
+  }
+  parts = {
+    kept,
+    names: Object.freeze(kept.map((it) => it.name)),
+    options: Object.freeze(ordered.map((o) => Object.freeze({ name: o.it.name, price: o.micros / 1e6 }))),
+    capacityTypes: Object.freeze([...cts].sort()),
+  };
+  byReqs.set(reqs, parts);
+  return parts;
+}
+
+/** The smallest daemonset overhead among the kept types (one group for most templates: no lookups then). */
+function keptOverhead(template: Template, kept: readonly InstanceType[]): Resources {
+  const groups = new Set(template.daemonGroupOf.values());
+  if (groups.size === 1) return [...groups][0]!.overhead;
+  return minOverhead([...new Set(kept.map((it) => template.daemonGroupOf.get(it.name)!))].map((g) => g.overhead));
+}
+
+/**
+ * The plan's NodeClaim from its template, final requirements, price-ordered (truncated) instance types
+ * and pods. Shared by the reference and the wasm decoder so both finish a NodeClaim the same way. The
+ * instance-type requirement lists the types in price order.
+ */
 export function claimPlan(
   template: Template,
   finalReqs: Requirements,
@@ -53,41 +123,35 @@ export function claimPlan(
   options: EngineOptions,
   wellKnown: ReadonlySet<string>,
 ): Finalized {
-  let reqs = new Map([...finalReqs].filter(([k]) => k !== HOSTNAME_LABEL && !SIMULATION_LABELS.has(k))) as Requirements;
-  const kept = ordered.map((o) => o.it);
+  const { reqs, selectors, labels } = setParts(template, finalReqs, wellKnown);
+  const shared = listParts(ordered, reqs);
+  const kept = shared.kept;
   let minValuesRelaxed = false;
   const unmet = minValuesUnmet(reqs, kept);
   if (unmet) {
     if (options.minValuesPolicy === 'Strict') return { ok: false, reason: `NodePool couldn't meet minValues requirements (label ${unmet})` };
     minValuesRelaxed = true;
   }
-  const capacityTypes = new Set<string>();
-  for (const it of kept) for (const o of it.offerings) if (offeringAllowed(reqs, o)) capacityTypes.add(o.capacityType);
-  const itReq = reqs.get(INSTANCE_TYPE_LABEL);
-  reqs = add(
-    reqs,
-    req(INSTANCE_TYPE_LABEL, false, kept.map((it) => it.name), undefined, undefined, itReq?.minValues),
-    req(CAPACITY_TYPE_LABEL, false, capacityTypes, undefined, undefined, reqs.get(CAPACITY_TYPE_LABEL)?.minValues),
-  );
-  const overhead = minOverhead(kept.map((it) => template.daemonGroupOf.get(it.name)!.overhead));
-  const labels: Record<string, string> = { ...template.pool.template.labels };
-  for (const r of reqs.values()) {
-    if (wellKnown.has(r.key) || SIMULATION_LABELS.has(r.key) || schedulingRestrictedReason(r.key, wellKnown) || labels[r.key] !== undefined) continue;
-    const v = anyValue(r);
-    if (v !== undefined) labels[r.key] = v;
-  }
-  const instanceTypes = ordered.map((o) => ({ name: o.it.name, price: o.micros / 1e6 }));
-  const requests: Record<string, number> = { ...overhead };
+  const capacityTypes = shared.capacityTypes;
+  const itMin = reqs.get(INSTANCE_TYPE_LABEL)?.minValues;
+  const ctMin = reqs.get(CAPACITY_TYPE_LABEL)?.minValues;
+  const requirements: NodeSelectorRequirement[] = [
+    ...selectors,
+    { key: INSTANCE_TYPE_LABEL, operator: 'In', values: shared.names, ...(itMin !== undefined ? { minValues: itMin } : {}) },
+    { key: CAPACITY_TYPE_LABEL, operator: 'In', values: capacityTypes, ...(ctMin !== undefined ? { minValues: ctMin } : {}) },
+  ];
+  const instanceTypes = shared.options;
+  const requests: Record<string, number> = { ...keptOverhead(template, kept) };
   for (const p of pods) for (const k in p.requests) requests[k] = (requests[k] ?? 0) + p.requests[k]!;
   return {
     ok: true,
     claim: {
       nodePool: template.pool.name,
       pods: pods.map((p) => p.uid),
-      requirements: toSelectorRequirements(reqs),
+      requirements,
       instanceTypes,
       requests,
-      labels,
+      labels: { ...labels },
       taints: template.pool.template.taints,
       startupTaints: template.pool.template.startupTaints,
       price: instanceTypes[0]?.price ?? 0,
