@@ -98,6 +98,17 @@ function typeLabels(it: InstanceType, o: Offering): Labels {
   return out;
 }
 
+/**
+ * Labels the launched node carries because the NodeClaim pins them: a single-valued In requirement (an
+ * instance type that offers several operating systems boots the one the claim asks for). The type's own
+ * single values are applied after these, so a claim that contradicts its instance type still shows.
+ */
+function claimLabels(claim: NewNodeClaimPlan): Labels {
+  const out: Labels = {};
+  for (const r of claim.requirements) if (r.operator === 'In' && r.values.length === 1) out[norm(r.key)] = r.values[0]!;
+  return out;
+}
+
 /** The offerings of a type a NodeClaim allows (its zone and capacity-type requirements). */
 function allowedOfferings(claim: NewNodeClaimPlan, it: InstanceType): Offering[] {
   const zone = claim.requirements.filter((r) => norm(r.key) === 'topology.kubernetes.io/zone');
@@ -180,7 +191,7 @@ export function verifyPlan(input: ProvisionInput, plan: ProvisionPlan): Violatio
       if (Math.abs(cheapest - opt.price) > 1e-6) v('offering', `${where}: ${opt.name} priced ${opt.price}, cheapest allowed offering is ${cheapest}`);
       if (j > 0 && opt.price + 1e-9 < c.instanceTypes[j - 1]!.price) v('offering', `${where}: instance types not in price order at ${opt.name}`);
       for (const o of offerings) {
-        const labels = { ...pool.template.labels, ...c.labels, ...typeLabels(it, o), 'karpenter.sh/nodepool': pool.name };
+        const labels = { ...pool.template.labels, ...c.labels, ...claimLabels(c), ...typeLabels(it, o), 'karpenter.sh/nodepool': pool.name };
         const need = sumRequests(pods);
         const overhead = daemonOverhead(input.daemonSets, pool, labels);
         for (const [k, val] of Object.entries(overhead)) need[k] = (need[k] ?? 0) + val;
