@@ -82,7 +82,7 @@ function provisionable(p: Pod): boolean {
 }
 
 function bind(p: Pod, node: string): Pod {
-  return { ...p, nodeName: node, phase: 'Running', unschedulable: false };
+  return { ...p, nodeName: node, phase: p.phase === 'Pending' ? 'Running' : p.phase, unschedulable: false };
 }
 
 export class Cluster {
