@@ -127,11 +127,14 @@ eachSolver((s) => {
       expect(plan.ignored.map((e) => e.uid)).toEqual([p.uid]);
     });
     it('should not schedule pods that have node selectors with restricted domains', () => {
-      const c = cluster();
-      const p = pod({ required: [[req('karpenter.sh/test', 'In', 'test')]] });
-      const { plan } = c.provision([p]);
-      expect(c.scheduled(p)).toBe(false);
-      expect(plan.ignored.map((e) => e.uid)).toEqual([p.uid]);
+      // Karpenter's RestrictedLabelDomains (pkg/apis/v1/labels.go).
+      for (const domain of ['kubernetes.io', 'k8s.io', 'karpenter.sh']) {
+        const c = cluster();
+        const p = pod({ required: [[req(`${domain}/test`, 'In', 'test')]] });
+        const { plan } = c.provision([p]);
+        expect(c.scheduled(p)).toBe(false);
+        expect(plan.ignored.map((e) => e.uid), domain).toEqual([p.uid]);
+      }
     });
     // Karpenter's LabelDomainExceptions: sub-domains of the restricted kubernetes domains that NodePools may set.
     const exceptions = ['kops.k8s.io', 'node.kubernetes.io', 'node-restriction.kubernetes.io'];
