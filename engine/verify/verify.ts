@@ -65,6 +65,11 @@ function tolerated(tols: readonly Toleration[], taint: Taint): boolean {
   });
 }
 
+/** kube-scheduler's TaintToleration filter: only NoSchedule and NoExecute keep a pod off a node. */
+function blocks(t: Taint): boolean {
+  return t.effect !== 'PreferNoSchedule';
+}
+
 function sumRequests(pods: readonly Pod[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const p of pods) for (const [k, v] of Object.entries(p.requests)) out[k] = (out[k] ?? 0) + v;
@@ -157,7 +162,7 @@ export function verifyPlan(input: ProvisionInput, plan: ProvisionPlan): Violatio
     for (const p of added) {
       const bad = podMatchesLabels(p, { ...node.labels });
       if (bad) v('requirements', `pod ${p.name} on node ${name} does not match ${bad}`);
-      const t = taints.find((t) => !tolerated(p.tolerations, t));
+      const t = taints.find((t) => blocks(t) && !tolerated(p.tolerations, t));
       if (t) v('taints', `pod ${p.name} on node ${name} does not tolerate ${t.key}:${t.effect}`);
     }
     const ports = conflictingPorts([...bound, ...added]);
@@ -200,7 +205,7 @@ export function verifyPlan(input: ProvisionInput, plan: ProvisionPlan): Violatio
         for (const p of pods) {
           const bad = podMatchesLabels(p, labels);
           if (bad) v('requirements', `${where}: pod ${p.name} does not match ${bad} on ${opt.name} in ${o.zone}/${o.capacityType}`);
-          const t = pool.template.taints.find((t) => !tolerated(p.tolerations, t));
+          const t = pool.template.taints.find((t) => blocks(t) && !tolerated(p.tolerations, t));
           if (t) v('taints', `${where}: pod ${p.name} does not tolerate ${t.key}:${t.effect}`);
         }
         if (out.length > 50) return;
