@@ -107,6 +107,37 @@ eachSolver((s) => {
     });
   });
 
+  describe('NodePool selection', () => {
+    // spec/scheduling.md §2.1, §1.10, after the cases of Karpenter's provisioning suite.
+    const poolOf = (c: Cluster, p: ReturnType<typeof pod>) => c.scheduledNode(p).labels['karpenter.sh/nodepool'];
+    it('should schedule to the nodepool with the highest priority always', () => {
+      const c = new Cluster(s, { nodePools: [suitePool({ name: 'low', weight: 10 }), suitePool({ name: 'high', weight: 100 }), suitePool({ name: 'none' })] });
+      const ps = pods(3);
+      c.provision(ps);
+      for (const p of ps) expect(poolOf(c, p)).toBe('high');
+    });
+    it('should order nodepools of equal weight by name, descending', () => {
+      const c = new Cluster(s, { nodePools: [suitePool({ name: 'a' }), suitePool({ name: 'b' })] });
+      const p = pod();
+      c.provision([p]);
+      expect(poolOf(c, p)).toBe('b');
+    });
+    it('should schedule to explicitly selected nodepool even if other nodePools are higher priority', () => {
+      const c = new Cluster(s, { nodePools: [suitePool({ name: 'low', weight: 10 }), suitePool({ name: 'high', weight: 100 })] });
+      const p = pod({ nodeSelector: { 'karpenter.sh/nodepool': 'low' } });
+      c.provision([p]);
+      expect(poolOf(c, p)).toBe('low');
+    });
+    it('should not consider pods that opt out of Karpenter with nodepool DoesNotExist', () => {
+      const c = new Cluster(s);
+      const p = pod({ required: [[req('karpenter.sh/nodepool', 'DoesNotExist')]] });
+      const { plan } = c.provision([p]);
+      expect(c.scheduled(p)).toBe(false);
+      expect(plan.newNodeClaims).toHaveLength(0);
+      expect([...plan.unschedulable, ...plan.ignored].map((e) => e.uid)).not.toContain(p.uid);
+    });
+  });
+
   describe('NodePool requirements instance filtering', () => {
     const errors = (pool: ReturnType<typeof suitePool>, n = 1) => {
       const c = new Cluster(s, { nodePools: [pool] });

@@ -41,6 +41,16 @@ eachSolver((s) => {
       c.provision([p]);
       expect(c.scheduled(p)).toBe(true);
     });
+    it('should schedule pods that do not tolerate a PreferNoSchedule taint (relaxed last)', () => {
+      // spec §2.12, §2.17 step 6: a PreferNoSchedule taint must be tolerated too, until relaxation adds it.
+      const soft: Taint = { key: 'soft', value: 'x', effect: 'PreferNoSchedule' };
+      for (const preferencePolicy of ['Respect', 'Ignore'] as const) {
+        const c = new Cluster(s, { nodePools: [topologyPool({ taints: [soft] })], options: { preferencePolicy } });
+        const p = pod();
+        c.provision([p]);
+        expect(c.scheduledNode(p).taints, preferencePolicy).toContainEqual(soft);
+      }
+    });
     it('should not generate taints for OpExists', () => {
       const c = new Cluster(s, { nodePools: [topologyPool()] });
       const p = pod({ tolerations: [{ key: 'test-key', operator: 'Exists', effect: 'NoExecute' }] });
@@ -135,6 +145,12 @@ eachSolver((s) => {
     });
     it('should ignore daemonsets with an invalid selector', () => {
       expect(typeFor([daemonSet('ds', { cpu: '1', memory: '1Gi', nodeSelector: { node: 'invalid' } })]).node!.labels[INSTANCE_TYPE]).toBe('small-instance-type');
+    });
+    it('should not place a pod whose host port a daemonset on every node already uses', () => {
+      // spec §2.11: a daemon group whose host ports conflict with the pod's is skipped entirely.
+      const ds = daemonSet('ds', { cpu: '100m', hostPorts: [8080] });
+      expect(typeFor([ds], suitePool(), { cpu: '1', hostPorts: [8080] }).node).toBeUndefined();
+      expect(typeFor([ds], suitePool(), { cpu: '1', hostPorts: [9090] }).node).toBeDefined();
     });
     it('should account for daemonset spec affinity', () => {
       const pool = suitePool({ requirements: [req(CAPACITY_TYPE, 'In', 'spot', 'on-demand'), req('foo', 'In', 'voo')] });
