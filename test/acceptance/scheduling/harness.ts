@@ -6,7 +6,18 @@
 // Pods of earlier passes that are still pending take part in later solves but are only bound when passed
 // again, like Karpenter's provisioner, which schedules every pending pod but binds only the ones the test names.
 // Every case runs once per solver: the reference solver and the release wasm solver without its improvement
-// phase; on the wasm side the plan must also equal the reference plan for the same input.
+// phase; on the wasm side the plan must also equal the reference plan for the same input. The cases assert
+// Karpenter's exact outcomes (node counts, which node a pod shares), so they are for the exact algorithm: the
+// improvement phase may legitimately repack. Failure messages are not compared between solvers (the wasm
+// solver explains failures after the fact, in its own words).
+//
+// Sections left out entirely (reasons; per-case omissions are listed at the top of each file):
+// - §11.13 Metrics: karpenter_scheduler_* and pod decision metrics are controller observability, not plans.
+// - §11.14 Reserved Instance Types: no reservation manager in the solver (see minvalues-preferences-volumes).
+// - §11.16 Dynamic Resource Allocation: DRA claims are decided at the boundary (Pod.ignoredReason).
+// - §11.17 Offering Overrides: the Offering model has no capacity or overhead overrides.
+// - §12.14 DefaultConstraints: the --scheduler-config default spread (selector deduced from Services and
+//   ReplicaSets) is not implemented anywhere in the engine.
 import { describe, expect } from 'vitest';
 import type {
   DaemonSet, EngineOptions, InstanceType, LabelSelector, NodePool, NodeSelectorRequirement, Offering, Pod, StateNode, Taint,
