@@ -1,5 +1,5 @@
 // Label keys Karpenter gives meaning to (spec/scheduling.md §1.9, spec/aws-provider.md §2).
-import { WELL_KNOWN_LABELS as API_WELL_KNOWN_LABELS } from '../api/labels.ts';
+import { WELL_KNOWN_LABELS as API_WELL_KNOWN_LABELS, k8sIoDomainRestricted, kubernetesDomainRestricted } from '../api/labels.ts';
 
 export const NODEPOOL_LABEL = 'karpenter.sh/nodepool';
 export const CAPACITY_TYPE_LABEL = 'karpenter.sh/capacity-type';
@@ -43,7 +43,11 @@ export function normalizeKey(key: string): string {
   return NORMALIZED_KEYS[key] ?? key;
 }
 
-/** karpenter.sh and *.karpenter.sh, plus karpenter.k8s.aws, minus the well-known keys. */
+/**
+ * Karpenter's RestrictedLabelDomains (kubernetes.io, k8s.io, karpenter.sh, each with sub-domains) plus the AWS
+ * provider's karpenter.k8s.aws, minus the well-known keys and the allowed kubernetes sub-domains
+ * (node.kubernetes.io, node-restriction.kubernetes.io, kops.k8s.io), which engine/api's predicates encode.
+ */
 const RESTRICTED_DOMAINS = ['karpenter.sh', 'karpenter.k8s.aws'];
 const RESTRICTED_LABELS: ReadonlySet<string> = new Set([HOSTNAME_LABEL]);
 
@@ -61,6 +65,8 @@ export function schedulingRestrictedReason(key: string, wellKnown: ReadonlySet<s
   const k = normalizeKey(key);
   if (RESTRICTED_LABELS.has(k)) return `label ${k} is restricted`;
   if (wellKnown.has(k)) return undefined;
+  if (kubernetesDomainRestricted(k)) return 'label domain "kubernetes.io" is restricted';
+  if (k8sIoDomainRestricted(k)) return 'label domain "k8s.io" is restricted';
   const d = domainOf(k);
   if (d && RESTRICTED_DOMAINS.some((r) => d === r || d.endsWith('.' + r))) return `label domain "${d}" is restricted`;
   return undefined;

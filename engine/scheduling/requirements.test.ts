@@ -171,6 +171,10 @@ describe('restricted labels', () => {
     ['karpenter.k8s.aws/instance-family', false],
     ['node.kubernetes.io/instance-type', false],
     ['example.com/team', false],
+    ['kubernetes.io/test', true],
+    ['sub.k8s.io/test', true],
+    ['node-restriction.kubernetes.io/test', false],
+    ['kops.k8s.io/test', false],
   ])('%s restricted: %s', (key, restricted) => {
     expect(schedulingRestrictedReason(key) !== undefined).toBe(restricted);
   });

@@ -65,6 +65,11 @@ function tolerated(tols: readonly Toleration[], taint: Taint): boolean {
   });
 }
 
+/** kube-scheduler's TaintToleration filter: only NoSchedule and NoExecute keep a pod off a node. */
+function blocks(t: Taint): boolean {
+  return t.effect !== 'PreferNoSchedule';
+}
+
 function sumRequests(pods: readonly Pod[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const p of pods) for (const [k, v] of Object.entries(p.requests)) out[k] = (out[k] ?? 0) + v;
@@ -95,6 +100,17 @@ function typeLabels(it: InstanceType, o: Offering): Labels {
   out['topology.kubernetes.io/zone'] = o.zone;
   out['karpenter.sh/capacity-type'] = o.capacityType;
   out['node.kubernetes.io/instance-type'] = it.name;
+  return out;
+}
+
+/**
+ * Labels the launched node carries because the NodeClaim pins them: a single-valued In requirement (an
+ * instance type that offers several operating systems boots the one the claim asks for). The type's own
+ * single values are applied after these, so a claim that contradicts its instance type still shows.
+ */
+function claimLabels(claim: NewNodeClaimPlan): Labels {
+  const out: Labels = {};
+  for (const r of claim.requirements) if (r.operator === 'In' && r.values.length === 1) out[norm(r.key)] = r.values[0]!;
   return out;
 }
 
@@ -146,7 +162,7 @@ export function verifyPlan(input: ProvisionInput, plan: ProvisionPlan): Violatio
     for (const p of added) {
       const bad = podMatchesLabels(p, { ...node.labels });
       if (bad) v('requirements', `pod ${p.name} on node ${name} does not match ${bad}`);
-      const t = taints.find((t) => !tolerated(p.tolerations, t));
+      const t = taints.find((t) => blocks(t) && !tolerated(p.tolerations, t));
       if (t) v('taints', `pod ${p.name} on node ${name} does not tolerate ${t.key}:${t.effect}`);
     }
     const ports = conflictingPorts([...bound, ...added]);
@@ -180,7 +196,7 @@ export function verifyPlan(input: ProvisionInput, plan: ProvisionPlan): Violatio
       if (Math.abs(cheapest - opt.price) > 1e-6) v('offering', `${where}: ${opt.name} priced ${opt.price}, cheapest allowed offering is ${cheapest}`);
       if (j > 0 && opt.price + 1e-9 < c.instanceTypes[j - 1]!.price) v('offering', `${where}: instance types not in price order at ${opt.name}`);
       for (const o of offerings) {
-        const labels = { ...pool.template.labels, ...c.labels, ...typeLabels(it, o), 'karpenter.sh/nodepool': pool.name };
+        const labels = { ...pool.template.labels, ...c.labels, ...claimLabels(c), ...typeLabels(it, o), 'karpenter.sh/nodepool': pool.name };
         const need = sumRequests(pods);
         const overhead = daemonOverhead(input.daemonSets, pool, labels);
         for (const [k, val] of Object.entries(overhead)) need[k] = (need[k] ?? 0) + val;
@@ -189,7 +205,7 @@ export function verifyPlan(input: ProvisionInput, plan: ProvisionPlan): Violatio
         for (const p of pods) {
           const bad = podMatchesLabels(p, labels);
           if (bad) v('requirements', `${where}: pod ${p.name} does not match ${bad} on ${opt.name} in ${o.zone}/${o.capacityType}`);
-          const t = pool.template.taints.find((t) => !tolerated(p.tolerations, t));
+          const t = pool.template.taints.find((t) => blocks(t) && !tolerated(p.tolerations, t));
           if (t) v('taints', `${where}: pod ${p.name} does not tolerate ${t.key}:${t.effect}`);
         }
         if (out.length > 50) return;

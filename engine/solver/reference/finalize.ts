@@ -10,7 +10,7 @@ import {
 import { anyValue, toSelectorRequirements } from '../../scheduling/requirements.ts';
 import type { NewNodeClaimPlan } from '../types.ts';
 import type { SimNodeClaim } from './nodes.ts';
-import { cheapestOffering, minValuesUnmet, offeringAllowed, type Template } from './templates.ts';
+import { cheapestOffering, minValuesAchieved, minValuesUnmet, offeringAllowed, type Template } from './templates.ts';
 
 /** Per-resource minimum over resources present in every list. */
 function minOverhead(lists: readonly Resources[]): Resources {
@@ -31,6 +31,22 @@ export function orderByPrice(reqs: Requirements, its: readonly InstanceType[]): 
     .map((it, i) => ({ it, i, micros: toMicros(cheapestOffering(reqs, it)?.price ?? Infinity) }))
     .sort((a, b) => a.micros - b.micros || a.i - b.i)
     .map(({ it, micros }) => ({ it, micros }));
+}
+
+/**
+ * MinValuesPolicy BestEffort (spec/scheduling.md §2.14): a minValues the instance types cannot reach is lowered
+ * to the number of values they do offer, so the NodeClaim asks for what its options achieve (Karpenter writes
+ * the relaxed count into the NodeClaim's requirement, e.g. `instance-type In [c5.large]` with minValues 1).
+ * Counted over the options the NodeClaim keeps.
+ */
+function relaxMinValues(reqs: Requirements, kept: readonly InstanceType[]): Requirements {
+  const out = new Map(reqs);
+  for (const r of reqs.values()) {
+    if (r.minValues === undefined) continue;
+    const achieved = minValuesAchieved(r, kept);
+    if (achieved < r.minValues) out.set(r.key, { ...r, minValues: achieved });
+  }
+  return out;
 }
 
 export type Finalized = { ok: true; claim: NewNodeClaimPlan } | { ok: false; reason: string };
@@ -131,6 +147,7 @@ export function claimPlan(
   if (unmet) {
     if (options.minValuesPolicy === 'Strict') return { ok: false, reason: `NodePool couldn't meet minValues requirements (label ${unmet})` };
     minValuesRelaxed = true;
+    reqs = relaxMinValues(reqs, kept);
   }
   const capacityTypes = shared.capacityTypes;
   const itMin = reqs.get(INSTANCE_TYPE_LABEL)?.minValues;

@@ -1,7 +1,7 @@
 // NodeClaim templates (one per NodePool), daemonset overhead groups and the instance-type filter the
 // reference solver applies every time a pod joins a new NodeClaim (spec/scheduling.md §1.11, §2.9, §2.10).
 import type {
-  DaemonSet, InstanceType, NodePool, Offering, Pod, Requirements, Resources, Toleration,
+  DaemonSet, InstanceType, NodePool, Offering, Pod, Requirement, Requirements, Resources, Toleration,
 } from '../../domain/types.ts';
 import { add as addResources, CPU, fits, formatResources, MEMORY } from '../../domain/resources.ts';
 import {
@@ -121,6 +121,17 @@ export function minValuesUnmet(reqs: Requirements, its: readonly InstanceType[])
     if (seen.size < r.minValues) return r.key;
   }
   return undefined;
+}
+
+/** How many distinct values of the requirement's key the instance types offer within the requirement. */
+export function minValuesAchieved(r: Requirement, its: readonly InstanceType[]): number {
+  const seen = new Set<string>();
+  for (const it of its) {
+    const ir = it.requirements.get(r.key);
+    if (!ir || ir.complement) continue;
+    for (const v of ir.values) if (has(r, v)) seen.add(v);
+  }
+  return seen.size;
 }
 
 function minValuesOk(reqs: Requirements, its: readonly InstanceType[]): boolean {
