@@ -4,6 +4,7 @@
 import {
   CreateFleetCommand,
   CreateLaunchTemplateCommand,
+  CreateTagsCommand,
   DeleteLaunchTemplateCommand,
   DescribeLaunchTemplatesCommand,
   EC2Client,
@@ -84,6 +85,9 @@ export function ec2Port(client: EC2Client): Ec2Port {
         (p) => (p.Reservations ?? []).flatMap((r) => r.Instances ?? []),
       ),
     terminateInstances: async (ids) => (await client.send(new TerminateInstancesCommand({ InstanceIds: ids }))).TerminatingInstances ?? [],
+    createTags: async (ids, tags) => {
+      await client.send(new CreateTagsCommand({ Resources: ids, Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) }));
+    },
   };
 }
 

@@ -44,6 +44,7 @@ export interface Ec2Port {
   /** Instances of every reservation, all pages. */
   describeInstances(input: { instanceIds?: string[]; filters?: Filter[] }): Promise<Ec2Instance[]>;
   terminateInstances(instanceIds: string[]): Promise<InstanceStateChange[]>;
+  createTags(resourceIds: string[], tags: Record<string, string>): Promise<void>;
 }
 
 export interface SsmPort {
