@@ -17,12 +17,15 @@ export const kubeArch = (arch: string): string => (arch === 'x86_64' ? 'amd64' :
 
 const NAME_RE = /^([a-z]+)(-[0-9]+tb)?([0-9]+).*\./;
 
-/** The single-valued labels derived from the type's own facts (empty string = DoesNotExist). */
-export function typeLabels(info: InstanceFacts): Record<string, string> {
+/**
+ * The labels derived from the type's own facts; undefined = DoesNotExist. An empty string is a real value:
+ * Karpenter labels bare-metal types `instance-hypervisor: ""`.
+ */
+export function typeLabels(info: InstanceFacts): Record<string, string | undefined> {
   const dot = info.name.indexOf('.');
   const family = dot < 0 ? info.name : info.name.slice(0, dot);
   const m = NAME_RE.exec(info.name);
-  const str = (v: number | string | boolean | undefined) => (v === undefined ? '' : String(v));
+  const str = (v: number | string | boolean | undefined) => (v === undefined ? undefined : String(v));
   const gpu = info.gpus?.length === 1 ? info.gpus[0] : undefined;
   const neuron = info.neuronDevices?.length === 1 ? info.neuronDevices[0] : undefined;
   const inf = info.inferenceAccelerators?.length === 1 ? info.inferenceAccelerators[0] : undefined;
@@ -30,10 +33,10 @@ export function typeLabels(info: InstanceFacts): Record<string, string> {
   return {
     [keys.INSTANCE_TYPE_LABEL]: info.name,
     [keys.ARCH_LABEL]: kubeArch(info.arch),
-    [`${A}instance-category`]: m?.[1] ?? '',
-    [`${A}instance-generation`]: m?.[3] ?? '',
+    [`${A}instance-category`]: m?.[1],
+    [`${A}instance-generation`]: m?.[3],
     [`${A}instance-family`]: family,
-    [`${A}instance-size`]: dot < 0 ? '' : info.name.slice(dot + 1),
+    [`${A}instance-size`]: dot < 0 ? undefined : info.name.slice(dot + 1),
     [`${A}instance-capability-flex`]: String(family.includes('-flex')),
     [`${A}instance-cpu`]: String(info.vcpu),
     [`${A}instance-cpu-manufacturer`]: str(info.cpuManufacturer),
@@ -43,14 +46,14 @@ export function typeLabels(info: InstanceFacts): Record<string, string> {
     [`${A}instance-network-bandwidth`]: str(info.networkBandwidthMbps),
     [`${A}instance-hypervisor`]: str(info.hypervisor),
     [`${A}instance-encryption-in-transit-supported`]: str(info.encryptionInTransitSupported),
-    [`${A}instance-local-nvme`]: info.instanceStorage?.nvme ? String(info.instanceStorage.totalSizeGB) : '',
+    [`${A}instance-local-nvme`]: info.instanceStorage?.nvme ? String(info.instanceStorage.totalSizeGB) : undefined,
     [`${A}instance-gpu-name`]: str(gpu?.name),
     [`${A}instance-gpu-manufacturer`]: str(gpu?.manufacturer),
-    [keys.GPU_COUNT_LABEL]: gpu && gpu.count > 0 ? String(gpu.count) : '',
+    [keys.GPU_COUNT_LABEL]: gpu && gpu.count > 0 ? String(gpu.count) : undefined,
     [`${A}instance-gpu-memory`]: str(gpu?.memoryMiB),
     [`${A}instance-accelerator-name`]: str(acc?.name),
     [`${A}instance-accelerator-manufacturer`]: str(acc?.manufacturer),
-    [keys.ACCELERATOR_COUNT_LABEL]: acc && acc.count > 0 ? String(acc.count) : '',
+    [keys.ACCELERATOR_COUNT_LABEL]: acc && acc.count > 0 ? String(acc.count) : undefined,
   };
 }
 
@@ -63,14 +66,14 @@ export interface RequirementContext {
   readonly capacityTypes: readonly string[];
 }
 
-const inOrAbsent = (key: string, value: string): Requirement => reqs.req(key, false, value === '' ? [] : [value]);
+const inOrAbsent = (key: string, value: string | undefined): Requirement => reqs.req(key, false, value === undefined ? [] : [value]);
 
 export function instanceTypeRequirements(info: InstanceFacts, ctx: RequirementContext): Requirements {
   const windows = WINDOWS_BUILD[ctx.amiFamily];
   const list: Requirement[] = Object.entries(typeLabels(info)).map(([k, v]) => inOrAbsent(k, v));
   list.push(
     reqs.req(keys.OS_LABEL, false, [windows ? 'windows' : 'linux']),
-    inOrAbsent(keys.WINDOWS_BUILD_LABEL, windows ?? ''),
+    inOrAbsent(keys.WINDOWS_BUILD_LABEL, windows),
     reqs.req(keys.ZONE_LABEL, false, ctx.zones),
     reqs.req(keys.ZONE_ID_LABEL, false, ctx.zoneIds),
     reqs.req(keys.REGION_LABEL, false, [ctx.region]),
