@@ -133,7 +133,7 @@ function bottlerocket(o: BootstrapOptions): string {
   if (maxPods !== undefined) setValue(doc, k8s, 'max-pods', String(maxPods));
   if (k.clusterDNS?.[0]) setValue(doc, k8s, 'cluster-dns-ip', tomlString(k.clusterDNS[0]));
   if (doc.get('settings.autoscaling')?.has('should-wait')) setValue(doc, 'settings.autoscaling', 'should-wait', 'false');
-  for (const [key, v] of Object.entries(o.labels)) setValue(doc, `${k8s}.node-labels`, key, tomlString(v));
+  for (const [key, v] of kubeletLabels(o.labels)) setValue(doc, `${k8s}.node-labels`, key, tomlString(v));
   for (const [table, m] of [['kube-reserved', k.kubeReserved], ['system-reserved', k.systemReserved], ['eviction-hard', k.evictionHard]] as const) {
     for (const [key, v] of Object.entries(m ?? {})) setValue(doc, `${k8s}.${table}`, key, tomlString(v));
   }
