@@ -6,7 +6,7 @@ import { IAM_ACTIONS } from '../../controller/cloudprovider/aws/iam-actions.ts';
 import { mockedAws } from '../fakes/aws.ts';
 
 const read = (name: string) => readFileSync(new URL(`../../deploy/iam/${name}`, import.meta.url), 'utf8');
-const PLACEHOLDERS = new Set(['AWS_PARTITION', 'AWS_REGION', 'AWS_ACCOUNT_ID', 'CLUSTER_NAME', 'OIDC_ENDPOINT', 'KARPENTER_NAMESPACE']);
+const PLACEHOLDERS = new Set(['AWS_PARTITION', 'AWS_REGION', 'AWS_ACCOUNT_ID', 'CLUSTER_NAME', 'OIDC_ENDPOINT', 'KARPENTER_NAMESPACE', 'INTERRUPTION_QUEUE']);
 
 interface Statement {
   Effect: string;
