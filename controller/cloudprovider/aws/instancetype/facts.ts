@@ -24,7 +24,7 @@ function defaultCardENIs(info: InstanceTypeInfo): number | undefined {
   return card?.MaximumNetworkInterfaces ?? n.MaximumNetworkInterfaces;
 }
 
-/** Undefined (with the reason) when the record lacks what every formula needs. */
+/** The facts, or `{ skip }` with the reason when the record lacks what every formula needs. */
 export function factsFromInstanceTypeInfo(info: InstanceTypeInfo, extra?: ExtraFacts): InstanceFacts | { readonly skip: string } {
   const name = info.InstanceType;
   const vcpu = info.VCpuInfo?.DefaultVCpus;

@@ -41,7 +41,8 @@ export class InstanceTypeProvider {
   private types = new Map<string, Discovered>();
   private zonesByType = new Map<string, ReadonlySet<string>>();
   private dataVersion = 0;
-  private memo: { key: string; value: InstanceType[] } | undefined;
+  /** Per node class: the inputs' key and the types built from them. */
+  private readonly memo = new Map<string, { key: string; value: InstanceType[] }>();
 
   constructor(private readonly deps: InstanceTypeProviderDeps) {}
 
@@ -72,7 +73,7 @@ export class InstanceTypeProvider {
     this.types = types;
     this.zonesByType = zones;
     this.dataVersion++;
-    this.memo = undefined;
+    this.memo.clear();
   }
 
   facts(instanceType: string): InstanceFacts | undefined {
@@ -96,9 +97,10 @@ export class InstanceTypeProvider {
       this.deps.ice.fingerprint(),
       subnets.map((s) => this.deps.ice.isSubnetUnavailable(s.id)),
     ]);
-    if (this.memo?.key === key) return this.memo.value;
+    const hit = this.memo.get(nc.metadata.name);
+    if (hit?.key === key) return hit.value;
     const value = this.build(nc);
-    this.memo = { key, value };
+    this.memo.set(nc.metadata.name, { key, value });
     return value;
   }
 

@@ -107,6 +107,21 @@ describe('resolveAmis by terms', () => {
     await expect(resolveAmis(nodeClass({ amiFamily: 'AL2023', amiSelectorTerms: [{ ssmParameter: '/my/missing' }] }).spec, deps)).rejects.toThrow(/\/my\/missing does not exist/);
   });
 
+  it('caches a user ssmParameter for 5 minutes only', async () => {
+    const aws = withParameters({ '/my/ami': 'ami-fromssm' });
+    aws.ec2.on(DescribeImagesCommand).resolves({ Images: [{ ImageId: 'ami-fromssm', Architecture: 'x86_64' }] });
+    const clock = new FakeClock();
+    const deps = { ec2: aws.ports.ec2, ssm: aws.ports.ssm, kubernetesVersion: '1.31', now: NOW, ssmCache: new TtlCache<string, string>(clock, 86_400_000) };
+    const spec = nodeClass({ amiFamily: 'AL2023', amiSelectorTerms: [{ ssmParameter: '/my/ami' }] }).spec;
+    await resolveAmis(spec, deps);
+    clock.step(4 * 60_000);
+    await resolveAmis(spec, deps);
+    expect(aws.ssm).toHaveReceivedCommandTimes(GetParameterCommand, 1);
+    clock.step(60_000);
+    await resolveAmis(spec, deps);
+    expect(aws.ssm).toHaveReceivedCommandTimes(GetParameterCommand, 2);
+  });
+
   it('names the terms when nothing matches', async () => {
     const aws = mockedAws();
     aws.ec2.on(DescribeImagesCommand).resolves({ Images: [] });

@@ -40,11 +40,14 @@ export function resolvedAmiFamily(spec: EC2NodeClassSpec): AmiFamily {
   return alias ? aliasFamily(parseAlias(alias)) : 'Custom';
 }
 
-async function readParameter(deps: AmiDeps, name: string): Promise<string | undefined> {
+/** Karpenter caches public parameters 24 h and user-supplied ones 5 min. */
+export const USER_PARAMETER_TTL_MS = 5 * 60_000;
+
+async function readParameter(deps: AmiDeps, name: string, ttlMs?: number): Promise<string | undefined> {
   const cached = deps.ssmCache?.get(name);
   if (cached !== undefined) return cached;
   const v = await deps.ssm.getParameter(name);
-  if (v !== undefined) deps.ssmCache?.set(name, v);
+  if (v !== undefined) deps.ssmCache?.set(name, v, ttlMs);
   return v;
 }
 
@@ -87,7 +90,7 @@ async function termQueries(terms: readonly AmiSelectorTerm[], deps: AmiDeps): Pr
   for (const t of terms) {
     if (t.id) ids.push(t.id);
     if (t.ssmParameter) {
-      const v = await readParameter(deps, t.ssmParameter);
+      const v = await readParameter(deps, t.ssmParameter, USER_PARAMETER_TTL_MS);
       if (v === undefined) throw new AmiResolutionError(`amiSelectorTerms ssmParameter ${t.ssmParameter} does not exist`);
       if (!v.startsWith('ami-')) throw new AmiResolutionError(`amiSelectorTerms ssmParameter ${t.ssmParameter} holds "${v}", which is not an AMI id (ami-...)`);
       ids.push(v);
