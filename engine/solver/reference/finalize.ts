@@ -139,7 +139,9 @@ export function claimPlan(
   options: EngineOptions,
   wellKnown: ReadonlySet<string>,
 ): Finalized {
-  const { reqs, selectors, labels } = setParts(template, finalReqs, wellKnown);
+  const parts = setParts(template, finalReqs, wellKnown);
+  let { reqs, selectors } = parts;
+  const { labels } = parts;
   const shared = listParts(ordered, reqs);
   const kept = shared.kept;
   let minValuesRelaxed = false;
@@ -148,6 +150,7 @@ export function claimPlan(
     if (options.minValuesPolicy === 'Strict') return { ok: false, reason: `NodePool couldn't meet minValues requirements (label ${unmet})` };
     minValuesRelaxed = true;
     reqs = relaxMinValues(reqs, kept);
+    selectors = toSelectorRequirements(new Map([...reqs].filter(([k]) => k !== INSTANCE_TYPE_LABEL && k !== CAPACITY_TYPE_LABEL)));
   }
   const capacityTypes = shared.capacityTypes;
   const itMin = reqs.get(INSTANCE_TYPE_LABEL)?.minValues;

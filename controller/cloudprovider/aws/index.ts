@@ -1,0 +1,16 @@
+// The AWS provider's public surface, for the controller's composition root and the EC2NodeClass controller.
+export { awsCloudProvider, type AwsCloudProvider, type AwsCloudProviderDeps } from './provider.ts';
+export { awsClients, sdkPorts, pricingRegion, type AwsClients, type ClientOptions } from './sdk-clients.ts';
+export type { AwsPorts, Ec2Port, IamPort, PricingPort, SqsPort, SsmPort } from './sdk.ts';
+export { validateSettings, systemClock, type AwsSettings, type Clock } from './settings.ts';
+export { reconcileNodeClass, type NodeClassDeps, type NodeClassReconcileResult } from './nodeclass/reconcile.ts';
+export { isReady as isNodeClassReady } from './nodeclass/conditions.ts';
+export type { EC2NodeClass, EC2NodeClassSpec, EC2NodeClassStatus, Condition } from './nodeclass-types.ts';
+export { EC2NODECLASS_HASH_VERSION, nodeClassHash } from './hash.ts';
+export { UnavailableOfferings, UNAVAILABLE_OFFERINGS_TTL_MS } from './ice-cache.ts';
+export { SqsInterruptionSource } from './interruption/sqs.ts';
+export { parseMessage, messageType } from './interruption/registry.ts';
+export { interruptionMetrics, type InterruptionMetrics } from './interruption/metrics.ts';
+export { parseProviderID } from './instance.ts';
+export type { StaticPrices } from './pricing.ts';
+export type { Timers } from './periodic.ts';

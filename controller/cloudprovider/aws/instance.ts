@@ -1,0 +1,151 @@
+// Instances this controller launched, as the seam's Instance (spec/aws-provider.md §4.8): get and list through
+// DescribeInstances (live states only; list by Karpenter's tags), delete through a batched
+// TerminateInstances, and the post-registration tags. An instance that is gone is NodeClaimNotFoundError.
+import type { Instance as Ec2Instance } from '@aws-sdk/client-ec2';
+import type { InstanceType } from '../../../engine/index.ts';
+import { nonZero, reqs } from '../../../engine/index.ts';
+import { NodeClaimNotFoundError, type Instance } from '../types.ts';
+import { Batcher } from './batcher.ts';
+import { isNotFound } from './errors.ts';
+import type { Timers } from './periodic.ts';
+import type { Ec2Port, Filter } from './sdk.ts';
+import * as k from './settings.ts';
+
+export const ACTIVE_STATES = ['pending', 'running', 'stopping', 'stopped', 'shutting-down'];
+const PROVIDER_ID = /^aws:\/\/\/([^/]*)\/(i-[0-9a-zA-Z]+)$/;
+
+/** The instance id of `aws:///<zone>/<id>`; throws naming the value when it is not one. */
+export function parseProviderID(providerID: string): string {
+  const m = PROVIDER_ID.exec(providerID);
+  if (!m) throw new Error(`providerID "${providerID}" is not of the form aws:///<zone>/<instance-id>`);
+  return m[2]!;
+}
+
+export interface InstanceDeps {
+  readonly ec2: Ec2Port;
+  readonly clusterName: string;
+  /** The instance type with the node class's capacity and labels, when known. */
+  readonly instanceType?: (nodeClassName: string | undefined, instanceType: string) => InstanceType | undefined;
+  readonly timers?: Timers;
+}
+
+const tagsOf = (i: Ec2Instance): Record<string, string> => Object.fromEntries((i.Tags ?? []).flatMap((t) => (t.Key ? [[t.Key, t.Value ?? '']] : [])));
+
+export function capacityTypeOf(i: Ec2Instance): Instance['capacityType'] {
+  if (i.SpotInstanceRequestId || i.InstanceLifecycle === 'spot') return 'spot';
+  if (i.CapacityReservationId && i.CapacityReservationSpecification?.CapacityReservationPreference === 'capacity-reservations-only') return 'reserved';
+  return 'on-demand';
+}
+
+export class Instances {
+  private readonly terminator: Batcher<string, true>;
+
+  constructor(private readonly deps: InstanceDeps) {
+    this.terminator = new Batcher<string, true>({
+      idleMs: 100,
+      maxMs: 1000,
+      maxItems: 500,
+      key: () => 'terminate',
+      ...(deps.timers ? { timers: deps.timers } : {}),
+      exec: (ids) => this.terminate(ids),
+    });
+  }
+
+  toInstance(i: Ec2Instance): Instance {
+    const tags = tagsOf(i);
+    const zone = i.Placement?.AvailabilityZone ?? '';
+    const typeName = i.InstanceType ?? '';
+    const type = this.deps.instanceType?.(tags[k.NODECLASS_TAG], typeName);
+    const capacityType = capacityTypeOf(i);
+    return {
+      providerID: `aws:///${zone}/${i.InstanceId ?? ''}`,
+      instanceType: typeName,
+      zone,
+      capacityType,
+      ...(i.ImageId ? { imageID: i.ImageId } : {}),
+      capacity: nonZero(type?.capacity ?? {}),
+      allocatable: nonZero(type?.allocatable ?? {}),
+      labels: {
+        ...(type ? reqs.singleValueLabels(type.requirements) : { [k.INSTANCE_TYPE_LABEL]: typeName }),
+        [k.ZONE_LABEL]: zone,
+        [k.CAPACITY_TYPE_LABEL]: capacityType,
+        ...(tags[k.NODEPOOL_TAG] ? { [k.NODEPOOL_LABEL]: tags[k.NODEPOOL_TAG] } : {}),
+        [k.TENANCY_LABEL]: i.Placement?.Tenancy ?? 'default',
+      },
+      annotations: {},
+      launchTime: i.LaunchTime ? i.LaunchTime.getTime() : 0,
+      ...(tags[k.NODECLAIM_TAG] ? { nodeClaimName: tags[k.NODECLAIM_TAG] } : {}),
+      ...(tags[k.NODEPOOL_TAG] ? { nodePoolName: tags[k.NODEPOOL_TAG] } : {}),
+      state: (i.State?.Name ?? 'pending') as Instance['state'],
+    };
+  }
+
+  async get(providerID: string): Promise<Instance> {
+    return this.toInstance(await this.describe(providerID));
+  }
+
+  /** The raw EC2 record of a live instance (drift reads its subnet and security groups). */
+  async describe(providerID: string): Promise<Ec2Instance> {
+    const id = parseProviderID(providerID);
+    let found: Ec2Instance[];
+    try {
+      found = await this.deps.ec2.describeInstances({ instanceIds: [id], filters: [{ Name: 'instance-state-name', Values: ACTIVE_STATES }] });
+    } catch (e) {
+      if (isNotFound(e)) throw new NodeClaimNotFoundError(`instance ${id} not found`, { cause: e });
+      throw new Error(`describing instance ${id}`, { cause: e });
+    }
+    const inst = found.find((i) => i.InstanceId === id);
+    if (!inst) throw new NodeClaimNotFoundError(`instance ${id} not found (or terminated)`);
+    return inst;
+  }
+
+  async list(): Promise<Instance[]> {
+    const filters: Filter[] = [
+      { Name: 'tag-key', Values: [k.NODEPOOL_TAG] },
+      { Name: 'tag-key', Values: [k.NODECLASS_TAG] },
+      { Name: `tag:${k.EKS_CLUSTER_NAME_TAG}`, Values: [this.deps.clusterName] },
+      { Name: 'instance-state-name', Values: ACTIVE_STATES },
+    ];
+    return (await this.deps.ec2.describeInstances({ filters })).map((i) => this.toInstance(i));
+  }
+
+  /** Starts termination; throws NodeClaimNotFoundError once the instance is gone. */
+  async delete(providerID: string): Promise<void> {
+    await this.describe(providerID);
+    await this.terminator.add(parseProviderID(providerID));
+  }
+
+  /** Tags a registered instance (Name, karpenter.sh/nodeclaim, eks:eks-cluster-name). */
+  async tag(providerID: string, tags: Record<string, string>): Promise<void> {
+    const id = parseProviderID(providerID);
+    try {
+      await this.deps.ec2.createTags([id], tags);
+    } catch (e) {
+      if (isNotFound(e)) throw new NodeClaimNotFoundError(`instance ${id} not found`, { cause: e });
+      throw new Error(`tagging instance ${id}`, { cause: e });
+    }
+  }
+
+  /** One TerminateInstances for the batch; if EC2 rejects the batch for an unknown id, each id alone. */
+  private async terminate(ids: readonly string[]): Promise<Array<true | Error>> {
+    const unique = [...new Set(ids)];
+    let terminating: Set<string>;
+    try {
+      terminating = new Set((await this.deps.ec2.terminateInstances(unique)).flatMap((c) => (c.InstanceId ? [c.InstanceId] : [])));
+    } catch (e) {
+      if (!isNotFound(e) || unique.length === 1) {
+        if (isNotFound(e)) return ids.map((id) => new NodeClaimNotFoundError(`instance ${id} not found`, { cause: e }));
+        throw e;
+      }
+      terminating = new Set();
+      for (const id of unique) {
+        try {
+          if ((await this.deps.ec2.terminateInstances([id])).length) terminating.add(id);
+        } catch (inner) {
+          if (!isNotFound(inner)) throw inner;
+        }
+      }
+    }
+    return ids.map((id) => (terminating.has(id) ? true : new NodeClaimNotFoundError(`instance ${id} not found`)));
+  }
+}

@@ -1,0 +1,173 @@
+// Instance types with offerings for an EC2NodeClass (spec/aws-provider.md §3). Discovery (DescribeInstanceTypes
+// with Karpenter's filters, DescribeInstanceTypeOfferings for the zones) is refreshed by the caller (12 h in
+// Karpenter); each list() builds the types for the node class's subnets' zones, prices them, and marks
+// offerings unavailable when the ICE cache holds them or every subnet of their zone is out of addresses.
+// Offerings without a known price are left out: the solver cannot rank them.
+import type { InstanceTypeInfo } from '@aws-sdk/client-ec2';
+import type { InstanceType, Offering } from '../../../../engine/index.ts';
+import { instanceResources, type CapacitySettings, type InstanceFacts } from '../capacity.ts';
+import type { UnavailableOfferings } from '../ice-cache.ts';
+import { resolvedAmiFamily } from '../nodeclass/amis.ts';
+import type { AmiFamily, EC2NodeClass } from '../nodeclass-types.ts';
+import type { PricingProvider } from '../pricing.ts';
+import type { Ec2Port } from '../sdk.ts';
+import type { AwsSettings } from '../settings.ts';
+import { capacityTypesOf, factsFromInstanceTypeInfo, type ExtraFactsLookup } from './facts.ts';
+import { instanceTypeRequirements } from './requirements.ts';
+
+export const INSTANCE_TYPE_FILTERS = [
+  { Name: 'supported-virtualization-type', Values: ['hvm'] },
+  { Name: 'processor-info.supported-architecture', Values: ['x86_64', 'arm64'] },
+];
+
+export const INSTANCE_TYPES_REFRESH_MS = 12 * 3600_000;
+
+export interface InstanceTypeProviderDeps {
+  readonly ec2: Ec2Port;
+  readonly pricing: PricingProvider;
+  readonly ice: UnavailableOfferings;
+  readonly settings: Pick<AwsSettings, 'region' | 'vmMemoryOverheadPercent' | 'reservedENIs'>;
+  readonly extraFacts?: ExtraFactsLookup;
+  /** Called for records that cannot be used (missing facts), once per refresh. */
+  readonly onSkip?: (why: string) => void;
+}
+
+interface Discovered {
+  readonly facts: InstanceFacts;
+  readonly capacityTypes: ReadonlyArray<'on-demand' | 'spot'>;
+}
+
+export class InstanceTypeProvider {
+  private types = new Map<string, Discovered>();
+  private zonesByType = new Map<string, ReadonlySet<string>>();
+  private dataVersion = 0;
+  /** Per node class: the inputs' key and the types built from them. */
+  private readonly memo = new Map<string, { key: string; value: InstanceType[] }>();
+
+  constructor(private readonly deps: InstanceTypeProviderDeps) {}
+
+  /** DescribeInstanceTypes + DescribeInstanceTypeOfferings; the previous data stays if either fails. */
+  async refresh(): Promise<void> {
+    const [infos, offerings] = await Promise.all([this.deps.ec2.describeInstanceTypes(INSTANCE_TYPE_FILTERS), this.deps.ec2.describeInstanceTypeOfferings()]);
+    this.load(infos, offerings.map((o) => ({ instanceType: o.InstanceType ?? '', zone: o.Location ?? '' })));
+  }
+
+  /** Replaces the discovered data (also how tests and the simulator seed it). */
+  load(infos: readonly InstanceTypeInfo[], offerings: ReadonlyArray<{ instanceType: string; zone: string }>): void {
+    const types = new Map<string, Discovered>();
+    for (const info of infos) {
+      const f = factsFromInstanceTypeInfo(info, info.InstanceType ? this.deps.extraFacts?.(info.InstanceType) : undefined);
+      if ('skip' in f) {
+        this.deps.onSkip?.(f.skip);
+        continue;
+      }
+      types.set(f.name, { facts: f, capacityTypes: capacityTypesOf(info) });
+    }
+    const zones = new Map<string, Set<string>>();
+    for (const o of offerings) {
+      if (!o.instanceType || !o.zone) continue;
+      let s = zones.get(o.instanceType);
+      if (!s) zones.set(o.instanceType, (s = new Set()));
+      s.add(o.zone);
+    }
+    this.types = types;
+    this.zonesByType = zones;
+    this.dataVersion++;
+    this.memo.clear();
+  }
+
+  facts(instanceType: string): InstanceFacts | undefined {
+    return this.types.get(instanceType)?.facts;
+  }
+
+  get size(): number {
+    return this.types.size;
+  }
+
+  /** The instance types for a node class; memoized until discovery, prices, the ICE cache or the class change. */
+  list(nc: EC2NodeClass): InstanceType[] {
+    const subnets = nc.status?.subnets ?? [];
+    const key = JSON.stringify([
+      nc.metadata.name,
+      nc.metadata.generation,
+      subnets,
+      nc.status?.amis?.length,
+      this.dataVersion,
+      this.deps.pricing.version,
+      this.deps.ice.fingerprint(),
+      subnets.map((s) => this.deps.ice.isSubnetUnavailable(s.id)),
+    ]);
+    const hit = this.memo.get(nc.metadata.name);
+    if (hit?.key === key) return hit.value;
+    const value = this.build(nc);
+    this.memo.set(nc.metadata.name, { key, value });
+    return value;
+  }
+
+  private build(nc: EC2NodeClass): InstanceType[] {
+    const family = familyOf(nc);
+    const subnets = nc.status?.subnets ?? [];
+    const zoneIds = new Map(subnets.map((s) => [s.zone, s.zoneID ?? '']));
+    const usableZones = new Set(subnets.filter((s) => !this.deps.ice.isSubnetUnavailable(s.id)).map((s) => s.zone));
+    const settings = capacitySettings(nc, family, this.deps.settings);
+    const out: InstanceType[] = [];
+    for (const { facts, capacityTypes } of this.types.values()) {
+      if (!compatibleWithFamily(facts, family)) continue;
+      const zones = [...(this.zonesByType.get(facts.name) ?? [])].filter((z) => zoneIds.has(z)).sort();
+      const offerings: Offering[] = [];
+      for (const zone of zones) {
+        for (const ct of capacityTypes) {
+          const price = ct === 'spot' ? this.deps.pricing.spotPrice(facts.name, zone) : this.deps.pricing.onDemandPrice(facts.name);
+          if (price === undefined) continue;
+          const zoneId = zoneIds.get(zone);
+          offerings.push({
+            zone,
+            ...(zoneId ? { zoneId } : {}),
+            capacityType: ct,
+            price,
+            available: usableZones.has(zone) && !this.deps.ice.isUnavailable(ct, facts.name, zone),
+          });
+        }
+      }
+      if (!offerings.length) continue;
+      const requirements = instanceTypeRequirements(facts, {
+        region: this.deps.settings.region,
+        amiFamily: family,
+        zones,
+        zoneIds: zones.map((z) => zoneIds.get(z) ?? '').filter(Boolean),
+        capacityTypes,
+      });
+      out.push({ name: facts.name, requirements, ...instanceResources(facts, settings), offerings });
+    }
+    return out.sort((a, b) => a.name.localeCompare(b.name));
+  }
+}
+
+export function familyOf(nc: EC2NodeClass): AmiFamily {
+  try {
+    return resolvedAmiFamily(nc.spec);
+  } catch {
+    return 'AL2023'; // an unparsable alias keeps the class from being Ready; sizes fall back to the default family
+  }
+}
+
+/** Karpenter's family compatibility: Windows needs amd64; a1 does not run AL2023. */
+function compatibleWithFamily(f: InstanceFacts, family: AmiFamily): boolean {
+  if (family.startsWith('Windows') && f.arch !== 'x86_64') return false;
+  if (family === 'AL2023' && f.name.startsWith('a1.')) return false;
+  return true;
+}
+
+export function capacitySettings(nc: EC2NodeClass, family: AmiFamily, s: Pick<AwsSettings, 'vmMemoryOverheadPercent' | 'reservedENIs'>): CapacitySettings {
+  const nis = nc.spec.networkInterfaces;
+  const efaOnly = (nis ?? []).filter((n) => n.interfaceType === 'efa-only');
+  return {
+    vmMemoryOverheadPercent: s.vmMemoryOverheadPercent,
+    reservedENIs: s.reservedENIs,
+    amiFamily: family,
+    ...(nc.spec.kubelet ? { kubelet: nc.spec.kubelet } : {}),
+    ...(nc.spec.blockDeviceMappings ? { blockDeviceMappings: nc.spec.blockDeviceMappings } : {}),
+    ...(nc.spec.instanceStorePolicy ? { instanceStorePolicy: nc.spec.instanceStorePolicy } : {}),
+    ...(nis ? { efaInterfaces: efaOnly.length, efaOnlyInterfacesOnCard0: efaOnly.filter((n) => (n.networkCardIndex ?? 0) === 0).length } : {}),
+  };
+}

@@ -1,0 +1,248 @@
+// Launch through awsCloudProvider().create with the real SDK clients behind aws-sdk-client-mock.
+import {
+  CreateFleetCommand,
+  CreateLaunchTemplateCommand,
+  DescribeInstanceTypeOfferingsCommand,
+  DescribeInstanceTypesCommand,
+  DescribeLaunchTemplatesCommand,
+  EC2ServiceException,
+  type CreateFleetCommandInput,
+  type CreateFleetCommandOutput,
+} from '@aws-sdk/client-ec2';
+import 'aws-sdk-client-mock-vitest/extend';
+import { describe, expect, it } from 'vitest';
+import type { NodePool, NodeSelectorRequirement } from '../../../../engine/index.ts';
+import { FakeClock, fixtureInstanceTypes, fixtureOfferings, fixturePrices, mockedAws, readyNodeClass, settings } from '../../../../test/fakes/aws.ts';
+import { isCreateError, isInsufficientCapacity, isNodeClassNotReady, type LaunchRequest } from '../../types.ts';
+import type { EC2NodeClass } from '../nodeclass-types.ts';
+import type { Timers } from '../periodic.ts';
+import { awsCloudProvider } from '../provider.ts';
+
+/** Batches flush on the next turn of the event loop: launches started together merge. */
+const nextTurn: Timers = { setTimeout: (fn) => setImmediate(fn), clearTimeout: (h) => clearImmediate(h as NodeJS.Immediate) };
+const ec2Error = (name: string) => new EC2ServiceException({ name, $fault: 'client', $metadata: {}, message: name });
+
+function harness(nc: EC2NodeClass = readyNodeClass({ tags: { Team: 'platform' } })) {
+  const aws = mockedAws();
+  aws.ec2.on(DescribeInstanceTypesCommand).resolves({ InstanceTypes: fixtureInstanceTypes() });
+  aws.ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({ InstanceTypeOfferings: fixtureOfferings() });
+  aws.ec2.on(DescribeLaunchTemplatesCommand).rejects(ec2Error('InvalidLaunchTemplateName.NotFoundException'));
+  aws.ec2.on(CreateLaunchTemplateCommand).resolves({ LaunchTemplate: { LaunchTemplateId: 'lt-1' } });
+  const clock = new FakeClock();
+  const classes = new Map([[nc.metadata.name, nc]]);
+  const cp = awsCloudProvider({
+    settings: settings(),
+    ports: aws.ports,
+    nodeClass: (n) => classes.get(n),
+    kubernetesVersion: async () => '1.31',
+    staticPrices: { onDemand: fixturePrices() },
+    clock,
+    timers: nextTurn,
+  });
+  return { aws, cp, clock, classes };
+}
+
+const request = (requirements: NodeSelectorRequirement[], over: Partial<LaunchRequest> = {}): LaunchRequest => ({
+  nodeClaimName: 'default-abcde',
+  nodePoolName: 'default',
+  nodeClassName: 'default',
+  requirements: [{ key: 'karpenter.sh/nodepool', operator: 'In', values: ['default'] }, ...requirements],
+  requests: { cpu: 500, memory: 2 ** 30, pods: 1 },
+  labels: { 'karpenter.sh/nodepool': 'default', environment: 'production' },
+  annotations: {},
+  taints: [],
+  startupTaints: [],
+  ...over,
+});
+const types = (...names: string[]): NodeSelectorRequirement => ({ key: 'node.kubernetes.io/instance-type', operator: 'In', values: names });
+const capacity = (...cts: string[]): NodeSelectorRequirement => ({ key: 'karpenter.sh/capacity-type', operator: 'In', values: cts });
+
+const fleetInstance = (id: string | string[], type: string, zone: string, subnet: string, lifecycle: 'spot' | 'on-demand' = 'on-demand') => ({
+  InstanceIds: Array.isArray(id) ? id : [id],
+  InstanceType: type as 'm5.large',
+  Lifecycle: lifecycle,
+  LaunchTemplateAndOverrides: { Overrides: { InstanceType: type as 'm5.large', SubnetId: subnet, AvailabilityZone: zone } },
+});
+const fleetError = (code: string, type: string, zone: string, subnet: string) => ({
+  ErrorCode: code,
+  ErrorMessage: `${code} for ${type}`,
+  LaunchTemplateAndOverrides: { Overrides: { InstanceType: type as 'm5.large', SubnetId: subnet, AvailabilityZone: zone } },
+});
+const sentFleets = (aws: ReturnType<typeof mockedAws>): CreateFleetCommandInput[] => aws.ec2.commandCalls(CreateFleetCommand).map((c) => c.args[0].input);
+
+const pool = (nodeClass = 'default'): NodePool =>
+  ({ name: 'default', template: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: nodeClass } } }) as unknown as NodePool;
+
+describe('create', () => {
+  it('launches on-demand with CreateFleet instant, lowest-price, overrides per type x subnet zone, and Karpenter tags', async () => {
+    const { aws, cp } = harness();
+    aws.ec2.on(CreateFleetCommand).resolves({ Instances: [fleetInstance('i-0abc', 'm5.large', 'test-zone-1b', 'subnet-b')], Errors: [] });
+    const inst = await cp.create(request([types('m5.large', 'm5.xlarge'), capacity('on-demand')]));
+    const [input] = sentFleets(aws);
+    expect(input).toMatchObject({
+      Type: 'instant',
+      TargetCapacitySpecification: { TotalTargetCapacity: 1, DefaultTargetCapacityType: 'on-demand' },
+      OnDemandOptions: { AllocationStrategy: 'lowest-price' },
+    });
+    expect(input!.SpotOptions).toBeUndefined();
+    const overrides = input!.LaunchTemplateConfigs!.flatMap((c) => c.Overrides ?? []);
+    expect(overrides.map((o) => `${o.InstanceType}@${o.AvailabilityZone}/${o.SubnetId}/${o.ImageId}`).sort()).toEqual([
+      'm5.large@test-zone-1a/subnet-a/ami-amd64', 'm5.large@test-zone-1b/subnet-b/ami-amd64', 'm5.large@test-zone-1c/subnet-c/ami-amd64',
+      'm5.xlarge@test-zone-1a/subnet-a/ami-amd64', 'm5.xlarge@test-zone-1b/subnet-b/ami-amd64', // the fixture offers m5.xlarge in 1a and 1b only
+    ]);
+    expect(overrides.find((o) => o.InstanceType === 'm5.large')!.Priority).toBe(fixturePrices()['m5.large']);
+    expect(input!.LaunchTemplateConfigs![0]!.LaunchTemplateSpecification).toEqual({ LaunchTemplateName: expect.stringMatching(/^karpenter\.k8s\.aws\/\d+$/), Version: '$Latest' });
+    expect(input!.TagSpecifications!.map((t) => t.ResourceType)).toEqual(['instance', 'volume', 'fleet']);
+    expect(Object.fromEntries(input!.TagSpecifications![0]!.Tags!.map((t) => [t.Key, t.Value]))).toEqual({
+      Team: 'platform',
+      'kubernetes.io/cluster/my-cluster': 'owned',
+      'karpenter.sh/nodepool': 'default',
+      'eks:eks-cluster-name': 'my-cluster',
+      'karpenter.k8s.aws/ec2nodeclass': 'default',
+    });
+    expect(inst).toMatchObject({
+      providerID: 'aws:///test-zone-1b/i-0abc',
+      instanceType: 'm5.large',
+      zone: 'test-zone-1b',
+      capacityType: 'on-demand',
+      imageID: 'ami-amd64',
+      state: 'pending',
+      nodeClaimName: 'default-abcde',
+      allocatable: { cpu: 1930, pods: 29 },
+      labels: {
+        'node.kubernetes.io/instance-type': 'm5.large',
+        'topology.kubernetes.io/zone': 'test-zone-1b',
+        'topology.k8s.aws/zone-id': 'tz1-az2',
+        'karpenter.sh/capacity-type': 'on-demand',
+        'karpenter.sh/nodepool': 'default',
+        'karpenter.k8s.aws/instance-family': 'm5',
+        'kubernetes.io/arch': 'amd64',
+      },
+      annotations: {
+        'karpenter.k8s.aws/ec2nodeclass-hash': expect.stringMatching(/^\d+$/),
+        'karpenter.k8s.aws/ec2nodeclass-hash-version': 'kts-v1',
+        'karpenter.k8s.aws/instance-profile-name': 'my-cluster_123',
+      },
+    });
+    expect(inst.capacity['vpc.amazonaws.com/efa']).toBeUndefined();
+    // One template per (AMI, max pods): m5.large (29 pods) and m5.xlarge (58 pods) get their own user data.
+    expect(aws.ec2).toHaveReceivedCommandTimes(CreateLaunchTemplateCommand, 2);
+    expect(input!.LaunchTemplateConfigs!.map((c) => [...new Set((c.Overrides ?? []).map((o) => o.InstanceType))])).toEqual([['m5.large'], ['m5.xlarge']]);
+  });
+
+  it('launches spot with price-capacity-optimized and drops spot types dearer than the cheapest on-demand', async () => {
+    const { aws, cp } = harness();
+    aws.ec2.on(CreateFleetCommand).resolves({ Instances: [fleetInstance('i-1', 'm5.large', 'test-zone-1a', 'subnet-a', 'spot')], Errors: [] });
+    const inst = await cp.create(request([types('m5.large', 'm5.xlarge'), capacity('spot', 'on-demand')]));
+    const [input] = sentFleets(aws);
+    expect(input).toMatchObject({ SpotOptions: { AllocationStrategy: 'price-capacity-optimized' }, TargetCapacitySpecification: { DefaultTargetCapacityType: 'spot' } });
+    // Before the first spot refresh spot prices equal on-demand ones, so m5.xlarge (spot) costs more than m5.large (on-demand).
+    expect([...new Set(input!.LaunchTemplateConfigs!.flatMap((c) => c.Overrides ?? []).map((o) => o.InstanceType))]).toEqual(['m5.large']);
+    expect(inst.capacityType).toBe('spot');
+    expect(inst.labels['karpenter.sh/capacity-type']).toBe('spot');
+  });
+
+  it('leaves out metal and GPU types while a generic type fits, and maps GPU types to the GPU AMI when only they fit', async () => {
+    const { aws, cp } = harness();
+    aws.ec2.on(CreateFleetCommand).resolves({ Instances: [fleetInstance('i-1', 'm5.large', 'test-zone-1a', 'subnet-a')], Errors: [] });
+    await cp.create(request([types('m5.large', 'm5.metal', 'g4dn.8xlarge'), capacity('on-demand')]));
+    await cp.create(request([types('m5.metal', 'g4dn.8xlarge'), capacity('on-demand')], { requests: { 'nvidia.com/gpu': 1 } }));
+    const [first, second] = sentFleets(aws);
+    expect([...new Set(first!.LaunchTemplateConfigs!.flatMap((c) => c.Overrides ?? []).map((o) => o.InstanceType))]).toEqual(['m5.large']);
+    expect([...new Set(second!.LaunchTemplateConfigs!.flatMap((c) => c.Overrides ?? []).map((o) => `${o.InstanceType}/${o.ImageId}`))]).toEqual(['g4dn.8xlarge/ami-nvidia']);
+  });
+
+  it('marks ICE offerings from per-override errors, so they are unavailable for 3 minutes', async () => {
+    const { aws, cp, clock } = harness();
+    aws.ec2.on(CreateFleetCommand).resolves({
+      Instances: [fleetInstance('i-1', 'm5.xlarge', 'test-zone-1b', 'subnet-b', 'spot')],
+      Errors: [fleetError('InsufficientInstanceCapacity', 'm5.large', 'test-zone-1a', 'subnet-a'), fleetError('InsufficientInstanceCapacity', 'm5.large', 'test-zone-1b', 'subnet-b')],
+    });
+    await cp.create(request([types('m5.large', 'm5.xlarge'), capacity('spot')]));
+    const available = async () =>
+      (await cp.getInstanceTypes(pool())).find((t) => t.name === 'm5.large')!.offerings.filter((o) => o.capacityType === 'spot' && !o.available).map((o) => o.zone);
+    expect(await available()).toEqual(['test-zone-1a', 'test-zone-1b']);
+    expect(cp.unavailableOfferings.reason('spot', 'm5.large', 'test-zone-1a')).toBe('InsufficientInstanceCapacity');
+    clock.step(3 * 60_000);
+    expect(await available()).toEqual([]);
+  });
+
+  it('throws InsufficientCapacityError when every override failed for capacity', async () => {
+    const { aws, cp } = harness();
+    aws.ec2.on(CreateFleetCommand).resolves({ Instances: [], Errors: [fleetError('InsufficientInstanceCapacity', 'm5.large', 'test-zone-1a', 'subnet-a'), fleetError('MaxSpotInstanceCountExceeded', 'm5.large', 'test-zone-1b', 'subnet-b')] });
+    const err = await cp.create(request([types('m5.large'), capacity('spot')])).catch((e: unknown) => e);
+    expect(isInsufficientCapacity(err)).toBe(true);
+    expect((err as { offerings: unknown[] }).offerings).toEqual([
+      { instanceType: 'm5.large', zone: 'test-zone-1a', capacityType: 'spot', code: 'InsufficientInstanceCapacity' },
+      { instanceType: 'm5.large', zone: 'test-zone-1b', capacityType: 'spot', code: 'MaxSpotInstanceCountExceeded' },
+    ]);
+  });
+
+  it('throws a CreateError with a mapped reason when an error is not about capacity', async () => {
+    const { aws, cp } = harness();
+    aws.ec2.on(CreateFleetCommand).resolves({ Instances: [], Errors: [fleetError('InsufficientInstanceCapacity', 'm5.large', 'test-zone-1a', 'subnet-a'), fleetError('UnauthorizedOperation', 'm5.large', 'test-zone-1b', 'subnet-b')] });
+    const err = await cp.create(request([types('m5.large'), capacity('on-demand')])).catch((e: unknown) => e);
+    expect(isCreateError(err) && err.reason).toBe('Unauthorized');
+    aws.ec2.on(CreateFleetCommand).rejects(ec2Error('VcpuLimitExceeded'));
+    const whole = await cp.create(request([types('m5.large'), capacity('on-demand')])).catch((e: unknown) => e);
+    expect(isCreateError(whole) && whole.reason).toBe('VCPULimitExceeded');
+  });
+
+  it('marks the subnet when it is out of addresses and launches elsewhere next time', async () => {
+    const { aws, cp } = harness();
+    aws.ec2.on(CreateFleetCommand).resolvesOnce({ Instances: [], Errors: [fleetError('InsufficientFreeAddressesInSubnet', 'm5.large', 'test-zone-1a', 'subnet-a')] })
+      .resolves({ Instances: [fleetInstance('i-2', 'm5.large', 'test-zone-1b', 'subnet-b')], Errors: [] });
+    await expect(cp.create(request([types('m5.large'), capacity('on-demand')]))).rejects.toSatisfy(isInsufficientCapacity);
+    await cp.create(request([types('m5.large'), capacity('on-demand')]));
+    const second = sentFleets(aws)[1]!;
+    expect(second.LaunchTemplateConfigs!.flatMap((c) => c.Overrides ?? []).map((o) => o.SubnetId).sort()).toEqual(['subnet-b', 'subnet-c']);
+  });
+
+  it('re-creates the launch template and retries once when CreateFleet cannot find it', async () => {
+    const { aws, cp } = harness();
+    aws.ec2.on(CreateFleetCommand).rejectsOnce(ec2Error('InvalidLaunchTemplateName.NotFoundException')).resolves({ Instances: [fleetInstance('i-3', 'm5.large', 'test-zone-1a', 'subnet-a')], Errors: [] });
+    const inst = await cp.create(request([types('m5.large'), capacity('on-demand')]));
+    expect(inst.providerID).toBe('aws:///test-zone-1a/i-3');
+    expect(aws.ec2).toHaveReceivedCommandTimes(CreateFleetCommand, 2);
+    expect(aws.ec2).toHaveReceivedCommandTimes(CreateLaunchTemplateCommand, 2);
+  });
+
+  it('merges concurrent identical launches into one CreateFleet and hands out a partial fulfilment', async () => {
+    const { aws, cp } = harness();
+    aws.ec2.on(CreateFleetCommand).callsFake((input: CreateFleetCommandInput): Partial<CreateFleetCommandOutput> => ({
+      Instances: [fleetInstance(['i-a', 'i-b'], 'm5.large', 'test-zone-1a', 'subnet-a')],
+      Errors: [fleetError('InsufficientInstanceCapacity', 'm5.large', 'test-zone-1b', 'subnet-b')],
+      FleetId: String(input.TargetCapacitySpecification?.TotalTargetCapacity),
+    }));
+    const req = request([types('m5.large'), capacity('on-demand')]);
+    const results = await Promise.allSettled([cp.create({ ...req, nodeClaimName: 'a' }), cp.create({ ...req, nodeClaimName: 'b' }), cp.create({ ...req, nodeClaimName: 'c' })]);
+    expect(aws.ec2).toHaveReceivedCommandTimes(CreateFleetCommand, 1);
+    expect(sentFleets(aws)[0]!.TargetCapacitySpecification?.TotalTargetCapacity).toBe(3);
+    const ok = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    expect(ok.map((i) => [i.nodeClaimName, i.providerID])).toEqual([['a', 'aws:///test-zone-1a/i-a'], ['b', 'aws:///test-zone-1a/i-b']]);
+    expect(results[2]!.status === 'rejected' && isInsufficientCapacity(results[2].reason)).toBe(true);
+  });
+
+  it('refuses restricted tags from the NodeClaim', async () => {
+    const { cp } = harness();
+    const err = await cp.create(request([types('m5.large')], { tags: { 'kubernetes.io/cluster/other': 'owned' } })).catch((e: unknown) => e);
+    expect(isCreateError(err) && err.reason).toBe('InvalidTags');
+    expect((err as Error).message).toContain('kubernetes.io/cluster/other');
+  });
+
+  it('refuses node classes that are missing, deleting, or not Ready for their generation', async () => {
+    const { cp, classes } = harness();
+    await expect(cp.create(request([types('m5.large')], { nodeClassName: 'nope' }))).rejects.toSatisfy(isNodeClassNotReady);
+    const stale = readyNodeClass({}, 1);
+    classes.set('default', { ...stale, metadata: { ...stale.metadata, generation: 2 } });
+    await expect(cp.create(request([types('m5.large')]))).rejects.toSatisfy(isNodeClassNotReady);
+    classes.set('default', { ...stale, metadata: { ...stale.metadata, deletionTimestamp: '2026-08-21T12:00:00Z' } });
+    await expect(cp.create(request([types('m5.large')]))).rejects.toThrow(/being deleted/);
+  });
+
+  it('throws InsufficientCapacityError without calling EC2 when no type fits the requests', async () => {
+    const { aws, cp } = harness();
+    await expect(cp.create(request([types('m5.large')], { requests: { cpu: 64_000 } }))).rejects.toSatisfy(isInsufficientCapacity);
+    expect(aws.ec2).not.toHaveReceivedCommand(CreateFleetCommand);
+  });
+});

@@ -1,0 +1,210 @@
+// CloudProvider.create for AWS (spec/aws-provider.md §4): check the node class, compute tags, select types
+// and a capacity type, map types to AMIs and launch templates, CreateFleet (batched), and turn the result
+// into the seam's Instance or a typed error.
+//
+// 1. node class exists, is not deleting, is Ready for its generation  2. tags (restricted keys refused)
+// 3. candidates (filter.ts)  4. one subnet per zone (most free addresses)  5. AMI groups -> launch templates
+// 6. CreateFleet, retried once after a launch-template cache miss  7. errors -> ICE cache; instance -> Instance
+import type { CreateFleetCommandInput } from '@aws-sdk/client-ec2';
+import { nonZero, reqs, type Requirements } from '../../../../engine/index.ts';
+import { CreateError, InsufficientCapacityError, NodeClassNotReadyError, type Instance, type LaunchRequest } from '../../types.ts';
+import type { Batcher } from '../batcher.ts';
+import { isLaunchTemplateNotFound, launchFailureReason, errorCodes } from '../errors.ts';
+import { EC2NODECLASS_HASH_VERSION, nodeClassHash } from '../hash.ts';
+import type { UnavailableOfferings } from '../ice-cache.ts';
+import type { InstanceTypeProvider } from '../instancetype/provider.ts';
+import { familyOf } from '../instancetype/provider.ts';
+import { isReady } from '../nodeclass/conditions.ts';
+import type { EC2NodeClass } from '../nodeclass-types.ts';
+import * as k from '../settings.ts';
+import { createFleetInput, noInstanceError, recordFleetErrors, type FleetGroup, type FleetOutcome } from './fleet.ts';
+import { selectCandidates, type Candidate } from './filter.ts';
+import type { LaunchTemplates } from './launchtemplate.ts';
+import { userData } from './userdata.ts';
+
+export interface LaunchDeps {
+  readonly settings: k.AwsSettings;
+  readonly clock: k.Clock;
+  readonly nodeClass: (name: string) => EC2NodeClass | undefined;
+  readonly instanceTypes: InstanceTypeProvider;
+  readonly ice: UnavailableOfferings;
+  readonly templates: LaunchTemplates;
+  readonly fleet: Batcher<CreateFleetCommandInput, FleetOutcome>;
+  /** Free addresses per subnet from the last resolution, when known. */
+  readonly subnetIps?: (subnetId: string) => number | undefined;
+  readonly minValuesPolicy?: 'Strict' | 'BestEffort';
+}
+
+export function launchTags(nc: EC2NodeClass, req: LaunchRequest, cluster: string): Record<string, string> {
+  for (const [where, tags] of [['spec.tags', nc.spec.tags], ['the NodeClaim tags', req.tags]] as const) {
+    for (const key of Object.keys(tags ?? {})) {
+      const why = k.restrictedTagReason(key);
+      if (why) throw new CreateError(`launching nodeclaim ${req.nodeClaimName}: ${where} of EC2NodeClass ${nc.metadata.name} use the restricted tag "${key}" (${why})`, 'InvalidTags');
+    }
+  }
+  return {
+    ...nc.spec.tags,
+    ...req.tags,
+    [k.clusterTag(cluster)]: 'owned',
+    [k.NODEPOOL_TAG]: req.nodePoolName,
+    [k.EKS_CLUSTER_NAME_TAG]: cluster,
+    [k.NODECLASS_TAG]: nc.metadata.name,
+  };
+}
+
+function readyNodeClass(req: LaunchRequest, deps: LaunchDeps): EC2NodeClass {
+  const nc = deps.nodeClass(req.nodeClassName);
+  const where = `EC2NodeClass ${req.nodeClassName} of nodeclaim ${req.nodeClaimName}`;
+  if (!nc) throw new NodeClassNotReadyError(`${where} does not exist`);
+  if (nc.metadata.deletionTimestamp) throw new NodeClassNotReadyError(`${where} is being deleted`);
+  if (!isReady(nc.status?.conditions, nc.metadata.generation)) throw new NodeClassNotReadyError(`${where} is not Ready for generation ${nc.metadata.generation ?? '?'}`);
+  return nc;
+}
+
+/** The nodeclass subnet with the most free addresses in each zone, skipping subnets out of addresses. */
+function subnetPerZone(nc: EC2NodeClass, deps: LaunchDeps): Map<string, string> {
+  const best = new Map<string, { id: string; ips: number }>();
+  (nc.status?.subnets ?? []).forEach((s, i) => {
+    if (deps.ice.isSubnetUnavailable(s.id)) return;
+    const ips = deps.subnetIps?.(s.id) ?? -i; // status order is already most-free-first
+    const cur = best.get(s.zone);
+    if (!cur || ips > cur.ips) best.set(s.zone, { id: s.id, ips });
+  });
+  return new Map([...best].map(([z, v]) => [z, v.id]));
+}
+
+interface AmiGroup {
+  readonly imageId: string;
+  readonly maxPods: number;
+  readonly candidates: Candidate[];
+}
+
+/** Types map to the first AMI whose requirements intersect theirs; groups split by pods (user data differs). */
+function amiGroups(nc: EC2NodeClass, candidates: readonly Candidate[]): AmiGroup[] {
+  const amis = (nc.status?.amis ?? []).map((a) => ({ id: a.id, reqs: reqs.fromSelectorRequirements(a.requirements.map((r) => ({ key: r.key, operator: r.operator, values: r.values ?? [] }))) }));
+  const groups = new Map<string, AmiGroup>();
+  for (const c of candidates) {
+    const ami = amis.find((a) => reqs.intersects(c.type.requirements, a.reqs) === undefined);
+    if (!ami) continue;
+    const maxPods = c.type.capacity.pods ?? 110;
+    const key = `${ami.id}/${maxPods}`;
+    if (!groups.has(key)) groups.set(key, { imageId: ami.id, maxPods, candidates: [] });
+    groups.get(key)!.candidates.push(c);
+  }
+  return [...groups.values()];
+}
+
+async function fleetGroups(nc: EC2NodeClass, req: LaunchRequest, deps: LaunchDeps, groups: readonly AmiGroup[], capacityType: 'on-demand' | 'spot', tags: Record<string, string>): Promise<FleetGroup[]> {
+  const family = familyOf(nc);
+  const subnets = subnetPerZone(nc, deps);
+  const out: FleetGroup[] = [];
+  for (const g of groups) {
+    const overrides = g.candidates.flatMap((c) =>
+      c.offerings.flatMap((o) => {
+        const subnetId = subnets.get(o.zone);
+        return subnetId ? [{ instanceType: c.type.name, subnetId, zone: o.zone, imageId: g.imageId, price: o.price }] : [];
+      }),
+    );
+    if (!overrides.length) continue;
+    const template = await deps.templates.ensure({
+      family,
+      spec: nc.spec,
+      imageId: g.imageId,
+      userData: userData(family, {
+        clusterName: deps.settings.clusterName,
+        clusterEndpoint: deps.settings.clusterEndpoint,
+        ...(deps.settings.clusterCABundle ? { caBundle: deps.settings.clusterCABundle } : {}),
+        ...(deps.settings.clusterCIDR ? { clusterCIDR: deps.settings.clusterCIDR } : {}),
+        ...(nc.spec.kubelet ? { kubelet: nc.spec.kubelet } : {}),
+        maxPods: g.maxPods,
+        labels: req.labels,
+        taints: [...req.taints, ...req.startupTaints],
+        ...(nc.spec.userData ? { customUserData: nc.spec.userData } : {}),
+      }),
+      instanceProfile: nc.status?.instanceProfile ?? nc.spec.instanceProfile ?? '',
+      securityGroupIds: (nc.status?.securityGroups ?? []).map((s) => s.id),
+      tags,
+      capacityType,
+    });
+    out.push({ templateName: template.name, overrides });
+  }
+  return out;
+}
+
+async function callFleet(input: CreateFleetCommandInput, req: LaunchRequest, deps: LaunchDeps, retry: () => Promise<CreateFleetCommandInput>): Promise<FleetOutcome> {
+  try {
+    return await deps.fleet.add(input);
+  } catch (e) {
+    if (isLaunchTemplateNotFound(e)) return deps.fleet.add(await retry());
+    const code = errorCodes(e)[0];
+    throw new CreateError(`launching nodeclaim ${req.nodeClaimName}: CreateFleet failed: ${(e as Error).message}`, launchFailureReason(code, (e as Error).message), { cause: e });
+  }
+}
+
+export async function launch(req: LaunchRequest, deps: LaunchDeps): Promise<Instance> {
+  const nc = readyNodeClass(req, deps);
+  const tags = launchTags(nc, req, deps.settings.clusterName);
+  const claim: Requirements = reqs.fromSelectorRequirements(req.requirements);
+  const sel = selectCandidates(deps.instanceTypes.list(nc), claim, req.requests, deps.minValuesPolicy);
+  if (!sel.ok) throw new InsufficientCapacityError(`launching nodeclaim ${req.nodeClaimName}: ${sel.reason}`);
+  const groups = amiGroups(nc, sel.candidates);
+  if (!groups.length) throw new InsufficientCapacityError(`launching nodeclaim ${req.nodeClaimName}: no AMI of EC2NodeClass ${nc.metadata.name} serves the candidate instance types`);
+  const build = async () => createFleetInput(await fleetGroups(nc, req, deps, groups, sel.capacityType, tags), sel.capacityType, tags, nc.spec.context);
+  const input = await build();
+  if (!input.LaunchTemplateConfigs?.length) throw new InsufficientCapacityError(`launching nodeclaim ${req.nodeClaimName}: no zone of the offerings has a usable subnet`);
+  const outcome = await callFleet(input, req, deps, async () => {
+    for (const c of input.LaunchTemplateConfigs ?? []) if (c.LaunchTemplateSpecification?.LaunchTemplateName) deps.templates.invalidate(c.LaunchTemplateSpecification.LaunchTemplateName);
+    return build();
+  });
+  const zoneOf = (id: string) => nc.status?.subnets?.find((s) => s.id === id)?.zone;
+  const marked = recordFleetErrors(outcome.errors, sel.capacityType, deps.ice, zoneOf);
+  if (!outcome.instance) throw noInstanceError(req.nodeClaimName, outcome.errors, marked);
+  return toInstance(req, nc, deps, sel.candidates, groups, outcome.instance, sel.capacityType);
+}
+
+function toInstance(
+  req: LaunchRequest,
+  nc: EC2NodeClass,
+  deps: LaunchDeps,
+  candidates: readonly Candidate[],
+  groups: readonly AmiGroup[],
+  inst: NonNullable<FleetOutcome['instance']>,
+  capacityType: 'on-demand' | 'spot',
+): Instance {
+  const type = candidates.find((c) => c.type.name === inst.instanceType)?.type;
+  const zone = inst.zone ?? (inst.subnetId ? nc.status?.subnets?.find((s) => s.id === inst.subnetId)?.zone : undefined) ?? '';
+  const zoneId = nc.status?.subnets?.find((s) => s.zone === zone)?.zoneID;
+  const imageID = groups.find((g) => g.candidates.some((c) => c.type.name === inst.instanceType))?.imageId;
+  const efa = (nc.spec.networkInterfaces ?? []).some((n) => n.interfaceType === 'efa-only');
+  const strip = (r: Record<string, number>) => {
+    if (!efa) delete r['vpc.amazonaws.com/efa'];
+    return r;
+  };
+  const hash = nc.metadata.annotations?.[k.NODECLASS_HASH_ANNOTATION] ?? nodeClassHash({ spec: nc.spec, amiFamily: familyOf(nc), ...(deps.settings.clusterCABundle ? { caBundle: deps.settings.clusterCABundle } : {}) });
+  return {
+    providerID: `aws:///${zone}/${inst.id}`,
+    instanceType: inst.instanceType,
+    zone,
+    capacityType: inst.lifecycle === 'spot' || inst.lifecycle === 'on-demand' ? inst.lifecycle : capacityType,
+    ...(imageID ? { imageID } : {}),
+    capacity: strip(nonZero(type?.capacity ?? {})),
+    allocatable: strip(nonZero(type?.allocatable ?? {})),
+    labels: {
+      ...(type ? reqs.singleValueLabels(type.requirements) : { [k.INSTANCE_TYPE_LABEL]: inst.instanceType }),
+      [k.ZONE_LABEL]: zone,
+      ...(zoneId ? { [k.ZONE_ID_LABEL]: zoneId } : {}),
+      [k.CAPACITY_TYPE_LABEL]: inst.lifecycle === 'spot' ? 'spot' : capacityType,
+      [k.NODEPOOL_LABEL]: req.nodePoolName,
+      [k.TENANCY_LABEL]: 'default',
+    },
+    annotations: {
+      [k.NODECLASS_HASH_ANNOTATION]: hash,
+      [k.NODECLASS_HASH_VERSION_ANNOTATION]: nc.metadata.annotations?.[k.NODECLASS_HASH_VERSION_ANNOTATION] ?? EC2NODECLASS_HASH_VERSION,
+      ...(nc.status?.instanceProfile ? { [k.INSTANCE_PROFILE_ANNOTATION]: nc.status.instanceProfile } : {}),
+    },
+    launchTime: deps.clock.now(),
+    nodeClaimName: req.nodeClaimName,
+    nodePoolName: req.nodePoolName,
+    state: 'pending',
+  };
+}

@@ -1,0 +1,72 @@
+// Which instance types and offerings one launch may use (spec/aws-provider.md §4.2-4.3), in Karpenter's order:
+// keep types whose requirements intersect the NodeClaim's, whose allocatable fits the requests and that
+// have a compatible available offering; drop exotic types (metal, GPU, Neuron, Gaudi) while generic ones
+// remain; pick the capacity type (spot when allowed and offered, else on-demand); with both allowed, drop spot
+// types dearer than the cheapest on-demand offering; sort by cheapest offering and keep 60.
+import { fits, reqs, type InstanceType, type Offering, type Requirements, type Resources } from '../../../../engine/index.ts';
+import { CAPACITY_TYPE_LABEL, ZONE_ID_LABEL, ZONE_LABEL } from '../settings.ts';
+
+export const MAX_INSTANCE_TYPES = 60;
+const EXOTIC_RESOURCES = ['nvidia.com/gpu', 'amd.com/gpu', 'aws.amazon.com/neuron', 'habana.ai/gaudi'];
+
+export interface Candidate {
+  readonly type: InstanceType;
+  /** Compatible, available offerings of the chosen capacity type, cheapest first. */
+  readonly offerings: readonly Offering[];
+}
+
+export type Selection =
+  | { readonly ok: true; readonly capacityType: 'on-demand' | 'spot'; readonly candidates: readonly Candidate[] }
+  | { readonly ok: false; readonly reason: string };
+
+export function offeringAllowed(o: Offering, claim: Requirements): boolean {
+  if (!o.available) return false;
+  if (!reqs.has(reqs.get(claim, ZONE_LABEL), o.zone)) return false;
+  if (!reqs.has(reqs.get(claim, CAPACITY_TYPE_LABEL), o.capacityType)) return false;
+  if (o.zoneId && claim.has(ZONE_ID_LABEL) && !reqs.has(reqs.get(claim, ZONE_ID_LABEL), o.zoneId)) return false;
+  return true;
+}
+
+const isExotic = (t: InstanceType): boolean =>
+  (t.requirements.get('karpenter.k8s.aws/instance-size') ? [...t.requirements.get('karpenter.k8s.aws/instance-size')!.values].some((v) => v.includes('metal')) : false) ||
+  EXOTIC_RESOURCES.some((r) => (t.capacity[r] ?? 0) > 0);
+
+const cheapest = (os: readonly Offering[]): number => os.reduce((m, o) => Math.min(m, o.price), Infinity);
+
+const usesMinValues = (claim: Requirements): boolean => [...claim.values()].some((r) => r.minValues !== undefined);
+
+export function selectCandidates(types: readonly InstanceType[], claim: Requirements, requests: Resources, minValuesPolicy: 'Strict' | 'BestEffort' = 'Strict'): Selection {
+  // 1. compatible, fitting, with an allowed offering
+  let pool = types.filter((t) => reqs.intersects(t.requirements, claim) === undefined && fits(requests, t.allocatable) && t.offerings.some((o) => offeringAllowed(o, claim)));
+  if (!pool.length) return { ok: false, reason: 'no instance type satisfies the requirements and requests with an available offering' };
+  const minValues = usesMinValues(claim);
+  // 2. exotic filter
+  if (!minValues) {
+    const generic = pool.filter((t) => !isExotic(t));
+    if (generic.length) pool = generic;
+  }
+  // 3. capacity type
+  const allowed = (ct: string) => reqs.has(reqs.get(claim, CAPACITY_TYPE_LABEL), ct);
+  const offered = (t: InstanceType, ct: string) => t.offerings.filter((o) => o.capacityType === ct && offeringAllowed(o, claim));
+  const capacityType = allowed('spot') && pool.some((t) => offered(t, 'spot').length) ? 'spot' : 'on-demand';
+  // 4. spot filter
+  if (capacityType === 'spot' && allowed('on-demand') && !minValues) {
+    const odFloor = cheapest(pool.flatMap((t) => offered(t, 'on-demand')));
+    if (Number.isFinite(odFloor)) pool = pool.filter((t) => cheapest(offered(t, 'spot')) <= odFloor);
+  }
+  // 5. truncate by price
+  const candidates = pool
+    .map((type) => ({ type, offerings: offered(type, capacityType).sort((a, b) => a.price - b.price || a.zone.localeCompare(b.zone)) }))
+    .filter((c) => c.offerings.length)
+    .sort((a, b) => cheapest(a.offerings) - cheapest(b.offerings) || a.type.name.localeCompare(b.type.name))
+    .slice(0, MAX_INSTANCE_TYPES);
+  if (!candidates.length) return { ok: false, reason: `no ${capacityType} offering is available` };
+  if (minValues && minValuesPolicy === 'Strict') {
+    for (const r of claim.values()) {
+      if (r.minValues === undefined) continue;
+      const values = new Set(candidates.flatMap((c) => [...(c.type.requirements.get(r.key)?.values ?? [])]));
+      if (values.size < r.minValues) return { ok: false, reason: `minValues ${r.minValues} of ${r.key} cannot be met (${values.size} values left)` };
+    }
+  }
+  return { ok: true, capacityType, candidates };
+}

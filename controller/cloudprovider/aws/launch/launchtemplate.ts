@@ -1,0 +1,180 @@
+// Launch templates (spec/aws-provider.md §4.5): one per resolved configuration, named
+// `karpenter.k8s.aws/<hash of the template contents>`, looked up by name and created when missing, kept in a
+// 1-minute cache refreshed on use; sweep() deletes templates whose entry expired (Karpenter deletes them from
+// EC2 on eviction), and deleteAll() removes a deleted node class's templates.
+import { createHash } from 'node:crypto';
+import type { CreateLaunchTemplateCommandInput, LaunchTemplateBlockDeviceMappingRequest, RequestLaunchTemplateData } from '@aws-sdk/client-ec2';
+import { resourceValue } from '../../../../engine/index.ts';
+import { isAlreadyExists } from '../errors.ts';
+import { canonical } from '../hash.ts';
+import type { AmiFamily, BlockDeviceMapping, EC2NodeClassSpec } from '../nodeclass-types.ts';
+import type { Ec2Port } from '../sdk.ts';
+import { EKS_CLUSTER_NAME_TAG, NODECLASS_TAG, type Clock } from '../settings.ts';
+import { TtlCache } from '../ttl-cache.ts';
+
+export const LAUNCH_TEMPLATE_TTL_MS = 60_000;
+export const LAUNCH_TEMPLATE_PREFIX = 'karpenter.k8s.aws/';
+
+export interface TemplateOptions {
+  readonly family: AmiFamily;
+  readonly spec: EC2NodeClassSpec;
+  readonly imageId: string;
+  /** Plain text; encoded here. */
+  readonly userData: string;
+  readonly instanceProfile: string;
+  readonly securityGroupIds: readonly string[];
+  readonly tags: Readonly<Record<string, string>>;
+  readonly capacityType: 'on-demand' | 'spot';
+}
+
+export interface TemplateRef {
+  readonly id?: string;
+  readonly name: string;
+}
+
+const GiB = 2 ** 30;
+
+/** Default volumes per family (Karpenter DefaultBlockDeviceMappings): 20Gi gp3 encrypted roots; Bottlerocket 4Gi OS + 20Gi data. */
+export function defaultBlockDevices(family: AmiFamily): BlockDeviceMapping[] {
+  const ebs = (size: string) => ({ volumeSize: size, volumeType: 'gp3', encrypted: true });
+  switch (family) {
+    case 'AL2':
+    case 'AL2023':
+      return [{ deviceName: '/dev/xvda', ebs: ebs('20Gi') }];
+    case 'Bottlerocket':
+      return [{ deviceName: '/dev/xvda', ebs: ebs('4Gi') }, { deviceName: '/dev/xvdb', ebs: ebs('20Gi') }];
+    case 'Custom':
+      return [];
+    default:
+      return [{ deviceName: '/dev/sda1', ebs: ebs('50Gi') }];
+  }
+}
+
+function blockDevices(list: readonly BlockDeviceMapping[]): LaunchTemplateBlockDeviceMappingRequest[] {
+  return list.map((b, i) => {
+    const e = b.ebs ?? {};
+    let size: number | undefined;
+    if (e.volumeSize !== undefined) {
+      try {
+        size = Math.ceil(resourceValue('memory', e.volumeSize) / GiB);
+      } catch (err) {
+        throw new Error(`spec.blockDeviceMappings[${i}].ebs.volumeSize: ${(err as Error).message}`, { cause: err });
+      }
+    }
+    return {
+      ...(b.deviceName ? { DeviceName: b.deviceName } : {}),
+      Ebs: {
+        ...(size !== undefined ? { VolumeSize: size } : {}),
+        ...(e.volumeType ? { VolumeType: e.volumeType as 'gp3' } : {}),
+        ...(e.iops !== undefined ? { Iops: e.iops } : {}),
+        ...(e.throughput !== undefined ? { Throughput: e.throughput } : {}),
+        ...(e.encrypted !== undefined ? { Encrypted: e.encrypted } : {}),
+        ...(e.kmsKeyID ? { KmsKeyId: e.kmsKeyID } : {}),
+        ...(e.snapshotID ? { SnapshotId: e.snapshotID } : {}),
+        ...(e.deleteOnTermination !== undefined ? { DeleteOnTermination: e.deleteOnTermination } : {}),
+        ...(e.volumeInitializationRate !== undefined ? { VolumeInitializationRate: e.volumeInitializationRate } : {}),
+      },
+    };
+  });
+}
+
+const tagList = (tags: Readonly<Record<string, string>>) => Object.keys(tags).sort().map((Key) => ({ Key, Value: tags[Key]! }));
+
+export function launchTemplateData(o: TemplateOptions): RequestLaunchTemplateData {
+  const s = o.spec;
+  const m = s.metadataOptions ?? {};
+  const groups = [...o.securityGroupIds].sort();
+  const publicIp = s.associatePublicIPAddress;
+  return {
+    ImageId: o.imageId,
+    ...(o.userData ? { UserData: Buffer.from(o.userData, 'utf8').toString('base64') } : {}),
+    IamInstanceProfile: { Name: o.instanceProfile },
+    BlockDeviceMappings: blockDevices(s.blockDeviceMappings?.length ? s.blockDeviceMappings : defaultBlockDevices(o.family)),
+    MetadataOptions: {
+      HttpEndpoint: m.httpEndpoint ?? 'enabled',
+      HttpProtocolIpv6: m.httpProtocolIPv6 ?? 'disabled',
+      HttpPutResponseHopLimit: m.httpPutResponseHopLimit ?? 1,
+      HttpTokens: m.httpTokens ?? 'required',
+      InstanceMetadataTags: 'disabled',
+    },
+    Monitoring: { Enabled: s.detailedMonitoring ?? false },
+    // A public-IP choice needs an explicit primary interface, which then carries the groups.
+    ...(publicIp !== undefined
+      ? { NetworkInterfaces: [{ DeviceIndex: 0, AssociatePublicIpAddress: publicIp, Groups: groups }] }
+      : { SecurityGroupIds: groups }),
+    TagSpecifications: [
+      { ResourceType: 'network-interface', Tags: tagList(o.tags) },
+      ...(o.capacityType === 'spot' ? [{ ResourceType: 'spot-instances-request' as const, Tags: tagList(o.tags) }] : []),
+    ],
+  };
+}
+
+/** The template name: a hash of everything the template contains. */
+export function launchTemplateName(o: TemplateOptions): string {
+  const data = launchTemplateData(o);
+  const digest = createHash('sha256').update(canonical({ data, tags: o.tags })).digest();
+  return `${LAUNCH_TEMPLATE_PREFIX}${digest.readBigUInt64BE(0).toString(10)}`;
+}
+
+export class LaunchTemplates {
+  private readonly cache: TtlCache<string, TemplateRef>;
+
+  constructor(private readonly ec2: Ec2Port, clock: Clock, private readonly clusterName: string) {
+    this.cache = new TtlCache(clock, LAUNCH_TEMPLATE_TTL_MS);
+  }
+
+  async ensure(o: TemplateOptions): Promise<TemplateRef> {
+    const name = launchTemplateName(o);
+    const cached = this.cache.get(name);
+    if (cached) {
+      this.cache.touch(name);
+      return cached;
+    }
+    const found = await this.ec2.describeLaunchTemplate(name);
+    let ref: TemplateRef;
+    if (found) ref = { name, ...(found.LaunchTemplateId ? { id: found.LaunchTemplateId } : {}) };
+    else ref = await this.create(name, o);
+    this.cache.set(name, ref);
+    return ref;
+  }
+
+  private async create(name: string, o: TemplateOptions): Promise<TemplateRef> {
+    const input: CreateLaunchTemplateCommandInput = {
+      LaunchTemplateName: name,
+      LaunchTemplateData: launchTemplateData(o),
+      TagSpecifications: [{ ResourceType: 'launch-template', Tags: tagList(o.tags) }],
+    };
+    try {
+      const lt = await this.ec2.createLaunchTemplate(input);
+      return { name, ...(lt.LaunchTemplateId ? { id: lt.LaunchTemplateId } : {}) };
+    } catch (e) {
+      if (isAlreadyExists(e)) return { name }; // created concurrently by another launch
+      throw new Error(`creating launch template ${name}`, { cause: e });
+    }
+  }
+
+  invalidate(name: string): void {
+    this.cache.delete(name);
+  }
+
+  /** Deletes templates whose cache entry expired; returns their names. */
+  async sweep(): Promise<string[]> {
+    const expired = this.cache.sweep().map(([name]) => name);
+    for (const name of expired) await this.ec2.deleteLaunchTemplate(name);
+    return expired;
+  }
+
+  /** Deletes every template of a node class (on node-class deletion). */
+  async deleteAll(nodeClassName: string): Promise<string[]> {
+    const lts = await this.ec2.describeLaunchTemplates([
+      { Name: `tag:${NODECLASS_TAG}`, Values: [nodeClassName] },
+      { Name: `tag:${EKS_CLUSTER_NAME_TAG}`, Values: [this.clusterName] },
+    ]);
+    const names = lts.flatMap((lt) => (lt.LaunchTemplateName ? [lt.LaunchTemplateName] : []));
+    for (const name of names) {
+      await this.ec2.deleteLaunchTemplate(name);
+      this.cache.delete(name);
+    }
+    return names;
+  }
+}

@@ -1,0 +1,179 @@
+// awsCloudProvider(): the AWS implementation of the cloud-provider seam, composed from the parts in this
+// folder. The controller builds the SDK ports once (sdk-clients.ts), passes a node-class lookup backed by its
+// informer cache, calls refresh() at startup and start() for the periodic work, and runs
+// reconcileNodeClass() from its EC2NodeClass controller, writing back the status and annotations it returns.
+import { Histogram, Registry } from 'prom-client';
+import type { InstanceType, NodePool } from '../../../engine/index.ts';
+import { NodeClassNotReadyError, type CloudProvider, type DriftQuery, type LaunchRequest } from '../types.ts';
+import { isDrifted } from './drift.ts';
+import { UnavailableOfferings } from './ice-cache.ts';
+import { Instances } from './instance.ts';
+import type { ExtraFactsLookup } from './instancetype/facts.ts';
+import { INSTANCE_TYPES_REFRESH_MS, InstanceTypeProvider } from './instancetype/provider.ts';
+import { interruptionMetrics } from './interruption/metrics.ts';
+import { SqsInterruptionSource } from './interruption/sqs.ts';
+import { launch } from './launch/create.ts';
+import { fleetBatcher } from './launch/fleet.ts';
+import { LaunchTemplates } from './launch/launchtemplate.ts';
+import { roleName } from './nodeclass/instanceprofile.ts';
+import { reconcileNodeClass, type NodeClassReconcileResult } from './nodeclass/reconcile.ts';
+import type { EC2NodeClass } from './nodeclass-types.ts';
+import { runPeriodically, type Timers } from './periodic.ts';
+import { PRICING_REFRESH_MS, PricingProvider, type StaticPrices } from './pricing.ts';
+import type { AwsPorts } from './sdk.ts';
+import { systemClock, validateSettings, type AwsSettings, type Clock } from './settings.ts';
+import { TtlCache } from './ttl-cache.ts';
+
+export interface AwsCloudProviderDeps {
+  readonly settings: AwsSettings;
+  readonly ports: AwsPorts;
+  /** The EC2NodeClass by name, from the controller's informer cache (status included). */
+  readonly nodeClass: (name: string) => EC2NodeClass | undefined;
+  /** "1.31", from the API server's /version (Karpenter refreshes it every 5 min). */
+  readonly kubernetesVersion: () => Promise<string>;
+  /** The region's static on-demand prices (the committed catalog, us-east-1 fallback applied). */
+  readonly staticPrices: StaticPrices;
+  readonly clock?: Clock;
+  readonly timers?: Timers;
+  readonly registry?: Registry;
+  readonly extraFacts?: ExtraFactsLookup;
+  readonly minValuesPolicy?: 'Strict' | 'BestEffort';
+  readonly log?: (message: string, fields: Record<string, unknown>) => void;
+  readonly uuid?: () => string;
+}
+
+export interface AwsCloudProvider extends CloudProvider {
+  readonly unavailableOfferings: UnavailableOfferings;
+  readonly pricing: PricingProvider;
+  readonly instanceTypeProvider: InstanceTypeProvider;
+  /** The EC2NodeClass status reconciler: write back result.status and result.annotations. */
+  reconcileNodeClass(nc: EC2NodeClass): Promise<NodeClassReconcileResult>;
+  /** On node-class deletion: deletes its launch templates and its managed instance profile. */
+  finalizeNodeClass(nc: EC2NodeClass): Promise<void>;
+  /** Post-registration tags (Name, karpenter.sh/nodeclaim, eks:eks-cluster-name). */
+  tagInstance(providerID: string, tags: Record<string, string>): Promise<void>;
+  /** Instance types, offerings and prices, once (startup). Rejects with every failure. */
+  refresh(): Promise<void>;
+  /** Periodic refreshes (12 h types and prices, 1 min launch-template sweep); returns a stop function. */
+  start(): () => void;
+}
+
+export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
+  const settings = validateSettings(deps.settings);
+  const clock = deps.clock ?? systemClock;
+  const { ec2, ssm, iam, sqs } = deps.ports;
+  const registry = deps.registry ?? new Registry();
+  const ice = new UnavailableOfferings(clock);
+  const pricing = new PricingProvider({ ec2, pricing: deps.ports.pricing, region: settings.region, isolatedVPC: settings.isolatedVPC, clock, staticPrices: deps.staticPrices });
+  const instanceTypeProvider = new InstanceTypeProvider({
+    ec2,
+    pricing,
+    ice,
+    settings,
+    ...(deps.extraFacts ? { extraFacts: deps.extraFacts } : {}),
+    ...(deps.log ? { onSkip: (why: string) => deps.log?.('skipping an instance type', { why }) } : {}),
+  });
+  const templates = new LaunchTemplates(ec2, clock, settings.clusterName);
+  const batchSize = new Histogram({ name: 'karpenter_cloudprovider_batcher_batch_size', help: 'Requests per batched AWS call.', labelNames: ['batcher'], buckets: [1, 2, 4, 5, 10, 15, 20, 25, 50, 100, 250, 500, 1000], registers: [registry] });
+  const batchTime = new Histogram({ name: 'karpenter_cloudprovider_batcher_batch_time_seconds', help: 'Duration of batched AWS calls.', labelNames: ['batcher'], registers: [registry] });
+  const fleet = fleetBatcher(ec2, deps.timers, (size, ms) => {
+    batchSize.observe({ batcher: 'create_fleet' }, size);
+    batchTime.observe({ batcher: 'create_fleet' }, ms / 1000);
+  });
+  const ssmCache = new TtlCache<string, string>(clock, 24 * 3600_000);
+  const subnetIps = new Map<string, number>();
+
+  const typeFor = (nodeClassName: string | undefined, typeName: string): InstanceType | undefined => {
+    const nc = nodeClassName ? deps.nodeClass(nodeClassName) : undefined;
+    return nc ? instanceTypeProvider.list(nc).find((t) => t.name === typeName) : undefined;
+  };
+  const instances = new Instances({ ec2, clusterName: settings.clusterName, instanceType: typeFor, ...(deps.timers ? { timers: deps.timers } : {}) });
+  let discovered: Promise<void> | undefined;
+  const ensureDiscovered = () => (discovered ??= instanceTypeProvider.refresh().catch((e: unknown) => {
+    discovered = undefined;
+    throw new Error('discovering instance types', { cause: e });
+  }));
+
+  const interruptions = settings.interruptionQueue
+    ? new SqsInterruptionSource({ sqs, queueName: settings.interruptionQueue, clock, metrics: interruptionMetrics(registry), ...(deps.log ? { log: deps.log } : {}) })
+    : undefined;
+
+  const cloudProvider = {
+    name: 'aws',
+    create: async (req: LaunchRequest) => {
+      await ensureDiscovered();
+      return launch(req, {
+        settings,
+        clock,
+        nodeClass: deps.nodeClass,
+        instanceTypes: instanceTypeProvider,
+        ice,
+        templates,
+        fleet,
+        subnetIps: (id) => subnetIps.get(id),
+        ...(deps.minValuesPolicy ? { minValuesPolicy: deps.minValuesPolicy } : {}),
+      });
+    },
+    delete: (providerID: string) => instances.delete(providerID),
+    get: (providerID: string) => instances.get(providerID),
+    list: () => instances.list(),
+    getInstanceTypes: async (nodePool: NodePool) => {
+      const name = nodePool.template.nodeClassRef.name;
+      const nc = deps.nodeClass(name);
+      if (!nc) throw new NodeClassNotReadyError(`EC2NodeClass ${name} of NodePool ${nodePool.name} does not exist`);
+      await ensureDiscovered();
+      return instanceTypeProvider.list(nc);
+    },
+    isDrifted: (q: DriftQuery) => isDrifted(q, { nodeClass: deps.nodeClass, instances, instanceType: typeFor, ...(settings.clusterCABundle ? { caBundle: settings.clusterCABundle } : {}) }),
+    ...(interruptions ? { interruptions } : {}),
+  } satisfies CloudProvider;
+
+  return {
+    ...cloudProvider,
+    unavailableOfferings: ice,
+    pricing,
+    instanceTypeProvider,
+    reconcileNodeClass: async (nc) => {
+      const r = await reconcileNodeClass(nc, {
+        ec2,
+        ssm,
+        iam,
+        clusterName: settings.clusterName,
+        region: settings.region,
+        ...(settings.clusterCABundle ? { clusterCABundle: settings.clusterCABundle } : {}),
+        kubernetesVersion: deps.kubernetesVersion,
+        clock,
+        ssmCache,
+        ...(deps.uuid ? { uuid: deps.uuid } : {}),
+      });
+      for (const s of r.subnets) subnetIps.set(s.id, s.availableIps);
+      return r;
+    },
+    finalizeNodeClass: async (nc) => {
+      await templates.deleteAll(nc.metadata.name);
+      const profile = nc.status?.instanceProfile;
+      if (nc.spec.role && profile) {
+        await iam.removeRoleFromInstanceProfile(profile, roleName(nc.spec.role));
+        await iam.deleteInstanceProfile(profile);
+      }
+    },
+    tagInstance: (providerID, tags) => instances.tag(providerID, tags),
+    refresh: async () => {
+      const results = await Promise.allSettled([instanceTypeProvider.refresh(), pricing.refresh()]);
+      discovered = results[0].status === 'fulfilled' ? Promise.resolve() : discovered;
+      const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+      if (errors.length) throw new AggregateError(errors, `refreshing the AWS provider: ${errors.map((e) => (e as Error).message).join('; ')}`);
+    },
+    start: () => {
+      const onError = (what: string) => (e: unknown) => deps.log?.(`${what} failed`, { error: (e as Error).message });
+      const timers = deps.timers ? { timers: deps.timers } : {};
+      const jobs = [
+        runPeriodically(() => instanceTypeProvider.refresh(), { intervalMs: INSTANCE_TYPES_REFRESH_MS, onError: onError('refreshing instance types'), ...timers }),
+        runPeriodically(() => pricing.refresh(), { intervalMs: PRICING_REFRESH_MS, onError: onError('refreshing prices'), ...timers }),
+        runPeriodically(async () => void (await templates.sweep()), { intervalMs: 60_000, onError: onError('deleting expired launch templates'), ...timers }),
+      ];
+      return () => jobs.forEach((j) => j.stop());
+    },
+  };
+}
+

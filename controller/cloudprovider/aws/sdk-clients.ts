@@ -1,0 +1,212 @@
+// The ports of sdk.ts backed by the real AWS SDK v3 clients, and the one place that builds those clients.
+// Retries are the SDK's own (a ConfiguredRetryStrategy: throttling and transient errors are retried with the
+// given backoff), so every port call is retried the same way; tests pass millisecond delays.
+import {
+  CreateFleetCommand,
+  CreateLaunchTemplateCommand,
+  CreateTagsCommand,
+  DeleteLaunchTemplateCommand,
+  DescribeLaunchTemplatesCommand,
+  EC2Client,
+  TerminateInstancesCommand,
+  paginateDescribeImages,
+  paginateDescribeInstanceTypeOfferings,
+  paginateDescribeInstanceTypes,
+  paginateDescribeInstances,
+  paginateDescribeLaunchTemplates,
+  paginateDescribeSecurityGroups,
+  paginateDescribeSpotPriceHistory,
+  paginateDescribeSubnets,
+} from '@aws-sdk/client-ec2';
+import {
+  AddRoleToInstanceProfileCommand,
+  CreateInstanceProfileCommand,
+  DeleteInstanceProfileCommand,
+  GetInstanceProfileCommand,
+  IAMClient,
+  RemoveRoleFromInstanceProfileCommand,
+  paginateListInstanceProfiles,
+} from '@aws-sdk/client-iam';
+import { PricingClient, paginateGetProducts } from '@aws-sdk/client-pricing';
+import { DeleteMessageCommand, GetQueueUrlCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { ConfiguredRetryStrategy } from '@smithy/core/retry';
+import { isNotFound } from './errors.ts';
+import type { AwsPorts, Ec2Port, IamPort, PricingPort, SqsPort, SsmPort } from './sdk.ts';
+
+/** Collects every item of every page of an SDK paginator. */
+async function all<P, T>(pages: AsyncIterable<P>, items: (page: P) => readonly T[] | undefined): Promise<T[]> {
+  const out: T[] = [];
+  for await (const page of pages) out.push(...(items(page) ?? []));
+  return out;
+}
+
+async function unlessNotFound<T>(p: Promise<T>): Promise<T | undefined> {
+  try {
+    return await p;
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  }
+}
+
+export function ec2Port(client: EC2Client): Ec2Port {
+  const c = { client };
+  return {
+    describeInstanceTypes: (filters) => all(paginateDescribeInstanceTypes(c, { Filters: filters, MaxResults: 100 }), (p) => p.InstanceTypes),
+    describeInstanceTypeOfferings: () =>
+      all(paginateDescribeInstanceTypeOfferings(c, { LocationType: 'availability-zone', MaxResults: 1000 }), (p) => p.InstanceTypeOfferings),
+    describeSpotPriceHistory: ({ productDescriptions, startTime }) =>
+      all(paginateDescribeSpotPriceHistory(c, { ProductDescriptions: productDescriptions, StartTime: startTime, MaxResults: 2000 }), (p) => p.SpotPriceHistory),
+    describeSubnets: (filters) => all(paginateDescribeSubnets(c, { Filters: filters }), (p) => p.Subnets),
+    describeSecurityGroups: (filters) => all(paginateDescribeSecurityGroups(c, { Filters: filters }), (p) => p.SecurityGroups),
+    describeImages: ({ filters, owners }) =>
+      all(paginateDescribeImages(c, { Filters: filters, ...(owners ? { Owners: owners } : {}), IncludeDeprecated: true, MaxResults: 1000 }), (p) => p.Images),
+    describeLaunchTemplate: async (name) => {
+      const out = await unlessNotFound(client.send(new DescribeLaunchTemplatesCommand({ LaunchTemplateNames: [name] })));
+      return out?.LaunchTemplates?.[0];
+    },
+    describeLaunchTemplates: (filters) => all(paginateDescribeLaunchTemplates(c, { Filters: filters }), (p) => p.LaunchTemplates),
+    createLaunchTemplate: async (input) => {
+      const out = await client.send(new CreateLaunchTemplateCommand(input));
+      if (!out.LaunchTemplate) throw new Error(`creating launch template ${input.LaunchTemplateName}: the response has no LaunchTemplate`);
+      return out.LaunchTemplate;
+    },
+    deleteLaunchTemplate: async (name) => {
+      await unlessNotFound(client.send(new DeleteLaunchTemplateCommand({ LaunchTemplateName: name })));
+    },
+    createFleet: async (input) => {
+      const out = await client.send(new CreateFleetCommand(input));
+      return { instances: out.Instances ?? [], errors: out.Errors ?? [] };
+    },
+    describeInstances: (input) =>
+      all(
+        paginateDescribeInstances(c, { ...(input.instanceIds ? { InstanceIds: input.instanceIds } : {}), ...(input.filters ? { Filters: input.filters } : {}) }),
+        (p) => (p.Reservations ?? []).flatMap((r) => r.Instances ?? []),
+      ),
+    terminateInstances: async (ids) => (await client.send(new TerminateInstancesCommand({ InstanceIds: ids }))).TerminatingInstances ?? [],
+    createTags: async (ids, tags) => {
+      await client.send(new CreateTagsCommand({ Resources: ids, Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) }));
+    },
+  };
+}
+
+export function ssmPort(client: SSMClient): SsmPort {
+  return {
+    getParameter: async (name) => (await unlessNotFound(client.send(new GetParameterCommand({ Name: name }))))?.Parameter?.Value,
+  };
+}
+
+export function iamPort(client: IAMClient): IamPort {
+  return {
+    getInstanceProfile: async (name) => (await unlessNotFound(client.send(new GetInstanceProfileCommand({ InstanceProfileName: name }))))?.InstanceProfile,
+    listInstanceProfiles: (pathPrefix) => all(paginateListInstanceProfiles({ client }, { PathPrefix: pathPrefix }), (p) => p.InstanceProfiles),
+    createInstanceProfile: async ({ name, path, tags }) => {
+      const out = await client.send(
+        new CreateInstanceProfileCommand({
+          InstanceProfileName: name,
+          Path: path,
+          Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })),
+        }),
+      );
+      if (!out.InstanceProfile) throw new Error(`creating instance profile ${name}: the response has no InstanceProfile`);
+      return out.InstanceProfile;
+    },
+    addRoleToInstanceProfile: async (profile, role) => {
+      await client.send(new AddRoleToInstanceProfileCommand({ InstanceProfileName: profile, RoleName: role }));
+    },
+    removeRoleFromInstanceProfile: async (profile, role) => {
+      await unlessNotFound(client.send(new RemoveRoleFromInstanceProfileCommand({ InstanceProfileName: profile, RoleName: role })));
+    },
+    deleteInstanceProfile: async (name) => {
+      await unlessNotFound(client.send(new DeleteInstanceProfileCommand({ InstanceProfileName: name })));
+    },
+  };
+}
+
+/** ReceiveMessage parameters of spec/aws-provider.md §6. */
+export const RECEIVE_PARAMETERS = {
+  MaxNumberOfMessages: 10,
+  WaitTimeSeconds: 20,
+  VisibilityTimeout: 20,
+  MessageSystemAttributeNames: ['SentTimestamp'],
+  MessageAttributeNames: ['All'],
+} as const;
+
+export function sqsPort(client: SQSClient): SqsPort {
+  return {
+    getQueueUrl: async (queueName) => {
+      const out = await client.send(new GetQueueUrlCommand({ QueueName: queueName }));
+      if (!out.QueueUrl) throw new Error(`getting the url of queue ${queueName}: the response has no QueueUrl`);
+      return out.QueueUrl;
+    },
+    receiveMessages: async (queueUrl, signal) => {
+      const input = { QueueUrl: queueUrl, ...RECEIVE_PARAMETERS, MessageSystemAttributeNames: [...RECEIVE_PARAMETERS.MessageSystemAttributeNames], MessageAttributeNames: [...RECEIVE_PARAMETERS.MessageAttributeNames] };
+      const out = await client.send(new ReceiveMessageCommand(input), signal ? { abortSignal: signal } : {});
+      return out.Messages ?? [];
+    },
+    deleteMessage: async (queueUrl, receiptHandle) => {
+      await client.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle }));
+    },
+  };
+}
+
+export function pricingPort(client: PricingClient): PricingPort {
+  return {
+    getProducts: (filters) =>
+      all(
+        paginateGetProducts(
+          { client },
+          { ServiceCode: 'AmazonEC2', MaxResults: 100, Filters: filters.map((f) => ({ Field: f.field, Type: 'TERM_MATCH', Value: f.value })) },
+        ),
+        (p) => p.PriceList,
+      ),
+  };
+}
+
+/** The Pricing API lives in a few regions; Karpenter picks the endpoint by the cluster region's prefix (§7). */
+export function pricingRegion(region: string): string {
+  if (region.startsWith('ap-')) return 'ap-south-1';
+  if (region.startsWith('cn-')) return 'cn-northwest-1';
+  if (region.startsWith('eu-')) return 'eu-central-1';
+  return 'us-east-1';
+}
+
+export interface ClientOptions {
+  readonly region: string;
+  /** Loopback tests and VPC endpoints. */
+  readonly endpoint?: string;
+  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  /** Total attempts per call (default 3, the SDK's). */
+  readonly maxAttempts?: number;
+  /** Delay before retry n (1-based), ms. Default: the SDK's exponential shape capped at 20 s. */
+  readonly backoffMs?: (attempt: number) => number;
+}
+
+export interface AwsClients {
+  readonly ec2: EC2Client;
+  readonly ssm: SSMClient;
+  readonly iam: IAMClient;
+  readonly sqs: SQSClient;
+  readonly pricing: PricingClient;
+}
+
+export function awsClients(o: ClientOptions): AwsClients {
+  const backoff = o.backoffMs ?? ((attempt: number) => Math.min(20_000, 100 * 2 ** attempt));
+  const common = () => ({
+    ...(o.endpoint ? { endpoint: o.endpoint } : {}),
+    ...(o.credentials ? { credentials: { ...o.credentials } } : {}),
+    retryStrategy: new ConfiguredRetryStrategy(o.maxAttempts ?? 3, backoff),
+  });
+  return {
+    ec2: new EC2Client({ region: o.region, ...common() }),
+    ssm: new SSMClient({ region: o.region, ...common() }),
+    iam: new IAMClient({ region: o.region, ...common() }),
+    sqs: new SQSClient({ region: o.region, ...common() }),
+    pricing: new PricingClient({ region: pricingRegion(o.region), ...common() }),
+  };
+}
+
+export function sdkPorts(c: AwsClients): AwsPorts {
+  return { ec2: ec2Port(c.ec2), ssm: ssmPort(c.ssm), iam: iamPort(c.iam), sqs: sqsPort(c.sqs), pricing: pricingPort(c.pricing) };
+}

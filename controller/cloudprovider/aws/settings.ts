@@ -1,0 +1,79 @@
+// What the AWS provider needs from the operator's resolved options (controller/operator/options.ts parses
+// flags and env named like Karpenter's: CLUSTER_NAME, CLUSTER_ENDPOINT, INTERRUPTION_QUEUE, ...), plus the
+// label, tag and annotation keys Karpenter's AWS provider uses (spec/aws-provider.md §2, §4.1, §4.8, §5).
+
+export interface AwsSettings {
+  /** CLUSTER_NAME (required). */
+  readonly clusterName: string;
+  /** The SDK's region. */
+  readonly region: string;
+  /** CLUSTER_ENDPOINT, written into user data. */
+  readonly clusterEndpoint: string;
+  /** CLUSTER_CA_BUNDLE (base64 PEM), written into user data when set. */
+  readonly clusterCABundle?: string;
+  /** The cluster's service CIDR (nodeadm's spec.cluster.cidr), when known. */
+  readonly clusterCIDR?: string;
+  /** VM_MEMORY_OVERHEAD_PERCENT, default 0.075. */
+  readonly vmMemoryOverheadPercent: number;
+  /** RESERVED_ENIS, default 0. */
+  readonly reservedENIs: number;
+  /** ISOLATED_VPC: skips the Pricing API. */
+  readonly isolatedVPC: boolean;
+  /** INTERRUPTION_QUEUE: the SQS queue name; empty disables interruption handling. */
+  readonly interruptionQueue?: string;
+}
+
+export interface Clock {
+  /** ms since the epoch. */
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+export function validateSettings(s: AwsSettings): AwsSettings {
+  const problems: string[] = [];
+  if (!s.clusterName) problems.push('clusterName (CLUSTER_NAME) is required');
+  if (!s.region) problems.push('region is required (AWS_REGION or the SDK config)');
+  if (!(s.vmMemoryOverheadPercent >= 0 && s.vmMemoryOverheadPercent < 1)) {
+    problems.push(`vmMemoryOverheadPercent (VM_MEMORY_OVERHEAD_PERCENT) must be in [0, 1), got ${s.vmMemoryOverheadPercent}`);
+  }
+  if (!(Number.isInteger(s.reservedENIs) && s.reservedENIs >= 0)) {
+    problems.push(`reservedENIs (RESERVED_ENIS) must be a non-negative integer, got ${s.reservedENIs}`);
+  }
+  if (problems.length) throw new Error(`aws settings: ${problems.join('; ')}`);
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Keys
+
+export const AWS_DOMAIN = 'karpenter.k8s.aws';
+export const NODEPOOL_TAG = 'karpenter.sh/nodepool';
+export const NODECLAIM_TAG = 'karpenter.sh/nodeclaim';
+export const NODECLASS_TAG = 'karpenter.k8s.aws/ec2nodeclass';
+export const EKS_CLUSTER_NAME_TAG = 'eks:eks-cluster-name';
+export const clusterTag = (cluster: string): string => `kubernetes.io/cluster/${cluster}`;
+
+export const NODECLASS_HASH_ANNOTATION = 'karpenter.k8s.aws/ec2nodeclass-hash';
+export const NODECLASS_HASH_VERSION_ANNOTATION = 'karpenter.k8s.aws/ec2nodeclass-hash-version';
+export const INSTANCE_PROFILE_ANNOTATION = 'karpenter.k8s.aws/instance-profile-name';
+
+export const CAPACITY_TYPE_LABEL = 'karpenter.sh/capacity-type';
+export const ZONE_LABEL = 'topology.kubernetes.io/zone';
+export const ZONE_ID_LABEL = 'topology.k8s.aws/zone-id';
+export const REGION_LABEL = 'topology.kubernetes.io/region';
+export const INSTANCE_TYPE_LABEL = 'node.kubernetes.io/instance-type';
+export const ARCH_LABEL = 'kubernetes.io/arch';
+export const OS_LABEL = 'kubernetes.io/os';
+export const WINDOWS_BUILD_LABEL = 'node.kubernetes.io/windows-build';
+export const NODEPOOL_LABEL = 'karpenter.sh/nodepool';
+export const GPU_COUNT_LABEL = 'karpenter.k8s.aws/instance-gpu-count';
+export const ACCELERATOR_COUNT_LABEL = 'karpenter.k8s.aws/instance-accelerator-count';
+export const TENANCY_LABEL = 'karpenter.k8s.aws/instance-tenancy';
+
+/** spec.tags keys Karpenter sets itself (§4.1): a node class may not use them. */
+export function restrictedTagReason(key: string): string | undefined {
+  if (key.startsWith('kubernetes.io/cluster')) return 'kubernetes.io/cluster/* is set by Karpenter';
+  if (key === NODEPOOL_TAG || key === EKS_CLUSTER_NAME_TAG || key === NODECLASS_TAG || key === NODECLAIM_TAG) return `${key} is set by Karpenter`;
+  return undefined;
+}

@@ -1,0 +1,114 @@
+// Test kit for the AWS provider: real SDK v3 clients behind aws-sdk-client-mock, the ports built from them
+// exactly as production builds them, a settable clock, and builders for EC2NodeClass objects and the
+// DescribeInstanceTypes fixture (Karpenter's own, in controller/cloudprovider/aws/testdata).
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
+import { readFileSync } from 'node:fs';
+import { EC2Client, type InstanceTypeInfo, type InstanceTypeOffering } from '@aws-sdk/client-ec2';
+import { IAMClient } from '@aws-sdk/client-iam';
+import { PricingClient } from '@aws-sdk/client-pricing';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { mockClient } from 'aws-sdk-client-mock';
+import { sdkPorts, type AwsClients } from '../../controller/cloudprovider/aws/sdk-clients.ts';
+import type { EC2NodeClass, EC2NodeClassSpec } from '../../controller/cloudprovider/aws/nodeclass-types.ts';
+import type { AwsSettings, Clock } from '../../controller/cloudprovider/aws/settings.ts';
+
+const credentials = { accessKeyId: 'AKIDTEST', secretAccessKey: 'test' };
+
+export function mockedAws(region = 'us-west-2') {
+  const clients: AwsClients = {
+    ec2: new EC2Client({ region, credentials }),
+    ssm: new SSMClient({ region, credentials }),
+    iam: new IAMClient({ region, credentials }),
+    sqs: new SQSClient({ region, credentials }),
+    pricing: new PricingClient({ region: 'us-east-1', credentials }),
+  };
+  return {
+    clients,
+    ports: sdkPorts(clients),
+    ec2: mockClient(clients.ec2),
+    ssm: mockClient(clients.ssm),
+    iam: mockClient(clients.iam),
+    sqs: mockClient(clients.sqs),
+    pricing: mockClient(clients.pricing),
+  };
+}
+
+export class FakeClock implements Clock {
+  constructor(public t = Date.parse('2026-08-21T12:00:00Z')) {}
+  now(): number {
+    return this.t;
+  }
+  step(ms: number): void {
+    this.t += ms;
+  }
+}
+
+export const settings = (over: Partial<AwsSettings> = {}): AwsSettings => ({
+  clusterName: 'my-cluster',
+  region: 'us-west-2',
+  clusterEndpoint: 'https://ABCDEF.gr7.us-west-2.eks.amazonaws.com',
+  clusterCABundle: 'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t',
+  vmMemoryOverheadPercent: 0.075,
+  reservedENIs: 0,
+  isolatedVPC: false,
+  ...over,
+});
+
+export function nodeClass(spec: Partial<EC2NodeClassSpec> = {}, rest: Partial<EC2NodeClass> = {}): EC2NodeClass {
+  return {
+    metadata: { name: 'default', uid: '0f6c4f1a-1111-2222-3333-444455556666', generation: 1, ...rest.metadata },
+    spec: {
+      amiSelectorTerms: [{ alias: 'al2023@latest' }],
+      role: 'KarpenterNodeRole-my-cluster',
+      subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'my-cluster' } }],
+      securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'my-cluster' } }],
+      ...spec,
+    },
+    ...(rest.status ? { status: rest.status } : {}),
+  };
+}
+
+/** A node class with a resolved, Ready status in zones test-zone-1a/1b/1c. */
+export function readyNodeClass(spec: Partial<EC2NodeClassSpec> = {}, generation = 1): EC2NodeClass {
+  const at = '2026-08-21T11:00:00Z';
+  return nodeClass(spec, {
+    metadata: { name: 'default', uid: '0f6c4f1a-1111-2222-3333-444455556666', generation },
+    status: {
+      subnets: [
+        { id: 'subnet-a', zone: 'test-zone-1a', zoneID: 'tz1-az1' },
+        { id: 'subnet-b', zone: 'test-zone-1b', zoneID: 'tz1-az2' },
+        { id: 'subnet-c', zone: 'test-zone-1c', zoneID: 'tz1-az3' },
+      ],
+      securityGroups: [{ id: 'sg-1', name: 'nodes' }],
+      amis: [
+        { id: 'ami-amd64', name: 'al2023-amd64', requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }, { key: 'karpenter.k8s.aws/instance-gpu-count', operator: 'DoesNotExist' }, { key: 'karpenter.k8s.aws/instance-accelerator-count', operator: 'DoesNotExist' }] },
+        { id: 'ami-arm64', name: 'al2023-arm64', requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['arm64'] }, { key: 'karpenter.k8s.aws/instance-gpu-count', operator: 'DoesNotExist' }, { key: 'karpenter.k8s.aws/instance-accelerator-count', operator: 'DoesNotExist' }] },
+        { id: 'ami-nvidia', name: 'al2023-nvidia', requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }, { key: 'karpenter.k8s.aws/instance-gpu-count', operator: 'Exists' }] },
+      ],
+      instanceProfile: 'my-cluster_123',
+      conditions: [{ type: 'Ready', status: 'True', reason: 'Ready', message: '', observedGeneration: generation, lastTransitionTime: at }],
+    },
+  });
+}
+
+interface Fixture {
+  DescribeInstanceTypesOutput: { InstanceTypes: InstanceTypeInfo[] };
+  DescribeInstanceTypeOfferingsOutput: { InstanceTypeOfferings: InstanceTypeOffering[] };
+}
+
+const fixture = JSON.parse(readFileSync(new URL('../../controller/cloudprovider/aws/testdata/describe-instance-types.json', import.meta.url), 'utf8')) as Fixture;
+
+/** Karpenter's 17-type DescribeInstanceTypes fixture (us-east-1 facts, zones test-zone-1a/b/c). */
+export const fixtureInstanceTypes = (): InstanceTypeInfo[] => structuredClone(fixture.DescribeInstanceTypesOutput.InstanceTypes);
+export const fixtureOfferings = (): InstanceTypeOffering[] => structuredClone(fixture.DescribeInstanceTypeOfferingsOutput.InstanceTypeOfferings);
+
+/** Karpenter's test price convention: on-demand = vCPUs + memory GiB / 100 (any positive, type-ordered number will do). */
+export function fixturePrices(): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const t of fixture.DescribeInstanceTypesOutput.InstanceTypes) {
+    out[t.InstanceType!] = (t.VCpuInfo?.DefaultVCpus ?? 0) * 0.05 + (t.MemoryInfo?.SizeInMiB ?? 0) / 1024 / 100;
+  }
+  return out;
+}
