@@ -23,3 +23,4 @@ export { PooledSolver, SolverPool, PoolError, type PoolOptions, type CallOptions
 // The requirement algebra as a namespace (its add/get/has would collide with resources.ts), for the
 // controller's cloud providers, which build instance-type requirements and check launch compatibility.
 export * as reqs from './scheduling/requirements.ts';
+export { ABI_VERSION } from '../solver-as/abi.ts';

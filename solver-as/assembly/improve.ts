@@ -225,7 +225,7 @@ export function improve(budgetMs: f64): i32 {
       const at = unchecked(placement[p]);
       if (at > -2 || unchecked(isOld[-(at + 2)]) == 0) continue;
       const v = unchecked(placedVersion[p]);
-      const rq = ver(v, V_REQS);
+      const rq = canonicalInput(ver(v, V_REQS));
       let g: Group | null = null;
       for (let i = 0; i < groups.length; i++) if (unchecked(groups[i]).reqs == rq) g = unchecked(groups[i]);
       if (g == null) {

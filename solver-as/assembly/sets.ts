@@ -271,6 +271,9 @@ export const MODE_PLAIN: i32 = 2;
  * MODE_PLAIN skips the compatibility test (an intersection the caller already knows is allowed).
  */
 export function mergeCompatible(a: i32, b: i32, mode: i32): i32 {
+  // Equal input sets (pod classes with the same requirements) share one canonical id, and so one memo entry.
+  if (a < NS) a = unchecked(canonical[a]);
+  if (b < NS) b = unchecked(canonical[b]);
   const key: u64 = (<u64>a << 34) | (<u64>b << 2) | <u64>mode;
   if (mergeMemo.has(key)) return mergeMemo.get(key);
   let r: i32 = -1;

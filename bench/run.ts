@@ -1,0 +1,46 @@
+// `npm run bench -- <suite> [--json] [--quick]`: runs one benchmark suite and prints a table with the
+// machine line (or, with --json, one JSON array of rows and nothing else on stdout). Progress goes to stderr
+// when it is a terminal.
+import { ABI_VERSION } from '../engine/index.ts';
+import { machine, machineLine, table, type BenchRow } from './report.ts';
+
+const SUITES = ['solver', 'karpenter', 'quality', 'consolidation', 'pool'] as const;
+
+function summary(rows: readonly BenchRow[]): string[] {
+  const lines: string[] = [];
+  const by = (engine: string, scenario: string) => rows.find((r) => r.engine === engine && r.scenario === scenario);
+  for (const scenario of [...new Set(rows.map((r) => r.scenario))]) {
+    const fast = by('wasm-release-exact', scenario) ?? by('wasm-release', scenario);
+    const ref = by('reference', scenario);
+    if (fast && ref) lines.push(`${scenario}: ${fast.engine} ${(ref.ms / fast.ms).toFixed(1)}x faster than reference (same algorithm, medians of this run)`);
+  }
+  return lines;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const name = argv.find((a) => !a.startsWith('-'));
+  const json = argv.includes('--json');
+  const quick = argv.includes('--quick');
+  if (!name || !(SUITES as readonly string[]).includes(name)) {
+    process.stderr.write(`usage: npm run bench -- <${SUITES.join('|')}> [--json] [--quick]\n`);
+    return 2;
+  }
+  const progress = (msg: string) => { if (process.stderr.isTTY) process.stderr.write(`\r\x1b[K${msg}`); };
+  let mod: { run(o: { json: boolean; quick: boolean; progress: (m: string) => void }): Promise<BenchRow[]> };
+  try {
+    mod = await import(`./suites/${name}.ts`);
+  } catch (e) {
+    process.stderr.write(`bench: suite ${name} is not available (${(e as Error).message})\n`);
+    return 2;
+  }
+  const rows = await mod.run({ json, quick, progress });
+  if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
+  const m = machine(ABI_VERSION);
+  if (json) {
+    process.stdout.write(JSON.stringify(rows.map((r) => ({ ...r, machine: m }))) + '\n');
+    return 0;
+  }
+  process.stdout.write(`${machineLine(m)}\n\n${table(rows)}\n`);
+  for (const l of summary(rows)) process.stdout.write(`${l}\n`);
+  return 0;
+}
