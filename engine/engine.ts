@@ -2,7 +2,8 @@
 // create one and close it when done; `provision()` in provision.ts is the in-thread shortcut.
 import type { Pod, Snapshot } from './domain/types.ts';
 import { PooledSolver, SolverPool, type PoolOptions } from './pool/pool.ts';
-import { provision, type ProvisionOptions } from './provision.ts';
+import { lowerBound, type LowerBound } from './bound/index.ts';
+import { provision, provisionInput, type ProvisionOptions } from './provision.ts';
 import type { ProvisionPlan } from './solver/types.ts';
 
 export interface EngineConfig extends PoolOptions {
@@ -13,6 +14,8 @@ export interface EngineConfig extends PoolOptions {
 }
 
 export interface Engine {
+  /** The LP lower bound on the $/h of new capacity for these pods (engine/bound). */
+  lowerBound(s: Snapshot, pods: readonly Pod[], opts?: { signal?: AbortSignal; timeLimitSec?: number; wellKnownLabels?: ReadonlySet<string> }): Promise<LowerBound>;
   provision(s: Snapshot, pending: readonly Pod[], opts?: ProvisionOptions & { signal?: AbortSignal }): Promise<ProvisionPlan>;
   readonly pool: SolverPool;
   close(): Promise<void>;
@@ -30,6 +33,7 @@ export function createEngine(config: EngineConfig = {}): Engine {
       });
       return provision(s, pending, { ...opts, solver });
     },
+    lowerBound: (s, pods, opts = {}) => lowerBound(provisionInput(s, pods, opts.wellKnownLabels ? { wellKnownLabels: opts.wellKnownLabels } : {}), pool, opts),
     close: () => pool.close(),
   };
 }

@@ -24,3 +24,5 @@ export { PooledSolver, SolverPool, PoolError, type PoolOptions, type CallOptions
 // controller's cloud providers, which build instance-type requirements and check launch compatibility.
 export * as reqs from './scheduling/requirements.ts';
 export { ABI_VERSION } from '../solver-as/abi.ts';
+export { lowerBound, type LowerBound } from './bound/index.ts';
+export { buildBoundModel, type BoundModel } from './bound/model.ts';

@@ -7,6 +7,7 @@ import { Piscina } from 'piscina';
 import * as A from '../../solver-as/abi.ts';
 import { decodeProvision } from '../abi/decode.ts';
 import { encodeProvision } from '../abi/encode.ts';
+import type { BoundModel } from '../bound/model.ts';
 import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from '../solver/types.ts';
 import { solverModule, type Build } from '../solver/wasm.ts';
 
@@ -23,6 +24,16 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
   /** Rejects with a TimeoutError when the call has not finished by then. */
   readonly timeoutMs?: number;
+}
+
+const LP_WORKER = new URL('./lp.worker.mjs', import.meta.url).href;
+
+export interface LpResult {
+  readonly status: string;
+  /** HiGHS model status (7 = optimal). */
+  readonly statusCode: number;
+  readonly objective: number;
+  readonly seconds: number;
 }
 
 export class PoolError extends Error {
@@ -75,6 +86,22 @@ export class SolverPool {
     } catch (e) {
       if (signal?.aborted) throw new PoolError(`solve aborted: ${String((signal.reason as Error)?.message ?? signal.reason)}`, { cause: e });
       throw new PoolError('solver worker failed', { cause: e });
+    }
+  }
+
+  /** Solves a covering LP (engine/bound) with HiGHS' interior-point method in a worker. */
+  async solveLp(model: BoundModel, opts: CallOptions & { timeLimitSec?: number } = {}): Promise<LpResult> {
+    const signal = combine(opts.signal, opts.timeoutMs);
+    const arrays = [model.colCost, model.rowLower, model.starts, model.indices, model.values].map((a) => a.slice());
+    const [colCost, rowLower, starts, indices, values] = arrays as [Float64Array, Float64Array, Int32Array, Int32Array, Float64Array];
+    try {
+      return (await this.piscina.run(
+        { numCols: model.numCols, numRows: model.numRows, colCost, rowLower, starts, indices, values, timeLimitSec: opts.timeLimitSec ?? 60 },
+        { filename: LP_WORKER, transferList: arrays.map((a) => a.buffer as ArrayBuffer), ...(signal ? { signal } : {}) },
+      )) as LpResult;
+    } catch (e) {
+      if (signal?.aborted) throw new PoolError(`LP aborted: ${String((signal.reason as Error)?.message ?? signal.reason)}`, { cause: e });
+      throw new PoolError('LP worker failed', { cause: e });
     }
   }
 

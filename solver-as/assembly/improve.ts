@@ -16,7 +16,7 @@ import {
 } from '../abi';
 import { NLD, NP, NR, NT, dg, f64At, it, listLen, tmpl, ver } from './layout';
 import { Compat, compatFor } from './its';
-import { coverDuals } from './lp';
+import { Classes, Types, packGroup } from './pack';
 import { fullFilter, limitsOf, maxCapacity, placedVersion, placement } from './schedule';
 import { MODE_WELL_KNOWN, canonicalInput, mergeCompatible, setHasMinValues } from './sets';
 import { Claim, claimAt, claimCount, pushClaim, templateLen, templateStart } from './state';
@@ -36,155 +36,6 @@ function claimPrice(c: Claim): f64 {
   let best = Infinity;
   for (let x = 0; x < c.liveLen; x++) best = min(best, unchecked(compat.price[unchecked(c.live[x])]));
   return best;
-}
-
-class Group {
-  versions: Array<i32> = new Array<i32>();
-  counts: Array<i32> = new Array<i32>();
-  pods: Array<Array<i32>> = new Array<Array<i32>>();
-  constructor(readonly reqs: i32) {}
-  add(v: i32, p: i32): void {
-    for (let i = 0; i < this.versions.length; i++) {
-      if (unchecked(this.versions[i]) == v) {
-        unchecked((this.counts[i] += 1));
-        unchecked(this.pods[i]).push(p);
-        return;
-      }
-    }
-    this.versions.push(v);
-    this.counts.push(1);
-    const l = new Array<i32>();
-    l.push(p);
-    this.pods.push(l);
-  }
-}
-
-class Bin {
-  constructor(readonly j: i32, readonly take: Int32Array) {}
-}
-
-/** Capacity of template-local type j for pods: allocatable minus its daemonset overhead. */
-function capOf(t: i32, j: i32, out: Float64Array): void {
-  const gi = templateStart(t) + j;
-  const a = it(gi, IT_ALLOC);
-  const o = dg(it(gi, IT_DG), DG_OVERHEAD);
-  for (let r = 0; r < NR; r++) unchecked((out[r] = f64At(a + r) - f64At(o + r)));
-}
-
-/** Packs a group into bins; returns them, or null when some pod fits no type. */
-function pack(t: i32, g: Group, compat: Compat, deadline: f64): Array<Bin> | null {
-  const n = templateLen(t);
-  const C = g.versions.length;
-  const J = new Array<i32>();
-  for (let j = 0; j < n; j++) if (unchecked(compat.ok[j]) != 0) J.push(j);
-  if (J.length == 0) return null;
-  const caps = new Float64Array(NR * J.length);
-  const prices = new Float64Array(J.length);
-  const tmp = new Float64Array(NR);
-  for (let x = 0; x < J.length; x++) {
-    capOf(t, unchecked(J[x]), tmp);
-    for (let r = 0; r < NR; r++) unchecked((caps[r * J.length + x] = max(0, unchecked(tmp[r]))));
-    unchecked((prices[x] = unchecked(compat.price[unchecked(J[x])])));
-  }
-  const demand = new Float64Array(NR);
-  for (let c = 0; c < C; c++) {
-    const rq = ver(unchecked(g.versions[c]), V_REQUESTS);
-    for (let r = 0; r < NR; r++) unchecked((demand[r] += f64At(rq + r) * <f64>unchecked(g.counts[c])));
-  }
-  const duals = new Float64Array(NR);
-  if (coverDuals(caps, prices, demand, NR, J.length, duals) < 0) return null;
-  // Classes by worth, most valuable first.
-  const worth = new Float64Array(C);
-  for (let c = 0; c < C; c++) {
-    const rq = ver(unchecked(g.versions[c]), V_REQUESTS);
-    let w: f64 = 0;
-    for (let r = 0; r < NR; r++) w += unchecked(duals[r]) * f64At(rq + r);
-    unchecked((worth[c] = w));
-  }
-  const orderC = new Array<i32>();
-  for (let c = 0; c < C; c++) orderC.push(c);
-  for (let a = 1; a < C; a++) {
-    const x = unchecked(orderC[a]);
-    let b = a - 1;
-    while (b >= 0 && unchecked(worth[unchecked(orderC[b])]) < unchecked(worth[x])) {
-      unchecked((orderC[b + 1] = orderC[b]));
-      b--;
-    }
-    unchecked((orderC[b + 1] = x));
-  }
-  const left = new Int32Array(C);
-  let remaining = 0;
-  for (let c = 0; c < C; c++) {
-    unchecked((left[c] = unchecked(g.counts[c])));
-    remaining += unchecked(g.counts[c]);
-  }
-  const bins = new Array<Bin>();
-  const take = new Int32Array(C);
-  const used = new Float64Array(NR);
-  while (remaining > 0) {
-    if (now() > deadline) return null;
-    let bestX = -1;
-    let bestEff: f64 = -1;
-    let bestTake = new Int32Array(C);
-    let closeX = -1;
-    let closePrice: f64 = Infinity;
-    for (let x = 0; x < J.length; x++) {
-      used.fill(0);
-      take.fill(0);
-      let W: f64 = 0;
-      let packed = 0;
-      for (let oi = 0; oi < C; oi++) {
-        const c = unchecked(orderC[oi]);
-        let k = unchecked(left[c]);
-        if (k == 0) continue;
-        const rq = ver(unchecked(g.versions[c]), V_REQUESTS);
-        for (let r = 0; r < NR && k > 0; r++) {
-          const s = f64At(rq + r);
-          if (s <= 0) continue;
-          const room = unchecked(caps[r * J.length + x]) - unchecked(used[r]);
-          const fit = room < s ? 0 : <i32>Math.floor(room / s + 1e-9);
-          if (fit < k) k = fit;
-        }
-        if (k <= 0) continue;
-        unchecked((take[c] = k));
-        packed += k;
-        W += <f64>k * unchecked(worth[c]);
-        for (let r = 0; r < NR; r++) unchecked((used[r] += <f64>k * f64At(rq + r)));
-      }
-      if (packed == 0) continue;
-      const p = unchecked(prices[x]);
-      if (packed == remaining && p < closePrice) {
-        closePrice = p;
-        closeX = x;
-      }
-      const eff = W / p;
-      if (eff > bestEff) {
-        bestEff = eff;
-        bestX = x;
-        bestTake = take.slice();
-      }
-    }
-    if (bestX < 0) return null;
-    if (closeX >= 0) {
-      // Whatever is left fits one node: take the cheapest that holds it all.
-      const all = new Int32Array(C);
-      for (let c = 0; c < C; c++) unchecked((all[c] = unchecked(left[c])));
-      bins.push(new Bin(unchecked(J[closeX]), all));
-      break;
-    }
-    // Repeat the chosen bin while the counts allow (the same choice would be made again).
-    let reps: i32 = i32.MAX_VALUE;
-    for (let c = 0; c < C; c++) if (unchecked(bestTake[c]) > 0) reps = min(reps, unchecked(left[c]) / unchecked(bestTake[c]));
-    if (reps < 1) reps = 1;
-    for (let rep = 0; rep < reps; rep++) {
-      bins.push(new Bin(unchecked(J[bestX]), bestTake));
-      for (let c = 0; c < C; c++) {
-        unchecked((left[c] -= unchecked(bestTake[c])));
-        remaining -= unchecked(bestTake[c]);
-      }
-    }
-  }
-  return bins;
 }
 
 /** Re-packs free pods per template; returns the number of templates whose NodeClaims were replaced. */
@@ -218,7 +69,8 @@ export function improve(budgetMs: f64): i32 {
       oldCount++;
     }
     if (oldCount == 0) continue;
-    const groups = new Array<Group>();
+    const groups = new Array<Classes>();
+    const groupReqs = new Array<i32>();
     const isOld = new Uint8Array(nClaims);
     for (let i = 0; i < oldClaims.length; i++) unchecked((isOld[unchecked(oldClaims[i])] = 1));
     for (let p = 0; p < NP; p++) {
@@ -226,11 +78,12 @@ export function improve(budgetMs: f64): i32 {
       if (at > -2 || unchecked(isOld[-(at + 2)]) == 0) continue;
       const v = unchecked(placedVersion[p]);
       const rq = canonicalInput(ver(v, V_REQS));
-      let g: Group | null = null;
-      for (let i = 0; i < groups.length; i++) if (unchecked(groups[i]).reqs == rq) g = unchecked(groups[i]);
+      let g: Classes | null = null;
+      for (let i = 0; i < groups.length; i++) if (unchecked(groupReqs[i]) == rq) g = unchecked(groups[i]);
       if (g == null) {
-        g = new Group(rq);
+        g = new Classes();
         groups.push(g);
+        groupReqs.push(rq);
       }
       g.add(v, p);
     }
@@ -242,10 +95,13 @@ export function improve(budgetMs: f64): i32 {
     const tset = canonicalInput(tmpl(t, T_SET));
     for (let gi = 0; gi < groups.length && ok; gi++) {
       const g = unchecked(groups[gi]);
-      const gset = mergeCompatible(tset, g.reqs, MODE_WELL_KNOWN);
+      const gset = mergeCompatible(tset, unchecked(groupReqs[gi]), MODE_WELL_KNOWN);
       if (gset < 0 || setHasMinValues(gset)) { ok = false; break; }
       const compat = compatFor(gset, t);
-      const bins = pack(t, g, compat, deadline);
+      const local = new Array<i32>();
+      for (let j = 0; j < templateLen(t); j++) if (unchecked(compat.ok[j]) != 0) local.push(j);
+      if (local.length == 0) { ok = false; break; }
+      const bins = packGroup(new Types(t, local, compat.price), g, deadline);
       if (bins == null) { ok = false; break; }
       const cursor = new Int32Array(g.versions.length);
       for (let b = 0; b < bins.length; b++) {

@@ -52,3 +52,5 @@ export function solve(input: usize): usize {
 export function workCounters(): usize {
   return counters.dataStart;
 }
+
+

@@ -93,7 +93,7 @@ function optimise(usable: i32, maxIter: i32): bool {
  * Solves the covering LP: `cap` is R x J row-major, `price` has J entries, `demand` R entries. Writes the
  * resource prices (duals, per original unit) into `duals` and returns the LP optimum, or -1 when infeasible.
  */
-export function coverDuals(cap: Float64Array, price: Float64Array, demand: Float64Array, R: i32, J: i32, duals: Float64Array): f64 {
+export function coverDuals(cap: Float64Array, price: Float64Array, demand: Float64Array, R: i32, J: i32, duals: Float64Array, primal: Float64Array | null = null): f64 {
   rows = R;
   cols = J + 2 * R + 1;
   tab = new Float64Array((rows + 1) * cols);
@@ -123,6 +123,13 @@ export function coverDuals(cap: Float64Array, price: Float64Array, demand: Float
   if (!optimise(J + R, 20000)) return -1;
   let obj: f64 = 0;
   for (let r = 0; r < R; r++) obj += unchecked(c2[unchecked(basis[r])]) * at(r, rhs);
+  if (primal != null) {
+    primal.fill(0);
+    for (let r = 0; r < R; r++) {
+      const b = unchecked(basis[r]);
+      if (b < J) unchecked((primal[b] = at(r, rhs)));
+    }
+  }
   // The dual of row r is the reduced cost of its surplus column; undo the row scaling.
   for (let r = 0; r < R; r++) {
     const dem = unchecked(demand[r]);

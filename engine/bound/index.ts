@@ -1,0 +1,34 @@
+// engine.lowerBound: the LP bound on the $/h of new capacity for a set of pods (model.ts explains it).
+import type { SolverPool } from '../pool/pool.ts';
+import type { ProvisionInput } from '../solver/types.ts';
+import { buildBoundModel } from './model.ts';
+
+export interface LowerBound {
+  /** US dollars per hour; no plan for these pods on new nodes can cost less. */
+  readonly perHour: number;
+  /** 'optimal', or why the bound is not proven ('time-limit', 'infeasible', ...). */
+  readonly status: string;
+  readonly groups: number;
+  readonly variables: number;
+  readonly constraints: number;
+  /** Pods no NodePool option can host, left out of the bound. */
+  readonly unplaceable: readonly string[];
+  readonly seconds: number;
+}
+
+const STATUS: Record<number, string> = { 7: 'optimal', 8: 'infeasible', 13: 'time-limit', 6: 'empty' };
+
+export async function lowerBound(input: ProvisionInput, pool: SolverPool, opts: { signal?: AbortSignal; timeLimitSec?: number } = {}): Promise<LowerBound> {
+  const b = buildBoundModel(input);
+  const r = await pool.solveLp(b.model, opts);
+  const optimal = r.statusCode === 7 || b.model.numCols === 0;
+  return {
+    perHour: optimal ? r.objective / 1e6 : 0,
+    status: optimal ? 'optimal' : (STATUS[r.statusCode] ?? `status ${r.statusCode}`),
+    groups: b.groups,
+    variables: b.model.numCols,
+    constraints: b.model.numRows,
+    unplaceable: b.unplaceable,
+    seconds: r.seconds,
+  };
+}

@@ -1,0 +1,141 @@
+// The LP lower bound on the cost of new capacity for a set of pods (docs/lower-bound.md).
+//
+// Pods are grouped by the set of options they may use: an option is a (NodePool, instance type) pair with
+// its cheapest offering the pod's requirements allow and its capacity net of the daemonsets that would run
+// there. For each group g, option o and resource r the LP asks
+//
+//   minimise  Σ_{g,o} price_o · x_{g,o}     subject to   Σ_o cap_{o,r} · x_{g,o} >= demand_{g,r},  x >= 0
+//
+// x_{g,o} is the (fractional) number of nodes of option o serving group g. Any real plan gives a feasible
+// point (count each node once, split between the groups it hosts in proportion to what they use), so the
+// optimum is a lower bound on the cost of any plan: no packing, however clever, can beat it. It ignores
+// integrality (whole nodes), topology (spread, affinity), host ports, NodePool limits and existing nodes'
+// free capacity, and uses each pod's most permissive form (every required term, no preferences).
+import type { ProvisionInput } from '../solver/types.ts';
+import { toMicros } from '../domain/money.ts';
+import type { InstanceType, Pod, Requirements } from '../domain/types.ts';
+import { WELL_KNOWN_LABELS } from '../scheduling/labels.ts';
+import { optsOutOfKarpenter, podValidationError, strictPodRequirements } from '../scheduling/pods.ts';
+import { add, compatible, intersects } from '../scheduling/requirements.ts';
+import { toleratesAll } from '../scheduling/taints.ts';
+import { ReferenceScheduler } from '../solver/reference/scheduler.ts';
+import { cheapestOffering, type Template } from '../solver/reference/templates.ts';
+
+export interface BoundModel {
+  readonly numCols: number;
+  readonly numRows: number;
+  /** Micro-dollars per hour per node. */
+  readonly colCost: Float64Array;
+  readonly rowLower: Float64Array;
+  /** Column-major (CSC) constraint matrix. */
+  readonly starts: Int32Array;
+  readonly indices: Int32Array;
+  readonly values: Float64Array;
+}
+
+export interface BoundGroups {
+  readonly model: BoundModel;
+  readonly groups: number;
+  /** Pods no option can host (they are left out of the bound). */
+  readonly unplaceable: readonly string[];
+  readonly pods: number;
+}
+
+interface Option {
+  readonly price: number;
+  readonly cap: Float64Array;
+}
+
+/** The options a pod may use: union over its relaxation chain and over the NodePools. */
+function optionsOf(pod: Pod, versions: readonly Pod[], templates: readonly Template[], resources: readonly string[], wellKnown: ReadonlySet<string>, index: Map<string, number>, options: Option[]): number[] {
+  const out = new Set<number>();
+  templates.forEach((t, ti) => {
+    if (!toleratesAll(pod.tolerations, t.pool.template.taints) && !versions.some((v) => toleratesAll(v.tolerations, t.pool.template.taints))) return;
+    const tried = new Set<string>();
+    for (const v of versions) {
+      const reqs = strictPodRequirements(v);
+      const key = JSON.stringify([...reqs.values()].map((r) => [r.key, r.complement, [...r.values].sort(), r.gte, r.lte]));
+      if (tried.has(key)) continue;
+      tried.add(key);
+      if (compatible(t.requirements, reqs, wellKnown) !== undefined) continue;
+      const merged: Requirements = add(t.requirements, ...reqs.values());
+      t.instanceTypes.forEach((it: InstanceType, ii) => {
+        if (intersects(it.requirements, merged) !== undefined) return;
+        const o = cheapestOffering(merged, it);
+        if (!o) return;
+        const id = `${ti}/${ii}/${toMicros(o.price)}`;
+        let oi = index.get(id);
+        if (oi === undefined) {
+          const overhead = t.daemonGroupOf.get(it.name)!.overhead;
+          const cap = Float64Array.from(resources, (r) => Math.max(0, (it.allocatable[r] ?? 0) - (overhead[r] ?? 0)));
+          oi = options.length;
+          options.push({ price: toMicros(o.price), cap });
+          index.set(id, oi);
+        }
+        out.add(oi);
+      });
+    }
+  });
+  void pod;
+  return [...out].sort((a, b) => a - b);
+}
+
+export function buildBoundModel(input: ProvisionInput): BoundGroups {
+  const wellKnown = input.wellKnownLabels ?? WELL_KNOWN_LABELS;
+  const pods = input.pods.filter((p) => !optsOutOfKarpenter(p) && podValidationError(p) === undefined);
+  const sched = new ReferenceScheduler({ ...input, nodes: [] }, pods, pods.length ? [pods[0]!] : []);
+  const resources = [...new Set(['cpu', 'memory', 'pods', ...pods.flatMap((p) => Object.keys(p.requests))])];
+  const options: Option[] = [];
+  const optionIndex = new Map<string, number>();
+  const classOptions = new Map<string, number[]>();
+  const groups = new Map<string, { options: number[]; demand: Float64Array }>();
+  const unplaceable: string[] = [];
+  for (const p of pods) {
+    const ck = JSON.stringify([p.nodeSelector, p.affinity?.nodeAffinity ?? null, p.tolerations, p.volumeRequirements ?? null]);
+    let opts = classOptions.get(ck);
+    if (!opts) classOptions.set(ck, (opts = optionsOf(p, sched.versions(p), sched.templates, resources, wellKnown, optionIndex, options)));
+    if (opts.length === 0) {
+      unplaceable.push(p.uid);
+      continue;
+    }
+    const gk = opts.join(',');
+    let g = groups.get(gk);
+    if (!g) groups.set(gk, (g = { options: opts, demand: new Float64Array(resources.length) }));
+    resources.forEach((r, i) => { g!.demand[i]! += p.requests[r] ?? 0; });
+  }
+  // Columns: one per (group, option); rows: one per (group, resource with demand), scaled to demand 1.
+  const colCost: number[] = [];
+  const starts: number[] = [0];
+  const indices: number[] = [];
+  const values: number[] = [];
+  const rowLower: number[] = [];
+  let row = 0;
+  for (const g of groups.values()) {
+    const rowOf: number[] = resources.map((_, i) => (g.demand[i]! > 0 ? row++ : -1));
+    resources.forEach((_, i) => { if (rowOf[i]! >= 0) rowLower.push(1); });
+    for (const oi of g.options) {
+      const o = options[oi]!;
+      colCost.push(o.price);
+      resources.forEach((_, i) => {
+        if (rowOf[i]! < 0 || o.cap[i]! <= 0) return;
+        indices.push(rowOf[i]!);
+        values.push(o.cap[i]! / g.demand[i]!);
+      });
+      starts.push(indices.length);
+    }
+  }
+  return {
+    model: {
+      numCols: colCost.length,
+      numRows: row,
+      colCost: Float64Array.from(colCost),
+      rowLower: Float64Array.from(rowLower),
+      starts: Int32Array.from(starts),
+      indices: Int32Array.from(indices),
+      values: Float64Array.from(values),
+    },
+    groups: groups.size,
+    unplaceable,
+    pods: pods.length,
+  };
+}
