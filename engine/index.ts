@@ -6,7 +6,7 @@ export * from './catalog/index.ts';
 export * from './api/index.ts';
 export { nextAfter, parseCron, scheduleActive, CronError, type CronResult, type CronSchedule } from './disruption/cron.ts';
 export * from './domain/money.ts';
-export { provision, provisionInput, type ProvisionOptions } from './provision.ts';
+export { provision, provisionInput, snapshotOf, type ProvisionOptions } from './provision.ts';
 export type { InstanceTypeOption, NewNodeClaimPlan, PodError, ProvisionInput, ProvisionPlan, ProvisionSolver } from './solver/types.ts';
 export { solveReference } from './solver/reference/scheduler.ts';
 export { WasmSolver, type WasmSolverOptions } from './solver/wasm.ts';

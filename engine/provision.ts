@@ -35,3 +35,18 @@ export async function provision(s: Snapshot, pending: readonly Pod[], opts: Prov
   const solver = opts.solver ?? (defaultSolver ??= new WasmSolver());
   return solver.solve(provisionInput(s, pending, opts));
 }
+
+/** A snapshot holding exactly what a ProvisionInput carries (for engine calls that take snapshots). */
+export function snapshotOf(input: ProvisionInput, now = 0): Snapshot {
+  return {
+    now,
+    nodePools: input.nodePools,
+    nodeClasses: [],
+    instanceTypes: input.instanceTypes,
+    nodes: input.nodes,
+    pendingPods: input.pods,
+    daemonSets: input.daemonSets,
+    pdbs: [],
+    options: input.options,
+  };
+}

@@ -23,7 +23,7 @@ export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): Provision
 
   const existing = new Map<string, string[]>();
   const claimPods: Pod[][] = Array.from({ length: nClaims }, () => []);
-  const failed: Pod[] = [];
+  const failed: number[] = [];
   const minValuesFailed = new Set<number>();
   for (let p = 0; p < np; p++) {
     const at = placements[p]!;
@@ -36,7 +36,7 @@ export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): Provision
     } else if (at <= -2) {
       claimPods[-(at + 2)]!.push(pod);
     } else {
-      failed.push(pod);
+      failed.push(p);
       if (errors[p] === A.E_MIN_VALUES) minValuesFailed.add(p);
     }
   }
@@ -71,13 +71,17 @@ export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): Provision
     if (f.ok) newNodeClaims.push(f.claim);
     else for (const p of pods) unschedulable.push({ uid: p.uid, reason: f.reason });
   }
-  for (let i = 0; i < failed.length; i++) {
-    const pod = failed[i]!;
-    if (minValuesFailed.has(ctx.pods.indexOf(pod))) {
+  // One explanation per pod class: 2,500 replicas stuck on a NodePool limit share it.
+  const explained = new Map<number, { reason: string; perNodePool?: Record<string, string> }>();
+  for (const p of failed) {
+    const pod = ctx.pods[p]!;
+    if (minValuesFailed.has(p)) {
       unschedulable.push({ uid: pod.uid, reason: "NodePool couldn't meet minValues requirements after truncating instance types" });
       continue;
     }
-    const e = ctx.scheduler.explain(pod);
+    const cls = ctx.podClass[p]!;
+    let e = explained.get(cls);
+    if (!e) explained.set(cls, (e = ctx.scheduler.explain(pod)));
     unschedulable.push({ uid: pod.uid, reason: e.reason, ...(e.perNodePool ? { perNodePool: e.perNodePool } : {}) });
   }
   return {

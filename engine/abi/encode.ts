@@ -30,6 +30,8 @@ export interface EncodeContext {
   readonly keys: KeySpace;
   /** Pods in queue order (the solver's pod index). */
   readonly pods: readonly Pod[];
+  /** The class (first version index) of each pod: identical pods share explanations. */
+  readonly podClass: Int32Array;
   readonly ignored: readonly PodError[];
   readonly templates: readonly Template[];
   /** Global instance-type index -> [template, local index]. */
@@ -428,6 +430,6 @@ export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Enc
   // The header was added first; its bytes are copied at build time, after these writes.
   return {
     block: block.build(),
-    ctx: { input, scheduler: sched, keys: ks, pods, ignored, templates: sched.templates, itTemplate: Int32Array.from(itTemplate), itStart, resources },
+    ctx: { input, scheduler: sched, keys: ks, pods, podClass: podVersion, ignored, templates: sched.templates, itTemplate: Int32Array.from(itTemplate), itStart, resources },
   };
 }

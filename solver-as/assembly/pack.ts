@@ -216,9 +216,12 @@ function valuePack(ts: Types, cl: Classes, left: Int32Array, duals: Float64Array
 }
 
 /**
- * The types worth opening: those the LP prices at (nearly) their cost, i.e. with reduced cost under 1% of
- * their price. Opening anything else wastes money even when full (closing nodes may use any type).
+ * The types worth opening: those whose capacity is worth at least 85% of their price at the LP's resource
+ * prices (the LP's own types are worth 100%), the best 48. A slightly less efficient type can still win a
+ * node when it packs with less waste (a large node for large pods), which the per-node worth decides.
  */
+const SHORTLIST_EFFICIENCY: f64 = 0.85;
+const SHORTLIST_MAX = 48;
 function efficient(ts: Types, duals: Float64Array): Array<i32> {
   const eff = new Float64Array(ts.n);
   for (let x = 0; x < ts.n; x++) {
@@ -228,9 +231,9 @@ function efficient(ts: Types, duals: Float64Array): Array<i32> {
   }
   const order = descending(eff);
   const out = new Array<i32>();
-  for (let i = 0; i < order.length; i++) {
+  for (let i = 0; i < order.length && out.length < SHORTLIST_MAX; i++) {
     const x = unchecked(order[i]);
-    if (out.length >= 1 && unchecked(eff[x]) < 0.99) break;
+    if (out.length >= 1 && unchecked(eff[x]) < SHORTLIST_EFFICIENCY) break;
     out.push(x);
   }
   return out;
