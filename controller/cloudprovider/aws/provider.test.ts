@@ -19,7 +19,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { NodePool } from '../../../engine/index.ts';
 import { FakeClock, fixtureInstanceTypes, fixtureOfferings, fixturePrices, mockedAws, readyNodeClass, settings } from '../../../test/fakes/aws.ts';
 import { isNodeClassNotReady, type CloudProvider } from '../types.ts';
-import type { EC2NodeClass } from './nodeclass-types.ts';
+import type { EC2NodeClass } from '../../../engine/index.ts';
 import type { Timers } from './periodic.ts';
 import { awsCloudProvider, type AwsCloudProviderDeps } from './provider.ts';
 

@@ -4,8 +4,7 @@
 // settings written over it, Windows a PowerShell block with the user's lines before Start-EKSBootstrap.ps1,
 // and Custom the user's data unchanged. Output is plain text; the launch template base64-encodes it.
 import { stringify, parse } from 'yaml';
-import type { Taint } from '../../../../engine/index.ts';
-import type { AmiFamily, KubeletConfiguration } from '../nodeclass-types.ts';
+import type { AMIFamily, KubeletConfiguration, Taint } from '../../../../engine/index.ts';
 import { isMime, NODE_CONFIG, parseMime, serializeMime, SHELL_SCRIPT, type MimePart } from './mime.ts';
 import { parseToml, serializeToml, setValue, tomlString, tomlStringArray } from './toml.ts';
 
@@ -157,7 +156,7 @@ function windows(o: BootstrapOptions): string {
   return lines.join('\n');
 }
 
-export function userData(family: AmiFamily, o: BootstrapOptions): string {
+export function userData(family: AMIFamily, o: BootstrapOptions): string {
   switch (family) {
     case 'AL2023':
       return al2023(o);

@@ -3,7 +3,7 @@
 // subnet-id/group-id filter set and SG name terms into one group-name set. Results are ORed across sets and
 // deduplicated.
 import type { Filter, Ec2Port } from '../sdk.ts';
-import type { SecurityGroupSelectorTerm, SubnetSelectorTerm } from '../nodeclass-types.ts';
+import type { SecurityGroupSelectorTerm, SubnetSelectorTerm } from '../../../../engine/index.ts';
 
 export function tagFilters(tags: Readonly<Record<string, string>>): Filter[] {
   return Object.entries(tags).map(([k, v]) => (v === '*' ? { Name: 'tag-key', Values: [k] } : { Name: `tag:${k}`, Values: [v] }));
