@@ -13,4 +13,6 @@ export { parseMessage, messageType } from './interruption/registry.ts';
 export { interruptionMetrics, type InterruptionMetrics } from './interruption/metrics.ts';
 export { parseProviderID } from './instance.ts';
 export type { StaticPrices } from './pricing.ts';
+export { catalogExtraFacts, catalogStaticPrices, FALLBACK_PRICE_REGION } from './catalog.ts';
+export type { ExtraFacts, ExtraFactsLookup } from './instancetype/facts.ts';
 export type { Timers } from './periodic.ts';

@@ -5,6 +5,7 @@
 import { Histogram, Registry } from 'prom-client';
 import type { EC2NodeClass, InstanceType, NodePool } from '../../../engine/index.ts';
 import { NodeClassNotReadyError, type CloudProvider, type DriftQuery, type LaunchRequest } from '../types.ts';
+import { catalogExtraFacts, catalogStaticPrices } from './catalog.ts';
 import { isDrifted } from './drift.ts';
 import { UnavailableOfferings } from './ice-cache.ts';
 import { Instances } from './instance.ts';
@@ -33,11 +34,12 @@ export interface AwsCloudProviderDeps {
   readonly nodeClass: (name: string) => EC2NodeClass | undefined;
   /** "1.31", from the API server's /version (Karpenter refreshes it every 5 min). */
   readonly kubernetesVersion: () => Promise<string>;
-  /** The region's static on-demand prices (the committed catalog, us-east-1 fallback applied). */
-  readonly staticPrices: StaticPrices;
+  /** The region's static on-demand prices; default catalogStaticPrices(region) (us-east-1 fallback applied). */
+  readonly staticPrices?: StaticPrices;
   readonly clock?: Clock;
   readonly timers?: Timers;
   readonly registry?: Registry;
+  /** Facts DescribeInstanceTypes lacks (pod ENIs, bandwidth); default catalogExtraFacts. */
   readonly extraFacts?: ExtraFactsLookup;
   readonly minValuesPolicy?: 'Strict' | 'BestEffort';
   readonly log?: (message: string, fields: Record<string, unknown>) => void;
@@ -66,13 +68,13 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
   const { ec2, ssm, iam, sqs } = deps.ports;
   const registry = deps.registry ?? new Registry();
   const ice = new UnavailableOfferings(clock);
-  const pricing = new PricingProvider({ ec2, pricing: deps.ports.pricing, region: settings.region, isolatedVPC: settings.isolatedVPC, clock, staticPrices: deps.staticPrices });
+  const pricing = new PricingProvider({ ec2, pricing: deps.ports.pricing, region: settings.region, isolatedVPC: settings.isolatedVPC, clock, staticPrices: deps.staticPrices ?? catalogStaticPrices(settings.region) });
   const instanceTypeProvider = new InstanceTypeProvider({
     ec2,
     pricing,
     ice,
     settings,
-    ...(deps.extraFacts ? { extraFacts: deps.extraFacts } : {}),
+    extraFacts: deps.extraFacts ?? catalogExtraFacts,
     ...(deps.log ? { onSkip: (why: string) => deps.log?.('skipping an instance type', { why }) } : {}),
   });
   const templates = new LaunchTemplates(ec2, clock, settings.clusterName);
