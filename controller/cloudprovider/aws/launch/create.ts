@@ -6,7 +6,10 @@
 // 3. candidates (filter.ts)  4. one subnet per zone (most free addresses)  5. AMI groups -> launch templates
 // 6. CreateFleet, retried once after a launch-template cache miss  7. errors -> ICE cache; instance -> Instance
 import type { CreateFleetCommandInput } from '@aws-sdk/client-ec2';
-import { nonZero, reqs, type EC2NodeClass, type Requirements } from '../../../../engine/index.ts';
+import {
+  CAPACITY_TYPE_LABEL, EFA, INSTANCE_TENANCY_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, nonZero, reqs, ZONE_ID_LABEL, ZONE_LABEL, type EC2NodeClass,
+  type Requirements,
+} from '../../../../engine/index.ts';
 import { CreateError, InsufficientCapacityError, NodeClassNotReadyError, type Instance, type LaunchRequest } from '../../types.ts';
 import type { Batcher } from '../batcher.ts';
 import { isLaunchTemplateNotFound, launchFailureReason, errorCodes } from '../errors.ts';
@@ -176,7 +179,7 @@ function toInstance(
   const imageID = groups.find((g) => g.candidates.some((c) => c.type.name === inst.instanceType))?.imageId;
   const efa = nc.spec.networkInterfaces.some((n) => n.interfaceType === 'efa-only');
   const strip = (r: Record<string, number>) => {
-    if (!efa) delete r['vpc.amazonaws.com/efa'];
+    if (!efa) delete r[EFA];
     return r;
   };
   const { hash, version } = currentHash(nc, deps.settings.clusterCABundle);
@@ -189,12 +192,12 @@ function toInstance(
     capacity: strip(nonZero(type?.capacity ?? {})),
     allocatable: strip(nonZero(type?.allocatable ?? {})),
     labels: {
-      ...(type ? reqs.singleValueLabels(type.requirements) : { [k.INSTANCE_TYPE_LABEL]: inst.instanceType }),
-      [k.ZONE_LABEL]: zone,
-      ...(zoneId ? { [k.ZONE_ID_LABEL]: zoneId } : {}),
-      [k.CAPACITY_TYPE_LABEL]: inst.lifecycle === 'spot' ? 'spot' : capacityType,
-      [k.NODEPOOL_LABEL]: req.nodePoolName,
-      [k.TENANCY_LABEL]: 'default',
+      ...(type ? reqs.singleValueLabels(type.requirements) : { [INSTANCE_TYPE_LABEL]: inst.instanceType }),
+      [ZONE_LABEL]: zone,
+      ...(zoneId ? { [ZONE_ID_LABEL]: zoneId } : {}),
+      [CAPACITY_TYPE_LABEL]: inst.lifecycle === 'spot' ? 'spot' : capacityType,
+      [NODEPOOL_LABEL]: req.nodePoolName,
+      [INSTANCE_TENANCY_LABEL]: 'default',
     },
     annotations: {
       [k.NODECLASS_HASH_ANNOTATION]: hash,

@@ -5,10 +5,10 @@
 // the old one is reported as stale for garbage collection. spec.instanceProfile is used as given.
 import { createHash, randomUUID } from 'node:crypto';
 import type { InstanceProfile } from '@aws-sdk/client-iam';
+import { REGION_LABEL, type EC2NodeClass } from '../../../../engine/index.ts';
 import { isAlreadyExists } from '../errors.ts';
-import type { EC2NodeClass } from '../../../../engine/index.ts';
 import type { IamPort } from '../sdk.ts';
-import { clusterTag, EKS_CLUSTER_NAME_TAG, NODECLASS_TAG, REGION_LABEL } from '../settings.ts';
+import { clusterTag, EKS_CLUSTER_NAME_TAG, NODECLASS_TAG } from '../settings.ts';
 
 export interface InstanceProfileDeps {
   readonly iam: IamPort;
