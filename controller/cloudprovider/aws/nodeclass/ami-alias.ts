@@ -23,26 +23,18 @@ export interface Alias {
   readonly version: string;
 }
 
-const FAMILY_OF: Readonly<Record<Alias['family'], AMIFamily>> = {
-  al2: 'AL2',
-  al2023: 'AL2023',
-  bottlerocket: 'Bottlerocket',
-  windows2019: 'Windows2019',
-  windows2022: 'Windows2022',
-  windows2025: 'Windows2025',
-};
+// The alias families; the engine's parser maps them to spec.amiFamily values (EC2NodeClass.amiFamily).
+const ALIAS_FAMILIES: readonly string[] = ['al2', 'al2023', 'bottlerocket', 'windows2019', 'windows2022', 'windows2025'] satisfies Alias['family'][];
 
 export function parseAlias(alias: string): Alias {
   const m = /^([a-z0-9]+)@(.+)$/.exec(alias.trim().toLowerCase());
-  if (!m || !(m[1]! in FAMILY_OF)) {
-    throw new Error(`spec.amiSelectorTerms[0].alias: "${alias}" must be family@version with family one of ${Object.keys(FAMILY_OF).join(', ')}`);
+  if (!m || !ALIAS_FAMILIES.includes(m[1]!)) {
+    throw new Error(`spec.amiSelectorTerms[0].alias: "${alias}" must be family@version with family one of ${ALIAS_FAMILIES.join(', ')}`);
   }
   const family = m[1] as Alias['family'];
   if (family.startsWith('windows') && m[2] !== 'latest') throw new Error(`spec.amiSelectorTerms[0].alias: "${alias}": windows aliases support only @latest`);
   return { family, version: m[2]! };
 }
-
-export const aliasFamily = (a: Alias): AMIFamily => FAMILY_OF[a.family];
 
 function minor(k8s: string): number {
   const m = /^1\.(\d+)/.exec(k8s);
