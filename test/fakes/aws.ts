@@ -1,6 +1,6 @@
 // Test kit for the AWS provider: real SDK v3 clients behind aws-sdk-client-mock, the ports built from them
-// exactly as production builds them, a settable clock, and builders for EC2NodeClass objects and the
-// DescribeInstanceTypes fixture (Karpenter's own, in controller/cloudprovider/aws/testdata).
+// exactly as production builds them, a settable clock, builders for EC2NodeClass objects (parsed by the
+// provider's parser) and the DescribeInstanceTypes fixture (Karpenter's own, in controller/cloudprovider/aws/testdata).
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 import { readFileSync } from 'node:fs';
@@ -11,7 +11,8 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { sdkPorts, type AwsClients } from '../../controller/cloudprovider/aws/sdk-clients.ts';
-import type { EC2NodeClass, EC2NodeClassSpec } from '../../controller/cloudprovider/aws/nodeclass-types.ts';
+import { mustParseNodeClass } from '../../controller/cloudprovider/aws/nodeclass/object.ts';
+import type { EC2NodeClass } from '../../engine/index.ts';
 import type { AwsSettings, Clock } from '../../controller/cloudprovider/aws/settings.ts';
 
 const credentials = { accessKeyId: 'AKIDTEST', secretAccessKey: 'test' };
@@ -56,8 +57,16 @@ export const settings = (over: Partial<AwsSettings> = {}): AwsSettings => ({
   ...over,
 });
 
-export function nodeClass(spec: Partial<EC2NodeClassSpec> = {}, rest: Partial<EC2NodeClass> = {}): EC2NodeClass {
-  return {
+type Raw = Record<string, unknown>;
+
+/**
+ * An EC2NodeClass as the API server would hold it (spec, and status in its wire shape), parsed by the
+ * provider's parser (the engine's, keeping observedGeneration): tests see exactly what production sees.
+ */
+export function nodeClass(spec: Raw = {}, rest: { metadata?: Raw; status?: Raw } = {}): EC2NodeClass {
+  return mustParseNodeClass({
+    apiVersion: 'karpenter.k8s.aws/v1',
+    kind: 'EC2NodeClass',
     metadata: { name: 'default', uid: '0f6c4f1a-1111-2222-3333-444455556666', generation: 1, ...rest.metadata },
     spec: {
       amiSelectorTerms: [{ alias: 'al2023@latest' }],
@@ -67,14 +76,14 @@ export function nodeClass(spec: Partial<EC2NodeClassSpec> = {}, rest: Partial<EC
       ...spec,
     },
     ...(rest.status ? { status: rest.status } : {}),
-  };
+  });
 }
 
 /** A node class with a resolved, Ready status in zones test-zone-1a/1b/1c. */
-export function readyNodeClass(spec: Partial<EC2NodeClassSpec> = {}, generation = 1): EC2NodeClass {
+export function readyNodeClass(spec: Raw = {}, generation = 1): EC2NodeClass {
   const at = '2026-08-21T11:00:00Z';
   return nodeClass(spec, {
-    metadata: { name: 'default', uid: '0f6c4f1a-1111-2222-3333-444455556666', generation },
+    metadata: { generation },
     status: {
       subnets: [
         { id: 'subnet-a', zone: 'test-zone-1a', zoneID: 'tz1-az1' },

@@ -5,7 +5,7 @@ import type { DriftQuery } from '../types.ts';
 import { isDrifted } from './drift.ts';
 import { EC2NODECLASS_HASH_VERSION, nodeClassHash } from './hash.ts';
 import { Instances } from './instance.ts';
-import type { EC2NodeClass } from './nodeclass-types.ts';
+import type { EC2NodeClass } from '../../../engine/index.ts';
 
 function setup(nc: EC2NodeClass, instance: { SubnetId?: string; groups?: string[] } = {}) {
   const aws = mockedAws();
@@ -13,7 +13,7 @@ function setup(nc: EC2NodeClass, instance: { SubnetId?: string; groups?: string[
     Reservations: [{ Instances: [{ InstanceId: 'i-1', SubnetId: instance.SubnetId ?? 'subnet-a', SecurityGroups: (instance.groups ?? ['sg-1']).map((GroupId) => ({ GroupId })) }] }],
   });
   const instances = new Instances({ ec2: aws.ports.ec2, clusterName: 'my-cluster' });
-  return (q: Partial<DriftQuery> = {}) => isDrifted(query(nc, q), { nodeClass: (n) => (n === nc.metadata.name ? nc : undefined), instances });
+  return (q: Partial<DriftQuery> = {}) => isDrifted(query(nc, q), { nodeClass: (n) => (n === nc.name ? nc : undefined), instances });
 }
 
 function query(nc: EC2NodeClass, over: Partial<DriftQuery>): DriftQuery {

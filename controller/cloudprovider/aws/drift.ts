@@ -4,13 +4,12 @@
 // 3. SecurityGroupDrift: the instance's groups differ from status.securityGroups
 // 4. SubnetDrift: the instance's subnet is not in status.subnets
 // Capacity reservations and placement groups are not resolved by this provider, so their checks never fire.
-import { reqs, type InstanceType } from '../../../engine/index.ts';
+import { INSTANCE_TYPE_LABEL, reqs, type EC2NodeClass, type InstanceType } from '../../../engine/index.ts';
 import { isNodeClaimNotFound, type DriftQuery, type DriftReason } from '../types.ts';
-import { EC2NODECLASS_HASH_VERSION, nodeClassHash } from './hash.ts';
+import { currentHash } from './hash.ts';
 import type { Instances } from './instance.ts';
-import { familyOf } from './instancetype/provider.ts';
-import type { EC2NodeClass } from './nodeclass-types.ts';
-import { INSTANCE_TYPE_LABEL, NODECLASS_HASH_ANNOTATION, NODECLASS_HASH_VERSION_ANNOTATION } from './settings.ts';
+import { statusAmis } from './nodeclass/amis.ts';
+import { NODECLASS_HASH_ANNOTATION, NODECLASS_HASH_VERSION_ANNOTATION } from './settings.ts';
 
 export interface DriftDeps {
   readonly nodeClass: (name: string) => EC2NodeClass | undefined;
@@ -22,19 +21,15 @@ export interface DriftDeps {
 export function staticDrift(q: DriftQuery, nc: EC2NodeClass, caBundle?: string): boolean {
   const claimHash = q.annotations[NODECLASS_HASH_ANNOTATION];
   const claimVersion = q.annotations[NODECLASS_HASH_VERSION_ANNOTATION];
-  const version = nc.metadata.annotations?.[NODECLASS_HASH_VERSION_ANNOTATION] ?? EC2NODECLASS_HASH_VERSION;
-  const hash = nc.metadata.annotations?.[NODECLASS_HASH_ANNOTATION] ?? nodeClassHash({ spec: nc.spec, amiFamily: familyOf(nc), ...(caBundle ? { caBundle } : {}) });
+  const { hash, version } = currentHash(nc, caBundle);
   // A version change means the hash is computed differently: the controller rewrites it, nothing drifts.
   return claimHash !== undefined && claimVersion === version && claimHash !== hash;
 }
 
 export function amiDrift(q: DriftQuery, nc: EC2NodeClass, type?: InstanceType): boolean {
-  const amis = nc.status?.amis ?? [];
-  if (!q.imageID || amis.length === 0) return false;
+  if (!q.imageID || nc.status.amis.length === 0) return false;
   const typeReqs = type?.requirements ?? reqs.fromLabels(q.labels);
-  const mapped = amis.find((a) =>
-    reqs.intersects(typeReqs, reqs.fromSelectorRequirements(a.requirements.map((r) => ({ key: r.key, operator: r.operator, values: r.values ?? [] })))) === undefined,
-  );
+  const mapped = statusAmis(nc).find((a) => reqs.intersects(typeReqs, a.requirements) === undefined);
   return mapped?.id !== q.imageID;
 }
 
@@ -51,13 +46,13 @@ export async function isDrifted(q: DriftQuery, deps: DriftDeps): Promise<DriftRe
     if (isNodeClaimNotFound(e)) return undefined; // garbage collection's business, not drift
     throw e;
   }
-  const groups = nc.status?.securityGroups;
-  if (groups?.length) {
+  const groups = nc.status.securityGroups;
+  if (groups.length) {
     const want = new Set(groups.map((g) => g.id));
     const have = new Set((inst.SecurityGroups ?? []).flatMap((g) => (g.GroupId ? [g.GroupId] : [])));
     if (want.size !== have.size || [...want].some((g) => !have.has(g))) return 'SecurityGroupDrift';
   }
-  const subnets = nc.status?.subnets;
-  if (subnets?.length && inst.SubnetId && !subnets.some((s) => s.id === inst.SubnetId)) return 'SubnetDrift';
+  const subnets = nc.status.subnets;
+  if (subnets.length && inst.SubnetId && !subnets.some((s) => s.id === inst.SubnetId)) return 'SubnetDrift';
   return undefined;
 }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { EC2NODECLASS_HASH_VERSION, nodeClassHash } from './hash.ts';
-import type { EC2NodeClassSpec } from './nodeclass-types.ts';
+import { nodeClass } from '../../../test/fakes/aws.ts';
+import { currentHash, EC2NODECLASS_HASH_VERSION, nodeClassHash } from './hash.ts';
 
-const base: EC2NodeClassSpec = {
+// Specs as the engine's parser gives them (CRD defaults applied), from the fields a user writes.
+const raw = {
   amiSelectorTerms: [{ alias: 'al2023@latest' }],
   subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'c' } }],
   securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'c' } }],
@@ -13,7 +14,9 @@ const base: EC2NodeClassSpec = {
     { deviceName: '/dev/xvdb', ebs: { volumeSize: '20Gi' } },
   ],
 };
-const h = (spec: EC2NodeClassSpec, family: 'AL2023' | 'Bottlerocket' = 'AL2023') => nodeClassHash({ spec, amiFamily: family });
+const spec = (over: Record<string, unknown> = {}) => nodeClass({ ...raw, ...over }).spec;
+const base = spec();
+const h = (s = base, family: 'AL2023' | 'Bottlerocket' = 'AL2023') => nodeClassHash({ spec: s, amiFamily: family });
 
 describe('nodeClassHash', () => {
   it('is a stable decimal string with its own version', () => {
@@ -23,24 +26,37 @@ describe('nodeClassHash', () => {
   });
 
   it('treats lists as sets and ignores key order', () => {
-    const reordered = { ...base, tags: { Env: 'prod', Team: 'platform' }, blockDeviceMappings: [...base.blockDeviceMappings!].reverse() };
-    expect(h(reordered)).toBe(h(base));
+    expect(h(spec({ tags: { Env: 'prod', Team: 'platform' }, blockDeviceMappings: [...raw.blockDeviceMappings].reverse() }))).toBe(h(base));
   });
 
   it('ignores zero values', () => {
-    expect(h({ ...base, userData: '', detailedMonitoring: false, tags: { ...base.tags } })).toBe(h(base));
+    expect(h(spec({ userData: '', detailedMonitoring: false }))).toBe(h(base));
+  });
+
+  it('hashes the defaulted spec: writing the CRD defaults changes nothing', () => {
+    const defaults = { httpEndpoint: 'enabled', httpProtocolIPv6: 'disabled', httpPutResponseHopLimit: 1, httpTokens: 'required' };
+    expect(h(spec({ metadataOptions: defaults }))).toBe(h(base));
   });
 
   it('ignores the selector terms and amiFamily but hashes the resolved family', () => {
-    expect(h({ ...base, subnetSelectorTerms: [{ id: 'subnet-1' }], amiSelectorTerms: [{ alias: 'al2023@v20240625' }], amiFamily: 'AL2023' })).toBe(h(base));
+    expect(h(spec({ subnetSelectorTerms: [{ id: 'subnet-1' }], amiSelectorTerms: [{ alias: 'al2023@v20240625' }], amiFamily: 'AL2023' }))).toBe(h(base));
     expect(h(base, 'Bottlerocket')).not.toBe(h(base));
   });
 
   it('changes with anything launched instances carry', () => {
-    expect(h({ ...base, tags: { ...base.tags, Team: 'data' } })).not.toBe(h(base));
-    expect(h({ ...base, userData: '#!/bin/bash\necho hi' })).not.toBe(h(base));
-    expect(h({ ...base, metadataOptions: { httpPutResponseHopLimit: 2 } })).not.toBe(h(base));
-    expect(h({ ...base, kubelet: { maxPods: 50 } })).not.toBe(h(base));
+    expect(h(spec({ tags: { ...raw.tags, Team: 'data' } }))).not.toBe(h(base));
+    expect(h(spec({ userData: '#!/bin/bash\necho hi' }))).not.toBe(h(base));
+    expect(h(spec({ metadataOptions: { httpPutResponseHopLimit: 2 } }))).not.toBe(h(base));
+    expect(h(spec({ kubelet: { maxPods: 50 } }))).not.toBe(h(base));
     expect(nodeClassHash({ spec: base, amiFamily: 'AL2023', caBundle: 'abc' })).not.toBe(h(base));
+  });
+});
+
+describe('currentHash', () => {
+  it('prefers the annotations the controller wrote, else computes with the parsed family', () => {
+    const nc = nodeClass({ ...raw, amiSelectorTerms: [{ alias: 'bottlerocket@latest' }] });
+    expect(currentHash(nc)).toEqual({ hash: nodeClassHash({ spec: nc.spec, amiFamily: 'Bottlerocket' }), version: EC2NODECLASS_HASH_VERSION });
+    const annotated = nodeClass(raw, { metadata: { annotations: { 'karpenter.k8s.aws/ec2nodeclass-hash': '42', 'karpenter.k8s.aws/ec2nodeclass-hash-version': 'v5' } } });
+    expect(currentHash(annotated, 'ca')).toEqual({ hash: '42', version: 'v5' });
   });
 });

@@ -2,14 +2,16 @@
 // with lists treated as sets and zero values ignored, minus the fields Karpenter marks hash:"ignore" (the
 // selector terms, amiFamily, ipPrefixCount), plus the resolved AMI family and the cluster CA bundle. It is
 // written to the node class and to each NodeClaim at launch as `karpenter.k8s.aws/ec2nodeclass-hash`, with
-// `...-hash-version`.
+// `...-hash-version`. The spec is the engine parser's, so CRD defaults (metadataOptions) are hashed as
+// Karpenter hashes its defaulted spec.
 //
 // Our digest is sha256 over canonical JSON, not Karpenter's hashstructure/FNV, so its values differ from
 // Karpenter's. The version therefore differs too (Karpenter v1.14.1 writes "v5"): drift is only declared
 // when versions are equal, so NodeClaims launched by Karpenter get their hash rewritten on migration
 // instead of all drifting at once.
 import { createHash } from 'node:crypto';
-import type { AmiFamily, EC2NodeClassSpec } from './nodeclass-types.ts';
+import type { AMIFamily, EC2NodeClass, EC2NodeClassSpec } from '../../../engine/index.ts';
+import { NODECLASS_HASH_ANNOTATION, NODECLASS_HASH_VERSION_ANNOTATION } from './settings.ts';
 
 export const EC2NODECLASS_HASH_VERSION = 'kts-v1';
 
@@ -56,7 +58,7 @@ export function canonical(v: unknown): string {
 
 export interface HashInputs {
   readonly spec: EC2NodeClassSpec;
-  readonly amiFamily: AmiFamily;
+  readonly amiFamily: AMIFamily;
   readonly caBundle?: string;
 }
 
@@ -66,4 +68,15 @@ export function nodeClassHash({ spec, amiFamily, caBundle }: HashInputs): string
   for (const [k, v] of Object.entries(spec)) if (!IGNORED.has(k)) hashed[k] = v;
   const doc = normalize({ spec: hashed, amiFamily, caBundle }) ?? {};
   return createHash('sha256').update(canonical(doc)).digest().readBigUInt64BE(0).toString(10);
+}
+
+/**
+ * The node class's hash and version: its annotations when the controller has written them, else computed
+ * now (a node class not yet reconciled), with the engine's resolved AMI family.
+ */
+export function currentHash(nc: Pick<EC2NodeClass, 'spec' | 'amiFamily' | 'annotations'>, caBundle?: string): { readonly hash: string; readonly version: string } {
+  return {
+    hash: nc.annotations[NODECLASS_HASH_ANNOTATION] ?? nodeClassHash({ spec: nc.spec, amiFamily: nc.amiFamily, ...(caBundle ? { caBundle } : {}) }),
+    version: nc.annotations[NODECLASS_HASH_VERSION_ANNOTATION] ?? EC2NODECLASS_HASH_VERSION,
+  };
 }

@@ -5,7 +5,7 @@ export type { AwsPorts, Ec2Port, IamPort, PricingPort, SqsPort, SsmPort } from '
 export { validateSettings, systemClock, type AwsSettings, type Clock } from './settings.ts';
 export { reconcileNodeClass, type NodeClassDeps, type NodeClassReconcileResult } from './nodeclass/reconcile.ts';
 export { isReady as isNodeClassReady } from './nodeclass/conditions.ts';
-export type { EC2NodeClass, EC2NodeClassSpec, EC2NodeClassStatus, Condition } from './nodeclass-types.ts';
+export { parseNodeClass, mustParseNodeClass, statusObject, observedGeneration, type NodeClassCondition } from './nodeclass/object.ts';
 export { EC2NODECLASS_HASH_VERSION, nodeClassHash } from './hash.ts';
 export { UnavailableOfferings, UNAVAILABLE_OFFERINGS_TTL_MS } from './ice-cache.ts';
 export { SqsInterruptionSource } from './interruption/sqs.ts';
@@ -13,4 +13,6 @@ export { parseMessage, messageType } from './interruption/registry.ts';
 export { interruptionMetrics, type InterruptionMetrics } from './interruption/metrics.ts';
 export { parseProviderID } from './instance.ts';
 export type { StaticPrices } from './pricing.ts';
+export { catalogExtraFacts, catalogStaticPrices, FALLBACK_PRICE_REGION } from './catalog.ts';
+export type { ExtraFacts, ExtraFactsLookup } from './instancetype/facts.ts';
 export type { Timers } from './periodic.ts';

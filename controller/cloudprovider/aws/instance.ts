@@ -2,8 +2,9 @@
 // DescribeInstances (live states only; list by Karpenter's tags), delete through a batched
 // TerminateInstances, and the post-registration tags. An instance that is gone is NodeClaimNotFoundError.
 import type { Instance as Ec2Instance } from '@aws-sdk/client-ec2';
-import type { InstanceType } from '../../../engine/index.ts';
-import { nonZero, reqs } from '../../../engine/index.ts';
+import {
+  CAPACITY_TYPE_LABEL, INSTANCE_TENANCY_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, nonZero, reqs, ZONE_LABEL, type InstanceType,
+} from '../../../engine/index.ts';
 import { NodeClaimNotFoundError, type Instance } from '../types.ts';
 import { Batcher } from './batcher.ts';
 import { isNotFound } from './errors.ts';
@@ -66,11 +67,11 @@ export class Instances {
       capacity: nonZero(type?.capacity ?? {}),
       allocatable: nonZero(type?.allocatable ?? {}),
       labels: {
-        ...(type ? reqs.singleValueLabels(type.requirements) : { [k.INSTANCE_TYPE_LABEL]: typeName }),
-        [k.ZONE_LABEL]: zone,
-        [k.CAPACITY_TYPE_LABEL]: capacityType,
-        ...(tags[k.NODEPOOL_TAG] ? { [k.NODEPOOL_LABEL]: tags[k.NODEPOOL_TAG] } : {}),
-        [k.TENANCY_LABEL]: i.Placement?.Tenancy ?? 'default',
+        ...(type ? reqs.singleValueLabels(type.requirements) : { [INSTANCE_TYPE_LABEL]: typeName }),
+        [ZONE_LABEL]: zone,
+        [CAPACITY_TYPE_LABEL]: capacityType,
+        ...(tags[k.NODEPOOL_TAG] ? { [NODEPOOL_LABEL]: tags[k.NODEPOOL_TAG] } : {}),
+        [INSTANCE_TENANCY_LABEL]: i.Placement?.Tenancy ?? 'default',
       },
       annotations: {},
       launchTime: i.LaunchTime ? i.LaunchTime.getTime() : 0,

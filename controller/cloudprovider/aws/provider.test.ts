@@ -16,10 +16,10 @@ import { GetProductsCommand } from '@aws-sdk/client-pricing';
 import { GetParameterCommand } from '@aws-sdk/client-ssm';
 import 'aws-sdk-client-mock-vitest/extend';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { NodePool } from '../../../engine/index.ts';
+import { reqs, type NodePool } from '../../../engine/index.ts';
 import { FakeClock, fixtureInstanceTypes, fixtureOfferings, fixturePrices, mockedAws, readyNodeClass, settings } from '../../../test/fakes/aws.ts';
 import { isNodeClassNotReady, type CloudProvider } from '../types.ts';
-import type { EC2NodeClass } from './nodeclass-types.ts';
+import type { EC2NodeClass } from '../../../engine/index.ts';
 import type { Timers } from './periodic.ts';
 import { awsCloudProvider, type AwsCloudProviderDeps } from './provider.ts';
 
@@ -65,6 +65,15 @@ describe('awsCloudProvider', () => {
     expect(a.length).toBeGreaterThan(10);
     expect(aws.ec2).toHaveReceivedCommandTimes(DescribeInstanceTypesCommand, 1);
     await expect(cp.getInstanceTypes(pool('missing'))).rejects.toSatisfy(isNodeClassNotReady);
+  });
+
+  it('starts from the engine catalog\'s prices and extra facts unless given others', async () => {
+    const { cp, classes } = build({ staticPrices: undefined });
+    classes.set('default', readyNodeClass());
+    expect(cp.pricing.onDemandPrice('m5.large')).toBe(0.096); // us-west-2 in the catalog
+    const m5 = (await cp.getInstanceTypes(pool('default'))).find((t) => t.name === 'm5.large')!;
+    expect(m5.capacity['vpc.amazonaws.com/pod-eni']).toBe(9);
+    expect(reqs.singleValueLabels(m5.requirements)['karpenter.k8s.aws/instance-network-bandwidth']).toBe('750');
   });
 
   it('launches into the subnet with the most free addresses that the last node-class reconcile saw', async () => {

@@ -3,8 +3,9 @@
 // informer cache, calls refresh() at startup and start() for the periodic work, and runs
 // reconcileNodeClass() from its EC2NodeClass controller, writing back the status and annotations it returns.
 import { Histogram, Registry } from 'prom-client';
-import type { InstanceType, NodePool } from '../../../engine/index.ts';
+import type { EC2NodeClass, InstanceType, NodePool } from '../../../engine/index.ts';
 import { NodeClassNotReadyError, type CloudProvider, type DriftQuery, type LaunchRequest } from '../types.ts';
+import { catalogExtraFacts, catalogStaticPrices } from './catalog.ts';
 import { isDrifted } from './drift.ts';
 import { UnavailableOfferings } from './ice-cache.ts';
 import { Instances } from './instance.ts';
@@ -17,7 +18,6 @@ import { fleetBatcher } from './launch/fleet.ts';
 import { LaunchTemplates } from './launch/launchtemplate.ts';
 import { roleName } from './nodeclass/instanceprofile.ts';
 import { reconcileNodeClass, type NodeClassReconcileResult } from './nodeclass/reconcile.ts';
-import type { EC2NodeClass } from './nodeclass-types.ts';
 import { runPeriodically, type Timers } from './periodic.ts';
 import { PRICING_REFRESH_MS, PricingProvider, type StaticPrices } from './pricing.ts';
 import type { AwsPorts } from './sdk.ts';
@@ -27,15 +27,19 @@ import { TtlCache } from './ttl-cache.ts';
 export interface AwsCloudProviderDeps {
   readonly settings: AwsSettings;
   readonly ports: AwsPorts;
-  /** The EC2NodeClass by name, from the controller's informer cache (status included). */
+  /**
+   * The EC2NodeClass by name, from the controller's informer cache (status included), parsed with
+   * parseNodeClass (nodeclass/object.ts) so that Ready's observedGeneration is kept.
+   */
   readonly nodeClass: (name: string) => EC2NodeClass | undefined;
   /** "1.31", from the API server's /version (Karpenter refreshes it every 5 min). */
   readonly kubernetesVersion: () => Promise<string>;
-  /** The region's static on-demand prices (the committed catalog, us-east-1 fallback applied). */
-  readonly staticPrices: StaticPrices;
+  /** The region's static on-demand prices; default catalogStaticPrices(region) (us-east-1 fallback applied). */
+  readonly staticPrices?: StaticPrices;
   readonly clock?: Clock;
   readonly timers?: Timers;
   readonly registry?: Registry;
+  /** Facts DescribeInstanceTypes lacks (pod ENIs, bandwidth); default catalogExtraFacts. */
   readonly extraFacts?: ExtraFactsLookup;
   readonly minValuesPolicy?: 'Strict' | 'BestEffort';
   readonly log?: (message: string, fields: Record<string, unknown>) => void;
@@ -46,7 +50,7 @@ export interface AwsCloudProvider extends CloudProvider {
   readonly unavailableOfferings: UnavailableOfferings;
   readonly pricing: PricingProvider;
   readonly instanceTypeProvider: InstanceTypeProvider;
-  /** The EC2NodeClass status reconciler: write back result.status and result.annotations. */
+  /** The EC2NodeClass status reconciler: write back statusObject(result.status) and result.annotations. */
   reconcileNodeClass(nc: EC2NodeClass): Promise<NodeClassReconcileResult>;
   /** On node-class deletion: deletes its launch templates and its managed instance profile. */
   finalizeNodeClass(nc: EC2NodeClass): Promise<void>;
@@ -64,13 +68,13 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
   const { ec2, ssm, iam, sqs } = deps.ports;
   const registry = deps.registry ?? new Registry();
   const ice = new UnavailableOfferings(clock);
-  const pricing = new PricingProvider({ ec2, pricing: deps.ports.pricing, region: settings.region, isolatedVPC: settings.isolatedVPC, clock, staticPrices: deps.staticPrices });
+  const pricing = new PricingProvider({ ec2, pricing: deps.ports.pricing, region: settings.region, isolatedVPC: settings.isolatedVPC, clock, staticPrices: deps.staticPrices ?? catalogStaticPrices(settings.region) });
   const instanceTypeProvider = new InstanceTypeProvider({
     ec2,
     pricing,
     ice,
     settings,
-    ...(deps.extraFacts ? { extraFacts: deps.extraFacts } : {}),
+    extraFacts: deps.extraFacts ?? catalogExtraFacts,
     ...(deps.log ? { onSkip: (why: string) => deps.log?.('skipping an instance type', { why }) } : {}),
   });
   const templates = new LaunchTemplates(ec2, clock, settings.clusterName);
@@ -150,8 +154,8 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
       return r;
     },
     finalizeNodeClass: async (nc) => {
-      await templates.deleteAll(nc.metadata.name);
-      const profile = nc.status?.instanceProfile;
+      await templates.deleteAll(nc.name);
+      const profile = nc.status.instanceProfile;
       if (nc.spec.role && profile) {
         await iam.removeRoleFromInstanceProfile(profile, roleName(nc.spec.role));
         await iam.deleteInstanceProfile(profile);

@@ -1,6 +1,7 @@
 // What the AWS provider needs from the operator's resolved options (controller/operator/options.ts parses
 // flags and env named like Karpenter's: CLUSTER_NAME, CLUSTER_ENDPOINT, INTERRUPTION_QUEUE, ...), plus the
-// label, tag and annotation keys Karpenter's AWS provider uses (spec/aws-provider.md §2, §4.1, §4.8, §5).
+// tag and annotation keys Karpenter's AWS provider uses (spec/aws-provider.md §4.1, §4.8, §5). Label keys are
+// the engine's (engine/scheduling/labels.ts, engine/catalog/labels.ts).
 
 export interface AwsSettings {
   /** CLUSTER_NAME (required). */
@@ -45,9 +46,8 @@ export function validateSettings(s: AwsSettings): AwsSettings {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Keys
+// Tags and annotations
 
-export const AWS_DOMAIN = 'karpenter.k8s.aws';
 export const NODEPOOL_TAG = 'karpenter.sh/nodepool';
 export const NODECLAIM_TAG = 'karpenter.sh/nodeclaim';
 export const NODECLASS_TAG = 'karpenter.k8s.aws/ec2nodeclass';
@@ -57,19 +57,6 @@ export const clusterTag = (cluster: string): string => `kubernetes.io/cluster/${
 export const NODECLASS_HASH_ANNOTATION = 'karpenter.k8s.aws/ec2nodeclass-hash';
 export const NODECLASS_HASH_VERSION_ANNOTATION = 'karpenter.k8s.aws/ec2nodeclass-hash-version';
 export const INSTANCE_PROFILE_ANNOTATION = 'karpenter.k8s.aws/instance-profile-name';
-
-export const CAPACITY_TYPE_LABEL = 'karpenter.sh/capacity-type';
-export const ZONE_LABEL = 'topology.kubernetes.io/zone';
-export const ZONE_ID_LABEL = 'topology.k8s.aws/zone-id';
-export const REGION_LABEL = 'topology.kubernetes.io/region';
-export const INSTANCE_TYPE_LABEL = 'node.kubernetes.io/instance-type';
-export const ARCH_LABEL = 'kubernetes.io/arch';
-export const OS_LABEL = 'kubernetes.io/os';
-export const WINDOWS_BUILD_LABEL = 'node.kubernetes.io/windows-build';
-export const NODEPOOL_LABEL = 'karpenter.sh/nodepool';
-export const GPU_COUNT_LABEL = 'karpenter.k8s.aws/instance-gpu-count';
-export const ACCELERATOR_COUNT_LABEL = 'karpenter.k8s.aws/instance-accelerator-count';
-export const TENANCY_LABEL = 'karpenter.k8s.aws/instance-tenancy';
 
 /** spec.tags keys Karpenter sets itself (§4.1): a node class may not use them. */
 export function restrictedTagReason(key: string): string | undefined {

@@ -1,21 +1,16 @@
-// DescribeInstanceTypes records -> InstanceFacts, the input of the capacity and label formulas. Facts that
-// DescribeInstanceTypes does not carry (VPC-limits branch interfaces, Karpenter's baseline bandwidth table)
-// come from an optional lookup the catalog provides.
+// DescribeInstanceTypes records -> the engine's Ec2InstanceInfo, the one input of its capacity and label
+// formulas (engine/catalog allocatable.ts, labels.ts). This is the provider's only adapter onto them: the
+// field meanings are those documented on Ec2InstanceInfo. Facts that DescribeInstanceTypes does not carry
+// (VPC-limits branch interfaces, Karpenter's baseline bandwidth table) come from a lookup; catalog.ts builds
+// one from the engine's committed catalog.
 import type { InstanceTypeInfo } from '@aws-sdk/client-ec2';
-import type { InstanceFacts } from '../capacity.ts';
+import { lowerKebab, type Ec2InstanceInfo } from '../../../../engine/index.ts';
 
-export interface ExtraFacts {
-  /** vpc.amazonaws.com/pod-eni: VPC-limits BranchInterface when trunking-compatible, else 0. */
-  readonly podENIs?: number;
-  /** Karpenter's generated baseline bandwidth (label instance-network-bandwidth). */
-  readonly networkBandwidthMbps?: number;
-}
+export type ExtraFacts = Pick<Ec2InstanceInfo, 'podENIs' | 'networkBandwidthMbps'>;
 
 export type ExtraFactsLookup = (instanceType: string) => ExtraFacts | undefined;
 
-/** Karpenter's label form of EC2 names: lower case, spaces as dashes ("Radeon Pro V520" -> radeon-pro-v520). */
-export const lowerKebab = (s: string): string => s.trim().toLowerCase().replace(/\s+/g, '-');
-
+/** MaximumNetworkInterfaces of the default network card: the VPC CNI uses only that card (p5.48xlarge: 2, not 64). */
 function defaultCardENIs(info: InstanceTypeInfo): number | undefined {
   const n = info.NetworkInfo;
   if (!n) return undefined;
@@ -24,8 +19,31 @@ function defaultCardENIs(info: InstanceTypeInfo): number | undefined {
   return card?.MaximumNetworkInterfaces ?? n.MaximumNetworkInterfaces;
 }
 
+/** Drops undefined fields: Ec2InstanceInfo's optional facts are absent when unknown, never undefined. */
+function known<T extends object>(o: Record<string, unknown>): T {
+  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
+  return o as T;
+}
+
+const nonEmpty = <T>(list: T[] | undefined): T[] | undefined => (list?.length ? list : undefined);
+
+// GPU and accelerator names stay as EC2 writes them ("Radeon Pro V520", "AMD"): the engine's formulas compare
+// manufacturers case-insensitively and its labels lower-kebab the names.
+function devices(info: InstanceTypeInfo): Pick<Ec2InstanceInfo, 'gpus' | 'neuronDevices' | 'inferenceAccelerators'> {
+  const gpus = info.GpuInfo?.Gpus?.map((g) => known<NonNullable<Ec2InstanceInfo['gpus']>[number]>({
+    count: g.Count ?? 0, name: g.Name, manufacturer: g.Manufacturer, memoryMiB: g.MemoryInfo?.SizeInMiB,
+  }));
+  const neuronDevices = info.NeuronInfo?.NeuronDevices?.map((d) => known<NonNullable<Ec2InstanceInfo['neuronDevices']>[number]>({
+    count: d.Count ?? 0, name: d.Name, coresPerDevice: d.CoreInfo?.Count ?? 0,
+  }));
+  const inferenceAccelerators = info.InferenceAcceleratorInfo?.Accelerators?.map((a) => known<NonNullable<Ec2InstanceInfo['inferenceAccelerators']>[number]>({
+    count: a.Count ?? 0, name: a.Name, manufacturer: a.Manufacturer,
+  }));
+  return known({ gpus: nonEmpty(gpus), neuronDevices: nonEmpty(neuronDevices), inferenceAccelerators: nonEmpty(inferenceAccelerators) });
+}
+
 /** The facts, or `{ skip }` with the reason when the record lacks what every formula needs. */
-export function factsFromInstanceTypeInfo(info: InstanceTypeInfo, extra?: ExtraFacts): InstanceFacts | { readonly skip: string } {
+export function factsFromInstanceTypeInfo(info: InstanceTypeInfo, extra?: ExtraFacts): Ec2InstanceInfo | { readonly skip: string } {
   const name = info.InstanceType;
   const vcpu = info.VCpuInfo?.DefaultVCpus;
   const memoryMiB = info.MemoryInfo?.SizeInMiB;
@@ -36,47 +54,26 @@ export function factsFromInstanceTypeInfo(info: InstanceTypeInfo, extra?: ExtraF
   const p = info.ProcessorInfo;
   const n = info.NetworkInfo;
   const ebs = info.EbsInfo;
-  const gpus = info.GpuInfo?.Gpus?.map((g) => ({
-    count: g.Count ?? 0,
-    ...(g.Name ? { name: lowerKebab(g.Name) } : {}),
-    ...(g.Manufacturer ? { manufacturer: lowerKebab(g.Manufacturer) } : {}),
-    ...(g.MemoryInfo?.SizeInMiB !== undefined ? { memoryMiB: g.MemoryInfo.SizeInMiB } : {}),
-  }));
-  const neuron = info.NeuronInfo?.NeuronDevices?.map((d) => ({
-    count: d.Count ?? 0,
-    ...(d.Name ? { name: lowerKebab(d.Name) } : {}),
-    coresPerDevice: d.CoreInfo?.Count ?? 0,
-  }));
-  const accelerators = info.InferenceAcceleratorInfo?.Accelerators?.map((a) => ({
-    count: a.Count ?? 0,
-    ...(a.Name ? { name: lowerKebab(a.Name) } : {}),
-    ...(a.Manufacturer ? { manufacturer: lowerKebab(a.Manufacturer) } : {}),
-  }));
   const storage = info.InstanceStorageInfo;
-  const maxENIs = defaultCardENIs(info);
-  const out: Record<string, unknown> = {
+  return known<Ec2InstanceInfo>({
     name,
     vcpu,
     memoryMiB,
     arch,
-    maxENIs,
+    maxENIs: defaultCardENIs(info),
     ipv4PerENI: n?.Ipv4AddressesPerInterface,
     efaMax: n?.EfaInfo?.MaximumEfaInterfaces,
-    gpus: gpus?.length ? gpus : undefined,
-    neuronDevices: neuron?.length ? neuron : undefined,
-    inferenceAccelerators: accelerators?.length ? accelerators : undefined,
+    ...devices(info),
     instanceStorage: storage?.TotalSizeInGB !== undefined ? { totalSizeGB: storage.TotalSizeInGB, nvme: storage.NvmeSupport !== 'unsupported' } : undefined,
     cpuManufacturer: p?.Manufacturer ? lowerKebab(p.Manufacturer) : undefined,
     sustainedClockSpeedMhz: p?.SustainedClockSpeedInGhz !== undefined ? Math.round(p.SustainedClockSpeedInGhz * 1000) : undefined,
+    // Karpenter labels bare metal (no Hypervisor in the record) with an empty hypervisor.
     hypervisor: info.Hypervisor ?? (info.BareMetal ? '' : undefined),
     encryptionInTransitSupported: n?.EncryptionInTransitSupported,
     ebsBandwidthMbps: ebs?.EbsOptimizedSupport === 'default' ? ebs.EbsOptimizedInfo?.MaximumBandwidthInMbps : undefined,
-    bareMetal: info.BareMetal,
     podENIs: extra?.podENIs,
     networkBandwidthMbps: extra?.networkBandwidthMbps,
-  };
-  for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k];
-  return out as unknown as InstanceFacts;
+  });
 }
 
 /** SupportedUsageClasses ∩ {on-demand, spot} (capacity-block is not offered through this path). */

@@ -4,11 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { reqs } from '../../../../engine/index.ts';
 import { FakeClock, fixtureInstanceTypes, fixtureOfferings, fixturePrices, mockedAws, readyNodeClass } from '../../../../test/fakes/aws.ts';
 import { UnavailableOfferings } from '../ice-cache.ts';
-import type { EC2NodeClass } from '../nodeclass-types.ts';
+import type { EC2NodeClass } from '../../../../engine/index.ts';
 import { PricingProvider } from '../pricing.ts';
-import { factsFromInstanceTypeInfo } from './facts.ts';
 import { INSTANCE_TYPE_FILTERS, InstanceTypeProvider } from './provider.ts';
-import { typeLabels } from './requirements.ts';
 
 const MiB = 2 ** 20;
 
@@ -24,7 +22,7 @@ async function setup(extraFacts?: (n: string) => { podENIs?: number; networkBand
   return { aws, clock, ice, pricing, provider };
 }
 
-const withZones = (nc: EC2NodeClass, zones: string[]): EC2NodeClass => ({ ...nc, status: { ...nc.status, subnets: nc.status!.subnets!.filter((s) => zones.includes(s.zone)) } });
+const withZones = (nc: EC2NodeClass, zones: string[]): EC2NodeClass => ({ ...nc, status: { ...nc.status, subnets: nc.status.subnets.filter((s) => s.zone !== undefined && zones.includes(s.zone)) } });
 
 describe('InstanceTypeProvider', () => {
   it('discovers with Karpenter filters and builds every fixture type that has an offering', async () => {
@@ -94,53 +92,8 @@ describe('InstanceTypeProvider', () => {
   });
 });
 
-describe('instance-type labels', () => {
-  // Expected values: Karpenter's generated instance-types docs (shared/data/aws/instance-types.json karpenterLabels).
-  const labelsOf = (name: string, extra?: { networkBandwidthMbps?: number }) => {
-    const info = fixtureInstanceTypes().find((t) => t.InstanceType === name)!;
-    const facts = factsFromInstanceTypeInfo(info, extra);
-    if ('skip' in facts) throw new Error(facts.skip);
-    return Object.fromEntries(Object.entries(typeLabels(facts)).filter(([, v]) => v !== undefined));
-  };
-
-  it('matches Karpenter for m5.large', () => {
-    expect(labelsOf('m5.large', { networkBandwidthMbps: 750 })).toEqual({
-      'karpenter.k8s.aws/instance-capability-flex': 'false',
-      'karpenter.k8s.aws/instance-category': 'm',
-      'karpenter.k8s.aws/instance-cpu': '2',
-      'karpenter.k8s.aws/instance-cpu-manufacturer': 'intel',
-      'karpenter.k8s.aws/instance-cpu-sustained-clock-speed-mhz': '3100',
-      'karpenter.k8s.aws/instance-ebs-bandwidth': '4750',
-      'karpenter.k8s.aws/instance-encryption-in-transit-supported': 'false',
-      'karpenter.k8s.aws/instance-family': 'm5',
-      'karpenter.k8s.aws/instance-generation': '5',
-      'karpenter.k8s.aws/instance-hypervisor': 'nitro',
-      'karpenter.k8s.aws/instance-memory': '8192',
-      'karpenter.k8s.aws/instance-network-bandwidth': '750',
-      'karpenter.k8s.aws/instance-size': 'large',
-      'kubernetes.io/arch': 'amd64',
-      'node.kubernetes.io/instance-type': 'm5.large',
-    });
-  });
-
-  it('matches Karpenter for a GPU type, a Neuron type and bare metal', () => {
-    expect(labelsOf('g4ad.16xlarge')).toMatchObject({
-      'karpenter.k8s.aws/instance-gpu-count': '4',
-      'karpenter.k8s.aws/instance-gpu-manufacturer': 'amd',
-      'karpenter.k8s.aws/instance-gpu-memory': '8192',
-      'karpenter.k8s.aws/instance-gpu-name': 'radeon-pro-v520',
-      'karpenter.k8s.aws/instance-local-nvme': '2400',
-    });
-    expect(labelsOf('inf2.xlarge')).toMatchObject({
-      'karpenter.k8s.aws/instance-accelerator-count': '1',
-      'karpenter.k8s.aws/instance-accelerator-manufacturer': 'aws',
-      'karpenter.k8s.aws/instance-accelerator-name': 'inferentia2',
-      'karpenter.k8s.aws/instance-category': 'inf',
-      'karpenter.k8s.aws/instance-generation': '2',
-    });
-    expect(labelsOf('m5.metal')).toMatchObject({ 'karpenter.k8s.aws/instance-hypervisor': '', 'karpenter.k8s.aws/instance-size': 'metal' });
-  });
-
+// Labels and allocatable of every fixture type against Karpenter's published values: golden.test.ts.
+describe('instance-type facts', () => {
   it('takes ENIs from the default network card (p5.48xlarge: 100 pods)', async () => {
     const { provider } = await setup();
     expect(provider.list(readyNodeClass()).find((t) => t.name === 'p5.48xlarge')!.capacity.pods).toBe(100);

@@ -4,16 +4,16 @@
 // offerings unavailable when the ICE cache holds them or every subnet of their zone is out of addresses.
 // Offerings without a known price are left out: the solver cannot rank them.
 import type { InstanceTypeInfo } from '@aws-sdk/client-ec2';
-import type { InstanceType, Offering } from '../../../../engine/index.ts';
-import { instanceResources, type CapacitySettings, type InstanceFacts } from '../capacity.ts';
+import {
+  ec2ContextRequirements, ec2TypeRequirements, hasEniLimitedPods, reqs, type AMIFamily, type EC2NodeClass, type Ec2InstanceInfo, type InstanceType,
+  type Offering, type Requirement,
+} from '../../../../engine/index.ts';
 import type { UnavailableOfferings } from '../ice-cache.ts';
-import { resolvedAmiFamily } from '../nodeclass/amis.ts';
-import type { AmiFamily, EC2NodeClass } from '../nodeclass-types.ts';
 import type { PricingProvider } from '../pricing.ts';
 import type { Ec2Port } from '../sdk.ts';
 import type { AwsSettings } from '../settings.ts';
 import { capacityTypesOf, factsFromInstanceTypeInfo, type ExtraFactsLookup } from './facts.ts';
-import { instanceTypeRequirements } from './requirements.ts';
+import { nodeClassSizing, sizeInstance } from './sizing.ts';
 
 export const INSTANCE_TYPE_FILTERS = [
   { Name: 'supported-virtualization-type', Values: ['hvm'] },
@@ -33,8 +33,10 @@ export interface InstanceTypeProviderDeps {
 }
 
 interface Discovered {
-  readonly facts: InstanceFacts;
+  readonly facts: Ec2InstanceInfo;
   readonly capacityTypes: ReadonlyArray<'on-demand' | 'spot'>;
+  /** The labels that depend on the type alone, computed once per discovery (requirements are immutable). */
+  readonly typeRequirements: readonly Requirement[];
 }
 
 export class InstanceTypeProvider {
@@ -61,7 +63,11 @@ export class InstanceTypeProvider {
         this.deps.onSkip?.(f.skip);
         continue;
       }
-      types.set(f.name, { facts: f, capacityTypes: capacityTypesOf(info) });
+      if (!hasEniLimitedPods(f)) {
+        this.deps.onSkip?.(`${f.name}: no NetworkInfo ENI limits (MaximumNetworkInterfaces, Ipv4AddressesPerInterface) to size pods with`);
+        continue;
+      }
+      types.set(f.name, { facts: f, capacityTypes: capacityTypesOf(info), typeRequirements: ec2TypeRequirements(f) });
     }
     const zones = new Map<string, Set<string>>();
     for (const o of offerings) {
@@ -76,7 +82,7 @@ export class InstanceTypeProvider {
     this.memo.clear();
   }
 
-  facts(instanceType: string): InstanceFacts | undefined {
+  facts(instanceType: string): Ec2InstanceInfo | undefined {
     return this.types.get(instanceType)?.facts;
   }
 
@@ -86,32 +92,33 @@ export class InstanceTypeProvider {
 
   /** The instance types for a node class; memoized until discovery, prices, the ICE cache or the class change. */
   list(nc: EC2NodeClass): InstanceType[] {
-    const subnets = nc.status?.subnets ?? [];
+    const subnets = nc.status.subnets;
     const key = JSON.stringify([
-      nc.metadata.name,
-      nc.metadata.generation,
+      nc.name,
+      nc.generation,
       subnets,
-      nc.status?.amis?.length,
+      nc.status.amis.length,
       this.dataVersion,
       this.deps.pricing.version,
       this.deps.ice.fingerprint(),
       subnets.map((s) => this.deps.ice.isSubnetUnavailable(s.id)),
     ]);
-    const hit = this.memo.get(nc.metadata.name);
+    const hit = this.memo.get(nc.name);
     if (hit?.key === key) return hit.value;
     const value = this.build(nc);
-    this.memo.set(nc.metadata.name, { key, value });
+    this.memo.set(nc.name, { key, value });
     return value;
   }
 
   private build(nc: EC2NodeClass): InstanceType[] {
-    const family = familyOf(nc);
-    const subnets = nc.status?.subnets ?? [];
+    const family = nc.amiFamily;
+    // A subnet without a zone in status (not written by this provider) cannot be launched into.
+    const subnets = nc.status.subnets.flatMap((s) => (s.zone ? [{ ...s, zone: s.zone }] : []));
     const zoneIds = new Map(subnets.map((s) => [s.zone, s.zoneID ?? '']));
     const usableZones = new Set(subnets.filter((s) => !this.deps.ice.isSubnetUnavailable(s.id)).map((s) => s.zone));
-    const settings = capacitySettings(nc, family, this.deps.settings);
+    const sizing = nodeClassSizing(nc, this.deps.settings);
     const out: InstanceType[] = [];
-    for (const { facts, capacityTypes } of this.types.values()) {
+    for (const { facts, capacityTypes, typeRequirements } of this.types.values()) {
       if (!compatibleWithFamily(facts, family)) continue;
       const zones = [...(this.zonesByType.get(facts.name) ?? [])].filter((z) => zoneIds.has(z)).sort();
       const offerings: Offering[] = [];
@@ -130,44 +137,23 @@ export class InstanceTypeProvider {
         }
       }
       if (!offerings.length) continue;
-      const requirements = instanceTypeRequirements(facts, {
+      const context = ec2ContextRequirements(facts.arch, {
         region: this.deps.settings.region,
         amiFamily: family,
         zones,
         zoneIds: zones.map((z) => zoneIds.get(z) ?? '').filter(Boolean),
         capacityTypes,
       });
-      out.push({ name: facts.name, requirements, ...instanceResources(facts, settings), offerings });
+      const { capacity, overhead, allocatable } = sizeInstance(facts, sizing);
+      out.push({ name: facts.name, requirements: reqs.requirements(...typeRequirements, ...context), capacity, overhead, allocatable, offerings });
     }
     return out.sort((a, b) => a.name.localeCompare(b.name));
   }
 }
 
-export function familyOf(nc: EC2NodeClass): AmiFamily {
-  try {
-    return resolvedAmiFamily(nc.spec);
-  } catch {
-    return 'AL2023'; // an unparsable alias keeps the class from being Ready; sizes fall back to the default family
-  }
-}
-
 /** Karpenter's family compatibility: Windows needs amd64; a1 does not run AL2023. */
-function compatibleWithFamily(f: InstanceFacts, family: AmiFamily): boolean {
+function compatibleWithFamily(f: Ec2InstanceInfo, family: AMIFamily): boolean {
   if (family.startsWith('Windows') && f.arch !== 'x86_64') return false;
   if (family === 'AL2023' && f.name.startsWith('a1.')) return false;
   return true;
-}
-
-export function capacitySettings(nc: EC2NodeClass, family: AmiFamily, s: Pick<AwsSettings, 'vmMemoryOverheadPercent' | 'reservedENIs'>): CapacitySettings {
-  const nis = nc.spec.networkInterfaces;
-  const efaOnly = (nis ?? []).filter((n) => n.interfaceType === 'efa-only');
-  return {
-    vmMemoryOverheadPercent: s.vmMemoryOverheadPercent,
-    reservedENIs: s.reservedENIs,
-    amiFamily: family,
-    ...(nc.spec.kubelet ? { kubelet: nc.spec.kubelet } : {}),
-    ...(nc.spec.blockDeviceMappings ? { blockDeviceMappings: nc.spec.blockDeviceMappings } : {}),
-    ...(nc.spec.instanceStorePolicy ? { instanceStorePolicy: nc.spec.instanceStorePolicy } : {}),
-    ...(nis ? { efaInterfaces: efaOnly.length, efaOnlyInterfacesOnCard0: efaOnly.filter((n) => (n.networkCardIndex ?? 0) === 0).length } : {}),
-  };
 }

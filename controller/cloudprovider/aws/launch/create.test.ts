@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import type { NodePool, NodeSelectorRequirement } from '../../../../engine/index.ts';
 import { FakeClock, fixtureInstanceTypes, fixtureOfferings, fixturePrices, mockedAws, readyNodeClass, settings } from '../../../../test/fakes/aws.ts';
 import { isCreateError, isInsufficientCapacity, isNodeClassNotReady, type LaunchRequest } from '../../types.ts';
-import type { EC2NodeClass } from '../nodeclass-types.ts';
+import type { EC2NodeClass } from '../../../../engine/index.ts';
 import type { Timers } from '../periodic.ts';
 import { awsCloudProvider } from '../provider.ts';
 
@@ -29,7 +29,7 @@ function harness(nc: EC2NodeClass = readyNodeClass({ tags: { Team: 'platform' } 
   aws.ec2.on(DescribeLaunchTemplatesCommand).rejects(ec2Error('InvalidLaunchTemplateName.NotFoundException'));
   aws.ec2.on(CreateLaunchTemplateCommand).resolves({ LaunchTemplate: { LaunchTemplateId: 'lt-1' } });
   const clock = new FakeClock();
-  const classes = new Map([[nc.metadata.name, nc]]);
+  const classes = new Map([[nc.name, nc]]);
   const cp = awsCloudProvider({
     settings: settings(),
     ports: aws.ports,
@@ -234,9 +234,9 @@ describe('create', () => {
     const { cp, classes } = harness();
     await expect(cp.create(request([types('m5.large')], { nodeClassName: 'nope' }))).rejects.toSatisfy(isNodeClassNotReady);
     const stale = readyNodeClass({}, 1);
-    classes.set('default', { ...stale, metadata: { ...stale.metadata, generation: 2 } });
+    classes.set('default', { ...stale, generation: 2 });
     await expect(cp.create(request([types('m5.large')]))).rejects.toSatisfy(isNodeClassNotReady);
-    classes.set('default', { ...stale, metadata: { ...stale.metadata, deletionTimestamp: '2026-08-21T12:00:00Z' } });
+    classes.set('default', { ...stale, deleting: true });
     await expect(cp.create(request([types('m5.large')]))).rejects.toThrow(/being deleted/);
   });
 

@@ -6,16 +6,18 @@
 // 3. candidates (filter.ts)  4. one subnet per zone (most free addresses)  5. AMI groups -> launch templates
 // 6. CreateFleet, retried once after a launch-template cache miss  7. errors -> ICE cache; instance -> Instance
 import type { CreateFleetCommandInput } from '@aws-sdk/client-ec2';
-import { nonZero, reqs, type Requirements } from '../../../../engine/index.ts';
+import {
+  CAPACITY_TYPE_LABEL, EFA, INSTANCE_TENANCY_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, nonZero, reqs, ZONE_ID_LABEL, ZONE_LABEL, type EC2NodeClass,
+  type Requirements,
+} from '../../../../engine/index.ts';
 import { CreateError, InsufficientCapacityError, NodeClassNotReadyError, type Instance, type LaunchRequest } from '../../types.ts';
 import type { Batcher } from '../batcher.ts';
 import { isLaunchTemplateNotFound, launchFailureReason, errorCodes } from '../errors.ts';
-import { EC2NODECLASS_HASH_VERSION, nodeClassHash } from '../hash.ts';
+import { currentHash } from '../hash.ts';
 import type { UnavailableOfferings } from '../ice-cache.ts';
 import type { InstanceTypeProvider } from '../instancetype/provider.ts';
-import { familyOf } from '../instancetype/provider.ts';
+import { statusAmis } from '../nodeclass/amis.ts';
 import { isReady } from '../nodeclass/conditions.ts';
-import type { EC2NodeClass } from '../nodeclass-types.ts';
 import * as k from '../settings.ts';
 import { createFleetInput, noInstanceError, recordFleetErrors, type FleetGroup, type FleetOutcome } from './fleet.ts';
 import { selectCandidates, type Candidate } from './filter.ts';
@@ -39,7 +41,7 @@ export function launchTags(nc: EC2NodeClass, req: LaunchRequest, cluster: string
   for (const [where, tags] of [['spec.tags', nc.spec.tags], ['the NodeClaim tags', req.tags]] as const) {
     for (const key of Object.keys(tags ?? {})) {
       const why = k.restrictedTagReason(key);
-      if (why) throw new CreateError(`launching nodeclaim ${req.nodeClaimName}: ${where} of EC2NodeClass ${nc.metadata.name} use the restricted tag "${key}" (${why})`, 'InvalidTags');
+      if (why) throw new CreateError(`launching nodeclaim ${req.nodeClaimName}: ${where} of EC2NodeClass ${nc.name} use the restricted tag "${key}" (${why})`, 'InvalidTags');
     }
   }
   return {
@@ -48,7 +50,7 @@ export function launchTags(nc: EC2NodeClass, req: LaunchRequest, cluster: string
     [k.clusterTag(cluster)]: 'owned',
     [k.NODEPOOL_TAG]: req.nodePoolName,
     [k.EKS_CLUSTER_NAME_TAG]: cluster,
-    [k.NODECLASS_TAG]: nc.metadata.name,
+    [k.NODECLASS_TAG]: nc.name,
   };
 }
 
@@ -56,16 +58,16 @@ function readyNodeClass(req: LaunchRequest, deps: LaunchDeps): EC2NodeClass {
   const nc = deps.nodeClass(req.nodeClassName);
   const where = `EC2NodeClass ${req.nodeClassName} of nodeclaim ${req.nodeClaimName}`;
   if (!nc) throw new NodeClassNotReadyError(`${where} does not exist`);
-  if (nc.metadata.deletionTimestamp) throw new NodeClassNotReadyError(`${where} is being deleted`);
-  if (!isReady(nc.status?.conditions, nc.metadata.generation)) throw new NodeClassNotReadyError(`${where} is not Ready for generation ${nc.metadata.generation ?? '?'}`);
+  if (nc.deleting) throw new NodeClassNotReadyError(`${where} is being deleted`);
+  if (!isReady(nc.status.conditions, nc.generation)) throw new NodeClassNotReadyError(`${where} is not Ready for generation ${nc.generation ?? '?'}`);
   return nc;
 }
 
 /** The nodeclass subnet with the most free addresses in each zone, skipping subnets out of addresses. */
 function subnetPerZone(nc: EC2NodeClass, deps: LaunchDeps): Map<string, string> {
   const best = new Map<string, { id: string; ips: number }>();
-  (nc.status?.subnets ?? []).forEach((s, i) => {
-    if (deps.ice.isSubnetUnavailable(s.id)) return;
+  nc.status.subnets.forEach((s, i) => {
+    if (!s.zone || deps.ice.isSubnetUnavailable(s.id)) return;
     const ips = deps.subnetIps?.(s.id) ?? -i; // status order is already most-free-first
     const cur = best.get(s.zone);
     if (!cur || ips > cur.ips) best.set(s.zone, { id: s.id, ips });
@@ -81,10 +83,10 @@ interface AmiGroup {
 
 /** Types map to the first AMI whose requirements intersect theirs; groups split by pods (user data differs). */
 function amiGroups(nc: EC2NodeClass, candidates: readonly Candidate[]): AmiGroup[] {
-  const amis = (nc.status?.amis ?? []).map((a) => ({ id: a.id, reqs: reqs.fromSelectorRequirements(a.requirements.map((r) => ({ key: r.key, operator: r.operator, values: r.values ?? [] }))) }));
+  const amis = statusAmis(nc);
   const groups = new Map<string, AmiGroup>();
   for (const c of candidates) {
-    const ami = amis.find((a) => reqs.intersects(c.type.requirements, a.reqs) === undefined);
+    const ami = amis.find((a) => reqs.intersects(c.type.requirements, a.requirements) === undefined);
     if (!ami) continue;
     const maxPods = c.type.capacity.pods ?? 110;
     const key = `${ami.id}/${maxPods}`;
@@ -95,7 +97,7 @@ function amiGroups(nc: EC2NodeClass, candidates: readonly Candidate[]): AmiGroup
 }
 
 async function fleetGroups(nc: EC2NodeClass, req: LaunchRequest, deps: LaunchDeps, groups: readonly AmiGroup[], capacityType: 'on-demand' | 'spot', tags: Record<string, string>): Promise<FleetGroup[]> {
-  const family = familyOf(nc);
+  const family = nc.amiFamily;
   const subnets = subnetPerZone(nc, deps);
   const out: FleetGroup[] = [];
   for (const g of groups) {
@@ -121,8 +123,8 @@ async function fleetGroups(nc: EC2NodeClass, req: LaunchRequest, deps: LaunchDep
         taints: [...req.taints, ...req.startupTaints],
         ...(nc.spec.userData ? { customUserData: nc.spec.userData } : {}),
       }),
-      instanceProfile: nc.status?.instanceProfile ?? nc.spec.instanceProfile ?? '',
-      securityGroupIds: (nc.status?.securityGroups ?? []).map((s) => s.id),
+      instanceProfile: nc.status.instanceProfile ?? nc.spec.instanceProfile ?? '',
+      securityGroupIds: nc.status.securityGroups.map((s) => s.id),
       tags,
       capacityType,
     });
@@ -148,7 +150,7 @@ export async function launch(req: LaunchRequest, deps: LaunchDeps): Promise<Inst
   const sel = selectCandidates(deps.instanceTypes.list(nc), claim, req.requests, deps.minValuesPolicy);
   if (!sel.ok) throw new InsufficientCapacityError(`launching nodeclaim ${req.nodeClaimName}: ${sel.reason}`);
   const groups = amiGroups(nc, sel.candidates);
-  if (!groups.length) throw new InsufficientCapacityError(`launching nodeclaim ${req.nodeClaimName}: no AMI of EC2NodeClass ${nc.metadata.name} serves the candidate instance types`);
+  if (!groups.length) throw new InsufficientCapacityError(`launching nodeclaim ${req.nodeClaimName}: no AMI of EC2NodeClass ${nc.name} serves the candidate instance types`);
   const build = async () => createFleetInput(await fleetGroups(nc, req, deps, groups, sel.capacityType, tags), sel.capacityType, tags, nc.spec.context);
   const input = await build();
   if (!input.LaunchTemplateConfigs?.length) throw new InsufficientCapacityError(`launching nodeclaim ${req.nodeClaimName}: no zone of the offerings has a usable subnet`);
@@ -156,7 +158,7 @@ export async function launch(req: LaunchRequest, deps: LaunchDeps): Promise<Inst
     for (const c of input.LaunchTemplateConfigs ?? []) if (c.LaunchTemplateSpecification?.LaunchTemplateName) deps.templates.invalidate(c.LaunchTemplateSpecification.LaunchTemplateName);
     return build();
   });
-  const zoneOf = (id: string) => nc.status?.subnets?.find((s) => s.id === id)?.zone;
+  const zoneOf = (id: string) => nc.status.subnets.find((s) => s.id === id)?.zone;
   const marked = recordFleetErrors(outcome.errors, sel.capacityType, deps.ice, zoneOf);
   if (!outcome.instance) throw noInstanceError(req.nodeClaimName, outcome.errors, marked);
   return toInstance(req, nc, deps, sel.candidates, groups, outcome.instance, sel.capacityType);
@@ -172,15 +174,15 @@ function toInstance(
   capacityType: 'on-demand' | 'spot',
 ): Instance {
   const type = candidates.find((c) => c.type.name === inst.instanceType)?.type;
-  const zone = inst.zone ?? (inst.subnetId ? nc.status?.subnets?.find((s) => s.id === inst.subnetId)?.zone : undefined) ?? '';
-  const zoneId = nc.status?.subnets?.find((s) => s.zone === zone)?.zoneID;
+  const zone = inst.zone ?? (inst.subnetId ? nc.status.subnets.find((s) => s.id === inst.subnetId)?.zone : undefined) ?? '';
+  const zoneId = nc.status.subnets.find((s) => s.zone === zone)?.zoneID;
   const imageID = groups.find((g) => g.candidates.some((c) => c.type.name === inst.instanceType))?.imageId;
-  const efa = (nc.spec.networkInterfaces ?? []).some((n) => n.interfaceType === 'efa-only');
+  const efa = nc.spec.networkInterfaces.some((n) => n.interfaceType === 'efa-only');
   const strip = (r: Record<string, number>) => {
-    if (!efa) delete r['vpc.amazonaws.com/efa'];
+    if (!efa) delete r[EFA];
     return r;
   };
-  const hash = nc.metadata.annotations?.[k.NODECLASS_HASH_ANNOTATION] ?? nodeClassHash({ spec: nc.spec, amiFamily: familyOf(nc), ...(deps.settings.clusterCABundle ? { caBundle: deps.settings.clusterCABundle } : {}) });
+  const { hash, version } = currentHash(nc, deps.settings.clusterCABundle);
   return {
     providerID: `aws:///${zone}/${inst.id}`,
     instanceType: inst.instanceType,
@@ -190,17 +192,17 @@ function toInstance(
     capacity: strip(nonZero(type?.capacity ?? {})),
     allocatable: strip(nonZero(type?.allocatable ?? {})),
     labels: {
-      ...(type ? reqs.singleValueLabels(type.requirements) : { [k.INSTANCE_TYPE_LABEL]: inst.instanceType }),
-      [k.ZONE_LABEL]: zone,
-      ...(zoneId ? { [k.ZONE_ID_LABEL]: zoneId } : {}),
-      [k.CAPACITY_TYPE_LABEL]: inst.lifecycle === 'spot' ? 'spot' : capacityType,
-      [k.NODEPOOL_LABEL]: req.nodePoolName,
-      [k.TENANCY_LABEL]: 'default',
+      ...(type ? reqs.singleValueLabels(type.requirements) : { [INSTANCE_TYPE_LABEL]: inst.instanceType }),
+      [ZONE_LABEL]: zone,
+      ...(zoneId ? { [ZONE_ID_LABEL]: zoneId } : {}),
+      [CAPACITY_TYPE_LABEL]: inst.lifecycle === 'spot' ? 'spot' : capacityType,
+      [NODEPOOL_LABEL]: req.nodePoolName,
+      [INSTANCE_TENANCY_LABEL]: 'default',
     },
     annotations: {
       [k.NODECLASS_HASH_ANNOTATION]: hash,
-      [k.NODECLASS_HASH_VERSION_ANNOTATION]: nc.metadata.annotations?.[k.NODECLASS_HASH_VERSION_ANNOTATION] ?? EC2NODECLASS_HASH_VERSION,
-      ...(nc.status?.instanceProfile ? { [k.INSTANCE_PROFILE_ANNOTATION]: nc.status.instanceProfile } : {}),
+      [k.NODECLASS_HASH_VERSION_ANNOTATION]: version,
+      ...(nc.status.instanceProfile ? { [k.INSTANCE_PROFILE_ANNOTATION]: nc.status.instanceProfile } : {}),
     },
     launchTime: deps.clock.now(),
     nodeClaimName: req.nodeClaimName,

@@ -3,11 +3,13 @@
 // have a compatible available offering; drop exotic types (metal, GPU, Neuron, Gaudi) while generic ones
 // remain; pick the capacity type (spot when allowed and offered, else on-demand); with both allowed, drop spot
 // types dearer than the cheapest on-demand offering; sort by cheapest offering and keep 60.
-import { fits, reqs, type InstanceType, type Offering, type Requirements, type Resources } from '../../../../engine/index.ts';
-import { CAPACITY_TYPE_LABEL, ZONE_ID_LABEL, ZONE_LABEL } from '../settings.ts';
+import {
+  AMD_GPU, AWS_NEURON, CAPACITY_TYPE_LABEL, fits, HABANA_GAUDI, INSTANCE_SIZE_LABEL, NVIDIA_GPU, reqs, ZONE_ID_LABEL, ZONE_LABEL, type InstanceType, type Offering,
+  type Requirements, type Resources,
+} from '../../../../engine/index.ts';
 
 export const MAX_INSTANCE_TYPES = 60;
-const EXOTIC_RESOURCES = ['nvidia.com/gpu', 'amd.com/gpu', 'aws.amazon.com/neuron', 'habana.ai/gaudi'];
+const EXOTIC_RESOURCES = [NVIDIA_GPU, AMD_GPU, AWS_NEURON, HABANA_GAUDI];
 
 export interface Candidate {
   readonly type: InstanceType;
@@ -28,7 +30,7 @@ export function offeringAllowed(o: Offering, claim: Requirements): boolean {
 }
 
 const isExotic = (t: InstanceType): boolean =>
-  (t.requirements.get('karpenter.k8s.aws/instance-size') ? [...t.requirements.get('karpenter.k8s.aws/instance-size')!.values].some((v) => v.includes('metal')) : false) ||
+  [...(t.requirements.get(INSTANCE_SIZE_LABEL)?.values ?? [])].some((v) => v.includes('metal')) ||
   EXOTIC_RESOURCES.some((r) => (t.capacity[r] ?? 0) > 0);
 
 const cheapest = (os: readonly Offering[]): number => os.reduce((m, o) => Math.min(m, o.price), Infinity);

@@ -4,10 +4,9 @@
 // EC2 on eviction), and deleteAll() removes a deleted node class's templates.
 import { createHash } from 'node:crypto';
 import type { CreateLaunchTemplateCommandInput, LaunchTemplateBlockDeviceMappingRequest, RequestLaunchTemplateData } from '@aws-sdk/client-ec2';
-import { resourceValue } from '../../../../engine/index.ts';
+import type { AMIFamily, BlockDeviceMapping, EC2NodeClassSpec } from '../../../../engine/index.ts';
 import { isAlreadyExists } from '../errors.ts';
 import { canonical } from '../hash.ts';
-import type { AmiFamily, BlockDeviceMapping, EC2NodeClassSpec } from '../nodeclass-types.ts';
 import type { Ec2Port } from '../sdk.ts';
 import { EKS_CLUSTER_NAME_TAG, NODECLASS_TAG, type Clock } from '../settings.ts';
 import { TtlCache } from '../ttl-cache.ts';
@@ -16,7 +15,7 @@ export const LAUNCH_TEMPLATE_TTL_MS = 60_000;
 export const LAUNCH_TEMPLATE_PREFIX = 'karpenter.k8s.aws/';
 
 export interface TemplateOptions {
-  readonly family: AmiFamily;
+  readonly family: AMIFamily;
   readonly spec: EC2NodeClassSpec;
   readonly imageId: string;
   /** Plain text; encoded here. */
@@ -35,37 +34,33 @@ export interface TemplateRef {
 const GiB = 2 ** 30;
 
 /** Default volumes per family (Karpenter DefaultBlockDeviceMappings): 20Gi gp3 encrypted roots; Bottlerocket 4Gi OS + 20Gi data. */
-export function defaultBlockDevices(family: AmiFamily): BlockDeviceMapping[] {
-  const ebs = (size: string) => ({ volumeSize: size, volumeType: 'gp3', encrypted: true });
+export function defaultBlockDevices(family: AMIFamily): BlockDeviceMapping[] {
+  const device = (deviceName: string, gi: number): BlockDeviceMapping => ({
+    deviceName, rootVolume: false, ebs: { volumeSize: `${gi}Gi`, volumeSizeBytes: gi * GiB, volumeType: 'gp3', encrypted: true },
+  });
   switch (family) {
     case 'AL2':
     case 'AL2023':
-      return [{ deviceName: '/dev/xvda', ebs: ebs('20Gi') }];
+      return [device('/dev/xvda', 20)];
     case 'Bottlerocket':
-      return [{ deviceName: '/dev/xvda', ebs: ebs('4Gi') }, { deviceName: '/dev/xvdb', ebs: ebs('20Gi') }];
+      return [device('/dev/xvda', 4), device('/dev/xvdb', 20)];
     case 'Custom':
       return [];
     default:
-      return [{ deviceName: '/dev/sda1', ebs: ebs('50Gi') }];
+      return [device('/dev/sda1', 50)];
   }
 }
 
+/** EBS sizes in GiB, from the bytes the engine's parser computed (it refuses sizes EC2 would refuse). */
 function blockDevices(list: readonly BlockDeviceMapping[]): LaunchTemplateBlockDeviceMappingRequest[] {
-  return list.map((b, i) => {
+  return list.map((b) => {
     const e = b.ebs ?? {};
-    let size: number | undefined;
-    if (e.volumeSize !== undefined) {
-      try {
-        size = Math.ceil(resourceValue('memory', e.volumeSize) / GiB);
-      } catch (err) {
-        throw new Error(`spec.blockDeviceMappings[${i}].ebs.volumeSize: ${(err as Error).message}`, { cause: err });
-      }
-    }
+    const size = e.volumeSizeBytes !== undefined ? Math.ceil(e.volumeSizeBytes / GiB) : undefined;
     return {
       ...(b.deviceName ? { DeviceName: b.deviceName } : {}),
       Ebs: {
         ...(size !== undefined ? { VolumeSize: size } : {}),
-        ...(e.volumeType ? { VolumeType: e.volumeType as 'gp3' } : {}),
+        ...(e.volumeType ? { VolumeType: e.volumeType } : {}),
         ...(e.iops !== undefined ? { Iops: e.iops } : {}),
         ...(e.throughput !== undefined ? { Throughput: e.throughput } : {}),
         ...(e.encrypted !== undefined ? { Encrypted: e.encrypted } : {}),
@@ -82,19 +77,19 @@ const tagList = (tags: Readonly<Record<string, string>>) => Object.keys(tags).so
 
 export function launchTemplateData(o: TemplateOptions): RequestLaunchTemplateData {
   const s = o.spec;
-  const m = s.metadataOptions ?? {};
+  const m = s.metadataOptions; // CRD defaults applied by the engine's parser
   const groups = [...o.securityGroupIds].sort();
   const publicIp = s.associatePublicIPAddress;
   return {
     ImageId: o.imageId,
     ...(o.userData ? { UserData: Buffer.from(o.userData, 'utf8').toString('base64') } : {}),
     IamInstanceProfile: { Name: o.instanceProfile },
-    BlockDeviceMappings: blockDevices(s.blockDeviceMappings?.length ? s.blockDeviceMappings : defaultBlockDevices(o.family)),
+    BlockDeviceMappings: blockDevices(s.blockDeviceMappings.length ? s.blockDeviceMappings : defaultBlockDevices(o.family)),
     MetadataOptions: {
-      HttpEndpoint: m.httpEndpoint ?? 'enabled',
-      HttpProtocolIpv6: m.httpProtocolIPv6 ?? 'disabled',
-      HttpPutResponseHopLimit: m.httpPutResponseHopLimit ?? 1,
-      HttpTokens: m.httpTokens ?? 'required',
+      HttpEndpoint: m.httpEndpoint,
+      HttpProtocolIpv6: m.httpProtocolIPv6,
+      HttpPutResponseHopLimit: m.httpPutResponseHopLimit,
+      HttpTokens: m.httpTokens,
       InstanceMetadataTags: 'disabled',
     },
     Monitoring: { Enabled: s.detailedMonitoring ?? false },

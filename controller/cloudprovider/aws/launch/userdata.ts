@@ -4,8 +4,7 @@
 // settings written over it, Windows a PowerShell block with the user's lines before Start-EKSBootstrap.ps1,
 // and Custom the user's data unchanged. Output is plain text; the launch template base64-encodes it.
 import { stringify, parse } from 'yaml';
-import type { Taint } from '../../../../engine/index.ts';
-import type { AmiFamily, KubeletConfiguration } from '../nodeclass-types.ts';
+import { ARCH_LABEL, INSTANCE_TYPE_LABEL, OS_LABEL, REGION_LABEL, ZONE_LABEL, type AMIFamily, type KubeletConfiguration, type Taint } from '../../../../engine/index.ts';
 import { isMime, NODE_CONFIG, parseMime, serializeMime, SHELL_SCRIPT, type MimePart } from './mime.ts';
 import { parseToml, serializeToml, setValue, tomlString, tomlStringArray } from './toml.ts';
 
@@ -24,9 +23,7 @@ export interface BootstrapOptions {
 }
 
 // kubelet's --node-labels refuses kubernetes.io / k8s.io keys outside this set (NodeRestriction).
-const KUBELET_ALLOWED = new Set([
-  'kubernetes.io/arch', 'kubernetes.io/os', 'node.kubernetes.io/instance-type', 'topology.kubernetes.io/region', 'topology.kubernetes.io/zone',
-]);
+const KUBELET_ALLOWED = new Set([ARCH_LABEL, OS_LABEL, INSTANCE_TYPE_LABEL, REGION_LABEL, ZONE_LABEL]);
 export function kubeletLabels(labels: Readonly<Record<string, string>>): Array<[string, string]> {
   return Object.entries(labels)
     .filter(([k]) => {
@@ -157,7 +154,7 @@ function windows(o: BootstrapOptions): string {
   return lines.join('\n');
 }
 
-export function userData(family: AmiFamily, o: BootstrapOptions): string {
+export function userData(family: AMIFamily, o: BootstrapOptions): string {
   switch (family) {
     case 'AL2023':
       return al2023(o);

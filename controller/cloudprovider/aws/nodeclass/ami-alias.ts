@@ -1,7 +1,12 @@
 // AMI aliases (family@version) -> the SSM public parameters that name EKS-optimized images, with the
 // requirements each image serves (spec/aws-provider.md §5 "AMIs, by alias"; Karpenter amifamily/*.go).
-import type { AmiFamily, SelectorRequirement } from '../nodeclass-types.ts';
-import { ACCELERATOR_COUNT_LABEL, ARCH_LABEL, GPU_COUNT_LABEL, OS_LABEL, WINDOWS_BUILD_LABEL } from '../settings.ts';
+import {
+  amiFamilyTraits, ARCH_LABEL, INSTANCE_ACCELERATOR_COUNT_LABEL, INSTANCE_GPU_COUNT_LABEL, kubeArch, OS_LABEL, WINDOWS_BUILD_LABEL,
+  type AMIFamily, type EC2NodeClassStatus,
+} from '../../../../engine/index.ts';
+
+/** One status.amis[].requirements entry (the engine's status type). */
+export type AmiRequirement = NonNullable<EC2NodeClassStatus['amis'][number]['requirements']>[number];
 
 export type Variant = 'standard' | 'nvidia' | 'neuron';
 export type Ec2Arch = 'x86_64' | 'arm64';
@@ -18,28 +23,18 @@ export interface Alias {
   readonly version: string;
 }
 
-const FAMILY_OF: Readonly<Record<Alias['family'], AmiFamily>> = {
-  al2: 'AL2',
-  al2023: 'AL2023',
-  bottlerocket: 'Bottlerocket',
-  windows2019: 'Windows2019',
-  windows2022: 'Windows2022',
-  windows2025: 'Windows2025',
-};
-
-export const WINDOWS_BUILDS: Readonly<Record<string, string>> = { '2019': '10.0.17763', '2022': '10.0.20348', '2025': '10.0.26100' };
+// The alias families; the engine's parser maps them to spec.amiFamily values (EC2NodeClass.amiFamily).
+const ALIAS_FAMILIES: readonly string[] = ['al2', 'al2023', 'bottlerocket', 'windows2019', 'windows2022', 'windows2025'] satisfies Alias['family'][];
 
 export function parseAlias(alias: string): Alias {
   const m = /^([a-z0-9]+)@(.+)$/.exec(alias.trim().toLowerCase());
-  if (!m || !(m[1]! in FAMILY_OF)) {
-    throw new Error(`spec.amiSelectorTerms[0].alias: "${alias}" must be family@version with family one of ${Object.keys(FAMILY_OF).join(', ')}`);
+  if (!m || !ALIAS_FAMILIES.includes(m[1]!)) {
+    throw new Error(`spec.amiSelectorTerms[0].alias: "${alias}" must be family@version with family one of ${ALIAS_FAMILIES.join(', ')}`);
   }
   const family = m[1] as Alias['family'];
   if (family.startsWith('windows') && m[2] !== 'latest') throw new Error(`spec.amiSelectorTerms[0].alias: "${alias}": windows aliases support only @latest`);
   return { family, version: m[2]! };
 }
-
-export const aliasFamily = (a: Alias): AmiFamily => FAMILY_OF[a.family];
 
 function minor(k8s: string): number {
   const m = /^1\.(\d+)/.exec(k8s);
@@ -84,20 +79,17 @@ export function aliasParameters(a: Alias, k8s: string): AliasParameter[] {
   }
 }
 
-export const kubeArchOf = (arch: string): string => (arch === 'x86_64' ? 'amd64' : arch);
-
 /** The requirement set of one (image, variant): arch, plus the variant's GPU / accelerator constraint. */
-export function variantRequirements(arch: string, variant: Variant | undefined, family?: AmiFamily): SelectorRequirement[] {
-  const out: SelectorRequirement[] = [{ key: ARCH_LABEL, operator: 'In', values: [kubeArchOf(arch)] }];
+export function variantRequirements(arch: string, variant: Variant | undefined, family?: AMIFamily): AmiRequirement[] {
+  const out: AmiRequirement[] = [{ key: ARCH_LABEL, operator: 'In', values: [kubeArch(arch)] }];
   if (variant === 'standard') {
-    out.push({ key: GPU_COUNT_LABEL, operator: 'DoesNotExist' }, { key: ACCELERATOR_COUNT_LABEL, operator: 'DoesNotExist' });
+    out.push({ key: INSTANCE_GPU_COUNT_LABEL, operator: 'DoesNotExist' }, { key: INSTANCE_ACCELERATOR_COUNT_LABEL, operator: 'DoesNotExist' });
   } else if (variant === 'nvidia') {
-    out.push({ key: GPU_COUNT_LABEL, operator: 'Exists' });
+    out.push({ key: INSTANCE_GPU_COUNT_LABEL, operator: 'Exists' });
   } else if (variant === 'neuron') {
-    out.push({ key: ACCELERATOR_COUNT_LABEL, operator: 'Exists' });
+    out.push({ key: INSTANCE_ACCELERATOR_COUNT_LABEL, operator: 'Exists' });
   }
-  if (family?.startsWith('Windows')) {
-    out.push({ key: OS_LABEL, operator: 'In', values: ['windows'] }, { key: WINDOWS_BUILD_LABEL, operator: 'In', values: [WINDOWS_BUILDS[family.slice(7)]!] });
-  }
+  const build = family ? amiFamilyTraits(family).windowsBuild : undefined;
+  if (build) out.push({ key: OS_LABEL, operator: 'In', values: ['windows'] }, { key: WINDOWS_BUILD_LABEL, operator: 'In', values: [build] });
   return out;
 }

@@ -4,7 +4,7 @@ import 'aws-sdk-client-mock-vitest/extend';
 import { describe, expect, it } from 'vitest';
 import { FakeClock, mockedAws, nodeClass } from '../../../../test/fakes/aws.ts';
 import { TtlCache } from '../ttl-cache.ts';
-import { AmiResolutionError, resolveAmis, resolvedAmiFamily } from './amis.ts';
+import { AmiResolutionError, resolveAmis } from './amis.ts';
 
 const notFound = () => new ParameterNotFound({ $metadata: {}, message: 'not found' });
 const NOW = Date.parse('2026-08-21T12:00:00Z');
@@ -30,7 +30,7 @@ describe('resolveAmis by alias', () => {
         { ImageId: 'ami-gpu', Architecture: 'x86_64', Name: 'gpu', CreationDate: '2026-08-01T00:00:00Z' },
       ],
     });
-    const amis = await resolveAmis(nodeClass().spec, { ec2: aws.ports.ec2, ssm: aws.ports.ssm, kubernetesVersion: '1.31', now: NOW });
+    const amis = await resolveAmis(nodeClass(), { ec2: aws.ports.ec2, ssm: aws.ports.ssm, kubernetesVersion: '1.31', now: NOW });
     expect(aws.ssm).toHaveReceivedCommandTimes(GetParameterCommand, 5);
     expect(aws.ec2).toHaveReceivedCommandWith(DescribeImagesCommand, { Filters: [{ Name: 'image-id', Values: ['ami-x86', 'ami-gpu', 'ami-arm'] }] });
     const byId = Object.fromEntries(amis.map((a) => [a.id, a.requirements]));
@@ -42,7 +42,7 @@ describe('resolveAmis by alias', () => {
   it('gives one AMI entry per variant an image serves (the AL2 gpu image: nvidia and neuron)', async () => {
     const aws = withParameters({ '/aws/service/eks/optimized-ami/1.29/amazon-linux-2-gpu/recommended/image_id': 'ami-gpu' });
     aws.ec2.on(DescribeImagesCommand).resolves({ Images: [{ ImageId: 'ami-gpu', Architecture: 'x86_64' }] });
-    const amis = await resolveAmis(nodeClass({ amiSelectorTerms: [{ alias: 'al2@latest' }] }).spec, { ec2: aws.ports.ec2, ssm: aws.ports.ssm, kubernetesVersion: '1.29', now: NOW });
+    const amis = await resolveAmis(nodeClass({ amiSelectorTerms: [{ alias: 'al2@latest' }] }), { ec2: aws.ports.ec2, ssm: aws.ports.ssm, kubernetesVersion: '1.29', now: NOW });
     expect(amis.map((a) => a.id)).toEqual(['ami-gpu', 'ami-gpu']);
     expect(amis.flatMap((a) => a.requirements.filter((r) => r.operator === 'Exists').map((r) => r.key)).sort()).toEqual([
       'karpenter.k8s.aws/instance-accelerator-count',
@@ -52,7 +52,7 @@ describe('resolveAmis by alias', () => {
 
   it('fails with the parameter paths when no SSM parameter of the alias exists', async () => {
     const aws = withParameters({});
-    const p = resolveAmis(nodeClass({ amiSelectorTerms: [{ alias: 'bottlerocket@latest' }] }).spec, { ec2: aws.ports.ec2, ssm: aws.ports.ssm, kubernetesVersion: '1.31', now: NOW });
+    const p = resolveAmis(nodeClass({ amiSelectorTerms: [{ alias: 'bottlerocket@latest' }] }), { ec2: aws.ports.ec2, ssm: aws.ports.ssm, kubernetesVersion: '1.31', now: NOW });
     await expect(p).rejects.toBeInstanceOf(AmiResolutionError);
     await expect(p).rejects.toThrow(/bottlerocket@latest.*\/aws\/service\/bottlerocket\/aws-k8s-1\.31\/x86_64\/latest\/image_id/);
     expect(aws.ec2).not.toHaveReceivedCommand(DescribeImagesCommand);
@@ -63,9 +63,9 @@ describe('resolveAmis by alias', () => {
     aws.ec2.on(DescribeImagesCommand).resolves({ Images: [{ ImageId: 'ami-win', Architecture: 'x86_64' }] });
     const ssmCache = new TtlCache<string, string>(new FakeClock(), 86_400_000);
     const deps = { ec2: aws.ports.ec2, ssm: aws.ports.ssm, kubernetesVersion: '1.31', now: NOW, ssmCache };
-    const spec = nodeClass({ amiSelectorTerms: [{ alias: 'windows2022@latest' }] }).spec;
-    const [first] = await resolveAmis(spec, deps);
-    await resolveAmis(spec, deps);
+    const nc = nodeClass({ amiSelectorTerms: [{ alias: 'windows2022@latest' }] });
+    const [first] = await resolveAmis(nc, deps);
+    await resolveAmis(nc, deps);
     expect(aws.ssm).toHaveReceivedCommandTimes(GetParameterCommand, 1);
     expect(first?.requirements).toContainEqual({ key: 'kubernetes.io/os', operator: 'In', values: ['windows'] });
   });
@@ -82,8 +82,8 @@ describe('resolveAmis by terms', () => {
         { ImageId: 'ami-arm', Architecture: 'arm64', Name: 'custom-arm', CreationDate: '2025-01-01T00:00:00Z' },
       ],
     });
-    const spec = nodeClass({ amiFamily: 'AL2023', amiSelectorTerms: [{ tags: { environment: 'production', 'ami-type': 'custom-al2023' } }] }).spec;
-    const amis = await resolveAmis(spec, { ec2: aws.ports.ec2, ssm: aws.ports.ssm, kubernetesVersion: '1.31', now: NOW });
+    const nc = nodeClass({ amiFamily: 'AL2023', amiSelectorTerms: [{ tags: { environment: 'production', 'ami-type': 'custom-al2023' } }] });
+    const amis = await resolveAmis(nc, { ec2: aws.ports.ec2, ssm: aws.ports.ssm, kubernetesVersion: '1.31', now: NOW });
     expect(amis.map((a) => a.id)).toEqual(['ami-new', 'ami-arm']);
     expect(aws.ec2).toHaveReceivedCommandWith(DescribeImagesCommand, { Filters: [{ Name: 'tag:environment', Values: ['production'] }, { Name: 'tag:ami-type', Values: ['custom-al2023'] }] });
   });
@@ -91,8 +91,8 @@ describe('resolveAmis by terms', () => {
   it('searches names under self and amazon unless an owner is given, and merges ids', async () => {
     const aws = mockedAws();
     aws.ec2.on(DescribeImagesCommand).resolves({ Images: [{ ImageId: 'ami-0123456789abcdef0', Architecture: 'x86_64' }] });
-    const spec = nodeClass({ amiFamily: 'Custom', amiSelectorTerms: [{ id: 'ami-0123456789abcdef0' }, { name: 'my-ami-*' }, { name: 'theirs', owner: '123456789012' }] }).spec;
-    await resolveAmis(spec, { ec2: aws.ports.ec2, ssm: aws.ports.ssm, kubernetesVersion: '1.31', now: NOW });
+    const nc = nodeClass({ amiFamily: 'Custom', amiSelectorTerms: [{ id: 'ami-0123456789abcdef0' }, { name: 'my-ami-*' }, { name: 'theirs', owner: '123456789012' }] });
+    await resolveAmis(nc, { ec2: aws.ports.ec2, ssm: aws.ports.ssm, kubernetesVersion: '1.31', now: NOW });
     expect(aws.ec2).toHaveReceivedCommandWith(DescribeImagesCommand, { Filters: [{ Name: 'image-id', Values: ['ami-0123456789abcdef0'] }] });
     expect(aws.ec2).toHaveReceivedCommandWith(DescribeImagesCommand, { Filters: [{ Name: 'name', Values: ['my-ami-*'] }], Owners: ['self', 'amazon'] });
     expect(aws.ec2).toHaveReceivedCommandWith(DescribeImagesCommand, { Filters: [{ Name: 'name', Values: ['theirs'] }], Owners: ['123456789012'] });
@@ -102,9 +102,9 @@ describe('resolveAmis by terms', () => {
     const aws = withParameters({ '/my/ami': 'ami-fromssm', '/my/bad': 'hello' });
     aws.ec2.on(DescribeImagesCommand).resolves({ Images: [{ ImageId: 'ami-fromssm', Architecture: 'arm64' }] });
     const deps = { ec2: aws.ports.ec2, ssm: aws.ports.ssm, kubernetesVersion: '1.31', now: NOW };
-    expect((await resolveAmis(nodeClass({ amiFamily: 'AL2023', amiSelectorTerms: [{ ssmParameter: '/my/ami' }] }).spec, deps)).map((a) => a.id)).toEqual(['ami-fromssm']);
-    await expect(resolveAmis(nodeClass({ amiFamily: 'AL2023', amiSelectorTerms: [{ ssmParameter: '/my/bad' }] }).spec, deps)).rejects.toThrow(/not an AMI id/);
-    await expect(resolveAmis(nodeClass({ amiFamily: 'AL2023', amiSelectorTerms: [{ ssmParameter: '/my/missing' }] }).spec, deps)).rejects.toThrow(/\/my\/missing does not exist/);
+    expect((await resolveAmis(nodeClass({ amiFamily: 'AL2023', amiSelectorTerms: [{ ssmParameter: '/my/ami' }] }), deps)).map((a) => a.id)).toEqual(['ami-fromssm']);
+    await expect(resolveAmis(nodeClass({ amiFamily: 'AL2023', amiSelectorTerms: [{ ssmParameter: '/my/bad' }] }), deps)).rejects.toThrow(/not an AMI id/);
+    await expect(resolveAmis(nodeClass({ amiFamily: 'AL2023', amiSelectorTerms: [{ ssmParameter: '/my/missing' }] }), deps)).rejects.toThrow(/\/my\/missing does not exist/);
   });
 
   it('caches a user ssmParameter for 5 minutes only', async () => {
@@ -112,28 +112,21 @@ describe('resolveAmis by terms', () => {
     aws.ec2.on(DescribeImagesCommand).resolves({ Images: [{ ImageId: 'ami-fromssm', Architecture: 'x86_64' }] });
     const clock = new FakeClock();
     const deps = { ec2: aws.ports.ec2, ssm: aws.ports.ssm, kubernetesVersion: '1.31', now: NOW, ssmCache: new TtlCache<string, string>(clock, 86_400_000) };
-    const spec = nodeClass({ amiFamily: 'AL2023', amiSelectorTerms: [{ ssmParameter: '/my/ami' }] }).spec;
-    await resolveAmis(spec, deps);
+    const nc = nodeClass({ amiFamily: 'AL2023', amiSelectorTerms: [{ ssmParameter: '/my/ami' }] });
+    await resolveAmis(nc, deps);
     clock.step(4 * 60_000);
-    await resolveAmis(spec, deps);
+    await resolveAmis(nc, deps);
     expect(aws.ssm).toHaveReceivedCommandTimes(GetParameterCommand, 1);
     clock.step(60_000);
-    await resolveAmis(spec, deps);
+    await resolveAmis(nc, deps);
     expect(aws.ssm).toHaveReceivedCommandTimes(GetParameterCommand, 2);
   });
 
   it('names the terms when nothing matches', async () => {
     const aws = mockedAws();
     aws.ec2.on(DescribeImagesCommand).resolves({ Images: [] });
-    await expect(resolveAmis(nodeClass({ amiFamily: 'AL2023', amiSelectorTerms: [{ id: 'ami-0123456789abcdef0' }] }).spec, { ec2: aws.ports.ec2, ssm: aws.ports.ssm, kubernetesVersion: '1.31', now: NOW })).rejects.toThrow(
+    await expect(resolveAmis(nodeClass({ amiFamily: 'AL2023', amiSelectorTerms: [{ id: 'ami-0123456789abcdef0' }] }), { ec2: aws.ports.ec2, ssm: aws.ports.ssm, kubernetesVersion: '1.31', now: NOW })).rejects.toThrow(
       'no AMI matches amiSelectorTerms [{id: ami-0123456789abcdef0}]',
     );
-  });
-});
-
-describe('resolvedAmiFamily', () => {
-  it('takes spec.amiFamily, else the alias family', () => {
-    expect(resolvedAmiFamily(nodeClass({ amiSelectorTerms: [{ alias: 'bottlerocket@latest' }] }).spec)).toBe('Bottlerocket');
-    expect(resolvedAmiFamily(nodeClass({ amiFamily: 'Custom', amiSelectorTerms: [{ alias: 'al2023@latest' }] }).spec)).toBe('Custom');
   });
 });

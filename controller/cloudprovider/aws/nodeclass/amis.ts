@@ -3,10 +3,10 @@
 // self+amazon unless given, ssmParameter read from SSM). Per unique requirement set the newest
 // non-deprecated image wins.
 import type { Image } from '@aws-sdk/client-ec2';
-import type { AmiFamily, AmiSelectorTerm, EC2NodeClassSpec, SelectorRequirement } from '../nodeclass-types.ts';
+import { reqs, type AMISelectorTerm, type EC2NodeClass, type NodeSelectorRequirement, type Requirements } from '../../../../engine/index.ts';
 import type { Ec2Port, Filter, SsmPort } from '../sdk.ts';
 import type { TtlCache } from '../ttl-cache.ts';
-import { aliasFamily, aliasParameters, parseAlias, variantRequirements, type Variant } from './ami-alias.ts';
+import { aliasParameters, parseAlias, variantRequirements, type AmiRequirement, type Variant } from './ami-alias.ts';
 import { describeTerms, tagFilters } from './network.ts';
 
 export interface ResolvedAmi {
@@ -14,7 +14,7 @@ export interface ResolvedAmi {
   readonly name?: string;
   readonly deprecated: boolean;
   readonly creationDate?: string;
-  readonly requirements: readonly SelectorRequirement[];
+  readonly requirements: readonly AmiRequirement[];
 }
 
 export interface AmiDeps {
@@ -31,13 +31,6 @@ export interface AmiDeps {
 /** A resolution failure whose message is fit for the AMIsReady condition. */
 export class AmiResolutionError extends Error {
   override name = 'AmiResolutionError';
-}
-
-/** The family that decides user data and default block devices: spec.amiFamily, else the alias's. */
-export function resolvedAmiFamily(spec: EC2NodeClassSpec): AmiFamily {
-  if (spec.amiFamily) return spec.amiFamily;
-  const alias = spec.amiSelectorTerms.find((t) => t.alias)?.alias;
-  return alias ? aliasFamily(parseAlias(alias)) : 'Custom';
 }
 
 /** Karpenter caches public parameters 24 h and user-supplied ones 5 min. */
@@ -84,7 +77,7 @@ async function aliasQuery(alias: string, deps: AmiDeps): Promise<Query> {
   return { filters: [{ Name: 'image-id', Values: [...known.keys()] }], known };
 }
 
-async function termQueries(terms: readonly AmiSelectorTerm[], deps: AmiDeps): Promise<Query[]> {
+async function termQueries(terms: readonly AMISelectorTerm[], deps: AmiDeps): Promise<Query[]> {
   const ids: string[] = [];
   const out: Query[] = [];
   for (const t of terms) {
@@ -104,7 +97,7 @@ async function termQueries(terms: readonly AmiSelectorTerm[], deps: AmiDeps): Pr
   return out;
 }
 
-const requirementKey = (r: readonly SelectorRequirement[]): string => JSON.stringify([...r].map((x) => [x.key, x.operator, [...(x.values ?? [])].sort()]).sort());
+const requirementKey = (r: readonly AmiRequirement[]): string => JSON.stringify([...r].map((x) => [x.key, x.operator, [...(x.values ?? [])].sort()]).sort());
 
 function isDeprecated(img: Image, now: number): boolean {
   return img.DeprecationTime !== undefined && Date.parse(img.DeprecationTime) <= now;
@@ -117,8 +110,9 @@ function compareImages(a: ResolvedAmi, b: ResolvedAmi): number {
   return byDate || (a.name ?? '').localeCompare(b.name ?? '') || a.id.localeCompare(b.id);
 }
 
-export async function resolveAmis(spec: EC2NodeClassSpec, deps: AmiDeps): Promise<ResolvedAmi[]> {
-  const family = resolvedAmiFamily(spec);
+/** The images for a node class; the family (spec.amiFamily, else the alias's) is the engine parser's. */
+export async function resolveAmis(nc: Pick<EC2NodeClass, 'spec' | 'amiFamily'>, deps: AmiDeps): Promise<ResolvedAmi[]> {
+  const { spec, amiFamily: family } = nc;
   const alias = spec.amiSelectorTerms.find((t) => t.alias)?.alias;
   const queries = alias ? [await aliasQuery(alias, deps)] : await termQueries(spec.amiSelectorTerms, deps);
   const candidates: ResolvedAmi[] = [];
@@ -147,4 +141,17 @@ export async function resolveAmis(spec: EC2NodeClassSpec, deps: AmiDeps): Promis
     throw new AmiResolutionError(`no AMI matches amiSelectorTerms [${describeTerms(spec.amiSelectorTerms)}]`);
   }
   return out;
+}
+
+const OPERATORS: ReadonlySet<string> = new Set(['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt']);
+
+/** status.amis with their requirements as a requirement set (drift and launch map instance types to AMIs). */
+export function statusAmis(nc: EC2NodeClass): Array<{ readonly id: string; readonly requirements: Requirements }> {
+  return nc.status.amis.map((a, i) => {
+    const list = (a.requirements ?? []).map((r, j): NodeSelectorRequirement => {
+      if (!OPERATORS.has(r.operator)) throw new Error(`EC2NodeClass ${nc.name}: status.amis[${i}].requirements[${j}].operator "${r.operator}" is not a node selector operator`);
+      return { key: r.key, operator: r.operator as NodeSelectorRequirement['operator'], values: r.values ?? [] };
+    });
+    return { id: a.id, requirements: reqs.fromSelectorRequirements(list) };
+  });
 }

@@ -1,6 +1,8 @@
 // status.conditions of an EC2NodeClass: one condition per sub-reconciler, rolled up into Ready. A condition
-// keeps its lastTransitionTime while its status stays the same.
-import type { Condition } from '../nodeclass-types.ts';
+// keeps its lastTransitionTime while its status stays the same. Conditions are the engine's (times in ms)
+// plus the generation they were computed for (object.ts renders them for the API server).
+import type { Condition } from '../../../../engine/index.ts';
+import { observedGeneration, type NodeClassCondition } from './object.ts';
 
 export const CONDITION_TYPES = ['AMIsReady', 'SubnetsReady', 'SecurityGroupsReady', 'InstanceProfileReady', 'ValidationSucceeded'] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
@@ -17,14 +19,15 @@ export function buildConditions(
   previous: readonly Condition[] | undefined,
   generation: number | undefined,
   now: number,
-): Condition[] {
-  const at = new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const make = (c: Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>): Condition => {
+): NodeClassCondition[] {
+  // Whole seconds, as metav1.Time stores them: the value survives a round trip through the API server.
+  const at = Math.floor(now / 1000) * 1000;
+  const make = (c: Omit<NodeClassCondition, 'lastTransitionTime' | 'observedGeneration'>): NodeClassCondition => {
     const prev = previous?.find((p) => p.type === c.type);
     return {
       ...c,
       ...(generation !== undefined ? { observedGeneration: generation } : {}),
-      lastTransitionTime: prev && prev.status === c.status ? prev.lastTransitionTime : at,
+      lastTransitionTime: prev && prev.status === c.status && prev.lastTransitionTime !== undefined ? prev.lastTransitionTime : at,
     };
   };
   const out = inputs.map(make);
@@ -44,8 +47,10 @@ export function buildConditions(
   return out;
 }
 
-/** Ready=True for the node class's current generation. */
+/** Ready=True for the node class's current generation (a condition without observedGeneration is trusted). */
 export function isReady(conditions: readonly Condition[] | undefined, generation: number | undefined): boolean {
   const ready = conditions?.find((c) => c.type === 'Ready');
-  return ready?.status === 'True' && (generation === undefined || ready.observedGeneration === undefined || ready.observedGeneration === generation);
+  if (ready?.status !== 'True') return false;
+  const seen = observedGeneration(ready);
+  return generation === undefined || seen === undefined || seen === generation;
 }

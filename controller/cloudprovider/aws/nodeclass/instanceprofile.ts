@@ -5,10 +5,10 @@
 // the old one is reported as stale for garbage collection. spec.instanceProfile is used as given.
 import { createHash, randomUUID } from 'node:crypto';
 import type { InstanceProfile } from '@aws-sdk/client-iam';
+import { REGION_LABEL, type EC2NodeClass } from '../../../../engine/index.ts';
 import { isAlreadyExists } from '../errors.ts';
-import type { EC2NodeClass } from '../nodeclass-types.ts';
 import type { IamPort } from '../sdk.ts';
-import { clusterTag, EKS_CLUSTER_NAME_TAG, NODECLASS_TAG, REGION_LABEL } from '../settings.ts';
+import { clusterTag, EKS_CLUSTER_NAME_TAG, NODECLASS_TAG } from '../settings.ts';
 
 export interface InstanceProfileDeps {
   readonly iam: IamPort;
@@ -40,13 +40,13 @@ const empty = (p: InstanceProfile | undefined): boolean => p !== undefined && (p
 export async function reconcileInstanceProfile(nc: EC2NodeClass, deps: InstanceProfileDeps): Promise<InstanceProfileResult> {
   const spec = nc.spec;
   if (spec.instanceProfile) return { name: spec.instanceProfile };
-  if (!spec.role) throw new Error(`EC2NodeClass ${nc.metadata.name}: set spec.role or spec.instanceProfile`);
+  if (!spec.role) throw new Error(`EC2NodeClass ${nc.name}: set spec.role or spec.instanceProfile`);
   const role = roleName(spec.role);
-  const uid = nc.metadata.uid ?? nc.metadata.name;
+  const uid = nc.uid ?? nc.name;
   const path = profilePath(deps.region, deps.clusterName, uid);
 
   // 1. The profile in status still holds the role (or holds none yet): keep it.
-  const current = nc.status?.instanceProfile;
+  const current = nc.status.instanceProfile;
   const existing = current ? await deps.iam.getInstanceProfile(current) : undefined;
   if (current && holds(existing, role)) return { name: current };
   if (current && empty(existing)) {
@@ -61,12 +61,12 @@ export async function reconcileInstanceProfile(nc: EC2NodeClass, deps: InstanceP
   if (reuse?.InstanceProfileName) return { name: reuse.InstanceProfileName, ...(stale && stale !== reuse.InstanceProfileName ? { stale } : {}) };
 
   // 3. Create a new one.
-  const name = profileName(deps.clusterName, deps.region, nc.metadata.name, (deps.uuid ?? randomUUID)());
+  const name = profileName(deps.clusterName, deps.region, nc.name, (deps.uuid ?? randomUUID)());
   const tags = {
     [clusterTag(deps.clusterName)]: 'owned',
     [EKS_CLUSTER_NAME_TAG]: deps.clusterName,
     [REGION_LABEL]: deps.region,
-    [NODECLASS_TAG]: nc.metadata.name,
+    [NODECLASS_TAG]: nc.name,
   };
   try {
     await deps.iam.createInstanceProfile({ name, path, tags });

@@ -12,6 +12,13 @@ describe('selector filters', () => {
     ]);
   });
 
+  it('turns a cidr term (which the engine accepts) into an exact cidr-block filter, ANDed with its tags', () => {
+    expect(subnetFilterSets([{ cidr: '10.0.0.0/19' }, { cidr: '10.0.32.0/19', tags: { tier: 'private' } }])).toEqual([
+      [{ Name: 'cidr-block', Values: ['10.0.0.0/19'] }],
+      [{ Name: 'cidr-block', Values: ['10.0.32.0/19'] }, { Name: 'tag:tier', Values: ['private'] }],
+    ]);
+  });
+
   it('merges security group ids and names into their own filter sets', () => {
     expect(securityGroupFilterSets([{ id: 'sg-1' }, { name: 'nodes' }, { id: 'sg-2' }, { tags: { a: 'b' } }])).toEqual([
       [{ Name: 'group-id', Values: ['sg-1', 'sg-2'] }],

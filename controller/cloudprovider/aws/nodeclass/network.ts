@@ -1,18 +1,22 @@
 // Subnet and security-group selection (spec/aws-provider.md §5 "Subnets and SGs"). Each selector term is
-// one filter set (its tags ANDed; a "*" value becomes a tag-key filter); all id terms merge into one
+// one filter set (its tags and cidr ANDed; a "*" tag value becomes a tag-key filter); all id terms merge into one
 // subnet-id/group-id filter set and SG name terms into one group-name set. Results are ORed across sets and
 // deduplicated.
 import type { Filter, Ec2Port } from '../sdk.ts';
-import type { SecurityGroupSelectorTerm, SubnetSelectorTerm } from '../nodeclass-types.ts';
+import type { SecurityGroupSelectorTerm, SubnetSelectorTerm } from '../../../../engine/index.ts';
 
 export function tagFilters(tags: Readonly<Record<string, string>>): Filter[] {
   return Object.entries(tags).map(([k, v]) => (v === '*' ? { Name: 'tag-key', Values: [k] } : { Name: `tag:${k}`, Values: [v] }));
 }
 
+/** A cidr term matches the subnet whose IPv4 CIDR block is exactly that (EC2 filter cidr-block), ANDed with its tags. */
 export function subnetFilterSets(terms: readonly SubnetSelectorTerm[]): Filter[][] {
   const ids = terms.flatMap((t) => (t.id ? [t.id] : []));
   const sets: Filter[][] = ids.length ? [[{ Name: 'subnet-id', Values: ids }]] : [];
-  for (const t of terms) if (t.tags && Object.keys(t.tags).length) sets.push(tagFilters(t.tags));
+  for (const t of terms) {
+    const set = [...(t.cidr ? [{ Name: 'cidr-block', Values: [t.cidr] }] : []), ...tagFilters(t.tags ?? {})];
+    if (set.length) sets.push(set);
+  }
   return sets;
 }
 

@@ -3,7 +3,8 @@ import { GetInstanceProfileCommand, ListInstanceProfilesCommand } from '@aws-sdk
 import { GetParameterCommand, ParameterNotFound } from '@aws-sdk/client-ssm';
 import { describe, expect, it } from 'vitest';
 import { FakeClock, mockedAws, nodeClass } from '../../../../test/fakes/aws.ts';
-import type { Condition, EC2NodeClass } from '../nodeclass-types.ts';
+import type { Condition, EC2NodeClass } from '../../../../engine/index.ts';
+import { statusObject } from './object.ts';
 import { reconcileNodeClass } from './reconcile.ts';
 
 function happyAws() {
@@ -81,7 +82,7 @@ describe('reconcileNodeClass', () => {
     const clock = new FakeClock();
     const first = await run(happyAws(), nodeClass({}, { status: { instanceProfile: 'my-cluster_1' } }), clock);
     clock.step(60_000);
-    const again = await run(aws, nodeClass({}, { status: first.status }), clock);
+    const again = await run(aws, nodeClass({}, { status: statusObject(first.status) }), clock);
     expect(again.status.subnets).toEqual(first.status.subnets);
     expect(cond(again, 'SubnetsReady')).toEqual(cond(first, 'SubnetsReady'));
     expect(again.ready).toBe(true);
@@ -90,7 +91,11 @@ describe('reconcileNodeClass', () => {
   });
 
   it('fails validation on restricted tags, naming the tag', async () => {
-    const r = await run(happyAws(), nodeClass({ tags: { 'karpenter.sh/nodepool': 'x', Team: 'a' } }, { status: { instanceProfile: 'my-cluster_1' } }));
+    // The engine's parser (the CRD's rules) refuses them; the reconciler still checks objects stored under an older CRD.
+    const tags = { 'karpenter.sh/nodepool': 'x', Team: 'a' };
+    expect(() => nodeClass({ tags })).toThrow(/spec\.tags\[karpenter\.sh\/nodepool\]/);
+    const nc = nodeClass({}, { status: { instanceProfile: 'my-cluster_1' } });
+    const r = await run(happyAws(), { ...nc, spec: { ...nc.spec, tags } });
     expect(cond(r, 'ValidationSucceeded')).toMatchObject({ status: 'False', reason: 'TagValidationFailed', message: expect.stringContaining('"karpenter.sh/nodepool"') });
     expect(r.ready).toBe(false);
   });
@@ -99,12 +104,12 @@ describe('reconcileNodeClass', () => {
     const clock = new FakeClock();
     const first = await run(happyAws(), nodeClass({}, { status: { instanceProfile: 'my-cluster_1' } }), clock);
     clock.step(300_000);
-    const second = await run(happyAws(), nodeClass({}, { status: first.status }), clock);
+    const second = await run(happyAws(), nodeClass({}, { status: statusObject(first.status) }), clock);
     expect(cond(second, 'Ready')?.lastTransitionTime).toBe(cond(first, 'Ready')?.lastTransitionTime);
     const aws = happyAws();
     aws.ec2.on(DescribeSecurityGroupsCommand).resolves({ SecurityGroups: [] });
     clock.step(300_000);
-    const third = await run(aws, nodeClass({}, { status: second.status }), clock);
+    const third = await run(aws, nodeClass({}, { status: statusObject(second.status) }), clock);
     expect(cond(third, 'Ready')?.lastTransitionTime).not.toBe(cond(first, 'Ready')?.lastTransitionTime);
   });
 });

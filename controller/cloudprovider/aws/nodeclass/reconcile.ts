@@ -6,14 +6,15 @@
 // A selector that matches nothing sets its condition False and empties that status field. An AWS call that
 // fails keeps the previous status field and condition (a throttled API should not stop launches) and is
 // returned in `errors` with a shorter requeue.
+import type { EC2NodeClass, EC2NodeClassStatus } from '../../../../engine/index.ts';
 import { EC2NODECLASS_HASH_VERSION, nodeClassHash } from '../hash.ts';
-import type { AmiStatus, Condition, EC2NodeClass, EC2NodeClassStatus, SecurityGroupStatus, SubnetStatus } from '../nodeclass-types.ts';
 import type { Ec2Port, IamPort, SsmPort } from '../sdk.ts';
 import { NODECLASS_HASH_ANNOTATION, NODECLASS_HASH_VERSION_ANNOTATION, restrictedTagReason, type Clock } from '../settings.ts';
 import type { TtlCache } from '../ttl-cache.ts';
-import { AmiResolutionError, resolveAmis, resolvedAmiFamily } from './amis.ts';
+import { AmiResolutionError, resolveAmis } from './amis.ts';
 import { buildConditions, type ConditionInput, type ConditionType } from './conditions.ts';
 import { reconcileInstanceProfile } from './instanceprofile.ts';
+import type { NodeClassCondition } from './object.ts';
 import { describeTerms, resolveSecurityGroups, resolveSubnets, type ResolvedSubnet } from './network.ts';
 
 export interface NodeClassDeps {
@@ -31,9 +32,9 @@ export interface NodeClassDeps {
 }
 
 export interface NodeClassReconcileResult {
-  /** The whole status to write (conditions included). */
+  /** The whole status (conditions included); write it back as statusObject(status) (object.ts). */
   readonly status: EC2NodeClassStatus;
-  readonly conditions: readonly Condition[];
+  readonly conditions: readonly NodeClassCondition[];
   readonly ready: boolean;
   /** To set on the node class: the static hash and its version. */
   readonly annotations: Readonly<Record<string, string>>;
@@ -59,13 +60,13 @@ interface Step<T> {
 
 export async function reconcileNodeClass(nc: EC2NodeClass, deps: NodeClassDeps): Promise<NodeClassReconcileResult> {
   const spec = nc.spec;
-  const prev = nc.status ?? {};
+  const prev = nc.status;
   const inputs: ConditionInput[] = [];
   const errors: Error[] = [];
   const keep = (type: ConditionType, e: unknown): void => {
     errors.push(e instanceof Error ? e : new Error(String(e)));
-    const p = prev.conditions?.find((c) => c.type === type);
-    inputs.push(p ? { type, status: p.status, reason: p.reason, message: p.message } : { type, status: 'Unknown', reason: 'ResolutionFailed', message: (e as Error).message });
+    const p = prev.conditions.find((c) => c.type === type);
+    inputs.push(p ? { type, status: p.status, reason: p.reason ?? '', message: p.message ?? '' } : { type, status: 'Unknown', reason: 'ResolutionFailed', message: (e as Error).message });
   };
   async function step<T>(s: Step<T>): Promise<T | undefined> {
     try {
@@ -87,7 +88,7 @@ export async function reconcileNodeClass(nc: EC2NodeClass, deps: NodeClassDeps):
   const amis = await step({
     type: 'AMIsReady',
     readyReason: 'AMIsReady',
-    run: async () => resolveAmis(spec, { ec2: deps.ec2, ssm: deps.ssm, kubernetesVersion: await deps.kubernetesVersion(), now: deps.clock.now(), ...(deps.ssmCache ? { ssmCache: deps.ssmCache } : {}) }),
+    run: async () => resolveAmis(nc, { ec2: deps.ec2, ssm: deps.ssm, kubernetesVersion: await deps.kubernetesVersion(), now: deps.clock.now(), ...(deps.ssmCache ? { ssmCache: deps.ssmCache } : {}) }),
     check: () => undefined,
   });
   // 2. Subnets
@@ -124,26 +125,23 @@ export async function reconcileNodeClass(nc: EC2NodeClass, deps: NodeClassDeps):
   const invalid = validate(nc);
   inputs.push(invalid ? { type: 'ValidationSucceeded', status: 'False', ...invalid } : { type: 'ValidationSucceeded', status: 'True', reason: 'ValidationSucceeded', message: '' });
 
-  const conditions = buildConditions(inputs, prev.conditions, nc.metadata.generation, deps.clock.now());
+  const conditions = buildConditions(inputs, prev.conditions, nc.generation, deps.clock.now());
   const status: EC2NodeClassStatus = {
-    subnets: subnets ? subnets.map((s): SubnetStatus => ({ id: s.id, zone: s.zone, ...(s.zoneId ? { zoneID: s.zoneId } : {}) })) : prev.subnets ?? [],
-    securityGroups: groups ? groups.map((g): SecurityGroupStatus => ({ ...g })) : prev.securityGroups ?? [],
-    amis: amis ? amis.map((a): AmiStatus => ({ id: a.id, ...(a.name ? { name: a.name } : {}), ...(a.deprecated ? { deprecated: true } : {}), requirements: a.requirements })) : prev.amis ?? [],
+    subnets: subnets ? subnets.map((s) => ({ id: s.id, zone: s.zone, ...(s.zoneId ? { zoneID: s.zoneId } : {}) })) : prev.subnets,
+    securityGroups: groups ? groups.map((g) => ({ ...g })) : prev.securityGroups,
+    amis: amis ? amis.map((a) => ({ id: a.id, ...(a.name ? { name: a.name } : {}), ...(a.deprecated ? { deprecated: true } : {}), requirements: a.requirements })) : prev.amis,
+    // Not resolved by this provider (capacity reservations are left out): kept as the API server has them.
+    capacityReservations: prev.capacityReservations,
     ...(profile ? { instanceProfile: profile.name } : prev.instanceProfile ? { instanceProfile: prev.instanceProfile } : {}),
     conditions,
   };
   const ready = conditions.find((c) => c.type === 'Ready')?.status === 'True';
-  let hash: string | undefined;
-  try {
-    hash = nodeClassHash({ spec, amiFamily: resolvedAmiFamily(spec), ...(deps.clusterCABundle ? { caBundle: deps.clusterCABundle } : {}) });
-  } catch {
-    hash = undefined; // an unparsable alias is already reported by AMIsReady
-  }
+  const hash = nodeClassHash({ spec, amiFamily: nc.amiFamily, ...(deps.clusterCABundle ? { caBundle: deps.clusterCABundle } : {}) });
   return {
     status,
     conditions,
     ready,
-    annotations: hash ? { [NODECLASS_HASH_ANNOTATION]: hash, [NODECLASS_HASH_VERSION_ANNOTATION]: EC2NODECLASS_HASH_VERSION } : {},
+    annotations: { [NODECLASS_HASH_ANNOTATION]: hash, [NODECLASS_HASH_VERSION_ANNOTATION]: EC2NODECLASS_HASH_VERSION },
     subnets: subnets ?? [],
     ...(profile?.stale ? { staleInstanceProfile: profile.stale } : {}),
     errors,
@@ -153,7 +151,7 @@ export async function reconcileNodeClass(nc: EC2NodeClass, deps: NodeClassDeps):
 
 /** Static checks (Karpenter: restricted tags, kubelet config); the message names the field. */
 function validate(nc: EC2NodeClass): { reason: string; message: string } | undefined {
-  for (const k of Object.keys(nc.spec.tags ?? {})) {
+  for (const k of Object.keys(nc.spec.tags)) {
     const why = restrictedTagReason(k);
     if (why) return { reason: 'TagValidationFailed', message: `spec.tags: "${k}" is restricted (${why})` };
   }
