@@ -2,13 +2,15 @@
 //
 // Pods are grouped by the set of options they may use: an option is a (NodePool, instance type) pair with
 // its cheapest offering the pod's requirements allow and its capacity net of the daemonsets that would run
-// there. For each group g, option o and resource r the LP asks
+// there. With n_o nodes of option o and y_{g,o,r} the share of group g's demand for resource r that option o
+// serves, the LP asks
 //
-//   minimise  Σ_{g,o} price_o · x_{g,o}     subject to   Σ_o cap_{o,r} · x_{g,o} >= demand_{g,r},  x >= 0
+//   minimise  Σ_o price_o · n_o   subject to   Σ_o y_{g,o,r} >= 1                      (every group, resource)
+//                                              Σ_g y_{g,o,r} · demand_{g,r} <= cap_{o,r} · n_o   (every option, resource)
 //
-// x_{g,o} is the (fractional) number of nodes of option o serving group g. Any real plan gives a feasible
-// point (count each node once, split between the groups it hosts in proportion to what they use), so the
-// optimum is a lower bound on the cost of any plan: no packing, however clever, can beat it. It ignores
+// Any real plan gives a feasible point (a node's cpu, memory and pods are shared between the groups it hosts
+// by what each uses), so the optimum is a lower bound on the cost of any plan: no packing, however clever,
+// can beat it. It ignores
 // integrality (whole nodes), topology (spread, affinity), host ports, NodePool limits and existing nodes'
 // free capacity, and uses each pod's most permissive form (every required term, no preferences).
 import type { ProvisionInput } from '../solver/types.ts';
@@ -91,9 +93,14 @@ export function buildBoundModel(input: ProvisionInput): BoundGroups {
   const groups = new Map<string, { options: number[]; demand: Float64Array }>();
   const unplaceable: string[] = [];
   for (const p of pods) {
-    const ck = JSON.stringify([p.nodeSelector, p.affinity?.nodeAffinity ?? null, p.tolerations, p.volumeRequirements ?? null]);
+    const ck = JSON.stringify([p.nodeSelector, p.affinity?.nodeAffinity ?? null, p.tolerations, p.volumeRequirements ?? null, p.requests]);
     let opts = classOptions.get(ck);
-    if (!opts) classOptions.set(ck, (opts = optionsOf(p, sched.versions(p), sched.templates, resources, wellKnown, optionIndex, options)));
+    if (!opts) {
+      // Only options a node of which can hold the pod at all: the LP splits demand, not pods.
+      const fits = (oi: number) => resources.every((r, i) => (p.requests[r] ?? 0) <= options[oi]!.cap[i]!);
+      opts = optionsOf(p, sched.versions(p), sched.templates, resources, wellKnown, optionIndex, options).filter(fits);
+      classOptions.set(ck, opts);
+    }
     if (opts.length === 0) {
       unplaceable.push(p.uid);
       continue;
@@ -103,27 +110,57 @@ export function buildBoundModel(input: ProvisionInput): BoundGroups {
     if (!g) groups.set(gk, (g = { options: opts, demand: new Float64Array(resources.length) }));
     resources.forEach((r, i) => { g!.demand[i]! += p.requests[r] ?? 0; });
   }
-  // Columns: one per (group, option); rows: one per (group, resource with demand), scaled to demand 1.
+  // Columns: n_o, the (fractional) nodes of each option any group uses, and y_{g,o,r}, the share of group g's
+  // demand for resource r served by option o. Rows: each group's demand per resource is covered
+  // (Σ_o y_{g,o,r} >= 1), and no option gives away more of a resource than its nodes have
+  // (n_o - Σ_g y_{g,o,r} · demand_{g,r} / cap_{o,r} >= 0). Nodes are shared between groups resource by resource,
+  // which is what makes this a lower bound even when groups of different shapes share nodes.
+  const used = [...new Set([...groups.values()].flatMap((g) => g.options))].sort((x, y) => x - y);
+  const colOfOption = new Map<number, number>();
+  const cols: Array<{ cost: number; entries: Array<[number, number]> }> = [];
+  for (const oi of used) {
+    colOfOption.set(oi, cols.length);
+    cols.push({ cost: options[oi]!.price, entries: [] });
+  }
+  const rowLower: number[] = [];
+  const capRow = new Map<string, number>();
+  const capacityRow = (oi: number, r: number): number => {
+    const key = `${oi}/${r}`;
+    let row = capRow.get(key);
+    if (row === undefined) {
+      row = rowLower.length;
+      rowLower.push(0);
+      capRow.set(key, row);
+      cols[colOfOption.get(oi)!]!.entries.push([row, 1]);
+    }
+    return row;
+  };
+  for (const g of groups.values()) {
+    resources.forEach((_, r) => {
+      const d = g.demand[r]!;
+      if (d <= 0) return;
+      const demandRow = rowLower.length;
+      rowLower.push(1);
+      for (const oi of g.options) {
+        const cap = options[oi]!.cap[r]!;
+        if (cap <= 0) continue;
+        cols.push({ cost: 0, entries: [[demandRow, 1], [capacityRow(oi, r), -d / cap]] });
+      }
+    });
+  }
   const colCost: number[] = [];
   const starts: number[] = [0];
   const indices: number[] = [];
   const values: number[] = [];
-  const rowLower: number[] = [];
-  let row = 0;
-  for (const g of groups.values()) {
-    const rowOf: number[] = resources.map((_, i) => (g.demand[i]! > 0 ? row++ : -1));
-    resources.forEach((_, i) => { if (rowOf[i]! >= 0) rowLower.push(1); });
-    for (const oi of g.options) {
-      const o = options[oi]!;
-      colCost.push(o.price);
-      resources.forEach((_, i) => {
-        if (rowOf[i]! < 0 || o.cap[i]! <= 0) return;
-        indices.push(rowOf[i]!);
-        values.push(o.cap[i]! / g.demand[i]!);
-      });
-      starts.push(indices.length);
+  for (const c of cols) {
+    colCost.push(c.cost);
+    for (const [row, v] of c.entries.sort((x, y) => x[0] - y[0])) {
+      indices.push(row);
+      values.push(v);
     }
+    starts.push(indices.length);
   }
+  const row = rowLower.length;
   return {
     model: {
       numCols: colCost.length,
