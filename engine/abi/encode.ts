@@ -170,7 +170,19 @@ export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Enc
 
   // ---- keys and values ----
   const excluded = new Set([HOSTNAME_LABEL]);
-  const ks = new KeySpace(sched.wellKnown, excluded);
+  const relevant = new Set<string>([ZONE_LABEL, CAPACITY_TYPE_LABEL, RESERVATION_ID_LABEL]);
+  const mention = (r: Requirements) => { for (const k of r.keys()) relevant.add(k); };
+  for (const t of sched.templates) mention(t.requirements);
+  for (const v of versions) {
+    mention(v.reqs);
+    mention(v.strict);
+    for (const a of v.volumes) mention(a);
+  }
+  for (const g of groupList) {
+    relevant.add(g.key);
+    for (const alt of g.nodeFilter?.alternatives ?? []) mention(alt);
+  }
+  const ks = new KeySpace(sched.wellKnown, excluded, relevant);
   ks.addValues(ZONE_LABEL, []);
   ks.addValues(CAPACITY_TYPE_LABEL, []);
   for (const t of sched.templates) {

@@ -16,10 +16,16 @@ export class KeySpace {
   setWords = 0;
   setBytes = 0;
 
-  constructor(private readonly wellKnown: ReadonlySet<string>, private readonly excluded: ReadonlySet<string>) {}
+  /**
+   * `relevant`: the keys any requirement on the pod or NodePool side mentions (plus the offering keys). Only
+   * those can ever decide a compatibility test (Compatible looks at the pod side's keys, Intersects at keys
+   * both sides define), so an instance type's other forty labels are left out of the encoding.
+   */
+  constructor(private readonly wellKnown: ReadonlySet<string>, private readonly excluded: ReadonlySet<string>, private readonly relevant?: ReadonlySet<string>) {}
 
   addValues(key: string, values: Iterable<string>): void {
     if (this.excluded.has(key)) return;
+    if (this.relevant && !this.relevant.has(key)) return;
     let s = this.collecting.get(key);
     if (!s) this.collecting.set(key, (s = new Set()));
     for (const v of values) s.add(v);

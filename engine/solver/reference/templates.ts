@@ -19,8 +19,19 @@ export function nodeClassLabel(pool: NodePool): [string, string] {
   return [`${pool.template.nodeClassRef.group}/${pool.template.nodeClassRef.kind.toLowerCase()}`, pool.template.nodeClassRef.name];
 }
 
-/** Template requirements (§1.11): requirements, labels, nodepool and node-class labels, simulation keys. */
+const templateCache = new WeakMap<NodePool, Requirements>();
+
+/**
+ * Template requirements (§1.11): requirements, labels, nodepool and node-class labels, simulation keys.
+ * Cached per NodePool object (domain objects are immutable).
+ */
 export function templateRequirements(pool: NodePool): Requirements {
+  let r = templateCache.get(pool);
+  if (!r) templateCache.set(pool, (r = computeTemplateRequirements(pool)));
+  return r;
+}
+
+function computeTemplateRequirements(pool: NodePool): Requirements {
   const [ncKey, ncVal] = nodeClassLabel(pool);
   return add(
     add(new Map(), ...pool.template.requirements.map(fromSelector)),
@@ -86,7 +97,28 @@ function daemonCompatible(pool: NodePool, tmplReqs: Requirements, it: InstanceTy
   return false;
 }
 
+type Cache<K extends object, V> = WeakMap<K, V>;
+const templates: Cache<NodePool, Cache<readonly InstanceType[], Cache<readonly DaemonSet[], Cache<ReadonlySet<string>, Map<boolean, Template>>>>> = new WeakMap();
+
+function level<K extends object, V>(m: WeakMap<K, V>, k: K, make: () => V): V {
+  let v = m.get(k);
+  if (v === undefined) m.set(k, (v = make()));
+  return v;
+}
+
+/**
+ * A template for a NodePool, cached by the identity of its inputs: a controller or a benchmark solving again
+ * with the same NodePool, instance types and daemonsets (immutable domain objects) skips filtering 800
+ * instance types and grouping their daemonset overhead.
+ */
 export function buildTemplate(pool: NodePool, its: readonly InstanceType[], daemonSets: readonly DaemonSet[], wellKnown: ReadonlySet<string> = WELL_KNOWN_LABELS, strictMinValues = true): Template {
+  const byStrict = level(level(level(level(templates, pool, () => new WeakMap()), its, () => new WeakMap()), daemonSets, () => new WeakMap()), wellKnown, () => new Map<boolean, Template>());
+  let t = byStrict.get(strictMinValues);
+  if (!t) byStrict.set(strictMinValues, (t = computeTemplate(pool, its, daemonSets, wellKnown, strictMinValues)));
+  return t;
+}
+
+function computeTemplate(pool: NodePool, its: readonly InstanceType[], daemonSets: readonly DaemonSet[], wellKnown: ReadonlySet<string>, strictMinValues: boolean): Template {
   const requirements = templateRequirements(pool);
   const kept = its.filter((it) => intersects(it.requirements, requirements) === undefined && it.offerings.some((o) => offeringAllowed(requirements, o)));
   const groups = new Map<string, DaemonGroup>();

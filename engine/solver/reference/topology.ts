@@ -8,7 +8,7 @@ import type {
 } from '../../domain/types.ts';
 import { HOSTNAME_LABEL } from '../../scheduling/labels.ts';
 import { isActive, selectorMatches, strictPodRequirements } from '../../scheduling/pods.ts';
-import { add, compatible, fromLabels, fromSelector, get, has, operatorOf, req } from '../../scheduling/requirements.ts';
+import { add, compatible, fromLabels, fromSelector, get, has, intersect, operatorOf, req } from '../../scheduling/requirements.ts';
 import { toleratesAll } from '../../scheduling/taints.ts';
 import { templateRequirements } from './templates.ts';
 
@@ -125,7 +125,6 @@ export class Topology {
     for (const n of input.nodes) for (const p of n.pods) ns.add(p.namespace);
     for (const p of input.pending) ns.add(p.namespace);
     this.allNamespaces = [...ns];
-    this.buildUniverse();
     // Inverse groups from pods already running with required anti-affinity.
     for (const node of input.nodes) {
       for (const pod of node.pods) {
@@ -155,23 +154,32 @@ export class Topology {
     };
   }
 
-  private buildUniverse(): void {
-    const addDomain = (key: string, value: string, taints: readonly Taint[]) => {
-      let m = this.universe.get(key);
-      if (!m) this.universe.set(key, (m = new Map()));
-      let sets = m.get(value);
-      if (!sets) m.set(value, (sets = []));
+  /**
+   * The domain universe of one key (§3.2), computed the first time a group on that key needs it: every value
+   * the key takes in a NodePool's requirements intersected with each of its instance types', plus every `In`
+   * value of the NodePool itself, each with the NodePool's taints.
+   */
+  private universeOf(key: string): Map<string, Array<readonly Taint[]>> {
+    let m = this.universe.get(key);
+    if (m) return m;
+    m = new Map();
+    this.universe.set(key, m);
+    const addDomain = (value: string, taints: readonly Taint[]) => {
+      let sets = m!.get(value);
+      if (!sets) m!.set(value, (sets = []));
       sets.push(taints);
     };
     for (const pool of this.input.nodePools) {
-      const base = templateRequirements(pool);
+      const rb = templateRequirements(pool).get(key);
       const taints = pool.template.taints;
       for (const it of this.input.instanceTypes.get(pool.name) ?? []) {
-        const reqs = add(base, ...it.requirements.values());
-        for (const r of reqs.values()) for (const v of r.values) addDomain(r.key, v, taints);
+        const ri = it.requirements.get(key);
+        const r = rb && ri ? intersect(rb, ri) : (rb ?? ri);
+        if (r) for (const v of r.values) addDomain(v, taints);
       }
-      for (const r of base.values()) if (!r.complement) for (const v of r.values) addDomain(r.key, v, taints);
+      if (rb && !rb.complement) for (const v of rb.values) addDomain(v, taints);
     }
+    return m;
   }
 
   private namespacesFor(pod: Pod, term: PodAffinityTerm): ReadonlySet<string> | 'all' {
@@ -207,7 +215,7 @@ export class Topology {
 
   /** Domains from the universe and existing nodes, then counts from the cluster's pods (§3.2). */
   private initDomains(g: TopologyGroup, filter?: NodeFilter): void {
-    for (const [domain, taintSets] of this.universe.get(g.key) ?? []) {
+    for (const [domain, taintSets] of this.universeOf(g.key)) {
       if (filter?.honorTaints && !taintSets.some((ts) => toleratesAll(filter.tolerations, ts))) continue;
       g.register(domain);
     }
