@@ -10,7 +10,7 @@ import type { Pod, Requirements, Taint } from '../domain/types.ts';
 import { toMicros } from '../domain/money.ts';
 import { NODES } from '../domain/resources.ts';
 import { CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
-import { optsOutOfKarpenter, podRequirements, podValidationError, strictPodRequirements } from '../scheduling/pods.ts';
+import { optsOutOfKarpenter, podRequirements, sortQueueOrder, podValidationError, strictPodRequirements } from '../scheduling/pods.ts';
 import { fromSelector, add } from '../scheduling/requirements.ts';
 import { toleratesAll } from '../scheduling/taints.ts';
 import type { PodError, ProvisionInput } from '../solver/types.ts';
@@ -18,6 +18,7 @@ import { hostPortsConflict } from '../solver/reference/nodes.ts';
 import { ReferenceScheduler } from '../solver/reference/scheduler.ts';
 import type { DaemonGroup, Template } from '../solver/reference/templates.ts';
 import type { TopologyGroup } from '../solver/reference/topology.ts';
+import { PodClassifier } from './classes.ts';
 import { KeySpace } from './keyspace.ts';
 import { Block, bytesOf, F64s, Words } from './writer.ts';
 
@@ -62,22 +63,6 @@ function encodePort(p: { ip: string; port: number; protocol: string }, ips: Map<
   return (p.port & 0xffff) | (proto << 16) | (ip << 18);
 }
 
-/** A cheap identity for a pod's scheduling-relevant fields: equal keys mean interchangeable pods. */
-function classKey(p: Pod): string {
-  let k = p.namespace + '\u0001';
-  for (const [r, v] of Object.entries(p.requests)) k += r + '=' + v + ',';
-  k += '\u0001';
-  for (const [l, v] of Object.entries(p.labels)) k += l + '=' + v + ',';
-  k += '\u0001';
-  for (const [l, v] of Object.entries(p.nodeSelector)) k += l + '=' + v + ',';
-  if (p.affinity) k += '\u0001a' + JSON.stringify(p.affinity);
-  if (p.tolerations.length) k += '\u0001t' + JSON.stringify(p.tolerations);
-  if (p.topologySpreadConstraints.length) k += '\u0001s' + JSON.stringify(p.topologySpreadConstraints);
-  if (p.hostPorts.length) k += '\u0001h' + JSON.stringify(p.hostPorts);
-  if (p.volumeRequirements?.length) k += '\u0001v' + JSON.stringify(p.volumeRequirements);
-  return k;
-}
-
 function withoutHostname(r: Requirements): Requirements {
   if (!r.has(HOSTNAME_LABEL)) return r;
   const m = new Map(r);
@@ -85,39 +70,20 @@ function withoutHostname(r: Requirements): Requirements {
   return m;
 }
 
-/** Queue order (§2.3) by precomputed keys: CPU desc, memory desc, creation asc, uid asc. */
-function queueOrder(pods: readonly Pod[]): Pod[] {
-  const n = pods.length;
-  const cpu = new Float64Array(n);
-  const mem = new Float64Array(n);
-  const created = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    const p = pods[i]!;
-    cpu[i] = p.requests['cpu'] ?? 0;
-    mem[i] = p.requests['memory'] ?? 0;
-    created[i] = p.creationTimestamp;
-  }
-  const idx = new Uint32Array(n);
-  for (let i = 0; i < n; i++) idx[i] = i;
-  idx.sort((a, b) => cpu[b]! - cpu[a]! || mem[b]! - mem[a]! || created[a]! - created[b]! || (pods[a]!.uid < pods[b]!.uid ? -1 : pods[a]!.uid > pods[b]!.uid ? 1 : 0));
-  const out = new Array<Pod>(n);
-  for (let i = 0; i < n; i++) out[i] = pods[idx[i]!]!;
-  return out;
-}
-
 export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Encoded {
   // Pods are grouped into classes first; validation and everything else runs once per class.
   const ignored: PodError[] = [];
-  const classVerdict = new Map<string, 'ok' | 'skip' | string>();
-  const sorted = queueOrder(input.pods);
+  const classifier = new PodClassifier();
+  const classVerdict: Array<'ok' | 'skip' | string> = [];
+  const sorted = sortQueueOrder(input.pods);
   const pods: Pod[] = [];
-  const keys: string[] = [];
+  const keys: number[] = [];
   for (const p of sorted) {
-    const key = classKey(p);
-    let verdict = classVerdict.get(key);
+    const key = classifier.classOf(p);
+    let verdict = classVerdict[key];
     if (verdict === undefined) {
       verdict = optsOutOfKarpenter(p) ? 'skip' : (podValidationError(p) ?? 'ok');
-      classVerdict.set(key, verdict);
+      classVerdict[key] = verdict;
     }
     if (verdict === 'skip') continue;
     if (verdict !== 'ok') {
@@ -127,13 +93,7 @@ export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Enc
     pods.push(p);
     keys.push(key);
   }
-  const representatives: Pod[] = [];
-  const seenKeys = new Set<string>();
-  pods.forEach((p, i) => {
-    if (seenKeys.has(keys[i]!)) return;
-    seenKeys.add(keys[i]!);
-    representatives.push(p);
-  });
+  const representatives = classifier.representatives.filter((_, c) => classVerdict[c] === 'ok');
   const sched = new ReferenceScheduler(input, pods, representatives);
   const policy = input.options.preferencePolicy;
   const topo = sched.topology;
@@ -143,9 +103,9 @@ export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Enc
   [...topo.inverse.keys()].forEach((id, i) => groupIndex.set('inv:' + id, topo.groups.size + i));
 
   // ---- pod classes and their relaxation chains ----
-  interface Version { pod: Pod; reqs: Requirements; strict: Requirements; volumes: Requirements[]; next: number }
+  interface Version { pod: Pod; reqs: Requirements; strict: Requirements; volumes: Requirements[]; next: number; first: number }
   const versions: Version[] = [];
-  const classOf = new Map<string, number>();
+  const classOf = new Map<number, number>();
   const podVersion = new Int32Array(pods.length);
   for (let i = 0; i < pods.length; i++) {
     const key = keys[i]!;
@@ -162,6 +122,7 @@ export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Enc
           strict: withoutHostname(strictPodRequirements(vp)),
           volumes: (vp.volumeRequirements ?? []).map((alt) => add(new Map(), ...alt.map(fromSelector))),
           next: j + 1 < chain.length ? first + j + 1 : -1,
+          first,
         });
       });
     }
@@ -309,21 +270,29 @@ export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Enc
 
   // ---- versions ----
   const verRecords = new Int32Array(versions.length * A.V_STRIDE);
+  const forwardGroups = [...topo.groups.values()];
+  const inverseGroups = [...topo.inverse.values()];
   versions.forEach((v, i) => {
     const b = i * A.V_STRIDE;
     const ids = topo.groupIds(v.pod);
-    const recordGroups: number[] = [];
-    const inverseSelect: number[] = [];
-    [...topo.groups.values()].forEach((g, gi) => { if (g.selects(v.pod)) recordGroups.push(gi); });
-    [...topo.inverse.values()].forEach((g, gi) => { if (g.selects(v.pod)) inverseSelect.push(topo.groups.size + gi); });
+    // Relaxation keeps a pod's namespace and labels: which groups select it is decided once per class.
+    if (v.first === i) {
+      const recordGroups: number[] = [];
+      const inverseSelect: number[] = [];
+      forwardGroups.forEach((g, gi) => { if (g.selects(v.pod)) recordGroups.push(gi); });
+      inverseGroups.forEach((g, gi) => { if (g.selects(v.pod)) inverseSelect.push(forwardGroups.length + gi); });
+      verRecords[b + A.V_RECORD] = words.list(recordGroups);
+      verRecords[b + A.V_INV_SELECT] = words.list(inverseSelect);
+    } else {
+      verRecords[b + A.V_RECORD] = verRecords[v.first * A.V_STRIDE + A.V_RECORD]!;
+      verRecords[b + A.V_INV_SELECT] = verRecords[v.first * A.V_STRIDE + A.V_INV_SELECT]!;
+    }
     verRecords[b + A.V_REQS] = setId(v.reqs);
     verRecords[b + A.V_STRICT] = setId(v.strict);
     verRecords[b + A.V_REQUESTS] = f64.vector(vec(v.pod.requests));
     verRecords[b + A.V_PORTS] = words.list(v.pod.hostPorts.map((p) => encodePort(p, ips)));
     verRecords[b + A.V_OWNED] = words.list(ids.owned.map((id) => groupIndex.get(id)!));
-    verRecords[b + A.V_RECORD] = words.list(recordGroups);
     verRecords[b + A.V_INV_OWNED] = words.list(ids.inverseOwned.map((id) => groupIndex.get('inv:' + id)!));
-    verRecords[b + A.V_INV_SELECT] = words.list(inverseSelect);
     verRecords[b + A.V_VOLUMES] = words.list(v.volumes.map(setId));
     verRecords[b + A.V_NEXT] = v.next;
     verRecords[b + A.V_DG_CONFLICT] = words.list(dgs.map((g, gi) => (g.daemons.some((d) => hostPortsConflict(v.pod.hostPorts, d.hostPorts)) ? gi : -1)).filter((x) => x >= 0));

@@ -137,3 +137,65 @@ export function compareQueueOrder(a: Pod, b: Pod): number {
   if (a.creationTimestamp !== b.creationTimestamp) return a.creationTimestamp - b.creationTimestamp;
   return a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0;
 }
+
+/** Dense ranks of `xs` in ascending order (equal values share a rank). */
+function ranks(xs: Float64Array): { rank: Uint32Array; count: number } {
+  const sorted = Float64Array.from(xs).sort();
+  const distinct: number[] = [];
+  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) distinct.push(sorted[i]!);
+  const index = new Map<number, number>();
+  distinct.forEach((v, i) => index.set(v, i));
+  const rank = new Uint32Array(xs.length);
+  for (let i = 0; i < xs.length; i++) rank[i] = index.get(xs[i]!)!;
+  return { rank, count: distinct.length };
+}
+
+/**
+ * `compareQueueOrder`'s order, fast for 100,000 pods: CPU desc, memory desc, creation asc, uid asc. The first three keys become one rank and
+ * the pods are sorted by (rank, position) with the engine's numeric sort; only runs of equal rank (pods of
+ * one size created in the same instant) are sorted again, by uid.
+ */
+export function sortQueueOrder(pods: readonly Pod[]): Pod[] {
+  const n = pods.length;
+  const size = new Float64Array(n);
+  const created = new Float64Array(n);
+  const cpu = new Float64Array(n);
+  const mem = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const p = pods[i]!;
+    cpu[i] = -(p.requests['cpu'] ?? 0);
+    mem[i] = -(p.requests['memory'] ?? 0);
+    created[i] = p.creationTimestamp;
+  }
+  // (cpu, memory) pairs: few distinct values, ranked with a comparator over the distinct pairs only.
+  const cpuRank = ranks(cpu);
+  const memRank = ranks(mem);
+  for (let i = 0; i < n; i++) size[i] = cpuRank.rank[i]! * memRank.count + memRank.rank[i]!;
+  const sizeRank = ranks(size);
+  const createdRank = ranks(created);
+  const keys = new Float64Array(n);
+  const exact = sizeRank.count * createdRank.count * n < 2 ** 52;
+  if (exact) {
+    for (let i = 0; i < n; i++) keys[i] = (sizeRank.rank[i]! * createdRank.count + createdRank.rank[i]!) * n + i;
+    keys.sort();
+  }
+  const order = new Uint32Array(n);
+  if (exact) {
+    for (let i = 0; i < n; i++) order[i] = keys[i]! % n;
+  } else {
+    for (let i = 0; i < n; i++) order[i] = i;
+    order.sort((a, b) => sizeRank.rank[a]! - sizeRank.rank[b]! || createdRank.rank[a]! - createdRank.rank[b]!);
+  }
+  const byUid = (a: number, b: number) => (pods[a]!.uid < pods[b]!.uid ? -1 : pods[a]!.uid > pods[b]!.uid ? 1 : 0);
+  const out = new Array<Pod>(n);
+  for (let i = 0; i < n; ) {
+    let j = i + 1;
+    const si = sizeRank.rank[order[i]!]!;
+    const ci = createdRank.rank[order[i]!]!;
+    while (j < n && sizeRank.rank[order[j]!] === si && createdRank.rank[order[j]!] === ci) j++;
+    if (j - i > 1) order.subarray(i, j).sort(byUid);
+    for (let k = i; k < j; k++) out[k] = pods[order[k]!]!;
+    i = j;
+  }
+  return out;
+}

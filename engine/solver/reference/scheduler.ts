@@ -25,6 +25,8 @@ export class ReferenceScheduler {
   private readonly strictMinValues: boolean;
   private readonly anyPreferNoSchedule: boolean;
   private claimSeq = 0;
+  /** Relaxation chains by pod object: encoding, topology and the bound ask for the same chains. */
+  private readonly chains = new WeakMap<Pod, Pod[]>();
 
   /**
    * `pods` are the pods to schedule; `representatives`, when given, is one pod per class of identical pods
@@ -48,7 +50,7 @@ export class ReferenceScheduler {
       instanceTypes: input.instanceTypes,
       nodes: input.nodes.map((n) => ({ name: n.name, labels: n.labels, taints: n.taints, pods: n.pods.filter(isActive) })),
       pending: representatives ?? pods,
-      ...(representatives ? { excluded: new Set(pods.map((p) => p.uid)) } : {}),
+      ...(representatives ? { excluded: pods } : {}),
       policy: input.options.preferencePolicy,
       versionsOf: (pod) => this.versions(pod),
     });
@@ -56,8 +58,11 @@ export class ReferenceScheduler {
   }
 
   /** The pod and its successive relaxations (§2.17). */
-  versions(pod: Pod): Pod[] {
-    const out = [pod];
+  versions(pod: Pod): readonly Pod[] {
+    let out = this.chains.get(pod);
+    if (out) return out;
+    out = [pod];
+    this.chains.set(pod, out);
     for (let p = relax(pod, this.input.options.preferencePolicy, this.anyPreferNoSchedule); p; p = relax(p, this.input.options.preferencePolicy, this.anyPreferNoSchedule)) out.push(p);
     return out;
   }

@@ -78,8 +78,11 @@ export interface TopologyInput {
   readonly nodes: readonly TopologyNode[];
   /** Pods being scheduled: their groups are created, and they are excluded from counting. */
   readonly pending: readonly Pod[];
-  /** When `pending` holds one representative per pod class: the uids of every pod being scheduled. */
-  readonly excluded?: ReadonlySet<string>;
+  /**
+   * When `pending` holds one representative per pod class: every pod being scheduled. Only consulted (as a
+   * set of uids, built on first use) when nodes carry pods.
+   */
+  readonly excluded?: readonly Pod[];
   readonly policy: PreferencePolicy;
   readonly namespaceLabels?: ReadonlyMap<string, Readonly<Record<string, string>>>;
   /**
@@ -116,11 +119,11 @@ export class Topology {
   readonly inverse = new Map<string, TopologyGroup>();
   /** key -> domain -> taint sets of the NodePools offering it. */
   private readonly universe = new Map<string, Map<string, Array<readonly Taint[]>>>();
-  private readonly excluded: ReadonlySet<string>;
+  private excludedUids?: ReadonlySet<string>;
+  private readonly idsByPod = new WeakMap<Pod, { readonly owned: readonly string[]; readonly inverseOwned: readonly string[] }>();
   private readonly allNamespaces: readonly string[];
 
   constructor(private readonly input: TopologyInput) {
-    this.excluded = input.excluded ?? new Set(input.pending.map((p) => p.uid));
     const ns = new Set<string>([...(input.namespaceLabels?.keys() ?? [])]);
     for (const n of input.nodes) for (const p of n.pods) ns.add(p.namespace);
     for (const p of input.pending) ns.add(p.namespace);
@@ -142,8 +145,20 @@ export class Topology {
     }
   }
 
+  private get excluded(): ReadonlySet<string> {
+    return (this.excludedUids ??= new Set((this.input.excluded ?? this.input.pending).map((p) => p.uid)));
+  }
+
   /** The ids of the groups the pod declares, creating them if needed, in group creation order. */
-  groupIds(pod: Pod): { owned: string[]; inverseOwned: string[] } {
+  groupIds(pod: Pod): { readonly owned: readonly string[]; readonly inverseOwned: readonly string[] } {
+    let ids = this.idsByPod.get(pod);
+    if (ids) return ids;
+    ids = this.computeGroupIds(pod);
+    this.idsByPod.set(pod, ids);
+    return ids;
+  }
+
+  private computeGroupIds(pod: Pod): { owned: string[]; inverseOwned: string[] } {
     const owned = new Set<string>();
     for (const { group, filter } of this.declared(pod)) owned.add(this.getOrCreate(this.groups, group, filter).id);
     const inverseOwned = new Set<string>();

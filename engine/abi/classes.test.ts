@@ -1,0 +1,59 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { pod } from '../../test/fixtures/builders.ts';
+import { compareQueueOrder, sortQueueOrder } from '../scheduling/pods.ts';
+import { PodClassifier, samePodClass } from './classes.ts';
+
+describe('pod classes', () => {
+  it('puts replicas of one template in one class and tells apart pods that differ in any scheduling field', () => {
+    const base = { cpu: '500m', memory: '1Gi', labels: { app: 'web' } };
+    const variants = [
+      pod({ ...base }),
+      pod({ ...base, namespace: 'other' }),
+      pod({ ...base, cpu: '501m' }),
+      pod({ ...base, labels: { app: 'web', tier: 'a' } }),
+      pod({ ...base, nodeSelector: { 'kubernetes.io/arch': 'arm64' } }),
+      pod({ ...base, tolerations: [{ key: 'k', operator: 'Exists' }] }),
+      pod({ ...base, hostPorts: [8080] }),
+      pod({ ...base, required: [[{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a'] }]] }),
+      pod({ ...base, required: [[{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['b'] }]] }),
+      pod({ ...base, spread: [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'web' } } }] }),
+      pod({ ...base, volumeRequirements: [[{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a'] }]] }),
+      { ...pod({ ...base }), ignoredReason: 'PVC data not found' },
+    ];
+    const c = new PodClassifier();
+    const classes = variants.map((p) => c.classOf(p));
+    expect(new Set(classes).size).toBe(variants.length);
+    // Replicas: new objects, same content, other names, uids and creation times.
+    for (const [i, v] of variants.entries()) {
+      const replica = structuredClone({ ...v, name: `${v.name}-r`, uid: `${v.uid}-r`, creationTimestamp: v.creationTimestamp + 5 });
+      expect(c.classOf(replica)).toBe(classes[i]);
+    }
+  });
+
+  it('does not depend on hash collisions: equality decides', () => {
+    // Same length, same first, middle and last characters: the hash cannot tell these labels apart.
+    const a = pod({ labels: { app: 'axxxxa' } });
+    const b = pod({ labels: { app: 'axyxxa' } });
+    expect(samePodClass(a, b)).toBe(false);
+    const c = new PodClassifier();
+    expect(c.classOf(a)).not.toBe(c.classOf(b));
+  });
+});
+
+describe('sortQueueOrder', () => {
+  it('orders pods exactly as compareQueueOrder', () => {
+    const arb = fc.array(
+      fc.record({ cpu: fc.constantFrom(0, 100, 250, 1000), mem: fc.constantFrom(0, 1, 2 ** 30, 1.5 * 2 ** 30), t: fc.integer({ min: 0, max: 3 }), uid: fc.string({ minLength: 1, maxLength: 3 }) }),
+      { maxLength: 60 },
+    );
+    fc.assert(
+      fc.property(arb, (specs) => {
+        const pods = specs.map((s, i) => ({ ...pod({ name: `p${i}`, createdAt: s.t }), uid: `${s.uid}-${i}`, requests: { cpu: s.cpu, memory: s.mem, pods: 1 } }));
+        const want = [...pods].sort(compareQueueOrder).map((p) => p.uid);
+        expect(sortQueueOrder(pods).map((p) => p.uid)).toEqual(want);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

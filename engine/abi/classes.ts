@@ -1,0 +1,147 @@
+// Pod classes: pods that the solver cannot tell apart (same namespace, requests, labels, node selector,
+// affinity, tolerations, spread constraints, host ports, volume topology and boundary verdict) share one
+// class, so validation, relaxation chains and topology membership are computed once per class.
+//
+// A class is found by a cheap structural hash, then confirmed by a structural comparison with the class's
+// first pod. Nothing is serialised: building a string key per pod (and hashing it in a Map) cost more than
+// the whole search for 100,000 small pods.
+import type { Pod } from '../domain/types.ts';
+
+const F64 = new Float64Array(1);
+const U32 = new Uint32Array(F64.buffer);
+
+function mix(h: number, x: number): number {
+  h = Math.imul(h ^ x, 0x01000193);
+  return h ^ (h >>> 15);
+}
+
+/** Length and a few characters: enough to spread classes; equality is checked afterwards. */
+function hashString(h: number, s: string): number {
+  const n = s.length;
+  h = mix(h, n);
+  if (n > 0) h = mix(h, s.charCodeAt(0) | (s.charCodeAt(n - 1) << 16));
+  if (n > 2) h = mix(h, s.charCodeAt(n >> 1) | (s.charCodeAt(n - 2) << 16));
+  return h;
+}
+
+function hashNumber(h: number, x: number): number {
+  if ((x | 0) === x) return mix(h, x);
+  F64[0] = x;
+  return mix(mix(h, U32[0]!), U32[1]!);
+}
+
+function hashValue(h: number, v: unknown, depth: number): number {
+  switch (typeof v) {
+    case 'string':
+      return hashString(h, v);
+    case 'number':
+      return hashNumber(h, v);
+    case 'boolean':
+      return mix(h, v ? 3 : 2);
+    case 'undefined':
+      return mix(h, 1);
+    case 'object': {
+      if (v === null) return mix(h, 0);
+      if (depth > 6) return mix(h, 7);
+      if (Array.isArray(v)) {
+        h = mix(h, 0x5b + v.length);
+        for (const x of v) h = hashValue(h, x, depth + 1);
+        return h;
+      }
+      const o = v as Record<string, unknown>;
+      for (const k in o) h = hashValue(hashString(h, k), o[k], depth + 1);
+      return mix(h, 0x7b);
+    }
+    default:
+      return mix(h, 9);
+  }
+}
+
+/** Deep structural equality of plain data (objects, arrays, strings, numbers, booleans). Key order counts. */
+function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!same(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let n = 0;
+  for (const k in x) {
+    if (!(k in y) || !same(x[k], y[k])) return false;
+    n++;
+  }
+  for (const _ in y) n--;
+  return n === 0;
+}
+
+function sameRecord(x: Readonly<Record<string, unknown>>, y: Readonly<Record<string, unknown>>): boolean {
+  if (x === y) return true;
+  let n = 0;
+  for (const k in x) {
+    if (x[k] !== y[k] || (x[k] === undefined && !(k in y))) return false;
+    n++;
+  }
+  for (const _ in y) n--;
+  return n === 0;
+}
+
+function emptyOr<T>(a: readonly T[] | undefined): readonly T[] | undefined {
+  return a === undefined || a.length === 0 ? undefined : a;
+}
+
+export function samePodClass(a: Pod, b: Pod): boolean {
+  return (
+    a.namespace === b.namespace &&
+    a.ignoredReason === b.ignoredReason &&
+    sameRecord(a.requests, b.requests) &&
+    sameRecord(a.labels, b.labels) &&
+    sameRecord(a.nodeSelector, b.nodeSelector) &&
+    same(a.affinity, b.affinity) &&
+    same(emptyOr(a.tolerations), emptyOr(b.tolerations)) &&
+    same(emptyOr(a.topologySpreadConstraints), emptyOr(b.topologySpreadConstraints)) &&
+    same(emptyOr(a.hostPorts), emptyOr(b.hostPorts)) &&
+    same(emptyOr(a.volumeRequirements), emptyOr(b.volumeRequirements))
+  );
+}
+
+function podHash(p: Pod): number {
+  let h = hashString(0x811c9dc5, p.namespace);
+  for (const k in p.requests) h = hashNumber(hashString(h, k), p.requests[k]!);
+  h = mix(h, 1);
+  for (const k in p.labels) h = hashString(hashString(h, k), p.labels[k]!);
+  h = mix(h, 2);
+  for (const k in p.nodeSelector) h = hashString(hashString(h, k), p.nodeSelector[k]!);
+  if (p.affinity) h = hashValue(mix(h, 3), p.affinity, 0);
+  if (p.tolerations.length) h = hashValue(mix(h, 4), p.tolerations, 0);
+  if (p.topologySpreadConstraints.length) h = hashValue(mix(h, 5), p.topologySpreadConstraints, 0);
+  if (p.hostPorts.length) h = hashValue(mix(h, 6), p.hostPorts, 0);
+  if (p.volumeRequirements?.length) h = hashValue(mix(h, 7), p.volumeRequirements, 0);
+  if (p.ignoredReason) h = hashString(mix(h, 8), p.ignoredReason);
+  return h;
+}
+
+/** Assigns class numbers (0, 1, ... in order of first appearance) to pods. */
+export class PodClassifier {
+  private readonly buckets = new Map<number, number[]>();
+  /** The first pod of each class. */
+  readonly representatives: Pod[] = [];
+
+  classOf(p: Pod): number {
+    const h = podHash(p);
+    let bucket = this.buckets.get(h);
+    if (bucket === undefined) {
+      bucket = [];
+      this.buckets.set(h, bucket);
+    } else {
+      for (const c of bucket) if (samePodClass(this.representatives[c]!, p)) return c;
+    }
+    const c = this.representatives.length;
+    this.representatives.push(p);
+    bucket.push(c);
+    return c;
+  }
+}
