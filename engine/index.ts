@@ -18,3 +18,4 @@ export {
 } from './scheduling/labels.ts';
 export { tolerates, toleratesAll, firstUntolerated, formatTaint, isKnownEphemeralTaint } from './scheduling/taints.ts';
 export { selectorMatches, isTerminal, isTerminating, isActive, isOwnedByDaemonSet, isMirrorPod, podKey } from './scheduling/pods.ts';
+export { fromLabels, fromSelectorRequirements, intersects, singleValueLabels } from './scheduling/requirements.ts';
