@@ -102,6 +102,7 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
     async apply(yaml) {
       const out: KubeObject[] = [];
       for (const doc of parseDocuments(yaml)) {
+        if (doc.syntaxErrors.length) throw new Error(`apply: document ${doc.index}: ${doc.syntaxErrors.map((e) => `${e.line ? `line ${e.line}: ` : ''}${e.message}`).join('; ')}`);
         const obj = doc.value as KubeObject | null;
         if (!obj || typeof obj !== 'object') continue;
         const kind = KIND_OF[String(obj.kind)];

@@ -167,7 +167,9 @@ export class SimCloudProvider implements CloudProvider {
 
   private typesFor(nc: EC2NodeClass): InstanceType[] {
     const zones = this.opts.zonesOf?.(nc);
-    return ec2InstanceTypes({ region: this.region, ...(zones && zones.length ? { zones } : {}), settings: capacitySettingsOf(nc) });
+    const types = ec2InstanceTypes({ region: this.region, ...(zones && zones.length ? { zones } : {}), settings: capacitySettingsOf(nc) });
+    // The AWS provider's node-class compatibility check (spec/aws-provider.md §3): no a1 with AL2023.
+    return nc.amiFamily === 'AL2023' ? types.filter((t) => !t.name.startsWith('a1.')) : types;
   }
 
   private blocked(c: Candidate): boolean {

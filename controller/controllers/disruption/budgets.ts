@@ -24,13 +24,13 @@ export function allowedDisruptions(pool: NodePool, reason: DisruptionReason, num
 }
 
 /** Allowed disruptions left per pool for the reason (mapping value = max(allowed - disrupting, 0)). */
-export function budgetMap(pools: readonly NodePool[], nodes: readonly StateNode[], reason: DisruptionReason, now: number, report?: (pool: string, allowed: number) => void): Map<string, number> {
+export function budgetMap(pools: readonly NodePool[], nodes: readonly StateNode[], reason: DisruptionReason, now: number, report?: (pool: string, allowed: number, numNodes: number) => void): Map<string, number> {
   const out = new Map<string, number>();
   for (const pool of pools) {
     const mine = nodes.filter((n) => n.managed && n.hasNodeClaim && n.initialized && !n.instanceTerminating && n.nodePoolName === pool.name);
     const disrupting = mine.filter((n) => !n.ready || n.markedForDeletion || n.deleting).length;
     const allowed = allowedDisruptions(pool, reason, mine.length, now);
-    report?.(pool.name, allowed);
+    report?.(pool.name, allowed, mine.length);
     out.set(pool.name, Math.max(allowed - disrupting, 0));
   }
   return out;

@@ -36,10 +36,10 @@ export function newDisruption(ctx: ControllerContext, methods: readonly Disrupti
     const nodes = ctx.cluster.stateNodes();
     const inFlight = new Set(pending?.command.candidates.map((c) => c.providerId) ?? []);
     const candidates = buildCandidates({ now, nodes, pools, instanceTypes, pdbs: ctx.cluster.workloads.pdbList(), inFlight });
-    const budgets = (reason: DisruptionReason) => budgetMap([...pools.values()], nodes, reason, now, (pool, allowed) => {
+    const budgets = (reason: DisruptionReason) => budgetMap([...pools.values()], nodes, reason, now, (pool, allowed, numNodes) => {
       ctx.metrics.allowedDisruptions.set({ nodepool: pool, reason: reason.toLowerCase() }, Math.min(allowed, Number.MAX_SAFE_INTEGER));
       const entry = ctx.cluster.nodePool(pool);
-      if (allowed === 0 && entry && nodes.some((n) => n.nodePoolName === pool)) {
+      if (allowed === 0 && entry && numNodes > 0) {
         ctx.events.publish({ involved: targetOf(entry.obj, 'NodePool'), type: 'Normal', reason: 'DisruptionBlocked', message: `No allowed disruptions for disruption reason ${reason} due to blocking budget`, dedupeTimeoutMs: 60_000 });
       }
     });
