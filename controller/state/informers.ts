@@ -32,6 +32,21 @@ export interface InformerStatus {
   readonly resourceVersion: string;
 }
 
+/** client-node's Watch, telling us when a watch request starts and when its stream ends. */
+class TrackedWatch extends Watch {
+  constructor(kc: KubeConfig, private readonly onOpen: (open: boolean) => void) {
+    super(kc);
+  }
+
+  override async watch(path: string, query: Record<string, string | number | boolean | undefined>, callback: (phase: string, obj: unknown, watchObj?: unknown) => void, done: (err: unknown) => void): Promise<AbortController> {
+    this.onOpen(true);
+    return super.watch(path, query, callback, (err: unknown) => {
+      this.onOpen(false);
+      done(err);
+    });
+  }
+}
+
 class KindInformer {
   readonly lw: ListWatch<KubernetesObject>;
   state: InformerState = 'stopped';
@@ -44,7 +59,12 @@ class KindInformer {
 
   constructor(readonly kind: Kind, private readonly deps: InformersDeps, handlers: InformerHandlers) {
     const list = async () => (await deps.kube.list(kind)) as unknown as { items: KubernetesObject[]; metadata?: { resourceVersion?: string } };
-    this.lw = new ListWatch(collectionPath(kind), new Watch(deps.kubeConfig), list, false, undefined, undefined, {
+    const watch = new TrackedWatch(deps.kubeConfig, (open) => {
+      // A stream that ended is being re-established (or waits in backoff, which failed() records).
+      if (!open && this.state === 'watching') this.state = 'starting';
+      else if (open && this.listed && this.state === 'starting') this.state = 'watching';
+    });
+    this.lw = new ListWatch(collectionPath(kind), watch, list, false, undefined, undefined, {
       delayFn: async (ms) => {
         const prior = this.state;
         this.state = 'waiting';

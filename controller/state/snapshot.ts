@@ -15,6 +15,10 @@ export function restrictToZones(types: readonly InstanceType[], zones: readonly 
   const allowed = new Set(zones);
   const out: InstanceType[] = [];
   for (const it of types) {
+    if (it.offerings.every((o) => allowed.has(o.zone))) {
+      out.push(it);
+      continue;
+    }
     const offerings = it.offerings.filter((o) => allowed.has(o.zone));
     if (!offerings.length) continue;
     const zr = it.requirements.get(ZONE);

@@ -42,7 +42,11 @@ export function selectOfferings(
   const reqs = fromSelectorRequirements(req.requirements);
   const minValues = req.requirements.some((r) => r.minValues !== undefined);
   let compatible: Array<{ type: InstanceType; offerings: Offering[] }> = [];
+  // NodeClaims name their instance types; checking names first spares the full compatibility test.
+  const named = req.requirements.find((r) => r.key === 'node.kubernetes.io/instance-type' && r.operator === 'In');
+  const names = named ? new Set(named.values) : undefined;
   for (const it of types) {
+    if (names && !names.has(it.name)) continue;
     if (intersects(it.requirements, reqs) !== undefined || !fits(req.requests, it.allocatable)) continue;
     const offerings = it.offerings.filter((o) => o.available && !unavailable(o.capacityType, it.name, o.zone)
       && intersects(fromLabels({ [ZONE]: o.zone, [CAPACITY_TYPE]: o.capacityType }), reqs) === undefined);
