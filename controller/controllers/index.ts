@@ -9,6 +9,7 @@ import { newDisruption, type DisruptionLoop } from './disruption/reconcile.ts';
 import type { DisruptionMethod } from './disruption/types.ts';
 import { emptiness } from './disruption/emptiness.ts';
 import { newInterruption } from './interruption/reconcile.ts';
+import { newPodMetrics } from './metrics/pod/reconcile.ts';
 import { newNodeTermination } from './node/termination/reconcile.ts';
 import { newSimNodeClassStatus } from './nodeclass/status/reconcile.ts';
 import { newConsolidatable } from './nodeclaim/consolidatable/reconcile.ts';
@@ -61,6 +62,7 @@ export function newControllers(contextFor: (name: string) => ControllerContext, 
   add('node.termination', newNodeTermination);
   add('nodeclaim.garbagecollection', (ctx) => newGarbageCollection(ctx));
   const disruption = add('disruption', (ctx) => newDisruption(ctx, opts.disruptionMethods ?? [emptiness]));
+  add('metrics.pod', newPodMetrics);
   const source = opts.interruptions;
   if (source) add('interruption', (ctx) => newInterruption(ctx, source));
   return { ...(provisioner ? { provisioner } : {}), ...(disruption ? { disruption } : {}), all };
