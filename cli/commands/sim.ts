@@ -111,12 +111,22 @@ export async function run(args: string[], io: Io): Promise<number> {
       const dir = await mkdtemp(join(tmpdir(), 'karpenter-ts-sim-'));
       const kubeconfig = join(dir, 'kubeconfig');
       await writeFile(kubeconfig, kubeConfigText(sim.cluster.url));
-      io.out(`\nThe simulated API server is up at ${sim.cluster.url} (clock ${speed === 0 ? 'stopped' : `${speed}x`}).\n  export KUBECONFIG=${kubeconfig}\n  kubectl get nodepools,nodeclaims,nodes\nPress Ctrl-C to stop.\n`);
+      io.out(`\nThe simulated API server is up at ${sim.cluster.url} (clock ${speed === 0 ? 'now in real time' : `${speed}x`}).\n  export KUBECONFIG=${kubeconfig}\n  kubectl get nodepools,nodeclaims,nodes\nPress Ctrl-C to stop.\n`);
       for (const l of nodeTable(sim)) io.out(`  ${l}\n`);
-      await new Promise<void>((r) => {
-        process.once('SIGINT', r);
-        process.once('SIGTERM', r);
+      let stopped = false;
+      const stop = new Promise<void>((r) => {
+        const done = (): void => {
+          stopped = true;
+          r();
+        };
+        process.once('SIGINT', done);
+        process.once('SIGTERM', done);
       });
+      // An event-to-event clock would stand still while kubectl users wait: let it run in real time.
+      if (clock.mode === 'manual') {
+        while (!stopped) await Promise.race([stop, clock.advance(250).then(() => new Promise((r) => setTimeout(r, 250)))]);
+      }
+      await stop;
     }
   } finally {
     await sim.close();

@@ -58,5 +58,8 @@ describe('provisioner', () => {
     expect(((nc.status as { conditions: Array<{ type: string; status: string; message: string }> }).conditions.find((c) => c.type === 'SubnetsReady'))).toMatchObject({ status: 'False', message: expect.stringContaining('SubnetSelector did not match any subnets') });
     const pool = sim.cluster.api.get('nodepools.karpenter.sh', undefined, 'spot-diverse');
     expect((pool.status as { conditions: Array<{ type: string; status: string }> }).conditions.find((c) => c.type === 'NodeClassReady')?.status).toBe('False');
+    // The pod's event says which NodePool sat out, and why.
+    const failed = events(sim, 'FailedScheduling').filter((e) => (e['source'] as { component?: string } | undefined)?.component === 'karpenter');
+    expect(String(failed.at(-1)!['message'])).toContain('NodePools not ready: spot-diverse (NodeClassReady is False: SubnetsReady, SecurityGroupsReady not True)');
   });
 });

@@ -10,6 +10,7 @@
 // 4. Nominate; publish events; update the scheduler metrics.
 import { randomUUID } from 'node:crypto';
 import { provision, type NewNodeClaimPlan, type Pod, type ProvisionPlan, type Snapshot } from '../../../engine/index.ts';
+import { findCondition } from '../../operator/conditions.ts';
 import type { KubeObject } from '../../operator/kube.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../operator/result.ts';
 import type { Controller } from '../../operator/runtime.ts';
@@ -109,11 +110,27 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
     }
   }
 
+  /** NodePools that take no part in provisioning, and why (guide §13: "describe the NodePool"). */
+  function notReadyPools(): string {
+    const out: string[] = [];
+    for (const e of ctx.cluster.nodePools()) {
+      if (e.pool?.ready) continue;
+      const ready = findCondition(e.obj, 'Ready');
+      const nodeClass = findCondition(e.obj, 'NodeClassReady');
+      const why = e.errors.length ? e.errors.join('; ') : [ready?.message, nodeClass?.status !== 'True' ? nodeClass?.message : undefined].filter(Boolean).join(': ') || 'readiness not yet known';
+      out.push(`${e.obj.metadata.name} (${why})`);
+    }
+    return out.length ? `; NodePools not ready: ${out.join(', ')}` : '';
+  }
+
   function reportFailures(plan: ProvisionPlan, pods: Map<string, Pod>): void {
-    for (const e of [...plan.unschedulable, ...plan.ignored]) {
+    const failures = [...plan.unschedulable, ...plan.ignored];
+    const notReady = failures.length ? notReadyPools() : '';
+    for (const e of failures) {
       const p = pods.get(e.uid);
       if (!p) continue;
-      ctx.events.publish({ involved: podTarget(p), type: 'Warning', reason: 'FailedScheduling', message: `Failed to schedule pod, ${e.reason}`, dedupeValues: [p.uid, e.reason] });
+      const reason = `${e.reason}${notReady}`;
+      ctx.events.publish({ involved: podTarget(p), type: 'Warning', reason: 'FailedScheduling', message: `Failed to schedule pod, ${reason}`, dedupeValues: [p.uid, reason] });
       log.info({ pod: `${p.namespace}/${p.name}`, reason: e.reason, perNodePool: e.perNodePool }, 'could not schedule pod');
     }
     ctx.metrics.unschedulablePods.set({ controller: 'provisioner' }, plan.unschedulable.length);
