@@ -2,48 +2,19 @@
 // feed it (apply/remove per kind); the provisioner writes the NodeClaims it creates straight in, to beat
 // informer lag. State nodes are keyed by providerID and joined on demand (statenode.ts); NodeClaims are
 // known by name from the moment they exist, so the synced gate can see launches in flight.
-import {
-  formatFieldError, isActive, isMirrorPod, isOwnedByDaemonSet, parseEC2NodeClass, parseNode, parseNodeClaim, parseNodePool,
-  type EC2NodeClass, type FieldError, type NodePool, type Pod, type StateNode,
-} from '../../engine/index.ts';
+import { isActive, isMirrorPod, isOwnedByDaemonSet, parseEC2NodeClass, parseNode, parseNodeClaim, parseNodePool, type Pod, type StateNode } from '../../engine/index.ts';
 import type { Clock } from '../operator/clock.ts';
 import type { KubeObject } from '../operator/kube.ts';
 import type { Logger } from '../operator/logger.ts';
+import { consolidatable, errorsText, notOlder, podBindingChanged, type Change, type NodeClassEntry, type NodePoolEntry } from './changes.ts';
 import { Workloads } from './workloads.ts';
 import { joinStateNode, type NodeClaimEntry, type NodeEntry } from './statenode.ts';
-
-export type ChangeKind = 'Node' | 'NodeClaim' | 'Pod' | 'NodePool' | 'EC2NodeClass' | 'DaemonSet' | 'PodDisruptionBudget';
-
-export interface Change {
-  readonly kind: ChangeKind;
-  readonly type: 'upsert' | 'delete';
-  readonly name: string;
-  readonly namespace?: string;
-  readonly obj: KubeObject;
-  readonly old?: KubeObject;
-}
-
-export interface NodePoolEntry {
-  readonly obj: KubeObject;
-  /** undefined when the object does not validate (see errors). */
-  readonly pool?: NodePool;
-  readonly errors: readonly string[];
-}
-
-export interface NodeClassEntry {
-  readonly obj: KubeObject;
-  readonly nodeClass?: EC2NodeClass;
-  readonly errors: readonly string[];
-}
 
 /** Nomination window: max(2 x batch max duration, 10 s) (spec/disruption.md §6.3). */
 export const nominationWindow = (batchMaxMs: number): number => Math.max(2 * batchMaxMs, 10_000);
 const CONSOLIDATION_REFRESH_MS = 5 * 60_000;
 
-const rvOf = (o: KubeObject | undefined): number => Number(o?.metadata.resourceVersion ?? NaN);
-/** Whether `next` is not older than `cur` (resourceVersions compared as integers when both are). */
-const notOlder = (cur: KubeObject | undefined, next: KubeObject): boolean => !(rvOf(next) < rvOf(cur));
-const errorsText = (errs: readonly FieldError[]): string[] => errs.map(formatFieldError);
+export type { Change, ChangeKind, NodeClassEntry, NodePoolEntry } from './changes.ts';
 
 export class Cluster {
   /** Bumped on every change (the disruption loop compares it to skip work). */
@@ -309,13 +280,4 @@ export class Cluster {
       }
     }
   }
-}
-
-function consolidatable(o: KubeObject): boolean {
-  return ((o.status?.['conditions'] ?? []) as Array<{ type?: string; status?: string }>).some((c) => c.type === 'Consolidatable' && c.status === 'True');
-}
-
-function podBindingChanged(c: Change): boolean {
-  const nodeName = (o: KubeObject | undefined) => (o?.spec as { nodeName?: string } | undefined)?.nodeName;
-  return c.type === 'delete' || nodeName(c.obj) !== nodeName(c.old);
 }

@@ -7,7 +7,7 @@ import {
 } from '../../engine/index.ts';
 import type { KubeObject } from '../operator/kube.ts';
 import type { Logger } from '../operator/logger.ts';
-import type { Change } from './cluster.ts';
+import type { Change } from './changes.ts';
 
 const keyOf = (o: KubeObject): string => `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`;
 const nodeNameOf = (o: KubeObject): string | undefined => (o.spec as { nodeName?: string } | undefined)?.nodeName || undefined;

@@ -45,7 +45,8 @@ function triggers(c: Change): boolean {
       return c.type === 'upsert' && Boolean(o.metadata.deletionTimestamp) && !c.old?.metadata.deletionTimestamp;
     case 'NodePool':
     case 'EC2NodeClass':
-      return c.type === 'upsert';
+      // A new or changed spec, or a readiness flip; status-only writes (usage counts) are not news.
+      return c.type === 'upsert' && (!c.old || o.metadata.generation !== c.old.metadata.generation || findCondition(o, 'Ready')?.status !== findCondition(c.old, 'Ready')?.status);
     default:
       return false;
   }
