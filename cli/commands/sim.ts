@@ -71,10 +71,20 @@ function parseArgs(args: string[]): Args | string {
   return out;
 }
 
+let epipeGuard = false;
+
 export async function run(args: string[], io: Io): Promise<number> {
   if (args.includes('-h') || args.includes('--help')) {
     io.out(USAGE);
     return 0;
+  }
+  // `karpenter-ts sim | head` closes stdout early: stop quietly rather than crash on EPIPE.
+  if (!epipeGuard) {
+    epipeGuard = true;
+    process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(0);
+      throw e;
+    });
   }
   const a = parseArgs(args);
   if (typeof a === 'string') {
