@@ -26,3 +26,4 @@ export * as reqs from './scheduling/requirements.ts';
 export { ABI_VERSION } from '../solver-as/abi.ts';
 export { lowerBound, type LowerBound } from './bound/index.ts';
 export { buildBoundModel, type BoundModel } from './bound/model.ts';
+export { fromLabels, fromSelectorRequirements, intersects, singleValueLabels } from './scheduling/requirements.ts';

@@ -1,0 +1,61 @@
+// `karpenter-ts controller` through its composition root, against the simulated cluster and cloud: the
+// options, the kubeconfig, the metrics and health endpoints, a clean stop.
+import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { toNodeClass } from '../../engine/index.ts';
+import { SimCloudProvider } from '../../controller/cloudprovider/sim/provider.ts';
+import { startSimCluster } from '../../controller/sim/cluster.ts';
+import { scaledClock } from '../../controller/sim/clock.ts';
+import { installAdmission } from '../../controller/simulation/admission.ts';
+import { memoryIo } from '../io.ts';
+import { run } from './controller.ts';
+
+const freePort = (): Promise<number> => new Promise((resolve) => {
+  const s = createServer();
+  s.listen(0, '127.0.0.1', () => {
+    const { port } = s.address() as { port: number };
+    s.close(() => resolve(port));
+  });
+});
+
+describe('karpenter-ts controller', () => {
+  it('needs a cluster name and valid options', async () => {
+    const io = memoryIo();
+    expect(await run([], io)).toBe(2);
+    expect(io.stderr).toContain('--cluster-name (CLUSTER_NAME) is required');
+    const bad = memoryIo({ env: { BATCH_MAX_DURATION: '1ms' } });
+    expect(await run(['--cluster-name=x'], bad)).toBe(2);
+    expect(bad.stderr).toContain('--batch-max-duration (1ms) must be >= --batch-idle-duration (1s)');
+  });
+
+  it('runs against a cluster, serves /metrics, /healthz and /readyz, and stops on request', async () => {
+    const cluster = await startSimCluster({ clock: scaledClock(1) });
+    installAdmission(cluster.server);
+    const [metricsPort, healthPort] = [await freePort(), await freePort()];
+    const io = memoryIo({ env: { CLUSTER_NAME: 'my-cluster', LOG_LEVEL: 'warn' } });
+    const stop = new AbortController();
+    let ready: () => void = () => {};
+    const started = new Promise<void>((r) => (ready = r));
+    const done = run([`--metrics-port=${metricsPort}`, `--health-probe-port=${healthPort}`], io, {
+      kubeConfig: cluster.kubeConfig(),
+      cloudProvider: ({ clock, nodeClass }) => new SimCloudProvider({ clock, kubelet: cluster.kubelet, nodeClass, zonesOf: (nc) => toNodeClass(nc).zones }),
+      signal: stop.signal,
+      onStarted: () => ready(),
+    });
+    await started;
+    const get = async (port: number, path: string) => {
+      const r = await fetch(`http://127.0.0.1:${port}${path}`);
+      return { status: r.status, text: await r.text() };
+    };
+    expect(await get(healthPort, '/healthz')).toEqual({ status: 200, text: 'ok' });
+    expect((await get(healthPort, '/readyz')).status).toBe(200);
+    const metrics = await get(metricsPort, '/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.text).toContain('karpenter_build_info{version="0.1.0"');
+    expect(metrics.text).toContain('# TYPE karpenter_nodeclaims_created_total counter');
+    expect(metrics.text).toContain('process_cpu_seconds_total');
+    stop.abort();
+    expect(await done).toBe(0);
+    await cluster.close();
+  });
+});

@@ -1,0 +1,89 @@
+// `karpenter-ts controller`: the operator against a real cluster (in-cluster config, --kubeconfig or
+// KUBECONFIG), with the AWS cloud provider, /metrics and /healthz, /readyz, until SIGTERM or SIGINT.
+import type { Io } from '../io.ts';
+import { loadKubeConfig, newOperator, type CloudProviderFactory, type Operator } from '../../controller/main.ts';
+import { newLogger } from '../../controller/operator/logger.ts';
+import { optionsHelp, OptionsError, resolveOptions } from '../../controller/operator/options.ts';
+import type { KubeConfig } from '@kubernetes/client-node';
+
+export const summary = 'run the controller against a Kubernetes cluster (in-cluster, --kubeconfig or KUBECONFIG)';
+
+const USAGE = `usage: karpenter-ts controller [options]
+
+Runs the karpenter-ts controller: watches NodePools, EC2NodeClasses, NodeClaims, nodes and pods, launches
+and terminates EC2 capacity for pending pods, and serves Prometheus metrics and health probes. Every option
+can also be set by its environment variable (flags win).
+
+options:
+${optionsHelp()}
+  -h, --help                 show this help
+
+exit status: 0 stopped by a signal, 2 bad options or no usable kubeconfig / cloud provider
+`;
+
+/** Seams for tests: another cloud provider, a kubeconfig object, and a signal that stops the controller. */
+export interface ControllerCommandDeps {
+  readonly cloudProvider?: CloudProviderFactory;
+  readonly kubeConfig?: KubeConfig;
+  readonly signal?: AbortSignal;
+  readonly onStarted?: (operator: Operator, ports: readonly number[]) => void;
+}
+
+const AWS_PROVIDER = '../../controller/cloudprovider/aws/index.ts';
+
+/** The AWS provider module exports `createCloudProvider: CloudProviderFactory`. */
+async function awsProvider(): Promise<CloudProviderFactory> {
+  let mod: { createCloudProvider?: CloudProviderFactory };
+  try {
+    mod = (await import(AWS_PROVIDER)) as typeof mod;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') throw new Error('the AWS cloud provider (controller/cloudprovider/aws) is not part of this build yet; `karpenter-ts sim` runs the controller against a simulated cloud');
+    throw e;
+  }
+  if (typeof mod.createCloudProvider !== 'function') throw new Error(`${AWS_PROVIDER} does not export createCloudProvider`);
+  return mod.createCloudProvider;
+}
+
+export async function run(args: string[], io: Io, deps: ControllerCommandDeps = {}): Promise<number> {
+  if (args.includes('-h') || args.includes('--help')) {
+    io.out(USAGE);
+    return 0;
+  }
+  let options;
+  try {
+    options = resolveOptions(args, io.env);
+  } catch (e) {
+    if (!(e instanceof OptionsError)) throw e;
+    io.err(`karpenter-ts controller: invalid options:\n${e.problems.map((p) => `  ${p}`).join('\n')}\n`);
+    return 2;
+  }
+  if (!options.clusterName) {
+    io.err('karpenter-ts controller: --cluster-name (CLUSTER_NAME) is required: it names the cluster in instance tags and discovery\n');
+    return 2;
+  }
+  const log = newLogger({ level: options.logLevel, destination: { write: (s: string) => io.out(s) } });
+  let operator: Operator;
+  try {
+    const kubeConfig = deps.kubeConfig ?? loadKubeConfig(options.kubeconfig, io.env);
+    const cloudProvider = deps.cloudProvider ?? (await awsProvider());
+    operator = await newOperator({ options, kubeConfig, cloudProvider, log });
+  } catch (e) {
+    io.err(`karpenter-ts controller: ${(e as Error).message}\n`);
+    return 2;
+  }
+  const servers = await operator.serve();
+  await operator.start();
+  log.info({ cluster: options.clusterName, provider: operator.cloudProvider.name, ports: servers.map((s) => s.port) }, 'controller started');
+  deps.onStarted?.(operator, servers.map((s) => s.port));
+  await new Promise<void>((resolve) => {
+    const stop = (): void => resolve();
+    if (deps.signal) deps.signal.addEventListener('abort', stop, { once: true });
+    else {
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+    }
+  });
+  log.info({}, 'stopping');
+  await operator.stop();
+  return 0;
+}

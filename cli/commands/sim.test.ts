@@ -1,0 +1,50 @@
+// `karpenter-ts sim` end to end on the event-to-event clock (--speed 0): no wall-clock waiting.
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { memoryIo } from '../io.ts';
+import { GUIDE_EXAMPLES_DIR } from '../../test/fixtures/guide.ts';
+import { run } from './sim.ts';
+
+async function scenario(steps: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'sim-test-'));
+  const file = join(dir, 's.yaml');
+  await writeFile(file, `name: test\nsteps:\n  - apply: ${join(GUIDE_EXAMPLES_DIR, 'guide-03.yaml')}\n  - apply: ${join(GUIDE_EXAMPLES_DIR, 'guide-05.yaml')}\n  - apply: ${join(GUIDE_EXAMPLES_DIR, 'guide-08.yaml')}\n${steps}`);
+  return file;
+}
+
+describe('karpenter-ts sim', () => {
+  it('runs a scenario and prints the timeline, the node table and the verdict', async () => {
+    const io = memoryIo();
+    const file = await scenario('  - scale: { deployment: inflate, replicas: 2 }\n  - waitFor: { runningPods: 2, timeout: 5m }\n  - expect: { nodes: 1, spotNodes: 1 }\n');
+    expect(await run(['--scenario', file, '--speed', '0'], io)).toBe(0);
+    const out = io.stdout;
+    expect(out).toContain('clock event to event');
+    expect(out).toMatch(/\[00:0\d\] nodeclaim spot-diverse-\w+ created \(nodepool spot-diverse; requests cpu 2, memory 2Gi, 2 pods;/);
+    expect(out).toMatch(/nodeclaim spot-diverse-\w+ launched: \S+ in ap-northeast-2[abc], spot, \$0\.\d{4}\/h/);
+    expect(out).toMatch(/node ip-10-0-0-1\.ap-northeast-2\.compute\.internal is Ready/);
+    expect(out).toContain('NAME');
+    expect(out).toMatch(/CPU REQ\/ALLOC/);
+    expect(out).toMatch(/cluster: 1 node\(s\), \$0\.\d{4}\/h/);
+    expect(out).toMatch(/PASSED: scenario test in 00:\d\d of simulated time/);
+  });
+
+  it('exits 1 and lists the failed expectation', async () => {
+    const io = memoryIo();
+    const file = await scenario('  - scale: { deployment: inflate, replicas: 1 }\n  - waitFor: { runningPods: 1, timeout: 5m }\n  - expect: { onDemandNodes: 1 }\n');
+    expect(await run(['--scenario', file, '--speed=0'], io)).toBe(1);
+    expect(io.stdout).toContain('EXPECTATION FAILED: onDemandNodes=0 (want 1)');
+    expect(io.stdout).toContain('FAILED: scenario test');
+  });
+
+  it('exits 2 on a scenario that does not parse, before starting anything', async () => {
+    const io = memoryIo();
+    const dir = await mkdtemp(join(tmpdir(), 'sim-test-'));
+    await writeFile(join(dir, 'bad.yaml'), 'name: bad\nsteps:\n  - scale: { deployment: web }\n');
+    expect(await run(['--scenario', join(dir, 'bad.yaml')], io)).toBe(2);
+    expect(io.stderr).toContain('steps[0].scale.replicas: must be a whole number >= 0');
+    expect(await run(['--speed', 'fast'], io)).toBe(2);
+    expect(io.stderr).toContain('--speed must be a number >= 0');
+  });
+});

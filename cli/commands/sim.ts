@@ -1,0 +1,145 @@
+// `karpenter-ts sim`: the real controller against a simulated cluster and cloud on this machine. Runs a
+// scenario (default: the guide's §11 inflate demo) on a sped-up clock and prints a timeline and node
+// tables; `--serve` then leaves the API server up for kubectl.
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startSimulation } from '../../controller/simulation/environment.ts';
+import { warmUp } from '../../controller/simulation/warmup.ts';
+import { parseScenario, ScenarioError } from '../../controller/simulation/scenario/format.ts';
+import { runScenario } from '../../controller/simulation/scenario/runner.ts';
+import { stamp } from '../../controller/simulation/timeline.ts';
+import { nodeTable } from '../../controller/simulation/view.ts';
+import { manualClock, scaledClock } from '../../controller/sim/clock.ts';
+import { kubeConfigText } from '../../controller/sim/kubeconfig.ts';
+import type { Io } from '../io.ts';
+
+export const summary = 'run the controller against a simulated cluster and cloud (the guide\'s demo by default)';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const DEFAULT_SCENARIO = join(ROOT, 'scenarios', 'guide-inflate.yaml');
+
+const USAGE = `usage: karpenter-ts sim [--scenario FILE] [--speed N] [--serve] [options]
+
+Runs the karpenter-ts controller against a simulated Kubernetes API server, kubelets, scheduler and a
+simulated EC2 (the real instance catalog and prices), and plays a scenario: timed steps that apply YAML,
+scale Deployments, inject capacity errors and interruptions, wait for and expect conditions. Prints a
+timeline in simulated time and, after each wait, the node table and the cluster's $/h.
+
+options:
+  --scenario FILE    scenario to run (default scenarios/guide-inflate.yaml; format in docs/controller.md)
+  --speed N          simulated seconds per wall second (default: the scenario's, else 20); 0 = jump from
+                     event to event (as fast as possible, deterministic)
+  --serve            after the scenario, keep the API server up and print a kubeconfig path for kubectl
+  --region R         AWS region of the catalog (default: the scenario's, else ap-northeast-2)
+  --port N           API server port (default: a free one)
+  --log-level L      controller logs (debug, info, warn, error; default off)
+  --log-file FILE    write controller logs to FILE instead of stderr
+  -h, --help         show this help
+
+exit status: 0 scenario passed, 1 a wait or expectation failed, 2 usage error or bad scenario
+`;
+
+interface Args {
+  scenario: string;
+  speed?: number;
+  serve: boolean;
+  region?: string;
+  port?: number;
+  logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  logFile?: string;
+}
+
+function parseArgs(args: string[]): Args | string {
+  const out: Args = { scenario: DEFAULT_SCENARIO, serve: false };
+  for (let i = 0; i < args.length; i++) {
+    const [flag, inline] = args[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
+    const value = (): string | undefined => inline ?? args[++i];
+    switch (flag) {
+      case '--scenario': { const v = value(); if (!v) return '--scenario needs a file'; out.scenario = v; break; }
+      case '--speed': { const v = Number(value()); if (!(v >= 0) || !Number.isFinite(v)) return '--speed must be a number >= 0'; out.speed = v; break; }
+      case '--serve': out.serve = true; break;
+      case '--region': { const v = value(); if (!v) return '--region needs a value'; out.region = v; break; }
+      case '--port': { const v = Number(value()); if (!Number.isInteger(v) || v < 0 || v > 65535) return '--port must be a port number'; out.port = v; break; }
+      case '--log-level': { const v = value(); if (v !== 'debug' && v !== 'info' && v !== 'warn' && v !== 'error') return '--log-level must be debug, info, warn or error'; out.logLevel = v; break; }
+      case '--log-file': { const v = value(); if (!v) return '--log-file needs a file'; out.logFile = v; break; }
+      default: return `unknown option ${args[i]}`;
+    }
+  }
+  return out;
+}
+
+let epipeGuard = false;
+
+export async function run(args: string[], io: Io): Promise<number> {
+  if (args.includes('-h') || args.includes('--help')) {
+    io.out(USAGE);
+    return 0;
+  }
+  // `karpenter-ts sim | head` closes stdout early: stop quietly rather than crash on EPIPE.
+  if (!epipeGuard) {
+    epipeGuard = true;
+    process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(0);
+      throw e;
+    });
+  }
+  const a = parseArgs(args);
+  if (typeof a === 'string') {
+    io.err(`karpenter-ts sim: ${a}\n${USAGE}`);
+    return 2;
+  }
+  const file = resolve(io.cwd, a.scenario);
+  let scenario;
+  try {
+    scenario = parseScenario(await readFile(file, 'utf8'), relative(io.cwd, file) || file);
+  } catch (e) {
+    io.err(e instanceof ScenarioError ? `karpenter-ts sim: scenario ${e.message}\n` : `karpenter-ts sim: cannot read scenario ${file}: ${(e as Error).message}\n`);
+    return 2;
+  }
+  const region = a.region ?? scenario.region ?? 'ap-northeast-2';
+  const speed = a.speed ?? scenario.speed ?? 20;
+  await warmUp(scenario, dirname(file), region);
+  const clock = speed === 0 ? manualClock() : scaledClock(speed);
+  const logDestination = a.logLevel ? (a.logFile ? createWriteStream(resolve(io.cwd, a.logFile)) : { write: (s: string) => io.err(s) }) : undefined;
+  const sim = await startSimulation({
+    clock, region, ...(scenario.clusterName ? { clusterName: scenario.clusterName } : {}), ...(a.port !== undefined ? { port: a.port } : {}),
+    logLevel: a.logLevel ?? 'silent', ...(logDestination ? { logDestination } : {}),
+  });
+  const started = performance.now();
+  io.out(`karpenter-ts sim: scenario ${scenario.name}${scenario.description ? ` (${scenario.description})` : ''}\n`);
+  io.out(`region ${region}, cluster ${scenario.clusterName ?? 'my-cluster'}, clock ${speed === 0 ? 'event to event' : `${speed}x`}; times are simulated [mm:ss]\n\n`);
+  let ok = false;
+  try {
+    const result = await runScenario(sim, scenario, { baseDir: dirname(file), print: (l) => io.out(`${l}\n`) });
+    ok = result.ok;
+    io.out(`\n${result.ok ? 'PASSED' : 'FAILED'}: scenario ${scenario.name} in ${stamp(result.simMs)} of simulated time (${((performance.now() - started) / 1000).toFixed(1)} s wall)\n`);
+    for (const f of result.failures) io.out(`  - ${f}\n`);
+    if (a.serve) {
+      const dir = await mkdtemp(join(tmpdir(), 'karpenter-ts-sim-'));
+      const kubeconfig = join(dir, 'kubeconfig');
+      await writeFile(kubeconfig, kubeConfigText(sim.cluster.url));
+      io.out(`\nThe simulated API server is up at ${sim.cluster.url} (clock ${speed === 0 ? 'now in real time' : `${speed}x`}).\n  export KUBECONFIG=${kubeconfig}\n  kubectl get nodepools,nodeclaims,nodes\nPress Ctrl-C to stop.\n`);
+      for (const l of nodeTable(sim)) io.out(`  ${l}\n`);
+      let stopped = false;
+      const stop = new Promise<void>((r) => {
+        const done = (): void => {
+          stopped = true;
+          r();
+        };
+        process.once('SIGINT', done);
+        process.once('SIGTERM', done);
+      });
+      // An event-to-event clock would stand still while kubectl users wait: let it run in real time.
+      if (clock.mode === 'manual') {
+        while (!stopped) await Promise.race([stop, clock.advance(250).then(() => new Promise((r) => setTimeout(r, 250)))]);
+      }
+      await stop;
+    }
+  } finally {
+    await sim.close();
+  }
+  return ok ? 0 : 1;
+}

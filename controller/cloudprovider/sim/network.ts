@@ -1,0 +1,67 @@
+// The simulated account's network and images: one private subnet per zone of the region, one security
+// group, and AL2023/AL2/Bottlerocket images, tagged with `karpenter.sh/discovery: <cluster>` as the
+// getting-started guides tag them. EC2NodeClass selector terms resolve against these the way the AWS
+// provider resolves them against DescribeSubnets/DescribeSecurityGroups (tags ANDed within a term, "*"
+// matching any value, terms ORed).
+import { regionZones, type EC2NodeClass } from '../../../engine/index.ts';
+
+export interface SimSubnet {
+  readonly id: string;
+  readonly zone: string;
+  readonly zoneID: string;
+  readonly cidr: string;
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+export interface SimSecurityGroup {
+  readonly id: string;
+  readonly name: string;
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+export interface SimNetwork {
+  readonly region: string;
+  readonly clusterName: string;
+  readonly subnets: readonly SimSubnet[];
+  readonly securityGroups: readonly SimSecurityGroup[];
+}
+
+const ZONE_ID_PREFIX: Readonly<Record<string, string>> = { 'ap-northeast-2': 'apne2', 'us-east-1': 'use1', 'us-west-2': 'usw2' };
+
+export function simNetwork(region: string, clusterName: string, zones: readonly string[] = regionZones(region)): SimNetwork {
+  const prefix = ZONE_ID_PREFIX[region] ?? region.replaceAll('-', '');
+  const subnets = zones.map((zone, i) => ({
+    id: `subnet-0sim${String(i + 1).padStart(12, '0')}`,
+    zone,
+    zoneID: `${prefix}-az${i + 1}`,
+    cidr: `10.0.${i * 32}.0/19`,
+    tags: { 'karpenter.sh/discovery': clusterName, 'network-type': 'private', Name: `${clusterName}-private-${zone}` },
+  }));
+  const securityGroups = [{ id: 'sg-0sim00000000000001', name: `${clusterName}-node`, tags: { 'karpenter.sh/discovery': clusterName, Name: `${clusterName}-node` } }];
+  return { region, clusterName, subnets, securityGroups };
+}
+
+type Term = { readonly tags?: Readonly<Record<string, string>>; readonly id?: string; readonly name?: string };
+
+function termMatches(t: Term, o: { id: string; name?: string; tags: Readonly<Record<string, string>> }): boolean {
+  if (t.id !== undefined && t.id !== o.id) return false;
+  if (t.name !== undefined && t.name !== o.name) return false;
+  for (const [k, v] of Object.entries(t.tags ?? {})) {
+    if (!(k in o.tags) || (v !== '*' && o.tags[k] !== v)) return false;
+  }
+  return true;
+}
+
+export function selectSubnets(net: SimNetwork, nc: EC2NodeClass): SimSubnet[] {
+  return net.subnets.filter((s) => nc.spec.subnetSelectorTerms.some((t) => termMatches(t, s)));
+}
+
+export function selectSecurityGroups(net: SimNetwork, nc: EC2NodeClass): SimSecurityGroup[] {
+  return net.securityGroups.filter((g) => nc.spec.securityGroupSelectorTerms.some((t) => termMatches(t, g)));
+}
+
+/** The image the simulated AMI resolution picks for a family and architecture. */
+export function simImageId(family: string, arch: string): string {
+  const f = family.toLowerCase().replace(/[^a-z0-9]/g, '');
+  return `ami-0sim${f}${arch === 'arm64' ? 'arm64' : 'amd64'}`;
+}

@@ -1,0 +1,69 @@
+// The controller list, in one place (Karpenter's pkg/controllers/controllers.go). main.ts hands each
+// controller a context whose cloud provider is wrapped for metrics with the controller's name.
+// The disruption loop takes its methods as data: the disruption engine adds its own there.
+import type { InterruptionSource } from '../cloudprovider/types.ts';
+import type { SimNetwork } from '../cloudprovider/sim/network.ts';
+import type { Controller } from '../operator/runtime.ts';
+import type { ControllerContext } from './context.ts';
+import { newDisruption, type DisruptionLoop } from './disruption/reconcile.ts';
+import type { DisruptionMethod } from './disruption/types.ts';
+import { emptiness } from './disruption/emptiness.ts';
+import { newInterruption } from './interruption/reconcile.ts';
+import { newPodMetrics } from './metrics/pod/reconcile.ts';
+import { newNodeTermination } from './node/termination/reconcile.ts';
+import { newSimNodeClassStatus } from './nodeclass/status/reconcile.ts';
+import { newConsolidatable } from './nodeclaim/consolidatable/reconcile.ts';
+import { newGarbageCollection } from './nodeclaim/garbagecollection/reconcile.ts';
+import { newNodeClaimLifecycle } from './nodeclaim/lifecycle/reconcile.ts';
+import { newPodEvents } from './nodeclaim/podevents/reconcile.ts';
+import { newNodeClaimTermination } from './nodeclaim/termination/reconcile.ts';
+import { newNodePoolCounter } from './nodepool/counter/reconcile.ts';
+import { newNodePoolHash } from './nodepool/hash/reconcile.ts';
+import { newNodePoolReadiness } from './nodepool/readiness/reconcile.ts';
+import { newProvisioner, type Provisioner } from './provisioning/reconcile.ts';
+
+export interface ControllerSet {
+  readonly provisioner?: Provisioner;
+  readonly disruption?: DisruptionLoop;
+  readonly all: readonly Controller[];
+}
+
+export interface ControllerOptions {
+  /** The simulated account: adds the simulator's EC2NodeClass status controller. */
+  readonly simNetwork?: SimNetwork;
+  /** The cloud provider's interruption feed: adds the interruption controller. */
+  readonly interruptions?: InterruptionSource;
+  /** Disruption methods in order (default: emptiness). */
+  readonly disruptionMethods?: readonly DisruptionMethod[];
+  /** Only these controllers (tests). */
+  readonly only?: readonly string[];
+}
+
+/** `contextFor(name)` gives each controller its own context (its cloud provider labels metrics with the name). */
+export function newControllers(contextFor: (name: string) => ControllerContext, opts: ControllerOptions = {}): ControllerSet {
+  const want = (name: string): boolean => !opts.only || opts.only.includes(name);
+  const all: Controller[] = [];
+  const add = <C extends Controller>(name: string, make: (ctx: ControllerContext) => C): C | undefined => {
+    if (!want(name)) return undefined;
+    const c = make(contextFor(name));
+    all.push(c);
+    return c;
+  };
+  const network = opts.simNetwork;
+  if (network) add('nodeclass.status', (ctx) => newSimNodeClassStatus(ctx, network));
+  add('nodepool.hash', newNodePoolHash);
+  add('nodepool.readiness', newNodePoolReadiness);
+  add('nodepool.counter', newNodePoolCounter);
+  const provisioner = add('provisioner', newProvisioner);
+  add('nodeclaim.lifecycle', newNodeClaimLifecycle);
+  add('nodeclaim.podevents', newPodEvents);
+  add('nodeclaim.consolidatable', newConsolidatable);
+  add('nodeclaim.termination', newNodeClaimTermination);
+  add('node.termination', newNodeTermination);
+  add('nodeclaim.garbagecollection', (ctx) => newGarbageCollection(ctx));
+  const disruption = add('disruption', (ctx) => newDisruption(ctx, opts.disruptionMethods ?? [emptiness]));
+  add('metrics.pod', newPodMetrics);
+  const source = opts.interruptions;
+  if (source) add('interruption', (ctx) => newInterruption(ctx, source));
+  return { ...(provisioner ? { provisioner } : {}), ...(disruption ? { disruption } : {}), all };
+}

@@ -1,0 +1,40 @@
+// Garbage collection: instances no NodeClaim owns, and registered NodeClaims whose instance is gone.
+import { afterEach, describe, expect, it } from 'vitest';
+import { deployment, guide, nodeClaims, running, simulation, type Simulation } from '../../../../test/support/simulation.ts';
+
+let sim: Simulation | undefined;
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+});
+
+describe('nodeclaim.garbagecollection', () => {
+  it('terminates an instance without a NodeClaim once it is 30 s old, at the next pass', async () => {
+    sim = await simulation({ only: ['nodeclass.status', 'nodeclaim.garbagecollection'] });
+    await sim.apply(guide('guide-03.yaml'));
+    const orphan = await sim.provider.create({ nodeClaimName: 'never-created', nodePoolName: 'x', nodeClassName: 'default', requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['c5.large'] }], requests: {}, labels: {}, annotations: {}, taints: [], startupTaints: [] });
+    await sim.clock.advance(9_000);
+    expect((await sim.provider.get(orphan.providerID)).state).not.toBe('shutting-down');
+    await sim.clock.advance(2 * 60_000 + 2_000);
+    expect(['shutting-down', 'terminated']).toContain(sim.provider.all().find((i) => i.instance.providerID === orphan.providerID)!.instance.state);
+  });
+
+  it('deletes a registered NodeClaim whose instance is gone and whose node is not Ready', async () => {
+    sim = await simulation({ kubeletDelays: { nodeRemovalMs: Infinity } });
+    await sim.apply(guide('guide-03.yaml'));
+    await sim.apply(guide('guide-05.yaml'));
+    await sim.apply(deployment('web', 1));
+    await sim.clock.advanceUntil(() => running(sim!, 'web') === 1, 180_000, 'running');
+    const claim = nodeClaims(sim)[0]!;
+    // The instance vanishes behind the controller's back (terminated in the console).
+    await sim.provider.delete((claim.status as { providerID: string }).providerID);
+    const gone = () => {
+      const c = sim!.cluster.api.find('nodeclaims.karpenter.sh', undefined, claim.metadata.name!);
+      return !c || c.metadata.deletionTimestamp !== undefined;
+    };
+    await sim.clock.advance(60_000);
+    expect(gone()).toBe(false);
+    await sim.clock.advanceUntil(gone, 3 * 60_000, 'nodeclaim deleted');
+    expect(await sim.operator.metrics.value('karpenter_nodeclaims_disrupted_total', { reason: 'garbage_collected' })).toBe(1);
+  });
+});

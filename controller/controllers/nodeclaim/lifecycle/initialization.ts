@@ -1,0 +1,34 @@
+// Initialization (spec/disruption.md §5.4): the node is Ready, its startup taints and the known ephemeral
+// taints are gone, and every extended resource the NodeClaim requested is registered; then label it
+// karpenter.sh/initialized.
+import { isKnownEphemeralTaint, type Taint } from '../../../../engine/index.ts';
+import type { ControllerContext } from '../../context.ts';
+import { INITIALIZED_LABEL } from '../../keys.ts';
+import { conditionIs, next, setCondition, stop, type Draft, type Step } from './draft.ts';
+
+const BASE_RESOURCES = new Set(['cpu', 'memory', 'pods', 'ephemeral-storage']);
+const same = (a: Taint, b: Taint): boolean => a.key === b.key && a.effect === b.effect && (a.value ?? '') === (b.value ?? '');
+
+export async function initialize(ctx: ControllerContext, d: Draft): Promise<Step> {
+  if (conditionIs(d, 'Initialized', 'True')) return next;
+  if (!conditionIs(d, 'Registered', 'True')) return stop();
+  const now = ctx.clock.now();
+  const node = ctx.cluster.nodeByProviderID(String(d.status['providerID'] ?? ''));
+  const wait = (reason: string, message: string): Step => {
+    setCondition(d, 'Initialized', 'Unknown', now, reason, message);
+    return stop();
+  };
+  if (!node) return wait('NodeNotFound', 'Node not registered with cluster');
+  const n = node.info;
+  if (!n.ready) return wait('NodeNotReady', 'Node status is NotReady');
+  const startup = d.info.startupTaints.filter((st) => n.taints.some((t) => same(t, st)));
+  if (startup.length) return wait('StartupTaintsExist', `StartupTaint "${startup.map((t) => `${t.key}:${t.effect}`).join(', ')}" still exists`);
+  const ephemeral = n.taints.filter(isKnownEphemeralTaint);
+  if (ephemeral.length) return wait('KnownEphemeralTaintsExist', `KnownEphemeralTaint "${ephemeral.map((t) => `${t.key}:${t.effect}`).join(', ')}" still exists`);
+  const missing = Object.entries(d.info.requests).filter(([k, v]) => !BASE_RESOURCES.has(k) && v > 0 && !(n.allocatable[k]! > 0)).map(([k]) => k);
+  if (missing.length) return wait('ResourceNotRegistered', `Resource "${missing.join(', ')}" was requested but not registered`);
+  await ctx.kube.patch('Node', n.name, { metadata: { labels: { [INITIALIZED_LABEL]: 'true' } } });
+  setCondition(d, 'Initialized', 'True', now);
+  ctx.log.info({ nodeclaim: d.info.name, node: n.name, allocatable: node.obj.status?.['allocatable'] }, 'initialized nodeclaim');
+  return next;
+}

@@ -1,0 +1,90 @@
+// nodeclaim.lifecycle (spec/disruption.md §5.4). For every live NodeClaim:
+// 1. add the termination finalizer first (never launch without it);
+// 2. launch -> register -> initialize -> liveness, each acting only when its turn has come;
+// 3. write what changed: metadata, then status (conditions, providerID, capacity, nodeName).
+// Node changes requeue the NodeClaim with the same providerID, so registration and initialization follow
+// the kubelet without polling.
+import { conditionsOf, sameConditions } from '../../../operator/conditions.ts';
+import type { KubeObject } from '../../../operator/kube.ts';
+import { done, minResult, requeueAfter, type ReconcileResult } from '../../../operator/result.ts';
+import type { Controller } from '../../../operator/runtime.ts';
+import type { ControllerContext } from '../../context.ts';
+import { TERMINATION_FINALIZER } from '../../keys.ts';
+import { condition, draftOf, setCondition, type Draft, type Step } from './draft.ts';
+import { initialize } from './initialization.ts';
+import { Launcher } from './launch.ts';
+import { liveness } from './liveness.ts';
+import { register } from './registration.ts';
+
+const DEPENDENTS = ['Launched', 'Registered', 'Initialized'] as const;
+
+export function newNodeClaimLifecycle(ctx: ControllerContext): Controller {
+  const launcher = new Launcher(ctx, ctx.cloudProvider);
+
+  async function write(d: Draft): Promise<void> {
+    const m = d.obj.metadata;
+    const labelsChanged = JSON.stringify(d.labels) !== JSON.stringify(m.labels ?? {});
+    const annotationsChanged = JSON.stringify(d.annotations) !== JSON.stringify(m.annotations ?? {});
+    let latest: KubeObject | undefined;
+    if (labelsChanged || annotationsChanged) {
+      latest = await ctx.kube.patch('NodeClaim', d.info.name, { metadata: { labels: d.labels, annotations: d.annotations } });
+    }
+    const { conditions: _c, ...oldRest } = d.obj.status ?? {};
+    const { conditions: _d, ...newRest } = d.status;
+    if (JSON.stringify(oldRest) !== JSON.stringify(newRest) || !sameConditions(conditionsOf(d.obj), d.conditions)) {
+      const rv = latest?.metadata.resourceVersion ?? m.resourceVersion;
+      latest = await ctx.kube.patchStatus('NodeClaim', d.info.name, { ...newRest, conditions: d.conditions }, rv ? { resourceVersion: rv } : {});
+    }
+    if (latest) ctx.cluster.applyNodeClaim(latest);
+  }
+
+  async function reconcile(name: string): Promise<ReconcileResult> {
+    let entry = ctx.cluster.nodeClaim(name);
+    if (!entry) return done;
+    if (entry.info.deletionTimestamp) {
+      launcher.forget(entry.obj.metadata.uid ?? name);
+      return done;
+    }
+    if (!(entry.obj.metadata.finalizers ?? []).includes(TERMINATION_FINALIZER)) {
+      const m = entry.obj.metadata;
+      ctx.cluster.applyNodeClaim(await ctx.kube.patch('NodeClaim', name, { metadata: { resourceVersion: m.resourceVersion, finalizers: [...(m.finalizers ?? []), TERMINATION_FINALIZER] } }));
+      entry = ctx.cluster.nodeClaim(name);
+      if (!entry) return done;
+    }
+    const d = draftOf(entry.obj, entry.info);
+    const now = ctx.clock.now();
+    for (const t of DEPENDENTS) if (!condition(d, t)) setCondition(d, t, 'Unknown', now);
+    const steps: Step[] = [];
+    try {
+      for (const sub of [(x: Draft) => launcher.reconcile(x), (x: Draft) => register(ctx, x), (x: Draft) => initialize(ctx, x), (x: Draft) => liveness(ctx, x)]) {
+        const step = await sub(d);
+        if (step.kind === 'deleted') return done;
+        steps.push(step);
+      }
+    } catch (err) {
+      await write(d).catch(() => undefined);
+      throw err;
+    }
+    const notReady = DEPENDENTS.find((t) => condition(d, t)?.status !== 'True');
+    if (notReady) setCondition(d, 'Ready', 'Unknown', now, `${notReady}NotTrue`, `${notReady} is not True`);
+    else setCondition(d, 'Ready', 'True', now);
+    await write(d);
+    return minResult(...steps.map((s) => (s.kind === 'stop' && s.requeueMs !== undefined ? requeueAfter(s.requeueMs) : done)));
+  }
+
+  return {
+    name: 'nodeclaim.lifecycle',
+    reconcile,
+    register(enqueue) {
+      for (const c of ctx.cluster.nodeClaims()) enqueue(c.info.name);
+      return ctx.cluster.subscribe((c) => {
+        if (c.kind === 'NodeClaim' && c.type === 'upsert' && !c.obj.metadata.deletionTimestamp) enqueue(c.name);
+        if (c.kind === 'Node') {
+          const pid = (c.obj.spec as { providerID?: string } | undefined)?.providerID;
+          const claim = pid ? ctx.cluster.nodeClaimByProviderID(pid) : undefined;
+          if (claim && !claim.info.deletionTimestamp) enqueue(claim.info.name);
+        }
+      });
+    },
+  };
+}

@@ -1,0 +1,104 @@
+// nodeclaim.termination: the NodeClaim finalizer (spec/disruption.md §5.3, §5.6).
+// 1. Write the termination deadline annotation when the NodeClaim has a terminationGracePeriod.
+// 2. Delete the Node(s) with its providerID and wait for them to go (the node finalizer drains them).
+// 3. Delete the instance; wait (5 s polls) until the cloud says it is gone.
+// 4. Remove the finalizer.
+import { isNodeClaimNotFound } from '../../../cloudprovider/types.ts';
+import { toKubeTime } from '../../../operator/clock.ts';
+import { withCondition } from '../../../operator/conditions.ts';
+import { conditionsOf } from '../../../operator/conditions.ts';
+import { targetOf } from '../../../operator/events.ts';
+import { ignoreNotFound } from '../../../operator/kube.ts';
+import { done, requeueAfter, type ReconcileResult } from '../../../operator/result.ts';
+import type { Controller } from '../../../operator/runtime.ts';
+import type { NodeClaimEntry } from '../../../state/statenode.ts';
+import type { ControllerContext } from '../../context.ts';
+import { TERMINATION_FINALIZER, TERMINATION_TIMESTAMP_ANNOTATION } from '../../keys.ts';
+
+export const INSTANCE_POLL_MS = 5_000;
+
+export function newNodeClaimTermination(ctx: ControllerContext): Controller {
+  const terminatingSince = new Map<string, number>();
+
+  async function deadline(e: NodeClaimEntry): Promise<void> {
+    const tgp = e.info.terminationGracePeriod;
+    if (tgp === undefined || e.info.annotations[TERMINATION_TIMESTAMP_ANNOTATION] || e.info.deletionTimestamp === undefined) return;
+    const at = toKubeTime(e.info.deletionTimestamp + tgp);
+    ctx.cluster.applyNodeClaim(await ctx.kube.patch('NodeClaim', e.info.name, { metadata: { annotations: { [TERMINATION_TIMESTAMP_ANNOTATION]: at } } }));
+    ctx.events.publish({ involved: targetOf(e.obj, 'NodeClaim'), type: 'Warning', reason: 'TerminationGracePeriodExpiring', message: `All pods will be deleted by ${at}` });
+  }
+
+  /** true once the instance is gone. */
+  async function instanceGone(e: NodeClaimEntry): Promise<boolean> {
+    const pid = e.info.providerId;
+    if (!pid) return true;
+    const name = e.info.name;
+    if (!terminatingSince.has(name)) {
+      try {
+        await ctx.cloudProvider.delete(pid);
+      } catch (err) {
+        if (isNodeClaimNotFound(err)) return true;
+        throw new Error(`terminating instance ${pid} of nodeclaim ${name}`, { cause: err });
+      }
+      terminatingSince.set(name, ctx.clock.now());
+      const conds = withCondition(conditionsOf(e.obj), 'InstanceTerminating', 'True', ctx.clock.now());
+      const rv = e.obj.metadata.resourceVersion;
+      // Informational (disruption budgets stop counting the node); a conflict is not worth failing over.
+      await ctx.kube.patchStatus('NodeClaim', name, { conditions: conds }, rv ? { resourceVersion: rv } : {}).then(
+        (o) => ctx.cluster.applyNodeClaim(o),
+        (err: unknown) => ctx.log.debug({ nodeclaim: name, err: String(err) }, 'could not mark InstanceTerminating'),
+      );
+    }
+    try {
+      await ctx.cloudProvider.get(pid);
+      return false;
+    } catch (err) {
+      if (isNodeClaimNotFound(err)) {
+        ctx.metrics.instanceTerminationDuration.observe({ nodepool: e.info.nodePoolName ?? '' }, (ctx.clock.now() - terminatingSince.get(name)!) / 1000);
+        return true;
+      }
+      throw err;
+    }
+  }
+
+  async function reconcile(name: string): Promise<ReconcileResult> {
+    const e = ctx.cluster.nodeClaim(name);
+    if (!e || e.info.deletionTimestamp === undefined || !(e.obj.metadata.finalizers ?? []).includes(TERMINATION_FINALIZER)) {
+      terminatingSince.delete(name);
+      return done;
+    }
+    await deadline(e);
+    const pid = e.info.providerId;
+    const node = pid ? ctx.cluster.nodeByProviderID(pid) : undefined;
+    if (node) {
+      if (node.info.deletionTimestamp === undefined) await ctx.kube.delete('Node', node.info.name).catch(ignoreNotFound);
+      return requeueAfter(INSTANCE_POLL_MS);
+    }
+    const current = ctx.cluster.nodeClaim(name) ?? e;
+    if (!(await instanceGone(current))) return requeueAfter(INSTANCE_POLL_MS);
+    const m = current.obj.metadata;
+    await ctx.kube.patch('NodeClaim', name, { metadata: { resourceVersion: m.resourceVersion, finalizers: (m.finalizers ?? []).filter((f) => f !== TERMINATION_FINALIZER) } }).catch(ignoreNotFound);
+    terminatingSince.delete(name);
+    const labels = current.info.labels;
+    ctx.metrics.nodeClaimsTerminated.inc({ nodepool: current.info.nodePoolName ?? '', capacity_type: labels['karpenter.sh/capacity-type'] ?? '', zone: labels['topology.kubernetes.io/zone'] ?? '' });
+    ctx.metrics.nodeClaimTerminationDuration.observe({ nodepool: current.info.nodePoolName ?? '' }, (ctx.clock.now() - (current.info.deletionTimestamp ?? ctx.clock.now())) / 1000);
+    ctx.log.info({ nodeclaim: name, providerID: pid }, 'deleted nodeclaim');
+    return done;
+  }
+
+  return {
+    name: 'nodeclaim.termination',
+    reconcile,
+    register(enqueue) {
+      for (const c of ctx.cluster.nodeClaims()) if (c.info.deletionTimestamp !== undefined) enqueue(c.info.name);
+      return ctx.cluster.subscribe((c) => {
+        if (c.kind === 'NodeClaim' && c.type === 'upsert' && c.obj.metadata.deletionTimestamp) enqueue(c.name);
+        if (c.kind === 'Node' && c.type === 'delete') {
+          const pid = (c.obj.spec as { providerID?: string } | undefined)?.providerID;
+          const claim = pid ? ctx.cluster.nodeClaimByProviderID(pid) : undefined;
+          if (claim?.info.deletionTimestamp !== undefined) enqueue(claim.info.name);
+        }
+      });
+    },
+  };
+}

@@ -1,0 +1,49 @@
+// nodepool.counter (spec/disruption.md §6.6): status.resources is the sum of the capacities of the pool's
+// nodes not marked for deletion (cpu, memory, pods, ephemeral-storage and nodes always present), and
+// status.nodes their count; the karpenter_nodepools_usage and _limit gauges follow.
+import { add, NODES } from '../../../../engine/index.ts';
+import { canonicalJson } from '../../../operator/hash.ts';
+import { done, requeueAfter, type ReconcileResult } from '../../../operator/result.ts';
+import type { Controller } from '../../../operator/runtime.ts';
+import type { ControllerContext } from '../../context.ts';
+import { quantities } from '../../provisioning/nodeclaim.ts';
+
+const BASE = { cpu: 0, memory: 0, pods: 0, 'ephemeral-storage': 0, [NODES]: 0 };
+
+export function newNodePoolCounter(ctx: ControllerContext): Controller {
+  async function reconcile(name: string): Promise<ReconcileResult> {
+    const entry = ctx.cluster.nodePool(name);
+    if (!entry) {
+      ctx.metrics.nodePoolUsage.remove({ nodepool: name });
+      return done;
+    }
+    if (!ctx.cluster.synced()) return requeueAfter(1_000);
+    let usage: Record<string, number> = { ...BASE };
+    for (const n of ctx.cluster.stateNodes()) {
+      if (n.nodePoolName !== name || n.markedForDeletion) continue;
+      usage = add(usage, { ...n.capacity, [NODES]: 1 });
+    }
+    for (const [k, v] of Object.entries(usage)) ctx.metrics.nodePoolUsage.set({ nodepool: name, resource_type: k }, v);
+    for (const [k, v] of Object.entries(entry.pool?.limits ?? {})) ctx.metrics.nodePoolLimit.set({ nodepool: name, resource_type: k }, v);
+    const resources = { ...quantities(usage), ...Object.fromEntries(Object.entries(usage).filter(([, v]) => v === 0).map(([k]) => [k, '0'])) };
+    const status = entry.obj.status ?? {};
+    if (canonicalJson(status['resources'] ?? {}) === canonicalJson(resources) && status['nodes'] === usage[NODES]) return done;
+    ctx.cluster.applyNodePool(await ctx.kube.patchStatus('NodePool', name, { resources, nodes: usage[NODES] }));
+    return done;
+  }
+
+  return {
+    name: 'nodepool.counter',
+    reconcile,
+    register(enqueue) {
+      for (const p of ctx.cluster.nodePools()) enqueue(p.obj.metadata.name!);
+      return ctx.cluster.subscribe((c) => {
+        if (c.kind === 'NodePool' && (c.type === 'delete' || JSON.stringify(c.obj.spec) !== JSON.stringify(c.old?.spec))) enqueue(c.name);
+        if (c.kind === 'NodeClaim' || c.kind === 'Node') {
+          const pool = c.obj.metadata.labels?.['karpenter.sh/nodepool'];
+          if (pool) enqueue(pool);
+        }
+      });
+    },
+  };
+}

@@ -1,0 +1,65 @@
+// The provisioner against the simulator, without the NodeClaim lifecycle: what it creates, when, and
+// what it tells pods.
+import { afterEach, describe, expect, it } from 'vitest';
+import { deployment, events, guide, nodeClaims, scale, simulation, type Simulation } from '../../../test/support/simulation.ts';
+
+let sim: Simulation | undefined;
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+});
+
+const ONLY = ['nodeclass.status', 'nodepool.readiness', 'nodepool.hash', 'provisioner'];
+
+describe('provisioner', () => {
+  it('plans the pods of one batch window together', async () => {
+    sim = await simulation({ only: ONLY });
+    await sim.apply(guide('guide-03.yaml'));
+    await sim.apply(guide('guide-05.yaml'));
+    await sim.apply(deployment('web', 2));
+    await sim.clock.advance(500);
+    expect(nodeClaims(sim)).toHaveLength(0);
+    await scale(sim, 'web', 5);
+    await sim.clock.advanceUntil(() => nodeClaims(sim!).length > 0, 30_000, 'a nodeclaim');
+    const claims = nodeClaims(sim);
+    expect(claims).toHaveLength(1);
+    expect((claims[0]!.spec as { resources: { requests: Record<string, string> } }).resources.requests).toMatchObject({ cpu: '5', memory: '5Gi', pods: '5' });
+    // Without the lifecycle controller the NodeClaim never launches: cluster state is not synced, and the
+    // provisioner plans nothing more while it waits.
+    expect(sim.operator.cluster.synced()).toBe(false);
+    await scale(sim, 'web', 8);
+    await sim.clock.advance(60_000);
+    expect(nodeClaims(sim)).toHaveLength(1);
+    expect(sim.operator.controllers.provisioner!.lastPlan()!.newNodeClaims).toHaveLength(1);
+  });
+
+  it('tells each pod that fits no NodePool which constraint failed in which NodePool', async () => {
+    sim = await simulation({ only: ONLY });
+    await sim.apply(guide('guide-03.yaml'));
+    await sim.apply(guide('guide-05.yaml'));
+    await sim.apply(deployment('arm', 1, { nodeSelector: { 'kubernetes.io/arch': 'arm64', 'karpenter.k8s.aws/instance-family': 'c5' } }));
+    await sim.clock.advance(5_000);
+    expect(nodeClaims(sim)).toHaveLength(0);
+    const failed = events(sim, 'FailedScheduling').filter((e) => (e['source'] as { component?: string } | undefined)?.component === 'karpenter');
+    expect(failed).toHaveLength(1);
+    expect(String(failed[0]!['message'])).toMatch(/^Failed to schedule pod, .*spot-diverse/);
+    expect(await sim.operator.metrics.value('karpenter_scheduler_unschedulable_pods_count', { controller: 'provisioner' })).toBe(1);
+    expect(await sim.operator.metrics.value('karpenter_scheduler_scheduling_duration_seconds', { controller: 'provisioner' })).toBeGreaterThanOrEqual(1);
+  });
+
+  it('does not provision for a NodePool whose EC2NodeClass selects no subnet (it is not Ready)', async () => {
+    sim = await simulation({ only: ONLY, clusterName: 'another-cluster' });
+    await sim.apply(guide('guide-03.yaml'));
+    await sim.apply(guide('guide-05.yaml'));
+    await sim.apply(deployment('web', 1));
+    await sim.clock.advance(10_000);
+    expect(nodeClaims(sim)).toHaveLength(0);
+    const nc = sim.cluster.api.get('ec2nodeclasses.karpenter.k8s.aws', undefined, 'default');
+    expect(((nc.status as { conditions: Array<{ type: string; status: string; message: string }> }).conditions.find((c) => c.type === 'SubnetsReady'))).toMatchObject({ status: 'False', message: expect.stringContaining('SubnetSelector did not match any subnets') });
+    const pool = sim.cluster.api.get('nodepools.karpenter.sh', undefined, 'spot-diverse');
+    expect((pool.status as { conditions: Array<{ type: string; status: string }> }).conditions.find((c) => c.type === 'NodeClassReady')?.status).toBe('False');
+    // The pod's event says which NodePool sat out, and why.
+    const failed = events(sim, 'FailedScheduling').filter((e) => (e['source'] as { component?: string } | undefined)?.component === 'karpenter');
+    expect(String(failed.at(-1)!['message'])).toContain('NodePools not ready: spot-diverse (NodeClassReady is False: SubnetsReady, SecurityGroupsReady not True)');
+  });
+});

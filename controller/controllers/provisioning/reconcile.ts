@@ -1,0 +1,189 @@
+// The provisioner (a singleton): pending pods open a batch window; when it closes and cluster state is
+// synced, it snapshots the cluster, asks engine.provision where the pods go, creates the planned NodeClaims
+// (writing each into cluster state at once, to beat informer lag), nominates the existing and in-flight
+// nodes that will take pods, and tells every pod what happened with an event: Nominated, or
+// FailedScheduling naming the constraint that failed in each NodePool.
+//
+// 1. Not synced -> try again in 1 s (a NodeClaim is mid-launch, or informers have not listed).
+// 2. No provisionable pods -> done.
+// 3. Plan; for each new NodeClaim: re-check its NodePool's limits against current usage, create it.
+// 4. Nominate; publish events; update the scheduler metrics.
+import { randomUUID } from 'node:crypto';
+import { provision, type NewNodeClaimPlan, type Pod, type ProvisionPlan, type Snapshot } from '../../../engine/index.ts';
+import { findCondition } from '../../operator/conditions.ts';
+import type { KubeObject } from '../../operator/kube.ts';
+import { done, requeueAfter, type ReconcileResult } from '../../operator/result.ts';
+import type { Controller } from '../../operator/runtime.ts';
+import { nominationWindow, type Change } from '../../state/cluster.ts';
+import { buildSnapshot } from '../../state/snapshot.ts';
+import type { ControllerContext } from '../context.ts';
+import { Batcher } from './batcher.ts';
+import { add, exceededLimit, poolUsage, worstCaseCapacity } from './limits.ts';
+import { nodeClaimFor } from './nodeclaim.ts';
+
+export interface Provisioner extends Controller {
+  /** Opens (or extends) the batch window, as a pending pod does. */
+  trigger(): void;
+  /** The last plan, for the simulator and tests. */
+  lastPlan(): ProvisionPlan | undefined;
+}
+
+const podTarget = (p: Pod) => ({ kind: 'Pod', name: p.name, namespace: p.namespace, uid: p.uid, apiVersion: 'v1' });
+
+/** Changes that can make a provisioning pass worthwhile. */
+function triggers(c: Change): boolean {
+  const o = c.obj;
+  switch (c.kind) {
+    case 'Pod': {
+      if (c.type === 'delete') return false;
+      const spec = (o.spec ?? {}) as { nodeName?: string };
+      const conds = ((o.status ?? {})['conditions'] ?? []) as Array<{ type?: string; status?: string; reason?: string }>;
+      return !spec.nodeName && !o.metadata.deletionTimestamp && conds.some((x) => x.type === 'PodScheduled' && x.status === 'False' && x.reason === 'Unschedulable');
+    }
+    case 'Node':
+    case 'NodeClaim':
+      return c.type === 'upsert' && Boolean(o.metadata.deletionTimestamp) && !c.old?.metadata.deletionTimestamp;
+    case 'NodePool':
+    case 'EC2NodeClass':
+      // A new or changed spec, or a readiness flip; status-only writes (usage counts) are not news.
+      return c.type === 'upsert' && (!c.old || o.metadata.generation !== c.old.metadata.generation || findCondition(o, 'Ready')?.status !== findCondition(c.old, 'Ready')?.status);
+    default:
+      return false;
+  }
+}
+
+export function newProvisioner(ctx: ControllerContext): Provisioner {
+  const log = ctx.log;
+  let enqueueNow: (key: string) => void = () => {};
+  const batcher = new Batcher(ctx.clock, ctx.options.batchIdleDurationMs, ctx.options.batchMaxDurationMs, () => enqueueNow(''));
+  let last: ProvisionPlan | undefined;
+
+  async function createNodeClaims(snapshot: Snapshot, plan: ProvisionPlan, pods: Map<string, Pod>): Promise<void> {
+    const createdUsage = new Map<string, Record<string, number>>();
+    const errors: unknown[] = [];
+    for (const nc of plan.newNodeClaims) {
+      const entry = ctx.cluster.nodePool(nc.nodePool);
+      const pool = entry?.pool;
+      if (!entry || !pool) continue;
+      const worst = worstCaseCapacity(nc, snapshot.instanceTypes.get(pool.name) ?? []);
+      const usage = add(createdUsage.get(pool.name) ?? poolUsage(ctx.cluster.stateNodes(), pool.name), worst);
+      const exceeded = exceededLimit(pool.name, pool.limits, usage);
+      if (exceeded) {
+        failPods(nc, pods, exceeded);
+        continue;
+      }
+      try {
+        const created = await ctx.kube.create('NodeClaim', nodeClaimFor(nc, pool, entry.obj));
+        createdUsage.set(pool.name, usage);
+        ctx.cluster.applyNodeClaim(created);
+        ctx.metrics.nodeClaimsCreated.inc({ reason: 'provisioned', nodepool: pool.name, min_values_relaxed: String(nc.minValuesRelaxed ?? false) });
+        log.info({ nodeclaim: created.metadata.name, nodepool: pool.name, pods: nc.pods.length, requests: created.spec?.['resources'], instanceTypes: summarize(nc) }, 'created nodeclaim');
+        ctx.events.publish(...nc.pods.flatMap((uid) => {
+          const p = pods.get(uid);
+          return p ? [{ involved: podTarget(p), type: 'Normal' as const, reason: 'Nominated', message: `Pod should schedule on: nodeclaim/${created.metadata.name}`, dedupeValues: [p.uid, created.metadata.name!] }] : [];
+        }));
+      } catch (err) {
+        errors.push(err);
+        log.error({ nodepool: pool.name, err: String(err) }, 'creating nodeclaim failed');
+      }
+    }
+    if (errors.length) throw new Error(`creating ${errors.length} nodeclaim(s)`, { cause: errors[0] });
+  }
+
+  function failPods(nc: NewNodeClaimPlan, pods: Map<string, Pod>, reason: string): void {
+    ctx.events.publish(...nc.pods.flatMap((uid) => {
+      const p = pods.get(uid);
+      return p ? [{ involved: podTarget(p), type: 'Warning' as const, reason: 'FailedScheduling', message: `Failed to schedule pod, ${reason}`, dedupeValues: [p.uid, reason] }] : [];
+    }));
+  }
+
+  function nominate(snapshot: Snapshot, plan: ProvisionPlan, pods: Map<string, Pod>): void {
+    const until = ctx.clock.now() + nominationWindow(ctx.options.batchMaxDurationMs);
+    for (const [nodeName, uids] of plan.existing) {
+      const sn = snapshot.nodes.find((n) => n.name === nodeName);
+      if (!sn) continue;
+      if (sn.providerId) ctx.cluster.nominate(sn.providerId, until);
+      const where = [sn.nodeClaimName ? `nodeclaim/${sn.nodeClaimName}` : '', sn.hasNode ? `node/${sn.name}` : ''].filter(Boolean).join(', ');
+      ctx.events.publish(...uids.flatMap((uid) => {
+        const p = pods.get(uid);
+        return p && p.nodeName === undefined ? [{ involved: podTarget(p), type: 'Normal' as const, reason: 'Nominated', message: `Pod should schedule on: ${where}`, dedupeValues: [p.uid, where] }] : [];
+      }));
+    }
+  }
+
+  /** NodePools that take no part in provisioning, and why (guide §13: "describe the NodePool"). */
+  function notReadyPools(): string {
+    const out: string[] = [];
+    for (const e of ctx.cluster.nodePools()) {
+      if (e.pool?.ready) continue;
+      const ready = findCondition(e.obj, 'Ready');
+      const nodeClass = findCondition(e.obj, 'NodeClassReady');
+      const why = e.errors.length ? e.errors.join('; ') : [ready?.message, nodeClass?.status !== 'True' ? nodeClass?.message : undefined].filter(Boolean).join(': ') || 'readiness not yet known';
+      out.push(`${e.obj.metadata.name} (${why})`);
+    }
+    return out.length ? `; NodePools not ready: ${out.join(', ')}` : '';
+  }
+
+  function reportFailures(plan: ProvisionPlan, pods: Map<string, Pod>): void {
+    const failures = [...plan.unschedulable, ...plan.ignored];
+    const notReady = failures.length ? notReadyPools() : '';
+    for (const e of failures) {
+      const p = pods.get(e.uid);
+      if (!p) continue;
+      const reason = `${e.reason}${notReady}`;
+      ctx.events.publish({ involved: podTarget(p), type: 'Warning', reason: 'FailedScheduling', message: `Failed to schedule pod, ${reason}`, dedupeValues: [p.uid, reason] });
+      log.info({ pod: `${p.namespace}/${p.name}`, reason: e.reason, perNodePool: e.perNodePool }, 'could not schedule pod');
+    }
+    ctx.metrics.unschedulablePods.set({ controller: 'provisioner' }, plan.unschedulable.length);
+  }
+
+  async function reconcile(): Promise<ReconcileResult> {
+    if (!ctx.cluster.synced()) return requeueAfter(1_000);
+    const pending = ctx.cluster.provisionablePods();
+    if (!pending.length) return done;
+    const pods = new Map(pending.map((p) => [p.uid, p]));
+    const snapshot = await buildSnapshot(ctx, ctx.clock.now(), ctx.engineOptions);
+    const schedulingId = randomUUID();
+    ctx.metrics.queueDepth.set({ controller: 'provisioner', scheduling_id: schedulingId }, pods.size);
+    const end = ctx.metrics.schedulingDuration.startTimer({ controller: 'provisioner' });
+    let plan: ProvisionPlan;
+    try {
+      plan = await provision(snapshot, [...pods.values()], ctx.solver ? { solver: ctx.solver } : {});
+    } finally {
+      end();
+      ctx.metrics.queueDepth.remove({ controller: 'provisioner', scheduling_id: schedulingId });
+    }
+    last = plan;
+    log.debug({ pods: pods.size, newNodeClaims: plan.newNodeClaims.length, existing: plan.existing.size, unschedulable: plan.unschedulable.length }, 'computed plan');
+    nominate(snapshot, plan, pods);
+    reportFailures(plan, pods);
+    await createNodeClaims(snapshot, plan, pods);
+    return done;
+  }
+
+  return {
+    name: 'provisioner',
+    concurrency: 1,
+    reconcile,
+    trigger: () => batcher.trigger(),
+    lastPlan: () => last,
+    register(enqueue) {
+      enqueueNow = enqueue;
+      const unsubscribe = ctx.cluster.subscribe((c) => {
+        if (triggers(c)) batcher.trigger();
+      });
+      batcher.trigger();
+      return () => {
+        unsubscribe();
+        batcher.stop();
+      };
+    },
+  };
+}
+
+function summarize(nc: NewNodeClaimPlan): string {
+  const names = nc.instanceTypes.slice(0, 5).map((o) => `${o.name} $${o.price.toFixed(4)}`);
+  return nc.instanceTypes.length > 5 ? `${names.join(', ')} and ${nc.instanceTypes.length - 5} other(s)` : names.join(', ');
+}
+
+export type { KubeObject };

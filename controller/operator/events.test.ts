@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { manualClock } from '../sim/clock.ts';
+import { Recorder } from './events.ts';
+import { newLogger } from './logger.ts';
+
+const pod = { kind: 'Pod', name: 'web-1', namespace: 'default', uid: 'u1' };
+
+describe('Recorder', () => {
+  it('publishes an event once per dedupe window (2 min by default)', async () => {
+    const clock = manualClock();
+    const r = new Recorder({ clock, log: newLogger({ level: 'silent' }) });
+    const e = { involved: pod, type: 'Warning' as const, reason: 'FailedDraining', message: 'x' };
+    expect(r.publish(e)).toBe(1);
+    expect(r.publish(e)).toBe(0);
+    await clock.advance(119_000);
+    expect(r.publish(e)).toBe(0);
+    await clock.advance(1_000);
+    expect(r.publish(e)).toBe(1);
+    expect(r.recent({ reason: 'FailedDraining' })).toHaveLength(2);
+  });
+
+  it('keeps FailedScheduling for 5 minutes and tells different messages apart', async () => {
+    const clock = manualClock();
+    const r = new Recorder({ clock, log: newLogger({ level: 'silent' }) });
+    const e = (message: string) => ({ involved: pod, type: 'Warning' as const, reason: 'FailedScheduling', message });
+    expect(r.publish(e('a'), e('a'), e('b'))).toBe(2);
+    await clock.advance(4 * 60_000);
+    expect(r.publish(e('a'))).toBe(0);
+    await clock.advance(60_000);
+    expect(r.publish(e('a'))).toBe(1);
+  });
+
+  it('dedupes on the given values when the caller names them', () => {
+    const r = new Recorder({ clock: manualClock(), log: newLogger({ level: 'silent' }) });
+    const e = (message: string) => ({ involved: pod, type: 'Normal' as const, reason: 'Nominated', message, dedupeValues: ['u1'] });
+    expect(r.publish(e('on node a'), e('on node b'))).toBe(1);
+  });
+});

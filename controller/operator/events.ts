@@ -1,0 +1,115 @@
+// Kubernetes events with Karpenter's reasons, deduplicated: the same (reason, dedupe values) is written at
+// most once per timeout (2 min by default, as pkg/events/recorder.go; some reasons choose their own), so a
+// reconcile that runs every second does not flood the API server. Writes are fire-and-forget: a failed
+// event write is logged, never fails the reconcile that published it.
+import { toKubeTime, type Clock } from './clock.ts';
+import type { KubeClient, KubeObject } from './kube.ts';
+import type { Logger } from './logger.ts';
+import type { Activity } from './activity.ts';
+
+export interface EventTarget {
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace?: string;
+  readonly uid?: string;
+  readonly apiVersion?: string;
+}
+
+export interface Event {
+  readonly involved: EventTarget;
+  readonly type: 'Normal' | 'Warning';
+  readonly reason: string;
+  readonly message: string;
+  /** What makes two events "the same"; default the object's kind, namespace, name and uid plus the message. */
+  readonly dedupeValues?: readonly string[];
+  /** Default 2 min. */
+  readonly dedupeTimeoutMs?: number;
+}
+
+export interface RecordedEvent extends Event {
+  readonly time: number;
+}
+
+/** Dedupe timeouts Karpenter sets for particular reasons (spec/disruption.md §0.1). */
+const REASON_TIMEOUTS: Readonly<Record<string, number>> = {
+  FailedScheduling: 5 * 60_000,
+  Unconsolidatable: 15 * 60_000,
+  NoCompatibleInstanceTypes: 60_000,
+};
+
+export const DEFAULT_DEDUPE_MS = 2 * 60_000;
+
+/** The event target of an object we hold as JSON. */
+export function targetOf(obj: KubeObject, kind?: string): EventTarget {
+  return {
+    kind: kind ?? String(obj.kind),
+    name: obj.metadata.name ?? '',
+    ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}),
+    ...(obj.metadata.uid ? { uid: obj.metadata.uid } : {}),
+    ...(obj.apiVersion ? { apiVersion: obj.apiVersion } : {}),
+  };
+}
+
+export class Recorder {
+  private readonly seen = new Map<string, number>();
+  private readonly ring: RecordedEvent[] = [];
+  private lastPrune = 0;
+
+  constructor(private readonly deps: { kube?: KubeClient; clock: Clock; log: Logger; activity?: Activity; keep?: number }) {}
+
+  /** Publishes events not seen within their dedupe timeout; returns how many were published. */
+  publish(...events: readonly Event[]): number {
+    const now = this.deps.clock.now();
+    this.prune(now);
+    let n = 0;
+    for (const e of events) {
+      const o = e.involved;
+      const key = [e.reason, ...(e.dedupeValues ?? [o.kind, o.namespace ?? '', o.name, o.uid ?? '', e.message])].join('\u0000');
+      const timeout = e.dedupeTimeoutMs ?? REASON_TIMEOUTS[e.reason] ?? DEFAULT_DEDUPE_MS;
+      const last = this.seen.get(key);
+      if (last !== undefined && now - last < timeout) continue;
+      this.seen.set(key, now);
+      n++;
+      this.ring.push({ ...e, time: now });
+      if (this.ring.length > (this.deps.keep ?? 1000)) this.ring.shift();
+      this.write(e, now);
+    }
+    return n;
+  }
+
+  /** Events published recently, oldest first (for tests and the simulator's timeline). */
+  recent(filter: { reason?: string; name?: string } = {}): RecordedEvent[] {
+    return this.ring.filter((e) => (!filter.reason || e.reason === filter.reason) && (!filter.name || e.involved.name === filter.name));
+  }
+
+  private write(e: Event, now: number): void {
+    const kube = this.deps.kube;
+    if (!kube) return;
+    const o = e.involved;
+    const t = toKubeTime(now);
+    const body: KubeObject = {
+      metadata: { generateName: `${o.name}.`, namespace: o.namespace ?? 'default' },
+      involvedObject: { kind: o.kind, name: o.name, ...(o.namespace ? { namespace: o.namespace } : {}), ...(o.uid ? { uid: o.uid } : {}), ...(o.apiVersion ? { apiVersion: o.apiVersion } : {}) },
+      reason: e.reason,
+      message: e.message,
+      type: e.type,
+      source: { component: 'karpenter' },
+      reportingComponent: 'karpenter',
+      firstTimestamp: t,
+      lastTimestamp: t,
+      count: 1,
+    };
+    const p = kube.create('Event', body).then(
+      () => undefined,
+      (err: unknown) => this.deps.log.warn({ err: String(err), reason: e.reason, object: `${o.kind}/${o.name}` }, 'writing event failed'),
+    );
+    this.deps.activity?.track(p);
+  }
+
+  private prune(now: number): void {
+    if (now - this.lastPrune < 60_000) return;
+    this.lastPrune = now;
+    const longest = Math.max(DEFAULT_DEDUPE_MS, ...Object.values(REASON_TIMEOUTS));
+    for (const [k, t] of this.seen) if (now - t >= longest) this.seen.delete(k);
+  }
+}

@@ -1,0 +1,210 @@
+// The controller's Kubernetes client: JSON in, JSON out, over @kubernetes/client-node's own HTTP stack
+// (its KubeConfig, authentication, TLS dispatcher and undici fetch). We do not use the generated typed
+// clients because they turn timestamps into Date objects and drop fields they do not model, while our
+// parsers (engine/api) read Kubernetes JSON exactly as the API server writes it.
+import { HttpMethod, IsomorphicFetchHttpLibrary, RequestContext, type KubeConfig } from '@kubernetes/client-node';
+import type { Activity } from './activity.ts';
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: OwnerReference[];
+}
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+/** A Kubernetes object as JSON. spec and status stay untyped here; parsers give them meaning. */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+  [k: string]: unknown;
+}
+
+export interface KubeList {
+  items: KubeObject[];
+  metadata?: { resourceVersion?: string };
+}
+
+export interface KindInfo {
+  readonly group: string;
+  readonly version: string;
+  readonly plural: string;
+  readonly namespaced: boolean;
+}
+
+/** Every kind the controller reads or writes. */
+export const KINDS = {
+  Node: { group: '', version: 'v1', plural: 'nodes', namespaced: false },
+  Pod: { group: '', version: 'v1', plural: 'pods', namespaced: true },
+  Event: { group: '', version: 'v1', plural: 'events', namespaced: true },
+  DaemonSet: { group: 'apps', version: 'v1', plural: 'daemonsets', namespaced: true },
+  Deployment: { group: 'apps', version: 'v1', plural: 'deployments', namespaced: true },
+  PodDisruptionBudget: { group: 'policy', version: 'v1', plural: 'poddisruptionbudgets', namespaced: true },
+  NodePool: { group: 'karpenter.sh', version: 'v1', plural: 'nodepools', namespaced: false },
+  NodeClaim: { group: 'karpenter.sh', version: 'v1', plural: 'nodeclaims', namespaced: false },
+  EC2NodeClass: { group: 'karpenter.k8s.aws', version: 'v1', plural: 'ec2nodeclasses', namespaced: false },
+} as const satisfies Record<string, KindInfo>;
+
+export type Kind = keyof typeof KINDS;
+
+export const apiVersionOf = (kind: Kind): string => {
+  const k = KINDS[kind];
+  return k.group ? `${k.group}/${k.version}` : k.version;
+};
+
+/** The collection path of a kind, across namespaces (or in one). */
+export function collectionPath(kind: Kind, namespace?: string): string {
+  const k = KINDS[kind];
+  const base = k.group ? `/apis/${k.group}/${k.version}` : `/api/${k.version}`;
+  return k.namespaced && namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${k.plural}` : `${base}/${k.plural}`;
+}
+
+function itemPath(kind: Kind, name: string, namespace: string | undefined, subresource?: string): string {
+  const k = KINDS[kind];
+  if (k.namespaced && !namespace) throw new Error(`${kind} ${name}: a namespace is required`);
+  return `${collectionPath(kind, namespace)}/${encodeURIComponent(name)}${subresource ? `/${subresource}` : ''}`;
+}
+
+/** An error answer from the API server, with its HTTP code and Status reason. */
+export class KubeError extends Error {
+  override name = 'KubeError';
+  constructor(message: string, readonly code: number, readonly reason?: string, readonly status?: Record<string, unknown>) {
+    super(message);
+  }
+}
+
+const codeOf = (e: unknown): number | undefined => (e instanceof KubeError ? e.code : undefined);
+export const isNotFound = (e: unknown): boolean => codeOf(e) === 404;
+export const isConflict = (e: unknown): boolean => codeOf(e) === 409;
+export const isAlreadyExists = (e: unknown): boolean => codeOf(e) === 409 && (e as KubeError).reason === 'AlreadyExists';
+export const isTooManyRequests = (e: unknown): boolean => codeOf(e) === 429;
+
+/** Returns undefined for a 404, rethrows anything else. */
+export function ignoreNotFound(e: unknown): undefined {
+  if (isNotFound(e)) return undefined;
+  throw e;
+}
+
+export interface DeleteOptions {
+  readonly namespace?: string;
+  readonly gracePeriodSeconds?: number;
+  /** Delete only if the object still has this uid. */
+  readonly uid?: string;
+  readonly propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
+}
+
+export interface KubeClientOptions {
+  /** Tracks every request (the simulator waits for them). */
+  readonly activity?: Activity;
+  /** fieldManager on writes (default karpenter-ts). */
+  readonly fieldManager?: string;
+}
+
+export class KubeClient {
+  private readonly http = new IsomorphicFetchHttpLibrary();
+  private readonly server: string;
+  private readonly fieldManager: string;
+
+  constructor(readonly kubeConfig: KubeConfig, private readonly opts: KubeClientOptions = {}) {
+    const cluster = kubeConfig.getCurrentCluster();
+    if (!cluster) throw new Error('kubeconfig: no current cluster (set a current-context)');
+    this.server = cluster.server.replace(/\/+$/, '');
+    this.fieldManager = opts.fieldManager ?? 'karpenter-ts';
+  }
+
+  get(kind: Kind, name: string, namespace?: string): Promise<KubeObject> {
+    return this.request('GET', itemPath(kind, name, namespace));
+  }
+
+  /** The object, or undefined when it does not exist. */
+  async find(kind: Kind, name: string, namespace?: string): Promise<KubeObject | undefined> {
+    return this.get(kind, name, namespace).catch(ignoreNotFound);
+  }
+
+  list(kind: Kind, opts: { namespace?: string; labelSelector?: string } = {}): Promise<KubeList> {
+    const query = opts.labelSelector ? { labelSelector: opts.labelSelector } : undefined;
+    return this.request('GET', collectionPath(kind, opts.namespace), { ...(query ? { query } : {}) });
+  }
+
+  create(kind: Kind, obj: KubeObject): Promise<KubeObject> {
+    const body = { ...obj, apiVersion: apiVersionOf(kind), kind };
+    return this.request('POST', collectionPath(kind, obj.metadata.namespace), { body, query: { fieldManager: this.fieldManager } });
+  }
+
+  /** A JSON merge patch (RFC 7386); put metadata.resourceVersion in it for optimistic locking. */
+  patch(kind: Kind, name: string, patch: Record<string, unknown>, opts: { namespace?: string; subresource?: 'status' } = {}): Promise<KubeObject> {
+    return this.request('PATCH', itemPath(kind, name, opts.namespace, opts.subresource), {
+      body: patch, contentType: 'application/merge-patch+json', query: { fieldManager: this.fieldManager },
+    });
+  }
+
+  /** A merge patch of the status subresource; with resourceVersion it fails (409) if the object moved on. */
+  patchStatus(kind: Kind, name: string, status: Record<string, unknown>, opts: { namespace?: string; resourceVersion?: string } = {}): Promise<KubeObject> {
+    const body: Record<string, unknown> = { status };
+    if (opts.resourceVersion) body['metadata'] = { resourceVersion: opts.resourceVersion };
+    return this.patch(kind, name, body, { subresource: 'status', ...(opts.namespace ? { namespace: opts.namespace } : {}) });
+  }
+
+  async delete(kind: Kind, name: string, opts: DeleteOptions = {}): Promise<void> {
+    const body: Record<string, unknown> = { apiVersion: 'v1', kind: 'DeleteOptions' };
+    if (opts.gracePeriodSeconds !== undefined) body['gracePeriodSeconds'] = opts.gracePeriodSeconds;
+    if (opts.uid) body['preconditions'] = { uid: opts.uid };
+    if (opts.propagationPolicy) body['propagationPolicy'] = opts.propagationPolicy;
+    await this.request('DELETE', itemPath(kind, name, opts.namespace), { body });
+  }
+
+  /** POST pods/NAME/eviction (policy/v1). A PDB that forbids it answers 429. */
+  async evict(namespace: string, name: string, uid?: string): Promise<void> {
+    const body: Record<string, unknown> = { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } };
+    if (uid) body['deleteOptions'] = { preconditions: { uid } };
+    await this.request('POST', itemPath('Pod', name, namespace, 'eviction'), { body });
+  }
+
+  private request<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, o: { body?: unknown; contentType?: string; query?: Record<string, string> } = {}): Promise<T> {
+    const p = this.send<T>(method, path, o);
+    return this.opts.activity ? this.opts.activity.track(p) : p;
+  }
+
+  private async send<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, o: { body?: unknown; contentType?: string; query?: Record<string, string> }): Promise<T> {
+    const url = new URL(this.server + path);
+    for (const [k, v] of Object.entries(o.query ?? {})) url.searchParams.set(k, v);
+    const ctx = new RequestContext(url.toString(), HttpMethod[method]);
+    ctx.setHeaderParam('Accept', 'application/json');
+    if (o.body !== undefined) {
+      ctx.setHeaderParam('Content-Type', o.contentType ?? 'application/json');
+      ctx.setBody(JSON.stringify(o.body));
+    }
+    await this.kubeConfig.applySecurityAuthentication(ctx);
+    const res = await this.http.send(ctx).toPromise();
+    const text = await res.body.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    if (res.httpStatusCode >= 200 && res.httpStatusCode < 300) return json as T;
+    const status = (json && typeof json === 'object' ? json : {}) as Record<string, unknown>;
+    const message = typeof status['message'] === 'string' ? status['message'] : text.slice(0, 300) || `HTTP ${res.httpStatusCode}`;
+    throw new KubeError(`${method} ${path}: ${message}`, res.httpStatusCode, typeof status['reason'] === 'string' ? status['reason'] : undefined, status);
+  }
+}

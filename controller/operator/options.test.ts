@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { OptionsError, optionsHelp, resolveOptions } from './options.ts';
+
+const problems = (argv: string[], env: Record<string, string> = {}): readonly string[] => {
+  try {
+    resolveOptions(argv, env);
+  } catch (e) {
+    expect(e).toBeInstanceOf(OptionsError);
+    return (e as OptionsError).problems;
+  }
+  throw new Error('expected the options to be refused');
+};
+
+describe('resolveOptions', () => {
+  it('has Karpenter\'s defaults', () => {
+    const o = resolveOptions([], {});
+    expect(o).toMatchObject({
+      batchMaxDurationMs: 10_000, batchIdleDurationMs: 1_000, metricsPort: 8080, healthProbePort: 8081, logLevel: 'info',
+      preferencePolicy: 'Respect', minValuesPolicy: 'Strict', clusterName: '',
+      featureGates: { spotToSpotConsolidation: false, nodeRepair: false, reservedCapacity: true, nodeOverlay: false, staticCapacity: false, capacityBuffer: false },
+    });
+    expect(Object.isFrozen(o)).toBe(true);
+    expect(Object.isFrozen(o.featureGates)).toBe(true);
+  });
+
+  it('reads the environment, and lets flags win over it', () => {
+    const o = resolveOptions(['--batch-idle-duration=2s', '--log-level', 'debug'], { BATCH_IDLE_DURATION: '5s', BATCH_MAX_DURATION: '30s', CLUSTER_NAME: 'prod', FEATURE_GATES: 'SpotToSpotConsolidation=true', PREFERENCE_POLICY: 'ignore' });
+    expect(o).toMatchObject({ batchIdleDurationMs: 2_000, batchMaxDurationMs: 30_000, logLevel: 'debug', clusterName: 'prod', preferencePolicy: 'Ignore' });
+    expect(o.featureGates).toMatchObject({ spotToSpotConsolidation: true, reservedCapacity: true });
+  });
+
+  it('says that the batch max duration must not be shorter than the idle duration', () => {
+    expect(problems(['--batch-max-duration=500ms'])).toEqual(['--batch-max-duration (500ms) must be >= --batch-idle-duration (1s)']);
+  });
+
+  it('reports every problem at once, naming the flag and where the value came from', () => {
+    const p = problems(['--metrics-port=99999', '--bogus=1', 'stray'], { LOG_LEVEL: 'loud', FEATURE_GATES: 'NodeRepair=maybe,Teleport=true', BATCH_IDLE_DURATION: 'soon' });
+    expect(p).toEqual(expect.arrayContaining([
+      'unknown option --bogus',
+      'unexpected argument "stray" (options look like --name=value)',
+      '--metrics-port must be a port number from 0 to 65535, got "99999"',
+      'LOG_LEVEL (--log-level) must be one of debug, info, warn, error, got "loud"',
+      'FEATURE_GATES (--feature-gates): feature gate NodeRepair must be =true or =false, got "NodeRepair=maybe"',
+      expect.stringContaining('FEATURE_GATES (--feature-gates): unknown feature gate "Teleport"'),
+      expect.stringContaining('BATCH_IDLE_DURATION (--batch-idle-duration): "soon" is not a valid duration'),
+    ]));
+    expect(p).toHaveLength(7);
+  });
+
+  it('refuses the same port for metrics and health probes', () => {
+    expect(problems(['--metrics-port=9000', '--health-probe-port=9000'])).toEqual(['--metrics-port and --health-probe-port must differ (both 9000)']);
+  });
+
+  it('documents every option with its environment variable', () => {
+    const help = optionsHelp();
+    for (const env of ['CLUSTER_NAME', 'BATCH_MAX_DURATION', 'BATCH_IDLE_DURATION', 'METRICS_PORT', 'HEALTH_PROBE_PORT', 'LOG_LEVEL', 'FEATURE_GATES', 'PREFERENCE_POLICY', 'MIN_VALUES_POLICY']) expect(help).toContain(env);
+  });
+});

@@ -1,0 +1,196 @@
+// Controller options: command-line flags with environment fallbacks, validated once into a frozen object.
+// Names follow Karpenter's settings (pkg/operator/options) where it has them; flags win over the
+// environment, which wins over the default. Every problem is reported at once, naming the flag.
+import { formatDuration, parseGoDuration } from '../../engine/index.ts';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export interface FeatureGates {
+  readonly spotToSpotConsolidation: boolean;
+  readonly nodeRepair: boolean;
+  readonly reservedCapacity: boolean;
+  readonly nodeOverlay: boolean;
+  readonly staticCapacity: boolean;
+  readonly capacityBuffer: boolean;
+}
+
+export interface ResolvedOptions {
+  readonly clusterName: string;
+  readonly batchMaxDurationMs: number;
+  readonly batchIdleDurationMs: number;
+  /** 0 disables the metrics server. */
+  readonly metricsPort: number;
+  /** 0 disables the health probe server. */
+  readonly healthProbePort: number;
+  readonly logLevel: LogLevel;
+  readonly featureGates: FeatureGates;
+  readonly preferencePolicy: 'Respect' | 'Ignore';
+  readonly minValuesPolicy: 'Strict' | 'BestEffort';
+  /** A kubeconfig file; empty = in-cluster config, else the default kubeconfig loading rules. */
+  readonly kubeconfig: string;
+  /** SQS queue for interruption events (the AWS provider reads it); empty = no interruption handling. */
+  readonly interruptionQueue: string;
+}
+
+type Kind = 'string' | 'duration' | 'port' | 'enum' | 'gates';
+
+interface Spec {
+  readonly flag: string;
+  readonly env: string;
+  readonly kind: Kind;
+  readonly default: string;
+  readonly help: string;
+  readonly values?: readonly string[];
+}
+
+/** Every option, in the order `--help` and docs/controller.md list them. */
+export const OPTION_SPECS: readonly Spec[] = [
+  { flag: 'cluster-name', env: 'CLUSTER_NAME', kind: 'string', default: '', help: 'Cluster name, used to tag and discover resources (required by `controller`)' },
+  { flag: 'batch-max-duration', env: 'BATCH_MAX_DURATION', kind: 'duration', default: '10s', help: 'Longest a provisioning batch window stays open' },
+  { flag: 'batch-idle-duration', env: 'BATCH_IDLE_DURATION', kind: 'duration', default: '1s', help: 'A batch closes after this long without a new pending pod' },
+  { flag: 'metrics-port', env: 'METRICS_PORT', kind: 'port', default: '8080', help: 'Port of the Prometheus /metrics endpoint (0 disables it)' },
+  { flag: 'health-probe-port', env: 'HEALTH_PROBE_PORT', kind: 'port', default: '8081', help: 'Port of /healthz and /readyz (0 disables it)' },
+  { flag: 'log-level', env: 'LOG_LEVEL', kind: 'enum', default: 'info', values: ['debug', 'info', 'warn', 'error'], help: 'Log level' },
+  { flag: 'feature-gates', env: 'FEATURE_GATES', kind: 'gates', default: 'SpotToSpotConsolidation=false,NodeRepair=false,ReservedCapacity=true,NodeOverlay=false,StaticCapacity=false,CapacityBuffer=false', help: 'Optional features, as Name=true|false pairs separated by commas' },
+  { flag: 'preference-policy', env: 'PREFERENCE_POLICY', kind: 'enum', default: 'Respect', values: ['Respect', 'Ignore'], help: 'Whether preferred affinities and ScheduleAnyway spreads count when provisioning' },
+  { flag: 'min-values-policy', env: 'MIN_VALUES_POLICY', kind: 'enum', default: 'Strict', values: ['Strict', 'BestEffort'], help: 'What to do when a NodePool\'s minValues cannot be met' },
+  { flag: 'kubeconfig', env: 'KUBECONFIG', kind: 'string', default: '', help: 'Path to a kubeconfig (default: in-cluster, then ~/.kube/config)' },
+  { flag: 'interruption-queue', env: 'INTERRUPTION_QUEUE', kind: 'string', default: '', help: 'SQS queue name for spot interruption and health events' },
+];
+
+const GATE_NAMES: Readonly<Record<string, keyof FeatureGates>> = {
+  SpotToSpotConsolidation: 'spotToSpotConsolidation', NodeRepair: 'nodeRepair', ReservedCapacity: 'reservedCapacity',
+  NodeOverlay: 'nodeOverlay', StaticCapacity: 'staticCapacity', CapacityBuffer: 'capacityBuffer',
+};
+
+export class OptionsError extends Error {
+  override name = 'OptionsError';
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join('\n'));
+  }
+}
+
+/** Splits `--flag=value` / `--flag value` arguments; unknown flags and stray words are problems. */
+function readFlags(argv: readonly string[], known: ReadonlySet<string>, problems: string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const m = /^--([a-z0-9-]+)(?:=(.*))?$/s.exec(arg);
+    if (!m) {
+      problems.push(`unexpected argument "${arg}" (options look like --name=value)`);
+      continue;
+    }
+    const name = m[1]!;
+    if (!known.has(name)) {
+      problems.push(`unknown option --${name}`);
+      continue;
+    }
+    let value = m[2];
+    if (value === undefined) {
+      value = argv[i + 1];
+      if (value === undefined || value.startsWith('--')) {
+        problems.push(`--${name} needs a value`);
+        continue;
+      }
+      i++;
+    }
+    out.set(name, value);
+  }
+  return out;
+}
+
+function parseGates(raw: string, where: string, problems: string[]): FeatureGates {
+  const defaults = OPTION_SPECS.find((s) => s.kind === 'gates')!.default;
+  const gates: Record<keyof FeatureGates, boolean> = {} as Record<keyof FeatureGates, boolean>;
+  const apply = (text: string, origin: string): void => {
+    for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+      const [name = '', value, ...rest] = part.split('=');
+      const key = GATE_NAMES[name.trim()];
+      if (!key) {
+        problems.push(`${origin}: unknown feature gate "${name.trim()}" (known: ${Object.keys(GATE_NAMES).join(', ')})`);
+        continue;
+      }
+      const v = value?.trim().toLowerCase();
+      if (rest.length || (v !== 'true' && v !== 'false')) {
+        problems.push(`${origin}: feature gate ${name.trim()} must be =true or =false, got "${part}"`);
+        continue;
+      }
+      gates[key] = v === 'true';
+    }
+  };
+  apply(defaults, 'default');
+  apply(raw, where);
+  return gates;
+}
+
+/**
+ * Resolves options from arguments and environment. Throws OptionsError listing every problem, each
+ * naming the flag (and the environment variable when the value came from there).
+ */
+export function resolveOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, overrides: Readonly<Record<string, string>> = {}): ResolvedOptions {
+  const problems: string[] = [];
+  const flags = readFlags(argv, new Set(OPTION_SPECS.map((s) => s.flag)), problems);
+  const values: Record<string, unknown> = {};
+  for (const spec of OPTION_SPECS) {
+    const fromFlag = flags.get(spec.flag);
+    const fromEnv = env[spec.env];
+    const raw = fromFlag ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : undefined) ?? overrides[spec.flag] ?? spec.default;
+    const where = fromFlag !== undefined ? `--${spec.flag}` : fromEnv ? `${spec.env} (--${spec.flag})` : `--${spec.flag}`;
+    values[spec.flag] = parseValue(spec, raw, where, problems);
+  }
+  const idle = values['batch-idle-duration'] as number;
+  const max = values['batch-max-duration'] as number;
+  if (Number.isFinite(idle) && Number.isFinite(max) && max < idle) {
+    problems.push(`--batch-max-duration (${formatDuration(max)}) must be >= --batch-idle-duration (${formatDuration(idle)})`);
+  }
+  const metrics = values['metrics-port'] as number;
+  if (metrics !== 0 && metrics === values['health-probe-port']) problems.push(`--metrics-port and --health-probe-port must differ (both ${metrics})`);
+  if (problems.length) throw new OptionsError(problems);
+  return Object.freeze({
+    clusterName: values['cluster-name'] as string,
+    batchMaxDurationMs: max,
+    batchIdleDurationMs: idle,
+    metricsPort: metrics,
+    healthProbePort: values['health-probe-port'] as number,
+    logLevel: values['log-level'] as LogLevel,
+    featureGates: Object.freeze(values['feature-gates'] as FeatureGates),
+    preferencePolicy: values['preference-policy'] as 'Respect' | 'Ignore',
+    minValuesPolicy: values['min-values-policy'] as 'Strict' | 'BestEffort',
+    kubeconfig: values['kubeconfig'] as string,
+    interruptionQueue: values['interruption-queue'] as string,
+  });
+}
+
+function parseValue(spec: Spec, raw: string, where: string, problems: string[]): unknown {
+  switch (spec.kind) {
+    case 'string':
+      return raw.trim();
+    case 'duration': {
+      const r = parseGoDuration(raw.trim());
+      if (!r.ok) {
+        problems.push(`${where}: ${r.message}`);
+        return NaN;
+      }
+      const ms = Number(r.ns) / 1e6;
+      if (!(ms > 0)) problems.push(`${where} must be a positive duration, got "${raw}"`);
+      return ms;
+    }
+    case 'port': {
+      const n = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+      if (!(n >= 0 && n <= 65535)) problems.push(`${where} must be a port number from 0 to 65535, got "${raw}"`);
+      return n;
+    }
+    case 'enum': {
+      const v = spec.values!.find((x) => x.toLowerCase() === raw.trim().toLowerCase());
+      if (!v) problems.push(`${where} must be one of ${spec.values!.join(', ')}, got "${raw}"`);
+      return v;
+    }
+    case 'gates':
+      return parseGates(raw, where, problems);
+  }
+}
+
+/** The options as `--help` prints them. */
+export function optionsHelp(): string {
+  return OPTION_SPECS.map((s) => `  --${s.flag.padEnd(22)} ${s.help}\n  ${''.padEnd(24)} env ${s.env}${s.default ? `, default ${s.default.length > 40 ? 'see docs' : s.default}` : ''}`).join('\n');
+}

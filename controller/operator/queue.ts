@@ -1,0 +1,127 @@
+// A keyed work queue in the style of client-go's: a key is queued at most once, a key being processed
+// that is added again runs once more afterwards, requeues are timers on the controller's clock (the
+// earliest one per key wins), and failures back off per key (100 ms doubling to 30 s, reset on success).
+// Reconcilers never sleep: they return requeueAfter, so the simulated clock can drive everything.
+import type { Clock, Timer } from './clock.ts';
+import type { ReconcileResult } from './result.ts';
+
+export interface QueueOptions {
+  readonly name: string;
+  readonly clock: Clock;
+  readonly reconcile: (key: string) => Promise<ReconcileResult>;
+  readonly onError: (key: string, err: unknown, retryInMs: number) => void;
+  /** Parallel reconciles (default 10; 1 for singletons). */
+  readonly concurrency?: number;
+  readonly baseBackoffMs?: number;
+  readonly maxBackoffMs?: number;
+}
+
+export class WorkQueue {
+  private readonly ready: string[] = [];
+  private readonly queued = new Set<string>();
+  private readonly running = new Set<string>();
+  private readonly dirty = new Set<string>();
+  private readonly timers = new Map<string, { at: number; timer: Timer }>();
+  private readonly failures = new Map<string, number>();
+  private scheduled: NodeJS.Immediate | undefined;
+  private stopped = false;
+  private idleWaiters: Array<() => void> = [];
+  /** Reconciles run so far (diagnostics). */
+  runs = 0;
+
+  constructor(private readonly opts: QueueOptions) {}
+
+  add(key: string): void {
+    if (this.stopped) return;
+    if (this.running.has(key)) {
+      this.dirty.add(key);
+      return;
+    }
+    if (this.queued.has(key)) return;
+    this.queued.add(key);
+    this.ready.push(key);
+    this.schedule();
+  }
+
+  /** Adds the key after `ms` of clock time, unless an earlier timer for it is already set. */
+  addAfter(key: string, ms: number): void {
+    if (this.stopped) return;
+    if (ms <= 0) {
+      this.add(key);
+      return;
+    }
+    const at = this.opts.clock.now() + ms;
+    const prior = this.timers.get(key);
+    if (prior && prior.at <= at) return;
+    prior?.timer.cancel();
+    const timer = this.opts.clock.setTimer(ms, () => {
+      this.timers.delete(key);
+      this.add(key);
+    });
+    this.timers.set(key, { at, timer });
+  }
+
+  /** Work that can run now (timers waiting on the clock do not count). */
+  busy(): boolean {
+    return this.ready.length > 0 || this.running.size > 0 || this.scheduled !== undefined;
+  }
+
+  /** Keys waiting on a requeue timer, with their due times (diagnostics). */
+  pending(): Array<{ key: string; at: number }> {
+    return [...this.timers].map(([key, t]) => ({ key, at: t.at }));
+  }
+
+  /** Stops taking work, cancels timers, and waits for running reconciles. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers.values()) t.timer.cancel();
+    this.timers.clear();
+    this.ready.length = 0;
+    this.queued.clear();
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = undefined;
+    if (this.running.size) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.stopped) return;
+    this.scheduled = setImmediate(() => {
+      this.scheduled = undefined;
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    const limit = this.opts.concurrency ?? 10;
+    while (!this.stopped && this.running.size < limit && this.ready.length) {
+      const key = this.ready.shift()!;
+      this.queued.delete(key);
+      this.running.add(key);
+      void this.run(key);
+    }
+  }
+
+  private async run(key: string): Promise<void> {
+    this.runs++;
+    let next: { ms: number } | undefined;
+    try {
+      const r = await this.opts.reconcile(key);
+      this.failures.delete(key);
+      if (r.kind === 'requeueAfter') next = { ms: r.ms };
+    } catch (err) {
+      const n = (this.failures.get(key) ?? 0) + 1;
+      this.failures.set(key, n);
+      const ms = Math.min(this.opts.maxBackoffMs ?? 30_000, (this.opts.baseBackoffMs ?? 100) * 2 ** (n - 1));
+      next = { ms };
+      this.opts.onError(key, err, ms);
+    } finally {
+      this.running.delete(key);
+    }
+    if (this.dirty.delete(key)) this.add(key);
+    else if (next) this.addAfter(key, next.ms);
+    if (this.running.size === 0 && this.idleWaiters.length) {
+      for (const w of this.idleWaiters.splice(0)) w();
+    }
+    this.schedule();
+  }
+}

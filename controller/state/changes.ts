@@ -1,0 +1,43 @@
+// What cluster state tells its subscribers, the entries it keeps for NodePools and node classes, and the
+// small predicates it decides with.
+import { formatFieldError, type EC2NodeClass, type FieldError, type NodePool } from '../../engine/index.ts';
+import type { KubeObject } from '../operator/kube.ts';
+
+export type ChangeKind = 'Node' | 'NodeClaim' | 'Pod' | 'NodePool' | 'EC2NodeClass' | 'DaemonSet' | 'PodDisruptionBudget';
+
+export interface Change {
+  readonly kind: ChangeKind;
+  readonly type: 'upsert' | 'delete';
+  readonly name: string;
+  readonly namespace?: string;
+  readonly obj: KubeObject;
+  readonly old?: KubeObject;
+}
+
+export interface NodePoolEntry {
+  readonly obj: KubeObject;
+  /** undefined when the object does not validate (see errors). */
+  readonly pool?: NodePool;
+  readonly errors: readonly string[];
+}
+
+export interface NodeClassEntry {
+  readonly obj: KubeObject;
+  readonly nodeClass?: EC2NodeClass;
+  readonly errors: readonly string[];
+}
+
+
+export const rvOf = (o: KubeObject | undefined): number => Number(o?.metadata.resourceVersion ?? NaN);
+/** Whether `next` is not older than `cur` (resourceVersions compared as integers when both are). */
+export const notOlder = (cur: KubeObject | undefined, next: KubeObject): boolean => !(rvOf(next) < rvOf(cur));
+export const errorsText = (errs: readonly FieldError[]): string[] => errs.map(formatFieldError);
+
+export function consolidatable(o: KubeObject): boolean {
+  return ((o.status?.['conditions'] ?? []) as Array<{ type?: string; status?: string }>).some((c) => c.type === 'Consolidatable' && c.status === 'True');
+}
+
+export function podBindingChanged(c: Change): boolean {
+  const nodeName = (o: KubeObject | undefined) => (o?.spec as { nodeName?: string } | undefined)?.nodeName;
+  return c.type === 'delete' || nodeName(c.obj) !== nodeName(c.old);
+}

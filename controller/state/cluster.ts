@@ -1,0 +1,283 @@
+// Cluster state (spec/disruption.md §6): the versioned in-memory model every decision reads. Informers
+// feed it (apply/remove per kind); the provisioner writes the NodeClaims it creates straight in, to beat
+// informer lag. State nodes are keyed by providerID and joined on demand (statenode.ts); NodeClaims are
+// known by name from the moment they exist, so the synced gate can see launches in flight.
+import { isActive, isMirrorPod, isOwnedByDaemonSet, parseEC2NodeClass, parseNode, parseNodeClaim, parseNodePool, type Pod, type StateNode } from '../../engine/index.ts';
+import type { Clock } from '../operator/clock.ts';
+import type { KubeObject } from '../operator/kube.ts';
+import type { Logger } from '../operator/logger.ts';
+import { consolidatable, errorsText, notOlder, podBindingChanged, type Change, type NodeClassEntry, type NodePoolEntry } from './changes.ts';
+import { Workloads } from './workloads.ts';
+import { joinStateNode, type NodeClaimEntry, type NodeEntry } from './statenode.ts';
+
+/** Nomination window: max(2 x batch max duration, 10 s) (spec/disruption.md §6.3). */
+export const nominationWindow = (batchMaxMs: number): number => Math.max(2 * batchMaxMs, 10_000);
+const CONSOLIDATION_REFRESH_MS = 5 * 60_000;
+
+export type { Change, ChangeKind, NodeClassEntry, NodePoolEntry } from './changes.ts';
+
+export class Cluster {
+  /** Bumped on every change (the disruption loop compares it to skip work). */
+  version = 0;
+  readonly workloads: Workloads;
+  private readonly nodes = new Map<string, NodeEntry>();
+  private readonly claims = new Map<string, NodeClaimEntry>();
+  private readonly nodeByProvider = new Map<string, string>();
+  private readonly claimByProvider = new Map<string, string>();
+  private readonly pools = new Map<string, NodePoolEntry>();
+  private readonly classes = new Map<string, NodeClassEntry>();
+  private readonly nominated = new Map<string, number>();
+  private readonly marked = new Set<string>();
+  private readonly listeners = new Set<(c: Change) => void>();
+  private consolidatedAt = 0;
+  private listedOnce = false;
+
+  constructor(private readonly deps: { clock: Clock; log: Logger; listed: () => boolean }) {
+    this.workloads = new Workloads({ log: deps.log, changed: (c) => this.changed(c, c.kind === 'Pod' && podBindingChanged(c)) });
+  }
+
+  /** Subscribes to changes; returns the unsubscribe function. */
+  subscribe(fn: (c: Change) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  // ---- feeding ------------------------------------------------------------------------------------
+
+  applyNode(obj: KubeObject): void {
+    const name = obj.metadata.name!;
+    const old = this.nodes.get(name);
+    if (!notOlder(old?.obj, obj)) return;
+    const r = parseNode(obj);
+    if (!r.ok) {
+      this.deps.log.error({ node: name, errors: errorsText(r.errors) }, 'node does not parse; left out of cluster state');
+      return;
+    }
+    if (old?.info.providerId && old.info.providerId !== r.value.providerId) this.nodeByProvider.delete(old.info.providerId);
+    if (r.value.providerId) this.nodeByProvider.set(r.value.providerId, name);
+    this.nodes.set(name, { obj, info: r.value });
+    const flips = !old || old.info.initialized !== r.value.initialized || Boolean(old.info.deletionTimestamp) !== Boolean(r.value.deletionTimestamp);
+    this.changed({ kind: 'Node', type: 'upsert', name, obj, ...(old ? { old: old.obj } : {}) }, flips);
+  }
+
+  removeNode(obj: KubeObject): void {
+    const name = obj.metadata.name!;
+    const old = this.nodes.get(name);
+    if (!old) return;
+    this.nodes.delete(name);
+    if (old.info.providerId && this.nodeByProvider.get(old.info.providerId) === name) this.nodeByProvider.delete(old.info.providerId);
+    this.changed({ kind: 'Node', type: 'delete', name, obj: old.obj }, true);
+  }
+
+  applyNodeClaim(obj: KubeObject): void {
+    const name = obj.metadata.name!;
+    const old = this.claims.get(name);
+    if (!notOlder(old?.obj, obj)) return;
+    const r = parseNodeClaim(obj);
+    if (!r.ok) {
+      this.deps.log.error({ nodeclaim: name, errors: errorsText(r.errors) }, 'nodeclaim does not parse; left out of cluster state');
+      return;
+    }
+    if (old?.info.providerId && old.info.providerId !== r.value.providerId) this.claimByProvider.delete(old.info.providerId);
+    if (r.value.providerId) this.claimByProvider.set(r.value.providerId, name);
+    this.claims.set(name, { obj, info: r.value });
+    // Consolidatable flips make consolidation worth re-evaluating (a new candidate appeared or left).
+    const flips = !old || consolidatable(old.obj) !== consolidatable(obj);
+    this.changed({ kind: 'NodeClaim', type: 'upsert', name, obj, ...(old ? { old: old.obj } : {}) }, flips);
+  }
+
+  removeNodeClaim(obj: KubeObject): void {
+    const name = obj.metadata.name!;
+    const old = this.claims.get(name);
+    if (!old) return;
+    this.claims.delete(name);
+    const pid = old.info.providerId;
+    if (pid && this.claimByProvider.get(pid) === name) {
+      this.claimByProvider.delete(pid);
+      this.marked.delete(pid);
+      this.nominated.delete(pid);
+    }
+    this.changed({ kind: 'NodeClaim', type: 'delete', name, obj: old.obj }, true);
+  }
+
+  applyNodePool(obj: KubeObject): void {
+    const name = obj.metadata.name!;
+    const old = this.pools.get(name);
+    if (!notOlder(old?.obj, obj)) return;
+    const r = parseNodePool(obj);
+    this.pools.set(name, r.ok ? { obj, pool: r.value, errors: [] } : { obj, errors: errorsText(r.errors) });
+    const generationChanged = old?.obj.metadata.generation !== obj.metadata.generation;
+    this.changed({ kind: 'NodePool', type: 'upsert', name, obj, ...(old ? { old: old.obj } : {}) }, generationChanged);
+  }
+
+  removeNodePool(obj: KubeObject): void {
+    const old = this.pools.get(obj.metadata.name!);
+    if (!old) return;
+    this.pools.delete(obj.metadata.name!);
+    this.changed({ kind: 'NodePool', type: 'delete', name: obj.metadata.name!, obj: old.obj }, true);
+  }
+
+  applyNodeClass(obj: KubeObject): void {
+    const name = obj.metadata.name!;
+    const old = this.classes.get(name);
+    if (!notOlder(old?.obj, obj)) return;
+    const r = parseEC2NodeClass(obj);
+    this.classes.set(name, r.ok ? { obj, nodeClass: r.value, errors: [] } : { obj, errors: errorsText(r.errors) });
+    this.changed({ kind: 'EC2NodeClass', type: 'upsert', name, obj, ...(old ? { old: old.obj } : {}) }, false);
+  }
+
+  removeNodeClass(obj: KubeObject): void {
+    const old = this.classes.get(obj.metadata.name!);
+    if (!old) return;
+    this.classes.delete(obj.metadata.name!);
+    this.changed({ kind: 'EC2NodeClass', type: 'delete', name: obj.metadata.name!, obj: old.obj }, false);
+  }
+
+  // ---- queries ------------------------------------------------------------------------------------
+
+  node(name: string): NodeEntry | undefined {
+    return this.nodes.get(name);
+  }
+
+  nodeByProviderID(pid: string): NodeEntry | undefined {
+    const n = this.nodeByProvider.get(pid);
+    return n === undefined ? undefined : this.nodes.get(n);
+  }
+
+  allNodes(): NodeEntry[] {
+    return [...this.nodes.values()];
+  }
+
+  nodeClaim(name: string): NodeClaimEntry | undefined {
+    return this.claims.get(name);
+  }
+
+  nodeClaimByProviderID(pid: string): NodeClaimEntry | undefined {
+    const n = this.claimByProvider.get(pid);
+    return n === undefined ? undefined : this.claims.get(n);
+  }
+
+  nodeClaims(): NodeClaimEntry[] {
+    return [...this.claims.values()];
+  }
+
+  nodePool(name: string): NodePoolEntry | undefined {
+    return this.pools.get(name);
+  }
+
+  nodePools(): NodePoolEntry[] {
+    return [...this.pools.values()];
+  }
+
+  nodeClass(name: string): NodeClassEntry | undefined {
+    return this.classes.get(name);
+  }
+
+  nodeClasses(): NodeClassEntry[] {
+    return [...this.classes.values()];
+  }
+
+  /** State nodes (spec §6.1): NodeClaims with a providerID joined with their Node, plus Nodes without one. */
+  stateNodes(): StateNode[] {
+    const out: StateNode[] = [];
+    const seenNodes = new Set<string>();
+    for (const claim of this.claims.values()) {
+      const pid = claim.info.providerId;
+      if (!pid) continue;
+      const node = this.nodeByProviderID(pid);
+      if (node) seenNodes.add(node.info.name);
+      out.push(this.join(node, claim, pid));
+    }
+    for (const node of this.nodes.values()) {
+      if (seenNodes.has(node.info.name)) continue;
+      // A managed node without providerID (or without instance type before initialization) is not yet real.
+      if (node.info.nodePoolName !== undefined && (!node.info.providerId || (!node.info.labels['node.kubernetes.io/instance-type'] && !node.info.initialized))) continue;
+      out.push(this.join(node, undefined, node.info.providerId ?? node.info.name));
+    }
+    return out;
+  }
+
+  stateNode(providerID: string): StateNode | undefined {
+    const claim = this.nodeClaimByProviderID(providerID);
+    const node = this.nodeByProviderID(providerID);
+    return claim || node ? this.join(node, claim, providerID) : undefined;
+  }
+
+  private join(node: NodeEntry | undefined, claim: NodeClaimEntry | undefined, key: string): StateNode {
+    const until = this.nominated.get(key);
+    return joinStateNode(node, claim, {
+      pods: node ? this.workloads.podsOn(node.info.name) : [],
+      markedForDeletion: this.marked.has(key),
+      ...(until !== undefined && until > this.deps.clock.now() ? { nominatedUntil: until } : {}),
+    });
+  }
+
+  /**
+   * Pods to provision for: pending pods the kube-scheduler marked unschedulable (not DaemonSet or mirror
+   * pods, not preempting), plus the reschedulable pods of nodes being deleted or marked for deletion, so
+   * their replacements are launched before the drain evicts them (spec §6.3).
+   */
+  provisionablePods(): Pod[] {
+    const out = this.workloads.pendingPods().filter((p) => p.unschedulable && !p.nominatedNodeName && !isOwnedByDaemonSet(p) && !isMirrorPod(p));
+    for (const sn of this.stateNodes()) {
+      if (!sn.managed || !(sn.deleting || sn.markedForDeletion)) continue;
+      for (const p of sn.pods) if (isActive(p) && !isOwnedByDaemonSet(p) && !isMirrorPod(p)) out.push(p);
+    }
+    return out;
+  }
+
+  // ---- marks --------------------------------------------------------------------------------------
+
+  /** Nominates a state node (by providerID) until `until`; re-nomination extends it. */
+  nominate(providerID: string, until: number): void {
+    const prior = this.nominated.get(providerID) ?? 0;
+    if (until > prior) this.nominated.set(providerID, until);
+  }
+
+  markForDeletion(...providerIDs: string[]): void {
+    for (const p of providerIDs) this.marked.add(p);
+    this.changed(undefined, true);
+  }
+
+  unmarkForDeletion(...providerIDs: string[]): void {
+    for (const p of providerIDs) this.marked.delete(p);
+    this.changed(undefined, true);
+  }
+
+  isMarkedForDeletion(providerID: string): boolean {
+    return this.marked.has(providerID);
+  }
+
+  /** The consolidation-state timestamp (spec §6.4), refreshed when 5 minutes old. */
+  consolidationState(): number {
+    const now = this.deps.clock.now();
+    if (now - this.consolidatedAt >= CONSOLIDATION_REFRESH_MS) this.consolidatedAt = now;
+    return this.consolidatedAt;
+  }
+
+  /**
+   * The synced gate (spec §6.5): every informer has listed once (which latches), and no NodeClaim is
+   * waiting for its launch (a NodeClaim without providerID).
+   */
+  synced(): boolean {
+    if (!this.listedOnce) {
+      if (!this.deps.listed()) return false;
+      this.listedOnce = true;
+    }
+    for (const c of this.claims.values()) if (!c.info.providerId) return false;
+    return true;
+  }
+
+  private changed(c: Change | undefined, consolidation: boolean): void {
+    this.version++;
+    if (consolidation) this.consolidatedAt = this.deps.clock.now();
+    if (!c) return;
+    for (const fn of this.listeners) {
+      try {
+        fn(c);
+      } catch (err) {
+        this.deps.log.error({ err: String(err), kind: c.kind, name: c.name }, 'cluster state subscriber failed');
+      }
+    }
+  }
+}

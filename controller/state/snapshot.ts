@@ -1,0 +1,60 @@
+// Builds the engine's Snapshot from cluster state: NodePools, node classes, state nodes, pending pods,
+// DaemonSets, PDBs, and each NodePool's instance types from the cloud provider, with offerings outside the
+// node class's zones (the zones of its subnets) taken away.
+import { toNodeClass, type EngineOptions, type InstanceType, type NodeClass, type NodePool, type Snapshot } from '../../engine/index.ts';
+import type { CloudProvider } from '../cloudprovider/types.ts';
+import type { Logger } from '../operator/logger.ts';
+import { errText } from '../operator/runtime.ts';
+import type { Cluster } from './cluster.ts';
+
+const ZONE = 'topology.kubernetes.io/zone';
+
+/** Offerings limited to `zones` (types left with no offering are dropped); an empty list means no filter. */
+export function restrictToZones(types: readonly InstanceType[], zones: readonly string[]): InstanceType[] {
+  if (zones.length === 0) return [...types];
+  const allowed = new Set(zones);
+  const out: InstanceType[] = [];
+  for (const it of types) {
+    if (it.offerings.every((o) => allowed.has(o.zone))) {
+      out.push(it);
+      continue;
+    }
+    const offerings = it.offerings.filter((o) => allowed.has(o.zone));
+    if (!offerings.length) continue;
+    const zr = it.requirements.get(ZONE);
+    const requirements = zr && !zr.complement ? new Map(it.requirements).set(ZONE, { ...zr, values: new Set([...zr.values].filter((z) => allowed.has(z))) }) : it.requirements;
+    out.push({ ...it, offerings, requirements });
+  }
+  return out;
+}
+
+/** Whether the provisioner may use the pool (spec/disruption.md §0.3). */
+export const provisionable = (p: NodePool): boolean => p.ready && !p.deleting && p.replicas === undefined;
+
+export async function buildSnapshot(deps: { cluster: Cluster; cloudProvider: CloudProvider; log: Logger }, now: number, options: EngineOptions): Promise<Snapshot> {
+  const { cluster } = deps;
+  const nodePools = cluster.nodePools().flatMap((e) => (e.pool ? [e.pool] : []));
+  const nodeClasses: NodeClass[] = cluster.nodeClasses().flatMap((e) => (e.nodeClass ? [toNodeClass(e.nodeClass)] : []));
+  const instanceTypes = new Map<string, readonly InstanceType[]>();
+  await Promise.all(nodePools.filter(provisionable).map(async (pool) => {
+    try {
+      const types = await deps.cloudProvider.getInstanceTypes(pool);
+      const nc = nodeClasses.find((c) => c.name === pool.template.nodeClassRef.name && c.kind === pool.template.nodeClassRef.kind);
+      instanceTypes.set(pool.name, restrictToZones(types, nc?.zones ?? []));
+    } catch (err) {
+      deps.log.error({ nodepool: pool.name, err: errText(err) }, 'listing instance types failed; the NodePool is left out of this decision');
+      instanceTypes.set(pool.name, []);
+    }
+  }));
+  return {
+    now,
+    nodePools,
+    nodeClasses,
+    instanceTypes,
+    nodes: cluster.stateNodes(),
+    pendingPods: cluster.workloads.pendingPods(),
+    daemonSets: cluster.workloads.daemonSetList(),
+    pdbs: cluster.workloads.pdbList(),
+    options,
+  };
+}

@@ -1,0 +1,150 @@
+// The workload half of cluster state: pods (indexed by node), DaemonSets (with their newest pod, which
+// stands for the overhead a new node must reserve) and PodDisruptionBudgets. Objects that do not parse are
+// logged with the field at fault and left out.
+import {
+  formatFieldError, isActive, parseDaemonSet, parsePod, parsePodDisruptionBudget,
+  type DaemonSet, type FieldError, type Pod, type PodDisruptionBudget,
+} from '../../engine/index.ts';
+import type { KubeObject } from '../operator/kube.ts';
+import type { Logger } from '../operator/logger.ts';
+import type { Change } from './changes.ts';
+
+const keyOf = (o: KubeObject): string => `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`;
+const nodeNameOf = (o: KubeObject): string | undefined => (o.spec as { nodeName?: string } | undefined)?.nodeName || undefined;
+
+interface DaemonSetEntry {
+  obj: KubeObject;
+  newest?: KubeObject;
+  parsed?: { ds?: DaemonSet; for: string };
+}
+
+export class Workloads {
+  private readonly pods = new Map<string, { obj: KubeObject; pod: Pod }>();
+  private readonly byNode = new Map<string, Set<string>>();
+  private readonly daemonSets = new Map<string, DaemonSetEntry>();
+  private readonly pdbs = new Map<string, { obj: KubeObject; pdb?: PodDisruptionBudget }>();
+
+  constructor(private readonly deps: { log: Logger; changed: (c: Change) => void }) {}
+
+  applyPod(obj: KubeObject): void {
+    const key = keyOf(obj);
+    const old = this.pods.get(key);
+    if (Number(obj.metadata.resourceVersion) < Number(old?.obj.metadata.resourceVersion)) return;
+    const r = parsePod(obj);
+    if (!r.ok) {
+      this.problem('pod', key, r.errors);
+      return;
+    }
+    this.unindex(key, old?.obj);
+    this.pods.set(key, { obj, pod: r.value });
+    const node = nodeNameOf(obj);
+    if (node) {
+      let set = this.byNode.get(node);
+      if (!set) this.byNode.set(node, (set = new Set()));
+      set.add(key);
+    }
+    this.trackDaemonPod(obj);
+    this.deps.changed({ kind: 'Pod', type: 'upsert', name: obj.metadata.name!, namespace: obj.metadata.namespace ?? 'default', obj, ...(old ? { old: old.obj } : {}) });
+  }
+
+  removePod(obj: KubeObject): void {
+    const key = keyOf(obj);
+    const old = this.pods.get(key);
+    if (!old) return;
+    this.pods.delete(key);
+    this.unindex(key, old.obj);
+    this.deps.changed({ kind: 'Pod', type: 'delete', name: obj.metadata.name!, namespace: obj.metadata.namespace ?? 'default', obj: old.obj });
+  }
+
+  applyDaemonSet(obj: KubeObject): void {
+    const key = keyOf(obj);
+    const entry = this.daemonSets.get(key);
+    this.daemonSets.set(key, { obj, ...(entry?.newest ? { newest: entry.newest } : {}) });
+    this.deps.changed({ kind: 'DaemonSet', type: 'upsert', name: obj.metadata.name!, namespace: obj.metadata.namespace ?? 'default', obj });
+  }
+
+  removeDaemonSet(obj: KubeObject): void {
+    if (!this.daemonSets.delete(keyOf(obj))) return;
+    this.deps.changed({ kind: 'DaemonSet', type: 'delete', name: obj.metadata.name!, namespace: obj.metadata.namespace ?? 'default', obj });
+  }
+
+  applyPdb(obj: KubeObject): void {
+    const r = parsePodDisruptionBudget(obj);
+    if (!r.ok) this.problem('poddisruptionbudget', keyOf(obj), r.errors);
+    this.pdbs.set(keyOf(obj), { obj, ...(r.ok ? { pdb: r.value } : {}) });
+    this.deps.changed({ kind: 'PodDisruptionBudget', type: 'upsert', name: obj.metadata.name!, namespace: obj.metadata.namespace ?? 'default', obj });
+  }
+
+  removePdb(obj: KubeObject): void {
+    if (!this.pdbs.delete(keyOf(obj))) return;
+    this.deps.changed({ kind: 'PodDisruptionBudget', type: 'delete', name: obj.metadata.name!, namespace: obj.metadata.namespace ?? 'default', obj });
+  }
+
+  pod(namespace: string, name: string): { obj: KubeObject; pod: Pod } | undefined {
+    return this.pods.get(`${namespace}/${name}`);
+  }
+
+  podsOn(nodeName: string): Pod[] {
+    const out: Pod[] = [];
+    for (const k of this.byNode.get(nodeName) ?? []) {
+      const e = this.pods.get(k);
+      if (e) out.push(e.pod);
+    }
+    return out;
+  }
+
+  /** Active pods not bound to a node. */
+  pendingPods(): Pod[] {
+    const out: Pod[] = [];
+    for (const { pod } of this.pods.values()) if (!pod.nodeName && isActive(pod)) out.push(pod);
+    return out;
+  }
+
+  allPods(): Pod[] {
+    return [...this.pods.values()].map((e) => e.pod);
+  }
+
+  daemonSetList(): DaemonSet[] {
+    const out: DaemonSet[] = [];
+    for (const [key, e] of this.daemonSets) {
+      const version = `${e.obj.metadata.resourceVersion}/${e.newest?.metadata.resourceVersion ?? ''}`;
+      if (e.parsed?.for !== version) {
+        const r = parseDaemonSet(e.obj, e.newest ? { newestPod: e.newest } : {});
+        if (!r.ok) this.problem('daemonset', key, r.errors);
+        e.parsed = { for: version, ...(r.ok ? { ds: r.value } : {}) };
+      }
+      if (e.parsed.ds) out.push(e.parsed.ds);
+    }
+    return out;
+  }
+
+  pdbList(): PodDisruptionBudget[] {
+    return [...this.pdbs.values()].flatMap((e) => (e.pdb ? [e.pdb] : []));
+  }
+
+  private trackDaemonPod(obj: KubeObject): void {
+    const owner = obj.metadata.ownerReferences?.find((o) => o.kind === 'DaemonSet' && o.controller);
+    if (!owner) return;
+    const e = this.daemonSets.get(`${obj.metadata.namespace ?? 'default'}/${owner.name}`);
+    if (!e) return;
+    if (!e.newest || String(obj.metadata.creationTimestamp) >= String(e.newest.metadata.creationTimestamp)) e.newest = obj;
+  }
+
+  private unindex(key: string, old: KubeObject | undefined): void {
+    const node = old && nodeNameOf(old);
+    if (!node) return;
+    const set = this.byNode.get(node);
+    set?.delete(key);
+    if (set && set.size === 0) this.byNode.delete(node);
+  }
+
+  private readonly reported = new Set<string>();
+
+  private problem(kind: string, key: string, errors: readonly FieldError[]): void {
+    const msg = errors.map(formatFieldError);
+    const k = `${kind}/${key}/${msg.join('|')}`;
+    if (this.reported.has(k)) return;
+    this.reported.add(k);
+    this.deps.log.error({ [kind]: key, errors: msg }, `${kind} does not parse; left out of cluster state`);
+  }
+}
