@@ -10,7 +10,7 @@ import {
 import { anyValue, toSelectorRequirements } from '../../scheduling/requirements.ts';
 import type { NewNodeClaimPlan } from '../types.ts';
 import type { SimNodeClaim } from './nodes.ts';
-import { cheapestOffering, minValuesAchieved, minValuesUnmet, offeringAllowed, type Template } from './templates.ts';
+import { cheapestOffering, minValuesAchieved, minValuesUnmet, offeringAllowed, type DaemonGroup, type Template } from './templates.ts';
 
 /** Per-resource minimum over resources present in every list. */
 function minOverhead(lists: readonly Resources[]): Resources {
@@ -119,10 +119,18 @@ function listParts(ordered: ReadonlyArray<{ it: InstanceType; micros: number }>,
   return parts;
 }
 
+/** Per template: its one daemonset group, or null when instance types differ in which daemonsets they run. */
+const soleGroup = new WeakMap<Template, DaemonGroup | null>();
+
 /** The smallest daemonset overhead among the kept types (one group for most templates: no lookups then). */
 function keptOverhead(template: Template, kept: readonly InstanceType[]): Resources {
-  const groups = new Set(template.daemonGroupOf.values());
-  if (groups.size === 1) return [...groups][0]!.overhead;
+  let only = soleGroup.get(template);
+  if (only === undefined) {
+    const groups = new Set(template.daemonGroupOf.values());
+    only = groups.size === 1 ? [...groups][0]! : null;
+    soleGroup.set(template, only);
+  }
+  if (only) return only.overhead;
   return minOverhead([...new Set(kept.map((it) => template.daemonGroupOf.get(it.name)!))].map((g) => g.overhead));
 }
 
