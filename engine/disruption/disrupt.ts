@@ -34,6 +34,26 @@ export function methodsFor(repack: 'after' | 'only' | 'off' = 'after'): readonly
 const CONSOLIDATING: ReadonlySet<MethodName> = new Set(['emptiness', 'multi', 'single', 'repack']);
 /** Method-filter results that only say "this method is not for this node"; a later, specific reason wins. */
 const WEAK: ReadonlySet<ExplanationCode> = new Set(['not-drifted', 'not-empty', 'left-to-emptiness', 'static-nodepool']);
+/** A method's settings keep the node out of it (the pool's policy, consolidateAfter, missing labels). */
+const FILTER: ReadonlySet<ExplanationCode> = new Set([
+  'consolidation-disabled', 'buffer-pods', 'not-consolidatable', 'consolidate-after', 'when-empty-policy', 'instance-type-not-found',
+  'missing-label', 'already-consolidated',
+]);
+const CANDIDACY: ReadonlySet<ExplanationCode> = new Set([
+  'already-disrupting', 'not-managed', 'no-node', 'not-initialized', 'deleting', 'nominated', 'node-do-not-disrupt', 'no-nodepool-label',
+  'nodepool-not-found', 'pod-do-not-disrupt', 'pdb-blocked', 'pdb-multiple',
+]);
+
+/**
+ * How specific a reason is: a method that evaluated the node (budget, simulation, price) says more than a
+ * candidacy check, which says more than a method's filter, which says more than "not for this method".
+ */
+function rank(code: ExplanationCode): number {
+  if (WEAK.has(code)) return 0;
+  if (FILTER.has(code)) return 1;
+  if (CANDIDACY.has(code)) return 2;
+  return 3;
+}
 
 async function run(m: MethodName, input: MethodInput): Promise<MethodOutput> {
   switch (m) {
@@ -59,7 +79,7 @@ class Reasons {
   readonly byNode = new Map<string, Explanation>();
   add(e: Explanation): void {
     const cur = this.byNode.get(e.node);
-    if (!cur || (WEAK.has(cur.code) && !WEAK.has(e.code))) this.byNode.set(e.node, e);
+    if (!cur || rank(e.code) > rank(cur.code)) this.byNode.set(e.node, e);
   }
 }
 

@@ -3,6 +3,7 @@
 // destination rule, the uninitialized-node rule and "only non-pending pods count".
 import type { Pod, Snapshot, StateNode } from '../domain/types.ts';
 import { provision } from '../provision.ts';
+import { HOSTNAME_LABEL } from '../scheduling/labels.ts';
 import { isActive, isMirrorPod, isOwnedByDaemonSet, podKey, podValidationError } from '../scheduling/pods.ts';
 import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from '../solver/types.ts';
 import { provisionInput } from '../provision.ts';
@@ -23,6 +24,16 @@ export interface Simulation {
   /** A candidate is already deleting or marked: the move is void. */
   readonly candidateDeleting: boolean;
   readonly pods: ReadonlyMap<string, Pod>;
+}
+
+/**
+ * A volume's node affinity on kubernetes.io/hostname pins it to a node that is going away (a local PV);
+ * like Karpenter's volume topology, the simulation ignores that term so the pod can move.
+ */
+function withoutHostnameVolumes(p: Pod): Pod {
+  const alts = p.volumeRequirements;
+  if (!alts?.some((alt) => alt.some((r) => r.key === HOSTNAME_LABEL))) return p;
+  return { ...p, volumeRequirements: alts.map((alt) => alt.filter((r) => r.key !== HOSTNAME_LABEL)) };
 }
 
 /** Pending pods the provisioner would act on (§2.7 step 3a). */
@@ -58,7 +69,7 @@ export async function simulate(s: Snapshot, candidates: readonly StateNode[], ct
   const fromDeleting = s.nodes
     .filter((n) => !names.has(n.name) && (n.markedForDeletion || n.deleting))
     .flatMap((n) => reschedulablePods(n).filter((p) => currentlyReschedulable(p, s.pdbs, s.now)));
-  const all = [...pending, ...moved, ...fromDeleting];
+  const all = [...pending, ...moved, ...fromDeleting].map(withoutHostnameVolumes);
   const sim: Snapshot = { ...s, nodes };
   const opts = {
     ...(ctx.solver ? { solver: ctx.solver } : {}),

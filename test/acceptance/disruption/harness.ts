@@ -12,7 +12,7 @@ import { withExtraWellKnown } from '../../../engine/scheduling/labels.ts';
 import { solveReference } from '../../../engine/solver/reference/scheduler.ts';
 import type { ProvisionSolver } from '../../../engine/solver/types.ts';
 import { nodePool, snapshot, stateNode, type NodePoolOptions, type StateNodeOptions } from '../../fixtures/builders.ts';
-import { FAKE_WELL_KNOWN_LABELS, firstOffering, instanceTypesAssorted } from '../../fixtures/instancetypes.ts';
+import { FAKE_WELL_KNOWN_LABELS, firstOffering, instanceTypesAssorted, mostExpensiveInstance } from '../../fixtures/instancetypes.ts';
 
 export const reference: ProvisionSolver = { name: 'reference', solve: solveReference };
 export const wellKnown = withExtraWellKnown(FAKE_WELL_KNOWN_LABELS);
@@ -37,7 +37,7 @@ export function node(it: InstanceType, o: StateNodeOptions = {}): StateNode {
   return stateNode({ instanceType: it, zone: off.zone, capacityType: off.capacityType, ...o });
 }
 
-export function env(o: Partial<Snapshot> & { instanceTypes?: readonly InstanceType[] | Snapshot['instanceTypes'] } = {}): Snapshot {
+export function env(o: Omit<Partial<Snapshot>, 'instanceTypes'> & { instanceTypes?: readonly InstanceType[] | Snapshot['instanceTypes'] } = {}): Snapshot {
   return snapshot({ options: OPTIONS, instanceTypes: o.instanceTypes ?? types(), ...o, nodePools: o.nodePools ?? [pool()] });
 }
 
@@ -65,4 +65,32 @@ export async function reconcileAndExecute(s: Snapshot, o: DisruptOptions = {}, f
 
 export function managedNodes(s: Snapshot): StateNode[] {
   return s.nodes.filter((n) => n.hasNodeClaim);
+}
+
+export const GiB = 2 ** 30;
+
+/** A node of the suite's most expensive on-demand type with Karpenter's usual 32 CPU / 100 pods allocatable. */
+export function bigNode(o: StateNodeOptions & { it?: InstanceType } = {}): StateNode {
+  const { it, ...rest } = o;
+  return node(it ?? mostExpensiveInstance(types()), { allocatable: { cpu: '32', memory: '128Gi', pods: '100' }, ...rest });
+}
+
+export function names(xs: readonly { name: string }[]): string[] {
+  return xs.map((x) => x.name).sort();
+}
+
+/**
+ * Starts the decision's commands without finishing them, as the queue does before replacements initialize:
+ * candidates are marked for deletion and the replacements exist as (initialized) nodes.
+ */
+export function start(s: Snapshot, d: Decision): Snapshot {
+  if (d.kind === 'noop') return s;
+  let out = s;
+  for (const c of [d, ...(d.concurrent ?? [])]) {
+    const marked = new Set(c.candidates.map((x) => x.name));
+    const after = applyCommand(out, c);
+    const added = after.nodes.filter((n) => !out.nodes.some((m) => m.name === n.name));
+    out = { ...out, nodes: [...out.nodes.map((n) => (marked.has(n.name) ? { ...n, markedForDeletion: true } : n)), ...added.map((n) => ({ ...n, pods: [] }))] };
+  }
+  return out;
 }
