@@ -81,16 +81,28 @@ export function names(xs: readonly { name: string }[]): string[] {
 
 /**
  * Starts the decision's commands without finishing them, as the queue does before replacements initialize:
- * candidates are marked for deletion and the replacements exist as (initialized) nodes.
+ * candidates are marked for deletion, existing destinations are nominated (for the 20 s nomination window)
+ * and the replacements exist as nodes (initialized unless `initialized` is false).
  */
-export function start(s: Snapshot, d: Decision): Snapshot {
+export function start(s: Snapshot, d: Decision, o: { initialized?: boolean } = {}): Snapshot {
   if (d.kind === 'noop') return s;
   let out = s;
   for (const c of [d, ...(d.concurrent ?? [])]) {
     const marked = new Set(c.candidates.map((x) => x.name));
+    const destinations = new Set(c.podsMoved.map((m) => m.to));
     const after = applyCommand(out, c);
-    const added = after.nodes.filter((n) => !out.nodes.some((m) => m.name === n.name));
-    out = { ...out, nodes: [...out.nodes.map((n) => (marked.has(n.name) ? { ...n, markedForDeletion: true } : n)), ...added.map((n) => ({ ...n, pods: [] }))] };
+    const added = after.nodes.filter((n) => !out.nodes.some((m) => m.name === n.name)).map((n) => ({
+      ...n,
+      pods: [],
+      ...(o.initialized === false ? { initialized: false, labels: Object.fromEntries(Object.entries(n.labels).filter(([k]) => k !== 'karpenter.sh/initialized')) } : {}),
+    }));
+    out = {
+      ...out,
+      nodes: [
+        ...out.nodes.map((n) => (marked.has(n.name) ? { ...n, markedForDeletion: true } : destinations.has(n.name) ? { ...n, nominatedUntil: s.now + 20_000 } : n)),
+        ...added,
+      ],
+    };
   }
   return out;
 }
