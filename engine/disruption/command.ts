@@ -60,3 +60,11 @@ export function commandString(c: Pick<Command, 'kind' | 'candidates' | 'replacem
   const n = c.replacements.length;
   return `replace: ${names} -> [${n} replacement${n === 1 ? '' : 's'}]`;
 }
+
+/**
+ * How long the orchestration queue gives a command before failing it (spec/disruption.md §5.7):
+ * 80 ms per queued command, clamped to [10 min, 1 h].
+ */
+export function commandTimeoutMs(queuedCommands: number): number {
+  return Math.min(3600_000, Math.max(600_000, 80 * queuedCommands));
+}

@@ -20,7 +20,7 @@ export { nodePoolTotals, scoreMove, evaluateBalancedMove, couldApprove, approves
 export { worstLaunchPrice, filterByPrice, nodeOfferingPrice, estimatedSavings } from './pricing.ts';
 export { computeConsolidation, SPOT_TO_SPOT_MIN_TYPES, type ConsolidationOutcome, type NoConsolidation } from './consolidation.ts';
 export { simulate, provisionablePending, blockedDestinations, type Simulation, type SimContext } from './simulate.ts';
-export { commandString, makeCommand } from './command.ts';
+export { commandString, commandTimeoutMs, makeCommand } from './command.ts';
 export { interleave } from './singlenode.ts';
 export { filterOutSameInstanceType } from './multinode.ts';
 export { driftOrder } from './drift.ts';
