@@ -7,7 +7,7 @@ import { CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, INITIALIZED_LABEL, NODEPOOL_LABEL,
 import { singleValueLabels } from '../scheduling/requirements.ts';
 import { nodeClassLabel } from '../solver/reference/templates.ts';
 import type { NewNodeClaimPlan } from '../solver/types.ts';
-import { cheapestAllowed, claimRequirements } from './pricing.ts';
+import { cheapestAllowed, claimRequirements, typeByName } from './pricing.ts';
 import type { Command } from './types.ts';
 
 /** The state node a planned NodeClaim becomes once launched and initialized, or undefined if it cannot launch. */
@@ -16,7 +16,7 @@ export function launchedNode(s: Snapshot, claim: NewNodeClaimPlan, name: string,
   const its = s.instanceTypes.get(claim.nodePool) ?? [];
   const reqs = claimRequirements(claim);
   for (const opt of claim.instanceTypes) {
-    const it = its.find((t) => t.name === opt.name);
+    const it = typeByName(its, opt.name);
     const offering = it && cheapestAllowed(reqs, it);
     if (!it || !offering || !pool) continue;
     const [ncKey, ncVal] = nodeClassLabel(pool);

@@ -4,7 +4,7 @@ import type { NodePool, Snapshot, StateNode } from '../domain/types.ts';
 import { CAPACITY_TYPE_LABEL, DO_NOT_DISRUPT_ANNOTATION, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import { podKey } from '../scheduling/pods.ts';
 import { podBlock, reschedulablePods, rescheduleDisruptionCost } from './pods.ts';
-import { nodeOfferingPrice } from './pricing.ts';
+import { nodeOfferingPrice, typeByName } from './pricing.ts';
 import type { Candidate, DecisionCandidate, DisruptionClass, Explanation } from './types.ts';
 import { capitalize, explanation, utcTime } from './words.ts';
 
@@ -57,7 +57,7 @@ export function newCandidate(s: Snapshot, node: StateNode, cls: DisruptionClass,
   }
   const its = s.instanceTypes.get(pool.name) ?? [];
   const itName = node.labels[INSTANCE_TYPE_LABEL];
-  const instanceType = itName === undefined ? undefined : its.find((it) => it.name === itName);
+  const instanceType = itName === undefined ? undefined : typeByName(its, itName);
   const resched = reschedulablePods(node);
   const cost = rescheduleDisruptionCost(resched);
   const zone = node.labels[ZONE_LABEL];

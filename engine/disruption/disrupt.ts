@@ -97,7 +97,7 @@ export async function disrupt(s: Snapshot, opts: DisruptOptions = {}): Promise<D
   for (const e of setOf('emptiness').rejected) reasons.add(e);
   let state: LoopState = r.state;
   const eligible: Partial<Record<DisruptionReason, number>> = {};
-  const allowed: Array<DisruptMetrics['allowedDisruptions'][number]> = [];
+  const allowed = new Map<string, DisruptMetrics['allowedDisruptions'][number]>();
   const timeouts: Partial<Record<'single' | 'multi', number>> = {};
   for (const m of order) {
     const set = setOf(m);
@@ -115,7 +115,7 @@ export async function disrupt(s: Snapshot, opts: DisruptOptions = {}): Promise<D
     eligible[reason] = candidates.length;
     if (!candidates.length) continue;
     const budgets = budgetMapping(s, reason);
-    for (const b of budgets.values()) allowed.push({ nodePool: b.nodePool, reason, allowed: b.allowed, disrupting: b.disrupting });
+    for (const b of budgets.values()) allowed.set(`${b.nodePool}/${reason}`, { nodePool: b.nodePool, reason, allowed: b.allowed, disrupting: b.disrupting });
     const sorted = m === 'drift' || m === 'static-drift' ? candidates : bySavingsRatio(candidates);
     const out = await run(m, { s, candidates: sorted, all: set.all, budgets, r });
     for (const e of out.explanations) reasons.add(e);
@@ -131,12 +131,12 @@ export async function disrupt(s: Snapshot, opts: DisruptOptions = {}): Promise<D
       ...(out.followUps?.length ? { followUps: out.followUps } : {}),
       ...(out.approvals?.size ? { approvals: Object.fromEntries(out.approvals) } : {}),
     };
-    return { decision, state, metrics: { eligibleNodes: eligible, allowedDisruptions: allowed, timeouts } };
+    return { decision, state, metrics: { eligibleNodes: eligible, allowedDisruptions: [...allowed.values()], timeouts } };
   }
   return {
     decision: { kind: 'noop', explanations: explainRest(s, reasons, new Set(), 'no disruption method considered it') },
     state,
-    metrics: { eligibleNodes: eligible, allowedDisruptions: allowed, timeouts },
+    metrics: { eligibleNodes: eligible, allowedDisruptions: [...allowed.values()], timeouts },
   };
 }
 

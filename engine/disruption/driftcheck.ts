@@ -7,6 +7,7 @@ import {
   CAPACITY_TYPE_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_HASH_ANNOTATION, NODEPOOL_HASH_VERSION_ANNOTATION, ZONE_LABEL,
 } from '../scheduling/labels.ts';
 import { compatible, fromLabels, fromSelectorRequirements } from '../scheduling/requirements.ts';
+import { typeByName } from './pricing.ts';
 
 export type DriftReason = 'NodePoolDrifted' | 'RequirementsDrifted' | 'InstanceTypeNotFound' | (string & {});
 
@@ -33,7 +34,7 @@ export function requirementsDrifted(pool: NodePool, node: StateNode): boolean {
 export function instanceTypeNotFound(s: Snapshot, pool: NodePool, node: StateNode): boolean {
   const name = node.labels[INSTANCE_TYPE_LABEL];
   if (name === undefined) return true;
-  const it = (s.instanceTypes.get(pool.name) ?? []).find((t) => t.name === name);
+  const it = typeByName(s.instanceTypes.get(pool.name), name);
   if (!it) return true;
   const zone = node.labels[ZONE_LABEL];
   const ct = node.labels[CAPACITY_TYPE_LABEL];

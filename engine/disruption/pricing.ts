@@ -60,9 +60,21 @@ export function claimRequirements(claim: NewNodeClaimPlan): Requirements {
   return fromSelectorRequirements(claim.requirements);
 }
 
+// Name -> type per catalog array: the arrays are immutable snapshot data, so the index is built once each.
+const indexes = new WeakMap<readonly InstanceType[], ReadonlyMap<string, InstanceType>>();
+
+/** The pool's instance type of that name (an index over the immutable array, built once). */
+export function typeByName(its: readonly InstanceType[] | undefined, name: string): InstanceType | undefined {
+  if (!its) return undefined;
+  let idx = indexes.get(its);
+  if (!idx) indexes.set(its, (idx = new Map(its.map((it) => [it.name, it]))));
+  return idx.get(name);
+}
+
 /** The instance types a planned NodeClaim lists, resolved against its pool's types (in the plan's order). */
 export function claimOptions(claim: NewNodeClaimPlan, types: ReadonlyMap<string, readonly InstanceType[]>): InstanceType[] {
-  const byName = new Map((types.get(claim.nodePool) ?? []).map((it) => [it.name, it]));
+  const its = types.get(claim.nodePool);
+  const byName = { get: (n: string) => typeByName(its, n) };
   const out: InstanceType[] = [];
   for (const o of claim.instanceTypes) {
     const it = byName.get(o.name);

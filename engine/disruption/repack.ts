@@ -15,6 +15,7 @@ import { applyCommand } from './apply.ts';
 import { evaluateBalancedMove, nodePoolTotals, type PoolTotals } from './balanced.ts';
 import { budgetExplanation, budgetMapping, type PoolBudget } from './budgets.ts';
 import { bySavingsRatio, managedPools, newCandidate } from './candidates.ts';
+import { byWaste, searchLayout } from './repacksearch.ts';
 import { makeCommand } from './command.ts';
 import type { Resolved } from './method.ts';
 import { groupUnits, priceUnit, type Unit } from './repackunits.ts';
@@ -37,7 +38,7 @@ export interface RepackPlan {
   readonly timedOut: boolean;
 }
 
-interface Evaluation {
+export interface Evaluation {
   readonly sim: Simulation;
   readonly units: readonly Unit[];
   readonly savings: number;
@@ -55,7 +56,7 @@ function capped(s: Snapshot, cap: number): Snapshot {
   return { ...s, instanceTypes };
 }
 
-class Search {
+export class Search {
   evaluations = 0;
   constructor(readonly r: Resolved, readonly totals: ReadonlyMap<string, PoolTotals>) {}
 
@@ -93,38 +94,18 @@ class Search {
   }
 }
 
-function better(a: Evaluation | undefined, b: Evaluation | undefined): Evaluation | undefined {
-  if (!a) return b;
-  if (!b) return a;
-  if (b.savings > a.savings + 1e-9) return b;
-  if (Math.abs(b.savings - a.savings) <= 1e-9 && b.disruption < a.disruption) return b;
-  return a;
-}
-
 export async function planRepack(s: Snapshot, eligible: readonly Candidate[], all: readonly Candidate[], budgets: ReadonlyMap<string, PoolBudget>, r: Resolved): Promise<RepackPlan> {
   const search = new Search(r, nodePoolTotals(s, all, r.poolCosts));
   const start = r.elapsedMs();
   const late = () => r.elapsedMs() - start >= r.repackDeadlineMs;
-  const ordered = bySavingsRatio(eligible.filter((c) => (budgets.get(c.nodePool.name)?.available ?? 0) > 0));
+  const ordered = byWaste(eligible.filter((c) => (budgets.get(c.nodePool.name)?.available ?? 0) > 0));
   const explanations: Explanation[] = [];
   for (const c of eligible) {
     const pb = budgets.get(c.nodePool.name);
     if (pb && pb.available <= 0) explanations.push(budgetExplanation(c.node.name, pb, s.now));
   }
   if (!ordered.length) return { steps: [], explanations, evaluations: 0, timedOut: false };
-  let best = await search.evaluateMovable(s, ordered);
-  const top = Math.max(...ordered.map((c) => c.price));
-  for (const cap of [top / 2, top / 4]) {
-    if (late()) break;
-    best = better(best, await search.evaluateMovable(s, ordered, cap));
-  }
-  if (best && !late()) {
-    const kept = best.units.flatMap((u) => u.candidates);
-    if (kept.length && kept.length < ordered.length) best = better(best, await search.evaluateMovable(s, bySavingsRatio(kept)));
-  }
-  for (let n = Math.floor(ordered.length / 2); n >= 2 && !late(); n = Math.floor(n / 2)) {
-    best = better(best, await search.evaluateMovable(s, ordered.slice(0, n)));
-  }
+  const best = await searchLayout(s, ordered, search, late);
   const timedOut = late();
   if (!best || !best.units.length) {
     for (const c of ordered) explanations.push(explanation(c.node.name, 'no-saving-repack', 'repacking its pods with other nodes\' pods finds no cheaper layout'));
