@@ -1,12 +1,9 @@
 // The global repack (beyond Karpenter): re-solve the pods of many disruptable nodes together and replace N
 // nodes by M (M may be 0, 1 or several, so one big node can become two cheaper ones), when it saves money.
-//
-// Search, within a deadline: all candidates at once; the same with instance types capped at a fraction of
-// the dearest candidate's price (Karpenter's greedy packs as few nodes as possible, so a cap is what lets
-// it split a node into cheaper smaller ones); then only the candidates that were part of a saving unit;
-// then prefixes of the savings-ratio order. The best layout by savings wins. It is then cut into steps: each
-// step's candidates fit every pool's budget at the time it runs (later steps are planned on the snapshot
-// after the earlier ones), and the first step is the command to run now.
+// repacksearch.ts decides which nodes to remove (within a deadline), repackunits.ts cuts a simulation into
+// independent units and prices them, and this file evaluates candidate sets and cuts the chosen layout into
+// steps: each step's candidates fit every pool's budget at the time it runs (later steps are planned on the
+// snapshot after the earlier ones), and the first step is the command to run now. Design: docs/disruption.md.
 import type { Snapshot } from '../domain/types.ts';
 import { toMicros } from '../domain/money.ts';
 import { provisionInput } from '../provision.ts';
