@@ -23,7 +23,7 @@ export interface BenchRow {
   readonly pods: number;
   readonly loops: number;
   readonly commands: number;
-  /** False when the run hit its wall-clock cap before the methods stopped finding commands. */
+  /** False when the run hit its wall-clock cap, or ended on a consolidation timeout, rather than finding nothing. */
   readonly converged: boolean;
 }
 
@@ -49,14 +49,15 @@ async function untilStop(start: Snapshot, opts: DisruptOptions, capMs: number): 
     const r = await disrupt(s, { ...opts, state, consolidationState: version, elapsedMs: () => performance.now() });
     state = r.state;
     const d = r.decision;
-    if (d.kind === 'noop') break;
+    // A no-op after a timeout is not "nothing to do": Karpenter would keep looping (at scale, forever).
+    const timedOut = (r.metrics.timeouts.single ?? 0) + (r.metrics.timeouts.multi ?? 0) > 0;
+    if (d.kind === 'noop') return { after: s, ms: performance.now() - t0, loops, commands, converged: !timedOut };
     for (const c of [d, ...(d.followUps ?? []), ...(d.concurrent ?? [])]) {
       s = applyCommand(s, c, (i) => `v${version}-c${commands}-r${i}`);
       commands++;
     }
     version++;
   }
-  return { after: s, ms: performance.now() - t0, loops, commands, converged: true };
 }
 
 function managed(s: Snapshot): number {

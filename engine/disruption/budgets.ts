@@ -138,7 +138,7 @@ export function budgetExplanation(node: string, pb: PoolBudget, now: number, use
   }
   let msg = `budget for ${pb.reason} allows ${Math.min(pb.allowed, pb.numNodes)} of ${pb.numNodes} nodes`;
   if (pb.disrupting > 0) msg += `, ${pb.disrupting} already disrupting`;
-  if (used > 0) msg += `, ${used} taken by this decision`;
+  if (used > 0) msg += `, ${used} already picked this loop`;
   const limiting = pb.limiting?.budget;
   const end = limiting ? windowEnd(limiting, now) : undefined;
   if (end) {
