@@ -5,6 +5,7 @@ export * from './domain/quantity.ts';
 export * from './catalog/index.ts';
 export * from './api/index.ts';
 export { nextAfter, parseCron, scheduleActive, CronError, type CronResult, type CronSchedule } from './disruption/cron.ts';
+export * from './disruption/index.ts';
 export * from './domain/money.ts';
 export { provision, provisionInput, snapshotOf, type ProvisionOptions } from './provision.ts';
 export type { InstanceTypeOption, NewNodeClaimPlan, PodError, ProvisionInput, ProvisionPlan, ProvisionSolver } from './solver/types.ts';

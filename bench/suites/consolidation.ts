@@ -1,0 +1,110 @@
+// The consolidation benchmark: fragmented clusters of 100, 1,000 and 5,000 nodes on the real EC2 catalog.
+// "karpenter" applies Karpenter's methods (emptiness, multi-node, single-node, with their timeouts) one
+// command per loop until they find nothing; "repack" runs the global repack until it finds nothing;
+// "karpenter+repack" runs the repack after Karpenter's methods stopped. Every row carries the cost before,
+// after Karpenter's methods, after this engine, and the wall time to the full plan (all loops, solver included;
+// the controller's 15 s validation waits and node launches are not part of it).
+import type { DisruptOptions, LoopState, ProvisionSolver, Snapshot } from '../../engine/index.ts';
+import { applyCommand, disrupt, INITIAL_LOOP_STATE, WasmSolver } from '../../engine/index.ts';
+import { clusterCost, fragmentedCluster, type Scenario } from './consolidation-scenarios.ts';
+
+export interface BenchRow {
+  readonly suite: string;
+  readonly scenario: string;
+  readonly engine: string;
+  readonly nodesBefore: number;
+  readonly beforeCostPerHour: number;
+  readonly karpenterAfterCostPerHour: number;
+  readonly afterCostPerHour: number;
+  /** The LP lower bound on $/h (filled in by the lead's bench/run.ts). */
+  readonly lowerBound?: number;
+  readonly ms: number;
+  readonly nodesAfter: number;
+  readonly pods: number;
+  readonly loops: number;
+  readonly commands: number;
+  /** False when the run hit its wall-clock cap, or ended on a consolidation timeout, rather than finding nothing. */
+  readonly converged: boolean;
+}
+
+interface Outcome {
+  readonly after: Snapshot;
+  readonly ms: number;
+  readonly loops: number;
+  readonly commands: number;
+  readonly converged: boolean;
+}
+
+/** Runs disrupt() and applies its decision (with any repack follow-ups) until it finds nothing. */
+async function untilStop(start: Snapshot, opts: DisruptOptions, capMs: number): Promise<Outcome> {
+  const t0 = performance.now();
+  let s = start;
+  let state: LoopState = INITIAL_LOOP_STATE;
+  let version = 0;
+  let loops = 0;
+  let commands = 0;
+  for (;;) {
+    if (performance.now() - t0 > capMs) return { after: s, ms: performance.now() - t0, loops, commands, converged: false };
+    loops++;
+    const r = await disrupt(s, { ...opts, state, consolidationState: version, elapsedMs: () => performance.now() });
+    state = r.state;
+    const d = r.decision;
+    // A no-op after a timeout is not "nothing to do": Karpenter would keep looping (at scale, forever).
+    const timedOut = (r.metrics.timeouts.single ?? 0) + (r.metrics.timeouts.multi ?? 0) > 0;
+    if (d.kind === 'noop') return { after: s, ms: performance.now() - t0, loops, commands, converged: !timedOut };
+    for (const c of [d, ...(d.followUps ?? []), ...(d.concurrent ?? [])]) {
+      s = applyCommand(s, c, (i) => `v${version}-c${commands}-r${i}`);
+      commands++;
+    }
+    version++;
+  }
+}
+
+function managed(s: Snapshot): number {
+  return s.nodes.filter((n) => n.hasNodeClaim).length;
+}
+
+async function scenarioRows(sc: Scenario, solver: ProvisionSolver, capMs: number, log: (m: string) => void): Promise<BenchRow[]> {
+  const base = { solver, repackDeadlineMs: 30_000 } satisfies DisruptOptions;
+  const before = clusterCost(sc.snapshot);
+  log(`${sc.name}: ${managed(sc.snapshot)} nodes, ${sc.pods} pods, $${before.toFixed(2)}/h`);
+  const karpenter = await untilStop(sc.snapshot, { ...base, repack: 'off' }, capMs);
+  const kCost = clusterCost(karpenter.after);
+  log(`  karpenter: ${managed(karpenter.after)} nodes, $${kCost.toFixed(2)}/h, ${karpenter.loops} loops, ${(karpenter.ms / 1000).toFixed(1)} s${karpenter.converged ? '' : ' (capped)'}`);
+  const repack = await untilStop(sc.snapshot, { ...base, repack: 'only' }, capMs);
+  log(`  repack: ${managed(repack.after)} nodes, $${clusterCost(repack.after).toFixed(2)}/h, ${repack.loops} loops, ${(repack.ms / 1000).toFixed(1)} s`);
+  const both = await untilStop(karpenter.after, { ...base, repack: 'only' }, capMs);
+  log(`  karpenter+repack: ${managed(both.after)} nodes, $${clusterCost(both.after).toFixed(2)}/h, +${(both.ms / 1000).toFixed(1)} s`);
+  const row = (engine: string, o: Outcome, extraMs = 0): BenchRow => ({
+    suite: 'consolidation',
+    scenario: sc.name,
+    engine,
+    nodesBefore: managed(sc.snapshot),
+    beforeCostPerHour: before,
+    karpenterAfterCostPerHour: kCost,
+    afterCostPerHour: clusterCost(o.after),
+    ms: o.ms + extraMs,
+    nodesAfter: managed(o.after),
+    pods: sc.pods,
+    loops: o.loops,
+    commands: o.commands,
+    converged: o.converged,
+  });
+  return [row('karpenter', karpenter), row('repack', repack), row('karpenter+repack', both, karpenter.ms)];
+}
+
+export async function run(opts: { json: boolean; quick: boolean }): Promise<BenchRow[]> {
+  const log = (m: string) => {
+    if (!opts.json && process.stderr.isTTY) process.stderr.write(m + '\n');
+  };
+  const solver = new WasmSolver();
+  const sizes = opts.quick ? [100] : [100, 1000, 5000];
+  // Karpenter's single-node loops take about a minute each at 1,000 nodes: cap every run (rows say if capped).
+  const capMs = opts.quick ? 120_000 : 600_000;
+  const rows: BenchRow[] = [];
+  for (const [i, n] of sizes.entries()) {
+    const sc = await fragmentedCluster(n, 20_261_129 + i, solver);
+    rows.push(...(await scenarioRows(sc, solver, capMs, log)));
+  }
+  return rows;
+}

@@ -1,0 +1,105 @@
+// Carrying a command out on a snapshot, as the orchestration queue would once every replacement is
+// initialized: the candidates disappear, each replacement becomes an initialized node of its first (cheapest)
+// option in its cheapest allowed offering, and moved pods are bound to their destinations. Tests use it to
+// "execute the queue"; the repack uses it to plan later steps; what-if reports use it for "after".
+import type { Pod, Snapshot, StateNode } from '../domain/types.ts';
+import { CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, INITIALIZED_LABEL, NODEPOOL_LABEL, REGISTERED_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
+import { singleValueLabels } from '../scheduling/requirements.ts';
+import { nodeClassLabel } from '../solver/reference/templates.ts';
+import type { NewNodeClaimPlan } from '../solver/types.ts';
+import { cheapestAllowed, claimRequirements, typeByName } from './pricing.ts';
+import type { Command } from './types.ts';
+
+/** The state node a planned NodeClaim becomes once launched and initialized, or undefined if it cannot launch. */
+export function launchedNode(s: Snapshot, claim: NewNodeClaimPlan, name: string, pods: readonly Pod[] = []): StateNode | undefined {
+  const pool = s.nodePools.find((p) => p.name === claim.nodePool);
+  const its = s.instanceTypes.get(claim.nodePool) ?? [];
+  const reqs = claimRequirements(claim);
+  for (const opt of claim.instanceTypes) {
+    const it = typeByName(its, opt.name);
+    const offering = it && cheapestAllowed(reqs, it);
+    if (!it || !offering || !pool) continue;
+    const [ncKey, ncVal] = nodeClassLabel(pool);
+    const labels = {
+      ...singleValueLabels(reqs),
+      ...claim.labels,
+      ...singleValueLabels(it.requirements),
+      [ZONE_LABEL]: offering.zone,
+      [CAPACITY_TYPE_LABEL]: offering.capacityType,
+      [NODEPOOL_LABEL]: pool.name,
+      [ncKey]: ncVal,
+      [HOSTNAME_LABEL]: name,
+      [REGISTERED_LABEL]: 'true',
+      [INITIALIZED_LABEL]: 'true',
+    };
+    const after = pool.disruption.consolidateAfter;
+    return {
+      name,
+      providerId: `replacement:///${offering.zone}/${name}`,
+      nodeClaimName: name,
+      hasNode: true,
+      hasNodeClaim: true,
+      managed: true,
+      nodePoolName: pool.name,
+      labels,
+      annotations: { ...pool.template.annotations },
+      taints: claim.taints,
+      startupTaints: claim.startupTaints,
+      capacity: it.capacity,
+      allocatable: it.allocatable,
+      pods: pods.map((p) => ({ ...p, nodeName: name, phase: 'Running' as const, unschedulable: false })),
+      registered: true,
+      initialized: true,
+      ready: true,
+      markedForDeletion: false,
+      deleting: false,
+      creationTimestamp: s.now,
+      lastPodEventTime: s.now,
+      conditions: { consolidatable: after === 0, initializedAt: s.now },
+      expireAfter: pool.template.expireAfter,
+      ...(pool.template.terminationGracePeriod !== undefined ? { terminationGracePeriod: pool.template.terminationGracePeriod } : {}),
+    };
+  }
+  return undefined;
+}
+
+/**
+ * The snapshot after the command: candidates removed, replacements added (named by `nameOf`, default
+ * "<first candidate>-r<i>"), moved pods rebound. Throws when a replacement has no launchable option.
+ */
+export function applyCommand(s: Snapshot, cmd: Command, nameOf?: (i: number) => string): Snapshot {
+  const gone = new Set(cmd.candidates.map((c) => c.name));
+  const podsByUid = new Map<string, Pod>();
+  for (const n of s.nodes) if (gone.has(n.name)) for (const p of n.pods) podsByUid.set(p.uid, p);
+  const toExisting = new Map<string, Pod[]>();
+  const toReplacement = new Map<number, Pod[]>();
+  for (const m of cmd.podsMoved) {
+    const p = podsByUid.get(m.uid);
+    if (!p) continue;
+    if (m.to.startsWith('replacement:')) {
+      const i = Number(m.to.slice('replacement:'.length));
+      toReplacement.set(i, [...(toReplacement.get(i) ?? []), p]);
+    } else {
+      toExisting.set(m.to, [...(toExisting.get(m.to) ?? []), p]);
+    }
+  }
+  const base = cmd.candidates[0]?.name ?? 'node';
+  const added = cmd.replacements.map((claim, i) => {
+    const name = nameOf ? nameOf(i) : `${base}-r${i}`;
+    const n = launchedNode(s, claim, name, toReplacement.get(i) ?? []);
+    if (!n) throw new Error(`applying ${cmd.kind} of ${base}: replacement ${i} (nodepool ${claim.nodePool}) has no launchable instance type`);
+    return n;
+  });
+  const nodes = s.nodes
+    .filter((n) => !gone.has(n.name))
+    .map((n) => {
+      const extra = toExisting.get(n.name);
+      if (!extra) return n;
+      const bound = extra.map((p) => ({ ...p, nodeName: n.name, phase: 'Running' as const, unschedulable: false }));
+      // A pod event restarts consolidateAfter (the controller would clear Consolidatable, §5.2).
+      const after = s.nodePools.find((p) => p.name === n.nodePoolName)?.disruption.consolidateAfter;
+      const consolidatable = after === 0 ? n.conditions.consolidatable : false;
+      return { ...n, pods: [...n.pods, ...bound], lastPodEventTime: s.now, conditions: { ...n.conditions, consolidatable } };
+    });
+  return { ...s, nodes: [...nodes, ...added] };
+}

@@ -1,0 +1,27 @@
+// The disruption engine's public surface (re-exported by engine/index.ts).
+export * from './types.ts';
+export { disrupt, methodsFor, reasonOf } from './disrupt.ts';
+export { validate, validationFailureReason, type ValidationCategory, type ValidationResult } from './validate.ts';
+export { explainNode, type NodeReport } from './explain.ts';
+export { applyCommand, launchedNode } from './apply.ts';
+export { planRepack, type RepackPlan, type RepackStep } from './repack.ts';
+export { expired, expiresAt } from './expiration.ts';
+export { driftReason, hashDrifted, requirementsDrifted, instanceTypeNotFound, INSTANCE_TYPE_CHECK_AGE_MS, type DriftReason, type DriftCheckOptions } from './driftcheck.ts';
+export { nodePoolHash, canonicalTemplate, NODEPOOL_HASH_VERSION } from './hash.ts';
+export {
+  budgetMapping, budgetNodes, budgetActive, checkBudget, windowEnd, budgetExplanation, MAX_INT32, type PoolBudget, type BudgetCheck,
+} from './budgets.ts';
+export { candidateSet, newCandidate, managedPools, bySavingsRatio, describeCandidate, type CandidateSet, type CandidateResult } from './candidates.ts';
+export {
+  evictionCost, doNotDisrupt, doNotDisruptActive, podBlock, reschedulablePods, rescheduleDisruptionCost, lifetimeRemaining,
+  lifetimeDisruptionCost, currentlyReschedulable, POD_DELETION_COST_ANNOTATION, type DoNotDisrupt, type PodBlock,
+} from './pods.ts';
+export { nodePoolTotals, scoreMove, evaluateBalancedMove, couldApprove, approves, approvalMessage, DEFAULT_K, type PoolTotals, type PoolScore, type BalancedEvaluation } from './balanced.ts';
+export { worstLaunchPrice, filterByPrice, nodeOfferingPrice, estimatedSavings } from './pricing.ts';
+export { computeConsolidation, SPOT_TO_SPOT_MIN_TYPES, type ConsolidationOutcome, type NoConsolidation } from './consolidation.ts';
+export { simulate, provisionablePending, blockedDestinations, type Simulation, type SimContext } from './simulate.ts';
+export { commandString, commandTimeoutMs, makeCommand } from './command.ts';
+export { interleave } from './singlenode.ts';
+export { filterOutSameInstanceType } from './multinode.ts';
+export { driftOrder } from './drift.ts';
+export { templateClaim } from './staticdrift.ts';

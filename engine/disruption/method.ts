@@ -1,0 +1,71 @@
+// What every method receives and returns, and the options resolved once per disrupt call.
+import type { Snapshot } from '../domain/types.ts';
+import type { ProvisionSolver } from '../solver/types.ts';
+import { DEFAULT_K } from './balanced.ts';
+import type { PoolBudget } from './budgets.ts';
+import type { SimContext } from './simulate.ts';
+import type { Candidate, Command, DisruptOptions, Explanation, LoopState } from './types.ts';
+import { INITIAL_LOOP_STATE } from './types.ts';
+
+export interface Resolved {
+  readonly sim: SimContext;
+  readonly repackSim: SimContext;
+  readonly state: LoopState;
+  readonly elapsedMs: () => number;
+  readonly singleNodeTimeoutMs: number;
+  readonly multiNodeTimeoutMs: number;
+  readonly multiNodeCap: number;
+  readonly repackDeadlineMs: number;
+  readonly repackMinSavingsPerHour: number;
+  readonly k: number;
+  readonly poolCosts?: ReadonlyMap<string, number>;
+  readonly queued?: ReadonlySet<string>;
+}
+
+export function resolve(opts: DisruptOptions): Resolved {
+  const sim: SimContext = {
+    ...(opts.solver ? { solver: opts.solver } : {}),
+    ...(opts.wellKnownLabels ? { wellKnownLabels: opts.wellKnownLabels } : {}),
+  };
+  const repackSolver: ProvisionSolver | undefined = opts.repackSolver ?? opts.solver;
+  return {
+    sim,
+    repackSim: { ...sim, ...(repackSolver ? { solver: repackSolver } : {}) },
+    state: opts.state ?? INITIAL_LOOP_STATE,
+    // Without a clock nothing times out: elapsed time stays 0.
+    elapsedMs: opts.elapsedMs ?? (() => 0),
+    singleNodeTimeoutMs: opts.singleNodeTimeoutMs ?? 180_000,
+    multiNodeTimeoutMs: opts.multiNodeTimeoutMs ?? 60_000,
+    multiNodeCap: opts.multiNodeCap ?? 100,
+    repackDeadlineMs: opts.repackDeadlineMs ?? 10_000,
+    repackMinSavingsPerHour: opts.repackMinSavingsPerHour ?? 0,
+    k: opts.balancedK ?? DEFAULT_K,
+    ...(opts.poolCosts ? { poolCosts: opts.poolCosts } : {}),
+    ...(opts.queued ? { queued: opts.queued } : {}),
+  };
+}
+
+export interface MethodInput {
+  readonly s: Snapshot;
+  /** Candidates passing the method's filter, in the method's order. */
+  readonly candidates: readonly Candidate[];
+  /** Every candidate before the method filter (Balanced pool totals). */
+  readonly all: readonly Candidate[];
+  readonly budgets: ReadonlyMap<string, PoolBudget>;
+  readonly r: Resolved;
+}
+
+export interface MethodOutput {
+  readonly commands: readonly Command[];
+  /** Per node the method considered and did not take. */
+  readonly explanations: readonly Explanation[];
+  /** Found nothing, no candidate held back by a budget, no timeout: remember "consolidated". */
+  readonly consolidated: boolean;
+  readonly timedOut?: boolean;
+  /** Single-node: pools not reached before a timeout. */
+  readonly unseenPools?: readonly string[];
+  /** Balanced approvals of the chosen command, per pool (ConsolidationApproved events). */
+  readonly approvals?: ReadonlyMap<string, string>;
+  /** Repack: the steps after the first. */
+  readonly followUps?: readonly Command[];
+}

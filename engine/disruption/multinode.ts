@@ -1,0 +1,98 @@
+// Multi-node consolidation (spec/disruption.md §2.4): the largest prefix of the ratio-ordered, budget-filtered
+// candidates (at least two) that can go at once, deleted or replaced by one cheaper node, found by binary
+// search under a deadline.
+import { fromLabels } from '../scheduling/requirements.ts';
+import { evaluateBalancedMove, nodePoolTotals, approvalMessage } from './balanced.ts';
+import { budgetExplanation } from './budgets.ts';
+import { computeConsolidation } from './consolidation.ts';
+import type { MethodInput, MethodOutput } from './method.ts';
+import { claimOptions, claimRequirements, filterByPrice, unmetMinValues, withOptions } from './pricing.ts';
+import { offeringAllowed } from '../solver/reference/templates.ts';
+import type { Snapshot } from '../domain/types.ts';
+import type { Candidate, Command, Explanation } from './types.ts';
+
+/**
+ * Never replace several nodes by one node of a type being removed unless it is strictly cheaper than the
+ * cheapest such node: drop every option whose worst-case launch price is not below that price. Returns the
+ * command with the remaining options, or undefined when none remain or minValues fails.
+ */
+export function filterOutSameInstanceType(s: Snapshot, candidates: readonly Candidate[], cmd: Command): Command | undefined {
+  const claim = cmd.replacements[0];
+  if (!claim) return cmd;
+  const prices = new Map<string, number>();
+  for (const c of candidates) {
+    if (!c.instanceType) continue;
+    const labels = fromLabels(c.node.labels);
+    let cheapest: number | undefined;
+    for (const o of c.instanceType.offerings) {
+      if (!offeringAllowed(labels, { ...o, available: true })) continue;
+      if (cheapest === undefined || o.price < cheapest) cheapest = o.price;
+    }
+    if (cheapest === undefined) continue;
+    const cur = prices.get(c.instanceType.name);
+    if (cur === undefined || cheapest < cur) prices.set(c.instanceType.name, cheapest);
+  }
+  let maxPrice = Infinity;
+  for (const o of claim.instanceTypes) {
+    const p = prices.get(o.name);
+    if (p !== undefined) maxPrice = Math.min(maxPrice, p);
+  }
+  if (maxPrice === Infinity) return cmd;
+  const reqs = claimRequirements(claim);
+  const kept = filterByPrice(reqs, claimOptions(claim, s.instanceTypes), maxPrice);
+  if (!kept.length || unmetMinValues(reqs, kept)) return undefined;
+  const replacement = withOptions(claim, reqs, kept);
+  return { ...cmd, replacements: [replacement], savingsPerHour: cmd.savingsPerHour + claim.price - replacement.price };
+}
+
+export async function multiNode({ s, candidates, all, budgets, r }: MethodInput): Promise<MethodOutput> {
+  const left = new Map([...budgets].map(([k, v]) => [k, v.available]));
+  const kept: Candidate[] = [];
+  const explanations: Explanation[] = [];
+  let constrained = false;
+  for (const c of candidates) {
+    const n = left.get(c.nodePool.name) ?? 0;
+    if (n <= 0) {
+      constrained = true;
+      const pb = budgets.get(c.nodePool.name);
+      if (pb) explanations.push(budgetExplanation(c.node.name, pb, s.now, pb.available - n));
+      continue;
+    }
+    left.set(c.nodePool.name, n - 1);
+    kept.push(c);
+  }
+  const max = Math.min(kept.length, r.multiNodeCap);
+  if (kept.length < 2) return { commands: [], explanations, consolidated: !constrained };
+  const totals = nodePoolTotals(s, all, r.poolCosts);
+  let lo = 1;
+  // Karpenter's bound: with more candidates than the cap the prefix can reach cap + 1 nodes (§2.4).
+  let hi = kept.length <= max ? kept.length - 1 : max;
+  let best: { cmd: Command; approvals: Map<string, string> } | undefined;
+  const start = r.elapsedMs();
+  let timedOut = false;
+  while (lo <= hi) {
+    if (r.elapsedMs() - start >= r.multiNodeTimeoutMs) {
+      timedOut = true;
+      break;
+    }
+    const mid = Math.floor((lo + hi) / 2);
+    const prefix = kept.slice(0, mid + 1);
+    const out = await computeConsolidation(s, prefix, { ...r.sim, method: 'multi' });
+    let cmd = out.kind === 'command' ? out.command : undefined;
+    if (cmd && cmd.kind === 'replace') cmd = filterOutSameInstanceType(s, prefix, cmd);
+    const approvals = new Map<string, string>();
+    if (cmd) {
+      const ev = evaluateBalancedMove(prefix, cmd.savingsPerHour, totals, r.k);
+      if (!ev.approved && ev.perPool.size > 0) cmd = undefined;
+      else for (const [pool, sc] of ev.perPool) approvals.set(pool, approvalMessage(sc, r.k));
+    }
+    if (cmd) {
+      best = { cmd, approvals };
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  if (best) return { commands: [best.cmd], explanations, consolidated: false, timedOut, approvals: best.approvals };
+  return { commands: [], explanations, consolidated: !constrained && !timedOut, timedOut };
+}

@@ -1,0 +1,117 @@
+// Prices in consolidation (spec/disruption.md §1.3, §2.5.2, §2.5.4): what a candidate costs now, what a
+// replacement could cost at worst when launched, and re-shaping a planned NodeClaim after its options are
+// filtered. Comparisons are made in integer micro-dollars, as the solvers order offerings.
+import type { InstanceType, Labels, Offering, Requirements } from '../domain/types.ts';
+import { toMicros } from '../domain/money.ts';
+import { CAPACITY_TYPE_LABEL, INSTANCE_TYPE_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
+import { add, fromSelectorRequirements, req, toSelectorRequirements } from '../scheduling/requirements.ts';
+import { minValuesUnmet, offeringAllowed } from '../solver/reference/templates.ts';
+import type { NewNodeClaimPlan } from '../solver/types.ts';
+
+export const RESERVATION_ID_LABEL = 'karpenter.k8s.aws/capacity-reservation-id';
+
+/**
+ * The price of the node's own offering: same zone and capacity type (and reservation, when labelled),
+ * regardless of availability (a running node keeps costing its price). 0 when there is none, or NaN.
+ */
+export function nodeOfferingPrice(it: InstanceType | undefined, labels: Labels): number {
+  if (!it) return 0;
+  const zone = labels[ZONE_LABEL];
+  const ct = labels[CAPACITY_TYPE_LABEL];
+  const rid = labels[RESERVATION_ID_LABEL];
+  let best: number | undefined;
+  for (const o of it.offerings) {
+    if (o.zone !== zone || o.capacityType !== ct) continue;
+    if (rid !== undefined && o.reservationId !== undefined && o.reservationId !== rid) continue;
+    if (Number.isNaN(o.price)) continue;
+    if (best === undefined || o.price < best) best = o.price;
+  }
+  return best ?? 0;
+}
+
+const LAUNCH_PRIORITY = ['reserved', 'spot', 'on-demand'] as const;
+
+/**
+ * Worst-case launch price: among the available offerings the requirements allow, take the first capacity
+ * type in launch priority (reserved, spot, on-demand) that has any, and its most expensive offering.
+ */
+export function worstLaunchPrice(reqs: Requirements, it: InstanceType): number {
+  for (const ct of LAUNCH_PRIORITY) {
+    let worst: number | undefined;
+    for (const o of it.offerings) if (o.capacityType === ct && offeringAllowed(reqs, o) && (worst === undefined || o.price > worst)) worst = o.price;
+    if (worst !== undefined) return worst;
+  }
+  return Infinity;
+}
+
+export function cheapestAllowed(reqs: Requirements, it: InstanceType): Offering | undefined {
+  let best: Offering | undefined;
+  for (const o of it.offerings) if (offeringAllowed(reqs, o) && (!best || o.price < best.price)) best = o;
+  return best;
+}
+
+/** Keeps the options whose worst-case launch price is strictly below `limit` (§2.5.2). */
+export function filterByPrice(reqs: Requirements, its: readonly InstanceType[], limit: number): InstanceType[] {
+  const lim = toMicros(limit);
+  return its.filter((it) => toMicros(worstLaunchPrice(reqs, it)) < lim);
+}
+
+export function claimRequirements(claim: NewNodeClaimPlan): Requirements {
+  return fromSelectorRequirements(claim.requirements);
+}
+
+// Name -> type per catalog array: the arrays are immutable snapshot data, so the index is built once each.
+const indexes = new WeakMap<readonly InstanceType[], ReadonlyMap<string, InstanceType>>();
+
+/** The pool's instance type of that name (an index over the immutable array, built once). */
+export function typeByName(its: readonly InstanceType[] | undefined, name: string): InstanceType | undefined {
+  if (!its) return undefined;
+  let idx = indexes.get(its);
+  if (!idx) indexes.set(its, (idx = new Map(its.map((it) => [it.name, it]))));
+  return idx.get(name);
+}
+
+/** The instance types a planned NodeClaim lists, resolved against its pool's types (in the plan's order). */
+export function claimOptions(claim: NewNodeClaimPlan, types: ReadonlyMap<string, readonly InstanceType[]>): InstanceType[] {
+  const its = types.get(claim.nodePool);
+  const byName = { get: (n: string) => typeByName(its, n) };
+  const out: InstanceType[] = [];
+  for (const o of claim.instanceTypes) {
+    const it = byName.get(o.name);
+    if (it) out.push(it);
+  }
+  return out;
+}
+
+/** The first key whose minValues the options no longer meet, or undefined. */
+export function unmetMinValues(reqs: Requirements, its: readonly InstanceType[]): string | undefined {
+  return minValuesUnmet(reqs, its);
+}
+
+export function allowsCapacityType(reqs: Requirements, ct: string): boolean {
+  const r = reqs.get(CAPACITY_TYPE_LABEL);
+  return !r || (r.complement ? !r.values.has(ct) : r.values.has(ct));
+}
+
+/**
+ * The claim with new options (and possibly narrowed requirements): the instance-type requirement lists
+ * exactly the options, each option is priced at its cheapest offering the requirements allow, in price
+ * order (stable), and the claim is priced at its first option.
+ */
+export function withOptions(claim: NewNodeClaimPlan, reqs: Requirements, its: readonly InstanceType[]): NewNodeClaimPlan {
+  const priced = its
+    .map((it, i) => ({ it, i, micros: toMicros(cheapestAllowed(reqs, it)?.price ?? Infinity) }))
+    .sort((a, b) => a.micros - b.micros || a.i - b.i);
+  const itReq = reqs.get(INSTANCE_TYPE_LABEL);
+  const narrowed = add(reqs, req(INSTANCE_TYPE_LABEL, false, priced.map((p) => p.it.name), undefined, undefined, itReq?.minValues));
+  const instanceTypes = priced.map((p) => ({ name: p.it.name, price: p.micros / 1e6 }));
+  return { ...claim, requirements: toSelectorRequirements(narrowed), instanceTypes, price: instanceTypes[0]?.price ?? 0 };
+}
+
+/** §2.5.4: Σ candidate prices − Σ the first option's cheapest available allowed offering per replacement. */
+export function estimatedSavings(candidatePrices: readonly number[], replacements: readonly NewNodeClaimPlan[]): number {
+  let s = 0;
+  for (const p of candidatePrices) s += p;
+  for (const r of replacements) s -= Number.isFinite(r.price) ? r.price : 0;
+  return s;
+}

@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import type { InstanceType, Snapshot } from '../domain/types.ts';
+import { DEFAULT_ENGINE_OPTIONS } from '../domain/types.ts';
+import { nodePool, pdb, pod, pods, snapshot, stateNode } from '../../test/fixtures/builders.ts';
+import { FAKE_WELL_KNOWN_LABELS, fakeInstanceType, fakeOffering } from '../../test/fixtures/instancetypes.ts';
+import { withExtraWellKnown } from '../scheduling/labels.ts';
+import { solveReference } from '../solver/reference/scheduler.ts';
+import { WasmSolver } from '../solver/wasm.ts';
+import { verifyPlan } from '../verify/verify.ts';
+import { applyCommand } from './apply.ts';
+import { budgetMapping } from './budgets.ts';
+import { candidateSet } from './candidates.ts';
+import { disrupt } from './disrupt.ts';
+import { methodFilter } from './filters.ts';
+import { resolve } from './method.ts';
+import { planRepack } from './repack.ts';
+
+const reference = { name: 'reference', solve: solveReference };
+const wasm = new WasmSolver();
+const wellKnownLabels = withExtraWellKnown(FAKE_WELL_KNOWN_LABELS);
+const Gi = 2 ** 30;
+const od = (price: number) => [fakeOffering({ zone: 'test-zone-1', capacityType: 'on-demand', price })];
+
+const big = fakeInstanceType({ name: 'big', resources: { cpu: 8000, memory: 8 * Gi, pods: 20 }, offerings: od(10) });
+const small = fakeInstanceType({ name: 'small', resources: { cpu: 4000, memory: 4 * Gi, pods: 20 }, offerings: od(1) });
+
+const onNode = (it: InstanceType, o: Parameters<typeof stateNode>[0] = {}) => stateNode({ instanceType: it, zone: 'test-zone-1', capacityType: 'on-demand', ...o });
+
+async function plan(s: Snapshot, solver = reference) {
+  const r = resolve({ solver, wellKnownLabels });
+  const all = candidateSet(s, 'graceful').all;
+  const eligible = all.filter((c) => methodFilter('repack', c, s.now) === undefined);
+  return planRepack(s, eligible, all, budgetMapping(s, 'Underutilized'), r);
+}
+
+describe('global repack', () => {
+  it('splits one large node into two cheaper ones, which Karpenter cannot do', async () => {
+    const pool = nodePool({ consolidateAfter: 0, budgets: [{ nodes: '100%' }] });
+    const n = onNode(big, { name: 'big-node', pods: pods(2, { cpu: '3', memory: '1Gi' }) });
+    const s = snapshot({ nodePools: [pool], nodes: [n], instanceTypes: [big, small] });
+
+    const karpenter = await disrupt(s, { solver: reference, wellKnownLabels, repack: 'off' });
+    expect(karpenter.decision.kind).toBe('noop');
+    if (karpenter.decision.kind === 'noop') expect(karpenter.decision.explanations[0]!.code).toBe('no-cheaper-replacement');
+
+    const withRepack = await disrupt(s, { solver: reference, wellKnownLabels });
+    const d = withRepack.decision;
+    expect(d.kind).toBe('replace');
+    if (d.kind === 'noop') return;
+    expect(d.method).toBe('repack');
+    expect(d.candidates.map((c) => c.name)).toEqual(['big-node']);
+    expect(d.replacements.map((r) => r.instanceTypes.map((o) => o.name))).toEqual([['small'], ['small']]);
+    expect(d.savingsPerHour).toBeCloseTo(8, 9);
+    expect(d.podsMoved).toHaveLength(2);
+    expect(new Set(d.podsMoved.map((m) => m.to))).toEqual(new Set(['replacement:0', 'replacement:1']));
+
+    const p = await plan(s);
+    for (const step of p.steps) expect(verifyPlan(step.input, step.plan)).toEqual([]);
+  });
+
+  it('never touches a node whose pods a PDB or do-not-disrupt protects', async () => {
+    const pool = nodePool({ consolidateAfter: 0, budgets: [{ nodes: '100%' }] });
+    const guarded = onNode(small, { name: 'guarded', pods: [pod({ cpu: '500m', labels: { app: 'db' } })] });
+    const pinned = onNode(small, { name: 'pinned', pods: [pod({ cpu: '500m', annotations: { 'karpenter.sh/do-not-disrupt': 'true' } })] });
+    const loose = [onNode(small, { name: 'a', pods: [pod({ cpu: '500m' })] }), onNode(small, { name: 'b', pods: [pod({ cpu: '500m' })] })];
+    const s = snapshot({ nodePools: [pool], nodes: [guarded, pinned, ...loose], instanceTypes: [small], pdbs: [pdb('db', { matchLabels: { app: 'db' }, disruptionsAllowed: 0 })] });
+    const p = await plan(s);
+    const touched = p.steps.flatMap((st) => st.command.candidates.map((c) => c.name));
+    expect(touched.length).toBeGreaterThan(0);
+    expect(touched).not.toContain('guarded');
+    expect(touched).not.toContain('pinned');
+    let after = s;
+    for (const st of p.steps) {
+      expect(verifyPlan(st.input, st.plan)).toEqual([]);
+      after = applyCommand(after, st.command);
+    }
+    expect(after.nodes.map((n) => n.name)).toEqual(expect.arrayContaining(['guarded', 'pinned']));
+    expect(after.nodes.length).toBeLessThan(s.nodes.length);
+  });
+
+  it('cuts the plan into steps that each fit the budget, planned on the state after the previous step', async () => {
+    const pool = nodePool({ consolidateAfter: 0, budgets: [{ nodes: '2' }] });
+    // ten small nodes a quarter full: two would do
+    const nodes = Array.from({ length: 10 }, (_, i) => onNode(small, { name: `n${i}`, pods: [pod({ cpu: '700m' })] }));
+    const s = snapshot({ nodePools: [pool], nodes, instanceTypes: [small, big], options: DEFAULT_ENGINE_OPTIONS });
+    const p = await plan(s, wasm);
+    expect(p.steps.length).toBeGreaterThan(1);
+    let working = s;
+    for (const st of p.steps) {
+      const allowed = budgetMapping(working, 'Underutilized').get('default')!.available;
+      expect(st.command.candidates.length).toBeLessThanOrEqual(allowed);
+      expect(verifyPlan(st.input, st.plan)).toEqual([]);
+      expect(st.command.savingsPerHour).toBeGreaterThan(0);
+      working = applyCommand(working, st.command);
+    }
+    const cost = (x: Snapshot) => x.nodes.reduce((a, n) => a + (n.labels['node.kubernetes.io/instance-type'] === 'big' ? 10 : 1), 0);
+    expect(cost(working)).toBeLessThan(cost(s));
+    // every pod still has a node
+    expect(working.nodes.flatMap((n) => n.pods).length).toBe(10);
+  });
+
+  it('returns the first step as the decision and the rest as follow-ups', async () => {
+    const pool = nodePool({ consolidateAfter: 0, budgets: [{ nodes: '1' }] });
+    const nodes = Array.from({ length: 4 }, (_, i) => onNode(small, { name: `n${i}`, pods: [pod({ cpu: '700m' })] }));
+    const s = snapshot({ nodePools: [pool], nodes, instanceTypes: [small] });
+    const r = await disrupt(s, { solver: reference, wellKnownLabels, repack: 'only' });
+    expect(r.decision.kind).toBe('delete');
+    if (r.decision.kind === 'noop') return;
+    expect(r.decision.candidates).toHaveLength(1);
+    expect(r.decision.followUps?.length).toBeGreaterThan(0);
+    for (const f of r.decision.followUps ?? []) expect(f.candidates).toHaveLength(1);
+  });
+
+  it('stops searching at the deadline and still returns the first layout it found', async () => {
+    const pool = nodePool({ consolidateAfter: 0, budgets: [{ nodes: '100%' }] });
+    const nodes = Array.from({ length: 6 }, (_, i) => onNode(small, { name: `n${i}`, pods: [pod({ cpu: '700m' })] }));
+    const s = snapshot({ nodePools: [pool], nodes, instanceTypes: [small] });
+    let t = 0;
+    const r = resolve({ solver: reference, wellKnownLabels, elapsedMs: () => (t += 1000), repackDeadlineMs: 500 });
+    const all = candidateSet(s, 'graceful').all;
+    const p = await planRepack(s, all, all, budgetMapping(s, 'Underutilized'), r);
+    expect(p.timedOut).toBe(true);
+    expect(p.evaluations).toBe(1);
+    // the first length tried is half the candidates: three nodes whose pods fit on the other three
+    expect(p.steps).toHaveLength(1);
+    expect(p.steps[0]!.command.candidates).toHaveLength(3);
+    expect(p.steps[0]!.command.kind).toBe('delete');
+  });
+});

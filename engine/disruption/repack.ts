@@ -1,0 +1,211 @@
+// The global repack (beyond Karpenter): re-solve the pods of many disruptable nodes together and replace N
+// nodes by M (M may be 0, 1 or several, so one big node can become two cheaper ones), when it saves money.
+// repacksearch.ts decides which nodes to remove (within a deadline), repackunits.ts cuts a simulation into
+// independent units and prices them, and this file evaluates candidate sets and cuts the chosen layout into
+// steps: each step's candidates fit every pool's budget at the time it runs (later steps are planned on the
+// snapshot after the earlier ones), and the first step is the command to run now. Design: docs/disruption.md.
+import type { Snapshot } from '../domain/types.ts';
+import { toMicros } from '../domain/money.ts';
+import { provisionInput } from '../provision.ts';
+import type { NewNodeClaimPlan, ProvisionInput, ProvisionPlan } from '../solver/types.ts';
+import { applyCommand } from './apply.ts';
+import { evaluateBalancedMove, nodePoolTotals, type PoolTotals } from './balanced.ts';
+import { budgetExplanation, budgetMapping, type PoolBudget } from './budgets.ts';
+import { bySavingsRatio, managedPools, newCandidate } from './candidates.ts';
+import { byWaste, searchLayout } from './repacksearch.ts';
+import { makeCommand } from './command.ts';
+import type { Resolved } from './method.ts';
+import { groupUnits, priceUnit, type Unit } from './repackunits.ts';
+import { simulate, type Simulation } from './simulate.ts';
+import type { Candidate, Command, Explanation } from './types.ts';
+import { explanation } from './words.ts';
+
+export interface RepackStep {
+  readonly command: Command;
+  /** What the step was solved against and the plan it carries out, for verifyPlan. */
+  readonly input: ProvisionInput;
+  readonly plan: ProvisionPlan;
+}
+
+export interface RepackPlan {
+  readonly steps: readonly RepackStep[];
+  readonly explanations: readonly Explanation[];
+  /** Simulations run. */
+  readonly evaluations: number;
+  readonly timedOut: boolean;
+}
+
+export interface Evaluation {
+  readonly sim: Simulation;
+  readonly units: readonly Unit[];
+  readonly savings: number;
+  readonly disruption: number;
+}
+
+type Outcome = { ok: true; ev: Evaluation } | { ok: false; failed: readonly Candidate[] };
+
+const MAX_STEPS = 50;
+
+/** The snapshot with every pool's instance types limited to those whose cheapest available offering is within `cap`. */
+function capped(s: Snapshot, cap: number): Snapshot {
+  const lim = toMicros(cap);
+  const instanceTypes = new Map([...s.instanceTypes].map(([pool, its]) => [pool, its.filter((it) => it.offerings.some((o) => o.available && toMicros(o.price) <= lim))]));
+  return { ...s, instanceTypes };
+}
+
+export class Search {
+  evaluations = 0;
+  constructor(readonly r: Resolved, readonly totals: ReadonlyMap<string, PoolTotals>) {}
+
+  async evaluate(s: Snapshot, cs: readonly Candidate[], cap = Infinity): Promise<Outcome> {
+    this.evaluations++;
+    const sim = await simulate(cap === Infinity ? s : capped(s, cap), cs.map((c) => c.node), this.r.repackSim, true);
+    if (sim.candidateDeleting) return { ok: false, failed: cs.filter((c) => c.node.markedForDeletion || c.node.deleting) };
+    if (sim.errors.size) {
+      const failed = cs.filter((c) => c.reschedulablePods.some((p) => sim.errors.has(p.uid)));
+      return { ok: false, failed };
+    }
+    const units: Unit[] = [];
+    for (const g of groupUnits(cs, sim)) {
+      const u = priceUnit(s, g);
+      if (!u.ok || u.unit.guaranteed <= Math.max(this.r.repackMinSavingsPerHour, 1e-6)) continue;
+      const ev = evaluateBalancedMove(u.unit.candidates, u.unit.savings, this.totals, this.r.k);
+      if (!ev.approved && ev.perPool.size > 0) continue;
+      units.push(u.unit);
+    }
+    const savings = units.reduce((a, u) => a + u.savings, 0);
+    return { ok: true, ev: { sim, units, savings, disruption: units.reduce((a, u) => a + u.disruption, 0) } };
+  }
+
+  /** Evaluates, dropping candidates whose pods cannot move (a few rounds). */
+  async evaluateMovable(s: Snapshot, cs: readonly Candidate[], cap = Infinity): Promise<Evaluation | undefined> {
+    let set = cs;
+    for (let round = 0; round < 3 && set.length; round++) {
+      const o = await this.evaluate(s, set, cap);
+      if (o.ok) return o.ev;
+      if (!o.failed.length || cap !== Infinity) return undefined;
+      const failed = new Set(o.failed);
+      set = set.filter((c) => !failed.has(c));
+    }
+    return undefined;
+  }
+}
+
+export async function planRepack(s: Snapshot, eligible: readonly Candidate[], all: readonly Candidate[], budgets: ReadonlyMap<string, PoolBudget>, r: Resolved): Promise<RepackPlan> {
+  const search = new Search(r, nodePoolTotals(s, all, r.poolCosts));
+  const start = r.elapsedMs();
+  const late = () => r.elapsedMs() - start >= r.repackDeadlineMs;
+  const ordered = byWaste(eligible.filter((c) => (budgets.get(c.nodePool.name)?.available ?? 0) > 0));
+  const explanations: Explanation[] = [];
+  for (const c of eligible) {
+    const pb = budgets.get(c.nodePool.name);
+    if (pb && pb.available <= 0) explanations.push(budgetExplanation(c.node.name, pb, s.now));
+  }
+  if (!ordered.length) return { steps: [], explanations, evaluations: 0, timedOut: false };
+  const best = await searchLayout(s, ordered, search, late);
+  const timedOut = late();
+  if (!best || !best.units.length) {
+    for (const c of ordered) explanations.push(explanation(c.node.name, 'no-saving-repack', 'repacking its pods with other nodes\' pods finds no cheaper layout'));
+    return { steps: [], explanations, evaluations: search.evaluations, timedOut };
+  }
+  const steps = await cutIntoSteps(s, best, budgets, search, late);
+  const moved = new Set(steps.flatMap((st) => st.command.candidates.map((c) => c.name)));
+  for (const c of ordered) {
+    if (!moved.has(c.node.name)) explanations.push(explanation(c.node.name, 'no-saving-repack', 'no repack step including this node saves money within the budgets'));
+  }
+  return { steps, explanations, evaluations: search.evaluations, timedOut };
+}
+
+function counts(cs: readonly Candidate[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const c of cs) m.set(c.nodePool.name, (m.get(c.nodePool.name) ?? 0) + 1);
+  return m;
+}
+
+function available(budgets: ReadonlyMap<string, PoolBudget>): Map<string, number> {
+  return new Map([...budgets].map(([k, v]) => [k, v.available]));
+}
+
+function fitsBudget(cs: readonly Candidate[], left: Map<string, number>): boolean {
+  for (const [pool, n] of counts(cs)) if (n > (left.get(pool) ?? 0)) return false;
+  return true;
+}
+
+/** One command (and its verification input/plan) from units of one simulation. */
+function stepOf(s: Snapshot, units: readonly Unit[], sim: Simulation): RepackStep {
+  const cands = units.flatMap((u) => u.candidates);
+  const claims: NewNodeClaimPlan[] = units.flatMap((u) => u.claims);
+  const command = makeCommand('Underutilized', 'repack', cands, claims, sim.plan);
+  const names = new Set(cands.map((c) => c.node.name));
+  const uids = new Set([...claims.flatMap((k) => k.pods), ...command.podsMoved.map((m) => m.uid)]);
+  const pods = [...uids].map((u) => sim.pods.get(u)!).filter(Boolean);
+  const nodes = s.nodes.map((n) => (names.has(n.name) ? { ...n, markedForDeletion: true } : n));
+  const input = provisionInput({ ...s, nodes }, pods, { consolidation: sim.input.consolidation ?? { blockedDestinations: new Set(), movedPods: new Set() } });
+  const existing = new Map<string, string[]>();
+  for (const m of command.podsMoved) if (!m.to.startsWith('replacement:')) existing.set(m.to, [...(existing.get(m.to) ?? []), m.uid]);
+  const plan: ProvisionPlan = { existing, newNodeClaims: claims, unschedulable: [], ignored: [], costPerHour: claims.reduce((a, k) => a + k.price, 0) };
+  return { command, input, plan };
+}
+
+/**
+ * Cuts the chosen layout into steps within budgets: units that fit go first (grouped while the budgets of
+ * the moment allow), each planned against the snapshot after the previous step; a unit larger than a
+ * pool's budget is re-solved in budget-sized chunks of its candidates.
+ */
+async function cutIntoSteps(s: Snapshot, best: Evaluation, budgets: ReadonlyMap<string, PoolBudget>, search: Search, late: () => boolean): Promise<RepackStep[]> {
+  const steps: RepackStep[] = [];
+  let working = s;
+  let pending = [...best.units].sort((a, b) => b.savings / b.disruption - a.savings / a.disruption);
+  const oversized: Candidate[] = [];
+  while (pending.length && steps.length < MAX_STEPS) {
+    const left = available(steps.length ? budgetMapping(working, 'Underutilized') : budgets);
+    const take: Unit[] = [];
+    for (const u of pending) {
+      if (!fitsBudget(u.candidates, left)) continue;
+      for (const [pool, n] of counts(u.candidates)) left.set(pool, left.get(pool)! - n);
+      take.push(u);
+    }
+    if (!take.length) break;
+    pending = pending.filter((u) => !take.includes(u));
+    const step = stepOf(working, take, best.sim);
+    steps.push(step);
+    working = applyCommand(working, step.command);
+  }
+  for (const u of pending) oversized.push(...u.candidates);
+  let rest = bySavingsRatio(oversized);
+  while (rest.length && steps.length < MAX_STEPS && !late()) {
+    const left = available(steps.length ? budgetMapping(working, 'Underutilized') : budgets);
+    const chunk: Candidate[] = [];
+    for (const c of rest) {
+      const n = left.get(c.nodePool.name) ?? 0;
+      if (n <= 0) continue;
+      left.set(c.nodePool.name, n - 1);
+      chunk.push(c);
+    }
+    if (!chunk.length) break;
+    rest = rest.filter((c) => !chunk.includes(c));
+    const fresh = refresh(working, chunk);
+    const ev = fresh.length ? await search.evaluateMovable(working, fresh) : undefined;
+    if (!ev || !ev.units.length) continue;
+    const step = stepOf(working, ev.units, ev.sim);
+    steps.push(step);
+    working = applyCommand(working, step.command);
+  }
+  return steps;
+}
+
+/**
+ * The candidates as they are in the working snapshot: earlier steps may have moved pods onto them, so their
+ * pods and costs are rebuilt; nodes that are gone or no longer candidates are dropped.
+ */
+function refresh(working: Snapshot, cs: readonly Candidate[]): Candidate[] {
+  const byName = new Map(working.nodes.map((n) => [n.name, n]));
+  const pools = managedPools(working);
+  const out: Candidate[] = [];
+  for (const c of cs) {
+    const n = byName.get(c.node.name);
+    const r = n && newCandidate(working, n, 'graceful', pools);
+    if (r?.ok) out.push(r.candidate);
+  }
+  return out;
+}

@@ -1,0 +1,96 @@
+// Where the global repack looks for a cheaper layout. Removing every node and re-packing all pods from
+// scratch throws away the free room of well-packed nodes, so the search removes the most wasteful nodes
+// first: candidates are ordered by wasted dollars (price × the unused share of their scarcer resource) and
+// the question becomes "how many of the most wasteful nodes should go?". Savings as a function of that
+// count rise while removed pods still fit into the others' free room and fall once good nodes are torn
+// down, so a coarse sweep of prefix lengths and a refinement around the best one find it in a handful of
+// solves. Then two variations of the best prefix: instance types capped at half (and a quarter) of the
+// dearest node's price, which makes the greedy packer split work over smaller, cheaper nodes, and the
+// prefix reduced to the nodes that were part of a saving unit.
+import type { Snapshot } from '../domain/types.ts';
+import { CPU, MEMORY } from '../domain/resources.ts';
+import { isActive } from '../scheduling/pods.ts';
+import { bySavingsRatio } from './candidates.ts';
+import type { Evaluation, Search } from './repack.ts';
+import type { Candidate } from './types.ts';
+
+/** The unused share of the node's scarcer resource (cpu or memory), by requests of its active pods. */
+export function idleShare(c: Candidate): number {
+  let cpu = 0;
+  let mem = 0;
+  for (const p of c.node.pods) {
+    if (!isActive(p)) continue;
+    cpu += p.requests[CPU] ?? 0;
+    mem += p.requests[MEMORY] ?? 0;
+  }
+  const a = c.node.allocatable;
+  const used = Math.max((a[CPU] ?? 0) > 0 ? cpu / a[CPU]! : 0, (a[MEMORY] ?? 0) > 0 ? mem / a[MEMORY]! : 0);
+  return Math.max(0, 1 - used);
+}
+
+/** Most wasted dollars first (price × idle share); ties by savings ratio. */
+export function byWaste(cs: readonly Candidate[]): Candidate[] {
+  const ratio = new Map(bySavingsRatio(cs).map((c, i) => [c, i]));
+  return cs
+    .map((c) => ({ c, w: c.price * idleShare(c) }))
+    .sort((a, b) => b.w - a.w || ratio.get(a.c)! - ratio.get(b.c)!)
+    .map((x) => x.c);
+}
+
+function better(a: Evaluation | undefined, b: Evaluation | undefined): Evaluation | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  if (b.savings > a.savings + 1e-9) return b;
+  if (Math.abs(b.savings - a.savings) <= 1e-9 && b.disruption < a.disruption) return b;
+  return a;
+}
+
+/** The best layout the search finds before `late()`; the first evaluation always runs. */
+export async function searchLayout(s: Snapshot, ordered: readonly Candidate[], search: Search, late: () => boolean): Promise<Evaluation | undefined> {
+  const n = ordered.length;
+  const tried = new Map<number, Evaluation | undefined>();
+  let best: Evaluation | undefined;
+  let bestK = 0;
+  const saved = (k: number) => tried.get(k)?.savings ?? 0;
+  const tryPrefix = async (k: number) => {
+    if (k < 1 || k > n || tried.has(k) || (tried.size > 0 && late())) return;
+    const ev = await search.evaluateMovable(s, ordered.slice(0, k));
+    tried.set(k, ev);
+    const b = better(best, ev);
+    if (b !== best) {
+      best = b;
+      bestK = k;
+    }
+  };
+  // Coarse, middle out: the best length is usually near half, and the full set is the dearest to solve.
+  for (const f of [1 / 2, 1 / 4, 3 / 4, 1]) await tryPrefix(Math.max(1, Math.round(n * f)));
+  // Savings still rising towards short prefixes: keep halving while it pays.
+  for (let k = Math.round(n / 8); k >= 1 && bestK > 0 && bestK <= Math.round(n / 4) && saved(bestK) > 0; k = Math.floor(k / 2)) {
+    const before = bestK;
+    await tryPrefix(k);
+    if (bestK === before) break;
+  }
+  // Nothing saved anywhere: a last look at the few most wasteful nodes alone.
+  if (!best?.units.length) for (const k of [Math.round(n / 8), 1]) await tryPrefix(Math.max(1, k));
+  // Refine between the best length and its nearest tried neighbours while it still gains 0.2 %.
+  for (let round = 0; round < 4 && bestK && !late(); round++) {
+    const ks = [...tried.keys()].sort((a, b) => a - b);
+    const i = ks.indexOf(bestK);
+    const before = saved(bestK);
+    for (const other of [ks[i - 1], ks[i + 1]]) if (other !== undefined && Math.abs(other - bestK) > 1) await tryPrefix(Math.round((other + bestK) / 2));
+    if (saved(bestK) <= before * 1.002) break;
+  }
+  if (!bestK) return best;
+  const prefix = ordered.slice(0, bestK);
+  const top = Math.max(...prefix.map((c) => c.price));
+  for (const cap of [top / 2, top / 4]) {
+    if (late()) break;
+    best = better(best, await search.evaluateMovable(s, prefix, cap));
+  }
+  const chosen: Evaluation | undefined = best;
+  if (chosen && !late()) {
+    const kept = chosen.units.flatMap((u) => u.candidates);
+    if (kept.length && kept.length < prefix.length) best = better(best, await search.evaluateMovable(s, byWaste(kept)));
+  }
+  return best;
+}

@@ -1,0 +1,87 @@
+// The global repack's building block: from one simulation of "all these nodes gone", the independent units
+// of change. A unit is a connected group of candidates and the new NodeClaims their pods go to; pods that go
+// to existing nodes tie nothing together. Units can be carried out one by one in any order, because each
+// uses only its own new nodes and capacity the whole plan already accounted for.
+//
+// Price rule for N -> M (our generalisation of §2.5.2): each new NodeClaim is costed at its worst-case
+// launch price; a unit saves S0 = Σ candidate prices − Σ cheapest worst-case prices. Each NodeClaim keeps
+// the options within S0 / (2M) of its cheapest worst case, so whatever launches, the unit still costs at
+// most half of S0 more than planned: it always saves.
+import type { Snapshot } from '../domain/types.ts';
+import { toMicros } from '../domain/money.ts';
+import { CAPACITY_TYPE_LABEL } from '../scheduling/labels.ts';
+import { add, req } from '../scheduling/requirements.ts';
+import type { NewNodeClaimPlan } from '../solver/types.ts';
+import { allowsCapacityType, claimOptions, claimRequirements, unmetMinValues, withOptions, worstLaunchPrice } from './pricing.ts';
+import type { Simulation } from './simulate.ts';
+import type { Candidate } from './types.ts';
+
+export interface Unit {
+  readonly candidates: readonly Candidate[];
+  /** Trimmed replacements (price rule applied). */
+  readonly claims: readonly NewNodeClaimPlan[];
+  /** Σ candidate prices − Σ replacement prices (§2.5.4 form). */
+  readonly savings: number;
+  /** The guaranteed saving: against the worst launch price of every kept option. */
+  readonly guaranteed: number;
+  readonly disruption: number;
+}
+
+export type UnitResult = { readonly ok: true; readonly unit: Unit } | { readonly ok: false; readonly candidates: readonly Candidate[]; readonly why: string };
+
+/** Groups candidates and new NodeClaims that share pods (union-find over indices). */
+export function groupUnits(candidates: readonly Candidate[], sim: Simulation): Array<{ candidates: Candidate[]; claims: NewNodeClaimPlan[] }> {
+  const claims = sim.plan.newNodeClaims;
+  const parent = Array.from({ length: candidates.length + claims.length }, (_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
+  const owner = new Map<string, number>();
+  candidates.forEach((c, i) => c.reschedulablePods.forEach((p) => owner.set(p.uid, i)));
+  claims.forEach((k, j) => {
+    for (const uid of k.pods) {
+      const i = owner.get(uid);
+      if (i !== undefined) parent[find(i)] = find(candidates.length + j);
+    }
+  });
+  const groups = new Map<number, { candidates: Candidate[]; claims: NewNodeClaimPlan[] }>();
+  const group = (root: number) => {
+    let g = groups.get(root);
+    if (!g) groups.set(root, (g = { candidates: [], claims: [] }));
+    return g;
+  };
+  candidates.forEach((c, i) => group(find(i)).candidates.push(c));
+  claims.forEach((k, j) => group(find(candidates.length + j)).claims.push(k));
+  // NodeClaims holding only pending pods belong to no unit: provisioning launches them anyway.
+  return [...groups.values()].filter((g) => g.candidates.length > 0);
+}
+
+/** Applies the price rule to a unit; fails when it does not save or spot-to-spot is not allowed. */
+export function priceUnit(s: Snapshot, group: { candidates: readonly Candidate[]; claims: readonly NewNodeClaimPlan[] }): UnitResult {
+  const { candidates, claims } = group;
+  const candidatePrice = candidates.reduce((a, c) => a + c.price, 0);
+  const disruption = candidates.reduce((a, c) => a + c.disruptionCost, 0);
+  const allSpot = candidates.every((c) => c.capacityType === 'spot');
+  const shaped = [];
+  for (const k of claims) {
+    let reqs = claimRequirements(k);
+    if (allSpot && allowsCapacityType(reqs, 'spot') && !s.options.featureGates.spotToSpotConsolidation) {
+      return { ok: false, candidates, why: 'spot-to-spot consolidation is disabled (feature gate SpotToSpotConsolidation)' };
+    }
+    if (allowsCapacityType(reqs, 'spot') && allowsCapacityType(reqs, 'on-demand')) reqs = add(reqs, req(CAPACITY_TYPE_LABEL, false, ['spot']));
+    const priced = claimOptions(k, s.instanceTypes).map((it) => ({ it, w: toMicros(worstLaunchPrice(reqs, it)) })).filter((x) => x.w < Number.MAX_SAFE_INTEGER);
+    if (!priced.length) return { ok: false, candidates, why: 'a replacement has no launchable option' };
+    shaped.push({ claim: k, reqs, priced, base: Math.min(...priced.map((x) => x.w)) });
+  }
+  const s0 = toMicros(candidatePrice) - shaped.reduce((a, x) => a + x.base, 0);
+  if (s0 <= 0) return { ok: false, candidates, why: `replacements cost at least as much as the nodes (${candidatePrice.toFixed(4)} $/h)` };
+  const out: NewNodeClaimPlan[] = [];
+  let worst = 0;
+  for (const x of shaped) {
+    let kept = x.priced.filter((p) => p.w <= x.base + Math.floor(s0 / (2 * shaped.length)));
+    if (unmetMinValues(x.reqs, kept.map((p) => p.it))) kept = x.priced.filter((p) => p.w < x.base + Math.floor(s0 / shaped.length));
+    if (unmetMinValues(x.reqs, kept.map((p) => p.it))) return { ok: false, candidates, why: 'the affordable options do not meet minValues' };
+    worst += Math.max(...kept.map((p) => p.w));
+    out.push(withOptions(x.claim, x.reqs, kept.map((p) => p.it)));
+  }
+  const savings = candidatePrice - out.reduce((a, k) => a + k.price, 0);
+  return { ok: true, unit: { candidates, claims: out, savings, guaranteed: (toMicros(candidatePrice) - worst) / 1e6, disruption } };
+}

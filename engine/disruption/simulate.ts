@@ -1,0 +1,115 @@
+// The scheduling simulation disruption runs (spec/disruption.md §2.7): "if these nodes were gone, where would
+// their pods go?", answered by the provisioning solver over the rest of the cluster, with the consolidation
+// destination rule, the uninitialized-node rule and "only non-pending pods count".
+import type { Pod, Snapshot, StateNode } from '../domain/types.ts';
+import { provision } from '../provision.ts';
+import { HOSTNAME_LABEL } from '../scheduling/labels.ts';
+import { isActive, isMirrorPod, isOwnedByDaemonSet, podKey, podValidationError } from '../scheduling/pods.ts';
+import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from '../solver/types.ts';
+import { provisionInput } from '../provision.ts';
+import { currentlyReschedulable, reschedulablePods } from './pods.ts';
+
+export interface SimContext {
+  readonly solver?: ProvisionSolver;
+  readonly wellKnownLabels?: ReadonlySet<string>;
+}
+
+export interface Simulation {
+  readonly input: ProvisionInput;
+  readonly plan: ProvisionPlan;
+  /** The candidates' pods that were simulated (currently reschedulable). */
+  readonly moved: readonly Pod[];
+  /** Errors of pods that were not pending before (these block a disruption), uid -> reason. */
+  readonly errors: ReadonlyMap<string, string>;
+  /** A candidate is already deleting or marked: the move is void. */
+  readonly candidateDeleting: boolean;
+  readonly pods: ReadonlyMap<string, Pod>;
+}
+
+/**
+ * A volume's node affinity on kubernetes.io/hostname pins it to a node that is going away (a local PV);
+ * like Karpenter's volume topology, the simulation ignores that term so the pod can move.
+ */
+function withoutHostnameVolumes(p: Pod): Pod {
+  const alts = p.volumeRequirements;
+  if (!alts?.some((alt) => alt.some((r) => r.key === HOSTNAME_LABEL))) return p;
+  return { ...p, volumeRequirements: alts.map((alt) => alt.filter((r) => r.key !== HOSTNAME_LABEL)) };
+}
+
+/** Pending pods the provisioner would act on (§2.7 step 3a). */
+export function provisionablePending(s: Snapshot): Pod[] {
+  return s.pendingPods.filter((p) => p.nodeName === undefined && isActive(p) && p.unschedulable === true && p.nominatedNodeName === undefined
+    && !isOwnedByDaemonSet(p) && !isMirrorPod(p) && podValidationError(p) === undefined);
+}
+
+/**
+ * Existing nodes that may not receive pods moved off candidates: initialized nodes of a pool with a
+ * non-zero consolidateAfter that saw a pod event (or initialized) less than consolidateAfter ago.
+ */
+export function blockedDestinations(s: Snapshot, exclude: ReadonlySet<string>): Set<string> {
+  const pools = new Map(s.nodePools.map((p) => [p.name, p]));
+  const out = new Set<string>();
+  for (const n of s.nodes) {
+    if (exclude.has(n.name) || !n.initialized || n.nodePoolName === undefined) continue;
+    const after = pools.get(n.nodePoolName)?.disruption.consolidateAfter;
+    if (after === null || after === undefined || after <= 0) continue;
+    const ref = n.lastPodEventTime ?? n.conditions.initializedAt;
+    if (ref !== undefined && s.now - ref < after) out.add(n.name);
+  }
+  return out;
+}
+
+/** Simulates removing `candidates`; `consolidation` turns on the destination rule (not for drift). */
+export async function simulate(s: Snapshot, candidates: readonly StateNode[], ctx: SimContext, consolidation: boolean): Promise<Simulation> {
+  const names = new Set(candidates.map((c) => c.name));
+  const candidateDeleting = candidates.some((c) => c.markedForDeletion || c.deleting);
+  const nodes = s.nodes.map((n) => (names.has(n.name) ? { ...n, markedForDeletion: true } : n));
+  const pending = provisionablePending(s);
+  const moved = candidates.flatMap((c) => reschedulablePods(c).filter((p) => currentlyReschedulable(p, s.pdbs, s.now)));
+  const fromDeleting = s.nodes
+    .filter((n) => !names.has(n.name) && (n.markedForDeletion || n.deleting))
+    .flatMap((n) => reschedulablePods(n).filter((p) => currentlyReschedulable(p, s.pdbs, s.now)));
+  const all = [...pending, ...moved, ...fromDeleting].map(withoutHostnameVolumes);
+  const sim: Snapshot = { ...s, nodes };
+  const opts = {
+    ...(ctx.solver ? { solver: ctx.solver } : {}),
+    ...(ctx.wellKnownLabels ? { wellKnownLabels: ctx.wellKnownLabels } : {}),
+    ...(consolidation ? { consolidation: { blockedDestinations: blockedDestinations(s, names), movedPods: new Set(moved.map((p) => p.uid)) } } : {}),
+  };
+  const input = provisionInput(sim, all, opts);
+  const plan = await provision(sim, all, opts);
+  const pods = new Map(all.map((p) => [p.uid, p]));
+  return { input, plan, moved, errors: nonPendingErrors(s, plan, [...moved, ...fromDeleting], new Set(fromDeleting.map((p) => p.uid))), candidateDeleting, pods };
+}
+
+function nonPendingErrors(s: Snapshot, plan: ProvisionPlan, nonPending: readonly Pod[], fromDeleting: ReadonlySet<string>): Map<string, string> {
+  const wanted = new Map(nonPending.map((p) => [p.uid, p]));
+  const errors = new Map<string, string>();
+  for (const e of [...plan.unschedulable, ...plan.ignored]) if (wanted.has(e.uid)) errors.set(e.uid, e.reason);
+  const byName = new Map(s.nodes.map((n) => [n.name, n]));
+  const placed = new Set<string>();
+  for (const [name, uids] of plan.existing) {
+    const node = byName.get(name);
+    for (const uid of uids) {
+      placed.add(uid);
+      if (node && !node.initialized && wanted.has(uid) && !fromDeleting.has(uid)) {
+        errors.set(uid, `would schedule against uninitialized nodeclaim/${node.nodeClaimName ?? ''}, node/${node.name}`);
+      }
+    }
+  }
+  for (const c of plan.newNodeClaims) for (const uid of c.pods) placed.add(uid);
+  for (const [uid] of wanted) if (!placed.has(uid) && !errors.has(uid)) errors.set(uid, 'the solver did not place it');
+  return errors;
+}
+
+/** "ns/a => reason, ns/b => reason": Karpenter's scheduling-error summary. */
+export function describeErrors(sim: Simulation, limit = 3): string {
+  const parts: string[] = [];
+  for (const [uid, reason] of sim.errors) {
+    if (parts.length >= limit) break;
+    const p = sim.pods.get(uid);
+    parts.push(`${p ? podKey(p) : uid} => ${reason}`);
+  }
+  const more = sim.errors.size - parts.length;
+  return parts.join(', ') + (more > 0 ? ` (and ${more} more)` : '');
+}

@@ -1,0 +1,90 @@
+// engine.validate (spec/disruption.md §2.5.5): after the validation delay the controller takes a fresh
+// snapshot and asks whether the command still holds: the candidates are still candidates (churn), the
+// budgets still allow them (budget), and a new simulation still agrees (scheduling). Emptiness may go on
+// with the nodes that are still empty; consolidation commands are all or nothing.
+import type { Snapshot } from '../domain/types.ts';
+import { budgetMapping } from './budgets.ts';
+import { candidateSet } from './candidates.ts';
+import { commandString, makeCommand } from './command.ts';
+import { methodFilter } from './filters.ts';
+import { resolve } from './method.ts';
+import { describeErrors, simulate } from './simulate.ts';
+import type { Candidate, Command, Decision, DisruptOptions } from './types.ts';
+import { usd2 } from './words.ts';
+
+export type ValidationCategory = 'churn' | 'budget' | 'scheduling' | 'unknown';
+
+export type ValidationResult =
+  | { readonly ok: true; readonly command: Command }
+  | {
+      readonly ok: false;
+      readonly category: ValidationCategory;
+      readonly message: string;
+      /** What failed_validations_total grows by. */
+      readonly failedValidations: number;
+      /** Karpenter's ConsolidationRejected event text. */
+      readonly eventMessage: string;
+    };
+
+function failure(cmd: Command, category: ValidationCategory, message: string, failedValidations: number): ValidationResult {
+  return { ok: false, category, message, failedValidations, eventMessage: `Consolidation rejected: ${commandString(cmd)}, reason: ${category} (savings: ${usd2(cmd.savingsPerHour)})` };
+}
+
+/** Re-checks a command (or a decision's command) against a fresh snapshot. */
+export async function validate(s: Snapshot, decision: Decision | Command, opts: DisruptOptions = {}): Promise<ValidationResult> {
+  if (decision.kind === 'noop') throw new Error('validate: a no-op decision has nothing to validate');
+  const cmd: Command = decision;
+  const r = resolve(opts);
+  const eventual = cmd.method === 'drift' || cmd.method === 'static-drift';
+  const fresh = candidateSet(s, eventual ? 'eventual' : 'graceful', r.queued).all.filter((c) => methodFilter(cmd.method, c, s.now) === undefined);
+  const byName = new Map(fresh.map((c) => [c.node.name, c]));
+  const still = cmd.candidates.map((c) => byName.get(c.name)).filter((c): c is Candidate => c !== undefined);
+  const n = cmd.candidates.length;
+  if (cmd.method === 'emptiness') {
+    if (!still.length) return failure(cmd, 'churn', `${n} candidates are no longer valid`, n);
+    const left = new Map([...budgetMapping(s, 'Empty')].map(([k, v]) => [k, v.available]));
+    const kept = still.filter((c) => {
+      const b = left.get(c.nodePool.name) ?? 0;
+      if (b <= 0) return false;
+      left.set(c.nodePool.name, b - 1);
+      return true;
+    });
+    if (!kept.length) return failure(cmd, 'budget', 'no candidate fits its nodepool budget any more', n);
+    return { ok: true, command: kept.length === n ? cmd : makeCommand('Empty', 'emptiness', kept, []) };
+  }
+  if (still.length !== n) return failure(cmd, 'churn', `${n - still.length} of ${n} candidates are no longer valid`, n);
+  if (eventual) return { ok: true, command: cmd };
+  const left = new Map([...budgetMapping(s, 'Underutilized')].map(([k, v]) => [k, v.available]));
+  for (const c of still) {
+    const b = left.get(c.nodePool.name) ?? 0;
+    if (b <= 0) return failure(cmd, 'budget', `nodepool ${c.nodePool.name} has no Underutilized budget left for ${c.node.name}`, n);
+    left.set(c.nodePool.name, b - 1);
+  }
+  const sim = await simulate(s, still.map((c) => c.node), cmd.method === 'repack' ? r.repackSim : r.sim, true);
+  if (sim.candidateDeleting) return failure(cmd, 'churn', 'a candidate is being deleted', n);
+  if (sim.errors.size) return failure(cmd, 'scheduling', `pods would not schedule: ${describeErrors(sim)}`, n);
+  const claims = sim.plan.newNodeClaims;
+  if (cmd.method === 'repack') {
+    const planned = cmd.replacements.reduce((a, k) => a + k.price, 0);
+    const now = claims.reduce((a, k) => a + k.price, 0);
+    if (claims.length > cmd.replacements.length || now > planned + 1e-9) {
+      return failure(cmd, 'scheduling', `the pods now need ${claims.length} new nodes at ${now.toFixed(4)} $/h; the plan had ${cmd.replacements.length} at ${planned.toFixed(4)} $/h`, n);
+    }
+    return { ok: true, command: cmd };
+  }
+  if (claims.length === 0) {
+    return cmd.replacements.length === 0 ? { ok: true, command: cmd } : failure(cmd, 'scheduling', 'the pods now fit without a replacement; a cheaper delete is possible', n);
+  }
+  if (claims.length > 1) return failure(cmd, 'scheduling', `the pods now need ${claims.length} new nodes`, n);
+  const planned = cmd.replacements[0];
+  if (!planned) return failure(cmd, 'scheduling', 'the pods now need a new node', n);
+  const options = new Set(claims[0]!.instanceTypes.map((o) => o.name));
+  const missing = planned.instanceTypes.filter((o) => !options.has(o.name));
+  if (missing.length) return failure(cmd, 'scheduling', `the planned instance types no longer all fit (${missing.slice(0, 3).map((o) => o.name).join(', ')})`, n);
+  return { ok: true, command: cmd };
+}
+
+/** Karpenter's reason label for a validation failure (getValidationFailureReason). */
+export function validationFailureReason(r: ValidationResult | undefined): ValidationCategory {
+  return r && !r.ok ? r.category : 'unknown';
+}
