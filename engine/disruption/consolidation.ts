@@ -2,7 +2,7 @@
 // (pods fit elsewhere), replace (by one strictly cheaper NodeClaim) or do nothing, and say why.
 import type { InstanceType, Requirements, Snapshot } from '../domain/types.ts';
 import { CAPACITY_TYPE_LABEL } from '../scheduling/labels.ts';
-import { add, req } from '../scheduling/requirements.ts';
+import { add, fromSelector, req } from '../scheduling/requirements.ts';
 import { offeringAllowed } from '../solver/reference/templates.ts';
 import type { NewNodeClaimPlan } from '../solver/types.ts';
 import { makeCommand } from './command.ts';
@@ -67,6 +67,13 @@ export function replacement(s: Snapshot, candidates: readonly Candidate[], claim
   const candidatePrice = candidates.reduce((a, c) => a + c.price, 0);
   const reqs = claimRequirements(claim);
   const options = claimOptions(claim, s.instanceTypes);
+  // Under minValuesPolicy BestEffort the scheduler lowers an unmet minValues; consolidation must not
+  // launch such a node (test-catalog §5.13): it is judged against the NodePool's own minValues.
+  if (claim.minValuesRelaxed) {
+    const unmet = relaxedLabels(s, claim, options);
+    const msg = `minValues requirement is not met for label(s) (label(s)=[${unmet}])`;
+    return fail('min-values', `its replacement would need minValues for ${unmet} relaxed`, { label: unmet }, `Filtering by price: ${msg}`);
+  }
   if (candidates.every((c) => c.capacityType === 'spot') && allowsCapacityType(reqs, 'spot')) {
     return spotToSpot(s, candidates, claim, reqs, options, candidatePrice);
   }
@@ -78,6 +85,18 @@ export function replacement(s: Snapshot, candidates: readonly Candidate[], claim
   // back to a dearer on-demand node (Karpenter's on-demand -> spot consolidation).
   const narrowed = ct && allowsCapacityType(reqs, 'spot') && allowsCapacityType(reqs, 'on-demand') ? add(reqs, req(CAPACITY_TYPE_LABEL, false, ['spot'])) : reqs;
   return { ok: true, claim: withOptions(claim, narrowed, filtered) };
+}
+
+/** The labels whose NodePool minValues the claim's options do not meet (the ones BestEffort relaxed). */
+function relaxedLabels(s: Snapshot, claim: NewNodeClaimPlan, options: readonly InstanceType[]): string {
+  const pool = s.nodePools.find((p) => p.name === claim.nodePool);
+  const labels: string[] = [];
+  for (const r of pool?.template.requirements ?? []) {
+    if (r.minValues === undefined) continue;
+    const single: Requirements = new Map([[r.key, { ...fromSelector(r), minValues: r.minValues }]]);
+    if (unmetMinValues(single, options)) labels.push(r.key);
+  }
+  return labels.length ? labels.join(',') : 'unknown';
 }
 
 function priceFilterFailure(reqs: Requirements, options: readonly InstanceType[], filtered: readonly InstanceType[], candidatePrice: number): Replacement | undefined {
