@@ -109,8 +109,8 @@ export async function runScenario(sim: Simulation, scenario: Scenario, opts: Run
           timeline.line(`interrupt: nothing to interrupt (${s.node ?? s.nodePool ?? 'any node'})`);
           return false;
         }
-        sim.provider.interrupt(target, s.event);
-        timeline.line(`cloud: ${s.event} for ${target}`);
+        sim.provider.interrupt(target, s.event, s.state ? { state: s.state } : {});
+        timeline.line(`cloud: ${s.event}${s.state ? ` (${s.state})` : ''} for ${target}`);
         return true;
       }
       case 'table':
