@@ -51,5 +51,5 @@ export const taints = (o: KObject): Array<{ key: string; effect: string; value?:
 
 /** Scales a Deployment through the API. */
 export async function scale(sim: Simulation, name: string, replicas: number): Promise<void> {
-  await sim.operator.kube.patch('Deployment', name, { spec: { replicas } }, { namespace: 'default' });
+  await sim.kube.patch('Deployment', name, { spec: { replicas } }, { namespace: 'default' });
 }

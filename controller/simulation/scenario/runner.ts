@@ -63,11 +63,11 @@ export async function runScenario(sim: Simulation, scenario: Scenario, opts: Run
       }
       case 'delete':
         timeline.line(`delete ${s.resource}/${s.name}`);
-        await sim.operator.kube.delete(s.resource as Kind, s.name, s.namespace ? { namespace: s.namespace } : {});
+        await sim.kube.delete(s.resource as Kind, s.name, s.namespace ? { namespace: s.namespace } : {});
         return true;
       case 'scale':
         timeline.line(`scale deployment/${s.deployment} to ${s.replicas} replicas`);
-        await sim.operator.kube.patch('Deployment', s.deployment, { spec: { replicas: s.replicas } }, { namespace: s.namespace });
+        await sim.kube.patch('Deployment', s.deployment, { spec: { replicas: s.replicas } }, { namespace: s.namespace });
         return true;
       case 'wait': {
         const until = sim.clock.now() + s.ms;
