@@ -22,7 +22,7 @@ describe('nodeclaim.garbagecollection', () => {
   it('keeps an instance whose NodeClaim has not recorded it yet (a launch in flight), and collects it once the NodeClaim records another', async () => {
     sim = await simulation({ only: ['nodeclass.status', 'nodeclaim.garbagecollection'] });
     await sim.apply(guide('guide-03.yaml'));
-    const spec = { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['c5.large'] }] };
+    const spec = { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In' as const, values: ['c5.large'] }] };
     await sim.kube.create('NodeClaim', { metadata: { name: 'slow', labels: { 'karpenter.sh/nodepool': 'x' } }, spec });
     const req = { nodeClaimName: 'slow', nodePoolName: 'x', nodeClassName: 'default', requirements: spec.requirements, requests: {}, labels: {}, annotations: {}, taints: [], startupTaints: [] };
     const first = await sim.provider.create(req);
