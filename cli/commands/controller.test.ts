@@ -79,4 +79,26 @@ describe('karpenter-ts controller', () => {
     expect(cluster.store.list('leases.coordination.k8s.io')).toEqual([]);
     await cluster.close();
   });
+
+  it('exits 1 when it cannot renew its leader lease, as controller-runtime does', async () => {
+    const cluster = await startSimCluster({ clock: scaledClock(1) });
+    const io = memoryIo({ env: { CLUSTER_NAME: 'my-cluster', LOG_LEVEL: 'error', LEADER_ELECTION_NAMESPACE: 'kube-system' } });
+    let leading: () => void = () => {};
+    const started = new Promise<void>((r) => (leading = r));
+    // The operator's clock runs 50x, so the 10 s renew deadline passes in a fifth of a second.
+    const done = run(['--metrics-port=0', '--health-probe-port=0'], io, {
+      kubeConfig: cluster.kubeConfig(), clock: scaledClock(50),
+      cloudProvider: ({ clock, nodeClass }) => new SimCloudProvider({ clock, kubelet: cluster.kubelet, nodeClass }),
+      onStarted: (op) => void (async () => {
+        while (!op.leading()) await new Promise((r) => setTimeout(r, 5));
+        leading();
+      })(),
+    });
+    await started;
+    cluster.server.faults.failNext({ resource: 'leases', verbs: ['update'], code: 500, count: 1_000 });
+    expect(await done).toBe(1);
+    expect(io.stdout).toContain('leader election lost; exiting');
+    cluster.server.faults.reset();
+    await cluster.close();
+  });
 });

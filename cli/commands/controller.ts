@@ -2,6 +2,7 @@
 // KUBECONFIG), with the AWS cloud provider, /metrics and /healthz, /readyz, until SIGTERM or SIGINT.
 import type { Io } from '../io.ts';
 import { loadKubeConfig, newOperator, type CloudProviderFactory, type Operator } from '../../controller/main.ts';
+import type { Clock } from '../../controller/operator/clock.ts';
 import { newLogger } from '../../controller/operator/logger.ts';
 import { optionsHelp, OptionsError, resolveOptions } from '../../controller/operator/options.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -28,6 +29,8 @@ export interface ControllerCommandDeps {
   readonly kubeConfig?: KubeConfig;
   readonly signal?: AbortSignal;
   readonly onStarted?: (operator: Operator, ports: readonly number[]) => void;
+  /** The operator's clock (default the wall clock). */
+  readonly clock?: Clock;
 }
 
 const AWS_PROVIDER = '../../controller/cloudprovider/aws/index.ts';
@@ -69,7 +72,7 @@ export async function run(args: string[], io: Io, deps: ControllerCommandDeps = 
   try {
     const kubeConfig = deps.kubeConfig ?? loadKubeConfig(options.kubeconfig, io.env);
     const cloudProvider = deps.cloudProvider ?? (await awsProvider());
-    operator = await newOperator({ options, kubeConfig, cloudProvider, log, onLostLeadership: () => lost() });
+    operator = await newOperator({ options, kubeConfig, cloudProvider, log, onLostLeadership: () => lost(), ...(deps.clock ? { clock: deps.clock } : {}) });
   } catch (e) {
     io.err(`karpenter-ts controller: ${(e as Error).message}\n`);
     return 2;
@@ -89,8 +92,9 @@ export async function run(args: string[], io: Io, deps: ControllerCommandDeps = 
   })]);
   if (why === 'lost') {
     // As controller-runtime: a replica that lost its lease exits, and comes back as a follower.
+    // Its controllers are already halted and fenced; do not wait for reconciles that may never finish.
     log.error({}, 'leader election lost; exiting');
-    await operator.stop();
+    operator.kill();
     return 1;
   }
   log.info({}, 'stopping');
