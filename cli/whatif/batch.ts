@@ -69,7 +69,7 @@ export async function runBatch(jobs: readonly JobSpec[], io: Io, threads?: numbe
   if (jobs.length <= 1) {
     for (const spec of jobs) finish(spec, await runJob(spec).catch((e: unknown) => failed(spec, e)));
   } else {
-    const pool = new SolverPool({ threads: Math.min(jobs.length, threads ?? Math.min(4, availableParallelism())), typescriptTasks: true });
+    const pool = new SolverPool({ threads: Math.min(jobs.length, threads ?? Math.min(4, availableParallelism())) });
     try {
       await Promise.all(jobs.map(async (spec) => finish(spec, await pool.runTask<JobResult>(JOB_MODULE, 'runJob', spec).catch((e: unknown) => failed(spec, e)))));
     } finally {

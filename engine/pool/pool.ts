@@ -18,11 +18,6 @@ export interface PoolOptions {
   /** Worker file; tests point it at a broken one. */
   readonly filename?: string;
   readonly idleTimeoutMs?: number;
-  /**
-   * Workers also run TypeScript tasks (runTask): they start with tsx's loader (`--import tsx`), since
-   * worker threads do not inherit an in-process loader. Costs ~200 ms per worker start.
-   */
-  readonly typescriptTasks?: boolean;
 }
 
 export interface CallOptions {
@@ -64,8 +59,6 @@ export class SolverPool {
       minThreads: threads,
       maxThreads: threads,
       idleTimeout: opts.idleTimeoutMs ?? 60_000,
-      // Resolved here, not by name in the worker: `--import tsx` resolves from the working directory.
-      ...(opts.typescriptTasks ? { execArgv: ['--import', import.meta.resolve('tsx')] } : {}),
       workerData: {
         module: solverModule(opts.build ?? 'release'),
         abiVersion: A.ABI_VERSION,
@@ -114,9 +107,9 @@ export class SolverPool {
   }
 
   /**
-   * Runs `name(input)` exported by the module at `module` (a file URL, TypeScript allowed when the pool was
-   * made with typescriptTasks) in a worker; input and result are structured-cloned. For whole jobs that
-   * run the engine in the worker's own thread (what-if batches).
+   * Runs `name(input)` exported by the module at `module` (a file URL; TypeScript is loaded through tsx in
+   * the worker, see tasks.worker.mjs) in a worker; input and result are structured-cloned. For whole jobs
+   * that run the engine in the worker's own thread (what-if batches).
    */
   async runTask<T>(module: string, name: string, input: unknown, opts: CallOptions = {}): Promise<T> {
     const signal = combine(opts.signal, opts.timeoutMs);
