@@ -70,6 +70,7 @@ export function podsFromCsv(text: string, file: string): Pod[] {
   for (const c of cols) if (!COLUMNS.includes(c)) throw new InputError(`${file}: line ${header.line}: unknown column "${c}" (columns: name, namespace, cpu, memory, gpu, count, labels, nodeSelector)`);
   for (const need of ['cpu', 'memory']) if (!cols.includes(need)) throw new InputError(`${file}: line ${header.line}: the header has no ${need} column`);
   const pods: Pod[] = [];
+  const seen = new Set<string>();
   for (const { line, fields } of rows) {
     if (fields.length !== cols.length) throw new InputError(`${file}: line ${line}: ${fields.length} fields, the header has ${cols.length}`);
     const get = (c: string): string => (fields[cols.indexOf(c)] ?? '').trim();
@@ -87,6 +88,8 @@ export function podsFromCsv(text: string, file: string): Pod[] {
     const requests: Record<string, string> = { cpu, memory, ...(gpu ? { 'nvidia.com/gpu': gpu } : {}) };
     for (let i = 0; i < count; i++) {
       const name = count === 1 ? base : `${base}-${i + 1}`;
+      if (seen.has(`${namespace}/${name}`)) throw new InputError(`${file}: line ${line}: pod ${namespace}/${name} is listed twice`);
+      seen.add(`${namespace}/${name}`);
       const r = parsePod({
         apiVersion: 'v1', kind: 'Pod',
         metadata: { name, namespace, uid: `${namespace}/${name}`, labels },
