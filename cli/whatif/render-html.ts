@@ -25,11 +25,14 @@ export function costChart(r: WhatIfReport): string {
   });
   const lb = r.lowerBoundPerHour > 0
     ? `<g class="lower-bound"><line x1="50" x2="${w - 20}" y1="${y(r.lowerBoundPerHour).toFixed(1)}" y2="${y(r.lowerBoundPerHour).toFixed(1)}" stroke="#888" stroke-dasharray="6 4"/>`
-      + `<text x="${w - 20}" y="${(y(r.lowerBoundPerHour) - 4).toFixed(1)}" text-anchor="end" fill="#666">lower bound ${e(usd(r.lowerBoundPerHour))}/h</text></g>`
+      + `<text x="${w - 20}" y="${(y(r.lowerBoundPerHour) + 14).toFixed(1)}" text-anchor="end" fill="#666">lower bound ${e(usd(r.lowerBoundPerHour))}/h</text></g>`
     : '';
   return `<svg id="cost-chart" role="img" aria-label="cost per hour before and after" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}">`
     + `<line x1="50" x2="${w - 20}" y1="${base}" y2="${base}" stroke="#333"/>${parts.join('')}${lb}</svg>`;
 }
+
+/** Long node names (ip-10-0-1-10.region.compute.internal) keep their first label in the chart. */
+const short = (name: string): string => (name.length > 26 && name.includes('.') ? name.slice(0, name.indexOf('.')) : name);
 
 /** Two bars per node (cpu, memory: requested / allocatable), coloured by what the plan does with the node. */
 export function utilisationChart(nodes: readonly NodeRow[]): string {
@@ -39,7 +42,7 @@ export function utilisationChart(nodes: readonly NodeRow[]): string {
     const y = 24 + i * rowH;
     const c = frac(n.cpu), m = frac(n.memory);
     return `<g class="node-util" data-node="${e(n.name)}" data-fate="${n.fate}">`
-      + `<text x="${left - 8}" y="${y + 11}" text-anchor="end">${e(n.name)}</text>`
+      + `<text x="${left - 8}" y="${y + 11}" text-anchor="end"><title>${e(n.name)}</title>${e(short(n.name))}</text>`
       + `<rect x="${left}" y="${y}" width="${width}" height="10" fill="#eee"/><rect class="cpu" x="${left}" y="${y}" width="${(c * width).toFixed(1)}" height="10" fill="${FATE_COLOUR[n.fate]}"/>`
       + `<rect x="${left}" y="${y + 12}" width="${width}" height="10" fill="#eee"/><rect class="memory" x="${left}" y="${y + 12}" width="${(m * width).toFixed(1)}" height="10" fill="${FATE_COLOUR[n.fate]}" opacity="0.6"/>`
       + `<text x="${left + width + 6}" y="${y + 9}" font-size="10">cpu ${(c * 100).toFixed(0)}%</text><text x="${left + width + 6}" y="${y + 21}" font-size="10">mem ${(m * 100).toFixed(0)}%</text></g>`;
