@@ -8,3 +8,11 @@ export function double(input: { readonly n: number }): { readonly n: number; rea
 export function fail(input: { readonly why: string }): never {
   throw new Error(`task failed: ${input.why}`);
 }
+
+/** Burns about `ms` of CPU (the pool benchmark's sanity check that two workers run at once). */
+export function spin(input: { readonly ms: number }): number {
+  const end = performance.now() + input.ms;
+  let x = 0;
+  while (performance.now() < end) x++;
+  return x;
+}
