@@ -48,7 +48,9 @@ async function inputs(spec: JobSpec): Promise<{ objects: ClusterObjects; sources
   const override = spec.nodePools ? await nodePoolsFrom(spec.nodePools, spec.cwd) : undefined;
   if (spec.pods !== undefined) {
     const text = await readFile(resolve(spec.cwd, spec.pods), 'utf8').catch((e: unknown) => { throw fsProblem(spec.pods!, e); });
-    const pools = override ?? (await nodePoolsFrom(GUIDE_NODEPOOL, spec.cwd));
+    const pools = override ?? (await nodePoolsFrom(GUIDE_NODEPOOL, spec.cwd).catch((e: unknown) => {
+      throw new InputError(`no --nodepools given, and the default NodePool (${GUIDE_NODEPOOL}) cannot be read: ${(e as Error).message}`);
+    }));
     const sources = [spec.pods, spec.nodePools ?? 'examples/guide/guide-01.yaml (default NodePool)'];
     return { objects: { ...EMPTY, pods: podsFromCsv(text, spec.pods), ...pools }, sources };
   }
