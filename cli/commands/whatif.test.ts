@@ -60,7 +60,7 @@ describe('karpenter-ts whatif: one snapshot', () => {
     const j = JSON.parse(r.out);
     expect(j.moves).toEqual([]);
     expect(j.kept).toHaveLength(4);
-    expect(j.kept[0].reason).toContain('allow no Underutilized disruption now');
+    expect(j.kept[0].reason).toContain('budget for Underutilized allows 0 of 4 nodes until 10:00 UTC');
   });
 
   it('prints the terminal report, in colour only on a terminal', async () => {

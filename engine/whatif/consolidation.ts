@@ -1,12 +1,12 @@
 // The seam between what-if and consolidation. A ConsolidationPlanner takes a snapshot and answers with the
 // commands it would run, in order (budgets already applied), and why every node it keeps stays.
 //
-// Today the provisional planner (provisional.ts) fills it: empty nodes, then one global re-solve of the
-// pods of every consolidatable node with the provisioning solver, cut into the steps budgets allow. The
-// disruption engine (engine/disruption, `disrupt(snapshot, opts)`) plugs in at `consolidationPlanner()`
-// below: wrap its commands and per-node explanations in this shape and return it instead.
+// The disruption engine fills it (disruption-planner.ts: the controller's decisions, loop after loop). The
+// provisional planner (provisional.ts: empty nodes, then one global re-solve cut into budget steps) remains
+// for engines that only offer `provision` (the pooled engine).
 import type { Pod, Snapshot } from '../domain/types.ts';
-import type { NewNodeClaimPlan, ProvisionPlan } from '../solver/types.ts';
+import type { NewNodeClaimPlan, ProvisionPlan, ProvisionSolver } from '../solver/types.ts';
+import { disruptionPlanner } from './disruption-planner.ts';
 import { provisionalPlanner } from './provisional.ts';
 import type { NodeExplanation } from './types.ts';
 
@@ -47,11 +47,9 @@ export interface ConsolidationPlanner {
 export type ProvisionFn = (s: Snapshot, pods: readonly Pod[], opts: { readonly exact: boolean }) => Promise<ProvisionPlan>;
 
 /**
- * The planner what-if uses. When engine/disruption lands, this is the one place to change:
- *
- *   return { name: 'disruption', plan: async (s, o) => { const r = await disrupt(s, { exact: o.exact, provision });
- *            return { commands: r.commands, kept: r.kept }; } };
+ * The planner what-if uses: the disruption engine when a solver is at hand (disruption-planner.ts), else the
+ * provisional planner over `provision` (pooled engines, whose solver lives in the pool).
  */
-export function consolidationPlanner(provision: ProvisionFn): ConsolidationPlanner {
-  return provisionalPlanner(provision);
+export function consolidationPlanner(provision: ProvisionFn, solver?: ProvisionSolver): ConsolidationPlanner {
+  return solver ? disruptionPlanner(solver) : provisionalPlanner(provision);
 }

@@ -14,6 +14,7 @@ export function inThreadEngine(opts: { improveMs?: number } = {}): WhatIfEngine 
   const solver = new WasmSolver({ improveMs: opts.improveMs ?? 200 });
   const lp = inThreadLp();
   return {
+    solver,
     provision: (s, pods, o) => provision(s, pods, { exact: o.exact, solver }),
     lowerBound: (s, pods) => lowerBound(provisionInput(s, pods), lp, { timeLimitSec: LP_SECONDS }),
   };
