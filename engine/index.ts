@@ -30,3 +30,4 @@ export { buildBoundModel, type BoundModel } from './bound/model.ts';
 export { fromLabels, fromSelectorRequirements, intersects, singleValueLabels } from './scheduling/requirements.ts';
 // What-if reports (engine/whatif): snapshots in, plans, costs and explanations out.
 export * from './whatif/index.ts';
+export { mulberry32, type Rng } from './domain/random.ts';
