@@ -76,10 +76,10 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
   const options = resolveOptions([], {}, { 'cluster-name': clusterName, 'metrics-port': '0', 'health-probe-port': '0', ...(opts.options ?? {}) });
   let provider: SimCloudProvider | undefined;
   const operator = await newOperator({
-    options, clock, log, kubeConfig: cluster.kubeConfig(), simNetwork: network,
+    options, clock, log, kubeConfig: cluster.kubeConfig(),
     ...(opts.only ? { only: opts.only } : {}), ...(opts.informerBackoff ? { informerBackoff: opts.informerBackoff } : {}),
     cloudProvider: ({ nodeClass }) => (provider = new SimCloudProvider({
-      clock, region, nodeClass, kubelet: cluster.kubelet, zonesOf: (nc) => toNodeClass(nc).zones,
+      clock, region, nodeClass, kubelet: cluster.kubelet, network, zonesOf: (nc) => toNodeClass(nc).zones,
       ...(opts.launchMs !== undefined ? { launchMs: opts.launchMs } : {}), ...(opts.terminateMs !== undefined ? { terminateMs: opts.terminateMs } : {}),
     })),
   });
