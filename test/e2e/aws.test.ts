@@ -4,8 +4,10 @@
 import { CreateFleetCommand, DeleteLaunchTemplateCommand, TerminateInstancesCommand, type CreateFleetCommandInput } from '@aws-sdk/client-ec2';
 import { DeleteInstanceProfileCommand } from '@aws-sdk/client-iam';
 import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseNodeClaim } from '../../engine/index.ts';
+import { withMetrics } from '../../controller/cloudprovider/metrics.ts';
 import { driftQueryOf } from '../../controller/cloudprovider/types.ts';
 import { awsSimulation, type AwsSimulation } from '../support/aws-simulation.ts';
 import { condition, deployment, guide } from '../support/simulation.ts';
@@ -20,6 +22,8 @@ const claims = (s: AwsSimulation) => s.cluster.store.list('nodeclaims.karpenter.
 const podsRunning = (s: AwsSimulation, app: string) =>
   s.cluster.store.list('pods', { namespace: 'default' }).filter((p) => p.metadata.labels?.['app'] === app && (p.status as { phase?: string }).phase === 'Running' && !p.metadata.deletionTimestamp).length;
 const fleetInputs = (s: AwsSimulation): CreateFleetCommandInput[] => s.account.ec2.commandCalls(CreateFleetCommand).map((c) => c.args[0].input);
+/** The class selects one AMI by id (an id term needs amiFamily; AL2023 is what the alias resolved to). */
+const withAmi = (yaml: string, id: string) => yaml.replace('  amiSelectorTerms:\n    - alias: al2023@latest', `  amiFamily: AL2023\n  amiSelectorTerms:\n    - id: ${id}`);
 const eventsOf = (s: AwsSimulation, reason: string) => s.cluster.store.list('events').filter((e) => e['reason'] === reason);
 
 describe('the AWS provider in the controller', () => {
@@ -64,5 +68,130 @@ describe('the AWS provider in the controller', () => {
     expect(claim!.metadata.labels).toMatchObject({ 'node.kubernetes.io/instance-type': 'm7i-flex.large', 'karpenter.sh/capacity-type': 'on-demand', 'karpenter.sh/nodepool': 'production' });
     expect(claim!.metadata.annotations?.['karpenter.k8s.aws/instance-profile-name']).toBe(status.instanceProfile);
     expect(condition(claim!, 'Initialized')?.status).toBe('True');
+  });
+
+  it('reports a selector that matches no subnet on the EC2NodeClass and its NodePool, and recovers once the subnets are tagged', async () => {
+    // The guide's §13 first cause: the subnets lack the network-type=private tag the class selects.
+    sim = await awsSimulation({ account: { subnetTags: { 'karpenter.sh/discovery': 'my-cluster' } } });
+    await sim.apply(guide('guide-07.yaml'));
+    const nc = sim.get('EC2NodeClass', 'production')!;
+    expect(condition(nc, 'SubnetsReady')).toMatchObject({ status: 'False', reason: 'SubnetsNotFound' });
+    expect(condition(nc, 'SubnetsReady')?.message).toContain('karpenter.sh/discovery=<cluster name>');
+    expect(condition(nc, 'Ready')).toMatchObject({ status: 'False', reason: 'UnhealthyDependents' });
+    expect(condition(nc, 'Ready')?.message).toMatch(/^SubnetsReady=False \(subnetSelectorTerms \[.*network-type.*\] matched no subnets/);
+    expect((nc.status as { subnets: unknown[] }).subnets).toEqual([]);
+    const pool = sim.get('NodePool', 'production')!;
+    expect(condition(pool, 'NodeClassReady')).toMatchObject({ status: 'False', reason: 'UnhealthyDependents' });
+    expect(condition(pool, 'Ready')).toMatchObject({ status: 'False', message: 'NodeClassReady is False' });
+    expect(eventsOf(sim, 'SubnetsNotFound').map((e) => (e['involvedObject'] as { name: string }).name)).toEqual(['production']);
+
+    await sim.apply(deployment('web', 1));
+    await sim.clock.advance(30_000);
+    expect(fleetInputs(sim)).toEqual([]);
+    expect(eventsOf(sim, 'FailedScheduling').some((e) => String(e['message']).includes('production (NodeClassReady is False'))).toBe(true);
+
+    sim.account.setSubnetTags({ 'karpenter.sh/discovery': 'my-cluster', 'network-type': 'private' });
+    await sim.clock.advanceUntil(() => podsRunning(sim!, 'web') === 1, 300_000, 'web running once the subnets are tagged');
+    expect(condition(sim.get('EC2NodeClass', 'production')!, 'Ready')?.status).toBe('True');
+    expect(fleetInputs(sim)).toHaveLength(1);
+  });
+
+  it('acts on a spot interruption from the queue, deletes it, and counts and deletes a message it cannot parse', async () => {
+    sim = await awsSimulation();
+    await sim.apply(guide('guide-03.yaml'));
+    await sim.apply(guide('guide-05.yaml'));
+    await sim.apply(deployment('web', 1));
+    await sim.clock.advanceUntil(() => podsRunning(sim!, 'web') === 1, 180_000, 'web running');
+    const [first] = claims(sim);
+    expect(first!.metadata.labels?.['karpenter.sh/capacity-type']).toBe('spot');
+    const [instance] = [...sim.account.instances.values()];
+    const type = instance!.InstanceType!;
+    const zone = instance!.Placement!.AvailabilityZone!;
+
+    const event = JSON.parse(readFileSync(new URL('../../controller/cloudprovider/aws/testdata/interruption-events/spot-interruption-warning.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+    const body = JSON.stringify({ ...event, time: new Date(sim.clock.now()).toISOString(), region: 'ap-northeast-2', detail: { 'instance-id': instance!.InstanceId, 'instance-action': 'terminate' } });
+    const spotHandle = sim.account.send(body);
+    const badHandle = sim.account.send('{"this is": "not an EventBridge event"}');
+    await sim.settle();
+
+    const deleted = sim.account.sqs.commandCalls(DeleteMessageCommand).map((c) => c.args[0].input.ReceiptHandle);
+    expect(deleted.sort()).toEqual([spotHandle, badHandle].sort());
+    expect(sim.account.undeleted()).toBe(0);
+    const m = sim.operator.metrics;
+    expect(await m.value('karpenter_interruption_received_messages_total', { message_type: 'spot_interrupted' })).toBe(1);
+    expect(await m.value('karpenter_interruption_received_messages_total', { message_type: 'unparseable' })).toBe(1);
+    expect(await m.value('karpenter_interruption_deleted_messages_total')).toBe(2);
+    expect(await m.value('karpenter_interruption_message_queue_duration_seconds')).toBe(1);
+    expect(await m.value('karpenter_nodeclaims_disrupted_total', { reason: 'interrupted', capacity_type: 'spot' })).toBe(1);
+    expect(eventsOf(sim, 'SpotInterrupted').map((e) => (e['involvedObject'] as { kind: string }).kind).sort()).toEqual(['Node', 'NodeClaim']);
+    // Karpenter's ICE cache: the interrupted offering is kept from the replacement for 3 minutes.
+    expect(sim.provider.aws.unavailableOfferings.isUnavailable('spot', type, zone)).toBe(true);
+
+    await sim.clock.advanceUntil(() => podsRunning(sim!, 'web') === 1 && claims(sim!).length === 1 && claims(sim!)[0]!.metadata.name !== first!.metadata.name, 300_000, 'web moved to a replacement');
+    expect(sim.account.ec2.commandCalls(TerminateInstancesCommand).flatMap((c) => c.args[0].input.InstanceIds)).toEqual([instance!.InstanceId]);
+    const replacement = fleetInputs(sim)[1]!.LaunchTemplateConfigs!.flatMap((c) => c.Overrides ?? []);
+    expect(replacement.some((o) => o.InstanceType === type && o.AvailabilityZone === zone)).toBe(false);
+    expect(replacement.length).toBeGreaterThan(0);
+  });
+
+  it('reaches the AWS drift checks through the cloud-provider seam', async () => {
+    sim = await awsSimulation();
+    await sim.apply(guide('guide-07.yaml'));
+    await sim.apply(deployment('web', 1));
+    await sim.clock.advanceUntil(() => podsRunning(sim!, 'web') === 1, 180_000, 'web running');
+    // As the disruption loop sees the provider: through the metrics decorator main.ts puts on it.
+    const seam = withMetrics(sim.operator.cloudProvider, sim.operator.metrics, 'disruption');
+    const drift = async () => {
+      const r = parseNodeClaim(claims(sim!)[0]);
+      if (!r.ok) throw new Error('nodeclaim does not parse');
+      return seam.isDrifted(driftQueryOf(r.value)!);
+    };
+    expect(await drift()).toBeUndefined();
+
+    // Dynamic: the class now selects another AMI (selector terms are not hashed).
+    sim.account.publishAmis('v2');
+    await sim.apply(withAmi(guide('guide-07.yaml'), 'ami-v2x86std'));
+    expect((sim.get('EC2NodeClass', 'production')!.status as { amis: Array<{ id: string }> }).amis.map((a) => a.id)).toEqual(['ami-v2x86std']);
+    expect(await drift()).toBe('AMIDrift');
+
+    // Static: a hashed field changes; the class's hash annotation moves, the NodeClaim keeps the one it launched with.
+    const launchedHash = claims(sim)[0]!.metadata.annotations?.['karpenter.k8s.aws/ec2nodeclass-hash'];
+    await sim.apply(withAmi(guide('guide-07.yaml'), 'ami-v2x86std').replace('ManagedBy: karpenter', 'ManagedBy: karpenter-ts'));
+    expect(sim.get('EC2NodeClass', 'production')!.metadata.annotations?.['karpenter.k8s.aws/ec2nodeclass-hash']).not.toBe(launchedHash);
+    expect(await drift()).toBe('NodeClassDrift');
+    expect(await sim.operator.metrics.value('karpenter_cloudprovider_duration_seconds', { controller: 'disruption', method: 'isDrifted', provider: 'aws' })).toBe(3);
+
+    // A NodeClaim launched under another hash version (Karpenter's v5) gets the current hash instead of drifting.
+    const name = claims(sim)[0]!.metadata.name!;
+    sim.cluster.api.patch('nodeclaims.karpenter.sh', undefined, name, 'merge', { metadata: { annotations: { 'karpenter.k8s.aws/ec2nodeclass-hash': '123', 'karpenter.k8s.aws/ec2nodeclass-hash-version': 'v5' } } });
+    await sim.apply(withAmi(guide('guide-07.yaml'), 'ami-v2x86std').replace('ManagedBy: karpenter', 'ManagedBy: platform'));
+    const rewritten = sim.get('NodeClaim', name)!.metadata.annotations!;
+    expect(rewritten['karpenter.k8s.aws/ec2nodeclass-hash-version']).toBe('kts-v1');
+    expect(rewritten['karpenter.k8s.aws/ec2nodeclass-hash']).toBe(sim.get('EC2NodeClass', 'production')!.metadata.annotations?.['karpenter.k8s.aws/ec2nodeclass-hash']);
+    expect(await drift()).toBe('AMIDrift');
+  });
+
+  it('keeps a deleted EC2NodeClass until its NodeClaims are gone, then deletes its launch templates and instance profile', async () => {
+    sim = await awsSimulation();
+    await sim.apply(guide('guide-07.yaml'));
+    await sim.apply(deployment('web', 1));
+    await sim.clock.advanceUntil(() => podsRunning(sim!, 'web') === 1, 180_000, 'web running');
+    const profile = (sim.get('EC2NodeClass', 'production')!.status as { instanceProfile: string }).instanceProfile;
+    const templates = sim.account.launchTemplates.size;
+    expect(templates).toBeGreaterThan(0); // one per AMI and max-pods group
+
+    sim.cluster.api.delete('ec2nodeclasses.karpenter.k8s.aws', undefined, 'production');
+    await sim.settle();
+    expect(sim.get('EC2NodeClass', 'production')?.metadata.deletionTimestamp).toBeDefined();
+    expect(eventsOf(sim, 'WaitingOnNodeClaimTermination').map((e) => e['message'])).toEqual([`Waiting on NodeClaim termination for ${claims(sim)[0]!.metadata.name}`]);
+    expect(condition(sim.get('NodePool', 'production')!, 'NodeClassReady')?.reason).toBe('NodeClassTerminating');
+
+    sim.cluster.api.delete('nodeclaims.karpenter.sh', undefined, claims(sim)[0]!.metadata.name!);
+    await sim.clock.advanceUntil(() => sim!.get('EC2NodeClass', 'production') === undefined, 300_000, 'the node class gone');
+    expect(claims(sim)).toEqual([]);
+    expect(sim.account.ec2.commandCalls(DeleteLaunchTemplateCommand)).toHaveLength(templates);
+    expect(sim.account.launchTemplates.size).toBe(0);
+    expect(sim.account.iam.commandCalls(DeleteInstanceProfileCommand).map((c) => c.args[0].input.InstanceProfileName)).toEqual([profile]);
+    expect(sim.account.profiles.size).toBe(0);
   });
 });

@@ -195,7 +195,7 @@ export class FakeAwsAccount {
     const ids: string[] = [];
     const tags = input.TagSpecifications?.find((t) => t.ResourceType === 'instance')?.Tags ?? [];
     for (let n = 0; n < (input.TargetCapacitySpecification?.TotalTargetCapacity ?? 1); n++) {
-      const id = `i-0${(0xa0000000 + ++this.seq).toString(16)}0000000`;
+      const id = `i-0${(++this.seq).toString(16).padStart(16, '0')}`;
       ids.push(id);
       const inst: Instance = {
         InstanceId: id, InstanceType: pick.ov.InstanceType, ImageId: pick.ov.ImageId, SubnetId: pick.ov.SubnetId,

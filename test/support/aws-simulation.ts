@@ -112,7 +112,7 @@ function bootNodes(cluster: SimCluster, clock: SimClock): { running: (i: Instanc
     const status = claim.status as { capacity?: Record<string, string>; allocatable?: Record<string, string> };
     const [, zone, id] = /^aws:\/\/\/([^/]+)\/(.+)$/.exec(providerID)!;
     cluster.kubelet.registerInstance({
-      providerID, nodeName: `ip-${id!.slice(2, 10)}.${zone!.slice(0, -1)}.compute.internal`, labels: { ...claim.metadata.labels },
+      providerID, nodeName: `${id}.${zone!.slice(0, -1)}.compute.internal`, // EC2's resource-based host names labels: { ...claim.metadata.labels },
       taints: spec.taints ?? [], startupTaints: spec.startupTaints ?? [], capacity: status.capacity ?? {}, allocatable: status.allocatable ?? {},
     });
   };
