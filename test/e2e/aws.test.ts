@@ -5,17 +5,39 @@ import { CreateFleetCommand, DeleteLaunchTemplateCommand, TerminateInstancesComm
 import { DeleteInstanceProfileCommand } from '@aws-sdk/client-iam';
 import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { parseNodeClaim } from '../../engine/index.ts';
 import { withMetrics } from '../../controller/cloudprovider/metrics.ts';
 import { driftQueryOf } from '../../controller/cloudprovider/types.ts';
+import { calledInCode, chartRules, requested } from '../deploy/rbac.ts';
 import { awsSimulation, type AwsSimulation } from '../support/aws-simulation.ts';
 import { condition, deployment, guide } from '../support/simulation.ts';
 
 let sim: AwsSimulation | undefined;
+
+// RBAC truth: every request the controller sent to the API server in these runs is granted by the chart's
+// ClusterRole (nothing here is namespaced to the release namespace), and is one the code reader of
+// test/deploy/rbac.ts found (so its static table cannot miss what a real run does).
+const roles = chartRules();
+const inCode = new Set(calledInCode().calls.map((c) => c.triple));
+const seen = new Set<string>();
 afterEach(async () => {
+  if (sim) {
+    const requests = requested(sim.controllerRequests());
+    expect(requests.filter((r) => !roles.clusterRole.has(r.triple)).map((r) => `${r.triple} ${r.path}`)).toEqual([]);
+    expect([...new Set(requests.map((r) => r.triple))].filter((t) => !inCode.has(t))).toEqual([]);
+    for (const r of requests) seen.add(r.triple);
+  }
   await sim?.close();
   sim = undefined;
+});
+afterAll(() => {
+  // The runs above exercised the writes that matter, so the check above was not vacuous.
+  const exercised = [
+    'karpenter.sh|nodeclaims|create', 'karpenter.sh|nodeclaims/status|patch', 'karpenter.sh|nodeclaims|delete', 'karpenter.k8s.aws|ec2nodeclasses/status|patch',
+    'karpenter.k8s.aws|ec2nodeclasses|patch', '|nodes|patch', '|nodes|delete', '|pods/eviction|create', '|events|create', '|pods|watch',
+  ];
+  if (seen.size) expect(exercised.filter((t) => !seen.has(t))).toEqual([]);
 });
 
 const claims = (s: AwsSimulation) => s.cluster.store.list('nodeclaims.karpenter.sh');

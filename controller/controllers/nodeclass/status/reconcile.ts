@@ -52,11 +52,9 @@ function needsLook(obj: KubeObject, old: KubeObject | undefined): boolean {
 }
 
 export function newNodeClassStatus(ctx: ControllerContext, provider: NodeClassProvider): Controller {
-  const kind = 'EC2NodeClass';
-
   async function addFinalizer(obj: KubeObject): Promise<KubeObject> {
     const m = obj.metadata;
-    const latest = await ctx.kube.patch(kind, m.name!, { metadata: { resourceVersion: m.resourceVersion, finalizers: [...(m.finalizers ?? []), NODECLASS_FINALIZER] } });
+    const latest = await ctx.kube.patch('EC2NodeClass', m.name!, { metadata: { resourceVersion: m.resourceVersion, finalizers: [...(m.finalizers ?? []), NODECLASS_FINALIZER] } });
     ctx.cluster.applyNodeClass(latest);
     return latest;
   }
@@ -67,12 +65,12 @@ export function newNodeClassStatus(ctx: ControllerContext, provider: NodeClassPr
     for (let attempt = 1; ; attempt++) {
       if (sameStatus(cur.status ?? {}, next)) return cur;
       try {
-        const latest = await ctx.kube.patchStatus(kind, cur.metadata.name!, { ...next }, { ...(cur.metadata.resourceVersion ? { resourceVersion: cur.metadata.resourceVersion } : {}) });
+        const latest = await ctx.kube.patchStatus('EC2NodeClass', cur.metadata.name!, { ...next }, { ...(cur.metadata.resourceVersion ? { resourceVersion: cur.metadata.resourceVersion } : {}) });
         ctx.cluster.applyNodeClass(latest);
         return latest;
       } catch (e) {
         if (!isConflict(e) || attempt >= STATUS_WRITE_ATTEMPTS) throw e;
-        cur = await ctx.kube.get(kind, cur.metadata.name!);
+        cur = await ctx.kube.get('EC2NodeClass', cur.metadata.name!);
         ctx.cluster.applyNodeClass(cur);
       }
     }
@@ -81,7 +79,7 @@ export function newNodeClassStatus(ctx: ControllerContext, provider: NodeClassPr
   async function writeAnnotations(obj: KubeObject, annotations: Readonly<Record<string, string>>): Promise<KubeObject> {
     const have = obj.metadata.annotations ?? {};
     if (Object.entries(annotations).every(([k, v]) => have[k] === v)) return obj;
-    const latest = await ctx.kube.patch(kind, obj.metadata.name!, { metadata: { annotations } });
+    const latest = await ctx.kube.patch('EC2NodeClass', obj.metadata.name!, { metadata: { annotations } });
     ctx.cluster.applyNodeClass(latest);
     return latest;
   }
@@ -102,7 +100,7 @@ export function newNodeClassStatus(ctx: ControllerContext, provider: NodeClassPr
   function reportFalse(obj: KubeObject): void {
     for (const c of conditionsOf(obj)) {
       if (c.type === 'Ready' || c.status !== 'False') continue;
-      ctx.events.publish({ involved: targetOf(obj, kind), type: 'Warning', reason: c.reason || `${c.type}False`, message: c.message || `${c.type} is False` });
+      ctx.events.publish({ involved: targetOf(obj, 'EC2NodeClass'), type: 'Warning', reason: c.reason || `${c.type}False`, message: c.message || `${c.type} is False` });
     }
   }
 
@@ -122,11 +120,11 @@ export function newNodeClassStatus(ctx: ControllerContext, provider: NodeClassPr
     const users = ctx.cluster.nodeClaims().filter((c) => usesClass(c, m.name!)).map((c) => c.info.name).sort();
     if (users.length) {
       const shown = users.slice(0, 5).join(', ') + (users.length > 5 ? ` and ${users.length - 5} other(s)` : '');
-      ctx.events.publish({ involved: targetOf(obj, kind), type: 'Normal', reason: 'WaitingOnNodeClaimTermination', message: `Waiting on NodeClaim termination for ${shown}` });
+      ctx.events.publish({ involved: targetOf(obj, 'EC2NodeClass'), type: 'Normal', reason: 'WaitingOnNodeClaimTermination', message: `Waiting on NodeClaim termination for ${shown}` });
       return requeueAfter(WAIT_FOR_NODECLAIMS_MS);
     }
     if (nc) await provider.finalize(nc);
-    await ctx.kube.patch(kind, m.name!, { metadata: { resourceVersion: m.resourceVersion, finalizers: (m.finalizers ?? []).filter((f) => f !== NODECLASS_FINALIZER) } }).catch(ignoreNotFound);
+    await ctx.kube.patch('EC2NodeClass', m.name!, { metadata: { resourceVersion: m.resourceVersion, finalizers: (m.finalizers ?? []).filter((f) => f !== NODECLASS_FINALIZER) } }).catch(ignoreNotFound);
     ctx.log.info({ ec2nodeclass: m.name }, 'released the node class');
     return done;
   }
