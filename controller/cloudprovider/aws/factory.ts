@@ -53,11 +53,15 @@ export function kubeConfigCA(ctx: Pick<CloudProviderContext, 'kube'>): string | 
   return undefined;
 }
 
-export function awsSettingsOf(ctx: CloudProviderContext, region: string): AwsSettings {
-  const o = ctx.options;
-  if (!o.clusterEndpoint) {
+function requireEndpoint(ctx: Pick<CloudProviderContext, 'options'>): void {
+  if (!ctx.options.clusterEndpoint) {
     throw new Error('--cluster-endpoint (CLUSTER_ENDPOINT) is required by the AWS provider: nodes need the API server URL in their user data (`aws eks describe-cluster --query cluster.endpoint`; this build does not look it up with eks:DescribeCluster)');
   }
+}
+
+export function awsSettingsOf(ctx: CloudProviderContext, region: string): AwsSettings {
+  const o = ctx.options;
+  requireEndpoint(ctx);
   const ca = o.clusterCABundle || kubeConfigCA(ctx);
   return {
     clusterName: o.clusterName,
@@ -104,6 +108,7 @@ function nodeClassLookup(ctx: CloudProviderContext): (name: string) => EC2NodeCl
 
 export function awsProviderFactory(f: AwsFactoryOptions = {}): CloudProviderFactory {
   return async (ctx) => {
+    requireEndpoint(ctx);
     const region = await resolveRegion({ env: f.env ?? process.env, ...(f.region ?? {}) });
     const settings = awsSettingsOf(ctx, region);
     const clients = f.clients ? f.clients(region) : awsClients({ region, ...(f.clientOptions ?? {}) });
