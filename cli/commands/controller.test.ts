@@ -40,11 +40,12 @@ describe('karpenter-ts controller', () => {
 
   it('runs with the AWS provider: its metrics on /metrics, stopped cleanly', async () => {
     // Every SDK client of these classes is answered in process: nothing leaves the machine.
-    const mocks = [mockClient(EC2Client), mockClient(PricingClient), mockClient(SSMClient), mockClient(IAMClient), mockClient(SQSClient)];
-    const [ec2, pricing] = mocks;
-    ec2!.on(DescribeInstanceTypesCommand).resolves({ InstanceTypes: [] });
-    ec2!.on(DescribeInstanceTypeOfferingsCommand).resolves({ InstanceTypeOfferings: [] });
-    pricing!.on(GetProductsCommand).resolves({ PriceList: [] });
+    const ec2 = mockClient(EC2Client);
+    const pricing = mockClient(PricingClient);
+    const mocks = [ec2, pricing, mockClient(SSMClient), mockClient(IAMClient), mockClient(SQSClient)];
+    ec2.on(DescribeInstanceTypesCommand).resolves({ InstanceTypes: [] });
+    ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({ InstanceTypeOfferings: [] });
+    pricing.on(GetProductsCommand).resolves({ PriceList: [] });
     const region = process.env['AWS_REGION'];
     process.env['AWS_REGION'] = 'ap-northeast-2';
     const cluster = await startSimCluster({ clock: scaledClock(1) });

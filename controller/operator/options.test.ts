@@ -60,7 +60,9 @@ describe('resolveOptions', () => {
   });
 
   it('refuses AWS settings out of range, naming the variable', () => {
-    expect(problems([], { VM_MEMORY_OVERHEAD_PERCENT: '1.5', RESERVED_ENIS: '-1', ISOLATED_VPC: 'yes' })).toEqual([
+    expect(resolveOptions([], { CLUSTER_CIDR: '172.20.0.0/16' }).clusterCIDR).toBe('172.20.0.0/16');
+    expect(problems([], { CLUSTER_CIDR: '172.20.0.0', VM_MEMORY_OVERHEAD_PERCENT: '1.5', RESERVED_ENIS: '-1', ISOLATED_VPC: 'yes' })).toEqual([
+      'CLUSTER_CIDR (--cluster-cidr) must be a CIDR such as 10.100.0.0/16, got "172.20.0.0"',
       'VM_MEMORY_OVERHEAD_PERCENT (--vm-memory-overhead-percent) must be a number from 0 up to (not including) 1, got "1.5"',
       'RESERVED_ENIS (--reserved-enis) must be a whole number >= 0, got "-1"',
       'ISOLATED_VPC (--isolated-vpc) must be true or false, got "yes"',
@@ -73,6 +75,6 @@ describe('resolveOptions', () => {
 
   it('documents every option with its environment variable', () => {
     const help = optionsHelp();
-    for (const env of ['CLUSTER_NAME', 'BATCH_MAX_DURATION', 'BATCH_IDLE_DURATION', 'METRICS_PORT', 'HEALTH_PROBE_PORT', 'LOG_LEVEL', 'FEATURE_GATES', 'PREFERENCE_POLICY', 'MIN_VALUES_POLICY', 'CLUSTER_ENDPOINT', 'CLUSTER_CA_BUNDLE', 'VM_MEMORY_OVERHEAD_PERCENT', 'RESERVED_ENIS', 'ISOLATED_VPC', 'EKS_CONTROL_PLANE', 'INTERRUPTION_QUEUE']) expect(help).toContain(env);
+    for (const env of ['CLUSTER_NAME', 'BATCH_MAX_DURATION', 'BATCH_IDLE_DURATION', 'METRICS_PORT', 'HEALTH_PROBE_PORT', 'LOG_LEVEL', 'FEATURE_GATES', 'PREFERENCE_POLICY', 'MIN_VALUES_POLICY', 'CLUSTER_ENDPOINT', 'CLUSTER_CA_BUNDLE', 'CLUSTER_CIDR', 'VM_MEMORY_OVERHEAD_PERCENT', 'RESERVED_ENIS', 'ISOLATED_VPC', 'EKS_CONTROL_PLANE', 'INTERRUPTION_QUEUE']) expect(help).toContain(env);
   });
 });

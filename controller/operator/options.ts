@@ -35,6 +35,8 @@ export interface ResolvedOptions {
   readonly clusterEndpoint: string;
   /** Base64 CA bundle for node user data; empty = the controller's own kubeconfig CA. */
   readonly clusterCABundle: string;
+  /** The cluster's service CIDR for AL2023 user data (nodeadm requires it); empty = unknown. */
+  readonly clusterCIDR: string;
   /** Fraction of memory taken off every instance type for the hypervisor, in [0, 1). */
   readonly vmMemoryOverheadPercent: number;
   /** ENIs left out of the max-pods computation. */
@@ -45,7 +47,7 @@ export interface ResolvedOptions {
   readonly eksControlPlane: boolean;
 }
 
-type Kind = 'string' | 'duration' | 'port' | 'enum' | 'gates' | 'fraction' | 'count' | 'bool';
+type Kind = 'string' | 'duration' | 'port' | 'enum' | 'gates' | 'fraction' | 'count' | 'bool' | 'cidr';
 
 interface Spec {
   readonly flag: string;
@@ -71,6 +73,7 @@ export const OPTION_SPECS: readonly Spec[] = [
   { flag: 'interruption-queue', env: 'INTERRUPTION_QUEUE', kind: 'string', default: '', help: 'SQS queue name for spot interruption and health events' },
   { flag: 'cluster-endpoint', env: 'CLUSTER_ENDPOINT', kind: 'string', default: '', help: 'API server URL for node user data (required with the AWS provider)' },
   { flag: 'cluster-ca-bundle', env: 'CLUSTER_CA_BUNDLE', kind: 'string', default: '', help: 'Base64 cluster CA for node user data (default: the kubeconfig\'s CA)' },
+  { flag: 'cluster-cidr', env: 'CLUSTER_CIDR', kind: 'cidr', default: '', help: 'The cluster\'s service CIDR for AL2023 node user data (Karpenter reads it from eks:DescribeCluster)' },
   { flag: 'vm-memory-overhead-percent', env: 'VM_MEMORY_OVERHEAD_PERCENT', kind: 'fraction', default: '0.075', help: 'Fraction of instance memory reserved for the hypervisor' },
   { flag: 'reserved-enis', env: 'RESERVED_ENIS', kind: 'count', default: '0', help: 'ENIs left out of the max-pods computation' },
   { flag: 'isolated-vpc', env: 'ISOLATED_VPC', kind: 'bool', default: 'false', help: 'No Pricing API calls; use the static price table' },
@@ -179,6 +182,7 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     interruptionQueue: values['interruption-queue'] as string,
     clusterEndpoint: values['cluster-endpoint'] as string,
     clusterCABundle: values['cluster-ca-bundle'] as string,
+    clusterCIDR: values['cluster-cidr'] as string,
     vmMemoryOverheadPercent: values['vm-memory-overhead-percent'] as number,
     reservedENIs: values['reserved-enis'] as number,
     isolatedVPC: values['isolated-vpc'] as boolean,
@@ -221,6 +225,11 @@ function parseValue(spec: Spec, raw: string, where: string, problems: string[]):
       const n = /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
       if (!Number.isSafeInteger(n)) problems.push(`${where} must be a whole number >= 0, got "${raw}"`);
       return n;
+    }
+    case 'cidr': {
+      const v = raw.trim();
+      if (v && !/^(\d{1,3}(\.\d{1,3}){3}\/\d{1,2}|[0-9a-fA-F:]+:[0-9a-fA-F:]*\/\d{1,3})$/.test(v)) problems.push(`${where} must be a CIDR such as 10.100.0.0/16, got "${raw}"`);
+      return v;
     }
     case 'bool': {
       // Go's strconv.ParseBool, which Karpenter's flags use.

@@ -1,7 +1,7 @@
 // The controller with the AWS provider, end to end: the real operator and the provider as
 // `karpenter-ts controller` builds them, the simulated API server and kubelets, the AWS SDK v3 clients
 // answered by a fake account, on a manual clock. The guide's EC2NodeClass and NodePool apply unchanged.
-import { CreateFleetCommand, DeleteLaunchTemplateCommand, TerminateInstancesCommand, type CreateFleetCommandInput } from '@aws-sdk/client-ec2';
+import { CreateFleetCommand, CreateLaunchTemplateCommand, DeleteLaunchTemplateCommand, TerminateInstancesCommand, type CreateFleetCommandInput } from '@aws-sdk/client-ec2';
 import { DeleteInstanceProfileCommand } from '@aws-sdk/client-iam';
 import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import { readFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { parseNodeClaim } from '../../engine/index.ts';
 import { withMetrics } from '../../controller/cloudprovider/metrics.ts';
 import { driftQueryOf } from '../../controller/cloudprovider/types.ts';
 import { calledInCode, chartRules, requested } from '../deploy/rbac.ts';
-import { awsSimulation, type AwsSimulation } from '../support/aws-simulation.ts';
+import { awsSimulation, CLUSTER_CA, CLUSTER_ENDPOINT, type AwsSimulation } from '../support/aws-simulation.ts';
 import { condition, deployment, guide } from '../support/simulation.ts';
 
 let sim: AwsSimulation | undefined;
@@ -81,6 +81,15 @@ describe('the AWS provider in the controller', () => {
       Environment: 'production', ManagedBy: 'karpenter', 'kubernetes.io/cluster/my-cluster': 'owned', 'karpenter.sh/nodepool': 'production',
       'eks:eks-cluster-name': 'my-cluster', 'karpenter.k8s.aws/ec2nodeclass': 'production',
     });
+
+    // The launch template's user data carries what the options gave: endpoint, CA, service CIDR (nodeadm).
+    const templates = sim.account.ec2.commandCalls(CreateLaunchTemplateCommand).map((c) => c.args[0].input);
+    expect(templates.length).toBeGreaterThan(0);
+    const userData = Buffer.from(templates[0]!.LaunchTemplateData!.UserData!, 'base64').toString();
+    expect(userData).toContain(`apiServerEndpoint: ${CLUSTER_ENDPOINT}`);
+    expect(userData).toContain(`certificateAuthority: ${CLUSTER_CA}`);
+    expect(userData).toContain('cidr: 10.100.0.0/16');
+    expect(templates[0]!.LaunchTemplateData!.IamInstanceProfile).toEqual({ Name: status.instanceProfile });
 
     const [claim] = claims(sim);
     const providerID = (claim!.status as { providerID: string }).providerID;

@@ -18,6 +18,7 @@ import { settler } from '../../controller/simulation/environment.ts';
 import { FakeAwsAccount, type FakeAccountOptions } from '../fakes/aws-account.ts';
 
 export const CLUSTER_ENDPOINT = 'https://0123456789ABCDEF.gr7.ap-northeast-2.eks.amazonaws.com';
+export const CLUSTER_CA = Buffer.from('-----BEGIN CERTIFICATE-----\nsimulated\n-----END CERTIFICATE-----\n').toString('base64');
 
 export interface AwsSimulation {
   readonly clock: SimClock;
@@ -53,7 +54,7 @@ export async function awsSimulation(o: AwsSimulationOptions = {}): Promise<AwsSi
   installAdmission(cluster.server);
   const account = new FakeAwsAccount({ region: 'ap-northeast-2', clusterName: 'my-cluster', clock, zones: ['ap-northeast-2a', 'ap-northeast-2b', 'ap-northeast-2c', 'ap-northeast-2d'], ...(o.account ?? {}) });
   const options = resolveOptions([], {}, {
-    'cluster-name': 'my-cluster', 'cluster-endpoint': CLUSTER_ENDPOINT, 'interruption-queue': 'my-cluster', 'metrics-port': '0', 'health-probe-port': '0', ...(o.options ?? {}),
+    'cluster-name': 'my-cluster', 'cluster-endpoint': CLUSTER_ENDPOINT, 'cluster-ca-bundle': CLUSTER_CA, 'cluster-cidr': '10.100.0.0/16', 'interruption-queue': 'my-cluster', 'metrics-port': '0', 'health-probe-port': '0', ...(o.options ?? {}),
   });
   const factory = awsProviderFactory({ env: { AWS_REGION: 'ap-northeast-2' }, clients: () => account.clients });
   const operator = await newOperator({ options, clock, log, kubeConfig: cluster.kubeConfig(), cloudProvider: factory });

@@ -1,5 +1,5 @@
 // createCloudProvider: the AWS provider as `karpenter-ts controller` builds it (main.ts's CloudProviderFactory).
-// From the controller's resolved options (CLUSTER_NAME, CLUSTER_ENDPOINT, CLUSTER_CA_BUNDLE,
+// From the controller's resolved options (CLUSTER_NAME, CLUSTER_ENDPOINT, CLUSTER_CA_BUNDLE, CLUSTER_CIDR,
 // INTERRUPTION_QUEUE, ISOLATED_VPC, VM_MEMORY_OVERHEAD_PERCENT, RESERVED_ENIS, MIN_VALUES_POLICY) and the
 // SDK's region it builds the SDK clients and the provider, and connects it to the operator:
 //
@@ -68,6 +68,7 @@ export function awsSettingsOf(ctx: CloudProviderContext, region: string): AwsSet
     region,
     clusterEndpoint: o.clusterEndpoint,
     ...(ca ? { clusterCABundle: ca } : {}),
+    ...(o.clusterCIDR ? { clusterCIDR: o.clusterCIDR } : {}),
     vmMemoryOverheadPercent: o.vmMemoryOverheadPercent,
     reservedENIs: o.reservedENIs,
     isolatedVPC: o.isolatedVPC,
@@ -140,6 +141,7 @@ export function awsProviderFactory(f: AwsFactoryOptions = {}): CloudProviderFact
       profileInUse: (profile) => ctx.cluster.nodeClaims().some((c) => c.info.annotations[INSTANCE_PROFILE_ANNOTATION] === profile),
     });
     let stopJobs: (() => void) | undefined;
+    if (!settings.clusterCIDR) log.warn({}, 'no --cluster-cidr (CLUSTER_CIDR): AL2023 nodes cannot be launched without the service CIDR nodeadm needs');
     log.info({ region, cluster: settings.clusterName, interruptionQueue: settings.interruptionQueue ?? '', isolatedVPC: settings.isolatedVPC }, 'AWS cloud provider ready');
     const handle: AwsProviderHandle = {
       name: aws.name,
