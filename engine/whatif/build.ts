@@ -5,7 +5,7 @@ import { toNodeClass, type EC2NodeClass } from '../api/ec2nodeclass.ts';
 import type { NodeInfo } from '../api/node.ts';
 import { conditionTrue, condition, type NodeClaimInfo } from '../api/nodeclaim.ts';
 import { ec2InstanceTypes, regionsInCatalog, regionZones } from '../catalog/catalog.ts';
-import type { CapacitySettings } from '../catalog/types.ts';
+import { nodeClassCapacitySettings } from '../catalog/nodeclass.ts';
 import { DEFAULT_ENGINE_OPTIONS, type InstanceType, type NodeClass, type NodePool, type Pod, type Snapshot, type StateNode } from '../domain/types.ts';
 import { REGION_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import { isMirrorPod, isOwnedByDaemonSet, isTerminal, podKey } from '../scheduling/pods.ts';
@@ -45,20 +45,6 @@ export function regionOf(objects: ClusterObjects, flag?: string): string {
   return DEFAULT_REGION;
 }
 
-function settingsOf(nc: EC2NodeClass): CapacitySettings {
-  const spec = nc.spec;
-  return {
-    amiFamily: nc.amiFamily,
-    ...(spec.kubelet ? { kubelet: spec.kubelet } : {}),
-    blockDeviceMappings: spec.blockDeviceMappings.map((b) => ({
-      ...(b.deviceName !== undefined ? { deviceName: b.deviceName } : {}),
-      rootVolume: b.rootVolume,
-      ...(b.ebs?.volumeSize !== undefined ? { volumeSize: b.ebs.volumeSize } : {}),
-    })),
-    ...(spec.instanceStorePolicy ? { instanceStorePolicy: spec.instanceStorePolicy } : {}),
-  };
-}
-
 function typesFor(pool: NodePool, classes: readonly EC2NodeClass[], region: string, warnings: string[]): InstanceType[] {
   const ref = pool.template.nodeClassRef;
   const nc = classes.find((c) => c.name === ref.name);
@@ -73,7 +59,7 @@ function typesFor(pool: NodePool, classes: readonly EC2NodeClass[], region: stri
     warnings.push(`NodePool ${pool.name}: the subnets of EC2NodeClass ${nc.name} are in zones ${known.join(', ')}, none in ${region}; no offerings`);
   }
   try {
-    return ec2InstanceTypes({ region, ...(zones.length > 0 ? { zones } : {}), settings: settingsOf(nc) }).map((t) =>
+    return ec2InstanceTypes({ region, ...(zones.length > 0 ? { zones } : {}), settings: nodeClassCapacitySettings(nc) }).map((t) =>
       (known.length > 0 && zones.length === 0 ? { ...t, offerings: t.offerings.map((o) => ({ ...o, available: false })) } : t));
   } catch (e) {
     throw new WhatIfError(`EC2NodeClass ${nc.name}: ${(e as Error).message}`, { cause: e });
