@@ -30,6 +30,8 @@ export interface ResolvedOptions {
   readonly kubeconfig: string;
   /** SQS queue for interruption events (the AWS provider reads it); empty = no interruption handling. */
   readonly interruptionQueue: string;
+  /** The disruption engine's global repack: after Karpenter's methods, instead of its consolidation, or off. */
+  readonly consolidationRepack: 'after' | 'only' | 'off';
 }
 
 type Kind = 'string' | 'duration' | 'port' | 'enum' | 'gates';
@@ -56,6 +58,7 @@ export const OPTION_SPECS: readonly Spec[] = [
   { flag: 'min-values-policy', env: 'MIN_VALUES_POLICY', kind: 'enum', default: 'Strict', values: ['Strict', 'BestEffort'], help: 'What to do when a NodePool\'s minValues cannot be met' },
   { flag: 'kubeconfig', env: 'KUBECONFIG', kind: 'string', default: '', help: 'Path to a kubeconfig (default: in-cluster, then ~/.kube/config)' },
   { flag: 'interruption-queue', env: 'INTERRUPTION_QUEUE', kind: 'string', default: '', help: 'SQS queue name for spot interruption and health events' },
+  { flag: 'consolidation-repack', env: 'CONSOLIDATION_REPACK', kind: 'enum', default: 'after', values: ['after', 'only', 'off'], help: 'Global repack: after Karpenter\'s consolidation finds nothing, instead of it, or off' },
 ];
 
 const GATE_NAMES: Readonly<Record<string, keyof FeatureGates>> = {
@@ -158,6 +161,7 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     minValuesPolicy: values['min-values-policy'] as 'Strict' | 'BestEffort',
     kubeconfig: values['kubeconfig'] as string,
     interruptionQueue: values['interruption-queue'] as string,
+    consolidationRepack: values['consolidation-repack'] as 'after' | 'only' | 'off',
   });
 }
 
