@@ -5,13 +5,15 @@ import type { InterruptionSource, NodeClassProvider } from '../cloudprovider/typ
 import type { Controller } from '../operator/runtime.ts';
 import type { ControllerContext } from './context.ts';
 import { newDisruption, type DisruptionLoop } from './disruption/reconcile.ts';
+import { newOrchestrationQueue } from './disruption/queue.ts';
 import type { DisruptionMethod } from './disruption/types.ts';
-import { emptiness } from './disruption/emptiness.ts';
 import { newInterruption } from './interruption/reconcile.ts';
 import { newPodMetrics } from './metrics/pod/reconcile.ts';
 import { newNodeTermination } from './node/termination/reconcile.ts';
 import { newNodeClassStatus } from './nodeclass/status/reconcile.ts';
 import { newConsolidatable } from './nodeclaim/consolidatable/reconcile.ts';
+import { newDrift } from './nodeclaim/drift/reconcile.ts';
+import { newExpiration } from './nodeclaim/expiration/reconcile.ts';
 import { newGarbageCollection } from './nodeclaim/garbagecollection/reconcile.ts';
 import { newNodeClaimLifecycle } from './nodeclaim/lifecycle/reconcile.ts';
 import { newPodEvents } from './nodeclaim/podevents/reconcile.ts';
@@ -32,7 +34,7 @@ export interface ControllerOptions {
   readonly nodeClasses?: NodeClassProvider;
   /** The cloud provider's interruption feed: adds the interruption controller. */
   readonly interruptions?: InterruptionSource;
-  /** Disruption methods in order (default: emptiness). */
+  /** Disruption engine methods in order (default: production order, then the repack per the options). */
   readonly disruptionMethods?: readonly DisruptionMethod[];
   /** Only these controllers (tests). */
   readonly only?: readonly string[];
@@ -57,10 +59,15 @@ export function newControllers(contextFor: (name: string) => ControllerContext, 
   add('nodeclaim.lifecycle', newNodeClaimLifecycle);
   add('nodeclaim.podevents', newPodEvents);
   add('nodeclaim.consolidatable', newConsolidatable);
+  add('nodeclaim.drift', newDrift);
+  add('nodeclaim.expiration', newExpiration);
   add('nodeclaim.termination', newNodeClaimTermination);
   add('node.termination', newNodeTermination);
   add('nodeclaim.garbagecollection', (ctx) => newGarbageCollection(ctx));
-  const disruption = add('disruption', (ctx) => newDisruption(ctx, opts.disruptionMethods ?? [emptiness]));
+  // The orchestration queue runs with the loop that feeds it.
+  const queue = want('disruption') ? newOrchestrationQueue(contextFor('disruption.queue')) : undefined;
+  if (queue) all.push(queue);
+  const disruption = queue && add('disruption', (ctx) => newDisruption(ctx, { queue, ...(opts.disruptionMethods ? { methods: opts.disruptionMethods } : {}) }));
   add('metrics.pod', newPodMetrics);
   const source = opts.interruptions;
   if (source) add('interruption', (ctx) => newInterruption(ctx, source));

@@ -45,6 +45,8 @@ export interface ResolvedOptions {
   readonly isolatedVPC: boolean;
   /** Discover cluster details with eks:DescribeCluster (accepted; not used by this build). */
   readonly eksControlPlane: boolean;
+  /** The disruption engine's global repack: after Karpenter's methods, instead of its consolidation, or off. */
+  readonly consolidationRepack: 'after' | 'only' | 'off';
 }
 
 type Kind = 'string' | 'duration' | 'port' | 'enum' | 'gates' | 'fraction' | 'count' | 'bool' | 'cidr';
@@ -78,6 +80,7 @@ export const OPTION_SPECS: readonly Spec[] = [
   { flag: 'reserved-enis', env: 'RESERVED_ENIS', kind: 'count', default: '0', help: 'ENIs left out of the max-pods computation' },
   { flag: 'isolated-vpc', env: 'ISOLATED_VPC', kind: 'bool', default: 'false', help: 'No Pricing API calls; use the static price table' },
   { flag: 'eks-control-plane', env: 'EKS_CONTROL_PLANE', kind: 'bool', default: 'false', help: 'Accepted for Karpenter compatibility; cluster details come from the options' },
+  { flag: 'consolidation-repack', env: 'CONSOLIDATION_REPACK', kind: 'enum', default: 'after', values: ['after', 'only', 'off'], help: 'Global repack: after Karpenter\'s consolidation finds nothing, instead of it, or off' },
 ];
 
 const GATE_NAMES: Readonly<Record<string, keyof FeatureGates>> = {
@@ -187,6 +190,7 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     reservedENIs: values['reserved-enis'] as number,
     isolatedVPC: values['isolated-vpc'] as boolean,
     eksControlPlane: values['eks-control-plane'] as boolean,
+    consolidationRepack: values['consolidation-repack'] as 'after' | 'only' | 'off',
   });
 }
 
