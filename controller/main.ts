@@ -6,7 +6,6 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { DEFAULT_ENGINE_OPTIONS, type EC2NodeClass, type EngineOptions, type ProvisionSolver } from '../engine/index.ts';
 import { withFence } from './cloudprovider/fence.ts';
 import { withMetrics } from './cloudprovider/metrics.ts';
-import type { SimNetwork } from './cloudprovider/sim/network.ts';
 import type { CloudProvider } from './cloudprovider/types.ts';
 import type { ControllerContext } from './controllers/context.ts';
 import type { DisruptionMethod } from './controllers/disruption/types.ts';
@@ -26,13 +25,17 @@ import type { Cluster } from './state/cluster.ts';
 import { newClusterState } from './state/feed.ts';
 import type { Backoff, Informers } from './state/informers.ts';
 
-/** What a cloud provider is built from; it may read node classes from cluster state. */
+/** What a cloud provider is built from; it may read node classes and NodeClaims from cluster state. */
 export interface CloudProviderContext {
   readonly options: ResolvedOptions;
   readonly clock: Clock;
   readonly log: Logger;
   readonly cluster: Cluster;
   readonly nodeClass: (name: string) => EC2NodeClass | undefined;
+  /** The API server (its /version, its kubeconfig's CA). */
+  readonly kube: KubeClient;
+  /** The operator's metrics: a provider registers its own series on `metrics.registry`. */
+  readonly metrics: Metrics;
 }
 
 export type CloudProviderFactory = (ctx: CloudProviderContext) => CloudProvider | Promise<CloudProvider>;
@@ -45,8 +48,6 @@ export interface OperatorDeps {
   readonly log?: Logger;
   readonly solver?: ProvisionSolver;
   readonly informerBackoff?: Backoff;
-  /** The simulated account (adds the simulator's EC2NodeClass status controller). */
-  readonly simNetwork?: SimNetwork;
   readonly disruptionMethods?: readonly DisruptionMethod[];
   /** Only these controllers (tests). */
   readonly only?: readonly string[];
@@ -113,7 +114,7 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   const kube = new KubeClient(deps.kubeConfig, { activity, guard: (method, path) => fence.check(`${method} ${path}`) });
   const { cluster, informers } = newClusterState({ kube, kubeConfig: deps.kubeConfig, clock, log, ...(deps.informerBackoff ? { backoff: deps.informerBackoff } : {}) });
   const nodeClass = (name: string) => cluster.nodeClass(name)?.nodeClass;
-  const cloudProvider = await deps.cloudProvider({ options, clock, log: log.child({ component: 'cloudprovider' }), cluster, nodeClass });
+  const cloudProvider = await deps.cloudProvider({ options, clock, log: log.child({ component: 'cloudprovider' }), cluster, nodeClass, kube, metrics });
   const fenced = withFence(cloudProvider, fence);
   const events = new Recorder({ kube, clock, log, activity });
   const engineOptions = engineOptionsOf(options);
@@ -127,7 +128,7 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
     ...(deps.solver ? { solver: deps.solver } : {}),
   });
   const controllers = newControllers(contextFor, {
-    ...(deps.simNetwork ? { simNetwork: deps.simNetwork } : {}),
+    ...(cloudProvider.nodeClasses ? { nodeClasses: cloudProvider.nodeClasses } : {}),
     ...(cloudProvider.interruptions ? { interruptions: cloudProvider.interruptions } : {}),
     ...(deps.disruptionMethods ? { disruptionMethods: deps.disruptionMethods } : {}),
     ...(deps.only ? { only: deps.only } : {}),
@@ -142,12 +143,26 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
     metrics.clusterStateNodeCount.set(cluster.stateNodes().length);
   });
   let dead = false;
+  // The provider's background work (refreshes, clean-ups that write to the cloud) runs only where the
+  // controllers run: on the leader.
+  let providerStarted = false;
+  const startProvider = (): void => {
+    if (providerStarted) return;
+    providerStarted = true;
+    cloudProvider.start?.();
+  };
+  const stopProvider = async (): Promise<void> => {
+    if (!providerStarted) return;
+    providerStarted = false;
+    await cloudProvider.stop?.();
+  };
   const elector = election ? new LeaderElector({
     kube: new KubeClient(deps.kubeConfig, { activity }), clock, log: log.child({ component: 'leader-election' }),
     onStartedLeading: () => {
       if (dead) return;
       metrics.leaderElectionStatus.set({ name: election.name }, 1);
       fence.open();
+      startProvider();
       runtime.start();
     },
     onStoppedLeading: (why) => {
@@ -156,6 +171,7 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
       if (why !== 'lost') return;
       dead = true;
       runtime.halt();
+      void stopProvider();
       deps.onLostLeadership?.();
     },
   }, election) : undefined;
@@ -169,7 +185,10 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
       await informers.start();
       if (dead) return;
       if (elector) elector.run();
-      else runtime.start();
+      else {
+        startProvider();
+        runtime.start();
+      }
     },
     async serve(host) {
       if (options.metricsPort) servers.push(await serve(options.metricsPort, { metrics: () => metrics.text() }, host));
@@ -180,6 +199,7 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
     async stop() {
       gauges.cancel();
       await runtime.stop();
+      await stopProvider();
       await elector?.release();
       fence.shut('the controller stopped');
       dead = true;
@@ -192,6 +212,7 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
       elector?.halt();
       gauges.cancel();
       runtime.halt();
+      void stopProvider();
       informers.stop();
       for (const s of servers.splice(0)) void s.close();
     },

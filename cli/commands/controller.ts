@@ -17,7 +17,7 @@ can also be set by its environment variable (flags win).
 
 options:
 ${optionsHelp()}
-  -h, --help                 show this help
+  -h, --help                      show this help
 
 exit status: 0 stopped by a signal, 1 lost the leader lease (restart it, as Kubernetes does), 2 bad options or
 no usable kubeconfig / cloud provider / leader-election namespace

@@ -21,5 +21,6 @@ export function withFence(cp: CloudProvider, fence: Fence): CloudProvider {
     getInstanceTypes: (np) => cp.getInstanceTypes(np),
     isDrifted: (q) => cp.isDrifted(q),
     ...(cp.interruptions ? { interruptions: cp.interruptions } : {}),
+    ...(cp.nodeClasses ? { nodeClasses: cp.nodeClasses } : {}),
   };
 }

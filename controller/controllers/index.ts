@@ -1,18 +1,19 @@
 // The controller list, in one place (Karpenter's pkg/controllers/controllers.go). main.ts hands each
 // controller a context whose cloud provider is wrapped for metrics with the controller's name.
 // The disruption loop takes its methods as data: the disruption engine adds its own there.
-import type { InterruptionSource } from '../cloudprovider/types.ts';
-import type { SimNetwork } from '../cloudprovider/sim/network.ts';
+import type { InterruptionSource, NodeClassProvider } from '../cloudprovider/types.ts';
 import type { Controller } from '../operator/runtime.ts';
 import type { ControllerContext } from './context.ts';
 import { newDisruption, type DisruptionLoop } from './disruption/reconcile.ts';
+import { newOrchestrationQueue } from './disruption/queue.ts';
 import type { DisruptionMethod } from './disruption/types.ts';
-import { emptiness } from './disruption/emptiness.ts';
 import { newInterruption } from './interruption/reconcile.ts';
 import { newPodMetrics } from './metrics/pod/reconcile.ts';
 import { newNodeTermination } from './node/termination/reconcile.ts';
-import { newSimNodeClassStatus } from './nodeclass/status/reconcile.ts';
+import { newNodeClassStatus } from './nodeclass/status/reconcile.ts';
 import { newConsolidatable } from './nodeclaim/consolidatable/reconcile.ts';
+import { newDrift } from './nodeclaim/drift/reconcile.ts';
+import { newExpiration } from './nodeclaim/expiration/reconcile.ts';
 import { newGarbageCollection } from './nodeclaim/garbagecollection/reconcile.ts';
 import { newNodeClaimLifecycle } from './nodeclaim/lifecycle/reconcile.ts';
 import { newPodEvents } from './nodeclaim/podevents/reconcile.ts';
@@ -29,11 +30,11 @@ export interface ControllerSet {
 }
 
 export interface ControllerOptions {
-  /** The simulated account: adds the simulator's EC2NodeClass status controller. */
-  readonly simNetwork?: SimNetwork;
+  /** The cloud provider's node-class resolution: adds the EC2NodeClass controller. */
+  readonly nodeClasses?: NodeClassProvider;
   /** The cloud provider's interruption feed: adds the interruption controller. */
   readonly interruptions?: InterruptionSource;
-  /** Disruption methods in order (default: emptiness). */
+  /** Disruption engine methods in order (default: production order, then the repack per the options). */
   readonly disruptionMethods?: readonly DisruptionMethod[];
   /** Only these controllers (tests). */
   readonly only?: readonly string[];
@@ -49,8 +50,8 @@ export function newControllers(contextFor: (name: string) => ControllerContext, 
     all.push(c);
     return c;
   };
-  const network = opts.simNetwork;
-  if (network) add('nodeclass.status', (ctx) => newSimNodeClassStatus(ctx, network));
+  const nodeClasses = opts.nodeClasses;
+  if (nodeClasses) add('nodeclass.status', (ctx) => newNodeClassStatus(ctx, nodeClasses));
   add('nodepool.hash', newNodePoolHash);
   add('nodepool.readiness', newNodePoolReadiness);
   add('nodepool.counter', newNodePoolCounter);
@@ -58,10 +59,15 @@ export function newControllers(contextFor: (name: string) => ControllerContext, 
   add('nodeclaim.lifecycle', newNodeClaimLifecycle);
   add('nodeclaim.podevents', newPodEvents);
   add('nodeclaim.consolidatable', newConsolidatable);
+  add('nodeclaim.drift', newDrift);
+  add('nodeclaim.expiration', newExpiration);
   add('nodeclaim.termination', newNodeClaimTermination);
   add('node.termination', newNodeTermination);
   add('nodeclaim.garbagecollection', (ctx) => newGarbageCollection(ctx));
-  const disruption = add('disruption', (ctx) => newDisruption(ctx, opts.disruptionMethods ?? [emptiness]));
+  // The orchestration queue runs with the loop that feeds it.
+  const queue = want('disruption') ? newOrchestrationQueue(contextFor('disruption.queue')) : undefined;
+  if (queue) all.push(queue);
+  const disruption = queue && add('disruption', (ctx) => newDisruption(ctx, { queue, ...(opts.disruptionMethods ? { methods: opts.disruptionMethods } : {}) }));
   add('metrics.pod', newPodMetrics);
   const source = opts.interruptions;
   if (source) add('interruption', (ctx) => newInterruption(ctx, source));

@@ -7,7 +7,7 @@ export const DO_NOT_SYNC_TAINTS_LABEL = 'karpenter.sh/do-not-sync-taints';
 export const DO_NOT_DISRUPT_ANNOTATION = 'karpenter.sh/do-not-disrupt';
 export const NODEPOOL_HASH_ANNOTATION = 'karpenter.sh/nodepool-hash';
 export const NODEPOOL_HASH_VERSION_ANNOTATION = 'karpenter.sh/nodepool-hash-version';
-export const NODEPOOL_HASH_VERSION = 'v3';
+export { NODEPOOL_HASH_VERSION } from '../../engine/index.ts';
 export const TERMINATION_TIMESTAMP_ANNOTATION = 'karpenter.sh/nodeclaim-termination-timestamp';
 export const MIN_VALUES_RELAXED_ANNOTATION = 'karpenter.sh/nodeclaim-min-values-relaxed';
 export const UNREGISTERED_TAINT = { key: 'karpenter.sh/unregistered', effect: 'NoExecute' } as const;

@@ -12,7 +12,7 @@ export class Metrics {
   // NodeClaims and nodes
   readonly nodeClaimsCreated = this.counter('karpenter_nodeclaims_created_total', 'NodeClaims created, by reason (provisioned, or the disruption reason) and NodePool', ['reason', 'nodepool', 'min_values_relaxed']);
   readonly nodeClaimsTerminated = this.counter('karpenter_nodeclaims_terminated_total', 'NodeClaims whose termination finalizer was removed', ['nodepool', 'capacity_type', 'zone']);
-  readonly nodeClaimsDisrupted = this.counter('karpenter_nodeclaims_disrupted_total', 'NodeClaims deleted by the controller, by reason (empty, insufficient_capacity, launch_timeout, registration_timeout, garbage_collected, interrupted, ...)', ['reason', 'nodepool', 'capacity_type']);
+  readonly nodeClaimsDisrupted = this.counter('karpenter_nodeclaims_disrupted_total', 'NodeClaims deleted by the controller, by reason (empty, underutilized, drifted, expired, insufficient_capacity, launch_timeout, registration_timeout, garbage_collected, interrupted, ...)', ['reason', 'nodepool', 'capacity_type', 'consolidation_policy', 'termination_mode']);
   readonly nodeClaimTerminationDuration = this.histogram('karpenter_nodeclaims_termination_duration_seconds', 'Time from a NodeClaim deletion request to its finalizer removal', ['nodepool'], LONG_BUCKETS);
   readonly instanceTerminationDuration = this.histogram('karpenter_nodeclaims_instance_termination_duration_seconds', 'Time from the cloud delete call to the instance being gone', ['nodepool'], LONG_BUCKETS);
   readonly nodesCreated = this.counter('karpenter_nodes_created_total', 'Nodes registered with their NodeClaim', ['nodepool', 'zone']);
@@ -24,7 +24,7 @@ export class Metrics {
   // Pods
   readonly evictionRequests = this.counter('karpenter_pods_eviction_requests_total', 'Eviction API calls, by HTTP response code', ['code']);
   readonly podsDrained = this.counter('karpenter_pods_drained_total', 'Pods evicted or deleted while draining a node', ['reason']);
-  readonly podsDisruptionInitiated = this.counter('karpenter_pods_disruption_initiated_total', 'Reschedulable pods on NodeClaims the controller disrupted', ['reason', 'nodepool', 'capacity_type']);
+  readonly podsDisruptionInitiated = this.counter('karpenter_pods_disruption_initiated_total', 'Reschedulable pods on NodeClaims the controller disrupted', ['reason', 'nodepool', 'capacity_type', 'consolidation_policy', 'termination_mode']);
   readonly podsState = this.gauge('karpenter_pods_state', 'One series per pod: its phase and where it runs', ['name', 'namespace', 'owner', 'node', 'nodepool', 'zone', 'arch', 'capacity_type', 'instance_type', 'phase']);
 
   // Scheduler and cluster state
@@ -39,10 +39,16 @@ export class Metrics {
   readonly nodePoolUsage = this.gauge('karpenter_nodepools_usage', 'Resources of the nodes a NodePool owns', ['nodepool', 'resource_type']);
   readonly nodePoolLimit = this.gauge('karpenter_nodepools_limit', 'NodePool spec.limits', ['nodepool', 'resource_type']);
   readonly allowedDisruptions = this.gauge('karpenter_nodepools_allowed_disruptions', 'Disruptions the NodePool budgets allow now', ['nodepool', 'reason']);
+  readonly nodesConsumingBudgets = this.gauge('karpenter_nodepools_nodes_consuming_budgets', 'Nodes of the NodePool that count against its disruption budgets (NotReady, deleting or marked)', ['nodepool', 'reason']);
 
   // Disruption
   readonly disruptionDecisions = this.counter('karpenter_voluntary_disruption_decisions_total', 'Disruption commands started', ['decision', 'reason', 'consolidation_type']);
   readonly eligibleNodes = this.gauge('karpenter_voluntary_disruption_eligible_nodes', 'Candidates found by the last evaluation of a disruption method', ['reason']);
+  readonly disruptionDecisionsByNodePool = this.counter('karpenter_voluntary_disruption_decisions_by_nodepool_total', 'Disruption commands started, per NodePool of their candidates', ['nodepool', 'decision', 'reason', 'consolidation_type']);
+  readonly decisionEvaluationDuration = this.histogram('karpenter_voluntary_disruption_decision_evaluation_duration_seconds', 'Time to compute one disruption decision (labelled by the method that decided; empty for no decision)', ['reason', 'consolidation_type'], DURATION_BUCKETS);
+  readonly consolidationTimeouts = this.counter('karpenter_voluntary_disruption_consolidation_timeouts_total', 'Single- and multi-node consolidation searches that ran out of time', ['consolidation_type']);
+  readonly failedValidations = this.counter('karpenter_voluntary_disruption_failed_validations_total', 'Disruption candidates that failed validation after the delay', ['consolidation_type']);
+  readonly disruptionQueueFailures = this.counter('karpenter_voluntary_disruption_queue_failures_total', 'Disruption commands that failed in the orchestration queue, counted by their uninitialized replacements', ['decision', 'reason', 'consolidation_type']);
 
   // Cloud provider and interruption
   readonly cloudProviderDuration = this.histogram('karpenter_cloudprovider_duration_seconds', 'Duration of cloud provider calls', ['controller', 'method', 'provider'], DURATION_BUCKETS);

@@ -83,6 +83,25 @@ const KIND_OF: Readonly<Record<string, Kind>> = {
   NodePool: 'NodePool', NodeClaim: 'NodeClaim', EC2NodeClass: 'EC2NodeClass',
 };
 
+/**
+ * "Nothing more can happen without the clock": the simulated cluster is idle, no reconcile, queued key or
+ * request is in flight, and the informers have seen every change. Returned for a SimClock's addSettler.
+ */
+export function settler(cluster: SimCluster, operators: Operator | (() => readonly Operator[])): () => Promise<void> {
+  // Several replicas (leader-election drills): every one still running counts; a killed one does not.
+  const live = typeof operators === 'function' ? operators : () => [operators];
+  return async () => {
+    for (let idle = 0, turns = 0; idle < 3; turns++) {
+      await cluster.settle();
+      await new Promise((r) => setImmediate(r));
+      const busy = live().some((o) => o.busy() || !caughtUp(cluster, o.informers));
+      idle = busy ? 0 : idle + 1;
+      if (turns > 200_000) throw new Error(`simulation did not settle (busy: ${live().flatMap((o) => o.runtime.busyNames()).join(', ') || 'informers or requests'})`);
+      if (busy && turns > 50) await new Promise((r) => setTimeout(r, 1));
+    }
+  };
+}
+
 export async function startSimulation(opts: SimulationOptions = {}): Promise<Simulation> {
   const clock = opts.clock ?? manualClock();
   const region = opts.region ?? 'ap-northeast-2';
@@ -99,7 +118,7 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
   const replicas: Operator[] = [];
   const live = (): Operator[] => replicas.filter((r) => r.alive());
   const provider = (existing?: SimCloudProvider): SimCloudProvider => existing ?? new SimCloudProvider({
-    clock, region, kubelet: cluster.kubelet, zonesOf: (nc) => toNodeClass(nc).zones,
+    clock, region, kubelet: cluster.kubelet, network, zonesOf: (nc) => toNodeClass(nc).zones,
     // The cloud is shared by every replica; node classes come from whichever replica is still running.
     nodeClass: (name) => live().map((r) => r.cluster.nodeClass(name)?.nodeClass).find((nc) => nc !== undefined),
     ...(opts.launchMs !== undefined ? { launchMs: opts.launchMs } : {}), ...(opts.terminateMs !== undefined ? { terminateMs: opts.terminateMs } : {}),
@@ -109,7 +128,7 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
     const options = resolveOptions([], {}, { ...baseOverrides, ...(o.options ?? {}) });
     const name = o.name ?? o.leaderElection?.identity ?? `replica-${replicas.length + 1}`;
     const op = await newOperator({
-      options, clock, log: first ? log : log.child({ replica: name }), kubeConfig: cluster.kubeConfig(), simNetwork: network,
+      options, clock, log: first ? log : log.child({ replica: name }), kubeConfig: cluster.kubeConfig(),
       ...(opts.only ? { only: opts.only } : {}), ...(opts.informerBackoff ? { informerBackoff: opts.informerBackoff } : {}),
       ...(o.leaderElection ? { leaderElection: o.leaderElection } : {}),
       cloudProvider: () => {
@@ -121,16 +140,7 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
     return op;
   };
   const operator = await makeReplica({ ...(opts.leaderElection ? { leaderElection: opts.leaderElection } : {}), ...(opts.cloud ? { cloud: opts.cloud } : {}) }, true);
-  const settle = async (): Promise<void> => {
-    for (let idle = 0, turns = 0; idle < 3; turns++) {
-      await cluster.settle();
-      await new Promise((r) => setImmediate(r));
-      const busy = live().some((r) => r.busy() || !caughtUp(cluster, r.informers));
-      idle = busy ? 0 : idle + 1;
-      if (turns > 200_000) throw new Error(`simulation did not settle (busy: ${live().flatMap((r) => r.runtime.busyNames()).join(', ') || 'informers or requests'})`);
-      if (busy && turns > 50) await new Promise((r) => setTimeout(r, 1));
-    }
-  };
+  const settle = settler(cluster, live);
   const removeSettler = clock.addSettler(settle);
   await operator.start();
   const kc = cluster.kubeConfig();

@@ -9,10 +9,14 @@ import type { Simulation } from './environment.ts';
 const EVENT_REASONS = new Set([
   'FailedScheduling', 'InsufficientCapacityError', 'NodeClassNotReady', 'DisruptionTerminating', 'SpotInterrupted', 'InstanceUnhealthy',
   'FailedDraining', 'NodeClaimTimedOut', 'DisruptionBlocked', 'UnregisteredTaintMissing', 'TerminationGracePeriodExpiring',
+  'ConsolidationCandidate', 'DisruptionFailed', 'InstanceStopping', 'SpotRebalanceRecommendation',
 ]);
+/** Reasons worth a line only on these kinds (node-level DisruptionBlocked repeats every candidacy check). */
+const EVENT_KINDS: Readonly<Record<string, string>> = { DisruptionBlocked: 'NodePool', DisruptionTerminating: 'NodeClaim', ConsolidationCandidate: 'NodeClaim', DisruptionFailed: 'NodeClaim' };
 
 const readyOf = (n: KObject | undefined): boolean => ((n?.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 const condTrue = (o: KObject | undefined, type: string): boolean => ((o?.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).some((c) => c.type === type && c.status === 'True');
+const conditionReason = (o: KObject, type: string): string => ((o.status as { conditions?: Array<{ type: string; reason?: string }> } | undefined)?.conditions ?? []).find((c) => c.type === type)?.reason ?? '';
 const phase = (p: KObject | undefined): string | undefined => (p?.status as { phase?: string } | undefined)?.phase;
 
 export function stamp(ms: number): string {
@@ -91,6 +95,9 @@ export class Timeline {
     }
     if (condTrue(o, 'Initialized') && !condTrue(e.old, 'Initialized')) this.line(`nodeclaim ${name} initialized: its node takes pods`);
     if (condTrue(o, 'Consolidatable') && !condTrue(e.old, 'Consolidatable')) this.line(`nodeclaim ${name} is consolidatable (consolidateAfter has passed)`);
+    if (condTrue(o, 'Drifted') && !condTrue(e.old, 'Drifted')) this.line(`nodeclaim ${name} drifted (${conditionReason(o, 'Drifted')})`);
+    if (condTrue(o, 'DisruptionReason') && !condTrue(e.old, 'DisruptionReason')) this.line(`nodeclaim ${name} is being disrupted (${conditionReason(o, 'DisruptionReason')}): its node is tainted karpenter.sh/disrupted`);
+    if (!condTrue(o, 'DisruptionReason') && condTrue(e.old, 'DisruptionReason') && !o.metadata.deletionTimestamp) this.line(`nodeclaim ${name} is no longer being disrupted`);
     if (o.metadata.deletionTimestamp && !e.old?.metadata.deletionTimestamp) this.line(`nodeclaim ${name} is being deleted`);
   }
 
@@ -98,6 +105,7 @@ export class Timeline {
     const reason = String(o['reason'] ?? '');
     if (!EVENT_REASONS.has(reason)) return;
     const involved = (o['involvedObject'] ?? {}) as { kind?: string; name?: string; namespace?: string };
+    if (EVENT_KINDS[reason] && involved.kind !== EVENT_KINDS[reason]) return;
     const message = String(o['message'] ?? '');
     // One line per distinct (reason, message) for pods, so ten pending replicas print one FailedScheduling.
     const key = involved.kind === 'Pod' ? `${reason}|${message}` : `${reason}|${involved.kind}|${involved.name}|${message}`;

@@ -155,5 +155,8 @@ export function wrapCloud(cp: CloudProvider, over: Partial<Pick<CloudProvider, '
     getInstanceTypes: (np) => cp.getInstanceTypes(np),
     isDrifted: (q) => cp.isDrifted(q),
     ...(cp.interruptions ? { interruptions: cp.interruptions } : {}),
+    ...(cp.nodeClasses ? { nodeClasses: cp.nodeClasses } : {}),
+    ...(cp.start ? { start: () => cp.start!() } : {}),
+    ...(cp.stop ? { stop: () => cp.stop!() } : {}),
   };
 }

@@ -10,11 +10,12 @@ import {
 import type { Clock, Timer } from '../../operator/clock.ts';
 import {
   InsufficientCapacityError, NodeClaimNotFoundError, NodeClassNotReadyError,
-  type CloudProvider, type DriftQuery, type DriftReason, type Instance, type InterruptionEvent, type LaunchRequest, type UnavailableOffering,
+  type CloudProvider, type DriftQuery, type NodeClassProvider, type DriftReason, type Instance, type InterruptionEvent, type LaunchRequest, type UnavailableOffering,
 } from '../types.ts';
 import { UnavailableOfferings } from './ice.ts';
 import { SimInterruptions } from './interruptions.ts';
-import { simImageId } from './network.ts';
+import { simImageId, type SimNetwork } from './network.ts';
+import { simNodeClasses } from './nodeclass-status.ts';
 import { capacitySettingsOf, NODECLASS_HASH_ANNOTATION, NODECLASS_HASH_VERSION, NODECLASS_HASH_VERSION_ANNOTATION, nodeClassHash } from './nodeclass.ts';
 import { selectOfferings, type Candidate } from './offerings.ts';
 
@@ -52,6 +53,8 @@ export interface SimCloudOptions {
   readonly terminateMs?: number;
   /** Spot interruption warning to reclaim (default 2 min, as EC2 gives). */
   readonly spotReclaimMs?: number;
+  /** The simulated account: with it the provider resolves EC2NodeClass status (nodeClasses). */
+  readonly network?: SimNetwork;
 }
 
 interface SimInstance {
@@ -70,6 +73,7 @@ export class SimCloudProvider implements CloudProvider {
     // spot offering (or reserved capacity) is not offered again for the cache's 3 minutes.
     if (c.instanceType && c.zone && c.capacityType) this.ice.mark(c.capacityType, c.instanceType, c.zone);
   });
+  readonly nodeClasses?: NodeClassProvider;
   private readonly instances = new Map<string, SimInstance>();
   private readonly rules: CapacityRule[] = [];
   private seq = 0;
@@ -78,6 +82,7 @@ export class SimCloudProvider implements CloudProvider {
   constructor(private readonly opts: SimCloudOptions) {
     this.region = opts.region ?? 'ap-northeast-2';
     this.ice = new UnavailableOfferings(opts.clock);
+    if (opts.network) this.nodeClasses = simNodeClasses(opts.network, opts.clock);
   }
 
   async create(req: LaunchRequest): Promise<Instance> {

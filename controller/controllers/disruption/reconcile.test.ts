@@ -1,4 +1,4 @@
-// The disruption loop with its one method (emptiness) against the simulator.
+// The disruption loop over the engine against the simulator: emptiness, validation, budgets.
 import { afterEach, describe, expect, it } from 'vitest';
 import { deployment, events, guide, nodes, running, scale, simulation, type Simulation } from '../../../test/support/simulation.ts';
 
@@ -8,7 +8,7 @@ afterEach(async () => {
   sim = undefined;
 });
 
-describe('disruption (emptiness)', () => {
+describe('disruption loop (emptiness)', () => {
   it('removes an empty node after consolidateAfter, the 10 s poll and the 15 s validation', async () => {
     sim = await simulation();
     await sim.apply(guide('guide-07.yaml'));
@@ -17,7 +17,7 @@ describe('disruption (emptiness)', () => {
     await scale(sim, 'web', 0);
     await sim.clock.advanceUntil(() => sim!.operator.controllers.disruption!.pending() !== undefined, 5 * 60_000, 'a command');
     const cmd = sim.operator.controllers.disruption!.pending()!;
-    expect(cmd).toMatchObject({ decision: 'delete', reason: 'Empty' });
+    expect(cmd).toMatchObject({ kind: 'delete', reason: 'Empty', method: 'emptiness' });
     expect(nodes(sim).every((n) => !n.metadata.deletionTimestamp)).toBe(true);
     await sim.clock.advanceUntil(() => nodes(sim!).length === 0, 5 * 60_000, 'nodes gone');
     expect(events(sim, 'DisruptionTerminating').map((e) => e['message'])).toEqual(expect.arrayContaining(['Disrupting Node: Empty', 'Disrupting NodeClaim: Empty']));

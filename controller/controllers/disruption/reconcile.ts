@@ -1,84 +1,146 @@
-// disruption: the singleton loop (spec/disruption.md §1.2). Every 10 s, once cluster state is synced:
-// 1. a command waiting out its 15 s validation delay is re-validated against fresh state and started;
-// 2. otherwise each method in order (today: emptiness) computes at most one command from the current
-//    candidates; the first that yields one wins and waits for validation;
-// 3. a method that found nothing at this consolidation state is skipped until the state changes.
-import type { DisruptionReason, InstanceType, NodePool } from '../../../engine/index.ts';
-import { targetOf } from '../../operator/events.ts';
+// disruption: the singleton loop (spec/disruption.md §1.2) over the disruption engine.
+//
+// Each pass, once cluster state is synced:
+// 1. Remove disruption marks that no queued command owns (cleanup.ts).
+// 2. A decision waiting out its validation delay (15 s for consolidation; drift is not re-simulated, as in
+//    Karpenter, so it waits 0) is checked against a fresh snapshot with engine.validate and handed to the
+//    orchestration queue. A failed validation lets the methods after the failed one run at once.
+// 3. Otherwise, if the cluster changed since the last pass that found nothing (or a budget held something
+//    back, or 5 minutes passed: the consolidation-state refresh), engine.disrupt runs the production
+//    methods in order, then the global repack as --consolidation-repack says, skipping nodes already in a
+//    queued command. Its decision waits for validation; its explanations become events.
+// The loop polls every 10 s; a pass that started or validated a command runs again at once.
+import { performance } from 'node:perf_hooks';
+import {
+  disrupt, INITIAL_LOOP_STATE, methodsFor, validate, type Command, type Decision, type DisruptOptions, type LoopState, type MethodName, type Snapshot,
+} from '../../../engine/index.ts';
 import { requeueAfter, type ReconcileResult } from '../../operator/result.ts';
-import type { Controller } from '../../operator/runtime.ts';
-import { provisionable } from '../../state/snapshot.ts';
+import { errText, type Controller } from '../../operator/runtime.ts';
+import { buildSnapshot } from '../../state/snapshot.ts';
 import type { ControllerContext } from '../context.ts';
-import { budgetMap } from './budgets.ts';
-import { buildCandidates } from './candidates.ts';
-import { emptiness } from './emptiness.ts';
-import { execute } from './queue.ts';
-import type { Command, DisruptionMethod, MethodInput } from './types.ts';
+import { cleanStaleMarks } from './cleanup.ts';
+import type { OrchestrationQueue } from './queue.ts';
+import { publishDecision, publishPass, publishRejected } from './report.ts';
 
 export const POLL_MS = 10_000;
 export const VALIDATION_DELAY_MS = 15_000;
 
+type Acting = Exclude<Decision, { kind: 'noop' }>;
+
 export interface DisruptionLoop extends Controller {
-  /** The command waiting for validation, if any (for tests and the simulator). */
-  pending(): Command | undefined;
+  /** The decision waiting for its validation, if any (tests and the simulator). */
+  pending(): Acting | undefined;
+  /** The last decision engine.disrupt returned (with every node's explanation). */
+  lastDecision(): Decision | undefined;
+  readonly queue: OrchestrationQueue;
 }
 
-export function newDisruption(ctx: ControllerContext, methods: readonly DisruptionMethod[] = [emptiness]): DisruptionLoop {
-  const consolidatedAt = new Map<DisruptionMethod, number>();
-  let pending: { command: Command; method: DisruptionMethod; at: number } | undefined;
+export interface DisruptionLoopOptions {
+  readonly queue: OrchestrationQueue;
+  /** Engine methods in order (default: Karpenter's production order, then the repack per the options). */
+  readonly methods?: readonly MethodName[];
+}
 
-  async function input(): Promise<MethodInput> {
-    const now = ctx.clock.now();
-    const pools = new Map<string, NodePool>();
-    for (const e of ctx.cluster.nodePools()) if (e.pool && e.pool.replicas === undefined) pools.set(e.pool.name, e.pool);
-    const instanceTypes = new Map<string, readonly InstanceType[]>();
-    await Promise.all([...pools.values()].filter(provisionable).map(async (p) => instanceTypes.set(p.name, await ctx.cloudProvider.getInstanceTypes(p).catch(() => []))));
-    const nodes = ctx.cluster.stateNodes();
-    const inFlight = new Set(pending?.command.candidates.map((c) => c.providerId) ?? []);
-    const candidates = buildCandidates({ now, nodes, pools, instanceTypes, pdbs: ctx.cluster.workloads.pdbList(), inFlight });
-    const budgets = (reason: DisruptionReason) => budgetMap([...pools.values()], nodes, reason, now, (pool, allowed, numNodes) => {
-      ctx.metrics.allowedDisruptions.set({ nodepool: pool, reason: reason.toLowerCase() }, Math.min(allowed, Number.MAX_SAFE_INTEGER));
-      const entry = ctx.cluster.nodePool(pool);
-      if (allowed === 0 && entry && numNodes > 0) {
-        ctx.events.publish({ involved: targetOf(entry.obj, 'NodePool'), type: 'Normal', reason: 'DisruptionBlocked', message: `No allowed disruptions for disruption reason ${reason} due to blocking budget`, dedupeTimeoutMs: 60_000 });
+/** Consolidation waits Karpenter's 15 s before re-checking; drift has no validator upstream. */
+export const validationDelay = (m: MethodName): number => (m === 'drift' || m === 'static-drift' ? 0 : VALIDATION_DELAY_MS);
+
+export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOptions): DisruptionLoop {
+  const { queue } = opts;
+  const order = opts.methods ?? methodsFor(ctx.options.consolidationRepack);
+  let state: LoopState = INITIAL_LOOP_STATE;
+  let pending: { decision: Acting; at: number } | undefined;
+  let last: Decision | undefined;
+  /** After a failed validation: run the methods after this one next. */
+  let resumeAfter: MethodName | undefined;
+  /** The change key of the last pass that found nothing to do, unless a budget held something back. */
+  let quietAt: string | undefined;
+  ctx.metrics.consolidationTimeouts.inc({ consolidation_type: 'single' }, 0);
+  ctx.metrics.consolidationTimeouts.inc({ consolidation_type: 'multi' }, 0);
+
+  const engineOptions = (queued: ReadonlySet<string>): DisruptOptions => ({
+    state,
+    consolidationState: ctx.cluster.consolidationState(),
+    queued,
+    // Karpenter's method deadlines are wall time, whatever clock the controller runs on.
+    elapsedMs: () => performance.now(),
+    repack: ctx.options.consolidationRepack,
+    ...(ctx.solver ? { solver: ctx.solver } : {}),
+  });
+  const snapshot = (): Promise<Snapshot> => buildSnapshot(ctx, ctx.clock.now(), ctx.engineOptions);
+  const changeKey = (): string => `${ctx.cluster.version}/${ctx.cluster.consolidationState()}/${queue.commands().length}`;
+
+  async function startCommand(cmd: Command, s: Snapshot): Promise<void> {
+    try {
+      await queue.start(cmd, s);
+    } catch (err) {
+      ctx.log.error({ command: cmd.kind, reason: cmd.reason, err: errText(err) }, 'starting a disruption command failed');
+    }
+  }
+
+  async function validatePending(p: { decision: Acting }): Promise<void> {
+    const s = await snapshot();
+    const queued = queue.providerIds();
+    const cmds: Command[] = [p.decision, ...(p.decision.concurrent ?? [])];
+    for (const cmd of cmds) {
+      const r = await validate(s, cmd, engineOptions(queued));
+      if (r.ok) {
+        await startCommand(r.command, s);
+        continue;
       }
-    });
-    return { now, candidates, budgets };
+      ctx.metrics.failedValidations.inc({ consolidation_type: cmd.metricLabels.consolidation_type }, r.failedValidations);
+      ctx.log.info({ command: cmd.kind, method: cmd.method, category: r.category, why: r.message }, 'disruption command no longer valid; dropped');
+      publishRejected(ctx, s, cmd, r.eventMessage);
+      resumeAfter = cmd.method;
+    }
+  }
+
+  async function decide(): Promise<ReconcileResult> {
+    const key = changeKey();
+    if (resumeAfter === undefined && key === quietAt) return requeueAfter(POLL_MS);
+    const s = await snapshot();
+    const methods = resumeAfter === undefined ? order : order.slice(order.indexOf(resumeAfter) + 1);
+    resumeAfter = undefined;
+    const started = performance.now();
+    const r = await disrupt(s, { ...engineOptions(queue.providerIds()), methods });
+    state = r.state;
+    last = r.decision;
+    const d = r.decision;
+    ctx.metrics.decisionEvaluationDuration.observe(d.kind === 'noop' ? { reason: '', consolidation_type: '' } : { reason: d.metricLabels.reason, consolidation_type: d.metricLabels.consolidation_type }, (performance.now() - started) / 1000);
+    publishPass(ctx, s, r);
+    if (d.kind === 'noop') {
+      const heldBack = d.explanations.some((e) => e.code === 'budget');
+      quietAt = heldBack ? undefined : key;
+      return requeueAfter(POLL_MS);
+    }
+    quietAt = undefined;
+    publishDecision(ctx, s, d);
+    const delay = validationDelay(d.method);
+    pending = { decision: d, at: ctx.clock.now() + delay };
+    ctx.log.info({ method: d.method, decision: d.kind, reason: d.reason, candidates: d.candidates.map((c) => c.name), replacements: d.replacements.length, savingsPerHour: d.savingsPerHour, validateInMs: delay }, 'disruption decided; validating');
+    return requeueAfter(delay);
   }
 
   async function reconcile(): Promise<ReconcileResult> {
     if (!ctx.cluster.synced()) return requeueAfter(1_000);
-    const now = ctx.clock.now();
+    await cleanStaleMarks(ctx, queue.providerIds());
     if (pending) {
+      const now = ctx.clock.now();
       if (now < pending.at) return requeueAfter(pending.at - now);
-      const { command, method } = pending;
+      const p = pending;
       pending = undefined;
-      const valid = await method.validate(await input(), command);
-      if (valid) await execute(ctx, valid);
-      else ctx.log.info({ reason: command.reason }, 'disruption command no longer valid; dropped');
-      return requeueAfter(1_000);
+      await validatePending(p);
+      return requeueAfter(0);
     }
-    for (const method of methods) {
-      const state = ctx.cluster.consolidationState();
-      if (method.skipWhenConsolidated && consolidatedAt.get(method) === state) continue;
-      const inp = await input();
-      ctx.metrics.eligibleNodes.set({ reason: method.reason.toLowerCase() }, inp.candidates.length);
-      const { command, constrained } = await method.compute(inp);
-      if (!command) {
-        if (method.skipWhenConsolidated && !constrained) consolidatedAt.set(method, state);
-        continue;
-      }
-      pending = { command, method, at: now + VALIDATION_DELAY_MS };
-      return requeueAfter(VALIDATION_DELAY_MS);
-    }
-    return requeueAfter(POLL_MS);
+    return decide();
   }
 
   return {
     name: 'disruption',
     concurrency: 1,
     reconcile,
-    pending: () => pending?.command,
+    queue,
+    pending: () => pending?.decision,
+    lastDecision: () => last,
     register(enqueue) {
       enqueue('');
       return () => {};

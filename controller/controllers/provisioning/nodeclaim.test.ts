@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseNodePool, type NewNodeClaimPlan } from '../../../engine/index.ts';
+import { nodePoolHash, parseNodePool, type NewNodeClaimPlan, type NodePool } from '../../../engine/index.ts';
 import type { KubeObject } from '../../operator/kube.ts';
 import { exceededLimit, poolUsage, worstCaseCapacity } from './limits.ts';
-import { nodeClaimFor, nodePoolHash } from './nodeclaim.ts';
+import { nodeClaimFor } from './nodeclaim.ts';
 import { stateNode } from '../../../test/fixtures/builders.ts';
 import { fakeInstanceType } from '../../../test/fixtures/instancetypes.ts';
 
@@ -19,6 +19,12 @@ const poolObj = (extra: Record<string, unknown> = {}): KubeObject => ({
   },
 });
 
+function parsed(obj: KubeObject): NodePool {
+  const r = parseNodePool(obj);
+  if (!r.ok) throw new Error(JSON.stringify(r.errors));
+  return r.value;
+}
+
 const plan: NewNodeClaimPlan = {
   nodePool: 'default', pods: ['a', 'b'],
   requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot'] }, { key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['c5.large', 'm5.large'], minValues: 2 }],
@@ -29,13 +35,11 @@ const plan: NewNodeClaimPlan = {
 describe('nodeClaimFor', () => {
   it('builds the NodeClaim from the plan and the NodePool template', () => {
     const obj = poolObj();
-    const r = parseNodePool(obj);
-    if (!r.ok) throw new Error(JSON.stringify(r.errors));
-    const nc = nodeClaimFor(plan, r.value, obj);
+    const nc = nodeClaimFor(plan, parsed(obj), obj);
     expect(nc.metadata).toMatchObject({
       generateName: 'default-',
       labels: { team: 'a', 'karpenter.sh/nodepool': 'default', 'karpenter.k8s.aws/ec2nodeclass': 'default' },
-      annotations: { 'example.com/x': 'y', 'karpenter.sh/nodepool-hash': nodePoolHash(obj), 'karpenter.sh/nodepool-hash-version': 'v3' },
+      annotations: { 'example.com/x': 'y', 'karpenter.sh/nodepool-hash': nodePoolHash(parsed(obj)), 'karpenter.sh/nodepool-hash-version': 'v3' },
       ownerReferences: [{ kind: 'NodePool', name: 'default', uid: 'pool-uid', blockOwnerDeletion: true }],
     });
     expect(nc.spec).toEqual({
@@ -47,10 +51,10 @@ describe('nodeClaimFor', () => {
     });
   });
 
-  it('hashes the template without its requirements', () => {
-    const a = poolObj();
-    const b = poolObj({ requirements: [] });
-    const c = poolObj({ taints: [] });
+  it('stamps the engine\'s template hash, which leaves the requirements out', () => {
+    const a = parsed(poolObj());
+    const b = parsed(poolObj({ requirements: [] }));
+    const c = parsed(poolObj({ taints: [] }));
     expect(nodePoolHash(a)).toBe(nodePoolHash(b));
     expect(nodePoolHash(a)).not.toBe(nodePoolHash(c));
   });

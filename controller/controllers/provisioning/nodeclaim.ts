@@ -3,24 +3,12 @@
 // nodepool and node-class labels, the nodepool-hash annotations, the plan's requirements (price-ordered
 // instance types, capacity types, zones) and the requests of the pods it is for.
 import {
-  formatDuration, formatResourceValue, nonZero, type NewNodeClaimPlan, type NodePool, type Resources, type Taint,
+  formatDuration, formatResourceValue, nodePoolHash, NODEPOOL_HASH_VERSION, nonZero, type NewNodeClaimPlan, type NodePool, type Resources, type Taint,
 } from '../../../engine/index.ts';
-import { stableHash } from '../../operator/hash.ts';
 import { apiVersionOf, type KubeObject } from '../../operator/kube.ts';
 import {
-  MIN_VALUES_RELAXED_ANNOTATION, NODEPOOL_HASH_ANNOTATION, NODEPOOL_HASH_VERSION, NODEPOOL_HASH_VERSION_ANNOTATION, NODEPOOL_LABEL, nodeClassLabel,
+  MIN_VALUES_RELAXED_ANNOTATION, NODEPOOL_HASH_ANNOTATION, NODEPOOL_HASH_VERSION_ANNOTATION, NODEPOOL_LABEL, nodeClassLabel,
 } from '../keys.ts';
-
-/**
- * The NodePool template hash (karpenter.sh/nodepool-hash). Requirements are left out, as Karpenter leaves
- * them out: a requirements change is drift checked separately, not a new template.
- */
-export function nodePoolHash(poolObj: KubeObject): string {
-  const template = ((poolObj.spec?.['template'] ?? {}) as Record<string, unknown>);
-  const spec = { ...((template['spec'] ?? {}) as Record<string, unknown>) };
-  delete spec['requirements'];
-  return stableHash({ metadata: template['metadata'] ?? {}, spec });
-}
 
 export function quantities(r: Resources): Record<string, string> {
   const out: Record<string, string> = {};
@@ -40,7 +28,8 @@ export function nodeClaimFor(plan: NewNodeClaimPlan, pool: NodePool, poolObj: Ku
   };
   const annotations: Record<string, string> = {
     ...pool.template.annotations,
-    [NODEPOOL_HASH_ANNOTATION]: nodePoolHash(poolObj),
+    // The engine's template hash (requirements left out: requirements drift is checked on its own).
+    [NODEPOOL_HASH_ANNOTATION]: nodePoolHash(pool),
     [NODEPOOL_HASH_VERSION_ANNOTATION]: NODEPOOL_HASH_VERSION,
     ...(plan.minValuesRelaxed !== undefined ? { [MIN_VALUES_RELAXED_ANNOTATION]: String(plan.minValuesRelaxed) } : {}),
   };

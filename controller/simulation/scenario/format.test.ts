@@ -16,11 +16,13 @@ const problems = (text: string): readonly string[] => {
 describe('parseScenario', () => {
   it('reads the guide scenario', () => {
     const s = parseScenario(readFileSync(fileURLToPath(new URL('../../../scenarios/guide-inflate.yaml', import.meta.url)), 'utf8'));
-    expect(s).toMatchObject({ name: 'guide-inflate', region: 'ap-northeast-2', clusterName: 'my-cluster', speed: 20 });
-    expect(s.steps.map((x) => x.kind)).toEqual(['say', 'apply', 'say', 'apply', 'say', 'scale', 'waitFor', 'expect', 'say', 'scale', 'waitFor', 'expect']);
-    expect(s.steps[5]).toEqual({ kind: 'scale', deployment: 'inflate', namespace: 'default', replicas: 10 });
-    expect(s.steps[6]).toEqual({ kind: 'waitFor', conditions: { runningPods: { op: '==', n: 10 }, selector: 'app=inflate' }, timeoutMs: 300_000 });
-    expect(s.steps[7]).toMatchObject({ kind: 'expect', conditions: { onDemandNodes: { op: '>=', n: 1 }, nodePoolNodes: { nodePool: 'production', count: { op: '>=', n: 1 } } } });
+    expect(s).toMatchObject({ name: 'guide-inflate', region: 'ap-northeast-2', clusterName: 'my-cluster', speed: 30 });
+    expect(s.steps.slice(0, 9).map((x) => x.kind)).toEqual(['say', 'apply', 'apply', 'say', 'scale', 'waitFor', 'expect', 'say', 'scale']);
+    expect(s.steps[4]).toEqual({ kind: 'scale', deployment: 'inflate', namespace: 'default', replicas: 10 });
+    expect(s.steps[5]).toEqual({ kind: 'waitFor', conditions: { runningPods: { op: '==', n: 10 }, selector: 'app=inflate' }, timeoutMs: 300_000 });
+    expect(s.steps[6]).toMatchObject({ kind: 'expect', conditions: { onDemandNodes: { op: '>=', n: 1 }, nodePoolNodes: { nodePool: 'production', count: { op: '>=', n: 1 } } } });
+    expect(s.steps.filter((x) => x.kind === 'interrupt')).toEqual([{ kind: 'interrupt', nodePool: 'spot-diverse', event: 'spotInterruption' }]);
+    expect(s.steps.find((x) => x.kind === 'waitFor' && x.conditions.driftedNodeClaims)).toMatchObject({ conditions: { driftedNodeClaims: { op: '==', n: 3 } } });
   });
 
   it('reads every step kind', () => {

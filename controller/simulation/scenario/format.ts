@@ -25,6 +25,8 @@ export interface Conditions {
   /** Nodes by capacity type. */
   readonly spotNodes?: Count;
   readonly onDemandNodes?: Count;
+  /** NodeClaims with Drifted=True. */
+  readonly driftedNodeClaims?: Count;
   /** Nodes of one NodePool: { nodePool, count }. */
   readonly nodePoolNodes?: { readonly nodePool: string; readonly count: Count };
   /** Sum of the running instances' prices, $/h. */
@@ -68,7 +70,7 @@ export class ScenarioError extends Error {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const STEP_KINDS = ['apply', 'delete', 'scale', 'wait', 'waitFor', 'expect', 'ice', 'clearIce', 'interrupt', 'say', 'table'] as const;
-const COUNT_FIELDS = ['nodes', 'readyNodes', 'nodeClaims', 'runningPods', 'pendingPods', 'spotNodes', 'onDemandNodes'] as const;
+const COUNT_FIELDS = ['nodes', 'readyNodes', 'nodeClaims', 'runningPods', 'pendingPods', 'spotNodes', 'onDemandNodes', 'driftedNodeClaims'] as const;
 const DELETABLE = ['NodePool', 'NodeClaim', 'EC2NodeClass', 'Node', 'Deployment', 'Pod', 'DaemonSet', 'PodDisruptionBudget'];
 
 class Checker {

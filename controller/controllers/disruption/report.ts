@@ -1,0 +1,64 @@
+// What one disruption pass tells the world (spec/disruption.md §5.9, §7.1): gauges of eligible nodes and
+// of what the budgets allow, the consolidation timeouts, and Karpenter's events: DisruptionBlocked and
+// Unconsolidatable on Node and NodeClaim with the engine's explanation of each node, DisruptionBlocked on a
+// NodePool whose budget allows nothing, ConsolidationCandidate / ConsolidationApproved / ConsolidationRejected.
+import { commandString, type Command, type Decision, type DisruptResult, type Snapshot, type StateNode } from '../../../engine/index.ts';
+import { targetOf, type EventTarget } from '../../operator/events.ts';
+import type { ControllerContext } from '../context.ts';
+
+const usd = (x: number): string => `$${x.toFixed(2)}`;
+
+/** The Node and NodeClaim targets of a snapshot node (either may be missing). */
+export function targetsOf(ctx: ControllerContext, n: Pick<StateNode, 'providerId' | 'nodeClaimName'> | undefined): EventTarget[] {
+  if (!n) return [];
+  const node = n.providerId ? ctx.cluster.nodeByProviderID(n.providerId) : undefined;
+  const claim = n.nodeClaimName ? ctx.cluster.nodeClaim(n.nodeClaimName) : undefined;
+  return [...(node ? [targetOf(node.obj, 'Node')] : []), ...(claim ? [targetOf(claim.obj, 'NodeClaim')] : [])];
+}
+
+export function publishPass(ctx: ControllerContext, s: Snapshot, r: DisruptResult): void {
+  const m = ctx.metrics;
+  for (const [reason, n] of Object.entries(r.metrics.eligibleNodes)) m.eligibleNodes.set({ reason: reason.toLowerCase() }, n ?? 0);
+  const numNodes = new Map<string, number>();
+  for (const n of s.nodes) {
+    if (n.hasNodeClaim && n.initialized && !n.instanceTerminating && n.nodePoolName) numNodes.set(n.nodePoolName, (numNodes.get(n.nodePoolName) ?? 0) + 1);
+  }
+  for (const b of r.metrics.allowedDisruptions) {
+    const labels = { nodepool: b.nodePool, reason: b.reason.toLowerCase() };
+    m.allowedDisruptions.set(labels, b.allowed);
+    m.nodesConsumingBudgets.set(labels, b.disrupting);
+    const entry = ctx.cluster.nodePool(b.nodePool);
+    if (b.allowed === 0 && entry && (numNodes.get(b.nodePool) ?? 0) > 0) {
+      ctx.events.publish({ involved: targetOf(entry.obj, 'NodePool'), type: 'Normal', reason: 'DisruptionBlocked', message: `No allowed disruptions for disruption reason ${b.reason} due to blocking budget`, dedupeTimeoutMs: 60_000 });
+    }
+  }
+  for (const [type, n] of Object.entries(r.metrics.timeouts)) if (n) m.consolidationTimeouts.inc({ consolidation_type: type }, n);
+  const byName = new Map(s.nodes.map((n) => [n.name, n]));
+  for (const e of r.decision.explanations) {
+    if (!e.event) continue;
+    const n = byName.get(e.node);
+    if (!n?.managed) continue;
+    for (const t of targetsOf(ctx, n)) ctx.events.publish({ involved: t, type: 'Normal', reason: e.event.reason, message: e.event.message });
+  }
+}
+
+/** ConsolidationCandidate on the candidates of a consolidation replace; ConsolidationApproved on Balanced pools. */
+export function publishDecision(ctx: ControllerContext, s: Snapshot, d: Exclude<Decision, { kind: 'noop' }>): void {
+  if (d.kind === 'replace' && d.reason === 'Underutilized') {
+    const message = `Consolidation candidate: ${commandString(d)} (savings: ${usd(d.savingsPerHour)})`;
+    for (const c of d.candidates) for (const t of targetsOf(ctx, s.nodes.find((n) => n.name === c.name))) ctx.events.publish({ involved: t, type: 'Normal', reason: 'ConsolidationCandidate', message });
+  }
+  for (const [pool, message] of Object.entries(d.approvals ?? {})) {
+    const entry = ctx.cluster.nodePool(pool);
+    if (entry) ctx.events.publish({ involved: targetOf(entry.obj, 'NodePool'), type: 'Normal', reason: 'ConsolidationApproved', message });
+  }
+}
+
+/** A consolidation that failed validation: ConsolidationRejected on each candidate (not for emptiness or drift). */
+export function publishRejected(ctx: ControllerContext, s: Snapshot, cmd: Command, eventMessage: string): void {
+  if (cmd.method === 'emptiness' || cmd.method === 'drift' || cmd.method === 'static-drift') return;
+  for (const c of cmd.candidates) {
+    const n = s.nodes.find((x) => x.name === c.name) ?? { ...(c.providerId ? { providerId: c.providerId } : {}), ...(c.nodeClaimName ? { nodeClaimName: c.nodeClaimName } : {}) };
+    for (const t of targetsOf(ctx, n)) ctx.events.publish({ involved: t, type: 'Normal', reason: 'ConsolidationRejected', message: eventMessage });
+  }
+}

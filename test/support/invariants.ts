@@ -1,0 +1,203 @@
+// The promises a disruption drill checks, watched over the whole run of a simulated cluster:
+//
+//   pdb     no pod covered by a PodDisruptionBudget starts terminating on a node that is being disrupted
+//           (tainted karpenter.sh/disrupted or deleting) while that takes the budget below its
+//           desiredHealthy. Deletions past a node's terminationGracePeriod deadline are allowed (spec
+//           §5.3: they bypass PDBs on purpose), as are deletions the drill makes itself (scale-down).
+//   budget  no NodeClaim starts a voluntary disruption (gets DisruptionReason=True) while its NodePool's
+//           budget for that reason, at that moment, is already used up: nodes disrupting (DisruptionReason,
+//           deleting, or not Ready) must stay within the minimum of the active budgets (spec §3.1).
+//   unbound no pod (outside kube-system, not a DaemonSet's) stays without a node longer than allowed.
+//
+// It listens to the simulated API server's store, so it sees every change in order and needs no timer:
+//
+//   const inv = watchInvariants(sim, { maxUnboundMs: 120_000 });
+//   ... drive the drill ...
+//   expect(inv.violations()).toEqual([]);
+//   inv.stop();
+import { budgetActive, budgetNodes, checkBudget, parseNodePool, type Budget, type DisruptionReason } from '../../engine/index.ts';
+import type { Clock } from '../../controller/operator/clock.ts';
+import { computePdbStatus, type KObject, type StoreEvent } from '../../controller/sim/apiserver/index.ts';
+import { budgetsFor, isPodReady } from '../../controller/sim/apiserver/pdb.ts';
+import type { SimCluster } from '../../controller/sim/cluster.ts';
+
+export type ViolationKind = 'pdb' | 'budget' | 'unbound';
+
+export interface Violation {
+  /** Simulated ms since the epoch. */
+  readonly at: number;
+  readonly kind: ViolationKind;
+  readonly message: string;
+}
+
+/** A voluntary disruption the checker saw start: a NodeClaim that got DisruptionReason=True. */
+export interface DisruptionStart {
+  readonly at: number;
+  readonly nodeClaim: string;
+  readonly nodePool: string;
+  readonly reason: string;
+  /** Nodes of the pool disrupting at that moment, this one included. */
+  readonly disrupting: number;
+  readonly allowed: number;
+}
+
+export interface InvariantOptions {
+  /** Longest a pod may stay unbound, from its creation (default 3 min). */
+  readonly maxUnboundMs?: number;
+  /** Pod deletions the drill makes itself and that are not a disruption (default: none exempt). */
+  readonly exemptPod?: (pod: KObject) => boolean;
+}
+
+export interface InvariantChecker {
+  /** Every violation so far, including pods unbound too long right now. */
+  violations(): Violation[];
+  /** Voluntary disruptions seen starting, in order. */
+  disruptions(): readonly DisruptionStart[];
+  /** The longest any pod was (or still is) unbound, ms. */
+  longestUnboundMs(): number;
+  stop(): void;
+}
+
+const DISRUPTED_TAINT_KEY = 'karpenter.sh/disrupted';
+const TERMINATION_TIMESTAMP = 'karpenter.sh/nodeclaim-termination-timestamp';
+
+type Condition = { type: string; status?: string; reason?: string };
+const conditionOf = (o: KObject | undefined, type: string): Condition | undefined =>
+  ((o?.status as { conditions?: Condition[] } | undefined)?.conditions ?? []).find((c) => c.type === type);
+const nodeNameOf = (p: KObject): string | undefined => (p.spec as { nodeName?: string } | undefined)?.nodeName;
+const providerIdOf = (o: KObject): string | undefined => ((o.status as { providerID?: string } | undefined)?.providerID) ?? (o.spec as { providerID?: string } | undefined)?.providerID;
+const taintsOf = (n: KObject): Array<{ key: string; effect: string }> => ((n.spec as { taints?: Array<{ key: string; effect: string }> } | undefined)?.taints ?? []);
+const isDaemonPod = (p: KObject): boolean => (p.metadata.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet');
+const podKey = (p: KObject): string => `${p.metadata.namespace}/${p.metadata.name}`;
+
+/** The fewest disruptions any active budget of the pool allows for the reason (spec §3.1; invalid -> 0). */
+export function allowedByBudgets(budgets: readonly Budget[], reason: string, numNodes: number, now: number): number {
+  if (!budgets.length) return Number.MAX_SAFE_INTEGER;
+  let allowed = Number.MAX_SAFE_INTEGER;
+  for (const b of budgets) {
+    const check = checkBudget(b);
+    if (!check.ok) return 0;
+    if (b.reasons?.length && !b.reasons.includes(reason as DisruptionReason)) continue;
+    if (budgetActive(b, now, check.schedule)) allowed = Math.min(allowed, budgetNodes(b, numNodes));
+  }
+  return allowed;
+}
+
+export function watchInvariants(sim: { readonly cluster: SimCluster; readonly clock: Clock }, opts: InvariantOptions = {}): InvariantChecker {
+  const store = sim.cluster.store;
+  const maxUnbound = opts.maxUnboundMs ?? 180_000;
+  const found: Violation[] = [];
+  const starts: DisruptionStart[] = [];
+  /** pod uid -> when it was created unbound (only while unbound). */
+  const unboundSince = new Map<string, { since: number; key: string }>();
+  const reportedUnbound = new Set<string>();
+  let longest = 0;
+
+  const nodeOfClaim = (claim: KObject): KObject | undefined => {
+    const pid = providerIdOf(claim);
+    return pid ? store.list('nodes').find((n) => providerIdOf(n) === pid) : undefined;
+  };
+
+  function budgetAtStart(claim: KObject, reason: string, now: number): void {
+    const poolName = claim.metadata.labels?.['karpenter.sh/nodepool'];
+    const poolObj = poolName ? store.get('nodepools.karpenter.sh', '', poolName) : undefined;
+    if (!poolName || !poolObj) return;
+    const parsed = parseNodePool(poolObj);
+    if (!parsed.ok) return;
+    let numNodes = 0;
+    let disrupting = 0;
+    for (const c of store.list('nodeclaims.karpenter.sh')) {
+      if (c.metadata.labels?.['karpenter.sh/nodepool'] !== poolName) continue;
+      if (conditionOf(c, 'Initialized')?.status !== 'True' || conditionOf(c, 'InstanceTerminating')?.status === 'True') continue;
+      numNodes++;
+      const node = nodeOfClaim(c);
+      const ready = conditionOf(node, 'Ready')?.status === 'True';
+      if (c.metadata.deletionTimestamp || conditionOf(c, 'DisruptionReason')?.status === 'True' || !ready || node?.metadata.deletionTimestamp) disrupting++;
+    }
+    const allowed = allowedByBudgets(parsed.value.disruption.budgets, reason, numNodes, now);
+    starts.push({ at: now, nodeClaim: claim.metadata.name!, nodePool: poolName, reason, disrupting, allowed });
+    if (disrupting > allowed) {
+      found.push({ at: now, kind: 'budget', message: `nodeclaim ${claim.metadata.name} started a ${reason} disruption with ${disrupting} node(s) of nodepool ${poolName} disrupting; its budgets allow ${allowed} (of ${numNodes} nodes)` });
+    }
+  }
+
+  /** A pod starts terminating (or is deleted outright): was a PDB broken by a disruption? */
+  function checkPdb(before: KObject, now: number): void {
+    if (!isPodReady(before) || opts.exemptPod?.(before)) return;
+    const nodeName = nodeNameOf(before);
+    const node = nodeName ? store.get('nodes', '', nodeName) : undefined;
+    if (!node) return;
+    const disrupted = node.metadata.deletionTimestamp !== undefined || taintsOf(node).some((t) => t.key === DISRUPTED_TAINT_KEY);
+    if (!disrupted) return;
+    const claim = store.list('nodeclaims.karpenter.sh').find((c) => providerIdOf(c) === providerIdOf(node));
+    const deadline = claim?.metadata.annotations?.[TERMINATION_TIMESTAMP];
+    const grace = ((before.spec as { terminationGracePeriodSeconds?: number } | undefined)?.terminationGracePeriodSeconds ?? 30) * 1000;
+    if (deadline && now >= Date.parse(deadline) - grace) return;
+    for (const pdb of budgetsFor(store, before)) {
+      const status = computePdbStatus(store, pdb, now);
+      if (status.currentHealthy < status.desiredHealthy) {
+        found.push({ at: now, kind: 'pdb', message: `pod ${podKey(before)} on disrupted node ${nodeName} went while PodDisruptionBudget ${pdb.metadata.namespace}/${pdb.metadata.name} had ${status.currentHealthy} healthy of ${status.desiredHealthy} desired` });
+      }
+    }
+  }
+
+  function podEvent(e: StoreEvent, now: number): void {
+    const pod = e.object;
+    const uid = pod.metadata.uid!;
+    if (pod.metadata.namespace === 'kube-system' || isDaemonPod(pod)) return;
+    if (e.type === 'ADDED' && !nodeNameOf(pod)) {
+      const created = pod.metadata.creationTimestamp ? Date.parse(pod.metadata.creationTimestamp) : now;
+      unboundSince.set(uid, { since: created, key: podKey(pod) });
+    }
+    const gone = e.type === 'DELETED';
+    const startedTerminating = e.type === 'MODIFIED' && pod.metadata.deletionTimestamp !== undefined && e.old?.metadata.deletionTimestamp === undefined;
+    if ((gone && !e.old?.metadata.deletionTimestamp && !pod.metadata.deletionTimestamp) || startedTerminating) checkPdb(e.old ?? pod, now);
+    if (gone || nodeNameOf(pod)) {
+      const u = unboundSince.get(uid);
+      if (u) {
+        longest = Math.max(longest, now - u.since);
+        if (now - u.since > maxUnbound && !gone) record(uid, u, now);
+        unboundSince.delete(uid);
+      }
+    }
+  }
+
+  function record(uid: string, u: { since: number; key: string }, now: number): void {
+    if (reportedUnbound.has(uid)) return;
+    reportedUnbound.add(uid);
+    found.push({ at: now, kind: 'unbound', message: `pod ${u.key} was without a node for ${Math.round((now - u.since) / 1000)} s (allowed ${maxUnbound / 1000} s)` });
+  }
+
+  function claimEvent(e: StoreEvent, now: number): void {
+    if (e.type !== 'MODIFIED') return;
+    const cond = conditionOf(e.object, 'DisruptionReason');
+    if (cond?.status !== 'True' || conditionOf(e.old, 'DisruptionReason')?.status === 'True') return;
+    budgetAtStart(e.object, cond.reason ?? '', now);
+  }
+
+  const unsubscribe = store.subscribe((e) => {
+    const now = sim.clock.now();
+    if (e.resource === 'pods') podEvent(e, now);
+    else if (e.resource === 'nodeclaims.karpenter.sh') claimEvent(e, now);
+  });
+  // Pods already waiting when the watch starts count from their creation.
+  for (const p of store.list('pods')) {
+    if (!nodeNameOf(p) && p.metadata.namespace !== 'kube-system' && !isDaemonPod(p) && !p.metadata.deletionTimestamp) {
+      unboundSince.set(p.metadata.uid!, { since: p.metadata.creationTimestamp ? Date.parse(p.metadata.creationTimestamp) : sim.clock.now(), key: podKey(p) });
+    }
+  }
+
+  return {
+    violations() {
+      const now = sim.clock.now();
+      for (const [uid, u] of unboundSince) if (now - u.since > maxUnbound) record(uid, u, now);
+      return [...found].sort((a, b) => a.at - b.at);
+    },
+    disruptions: () => starts,
+    longestUnboundMs() {
+      const now = sim.clock.now();
+      return Math.max(longest, ...[...unboundSince.values()].map((u) => now - u.since));
+    },
+    stop: unsubscribe,
+  };
+}
