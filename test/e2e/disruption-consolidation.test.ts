@@ -67,6 +67,8 @@ describe('consolidation drills', () => {
     expect(clusterCost(sim)).toBeLessThan(0.2);
     expect(await metric(sim, 'karpenter_voluntary_disruption_decisions_total', { decision: 'replace', reason: 'underutilized', consolidation_type: 'single' })).toBe(1);
     expect(await metric(sim, 'karpenter_nodeclaims_created_total', { reason: 'underutilized', nodepool: 'production' })).toBe(1);
+    // The provisioner launched nothing for the moving pods: the replacement was their capacity.
+    expect(await metric(sim, 'karpenter_nodeclaims_created_total', { reason: 'provisioned' })).toBe(1);
     // Replacement first: initialized before the candidate's DisruptionTerminating.
     const terminating = events(sim, 'DisruptionTerminating').find((e) => (e['involvedObject'] as { name: string }).name === big!.metadata.name);
     expect(initializedAt(small!)).toBeLessThanOrEqual(eventTime(terminating!));
@@ -94,6 +96,7 @@ describe('consolidation drills', () => {
     expect(clusterCost(sim)).toBeCloseTo(0.459, 3);
     expect(await metric(sim, 'karpenter_voluntary_disruption_decisions_total', { decision: 'replace', reason: 'underutilized', consolidation_type: 'repack' })).toBe(1);
     expect(await metric(sim, 'karpenter_nodeclaims_created_total', { reason: 'underutilized' })).toBe(2);
+    expect(await metric(sim, 'karpenter_nodeclaims_created_total', { reason: 'provisioned' })).toBe(1);
     // The PDB (8 of 10) was honoured while the pods moved: the invariant checker watched every eviction.
     expect(events(sim, 'Evicted').length).toBe(10);
     expect(inv.violations()).toEqual([]);

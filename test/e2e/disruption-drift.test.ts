@@ -41,6 +41,7 @@ describe('drift and budget drills', () => {
     expect(inv.disruptions().map((d) => [d.reason, d.disrupting, d.allowed])).toEqual([['Drifted', 1, 1], ['Drifted', 1, 1], ['Drifted', 1, 1]]);
     expect(await metric(sim, 'karpenter_voluntary_disruption_decisions_total', { decision: 'replace', reason: 'drifted' })).toBe(3);
     expect(await metric(sim, 'karpenter_nodeclaims_created_total', { reason: 'drifted' })).toBe(3);
+    expect(await metric(sim, 'karpenter_nodeclaims_created_total', { reason: 'provisioned' })).toBe(3);
     expect(await metric(sim, 'karpenter_nodeclaims_disrupted_total', { reason: 'drifted', nodepool: 'production' })).toBe(3);
     expect(await metric(sim, 'karpenter_nodepools_allowed_disruptions', { nodepool: 'production', reason: 'drifted' })).toBe(1);
     expect(inv.violations()).toEqual([]);
@@ -69,6 +70,31 @@ describe('drift and budget drills', () => {
     expect(sim.clock.now()).toBeGreaterThanOrEqual(Date.UTC(2025, 0, 1, 1, 20));
     expect(sim.clock.now()).toBeLessThan(Date.UTC(2025, 0, 1, 1, 22));
     expect(inv.disruptions()).toMatchObject([{ reason: 'Empty', allowed: 1 }]);
+    expect(inv.violations()).toEqual([]);
+  });
+
+  it('replaces a drifted node whose pod a PDB pins when the NodePool has a terminationGracePeriod, deleting the pod at the deadline', async () => {
+    sim = await simulation();
+    const withTgp = (labels: string) => guide('guide-07.yaml')
+      .replace('      expireAfter: 168h', '      expireAfter: 168h\n      terminationGracePeriod: 2m')
+      .replace('        managed-by: karpenter', `        managed-by: karpenter${labels}`);
+    await sim.apply(withTgp(''));
+    await sim.apply(deployment('db', 1));
+    await sim.apply(JSON.stringify({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'db', namespace: 'default' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'db' } } } }));
+    await sim.clock.advanceUntil(() => running(sim!, 'db') === 1, 180_000, 'db running');
+    const [old] = nodeClaims(sim);
+    // The replacement is up before the drain, the pod waits for the deadline: at most 2 min without a node.
+    inv = watchInvariants(sim, { maxUnboundMs: 30_000 });
+
+    await sim.apply(withTgp('\n        release: v2'));
+    await sim.clock.advanceUntil(() => !sim!.cluster.api.find('nodeclaims.karpenter.sh', undefined, old!.metadata.name!) && running(sim!, 'db') === 1, 10 * 60_000, 'the drifted node gone');
+
+    // Eviction was refused (PDB) until the terminationGracePeriod deadline, then the pod was deleted.
+    expect(events(sim, 'FailedDraining').some((e) => /violates a PDB/.test(String(e['message'])))).toBe(true);
+    expect(events(sim, 'TerminationGracePeriodExpiring').length).toBeGreaterThan(0);
+    expect(events(sim, 'Disrupted').map((e) => String(e['message']))).toContainEqual(expect.stringMatching(/bypasses the PDB/));
+    expect(nodes(sim).every((n) => n.metadata.labels?.['release'] === 'v2')).toBe(true);
+    expect(await metric(sim, 'karpenter_nodeclaims_disrupted_total', { reason: 'drifted', termination_mode: 'eventual' })).toBe(1);
     expect(inv.violations()).toEqual([]);
   });
 });
