@@ -55,4 +55,11 @@ describe('resolveOptions', () => {
     const help = optionsHelp();
     for (const env of ['CLUSTER_NAME', 'BATCH_MAX_DURATION', 'BATCH_IDLE_DURATION', 'METRICS_PORT', 'HEALTH_PROBE_PORT', 'LOG_LEVEL', 'FEATURE_GATES', 'PREFERENCE_POLICY', 'MIN_VALUES_POLICY']) expect(help).toContain(env);
   });
+
+  it('runs the disruption engine\'s global repack after Karpenter\'s methods unless told otherwise', () => {
+    expect(resolveOptions([], {}).consolidationRepack).toBe('after');
+    expect(resolveOptions(['--consolidation-repack=only'], {}).consolidationRepack).toBe('only');
+    expect(resolveOptions([], { CONSOLIDATION_REPACK: 'off' }).consolidationRepack).toBe('off');
+    expect(problems(['--consolidation-repack=sometimes'])).toEqual(['--consolidation-repack must be one of after, only, off, got "sometimes"']);
+  });
 });
