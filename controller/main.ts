@@ -5,7 +5,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { DEFAULT_ENGINE_OPTIONS, type EC2NodeClass, type EngineOptions, type ProvisionSolver } from '../engine/index.ts';
 import { withMetrics } from './cloudprovider/metrics.ts';
-import type { SimNetwork } from './cloudprovider/sim/network.ts';
 import type { CloudProvider } from './cloudprovider/types.ts';
 import type { ControllerContext } from './controllers/context.ts';
 import type { DisruptionMethod } from './controllers/disruption/types.ts';
@@ -23,13 +22,17 @@ import type { Cluster } from './state/cluster.ts';
 import { newClusterState } from './state/feed.ts';
 import type { Backoff, Informers } from './state/informers.ts';
 
-/** What a cloud provider is built from; it may read node classes from cluster state. */
+/** What a cloud provider is built from; it may read node classes and NodeClaims from cluster state. */
 export interface CloudProviderContext {
   readonly options: ResolvedOptions;
   readonly clock: Clock;
   readonly log: Logger;
   readonly cluster: Cluster;
   readonly nodeClass: (name: string) => EC2NodeClass | undefined;
+  /** The API server (its /version, its kubeconfig's CA). */
+  readonly kube: KubeClient;
+  /** The operator's metrics: a provider registers its own series on `metrics.registry`. */
+  readonly metrics: Metrics;
 }
 
 export type CloudProviderFactory = (ctx: CloudProviderContext) => CloudProvider | Promise<CloudProvider>;
@@ -42,8 +45,6 @@ export interface OperatorDeps {
   readonly log?: Logger;
   readonly solver?: ProvisionSolver;
   readonly informerBackoff?: Backoff;
-  /** The simulated account (adds the simulator's EC2NodeClass status controller). */
-  readonly simNetwork?: SimNetwork;
   readonly disruptionMethods?: readonly DisruptionMethod[];
   /** Only these controllers (tests). */
   readonly only?: readonly string[];
@@ -88,7 +89,7 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   const kube = new KubeClient(deps.kubeConfig, { activity });
   const { cluster, informers } = newClusterState({ kube, kubeConfig: deps.kubeConfig, clock, log, ...(deps.informerBackoff ? { backoff: deps.informerBackoff } : {}) });
   const nodeClass = (name: string) => cluster.nodeClass(name)?.nodeClass;
-  const cloudProvider = await deps.cloudProvider({ options, clock, log: log.child({ component: 'cloudprovider' }), cluster, nodeClass });
+  const cloudProvider = await deps.cloudProvider({ options, clock, log: log.child({ component: 'cloudprovider' }), cluster, nodeClass, kube, metrics });
   const events = new Recorder({ kube, clock, log, activity });
   const engineOptions = engineOptionsOf(options);
   for (const [gate, on] of Object.entries(options.featureGates)) {
@@ -101,7 +102,7 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
     ...(deps.solver ? { solver: deps.solver } : {}),
   });
   const controllers = newControllers(contextFor, {
-    ...(deps.simNetwork ? { simNetwork: deps.simNetwork } : {}),
+    ...(cloudProvider.nodeClasses ? { nodeClasses: cloudProvider.nodeClasses } : {}),
     ...(cloudProvider.interruptions ? { interruptions: cloudProvider.interruptions } : {}),
     ...(deps.disruptionMethods ? { disruptionMethods: deps.disruptionMethods } : {}),
     ...(deps.only ? { only: deps.only } : {}),
@@ -120,6 +121,7 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
     clock, log, kube, cluster, informers, metrics, events, activity, cloudProvider, controllers, runtime,
     async start() {
       await informers.start();
+      cloudProvider.start?.();
       runtime.start();
     },
     async serve(host) {
@@ -131,6 +133,7 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
     async stop() {
       gauges.cancel();
       await runtime.stop();
+      await cloudProvider.stop?.();
       informers.stop();
       await Promise.all(servers.splice(0).map((s) => s.close()));
     },

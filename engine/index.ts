@@ -20,7 +20,7 @@ export {
 export { tolerates, toleratesAll, firstUntolerated, formatTaint, isKnownEphemeralTaint } from './scheduling/taints.ts';
 export { selectorMatches, isTerminal, isTerminating, isActive, isOwnedByDaemonSet, isMirrorPod, podKey } from './scheduling/pods.ts';
 export { createEngine, type Engine, type EngineConfig } from './engine.ts';
-export { PooledSolver, SolverPool, PoolError, type PoolOptions, type CallOptions } from './pool/pool.ts';
+export { PooledSolver, SolverPool, PoolError, inThreadLp, type PoolOptions, type CallOptions, type LpSolver } from './pool/pool.ts';
 // The requirement algebra as a namespace (its add/get/has would collide with resources.ts), for the
 // controller's cloud providers, which build instance-type requirements and check launch compatibility.
 export * as reqs from './scheduling/requirements.ts';
@@ -28,3 +28,6 @@ export { ABI_VERSION } from '../solver-as/abi.ts';
 export { lowerBound, type LowerBound } from './bound/index.ts';
 export { buildBoundModel, type BoundModel } from './bound/model.ts';
 export { fromLabels, fromSelectorRequirements, intersects, singleValueLabels } from './scheduling/requirements.ts';
+// What-if reports (engine/whatif): snapshots in, plans, costs and explanations out.
+export * from './whatif/index.ts';
+export { mulberry32, type Rng } from './domain/random.ts';

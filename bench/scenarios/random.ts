@@ -1,16 +1,7 @@
-// A small seeded PRNG (mulberry32): scenarios are reproducible run to run and machine to machine.
-export type Rng = () => number;
+// Seeded randomness for scenarios: the engine's mulberry32, plus picking from a list.
+import { mulberry32, type Rng } from '../../engine/index.ts';
 
-export function mulberry32(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32, type Rng };
 
 export function pick<T>(rng: Rng, xs: readonly T[]): T {
   return xs[Math.floor(rng() * xs.length)]!;

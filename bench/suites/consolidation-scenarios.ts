@@ -2,20 +2,9 @@
 // catalog with the solver, the planned NodeClaims become running nodes, then a seeded share of the pods is
 // deleted (as after a scale-in), leaving many half-empty nodes.
 import type { InstanceType, NodePool, Pod, Snapshot, StateNode } from '../../engine/index.ts';
-import { DEFAULT_ENGINE_OPTIONS, ec2InstanceTypes, launchedNode, provision, type ProvisionSolver } from '../../engine/index.ts';
+import { DEFAULT_ENGINE_OPTIONS, ec2InstanceTypes, launchedNode, mulberry32, provision, type ProvisionSolver } from '../../engine/index.ts';
 import { nodePool, pod } from '../../test/fixtures/builders.ts';
 
-/** mulberry32: a small seeded PRNG (public-domain algorithm), so scenarios are reproducible. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface Scenario {
   readonly name: string;
@@ -62,7 +51,7 @@ function workload(nodes: number, random: () => number): Pod[] {
  * NodeClaim as its first option, bind its pods, then delete `share` of the pods at random.
  */
 export async function fragmentedCluster(nodes: number, seed: number, solver: ProvisionSolver, share = 0.4): Promise<Scenario> {
-  const random = rng(seed);
+  const random = mulberry32(seed);
   const pool = benchPool();
   const types: InstanceType[] = ec2InstanceTypes({ region: 'us-east-1', zones: ['us-east-1a'] });
   const empty: Snapshot = {

@@ -1,6 +1,12 @@
 // `karpenter-ts controller` through its composition root, against the simulated cluster and cloud: the
 // options, the kubeconfig, the metrics and health endpoints, a clean stop.
 import { createServer } from 'node:net';
+import { DescribeInstanceTypeOfferingsCommand, DescribeInstanceTypesCommand, EC2Client } from '@aws-sdk/client-ec2';
+import { IAMClient } from '@aws-sdk/client-iam';
+import { GetProductsCommand, PricingClient } from '@aws-sdk/client-pricing';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { toNodeClass } from '../../engine/index.ts';
 import { SimCloudProvider } from '../../controller/cloudprovider/sim/provider.ts';
@@ -9,6 +15,8 @@ import { scaledClock } from '../../controller/sim/clock.ts';
 import { installAdmission } from '../../controller/simulation/admission.ts';
 import { memoryIo } from '../io.ts';
 import { run } from './controller.ts';
+
+process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true'; // the image runs Node 22; tests may run on 20
 
 const freePort = (): Promise<number> => new Promise((resolve) => {
   const s = createServer();
@@ -19,6 +27,51 @@ const freePort = (): Promise<number> => new Promise((resolve) => {
 });
 
 describe('karpenter-ts controller', () => {
+  it('loads the AWS provider by default, which needs the cluster endpoint', async () => {
+    const io = memoryIo({ env: { CLUSTER_NAME: 'my-cluster' } });
+    const cluster = await startSimCluster({ clock: scaledClock(1) });
+    try {
+      expect(await run([], io, { kubeConfig: cluster.kubeConfig() })).toBe(2);
+      expect(io.stderr).toContain('--cluster-endpoint (CLUSTER_ENDPOINT) is required by the AWS provider');
+    } finally {
+      await cluster.close();
+    }
+  });
+
+  it('runs with the AWS provider: its metrics on /metrics, stopped cleanly', async () => {
+    // Every SDK client of these classes is answered in process: nothing leaves the machine.
+    const ec2 = mockClient(EC2Client);
+    const pricing = mockClient(PricingClient);
+    const mocks = [ec2, pricing, mockClient(SSMClient), mockClient(IAMClient), mockClient(SQSClient)];
+    ec2.on(DescribeInstanceTypesCommand).resolves({ InstanceTypes: [] });
+    ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({ InstanceTypeOfferings: [] });
+    pricing.on(GetProductsCommand).resolves({ PriceList: [] });
+    const region = process.env['AWS_REGION'];
+    process.env['AWS_REGION'] = 'ap-northeast-2';
+    const cluster = await startSimCluster({ clock: scaledClock(1) });
+    installAdmission(cluster.server);
+    try {
+      const metricsPort = await freePort();
+      const io = memoryIo({ env: { CLUSTER_NAME: 'my-cluster', CLUSTER_ENDPOINT: 'https://ABC.gr7.ap-northeast-2.eks.amazonaws.com', LOG_LEVEL: 'info' } });
+      const stop = new AbortController();
+      let ready: () => void = () => {};
+      const started = new Promise<void>((r) => (ready = r));
+      const done = run([`--metrics-port=${metricsPort}`, '--health-probe-port=0'], io, { kubeConfig: cluster.kubeConfig(), signal: stop.signal, onStarted: () => ready() });
+      await started;
+      const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      expect(metrics).toContain('# TYPE karpenter_cloudprovider_batcher_batch_size histogram');
+      expect(io.stdout).toMatch(/"region":"ap-northeast-2".*"message":"AWS cloud provider ready"/);
+      expect(io.stdout).toMatch(/"provider":"aws".*"message":"controller started"/);
+      stop.abort();
+      expect(await done).toBe(0);
+    } finally {
+      if (region === undefined) delete process.env['AWS_REGION'];
+      else process.env['AWS_REGION'] = region;
+      for (const m of mocks) m.restore();
+      await cluster.close();
+    }
+  });
+
   it('needs a cluster name and valid options', async () => {
     const io = memoryIo();
     expect(await run([], io)).toBe(2);

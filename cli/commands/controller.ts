@@ -16,7 +16,7 @@ can also be set by its environment variable (flags win).
 
 options:
 ${optionsHelp()}
-  -h, --help                 show this help
+  -h, --help                      show this help
 
 exit status: 0 stopped by a signal, 2 bad options or no usable kubeconfig / cloud provider
 `;

@@ -33,6 +33,7 @@ export function withMetrics(cp: CloudProvider, metrics: Metrics, controller: str
     getInstanceTypes: timed('getInstanceTypes', (np) => cp.getInstanceTypes(np)),
     isDrifted: timed('isDrifted', (q) => cp.isDrifted(q)),
     ...(cp.interruptions ? { interruptions: cp.interruptions } : {}),
+    ...(cp.nodeClasses ? { nodeClasses: cp.nodeClasses } : {}),
   };
   return wrapped;
 }

@@ -1,7 +1,7 @@
 // The cloud-provider seam: everything the controller asks of a cloud, in one interface that the AWS
 // provider (aws/) and the simulator (sim/) implement, and decorators (metrics, ICE filtering) wrap.
 // Contracts follow Karpenter's cloudprovider.CloudProvider; the comments say what callers rely on.
-import type { InstanceType, NodePool, NodeSelectorRequirement, Resources, Taint } from '../../engine/index.ts';
+import type { EC2NodeClass, InstanceType, NodeClaimInfo, NodePool, NodeSelectorRequirement, Resources, Taint } from '../../engine/index.ts';
 
 /** What the lifecycle controller asks the cloud to launch for one NodeClaim. */
 export interface LaunchRequest {
@@ -53,6 +53,19 @@ export interface DriftQuery {
   readonly annotations: Readonly<Record<string, string>>;
 }
 
+/** The drift query for a launched NodeClaim; undefined before it has a providerID. */
+export function driftQueryOf(claim: NodeClaimInfo): DriftQuery | undefined {
+  if (!claim.providerId) return undefined;
+  return {
+    nodeClaimName: claim.name,
+    providerID: claim.providerId,
+    nodeClassName: claim.nodeClassRef.name,
+    ...(claim.imageId ? { imageID: claim.imageId } : {}),
+    labels: claim.labels,
+    annotations: claim.annotations,
+  };
+}
+
 export type DriftReason =
   | 'NodeClassDrift'
   | 'AMIDrift'
@@ -70,12 +83,59 @@ export type InterruptionEvent =
   | { readonly kind: 'capacityReservationInterruption'; readonly id: string; readonly instanceIds: readonly string[]; readonly time: number }
   | { readonly kind: 'noop'; readonly id: string; readonly detail: string; readonly time: number };
 
-/** Where interruption events come from (SQS on AWS; injected by scenarios in the simulator). */
+/** Karpenter's name for an event's kind: the message_type label of the interruption metrics. */
+export function interruptionMessageType(e: InterruptionEvent): string {
+  switch (e.kind) {
+    case 'spotInterruption':
+      return 'spot_interrupted';
+    case 'rebalanceRecommendation':
+      return 'rebalance_recommendation';
+    case 'scheduledChange':
+      return 'scheduled_change';
+    case 'capacityReservationInterruption':
+      return 'capacity_reservation_interrupted';
+    case 'stateChange':
+      return e.state === 'stopping' || e.state === 'stopped' ? 'instance_stopped' : 'instance_terminated';
+    case 'noop':
+      return 'no_op';
+  }
+}
+
+/**
+ * Where interruption events come from (SQS on AWS; injected by scenarios in the simulator). A message the
+ * source cannot parse never reaches the controller: the source counts it (message_type "unparseable") and
+ * deletes it itself.
+ */
 export interface InterruptionSource {
   /** Waits (long-polls) for the next batch; resolves [] on abort or when nothing arrived. */
   receive(signal: AbortSignal): Promise<ReadonlyArray<{ readonly event: InterruptionEvent; readonly handle: string }>>;
   /** Acknowledges a handled (or unparseable) message so it is not delivered again. */
   acknowledge(handle: string): Promise<void>;
+}
+
+/** What resolving a node class produced; the node-class controller writes it back. */
+export interface NodeClassStatusResult {
+  /** The whole status in the API server's shape (RFC 3339 times), conditions and Ready among them. */
+  readonly status: Readonly<Record<string, unknown>>;
+  /** Annotations for the node class (on AWS the static drift hash and its version). */
+  readonly annotations: Readonly<Record<string, string>>;
+  /**
+   * NodeClaims of this class whose value for `key` differs get `values` written (a hash-version change
+   * rewrites their hashes instead of drifting them).
+   */
+  readonly nodeClaimAnnotations?: { readonly key: string; readonly values: Readonly<Record<string, string>> };
+  /** When to resolve again. */
+  readonly requeueAfterMs: number;
+  /** Cloud calls that failed; the status fields they feed kept their previous values. */
+  readonly errors: readonly Error[];
+}
+
+/** The provider's side of Karpenter's EC2NodeClass controller: resolution and clean-up. */
+export interface NodeClassProvider {
+  /** Resolves subnets, security groups, AMIs, the instance profile and the conditions. */
+  resolve(nodeClass: EC2NodeClass): Promise<NodeClassStatusResult>;
+  /** Deletes what the provider made for the class; called once no NodeClaim uses it. */
+  finalize(nodeClass: EC2NodeClass): Promise<void>;
 }
 
 export interface CloudProvider {
@@ -98,6 +158,12 @@ export interface CloudProvider {
   isDrifted(q: DriftQuery): Promise<DriftReason | undefined>;
   /** The interruption feed, when the provider has one. */
   readonly interruptions?: InterruptionSource;
+  /** Node-class resolution (the node-class controller runs when the provider has it). */
+  readonly nodeClasses?: NodeClassProvider;
+  /** Background work (price and instance-type refreshes); the operator calls it from start(). */
+  start?(): void;
+  /** Stops the background work; the operator calls it from stop(). */
+  stop?(): Promise<void> | void;
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -1,8 +1,7 @@
 // The controller list, in one place (Karpenter's pkg/controllers/controllers.go). main.ts hands each
 // controller a context whose cloud provider is wrapped for metrics with the controller's name.
 // The disruption loop takes its methods as data: the disruption engine adds its own there.
-import type { InterruptionSource } from '../cloudprovider/types.ts';
-import type { SimNetwork } from '../cloudprovider/sim/network.ts';
+import type { InterruptionSource, NodeClassProvider } from '../cloudprovider/types.ts';
 import type { Controller } from '../operator/runtime.ts';
 import type { ControllerContext } from './context.ts';
 import { newDisruption, type DisruptionLoop } from './disruption/reconcile.ts';
@@ -11,7 +10,7 @@ import type { DisruptionMethod } from './disruption/types.ts';
 import { newInterruption } from './interruption/reconcile.ts';
 import { newPodMetrics } from './metrics/pod/reconcile.ts';
 import { newNodeTermination } from './node/termination/reconcile.ts';
-import { newSimNodeClassStatus } from './nodeclass/status/reconcile.ts';
+import { newNodeClassStatus } from './nodeclass/status/reconcile.ts';
 import { newConsolidatable } from './nodeclaim/consolidatable/reconcile.ts';
 import { newDrift } from './nodeclaim/drift/reconcile.ts';
 import { newExpiration } from './nodeclaim/expiration/reconcile.ts';
@@ -31,8 +30,8 @@ export interface ControllerSet {
 }
 
 export interface ControllerOptions {
-  /** The simulated account: adds the simulator's EC2NodeClass status controller. */
-  readonly simNetwork?: SimNetwork;
+  /** The cloud provider's node-class resolution: adds the EC2NodeClass controller. */
+  readonly nodeClasses?: NodeClassProvider;
   /** The cloud provider's interruption feed: adds the interruption controller. */
   readonly interruptions?: InterruptionSource;
   /** Disruption engine methods in order (default: production order, then the repack per the options). */
@@ -51,8 +50,8 @@ export function newControllers(contextFor: (name: string) => ControllerContext, 
     all.push(c);
     return c;
   };
-  const network = opts.simNetwork;
-  if (network) add('nodeclass.status', (ctx) => newSimNodeClassStatus(ctx, network));
+  const nodeClasses = opts.nodeClasses;
+  if (nodeClasses) add('nodeclass.status', (ctx) => newNodeClassStatus(ctx, nodeClasses));
   add('nodepool.hash', newNodePoolHash);
   add('nodepool.readiness', newNodePoolReadiness);
   add('nodepool.counter', newNodePoolCounter);

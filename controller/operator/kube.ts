@@ -179,6 +179,11 @@ export class KubeClient {
     await this.request('POST', itemPath('Pod', name, namespace, 'eviction'), { body });
   }
 
+  /** GET /version (a non-resource URL every authenticated client may read): `{ major: "1", minor: "32+" }`. */
+  serverVersion(): Promise<{ major?: string; minor?: string; gitVersion?: string }> {
+    return this.request('GET', '/version');
+  }
+
   private request<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, o: { body?: unknown; contentType?: string; query?: Record<string, string> } = {}): Promise<T> {
     const p = this.send<T>(method, path, o);
     return this.opts.activity ? this.opts.activity.track(p) : p;

@@ -47,13 +47,35 @@ describe('resolveOptions', () => {
     expect(p).toHaveLength(7);
   });
 
+  it("reads the AWS provider's settings under Karpenter's names, with its defaults", () => {
+    expect(resolveOptions([], {})).toMatchObject({ clusterEndpoint: '', clusterCABundle: '', vmMemoryOverheadPercent: 0.075, reservedENIs: 0, isolatedVPC: false, eksControlPlane: false, interruptionQueue: '' });
+    const o = resolveOptions(['--isolated-vpc', 'true', '--reserved-enis=1'], {
+      CLUSTER_ENDPOINT: 'https://ABC.gr7.ap-northeast-2.eks.amazonaws.com', CLUSTER_CA_BUNDLE: 'Q0E=', VM_MEMORY_OVERHEAD_PERCENT: '0.1', RESERVED_ENIS: '3',
+      ISOLATED_VPC: 'false', EKS_CONTROL_PLANE: 'True', INTERRUPTION_QUEUE: 'my-cluster',
+    });
+    expect(o).toMatchObject({
+      clusterEndpoint: 'https://ABC.gr7.ap-northeast-2.eks.amazonaws.com', clusterCABundle: 'Q0E=', vmMemoryOverheadPercent: 0.1, reservedENIs: 1,
+      isolatedVPC: true, eksControlPlane: true, interruptionQueue: 'my-cluster',
+    });
+  });
+
+  it('refuses AWS settings out of range, naming the variable', () => {
+    expect(resolveOptions([], { CLUSTER_CIDR: '172.20.0.0/16' }).clusterCIDR).toBe('172.20.0.0/16');
+    expect(problems([], { CLUSTER_CIDR: '172.20.0.0', VM_MEMORY_OVERHEAD_PERCENT: '1.5', RESERVED_ENIS: '-1', ISOLATED_VPC: 'yes' })).toEqual([
+      'CLUSTER_CIDR (--cluster-cidr) must be a CIDR such as 10.100.0.0/16, got "172.20.0.0"',
+      'VM_MEMORY_OVERHEAD_PERCENT (--vm-memory-overhead-percent) must be a number from 0 up to (not including) 1, got "1.5"',
+      'RESERVED_ENIS (--reserved-enis) must be a whole number >= 0, got "-1"',
+      'ISOLATED_VPC (--isolated-vpc) must be true or false, got "yes"',
+    ]);
+  });
+
   it('refuses the same port for metrics and health probes', () => {
     expect(problems(['--metrics-port=9000', '--health-probe-port=9000'])).toEqual(['--metrics-port and --health-probe-port must differ (both 9000)']);
   });
 
   it('documents every option with its environment variable', () => {
     const help = optionsHelp();
-    for (const env of ['CLUSTER_NAME', 'BATCH_MAX_DURATION', 'BATCH_IDLE_DURATION', 'METRICS_PORT', 'HEALTH_PROBE_PORT', 'LOG_LEVEL', 'FEATURE_GATES', 'PREFERENCE_POLICY', 'MIN_VALUES_POLICY']) expect(help).toContain(env);
+    for (const env of ['CLUSTER_NAME', 'BATCH_MAX_DURATION', 'BATCH_IDLE_DURATION', 'METRICS_PORT', 'HEALTH_PROBE_PORT', 'LOG_LEVEL', 'FEATURE_GATES', 'PREFERENCE_POLICY', 'MIN_VALUES_POLICY', 'CLUSTER_ENDPOINT', 'CLUSTER_CA_BUNDLE', 'CLUSTER_CIDR', 'VM_MEMORY_OVERHEAD_PERCENT', 'RESERVED_ENIS', 'ISOLATED_VPC', 'EKS_CONTROL_PLANE', 'INTERRUPTION_QUEUE']) expect(help).toContain(env);
   });
 
   it('runs the disruption engine\'s global repack after Karpenter\'s methods unless told otherwise', () => {

@@ -30,11 +30,26 @@ export interface ResolvedOptions {
   readonly kubeconfig: string;
   /** SQS queue for interruption events (the AWS provider reads it); empty = no interruption handling. */
   readonly interruptionQueue: string;
+  // The AWS provider's settings (Karpenter's pkg/operator/options of the AWS provider).
+  /** The API server URL written into node user data (required by the AWS provider). */
+  readonly clusterEndpoint: string;
+  /** Base64 CA bundle for node user data; empty = the controller's own kubeconfig CA. */
+  readonly clusterCABundle: string;
+  /** The cluster's service CIDR for AL2023 user data (nodeadm requires it); empty = unknown. */
+  readonly clusterCIDR: string;
+  /** Fraction of memory taken off every instance type for the hypervisor, in [0, 1). */
+  readonly vmMemoryOverheadPercent: number;
+  /** ENIs left out of the max-pods computation. */
+  readonly reservedENIs: number;
+  /** No Pricing API calls: the static price table is used. */
+  readonly isolatedVPC: boolean;
+  /** Discover cluster details with eks:DescribeCluster (accepted; not used by this build). */
+  readonly eksControlPlane: boolean;
   /** The disruption engine's global repack: after Karpenter's methods, instead of its consolidation, or off. */
   readonly consolidationRepack: 'after' | 'only' | 'off';
 }
 
-type Kind = 'string' | 'duration' | 'port' | 'enum' | 'gates';
+type Kind = 'string' | 'duration' | 'port' | 'enum' | 'gates' | 'fraction' | 'count' | 'bool' | 'cidr';
 
 interface Spec {
   readonly flag: string;
@@ -58,6 +73,13 @@ export const OPTION_SPECS: readonly Spec[] = [
   { flag: 'min-values-policy', env: 'MIN_VALUES_POLICY', kind: 'enum', default: 'Strict', values: ['Strict', 'BestEffort'], help: 'What to do when a NodePool\'s minValues cannot be met' },
   { flag: 'kubeconfig', env: 'KUBECONFIG', kind: 'string', default: '', help: 'Path to a kubeconfig (default: in-cluster, then ~/.kube/config)' },
   { flag: 'interruption-queue', env: 'INTERRUPTION_QUEUE', kind: 'string', default: '', help: 'SQS queue name for spot interruption and health events' },
+  { flag: 'cluster-endpoint', env: 'CLUSTER_ENDPOINT', kind: 'string', default: '', help: 'API server URL for node user data (required with the AWS provider)' },
+  { flag: 'cluster-ca-bundle', env: 'CLUSTER_CA_BUNDLE', kind: 'string', default: '', help: 'Base64 cluster CA for node user data (default: the kubeconfig\'s CA)' },
+  { flag: 'cluster-cidr', env: 'CLUSTER_CIDR', kind: 'cidr', default: '', help: 'The cluster\'s service CIDR for AL2023 node user data (Karpenter reads it from eks:DescribeCluster)' },
+  { flag: 'vm-memory-overhead-percent', env: 'VM_MEMORY_OVERHEAD_PERCENT', kind: 'fraction', default: '0.075', help: 'Fraction of instance memory reserved for the hypervisor' },
+  { flag: 'reserved-enis', env: 'RESERVED_ENIS', kind: 'count', default: '0', help: 'ENIs left out of the max-pods computation' },
+  { flag: 'isolated-vpc', env: 'ISOLATED_VPC', kind: 'bool', default: 'false', help: 'No Pricing API calls; use the static price table' },
+  { flag: 'eks-control-plane', env: 'EKS_CONTROL_PLANE', kind: 'bool', default: 'false', help: 'Accepted for Karpenter compatibility; cluster details come from the options' },
   { flag: 'consolidation-repack', env: 'CONSOLIDATION_REPACK', kind: 'enum', default: 'after', values: ['after', 'only', 'off'], help: 'Global repack: after Karpenter\'s consolidation finds nothing, instead of it, or off' },
 ];
 
@@ -161,6 +183,13 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     minValuesPolicy: values['min-values-policy'] as 'Strict' | 'BestEffort',
     kubeconfig: values['kubeconfig'] as string,
     interruptionQueue: values['interruption-queue'] as string,
+    clusterEndpoint: values['cluster-endpoint'] as string,
+    clusterCABundle: values['cluster-ca-bundle'] as string,
+    clusterCIDR: values['cluster-cidr'] as string,
+    vmMemoryOverheadPercent: values['vm-memory-overhead-percent'] as number,
+    reservedENIs: values['reserved-enis'] as number,
+    isolatedVPC: values['isolated-vpc'] as boolean,
+    eksControlPlane: values['eks-control-plane'] as boolean,
     consolidationRepack: values['consolidation-repack'] as 'after' | 'only' | 'off',
   });
 }
@@ -191,10 +220,33 @@ function parseValue(spec: Spec, raw: string, where: string, problems: string[]):
     }
     case 'gates':
       return parseGates(raw, where, problems);
+    case 'fraction': {
+      const n = /^\s*\d*\.?\d+(e-?\d+)?\s*$/i.test(raw) ? Number(raw) : NaN;
+      if (!(n >= 0 && n < 1)) problems.push(`${where} must be a number from 0 up to (not including) 1, got "${raw}"`);
+      return n;
+    }
+    case 'count': {
+      const n = /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
+      if (!Number.isSafeInteger(n)) problems.push(`${where} must be a whole number >= 0, got "${raw}"`);
+      return n;
+    }
+    case 'cidr': {
+      const v = raw.trim();
+      if (v && !/^(\d{1,3}(\.\d{1,3}){3}\/\d{1,2}|[0-9a-fA-F:]+:[0-9a-fA-F:]*\/\d{1,3})$/.test(v)) problems.push(`${where} must be a CIDR such as 10.100.0.0/16, got "${raw}"`);
+      return v;
+    }
+    case 'bool': {
+      // Go's strconv.ParseBool, which Karpenter's flags use.
+      const v = raw.trim();
+      if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(v)) return true;
+      if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(v)) return false;
+      problems.push(`${where} must be true or false, got "${raw}"`);
+      return false;
+    }
   }
 }
 
 /** The options as `--help` prints them. */
 export function optionsHelp(): string {
-  return OPTION_SPECS.map((s) => `  --${s.flag.padEnd(22)} ${s.help}\n  ${''.padEnd(24)} env ${s.env}${s.default ? `, default ${s.default.length > 40 ? 'see docs' : s.default}` : ''}`).join('\n');
+  return OPTION_SPECS.map((s) => `  --${s.flag.padEnd(27)} ${s.help}\n  ${''.padEnd(29)} env ${s.env}${s.default ? `, default ${s.default.length > 40 ? 'see docs' : s.default}` : ''}`).join('\n');
 }

@@ -17,7 +17,8 @@ export function kubeConfigFor(url: string, name = 'karpenter-ts-sim'): KubeConfi
 export function kubeConfigText(url: string, name = 'karpenter-ts-sim'): string {
   return JSON.stringify({
     apiVersion: 'v1', kind: 'Config', 'current-context': name,
-    clusters: [{ name, cluster: { server: url } }],
+    // client-node refuses a plain-http server unless TLS verification is off; kubectl accepts either.
+    clusters: [{ name, cluster: { server: url, 'insecure-skip-tls-verify': true } }],
     users: [{ name, user: { token: 'sim' } }],
     contexts: [{ name, context: { cluster: name, user: name, namespace: 'default' } }],
   }, null, 2);

@@ -62,6 +62,23 @@ const KIND_OF: Readonly<Record<string, Kind>> = {
   NodePool: 'NodePool', NodeClaim: 'NodeClaim', EC2NodeClass: 'EC2NodeClass',
 };
 
+/**
+ * "Nothing more can happen without the clock": the simulated cluster is idle, no reconcile, queued key or
+ * request is in flight, and the informers have seen every change. Returned for a SimClock's addSettler.
+ */
+export function settler(cluster: SimCluster, operator: Operator): () => Promise<void> {
+  return async () => {
+    for (let idle = 0, turns = 0; idle < 3; turns++) {
+      await cluster.settle();
+      await new Promise((r) => setImmediate(r));
+      const busy = operator.busy() || !caughtUp(cluster, operator.informers);
+      idle = busy ? 0 : idle + 1;
+      if (turns > 200_000) throw new Error(`simulation did not settle (busy: ${operator.runtime.busyNames().join(', ') || 'informers or requests'})`);
+      if (busy && turns > 50) await new Promise((r) => setTimeout(r, 1));
+    }
+  };
+}
+
 export async function startSimulation(opts: SimulationOptions = {}): Promise<Simulation> {
   const clock = opts.clock ?? manualClock();
   const region = opts.region ?? 'ap-northeast-2';
@@ -76,23 +93,14 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
   const options = resolveOptions([], {}, { 'cluster-name': clusterName, 'metrics-port': '0', 'health-probe-port': '0', ...(opts.options ?? {}) });
   let provider: SimCloudProvider | undefined;
   const operator = await newOperator({
-    options, clock, log, kubeConfig: cluster.kubeConfig(), simNetwork: network,
+    options, clock, log, kubeConfig: cluster.kubeConfig(),
     ...(opts.only ? { only: opts.only } : {}), ...(opts.informerBackoff ? { informerBackoff: opts.informerBackoff } : {}),
     cloudProvider: ({ nodeClass }) => (provider = new SimCloudProvider({
-      clock, region, nodeClass, kubelet: cluster.kubelet, zonesOf: (nc) => toNodeClass(nc).zones,
+      clock, region, nodeClass, kubelet: cluster.kubelet, network, zonesOf: (nc) => toNodeClass(nc).zones,
       ...(opts.launchMs !== undefined ? { launchMs: opts.launchMs } : {}), ...(opts.terminateMs !== undefined ? { terminateMs: opts.terminateMs } : {}),
     })),
   });
-  const settle = async (): Promise<void> => {
-    for (let idle = 0, turns = 0; idle < 3; turns++) {
-      await cluster.settle();
-      await new Promise((r) => setImmediate(r));
-      const busy = operator.busy() || !caughtUp(cluster, operator.informers);
-      idle = busy ? 0 : idle + 1;
-      if (turns > 200_000) throw new Error(`simulation did not settle (busy: ${operator.runtime.busyNames().join(', ') || 'informers or requests'})`);
-      if (busy && turns > 50) await new Promise((r) => setTimeout(r, 1));
-    }
-  };
+  const settle = settler(cluster, operator);
   const removeSettler = clock.addSettler(settle);
   await operator.start();
   const kc = cluster.kubeConfig();

@@ -1,5 +1,5 @@
 // engine.lowerBound: the LP bound on the $/h of new capacity for a set of pods (model.ts explains it).
-import type { SolverPool } from '../pool/pool.ts';
+import type { LpSolver } from '../pool/pool.ts';
 import type { ProvisionInput } from '../solver/types.ts';
 import { buildBoundModel } from './model.ts';
 
@@ -18,7 +18,7 @@ export interface LowerBound {
 
 const STATUS: Record<number, string> = { 7: 'optimal', 8: 'infeasible', 13: 'time-limit', 6: 'empty' };
 
-export async function lowerBound(input: ProvisionInput, pool: SolverPool, opts: { signal?: AbortSignal; timeLimitSec?: number } = {}): Promise<LowerBound> {
+export async function lowerBound(input: ProvisionInput, pool: LpSolver, opts: { signal?: AbortSignal; timeLimitSec?: number } = {}): Promise<LowerBound> {
   const b = buildBoundModel(input);
   const r = await pool.solveLp(b.model, opts);
   const optimal = r.statusCode === 7 || b.model.numCols === 0;

@@ -75,11 +75,12 @@ async function run(m: MethodName, input: MethodInput): Promise<MethodOutput> {
   }
 }
 
+/** One reason per node: the most specific; between equally specific ones, the later method's (it looked last). */
 class Reasons {
   readonly byNode = new Map<string, Explanation>();
   add(e: Explanation): void {
     const cur = this.byNode.get(e.node);
-    if (!cur || rank(e.code) > rank(cur.code)) this.byNode.set(e.node, e);
+    if (!cur || rank(e.code) >= rank(cur.code)) this.byNode.set(e.node, e);
   }
 }
 

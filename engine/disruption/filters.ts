@@ -59,7 +59,7 @@ export function consolidationFilter(c: Candidate, now: number, allowEmpty = fals
   if (c.empty && !allowEmpty) return explanation(c.node.name, 'left-to-emptiness', 'node is empty; emptiness handles it');
   if (!c.empty && c.nodePool.disruption.consolidationPolicy === 'WhenEmpty') {
     const msg = `NodePool "${c.nodePool.name}" has consolidation policy WhenEmpty, but node is not empty`;
-    return unconsolidatable(c, 'when-empty-policy', `nodepool ${c.nodePool.name} consolidates only empty nodes (WhenEmpty) and this node has ${c.reschedulablePods.length} pods`, msg);
+    return unconsolidatable(c, 'when-empty-policy', `nodepool ${c.nodePool.name} consolidates only empty nodes (WhenEmpty) and this node has ${c.reschedulablePods.length} ${c.reschedulablePods.length === 1 ? 'pod' : 'pods'}`, msg);
   }
   if (c.node.conditions.consolidatable !== true) return notConsolidatable(c, now);
   return undefined;

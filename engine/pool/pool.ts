@@ -27,6 +27,7 @@ export interface CallOptions {
 }
 
 const LP_WORKER = new URL('./lp.worker.mjs', import.meta.url).href;
+const TASKS_WORKER = new URL('./tasks.worker.mjs', import.meta.url).href;
 
 export interface LpResult {
   readonly status: string;
@@ -105,9 +106,39 @@ export class SolverPool {
     }
   }
 
+  /**
+   * Runs `name(input)` exported by the module at `module` (a file URL; TypeScript is loaded through tsx in
+   * the worker, see tasks.worker.mjs) in a worker; input and result are structured-cloned. For whole jobs
+   * that run the engine in the worker's own thread (what-if batches).
+   */
+  async runTask<T>(module: string, name: string, input: unknown, opts: CallOptions = {}): Promise<T> {
+    const signal = combine(opts.signal, opts.timeoutMs);
+    try {
+      return (await this.piscina.run({ module, name, input }, { filename: TASKS_WORKER, ...(signal ? { signal } : {}) })) as T;
+    } catch (e) {
+      if (signal?.aborted) throw new PoolError(`task aborted: ${String((signal.reason as Error)?.message ?? signal.reason)}`, { cause: e });
+      throw e instanceof Error ? e : new PoolError(String(e));
+    }
+  }
+
   async close(): Promise<void> {
     await this.piscina.destroy();
   }
+}
+
+/** What the LP bound needs of a pool. */
+export type LpSolver = Pick<SolverPool, 'solveLp'>;
+
+/** HiGHS in the calling thread: for code that already runs inside a worker (what-if tasks). */
+export function inThreadLp(): LpSolver {
+  let mod: Promise<{ default: (task: Record<string, unknown>) => Promise<LpResult> }> | undefined;
+  return {
+    async solveLp(model, opts = {}) {
+      mod ??= import(LP_WORKER);
+      const { default: solve } = await mod;
+      return solve({ ...model, timeLimitSec: opts.timeLimitSec ?? 60 });
+    },
+  };
 }
 
 /** The wasm solver in the pool: encode here, solve in a worker, decode here. */

@@ -1,10 +1,13 @@
 // The Helm chart: every template renders (with test/deploy/helm-lite.ts) to valid Kubernetes YAML; every
 // settings value reaches the controller as Karpenter's environment variable; the RBAC grants exactly the API
-// calls listed in charts/karpenter-ts/rbac-requirements.json.
+// calls listed in charts/karpenter-ts/rbac-requirements.json, which are exactly the calls the controller's
+// code makes (test/deploy/rbac.ts reads its call sites). test/e2e/aws.test.ts checks the requests of a real
+// run against the same roles.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { mergeValues, render, type RenderContext } from './helm-lite.ts';
+import { calledInCode, chartRules } from './rbac.ts';
 
 const chartDir = new URL('../../charts/karpenter-ts/', import.meta.url);
 const read = (p: string) => readFileSync(new URL(p, chartDir), 'utf8');
@@ -63,6 +66,8 @@ interface Need {
   group: string;
   resource: string;
   verbs: string[];
+  /** Granted ahead of the code that will make the call (with why). */
+  ahead?: string;
 }
 
 describe('charts/karpenter-ts', () => {
@@ -85,6 +90,7 @@ describe('charts/karpenter-ts', () => {
       clusterName: 'CLUSTER_NAME',
       clusterEndpoint: 'CLUSTER_ENDPOINT',
       clusterCABundle: 'CLUSTER_CA_BUNDLE',
+      clusterCIDR: 'CLUSTER_CIDR',
       interruptionQueue: 'INTERRUPTION_QUEUE',
       batchMaxDuration: 'BATCH_MAX_DURATION',
       batchIdleDuration: 'BATCH_IDLE_DURATION',
@@ -98,14 +104,14 @@ describe('charts/karpenter-ts', () => {
     };
     expect(Object.keys(defaults.settings as object).sort()).toEqual(Object.keys(envOf).sort());
     const settings = {
-      clusterName: 'my-cluster', clusterEndpoint: 'https://x.eks', clusterCABundle: 'Q0E=', interruptionQueue: 'my-cluster-karpenter',
+      clusterName: 'my-cluster', clusterEndpoint: 'https://x.eks', clusterCABundle: 'Q0E=', clusterCIDR: '172.20.0.0/16', interruptionQueue: 'my-cluster-karpenter',
       batchMaxDuration: '15s', batchIdleDuration: '2s', vmMemoryOverheadPercent: 0.1, reservedENIs: '1', isolatedVPC: true, eksControlPlane: true,
       preferencePolicy: 'Ignore', minValuesPolicy: 'BestEffort', featureGates: { spotToSpotConsolidation: true },
     };
     const d = find(renderChart({ settings, logLevel: 'debug' }), 'Deployment') as Deployment;
     const env = Object.fromEntries(d.spec.template.spec.containers[0]!.env.map((e) => [e.name, e.value]));
     expect(env).toMatchObject({
-      CLUSTER_NAME: 'my-cluster', CLUSTER_ENDPOINT: 'https://x.eks', CLUSTER_CA_BUNDLE: 'Q0E=', INTERRUPTION_QUEUE: 'my-cluster-karpenter',
+      CLUSTER_NAME: 'my-cluster', CLUSTER_ENDPOINT: 'https://x.eks', CLUSTER_CA_BUNDLE: 'Q0E=', CLUSTER_CIDR: '172.20.0.0/16', INTERRUPTION_QUEUE: 'my-cluster-karpenter',
       BATCH_MAX_DURATION: '15s', BATCH_IDLE_DURATION: '2s', VM_MEMORY_OVERHEAD_PERCENT: '0.1', RESERVED_ENIS: '1', ISOLATED_VPC: 'true',
       EKS_CONTROL_PLANE: 'true', PREFERENCE_POLICY: 'Ignore', MIN_VALUES_POLICY: 'BestEffort',
       FEATURE_GATES: 'NodeRepair=false,NodeOverlay=false,ReservedCapacity=true,SpotToSpotConsolidation=true,StaticCapacity=false,CapacityBuffer=false',
@@ -145,6 +151,27 @@ describe('RBAC', () => {
   const needs = JSON.parse(read('rbac-requirements.json')) as { cluster: Need[]; namespace: Need[] };
   const triples = (rules: Rule[]) => new Set(rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => `${g}|${res}|${v}`)))));
   const wanted = (list: Need[]) => new Set(list.flatMap((n) => n.verbs.map((v) => `${n.group}|${n.resource}|${v}`)));
+  const code = calledInCode();
+  const inCode = new Set(code.calls.map((c) => c.triple));
+
+  it('reads every Kubernetes API call site of the controller (none it cannot classify)', () => {
+    expect(code.problems).toEqual([]);
+    // The reader finds the calls it must: a sample of sites across the controllers.
+    for (const t of ['karpenter.sh|nodeclaims|create', '|pods/eviction|create', 'karpenter.k8s.aws|ec2nodeclasses/status|patch', '|events|create', 'policy|poddisruptionbudgets|watch']) expect(inCode, t).toContain(t);
+  });
+
+  it('lists exactly the calls the code makes, plus the entries marked as ahead of the code', () => {
+    const listed = [...needs.cluster, ...needs.namespace];
+    const ahead = wanted(listed.filter((n) => n.ahead));
+    const notListed = code.calls.filter((c) => !wanted(listed).has(c.triple)).map((c) => `${c.triple} (${c.where})`);
+    expect(notListed).toEqual([]);
+    const unused = [...wanted(listed)].filter((t) => !inCode.has(t) && !ahead.has(t));
+    expect(unused).toEqual([]);
+    // Namespaced grants cover only the release namespace: every call the code makes against a kind in
+    // other namespaces (or cluster-scoped) must be in the cluster list.
+    const cluster = wanted(needs.cluster);
+    expect(code.calls.filter((c) => !cluster.has(c.triple) && !ahead.has(c.triple)).map((c) => c.where)).toEqual([]);
+  });
 
   it('the ClusterRole template is plain YAML (no template logic)', () => {
     expect(read('templates/clusterrole.yaml')).not.toContain('{{');
@@ -157,10 +184,12 @@ describe('RBAC', () => {
     expect([...granted].filter((t) => !wanted(needs.cluster).has(t))).toEqual([]);
     expect([...granted].some((t) => t.includes('*'))).toBe(false);
     expect([...granted].some((t) => t.includes('|secrets|'))).toBe(false);
+    expect(chartRules().clusterRole).toEqual(granted);
   });
 
-  it('the namespaced Role grants leases and events in the release namespace, and nothing else', () => {
+  it('the namespaced Role grants leader election in the release namespace, and nothing else', () => {
     const role = renderChart().find((o) => o.kind === 'Role') as unknown as { rules: Rule[] };
     expect([...triples(role.rules)].sort()).toEqual([...wanted(needs.namespace)].sort());
+    expect([...chartRules().role].sort()).toEqual([...wanted(needs.namespace)].sort());
   });
 });

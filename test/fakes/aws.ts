@@ -51,6 +51,7 @@ export const settings = (over: Partial<AwsSettings> = {}): AwsSettings => ({
   region: 'us-west-2',
   clusterEndpoint: 'https://ABCDEF.gr7.us-west-2.eks.amazonaws.com',
   clusterCABundle: 'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t',
+  clusterCIDR: '10.100.0.0/16',
   vmMemoryOverheadPercent: 0.075,
   reservedENIs: 0,
   isolatedVPC: false,

@@ -8,7 +8,7 @@
 //   await second.stop();          // before sim.close()
 import { newOperator, type Operator } from '../../controller/main.ts';
 import { resolveOptions } from '../../controller/operator/options.ts';
-import { caughtUp } from '../../controller/simulation/settle.ts';
+import { settler } from '../../controller/simulation/environment.ts';
 import type { Simulation } from './simulation.ts';
 
 export interface Restarted {
@@ -22,18 +22,11 @@ export async function restartController(sim: Simulation, current: Operator = sim
   const resolved = resolveOptions([], {}, { 'cluster-name': 'my-cluster', 'metrics-port': '0', 'health-probe-port': '0', ...options });
   const operator = await newOperator({
     options: resolved, clock: sim.clock, log: sim.log.child({ incarnation: 'restarted' }), kubeConfig: sim.cluster.kubeConfig(),
-    simNetwork: sim.network, cloudProvider: () => sim.provider,
+    // The same simulated cloud (its instances, node classes and interruption feed outlive the controller).
+    cloudProvider: () => sim.provider,
   });
   // The simulation's own settle waits for its first operator only: wait for this one as well.
-  const removeSettler = sim.clock.addSettler(async () => {
-    for (let idle = 0, turns = 0; idle < 3; turns++) {
-      await sim.cluster.settle();
-      await new Promise((r) => setImmediate(r));
-      idle = operator.busy() || !caughtUp(sim.cluster, operator.informers) ? 0 : idle + 1;
-      if (turns > 200_000) throw new Error('restarted controller did not settle');
-      if (idle === 0 && turns > 50) await new Promise((r) => setTimeout(r, 1));
-    }
-  });
+  const removeSettler = sim.clock.addSettler(settler(sim.cluster, operator));
   await operator.start();
   await sim.settle();
   return {

@@ -1,4 +1,4 @@
-// The AWS provider's public surface, for the controller's composition root and the EC2NodeClass controller.
+// The AWS provider's public surface: createCloudProvider for the controller's composition root, and the parts it is built from.
 export { awsCloudProvider, type AwsCloudProvider, type AwsCloudProviderDeps } from './provider.ts';
 export { awsClients, sdkPorts, pricingRegion, type AwsClients, type ClientOptions } from './sdk-clients.ts';
 export type { AwsPorts, Ec2Port, IamPort, PricingPort, SqsPort, SsmPort } from './sdk.ts';
@@ -16,3 +16,6 @@ export type { StaticPrices } from './pricing.ts';
 export { catalogExtraFacts, catalogStaticPrices, FALLBACK_PRICE_REGION } from './catalog.ts';
 export type { ExtraFacts, ExtraFactsLookup } from './instancetype/facts.ts';
 export type { Timers } from './periodic.ts';
+export { createCloudProvider, awsProviderFactory, awsSettingsOf, kubernetesVersionOf, type AwsFactoryOptions, type AwsProviderHandle } from './factory.ts';
+export { awsNodeClasses, type AwsNodeClasses } from './nodeclasses.ts';
+export { resolveRegion, imdsRegion } from './region.ts';

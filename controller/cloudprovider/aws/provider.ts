@@ -11,7 +11,8 @@ import { UnavailableOfferings } from './ice-cache.ts';
 import { Instances } from './instance.ts';
 import type { ExtraFactsLookup } from './instancetype/facts.ts';
 import { INSTANCE_TYPES_REFRESH_MS, InstanceTypeProvider } from './instancetype/provider.ts';
-import { interruptionMetrics } from './interruption/metrics.ts';
+import { markingSpotInterruptions, type InstancePlacement } from './interruption/ice.ts';
+import { interruptionMetrics, type InterruptionMetrics } from './interruption/metrics.ts';
 import { SqsInterruptionSource } from './interruption/sqs.ts';
 import { launch } from './launch/create.ts';
 import { fleetBatcher } from './launch/fleet.ts';
@@ -44,6 +45,10 @@ export interface AwsCloudProviderDeps {
   readonly minValuesPolicy?: 'Strict' | 'BestEffort';
   readonly log?: (message: string, fields: Record<string, unknown>) => void;
   readonly uuid?: () => string;
+  /** Counters for unparseable interruption messages; default new ones on `registry`. */
+  readonly interruptionMetrics?: InterruptionMetrics;
+  /** Type and zone of a running instance, for marking spot-interrupted offerings unavailable. */
+  readonly instanceAt?: (instanceId: string) => InstancePlacement | undefined;
 }
 
 export interface AwsCloudProvider extends CloudProvider {
@@ -98,9 +103,10 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
     throw new Error('discovering instance types', { cause: e });
   }));
 
-  const interruptions = settings.interruptionQueue
-    ? new SqsInterruptionSource({ sqs, queueName: settings.interruptionQueue, clock, metrics: interruptionMetrics(registry), ...(deps.log ? { log: deps.log } : {}) })
+  const sqsSource = settings.interruptionQueue
+    ? new SqsInterruptionSource({ sqs, queueName: settings.interruptionQueue, metrics: deps.interruptionMetrics ?? interruptionMetrics(registry), ...(deps.log ? { log: deps.log } : {}) })
     : undefined;
+  const interruptions = sqsSource && deps.instanceAt ? markingSpotInterruptions(sqsSource, ice, deps.instanceAt) : sqsSource;
 
   const cloudProvider = {
     name: 'aws',

@@ -10,11 +10,12 @@ import {
 import type { Clock, Timer } from '../../operator/clock.ts';
 import {
   InsufficientCapacityError, NodeClaimNotFoundError, NodeClassNotReadyError,
-  type CloudProvider, type DriftQuery, type DriftReason, type Instance, type InterruptionEvent, type LaunchRequest, type UnavailableOffering,
+  type CloudProvider, type DriftQuery, type NodeClassProvider, type DriftReason, type Instance, type InterruptionEvent, type LaunchRequest, type UnavailableOffering,
 } from '../types.ts';
 import { UnavailableOfferings } from './ice.ts';
 import { SimInterruptions } from './interruptions.ts';
-import { simImageId } from './network.ts';
+import { simImageId, type SimNetwork } from './network.ts';
+import { simNodeClasses } from './nodeclass-status.ts';
 import { capacitySettingsOf, NODECLASS_HASH_ANNOTATION, NODECLASS_HASH_VERSION, NODECLASS_HASH_VERSION_ANNOTATION, nodeClassHash } from './nodeclass.ts';
 import { selectOfferings, type Candidate } from './offerings.ts';
 
@@ -50,6 +51,8 @@ export interface SimCloudOptions {
   readonly terminateMs?: number;
   /** Spot interruption warning to reclaim (default 2 min, as EC2 gives). */
   readonly spotReclaimMs?: number;
+  /** The simulated account: with it the provider resolves EC2NodeClass status (nodeClasses). */
+  readonly network?: SimNetwork;
 }
 
 interface SimInstance {
@@ -64,6 +67,7 @@ export class SimCloudProvider implements CloudProvider {
   readonly region: string;
   readonly ice: UnavailableOfferings;
   readonly interruptions = new SimInterruptions();
+  readonly nodeClasses?: NodeClassProvider;
   private readonly instances = new Map<string, SimInstance>();
   private readonly rules: CapacityRule[] = [];
   private seq = 0;
@@ -72,6 +76,7 @@ export class SimCloudProvider implements CloudProvider {
   constructor(private readonly opts: SimCloudOptions) {
     this.region = opts.region ?? 'ap-northeast-2';
     this.ice = new UnavailableOfferings(opts.clock);
+    if (opts.network) this.nodeClasses = simNodeClasses(opts.network, opts.clock);
   }
 
   async create(req: LaunchRequest): Promise<Instance> {

@@ -27,7 +27,7 @@ describe('interruption', () => {
     expect(events(sim, 'SpotRebalanceRecommendation')).toHaveLength(2);
     expect(sim.cluster.api.get('nodeclaims.karpenter.sh', undefined, r.claim).metadata.deletionTimestamp).toBeUndefined();
     expect(sim.provider.interruptions.acknowledged).toHaveLength(1);
-    expect(await sim.operator.metrics.value('karpenter_interruption_received_messages_total', { message_type: 'rebalanceRecommendation' })).toBe(1);
+    expect(await sim.operator.metrics.value('karpenter_interruption_received_messages_total', { message_type: 'rebalance_recommendation' })).toBe(1);
   });
 
   it('deletes the NodeClaim of an instance with scheduled maintenance, and acknowledges the message', async () => {

@@ -3,8 +3,9 @@
 // maintenance or an instance stopping/terminating deletes the affected NodeClaims (their pods are
 // re-provisioned while the nodes drain); a rebalance recommendation is only recorded as an event. Every
 // message is acknowledged once handled, parseable or not. The long poll runs outside the work queue, so
-// the controller counts as idle while it waits.
-import type { InterruptionEvent, InterruptionSource } from '../../cloudprovider/types.ts';
+// the controller counts as idle while it waits. Metrics carry Karpenter's message types; messages the
+// source could not parse never arrive here (the source counts and deletes them).
+import { interruptionMessageType, type InterruptionEvent, type InterruptionSource } from '../../cloudprovider/types.ts';
 import { targetOf } from '../../operator/events.ts';
 import { ignoreNotFound } from '../../operator/kube.ts';
 import { done, type ReconcileResult } from '../../operator/result.ts';
@@ -28,7 +29,8 @@ export function newInterruption(ctx: ControllerContext, source: InterruptionSour
   const abort = new AbortController();
 
   async function onEvent(e: InterruptionEvent): Promise<void> {
-    ctx.metrics.interruptionReceived.inc({ message_type: e.kind });
+    ctx.metrics.interruptionReceived.inc({ message_type: interruptionMessageType(e) });
+    ctx.metrics.interruptionQueueDuration.observe(Math.max(0, (ctx.clock.now() - e.time) / 1000));
     if (e.kind === 'noop') return;
     const act = e.kind !== 'rebalanceRecommendation' && (e.kind !== 'stateChange' || STOPPING.has(e.state));
     for (const id of e.instanceIds) {
@@ -60,6 +62,8 @@ export function newInterruption(ctx: ControllerContext, source: InterruptionSour
   return {
     name: 'interruption',
     reconcile,
+    // Karpenter handles 10 messages at a time (one receive's worth).
+    concurrency: 10,
     register(enqueue) {
       void (async () => {
         while (!abort.signal.aborted) {

@@ -1,16 +1,8 @@
 // Uids and generated names from a seeded generator, so a simulation replays the same names.
+import { mulberry32 } from '../../../engine/index.ts';
 
-/** mulberry32: a small, fast, seedable PRNG; plenty for names (not for anything secret). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The engine's seeded PRNG: plenty for names (not for anything secret). */
+export const seededRandom = mulberry32;
 
 /** The alphabet of Kubernetes' rand.String (no vowels, no confusable characters). */
 const ALPHANUMS = 'bcdfghjklmnpqrstvwxz2456789';

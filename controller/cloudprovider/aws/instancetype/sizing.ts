@@ -1,14 +1,13 @@
 // An EC2NodeClass and the operator settings -> the engine's capacity settings, and the capacity, overhead
 // and allocatable of one instance type under them (engine/catalog allocatable.ts: Karpenter's formulas,
-// spec/aws-provider.md §1). The engine does not model spec.networkInterfaces; this is the one place that
-// adds it, with the engine's own inputs:
+// spec/aws-provider.md §1), with the engine's mapping of the node class (nodeClassCapacitySettings):
 // * EFA-only interfaces declared on network card 0 take ENIs away from pods, exactly as RESERVED_ENIS does
-//   (usableENIs = maxENIs − reservedENIs − EFA-only on card 0), so they are added to reservedENIs. Like
+//   (usableENIs = maxENIs − reservedENIs − EFA-only on card 0); the engine adds them to reservedENIs. Like
 //   RESERVED_ENIS they do not change kube-reserved memory, which always uses the count with 0 reserved.
-// * When spec.networkInterfaces is set, vpc.amazonaws.com/efa is the number of EFA-only interfaces in it
+// * Here: when spec.networkInterfaces is set, vpc.amazonaws.com/efa is the number of EFA-only interfaces in it
 //   rather than the type's MaximumEfaInterfaces.
 import {
-  instanceResourcesWith, resolveCapacitySettings, type CapacitySettings, type EC2NodeClass, type Ec2InstanceInfo,
+  instanceResourcesWith, nodeClassCapacitySettings, resolveCapacitySettings, type CapacitySettings, type EC2NodeClass, type Ec2InstanceInfo,
   type InstanceResources, type ResolvedCapacitySettings,
 } from '../../../../engine/index.ts';
 import type { AwsSettings } from '../settings.ts';
@@ -34,20 +33,7 @@ function inNodeClass<T>(nodeClass: string, f: () => T): T {
 }
 
 export function capacitySettings(nc: EC2NodeClass, s: Pick<AwsSettings, 'vmMemoryOverheadPercent' | 'reservedENIs'>): CapacitySettings {
-  const efaOnCard0 = nc.spec.networkInterfaces.filter((n) => n.interfaceType === 'efa-only' && n.networkCardIndex === 0).length;
-  const spec = nc.spec;
-  return {
-    vmMemoryOverheadPercent: s.vmMemoryOverheadPercent,
-    reservedENIs: s.reservedENIs + efaOnCard0,
-    amiFamily: nc.amiFamily,
-    ...(spec.kubelet ? { kubelet: spec.kubelet } : {}),
-    blockDeviceMappings: spec.blockDeviceMappings.map((b) => ({
-      ...(b.deviceName !== undefined ? { deviceName: b.deviceName } : {}),
-      rootVolume: b.rootVolume,
-      ...(b.ebs?.volumeSize !== undefined ? { volumeSize: b.ebs.volumeSize } : {}),
-    })),
-    ...(spec.instanceStorePolicy ? { instanceStorePolicy: spec.instanceStorePolicy } : {}),
-  };
+  return nodeClassCapacitySettings(nc, { vmMemoryOverheadPercent: s.vmMemoryOverheadPercent, reservedENIs: s.reservedENIs });
 }
 
 /** Resolved once per node class; throws naming the node class and field when a setting is invalid. */

@@ -1,11 +1,14 @@
-// Interruption metrics with Karpenter's names (spec/aws-provider.md §6), on an injectable prom-client
-// Registry. Messages that cannot be parsed are counted under message_type="unparseable".
-import { Counter, Histogram, type Registry } from 'prom-client';
+// The interruption counters the SQS source itself touches, with Karpenter's names (spec/aws-provider.md §6).
+// The source only counts what never reaches the controller: a message it cannot parse is counted under
+// message_type="unparseable" and deleted here. Parsed messages are counted (by type, queue time, deletion)
+// by the controller's interruption controller, on the operator's registry; the controller passes its own
+// counters in (createCloudProvider), so each series exists once. interruptionMetrics() makes standalone
+// ones for tests and tools.
+import { Counter, type Registry } from 'prom-client';
 
 export interface InterruptionMetrics {
   readonly received: Counter<'message_type'>;
   readonly deleted: Counter;
-  readonly queueDuration: Histogram;
 }
 
 export function interruptionMetrics(registry: Registry): InterruptionMetrics {
@@ -19,12 +22,6 @@ export function interruptionMetrics(registry: Registry): InterruptionMetrics {
     deleted: new Counter({
       name: 'karpenter_interruption_deleted_messages_total',
       help: 'Interruption messages deleted from the queue.',
-      registers: [registry],
-    }),
-    queueDuration: new Histogram({
-      name: 'karpenter_interruption_message_queue_duration_seconds',
-      help: 'Time from the event being emitted to the controller receiving it.',
-      buckets: [0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600],
       registers: [registry],
     }),
   };

@@ -1,7 +1,7 @@
 // Interruption messages -> the seam's InterruptionEvent, through parsers keyed by (version, source,
 // detail-type). An unknown key is a noop (Karpenter's no_op); a body that is not an event, or an event whose
 // detail lacks what its parser needs, throws UnparseableMessageError.
-import type { InterruptionEvent } from '../../types.ts';
+import { interruptionMessageType, type InterruptionEvent } from '../../types.ts';
 import { parseEnvelope, type Envelope } from './envelope.ts';
 import * as capacityReservation from './messages/capacityreservation.ts';
 import * as health from './messages/health.ts';
@@ -27,20 +27,5 @@ export function parseMessage(body: string): InterruptionEvent {
   return parser.parse(e);
 }
 
-/** Karpenter's message kind, the message_type label of the interruption metrics. */
-export function messageType(e: InterruptionEvent): string {
-  switch (e.kind) {
-    case 'spotInterruption':
-      return 'spot_interrupted';
-    case 'rebalanceRecommendation':
-      return 'rebalance_recommendation';
-    case 'scheduledChange':
-      return 'scheduled_change';
-    case 'capacityReservationInterruption':
-      return 'capacity_reservation_interrupted';
-    case 'stateChange':
-      return e.state === 'stopping' || e.state === 'stopped' ? 'instance_stopped' : 'instance_terminated';
-    case 'noop':
-      return 'no_op';
-  }
-}
+/** Karpenter's message kind, the message_type label of the interruption metrics (the seam's names). */
+export const messageType = interruptionMessageType;

@@ -1,19 +1,18 @@
 // The InterruptionSource over SQS (spec/aws-provider.md §6): the queue URL is resolved once (GetQueueUrl),
 // each receive() is one long poll (20 s, up to 10 messages, visibility 20 s), every body is parsed through
 // the registry, and a message that cannot be parsed is logged, counted and deleted here so it never comes
-// back. Parsed messages (noop included) go to the controller, which acknowledges them after handling; an
-// unacknowledged message reappears after the visibility timeout.
+// back. Parsed messages (noop included) go to the controller, which counts them, acknowledges them after
+// handling and counts the deletion; an unacknowledged message reappears after the visibility timeout.
 import type { InterruptionEvent, InterruptionSource } from '../../types.ts';
 import type { SqsPort } from '../sdk.ts';
-import type { Clock } from '../settings.ts';
 import type { InterruptionMetrics } from './metrics.ts';
-import { messageType, parseMessage } from './registry.ts';
+import { parseMessage } from './registry.ts';
 
 export interface SqsSourceDeps {
   readonly sqs: SqsPort;
   /** INTERRUPTION_QUEUE: the queue's name. */
   readonly queueName: string;
-  readonly clock: Clock;
+  /** Counts unparseable messages (received{message_type="unparseable"}) and their deletion. */
   readonly metrics: InterruptionMetrics;
   readonly log?: (message: string, fields: Record<string, unknown>) => void;
 }
@@ -56,10 +55,9 @@ export class SqsInterruptionSource implements InterruptionSource {
         this.deps.metrics.received.inc({ message_type: 'unparseable' });
         this.deps.log?.('deleting an interruption message that cannot be parsed', { messageId: m.MessageId, error: (e as Error).message });
         await this.acknowledge(m.ReceiptHandle);
+        this.deps.metrics.deleted.inc();
         continue;
       }
-      this.deps.metrics.received.inc({ message_type: messageType(event) });
-      this.deps.metrics.queueDuration.observe(Math.max(0, (this.deps.clock.now() - event.time) / 1000));
       out.push({ event, handle: m.ReceiptHandle });
     }
     return out;
@@ -67,6 +65,5 @@ export class SqsInterruptionSource implements InterruptionSource {
 
   async acknowledge(handle: string): Promise<void> {
     await this.deps.sqs.deleteMessage(await this.queueUrl(), handle);
-    this.deps.metrics.deleted.inc();
   }
 }

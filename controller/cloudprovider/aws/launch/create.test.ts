@@ -22,7 +22,7 @@ import { awsCloudProvider } from '../provider.ts';
 const nextTurn: Timers = { setTimeout: (fn) => setImmediate(fn), clearTimeout: (h) => clearImmediate(h as NodeJS.Immediate) };
 const ec2Error = (name: string) => new EC2ServiceException({ name, $fault: 'client', $metadata: {}, message: name });
 
-function harness(nc: EC2NodeClass = readyNodeClass({ tags: { Team: 'platform' } })) {
+function harness(nc: EC2NodeClass = readyNodeClass({ tags: { Team: 'platform' } }), over: Partial<ReturnType<typeof settings>> = {}) {
   const aws = mockedAws();
   aws.ec2.on(DescribeInstanceTypesCommand).resolves({ InstanceTypes: fixtureInstanceTypes() });
   aws.ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({ InstanceTypeOfferings: fixtureOfferings() });
@@ -31,7 +31,7 @@ function harness(nc: EC2NodeClass = readyNodeClass({ tags: { Team: 'platform' } 
   const clock = new FakeClock();
   const classes = new Map([[nc.name, nc]]);
   const cp = awsCloudProvider({
-    settings: settings(),
+    settings: { ...settings(), ...over },
     ports: aws.ports,
     nodeClass: (n) => classes.get(n),
     kubernetesVersion: async () => '1.31',
@@ -74,6 +74,17 @@ const pool = (nodeClass = 'default'): NodePool =>
   ({ name: 'default', template: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: nodeClass } } }) as unknown as NodePool;
 
 describe('create', () => {
+  it('refuses an AL2023 launch without the service CIDR nodeadm needs, unless the class user data brings one', async () => {
+    const { aws, cp } = harness(undefined, { clusterCIDR: undefined });
+    const err = await cp.create(request([types('m5.large'), capacity('on-demand')])).catch((e: unknown) => e);
+    expect(isCreateError(err) && err.reason).toBe('ClusterCIDRUnknown');
+    expect((err as Error).message).toContain('--cluster-cidr (CLUSTER_CIDR');
+    expect(aws.ec2).not.toHaveReceivedCommand(CreateFleetCommand);
+    const own = harness(readyNodeClass({ userData: 'apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    cidr: 172.20.0.0/16\n' }), { clusterCIDR: undefined });
+    own.aws.ec2.on(CreateFleetCommand).resolves({ Instances: [fleetInstance('i-0abc', 'm5.large', 'test-zone-1a', 'subnet-a')], Errors: [] });
+    expect((await own.cp.create(request([types('m5.large'), capacity('on-demand')]))).providerID).toBe('aws:///test-zone-1a/i-0abc');
+  });
+
   it('launches on-demand with CreateFleet instant, lowest-price, overrides per type x subnet zone, and Karpenter tags', async () => {
     const { aws, cp } = harness();
     aws.ec2.on(CreateFleetCommand).resolves({ Instances: [fleetInstance('i-0abc', 'm5.large', 'test-zone-1b', 'subnet-b')], Errors: [] });

@@ -143,8 +143,18 @@ async function callFleet(input: CreateFleetCommandInput, req: LaunchRequest, dep
   }
 }
 
+/** nodeadm refuses a NodeConfig without the service CIDR; without it an AL2023 node would never join. */
+function requireClusterCIDR(nc: EC2NodeClass, req: LaunchRequest, deps: LaunchDeps): void {
+  if (nc.amiFamily !== 'AL2023' || deps.settings.clusterCIDR || /\bcidr\s*:/.test(nc.spec.userData ?? '')) return;
+  throw new CreateError(
+    `launching nodeclaim ${req.nodeClaimName}: AL2023 nodes need the cluster's service CIDR in their NodeConfig; set --cluster-cidr (CLUSTER_CIDR, chart settings.clusterCIDR), e.g. from aws eks describe-cluster --query cluster.kubernetesNetworkConfig.serviceIpv4Cidr`,
+    'ClusterCIDRUnknown',
+  );
+}
+
 export async function launch(req: LaunchRequest, deps: LaunchDeps): Promise<Instance> {
   const nc = readyNodeClass(req, deps);
+  requireClusterCIDR(nc, req, deps);
   const tags = launchTags(nc, req, deps.settings.clusterName);
   const claim: Requirements = reqs.fromSelectorRequirements(req.requirements);
   const sel = selectCandidates(deps.instanceTypes.list(nc), claim, req.requests, deps.minValuesPolicy);

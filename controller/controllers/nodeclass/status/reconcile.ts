@@ -1,60 +1,147 @@
-// nodeclass.status for the simulator: resolves each EC2NodeClass against the simulated account
-// (cloudprovider/sim/network.ts) the way the AWS provider's nodeclass controller resolves it against EC2,
-// IAM and SSM, and writes status: subnets (and so zones), security groups, AMIs, instance profile, and
-// the AMIsReady / SubnetsReady / SecurityGroupsReady / InstanceProfileReady / ValidationSucceeded
-// conditions rolled up into Ready. A selector that matches nothing leaves the class not Ready, which is
-// what a user sees when subnets are not tagged (guide §13).
-import { simImageId, selectSecurityGroups, selectSubnets, type SimNetwork } from '../../../cloudprovider/sim/network.ts';
+// nodeclass.status: Karpenter's EC2NodeClass controller for whichever cloud provider resolves node classes
+// (CloudProvider.nodeClasses: the AWS provider against EC2, IAM and SSM; the simulator against its account).
+//
+// 1. The finalizer karpenter.k8s.aws/termination goes on first (optimistic lock on the finalizer list).
+// 2. A class that does not validate gets ValidationSucceeded=False and Ready=False naming the fields.
+// 3. Otherwise the provider resolves it: annotations it returns (the static drift hash) are written, NodeClaims
+//    of the class with another hash version get the new hash, the status goes through the status
+//    subresource with the object's resourceVersion (a conflict re-reads the object and retries), every
+//    condition that is False is reported as a Warning event, and the class is looked at again when the
+//    provider says (5 min when Ready, sooner while not or after a failed cloud call).
+// 4. A deleted class keeps its finalizer while any NodeClaim uses it (WaitingOnNodeClaimTermination event;
+//    NodeClaim deletions and a 10 s requeue bring it back), then the provider cleans up (launch templates,
+//    the instance profile) and the finalizer is removed.
+// Node-class readiness reaches NodePools through nodepool.readiness, which mirrors Ready.
+import type { EC2NodeClass } from '../../../../engine/index.ts';
+import type { NodeClassProvider, NodeClassStatusResult } from '../../../cloudprovider/types.ts';
 import { conditionsOf, sameConditions, withCondition, type KubeCondition } from '../../../operator/conditions.ts';
-import { canonicalJson, stableHash } from '../../../operator/hash.ts';
-import { done, type ReconcileResult } from '../../../operator/result.ts';
+import { targetOf } from '../../../operator/events.ts';
+import { canonicalJson } from '../../../operator/hash.ts';
+import { ignoreNotFound, isConflict, type KubeObject } from '../../../operator/kube.ts';
+import { done, requeueAfter, type ReconcileResult } from '../../../operator/result.ts';
 import type { Controller } from '../../../operator/runtime.ts';
+import { errText } from '../../../operator/runtime.ts';
+import type { NodeClaimEntry } from '../../../state/statenode.ts';
 import type { ControllerContext } from '../../context.ts';
 
-export function newSimNodeClassStatus(ctx: ControllerContext, network: SimNetwork): Controller {
-  async function reconcile(name: string): Promise<ReconcileResult> {
-    const entry = ctx.cluster.nodeClass(name);
-    if (!entry || entry.obj.metadata.deletionTimestamp) return done;
-    const now = ctx.clock.now();
-    const gen = entry.obj.metadata.generation;
-    const g = gen !== undefined ? { generation: gen } : {};
-    let conds: KubeCondition[] = conditionsOf(entry.obj);
-    const set = (type: string, ok: boolean, reason: string, message: string): void => {
-      conds = withCondition(conds, type, ok ? 'True' : 'False', now, { reason: ok ? type : reason, message: ok ? '' : message, ...g });
-    };
-    const nc = entry.nodeClass;
-    if (!nc) {
-      set('ValidationSucceeded', false, 'ValidationFailed', entry.errors.join('; '));
-      set('Ready', false, 'ValidationSucceededNotTrue', 'ValidationSucceeded is False');
-      return write(name, entry.obj.status ?? {}, { conditions: conds });
-    }
-    const subnets = selectSubnets(network, nc);
-    const groups = selectSecurityGroups(network, nc);
-    const arches = nc.amiFamily.startsWith('Windows') ? ['amd64'] : ['amd64', 'arm64'];
-    const amis = arches.map((arch) => ({ id: simImageId(nc.amiFamily, arch), name: `${nc.amiFamily.toLowerCase()}-${arch}-sim`, requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: [arch] }] }));
-    set('SubnetsReady', subnets.length > 0, 'SubnetsNotFound', `SubnetSelector did not match any subnets in ${network.region} (the simulated subnets are tagged karpenter.sh/discovery=${network.clusterName}, network-type=private)`);
-    set('SecurityGroupsReady', groups.length > 0, 'SecurityGroupsNotFound', 'SecurityGroupSelector did not match any SecurityGroups');
-    set('AMIsReady', true, 'AMINotFound', '');
-    set('InstanceProfileReady', Boolean(nc.spec.role || nc.spec.instanceProfile), 'InstanceProfileNotFound', 'neither role nor instanceProfile is set');
-    set('ValidationSucceeded', true, 'ValidationFailed', '');
-    const failing = conds.filter((c) => c.type !== 'Ready' && c.status !== 'True').map((c) => c.type);
-    conds = withCondition(conds, 'Ready', failing.length ? 'False' : 'True', now, { reason: failing.length ? 'UnhealthyDependents' : 'Ready', message: failing.length ? `${failing.join(', ')} not True` : '', ...g });
-    return write(name, entry.obj.status ?? {}, {
-      subnets: subnets.map((s) => ({ id: s.id, zone: s.zone, zoneID: s.zoneID })),
-      securityGroups: groups.map((s) => ({ id: s.id, name: s.name })),
-      amis,
-      ...(nc.spec.role ? { instanceProfile: `${network.clusterName}_${stableHash([network.region, name, nc.spec.role])}` } : nc.spec.instanceProfile ? { instanceProfile: nc.spec.instanceProfile } : {}),
-      conditions: conds,
-    });
+/** Karpenter's EC2NodeClass finalizer (karpenter.k8s.aws/v1 TerminationFinalizer). */
+export const NODECLASS_FINALIZER = 'karpenter.k8s.aws/termination';
+const WAIT_FOR_NODECLAIMS_MS = 10_000;
+const STATUS_WRITE_ATTEMPTS = 3;
+
+const usesClass = (c: NodeClaimEntry, name: string): boolean => {
+  const ref = c.info.nodeClassRef;
+  return ref.name === name && ref.kind === 'EC2NodeClass' && (ref.group === '' || ref.group === 'karpenter.k8s.aws');
+};
+
+/** Whether writing `next` over `old` would change nothing (conditions compared as a set). */
+function sameStatus(old: Record<string, unknown>, next: Readonly<Record<string, unknown>>): boolean {
+  const { conditions: oc, ...oldRest } = old;
+  const { conditions: nc, ...newRest } = next;
+  return canonicalJson(oldRest) === canonicalJson({ ...oldRest, ...newRest }) && sameConditions((oc ?? []) as KubeCondition[], (nc ?? []) as KubeCondition[]);
+}
+
+/**
+ * A new class, a spec change, a deletion, or a lost finalizer; not our own status and annotation writes
+ * (each would cost another round of cloud calls). The periodic requeue catches changes in the cloud.
+ */
+function needsLook(obj: KubeObject, old: KubeObject | undefined): boolean {
+  if (!old) return true;
+  const m = obj.metadata;
+  return m.generation !== old.metadata.generation || Boolean(m.deletionTimestamp) !== Boolean(old.metadata.deletionTimestamp) || !(m.finalizers ?? []).includes(NODECLASS_FINALIZER);
+}
+
+export function newNodeClassStatus(ctx: ControllerContext, provider: NodeClassProvider): Controller {
+  async function addFinalizer(obj: KubeObject): Promise<KubeObject> {
+    const m = obj.metadata;
+    const latest = await ctx.kube.patch('EC2NodeClass', m.name!, { metadata: { resourceVersion: m.resourceVersion, finalizers: [...(m.finalizers ?? []), NODECLASS_FINALIZER] } });
+    ctx.cluster.applyNodeClass(latest);
+    return latest;
   }
 
-  async function write(name: string, old: Record<string, unknown>, next: Record<string, unknown>): Promise<ReconcileResult> {
-    const { conditions: oc, ...oldRest } = old;
-    const { conditions: nc, ...newRest } = next;
-    const same = canonicalJson(oldRest) === canonicalJson({ ...oldRest, ...newRest }) && sameConditions((oc ?? []) as KubeCondition[], nc as KubeCondition[]);
-    if (same) return done;
-    ctx.cluster.applyNodeClass(await ctx.kube.patchStatus('EC2NodeClass', name, next));
+  /** The status write, retried with a fresh resourceVersion when another writer moved the object on. */
+  async function writeStatus(obj: KubeObject, next: Readonly<Record<string, unknown>>): Promise<KubeObject> {
+    let cur = obj;
+    for (let attempt = 1; ; attempt++) {
+      if (sameStatus(cur.status ?? {}, next)) return cur;
+      try {
+        const latest = await ctx.kube.patchStatus('EC2NodeClass', cur.metadata.name!, { ...next }, { ...(cur.metadata.resourceVersion ? { resourceVersion: cur.metadata.resourceVersion } : {}) });
+        ctx.cluster.applyNodeClass(latest);
+        return latest;
+      } catch (e) {
+        if (!isConflict(e) || attempt >= STATUS_WRITE_ATTEMPTS) throw e;
+        cur = await ctx.kube.get('EC2NodeClass', cur.metadata.name!);
+        ctx.cluster.applyNodeClass(cur);
+      }
+    }
+  }
+
+  async function writeAnnotations(obj: KubeObject, annotations: Readonly<Record<string, string>>): Promise<KubeObject> {
+    const have = obj.metadata.annotations ?? {};
+    if (Object.entries(annotations).every(([k, v]) => have[k] === v)) return obj;
+    const latest = await ctx.kube.patch('EC2NodeClass', obj.metadata.name!, { metadata: { annotations } });
+    ctx.cluster.applyNodeClass(latest);
+    return latest;
+  }
+
+  /** NodeClaims launched under another hash version take the current hash rather than drifting. */
+  async function rewriteClaimHashes(name: string, r: NodeClassStatusResult): Promise<void> {
+    const want = r.nodeClaimAnnotations;
+    if (!want) return;
+    const version = want.values[want.key];
+    for (const c of ctx.cluster.nodeClaims()) {
+      const have = c.info.annotations[want.key];
+      if (!usesClass(c, name) || have === undefined || have === version || c.info.deletionTimestamp !== undefined) continue;
+      ctx.log.info({ nodeclaim: c.info.name, from: have, to: version }, 'rewriting the node-class hash of a nodeclaim launched under another hash version');
+      await ctx.kube.patch('NodeClaim', c.info.name, { metadata: { annotations: want.values } }).catch(ignoreNotFound);
+    }
+  }
+
+  function reportFalse(obj: KubeObject): void {
+    for (const c of conditionsOf(obj)) {
+      if (c.type === 'Ready' || c.status !== 'False') continue;
+      ctx.events.publish({ involved: targetOf(obj, 'EC2NodeClass'), type: 'Warning', reason: c.reason || `${c.type}False`, message: c.message || `${c.type} is False` });
+    }
+  }
+
+  async function invalid(obj: KubeObject, errors: readonly string[]): Promise<ReconcileResult> {
+    const now = ctx.clock.now();
+    const gen = obj.metadata.generation;
+    const g = gen !== undefined ? { generation: gen } : {};
+    let conds = withCondition(conditionsOf(obj), 'ValidationSucceeded', 'False', now, { reason: 'ValidationFailed', message: errors.join('; '), ...g });
+    conds = withCondition(conds, 'Ready', 'False', now, { reason: 'UnhealthyDependents', message: 'ValidationSucceeded is False', ...g });
+    reportFalse(await writeStatus(obj, { ...(obj.status ?? {}), conditions: conds }));
     return done;
+  }
+
+  async function terminate(obj: KubeObject, nc: EC2NodeClass | undefined): Promise<ReconcileResult> {
+    const m = obj.metadata;
+    if (!(m.finalizers ?? []).includes(NODECLASS_FINALIZER)) return done;
+    const users = ctx.cluster.nodeClaims().filter((c) => usesClass(c, m.name!)).map((c) => c.info.name).sort();
+    if (users.length) {
+      const shown = users.slice(0, 5).join(', ') + (users.length > 5 ? ` and ${users.length - 5} other(s)` : '');
+      ctx.events.publish({ involved: targetOf(obj, 'EC2NodeClass'), type: 'Normal', reason: 'WaitingOnNodeClaimTermination', message: `Waiting on NodeClaim termination for ${shown}` });
+      return requeueAfter(WAIT_FOR_NODECLAIMS_MS);
+    }
+    if (nc) await provider.finalize(nc);
+    await ctx.kube.patch('EC2NodeClass', m.name!, { metadata: { resourceVersion: m.resourceVersion, finalizers: (m.finalizers ?? []).filter((f) => f !== NODECLASS_FINALIZER) } }).catch(ignoreNotFound);
+    ctx.log.info({ ec2nodeclass: m.name }, 'released the node class');
+    return done;
+  }
+
+  async function reconcile(name: string): Promise<ReconcileResult> {
+    const entry = ctx.cluster.nodeClass(name);
+    if (!entry) return done;
+    let obj = entry.obj;
+    if (obj.metadata.deletionTimestamp) return terminate(obj, entry.nodeClass);
+    if (!(obj.metadata.finalizers ?? []).includes(NODECLASS_FINALIZER)) obj = await addFinalizer(obj);
+    if (!entry.nodeClass) return invalid(obj, entry.errors);
+    const r = await provider.resolve(entry.nodeClass);
+    for (const e of r.errors) ctx.log.warn({ ec2nodeclass: name, err: errText(e) }, 'resolving the node class: a cloud call failed; its status fields were kept');
+    obj = await writeAnnotations(obj, r.annotations);
+    await rewriteClaimHashes(name, r);
+    reportFalse(await writeStatus(obj, r.status));
+    return requeueAfter(r.requeueAfterMs);
   }
 
   return {
@@ -63,7 +150,11 @@ export function newSimNodeClassStatus(ctx: ControllerContext, network: SimNetwor
     register(enqueue) {
       for (const c of ctx.cluster.nodeClasses()) enqueue(c.obj.metadata.name!);
       return ctx.cluster.subscribe((c) => {
-        if (c.kind === 'EC2NodeClass' && c.type === 'upsert') enqueue(c.name);
+        if (c.kind === 'EC2NodeClass' && c.type === 'upsert' && needsLook(c.obj, c.old)) enqueue(c.name);
+        if (c.kind === 'NodeClaim' && c.type === 'delete') {
+          const ref = (c.obj.spec?.['nodeClassRef'] as { name?: string } | undefined)?.name;
+          if (ref && ctx.cluster.nodeClass(ref)?.obj.metadata.deletionTimestamp) enqueue(ref);
+        }
       });
     },
   };

@@ -1,0 +1,54 @@
+// What-if scenarios for the pool benchmark: a seeded fragmented cluster (nodes of mixed types in three
+// Seoul zones, half full of generic pods) plus some pending pods, under the guide's default NodePool.
+// runScenario() is a pool task: the worker builds the snapshot from the seed (so only a few numbers cross
+// threads) and runs the whole what-if (provisioning, provisional consolidation, LP bound) in its thread.
+import { inThreadEngine, whatIf, type Built, type InstanceType, type StateNode, type WhatIfEngine } from '../../engine/index.ts';
+import { snapshot, stateNode } from '../../test/fixtures/builders.ts';
+import { catalog, genericPods, guideDefaultNodePool, REGION } from './generic.ts';
+import { mulberry32, pick } from './random.ts';
+
+export interface ScenarioInput {
+  readonly seed: number;
+  readonly nodes: number;
+  readonly pending: number;
+}
+
+export interface ScenarioResult {
+  readonly seed: number;
+  readonly costPerHourBefore: number;
+  readonly costPerHourAfter: number;
+  readonly moves: number;
+}
+
+const TYPES = ['m6i.xlarge', 'm6i.2xlarge', 'c6i.2xlarge', 'r6i.xlarge', 'm7g.xlarge', 'c7g.2xlarge'];
+
+export function scenario(input: ScenarioInput): Built {
+  const rng = mulberry32(input.seed);
+  const all = catalog();
+  const byName = new Map(all.map((t) => [t.name, t] as const));
+  const pool = guideDefaultNodePool();
+  const pods = genericPods(input.nodes * 12 + input.pending, input.seed);
+  const nodes: StateNode[] = [];
+  let next = 0;
+  for (let i = 0; i < input.nodes; i++) {
+    const it: InstanceType = byName.get(pick(rng, TYPES))!;
+    const on = [];
+    let cpu = 0;
+    // Fill to about half of the node's cpu: the fragmentation consolidation is for.
+    while (next < pods.length - input.pending && cpu + (pods[next]!.requests['cpu'] ?? 0) < (it.allocatable['cpu'] ?? 0) / 2) {
+      cpu += pods[next]!.requests['cpu'] ?? 0;
+      on.push(pods[next++]!);
+    }
+    nodes.push(stateNode({ name: `node-${i}`, instanceType: it, nodePool: pool.name, zone: `${REGION}${pick(rng, ['a', 'b', 'c'])}`, capacityType: pick(rng, ['on-demand', 'spot']), pods: on }));
+  }
+  const s = snapshot({ now: Date.parse('2026-11-30T12:00:00Z'), nodePools: [pool], instanceTypes: new Map([[pool.name, all]]), nodes, pendingPods: pods.slice(pods.length - input.pending) });
+  return { snapshot: s, region: REGION, catalog: byName, warnings: [] };
+}
+
+let engine: WhatIfEngine | undefined;
+
+/** Pool task: one scenario through whatIf (Karpenter's exact algorithm: no time-boxed phase). */
+export async function runScenario(input: ScenarioInput): Promise<ScenarioResult> {
+  const r = await whatIf({ built: scenario(input), sources: [`seed-${input.seed}`], options: { mode: 'consolidate', exact: true } }, (engine ??= inThreadEngine()));
+  return { seed: input.seed, costPerHourBefore: r.costPerHourBefore, costPerHourAfter: r.costPerHourAfter, moves: r.moves.length };
+}

@@ -1,0 +1,54 @@
+// The simulator's node-class resolution: each EC2NodeClass against the simulated account (network.ts) the
+// way the AWS provider resolves it against EC2, IAM and SSM. Status: subnets (and so zones), security
+// groups, AMIs, instance profile, and the AMIsReady / SubnetsReady / SecurityGroupsReady /
+// InstanceProfileReady / ValidationSucceeded conditions rolled up into Ready. A selector that matches
+// nothing leaves the class not Ready, which is what a user sees when subnets are not tagged (guide §13).
+import type { EC2NodeClass } from '../../../engine/index.ts';
+import { toKubeTime } from '../../operator/clock.ts';
+import { withCondition, type KubeCondition } from '../../operator/conditions.ts';
+import { stableHash } from '../../operator/hash.ts';
+import type { Clock } from '../../operator/clock.ts';
+import type { NodeClassProvider, NodeClassStatusResult } from '../types.ts';
+import { selectSecurityGroups, selectSubnets, simImageId, type SimNetwork } from './network.ts';
+
+/** The engine's conditions (times in ms) in the API server's shape. */
+function kubeConditions(nc: EC2NodeClass): KubeCondition[] {
+  return nc.status.conditions.map((c) => ({
+    type: c.type, status: c.status, reason: c.reason ?? '', message: c.message ?? '',
+    ...(c.lastTransitionTime !== undefined ? { lastTransitionTime: toKubeTime(c.lastTransitionTime) } : {}),
+  }));
+}
+
+export function simNodeClassStatus(network: SimNetwork, nc: EC2NodeClass, now: number): Record<string, unknown> {
+  const g = nc.generation !== undefined ? { generation: nc.generation } : {};
+  let conds = kubeConditions(nc);
+  const set = (type: string, ok: boolean, reason: string, message: string): void => {
+    conds = withCondition(conds, type, ok ? 'True' : 'False', now, { reason: ok ? type : reason, message: ok ? '' : message, ...g });
+  };
+  const subnets = selectSubnets(network, nc);
+  const groups = selectSecurityGroups(network, nc);
+  const arches = nc.amiFamily.startsWith('Windows') ? ['amd64'] : ['amd64', 'arm64'];
+  const amis = arches.map((arch) => ({ id: simImageId(nc.amiFamily, arch), name: `${nc.amiFamily.toLowerCase()}-${arch}-sim`, requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: [arch] }] }));
+  set('SubnetsReady', subnets.length > 0, 'SubnetsNotFound', `SubnetSelector did not match any subnets in ${network.region} (the simulated subnets are tagged karpenter.sh/discovery=${network.clusterName}, network-type=private)`);
+  set('SecurityGroupsReady', groups.length > 0, 'SecurityGroupsNotFound', 'SecurityGroupSelector did not match any SecurityGroups');
+  set('AMIsReady', true, 'AMINotFound', '');
+  set('InstanceProfileReady', Boolean(nc.spec.role || nc.spec.instanceProfile), 'InstanceProfileNotFound', 'neither role nor instanceProfile is set');
+  set('ValidationSucceeded', true, 'ValidationFailed', '');
+  const failing = conds.filter((c) => c.type !== 'Ready' && c.status !== 'True').map((c) => c.type);
+  conds = withCondition(conds, 'Ready', failing.length ? 'False' : 'True', now, { reason: failing.length ? 'UnhealthyDependents' : 'Ready', message: failing.length ? `${failing.join(', ')} not True` : '', ...g });
+  return {
+    subnets: subnets.map((s) => ({ id: s.id, zone: s.zone, zoneID: s.zoneID })),
+    securityGroups: groups.map((s) => ({ id: s.id, name: s.name })),
+    amis,
+    ...(nc.spec.role ? { instanceProfile: `${network.clusterName}_${stableHash([network.region, nc.name, nc.spec.role])}` } : nc.spec.instanceProfile ? { instanceProfile: nc.spec.instanceProfile } : {}),
+    conditions: conds,
+  };
+}
+
+/** The simulated account as the seam's NodeClassProvider (nothing to clean up on deletion). */
+export function simNodeClasses(network: SimNetwork, clock: Pick<Clock, 'now'>): NodeClassProvider {
+  return {
+    resolve: async (nc): Promise<NodeClassStatusResult> => ({ status: simNodeClassStatus(network, nc, clock.now()), annotations: {}, requeueAfterMs: 5 * 60_000, errors: [] }),
+    finalize: async () => undefined,
+  };
+}

@@ -1,0 +1,125 @@
+// What-if: the engine's answer to "what would you do with this cluster, and what would it cost?", as data.
+// engine/whatif builds the report (pure: snapshots in, data out); cli/whatif loads files and renders it.
+// The JSON rendering is this model as is; docs/whatif.md documents every field.
+import type { EC2NodeClass } from '../api/ec2nodeclass.ts';
+import type { NodeInfo } from '../api/node.ts';
+import type { NodeClaimInfo } from '../api/nodeclaim.ts';
+import type { DaemonSet, NodePool, Pod, PodDisruptionBudget } from '../domain/types.ts';
+
+/** provision: place the pending pods only; consolidate: then consolidate the cluster that results. */
+export type WhatIfMode = 'provision' | 'consolidate';
+
+export interface WhatIfOptions {
+  readonly mode: WhatIfMode;
+  /** Karpenter's exact algorithm (no improvement phase) instead of the optimised one. */
+  readonly exact: boolean;
+}
+
+/** The Kubernetes objects of one cluster, parsed (engine/api) but not yet joined into a Snapshot. */
+export interface ClusterObjects {
+  readonly nodes: readonly NodeInfo[];
+  readonly nodeClaims: readonly NodeClaimInfo[];
+  readonly pods: readonly Pod[];
+  readonly nodePools: readonly NodePool[];
+  readonly nodeClasses: readonly EC2NodeClass[];
+  readonly daemonSets: readonly DaemonSet[];
+  readonly pdbs: readonly PodDisruptionBudget[];
+}
+
+export interface Usage {
+  /** Sum of the requests of the node's active pods (daemonset pods included), cpu in millicores, memory in bytes. */
+  readonly requested: number;
+  readonly allocatable: number;
+}
+
+/** One row of the per-node table (eks-node-viewer's columns). */
+export interface NodeRow {
+  readonly name: string;
+  /** kept: stays; removed: the plan deletes it; new: the plan launches it. */
+  readonly fate: 'kept' | 'removed' | 'new';
+  readonly nodePool?: string;
+  readonly instanceType?: string;
+  readonly zone?: string;
+  readonly capacityType?: string;
+  /** $/h from the catalog (0 when the type, zone or capacity type is unknown: see priceKnown). */
+  readonly pricePerHour: number;
+  readonly priceKnown: boolean;
+  /** Has the karpenter.sh/nodepool label (Karpenter may disrupt it). */
+  readonly managed: boolean;
+  readonly cpu: Usage;
+  readonly memory: Usage;
+  /** Active pods on the node in the state the row describes (after the plan for kept and new nodes). */
+  readonly pods: number;
+}
+
+export interface ReportPodMove {
+  /** namespace/name */
+  readonly pod: string;
+  /** The node it leaves; null for a pending pod. */
+  readonly from: string | null;
+  /** The node it lands on (a new node's name for launches), or null when the planner did not say. */
+  readonly to: string | null;
+}
+
+/** One step of the plan, in the order it would run (budgets allowing). */
+export interface Move {
+  readonly step: number;
+  /** launch: new capacity for pending pods; delete / replace: a consolidation command. */
+  readonly kind: 'launch' | 'delete' | 'replace';
+  readonly remove: readonly string[];
+  readonly add: readonly string[];
+  readonly pods: readonly ReportPodMove[];
+  /** $/h saved by this step (negative for launches: they add cost). */
+  readonly savingsPerHour: number;
+  readonly reason: string;
+}
+
+export interface Unschedulable {
+  readonly pod: string;
+  readonly reason: string;
+  readonly perNodePool?: Readonly<Record<string, string>>;
+}
+
+export interface NodeExplanation {
+  readonly node: string;
+  readonly reason: string;
+}
+
+export interface WhatIfReport {
+  readonly schema: 'karpenter-ts/whatif-report@1';
+  /** What was read: file names, and the option values this run used. */
+  readonly input: {
+    readonly sources: readonly string[];
+    readonly region: string;
+    /** ISO time the snapshot is evaluated at (budget schedules, pod ages). */
+    readonly now: string;
+    readonly mode: WhatIfMode;
+    readonly exact: boolean;
+    readonly planner?: string;
+  };
+  readonly costPerHourBefore: number;
+  readonly costPerHourAfter: number;
+  readonly costPerMonthBefore: number;
+  readonly costPerMonthAfter: number;
+  readonly savingsPerHour: number;
+  /** No cluster hosting these pods on these NodePools costs less (LP bound, plus nodes Karpenter does not manage). */
+  readonly lowerBoundPerHour: number;
+  readonly lowerBoundStatus: string;
+  /** lowerBound / cost: 1 = no cheaper cluster exists; null when a cost is 0. */
+  readonly efficiencyBefore: number | null;
+  readonly efficiencyAfter: number | null;
+  readonly counts: {
+    readonly nodesBefore: number;
+    readonly nodesAfter: number;
+    readonly pods: number;
+    readonly pending: number;
+    readonly unschedulable: number;
+  };
+  readonly nodes: readonly NodeRow[];
+  readonly moves: readonly Move[];
+  readonly unschedulable: readonly Unschedulable[];
+  /** Why each node that stays was not consolidated (consolidate mode). */
+  readonly kept: readonly NodeExplanation[];
+  /** Things the input did not say and the run assumed (unknown prices, missing node classes, ...). */
+  readonly warnings: readonly string[];
+}

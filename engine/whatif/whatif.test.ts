@@ -1,0 +1,112 @@
+// whatIf() on hand-built snapshots with the real catalog (a few families, for speed) and the in-thread
+// engine: what the report says about provisioning, consolidation (the disruption engine) and budgets.
+import { describe, expect, it } from 'vitest';
+import { daemonSet, nodePool, pdb, pod, snapshot, stateNode } from '../../test/fixtures/builders.ts';
+import { ec2InstanceTypes } from '../catalog/catalog.ts';
+import type { InstanceType, NodePool, Snapshot, StateNode } from '../domain/types.ts';
+import type { Built } from './build.ts';
+import { inThreadEngine } from './engines.ts';
+import { whatIf } from './run.ts';
+import type { WhatIfMode, WhatIfReport } from './types.ts';
+
+const REGION = 'ap-northeast-2';
+const ALL = ec2InstanceTypes({ region: REGION });
+const TYPES: readonly InstanceType[] = ALL.filter((t) => /^(m6i|c6i|r6i)\.(large|xlarge|2xlarge)$/.test(t.name));
+const type = (name: string): InstanceType => TYPES.find((t) => t.name === name)!;
+const engine = inThreadEngine({ improveMs: 20 });
+const ZONE = `${REGION}a`;
+const onDemand = (name: string) => type(name).offerings.find((o) => o.zone === ZONE && o.capacityType === 'on-demand')!.price;
+
+function node(name: string, it: string, pods: ReturnType<typeof pod>[] = [], o: Partial<Parameters<typeof stateNode>[0]> = {}): StateNode {
+  return stateNode({ name, instanceType: type(it), zone: ZONE, capacityType: 'on-demand', pods, ...o });
+}
+
+function built(s: Partial<Snapshot> & { pools?: NodePool[] }): Built {
+  const pools = s.pools ?? [nodePool({ requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] }] })];
+  return { snapshot: snapshot({ ...s, nodePools: pools, instanceTypes: new Map(pools.map((p) => [p.name, TYPES])) }), region: REGION, catalog: new Map(ALL.map((t) => [t.name, t])), warnings: [] };
+}
+
+const run = (b: Built, mode: WhatIfMode = 'consolidate'): Promise<WhatIfReport> => whatIf({ built: b, sources: ['test'], options: { mode, exact: true } }, engine);
+
+describe('whatIf: provisioning', () => {
+  it('launches capacity for pending pods and prices before and after from the catalog', async () => {
+    const b = built({ nodes: [node('busy', 'm6i.large', [pod({ cpu: '1500m', memory: '1Gi' })])], pendingPods: [pod({ name: 'p1', cpu: '3', memory: '4Gi' })] });
+    const r = await run(b, 'provision');
+    expect(r.schema).toBe('karpenter-ts/whatif-report@1');
+    expect(r.costPerHourBefore).toBeCloseTo(onDemand('m6i.large'), 6);
+    const added = r.nodes.filter((n) => n.fate === 'new');
+    expect(added).toHaveLength(1);
+    expect(r.costPerHourAfter).toBeCloseTo(r.costPerHourBefore + added[0]!.pricePerHour, 6);
+    expect(r.costPerMonthAfter).toBeCloseTo(r.costPerHourAfter * 730, 4);
+    expect(r.moves[0]).toMatchObject({ kind: 'launch', add: [added[0]!.name], pods: [{ pod: 'default/p1', from: null, to: added[0]!.name }] });
+    expect(added[0]!.cpu.requested).toBe(3000);
+    expect(r.lowerBoundStatus).toBe('optimal');
+    expect(r.lowerBoundPerHour).toBeGreaterThan(0);
+    expect(r.lowerBoundPerHour).toBeLessThanOrEqual(r.costPerHourAfter + 1e-9);
+    expect(r.kept).toEqual([]);
+  });
+
+  it('explains a pending pod nothing can host', async () => {
+    const r = await run(built({ pendingPods: [pod({ name: 'huge', cpu: '500', memory: '1Gi' })] }), 'provision');
+    expect(r.unschedulable).toHaveLength(1);
+    expect(r.unschedulable[0]!.pod).toBe('default/huge');
+    expect(r.unschedulable[0]!.reason).not.toBe('');
+    expect(r.counts.unschedulable).toBe(1);
+  });
+});
+
+describe('whatIf: consolidation by the disruption engine (exact: Karpenter\'s methods)', () => {
+  it('deletes an empty node first, then re-packs underutilized nodes into cheaper capacity', async () => {
+    const nodes = [
+      node('empty', 'm6i.xlarge', [], { pods: [pod({ cpu: '100m', owner: { kind: 'DaemonSet', name: 'ds' } })] }),
+      node('a', 'm6i.2xlarge', [pod({ cpu: '500m', memory: '512Mi' })]),
+      node('b', 'm6i.2xlarge', [pod({ cpu: '500m', memory: '512Mi' })]),
+    ];
+    const r = await run(built({ nodes, pools: [nodePool({ budgets: [], requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] }] })] }));
+    expect(r.moves[0]).toMatchObject({ step: 1, kind: 'delete', remove: ['empty'], pods: [] });
+    expect(r.moves[0]!.savingsPerHour).toBeCloseTo(onDemand('m6i.xlarge'), 6);
+    expect(r.nodes.filter((n) => n.fate === 'removed').map((n) => n.name).sort()).toEqual(['a', 'b', 'empty']);
+    expect(r.costPerHourAfter).toBeLessThan(r.costPerHourBefore);
+    expect(r.savingsPerHour).toBeCloseTo(r.moves.reduce((a, m) => a + m.savingsPerHour, 0), 6);
+    const moved = r.moves.flatMap((m) => m.pods);
+    expect(moved.map((p) => p.from).sort()).toEqual(['a', 'b']);
+    const target = r.nodes.find((n) => n.fate === 'new')!;
+    expect(moved.every((p) => p.to === target.name)).toBe(true);
+    expect(target.pods).toBe(2);
+  });
+
+  it('cuts the plan into the steps budgets allow and keeps what a zero budget blocks', async () => {
+    const empties = ['e1', 'e2', 'e3'].map((n) => node(n, 'm6i.large'));
+    const one = await run(built({ nodes: empties, pools: [nodePool({ budgets: [{ nodes: '1' }] })] }));
+    expect(one.moves.map((m) => m.remove)).toEqual([['e1'], ['e2'], ['e3']]);
+    const none = await run(built({ nodes: empties, pools: [nodePool({ budgets: [{ nodes: '0' }] })] }));
+    expect(none.moves).toEqual([]);
+    expect(none.kept.map((k) => k.node).sort()).toEqual(['e1', 'e2', 'e3']);
+    expect(none.kept[0]!.reason).toMatch(/budget for Empty allows 0 of 3 nodes/);
+    expect(none.costPerHourAfter).toBe(none.costPerHourBefore);
+  });
+
+  it('keeps nodes protected by a PDB, do-not-disrupt, or a WhenEmpty policy, and says why', async () => {
+    const guarded = pod({ name: 'db', cpu: '100m', labels: { app: 'db' } });
+    const nodes = [
+      node('pdb', 'm6i.large', [guarded]),
+      node('pinned', 'm6i.large', [pod({ cpu: '100m' })], { annotations: { 'karpenter.sh/do-not-disrupt': 'true' } }),
+    ];
+    const r = await run(built({ nodes, pdbs: [pdb('db-pdb', { matchLabels: { app: 'db' }, disruptionsAllowed: 0 })] }));
+    const why = Object.fromEntries(r.kept.map((k) => [k.node, k.reason]));
+    expect(why['pdb']).toContain('pdb default/db-pdb allows 0 disruptions (pod default/db)');
+    expect(why['pinned']).toContain('karpenter.sh/do-not-disrupt');
+    expect(r.moves).toEqual([]);
+
+    const lazy = await run(built({ nodes: [node('x', 'm6i.2xlarge', [pod({ cpu: '100m' })])], pools: [nodePool({ consolidationPolicy: 'WhenEmpty' })] }));
+    expect(lazy.kept).toEqual([{ node: 'x', reason: 'nodepool default consolidates only empty nodes (WhenEmpty) and this node has 1 pod' }]);
+  });
+
+  it('keeps well-packed nodes when re-packing would not save, and counts daemonsets on new nodes', async () => {
+    const full = node('full', 'm6i.large', [pod({ cpu: '1500m', memory: '6Gi' })]);
+    const r = await run(built({ nodes: [full], daemonSets: [daemonSet('agent', { cpu: '100m', memory: '64Mi' })] }));
+    expect(r.moves).toEqual([]);
+    expect(r.kept).toHaveLength(1);
+    expect(r.kept[0]!.reason).toMatch(/^no cheaper replacement: cheapest fitting option \S+ \$[\d.]+\/h is not below \$[\d.]+\/h/);
+  });
+});

@@ -1,0 +1,300 @@
+// A small stateful AWS account behind the real SDK v3 clients, answered through aws-sdk-client-mock: tagged
+// subnets and security groups, EKS-optimized AMIs behind their SSM parameters, instance profiles, launch
+// templates, instances that CreateFleet starts and TerminateInstances stops on the simulation's clock, and an
+// SQS queue whose ReceiveMessage long-polls (20 s of that clock) like the real one. End-to-end tests run the
+// controller's AWS provider against it; every call stays recorded on the mocks for assertions.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
+import { randomUUID } from 'node:crypto';
+import {
+  CreateFleetCommand, CreateLaunchTemplateCommand, CreateTagsCommand, DeleteLaunchTemplateCommand, DescribeImagesCommand, DescribeInstancesCommand,
+  DescribeInstanceTypeOfferingsCommand, DescribeInstanceTypesCommand, DescribeLaunchTemplatesCommand, DescribeSecurityGroupsCommand,
+  DescribeSpotPriceHistoryCommand, DescribeSubnetsCommand, EC2Client, TerminateInstancesCommand,
+  type Filter, type Image, type Instance, type LaunchTemplate, type SecurityGroup, type Subnet, type Tag,
+} from '@aws-sdk/client-ec2';
+import {
+  AddRoleToInstanceProfileCommand, CreateInstanceProfileCommand, DeleteInstanceProfileCommand, GetInstanceProfileCommand, IAMClient,
+  ListInstanceProfilesCommand, RemoveRoleFromInstanceProfileCommand, type InstanceProfile,
+} from '@aws-sdk/client-iam';
+import { GetProductsCommand, PricingClient } from '@aws-sdk/client-pricing';
+import { DeleteMessageCommand, GetQueueUrlCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { mockClient } from 'aws-sdk-client-mock';
+import type { AwsClients } from '../../controller/cloudprovider/aws/sdk-clients.ts';
+import type { Clock } from '../../controller/operator/clock.ts';
+import { fixtureInstanceTypes } from './aws.ts';
+
+export interface FakeAccountOptions {
+  readonly region: string;
+  readonly clusterName: string;
+  readonly clock: Clock;
+  /** Zones with subnets; instance types are offered in the first three. */
+  readonly zones: readonly string[];
+  /** Tags of the subnets (default the guide's: karpenter.sh/discovery=<cluster>, network-type=private). */
+  readonly subnetTags?: Readonly<Record<string, string>>;
+  readonly kubernetesVersion?: string;
+  /** Instance start to "running" (default 2 s). */
+  readonly bootMs?: number;
+}
+
+const awsError = (name: string, message: string): Error => Object.assign(new Error(message), { name, $fault: 'client', $metadata: {} });
+const tagList = (tags: Readonly<Record<string, string>>): Tag[] => Object.entries(tags).map(([Key, Value]) => ({ Key, Value }));
+const tagMap = (tags: readonly Tag[] | undefined): Record<string, string> => Object.fromEntries((tags ?? []).map((t) => [t.Key ?? '', t.Value ?? '']));
+
+/** EC2's filter semantics: filters ANDed, values within one ORed. */
+function matches(filters: readonly Filter[] | undefined, fields: Readonly<Record<string, string | undefined>>, tags: Readonly<Record<string, string>>): boolean {
+  return (filters ?? []).every((f) => {
+    const values = f.Values ?? [];
+    if (f.Name === 'tag-key') return values.some((v) => v in tags);
+    if (f.Name?.startsWith('tag:')) return values.some((v) => tags[f.Name!.slice(4)] === v);
+    const have = fields[f.Name ?? ''];
+    return have !== undefined && values.includes(have);
+  });
+}
+
+const credentials = { accessKeyId: 'AKIDTEST', secretAccessKey: 'test' };
+
+export class FakeAwsAccount {
+  readonly clients: AwsClients;
+  readonly ec2; readonly ssm; readonly iam; readonly sqs; readonly pricing;
+  readonly subnets: Subnet[];
+  readonly securityGroups: SecurityGroup[];
+  readonly images = new Map<string, Image>();
+  readonly parameters = new Map<string, string>();
+  readonly profiles = new Map<string, InstanceProfile>();
+  readonly launchTemplates = new Map<string, LaunchTemplate & { securityGroupIds: string[] }>();
+  readonly instances = new Map<string, Instance>();
+  /** Instances that reached "running" (tests register their nodes). */
+  onRunning: (i: Instance) => void = () => {};
+  onTerminated: (i: Instance) => void = () => {};
+  private readonly queue: Message[] = [];
+  private readonly inflight = new Map<string, Message>();
+  private readonly pollers = new Set<() => void>();
+  private seq = 0;
+  readonly queueUrl: string;
+
+  constructor(readonly o: FakeAccountOptions) {
+    const region = o.region;
+    this.clients = {
+      ec2: new EC2Client({ region, credentials }), ssm: new SSMClient({ region, credentials }), iam: new IAMClient({ region, credentials }),
+      sqs: new SQSClient({ region, credentials }), pricing: new PricingClient({ region: 'ap-south-1', credentials }),
+    };
+    this.ec2 = mockClient(this.clients.ec2);
+    this.ssm = mockClient(this.clients.ssm);
+    this.iam = mockClient(this.clients.iam);
+    this.sqs = mockClient(this.clients.sqs);
+    this.pricing = mockClient(this.clients.pricing);
+    this.queueUrl = `https://sqs.${region}.amazonaws.com/123456789012/${o.clusterName}`;
+    const discovery = { 'karpenter.sh/discovery': o.clusterName };
+    this.subnets = o.zones.map((zone, i) => ({
+      SubnetId: `subnet-0${String(i + 1).padStart(16, '0')}`, AvailabilityZone: zone, AvailabilityZoneId: `apne2-az${i + 1}`,
+      AvailableIpAddressCount: 4000 - i * 10, CidrBlock: `10.0.${i * 32}.0/19`, Tags: tagList(o.subnetTags ?? { ...discovery, 'network-type': 'private' }),
+    }));
+    this.securityGroups = [{ GroupId: 'sg-00000000000000001', GroupName: `${o.clusterName}-node`, Tags: tagList(discovery) }];
+    this.publishAmis('v1');
+    this.answerEc2();
+    this.answerOthers();
+  }
+
+  /** EKS-optimized AL2023 AMIs (standard and nvidia, both architectures) behind their SSM parameters. */
+  publishAmis(release: string): void {
+    const k8s = this.o.kubernetesVersion ?? '1.32';
+    for (const [arch, variant] of [['x86_64', 'standard'], ['arm64', 'standard'], ['x86_64', 'nvidia']] as const) {
+      const id = `ami-${release}${arch === 'arm64' ? 'arm' : 'x86'}${variant === 'nvidia' ? 'gpu' : 'std'}`;
+      this.images.set(id, { ImageId: id, Architecture: arch, Name: `amazon-eks-node-al2023-${arch}-${variant}-${k8s}-${release}`, CreationDate: '2026-08-01T00:00:00.000Z', State: 'available' });
+      this.parameters.set(`/aws/service/eks/optimized-ami/${k8s}/amazon-linux-2023/${arch}/${variant}/recommended/image_id`, id);
+    }
+  }
+
+  setSubnetTags(tags: Readonly<Record<string, string>>): void {
+    for (const s of this.subnets) s.Tags = tagList(tags);
+  }
+
+  /** Puts a message on the interruption queue (waking a long poll); returns its receipt handle. */
+  send(body: string): string {
+    const handle = `rh-${++this.seq}`;
+    this.queue.push({ MessageId: randomUUID(), ReceiptHandle: handle, Body: body });
+    for (const wake of [...this.pollers]) wake();
+    return handle;
+  }
+
+  /** Messages received but not deleted yet. */
+  undeleted(): number {
+    return this.queue.length + this.inflight.size;
+  }
+
+  /** Ends pending long polls (call before stopping the operator). */
+  close(): void {
+    for (const wake of [...this.pollers]) wake();
+  }
+
+  private answerEc2(): void {
+    const zones = this.o.zones.slice(0, 3);
+    const types = fixtureInstanceTypes();
+    this.ec2.on(DescribeInstanceTypesCommand).resolves({ InstanceTypes: types });
+    this.ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({
+      InstanceTypeOfferings: types.flatMap((t) => zones.map((Location) => ({ InstanceType: t.InstanceType, Location, LocationType: 'availability-zone' as const }))),
+    });
+    this.ec2.on(DescribeSpotPriceHistoryCommand).callsFake(() => ({
+      SpotPriceHistory: types.flatMap((t) => zones.map((AvailabilityZone, i) => ({
+        InstanceType: t.InstanceType, AvailabilityZone, ProductDescription: 'Linux/UNIX' as const,
+        SpotPrice: ((t.VCpuInfo?.DefaultVCpus ?? 1) * 0.01 * (1 + i / 10)).toFixed(4), Timestamp: new Date(this.o.clock.now()),
+      }))),
+    }));
+    this.ec2.on(DescribeSubnetsCommand).callsFake((input: { Filters?: Filter[] }) => ({
+      Subnets: this.subnets.filter((s) => matches(input.Filters, { 'subnet-id': s.SubnetId, 'cidr-block': s.CidrBlock }, tagMap(s.Tags))).map((s) => structuredClone(s)),
+    }));
+    this.ec2.on(DescribeSecurityGroupsCommand).callsFake((input: { Filters?: Filter[] }) => ({
+      SecurityGroups: this.securityGroups.filter((g) => matches(input.Filters, { 'group-id': g.GroupId, 'group-name': g.GroupName }, tagMap(g.Tags))).map((g) => structuredClone(g)),
+    }));
+    this.ec2.on(DescribeImagesCommand).callsFake((input: { Filters?: Filter[] }) => ({
+      Images: [...this.images.values()].filter((i) => matches(input.Filters, { 'image-id': i.ImageId, name: i.Name }, tagMap(i.Tags))),
+    }));
+    this.ec2.on(DescribeLaunchTemplatesCommand).callsFake((input: { LaunchTemplateNames?: string[]; Filters?: Filter[] }) => {
+      if (input.LaunchTemplateNames) {
+        const found = input.LaunchTemplateNames.map((n) => this.launchTemplates.get(n));
+        if (found.some((t) => !t)) throw awsError('InvalidLaunchTemplateName.NotFoundException', 'At least one of the launch templates specified in the request does not exist.');
+        return { LaunchTemplates: found };
+      }
+      return { LaunchTemplates: [...this.launchTemplates.values()].filter((t) => matches(input.Filters, {}, tagMap(t.Tags))) };
+    });
+    this.ec2.on(CreateLaunchTemplateCommand).callsFake((input: { LaunchTemplateName: string; LaunchTemplateData?: { SecurityGroupIds?: string[] }; TagSpecifications?: Array<{ Tags?: Tag[] }> }) => {
+      if (this.launchTemplates.has(input.LaunchTemplateName)) throw awsError('InvalidLaunchTemplateName.AlreadyExistsException', 'exists');
+      const lt = { LaunchTemplateName: input.LaunchTemplateName, LaunchTemplateId: `lt-${++this.seq}`, Tags: input.TagSpecifications?.[0]?.Tags ?? [], securityGroupIds: input.LaunchTemplateData?.SecurityGroupIds ?? [] };
+      this.launchTemplates.set(input.LaunchTemplateName, lt);
+      return { LaunchTemplate: lt };
+    });
+    this.ec2.on(DeleteLaunchTemplateCommand).callsFake((input: { LaunchTemplateName: string }) => {
+      if (!this.launchTemplates.delete(input.LaunchTemplateName)) throw awsError('InvalidLaunchTemplateName.NotFoundException', 'not found');
+      return {};
+    });
+    this.ec2.on(CreateFleetCommand).callsFake((input) => this.createFleet(input));
+    this.ec2.on(DescribeInstancesCommand).callsFake((input: { InstanceIds?: string[]; Filters?: Filter[] }) => {
+      for (const id of input.InstanceIds ?? []) if (!this.instances.has(id)) throw awsError('InvalidInstanceID.NotFound', `The instance ID '${id}' does not exist`);
+      const out = [...this.instances.values()].filter((i) => (!input.InstanceIds || input.InstanceIds.includes(i.InstanceId!))
+        && matches(input.Filters, { 'instance-state-name': i.State?.Name, 'instance-id': i.InstanceId }, tagMap(i.Tags)));
+      return { Reservations: out.length ? [{ Instances: out.map((i) => structuredClone(i)) }] : [] };
+    });
+    this.ec2.on(TerminateInstancesCommand).callsFake((input: { InstanceIds: string[] }) => ({ TerminatingInstances: input.InstanceIds.map((id) => this.terminate(id)) }));
+    this.ec2.on(CreateTagsCommand).callsFake((input: { Resources: string[]; Tags: Tag[] }) => {
+      for (const id of input.Resources) {
+        const i = this.instances.get(id);
+        if (i) i.Tags = tagList({ ...tagMap(i.Tags), ...tagMap(input.Tags) });
+      }
+      return {};
+    });
+  }
+
+  private createFleet(input: import('@aws-sdk/client-ec2').CreateFleetCommandInput) {
+    const spot = input.TargetCapacitySpecification?.DefaultTargetCapacityType === 'spot';
+    const configs = input.LaunchTemplateConfigs ?? [];
+    const candidates = configs.flatMap((c) => (c.Overrides ?? []).map((ov) => ({ ov, lt: c.LaunchTemplateSpecification?.LaunchTemplateName ?? '' })));
+    candidates.sort((a, b) => (a.ov.Priority ?? 0) - (b.ov.Priority ?? 0));
+    const pick = candidates[0];
+    if (!pick) return { Instances: [], Errors: [{ ErrorCode: 'InvalidParameterValue', ErrorMessage: 'no overrides' }] };
+    const ids: string[] = [];
+    const tags = input.TagSpecifications?.find((t) => t.ResourceType === 'instance')?.Tags ?? [];
+    for (let n = 0; n < (input.TargetCapacitySpecification?.TotalTargetCapacity ?? 1); n++) {
+      const id = `i-0${(++this.seq).toString(16).padStart(16, '0')}`;
+      ids.push(id);
+      const inst: Instance = {
+        InstanceId: id, InstanceType: pick.ov.InstanceType, ImageId: pick.ov.ImageId, SubnetId: pick.ov.SubnetId,
+        Placement: { AvailabilityZone: pick.ov.AvailabilityZone, Tenancy: 'default' }, State: { Name: 'pending', Code: 0 }, LaunchTime: new Date(this.o.clock.now()),
+        SecurityGroups: (this.launchTemplates.get(pick.lt)?.securityGroupIds ?? []).map((GroupId) => ({ GroupId })), Tags: structuredClone(tags),
+        ...(spot ? { InstanceLifecycle: 'spot' as const, SpotInstanceRequestId: `sir-${id}` } : {}),
+      };
+      this.instances.set(id, inst);
+      this.o.clock.setTimer(this.o.bootMs ?? 2_000, () => {
+        if (inst.State?.Name !== 'pending') return;
+        inst.State = { Name: 'running', Code: 16 };
+        this.onRunning(inst);
+      });
+    }
+    return { Instances: [{ InstanceIds: ids, InstanceType: pick.ov.InstanceType, Lifecycle: spot ? 'spot' as const : 'on-demand' as const, LaunchTemplateAndOverrides: { Overrides: pick.ov } }], Errors: [] };
+  }
+
+  private terminate(id: string) {
+    const i = this.instances.get(id);
+    if (!i) throw awsError('InvalidInstanceID.NotFound', `The instance ID '${id}' does not exist`);
+    const previous = i.State;
+    if (i.State?.Name !== 'terminated' && i.State?.Name !== 'shutting-down') {
+      i.State = { Name: 'shutting-down', Code: 32 };
+      this.onTerminated(i);
+      this.o.clock.setTimer(5_000, () => (i.State = { Name: 'terminated', Code: 48 }));
+    }
+    return { InstanceId: id, PreviousState: previous, CurrentState: i.State };
+  }
+
+  private answerOthers(): void {
+    this.ssm.on(GetParameterCommand).callsFake((input: { Name: string }) => {
+      const v = this.parameters.get(input.Name);
+      if (v === undefined) throw awsError('ParameterNotFound', `parameter ${input.Name} not found`);
+      return { Parameter: { Name: input.Name, Value: v, Type: 'String' } };
+    });
+    const profile = (name: string): InstanceProfile => {
+      const p = this.profiles.get(name);
+      if (!p) throw awsError('NoSuchEntity', `Instance Profile ${name} cannot be found.`);
+      return p;
+    };
+    this.iam.on(GetInstanceProfileCommand).callsFake((input: { InstanceProfileName: string }) => ({ InstanceProfile: structuredClone(profile(input.InstanceProfileName)) }));
+    this.iam.on(ListInstanceProfilesCommand).callsFake((input: { PathPrefix?: string }) => ({
+      InstanceProfiles: [...this.profiles.values()].filter((p) => p.Path?.startsWith(input.PathPrefix ?? '/')).map((p) => structuredClone(p)), IsTruncated: false,
+    }));
+    this.iam.on(CreateInstanceProfileCommand).callsFake((input: { InstanceProfileName: string; Path?: string; Tags?: Tag[] }) => {
+      if (this.profiles.has(input.InstanceProfileName)) throw awsError('EntityAlreadyExists', 'exists');
+      const p: InstanceProfile = {
+        InstanceProfileName: input.InstanceProfileName, Path: input.Path ?? '/', InstanceProfileId: `AIPA${++this.seq}`, Arn: `arn:aws:iam::123456789012:instance-profile${input.Path ?? '/'}${input.InstanceProfileName}`,
+        CreateDate: new Date(this.o.clock.now()), Roles: [], Tags: (input.Tags ?? []).map((t) => ({ Key: t.Key ?? '', Value: t.Value ?? '' })),
+      };
+      this.profiles.set(p.InstanceProfileName!, p);
+      return { InstanceProfile: structuredClone(p) };
+    });
+    this.iam.on(AddRoleToInstanceProfileCommand).callsFake((input: { InstanceProfileName: string; RoleName: string }) => {
+      profile(input.InstanceProfileName).Roles!.push({ RoleName: input.RoleName, RoleId: 'AROA1', Arn: `arn:aws:iam::123456789012:role/${input.RoleName}`, Path: '/', CreateDate: new Date(0) });
+      return {};
+    });
+    this.iam.on(RemoveRoleFromInstanceProfileCommand).callsFake((input: { InstanceProfileName: string; RoleName: string }) => {
+      const p = profile(input.InstanceProfileName);
+      p.Roles = p.Roles!.filter((r) => r.RoleName !== input.RoleName);
+      return {};
+    });
+    this.iam.on(DeleteInstanceProfileCommand).callsFake((input: { InstanceProfileName: string }) => {
+      profile(input.InstanceProfileName);
+      this.profiles.delete(input.InstanceProfileName);
+      return {};
+    });
+    this.pricing.on(GetProductsCommand).resolves({ PriceList: [] });
+    this.sqs.on(GetQueueUrlCommand).callsFake((input: { QueueName: string }) => {
+      if (input.QueueName !== this.o.clusterName) throw awsError('QueueDoesNotExist', 'The specified queue does not exist.');
+      return { QueueUrl: this.queueUrl };
+    });
+    this.sqs.on(ReceiveMessageCommand).callsFake(async (input: { MaxNumberOfMessages?: number; VisibilityTimeout?: number }) => {
+      if (!this.queue.length) await this.longPoll(20_000);
+      const batch = this.queue.splice(0, input.MaxNumberOfMessages ?? 1);
+      for (const m of batch) {
+        this.inflight.set(m.ReceiptHandle!, m);
+        // Not deleted within the visibility timeout: visible again.
+        this.o.clock.setTimer((input.VisibilityTimeout ?? 30) * 1000, () => {
+          if (this.inflight.delete(m.ReceiptHandle!)) this.queue.push(m);
+        });
+      }
+      return { Messages: batch.map((m) => ({ ...m })) };
+    });
+    this.sqs.on(DeleteMessageCommand).callsFake((input: { ReceiptHandle: string }) => {
+      this.inflight.delete(input.ReceiptHandle);
+      return {};
+    });
+  }
+
+  private longPoll(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        this.pollers.delete(done);
+        timer.cancel();
+        resolve();
+      };
+      const timer = this.o.clock.setTimer(ms, done);
+      this.pollers.add(done);
+    });
+  }
+}
