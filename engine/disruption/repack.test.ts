@@ -65,6 +65,14 @@ describe('global repack', () => {
     expect(await validate(busier, d, { solver: reference, wellKnownLabels })).toMatchObject({ ok: false, category: 'scheduling' });
   });
 
+  it('has the last word on a node it cannot improve, while single-node consolidation\'s event stays', async () => {
+    const pool = nodePool({ consolidateAfter: 0, budgets: [{ nodes: '100%' }] });
+    const s = snapshot({ nodePools: [pool], nodes: [onNode(big, { name: 'big-node', pods: pods(2, { cpu: '3', memory: '1Gi' }) })], instanceTypes: [big] });
+    const d = (await disrupt(s, { solver: reference, wellKnownLabels })).decision;
+    expect(d.kind).toBe('noop');
+    expect(d.explanations[0]).toMatchObject({ code: 'no-saving-repack', event: { reason: 'Unconsolidatable', message: "Can't replace with a cheaper node" } });
+  });
+
   it('never touches a node whose pods a PDB or do-not-disrupt protects', async () => {
     const pool = nodePool({ consolidateAfter: 0, budgets: [{ nodes: '100%' }] });
     const guarded = onNode(small, { name: 'guarded', pods: [pod({ cpu: '500m', labels: { app: 'db' } })] });
