@@ -89,4 +89,11 @@ describe('resolveOptions', () => {
     const help = optionsHelp();
     for (const env of ['CLUSTER_NAME', 'BATCH_MAX_DURATION', 'BATCH_IDLE_DURATION', 'METRICS_PORT', 'HEALTH_PROBE_PORT', 'LOG_LEVEL', 'FEATURE_GATES', 'PREFERENCE_POLICY', 'MIN_VALUES_POLICY', 'CLUSTER_ENDPOINT', 'CLUSTER_CA_BUNDLE', 'CLUSTER_CIDR', 'VM_MEMORY_OVERHEAD_PERCENT', 'RESERVED_ENIS', 'ISOLATED_VPC', 'EKS_CONTROL_PLANE', 'INTERRUPTION_QUEUE']) expect(help).toContain(env);
   });
+
+  it('runs the disruption engine\'s global repack after Karpenter\'s methods unless told otherwise', () => {
+    expect(resolveOptions([], {}).consolidationRepack).toBe('after');
+    expect(resolveOptions(['--consolidation-repack=only'], {}).consolidationRepack).toBe('only');
+    expect(resolveOptions([], { CONSOLIDATION_REPACK: 'off' }).consolidationRepack).toBe('off');
+    expect(problems(['--consolidation-repack=sometimes'])).toEqual(['--consolidation-repack must be one of after, only, off, got "sometimes"']);
+  });
 });

@@ -75,12 +75,17 @@ async function run(m: MethodName, input: MethodInput): Promise<MethodOutput> {
   }
 }
 
-/** One reason per node: the most specific; between equally specific ones, the later method's (it looked last). */
+/**
+ * One reason per node: the most specific; between equally specific ones, the later method's (it looked last).
+ * A reason without an event keeps the event of the one it replaces: Karpenter published that event when its
+ * method looked (single-node's Unconsolidatable stays even when the repack has the last word).
+ */
 class Reasons {
   readonly byNode = new Map<string, Explanation>();
   add(e: Explanation): void {
     const cur = this.byNode.get(e.node);
-    if (!cur || rank(e.code) >= rank(cur.code)) this.byNode.set(e.node, e);
+    if (cur && rank(e.code) < rank(cur.code)) return;
+    this.byNode.set(e.node, !e.event && cur?.event ? { ...e, event: cur.event } : e);
   }
 }
 

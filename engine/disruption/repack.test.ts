@@ -14,6 +14,7 @@ import { disrupt } from './disrupt.ts';
 import { methodFilter } from './filters.ts';
 import { resolve } from './method.ts';
 import { planRepack } from './repack.ts';
+import { validate } from './validate.ts';
 
 const reference = { name: 'reference', solve: solveReference };
 const wasm = new WasmSolver();
@@ -56,6 +57,20 @@ describe('global repack', () => {
 
     const p = await plan(s);
     for (const step of p.steps) expect(verifyPlan(step.input, step.plan)).toEqual([]);
+
+    // Validation after the delay re-solves within the planned options: an unconstrained solve would put
+    // both pods on one dearer node and wrongly call the split stale.
+    expect(await validate(s, d, { solver: reference, wellKnownLabels })).toMatchObject({ ok: true });
+    const busier = snapshot({ nodePools: [pool], nodes: [onNode(big, { name: 'big-node', pods: pods(3, { cpu: '2500m', memory: '1Gi' }) })], instanceTypes: [big, small] });
+    expect(await validate(busier, d, { solver: reference, wellKnownLabels })).toMatchObject({ ok: false, category: 'scheduling' });
+  });
+
+  it('has the last word on a node it cannot improve, while single-node consolidation\'s event stays', async () => {
+    const pool = nodePool({ consolidateAfter: 0, budgets: [{ nodes: '100%' }] });
+    const s = snapshot({ nodePools: [pool], nodes: [onNode(big, { name: 'big-node', pods: pods(2, { cpu: '3', memory: '1Gi' }) })], instanceTypes: [big] });
+    const d = (await disrupt(s, { solver: reference, wellKnownLabels })).decision;
+    expect(d.kind).toBe('noop');
+    expect(d.explanations[0]).toMatchObject({ code: 'no-saving-repack', event: { reason: 'Unconsolidatable', message: "Can't replace with a cheaper node" } });
   });
 
   it('never touches a node whose pods a PDB or do-not-disrupt protects', async () => {

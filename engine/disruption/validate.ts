@@ -60,7 +60,9 @@ export async function validate(s: Snapshot, decision: Decision | Command, opts: 
     if (b <= 0) return failure(cmd, 'budget', `nodepool ${c.nodePool.name} has no Underutilized budget left for ${c.node.name}`, n);
     left.set(c.nodePool.name, b - 1);
   }
-  const sim = await simulate(s, still.map((c) => c.node), cmd.method === 'repack' ? r.repackSim : r.sim, true);
+  // The repack may have found its layout with instance types capped (to split a node); re-solve within the
+  // options it planned, or an unconstrained solve packs the pods onto one dearer node and calls it stale.
+  const sim = await simulate(cmd.method === 'repack' ? withinPlannedOptions(s, cmd) : s, still.map((c) => c.node), cmd.method === 'repack' ? r.repackSim : r.sim, true);
   if (sim.candidateDeleting) return failure(cmd, 'churn', 'a candidate is being deleted', n);
   if (sim.errors.size) return failure(cmd, 'scheduling', `pods would not schedule: ${describeErrors(sim)}`, n);
   const claims = sim.plan.newNodeClaims;
@@ -82,6 +84,22 @@ export async function validate(s: Snapshot, decision: Decision | Command, opts: 
   const missing = planned.instanceTypes.filter((o) => !options.has(o.name));
   if (missing.length) return failure(cmd, 'scheduling', `the planned instance types no longer all fit (${missing.slice(0, 3).map((o) => o.name).join(', ')})`, n);
   return { ok: true, command: cmd };
+}
+
+/** The snapshot with each replacement pool's instance types limited to the command's planned options. */
+function withinPlannedOptions(s: Snapshot, cmd: Command): Snapshot {
+  const planned = new Map<string, Set<string>>();
+  for (const k of cmd.replacements) {
+    const names = planned.get(k.nodePool) ?? new Set<string>();
+    for (const o of k.instanceTypes) names.add(o.name);
+    planned.set(k.nodePool, names);
+  }
+  if (!planned.size) return s;
+  const instanceTypes = new Map([...s.instanceTypes].map(([pool, its]) => {
+    const names = planned.get(pool);
+    return [pool, names ? its.filter((it) => names.has(it.name)) : its] as const;
+  }));
+  return { ...s, instanceTypes };
 }
 
 /** Karpenter's reason label for a validation failure (getValidationFailureReason). */

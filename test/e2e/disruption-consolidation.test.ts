@@ -1,0 +1,104 @@
+// Consolidation drills against the simulator (spec/disruption.md §2, §5.7), each watched by the invariant
+// checker: no PodDisruptionBudget broken, no disruption beyond a budget, no pod left without a node for
+// longer than the drill allows (replacements are up before the candidates drain, so only seconds).
+import { afterEach, describe, expect, it } from 'vitest';
+import type { KObject } from '../../controller/sim/apiserver/index.ts';
+import { clusterCost } from '../../controller/simulation/view.ts';
+import { watchInvariants, type InvariantChecker } from '../support/invariants.ts';
+import { condition, deployment, events, guide, nodeClaims, nodes, running, scale, simulation, type Simulation } from '../support/simulation.ts';
+
+let sim: Simulation | undefined;
+let inv: InvariantChecker | undefined;
+afterEach(async () => {
+  inv?.stop();
+  inv = undefined;
+  await sim?.close();
+  sim = undefined;
+});
+
+/** guide-07's NodePool "production", waiting 30 s rather than 2 min before consolidating. */
+const production = (): string => guide('guide-07.yaml').replace('consolidateAfter: 2m', 'consolidateAfter: 30s');
+const pdb = (app: string, minAvailable: number): string => JSON.stringify({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: app, namespace: 'default' }, spec: { minAvailable, selector: { matchLabels: { app } } } });
+const typeOf = (n: KObject): string | undefined => n.metadata.labels?.['node.kubernetes.io/instance-type'];
+const metric = (s: Simulation, name: string, labels: Record<string, string>) => s.operator.metrics.value(name, labels);
+const eventTime = (e: KObject): number => Date.parse(String(e['firstTimestamp']));
+const initializedAt = (c: KObject): number => Date.parse(String((((c.status as { conditions?: Array<{ type: string; lastTransitionTime?: string }> }).conditions) ?? []).find((x) => x.type === 'Initialized')?.lastTransitionTime));
+
+describe('consolidation drills', () => {
+  it('deletes an underutilized node whose pods fit on another node', async () => {
+    sim = await simulation();
+    await sim.apply(production());
+    await sim.apply(deployment('a', 3));
+    await sim.clock.advanceUntil(() => running(sim!, 'a') === 3, 180_000, 'a running');
+    await sim.apply(deployment('b', 3));
+    await sim.apply(pdb('b', 1));
+    await sim.clock.advanceUntil(() => running(sim!, 'b') === 3, 180_000, 'b running');
+    expect(nodes(sim)).toHaveLength(2);
+    inv = watchInvariants(sim, { maxUnboundMs: 30_000 });
+
+    await scale(sim, 'a', 1);
+    await scale(sim, 'b', 2);
+    await sim.clock.advanceUntil(() => nodes(sim!).length === 1 && running(sim!) === 3, 10 * 60_000, 'one node left');
+
+    expect(await metric(sim, 'karpenter_voluntary_disruption_decisions_total', { decision: 'delete', reason: 'underutilized', consolidation_type: 'single' })).toBe(1);
+    expect(await metric(sim, 'karpenter_nodeclaims_created_total', { reason: 'underutilized' })).toBeUndefined();
+    expect(await metric(sim, 'karpenter_nodeclaims_disrupted_total', { reason: 'underutilized', nodepool: 'production', consolidation_policy: 'WhenEmptyOrUnderutilized' })).toBe(1);
+    expect(events(sim, 'DisruptionTerminating').map((e) => e['message'])).toContain('Disrupting NodeClaim: Underutilized');
+    expect(inv.violations()).toEqual([]);
+    expect(inv.disruptions().map((d) => d.reason)).toEqual(['Underutilized']);
+  });
+
+  it('replaces a node with a cheaper one, launching the replacement before the candidate goes', async () => {
+    sim = await simulation();
+    await sim.apply(production());
+    await sim.apply(deployment('web', 10));
+    await sim.apply(pdb('web', 2));
+    await sim.clock.advanceUntil(() => running(sim!, 'web') === 10, 180_000, 'web running');
+    const [big] = nodeClaims(sim);
+    expect(typeOf(nodes(sim)[0]!)).toBe('c6a.4xlarge');
+    inv = watchInvariants(sim, { maxUnboundMs: 30_000 });
+
+    await scale(sim, 'web', 3);
+    await sim.clock.advanceUntil(() => !sim!.cluster.api.find('nodeclaims.karpenter.sh', undefined, big!.metadata.name!), 10 * 60_000, 'the big node gone');
+    await sim.clock.advanceUntil(() => running(sim!, 'web') === 3, 60_000, 'web running');
+
+    const [small] = nodeClaims(sim);
+    expect(nodes(sim).map(typeOf)).toEqual(['c6a.xlarge']);
+    expect(clusterCost(sim)).toBeLessThan(0.2);
+    expect(await metric(sim, 'karpenter_voluntary_disruption_decisions_total', { decision: 'replace', reason: 'underutilized', consolidation_type: 'single' })).toBe(1);
+    expect(await metric(sim, 'karpenter_nodeclaims_created_total', { reason: 'underutilized', nodepool: 'production' })).toBe(1);
+    // The provisioner launched nothing for the moving pods: the replacement was their capacity.
+    expect(await metric(sim, 'karpenter_nodeclaims_created_total', { reason: 'provisioned' })).toBe(1);
+    // Replacement first: initialized before the candidate's DisruptionTerminating.
+    const terminating = events(sim, 'DisruptionTerminating').find((e) => (e['involvedObject'] as { name: string }).name === big!.metadata.name);
+    expect(initializedAt(small!)).toBeLessThanOrEqual(eventTime(terminating!));
+    expect(events(sim, 'DisruptionLaunching').map((e) => e['message'])).toContain('Launching NodeClaim: Underutilized');
+    expect(events(sim, 'DisruptionWaitingReadiness').length).toBeGreaterThan(0);
+    expect(events(sim, 'ConsolidationCandidate').map((e) => String(e['message']))).toContainEqual(expect.stringMatching(/^Consolidation candidate: replace: \[ip-.*\] -> \[1 replacement\] \(savings: \$0\.46\)$/));
+    expect(condition(small!, 'DisruptionReason')).toBeUndefined();
+    expect(inv.violations()).toEqual([]);
+  });
+
+  it('splits one node into two cheaper ones with the global repack (Karpenter replaces N nodes by at most one)', async () => {
+    sim = await simulation();
+    await sim.apply(production());
+    await sim.apply(deployment('web', 10));
+    await sim.apply(pdb('web', 8));
+    await sim.clock.advanceUntil(() => running(sim!, 'web') === 10, 180_000, 'web running');
+    const [big] = nodeClaims(sim);
+    inv = watchInvariants(sim, { maxUnboundMs: 30_000 });
+
+    // Ten 1-CPU pods fill no cheaper single node than a c6a.4xlarge ($0.612/h), but fit on a 2xlarge and an xlarge.
+    await sim.clock.advanceUntil(() => !sim!.cluster.api.find('nodeclaims.karpenter.sh', undefined, big!.metadata.name!), 10 * 60_000, 'the big node gone');
+    await sim.clock.advanceUntil(() => running(sim!, 'web') === 10, 60_000, 'web running');
+
+    expect(nodes(sim).map(typeOf).sort()).toEqual(['c6a.2xlarge', 'c6a.xlarge']);
+    expect(clusterCost(sim)).toBeCloseTo(0.459, 3);
+    expect(await metric(sim, 'karpenter_voluntary_disruption_decisions_total', { decision: 'replace', reason: 'underutilized', consolidation_type: 'repack' })).toBe(1);
+    expect(await metric(sim, 'karpenter_nodeclaims_created_total', { reason: 'underutilized' })).toBe(2);
+    expect(await metric(sim, 'karpenter_nodeclaims_created_total', { reason: 'provisioned' })).toBe(1);
+    // The PDB (8 of 10) was honoured while the pods moved: the invariant checker watched every eviction.
+    expect(events(sim, 'Evicted').length).toBe(10);
+    expect(inv.violations()).toEqual([]);
+  });
+});
