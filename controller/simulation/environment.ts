@@ -7,7 +7,7 @@
 //   await sim.clock.advanceUntil(() => ..., 120_000);
 //   await sim.close();
 import type { KubeConfig } from '@kubernetes/client-node';
-import { parseDocuments, toNodeClass } from '../../engine/index.ts';
+import { parseDocuments, parseEC2NodeClass, toNodeClass, type EC2NodeClass } from '../../engine/index.ts';
 import { simNetwork, type SimNetwork } from '../cloudprovider/sim/network.ts';
 import { SimCloudProvider } from '../cloudprovider/sim/provider.ts';
 import type { CloudProvider } from '../cloudprovider/types.ts';
@@ -119,10 +119,23 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
   const live = (): Operator[] => replicas.filter((r) => r.alive());
   const provider = (existing?: SimCloudProvider): SimCloudProvider => existing ?? new SimCloudProvider({
     clock, region, kubelet: cluster.kubelet, network, zonesOf: (nc) => toNodeClass(nc).zones,
-    // The cloud is shared by every replica; node classes come from whichever replica is still running.
-    nodeClass: (name) => live().map((r) => r.cluster.nodeClass(name)?.nodeClass).find((nc) => nc !== undefined),
+    // The cloud is shared by every replica; node classes come from whichever replica is still running,
+    // else (an operator started outside this simulation, as test/support/restart.ts does) from the API server.
+    nodeClass: (name) => live().map((r) => r.cluster.nodeClass(name)?.nodeClass).find((nc) => nc !== undefined) ?? storedNodeClass(name),
     ...(opts.launchMs !== undefined ? { launchMs: opts.launchMs } : {}), ...(opts.terminateMs !== undefined ? { terminateMs: opts.terminateMs } : {}),
   });
+  const parsed = new Map<string, { rv: string; nc: EC2NodeClass | undefined }>();
+  const storedNodeClass = (name: string): EC2NodeClass | undefined => {
+    const obj = cluster.store.get('ec2nodeclasses.karpenter.k8s.aws', '', name);
+    if (!obj) return undefined;
+    const rv = obj.metadata.resourceVersion ?? '';
+    const hit = parsed.get(name);
+    if (hit?.rv === rv) return hit.nc;
+    const r = parseEC2NodeClass(obj);
+    const nc = r.ok ? r.value : undefined;
+    parsed.set(name, { rv, nc });
+    return nc;
+  };
   let cloud: SimCloudProvider | undefined;
   const makeReplica = async (o: ReplicaOptions, first: boolean): Promise<Operator> => {
     const options = resolveOptions([], {}, { ...baseOverrides, ...(o.options ?? {}) });
