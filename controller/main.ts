@@ -4,6 +4,7 @@
 // against a cluster; the simulator (controller/simulation) runs the same operator against a loopback one.
 import { KubeConfig } from '@kubernetes/client-node';
 import { DEFAULT_ENGINE_OPTIONS, type EC2NodeClass, type EngineOptions, type ProvisionSolver } from '../engine/index.ts';
+import { withFence } from './cloudprovider/fence.ts';
 import { withMetrics } from './cloudprovider/metrics.ts';
 import type { CloudProvider } from './cloudprovider/types.ts';
 import type { ControllerContext } from './controllers/context.ts';
@@ -12,8 +13,10 @@ import { newControllers, type ControllerSet } from './controllers/index.ts';
 import { Activity } from './operator/activity.ts';
 import { realClock, type Clock } from './operator/clock.ts';
 import { Recorder } from './operator/events.ts';
+import { Fence } from './operator/fence.ts';
 import { serve, type HttpServer } from './operator/health.ts';
 import { KubeClient } from './operator/kube.ts';
+import { defaultIdentity, inClusterNamespace, LEASE_DEFAULTS, LeaderElector, type LeaderElectionConfig } from './operator/leaderelection.ts';
 import { newLogger, type Logger } from './operator/logger.ts';
 import { Metrics } from './operator/metrics.ts';
 import type { ResolvedOptions } from './operator/options.ts';
@@ -48,6 +51,10 @@ export interface OperatorDeps {
   readonly disruptionMethods?: readonly DisruptionMethod[];
   /** Only these controllers (tests). */
   readonly only?: readonly string[];
+  /** Leader election: this replica's identity and timings (default `<hostname>_<uuid>`, client-go's 15/10/2 s). */
+  readonly leaderElection?: Partial<Pick<LeaderElectionConfig, 'identity' | 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>>;
+  /** Called when this replica could not renew its lease and stopped acting (`controller` exits 1, as Karpenter). */
+  readonly onLostLeadership?: () => void;
 }
 
 export interface Operator {
@@ -62,13 +69,28 @@ export interface Operator {
   readonly cloudProvider: CloudProvider;
   readonly controllers: ControllerSet;
   readonly runtime: Runtime;
-  /** Starts informers, then the controllers (they act once cluster state has synced). */
+  /** The leader elector (undefined with --disable-leader-election). */
+  readonly elector: LeaderElector | undefined;
+  /** Whether this replica may act: it leads, or runs without leader election; false once stopped. */
+  leading(): boolean;
+  /** False once stopped or killed (or after losing its lease: a replica that lost it never acts again). */
+  alive(): boolean;
+  /**
+   * Starts informers, then the controllers (they act once cluster state has synced); with leader
+   * election, the controllers start only once this replica holds the lease.
+   */
   start(): Promise<void>;
   /** Serves /metrics and /healthz, /readyz on the configured ports (0 = off). */
   serve(host?: string): Promise<HttpServer[]>;
   /** Work that can run now: a reconcile, a queued key, a request in flight. */
   busy(): boolean;
+  /** A clean stop: running reconciles finish, then the lease is handed back. */
   stop(): Promise<void>;
+  /**
+   * A crash, for failure drills: every write and cloud call is refused from now on, timers stop, running
+   * reconciles are abandoned, and the lease is left to expire.
+   */
+  kill(): void;
 }
 
 export function engineOptionsOf(o: ResolvedOptions): EngineOptions {
@@ -86,10 +108,14 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   const log = deps.log ?? newLogger({ level: options.logLevel });
   const activity = new Activity();
   const metrics = new Metrics({ processMetrics: deps.clock === undefined });
-  const kube = new KubeClient(deps.kubeConfig, { activity });
+  const election = electionConfig(options, deps);
+  // Shut until this replica leads (with leader election); see operator/fence.ts.
+  const fence = new Fence(election ? 'this replica is not the leader' : undefined);
+  const kube = new KubeClient(deps.kubeConfig, { activity, guard: (method, path) => fence.check(`${method} ${path}`) });
   const { cluster, informers } = newClusterState({ kube, kubeConfig: deps.kubeConfig, clock, log, ...(deps.informerBackoff ? { backoff: deps.informerBackoff } : {}) });
   const nodeClass = (name: string) => cluster.nodeClass(name)?.nodeClass;
   const cloudProvider = await deps.cloudProvider({ options, clock, log: log.child({ component: 'cloudprovider' }), cluster, nodeClass, kube, metrics });
+  const fenced = withFence(cloudProvider, fence);
   const events = new Recorder({ kube, clock, log, activity });
   const engineOptions = engineOptionsOf(options);
   for (const [gate, on] of Object.entries(options.featureGates)) {
@@ -98,7 +124,7 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   const contextFor = (name: string): ControllerContext => ({
     clock, kube, cluster, events, metrics, activity, options, engineOptions,
     log: log.child({ controller: name }),
-    cloudProvider: withMetrics(cloudProvider, metrics, name),
+    cloudProvider: withMetrics(fenced, metrics, name),
     ...(deps.solver ? { solver: deps.solver } : {}),
   });
   const controllers = newControllers(contextFor, {
@@ -116,28 +142,91 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
     metrics.clusterStateUnsyncedTime.set(synced ? 0 : (clock.now() - unsyncedSince.at) / 1000);
     metrics.clusterStateNodeCount.set(cluster.stateNodes().length);
   });
+  let dead = false;
+  // The provider's background work (refreshes, clean-ups that write to the cloud) runs only where the
+  // controllers run: on the leader.
+  let providerStarted = false;
+  const startProvider = (): void => {
+    if (providerStarted) return;
+    providerStarted = true;
+    cloudProvider.start?.();
+  };
+  const stopProvider = async (): Promise<void> => {
+    if (!providerStarted) return;
+    providerStarted = false;
+    await cloudProvider.stop?.();
+  };
+  const elector = election ? new LeaderElector({
+    kube: new KubeClient(deps.kubeConfig, { activity }), clock, log: log.child({ component: 'leader-election' }),
+    onStartedLeading: () => {
+      if (dead) return;
+      metrics.leaderElectionStatus.set({ name: election.name }, 1);
+      fence.open();
+      startProvider();
+      runtime.start();
+    },
+    onStoppedLeading: (why) => {
+      metrics.leaderElectionStatus.set({ name: election.name }, 0);
+      fence.shut(why === 'lost' ? 'this replica lost the leader lease' : 'this replica stopped leading');
+      if (why !== 'lost') return;
+      dead = true;
+      runtime.halt();
+      void stopProvider();
+      deps.onLostLeadership?.();
+    },
+  }, election) : undefined;
+  if (election) metrics.leaderElectionStatus.set({ name: election.name }, 0);
   const servers: HttpServer[] = [];
   return {
-    clock, log, kube, cluster, informers, metrics, events, activity, cloudProvider, controllers, runtime,
+    clock, log, kube, cluster, informers, metrics, events, activity, cloudProvider, controllers, runtime, elector,
+    leading: () => !dead && fence.isOpen,
+    alive: () => !dead,
     async start() {
       await informers.start();
-      cloudProvider.start?.();
-      runtime.start();
+      if (dead) return;
+      if (elector) elector.run();
+      else {
+        startProvider();
+        runtime.start();
+      }
     },
     async serve(host) {
       if (options.metricsPort) servers.push(await serve(options.metricsPort, { metrics: () => metrics.text() }, host));
       if (options.healthProbePort) servers.push(await serve(options.healthProbePort, { ready: () => informers.listed() }, host));
       return servers;
     },
-    busy: () => runtime.busy() || activity.busy(),
+    busy: () => !dead && (runtime.busy() || activity.busy()),
     async stop() {
       gauges.cancel();
       await runtime.stop();
-      await cloudProvider.stop?.();
+      await stopProvider();
+      await elector?.release();
+      fence.shut('the controller stopped');
+      dead = true;
       informers.stop();
       await Promise.all(servers.splice(0).map((s) => s.close()));
     },
+    kill() {
+      dead = true;
+      fence.shut('the controller was killed');
+      elector?.halt();
+      gauges.cancel();
+      runtime.halt();
+      void stopProvider();
+      informers.stop();
+      for (const s of servers.splice(0)) void s.close();
+    },
   };
+}
+
+/** The Lease to elect a leader with, or undefined with --disable-leader-election. */
+function electionConfig(options: ResolvedOptions, deps: OperatorDeps): LeaderElectionConfig | undefined {
+  if (options.disableLeaderElection) return undefined;
+  const namespace = options.leaderElectionNamespace || inClusterNamespace();
+  if (!namespace) {
+    throw new Error('leader election needs a namespace for its Lease: not running in a cluster, so set --leader-election-namespace (LEADER_ELECTION_NAMESPACE), or run a single replica with --disable-leader-election');
+  }
+  return { ...LEASE_DEFAULTS, identity: defaultIdentity(), ...deps.leaderElection, name: options.leaderElectionName, namespace };
 }
 
 /** Loads the kubeconfig the way Karpenter does: the --kubeconfig file, else in-cluster, else the default rules. */

@@ -28,7 +28,7 @@ const freePort = (): Promise<number> => new Promise((resolve) => {
 
 describe('karpenter-ts controller', () => {
   it('loads the AWS provider by default, which needs the cluster endpoint', async () => {
-    const io = memoryIo({ env: { CLUSTER_NAME: 'my-cluster' } });
+    const io = memoryIo({ env: { CLUSTER_NAME: 'my-cluster', LEADER_ELECTION_NAMESPACE: 'kube-system' } });
     const cluster = await startSimCluster({ clock: scaledClock(1) });
     try {
       expect(await run([], io, { kubeConfig: cluster.kubeConfig() })).toBe(2);
@@ -52,7 +52,7 @@ describe('karpenter-ts controller', () => {
     installAdmission(cluster.server);
     try {
       const metricsPort = await freePort();
-      const io = memoryIo({ env: { CLUSTER_NAME: 'my-cluster', CLUSTER_ENDPOINT: 'https://ABC.gr7.ap-northeast-2.eks.amazonaws.com', LOG_LEVEL: 'info' } });
+      const io = memoryIo({ env: { CLUSTER_NAME: 'my-cluster', CLUSTER_ENDPOINT: 'https://ABC.gr7.ap-northeast-2.eks.amazonaws.com', LOG_LEVEL: 'info', LEADER_ELECTION_NAMESPACE: 'kube-system' } });
       const stop = new AbortController();
       let ready: () => void = () => {};
       const started = new Promise<void>((r) => (ready = r));
@@ -85,7 +85,7 @@ describe('karpenter-ts controller', () => {
     const cluster = await startSimCluster({ clock: scaledClock(1) });
     installAdmission(cluster.server);
     const [metricsPort, healthPort] = [await freePort(), await freePort()];
-    const io = memoryIo({ env: { CLUSTER_NAME: 'my-cluster', LOG_LEVEL: 'warn' } });
+    const io = memoryIo({ env: { CLUSTER_NAME: 'my-cluster', LOG_LEVEL: 'warn', LEADER_ELECTION_NAMESPACE: 'kube-system' } });
     const stop = new AbortController();
     let ready: () => void = () => {};
     const started = new Promise<void>((r) => (ready = r));
@@ -107,8 +107,51 @@ describe('karpenter-ts controller', () => {
     expect(metrics.text).toContain('karpenter_build_info{version="0.1.0"');
     expect(metrics.text).toContain('# TYPE karpenter_nodeclaims_created_total counter');
     expect(metrics.text).toContain('process_cpu_seconds_total');
+    // It took the leader Lease (a single replica acquires it at once) and says so.
+    await expect.poll(() => cluster.store.get('leases.coordination.k8s.io', 'kube-system', 'karpenter-leader-election')).toBeDefined();
+    const lease = cluster.store.get('leases.coordination.k8s.io', 'kube-system', 'karpenter-leader-election')!;
+    expect((lease.spec as { holderIdentity: string; leaseDurationSeconds: number })).toMatchObject({ holderIdentity: expect.stringMatching(/_/), leaseDurationSeconds: 15 });
+    expect((await get(metricsPort, '/metrics')).text).toContain('leader_election_master_status{name="karpenter-leader-election"} 1');
     stop.abort();
     expect(await done).toBe(0);
+    // A clean stop hands the lease back.
+    expect((cluster.store.get('leases.coordination.k8s.io', 'kube-system', 'karpenter-leader-election')!.spec as { holderIdentity: string }).holderIdentity).toBe('');
+    await cluster.close();
+  });
+
+  it('needs a namespace for the leader Lease outside a cluster, unless leader election is off', async () => {
+    const cluster = await startSimCluster({ clock: scaledClock(1) });
+    const io = memoryIo({ env: { CLUSTER_NAME: 'my-cluster', LOG_LEVEL: 'warn' } });
+    const cloudProvider = ({ clock, nodeClass }: Parameters<NonNullable<Parameters<typeof run>[2]>['cloudProvider'] & {}>[0]) => new SimCloudProvider({ clock, kubelet: cluster.kubelet, nodeClass });
+    expect(await run(['--metrics-port=0', '--health-probe-port=0'], io, { kubeConfig: cluster.kubeConfig(), cloudProvider })).toBe(2);
+    expect(io.stderr).toContain('set --leader-election-namespace (LEADER_ELECTION_NAMESPACE)');
+    const stop = new AbortController();
+    const off = memoryIo({ env: { CLUSTER_NAME: 'my-cluster', LOG_LEVEL: 'warn' } });
+    const done = run(['--metrics-port=0', '--health-probe-port=0', '--disable-leader-election'], off, { kubeConfig: cluster.kubeConfig(), cloudProvider, signal: stop.signal, onStarted: () => stop.abort() });
+    expect(await done).toBe(0);
+    expect(cluster.store.list('leases.coordination.k8s.io')).toEqual([]);
+    await cluster.close();
+  });
+
+  it('exits 1 when it cannot renew its leader lease, as controller-runtime does', async () => {
+    const cluster = await startSimCluster({ clock: scaledClock(1) });
+    const io = memoryIo({ env: { CLUSTER_NAME: 'my-cluster', LOG_LEVEL: 'error', LEADER_ELECTION_NAMESPACE: 'kube-system' } });
+    let leading: () => void = () => {};
+    const started = new Promise<void>((r) => (leading = r));
+    // The operator's clock runs 50x, so the 10 s renew deadline passes in a fifth of a second.
+    const done = run(['--metrics-port=0', '--health-probe-port=0'], io, {
+      kubeConfig: cluster.kubeConfig(), clock: scaledClock(50),
+      cloudProvider: ({ clock, nodeClass }) => new SimCloudProvider({ clock, kubelet: cluster.kubelet, nodeClass }),
+      onStarted: (op) => void (async () => {
+        while (!op.leading()) await new Promise((r) => setTimeout(r, 5));
+        leading();
+      })(),
+    });
+    await started;
+    cluster.server.faults.failNext({ resource: 'leases', verbs: ['update'], code: 500, count: 1_000 });
+    expect(await done).toBe(1);
+    expect(io.stdout).toContain('leader election lost; exiting');
+    cluster.server.faults.reset();
     await cluster.close();
   });
 });

@@ -2,6 +2,7 @@
 // KUBECONFIG), with the AWS cloud provider, /metrics and /healthz, /readyz, until SIGTERM or SIGINT.
 import type { Io } from '../io.ts';
 import { loadKubeConfig, newOperator, type CloudProviderFactory, type Operator } from '../../controller/main.ts';
+import type { Clock } from '../../controller/operator/clock.ts';
 import { newLogger } from '../../controller/operator/logger.ts';
 import { optionsHelp, OptionsError, resolveOptions } from '../../controller/operator/options.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -18,7 +19,8 @@ options:
 ${optionsHelp()}
   -h, --help                      show this help
 
-exit status: 0 stopped by a signal, 2 bad options or no usable kubeconfig / cloud provider
+exit status: 0 stopped by a signal, 1 lost the leader lease (restart it, as Kubernetes does), 2 bad options or
+no usable kubeconfig / cloud provider / leader-election namespace
 `;
 
 /** Seams for tests: another cloud provider, a kubeconfig object, and a signal that stops the controller. */
@@ -27,6 +29,8 @@ export interface ControllerCommandDeps {
   readonly kubeConfig?: KubeConfig;
   readonly signal?: AbortSignal;
   readonly onStarted?: (operator: Operator, ports: readonly number[]) => void;
+  /** The operator's clock (default the wall clock). */
+  readonly clock?: Clock;
 }
 
 const AWS_PROVIDER = '../../controller/cloudprovider/aws/index.ts';
@@ -63,10 +67,12 @@ export async function run(args: string[], io: Io, deps: ControllerCommandDeps = 
   }
   const log = newLogger({ level: options.logLevel, destination: { write: (s: string) => io.out(s) } });
   let operator: Operator;
+  let lost: () => void = () => {};
+  const leadershipLost = new Promise<'lost'>((resolve) => (lost = () => resolve('lost')));
   try {
     const kubeConfig = deps.kubeConfig ?? loadKubeConfig(options.kubeconfig, io.env);
     const cloudProvider = deps.cloudProvider ?? (await awsProvider());
-    operator = await newOperator({ options, kubeConfig, cloudProvider, log });
+    operator = await newOperator({ options, kubeConfig, cloudProvider, log, onLostLeadership: () => lost(), ...(deps.clock ? { clock: deps.clock } : {}) });
   } catch (e) {
     io.err(`karpenter-ts controller: ${(e as Error).message}\n`);
     return 2;
@@ -75,14 +81,22 @@ export async function run(args: string[], io: Io, deps: ControllerCommandDeps = 
   await operator.start();
   log.info({ cluster: options.clusterName, provider: operator.cloudProvider.name, ports: servers.map((s) => s.port) }, 'controller started');
   deps.onStarted?.(operator, servers.map((s) => s.port));
-  await new Promise<void>((resolve) => {
-    const stop = (): void => resolve();
-    if (deps.signal) deps.signal.addEventListener('abort', stop, { once: true });
+  const why = await Promise.race([leadershipLost, new Promise<'signal'>((resolve) => {
+    const stop = (): void => resolve('signal');
+    if (deps.signal?.aborted) stop();
+    else if (deps.signal) deps.signal.addEventListener('abort', stop, { once: true });
     else {
       process.once('SIGTERM', stop);
       process.once('SIGINT', stop);
     }
-  });
+  })]);
+  if (why === 'lost') {
+    // As controller-runtime: a replica that lost its lease exits, and comes back as a follower.
+    // Its controllers are already halted and fenced; do not wait for reconciles that may never finish.
+    log.error({}, 'leader election lost; exiting');
+    operator.kill();
+    return 1;
+  }
   log.info({}, 'stopping');
   await operator.stop();
   return 0;

@@ -111,6 +111,22 @@ export interface InterruptionSource {
   receive(signal: AbortSignal): Promise<ReadonlyArray<{ readonly event: InterruptionEvent; readonly handle: string }>>;
   /** Acknowledges a handled (or unparseable) message so it is not delivered again. */
   acknowledge(handle: string): Promise<void>;
+  /**
+   * Optional. The interruption controller calls it for each NodeClaim a spot interruption or a
+   * capacity-reservation interruption hits, with the capacity the NodeClaim ran on, so the provider keeps
+   * that offering (spot: type and zone) or reservation out of launches for a while, as Karpenter's
+   * interruption controller does with its unavailable-offerings cache (spec/aws-provider.md §6).
+   */
+  markUnavailable?(event: InterruptionEvent, capacity: InterruptedCapacity): void;
+}
+
+/** What an interrupted NodeClaim ran on, from its labels. */
+export interface InterruptedCapacity {
+  readonly instanceType?: string;
+  readonly zone?: string;
+  readonly capacityType?: string;
+  /** `karpenter.k8s.aws/capacity-reservation-id`, for reserved capacity. */
+  readonly reservationId?: string;
 }
 
 /** What resolving a node class produced; the node-class controller writes it back. */

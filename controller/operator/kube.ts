@@ -62,6 +62,7 @@ export const KINDS = {
   NodePool: { group: 'karpenter.sh', version: 'v1', plural: 'nodepools', namespaced: false },
   NodeClaim: { group: 'karpenter.sh', version: 'v1', plural: 'nodeclaims', namespaced: false },
   EC2NodeClass: { group: 'karpenter.k8s.aws', version: 'v1', plural: 'ec2nodeclasses', namespaced: false },
+  Lease: { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', namespaced: true },
 } as const satisfies Record<string, KindInfo>;
 
 export type Kind = keyof typeof KINDS;
@@ -83,6 +84,8 @@ function itemPath(kind: Kind, name: string, namespace: string | undefined, subre
   if (k.namespaced && !namespace) throw new Error(`${kind} ${name}: a namespace is required`);
   return `${collectionPath(kind, namespace)}/${encodeURIComponent(name)}${subresource ? `/${subresource}` : ''}`;
 }
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** An error answer from the API server, with its HTTP code and Status reason. */
 export class KubeError extends Error {
@@ -117,6 +120,12 @@ export interface KubeClientOptions {
   readonly activity?: Activity;
   /** fieldManager on writes (default karpenter-ts). */
   readonly fieldManager?: string;
+  /**
+   * Called before every write (POST, PUT, PATCH, DELETE); throwing refuses it. Leader election uses it so
+   * that a replica that is not (or no longer) the leader cannot change the cluster, even from a reconcile
+   * that was already running when it stepped down.
+   */
+  readonly guard?: (method: string, path: string) => void;
 }
 
 export class KubeClient {
@@ -164,6 +173,12 @@ export class KubeClient {
     return this.patch(kind, name, body, { subresource: 'status', ...(opts.namespace ? { namespace: opts.namespace } : {}) });
   }
 
+  /** PUT: replaces the object; with metadata.resourceVersion set, fails with 409 if it moved on. */
+  replace(kind: Kind, obj: KubeObject): Promise<KubeObject> {
+    const body = { ...obj, apiVersion: apiVersionOf(kind), kind };
+    return this.request('PUT', itemPath(kind, obj.metadata.name ?? '', obj.metadata.namespace), { body, query: { fieldManager: this.fieldManager } });
+  }
+
   async delete(kind: Kind, name: string, opts: DeleteOptions = {}): Promise<void> {
     const body: Record<string, unknown> = { apiVersion: 'v1', kind: 'DeleteOptions' };
     if (opts.gracePeriodSeconds !== undefined) body['gracePeriodSeconds'] = opts.gracePeriodSeconds;
@@ -184,12 +199,19 @@ export class KubeClient {
     return this.request('GET', '/version');
   }
 
-  private request<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, o: { body?: unknown; contentType?: string; query?: Record<string, string> } = {}): Promise<T> {
+  private request<T>(method: Method, path: string, o: { body?: unknown; contentType?: string; query?: Record<string, string> } = {}): Promise<T> {
+    if (method !== 'GET' && this.opts.guard) {
+      try {
+        this.opts.guard(method, path);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    }
     const p = this.send<T>(method, path, o);
     return this.opts.activity ? this.opts.activity.track(p) : p;
   }
 
-  private async send<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, o: { body?: unknown; contentType?: string; query?: Record<string, string> }): Promise<T> {
+  private async send<T>(method: Method, path: string, o: { body?: unknown; contentType?: string; query?: Record<string, string> }): Promise<T> {
     const url = new URL(this.server + path);
     for (const [k, v] of Object.entries(o.query ?? {})) url.searchParams.set(k, v);
     const ctx = new RequestContext(url.toString(), HttpMethod[method]);

@@ -55,7 +55,11 @@ export class Metrics {
   readonly cloudProviderErrors = this.counter('karpenter_cloudprovider_errors_total', 'Failed cloud provider calls, by error type', ['controller', 'method', 'provider', 'error']);
   readonly interruptionReceived = this.counter('karpenter_interruption_received_messages_total', 'Interruption messages received, by type', ['message_type']);
   readonly interruptionDeleted = this.counter('karpenter_interruption_deleted_messages_total', 'Interruption messages acknowledged', []);
-  readonly interruptionQueueDuration = this.histogram('karpenter_interruption_message_queue_duration_seconds', 'Time from an interruption event being emitted to the controller receiving it', [], [0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600]);
+  readonly interruptionQueueDuration = this.histogram('karpenter_interruption_message_queue_duration_seconds', 'Time from an interruption event being emitted to the controller handling it', [], [0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600]);
+  readonly interruptionActions = this.counter('karpenter_interruption_actions_performed_total', 'Actions taken on NodeClaims for interruption messages (CordonAndDrain, NoAction)', ['action_type']);
+
+  // Leader election (client-go's gauge, as controller-runtime registers it): 1 while this replica leads.
+  readonly leaderElectionStatus = this.gauge('leader_election_master_status', '1 while this replica holds the leader lease, else 0', ['name']);
 
   readonly buildInfo = this.gauge('karpenter_build_info', 'Version of the running controller', ['version', 'runtime']);
 

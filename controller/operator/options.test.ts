@@ -29,6 +29,18 @@ describe('resolveOptions', () => {
     expect(o.featureGates).toMatchObject({ spotToSpotConsolidation: true, reservedCapacity: true });
   });
 
+  it('elects a leader by default, with Karpenter\'s lease name and settings names', () => {
+    expect(resolveOptions([], {})).toMatchObject({ disableLeaderElection: false, leaderElectionName: 'karpenter-leader-election', leaderElectionNamespace: '' });
+    expect(resolveOptions([], { DISABLE_LEADER_ELECTION: 'true', LEADER_ELECTION_NAME: 'kt', LEADER_ELECTION_NAMESPACE: 'karpenter' }))
+      .toMatchObject({ disableLeaderElection: true, leaderElectionName: 'kt', leaderElectionNamespace: 'karpenter' });
+    // A bare boolean flag means true, as with Go's flag package; an explicit value also works.
+    expect(resolveOptions(['--disable-leader-election', '--log-level=warn'], {}).disableLeaderElection).toBe(true);
+    expect(resolveOptions(['--disable-leader-election', 'false'], { DISABLE_LEADER_ELECTION: 'true' }).disableLeaderElection).toBe(false);
+    expect(problems([], { DISABLE_LEADER_ELECTION: 'yes' })).toEqual(['DISABLE_LEADER_ELECTION (--disable-leader-election) must be true or false, got "yes"']);
+    expect(problems(['--leader-election-name=Karpenter_Lease'])).toEqual(['--leader-election-name must be a lower-case DNS name (letters, digits, \'-\' and \'.\'), got "Karpenter_Lease"']);
+    expect(problems(['--leader-election-name='])).toEqual(['--leader-election-name must not be empty']);
+  });
+
   it('says that the batch max duration must not be shorter than the idle duration', () => {
     expect(problems(['--batch-max-duration=500ms'])).toEqual(['--batch-max-duration (500ms) must be >= --batch-idle-duration (1s)']);
   });

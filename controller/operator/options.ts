@@ -47,9 +47,15 @@ export interface ResolvedOptions {
   readonly eksControlPlane: boolean;
   /** The disruption engine's global repack: after Karpenter's methods, instead of its consolidation, or off. */
   readonly consolidationRepack: 'after' | 'only' | 'off';
+  /** Run without the leader Lease (one replica only). */
+  readonly disableLeaderElection: boolean;
+  /** The leader Lease's name. */
+  readonly leaderElectionName: string;
+  /** The leader Lease's namespace; empty = the pod's own namespace (in a cluster). */
+  readonly leaderElectionNamespace: string;
 }
 
-type Kind = 'string' | 'duration' | 'port' | 'enum' | 'gates' | 'fraction' | 'count' | 'bool' | 'cidr';
+type Kind = 'string' | 'duration' | 'port' | 'enum' | 'gates' | 'fraction' | 'count' | 'bool' | 'cidr' | 'name';
 
 interface Spec {
   readonly flag: string;
@@ -81,6 +87,9 @@ export const OPTION_SPECS: readonly Spec[] = [
   { flag: 'isolated-vpc', env: 'ISOLATED_VPC', kind: 'bool', default: 'false', help: 'No Pricing API calls; use the static price table' },
   { flag: 'eks-control-plane', env: 'EKS_CONTROL_PLANE', kind: 'bool', default: 'false', help: 'Accepted for Karpenter compatibility; cluster details come from the options' },
   { flag: 'consolidation-repack', env: 'CONSOLIDATION_REPACK', kind: 'enum', default: 'after', values: ['after', 'only', 'off'], help: 'Global repack: after Karpenter\'s consolidation finds nothing, instead of it, or off' },
+  { flag: 'disable-leader-election', env: 'DISABLE_LEADER_ELECTION', kind: 'bool', default: 'false', help: 'Run without leader election (only safe with a single replica)' },
+  { flag: 'leader-election-name', env: 'LEADER_ELECTION_NAME', kind: 'name', default: 'karpenter-leader-election', help: 'Name of the coordination.k8s.io Lease the replicas elect a leader with' },
+  { flag: 'leader-election-namespace', env: 'LEADER_ELECTION_NAMESPACE', kind: 'name', default: '', help: 'Namespace of the leader Lease (default: the namespace the controller runs in)' },
 ];
 
 const GATE_NAMES: Readonly<Record<string, keyof FeatureGates>> = {
@@ -96,7 +105,7 @@ export class OptionsError extends Error {
 }
 
 /** Splits `--flag=value` / `--flag value` arguments; unknown flags and stray words are problems. */
-function readFlags(argv: readonly string[], known: ReadonlySet<string>, problems: string[]): Map<string, string> {
+function readFlags(argv: readonly string[], known: ReadonlySet<string>, problems: string[], booleans: ReadonlySet<string> = new Set()): Map<string, string> {
   const out = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -111,6 +120,8 @@ function readFlags(argv: readonly string[], known: ReadonlySet<string>, problems
       continue;
     }
     let value = m[2];
+    // A boolean flag may stand alone (`--disable-leader-election`), as Go's flag package allows.
+    if (value === undefined && booleans.has(name) && !/^(true|false)$/i.test(argv[i + 1] ?? '')) value = 'true';
     if (value === undefined) {
       value = argv[i + 1];
       if (value === undefined || value.startsWith('--')) {
@@ -154,7 +165,7 @@ function parseGates(raw: string, where: string, problems: string[]): FeatureGate
  */
 export function resolveOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, overrides: Readonly<Record<string, string>> = {}): ResolvedOptions {
   const problems: string[] = [];
-  const flags = readFlags(argv, new Set(OPTION_SPECS.map((s) => s.flag)), problems);
+  const flags = readFlags(argv, new Set(OPTION_SPECS.map((s) => s.flag)), problems, new Set(OPTION_SPECS.filter((s) => s.kind === 'bool').map((s) => s.flag)));
   const values: Record<string, unknown> = {};
   for (const spec of OPTION_SPECS) {
     const fromFlag = flags.get(spec.flag);
@@ -170,6 +181,7 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
   }
   const metrics = values['metrics-port'] as number;
   if (metrics !== 0 && metrics === values['health-probe-port']) problems.push(`--metrics-port and --health-probe-port must differ (both ${metrics})`);
+  if (values['leader-election-name'] === '') problems.push('--leader-election-name must not be empty');
   if (problems.length) throw new OptionsError(problems);
   return Object.freeze({
     clusterName: values['cluster-name'] as string,
@@ -191,6 +203,9 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     isolatedVPC: values['isolated-vpc'] as boolean,
     eksControlPlane: values['eks-control-plane'] as boolean,
     consolidationRepack: values['consolidation-repack'] as 'after' | 'only' | 'off',
+    disableLeaderElection: values['disable-leader-election'] as boolean,
+    leaderElectionName: values['leader-election-name'] as string,
+    leaderElectionNamespace: values['leader-election-namespace'] as string,
   });
 }
 
@@ -242,6 +257,14 @@ function parseValue(spec: Spec, raw: string, where: string, problems: string[]):
       if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(v)) return false;
       problems.push(`${where} must be true or false, got "${raw}"`);
       return false;
+    }
+    case 'name': {
+      // A Kubernetes object name (DNS-1123 subdomain); empty means "not set".
+      const v = raw.trim();
+      if (v && (v.length > 253 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(v))) {
+        problems.push(`${where} must be a lower-case DNS name (letters, digits, '-' and '.'), got "${raw}"`);
+      }
+      return v;
     }
   }
 }

@@ -67,6 +67,15 @@ export class Runtime {
     for (const u of this.unregister.splice(0)) u();
     await Promise.all([...this.queues.values()].map((q) => q.stop()));
   }
+
+  /**
+   * Stops taking work at once without waiting for running reconciles (a replica that lost its lease, or a
+   * crash); whatever they still try to write is refused by the operator's fence.
+   */
+  halt(): void {
+    for (const u of this.unregister.splice(0)) u();
+    for (const q of this.queues.values()) void q.stop();
+  }
 }
 
 /** An error as one log-friendly line, with its causes. */

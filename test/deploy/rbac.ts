@@ -24,7 +24,7 @@ export interface Call {
 export const triple = (group: string, resource: string, verb: string): string => `${group}|${resource}|${verb}`;
 
 /** Each method of controller/operator/kube.ts KubeClient and the verb it issues. */
-const VERBS: Readonly<Record<string, string>> = { get: 'get', find: 'get', list: 'list', create: 'create', patch: 'patch', patchStatus: 'patch', delete: 'delete' };
+const VERBS: Readonly<Record<string, string>> = { get: 'get', find: 'get', list: 'list', create: 'create', replace: 'update', patch: 'patch', patchStatus: 'patch', delete: 'delete' };
 
 /** Call sites whose kind is a variable, and where its values come from. */
 const VARIABLE_KIND_SITES: Readonly<Record<string, string>> = {

@@ -153,8 +153,8 @@ describe('the AWS provider in the controller', () => {
     expect(await m.value('karpenter_interruption_received_messages_total', { message_type: 'unparseable' })).toBe(1);
     expect(await m.value('karpenter_interruption_deleted_messages_total')).toBe(2);
     expect(await m.value('karpenter_interruption_message_queue_duration_seconds')).toBe(1);
-    expect(await m.value('karpenter_nodeclaims_disrupted_total', { reason: 'interrupted', capacity_type: 'spot' })).toBe(1);
-    expect(eventsOf(sim, 'SpotInterrupted').map((e) => (e['involvedObject'] as { kind: string }).kind).sort()).toEqual(['Node', 'NodeClaim']);
+    expect(await m.value('karpenter_nodeclaims_disrupted_total', { reason: 'spot_interrupted', capacity_type: 'spot' })).toBe(1);
+    expect(eventsOf(sim, 'SpotInterrupted').map((e) => (e['involvedObject'] as { kind: string }).kind).sort()).toEqual(['Node', 'NodeClaim', 'Pod']);
     // Karpenter's ICE cache: the interrupted offering is kept from the replacement for 3 minutes.
     expect(sim.provider.aws.unavailableOfferings.isUnavailable('spot', type, zone)).toBe(true);
 

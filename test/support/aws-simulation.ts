@@ -54,7 +54,7 @@ export async function awsSimulation(o: AwsSimulationOptions = {}): Promise<AwsSi
   installAdmission(cluster.server);
   const account = new FakeAwsAccount({ region: 'ap-northeast-2', clusterName: 'my-cluster', clock, zones: ['ap-northeast-2a', 'ap-northeast-2b', 'ap-northeast-2c', 'ap-northeast-2d'], ...(o.account ?? {}) });
   const options = resolveOptions([], {}, {
-    'cluster-name': 'my-cluster', 'cluster-endpoint': CLUSTER_ENDPOINT, 'cluster-ca-bundle': CLUSTER_CA, 'cluster-cidr': '10.100.0.0/16', 'interruption-queue': 'my-cluster', 'metrics-port': '0', 'health-probe-port': '0', ...(o.options ?? {}),
+    'cluster-name': 'my-cluster', 'cluster-endpoint': CLUSTER_ENDPOINT, 'cluster-ca-bundle': CLUSTER_CA, 'cluster-cidr': '10.100.0.0/16', 'interruption-queue': 'my-cluster', 'metrics-port': '0', 'health-probe-port': '0', 'disable-leader-election': 'true', ...(o.options ?? {}),
   });
   const factory = awsProviderFactory({ env: { AWS_REGION: 'ap-northeast-2' }, clients: () => account.clients });
   const operator = await newOperator({ options, clock, log, kubeConfig: cluster.kubeConfig(), cloudProvider: factory });

@@ -21,7 +21,7 @@ export const guide = (file: string): string => readFileSync(join(GUIDE_EXAMPLES_
 export const nodeClassNamed = (name: string): string => guide('guide-03.yaml').replace(/^  name: default$/m, `  name: ${name}`);
 
 /** A Deployment of `replicas` pods requesting cpu/memory each. */
-export function deployment(name: string, replicas: number, o: { cpu?: string; memory?: string; labels?: Record<string, string>; nodeSelector?: Record<string, string>; annotations?: Record<string, string>; tolerations?: unknown[] } = {}): string {
+export function deployment(name: string, replicas: number, o: { cpu?: string; memory?: string; labels?: Record<string, string>; nodeSelector?: Record<string, string>; annotations?: Record<string, string>; tolerations?: unknown[]; onePerNode?: boolean } = {}): string {
   return JSON.stringify({
     apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace: 'default' },
     spec: {
@@ -31,6 +31,8 @@ export function deployment(name: string, replicas: number, o: { cpu?: string; me
         spec: {
           ...(o.nodeSelector ? { nodeSelector: o.nodeSelector } : {}),
           ...(o.tolerations ? { tolerations: o.tolerations } : {}),
+          // Each pod on its own node (required hostname anti-affinity against its siblings).
+          ...(o.onePerNode ? { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: name } } }] } } } : {}),
           containers: [{ name: 'app', image: 'pause', resources: { requests: { cpu: o.cpu ?? '1', memory: o.memory ?? '1Gi' } } }],
         },
       },
@@ -51,5 +53,5 @@ export const taints = (o: KObject): Array<{ key: string; effect: string; value?:
 
 /** Scales a Deployment through the API. */
 export async function scale(sim: Simulation, name: string, replicas: number): Promise<void> {
-  await sim.operator.kube.patch('Deployment', name, { spec: { replicas } }, { namespace: 'default' });
+  await sim.kube.patch('Deployment', name, { spec: { replicas } }, { namespace: 'default' });
 }

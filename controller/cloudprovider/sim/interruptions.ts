@@ -1,12 +1,22 @@
 // The simulator's interruption feed: scenarios push events in, the interruption controller long-polls them
 // out, as it would an SQS queue. Unacknowledged events are not redelivered (the simulator never loses them).
-import type { InterruptionEvent, InterruptionSource } from '../types.ts';
+// markUnavailable is handed to the simulated cloud, which keeps the interrupted offering out of launches.
+import type { InterruptedCapacity, InterruptionEvent, InterruptionSource } from '../types.ts';
 
 export class SimInterruptions implements InterruptionSource {
   private readonly queue: Array<{ event: InterruptionEvent; handle: string }> = [];
   private waiter: (() => void) | undefined;
   private seq = 0;
   readonly acknowledged: string[] = [];
+  /** What the controller reported as interrupted capacity, in order (for tests). */
+  readonly marked: Array<{ readonly event: InterruptionEvent; readonly capacity: InterruptedCapacity }> = [];
+
+  constructor(private readonly onUnavailable?: (event: InterruptionEvent, capacity: InterruptedCapacity) => void) {}
+
+  markUnavailable(event: InterruptionEvent, capacity: InterruptedCapacity): void {
+    this.marked.push({ event, capacity });
+    this.onUnavailable?.(event, capacity);
+  }
 
   push(event: InterruptionEvent): void {
     this.queue.push({ event, handle: `sim-${++this.seq}` });

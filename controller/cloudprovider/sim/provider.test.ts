@@ -97,19 +97,32 @@ describe('SimCloudProvider', () => {
     expect(await cp.list()).toEqual([]);
   });
 
-  it('sends a spot interruption, marks the offering unavailable and reclaims the instance after 2 minutes', async () => {
+  it('sends a spot interruption, marks the offering unavailable when told, and reclaims the instance after 2 minutes', async () => {
     const { clock, cp, terminated } = setup();
     const i = await cp.create(req([types('c5.large'), capacity('spot')]));
     await clock.advance(2_000);
     const event = cp.interrupt(i.providerID);
     expect(event).toMatchObject({ kind: 'spotInterruption', instanceIds: [i.providerID.split('/').pop()] });
-    expect(cp.ice.isUnavailable('spot', 'c5.large', i.zone)).toBe(true);
     const ac = new AbortController();
     expect(await cp.interruptions.receive(ac.signal)).toEqual([{ event, handle: expect.any(String) }]);
+    // The controller, handling the message, reports what the NodeClaim ran on.
+    expect(cp.ice.isUnavailable('spot', 'c5.large', i.zone)).toBe(false);
+    cp.interruptions.markUnavailable(event, { instanceType: 'c5.large', zone: i.zone, capacityType: 'spot' });
+    expect(cp.ice.isUnavailable('spot', 'c5.large', i.zone)).toBe(true);
     await clock.advance(119_000);
     expect(terminated).toEqual([]);
     await clock.advance(1_000);
     expect(terminated).toEqual([i.providerID]);
+  });
+
+  it('terminates the instance a state-change notification reports', async () => {
+    const { clock, cp, terminated } = setup();
+    const i = await cp.create(req([types('c5.large')]));
+    await clock.advance(2_000);
+    const event = cp.interrupt(i.providerID, 'stateChange', { state: 'terminated' });
+    expect(event).toMatchObject({ kind: 'stateChange', state: 'terminated' });
+    expect(terminated).toEqual([i.providerID]);
+    expect(await cp.list()).toEqual([]);
   });
 
   it('reports NodeClassDrift once the node class spec changes after launch', async () => {

@@ -29,6 +29,8 @@ export interface SimKubeletPort {
   terminateInstance(providerID: string): void;
 }
 
+export type SimInterruptionKind = 'spotInterruption' | 'scheduledChange' | 'rebalanceRecommendation' | 'capacityReservationInterruption' | 'stateChange';
+
 /** An offering (or a set of them: omitted fields match all) that has no capacity. */
 export interface CapacityRule {
   readonly instanceType?: string;
@@ -66,7 +68,11 @@ export class SimCloudProvider implements CloudProvider {
   readonly name = 'sim';
   readonly region: string;
   readonly ice: UnavailableOfferings;
-  readonly interruptions = new SimInterruptions();
+  readonly interruptions = new SimInterruptions((event, c) => {
+    // What Karpenter's interruption controller does with its unavailable-offerings cache: the interrupted
+    // spot offering (or reserved capacity) is not offered again for the cache's 3 minutes.
+    if (c.instanceType && c.zone && c.capacityType) this.ice.mark(c.capacityType, c.instanceType, c.zone);
+  });
   readonly nodeClasses?: NodeClassProvider;
   private readonly instances = new Map<string, SimInstance>();
   private readonly rules: CapacityRule[] = [];
@@ -140,20 +146,23 @@ export class SimCloudProvider implements CloudProvider {
   }
 
   /**
-   * Sends an interruption for a running instance. A spot interruption also marks its offering unavailable
-   * and reclaims the instance after the 2-minute warning, as EC2 does.
+   * Sends an interruption for a running instance, as EC2 (through EventBridge) would. A spot interruption
+   * reclaims the instance after the 2-minute warning; a state change to stopping/stopped/shutting-down/
+   * terminated happens to the instance now (its node goes NotReady). The controller's handling marks the
+   * offering unavailable (markUnavailable above).
    */
-  interrupt(providerID: string, kind: 'spotInterruption' | 'scheduledChange' | 'rebalanceRecommendation' = 'spotInterruption'): InterruptionEvent {
+  interrupt(providerID: string, kind: SimInterruptionKind = 'spotInterruption', opts: { state?: string } = {}): InterruptionEvent {
     const inst = this.live(providerID);
-    const id = providerID.split('/').pop()!;
-    const event: InterruptionEvent = { kind, id: `sim-interruption-${++this.seq}`, instanceIds: [id], time: this.opts.clock.now() };
+    const base = { id: `sim-interruption-${++this.seq}`, instanceIds: [providerID.split('/').pop()!], time: this.opts.clock.now() };
+    const event: InterruptionEvent = kind === 'stateChange' ? { ...base, kind, state: opts.state ?? 'terminated' } : { ...base, kind };
     if (kind === 'spotInterruption') {
-      const i = inst.instance;
-      this.ice.mark(i.capacityType, i.instanceType, i.zone);
       inst.timer?.cancel();
       inst.timer = this.opts.clock.setTimer(this.opts.spotReclaimMs ?? 120_000, () => {
         if (inst.instance.state !== 'terminated' && inst.instance.state !== 'shutting-down') this.terminate(inst, 0);
       });
+    }
+    if (event.kind === 'stateChange' && ['stopping', 'stopped', 'shutting-down', 'terminated'].includes(event.state)) {
+      this.terminate(inst, event.state === 'terminated' || event.state === 'stopped' ? 0 : this.opts.terminateMs ?? 5_000);
     }
     this.interruptions.push(event);
     return event;

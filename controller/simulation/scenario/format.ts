@@ -33,6 +33,10 @@ export interface Conditions {
   readonly costPerHourAtMost?: number;
 }
 
+/** What an `interrupt` step can send (the simulated cloud's interruption kinds). */
+export const INTERRUPT_EVENTS = ['spotInterruption', 'scheduledChange', 'rebalanceRecommendation', 'capacityReservationInterruption', 'stateChange'] as const;
+export type InterruptEvent = (typeof INTERRUPT_EVENTS)[number];
+
 export type Step =
   | { readonly kind: 'apply'; readonly file?: string; readonly yaml?: string }
   | { readonly kind: 'delete'; readonly resource: string; readonly name: string; readonly namespace?: string }
@@ -42,7 +46,7 @@ export type Step =
   | { readonly kind: 'expect'; readonly conditions: Conditions }
   | { readonly kind: 'ice'; readonly instanceType?: string; readonly zone?: string; readonly capacityType?: string }
   | { readonly kind: 'clearIce' }
-  | { readonly kind: 'interrupt'; readonly node?: string; readonly nodePool?: string; readonly event: 'spotInterruption' | 'scheduledChange' | 'rebalanceRecommendation' }
+  | { readonly kind: 'interrupt'; readonly node?: string; readonly nodePool?: string; readonly event: InterruptEvent; readonly state?: string }
   | { readonly kind: 'say'; readonly text: string }
   | { readonly kind: 'table' };
 
@@ -198,12 +202,14 @@ function step(c: Checker, raw: unknown, path: string): Step | undefined {
       return { kind };
     case 'interrupt': {
       if (!isObj(v)) return void c.err(p, 'must be { node? | nodePool?, event? }');
-      c.keys(v, p, ['node', 'nodePool', 'event']);
+      c.keys(v, p, ['node', 'nodePool', 'event', 'state']);
       const event = (v['event'] ?? 'spotInterruption') as string;
-      if (!['spotInterruption', 'scheduledChange', 'rebalanceRecommendation'].includes(event)) c.err(`${p}.event`, 'must be spotInterruption, scheduledChange or rebalanceRecommendation');
+      if (!INTERRUPT_EVENTS.includes(event as InterruptEvent)) c.err(`${p}.event`, `must be ${INTERRUPT_EVENTS.join(', ')}`);
+      const state = c.str(v['state'], `${p}.state`, false);
+      if (state !== undefined && (event !== 'stateChange' || !['stopping', 'stopped', 'shutting-down', 'terminated'].includes(state))) c.err(`${p}.state`, 'goes with event stateChange and must be stopping, stopped, shutting-down or terminated');
       const node = c.str(v['node'], `${p}.node`, false);
       const nodePool = c.str(v['nodePool'], `${p}.nodePool`, false);
-      return { kind, event: event as 'spotInterruption', ...(node ? { node } : {}), ...(nodePool ? { nodePool } : {}) };
+      return { kind, event: event as InterruptEvent, ...(state ? { state } : {}), ...(node ? { node } : {}), ...(nodePool ? { nodePool } : {}) };
     }
     case 'say':
       return typeof v === 'string' ? { kind, text: v } : void c.err(p, 'must be a string');

@@ -63,11 +63,11 @@ export async function runScenario(sim: Simulation, scenario: Scenario, opts: Run
       }
       case 'delete':
         timeline.line(`delete ${s.resource}/${s.name}`);
-        await sim.operator.kube.delete(s.resource as Kind, s.name, s.namespace ? { namespace: s.namespace } : {});
+        await sim.kube.delete(s.resource as Kind, s.name, s.namespace ? { namespace: s.namespace } : {});
         return true;
       case 'scale':
         timeline.line(`scale deployment/${s.deployment} to ${s.replicas} replicas`);
-        await sim.operator.kube.patch('Deployment', s.deployment, { spec: { replicas: s.replicas } }, { namespace: s.namespace });
+        await sim.kube.patch('Deployment', s.deployment, { spec: { replicas: s.replicas } }, { namespace: s.namespace });
         return true;
       case 'wait': {
         const until = sim.clock.now() + s.ms;
@@ -109,8 +109,8 @@ export async function runScenario(sim: Simulation, scenario: Scenario, opts: Run
           timeline.line(`interrupt: nothing to interrupt (${s.node ?? s.nodePool ?? 'any node'})`);
           return false;
         }
-        sim.provider.interrupt(target, s.event);
-        timeline.line(`cloud: ${s.event} for ${target}`);
+        sim.provider.interrupt(target, s.event, s.state ? { state: s.state } : {});
+        timeline.line(`cloud: ${s.event}${s.state ? ` (${s.state})` : ''} for ${target}`);
         return true;
       }
       case 'table':

@@ -19,6 +19,23 @@ describe('nodeclaim.garbagecollection', () => {
     expect(['shutting-down', 'terminated']).toContain(sim.provider.all().find((i) => i.instance.providerID === orphan.providerID)!.instance.state);
   });
 
+  it('keeps an instance whose NodeClaim has not recorded it yet (a launch in flight), and collects it once the NodeClaim records another', async () => {
+    sim = await simulation({ only: ['nodeclass.status', 'nodeclaim.garbagecollection'] });
+    await sim.apply(guide('guide-03.yaml'));
+    const spec = { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In' as const, values: ['c5.large'] }] };
+    await sim.kube.create('NodeClaim', { metadata: { name: 'slow', labels: { 'karpenter.sh/nodepool': 'x' } }, spec });
+    const req = { nodeClaimName: 'slow', nodePoolName: 'x', nodeClassName: 'default', requirements: spec.requirements, requests: {}, labels: {}, annotations: {}, taints: [], startupTaints: [] };
+    const first = await sim.provider.create(req);
+    await sim.clock.advance(2 * 60_000 + 12_000);
+    expect((await sim.provider.get(first.providerID)).state).toBe('running');
+    // A restarted controller launched again and recorded the second instance: the first is an orphan now.
+    const second = await sim.provider.create(req);
+    await sim.kube.patchStatus('NodeClaim', 'slow', { providerID: second.providerID });
+    await sim.clock.advance(2 * 60_000);
+    expect(['shutting-down', 'terminated']).toContain(sim.provider.all().find((i) => i.instance.providerID === first.providerID)!.instance.state);
+    expect((await sim.provider.get(second.providerID)).state).toBe('running');
+  });
+
   it('deletes a registered NodeClaim whose instance is gone and whose node is not Ready', async () => {
     sim = await simulation({ kubeletDelays: { nodeRemovalMs: Infinity } });
     await sim.apply(guide('guide-03.yaml'));

@@ -22,7 +22,11 @@ export function newGarbageCollection(ctx: ControllerContext, periodMs = GC_PERIO
     for (const i of instances) {
       if (i.state === 'shutting-down' || i.state === 'terminated') continue;
       live.add(i.providerID);
-      const owned = ctx.cluster.nodeClaimByProviderID(i.providerID) ?? (i.nodeClaimName ? ctx.cluster.nodeClaim(i.nodeClaimName) : undefined);
+      // Owned: a NodeClaim records this instance, or the NodeClaim it was launched for has not recorded
+      // any instance yet (its launch is in flight). An instance whose NodeClaim records another one was
+      // launched by a controller that died before writing it down: an orphan, as Karpenter treats it.
+      const named = i.nodeClaimName ? ctx.cluster.nodeClaim(i.nodeClaimName) : undefined;
+      const owned = ctx.cluster.nodeClaimByProviderID(i.providerID) ?? (named && !named.info.providerId ? named : undefined);
       if (owned || now - i.launchTime < ORPHAN_GRACE_MS) continue;
       log.info({ providerID: i.providerID, instanceType: i.instanceType, nodeclaim: i.nodeClaimName }, 'terminating an instance no nodeclaim owns');
       await ctx.cloudProvider.delete(i.providerID).catch((err: unknown) => {

@@ -1,0 +1,26 @@
+// The fence decorator: the provider's mutating calls (create, delete) pass only while the operator's fence
+// is open, i.e. while this replica holds the leader lease (controller/operator/fence.ts). Reads pass
+// always. A stepped-down leader can therefore neither launch nor terminate an instance, even from a
+// reconcile that was in flight when it lost the lease.
+import type { Fence } from '../operator/fence.ts';
+import type { CloudProvider } from './types.ts';
+
+export function withFence(cp: CloudProvider, fence: Fence): CloudProvider {
+  return {
+    name: cp.name,
+    create: async (req) => {
+      fence.check(`launching nodeclaim ${req.nodeClaimName}`);
+      return cp.create(req);
+    },
+    delete: async (id) => {
+      fence.check(`terminating instance ${id}`);
+      return cp.delete(id);
+    },
+    get: (id) => cp.get(id),
+    list: () => cp.list(),
+    getInstanceTypes: (np) => cp.getInstanceTypes(np),
+    isDrifted: (q) => cp.isDrifted(q),
+    ...(cp.interruptions ? { interruptions: cp.interruptions } : {}),
+    ...(cp.nodeClasses ? { nodeClasses: cp.nodeClasses } : {}),
+  };
+}
