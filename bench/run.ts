@@ -1,4 +1,4 @@
-// `npm run bench -- <suite> [--json] [--quick]`: runs one benchmark suite and prints a table with the
+// `npm run bench -- <suite> [--json] [--quick] [--sizes=N,N]`: runs one benchmark suite and prints a table with the
 // machine line (or, with --json, one JSON array of rows and nothing else on stdout). Progress goes to stderr
 // when it is a terminal.
 import { ABI_VERSION } from '../engine/index.ts';
@@ -21,19 +21,25 @@ export async function main(argv: string[]): Promise<number> {
   const name = argv.find((a) => !a.startsWith('-'));
   const json = argv.includes('--json');
   const quick = argv.includes('--quick');
+  const sizesArg = argv.find((a) => a.startsWith('--sizes='));
+  const sizes = sizesArg?.slice('--sizes='.length).split(',').map(Number);
+  if (sizes && (sizes.length === 0 || sizes.some((n) => !Number.isInteger(n) || n <= 0))) {
+    process.stderr.write(`bench: --sizes takes positive integers separated by commas, got ${sizesArg}\n`);
+    return 2;
+  }
   if (!name || !(SUITES as readonly string[]).includes(name)) {
-    process.stderr.write(`usage: npm run bench -- <${SUITES.join('|')}> [--json] [--quick]\n`);
+    process.stderr.write(`usage: npm run bench -- <${SUITES.join('|')}> [--json] [--quick] [--sizes=N,N] (consolidation)\n`);
     return 2;
   }
   const progress = (msg: string) => { if (process.stderr.isTTY) process.stderr.write(`\r\x1b[K${msg}`); };
-  let mod: { run(o: { json: boolean; quick: boolean; progress: (m: string) => void }): Promise<BenchRow[]> };
+  let mod: { run(o: { json: boolean; quick: boolean; progress: (m: string) => void; sizes?: readonly number[] }): Promise<BenchRow[]> };
   try {
     mod = await import(`./suites/${name}.ts`);
   } catch (e) {
     process.stderr.write(`bench: suite ${name} is not available (${(e as Error).message})\n`);
     return 2;
   }
-  const rows = await mod.run({ json, quick, progress });
+  const rows = await mod.run({ json, quick, progress, ...(sizes ? { sizes } : {}) });
   if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
   const m = machine(ABI_VERSION);
   if (json) {

@@ -5,7 +5,7 @@
 // after Karpenter's methods, after this engine, and the wall time to the full plan (all loops, solver included;
 // the controller's 15 s validation waits and node launches are not part of it).
 import type { DisruptOptions, LoopState, ProvisionSolver, Snapshot } from '../../engine/index.ts';
-import { applyCommand, disrupt, INITIAL_LOOP_STATE, WasmSolver } from '../../engine/index.ts';
+import { applyCommand, createEngine, disrupt, INITIAL_LOOP_STATE, WasmSolver, type Engine } from '../../engine/index.ts';
 import { clusterCost, fragmentedCluster, type Scenario } from './consolidation-scenarios.ts';
 
 export interface BenchRow {
@@ -16,8 +16,10 @@ export interface BenchRow {
   readonly beforeCostPerHour: number;
   readonly karpenterAfterCostPerHour: number;
   readonly afterCostPerHour: number;
-  /** The LP lower bound on $/h (filled in by the lead's bench/run.ts). */
-  readonly lowerBound?: number;
+  /** The LP lower bound on $/h of new capacity for the pods left on managed nodes (engine.lowerBound). */
+  readonly lowerBound: number;
+  /** afterCostPerHour / lowerBound. */
+  readonly ratio: number;
   readonly ms: number;
   readonly nodesAfter: number;
   readonly pods: number;
@@ -64,10 +66,19 @@ function managed(s: Snapshot): number {
   return s.nodes.filter((n) => n.hasNodeClaim).length;
 }
 
-async function scenarioRows(sc: Scenario, solver: ProvisionSolver, capMs: number, log: (m: string) => void): Promise<BenchRow[]> {
+/** The LP bound for the pods on managed nodes, as if every node were new capacity of the same NodePools. */
+async function boundOf(engine: Engine, s: Snapshot): Promise<number> {
+  const pods = s.nodes.filter((n) => n.hasNodeClaim).flatMap((n) => n.pods);
+  const b = await engine.lowerBound({ ...s, nodes: s.nodes.filter((n) => !n.hasNodeClaim) }, pods);
+  if (b.status !== 'optimal' || b.unplaceable.length > 0) throw new Error(`consolidation bench: lower bound ${b.status}, ${b.unplaceable.length} pods unplaceable`);
+  return b.perHour;
+}
+
+async function scenarioRows(sc: Scenario, solver: ProvisionSolver, engine: Engine, capMs: number, log: (m: string) => void): Promise<BenchRow[]> {
   const base = { solver, repackDeadlineMs: 30_000 } satisfies DisruptOptions;
   const before = clusterCost(sc.snapshot);
-  log(`${sc.name}: ${managed(sc.snapshot)} nodes, ${sc.pods} pods, $${before.toFixed(2)}/h`);
+  const bound = await boundOf(engine, sc.snapshot);
+  log(`${sc.name}: ${managed(sc.snapshot)} nodes, ${sc.pods} pods, $${before.toFixed(2)}/h, lower bound $${bound.toFixed(2)}/h`);
   const karpenter = await untilStop(sc.snapshot, { ...base, repack: 'off' }, capMs);
   const kCost = clusterCost(karpenter.after);
   log(`  karpenter: ${managed(karpenter.after)} nodes, $${kCost.toFixed(2)}/h, ${karpenter.loops} loops, ${(karpenter.ms / 1000).toFixed(1)} s${karpenter.converged ? '' : ' (capped)'}`);
@@ -83,6 +94,8 @@ async function scenarioRows(sc: Scenario, solver: ProvisionSolver, capMs: number
     beforeCostPerHour: before,
     karpenterAfterCostPerHour: kCost,
     afterCostPerHour: clusterCost(o.after),
+    lowerBound: bound,
+    ratio: clusterCost(o.after) / bound,
     ms: o.ms + extraMs,
     nodesAfter: managed(o.after),
     pods: sc.pods,
@@ -93,18 +106,26 @@ async function scenarioRows(sc: Scenario, solver: ProvisionSolver, capMs: number
   return [row('karpenter', karpenter), row('repack', repack), row('karpenter+repack', both, karpenter.ms)];
 }
 
-export async function run(opts: { json: boolean; quick: boolean }): Promise<BenchRow[]> {
+export async function run(opts: { json: boolean; quick: boolean; sizes?: readonly number[] }): Promise<BenchRow[]> {
   const log = (m: string) => {
     if (!opts.json && process.stderr.isTTY) process.stderr.write(m + '\n');
   };
   const solver = new WasmSolver();
-  const sizes = opts.quick ? [100] : [100, 1000, 5000];
+  const all = [100, 1000, 5000];
+  const sizes = opts.sizes ?? (opts.quick ? [100] : all);
   // Karpenter's single-node loops take about a minute each at 1,000 nodes: cap every run (rows say if capped).
   const capMs = opts.quick ? 120_000 : 600_000;
   const rows: BenchRow[] = [];
-  for (const [i, n] of sizes.entries()) {
-    const sc = await fragmentedCluster(n, 20_261_129 + i, solver);
-    rows.push(...(await scenarioRows(sc, solver, capMs, log)));
+  const engine = createEngine({ threads: 1 });
+  try {
+    for (const n of sizes) {
+      // The seed follows the size's place in the full list, so `--sizes 1000` builds the same cluster as a full run.
+      const at = all.indexOf(n);
+      const sc = await fragmentedCluster(n, 20_261_129 + (at >= 0 ? at : n), solver);
+      rows.push(...(await scenarioRows(sc, solver, engine, capMs, log)));
+    }
+  } finally {
+    await engine.close();
   }
   return rows;
 }
