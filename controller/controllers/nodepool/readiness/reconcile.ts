@@ -16,6 +16,10 @@ export function newNodePoolReadiness(ctx: ControllerContext): Controller {
     if (nc.obj.metadata.deletionTimestamp) return { status: 'False', reason: 'NodeClassTerminating', message: `EC2NodeClass ${ref!.name} is terminating`, ...(generation !== undefined ? { generation } : {}) };
     const ready = findCondition(nc.obj, 'Ready');
     if (!ready || ready.status === 'Unknown') return { status: 'Unknown', reason: 'NodeClassReadinessUnknown', message: 'Node Class readiness is unknown', ...(generation !== undefined ? { generation } : {}) };
+    // A Ready computed for an older spec says nothing about this one (a new AMI or subnet selector may not resolve).
+    if (generation !== undefined && ready.observedGeneration !== undefined && ready.observedGeneration < generation) {
+      return { status: 'Unknown', reason: 'NodeClassReadinessUnknown', message: `EC2NodeClass ${ref!.name} Ready was computed for generation ${ready.observedGeneration}, the spec is at generation ${generation}`, generation };
+    }
     if (ready.status === 'False') return { status: 'False', reason: ready.reason || 'NodeClassNotReady', message: ready.message ?? '', ...(generation !== undefined ? { generation } : {}) };
     return { status: 'True', reason: 'NodeClassReady', message: '', ...(generation !== undefined ? { generation } : {}) };
   }
