@@ -6,13 +6,14 @@ import {
   E_FAILED, E_NO_TEMPLATES, FLAG_STRICT_MIN_VALUES, IT_CAP, N_SET, NF_BLOCKED_FOR_MOVED, P_MOVED, P_VERSION, T_LIMITS,
   T_SET, T_TAINTSET, V_DG_CONFLICT, V_INV_SELECT, V_NEXT, V_OWNED, V_REQS, V_VOLUMES,
 } from '../abi';
-import { FLAGS, NLD, NN, NP, NT, NV, f64At, it, listAt, listLen, node, pod, tmpl, tolerates, ver } from './layout';
+import { FLAGS, NLD, NN, NP, NR, NT, NV, f64At, it, listAt, listLen, node, pod, tmpl, tolerates, ver } from './layout';
 import { Compat, compatFor, minValuesMet } from './its';
 import { MODE_PLAIN, MODE_STRICT, MODE_WELL_KNOWN, canonicalInput, mergeCompatible, setHasMinValues } from './sets';
 import {
   Claim, addPorts, addRequests, claimAt, claimCount, dgConflict, fitsRemaining, itFits, nodeAt, portsConflict, pushClaim,
   subtractRequests, templateLen, templateStart,
 } from './state';
+import { exceedsRoom, widenRoom } from './state';
 import { addRequirements, ensureHost, prepareQuick, quickReject, record, versionEpoch } from './topology';
 
 export let placement: Int32Array = new Int32Array(0);
@@ -53,6 +54,7 @@ export let counters: Int32Array = new Int32Array(8);
 
 export function resetSchedule(): void {
   counters = new Int32Array(8);
+  scratchRoom = new Float64Array(NR);
   placement = new Int32Array(NP);
   placedVersion = new Int32Array(NP);
   errors = new Int32Array(NP);
@@ -349,22 +351,41 @@ function nodeCanAdd(n: i32, v: i32): i32 {
   return permanent ? -2 : -1;
 }
 
-/** Any remaining instance type allowed by `compat` fits the claim's total plus v; drops types that no longer fit. */
+/**
+ * Any remaining instance type allowed by `compat` fits the claim's total plus v; drops types that no longer
+ * fit. A pod beyond the claim's `room` bound is refused without a scan; a scan that finds nothing has read
+ * every live type, so it also compacts `live` (order kept) and tightens `room` to the types that remain.
+ */
 function anyFits(c: Claim, compat: Compat, v: i32): bool {
+  if (exceedsRoom(c.total, v, c.room)) return false;
   const start = templateStart(c.tmpl);
+  const room = scratchRoom;
+  for (let i = 0; i < NR; i++) unchecked((room[i] = -Infinity));
+  const live = c.live;
+  let w = 0;
   for (let x = 0; x < c.liveLen; x++) {
-    const j = unchecked(c.live[x]);
+    const j = unchecked(live[x]);
     if (j < 0) continue;
     const gi = start + j;
     if (!itFits(gi, c.total, -1)) {
-      unchecked((c.live[x] = -1));
+      unchecked((live[x] = -1));
       continue;
     }
-    if (unchecked(compat.ok[j]) == 0 || dgConflict(v, gi)) continue;
-    if (itFits(gi, c.total, v)) return true;
+    if (unchecked(compat.ok[j]) != 0 && !dgConflict(v, gi) && itFits(gi, c.total, v)) {
+      // Kept types moved down to [0, w); what was behind them becomes holes, the rest stays where it is.
+      for (let y = w; y < x; y++) unchecked((live[y] = -1));
+      return true;
+    }
+    unchecked((live[w++] = j));
+    widenRoom(gi, room);
   }
+  c.liveLen = w;
+  for (let i = 0; i < NR; i++) unchecked((c.room[i] = room[i]));
   return false;
 }
+
+/** anyFits' running bound (allocated per solve in resetSchedule, like the rest of the solve state). */
+let scratchRoom: Float64Array = new Float64Array(0);
 
 /** The instance types that would remain after adding v under set s, for minValues. */
 function filtered(c: Claim, s: i32, v: i32): Int32Array {

@@ -28,6 +28,12 @@ export class Claim {
   live: Int32Array;
   liveLen: i32;
   total: Float64Array;
+  /**
+   * Per resource, an upper bound on what any live instance type can hold (allocatable minus its daemon
+   * overhead), refreshed by every full scan of `live`. Types only leave `live`, so a stale bound stays an
+   * upper bound: a pod that exceeds it fits no type, and the scan is skipped (see anyFits).
+   */
+  room: Float64Array;
   pods: i32 = 0;
   ports: Array<i32> = new Array<i32>();
   /** What the claim took from its pool's limits when it was committed ([nodes, dims...]). */
@@ -37,6 +43,8 @@ export class Claim {
     this.live = live;
     this.liveLen = liveLen;
     this.total = new Float64Array(NR);
+    this.room = new Float64Array(NR);
+    for (let i = 0; i < NR; i++) unchecked((this.room[i] = Infinity));
   }
 }
 
@@ -116,6 +124,24 @@ export function itFits(gi: i32, total: Float64Array, v: i32): bool {
     if (need > f64At(a + i)) return false;
   }
   return true;
+}
+
+/** Raises room[i] to what instance type gi can hold of each resource (allocatable minus daemon overhead). */
+export function widenRoom(gi: i32, room: Float64Array): void {
+  const a = it(gi, IT_ALLOC);
+  const o = dg(it(gi, IT_DG), DG_OVERHEAD);
+  for (let i = 0; i < NR; i++) {
+    const r = f64At(a + i) - f64At(o + i);
+    if (r > unchecked(room[i])) unchecked((room[i] = r));
+  }
+}
+
+/** total + version v's requests exceed `room` in some resource (so no type bounded by it fits). */
+export function exceedsRoom(total: Float64Array, v: i32, room: Float64Array): bool {
+  const r = ver(v, V_REQUESTS);
+  // Resources are integer units, so sums are exact; the half unit only guards the comparison's direction.
+  for (let i = 0; i < NR; i++) if (unchecked(total[i]) + f64At(r + i) > unchecked(room[i]) + 0.5) return true;
+  return false;
 }
 
 /** The daemon group of instance type gi has host ports that conflict with version v's (§2.9). */
