@@ -9,10 +9,11 @@
 // most half of S0 more than planned: it always saves.
 import type { Snapshot } from '../domain/types.ts';
 import { toMicros } from '../domain/money.ts';
-import { CAPACITY_TYPE_LABEL } from '../scheduling/labels.ts';
+import type { InstanceType, Requirements } from '../domain/types.ts';
+import { CAPACITY_TYPE_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import { add, req } from '../scheduling/requirements.ts';
 import type { NewNodeClaimPlan } from '../solver/types.ts';
-import { allowsCapacityType, claimOptions, claimRequirements, unmetMinValues, withOptions, worstLaunchPrice } from './pricing.ts';
+import { allowsCapacityType, claimOptions, claimRequirements, RESERVATION_ID_LABEL, unmetMinValues, withOptions, worstLaunchPrice } from './pricing.ts';
 import type { Simulation } from './simulate.ts';
 import type { Candidate } from './types.ts';
 
@@ -54,6 +55,29 @@ export function groupUnits(candidates: readonly Candidate[], sim: Simulation): A
   return [...groups.values()].filter((g) => g.candidates.length > 0);
 }
 
+// Which offerings a requirement set allows depends only on its zone, capacity-type and reservation entries,
+// so a worst-case launch price is memoised per instance type (immutable snapshot data) and that key: the
+// repack prices hundreds of replacements with the same few keys over the same types, simulation after simulation.
+const OFFERING_KEYS = [ZONE_LABEL, CAPACITY_TYPE_LABEL, RESERVATION_ID_LABEL] as const;
+const worstCache = new WeakMap<InstanceType, Map<string, number>>();
+
+function offeringKey(reqs: Requirements): string {
+  let key = '';
+  for (const k of OFFERING_KEYS) {
+    const r = reqs.get(k);
+    key += r ? `${r.complement ? '!' : '='}${[...r.values].sort().join(',')};${r.gte ?? ''};${r.lte ?? ''}|` : '*|';
+  }
+  return key;
+}
+
+function worstMicros(reqs: Requirements, key: string, it: InstanceType): number {
+  let byKey = worstCache.get(it);
+  if (!byKey) worstCache.set(it, (byKey = new Map()));
+  let w = byKey.get(key);
+  if (w === undefined) byKey.set(key, (w = toMicros(worstLaunchPrice(reqs, it))));
+  return w;
+}
+
 /** Applies the price rule to a unit; fails when it does not save or spot-to-spot is not allowed. */
 export function priceUnit(s: Snapshot, group: { candidates: readonly Candidate[]; claims: readonly NewNodeClaimPlan[] }): UnitResult {
   const { candidates, claims } = group;
@@ -67,7 +91,8 @@ export function priceUnit(s: Snapshot, group: { candidates: readonly Candidate[]
       return { ok: false, candidates, why: 'spot-to-spot consolidation is disabled (feature gate SpotToSpotConsolidation)' };
     }
     if (allowsCapacityType(reqs, 'spot') && allowsCapacityType(reqs, 'on-demand')) reqs = add(reqs, req(CAPACITY_TYPE_LABEL, false, ['spot']));
-    const priced = claimOptions(k, s.instanceTypes).map((it) => ({ it, w: toMicros(worstLaunchPrice(reqs, it)) })).filter((x) => x.w < Number.MAX_SAFE_INTEGER);
+    const key = offeringKey(reqs);
+    const priced = claimOptions(k, s.instanceTypes).map((it) => ({ it, w: worstMicros(reqs, key, it) })).filter((x) => x.w < Number.MAX_SAFE_INTEGER);
     if (!priced.length) return { ok: false, candidates, why: 'a replacement has no launchable option' };
     shaped.push({ claim: k, reqs, priced, base: Math.min(...priced.map((x) => x.w)) });
   }
