@@ -63,7 +63,7 @@ describe.each([
     it.each([
       ['on-demand', () => mostExpensiveInstance(types())],
       ['spot', () => mostExpensiveSpotInstance(types())],
-    ] as const)('%s', async (capacityType, pick) => {
+    ] as const)('from %s', async (capacityType, pick) => {
       const base = pick();
       expect(firstOffering(base).capacityType).toBe(capacityType);
       const its = withReserved(new Map([[base.name, reservedOf(base, 'r-pool')]]));
@@ -82,7 +82,7 @@ describe.each([
     });
   });
 
-  it('does not replace a reserved node by one in a reservation that is no cheaper', async () => {
+  it('(not in the catalog) does not replace a reserved node by one in a reservation that is no cheaper', async () => {
     // The converse of the first case: the node already runs in the cheapest reservation its pods can use.
     const least = leastExpensiveInstance(types());
     const most = mostExpensiveInstance(types());

@@ -48,7 +48,7 @@ const again = (c: Cluster, ps: readonly Pod[]) => c.provision(ps.filter((p) => !
 
 eachSolver((s) => {
   describe('Reserved Instance Types', () => {
-    it("shouldn't fall back to on-demand or spot when compatible reserved offerings are available", () => {
+    it('no fallback while reserved is available', () => {
       const c = new Cluster(s, { nodePools: [pool()], instanceTypes: catalogTypes() });
       const ps = pods(3, { cpu: '1800m' });
       const p1 = c.provision(ps);
@@ -67,7 +67,7 @@ eachSolver((s) => {
       expect(p3.plan.unschedulable).toEqual([]);
     });
 
-    it('should handle reserved capacity shared across multiple nodepools', () => {
+    it('reservation shared across nodepools', () => {
       // Both pools see the same reservation (only small carries it); the pods are pinned one per pool and keep
       // apart by hostname anti-affinity.
       const types = smallReservedTypes();
@@ -84,7 +84,7 @@ eachSolver((s) => {
       expect(launched(c, p2)[0]!.node).toMatch(/^small\/(spot|on-demand)\/-$/);
     });
 
-    it('should handle distinct reservations per nodepool for the same instance pool', () => {
+    it('distinct reservations per nodepool for the same instance pool', () => {
       const c = new Cluster(s, {
         nodePools: [pool('np-1'), pool('np-2')],
         instanceTypesByPool: { 'np-1': smallReservedTypes('r-np-1'), 'np-2': smallReservedTypes('r-np-2') },
@@ -98,7 +98,7 @@ eachSolver((s) => {
       ]);
     });
 
-    it('should handle multiple reservations for the same instance pool', () => {
+    it('multiple reservations for the same pool', () => {
       // small carries r-small (one instance) and r-small-extra (two); the pods ask for small.
       const types = [fixtureType('large'), fixtureType('medium'), fixtureType('small', [{ id: 'r-small', capacity: 1 }, { id: 'r-small-extra', capacity: 2 }])];
       const c = new Cluster(s, { nodePools: [pool()], instanceTypes: types });
@@ -117,7 +117,7 @@ eachSolver((s) => {
       }
     });
 
-    it('should not fall back to a lower-weight nodepool while a compatible reserved offering exists', () => {
+    it('no fallback to a lower-weight NodePool while a reserved offering exists', () => {
       // np-primary (weight 100) has small with r-small; np-fallback (weight 10) has no reservations.
       const c = new Cluster(s, {
         nodePools: [pool('np-primary', 100), pool('np-fallback', 10)],
@@ -133,7 +133,7 @@ eachSolver((s) => {
       expect(launched(c, p2)[0]!.node).toMatch(/^small\/(spot|on-demand)\/-$/);
     });
 
-    it('should not relax preferences when a pod fails with a reserved offering error', () => {
+    it('no preference relaxation on a reserved-offering error', () => {
       // np-2 (higher weight, no reservations) would take the pods once their preference for np-1 is relaxed;
       // np-1 has small with r-small.
       const c = new Cluster(s, {
@@ -150,7 +150,7 @@ eachSolver((s) => {
       expect(launched(c, p2)[0]!.node).toMatch(/^small\/(spot|on-demand)\/-$/);
     });
 
-    it('should schedule multiple pods on the same reserved node', () => {
+    it('multiple pods on reserved nodes', () => {
       const c = new Cluster(s, { nodePools: [pool()], instanceTypes: catalogTypes() });
       const labels = { app: 'together' };
       const affinity = { podAffinity: { required: [{ labelSelector: { matchLabels: labels }, topologyKey: HOSTNAME }] } };
