@@ -48,14 +48,9 @@ export class ReservationManager {
 
   constructor(instanceTypes: Iterable<readonly InstanceType[]>) {
     for (const its of instanceTypes) {
-      for (const it of its) {
-        reservedOfferings(it);
-        for (const o of it.offerings) {
-          if (o.capacityType !== 'reserved') continue;
-          const id = o.reservationId!;
-          const cur = this.remaining.get(id);
-          if (cur === undefined || o.reservationCapacity! < cur) this.remaining.set(id, o.reservationCapacity!);
-        }
+      for (const [id, n] of countsOf(its)) {
+        const cur = this.remaining.get(id);
+        if (cur === undefined || n < cur) this.remaining.set(id, n);
       }
     }
   }
@@ -93,6 +88,25 @@ export class ReservationManager {
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+
+/** Per catalog array (immutable snapshot data): the smallest count of each reservation ID its offerings carry. */
+const countsCache = new WeakMap<readonly InstanceType[], ReadonlyMap<string, number>>();
+
+function countsOf(its: readonly InstanceType[]): ReadonlyMap<string, number> {
+  let out = countsCache.get(its);
+  if (out) return out;
+  const m = new Map<string, number>();
+  for (const it of its) {
+    reservedOfferings(it);
+    for (const o of it.offerings) {
+      if (o.capacityType !== 'reserved') continue;
+      const cur = m.get(o.reservationId!);
+      if (cur === undefined || o.reservationCapacity! < cur) m.set(o.reservationId!, o.reservationCapacity!);
+    }
+  }
+  countsCache.set(its, (out = m));
+  return out;
+}
 
 export type ReservationCheck =
   | { ok: true; held: ReadonlySet<string> }
