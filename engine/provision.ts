@@ -12,6 +12,8 @@ export interface ProvisionOptions {
   readonly wellKnownLabels?: ReadonlySet<string>;
   /** Nodes to leave out, and the consolidation destination rule (disruption simulations). */
   readonly consolidation?: ProvisionInput['consolidation'];
+  /** Reserved capacity: Strict for provisioning (default), Fallback for disruption simulations. */
+  readonly reservedOfferingMode?: ProvisionInput['reservedOfferingMode'];
 }
 
 let defaultSolver: ProvisionSolver | undefined;
@@ -27,6 +29,7 @@ export function provisionInput(s: Snapshot, pending: readonly Pod[], opts: Provi
     ...(opts.wellKnownLabels ? { wellKnownLabels: opts.wellKnownLabels } : {}),
     ...(opts.consolidation ? { consolidation: opts.consolidation } : {}),
     ...(opts.exact ? { exact: true } : {}),
+    ...(opts.reservedOfferingMode ? { reservedOfferingMode: opts.reservedOfferingMode } : {}),
   };
 }
 

@@ -21,7 +21,12 @@
 //   | tol        NV x NTS u8           version tolerates taint set  |
 //   | lists      i32 pool              variable-length lists        |
 //   | f64s       f64 pool              vectors (resources, limits)  |
+//   | resv       NRV x i32             instances left per reservation|
 //   +--------------------------------------------------------------+
+//
+// Reservations are the values of the reservation-id key (H_RESV_KEY), in interned order: resv[r] is the count of
+// instances reservation r has left when the solve starts (0 for an ID no reserved offering carries). A reserved
+// offering is one whose capacity type is the value H_CT_RESERVED of the capacity-type key and whose O_RESV >= 0.
 //
 // A dense requirement set holds one record per label key (defined / complement / reports-NotIn flags,
 // minValues, integer bounds) followed by the value bits of every key (values interned per key; bounds
@@ -36,10 +41,11 @@
 //   | errors      NP x i32   failure code of unplaced pods          |
 //   | claims      NC x CLAIM_STRIDE i32                             |
 //   | claim its   i32 lists (live instance types, catalog order)   |
+//   | claim resv  i32 lists (reservations each claim holds)        |
 //   | sets        dense sets referenced by claims (copied)         |
 //   +--------------------------------------------------------------+
 
-export const ABI_VERSION = 2;
+export const ABI_VERSION = 3;
 export const MAGIC = 0x4b545331;
 
 // ---- input header (i32 word indices) ----
@@ -79,12 +85,17 @@ export const H_ZONE_KEY = 32;
 export const H_CT_KEY = 33;
 export const H_RESV_KEY = 34;
 export const H_IMPROVE_MS = 35;
+export const H_NRV = 36;
+export const H_RESV = 37;
+export const H_CT_RESERVED = 38;
 export const H_WORDS = 40;
 
 // H_FLAGS bits
 export const FLAG_STRICT_MIN_VALUES = 1;
 export const FLAG_IMPROVE = 2;
 export const FLAG_CONSOLIDATION = 4;
+/** Reserved capacity in Strict mode (provisioning); without it, Fallback (disruption simulations). */
+export const FLAG_RESERVED_STRICT = 8;
 
 // ---- keys ----
 export const KEY_WORDS = 0;
@@ -201,6 +212,8 @@ export const C_SET = 1;
 export const C_ITS = 2;
 export const C_NPODS = 3;
 export const C_CHEAPEST = 4;
+/** Word index of the list of reservations the claim holds, or -1. Such claims' instance types are not truncated. */
+export const C_RESV = 5;
 export const C_STRIDE = 6;
 
 // ---- status and failure codes ----
@@ -210,3 +223,5 @@ export const E_NONE = 0;
 export const E_NO_TEMPLATES = 1;
 export const E_FAILED = 2;
 export const E_MIN_VALUES = 3;
+/** Waits for reserved capacity other claims hold (Strict mode): not relaxed, no fallback to later templates. */
+export const E_RESERVED = 4;

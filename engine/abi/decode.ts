@@ -2,7 +2,9 @@
 // ArrayBuffer the caller owns), so decoding works the same in-thread and after a pool worker returned it.
 import * as A from '../../solver-as/abi.ts';
 import type { InstanceType, Pod, Requirements } from '../domain/types.ts';
-import { claimPlan } from '../solver/reference/finalize.ts';
+import { claimPlan, orderByPrice } from '../solver/reference/finalize.ts';
+import { RESERVATION_ID_LABEL, withReservationRequirements } from '../solver/reference/reservations.ts';
+import { offeringAllowed } from '../solver/reference/templates.ts';
 import type { NewNodeClaimPlan, PodError, ProvisionPlan } from '../solver/types.ts';
 import type { EncodeContext } from './encode.ts';
 import { decodeSet } from './keyspace.ts';
@@ -25,6 +27,7 @@ export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): Provision
   const claimPods: Pod[][] = Array.from({ length: nClaims }, () => []);
   const failed: number[] = [];
   const minValuesFailed = new Set<number>();
+  const reservedFailed = new Set<number>();
   for (let p = 0; p < np; p++) {
     const at = placements[p]!;
     const pod = ctx.pods[p]!;
@@ -38,6 +41,7 @@ export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): Provision
     } else {
       failed.push(p);
       if (errors[p] === A.E_MIN_VALUES) minValuesFailed.add(p);
+      if (errors[p] === A.E_RESERVED) reservedFailed.add(p);
     }
   }
 
@@ -66,6 +70,8 @@ export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): Provision
       }
       lists.set(itAt, ordered);
     }
+    const resvAt = w[rec + A.C_RESV]!;
+    if (resvAt >= 0) ({ reqs, ordered } = withHeldReservations(ctx, w, resvAt, itAt, t, reqs));
     // The pool label and node-class label are template requirements the solver keeps as they were.
     const f = claimPlan(template, reqs, ordered, pods, ctx.input.options, ctx.scheduler.wellKnown);
     if (f.ok) newNodeClaims.push(f.claim);
@@ -75,6 +81,10 @@ export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): Provision
   const explained = new Map<number, { reason: string; perNodePool?: Record<string, string> }>();
   for (const p of failed) {
     const pod = ctx.pods[p]!;
+    if (reservedFailed.has(p)) {
+      unschedulable.push({ uid: pod.uid, reason: RESERVED_REASON, reservedOffering: true });
+      continue;
+    }
     if (minValuesFailed.has(p)) {
       unschedulable.push({ uid: pod.uid, reason: "NodePool couldn't meet minValues requirements after truncating instance types" });
       continue;
@@ -92,6 +102,29 @@ export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): Provision
     costPerHour: newNodeClaims.reduce((acc, c) => acc + c.price, 0),
     improved: w[A.R_IMPROVED]! !== 0,
   };
+}
+
+const RESERVED_REASON = 'compatible reserved offerings are available, but other NodeClaims of this plan hold all of their capacity';
+
+/**
+ * Finalisation of a claim holding reservations (as the reference solver's finalizeClaim does it): the requirements
+ * launch into a held reservation, the types without an offering they allow are dropped, the rest re-ordered by
+ * price and truncated. The solver passed every type (not truncated) for this.
+ */
+function withHeldReservations(
+  ctx: EncodeContext, w: Int32Array, at: number, itAt: number, t: number, reqs: Requirements,
+): { reqs: Requirements; ordered: Array<{ it: InstanceType; micros: number }> } {
+  const k = ctx.keys.index.get(RESERVATION_ID_LABEL)!;
+  const held = new Set<string>();
+  for (let i = 0; i < w[at]!; i++) held.add(ctx.keys.values[k]![w[at + 1 + i]!]!);
+  const final = withReservationRequirements(reqs, held);
+  // Catalog order first: equal prices keep it, as in the reference.
+  const local: number[] = [];
+  for (let i = 0; i < w[itAt]!; i++) local.push(w[itAt + 1 + 2 * i]! - ctx.itStart[t]!);
+  local.sort((a, b) => a - b);
+  const types = ctx.templates[t]!.instanceTypes;
+  const its = local.map((j) => types[j]!).filter((it) => it.offerings.some((o) => offeringAllowed(final, o)));
+  return { reqs: final, ordered: orderByPrice(final, its).slice(0, ctx.input.options.maxInstanceTypes) };
 }
 
 /** Size in bytes of a result block, from its header (to copy it out of linear memory). */

@@ -24,6 +24,16 @@ import { Block, bytesOf, F64s, Words } from './writer.ts';
 
 const RESERVATION_ID_LABEL = 'karpenter.k8s.aws/capacity-reservation-id';
 
+/**
+ * Instances left per reservation (the values of the reservation-id key, in interned order) as the reference
+ * solver's reservation manager counts them before the solve: the smallest count across NodePools.
+ */
+function reservationCounts(sched: ReferenceScheduler, ks: KeySpace): Int32Array {
+  const k = ks.index.get(RESERVATION_ID_LABEL);
+  const ids = k === undefined ? [] : ks.values[k]!;
+  return Int32Array.from(ids, (id) => sched.reservations.manager.remainingOf(id));
+}
+
 /** What decoding needs to map the result back to pods, NodeClaims and requirements. */
 export interface EncodeContext {
   readonly input: ProvisionInput;
@@ -408,6 +418,11 @@ export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Enc
   header[A.H_CT_KEY] = ks.index.get(CAPACITY_TYPE_LABEL) ?? -1;
   header[A.H_RESV_KEY] = ks.index.get(RESERVATION_ID_LABEL) ?? -1;
   header[A.H_IMPROVE_MS] = opts.improveMs ?? 0;
+  const resv = reservationCounts(sched, ks);
+  header[A.H_NRV] = resv.length;
+  put(A.H_RESV, bytesOf(resv));
+  header[A.H_CT_RESERVED] = ks.value(CAPACITY_TYPE_LABEL, 'reserved');
+  if (input.reservedOfferingMode !== 'Fallback') header[A.H_FLAGS] |= A.FLAG_RESERVED_STRICT;
   // The header was added first; its bytes are copied at build time, after these writes.
   return {
     block: block.build(),

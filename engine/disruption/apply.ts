@@ -7,7 +7,7 @@ import { CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, INITIALIZED_LABEL, NODEPOOL_LABEL,
 import { singleValueLabels } from '../scheduling/requirements.ts';
 import { nodeClassLabel } from '../solver/reference/templates.ts';
 import type { NewNodeClaimPlan } from '../solver/types.ts';
-import { cheapestAllowed, claimRequirements, typeByName } from './pricing.ts';
+import { cheapestAllowed, claimRequirements, RESERVATION_ID_LABEL, typeByName } from './pricing.ts';
 import type { Command } from './types.ts';
 
 /** The state node a planned NodeClaim becomes once launched and initialized, or undefined if it cannot launch. */
@@ -26,6 +26,7 @@ export function launchedNode(s: Snapshot, claim: NewNodeClaimPlan, name: string,
       ...singleValueLabels(it.requirements),
       [ZONE_LABEL]: offering.zone,
       [CAPACITY_TYPE_LABEL]: offering.capacityType,
+      ...(offering.reservationId !== undefined ? { [RESERVATION_ID_LABEL]: offering.reservationId } : {}),
       [NODEPOOL_LABEL]: pool.name,
       [ncKey]: ncVal,
       [HOSTNAME_LABEL]: name,

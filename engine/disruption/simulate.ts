@@ -75,6 +75,8 @@ export async function simulate(s: Snapshot, candidates: readonly StateNode[], ct
     ...(ctx.solver ? { solver: ctx.solver } : {}),
     ...(ctx.wellKnownLabels ? { wellKnownLabels: ctx.wellKnownLabels } : {}),
     ...(consolidation ? { consolidation: { blockedDestinations: blockedDestinations(s, names), movedPods: new Set(moved.map((p) => p.uid)) } } : {}),
+    // Disruption simulations may fall back from contended reserved capacity (spec/disruption.md §2.7 step 4).
+    reservedOfferingMode: 'Fallback' as const,
   };
   const input = provisionInput(sim, all, opts);
   const plan = await provision(sim, all, opts);

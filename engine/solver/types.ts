@@ -29,6 +29,12 @@ export interface ProvisionInput {
   };
   /** Skip the improvement phase (solvers that have one). */
   readonly exact?: boolean;
+  /**
+   * Reserved capacity (spec/scheduling.md §2.15). Strict (default, provisioning): a pod that would keep a NodeClaim
+   * from reserved capacity it could otherwise have fails with a reserved-offering error (not relaxed, retried next
+   * round). Fallback (disruption simulations): the NodeClaim goes on without the reservation.
+   */
+  readonly reservedOfferingMode?: 'Strict' | 'Fallback';
 }
 
 export interface InstanceTypeOption {
@@ -63,6 +69,11 @@ export interface PodError {
   readonly reason: string;
   /** The failure against each NodePool that was tried, when the pod needed a new node. */
   readonly perNodePool?: Readonly<Record<string, string>>;
+  /**
+   * The pod waits for reserved capacity held by other NodeClaims of this plan (Karpenter's ReservedOfferingError):
+   * retried next round, not reported as FailedScheduling.
+   */
+  readonly reservedOffering?: true;
 }
 
 export interface ProvisionPlan {

@@ -8,7 +8,7 @@ import type {
 import type { NewNodeClaimPlan, ProvisionInput, ProvisionPlan } from '../solver/types.ts';
 
 export interface Violation {
-  readonly kind: 'accounting' | 'fit' | 'requirements' | 'taints' | 'limits' | 'offering' | 'ports' | 'topology';
+  readonly kind: 'accounting' | 'fit' | 'requirements' | 'taints' | 'limits' | 'offering' | 'ports' | 'topology' | 'reservation';
   readonly message: string;
 }
 
@@ -94,11 +94,14 @@ function conflictingPorts(pods: readonly Pod[]): string | undefined {
   return undefined;
 }
 
+const RESERVATION_ID = 'karpenter.k8s.aws/capacity-reservation-id';
+
 function typeLabels(it: InstanceType, o: Offering): Labels {
   const out: Labels = {};
   for (const r of it.requirements.values()) if (!r.complement && r.values.size === 1) out[r.key] = [...r.values][0]!;
   out['topology.kubernetes.io/zone'] = o.zone;
   out['karpenter.sh/capacity-type'] = o.capacityType;
+  if (o.reservationId !== undefined) out[RESERVATION_ID] = o.reservationId;
   out['node.kubernetes.io/instance-type'] = it.name;
   return out;
 }
@@ -114,13 +117,62 @@ function claimLabels(claim: NewNodeClaimPlan): Labels {
   return out;
 }
 
-/** The offerings of a type a NodeClaim allows (its zone and capacity-type requirements). */
+/** The offerings of a type a NodeClaim allows (its zone, capacity-type and reservation requirements). */
 function allowedOfferings(claim: NewNodeClaimPlan, it: InstanceType): Offering[] {
   const zone = claim.requirements.filter((r) => norm(r.key) === 'topology.kubernetes.io/zone');
   const ct = claim.requirements.filter((r) => r.key === 'karpenter.sh/capacity-type');
+  const rid = claim.requirements.filter((r) => r.key === RESERVATION_ID);
   return it.offerings.filter((o) => o.available
     && zone.every((r) => matchExpr(r, { 'topology.kubernetes.io/zone': o.zone }))
-    && ct.every((r) => matchExpr(r, { 'karpenter.sh/capacity-type': o.capacityType })));
+    && ct.every((r) => matchExpr(r, { 'karpenter.sh/capacity-type': o.capacityType }))
+    && rid.every((r) => matchExpr(r, o.reservationId !== undefined ? { [RESERVATION_ID]: o.reservationId } : {})));
+}
+
+/**
+ * Reserved capacity: no reservation is held by more NodeClaims than it has instances (the smallest count any
+ * NodePool's view of it gives); a NodeClaim holding reservations launches only into them (capacity-type In
+ * [reserved], reservation-id In [held]); and in Strict mode every NodeClaim that could launch into a reserved
+ * offering holds it, so launches never exceed what was counted.
+ */
+function checkReservations(input: ProvisionInput, plan: ProvisionPlan, v: (kind: Violation['kind'], message: string) => void): void {
+  const capacity = new Map<string, number>();
+  for (const its of input.instanceTypes.values()) {
+    for (const it of its) {
+      for (const o of it.offerings) {
+        if (o.capacityType !== 'reserved' || o.reservationId === undefined) continue;
+        const n = o.reservationCapacity ?? 0;
+        capacity.set(o.reservationId, Math.min(capacity.get(o.reservationId) ?? n, n));
+      }
+    }
+  }
+  if (capacity.size === 0) return;
+  const holders = new Map<string, number>();
+  const strict = input.reservedOfferingMode !== 'Fallback';
+  plan.newNodeClaims.forEach((c, i) => {
+    const where = `nodeclaim #${i} (nodepool ${c.nodePool})`;
+    const rid = c.requirements.filter((r) => r.key === RESERVATION_ID && r.operator === 'In');
+    const held = rid.length ? rid[0]!.values : [];
+    for (const id of held) holders.set(id, (holders.get(id) ?? 0) + 1);
+    if (held.length) {
+      const ct = c.requirements.filter((r) => r.key === 'karpenter.sh/capacity-type');
+      if (!ct.length || !ct.every((r) => r.operator === 'In' && r.values.length === 1 && r.values[0] === 'reserved')) {
+        v('reservation', `${where} holds reservations ${held.join(', ')} but may launch as other than capacity-type reserved`);
+      }
+      return;
+    }
+    if (!strict) return;
+    const its = new Map((input.instanceTypes.get(c.nodePool) ?? []).map((it) => [it.name, it]));
+    for (const opt of c.instanceTypes) {
+      const it = its.get(opt.name);
+      const o = it && allowedOfferings(c, it).find((x) => x.capacityType === 'reserved');
+      if (o) { v('reservation', `${where} may launch into reservation ${o.reservationId} (${opt.name}) without holding it`); break; }
+    }
+  });
+  for (const [id, n] of holders) {
+    const cap = capacity.get(id);
+    if (cap === undefined) v('reservation', `reservation ${id} is held by ${n} NodeClaim(s) but no offering carries it`);
+    else if (n > cap) v('reservation', `reservation ${id} is held by ${n} NodeClaims but has ${cap} instance(s)`);
+  }
 }
 
 function daemonOverhead(daemonSets: readonly DaemonSet[], pool: NodePool, labels: Labels): Record<string, number> {
@@ -221,6 +273,7 @@ export function verifyPlan(input: ProvisionInput, plan: ProvisionPlan): Violatio
       usage.set(pool.name, u);
     }
   });
+  checkReservations(input, plan, v);
   for (const pool of input.nodePools) {
     const u = usage.get(pool.name) ?? {};
     for (const [k, lim] of Object.entries(pool.limits)) {

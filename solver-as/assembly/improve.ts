@@ -19,6 +19,7 @@ import { Compat, compatFor } from './its';
 import { Classes, Types, packGroup } from './pack';
 import { fullFilter, limitsOf, maxCapacity, placedVersion, placement } from './schedule';
 import { MODE_WELL_KNOWN, canonicalInput, mergeCompatible, setHasMinValues } from './sets';
+import { templateReserved } from './reservations';
 import { Claim, claimAt, claimCount, pushClaim, templateLen, templateStart } from './state';
 
 @external('env', 'now')
@@ -57,6 +58,9 @@ export function improve(budgetMs: f64): i32 {
   let changed = 0;
   for (let t = 0; t < NT; t++) {
     if (now() > deadline) break;
+    // Pools with reserved offerings are left as Karpenter planned them: re-packed claims would hold no
+    // reservations yet could launch into one (docs/solver.md).
+    if (templateReserved(t)) continue;
     // Candidate claims of this template and the groups of their pods.
     let oldCost: f64 = 0;
     let oldCount = 0;

@@ -6,6 +6,7 @@ import { resetCompat } from './its';
 import { finalizeClaims, writeResult } from './output';
 import { counters, resetSchedule, run } from './schedule';
 import { resetSets, SET_WORDS } from './sets';
+import { resetReservations } from './reservations';
 import { resetState } from './state';
 import { resetTopology } from './topology';
 
@@ -41,6 +42,7 @@ export function solve(input: usize): usize {
   resetState();
   resetTopology(SET_WORDS);
   resetSchedule();
+  resetReservations();
   run();
   let improved = 0;
   if ((FLAGS & FLAG_IMPROVE) != 0) improved = improve(<f64>IMPROVE_MS);

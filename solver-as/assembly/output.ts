@@ -1,7 +1,7 @@
 // Writes the result block (solver-as/abi.ts): placements, failure codes, and the NodeClaims with their
 // instance types ordered by price (ties: catalog order) and truncated, and the requirement sets they need.
 import {
-  C_CHEAPEST, C_ITS, C_NPODS, C_SET, C_STRIDE, C_TMPL, E_MIN_VALUES, FLAG_STRICT_MIN_VALUES, R_CLAIMS, R_ERRORS,
+  C_CHEAPEST, C_ITS, C_NPODS, C_RESV, C_SET, C_STRIDE, C_TMPL, E_MIN_VALUES, FLAG_STRICT_MIN_VALUES, R_CLAIMS, R_ERRORS,
   R_IMPROVED, R_NCLAIMS, R_NSETS, R_PLACEMENTS, R_SETS, R_STATUS, R_WORDS, S_OK,
 } from '../abi';
 import { FLAGS, MAX_ITS, NP, SET_BYTES } from './layout';
@@ -22,7 +22,9 @@ export function finalizeClaims(): void {
     const mark = new Uint8Array(templateLen(c.tmpl));
     for (let x = 0; x < c.liveLen; x++) unchecked((mark[unchecked(c.live[x])] = 1));
     const sorted = compat.byPrice();
-    const kept = min(c.liveLen, MAX_ITS);
+    // A claim holding reservations is finished by the decoder (engine/abi/decode.ts): its final requirements
+    // launch into a held reservation, which changes prices and order, so it keeps every type until then.
+    const kept = c.held.length > 0 ? c.liveLen : min(c.liveLen, MAX_ITS);
     let k = 0;
     for (let x = 0; x < sorted.length && k < kept; x++) {
       const j = unchecked(sorted[x]);
@@ -95,6 +97,7 @@ export function writeResult(improved: i32): usize {
       itWords += 1 + c.liveLen * 2;
     }
     unchecked((listOf[ci] = li));
+    if (c.held.length > 0) itWords += 1 + c.held.length;
   }
   const words = R_WORDS + 2 * NP + n * C_STRIDE + itWords;
   const setsOff = ((words * 4 + 7) & ~7);
@@ -132,6 +135,14 @@ export function writeResult(improved: i32): usize {
   for (let ci = 0; ci < n; ci++) {
     const c = claimAt(ci);
     const rec = R_WORDS + 2 * NP + ci * C_STRIDE;
+    if (c.held.length > 0) {
+      w(rec + C_RESV, itPos);
+      w(itPos, c.held.length);
+      for (let i = 0; i < c.held.length; i++) w(itPos + 1 + i, unchecked(c.held[i]));
+      itPos += 1 + c.held.length;
+    } else {
+      w(rec + C_RESV, -1);
+    }
     const compat = compatFor(c.set, c.tmpl);
     w(rec + C_TMPL, c.tmpl);
     w(rec + C_SET, setIndex.get(c.set));

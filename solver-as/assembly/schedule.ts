@@ -3,7 +3,7 @@
 // then a new NodeClaim per template in weight order; on failure one preference is relaxed at a time
 // (pre-computed as a chain of pod-class versions); a full pass without progress ends the solve.
 import {
-  E_FAILED, E_NO_TEMPLATES, FLAG_STRICT_MIN_VALUES, IT_CAP, N_SET, NF_BLOCKED_FOR_MOVED, P_MOVED, P_VERSION, T_LIMITS,
+  E_FAILED, E_NO_TEMPLATES, E_RESERVED, FLAG_STRICT_MIN_VALUES, IT_CAP, N_SET, NF_BLOCKED_FOR_MOVED, P_MOVED, P_VERSION, T_LIMITS,
   T_SET, T_TAINTSET, V_DG_CONFLICT, V_INV_SELECT, V_NEXT, V_OWNED, V_REQS, V_VOLUMES,
 } from '../abi';
 import { FLAGS, NLD, NN, NP, NR, NT, NV, f64At, it, listAt, listLen, node, pod, tmpl, tolerates, ver } from './layout';
@@ -15,6 +15,12 @@ import {
 } from './state';
 import { exceedsRoom, widenRoom } from './state';
 import { addRequirements, ensureHost, prepareQuick, quickReject, record, versionEpoch } from './topology';
+import { checkReservations, commitReservations } from './reservations';
+
+/** claimCanAdd's result when the pod would keep the claim from reserved capacity (Strict mode). */
+const RESERVED: i32 = -3;
+/** The last addPod failed on reserved capacity: the pod waits (no relaxation). */
+let lastReserved = false;
 
 export let placement: Int32Array = new Int32Array(0);
 /** The version (after relaxation) each placed pod went in as. */
@@ -155,12 +161,14 @@ function trySchedule(p: i32): bool {
   const moved = pod(p, P_MOVED) != 0;
   while (v >= 0) {
     if (addPod(p, v, moved)) return true;
+    if (lastReserved) return false;
     v = ver(v, V_NEXT);
   }
   return false;
 }
 
 function addPod(p: i32, v: i32, moved: bool): bool {
+  lastReserved = false;
   const dn = unchecked(deadNodes[v]);
   const free = unchecked(topologyFree[v]) != 0;
   for (let n = 0; n < NN; n++) {
@@ -209,6 +217,8 @@ function addPod(p: i32, v: i32, moved: bool): bool {
         unchecked((counters[0] += 1));
         const s = claimCanAdd(c, v);
         if (s < 0) {
+          // Reserved capacity can be given back by another claim: neither dead nor tied to the topology epoch.
+          if (s == RESERVED) continue;
           if (free || s == -2) markDead(v, ci);
           else {
             markFailed(v, ci, epoch);
@@ -242,6 +252,12 @@ function addPod(p: i32, v: i32, moved: bool): bool {
     ensureHost(host);
     const c = new Claim(t, canonicalInput(tmpl(t, T_SET)), live, ln, claimCount(), host);
     const s = claimCanAdd(c, v);
+    if (s == RESERVED) {
+      // Reserved capacity is contended in this pool: no fallback to lower-weight templates (§2.6).
+      unchecked((errors[p] = E_RESERVED));
+      lastReserved = true;
+      return false;
+    }
     if (s < 0) continue;
     const ci = pushClaim(c);
     claimAdd(c, v, s);
@@ -411,7 +427,9 @@ function claimCanAdd(c: Claim, v: i32): i32 {
   const alts = ver(v, V_VOLUMES);
   const na = listLen(alts);
   let permanent = true;
+  let reservedFail = false;
   for (let a = 0; a < (na == 0 ? 1 : na); a++) {
+    reservedFail = false;
     let s1 = m;
     if (na > 0) {
       s1 = mergeCompatible(m, listAt(alts, a), MODE_WELL_KNOWN);
@@ -437,8 +455,14 @@ function claimCanAdd(c: Claim, v: i32): i32 {
         continue;
       }
     }
+    if (!checkReservations(c, s2, v, compatFor(s2, c.tmpl).ok)) {
+      reservedFail = true;
+      permanent = false;
+      continue;
+    }
     return s2;
   }
+  if (reservedFail) return RESERVED;
   return permanent ? -2 : -1;
 }
 
@@ -455,6 +479,7 @@ function claimAdd(c: Claim, v: i32, s: i32): void {
     }
   }
   c.set = s;
+  commitReservations(c);
   addRequests(v, c.total);
   addPorts(v, c.ports);
   c.pods++;

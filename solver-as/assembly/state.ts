@@ -38,6 +38,8 @@ export class Claim {
   ports: Array<i32> = new Array<i32>();
   /** What the claim took from its pool's limits when it was committed ([nodes, dims...]). */
   reserved: Float64Array = new Float64Array(0);
+  /** Reservation ids the claim holds (see reservations.ts). */
+  held: Int32Array = new Int32Array(0);
   constructor(readonly tmpl: i32, set: i32, live: Int32Array, liveLen: i32, readonly seq: i32, readonly host: i32) {
     this.set = set;
     this.live = live;

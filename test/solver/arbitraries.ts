@@ -1,6 +1,7 @@
 // fast-check arbitraries for random provisioning problems: small enough for the reference solver, varied
 // enough to reach every rule (zones, capacity types, architectures, custom labels, taints, limits,
-// daemonsets, existing and in-flight nodes, relaxation, host ports, topology spread and (anti-)affinity).
+// daemonsets, existing and in-flight nodes, relaxation, host ports, topology spread and (anti-)affinity,
+// reserved offerings with small capacities so that NodeClaims contend for them).
 import fc from 'fast-check';
 import type {
   DaemonSet, EngineOptions, InstanceType, NodePool, NodeSelectorRequirement, Pod, StateNode, Taint, TopologySpreadConstraint,
@@ -9,7 +10,7 @@ import { DEFAULT_ENGINE_OPTIONS } from '../../engine/domain/types.ts';
 import { withExtraWellKnown } from '../../engine/scheduling/labels.ts';
 import type { ProvisionInput } from '../../engine/solver/types.ts';
 import { daemonSet, nodePool, pod, stateNode } from '../fixtures/builders.ts';
-import { defaultFakeInstanceTypes, FAKE_WELL_KNOWN_LABELS, fakeInstanceTypes } from '../fixtures/instancetypes.ts';
+import { defaultFakeInstanceTypes, FAKE_WELL_KNOWN_LABELS, fakeInstanceTypes, fakeOffering, withOfferings } from '../fixtures/instancetypes.ts';
 
 const ZONES = ['test-zone-1', 'test-zone-2', 'test-zone-3'];
 const ZONE = 'topology.kubernetes.io/zone';
@@ -21,6 +22,31 @@ export const instanceTypeSet = fc.constantFrom('defaults', 'sized').map((kind): 
   kind === 'defaults' ? defaultFakeInstanceTypes() : fakeInstanceTypes(10));
 
 const subset = <T>(xs: T[]) => fc.subarray(xs, { minLength: 1 });
+
+/**
+ * Reserved offerings added to a few instance types: ids shared between types at times, capacities of 0 to 2 (so
+ * claims contend and run out), now and then unavailable, priced far below the type's other offerings.
+ */
+const reservationsArb = (its: InstanceType[]) => fc.array(fc.record({
+  it: fc.integer({ min: 0, max: its.length - 1 }),
+  zone: fc.constantFrom(...ZONES),
+  id: fc.constantFrom('r-a', 'r-b', 'r-c', 'r-d'),
+  capacity: fc.integer({ min: 0, max: 2 }),
+  available: fc.oneof({ arbitrary: fc.constant(true), weight: 5 }, { arbitrary: fc.constant(false), weight: 1 }),
+}), { maxLength: 4 });
+
+type ReservationSpec = { it: number; zone: string; id: string; capacity: number; available: boolean };
+
+/** The types with the reserved offerings added; `extra` raises every capacity (another NodePool's, newer view). */
+function withReservations(its: InstanceType[], rs: readonly ReservationSpec[], extra = 0): InstanceType[] {
+  return its.map((it, i) => {
+    const mine = rs.filter((r) => r.it === i && !it.offerings.some((o) => o.reservationId === r.id));
+    if (!mine.length) return it;
+    const base = Math.min(...it.offerings.map((o) => o.price));
+    const added = mine.map((r) => fakeOffering({ zone: r.zone, capacityType: 'reserved', price: base / 1000, available: r.available, reservationId: r.id, reservationCapacity: r.capacity + extra }));
+    return withOfferings(it, [...it.offerings, ...added]);
+  });
+}
 /** Present about one time in four: most pods and pools are plain, a few carry each constraint. */
 const rarely = <T>(a: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary: a, weight: 1 });
 const sometimes = <T>(a: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.oneof({ arbitrary: fc.constant(undefined), weight: 1 }, { arbitrary: a, weight: 1 });
@@ -29,7 +55,7 @@ const unlikely = fc.oneof({ arbitrary: fc.constant(false), weight: 4 }, { arbitr
 const poolArb = (i: number) => fc.record({
   weight: sometimes(fc.integer({ min: 1, max: 100 })),
   zones: sometimes(subset(ZONES)),
-  cts: sometimes(subset(['spot', 'on-demand'])),
+  cts: sometimes(subset(['spot', 'on-demand', 'reserved'])),
   team: fc.constantFrom('none', 'exists', 'exists', 'exists', 'a', 'ab'),
   taint: unlikely,
   cpuLimit: rarely(fc.constantFrom('20', '64')),
@@ -147,15 +173,23 @@ export const problemArb: fc.Arbitrary<ProvisionInput> = instanceTypeSet.chain((i
   nodes: existingArb(its),
   daemonSets: daemonArb,
   options: optionsArb,
-}).map((o): ProvisionInput => ({
-  nodePools: o.pools,
-  instanceTypes: new Map(o.pools.map((p) => [p.name, its])),
-  nodes: o.nodes,
-  pods: o.deployments.flat(),
-  daemonSets: o.daemonSets,
-  options: o.options,
-  wellKnownLabels: withExtraWellKnown(FAKE_WELL_KNOWN_LABELS),
-})));
+  reservations: sometimes(reservationsArb(its)),
+  laterPoolsSeeMore: fc.boolean(),
+  fallback: unlikely,
+}).map((o): ProvisionInput => {
+  const mine = o.reservations?.length ? withReservations(its, o.reservations) : its;
+  const more = o.reservations?.length && o.laterPoolsSeeMore ? withReservations(its, o.reservations, 1) : mine;
+  return {
+    nodePools: o.pools,
+    instanceTypes: new Map(o.pools.map((p, i) => [p.name, i === 0 ? mine : more])),
+    nodes: o.nodes,
+    pods: o.deployments.flat(),
+    daemonSets: o.daemonSets,
+    options: o.options,
+    wellKnownLabels: withExtraWellKnown(FAKE_WELL_KNOWN_LABELS),
+    ...(o.fallback ? { reservedOfferingMode: 'Fallback' as const } : {}),
+  };
+}));
 
 /**
  * Plain workloads (no topology, ports or volumes: what the improvement phase may re-pack) on the real EC2

@@ -12,7 +12,8 @@ export function normalizePlan(p: ProvisionPlan) {
       requests: Object.entries(c.requests).sort(),
       labels: Object.entries(c.labels).sort(),
     })).sort((a, b) => (a.pods[0]! < b.pods[0]! ? -1 : 1)),
-    unschedulable: p.unschedulable.map((e) => e.uid).sort(),
+    // A pod waiting for reserved capacity is marked: both solvers must agree on why it waits.
+    unschedulable: p.unschedulable.map((e) => (e.reservedOffering ? `${e.uid} (reserved)` : e.uid)).sort(),
     ignored: p.ignored.map((e) => e.uid).sort(),
     cost: p.costPerHour.toFixed(6),
   };

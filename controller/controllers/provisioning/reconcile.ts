@@ -130,6 +130,12 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
     for (const e of failures) {
       const p = pods.get(e.uid);
       if (!p) continue;
+      // Waiting for reserved capacity other NodeClaims of this plan hold: retried next round, no event (Karpenter
+      // skips ReservedOfferingErrors too).
+      if (e.reservedOffering) {
+        log.info({ pod: `${p.namespace}/${p.name}`, reason: e.reason }, 'pod waits for reserved capacity');
+        continue;
+      }
       const reason = `${e.reason}${notReady}`;
       ctx.events.publish({ involved: podTarget(p), type: 'Warning', reason: 'FailedScheduling', message: `Failed to schedule pod, ${reason}`, dedupeValues: [p.uid, reason] });
       log.info({ pod: `${p.namespace}/${p.name}`, reason: e.reason, perNodePool: e.perNodePool }, 'could not schedule pod');

@@ -10,6 +10,7 @@ import {
 import { anyValue, toSelectorRequirements } from '../../scheduling/requirements.ts';
 import type { NewNodeClaimPlan } from '../types.ts';
 import type { SimNodeClaim } from './nodes.ts';
+import { withReservationRequirements } from './reservations.ts';
 import { cheapestOffering, minValuesAchieved, minValuesUnmet, offeringAllowed, type DaemonGroup, type Template } from './templates.ts';
 
 /** Per-resource minimum over resources present in every list. */
@@ -51,9 +52,14 @@ function relaxMinValues(reqs: Requirements, kept: readonly InstanceType[]): Requ
 
 export type Finalized = { ok: true; claim: NewNodeClaimPlan } | { ok: false; reason: string };
 
-export function finalizeClaim(c: SimNodeClaim, options: EngineOptions, wellKnown: ReadonlySet<string>): Finalized {
-  const reqs: Requirements = new Map([...c.requirements].filter(([k]) => k !== HOSTNAME_LABEL && !SIMULATION_LABELS.has(k)));
-  const ordered = orderByPrice(reqs, c.instanceTypes).slice(0, options.maxInstanceTypes);
+export function finalizeClaim(c: SimNodeClaim, options: EngineOptions, wellKnown: ReadonlySet<string>, held: ReadonlySet<string> = new Set()): Finalized {
+  const base: Requirements = new Map([...c.requirements].filter(([k]) => k !== HOSTNAME_LABEL && !SIMULATION_LABELS.has(k)));
+  // A NodeClaim holding reservations launches into one of them (§2.15); types left without an offering the
+  // final requirements allow are dropped (Karpenter lists them last, priced at MaxFloat64, and its cloud
+  // provider skips them at launch).
+  const reqs = withReservationRequirements(base, held);
+  const its = held.size ? c.instanceTypes.filter((it) => it.offerings.some((o) => offeringAllowed(reqs, o))) : c.instanceTypes;
+  const ordered = orderByPrice(reqs, its).slice(0, options.maxInstanceTypes);
   return claimPlan(c.template, reqs, ordered, c.pods, options, wellKnown);
 }
 

@@ -11,8 +11,17 @@ import { firstUntolerated, formatTaint, isKnownEphemeralTaint, toleratesAll } fr
 import type { DaemonGroup, Template } from './templates.ts';
 import { filterInstanceTypes, minValuesUnmet } from './templates.ts';
 import type { Topology } from './topology.ts';
+import { checkReservations, type ReservationManager, type ReservedOfferingMode } from './reservations.ts';
 
-export type AddResult = { ok: true; requirements: Requirements; instanceTypes?: InstanceType[] } | { ok: false; reason: string };
+export type AddResult =
+  | { ok: true; requirements: Requirements; instanceTypes?: InstanceType[]; reservations?: ReadonlySet<string> }
+  | { ok: false; reason: string; reservedOffering?: true };
+
+/** The reservation manager a solve's NodeClaims share, and how strictly they keep reserved capacity (§2.15). */
+export interface Reservations {
+  readonly manager: ReservationManager;
+  readonly mode: ReservedOfferingMode;
+}
 
 export function hostPortsConflict(a: readonly HostPort[], b: readonly HostPort[]): HostPort | undefined {
   for (const x of a) {
@@ -114,7 +123,7 @@ export class SimNodeClaim {
   readonly hostPorts: HostPort[] = [];
   readonly seq: number;
 
-  constructor(readonly template: Template, instanceTypes: InstanceType[], seq: number) {
+  constructor(readonly template: Template, instanceTypes: InstanceType[], seq: number, readonly reservations?: Reservations) {
     this.hostname = `hostname-placeholder-${String(hostnameCounter++).padStart(4, '0')}`;
     this.requirements = add(template.requirements, req(HOSTNAME_LABEL, false, [this.hostname]));
     this.instanceTypes = instanceTypes;
@@ -130,7 +139,9 @@ export class SimNodeClaim {
     if (incompatible) return { ok: false, reason: `incompatible requirements, ${incompatible}` };
     const merged = add(this.requirements, ...podReqs.values());
     let last = 'incompatible volume requirements';
+    let reservedOffering = false;
     for (const alt of volumeAlternatives(pod)) {
+      reservedOffering = false;
       let reqs = merged;
       if (alt) {
         const e = compatible(reqs, alt, wellKnown);
@@ -148,12 +159,23 @@ export class SimNodeClaim {
         const unmet = minValuesUnmet(reqs, filtered.kept);
         if (unmet) { last = `minValues requirement is not met for label ${unmet}`; continue; }
       }
+      if (this.reservations) {
+        const r = checkReservations(this.reservations.manager, this.reservations.mode, this.hostname, reqs, filtered.kept);
+        if (!r.ok) { last = r.reason; reservedOffering = true; continue; }
+        return { ok: true, requirements: reqs, instanceTypes: filtered.kept, reservations: r.held };
+      }
       return { ok: true, requirements: reqs, instanceTypes: filtered.kept };
     }
-    return { ok: false, reason: last };
+    return reservedOffering ? { ok: false, reason: last, reservedOffering: true } : { ok: false, reason: last };
   }
 
-  add(pod: Pod, requirements: Requirements, instanceTypes: InstanceType[]): void {
+  /** The reservation IDs this NodeClaim holds. */
+  get held(): ReadonlySet<string> {
+    return this.reservations?.manager.heldBy(this.hostname) ?? new Set();
+  }
+
+  add(pod: Pod, requirements: Requirements, instanceTypes: InstanceType[], reservations?: ReadonlySet<string>): void {
+    if (this.reservations && reservations) this.reservations.manager.commit(this.hostname, reservations);
     this.pods.push(pod);
     this.requirements = requirements;
     this.instanceTypes = instanceTypes;

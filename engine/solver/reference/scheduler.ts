@@ -8,12 +8,13 @@ import { WELL_KNOWN_LABELS } from '../../scheduling/labels.ts';
 import { compareQueueOrder, isActive, optsOutOfKarpenter, podRequirements, podValidationError } from '../../scheduling/pods.ts';
 import type { PodError, ProvisionInput, ProvisionPlan } from '../types.ts';
 import { finalizeClaim } from './finalize.ts';
-import { ExistingNode, resetHostnames, SimNodeClaim } from './nodes.ts';
+import { ExistingNode, resetHostnames, SimNodeClaim, type Reservations } from './nodes.ts';
+import { ReservationManager } from './reservations.ts';
 import { relax } from './preferences.ts';
 import { buildTemplate, provisioningPools, type Template } from './templates.ts';
 import { Topology } from './topology.ts';
 
-type Attempt = { ok: true } | { ok: false; reason: string; perNodePool?: Record<string, string> };
+type Attempt = { ok: true } | { ok: false; reason: string; perNodePool?: Record<string, string>; reservedOffering?: true };
 
 export class ReferenceScheduler {
   readonly wellKnown: ReadonlySet<string>;
@@ -25,6 +26,8 @@ export class ReferenceScheduler {
   private readonly strictMinValues: boolean;
   private readonly anyPreferNoSchedule: boolean;
   private claimSeq = 0;
+  /** Reserved capacity shared by the NodeClaims of this solve (§2.15). */
+  readonly reservations: Reservations;
   /** Relaxation chains by pod object: encoding, topology and the bound ask for the same chains. */
   private readonly chains = new WeakMap<Pod, Pod[]>();
 
@@ -39,6 +42,10 @@ export class ReferenceScheduler {
     this.templates = pools
       .map((p) => buildTemplate(p, input.instanceTypes.get(p.name) ?? [], input.daemonSets, this.wellKnown, this.strictMinValues))
       .filter((t) => t.instanceTypes.length > 0);
+    this.reservations = {
+      manager: new ReservationManager(pools.map((p) => input.instanceTypes.get(p.name) ?? [])),
+      mode: input.reservedOfferingMode ?? 'Strict',
+    };
     this.anyPreferNoSchedule = pools.some((p) => p.template.taints.some((t) => t.effect === 'PreferNoSchedule'));
     const active = input.nodes.filter((n) => !n.markedForDeletion && !n.deleting);
     this.existing = [...active]
@@ -95,7 +102,7 @@ export class ReferenceScheduler {
       let last = '';
       let ok = false;
       for (const p of this.versions(pod)) {
-        const claim = new SimNodeClaim(tmpl, its, -1);
+        const claim = new SimNodeClaim(tmpl, its, -1, this.reservations);
         const r = claim.canAdd(p, podRequirements(p, this.input.options.preferencePolicy), this.topology, this.wellKnown, this.strictMinValues);
         if (r.ok) { ok = true; break; }
         if (!last) last = r.reason;
@@ -137,6 +144,8 @@ export class ReferenceScheduler {
     for (;;) {
       const r = this.add(pod);
       if (r.ok) return r;
+      // Waiting for reserved capacity is not a reason to relax preferences (§2.5).
+      if (r.reservedOffering) return r;
       const relaxed = relax(pod, this.input.options.preferencePolicy, this.anyPreferNoSchedule);
       if (!relaxed) return r;
       pod = relaxed;
@@ -163,7 +172,7 @@ export class ReferenceScheduler {
     for (const claim of inflight) {
       const r = claim.canAdd(pod, reqs, this.topology, this.wellKnown, this.strictMinValues);
       if (!r.ok) continue;
-      claim.add(pod, r.requirements, r.instanceTypes!);
+      claim.add(pod, r.requirements, r.instanceTypes!, r.reservations);
       this.topology.record(pod, { requirements: r.requirements, taints: claim.template.pool.template.taints });
       return { ok: true };
     }
@@ -181,14 +190,16 @@ export class ReferenceScheduler {
         perNodePool[pool] = `all available instance types exceed limits for nodepool ${describeLimits(remaining)}`;
         continue;
       }
-      const claim = new SimNodeClaim(tmpl, its, this.claimSeq);
+      const claim = new SimNodeClaim(tmpl, its, this.claimSeq, this.reservations);
       const r = claim.canAdd(pod, reqs, this.topology, this.wellKnown, this.strictMinValues);
       if (!r.ok) {
         perNodePool[pool] = r.reason;
+        // Reserved capacity contended here: no fallback to lower-weight NodePools (§2.6).
+        if (r.reservedOffering) return { ok: false, reason: `nodepool ${pool}: ${r.reason}`, perNodePool, reservedOffering: true };
         continue;
       }
       this.claimSeq++;
-      claim.add(pod, r.requirements, r.instanceTypes!);
+      claim.add(pod, r.requirements, r.instanceTypes!, r.reservations);
       this.claims.push(claim);
       subtractMaxCapacity(remaining, claim);
       this.topology.registerHostname(claim.hostname);
@@ -252,10 +263,10 @@ export function solveReference(input: ProvisionInput): ProvisionPlan {
   const s = new ReferenceScheduler(input, pods);
   const errors = s.run(pods);
   const unschedulable: PodError[] = [];
-  for (const [uid, e] of errors) unschedulable.push({ uid, reason: e.reason, ...(e.perNodePool ? { perNodePool: e.perNodePool } : {}) });
+  for (const [uid, e] of errors) unschedulable.push({ uid, reason: e.reason, ...(e.perNodePool ? { perNodePool: e.perNodePool } : {}), ...(e.reservedOffering ? { reservedOffering: true as const } : {}) });
   const newNodeClaims = [];
   for (const c of s.claims) {
-    const f = finalizeClaim(c, input.options, s.wellKnown);
+    const f = finalizeClaim(c, input.options, s.wellKnown, c.held);
     if (f.ok) newNodeClaims.push(f.claim);
     else for (const p of c.pods) unschedulable.push({ uid: p.uid, reason: f.reason });
   }

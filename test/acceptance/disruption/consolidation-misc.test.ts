@@ -1,5 +1,5 @@
 // spec/test-catalog.md §5.8-§5.15 (consolidation_test.go): savings ratio, topology, parallelization,
-// preferences, minValues policy, buffer pods, static pools. §5.11 (reserved capacity) waits for the solver.
+// preferences, minValues policy, buffer pods, static pools. §5.11 (reserved capacity) is in reserved.test.ts.
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { EngineOptions, Pod, StateNode } from '../../../engine/domain/types.ts';
 import { provisionablePending } from '../../../engine/disruption/simulate.ts';

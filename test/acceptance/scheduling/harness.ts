@@ -13,7 +13,6 @@
 //
 // Sections left out entirely (reasons; per-case omissions are listed at the top of each file):
 // - §11.13 Metrics: karpenter_scheduler_* and pod decision metrics are controller observability, not plans.
-// - §11.14 Reserved Instance Types: no reservation manager in the solver (see minvalues-preferences-volumes).
 // - §11.16 Dynamic Resource Allocation: DRA claims are decided at the boundary (Pod.ignoredReason).
 // - §11.17 Offering Overrides: the Offering model has no capacity or overhead overrides.
 // - §12.14 DefaultConstraints: the --scheduler-config default spread (selector deduced from Services and
@@ -30,7 +29,7 @@ import type { NewNodeClaimPlan, ProvisionInput, ProvisionPlan } from '../../../e
 import { WasmSolver } from '../../../engine/solver/wasm.ts';
 import { verifyPlan } from '../../../engine/verify/verify.ts';
 import { nodePool, type NodePoolOptions } from '../../fixtures/builders.ts';
-import { defaultFakeInstanceTypes, FAKE_WELL_KNOWN_LABELS } from '../../fixtures/instancetypes.ts';
+import { defaultFakeInstanceTypes, FAKE_WELL_KNOWN_LABELS, withOfferings } from '../../fixtures/instancetypes.ts';
 import { normalizePlan } from '../../solver/normalize.ts';
 
 export const ZONE = 'topology.kubernetes.io/zone';
@@ -38,6 +37,7 @@ export const HOSTNAME = 'kubernetes.io/hostname';
 export const CAPACITY_TYPE = 'karpenter.sh/capacity-type';
 export const INSTANCE_TYPE = 'node.kubernetes.io/instance-type';
 export const ARCH = 'kubernetes.io/arch';
+export const RESERVATION_ID = 'karpenter.k8s.aws/capacity-reservation-id';
 export const OS = 'kubernetes.io/os';
 export const WELL_KNOWN = withExtraWellKnown(FAKE_WELL_KNOWN_LABELS);
 /** The taint a freshly launched node carries until it is ready (Karpenter's test nodes have it too). */
@@ -75,6 +75,8 @@ export interface ClusterOptions {
   nodePools?: NodePool[];
   /** The fake cloud provider's types, the same for every NodePool (default: the suite's six). */
   instanceTypes?: readonly InstanceType[];
+  /** Per NodePool name: its own types instead of `instanceTypes`. */
+  instanceTypesByPool?: Readonly<Record<string, readonly InstanceType[]>>;
   daemonSets?: DaemonSet[];
   nodes?: StateNode[];
   options?: Partial<EngineOptions>;
@@ -99,6 +101,7 @@ function bind(p: Pod, node: string): Pod {
 export class Cluster {
   nodePools: NodePool[];
   instanceTypes: readonly InstanceType[];
+  instanceTypesByPool: Record<string, readonly InstanceType[]>;
   daemonSets: DaemonSet[];
   nodes: StateNode[];
   /** Unbound pods the cluster knows, in creation order. */
@@ -109,6 +112,7 @@ export class Cluster {
   constructor(readonly solver: Solver, o: ClusterOptions = {}) {
     this.nodePools = o.nodePools ?? [suitePool()];
     this.instanceTypes = o.instanceTypes ?? defaultFakeInstanceTypes();
+    this.instanceTypesByPool = { ...o.instanceTypesByPool };
     this.daemonSets = o.daemonSets ?? [];
     this.nodes = o.nodes ?? [];
     this.options = { ...DEFAULT_ENGINE_OPTIONS, maxInstanceTypes: 60, ...o.options };
@@ -117,7 +121,7 @@ export class Cluster {
   input(): ProvisionInput {
     return {
       nodePools: this.nodePools,
-      instanceTypes: new Map(this.nodePools.map((p) => [p.name, this.instanceTypes])),
+      instanceTypes: new Map(this.nodePools.map((p) => [p.name, this.typesOf(p.name)])),
       nodes: this.nodes,
       pods: this.pending.filter(provisionable),
       daemonSets: this.daemonSets,
@@ -162,18 +166,41 @@ export class Cluster {
     this.update(name, (x) => ({ ...x, pods: [...x.pods, bind(p, name)] }));
   }
 
-  /** The node the fake cloud provider launches for a NodeClaim: its cheapest option, first allowed offering. */
+  typesOf(pool: string): readonly InstanceType[] {
+    return this.instanceTypesByPool[pool] ?? this.instanceTypes;
+  }
+
+  /**
+   * A launch into a reservation takes one of its instances, in every NodePool's view of it; an exhausted
+   * reservation's offerings become unavailable (Karpenter's fake cloud provider and the AWS provider do the same).
+   */
+  private consumeReservation(id: string): void {
+    const take = (its: readonly InstanceType[]) => its.map((it) => {
+      if (!it.offerings.some((o) => o.reservationId === id)) return it;
+      return withOfferings(it, it.offerings.map((o) => {
+        if (o.reservationId !== id) return o;
+        const left = (o.reservationCapacity ?? 0) - 1;
+        return { ...o, reservationCapacity: left, available: o.available && left > 0 };
+      }));
+    });
+    this.instanceTypes = take(this.instanceTypes);
+    for (const k of Object.keys(this.instanceTypesByPool)) this.instanceTypesByPool[k] = take(this.instanceTypesByPool[k]!);
+  }
+
+  /** The node the fake cloud provider launches for a NodeClaim: its cheapest option, a reserved offering first. */
   private launchClaim(c: NewNodeClaimPlan): StateNode {
     const pool = this.nodePools.find((p) => p.name === c.nodePool)!;
-    const it = this.instanceTypes.find((t) => t.name === c.instanceTypes[0]!.name)!;
-    const allows = (key: string, v: string) => c.requirements.filter((r) => r.key === key).every((r) => matches(r, v));
-    const allowed = it.offerings.filter((o) => o.available && allows(ZONE, o.zone) && allows(CAPACITY_TYPE, o.capacityType));
+    const it = this.typesOf(pool.name).find((t) => t.name === c.instanceTypes[0]!.name)!;
+    const allows = (key: string, v: string | undefined) => c.requirements.filter((r) => r.key === key).every((r) => (v === undefined ? r.operator === 'NotIn' || r.operator === 'DoesNotExist' : matches(r, v)));
+    const allowed = it.offerings.filter((o) => o.available && allows(ZONE, o.zone) && allows(CAPACITY_TYPE, o.capacityType) && allows(RESERVATION_ID, o.reservationId));
     const offering: Offering = allowed.find((o) => o.capacityType === 'reserved') ?? allowed[0]!;
+    if (offering.reservationId !== undefined) this.consumeReservation(offering.reservationId);
     const name = `node-${String(++this.seq).padStart(4, '0')}`;
     const labels: Record<string, string> = {};
     for (const r of it.requirements.values()) if (!r.complement && r.values.size) labels[r.key] = [...r.values].sort()[0]!;
     for (const r of c.requirements) if (r.operator === 'In' && r.values.length === 1) labels[r.key] = r.values[0]!;
     Object.assign(labels, c.labels, { [ZONE]: offering.zone, [CAPACITY_TYPE]: offering.capacityType, [INSTANCE_TYPE]: it.name });
+    if (offering.reservationId !== undefined) labels[RESERVATION_ID] = offering.reservationId;
     Object.assign(labels, { 'karpenter.sh/nodepool': pool.name, [HOSTNAME]: name });
     return {
       name,

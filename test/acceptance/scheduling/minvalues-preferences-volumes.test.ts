@@ -7,8 +7,6 @@
 //   need Kubernetes objects; the engine receives resolved volume topology only.
 // - "hostname-or-zone PV alternatives" and "valid multi-volume topology alternative after pruning": dropping
 //   hostname terms and crossing several volumes' alternatives happen where PVCs are resolved, before the engine.
-// - Reserved Instance Types (§11.14): the solver has no reservation manager (reservation capacity counts,
-//   held reservations, ReservedOfferingError), so reserved offerings are not modelled beyond their labels.
 import { describe, expect, it } from 'vitest';
 import type { TopologySpreadConstraint } from '../../../engine/domain/types.ts';
 import { pod, pods } from '../../fixtures/builders.ts';
