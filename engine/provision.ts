@@ -24,6 +24,7 @@ export function provisionInput(s: Snapshot, pending: readonly Pod[], opts: Provi
     pods: pending,
     daemonSets: s.daemonSets,
     options: s.options,
+    ...(s.dra ? { dra: s.dra } : {}),
     ...(opts.wellKnownLabels ? { wellKnownLabels: opts.wellKnownLabels } : {}),
     ...(opts.consolidation ? { consolidation: opts.consolidation } : {}),
     ...(opts.exact ? { exact: true } : {}),
@@ -48,5 +49,6 @@ export function snapshotOf(input: ProvisionInput, now = 0): Snapshot {
     daemonSets: input.daemonSets,
     pdbs: [],
     options: input.options,
+    ...(input.dra ? { dra: input.dra } : {}),
   };
 }
