@@ -7,6 +7,7 @@ import { HOSTNAME_LABEL } from '../scheduling/labels.ts';
 import { isActive, isMirrorPod, isOwnedByDaemonSet, podKey, podValidationError } from '../scheduling/pods.ts';
 import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from '../solver/types.ts';
 import { provisionInput } from '../provision.ts';
+import { draForSimulation } from '../dra/consolidation.ts';
 import { currentlyReschedulable, reschedulablePods } from './pods.ts';
 
 export interface SimContext {
@@ -70,7 +71,12 @@ export async function simulate(s: Snapshot, candidates: readonly StateNode[], ct
     .filter((n) => !names.has(n.name) && (n.markedForDeletion || n.deleting))
     .flatMap((n) => reschedulablePods(n).filter((p) => currentlyReschedulable(p, s.pdbs, s.now)));
   const all = [...pending, ...moved, ...fromDeleting].map(withoutHostnameVolumes);
-  const sim: Snapshot = { ...s, nodes };
+  // DRA: removed nodes' slices are no targets; claims held only by moving pods are freed and re-allocated.
+  const removed = new Set(nodes.filter((n) => n.markedForDeletion || n.deleting).map((n) => n.name));
+  const dra = s.dra && s.options.ignoreDRARequests === false
+    ? draForSimulation(s.dra, removed, new Set([...moved, ...fromDeleting].map((p) => p.uid)))
+    : s.dra;
+  const sim: Snapshot = { ...s, nodes, ...(dra ? { dra } : {}) };
   const opts = {
     ...(ctx.solver ? { solver: ctx.solver } : {}),
     ...(ctx.wellKnownLabels ? { wellKnownLabels: ctx.wellKnownLabels } : {}),
