@@ -4,9 +4,9 @@
 // class is then missing gets a DRA error naming it, so nothing is allocated from a half-understood object.
 import {
   formatFieldError, parseDeviceClass, parseResourceClaim, parseResourceClaimTemplate, parseResourceSlice,
-  type FieldError,
+  type DraState, type FieldError,
 } from '../../engine/index.ts';
-import type { DraState } from '../../engine/domain/dra.ts';
+
 import type { KubeObject } from '../operator/kube.ts';
 import type { Logger } from '../operator/logger.ts';
 
