@@ -49,6 +49,7 @@ function tokenize(src: string): Tok[] {
     }
     const two = src.slice(i, i + 2);
     if (['==', '!=', '<=', '>=', '&&', '||'].includes(two)) { out.push({ t: 'op', v: two }); i += 2; continue; }
+    if (c === '!') throw new Unsupported('negation (!)');
     if ('<>'.includes(c)) { out.push({ t: 'op', v: c }); i++; continue; }
     if ('()[].,-'.includes(c)) { out.push({ t: 'punct', v: c }); i++; continue; }
     throw new Unsupported(`the character ${JSON.stringify(c)}`);
@@ -168,9 +169,9 @@ class Parser {
 
 /** Reduces a CEL expression to predicates, or says why it is outside the supported subset. */
 export function parseSelector(expression: string): DeviceSelector {
+  if (expression.trim() === '') return { expression, unsupported: `an empty expression selects nothing (${SUPPORTED})` };
   try {
     const predicates = new Parser(tokenize(expression)).all();
-    if (!predicates.length) return { expression, unsupported: `an empty expression (${SUPPORTED})` };
     return { expression, predicates };
   } catch (e) {
     if (e instanceof Unsupported) return { expression, unsupported: `${e.message} is outside the supported CEL subset (${SUPPORTED})` };
