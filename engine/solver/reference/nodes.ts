@@ -11,7 +11,7 @@ import { firstUntolerated, formatTaint, isKnownEphemeralTaint, toleratesAll } fr
 import type { DaemonGroup, Template } from './templates.ts';
 import { filterInstanceTypes, minValuesUnmet } from './templates.ts';
 import type { Topology } from './topology.ts';
-import { allocateForNewNode, type DeviceAllocator, type Pick, type PodDra } from '../../dra/allocator.ts';
+import { allocateForNewNode, type DeviceAllocator, type DeviceRef, type Pick, type PodDra } from '../../dra/allocator.ts';
 
 export type AddResult =
   | { ok: true; requirements: Requirements; instanceTypes?: InstanceType[]; picks?: Pick[]; draDrivers?: Map<string, Set<string>> }
@@ -21,6 +21,8 @@ export type AddResult =
 export interface DraContext {
   readonly allocator: DeviceAllocator;
   claimsOf(pod: Pod): PodDra;
+  /** An in-flight node that publishes nothing yet: the devices its instance type will publish. */
+  expectedDevices(node: StateNode): DeviceRef[];
 }
 
 export function hostPortsConflict(a: readonly HostPort[], b: readonly HostPort[]): HostPort | undefined {
@@ -98,7 +100,8 @@ export class ExistingNode {
       const claims = dra?.claimsOf(pod);
       if (claims?.kind === 'error') return { ok: false, reason: claims.reason };
       if (claims?.kind === 'claims') {
-        const a = dra!.allocator.allocate(claims.claims, dra!.allocator.reachable(this.node.name, this.requirements), this.node.name, this.requirements);
+        const candidates = [...dra!.expectedDevices(this.node), ...dra!.allocator.reachable(this.node.name, this.requirements)];
+        const a = dra!.allocator.allocate(claims.claims, candidates, this.node.name, this.requirements, this.node.name);
         if (!a.ok) { last = a.reason; continue; }
         return { ok: true, requirements: out, picks: a.picks };
       }

@@ -63,8 +63,17 @@ export class ReferenceScheduler {
     if (!ignoresDRA(input) && pods.some(hasDRA)) {
       const allocator = new DeviceAllocator(input.dra ?? EMPTY_DRA);
       const cache = new Map<string, PodDra>();
+      const publishing = new Set((input.dra?.resourceSlices ?? []).flatMap((sl) => (sl.nodeName !== undefined ? [sl.nodeName] : [])));
       this.dra = {
         allocator,
+        // Until a launched node initializes (which waits for its drivers' pools), its instance type's device
+        // templates stand for what it will publish, so later batches do not launch more nodes for the same devices.
+        expectedDevices(node) {
+          if (node.initialized || publishing.has(node.name)) return [];
+          const type = node.labels['node.kubernetes.io/instance-type'];
+          const it = (input.instanceTypes.get(node.nodePoolName ?? '') ?? []).find((t) => t.name === type);
+          return it ? allocator.templateDevices(it, node.name) : [];
+        },
         claimsOf(pod) {
           let d = cache.get(pod.uid);
           if (!d) {

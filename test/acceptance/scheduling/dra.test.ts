@@ -87,6 +87,23 @@ eachSolver((s) => {
       const { plan } = c.provision([p]);
       expect(plan.newNodeClaims.map((n) => n.instanceTypes.map((i) => i.name))).toEqual([['gpu-2']]);
     });
+    it("counts an in-flight node's expected devices (its instance type's templates) until it publishes", () => {
+      const c = new Cluster(s, { instanceTypes: [gpu1], options, dra: draState({ deviceClasses: [gpuClass], resourceClaims: [claim('one'), claim('two')] }) });
+      const a = draPod({ name: 'a', claims: [{ name: 'gpu', claim: 'one' }], containerClaims: ['gpu'] });
+      const b = draPod({ name: 'b', claims: [{ name: 'gpu', claim: 'two' }], containerClaims: ['gpu'] });
+      const first = c.provision([a], { bind: false });
+      expect(first.created).toHaveLength(1);
+      const inflight = first.created[0]!.name;
+      const second = c.provision([a, b], { bind: false });
+      expect([...second.plan.existing]).toEqual([[inflight, [a.uid]]]);
+      expect(second.plan.newNodeClaims.map((n) => n.pods)).toEqual([[b.uid]]);
+      // Once the node publishes its own slices, they are what counts (here: a slice without devices).
+      const secondNode = second.created[0]!.name;
+      c.dra = draState({ ...c.dra!, resourceSlices: [nodeLocalSlice(inflight, GPU_DRIVER)] });
+      const third = c.provision([a, b], { bind: false });
+      expect([...third.plan.existing.keys()]).toEqual([secondNode]);
+      expect(third.plan.newNodeClaims).toHaveLength(1);
+    });
     it('uses a free device published by an existing node', () => {
       const c = new Cluster(s, { instanceTypes: [plainIt], options });
       c.provision([pod({ cpu: '100m' })]);
