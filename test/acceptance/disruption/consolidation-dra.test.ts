@@ -12,7 +12,8 @@ import {
   sharedCapacitySlice, claim,
 } from '../../fixtures/dra.ts';
 import { fakeInstanceType } from '../../fixtures/instancetypes.ts';
-import { env, OPTIONS, pool, reference, wellKnown } from './harness.ts';
+import { REQUESTED_DRA_DRIVERS_ANNOTATION } from '../../../engine/domain/dra.ts';
+import { env, OPTIONS, pool, reconcile, reference, wellKnown } from './harness.ts';
 
 const options = { ...OPTIONS, ignoreDRARequests: false };
 const gpuClass = deviceClass('gpu');
@@ -24,7 +25,8 @@ const noGpu = fakeInstanceType({ name: 'no-gpu-it', resources: { cpu: 16000, pod
 
 /** An initialized managed node of the type with 16 CPU / 100 pods allocatable (Karpenter's gpuNodeClaimAndNode). */
 function gpuNode(name: string, it: InstanceType, pods: Pod[] = []): StateNode {
-  return stateNode({ name, instanceType: it, allocatable: { cpu: '16', pods: '100' }, pods });
+  const o = it.offerings.find((x) => x.capacityType === 'on-demand') ?? it.offerings[0]!;
+  return stateNode({ name, instanceType: it, zone: o.zone, capacityType: o.capacityType, allocatable: { cpu: '16', pods: '100' }, pods });
 }
 
 /** A ReplicaSet pod bound to the node, holding a claim allocated to one device (Karpenter's gpuPodOnNode). */
@@ -107,6 +109,27 @@ describe('Consolidation/DRA', () => {
     const greedy = { ...candidateClaim, requests: candidateClaim.requests.map((r) => ({ ...r, capacity: { memory: 13 * 2 ** 30 } })), allocation: { devices: candidateClaim.allocation!.devices.map((d) => ({ ...d, consumedCapacity: { [`${GPU_DRIVER}/memory`]: 10 * 2 ** 30 } })) } };
     const tooBig = await run([noGpu], nodes, slices, [liveClaim, greedy], ['candidate-node']);
     expect(allNonPendingScheduled(tooBig)).toBe(false);
+  });
+
+  it('consolidates two one-GPU nodes into one two-GPU replacement through disrupt()', async () => {
+    // Multi-node consolidation never replaces nodes by their own type (filterOutSameInstanceType): the
+    // candidates are one-GPU nodes and only the two-GPU type can take both claims.
+    const it1 = gpuInstanceType('gpu-1', 1);
+    const it2 = gpuInstanceType('gpu-2', 2);
+    const a = gpuPodOnNode('node-1', 'gpu-claim-1', nodeLocalPool(GPU_DRIVER, 'node-1'), 'incluster-gpu-0');
+    const b = gpuPodOnNode('node-2', 'gpu-claim-2', nodeLocalPool(GPU_DRIVER, 'node-2'), 'incluster-gpu-0');
+    const s = env({
+      nodePools: [pool()], instanceTypes: [it1, it2], options,
+      nodes: [gpuNode('node-1', it1, [a.pod]), gpuNode('node-2', it1, [b.pod])],
+      dra: draState({ deviceClasses: [gpuClass], resourceSlices: [nodeLocalSlice('node-1', GPU_DRIVER, 'incluster-gpu-0'), nodeLocalSlice('node-2', GPU_DRIVER, 'incluster-gpu-0')], resourceClaims: [a.claim, b.claim] }),
+    });
+    const { decision } = await reconcile(s);
+    expect(decision.kind).toBe('replace');
+    if (decision.kind !== 'replace') return;
+    expect(decision.candidates.map((c) => c.name).sort()).toEqual(['node-1', 'node-2']);
+    expect(decision.replacements).toHaveLength(1);
+    expect(decision.replacements[0]!.instanceTypes.map((o) => o.name)).toEqual(['gpu-2']);
+    expect(decision.replacements[0]!.annotations).toEqual({ [REQUESTED_DRA_DRIVERS_ANNOTATION]: GPU_DRIVER });
   });
 
   it('keeps the candidate pod unscheduled when claims are ignored (IgnoreDRARequests=true)', async () => {
