@@ -9,6 +9,7 @@ import {
 
 import type { KubeObject } from '../operator/kube.ts';
 import type { Logger } from '../operator/logger.ts';
+import type { Change } from './changes.ts';
 
 export type DraKind = 'ResourceSlice' | 'ResourceClaim' | 'ResourceClaimTemplate' | 'DeviceClass';
 
@@ -28,7 +29,7 @@ export class DraObjects {
   private cached: DraState | undefined;
   private readonly reported = new Set<string>();
 
-  constructor(private readonly log: Logger) {}
+  constructor(private readonly log: Logger, private readonly changed: (c: Change) => void = () => {}) {}
 
   apply(kind: DraKind, obj: KubeObject): void {
     const key = keyOf(obj);
@@ -40,10 +41,13 @@ export class DraObjects {
       return;
     }
     this.objects[kind].set(key, r.value);
+    this.changed({ kind, type: 'upsert', name: obj.metadata.name!, ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}), obj });
   }
 
   remove(kind: DraKind, obj: KubeObject): void {
-    if (this.objects[kind].delete(keyOf(obj))) this.cached = undefined;
+    if (!this.objects[kind].delete(keyOf(obj))) return;
+    this.cached = undefined;
+    this.changed({ kind, type: 'delete', name: obj.metadata.name!, ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}), obj });
   }
 
   state(): DraState {

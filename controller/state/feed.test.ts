@@ -31,6 +31,8 @@ describe('DRA informers', () => {
     const log = newLogger({ level: 'silent' });
     for (const dra of [false, true]) {
       const { cluster, informers } = newClusterState({ kube: new KubeClient(kc), kubeConfig: kc, clock: realClock, log, dra });
+      const kinds = new Set<string>();
+      stops.push(cluster.subscribe((c) => { kinds.add(c.kind); }));
       stops.push(() => informers.stop());
       await informers.start();
       await until(() => informers.listed());
@@ -39,6 +41,8 @@ describe('DRA informers', () => {
       expect(s.deviceClasses.map((x) => x.name)).toEqual(dra ? ['gpu'] : []);
       expect(s.resourceClaims.map((x) => x.name)).toEqual(dra ? ['c'] : []);
       expect(informers.status().some((x) => x.kind === 'ResourceSlice')).toBe(dra);
+      // Subscribers hear about DRA objects (the provisioner opens a batch on ResourceSlice / DeviceClass upserts).
+      expect(['ResourceSlice', 'ResourceClaim', 'DeviceClass'].every((k) => kinds.has(k))).toBe(dra);
     }
   });
 });

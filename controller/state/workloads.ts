@@ -28,7 +28,7 @@ export class Workloads {
   readonly dra: DraObjects;
 
   constructor(private readonly deps: { log: Logger; changed: (c: Change) => void }) {
-    this.dra = new DraObjects(deps.log);
+    this.dra = new DraObjects(deps.log, deps.changed);
   }
 
   applyPod(obj: KubeObject): void {
