@@ -7,7 +7,6 @@ import { HOSTNAME_LABEL } from '../scheduling/labels.ts';
 import { isActive, isMirrorPod, isOwnedByDaemonSet, podKey, podValidationError } from '../scheduling/pods.ts';
 import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from '../solver/types.ts';
 import { provisionInput } from '../provision.ts';
-import { draForSimulation } from '../dra/consolidation.ts';
 import { currentlyReschedulable, reschedulablePods } from './pods.ts';
 
 export interface SimContext {
@@ -71,12 +70,9 @@ export async function simulate(s: Snapshot, candidates: readonly StateNode[], ct
     .filter((n) => !names.has(n.name) && (n.markedForDeletion || n.deleting))
     .flatMap((n) => reschedulablePods(n).filter((p) => currentlyReschedulable(p, s.pdbs, s.now)));
   const all = [...pending, ...moved, ...fromDeleting].map(withoutHostnameVolumes);
-  // DRA: removed nodes' slices are no targets; claims held only by moving pods are freed and re-allocated.
-  const removed = new Set(nodes.filter((n) => n.markedForDeletion || n.deleting).map((n) => n.name));
-  const dra = s.dra && s.options.ignoreDRARequests === false
-    ? draForSimulation(s.dra, removed, new Set([...moved, ...fromDeleting].map((p) => p.uid)))
-    : s.dra;
-  const sim: Snapshot = { ...s, nodes, ...(dra ? { dra } : {}) };
+  // DRA: the candidates are marked for deletion, so provisionInput frees what their moving pods hold and
+  // leaves their slices out (engine/provision.ts).
+  const sim: Snapshot = { ...s, nodes };
   const opts = {
     ...(ctx.solver ? { solver: ctx.solver } : {}),
     ...(ctx.wellKnownLabels ? { wellKnownLabels: ctx.wellKnownLabels } : {}),

@@ -13,6 +13,7 @@ import {
 } from '../../fixtures/dra.ts';
 import { fakeInstanceType } from '../../fixtures/instancetypes.ts';
 import { REQUESTED_DRA_DRIVERS_ANNOTATION } from '../../../engine/domain/dra.ts';
+import { provision } from '../../../engine/provision.ts';
 import { env, OPTIONS, pool, reconcile, reference, wellKnown } from './harness.ts';
 
 const options = { ...OPTIONS, ignoreDRARequests: false };
@@ -130,6 +131,20 @@ describe('Consolidation/DRA', () => {
     expect(decision.replacements).toHaveLength(1);
     expect(decision.replacements[0]!.instanceTypes.map((o) => o.name)).toEqual(['gpu-2']);
     expect(decision.replacements[0]!.annotations).toEqual({ [REQUESTED_DRA_DRIVERS_ANNOTATION]: GPU_DRIVER });
+  });
+
+  it("provisioning re-plans a deleting node's DRA pod with its claim freed", async () => {
+    const it1 = gpuInstanceType('gpu-it', 1);
+    const { pod, claim: held } = gpuPodOnNode('node-a', 'gpu-claim', nodeLocalPool(GPU_DRIVER, 'node-a'), 'incluster-gpu-0');
+    const deleting = { ...gpuNode('node-a', it1, [pod]), deleting: true };
+    const s = env({ nodePools: [pool()], instanceTypes: [it1], nodes: [deleting], options, dra: draState({ deviceClasses: [gpuClass], resourceSlices: [nodeLocalSlice('node-a', GPU_DRIVER, 'incluster-gpu-0')], resourceClaims: [held] }) });
+    const plan = await provision(s, [deleting.pods[0]!], { solver: reference, wellKnownLabels: wellKnown });
+    expect(plan.unschedulable).toEqual([]);
+    expect(plan.newNodeClaims.map((n) => n.pods)).toEqual([[pod.uid]]);
+    // The same pod on a node that stays keeps its claim where it is: nowhere else to go.
+    const staying = gpuNode('node-a', it1, [pod]);
+    const kept = await provision({ ...s, nodes: [staying] }, [staying.pods[0]!], { solver: reference, wellKnownLabels: wellKnown });
+    expect(kept.newNodeClaims).toEqual([]);
   });
 
   it('keeps the candidate pod unscheduled when claims are ignored (IgnoreDRARequests=true)', async () => {
