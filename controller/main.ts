@@ -98,6 +98,7 @@ export function engineOptionsOf(o: ResolvedOptions): EngineOptions {
     ...DEFAULT_ENGINE_OPTIONS,
     preferencePolicy: o.preferencePolicy,
     minValuesPolicy: o.minValuesPolicy,
+    ignoreDRARequests: o.ignoreDRARequests,
     featureGates: { spotToSpotConsolidation: o.featureGates.spotToSpotConsolidation, reservedCapacity: o.featureGates.reservedCapacity },
   };
 }
@@ -112,7 +113,7 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   // Shut until this replica leads (with leader election); see operator/fence.ts.
   const fence = new Fence(election ? 'this replica is not the leader' : undefined);
   const kube = new KubeClient(deps.kubeConfig, { activity, guard: (method, path) => fence.check(`${method} ${path}`) });
-  const { cluster, informers } = newClusterState({ kube, kubeConfig: deps.kubeConfig, clock, log, ...(deps.informerBackoff ? { backoff: deps.informerBackoff } : {}) });
+  const { cluster, informers } = newClusterState({ kube, kubeConfig: deps.kubeConfig, clock, log, dra: !options.ignoreDRARequests, ...(deps.informerBackoff ? { backoff: deps.informerBackoff } : {}) });
   const nodeClass = (name: string) => cluster.nodeClass(name)?.nodeClass;
   const cloudProvider = await deps.cloudProvider({ options, clock, log: log.child({ component: 'cloudprovider' }), cluster, nodeClass, kube, metrics });
   const fenced = withFence(cloudProvider, fence);

@@ -1,6 +1,7 @@
 // engine.provision: where pending pods go and which NodeClaims to launch, for a snapshot of the cluster.
 import type { Pod, Snapshot } from './domain/types.ts';
 import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from './solver/types.ts';
+import { draForSimulation } from './dra/consolidation.ts';
 import { WasmSolver } from './solver/wasm.ts';
 
 export interface ProvisionOptions {
@@ -18,7 +19,21 @@ export interface ProvisionOptions {
 
 let defaultSolver: ProvisionSolver | undefined;
 
+/**
+ * The DRA objects a solve sees (IgnoreDRARequests=false): nodes going away (deleting, or marked by a disruption
+ * command or simulation) publish nothing, and claims held only by pods moving off them are freed, so those
+ * pods' claims are allocated again where they land (engine/dra/consolidation.ts).
+ */
+function draFor(s: Snapshot, pending: readonly Pod[]): Snapshot['dra'] {
+  if (!s.dra || s.options.ignoreDRARequests !== false) return s.dra;
+  const removed = new Set(s.nodes.filter((n) => n.markedForDeletion || n.deleting).map((n) => n.name));
+  if (!removed.size) return s.dra;
+  const moving = new Set(pending.filter((p) => p.nodeName !== undefined && removed.has(p.nodeName)).map((p) => p.uid));
+  return draForSimulation(s.dra, removed, moving);
+}
+
 export function provisionInput(s: Snapshot, pending: readonly Pod[], opts: ProvisionOptions = {}): ProvisionInput {
+  const dra = draFor(s, pending);
   return {
     nodePools: s.nodePools,
     instanceTypes: s.instanceTypes,
@@ -26,6 +41,7 @@ export function provisionInput(s: Snapshot, pending: readonly Pod[], opts: Provi
     pods: pending,
     daemonSets: s.daemonSets,
     options: s.options,
+    ...(dra ? { dra } : {}),
     ...(opts.wellKnownLabels ? { wellKnownLabels: opts.wellKnownLabels } : {}),
     ...(opts.consolidation ? { consolidation: opts.consolidation } : {}),
     ...(opts.exact ? { exact: true } : {}),
@@ -51,5 +67,6 @@ export function snapshotOf(input: ProvisionInput, now = 0): Snapshot {
     daemonSets: input.daemonSets,
     pdbs: [],
     options: input.options,
+    ...(input.dra ? { dra: input.dra } : {}),
   };
 }

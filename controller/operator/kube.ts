@@ -63,6 +63,10 @@ export const KINDS = {
   NodeClaim: { group: 'karpenter.sh', version: 'v1', plural: 'nodeclaims', namespaced: false },
   EC2NodeClass: { group: 'karpenter.k8s.aws', version: 'v1', plural: 'ec2nodeclasses', namespaced: false },
   Lease: { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', namespaced: true },
+  ResourceSlice: { group: 'resource.k8s.io', version: 'v1', plural: 'resourceslices', namespaced: false },
+  ResourceClaim: { group: 'resource.k8s.io', version: 'v1', plural: 'resourceclaims', namespaced: true },
+  ResourceClaimTemplate: { group: 'resource.k8s.io', version: 'v1', plural: 'resourceclaimtemplates', namespaced: true },
+  DeviceClass: { group: 'resource.k8s.io', version: 'v1', plural: 'deviceclasses', namespaced: false },
 } as const satisfies Record<string, KindInfo>;
 
 export type Kind = keyof typeof KINDS;

@@ -41,6 +41,16 @@ describe('resolveOptions', () => {
     expect(problems(['--leader-election-name='])).toEqual(['--leader-election-name must not be empty']);
   });
 
+  it("ignores DRA requests by default, as Karpenter's IGNORE_DRA_REQUESTS, and passes the option to the engine", async () => {
+    expect(resolveOptions([], {}).ignoreDRARequests).toBe(true);
+    expect(resolveOptions([], { IGNORE_DRA_REQUESTS: 'false' }).ignoreDRARequests).toBe(false);
+    expect(resolveOptions(['--ignore-dra-requests=false'], { IGNORE_DRA_REQUESTS: 'true' }).ignoreDRARequests).toBe(false);
+    expect(problems([], { IGNORE_DRA_REQUESTS: 'no' })).toEqual(['IGNORE_DRA_REQUESTS (--ignore-dra-requests) must be true or false, got "no"']);
+    const { engineOptionsOf } = await import('../main.ts');
+    expect(engineOptionsOf(resolveOptions([], { IGNORE_DRA_REQUESTS: 'false' })).ignoreDRARequests).toBe(false);
+    expect(engineOptionsOf(resolveOptions([], {})).ignoreDRARequests).toBe(true);
+  });
+
   it('says that the batch max duration must not be shorter than the idle duration', () => {
     expect(problems(['--batch-max-duration=500ms'])).toEqual(['--batch-max-duration (500ms) must be >= --batch-idle-duration (1s)']);
   });

@@ -26,6 +26,8 @@ export interface ResolvedOptions {
   readonly featureGates: FeatureGates;
   readonly preferencePolicy: 'Respect' | 'Ignore';
   readonly minValuesPolicy: 'Strict' | 'BestEffort';
+  /** Karpenter's IGNORE_DRA_REQUESTS: pods with DRA resource claims are not provisioned (default true). */
+  readonly ignoreDRARequests: boolean;
   /** A kubeconfig file; empty = in-cluster config, else the default kubeconfig loading rules. */
   readonly kubeconfig: string;
   /** SQS queue for interruption events (the AWS provider reads it); empty = no interruption handling. */
@@ -77,6 +79,7 @@ export const OPTION_SPECS: readonly Spec[] = [
   { flag: 'feature-gates', env: 'FEATURE_GATES', kind: 'gates', default: 'SpotToSpotConsolidation=false,NodeRepair=false,ReservedCapacity=true,NodeOverlay=false,StaticCapacity=false,CapacityBuffer=false', help: 'Optional features, as Name=true|false pairs separated by commas' },
   { flag: 'preference-policy', env: 'PREFERENCE_POLICY', kind: 'enum', default: 'Respect', values: ['Respect', 'Ignore'], help: 'Whether preferred affinities and ScheduleAnyway spreads count when provisioning' },
   { flag: 'min-values-policy', env: 'MIN_VALUES_POLICY', kind: 'enum', default: 'Strict', values: ['Strict', 'BestEffort'], help: 'What to do when a NodePool\'s minValues cannot be met' },
+  { flag: 'ignore-dra-requests', env: 'IGNORE_DRA_REQUESTS', kind: 'bool', default: 'true', help: 'Leave pods with Dynamic Resource Allocation claims unprovisioned; false simulates device allocation from ResourceSlices (docs/solver.md, DRA)' },
   { flag: 'kubeconfig', env: 'KUBECONFIG', kind: 'string', default: '', help: 'Path to a kubeconfig (default: in-cluster, then ~/.kube/config)' },
   { flag: 'interruption-queue', env: 'INTERRUPTION_QUEUE', kind: 'string', default: '', help: 'SQS queue name for spot interruption and health events' },
   { flag: 'cluster-endpoint', env: 'CLUSTER_ENDPOINT', kind: 'string', default: '', help: 'API server URL for node user data (required with the AWS provider)' },
@@ -193,6 +196,7 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     featureGates: Object.freeze(values['feature-gates'] as FeatureGates),
     preferencePolicy: values['preference-policy'] as 'Respect' | 'Ignore',
     minValuesPolicy: values['min-values-policy'] as 'Strict' | 'BestEffort',
+    ignoreDRARequests: values['ignore-dra-requests'] as boolean,
     kubeconfig: values['kubeconfig'] as string,
     interruptionQueue: values['interruption-queue'] as string,
     clusterEndpoint: values['cluster-endpoint'] as string,

@@ -3,7 +3,8 @@
 import { formatFieldError, type EC2NodeClass, type FieldError, type NodePool } from '../../engine/index.ts';
 import type { KubeObject } from '../operator/kube.ts';
 
-export type ChangeKind = 'Node' | 'NodeClaim' | 'Pod' | 'NodePool' | 'EC2NodeClass' | 'DaemonSet' | 'PodDisruptionBudget';
+export type ChangeKind = 'Node' | 'NodeClaim' | 'Pod' | 'NodePool' | 'EC2NodeClass' | 'DaemonSet' | 'PodDisruptionBudget'
+  | 'ResourceSlice' | 'ResourceClaim' | 'ResourceClaimTemplate' | 'DeviceClass';
 
 export interface Change {
   readonly kind: ChangeKind;

@@ -12,6 +12,8 @@ export interface ClusterStateDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly backoff?: Backoff;
+  /** Watch the DRA objects (resource.k8s.io/v1): only needed when IGNORE_DRA_REQUESTS is false. */
+  readonly dra?: boolean;
 }
 
 export function newClusterState(deps: ClusterStateDeps): { cluster: Cluster; informers: Informers } {
@@ -25,5 +27,12 @@ export function newClusterState(deps: ClusterStateDeps): { cluster: Cluster; inf
   informers.add('DaemonSet', { apply: (o) => w.applyDaemonSet(o), remove: (o) => w.removeDaemonSet(o) });
   informers.add('Pod', { apply: (o) => w.applyPod(o), remove: (o) => w.removePod(o) });
   informers.add('PodDisruptionBudget', { apply: (o) => w.applyPdb(o), remove: (o) => w.removePdb(o) });
+  if (deps.dra) {
+    const dra = cluster.workloads.dra;
+    informers.add('ResourceSlice', { apply: (o) => dra.apply('ResourceSlice', o), remove: (o) => dra.remove('ResourceSlice', o) });
+    informers.add('ResourceClaim', { apply: (o) => dra.apply('ResourceClaim', o), remove: (o) => dra.remove('ResourceClaim', o) });
+    informers.add('ResourceClaimTemplate', { apply: (o) => dra.apply('ResourceClaimTemplate', o), remove: (o) => dra.remove('ResourceClaimTemplate', o) });
+    informers.add('DeviceClass', { apply: (o) => dra.apply('DeviceClass', o), remove: (o) => dra.remove('DeviceClass', o) });
+  }
   return { cluster, informers };
 }

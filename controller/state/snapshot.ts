@@ -56,5 +56,6 @@ export async function buildSnapshot(deps: { cluster: Cluster; cloudProvider: Clo
     daemonSets: cluster.workloads.daemonSetList(),
     pdbs: cluster.workloads.pdbList(),
     options,
+    ...(options.ignoreDRARequests === false ? { dra: cluster.workloads.dra.state() } : {}),
   };
 }

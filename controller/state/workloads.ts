@@ -8,6 +8,7 @@ import {
 import type { KubeObject } from '../operator/kube.ts';
 import type { Logger } from '../operator/logger.ts';
 import type { Change } from './changes.ts';
+import { DraObjects } from './dra.ts';
 
 const keyOf = (o: KubeObject): string => `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`;
 const nodeNameOf = (o: KubeObject): string | undefined => (o.spec as { nodeName?: string } | undefined)?.nodeName || undefined;
@@ -23,8 +24,12 @@ export class Workloads {
   private readonly byNode = new Map<string, Set<string>>();
   private readonly daemonSets = new Map<string, DaemonSetEntry>();
   private readonly pdbs = new Map<string, { obj: KubeObject; pdb?: PodDisruptionBudget }>();
+  /** DRA objects (watched only when IGNORE_DRA_REQUESTS is false). */
+  readonly dra: DraObjects;
 
-  constructor(private readonly deps: { log: Logger; changed: (c: Change) => void }) {}
+  constructor(private readonly deps: { log: Logger; changed: (c: Change) => void }) {
+    this.dra = new DraObjects(deps.log, deps.changed);
+  }
 
   applyPod(obj: KubeObject): void {
     const key = keyOf(obj);

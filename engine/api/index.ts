@@ -13,6 +13,7 @@ export { requirementProblem } from './problems.ts';
 export { admit, crdFor, isValidatedObject, validateObject, validateUpdate, type ValidatedKind } from './validate.ts';
 export { listItems, parseObject, parseText, type ParsedObject, type ParseOptions, type TextEntry } from './objects.ts';
 export { parsePod, type PodOptions } from './pod.ts';
+export { parseDeviceClass, parseResourceClaim, parseResourceClaimTemplate, parseResourceSlice } from './dra.ts';
 export { parseNode, type NodeInfo } from './node.ts';
 export { parseNodePool, type NodePoolOptions } from './nodepool.ts';
 export { condition, conditionTrue, parseNodeClaim, type Condition, type NodeClaimInfo } from './nodeclaim.ts';

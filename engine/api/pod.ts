@@ -1,5 +1,6 @@
 // Pod (v1) -> domain Pod: identity, effective requests (+ pods: 1), host ports, scheduling constraints,
 // ownership and the status bits the scheduler and disruption read.
+import type { PodResourceClaim } from '../domain/dra.ts';
 import type { HostPort, OwnerRef, Pod, PodPhase } from '../domain/types.ts';
 import { at, Decoder, type Obj } from './decode.ts';
 import { fail, isRecord, objectRef, ok, type PathSeg, type Result } from './errors.ts';
@@ -64,6 +65,10 @@ export function decodePod(d: Decoder, o: Obj, path: readonly PathSeg[], opts: Po
   const ready = conds.find((c) => c['type'] === 'Ready');
   if (ready) pod['ready'] = ready['status'] === 'True';
   if (conds.some((c) => c['type'] === 'PodScheduled' && c['status'] === 'False' && c['reason'] === 'Unschedulable')) pod['unschedulable'] = true;
+  const claims = resourceClaims(d, spec, status, [...path]);
+  if (claims.length) pod['resourceClaims'] = claims;
+  const containerClaims = containerClaimNames(d, spec, sp);
+  if (containerClaims.length) pod['containerClaims'] = containerClaims;
   const pvcs = pvcNames(d, spec, sp, name);
   if (pvcs.length > 0) pod['pvcNames'] = pvcs;
   set(pod, 'ignoredReason', ignoredReason(pod as unknown as Pod));
@@ -100,6 +105,46 @@ function owner(d: Decoder, v: unknown, path: readonly PathSeg[]): OwnerRef | und
     return ref as unknown as OwnerRef;
   });
   return refs.find((r) => r.controller) ?? refs[0];
+}
+
+/**
+ * spec.resourceClaims (DRA): each names a ResourceClaim or a ResourceClaimTemplate; for templates the claim
+ * generated for this pod is read from status.resourceClaimStatuses.
+ */
+function resourceClaims(d: Decoder, spec: Obj | undefined, status: Obj | undefined, path: PathSeg[]): PodResourceClaim[] {
+  const sp = [...path, 'spec', 'resourceClaims'];
+  const generated = new Map<string, string>();
+  d.arr(at(status, 'resourceClaimStatuses'), [...path, 'status', 'resourceClaimStatuses']).forEach((x, i) => {
+    const xp = [...path, 'status', 'resourceClaimStatuses', i];
+    const o = d.obj(x, xp);
+    const n = d.reqStr(at(o, 'name'), [...xp, 'name']);
+    const c = d.str(at(o, 'resourceClaimName'), [...xp, 'resourceClaimName']);
+    if (c) generated.set(n, c);
+  });
+  return d.arr(at(spec, 'resourceClaims'), sp).map((x, i) => {
+    const o = d.obj(x, [...sp, i]);
+    const name = d.reqStr(at(o, 'name'), [...sp, i, 'name']);
+    const claim = d.str(at(o, 'resourceClaimName'), [...sp, i, 'resourceClaimName']) || undefined;
+    const tmpl = d.str(at(o, 'resourceClaimTemplateName'), [...sp, i, 'resourceClaimTemplateName']) || undefined;
+    if ((claim === undefined) === (tmpl === undefined)) d.err([...sp, i], 'must set exactly one of resourceClaimName and resourceClaimTemplateName');
+    const gen = generated.get(name);
+    return { name, ...(claim ? { resourceClaimName: claim } : {}), ...(tmpl ? { resourceClaimTemplateName: tmpl } : {}), ...(tmpl && gen ? { generatedClaimName: gen } : {}) };
+  });
+}
+
+/** Claim names containers and init containers list in resources.claims. */
+function containerClaimNames(d: Decoder, spec: Obj | undefined, sp: readonly PathSeg[]): string[] {
+  const out = new Set<string>();
+  for (const kind of ['initContainers', 'containers']) {
+    d.arr(at(spec, kind), [...sp, kind]).forEach((c, i) => {
+      const rp = [...sp, kind, i, 'resources', 'claims'];
+      d.arr(at(d.obj(at(c as Obj, 'resources'), [...sp, kind, i, 'resources']), 'claims'), rp).forEach((x, j) => {
+        const n = d.reqStr(at(d.obj(x, [...rp, j]), 'name'), [...rp, j, 'name']);
+        if (n) out.add(n);
+      });
+    });
+  }
+  return [...out].sort();
 }
 
 /** PVCs the pod mounts, including generic ephemeral volumes (named <pod>-<volume>). */

@@ -32,7 +32,7 @@ export function nodeSelectorRequirements(d: Decoder, v: unknown, path: P, karpen
   return d.arr(v, path).flatMap((x, i) => nodeSelectorRequirement(d, x, [...path, i], karpenter) ?? []);
 }
 
-function nodeSelectorTerm(d: Decoder, v: unknown, path: P): NodeSelectorTerm {
+export function nodeSelectorTerm(d: Decoder, v: unknown, path: P): NodeSelectorTerm {
   const o = d.obj(v, path);
   const matchExpressions = nodeSelectorRequirements(d, at(o, 'matchExpressions'), [...path, 'matchExpressions']);
   const fields = at(o, 'matchFields');

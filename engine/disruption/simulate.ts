@@ -70,6 +70,8 @@ export async function simulate(s: Snapshot, candidates: readonly StateNode[], ct
     .filter((n) => !names.has(n.name) && (n.markedForDeletion || n.deleting))
     .flatMap((n) => reschedulablePods(n).filter((p) => currentlyReschedulable(p, s.pdbs, s.now)));
   const all = [...pending, ...moved, ...fromDeleting].map(withoutHostnameVolumes);
+  // DRA: the candidates are marked for deletion, so provisionInput frees what their moving pods hold and
+  // leaves their slices out (engine/provision.ts).
   const sim: Snapshot = { ...s, nodes };
   const opts = {
     ...(ctx.solver ? { solver: ctx.solver } : {}),

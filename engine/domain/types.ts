@@ -2,6 +2,7 @@
 // (engine/api parses Kubernetes objects into these). Everything is readonly data; quantities are integers
 // in the units of resources.ts, times are milliseconds since the epoch, durations are milliseconds and
 // prices are US dollars per hour (the solver compares them as integer micro-dollars, see money.ts).
+import type { DeviceTemplate, DraState, PodResourceClaim } from './dra.ts';
 import type { Resources } from './resources.ts';
 export type { Resources };
 
@@ -167,6 +168,10 @@ export interface Pod {
   readonly pvcNames?: readonly string[];
   /** Set when the pod cannot be provisioned for a reason found at the boundary (a PVC problem, DRA). */
   readonly ignoredReason?: string;
+  /** spec.resourceClaims (Dynamic Resource Allocation), with generated claim names from the status. */
+  readonly resourceClaims?: readonly PodResourceClaim[];
+  /** Claim names listed in containers[]/initContainers[].resources.claims. */
+  readonly containerClaims?: readonly string[];
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -209,6 +214,11 @@ export interface InstanceType {
   /** capacity - overhead, per resource present in capacity. */
   readonly allocatable: Resources;
   readonly offerings: readonly Offering[];
+  /**
+   * DRA devices a node of this type publishes once running (Karpenter's ResourceSlice templates). When absent
+   * the engine derives NVIDIA GPUs from `nvidia.com/gpu` capacity (engine/dra/templates.ts).
+   */
+  readonly deviceTemplates?: readonly DeviceTemplate[];
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -371,6 +381,11 @@ export interface EngineOptions {
   };
   /** Instance types kept on a new NodeClaim (Karpenter: 600). */
   readonly maxInstanceTypes: number;
+  /**
+   * Karpenter's IGNORE_DRA_REQUESTS (default true): pods with resource claims are not provisioned and daemon
+   * pods with claims are left out of daemonset overhead. false: claims are allocated in simulation.
+   */
+  readonly ignoreDRARequests?: boolean;
 }
 
 export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
@@ -378,6 +393,7 @@ export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
   minValuesPolicy: 'Strict',
   featureGates: { spotToSpotConsolidation: false, reservedCapacity: true },
   maxInstanceTypes: 600,
+  ignoreDRARequests: true,
 };
 
 /** Everything one decision needs. Built by the controller (or a what-if job), never by the engine. */
@@ -394,4 +410,6 @@ export interface Snapshot {
   readonly daemonSets: readonly DaemonSet[];
   readonly pdbs: readonly PodDisruptionBudget[];
   readonly options: EngineOptions;
+  /** DeviceClasses, ResourceSlices, ResourceClaims and ResourceClaimTemplates (absent: none). */
+  readonly dra?: DraState;
 }

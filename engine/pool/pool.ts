@@ -9,6 +9,8 @@ import { decodeProvision } from '../abi/decode.ts';
 import { encodeProvision } from '../abi/encode.ts';
 import type { BoundModel } from '../bound/model.ts';
 import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from '../solver/types.ts';
+import { draRoute, withDraErrors } from '../solver/dra.ts';
+import { solveReference } from '../solver/reference/scheduler.ts';
 import { solverModule, type Build } from '../solver/wasm.ts';
 
 export interface PoolOptions {
@@ -146,10 +148,15 @@ export class PooledSolver implements ProvisionSolver {
   readonly name = 'wasm-pool';
   constructor(private readonly pool: SolverPool, private readonly opts: { improve?: boolean; improveMs?: number } & CallOptions = {}) {}
 
-  async solve(input: ProvisionInput): Promise<ProvisionPlan> {
+  async solve(full: ProvisionInput): Promise<ProvisionPlan> {
+    // DRA (engine/solver/dra.ts): claims ignored -> solve without those pods; simulated -> the reference solver.
+    const route = draRoute(full);
+    if (route.kind === 'reference') return solveReference(full);
+    const input = route.kind === 'stripped' ? route.input : full;
     const improve = !input.exact && (this.opts.improve ?? true);
     const { block, ctx } = encodeProvision(input, { improve, improveMs: this.opts.improveMs ?? 200 });
     const result = await this.pool.runBlock(block, ctx.keys.setBytes, this.opts);
-    return decodeProvision(ctx, result);
+    const plan = decodeProvision(ctx, result);
+    return route.kind === 'stripped' ? withDraErrors(plan, route.errors) : plan;
   }
 }

@@ -1,6 +1,7 @@
 // The contract every provisioning solver implements: the TypeScript reference (Karpenter's algorithm,
 // slow and obvious), the WebAssembly solver (the same algorithm, fast, plus an improvement phase) and
 // the pooled solver (the wasm solver in a worker). Tests and benchmarks run them side by side.
+import type { DraState } from '../domain/dra.ts';
 import type {
   DaemonSet, EngineOptions, InstanceType, NodePool, NodeSelectorRequirement, Pod, Resources, StateNode, Taint,
 } from '../domain/types.ts';
@@ -35,6 +36,8 @@ export interface ProvisionInput {
    * round). Fallback (disruption simulations): the NodeClaim goes on without the reservation.
    */
   readonly reservedOfferingMode?: 'Strict' | 'Fallback';
+  /** DRA objects, used when options.ignoreDRARequests is false (absent: none). */
+  readonly dra?: DraState;
 }
 
 export interface InstanceTypeOption {
@@ -61,6 +64,8 @@ export interface NewNodeClaimPlan {
   readonly price: number;
   /** minValues were relaxed under MinValuesPolicy BestEffort. */
   readonly minValuesRelaxed?: boolean;
+  /** Annotations finalisation adds (karpenter.sh/requested-dra-drivers for NodeClaims whose pods take node-local devices). */
+  readonly annotations?: Readonly<Record<string, string>>;
 }
 
 export interface PodError {

@@ -4,6 +4,8 @@ import { ABI_VERSION } from '../../solver-as/abi.ts';
 import { debugWasmBase64, releaseWasmBase64 } from '../../solver-as/build/embedded.ts';
 import { decodeProvision, resultSize } from '../abi/decode.ts';
 import { encodeProvision } from '../abi/encode.ts';
+import { draRoute, withDraErrors } from './dra.ts';
+import { solveReference } from './reference/scheduler.ts';
 import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from './types.ts';
 
 export type Build = 'release' | 'debug';
@@ -87,7 +89,16 @@ export class WasmSolver implements ProvisionSolver {
     return (this.x ??= instantiateSolver(solverModule(this.opts.build ?? 'release')));
   }
 
-  solve(input: ProvisionInput): ProvisionPlan {
+  solve(full: ProvisionInput): ProvisionPlan {
+    // DRA (engine/solver/dra.ts): claims ignored -> solve without those pods; simulated -> the reference solver.
+    const route = draRoute(full);
+    if (route.kind === 'reference') return solveReference(full);
+    const input = route.kind === 'stripped' ? route.input : full;
+    const plan = this.solveEncoded(input);
+    return route.kind === 'stripped' ? withDraErrors(plan, route.errors) : plan;
+  }
+
+  private solveEncoded(input: ProvisionInput): ProvisionPlan {
     const improve = !input.exact && (this.opts.improve ?? true);
     const { block, ctx } = encodeProvision(input, { improve, improveMs: this.opts.improveMs ?? 200 });
     const result = runBlock(this.exports(), block, ctx.keys.setBytes);

@@ -250,7 +250,9 @@ export function verifyPlan(input: ProvisionInput, plan: ProvisionPlan): Violatio
       for (const o of offerings) {
         const labels = { ...pool.template.labels, ...c.labels, ...claimLabels(c), ...typeLabels(it, o), 'karpenter.sh/nodepool': pool.name };
         const need = sumRequests(pods);
-        const overhead = daemonOverhead(input.daemonSets, pool, labels);
+        // IgnoreDRARequests (default): daemon pods with resource claims add no overhead (spec §2.10).
+        const daemons = input.options.ignoreDRARequests === false ? input.daemonSets : input.daemonSets.filter((d) => !(d.pod.resourceClaims?.length || d.pod.containerClaims?.length));
+        const overhead = daemonOverhead(daemons, pool, labels);
         for (const [k, val] of Object.entries(overhead)) need[k] = (need[k] ?? 0) + val;
         const over = exceeds(need, it.allocatable);
         if (over) { v('fit', `${where}: pods and daemonsets do not fit ${opt.name}: ${over}`); break; }

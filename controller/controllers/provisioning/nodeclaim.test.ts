@@ -51,6 +51,13 @@ describe('nodeClaimFor', () => {
     });
   });
 
+  it('carries the plan\'s karpenter.sh/requested-dra-drivers annotation', () => {
+    const obj = poolObj();
+    const nc = nodeClaimFor({ ...plan, annotations: { 'karpenter.sh/requested-dra-drivers': 'gpu.nvidia.com' } }, parsed(obj), obj);
+    expect(nc.metadata.annotations).toMatchObject({ 'karpenter.sh/requested-dra-drivers': 'gpu.nvidia.com' });
+    expect(nodeClaimFor(plan, parsed(obj), obj).metadata.annotations).not.toHaveProperty('karpenter.sh/requested-dra-drivers');
+  });
+
   it('stamps the engine\'s template hash, which leaves the requirements out', () => {
     const a = parsed(poolObj());
     const b = parsed(poolObj({ requirements: [] }));

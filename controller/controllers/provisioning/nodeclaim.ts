@@ -32,6 +32,8 @@ export function nodeClaimFor(plan: NewNodeClaimPlan, pool: NodePool, poolObj: Ku
     [NODEPOOL_HASH_ANNOTATION]: nodePoolHash(pool),
     [NODEPOOL_HASH_VERSION_ANNOTATION]: NODEPOOL_HASH_VERSION,
     ...(plan.minValuesRelaxed !== undefined ? { [MIN_VALUES_RELAXED_ANNOTATION]: String(plan.minValuesRelaxed) } : {}),
+    // karpenter.sh/requested-dra-drivers (spec §2.16), when the NodeClaim's pods take node-local DRA devices.
+    ...(plan.annotations ?? {}),
   };
   const spec: Record<string, unknown> = {
     requirements: plan.requirements.map((r) => ({ key: r.key, operator: r.operator, values: [...r.values], ...(r.minValues !== undefined ? { minValues: r.minValues } : {}) })),

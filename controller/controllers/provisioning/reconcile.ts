@@ -43,6 +43,10 @@ function triggers(c: Change): boolean {
     case 'Node':
     case 'NodeClaim':
       return c.type === 'upsert' && Boolean(o.metadata.deletionTimestamp) && !c.old?.metadata.deletionTimestamp;
+    case 'ResourceSlice':
+    case 'DeviceClass':
+      // Devices published (a node's driver came up) or a class changed: pending DRA pods may fit now.
+      return c.type === 'upsert';
     case 'NodePool':
     case 'EC2NodeClass':
       // A new or changed spec, or a readiness flip; status-only writes (usage counts) are not news.

@@ -2,6 +2,7 @@
 // simulation keys removed, the smallest daemonset overhead added to the requests, instance types ordered
 // by price and truncated, instance-type and capacity-type requirements narrowed to what remains.
 import type { EngineOptions, InstanceType, NodeSelectorRequirement, Pod, Requirements, Resources } from '../../domain/types.ts';
+import { REQUESTED_DRA_DRIVERS_ANNOTATION } from '../../domain/dra.ts';
 import { toMicros } from '../../domain/money.ts';
 import { add as addResources } from '../../domain/resources.ts';
 import {
@@ -60,7 +61,14 @@ export function finalizeClaim(c: SimNodeClaim, options: EngineOptions, wellKnown
   const reqs = withReservationRequirements(base, held);
   const its = held.size ? c.instanceTypes.filter((it) => it.offerings.some((o) => offeringAllowed(reqs, o))) : c.instanceTypes;
   const ordered = orderByPrice(reqs, its).slice(0, options.maxInstanceTypes);
-  return claimPlan(c.template, reqs, ordered, c.pods, options, wellKnown);
+  const f = claimPlan(c.template, reqs, ordered, c.pods, options, wellKnown);
+  if (!f.ok || c.draDrivers.size === 0) return f;
+  // §2.16: the drivers whose node-local devices the NodeClaim's pods were allocated, over the types it keeps;
+  // node initialization waits for them to publish (DRADriverPoolsNotPublished).
+  const drivers = new Set<string>();
+  for (const o of ordered) for (const d of c.draDrivers.get(o.it.name) ?? []) drivers.add(d);
+  if (!drivers.size) return f;
+  return { ok: true, claim: { ...f.claim, annotations: { [REQUESTED_DRA_DRIVERS_ANNOTATION]: [...drivers].sort().join(',') } } };
 }
 
 /**

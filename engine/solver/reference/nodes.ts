@@ -12,15 +12,24 @@ import type { DaemonGroup, Template } from './templates.ts';
 import { filterInstanceTypes, minValuesUnmet } from './templates.ts';
 import type { Topology } from './topology.ts';
 import { checkReservations, type ReservationManager, type ReservedOfferingMode } from './reservations.ts';
+import { allocateForNewNode, type DeviceAllocator, type DeviceRef, type Pick, type PodDra } from '../../dra/allocator.ts';
 
 export type AddResult =
-  | { ok: true; requirements: Requirements; instanceTypes?: InstanceType[]; reservations?: ReadonlySet<string> }
+  | { ok: true; requirements: Requirements; instanceTypes?: InstanceType[]; reservations?: ReadonlySet<string>; picks?: Pick[]; draDrivers?: Map<string, Set<string>> }
   | { ok: false; reason: string; reservedOffering?: true };
 
 /** The reservation manager a solve's NodeClaims share, and how strictly they keep reserved capacity (§2.15). */
 export interface Reservations {
   readonly manager: ReservationManager;
   readonly mode: ReservedOfferingMode;
+}
+
+/** The device allocation simulation of a solve (IgnoreDRARequests=false), see engine/dra/allocator.ts. */
+export interface DraContext {
+  readonly allocator: DeviceAllocator;
+  claimsOf(pod: Pod): PodDra;
+  /** An in-flight node that publishes nothing yet: the devices its instance type will publish. */
+  expectedDevices(node: StateNode): DeviceRef[];
 }
 
 export function hostPortsConflict(a: readonly HostPort[], b: readonly HostPort[]): HostPort | undefined {
@@ -76,7 +85,7 @@ export class ExistingNode {
     for (const k of Object.keys(this.remaining)) if (this.remaining[k]! < 0) this.remaining[k] = 0;
   }
 
-  canAdd(pod: Pod, podReqs: Requirements, topology: Topology): AddResult {
+  canAdd(pod: Pod, podReqs: Requirements, topology: Topology, dra?: DraContext): AddResult {
     const t = firstUntolerated(pod.tolerations, this.taints);
     if (t) return { ok: false, reason: `did not tolerate taint ${formatTaint(t)}` };
     const port = hostPortsConflict(pod.hostPorts, this.hostPorts);
@@ -94,7 +103,16 @@ export class ExistingNode {
       }
       const topo = topology.addRequirements(pod, strictPodRequirements(pod), { requirements: reqs, taints: this.taints });
       if (!topo.ok) { last = topo.reason; continue; }
-      return { ok: true, requirements: add(topo.requirements, ...podReqs.values()) };
+      const out = add(topo.requirements, ...podReqs.values());
+      const claims = dra?.claimsOf(pod);
+      if (claims?.kind === 'error') return { ok: false, reason: claims.reason };
+      if (claims?.kind === 'claims') {
+        const candidates = [...dra!.expectedDevices(this.node), ...dra!.allocator.reachable(this.node.name, this.requirements)];
+        const a = dra!.allocator.allocate(claims.claims, candidates, this.node.name, this.requirements, this.node.name);
+        if (!a.ok) { last = a.reason; continue; }
+        return { ok: true, requirements: out, picks: a.picks };
+      }
+      return { ok: true, requirements: out };
     }
     return { ok: false, reason: last };
   }
@@ -122,6 +140,8 @@ export class SimNodeClaim {
   readonly pods: Pod[] = [];
   readonly hostPorts: HostPort[] = [];
   readonly seq: number;
+  /** Per instance type: drivers of the node-local (template) devices its pods were allocated. */
+  readonly draDrivers = new Map<string, Set<string>>();
 
   constructor(readonly template: Template, instanceTypes: InstanceType[], seq: number, readonly reservations?: Reservations) {
     this.hostname = `hostname-placeholder-${String(hostnameCounter++).padStart(4, '0')}`;
@@ -130,7 +150,7 @@ export class SimNodeClaim {
     this.seq = seq;
   }
 
-  canAdd(pod: Pod, podReqs: Requirements, topology: Topology, wellKnown: ReadonlySet<string>, strictMinValues: boolean): AddResult {
+  canAdd(pod: Pod, podReqs: Requirements, topology: Topology, wellKnown: ReadonlySet<string>, strictMinValues: boolean, dra?: DraContext): AddResult {
     const t = firstUntolerated(pod.tolerations, this.template.pool.template.taints);
     if (t) return { ok: false, reason: `did not tolerate taint ${formatTaint(t)}` };
     const port = hostPortsConflict(pod.hostPorts, this.hostPorts);
@@ -155,16 +175,37 @@ export class SimNodeClaim {
       const conflict = (g: DaemonGroup) => g.daemons.some((d) => hostPortsConflict(pod.hostPorts, d.hostPorts) !== undefined);
       const filtered = filterInstanceTypes(this.template, this.instanceTypes, reqs, total, conflict);
       if (!filtered.kept.length) { last = filtered.reason!; continue; }
+      let kept = filtered.kept;
+      let picks: Pick[] | undefined;
+      let draDrivers: Map<string, Set<string>> | undefined;
+      const claims = dra?.claimsOf(pod);
+      if (claims?.kind === 'error') return { ok: false, reason: claims.reason };
+      if (claims?.kind === 'claims') {
+        // DRA instance-type filter (§2.8 step 5); a device reached through a slice's node selector narrows
+        // the requirements, and the types are filtered again against them.
+        const a = allocateForNewNode(dra!.allocator, claims.claims, kept, reqs, this.hostname);
+        if (!a.ok) { last = a.reason; continue; }
+        kept = a.kept;
+        if (a.requirements !== reqs) {
+          reqs = a.requirements;
+          const again = filterInstanceTypes(this.template, kept, reqs, total, conflict);
+          if (!again.kept.length) { last = again.reason!; continue; }
+          kept = again.kept;
+        }
+        picks = a.picks;
+        draDrivers = a.driversByType;
+      }
       if (strictMinValues) {
-        const unmet = minValuesUnmet(reqs, filtered.kept);
+        const unmet = minValuesUnmet(reqs, kept);
         if (unmet) { last = `minValues requirement is not met for label ${unmet}`; continue; }
       }
+      const dr = { ...(picks ? { picks } : {}), ...(draDrivers ? { draDrivers } : {}) };
       if (this.reservations) {
-        const r = checkReservations(this.reservations.manager, this.reservations.mode, this.hostname, reqs, filtered.kept);
+        const r = checkReservations(this.reservations.manager, this.reservations.mode, this.hostname, reqs, kept);
         if (!r.ok) { last = r.reason; reservedOffering = true; continue; }
-        return { ok: true, requirements: reqs, instanceTypes: filtered.kept, reservations: r.held };
+        return { ok: true, requirements: reqs, instanceTypes: kept, reservations: r.held, ...dr };
       }
-      return { ok: true, requirements: reqs, instanceTypes: filtered.kept };
+      return { ok: true, requirements: reqs, instanceTypes: kept, ...dr };
     }
     return reservedOffering ? { ok: false, reason: last, reservedOffering: true } : { ok: false, reason: last };
   }
@@ -174,8 +215,13 @@ export class SimNodeClaim {
     return this.reservations?.manager.heldBy(this.hostname) ?? new Set();
   }
 
-  add(pod: Pod, requirements: Requirements, instanceTypes: InstanceType[], reservations?: ReadonlySet<string>): void {
-    if (this.reservations && reservations) this.reservations.manager.commit(this.hostname, reservations);
+  add(pod: Pod, requirements: Requirements, instanceTypes: InstanceType[], extra: { reservations?: ReadonlySet<string>; draDrivers?: ReadonlyMap<string, ReadonlySet<string>> } = {}): void {
+    if (this.reservations && extra.reservations) this.reservations.manager.commit(this.hostname, extra.reservations);
+    for (const [it, ds] of extra.draDrivers ?? []) {
+      let set = this.draDrivers.get(it);
+      if (!set) this.draDrivers.set(it, (set = new Set()));
+      for (const d of ds) set.add(d);
+    }
     this.pods.push(pod);
     this.requirements = requirements;
     this.instanceTypes = instanceTypes;

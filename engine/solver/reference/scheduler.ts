@@ -8,8 +8,11 @@ import { WELL_KNOWN_LABELS } from '../../scheduling/labels.ts';
 import { compareQueueOrder, isActive, optsOutOfKarpenter, podRequirements, podValidationError } from '../../scheduling/pods.ts';
 import type { PodError, ProvisionInput, ProvisionPlan } from '../types.ts';
 import { finalizeClaim } from './finalize.ts';
-import { ExistingNode, resetHostnames, SimNodeClaim, type Reservations } from './nodes.ts';
+import { ExistingNode, resetHostnames, SimNodeClaim, type DraContext, type Reservations } from './nodes.ts';
 import { ReservationManager } from './reservations.ts';
+import { EMPTY_DRA } from '../../domain/dra.ts';
+import { DeviceAllocator, hasDRA, type PodDra } from '../../dra/allocator.ts';
+import { draRoute, ignoresDRA, withDraErrors } from '../dra.ts';
 import { relax } from './preferences.ts';
 import { buildTemplate, provisioningPools, type Template } from './templates.ts';
 import { Topology } from './topology.ts';
@@ -28,6 +31,8 @@ export class ReferenceScheduler {
   private claimSeq = 0;
   /** Reserved capacity shared by the NodeClaims of this solve (§2.15). */
   readonly reservations: Reservations;
+  /** The device allocation simulation, when IgnoreDRARequests is off and some pod uses DRA. */
+  readonly dra: DraContext | undefined;
   /** Relaxation chains by pod object: encoding, topology and the bound ask for the same chains. */
   private readonly chains = new WeakMap<Pod, Pod[]>();
 
@@ -62,6 +67,34 @@ export class ReferenceScheduler {
       versionsOf: (pod) => this.versions(pod),
     });
     for (const e of this.existing) this.topology.registerHostname(e.hostname);
+    if (!ignoresDRA(input) && pods.some(hasDRA)) {
+      const allocator = new DeviceAllocator(input.dra ?? EMPTY_DRA);
+      const cache = new Map<string, PodDra>();
+      const publishing = new Set((input.dra?.resourceSlices ?? []).flatMap((sl) => (sl.nodeName !== undefined ? [sl.nodeName] : [])));
+      this.dra = {
+        allocator,
+        // Until a launched node initializes (which waits for its drivers' pools), its instance type's device
+        // templates stand for what it will publish, so later batches do not launch more nodes for the same devices.
+        expectedDevices(node) {
+          if (node.initialized || publishing.has(node.name)) return [];
+          const type = node.labels['node.kubernetes.io/instance-type'];
+          const it = (input.instanceTypes.get(node.nodePoolName ?? '') ?? []).find((t) => t.name === type);
+          return it ? allocator.templateDevices(it, node.name) : [];
+        },
+        claimsOf(pod) {
+          let d = cache.get(pod.uid);
+          if (!d) {
+            if (!hasDRA(pod)) d = { kind: 'none' };
+            else {
+              const r = allocator.podClaims(pod);
+              d = r.ok ? { kind: 'claims', claims: r.claims } : { kind: 'error', reason: `DRA: ${r.reason}` };
+            }
+            cache.set(pod.uid, d);
+          }
+          return d;
+        },
+      };
+    }
   }
 
   /** The pod and its successive relaxations (§2.17). */
@@ -103,7 +136,7 @@ export class ReferenceScheduler {
       let ok = false;
       for (const p of this.versions(pod)) {
         const claim = new SimNodeClaim(tmpl, its, -1, this.reservations);
-        const r = claim.canAdd(p, podRequirements(p, this.input.options.preferencePolicy), this.topology, this.wellKnown, this.strictMinValues);
+        const r = claim.canAdd(p, podRequirements(p, this.input.options.preferencePolicy), this.topology, this.wellKnown, this.strictMinValues, this.dra);
         if (r.ok) { ok = true; break; }
         if (!last) last = r.reason;
       }
@@ -140,6 +173,9 @@ export class ReferenceScheduler {
 
   /** One visit: schedule, relaxing one preference at a time until it fits or nothing is left (§2.5). */
   private trySchedule(original: Pod): Attempt {
+    // A DRA error (claims that cannot be evaluated) defers the pod without relaxation (§2.5).
+    const dra = this.dra?.claimsOf(original);
+    if (dra?.kind === 'error') return { ok: false, reason: dra.reason };
     let pod = original;
     for (;;) {
       const r = this.add(pod);
@@ -159,20 +195,22 @@ export class ReferenceScheduler {
     let lastExisting: string | undefined;
     for (const node of this.existing) {
       if (moved && this.input.consolidation!.blockedDestinations.has(node.node.name)) continue;
-      const r = node.canAdd(pod, reqs, this.topology);
+      const r = node.canAdd(pod, reqs, this.topology, this.dra);
       if (!r.ok) {
         lastExisting = r.reason;
         continue;
       }
       node.add(pod, r.requirements);
+      if (r.picks) this.dra!.allocator.commit(r.picks);
       this.topology.record(pod, { requirements: r.requirements, taints: node.taints });
       return { ok: true };
     }
     const inflight = [...this.claims].sort((a, b) => a.pods.length - b.pods.length || a.seq - b.seq);
     for (const claim of inflight) {
-      const r = claim.canAdd(pod, reqs, this.topology, this.wellKnown, this.strictMinValues);
+      const r = claim.canAdd(pod, reqs, this.topology, this.wellKnown, this.strictMinValues, this.dra);
       if (!r.ok) continue;
-      claim.add(pod, r.requirements, r.instanceTypes!, r.reservations);
+      claim.add(pod, r.requirements, r.instanceTypes!, { ...(r.reservations ? { reservations: r.reservations } : {}), ...(r.draDrivers ? { draDrivers: r.draDrivers } : {}) });
+      if (r.picks) this.dra!.allocator.commit(r.picks);
       this.topology.record(pod, { requirements: r.requirements, taints: claim.template.pool.template.taints });
       return { ok: true };
     }
@@ -191,7 +229,7 @@ export class ReferenceScheduler {
         continue;
       }
       const claim = new SimNodeClaim(tmpl, its, this.claimSeq, this.reservations);
-      const r = claim.canAdd(pod, reqs, this.topology, this.wellKnown, this.strictMinValues);
+      const r = claim.canAdd(pod, reqs, this.topology, this.wellKnown, this.strictMinValues, this.dra);
       if (!r.ok) {
         perNodePool[pool] = r.reason;
         // Reserved capacity contended here: no fallback to lower-weight NodePools (§2.6).
@@ -199,7 +237,8 @@ export class ReferenceScheduler {
         continue;
       }
       this.claimSeq++;
-      claim.add(pod, r.requirements, r.instanceTypes!, r.reservations);
+      claim.add(pod, r.requirements, r.instanceTypes!, { ...(r.reservations ? { reservations: r.reservations } : {}), ...(r.draDrivers ? { draDrivers: r.draDrivers } : {}) });
+      if (r.picks) this.dra!.allocator.commit(r.picks);
       this.claims.push(claim);
       subtractMaxCapacity(remaining, claim);
       this.topology.registerHostname(claim.hostname);
@@ -250,7 +289,11 @@ function subtractMaxCapacity(remaining: Record<string, number>, claim: SimNodeCl
 }
 
 /** Solves with Karpenter's algorithm. */
-export function solveReference(input: ProvisionInput): ProvisionPlan {
+export function solveReference(full: ProvisionInput): ProvisionPlan {
+  // IgnoreDRARequests (the default): DRA pods get the DRA error, DRA daemon pods add no overhead (solver/dra.ts).
+  const route = draRoute(full);
+  if (route.kind === 'stripped') return withDraErrors(solveReference(route.input), route.errors);
+  const input = full;
   const ignored: PodError[] = [];
   const pods: Pod[] = [];
   for (const p of input.pods) {

@@ -13,7 +13,6 @@
 //
 // Sections left out entirely (reasons; per-case omissions are listed at the top of each file):
 // - §11.13 Metrics: karpenter_scheduler_* and pod decision metrics are controller observability, not plans.
-// - §11.16 Dynamic Resource Allocation: DRA claims are decided at the boundary (Pod.ignoredReason).
 // - §11.17 Offering Overrides: the Offering model has no capacity or overhead overrides.
 // - §12.14 DefaultConstraints: the --scheduler-config default spread (selector deduced from Services and
 //   ReplicaSets) is not implemented anywhere in the engine.
@@ -22,6 +21,7 @@ import type {
   DaemonSet, EngineOptions, InstanceType, LabelSelector, NodePool, NodeSelectorRequirement, Offering, Pod, StateNode, Taint,
 } from '../../../engine/domain/types.ts';
 import { DEFAULT_ENGINE_OPTIONS } from '../../../engine/domain/types.ts';
+import type { DraState } from '../../../engine/domain/dra.ts';
 import { withExtraWellKnown } from '../../../engine/scheduling/labels.ts';
 import { isActive, selectorMatches } from '../../../engine/scheduling/pods.ts';
 import { solveReference } from '../../../engine/solver/reference/scheduler.ts';
@@ -80,6 +80,8 @@ export interface ClusterOptions {
   daemonSets?: DaemonSet[];
   nodes?: StateNode[];
   options?: Partial<EngineOptions>;
+  /** DRA objects (ResourceSlices, claims, classes), see dra.test.ts. */
+  dra?: DraState;
 }
 
 export interface Pass {
@@ -107,6 +109,7 @@ export class Cluster {
   /** Unbound pods the cluster knows, in creation order. */
   pending: Pod[] = [];
   options: EngineOptions;
+  dra: DraState | undefined;
   private seq = 0;
 
   constructor(readonly solver: Solver, o: ClusterOptions = {}) {
@@ -116,6 +119,7 @@ export class Cluster {
     this.daemonSets = o.daemonSets ?? [];
     this.nodes = o.nodes ?? [];
     this.options = { ...DEFAULT_ENGINE_OPTIONS, maxInstanceTypes: 60, ...o.options };
+    this.dra = o.dra;
   }
 
   input(): ProvisionInput {
@@ -127,6 +131,7 @@ export class Cluster {
       daemonSets: this.daemonSets,
       options: this.options,
       wellKnownLabels: WELL_KNOWN,
+      ...(this.dra ? { dra: this.dra } : {}),
     };
   }
 

@@ -1,0 +1,48 @@
+// The DRA informers against the simulated API server: listed only when asked for, parsed into cluster state.
+import { afterEach, describe, expect, it } from 'vitest';
+import { realClock } from '../operator/clock.ts';
+import { KubeClient } from '../operator/kube.ts';
+import { newLogger } from '../operator/logger.ts';
+import { startApiServer, type ApiServer } from '../sim/apiserver/index.ts';
+import { manualClock } from '../sim/clock.ts';
+import { kubeConfigFor } from '../sim/kubeconfig.ts';
+import { newClusterState } from './feed.ts';
+
+let server: ApiServer | undefined;
+const stops: Array<() => void> = [];
+afterEach(async () => {
+  for (const s of stops.splice(0)) s();
+  await server?.close();
+  server = undefined;
+});
+
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(cond()).toBe(true);
+}
+
+describe('DRA informers', () => {
+  it('list ResourceSlices, ResourceClaims and DeviceClasses into cluster state when DRA is simulated', async () => {
+    server = await startApiServer({ clock: manualClock() });
+    const kc = kubeConfigFor(server.url);
+    server.api.create('deviceclasses.resource.k8s.io', '', { metadata: { name: 'gpu' }, spec: { selectors: [{ cel: { expression: 'device.driver == "gpu.nvidia.com"' } }] } });
+    server.api.create('resourceslices.resource.k8s.io', '', { metadata: { name: 'n1-gpu' }, spec: { driver: 'gpu.nvidia.com', nodeName: 'n1', pool: { name: 'n1', generation: 1, resourceSliceCount: 1 }, devices: [{ name: 'gpu-0' }] } });
+    server.api.create('resourceclaims.resource.k8s.io', 'default', { metadata: { name: 'c' }, spec: { devices: { requests: [{ name: 'r', exactly: { deviceClassName: 'gpu' } }] } } });
+    const log = newLogger({ level: 'silent' });
+    for (const dra of [false, true]) {
+      const { cluster, informers } = newClusterState({ kube: new KubeClient(kc), kubeConfig: kc, clock: realClock, log, dra });
+      const kinds = new Set<string>();
+      stops.push(cluster.subscribe((c) => { kinds.add(c.kind); }));
+      stops.push(() => informers.stop());
+      await informers.start();
+      await until(() => informers.listed());
+      const s = cluster.workloads.dra.state();
+      expect(s.resourceSlices.map((x) => x.name), `dra=${dra}`).toEqual(dra ? ['n1-gpu'] : []);
+      expect(s.deviceClasses.map((x) => x.name)).toEqual(dra ? ['gpu'] : []);
+      expect(s.resourceClaims.map((x) => x.name)).toEqual(dra ? ['c'] : []);
+      expect(informers.status().some((x) => x.kind === 'ResourceSlice')).toBe(dra);
+      // Subscribers hear about DRA objects (the provisioner opens a batch on ResourceSlice / DeviceClass upserts).
+      expect(['ResourceSlice', 'ResourceClaim', 'DeviceClass'].every((k) => kinds.has(k))).toBe(dra);
+    }
+  });
+});
