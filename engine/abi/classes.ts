@@ -108,7 +108,17 @@ export function samePodClass(a: Pod, b: Pod): boolean {
   );
 }
 
+// Pods are immutable snapshot data and disruption simulations classify the same pods solve after solve,
+// so each pod's hash is computed once.
+const hashes = new WeakMap<Pod, number>();
+
 function podHash(p: Pod): number {
+  let h = hashes.get(p);
+  if (h === undefined) hashes.set(p, (h = computePodHash(p)));
+  return h;
+}
+
+function computePodHash(p: Pod): number {
   let h = hashString(0x811c9dc5, p.namespace);
   for (const k in p.requests) h = hashNumber(hashString(h, k), p.requests[k]!);
   h = mix(h, 1);
