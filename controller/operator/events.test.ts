@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { manualClock } from '../sim/clock.ts';
 import { Recorder } from './events.ts';
 import { newLogger } from './logger.ts';
+import type { KubeClient } from './kube.ts';
 
 const pod = { kind: 'Pod', name: 'web-1', namespace: 'default', uid: 'u1' };
 
@@ -34,5 +35,34 @@ describe('Recorder', () => {
     const r = new Recorder({ clock: manualClock(), log: newLogger({ level: 'silent' }) });
     const e = (message: string) => ({ involved: pod, type: 'Normal' as const, reason: 'Nominated', message, dedupeValues: ['u1'] });
     expect(r.publish(e('on node a'), e('on node b'))).toBe(1);
+  });
+
+  it('writes through a few workers and a bounded queue, dropping (and counting) what does not fit', async () => {
+    const pending: Array<() => void> = [];
+    let created = 0;
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const kube = {
+      create: () => {
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        return new Promise<void>((resolve) => pending.push(() => { inFlight--; created++; resolve(); }));
+      },
+    } as unknown as KubeClient;
+    const r = new Recorder({ kube, clock: manualClock(), log: newLogger({ level: 'silent' }), writers: 3, maxQueued: 10 });
+    const e = (i: number) => ({ involved: { ...pod, name: `web-${i}`, uid: `u${i}` }, type: 'Normal' as const, reason: 'Nominated', message: 'x' });
+    // 3 go out at once, 10 wait, the other 7 are dropped.
+    expect(r.publish(...Array.from({ length: 20 }, (_, i) => e(i)))).toBe(20);
+    expect(pending).toHaveLength(3);
+    expect(r.dropped).toBe(7);
+    while (pending.length) {
+      pending.shift()!();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(created).toBe(13);
+    expect(maxInFlight).toBe(3);
+    // Once drained, the queue takes events again.
+    r.publish(e(99));
+    expect(pending).toHaveLength(1);
   });
 });

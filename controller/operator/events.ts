@@ -1,7 +1,10 @@
 // Kubernetes events with Karpenter's reasons, deduplicated: the same (reason, dedupe values) is written at
 // most once per timeout (2 min by default, as pkg/events/recorder.go; some reasons choose their own), so a
 // reconcile that runs every second does not flood the API server. Writes are fire-and-forget: a failed
-// event write is logged, never fails the reconcile that published it.
+// event write is logged, never fails the reconcile that published it. Like client-go's broadcaster, writes
+// go through a bounded queue drained by a few workers: a batch that nominates 10,000 pods publishes 10,000
+// events, and sending them all at once would hold up the NodeClaims the same batch creates. When the queue
+// is full, events are dropped (client-go drops at 1,000 queued) and the drops are counted in the log.
 import { toKubeTime, type Clock } from './clock.ts';
 import type { KubeClient, KubeObject } from './kube.ts';
 import type { Logger } from './logger.ts';
@@ -50,12 +53,20 @@ export function targetOf(obj: KubeObject, kind?: string): EventTarget {
   };
 }
 
+/** Writes in flight at once, and writes waiting, before new events are dropped. */
+export const EVENT_WRITERS = 4;
+export const MAX_QUEUED_EVENTS = 1000;
+
 export class Recorder {
   private readonly seen = new Map<string, number>();
   private readonly ring: RecordedEvent[] = [];
   private lastPrune = 0;
+  private readonly queue: Array<{ body: KubeObject; e: Event; done: () => void }> = [];
+  private writing = 0;
+  /** Events dropped because the write queue was full (since start). */
+  dropped = 0;
 
-  constructor(private readonly deps: { kube?: KubeClient; clock: Clock; log: Logger; activity?: Activity; keep?: number }) {}
+  constructor(private readonly deps: { kube?: KubeClient; clock: Clock; log: Logger; activity?: Activity; keep?: number; writers?: number; maxQueued?: number }) {}
 
   /** Publishes events not seen within their dedupe timeout; returns how many were published. */
   publish(...events: readonly Event[]): number {
@@ -99,11 +110,32 @@ export class Recorder {
       lastTimestamp: t,
       count: 1,
     };
-    const p = kube.create('Event', body).then(
-      () => undefined,
-      (err: unknown) => this.deps.log.warn({ err: String(err), reason: e.reason, object: `${o.kind}/${o.name}` }, 'writing event failed'),
-    );
-    this.deps.activity?.track(p);
+    if (this.queue.length >= (this.deps.maxQueued ?? MAX_QUEUED_EVENTS)) {
+      this.dropped++;
+      // The first drop and every 1,000th after it, so a flood costs a few log lines.
+      if (this.dropped % 1000 === 1) this.deps.log.warn({ dropped: this.dropped, reason: e.reason, object: `${o.kind}/${o.name}` }, 'event queue full: dropping events');
+      return;
+    }
+    let done!: () => void;
+    const written = new Promise<void>((resolve) => (done = resolve));
+    this.deps.activity?.track(written);
+    this.queue.push({ body, e, done });
+    this.pump(kube);
+  }
+
+  private pump(kube: KubeClient): void {
+    while (this.writing < (this.deps.writers ?? EVENT_WRITERS) && this.queue.length) {
+      const { body, e, done } = this.queue.shift()!;
+      this.writing++;
+      kube.create('Event', body).then(
+        () => undefined,
+        (err: unknown) => this.deps.log.warn({ err: String(err), reason: e.reason, object: `${e.involved.kind}/${e.involved.name}` }, 'writing event failed'),
+      ).finally(() => {
+        this.writing--;
+        done();
+        this.pump(kube);
+      });
+    }
   }
 
   private prune(now: number): void {
