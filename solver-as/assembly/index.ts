@@ -5,6 +5,7 @@ import { improve } from './improve';
 import { resetCompat } from './its';
 import { finalizeClaims, writeResult } from './output';
 import { counters, resetSchedule, run } from './schedule';
+import { resetQuickIndex } from './quick';
 import { resetSets, SET_WORDS } from './sets';
 import { resetState } from './state';
 import { resetTopology } from './topology';
@@ -40,6 +41,7 @@ export function solve(input: usize): usize {
   resetCompat();
   resetState();
   resetTopology(SET_WORDS);
+  resetQuickIndex();
   resetSchedule();
   run();
   let improved = 0;

@@ -13,6 +13,7 @@ import {
   Claim, addPorts, addRequests, claimAt, claimCount, dgConflict, fitsRemaining, itFits, nodeAt, portsConflict, pushClaim,
   subtractRequests, templateLen, templateStart,
 } from './state';
+import { indexClaim, quickAllowed, quickIndexed } from './quick';
 import { addRequirements, ensureHost, prepareQuick, quickReject, record, versionEpoch } from './topology';
 
 export let placement: Int32Array = new Int32Array(0);
@@ -182,6 +183,9 @@ function addPod(p: i32, v: i32, moved: bool): bool {
   unchecked((counters[3] += 1));
   const epoch = free ? 0 : versionEpoch(v);
   if (!free) prepareQuick(v);
+  // With every key of the attempt indexed, quick rejection masks whole words (quick.ts); the claims it
+  // rejects are the ones quickReject would, so the claims evaluated are the same.
+  const indexed = !free && quickIndexed();
   // In-flight NodeClaims in Karpenter's order (fewest pods first, then oldest): level by level, and within a
   // level by creation index, reading whole words of claim bits with the claims dead for this version
   // masked out.
@@ -192,6 +196,11 @@ function addPod(p: i32, v: i32, moved: bool): bool {
       let x = unchecked(b[wi]);
       if (x == 0) continue;
       if (wi < dv.length) x &= ~unchecked(dv[wi]);
+      if (indexed) {
+        const q = x & quickAllowed(wi);
+        unchecked((counters[6] += <i32>popcnt(x & ~q)));
+        x = q;
+      }
       while (x != 0) {
         const ci = (wi << 5) + <i32>ctz(x);
         x &= x - 1;
@@ -200,7 +209,7 @@ function addPod(p: i32, v: i32, moved: bool): bool {
           continue;
         }
         const c = claimAt(ci);
-        if (!free && quickReject(c.set)) {
+        if (!free && !indexed && quickReject(c.set)) {
           unchecked((counters[6] += 1));
           continue;
         }
@@ -216,6 +225,7 @@ function addPod(p: i32, v: i32, moved: bool): bool {
         }
         levelMove(ci, L, L + 1);
         claimAdd(c, v, s);
+        indexClaim(ci, c.set);
         record(v, c.set, tmpl(c.tmpl, T_TAINTSET), c.host);
         unchecked((placement[p] = -(ci + 2)));
         unchecked((placedVersion[p] = v));
@@ -243,6 +253,7 @@ function addPod(p: i32, v: i32, moved: bool): bool {
     if (s < 0) continue;
     const ci = pushClaim(c);
     claimAdd(c, v, s);
+    indexClaim(ci, c.set);
     fullFilter(c);
     subtractMaxCapacity(c, lim);
     levelMove(ci, 0, 1);
