@@ -101,7 +101,9 @@ export function podKey(pod: Pod): string {
 /** Label selector matching. An undefined selector matches nothing; {} matches everything. */
 export function selectorMatches(sel: LabelSelector | undefined, labels: Labels): boolean {
   if (!sel) return false;
-  for (const [k, v] of Object.entries(sel.matchLabels ?? {})) if (labels[k] !== v) return false;
+  // for-in over the plain matchLabels object: Object.entries allocated a pair per label on this hot path.
+  const ml = sel.matchLabels;
+  if (ml) for (const k in ml) if (labels[k] !== ml[k]) return false;
   for (const e of sel.matchExpressions ?? []) {
     const has = Object.prototype.hasOwnProperty.call(labels, e.key);
     const v = labels[e.key];
