@@ -3,16 +3,17 @@
 // then a new NodeClaim per template in weight order; on failure one preference is relaxed at a time
 // (pre-computed as a chain of pod-class versions); a full pass without progress ends the solve.
 import {
-  E_FAILED, E_NO_TEMPLATES, FLAG_STRICT_MIN_VALUES, IT_CAP, N_SET, NF_BLOCKED_FOR_MOVED, P_MOVED, P_VERSION, T_LIMITS,
-  T_SET, T_TAINTSET, V_DG_CONFLICT, V_INV_SELECT, V_NEXT, V_OWNED, V_REQS, V_VOLUMES,
+  E_FAILED, E_NO_TEMPLATES, FLAG_STRICT_MIN_VALUES, N_SET, NF_BLOCKED_FOR_MOVED, P_MOVED, P_VERSION, T_SET, T_TAINTSET,
+  V_DG_CONFLICT, V_INV_SELECT, V_NEXT, V_OWNED, V_REQS, V_VOLUMES,
 } from '../abi';
-import { FLAGS, NLD, NN, NP, NT, NV, f64At, it, listAt, listLen, node, pod, tmpl, tolerates, ver } from './layout';
+import { FLAGS, NLD, NN, NP, NT, NV, listAt, listLen, node, pod, tmpl, tolerates, ver } from './layout';
 import { Compat, compatFor, minValuesMet } from './its';
 import { MODE_PLAIN, MODE_STRICT, MODE_WELL_KNOWN, canonicalInput, mergeCompatible, setHasMinValues } from './sets';
 import {
   Claim, addPorts, addRequests, claimAt, claimCount, dgConflict, fitsRemaining, itFits, nodeAt, portsConflict, pushClaim,
   subtractRequests, templateLen, templateStart,
 } from './state';
+import { allWithinLimits, limitsOf, maxCapacity, openedAs, rememberOpened, resetLimits, subtractMaxCapacity, wasOpened, withinLimits } from './limits';
 import { indexClaim, quickAllowed, quickIndexed } from './quick';
 import { addRequirements, ensureHost, prepareQuick, quickReject, record, versionEpoch } from './topology';
 
@@ -27,8 +28,6 @@ export let errors: Int32Array = new Int32Array(0);
 let levels: Array<Uint32Array> = new Array<Uint32Array>();
 let levelCount: Int32Array = new Int32Array(0);
 let levelWords: i32 = 8;
-/** Per template: remaining limits [nodes, dims...] (Infinity = unlimited). */
-let limits: Array<Float64Array> = new Array<Float64Array>();
 let strictMinValues = false;
 /**
  * dead[v] marks in-flight NodeClaims (and existing nodes, in deadNodes[v]) on which version v can never
@@ -49,19 +48,6 @@ let topologyFree: Uint8Array = new Uint8Array(0);
 let failedAt: Array<Int32Array> = new Array<Int32Array>();
 
 
-/**
- * New NodeClaims: per template, the largest capacity of any of its instance types per limited dimension
- * (when the remaining limits cover it, every type is within limits without checking each), and the
- * outcome of opening a NodeClaim for version v with set s when every type was within limits: the kept
- * types and the capacity reserved. That outcome depends on (template, s, v) alone (a fresh NodeClaim holds
- * only v's requests), and 4,000 anti-affinity pods open 4,000 NodeClaims from a few dozen such keys.
- */
-let maxCap: Array<Float64Array> = new Array<Float64Array>();
-class Opened {
-  constructor(readonly live: Int32Array, readonly reserved: Float64Array) {}
-}
-let opened: Array<Map<u64, Opened>> = new Array<Map<u64, Opened>>();
-
 /** Work counters for benchmarks: [claim checks, node checks, dead skips, pod attempts]. */
 export let counters: Int32Array = new Int32Array(8);
 
@@ -75,25 +61,7 @@ export function resetSchedule(): void {
   levelWords = 8;
   levels.push(new Uint32Array(levelWords));
   levelCount = new Int32Array(8);
-  limits = new Array<Float64Array>();
-  for (let t = 0; t < NT; t++) {
-    const l = new Float64Array(NLD + 1);
-    const base = tmpl(t, T_LIMITS);
-    for (let i = 0; i <= NLD; i++) unchecked((l[i] = f64At(base + i)));
-    limits.push(l);
-  }
-  maxCap = new Array<Float64Array>();
-  opened = new Array<Map<u64, Opened>>();
-  for (let t = 0; t < NT; t++) {
-    const m = new Float64Array(NLD);
-    const start = templateStart(t);
-    for (let j = 0; j < templateLen(t); j++) {
-      const cap = it(start + j, IT_CAP);
-      for (let d = 0; d < NLD; d++) unchecked((m[d] = max(m[d], f64At(cap + d))));
-    }
-    maxCap.push(m);
-    opened.push(new Map<u64, Opened>());
-  }
+  resetLimits();
   strictMinValues = (FLAGS & FLAG_STRICT_MIN_VALUES) != 0;
   dead = new Array<Uint32Array>(NV);
   deadNodes = new Array<Uint32Array>(NV);
@@ -263,7 +231,7 @@ function addPod(p: i32, v: i32, moved: bool): bool {
     return false;
   }
   for (let t = 0; t < NT; t++) {
-    const lim = unchecked(limits[t]);
+    const lim = limitsOf(t);
     if (unchecked(lim[0]) <= 0) continue;
     const n = templateLen(t);
     const start = templateStart(t);
@@ -280,10 +248,9 @@ function addPod(p: i32, v: i32, moved: bool): bool {
     if (s < 0) continue;
     const ci = pushClaim(c);
     const key = (<u64>v << 32) | <u64>(<u32>s);
-    const memo = unchecked(opened[t]);
-    if (all && memo.has(key)) {
+    if (all && wasOpened(t, key)) {
       // What claimAdd, fullFilter and subtractMaxCapacity below made of the same (template, s, v) before.
-      const o = memo.get(key);
+      const o = openedAs(t, key);
       c.live.set(o.live);
       c.liveLen = o.live.length;
       c.set = s;
@@ -296,7 +263,7 @@ function addPod(p: i32, v: i32, moved: bool): bool {
       claimAdd(c, v, s);
       fullFilter(c);
       subtractMaxCapacity(c, lim);
-      if (all) memo.set(key, new Opened(c.live.slice(0, c.liveLen), c.reserved.slice()));
+      if (all) rememberOpened(t, key, c);
     }
     indexClaim(ci, c.set);
     levelMove(ci, 0, 1);
@@ -340,46 +307,6 @@ function growI32(a: Int32Array, n: i32): Int32Array {
   const b = new Int32Array(max(n, a.length * 2));
   b.set(a);
   return b;
-}
-
-function allWithinLimits(t: i32, lim: Float64Array): bool {
-  const m = unchecked(maxCap[t]);
-  for (let d = 0; d < NLD; d++) if (unchecked(m[d]) > unchecked(lim[d + 1])) return false;
-  return true;
-}
-
-function withinLimits(gi: i32, lim: Float64Array): bool {
-  const cap = it(gi, IT_CAP);
-  for (let d = 0; d < NLD; d++) if (f64At(cap + d) > unchecked(lim[d + 1])) return false;
-  return true;
-}
-
-/** The claim consumes the largest capacity among its options, and one node (see the reference solver). */
-function subtractMaxCapacity(c: Claim, lim: Float64Array): void {
-  c.reserved = maxCapacity(c);
-  for (let d = 0; d <= NLD; d++) unchecked((lim[d] -= c.reserved[d]));
-}
-
-/** [1 node, the largest capacity per limited dimension among the claim's options]. */
-export function maxCapacity(c: Claim): Float64Array {
-  const out = new Float64Array(NLD + 1);
-  out[0] = 1;
-  const start = templateStart(c.tmpl);
-  for (let d = 0; d < NLD; d++) {
-    let m: f64 = 0;
-    for (let x = 0; x < c.liveLen; x++) {
-      const j = unchecked(c.live[x]);
-      if (j < 0) continue;
-      const v = f64At(it(start + j, IT_CAP) + d);
-      if (v > m) m = v;
-    }
-    unchecked((out[d + 1] = m));
-  }
-  return out;
-}
-
-export function limitsOf(t: i32): Float64Array {
-  return unchecked(limits[t]);
 }
 
 /** The node's set with v added; -1 when v does not fit now, -2 when it never will (see `dead`). */
@@ -512,4 +439,4 @@ export function fullFilter(c: Claim): void {
   c.liveLen = w;
 }
 
-export { N_SET, node };
+export { N_SET, node, limitsOf, maxCapacity };
