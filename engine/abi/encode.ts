@@ -7,7 +7,6 @@
 // classes: identical pods share one chain of versions, so 10,000 replicas cost one class.
 import * as A from '../../solver-as/abi.ts';
 import type { Pod, Requirements, Taint } from '../domain/types.ts';
-import { toMicros } from '../domain/money.ts';
 import { NODES } from '../domain/resources.ts';
 import { CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import { optsOutOfKarpenter, podRequirements, sortQueueOrder, podValidationError, strictPodRequirements } from '../scheduling/pods.ts';
@@ -18,11 +17,11 @@ import { hostPortsConflict } from '../solver/reference/nodes.ts';
 import { ReferenceScheduler } from '../solver/reference/scheduler.ts';
 import type { DaemonGroup, Template } from '../solver/reference/templates.ts';
 import type { TopologyGroup } from '../solver/reference/topology.ts';
+import { appendChunk, catalogValues, RESERVATION_ID_LABEL, templateTypes, withoutHostname, type TypesChunk } from './catalog.ts';
 import { PodClassifier } from './classes.ts';
 import { KeySpace } from './keyspace.ts';
 import { Block, bytesOf, F64s, Words } from './writer.ts';
 
-const RESERVATION_ID_LABEL = 'karpenter.k8s.aws/capacity-reservation-id';
 
 /**
  * Instances left per reservation (the values of the reservation-id key, in interned order) as the reference
@@ -60,6 +59,8 @@ export interface EncodeOptions {
   readonly improve: boolean;
   /** Time budget of the improvement phase, ms. */
   readonly improveMs?: number;
+  /** Reuse each template's encoded instance types and offerings (engine/abi/catalog.ts); default true. */
+  readonly catalogCache?: boolean;
 }
 
 function encodePort(p: { ip: string; port: number; protocol: string }, ips: Map<string, number>): number {
@@ -71,13 +72,6 @@ function encodePort(p: { ip: string; port: number; protocol: string }, ips: Map<
   }
   const proto = p.protocol === 'UDP' ? 1 : p.protocol === 'SCTP' ? 2 : 0;
   return (p.port & 0xffff) | (proto << 16) | (ip << 18);
-}
-
-function withoutHostname(r: Requirements): Requirements {
-  if (!r.has(HOSTNAME_LABEL)) return r;
-  const m = new Map(r);
-  m.delete(HOSTNAME_LABEL);
-  return m;
 }
 
 export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Encoded {
@@ -158,14 +152,7 @@ export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Enc
   ks.addValues(CAPACITY_TYPE_LABEL, []);
   for (const t of sched.templates) {
     ks.addRequirements(t.requirements);
-    for (const it of t.instanceTypes) {
-      ks.addRequirements(it.requirements);
-      for (const o of it.offerings) {
-        ks.addValues(ZONE_LABEL, [o.zone]);
-        ks.addValues(CAPACITY_TYPE_LABEL, [o.capacityType]);
-        if (o.reservationId !== undefined) ks.addValues(RESERVATION_ID_LABEL, [o.reservationId]);
-      }
-    }
+    for (const [k, vs] of catalogValues(t)) ks.addValues(k, vs);
   }
   for (const v of versions) {
     ks.addRequirements(v.reqs);
@@ -245,12 +232,12 @@ export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Enc
   // ---- templates and instance types ----
   const ips = new Map<string, number>();
   const tmplRecords = new Int32Array(sched.templates.length * A.T_STRIDE);
-  const itRecords: number[] = [];
-  const offRecords: number[] = [];
-  const offPrices: number[] = [];
+  const itRecords = new Int32Array(sched.templates.reduce((n, t) => n + t.instanceTypes.length, 0) * A.IT_STRIDE);
   const itTemplate: number[] = [];
   const itStart: number[] = [];
+  const chunks: TypesChunk[] = [];
   let nit = 0;
+  let nOffs = 0;
   sched.templates.forEach((t, ti) => {
     const base = ti * A.T_STRIDE;
     tmplRecords[base + A.T_SET] = setId(withoutHostname(t.requirements));
@@ -260,21 +247,12 @@ export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Enc
     const remaining = sched.remainingLimits(t.pool.name) ?? {};
     tmplRecords[base + A.T_LIMITS] = f64.vector([remaining[NODES] ?? Infinity, ...lds.map((d) => remaining[d] ?? Infinity)]);
     itStart.push(nit);
-    t.instanceTypes.forEach((it) => {
-      const negative = Object.values(it.allocatable).some((v) => v < 0);
-      const alloc = negative ? resources.map(() => -1) : vec(it.allocatable);
-      const sparse = ks.sparse(withoutHostname(it.requirements));
-      const reqList = sparse[0] === 0 ? -1 : words.push(sparse[0]!);
-      for (let i = 1; i < sparse.length; i++) words.push(sparse[i]!);
-      const offStart = offRecords.length / A.O_STRIDE;
-      for (const o of it.offerings) {
-        offRecords.push(ks.value(ZONE_LABEL, o.zone), ks.value(CAPACITY_TYPE_LABEL, o.capacityType), o.reservationId !== undefined ? ks.value(RESERVATION_ID_LABEL, o.reservationId) : -1, o.available ? 1 : 0, 0, 0);
-        offPrices.push(toMicros(o.price));
-      }
-      itRecords.push(reqList, f64.vector(alloc), f64.vector(lds.map((d) => it.capacity[d] ?? 0)), dgOf(t.daemonGroupOf.get(it.name)!), offStart, it.offerings.length, ti, 0);
-      itTemplate.push(ti);
-      nit++;
-    });
+    const c = templateTypes(t, ks, resources, lds, opts.catalogCache ?? true);
+    appendChunk(c, ti, words, f64, nOffs, dgOf, itRecords, nit);
+    chunks.push(c);
+    for (let i = 0; i < t.instanceTypes.length; i++) itTemplate.push(ti);
+    nit += t.instanceTypes.length;
+    nOffs += c.offeringCount;
   });
   for (const g of dgs) dgRecords.push(f64.vector(vec(g.overhead)), words.list(g.daemons.flatMap((d) => d.hostPorts.map((p) => encodePort(p, ips)))));
 
@@ -372,11 +350,12 @@ export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Enc
   // ---- the block ----
   const setBuf = new ArrayBuffer(setList.length * ks.setBytes);
   setList.forEach((r, i) => ks.writeSet(r, setBuf, i * ks.setBytes));
-  const offBuf = new ArrayBuffer(offRecords.length * 4);
-  const offI32 = new Int32Array(offBuf);
-  offI32.set(offRecords);
-  const offF64 = new Float64Array(offBuf);
-  offPrices.forEach((p, i) => { offF64[i * 3 + 2] = p; });
+  const offerings = new Uint8Array(nOffs * A.O_STRIDE * 4);
+  let offAt = 0;
+  for (const c of chunks) {
+    offerings.set(c.offerings, offAt);
+    offAt += c.offerings.byteLength;
+  }
 
   const header = new Int32Array(A.H_WORDS);
   const block = new Block();
@@ -394,9 +373,9 @@ export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Enc
   header[A.H_NT] = sched.templates.length;
   put(A.H_TMPLS, bytesOf(tmplRecords));
   header[A.H_NIT] = nit;
-  put(A.H_ITS, bytesOf(Int32Array.from(itRecords)));
-  header[A.H_NO] = offRecords.length / A.O_STRIDE;
-  put(A.H_OFFS, new Uint8Array(offBuf));
+  put(A.H_ITS, bytesOf(itRecords));
+  header[A.H_NO] = nOffs;
+  put(A.H_OFFS, offerings);
   header[A.H_NV] = versions.length;
   put(A.H_VERS, bytesOf(verRecords));
   header[A.H_NP] = pods.length;

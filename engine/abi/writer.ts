@@ -23,6 +23,21 @@ export class Words {
     return at;
   }
 
+  /** Appends words as they are (no count) and returns the index of the first. */
+  append(items: Int32Array): number {
+    const at = this.length;
+    if (at + items.length > this.buf.length) {
+      let n = this.buf.length * 2;
+      while (at + items.length > n) n *= 2;
+      const next = new Int32Array(n);
+      next.set(this.buf.subarray(0, at));
+      this.buf = next;
+    }
+    this.buf.set(items, at);
+    this.length += items.length;
+    return at;
+  }
+
   view(): Int32Array {
     return this.buf.subarray(0, this.length);
   }
@@ -41,6 +56,21 @@ export class F64s {
     }
     const at = this.length;
     for (let i = 0; i < values.length; i++) this.buf[at + i] = values[i]!;
+    this.length += values.length;
+    return at;
+  }
+
+  /** Appends values and returns the index of the first (what `vector` does, in bulk). */
+  append(values: Float64Array): number {
+    const at = this.length;
+    if (at + values.length > this.buf.length) {
+      let n = this.buf.length * 2;
+      while (at + values.length > n) n *= 2;
+      const next = new Float64Array(n);
+      next.set(this.buf.subarray(0, at));
+      this.buf = next;
+    }
+    this.buf.set(values, at);
     this.length += values.length;
     return at;
   }

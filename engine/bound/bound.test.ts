@@ -8,7 +8,7 @@ import { solveReference } from '../solver/reference/scheduler.ts';
 import type { ProvisionInput } from '../solver/types.ts';
 import { WasmSolver } from '../solver/wasm.ts';
 import { nodePool, pods } from '../../test/fixtures/builders.ts';
-import { fakeInstanceType } from '../../test/fixtures/instancetypes.ts';
+import { fakeInstanceType, withAvailability, withPrices } from '../../test/fixtures/instancetypes.ts';
 import { plainProblemArb } from '../../test/solver/arbitraries.ts';
 import { lowerBound } from './index.ts';
 import { buildBoundModel } from './model.ts';
@@ -28,6 +28,19 @@ describe('the LP lower bound', () => {
     const nodes = 10_000 / it1.allocatable['cpu']!;
     expect(b.status).toBe('optimal');
     expect(b.perHour).toBeCloseTo(nodes * 0.2, 6);
+  });
+
+  it('follows new prices and availability of the same NodePool between two bounds (allowed types are cached per template)', async () => {
+    const np = nodePool();
+    const cheap = fakeInstanceType({ name: 'cheap', resources: { cpu: 4000, memory: 16 * 2 ** 30, pods: 100 }, price: 0.2 });
+    const dear = fakeInstanceType({ name: 'dear', resources: { cpu: 4000, memory: 16 * 2 ** 30, pods: 100 }, price: 0.5 });
+    const ps = pods(10, { cpu: '1', memory: '1Gi' });
+    const bound = async (its: ReturnType<typeof fakeInstanceType>[]) => (await lowerBound({ nodePools: [np], instanceTypes: new Map([['default', its]]), nodes: [], pods: ps, daemonSets: [], options: DEFAULT_ENGINE_OPTIONS }, pool)).perHour;
+    const nodes = 10_000 / cheap.allocatable['cpu']!;
+    expect(await bound([cheap, dear])).toBeCloseTo(nodes * 0.2, 6);
+    expect(await bound([withPrices(cheap, 0.8), dear])).toBeCloseTo(nodes * 0.5, 6);
+    expect(await bound([withAvailability(cheap, false), dear])).toBeCloseTo(nodes * 0.5, 6);
+    expect(await bound([cheap, dear])).toBeCloseTo(nodes * 0.2, 6);
   });
 
   it('leaves out pods no option can host and says so', async () => {

@@ -48,6 +48,30 @@ interface Option {
   readonly cap: Float64Array;
 }
 
+/**
+ * The instance types (template-local index, cheapest allowed offering's price in micros) of template `t`
+ * that requirements `merged` (the template's plus a pod version's strict requirements, identified by `key`)
+ * allow. Cached per template: a template is the same object while its NodePool, instance types and
+ * daemonsets are (immutable domain objects), and every what-if and consolidation simulation bounds the same
+ * pod classes against the same catalog again.
+ */
+const allowedCache = new WeakMap<Template, Map<string, ReadonlyArray<readonly [number, number]>>>();
+
+function allowedTypes(t: Template, key: string, merged: Requirements): ReadonlyArray<readonly [number, number]> {
+  let byKey = allowedCache.get(t);
+  if (!byKey) allowedCache.set(t, (byKey = new Map()));
+  let out = byKey.get(key);
+  if (out) return out;
+  const list: Array<readonly [number, number]> = [];
+  t.instanceTypes.forEach((it: InstanceType, ii) => {
+    if (intersects(it.requirements, merged) !== undefined) return;
+    const o = cheapestOffering(merged, it);
+    if (o) list.push([ii, toMicros(o.price)]);
+  });
+  byKey.set(key, (out = list));
+  return out;
+}
+
 /** The options a pod may use: union over its relaxation chain and over the NodePools. */
 function optionsOf(pod: Pod, versions: readonly Pod[], templates: readonly Template[], resources: readonly string[], wellKnown: ReadonlySet<string>, index: Map<string, number>, options: Option[]): number[] {
   const out = new Set<number>();
@@ -56,26 +80,23 @@ function optionsOf(pod: Pod, versions: readonly Pod[], templates: readonly Templ
     const tried = new Set<string>();
     for (const v of versions) {
       const reqs = strictPodRequirements(v);
-      const key = JSON.stringify([...reqs.values()].map((r) => [r.key, r.complement, [...r.values].sort(), r.gte, r.lte]));
+      const key = JSON.stringify([...reqs.values()].map((r) => [r.key, r.complement, [...r.values].sort(), r.gte, r.lte, r.minValues]));
       if (tried.has(key)) continue;
       tried.add(key);
       if (compatible(t.requirements, reqs, wellKnown) !== undefined) continue;
-      const merged: Requirements = add(t.requirements, ...reqs.values());
-      t.instanceTypes.forEach((it: InstanceType, ii) => {
-        if (intersects(it.requirements, merged) !== undefined) return;
-        const o = cheapestOffering(merged, it);
-        if (!o) return;
-        const id = `${ti}/${ii}/${toMicros(o.price)}`;
+      for (const [ii, price] of allowedTypes(t, key, add(t.requirements, ...reqs.values()))) {
+        const id = `${ti}/${ii}/${price}`;
         let oi = index.get(id);
         if (oi === undefined) {
+          const it = t.instanceTypes[ii]!;
           const overhead = t.daemonGroupOf.get(it.name)!.overhead;
           const cap = Float64Array.from(resources, (r) => Math.max(0, (it.allocatable[r] ?? 0) - (overhead[r] ?? 0)));
           oi = options.length;
-          options.push({ price: toMicros(o.price), cap });
+          options.push({ price, cap });
           index.set(id, oi);
         }
         out.add(oi);
-      });
+      }
     }
   });
   void pod;

@@ -5,6 +5,7 @@ import { improve } from './improve';
 import { resetCompat } from './its';
 import { finalizeClaims, writeResult } from './output';
 import { counters, resetSchedule, run } from './schedule';
+import { resetQuickIndex } from './quick';
 import { resetSets, SET_WORDS } from './sets';
 import { resetReservations } from './reservations';
 import { resetState } from './state';
@@ -41,6 +42,7 @@ export function solve(input: usize): usize {
   resetCompat();
   resetState();
   resetTopology(SET_WORDS);
+  resetQuickIndex();
   resetSchedule();
   resetReservations();
   run();

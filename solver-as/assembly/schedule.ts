@@ -3,10 +3,10 @@
 // then a new NodeClaim per template in weight order; on failure one preference is relaxed at a time
 // (pre-computed as a chain of pod-class versions); a full pass without progress ends the solve.
 import {
-  E_FAILED, E_NO_TEMPLATES, E_RESERVED, FLAG_STRICT_MIN_VALUES, IT_CAP, N_SET, NF_BLOCKED_FOR_MOVED, P_MOVED, P_VERSION, T_LIMITS,
-  T_SET, T_TAINTSET, V_DG_CONFLICT, V_INV_SELECT, V_NEXT, V_OWNED, V_REQS, V_VOLUMES,
+  E_FAILED, E_NO_TEMPLATES, E_RESERVED, FLAG_STRICT_MIN_VALUES, N_SET, NF_BLOCKED_FOR_MOVED, P_MOVED, P_VERSION, T_SET, T_TAINTSET,
+  V_DG_CONFLICT, V_INV_SELECT, V_NEXT, V_OWNED, V_REQS, V_VOLUMES,
 } from '../abi';
-import { FLAGS, NLD, NN, NP, NR, NT, NV, f64At, it, listAt, listLen, node, pod, tmpl, tolerates, ver } from './layout';
+import { FLAGS, NLD, NN, NP, NR, NT, NV, listAt, listLen, node, pod, tmpl, tolerates, ver } from './layout';
 import { Compat, compatFor, minValuesMet } from './its';
 import { MODE_PLAIN, MODE_STRICT, MODE_WELL_KNOWN, canonicalInput, mergeCompatible, setHasMinValues } from './sets';
 import {
@@ -14,6 +14,8 @@ import {
   subtractRequests, templateLen, templateStart,
 } from './state';
 import { exceedsRoom, widenRoom } from './state';
+import { allWithinLimits, limitsOf, maxCapacity, openedAs, rememberOpened, resetLimits, subtractMaxCapacity, wasOpened, withinLimits } from './limits';
+import { indexClaim, quickAllowed, quickIndexed } from './quick';
 import { addRequirements, ensureHost, prepareQuick, quickReject, record, versionEpoch } from './topology';
 import { checkReservations, commitReservations } from './reservations';
 
@@ -33,8 +35,6 @@ export let errors: Int32Array = new Int32Array(0);
 let levels: Array<Uint32Array> = new Array<Uint32Array>();
 let levelCount: Int32Array = new Int32Array(0);
 let levelWords: i32 = 8;
-/** Per template: remaining limits [nodes, dims...] (Infinity = unlimited). */
-let limits: Array<Float64Array> = new Array<Float64Array>();
 let strictMinValues = false;
 /**
  * dead[v] marks in-flight NodeClaims (and existing nodes, in deadNodes[v]) on which version v can never
@@ -69,13 +69,7 @@ export function resetSchedule(): void {
   levelWords = 8;
   levels.push(new Uint32Array(levelWords));
   levelCount = new Int32Array(8);
-  limits = new Array<Float64Array>();
-  for (let t = 0; t < NT; t++) {
-    const l = new Float64Array(NLD + 1);
-    const base = tmpl(t, T_LIMITS);
-    for (let i = 0; i <= NLD; i++) unchecked((l[i] = f64At(base + i)));
-    limits.push(l);
-  }
+  resetLimits();
   strictMinValues = (FLAGS & FLAG_STRICT_MIN_VALUES) != 0;
   dead = new Array<Uint32Array>(NV);
   deadNodes = new Array<Uint32Array>(NV);
@@ -192,6 +186,9 @@ function addPod(p: i32, v: i32, moved: bool): bool {
   unchecked((counters[3] += 1));
   const epoch = free ? 0 : versionEpoch(v);
   if (!free) prepareQuick(v);
+  // With every key of the attempt indexed, quick rejection masks whole words (quick.ts); the claims it
+  // rejects are the ones quickReject would, so the claims evaluated are the same.
+  const indexed = !free && quickIndexed();
   // In-flight NodeClaims in Karpenter's order (fewest pods first, then oldest): level by level, and within a
   // level by creation index, reading whole words of claim bits with the claims dead for this version
   // masked out.
@@ -202,6 +199,11 @@ function addPod(p: i32, v: i32, moved: bool): bool {
       let x = unchecked(b[wi]);
       if (x == 0) continue;
       if (wi < dv.length) x &= ~unchecked(dv[wi]);
+      if (indexed) {
+        const q = x & quickAllowed(wi);
+        unchecked((counters[6] += <i32>popcnt(x & ~q)));
+        x = q;
+      }
       while (x != 0) {
         const ci = (wi << 5) + <i32>ctz(x);
         x &= x - 1;
@@ -210,7 +212,7 @@ function addPod(p: i32, v: i32, moved: bool): bool {
           continue;
         }
         const c = claimAt(ci);
-        if (!free && quickReject(c.set)) {
+        if (!free && !indexed && quickReject(c.set)) {
           unchecked((counters[6] += 1));
           continue;
         }
@@ -228,6 +230,7 @@ function addPod(p: i32, v: i32, moved: bool): bool {
         }
         levelMove(ci, L, L + 1);
         claimAdd(c, v, s);
+        indexClaim(ci, c.set);
         record(v, c.set, tmpl(c.tmpl, T_TAINTSET), c.host);
         unchecked((placement[p] = -(ci + 2)));
         unchecked((placedVersion[p] = v));
@@ -240,13 +243,15 @@ function addPod(p: i32, v: i32, moved: bool): bool {
     return false;
   }
   for (let t = 0; t < NT; t++) {
-    const lim = unchecked(limits[t]);
+    const lim = limitsOf(t);
     if (unchecked(lim[0]) <= 0) continue;
     const n = templateLen(t);
     const start = templateStart(t);
     const live = new Int32Array(n);
     let ln = 0;
-    for (let j = 0; j < n; j++) if (withinLimits(start + j, lim)) unchecked((live[ln++] = j));
+    const all = allWithinLimits(t, lim);
+    if (all) for (; ln < n; ln++) unchecked((live[ln] = ln));
+    else for (let j = 0; j < n; j++) if (withinLimits(start + j, lim)) unchecked((live[ln++] = j));
     if (ln == 0) continue;
     const host = NN + claimCount();
     ensureHost(host);
@@ -260,9 +265,27 @@ function addPod(p: i32, v: i32, moved: bool): bool {
     }
     if (s < 0) continue;
     const ci = pushClaim(c);
-    claimAdd(c, v, s);
-    fullFilter(c);
-    subtractMaxCapacity(c, lim);
+    const key = (<u64>v << 32) | <u64>(<u32>s);
+    if (all && wasOpened(t, key)) {
+      // What claimAdd, fullFilter and subtractMaxCapacity below made of the same (template, s, v) before.
+      const o = openedAs(t, key);
+      c.live.set(o.live);
+      c.liveLen = o.live.length;
+      c.set = s;
+      // The reservations claimCanAdd found for this claim (not part of the memo: counts change as claims hold them).
+      commitReservations(c);
+      addRequests(v, c.total);
+      addPorts(v, c.ports);
+      c.pods++;
+      c.reserved = o.reserved.slice();
+      for (let d = 0; d <= NLD; d++) unchecked((lim[d] -= c.reserved[d]));
+    } else {
+      claimAdd(c, v, s);
+      fullFilter(c);
+      subtractMaxCapacity(c, lim);
+      if (all) rememberOpened(t, key, c);
+    }
+    indexClaim(ci, c.set);
     levelMove(ci, 0, 1);
     record(v, c.set, tmpl(t, T_TAINTSET), c.host);
     unchecked((placement[p] = -(ci + 2)));
@@ -304,40 +327,6 @@ function growI32(a: Int32Array, n: i32): Int32Array {
   const b = new Int32Array(max(n, a.length * 2));
   b.set(a);
   return b;
-}
-
-function withinLimits(gi: i32, lim: Float64Array): bool {
-  const cap = it(gi, IT_CAP);
-  for (let d = 0; d < NLD; d++) if (f64At(cap + d) > unchecked(lim[d + 1])) return false;
-  return true;
-}
-
-/** The claim consumes the largest capacity among its options, and one node (see the reference solver). */
-function subtractMaxCapacity(c: Claim, lim: Float64Array): void {
-  c.reserved = maxCapacity(c);
-  for (let d = 0; d <= NLD; d++) unchecked((lim[d] -= c.reserved[d]));
-}
-
-/** [1 node, the largest capacity per limited dimension among the claim's options]. */
-export function maxCapacity(c: Claim): Float64Array {
-  const out = new Float64Array(NLD + 1);
-  out[0] = 1;
-  const start = templateStart(c.tmpl);
-  for (let d = 0; d < NLD; d++) {
-    let m: f64 = 0;
-    for (let x = 0; x < c.liveLen; x++) {
-      const j = unchecked(c.live[x]);
-      if (j < 0) continue;
-      const v = f64At(it(start + j, IT_CAP) + d);
-      if (v > m) m = v;
-    }
-    unchecked((out[d + 1] = m));
-  }
-  return out;
-}
-
-export function limitsOf(t: i32): Float64Array {
-  return unchecked(limits[t]);
 }
 
 /** The node's set with v added; -1 when v does not fit now, -2 when it never will (see `dead`). */
@@ -498,4 +487,4 @@ export function fullFilter(c: Claim): void {
   c.liveLen = w;
 }
 
-export { N_SET, node };
+export { N_SET, node, limitsOf, maxCapacity };

@@ -358,6 +358,17 @@ export function prepareQuick(v: i32): void {
   }
 }
 
+/** The prepared attempt's keys and allowed-domain masks (quick.ts reads them to reject a word of claims at once). */
+export function quickCount(): i32 {
+  return qN;
+}
+export function quickKey(i: i32): i32 {
+  return unchecked(qKey[i]);
+}
+export function quickMask(i: i32): Uint32Array {
+  return unchecked(qMask[i]);
+}
+
 /** True when set s certainly fails the prepared attempt's topology (a decided domain outside the allowed ones). */
 export function quickReject(s: i32): bool {
   if (qN == 0) return false;

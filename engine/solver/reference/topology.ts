@@ -122,6 +122,7 @@ export class Topology {
   private excludedUids?: ReadonlySet<string>;
   private readonly idsByPod = new WeakMap<Pod, { readonly owned: readonly string[]; readonly inverseOwned: readonly string[] }>();
   private readonly allNamespaces: readonly string[];
+  private readonly declaredByPod = new WeakMap<Pod, ReadonlyArray<{ group: TopologyGroup; filter?: NodeFilter }>>();
 
   constructor(private readonly input: TopologyInput) {
     const ns = new Set<string>([...(input.namespaceLabels?.keys() ?? [])]);
@@ -256,8 +257,18 @@ export class Topology {
     return this.getOrCreate(this.inverse, g);
   }
 
-  /** The groups a pod declares under the policy (§3.2 "Which constraints create groups"). */
-  private declared(pod: Pod): Array<{ group: TopologyGroup; filter?: NodeFilter }> {
+  /**
+   * The groups a pod declares under the policy (§3.2 "Which constraints create groups"). The same for a pod
+   * object for the life of this Topology (policy, namespaces and NodePools are fixed): computed once, since
+   * building the group ids is most of the work and both groupIds() and update() ask.
+   */
+  private declared(pod: Pod): ReadonlyArray<{ group: TopologyGroup; filter?: NodeFilter }> {
+    let d = this.declaredByPod.get(pod);
+    if (!d) this.declaredByPod.set(pod, (d = this.computeDeclared(pod)));
+    return d;
+  }
+
+  private computeDeclared(pod: Pod): Array<{ group: TopologyGroup; filter?: NodeFilter }> {
     const out: Array<{ group: TopologyGroup; filter?: NodeFilter }> = [];
     const respect = this.input.policy === 'Respect';
     for (const tsc of pod.topologySpreadConstraints) {
