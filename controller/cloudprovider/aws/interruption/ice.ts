@@ -1,24 +1,34 @@
 // A spot interruption warning marks its offering (spot, instance type, zone) unavailable for 3 minutes, so
 // the replacement the controller provisions goes elsewhere (spec/aws-provider.md §6: Karpenter's
 // interruption controller does this before deleting the NodeClaim). The seam's events carry instance ids
-// only; `instanceAt` finds the type and zone (the controller looks them up on its NodeClaims).
+// only; `instanceAt` finds the type and zone (the controller looks them up on its NodeClaims). A capacity
+// reservation interruption warning marks the instance's reservation unavailable instead.
 import type { InterruptionSource } from '../../types.ts';
 import type { UnavailableOfferings } from '../ice-cache.ts';
 
 export interface InstancePlacement {
   readonly instanceType: string;
   readonly zone: string;
+  /** The NodeClaim's karpenter.k8s.aws/capacity-reservation-id label, when it has one. */
+  readonly reservationId?: string;
 }
 
 export function markingSpotInterruptions(
   source: InterruptionSource,
   ice: UnavailableOfferings,
   instanceAt: (instanceId: string) => InstancePlacement | undefined,
+  reservations?: { markUnavailable(id: string): void },
 ): InterruptionSource {
   return {
     async receive(signal) {
       const batch = await source.receive(signal);
       for (const { event } of batch) {
+        if (event.kind === 'capacityReservationInterruption') {
+          for (const id of event.instanceIds) {
+            const r = instanceAt(id)?.reservationId;
+            if (r) reservations?.markUnavailable(r);
+          }
+        }
         if (event.kind !== 'spotInterruption') continue;
         for (const id of event.instanceIds) {
           const at = instanceAt(id);
