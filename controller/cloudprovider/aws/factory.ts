@@ -11,7 +11,7 @@
 // * the node-class controller resolves through awsNodeClasses (status, hash, instance-profile clean-up);
 // * start()/stop() run the periodic refreshes (instance types and prices every 12 h, launch templates 1 min).
 import { readFileSync } from 'node:fs';
-import { CAPACITY_RESERVATION_ID_LABEL, INSTANCE_TYPE_LABEL, ZONE_LABEL, type EC2NodeClass } from '../../../engine/index.ts';
+import { INSTANCE_TYPE_LABEL, ZONE_LABEL, type EC2NodeClass } from '../../../engine/index.ts';
 import type { CloudProviderContext, CloudProviderFactory } from '../../main.ts';
 import type { KubeObject } from '../../operator/kube.ts';
 import type { CloudProvider } from '../types.ts';
@@ -131,8 +131,7 @@ export function awsProviderFactory(f: AwsFactoryOptions = {}): CloudProviderFact
         const claim = ctx.cluster.nodeClaims().find((c) => c.info.providerId?.endsWith(`/${id}`));
         const type = claim?.info.labels[INSTANCE_TYPE_LABEL];
         const zone = claim?.info.labels[ZONE_LABEL];
-        const reservationId = claim?.info.labels[CAPACITY_RESERVATION_ID_LABEL];
-        return type && zone ? { instanceType: type, zone, ...(reservationId ? { reservationId } : {}) } : undefined;
+        return type && zone ? { instanceType: type, zone } : undefined;
       },
     });
     const nodeClasses = awsNodeClasses({

@@ -151,7 +151,7 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
       await ensureDiscovered();
       return instanceTypeProvider.list(nc);
     },
-    isDrifted: (q: DriftQuery) => isDrifted(q, { nodeClass: deps.nodeClass, instances, instanceType: typeFor, ...(settings.clusterCABundle ? { caBundle: settings.clusterCABundle } : {}) }),
+    isDrifted: (q: DriftQuery) => isDrifted(q, { nodeClass: deps.nodeClass, instances, instanceType: typeFor, reservedCapacity, ...(settings.clusterCABundle ? { caBundle: settings.clusterCABundle } : {}) }),
     ...(interruptions ? { interruptions } : {}),
   } satisfies CloudProvider;
 

@@ -2,15 +2,14 @@
 // the replacement the controller provisions goes elsewhere (spec/aws-provider.md §6: Karpenter's
 // interruption controller does this before deleting the NodeClaim). The seam's events carry instance ids
 // only; `instanceAt` finds the type and zone (the controller looks them up on its NodeClaims). A capacity
-// reservation interruption warning marks the instance's reservation unavailable instead.
+// reservation interruption warning marks the NodeClaim's reservation unavailable instead (through the seam's
+// markUnavailable, which the interruption controller calls with the NodeClaim's reservation-id label).
 import type { InterruptionSource } from '../../types.ts';
 import type { UnavailableOfferings } from '../ice-cache.ts';
 
 export interface InstancePlacement {
   readonly instanceType: string;
   readonly zone: string;
-  /** The NodeClaim's karpenter.k8s.aws/capacity-reservation-id label, when it has one. */
-  readonly reservationId?: string;
 }
 
 export function markingSpotInterruptions(
@@ -23,12 +22,6 @@ export function markingSpotInterruptions(
     async receive(signal) {
       const batch = await source.receive(signal);
       for (const { event } of batch) {
-        if (event.kind === 'capacityReservationInterruption') {
-          for (const id of event.instanceIds) {
-            const r = instanceAt(id)?.reservationId;
-            if (r) reservations?.markUnavailable(r);
-          }
-        }
         if (event.kind !== 'spotInterruption') continue;
         for (const id of event.instanceIds) {
           const at = instanceAt(id);
@@ -38,5 +31,8 @@ export function markingSpotInterruptions(
       return batch;
     },
     acknowledge: (handle) => source.acknowledge(handle),
+    markUnavailable: (event, capacity) => {
+      if (event.kind === 'capacityReservationInterruption' && capacity.reservationId) reservations?.markUnavailable(capacity.reservationId);
+    },
   };
 }
