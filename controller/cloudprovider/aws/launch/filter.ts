@@ -74,7 +74,11 @@ export function selectCandidates(
   const capacityType = allowed('reserved') && pool.some((t) => offered(t, 'reserved').length)
     ? 'reserved'
     : allowed('spot') && pool.some((t) => offered(t, 'spot').length) ? 'spot' : 'on-demand';
-  if (capacityType === 'reserved') return reservedSelection(pool, offered, kindOf);
+  if (capacityType === 'reserved') {
+    const reserved = reservedSelection(pool, offered, kindOf);
+    const unmet = minValues && minValuesPolicy === 'Strict' ? unmetMinValues(claim, reserved.candidates) : undefined;
+    return unmet ? { ok: false, reason: unmet } : { ok: true, capacityType, candidates: reserved.candidates, reservation: reserved.partition };
+  }
   // 4. spot filter
   if (capacityType === 'spot' && allowed('on-demand') && !minValues) {
     const odFloor = cheapest(pool.flatMap((t) => offered(t, 'on-demand')));
@@ -87,18 +91,24 @@ export function selectCandidates(
     .sort((a, b) => cheapest(a.offerings) - cheapest(b.offerings) || a.type.name.localeCompare(b.type.name))
     .slice(0, MAX_INSTANCE_TYPES);
   if (!candidates.length) return { ok: false, reason: `no ${capacityType} offering is available` };
-  if (minValues && minValuesPolicy === 'Strict') {
-    for (const r of claim.values()) {
-      if (r.minValues === undefined) continue;
-      const values = new Set(candidates.flatMap((c) => [...(c.type.requirements.get(r.key)?.values ?? [])]));
-      if (values.size < r.minValues) return { ok: false, reason: `minValues ${r.minValues} of ${r.key} cannot be met (${values.size} values left)` };
-    }
-  }
+  const unmet = minValues && minValuesPolicy === 'Strict' ? unmetMinValues(claim, candidates) : undefined;
+  if (unmet) return { ok: false, reason: unmet };
   return { ok: true, capacityType, candidates };
 }
 
+function unmetMinValues(claim: Requirements, candidates: readonly Candidate[]): string | undefined {
+  for (const r of claim.values()) {
+    if (r.minValues === undefined) continue;
+    const values = new Set(candidates.flatMap((c) => [...(c.type.requirements.get(r.key)?.values ?? [])]));
+    if (values.size < r.minValues) return `minValues ${r.minValues} of ${r.key} cannot be met (${values.size} values left)`;
+  }
+  return undefined;
+}
+
 /** Reserved: one partition (cheapest first, ties by kind), then per type and zone the offering with most left. */
-function reservedSelection(pool: readonly InstanceType[], offered: (t: InstanceType, ct: string) => Offering[], kindOf: ReservationKind): Selection {
+function reservedSelection(
+  pool: readonly InstanceType[], offered: (t: InstanceType, ct: string) => Offering[], kindOf: ReservationKind,
+): { candidates: Candidate[]; partition: { reservationType: ReservationType; interruptible: boolean } } {
   const kind = (o: Offering) => kindOf(o.reservationId ?? '') ?? { reservationType: 'default' as const, interruptible: false };
   const all = pool.flatMap((t) => offered(t, 'reserved'));
   const best = [...all].sort((a, b) => a.price - b.price || reservationRank(kind(a)) - reservationRank(kind(b)))[0]!;
@@ -119,5 +129,5 @@ function reservedSelection(pool: readonly InstanceType[], offered: (t: InstanceT
     .filter((c) => c.offerings.length)
     .sort((a, b) => cheapest(a.offerings) - cheapest(b.offerings) || a.type.name.localeCompare(b.type.name))
     .slice(0, MAX_INSTANCE_TYPES);
-  return { ok: true, capacityType: 'reserved', candidates, reservation: partition };
+  return { candidates, partition };
 }
