@@ -30,6 +30,14 @@ describe('karpenter-ts sim', () => {
     expect(out).toMatch(/PASSED: scenario test in 00:\d\d of simulated time/);
   });
 
+  it('runs the capacity-reservation scenario: one reserved node, then one on-demand', async () => {
+    const io = memoryIo();
+    const file = new URL('../../scenarios/capacity-reservation.yaml', import.meta.url).pathname;
+    expect(await run(['--scenario', file, '--speed', '0'], io)).toBe(0);
+    expect(io.stdout).toMatch(/nodeclaim reserved-\w+ launched: m7i\.large in ap-northeast-2a, reserved/);
+    expect(io.stdout).toMatch(/PASSED: scenario capacity-reservation/);
+  });
+
   it('exits 1 and lists the failed expectation', async () => {
     const io = memoryIo();
     const file = await scenario('  - scale: { deployment: inflate, replicas: 1 }\n  - waitFor: { runningPods: 1, timeout: 5m }\n  - expect: { onDemandNodes: 1 }\n');

@@ -106,6 +106,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const logDestination = a.logLevel ? (a.logFile ? createWriteStream(resolve(io.cwd, a.logFile)) : { write: (s: string) => io.err(s) }) : undefined;
   const sim = await startSimulation({
     clock, region, ...(scenario.clusterName ? { clusterName: scenario.clusterName } : {}), ...(a.port !== undefined ? { port: a.port } : {}),
+    ...(scenario.capacityReservations ? { capacityReservations: scenario.capacityReservations } : {}),
     logLevel: a.logLevel ?? 'silent', ...(logDestination ? { logDestination } : {}),
   });
   const started = performance.now();

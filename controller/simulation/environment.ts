@@ -8,7 +8,7 @@
 //   await sim.close();
 import type { KubeConfig } from '@kubernetes/client-node';
 import { parseDocuments, parseEC2NodeClass, toNodeClass, type EC2NodeClass } from '../../engine/index.ts';
-import { simNetwork, type SimNetwork } from '../cloudprovider/sim/network.ts';
+import { addCapacityReservation, simNetwork, type SimNetwork } from '../cloudprovider/sim/network.ts';
 import { SimCloudProvider } from '../cloudprovider/sim/provider.ts';
 import type { CloudProvider } from '../cloudprovider/types.ts';
 import { newOperator, type Operator, type OperatorDeps } from '../main.ts';
@@ -45,6 +45,19 @@ export interface SimulationOptions {
   readonly leaderElection?: OperatorDeps['leaderElection'];
   /** Wraps the cloud the first replica sees (failure drills: a launch that never returns, ...). */
   readonly cloud?: (cp: CloudProvider) => CloudProvider;
+  /** Capacity reservations in the simulated account (EC2NodeClasses select them with capacityReservationSelectorTerms). */
+  readonly capacityReservations?: readonly SimReservationSpec[];
+}
+
+/** A capacity reservation as a scenario declares it. */
+export interface SimReservationSpec {
+  readonly id: string;
+  readonly instanceType: string;
+  readonly zone: string;
+  readonly count: number;
+  readonly reservationType?: 'default' | 'capacity-block';
+  readonly instanceMatchCriteria?: 'open' | 'targeted';
+  readonly tags?: Record<string, string>;
 }
 
 /** Another operator replica against the same simulated cluster and cloud. */
@@ -113,12 +126,14 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
   });
   installAdmission(cluster.server);
   const network = simNetwork(region, clusterName);
+  for (const r of opts.capacityReservations ?? []) addCapacityReservation(network, r);
   // The simulator runs one replica without leader election unless asked (leader-election drills).
   const baseOverrides = { 'cluster-name': clusterName, 'metrics-port': '0', 'health-probe-port': '0', 'disable-leader-election': 'true', 'leader-election-namespace': 'kube-system', ...(opts.options ?? {}) };
   const replicas: Operator[] = [];
   const live = (): Operator[] => replicas.filter((r) => r.alive());
   const provider = (existing?: SimCloudProvider): SimCloudProvider => existing ?? new SimCloudProvider({
     clock, region, kubelet: cluster.kubelet, network, zonesOf: (nc) => toNodeClass(nc).zones,
+    reservedCapacity: resolveOptions([], {}, baseOverrides).featureGates.reservedCapacity,
     // The cloud is shared by every replica; node classes come from whichever replica is still running,
     // else (an operator started outside this simulation, as test/support/restart.ts does) from the API server.
     nodeClass: (name) => live().map((r) => r.cluster.nodeClass(name)?.nodeClass).find((nc) => nc !== undefined) ?? storedNodeClass(name),

@@ -202,6 +202,52 @@ describe('the AWS provider in the controller', () => {
     expect(await drift()).toBe('AMIDrift');
   });
 
+  it('launches into a capacity reservation while it has room, then on-demand, and gets the instance back on termination', async () => {
+    sim = await awsSimulation();
+    const RID = 'cr-0a1b2c3d4e5f60718';
+    sim.account.addCapacityReservation({ id: RID, instanceType: 'm7i-flex.large', zone: 'ap-northeast-2a', count: 1, tags: { team: 'web' } });
+    const yaml = guide('guide-07.yaml')
+      .replace('  tags:\n    Environment: production', `  capacityReservationSelectorTerms:\n    - id: ${RID}\n  tags:\n    Environment: production`)
+      .replace("values: ['on-demand']", "values: ['reserved', 'on-demand']");
+    await sim.apply(yaml);
+    const nc = sim.get('EC2NodeClass', 'production')!;
+    expect(condition(nc, 'CapacityReservationsReady')).toMatchObject({ status: 'True' });
+    expect(condition(nc, 'Ready')?.status).toBe('True');
+    expect((nc.status as { capacityReservations: unknown[] }).capacityReservations).toEqual([{
+      id: RID, availabilityZone: 'ap-northeast-2a', instanceType: 'm7i-flex.large', ownerID: '123456789012', instanceMatchCriteria: 'targeted',
+      reservationType: 'default', interruptible: false, state: 'active',
+    }]);
+
+    // Two pods that need a node each: the first takes the reservation's one instance; the second waits a
+    // round (Strict: it may not relax while the reservation is held) and then goes on-demand.
+    await sim.apply(deployment('web', 2, { onePerNode: true }));
+    await sim.clock.advanceUntil(() => podsRunning(sim!, 'web') === 2, 300_000, 'web running on two nodes');
+    const byType = Object.fromEntries(claims(sim).map((c) => [c.metadata.labels?.['karpenter.sh/capacity-type'], c]));
+    expect(Object.keys(byType).sort()).toEqual(['on-demand', 'reserved']);
+    const reserved = byType['reserved']!;
+    expect(reserved.metadata.labels).toMatchObject({
+      'karpenter.k8s.aws/capacity-reservation-id': RID, 'karpenter.k8s.aws/capacity-reservation-type': 'default', 'topology.kubernetes.io/zone': 'ap-northeast-2a',
+      'node.kubernetes.io/instance-type': 'm7i-flex.large',
+    });
+    expect(byType['on-demand']!.metadata.labels?.['karpenter.k8s.aws/capacity-reservation-id']).toBeUndefined();
+    const node = sim.cluster.store.list('nodes').find((n) => n.metadata.name === (reserved.status as { nodeName?: string }).nodeName);
+    expect(node?.metadata.labels?.['karpenter.k8s.aws/capacity-reservation-id']).toBe(RID);
+    const fleets = fleetInputs(sim);
+    expect(fleets.map((f) => f.TargetCapacitySpecification?.DefaultTargetCapacityType)).toEqual(['on-demand', 'on-demand']);
+    const lts = new Map(sim.account.ec2.commandCalls(CreateLaunchTemplateCommand).map((c) => [c.args[0].input.LaunchTemplateName, c.args[0].input.LaunchTemplateData!]));
+    const targets = fleets.map((f) => lts.get(f.LaunchTemplateConfigs![0]!.LaunchTemplateSpecification!.LaunchTemplateName)?.CapacityReservationSpecification);
+    expect(targets).toEqual([{ CapacityReservationTarget: { CapacityReservationId: RID } }, { CapacityReservationPreference: 'none' }]);
+    expect(sim.account.capacityReservations.get(RID)!.AvailableInstanceCount).toBe(0);
+    expect(sim.provider.aws.reservationCapacity.available(RID)).toBe(0);
+    const inReservation = [...sim.account.instances.values()].filter((i) => i.CapacityReservationId === RID);
+    expect(inReservation).toHaveLength(1);
+
+    // Deleting the reserved NodeClaim terminates its instance: the reservation has its instance back.
+    sim.cluster.api.delete('nodeclaims.karpenter.sh', undefined, reserved.metadata.name!);
+    await sim.clock.advanceUntil(() => sim!.account.capacityReservations.get(RID)!.AvailableInstanceCount === 1, 300_000, 'the reserved instance terminated');
+    expect(sim.provider.aws.reservationCapacity.available(RID)).toBe(1);
+  });
+
   it('keeps a deleted EC2NodeClass until its NodeClaims are gone, then deletes its launch templates and instance profile', async () => {
     sim = await awsSimulation();
     await sim.apply(guide('guide-07.yaml'));

@@ -1,16 +1,19 @@
 // A small stateful AWS account behind the real SDK v3 clients, answered through aws-sdk-client-mock: tagged
 // subnets and security groups, EKS-optimized AMIs behind their SSM parameters, instance profiles, launch
 // templates, instances that CreateFleet starts and TerminateInstances stops on the simulation's clock, and an
-// SQS queue whose ReceiveMessage long-polls (20 s of that clock) like the real one. End-to-end tests run the
+// SQS queue whose ReceiveMessage long-polls (20 s of that clock) like the real one. Capacity reservations
+// (addCapacityReservation) answer DescribeCapacityReservations and take launches whose template targets
+// them: one instance fewer available per launch, ReservationCapacityExceeded when none is left, and the
+// instance back on termination. End-to-end tests run the
 // controller's AWS provider against it; every call stays recorded on the mocks for assertions.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 import { randomUUID } from 'node:crypto';
 import {
-  CreateFleetCommand, CreateLaunchTemplateCommand, CreateTagsCommand, DeleteLaunchTemplateCommand, DescribeImagesCommand, DescribeInstancesCommand,
+  CreateFleetCommand, CreateLaunchTemplateCommand, CreateTagsCommand, DeleteLaunchTemplateCommand, DescribeCapacityReservationsCommand, DescribeImagesCommand, DescribeInstancesCommand,
   DescribeInstanceTypeOfferingsCommand, DescribeInstanceTypesCommand, DescribeLaunchTemplatesCommand, DescribeSecurityGroupsCommand,
   DescribeSpotPriceHistoryCommand, DescribeSubnetsCommand, EC2Client, TerminateInstancesCommand,
-  type Filter, type Image, type Instance, type LaunchTemplate, type SecurityGroup, type Subnet, type Tag,
+  type CapacityReservation, type Filter, type Image, type Instance, type LaunchTemplate, type RequestLaunchTemplateData, type SecurityGroup, type Subnet, type Tag,
 } from '@aws-sdk/client-ec2';
 import {
   AddRoleToInstanceProfileCommand, CreateInstanceProfileCommand, DeleteInstanceProfileCommand, GetInstanceProfileCommand, IAMClient,
@@ -62,7 +65,8 @@ export class FakeAwsAccount {
   readonly images = new Map<string, Image>();
   readonly parameters = new Map<string, string>();
   readonly profiles = new Map<string, InstanceProfile>();
-  readonly launchTemplates = new Map<string, LaunchTemplate & { securityGroupIds: string[] }>();
+  readonly launchTemplates = new Map<string, LaunchTemplate & { securityGroupIds: string[]; data?: RequestLaunchTemplateData }>();
+  readonly capacityReservations = new Map<string, CapacityReservation>();
   readonly instances = new Map<string, Instance>();
   /** Instances that reached "running" (tests register their nodes). */
   onRunning: (i: Instance) => void = () => {};
@@ -104,6 +108,17 @@ export class FakeAwsAccount {
       this.images.set(id, { ImageId: id, Architecture: arch, Name: `amazon-eks-node-al2023-${arch}-${variant}-${k8s}-${release}`, CreationDate: '2026-08-01T00:00:00.000Z', State: 'available' });
       this.parameters.set(`/aws/service/eks/optimized-ami/${k8s}/amazon-linux-2023/${arch}/${variant}/recommended/image_id`, id);
     }
+  }
+
+  /** A targeted ODCR (default) or capacity block in this account, active, with `count` instances free. */
+  addCapacityReservation(r: { id: string; instanceType: string; zone: string; count: number; tags?: Record<string, string>; reservationType?: 'default' | 'capacity-block'; endDate?: Date }): CapacityReservation {
+    const cr: CapacityReservation = {
+      CapacityReservationId: r.id, InstanceType: r.instanceType, AvailabilityZone: r.zone, OwnerId: '123456789012', InstanceMatchCriteria: 'targeted',
+      State: 'active', TotalInstanceCount: r.count, AvailableInstanceCount: r.count, ReservationType: r.reservationType ?? 'default', Tags: tagList(r.tags ?? {}),
+      ...(r.endDate ? { EndDate: r.endDate } : {}),
+    };
+    this.capacityReservations.set(r.id, cr);
+    return cr;
   }
 
   setSubnetTags(tags: Readonly<Record<string, string>>): void {
@@ -158,9 +173,20 @@ export class FakeAwsAccount {
       }
       return { LaunchTemplates: [...this.launchTemplates.values()].filter((t) => matches(input.Filters, {}, tagMap(t.Tags))) };
     });
-    this.ec2.on(CreateLaunchTemplateCommand).callsFake((input: { LaunchTemplateName: string; LaunchTemplateData?: { SecurityGroupIds?: string[] }; TagSpecifications?: Array<{ Tags?: Tag[] }> }) => {
+    this.ec2.on(DescribeCapacityReservationsCommand).callsFake((input: { CapacityReservationIds?: string[]; Filters?: Filter[] }) => {
+      for (const id of input.CapacityReservationIds ?? []) {
+        if (!this.capacityReservations.has(id)) throw awsError('InvalidCapacityReservationId.NotFound', `The capacity reservation ID '${id}' does not exist`);
+      }
+      const out = [...this.capacityReservations.values()].filter((r) => (!input.CapacityReservationIds || input.CapacityReservationIds.includes(r.CapacityReservationId!))
+        && matches(input.Filters, { state: r.State, 'owner-id': r.OwnerId, 'instance-match-criteria': r.InstanceMatchCriteria, 'instance-type': r.InstanceType }, tagMap(r.Tags)));
+      return { CapacityReservations: out.map((r) => structuredClone(r)) };
+    });
+    this.ec2.on(CreateLaunchTemplateCommand).callsFake((input: { LaunchTemplateName: string; LaunchTemplateData?: RequestLaunchTemplateData; TagSpecifications?: Array<{ Tags?: Tag[] }> }) => {
       if (this.launchTemplates.has(input.LaunchTemplateName)) throw awsError('InvalidLaunchTemplateName.AlreadyExistsException', 'exists');
-      const lt = { LaunchTemplateName: input.LaunchTemplateName, LaunchTemplateId: `lt-${++this.seq}`, Tags: input.TagSpecifications?.[0]?.Tags ?? [], securityGroupIds: input.LaunchTemplateData?.SecurityGroupIds ?? [] };
+      const lt = {
+        LaunchTemplateName: input.LaunchTemplateName, LaunchTemplateId: `lt-${++this.seq}`, Tags: input.TagSpecifications?.[0]?.Tags ?? [], securityGroupIds: input.LaunchTemplateData?.SecurityGroupIds ?? [],
+        ...(input.LaunchTemplateData ? { data: input.LaunchTemplateData } : {}),
+      };
       this.launchTemplates.set(input.LaunchTemplateName, lt);
       return { LaunchTemplate: lt };
     });
@@ -194,7 +220,14 @@ export class FakeAwsAccount {
     if (!pick) return { Instances: [], Errors: [{ ErrorCode: 'InvalidParameterValue', ErrorMessage: 'no overrides' }] };
     const ids: string[] = [];
     const tags = input.TagSpecifications?.find((t) => t.ResourceType === 'instance')?.Tags ?? [];
-    for (let n = 0; n < (input.TargetCapacitySpecification?.TotalTargetCapacity ?? 1); n++) {
+    // A template targeting a reservation launches into it or not at all.
+    const reservationId = this.launchTemplates.get(pick.lt)?.data?.CapacityReservationSpecification?.CapacityReservationTarget?.CapacityReservationId;
+    const reservation = reservationId ? this.capacityReservations.get(reservationId) : undefined;
+    const wanted = input.TargetCapacitySpecification?.TotalTargetCapacity ?? 1;
+    if (reservationId && (!reservation || reservation.InstanceType !== pick.ov.InstanceType || reservation.AvailabilityZone !== pick.ov.AvailabilityZone || (reservation.AvailableInstanceCount ?? 0) < wanted)) {
+      return { Instances: [], Errors: [{ ErrorCode: 'ReservationCapacityExceeded', ErrorMessage: `capacity reservation ${reservationId} has no room`, LaunchTemplateAndOverrides: { Overrides: pick.ov } }] };
+    }
+    for (let n = 0; n < wanted; n++) {
       const id = `i-0${(++this.seq).toString(16).padStart(16, '0')}`;
       ids.push(id);
       const inst: Instance = {
@@ -202,7 +235,11 @@ export class FakeAwsAccount {
         Placement: { AvailabilityZone: pick.ov.AvailabilityZone, Tenancy: 'default' }, State: { Name: 'pending', Code: 0 }, LaunchTime: new Date(this.o.clock.now()),
         SecurityGroups: (this.launchTemplates.get(pick.lt)?.securityGroupIds ?? []).map((GroupId) => ({ GroupId })), Tags: structuredClone(tags),
         ...(spot ? { InstanceLifecycle: 'spot' as const, SpotInstanceRequestId: `sir-${id}` } : {}),
+        ...(reservation
+          ? { CapacityReservationId: reservationId, CapacityReservationSpecification: { CapacityReservationTarget: { CapacityReservationId: reservationId } } }
+          : {}),
       };
+      if (reservation) reservation.AvailableInstanceCount = (reservation.AvailableInstanceCount ?? 0) - 1;
       this.instances.set(id, inst);
       this.o.clock.setTimer(this.o.bootMs ?? 2_000, () => {
         if (inst.State?.Name !== 'pending') return;
@@ -219,6 +256,8 @@ export class FakeAwsAccount {
     const previous = i.State;
     if (i.State?.Name !== 'terminated' && i.State?.Name !== 'shutting-down') {
       i.State = { Name: 'shutting-down', Code: 32 };
+      const r = i.CapacityReservationId ? this.capacityReservations.get(i.CapacityReservationId) : undefined;
+      if (r) r.AvailableInstanceCount = (r.AvailableInstanceCount ?? 0) + 1;
       this.onTerminated(i);
       this.o.clock.setTimer(5_000, () => (i.State = { Name: 'terminated', Code: 48 }));
     }

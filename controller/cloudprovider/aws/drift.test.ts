@@ -7,13 +7,17 @@ import { EC2NODECLASS_HASH_VERSION, nodeClassHash } from './hash.ts';
 import { Instances } from './instance.ts';
 import type { EC2NodeClass } from '../../../engine/index.ts';
 
-function setup(nc: EC2NodeClass, instance: { SubnetId?: string; groups?: string[] } = {}) {
+function setup(nc: EC2NodeClass, instance: { SubnetId?: string; groups?: string[]; reservation?: string } = {}, reservedCapacity = true) {
   const aws = mockedAws();
+  const r = instance.reservation;
   aws.ec2.on(DescribeInstancesCommand).resolves({
-    Reservations: [{ Instances: [{ InstanceId: 'i-1', SubnetId: instance.SubnetId ?? 'subnet-a', SecurityGroups: (instance.groups ?? ['sg-1']).map((GroupId) => ({ GroupId })) }] }],
+    Reservations: [{ Instances: [{
+      InstanceId: 'i-1', SubnetId: instance.SubnetId ?? 'subnet-a', SecurityGroups: (instance.groups ?? ['sg-1']).map((GroupId) => ({ GroupId })),
+      ...(r ? { CapacityReservationId: r, CapacityReservationSpecification: { CapacityReservationTarget: { CapacityReservationId: r } } } : {}),
+    }] }],
   });
   const instances = new Instances({ ec2: aws.ports.ec2, clusterName: 'my-cluster' });
-  return (q: Partial<DriftQuery> = {}) => isDrifted(query(nc, q), { nodeClass: (n) => (n === nc.name ? nc : undefined), instances });
+  return (q: Partial<DriftQuery> = {}) => isDrifted(query(nc, q), { nodeClass: (n) => (n === nc.name ? nc : undefined), instances, reservedCapacity });
 }
 
 function query(nc: EC2NodeClass, over: Partial<DriftQuery>): DriftQuery {
@@ -32,6 +36,14 @@ function query(nc: EC2NodeClass, over: Partial<DriftQuery>): DriftQuery {
 }
 
 describe('isDrifted', () => {
+  it('reports CapacityReservationDrift when the instance\'s reservation left status.capacityReservations (gate on only)', async () => {
+    const nc = readyNodeClass();
+    const listed = { ...nc, status: { ...nc.status, capacityReservations: [{ id: 'cr-1' }] } };
+    expect(await setup(listed, { reservation: 'cr-1' })()).toBeUndefined();
+    expect(await setup(listed, { reservation: 'cr-2' })()).toBe('CapacityReservationDrift');
+    expect(await setup(nc, { reservation: 'cr-2' }, false)()).toBeUndefined();
+  });
+
   it('reports nothing for a NodeClaim that matches its node class', async () => {
     expect(await setup(readyNodeClass())()).toBeUndefined();
   });

@@ -3,9 +3,12 @@
 // 2. AMIDrift: the NodeClaim's image is not the AMI its instance type maps to in status.amis
 // 3. SecurityGroupDrift: the instance's groups differ from status.securityGroups
 // 4. SubnetDrift: the instance's subnet is not in status.subnets
-// Capacity reservations and placement groups are not resolved by this provider, so their checks never fire.
+// 5. CapacityReservationDrift: the instance runs in a reservation (launched into it) that status.capacityReservations
+//    no longer lists (gate ReservedCapacity on)
+// Placement groups are not resolved by this provider, so that check never fires.
 import { INSTANCE_TYPE_LABEL, reqs, type EC2NodeClass, type InstanceType } from '../../../engine/index.ts';
 import { isNodeClaimNotFound, type DriftQuery, type DriftReason } from '../types.ts';
+import { capacityTypeOf } from './instance.ts';
 import { currentHash } from './hash.ts';
 import type { Instances } from './instance.ts';
 import { statusAmis } from './nodeclass/amis.ts';
@@ -16,6 +19,8 @@ export interface DriftDeps {
   readonly instances: Pick<Instances, 'describe'>;
   readonly instanceType?: (nodeClassName: string, instanceType: string) => InstanceType | undefined;
   readonly caBundle?: string;
+  /** Feature gate ReservedCapacity (default on). */
+  readonly reservedCapacity?: boolean;
 }
 
 export function staticDrift(q: DriftQuery, nc: EC2NodeClass, caBundle?: string): boolean {
@@ -54,5 +59,7 @@ export async function isDrifted(q: DriftQuery, deps: DriftDeps): Promise<DriftRe
   }
   const subnets = nc.status.subnets;
   if (subnets.length && inst.SubnetId && !subnets.some((s) => s.id === inst.SubnetId)) return 'SubnetDrift';
+  const rid = inst.CapacityReservationId;
+  if ((deps.reservedCapacity ?? true) && rid && capacityTypeOf(inst) === 'reserved' && !nc.status.capacityReservations.some((r) => r.id === rid)) return 'CapacityReservationDrift';
   return undefined;
 }

@@ -125,6 +125,7 @@ export function awsProviderFactory(f: AwsFactoryOptions = {}): CloudProviderFact
       registry: ctx.metrics.registry,
       interruptionMetrics: { received: ctx.metrics.interruptionReceived, deleted: ctx.metrics.interruptionDeleted },
       minValuesPolicy: ctx.options.minValuesPolicy,
+      reservedCapacity: ctx.options.featureGates.reservedCapacity,
       log: (message, fields) => (message.startsWith('skipping') ? log.debug(fields, message) : log.warn(fields, message)),
       instanceAt: (id) => {
         const claim = ctx.cluster.nodeClaims().find((c) => c.info.providerId?.endsWith(`/${id}`));

@@ -9,6 +9,7 @@ export const IAM_ACTIONS = {
     describeSubnets: ['ec2:DescribeSubnets'],
     describeSecurityGroups: ['ec2:DescribeSecurityGroups'],
     describeImages: ['ec2:DescribeImages'],
+    describeCapacityReservations: ['ec2:DescribeCapacityReservations'],
     describeLaunchTemplate: ['ec2:DescribeLaunchTemplates'],
     describeLaunchTemplates: ['ec2:DescribeLaunchTemplates'],
     // Tags are applied at creation, which needs ec2:CreateTags with ec2:CreateAction=CreateLaunchTemplate.

@@ -3,7 +3,7 @@
 // TerminateInstances, and the post-registration tags. An instance that is gone is NodeClaimNotFoundError.
 import type { Instance as Ec2Instance } from '@aws-sdk/client-ec2';
 import {
-  CAPACITY_TYPE_LABEL, INSTANCE_TENANCY_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, nonZero, reqs, ZONE_LABEL, type InstanceType,
+  CAPACITY_RESERVATION_ID_LABEL, CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL, CAPACITY_RESERVATION_TYPE_LABEL, CAPACITY_TYPE_LABEL, INSTANCE_TENANCY_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, nonZero, reqs, ZONE_LABEL, type InstanceType,
 } from '../../../engine/index.ts';
 import { NodeClaimNotFoundError, type Instance } from '../types.ts';
 import { Batcher } from './batcher.ts';
@@ -28,14 +28,27 @@ export interface InstanceDeps {
   /** The instance type with the node class's capacity and labels, when known. */
   readonly instanceType?: (nodeClassName: string | undefined, instanceType: string) => InstanceType | undefined;
   readonly timers?: Timers;
+  /** Called once per instance launched into a reservation when its termination starts (the count comes back). */
+  readonly onReservedTerminated?: (reservationId: string, instanceId: string) => void;
 }
 
 const tagsOf = (i: Ec2Instance): Record<string, string> => Object.fromEntries((i.Tags ?? []).flatMap((t) => (t.Key ? [[t.Key, t.Value ?? '']] : [])));
 
 export function capacityTypeOf(i: Ec2Instance): Instance['capacityType'] {
   if (i.SpotInstanceRequestId || i.InstanceLifecycle === 'spot') return 'spot';
-  if (i.CapacityReservationId && i.CapacityReservationSpecification?.CapacityReservationPreference === 'capacity-reservations-only') return 'reserved';
+  // Launched into a reservation on purpose: capacity-reservations-only, or a template targeting the reservation
+  // (what this provider sends); an instance that merely landed in an open ODCR stays on-demand.
+  const spec = i.CapacityReservationSpecification;
+  if (i.CapacityReservationId && (spec?.CapacityReservationPreference === 'capacity-reservations-only' || spec?.CapacityReservationTarget?.CapacityReservationId === i.CapacityReservationId)) {
+    return 'reserved';
+  }
   return 'on-demand';
+}
+
+/** A type with reservations lists their ids in its requirements; only the instance's own reservation is a label. */
+function withoutReservationLabels(labels: Record<string, string>): Record<string, string> {
+  for (const key of [CAPACITY_RESERVATION_ID_LABEL, CAPACITY_RESERVATION_TYPE_LABEL, CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL]) delete labels[key];
+  return labels;
 }
 
 export class Instances {
@@ -67,9 +80,10 @@ export class Instances {
       capacity: nonZero(type?.capacity ?? {}),
       allocatable: nonZero(type?.allocatable ?? {}),
       labels: {
-        ...(type ? reqs.singleValueLabels(type.requirements) : { [INSTANCE_TYPE_LABEL]: typeName }),
+        ...withoutReservationLabels(type ? reqs.singleValueLabels(type.requirements) : { [INSTANCE_TYPE_LABEL]: typeName }),
         [ZONE_LABEL]: zone,
         [CAPACITY_TYPE_LABEL]: capacityType,
+        ...(capacityType === 'reserved' && i.CapacityReservationId ? { [CAPACITY_RESERVATION_ID_LABEL]: i.CapacityReservationId } : {}),
         ...(tags[k.NODEPOOL_TAG] ? { [NODEPOOL_LABEL]: tags[k.NODEPOOL_TAG] } : {}),
         [INSTANCE_TENANCY_LABEL]: i.Placement?.Tenancy ?? 'default',
       },
@@ -112,8 +126,9 @@ export class Instances {
 
   /** Starts termination; throws NodeClaimNotFoundError once the instance is gone. */
   async delete(providerID: string): Promise<void> {
-    await this.describe(providerID);
+    const inst = await this.describe(providerID);
     await this.terminator.add(parseProviderID(providerID));
+    if (capacityTypeOf(inst) === 'reserved' && inst.CapacityReservationId && inst.InstanceId) this.deps.onReservedTerminated?.(inst.CapacityReservationId, inst.InstanceId);
   }
 
   /** Tags a registered instance (Name, karpenter.sh/nodeclaim, eks:eks-cluster-name). */

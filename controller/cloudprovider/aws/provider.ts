@@ -5,6 +5,7 @@
 import { Histogram, Registry } from 'prom-client';
 import type { EC2NodeClass, InstanceType, NodePool } from '../../../engine/index.ts';
 import { NodeClassNotReadyError, type CloudProvider, type DriftQuery, type LaunchRequest } from '../types.ts';
+import { ReservationCapacity } from './capacityreservation.ts';
 import { catalogExtraFacts, catalogStaticPrices } from './catalog.ts';
 import { isDrifted } from './drift.ts';
 import { UnavailableOfferings } from './ice-cache.ts';
@@ -43,6 +44,8 @@ export interface AwsCloudProviderDeps {
   /** Facts DescribeInstanceTypes lacks (pod ENIs, bandwidth); default catalogExtraFacts. */
   readonly extraFacts?: ExtraFactsLookup;
   readonly minValuesPolicy?: 'Strict' | 'BestEffort';
+  /** Feature gate ReservedCapacity (FEATURE_GATES; default on): capacity reservations are resolved and offered. */
+  readonly reservedCapacity?: boolean;
   readonly log?: (message: string, fields: Record<string, unknown>) => void;
   readonly uuid?: () => string;
   /** Counters for unparseable interruption messages; default new ones on `registry`. */
@@ -55,6 +58,8 @@ export interface AwsCloudProvider extends CloudProvider {
   readonly unavailableOfferings: UnavailableOfferings;
   readonly pricing: PricingProvider;
   readonly instanceTypeProvider: InstanceTypeProvider;
+  /** Instances left per capacity reservation, as this controller counts them. */
+  readonly reservationCapacity: ReservationCapacity;
   /** The EC2NodeClass status reconciler: write back statusObject(result.status) and result.annotations. */
   reconcileNodeClass(nc: EC2NodeClass): Promise<NodeClassReconcileResult>;
   /** On node-class deletion: deletes its launch templates and its managed instance profile. */
@@ -73,6 +78,8 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
   const { ec2, ssm, iam, sqs } = deps.ports;
   const registry = deps.registry ?? new Registry();
   const ice = new UnavailableOfferings(clock);
+  const reservedCapacity = deps.reservedCapacity ?? true;
+  const reservationCapacity = new ReservationCapacity();
   const pricing = new PricingProvider({ ec2, pricing: deps.ports.pricing, region: settings.region, isolatedVPC: settings.isolatedVPC, clock, staticPrices: deps.staticPrices ?? catalogStaticPrices(settings.region) });
   const instanceTypeProvider = new InstanceTypeProvider({
     ec2,
@@ -80,6 +87,8 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
     ice,
     settings,
     extraFacts: deps.extraFacts ?? catalogExtraFacts,
+    reservedCapacity,
+    reservations: reservationCapacity,
     ...(deps.log ? { onSkip: (why: string) => deps.log?.('skipping an instance type', { why }) } : {}),
   });
   const templates = new LaunchTemplates(ec2, clock, settings.clusterName);
@@ -96,7 +105,13 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
     const nc = nodeClassName ? deps.nodeClass(nodeClassName) : undefined;
     return nc ? instanceTypeProvider.list(nc).find((t) => t.name === typeName) : undefined;
   };
-  const instances = new Instances({ ec2, clusterName: settings.clusterName, instanceType: typeFor, ...(deps.timers ? { timers: deps.timers } : {}) });
+  const instances = new Instances({
+    ec2,
+    clusterName: settings.clusterName,
+    instanceType: typeFor,
+    onReservedTerminated: (id, instanceId) => reservationCapacity.terminated(id, instanceId),
+    ...(deps.timers ? { timers: deps.timers } : {}),
+  });
   let discovered: Promise<void> | undefined;
   const ensureDiscovered = () => (discovered ??= instanceTypeProvider.refresh().catch((e: unknown) => {
     discovered = undefined;
@@ -106,7 +121,7 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
   const sqsSource = settings.interruptionQueue
     ? new SqsInterruptionSource({ sqs, queueName: settings.interruptionQueue, metrics: deps.interruptionMetrics ?? interruptionMetrics(registry), ...(deps.log ? { log: deps.log } : {}) })
     : undefined;
-  const interruptions = sqsSource && deps.instanceAt ? markingSpotInterruptions(sqsSource, ice, deps.instanceAt) : sqsSource;
+  const interruptions = sqsSource && deps.instanceAt ? markingSpotInterruptions(sqsSource, ice, deps.instanceAt, reservationCapacity) : sqsSource;
 
   const cloudProvider = {
     name: 'aws',
@@ -121,6 +136,8 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
         templates,
         fleet,
         subnetIps: (id) => subnetIps.get(id),
+        reservedCapacity,
+        reservations: reservationCapacity,
         ...(deps.minValuesPolicy ? { minValuesPolicy: deps.minValuesPolicy } : {}),
       });
     },
@@ -134,7 +151,7 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
       await ensureDiscovered();
       return instanceTypeProvider.list(nc);
     },
-    isDrifted: (q: DriftQuery) => isDrifted(q, { nodeClass: deps.nodeClass, instances, instanceType: typeFor, ...(settings.clusterCABundle ? { caBundle: settings.clusterCABundle } : {}) }),
+    isDrifted: (q: DriftQuery) => isDrifted(q, { nodeClass: deps.nodeClass, instances, instanceType: typeFor, reservedCapacity, ...(settings.clusterCABundle ? { caBundle: settings.clusterCABundle } : {}) }),
     ...(interruptions ? { interruptions } : {}),
   } satisfies CloudProvider;
 
@@ -143,6 +160,7 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
     unavailableOfferings: ice,
     pricing,
     instanceTypeProvider,
+    reservationCapacity,
     reconcileNodeClass: async (nc) => {
       const r = await reconcileNodeClass(nc, {
         ec2,
@@ -154,6 +172,8 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
         kubernetesVersion: deps.kubernetesVersion,
         clock,
         ssmCache,
+        reservedCapacity,
+        reservationCapacity,
         ...(deps.uuid ? { uuid: deps.uuid } : {}),
       });
       for (const s of r.subnets) subnetIps.set(s.id, s.availableIps);

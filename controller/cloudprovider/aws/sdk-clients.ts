@@ -9,6 +9,7 @@ import {
   DescribeLaunchTemplatesCommand,
   EC2Client,
   TerminateInstancesCommand,
+  paginateDescribeCapacityReservations,
   paginateDescribeImages,
   paginateDescribeInstanceTypeOfferings,
   paginateDescribeInstanceTypes,
@@ -60,6 +61,11 @@ export function ec2Port(client: EC2Client): Ec2Port {
       all(paginateDescribeSpotPriceHistory(c, { ProductDescriptions: productDescriptions, StartTime: startTime, MaxResults: 2000 }), (p) => p.SpotPriceHistory),
     describeSubnets: (filters) => all(paginateDescribeSubnets(c, { Filters: filters }), (p) => p.Subnets),
     describeSecurityGroups: (filters) => all(paginateDescribeSecurityGroups(c, { Filters: filters }), (p) => p.SecurityGroups),
+    describeCapacityReservations: ({ ids, filters }) =>
+      all(
+        paginateDescribeCapacityReservations(c, { ...(ids?.length ? { CapacityReservationIds: ids } : {}), ...(filters?.length ? { Filters: filters } : {}), MaxResults: 1000 }),
+        (p) => p.CapacityReservations,
+      ),
     describeImages: ({ filters, owners }) =>
       all(paginateDescribeImages(c, { Filters: filters, ...(owners ? { Owners: owners } : {}), IncludeDeprecated: true, MaxResults: 1000 }), (p) => p.Images),
     describeLaunchTemplate: async (name) => {

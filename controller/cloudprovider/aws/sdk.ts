@@ -3,6 +3,7 @@
 // undefined rather than errors where the provider treats absence as data, and everything else throws the
 // SDK's error. Fakes implement these interfaces; tests of the adapters use aws-sdk-client-mock.
 import type {
+  CapacityReservation,
   CreateFleetCommandInput,
   CreateFleetError,
   CreateFleetInstance,
@@ -32,6 +33,11 @@ export interface Ec2Port {
   describeSpotPriceHistory(input: { productDescriptions: string[]; startTime: Date }): Promise<SpotPrice[]>;
   describeSubnets(filters: Filter[]): Promise<Subnet[]>;
   describeSecurityGroups(filters: Filter[]): Promise<SecurityGroup[]>;
+  /**
+   * All pages. `ids` go in CapacityReservationIds (EC2 has no id filter): an id that does not exist rejects
+   * the call with InvalidCapacityReservationId.NotFound (or .Malformed).
+   */
+  describeCapacityReservations(input: { ids?: string[]; filters?: Filter[] }): Promise<CapacityReservation[]>;
   /** Deprecated images included (the resolver ranks them last rather than losing them). */
   describeImages(input: { filters: Filter[]; owners?: string[] }): Promise<Image[]>;
   /** undefined when no template has that name. */

@@ -2,8 +2,9 @@
 // (spec/aws-provider.md §4, steps 2-3): keep the types compatible with the NodeClaim's requirements that fit
 // its requests and have an available compatible offering; drop exotic types (metal, GPU, accelerators) when
 // a generic one remains; launch spot when spot is allowed and offered, else on-demand; when both are allowed,
-// drop spot offerings dearer than the cheapest on-demand one. EC2's price-capacity-optimized allocation is
-// modelled as "cheapest first", with ties spread over zones.
+// drop spot offerings dearer than the cheapest on-demand one. Reserved capacity comes first when the request
+// allows it and a reservation has an instance free (a capacity-reservation-id requirement picks among them).
+// EC2's price-capacity-optimized allocation is modelled as "cheapest first", with ties spread over zones.
 import {
   fits, fromLabels, fromSelectorRequirements, intersects,
   type CapacityType, type InstanceType, type NodeSelectorRequirement, type Offering, type Resources,
@@ -20,6 +21,15 @@ export type Selection =
 
 const CAPACITY_TYPE = 'karpenter.sh/capacity-type';
 const ZONE = 'topology.kubernetes.io/zone';
+const RESERVATION_ID = 'karpenter.k8s.aws/capacity-reservation-id';
+
+/** An offering without a reservation has reservation-id DoesNotExist: only NotIn or DoesNotExist accept it. */
+function reservationAllowed(o: Offering, reqs: ReturnType<typeof fromSelectorRequirements>): boolean {
+  const rid = reqs.get(RESERVATION_ID);
+  if (!rid) return true;
+  if (o.reservationId === undefined) return rid.complement || rid.values.size === 0;
+  return rid.complement ? !rid.values.has(o.reservationId) : rid.values.has(o.reservationId);
+}
 
 const single = (it: InstanceType, key: string): string | undefined => {
   const r = it.requirements.get(key);
@@ -49,13 +59,13 @@ export function selectOfferings(
     if (names && !names.has(it.name)) continue;
     if (intersects(it.requirements, reqs) !== undefined || !fits(req.requests, it.allocatable)) continue;
     const offerings = it.offerings.filter((o) => o.available && !unavailable(o.capacityType, it.name, o.zone)
-      && intersects(fromLabels({ [ZONE]: o.zone, [CAPACITY_TYPE]: o.capacityType }), reqs) === undefined);
+      && intersects(fromLabels({ [ZONE]: o.zone, [CAPACITY_TYPE]: o.capacityType }), reqs) === undefined && reservationAllowed(o, reqs));
     if (offerings.length) compatible.push({ type: it, offerings });
   }
   if (!compatible.length) return { ok: false, reason: 'no instance type satisfies the requirements and requests with an available offering' };
   if (!minValues && compatible.some((c) => !isExotic(c.type))) compatible = compatible.filter((c) => !isExotic(c.type));
   const offered = (ct: CapacityType) => compatible.some((c) => c.offerings.some((o) => o.capacityType === ct));
-  const capacityType: CapacityType = offered('spot') ? 'spot' : offered('on-demand') ? 'on-demand' : 'reserved';
+  const capacityType: CapacityType = offered('reserved') ? 'reserved' : offered('spot') ? 'spot' : 'on-demand';
   let candidates: Candidate[] = compatible.flatMap((c) => c.offerings.filter((o) => o.capacityType === capacityType).map((offering) => ({ type: c.type, offering })));
   if (capacityType === 'spot' && !minValues && offered('on-demand')) {
     const cheapestOnDemand = Math.min(...compatible.flatMap((c) => c.offerings.filter((o) => o.capacityType === 'on-demand').map((o) => o.price)));

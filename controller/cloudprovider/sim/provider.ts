@@ -2,9 +2,13 @@
 // create() answers at once with a pending instance (as CreateFleet does) and boots it after `launchMs` of
 // clock time by handing it to the simulated kubelet, which registers the Node. Scenarios inject capacity
 // errors per offering (blockCapacity) and interruptions (interrupt); failed offerings go to the 3-minute
-// unavailable-offerings cache that getInstanceTypes applies.
+// unavailable-offerings cache that getInstanceTypes applies. Capacity reservations of the simulated account
+// (network.ts) that a node class's status lists become reserved offerings (gate ReservedCapacity) priced like
+// the AWS provider's (on-demand / 10,000,000) with the reservation's free count; a launch into one takes an
+// instance from it and termination gives it back.
 import {
-  ec2InstanceTypes, formatResourceValue, INSTANCE_TYPE_LABEL, nonZero, singleValueLabels,
+  CAPACITY_RESERVATION_ID_LABEL, CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL, CAPACITY_RESERVATION_TYPE_LABEL, ec2InstanceTypes, formatResourceValue, INSTANCE_TYPE_LABEL,
+  nonZero, reqs, singleValueLabels, type Offering,
   type EC2NodeClass, type InstanceType, type NodePool, type Resources,
 } from '../../../engine/index.ts';
 import type { Clock, Timer } from '../../operator/clock.ts';
@@ -14,7 +18,7 @@ import {
 } from '../types.ts';
 import { UnavailableOfferings } from './ice.ts';
 import { SimInterruptions } from './interruptions.ts';
-import { simImageId, type SimNetwork } from './network.ts';
+import { simImageId, type SimCapacityReservation, type SimNetwork } from './network.ts';
 import { simNodeClasses } from './nodeclass-status.ts';
 import { capacitySettingsOf, NODECLASS_HASH_ANNOTATION, NODECLASS_HASH_VERSION, NODECLASS_HASH_VERSION_ANNOTATION, nodeClassHash } from './nodeclass.ts';
 import { selectOfferings, type Candidate } from './offerings.ts';
@@ -55,13 +59,19 @@ export interface SimCloudOptions {
   readonly spotReclaimMs?: number;
   /** The simulated account: with it the provider resolves EC2NodeClass status (nodeClasses). */
   readonly network?: SimNetwork;
+  /** Feature gate ReservedCapacity (default on): reservations are resolved and offered. */
+  readonly reservedCapacity?: boolean;
 }
+
+const RESERVATION_LABELS = [CAPACITY_RESERVATION_ID_LABEL, CAPACITY_RESERVATION_TYPE_LABEL, CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL];
 
 interface SimInstance {
   instance: Instance;
   nodeName: string;
   price: number;
   timer?: Timer;
+  /** The reservation it was launched into, until its termination gives the instance back. */
+  reservation?: SimCapacityReservation;
 }
 
 export class SimCloudProvider implements CloudProvider {
@@ -82,7 +92,7 @@ export class SimCloudProvider implements CloudProvider {
   constructor(private readonly opts: SimCloudOptions) {
     this.region = opts.region ?? 'ap-northeast-2';
     this.ice = new UnavailableOfferings(opts.clock);
-    if (opts.network) this.nodeClasses = simNodeClasses(opts.network, opts.clock);
+    if (opts.network) this.nodeClasses = simNodeClasses(opts.network, opts.clock, opts.reservedCapacity ?? true);
   }
 
   async create(req: LaunchRequest): Promise<Instance> {
@@ -93,6 +103,11 @@ export class SimCloudProvider implements CloudProvider {
     if (!sel.ok) throw new InsufficientCapacityError(`launching nodeclaim ${req.nodeClaimName}: ${sel.reason}`);
     const failed: UnavailableOffering[] = [];
     for (const c of this.spreadTies(sel.candidates)) {
+      const full = c.offering.capacityType === 'reserved' && (this.opts.network?.capacityReservations.find((r) => r.id === c.offering.reservationId)?.available ?? 0) <= 0;
+      if (full) {
+        failed.push({ instanceType: c.type.name, zone: c.offering.zone, capacityType: 'reserved', code: 'ReservationCapacityExceeded' });
+        continue;
+      }
       if (this.blocked(c)) {
         failed.push({ instanceType: c.type.name, zone: c.offering.zone, capacityType: c.offering.capacityType, code: 'InsufficientInstanceCapacity' });
         this.ice.mark(c.offering.capacityType, c.type.name, c.offering.zone);
@@ -183,7 +198,41 @@ export class SimCloudProvider implements CloudProvider {
     const zones = this.opts.zonesOf?.(nc);
     const types = ec2InstanceTypes({ region: this.region, ...(zones && zones.length ? { zones } : {}), settings: capacitySettingsOf(nc) });
     // The AWS provider's node-class compatibility check (spec/aws-provider.md §3): no a1 with AL2023.
-    return nc.amiFamily === 'AL2023' ? types.filter((t) => !t.name.startsWith('a1.')) : types;
+    const compatible = nc.amiFamily === 'AL2023' ? types.filter((t) => !t.name.startsWith('a1.')) : types;
+    const reservations = this.reservationsOf(nc, zones);
+    if (!reservations.length) return compatible;
+    return compatible.map((it) => this.withReservations(it, reservations.filter((r) => r.instanceType === it.name)));
+  }
+
+  /** The account's reservations the node class's status lists, in zones it can launch into. */
+  private reservationsOf(nc: EC2NodeClass, zones: readonly string[] | undefined): SimCapacityReservation[] {
+    if (!(this.opts.reservedCapacity ?? true) || !this.opts.network || !nc.status.capacityReservations.length) return [];
+    const listed = new Set(nc.status.capacityReservations.map((r) => r.id));
+    return this.opts.network.capacityReservations.filter((r) => listed.has(r.id) && (!zones?.length || zones.includes(r.zone)));
+  }
+
+  private withReservations(it: InstanceType, reservations: readonly SimCapacityReservation[]): InstanceType {
+    const onDemand = it.offerings.find((o) => o.capacityType === 'on-demand');
+    if (!reservations.length || !onDemand) return it;
+    const reserved = reservations.map((r): Offering => ({
+      zone: r.zone, ...(it.offerings.find((o) => o.zone === r.zone)?.zoneId ? { zoneId: it.offerings.find((o) => o.zone === r.zone)!.zoneId! } : {}),
+      capacityType: 'reserved', price: onDemand.price / 10_000_000, available: r.available > 0, reservationId: r.id, reservationCapacity: r.available,
+    }));
+    const requirements = new Map(it.requirements);
+    for (const k of RESERVATION_LABELS) requirements.delete(k);
+    const values = (f: (r: SimCapacityReservation) => string) => [...new Set(reservations.map(f))].sort();
+    const ct = it.requirements.get('karpenter.sh/capacity-type');
+    if (ct && !ct.complement) requirements.set(ct.key, reqs.req(ct.key, false, [...new Set([...ct.values, 'reserved'])]));
+    return {
+      ...it,
+      requirements: reqs.add(
+        requirements,
+        reqs.req(CAPACITY_RESERVATION_ID_LABEL, false, values((r) => r.id)),
+        reqs.req(CAPACITY_RESERVATION_TYPE_LABEL, false, values((r) => r.reservationType)),
+        reqs.req(CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL, false, ['false']),
+      ),
+      offerings: [...it.offerings, ...reserved],
+    };
   }
 
   private blocked(c: Candidate): boolean {
@@ -216,6 +265,15 @@ export class SimCloudProvider implements CloudProvider {
       'karpenter.sh/nodepool': req.nodePoolName,
       ...(c.offering.zoneId ? { 'topology.k8s.aws/zone-id': c.offering.zoneId } : {}),
     };
+    // A type with reservations lists their ids; only the instance's own reservation is a label.
+    for (const k of RESERVATION_LABELS) delete labels[k];
+    const reservation = c.offering.capacityType === 'reserved' ? this.opts.network?.capacityReservations.find((r) => r.id === c.offering.reservationId) : undefined;
+    if (reservation) {
+      labels[CAPACITY_RESERVATION_ID_LABEL] = reservation.id;
+      labels[CAPACITY_RESERVATION_TYPE_LABEL] = reservation.reservationType;
+      labels[CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL] = 'false';
+      reservation.available--;
+    }
     const instance: Instance = {
       providerID, instanceType: c.type.name, zone, capacityType: c.offering.capacityType,
       imageID: simImageId(nc.amiFamily, arch),
@@ -224,7 +282,7 @@ export class SimCloudProvider implements CloudProvider {
       launchTime: this.opts.clock.now(), nodeClaimName: req.nodeClaimName, nodePoolName: req.nodePoolName, state: 'pending',
     };
     const nodeName = `ip-10-0-${(n >> 8) & 255}-${n & 255}.${this.region}.compute.internal`;
-    const sim: SimInstance = { instance, nodeName, price: c.offering.price };
+    const sim: SimInstance = { instance, nodeName, price: c.offering.price, ...(reservation ? { reservation } : {}) };
     this.instances.set(providerID, sim);
     sim.timer = this.opts.clock.setTimer(this.opts.launchMs ?? 2_000, () => {
       sim.timer = undefined;
@@ -239,6 +297,10 @@ export class SimCloudProvider implements CloudProvider {
 
   private terminate(inst: SimInstance, afterMs: number): void {
     inst.timer?.cancel();
+    if (inst.reservation) {
+      inst.reservation.available = Math.min(inst.reservation.total, inst.reservation.available + 1);
+      delete inst.reservation;
+    }
     inst.instance = { ...inst.instance, state: 'shutting-down' };
     this.opts.kubelet.terminateInstance(inst.instance.providerID);
     const gone = (): void => {

@@ -38,6 +38,7 @@ export function evaluate(sim: Simulation, cond: Conditions): { ok: boolean; repo
   check('pendingPods', cond.pendingPods, pods.filter((p) => phase(p) === 'Pending').length);
   check('spotNodes', cond.spotNodes, nodes.filter((n) => n.metadata.labels?.['karpenter.sh/capacity-type'] === 'spot').length);
   check('onDemandNodes', cond.onDemandNodes, nodes.filter((n) => n.metadata.labels?.['karpenter.sh/capacity-type'] === 'on-demand').length);
+  check('reservedNodes', cond.reservedNodes, nodes.filter((n) => n.metadata.labels?.['karpenter.sh/capacity-type'] === 'reserved').length);
   check('driftedNodeClaims', cond.driftedNodeClaims, store.list('nodeclaims.karpenter.sh').filter((c) => ((c.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).some((x) => x.type === 'Drifted' && x.status === 'True')).length);
   if (cond.nodePoolNodes) check(`nodes of nodepool ${cond.nodePoolNodes.nodePool}`, cond.nodePoolNodes.count, nodes.filter((n) => n.metadata.labels?.['karpenter.sh/nodepool'] === cond.nodePoolNodes!.nodePool).length);
   if (cond.events) {

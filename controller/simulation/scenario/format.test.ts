@@ -76,6 +76,25 @@ steps:
     ]);
   });
 
+  it('reads capacity reservations and names the bad fields of one', () => {
+    const s = parseScenario(readFileSync(fileURLToPath(new URL('../../../scenarios/capacity-reservation.yaml', import.meta.url)), 'utf8'));
+    expect(s.capacityReservations).toEqual([{ id: 'cr-0123456789abcdef0', instanceType: 'm7i.large', zone: 'ap-northeast-2a', count: 1 }]);
+    expect(s.steps.find((x) => x.kind === 'expect')).toMatchObject({ conditions: { reservedNodes: { op: '==', n: 1 } } });
+    expect(problems(`name: x
+capacityReservations:
+  - { id: cr_1, instanceType: m5.large, zone: ap-northeast-2a, count: -1, reservationType: weekly }
+  - { instanceType: m5.large, zone: ap-northeast-2a, count: 1, owner: me }
+steps:
+  - say: hi
+`)).toEqual([
+      'capacityReservations[0].id: is not a capacity reservation id (cr-0123abcd...): "cr_1"',
+      'capacityReservations[0].count: must be a whole number >= 0',
+      'capacityReservations[0].reservationType: must be default or capacity-block',
+      'capacityReservations[1].owner: unknown field (allowed: id, instanceType, zone, count, reservationType, instanceMatchCriteria, tags)',
+      'capacityReservations[1].id: is required (a non-empty string)',
+    ]);
+  });
+
   it('reports YAML syntax errors with their line', () => {
     expect(problems('name: x\nsteps: [\n')[0]).toMatch(/^line \d+: /);
   });

@@ -25,6 +25,7 @@ export interface Conditions {
   /** Nodes by capacity type. */
   readonly spotNodes?: Count;
   readonly onDemandNodes?: Count;
+  readonly reservedNodes?: Count;
   /** NodeClaims with Drifted=True. */
   readonly driftedNodeClaims?: Count;
   /** Nodes of one NodePool: { nodePool, count }. */
@@ -50,11 +51,24 @@ export type Step =
   | { readonly kind: 'say'; readonly text: string }
   | { readonly kind: 'table' };
 
+/** A capacity reservation in the simulated account. */
+export interface ScenarioReservation {
+  readonly id: string;
+  readonly instanceType: string;
+  readonly zone: string;
+  readonly count: number;
+  readonly reservationType?: 'default' | 'capacity-block';
+  readonly instanceMatchCriteria?: 'open' | 'targeted';
+  readonly tags?: Record<string, string>;
+}
+
 export interface Scenario {
   readonly name: string;
   readonly description?: string;
   readonly region?: string;
   readonly clusterName?: string;
+  /** Capacity reservations (ODCRs, capacity blocks) the simulated account has. */
+  readonly capacityReservations?: readonly ScenarioReservation[];
   /** Default speed-up of the simulated clock. */
   readonly speed?: number;
   readonly steps: readonly Step[];
@@ -70,7 +84,7 @@ export class ScenarioError extends Error {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const STEP_KINDS = ['apply', 'delete', 'scale', 'wait', 'waitFor', 'expect', 'ice', 'clearIce', 'interrupt', 'say', 'table'] as const;
-const COUNT_FIELDS = ['nodes', 'readyNodes', 'nodeClaims', 'runningPods', 'pendingPods', 'spotNodes', 'onDemandNodes', 'driftedNodeClaims'] as const;
+const COUNT_FIELDS = ['nodes', 'readyNodes', 'nodeClaims', 'runningPods', 'pendingPods', 'spotNodes', 'onDemandNodes', 'reservedNodes', 'driftedNodeClaims'] as const;
 const DELETABLE = ['NodePool', 'NodeClaim', 'EC2NodeClass', 'Node', 'Deployment', 'Pod', 'DaemonSet', 'PodDisruptionBudget'];
 
 class Checker {
@@ -226,7 +240,8 @@ export function parseScenario(text: string, source = 'scenario'): Scenario {
   const c = new Checker();
   if (docs.length !== 1 || !isObj(docs[0]!.value)) throw new ScenarioError(source, ['must be one YAML document: a mapping with name and steps']);
   const doc = docs[0]!.value as Obj;
-  c.keys(doc, '', ['name', 'description', 'region', 'clusterName', 'speed', 'steps']);
+  c.keys(doc, '', ['name', 'description', 'region', 'clusterName', 'speed', 'capacityReservations', 'steps']);
+  const reservations = doc['capacityReservations'] === undefined ? undefined : reservationList(c, doc['capacityReservations']);
   const name = c.str(doc['name'], 'name') ?? '';
   if (doc['speed'] !== undefined && !(typeof doc['speed'] === 'number' && doc['speed'] > 0)) c.err('speed', 'must be a number > 0');
   const steps = Array.isArray(doc['steps']) ? doc['steps'].map((s, i) => step(c, s, `steps[${i}]`)) : (c.err('steps', 'is required (a list of steps)'), []);
@@ -238,5 +253,37 @@ export function parseScenario(text: string, source = 'scenario'): Scenario {
     ...(typeof doc['region'] === 'string' ? { region: doc['region'] } : {}),
     ...(typeof doc['clusterName'] === 'string' ? { clusterName: doc['clusterName'] } : {}),
     ...(typeof doc['speed'] === 'number' ? { speed: doc['speed'] } : {}),
+    ...(reservations ? { capacityReservations: reservations } : {}),
   };
+}
+
+function reservationList(c: Checker, v: unknown): ScenarioReservation[] {
+  if (!Array.isArray(v)) {
+    c.err('capacityReservations', 'must be a list of { id, instanceType, zone, count, reservationType?, instanceMatchCriteria?, tags? }');
+    return [];
+  }
+  return v.flatMap((r, i): ScenarioReservation[] => {
+    const p = `capacityReservations[${i}]`;
+    if (!isObj(r)) return (c.err(p, 'must be a mapping { id, instanceType, zone, count }'), []);
+    c.keys(r, p, ['id', 'instanceType', 'zone', 'count', 'reservationType', 'instanceMatchCriteria', 'tags']);
+    const id = c.str(r['id'], `${p}.id`);
+    if (id && !/^cr-[0-9a-z]+$/.test(id)) c.err(`${p}.id`, `is not a capacity reservation id (cr-0123abcd...): ${JSON.stringify(id)}`);
+    const instanceType = c.str(r['instanceType'], `${p}.instanceType`);
+    const zone = c.str(r['zone'], `${p}.zone`);
+    const count = r['count'];
+    if (!(typeof count === 'number' && Number.isInteger(count) && count >= 0)) c.err(`${p}.count`, 'must be a whole number >= 0');
+    const type = r['reservationType'];
+    if (type !== undefined && type !== 'default' && type !== 'capacity-block') c.err(`${p}.reservationType`, 'must be default or capacity-block');
+    const match = r['instanceMatchCriteria'];
+    if (match !== undefined && match !== 'open' && match !== 'targeted') c.err(`${p}.instanceMatchCriteria`, 'must be open or targeted');
+    const tags = r['tags'];
+    if (tags !== undefined && !(isObj(tags) && Object.values(tags).every((t) => typeof t === 'string'))) c.err(`${p}.tags`, 'must be a mapping of strings');
+    if (!id || !instanceType || !zone || typeof count !== 'number') return [];
+    return [{
+      id, instanceType, zone, count,
+      ...(type === 'default' || type === 'capacity-block' ? { reservationType: type } : {}),
+      ...(match === 'open' || match === 'targeted' ? { instanceMatchCriteria: match } : {}),
+      ...(isObj(tags) ? { tags: tags as Record<string, string> } : {}),
+    }];
+  });
 }

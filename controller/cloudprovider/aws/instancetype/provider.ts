@@ -3,11 +3,21 @@
 // Karpenter); each list() builds the types for the node class's subnets' zones, prices them, and marks
 // offerings unavailable when the ICE cache holds them or every subnet of their zone is out of addresses.
 // Offerings without a known price are left out: the solver cannot rank them.
+//
+// Reserved capacity (feature gate ReservedCapacity): each reservation in status.capacityReservations for the
+// type, in a zone the node class has a subnet in, adds one `reserved` offering priced at the on-demand price
+// / 10,000,000 with the reservation's id and its in-memory count of instances left; it is available while
+// that count is above 0, the zone is usable and the reservation is not expiring. The type's requirements then
+// allow `reserved` and those reservations' ids, types and interruptible values.
 import type { InstanceTypeInfo } from '@aws-sdk/client-ec2';
 import {
   ec2ContextRequirements, ec2TypeRequirements, hasEniLimitedPods, reqs, type AMIFamily, type EC2NodeClass, type Ec2InstanceInfo, type InstanceType,
   type Offering, type Requirement,
 } from '../../../../engine/index.ts';
+import {
+  CAPACITY_RESERVATION_ID_LABEL, CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL, CAPACITY_RESERVATION_TYPE_LABEL,
+} from '../../../../engine/index.ts';
+import { statusReservations, type ReservationCapacity, type ResolvedReservation } from '../capacityreservation.ts';
 import type { UnavailableOfferings } from '../ice-cache.ts';
 import type { PricingProvider } from '../pricing.ts';
 import type { Ec2Port } from '../sdk.ts';
@@ -28,6 +38,10 @@ export interface InstanceTypeProviderDeps {
   readonly ice: UnavailableOfferings;
   readonly settings: Pick<AwsSettings, 'region' | 'vmMemoryOverheadPercent' | 'reservedENIs'>;
   readonly extraFacts?: ExtraFactsLookup;
+  /** Feature gate ReservedCapacity (default on); off, no reserved offerings are made. */
+  readonly reservedCapacity?: boolean;
+  /** Instances left per reservation (required for reserved offerings). */
+  readonly reservations?: ReservationCapacity;
   /** Called for records that cannot be used (missing facts), once per refresh. */
   readonly onSkip?: (why: string) => void;
 }
@@ -102,6 +116,8 @@ export class InstanceTypeProvider {
       this.deps.pricing.version,
       this.deps.ice.fingerprint(),
       subnets.map((s) => this.deps.ice.isSubnetUnavailable(s.id)),
+      nc.status.capacityReservations,
+      this.deps.reservations?.version,
     ]);
     const hit = this.memo.get(nc.name);
     if (hit?.key === key) return hit.value;
@@ -117,6 +133,15 @@ export class InstanceTypeProvider {
     const zoneIds = new Map(subnets.map((s) => [s.zone, s.zoneID ?? '']));
     const usableZones = new Set(subnets.filter((s) => !this.deps.ice.isSubnetUnavailable(s.id)).map((s) => s.zone));
     const sizing = nodeClassSizing(nc, this.deps.settings);
+    const reservationsByType = new Map<string, ResolvedReservation[]>();
+    if ((this.deps.reservedCapacity ?? true) && this.deps.reservations) {
+      for (const r of statusReservations(nc)) {
+        if (!zoneIds.has(r.availabilityZone)) continue;
+        const list = reservationsByType.get(r.instanceType) ?? [];
+        list.push(r);
+        reservationsByType.set(r.instanceType, list);
+      }
+    }
     const out: InstanceType[] = [];
     for (const { facts, capacityTypes, typeRequirements } of this.types.values()) {
       if (!compatibleWithFamily(facts, family)) continue;
@@ -136,20 +161,57 @@ export class InstanceTypeProvider {
           });
         }
       }
+      const reserved = this.reservedOfferings(facts.name, reservationsByType.get(facts.name) ?? [], zoneIds, usableZones);
+      offerings.push(...reserved.offerings);
       if (!offerings.length) continue;
       const context = ec2ContextRequirements(facts.arch, {
         region: this.deps.settings.region,
         amiFamily: family,
         zones,
         zoneIds: zones.map((z) => zoneIds.get(z) ?? '').filter(Boolean),
-        capacityTypes,
+        capacityTypes: reserved.offerings.length ? [...capacityTypes, 'reserved'] : capacityTypes,
       });
       const { capacity, overhead, allocatable } = sizeInstance(facts, sizing);
-      out.push({ name: facts.name, requirements: reqs.requirements(...typeRequirements, ...context), capacity, overhead, allocatable, offerings });
+      const base = reserved.requirements.length ? typeRequirements.filter((r) => !RESERVATION_LABELS.has(r.key)) : typeRequirements;
+      out.push({ name: facts.name, requirements: reqs.requirements(...base, ...context, ...reserved.requirements), capacity, overhead, allocatable, offerings });
     }
     return out.sort((a, b) => a.name.localeCompare(b.name));
   }
+
+  private reservedOfferings(
+    type: string, reservations: readonly ResolvedReservation[], zoneIds: ReadonlyMap<string, string>, usableZones: ReadonlySet<string>,
+  ): { offerings: Offering[]; requirements: Requirement[] } {
+    const onDemand = this.deps.pricing.onDemandPrice(type);
+    if (!reservations.length || onDemand === undefined) return { offerings: [], requirements: [] };
+    const offerings = reservations.map((r): Offering => {
+      const left = this.deps.reservations?.available(r.id) ?? 0;
+      const zoneId = zoneIds.get(r.availabilityZone);
+      return {
+        zone: r.availabilityZone,
+        ...(zoneId ? { zoneId } : {}),
+        capacityType: 'reserved',
+        price: onDemand / RESERVED_PRICE_DIVISOR,
+        available: left > 0 && usableZones.has(r.availabilityZone) && r.state !== 'expiring',
+        reservationId: r.id,
+        reservationCapacity: left,
+      };
+    });
+    const values = (f: (r: ResolvedReservation) => string) => [...new Set(reservations.map(f))].sort();
+    return {
+      offerings,
+      requirements: [
+        reqs.req(CAPACITY_RESERVATION_ID_LABEL, false, values((r) => r.id)),
+        reqs.req(CAPACITY_RESERVATION_TYPE_LABEL, false, values((r) => r.reservationType)),
+        reqs.req(CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL, false, values((r) => String(r.interruptible))),
+      ],
+    };
+  }
 }
+
+const RESERVATION_LABELS = new Set([CAPACITY_RESERVATION_ID_LABEL, CAPACITY_RESERVATION_TYPE_LABEL, CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL]);
+
+/** On-demand price / 10,000,000: reserved capacity, already paid for, always sorts cheapest. */
+export const RESERVED_PRICE_DIVISOR = 10_000_000;
 
 /** Karpenter's family compatibility: Windows needs amd64; a1 does not run AL2023. */
 function compatibleWithFamily(f: Ec2InstanceInfo, family: AMIFamily): boolean {

@@ -1,7 +1,9 @@
 // A spot interruption warning marks its offering (spot, instance type, zone) unavailable for 3 minutes, so
 // the replacement the controller provisions goes elsewhere (spec/aws-provider.md §6: Karpenter's
 // interruption controller does this before deleting the NodeClaim). The seam's events carry instance ids
-// only; `instanceAt` finds the type and zone (the controller looks them up on its NodeClaims).
+// only; `instanceAt` finds the type and zone (the controller looks them up on its NodeClaims). A capacity
+// reservation interruption warning marks the NodeClaim's reservation unavailable instead (through the seam's
+// markUnavailable, which the interruption controller calls with the NodeClaim's reservation-id label).
 import type { InterruptionSource } from '../../types.ts';
 import type { UnavailableOfferings } from '../ice-cache.ts';
 
@@ -14,6 +16,7 @@ export function markingSpotInterruptions(
   source: InterruptionSource,
   ice: UnavailableOfferings,
   instanceAt: (instanceId: string) => InstancePlacement | undefined,
+  reservations?: { markUnavailable(id: string): void },
 ): InterruptionSource {
   return {
     async receive(signal) {
@@ -28,5 +31,8 @@ export function markingSpotInterruptions(
       return batch;
     },
     acknowledge: (handle) => source.acknowledge(handle),
+    markUnavailable: (event, capacity) => {
+      if (event.kind === 'capacityReservationInterruption' && capacity.reservationId) reservations?.markUnavailable(capacity.reservationId);
+    },
   };
 }

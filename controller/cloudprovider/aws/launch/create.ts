@@ -4,14 +4,16 @@
 //
 // 1. node class exists, is not deleting, is Ready for its generation  2. tags (restricted keys refused)
 // 3. candidates (filter.ts)  4. one subnet per zone (most free addresses)  5. AMI groups -> launch templates
-// 6. CreateFleet, retried once after a launch-template cache miss  7. errors -> ICE cache; instance -> Instance
+// 6. CreateFleet, retried once after a launch-template cache miss  7. errors -> ICE cache (for a reserved
+// launch: the reservation's count); instance -> Instance (a reserved one takes one from its reservation's count)
 import type { CreateFleetCommandInput } from '@aws-sdk/client-ec2';
 import {
-  CAPACITY_TYPE_LABEL, EFA, INSTANCE_TENANCY_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, nonZero, reqs, ZONE_ID_LABEL, ZONE_LABEL, type EC2NodeClass,
-  type Requirements,
+  CAPACITY_RESERVATION_ID_LABEL, CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL, CAPACITY_RESERVATION_TYPE_LABEL, CAPACITY_TYPE_LABEL, EFA, INSTANCE_TENANCY_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, nonZero, reqs, ZONE_ID_LABEL, ZONE_LABEL, type EC2NodeClass,
+  type InstanceType, type Requirements,
 } from '../../../../engine/index.ts';
 import { CreateError, InsufficientCapacityError, NodeClassNotReadyError, type Instance, type LaunchRequest } from '../../types.ts';
 import type { Batcher } from '../batcher.ts';
+import { statusReservations, type ReservationCapacity, type ResolvedReservation } from '../capacityreservation.ts';
 import { isLaunchTemplateNotFound, launchFailureReason, errorCodes } from '../errors.ts';
 import { currentHash } from '../hash.ts';
 import type { UnavailableOfferings } from '../ice-cache.ts';
@@ -35,6 +37,10 @@ export interface LaunchDeps {
   /** Free addresses per subnet from the last resolution, when known. */
   readonly subnetIps?: (subnetId: string) => number | undefined;
   readonly minValuesPolicy?: 'Strict' | 'BestEffort';
+  /** Feature gate ReservedCapacity (default on). */
+  readonly reservedCapacity?: boolean;
+  /** Instances left per reservation: a reserved launch takes one, a refused one marks it empty. */
+  readonly reservations?: ReservationCapacity;
 }
 
 export function launchTags(nc: EC2NodeClass, req: LaunchRequest, cluster: string): Record<string, string> {
@@ -96,39 +102,53 @@ function amiGroups(nc: EC2NodeClass, candidates: readonly Candidate[]): AmiGroup
   return [...groups.values()];
 }
 
-async function fleetGroups(nc: EC2NodeClass, req: LaunchRequest, deps: LaunchDeps, groups: readonly AmiGroup[], capacityType: 'on-demand' | 'spot', tags: Record<string, string>): Promise<FleetGroup[]> {
+async function fleetGroups(
+  nc: EC2NodeClass, req: LaunchRequest, deps: LaunchDeps, groups: readonly AmiGroup[], capacityType: 'on-demand' | 'spot' | 'reserved', tags: Record<string, string>,
+  reservations: ReadonlyMap<string, ResolvedReservation>,
+): Promise<FleetGroup[]> {
   const family = nc.amiFamily;
   const subnets = subnetPerZone(nc, deps);
   const out: FleetGroup[] = [];
   for (const g of groups) {
-    const overrides = g.candidates.flatMap((c) =>
-      c.offerings.flatMap((o) => {
+    // Reserved launches get one template per reservation (the template names it); others one per group.
+    const byReservation = new Map<string, FleetGroup['overrides'][number][]>();
+    for (const c of g.candidates) {
+      for (const o of c.offerings) {
         const subnetId = subnets.get(o.zone);
-        return subnetId ? [{ instanceType: c.type.name, subnetId, zone: o.zone, imageId: g.imageId, price: o.price }] : [];
-      }),
-    );
-    if (!overrides.length) continue;
-    const template = await deps.templates.ensure({
-      family,
-      spec: nc.spec,
-      imageId: g.imageId,
-      userData: userData(family, {
-        clusterName: deps.settings.clusterName,
-        clusterEndpoint: deps.settings.clusterEndpoint,
-        ...(deps.settings.clusterCABundle ? { caBundle: deps.settings.clusterCABundle } : {}),
-        ...(deps.settings.clusterCIDR ? { clusterCIDR: deps.settings.clusterCIDR } : {}),
-        ...(nc.spec.kubelet ? { kubelet: nc.spec.kubelet } : {}),
-        maxPods: g.maxPods,
-        labels: req.labels,
-        taints: [...req.taints, ...req.startupTaints],
-        ...(nc.spec.userData ? { customUserData: nc.spec.userData } : {}),
-      }),
-      instanceProfile: nc.status.instanceProfile ?? nc.spec.instanceProfile ?? '',
-      securityGroupIds: nc.status.securityGroups.map((s) => s.id),
-      tags,
-      capacityType,
-    });
-    out.push({ templateName: template.name, overrides });
+        if (!subnetId) continue;
+        const key = capacityType === 'reserved' ? o.reservationId ?? '' : '';
+        const list = byReservation.get(key) ?? [];
+        list.push({ instanceType: c.type.name, subnetId, zone: o.zone, imageId: g.imageId, price: o.price });
+        byReservation.set(key, list);
+      }
+    }
+    for (const [reservationId, overrides] of byReservation) {
+      const r = reservations.get(reservationId);
+      if (capacityType === 'reserved' && !r) continue; // never a reserved launch without its reservation target
+      const template = await deps.templates.ensure({
+        family,
+        spec: nc.spec,
+        imageId: g.imageId,
+        userData: userData(family, {
+          clusterName: deps.settings.clusterName,
+          clusterEndpoint: deps.settings.clusterEndpoint,
+          ...(deps.settings.clusterCABundle ? { caBundle: deps.settings.clusterCABundle } : {}),
+          ...(deps.settings.clusterCIDR ? { clusterCIDR: deps.settings.clusterCIDR } : {}),
+          ...(nc.spec.kubelet ? { kubelet: nc.spec.kubelet } : {}),
+          maxPods: g.maxPods,
+          labels: req.labels,
+          taints: [...req.taints, ...req.startupTaints],
+          ...(nc.spec.userData ? { customUserData: nc.spec.userData } : {}),
+        }),
+        instanceProfile: nc.status.instanceProfile ?? nc.spec.instanceProfile ?? '',
+        securityGroupIds: nc.status.securityGroups.map((s) => s.id),
+        tags,
+        capacityType,
+        reservedCapacity: deps.reservedCapacity ?? true,
+        ...(r ? { reservation: { id: r.id, reservationType: r.reservationType, interruptible: r.interruptible } } : {}),
+      });
+      out.push({ templateName: template.name, overrides });
+    }
   }
   return out;
 }
@@ -157,11 +177,13 @@ export async function launch(req: LaunchRequest, deps: LaunchDeps): Promise<Inst
   requireClusterCIDR(nc, req, deps);
   const tags = launchTags(nc, req, deps.settings.clusterName);
   const claim: Requirements = reqs.fromSelectorRequirements(req.requirements);
-  const sel = selectCandidates(deps.instanceTypes.list(nc), claim, req.requests, deps.minValuesPolicy);
+  const reservations = new Map(statusReservations(nc).map((r) => [r.id, r]));
+  const sel = selectCandidates(deps.instanceTypes.list(nc), claim, req.requests, deps.minValuesPolicy, (id) => reservations.get(id));
   if (!sel.ok) throw new InsufficientCapacityError(`launching nodeclaim ${req.nodeClaimName}: ${sel.reason}`);
   const groups = amiGroups(nc, sel.candidates);
   if (!groups.length) throw new InsufficientCapacityError(`launching nodeclaim ${req.nodeClaimName}: no AMI of EC2NodeClass ${nc.name} serves the candidate instance types`);
-  const build = async () => createFleetInput(await fleetGroups(nc, req, deps, groups, sel.capacityType, tags), sel.capacityType, tags, nc.spec.context);
+  const build = async () =>
+    createFleetInput(await fleetGroups(nc, req, deps, groups, sel.capacityType, tags, reservations), sel.capacityType, tags, nc.spec.context, sel.reservation);
   const input = await build();
   if (!input.LaunchTemplateConfigs?.length) throw new InsufficientCapacityError(`launching nodeclaim ${req.nodeClaimName}: no zone of the offerings has a usable subnet`);
   const outcome = await callFleet(input, req, deps, async () => {
@@ -169,9 +191,29 @@ export async function launch(req: LaunchRequest, deps: LaunchDeps): Promise<Inst
     return build();
   });
   const zoneOf = (id: string) => nc.status.subnets.find((s) => s.id === id)?.zone;
-  const marked = recordFleetErrors(outcome.errors, sel.capacityType, deps.ice, zoneOf);
+  // After the reserved filter each (type, zone) has one reserved offering, so it names the reservation.
+  const reservationOf = (type: string, zone: string) =>
+    sel.candidates.find((c) => c.type.name === type)?.offerings.find((o) => o.zone === zone)?.reservationId;
+  const marked = recordFleetErrors(outcome.errors, sel.capacityType, deps.ice, zoneOf, deps.reservations && { reservationOf, markUnavailable: (id) => deps.reservations!.markUnavailable(id) });
   if (!outcome.instance) throw noInstanceError(req.nodeClaimName, outcome.errors, marked);
-  return toInstance(req, nc, deps, sel.candidates, groups, outcome.instance, sel.capacityType);
+  const zone = outcome.instance.zone ?? (outcome.instance.subnetId ? zoneOf(outcome.instance.subnetId) : undefined) ?? '';
+  const reservation = sel.capacityType === 'reserved' ? reservations.get(reservationOf(outcome.instance.instanceType, zone) ?? '') : undefined;
+  if (reservation) deps.reservations?.launched(reservation.id);
+  return toInstance(req, nc, deps, sel.candidates, groups, outcome.instance, sel.capacityType, reservation);
+}
+
+const RESERVATION_LABELS = [CAPACITY_RESERVATION_ID_LABEL, CAPACITY_RESERVATION_TYPE_LABEL, CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL];
+
+/** The instance type's single-valued labels, with the reservation labels only for an instance in a reservation. */
+function typeLabels(type: InstanceType | undefined, instanceType: string, reservation: ResolvedReservation | undefined): Record<string, string> {
+  const labels = type ? reqs.singleValueLabels(type.requirements) : { [INSTANCE_TYPE_LABEL]: instanceType };
+  for (const k of RESERVATION_LABELS) delete labels[k];
+  if (reservation) {
+    labels[CAPACITY_RESERVATION_ID_LABEL] = reservation.id;
+    labels[CAPACITY_RESERVATION_TYPE_LABEL] = reservation.reservationType;
+    labels[CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL] = String(reservation.interruptible);
+  }
+  return labels;
 }
 
 function toInstance(
@@ -181,7 +223,8 @@ function toInstance(
   candidates: readonly Candidate[],
   groups: readonly AmiGroup[],
   inst: NonNullable<FleetOutcome['instance']>,
-  capacityType: 'on-demand' | 'spot',
+  capacityType: 'on-demand' | 'spot' | 'reserved',
+  reservation: ResolvedReservation | undefined,
 ): Instance {
   const type = candidates.find((c) => c.type.name === inst.instanceType)?.type;
   const zone = inst.zone ?? (inst.subnetId ? nc.status.subnets.find((s) => s.id === inst.subnetId)?.zone : undefined) ?? '';
@@ -197,12 +240,12 @@ function toInstance(
     providerID: `aws:///${zone}/${inst.id}`,
     instanceType: inst.instanceType,
     zone,
-    capacityType: inst.lifecycle === 'spot' || inst.lifecycle === 'on-demand' ? inst.lifecycle : capacityType,
+    capacityType: inst.lifecycle === 'spot' ? 'spot' : capacityType === 'reserved' ? 'reserved' : inst.lifecycle === 'on-demand' ? 'on-demand' : capacityType,
     ...(imageID ? { imageID } : {}),
     capacity: strip(nonZero(type?.capacity ?? {})),
     allocatable: strip(nonZero(type?.allocatable ?? {})),
     labels: {
-      ...(type ? reqs.singleValueLabels(type.requirements) : { [INSTANCE_TYPE_LABEL]: inst.instanceType }),
+      ...typeLabels(type, inst.instanceType, reservation),
       [ZONE_LABEL]: zone,
       ...(zoneId ? { [ZONE_ID_LABEL]: zoneId } : {}),
       [CAPACITY_TYPE_LABEL]: inst.lifecycle === 'spot' ? 'spot' : capacityType,

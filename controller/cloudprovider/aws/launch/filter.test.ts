@@ -78,3 +78,37 @@ describe('selectCandidates', () => {
     expect(selectCandidates(types, c, {}, 'BestEffort').ok).toBe(true);
   });
 });
+
+describe('selectCandidates with reserved offerings', () => {
+  const reserved = (zone: string, id: string, left: number, price = 1e-7): Offering => ({ capacityType: 'reserved', zone, price, available: left > 0, reservationId: id, reservationCapacity: left });
+  const kinds: Record<string, { reservationType: 'default' | 'capacity-block'; interruptible: boolean }> = {
+    'cr-a': { reservationType: 'default', interruptible: false }, 'cr-b': { reservationType: 'default', interruptible: false },
+    'cr-blk': { reservationType: 'capacity-block', interruptible: false },
+  };
+  const all = claim(['karpenter.sh/capacity-type', 'In', ['reserved', 'on-demand']]);
+
+  it('keeps per type and zone the reservation with the most instances left, and only the winning partition', () => {
+    const types = [
+      type('m5.large', { offerings: [offer('on-demand', 'a', 1), reserved('a', 'cr-a', 1), reserved('a', 'cr-b', 3), reserved('b', 'cr-blk', 9)] }),
+    ];
+    const sel = selectCandidates(types, all, {}, 'Strict', (id) => kinds[id]);
+    expect(sel.ok && sel.capacityType).toBe('reserved');
+    expect(sel.ok && sel.reservation).toEqual({ reservationType: 'default', interruptible: false });
+    expect(sel.ok && sel.candidates[0]!.offerings.map((o) => o.reservationId)).toEqual(['cr-b']);
+  });
+
+  it('refuses offerings outside a reservation-id requirement, and falls back to on-demand when no reservation has room', () => {
+    const types = [type('m5.large', { offerings: [offer('on-demand', 'a', 1), reserved('a', 'cr-a', 0), reserved('a', 'cr-b', 2)] })];
+    const onlyA = reqs.requirements(...[...all.values()], reqs.fromOperator('karpenter.k8s.aws/capacity-reservation-id', 'In', ['cr-a']));
+    expect(selectCandidates(types, onlyA, {}, 'Strict', (id) => kinds[id]).ok).toBe(false);
+    const sel = selectCandidates([type('m5.large', { offerings: [offer('on-demand', 'a', 1), reserved('a', 'cr-a', 0)] })], all, {}, 'Strict', (id) => kinds[id]);
+    expect(sel.ok && sel.capacityType).toBe('on-demand');
+  });
+
+  it('applies minValues (Strict) to reserved launches too', () => {
+    const types = [type('m5.large', { offerings: [offer('on-demand', 'a', 1), reserved('a', 'cr-a', 1)] }), type('c5.large', { offerings: [offer('on-demand', 'a', 1)] })];
+    const withMin = reqs.requirements(...[...all.values()], { ...reqs.fromOperator('karpenter.k8s.aws/instance-family', 'Exists', []), minValues: 2 });
+    const sel = selectCandidates(types, withMin, {}, 'Strict', (id) => kinds[id]);
+    expect(sel).toEqual({ ok: false, reason: 'minValues 2 of karpenter.k8s.aws/instance-family cannot be met (1 values left)' });
+  });
+});

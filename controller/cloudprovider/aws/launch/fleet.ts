@@ -26,12 +26,32 @@ export interface FleetGroup {
 
 const RESOURCE_TYPES = ['instance', 'volume', 'fleet'] as const;
 
-export function createFleetInput(groups: readonly FleetGroup[], capacityType: 'on-demand' | 'spot', tags: Readonly<Record<string, string>>, context?: string): CreateFleetCommandInput {
+/** The kind of reservation a reserved launch targets. */
+export interface FleetReservationKind {
+  readonly reservationType: 'default' | 'capacity-block';
+  readonly interruptible: boolean;
+}
+
+/**
+ * The target capacity type: on-demand or spot; a reserved launch is on-demand into its reservations, except
+ * capacity blocks (`capacity-block`) and interruptible ODCRs (`reserved-capacity`, with ReservedCapacityOptions).
+ */
+function targetCapacity(capacityType: 'on-demand' | 'spot' | 'reserved', kind?: FleetReservationKind): 'on-demand' | 'spot' | 'capacity-block' | 'reserved-capacity' {
+  if (capacityType !== 'reserved') return capacityType;
+  if (kind?.reservationType === 'capacity-block') return 'capacity-block';
+  return kind?.interruptible ? 'reserved-capacity' : 'on-demand';
+}
+
+export function createFleetInput(
+  groups: readonly FleetGroup[], capacityType: 'on-demand' | 'spot' | 'reserved', tags: Readonly<Record<string, string>>, context?: string, reservation?: FleetReservationKind,
+): CreateFleetCommandInput {
   const tagList = Object.keys(tags).sort().map((Key) => ({ Key, Value: tags[Key]! }));
+  const target = targetCapacity(capacityType, reservation);
   return {
     Type: 'instant',
-    TargetCapacitySpecification: { TotalTargetCapacity: 1, DefaultTargetCapacityType: capacityType },
+    TargetCapacitySpecification: { TotalTargetCapacity: 1, DefaultTargetCapacityType: target },
     ...(capacityType === 'spot' ? { SpotOptions: { AllocationStrategy: 'price-capacity-optimized' } } : { OnDemandOptions: { AllocationStrategy: 'lowest-price' } }),
+    ...(target === 'reserved-capacity' ? { ReservedCapacityOptions: { ReservationTypes: ['interruptible-capacity-reservation'] } } : {}),
     LaunchTemplateConfigs: groups.map((g) => ({
       LaunchTemplateSpecification: { LaunchTemplateName: g.templateName, Version: '$Latest' },
       Overrides: g.overrides.map((o) => ({ InstanceType: o.instanceType as 'm5.large', SubnetId: o.subnetId, ImageId: o.imageId, AvailabilityZone: o.zone, Priority: o.price })),
@@ -78,8 +98,15 @@ export function fleetBatcher(ec2: Ec2Port, timers?: Timers, onBatch?: (size: num
   });
 }
 
-/** Records every per-override error in the caches; returns the offerings it marked. */
-export function recordFleetErrors(errors: readonly CreateFleetError[], capacityType: string, ice: UnavailableOfferings, zoneOfSubnet: (id: string) => string | undefined): UnavailableOffering[] {
+/**
+ * Records every per-override error in the caches; returns the offerings it marked. For a reserved launch a
+ * capacity error (ReservationCapacityExceeded and the like) marks the override's reservation unavailable
+ * (`reservationOf`) instead of the (type, zone) offering: on-demand capacity there is not implied to be short.
+ */
+export function recordFleetErrors(
+  errors: readonly CreateFleetError[], capacityType: string, ice: UnavailableOfferings, zoneOfSubnet: (id: string) => string | undefined,
+  reservations?: { readonly reservationOf: (instanceType: string, zone: string) => string | undefined; readonly markUnavailable: (id: string) => void },
+): UnavailableOffering[] {
   const marked: UnavailableOffering[] = [];
   for (const e of errors) {
     const code = e.ErrorCode;
@@ -88,6 +115,12 @@ export function recordFleetErrors(errors: readonly CreateFleetError[], capacityT
     if (!isUnfulfillableCapacity(code) || !ov?.InstanceType) continue;
     const zone = ov.AvailabilityZone ?? (ov.SubnetId ? zoneOfSubnet(ov.SubnetId) : undefined);
     if (!zone) continue;
+    if (capacityType === 'reserved' && reservations) {
+      const id = reservations.reservationOf(ov.InstanceType, zone);
+      if (id) reservations.markUnavailable(id);
+      marked.push({ instanceType: ov.InstanceType, zone, capacityType, code: code! });
+      continue;
+    }
     ice.markUnavailable(capacityType, ov.InstanceType, zone, code!);
     if (code === INSUFFICIENT_FREE_ADDRESSES_CODE && ov.SubnetId) ice.markSubnetUnavailable(ov.SubnetId, code);
     marked.push({ instanceType: ov.InstanceType, zone, capacityType, code: code! });

@@ -23,7 +23,11 @@ export interface TemplateOptions {
   readonly instanceProfile: string;
   readonly securityGroupIds: readonly string[];
   readonly tags: Readonly<Record<string, string>>;
-  readonly capacityType: 'on-demand' | 'spot';
+  readonly capacityType: 'on-demand' | 'spot' | 'reserved';
+  /** Feature gate ReservedCapacity: templates then say which reservation to use (or none). */
+  readonly reservedCapacity?: boolean;
+  /** For reserved launches: the reservation this template launches into. */
+  readonly reservation?: { readonly id: string; readonly reservationType: 'default' | 'capacity-block'; readonly interruptible: boolean };
 }
 
 export interface TemplateRef {
@@ -97,10 +101,27 @@ export function launchTemplateData(o: TemplateOptions): RequestLaunchTemplateDat
     ...(publicIp !== undefined
       ? { NetworkInterfaces: [{ DeviceIndex: 0, AssociatePublicIpAddress: publicIp, Groups: groups }] }
       : { SecurityGroupIds: groups }),
+    ...capacityReservationData(o),
     TagSpecifications: [
       { ResourceType: 'network-interface', Tags: tagList(o.tags) },
       ...(o.capacityType === 'spot' ? [{ ResourceType: 'spot-instances-request' as const, Tags: tagList(o.tags) }] : []),
     ],
+  };
+}
+
+/**
+ * With the ReservedCapacity gate on, every template targets capacity explicitly: a reserved launch targets its
+ * reservation (EC2 takes a preference or a target, not both), with the capacity-block or interruptible market
+ * type for those kinds; any other launch says `none`, so it never consumes an open reservation unasked.
+ */
+function capacityReservationData(o: TemplateOptions): Pick<RequestLaunchTemplateData, 'CapacityReservationSpecification' | 'InstanceMarketOptions'> {
+  if (!(o.reservedCapacity ?? false)) return {};
+  const r = o.reservation;
+  if (o.capacityType !== 'reserved' || !r) return { CapacityReservationSpecification: { CapacityReservationPreference: 'none' } };
+  const market = r.reservationType === 'capacity-block' ? 'capacity-block' : r.interruptible ? 'interruptible-capacity-reservation' : undefined;
+  return {
+    CapacityReservationSpecification: { CapacityReservationTarget: { CapacityReservationId: r.id } },
+    ...(market ? { InstanceMarketOptions: { MarketType: market } } : {}),
   };
 }
 

@@ -4,7 +4,7 @@
 import type { Condition } from '../../../../engine/index.ts';
 import { observedGeneration, type NodeClassCondition } from './object.ts';
 
-export const CONDITION_TYPES = ['AMIsReady', 'SubnetsReady', 'SecurityGroupsReady', 'InstanceProfileReady', 'ValidationSucceeded'] as const;
+export const CONDITION_TYPES = ['AMIsReady', 'CapacityReservationsReady', 'SubnetsReady', 'SecurityGroupsReady', 'InstanceProfileReady', 'ValidationSucceeded'] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 
 export interface ConditionInput {

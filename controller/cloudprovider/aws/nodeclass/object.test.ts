@@ -67,6 +67,7 @@ describe('statusObject', () => {
 
   it('leaves out what the status does not have', () => {
     const wire = statusObject(nodeClass().status);
-    expect(wire).toEqual({ subnets: [], securityGroups: [], amis: [], conditions: [] });
+    // Lists are always written (status is merge-patched: a list that became empty must overwrite the old one).
+    expect(wire).toEqual({ subnets: [], securityGroups: [], amis: [], capacityReservations: [], conditions: [] });
   });
 });

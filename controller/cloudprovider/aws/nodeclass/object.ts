@@ -62,7 +62,8 @@ export function statusObject(status: EC2NodeClassStatus): Record<string, unknown
     };
   });
   const out: Record<string, unknown> = { subnets: status.subnets, securityGroups: status.securityGroups, amis: status.amis };
-  if (status.capacityReservations.length) out['capacityReservations'] = status.capacityReservations;
+  // Always written: status is merge-patched, so a list that became empty must be written as empty.
+  out['capacityReservations'] = status.capacityReservations;
   if (status.instanceProfile !== undefined) out['instanceProfile'] = status.instanceProfile;
   out['conditions'] = conditions;
   return out;

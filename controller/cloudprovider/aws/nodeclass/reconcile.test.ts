@@ -38,7 +38,7 @@ describe('reconcileNodeClass', () => {
       instanceProfile: 'my-cluster_1',
     });
     expect(r.conditions.map((c) => `${c.type}=${c.status}`)).toEqual([
-      'AMIsReady=True', 'SubnetsReady=True', 'SecurityGroupsReady=True', 'InstanceProfileReady=True', 'ValidationSucceeded=True', 'Ready=True',
+      'AMIsReady=True', 'CapacityReservationsReady=True', 'SubnetsReady=True', 'SecurityGroupsReady=True', 'InstanceProfileReady=True', 'ValidationSucceeded=True', 'Ready=True',
     ]);
     expect(r.conditions.every((c) => c.observedGeneration === 1)).toBe(true);
     expect(Object.keys(r.annotations).sort()).toEqual(['karpenter.k8s.aws/ec2nodeclass-hash', 'karpenter.k8s.aws/ec2nodeclass-hash-version']);

@@ -1,8 +1,9 @@
-// The EC2NodeClass status reconciler (Karpenter controller `nodeclass`): resolves AMIs, subnets, security
-// groups and the instance profile, validates, and returns the status and conditions for the controller to
-// write back, plus the hash annotations. It never writes to Kubernetes itself.
+// The EC2NodeClass status reconciler (Karpenter controller `nodeclass`): resolves AMIs, capacity reservations,
+// subnets, security groups and the instance profile, validates, and returns the status and conditions for the
+// controller to write back, plus the hash annotations. It never writes to Kubernetes itself.
 //
-// 1. AMIs  2. subnets  3. security groups  4. instance profile  5. validation, then Ready.
+// 1. AMIs  2. capacity reservations (feature gate ReservedCapacity)  3. subnets  4. security groups
+// 5. instance profile  6. validation, then Ready.
 // A selector that matches nothing sets its condition False and empties that status field. An AWS call that
 // fails keeps the previous status field and condition (a throttled API should not stop launches) and is
 // returned in `errors` with a shorter requeue.
@@ -11,7 +12,9 @@ import { EC2NODECLASS_HASH_VERSION, nodeClassHash } from '../hash.ts';
 import type { Ec2Port, IamPort, SsmPort } from '../sdk.ts';
 import { NODECLASS_HASH_ANNOTATION, NODECLASS_HASH_VERSION_ANNOTATION, restrictedTagReason, type Clock } from '../settings.ts';
 import type { TtlCache } from '../ttl-cache.ts';
+import type { ReservationCapacity } from '../capacityreservation.ts';
 import { AmiResolutionError, resolveAmis } from './amis.ts';
+import { resolveCapacityReservations, UnknownCapacityReservationError, type ResolvedReservations } from './capacityreservations.ts';
 import { buildConditions, type ConditionInput, type ConditionType } from './conditions.ts';
 import { reconcileInstanceProfile } from './instanceprofile.ts';
 import type { NodeClassCondition } from './object.ts';
@@ -29,6 +32,10 @@ export interface NodeClassDeps {
   readonly clock: Clock;
   readonly ssmCache?: TtlCache<string, string>;
   readonly uuid?: () => string;
+  /** Feature gate ReservedCapacity (default on): resolve capacityReservationSelectorTerms. */
+  readonly reservedCapacity?: boolean;
+  /** The in-memory instance counts, refreshed from each resolution. */
+  readonly reservationCapacity?: ReservationCapacity;
 }
 
 export interface NodeClassReconcileResult {
@@ -79,6 +86,10 @@ export async function reconcileNodeClass(nc: EC2NodeClass, deps: NodeClassDeps):
         inputs.push({ type: s.type, status: 'False', reason: 'AMINotFound', message: e.message });
         return [] as T;
       }
+      if (e instanceof UnknownCapacityReservationError) {
+        inputs.push({ type: s.type, status: 'False', reason: 'CapacityReservationNotFound', message: e.message });
+        return { reservations: [], counts: new Map() } as T;
+      }
       keep(s.type, e);
       return undefined;
     }
@@ -91,7 +102,18 @@ export async function reconcileNodeClass(nc: EC2NodeClass, deps: NodeClassDeps):
     run: async () => resolveAmis(nc, { ec2: deps.ec2, ssm: deps.ssm, kubernetesVersion: await deps.kubernetesVersion(), now: deps.clock.now(), ...(deps.ssmCache ? { ssmCache: deps.ssmCache } : {}) }),
     check: () => undefined,
   });
-  // 2. Subnets
+  // 2. Capacity reservations (none are resolved, and no condition is set, with the gate off)
+  const gate = deps.reservedCapacity ?? true;
+  const reservations: ResolvedReservations | undefined = !gate
+    ? { reservations: [], counts: new Map() }
+    : await step({
+        type: 'CapacityReservationsReady',
+        readyReason: 'CapacityReservationsReady',
+        run: () => resolveCapacityReservations(deps.ec2, nc, deps.clock.now()),
+        check: () => undefined,
+      });
+  for (const [id, c] of reservations?.counts ?? []) deps.reservationCapacity?.refresh(id, c.available, c.total);
+  // 3. Subnets
   const subnets = await step({
     type: 'SubnetsReady',
     readyReason: 'SubnetsReady',
@@ -101,7 +123,7 @@ export async function reconcileNodeClass(nc: EC2NodeClass, deps: NodeClassDeps):
         ? undefined
         : { reason: 'SubnetsNotFound', message: `subnetSelectorTerms [${describeTerms(spec.subnetSelectorTerms)}] matched no subnets: ${DISCOVERY_HINT}` },
   });
-  // 3. Security groups
+  // 4. Security groups
   const groups = await step({
     type: 'SecurityGroupsReady',
     readyReason: 'SecurityGroupsReady',
@@ -114,14 +136,14 @@ export async function reconcileNodeClass(nc: EC2NodeClass, deps: NodeClassDeps):
             message: `securityGroupSelectorTerms [${describeTerms(spec.securityGroupSelectorTerms)}] matched no security groups: ${DISCOVERY_HINT}`,
           },
   });
-  // 4. Instance profile
+  // 5. Instance profile
   const profile = await step({
     type: 'InstanceProfileReady',
     readyReason: 'InstanceProfileReady',
     run: () => reconcileInstanceProfile(nc, { iam: deps.iam, clusterName: deps.clusterName, region: deps.region, ...(deps.uuid ? { uuid: deps.uuid } : {}) }),
     check: () => undefined,
   });
-  // 5. Validation
+  // 6. Validation
   const invalid = validate(nc);
   inputs.push(invalid ? { type: 'ValidationSucceeded', status: 'False', ...invalid } : { type: 'ValidationSucceeded', status: 'True', reason: 'ValidationSucceeded', message: '' });
 
@@ -130,8 +152,7 @@ export async function reconcileNodeClass(nc: EC2NodeClass, deps: NodeClassDeps):
     subnets: subnets ? subnets.map((s) => ({ id: s.id, zone: s.zone, ...(s.zoneId ? { zoneID: s.zoneId } : {}) })) : prev.subnets,
     securityGroups: groups ? groups.map((g) => ({ ...g })) : prev.securityGroups,
     amis: amis ? amis.map((a) => ({ id: a.id, ...(a.name ? { name: a.name } : {}), ...(a.deprecated ? { deprecated: true } : {}), requirements: a.requirements })) : prev.amis,
-    // Not resolved by this provider (capacity reservations are left out): kept as the API server has them.
-    capacityReservations: prev.capacityReservations,
+    capacityReservations: reservations ? reservations.reservations.map((r) => ({ ...r })) : prev.capacityReservations,
     ...(profile ? { instanceProfile: profile.name } : prev.instanceProfile ? { instanceProfile: prev.instanceProfile } : {}),
     conditions,
   };
