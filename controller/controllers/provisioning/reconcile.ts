@@ -31,7 +31,7 @@ export interface Provisioner extends Controller {
 const podTarget = (p: Pod) => ({ kind: 'Pod', name: p.name, namespace: p.namespace, uid: p.uid, apiVersion: 'v1' });
 
 /** Changes that can make a provisioning pass worthwhile. */
-function triggers(c: Change): boolean {
+export function triggers(c: Change): boolean {
   const o = c.obj;
   switch (c.kind) {
     case 'Pod': {
@@ -47,6 +47,10 @@ function triggers(c: Change): boolean {
     case 'DeviceClass':
       // Devices published (a node's driver came up) or a class changed: pending DRA pods may fit now.
       return c.type === 'upsert';
+    case 'ResourceClaim':
+      // A claim created after its pod (the ResourceClaim controller makes one from the pod's template): the pod
+      // failed with "claim not found" in the last pass and may fit now. Status writes (allocation) are not news.
+      return c.type === 'upsert' && !c.old;
     case 'NodePool':
     case 'EC2NodeClass':
       // A new or changed spec, or a readiness flip; status-only writes (usage counts) are not news.
