@@ -20,6 +20,8 @@ describe('pod classes', () => {
       pod({ ...base, spread: [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'web' } } }] }),
       pod({ ...base, volumeRequirements: [[{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a'] }]] }),
       { ...pod({ ...base }), ignoredReason: 'PVC data not found' },
+      { ...pod({ ...base }), resourceClaims: [{ name: 'gpu', resourceClaimTemplateName: 'one-gpu' }], containerClaims: ['gpu'] },
+      { ...pod({ ...base }), resourceClaims: [{ name: 'gpu', resourceClaimName: 'shared-gpu' }], containerClaims: ['gpu'] },
     ];
     const c = new PodClassifier();
     const classes = variants.map((p) => c.classOf(p));

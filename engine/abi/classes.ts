@@ -1,5 +1,5 @@
 // Pod classes: pods that the solver cannot tell apart (same namespace, requests, labels, node selector,
-// affinity, tolerations, spread constraints, host ports, volume topology and boundary verdict) share one
+// affinity, tolerations, spread constraints, host ports, volume topology, resource claims and boundary verdict) share one
 // class, so validation, relaxation chains and topology membership are computed once per class.
 //
 // A class is found by a cheap structural hash, then confirmed by a structural comparison with the class's
@@ -104,7 +104,10 @@ export function samePodClass(a: Pod, b: Pod): boolean {
     same(emptyOr(a.tolerations), emptyOr(b.tolerations)) &&
     same(emptyOr(a.topologySpreadConstraints), emptyOr(b.topologySpreadConstraints)) &&
     same(emptyOr(a.hostPorts), emptyOr(b.hostPorts)) &&
-    same(emptyOr(a.volumeRequirements), emptyOr(b.volumeRequirements))
+    same(emptyOr(a.volumeRequirements), emptyOr(b.volumeRequirements)) &&
+    // DRA inputs go to the reference solver today; compared anyway so a pod's claims never merge classes.
+    same(emptyOr(a.resourceClaims), emptyOr(b.resourceClaims)) &&
+    same(emptyOr(a.containerClaims), emptyOr(b.containerClaims))
   );
 }
 
@@ -131,6 +134,7 @@ function computePodHash(p: Pod): number {
   if (p.hostPorts.length) h = hashValue(mix(h, 6), p.hostPorts, 0);
   if (p.volumeRequirements?.length) h = hashValue(mix(h, 7), p.volumeRequirements, 0);
   if (p.ignoredReason) h = hashString(mix(h, 8), p.ignoredReason);
+  if (p.resourceClaims?.length) h = hashValue(mix(h, 9), p.resourceClaims, 0);
   return h;
 }
 
