@@ -138,6 +138,10 @@ function computePodHash(p: Pod): number {
   return h;
 }
 
+// The representative a pod was last found equal to: the next solve over the same pods (a disruption simulation)
+// usually meets the same representative first and skips the deep comparison.
+const sameAs = new WeakMap<Pod, Pod>();
+
 /** Assigns class numbers (0, 1, ... in order of first appearance) to pods. */
 export class PodClassifier {
   private readonly buckets = new Map<number, number[]>();
@@ -151,7 +155,14 @@ export class PodClassifier {
       bucket = [];
       this.buckets.set(h, bucket);
     } else {
-      for (const c of bucket) if (samePodClass(this.representatives[c]!, p)) return c;
+      for (const c of bucket) {
+        const rep = this.representatives[c]!;
+        if (sameAs.get(p) === rep) return c;
+        if (samePodClass(rep, p)) {
+          sameAs.set(p, rep);
+          return c;
+        }
+      }
     }
     const c = this.representatives.length;
     this.representatives.push(p);
