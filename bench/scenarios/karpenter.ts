@@ -2,9 +2,9 @@
 // NodePool with huge limits, the "diverse" pod mix and the 4,000 "preference" pods, generated with a seeded
 // PRNG in the same draw order (labels, selector value, CPU, memory). Go's math/rand stream cannot be
 // reproduced in JavaScript; §5.5 explains why any seeded PRNG with the same distributions is equivalent.
-import type { InstanceType, NodePool, Pod } from '../../engine/index.ts';
+import { DEFAULT_ENGINE_OPTIONS, withExtraWellKnown, type InstanceType, type NodePool, type Pod, type ProvisionInput } from '../../engine/index.ts';
 import { nodePool, pod } from '../../test/fixtures/builders.ts';
-import { fakeBenchmarkInstanceTypes } from '../../test/fixtures/instancetypes.ts';
+import { FAKE_WELL_KNOWN_LABELS, fakeBenchmarkInstanceTypes } from '../../test/fixtures/instancetypes.ts';
 import { mulberry32, pick, type Rng } from './random.ts';
 
 const CPUS = ['100m', '250m', '500m', '1000m', '1500m'];
@@ -85,4 +85,18 @@ export function preferencePods(count = 4000, seed = 42): { pods: Pod[]; cpu: str
     }));
   }
   return { pods, cpu, memory };
+}
+
+/** The benchmark's provisioning input for `pods`: its NodePool and 400 types, nothing running, the fake labels. */
+export function karpenterInput(pods: readonly Pod[]): ProvisionInput {
+  const pool = karpenterNodePool();
+  return {
+    nodePools: [pool],
+    instanceTypes: new Map([[pool.name, karpenterInstanceTypes()]]),
+    nodes: [],
+    daemonSets: [],
+    options: DEFAULT_ENGINE_OPTIONS,
+    wellKnownLabels: withExtraWellKnown(FAKE_WELL_KNOWN_LABELS),
+    pods,
+  };
 }

@@ -3,24 +3,11 @@
 // Ignore. Karpenter's algorithm (the wasm solver without its improvement phase) must produce the node
 // counts of §5.6; the reference solver (the same algorithm in TypeScript) runs on the smaller sizes for the
 // speed ratio. Each timing is one full call: encode, solve, decode, on one core.
-import { DEFAULT_ENGINE_OPTIONS, solveReference, WasmSolver, withExtraWellKnown, type ProvisionInput, type ProvisionPlan } from '../../engine/index.ts';
-import { FAKE_WELL_KNOWN_LABELS } from '../../test/fixtures/instancetypes.ts';
+import { DEFAULT_ENGINE_OPTIONS, solveReference, WasmSolver, type ProvisionInput, type ProvisionPlan } from '../../engine/index.ts';
 import { measure } from '../measure.ts';
 import type { BenchRow } from '../report.ts';
-import { diversePods, karpenterInstanceTypes, karpenterNodePool, preferencePods } from '../scenarios/karpenter.ts';
+import { diversePods, karpenterInput, preferencePods } from '../scenarios/karpenter.ts';
 import type { SuiteOptions } from './solver.ts';
-
-function base(): Omit<ProvisionInput, 'pods'> {
-  const pool = karpenterNodePool();
-  return {
-    nodePools: [pool],
-    instanceTypes: new Map([[pool.name, karpenterInstanceTypes()]]),
-    nodes: [],
-    daemonSets: [],
-    options: DEFAULT_ENGINE_OPTIONS,
-    wellKnownLabels: withExtraWellKnown(FAKE_WELL_KNOWN_LABELS),
-  };
-}
 
 /** §5.6: diverse sets need one node per hostname anti-affinity pod; preference sets per policy. */
 function expectedNodes(scenario: string, pods: number, cpu?: string, memory?: string): number | undefined {
@@ -39,10 +26,10 @@ export async function run(opts: SuiteOptions): Promise<BenchRow[]> {
   const exact = new WasmSolver({ build: 'release', improve: false });
   const sizes = opts.quick ? [1, 100, 1000, 5000, 20000] : [1, 50, 100, 500, 1000, 2000, 5000, 10000, 20000];
   const cases: Array<{ scenario: string; input: ProvisionInput; cpu?: string; memory?: string }> = [];
-  for (const n of sizes) cases.push({ scenario: `diverse-${n}`, input: { ...base(), pods: diversePods(n) } });
+  for (const n of sizes) cases.push({ scenario: `diverse-${n}`, input: karpenterInput(diversePods(n)) });
   const pref = preferencePods(4000);
   for (const policy of ['Respect', 'Ignore'] as const) {
-    cases.push({ scenario: `preferences-4000-${policy.toLowerCase()}`, input: { ...base(), pods: pref.pods, options: { ...DEFAULT_ENGINE_OPTIONS, preferencePolicy: policy } }, cpu: pref.cpu, memory: pref.memory });
+    cases.push({ scenario: `preferences-4000-${policy.toLowerCase()}`, input: { ...karpenterInput(pref.pods), options: { ...DEFAULT_ENGINE_OPTIONS, preferencePolicy: policy } }, cpu: pref.cpu, memory: pref.memory });
   }
   const rows: BenchRow[] = [];
   for (const c of cases) {

@@ -26,13 +26,7 @@ export class Words {
   /** Appends words as they are (no count) and returns the index of the first. */
   append(items: Int32Array): number {
     const at = this.length;
-    if (at + items.length > this.buf.length) {
-      let n = this.buf.length * 2;
-      while (at + items.length > n) n *= 2;
-      const next = new Int32Array(n);
-      next.set(this.buf.subarray(0, at));
-      this.buf = next;
-    }
+    this.buf = grown(this.buf, at, at + items.length, (n) => new Int32Array(n));
     this.buf.set(items, at);
     this.length += items.length;
     return at;
@@ -43,18 +37,24 @@ export class Words {
   }
 }
 
+/** `buf` if it holds `need` elements, else a copy of its first `used` in one twice as large (or more). */
+function grown<T extends Int32Array | Float64Array>(buf: T, used: number, need: number, make: (n: number) => T): T {
+  if (need <= buf.length) return buf;
+  let n = buf.length * 2;
+  while (need > n) n *= 2;
+  const next = make(n);
+  next.set(buf.subarray(0, used));
+  return next;
+}
+
 export class F64s {
   private buf = new Float64Array(1024);
   length = 0;
 
   /** Appends a vector and returns the index of its first element. */
   vector(values: ArrayLike<number>): number {
-    while (this.length + values.length > this.buf.length) {
-      const next = new Float64Array(this.buf.length * 2);
-      next.set(this.buf);
-      this.buf = next;
-    }
     const at = this.length;
+    this.buf = grown(this.buf, at, at + values.length, (n) => new Float64Array(n));
     for (let i = 0; i < values.length; i++) this.buf[at + i] = values[i]!;
     this.length += values.length;
     return at;
@@ -63,13 +63,7 @@ export class F64s {
   /** Appends values and returns the index of the first (what `vector` does, in bulk). */
   append(values: Float64Array): number {
     const at = this.length;
-    if (at + values.length > this.buf.length) {
-      let n = this.buf.length * 2;
-      while (at + values.length > n) n *= 2;
-      const next = new Float64Array(n);
-      next.set(this.buf.subarray(0, at));
-      this.buf = next;
-    }
+    this.buf = grown(this.buf, at, at + values.length, (n) => new Float64Array(n));
     this.buf.set(values, at);
     this.length += values.length;
     return at;

@@ -1,25 +1,14 @@
 // `node --import tsx test/perf/phases.ts [pods] [runs]`: the karpenter suite's diverse mix split into its phases
 // (encode, wasm solve, decode), medians over `runs` solves in one process. For profiling the per-solve cost;
 // the suites report whole calls.
-import { DEFAULT_ENGINE_OPTIONS, withExtraWellKnown, type ProvisionInput } from '../../engine/index.ts';
 import { decodeProvision } from '../../engine/abi/decode.ts';
 import { encodeProvision } from '../../engine/abi/encode.ts';
 import { instantiateSolver, runBlock, solverModule } from '../../engine/solver/wasm.ts';
-import { FAKE_WELL_KNOWN_LABELS } from '../fixtures/instancetypes.ts';
-import { diversePods, karpenterInstanceTypes, karpenterNodePool } from '../../bench/scenarios/karpenter.ts';
+import { diversePods, karpenterInput } from '../../bench/scenarios/karpenter.ts';
 
 const n = Number(process.argv[2] ?? 20000);
 const runs = Number(process.argv[3] ?? 9);
-const pool = karpenterNodePool();
-const input: ProvisionInput = {
-  nodePools: [pool],
-  instanceTypes: new Map([[pool.name, karpenterInstanceTypes()]]),
-  nodes: [],
-  daemonSets: [],
-  options: DEFAULT_ENGINE_OPTIONS,
-  wellKnownLabels: withExtraWellKnown(FAKE_WELL_KNOWN_LABELS),
-  pods: diversePods(n),
-};
+const input = karpenterInput(diversePods(n));
 const x = instantiateSolver(solverModule(process.env.BUILD === 'debug' ? 'debug' : 'release'));
 const t: Record<'encode' | 'wasm' | 'decode' | 'total', number[]> = { encode: [], wasm: [], decode: [], total: [] };
 // CPU time of the process per phase too: on a shared, loaded machine it moves far less than wall time.

@@ -2,6 +2,7 @@
 // "Scenarios"). Parsing checks every step and reports each problem with its path
 // ("steps[3].scale.replicas: must be a whole number >= 0"), before anything runs.
 import { parseDocuments, parseGoDuration } from '../../../engine/index.ts';
+import type { SimReservationSpec } from '../environment.ts';
 
 /** A count condition: exactly N, or a comparison such as ">=1", "<3". */
 export interface Count {
@@ -51,16 +52,8 @@ export type Step =
   | { readonly kind: 'say'; readonly text: string }
   | { readonly kind: 'table' };
 
-/** A capacity reservation in the simulated account. */
-export interface ScenarioReservation {
-  readonly id: string;
-  readonly instanceType: string;
-  readonly zone: string;
-  readonly count: number;
-  readonly reservationType?: 'default' | 'capacity-block';
-  readonly instanceMatchCriteria?: 'open' | 'targeted';
-  readonly tags?: Record<string, string>;
-}
+/** A capacity reservation in the simulated account (what `startSimulation` takes). */
+export type ScenarioReservation = SimReservationSpec;
 
 export interface Scenario {
   readonly name: string;
