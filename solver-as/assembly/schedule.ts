@@ -4,23 +4,17 @@
 // (pre-computed as a chain of pod-class versions); a full pass without progress ends the solve.
 import {
   E_FAILED, E_NO_TEMPLATES, E_RESERVED, FLAG_STRICT_MIN_VALUES, N_SET, NF_BLOCKED_FOR_MOVED, P_MOVED, P_VERSION, T_SET, T_TAINTSET,
-  V_DG_CONFLICT, V_INV_SELECT, V_NEXT, V_OWNED, V_REQS, V_VOLUMES,
+  V_INV_SELECT, V_NEXT, V_OWNED,
 } from '../abi';
-import { FLAGS, NLD, NN, NP, NR, NT, NV, listAt, listLen, node, pod, tmpl, tolerates, ver } from './layout';
-import { Compat, compatFor, minValuesMet } from './its';
-import { MODE_PLAIN, MODE_STRICT, MODE_WELL_KNOWN, canonicalInput, mergeCompatible, setHasMinValues } from './sets';
-import {
-  Claim, addPorts, addRequests, claimAt, claimCount, dgConflict, fitsRemaining, itFits, nodeAt, portsConflict, pushClaim,
-  subtractRequests, templateLen, templateStart,
-} from './state';
-import { exceedsRoom, widenRoom } from './state';
+import { FLAGS, NLD, NN, NP, NT, NV, listLen, node, pod, tmpl, ver } from './layout';
+import { canonicalInput } from './sets';
+import { Claim, addPorts, addRequests, claimAt, claimCount, nodeAt, pushClaim, subtractRequests, templateLen, templateStart } from './state';
 import { allWithinLimits, limitsOf, maxCapacity, openedAs, rememberOpened, resetLimits, subtractMaxCapacity, wasOpened, withinLimits } from './limits';
 import { indexClaim, quickAllowed, quickIndexed } from './quick';
-import { addRequirements, ensureHost, prepareQuick, quickReject, record, versionEpoch } from './topology';
-import { checkReservations, commitReservations } from './reservations';
+import { ensureHost, prepareQuick, quickReject, record, versionEpoch } from './topology';
+import { commitReservations } from './reservations';
+import { RESERVED, claimAdd, claimCanAdd, fullFilter, nodeCanAdd, resetCanAdd } from './canadd';
 
-/** claimCanAdd's result when the pod would keep the claim from reserved capacity (Strict mode). */
-const RESERVED: i32 = -3;
 /** The last addPod failed on reserved capacity: the pod waits (no relaxation). */
 let lastReserved = false;
 
@@ -35,7 +29,6 @@ export let errors: Int32Array = new Int32Array(0);
 let levels: Array<Uint32Array> = new Array<Uint32Array>();
 let levelCount: Int32Array = new Int32Array(0);
 let levelWords: i32 = 8;
-let strictMinValues = false;
 /**
  * dead[v] marks in-flight NodeClaims (and existing nodes, in deadNodes[v]) on which version v can never
  * fit: resources only grow, requirements only narrow, ports only fill, so once a topology-free version
@@ -54,13 +47,11 @@ let topologyFree: Uint8Array = new Uint8Array(0);
  */
 let failedAt: Array<Int32Array> = new Array<Int32Array>();
 
-
 /** Work counters for benchmarks: [claim checks, node checks, dead skips, pod attempts]. */
 export let counters: Int32Array = new Int32Array(8);
 
 export function resetSchedule(): void {
   counters = new Int32Array(8);
-  scratchRoom = new Float64Array(NR);
   placement = new Int32Array(NP);
   placedVersion = new Int32Array(NP);
   errors = new Int32Array(NP);
@@ -70,7 +61,7 @@ export function resetSchedule(): void {
   levels.push(new Uint32Array(levelWords));
   levelCount = new Int32Array(8);
   resetLimits();
-  strictMinValues = (FLAGS & FLAG_STRICT_MIN_VALUES) != 0;
+  resetCanAdd((FLAGS & FLAG_STRICT_MIN_VALUES) != 0);
   dead = new Array<Uint32Array>(NV);
   deadNodes = new Array<Uint32Array>(NV);
   deadCount = new Int32Array(NV);
@@ -329,162 +320,4 @@ function growI32(a: Int32Array, n: i32): Int32Array {
   return b;
 }
 
-/** The node's set with v added; -1 when v does not fit now, -2 when it never will (see `dead`). */
-function nodeCanAdd(n: i32, v: i32): i32 {
-  const ns = nodeAt(n);
-  if (!tolerates(v, ns.taintSet)) return -2;
-  if (portsConflict(v, ns.ports)) return -2;
-  if (!fitsRemaining(v, ns.remaining)) return -2;
-  const reqs = ver(v, V_REQS);
-  if (mergeCompatible(ns.set, reqs, MODE_STRICT) < 0) return -2;
-  const alts = ver(v, V_VOLUMES);
-  const na = listLen(alts);
-  let permanent = true;
-  for (let a = 0; a < (na == 0 ? 1 : na); a++) {
-    let s1 = ns.set;
-    if (na > 0) {
-      s1 = mergeCompatible(ns.set, listAt(alts, a), MODE_STRICT);
-      if (s1 < 0) continue;
-    }
-    const s2 = addRequirements(v, s1, ns.taintSet, n);
-    if (s2 < 0) {
-      if (s2 == -1) permanent = false;
-      continue;
-    }
-    return mergeCompatible(s2, reqs, MODE_PLAIN);
-  }
-  return permanent ? -2 : -1;
-}
-
-/**
- * Any remaining instance type allowed by `compat` fits the claim's total plus v; drops types that no longer
- * fit. A pod beyond the claim's `room` bound is refused without a scan; a scan that finds nothing has read
- * every live type, so it also compacts `live` (order kept) and tightens `room` to the types that remain.
- */
-function anyFits(c: Claim, compat: Compat, v: i32): bool {
-  if (exceedsRoom(c.total, v, c.room)) return false;
-  const start = templateStart(c.tmpl);
-  const room = scratchRoom;
-  for (let i = 0; i < NR; i++) unchecked((room[i] = -Infinity));
-  const live = c.live;
-  let w = 0;
-  for (let x = 0; x < c.liveLen; x++) {
-    const j = unchecked(live[x]);
-    if (j < 0) continue;
-    const gi = start + j;
-    if (!itFits(gi, c.total, -1)) {
-      unchecked((live[x] = -1));
-      continue;
-    }
-    if (unchecked(compat.ok[j]) != 0 && !dgConflict(v, gi) && itFits(gi, c.total, v)) {
-      // Kept types moved down to [0, w); what was behind them becomes holes, the rest stays where it is.
-      for (let y = w; y < x; y++) unchecked((live[y] = -1));
-      return true;
-    }
-    unchecked((live[w++] = j));
-    widenRoom(gi, room);
-  }
-  c.liveLen = w;
-  for (let i = 0; i < NR; i++) unchecked((c.room[i] = room[i]));
-  return false;
-}
-
-/** anyFits' running bound (allocated per solve in resetSchedule, like the rest of the solve state). */
-let scratchRoom: Float64Array = new Float64Array(0);
-
-/** The instance types that would remain after adding v under set s, for minValues. */
-function filtered(c: Claim, s: i32, v: i32): Int32Array {
-  const compat = compatFor(s, c.tmpl);
-  const start = templateStart(c.tmpl);
-  const out = new Int32Array(c.liveLen);
-  let n = 0;
-  for (let x = 0; x < c.liveLen; x++) {
-    const j = unchecked(c.live[x]);
-    if (j < 0 || unchecked(compat.ok[j]) == 0 || dgConflict(v, start + j) || !itFits(start + j, c.total, v)) continue;
-    unchecked((out[n++] = start + j));
-  }
-  return out.subarray(0, n);
-}
-
-/** The claim's set with v added; -1 when v does not fit now, -2 when it never will (see `dead`). */
-function claimCanAdd(c: Claim, v: i32): i32 {
-  const ts = tmpl(c.tmpl, T_TAINTSET);
-  if (!tolerates(v, ts)) return -2;
-  if (portsConflict(v, c.ports)) return -2;
-  const m = mergeCompatible(c.set, ver(v, V_REQS), MODE_WELL_KNOWN);
-  if (m < 0) return -2;
-  const alts = ver(v, V_VOLUMES);
-  const na = listLen(alts);
-  let permanent = true;
-  let reservedFail = false;
-  for (let a = 0; a < (na == 0 ? 1 : na); a++) {
-    reservedFail = false;
-    let s1 = m;
-    if (na > 0) {
-      s1 = mergeCompatible(m, listAt(alts, a), MODE_WELL_KNOWN);
-      if (s1 < 0) continue;
-    }
-    // Resources only grow and requirements only narrow: a version that does not fit before topology
-    // narrows the claim never will. Checked first, so full claims are ruled out for good.
-    if (!anyFits(c, compatFor(s1, c.tmpl), v)) continue;
-    const s2 = addRequirements(v, s1, ts, c.host);
-    if (s2 < 0) {
-      if (s2 == -1) permanent = false;
-      continue;
-    }
-    // Topology picked a domain; another domain may be picked later.
-    if (s2 != s1 && !anyFits(c, compatFor(s2, c.tmpl), v)) {
-      permanent = false;
-      continue;
-    }
-    if (strictMinValues && setHasMinValues(s2)) {
-      const f = filtered(c, s2, v);
-      if (!minValuesMet(s2, f, f.length)) {
-        if (s2 != s1) permanent = false;
-        continue;
-      }
-    }
-    if (!checkReservations(c, s2, v, compatFor(s2, c.tmpl).ok)) {
-      reservedFail = true;
-      permanent = false;
-      continue;
-    }
-    return s2;
-  }
-  if (reservedFail) return RESERVED;
-  return permanent ? -2 : -1;
-}
-
-function claimAdd(c: Claim, v: i32, s: i32): void {
-  const start = templateStart(c.tmpl);
-  const setChanged = s != c.set;
-  const compat = compatFor(s, c.tmpl);
-  const conflicts = listLen(ver(v, V_DG_CONFLICT)) > 0;
-  if (setChanged || conflicts) {
-    for (let x = 0; x < c.liveLen; x++) {
-      const j = unchecked(c.live[x]);
-      if (j < 0) continue;
-      if (unchecked(compat.ok[j]) == 0 || dgConflict(v, start + j)) unchecked((c.live[x] = -1));
-    }
-  }
-  c.set = s;
-  commitReservations(c);
-  addRequests(v, c.total);
-  addPorts(v, c.ports);
-  c.pods++;
-}
-
-/** Drops every instance type that no longer fits or is no longer allowed (exact list, as Karpenter keeps). */
-export function fullFilter(c: Claim): void {
-  const compat = compatFor(c.set, c.tmpl);
-  const start = templateStart(c.tmpl);
-  let w = 0;
-  for (let x = 0; x < c.liveLen; x++) {
-    const j = unchecked(c.live[x]);
-    if (j < 0 || unchecked(compat.ok[j]) == 0 || !itFits(start + j, c.total, -1)) continue;
-    unchecked((c.live[w++] = j));
-  }
-  c.liveLen = w;
-}
-
-export { N_SET, node, limitsOf, maxCapacity };
+export { N_SET, node, limitsOf, maxCapacity, fullFilter };
