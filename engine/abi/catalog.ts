@@ -19,12 +19,12 @@
 import * as A from '../../solver-as/abi.ts';
 import type { InstanceType, Offering, Requirements } from '../domain/types.ts';
 import { toMicros } from '../domain/money.ts';
-import { CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
+import { CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, RESERVATION_ID_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import type { DaemonGroup, Template } from '../solver/reference/templates.ts';
 import type { KeySpace } from './keyspace.ts';
 import { F64s, Words } from './writer.ts';
 
-export const RESERVATION_ID_LABEL = 'karpenter.k8s.aws/capacity-reservation-id';
+export { RESERVATION_ID_LABEL };
 
 /** Keys the offering records look up in the key space. */
 const OFFERING_KEYS = [ZONE_LABEL, CAPACITY_TYPE_LABEL, RESERVATION_ID_LABEL] as const;
@@ -178,4 +178,14 @@ export function appendChunk(c: TypesChunk, ti: number, words: Words, f64: F64s, 
     out[o + A.IT_OFFS] = r[b + A.IT_OFFS]! + offBase;
     out[o + A.IT_TMPL] = ti;
   }
+}
+
+/**
+ * Instances left per reservation (the values of the reservation-id key, in interned order) as the reference
+ * solver's reservation manager counts them before the solve (`remainingOf`: the smallest count across NodePools).
+ */
+export function reservationCounts(ks: KeySpace, remainingOf: (id: string) => number): Int32Array {
+  const k = ks.index.get(RESERVATION_ID_LABEL);
+  const ids = k === undefined ? [] : ks.values[k]!;
+  return Int32Array.from(ids, remainingOf);
 }

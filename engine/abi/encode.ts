@@ -17,21 +17,11 @@ import { hostPortsConflict } from '../solver/reference/nodes.ts';
 import { ReferenceScheduler } from '../solver/reference/scheduler.ts';
 import type { DaemonGroup, Template } from '../solver/reference/templates.ts';
 import type { TopologyGroup } from '../solver/reference/topology.ts';
-import { appendChunk, catalogValues, RESERVATION_ID_LABEL, templateTypes, withoutHostname, type TypesChunk } from './catalog.ts';
+import { appendChunk, catalogValues, RESERVATION_ID_LABEL, reservationCounts, templateTypes, withoutHostname, type TypesChunk } from './catalog.ts';
 import { PodClassifier } from './classes.ts';
 import { KeySpace } from './keyspace.ts';
 import { Block, bytesOf, F64s, Words } from './writer.ts';
 
-
-/**
- * Instances left per reservation (the values of the reservation-id key, in interned order) as the reference
- * solver's reservation manager counts them before the solve: the smallest count across NodePools.
- */
-function reservationCounts(sched: ReferenceScheduler, ks: KeySpace): Int32Array {
-  const k = ks.index.get(RESERVATION_ID_LABEL);
-  const ids = k === undefined ? [] : ks.values[k]!;
-  return Int32Array.from(ids, (id) => sched.reservations.manager.remainingOf(id));
-}
 
 /** What decoding needs to map the result back to pods, NodeClaims and requirements. */
 export interface EncodeContext {
@@ -397,7 +387,7 @@ export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Enc
   header[A.H_CT_KEY] = ks.index.get(CAPACITY_TYPE_LABEL) ?? -1;
   header[A.H_RESV_KEY] = ks.index.get(RESERVATION_ID_LABEL) ?? -1;
   header[A.H_IMPROVE_MS] = opts.improveMs ?? 0;
-  const resv = reservationCounts(sched, ks);
+  const resv = reservationCounts(ks, (id) => sched.reservations.manager.remainingOf(id));
   header[A.H_NRV] = resv.length;
   put(A.H_RESV, bytesOf(resv));
   header[A.H_CT_RESERVED] = ks.value(CAPACITY_TYPE_LABEL, 'reserved');

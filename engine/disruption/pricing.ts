@@ -3,12 +3,12 @@
 // filtered. Comparisons are made in integer micro-dollars, as the solvers order offerings.
 import type { InstanceType, Labels, Offering, Requirements } from '../domain/types.ts';
 import { toMicros } from '../domain/money.ts';
-import { CAPACITY_TYPE_LABEL, INSTANCE_TYPE_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
+import { CAPACITY_TYPE_LABEL, INSTANCE_TYPE_LABEL, RESERVATION_ID_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import { add, fromSelectorRequirements, req, toSelectorRequirements } from '../scheduling/requirements.ts';
 import { minValuesUnmet, offeringAllowed } from '../solver/reference/templates.ts';
 import type { NewNodeClaimPlan } from '../solver/types.ts';
 
-export const RESERVATION_ID_LABEL = 'karpenter.k8s.aws/capacity-reservation-id';
+export { RESERVATION_ID_LABEL };
 
 /**
  * The price of the node's own offering: same zone and capacity type (and reservation, when labelled),

@@ -13,6 +13,8 @@ export const OS_LABEL = 'kubernetes.io/os';
 export const WINDOWS_BUILD_LABEL = 'node.kubernetes.io/windows-build';
 export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 export const ZONE_ID_LABEL = 'topology.k8s.aws/zone-id';
+/** The reservation a reserved offering (and a node launched into it) belongs to (the AWS provider's label). */
+export const RESERVATION_ID_LABEL = 'karpenter.k8s.aws/capacity-reservation-id';
 
 export const DO_NOT_DISRUPT_ANNOTATION = 'karpenter.sh/do-not-disrupt';
 export const NODEPOOL_HASH_ANNOTATION = 'karpenter.sh/nodepool-hash';

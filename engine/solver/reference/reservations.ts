@@ -3,11 +3,11 @@
 // reservations they could launch into, pessimistically (every compatible one, since which instance type launches
 // is decided later), so a plan never asks for more instances of a reservation than it has.
 import type { InstanceType, Offering, Requirements } from '../../domain/types.ts';
-import { CAPACITY_TYPE_LABEL } from '../../scheduling/labels.ts';
+import { CAPACITY_TYPE_LABEL, RESERVATION_ID_LABEL } from '../../scheduling/labels.ts';
 import { add, req } from '../../scheduling/requirements.ts';
 import { offeringAllowed } from './templates.ts';
 
-export const RESERVATION_ID_LABEL = 'karpenter.k8s.aws/capacity-reservation-id';
+export { RESERVATION_ID_LABEL };
 
 /**
  * Strict (provisioning): a pod that would leave a NodeClaim without the reserved capacity it could have had fails

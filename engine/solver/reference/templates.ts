@@ -5,7 +5,7 @@ import type {
 } from '../../domain/types.ts';
 import { add as addResources, CPU, fits, formatResources, MEMORY } from '../../domain/resources.ts';
 import {
-  CAPACITY_TYPE_LABEL, INITIALIZED_LABEL, NODEPOOL_LABEL, REGISTERED_LABEL, WELL_KNOWN_LABELS, ZONE_LABEL,
+  CAPACITY_TYPE_LABEL, INITIALIZED_LABEL, NODEPOOL_LABEL, REGISTERED_LABEL, RESERVATION_ID_LABEL, WELL_KNOWN_LABELS, ZONE_LABEL,
 } from '../../scheduling/labels.ts';
 import { podRequirements } from '../../scheduling/pods.ts';
 import {
@@ -13,7 +13,6 @@ import {
 } from '../../scheduling/requirements.ts';
 import { toleratesAll } from '../../scheduling/taints.ts';
 
-const RESERVATION_ID_LABEL = 'karpenter.k8s.aws/capacity-reservation-id';
 
 export function nodeClassLabel(pool: NodePool): [string, string] {
   return [`${pool.template.nodeClassRef.group}/${pool.template.nodeClassRef.kind.toLowerCase()}`, pool.template.nodeClassRef.name];
