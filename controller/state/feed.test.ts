@@ -46,3 +46,35 @@ describe('DRA informers', () => {
     }
   });
 });
+
+describe('DRA informers on an API server without resource.k8s.io/v1', () => {
+  it('count as listed and empty, say so once as an error, and leave the other kinds watching', async () => {
+    server = await startApiServer({ clock: manualClock(), unservedGroups: ['resource.k8s.io'] });
+    const kc = kubeConfigFor(server.url);
+    const lines: Array<{ level: string; message: string; kind?: string }> = [];
+    const log = newLogger({ level: 'info', destination: { write: (l: string) => void lines.push(JSON.parse(l)) } });
+    const { cluster, informers } = newClusterState({ kube: new KubeClient(kc), kubeConfig: kc, clock: realClock, log, dra: true, backoff: { baseMs: 60_000, maxMs: 60_000 } });
+    stops.push(() => informers.stop());
+    await informers.start();
+    await until(() => informers.listed());
+    const st = new Map(informers.status().map((x) => [x.kind, x]));
+    for (const kind of ['ResourceSlice', 'ResourceClaim', 'ResourceClaimTemplate', 'DeviceClass']) {
+      expect(st.get(kind as never)?.unserved, kind).toBe(true);
+      expect(lines.filter((l) => l.level === 'error' && l.kind === kind && l.message.includes('resource.k8s.io/v1')), kind).toHaveLength(1);
+    }
+    expect(st.get('Pod')?.unserved).toBe(false);
+    expect(st.get('Pod')?.state).toBe('watching');
+    expect(cluster.workloads.dra.state().resourceClaims).toEqual([]);
+  });
+
+  it('still wait for a kind that fails with anything but 404', async () => {
+    server = await startApiServer({ clock: manualClock() });
+    server.faults.failNext({ resource: 'resourceslices.resource.k8s.io', verbs: ['list'], code: 500, count: 1000 });
+    const kc = kubeConfigFor(server.url);
+    const { informers } = newClusterState({ kube: new KubeClient(kc), kubeConfig: kc, clock: realClock, log: newLogger({ level: 'silent' }), dra: true, backoff: { baseMs: 60_000, maxMs: 60_000 } });
+    stops.push(() => informers.stop());
+    await informers.start();
+    expect(informers.listed()).toBe(false);
+    expect(informers.status().find((x) => x.kind === 'ResourceSlice')?.unserved).toBe(false);
+  });
+});

@@ -5,13 +5,22 @@
 // runs on our clock (delayFn), so the simulator's clock drives it too.
 import { ListWatch, Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import type { Clock, Timer } from '../operator/clock.ts';
-import { collectionPath, type Kind, type KubeClient, type KubeObject } from '../operator/kube.ts';
+import { collectionPath, isNotFound, type Kind, type KubeClient, type KubeObject } from '../operator/kube.ts';
 import type { Logger } from '../operator/logger.ts';
 import { errText } from '../operator/runtime.ts';
 
 export interface InformerHandlers {
   apply(obj: KubeObject): void;
   remove(obj: KubeObject): void;
+}
+
+export interface InformerOptions {
+  /**
+   * The kind may not be served (an older API server): a 404 on list counts as listed-and-empty, so the synced
+   * gate does not wait forever; it is logged once as an error with this text, and the list is retried at the
+   * longest backoff until the API appears.
+   */
+  readonly unservedMeans?: string;
 }
 
 export interface Backoff {
@@ -28,6 +37,8 @@ export interface InformerStatus {
   readonly state: InformerState;
   readonly listed: boolean;
   readonly restarts: number;
+  /** The API server does not serve the kind (404 on list); it counts as listed and empty. */
+  readonly unserved: boolean;
   /** The resourceVersion of the last list or event seen. */
   readonly resourceVersion: string;
 }
@@ -54,10 +65,12 @@ class KindInformer {
   restarts = 0;
   private failures = 0;
   private errored = false;
+  /** The API server answered 404 for this kind's list (only for kinds with `unservedMeans`). */
+  unserved = false;
   private timer: Timer | undefined;
   private stopped = false;
 
-  constructor(readonly kind: Kind, private readonly deps: InformersDeps, handlers: InformerHandlers) {
+  constructor(readonly kind: Kind, private readonly deps: InformersDeps, handlers: InformerHandlers, private readonly opts: InformerOptions = {}) {
     const list = async () => (await deps.kube.list(kind)) as unknown as { items: KubernetesObject[]; metadata?: { resourceVersion?: string } };
     const watch = new TrackedWatch(deps.kubeConfig, (open) => {
       // A stream that ended is being re-established (or waits in backoff, which failed() records).
@@ -94,6 +107,8 @@ class KindInformer {
       this.failed(err);
     }
     if (this.errored || this.stopped) return;
+    if (this.unserved) this.deps.log.info({ kind: this.kind }, 'the API server now serves this kind; watching it');
+    this.unserved = false;
     this.listed = true;
     this.state = 'watching';
   }
@@ -109,11 +124,20 @@ class KindInformer {
     this.errored = true;
     if (this.stopped) return;
     const { baseMs, maxMs } = this.deps.backoff ?? DEFAULT_BACKOFF;
-    const ms = Math.min(maxMs, baseMs * 2 ** this.failures);
+    let ms = Math.min(maxMs, baseMs * 2 ** this.failures);
     this.failures++;
     this.restarts++;
     this.state = 'backoff';
-    this.deps.log.warn({ kind: this.kind, err: errText(err), retryInMs: ms }, 'informer stopped; restarting');
+    if (this.opts.unservedMeans !== undefined && !this.listed && isNotFound(err)) {
+      ms = maxMs;
+      this.unserved = true;
+      this.listed = true;
+      this.deps.log.error({ kind: this.kind, path: collectionPath(this.kind), err: errText(err), retryInMs: ms }, `the API server does not serve ${this.kind}: ${this.opts.unservedMeans}`);
+    } else if (this.unserved && isNotFound(err)) {
+      ms = maxMs;
+    } else {
+      this.deps.log.warn({ kind: this.kind, err: errText(err), retryInMs: ms }, 'informer stopped; restarting');
+    }
     this.timer?.cancel();
     this.timer = this.deps.clock.setTimer(ms, () => {
       this.timer = undefined;
@@ -135,9 +159,9 @@ export class Informers {
 
   constructor(private readonly deps: InformersDeps) {}
 
-  add(kind: Kind, handlers: InformerHandlers): void {
+  add(kind: Kind, handlers: InformerHandlers, opts: InformerOptions = {}): void {
     if (this.informers.has(kind)) throw new Error(`an informer for ${kind} already exists`);
-    this.informers.set(kind, new KindInformer(kind, this.deps, handlers));
+    this.informers.set(kind, new KindInformer(kind, this.deps, handlers, opts));
   }
 
   /** Starts every informer; resolves when each has listed once or failed (and scheduled a restart). */
@@ -152,7 +176,7 @@ export class Informers {
   }
 
   status(): InformerStatus[] {
-    return [...this.informers.values()].map((i) => ({ kind: i.kind, state: i.state, listed: i.listed, restarts: i.restarts, resourceVersion: i.lw.latestResourceVersion() }));
+    return [...this.informers.values()].map((i) => ({ kind: i.kind, state: i.state, listed: i.listed, restarts: i.restarts, unserved: i.unserved, resourceVersion: i.lw.latestResourceVersion() }));
   }
 
   stop(): void {

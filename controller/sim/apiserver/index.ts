@@ -30,6 +30,8 @@ export interface ApiServerOptions {
   readonly seed?: number;
   /** Kinds served besides the built-in table (see resource() in resources.ts). */
   readonly extraResources?: readonly ResourceInfo[];
+  /** API groups left out of the built-in table, as on an older server (for example `resource.k8s.io` before 1.34). */
+  readonly unservedGroups?: readonly string[];
   /** What /version reports (default 1.32). */
   readonly version?: VersionInfo;
   /** Namespaces that exist from the start (default default, kube-system, kube-public, kube-node-lease). */
@@ -54,9 +56,10 @@ export interface ApiServer {
 export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
 /** Store and Api without HTTP, for in-process use. */
-export function createApi(opts: Pick<ApiServerOptions, 'clock' | 'eventWindow' | 'seed' | 'extraResources' | 'namespaces' | 'onError'>): Api {
+export function createApi(opts: Pick<ApiServerOptions, 'clock' | 'eventWindow' | 'seed' | 'extraResources' | 'unservedGroups' | 'namespaces' | 'onError'>): Api {
   const onError = opts.onError ?? ((err: unknown) => console.error('sim apiserver:', err));
-  const resources = new ResourceTable([...BUILTIN_RESOURCES, ...(opts.extraResources ?? [])]);
+  const unserved = new Set(opts.unservedGroups ?? []);
+  const resources = new ResourceTable([...BUILTIN_RESOURCES.filter((r) => !unserved.has(r.group)), ...(opts.extraResources ?? [])]);
   const store = new Store({ ...(opts.eventWindow !== undefined ? { eventWindow: opts.eventWindow } : {}), onListenerError: onError });
   const api = new Api({ clock: opts.clock, resources, store, random: seededRandom(opts.seed ?? 1) });
   for (const ns of opts.namespaces ?? DEFAULT_NAMESPACES) api.create('namespaces', undefined, { metadata: { name: ns } });
