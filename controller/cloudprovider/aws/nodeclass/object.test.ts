@@ -65,9 +65,10 @@ describe('statusObject', () => {
     expect(back.status).toEqual(status);
   });
 
-  it('leaves out what the status does not have', () => {
+  it('writes empty lists and a null instance profile when the status has none, so a merge patch clears the old values', () => {
     const wire = statusObject(nodeClass().status);
-    // Lists are always written (status is merge-patched: a list that became empty must overwrite the old one).
-    expect(wire).toEqual({ subnets: [], securityGroups: [], amis: [], capacityReservations: [], conditions: [] });
+    expect(wire).toEqual({ subnets: [], securityGroups: [], amis: [], capacityReservations: [], instanceProfile: null, conditions: [] });
+    // A null reads back as "no instance profile", as the API server stores it (the field removed).
+    expect(nodeClass({}, { status: wire }).status.instanceProfile).toBeUndefined();
   });
 });

@@ -62,9 +62,10 @@ export function statusObject(status: EC2NodeClassStatus): Record<string, unknown
     };
   });
   const out: Record<string, unknown> = { subnets: status.subnets, securityGroups: status.securityGroups, amis: status.amis };
-  // Always written: status is merge-patched, so a list that became empty must be written as empty.
+  // Always written: status is merge-patched, so a list that became empty must be written as empty, and a
+  // field that went away as null (which removes it).
   out['capacityReservations'] = status.capacityReservations;
-  if (status.instanceProfile !== undefined) out['instanceProfile'] = status.instanceProfile;
+  out['instanceProfile'] = status.instanceProfile ?? null;
   out['conditions'] = conditions;
   return out;
 }

@@ -34,11 +34,19 @@ const usesClass = (c: NodeClaimEntry, name: string): boolean => {
   return ref.name === name && ref.kind === 'EC2NodeClass' && (ref.group === '' || ref.group === 'karpenter.k8s.aws');
 };
 
-/** Whether writing `next` over `old` would change nothing (conditions compared as a set). */
+/**
+ * Whether merge-patching `next` over `old` would change nothing (conditions compared as a set). As in a
+ * merge patch, a null in `next` removes the field.
+ */
 function sameStatus(old: Record<string, unknown>, next: Readonly<Record<string, unknown>>): boolean {
   const { conditions: oc, ...oldRest } = old;
   const { conditions: nc, ...newRest } = next;
-  return canonicalJson(oldRest) === canonicalJson({ ...oldRest, ...newRest }) && sameConditions((oc ?? []) as KubeCondition[], (nc ?? []) as KubeCondition[]);
+  const merged: Record<string, unknown> = { ...oldRest };
+  for (const [k, v] of Object.entries(newRest)) {
+    if (v === null) delete merged[k];
+    else merged[k] = v;
+  }
+  return canonicalJson(oldRest) === canonicalJson(merged) && sameConditions((oc ?? []) as KubeCondition[], (nc ?? []) as KubeCondition[]);
 }
 
 /**
