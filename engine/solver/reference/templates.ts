@@ -184,16 +184,21 @@ export function filterInstanceTypes(tmpl: Template, candidates: readonly Instanc
   let compat = 0;
   let compatFit = 0;
   let compatOffer = 0;
+  // Requests plus overhead, once per daemonset group (a template has a few groups and hundreds of types).
+  const withOverhead = new Map<DaemonGroup, Resources>();
   for (const it of candidates) {
     const g = tmpl.daemonGroupOf.get(it.name)!;
     if (hostPortConflict?.(g)) continue;
-    const c = intersects(it.requirements, reqs) === undefined;
+    // Only compatible types are counted or kept: the offering and fit checks are skipped for the rest.
+    if (intersects(it.requirements, reqs) !== undefined) continue;
+    compat++;
+    let total = withOverhead.get(g);
+    if (!total) withOverhead.set(g, (total = addResources(requests, g.overhead)));
+    const f = fits(total, it.allocatable);
     const o = it.offerings.some((of) => offeringAllowed(reqs, of));
-    const f = fits(addResources(requests, g.overhead), it.allocatable);
-    if (c) compat++;
-    if (c && f) compatFit++;
-    if (c && o) compatOffer++;
-    if (c && o && f) kept.push(it);
+    if (f) compatFit++;
+    if (o) compatOffer++;
+    if (o && f) kept.push(it);
   }
   if (kept.length) return { kept };
   return { kept, reason: explainEmpty(tmpl, candidates, reqs, requests, compat, compatFit, compatOffer) };
