@@ -126,6 +126,23 @@ describe('global repack', () => {
     for (const f of r.decision.followUps ?? []) expect(f.candidates).toHaveLength(1);
   });
 
+  it('leaves a unit that saves less than the minimum share of its nodes\' price, and says why', async () => {
+    const pool = nodePool({ consolidateAfter: 0, budgets: [{ nodes: '100%' }] });
+    // the pods fit a type 3 % cheaper: a saving, but not worth a move at the default minimum of 5 %
+    const dear = fakeInstanceType({ name: 'dear', resources: { cpu: 4000, memory: 4 * Gi, pods: 20 }, offerings: od(1) });
+    const near = fakeInstanceType({ name: 'near', resources: { cpu: 4000, memory: 4 * Gi, pods: 20 }, offerings: od(0.97) });
+    const s = snapshot({ nodePools: [pool], nodes: [onNode(dear, { name: 'n0', pods: pods(2, { cpu: '1', memory: '1Gi' }) })], instanceTypes: [dear, near] });
+    const d = (await disrupt(s, { solver: reference, wellKnownLabels, repack: 'only' })).decision;
+    expect(d.kind).toBe('noop');
+    expect(d.explanations[0]).toMatchObject({ code: 'small-saving-repack', data: { nodes: 1, minShare: 0.05 } });
+    expect((d.explanations[0]!.data as { share: number }).share).toBeCloseTo(0.03, 9);
+    const any = (await disrupt(s, { solver: reference, wellKnownLabels, repack: 'only', repackMinSavingsShare: 0 })).decision;
+    expect(any.kind).toBe('replace');
+    if (any.kind !== 'noop') expect(any.replacements.map((r) => r.instanceTypes.map((o) => o.name))).toEqual([['near']]);
+    const just = (await disrupt(s, { solver: reference, wellKnownLabels, repack: 'only', repackMinSavingsShare: 0.03 })).decision;
+    expect(just.kind).toBe('replace');
+  });
+
   it('stops searching at the deadline and still returns the first layout it found', async () => {
     const pool = nodePool({ consolidateAfter: 0, budgets: [{ nodes: '100%' }] });
     const nodes = Array.from({ length: 6 }, (_, i) => onNode(small, { name: `n${i}`, pods: [pod({ cpu: '700m' })] }));
