@@ -36,9 +36,14 @@ function parseGoFloat(s: string): number | undefined {
  * Pods that must be rescheduled if the node goes: active, or a terminating StatefulSet pod (its replacement
  * cannot start until it is gone), and neither DaemonSet-owned nor mirror pods.
  */
-export function reschedulablePods(node: StateNode): Pod[] {
-  return node.pods.filter((p) => (isActive(p) || (isTerminating(p) && !isTerminal(p) && isStatefulSetPod(p))) && !isOwnedByDaemonSet(p) && !isMirrorPod(p));
+export function reschedulablePods(node: StateNode): readonly Pod[] {
+  let out = reschedulable.get(node.pods);
+  if (!out) reschedulable.set(node.pods, (out = node.pods.filter((p) => (isActive(p) || (isTerminating(p) && !isTerminal(p) && isStatefulSetPod(p))) && !isOwnedByDaemonSet(p) && !isMirrorPod(p))));
+  return out;
 }
+
+// Per pods array (immutable snapshot data): simulations of one disruption call ask for the same nodes' pods many times.
+const reschedulable = new WeakMap<readonly Pod[], readonly Pod[]>();
 
 /** RescheduleDisruptionCost: 1 per node plus the positive eviction costs of its reschedulable pods. */
 export function rescheduleDisruptionCost(pods: readonly Pod[]): number {
