@@ -143,6 +143,20 @@ describe('global repack', () => {
     expect(just.kind).toBe('replace');
   });
 
+  it('tries a price cap only while the layout launches a type dearer than it', async () => {
+    const pool = nodePool({ consolidateAfter: 0, budgets: [{ nodes: '100%' }] });
+    // six small nodes an eighth full: deleting five is the layout, nothing launches
+    const nodes = Array.from({ length: 6 }, (_, i) => onNode(small, { name: `n${i}`, pods: [pod({ cpu: '500m' })] }));
+    const s = snapshot({ nodePools: [pool], nodes, instanceTypes: [small, big] });
+    const catalogs: number[] = [];
+    const counting = { name: 'counting', solve: (input: Parameters<typeof solveReference>[0]) => (catalogs.push(input.instanceTypes.get('default')!.length), solveReference(input)) };
+    const p = await plan(s, counting);
+    expect(p.steps.flatMap((st) => st.command.candidates)).toHaveLength(5);
+    expect(p.steps.flatMap((st) => st.command.replacements)).toEqual([]);
+    expect(catalogs.length).toBe(p.evaluations);
+    expect(catalogs).toEqual(catalogs.map(() => 2));
+  });
+
   it('stops searching at the deadline and still returns the first layout it found', async () => {
     const pool = nodePool({ consolidateAfter: 0, budgets: [{ nodes: '100%' }] });
     const nodes = Array.from({ length: 6 }, (_, i) => onNode(small, { name: `n${i}`, pods: [pod({ cpu: '700m' })] }));

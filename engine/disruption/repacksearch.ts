@@ -51,6 +51,7 @@ export async function searchLayout(s: Snapshot, ordered: readonly Candidate[], s
   const tried = new Map<number, Evaluation | undefined>();
   let best: Evaluation | undefined;
   let bestK = 0;
+  let bestAnyK = 0;
   const saved = (k: number) => tried.get(k)?.savings ?? 0;
   const tryPrefix = async (k: number) => {
     if (k < 1 || k > n || tried.has(k) || (tried.size > 0 && late())) return;
@@ -59,7 +60,9 @@ export async function searchLayout(s: Snapshot, ordered: readonly Candidate[], s
     const b = better(best, ev);
     if (b !== best) {
       best = b;
-      bestK = k;
+      bestAnyK = k;
+      // An evaluation without a saving unit is kept for its explanations, but is no length to refine around.
+      if (b?.units.length) bestK = k;
     }
   };
   // Coarse, middle out: the best length is usually near half, and the full set is the dearest to solve.
@@ -80,12 +83,18 @@ export async function searchLayout(s: Snapshot, ordered: readonly Candidate[], s
     for (const other of [ks[i - 1], ks[i + 1]]) if (other !== undefined && Math.abs(other - bestK) > 1) await tryPrefix(Math.round((other + bestK) / 2));
     if (saved(bestK) <= before * 1.002) break;
   }
-  if (!bestK) return best;
-  const prefix = ordered.slice(0, bestK);
+  // Nothing saved: the caps still look at the best-evaluated prefix (one big node may become two small ones).
+  if (!bestAnyK) return best;
+  const prefix = ordered.slice(0, bestK || bestAnyK);
   const top = Math.max(...prefix.map((c) => c.price));
+  // A cap only removes types dearer than it: worth a solve while the simulation launches such a type, and
+  // the tighter cap only after the looser one gained.
   for (const cap of [top / 2, top / 4]) {
-    if (late()) break;
+    const launched = best ? Math.max(0, ...best.sim.plan.newNodeClaims.map((k) => k.price)) : 0;
+    if (late() || launched <= cap) break;
+    const before = best;
     best = better(best, await search.evaluateMovable(s, prefix, cap));
+    if (best === before) break;
   }
   const chosen: Evaluation | undefined = best;
   if (chosen && !late()) {
