@@ -15,7 +15,7 @@ import { bySavingsRatio, managedPools, newCandidate } from './candidates.ts';
 import { byWaste, searchLayout } from './repacksearch.ts';
 import { makeCommand } from './command.ts';
 import type { Resolved } from './method.ts';
-import { groupUnits, priceUnit, type Unit } from './repackunits.ts';
+import { claimsOf, groupUnits, priceUnit, type Unit } from './repackunits.ts';
 import { simulate, type Simulation } from './simulate.ts';
 import type { Candidate, Command, Explanation } from './types.ts';
 import { explanation, usd } from './words.ts';
@@ -150,7 +150,7 @@ function fitsBudget(cs: readonly Candidate[], left: Map<string, number>): boolea
 /** One command (and its verification input/plan) from units of one simulation. */
 function stepOf(s: Snapshot, units: readonly Unit[], sim: Simulation): RepackStep {
   const cands = units.flatMap((u) => u.candidates);
-  const claims: NewNodeClaimPlan[] = units.flatMap((u) => u.claims);
+  const claims: NewNodeClaimPlan[] = units.flatMap(claimsOf);
   const command = makeCommand('Underutilized', 'repack', cands, claims, sim.plan);
   const names = new Set(cands.map((c) => c.node.name));
   const uids = new Set([...claims.flatMap((k) => k.pods), ...command.podsMoved.map((m) => m.uid)]);
