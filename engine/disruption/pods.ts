@@ -134,6 +134,20 @@ export function podBlock(node: StateNode, pdbs: readonly PodDisruptionBudget[], 
  * Whether a pod may move right now in a simulation (§2.7 step 3b): not protected by do-not-disrupt and not
  * covered by a PDB that blocks every eviction by its spec (maxUnavailable 0 / "0%", minAvailable "100%").
  */
+/**
+ * The node's reschedulable pods that may move now (not do-not-disrupt, no fully blocking PDB). Remembered per
+ * pods array, PDB list and time: a disruption call simulates the same nodes many times.
+ */
+export function movablePods(node: StateNode, pdbs: readonly PodDisruptionBudget[], now: number): readonly Pod[] {
+  const m = movable.get(node.pods);
+  if (m && m.pdbs === pdbs && m.now === now) return m.pods;
+  const pods = reschedulablePods(node).filter((p) => currentlyReschedulable(p, pdbs, now));
+  movable.set(node.pods, { pdbs, now, pods });
+  return pods;
+}
+
+const movable = new WeakMap<readonly Pod[], { readonly pdbs: readonly PodDisruptionBudget[]; readonly now: number; readonly pods: readonly Pod[] }>();
+
 export function currentlyReschedulable(pod: Pod, pdbs: readonly PodDisruptionBudget[], now: number): boolean {
   if (doNotDisrupt(pod, now).state === 'active') return false;
   return !pdbsOf(pod, pdbs).some(fullyBlocking);
