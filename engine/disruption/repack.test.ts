@@ -14,6 +14,7 @@ import { disrupt } from './disrupt.ts';
 import { methodFilter } from './filters.ts';
 import { resolve } from './method.ts';
 import { planRepack } from './repack.ts';
+import { concaveBound } from './repacksearch.ts';
 import { validate } from './validate.ts';
 
 const reference = { name: 'reference', solve: solveReference };
@@ -171,5 +172,18 @@ describe('global repack', () => {
     expect(p.steps).toHaveLength(1);
     expect(p.steps[0]!.command.candidates).toHaveLength(3);
     expect(p.steps[0]!.command.kind).toBe('delete');
+  });
+
+  it('refines only where a concave savings curve through the tried lengths could beat the best', () => {
+    // the 1,000-node benchmark's first loop: savings at 1/4, 1/2, 3/4 and all of 1,377 candidates
+    const pts = [{ k: 344, v: 254.1 }, { k: 689, v: 263.7 }, { k: 1033, v: 279.2 }, { k: 1377, v: 271.1 }];
+    expect(concaveBound(pts, 2, -1)).toBeCloseTo(263.7 + ((263.7 - 254.1) / 345) * 344, 9); // below 279.2: skip
+    expect(concaveBound(pts, 2, 1)).toBeCloseTo(279.2 + ((279.2 - 263.7) / 344) * 344, 9); // nothing beyond 1,377 bounds it
+    // the two secants cross inside the gap
+    const crossing = [{ k: 0, v: 0 }, { k: 10, v: 10 }, { k: 20, v: 12 }, { k: 30, v: 10 }];
+    expect(concaveBound(crossing, 2, -1)).toBeCloseTo(40 / 3, 9);
+    // a length whose pods could not move is no point of the curve: only the secant on the other side bounds
+    expect(concaveBound([{ k: 344, v: undefined }, ...pts.slice(1)], 2, -1)).toBeCloseTo(279.2 + (279.2 - 271.1), 9);
+    expect(concaveBound([{ k: 10, v: 0 }, { k: 20, v: 5 }], 1, -1)).toBe(Infinity);
   });
 });

@@ -45,6 +45,28 @@ function better(a: Evaluation | undefined, b: Evaluation | undefined): Evaluatio
   return a;
 }
 
+type Point = { readonly k: number; readonly v: number | undefined };
+
+/**
+ * The most a concave savings curve through the tried points could save strictly between point i and its
+ * neighbour on `side`: below the secants of the two adjacent pairs, extended into the gap. A missing secant
+ * (no point beyond, or a length whose pods could not move) bounds nothing; with neither, Infinity.
+ */
+export function concaveBound(pts: readonly Point[], i: number, side: -1 | 1): number {
+  const line = (a: Point | undefined, b: Point | undefined) => (a?.v === undefined || b?.v === undefined ? undefined : { a, slope: (b.v - a.v) / (b.k - a.k) });
+  const at = (l: ReturnType<typeof line>, k: number) => (l ? l.a.v! + l.slope * (k - l.a.k) : Infinity);
+  const near = pts[i + side]!;
+  const outer = line(pts[i + 2 * side], near);
+  const inner = line(pts[i], pts[i - side]);
+  // The minimum of the two lines peaks at an end of the gap or where they cross.
+  const ends = [pts[i]!.k, near.k];
+  if (outer && inner && outer.slope !== inner.slope) {
+    const x = (inner.a.v! - outer.a.v! + outer.slope * outer.a.k - inner.slope * inner.a.k) / (outer.slope - inner.slope);
+    if (x > Math.min(...ends) && x < Math.max(...ends)) ends.push(x);
+  }
+  return Math.max(...ends.map((k) => Math.min(at(outer, k), at(inner, k))));
+}
+
 /** The best layout the search finds before `late()`; the first evaluation always runs. */
 export async function searchLayout(s: Snapshot, ordered: readonly Candidate[], search: Search, late: () => boolean): Promise<Evaluation | undefined> {
   const n = ordered.length;
@@ -75,12 +97,18 @@ export async function searchLayout(s: Snapshot, ordered: readonly Candidate[], s
   }
   // Nothing saved anywhere: a last look at the few most wasteful nodes alone.
   if (!best?.units.length) for (const k of [Math.round(n / 8), 1]) await tryPrefix(Math.max(1, k));
-  // Refine between the best length and its nearest tried neighbours while it still gains 0.2 %.
+  // Refine between the best length and its nearest tried neighbours while it still gains 0.2 %, on the
+  // sides where a savings curve that rises and then falls (concave) through the tried lengths could.
   for (let round = 0; round < 4 && bestK && !late(); round++) {
     const ks = [...tried.keys()].sort((a, b) => a - b);
+    const pts = ks.map((k) => ({ k, v: tried.get(k) ? saved(k) : undefined }));
     const i = ks.indexOf(bestK);
     const before = saved(bestK);
-    for (const other of [ks[i - 1], ks[i + 1]]) if (other !== undefined && Math.abs(other - bestK) > 1) await tryPrefix(Math.round((other + bestK) / 2));
+    for (const side of [-1, 1] as const) {
+      const other = ks[i + side];
+      if (other === undefined || Math.abs(other - bestK) <= 1 || concaveBound(pts, i, side) <= before * 1.002) continue;
+      await tryPrefix(Math.round((other + bestK) / 2));
+    }
     if (saved(bestK) <= before * 1.002) break;
   }
   // Nothing saved: the caps still look at the best-evaluated prefix (one big node may become two small ones).
