@@ -14,7 +14,7 @@ import { disrupt } from './disrupt.ts';
 import { methodFilter } from './filters.ts';
 import { resolve } from './method.ts';
 import { planRepack } from './repack.ts';
-import { concaveBound } from './repacksearch.ts';
+import { concaveBeyond, concaveBound } from './repacksearch.ts';
 import { validate } from './validate.ts';
 
 const reference = { name: 'reference', solve: solveReference };
@@ -185,5 +185,9 @@ describe('global repack', () => {
     // a length whose pods could not move is no point of the curve: only the secant on the other side bounds
     expect(concaveBound([{ k: 344, v: undefined }, ...pts.slice(1)], 2, -1)).toBeCloseTo(279.2 + (279.2 - 271.1), 9);
     expect(concaveBound([{ k: 10, v: 0 }, { k: 20, v: 5 }], 1, -1)).toBe(Infinity);
+    // beyond the longest length tried: the last secant, from 0 saved at length 0
+    expect(concaveBeyond([{ k: 0, v: 0 }, { k: 235, v: 0 }, { k: 470, v: 0 }], 704)).toBe(0);
+    expect(concaveBeyond([{ k: 0, v: 0 }, { k: 344, v: 254.1 }, { k: 689, v: 263.7 }], 1033)).toBeCloseTo(263.7 + ((263.7 - 254.1) / 345) * 344, 9);
+    expect(concaveBeyond([{ k: 0, v: 0 }, { k: 344, v: undefined }, { k: 689, v: 263.7 }], 1033)).toBe(Infinity);
   });
 });

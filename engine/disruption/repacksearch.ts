@@ -4,7 +4,8 @@
 // the question becomes "how many of the most wasteful nodes should go?". Savings as a function of that
 // count rise while removed pods still fit into the others' free room and fall once good nodes are torn
 // down, so a coarse sweep of prefix lengths and a refinement around the best one find it in a handful of
-// solves. Then two variations of the best prefix: instance types capped at half (and a quarter) of the
+// solves; a length is solved only where a concave curve through those tried (and 0 at length 0) could gain
+// there. Then two variations of the best prefix: instance types capped at half (and a quarter) of the
 // dearest node's price, which makes the greedy packer split work over smaller, cheaper nodes, and the
 // prefix reduced to the nodes that were part of a saving unit.
 import type { Snapshot } from '../domain/types.ts';
@@ -67,6 +68,14 @@ export function concaveBound(pts: readonly Point[], i: number, side: -1 | 1): nu
   return Math.max(...ends.map((k) => Math.min(at(outer, k), at(inner, k))));
 }
 
+/** The most a concave curve through the points (sorted by length) could reach at k beyond the last of them. */
+export function concaveBeyond(pts: readonly Point[], k: number): number {
+  const a = pts[pts.length - 2];
+  const b = pts[pts.length - 1];
+  if (a?.v === undefined || b?.v === undefined) return Infinity;
+  return b.v + ((b.v - a.v) / (b.k - a.k)) * (k - b.k);
+}
+
 /** The best layout the search finds before `late()`; the first evaluation always runs. */
 export async function searchLayout(s: Snapshot, ordered: readonly Candidate[], search: Search, late: () => boolean): Promise<Evaluation | undefined> {
   const n = ordered.length;
@@ -87,8 +96,14 @@ export async function searchLayout(s: Snapshot, ordered: readonly Candidate[], s
       if (b?.units.length) bestK = k;
     }
   };
-  // Coarse, middle out: the best length is usually near half, and the full set is the dearest to solve.
-  for (const f of [1 / 2, 1 / 4, 3 / 4, 1]) await tryPrefix(Math.max(1, Math.round(n * f)));
+  // Coarse, middle out: the best length is usually near half, and the full set is the dearest to solve. The
+  // longer lengths only while a concave curve through the tried ones (and 0 at length 0) could gain there.
+  for (const f of [1 / 2, 1 / 4, 3 / 4, 1]) {
+    const k = Math.max(1, Math.round(n * f));
+    const pts = [{ k: 0, v: 0 }, ...[...tried.keys()].sort((a, b) => a - b).map((x) => ({ k: x, v: tried.get(x) ? saved(x) : undefined }))];
+    if (f > 1 / 2 && concaveBeyond(pts, k) <= saved(bestK) * 1.002) continue;
+    await tryPrefix(k);
+  }
   // Savings still rising towards short prefixes: keep halving while it pays.
   for (let k = Math.round(n / 8); k >= 1 && bestK > 0 && bestK <= Math.round(n / 4) && saved(bestK) > 0; k = Math.floor(k / 2)) {
     const before = bestK;
