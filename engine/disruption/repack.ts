@@ -185,7 +185,8 @@ async function cutIntoSteps(s: Snapshot, best: Evaluation, budgets: ReadonlyMap<
     pending = pending.filter((u) => !take.includes(u));
     const step = stepOf(working, take, best.sim);
     steps.push(step);
-    working = applyCommand(working, step.command);
+    // The snapshot after the step, only when a later step is planned on it.
+    if (pending.length) working = applyCommand(working, step.command);
   }
   for (const u of pending) oversized.push(...u.candidates);
   let rest = bySavingsRatio(oversized);
@@ -205,7 +206,7 @@ async function cutIntoSteps(s: Snapshot, best: Evaluation, budgets: ReadonlyMap<
     if (!ev || !ev.units.length) continue;
     const step = stepOf(working, ev.units, ev.sim);
     steps.push(step);
-    working = applyCommand(working, step.command);
+    if (rest.length) working = applyCommand(working, step.command);
   }
   return steps;
 }
