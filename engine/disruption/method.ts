@@ -7,6 +7,9 @@ import type { SimContext } from './simulate.ts';
 import type { Candidate, Command, DisruptOptions, Explanation, LoopState } from './types.ts';
 import { INITIAL_LOOP_STATE } from './types.ts';
 
+/** The repack's default minimum saving, as a share of the replaced nodes' price (DisruptOptions.repackMinSavingsShare). */
+export const DEFAULT_MIN_SAVINGS_SHARE = 0.05;
+
 export interface Resolved {
   readonly sim: SimContext;
   readonly repackSim: SimContext;
@@ -17,6 +20,7 @@ export interface Resolved {
   readonly multiNodeCap: number;
   readonly repackDeadlineMs: number;
   readonly repackMinSavingsPerHour: number;
+  readonly repackMinSavingsShare: number;
   readonly k: number;
   readonly poolCosts?: ReadonlyMap<string, number>;
   readonly queued?: ReadonlySet<string>;
@@ -39,6 +43,7 @@ export function resolve(opts: DisruptOptions): Resolved {
     multiNodeCap: opts.multiNodeCap ?? 100,
     repackDeadlineMs: opts.repackDeadlineMs ?? 10_000,
     repackMinSavingsPerHour: opts.repackMinSavingsPerHour ?? 0,
+    repackMinSavingsShare: opts.repackMinSavingsShare ?? DEFAULT_MIN_SAVINGS_SHARE,
     k: opts.balancedK ?? DEFAULT_K,
     ...(opts.poolCosts ? { poolCosts: opts.poolCosts } : {}),
     ...(opts.queued ? { queued: opts.queued } : {}),

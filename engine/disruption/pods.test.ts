@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pdb, pod, stateNode } from '../../test/fixtures/builders.ts';
 import {
-  currentlyReschedulable, doNotDisrupt, evictionCost, podBlock, reschedulablePods, rescheduleDisruptionCost, POD_DELETION_COST_ANNOTATION,
+  currentlyReschedulable, doNotDisrupt, evictionCost, movablePods, podBlock, reschedulablePods, rescheduleDisruptionCost, POD_DELETION_COST_ANNOTATION,
 } from './pods.ts';
 
 const cost = (v: string) => evictionCost(pod({ annotations: { [POD_DELETION_COST_ANNOTATION]: v } }));
@@ -128,5 +128,20 @@ describe('pod blocks (§1.3 step 9)', () => {
     expect(currentlyReschedulable(p, [pdb('x', { matchLabels: labels, disruptionsAllowed: 0, maxUnavailable: 0 })], 0)).toBe(false);
     expect(currentlyReschedulable(p, [pdb('x', { matchLabels: labels, disruptionsAllowed: 0, minAvailable: '100%' })], 0)).toBe(false);
     expect(currentlyReschedulable(pod({ annotations: { 'karpenter.sh/do-not-disrupt': 'true' } }), [], 0)).toBe(false);
+  });
+});
+
+describe('movable pods (remembered per pods array, PDB list and time)', () => {
+  it('follows the time, the PDBs and the pods the node carries', () => {
+    const pinned = pod({ labels: { app: 'a' }, annotations: { 'karpenter.sh/do-not-disrupt': '10m' }, startTime: 0 });
+    const free = pod({ labels: { app: 'b' } });
+    const n = stateNode({ name: 'n', pods: [pinned, free] });
+    const none: ReturnType<typeof pdb>[] = [];
+    expect(movablePods(n, none, 60_000).map((p) => p.labels['app'])).toEqual(['b']);
+    // ten minutes after start the annotation has elapsed
+    expect(movablePods(n, none, 600_000).map((p) => p.labels['app'])).toEqual(['a', 'b']);
+    const blocking = [pdb('b', { matchLabels: { app: 'b' }, disruptionsAllowed: 0, maxUnavailable: 0 })];
+    expect(movablePods(n, blocking, 600_000).map((p) => p.labels['app'])).toEqual(['a']);
+    expect(movablePods({ ...n, pods: [free] }, none, 600_000).map((p) => p.labels['app'])).toEqual(['b']);
   });
 });

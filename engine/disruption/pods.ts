@@ -36,9 +36,14 @@ function parseGoFloat(s: string): number | undefined {
  * Pods that must be rescheduled if the node goes: active, or a terminating StatefulSet pod (its replacement
  * cannot start until it is gone), and neither DaemonSet-owned nor mirror pods.
  */
-export function reschedulablePods(node: StateNode): Pod[] {
-  return node.pods.filter((p) => (isActive(p) || (isTerminating(p) && !isTerminal(p) && isStatefulSetPod(p))) && !isOwnedByDaemonSet(p) && !isMirrorPod(p));
+export function reschedulablePods(node: StateNode): readonly Pod[] {
+  let out = reschedulable.get(node.pods);
+  if (!out) reschedulable.set(node.pods, (out = node.pods.filter((p) => (isActive(p) || (isTerminating(p) && !isTerminal(p) && isStatefulSetPod(p))) && !isOwnedByDaemonSet(p) && !isMirrorPod(p))));
+  return out;
 }
+
+// Per pods array (immutable snapshot data): simulations of one disruption call ask for the same nodes' pods many times.
+const reschedulable = new WeakMap<readonly Pod[], readonly Pod[]>();
 
 /** RescheduleDisruptionCost: 1 per node plus the positive eviction costs of its reschedulable pods. */
 export function rescheduleDisruptionCost(pods: readonly Pod[]): number {
@@ -129,6 +134,20 @@ export function podBlock(node: StateNode, pdbs: readonly PodDisruptionBudget[], 
  * Whether a pod may move right now in a simulation (§2.7 step 3b): not protected by do-not-disrupt and not
  * covered by a PDB that blocks every eviction by its spec (maxUnavailable 0 / "0%", minAvailable "100%").
  */
+/**
+ * The node's reschedulable pods that may move now (not do-not-disrupt, no fully blocking PDB). Remembered per
+ * pods array, PDB list and time: a disruption call simulates the same nodes many times.
+ */
+export function movablePods(node: StateNode, pdbs: readonly PodDisruptionBudget[], now: number): readonly Pod[] {
+  const m = movable.get(node.pods);
+  if (m && m.pdbs === pdbs && m.now === now) return m.pods;
+  const pods = reschedulablePods(node).filter((p) => currentlyReschedulable(p, pdbs, now));
+  movable.set(node.pods, { pdbs, now, pods });
+  return pods;
+}
+
+const movable = new WeakMap<readonly Pod[], { readonly pdbs: readonly PodDisruptionBudget[]; readonly now: number; readonly pods: readonly Pod[] }>();
+
 export function currentlyReschedulable(pod: Pod, pdbs: readonly PodDisruptionBudget[], now: number): boolean {
   if (doNotDisrupt(pod, now).state === 'active') return false;
   return !pdbsOf(pod, pdbs).some(fullyBlocking);

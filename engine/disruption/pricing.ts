@@ -99,9 +99,12 @@ export function allowsCapacityType(reqs: Requirements, ct: string): boolean {
  * order (stable), and the claim is priced at its first option.
  */
 export function withOptions(claim: NewNodeClaimPlan, reqs: Requirements, its: readonly InstanceType[]): NewNodeClaimPlan {
-  const priced = its
-    .map((it, i) => ({ it, i, micros: toMicros(cheapestAllowed(reqs, it)?.price ?? Infinity) }))
-    .sort((a, b) => a.micros - b.micros || a.i - b.i);
+  return withPricedOptions(claim, reqs, its.map((it) => ({ it, micros: toMicros(cheapestAllowed(reqs, it)?.price ?? Infinity) })));
+}
+
+/** withOptions, for options already priced at their cheapest offering the requirements allow (micro-dollars). */
+export function withPricedOptions(claim: NewNodeClaimPlan, reqs: Requirements, options: ReadonlyArray<{ readonly it: InstanceType; readonly micros: number }>): NewNodeClaimPlan {
+  const priced = options.map((o, i) => ({ ...o, i })).sort((a, b) => a.micros - b.micros || a.i - b.i);
   const itReq = reqs.get(INSTANCE_TYPE_LABEL);
   const narrowed = add(reqs, req(INSTANCE_TYPE_LABEL, false, priced.map((p) => p.it.name), undefined, undefined, itReq?.minValues));
   const instanceTypes = priced.map((p) => ({ name: p.it.name, price: p.micros / 1e6 }));

@@ -14,6 +14,7 @@ import { disrupt } from './disrupt.ts';
 import { methodFilter } from './filters.ts';
 import { resolve } from './method.ts';
 import { planRepack } from './repack.ts';
+import { concaveBeyond, concaveBound } from './repacksearch.ts';
 import { validate } from './validate.ts';
 
 const reference = { name: 'reference', solve: solveReference };
@@ -126,6 +127,37 @@ describe('global repack', () => {
     for (const f of r.decision.followUps ?? []) expect(f.candidates).toHaveLength(1);
   });
 
+  it('leaves a unit that saves less than the minimum share of its nodes\' price, and says why', async () => {
+    const pool = nodePool({ consolidateAfter: 0, budgets: [{ nodes: '100%' }] });
+    // the pods fit a type 3 % cheaper: a saving, but not worth a move at the default minimum of 5 %
+    const dear = fakeInstanceType({ name: 'dear', resources: { cpu: 4000, memory: 4 * Gi, pods: 20 }, offerings: od(1) });
+    const near = fakeInstanceType({ name: 'near', resources: { cpu: 4000, memory: 4 * Gi, pods: 20 }, offerings: od(0.97) });
+    const s = snapshot({ nodePools: [pool], nodes: [onNode(dear, { name: 'n0', pods: pods(2, { cpu: '1', memory: '1Gi' }) })], instanceTypes: [dear, near] });
+    const d = (await disrupt(s, { solver: reference, wellKnownLabels, repack: 'only' })).decision;
+    expect(d.kind).toBe('noop');
+    expect(d.explanations[0]).toMatchObject({ code: 'small-saving-repack', data: { nodes: 1, minShare: 0.05 } });
+    expect((d.explanations[0]!.data as { share: number }).share).toBeCloseTo(0.03, 9);
+    const any = (await disrupt(s, { solver: reference, wellKnownLabels, repack: 'only', repackMinSavingsShare: 0 })).decision;
+    expect(any.kind).toBe('replace');
+    if (any.kind !== 'noop') expect(any.replacements.map((r) => r.instanceTypes.map((o) => o.name))).toEqual([['near']]);
+    const just = (await disrupt(s, { solver: reference, wellKnownLabels, repack: 'only', repackMinSavingsShare: 0.03 })).decision;
+    expect(just.kind).toBe('replace');
+  });
+
+  it('tries a price cap only while the layout launches a type dearer than it', async () => {
+    const pool = nodePool({ consolidateAfter: 0, budgets: [{ nodes: '100%' }] });
+    // six small nodes an eighth full: deleting five is the layout, nothing launches
+    const nodes = Array.from({ length: 6 }, (_, i) => onNode(small, { name: `n${i}`, pods: [pod({ cpu: '500m' })] }));
+    const s = snapshot({ nodePools: [pool], nodes, instanceTypes: [small, big] });
+    const catalogs: number[] = [];
+    const counting = { name: 'counting', solve: (input: Parameters<typeof solveReference>[0]) => (catalogs.push(input.instanceTypes.get('default')!.length), solveReference(input)) };
+    const p = await plan(s, counting);
+    expect(p.steps.flatMap((st) => st.command.candidates)).toHaveLength(5);
+    expect(p.steps.flatMap((st) => st.command.replacements)).toEqual([]);
+    expect(catalogs.length).toBe(p.evaluations);
+    expect(catalogs).toEqual(catalogs.map(() => 2));
+  });
+
   it('stops searching at the deadline and still returns the first layout it found', async () => {
     const pool = nodePool({ consolidateAfter: 0, budgets: [{ nodes: '100%' }] });
     const nodes = Array.from({ length: 6 }, (_, i) => onNode(small, { name: `n${i}`, pods: [pod({ cpu: '700m' })] }));
@@ -140,5 +172,22 @@ describe('global repack', () => {
     expect(p.steps).toHaveLength(1);
     expect(p.steps[0]!.command.candidates).toHaveLength(3);
     expect(p.steps[0]!.command.kind).toBe('delete');
+  });
+
+  it('refines only where a concave savings curve through the tried lengths could beat the best', () => {
+    // the 1,000-node benchmark's first loop: savings at 1/4, 1/2, 3/4 and all of 1,377 candidates
+    const pts = [{ k: 344, v: 254.1 }, { k: 689, v: 263.7 }, { k: 1033, v: 279.2 }, { k: 1377, v: 271.1 }];
+    expect(concaveBound(pts, 2, -1)).toBeCloseTo(263.7 + ((263.7 - 254.1) / 345) * 344, 9); // below 279.2: skip
+    expect(concaveBound(pts, 2, 1)).toBeCloseTo(279.2 + ((279.2 - 263.7) / 344) * 344, 9); // nothing beyond 1,377 bounds it
+    // the two secants cross inside the gap
+    const crossing = [{ k: 0, v: 0 }, { k: 10, v: 10 }, { k: 20, v: 12 }, { k: 30, v: 10 }];
+    expect(concaveBound(crossing, 2, -1)).toBeCloseTo(40 / 3, 9);
+    // a length whose pods could not move is no point of the curve: only the secant on the other side bounds
+    expect(concaveBound([{ k: 344, v: undefined }, ...pts.slice(1)], 2, -1)).toBeCloseTo(279.2 + (279.2 - 271.1), 9);
+    expect(concaveBound([{ k: 10, v: 0 }, { k: 20, v: 5 }], 1, -1)).toBe(Infinity);
+    // beyond the longest length tried: the last secant, from 0 saved at length 0
+    expect(concaveBeyond([{ k: 0, v: 0 }, { k: 235, v: 0 }, { k: 470, v: 0 }], 704)).toBe(0);
+    expect(concaveBeyond([{ k: 0, v: 0 }, { k: 344, v: 254.1 }, { k: 689, v: 263.7 }], 1033)).toBeCloseTo(263.7 + ((263.7 - 254.1) / 345) * 344, 9);
+    expect(concaveBeyond([{ k: 0, v: 0 }, { k: 344, v: undefined }, { k: 689, v: 263.7 }], 1033)).toBe(Infinity);
   });
 });

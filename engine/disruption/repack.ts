@@ -15,10 +15,10 @@ import { bySavingsRatio, managedPools, newCandidate } from './candidates.ts';
 import { byWaste, searchLayout } from './repacksearch.ts';
 import { makeCommand } from './command.ts';
 import type { Resolved } from './method.ts';
-import { groupUnits, priceUnit, type Unit } from './repackunits.ts';
+import { claimsOf, groupUnits, priceUnit, type Unit } from './repackunits.ts';
 import { simulate, type Simulation } from './simulate.ts';
 import type { Candidate, Command, Explanation } from './types.ts';
-import { explanation } from './words.ts';
+import { explanation, usd } from './words.ts';
 
 export interface RepackStep {
   readonly command: Command;
@@ -38,6 +38,8 @@ export interface RepackPlan {
 export interface Evaluation {
   readonly sim: Simulation;
   readonly units: readonly Unit[];
+  /** Units that save, but less than the minimum share of their nodes' price (not carried out). */
+  readonly small: readonly Unit[];
   readonly savings: number;
   readonly disruption: number;
 }
@@ -45,6 +47,10 @@ export interface Evaluation {
 type Outcome = { ok: true; ev: Evaluation } | { ok: false; failed: readonly Candidate[] };
 
 const MAX_STEPS = 50;
+
+function priceOf(cs: readonly Candidate[]): number {
+  return cs.reduce((a, c) => a + c.price, 0);
+}
 
 /** The snapshot with every pool's instance types limited to those whose cheapest available offering is within `cap`. */
 function capped(s: Snapshot, cap: number): Snapshot {
@@ -66,15 +72,17 @@ export class Search {
       return { ok: false, failed };
     }
     const units: Unit[] = [];
+    const small: Unit[] = [];
     for (const g of groupUnits(cs, sim)) {
       const u = priceUnit(s, g);
       if (!u.ok || u.unit.guaranteed <= Math.max(this.r.repackMinSavingsPerHour, 1e-6)) continue;
       const ev = evaluateBalancedMove(u.unit.candidates, u.unit.savings, this.totals, this.r.k);
       if (!ev.approved && ev.perPool.size > 0) continue;
-      units.push(u.unit);
+      if (u.unit.guaranteed < this.r.repackMinSavingsShare * priceOf(u.unit.candidates)) small.push(u.unit);
+      else units.push(u.unit);
     }
     const savings = units.reduce((a, u) => a + u.savings, 0);
-    return { ok: true, ev: { sim, units, savings, disruption: units.reduce((a, u) => a + u.disruption, 0) } };
+    return { ok: true, ev: { sim, units, small, savings, disruption: units.reduce((a, u) => a + u.disruption, 0) } };
   }
 
   /** Evaluates, dropping candidates whose pods cannot move (a few rounds). */
@@ -104,15 +112,23 @@ export async function planRepack(s: Snapshot, eligible: readonly Candidate[], al
   if (!ordered.length) return { steps: [], explanations, evaluations: 0, timedOut: false };
   const best = await searchLayout(s, ordered, search, late);
   const timedOut = late();
+  const smallOf = new Map((best?.small ?? []).flatMap((u) => u.candidates.map((c) => [c.node.name, u] as const)));
+  const explainKept = (c: Candidate, none: string) => {
+    const u = smallOf.get(c.node.name);
+    if (!u) return explanations.push(explanation(c.node.name, 'no-saving-repack', none));
+    const price = priceOf(u.candidates);
+    const share = u.guaranteed / price;
+    explanations.push(explanation(c.node.name, 'small-saving-repack',
+      `the best repack including this node (${u.candidates.length} nodes, ${usd(price)}) saves only ${(share * 100).toFixed(1)}% (${usd(u.guaranteed)}), below the minimum of ${(search.r.repackMinSavingsShare * 100).toFixed(1)}%`,
+      { nodes: u.candidates.length, pricePerHour: price, savingsPerHour: u.guaranteed, share, minShare: search.r.repackMinSavingsShare }));
+  };
   if (!best || !best.units.length) {
-    for (const c of ordered) explanations.push(explanation(c.node.name, 'no-saving-repack', 'repacking its pods with other nodes\' pods finds no cheaper layout'));
+    for (const c of ordered) explainKept(c, 'repacking its pods with other nodes\' pods finds no cheaper layout');
     return { steps: [], explanations, evaluations: search.evaluations, timedOut };
   }
   const steps = await cutIntoSteps(s, best, budgets, search, late);
   const moved = new Set(steps.flatMap((st) => st.command.candidates.map((c) => c.name)));
-  for (const c of ordered) {
-    if (!moved.has(c.node.name)) explanations.push(explanation(c.node.name, 'no-saving-repack', 'no repack step including this node saves money within the budgets'));
-  }
+  for (const c of ordered) if (!moved.has(c.node.name)) explainKept(c, 'no repack step including this node saves money within the budgets');
   return { steps, explanations, evaluations: search.evaluations, timedOut };
 }
 
@@ -134,7 +150,7 @@ function fitsBudget(cs: readonly Candidate[], left: Map<string, number>): boolea
 /** One command (and its verification input/plan) from units of one simulation. */
 function stepOf(s: Snapshot, units: readonly Unit[], sim: Simulation): RepackStep {
   const cands = units.flatMap((u) => u.candidates);
-  const claims: NewNodeClaimPlan[] = units.flatMap((u) => u.claims);
+  const claims: NewNodeClaimPlan[] = units.flatMap(claimsOf);
   const command = makeCommand('Underutilized', 'repack', cands, claims, sim.plan);
   const names = new Set(cands.map((c) => c.node.name));
   const uids = new Set([...claims.flatMap((k) => k.pods), ...command.podsMoved.map((m) => m.uid)]);
@@ -169,7 +185,8 @@ async function cutIntoSteps(s: Snapshot, best: Evaluation, budgets: ReadonlyMap<
     pending = pending.filter((u) => !take.includes(u));
     const step = stepOf(working, take, best.sim);
     steps.push(step);
-    working = applyCommand(working, step.command);
+    // The snapshot after the step, only when a later step is planned on it.
+    if (pending.length) working = applyCommand(working, step.command);
   }
   for (const u of pending) oversized.push(...u.candidates);
   let rest = bySavingsRatio(oversized);
@@ -189,7 +206,7 @@ async function cutIntoSteps(s: Snapshot, best: Evaluation, budgets: ReadonlyMap<
     if (!ev || !ev.units.length) continue;
     const step = stepOf(working, ev.units, ev.sim);
     steps.push(step);
-    working = applyCommand(working, step.command);
+    if (rest.length) working = applyCommand(working, step.command);
   }
   return steps;
 }

@@ -4,7 +4,8 @@
 // the question becomes "how many of the most wasteful nodes should go?". Savings as a function of that
 // count rise while removed pods still fit into the others' free room and fall once good nodes are torn
 // down, so a coarse sweep of prefix lengths and a refinement around the best one find it in a handful of
-// solves. Then two variations of the best prefix: instance types capped at half (and a quarter) of the
+// solves; a length is solved only where a concave curve through those tried (and 0 at length 0) could gain
+// there. Then two variations of the best prefix: instance types capped at half (and a quarter) of the
 // dearest node's price, which makes the greedy packer split work over smaller, cheaper nodes, and the
 // prefix reduced to the nodes that were part of a saving unit.
 import type { Snapshot } from '../domain/types.ts';
@@ -45,12 +46,43 @@ function better(a: Evaluation | undefined, b: Evaluation | undefined): Evaluatio
   return a;
 }
 
+type Point = { readonly k: number; readonly v: number | undefined };
+
+/**
+ * The most a concave savings curve through the tried points could save strictly between point i and its
+ * neighbour on `side`: below the secants of the two adjacent pairs, extended into the gap. A missing secant
+ * (no point beyond, or a length whose pods could not move) bounds nothing; with neither, Infinity.
+ */
+export function concaveBound(pts: readonly Point[], i: number, side: -1 | 1): number {
+  const line = (a: Point | undefined, b: Point | undefined) => (a?.v === undefined || b?.v === undefined ? undefined : { a, slope: (b.v - a.v) / (b.k - a.k) });
+  const at = (l: ReturnType<typeof line>, k: number) => (l ? l.a.v! + l.slope * (k - l.a.k) : Infinity);
+  const near = pts[i + side]!;
+  const outer = line(pts[i + 2 * side], near);
+  const inner = line(pts[i], pts[i - side]);
+  // The minimum of the two lines peaks at an end of the gap or where they cross.
+  const ends = [pts[i]!.k, near.k];
+  if (outer && inner && outer.slope !== inner.slope) {
+    const x = (inner.a.v! - outer.a.v! + outer.slope * outer.a.k - inner.slope * inner.a.k) / (outer.slope - inner.slope);
+    if (x > Math.min(...ends) && x < Math.max(...ends)) ends.push(x);
+  }
+  return Math.max(...ends.map((k) => Math.min(at(outer, k), at(inner, k))));
+}
+
+/** The most a concave curve through the points (sorted by length) could reach at k beyond the last of them. */
+export function concaveBeyond(pts: readonly Point[], k: number): number {
+  const a = pts[pts.length - 2];
+  const b = pts[pts.length - 1];
+  if (a?.v === undefined || b?.v === undefined) return Infinity;
+  return b.v + ((b.v - a.v) / (b.k - a.k)) * (k - b.k);
+}
+
 /** The best layout the search finds before `late()`; the first evaluation always runs. */
 export async function searchLayout(s: Snapshot, ordered: readonly Candidate[], search: Search, late: () => boolean): Promise<Evaluation | undefined> {
   const n = ordered.length;
   const tried = new Map<number, Evaluation | undefined>();
   let best: Evaluation | undefined;
   let bestK = 0;
+  let bestAnyK = 0;
   const saved = (k: number) => tried.get(k)?.savings ?? 0;
   const tryPrefix = async (k: number) => {
     if (k < 1 || k > n || tried.has(k) || (tried.size > 0 && late())) return;
@@ -59,11 +91,19 @@ export async function searchLayout(s: Snapshot, ordered: readonly Candidate[], s
     const b = better(best, ev);
     if (b !== best) {
       best = b;
-      bestK = k;
+      bestAnyK = k;
+      // An evaluation without a saving unit is kept for its explanations, but is no length to refine around.
+      if (b?.units.length) bestK = k;
     }
   };
-  // Coarse, middle out: the best length is usually near half, and the full set is the dearest to solve.
-  for (const f of [1 / 2, 1 / 4, 3 / 4, 1]) await tryPrefix(Math.max(1, Math.round(n * f)));
+  // Coarse, middle out: the best length is usually near half, and the full set is the dearest to solve. The
+  // longer lengths only while a concave curve through the tried ones (and 0 at length 0) could gain there.
+  for (const f of [1 / 2, 1 / 4, 3 / 4, 1]) {
+    const k = Math.max(1, Math.round(n * f));
+    const pts = [{ k: 0, v: 0 }, ...[...tried.keys()].sort((a, b) => a - b).map((x) => ({ k: x, v: tried.get(x) ? saved(x) : undefined }))];
+    if (f > 1 / 2 && concaveBeyond(pts, k) <= saved(bestK) * 1.002) continue;
+    await tryPrefix(k);
+  }
   // Savings still rising towards short prefixes: keep halving while it pays.
   for (let k = Math.round(n / 8); k >= 1 && bestK > 0 && bestK <= Math.round(n / 4) && saved(bestK) > 0; k = Math.floor(k / 2)) {
     const before = bestK;
@@ -72,20 +112,32 @@ export async function searchLayout(s: Snapshot, ordered: readonly Candidate[], s
   }
   // Nothing saved anywhere: a last look at the few most wasteful nodes alone.
   if (!best?.units.length) for (const k of [Math.round(n / 8), 1]) await tryPrefix(Math.max(1, k));
-  // Refine between the best length and its nearest tried neighbours while it still gains 0.2 %.
+  // Refine between the best length and its nearest tried neighbours while it still gains 0.2 %, on the
+  // sides where a savings curve that rises and then falls (concave) through the tried lengths could.
   for (let round = 0; round < 4 && bestK && !late(); round++) {
     const ks = [...tried.keys()].sort((a, b) => a - b);
+    const pts = ks.map((k) => ({ k, v: tried.get(k) ? saved(k) : undefined }));
     const i = ks.indexOf(bestK);
     const before = saved(bestK);
-    for (const other of [ks[i - 1], ks[i + 1]]) if (other !== undefined && Math.abs(other - bestK) > 1) await tryPrefix(Math.round((other + bestK) / 2));
+    for (const side of [-1, 1] as const) {
+      const other = ks[i + side];
+      if (other === undefined || Math.abs(other - bestK) <= 1 || concaveBound(pts, i, side) <= before * 1.002) continue;
+      await tryPrefix(Math.round((other + bestK) / 2));
+    }
     if (saved(bestK) <= before * 1.002) break;
   }
-  if (!bestK) return best;
-  const prefix = ordered.slice(0, bestK);
+  // Nothing saved: the caps still look at the best-evaluated prefix (one big node may become two small ones).
+  if (!bestAnyK) return best;
+  const prefix = ordered.slice(0, bestK || bestAnyK);
   const top = Math.max(...prefix.map((c) => c.price));
+  // A cap only removes types dearer than it: worth a solve while the simulation launches such a type, and
+  // the tighter cap only after the looser one gained.
   for (const cap of [top / 2, top / 4]) {
-    if (late()) break;
+    const launched = best ? Math.max(0, ...best.sim.plan.newNodeClaims.map((k) => k.price)) : 0;
+    if (late() || launched <= cap) break;
+    const before = best;
     best = better(best, await search.evaluateMovable(s, prefix, cap));
+    if (best === before) break;
   }
   const chosen: Evaluation | undefined = best;
   if (chosen && !late()) {

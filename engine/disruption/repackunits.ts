@@ -13,14 +13,21 @@ import type { InstanceType, Requirements } from '../domain/types.ts';
 import { CAPACITY_TYPE_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import { add, req } from '../scheduling/requirements.ts';
 import type { NewNodeClaimPlan } from '../solver/types.ts';
-import { allowsCapacityType, claimOptions, claimRequirements, RESERVATION_ID_LABEL, unmetMinValues, withOptions, worstLaunchPrice } from './pricing.ts';
+import { allowsCapacityType, cheapestAllowed, claimOptions, claimRequirements, RESERVATION_ID_LABEL, unmetMinValues, withPricedOptions, worstLaunchPrice } from './pricing.ts';
 import type { Simulation } from './simulate.ts';
 import type { Candidate } from './types.ts';
 
+/** A planned NodeClaim and the options the price rule keeps, each at its cheapest allowed offering (micro-dollars). */
+export interface Replacement {
+  readonly claim: NewNodeClaimPlan;
+  readonly reqs: Requirements;
+  readonly options: ReadonlyArray<{ readonly it: InstanceType; readonly micros: number }>;
+}
+
 export interface Unit {
   readonly candidates: readonly Candidate[];
-  /** Trimmed replacements (price rule applied). */
-  readonly claims: readonly NewNodeClaimPlan[];
+  /** The replacements with the price rule applied; claimsOf() shapes them into NodeClaims (only for units carried out). */
+  readonly replacements: readonly Replacement[];
   /** Σ candidate prices − Σ replacement prices (§2.5.4 form). */
   readonly savings: number;
   /** The guaranteed saving: against the worst launch price of every kept option. */
@@ -60,6 +67,7 @@ export function groupUnits(candidates: readonly Candidate[], sim: Simulation): A
 // repack prices hundreds of replacements with the same few keys over the same types, simulation after simulation.
 const OFFERING_KEYS = [ZONE_LABEL, CAPACITY_TYPE_LABEL, RESERVATION_ID_LABEL] as const;
 const worstCache = new WeakMap<InstanceType, Map<string, number>>();
+const cheapestCache = new WeakMap<InstanceType, Map<string, number>>();
 
 function offeringKey(reqs: Requirements): string {
   let key = '';
@@ -70,13 +78,16 @@ function offeringKey(reqs: Requirements): string {
   return key;
 }
 
-function worstMicros(reqs: Requirements, key: string, it: InstanceType): number {
-  let byKey = worstCache.get(it);
-  if (!byKey) worstCache.set(it, (byKey = new Map()));
+function memo(cache: WeakMap<InstanceType, Map<string, number>>, it: InstanceType, key: string, price: () => number): number {
+  let byKey = cache.get(it);
+  if (!byKey) cache.set(it, (byKey = new Map()));
   let w = byKey.get(key);
-  if (w === undefined) byKey.set(key, (w = toMicros(worstLaunchPrice(reqs, it))));
+  if (w === undefined) byKey.set(key, (w = toMicros(price())));
   return w;
 }
+
+const worstMicros = (reqs: Requirements, key: string, it: InstanceType) => memo(worstCache, it, key, () => worstLaunchPrice(reqs, it));
+const cheapestMicros = (reqs: Requirements, key: string, it: InstanceType) => memo(cheapestCache, it, key, () => cheapestAllowed(reqs, it)?.price ?? Infinity);
 
 /** Applies the price rule to a unit; fails when it does not save or spot-to-spot is not allowed. */
 export function priceUnit(s: Snapshot, group: { candidates: readonly Candidate[]; claims: readonly NewNodeClaimPlan[] }): UnitResult {
@@ -94,19 +105,27 @@ export function priceUnit(s: Snapshot, group: { candidates: readonly Candidate[]
     const key = offeringKey(reqs);
     const priced = claimOptions(k, s.instanceTypes).map((it) => ({ it, w: worstMicros(reqs, key, it) })).filter((x) => x.w < Number.MAX_SAFE_INTEGER);
     if (!priced.length) return { ok: false, candidates, why: 'a replacement has no launchable option' };
-    shaped.push({ claim: k, reqs, priced, base: Math.min(...priced.map((x) => x.w)) });
+    shaped.push({ claim: k, reqs, key, priced, base: Math.min(...priced.map((x) => x.w)) });
   }
   const s0 = toMicros(candidatePrice) - shaped.reduce((a, x) => a + x.base, 0);
   if (s0 <= 0) return { ok: false, candidates, why: `replacements cost at least as much as the nodes (${candidatePrice.toFixed(4)} $/h)` };
-  const out: NewNodeClaimPlan[] = [];
+  const out: Replacement[] = [];
   let worst = 0;
+  let price = 0;
   for (const x of shaped) {
     let kept = x.priced.filter((p) => p.w <= x.base + Math.floor(s0 / (2 * shaped.length)));
     if (unmetMinValues(x.reqs, kept.map((p) => p.it))) kept = x.priced.filter((p) => p.w < x.base + Math.floor(s0 / shaped.length));
     if (unmetMinValues(x.reqs, kept.map((p) => p.it))) return { ok: false, candidates, why: 'the affordable options do not meet minValues' };
     worst += Math.max(...kept.map((p) => p.w));
-    out.push(withOptions(x.claim, x.reqs, kept.map((p) => p.it)));
+    const options = kept.map((p) => ({ it: p.it, micros: cheapestMicros(x.reqs, x.key, p.it) }));
+    // A shaped NodeClaim is priced at its cheapest option (withPricedOptions sorts by price).
+    price += Math.min(...options.map((o) => o.micros)) / 1e6;
+    out.push({ claim: x.claim, reqs: x.reqs, options });
   }
-  const savings = candidatePrice - out.reduce((a, k) => a + k.price, 0);
-  return { ok: true, unit: { candidates, claims: out, savings, guaranteed: (toMicros(candidatePrice) - worst) / 1e6, disruption } };
+  return { ok: true, unit: { candidates, replacements: out, savings: candidatePrice - price, guaranteed: (toMicros(candidatePrice) - worst) / 1e6, disruption } };
+}
+
+/** The unit's NodeClaims: each with exactly the kept options, in price order, priced at the first. */
+export function claimsOf(u: Unit): NewNodeClaimPlan[] {
+  return u.replacements.map((r) => withPricedOptions(r.claim, r.reqs, r.options));
 }

@@ -7,7 +7,7 @@ import { HOSTNAME_LABEL } from '../scheduling/labels.ts';
 import { isActive, isMirrorPod, isOwnedByDaemonSet, podKey, podValidationError } from '../scheduling/pods.ts';
 import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from '../solver/types.ts';
 import { provisionInput } from '../provision.ts';
-import { currentlyReschedulable, reschedulablePods } from './pods.ts';
+import { movablePods } from './pods.ts';
 
 export interface SimContext {
   readonly solver?: ProvisionSolver;
@@ -65,10 +65,8 @@ export async function simulate(s: Snapshot, candidates: readonly StateNode[], ct
   const candidateDeleting = candidates.some((c) => c.markedForDeletion || c.deleting);
   const nodes = s.nodes.map((n) => (names.has(n.name) ? { ...n, markedForDeletion: true } : n));
   const pending = provisionablePending(s);
-  const moved = candidates.flatMap((c) => reschedulablePods(c).filter((p) => currentlyReschedulable(p, s.pdbs, s.now)));
-  const fromDeleting = s.nodes
-    .filter((n) => !names.has(n.name) && (n.markedForDeletion || n.deleting))
-    .flatMap((n) => reschedulablePods(n).filter((p) => currentlyReschedulable(p, s.pdbs, s.now)));
+  const moved = candidates.flatMap((c) => movablePods(c, s.pdbs, s.now));
+  const fromDeleting = s.nodes.filter((n) => !names.has(n.name) && (n.markedForDeletion || n.deleting)).flatMap((n) => movablePods(n, s.pdbs, s.now));
   const all = [...pending, ...moved, ...fromDeleting].map(withoutHostnameVolumes);
   // DRA: the candidates are marked for deletion, so provisionInput frees what their moving pods hold and
   // leaves their slices out (engine/provision.ts).
@@ -86,11 +84,20 @@ export async function simulate(s: Snapshot, candidates: readonly StateNode[], ct
   return { input, plan, moved, errors: nonPendingErrors(s, plan, [...moved, ...fromDeleting], new Set(fromDeleting.map((p) => p.uid))), candidateDeleting, pods };
 }
 
+const byNameCache = new WeakMap<readonly StateNode[], ReadonlyMap<string, StateNode>>();
+
+/** Name -> node over a snapshot's (immutable) node list, built once per list. */
+function nodesByName(nodes: readonly StateNode[]): ReadonlyMap<string, StateNode> {
+  let m = byNameCache.get(nodes);
+  if (!m) byNameCache.set(nodes, (m = new Map(nodes.map((n) => [n.name, n]))));
+  return m;
+}
+
 function nonPendingErrors(s: Snapshot, plan: ProvisionPlan, nonPending: readonly Pod[], fromDeleting: ReadonlySet<string>): Map<string, string> {
   const wanted = new Map(nonPending.map((p) => [p.uid, p]));
   const errors = new Map<string, string>();
   for (const e of [...plan.unschedulable, ...plan.ignored]) if (wanted.has(e.uid)) errors.set(e.uid, e.reason);
-  const byName = new Map(s.nodes.map((n) => [n.name, n]));
+  const byName = nodesByName(s.nodes);
   const placed = new Set<string>();
   for (const [name, uids] of plan.existing) {
     const node = byName.get(name);

@@ -84,7 +84,7 @@ export type ExplanationCode =
   | 'left-to-emptiness' | 'not-drifted' | 'budget' | 'pods-would-not-schedule' | 'needs-multiple-nodes'
   | 'no-cheaper-replacement' | 'spot-to-spot-disabled' | 'spot-to-spot-flexibility' | 'min-values'
   | 'balanced-rejected' | 'candidate-deleting' | 'not-evaluated' | 'timeout' | 'already-consolidated'
-  | 'static-limits' | 'no-saving-repack';
+  | 'static-limits' | 'no-saving-repack' | 'small-saving-repack';
 
 /** Why a node is not disrupted: data for tools, words for people, and the event Karpenter would publish. */
 export interface Explanation {
@@ -144,6 +144,12 @@ export interface DisruptOptions {
   readonly repackDeadlineMs?: number;
   /** A repack step must save more than this, $/h (default 0). */
   readonly repackMinSavingsPerHour?: number;
+  /**
+   * A repack unit must save at least this share of the price of the nodes it replaces, counted at the worst
+   * launch price of its replacements (default 0.05): moving hundreds of nodes' pods to save a few cents is
+   * churn no user wants. 0 keeps every saving unit.
+   */
+  readonly repackMinSavingsShare?: number;
   /** Methods to run, in order (default PRODUCTION_ORDER, then the repack per `repack`). */
   readonly methods?: readonly MethodName[];
   /** The cluster-cost tracker's $/h per NodePool, for Balanced scoring (§2.6). */

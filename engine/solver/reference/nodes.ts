@@ -55,34 +55,63 @@ function volumeAlternatives(pod: Pod): ReadonlyArray<Requirements | undefined> {
   return alts.map((a) => add(new Map(), ...a.map(fromSelector)));
 }
 
+/** What an existing node offers before a solve places anything: a function of the node and the daemonsets only. */
+interface NodeStart {
+  readonly daemonSets: readonly DaemonSet[];
+  readonly hostname: string;
+  readonly requirements: Requirements;
+  readonly remaining: Readonly<Record<string, number>>;
+  readonly taints: readonly Taint[];
+  readonly hostPorts: readonly HostPort[];
+}
+
+// Snapshots are immutable and a disruption call simulates the same node objects over and over (only the
+// candidates change): the starting state is computed once per node object and daemonset list.
+const starts = new WeakMap<StateNode, NodeStart>();
+
+function nodeStart(node: StateNode, daemonSets: readonly DaemonSet[]): NodeStart {
+  const cached = starts.get(node);
+  if (cached && cached.daemonSets === daemonSets) return cached;
+  const hostname = node.labels[HOSTNAME_LABEL] ?? node.name;
+  const requirements = add(fromLabels(node.labels), req(HOSTNAME_LABEL, false, [hostname]));
+  const hostPorts: HostPort[] = [];
+  const bound = node.pods.filter((p) => !isTerminal(p));
+  let remaining: Resources = node.allocatable;
+  for (const p of bound) {
+    remaining = subtract(remaining, p.requests);
+    hostPorts.push(...p.hostPorts);
+  }
+  // Daemonset pods still to come: compatible daemonsets without a pod on this node yet.
+  for (const ds of daemonSets) {
+    const has = bound.some((p) => p.owner?.kind === 'DaemonSet' && p.owner.name === ds.name && p.namespace === ds.namespace);
+    if (has) continue;
+    if (!toleratesAll(ds.pod.tolerations, node.taints)) continue;
+    if (compatible(requirements, strictPodRequirements(ds.pod)) !== undefined) continue;
+    remaining = subtract(remaining, ds.pod.requests);
+  }
+  const clamped: Record<string, number> = { ...remaining };
+  for (const k of Object.keys(clamped)) if (clamped[k]! < 0) clamped[k] = 0;
+  const start: NodeStart = { daemonSets, hostname, requirements, remaining: clamped, taints: effectiveTaints(node), hostPorts };
+  starts.set(node, start);
+  return start;
+}
+
 export class ExistingNode {
   readonly hostname: string;
   requirements: Requirements;
   remaining: Record<string, number>;
   readonly taints: Taint[];
-  readonly hostPorts: HostPort[] = [];
+  readonly hostPorts: HostPort[];
   readonly added: Pod[] = [];
 
   constructor(readonly node: StateNode, daemonSets: readonly DaemonSet[]) {
-    this.hostname = node.labels[HOSTNAME_LABEL] ?? node.name;
-    this.requirements = add(fromLabels(node.labels), req(HOSTNAME_LABEL, false, [this.hostname]));
-    this.taints = effectiveTaints(node);
-    const bound = node.pods.filter((p) => !isTerminal(p));
-    let remaining: Resources = node.allocatable;
-    for (const p of bound) {
-      remaining = subtract(remaining, p.requests);
-      this.hostPorts.push(...p.hostPorts);
-    }
-    // Daemonset pods still to come: compatible daemonsets without a pod on this node yet.
-    for (const ds of daemonSets) {
-      const has = bound.some((p) => p.owner?.kind === 'DaemonSet' && p.owner.name === ds.name && p.namespace === ds.namespace);
-      if (has) continue;
-      if (!toleratesAll(ds.pod.tolerations, node.taints)) continue;
-      if (compatible(this.requirements, strictPodRequirements(ds.pod)) !== undefined) continue;
-      remaining = subtract(remaining, ds.pod.requests);
-    }
-    this.remaining = { ...remaining };
-    for (const k of Object.keys(this.remaining)) if (this.remaining[k]! < 0) this.remaining[k] = 0;
+    const start = nodeStart(node, daemonSets);
+    this.hostname = start.hostname;
+    // Requirements are immutable maps (add() copies); the rest is copied because a solve changes it.
+    this.requirements = start.requirements;
+    this.remaining = { ...start.remaining };
+    this.taints = [...start.taints];
+    this.hostPorts = [...start.hostPorts];
   }
 
   canAdd(pod: Pod, podReqs: Requirements, topology: Topology, dra?: DraContext): AddResult {

@@ -15,7 +15,18 @@ import { DeviceAllocator, hasDRA, type PodDra } from '../../dra/allocator.ts';
 import { draRoute, ignoresDRA, withDraErrors } from '../dra.ts';
 import { relax } from './preferences.ts';
 import { buildTemplate, provisioningPools, type Template } from './templates.ts';
-import { Topology } from './topology.ts';
+import { Topology, type TopologyNode } from './topology.ts';
+
+// A node's active pods, once per pods array: snapshots are immutable, and a disruption call simulates the same
+// nodes again and again (a candidate is a copy marked for deletion, with the same pods array).
+const activePods = new WeakMap<readonly Pod[], readonly Pod[]>();
+
+/** A node as topology sees it. */
+function topologyNode(n: StateNode): TopologyNode {
+  let pods = activePods.get(n.pods);
+  if (!pods) activePods.set(n.pods, (pods = n.pods.filter(isActive)));
+  return { name: n.name, labels: n.labels, taints: n.taints, pods };
+}
 
 type Attempt = { ok: true } | { ok: false; reason: string; perNodePool?: Record<string, string>; reservedOffering?: true };
 
@@ -60,7 +71,7 @@ export class ReferenceScheduler {
     this.topology = new Topology({
       nodePools: pools,
       instanceTypes: input.instanceTypes,
-      nodes: input.nodes.map((n) => ({ name: n.name, labels: n.labels, taints: n.taints, pods: n.pods.filter(isActive) })),
+      nodes: input.nodes.map(topologyNode),
       pending: representatives ?? pods,
       ...(representatives ? { excluded: pods } : {}),
       policy: input.options.preferencePolicy,
