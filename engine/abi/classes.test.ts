@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { pod } from '../../test/fixtures/builders.ts';
 import { compareQueueOrder, sortQueueOrder } from '../scheduling/pods.ts';
-import { PodClassifier, samePodClass } from './classes.ts';
+import { PodClassifier, PodShapes, samePodClass } from './classes.ts';
 
 describe('pod classes', () => {
   it('puts replicas of one template in one class and tells apart pods that differ in any scheduling field', () => {
@@ -30,6 +30,31 @@ describe('pod classes', () => {
     for (const [i, v] of variants.entries()) {
       const replica = structuredClone({ ...v, name: `${v.name}-r`, uid: `${v.uid}-r`, creationTimestamp: v.creationTimestamp + 5 });
       expect(c.classOf(replica)).toBe(classes[i]);
+    }
+  });
+
+  it('gives pods one shape exactly when they differ in nothing but requests', () => {
+    const base = { cpu: '500m', memory: '1Gi', labels: { app: 'web' } };
+    const variants = [
+      pod({ ...base }),
+      pod({ ...base, namespace: 'other' }),
+      pod({ ...base, labels: { app: 'web', tier: 'a' } }),
+      pod({ ...base, nodeSelector: { 'kubernetes.io/arch': 'arm64' } }),
+      pod({ ...base, tolerations: [{ key: 'k', operator: 'Exists' }] }),
+      pod({ ...base, hostPorts: [8080] }),
+      pod({ ...base, required: [[{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a'] }]] }),
+      pod({ ...base, spread: [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'web' } } }] }),
+      pod({ ...base, spread: [{ maxSkew: 2, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'web' } } }] }),
+      pod({ ...base, volumeRequirements: [[{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a'] }]] }),
+      { ...pod({ ...base }), ignoredReason: 'PVC data not found' },
+      { ...pod({ ...base }), resourceClaims: [{ name: 'gpu', resourceClaimTemplateName: 'one-gpu' }], containerClaims: ['gpu'] },
+    ];
+    const s = new PodShapes();
+    expect(new Set(variants.map((p) => s.shapeOf(p))).size).toBe(variants.length);
+    for (const v of variants) {
+      // Other sizes (new objects, not memoised by a classifier): the same shape, so the same representative.
+      const resized = structuredClone({ ...v, uid: `${v.uid}-big`, requests: { ...v.requests, cpu: 4000, memory: 2 ** 33 } });
+      expect(s.shapeOf(resized)).toBe(s.shapeOf(v));
     }
   });
 

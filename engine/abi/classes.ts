@@ -6,6 +6,8 @@
 // first pod. Nothing is serialised: building a string key per pod (and hashing it in a Map) cost more than
 // the whole search for 100,000 small pods.
 import type { Pod } from '../domain/types.ts';
+import { optsOutOfKarpenter, podValidationError, sortQueueOrder } from '../scheduling/pods.ts';
+import type { PodError } from '../solver/types.ts';
 
 const F64 = new Float64Array(1);
 const U32 = new Uint32Array(F64.buffer);
@@ -93,11 +95,23 @@ function emptyOr<T>(a: readonly T[] | undefined): readonly T[] | undefined {
   return a === undefined || a.length === 0 ? undefined : a;
 }
 
+/**
+ * Same pod class: the same shape (below) and the same requests. Requests first: replicas of one shape with
+ * other sizes are the common near miss.
+ */
 export function samePodClass(a: Pod, b: Pod): boolean {
+  return sameRecord(a.requests, b.requests) && samePodShape(a, b);
+}
+
+/**
+ * Same shape: everything a class compares except requests. Topology (which groups a pod declares and
+ * which select it) and node requirements are functions of the shape, so they are worked out once per shape;
+ * the karpenter suite's 20,000 diverse pods are 3,198 classes but 113 shapes.
+ */
+export function samePodShape(a: Pod, b: Pod): boolean {
   return (
     a.namespace === b.namespace &&
     a.ignoredReason === b.ignoredReason &&
-    sameRecord(a.requests, b.requests) &&
     sameRecord(a.labels, b.labels) &&
     sameRecord(a.nodeSelector, b.nodeSelector) &&
     same(a.affinity, b.affinity) &&
@@ -111,20 +125,31 @@ export function samePodClass(a: Pod, b: Pod): boolean {
   );
 }
 
-// Pods are immutable snapshot data and disruption simulations classify the same pods solve after solve,
-// so each pod's hash is computed once.
-const hashes = new WeakMap<Pod, number>();
-
-function podHash(p: Pod): number {
-  let h = hashes.get(p);
-  if (h === undefined) hashes.set(p, (h = computePodHash(p)));
-  return h;
+/** What is remembered per pod object: its hashes, and the representative it was last found equal to. */
+interface Memo {
+  readonly hash: number;
+  readonly shape: number;
+  sameAs: Pod | undefined;
 }
 
-function computePodHash(p: Pod): number {
+// Pods are immutable snapshot data and disruption simulations classify the same pods solve after solve,
+// so each pod's hashes are computed once, and the next solve over the same pods usually meets the same
+// representative first and skips the deep comparison. One WeakMap entry per pod: each lookup costs.
+const memos = new WeakMap<Pod, Memo>();
+
+function memoOf(p: Pod): Memo {
+  let m = memos.get(p);
+  if (m === undefined) {
+    const shape = shapeHash(p);
+    let h = shape;
+    for (const k in p.requests) h = hashNumber(hashString(h, k), p.requests[k]!);
+    memos.set(p, (m = { hash: mix(h, 10), shape, sameAs: undefined }));
+  }
+  return m;
+}
+
+function shapeHash(p: Pod): number {
   let h = hashString(0x811c9dc5, p.namespace);
-  for (const k in p.requests) h = hashNumber(hashString(h, k), p.requests[k]!);
-  h = mix(h, 1);
   for (const k in p.labels) h = hashString(hashString(h, k), p.labels[k]!);
   h = mix(h, 2);
   for (const k in p.nodeSelector) h = hashString(hashString(h, k), p.nodeSelector[k]!);
@@ -138,10 +163,6 @@ function computePodHash(p: Pod): number {
   return h;
 }
 
-// The representative a pod was last found equal to: the next solve over the same pods (a disruption simulation)
-// usually meets the same representative first and skips the deep comparison.
-const sameAs = new WeakMap<Pod, Pod>();
-
 /** Assigns class numbers (0, 1, ... in order of first appearance) to pods. */
 export class PodClassifier {
   private readonly buckets = new Map<number, number[]>();
@@ -149,17 +170,17 @@ export class PodClassifier {
   readonly representatives: Pod[] = [];
 
   classOf(p: Pod): number {
-    const h = podHash(p);
-    let bucket = this.buckets.get(h);
+    const m = memoOf(p);
+    let bucket = this.buckets.get(m.hash);
     if (bucket === undefined) {
       bucket = [];
-      this.buckets.set(h, bucket);
+      this.buckets.set(m.hash, bucket);
     } else {
       for (const c of bucket) {
         const rep = this.representatives[c]!;
-        if (sameAs.get(p) === rep) return c;
+        if (m.sameAs === rep) return c;
         if (samePodClass(rep, p)) {
-          sameAs.set(p, rep);
+          m.sameAs = rep;
           return c;
         }
       }
@@ -169,4 +190,55 @@ export class PodClassifier {
     bucket.push(c);
     return c;
   }
+}
+
+/**
+ * One pod per shape (see samePodShape), for the pods of one solve: `shapeOf(p)` is the first pod seen with
+ * p's shape (p itself when it is the first). Relaxed versions of pods are new objects every solve and are
+ * hashed when asked; snapshot pods reuse their memoised hash.
+ */
+export class PodShapes {
+  private readonly buckets = new Map<number, Pod[]>();
+  private readonly known = new Map<Pod, Pod>();
+
+  shapeOf(p: Pod): Pod {
+    let s = this.known.get(p);
+    if (s !== undefined) return s;
+    const h = memos.get(p)?.shape ?? shapeHash(p);
+    let bucket = this.buckets.get(h);
+    if (bucket === undefined) this.buckets.set(h, (bucket = []));
+    s = bucket.find((q) => samePodShape(q, p));
+    if (s === undefined) bucket.push((s = p));
+    this.known.set(p, s);
+    return s;
+  }
+}
+
+/**
+ * The pods of a solve in queue order with their class numbers, and one representative per class; pods that
+ * opt out of Karpenter are dropped and invalid ones set aside with their reason (validated once per class).
+ */
+export function queueClasses(all: readonly Pod[]): { pods: Pod[]; keys: number[]; representatives: Pod[]; ignored: PodError[] } {
+  const ignored: PodError[] = [];
+  const classifier = new PodClassifier();
+  const classVerdict: Array<'ok' | 'skip' | string> = [];
+  const pods: Pod[] = [];
+  const keys: number[] = [];
+  for (const p of sortQueueOrder(all)) {
+    const key = classifier.classOf(p);
+    let verdict = classVerdict[key];
+    if (verdict === undefined) {
+      verdict = optsOutOfKarpenter(p) ? 'skip' : (podValidationError(p) ?? 'ok');
+      classVerdict[key] = verdict;
+    }
+    if (verdict === 'skip') continue;
+    if (verdict !== 'ok') {
+      ignored.push({ uid: p.uid, reason: verdict });
+      continue;
+    }
+    pods.push(p);
+    keys.push(key);
+  }
+  const representatives = classifier.representatives.filter((_, c) => classVerdict[c] === 'ok');
+  return { pods, keys, representatives, ignored };
 }

@@ -91,6 +91,12 @@ export interface TopologyInput {
    * filter) counts placements from the start of the solve, in both solvers alike.
    */
   readonly versionsOf?: (pod: Pod) => readonly Pod[];
+  /**
+   * A pod that declares the same topology as `pod` (same namespace, labels, node selector, affinity,
+   * tolerations and spread constraints; requests may differ), or `pod` itself. The groups a pod declares
+   * are worked out once per shape instead of once per pod object (engine/abi/classes.ts PodShapes).
+   */
+  readonly shapeOf?: (pod: Pod) => Pod;
 }
 
 function hostnameOf(node: TopologyNode): string {
@@ -140,9 +146,13 @@ export class Topology {
         }
       }
     }
+    // A pending pod owns no group yet (uids are unique): update() has nothing to remove for the first.
+    const seen = new Set<string>();
     for (const pod of input.pending) {
       for (const v of input.versionsOf?.(pod) ?? [pod]) this.groupIds(v);
-      this.update(pod);
+      if (seen.has(pod.uid)) this.update(pod);
+      else this.own(pod);
+      seen.add(pod.uid);
     }
   }
 
@@ -152,10 +162,11 @@ export class Topology {
 
   /** The ids of the groups the pod declares, creating them if needed, in group creation order. */
   groupIds(pod: Pod): { readonly owned: readonly string[]; readonly inverseOwned: readonly string[] } {
-    let ids = this.idsByPod.get(pod);
+    const shape = this.input.shapeOf?.(pod) ?? pod;
+    let ids = this.idsByPod.get(shape);
     if (ids) return ids;
-    ids = this.computeGroupIds(pod);
-    this.idsByPod.set(pod, ids);
+    ids = this.computeGroupIds(shape);
+    this.idsByPod.set(shape, ids);
     return ids;
   }
 
@@ -263,8 +274,9 @@ export class Topology {
    * building the group ids is most of the work and both groupIds() and update() ask.
    */
   private declared(pod: Pod): ReadonlyArray<{ group: TopologyGroup; filter?: NodeFilter }> {
-    let d = this.declaredByPod.get(pod);
-    if (!d) this.declaredByPod.set(pod, (d = this.computeDeclared(pod)));
+    const shape = this.input.shapeOf?.(pod) ?? pod;
+    let d = this.declaredByPod.get(shape);
+    if (!d) this.declaredByPod.set(shape, (d = this.computeDeclared(shape)));
     return d;
   }
 
@@ -297,9 +309,14 @@ export class Topology {
   update(pod: Pod): void {
     for (const g of this.groups.values()) g.owners.delete(pod.uid);
     for (const g of this.inverse.values()) g.owners.delete(pod.uid);
+    this.own(pod);
+  }
+
+  /** Adds the pod as owner of the groups it declares (creating them if needed). */
+  private own(pod: Pod): void {
     for (const { group, filter } of this.declared(pod)) this.getOrCreate(this.groups, group, filter).owners.add(pod.uid);
-    const hasAnti = (pod.affinity?.podAntiAffinity?.required?.length ?? 0) > 0;
-    if (hasAnti) for (const term of pod.affinity!.podAntiAffinity!.required!) this.inverseGroupFor(pod, term).owners.add(pod.uid);
+    // The inverse groups of its required anti-affinity terms, as groupIds() created them (same ids).
+    if ((pod.affinity?.podAntiAffinity?.required?.length ?? 0) > 0) for (const id of this.groupIds(pod).inverseOwned) this.inverse.get(id)!.owners.add(pod.uid);
   }
 
   /** Groups that constrain this pod: its own, and inverse groups whose selector selects it. */
