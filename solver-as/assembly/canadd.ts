@@ -8,7 +8,7 @@ import { NR, listAt, listLen, tmpl, tolerates, ver } from './layout';
 import { Compat, compatFor, minValuesMet } from './its';
 import { MODE_PLAIN, MODE_STRICT, MODE_WELL_KNOWN, mergeCompatible, setHasMinValues } from './sets';
 import {
-  Claim, addPorts, addRequests, dgConflict, exceedsRoom, fitsRemaining, itFits, nodeAt, portsConflict, templateStart, widenRoom,
+  Claim, addPorts, addRequests, dgConflict, exceedsRoom, fitsRemaining, itFits, nodeAt, portsConflict, templateStart, totalFits, widenRoom,
 } from './state';
 import { addRequirements } from './topology';
 import { checkReservations, commitReservations } from './reservations';
@@ -66,7 +66,7 @@ function anyFits(c: Claim, compat: Compat, v: i32): bool {
     const j = unchecked(live[x]);
     if (j < 0) continue;
     const gi = start + j;
-    if (!itFits(gi, c.total, -1)) {
+    if (!totalFits(gi, c.total.dataStart)) {
       unchecked((live[x] = -1));
       continue;
     }
