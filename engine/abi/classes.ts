@@ -6,7 +6,7 @@
 // first pod. Nothing is serialised: building a string key per pod (and hashing it in a Map) cost more than
 // the whole search for 100,000 small pods.
 import type { Pod } from '../domain/types.ts';
-import { optsOutOfKarpenter, podValidationError, sortQueueOrder } from '../scheduling/pods.ts';
+import { optsOutOfKarpenter, podValidationError, queueOrder } from '../scheduling/pods.ts';
 import type { PodError } from '../solver/types.ts';
 
 const F64 = new Float64Array(1);
@@ -143,7 +143,8 @@ function memoOf(p: Pod): Memo {
     const shape = shapeHash(p);
     let h = shape;
     for (const k in p.requests) h = hashNumber(hashString(h, k), p.requests[k]!);
-    memos.set(p, (m = { hash: mix(h, 10), shape, sameAs: undefined }));
+    // 30 bits: small integers stay unboxed, in the memo and as Map keys (a boxed key per lookup cost more).
+    memos.set(p, (m = { hash: mix(h, 10) & 0x3fffffff, shape: shape & 0x3fffffff, sameAs: undefined }));
   }
   return m;
 }
@@ -204,7 +205,7 @@ export class PodShapes {
   shapeOf(p: Pod): Pod {
     let s = this.known.get(p);
     if (s !== undefined) return s;
-    const h = memos.get(p)?.shape ?? shapeHash(p);
+    const h = memos.get(p)?.shape ?? shapeHash(p) & 0x3fffffff;
     let bucket = this.buckets.get(h);
     if (bucket === undefined) this.buckets.set(h, (bucket = []));
     s = bucket.find((q) => samePodShape(q, p));
@@ -217,20 +218,31 @@ export class PodShapes {
 /**
  * The pods of a solve in queue order with their class numbers, and one representative per class; pods that
  * opt out of Karpenter are dropped and invalid ones set aside with their reason (validated once per class).
+ *
+ * Pods are classified in input order (the order they sit in memory: reading 20,000 pods in queue order
+ * missed the cache on most of them), then classes are numbered by first appearance in queue order with that
+ * first pod as representative: the same numbers and representatives as classifying in queue order, since
+ * "same class" is an equivalence.
  */
 export function queueClasses(all: readonly Pod[]): { pods: Pod[]; keys: number[]; representatives: Pod[]; ignored: PodError[] } {
-  const ignored: PodError[] = [];
   const classifier = new PodClassifier();
+  const inputClass = new Int32Array(all.length);
+  for (let i = 0; i < all.length; i++) inputClass[i] = classifier.classOf(all[i]!);
+  const number = new Int32Array(classifier.representatives.length).fill(-1);
+  const ignored: PodError[] = [];
+  const representatives: Pod[] = [];
   const classVerdict: Array<'ok' | 'skip' | string> = [];
   const pods: Pod[] = [];
   const keys: number[] = [];
-  for (const p of sortQueueOrder(all)) {
-    const key = classifier.classOf(p);
-    let verdict = classVerdict[key];
-    if (verdict === undefined) {
-      verdict = optsOutOfKarpenter(p) ? 'skip' : (podValidationError(p) ?? 'ok');
-      classVerdict[key] = verdict;
+  for (const i of queueOrder(all)) {
+    const p = all[i]!;
+    let key = number[inputClass[i]!]!;
+    if (key < 0) {
+      key = number[inputClass[i]!] = representatives.length;
+      representatives.push(p);
+      classVerdict.push(optsOutOfKarpenter(p) ? 'skip' : (podValidationError(p) ?? 'ok'));
     }
+    const verdict = classVerdict[key]!;
     if (verdict === 'skip') continue;
     if (verdict !== 'ok') {
       ignored.push({ uid: p.uid, reason: verdict });
@@ -239,6 +251,5 @@ export function queueClasses(all: readonly Pod[]): { pods: Pod[]; keys: number[]
     pods.push(p);
     keys.push(key);
   }
-  const representatives = classifier.representatives.filter((_, c) => classVerdict[c] === 'ok');
-  return { pods, keys, representatives, ignored };
+  return { pods, keys, representatives: representatives.filter((_, c) => classVerdict[c] === 'ok'), ignored };
 }
