@@ -222,10 +222,12 @@ export class PodShapes {
  * Pods are classified in input order (the order they sit in memory: reading 20,000 pods in queue order
  * missed the cache on most of them), then classes are numbered by first appearance in queue order with that
  * first pod as representative: the same numbers and representatives as classifying in queue order, since
- * "same class" is an equivalence.
+ * "same class" is an equivalence. `shapes` learns the representatives' shapes (the encoder reuses it).
  */
-export function queueClasses(all: readonly Pod[]): { pods: Pod[]; keys: number[]; representatives: Pod[]; ignored: PodError[] } {
+export function queueClasses(all: readonly Pod[], shapes: PodShapes = new PodShapes()): { pods: Pod[]; keys: number[]; representatives: Pod[]; ignored: PodError[] } {
   const classifier = new PodClassifier();
+  // Validation reads only shape fields (ignoredReason, node selector, affinity): once per shape.
+  const shapeVerdict = new Map<Pod, 'ok' | 'skip' | string>();
   const inputClass = new Int32Array(all.length);
   for (let i = 0; i < all.length; i++) inputClass[i] = classifier.classOf(all[i]!);
   const number = new Int32Array(classifier.representatives.length).fill(-1);
@@ -240,7 +242,10 @@ export function queueClasses(all: readonly Pod[]): { pods: Pod[]; keys: number[]
     if (key < 0) {
       key = number[inputClass[i]!] = representatives.length;
       representatives.push(p);
-      classVerdict.push(optsOutOfKarpenter(p) ? 'skip' : (podValidationError(p) ?? 'ok'));
+      const shape = shapes.shapeOf(p);
+      let v = shapeVerdict.get(shape);
+      if (v === undefined) shapeVerdict.set(shape, (v = optsOutOfKarpenter(shape) ? 'skip' : (podValidationError(shape) ?? 'ok')));
+      classVerdict.push(v);
     }
     const verdict = classVerdict[key]!;
     if (verdict === 'skip') continue;

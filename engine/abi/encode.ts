@@ -54,9 +54,9 @@ export interface EncodeOptions {
 }
 
 export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Encoded {
-  const { pods, keys, representatives, ignored } = queueClasses(input.pods);
-  // Topology and node requirements are worked out per shape (classes that differ only in requests).
+  // Topology, node requirements and validation are worked out per shape (classes that differ only in requests).
   const shapes = new PodShapes();
+  const { pods, keys, representatives, ignored } = queueClasses(input.pods, shapes);
   const shapeOf = (p: Pod) => shapes.shapeOf(p);
   const sched = new ReferenceScheduler(input, pods, representatives, shapeOf);
   const policy = input.options.preferencePolicy;

@@ -193,7 +193,15 @@ export function claimPlan(
   }
   const instanceTypes = shared.options;
   const requests: Record<string, number> = { ...keptOverhead(template, kept) };
-  if (podRequests) for (const entries of podRequests) for (const [k, v] of entries) requests[k] = (requests[k] ?? 0) + v;
+  if (podRequests) {
+    for (let i = 0; i < podRequests.length; i++) {
+      const entries = podRequests[i]!;
+      for (let j = 0; j < entries.length; j++) {
+        const e = entries[j]!;
+        requests[e[0]] = (requests[e[0]] ?? 0) + e[1];
+      }
+    }
+  }
   else for (const p of pods) for (const k in p.requests) requests[k] = (requests[k] ?? 0) + p.requests[k]!;
   return {
     ok: true,
