@@ -58,6 +58,24 @@ describe('pod classes', () => {
     }
   });
 
+  it('answers each solve from its own pods: a representative remembered from an earlier solve only when present', () => {
+    const a = pod({ cpu: '1', labels: { app: 'a' } });
+    const a2 = pod({ cpu: '2', labels: { app: 'a' } });
+    // Classified pods carry the memo (hashes, and the shape representative last matched).
+    const classes = new PodClassifier();
+    classes.classOf(a);
+    classes.classOf(a2);
+    const first = new PodShapes();
+    expect(first.shapeOf(a)).toBe(a);
+    expect(first.shapeOf(a2)).toBe(a);
+    // The next solve has a2 but not a: a2 leads its shape there.
+    expect(new PodShapes().shapeOf(a2)).toBe(a2);
+    const third = new PodShapes();
+    expect(third.shapeOf(a)).toBe(a);
+    expect(third.shapeOf(a2)).toBe(a);
+    expect(third.shapeOf(pod({ cpu: '1', labels: { app: 'b' } }))).not.toBe(a);
+  });
+
   it('does not depend on hash collisions: equality decides', () => {
     // Same length, same first, middle and last characters: the hash cannot tell these labels apart.
     const a = pod({ labels: { app: 'axxxxa' } });

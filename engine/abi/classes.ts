@@ -130,6 +130,8 @@ interface Memo {
   readonly hash: number;
   readonly shape: number;
   sameAs: Pod | undefined;
+  /** The shape representative it was last found to share a shape with (PodShapes). */
+  sameShape: Pod | undefined;
 }
 
 // Pods are immutable snapshot data and disruption simulations classify the same pods solve after solve,
@@ -144,7 +146,7 @@ function memoOf(p: Pod): Memo {
     let h = shape;
     for (const k in p.requests) h = hashNumber(hashString(h, k), p.requests[k]!);
     // 30 bits: small integers stay unboxed, in the memo and as Map keys (a boxed key per lookup cost more).
-    memos.set(p, (m = { hash: mix(h, 10) & 0x3fffffff, shape: shape & 0x3fffffff, sameAs: undefined }));
+    memos.set(p, (m = { hash: mix(h, 10) & 0x3fffffff, shape: shape & 0x3fffffff, sameAs: undefined, sameShape: undefined }));
   }
   return m;
 }
@@ -196,7 +198,7 @@ export class PodClassifier {
 /**
  * One pod per shape (see samePodShape), for the pods of one solve: `shapeOf(p)` is the first pod seen with
  * p's shape (p itself when it is the first). Relaxed versions of pods are new objects every solve and are
- * hashed when asked; snapshot pods reuse their memoised hash.
+ * hashed when asked; snapshot pods reuse their memoised hash and the representative they last matched.
  */
 export class PodShapes {
   private readonly buckets = new Map<number, Pod[]>();
@@ -205,11 +207,17 @@ export class PodShapes {
   shapeOf(p: Pod): Pod {
     let s = this.known.get(p);
     if (s !== undefined) return s;
-    const h = memos.get(p)?.shape ?? shapeHash(p) & 0x3fffffff;
+    const m = memos.get(p);
+    const h = m?.shape ?? shapeHash(p) & 0x3fffffff;
     let bucket = this.buckets.get(h);
     if (bucket === undefined) this.buckets.set(h, (bucket = []));
-    s = bucket.find((q) => samePodShape(q, p));
-    if (s === undefined) bucket.push((s = p));
+    // The representative this pod matched last solve, when it leads its shape in this one too: no deep comparison.
+    if (m?.sameShape !== undefined && bucket.includes(m.sameShape)) s = m.sameShape;
+    else {
+      s = bucket.find((q) => samePodShape(q, p));
+      if (s === undefined) bucket.push((s = p));
+      if (m) m.sameShape = s;
+    }
     this.known.set(p, s);
     return s;
   }
