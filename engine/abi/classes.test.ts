@@ -101,4 +101,16 @@ describe('sortQueueOrder', () => {
       { numRuns: 300 },
     );
   });
+
+  it('orders pods exactly as compareQueueOrder when sizes take more than 16 values', () => {
+    const arb = fc.array(fc.record({ cpu: fc.integer({ min: 0, max: 40 }), mem: fc.integer({ min: 0, max: 40 }), t: fc.integer({ min: 0, max: 3 }) }), { minLength: 20, maxLength: 80 });
+    fc.assert(
+      fc.property(arb, (specs) => {
+        const pods = specs.map((s, i) => ({ ...pod({ name: `p${i}`, createdAt: s.t }), uid: `u-${(i * 7919) % 101}-${i}`, requests: { cpu: s.cpu * 50, memory: s.mem * 2 ** 20, pods: 1 } }));
+        const want = [...pods].sort(compareQueueOrder).map((p) => p.uid);
+        expect(sortQueueOrder(pods).map((p) => p.uid)).toEqual(want);
+      }),
+      { numRuns: 200 },
+    );
+  });
 });

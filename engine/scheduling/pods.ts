@@ -142,6 +142,8 @@ export function compareQueueOrder(a: Pod, b: Pod): number {
 
 /** Dense ranks of `xs` in ascending order (equal values share a rank). */
 function ranks(xs: Float64Array): { rank: Uint32Array; count: number } {
+  const few = fewRanks(xs);
+  if (few) return few;
   const sorted = xs.slice().sort();
   let count = 0;
   for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[count++] = sorted[i]!;
@@ -158,6 +160,33 @@ function ranks(xs: Float64Array): { rank: Uint32Array; count: number } {
       else hi = mid;
     }
     rank[i] = lo;
+  }
+  return { rank, count };
+}
+
+/**
+ * ranks() when `xs` takes at most 16 distinct values (pod sizes: a handful of CPU and memory requests): a
+ * scan against the distinct values seen so far instead of sorting every value. Undefined when there are more.
+ */
+function fewRanks(xs: Float64Array): { rank: Uint32Array; count: number } | undefined {
+  const seen = new Float64Array(16);
+  let count = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const x = xs[i]!;
+    let k = 0;
+    while (k < count && seen[k] !== x) k++;
+    if (k < count) continue;
+    // NaN equals nothing, so it would be "new" every time: the sorting path handles it.
+    if (count === 16 || x !== x) return undefined;
+    seen[count++] = x;
+  }
+  const distinct = seen.subarray(0, count).sort();
+  const rank = new Uint32Array(xs.length);
+  for (let i = 0; i < xs.length; i++) {
+    const x = xs[i]!;
+    let k = 0;
+    while (distinct[k] !== x) k++;
+    rank[i] = k;
   }
   return { rank, count };
 }
