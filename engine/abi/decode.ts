@@ -27,7 +27,7 @@ export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): Provision
   const claimPods: Pod[][] = Array.from({ length: nClaims }, () => []);
   // Each pod's requests as entries, one array per class (pods of a class have equal requests).
   const claimRequests: Array<Array<ReadonlyArray<readonly [string, number]>>> = Array.from({ length: nClaims }, () => []);
-  const classRequests = new Map<number, ReadonlyArray<readonly [string, number]>>();
+  const classRequests: Array<ReadonlyArray<readonly [string, number]> | undefined> = [];
   const failed: number[] = [];
   const minValuesFailed = new Set<number>();
   const reservedFailed = new Set<number>();
@@ -42,8 +42,8 @@ export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): Provision
     } else if (at <= -2) {
       claimPods[-(at + 2)]!.push(pod);
       const cls = ctx.podClass[p]!;
-      let entries = classRequests.get(cls);
-      if (!entries) classRequests.set(cls, (entries = Object.entries(pod.requests)));
+      let entries = classRequests[cls];
+      if (!entries) classRequests[cls] = entries = Object.entries(pod.requests);
       claimRequests[-(at + 2)]!.push(entries);
     } else {
       failed.push(p);

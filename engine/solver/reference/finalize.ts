@@ -108,6 +108,8 @@ interface ListParts {
   readonly names: readonly string[];
   readonly options: readonly { name: string; price: number }[];
   readonly capacityTypes: readonly string[];
+  /** minValuesUnmet(reqs, kept): a function of these parts' key. */
+  readonly unmet: string | undefined;
   /** The NodeClaim requirements for these parts' set (when minValues hold), built on first use; read-only. */
   requirements?: readonly NodeSelectorRequirement[];
 }
@@ -130,6 +132,7 @@ function listParts(ordered: ReadonlyArray<{ it: InstanceType; micros: number }>,
     names: Object.freeze(kept.map((it) => it.name)),
     options: Object.freeze(ordered.map((o) => Object.freeze({ name: o.it.name, price: o.micros / 1e6 }))),
     capacityTypes: Object.freeze([...cts].sort()),
+    unmet: minValuesUnmet(reqs, kept),
   };
   byReqs.set(reqs, parts);
   return parts;
@@ -172,7 +175,7 @@ export function claimPlan(
   const shared = listParts(ordered, reqs);
   const kept = shared.kept;
   let minValuesRelaxed = false;
-  const unmet = minValuesUnmet(reqs, kept);
+  const unmet = shared.unmet;
   if (unmet) {
     if (options.minValuesPolicy === 'Strict') return { ok: false, reason: `NodePool couldn't meet minValues requirements (label ${unmet})` };
     minValuesRelaxed = true;
