@@ -3,66 +3,16 @@
 // A group is one constraint shared by all pods that declare it identically; it counts selected pods per
 // domain. This version is written for clarity: it scans, where the wasm solver keeps counters.
 import type {
-  InstanceType, LabelSelector, NodePool, Pod, PodAffinityTerm, PreferencePolicy, Requirement, Requirements, Taint,
-  TopologySpreadConstraint,
+  InstanceType, NodePool, Pod, PodAffinityTerm, PreferencePolicy, Requirement, Requirements, Taint, TopologySpreadConstraint,
 } from '../../domain/types.ts';
 import { HOSTNAME_LABEL } from '../../scheduling/labels.ts';
 import { isActive, selectorMatches, strictPodRequirements } from '../../scheduling/pods.ts';
-import { add, compatible, fromLabels, fromSelector, get, has, intersect, operatorOf, req } from '../../scheduling/requirements.ts';
+import { add, fromLabels, fromSelector, get, has, intersect, operatorOf, req } from '../../scheduling/requirements.ts';
 import { toleratesAll } from '../../scheduling/taints.ts';
+import { selectorWithLabelKeys, stableKey, TopologyGroup, type NodeFilter, type Placement } from './groups.ts';
 import { templateRequirements } from './templates.ts';
 
-export type GroupType = 'spread' | 'affinity' | 'anti-affinity';
-
-/** Where a pod would land, as topology sees it. */
-export interface Placement {
-  readonly requirements: Requirements;
-  readonly taints: readonly Taint[];
-}
-
-interface NodeFilter {
-  /** ORed alternatives; a node passes when strictly compatible with one. Empty = no filter. */
-  readonly alternatives: readonly Requirements[];
-  readonly honorTaints: boolean;
-  readonly tolerations: Pod['tolerations'];
-}
-
-export class TopologyGroup {
-  readonly owners = new Set<string>();
-  readonly domains = new Map<string, number>();
-  constructor(
-    readonly id: string,
-    readonly type: GroupType,
-    readonly key: string,
-    readonly namespaces: ReadonlySet<string> | 'all',
-    readonly selector: LabelSelector | undefined,
-    readonly maxSkew: number,
-    readonly minDomains: number | undefined,
-    readonly nodeFilter: NodeFilter | undefined,
-    readonly inverse: boolean,
-  ) {}
-
-  selects(pod: Pod): boolean {
-    return (this.namespaces === 'all' || this.namespaces.has(pod.namespace)) && selectorMatches(this.selector, pod.labels);
-  }
-
-  /** Does a node with these requirements and taints take part in this group's counts (TSC node policies)? */
-  counts(p: Placement): boolean {
-    const f = this.nodeFilter;
-    if (!f) return true;
-    if (f.honorTaints && !toleratesAll(f.tolerations, p.taints)) return false;
-    if (f.alternatives.length === 0) return true;
-    return f.alternatives.some((alt) => compatible(p.requirements, alt) === undefined);
-  }
-
-  register(domain: string): void {
-    if (!this.domains.has(domain)) this.domains.set(domain, 0);
-  }
-
-  increment(domain: string): void {
-    this.domains.set(domain, (this.domains.get(domain) ?? 0) + 1);
-  }
-}
+export { TopologyGroup, type GroupType, type Placement } from './groups.ts';
 
 /** A node that exists before the solve, for domain discovery and counting. */
 export interface TopologyNode {
@@ -105,19 +55,6 @@ function hostnameOf(node: TopologyNode): string {
 
 function nodeDomain(node: TopologyNode, key: string): string | undefined {
   return key === HOSTNAME_LABEL ? hostnameOf(node) : node.labels[key];
-}
-
-function selectorWithLabelKeys(sel: LabelSelector | undefined, keys: readonly string[] | undefined, labels: Readonly<Record<string, string>>): LabelSelector | undefined {
-  if (!sel || !keys?.length) return sel;
-  const extra = keys.filter((k) => labels[k] !== undefined).map((k) => ({ key: k, operator: 'In' as const, values: [labels[k]!] }));
-  return { ...sel, matchExpressions: [...(sel.matchExpressions ?? []), ...extra] };
-}
-
-function stableKey(sel: LabelSelector | undefined): string {
-  if (!sel) return 'nil';
-  const ml = Object.entries(sel.matchLabels ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
-  const me = (sel.matchExpressions ?? []).map((e) => `${e.key} ${e.operator} ${[...e.values].sort().join(',')}`).sort();
-  return JSON.stringify([ml, me]);
 }
 
 export class Topology {
@@ -440,8 +377,4 @@ export class Topology {
     for (const g of this.groups.values()) if (g.key === HOSTNAME_LABEL) g.register(hostname);
     for (const g of this.inverse.values()) if (g.key === HOSTNAME_LABEL) g.register(hostname);
   }
-}
-
-export function strictReqs(pod: Pod): Requirements {
-  return strictPodRequirements(pod);
 }
