@@ -25,6 +25,9 @@ export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): Provision
 
   const existing = new Map<string, string[]>();
   const claimPods: Pod[][] = Array.from({ length: nClaims }, () => []);
+  // Each pod's requests as entries, one array per class (pods of a class have equal requests).
+  const claimRequests: Array<Array<ReadonlyArray<readonly [string, number]>>> = Array.from({ length: nClaims }, () => []);
+  const classRequests: Array<ReadonlyArray<readonly [string, number]> | undefined> = [];
   const failed: number[] = [];
   const minValuesFailed = new Set<number>();
   const reservedFailed = new Set<number>();
@@ -38,6 +41,10 @@ export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): Provision
       l.push(pod.uid);
     } else if (at <= -2) {
       claimPods[-(at + 2)]!.push(pod);
+      const cls = ctx.podClass[p]!;
+      let entries = classRequests[cls];
+      if (!entries) classRequests[cls] = entries = Object.entries(pod.requests);
+      claimRequests[-(at + 2)]!.push(entries);
     } else {
       failed.push(p);
       if (errors[p] === A.E_MIN_VALUES) minValuesFailed.add(p);
@@ -73,7 +80,7 @@ export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): Provision
     const resvAt = w[rec + A.C_RESV]!;
     if (resvAt >= 0) ({ reqs, ordered } = withHeldReservations(ctx, w, resvAt, itAt, t, reqs));
     // The pool label and node-class label are template requirements the solver keeps as they were.
-    const f = claimPlan(template, reqs, ordered, pods, ctx.input.options, ctx.scheduler.wellKnown);
+    const f = claimPlan(template, reqs, ordered, pods, ctx.input.options, ctx.scheduler.wellKnown, claimRequests[c]);
     if (f.ok) newNodeClaims.push(f.claim);
     else for (const p of pods) unschedulable.push({ uid: p.uid, reason: f.reason });
   }

@@ -9,7 +9,7 @@ import * as A from '../../solver-as/abi.ts';
 import type { Pod, Requirements, Taint } from '../domain/types.ts';
 import { NODES } from '../domain/resources.ts';
 import { CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
-import { optsOutOfKarpenter, podRequirements, sortQueueOrder, podValidationError, strictPodRequirements } from '../scheduling/pods.ts';
+import { podRequirements, strictPodRequirements } from '../scheduling/pods.ts';
 import { fromSelector, add } from '../scheduling/requirements.ts';
 import { toleratesAll } from '../scheduling/taints.ts';
 import type { PodError, ProvisionInput } from '../solver/types.ts';
@@ -18,9 +18,9 @@ import { ReferenceScheduler } from '../solver/reference/scheduler.ts';
 import type { DaemonGroup, Template } from '../solver/reference/templates.ts';
 import type { TopologyGroup } from '../solver/reference/topology.ts';
 import { appendChunk, catalogValues, RESERVATION_ID_LABEL, reservationCounts, templateTypes, withoutHostname, type TypesChunk } from './catalog.ts';
-import { PodClassifier } from './classes.ts';
+import { PodShapes, queueClasses } from './classes.ts';
 import { KeySpace } from './keyspace.ts';
-import { Block, bytesOf, F64s, Words } from './writer.ts';
+import { Block, bytesOf, encodePort, F64s, Words } from './writer.ts';
 
 
 /** What decoding needs to map the result back to pods, NodeClaims and requirements. */
@@ -53,42 +53,12 @@ export interface EncodeOptions {
   readonly catalogCache?: boolean;
 }
 
-function encodePort(p: { ip: string; port: number; protocol: string }, ips: Map<string, number>): number {
-  const unspecified = p.ip === '' || p.ip === '0.0.0.0' || p.ip === '::';
-  let ip = 0;
-  if (!unspecified) {
-    ip = ips.get(p.ip) ?? ips.size + 1;
-    ips.set(p.ip, ip);
-  }
-  const proto = p.protocol === 'UDP' ? 1 : p.protocol === 'SCTP' ? 2 : 0;
-  return (p.port & 0xffff) | (proto << 16) | (ip << 18);
-}
-
 export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Encoded {
-  // Pods are grouped into classes first; validation and everything else runs once per class.
-  const ignored: PodError[] = [];
-  const classifier = new PodClassifier();
-  const classVerdict: Array<'ok' | 'skip' | string> = [];
-  const sorted = sortQueueOrder(input.pods);
-  const pods: Pod[] = [];
-  const keys: number[] = [];
-  for (const p of sorted) {
-    const key = classifier.classOf(p);
-    let verdict = classVerdict[key];
-    if (verdict === undefined) {
-      verdict = optsOutOfKarpenter(p) ? 'skip' : (podValidationError(p) ?? 'ok');
-      classVerdict[key] = verdict;
-    }
-    if (verdict === 'skip') continue;
-    if (verdict !== 'ok') {
-      ignored.push({ uid: p.uid, reason: verdict });
-      continue;
-    }
-    pods.push(p);
-    keys.push(key);
-  }
-  const representatives = classifier.representatives.filter((_, c) => classVerdict[c] === 'ok');
-  const sched = new ReferenceScheduler(input, pods, representatives);
+  // Topology, node requirements and validation are worked out per shape (classes that differ only in requests).
+  const shapes = new PodShapes();
+  const { pods, keys, representatives, ignored } = queueClasses(input.pods, shapes);
+  const shapeOf = (p: Pod) => shapes.shapeOf(p);
+  const sched = new ReferenceScheduler(input, pods, representatives, shapeOf);
   const policy = input.options.preferencePolicy;
   const topo = sched.topology;
   const groupList: TopologyGroup[] = [...topo.groups.values(), ...topo.inverse.values()];
@@ -97,8 +67,24 @@ export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Enc
   [...topo.inverse.keys()].forEach((id, i) => groupIndex.set('inv:' + id, topo.groups.size + i));
 
   // ---- pod classes and their relaxation chains ----
-  interface Version { pod: Pod; reqs: Requirements; strict: Requirements; volumes: Requirements[]; next: number; first: number }
+  interface Shape { reqs: Requirements; strict: Requirements; volumes: Requirements[]; lists?: Int32Array }
+  interface Version { pod: Pod; shape: Shape; reqs: Requirements; strict: Requirements; volumes: Requirements[]; next: number; first: number }
   const versions: Version[] = [];
+  // One requirements object per shape, so equal requirements share one dense set (setId goes by identity).
+  const shapeList = new Map<Pod, Shape>();
+  const shapeParts = (vp: Pod): Shape => {
+    const s = shapeOf(vp);
+    let sp = shapeList.get(s);
+    if (sp === undefined) {
+      sp = {
+        reqs: withoutHostname(podRequirements(s, policy)),
+        strict: withoutHostname(strictPodRequirements(s)),
+        volumes: (s.volumeRequirements ?? []).map((alt) => add(new Map(), ...alt.map(fromSelector))),
+      };
+      shapeList.set(s, sp);
+    }
+    return sp;
+  };
   const classOf = new Map<number, number>();
   const podVersion = new Int32Array(pods.length);
   for (let i = 0; i < pods.length; i++) {
@@ -110,14 +96,8 @@ export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Enc
       classOf.set(key, v0);
       const chain = sched.versions(pods[i]!);
       chain.forEach((vp, j) => {
-        versions.push({
-          pod: vp,
-          reqs: withoutHostname(podRequirements(vp, policy)),
-          strict: withoutHostname(strictPodRequirements(vp)),
-          volumes: (vp.volumeRequirements ?? []).map((alt) => add(new Map(), ...alt.map(fromSelector))),
-          next: j + 1 < chain.length ? first + j + 1 : -1,
-          first,
-        });
+        const shape = shapeParts(vp);
+        versions.push({ pod: vp, shape, reqs: shape.reqs, strict: shape.strict, volumes: shape.volumes, next: j + 1 < chain.length ? first + j + 1 : -1, first });
       });
     }
     podVersion[i] = v0;
@@ -128,7 +108,7 @@ export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Enc
   const relevant = new Set<string>([ZONE_LABEL, CAPACITY_TYPE_LABEL, RESERVATION_ID_LABEL]);
   const mention = (r: Requirements) => { for (const k of r.keys()) relevant.add(k); };
   for (const t of sched.templates) mention(t.requirements);
-  for (const v of versions) {
+  for (const v of shapeList.values()) {
     mention(v.reqs);
     mention(v.strict);
     for (const a of v.volumes) mention(a);
@@ -144,7 +124,7 @@ export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Enc
     ks.addRequirements(t.requirements);
     for (const [k, vs] of catalogValues(t)) ks.addValues(k, vs);
   }
-  for (const v of versions) {
+  for (const v of shapeList.values()) {
     ks.addRequirements(v.reqs);
     ks.addRequirements(v.strict);
     for (const a of v.volumes) ks.addRequirements(a);
@@ -250,30 +230,50 @@ export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Enc
   const verRecords = new Int32Array(versions.length * A.V_STRIDE);
   const forwardGroups = [...topo.groups.values()];
   const inverseGroups = [...topo.inverse.values()];
+  // The lists of a version are functions of its shape: written once per shape, shared by offset.
+  const SL_RECORD = 0, SL_INV_SELECT = 1, SL_PORTS = 2, SL_OWNED = 3, SL_INV_OWNED = 4, SL_VOLUMES = 5, SL_DG = 6;
+  const shapeLists = (v: Version): Int32Array => {
+    const sh = v.shape;
+    if (sh.lists) return sh.lists;
+    const l = new Int32Array(7);
+    const ids = topo.groupIds(v.pod);
+    l[SL_PORTS] = words.list(v.pod.hostPorts.map((p) => encodePort(p, ips)));
+    l[SL_OWNED] = words.list(ids.owned.map((id) => groupIndex.get(id)!));
+    l[SL_INV_OWNED] = words.list(ids.inverseOwned.map((id) => groupIndex.get('inv:' + id)!));
+    l[SL_VOLUMES] = words.list(v.volumes.map(setId));
+    l[SL_DG] = words.list(dgs.map((g, gi) => (g.daemons.some((d) => hostPortsConflict(v.pod.hostPorts, d.hostPorts)) ? gi : -1)).filter((x) => x >= 0));
+    // Which groups select the pod: only first versions ask (below); relaxed ones share their class's answer.
+    l[SL_RECORD] = -2;
+    return (sh.lists = l);
+  };
   versions.forEach((v, i) => {
     const b = i * A.V_STRIDE;
-    const ids = topo.groupIds(v.pod);
+    verRecords[b + A.V_REQS] = setId(v.reqs);
+    verRecords[b + A.V_STRICT] = setId(v.strict);
+    const l = shapeLists(v);
     // Relaxation keeps a pod's namespace and labels: which groups select it is decided once per class.
     if (v.first === i) {
-      const recordGroups: number[] = [];
-      const inverseSelect: number[] = [];
-      forwardGroups.forEach((g, gi) => { if (g.selects(v.pod)) recordGroups.push(gi); });
-      inverseGroups.forEach((g, gi) => { if (g.selects(v.pod)) inverseSelect.push(forwardGroups.length + gi); });
-      verRecords[b + A.V_RECORD] = words.list(recordGroups);
-      verRecords[b + A.V_INV_SELECT] = words.list(inverseSelect);
+      if (l[SL_RECORD] === -2) {
+        const recordGroups: number[] = [];
+        const inverseSelect: number[] = [];
+        forwardGroups.forEach((g, gi) => { if (g.selects(v.pod)) recordGroups.push(gi); });
+        inverseGroups.forEach((g, gi) => { if (g.selects(v.pod)) inverseSelect.push(forwardGroups.length + gi); });
+        l[SL_RECORD] = words.list(recordGroups);
+        l[SL_INV_SELECT] = words.list(inverseSelect);
+      }
+      verRecords[b + A.V_RECORD] = l[SL_RECORD]!;
+      verRecords[b + A.V_INV_SELECT] = l[SL_INV_SELECT]!;
     } else {
       verRecords[b + A.V_RECORD] = verRecords[v.first * A.V_STRIDE + A.V_RECORD]!;
       verRecords[b + A.V_INV_SELECT] = verRecords[v.first * A.V_STRIDE + A.V_INV_SELECT]!;
     }
-    verRecords[b + A.V_REQS] = setId(v.reqs);
-    verRecords[b + A.V_STRICT] = setId(v.strict);
     verRecords[b + A.V_REQUESTS] = f64.vector(vec(v.pod.requests));
-    verRecords[b + A.V_PORTS] = words.list(v.pod.hostPorts.map((p) => encodePort(p, ips)));
-    verRecords[b + A.V_OWNED] = words.list(ids.owned.map((id) => groupIndex.get(id)!));
-    verRecords[b + A.V_INV_OWNED] = words.list(ids.inverseOwned.map((id) => groupIndex.get('inv:' + id)!));
-    verRecords[b + A.V_VOLUMES] = words.list(v.volumes.map(setId));
+    verRecords[b + A.V_PORTS] = l[SL_PORTS]!;
+    verRecords[b + A.V_OWNED] = l[SL_OWNED]!;
+    verRecords[b + A.V_INV_OWNED] = l[SL_INV_OWNED]!;
+    verRecords[b + A.V_VOLUMES] = l[SL_VOLUMES]!;
     verRecords[b + A.V_NEXT] = v.next;
-    verRecords[b + A.V_DG_CONFLICT] = words.list(dgs.map((g, gi) => (g.daemons.some((d) => hostPortsConflict(v.pod.hostPorts, d.hostPorts)) ? gi : -1)).filter((x) => x >= 0));
+    verRecords[b + A.V_DG_CONFLICT] = l[SL_DG]!;
     verRecords[b + A.V_SELF] = -1;
   });
 

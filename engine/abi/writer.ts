@@ -101,3 +101,15 @@ export class Block {
 export function bytesOf(a: Int32Array | Float64Array | Uint8Array): Uint8Array {
   return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 }
+
+/** A host port as one word: port (16 bits), protocol (2), interned IP (0 = unspecified, any address). */
+export function encodePort(p: { ip: string; port: number; protocol: string }, ips: Map<string, number>): number {
+  const unspecified = p.ip === '' || p.ip === '0.0.0.0' || p.ip === '::';
+  let ip = 0;
+  if (!unspecified) {
+    ip = ips.get(p.ip) ?? ips.size + 1;
+    ips.set(p.ip, ip);
+  }
+  const proto = p.protocol === 'UDP' ? 1 : p.protocol === 'SCTP' ? 2 : 0;
+  return (p.port & 0xffff) | (proto << 16) | (ip << 18);
+}

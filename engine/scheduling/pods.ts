@@ -142,7 +142,9 @@ export function compareQueueOrder(a: Pod, b: Pod): number {
 
 /** Dense ranks of `xs` in ascending order (equal values share a rank). */
 function ranks(xs: Float64Array): { rank: Uint32Array; count: number } {
-  const sorted = Float64Array.from(xs).sort();
+  const few = fewRanks(xs);
+  if (few) return few;
+  const sorted = xs.slice().sort();
   let count = 0;
   for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[count++] = sorted[i]!;
   const distinct = sorted.subarray(0, count);
@@ -163,13 +165,47 @@ function ranks(xs: Float64Array): { rank: Uint32Array; count: number } {
 }
 
 /**
+ * ranks() when `xs` takes at most 16 distinct values (pod sizes: a handful of CPU and memory requests): a
+ * scan against the distinct values seen so far instead of sorting every value. Undefined when there are more.
+ */
+function fewRanks(xs: Float64Array): { rank: Uint32Array; count: number } | undefined {
+  const seen = new Float64Array(16);
+  let count = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const x = xs[i]!;
+    let k = 0;
+    while (k < count && seen[k] !== x) k++;
+    if (k < count) continue;
+    // NaN equals nothing, so it would be "new" every time: the sorting path handles it.
+    if (count === 16 || x !== x) return undefined;
+    seen[count++] = x;
+  }
+  const distinct = seen.subarray(0, count).sort();
+  const rank = new Uint32Array(xs.length);
+  for (let i = 0; i < xs.length; i++) {
+    const x = xs[i]!;
+    let k = 0;
+    while (distinct[k] !== x) k++;
+    rank[i] = k;
+  }
+  return { rank, count };
+}
+
+/**
  * `compareQueueOrder`'s order, fast for 100,000 pods: CPU desc, memory desc, creation asc, uid asc. The first three keys become one rank and
  * the pods are sorted by (rank, position) with the engine's numeric sort; only runs of equal rank (pods of
  * one size created in the same instant) are sorted again, by uid.
  */
 export function sortQueueOrder(pods: readonly Pod[]): Pod[] {
+  const order = queueOrder(pods);
+  const out = new Array<Pod>(pods.length);
+  for (let i = 0; i < order.length; i++) out[i] = pods[order[i]!]!;
+  return out;
+}
+
+/** The same order as positions in `pods` (the pod at queue position i is pods[order[i]]). */
+export function queueOrder(pods: readonly Pod[]): Uint32Array {
   const n = pods.length;
-  const size = new Float64Array(n);
   const created = new Float64Array(n);
   const cpu = new Float64Array(n);
   const mem = new Float64Array(n);
@@ -182,8 +218,9 @@ export function sortQueueOrder(pods: readonly Pod[]): Pod[] {
   // (cpu, memory) pairs: few distinct values, ranked with a comparator over the distinct pairs only.
   const cpuRank = ranks(cpu);
   const memRank = ranks(mem);
-  for (let i = 0; i < n; i++) size[i] = cpuRank.rank[i]! * memRank.count + memRank.rank[i]!;
-  const sizeRank = ranks(size);
+  // (cpu rank, memory rank) as one integer: already ordered, equal exactly for equal pairs.
+  const sizeRank = { rank: new Uint32Array(n), count: cpuRank.count * memRank.count };
+  for (let i = 0; i < n; i++) sizeRank.rank[i] = cpuRank.rank[i]! * memRank.count + memRank.rank[i]!;
   const createdRank = ranks(created);
   const keys = new Float64Array(n);
   const exact = sizeRank.count * createdRank.count * n < 2 ** 52;
@@ -199,15 +236,13 @@ export function sortQueueOrder(pods: readonly Pod[]): Pod[] {
     order.sort((a, b) => sizeRank.rank[a]! - sizeRank.rank[b]! || createdRank.rank[a]! - createdRank.rank[b]!);
   }
   const byUid = (a: number, b: number) => (pods[a]!.uid < pods[b]!.uid ? -1 : pods[a]!.uid > pods[b]!.uid ? 1 : 0);
-  const out = new Array<Pod>(n);
   for (let i = 0; i < n; ) {
     let j = i + 1;
     const si = sizeRank.rank[order[i]!]!;
     const ci = createdRank.rank[order[i]!]!;
     while (j < n && sizeRank.rank[order[j]!] === si && createdRank.rank[order[j]!] === ci) j++;
     if (j - i > 1) order.subarray(i, j).sort(byUid);
-    for (let k = i; k < j; k++) out[k] = pods[order[k]!]!;
     i = j;
   }
-  return out;
+  return order;
 }

@@ -8,7 +8,7 @@ import { NR, listAt, listLen, tmpl, tolerates, ver } from './layout';
 import { Compat, compatFor, minValuesMet } from './its';
 import { MODE_PLAIN, MODE_STRICT, MODE_WELL_KNOWN, mergeCompatible, setHasMinValues } from './sets';
 import {
-  Claim, addPorts, addRequests, dgConflict, exceedsRoom, fitsRemaining, itFits, nodeAt, portsConflict, templateStart, widenRoom,
+  Claim, addPorts, addRequests, dgConflict, exceedsRoom, fitsRemaining, itFits, nodeAt, portsConflict, templateStart, totalFits, widenRoom,
 } from './state';
 import { addRequirements } from './topology';
 import { checkReservations, commitReservations } from './reservations';
@@ -66,7 +66,7 @@ function anyFits(c: Claim, compat: Compat, v: i32): bool {
     const j = unchecked(live[x]);
     if (j < 0) continue;
     const gi = start + j;
-    if (!itFits(gi, c.total, -1)) {
+    if (!totalFits(gi, c.total.dataStart)) {
       unchecked((live[x] = -1));
       continue;
     }
@@ -149,16 +149,19 @@ export function claimCanAdd(c: Claim, v: i32): i32 {
   return permanent ? -2 : -1;
 }
 
+/**
+ * Adds v to the claim under its new set s. Types s no longer allows stay in `live` until the next full
+ * filter: sets only narrow, and every reader of `live` (anyFits, filtered, checkReservations, fullFilter,
+ * finalizeClaims) checks the compatibility of the current or a narrower set first, so dropping them here
+ * (a pass over 400 types on every narrowing placement) changed nothing. A daemon port conflict is v's own and
+ * no later check sees it: those types go now.
+ */
 export function claimAdd(c: Claim, v: i32, s: i32): void {
   const start = templateStart(c.tmpl);
-  const setChanged = s != c.set;
-  const compat = compatFor(s, c.tmpl);
-  const conflicts = listLen(ver(v, V_DG_CONFLICT)) > 0;
-  if (setChanged || conflicts) {
+  if (listLen(ver(v, V_DG_CONFLICT)) > 0) {
     for (let x = 0; x < c.liveLen; x++) {
       const j = unchecked(c.live[x]);
-      if (j < 0) continue;
-      if (unchecked(compat.ok[j]) == 0 || dgConflict(v, start + j)) unchecked((c.live[x] = -1));
+      if (j >= 0 && dgConflict(v, start + j)) unchecked((c.live[x] = -1));
     }
   }
   c.set = s;

@@ -4,37 +4,54 @@ import {
   C_CHEAPEST, C_ITS, C_NPODS, C_RESV, C_SET, C_STRIDE, C_TMPL, E_MIN_VALUES, FLAG_STRICT_MIN_VALUES, R_CLAIMS, R_ERRORS,
   R_IMPROVED, R_NCLAIMS, R_NSETS, R_PLACEMENTS, R_SETS, R_STATUS, R_WORDS, S_OK,
 } from '../abi';
-import { FLAGS, MAX_ITS, NP, SET_BYTES } from './layout';
+import { FLAGS, MAX_ITS, NP, NT, SET_BYTES } from './layout';
 import { compatFor, minValuesMet } from './its';
-import { errors, fullFilter, placement } from './schedule';
+import { errors, placement } from './schedule';
 import { setAddr } from './sets';
-import { Claim, claimAt, claimCount, templateLen, templateStart } from './state';
+import { Claim, claimAt, claimCount, templateLen, templateStart, totalFits } from './state';
 
-/** Orders each claim's instance types by price and truncates them; fails claims whose minValues break. */
+/**
+ * Orders each claim's instance types by price and truncates them; fails claims whose minValues break.
+ * The exact filter (what fullFilter does) runs fused with marking the types that remain, in one scratch
+ * array cleared as the price-ordered walk reads it: no allocation per claim.
+ */
 export function finalizeClaims(): void {
   const strict = (FLAGS & FLAG_STRICT_MIN_VALUES) != 0;
   const n = claimCount();
+  let longest = 0;
+  for (let t = 0; t < NT; t++) longest = max(longest, templateLen(t));
+  const mark = new Uint8Array(longest);
   for (let ci = 0; ci < n; ci++) {
     const c = claimAt(ci);
-    fullFilter(c);
     const compat = compatFor(c.set, c.tmpl);
-    // Price order (ties: catalog order) from the set's sorted list, shared by every claim with this set.
-    const mark = new Uint8Array(templateLen(c.tmpl));
-    for (let x = 0; x < c.liveLen; x++) unchecked((mark[unchecked(c.live[x])] = 1));
+    const ok = compat.ok;
+    const start = templateStart(c.tmpl);
+    const live = c.live;
+    const total = c.total.dataStart;
+    let count = 0;
+    for (let x = 0; x < c.liveLen; x++) {
+      const j = unchecked(live[x]);
+      if (j < 0 || unchecked(ok[j]) == 0 || !totalFits(start + j, total)) continue;
+      unchecked((mark[j] = 1));
+      count++;
+    }
+    // Price order (ties: catalog order) from the set's sorted list, shared by every claim with this set; it
+    // holds every allowed type, so every mark is read (and cleared) on the way.
     const sorted = compat.byPrice();
     // A claim holding reservations is finished by the decoder (engine/abi/decode.ts): its final requirements
     // launch into a held reservation, which changes prices and order, so it keeps every type until then.
-    const kept = c.held.length > 0 ? c.liveLen : min(c.liveLen, MAX_ITS);
+    const kept = c.held.length > 0 ? count : min(count, MAX_ITS);
     let k = 0;
-    for (let x = 0; x < sorted.length && k < kept; x++) {
+    for (let x = 0; x < sorted.length; x++) {
       const j = unchecked(sorted[x]);
-      if (unchecked(mark[j]) != 0) unchecked((c.live[k++] = j));
+      if (unchecked(mark[j]) == 0) continue;
+      unchecked((mark[j] = 0));
+      if (k < kept) unchecked((live[k++] = j));
     }
     c.liveLen = kept;
     if (strict && c.pods > 0) {
-      const start = templateStart(c.tmpl);
       const globalList = new Int32Array(kept);
-      for (let x = 0; x < kept; x++) unchecked((globalList[x] = start + unchecked(c.live[x])));
+      for (let x = 0; x < kept; x++) unchecked((globalList[x] = start + unchecked(live[x])));
       if (!minValuesMet(c.set, globalList, kept)) {
         for (let p = 0; p < NP; p++) {
           if (unchecked(placement[p]) == -(ci + 2)) {

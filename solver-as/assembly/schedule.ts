@@ -27,6 +27,11 @@ export let errors: Int32Array = new Int32Array(0);
  * in-flight NodeClaims fewest pods first (ties: oldest first), which is reading the levels in order.
  */
 let levels: Array<Uint32Array> = new Array<Uint32Array>();
+/**
+ * nonEmpty[L]: bit w set when levels[L] word w has a claim. An attempt walks only those words: at 20,000
+ * diverse pods, 4.5 million word reads per solve found 0.7 million non-empty words.
+ */
+let nonEmpty: Array<Uint32Array> = new Array<Uint32Array>();
 let levelCount: Int32Array = new Int32Array(0);
 let levelWords: i32 = 8;
 /**
@@ -57,8 +62,10 @@ export function resetSchedule(): void {
   errors = new Int32Array(NP);
   for (let p = 0; p < NP; p++) unchecked((placement[p] = -1));
   levels = new Array<Uint32Array>();
+  nonEmpty = new Array<Uint32Array>();
   levelWords = 8;
   levels.push(new Uint32Array(levelWords));
+  nonEmpty.push(new Uint32Array(summaryWords(levelWords)));
   levelCount = new Int32Array(8);
   resetLimits();
   resetCanAdd((FLAGS & FLAG_STRICT_MIN_VALUES) != 0);
@@ -186,46 +193,51 @@ function addPod(p: i32, v: i32, moved: bool): bool {
   for (let L = 1; L < levels.length; L++) {
     if (unchecked(levelCount[L]) == 0) continue;
     const b = unchecked(levels[L]);
-    for (let wi = 0; wi < b.length; wi++) {
-      let x = unchecked(b[wi]);
-      if (x == 0) continue;
-      if (wi < dv.length) x &= ~unchecked(dv[wi]);
-      if (indexed) {
-        const q = x & quickAllowed(wi);
-        unchecked((counters[6] += <i32>popcnt(x & ~q)));
-        x = q;
-      }
-      while (x != 0) {
-        const ci = (wi << 5) + <i32>ctz(x);
-        x &= x - 1;
-        if (!free && stillFailed(v, ci, epoch)) {
-          unchecked((counters[5] += 1));
-          continue;
+    const ne = unchecked(nonEmpty[L]);
+    for (let si = 0; si < ne.length; si++) {
+      let y = unchecked(ne[si]);
+      while (y != 0) {
+        const wi = (si << 5) + <i32>ctz(y);
+        y &= y - 1;
+        let x = unchecked(b[wi]);
+        if (wi < dv.length) x &= ~unchecked(dv[wi]);
+        if (indexed) {
+          const q = x & quickAllowed(wi);
+          unchecked((counters[6] += <i32>popcnt(x & ~q)));
+          x = q;
         }
-        const c = claimAt(ci);
-        if (!free && !indexed && quickReject(c.set)) {
-          unchecked((counters[6] += 1));
-          continue;
-        }
-        unchecked((counters[0] += 1));
-        const s = claimCanAdd(c, v);
-        if (s < 0) {
-          // Reserved capacity can be given back by another claim: neither dead nor tied to the topology epoch.
-          if (s == RESERVED) continue;
-          if (free || s == -2) markDead(v, ci);
-          else {
-            markFailed(v, ci, epoch);
-            unchecked((counters[4] += 1));
+        while (x != 0) {
+          const ci = (wi << 5) + <i32>ctz(x);
+          x &= x - 1;
+          if (!free && stillFailed(v, ci, epoch)) {
+            unchecked((counters[5] += 1));
+            continue;
           }
-          continue;
+          const c = claimAt(ci);
+          if (!free && !indexed && quickReject(c.set)) {
+            unchecked((counters[6] += 1));
+            continue;
+          }
+          unchecked((counters[0] += 1));
+          const s = claimCanAdd(c, v);
+          if (s < 0) {
+            // Reserved capacity can be given back by another claim: neither dead nor tied to the topology epoch.
+            if (s == RESERVED) continue;
+            if (free || s == -2) markDead(v, ci);
+            else {
+              markFailed(v, ci, epoch);
+              unchecked((counters[4] += 1));
+            }
+            continue;
+          }
+          levelMove(ci, L, L + 1);
+          claimAdd(c, v, s);
+          indexClaim(ci, c.set);
+          record(v, c.set, tmpl(c.tmpl, T_TAINTSET), c.host);
+          unchecked((placement[p] = -(ci + 2)));
+          unchecked((placedVersion[p] = v));
+          return true;
         }
-        levelMove(ci, L, L + 1);
-        claimAdd(c, v, s);
-        indexClaim(ci, c.set);
-        record(v, c.set, tmpl(c.tmpl, T_TAINTSET), c.host);
-        unchecked((placement[p] = -(ci + 2)));
-        unchecked((placedVersion[p] = v));
-        return true;
       }
     }
   }
@@ -298,19 +310,33 @@ function levelMove(ci: i32, from: i32, to: i32): void {
       const n = new Uint32Array(nw);
       n.set(unchecked(levels[L]));
       unchecked((levels[L] = n));
+      const e = new Uint32Array(summaryWords(nw));
+      e.set(unchecked(nonEmpty[L]));
+      unchecked((nonEmpty[L] = e));
     }
     levelWords = nw;
   }
   while (levels.length <= to) {
     levels.push(new Uint32Array(levelWords));
+    nonEmpty.push(new Uint32Array(summaryWords(levelWords)));
     levelCount = growI32(levelCount, levels.length);
   }
+  const sw = w >>> 5;
+  const sbit: u32 = 1 << (w & 31);
   if (from > 0) {
-    unchecked((levels[from][w] &= ~bit));
+    const b = unchecked(levels[from]);
+    unchecked((b[w] &= ~bit));
+    if (unchecked(b[w]) == 0) unchecked((nonEmpty[from][sw] &= ~sbit));
     unchecked((levelCount[from] -= 1));
   }
   unchecked((levels[to][w] |= bit));
+  unchecked((nonEmpty[to][sw] |= sbit));
   unchecked((levelCount[to] += 1));
+}
+
+/** Words of a level's non-empty summary for `words` words of claim bits. */
+function summaryWords(words: i32): i32 {
+  return (words + 31) >>> 5;
 }
 
 function growI32(a: Int32Array, n: i32): Int32Array {

@@ -108,6 +108,10 @@ interface ListParts {
   readonly names: readonly string[];
   readonly options: readonly { name: string; price: number }[];
   readonly capacityTypes: readonly string[];
+  /** minValuesUnmet(reqs, kept): a function of these parts' key. */
+  readonly unmet: string | undefined;
+  /** The NodeClaim requirements for these parts' set (when minValues hold), built on first use; read-only. */
+  requirements?: readonly NodeSelectorRequirement[];
 }
 const listCache = new WeakMap<object, Map<Requirements, ListParts>>();
 
@@ -128,6 +132,7 @@ function listParts(ordered: ReadonlyArray<{ it: InstanceType; micros: number }>,
     names: Object.freeze(kept.map((it) => it.name)),
     options: Object.freeze(ordered.map((o) => Object.freeze({ name: o.it.name, price: o.micros / 1e6 }))),
     capacityTypes: Object.freeze([...cts].sort()),
+    unmet: minValuesUnmet(reqs, kept),
   };
   byReqs.set(reqs, parts);
   return parts;
@@ -151,7 +156,9 @@ function keptOverhead(template: Template, kept: readonly InstanceType[]): Resour
 /**
  * The plan's NodeClaim from its template, final requirements, price-ordered (truncated) instance types
  * and pods. Shared by the reference and the wasm decoder so both finish a NodeClaim the same way. The
- * instance-type requirement lists the types in price order.
+ * instance-type requirement lists the types in price order. `podRequests`, when the caller has them: each
+ * pod's requests as (resource, quantity) entries, in pod order (the decoder shares one array per pod class
+ * instead of walking 20,000 request objects).
  */
 export function claimPlan(
   template: Template,
@@ -160,6 +167,7 @@ export function claimPlan(
   pods: readonly Pod[],
   options: EngineOptions,
   wellKnown: ReadonlySet<string>,
+  podRequests?: ReadonlyArray<ReadonlyArray<readonly [string, number]>>,
 ): Finalized {
   const parts = setParts(template, finalReqs, wellKnown);
   let { reqs, selectors } = parts;
@@ -167,24 +175,37 @@ export function claimPlan(
   const shared = listParts(ordered, reqs);
   const kept = shared.kept;
   let minValuesRelaxed = false;
-  const unmet = minValuesUnmet(reqs, kept);
+  const unmet = shared.unmet;
   if (unmet) {
     if (options.minValuesPolicy === 'Strict') return { ok: false, reason: `NodePool couldn't meet minValues requirements (label ${unmet})` };
     minValuesRelaxed = true;
     reqs = relaxMinValues(reqs, kept);
     selectors = toSelectorRequirements(new Map([...reqs].filter(([k]) => k !== INSTANCE_TYPE_LABEL && k !== CAPACITY_TYPE_LABEL)));
   }
-  const capacityTypes = shared.capacityTypes;
-  const itMin = reqs.get(INSTANCE_TYPE_LABEL)?.minValues;
-  const ctMin = reqs.get(CAPACITY_TYPE_LABEL)?.minValues;
-  const requirements: NodeSelectorRequirement[] = [
-    ...selectors,
-    { key: INSTANCE_TYPE_LABEL, operator: 'In', values: shared.names, ...(itMin !== undefined ? { minValues: itMin } : {}) },
-    { key: CAPACITY_TYPE_LABEL, operator: 'In', values: capacityTypes, ...(ctMin !== undefined ? { minValues: ctMin } : {}) },
-  ];
+  // The same for every NodeClaim with these parts (4,000 NodeClaims of a solve share a few dozen): shared, frozen.
+  let requirements = minValuesRelaxed ? undefined : shared.requirements;
+  if (!requirements) {
+    const itMin = reqs.get(INSTANCE_TYPE_LABEL)?.minValues;
+    const ctMin = reqs.get(CAPACITY_TYPE_LABEL)?.minValues;
+    requirements = Object.freeze([
+      ...selectors,
+      { key: INSTANCE_TYPE_LABEL, operator: 'In' as const, values: shared.names, ...(itMin !== undefined ? { minValues: itMin } : {}) },
+      { key: CAPACITY_TYPE_LABEL, operator: 'In' as const, values: shared.capacityTypes, ...(ctMin !== undefined ? { minValues: ctMin } : {}) },
+    ]);
+    if (!minValuesRelaxed) shared.requirements = requirements;
+  }
   const instanceTypes = shared.options;
   const requests: Record<string, number> = { ...keptOverhead(template, kept) };
-  for (const p of pods) for (const k in p.requests) requests[k] = (requests[k] ?? 0) + p.requests[k]!;
+  if (podRequests) {
+    for (let i = 0; i < podRequests.length; i++) {
+      const entries = podRequests[i]!;
+      for (let j = 0; j < entries.length; j++) {
+        const e = entries[j]!;
+        requests[e[0]] = (requests[e[0]] ?? 0) + e[1];
+      }
+    }
+  }
+  else for (const p of pods) for (const k in p.requests) requests[k] = (requests[k] ?? 0) + p.requests[k]!;
   return {
     ok: true,
     claim: {

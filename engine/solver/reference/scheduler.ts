@@ -49,9 +49,10 @@ export class ReferenceScheduler {
 
   /**
    * `pods` are the pods to schedule; `representatives`, when given, is one pod per class of identical pods
-   * (the wasm encoder passes it so that per-pod work is not repeated for thousands of replicas).
+   * (the wasm encoder passes it so that per-pod work is not repeated for thousands of replicas), and
+   * `shapeOf` maps a pod to one of the same topology shape (see TopologyInput.shapeOf).
    */
-  constructor(private readonly input: ProvisionInput, pods: readonly Pod[], representatives?: readonly Pod[]) {
+  constructor(private readonly input: ProvisionInput, pods: readonly Pod[], representatives?: readonly Pod[], shapeOf?: (pod: Pod) => Pod) {
     this.wellKnown = input.wellKnownLabels ?? WELL_KNOWN_LABELS;
     this.strictMinValues = input.options.minValuesPolicy === 'Strict';
     const pools = provisioningPools(input.nodePools);
@@ -76,6 +77,7 @@ export class ReferenceScheduler {
       ...(representatives ? { excluded: pods } : {}),
       policy: input.options.preferencePolicy,
       versionsOf: (pod) => this.versions(pod),
+      ...(shapeOf ? { shapeOf } : {}),
     });
     for (const e of this.existing) this.topology.registerHostname(e.hostname);
     if (!ignoresDRA(input) && pods.some(hasDRA)) {

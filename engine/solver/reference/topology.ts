@@ -3,66 +3,16 @@
 // A group is one constraint shared by all pods that declare it identically; it counts selected pods per
 // domain. This version is written for clarity: it scans, where the wasm solver keeps counters.
 import type {
-  InstanceType, LabelSelector, NodePool, Pod, PodAffinityTerm, PreferencePolicy, Requirement, Requirements, Taint,
-  TopologySpreadConstraint,
+  InstanceType, NodePool, Pod, PodAffinityTerm, PreferencePolicy, Requirement, Requirements, Taint, TopologySpreadConstraint,
 } from '../../domain/types.ts';
 import { HOSTNAME_LABEL } from '../../scheduling/labels.ts';
 import { isActive, selectorMatches, strictPodRequirements } from '../../scheduling/pods.ts';
-import { add, compatible, fromLabels, fromSelector, get, has, intersect, operatorOf, req } from '../../scheduling/requirements.ts';
+import { add, fromLabels, fromSelector, get, has, intersect, operatorOf, req } from '../../scheduling/requirements.ts';
 import { toleratesAll } from '../../scheduling/taints.ts';
+import { selectorWithLabelKeys, stableKey, TopologyGroup, type NodeFilter, type Placement } from './groups.ts';
 import { templateRequirements } from './templates.ts';
 
-export type GroupType = 'spread' | 'affinity' | 'anti-affinity';
-
-/** Where a pod would land, as topology sees it. */
-export interface Placement {
-  readonly requirements: Requirements;
-  readonly taints: readonly Taint[];
-}
-
-interface NodeFilter {
-  /** ORed alternatives; a node passes when strictly compatible with one. Empty = no filter. */
-  readonly alternatives: readonly Requirements[];
-  readonly honorTaints: boolean;
-  readonly tolerations: Pod['tolerations'];
-}
-
-export class TopologyGroup {
-  readonly owners = new Set<string>();
-  readonly domains = new Map<string, number>();
-  constructor(
-    readonly id: string,
-    readonly type: GroupType,
-    readonly key: string,
-    readonly namespaces: ReadonlySet<string> | 'all',
-    readonly selector: LabelSelector | undefined,
-    readonly maxSkew: number,
-    readonly minDomains: number | undefined,
-    readonly nodeFilter: NodeFilter | undefined,
-    readonly inverse: boolean,
-  ) {}
-
-  selects(pod: Pod): boolean {
-    return (this.namespaces === 'all' || this.namespaces.has(pod.namespace)) && selectorMatches(this.selector, pod.labels);
-  }
-
-  /** Does a node with these requirements and taints take part in this group's counts (TSC node policies)? */
-  counts(p: Placement): boolean {
-    const f = this.nodeFilter;
-    if (!f) return true;
-    if (f.honorTaints && !toleratesAll(f.tolerations, p.taints)) return false;
-    if (f.alternatives.length === 0) return true;
-    return f.alternatives.some((alt) => compatible(p.requirements, alt) === undefined);
-  }
-
-  register(domain: string): void {
-    if (!this.domains.has(domain)) this.domains.set(domain, 0);
-  }
-
-  increment(domain: string): void {
-    this.domains.set(domain, (this.domains.get(domain) ?? 0) + 1);
-  }
-}
+export { TopologyGroup, type GroupType, type Placement } from './groups.ts';
 
 /** A node that exists before the solve, for domain discovery and counting. */
 export interface TopologyNode {
@@ -91,6 +41,12 @@ export interface TopologyInput {
    * filter) counts placements from the start of the solve, in both solvers alike.
    */
   readonly versionsOf?: (pod: Pod) => readonly Pod[];
+  /**
+   * A pod that declares the same topology as `pod` (same namespace, labels, node selector, affinity,
+   * tolerations and spread constraints; requests may differ), or `pod` itself. The groups a pod declares
+   * are worked out once per shape instead of once per pod object (engine/abi/classes.ts PodShapes).
+   */
+  readonly shapeOf?: (pod: Pod) => Pod;
 }
 
 function hostnameOf(node: TopologyNode): string {
@@ -99,19 +55,6 @@ function hostnameOf(node: TopologyNode): string {
 
 function nodeDomain(node: TopologyNode, key: string): string | undefined {
   return key === HOSTNAME_LABEL ? hostnameOf(node) : node.labels[key];
-}
-
-function selectorWithLabelKeys(sel: LabelSelector | undefined, keys: readonly string[] | undefined, labels: Readonly<Record<string, string>>): LabelSelector | undefined {
-  if (!sel || !keys?.length) return sel;
-  const extra = keys.filter((k) => labels[k] !== undefined).map((k) => ({ key: k, operator: 'In' as const, values: [labels[k]!] }));
-  return { ...sel, matchExpressions: [...(sel.matchExpressions ?? []), ...extra] };
-}
-
-function stableKey(sel: LabelSelector | undefined): string {
-  if (!sel) return 'nil';
-  const ml = Object.entries(sel.matchLabels ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
-  const me = (sel.matchExpressions ?? []).map((e) => `${e.key} ${e.operator} ${[...e.values].sort().join(',')}`).sort();
-  return JSON.stringify([ml, me]);
 }
 
 export class Topology {
@@ -140,9 +83,13 @@ export class Topology {
         }
       }
     }
+    // A pending pod owns no group yet (uids are unique): update() has nothing to remove for the first.
+    const seen = new Set<string>();
     for (const pod of input.pending) {
       for (const v of input.versionsOf?.(pod) ?? [pod]) this.groupIds(v);
-      this.update(pod);
+      if (seen.has(pod.uid)) this.update(pod);
+      else this.own(pod);
+      seen.add(pod.uid);
     }
   }
 
@@ -152,10 +99,11 @@ export class Topology {
 
   /** The ids of the groups the pod declares, creating them if needed, in group creation order. */
   groupIds(pod: Pod): { readonly owned: readonly string[]; readonly inverseOwned: readonly string[] } {
-    let ids = this.idsByPod.get(pod);
+    const shape = this.input.shapeOf?.(pod) ?? pod;
+    let ids = this.idsByPod.get(shape);
     if (ids) return ids;
-    ids = this.computeGroupIds(pod);
-    this.idsByPod.set(pod, ids);
+    ids = this.computeGroupIds(shape);
+    this.idsByPod.set(shape, ids);
     return ids;
   }
 
@@ -263,8 +211,9 @@ export class Topology {
    * building the group ids is most of the work and both groupIds() and update() ask.
    */
   private declared(pod: Pod): ReadonlyArray<{ group: TopologyGroup; filter?: NodeFilter }> {
-    let d = this.declaredByPod.get(pod);
-    if (!d) this.declaredByPod.set(pod, (d = this.computeDeclared(pod)));
+    const shape = this.input.shapeOf?.(pod) ?? pod;
+    let d = this.declaredByPod.get(shape);
+    if (!d) this.declaredByPod.set(shape, (d = this.computeDeclared(shape)));
     return d;
   }
 
@@ -297,9 +246,14 @@ export class Topology {
   update(pod: Pod): void {
     for (const g of this.groups.values()) g.owners.delete(pod.uid);
     for (const g of this.inverse.values()) g.owners.delete(pod.uid);
+    this.own(pod);
+  }
+
+  /** Adds the pod as owner of the groups it declares (creating them if needed). */
+  private own(pod: Pod): void {
     for (const { group, filter } of this.declared(pod)) this.getOrCreate(this.groups, group, filter).owners.add(pod.uid);
-    const hasAnti = (pod.affinity?.podAntiAffinity?.required?.length ?? 0) > 0;
-    if (hasAnti) for (const term of pod.affinity!.podAntiAffinity!.required!) this.inverseGroupFor(pod, term).owners.add(pod.uid);
+    // The inverse groups of its required anti-affinity terms, as groupIds() created them (same ids).
+    if ((pod.affinity?.podAntiAffinity?.required?.length ?? 0) > 0) for (const id of this.groupIds(pod).inverseOwned) this.inverse.get(id)!.owners.add(pod.uid);
   }
 
   /** Groups that constrain this pod: its own, and inverse groups whose selector selects it. */
@@ -423,8 +377,4 @@ export class Topology {
     for (const g of this.groups.values()) if (g.key === HOSTNAME_LABEL) g.register(hostname);
     for (const g of this.inverse.values()) if (g.key === HOSTNAME_LABEL) g.register(hostname);
   }
-}
-
-export function strictReqs(pod: Pod): Requirements {
-  return strictPodRequirements(pod);
 }
