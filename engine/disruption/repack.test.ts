@@ -13,7 +13,7 @@ import { candidateSet } from './candidates.ts';
 import { disrupt } from './disrupt.ts';
 import { methodFilter } from './filters.ts';
 import { resolve } from './method.ts';
-import { planRepack } from './repack.ts';
+import { cappedTypes, planRepack } from './repack.ts';
 import { concaveBeyond, concaveBound } from './repacksearch.ts';
 import { validate } from './validate.ts';
 
@@ -189,5 +189,17 @@ describe('global repack', () => {
     expect(concaveBeyond([{ k: 0, v: 0 }, { k: 235, v: 0 }, { k: 470, v: 0 }], 704)).toBe(0);
     expect(concaveBeyond([{ k: 0, v: 0 }, { k: 344, v: 254.1 }, { k: 689, v: 263.7 }], 1033)).toBeCloseTo(263.7 + ((263.7 - 254.1) / 345) * 344, 9);
     expect(concaveBeyond([{ k: 0, v: 0 }, { k: 344, v: undefined }, { k: 689, v: 263.7 }], 1033)).toBe(Infinity);
+  });
+});
+
+describe('capped instance types', () => {
+  it('keep the types with an offering within the cap, as the same array for the same catalog and cap', () => {
+    const its = [big, small];
+    const a = cappedTypes(its, 5_000_000);
+    expect(a.map((t) => t.name)).toEqual(['small']);
+    // Templates are cached by the identity of this array: the second capped simulation must reuse it.
+    expect(cappedTypes(its, 5_000_000)).toBe(a);
+    expect(cappedTypes(its, 20_000_000).map((t) => t.name)).toEqual(['big', 'small']);
+    expect(cappedTypes([small, big], 5_000_000)).not.toBe(a);
   });
 });

@@ -4,7 +4,7 @@
 // independent units and prices them, and this file evaluates candidate sets and cuts the chosen layout into
 // steps: each step's candidates fit every pool's budget at the time it runs (later steps are planned on the
 // snapshot after the earlier ones), and the first step is the command to run now. Design: docs/disruption.md.
-import type { Snapshot } from '../domain/types.ts';
+import type { InstanceType, Snapshot } from '../domain/types.ts';
 import { toMicros } from '../domain/money.ts';
 import { provisionInput } from '../provision.ts';
 import type { NewNodeClaimPlan, ProvisionInput, ProvisionPlan } from '../solver/types.ts';
@@ -55,8 +55,21 @@ function priceOf(cs: readonly Candidate[]): number {
 /** The snapshot with every pool's instance types limited to those whose cheapest available offering is within `cap`. */
 function capped(s: Snapshot, cap: number): Snapshot {
   const lim = toMicros(cap);
-  const instanceTypes = new Map([...s.instanceTypes].map(([pool, its]) => [pool, its.filter((it) => it.offerings.some((o) => o.available && toMicros(o.price) <= lim))]));
+  const instanceTypes = new Map([...s.instanceTypes].map(([pool, its]) => [pool, cappedTypes(its, lim)]));
   return { ...s, instanceTypes };
+}
+
+// The same capped list (the same array) for the same catalog and cap: solver templates are cached by the
+// identity of their instance-type array (reference/templates.ts), so a fresh array on every capped
+// simulation would rebuild each template (filtering and grouping every type) each time.
+const cappedCache = new WeakMap<readonly InstanceType[], Map<number, readonly InstanceType[]>>();
+
+export function cappedTypes(its: readonly InstanceType[], lim: number): readonly InstanceType[] {
+  let byCap = cappedCache.get(its);
+  if (!byCap) cappedCache.set(its, (byCap = new Map()));
+  let out = byCap.get(lim);
+  if (!out) byCap.set(lim, (out = its.filter((it) => it.offerings.some((o) => o.available && toMicros(o.price) <= lim))));
+  return out;
 }
 
 export class Search {
