@@ -11,6 +11,7 @@ import { add, fromLabels, fromSelector, get, has, intersect, operatorOf, req } f
 import { toleratesAll } from '../../scheduling/taints.ts';
 import { selectorWithLabelKeys, stableKey, TopologyGroup, type NodeFilter, type Placement } from './groups.ts';
 import { templateRequirements } from './templates.ts';
+import { podsOf } from './running.ts';
 
 export { TopologyGroup, type GroupType, type Placement } from './groups.ts';
 
@@ -69,14 +70,14 @@ export class Topology {
 
   constructor(private readonly input: TopologyInput) {
     const ns = new Set<string>([...(input.namespaceLabels?.keys() ?? [])]);
-    for (const n of input.nodes) for (const p of n.pods) ns.add(p.namespace);
+    for (const n of input.nodes) for (const x of podsOf(n.pods).namespaces) ns.add(x);
     for (const p of input.pending) ns.add(p.namespace);
     this.allNamespaces = [...ns];
     // Inverse groups from pods already running with required anti-affinity.
     for (const node of input.nodes) {
-      for (const pod of node.pods) {
+      for (const pod of podsOf(node.pods).antiAffinity) {
         if (!isActive(pod) || this.excluded.has(pod.uid)) continue;
-        for (const term of pod.affinity?.podAntiAffinity?.required ?? []) {
+        for (const term of pod.affinity!.podAntiAffinity!.required!) {
           const g = this.inverseGroupFor(pod, term);
           const d = nodeDomain(node, g.key);
           if (d !== undefined) g.increment(d);
