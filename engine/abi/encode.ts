@@ -20,6 +20,7 @@ import type { TopologyGroup } from '../solver/reference/topology.ts';
 import { appendChunk, catalogValues, RESERVATION_ID_LABEL, reservationCounts, templateTypes, withoutHostname, type TypesChunk } from './catalog.ts';
 import { PodShapes, queueClasses } from './classes.ts';
 import { KeySpace } from './keyspace.ts';
+import { nodeLabelSet, nodeTaintsKey, taintsKey } from './nodes.ts';
 import { Block, bytesOf, encodePort, F64s, Words } from './writer.ts';
 
 
@@ -132,12 +133,11 @@ export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Enc
   // Nodes of one type, zone and pool share their labels but for the hostname: share one set.
   const labelSets = new Map<string, Requirements>();
   const nodeReqs = sched.existing.map((e) => {
-    const r = withoutHostname(e.requirements);
-    const key = JSON.stringify([...r.values()].map((x) => [x.key, [...x.values]]));
+    const { set, key } = nodeLabelSet(e.requirements);
     const seen = labelSets.get(key);
     if (seen) return seen;
-    labelSets.set(key, r);
-    return r;
+    labelSets.set(key, set);
+    return set;
   });
   for (const r of nodeReqs) ks.addRequirements(r);
   for (const g of groupList) {
@@ -174,8 +174,7 @@ export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Enc
   // ---- taint sets ----
   const taintSets: Array<readonly Taint[]> = [];
   const taintKey = new Map<string, number>();
-  const taintSet = (ts: readonly Taint[]): number => {
-    const k = JSON.stringify(ts.map((t) => [t.key, t.value ?? '', t.effect]).sort());
+  const taintSet = (ts: readonly Taint[], k = taintsKey(ts)): number => {
     let id = taintKey.get(k);
     if (id === undefined) {
       id = taintSets.length;
@@ -295,7 +294,7 @@ export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Enc
     const b = i * A.N_STRIDE;
     nodeRecords[b + A.N_SET] = setId(nodeReqs[i]!);
     nodeRecords[b + A.N_REMAINING] = f64.vector(vec(e.remaining));
-    nodeRecords[b + A.N_TAINTSET] = taintSet(e.taints);
+    nodeRecords[b + A.N_TAINTSET] = taintSet(e.taints, nodeTaintsKey(e.node, e.taints));
     nodeRecords[b + A.N_FLAGS] = (blocked?.has(e.node.name) ? A.NF_BLOCKED_FOR_MOVED : 0) | (e.node.initialized ? A.NF_INITIALIZED : 0);
     nodeRecords[b + A.N_PORTS] = words.list(e.hostPorts.map((p) => encodePort(p, ips)));
   });
