@@ -16,7 +16,8 @@ import {
 } from '../abi';
 import { NLD, NP, NR, NT, dg, f64At, it, listLen, tmpl, ver } from './layout';
 import { Compat, compatFor } from './its';
-import { Classes, Types, packGroup } from './pack';
+import { Classes, Types } from './bins';
+import { packGroup } from './pack';
 import { fullFilter, limitsOf, maxCapacity, placedVersion, placement } from './schedule';
 import { MODE_WELL_KNOWN, canonicalInput, mergeCompatible, setHasMinValues } from './sets';
 import { templateReserved } from './reservations';
