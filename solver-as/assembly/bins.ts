@@ -88,6 +88,20 @@ export function cheapestFit(ts: Types, total: Float64Array): f64 {
   return best;
 }
 
+/** The same, among `xs` only: exact when every type left out is dominated by one in `xs` (no smaller, no cheaper). */
+export function cheapestFitAmong(ts: Types, xs: Array<i32>, total: Float64Array): f64 {
+  let best = Infinity;
+  for (let i = 0; i < xs.length; i++) {
+    const x = unchecked(xs[i]);
+    const p = unchecked(ts.prices[x]);
+    if (p >= best) continue;
+    let fits = true;
+    for (let r = 0; r < NR && fits; r++) if (unchecked(total[r]) > ts.cap(x, r) + 1e-6) fits = false;
+    if (fits) best = p;
+  }
+  return best;
+}
+
 /** The request totals of a take vector, into `total`. */
 export function takeTotal(cl: Classes, take: Int32Array, total: Float64Array): void {
   total.fill(0);

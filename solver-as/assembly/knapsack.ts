@@ -11,7 +11,7 @@ import { NR } from './layout';
 import { Classes, Types, descending, fitCount, req } from './bins';
 
 /** Types no other type dominates (ties: the lower index survives). */
-function undominated(ts: Types): Array<i32> {
+export function undominated(ts: Types): Array<i32> {
   const out = new Array<i32>();
   for (let x = 0; x < ts.n; x++) {
     let dominated = false;
@@ -33,14 +33,13 @@ function undominated(ts: Types): Array<i32> {
 }
 
 /**
- * The types worth pricing: undominated; by the worth of their capacity at the resource LP's prices (its own
+ * The types worth pricing, among the undominated `all`: by the worth of their capacity at the resource LP's prices (its own
  * types are worth 100% of their price), the MIN_PRICED best and any others worth at least PRICED_EFFICIENCY.
  * A type far below hosts no pattern worth its price unless the pods' prices stray far from their resources'.
  */
 const PRICED_EFFICIENCY: f64 = 0.85;
 const MIN_PRICED = 16;
-export function candidates(ts: Types, duals: Float64Array): Array<i32> {
-  const all = undominated(ts);
+export function candidates(ts: Types, all: Array<i32>, duals: Float64Array): Array<i32> {
   const eff = new Float64Array(all.length);
   for (let i = 0; i < all.length; i++) {
     const x = unchecked(all[i]);

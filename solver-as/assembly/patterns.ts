@@ -14,8 +14,8 @@
 // SLACK. After every step, closing with the cheapest single node that holds everything left is a candidate
 // end; the cheapest end is kept. Each node costs what the cheapest type holding its pods costs.
 import { NR } from './layout';
-import { Bin, Classes, Types, cheapestFit, descending, fitCount, takeTotal } from './bins';
-import { candidates, price } from './knapsack';
+import { Bin, Classes, Types, cheapestFitAmong, descending, fitCount, takeTotal } from './bins';
+import { candidates, price, undominated } from './knapsack';
 import { Master } from './master';
 
 @external('env', 'now')
@@ -30,6 +30,8 @@ const ROUNDS_RESIDUAL = 1;
 const SEARCHED = 8;
 /** Most columns added per round (the best-worth ones). */
 const ADD_PER_ROUND = 8;
+/** The share of the time left that pricing may use. */
+const SOFT_SHARE: f64 = 0.5;
 /** Rounding opens further nodes at the same LP prices while each loses at most this share of its cost. */
 const SLACK: f64 = 0.01;
 
@@ -56,8 +58,11 @@ class Columns {
   }
 }
 
-/** Column generation for demand `left`: rounds of pricing every type; false on the deadline or an infeasible LP. */
-function generate(ts: Types, cl: Classes, xs: Array<i32>, cols: Columns, left: Int32Array, rounds: i32, deadline: f64): bool {
+/**
+ * Column generation for demand `left`: solve, then up to `rounds` rounds of pricing the types `xs` and
+ * re-solving; pricing stops early past `soft`. False past `deadline`, or if the LP would not solve.
+ */
+function generate(ts: Types, cl: Classes, und: Array<i32>, xs: Array<i32>, cols: Columns, left: Int32Array, rounds: i32, soft: f64, deadline: f64): bool {
   const C = left.length;
   const m = cols.lp;
   const total = new Float64Array(NR);
@@ -68,7 +73,7 @@ function generate(ts: Types, cl: Classes, xs: Array<i32>, cols: Columns, left: I
     if (now() > deadline) return false;
     m.setDemand(left);
     if (!m.solve()) return false;
-    if (round >= rounds) return true;
+    if (round >= rounds || now() > soft) return true;
     // Greedy patterns for every type, then the local search for the most promising ones.
     for (let i = 0; i < xs.length; i++) {
       const x = unchecked(xs[i]);
@@ -91,7 +96,7 @@ function generate(ts: Types, cl: Classes, xs: Array<i32>, cols: Columns, left: I
       const t = unchecked(found[k]);
       if (cols.has(t)) continue;
       takeTotal(cl, t, total);
-      cols.add(t.slice(), cheapestFit(ts, total));
+      cols.add(t.slice(), cheapestFitAmong(ts, und, total));
       added++;
     }
     if (added == 0) return true;
@@ -103,7 +108,7 @@ function generate(ts: Types, cl: Classes, xs: Array<i32>, cols: Columns, left: I
  * Opens the one node (of any column, capped by what is left) that costs least beyond the LP's worth of its
  * pods, the most-used column on a tie; returns that loss as a share of its cost, or -1 if none takes a pod.
  */
-function openLeastLoss(ts: Types, cl: Classes, cols: Columns, left: Int32Array, bins: Array<Bin>): f64 {
+function openLeastLoss(ts: Types, cl: Classes, und: Array<i32>, cols: Columns, left: Int32Array, bins: Array<Bin>): f64 {
   const C = left.length;
   const m = cols.lp;
   const capped = new Int32Array(C);
@@ -123,7 +128,7 @@ function openLeastLoss(ts: Types, cl: Classes, cols: Columns, left: Int32Array, 
     }
     if (!any) continue;
     takeTotal(cl, capped, total);
-    const cost = cheapestFit(ts, total);
+    const cost = cheapestFitAmong(ts, und, total);
     const loss = cost - worth;
     if (loss < pickLoss - 1e-6 || (loss <= pickLoss + 1e-6 && pick >= 0 && m.z(j) > m.z(pick))) {
       pick = j;
@@ -153,7 +158,10 @@ function open(bins: Array<Bin>, take: Int32Array, left: Int32Array): bool {
 /** Packs the group by patterns, or returns null (deadline, or an LP that would not solve). */
 export function patternPack(ts: Types, cl: Classes, duals: Float64Array, deadline: f64): Array<Bin> | null {
   const C = cl.versions.length;
-  const xs = candidates(ts, duals);
+  const und = undominated(ts);
+  const xs = candidates(ts, und, duals);
+  // Pricing may use about half the time left; the rest is for rounding, which re-solves the LP after each step.
+  const soft = now() + (deadline - now()) * SOFT_SHARE;
   const left = new Int32Array(C);
   for (let c = 0; c < C; c++) unchecked((left[c] = unchecked(cl.counts[c])));
   // Start from one single-class pattern per class: the type that holds its pods cheapest per pod.
@@ -180,10 +188,10 @@ export function patternPack(ts: Types, cl: Classes, duals: Float64Array, deadlin
     const t = new Int32Array(C);
     unchecked((t[c] = bestK));
     takeTotal(cl, t, total);
-    cols.add(t, cheapestFit(ts, total));
+    cols.add(t, cheapestFitAmong(ts, und, total));
   }
   const m = cols.lp;
-  if (!generate(ts, cl, xs, cols, left, ROUNDS_FULL, deadline)) return null;
+  if (!generate(ts, cl, und, xs, cols, left, ROUNDS_FULL, soft, deadline)) return null;
   // Rounding. After each step, closing with one node that holds everything left is a candidate end; the
   // cheapest of those ends (or of none, if the rounding covers all) is kept.
   const bins = new Array<Bin>();
@@ -192,6 +200,8 @@ export function patternPack(ts: Types, cl: Classes, duals: Float64Array, deadlin
   let bestPrefix = -1;
   let bestClose: Int32Array | null = null;
   const all = new Int32Array(C);
+  // Past the deadline, rounding finishes without re-solving: one least-loss node at a time at the last prices.
+  let late = false;
   for (;;) {
     let remaining = 0;
     for (let c = 0; c < C; c++) remaining += unchecked(left[c]);
@@ -205,7 +215,7 @@ export function patternPack(ts: Types, cl: Classes, duals: Float64Array, deadlin
     }
     for (let c = 0; c < C; c++) unchecked((all[c] = unchecked(left[c])));
     takeTotal(cl, all, total);
-    const close = cheapestFit(ts, total);
+    const close = cheapestFitAmong(ts, und, total);
     if (spent + close < bestCost) {
       bestCost = spent + close;
       bestPrefix = bins.length;
@@ -214,20 +224,20 @@ export function patternPack(ts: Types, cl: Classes, duals: Float64Array, deadlin
     // Whole nodes of each pattern the LP uses; if none is whole, the one node (of any pattern, capped by
     // what is left) that costs least beyond the LP's worth of its pods, the most-used on a tie.
     const before = bins.length;
-    for (let j = 0; j < cols.take.length; j++) {
+    for (let j = 0; j < cols.take.length && !late; j++) {
       const whole = <i32>Math.floor(m.z(j) + 1e-9);
       for (let q = 0; q < whole; q++) open(bins, unchecked(cols.take[j]), left);
     }
     // Then, while what is left needs more than one node, further nodes whose loss at the same prices is
     // within SLACK of their cost (re-solving after every node costs a pricing round each).
     if (bins.length == before) {
-      if (openLeastLoss(ts, cl, cols, left, bins) < 0) return null;
-      for (;;) {
+      if (openLeastLoss(ts, cl, und, cols, left, bins) < 0) return null;
+      for (; !late; ) {
         for (let c = 0; c < C; c++) unchecked((all[c] = unchecked(left[c])));
         takeTotal(cl, all, total);
-        if (cheapestFit(ts, total) < Infinity) break;
+        if (cheapestFitAmong(ts, und, total) < Infinity) break;
         const before2 = bins.length;
-        const loss = openLeastLoss(ts, cl, cols, left, bins);
+        const loss = openLeastLoss(ts, cl, und, cols, left, bins);
         if (loss < 0) break;
         if (loss > SLACK) {
           // Put it back: too dear at these prices.
@@ -240,10 +250,12 @@ export function patternPack(ts: Types, cl: Classes, duals: Float64Array, deadlin
     }
     for (let b = before; b < bins.length; b++) {
       takeTotal(cl, unchecked(bins[b]).take, total);
-      spent += cheapestFit(ts, total);
+      spent += cheapestFitAmong(ts, und, total);
     }
     if (spent >= bestCost) break;
-    if (!generate(ts, cl, xs, cols, left, ROUNDS_RESIDUAL, deadline)) return null;
+    if (late) continue;
+    if (now() > deadline) late = true;
+    else if (!generate(ts, cl, und, xs, cols, left, ROUNDS_RESIDUAL, soft, Infinity)) return null;
   }
   const out = new Array<Bin>();
   for (let b = 0; b < bestPrefix; b++) out.push(unchecked(bins[b]));
