@@ -139,7 +139,7 @@ export function packGroup(ts: Types, cl: Classes, deadline: f64): Array<Bin> | n
   for (let c = 0; c < C; c++) unchecked((left[c] = unchecked(cl.counts[c])));
   const bins = new Array<Bin>();
   const byValue = valuePack(ts, cl, left, duals, efficient(ts, duals), bins, deadline) ? bins : null;
-  const byPattern = patternPack(ts, cl, duals, deadline);
+  const byPattern = patternPack(ts, cl, duals, byValue, deadline);
   if (byPattern == null) return byValue;
   if (byValue == null) return byPattern;
   return binsCost(ts, cl, byPattern) < binsCost(ts, cl, byValue) ? byPattern : byValue;

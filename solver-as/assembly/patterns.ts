@@ -156,7 +156,7 @@ function open(bins: Array<Bin>, take: Int32Array, left: Int32Array): bool {
 }
 
 /** Packs the group by patterns, or returns null (deadline, or an LP that would not solve). */
-export function patternPack(ts: Types, cl: Classes, duals: Float64Array, deadline: f64): Array<Bin> | null {
+export function patternPack(ts: Types, cl: Classes, duals: Float64Array, seed: Array<Bin> | null, deadline: f64): Array<Bin> | null {
   const C = cl.versions.length;
   const und = undominated(ts);
   const xs = candidates(ts, und, duals);
@@ -189,6 +189,15 @@ export function patternPack(ts: Types, cl: Classes, duals: Float64Array, deadlin
     unchecked((t[c] = bestK));
     takeTotal(cl, t, total);
     cols.add(t, cheapestFitAmong(ts, und, total));
+  }
+  // And the nodes of another plan (the value packer's), as patterns to start from.
+  if (seed != null) {
+    for (let b = 0; b < seed.length; b++) {
+      const t = unchecked(seed[b]).take;
+      if (cols.has(t)) continue;
+      takeTotal(cl, t, total);
+      cols.add(t.slice(), cheapestFitAmong(ts, und, total));
+    }
   }
   const m = cols.lp;
   if (!generate(ts, cl, und, xs, cols, left, ROUNDS_FULL, soft, deadline)) return null;
