@@ -30,6 +30,9 @@ const ROUNDS_RESIDUAL = 1;
 const SEARCHED = 8;
 /** Most columns added per round (the best-worth ones). */
 const ADD_PER_ROUND = 8;
+/** Column generation stops when the last TAIL_ROUNDS rounds gained less than TAIL of the LP objective. */
+const TAIL_ROUNDS = 5;
+const TAIL: f64 = 0.001;
 /** The share of the time left that pricing may use. */
 const SOFT_SHARE: f64 = 0.5;
 /** Rounding opens further nodes at the same LP prices while each loses at most this share of its cost. */
@@ -69,11 +72,15 @@ function generate(ts: Types, cl: Classes, und: Array<i32>, xs: Array<i32>, cols:
   const ratio = new Float64Array(xs.length);
   const found = new Array<Int32Array>();
   for (let i = 0; i < xs.length; i++) found.push(new Int32Array(C));
+  const history = new Array<f64>();
   for (let round = 0; ; round++) {
     if (now() > deadline) return false;
     m.setDemand(left);
     if (!m.solve()) return false;
     if (round >= rounds || now() > soft) return true;
+    // Tailing off: less than TAIL of the objective gained over the last TAIL_ROUNDS rounds.
+    if (round >= TAIL_ROUNDS && unchecked(history[round - TAIL_ROUNDS]) - m.obj < TAIL * m.obj) return true;
+    history.push(m.obj);
     // Greedy patterns for every type, then the local search for the most promising ones.
     for (let i = 0; i < xs.length; i++) {
       const x = unchecked(xs[i]);
