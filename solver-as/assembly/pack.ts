@@ -125,9 +125,11 @@ function efficient(ts: Types, duals: Float64Array): Array<i32> {
   return out;
 }
 
+const EXTRA_NODE_SAVING: f64 = 5000;
+
 /**
  * Packs the group into nodes, or returns null (deadline, or no feasible LP): by resource value (above) and by
- * patterns (patterns.ts), keeping the cheaper (the first on a tie).
+ * patterns (patterns.ts), keeping the cheaper (the value plan on a tie, or unless each extra node saves $0.005/h).
  */
 export function packGroup(ts: Types, cl: Classes, deadline: f64): Array<Bin> | null {
   const C = cl.versions.length;
@@ -142,5 +144,11 @@ export function packGroup(ts: Types, cl: Classes, deadline: f64): Array<Bin> | n
   const byPattern = patternPack(ts, cl, duals, byValue, deadline);
   if (byPattern == null) return byValue;
   if (byValue == null) return byPattern;
-  return binsCost(ts, cl, byPattern) < binsCost(ts, cl, byValue) ? byPattern : byValue;
+  // More nodes must pay for themselves: each carries what prices do not show (its root volume, about
+  // $0.002/h for 20 GiB of gp3; addresses; one more node to run), so a plan with more nodes must save
+  // EXTRA_NODE_SAVING (micro-dollars per hour) per extra node.
+  const pc = binsCost(ts, cl, byPattern);
+  const vc = binsCost(ts, cl, byValue);
+  if (byPattern.length > byValue.length) return pc < vc - EXTRA_NODE_SAVING * <f64>(byPattern.length - byValue.length) ? byPattern : byValue;
+  return pc < vc ? byPattern : byValue;
 }
