@@ -4,9 +4,9 @@
 //
 // Karpenter packs greedily into ever-larger NodeClaims and only then picks the cheapest type that holds
 // each one, so its plans follow the pods' arrival order, not the prices. Here, per NodePool template and
-// requirement group: solve the covering LP over the group's instance types (lp.ts) for a price per unit of
-// each resource, then fill bins greedily, always opening the instance type whose filled bin is worth the
-// most per dollar at those prices, and closing with the cheapest type that holds whatever is left.
+// requirement group, pack the group's pods two ways and keep the cheaper (pack.ts): greedily by a price per
+// unit of each resource from the covering LP (lp.ts), and by node patterns from column generation, which
+// prices each pod class by the nodes it shares and so mixes cpu-heavy and memory-heavy pods (patterns.ts).
 //
 // "Free" pods are those no topology group constrains or counts, with no host ports and no volume
 // alternatives: moving them between new NodeClaims cannot break any constraint but their own requirements,
@@ -16,7 +16,8 @@ import {
 } from '../abi';
 import { NLD, NP, NR, NT, dg, f64At, it, listLen, tmpl, ver } from './layout';
 import { Compat, compatFor } from './its';
-import { Classes, Types, packGroup } from './pack';
+import { Classes, Types } from './bins';
+import { packGroup } from './pack';
 import { fullFilter, limitsOf, maxCapacity, placedVersion, placement } from './schedule';
 import { MODE_WELL_KNOWN, canonicalInput, mergeCompatible, setHasMinValues } from './sets';
 import { templateReserved } from './reservations';
