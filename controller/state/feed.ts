@@ -32,9 +32,11 @@ export function newClusterState(deps: ClusterStateDeps): { cluster: Cluster; inf
     // Kubernetes before 1.34 has no resource.k8s.io/v1: the controller must still sync and provision the
     // pods that need no devices (a pod with resource claims gets an error naming the claim it cannot see).
     const unservedMeans = 'IGNORE_DRA_REQUESTS=false needs resource.k8s.io/v1 (Kubernetes 1.34 or later); until it is served, no devices, claims or device classes are known and pods with resource claims stay pending with an error naming the claim';
-    for (const kind of ['ResourceSlice', 'ResourceClaim', 'ResourceClaimTemplate', 'DeviceClass'] as const) {
-      informers.add(kind, { apply: (o) => dra.apply(kind, o), remove: (o) => dra.remove(kind, o) }, { unservedMeans });
-    }
+    // One literal call per kind: test/deploy/rbac.ts reads these to check the chart's RBAC.
+    informers.add('ResourceSlice', { apply: (o) => dra.apply('ResourceSlice', o), remove: (o) => dra.remove('ResourceSlice', o) }, { unservedMeans });
+    informers.add('ResourceClaim', { apply: (o) => dra.apply('ResourceClaim', o), remove: (o) => dra.remove('ResourceClaim', o) }, { unservedMeans });
+    informers.add('ResourceClaimTemplate', { apply: (o) => dra.apply('ResourceClaimTemplate', o), remove: (o) => dra.remove('ResourceClaimTemplate', o) }, { unservedMeans });
+    informers.add('DeviceClass', { apply: (o) => dra.apply('DeviceClass', o), remove: (o) => dra.remove('DeviceClass', o) }, { unservedMeans });
   }
   return { cluster, informers };
 }
