@@ -76,6 +76,12 @@ export function concaveBeyond(pts: readonly Point[], k: number): number {
   return b.v + ((b.v - a.v) / (b.k - a.k)) * (k - b.k);
 }
 
+/**
+ * A further solve is worth it only where it could beat the best layout found so far by 1%: each one re-solves
+ * the pods of hundreds of nodes, and the packer's own spread between neighbouring lengths is of that order.
+ */
+const MIN_GAIN = 1.01;
+
 /** The best layout the search finds before `late()`; the first evaluation always runs. */
 export async function searchLayout(s: Snapshot, ordered: readonly Candidate[], search: Search, late: () => boolean): Promise<Evaluation | undefined> {
   const n = ordered.length;
@@ -96,14 +102,14 @@ export async function searchLayout(s: Snapshot, ordered: readonly Candidate[], s
       if (b?.units.length) bestK = k;
     }
   };
-  // Coarse, middle out: the best length is usually near half, and the full set is the dearest to solve. The
-  // longer lengths only while a concave curve through the tried ones (and 0 at length 0) could gain there.
-  for (const f of [1 / 2, 1 / 4, 3 / 4, 1]) {
-    const k = Math.max(1, Math.round(n * f));
-    const pts = [{ k: 0, v: 0 }, ...[...tried.keys()].sort((a, b) => a - b).map((x) => ({ k: x, v: tried.get(x) ? saved(x) : undefined }))];
-    if (f > 1 / 2 && concaveBeyond(pts, k) <= saved(bestK) * 1.002) continue;
-    await tryPrefix(k);
-  }
+  // Coarse: half, then the full set while a concave curve through 0 (nothing saved at length 0) and half
+  // could gain there, then a quarter unless the full set saved more than half did (a concave curve rising
+  // from half to the full set is lower everywhere left of half). Refinement below fills the gaps.
+  const half = Math.max(1, Math.round(n / 2));
+  await tryPrefix(half);
+  const pts = () => [{ k: 0, v: 0 }, ...[...tried.keys()].sort((a, b) => a - b).map((x) => ({ k: x, v: tried.get(x) ? saved(x) : undefined }))];
+  if (concaveBeyond(pts(), n) > saved(bestK) * MIN_GAIN) await tryPrefix(n);
+  if (!(tried.has(n) && saved(n) > saved(half))) await tryPrefix(Math.max(1, Math.round(n / 4)));
   // Savings still rising towards short prefixes: keep halving while it pays.
   for (let k = Math.round(n / 8); k >= 1 && bestK > 0 && bestK <= Math.round(n / 4) && saved(bestK) > 0; k = Math.floor(k / 2)) {
     const before = bestK;
@@ -112,7 +118,7 @@ export async function searchLayout(s: Snapshot, ordered: readonly Candidate[], s
   }
   // Nothing saved anywhere: a last look at the few most wasteful nodes alone.
   if (!best?.units.length) for (const k of [Math.round(n / 8), 1]) await tryPrefix(Math.max(1, k));
-  // Refine between the best length and its nearest tried neighbours while it still gains 0.2 %, on the
+  // Refine between the best length and its nearest tried neighbours while it still gains MIN_GAIN, on the
   // sides where a savings curve that rises and then falls (concave) through the tried lengths could.
   for (let round = 0; round < 4 && bestK && !late(); round++) {
     const ks = [...tried.keys()].sort((a, b) => a - b);
@@ -121,23 +127,23 @@ export async function searchLayout(s: Snapshot, ordered: readonly Candidate[], s
     const before = saved(bestK);
     for (const side of [-1, 1] as const) {
       const other = ks[i + side];
-      if (other === undefined || Math.abs(other - bestK) <= 1 || concaveBound(pts, i, side) <= before * 1.002) continue;
+      if (other === undefined || Math.abs(other - bestK) <= 1 || concaveBound(pts, i, side) <= before * MIN_GAIN) continue;
       await tryPrefix(Math.round((other + bestK) / 2));
     }
-    if (saved(bestK) <= before * 1.002) break;
+    if (saved(bestK) <= before * MIN_GAIN) break;
   }
   // Nothing saved: the caps still look at the best-evaluated prefix (one big node may become two small ones).
   if (!bestAnyK) return best;
   const prefix = ordered.slice(0, bestK || bestAnyK);
   const top = Math.max(...prefix.map((c) => c.price));
   // A cap only removes types dearer than it: worth a solve while the simulation launches such a type, and
-  // the tighter cap only after the looser one gained.
+  // the tighter cap only after the looser one gained MIN_GAIN.
   for (const cap of [top / 2, top / 4]) {
     const launched = best ? Math.max(0, ...best.sim.plan.newNodeClaims.map((k) => k.price)) : 0;
     if (late() || launched <= cap) break;
     const before = best;
     best = better(best, await search.evaluateMovable(s, prefix, cap));
-    if (best === before) break;
+    if (best === before || (best?.savings ?? 0) <= (before?.savings ?? 0) * MIN_GAIN) break;
   }
   const chosen: Evaluation | undefined = best;
   if (chosen && !late()) {
