@@ -131,10 +131,6 @@ export function podBlock(node: StateNode, pdbs: readonly PodDisruptionBudget[], 
 }
 
 /**
- * Whether a pod may move right now in a simulation (§2.7 step 3b): not protected by do-not-disrupt and not
- * covered by a PDB that blocks every eviction by its spec (maxUnavailable 0 / "0%", minAvailable "100%").
- */
-/**
  * The node's reschedulable pods that may move now (not do-not-disrupt, no fully blocking PDB). Remembered per
  * pods array, PDB list and time: a disruption call simulates the same nodes many times.
  */
@@ -148,6 +144,10 @@ export function movablePods(node: StateNode, pdbs: readonly PodDisruptionBudget[
 
 const movable = new WeakMap<readonly Pod[], { readonly pdbs: readonly PodDisruptionBudget[]; readonly now: number; readonly pods: readonly Pod[] }>();
 
+/**
+ * Whether a pod may move right now in a simulation (§2.7 step 3b): not protected by do-not-disrupt and not
+ * covered by a PDB that blocks every eviction by its spec (maxUnavailable 0 / "0%", minAvailable "100%").
+ */
 export function currentlyReschedulable(pod: Pod, pdbs: readonly PodDisruptionBudget[], now: number): boolean {
   if (doNotDisrupt(pod, now).state === 'active') return false;
   return !pdbsOf(pod, pdbs).some(fullyBlocking);
