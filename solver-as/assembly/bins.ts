@@ -75,15 +75,18 @@ export class Types {
   return unchecked(cl.reqs[c * NR + r]);
 }
 
+/** Whether type x holds `total` (to 1e-6). */
+@inline function holds(ts: Types, x: i32, total: Float64Array): bool {
+  for (let r = 0; r < NR; r++) if (unchecked(total[r]) > ts.cap(x, r) + 1e-6) return false;
+  return true;
+}
+
 /** Price of the cheapest type holding `total`, or Infinity. */
 export function cheapestFit(ts: Types, total: Float64Array): f64 {
   let best = Infinity;
   for (let x = 0; x < ts.n; x++) {
     const p = unchecked(ts.prices[x]);
-    if (p >= best) continue;
-    let fits = true;
-    for (let r = 0; r < NR && fits; r++) if (unchecked(total[r]) > ts.cap(x, r) + 1e-6) fits = false;
-    if (fits) best = p;
+    if (p < best && holds(ts, x, total)) best = p;
   }
   return best;
 }
@@ -94,10 +97,7 @@ export function cheapestFitAmong(ts: Types, xs: Array<i32>, total: Float64Array)
   for (let i = 0; i < xs.length; i++) {
     const x = unchecked(xs[i]);
     const p = unchecked(ts.prices[x]);
-    if (p >= best) continue;
-    let fits = true;
-    for (let r = 0; r < NR && fits; r++) if (unchecked(total[r]) > ts.cap(x, r) + 1e-6) fits = false;
-    if (fits) best = p;
+    if (p < best && holds(ts, x, total)) best = p;
   }
   return best;
 }
