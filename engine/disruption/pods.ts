@@ -105,8 +105,22 @@ function evictable(pod: Pod): boolean {
   return isActive(pod) && !pod.tolerations.some((t) => tolerates(t, DISRUPTED_NO_SCHEDULE)) && !isMirrorPod(pod);
 }
 
-/** The first pod that blocks disruption of the node: do-not-disrupt first, then PDBs (§1.3 step 9). */
+/**
+ * The first pod that blocks disruption of the node: do-not-disrupt first, then PDBs (§1.3 step 9).
+ * Remembered per pods array, PDB list and time, like movablePods: every disruption call builds candidate
+ * sets over the same mostly unchanged nodes.
+ */
 export function podBlock(node: StateNode, pdbs: readonly PodDisruptionBudget[], now: number): PodBlock | undefined {
+  const m = blocks.get(node.pods);
+  if (m && m.pdbs === pdbs && m.now === now) return m.block;
+  const block = firstBlock(node, pdbs, now);
+  blocks.set(node.pods, { pdbs, now, block });
+  return block;
+}
+
+const blocks = new WeakMap<readonly Pod[], { readonly pdbs: readonly PodDisruptionBudget[]; readonly now: number; readonly block: PodBlock | undefined }>();
+
+function firstBlock(node: StateNode, pdbs: readonly PodDisruptionBudget[], now: number): PodBlock | undefined {
   for (const p of node.pods) {
     if (!isActive(p)) continue;
     const d = doNotDisrupt(p, now);

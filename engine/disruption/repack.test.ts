@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { InstanceType, Snapshot } from '../domain/types.ts';
+import type { NewNodeClaimPlan } from '../solver/types.ts';
 import { DEFAULT_ENGINE_OPTIONS } from '../domain/types.ts';
 import { nodePool, pdb, pod, pods, snapshot, stateNode } from '../../test/fixtures/builders.ts';
 import { FAKE_WELL_KNOWN_LABELS, fakeInstanceType, fakeOffering } from '../../test/fixtures/instancetypes.ts';
@@ -13,7 +14,8 @@ import { candidateSet } from './candidates.ts';
 import { disrupt } from './disrupt.ts';
 import { methodFilter } from './filters.ts';
 import { resolve } from './method.ts';
-import { cappedTypes, planRepack } from './repack.ts';
+import { planRepack } from './repack.ts';
+import { capGain, cappedTypes } from './repackcap.ts';
 import { concaveBeyond, concaveBound } from './repacksearch.ts';
 import { validate } from './validate.ts';
 
@@ -144,7 +146,7 @@ describe('global repack', () => {
     expect(just.kind).toBe('replace');
   });
 
-  it('tries a price cap only while the layout launches a type dearer than it', async () => {
+  it('tries a price cap only where it could save on the NodeClaims dearer than it', async () => {
     const pool = nodePool({ consolidateAfter: 0, budgets: [{ nodes: '100%' }] });
     // six small nodes an eighth full: deleting five is the layout, nothing launches
     const nodes = Array.from({ length: 6 }, (_, i) => onNode(small, { name: `n${i}`, pods: [pod({ cpu: '500m' })] }));
@@ -201,5 +203,41 @@ describe('capped instance types', () => {
     expect(cappedTypes(its, 5_000_000)).toBe(a);
     expect(cappedTypes(its, 20_000_000).map((t) => t.name)).toEqual(['big', 'small']);
     expect(cappedTypes([small, big], 5_000_000)).not.toBe(a);
+  });
+
+  const claim = (it: InstanceType, requests: { cpu: number; memory: number }): NewNodeClaimPlan => ({
+    nodePool: 'default', pods: [], requirements: [], instanceTypes: [{ name: it.name, price: it.offerings[0]!.price }],
+    requests, labels: {}, taints: [], startupTaints: [], price: it.offerings[0]!.price,
+  });
+
+  it('bound what a cap could save by the cheapest fractional mix of the types within it', () => {
+    const s = snapshot({ nodePools: [nodePool({})], instanceTypes: [big, small] });
+    const full = { cpu: big.allocatable.cpu!, memory: big.allocatable.memory! / 2 };
+    // a full big node ($10) holds what two smalls ($1 each) hold: a cap at $5 could save nearly $8
+    const g = capGain(s, [claim(big, full)], 5);
+    const perCpu = 1 / small.allocatable.cpu!;
+    expect(g.price).toBe(10);
+    expect(g.gain).toBeCloseTo(10 - full.cpu * perCpu, 9);
+    // claims within the cap are not counted; a cap below every type can save nothing
+    expect(capGain(s, [claim(small, { cpu: 1000, memory: Gi })], 5)).toEqual({ gain: 0, price: 0 });
+    expect(capGain(s, [claim(big, full)], 0.5)).toEqual({ gain: 0, price: 10 });
+  });
+
+  it('mix a cpu-rich and a memory-rich type where neither alone is cheap, and ignore types no mix would use', () => {
+    const cpuRich = fakeInstanceType({ name: 'cpu-rich', resources: { cpu: 4000, memory: 2 * Gi, pods: 20 }, offerings: od(1) });
+    const memRich = fakeInstanceType({ name: 'mem-rich', resources: { cpu: 1000, memory: 8 * Gi, pods: 20 }, offerings: od(1) });
+    const worse = fakeInstanceType({ name: 'worse', resources: { cpu: 1000, memory: 2 * Gi, pods: 20 }, offerings: od(1) });
+    // not dominated by either, but below the line between them: any mix with it costs more
+    const inside = fakeInstanceType({ name: 'inside', resources: { cpu: 2000, memory: 4 * Gi, pods: 20 }, offerings: od(1) });
+    const s = snapshot({ nodePools: [nodePool({})], instanceTypes: [big, cpuRich, inside, memRich, worse] });
+    const [c, m] = [cpuRich.allocatable, memRich.allocatable];
+    const want = { cpu: 4000, memory: 8 * Gi };
+    // dollars x on cpu-rich and y on mem-rich with c.cpu x + m.cpu y = 4000 and c.memory x + m.memory y = 8 Gi
+    const det = c.cpu! * m.memory! - m.cpu! * c.memory!;
+    const x = (want.cpu * m.memory! - m.cpu! * want.memory) / det;
+    const y = (c.cpu! * want.memory - want.cpu * c.memory!) / det;
+    const single = Math.min(Math.max(want.cpu / c.cpu!, want.memory / c.memory!), Math.max(want.cpu / m.cpu!, want.memory / m.memory!));
+    expect(x + y).toBeLessThan(single);
+    expect(capGain(s, [claim(big, want)], 5).gain).toBeCloseTo(10 - (x + y), 9);
   });
 });

@@ -4,7 +4,7 @@
 // independent units and prices them, and this file evaluates candidate sets and cuts the chosen layout into
 // steps: each step's candidates fit every pool's budget at the time it runs (later steps are planned on the
 // snapshot after the earlier ones), and the first step is the command to run now. Design: docs/disruption.md.
-import type { InstanceType, Snapshot } from '../domain/types.ts';
+import type { Snapshot } from '../domain/types.ts';
 import { toMicros } from '../domain/money.ts';
 import { provisionInput } from '../provision.ts';
 import type { NewNodeClaimPlan, ProvisionInput, ProvisionPlan } from '../solver/types.ts';
@@ -12,6 +12,7 @@ import { applyCommand } from './apply.ts';
 import { evaluateBalancedMove, nodePoolTotals, type PoolTotals } from './balanced.ts';
 import { budgetExplanation, budgetMapping, type PoolBudget } from './budgets.ts';
 import { bySavingsRatio, managedPools, newCandidate } from './candidates.ts';
+import { cappedTypes } from './repackcap.ts';
 import { byWaste, searchLayout } from './repacksearch.ts';
 import { makeCommand } from './command.ts';
 import type { Resolved } from './method.ts';
@@ -57,19 +58,6 @@ function capped(s: Snapshot, cap: number): Snapshot {
   const lim = toMicros(cap);
   const instanceTypes = new Map([...s.instanceTypes].map(([pool, its]) => [pool, cappedTypes(its, lim)]));
   return { ...s, instanceTypes };
-}
-
-// The same capped list (the same array) for the same catalog and cap: solver templates are cached by the
-// identity of their instance-type array (reference/templates.ts), so a fresh array on every capped
-// simulation would rebuild each template (filtering and grouping every type) each time.
-const cappedCache = new WeakMap<readonly InstanceType[], Map<number, readonly InstanceType[]>>();
-
-export function cappedTypes(its: readonly InstanceType[], lim: number): readonly InstanceType[] {
-  let byCap = cappedCache.get(its);
-  if (!byCap) cappedCache.set(its, (byCap = new Map()));
-  let out = byCap.get(lim);
-  if (!out) byCap.set(lim, (out = its.filter((it) => it.offerings.some((o) => o.available && toMicros(o.price) <= lim))));
-  return out;
 }
 
 export class Search {
@@ -171,7 +159,12 @@ function stepOf(s: Snapshot, units: readonly Unit[], sim: Simulation): RepackSte
   const nodes = s.nodes.map((n) => (names.has(n.name) ? { ...n, markedForDeletion: true } : n));
   const input = provisionInput({ ...s, nodes }, pods, { consolidation: sim.input.consolidation ?? { blockedDestinations: new Set(), movedPods: new Set() } });
   const existing = new Map<string, string[]>();
-  for (const m of command.podsMoved) if (!m.to.startsWith('replacement:')) existing.set(m.to, [...(existing.get(m.to) ?? []), m.uid]);
+  for (const m of command.podsMoved) {
+    if (m.to.startsWith('replacement:')) continue;
+    const uids = existing.get(m.to);
+    if (uids) uids.push(m.uid);
+    else existing.set(m.to, [m.uid]);
+  }
   const plan: ProvisionPlan = { existing, newNodeClaims: claims, unschedulable: [], ignored: [], costPerHour: claims.reduce((a, k) => a + k.price, 0) };
   return { command, input, plan };
 }

@@ -7,9 +7,11 @@
 // solves; a length is solved only where a concave curve through those tried (and 0 at length 0) could gain
 // there. Then two variations of the best prefix: instance types capped at half (and a quarter) of the
 // dearest node's price, which makes the greedy packer split work over smaller, cheaper nodes, and the
-// prefix reduced to the nodes that were part of a saving unit.
+// prefix reduced to the nodes that were part of a saving unit; each only where what it could gain is worth
+// a solve (repackcap.ts bounds what a cap could save).
 import type { Snapshot } from '../domain/types.ts';
 import { CPU, MEMORY } from '../domain/resources.ts';
+import { capGain } from './repackcap.ts';
 import { isActive } from '../scheduling/pods.ts';
 import { bySavingsRatio } from './candidates.ts';
 import type { Evaluation, Search } from './repack.ts';
@@ -77,10 +79,12 @@ export function concaveBeyond(pts: readonly Point[], k: number): number {
 }
 
 /**
- * A further solve is worth it only where it could beat the best layout found so far by 1%: each one re-solves
- * the pods of hundreds of nodes, and the packer's own spread between neighbouring lengths is of that order.
+ * A further solve is worth it only where it could beat the best layout found so far by 2%: each one re-solves
+ * the pods of thousands of nodes, and the packer's own spread between neighbouring lengths is of that order
+ * (measured at 5,227 candidates: 1,149.39, 1,154.66 and 1,151.77 $/h saved at 3,268, 3,921 and 4,574; at 1%
+ * the search spent two more solves there to gain nothing).
  */
-const MIN_GAIN = 1.01;
+const MIN_GAIN = 1.02;
 
 /** The best layout the search finds before `late()`; the first evaluation always runs. */
 export async function searchLayout(s: Snapshot, ordered: readonly Candidate[], search: Search, late: () => boolean): Promise<Evaluation | undefined> {
@@ -136,19 +140,24 @@ export async function searchLayout(s: Snapshot, ordered: readonly Candidate[], s
   if (!bestAnyK) return best;
   const prefix = ordered.slice(0, bestK || bestAnyK);
   const top = Math.max(...prefix.map((c) => c.price));
-  // A cap only removes types dearer than it: worth a solve while the simulation launches such a type, and
+  // A cap only changes the NodeClaims dearer than it: worth a solve only while what it could save on them
+  // (capGain) exceeds MIN_GAIN of the best saving and the minimum share a unit must save of their price;
   // the tighter cap only after the looser one gained MIN_GAIN.
   for (const cap of [top / 2, top / 4]) {
-    const launched = best ? Math.max(0, ...best.sim.plan.newNodeClaims.map((k) => k.price)) : 0;
-    if (late() || launched <= cap) break;
+    const dear = capGain(s, best?.sim.plan.newNodeClaims ?? [], cap);
+    if (late() || dear.gain <= Math.max((best?.savings ?? 0) * (MIN_GAIN - 1), search.r.repackMinSavingsShare * dear.price)) break;
     const before = best;
     best = better(best, await search.evaluateMovable(s, prefix, cap));
     if (best === before || (best?.savings ?? 0) <= (before?.savings ?? 0) * MIN_GAIN) break;
   }
+  // The prefix reduced to the nodes of saving units: the others' free room becomes a destination, which
+  // saves at most what they leave idle, so it is worth a solve only when that could gain MIN_GAIN.
   const chosen: Evaluation | undefined = best;
   if (chosen && !late()) {
     const kept = chosen.units.flatMap((u) => u.candidates);
-    if (kept.length && kept.length < prefix.length) best = better(best, await search.evaluateMovable(s, byWaste(kept)));
+    const inUnit = new Set(kept);
+    const idle = prefix.reduce((a, c) => a + (inUnit.has(c) ? 0 : c.price * idleShare(c)), 0);
+    if (kept.length && kept.length < prefix.length && idle > chosen.savings * (MIN_GAIN - 1)) best = better(best, await search.evaluateMovable(s, byWaste(kept)));
   }
   return best;
 }

@@ -42,11 +42,15 @@ export function groupUnits(candidates: readonly Candidate[], sim: Simulation): A
   const claims = sim.plan.newNodeClaims;
   const parent = Array.from({ length: candidates.length + claims.length }, (_, i) => i);
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
-  const owner = new Map<string, number>();
-  candidates.forEach((c, i) => c.reschedulablePods.forEach((p) => owner.set(p.uid, i)));
+  // A simulated pod that was bound came off the node it is bound to (pending pods have no node, and pods
+  // of other deleting nodes name a node that is no candidate): the node's name finds its candidate, with
+  // no map over every moved pod per simulation.
+  const byNode = new Map<string, number>();
+  candidates.forEach((c, i) => byNode.set(c.node.name, i));
   claims.forEach((k, j) => {
     for (const uid of k.pods) {
-      const i = owner.get(uid);
+      const from = sim.pods.get(uid)?.nodeName;
+      const i = from === undefined ? undefined : byNode.get(from);
       if (i !== undefined) parent[find(i)] = find(candidates.length + j);
     }
   });
@@ -89,6 +93,35 @@ function memo(cache: WeakMap<InstanceType, Map<string, number>>, it: InstanceTyp
 const worstMicros = (reqs: Requirements, key: string, it: InstanceType) => memo(worstCache, it, key, () => worstLaunchPrice(reqs, it));
 const cheapestMicros = (reqs: Requirements, key: string, it: InstanceType) => memo(cheapestCache, it, key, () => cheapestAllowed(reqs, it)?.price ?? Infinity);
 
+interface Shaped {
+  /** The claim's requirements allow spot (before on-demand is ruled out of a spot-or-on-demand claim). */
+  readonly spot: boolean;
+  readonly reqs: Requirements;
+  readonly key: string;
+  /** The claim's launchable options at their worst-case launch price (micro-dollars), and the cheapest of those. */
+  readonly priced: ReadonlyArray<{ readonly it: InstanceType; readonly w: number }>;
+  readonly base: number;
+}
+
+// A claim's requirements and options are arrays the decoder shares between the NodeClaims of a solve that
+// were finished alike (thousands of claims share a few dozen), so their pricing is kept per pair of arrays
+// and catalog: the repack prices every claim of every simulation.
+const shapedCache = new WeakMap<object, { readonly options: object; readonly catalog: object | undefined; readonly shaped: Shaped }>();
+
+function shapeClaim(k: NewNodeClaimPlan, types: ReadonlyMap<string, readonly InstanceType[]>): Shaped {
+  const catalog = types.get(k.nodePool);
+  const hit = shapedCache.get(k.requirements);
+  if (hit && hit.options === k.instanceTypes && hit.catalog === catalog) return hit.shaped;
+  let reqs = claimRequirements(k);
+  const spot = allowsCapacityType(reqs, 'spot');
+  if (spot && allowsCapacityType(reqs, 'on-demand')) reqs = add(reqs, req(CAPACITY_TYPE_LABEL, false, ['spot']));
+  const key = offeringKey(reqs);
+  const priced = claimOptions(k, types).map((it) => ({ it, w: worstMicros(reqs, key, it) })).filter((x) => x.w < Number.MAX_SAFE_INTEGER);
+  const shaped = { spot, reqs, key, priced, base: priced.length ? Math.min(...priced.map((x) => x.w)) : Infinity };
+  shapedCache.set(k.requirements, { options: k.instanceTypes, catalog, shaped });
+  return shaped;
+}
+
 /** Applies the price rule to a unit; fails when it does not save or spot-to-spot is not allowed. */
 export function priceUnit(s: Snapshot, group: { candidates: readonly Candidate[]; claims: readonly NewNodeClaimPlan[] }): UnitResult {
   const { candidates, claims } = group;
@@ -97,15 +130,12 @@ export function priceUnit(s: Snapshot, group: { candidates: readonly Candidate[]
   const allSpot = candidates.every((c) => c.capacityType === 'spot');
   const shaped = [];
   for (const k of claims) {
-    let reqs = claimRequirements(k);
-    if (allSpot && allowsCapacityType(reqs, 'spot') && !s.options.featureGates.spotToSpotConsolidation) {
+    const x = shapeClaim(k, s.instanceTypes);
+    if (allSpot && x.spot && !s.options.featureGates.spotToSpotConsolidation) {
       return { ok: false, candidates, why: 'spot-to-spot consolidation is disabled (feature gate SpotToSpotConsolidation)' };
     }
-    if (allowsCapacityType(reqs, 'spot') && allowsCapacityType(reqs, 'on-demand')) reqs = add(reqs, req(CAPACITY_TYPE_LABEL, false, ['spot']));
-    const key = offeringKey(reqs);
-    const priced = claimOptions(k, s.instanceTypes).map((it) => ({ it, w: worstMicros(reqs, key, it) })).filter((x) => x.w < Number.MAX_SAFE_INTEGER);
-    if (!priced.length) return { ok: false, candidates, why: 'a replacement has no launchable option' };
-    shaped.push({ claim: k, reqs, key, priced, base: Math.min(...priced.map((x) => x.w)) });
+    if (!x.priced.length) return { ok: false, candidates, why: 'a replacement has no launchable option' };
+    shaped.push({ claim: k, ...x });
   }
   const s0 = toMicros(candidatePrice) - shaped.reduce((a, x) => a + x.base, 0);
   if (s0 <= 0) return { ok: false, candidates, why: `replacements cost at least as much as the nodes (${candidatePrice.toFixed(4)} $/h)` };

@@ -81,7 +81,8 @@ export async function simulate(s: Snapshot, candidates: readonly StateNode[], ct
   const input = provisionInput(sim, all, opts);
   const plan = await provision(sim, all, opts);
   const pods = new Map(all.map((p) => [p.uid, p]));
-  return { input, plan, moved, errors: nonPendingErrors(s, plan, [...moved, ...fromDeleting], new Set(fromDeleting.map((p) => p.uid))), candidateDeleting, pods };
+  const errors = nonPendingErrors(s, plan, pods, moved.length + fromDeleting.length, new Set(fromDeleting.map((p) => p.uid)));
+  return { input, plan, moved, errors, candidateDeleting, pods };
 }
 
 const byNameCache = new WeakMap<readonly StateNode[], ReadonlyMap<string, StateNode>>();
@@ -93,23 +94,34 @@ function nodesByName(nodes: readonly StateNode[]): ReadonlyMap<string, StateNode
   return m;
 }
 
-function nonPendingErrors(s: Snapshot, plan: ProvisionPlan, nonPending: readonly Pod[], fromDeleting: ReadonlySet<string>): Map<string, string> {
-  const wanted = new Map(nonPending.map((p) => [p.uid, p]));
+/**
+ * Errors of the simulated pods that were bound (moving off candidates or deleting nodes; pending pods have
+ * no node): the solver's errors, placements on uninitialized nodes (except pods of deleting nodes), and
+ * pods the plan leaves out. Reads `pods` (uid -> simulated pod) instead of building sets over every pod.
+ */
+function nonPendingErrors(s: Snapshot, plan: ProvisionPlan, pods: ReadonlyMap<string, Pod>, bound: number, fromDeleting: ReadonlySet<string>): Map<string, string> {
+  const wanted = (uid: string) => pods.get(uid)?.nodeName !== undefined;
   const errors = new Map<string, string>();
-  for (const e of [...plan.unschedulable, ...plan.ignored]) if (wanted.has(e.uid)) errors.set(e.uid, e.reason);
+  for (const e of [...plan.unschedulable, ...plan.ignored]) if (wanted(e.uid)) errors.set(e.uid, e.reason);
+  // Every bound pod is either an error above or placed, unless the plan left some out: counted, and only
+  // then looked for.
+  let accounted = errors.size;
   const byName = nodesByName(s.nodes);
-  const placed = new Set<string>();
   for (const [name, uids] of plan.existing) {
     const node = byName.get(name);
     for (const uid of uids) {
-      placed.add(uid);
-      if (node && !node.initialized && wanted.has(uid) && !fromDeleting.has(uid)) {
+      if (!wanted(uid)) continue;
+      accounted++;
+      if (node && !node.initialized && !fromDeleting.has(uid)) {
         errors.set(uid, `would schedule against uninitialized nodeclaim/${node.nodeClaimName ?? ''}, node/${node.name}`);
       }
     }
   }
-  for (const c of plan.newNodeClaims) for (const uid of c.pods) placed.add(uid);
-  for (const [uid] of wanted) if (!placed.has(uid) && !errors.has(uid)) errors.set(uid, 'the solver did not place it');
+  for (const c of plan.newNodeClaims) for (const uid of c.pods) if (wanted(uid)) accounted++;
+  if (accounted < bound) {
+    const placed = new Set([...[...plan.existing.values()].flat(), ...plan.newNodeClaims.flatMap((c) => c.pods)]);
+    for (const [uid, p] of pods) if (p.nodeName !== undefined && !placed.has(uid) && !errors.has(uid)) errors.set(uid, 'the solver did not place it');
+  }
   return errors;
 }
 
