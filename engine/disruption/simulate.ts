@@ -59,11 +59,21 @@ export function blockedDestinations(s: Snapshot, exclude: ReadonlySet<string>): 
   return out;
 }
 
+// A disruption call simulates the same candidates many times: one marked copy per node object, instead
+// of a fresh copy of thousands of nodes per simulation.
+const markedCache = new WeakMap<StateNode, StateNode>();
+
+function marked(n: StateNode): StateNode {
+  let m = markedCache.get(n);
+  if (!m) markedCache.set(n, (m = { ...n, markedForDeletion: true }));
+  return m;
+}
+
 /** Simulates removing `candidates`; `consolidation` turns on the destination rule (not for drift). */
 export async function simulate(s: Snapshot, candidates: readonly StateNode[], ctx: SimContext, consolidation: boolean): Promise<Simulation> {
   const names = new Set(candidates.map((c) => c.name));
   const candidateDeleting = candidates.some((c) => c.markedForDeletion || c.deleting);
-  const nodes = s.nodes.map((n) => (names.has(n.name) ? { ...n, markedForDeletion: true } : n));
+  const nodes = s.nodes.map((n) => (names.has(n.name) ? marked(n) : n));
   const pending = provisionablePending(s);
   const moved = candidates.flatMap((c) => movablePods(c, s.pdbs, s.now));
   const fromDeleting = s.nodes.filter((n) => !names.has(n.name) && (n.markedForDeletion || n.deleting)).flatMap((n) => movablePods(n, s.pdbs, s.now));
@@ -81,7 +91,7 @@ export async function simulate(s: Snapshot, candidates: readonly StateNode[], ct
   const input = provisionInput(sim, all, opts);
   const plan = await provision(sim, all, opts);
   const pods = new Map(all.map((p) => [p.uid, p]));
-  const errors = nonPendingErrors(s, plan, pods, moved.length + fromDeleting.length, new Set(fromDeleting.map((p) => p.uid)));
+  const errors = nonPendingErrors(s, plan, pods, new Set(pending.map((p) => p.uid)), new Set(fromDeleting.map((p) => p.uid)));
   return { input, plan, moved, errors, candidateDeleting, pods };
 }
 
@@ -95,32 +105,32 @@ function nodesByName(nodes: readonly StateNode[]): ReadonlyMap<string, StateNode
 }
 
 /**
- * Errors of the simulated pods that were bound (moving off candidates or deleting nodes; pending pods have
- * no node): the solver's errors, placements on uninitialized nodes (except pods of deleting nodes), and
- * pods the plan leaves out. Reads `pods` (uid -> simulated pod) instead of building sets over every pod.
+ * Errors of the simulated pods that were bound (moving off candidates or deleting nodes; `pending` holds the
+ * others' uids): the solver's errors, placements on uninitialized nodes (except pods of deleting nodes),
+ * and pods the plan leaves out. Every simulated pod is placed or has a solver error unless the plan left
+ * some out, so placements are counted and only looked through when the count falls short.
  */
-function nonPendingErrors(s: Snapshot, plan: ProvisionPlan, pods: ReadonlyMap<string, Pod>, bound: number, fromDeleting: ReadonlySet<string>): Map<string, string> {
-  const wanted = (uid: string) => pods.get(uid)?.nodeName !== undefined;
+function nonPendingErrors(s: Snapshot, plan: ProvisionPlan, pods: ReadonlyMap<string, Pod>, pending: ReadonlySet<string>, fromDeleting: ReadonlySet<string>): Map<string, string> {
   const errors = new Map<string, string>();
-  for (const e of [...plan.unschedulable, ...plan.ignored]) if (wanted(e.uid)) errors.set(e.uid, e.reason);
-  // Every bound pod is either an error above or placed, unless the plan left some out: counted, and only
-  // then looked for.
-  let accounted = errors.size;
+  let accounted = 0;
+  for (const e of [...plan.unschedulable, ...plan.ignored]) {
+    accounted++;
+    if (!pending.has(e.uid)) errors.set(e.uid, e.reason);
+  }
   const byName = nodesByName(s.nodes);
   for (const [name, uids] of plan.existing) {
+    accounted += uids.length;
     const node = byName.get(name);
+    if (!node || node.initialized) continue;
     for (const uid of uids) {
-      if (!wanted(uid)) continue;
-      accounted++;
-      if (node && !node.initialized && !fromDeleting.has(uid)) {
-        errors.set(uid, `would schedule against uninitialized nodeclaim/${node.nodeClaimName ?? ''}, node/${node.name}`);
-      }
+      if (pending.has(uid) || fromDeleting.has(uid)) continue;
+      errors.set(uid, `would schedule against uninitialized nodeclaim/${node.nodeClaimName ?? ''}, node/${node.name}`);
     }
   }
-  for (const c of plan.newNodeClaims) for (const uid of c.pods) if (wanted(uid)) accounted++;
-  if (accounted < bound) {
+  for (const c of plan.newNodeClaims) accounted += c.pods.length;
+  if (accounted < pods.size) {
     const placed = new Set([...[...plan.existing.values()].flat(), ...plan.newNodeClaims.flatMap((c) => c.pods)]);
-    for (const [uid, p] of pods) if (p.nodeName !== undefined && !placed.has(uid) && !errors.has(uid)) errors.set(uid, 'the solver did not place it');
+    for (const [uid] of pods) if (!pending.has(uid) && !placed.has(uid) && !errors.has(uid)) errors.set(uid, 'the solver did not place it');
   }
   return errors;
 }
