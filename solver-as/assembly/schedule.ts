@@ -65,6 +65,13 @@ let failedAt: Array<Int32Array> = new Array<Int32Array>();
 let reqClass: Int32Array = new Int32Array(0);
 let roomDead: Array<Uint32Array> = new Array<Uint32Array>();
 let roomDeadNodes: Array<Uint32Array> = new Array<Uint32Array>();
+/**
+ * roomFrom[k] / roomFromNodes[k]: the first word of roomDead[k] / roomDeadNodes[k] that is not all ones. The
+ * claims (nodes) below it are out of room for class k for good, so scans start there: once the existing nodes
+ * of a consolidation simulation are full, its pods read none of their words.
+ */
+let roomFrom: Int32Array = new Int32Array(0);
+let roomFromNodes: Int32Array = new Int32Array(0);
 /** Existing nodes with NF_BLOCKED_FOR_MOVED, masked out a word at a time for moved pods. */
 let blockedForMoved: Uint32Array = new Uint32Array(0);
 
@@ -101,6 +108,8 @@ export function resetSchedule(): void {
   const classes = requestClasses();
   roomDead = new Array<Uint32Array>(classes);
   roomDeadNodes = new Array<Uint32Array>(classes);
+  roomFrom = new Int32Array(classes);
+  roomFromNodes = new Int32Array(classes);
   for (let k = 0; k < classes; k++) {
     unchecked((roomDead[k] = new Uint32Array(8)));
     unchecked((roomDeadNodes[k] = new Uint32Array(nodeWords)));
@@ -237,10 +246,14 @@ function addPod(p: i32, v: i32, moved: bool): bool {
   // room on, and (for moved pods) the blocked ones are masked out of each word, so a pod skips a full cluster in
   // NN / 32 word reads.
   const nodeWords = (NN + 31) >>> 5;
-  for (let w = 0; w < nodeWords; w++) {
+  const lastWord: u32 = (NN & 31) != 0 ? (<u32>1 << <u32>(NN & 31)) - 1 : 0xffffffff;
+  let w = unchecked(roomFromNodes[rc]);
+  while (w < nodeWords && unchecked(rn[w]) == (w == nodeWords - 1 ? lastWord : 0xffffffff)) w++;
+  unchecked((roomFromNodes[rc] = w));
+  for (; w < nodeWords; w++) {
     let x = ~(unchecked(dn[w]) | unchecked(rn[w]));
     if (moved) x &= ~unchecked(blockedForMoved[w]);
-    if (w == nodeWords - 1 && (NN & 31) != 0) x &= (<u32>1 << <u32>(NN & 31)) - 1;
+    if (w == nodeWords - 1) x &= lastWord;
     while (x != 0) {
       const n = (w << 5) + <i32>ctz(x);
       x &= x - 1;
@@ -266,6 +279,10 @@ function addPod(p: i32, v: i32, moved: bool): bool {
   }
   const dv = unchecked(dead[v]);
   const rd = unchecked(roomDead[rc]);
+  let cw = unchecked(roomFrom[rc]);
+  while (cw < rd.length && unchecked(rd[cw]) == 0xffffffff) cw++;
+  unchecked((roomFrom[rc] = cw));
+  const s0 = cw >>> 5;
   unchecked((counters[3] += 1));
   const epoch = free ? 0 : versionEpoch(v);
   if (!free) prepareQuick(v);
@@ -279,8 +296,9 @@ function addPod(p: i32, v: i32, moved: bool): bool {
     if (unchecked(levelCount[L]) == 0) continue;
     const b = unchecked(levels[L]);
     const ne = unchecked(nonEmpty[L]);
-    for (let si = 0; si < ne.length; si++) {
+    for (let si = s0; si < ne.length; si++) {
       let y = unchecked(ne[si]);
+      if (si == s0) y &= ~((<u32>1 << <u32>(cw & 31)) - 1);
       while (y != 0) {
         const wi = (si << 5) + <i32>ctz(y);
         y &= y - 1;
