@@ -4,7 +4,7 @@
 // (pre-computed as a chain of pod-class versions); a full pass without progress ends the solve.
 import {
   E_FAILED, E_NO_TEMPLATES, E_RESERVED, FLAG_STRICT_MIN_VALUES, N_SET, NF_BLOCKED_FOR_MOVED, P_MOVED, P_VERSION, T_SET, T_TAINTSET,
-  V_INV_SELECT, V_NEXT, V_OWNED, V_REQUESTS,
+  V_DG_CONFLICT, V_INV_SELECT, V_NEXT, V_OWNED, V_REQUESTS,
 } from '../abi';
 import { FLAGS, NLD, NN, NP, NR, NT, NV, f64At, listLen, node, pod, tmpl, ver } from './layout';
 import { canonicalInput } from './sets';
@@ -378,9 +378,16 @@ function addPod(p: i32, v: i32, moved: bool): bool {
     }
     if (s < 0) continue;
     const ci = pushClaim(c);
-    const key = (<u64>v << 32) | <u64>(<u32>s);
+    // What opening keeps depends on v only through its requests and its daemon port conflicts (claimAdd drops
+    // the conflicting types, fullFilter those its requests do not fit): versions without conflicts share the
+    // memo by request class (the top bit keeps the two kinds of key apart). In consolidation simulations every
+    // Deployment is a version of its own, so keyed by version nearly every opening missed.
+    const key = listLen(ver(v, V_DG_CONFLICT)) == 0
+      ? (<u64>1 << 63) | (<u64>rc << 32) | <u64>(<u32>s)
+      : (<u64>v << 32) | <u64>(<u32>s);
     if (all && wasOpened(t, key)) {
-      // What claimAdd, fullFilter and subtractMaxCapacity below made of the same (template, s, v) before.
+      // What claimAdd, fullFilter and subtractMaxCapacity below made of the same (template, s, v or request
+      // class) before.
       const o = openedAs(t, key);
       c.live.set(o.live);
       c.liveLen = o.live.length;
