@@ -3,12 +3,12 @@
 // instance-type filter with its resource bound, minValues and reserved capacity. Results are the node's or
 // claim's new requirement set, -1 when the version does not fit now, -2 when it never will (see `dead` in
 // schedule.ts), RESERVED when only reserved capacity stands in the way.
-import { T_TAINTSET, V_DG_CONFLICT, V_REQS, V_VOLUMES } from '../abi';
-import { NR, listAt, listLen, tmpl, tolerates, ver } from './layout';
+import { T_TAINTSET, V_DG_CONFLICT, V_REQS, V_REQUESTS, V_VOLUMES } from '../abi';
+import { NR, f64Addr, listAt, listLen, tmpl, tolerates, ver } from './layout';
 import { Compat, compatFor, minValuesMet } from './its';
 import { MODE_PLAIN, MODE_STRICT, MODE_WELL_KNOWN, mergeCompatible, setHasMinValues } from './sets';
 import {
-  Claim, addPorts, addRequests, dgConflict, exceedsRoom, fitsRemaining, itFits, nodeAt, portsConflict, templateStart, totalFits, widenRoom,
+  Claim, addPorts, addRequests, dgConflict, exceedsRoom, fitLevel, fitsRemaining, itFits, nodeAt, portsConflict, templateStart, widenRoom,
 } from './state';
 import { addRequirements } from './topology';
 import { checkReservations, commitReservations } from './reservations';
@@ -61,16 +61,20 @@ function anyFits(c: Claim, compat: Compat, v: i32): bool {
   const room = scratchRoom;
   for (let i = 0; i < NR; i++) unchecked((room[i] = -Infinity));
   const live = c.live;
+  const t = c.total.dataStart;
+  const rq = f64Addr(ver(v, V_REQUESTS));
+  const conflicts = listLen(ver(v, V_DG_CONFLICT)) > 0;
   let w = 0;
   for (let x = 0; x < c.liveLen; x++) {
     const j = unchecked(live[x]);
     if (j < 0) continue;
     const gi = start + j;
-    if (!totalFits(gi, c.total.dataStart)) {
+    const level = fitLevel(gi, t, rq);
+    if (level == 0) {
       unchecked((live[x] = -1));
       continue;
     }
-    if (unchecked(compat.ok[j]) != 0 && !dgConflict(v, gi) && itFits(gi, c.total, v)) {
+    if (level == 2 && unchecked(compat.ok[j]) != 0 && (!conflicts || !dgConflict(v, gi))) {
       // Kept types moved down to [0, w); what was behind them becomes holes, the rest stays where it is.
       for (let y = w; y < x; y++) unchecked((live[y] = -1));
       return true;

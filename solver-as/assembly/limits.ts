@@ -4,8 +4,9 @@
 //
 // Opening: when the remaining limits cover a template's largest instance type in every limited dimension,
 // every type is within them (checked once instead of per type), and what a fresh NodeClaim for version v
-// with set s keeps (the types that fit v alone, the capacity reserved) depends on (template, s, v) only.
-// 4,000 anti-affinity pods open 4,000 NodeClaims from a few dozen such keys; the outcome is memoised per solve.
+// with set s keeps (the types that fit v alone, the capacity reserved) depends on (template, s, v) only, and on
+// v only through its requests and daemon port conflicts. 4,000 anti-affinity pods open 4,000 NodeClaims from a
+// few dozen such keys; the outcome is memoised per solve (keys: schedule.ts).
 import { IT_CAP, T_LIMITS } from '../abi';
 import { NLD, NT, f64At, it, tmpl } from './layout';
 import { Claim, templateLen, templateStart } from './state';
@@ -81,7 +82,7 @@ export function maxCapacity(c: Claim): Float64Array {
   return out;
 }
 
-/** A NodeClaim of template t was opened with key (v << 32 | s) while every type was within limits. */
+/** A NodeClaim of template t was opened with key (version or request class, s) while every type was within limits. */
 export function wasOpened(t: i32, key: u64): bool {
   return unchecked(opened[t]).has(key);
 }

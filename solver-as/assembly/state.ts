@@ -159,12 +159,33 @@ export function itFits(gi: i32, total: Float64Array, v: i32): bool {
   return fits;
 }
 
-/** Raises room[i] to what instance type gi can hold of each resource (allocatable minus daemon overhead). */
-export function widenRoom(gi: i32, room: Float64Array): void {
-  const a = it(gi, IT_ALLOC);
-  const o = dg(it(gi, IT_DG), DG_OVERHEAD);
+/**
+ * totalFits and itFits of instance type gi for the total at `t` and the requests at `rq` in one pass over its
+ * row (the same sums in the same order as theirs): 0 when the total does not fit, 1 when it fits but not with
+ * the requests, 2 when both fit. anyFits reads every live type of a claim this way on each pod check.
+ */
+@inline export function fitLevel(gi: i32, t: usize, rq: usize): i32 {
+  const row = fitTab.dataStart + (<usize>(gi * NR) << 4);
+  let level = 2;
   for (let i = 0; i < NR; i++) {
-    const r = f64At(a + i) - f64At(o + i);
+    const p = row + (<usize>i << 4);
+    const a = load<f64>(p);
+    const withOverhead = load<f64>(t + (<usize>i << 3)) + load<f64>(p + 8);
+    if (withOverhead > a) return 0;
+    if (withOverhead + load<f64>(rq + (<usize>i << 3)) > a) level = 1;
+  }
+  return level;
+}
+
+/**
+ * Raises room[i] to what instance type gi can hold of each resource (allocatable minus daemon overhead), from
+ * its fitTab row (the two numbers the type record and its daemon group hold).
+ */
+export function widenRoom(gi: i32, room: Float64Array): void {
+  const row = fitTab.dataStart + (<usize>(gi * NR) << 4);
+  for (let i = 0; i < NR; i++) {
+    const p = row + (<usize>i << 4);
+    const r = load<f64>(p) - load<f64>(p + 8);
     if (r > unchecked(room[i])) unchecked((room[i] = r));
   }
 }
