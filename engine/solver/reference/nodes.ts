@@ -76,10 +76,12 @@ function nodeStart(node: StateNode, daemonSets: readonly DaemonSet[]): NodeStart
   const requirements = add(fromLabels(node.labels), req(HOSTNAME_LABEL, false, [hostname]));
   const hostPorts: HostPort[] = [];
   const bound = node.pods.filter((p) => !isTerminal(p));
-  let remaining: Resources = node.allocatable;
+  // One record for the whole sum (as subtract() would, key by key), not a copy per pod.
+  let remaining: Resources = { ...node.allocatable };
+  const sum = remaining as Record<string, number>;
   for (const p of bound) {
-    remaining = subtract(remaining, p.requests);
-    hostPorts.push(...p.hostPorts);
+    for (const k in p.requests) sum[k] = (sum[k] ?? 0) - p.requests[k]!;
+    if (p.hostPorts.length) hostPorts.push(...p.hostPorts);
   }
   // Daemonset pods still to come: compatible daemonsets without a pod on this node yet.
   for (const ds of daemonSets) {
@@ -99,19 +101,20 @@ function nodeStart(node: StateNode, daemonSets: readonly DaemonSet[]): NodeStart
 export class ExistingNode {
   readonly hostname: string;
   requirements: Requirements;
-  remaining: Record<string, number>;
-  readonly taints: Taint[];
-  readonly hostPorts: HostPort[];
+  remaining: Readonly<Record<string, number>>;
+  readonly taints: readonly Taint[];
+  hostPorts: readonly HostPort[];
   readonly added: Pod[] = [];
 
   constructor(readonly node: StateNode, daemonSets: readonly DaemonSet[]) {
     const start = nodeStart(node, daemonSets);
     this.hostname = start.hostname;
-    // Requirements are immutable maps (add() copies); the rest is copied because a solve changes it.
+    // The start state is shared, not copied (the encoder builds thousands of these per solve and reads
+    // them only): a solve replaces requirements, remaining and host ports on add() and never writes into them.
     this.requirements = start.requirements;
-    this.remaining = { ...start.remaining };
-    this.taints = [...start.taints];
-    this.hostPorts = [...start.hostPorts];
+    this.remaining = start.remaining;
+    this.taints = start.taints;
+    this.hostPorts = start.hostPorts;
   }
 
   canAdd(pod: Pod, podReqs: Requirements, topology: Topology, dra?: DraContext): AddResult {
@@ -150,7 +153,7 @@ export class ExistingNode {
     this.added.push(pod);
     this.remaining = subtract(this.remaining, pod.requests);
     this.requirements = requirements;
-    this.hostPorts.push(...pod.hostPorts);
+    if (pod.hostPorts.length) this.hostPorts = [...this.hostPorts, ...pod.hostPorts];
   }
 }
 
