@@ -76,6 +76,22 @@ describe('pod classes', () => {
     expect(third.shapeOf(pod({ cpu: '1', labels: { app: 'b' } }))).not.toBe(a);
   });
 
+  it('keeps what it remembers of a pod off its copies and out of its data, and classifies frozen pods too', () => {
+    const a = pod({ cpu: '1', labels: { app: 'web' } });
+    const b = pod({ cpu: '1', labels: { app: 'web' } });
+    const first = new PodClassifier();
+    expect([first.classOf(a), first.classOf(b)]).toEqual([0, 0]);
+    // a copy with other labels is another class, though made from a pod with a memo
+    const relabelled = { ...a, labels: { app: 'db' } };
+    const frozen = Object.freeze({ ...b });
+    const c = new PodClassifier();
+    expect([c.classOf(a), c.classOf(relabelled), c.classOf(frozen), c.classOf(b)]).toEqual([0, 1, 0, 0]);
+    expect(Object.getOwnPropertySymbols({ ...a })).toEqual([]);
+    expect(Object.keys(a)).toEqual(Object.keys(relabelled));
+    expect(JSON.parse(JSON.stringify(a))).toEqual(JSON.parse(JSON.stringify({ ...a })));
+    expect(structuredClone(a)).toEqual({ ...a });
+  });
+
   it('does not depend on hash collisions: equality decides', () => {
     // Same length, same first, middle and last characters: the hash cannot tell these labels apart.
     const a = pod({ labels: { app: 'axxxxa' } });
