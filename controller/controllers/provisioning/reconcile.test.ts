@@ -47,6 +47,23 @@ describe('provisioner', () => {
     expect(await sim.operator.metrics.value('karpenter_scheduler_scheduling_duration_seconds', { controller: 'provisioner' })).toBeGreaterThanOrEqual(1);
   });
 
+  it('creates the batch\'s NodeClaims before it reports the pods that fit nowhere', async () => {
+    sim = await simulation({ only: ONLY });
+    await sim.apply(guide('guide-03.yaml'));
+    await sim.apply(guide('guide-05.yaml'));
+    await sim.apply(deployment('arm', 3, { nodeSelector: { 'kubernetes.io/arch': 'arm64', 'karpenter.k8s.aws/instance-family': 'c5' } }));
+    await sim.apply(deployment('web', 2));
+    await sim.clock.advanceUntil(() => nodeClaims(sim!).length > 0, 30_000, 'a nodeclaim');
+    await sim.clock.advance(1_000);
+    // The API server's resource versions count writes in order.
+    const version = (o: { metadata?: unknown }) => Number((o.metadata as { resourceVersion: string }).resourceVersion);
+    const claims = nodeClaims(sim);
+    const failed = events(sim, 'FailedScheduling').filter((e) => (e['source'] as { component?: string } | undefined)?.component === 'karpenter');
+    expect(claims).toHaveLength(1);
+    expect(failed).toHaveLength(3);
+    expect(Math.min(...failed.map(version))).toBeGreaterThan(version(claims[0]!));
+  });
+
   it('does not provision for a NodePool whose EC2NodeClass selects no subnet (it is not Ready)', async () => {
     sim = await simulation({ only: ONLY, clusterName: 'another-cluster' });
     await sim.apply(guide('guide-03.yaml'));

@@ -107,8 +107,9 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
 
   function nominate(snapshot: Snapshot, plan: ProvisionPlan, pods: Map<string, Pod>): void {
     const until = ctx.clock.now() + nominationWindow(ctx.options.batchMaxDurationMs);
+    const byName = plan.existing.size ? new Map(snapshot.nodes.map((n) => [n.name, n])) : undefined;
     for (const [nodeName, uids] of plan.existing) {
-      const sn = snapshot.nodes.find((n) => n.name === nodeName);
+      const sn = byName?.get(nodeName);
       if (!sn) continue;
       if (sn.providerId) ctx.cluster.nominate(sn.providerId, until);
       const where = [sn.nodeClaimName ? `nodeclaim/${sn.nodeClaimName}` : '', sn.hasNode ? `node/${sn.name}` : ''].filter(Boolean).join(', ');
@@ -170,8 +171,13 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
     last = plan;
     log.debug({ pods: pods.size, newNodeClaims: plan.newNodeClaims.length, existing: plan.existing.size, unschedulable: plan.unschedulable.length }, 'computed plan');
     nominate(snapshot, plan, pods);
-    reportFailures(plan, pods);
-    await createNodeClaims(snapshot, plan, pods);
+    // NodeClaims first: reporting thousands of failed pods (an event and a log line each) would otherwise
+    // delay the first launch of the batch.
+    try {
+      await createNodeClaims(snapshot, plan, pods);
+    } finally {
+      reportFailures(plan, pods);
+    }
     return done;
   }
 
