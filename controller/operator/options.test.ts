@@ -97,7 +97,7 @@ describe('resolveOptions', () => {
 
   it('documents every option with its environment variable', () => {
     const help = optionsHelp();
-    for (const env of ['CLUSTER_NAME', 'BATCH_MAX_DURATION', 'BATCH_IDLE_DURATION', 'METRICS_PORT', 'HEALTH_PROBE_PORT', 'LOG_LEVEL', 'FEATURE_GATES', 'PREFERENCE_POLICY', 'MIN_VALUES_POLICY', 'CLUSTER_ENDPOINT', 'CLUSTER_CA_BUNDLE', 'CLUSTER_CIDR', 'VM_MEMORY_OVERHEAD_PERCENT', 'RESERVED_ENIS', 'ISOLATED_VPC', 'EKS_CONTROL_PLANE', 'INTERRUPTION_QUEUE']) expect(help).toContain(env);
+    for (const env of ['CLUSTER_NAME', 'BATCH_MAX_DURATION', 'BATCH_IDLE_DURATION', 'METRICS_PORT', 'HEALTH_PROBE_PORT', 'LOG_LEVEL', 'FEATURE_GATES', 'PREFERENCE_POLICY', 'MIN_VALUES_POLICY', 'CLUSTER_ENDPOINT', 'CLUSTER_CA_BUNDLE', 'CLUSTER_CIDR', 'VM_MEMORY_OVERHEAD_PERCENT', 'RESERVED_ENIS', 'ISOLATED_VPC', 'EKS_CONTROL_PLANE', 'INTERRUPTION_QUEUE', 'CONSOLIDATION_REPACK', 'CONSOLIDATION_REPACK_MIN_SAVINGS']) expect(help).toContain(env);
   });
 
   it('runs the disruption engine\'s global repack after Karpenter\'s methods unless told otherwise', () => {
@@ -105,5 +105,12 @@ describe('resolveOptions', () => {
     expect(resolveOptions(['--consolidation-repack=only'], {}).consolidationRepack).toBe('only');
     expect(resolveOptions([], { CONSOLIDATION_REPACK: 'off' }).consolidationRepack).toBe('off');
     expect(problems(['--consolidation-repack=sometimes'])).toEqual(['--consolidation-repack must be one of after, only, off, got "sometimes"']);
+  });
+
+  it('takes the repack\'s minimum saving as a share of the replaced nodes\' price', () => {
+    expect(resolveOptions([], {}).consolidationRepackMinSavings).toBe(0.05);
+    expect(resolveOptions(['--consolidation-repack-min-savings=0'], {}).consolidationRepackMinSavings).toBe(0);
+    expect(resolveOptions([], { CONSOLIDATION_REPACK_MIN_SAVINGS: '0.2' }).consolidationRepackMinSavings).toBe(0.2);
+    expect(problems([], { CONSOLIDATION_REPACK_MIN_SAVINGS: '5%' })).toEqual(['CONSOLIDATION_REPACK_MIN_SAVINGS (--consolidation-repack-min-savings) must be a number from 0 up to (not including) 1, got "5%"']);
   });
 });

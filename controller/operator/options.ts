@@ -49,6 +49,8 @@ export interface ResolvedOptions {
   readonly eksControlPlane: boolean;
   /** The disruption engine's global repack: after Karpenter's methods, instead of its consolidation, or off. */
   readonly consolidationRepack: 'after' | 'only' | 'off';
+  /** The least share of its nodes' price a repack step must save (the engine's repackMinSavingsShare). */
+  readonly consolidationRepackMinSavings: number;
   /** Run without the leader Lease (one replica only). */
   readonly disableLeaderElection: boolean;
   /** The leader Lease's name. */
@@ -90,6 +92,7 @@ export const OPTION_SPECS: readonly Spec[] = [
   { flag: 'isolated-vpc', env: 'ISOLATED_VPC', kind: 'bool', default: 'false', help: 'No Pricing API calls; use the static price table' },
   { flag: 'eks-control-plane', env: 'EKS_CONTROL_PLANE', kind: 'bool', default: 'false', help: 'Accepted for Karpenter compatibility; cluster details come from the options' },
   { flag: 'consolidation-repack', env: 'CONSOLIDATION_REPACK', kind: 'enum', default: 'after', values: ['after', 'only', 'off'], help: 'Global repack: after Karpenter\'s consolidation finds nothing, instead of it, or off' },
+  { flag: 'consolidation-repack-min-savings', env: 'CONSOLIDATION_REPACK_MIN_SAVINGS', kind: 'fraction', default: '0.05', help: 'The global repack replaces a group of nodes only when that saves at least this share of their price (0: any saving)' },
   { flag: 'disable-leader-election', env: 'DISABLE_LEADER_ELECTION', kind: 'bool', default: 'false', help: 'Run without leader election (only safe with a single replica)' },
   { flag: 'leader-election-name', env: 'LEADER_ELECTION_NAME', kind: 'name', default: 'karpenter-leader-election', help: 'Name of the coordination.k8s.io Lease the replicas elect a leader with' },
   { flag: 'leader-election-namespace', env: 'LEADER_ELECTION_NAMESPACE', kind: 'name', default: '', help: 'Namespace of the leader Lease (default: the namespace the controller runs in)' },
@@ -207,6 +210,7 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     isolatedVPC: values['isolated-vpc'] as boolean,
     eksControlPlane: values['eks-control-plane'] as boolean,
     consolidationRepack: values['consolidation-repack'] as 'after' | 'only' | 'off',
+    consolidationRepackMinSavings: values['consolidation-repack-min-savings'] as number,
     disableLeaderElection: values['disable-leader-election'] as boolean,
     leaderElectionName: values['leader-election-name'] as string,
     leaderElectionNamespace: values['leader-election-namespace'] as string,

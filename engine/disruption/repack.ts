@@ -120,7 +120,7 @@ export async function planRepack(s: Snapshot, eligible: readonly Candidate[], al
     const price = priceOf(u.candidates);
     const share = u.guaranteed / price;
     explanations.push(explanation(c.node.name, 'small-saving-repack',
-      `the best repack including this node (${u.candidates.length} nodes, ${usd(price)}) saves only ${(share * 100).toFixed(1)}% (${usd(u.guaranteed)}), below the minimum of ${(search.r.repackMinSavingsShare * 100).toFixed(1)}%`,
+      `the best repack including this node (${u.candidates.length === 1 ? 'it alone' : `${u.candidates.length} nodes`}, ${usd(price)}) saves only ${(share * 100).toFixed(1)}% (${usd(u.guaranteed)}), below the minimum of ${(search.r.repackMinSavingsShare * 100).toFixed(1)}%`,
       { nodes: u.candidates.length, pricePerHour: price, savingsPerHour: u.guaranteed, share, minShare: search.r.repackMinSavingsShare }));
   };
   if (!best || !best.units.length) {

@@ -40,12 +40,19 @@ export function byWaste(cs: readonly Candidate[]): Candidate[] {
     .map((x) => x.c);
 }
 
+const smallSavings = (e: Evaluation): number => e.small.reduce((a, u) => a + u.savings, 0);
+
+/**
+ * The better of two layouts: more savings, then less disruption, then (for the explanations: neither is
+ * carried out when both save nothing) more saved by units below the minimum share.
+ */
 function better(a: Evaluation | undefined, b: Evaluation | undefined): Evaluation | undefined {
   if (!a) return b;
   if (!b) return a;
   if (b.savings > a.savings + 1e-9) return b;
-  if (Math.abs(b.savings - a.savings) <= 1e-9 && b.disruption < a.disruption) return b;
-  return a;
+  if (Math.abs(b.savings - a.savings) > 1e-9) return a;
+  if (b.disruption !== a.disruption) return b.disruption < a.disruption ? b : a;
+  return smallSavings(b) > smallSavings(a) + 1e-9 ? b : a;
 }
 
 type Point = { readonly k: number; readonly v: number | undefined };

@@ -101,13 +101,16 @@ describe('charts/karpenter-ts', () => {
       preferencePolicy: 'PREFERENCE_POLICY',
       minValuesPolicy: 'MIN_VALUES_POLICY',
       ignoreDRARequests: 'IGNORE_DRA_REQUESTS',
+      consolidationRepack: 'CONSOLIDATION_REPACK',
+      consolidationRepackMinSavings: 'CONSOLIDATION_REPACK_MIN_SAVINGS',
       featureGates: 'FEATURE_GATES',
     };
     expect(Object.keys(defaults.settings as object).sort()).toEqual(Object.keys(envOf).sort());
     const settings = {
       clusterName: 'my-cluster', clusterEndpoint: 'https://x.eks', clusterCABundle: 'Q0E=', clusterCIDR: '172.20.0.0/16', interruptionQueue: 'my-cluster-karpenter',
       batchMaxDuration: '15s', batchIdleDuration: '2s', vmMemoryOverheadPercent: 0.1, reservedENIs: '1', isolatedVPC: true, eksControlPlane: true,
-      preferencePolicy: 'Ignore', minValuesPolicy: 'BestEffort', ignoreDRARequests: false, featureGates: { spotToSpotConsolidation: true },
+      preferencePolicy: 'Ignore', minValuesPolicy: 'BestEffort', ignoreDRARequests: false, consolidationRepack: 'only', consolidationRepackMinSavings: 0.1,
+      featureGates: { spotToSpotConsolidation: true },
     };
     const d = find(renderChart({ settings, logLevel: 'debug' }), 'Deployment') as Deployment;
     const env = Object.fromEntries(d.spec.template.spec.containers[0]!.env.map((e) => [e.name, e.value]));
@@ -115,6 +118,7 @@ describe('charts/karpenter-ts', () => {
       CLUSTER_NAME: 'my-cluster', CLUSTER_ENDPOINT: 'https://x.eks', CLUSTER_CA_BUNDLE: 'Q0E=', CLUSTER_CIDR: '172.20.0.0/16', INTERRUPTION_QUEUE: 'my-cluster-karpenter',
       BATCH_MAX_DURATION: '15s', BATCH_IDLE_DURATION: '2s', VM_MEMORY_OVERHEAD_PERCENT: '0.1', RESERVED_ENIS: '1', ISOLATED_VPC: 'true',
       EKS_CONTROL_PLANE: 'true', PREFERENCE_POLICY: 'Ignore', MIN_VALUES_POLICY: 'BestEffort', IGNORE_DRA_REQUESTS: 'false',
+      CONSOLIDATION_REPACK: 'only', CONSOLIDATION_REPACK_MIN_SAVINGS: '0.1',
       FEATURE_GATES: 'NodeRepair=false,NodeOverlay=false,ReservedCapacity=true,SpotToSpotConsolidation=true,StaticCapacity=false,CapacityBuffer=false',
       METRICS_PORT: '8080', HEALTH_PROBE_PORT: '8081', LOG_LEVEL: 'debug',
     });

@@ -101,4 +101,21 @@ describe('consolidation drills', () => {
     expect(events(sim, 'Evicted').length).toBe(10);
     expect(inv.violations()).toEqual([]);
   });
+
+  it('leaves that split alone when it saves less than --consolidation-repack-min-savings of the node\'s price', async () => {
+    sim = await simulation({ options: { 'consolidation-repack-min-savings': '0.3' } });
+    await sim.apply(production());
+    await sim.apply(deployment('web', 10));
+    await sim.clock.advanceUntil(() => running(sim!, 'web') === 10, 180_000, 'web running');
+    const [big] = nodeClaims(sim);
+    await sim.clock.advance(10 * 60_000);
+    expect(nodeClaims(sim).map((c) => c.metadata.name)).toEqual([big!.metadata.name]);
+    // The split above saves $0.612 -> $0.459 per hour as planned, but the saving the repack can guarantee
+    // (against the dearest options each replacement may launch as) is 13.8%, below 30%; the node says so.
+    const d = sim.operator.controllers.disruption!.lastDecision()!;
+    const why = d.explanations.find((e) => e.code === 'small-saving-repack');
+    expect(why?.message).toMatch(/^the best repack including this node \(it alone, \$0\.6120\/h\) saves only \d+\.\d% \(\$0\.\d+\/h\), below the minimum of 30\.0%$/);
+    expect(why?.data?.['share']).toBeLessThan(0.3);
+    expect((await metric(sim, 'karpenter_voluntary_disruption_decisions_total', { decision: 'replace', reason: 'underutilized', consolidation_type: 'repack' })) ?? 0).toBe(0);
+  });
 });

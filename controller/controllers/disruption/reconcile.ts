@@ -64,6 +64,7 @@ export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOption
     // Karpenter's method deadlines are wall time, whatever clock the controller runs on.
     elapsedMs: () => performance.now(),
     repack: ctx.options.consolidationRepack,
+    repackMinSavingsShare: ctx.options.consolidationRepackMinSavings,
     ...(ctx.solver ? { solver: ctx.solver } : {}),
   });
   const snapshot = (): Promise<Snapshot> => buildSnapshot(ctx, ctx.clock.now(), ctx.engineOptions);
