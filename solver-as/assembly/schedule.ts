@@ -4,9 +4,9 @@
 // (pre-computed as a chain of pod-class versions); a full pass without progress ends the solve.
 import {
   E_FAILED, E_NO_TEMPLATES, E_RESERVED, FLAG_STRICT_MIN_VALUES, N_SET, NF_BLOCKED_FOR_MOVED, P_MOVED, P_VERSION, T_SET, T_TAINTSET,
-  V_DG_CONFLICT, V_INV_SELECT, V_NEXT, V_OWNED, V_REQUESTS,
+  V_DG_CONFLICT, V_INV_SELECT, V_NEXT, V_OWNED,
 } from '../abi';
-import { FLAGS, NLD, NN, NP, NR, NT, NV, f64At, listLen, node, pod, tmpl, ver } from './layout';
+import { FLAGS, NLD, NN, NP, NT, NV, listLen, node, pod, tmpl, ver } from './layout';
 import { canonicalInput } from './sets';
 import {
   Claim, addPorts, addRequests, claimAt, claimCount, exceedsRoom, fitsRemaining, nodeAt, pushClaim, subtractRequests, templateLen, templateStart,
@@ -15,6 +15,7 @@ import { allWithinLimits, limitsOf, maxCapacity, openedAs, rememberOpened, reset
 import { indexClaim, quickAllowed, quickIndexed } from './quick';
 import { ensureHost, prepareQuick, quickReject, record, versionEpoch } from './topology';
 import { commitReservations } from './reservations';
+import { firstClaimWordWithRoom, firstNodeWordWithRoom, markRoomDead, reqClass, resetRoom, roomDead, roomDeadNodes } from './room';
 import { RESERVED, claimAdd, claimCanAdd, fullFilter, nodeCanAdd, resetCanAdd } from './canadd';
 
 /** The last addPod failed on reserved capacity: the pod waits (no relaxation). */
@@ -53,25 +54,6 @@ let topologyFree: Uint8Array = new Uint8Array(0);
  * failed cannot pass just by narrowing.)
  */
 let failedAt: Array<Int32Array> = new Array<Int32Array>();
-/**
- * Versions with equal requests share a request class (reqClass[v]). Whether requests fit is a property of the
- * requests alone and only gets worse (a node's remaining resources only shrink, a claim's total only grows and
- * its room bound only tightens), and a node or claim they do not fit fails every version for good (nodeCanAdd
- * and claimCanAdd return -2 whatever else holds). So roomDeadNodes[k] / roomDead[k] mark the nodes and claims
- * request class k is out of room on, for every version of the class. In the 5,000-node consolidation benchmark
- * (Deployments of 8 request shapes, each its own pod class) every class otherwise re-checked the ~2,400 full
- * NodeClaims: 3.7 million claim checks per solve, now 32,000 (one per pod) and 15,000 room checks.
- */
-let reqClass: Int32Array = new Int32Array(0);
-let roomDead: Array<Uint32Array> = new Array<Uint32Array>();
-let roomDeadNodes: Array<Uint32Array> = new Array<Uint32Array>();
-/**
- * roomFrom[k] / roomFromNodes[k]: the first word of roomDead[k] / roomDeadNodes[k] that is not all ones. The
- * claims (nodes) below it are out of room for class k for good, so scans start there: once the existing nodes
- * of a consolidation simulation are full, its pods read none of their words.
- */
-let roomFrom: Int32Array = new Int32Array(0);
-let roomFromNodes: Int32Array = new Int32Array(0);
 /** Existing nodes with NF_BLOCKED_FOR_MOVED, masked out a word at a time for moved pods. */
 let blockedForMoved: Uint32Array = new Uint32Array(0);
 
@@ -105,65 +87,9 @@ export function resetSchedule(): void {
     unchecked((deadNodes[v] = new Uint32Array(nodeWords)));
     unchecked((topologyFree[v] = listLen(ver(v, V_OWNED)) == 0 && listLen(ver(v, V_INV_SELECT)) == 0 ? 1 : 0));
   }
-  const classes = requestClasses();
-  roomDead = new Array<Uint32Array>(classes);
-  roomDeadNodes = new Array<Uint32Array>(classes);
-  roomFrom = new Int32Array(classes);
-  roomFromNodes = new Int32Array(classes);
-  for (let k = 0; k < classes; k++) {
-    unchecked((roomDead[k] = new Uint32Array(8)));
-    unchecked((roomDeadNodes[k] = new Uint32Array(nodeWords)));
-  }
+  resetRoom(nodeWords);
   blockedForMoved = new Uint32Array(nodeWords);
   for (let n = 0; n < NN; n++) if ((nodeAt(n).flags & NF_BLOCKED_FOR_MOVED) != 0) unchecked((blockedForMoved[n >>> 5] |= 1 << (n & 31)));
-}
-
-/** Fills reqClass (versions with equal request vectors share a class) and returns the number of classes. */
-function requestClasses(): i32 {
-  reqClass = new Int32Array(NV);
-  const rep = new Int32Array(NV); // a version of each class
-  const next = new Int32Array(NV); // the next class with the same hash, -1 at the end
-  const byHash = new Map<u64, i32>();
-  let classes = 0;
-  for (let v = 0; v < NV; v++) {
-    const r = ver(v, V_REQUESTS);
-    let h: u64 = 14695981039346656037;
-    for (let i = 0; i < NR; i++) h = (h ^ reinterpret<u64>(f64At(r + i))) * 1099511628211;
-    let k = byHash.has(h) ? byHash.get(h) : -1;
-    let last = -1;
-    while (k >= 0 && !sameRequests(unchecked(rep[k]), v)) {
-      last = k;
-      k = unchecked(next[k]);
-    }
-    if (k < 0) {
-      k = classes++;
-      unchecked((rep[k] = v));
-      unchecked((next[k] = -1));
-      if (last >= 0) unchecked((next[last] = k));
-      else byHash.set(h, k);
-    }
-    unchecked((reqClass[v] = k));
-  }
-  return classes;
-}
-
-function sameRequests(a: i32, b: i32): bool {
-  const ra = ver(a, V_REQUESTS);
-  const rb = ver(b, V_REQUESTS);
-  for (let i = 0; i < NR; i++) if (f64At(ra + i) != f64At(rb + i)) return false;
-  return true;
-}
-
-function markRoomDead(k: i32, i: i32): void {
-  let b = unchecked(roomDead[k]);
-  const w = i >>> 5;
-  if (w >= b.length) {
-    const n = new Uint32Array(max(b.length * 2, w + 1));
-    n.set(b);
-    unchecked((roomDead[k] = n));
-    b = n;
-  }
-  unchecked((b[w] |= 1 << (i & 31)));
 }
 
 function markDead(v: i32, i: i32): void {
@@ -247,10 +173,7 @@ function addPod(p: i32, v: i32, moved: bool): bool {
   // NN / 32 word reads.
   const nodeWords = (NN + 31) >>> 5;
   const lastWord: u32 = (NN & 31) != 0 ? (<u32>1 << <u32>(NN & 31)) - 1 : 0xffffffff;
-  let w = unchecked(roomFromNodes[rc]);
-  while (w < nodeWords && unchecked(rn[w]) == (w == nodeWords - 1 ? lastWord : 0xffffffff)) w++;
-  unchecked((roomFromNodes[rc] = w));
-  for (; w < nodeWords; w++) {
+  for (let w = firstNodeWordWithRoom(rc, nodeWords, lastWord); w < nodeWords; w++) {
     let x = ~(unchecked(dn[w]) | unchecked(rn[w]));
     if (moved) x &= ~unchecked(blockedForMoved[w]);
     if (w == nodeWords - 1) x &= lastWord;
@@ -258,7 +181,7 @@ function addPod(p: i32, v: i32, moved: bool): bool {
       const n = (w << 5) + <i32>ctz(x);
       x &= x - 1;
       const ns = nodeAt(n);
-      // nodeCanAdd's answer would be -2 (see reqClass).
+      // nodeCanAdd's answer would be -2 (room.ts).
       if (!fitsRemaining(v, ns.remaining)) {
         unchecked((rn[w] |= 1 << (n & 31)));
         continue;
@@ -279,9 +202,7 @@ function addPod(p: i32, v: i32, moved: bool): bool {
   }
   const dv = unchecked(dead[v]);
   const rd = unchecked(roomDead[rc]);
-  let cw = unchecked(roomFrom[rc]);
-  while (cw < rd.length && unchecked(rd[cw]) == 0xffffffff) cw++;
-  unchecked((roomFrom[rc] = cw));
+  const cw = firstClaimWordWithRoom(rc);
   const s0 = cw >>> 5;
   unchecked((counters[3] += 1));
   const epoch = free ? 0 : versionEpoch(v);
@@ -322,7 +243,7 @@ function addPod(p: i32, v: i32, moved: bool): bool {
             unchecked((counters[6] += 1));
             continue;
           }
-          // claimCanAdd's answer would be -2 (see reqClass); skipping it only leaves memo tables unfilled.
+          // claimCanAdd's answer would be -2 (room.ts); skipping it only leaves memo tables unfilled.
           if (exceedsRoom(c.total, v, c.room)) {
             markRoomDead(rc, ci);
             unchecked((counters[7] += 1));
