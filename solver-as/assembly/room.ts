@@ -91,13 +91,21 @@ function sameRequests(a: i32, b: i32): bool {
 
 /** Marks in-flight NodeClaim i out of room for class k. */
 export function markRoomDead(k: i32, i: i32): void {
-  let b = unchecked(roomDead[k]);
+  setGrowing(roomDead, k, i);
+}
+
+/** Sets bit i of sets[k], growing that set when i is beyond it; true when the bit was not set before. */
+export function setGrowing(sets: Array<Uint32Array>, k: i32, i: i32): bool {
+  let b = unchecked(sets[k]);
   const w = i >>> 5;
   if (w >= b.length) {
     const n = new Uint32Array(max(b.length * 2, w + 1));
     n.set(b);
-    unchecked((roomDead[k] = n));
+    unchecked((sets[k] = n));
     b = n;
   }
-  unchecked((b[w] |= 1 << (i & 31)));
+  const bit: u32 = 1 << (i & 31);
+  const was = (unchecked(b[w]) & bit) != 0;
+  unchecked((b[w] |= bit));
+  return !was;
 }

@@ -15,7 +15,7 @@ import { allWithinLimits, limitsOf, maxCapacity, openedAs, rememberOpened, reset
 import { indexClaim, quickAllowed, quickIndexed } from './quick';
 import { ensureHost, prepareQuick, quickReject, record, versionEpoch } from './topology';
 import { commitReservations } from './reservations';
-import { firstClaimWordWithRoom, firstNodeWordWithRoom, markRoomDead, reqClass, resetRoom, roomDead, roomDeadNodes } from './room';
+import { firstClaimWordWithRoom, firstNodeWordWithRoom, markRoomDead, reqClass, resetRoom, roomDead, roomDeadNodes, setGrowing } from './room';
 import { RESERVED, claimAdd, claimCanAdd, fullFilter, nodeCanAdd, resetCanAdd } from './canadd';
 
 /** The last addPod failed on reserved capacity: the pod waits (no relaxation). */
@@ -93,16 +93,7 @@ export function resetSchedule(): void {
 }
 
 function markDead(v: i32, i: i32): void {
-  let b = unchecked(dead[v]);
-  const w = i >>> 5;
-  if (w >= b.length) {
-    const n = new Uint32Array(max(b.length * 2, w + 1));
-    n.set(b);
-    unchecked((dead[v] = n));
-    b = n;
-  }
-  if ((unchecked(b[w]) & (1 << (i & 31))) == 0) unchecked((deadCount[v] += 1));
-  unchecked((b[w] |= 1 << (i & 31)));
+  if (setGrowing(dead, v, i)) unchecked((deadCount[v] += 1));
 }
 
 function markFailed(v: i32, ci: i32, epoch: i32): void {
