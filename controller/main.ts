@@ -1,7 +1,7 @@
 // The composition root: the only place that builds infrastructure. Options -> Kubernetes client ->
 // cloud provider (wrapped per controller by the metrics decorator) -> cluster state (informers) -> the
 // controller list -> the runtime, plus the metrics and health endpoints. `karpenter-ts controller` runs it
-// against a cluster; the simulator (controller/simulation) runs the same operator against a loopback one.
+// against a cluster; the simulator (sim/) runs the same operator against a loopback one.
 import { KubeConfig } from '@kubernetes/client-node';
 import { DEFAULT_ENGINE_OPTIONS, type EC2NodeClass, type EngineOptions, type ProvisionSolver } from '../engine/index.ts';
 import { withFence } from './cloudprovider/fence.ts';

@@ -1,16 +1,18 @@
 #!/usr/bin/env node
 // Keeps the layer arrows of docs/DESIGN.md true:
 //
-//   solver-as  <-  engine  <-  controller  <-  cli
-//                    ^            ^
-//            bench --+            +-- test (may import anything)
+//   solver-as  <-  engine  <-  controller  <-  sim  <-  cli
+//                    ^
+//            bench --+              test (may import anything)
 //
 // - solver-as/ imports only AssemblyScript's std and its own files; solver-as/abi.ts imports nothing.
 // - engine/ (non-test files) imports only engine/, solver-as/abi.ts and the embedded wasm build; it never
 //   imports Kubernetes, AWS, files, sockets, HTTP, metrics or logging, and never reads the wall clock
 //   (time comes in as an argument). engine/pool/ alone may use threads (piscina, worker_threads); it and the
 //   wasm host (engine/solver/wasm.ts) may read a monotonic clock to bound compute time.
-// - controller/ reaches the engine only through engine/index.ts and never imports solver-as/, bench/ or cli/.
+// - controller/ reaches the engine only through engine/index.ts and never imports solver-as/, sim/, bench/ or cli/
+//   (it holds only what runs in production).
+// - sim/ (the simulator) reaches the engine only through engine/index.ts and never imports cli/, bench/ or test/.
 // - bench/ imports engine/index.ts and test/fixtures only (plus its own files).
 // - nothing outside test code imports test/ (except bench -> test/fixtures).
 // Exits 1 with one line per violation.
@@ -79,7 +81,12 @@ function check(file) {
     }
     if (layer === 'controller' && !isTest(rel)) {
       if (isRel && tLayer === 'engine' && target !== join('engine', 'index.ts')) report(`imports ${spec}: controller/ reaches the engine only through engine/index.ts`);
-      if (isRel && (tLayer === 'solver-as' || tLayer === 'cli' || tLayer === 'bench' || tLayer === 'test')) report(`imports ${spec}: controller/ must not import ${tLayer}/`);
+      if (isRel && (tLayer === 'solver-as' || tLayer === 'sim' || tLayer === 'cli' || tLayer === 'bench' || tLayer === 'test')) report(`imports ${spec}: controller/ must not import ${tLayer}/`);
+      continue;
+    }
+    if (layer === 'sim' && !isTest(rel)) {
+      if (isRel && tLayer === 'engine' && target !== join('engine', 'index.ts')) report(`imports ${spec}: sim/ reaches the engine only through engine/index.ts`);
+      if (isRel && (tLayer === 'solver-as' || tLayer === 'cli' || tLayer === 'bench' || tLayer === 'test')) report(`imports ${spec}: sim/ must not import ${tLayer}/`);
       continue;
     }
     if (layer === 'bench' && !isTest(rel)) {
@@ -104,7 +111,7 @@ function check(file) {
   }
 }
 
-for (const dir of ['solver-as', 'engine', 'controller', 'cli', 'bench', 'scripts']) {
+for (const dir of ['solver-as', 'engine', 'controller', 'sim', 'cli', 'bench', 'scripts']) {
   try {
     for (const f of walk(join(root, dir))) check(f);
   } catch (e) {

@@ -9,10 +9,10 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { toNodeClass } from '../../engine/index.ts';
-import { SimCloudProvider } from '../../controller/cloudprovider/sim/provider.ts';
-import { startSimCluster } from '../../controller/sim/cluster.ts';
-import { scaledClock } from '../../controller/sim/clock.ts';
-import { installAdmission } from '../../controller/simulation/admission.ts';
+import { SimCloudProvider } from '../../sim/cloud/provider.ts';
+import { startSimCluster } from '../../sim/cluster/cluster.ts';
+import { scaledClock } from '../../sim/clock.ts';
+import { installAdmission } from '../../sim/admission.ts';
 import { memoryIo } from '../io.ts';
 import { run } from './controller.ts';
 

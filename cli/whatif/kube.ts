@@ -1,5 +1,5 @@
 // Listing a cluster's objects for a snapshot through @kubernetes/client-node: a live cluster through a
-// kubeconfig, or the simulator's API server (controller/sim), which speaks the same API.
+// kubeconfig, or the simulator's API server (sim/apiserver), which speaks the same API.
 import * as k8s from '@kubernetes/client-node';
 import { SNAPSHOT_KINDS, type SnapshotKind } from './format.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { manualClock } from '../sim/clock.ts';
+import { manualClock } from '../../sim/clock.ts';
 import { Recorder } from './events.ts';
 import { newLogger } from './logger.ts';
 import type { KubeClient } from './kube.ts';

@@ -2,9 +2,9 @@
 // conflicts) on a manual clock: acquiring, renewing, taking over from a crashed or released leader, and a
 // leader that cannot renew stepping down before anyone else may take over.
 import { afterEach, describe, expect, it } from 'vitest';
-import { startApiServer, type ApiServer } from '../sim/apiserver/index.ts';
-import { manualClock, type SimClock } from '../sim/clock.ts';
-import { kubeConfigFor } from '../sim/kubeconfig.ts';
+import { startApiServer, type ApiServer } from '../../sim/apiserver/index.ts';
+import { manualClock, type SimClock } from '../../sim/clock.ts';
+import { kubeConfigFor } from '../../sim/kubeconfig.ts';
 import { Activity } from './activity.ts';
 import { KubeClient } from './kube.ts';
 import { LEASE_DEFAULTS, LeaderElector } from './leaderelection.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { manualClock } from '../sim/clock.ts';
+import { manualClock } from '../../sim/clock.ts';
 import { WorkQueue } from './queue.ts';
 import { done, requeueAfter, minResult, type ReconcileResult } from './result.ts';
 

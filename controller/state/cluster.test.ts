@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { manualClock } from '../sim/clock.ts';
+import { manualClock } from '../../sim/clock.ts';
 import { newLogger } from '../operator/logger.ts';
 import type { KubeObject } from '../operator/kube.ts';
 import { Cluster, nominationWindow, type Change } from './cluster.ts';

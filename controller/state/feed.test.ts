@@ -3,9 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { realClock } from '../operator/clock.ts';
 import { KubeClient } from '../operator/kube.ts';
 import { newLogger } from '../operator/logger.ts';
-import { startApiServer, type ApiServer } from '../sim/apiserver/index.ts';
-import { manualClock } from '../sim/clock.ts';
-import { kubeConfigFor } from '../sim/kubeconfig.ts';
+import { startApiServer, type ApiServer } from '../../sim/apiserver/index.ts';
+import { manualClock } from '../../sim/clock.ts';
+import { kubeConfigFor } from '../../sim/kubeconfig.ts';
 import { newClusterState } from './feed.ts';
 
 let server: ApiServer | undefined;

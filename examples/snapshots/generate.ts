@@ -11,9 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { memoryIo } from '../../cli/io.ts';
 import { main } from '../../cli/main.ts';
-import { manualClock } from '../../controller/sim/clock.ts';
-import { startSimCluster } from '../../controller/sim/cluster.ts';
-import { kubeConfigText } from '../../controller/sim/kubeconfig.ts';
+import { manualClock } from '../../sim/clock.ts';
+import { startSimCluster } from '../../sim/cluster/cluster.ts';
+import { kubeConfigText } from '../../sim/kubeconfig.ts';
 import { ec2InstanceTypes, type InstanceType } from '../../engine/index.ts';
 
 const GUIDE = fileURLToPath(new URL('../guide/', import.meta.url));

@@ -11,7 +11,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { KINDS, type Kind } from '../../controller/operator/kube.ts';
-import type { RequestRecord } from '../../controller/sim/apiserver/index.ts';
+import type { RequestRecord } from '../../sim/apiserver/index.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

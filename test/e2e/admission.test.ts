@@ -2,7 +2,7 @@
 // are refused with 422, naming the field, whether they come from client-node or kubectl-style patches.
 import { afterEach, describe, expect, it } from 'vitest';
 import { KubeError } from '../../controller/operator/kube.ts';
-import { guide, nodeClaims, simulation, type Simulation } from '../support/simulation.ts';
+import { guide, nodeClaims, simulation, type Simulation } from '../support/environment.ts';
 import { parseDocuments } from '../../engine/index.ts';
 
 let sim: Simulation | undefined;

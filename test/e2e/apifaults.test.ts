@@ -4,7 +4,7 @@
 // one eviction per pod, one NodeClaim deletion per interruption.
 import { afterEach, describe, expect, it } from 'vitest';
 import { leaks, watchDrill } from '../support/drills.ts';
-import { deployment, guide, nodeClaims, nodes, running, simulation, type Simulation } from '../support/simulation.ts';
+import { deployment, guide, nodeClaims, nodes, running, simulation, type Simulation } from '../support/environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {

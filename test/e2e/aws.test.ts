@@ -11,7 +11,7 @@ import { withMetrics } from '../../controller/cloudprovider/metrics.ts';
 import { driftQueryOf } from '../../controller/cloudprovider/types.ts';
 import { calledInCode, chartRules, requested } from '../deploy/rbac.ts';
 import { awsSimulation, CLUSTER_CA, CLUSTER_ENDPOINT, type AwsSimulation } from '../support/aws-simulation.ts';
-import { condition, deployment, guide } from '../support/simulation.ts';
+import { condition, deployment, guide } from '../support/environment.ts';
 
 let sim: AwsSimulation | undefined;
 

@@ -2,10 +2,10 @@
 // checker: no PodDisruptionBudget broken, no disruption beyond a budget, no pod left without a node for
 // longer than the drill allows (replacements are up before the candidates drain, so only seconds).
 import { afterEach, describe, expect, it } from 'vitest';
-import type { KObject } from '../../controller/sim/apiserver/index.ts';
-import { clusterCost } from '../../controller/simulation/view.ts';
+import type { KObject } from '../../sim/apiserver/index.ts';
+import { clusterCost } from '../../sim/view.ts';
 import { watchInvariants, type InvariantChecker } from '../support/invariants.ts';
-import { condition, deployment, events, guide, nodeClaims, nodes, running, scale, simulation, type Simulation } from '../support/simulation.ts';
+import { condition, deployment, events, guide, nodeClaims, nodes, running, scale, simulation, type Simulation } from '../support/environment.ts';
 
 let sim: Simulation | undefined;
 let inv: InvariantChecker | undefined;

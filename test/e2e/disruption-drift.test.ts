@@ -3,9 +3,9 @@
 // budget of 0 keeps an empty node until its window closes.
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { manualClock } from '../../controller/sim/clock.ts';
+import { manualClock } from '../../sim/clock.ts';
 import { watchInvariants, type InvariantChecker } from '../support/invariants.ts';
-import { condition, deployment, events, guide, nodeClaims, nodes, running, scale, simulation, type Simulation } from '../support/simulation.ts';
+import { condition, deployment, events, guide, nodeClaims, nodes, running, scale, simulation, type Simulation } from '../support/environment.ts';
 
 let sim: Simulation | undefined;
 let inv: InvariantChecker | undefined;

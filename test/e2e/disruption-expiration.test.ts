@@ -3,7 +3,7 @@
 // node while the drain honours their PodDisruptionBudget, and none waits long for a node.
 import { afterEach, describe, expect, it } from 'vitest';
 import { watchInvariants, type InvariantChecker } from '../support/invariants.ts';
-import { deployment, events, guide, nodeClaims, nodes, running, simulation, type Simulation } from '../support/simulation.ts';
+import { deployment, events, guide, nodeClaims, nodes, running, simulation, type Simulation } from '../support/environment.ts';
 
 let sim: Simulation | undefined;
 let inv: InvariantChecker | undefined;

@@ -3,11 +3,11 @@
 // the orchestration queue in its memory. The next controller removes the marks on its first pass (the
 // taint is the only state that survived), no pod is lost, and the cluster still ends up consolidated.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { KObject } from '../../controller/sim/apiserver/index.ts';
-import { clusterCost } from '../../controller/simulation/view.ts';
+import type { KObject } from '../../sim/apiserver/index.ts';
+import { clusterCost } from '../../sim/view.ts';
 import { watchInvariants, type InvariantChecker } from '../support/invariants.ts';
 import { restartController, type Restarted } from '../support/restart.ts';
-import { condition, deployment, guide, nodeClaims, nodes, running, scale, simulation, taints, type Simulation } from '../support/simulation.ts';
+import { condition, deployment, guide, nodeClaims, nodes, running, scale, simulation, taints, type Simulation } from '../support/environment.ts';
 
 let sim: Simulation | undefined;
 let second: Restarted | undefined;

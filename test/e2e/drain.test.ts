@@ -2,8 +2,8 @@
 // §5.6): a PDB that allows no disruption keeps the node up (FailedDraining, 429s retried) until the PDB
 // allows evictions; then the pods move to a replacement node and the node and its instance go.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { KObject } from '../../controller/sim/apiserver/index.ts';
-import { deployment, events, guide, nodeClaims, nodes, pods, running, simulation, taints, type Simulation } from '../support/simulation.ts';
+import type { KObject } from '../../sim/apiserver/index.ts';
+import { deployment, events, guide, nodeClaims, nodes, pods, running, simulation, taints, type Simulation } from '../support/environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {

@@ -5,11 +5,11 @@
 // become candidates again (spec/aws-provider.md §3).
 import { afterEach, describe, expect, it } from 'vitest';
 import { toNodeClass } from '../../engine/index.ts';
-import { SimCloudProvider } from '../../controller/cloudprovider/sim/provider.ts';
-import { ICE_TTL_MS } from '../../controller/cloudprovider/sim/ice.ts';
+import { SimCloudProvider } from '../../sim/cloud/provider.ts';
+import { ICE_TTL_MS } from '../../sim/cloud/ice.ts';
 import type { CloudProvider, Instance } from '../../controller/cloudprovider/types.ts';
 import { leaks, watchDrill, wrapCloud } from '../support/drills.ts';
-import { deployment, events, guide, label, nodeClaims, running, scale, simulation, type Simulation } from '../support/simulation.ts';
+import { deployment, events, guide, label, nodeClaims, running, scale, simulation, type Simulation } from '../support/environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {

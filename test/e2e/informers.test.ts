@@ -3,7 +3,7 @@
 // deleted meanwhile), and a watch refused with a 500, after which client-node's informer stops for good
 // unless we restart it (1 s backoff on the controller's clock).
 import { afterEach, describe, expect, it } from 'vitest';
-import { deployment, guide, nodeClaims, simulation, type Simulation } from '../support/simulation.ts';
+import { deployment, guide, nodeClaims, simulation, type Simulation } from '../support/environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {

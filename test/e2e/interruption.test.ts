@@ -5,7 +5,7 @@
 // terminates under us is cleaned up at once and its pods replaced.
 import { afterEach, describe, expect, it } from 'vitest';
 import { leaks, liveInstances, watchDrill } from '../support/drills.ts';
-import { deployment, events, guide, label, nodeClaims, nodes, running, simulation, type Simulation } from '../support/simulation.ts';
+import { deployment, events, guide, label, nodeClaims, nodes, running, simulation, type Simulation } from '../support/environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {

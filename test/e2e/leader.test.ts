@@ -7,7 +7,7 @@ import type { CloudProvider, Instance } from '../../controller/cloudprovider/typ
 import type { Operator } from '../../controller/main.ts';
 import { LEASE_DEFAULTS } from '../../controller/operator/leaderelection.ts';
 import { leaks, watchDrill, wrapCloud } from '../support/drills.ts';
-import { deployment, guide, nodeClaims, running, scale, simulation, type Simulation } from '../support/simulation.ts';
+import { deployment, guide, nodeClaims, running, scale, simulation, type Simulation } from '../support/environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {

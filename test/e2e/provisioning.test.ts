@@ -2,7 +2,7 @@
 // client-node, pods from a Deployment, the controller choosing pools and launching through the simulated
 // cloud, on a manual clock.
 import { afterEach, describe, expect, it } from 'vitest';
-import { condition, deployment, events, guide, label, nodeClaims, nodeClassNamed, nodes, pods, running, scale, simulation, type Simulation } from '../support/simulation.ts';
+import { condition, deployment, events, guide, label, nodeClaims, nodeClassNamed, nodes, pods, running, scale, simulation, type Simulation } from '../support/environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {

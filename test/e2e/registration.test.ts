@@ -2,7 +2,7 @@
 // karpenter.sh/unregistered:NoExecute; the controller takes it off, syncs the NodeClaim's labels,
 // taints, finalizer and owner reference, and initializes the node only once its startup taints are gone.
 import { afterEach, describe, expect, it } from 'vitest';
-import { condition, deployment, guide, label, nodeClaims, nodes, running, simulation, taints, type Simulation } from '../support/simulation.ts';
+import { condition, deployment, guide, label, nodeClaims, nodes, running, simulation, taints, type Simulation } from '../support/environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {

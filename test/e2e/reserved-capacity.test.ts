@@ -4,7 +4,7 @@
 // round (it may not relax while the reservation is held) and then goes on-demand; terminating the reserved
 // node gives the reservation its instance back, and the next pod takes it.
 import { afterEach, describe, expect, it } from 'vitest';
-import { deployment, guide, label, nodeClaims, nodes, running, scale, simulation, type Simulation } from '../support/simulation.ts';
+import { deployment, guide, label, nodeClaims, nodes, running, scale, simulation, type Simulation } from '../support/environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CloudProvider, Instance } from '../../controller/cloudprovider/types.ts';
 import { GC_PERIOD_MS, ORPHAN_GRACE_MS } from '../../controller/controllers/nodeclaim/garbagecollection/reconcile.ts';
 import { leaks, liveInstances, watchDrill, wrapCloud } from '../support/drills.ts';
-import { deployment, guide, nodeClaims, nodes, running, simulation, type Simulation } from '../support/simulation.ts';
+import { deployment, guide, nodeClaims, nodes, running, simulation, type Simulation } from '../support/environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {

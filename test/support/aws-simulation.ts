@@ -10,11 +10,11 @@ import { awsProviderFactory, type AwsProviderHandle } from '../../controller/clo
 import { newOperator, type Operator } from '../../controller/main.ts';
 import { newLogger } from '../../controller/operator/logger.ts';
 import { resolveOptions } from '../../controller/operator/options.ts';
-import type { KObject, RequestRecord } from '../../controller/sim/apiserver/index.ts';
-import { manualClock, type SimClock } from '../../controller/sim/clock.ts';
-import { startSimCluster, type SimCluster } from '../../controller/sim/cluster.ts';
-import { installAdmission } from '../../controller/simulation/admission.ts';
-import { settler } from '../../controller/simulation/environment.ts';
+import type { KObject, RequestRecord } from '../../sim/apiserver/index.ts';
+import { manualClock, type SimClock } from '../../sim/clock.ts';
+import { startSimCluster, type SimCluster } from '../../sim/cluster/cluster.ts';
+import { installAdmission } from '../../sim/admission.ts';
+import { settler } from '../../sim/environment.ts';
 import { FakeAwsAccount, type FakeAccountOptions } from '../fakes/aws-account.ts';
 
 export const CLUSTER_ENDPOINT = 'https://0123456789ABCDEF.gr7.ap-northeast-2.eks.amazonaws.com';

@@ -15,8 +15,8 @@
 //   expect(d.violations()).toEqual([]);
 //   expect(leaks(sim)).toEqual([]);
 import type { CloudProvider } from '../../controller/cloudprovider/types.ts';
-import { computePdbStatus, type KObject } from '../../controller/sim/apiserver/index.ts';
-import type { Simulation } from './simulation.ts';
+import { computePdbStatus, type KObject } from '../../sim/apiserver/index.ts';
+import type { Simulation } from './environment.ts';
 
 export interface DrillOptions {
   /** Longest a pod may stay without a node, from its creation (default 2 min). */

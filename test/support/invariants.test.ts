@@ -2,7 +2,7 @@
 // started beyond its NodePool's budget, and a pod left without a node too long.
 import { afterEach, describe, expect, it } from 'vitest';
 import { allowedByBudgets, watchInvariants } from './invariants.ts';
-import { deployment, guide, nodeClaims, nodes, pods, running, simulation, type Simulation } from './simulation.ts';
+import { deployment, guide, nodeClaims, nodes, pods, running, simulation, type Simulation } from './environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {

@@ -17,9 +17,9 @@
 //   inv.stop();
 import { budgetActive, budgetNodes, checkBudget, parseNodePool, type Budget, type DisruptionReason } from '../../engine/index.ts';
 import type { Clock } from '../../controller/operator/clock.ts';
-import { computePdbStatus, type KObject, type StoreEvent } from '../../controller/sim/apiserver/index.ts';
-import { budgetsFor, isPodReady } from '../../controller/sim/apiserver/pdb.ts';
-import type { SimCluster } from '../../controller/sim/cluster.ts';
+import { computePdbStatus, type KObject, type StoreEvent } from '../../sim/apiserver/index.ts';
+import { budgetsFor, isPodReady } from '../../sim/apiserver/pdb.ts';
+import type { SimCluster } from '../../sim/cluster/cluster.ts';
 
 export type ViolationKind = 'pdb' | 'budget' | 'unbound';
 

@@ -8,8 +8,8 @@
 //   await second.stop();          // before sim.close()
 import { newOperator, type Operator } from '../../controller/main.ts';
 import { resolveOptions } from '../../controller/operator/options.ts';
-import { settler } from '../../controller/simulation/environment.ts';
-import type { Simulation } from './simulation.ts';
+import { settler } from '../../sim/environment.ts';
+import type { Simulation } from './environment.ts';
 
 export interface Restarted {
   readonly operator: Operator;

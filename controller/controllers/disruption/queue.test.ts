@@ -2,7 +2,7 @@
 // initializes, and one that never initializes (the command times out). Either way the candidate keeps
 // running untouched: no taint, no DisruptionReason, no mark, and the replacement is gone.
 import { afterEach, describe, expect, it } from 'vitest';
-import { condition, deployment, events, guide, nodeClaims, nodes, running, scale, simulation, taints, type Simulation } from '../../../test/support/simulation.ts';
+import { condition, deployment, events, guide, nodeClaims, nodes, running, scale, simulation, taints, type Simulation } from '../../../test/support/environment.ts';
 import { watchInvariants } from '../../../test/support/invariants.ts';
 
 let sim: Simulation | undefined;

@@ -1,6 +1,6 @@
 // The disruption loop over the engine against the simulator: emptiness, validation, budgets.
 import { afterEach, describe, expect, it } from 'vitest';
-import { deployment, events, guide, nodes, pods, running, scale, simulation, type Simulation } from '../../../test/support/simulation.ts';
+import { deployment, events, guide, nodes, pods, running, scale, simulation, type Simulation } from '../../../test/support/environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {

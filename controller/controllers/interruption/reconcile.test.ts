@@ -1,8 +1,8 @@
 // The interruption controller against the simulator: what each message kind does to the NodeClaim and
 // Node it names (events, deletion, metrics), and that nothing a feed delivers stops the loop.
 import { afterEach, describe, expect, it } from 'vitest';
-import { events, guide, nodeClaims, running, simulation, type Simulation } from '../../../test/support/simulation.ts';
-import type { KObject } from '../../sim/apiserver/index.ts';
+import { events, guide, nodeClaims, running, simulation, type Simulation } from '../../../test/support/environment.ts';
+import type { KObject } from '../../../sim/apiserver/index.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { manualClock } from '../../sim/clock.ts';
+import { manualClock } from '../../../sim/clock.ts';
 import { Batcher } from './batcher.ts';
 
 describe('Batcher', () => {

@@ -1,7 +1,7 @@
 // The provisioner against the simulator, without the NodeClaim lifecycle: what it creates, when, and
 // what it tells pods.
 import { afterEach, describe, expect, it } from 'vitest';
-import { deployment, events, guide, nodeClaims, scale, simulation, type Simulation } from '../../../test/support/simulation.ts';
+import { deployment, events, guide, nodeClaims, scale, simulation, type Simulation } from '../../../test/support/environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { deployment, guide, nodes, running, simulation, type Simulation } from '../../../../test/support/simulation.ts';
+import { deployment, guide, nodes, running, simulation, type Simulation } from '../../../../test/support/environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {

@@ -1,7 +1,7 @@
 // Node and NodeClaim termination together against the simulator: a do-not-disrupt pod holds the drain
 // until the NodePool's terminationGracePeriod runs out, then it is deleted and the node and instance go.
 import { afterEach, describe, expect, it } from 'vitest';
-import { deployment, events, guide, nodeClaims, nodes, pods, running, simulation, type Simulation } from '../../../../test/support/simulation.ts';
+import { deployment, events, guide, nodeClaims, nodes, pods, running, simulation, type Simulation } from '../../../../test/support/environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {

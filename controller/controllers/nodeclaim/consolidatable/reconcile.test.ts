@@ -1,6 +1,6 @@
 // Consolidatable follows consolidateAfter from the last pod event.
 import { afterEach, describe, expect, it } from 'vitest';
-import { condition, deployment, guide, nodeClaims, running, scale, simulation, type Simulation } from '../../../../test/support/simulation.ts';
+import { condition, deployment, guide, nodeClaims, running, scale, simulation, type Simulation } from '../../../../test/support/environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {

@@ -1,7 +1,7 @@
 // nodeclaim.drift against the simulator, without the disruption loop (nothing gets replaced): each of
 // Karpenter's drift reasons sets Drifted with its reason, and undoing the change clears it.
 import { afterEach, describe, expect, it } from 'vitest';
-import { condition, deployment, guide, nodeClaims, running, simulation, type Simulation } from '../../../../test/support/simulation.ts';
+import { condition, deployment, guide, nodeClaims, running, simulation, type Simulation } from '../../../../test/support/environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {

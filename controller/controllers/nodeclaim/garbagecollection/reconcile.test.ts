@@ -1,6 +1,6 @@
 // Garbage collection: instances no NodeClaim owns, and registered NodeClaims whose instance is gone.
 import { afterEach, describe, expect, it } from 'vitest';
-import { deployment, guide, nodeClaims, running, simulation, type Simulation } from '../../../../test/support/simulation.ts';
+import { deployment, guide, nodeClaims, running, simulation, type Simulation } from '../../../../test/support/environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {

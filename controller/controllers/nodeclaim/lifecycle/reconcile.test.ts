@@ -1,7 +1,7 @@
 // The NodeClaim lifecycle on its own against the simulator: NodeClaims are created here as the
 // provisioner would create them.
 import { afterEach, describe, expect, it } from 'vitest';
-import { condition, events, guide, simulation, type Simulation } from '../../../../test/support/simulation.ts';
+import { condition, events, guide, simulation, type Simulation } from '../../../../test/support/environment.ts';
 import type { KubeObject } from '../../../operator/kube.ts';
 
 let sim: Simulation | undefined;

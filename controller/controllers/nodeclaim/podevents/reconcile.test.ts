@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { deployment, guide, nodeClaims, running, scale, simulation, type Simulation } from '../../../../test/support/simulation.ts';
+import { deployment, guide, nodeClaims, running, scale, simulation, type Simulation } from '../../../../test/support/environment.ts';
 import type { Change } from '../../../state/cluster.ts';
 import { podEventNode } from './reconcile.ts';
 

@@ -1,7 +1,7 @@
 // The NodeClaim finalizer: a NodeClaim deleted before its node registered terminates its instance and
 // goes; one with a node waits for the node to go first.
 import { afterEach, describe, expect, it } from 'vitest';
-import { deployment, guide, nodeClaims, nodes, running, simulation, type Simulation } from '../../../../test/support/simulation.ts';
+import { deployment, guide, nodeClaims, nodes, running, simulation, type Simulation } from '../../../../test/support/environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {

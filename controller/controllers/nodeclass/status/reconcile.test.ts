@@ -1,7 +1,7 @@
 // nodeclass.status with the simulator's provider: the controller shape the AWS provider shares (finalizer,
 // status through the subresource with conflict retries, events, the wait for NodeClaims on deletion).
 import { afterEach, describe, expect, it } from 'vitest';
-import { condition, deployment, events, guide, nodeClaims, running, simulation, type Simulation } from '../../../../test/support/simulation.ts';
+import { condition, deployment, events, guide, nodeClaims, running, simulation, type Simulation } from '../../../../test/support/environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodePoolHash, parseNodePool } from '../../../../engine/index.ts';
-import { guide, simulation, type Simulation } from '../../../../test/support/simulation.ts';
+import { guide, simulation, type Simulation } from '../../../../test/support/environment.ts';
 import type { KubeObject } from '../../../operator/kube.ts';
 
 let sim: Simulation | undefined;

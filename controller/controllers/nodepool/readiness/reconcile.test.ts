@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { condition, guide, simulation, type Simulation } from '../../../../test/support/simulation.ts';
+import { condition, guide, simulation, type Simulation } from '../../../../test/support/environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {

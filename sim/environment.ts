@@ -1,0 +1,212 @@
+// The simulator: the simulated cluster (sim/cluster), the simulated cloud, and the real operator
+// (main.ts) talking to the loopback API server through client-node. Tests run it on a manual clock; the
+// `sim` command on a scaled one.
+//
+//   const sim = await startSimulation();          // manual clock
+//   await sim.apply(yamlText);                     // through client-node, like kubectl apply
+//   await sim.clock.advanceUntil(() => ..., 120_000);
+//   await sim.close();
+import type { KubeConfig } from '@kubernetes/client-node';
+import { parseDocuments, parseEC2NodeClass, toNodeClass, type EC2NodeClass } from '../engine/index.ts';
+import { addCapacityReservation, simNetwork, type SimNetwork } from './cloud/network.ts';
+import { SimCloudProvider } from './cloud/provider.ts';
+import type { CloudProvider } from '../controller/cloudprovider/types.ts';
+import { newOperator, type Operator, type OperatorDeps } from '../controller/main.ts';
+import { newLogger, type Logger } from '../controller/operator/logger.ts';
+import { resolveOptions, type LogLevel } from '../controller/operator/options.ts';
+import { KubeClient, type KubeObject, type Kind } from '../controller/operator/kube.ts';
+import { manualClock, type SimClock } from './clock.ts';
+import { startSimCluster, type SimCluster } from './cluster/cluster.ts';
+import type { KubeletDelays } from './cluster/kubelet.ts';
+import { installAdmission } from './admission.ts';
+import { caughtUp } from './settle.ts';
+import type { Backoff } from '../controller/state/informers.ts';
+import type { DestinationStream } from 'pino';
+
+export interface SimulationOptions {
+  /** Default a manual clock. */
+  readonly clock?: SimClock;
+  /** Default ap-northeast-2 (the guide's region). */
+  readonly region?: string;
+  /** Default my-cluster (the guide's examples select subnets tagged karpenter.sh/discovery: my-cluster). */
+  readonly clusterName?: string;
+  readonly kubeletDelays?: Partial<KubeletDelays>;
+  /** Option overrides by flag name (batch-idle-duration, ...). */
+  readonly options?: Readonly<Record<string, string>>;
+  readonly logLevel?: LogLevel | 'silent';
+  readonly logDestination?: DestinationStream;
+  readonly launchMs?: number;
+  readonly terminateMs?: number;
+  readonly only?: readonly string[];
+  readonly informerBackoff?: Backoff;
+  /** API server port (default ephemeral). */
+  readonly port?: number;
+  /** The first replica's leader-election identity and timings (election is on when options enable it). */
+  readonly leaderElection?: OperatorDeps['leaderElection'];
+  /** Wraps the cloud the first replica sees (failure drills: a launch that never returns, ...). */
+  readonly cloud?: (cp: CloudProvider) => CloudProvider;
+  /** Capacity reservations in the simulated account (EC2NodeClasses select them with capacityReservationSelectorTerms). */
+  readonly capacityReservations?: readonly SimReservationSpec[];
+}
+
+/** A capacity reservation as a scenario declares it. */
+export interface SimReservationSpec {
+  readonly id: string;
+  readonly instanceType: string;
+  readonly zone: string;
+  readonly count: number;
+  readonly reservationType?: 'default' | 'capacity-block';
+  readonly instanceMatchCriteria?: 'open' | 'targeted';
+  readonly tags?: Record<string, string>;
+}
+
+/** Another operator replica against the same simulated cluster and cloud. */
+export interface ReplicaOptions {
+  /** Option overrides by flag name, on top of the first replica's. */
+  readonly options?: Readonly<Record<string, string>>;
+  readonly leaderElection?: OperatorDeps['leaderElection'];
+  readonly cloud?: (cp: CloudProvider) => CloudProvider;
+  /** Log lines carry `replica: <name>` (default the identity, or replica-N). */
+  readonly name?: string;
+}
+
+export interface Simulation {
+  readonly clock: SimClock;
+  readonly cluster: SimCluster;
+  readonly operator: Operator;
+  readonly provider: SimCloudProvider;
+  readonly network: SimNetwork;
+  readonly log: Logger;
+  /** A client as a user (kubectl) has it: never fenced by any replica's leader election. */
+  readonly kube: KubeClient;
+  /** Every operator started against this cluster, `operator` first (failure drills). */
+  readonly replicas: readonly Operator[];
+  /** Starts another replica of the controller (leader election, restarts after a kill). */
+  startReplica(o?: ReplicaOptions): Promise<Operator>;
+  kubeConfig(): KubeConfig;
+  /** Creates or updates every object in a YAML text through client-node (server-side admission applies). */
+  apply(yaml: string): Promise<KubeObject[]>;
+  /** Lets the simulation and the controller run until nothing more can happen without the clock. */
+  settle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const KIND_OF: Readonly<Record<string, Kind>> = {
+  Node: 'Node', Pod: 'Pod', DaemonSet: 'DaemonSet', Deployment: 'Deployment', PodDisruptionBudget: 'PodDisruptionBudget',
+  NodePool: 'NodePool', NodeClaim: 'NodeClaim', EC2NodeClass: 'EC2NodeClass',
+};
+
+/**
+ * "Nothing more can happen without the clock": the simulated cluster is idle, no reconcile, queued key or
+ * request is in flight, and the informers have seen every change. Returned for a SimClock's addSettler.
+ */
+export function settler(cluster: SimCluster, operators: Operator | (() => readonly Operator[])): () => Promise<void> {
+  // Several replicas (leader-election drills): every one still running counts; a killed one does not.
+  const live = typeof operators === 'function' ? operators : () => [operators];
+  return async () => {
+    for (let idle = 0, turns = 0; idle < 3; turns++) {
+      await cluster.settle();
+      await new Promise((r) => setImmediate(r));
+      const busy = live().some((o) => o.busy() || !caughtUp(cluster, o.informers));
+      idle = busy ? 0 : idle + 1;
+      if (turns > 200_000) throw new Error(`simulation did not settle (busy: ${live().flatMap((o) => o.runtime.busyNames()).join(', ') || 'informers or requests'})`);
+      if (busy && turns > 50) await new Promise((r) => setTimeout(r, 1));
+    }
+  };
+}
+
+export async function startSimulation(opts: SimulationOptions = {}): Promise<Simulation> {
+  const clock = opts.clock ?? manualClock();
+  const region = opts.region ?? 'ap-northeast-2';
+  const clusterName = opts.clusterName ?? 'my-cluster';
+  const log = newLogger({ level: opts.logLevel ?? 'silent', now: () => clock.now(), ...(opts.logDestination ? { destination: opts.logDestination } : {}) });
+  const cluster = await startSimCluster({
+    clock, ...(opts.kubeletDelays ? { kubeletDelays: opts.kubeletDelays } : {}), ...(opts.port !== undefined ? { apiServer: { port: opts.port } } : {}),
+    onError: (err) => log.error({ err: String(err) }, 'simulated cluster error'),
+  });
+  installAdmission(cluster.server);
+  const network = simNetwork(region, clusterName);
+  for (const r of opts.capacityReservations ?? []) addCapacityReservation(network, r);
+  // The simulator runs one replica without leader election unless asked (leader-election drills).
+  const baseOverrides = { 'cluster-name': clusterName, 'metrics-port': '0', 'health-probe-port': '0', 'disable-leader-election': 'true', 'leader-election-namespace': 'kube-system', ...(opts.options ?? {}) };
+  const replicas: Operator[] = [];
+  const live = (): Operator[] => replicas.filter((r) => r.alive());
+  const provider = (existing?: SimCloudProvider): SimCloudProvider => existing ?? new SimCloudProvider({
+    clock, region, kubelet: cluster.kubelet, network, zonesOf: (nc) => toNodeClass(nc).zones,
+    reservedCapacity: resolveOptions([], {}, baseOverrides).featureGates.reservedCapacity,
+    // The cloud is shared by every replica; node classes come from whichever replica is still running,
+    // else (an operator started outside this simulation, as test/support/restart.ts does) from the API server.
+    nodeClass: (name) => live().map((r) => r.cluster.nodeClass(name)?.nodeClass).find((nc) => nc !== undefined) ?? storedNodeClass(name),
+    ...(opts.launchMs !== undefined ? { launchMs: opts.launchMs } : {}), ...(opts.terminateMs !== undefined ? { terminateMs: opts.terminateMs } : {}),
+  });
+  const parsed = new Map<string, { rv: string; nc: EC2NodeClass | undefined }>();
+  const storedNodeClass = (name: string): EC2NodeClass | undefined => {
+    const obj = cluster.store.get('ec2nodeclasses.karpenter.k8s.aws', '', name);
+    if (!obj) return undefined;
+    const rv = obj.metadata.resourceVersion ?? '';
+    const hit = parsed.get(name);
+    if (hit?.rv === rv) return hit.nc;
+    const r = parseEC2NodeClass(obj);
+    const nc = r.ok ? r.value : undefined;
+    parsed.set(name, { rv, nc });
+    return nc;
+  };
+  let cloud: SimCloudProvider | undefined;
+  const makeReplica = async (o: ReplicaOptions, first: boolean): Promise<Operator> => {
+    const options = resolveOptions([], {}, { ...baseOverrides, ...(o.options ?? {}) });
+    const name = o.name ?? o.leaderElection?.identity ?? `replica-${replicas.length + 1}`;
+    const op = await newOperator({
+      options, clock, log: first ? log : log.child({ replica: name }), kubeConfig: cluster.kubeConfig(),
+      ...(opts.only ? { only: opts.only } : {}), ...(opts.informerBackoff ? { informerBackoff: opts.informerBackoff } : {}),
+      ...(o.leaderElection ? { leaderElection: o.leaderElection } : {}),
+      cloudProvider: () => {
+        cloud = provider(cloud);
+        return o.cloud ? o.cloud(cloud) : cloud;
+      },
+    });
+    replicas.push(op);
+    return op;
+  };
+  const operator = await makeReplica({ ...(opts.leaderElection ? { leaderElection: opts.leaderElection } : {}), ...(opts.cloud ? { cloud: opts.cloud } : {}) }, true);
+  const settle = settler(cluster, live);
+  const removeSettler = clock.addSettler(settle);
+  await operator.start();
+  const kc = cluster.kubeConfig();
+  const kube = new KubeClient(kc);
+  return {
+    clock, cluster, operator, provider: cloud!, network, log, kube, replicas,
+    kubeConfig: () => kc,
+    async startReplica(o = {}) {
+      const op = await makeReplica(o, false);
+      await op.start();
+      await settle();
+      return op;
+    },
+    async apply(yaml) {
+      const out: KubeObject[] = [];
+      for (const doc of parseDocuments(yaml)) {
+        if (doc.syntaxErrors.length) throw new Error(`apply: document ${doc.index}: ${doc.syntaxErrors.map((e) => `${e.line ? `line ${e.line}: ` : ''}${e.message}`).join('; ')}`);
+        const obj = doc.value as KubeObject | null;
+        if (!obj || typeof obj !== 'object') continue;
+        const kind = KIND_OF[String(obj.kind)];
+        if (!kind) throw new Error(`apply: unsupported kind ${String(obj.kind)} (${String(obj.metadata?.name)})`);
+        const body = { ...obj, metadata: { ...obj.metadata, ...(kind === 'Deployment' || kind === 'Pod' || kind === 'DaemonSet' || kind === 'PodDisruptionBudget' ? { namespace: obj.metadata?.namespace ?? 'default' } : {}) } };
+        const existing = await kube.find(kind, body.metadata.name!, body.metadata.namespace);
+        out.push(existing
+          ? await kube.patch(kind, body.metadata.name!, { spec: body.spec ?? null, metadata: { labels: body.metadata.labels ?? null, annotations: body.metadata.annotations ?? null } }, body.metadata.namespace ? { namespace: body.metadata.namespace } : {})
+          : await kube.create(kind, body));
+      }
+      await settle();
+      return out;
+    },
+    settle,
+    async close() {
+      removeSettler();
+      // No replica takes over while the others stop.
+      for (const r of live()) r.elector?.halt();
+      for (const r of live()) await r.stop();
+      await cluster.close();
+      clock.dispose();
+    },
+  };
+}
