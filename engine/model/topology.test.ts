@@ -2,8 +2,8 @@
 // read once per pods array, and a node whose pods changed (a new array) is read afresh.
 import { describe, expect, it } from 'vitest';
 import { pod } from '../../../test/fixtures/builders.ts';
-import type { Pod } from '../../domain/types.ts';
-import { HOSTNAME_LABEL } from '../../scheduling/labels.ts';
+import type { Pod } from '../domain/types.ts';
+import { HOSTNAME_LABEL } from '../scheduling/labels.ts';
 import { Topology, type TopologyNode } from './topology.ts';
 
 const anti = (name: string, app: string): Pod => pod({

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { fakeDefaultOfferings, fakeInstanceType, fakeOffering } from '../../../test/fixtures/instancetypes.ts';
 import { nodePool, pods } from '../../../test/fixtures/builders.ts';
-import type { InstanceType, Offering } from '../../domain/types.ts';
-import { DEFAULT_ENGINE_OPTIONS } from '../../domain/types.ts';
+import type { InstanceType, Offering } from '../domain/types.ts';
+import { DEFAULT_ENGINE_OPTIONS } from '../domain/types.ts';
 import { WasmSolver } from '../wasm.ts';
 import { ReservationManager } from './reservations.ts';
 import { solveReference } from './scheduler.ts';
