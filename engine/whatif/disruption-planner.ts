@@ -10,7 +10,7 @@ import { applyCommand } from '../disruption/apply.ts';
 import { disrupt } from '../disruption/disrupt.ts';
 import { INITIAL_LOOP_STATE, type Command, type LoopState } from '../disruption/types.ts';
 import type { Snapshot, StateNode } from '../domain/types.ts';
-import type { ProvisionSolver } from '../solver/types.ts';
+import type { ProvisionSolver } from '../model/types.ts';
 import type { ConsolidationCommand, ConsolidationPlan, ConsolidationPlanner } from './consolidation.ts';
 import type { NodeExplanation } from './types.ts';
 

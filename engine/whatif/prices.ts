@@ -5,7 +5,7 @@
 import type { CapacityType, InstanceType, Labels, Offering, StateNode } from '../domain/types.ts';
 import { CAPACITY_TYPE_LABEL, INSTANCE_TYPE_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import { fromSelectorRequirements, has, get } from '../scheduling/requirements.ts';
-import type { NewNodeClaimPlan } from '../solver/types.ts';
+import type { NewNodeClaimPlan } from '../model/types.ts';
 
 /** EKS managed node groups write their capacity type here (ON_DEMAND / SPOT). */
 const EKS_CAPACITY_LABEL = 'eks.amazonaws.com/capacityType';

@@ -5,10 +5,9 @@
 import type { LowerBound } from '../bound/index.ts';
 import { HOURS_PER_MONTH } from '../domain/money.ts';
 import type { Pod, Snapshot } from '../domain/types.ts';
-import type { ProvisionSolver } from '../solver/types.ts';
-import { consolidationPlanner, type ConsolidationPlanner, type ProvisionFn } from './consolidation.ts';
+import { reschedulablePods } from '../disruption/pods.ts';
+import type { ConsolidationPlanner, ProvisionFn } from './consolidation.ts';
 import type { Built } from './build.ts';
-import { reschedulablePods } from './candidates.ts';
 import { nodePrice } from './prices.ts';
 import { commandMove, existingRow, launchMove, newRow, trimWarnings, type Ledger } from './report.ts';
 import { afterProvisioning, Namer, virtualNode, type VirtualNode } from './state.ts';
@@ -17,10 +16,8 @@ import type { Move, NodeRow, WhatIfOptions, WhatIfReport } from './types.ts';
 export interface WhatIfEngine {
   readonly provision: ProvisionFn;
   lowerBound(s: Snapshot, pods: readonly Pod[]): Promise<LowerBound>;
-  /** The solver behind `provision`, when in this thread: consolidation then uses the disruption engine. */
-  readonly solver?: ProvisionSolver;
-  /** Default: consolidationPlanner(provision, solver). */
-  readonly planner?: ConsolidationPlanner;
+  /** The consolidation planner (the disruption engine, disruption-planner.ts). */
+  readonly planner: ConsolidationPlanner;
 }
 
 export interface WhatIfInput {
@@ -68,7 +65,7 @@ export async function whatIf(input: WhatIfInput, engine: WhatIfEngine): Promise<
   let kept: WhatIfReport['kept'] = [];
   let planner: string | undefined;
   if (options.mode === 'consolidate') {
-    const p = engine.planner ?? consolidationPlanner(engine.provision, engine.solver);
+    const p = engine.planner;
     planner = p.name;
     const c = await p.plan(after, { exact: options.exact, name: (pool) => namer.next(pool) });
     kept = c.kept;
