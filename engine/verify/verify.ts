@@ -5,7 +5,7 @@
 import type {
   DaemonSet, InstanceType, NodePool, NodeSelectorRequirement, Offering, Pod, StateNode, Taint, Toleration,
 } from '../domain/types.ts';
-import type { NewNodeClaimPlan, ProvisionInput, ProvisionPlan } from '../solver/types.ts';
+import type { NewNodeClaimPlan, ProvisionInput, ProvisionPlan } from '../model/types.ts';
 
 export interface Violation {
   readonly kind: 'accounting' | 'fit' | 'requirements' | 'taints' | 'limits' | 'offering' | 'ports' | 'topology' | 'reservation';
