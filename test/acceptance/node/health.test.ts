@@ -132,7 +132,7 @@ describe('Node Health', () => {
       expect(deleting(s, m)).toBe(true);
     });
     it('should return the requeue interval for the condition closest to its terminationDuration', async () => {
-      const s = await start([BAD_NODE, { conditionType: 'ValidUnhealthyCondition', conditionStatus: 'False', tolerationMs: 30 * MIN }, { ...BAD_NODE, tolerationMs: 60 * MIN }].slice(1));
+      const s = await start([{ ...BAD_NODE, tolerationMs: 60 * MIN }, { conditionType: 'ValidUnhealthyCondition', conditionStatus: 'False', tolerationMs: 30 * MIN }]);
       await nodePool(s);
       const m = await nodeAndClaim(s, { conditions: [{ type: 'ValidUnhealthyCondition', status: 'False', agoMs: 27 * MIN }, { type: 'BadNode', status: 'False', agoMs: 27 * MIN }] });
       expect(await reconcile(s, m.node)).toEqual({ kind: 'requeueAfter', ms: 3 * MIN });
