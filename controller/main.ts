@@ -130,6 +130,8 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
     ...(cloudProvider.interruptions ? { interruptions: cloudProvider.interruptions } : {}),
     ...(deps.disruptionMethods ? { disruptionMethods: deps.disruptionMethods } : {}),
     ...(deps.only ? { only: deps.only } : {}),
+    featureGates: options.featureGates,
+    repairPolicies: cloudProvider.repairPolicies().length,
   });
   const runtime = new Runtime({ clock, log }, controllers.all);
   const unsyncedSince = { at: clock.now() };
