@@ -122,6 +122,7 @@ export async function run(args: string[], io: Io, stop?: Promise<void>): Promise
     // kubectl sends a token over https only: a server left up for it speaks TLS.
     tls: a.serve, ...(a.token ? {} : { token: false as const }),
     ...(scenario.capacityReservations ? { capacityReservations: scenario.capacityReservations } : {}),
+    ...(scenario.options ? { options: scenario.options } : {}),
     logLevel: a.logLevel ?? 'silent', ...(logDestination ? { logDestination } : {}),
   });
   io.out(`karpenter-ts sim: scenario ${scenario.name}${scenario.description ? ` (${scenario.description})` : ''}\n`);
