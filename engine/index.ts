@@ -8,7 +8,7 @@ export * from './api/index.ts';
 export { nextAfter, parseCron, scheduleActive, CronError, type CronResult, type CronSchedule } from './disruption/cron.ts';
 export * from './disruption/index.ts';
 export * from './domain/money.ts';
-export { provisionInput, snapshotOf } from './model/input.ts';
+export { incompatibleNodePools, provisionInput, snapshotOf, type IncompatibleNodePool } from './model/input.ts';
 export { provision, type ProvisionOptions } from './solver/provision.ts';
 export type { InstanceTypeOption, NewNodeClaimPlan, PodError, ProvisionInput, ProvisionPlan, ProvisionSolver } from './model/types.ts';
 export { solveReference } from './solver/reference/scheduler.ts';

@@ -8,9 +8,10 @@ import {
   CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, INSTANCE_TYPE_LABEL, SIMULATION_LABELS, schedulingRestrictedReason,
 } from '../scheduling/labels.ts';
 import { anyValue, toSelectorRequirements } from '../scheduling/requirements.ts';
+import { minValuesTruncated } from '../scheduling/minvalues.ts';
 import { cacheSlot, type ModelCaches } from './caches.ts';
 import type { NewNodeClaimPlan } from './types.ts';
-import { cheapestOffering, minValuesAchieved, minValuesUnmet, offeringAllowed, type DaemonGroup, type Template } from './templates.ts';
+import { cheapestOffering, minValuesAchieved, minValuesUnmet, minValuesUnmetKeys, offeringAllowed, type DaemonGroup, type Template } from './templates.ts';
 
 /** Per-resource minimum over resources present in every list. */
 function minOverhead(lists: readonly Resources[]): Resources {
@@ -149,7 +150,7 @@ export function claimPlan(c: SolvedClaim, options: EngineOptions, wellKnown: Rea
   const shared = listParts(c.ordered, parts.reqs, caches);
   let requirements = shared.unmet ? undefined : shared.requirements;
   if (shared.unmet) {
-    if (options.minValuesPolicy === 'Strict') return { ok: false, reason: `NodePool couldn't meet minValues requirements (label ${shared.unmet})` };
+    if (options.minValuesPolicy === 'Strict') return { ok: false, reason: minValuesTruncated(c.template.pool.name, minValuesUnmetKeys(parts.reqs, shared.kept)) };
     const relaxed = relaxMinValues(parts.reqs, shared.kept);
     const selectors = toSelectorRequirements(new Map([...relaxed].filter(([k]) => k !== INSTANCE_TYPE_LABEL && k !== CAPACITY_TYPE_LABEL)));
     requirements = nodeClaimRequirements(relaxed, selectors, shared);

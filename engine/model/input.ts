@@ -1,7 +1,9 @@
 // A snapshot and the pods to place, as a solver's input (and back, for engine calls that take snapshots).
 import type { Pod, Snapshot } from '../domain/types.ts';
 import { draForSimulation } from '../dra/consolidation.ts';
+import { WELL_KNOWN_LABELS } from '../scheduling/labels.ts';
 import type { ModelCaches } from './caches.ts';
+import { buildTemplate, provisioningPools } from './templates.ts';
 import type { ProvisionInput } from './types.ts';
 
 export interface ProvisionOptions {
@@ -62,4 +64,23 @@ export function snapshotOf(input: ProvisionInput, now = 0): Snapshot {
     pdbs: [],
     ...(input.dra ? { dra: input.dra } : {}),
   };
+}
+
+/** A NodePool that provisions but whose requirements leave none of its instance types (Karpenter: NoCompatibleInstanceTypes). */
+export interface IncompatibleNodePool {
+  readonly nodePool: string;
+  /** The types were there, but minValues (Strict) could not be met with them. */
+  readonly minValues: boolean;
+}
+
+/** The provisioning NodePools no pod can get a new node from, because of their own requirements. */
+export function incompatibleNodePools(s: Snapshot, wellKnownLabels: ReadonlySet<string> = WELL_KNOWN_LABELS): IncompatibleNodePool[] {
+  const strict = s.options.minValuesPolicy === 'Strict';
+  const out: IncompatibleNodePool[] = [];
+  for (const pool of provisioningPools(s.nodePools)) {
+    const its = s.instanceTypes.get(pool.name) ?? [];
+    if (buildTemplate(pool, its, s.daemonSets, wellKnownLabels, strict).instanceTypes.length > 0) continue;
+    out.push({ nodePool: pool.name, minValues: strict && buildTemplate(pool, its, s.daemonSets, wellKnownLabels, false).instanceTypes.length > 0 });
+  }
+  return out;
 }
