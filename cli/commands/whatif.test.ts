@@ -44,8 +44,17 @@ describe('karpenter-ts whatif: one snapshot', () => {
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
     for (const k of ['costPerHourBefore', 'costPerHourAfter', 'lowerBoundPerHour', 'nodes', 'moves', 'unschedulable', 'kept', 'warnings']) expect(j).toHaveProperty(k);
-    expect(j.schema).toBe('karpenter-ts/whatif-report@1');
-    expect(j.input).toMatchObject({ region: 'ap-northeast-2', now: '2026-11-30T11:30:00.000Z', mode: 'consolidate', exact: false });
+    expect(j.schema).toBe('karpenter-ts/whatif-report@2');
+    expect(j.input).toMatchObject({ region: 'ap-northeast-2', now: '2026-11-30T11:30:00.000Z', mode: 'consolidate', modeSource: 'option', exact: false });
+    for (const k of ['risks', 'savingsBreakdown', 'prices', 'notes', 'timing', 'lowerBoundKind']) expect(j).toHaveProperty(k);
+    const parts = Object.values(j.savingsBreakdown.perHour as Record<string, number>).reduce((a, v) => a + v, 0);
+    expect(parts).toBeCloseTo(j.savingsPerHour, 9);
+    expect(j.prices.spot.estimate).toBe(true);
+    // The two findings on this snapshot: replacements in one zone, pods moved twice.
+    const zones = new Set(j.nodes.filter((n: { fate: string }) => n.fate === 'new').map((n: { zone: string }) => n.zone));
+    expect(zones.size).toBeGreaterThan(1);
+    const moved = j.moves.flatMap((m: { pods: { pod: string }[] }) => m.pods.map((p) => p.pod));
+    expect(new Set(moved).size).toBe(moved.length);
     expect(j.counts).toMatchObject({ nodesBefore: 4, pods: 17, pending: 0 });
     expect(j.costPerHourAfter).toBeLessThan(j.costPerHourBefore);
     expect(j.costPerMonthBefore).toBeCloseTo(j.costPerHourBefore * 730, 4);
@@ -63,10 +72,30 @@ describe('karpenter-ts whatif: one snapshot', () => {
     expect(j.kept[0].reason).toContain('budget for Underutilized allows 0 of 4 nodes until 10:00 UTC');
   });
 
+  it('defaults to consolidation when nothing is pending, to provisioning otherwise, and says which', async () => {
+    const auto = JSON.parse((await whatif(EXAMPLE, '--json', ...NOW)).out);
+    expect(auto.input).toMatchObject({ mode: 'consolidate', modeSource: 'default' });
+    expect(auto.notes[0]).toContain('the default: no pending pods');
+    const pending = await whatif(small, ...NOW);
+    expect(pending.out).toContain('note: pending pods only (the default: 1 pending pod in the snapshot); run with --mode consolidate to see consolidation');
+    const forced = await whatif(EXAMPLE, '--mode', 'provision', ...NOW);
+    expect(forced.out).toContain('pending pods only; run with --mode consolidate to see consolidation');
+    expect(forced.out).not.toContain('nothing to launch, nothing to consolidate');
+  });
+
+  it('gives the same report on every run: only the timing field differs', async () => {
+    const strip = (out: string) => { const { timing: _t, ...rest } = JSON.parse(out); return JSON.stringify(rest); };
+    const runs = await Promise.all([1, 2].map(() => whatif(EXAMPLE, '--json', ...NOW)));
+    expect(strip(runs[1]!.out)).toBe(strip(runs[0]!.out));
+  });
+
   it('prints the terminal report, in colour only on a terminal', async () => {
     const plain = await whatif(EXAMPLE, '--mode', 'consolidate', ...NOW);
     expect(plain.code).toBe(0);
     expect(plain.out).toMatch(/^before: 4 nodes {2}\$0\.\d+\/h/m);
+    expect(plain.out.indexOf('Risks')).toBeLessThan(plain.out.indexOf('Cost'));
+    expect(plain.out).toMatch(/spot prices are estimates \(Spot Instance Advisor savings as of \d{4}-\d{2}-\d{2}\)/);
+    expect(plain.out).toMatch(/Where the change comes from\n {2}spot instead of on-demand/);
     expect(plain.out).toContain('NODE');
     expect(plain.out).toMatch(/- gone {2}ip-10-0-/);
     expect(plain.out).not.toContain('\x1b[');

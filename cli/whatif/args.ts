@@ -16,7 +16,8 @@ written by \`karpenter-ts snapshot\`. Several snapshots, or --grid, make a batch
 parallel worker threads and print a summary table.
 
 options:
-  --mode provision|consolidate   provisioning only (default), or consolidation after it
+  --mode provision|consolidate   pending pods only, or consolidation after them (default: consolidate
+                                 when the snapshot has no pending pods, else provision)
   --exact                        Karpenter's exact algorithm (default: the optimised solver)
   --nodepools FILE               NodePools (and EC2NodeClasses) to try instead of the snapshot's
   --pods FILE.csv                a trace of pods instead of a snapshot (docs/whatif.md)
@@ -42,7 +43,8 @@ export interface WhatIfArgs {
   readonly inputs: readonly string[];
   readonly pods?: string;
   readonly nodePools?: string;
-  readonly mode: WhatIfMode;
+  /** Absent: consolidate when the snapshot has no pending pods, else provision. */
+  readonly mode?: WhatIfMode;
   readonly exact: boolean;
   readonly region?: string;
   readonly now?: number;
@@ -67,7 +69,7 @@ export function checkGridValue(key: GridKey, v: string): string {
 }
 
 export function parseArgs(argv: readonly string[]): WhatIfArgs {
-  const a: { -readonly [K in keyof WhatIfArgs]: WhatIfArgs[K] } = { help: false, inputs: [], mode: 'provision', exact: false, json: false, grid: [], merge: false };
+  const a: { -readonly [K in keyof WhatIfArgs]: WhatIfArgs[K] } = { help: false, inputs: [], exact: false, json: false, grid: [], merge: false };
   const inputs: string[] = [];
   const grid: [GridKey, string[]][] = [];
   for (let i = 0; i < argv.length; i++) {

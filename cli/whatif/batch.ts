@@ -26,7 +26,7 @@ export function expandJobs(a: WhatIfArgs, cwd: string, defaultNow: number): JobS
         ...(nodePools !== undefined ? { nodePools } : {}),
         ...(region !== undefined ? { region } : {}),
         ...(a.now !== undefined ? { now: a.now } : {}),
-        mode: (variant['mode'] as JobSpec['mode'] | undefined) ?? a.mode,
+        ...(((variant['mode'] as JobSpec['mode'] | undefined) ?? a.mode) !== undefined ? { mode: (variant['mode'] as JobSpec['mode'] | undefined) ?? a.mode } : {}),
         exact: variant['exact'] !== undefined ? variant['exact'] === 'true' : a.exact,
         defaultNow,
         cwd,

@@ -20,7 +20,8 @@ export interface JobSpec {
   readonly snapshot?: string;
   readonly pods?: string;
   readonly nodePools?: string;
-  readonly mode: WhatIfMode;
+  /** Absent: consolidate when the snapshot has no pending pods, else provision (docs/whatif.md "Modes"). */
+  readonly mode?: WhatIfMode;
   readonly exact: boolean;
   readonly region?: string;
   /** --now, ms; else the snapshot's time, else `defaultNow`. */
@@ -73,8 +74,10 @@ export async function runJob(spec: JobSpec): Promise<JobResult> {
       ...(spec.region ? { region: spec.region } : {}),
       ...(override ? { nodePools: override.nodePools, nodeClasses: override.nodeClasses } : {}),
     });
-    const report = await whatIf({ built, sources, options: { mode: spec.mode, exact: spec.exact } }, (engine ??= inThreadEngine()));
-    return { index: spec.index, ok: true, report };
+    const mode = spec.mode ?? (built.snapshot.pendingPods.length > 0 ? 'provision' : 'consolidate');
+    const started = performance.now();
+    const report = await whatIf({ built, sources, options: { mode, exact: spec.exact, modeDefaulted: spec.mode === undefined } }, (engine ??= inThreadEngine()));
+    return { index: spec.index, ok: true, report: { ...report, timing: { totalMs: Math.round(performance.now() - started) } } };
   } catch (e) {
     const input = spec.snapshot ?? spec.pods ?? '';
     if (e instanceof InputError) return { index: spec.index, ok: false, error: e.message, input };

@@ -2,7 +2,7 @@
 // batch write the same JSON shape with `shard` set; merge() puts them back together in job order.
 import type { Io } from '../io.ts';
 import { InputError } from './errors.ts';
-import { usd } from './render-terminal.ts';
+import { usd } from './numbers.ts';
 
 export interface SummaryRow {
   /** Index of the job in the whole (unsharded) batch. */
