@@ -1,5 +1,5 @@
 // `karpenter-ts whatif` through main(), as a user runs it: reports, exit codes, bad inputs, batches, shards.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -189,20 +189,36 @@ describe('karpenter-ts whatif: bad input', () => {
 });
 
 describe('karpenter-ts whatif: batches', () => {
-  it('runs snapshots in the pool; a bad one fails alone and the batch says which', async () => {
+  it('runs snapshots in the pool, one report per cluster; a bad one fails alone and the summary says which', async () => {
     const bad = file('bad-batch.yaml', POD('bad', 'lots'));
     const r = await whatif(EXAMPLE, bad, '--csv', 'summary.csv', ...NOW);
     expect(r.code).toBe(1);
-    expect(r.out).toMatch(/^0 +\S*inflate\.msgpack +- +4->4 .* ok$/m);
-    expect(r.out).toMatch(/^1 +bad-batch\.yaml +- .*error: bad-batch\.yaml: document 1 line \d+: Pod\/default\/bad/m);
-    expect(r.out).toContain('1 ok, 1 failed of 2 jobs');
+    expect(r.out).toMatch(/^=+ job 0: \S*inflate\.msgpack =+\nkarpenter-ts what-if: /m);
+    expect(r.out).not.toContain('job 1: bad-batch.yaml');
+    expect(r.out).toMatch(/^\S*inflate\.msgpack +4 +\$0\.844 +4 +\$0\.\d+ +\$0\.\d+ +ok$/m);
+    expect(r.out).toMatch(/^bad-batch\.yaml .*error: bad-batch\.yaml: document 1 line \d+: Pod\/default\/bad/m);
+    expect(r.out).toContain('2 clusters; 1 ok, 1 failed of 2 jobs; today $0.844/h (each cluster counted once)');
     const csv = readFileSync(join(dir, 'summary.csv'), 'utf8').trim().split('\n');
     expect(csv[0]).toBe('job,input,variant,status,nodesBefore,nodesAfter,costPerHourBefore,costPerHourAfter,savingsPerHour,lowerBoundPerHour,efficiencyAfter,unschedulable,moves,error');
     expect(csv).toHaveLength(3);
     expect(csv[2]).toMatch(/^1,bad-batch\.yaml,-,error,/);
   });
 
-  it('runs a grid of options, and two shards merge into exactly the unsharded summary', async () => {
+  it('takes a folder as a batch of clusters and writes each report to --out', async () => {
+    mkdirSync(join(dir, 'fleet/split'), { recursive: true });
+    copyFileSync(EXAMPLE, join(dir, 'fleet/a.msgpack'));
+    writeFileSync(join(dir, 'fleet/split/nodes.yaml'), [NODE('fixed-1', 'm6i.large'), POD('a', '250m', 'fixed-1')].join('---\n'));
+    writeFileSync(join(dir, 'fleet/split/pools.yaml'), readFileSync(GUIDE, 'utf8'));
+    writeFileSync(join(dir, 'fleet/notes.txt'), 'not a snapshot');
+    const r = await whatif('fleet', '--out', 'reports', '--json', ...NOW);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j.clusters.map((c: { input: string }) => c.input)).toEqual(['fleet/a.msgpack', 'fleet/split']);
+    expect(readdirSync(join(dir, 'reports')).sort()).toEqual(['0-a.html', '0-a.json', '0-a.txt', '1-split.html', '1-split.json', '1-split.txt']);
+    expect(JSON.parse(readFileSync(join(dir, 'reports/1-split.json'), 'utf8')).counts.nodesBefore).toBe(1);
+  });
+
+  it('puts grid variants side by side and counts each cluster once in the totals; two shards merge into the unsharded summary', async () => {
     const args = [EXAMPLE, small, '--grid', 'mode=provision,consolidate', '--json', '--jobs', '2', ...NOW];
     const whole = await whatif(...args);
     expect(whole.code).toBe(0);
@@ -210,6 +226,14 @@ describe('karpenter-ts whatif: batches', () => {
     expect(all.total).toBe(4);
     expect(all.rows.map((r: { variant: unknown }) => r.variant)).toEqual([{ mode: 'provision' }, { mode: 'consolidate' }, { mode: 'provision' }, { mode: 'consolidate' }]);
     expect(all.rows[1].savingsPerHour).toBeGreaterThan(0);
+    expect(all.variants).toEqual(['mode=provision', 'mode=consolidate']);
+    expect(all.totals.clusters).toBe(2);
+    expect(all.totals.costPerHourBefore).toBeCloseTo(all.rows[0].costPerHourBefore + all.rows[2].costPerHourBefore, 6);
+    expect(all.totals.variants[1].savingsPerHour).toBeCloseTo(all.rows[1].savingsPerHour + all.rows[3].savingsPerHour, 6);
+    expect(all.reports.map((x: { job: number }) => x.job)).toEqual([0, 1, 2, 3]);
+    const table = await whatif(EXAMPLE, small, '--grid', 'mode=provision,consolidate', '--jobs', '2', ...NOW);
+    expect(table.out).toMatch(/^CLUSTER +NODES +\$\/H TODAY +mode=provision: \$\/H AFTER +SAVES \$\/H +mode=consolidate: \$\/H AFTER +SAVES \$\/H +STATUS$/m);
+    const strip = (x: { reports?: { report: { timing?: unknown } }[] }) => ({ ...x, reports: x.reports?.map((r) => ({ ...r, report: { ...r.report, timing: undefined } })) });
     for (const i of [0, 1]) {
       const shard = await whatif(...args, '--shard', `${i}/2`);
       expect(shard.code).toBe(0);
@@ -220,7 +244,7 @@ describe('karpenter-ts whatif: batches', () => {
     }
     const merged = await whatif('--merge', 'shard-0.json', 'shard-1.json', '--json');
     expect(merged.code).toBe(0);
-    expect(JSON.parse(merged.out)).toEqual(all);
+    expect(strip(JSON.parse(merged.out))).toEqual(strip(all));
     const gap = await whatif('--merge', 'shard-1.json');
     expect(gap.code).toBe(1);
     expect(gap.out).toContain('missing jobs (no shard reported them): 0, 2');

@@ -2,6 +2,7 @@
 // function runs in the calling thread (one snapshot) and in pool workers (batches, through
 // SolverPool.runTask), so its input and output are plain data.
 import { readFile } from 'node:fs/promises';
+import type { MessagePort } from 'node:worker_threads';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -66,7 +67,16 @@ async function inputs(spec: JobSpec): Promise<{ objects: ClusterObjects; sources
 
 let engine: WhatIfEngine | undefined;
 
-export async function runJob(spec: JobSpec): Promise<JobResult> {
+/** A pool task: runJob with its progress posted on `port` ({ fraction, stage }), closed when done. */
+export async function runJobTask(input: { spec: JobSpec; port?: MessagePort }): Promise<JobResult> {
+  try {
+    return await runJob(input.spec, input.port ? (fraction, stage) => input.port!.postMessage({ fraction, stage }) : undefined);
+  } finally {
+    input.port?.close();
+  }
+}
+
+export async function runJob(spec: JobSpec, onProgress?: (fraction: number, stage: string) => void): Promise<JobResult> {
   try {
     const { objects, sources, createdAt, override } = await inputs(spec);
     const built = buildSnapshot(objects, {
@@ -76,7 +86,7 @@ export async function runJob(spec: JobSpec): Promise<JobResult> {
     });
     const mode = spec.mode ?? (built.snapshot.pendingPods.length > 0 ? 'provision' : 'consolidate');
     const started = performance.now();
-    const report = await whatIf({ built, sources, options: { mode, exact: spec.exact, modeDefaulted: spec.mode === undefined } }, (engine ??= inThreadEngine()));
+    const report = await whatIf({ built, sources, options: { mode, exact: spec.exact, modeDefaulted: spec.mode === undefined }, ...(onProgress ? { onProgress } : {}) }, (engine ??= inThreadEngine()));
     return { index: spec.index, ok: true, report: { ...report, timing: { totalMs: Math.round(performance.now() - started) } } };
   } catch (e) {
     const input = spec.snapshot ?? spec.pods ?? '';

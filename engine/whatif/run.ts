@@ -30,8 +30,8 @@ export interface WhatIfInput {
   readonly built: Built;
   readonly sources: readonly string[];
   readonly options: WhatIfOptions;
-  /** Progress of the consolidation plan (commands decided, commands foreseen). */
-  readonly onProgress?: (p: PlanProgress) => void;
+  /** How far the run is (0..1) and what it is doing: provisioning, the consolidation plan's steps, the bound. */
+  readonly onProgress?: (fraction: number, stage: string) => void;
 }
 
 const round = (v: number): number => Math.round(v * 1e6) / 1e6 + 0;
@@ -109,7 +109,9 @@ function applyToPlacement(i: number, cmd: ConsolidationCommand, final: ReadonlyM
 
 async function consolidateStep(input: WhatIfInput, engine: WhatIfEngine, after: Snapshot, st: State): Promise<{ kept: readonly NodeExplanation[]; planner: string }> {
   const p = engine.planner ?? consolidationPlanner(engine.provision, engine.solver);
-  const c = await p.plan(after, { exact: input.options.exact, name: (pool) => st.namer.next(pool), ...(input.onProgress ? { onProgress: input.onProgress } : {}) });
+  const report = input.onProgress;
+  const onProgress = report ? (q: PlanProgress) => report(0.1 + (0.8 * q.done) / (q.planned + 1), `consolidation step ${q.done} of about ${q.planned}`) : undefined;
+  const c = await p.plan(after, { exact: input.options.exact, name: (pool) => st.namer.next(pool), ...(onProgress ? { onProgress } : {}) });
   const final = new Map((c.final?.nodes ?? []).map((n) => [n.name, n] as const));
   c.commands.forEach((cmd, i) => applyToPlacement(i, cmd, final, input.built.snapshot, st));
   return { kept: c.kept, planner: p.name };
@@ -152,10 +154,12 @@ export async function whatIf(input: WhatIfInput, engine: WhatIfEngine): Promise<
     placement: new Map(), home: new Map(), removed: new Set(), added: [], launched: [], empty: new Set(), moves: [],
   };
   const { plan, after } = await provisionStep(input, engine, st);
+  input.onProgress?.(0.1, 'pending pods placed');
   const consolidation = options.mode === 'consolidate' ? await consolidateStep(input, engine, after, st) : undefined;
   const rows = rowsOf(s, st);
   const cost = costs(rows);
   const savingsPerHour = round(cost.before - cost.after);
+  input.onProgress?.(0.9, 'lower bound');
   const lb = await bound(engine, built);
   const eff = (c: number): number | null => (c > 0 && lb.perHour > 0 ? round(lb.perHour / c) : null);
   const unschedulable = unschedulableOf(plan, st.l.podsByUid);
