@@ -7,7 +7,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
-import { SolverPool, type WhatIfReport } from '../../engine/index.ts';
+import { moduleUrl, SolverPool, type WhatIfReport } from '../../engine/index.ts';
 import type { WhatIfArgs } from './args.ts';
 import { fsProblem } from './errors.ts';
 import type { Io } from '../io.ts';
@@ -15,7 +15,8 @@ import { runJob, type JobResult, type JobSpec } from './job.ts';
 import { progress, type Progress } from './progress.ts';
 import type { SummaryRow } from './summary.ts';
 
-const JOB_MODULE = new URL('./job.ts', import.meta.url).href;
+// job.ts from source (tests), job.js from dist/.
+const JOB_MODULE = moduleUrl('./job.ts', import.meta.url);
 const SNAPSHOT_FILE = /\.(ya?ml|json|msgpack)$/i;
 
 /** The clusters an input names: a file is one; a folder is one per snapshot file or sub-folder in it (sorted). */
