@@ -126,6 +126,31 @@ describe('karpenter-ts whatif: one snapshot', () => {
     expect(added.capacityType).toBe('on-demand');
   });
 
+  it('expands Deployment, StatefulSet and Job manifests into the pods the input does not already hold', async () => {
+    const deploy = (kind: string, name: string, extra: string) => `apiVersion: apps/v1
+kind: ${kind}
+metadata: {name: ${name}, namespace: default}
+spec:
+  ${extra}
+  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata: {labels: {app: ${name}}}
+    spec: {containers: [{name: c, image: x, resources: {requests: {cpu: 500m, memory: 512Mi}}}]}
+`;
+    const running = `apiVersion: v1
+kind: Pod
+metadata: {name: web-abc, namespace: default, labels: {app: web}}
+spec: {nodeName: fixed-1, containers: [{name: c, resources: {requests: {cpu: 500m, memory: 512Mi}}}]}
+status: {phase: Running}
+`;
+    const f = file('workloads.yaml', [NODE('fixed-1', 'm6i.large'), running, deploy('Deployment', 'web', 'replicas: 3'), deploy('StatefulSet', 'db', 'replicas: 2'), deploy('Job', 'batch', 'parallelism: 4\n  completions: 2'), readFileSync(GUIDE, 'utf8')].join('---\n'));
+    const j = JSON.parse((await whatif(f, '--json', ...NOW)).out);
+    expect(j.counts.pending).toBe(2 + 2 + 2);
+    const placed = j.moves[0].pods.map((p: { pod: string }) => p.pod).sort();
+    expect(placed).toEqual(['default/batch-whatif-1', 'default/batch-whatif-2', 'default/db-0', 'default/db-1', 'default/web-whatif-1', 'default/web-whatif-2']);
+    expect(j.warnings).toContain('Deployment default/web: 2 of its pods are not in the input; placed as pending pods from its template');
+  });
+
   it('reads a CSV trace against the guide NodePool', async () => {
     const trace = file('trace.csv', 'name,cpu,memory,count\nweb,1,2Gi,6\n');
     const r = await whatif('--pods', trace, '--json', ...NOW);

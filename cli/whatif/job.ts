@@ -46,7 +46,7 @@ async function nodePoolsFrom(file: string, cwd: string) {
 }
 
 /** The inputs as ClusterObjects plus the file names and snapshot time. */
-async function inputs(spec: JobSpec): Promise<{ objects: ClusterObjects; sources: string[]; createdAt?: number; override?: Awaited<ReturnType<typeof nodePoolsFrom>> }> {
+async function inputs(spec: JobSpec): Promise<{ objects: ClusterObjects; sources: string[]; notes?: readonly string[]; createdAt?: number; override?: Awaited<ReturnType<typeof nodePoolsFrom>> }> {
   const override = spec.nodePools ? await nodePoolsFrom(spec.nodePools, spec.cwd) : undefined;
   if (spec.pods !== undefined) {
     const text = await readFile(resolve(spec.cwd, spec.pods), 'utf8').catch((e: unknown) => { throw fsProblem(spec.pods!, e); });
@@ -59,6 +59,7 @@ async function inputs(spec: JobSpec): Promise<{ objects: ClusterObjects; sources
   const loaded = await loadSnapshot(spec.snapshot ?? '', spec.cwd);
   return {
     objects: loaded.objects,
+    notes: loaded.notes,
     sources: [...loaded.files, ...(spec.nodePools ? [spec.nodePools] : [])],
     ...(loaded.createdAt !== undefined ? { createdAt: loaded.createdAt } : {}),
     ...(override ? { override } : {}),
@@ -78,12 +79,13 @@ export async function runJobTask(input: { spec: JobSpec; port?: MessagePort }): 
 
 export async function runJob(spec: JobSpec, onProgress?: (fraction: number, stage: string) => void): Promise<JobResult> {
   try {
-    const { objects, sources, createdAt, override } = await inputs(spec);
-    const built = buildSnapshot(objects, {
+    const { objects, sources, notes, createdAt, override } = await inputs(spec);
+    const plain = buildSnapshot(objects, {
       now: spec.now ?? createdAt ?? spec.defaultNow,
       ...(spec.region ? { region: spec.region } : {}),
       ...(override ? { nodePools: override.nodePools, nodeClasses: override.nodeClasses } : {}),
     });
+    const built = notes?.length ? { ...plain, warnings: [...notes, ...plain.warnings] } : plain;
     const mode = spec.mode ?? (built.snapshot.pendingPods.length > 0 ? 'provision' : 'consolidate');
     const started = performance.now();
     const report = await whatIf({ built, sources, options: { mode, exact: spec.exact, modeDefaulted: spec.mode === undefined }, ...(onProgress ? { onProgress } : {}) }, (engine ??= inThreadEngine()));
