@@ -146,7 +146,9 @@ async function cutIntoSteps(s: Snapshot, best: Evaluation, budgets: ReadonlyMap<
     if (!chunk.length) break;
     rest = rest.filter((c) => !chunk.includes(c));
     const fresh = refresh(working, chunk, search.r.caches);
-    const ev = fresh.length ? await search.evaluateMovable(working, fresh) : undefined;
+    // The rest of the layout's nodes go in later steps: pods moved now must not land on them (and move twice).
+    const later = new Set(rest.map((c) => c.node.name));
+    const ev = fresh.length ? await search.evaluateMovable(working, fresh, Infinity, later) : undefined;
     if (!ev || !ev.units.length) continue;
     const step = stepOf(working, ev.units, ev.sim);
     steps.push(step);
