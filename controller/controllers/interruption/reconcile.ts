@@ -17,6 +17,7 @@ import { errText, type Controller } from '../../operator/runtime.ts';
 import type { NodeClaimEntry } from '../../state/statenode.ts';
 import type { ControllerContext } from '../context.ts';
 import { actionFor, instanceIdOf, kindOf, noticeFor, TERMINATING, type MessageKind } from './messages.ts';
+import { STATE_NODES } from '../reads.ts';
 
 /** Pause after a failed receive (SQS unreachable, credentials) before polling again. */
 export const RECEIVE_RETRY_MS = 10_000;
@@ -106,6 +107,7 @@ export function newInterruption(ctx: ControllerContext, source: InterruptionSour
 
   return {
     name: 'interruption',
+    reads: STATE_NODES,
     reconcile,
     register(enqueue) {
       void (async () => {
