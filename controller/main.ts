@@ -142,7 +142,10 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
     ...(deps.disruptionMethods ? { disruptionMethods: deps.disruptionMethods } : {}),
     ...(deps.only ? { only: deps.only } : {}),
   });
-  const runtime = new Runtime({ clock, log, ...(deps.unsafeSkipCacheSync ? {} : { caches: informers }) }, controllers.all);
+  const runtime = new Runtime({
+    clock, log, ...(deps.unsafeSkipCacheSync ? {} : { caches: informers }),
+    onConflict: (controller) => metrics.reconcileConflicts.inc({ controller }),
+  }, controllers.all);
   const unsyncedSince = { at: clock.now() };
   const gauges = clock.setInterval(5_000, () => {
     const synced = cluster.synced();

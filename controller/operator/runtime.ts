@@ -4,7 +4,7 @@
 // waits for its caches (WaitForCacheSync): a controller that drains or terminates on an empty cache would
 // see no pods on a node, or no Node for a NodeClaim, and act on that.
 import type { Clock } from './clock.ts';
-import type { Kind } from './kube.ts';
+import { isConflict, type Kind } from './kube.ts';
 import type { Logger } from './logger.ts';
 import { WorkQueue } from './queue.ts';
 import type { ReconcileResult } from './result.ts';
@@ -36,6 +36,8 @@ export interface RuntimeDeps {
   readonly log: Logger;
   /** Without it (unit tests, and the control runs of the sync drills) controllers start at once. */
   readonly caches?: CacheSync;
+  /** Counts a reconcile that ended in a 409 Conflict (logged at debug: a routine race, retried). */
+  readonly onConflict?: (controller: string) => void;
 }
 
 export class Runtime {
@@ -88,10 +90,24 @@ export class Runtime {
       clock: this.deps.clock,
       reconcile: (key) => c.reconcile(key),
       concurrency: c.concurrency ?? 10,
-      onError: (key, err, retryInMs) => log.error({ key, err: errText(err), retryInMs }, 'reconcile failed'),
+      onError: (key, err, retryInMs) => this.failed(c.name, log, key, err, retryInMs),
     });
     this.queues.set(c.name, q);
     this.unregister.push(c.register((key) => q.add(key), (key, ms) => q.addAfter(key, ms)));
+  }
+
+  /**
+   * A failed reconcile is logged at error, except a 409 Conflict: a write that raced another writer (the
+   * kubelet, another controller, the informer not having caught up) is routine and retried with backoff,
+   * so it is logged at debug and counted.
+   */
+  private failed(controller: string, log: Logger, key: string, err: unknown, retryInMs: number): void {
+    if (causes(err).some(isConflict)) {
+      this.deps.onConflict?.(controller);
+      log.debug({ key, err: errText(err), retryInMs }, 'reconcile hit a conflict; retrying');
+      return;
+    }
+    log.error({ key, err: errText(err), retryInMs }, 'reconcile failed');
   }
 
   /** Some controller has work it can do now. */
@@ -126,6 +142,16 @@ export class Runtime {
     for (const u of this.unregister.splice(0)) u();
     for (const q of this.queues.values()) void q.stop();
   }
+}
+
+/** The error and its causes, outermost first. */
+export function causes(err: unknown): unknown[] {
+  const out: unknown[] = [];
+  for (let e: unknown = err, depth = 0; e !== undefined && depth < 5; depth++) {
+    out.push(e);
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return out;
 }
 
 /** An error as one log-friendly line, with its causes. */
