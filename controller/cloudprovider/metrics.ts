@@ -32,6 +32,7 @@ export function withMetrics(cp: CloudProvider, metrics: Metrics, controller: str
     list: timed('list', () => cp.list()),
     getInstanceTypes: timed('getInstanceTypes', (np) => cp.getInstanceTypes(np)),
     isDrifted: timed('isDrifted', (q) => cp.isDrifted(q)),
+    repairPolicies: () => cp.repairPolicies(),
     ...(cp.interruptions ? { interruptions: cp.interruptions } : {}),
     ...(cp.nodeClasses ? { nodeClasses: cp.nodeClasses } : {}),
   };

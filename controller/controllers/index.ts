@@ -2,6 +2,7 @@
 // controller a context whose cloud provider is wrapped for metrics with the controller's name.
 // The disruption loop takes its methods as data: the disruption engine adds its own there.
 import type { InterruptionSource, NodeClassProvider } from '../cloudprovider/types.ts';
+import type { FeatureGates } from '../operator/options.ts';
 import type { Controller } from '../operator/runtime.ts';
 import type { ControllerContext } from './context.ts';
 import { newDisruption, type DisruptionLoop } from './disruption/reconcile.ts';
@@ -9,6 +10,7 @@ import { newOrchestrationQueue } from './disruption/queue.ts';
 import type { DisruptionMethod } from './disruption/types.ts';
 import { newInterruption } from './interruption/reconcile.ts';
 import { newPodMetrics } from './metrics/pod/reconcile.ts';
+import { newNodeHealth } from './node/health/reconcile.ts';
 import { newNodeTermination } from './node/termination/reconcile.ts';
 import { newNodeClassStatus } from './nodeclass/status/reconcile.ts';
 import { newConsolidatable } from './nodeclaim/consolidatable/reconcile.ts';
@@ -38,6 +40,10 @@ export interface ControllerOptions {
   readonly disruptionMethods?: readonly DisruptionMethod[];
   /** Only these controllers (tests). */
   readonly only?: readonly string[];
+  /** The feature gates that add controllers (NodeRepair: node.health). */
+  readonly featureGates?: FeatureGates;
+  /** The cloud provider's repair policies: node.health runs only when there is at least one. */
+  readonly repairPolicies?: number;
 }
 
 /** `contextFor(name)` gives each controller its own context (its cloud provider labels metrics with the name). */
@@ -63,6 +69,7 @@ export function newControllers(contextFor: (name: string) => ControllerContext, 
   add('nodeclaim.expiration', newExpiration);
   add('nodeclaim.termination', newNodeClaimTermination);
   add('node.termination', newNodeTermination);
+  if (opts.featureGates?.nodeRepair && (opts.repairPolicies ?? 0) > 0) add('node.health', newNodeHealth);
   add('nodeclaim.garbagecollection', (ctx) => newGarbageCollection(ctx));
   // The orchestration queue runs with the loop that feeds it.
   const queue = want('disruption') ? newOrchestrationQueue(contextFor('disruption.queue')) : undefined;
