@@ -5,6 +5,8 @@ import type { InstanceType, Pod, Requirements } from '../domain/types.ts';
 import { claimPlan, orderByPrice } from '../solver/reference/finalize.ts';
 import { RESERVATION_ID_LABEL, withReservationRequirements } from '../solver/reference/reservations.ts';
 import { offeringAllowed } from '../solver/reference/templates.ts';
+import { selectCandidates } from '../launch/filter.ts';
+import { toMicros } from '../domain/money.ts';
 import type { NewNodeClaimPlan, PodError, ProvisionPlan } from '../solver/types.ts';
 import type { EncodeContext } from './encode.ts';
 import { decodeSet } from './keyspace.ts';
@@ -56,6 +58,7 @@ export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): Provision
   const decoded = new Map<number, Requirements>();
   // NodeClaims of similar size share one instance-type list in the result; decode each once.
   const lists = new Map<number, Array<{ it: InstanceType; micros: number }>>();
+  const relaunched = new Map<string, Array<{ it: InstanceType; micros: number }>>();
   const unschedulable: PodError[] = [];
   for (let c = 0; c < nClaims; c++) {
     const rec = w[A.R_CLAIMS]! + c * A.C_STRIDE;
@@ -79,6 +82,7 @@ export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): Provision
     }
     const resvAt = w[rec + A.C_RESV]!;
     if (resvAt >= 0) ({ reqs, ordered } = withHeldReservations(ctx, w, resvAt, itAt, t, reqs));
+    else if ((w[rec + A.C_FLAGS]! & A.CF_LAUNCH) !== 0) ordered = launchOrder(ordered, reqs, ctx.input.options.minValuesPolicy, relaunched, itAt, si);
     // The pool label and node-class label are template requirements the solver keeps as they were.
     const f = claimPlan(template, reqs, ordered, pods, ctx.input.options, ctx.scheduler.wellKnown, claimRequests[c]);
     if (f.ok) newNodeClaims.push(f.claim);
@@ -111,6 +115,25 @@ export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): Provision
     improved: w[A.R_IMPROVED]! !== 0,
     improveWork: w[A.R_WORK]! * 1000,
   };
+}
+
+/**
+ * With the improvement phase, a plan names the type and price each NodeClaim's launch would get: its types are
+ * filtered as the launch filters them (engine/launch/filter.ts; the phase's own NodeClaims already were, in
+ * solver-as/assembly/quota.ts), priced at the cheapest offering of the capacity type the launch picks, and ordered
+ * so. Claims sharing a list and a requirement set share the result.
+ */
+function launchOrder(
+  ordered: Array<{ it: InstanceType; micros: number }>, reqs: Requirements, policy: 'Strict' | 'BestEffort',
+  memo: Map<string, Array<{ it: InstanceType; micros: number }>>, itAt: number, si: number,
+): Array<{ it: InstanceType; micros: number }> {
+  const key = `${itAt}/${si}`;
+  let out = memo.get(key);
+  if (out) return out;
+  const sel = selectCandidates(ordered.map((o) => o.it), reqs, {}, policy);
+  out = sel.ok ? sel.candidates.map((c) => ({ it: c.type, micros: toMicros(c.offerings[0]!.price) })) : ordered;
+  memo.set(key, out);
+  return out;
 }
 
 const RESERVED_REASON = 'compatible reserved offerings are available, but other NodeClaims of this plan hold all of their capacity';
