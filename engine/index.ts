@@ -8,7 +8,7 @@ export * from './api/index.ts';
 export { nextAfter, parseCron, scheduleActive, CronError, type CronResult, type CronSchedule } from './disruption/cron.ts';
 export * from './disruption/index.ts';
 export * from './domain/money.ts';
-export { provision, provisionInput, snapshotOf, type ProvisionOptions } from './provision.ts';
+export { incompatibleNodePools, provision, provisionInput, snapshotOf, type IncompatibleNodePool, type ProvisionOptions } from './provision.ts';
 export type { InstanceTypeOption, NewNodeClaimPlan, PodError, ProvisionInput, ProvisionPlan, ProvisionSolver } from './solver/types.ts';
 export { solveReference } from './solver/reference/scheduler.ts';
 export { WasmSolver, type WasmSolverOptions } from './solver/wasm.ts';
@@ -29,6 +29,7 @@ export { tolerates, toleratesAll, firstUntolerated, formatTaint, isKnownEphemera
 export { selectorMatches, isTerminal, isTerminating, isActive, isOwnedByDaemonSet, isMirrorPod, podKey } from './scheduling/pods.ts';
 export { createEngine, type Engine, type EngineConfig } from './engine.ts';
 export { PooledSolver, SolverPool, PoolError, inThreadLp, type PoolOptions, type CallOptions, type LpSolver } from './pool/pool.ts';
+export { moduleUrl, workerModule, type WorkerModule } from './pool/module-url.ts';
 // The requirement algebra as a namespace (its add/get/has would collide with resources.ts), for the
 // controller's cloud providers, which build instance-type requirements and check launch compatibility.
 export * as reqs from './scheduling/requirements.ts';
