@@ -533,4 +533,6 @@ function writeSettings(header: Int32Array, input: ProvisionInput, opts: EncodeOp
   header[A.H_IMPROVE_MS] = opts.improveMs ?? 0;
   header[A.H_IMPROVE_WORK] = Math.min(0x7fffffff, Math.ceil((opts.improveWork ?? DEFAULT_IMPROVE_WORK) / 1000));
   header[A.H_CT_RESERVED] = ks.value(CAPACITY_TYPE_LABEL, 'reserved');
+  header[A.H_CT_SPOT] = ks.value(CAPACITY_TYPE_LABEL, 'spot');
+  header[A.H_CT_ON_DEMAND] = ks.value(CAPACITY_TYPE_LABEL, 'on-demand');
 }
