@@ -17,9 +17,12 @@ export function karpenterInstanceTypes(): InstanceType[] {
   return fakeBenchmarkInstanceTypes(400);
 }
 
-/** §5.3: limits that never bind, the test default label, no requirements. */
+/**
+ * §5.3: limits that never bind, the test default label, no requirements. Karpenter's benchmark says 10000000Gi
+ * of memory, which is more bytes than a double holds exactly (resources.ts refuses it); 8000Ti binds no more.
+ */
 export function karpenterNodePool(): NodePool {
-  return nodePool({ name: 'default', labels: { 'testing/cluster': 'unspecified' }, limits: { cpu: '10000000', memory: '10000000Gi' } });
+  return nodePool({ name: 'default', labels: { 'testing/cluster': 'unspecified' }, limits: { cpu: '10000000', memory: '8000Ti' } });
 }
 
 class Gen {

@@ -1,7 +1,8 @@
 // `node --import tsx test/perf/plans-digest.ts [tree] [--quick]`: digests of the plans a checkout makes, to show a
 // refactor changed none. Run it on two trees and compare the lines (`diff <(... treeA) <(... treeB)`):
 // - the karpenter suite's mixes (diverse, preference) and the generic mix: the wasm solver without its
-//   improvement phase (deterministic), the reference solver, and the encoded input block's bytes;
+//   improvement phase, the reference solver, and the encoded input block's bytes; the wasm solver with the
+//   phase (its budget is work, so its plans are deterministic too) on the generic mix;
 // - 150 random problems from the equivalence test's arbitraries (fixed seed): wasm and reference plans;
 // - consolidation on a fragmented cluster: every decision of Karpenter's methods (100 nodes) and of the
 //   repack (1,000 nodes), one command applied per loop, simulations without the improvement phase.
@@ -32,9 +33,11 @@ function plans(name: string, input: Any, reference: boolean): void {
   if (reference) line(`${name} reference`, sha(normalizePlan(api.solveReference(input))));
 }
 
-for (const n of quick ? [2000] : [2000, 10000]) plans(`diverse-${n}`, karpenterInput(diversePods(n)), n <= 2000);
+for (const n of quick ? [2000] : [2000, 10000, 20000]) plans(`diverse-${n}`, karpenterInput(diversePods(n)), n <= 2000);
 plans('preference-4000', karpenterInput(preferencePods(4000).pods), true);
 for (const n of quick ? [2000] : [2000, 10000]) plans(`generic-${n}`, genericInput(n), n <= 2000);
+const improved = new api.WasmSolver();
+for (const n of quick ? [2000] : [2000, 20000, 100000]) line(`generic-${n} improved`, sha(normalizePlan(improved.solve(genericInput(n)))));
 
 const problems = fc.sample(problemArb, { seed: 20261202, numRuns: quick ? 40 : 150 });
 const all: string[] = [];

@@ -1,28 +1,43 @@
-// `node --import tsx test/perf/solve-ab.ts /path/to/other/tree [pods] [rounds]`: the karpenter suite's call
-// (WasmSolver, improve off: encode, wasm solve, decode) on its diverse mix, this tree against another
-// checkout (with its own built wasm), interleaved in one process so both see the same machine load. Prints
-// median wall ms per phase and per call for each, the median process CPU ms per call (steadier than wall
-// time on a shared machine; it counts GC helper threads too), and whether the plans are identical.
+// `node --import tsx test/perf/solve-ab.ts /path/to/other/tree [scenario] [rounds] [--improve]`: one solver call
+// as the benchmark suites make it (encode, wasm solve, decode, with the caches a WasmSolver keeps between calls),
+// this tree against another checkout (with its own built wasm), interleaved in one process so both see the same
+// machine load. `scenario` is `diverse-N` (the karpenter suite's mix, default diverse-20000) or `generic-N` (the
+// solver suite's); `--improve` runs the improvement phase (the solver suite's wasm-release row). Prints median
+// wall ms per phase and per call for each, the median process CPU ms per call (steadier than wall time on a
+// shared machine; it counts GC helper threads too), and whether the plans are identical.
 import type { ProvisionInput, ProvisionPlan } from '../../engine/index.ts';
-import { diversePods, karpenterInput } from '../../bench/scenarios/karpenter.ts';
 
 interface Tree {
-  encodeProvision(input: ProvisionInput, opts: { improve: boolean }): { block: Uint8Array; ctx: { keys: { setBytes: number } } };
+  encodeProvision(input: ProvisionInput, opts: { improve: boolean; improveMs?: number }): { block: Uint8Array; ctx: { keys: { setBytes: number } } };
   decodeProvision(ctx: unknown, result: ArrayBuffer): ProvisionPlan;
   runBlock(x: unknown, block: Uint8Array, setBytes: number): ArrayBuffer;
   x: unknown;
+  input: ProvisionInput;
 }
+const args = process.argv.slice(2);
+const improve = args.includes('--improve');
+const [other, scenario = 'diverse-20000', roundsArg = '15'] = args.filter((a) => !a.startsWith('--'));
+const rounds = Number(roundsArg);
+const [mix, size] = scenario.split('-') as [string, string];
+const n = Number(size);
+
 async function load(root: string): Promise<Tree> {
   const enc = await import(`${root}/engine/abi/encode.ts`);
   const dec = await import(`${root}/engine/abi/decode.ts`);
   const wasm = await import(`${root}/engine/solver/wasm.ts`);
-  return { encodeProvision: enc.encodeProvision, decodeProvision: dec.decodeProvision, runBlock: wasm.runBlock, x: wasm.instantiateSolver(wasm.solverModule('release')) };
+  const { ModelCaches } = await import(`${root}/engine/model/caches.ts`);
+  let input: ProvisionInput;
+  if (mix === 'generic') input = (await import(`${root}/bench/scenarios/generic.ts`)).genericInput(n);
+  else {
+    const k = await import(`${root}/bench/scenarios/karpenter.ts`);
+    input = k.karpenterInput(k.diversePods(n));
+  }
+  return {
+    encodeProvision: enc.encodeProvision, decodeProvision: dec.decodeProvision, runBlock: wasm.runBlock,
+    x: wasm.instantiateSolver(wasm.solverModule('release')), input: { ...input, caches: new ModelCaches() },
+  };
 }
-const other = process.argv[2]!;
-const n = Number(process.argv[3] ?? 20000);
-const rounds = Number(process.argv[4] ?? 15);
-const trees = { other: await load(other), here: await load(new URL('../..', import.meta.url).pathname) };
-const input = karpenterInput(diversePods(n));
+const trees = { other: await load(other!), here: await load(new URL('../..', import.meta.url).pathname) };
 type Phase = 'encode' | 'wasm' | 'decode' | 'total';
 const t = { other: { encode: [], wasm: [], decode: [], total: [] }, here: { encode: [], wasm: [], decode: [], total: [] } } as Record<'other' | 'here', Record<Phase, number[]>>;
 const plans: Record<string, ProvisionPlan> = {};
@@ -35,7 +50,7 @@ for (let r = 0; r <= rounds; r++) {
     const tree = trees[k];
     const c0 = usage();
     const t0 = performance.now();
-    const { block, ctx } = tree.encodeProvision(input, { improve: false });
+    const { block, ctx } = tree.encodeProvision(tree.input, { improve, improveMs: 500 });
     const t1 = performance.now();
     const result = tree.runBlock(tree.x, block, ctx.keys.setBytes);
     const t2 = performance.now();
@@ -57,6 +72,6 @@ const line = (m: Record<Phase, number[]>) => (Object.keys(m) as Phase[]).map((p)
 const summary = (p: ProvisionPlan) => `${p.newNodeClaims.length} nodes, $${p.costPerHour.toFixed(4)}/h, ${p.unschedulable.length} unschedulable`;
 const same = JSON.stringify(plans.other) === JSON.stringify(plans.here);
 process.stdout.write(
-  `diverse-${n}, ${rounds} rounds (median wall ms):\n  other: ${line(t.other)}; cpu ${med(cpu.other).toFixed(1)}; ${summary(plans.other!)}\n  here:  ${line(t.here)}; cpu ${med(cpu.here).toFixed(1)}; ${summary(plans.here!)}\n` +
+  `${scenario}${improve ? ' improved' : ''}, ${rounds} rounds (median wall ms):\n  other: ${line(t.other)}; cpu ${med(cpu.other).toFixed(1)}; ${summary(plans.other!)}\n  here:  ${line(t.here)}; cpu ${med(cpu.here).toFixed(1)}; ${summary(plans.here!)}\n` +
   `  total ratio other/here: wall ${(med(t.other.total) / med(t.here.total)).toFixed(3)}, cpu ${(med(cpu.other) / med(cpu.here)).toFixed(3)}; plans ${same ? 'identical' : 'DIFFER'}\n`,
 );
