@@ -36,8 +36,8 @@
 //   result block (allocated by the solver; solve() returns its address)
 //   +--------------------------------------------------------------+
 //   | R_WORDS x i32 header: status, claim count, section pointers  |
-//   | placements  NP x i32   >= 0 node index; <= -2 claim -(i+2);  |
-//   |                        -1 unplaced                           |
+//   | placements  NP x i32   >= 0 node index; claim i as           |
+//   |                        PLACED_CLAIM_BASE - i; PLACED_NOWHERE  |
 //   | errors      NP x i32   failure code of unplaced pods; a pod   |
 //   |                        with E_MIN_VALUES keeps its claim in   |
 //   |                        placements (the claim has no pods)     |
@@ -205,6 +205,12 @@ export const GF_HAS_FILTER = 4;
 export const DG_OVERHEAD = 0;
 export const DG_PORTS = 1;
 export const DG_STRIDE = 2;
+
+// ---- placements (result block) ----
+/** A pod the solve did not place. */
+export const PLACED_NOWHERE = -1;
+/** A pod placed on the solve's NodeClaim i is written as PLACED_CLAIM_BASE - i (-2, -3, ...); nodes are >= 0. */
+export const PLACED_CLAIM_BASE = -2;
 
 // ---- result header (i32 words) ----
 export const R_STATUS = 0;

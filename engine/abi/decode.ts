@@ -78,18 +78,19 @@ function readPlacements(r: Reader): Placements {
     const pod = ctx.pods[p]!;
     if (errors[p] === A.E_MIN_VALUES) {
       out.failed.push(p);
-      out.minValuesFailed.set(p, -(at + 2));
+      out.minValuesFailed.set(p, A.PLACED_CLAIM_BASE - at);
     } else if (at >= 0) {
       const name = ctx.model.existing[at]!.node.name;
       let l = out.existing.get(name);
       if (!l) out.existing.set(name, (l = []));
       l.push(pod.uid);
-    } else if (at <= -2) {
-      out.claimPods[-(at + 2)]!.push(pod);
+    } else if (at <= A.PLACED_CLAIM_BASE) {
+      const c = A.PLACED_CLAIM_BASE - at;
+      out.claimPods[c]!.push(pod);
       const cls = ctx.podClass[p]!;
       let entries = classRequests[cls];
       if (!entries) classRequests[cls] = entries = Object.entries(pod.requests);
-      out.claimRequests[-(at + 2)]!.push(entries);
+      out.claimRequests[c]!.push(entries);
     } else {
       out.failed.push(p);
       if (errors[p] === A.E_RESERVED) out.reservedFailed.add(p);

@@ -1,20 +1,19 @@
 // Can a pod (class version) join an existing node or an in-flight NodeClaim, and what joining does to the claim
 // (spec/scheduling.md §2.7-§2.9): taints, host ports, requirements, volume alternatives, topology, the
 // instance-type filter with its resource bound, minValues and reserved capacity. Results are the node's or
-// claim's new requirement set, -1 when the version does not fit now, -2 when it never will (see `dead` in
-// schedule.ts), RESERVED when only reserved capacity stands in the way.
+// claim's new requirement set, or a verdict (verdict.ts): NOT_NOW, NEVER (see `dead` in schedule.ts), RESERVED.
 import { T_TAINTSET, V_DG_CONFLICT, V_REQS, V_REQUESTS, V_VOLUMES } from '../abi';
 import { NR, f64Addr, listAt, listLen, tmpl, tolerates, ver } from './layout';
 import { Compat, compatFor, minValuesMet } from './its';
 import { MODE_PLAIN, MODE_STRICT, MODE_WELL_KNOWN, mergeCompatible, setHasMinValues } from './sets';
 import {
-  Claim, addPorts, addRequests, dgConflict, exceedsRoom, fitLevel, fitsRemaining, itFits, nodeAt, portsConflict, templateStart, widenRoom,
+  Claim, NO_VERSION, REMOVED_TYPE, addPorts, addRequests, dgConflict, exceedsRoom, fitLevel, fitsRemaining, itFits, nodeAt, portsConflict,
+  templateStart, widenRoom,
 } from './state';
 import { addRequirements } from './topology';
 import { checkReservations, commitReservations } from './reservations';
+import { NEVER, NOT_NOW, RESERVED } from './verdict';
 
-/** claimCanAdd's result when the pod would keep the claim from reserved capacity (Strict mode). */
-export const RESERVED: i32 = -3;
 let strictMinValues = false;
 
 /** Per solve: whether minValues is Strict, and anyFits' scratch bound. */
@@ -23,14 +22,14 @@ export function resetCanAdd(strict: bool): void {
   scratchRoom = new Float64Array(NR);
 }
 
-/** The node's set with v added; -1 when v does not fit now, -2 when it never will (see `dead`). */
+/** The node's set with v added, or NOT_NOW, or NEVER (see `dead` in schedule.ts). */
 export function nodeCanAdd(n: i32, v: i32): i32 {
   const ns = nodeAt(n);
-  if (!tolerates(v, ns.taintSet)) return -2;
-  if (portsConflict(v, ns.ports)) return -2;
-  if (!fitsRemaining(v, ns.remaining)) return -2;
+  if (!tolerates(v, ns.taintSet)) return NEVER;
+  if (portsConflict(v, ns.ports)) return NEVER;
+  if (!fitsRemaining(v, ns.remaining)) return NEVER;
   const reqs = ver(v, V_REQS);
-  if (mergeCompatible(ns.set, reqs, MODE_STRICT) < 0) return -2;
+  if (mergeCompatible(ns.set, reqs, MODE_STRICT) < 0) return NEVER;
   const alts = ver(v, V_VOLUMES);
   const na = listLen(alts);
   let permanent = true;
@@ -42,12 +41,12 @@ export function nodeCanAdd(n: i32, v: i32): i32 {
     }
     const s2 = addRequirements(v, s1, ns.taintSet, n);
     if (s2 < 0) {
-      if (s2 == -1) permanent = false;
+      if (s2 == NOT_NOW) permanent = false;
       continue;
     }
     return mergeCompatible(s2, reqs, MODE_PLAIN);
   }
-  return permanent ? -2 : -1;
+  return permanent ? NEVER : NOT_NOW;
 }
 
 /**
@@ -71,12 +70,12 @@ function anyFits(c: Claim, compat: Compat, v: i32): bool {
     const gi = start + j;
     const level = fitLevel(gi, t, rq);
     if (level == 0) {
-      unchecked((live[x] = -1));
+      unchecked((live[x] = REMOVED_TYPE));
       continue;
     }
     if (level == 2 && unchecked(compat.ok[j]) != 0 && (!conflicts || !dgConflict(v, gi))) {
       // Kept types moved down to [0, w); what was behind them becomes holes, the rest stays where it is.
-      for (let y = w; y < x; y++) unchecked((live[y] = -1));
+      for (let y = w; y < x; y++) unchecked((live[y] = REMOVED_TYPE));
       return true;
     }
     unchecked((live[w++] = j));
@@ -104,13 +103,13 @@ function filtered(c: Claim, s: i32, v: i32): Int32Array {
   return out.subarray(0, n);
 }
 
-/** The claim's set with v added; -1 when v does not fit now, -2 when it never will (see `dead`). */
+/** The claim's set with v added, or NOT_NOW, NEVER (see `dead` in schedule.ts) or RESERVED. */
 export function claimCanAdd(c: Claim, v: i32): i32 {
   const ts = tmpl(c.tmpl, T_TAINTSET);
-  if (!tolerates(v, ts)) return -2;
-  if (portsConflict(v, c.ports)) return -2;
+  if (!tolerates(v, ts)) return NEVER;
+  if (portsConflict(v, c.ports)) return NEVER;
   const m = mergeCompatible(c.set, ver(v, V_REQS), MODE_WELL_KNOWN);
-  if (m < 0) return -2;
+  if (m < 0) return NEVER;
   const alts = ver(v, V_VOLUMES);
   const na = listLen(alts);
   let permanent = true;
@@ -127,7 +126,7 @@ export function claimCanAdd(c: Claim, v: i32): i32 {
     if (!anyFits(c, compatFor(s1, c.tmpl), v)) continue;
     const s2 = addRequirements(v, s1, ts, c.host);
     if (s2 < 0) {
-      if (s2 == -1) permanent = false;
+      if (s2 == NOT_NOW) permanent = false;
       continue;
     }
     // Topology picked a domain; another domain may be picked later.
@@ -150,7 +149,7 @@ export function claimCanAdd(c: Claim, v: i32): i32 {
     return s2;
   }
   if (reservedFail) return RESERVED;
-  return permanent ? -2 : -1;
+  return permanent ? NEVER : NOT_NOW;
 }
 
 /**
@@ -165,7 +164,7 @@ export function claimAdd(c: Claim, v: i32, s: i32): void {
   if (listLen(ver(v, V_DG_CONFLICT)) > 0) {
     for (let x = 0; x < c.liveLen; x++) {
       const j = unchecked(c.live[x]);
-      if (j >= 0 && dgConflict(v, start + j)) unchecked((c.live[x] = -1));
+      if (j >= 0 && dgConflict(v, start + j)) unchecked((c.live[x] = REMOVED_TYPE));
     }
   }
   c.set = s;
@@ -182,7 +181,7 @@ export function fullFilter(c: Claim): void {
   let w = 0;
   for (let x = 0; x < c.liveLen; x++) {
     const j = unchecked(c.live[x]);
-    if (j < 0 || unchecked(compat.ok[j]) == 0 || !itFits(start + j, c.total, -1)) continue;
+    if (j < 0 || unchecked(compat.ok[j]) == 0 || !itFits(start + j, c.total, NO_VERSION)) continue;
     unchecked((c.live[w++] = j));
   }
   c.liveLen = w;

@@ -8,6 +8,9 @@ import {
 } from '../abi';
 
 export let IN: usize = 0;
+// The section counts of the header (H_N*): NR resources, NLD limited dimensions (NodePool limits), NK label keys,
+// NS input sets, NT templates, NIT instance types (of all templates), NO offerings, NV pod class versions, NP pods,
+// NG topology groups, NDG daemonset overhead groups, NTS taint sets.
 export let NR: i32 = 0;
 export let NLD: i32 = 0;
 export let NK: i32 = 0;
@@ -19,7 +22,8 @@ export let NIT: i32 = 0;
 export let NO: i32 = 0;
 export let NV: i32 = 0;
 export let NP: i32 = 0;
-export let NN: i32 = 0;
+/** Existing (and in-flight) nodes of the cluster: node ids 0 .. EXISTING_NODES - 1; the solve's NodeClaims follow as hosts. */
+export let EXISTING_NODES: i32 = 0;
 export let NG: i32 = 0;
 export let NDG: i32 = 0;
 export let NTS: i32 = 0;
@@ -71,7 +75,7 @@ export function bind(base: usize): void {
   NO = hdr(H_NO);
   NV = hdr(H_NV);
   NP = hdr(H_NP);
-  NN = hdr(H_NN);
+  EXISTING_NODES = hdr(H_NN);
   NG = hdr(H_NG);
   NDG = hdr(H_NDG);
   NTS = hdr(H_NTS);

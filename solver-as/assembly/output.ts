@@ -1,7 +1,7 @@
 // Writes the result block (solver-as/abi.ts): placements, failure codes, and the NodeClaims with their
 // instance types ordered by price (ties: catalog order) and truncated, and the requirement sets they need.
 import {
-  C_CHEAPEST, C_FLAGS, C_ITS, C_NPODS, C_RESV, C_SET, C_STRIDE, C_TMPL, CF_LAUNCH, FLAG_IMPROVE, E_MIN_VALUES, FLAG_STRICT_MIN_VALUES, R_CLAIMS, R_ERRORS,
+  C_CHEAPEST, C_FLAGS, PLACED_CLAIM_BASE, C_ITS, C_NPODS, C_RESV, C_SET, C_STRIDE, C_TMPL, CF_LAUNCH, FLAG_IMPROVE, E_MIN_VALUES, FLAG_STRICT_MIN_VALUES, R_CLAIMS, R_ERRORS,
   R_IMPROVED, R_NCLAIMS, R_NSETS, R_PLACEMENTS, R_SETS, R_STATUS, R_TRUNCATED, R_WORDS, R_WORK, S_OK,
 } from '../abi';
 import { FLAGS, MAX_ITS, NP, NT, SET_BYTES } from './layout';
@@ -57,7 +57,7 @@ export function finalizeClaims(): void {
         // The pods keep pointing at the claim (their error says they are not placed), so the decoder can
         // name its NodePool and the labels that lost their minValues.
         for (let p = 0; p < NP; p++) {
-          if (unchecked(placement[p]) == -(ci + 2)) unchecked((errors[p] = E_MIN_VALUES));
+          if (unchecked(placement[p]) == PLACED_CLAIM_BASE - ci) unchecked((errors[p] = E_MIN_VALUES));
         }
         c.pods = 0;
       }

@@ -3,10 +3,10 @@
 // then a new NodeClaim per template in weight order; on failure one preference is relaxed at a time
 // (pre-computed as a chain of pod-class versions); a full pass without progress ends the solve.
 import {
-  E_FAILED, E_NO_TEMPLATES, E_RESERVED, FLAG_STRICT_MIN_VALUES, N_SET, NF_BLOCKED_FOR_MOVED, P_MOVED, P_VERSION, T_SET, T_TAINTSET,
-  V_DG_CONFLICT, V_INV_SELECT, V_NEXT, V_OWNED,
+  E_FAILED, E_NO_TEMPLATES, E_RESERVED, FLAG_STRICT_MIN_VALUES, N_SET, NF_BLOCKED_FOR_MOVED, P_MOVED, P_VERSION, PLACED_CLAIM_BASE,
+  PLACED_NOWHERE, T_SET, T_TAINTSET, V_DG_CONFLICT, V_INV_SELECT, V_NEXT, V_OWNED,
 } from '../abi';
-import { FLAGS, NLD, NN, NP, NT, NV, listLen, node, pod, tmpl, ver } from './layout';
+import { EXISTING_NODES, FLAGS, NLD, NP, NT, NV, listLen, node, pod, tmpl, ver } from './layout';
 import { canonicalInput } from './sets';
 import {
   Claim, addPorts, addRequests, claimAt, claimCount, exceedsRoom, fitsRemaining, nodeAt, pushClaim, subtractRequests, templateLen, templateStart,
@@ -16,7 +16,8 @@ import { indexClaim, quickAllowed, quickIndexed } from './quick';
 import { ensureHost, prepareQuick, quickReject, record, versionEpoch } from './topology';
 import { commitReservations } from './reservations';
 import { firstClaimWordWithRoom, firstNodeWordWithRoom, markRoomDead, reqClass, resetRoom, roomDead, roomDeadNodes, setGrowing } from './room';
-import { RESERVED, claimAdd, claimCanAdd, fullFilter, nodeCanAdd, resetCanAdd } from './canadd';
+import { claimAdd, claimCanAdd, fullFilter, nodeCanAdd, resetCanAdd } from './canadd';
+import { NEVER, RESERVED } from './verdict';
 
 /** The last addPod failed on reserved capacity: the pod waits (no relaxation). */
 let lastReserved = false;
@@ -57,15 +58,27 @@ let failedAt: Array<Int32Array> = new Array<Int32Array>();
 /** Existing nodes with NF_BLOCKED_FOR_MOVED, masked out a word at a time for moved pods. */
 let blockedForMoved: Uint32Array = new Uint32Array(0);
 
-/** Work counters for benchmarks: [claim checks, node checks, dead skips, pod attempts, ...]; [7]: claims out of room for the request class. */
+/** Work counters for benchmarks (index.ts workCounters; test/perf/phases.ts prints them with these names). */
 export let counters: Int32Array = new Int32Array(8);
+/** In-flight NodeClaims evaluated in full (claimCanAdd). */
+const WORK_CLAIM_CHECKS = 0;
+/** Attempts that reached the in-flight NodeClaims (a pod version placed on no existing node). */
+const WORK_POD_ATTEMPTS = 3;
+/** NodeClaims a pod version failed on for a topology reason that can pass later (failedAt). */
+const WORK_TOPOLOGY_FAILURES = 4;
+/** NodeClaims skipped because the version failed there and its topology counts did not change since. */
+const WORK_EPOCH_SKIPS = 5;
+/** NodeClaims quick rejection ruled out (a decided domain outside the allowed ones). */
+const WORK_QUICK_REJECTED = 6;
+/** NodeClaims the version's request class is out of room on (room.ts). */
+const WORK_OUT_OF_ROOM = 7;
 
 export function resetSchedule(): void {
   counters = new Int32Array(8);
   placement = new Int32Array(NP);
   placedVersion = new Int32Array(NP);
   errors = new Int32Array(NP);
-  for (let p = 0; p < NP; p++) unchecked((placement[p] = -1));
+  for (let p = 0; p < NP; p++) unchecked((placement[p] = PLACED_NOWHERE));
   levels = new Array<Uint32Array>();
   nonEmpty = new Array<Uint32Array>();
   levelWords = 8;
@@ -80,7 +93,7 @@ export function resetSchedule(): void {
   failedAt = new Array<Int32Array>(NV);
 
   topologyFree = new Uint8Array(NV);
-  const nodeWords = (NN >>> 5) + 1;
+  const nodeWords = (EXISTING_NODES >>> 5) + 1;
   for (let v = 0; v < NV; v++) {
     unchecked((dead[v] = new Uint32Array(8)));
     unchecked((failedAt[v] = new Int32Array(0)));
@@ -89,7 +102,7 @@ export function resetSchedule(): void {
   }
   resetRoom(nodeWords);
   blockedForMoved = new Uint32Array(nodeWords);
-  for (let n = 0; n < NN; n++) if ((nodeAt(n).flags & NF_BLOCKED_FOR_MOVED) != 0) unchecked((blockedForMoved[n >>> 5] |= 1 << (n & 31)));
+  for (let n = 0; n < EXISTING_NODES; n++) if ((nodeAt(n).flags & NF_BLOCKED_FOR_MOVED) != 0) unchecked((blockedForMoved[n >>> 5] |= 1 << (n & 31)));
 }
 
 function markDead(v: i32, i: i32): void {
@@ -153,179 +166,234 @@ function trySchedule(p: i32): bool {
   return false;
 }
 
+/**
+ * Karpenter's add (§2.6): an existing node, else an in-flight NodeClaim, else a new NodeClaim from the first
+ * template that takes the pod. Records where the pod went; false when nowhere (errors[p] says why).
+ */
 function addPod(p: i32, v: i32, moved: bool): bool {
   lastReserved = false;
-  const dn = unchecked(deadNodes[v]);
+  return addToExistingNode(p, v, moved) || addToInflightClaim(p, v) || addToNewClaim(p, v);
+}
+
+/** Places pod p (as version v) on existing node n under its new set s. */
+function placeOnNode(p: i32, v: i32, n: i32, s: i32): void {
+  const ns = nodeAt(n);
+  subtractRequests(v, ns.remaining);
+  ns.set = s;
+  addPorts(v, ns.ports);
+  record(v, s, ns.taintSet, n);
+  unchecked((placement[p] = n));
+  unchecked((placedVersion[p] = v));
+}
+
+/** Places pod p (as version v) on the solve's NodeClaim ci (already holding it: claimAdd done). */
+function placeOnClaim(p: i32, v: i32, ci: i32): void {
+  const c = claimAt(ci);
+  indexClaim(ci, c.set);
+  record(v, c.set, tmpl(c.tmpl, T_TAINTSET), c.host);
+  unchecked((placement[p] = PLACED_CLAIM_BASE - ci));
+  unchecked((placedVersion[p] = v));
+}
+
+/**
+ * Existing nodes in index order, 32 at a time: the nodes dead for this version, those its requests are out of
+ * room on, and (for moved pods) the blocked ones are masked out of each word, so a pod skips a full cluster in
+ * EXISTING_NODES / 32 word reads.
+ */
+function addToExistingNode(p: i32, v: i32, moved: bool): bool {
+  const deadHere = unchecked(deadNodes[v]);
   const free = unchecked(topologyFree[v]) != 0;
-  const rc = unchecked(reqClass[v]);
-  const rn = unchecked(roomDeadNodes[rc]);
-  // Existing nodes in index order, 32 at a time: the dead ones for this version, those its requests are out of
-  // room on, and (for moved pods) the blocked ones are masked out of each word, so a pod skips a full cluster in
-  // NN / 32 word reads.
-  const nodeWords = (NN + 31) >>> 5;
-  const lastWord: u32 = (NN & 31) != 0 ? (<u32>1 << <u32>(NN & 31)) - 1 : 0xffffffff;
-  for (let w = firstNodeWordWithRoom(rc, nodeWords, lastWord); w < nodeWords; w++) {
-    let x = ~(unchecked(dn[w]) | unchecked(rn[w]));
+  const requestClass = unchecked(reqClass[v]);
+  const noRoom = unchecked(roomDeadNodes[requestClass]);
+  const nodeWords = (EXISTING_NODES + 31) >>> 5;
+  const lastWord: u32 = (EXISTING_NODES & 31) != 0 ? (<u32>1 << <u32>(EXISTING_NODES & 31)) - 1 : 0xffffffff;
+  for (let w = firstNodeWordWithRoom(requestClass, nodeWords, lastWord); w < nodeWords; w++) {
+    let x = ~(unchecked(deadHere[w]) | unchecked(noRoom[w]));
     if (moved) x &= ~unchecked(blockedForMoved[w]);
     if (w == nodeWords - 1) x &= lastWord;
     while (x != 0) {
       const n = (w << 5) + <i32>ctz(x);
       x &= x - 1;
-      const ns = nodeAt(n);
-      // nodeCanAdd's answer would be -2 (room.ts).
-      if (!fitsRemaining(v, ns.remaining)) {
-        unchecked((rn[w] |= 1 << (n & 31)));
+      // nodeCanAdd's answer would be NEVER (room.ts).
+      if (!fitsRemaining(v, nodeAt(n).remaining)) {
+        unchecked((noRoom[w] |= 1 << (n & 31)));
         continue;
       }
       const s = nodeCanAdd(n, v);
       if (s < 0) {
-        if (free || s == -2) markNodeDead(v, n);
+        if (free || s == NEVER) markNodeDead(v, n);
         continue;
       }
-      subtractRequests(v, ns.remaining);
-      ns.set = s;
-      addPorts(v, ns.ports);
-      record(v, s, ns.taintSet, n);
-      unchecked((placement[p] = n));
-      unchecked((placedVersion[p] = v));
+      placeOnNode(p, v, n, s);
       return true;
     }
   }
-  const dv = unchecked(dead[v]);
-  const rd = unchecked(roomDead[rc]);
-  const cw = firstClaimWordWithRoom(rc);
-  const s0 = cw >>> 5;
-  unchecked((counters[3] += 1));
+  return false;
+}
+
+/**
+ * In-flight NodeClaims in Karpenter's order (fewest pods first, then oldest): level by level, and within a level
+ * by creation index, reading whole words of claim bits with the claims dead or out of room for this version masked
+ * out. With every key of the attempt indexed, quick rejection masks whole words too (quick.ts); the claims it
+ * rejects are the ones quickReject would, so the claims evaluated are the same.
+ */
+function addToInflightClaim(p: i32, v: i32): bool {
+  const free = unchecked(topologyFree[v]) != 0;
+  const requestClass = unchecked(reqClass[v]);
+  const deadHere = unchecked(dead[v]);
+  const noRoom = unchecked(roomDead[requestClass]);
+  const firstClaim = firstClaimWordWithRoom(requestClass);
+  const firstSummary = firstClaim >>> 5;
+  unchecked((counters[WORK_POD_ATTEMPTS] += 1));
   const epoch = free ? 0 : versionEpoch(v);
   if (!free) prepareQuick(v);
-  // With every key of the attempt indexed, quick rejection masks whole words (quick.ts); the claims it
-  // rejects are the ones quickReject would, so the claims evaluated are the same.
   const indexed = !free && quickIndexed();
-  // In-flight NodeClaims in Karpenter's order (fewest pods first, then oldest): level by level, and within a
-  // level by creation index, reading whole words of claim bits with the claims dead for this version
-  // masked out.
   for (let L = 1; L < levels.length; L++) {
     if (unchecked(levelCount[L]) == 0) continue;
     const b = unchecked(levels[L]);
     const ne = unchecked(nonEmpty[L]);
-    for (let si = s0; si < ne.length; si++) {
+    for (let si = firstSummary; si < ne.length; si++) {
       let y = unchecked(ne[si]);
-      if (si == s0) y &= ~((<u32>1 << <u32>(cw & 31)) - 1);
+      if (si == firstSummary) y &= ~((<u32>1 << <u32>(firstClaim & 31)) - 1);
       while (y != 0) {
         const wi = (si << 5) + <i32>ctz(y);
         y &= y - 1;
         let x = unchecked(b[wi]);
-        if (wi < dv.length) x &= ~unchecked(dv[wi]);
-        if (wi < rd.length) x &= ~unchecked(rd[wi]);
+        if (wi < deadHere.length) x &= ~unchecked(deadHere[wi]);
+        if (wi < noRoom.length) x &= ~unchecked(noRoom[wi]);
         if (indexed) {
           const q = x & quickAllowed(wi);
-          unchecked((counters[6] += <i32>popcnt(x & ~q)));
+          unchecked((counters[WORK_QUICK_REJECTED] += <i32>popcnt(x & ~q)));
           x = q;
         }
         while (x != 0) {
           const ci = (wi << 5) + <i32>ctz(x);
           x &= x - 1;
-          if (!free && stillFailed(v, ci, epoch)) {
-            unchecked((counters[5] += 1));
-            continue;
-          }
-          const c = claimAt(ci);
-          if (!free && !indexed && quickReject(c.set)) {
-            unchecked((counters[6] += 1));
-            continue;
-          }
-          // claimCanAdd's answer would be -2 (room.ts); skipping it only leaves memo tables unfilled.
-          if (exceedsRoom(c.total, v, c.room)) {
-            markRoomDead(rc, ci);
-            unchecked((counters[7] += 1));
-            continue;
-          }
-          unchecked((counters[0] += 1));
-          const s = claimCanAdd(c, v);
-          if (s < 0) {
-            // Reserved capacity can be given back by another claim: neither dead nor tied to the topology epoch.
-            if (s == RESERVED) continue;
-            if (free || s == -2) markDead(v, ci);
-            else {
-              markFailed(v, ci, epoch);
-              unchecked((counters[4] += 1));
-            }
-            continue;
-          }
-          levelMove(ci, L, L + 1);
-          claimAdd(c, v, s);
-          indexClaim(ci, c.set);
-          record(v, c.set, tmpl(c.tmpl, T_TAINTSET), c.host);
-          unchecked((placement[p] = -(ci + 2)));
-          unchecked((placedVersion[p] = v));
-          return true;
+          if (tryClaim(p, v, ci, L, free, indexed, epoch)) return true;
         }
       }
     }
   }
+  return false;
+}
+
+/** One in-flight NodeClaim ci (at pod-count level L) for pod p as version v: true when the pod joined it. */
+function tryClaim(p: i32, v: i32, ci: i32, L: i32, free: bool, indexed: bool, epoch: i32): bool {
+  if (!free && stillFailed(v, ci, epoch)) {
+    unchecked((counters[WORK_EPOCH_SKIPS] += 1));
+    return false;
+  }
+  const c = claimAt(ci);
+  if (!free && !indexed && quickReject(c.set)) {
+    unchecked((counters[WORK_QUICK_REJECTED] += 1));
+    return false;
+  }
+  // claimCanAdd's answer would be NEVER (room.ts); skipping it only leaves memo tables unfilled.
+  if (exceedsRoom(c.total, v, c.room)) {
+    markRoomDead(unchecked(reqClass[v]), ci);
+    unchecked((counters[WORK_OUT_OF_ROOM] += 1));
+    return false;
+  }
+  unchecked((counters[WORK_CLAIM_CHECKS] += 1));
+  const s = claimCanAdd(c, v);
+  if (s < 0) {
+    // Reserved capacity can be given back by another claim: neither dead nor tied to the topology epoch.
+    if (s == RESERVED) return false;
+    if (free || s == NEVER) markDead(v, ci);
+    else {
+      markFailed(v, ci, epoch);
+      unchecked((counters[WORK_TOPOLOGY_FAILURES] += 1));
+    }
+    return false;
+  }
+  levelMove(ci, L, L + 1);
+  claimAdd(c, v, s);
+  placeOnClaim(p, v, ci);
+  return true;
+}
+
+/** A new NodeClaim from the first template (weight order) that takes pod p as version v. */
+function addToNewClaim(p: i32, v: i32): bool {
   if (NT == 0) {
     unchecked((errors[p] = E_NO_TEMPLATES));
     return false;
   }
   for (let t = 0; t < NT; t++) {
-    const lim = limitsOf(t);
-    if (unchecked(lim[0]) <= 0) continue;
-    const n = templateLen(t);
-    const start = templateStart(t);
-    const live = new Int32Array(n);
-    let ln = 0;
-    const all = allWithinLimits(t, lim);
-    if (all) for (; ln < n; ln++) unchecked((live[ln] = ln));
-    else for (let j = 0; j < n; j++) if (withinLimits(start + j, lim)) unchecked((live[ln++] = j));
-    if (ln == 0) continue;
-    const host = NN + claimCount();
-    ensureHost(host);
-    const c = new Claim(t, canonicalInput(tmpl(t, T_SET)), live, ln, claimCount(), host);
-    const s = claimCanAdd(c, v);
-    if (s == RESERVED) {
+    const opened = openClaim(p, v, t);
+    if (opened == OPEN_RESERVED) {
       // Reserved capacity is contended in this pool: no fallback to lower-weight templates (§2.6).
       unchecked((errors[p] = E_RESERVED));
       lastReserved = true;
       return false;
     }
-    if (s < 0) continue;
-    const ci = pushClaim(c);
-    // What opening keeps depends on v only through its requests and its daemon port conflicts (claimAdd drops
-    // the conflicting types, fullFilter those its requests do not fit): versions without conflicts share the
-    // memo by request class (the top bit keeps the two kinds of key apart). In consolidation simulations every
-    // Deployment is a version of its own, so keyed by version nearly every opening missed.
-    const key = listLen(ver(v, V_DG_CONFLICT)) == 0
-      ? (<u64>1 << 63) | (<u64>rc << 32) | <u64>(<u32>s)
-      : (<u64>v << 32) | <u64>(<u32>s);
-    if (all && wasOpened(t, key)) {
-      // What claimAdd, fullFilter and subtractMaxCapacity below made of the same (template, s, v or request
-      // class) before.
-      const o = openedAs(t, key);
-      c.live.set(o.live);
-      c.liveLen = o.live.length;
-      c.set = s;
-      // The reservations claimCanAdd found for this claim (not part of the memo: counts change as claims hold them).
-      commitReservations(c);
-      addRequests(v, c.total);
-      addPorts(v, c.ports);
-      c.pods++;
-      c.reserved = o.reserved.slice();
-      for (let d = 0; d <= NLD; d++) unchecked((lim[d] -= c.reserved[d]));
-    } else {
-      claimAdd(c, v, s);
-      fullFilter(c);
-      subtractMaxCapacity(c, lim);
-      if (all) rememberOpened(t, key, c);
+    if (opened >= 0) {
+      placeOnClaim(p, v, opened);
+      return true;
     }
-    indexClaim(ci, c.set);
-    levelMove(ci, 0, 1);
-    record(v, c.set, tmpl(t, T_TAINTSET), c.host);
-    unchecked((placement[p] = -(ci + 2)));
-    unchecked((placedVersion[p] = v));
-    return true;
   }
   unchecked((errors[p] = E_FAILED));
   return false;
+}
+
+/** openClaim: the template cannot take the pod / only reserved capacity stands in the way (Strict mode). */
+const OPEN_NONE: i32 = -1;
+const OPEN_RESERVED: i32 = -2;
+
+/**
+ * A fresh NodeClaim of template t with version v in it, its instance types within the pool's remaining limits:
+ * the claim's index, or OPEN_NONE / OPEN_RESERVED.
+ */
+function openClaim(p: i32, v: i32, t: i32): i32 {
+  const lim = limitsOf(t);
+  if (unchecked(lim[0]) <= 0) return OPEN_NONE;
+  const n = templateLen(t);
+  const start = templateStart(t);
+  const live = new Int32Array(n);
+  let ln = 0;
+  const all = allWithinLimits(t, lim);
+  if (all) for (; ln < n; ln++) unchecked((live[ln] = ln));
+  else for (let j = 0; j < n; j++) if (withinLimits(start + j, lim)) unchecked((live[ln++] = j));
+  if (ln == 0) return OPEN_NONE;
+  const host = EXISTING_NODES + claimCount();
+  ensureHost(host);
+  const c = new Claim(t, canonicalInput(tmpl(t, T_SET)), live, ln, claimCount(), host);
+  const s = claimCanAdd(c, v);
+  if (s == RESERVED) return OPEN_RESERVED;
+  if (s < 0) return OPEN_NONE;
+  const ci = pushClaim(c);
+  // What opening keeps depends on v only through its requests and its daemon port conflicts (claimAdd drops
+  // the conflicting types, fullFilter those its requests do not fit): versions without conflicts share the
+  // memo by request class (the top bit keeps the two kinds of key apart). In consolidation simulations every
+  // Deployment is a version of its own, so keyed by version nearly every opening missed.
+  const key = listLen(ver(v, V_DG_CONFLICT)) == 0
+    ? (<u64>1 << 63) | (<u64>unchecked(reqClass[v]) << 32) | <u64>(<u32>s)
+    : (<u64>v << 32) | <u64>(<u32>s);
+  if (all && wasOpened(t, key)) {
+    const o = openedAs(t, key);
+    reopen(c, v, s, lim, o.live, o.reserved);
+  }
+  else {
+    claimAdd(c, v, s);
+    fullFilter(c);
+    subtractMaxCapacity(c, lim);
+    if (all) rememberOpened(t, key, c);
+  }
+  levelMove(ci, 0, 1);
+  return ci;
+}
+
+/** What claimAdd, fullFilter and subtractMaxCapacity made of the same (template, s, v or request class) before. */
+function reopen(c: Claim, v: i32, s: i32, lim: Float64Array, live: Int32Array, reserved: Float64Array): void {
+  c.live.set(live);
+  c.liveLen = live.length;
+  c.set = s;
+  // The reservations claimCanAdd found for this claim (not part of the memo: counts change as claims hold them).
+  commitReservations(c);
+  addRequests(v, c.total);
+  addPorts(v, c.ports);
+  c.pods++;
+  c.reserved = reserved.slice();
+  for (let d = 0; d <= NLD; d++) unchecked((lim[d] -= c.reserved[d]));
 }
 
 /** Moves claim ci from pod-count level `from` (0 = not in any level) to level `to`. */

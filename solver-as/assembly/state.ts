@@ -4,7 +4,7 @@ import {
   DG_OVERHEAD, DG_PORTS, IT_ALLOC, IT_DG, N_FLAGS, N_PORTS, N_REMAINING, N_SET, N_TAINTSET, T_ITS, T_NITS, V_DG_CONFLICT,
   V_PORTS, V_REQUESTS,
 } from '../abi';
-import { NIT, NN, NR, dg, f64At, it, listAt, listLen, node, tmpl, ver } from './layout';
+import { NIT, EXISTING_NODES, NR, dg, f64At, it, listAt, listLen, node, tmpl, ver } from './layout';
 import { canonicalInput } from './sets';
 
 export class NodeState {
@@ -22,9 +22,14 @@ export class NodeState {
   }
 }
 
+/** A hole in a claim's `live` list: the instance type there was removed. */
+export const REMOVED_TYPE: i32 = -1;
+/** itFits without a pod: does the claim's total alone fit? */
+export const NO_VERSION: i32 = -1;
+
 export class Claim {
   set: i32;
-  /** Template-local instance-type indices in catalog order; -1 = removed. */
+  /** Template-local instance-type indices in catalog order; REMOVED_TYPE = removed. */
   live: Int32Array;
   liveLen: i32;
   total: Float64Array;
@@ -62,7 +67,7 @@ let fitTab: Float64Array = new Float64Array(0);
 export function resetState(): void {
   nodes = new Array<NodeState>();
   claims = new Array<Claim>();
-  for (let n = 0; n < NN; n++) nodes.push(new NodeState(n, node(n, N_TAINTSET), node(n, N_FLAGS)));
+  for (let n = 0; n < EXISTING_NODES; n++) nodes.push(new NodeState(n, node(n, N_TAINTSET), node(n, N_FLAGS)));
   fitTab = new Float64Array(NIT * NR * 2);
   for (let gi = 0; gi < NIT; gi++) {
     const a = it(gi, IT_ALLOC);
@@ -130,9 +135,9 @@ export function addRequests(v: i32, total: Float64Array): void {
   for (let i = 0; i < NR; i++) unchecked((total[i] += f64At(r + i)));
 }
 
-/** total (+ version v's requests when v >= 0) + the daemon overhead of the IT fits its allocatable. */
+/** total (+ version v's requests unless v is NO_VERSION) + the daemon overhead of the IT fits its allocatable. */
 export function itFits(gi: i32, total: Float64Array, v: i32): bool {
-  if (v < 0) return totalFits(gi, total.dataStart);
+  if (v == NO_VERSION) return totalFits(gi, total.dataStart);
   // The same sums in the same order as (total + overhead [+ requests]) > allocatable: the same answers.
   const row = fitTab.dataStart + (<usize>(gi * NR) << 4);
   const t = total.dataStart;
@@ -145,7 +150,7 @@ export function itFits(gi: i32, total: Float64Array, v: i32): bool {
   return true;
 }
 
-/** itFits(gi, total, -1) for the address of `total`'s data, inlined into the loops over every live type. */
+/** itFits(gi, total, NO_VERSION) for the address of `total`'s data, inlined into the loops over every live type. */
 @inline export function totalFits(gi: i32, t: usize): bool {
   const row = fitTab.dataStart + (<usize>(gi * NR) << 4);
   let fits = true;

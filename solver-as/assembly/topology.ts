@@ -7,8 +7,9 @@ import {
   G_COUNTS, G_FILTER, G_FLAGS, G_KEY, G_MAX_SKEW, G_MIN_DOMAINS, G_REGISTERED, G_TOL, G_TYPE, GF_HAS_FILTER,
   GF_HONOR_TAINTS, GF_INVERSE, GT_AFFINITY, GT_ANTI, GT_SPREAD, V_INV_OWNED, V_INV_SELECT, V_OWNED, V_RECORD, V_STRICT,
 } from '../abi';
-import { NG, NN, NV, grp, keyWords, listAt, listLen, ver } from './layout';
+import { NG, EXISTING_NODES, NV, grp, keyWords, listAt, listLen, ver } from './layout';
 import { bits, compatible, complement, defined, narrow, setAddr } from './sets';
+import { NEVER, NOT_NOW } from './verdict';
 
 class Group {
   counts: Int32Array;
@@ -36,7 +37,7 @@ export function resetTopology(maxWords: i32): void {
   qN = 0;
   filterMemo = new Map<u64, bool>();
   vals = heap.alloc(<usize>(max(maxWords, 1) << 2));
-  hostCap = NN + 64;
+  hostCap = EXISTING_NODES + 64;
   for (let g = 0; g < NG; g++) {
     const key = grp(g, G_KEY);
     const hostname = key < 0;
@@ -65,7 +66,7 @@ export function resetTopology(maxWords: i32): void {
   }
 }
 
-/** Makes room for host id h in every hostname group (NodeClaims get ids NN, NN+1, ...). */
+/** Makes room for host id h in every hostname group (NodeClaims get ids EXISTING_NODES, EXISTING_NODES + 1, ...). */
 export function ensureHost(h: i32): void {
   if (h < hostCap) return;
   let cap = hostCap;
@@ -117,7 +118,7 @@ function counts(g: i32, s: i32, ts: i32): bool {
 
 /**
  * Applies every group constraining version `v` to a placement on set `s` (taint set `ts`, host `h`).
- * Returns the narrowed set id, or -1 when a constraint cannot be met now (§3.3), or -2 when it never can on
+ * Returns the narrowed set id, or NOT_NOW when a constraint cannot be met now (§3.3), or NEVER when it never can on
  * this node: anti-affinity only loses room as counts grow and the node's domains narrow, and a hostname
  * spread counts against a global minimum of 0; spread elsewhere and affinity may become satisfiable later.
  */
@@ -146,10 +147,10 @@ function apply(g: i32, v: i32, s: i32, ts: i32, h: i32): i32 {
   const self = unchecked(selects[v * NG + g]) != 0 ? 1 : 0;
   if (gr.key < 0) {
     const c = unchecked(gr.counts[h]);
-    if (gr.type == GT_SPREAD) return c + self <= gr.maxSkew ? s : -2;
-    if (gr.type == GT_ANTI) return c == 0 ? s : -2;
+    if (gr.type == GT_SPREAD) return c + self <= gr.maxSkew ? s : NEVER;
+    if (gr.type == GT_ANTI) return c == 0 ? s : NEVER;
     if (c > 0) return s;
-    return self == 1 && gr.total == 0 ? s : -1;
+    return self == 1 && gr.total == 0 ? s : NOT_NOW;
   }
   const k = gr.key;
   const ps = setAddr(ver(v, V_STRICT));
@@ -178,7 +179,7 @@ function apply(g: i32, v: i32, s: i32, ts: i32, h: i32): i32 {
         bestC = c;
       }
     }
-    if (best < 0) return -1;
+    if (best < 0) return NOT_NOW;
     store<u32>(vals + (<usize>(best >>> 5) << 2), 1 << (best & 31));
     return narrow(s, k, vals);
   }
@@ -188,7 +189,7 @@ function apply(g: i32, v: i32, s: i32, ts: i32, h: i32): i32 {
       store<u32>(vals + (<usize>(d >>> 5) << 2), load<u32>(vals + (<usize>(d >>> 5) << 2)) | (1 << (d & 31)));
       any = true;
     }
-    return any ? narrow(s, k, vals) : -2;
+    return any ? narrow(s, k, vals) : NEVER;
   }
   // affinity
   let anyInPod = false;
@@ -211,7 +212,7 @@ function apply(g: i32, v: i32, s: i32, ts: i32, h: i32): i32 {
       return narrow(s, k, vals);
     }
   }
-  return -1;
+  return NOT_NOW;
 }
 
 @inline function increment(gr: Group, d: i32): void {
