@@ -162,6 +162,7 @@ export function claimCanAdd(c: Claim, v: i32): i32 {
 export function claimAdd(c: Claim, v: i32, s: i32): void {
   const start = templateStart(c.tmpl);
   if (listLen(ver(v, V_DG_CONFLICT)) > 0) {
+    c.clean = false;
     for (let x = 0; x < c.liveLen; x++) {
       const j = unchecked(c.live[x]);
       if (j >= 0 && dgConflict(v, start + j)) unchecked((c.live[x] = REMOVED_TYPE));

@@ -10,12 +10,23 @@ import { bits, complement, defined, hasValue, minValues, notInOrDne, setAddr } f
 export class Compat {
   /** The allowed local instance types by (price, catalog index); computed on first use. */
   private sorted: Int32Array | null = null;
+  /** 1: every type of the template is allowed, 0: not, -1: not counted yet. */
+  private all: i32 = -1;
   constructor(
     /** 1 when the template's local instance type i is allowed. */
     readonly ok: Uint8Array,
     /** Cheapest allowed offering, micro-dollars per hour; Infinity when none. */
     readonly price: Float64Array,
   ) {}
+
+  /** Every instance type of the template is allowed. */
+  allowsAll(): bool {
+    if (this.all < 0) {
+      this.all = 1;
+      for (let j = 0; j < this.ok.length; j++) if (unchecked(this.ok[j]) == 0) this.all = 0;
+    }
+    return this.all == 1;
+  }
 
   byPrice(): Int32Array {
     let s = this.sorted;

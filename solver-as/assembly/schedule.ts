@@ -17,6 +17,7 @@ import { ensureHost, prepareQuick, quickReject, record, versionEpoch } from './t
 import { commitReservations } from './reservations';
 import { firstClaimWordWithRoom, firstNodeWordWithRoom, markRoomDead, reqClass, resetRoom, roomDead, roomDeadNodes, setGrowing } from './room';
 import { claimAdd, claimCanAdd, fullFilter, nodeCanAdd, resetCanAdd } from './canadd';
+import { compatFor } from './its';
 import { NEVER, RESERVED } from './verdict';
 
 /** The last addPod failed on reserved capacity: the pod waits (no relaxation). */
@@ -368,6 +369,8 @@ function openClaim(p: i32, v: i32, t: i32): i32 {
   const key = listLen(ver(v, V_DG_CONFLICT)) == 0
     ? (<u64>1 << 63) | (<u64>unchecked(reqClass[v]) << 32) | <u64>(<u32>s)
     : (<u64>v << 32) | <u64>(<u32>s);
+  // Opened with every type allowed and within limits, and no daemon port conflict (claimAdd clears it on one later).
+  c.clean = all && listLen(ver(v, V_DG_CONFLICT)) == 0 && compatFor(s, t).allowsAll();
   if (all && wasOpened(t, key)) {
     const o = openedAs(t, key);
     reopen(c, v, s, lim, o.live, o.reserved);

@@ -45,6 +45,12 @@ export class Claim {
   reserved: Float64Array = new Float64Array(0);
   /** Reservation ids the claim holds (see reservations.ts). */
   held: Int32Array = new Int32Array(0);
+  /**
+   * The claim lost instance types only because its total outgrew them: opened with every type of its template
+   * allowed by its set and within the limits, and no pod's daemonset port conflict removed any. Then what it keeps at
+   * the end is every type its final set allows and its total fits (kept.ts).
+   */
+  clean: bool = false;
   constructor(readonly tmpl: i32, set: i32, live: Int32Array, liveLen: i32, readonly seq: i32, readonly host: i32) {
     this.set = set;
     this.live = live;
