@@ -52,7 +52,11 @@ export function nodeCanAdd(n: i32, v: i32): i32 {
 /**
  * Any remaining instance type allowed by `compat` fits the claim's total plus v; drops types that no longer
  * fit. A pod beyond the claim's `room` bound is refused without a scan; a scan that finds nothing has read
- * every live type, so it also compacts `live` (order kept) and tightens `room` to the types that remain.
+ * every live type, so it also tightens `room` to the types that remain.
+ *
+ * The order of `live` means nothing to the plan (every reader asks which types are there, not where), so a type
+ * that no longer fits is replaced by the last one, and the type that fits moves to the front: the claim's next
+ * pod most often fits it too.
  */
 function anyFits(c: Claim, compat: Compat, v: i32): bool {
   if (exceedsRoom(c.total, v, c.room)) return false;
@@ -63,25 +67,23 @@ function anyFits(c: Claim, compat: Compat, v: i32): bool {
   const t = c.total.dataStart;
   const rq = f64Addr(ver(v, V_REQUESTS));
   const conflicts = listLen(ver(v, V_DG_CONFLICT)) > 0;
-  let w = 0;
-  for (let x = 0; x < c.liveLen; x++) {
+  let x = 0;
+  while (x < c.liveLen) {
     const j = unchecked(live[x]);
-    if (j < 0) continue;
-    const gi = start + j;
-    const level = fitLevel(gi, t, rq);
+    const level = j == REMOVED_TYPE ? 0 : fitLevel(start + j, t, rq);
     if (level == 0) {
-      unchecked((live[x] = REMOVED_TYPE));
+      c.liveLen--;
+      unchecked((live[x] = live[c.liveLen]));
       continue;
     }
-    if (level == 2 && unchecked(compat.ok[j]) != 0 && (!conflicts || !dgConflict(v, gi))) {
-      // Kept types moved down to [0, w); what was behind them becomes holes, the rest stays where it is.
-      for (let y = w; y < x; y++) unchecked((live[y] = REMOVED_TYPE));
+    if (level == 2 && unchecked(compat.ok[j]) != 0 && (!conflicts || !dgConflict(v, start + j))) {
+      unchecked((live[x] = live[0]));
+      unchecked((live[0] = j));
       return true;
     }
-    unchecked((live[w++] = j));
-    widenRoom(gi, room);
+    widenRoom(start + j, room);
+    x++;
   }
-  c.liveLen = w;
   for (let i = 0; i < NR; i++) unchecked((c.room[i] = room[i]));
   return false;
 }
