@@ -130,7 +130,7 @@ export function keptListOf(ci: i32): i32 {
 /** Decides claim c's list; afterwards c.live and c.liveLen are that list (possibly shared with other claims: read only). */
 function listFor(c: Claim): i32 {
   const compat = compatFor(c.set, c.tmpl);
-  if (c.clean && exact && c.held.length == 0 && c.liveLen > 0 && totalIsExact(c)) {
+  if (c.clean && exact && c.held.length == 0 && c.liveLen > 0 && totalIsExact(c) && fewDoNotFit(c)) {
     const li = cleanList(c, compat);
     const l = unchecked(lists[li]);
     c.live = l.types;
@@ -147,6 +147,27 @@ function totalIsExact(c: Claim): bool {
 }
 
 // ---- clean claims: the set's price order without the types the total does not fit ----
+
+/**
+ * At most a quarter of the template's types lack room for the claim's total in some resource (counted per
+ * resource, so an upper bound on the types excluded): then naming the list by them is cheaper than walking it.
+ * A large NodeClaim that only the biggest types hold is walked.
+ */
+function fewDoNotFit(c: Claim): bool {
+  const rs = roomsOf(c.tmpl);
+  let below = 0;
+  for (let r = 0; r < NR; r++) below += rs.below(r, unchecked(c.total[r]));
+  return below * 4 <= rs.n;
+}
+
+function roomsOf(t: i32): Rooms {
+  let rm = rooms[t];
+  if (rm == null) {
+    rm = new Rooms(templateLen(t), templateStart(t));
+    unchecked((rooms[t] = rm));
+  }
+  return changetype<Rooms>(rm);
+}
 
 function cleanList(c: Claim, compat: Compat): i32 {
   const ex = excludedTypes(c, compat);
@@ -176,12 +197,7 @@ function cleanList(c: Claim, compat: Compat): i32 {
  * types with less room than the total (exact integers: total + overhead > allocatable is total > room).
  */
 function excludedTypes(c: Claim, compat: Compat): i32 {
-  let rm = rooms[c.tmpl];
-  if (rm == null) {
-    rm = new Rooms(templateLen(c.tmpl), templateStart(c.tmpl));
-    unchecked((rooms[c.tmpl] = rm));
-  }
-  const rs = changetype<Rooms>(rm);
+  const rs = roomsOf(c.tmpl);
   stamp++;
   let n = 0;
   for (let r = 0; r < NR; r++) {
