@@ -11,6 +11,7 @@ import type { ControllerContext } from './controllers/context.ts';
 import type { DisruptionMethod } from './controllers/disruption/types.ts';
 import { newControllers, type ControllerSet } from './controllers/index.ts';
 import { Activity } from './operator/activity.ts';
+import { observeKubeRequest } from './operator/clientmetrics.ts';
 import { realClock, type Clock } from './operator/clock.ts';
 import { Recorder } from './operator/events.ts';
 import { Fence } from './operator/fence.ts';
@@ -112,7 +113,7 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   const election = electionConfig(options, deps);
   // Shut until this replica leads (with leader election); see operator/fence.ts.
   const fence = new Fence(election ? 'this replica is not the leader' : undefined);
-  const kube = new KubeClient(deps.kubeConfig, { activity, guard: (method, path) => fence.check(`${method} ${path}`) });
+  const kube = new KubeClient(deps.kubeConfig, { activity, guard: (method, path) => fence.check(`${method} ${path}`), observe: (m, p, code, ms) => observeKubeRequest(metrics, m, p, code, ms) });
   const { cluster, informers } = newClusterState({ kube, kubeConfig: deps.kubeConfig, clock, log, dra: !options.ignoreDRARequests, ...(deps.informerBackoff ? { backoff: deps.informerBackoff } : {}) });
   const nodeClass = (name: string) => cluster.nodeClass(name)?.nodeClass;
   const cloudProvider = await deps.cloudProvider({ options, clock, log: log.child({ component: 'cloudprovider' }), cluster, nodeClass, kube, metrics });
@@ -134,7 +135,8 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
     ...(deps.disruptionMethods ? { disruptionMethods: deps.disruptionMethods } : {}),
     ...(deps.only ? { only: deps.only } : {}),
   });
-  const runtime = new Runtime({ clock, log }, controllers.all);
+  const runtime = new Runtime({ clock, log, metrics }, controllers.all);
+  metrics.beforeScrape.push(() => runtime.observe());
   const unsyncedSince = { at: clock.now() };
   const gauges = clock.setInterval(5_000, () => {
     const synced = cluster.synced();
@@ -176,7 +178,11 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
       deps.onLostLeadership?.();
     },
   }, election) : undefined;
-  if (election) metrics.leaderElectionStatus.set({ name: election.name }, 0);
+  if (election) {
+    metrics.leaderElectionStatus.set({ name: election.name }, 0);
+    // Renewals always read the Lease first (client-go's slow path is the only path here): nothing to count.
+    metrics.leaderElectionSlowpath.inc({ name: election.name }, 0);
+  }
   const servers: HttpServer[] = [];
   return {
     clock, log, kube, cluster, informers, metrics, events, activity, cloudProvider, controllers, runtime, elector,

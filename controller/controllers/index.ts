@@ -8,7 +8,11 @@ import { newDisruption, type DisruptionLoop } from './disruption/reconcile.ts';
 import { newOrchestrationQueue } from './disruption/queue.ts';
 import type { DisruptionMethod } from './disruption/types.ts';
 import { newInterruption } from './interruption/reconcile.ts';
+import { newCloudProviderMetrics } from './metrics/cloudprovider/reconcile.ts';
+import { newNodeMetrics } from './metrics/node/reconcile.ts';
+import { newNodePoolMetrics } from './metrics/nodepool/reconcile.ts';
 import { newPodMetrics } from './metrics/pod/reconcile.ts';
+import { newStatusMetrics } from './metrics/status/reconcile.ts';
 import { newNodeTermination } from './node/termination/reconcile.ts';
 import { newNodeClassStatus } from './nodeclass/status/reconcile.ts';
 import { newConsolidatable } from './nodeclaim/consolidatable/reconcile.ts';
@@ -38,6 +42,8 @@ export interface ControllerOptions {
   readonly disruptionMethods?: readonly DisruptionMethod[];
   /** Only these controllers (tests). */
   readonly only?: readonly string[];
+  /** DISABLE_CLUSTER_STATE_OBSERVABILITY: no pod, node, NodePool, offering and status-condition metrics. */
+  readonly disableObservability?: boolean;
 }
 
 /** `contextFor(name)` gives each controller its own context (its cloud provider labels metrics with the name). */
@@ -68,7 +74,13 @@ export function newControllers(contextFor: (name: string) => ControllerContext, 
   const queue = want('disruption') ? newOrchestrationQueue(contextFor('disruption.queue')) : undefined;
   if (queue) all.push(queue);
   const disruption = queue && add('disruption', (ctx) => newDisruption(ctx, { queue, ...(opts.disruptionMethods ? { methods: opts.disruptionMethods } : {}) }));
-  add('metrics.pod', newPodMetrics);
+  if (!opts.disableObservability) {
+    add('metrics.pod', newPodMetrics);
+    add('metrics.node', newNodeMetrics);
+    add('metrics.nodepool', newNodePoolMetrics);
+    add('cloudprovider.metrics', newCloudProviderMetrics);
+    add('status.metrics', newStatusMetrics);
+  }
   const source = opts.interruptions;
   if (source) add('interruption', (ctx) => newInterruption(ctx, source));
   return { ...(provisioner ? { provisioner } : {}), ...(disruption ? { disruption } : {}), all };

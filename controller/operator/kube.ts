@@ -130,6 +130,8 @@ export interface KubeClientOptions {
    * that was already running when it stepped down.
    */
   readonly guard?: (method: string, path: string) => void;
+  /** Told about every answered request: method, path, HTTP status and wall time (client-go's metrics). */
+  readonly observe?: (method: string, path: string, code: number, ms: number) => void;
 }
 
 export class KubeClient {
@@ -225,7 +227,9 @@ export class KubeClient {
       ctx.setBody(JSON.stringify(o.body));
     }
     await this.kubeConfig.applySecurityAuthentication(ctx);
+    const started = performance.now();
     const res = await this.http.send(ctx).toPromise();
+    this.opts.observe?.(method, path, res.httpStatusCode, performance.now() - started);
     const text = await res.body.text();
     let json: unknown;
     try {

@@ -2,7 +2,9 @@
 // its requeues. A singleton controller is a keyed one that only ever uses the key ''.
 import type { Clock } from './clock.ts';
 import type { Logger } from './logger.ts';
+import type { Metrics } from './metrics.ts';
 import { WorkQueue } from './queue.ts';
+import { observeInProgress, queueObserver } from './runtimemetrics.ts';
 import type { ReconcileResult } from './result.ts';
 
 export interface Controller {
@@ -23,7 +25,7 @@ export class Runtime {
   private readonly unregister: Array<() => void> = [];
   private started = false;
 
-  constructor(private readonly deps: { clock: Clock; log: Logger }, readonly controllers: readonly Controller[]) {
+  constructor(private readonly deps: { clock: Clock; log: Logger; metrics?: Metrics }, readonly controllers: readonly Controller[]) {
     const names = new Set<string>();
     for (const c of controllers) {
       if (names.has(c.name)) throw new Error(`two controllers are named ${c.name}`);
@@ -36,16 +38,23 @@ export class Runtime {
     this.started = true;
     for (const c of this.controllers) {
       const log = this.deps.log.child({ controller: c.name });
+      const metrics = this.deps.metrics;
       const q = new WorkQueue({
         name: c.name,
         clock: this.deps.clock,
         reconcile: (key) => c.reconcile(key),
         concurrency: c.concurrency ?? 10,
         onError: (key, err, retryInMs) => log.error({ key, err: errText(err), retryInMs }, 'reconcile failed'),
+        ...(metrics ? { observer: queueObserver(metrics, c.name, c.concurrency ?? 10) } : {}),
       });
       this.queues.set(c.name, q);
       this.unregister.push(c.register((key) => q.add(key), (key, ms) => q.addAfter(key, ms)));
     }
+  }
+
+  /** Updates the gauges of reconciles in progress (call before a scrape). */
+  observe(): void {
+    if (this.deps.metrics) observeInProgress(this.deps.metrics, this.queues);
   }
 
   /** Some controller has work it can do now. */

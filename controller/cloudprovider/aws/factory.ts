@@ -20,6 +20,7 @@ import { parseNodeClass } from './nodeclass/object.ts';
 import { realTimers, type Timers } from './periodic.ts';
 import { awsCloudProvider, type AwsCloudProvider } from './provider.ts';
 import { resolveRegion, type RegionSources } from './region.ts';
+import { instrumentSdkClient } from './sdkmetrics.ts';
 import { awsClients, sdkPorts, type AwsClients, type ClientOptions } from './sdk-clients.ts';
 import { INSTANCE_PROFILE_ANNOTATION, type AwsSettings } from './settings.ts';
 
@@ -113,6 +114,7 @@ export function awsProviderFactory(f: AwsFactoryOptions = {}): CloudProviderFact
     const region = await resolveRegion({ env: f.env ?? process.env, ...(f.region ?? {}) });
     const settings = awsSettingsOf(ctx, region);
     const clients = f.clients ? f.clients(region) : awsClients({ region, ...(f.clientOptions ?? {}) });
+    for (const c of Object.values(clients)) instrumentSdkClient(c, ctx.metrics);
     const ports = sdkPorts(clients);
     const log = ctx.log;
     const aws = awsCloudProvider({
@@ -124,6 +126,7 @@ export function awsProviderFactory(f: AwsFactoryOptions = {}): CloudProviderFact
       timers: f.timers ?? realTimers,
       registry: ctx.metrics.registry,
       interruptionMetrics: { received: ctx.metrics.interruptionReceived, deleted: ctx.metrics.interruptionDeleted },
+      providerMetrics: { batchSize: ctx.metrics.batchSize, batchTime: ctx.metrics.batchTime, launchFailures: ctx.metrics.instanceLaunchFailures, terminationFailures: ctx.metrics.instanceTerminationFailures },
       minValuesPolicy: ctx.options.minValuesPolicy,
       reservedCapacity: ctx.options.featureGates.reservedCapacity,
       log: (message, fields) => (message.startsWith('skipping') ? log.debug(fields, message) : log.warn(fields, message)),

@@ -15,6 +15,7 @@ import type { KubeObject } from '../../operator/kube.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../operator/result.ts';
 import type { Controller } from '../../operator/runtime.ts';
 import { nominationWindow, type Change } from '../../state/cluster.ts';
+import { recordSchedulingPass } from '../metrics/scheduler.ts';
 import { buildSnapshot } from '../../state/snapshot.ts';
 import type { ControllerContext } from '../context.ts';
 import { Batcher } from './batcher.ts';
@@ -65,6 +66,10 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
   let enqueueNow: (key: string) => void = () => {};
   const batcher = new Batcher(ctx.clock, ctx.options.batchIdleDurationMs, ctx.options.batchMaxDurationMs, () => enqueueNow(''));
   let last: ProvisionPlan | undefined;
+  let solving: { id: string; since: number } | undefined;
+  ctx.metrics.beforeScrape.push(() => {
+    if (solving) ctx.metrics.unfinishedWork.set({ controller: 'provisioner', scheduling_id: solving.id }, (performance.now() - solving.since) / 1000);
+  });
 
   async function createNodeClaims(snapshot: Snapshot, plan: ProvisionPlan, pods: Map<string, Pod>): Promise<void> {
     const createdUsage = new Map<string, Record<string, number>>();
@@ -157,18 +162,23 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
     const pending = ctx.cluster.provisionablePods();
     if (!pending.length) return done;
     const pods = new Map(pending.map((p) => [p.uid, p]));
+    ctx.metrics.podTimes.seen(pending, ctx.clock.now());
     const snapshot = await buildSnapshot(ctx, ctx.clock.now(), ctx.engineOptions);
     const schedulingId = randomUUID();
     ctx.metrics.queueDepth.set({ controller: 'provisioner', scheduling_id: schedulingId }, pods.size);
     const end = ctx.metrics.schedulingDuration.startTimer({ controller: 'provisioner' });
+    solving = { id: schedulingId, since: performance.now() };
     let plan: ProvisionPlan;
     try {
       plan = await provision(snapshot, [...pods.values()], ctx.solver ? { solver: ctx.solver } : {});
     } finally {
       end();
+      solving = undefined;
       ctx.metrics.queueDepth.remove({ controller: 'provisioner', scheduling_id: schedulingId });
+      ctx.metrics.unfinishedWork.remove({ controller: 'provisioner', scheduling_id: schedulingId });
     }
     last = plan;
+    recordSchedulingPass(ctx.metrics, 'provisioner', snapshot, plan, pods, ctx.clock.now());
     log.debug({ pods: pods.size, newNodeClaims: plan.newNodeClaims.length, existing: plan.existing.size, unschedulable: plan.unschedulable.length }, 'computed plan');
     nominate(snapshot, plan, pods);
     // NodeClaims first: reporting thousands of failed pods (an event and a log line each) would otherwise
