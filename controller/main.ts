@@ -21,6 +21,7 @@ import { defaultIdentity, inClusterNamespace, LEASE_DEFAULTS, LeaderElector, typ
 import { newLogger, type Logger } from './operator/logger.ts';
 import { Metrics } from './operator/metrics.ts';
 import type { ResolvedOptions } from './operator/options.ts';
+import { COMMIT, VERSION } from './operator/version.ts';
 import { Runtime } from './operator/runtime.ts';
 import type { Cluster } from './state/cluster.ts';
 import { newClusterState } from './state/feed.ts';
@@ -109,7 +110,7 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   const clock = deps.clock ?? realClock;
   const log = deps.log ?? newLogger({ level: options.logLevel });
   const activity = new Activity();
-  const metrics = new Metrics({ processMetrics: deps.clock === undefined });
+  const metrics = new Metrics({ version: VERSION, commit: COMMIT, processMetrics: deps.clock === undefined });
   const election = electionConfig(options, deps);
   // Shut until this replica leads (with leader election); see operator/fence.ts.
   const fence = new Fence(election ? 'this replica is not the leader' : undefined);

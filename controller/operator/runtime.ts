@@ -4,6 +4,7 @@ import type { Clock } from './clock.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
 import { WorkQueue } from './queue.ts';
+import { inReconcile } from './reconcilecontext.ts';
 import { observeInProgress, queueObserver } from './runtimemetrics.ts';
 import type { ReconcileResult } from './result.ts';
 
@@ -42,7 +43,7 @@ export class Runtime {
       const q = new WorkQueue({
         name: c.name,
         clock: this.deps.clock,
-        reconcile: (key) => c.reconcile(key),
+        reconcile: (key) => inReconcile(c.name, key, () => c.reconcile(key)),
         concurrency: c.concurrency ?? 10,
         onError: (key, err, retryInMs) => log.error({ key, err: errText(err), retryInMs }, 'reconcile failed'),
         ...(metrics ? { observer: queueObserver(metrics, c.name, c.concurrency ?? 10) } : {}),
