@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm run bench -- <suite> [--json]`: runs a benchmark suite from bench/ through tsx's loader.
+// `npm run bench -- <suite> [--json]`: runs a benchmark suite from bench/ through tsx's loader (a development
+// tool: benchmarks measure the sources as tests do; the image holds neither bench/ nor tsx).
 import { register } from 'tsx/esm/api';
 
 register();

@@ -121,9 +121,6 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   const fenced = withFence(cloudProvider, fence);
   const events = new Recorder({ kube, clock, log, activity });
   const engineOptions = engineOptionsOf(options);
-  for (const [gate, on] of Object.entries(options.featureGates)) {
-    if (on && (gate === 'nodeRepair' || gate === 'staticCapacity' || gate === 'capacityBuffer' || gate === 'nodeOverlay')) log.warn({ gate }, 'feature gate is on but not implemented yet; it has no effect');
-  }
   const contextFor = (name: string): ControllerContext => ({
     clock, kube, cluster, events, metrics, activity, options, engineOptions,
     log: log.child({ controller: name }),
@@ -135,6 +132,8 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
     ...(cloudProvider.interruptions ? { interruptions: cloudProvider.interruptions } : {}),
     ...(deps.disruptionMethods ? { disruptionMethods: deps.disruptionMethods } : {}),
     ...(deps.only ? { only: deps.only } : {}),
+    featureGates: options.featureGates,
+    repairPolicies: cloudProvider.repairPolicies().length,
   });
   const runtime = new Runtime({ clock, log, metrics }, controllers.all);
   metrics.beforeScrape.push(() => runtime.observe());

@@ -7,8 +7,13 @@ import { provision, provisionInput, type ProvisionOptions } from './provision.ts
 import type { ProvisionPlan } from './solver/types.ts';
 
 export interface EngineConfig extends PoolOptions {
-  /** Time budget of the solver's improvement phase per call, ms (default 200). */
+  /**
+   * Wall-clock safety net of the solver's improvement phase per call, ms (default 20 s). The phase is budgeted by
+   * work (`improveWork`), so plans do not depend on the machine; a plan the safety net cut short says `truncated`.
+   */
   readonly improveMs?: number;
+  /** Work budget of the improvement phase per call (default: the solver's DEFAULT_IMPROVE_WORK). */
+  readonly improveWork?: number;
   /** Per-call timeout, ms (default 60 s, Karpenter's solve timeout). */
   readonly timeoutMs?: number;
 }
@@ -27,7 +32,8 @@ export function createEngine(config: EngineConfig = {}): Engine {
     pool,
     provision(s, pending, opts = {}) {
       const solver = opts.solver ?? new PooledSolver(pool, {
-        improveMs: config.improveMs ?? 200,
+        ...(config.improveMs !== undefined ? { improveMs: config.improveMs } : {}),
+        ...(config.improveWork !== undefined ? { improveWork: config.improveWork } : {}),
         timeoutMs: config.timeoutMs ?? 60_000,
         ...(opts.signal ? { signal: opts.signal } : {}),
       });

@@ -22,6 +22,7 @@ export { tolerates, toleratesAll, firstUntolerated, formatTaint, isKnownEphemera
 export { selectorMatches, isTerminal, isTerminating, isActive, isOwnedByDaemonSet, isMirrorPod, podKey } from './scheduling/pods.ts';
 export { createEngine, type Engine, type EngineConfig } from './engine.ts';
 export { PooledSolver, SolverPool, PoolError, inThreadLp, type PoolOptions, type CallOptions, type LpSolver } from './pool/pool.ts';
+export { moduleUrl, workerModule, type WorkerModule } from './pool/module-url.ts';
 // The requirement algebra as a namespace (its add/get/has would collide with resources.ts), for the
 // controller's cloud providers, which build instance-type requirements and check launch compatibility.
 export * as reqs from './scheduling/requirements.ts';

@@ -45,7 +45,7 @@
 //   | sets        dense sets referenced by claims (copied)         |
 //   +--------------------------------------------------------------+
 
-export const ABI_VERSION = 3;
+export const ABI_VERSION = 4;
 export const MAGIC = 0x4b545331;
 
 // ---- input header (i32 word indices) ----
@@ -88,6 +88,8 @@ export const H_IMPROVE_MS = 35;
 export const H_NRV = 36;
 export const H_RESV = 37;
 export const H_CT_RESERVED = 38;
+/** Work budget of the improvement phase, in thousands of work units (solver-as/assembly/budget.ts). */
+export const H_IMPROVE_WORK = 39;
 export const H_WORDS = 40;
 
 // H_FLAGS bits
@@ -204,7 +206,11 @@ export const R_CLAIMS = 4;
 export const R_NSETS = 5;
 export const R_SETS = 6;
 export const R_IMPROVED = 7;
-export const R_WORDS = 8;
+/** 1 when the improvement phase's wall-clock safety net fired (the plan may depend on the machine). */
+export const R_TRUNCATED = 8;
+/** Work the improvement phase spent, in thousands of units. */
+export const R_WORK = 9;
+export const R_WORDS = 10;
 
 // ---- claims (i32 words) ----
 export const C_TMPL = 0;

@@ -107,6 +107,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const sim = await startSimulation({
     clock, region, ...(scenario.clusterName ? { clusterName: scenario.clusterName } : {}), ...(a.port !== undefined ? { port: a.port } : {}),
     ...(scenario.capacityReservations ? { capacityReservations: scenario.capacityReservations } : {}),
+    ...(scenario.options ? { options: scenario.options } : {}),
     logLevel: a.logLevel ?? 'silent', ...(logDestination ? { logDestination } : {}),
   });
   const started = performance.now();

@@ -2,13 +2,14 @@
 // run in the worker pool (each worker runs cli/whatif/job.ts with the engine in its own thread), one
 // summary row per job. A job that fails (bad file, bad object) fails alone: its row says why.
 import { availableParallelism } from 'node:os';
-import { SolverPool } from '../../engine/index.ts';
+import { moduleUrl, SolverPool } from '../../engine/index.ts';
 import type { WhatIfArgs } from './args.ts';
 import type { Io } from '../io.ts';
 import { runJob, type JobResult, type JobSpec } from './job.ts';
 import type { SummaryRow } from './summary.ts';
 
-const JOB_MODULE = new URL('./job.ts', import.meta.url).href;
+// job.ts from source (tests), job.js from dist/.
+const JOB_MODULE = moduleUrl('./job.ts', import.meta.url);
 
 /** Every job of the batch, numbered; --shard keeps every n-th. */
 export function expandJobs(a: WhatIfArgs, cwd: string, defaultNow: number): JobSpec[] {

@@ -20,6 +20,7 @@ function recorder(): { cp: CloudProvider; calls: string[] } {
     list: async () => (calls.push('list'), []),
     getInstanceTypes: async () => (calls.push('types'), []),
     isDrifted: async () => undefined,
+    repairPolicies: () => [],
   };
   return { cp, calls };
 }

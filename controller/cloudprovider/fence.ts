@@ -20,6 +20,7 @@ export function withFence(cp: CloudProvider, fence: Fence): CloudProvider {
     list: () => cp.list(),
     getInstanceTypes: (np) => cp.getInstanceTypes(np),
     isDrifted: (q) => cp.isDrifted(q),
+    repairPolicies: () => cp.repairPolicies(),
     ...(cp.interruptions ? { interruptions: cp.interruptions } : {}),
     ...(cp.nodeClasses ? { nodeClasses: cp.nodeClasses } : {}),
   };

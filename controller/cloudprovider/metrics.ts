@@ -41,6 +41,7 @@ export function withMetrics(cp: CloudProvider, metrics: Metrics, controller: str
     list: timed('List', () => cp.list()),
     getInstanceTypes: timed('GetInstanceTypes', (np) => cp.getInstanceTypes(np)),
     isDrifted: timed('IsDrifted', (q) => cp.isDrifted(q)),
+    repairPolicies: () => cp.repairPolicies(),
     ...(cp.interruptions ? { interruptions: cp.interruptions } : {}),
     ...(cp.nodeClasses ? { nodeClasses: cp.nodeClasses } : {}),
   };

@@ -154,6 +154,16 @@ export interface NodeClassProvider {
   finalize(nodeClass: EC2NodeClass): Promise<void>;
 }
 
+/**
+ * A node condition the cloud provider calls unhealthy (Karpenter's cloudprovider.RepairPolicy): a Node whose
+ * condition `conditionType` has had status `conditionStatus` for `tolerationMs` is replaced by node repair.
+ */
+export interface RepairPolicy {
+  readonly conditionType: string;
+  readonly conditionStatus: 'True' | 'False' | 'Unknown';
+  readonly tolerationMs: number;
+}
+
 export interface CloudProvider {
   readonly name: string;
   /**
@@ -172,6 +182,11 @@ export interface CloudProvider {
   getInstanceTypes(nodePool: NodePool): Promise<InstanceType[]>;
   /** A drift reason for the NodeClaim's node class, or undefined. */
   isDrifted(q: DriftQuery): Promise<DriftReason | undefined>;
+  /**
+   * The node conditions this provider calls unhealthy, each with how long it is tolerated. Node repair
+   * (feature gate NodeRepair) runs only for a provider with at least one.
+   */
+  repairPolicies(): readonly RepairPolicy[];
   /** The interruption feed, when the provider has one. */
   readonly interruptions?: InterruptionSource;
   /** Node-class resolution (the node-class controller runs when the provider has it). */

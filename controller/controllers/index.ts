@@ -2,6 +2,7 @@
 // controller a context whose cloud provider is wrapped for metrics with the controller's name.
 // The disruption loop takes its methods as data: the disruption engine adds its own there.
 import type { InterruptionSource, NodeClassProvider } from '../cloudprovider/types.ts';
+import type { FeatureGates } from '../operator/options.ts';
 import type { Controller } from '../operator/runtime.ts';
 import type { ControllerContext } from './context.ts';
 import { newDisruption, type DisruptionLoop } from './disruption/reconcile.ts';
@@ -12,6 +13,7 @@ import { newCloudProviderMetrics } from './metrics/cloudprovider/reconcile.ts';
 import { newNodeMetrics } from './metrics/node/reconcile.ts';
 import { newNodePoolMetrics } from './metrics/nodepool/reconcile.ts';
 import { newPodMetrics } from './metrics/pod/reconcile.ts';
+import { newNodeHealth } from './node/health/reconcile.ts';
 import { newStatusMetrics } from './metrics/status/reconcile.ts';
 import { newNodeTermination } from './node/termination/reconcile.ts';
 import { newNodeClassStatus } from './nodeclass/status/reconcile.ts';
@@ -44,6 +46,10 @@ export interface ControllerOptions {
   readonly only?: readonly string[];
   /** DISABLE_CLUSTER_STATE_OBSERVABILITY: no pod, node, NodePool, offering and status-condition metrics. */
   readonly disableObservability?: boolean;
+  /** The feature gates that add controllers (NodeRepair: node.health). */
+  readonly featureGates?: FeatureGates;
+  /** The cloud provider's repair policies: node.health runs only when there is at least one. */
+  readonly repairPolicies?: number;
 }
 
 /** `contextFor(name)` gives each controller its own context (its cloud provider labels metrics with the name). */
@@ -69,6 +75,7 @@ export function newControllers(contextFor: (name: string) => ControllerContext, 
   add('nodeclaim.expiration', newExpiration);
   add('nodeclaim.termination', newNodeClaimTermination);
   add('node.termination', newNodeTermination);
+  if (opts.featureGates?.nodeRepair && (opts.repairPolicies ?? 0) > 0) add('node.health', newNodeHealth);
   add('nodeclaim.garbagecollection', (ctx) => newGarbageCollection(ctx));
   // The orchestration queue runs with the loop that feeds it.
   const queue = want('disruption') ? newOrchestrationQueue(contextFor('disruption.queue')) : undefined;

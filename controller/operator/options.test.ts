@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OptionsError, optionsHelp, resolveOptions } from './options.ts';
+import { IMPLEMENTED_GATES, OptionsError, optionsHelp, resolveOptions, unimplementedGates, type FeatureGates } from './options.ts';
 
 const problems = (argv: string[], env: Record<string, string> = {}): readonly string[] => {
   try {
@@ -67,6 +67,20 @@ describe('resolveOptions', () => {
       expect.stringContaining('BATCH_IDLE_DURATION (--batch-idle-duration): "soon" is not a valid duration'),
     ]));
     expect(p).toHaveLength(7);
+  });
+
+  it('refuses a feature gate the build does not implement instead of accepting and ignoring it', () => {
+    const all: FeatureGates = { spotToSpotConsolidation: true, nodeRepair: true, reservedCapacity: true, nodeOverlay: true, staticCapacity: true, capacityBuffer: false };
+    expect(unimplementedGates(all, 'FEATURE_GATES (--feature-gates)', new Set(['spotToSpotConsolidation', 'reservedCapacity']))).toEqual(['NodeRepair', 'NodeOverlay', 'StaticCapacity'].map((g) =>
+      `FEATURE_GATES (--feature-gates): feature gate ${g} is not implemented by this build of karpenter-ts, so turning it on is refused rather than ignored (set ${g}=false or leave it out)`));
+    // Every gate this build turns on resolves; a gate that is off is never a problem.
+    const on = Object.fromEntries([...IMPLEMENTED_GATES].map((g) => [g, true]));
+    expect(unimplementedGates({ ...all, ...Object.fromEntries(Object.keys(all).map((k) => [k, false])), ...on } as FeatureGates, 'x')).toEqual([]);
+    const names: Record<string, string> = { spotToSpotConsolidation: 'SpotToSpotConsolidation', nodeRepair: 'NodeRepair', reservedCapacity: 'ReservedCapacity', nodeOverlay: 'NodeOverlay', staticCapacity: 'StaticCapacity', capacityBuffer: 'CapacityBuffer' };
+    for (const [key, name] of Object.entries(names)) {
+      if (IMPLEMENTED_GATES.has(key as keyof FeatureGates)) expect(resolveOptions([], { FEATURE_GATES: `${name}=true` }).featureGates[key as keyof FeatureGates]).toBe(true);
+      else expect(problems([`--feature-gates=${name}=true`])).toEqual([expect.stringContaining(`--feature-gates: feature gate ${name} is not implemented`)]);
+    }
   });
 
   it("reads the AWS provider's settings under Karpenter's names, with its defaults", () => {

@@ -103,6 +103,13 @@ const GATE_NAMES: Readonly<Record<string, keyof FeatureGates>> = {
   NodeOverlay: 'nodeOverlay', StaticCapacity: 'staticCapacity', CapacityBuffer: 'capacityBuffer',
 };
 
+/**
+ * The gates this build implements. Karpenter's other gate names are known (so a typo is told apart from a
+ * feature we lack), but turning one of them on is refused at start: a gate must never be accepted and then
+ * have no effect.
+ */
+export const IMPLEMENTED_GATES: ReadonlySet<keyof FeatureGates> = new Set<keyof FeatureGates>(['spotToSpotConsolidation', 'reservedCapacity', 'nodeRepair']);
+
 export class OptionsError extends Error {
   override name = 'OptionsError';
   constructor(readonly problems: readonly string[]) {
@@ -162,7 +169,15 @@ function parseGates(raw: string, where: string, problems: string[]): FeatureGate
   };
   apply(defaults, 'default');
   apply(raw, where);
+  problems.push(...unimplementedGates(gates, where));
   return gates;
+}
+
+/** One problem per gate that is on but not in `implemented`, naming the gate and where it was set. */
+export function unimplementedGates(gates: FeatureGates, where: string, implemented: ReadonlySet<keyof FeatureGates> = IMPLEMENTED_GATES): string[] {
+  return Object.entries(GATE_NAMES)
+    .filter(([, key]) => gates[key] && !implemented.has(key))
+    .map(([name]) => `${where}: feature gate ${name} is not implemented by this build of karpenter-ts, so turning it on is refused rather than ignored (set ${name}=false or leave it out)`);
 }
 
 /**

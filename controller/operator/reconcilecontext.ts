@@ -15,6 +15,7 @@ const RECONCILED_KINDS: Readonly<Record<string, { group: string; kind: string }>
   'nodeclaim.consolidatable': { group: 'karpenter.sh', kind: 'NodeClaim' },
   'nodeclaim.podevents': { group: 'karpenter.sh', kind: 'NodeClaim' },
   'node.termination': { group: '', kind: 'Node' },
+  'node.health': { group: '', kind: 'Node' },
   'nodepool.readiness': { group: 'karpenter.sh', kind: 'NodePool' },
   'nodepool.hash': { group: 'karpenter.sh', kind: 'NodePool' },
   'nodepool.counter': { group: 'karpenter.sh', kind: 'NodePool' },

@@ -13,7 +13,7 @@ export class SolverResultError extends Error {
   override name = 'SolverResultError';
 }
 
-export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): ProvisionPlan & { improved: boolean } {
+export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): ProvisionPlan & { improved: boolean; improveWork: number } {
   const w = new Int32Array(buf);
   const status = w[A.R_STATUS]!;
   if (status !== A.S_OK) throw new SolverResultError(`solver rejected its input (status ${status})`);
@@ -107,7 +107,9 @@ export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): Provision
     unschedulable,
     ignored: ctx.ignored,
     costPerHour: newNodeClaims.reduce((acc, c) => acc + c.price, 0),
+    ...(w[A.R_TRUNCATED]! !== 0 ? { truncated: true as const } : {}),
     improved: w[A.R_IMPROVED]! !== 0,
+    improveWork: w[A.R_WORK]! * 1000,
   };
 }
 

@@ -48,11 +48,21 @@ export interface Encoded {
 
 export interface EncodeOptions {
   readonly improve: boolean;
-  /** Time budget of the improvement phase, ms. */
+  /** The improvement phase's wall-clock safety net, ms (0: none); its budget is `improveWork`. */
   readonly improveMs?: number;
+  /** The improvement phase's work budget, in work units (solver-as/assembly/budget.ts). */
+  readonly improveWork?: number;
   /** Reuse each template's encoded instance types and offerings (engine/abi/catalog.ts); default true. */
   readonly catalogCache?: boolean;
 }
+
+/**
+ * The improvement phase's default work budget (units of solver-as/assembly/budget.ts). Sized so that the phase
+ * converges on the benchmark scenarios (docs/solver.md, "Budget"); a decision rarely needs more.
+ */
+export const DEFAULT_IMPROVE_WORK = 2e8;
+/** The default wall-clock safety net of the improvement phase, ms: far above what the work budget takes. */
+export const DEFAULT_IMPROVE_SAFETY_MS = 20_000;
 
 export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Encoded {
   // Topology, node requirements and validation are worked out per shape (classes that differ only in requests).
@@ -386,6 +396,7 @@ export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Enc
   header[A.H_CT_KEY] = ks.index.get(CAPACITY_TYPE_LABEL) ?? -1;
   header[A.H_RESV_KEY] = ks.index.get(RESERVATION_ID_LABEL) ?? -1;
   header[A.H_IMPROVE_MS] = opts.improveMs ?? 0;
+  header[A.H_IMPROVE_WORK] = Math.min(0x7fffffff, Math.ceil((opts.improveWork ?? DEFAULT_IMPROVE_WORK) / 1000));
   const resv = reservationCounts(ks, (id) => sched.reservations.manager.remainingOf(id));
   header[A.H_NRV] = resv.length;
   put(A.H_RESV, bytesOf(resv));

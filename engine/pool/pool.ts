@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import * as A from '../../solver-as/abi.ts';
 import { decodeProvision } from '../abi/decode.ts';
-import { encodeProvision } from '../abi/encode.ts';
+import { DEFAULT_IMPROVE_SAFETY_MS, encodeProvision } from '../abi/encode.ts';
 import type { BoundModel } from '../bound/model.ts';
 import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from '../solver/types.ts';
 import { draRoute, withDraErrors } from '../solver/dra.ts';
@@ -146,7 +146,7 @@ export function inThreadLp(): LpSolver {
 /** The wasm solver in the pool: encode here, solve in a worker, decode here. */
 export class PooledSolver implements ProvisionSolver {
   readonly name = 'wasm-pool';
-  constructor(private readonly pool: SolverPool, private readonly opts: { improve?: boolean; improveMs?: number } & CallOptions = {}) {}
+  constructor(private readonly pool: SolverPool, private readonly opts: { improve?: boolean; improveMs?: number; improveWork?: number } & CallOptions = {}) {}
 
   async solve(full: ProvisionInput): Promise<ProvisionPlan> {
     // DRA (engine/solver/dra.ts): claims ignored -> solve without those pods; simulated -> the reference solver.
@@ -154,7 +154,11 @@ export class PooledSolver implements ProvisionSolver {
     if (route.kind === 'reference') return solveReference(full);
     const input = route.kind === 'stripped' ? route.input : full;
     const improve = !input.exact && (this.opts.improve ?? true);
-    const { block, ctx } = encodeProvision(input, { improve, improveMs: this.opts.improveMs ?? 200 });
+    const { block, ctx } = encodeProvision(input, {
+      improve,
+      improveMs: this.opts.improveMs ?? DEFAULT_IMPROVE_SAFETY_MS,
+      ...(this.opts.improveWork !== undefined ? { improveWork: this.opts.improveWork } : {}),
+    });
     const result = await this.pool.runBlock(block, ctx.keys.setBytes, this.opts);
     const plan = decodeProvision(ctx, result);
     return route.kind === 'stripped' ? withDraErrors(plan, route.errors) : plan;

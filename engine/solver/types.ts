@@ -90,6 +90,12 @@ export interface ProvisionPlan {
   readonly ignored: readonly PodError[];
   /** Σ price of the new NodeClaims, $/h. */
   readonly costPerHour: number;
+  /**
+   * The improvement phase hit its wall-clock safety net (docs/solver.md, "Budget"): the phase is budgeted by work,
+   * so the same input gives the same plan on any machine, except when this is set; then the plan may depend on how
+   * busy the machine was. Callers count it (a metric) and may log it. Absent otherwise.
+   */
+  readonly truncated?: true;
 }
 
 export interface ProvisionSolver {

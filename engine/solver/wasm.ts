@@ -3,7 +3,7 @@
 import { ABI_VERSION } from '../../solver-as/abi.ts';
 import { debugWasmBase64, releaseWasmBase64 } from '../../solver-as/build/embedded.ts';
 import { decodeProvision, resultSize } from '../abi/decode.ts';
-import { encodeProvision } from '../abi/encode.ts';
+import { DEFAULT_IMPROVE_SAFETY_MS, encodeProvision } from '../abi/encode.ts';
 import { draRoute, withDraErrors } from './dra.ts';
 import { solveReference } from './reference/scheduler.ts';
 import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from './types.ts';
@@ -41,14 +41,17 @@ export function solverModule(build: Build = 'release'): WebAssembly.Module {
   return m;
 }
 
-/** Instantiates the module and checks its ABI version. */
-export function instantiateSolver(module: WebAssembly.Module): SolverExports {
+/**
+ * Instantiates the module and checks its ABI version. `clock` (ms) is what the improvement phase's safety net
+ * reads (docs/solver.md, "Budget"); tests slow it down to show that plans do not depend on it.
+ */
+export function instantiateSolver(module: WebAssembly.Module, clock: () => number = () => performance.now()): SolverExports {
   const inst = new WebAssembly.Instance(module, {
     env: {
       abort(msg: number, file: number, line: number, col: number) {
         throw new Error(`solver aborted at ${line}:${col} (msg@${msg}, file@${file})`);
       },
-      now: () => performance.now(),
+      now: clock,
     },
   });
   const x = inst.exports as unknown as SolverExports;
@@ -74,7 +77,12 @@ export interface WasmSolverOptions {
   readonly build?: Build;
   /** Run the improvement phase after Karpenter's algorithm (default true). */
   readonly improve?: boolean;
+  /** The improvement phase's wall-clock safety net, ms (default 20 s); a plan it cuts short says `truncated`. */
   readonly improveMs?: number;
+  /** The improvement phase's work budget (default DEFAULT_IMPROVE_WORK): what decides how far it searches. */
+  readonly improveWork?: number;
+  /** The clock the safety net reads, ms (default performance.now). */
+  readonly clock?: () => number;
 }
 
 export class WasmSolver implements ProvisionSolver {
@@ -86,7 +94,7 @@ export class WasmSolver implements ProvisionSolver {
   }
 
   private exports(): SolverExports {
-    return (this.x ??= instantiateSolver(solverModule(this.opts.build ?? 'release')));
+    return (this.x ??= instantiateSolver(solverModule(this.opts.build ?? 'release'), this.opts.clock));
   }
 
   solve(full: ProvisionInput): ProvisionPlan {
@@ -100,7 +108,11 @@ export class WasmSolver implements ProvisionSolver {
 
   private solveEncoded(input: ProvisionInput): ProvisionPlan {
     const improve = !input.exact && (this.opts.improve ?? true);
-    const { block, ctx } = encodeProvision(input, { improve, improveMs: this.opts.improveMs ?? 200 });
+    const { block, ctx } = encodeProvision(input, {
+      improve,
+      improveMs: this.opts.improveMs ?? DEFAULT_IMPROVE_SAFETY_MS,
+      ...(this.opts.improveWork !== undefined ? { improveWork: this.opts.improveWork } : {}),
+    });
     const result = runBlock(this.exports(), block, ctx.keys.setBytes);
     return decodeProvision(ctx, result);
   }

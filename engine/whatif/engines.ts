@@ -10,8 +10,8 @@ import type { WhatIfEngine } from './run.ts';
 /** LP time limit: the bound is a yardstick, not worth more than this per snapshot. */
 const LP_SECONDS = 30;
 
-export function inThreadEngine(opts: { improveMs?: number } = {}): WhatIfEngine {
-  const solver = new WasmSolver({ improveMs: opts.improveMs ?? 200 });
+export function inThreadEngine(opts: { improveMs?: number; improveWork?: number } = {}): WhatIfEngine {
+  const solver = new WasmSolver(opts);
   const lp = inThreadLp();
   return {
     solver,

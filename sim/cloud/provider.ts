@@ -14,8 +14,9 @@ import {
 import type { Clock, Timer } from '../../controller/operator/clock.ts';
 import {
   InsufficientCapacityError, NodeClaimNotFoundError, NodeClassNotReadyError,
-  type CloudProvider, type DriftQuery, type NodeClassProvider, type DriftReason, type Instance, type InterruptionEvent, type LaunchRequest, type UnavailableOffering,
+  type CloudProvider, type DriftQuery, type RepairPolicy, type NodeClassProvider, type DriftReason, type Instance, type InterruptionEvent, type LaunchRequest, type UnavailableOffering,
 } from '../../controller/cloudprovider/types.ts';
+import { AWS_REPAIR_POLICIES } from '../../controller/cloudprovider/aws/repair.ts';
 import { UnavailableOfferings } from './ice.ts';
 import { SimInterruptions } from './interruptions.ts';
 import { simImageId, type SimCapacityReservation, type SimNetwork } from './network.ts';
@@ -147,6 +148,11 @@ export class SimCloudProvider implements CloudProvider {
     const launched = q.annotations[NODECLASS_HASH_ANNOTATION];
     if (!nc || !launched || q.annotations[NODECLASS_HASH_VERSION_ANNOTATION] !== NODECLASS_HASH_VERSION) return undefined;
     return launched === nodeClassHash(nc) ? undefined : 'NodeClassDrift';
+  }
+
+  /** The simulated cloud is EC2: the AWS provider's repair policies. */
+  repairPolicies(): readonly RepairPolicy[] {
+    return AWS_REPAIR_POLICIES;
   }
 
   // ---- simulator controls -------------------------------------------------------------------------

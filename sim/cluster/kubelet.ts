@@ -118,6 +118,35 @@ export class Kubelet {
     }
   }
 
+  /**
+   * The node reports a condition, as a failing kubelet or the EKS node monitoring agent would (failure drills:
+   * node repair). The instance keeps running. Ready other than True also stops the kubelet: its pods turn not
+   * ready, no pod starts there, and it never reports Ready again. Returns false for an unknown node.
+   */
+  setNodeCondition(nodeName: string, c: { type: string; status: 'True' | 'False' | 'Unknown'; reason?: string; message?: string }): boolean {
+    const node = this.opts.api.find('nodes', undefined, nodeName);
+    if (!node) return false;
+    if (c.type === 'Ready') {
+      if (c.status !== 'True') {
+        this.deadNodes.add(nodeName);
+        for (const inst of this.instances.values()) {
+          if (inst.spec.nodeName !== nodeName) continue;
+          for (const t of inst.timers) t.cancel();
+          inst.timers = [];
+        }
+      }
+      this.setReady(node, c.status, c.reason ?? (c.status === 'True' ? 'KubeletReady' : 'KubeletNotReady'), c.message ?? (c.status === 'True' ? 'kubelet is posting ready status' : 'the kubelet stopped reporting ready (simulated failure)'));
+      if (c.status !== 'True') this.pods.markPodsNotReady(nodeName);
+      return true;
+    }
+    const now = toKubeTime(this.opts.clock.now());
+    const all = (node.status as { conditions?: Array<Record<string, unknown>> }).conditions ?? [];
+    const prev = all.find((x) => x.type === c.type);
+    const next = { type: c.type, status: c.status, reason: c.reason ?? c.type, message: c.message ?? '', lastHeartbeatTime: now, lastTransitionTime: prev?.status === c.status ? prev.lastTransitionTime : now };
+    this.opts.api.updateStatus('nodes', undefined, nodeName, { ...node, status: { ...(node.status as object), conditions: [...all.filter((x) => x.type !== c.type), next] } });
+    return true;
+  }
+
   /** The instance's progress, or undefined for an unknown provider id. */
   state(providerID: string): InstanceState | undefined {
     return this.instances.get(providerID)?.state;

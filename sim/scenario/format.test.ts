@@ -52,6 +52,27 @@ steps:
     ]);
   });
 
+  it('takes controller options by flag name and node conditions, checking both as the controller would', () => {
+    const s = parseScenario(`name: repair
+options:
+  feature-gates: NodeRepair=true
+  batch-idle-duration: 2s
+steps:
+  - nodeCondition: { nodePool: default, type: Ready, status: "False", reason: KubeletDown }
+`);
+    expect(s.options).toEqual({ 'feature-gates': 'NodeRepair=true', 'batch-idle-duration': '2s' });
+    expect(s.steps).toEqual([{ kind: 'nodeCondition', nodePool: 'default', type: 'Ready', status: 'False', reason: 'KubeletDown' }]);
+    expect(problems(`name: x
+options: { feature-gates: Teleport=true, colour: blue }
+steps:
+  - nodeCondition: { type: Ready, status: false }
+`)).toEqual([
+      'options.colour: is not a controller option (see karpenter-ts controller --help)',
+      expect.stringContaining('options: --feature-gates: unknown feature gate "Teleport"'),
+      'steps[0].nodeCondition.status: must be "True", "False" or "Unknown" (quoted, so YAML keeps it a string)',
+    ]);
+  });
+
   it('names every problem by its path', () => {
     expect(problems(`name: x
 speed: -1

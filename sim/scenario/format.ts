@@ -2,6 +2,7 @@
 // "Scenarios"). Parsing checks every step and reports each problem with its path
 // ("steps[3].scale.replicas: must be a whole number >= 0"), before anything runs.
 import { parseDocuments, parseGoDuration } from '../../engine/index.ts';
+import { OPTION_SPECS, OptionsError, resolveOptions } from '../../controller/operator/options.ts';
 import type { SimReservationSpec } from '../environment.ts';
 
 /** A count condition: exactly N, or a comparison such as ">=1", "<3". */
@@ -49,6 +50,7 @@ export type Step =
   | { readonly kind: 'ice'; readonly instanceType?: string; readonly zone?: string; readonly capacityType?: string }
   | { readonly kind: 'clearIce' }
   | { readonly kind: 'interrupt'; readonly node?: string; readonly nodePool?: string; readonly event: InterruptEvent; readonly state?: string }
+  | { readonly kind: 'nodeCondition'; readonly node?: string; readonly nodePool?: string; readonly type: string; readonly status: 'True' | 'False' | 'Unknown'; readonly reason?: string }
   | { readonly kind: 'say'; readonly text: string }
   | { readonly kind: 'table' };
 
@@ -64,6 +66,8 @@ export interface Scenario {
   readonly capacityReservations?: readonly ScenarioReservation[];
   /** Default speed-up of the simulated clock. */
   readonly speed?: number;
+  /** Controller options by flag name (feature-gates, ...), as the chart's settings would set them. */
+  readonly options?: Readonly<Record<string, string>>;
   readonly steps: readonly Step[];
 }
 
@@ -76,7 +80,7 @@ export class ScenarioError extends Error {
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const STEP_KINDS = ['apply', 'delete', 'scale', 'wait', 'waitFor', 'expect', 'ice', 'clearIce', 'interrupt', 'say', 'table'] as const;
+const STEP_KINDS = ['apply', 'delete', 'scale', 'wait', 'waitFor', 'expect', 'ice', 'clearIce', 'interrupt', 'nodeCondition', 'say', 'table'] as const;
 const COUNT_FIELDS = ['nodes', 'readyNodes', 'nodeClaims', 'runningPods', 'pendingPods', 'spotNodes', 'onDemandNodes', 'reservedNodes', 'driftedNodeClaims'] as const;
 const DELETABLE = ['NodePool', 'NodeClaim', 'EC2NodeClass', 'Node', 'Deployment', 'Pod', 'DaemonSet', 'PodDisruptionBudget'];
 
@@ -218,11 +222,44 @@ function step(c: Checker, raw: unknown, path: string): Step | undefined {
       const nodePool = c.str(v['nodePool'], `${p}.nodePool`, false);
       return { kind, event: event as InterruptEvent, ...(state ? { state } : {}), ...(node ? { node } : {}), ...(nodePool ? { nodePool } : {}) };
     }
+    case 'nodeCondition':
+      return nodeCondition(c, v, p);
     case 'say':
       return typeof v === 'string' ? { kind, text: v } : void c.err(p, 'must be a string');
     case 'table':
       return { kind };
   }
+}
+
+function nodeCondition(c: Checker, v: unknown, p: string): Step | undefined {
+  if (!isObj(v)) return void c.err(p, 'must be { node? | nodePool?, type, status, reason? }');
+  c.keys(v, p, ['node', 'nodePool', 'type', 'status', 'reason']);
+  const type = c.str(v['type'], `${p}.type`);
+  const status = v['status'];
+  if (status !== 'True' && status !== 'False' && status !== 'Unknown') c.err(`${p}.status`, 'must be "True", "False" or "Unknown" (quoted, so YAML keeps it a string)');
+  const node = c.str(v['node'], `${p}.node`, false);
+  const nodePool = c.str(v['nodePool'], `${p}.nodePool`, false);
+  const reason = c.str(v['reason'], `${p}.reason`, false);
+  if (!type || (status !== 'True' && status !== 'False' && status !== 'Unknown')) return undefined;
+  return { kind: 'nodeCondition', type, status, ...(node ? { node } : {}), ...(nodePool ? { nodePool } : {}), ...(reason ? { reason } : {}) };
+}
+
+/** Controller options by flag name; each value is checked the way the controller checks it. */
+function optionMap(c: Checker, v: unknown): Record<string, string> | undefined {
+  if (!isObj(v) || !Object.values(v).every((x) => typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean')) {
+    c.err('options', 'must be a mapping of controller flags to values, e.g. { feature-gates: "NodeRepair=true" }');
+    return undefined;
+  }
+  const out = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, String(x)]));
+  const known = new Set(OPTION_SPECS.map((o) => o.flag));
+  for (const k of Object.keys(out)) if (!known.has(k)) c.err(`options.${k}`, 'is not a controller option (see karpenter-ts controller --help)');
+  try {
+    resolveOptions([], {}, out);
+  } catch (e) {
+    if (!(e instanceof OptionsError)) throw e;
+    for (const problem of e.problems) c.err('options', problem);
+  }
+  return out;
 }
 
 export function parseScenario(text: string, source = 'scenario'): Scenario {
@@ -233,7 +270,8 @@ export function parseScenario(text: string, source = 'scenario'): Scenario {
   const c = new Checker();
   if (docs.length !== 1 || !isObj(docs[0]!.value)) throw new ScenarioError(source, ['must be one YAML document: a mapping with name and steps']);
   const doc = docs[0]!.value as Obj;
-  c.keys(doc, '', ['name', 'description', 'region', 'clusterName', 'speed', 'capacityReservations', 'steps']);
+  c.keys(doc, '', ['name', 'description', 'region', 'clusterName', 'speed', 'options', 'capacityReservations', 'steps']);
+  const options = doc['options'] === undefined ? undefined : optionMap(c, doc['options']);
   const reservations = doc['capacityReservations'] === undefined ? undefined : reservationList(c, doc['capacityReservations']);
   const name = c.str(doc['name'], 'name') ?? '';
   if (doc['speed'] !== undefined && !(typeof doc['speed'] === 'number' && doc['speed'] > 0)) c.err('speed', 'must be a number > 0');
@@ -247,6 +285,7 @@ export function parseScenario(text: string, source = 'scenario'): Scenario {
     ...(typeof doc['clusterName'] === 'string' ? { clusterName: doc['clusterName'] } : {}),
     ...(typeof doc['speed'] === 'number' ? { speed: doc['speed'] } : {}),
     ...(reservations ? { capacityReservations: reservations } : {}),
+    ...(options ? { options } : {}),
   };
 }
 

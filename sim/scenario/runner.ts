@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Kind } from '../../controller/operator/kube.ts';
+import type { KObject } from '../apiserver/index.ts';
 import type { Simulation } from '../environment.ts';
 import { Timeline } from '../timeline.ts';
 import { nodeTable } from '../view.ts';
@@ -41,6 +42,20 @@ async function waitUntil(sim: Simulation, done: () => boolean, maxMs: number): P
     if (sim.clock.now() >= deadline) return false;
     await wall(20);
   }
+  return true;
+}
+
+/** The first Ready node the step names (by name or NodePool) reports the condition. */
+function setNodeCondition(sim: Simulation, s: Extract<Step, { kind: 'nodeCondition' }>, timeline: Timeline, failures: string[]): boolean {
+  const isReady = (n: KObject): boolean => ((n.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+  const node = sim.cluster.store.list('nodes').find((n) => !n.metadata.deletionTimestamp && isReady(n)
+    && (!s.node || n.metadata.name === s.node) && (!s.nodePool || n.metadata.labels?.['karpenter.sh/nodepool'] === s.nodePool));
+  if (!node || !sim.cluster.kubelet.setNodeCondition(node.metadata.name!, { type: s.type, status: s.status, ...(s.reason ? { reason: s.reason } : {}) })) {
+    failures.push(`nodeCondition: no Ready node matches ${JSON.stringify({ node: s.node, nodePool: s.nodePool })}`);
+    timeline.line(`nodeCondition: no node to change (${s.node ?? s.nodePool ?? 'any node'})`);
+    return false;
+  }
+  timeline.line(`node ${node.metadata.name}: condition ${s.type}=${s.status}${s.reason ? ` (${s.reason})` : ''}`);
   return true;
 }
 
@@ -113,6 +128,8 @@ export async function runScenario(sim: Simulation, scenario: Scenario, opts: Run
         timeline.line(`cloud: ${s.event}${s.state ? ` (${s.state})` : ''} for ${target}`);
         return true;
       }
+      case 'nodeCondition':
+        return setNodeCondition(sim, s, timeline, failures);
       case 'table':
         table();
         return true;

@@ -7,6 +7,7 @@
 import { DG_OVERHEAD, IT_ALLOC, IT_DG, V_REQUESTS } from '../abi';
 import { NR, dg, f64At, it, ver } from './layout';
 import { templateStart } from './state';
+import { spend } from './budget';
 
 /** The pods of one group: classes (pod versions) with counts and request vectors. */
 export class Classes {
@@ -83,6 +84,7 @@ export class Types {
 
 /** Price of the cheapest type holding `total`, or Infinity. */
 export function cheapestFit(ts: Types, total: Float64Array): f64 {
+  spend(<f64>(ts.n * NR));
   let best = Infinity;
   for (let x = 0; x < ts.n; x++) {
     const p = unchecked(ts.prices[x]);
@@ -93,6 +95,7 @@ export function cheapestFit(ts: Types, total: Float64Array): f64 {
 
 /** The same, among `xs` only: exact when every type left out is dominated by one in `xs` (no smaller, no cheaper). */
 export function cheapestFitAmong(ts: Types, xs: Array<i32>, total: Float64Array): f64 {
+  spend(<f64>(xs.length * NR));
   let best = Infinity;
   for (let i = 0; i < xs.length; i++) {
     const x = unchecked(xs[i]);

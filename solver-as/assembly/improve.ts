@@ -23,8 +23,7 @@ import { MODE_WELL_KNOWN, canonicalInput, mergeCompatible, setHasMinValues } fro
 import { templateReserved } from './reservations';
 import { Claim, claimAt, claimCount, pushClaim, templateLen, templateStart } from './state';
 
-@external('env', 'now')
-declare function now(): f64;
+import { late, markFor } from './budget';
 
 function isFree(v: i32): bool {
   return listLen(ver(v, V_OWNED)) == 0 && listLen(ver(v, V_INV_SELECT)) == 0 && listLen(ver(v, V_RECORD)) == 0
@@ -41,8 +40,7 @@ function claimPrice(c: Claim): f64 {
 }
 
 /** Re-packs free pods per template; returns the number of templates whose NodeClaims were replaced. */
-export function improve(budgetMs: f64): i32 {
-  const deadline = now() + budgetMs;
+export function improve(): i32 {
   const nClaims = claimCount();
   if (nClaims == 0) return 0;
   // Which claims hold only free pods.
@@ -56,9 +54,15 @@ export function improve(budgetMs: f64): i32 {
     unchecked((hasPods[c] = 1));
     if (!isFree(unchecked(placedVersion[p]))) unchecked((allFree[c] = 0));
   }
+  // The budget is shared out by pods: each group may use its pods' share of what is left (budget.ts).
+  let podsLeft = 0;
+  for (let p = 0; p < NP; p++) {
+    const at = unchecked(placement[p]);
+    if (at <= -2 && unchecked(allFree[-(at + 2)]) != 0) podsLeft++;
+  }
   let changed = 0;
   for (let t = 0; t < NT; t++) {
-    if (now() > deadline) break;
+    if (late()) break;
     // Pools with reserved offerings are left as Karpenter planned them: re-packed claims would hold no
     // reservations yet could launch into one (docs/solver.md).
     if (templateReserved(t)) continue;
@@ -106,7 +110,11 @@ export function improve(budgetMs: f64): i32 {
       const local = new Array<i32>();
       for (let j = 0; j < templateLen(t); j++) if (unchecked(compat.ok[j]) != 0) local.push(j);
       if (local.length == 0) { ok = false; break; }
-      const bins = packGroup(new Types(t, local, compat.price), g, deadline);
+      let groupPods = 0;
+      for (let c = 0; c < g.counts.length; c++) groupPods += unchecked(g.counts[c]);
+      const mark = markFor(<f64>groupPods / <f64>max(1, podsLeft));
+      podsLeft -= groupPods;
+      const bins = packGroup(new Types(t, local, compat.price), g, mark);
       if (bins == null) { ok = false; break; }
       const cursor = new Int32Array(g.versions.length);
       for (let b = 0; b < bins.length; b++) {

@@ -1,6 +1,7 @@
 // Entry points of the solver module. All logic lives in the other files; see docs/solver.md.
 import { ABI_VERSION, FLAG_IMPROVE, H_MAGIC, H_VERSION, MAGIC, R_STATUS, R_WORDS, S_BAD_INPUT } from '../abi';
-import { FLAGS, IMPROVE_MS, bind } from './layout';
+import { FLAGS, IMPROVE_MS, IMPROVE_WORK, bind } from './layout';
+import { startBudget } from './budget';
 import { improve } from './improve';
 import { resetCompat } from './its';
 import { finalizeClaims, writeResult } from './output';
@@ -47,7 +48,8 @@ export function solve(input: usize): usize {
   resetReservations();
   run();
   let improved = 0;
-  if ((FLAGS & FLAG_IMPROVE) != 0) improved = improve(<f64>IMPROVE_MS);
+  startBudget(IMPROVE_WORK, IMPROVE_MS);
+  if ((FLAGS & FLAG_IMPROVE) != 0) improved = improve();
   finalizeClaims();
   return writeResult(improved);
 }

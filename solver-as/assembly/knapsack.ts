@@ -9,6 +9,7 @@
 // theirs fits the dominating type, which launches it for no more.
 import { NR } from './layout';
 import { Classes, Types, descending, fitCount, req } from './bins';
+import { spend } from './budget';
 
 /** Types no other type dominates (ties: the lower index survives). */
 export function undominated(ts: Types): Array<i32> {
@@ -59,6 +60,7 @@ export function candidates(ts: Types, all: Array<i32>, duals: Float64Array): Arr
 
 /** Greedy fill of type x's room in class order `order`, at most `u` of each class; returns the take's worth. */
 function fillInOrder(ts: Types, cl: Classes, x: i32, order: Array<i32>, u: Int32Array, pi: Float64Array, take: Int32Array, room: Float64Array): f64 {
+  spend(<f64>(order.length * NR * 2));
   for (let r = 0; r < NR; r++) unchecked((room[r] = ts.cap(x, r)));
   take.fill(0);
   let w: f64 = 0;
@@ -100,6 +102,7 @@ function improveTake(ts: Types, cl: Classes, x: i32, order: Array<i32>, u: Int32
   const base = new Float64Array(NR);
   const room = new Float64Array(NR);
   for (let pass = 0; pass < 3; pass++) {
+    spend(<f64>(C * C * NR * 3));
     let improved = false;
     for (let r = 0; r < NR; r++) {
       let used: f64 = 0;
@@ -166,6 +169,7 @@ function balancedFill(ts: Types, cl: Classes, x: i32, u: Int32Array, pi: Float64
   take.fill(0);
   let w: f64 = 0;
   for (;;) {
+    spend(<f64>(C * NR * 2));
     let best = -1;
     let bestKey: f64 = 0;
     for (let c = 0; c < C; c++) {
@@ -206,6 +210,7 @@ export function price(ts: Types, cl: Classes, x: i32, u: Int32Array, pi: Float64
   for (let v = 0; v < NR + 2; v++) {
     if (!orderKeys(ts, cl, x, pi, v, key)) continue;
     const order = descending(key);
+    spend(<f64>(C * C));
     const w = fillInOrder(ts, cl, x, order, u, pi, take, room);
     if (w > bestW + 1e-12) {
       bestW = w;

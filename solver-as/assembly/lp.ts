@@ -10,6 +10,8 @@
 // proportional shapes), so pivoting uses Dantzig's rule until it stalls and then Bland's rule, which
 // cannot cycle.
 
+import { spend } from './budget';
+
 let tab: Float64Array = new Float64Array(0);
 let cols: i32 = 0;
 let rows: i32 = 0; // constraint rows; row `rows` is the objective
@@ -55,6 +57,7 @@ function optimise(usable: i32, maxIter: i32): bool {
   let stalled = 0;
   let last: f64 = Infinity;
   for (let iter = 0; iter < maxIter; iter++) {
+    spend(<f64>((rows + 1) * cols));
     const bland = stalled > 20;
     let enter = -1;
     let best: f64 = -EPS;

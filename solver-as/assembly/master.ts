@@ -13,6 +13,8 @@
 // warm start applies. Covering LPs are degenerate, so pivoting turns to Bland's rule (which cannot cycle)
 // after a run of pivots that do not improve the objective, and stays with it to the end of the solve.
 
+import { spend } from './budget';
+
 const TOL: f64 = 1e-9;
 const PIVOT_TOL: f64 = 1e-9;
 const REFACTOR = 64;
@@ -104,6 +106,7 @@ export class Master {
   /** Rebuilds the basis inverse (Gauss-Jordan, partial pivoting) and xB; false if singular. */
   private refactor(): bool {
     const C = this.C;
+    spend(<f64>C * <f64>C * <f64>(C + 1));
     const m = new Float64Array(C * C);
     for (let i = 0; i < C; i++) {
       this.colVec(unchecked(this.basis[i]), this.col);
@@ -229,6 +232,7 @@ export class Master {
     let bland = false;
     let last: f64 = Infinity;
     for (let it = 0; it < limit; it++) {
+      spend(<f64>((3 * C + this.take.length) * C));
       this.prices();
       if (stalled > STALL) bland = true;
       // Entering: most negative reduced cost (Dantzig), or the first negative (Bland: surpluses, then columns).
@@ -283,6 +287,7 @@ export class Master {
     const C = this.C;
     const limit = 50 * (C + this.take.length) + 1000;
     for (let it = 0; it < limit; it++) {
+      spend(<f64>((3 * C + this.take.length) * C));
       let p = -1;
       let worst: f64 = -TOL;
       for (let i = 0; i < C; i++) {

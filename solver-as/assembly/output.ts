@@ -2,12 +2,13 @@
 // instance types ordered by price (ties: catalog order) and truncated, and the requirement sets they need.
 import {
   C_CHEAPEST, C_ITS, C_NPODS, C_RESV, C_SET, C_STRIDE, C_TMPL, E_MIN_VALUES, FLAG_STRICT_MIN_VALUES, R_CLAIMS, R_ERRORS,
-  R_IMPROVED, R_NCLAIMS, R_NSETS, R_PLACEMENTS, R_SETS, R_STATUS, R_WORDS, S_OK,
+  R_IMPROVED, R_NCLAIMS, R_NSETS, R_PLACEMENTS, R_SETS, R_STATUS, R_TRUNCATED, R_WORDS, R_WORK, S_OK,
 } from '../abi';
 import { FLAGS, MAX_ITS, NP, NT, SET_BYTES } from './layout';
 import { compatFor, minValuesMet } from './its';
 import { errors, placement } from './schedule';
 import { setAddr } from './sets';
+import { truncated, workSpent } from './budget';
 import { Claim, claimAt, claimCount, templateLen, templateStart, totalFits } from './state';
 
 /**
@@ -129,6 +130,8 @@ export function writeResult(improved: i32): usize {
   w(R_NSETS, setIds.length);
   w(R_SETS, setsOff);
   w(R_IMPROVED, improved);
+  w(R_TRUNCATED, truncated() ? 1 : 0);
+  w(R_WORK, <i32>Math.min(Math.ceil(workSpent() / 1000), <f64>i32.MAX_VALUE));
   for (let p = 0; p < NP; p++) {
     w(R_WORDS + p, unchecked(placement[p]));
     w(R_WORDS + NP + p, unchecked(errors[p]));

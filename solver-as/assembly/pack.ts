@@ -7,8 +7,8 @@
 //    Fast, but it fills each node with the pods worth most, so cpu-heavy and memory-heavy pods can end up
 //    on separate nodes that each waste the other resource.
 // 2. By patterns (patterns.ts): column generation over node patterns prices each pod class by the nodes it
-//    shares, then rounds; it mixes pods onto balanced nodes. It gets whatever time is left, and its result is
-//    dropped if it runs out.
+//    shares, then rounds; it mixes pods onto balanced nodes. It gets the group's share of the work budget
+//    (budget.ts); its result is dropped only if the wall-clock safety net fires.
 //
 // Every node then launches as the cheapest type that holds its pods (the NodeClaim keeps all that fit), so
 // a half-empty node costs what a smaller type costs. Pods are grouped by request vectors (bins.ts).
@@ -17,11 +17,10 @@ import { Bin, Classes, Types, binsCost, descending, fitCount, req } from './bins
 import { patternPack } from './patterns';
 import { coverDuals } from './lp';
 
-@external('env', 'now')
-declare function now(): f64;
+import { late, spend } from './budget';
 
 /** By value: open the type whose filled node is worth most per dollar; close with the cheapest fit. */
-function valuePack(ts: Types, cl: Classes, left: Int32Array, duals: Float64Array, shortlist: Array<i32>, bins: Array<Bin>, deadline: f64): bool {
+function valuePack(ts: Types, cl: Classes, left: Int32Array, duals: Float64Array, shortlist: Array<i32>, bins: Array<Bin>): bool {
   const C = cl.versions.length;
   const worth = new Float64Array(C);
   for (let c = 0; c < C; c++) {
@@ -35,7 +34,8 @@ function valuePack(ts: Types, cl: Classes, left: Int32Array, duals: Float64Array
   const take = new Int32Array(C);
   const room = new Float64Array(NR);
   while (remaining > 0) {
-    if (now() > deadline) return false;
+    if (late()) return false;
+    spend(<f64>((shortlist.length + 1) * C * NR + ts.n * NR));
     let bestX = -1;
     let bestEff: f64 = -1;
     let bestTake = new Int32Array(0);
@@ -128,10 +128,11 @@ function efficient(ts: Types, duals: Float64Array): Array<i32> {
 const EXTRA_NODE_SAVING: f64 = 5000;
 
 /**
- * Packs the group into nodes, or returns null (deadline, or no feasible LP): by resource value (above) and by
- * patterns (patterns.ts), keeping the cheaper (the value plan on a tie, or unless each extra node saves $0.005/h).
+ * Packs the group into nodes, or returns null (safety-net deadline, or no feasible LP): by resource value (above)
+ * and by patterns (patterns.ts) until the work mark `mark`, keeping the cheaper (the value plan on a tie, or unless
+ * each extra node saves $0.005/h).
  */
-export function packGroup(ts: Types, cl: Classes, deadline: f64): Array<Bin> | null {
+export function packGroup(ts: Types, cl: Classes, mark: f64): Array<Bin> | null {
   const C = cl.versions.length;
   const demand = new Float64Array(NR);
   for (let c = 0; c < C; c++) for (let r = 0; r < NR; r++) unchecked((demand[r] += req(cl, c, r) * <f64>unchecked(cl.counts[c])));
@@ -140,8 +141,8 @@ export function packGroup(ts: Types, cl: Classes, deadline: f64): Array<Bin> | n
   const left = new Int32Array(C);
   for (let c = 0; c < C; c++) unchecked((left[c] = unchecked(cl.counts[c])));
   const bins = new Array<Bin>();
-  const byValue = valuePack(ts, cl, left, duals, efficient(ts, duals), bins, deadline) ? bins : null;
-  const byPattern = patternPack(ts, cl, duals, byValue, deadline);
+  const byValue = valuePack(ts, cl, left, duals, efficient(ts, duals), bins) ? bins : null;
+  const byPattern = patternPack(ts, cl, duals, byValue, mark);
   if (byPattern == null) return byValue;
   if (byValue == null) return byPattern;
   // More nodes must pay for themselves: each carries what prices do not show (its root volume, about

@@ -18,8 +18,7 @@ import { Bin, Classes, Types, cheapestFitAmong, descending, fitCount, takeTotal 
 import { candidates, price, undominated } from './knapsack';
 import { Master } from './master';
 
-@external('env', 'now')
-declare function now(): f64;
+import { late, spend, workSpent } from './budget';
 
 /** Column generation stops when no pattern is worth more than this times its type's price. */
 const WORTH_TOLERANCE: f64 = 1.0005;
@@ -33,7 +32,7 @@ const ADD_PER_ROUND = 8;
 /** Column generation stops when the last TAIL_ROUNDS rounds gained less than TAIL of the LP objective. */
 const TAIL_ROUNDS = 5;
 const TAIL: f64 = 0.001;
-/** The share of the time left that pricing may use. */
+/** The share of the group's work allowance that pricing may use (the rest is for rounding). */
 const SOFT_SHARE: f64 = 0.5;
 /** Rounding opens further nodes at the same LP prices while each loses at most this share of its cost. */
 const SLACK: f64 = 0.01;
@@ -63,9 +62,10 @@ class Columns {
 
 /**
  * Column generation for demand `left`: solve, then up to `rounds` rounds of pricing the types `xs` and
- * re-solving; pricing stops early past `soft`. False past `deadline`, or if the LP would not solve.
+ * re-solving; pricing stops early once the work spent passes `soft`. False past the safety-net deadline, or if
+ * the LP would not solve.
  */
-function generate(ts: Types, cl: Classes, und: Array<i32>, xs: Array<i32>, cols: Columns, left: Int32Array, rounds: i32, soft: f64, deadline: f64): bool {
+function generate(ts: Types, cl: Classes, und: Array<i32>, xs: Array<i32>, cols: Columns, left: Int32Array, rounds: i32, soft: f64): bool {
   const C = left.length;
   const m = cols.lp;
   const total = new Float64Array(NR);
@@ -74,10 +74,10 @@ function generate(ts: Types, cl: Classes, und: Array<i32>, xs: Array<i32>, cols:
   for (let i = 0; i < xs.length; i++) found.push(new Int32Array(C));
   const history = new Array<f64>();
   for (let round = 0; ; round++) {
-    if (now() > deadline) return false;
+    if (late()) return false;
     m.setDemand(left);
     if (!m.solve()) return false;
-    if (round >= rounds || now() > soft) return true;
+    if (round >= rounds || workSpent() > soft) return true;
     // Tailing off: less than TAIL of the objective gained over the last TAIL_ROUNDS rounds.
     if (round >= TAIL_ROUNDS && unchecked(history[round - TAIL_ROUNDS]) - m.obj < TAIL * m.obj) return true;
     history.push(m.obj);
@@ -162,13 +162,17 @@ function open(bins: Array<Bin>, take: Int32Array, left: Int32Array): bool {
   return any;
 }
 
-/** Packs the group by patterns, or returns null (deadline, or an LP that would not solve). */
-export function patternPack(ts: Types, cl: Classes, duals: Float64Array, seed: Array<Bin> | null, deadline: f64): Array<Bin> | null {
+/**
+ * Packs the group by patterns, or returns null (the safety-net deadline, or an LP that would not solve). Pricing and
+ * re-solving stop at the work mark `mark` (budget.ts); rounding then finishes without them.
+ */
+export function patternPack(ts: Types, cl: Classes, duals: Float64Array, seed: Array<Bin> | null, mark: f64): Array<Bin> | null {
   const C = cl.versions.length;
   const und = undominated(ts);
+  spend(<f64>(ts.n * ts.n * NR));
   const xs = candidates(ts, und, duals);
-  // Pricing may use about half the time left; the rest is for rounding, which re-solves the LP after each step.
-  const soft = now() + (deadline - now()) * SOFT_SHARE;
+  // Pricing may use about half the allowance; the rest is for rounding, which re-solves the LP after each step.
+  const soft = workSpent() + max(0, mark - workSpent()) * SOFT_SHARE;
   const left = new Int32Array(C);
   for (let c = 0; c < C; c++) unchecked((left[c] = unchecked(cl.counts[c])));
   // Start from one single-class pattern per class: the type that holds its pods cheapest per pod.
@@ -207,7 +211,7 @@ export function patternPack(ts: Types, cl: Classes, duals: Float64Array, seed: A
     }
   }
   const m = cols.lp;
-  if (!generate(ts, cl, und, xs, cols, left, ROUNDS_FULL, soft, deadline)) return null;
+  if (!generate(ts, cl, und, xs, cols, left, ROUNDS_FULL, soft)) return null;
   // Rounding. After each step, closing with one node that holds everything left is a candidate end; the
   // cheapest of those ends (or of none, if the rounding covers all) is kept.
   const bins = new Array<Bin>();
@@ -216,8 +220,9 @@ export function patternPack(ts: Types, cl: Classes, duals: Float64Array, seed: A
   let bestPrefix = -1;
   let bestClose: Int32Array | null = null;
   const all = new Int32Array(C);
-  // Past the deadline, rounding finishes without re-solving: one least-loss node at a time at the last prices.
-  let late = false;
+  // Past the work mark (or the safety-net deadline), rounding finishes without re-solving: one least-loss node at
+  // a time at the last prices.
+  let done = false;
   for (;;) {
     let remaining = 0;
     for (let c = 0; c < C; c++) remaining += unchecked(left[c]);
@@ -240,7 +245,7 @@ export function patternPack(ts: Types, cl: Classes, duals: Float64Array, seed: A
     // Whole nodes of each pattern the LP uses; if none is whole, the one node (of any pattern, capped by
     // what is left) that costs least beyond the LP's worth of its pods, the most-used on a tie.
     const before = bins.length;
-    for (let j = 0; j < cols.take.length && !late; j++) {
+    for (let j = 0; j < cols.take.length && !done; j++) {
       const whole = <i32>Math.floor(m.z(j) + 1e-9);
       for (let q = 0; q < whole; q++) open(bins, unchecked(cols.take[j]), left);
     }
@@ -248,7 +253,7 @@ export function patternPack(ts: Types, cl: Classes, duals: Float64Array, seed: A
     // within SLACK of their cost (re-solving after every node costs a pricing round each).
     if (bins.length == before) {
       if (openLeastLoss(ts, cl, und, cols, left, bins) < 0) return null;
-      for (; !late; ) {
+      for (; !done; ) {
         for (let c = 0; c < C; c++) unchecked((all[c] = unchecked(left[c])));
         takeTotal(cl, all, total);
         if (cheapestFitAmong(ts, und, total) < Infinity) break;
@@ -269,9 +274,9 @@ export function patternPack(ts: Types, cl: Classes, duals: Float64Array, seed: A
       spent += cheapestFitAmong(ts, und, total);
     }
     if (spent >= bestCost) break;
-    if (late) continue;
-    if (now() > deadline) late = true;
-    else if (!generate(ts, cl, und, xs, cols, left, ROUNDS_RESIDUAL, soft, Infinity)) return null;
+    if (done) continue;
+    if (workSpent() > mark || late()) done = true;
+    else if (!generate(ts, cl, und, xs, cols, left, ROUNDS_RESIDUAL, soft)) return null;
   }
   const out = new Array<Bin>();
   for (let b = 0; b < bestPrefix; b++) out.push(unchecked(bins[b]));

@@ -154,6 +154,7 @@ export function wrapCloud(cp: CloudProvider, over: Partial<Pick<CloudProvider, '
     list: over.list ?? (() => cp.list()),
     getInstanceTypes: (np) => cp.getInstanceTypes(np),
     isDrifted: (q) => cp.isDrifted(q),
+    repairPolicies: () => cp.repairPolicies(),
     ...(cp.interruptions ? { interruptions: cp.interruptions } : {}),
     ...(cp.nodeClasses ? { nodeClasses: cp.nodeClasses } : {}),
     ...(cp.start ? { start: () => cp.start!() } : {}),

@@ -155,6 +155,7 @@ export function awsProviderFactory(f: AwsFactoryOptions = {}): CloudProviderFact
       list: () => aws.list(),
       getInstanceTypes: (pool) => aws.getInstanceTypes(pool),
       isDrifted: (q) => aws.isDrifted(q),
+      repairPolicies: () => aws.repairPolicies(),
       ...(aws.interruptions ? { interruptions: aws.interruptions } : {}),
       nodeClasses,
       start: () => {

@@ -8,6 +8,7 @@ import { NodeClassNotReadyError, type CloudProvider, type DriftQuery, type Launc
 import { ReservationCapacity } from './capacityreservation.ts';
 import { catalogExtraFacts, catalogStaticPrices } from './catalog.ts';
 import { isDrifted } from './drift.ts';
+import { AWS_REPAIR_POLICIES } from './repair.ts';
 import { UnavailableOfferings } from './ice-cache.ts';
 import { Instances } from './instance.ts';
 import type { ExtraFactsLookup } from './instancetype/facts.ts';
@@ -161,6 +162,7 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
       return instanceTypeProvider.list(nc);
     },
     isDrifted: (q: DriftQuery) => isDrifted(q, { nodeClass: deps.nodeClass, instances, instanceType: typeFor, reservedCapacity, ...(settings.clusterCABundle ? { caBundle: settings.clusterCABundle } : {}) }),
+    repairPolicies: () => AWS_REPAIR_POLICIES,
     ...(interruptions ? { interruptions } : {}),
   } satisfies CloudProvider;
 

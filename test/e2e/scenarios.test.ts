@@ -1,0 +1,23 @@
+// The feature scenarios under scenarios/, each run as `karpenter-ts sim --scenario FILE --speed 0` would run
+// it (event to event on the simulated clock), with the lines that show the feature at work.
+import { describe, expect, it } from 'vitest';
+import { memoryIo } from '../../cli/io.ts';
+import { run } from '../../cli/commands/sim.ts';
+
+async function scenario(file: string): Promise<string> {
+  const io = memoryIo();
+  const path = new URL(`../../scenarios/${file}`, import.meta.url).pathname;
+  const code = await run(['--scenario', path, '--speed', '0'], io);
+  expect(io.stdout, io.stdout).toMatch(/PASSED: scenario/);
+  expect(code).toBe(0);
+  return io.stdout;
+}
+
+describe('feature scenarios', () => {
+  it('node-repair: a NotReady node is replaced after the 30-minute toleration and its pods run again', async () => {
+    const out = await scenario('node-repair.yaml');
+    expect(out).toMatch(/\[00:4\d\] node \S+: condition Ready=False/);
+    expect(out).toMatch(/\[30:4\d\] nodeclaim \S+ is being deleted/);
+    expect(out).toMatch(/reached: nodes=1 \(want 1\), readyNodes=1 \(want 1\), nodeClaims=1 \(want 1\), runningPods=3 \(want 3\)/);
+  });
+});
