@@ -108,13 +108,14 @@ export function engineOptionsOf(o: ResolvedOptions): EngineOptions {
 export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   const { options } = deps;
   const clock = deps.clock ?? realClock;
-  const log = deps.log ?? newLogger({ level: options.logLevel });
+  const log = deps.log ?? newLogger({ level: options.logLevel, outputPaths: options.logOutputPaths, errorOutputPaths: options.logErrorOutputPaths });
+  for (const i of options.ignored) log.warn({ flag: `--${i.flag}`, env: i.env }, `setting has no effect in karpenter-ts: ${i.reason}`);
   const activity = new Activity();
   const metrics = new Metrics({ version: VERSION, commit: COMMIT, processMetrics: deps.clock === undefined });
   const election = electionConfig(options, deps);
   // Shut until this replica leads (with leader election); see operator/fence.ts.
   const fence = new Fence(election ? 'this replica is not the leader' : undefined);
-  const kube = new KubeClient(deps.kubeConfig, { activity, guard: (method, path) => fence.check(`${method} ${path}`), observe: (m, p, code, ms) => observeKubeRequest(metrics, m, p, code, ms) });
+  const kube = new KubeClient(deps.kubeConfig, { activity, guard: (method, path) => fence.check(`${method} ${path}`), observe: (m, p, code, ms) => observeKubeRequest(metrics, m, p, code, ms), rateLimit: { qps: options.kubeClientQPS, burst: options.kubeClientBurst } });
   const { cluster, informers } = newClusterState({ kube, kubeConfig: deps.kubeConfig, clock, log, dra: !options.ignoreDRARequests, ...(deps.informerBackoff ? { backoff: deps.informerBackoff } : {}) });
   const nodeClass = (name: string) => cluster.nodeClass(name)?.nodeClass;
   const cloudProvider = await deps.cloudProvider({ options, clock, log: log.child({ component: 'cloudprovider' }), cluster, nodeClass, kube, metrics });
@@ -134,6 +135,7 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
     ...(deps.only ? { only: deps.only } : {}),
     featureGates: options.featureGates,
     repairPolicies: cloudProvider.repairPolicies().length,
+    disableObservability: options.disableClusterStateObservability,
   });
   const runtime = new Runtime({ clock, log, metrics }, controllers.all);
   metrics.beforeScrape.push(() => runtime.observe());

@@ -4,6 +4,7 @@
 // parsers (engine/api) read Kubernetes JSON exactly as the API server writes it.
 import { HttpMethod, IsomorphicFetchHttpLibrary, RequestContext, type KubeConfig } from '@kubernetes/client-node';
 import type { Activity } from './activity.ts';
+import { TokenBucket } from './ratelimit.ts';
 
 export interface ObjectMeta {
   name?: string;
@@ -132,18 +133,23 @@ export interface KubeClientOptions {
   readonly guard?: (method: string, path: string) => void;
   /** Told about every answered request: method, path, HTTP status and wall time (client-go's metrics). */
   readonly observe?: (method: string, path: string, code: number, ms: number) => void;
+  /** KUBE_CLIENT_QPS / KUBE_CLIENT_BURST: every request waits for a token (0 qps: no limit). */
+  readonly rateLimit?: { readonly qps: number; readonly burst: number };
 }
 
 export class KubeClient {
   private readonly http = new IsomorphicFetchHttpLibrary();
   private readonly server: string;
   private readonly fieldManager: string;
+  private readonly limiter: TokenBucket | undefined;
 
   constructor(readonly kubeConfig: KubeConfig, private readonly opts: KubeClientOptions = {}) {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error('kubeconfig: no current cluster (set a current-context)');
     this.server = cluster.server.replace(/\/+$/, '');
     this.fieldManager = opts.fieldManager ?? 'karpenter-ts';
+    const rl = opts.rateLimit;
+    this.limiter = rl && rl.qps > 0 ? new TokenBucket(rl.qps, Math.max(1, rl.burst)) : undefined;
   }
 
   get(kind: Kind, name: string, namespace?: string): Promise<KubeObject> {
@@ -213,7 +219,7 @@ export class KubeClient {
         return Promise.reject(e);
       }
     }
-    const p = this.send<T>(method, path, o);
+    const p = this.limiter ? this.limiter.take().then(() => this.send<T>(method, path, o)) : this.send<T>(method, path, o);
     return this.opts.activity ? this.opts.activity.track(p) : p;
   }
 

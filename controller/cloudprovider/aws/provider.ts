@@ -186,6 +186,7 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
         reservedCapacity,
         reservationCapacity,
         ...(deps.uuid ? { uuid: deps.uuid } : {}),
+        ...(settings.refreshMs ? { refreshMs: settings.refreshMs } : {}),
       });
       for (const s of r.subnets) subnetIps.set(s.id, s.availableIps);
       return r;

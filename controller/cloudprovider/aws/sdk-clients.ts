@@ -34,6 +34,7 @@ import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import { isNotFound } from './errors.ts';
 import type { AwsPorts, Ec2Port, IamPort, PricingPort, SqsPort, SsmPort } from './sdk.ts';
+import { EKSClient } from '@aws-sdk/client-eks';
 
 /** Collects every item of every page of an SDK paginator. */
 async function all<P, T>(pages: AsyncIterable<P>, items: (page: P) => readonly T[] | undefined): Promise<T[]> {
@@ -195,6 +196,8 @@ export interface AwsClients {
   readonly iam: IAMClient;
   readonly sqs: SQSClient;
   readonly pricing: PricingClient;
+  /** eks:DescribeCluster, when the options leave the endpoint or the service CIDR out. */
+  readonly eks?: EKSClient;
 }
 
 export function awsClients(o: ClientOptions): AwsClients {
@@ -210,6 +213,7 @@ export function awsClients(o: ClientOptions): AwsClients {
     iam: new IAMClient({ region: o.region, ...common() }),
     sqs: new SQSClient({ region: o.region, ...common() }),
     pricing: new PricingClient({ region: pricingRegion(o.region), ...common() }),
+    eks: new EKSClient({ region: o.region, ...common() }),
   };
 }
 
