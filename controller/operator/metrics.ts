@@ -143,6 +143,9 @@ export class Metrics {
 
   readonly buildInfo = this.gauge('karpenter_build_info', 'Version of the running controller (goversion: the Node.js runtime)', ['version', 'goversion', 'goarch', 'commit']);
 
+  // This build's own (no Karpenter counterpart): safety counters.
+  readonly reconcileConflicts = this.counter('karpenter_ts_reconcile_conflicts_total', 'Reconciles that ended in a 409 Conflict (a write raced another writer; retried with backoff)', ['controller']);
+
   /** operator_<kind>_* per kind, and (for the kinds Karpenter emits them for) the deprecated operator_status_condition_* ones. */
   readonly status: Readonly<Record<StatusKind, StatusMetrics>> = this.statusFamilies();
   readonly deprecatedStatus: StatusMetrics = this.statusMetrics('', ['group', 'kind'], DEFAULT_BUCKETS);

@@ -49,6 +49,7 @@ export function newCloudProviderMetrics(ctx: ControllerContext): Controller {
 
   return {
     name: 'cloudprovider.metrics',
+    reads: ['NodePool', 'EC2NodeClass'],
     concurrency: 1,
     reconcile,
     register(enqueue) {

@@ -9,6 +9,7 @@ import { requeueAfter, type ReconcileResult } from '../../../operator/result.ts'
 import type { Controller } from '../../../operator/runtime.ts';
 import type { NodeEntry } from '../../../state/statenode.ts';
 import type { ControllerContext } from '../../context.ts';
+import { STATE_NODES } from '../../reads.ts';
 import { metricValue, podLimits } from '../resources.ts';
 
 const PERIOD_MS = 5_000;
@@ -79,6 +80,7 @@ export function newNodeMetrics(ctx: ControllerContext): Controller {
 
   return {
     name: 'metrics.node',
+    reads: STATE_NODES,
     concurrency: 1,
     reconcile,
     register(enqueue) {

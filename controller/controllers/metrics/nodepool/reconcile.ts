@@ -10,6 +10,7 @@ import { requeueAfter, type ReconcileResult } from '../../../operator/result.ts'
 import type { Controller } from '../../../operator/runtime.ts';
 import type { NodeClaimEntry } from '../../../state/statenode.ts';
 import type { ControllerContext } from '../../context.ts';
+import { STATE_NODES } from '../../reads.ts';
 
 const PERIOD_MS = 10_000;
 
@@ -68,6 +69,7 @@ export function newNodePoolMetrics(ctx: ControllerContext): Controller {
 
   return {
     name: 'metrics.nodepool',
+    reads: ['NodePool', 'EC2NodeClass', ...STATE_NODES],
     concurrency: 1,
     reconcile,
     register(enqueue) {

@@ -11,6 +11,7 @@ import type { PodTime } from '../../../operator/podtimes.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../../operator/result.ts';
 import type { Controller } from '../../../operator/runtime.ts';
 import type { ControllerContext } from '../../context.ts';
+import { STATE_NODES } from '../../reads.ts';
 
 const WAITING_REFRESH_MS = 15_000;
 type Labels = Record<string, string>;
@@ -104,6 +105,7 @@ export function newPodMetrics(ctx: ControllerContext): Controller {
 
   return {
     name: 'metrics.pod',
+    reads: STATE_NODES,
     reconcile,
     register(enqueue) {
       for (const p of ctx.cluster.workloads.allPods()) enqueue(`${p.namespace}/${p.name}`);

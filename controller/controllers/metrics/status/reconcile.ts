@@ -116,6 +116,7 @@ export function newStatusMetrics(ctx: ControllerContext): Controller {
 
   return {
     name: 'status.metrics',
+    reads: ['NodeClaim', 'Node', 'NodePool', 'EC2NodeClass'],
     reconcile,
     register(enqueue) {
       for (const c of ctx.cluster.nodeClaims()) enqueue(`nodeclaim/${c.info.name}`);
