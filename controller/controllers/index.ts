@@ -17,6 +17,7 @@ import { newNodeHealth } from './node/health/reconcile.ts';
 import { newStatusMetrics } from './metrics/status/reconcile.ts';
 import { newNodeTermination } from './node/termination/reconcile.ts';
 import { newNodeClassStatus } from './nodeclass/status/reconcile.ts';
+import { newConsistency } from './nodeclaim/consistency/reconcile.ts';
 import { newConsolidatable } from './nodeclaim/consolidatable/reconcile.ts';
 import { newDrift } from './nodeclaim/drift/reconcile.ts';
 import { newExpiration } from './nodeclaim/expiration/reconcile.ts';
@@ -71,6 +72,7 @@ export function newControllers(contextFor: (name: string) => ControllerContext, 
   add('nodeclaim.lifecycle', newNodeClaimLifecycle);
   add('nodeclaim.podevents', newPodEvents);
   add('nodeclaim.consolidatable', newConsolidatable);
+  add('nodeclaim.consistency', newConsistency);
   add('nodeclaim.drift', newDrift);
   add('nodeclaim.expiration', newExpiration);
   add('nodeclaim.termination', newNodeClaimTermination);

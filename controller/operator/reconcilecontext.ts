@@ -14,6 +14,7 @@ const RECONCILED_KINDS: Readonly<Record<string, { group: string; kind: string }>
   'nodeclaim.drift': { group: 'karpenter.sh', kind: 'NodeClaim' },
   'nodeclaim.consolidatable': { group: 'karpenter.sh', kind: 'NodeClaim' },
   'nodeclaim.podevents': { group: 'karpenter.sh', kind: 'NodeClaim' },
+  'nodeclaim.consistency': { group: 'karpenter.sh', kind: 'NodeClaim' },
   'node.termination': { group: '', kind: 'Node' },
   'node.health': { group: '', kind: 'Node' },
   'nodepool.readiness': { group: 'karpenter.sh', kind: 'NodePool' },
