@@ -205,6 +205,8 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
     return op;
   };
   const operator = await makeReplica({ ...(opts.leaderElection ? { leaderElection: opts.leaderElection } : {}), ...(opts.cloud ? { cloud: opts.cloud } : {}) }, true);
+  // `kubectl get --raw /metrics` against the simulated API server shows the controller's metrics.
+  cluster.server.serveMetrics(() => (live()[0] ?? operator).metrics.text());
   const settle = settler(cluster, live);
   const removeSettler = clock.addSettler(settle);
   await operator.start();
