@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { formatFieldError, parseObject, parseText, type ClusterObjects, type ParsedObject, type Result } from '../../engine/index.ts';
 import { fsProblem, InputError } from './errors.ts';
 import { decodeSnapshot, looksLikeMsgpack } from './format.ts';
+import { EXPANDED_KINDS, expandWorkloads, type Workload } from './workloads.ts';
 
 /** Kinds a cluster dump often holds that what-if does not need: skipped (and counted), not rejected. */
 const SKIPPED_KINDS = new Set([
@@ -27,6 +28,8 @@ export interface Loaded {
   readonly createdAt?: number;
   /** Kinds skipped, with counts. */
   readonly skipped: ReadonlyMap<string, number>;
+  /** What the load assumed (workload manifests expanded into pods). */
+  readonly notes: readonly string[];
 }
 
 interface Acc {
@@ -38,10 +41,11 @@ interface Acc {
   daemonSets: ClusterObjects['daemonSets'][number][];
   pdbs: ClusterObjects['pdbs'][number][];
   skipped: Map<string, number>;
+  workloads: Workload[];
 }
 
 function emptyAcc(): Acc {
-  return { nodes: [], nodeClaims: [], pods: [], nodePools: [], nodeClasses: [], daemonSets: [], pdbs: [], skipped: new Map() };
+  return { nodes: [], nodeClaims: [], pods: [], nodePools: [], nodeClasses: [], daemonSets: [], pdbs: [], skipped: new Map(), workloads: [] };
 }
 
 /** Adds one parsed object; `where` locates it ("FILE: document 2 (line 14)"). */
@@ -62,6 +66,10 @@ function collect(acc: Acc, r: Result<ParsedObject>, source: unknown, where: stri
     case 'PodDisruptionBudget': acc.pdbs.push(withAllowed(p.value, source)); return;
     case 'Other': {
       const kind = String(p.value['kind']);
+      if (EXPANDED_KINDS.has(kind)) {
+        acc.workloads.push({ raw: p.value, where });
+        return;
+      }
       if (SKIPPED_KINDS.has(kind)) {
         acc.skipped.set(kind, (acc.skipped.get(kind) ?? 0) + 1);
         return;
@@ -119,6 +127,8 @@ export async function loadSnapshot(path: string, cwd: string): Promise<Loaded> {
     if (/\.msgpack$/i.test(abs) || looksLikeMsgpack(bytes)) createdAt = addMsgpack(acc, bytes, shown);
     else addText(acc, bytes.toString('utf8'), shown);
   }
-  const { skipped, ...objects } = acc;
-  return { objects, files: files.map((f) => (f.startsWith(resolve(cwd) + '/') ? f.slice(resolve(cwd).length + 1) : f)), skipped, ...(createdAt !== undefined ? { createdAt } : {}) };
+  const { skipped, workloads, ...parsed } = acc;
+  const expanded = expandWorkloads(workloads, parsed.pods);
+  const objects = { ...parsed, pods: [...parsed.pods, ...expanded.pods] };
+  return { objects, notes: expanded.notes, files: files.map((f) => (f.startsWith(resolve(cwd) + '/') ? f.slice(resolve(cwd).length + 1) : f)), skipped, ...(createdAt !== undefined ? { createdAt } : {}) };
 }

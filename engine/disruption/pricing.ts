@@ -50,6 +50,35 @@ export function cheapestAllowed(reqs: Requirements, it: InstanceType): Offering 
   return best;
 }
 
+/**
+ * The offering a launch would most likely get: the cheapest allowed one; between zones that price it the
+ * same, the one where `load` (zone -> nodes of the pool there) counts the fewest nodes, then the first by
+ * name. A launch over equal prices may land in any of those zones: spreading is the neutral guess, where
+ * always taking the first would pile every replacement into one zone.
+ */
+export function launchOffering(reqs: Requirements, it: InstanceType, load?: ReadonlyMap<string, number>): Offering | undefined {
+  let best: Offering | undefined;
+  for (const o of it.offerings) {
+    if (!offeringAllowed(reqs, o)) continue;
+    if (!best || toMicros(o.price) < toMicros(best.price)) best = o;
+    else if (toMicros(o.price) === toMicros(best.price) && o.capacityType === best.capacityType && load) {
+      const lo = load.get(o.zone) ?? 0, lb = load.get(best.zone) ?? 0;
+      if (lo < lb || (lo === lb && o.zone < best.zone)) best = o;
+    }
+  }
+  return best;
+}
+
+/** Zone -> nodes of the pool in the snapshot (for launchOffering). */
+export function zoneLoad(nodes: readonly { readonly nodePoolName?: string; readonly labels: Readonly<Record<string, string>> }[], pool: string): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const n of nodes) {
+    const z = n.labels[ZONE_LABEL];
+    if (n.nodePoolName === pool && z !== undefined) m.set(z, (m.get(z) ?? 0) + 1);
+  }
+  return m;
+}
+
 /** Keeps the options whose worst-case launch price is strictly below `limit` (§2.5.2). */
 export function filterByPrice(reqs: Requirements, its: readonly InstanceType[], limit: number): InstanceType[] {
   const lim = toMicros(limit);

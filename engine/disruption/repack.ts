@@ -64,9 +64,10 @@ export class Search {
   evaluations = 0;
   constructor(readonly r: Resolved, readonly totals: ReadonlyMap<string, PoolTotals>) {}
 
-  async evaluate(s: Snapshot, cs: readonly Candidate[], cap = Infinity): Promise<Outcome> {
+  /** `avoid`: nodes the moved pods may not land on (later steps of the plan remove them). */
+  async evaluate(s: Snapshot, cs: readonly Candidate[], cap = Infinity, avoid?: ReadonlySet<string>): Promise<Outcome> {
     this.evaluations++;
-    const sim = await simulate(cap === Infinity ? s : capped(s, cap), cs.map((c) => c.node), this.r.repackSim, true);
+    const sim = await simulate(cap === Infinity ? s : capped(s, cap), cs.map((c) => c.node), this.r.repackSim, true, avoid);
     if (sim.candidateDeleting) return { ok: false, failed: cs.filter((c) => c.node.markedForDeletion || c.node.deleting) };
     if (sim.errors.size) {
       const failed = cs.filter((c) => c.reschedulablePods.some((p) => sim.errors.has(p.uid)));
@@ -87,10 +88,10 @@ export class Search {
   }
 
   /** Evaluates, dropping candidates whose pods cannot move (a few rounds). */
-  async evaluateMovable(s: Snapshot, cs: readonly Candidate[], cap = Infinity): Promise<Evaluation | undefined> {
+  async evaluateMovable(s: Snapshot, cs: readonly Candidate[], cap = Infinity, avoid?: ReadonlySet<string>): Promise<Evaluation | undefined> {
     let set = cs;
     for (let round = 0; round < 3 && set.length; round++) {
-      const o = await this.evaluate(s, set, cap);
+      const o = await this.evaluate(s, set, cap, avoid);
       if (o.ok) return o.ev;
       if (!o.failed.length || cap !== Infinity) return undefined;
       const failed = new Set(o.failed);
@@ -208,7 +209,9 @@ async function cutIntoSteps(s: Snapshot, best: Evaluation, budgets: ReadonlyMap<
     if (!chunk.length) break;
     rest = rest.filter((c) => !chunk.includes(c));
     const fresh = refresh(working, chunk);
-    const ev = fresh.length ? await search.evaluateMovable(working, fresh) : undefined;
+    // The rest of the layout's nodes go in later steps: pods moved now must not land on them (and move twice).
+    const later = new Set(rest.map((c) => c.node.name));
+    const ev = fresh.length ? await search.evaluateMovable(working, fresh, Infinity, later) : undefined;
     if (!ev || !ev.units.length) continue;
     const step = stepOf(working, ev.units, ev.sim);
     steps.push(step);

@@ -69,8 +69,11 @@ function marked(n: StateNode): StateNode {
   return m;
 }
 
-/** Simulates removing `candidates`; `consolidation` turns on the destination rule (not for drift). */
-export async function simulate(s: Snapshot, candidates: readonly StateNode[], ctx: SimContext, consolidation: boolean): Promise<Simulation> {
+/**
+ * Simulates removing `candidates`; `consolidation` turns on the destination rule (not for drift), and
+ * `avoid` adds nodes the moved pods may not land on (nodes a multi-step plan removes later).
+ */
+export async function simulate(s: Snapshot, candidates: readonly StateNode[], ctx: SimContext, consolidation: boolean, avoid?: ReadonlySet<string>): Promise<Simulation> {
   const names = new Set(candidates.map((c) => c.name));
   const candidateDeleting = candidates.some((c) => c.markedForDeletion || c.deleting);
   const nodes = s.nodes.map((n) => (names.has(n.name) ? marked(n) : n));
@@ -84,7 +87,7 @@ export async function simulate(s: Snapshot, candidates: readonly StateNode[], ct
   const opts = {
     ...(ctx.solver ? { solver: ctx.solver } : {}),
     ...(ctx.wellKnownLabels ? { wellKnownLabels: ctx.wellKnownLabels } : {}),
-    ...(consolidation ? { consolidation: { blockedDestinations: blockedDestinations(s, names), movedPods: new Set(moved.map((p) => p.uid)) } } : {}),
+    ...(consolidation ? { consolidation: { blockedDestinations: new Set([...blockedDestinations(s, names), ...(avoid ?? [])]), movedPods: new Set(moved.map((p) => p.uid)) } } : {}),
     // Disruption simulations may fall back from contended reserved capacity (spec/disruption.md §2.7 step 4).
     reservedOfferingMode: 'Fallback' as const,
   };

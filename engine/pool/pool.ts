@@ -113,10 +113,12 @@ export class SolverPool {
    * the worker, see tasks.worker.mjs) in a worker; input and result are structured-cloned. For whole jobs
    * that run the engine in the worker's own thread (what-if batches).
    */
-  async runTask<T>(module: string, name: string, input: unknown, opts: CallOptions = {}): Promise<T> {
+  /** `transfer`: objects in `input` moved to the worker (a MessagePort the task reports progress on). */
+  async runTask<T>(module: string, name: string, input: unknown, opts: CallOptions & { readonly transfer?: readonly Transferable[] } = {}): Promise<T> {
     const signal = combine(opts.signal, opts.timeoutMs);
     try {
-      return (await this.piscina.run({ module, name, input }, { filename: TASKS_WORKER, ...(signal ? { signal } : {}) })) as T;
+      const transferList = opts.transfer?.length ? { transferList: [...opts.transfer] as never } : {};
+      return (await this.piscina.run({ module, name, input }, { filename: TASKS_WORKER, ...transferList, ...(signal ? { signal } : {}) })) as T;
     } catch (e) {
       if (signal?.aborted) throw new PoolError(`task aborted: ${String((signal.reason as Error)?.message ?? signal.reason)}`, { cause: e });
       throw e instanceof Error ? e : new PoolError(String(e));

@@ -35,12 +35,20 @@ export interface ConsolidationPlan {
   readonly commands: readonly ConsolidationCommand[];
   /** One line per node that stays: why it is not disrupted. */
   readonly kept: readonly NodeExplanation[];
+  /** The snapshot after every command, when the planner carried them out (replacements as launched nodes). */
+  readonly final?: Snapshot;
+}
+
+/** Progress of a long plan: commands decided so far, and how many more the current plan foresees. */
+export interface PlanProgress {
+  readonly done: number;
+  readonly planned: number;
 }
 
 export interface ConsolidationPlanner {
   readonly name: string;
   /** `name` gives new nodes names unique in the run (planners that name replacements use it). */
-  plan(s: Snapshot, opts: { readonly exact: boolean; readonly name?: (nodePool: string) => string }): Promise<ConsolidationPlan>;
+  plan(s: Snapshot, opts: { readonly exact: boolean; readonly name?: (nodePool: string) => string; readonly onProgress?: (p: PlanProgress) => void }): Promise<ConsolidationPlan>;
 }
 
 /** How the planner places pods (the provisioning solver, in-thread or pooled). */
