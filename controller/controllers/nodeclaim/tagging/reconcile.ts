@@ -56,6 +56,7 @@ export function newNodeClaimTagging(ctx: ControllerContext, tagging: InstanceTag
   return {
     name: 'nodeclaim.tagging',
     concurrency: 1,
+    reads: ['NodeClaim'],
     reconcile,
     register(enqueue) {
       for (const c of ctx.cluster.nodeClaims()) if (taggable(c, tagging)) enqueue(c.info.name);
