@@ -51,12 +51,15 @@ describe('consolidation drills', () => {
   it('counts and scores Balanced moves, approves a single-node move on its Node and NodeClaim, and tells a do-not-disrupt pod when its grace period ends', async () => {
     sim = await simulation();
     await sim.apply(production().replace('consolidationPolicy: WhenEmptyOrUnderutilized', 'consolidationPolicy: Balanced'));
-    await sim.apply(deployment('web', 9));
+    await sim.apply(deployment('web', 1, { cpu: '6' }));
+    await sim.clock.advanceUntil(() => running(sim!, 'web') === 1, 180_000, 'web running');
+    expect(nodes(sim)).toHaveLength(1);
+    // guard fits beside web on the one node.
     await sim.apply(deployment('guard', 1, { cpu: '500m', annotations: { 'karpenter.sh/do-not-disrupt': '5m' } }));
-    await sim.clock.advanceUntil(() => running(sim!, 'web') === 9 && running(sim!, 'guard') === 1, 180_000, 'running');
+    await sim.clock.advanceUntil(() => running(sim!, 'guard') === 1, 60_000, 'guard running');
     expect(nodes(sim)).toHaveLength(1);
     const [node] = nodes(sim);
-    await scale(sim, 'web', 2);
+    await scale(sim, 'web', 0);
     // While guard is protected, the pass says until when, and nothing is consolidated.
     await sim.clock.advanceUntil(() => events(sim!, 'DoNotDisruptUntil').length > 0, 3 * 60_000, 'DoNotDisruptUntil');
     expect(String(events(sim, 'DoNotDisruptUntil')[0]!['message'])).toMatch(/^The karpenter\.sh\/do-not-disrupt grace period will elapse at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
