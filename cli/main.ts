@@ -4,7 +4,7 @@ import type { Io } from './io.ts';
 import { processIo } from './io.ts';
 import { COMMIT, VERSION } from '../controller/operator/version.ts';
 
-const COMMANDS = ['controller', 'sim', 'whatif', 'snapshot', 'validate'] as const;
+const COMMANDS = ['validate', 'sim', 'whatif', 'snapshot', 'controller'] as const;
 type CommandName = (typeof COMMANDS)[number];
 
 /** One line per command for --help, kept here so help loads no command (each module's `summary` says the same). */
