@@ -83,24 +83,6 @@ export type InterruptionEvent =
   | { readonly kind: 'capacityReservationInterruption'; readonly id: string; readonly instanceIds: readonly string[]; readonly time: number }
   | { readonly kind: 'noop'; readonly id: string; readonly detail: string; readonly time: number };
 
-/** Karpenter's name for an event's kind: the message_type label of the interruption metrics. */
-export function interruptionMessageType(e: InterruptionEvent): string {
-  switch (e.kind) {
-    case 'spotInterruption':
-      return 'spot_interrupted';
-    case 'rebalanceRecommendation':
-      return 'rebalance_recommendation';
-    case 'scheduledChange':
-      return 'scheduled_change';
-    case 'capacityReservationInterruption':
-      return 'capacity_reservation_interrupted';
-    case 'stateChange':
-      return e.state === 'stopping' || e.state === 'stopped' ? 'instance_stopped' : 'instance_terminated';
-    case 'noop':
-      return 'no_op';
-  }
-}
-
 /**
  * Where interruption events come from (SQS on AWS; injected by scenarios in the simulator). A message the
  * source cannot parse never reaches the controller: the source counts it (message_type "unparseable") and

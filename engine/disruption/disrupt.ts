@@ -96,7 +96,7 @@ export async function disrupt(s: Snapshot, opts: DisruptOptions = {}): Promise<D
   const setOf = (m: MethodName) => {
     const cls = m === 'drift' || m === 'static-drift' ? 'eventual' : 'graceful';
     let set = sets.get(cls);
-    if (!set) sets.set(cls, (set = candidateSet(s, cls, r.queued)));
+    if (!set) sets.set(cls, (set = candidateSet(s, cls, r.queued, r.caches)));
     return set;
   };
   const reasons = new Reasons();

@@ -7,7 +7,8 @@ import { budgetExplanation } from './budgets.ts';
 import { computeConsolidation } from './consolidation.ts';
 import type { MethodInput, MethodOutput } from './method.ts';
 import { claimOptions, claimRequirements, filterByPrice, unmetMinValues, withOptions } from './pricing.ts';
-import { offeringAllowed } from '../solver/reference/templates.ts';
+import type { ModelCaches } from '../model/caches.ts';
+import { offeringAllowed } from '../model/templates.ts';
 import type { Snapshot } from '../domain/types.ts';
 import type { Candidate, Command, Explanation } from './types.ts';
 
@@ -16,7 +17,7 @@ import type { Candidate, Command, Explanation } from './types.ts';
  * cheapest such node: drop every option whose worst-case launch price is not below that price. Returns the
  * command with the remaining options, or undefined when none remain or minValues fails.
  */
-export function filterOutSameInstanceType(s: Snapshot, candidates: readonly Candidate[], cmd: Command): Command | undefined {
+export function filterOutSameInstanceType(s: Snapshot, candidates: readonly Candidate[], cmd: Command, caches?: ModelCaches): Command | undefined {
   const claim = cmd.replacements[0];
   if (!claim) return cmd;
   const prices = new Map<string, number>();
@@ -39,7 +40,7 @@ export function filterOutSameInstanceType(s: Snapshot, candidates: readonly Cand
   }
   if (maxPrice === Infinity) return cmd;
   const reqs = claimRequirements(claim);
-  const kept = filterByPrice(reqs, claimOptions(claim, s.instanceTypes), maxPrice);
+  const kept = filterByPrice(reqs, claimOptions(claim, s.instanceTypes, caches), maxPrice);
   if (!kept.length || unmetMinValues(reqs, kept)) return undefined;
   const replacement = withOptions(claim, reqs, kept);
   return { ...cmd, replacements: [replacement], savingsPerHour: cmd.savingsPerHour + claim.price - replacement.price };
@@ -79,7 +80,7 @@ export async function multiNode({ s, candidates, all, budgets, r }: MethodInput)
     const prefix = kept.slice(0, mid + 1);
     const out = await computeConsolidation(s, prefix, { ...r.sim, method: 'multi' });
     let cmd = out.kind === 'command' ? out.command : undefined;
-    if (cmd && cmd.kind === 'replace') cmd = filterOutSameInstanceType(s, prefix, cmd);
+    if (cmd && cmd.kind === 'replace') cmd = filterOutSameInstanceType(s, prefix, cmd, r.caches);
     const approvals = new Map<string, string>();
     if (cmd) {
       const ev = evaluateBalancedMove(prefix, cmd.savingsPerHour, totals, r.k);

@@ -3,7 +3,8 @@
 import type {
   DisruptionReason, InstanceType, NodePool, Pod, StateNode,
 } from '../domain/types.ts';
-import type { NewNodeClaimPlan, ProvisionSolver } from '../solver/types.ts';
+import type { ModelCaches } from '../model/caches.ts';
+import type { NewNodeClaimPlan, ProvisionSolver } from '../model/types.ts';
 
 /** The methods, named as Karpenter's metric labels and logs name them (plus our global repack). */
 export type MethodName = 'emptiness' | 'static-drift' | 'drift' | 'multi' | 'single' | 'repack';
@@ -119,8 +120,13 @@ export interface LoopState {
 export const INITIAL_LOOP_STATE: LoopState = { consolidated: {}, previouslyUnseenPools: [] };
 
 export interface DisruptOptions {
-  /** The provisioning solver used for simulations. Default: the in-thread wasm solver. */
+  /** The provisioning solver used for simulations. Default: a wasm solver in the calling thread. */
   readonly solver?: ProvisionSolver;
+  /**
+   * What the call may remember per input object (node starts, templates, pod classes, candidates' pods) and
+   * find from earlier calls over the same objects: a warm cluster model's caches. Default: the call's own.
+   */
+  readonly caches?: ModelCaches;
   /** The solver the repack uses (default `solver`). */
   readonly repackSolver?: ProvisionSolver;
   readonly state?: LoopState;
