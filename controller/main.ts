@@ -167,6 +167,7 @@ function controllerSet(deps: OperatorDeps, shared: Shared, cloudProvider: CloudP
   return newControllers(contextFor, {
     ...(cloudProvider.nodeClasses ? { nodeClasses: cloudProvider.nodeClasses } : {}),
     ...(cloudProvider.interruptions ? { interruptions: cloudProvider.interruptions } : {}),
+    ...(cloudProvider.instanceTagging ? { instanceTagging: cloudProvider.instanceTagging } : {}),
     ...(deps.disruptionMethods ? { disruptionMethods: deps.disruptionMethods } : {}),
     ...(deps.only ? { only: deps.only } : {}),
     featureGates: shared.options.featureGates,
