@@ -71,6 +71,12 @@ export interface ResolvedOptions {
   readonly leaderElectionName: string;
   /** The leader Lease's namespace; empty = the pod's own namespace (in a cluster). */
   readonly leaderElectionNamespace: string;
+  /** Bound of a Kubernetes request other than a list or watch (ms). */
+  readonly kubeRequestTimeoutMs: number;
+  /** Bound of a Kubernetes list (ms). */
+  readonly kubeListTimeoutMs: number;
+  /** Bound of one AWS SDK attempt (ms). */
+  readonly awsRequestTimeoutMs: number;
 }
 
 type Kind = 'string' | 'duration' | 'port' | 'enum' | 'gates' | 'fraction' | 'count' | 'bool' | 'cidr' | 'name' | 'paths' | 'int' | 'interval';
@@ -128,6 +134,9 @@ export const OPTION_SPECS: readonly Spec[] = [
   { flag: 'karpenter-service', env: 'KARPENTER_SERVICE', kind: 'string', default: '', help: 'Accepted for Karpenter compatibility', noop: 'it names the Service of Karpenter\'s webhook certificate; this build runs no webhook' },
   { flag: 'scheduler-config', env: 'SCHEDULER_CONFIG', kind: 'string', default: '', help: 'Accepted for Karpenter compatibility', noop: 'Karpenter\'s experimental scheduler tuning file has no counterpart in this solver' },
   { flag: 'aws-feature-gates', env: 'AWS_FEATURE_GATES', kind: 'string', default: 'NodeClassCEL=false', help: 'Accepted for Karpenter compatibility', noop: 'the AWS provider\'s NodeClassCEL gate has no effect here: EC2NodeClasses are validated by this build\'s own parser' },
+  { flag: 'kube-request-timeout', env: 'KUBE_REQUEST_TIMEOUT', kind: 'duration', default: '30s', help: 'A Kubernetes request (not a list or watch) without an answer by then fails, and its controller retries it' },
+  { flag: 'kube-list-timeout', env: 'KUBE_LIST_TIMEOUT', kind: 'duration', default: '2m', help: 'A Kubernetes list without a full answer by then fails, and the informer retries it with backoff' },
+  { flag: 'aws-request-timeout', env: 'AWS_REQUEST_TIMEOUT', kind: 'duration', default: '30s', help: 'One AWS SDK attempt without an answer by then times out (the SDK retries in its adaptive mode; a call whose attempts all timed out fails)' },
 ];
 
 const GATE_NAMES: Readonly<Record<string, keyof FeatureGates>> = {
@@ -235,6 +244,9 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
   const metrics = values['metrics-port'] as number;
   if (metrics !== 0 && metrics === values['health-probe-port']) problems.push(`--metrics-port and --health-probe-port must differ (both ${metrics})`);
   if (values['leader-election-name'] === '') problems.push('--leader-election-name must not be empty');
+  for (const flag of ['kube-request-timeout', 'kube-list-timeout', 'aws-request-timeout']) {
+    if (!((values[flag] as number) > 0)) problems.push(`--${flag} must be longer than 0 (every outbound call is bounded)`);
+  }
   if (problems.length) throw new OptionsError(problems);
   const ignored = OPTION_SPECS.filter((spec) => spec.noop && values[spec.flag] !== parseValue(spec, spec.default, '', [])).map((spec) => ({ flag: spec.flag, env: spec.env, reason: spec.noop! }));
   return Object.freeze({
@@ -270,6 +282,9 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     subnetRefreshIntervalMs: values['subnet-refresh-interval'] as number,
     disableClusterStateObservability: values['disable-cluster-state-observability'] as boolean,
     ignored,
+    kubeRequestTimeoutMs: values['kube-request-timeout'] as number,
+    kubeListTimeoutMs: values['kube-list-timeout'] as number,
+    awsRequestTimeoutMs: values['aws-request-timeout'] as number,
   });
 }
 

@@ -15,13 +15,14 @@ import { INSTANCE_TYPE_LABEL, ZONE_LABEL, type EC2NodeClass } from '../../../eng
 import type { CloudProviderContext, CloudProviderFactory } from '../../main.ts';
 import type { KubeObject } from '../../operator/kube.ts';
 import type { CloudProvider } from '../types.ts';
+import { timeoutReporter } from '../../operator/timeouts.ts';
 import { awsNodeClasses, type AwsNodeClasses } from './nodeclasses.ts';
 import { parseNodeClass } from './nodeclass/object.ts';
 import { realTimers, type Timers } from './periodic.ts';
 import { awsCloudProvider, type AwsCloudProvider } from './provider.ts';
 import { resolveRegion, type RegionSources } from './region.ts';
 import { describeCluster, type DiscoveredCluster } from './eks.ts';
-import { instrumentSdkClient } from './sdkmetrics.ts';
+import { instrumentSdkClients } from './sdkmetrics.ts';
 import { awsClients, sdkPorts, type AwsClients, type ClientOptions } from './sdk-clients.ts';
 import { INSTANCE_PROFILE_ANNOTATION, type AwsSettings } from './settings.ts';
 
@@ -112,8 +113,11 @@ function nodeClassLookup(ctx: CloudProviderContext): (name: string) => EC2NodeCl
 export function awsProviderFactory(f: AwsFactoryOptions = {}): CloudProviderFactory {
   return async (ctx) => {
     const region = await resolveRegion({ env: f.env ?? process.env, ...(f.region ?? {}) });
-    const clients = f.clients ? f.clients(region) : awsClients({ region, ...(f.clientOptions ?? {}) });
-    for (const c of Object.values(clients)) instrumentSdkClient(c, ctx.metrics);
+    // Every SDK call bounded (--aws-request-timeout per attempt); a call whose attempts all timed out is
+    // logged and counted here.
+    const bounds = { requestTimeoutMs: ctx.options.awsRequestTimeoutMs, onTimeout: timeoutReporter(ctx.log, ctx.metrics) };
+    const clients = f.clients ? f.clients(region) : awsClients({ region, ...bounds, ...(f.clientOptions ?? {}) });
+    instrumentSdkClients(clients, ctx.metrics);
     const o = ctx.options;
     // As Karpenter: an endpoint left out is looked up; so is the service CIDR, on EKS, when not set.
     const lookup = !o.clusterEndpoint || (!o.clusterCIDR && o.eksControlPlane);

@@ -55,3 +55,10 @@ export function instrumentSdkClient(client: Stackable, metrics: Metrics): void {
     return r.out;
   }, { step: 'deserialize', name: 'karpenterTsAttemptMetrics' });
 }
+
+/** Instruments every SDK client of a set (fields that are not clients, like the timeout, are passed over). */
+export function instrumentSdkClients(clients: object, metrics: Metrics): void {
+  for (const c of Object.values(clients)) {
+    if (c && typeof c === 'object' && 'middlewareStack' in c) instrumentSdkClient(c as Stackable, metrics);
+  }
+}
