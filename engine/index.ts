@@ -8,7 +8,7 @@ export * from './api/index.ts';
 export { nextAfter, parseCron, scheduleActive, CronError, type CronResult, type CronSchedule } from './disruption/cron.ts';
 export * from './disruption/index.ts';
 export * from './domain/money.ts';
-export { provision, provisionInput, snapshotOf, type ProvisionOptions } from './provision.ts';
+export { incompatibleNodePools, provision, provisionInput, snapshotOf, type IncompatibleNodePool, type ProvisionOptions } from './provision.ts';
 export type { InstanceTypeOption, NewNodeClaimPlan, PodError, ProvisionInput, ProvisionPlan, ProvisionSolver } from './solver/types.ts';
 export { solveReference } from './solver/reference/scheduler.ts';
 export { WasmSolver, type WasmSolverOptions } from './solver/wasm.ts';

@@ -3,6 +3,8 @@ import type { Pod, Snapshot } from './domain/types.ts';
 import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from './solver/types.ts';
 import { draForSimulation } from './dra/consolidation.ts';
 import { WasmSolver } from './solver/wasm.ts';
+import { buildTemplate, provisioningPools } from './solver/reference/templates.ts';
+import { WELL_KNOWN_LABELS } from './scheduling/labels.ts';
 
 export interface ProvisionOptions {
   /** The solver to use; default: the in-thread release wasm solver with its improvement phase. */
@@ -69,4 +71,23 @@ export function snapshotOf(input: ProvisionInput, now = 0): Snapshot {
     options: input.options,
     ...(input.dra ? { dra: input.dra } : {}),
   };
+}
+
+/** A NodePool that provisions but whose requirements leave none of its instance types (Karpenter: NoCompatibleInstanceTypes). */
+export interface IncompatibleNodePool {
+  readonly nodePool: string;
+  /** The types were there, but minValues (Strict) could not be met with them. */
+  readonly minValues: boolean;
+}
+
+/** The provisioning NodePools no pod can get a new node from, because of their own requirements. */
+export function incompatibleNodePools(s: Snapshot, wellKnownLabels: ReadonlySet<string> = WELL_KNOWN_LABELS): IncompatibleNodePool[] {
+  const strict = s.options.minValuesPolicy === 'Strict';
+  const out: IncompatibleNodePool[] = [];
+  for (const pool of provisioningPools(s.nodePools)) {
+    const its = s.instanceTypes.get(pool.name) ?? [];
+    if (buildTemplate(pool, its, s.daemonSets, wellKnownLabels, strict).instanceTypes.length > 0) continue;
+    out.push({ nodePool: pool.name, minValues: strict && buildTemplate(pool, its, s.daemonSets, wellKnownLabels, false).instanceTypes.length > 0 });
+  }
+  return out;
 }

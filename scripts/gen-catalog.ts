@@ -97,7 +97,8 @@ function toRow(r: RawRecord): CatalogRow {
     r.defaultNetworkCardMaxENIs,
     r.ipv4PerENI,
     eni ? null : r.eniLimitedMaxPods,
-    r.trunkingCompatible ? need(r.branchENIs, `${r.name}.branchENIs`) : 0,
+    // Trunking is a VPC-limits fact: a type without it is not in the table.
+    r.trunkingCompatible === null ? null : r.trunkingCompatible ? need(r.branchENIs, `${r.name}.branchENIs`) : 0,
     r.efaMax,
     gpu,
     accel,

@@ -41,6 +41,10 @@ export interface SimulationOptions {
   readonly informerBackoff?: Backoff;
   /** API server port (default ephemeral). */
   readonly port?: number;
+  /** Serve the API server over https with a self-signed certificate (for kubectl users; default http). */
+  readonly tls?: boolean;
+  /** The API server's bearer token (default a random one); false turns authentication off. */
+  readonly token?: string | false;
   /** The first replica's leader-election identity and timings (election is on when options enable it). */
   readonly leaderElection?: OperatorDeps['leaderElection'];
   /** Wraps the cloud the first replica sees (failure drills: a launch that never returns, ...). */
@@ -115,13 +119,54 @@ export function settler(cluster: SimCluster, operators: Operator | (() => readon
   };
 }
 
+/** The EC2NodeClasses in the API server, parsed once per resourceVersion. */
+function storedNodeClasses(cluster: SimCluster): (name: string) => EC2NodeClass | undefined {
+  const parsed = new Map<string, { rv: string; nc: EC2NodeClass | undefined }>();
+  return (name) => {
+    const obj = cluster.store.get('ec2nodeclasses.karpenter.k8s.aws', '', name);
+    if (!obj) return undefined;
+    const rv = obj.metadata.resourceVersion ?? '';
+    const hit = parsed.get(name);
+    if (hit?.rv === rv) return hit.nc;
+    const r = parseEC2NodeClass(obj);
+    const nc = r.ok ? r.value : undefined;
+    parsed.set(name, { rv, nc });
+    return nc;
+  };
+}
+
+/** Creates or updates (spec, labels, annotations) every object of a YAML text through client-node. */
+async function applyYaml(kube: KubeClient, yaml: string): Promise<KubeObject[]> {
+  const out: KubeObject[] = [];
+  for (const doc of parseDocuments(yaml)) {
+    if (doc.syntaxErrors.length) throw new Error(`apply: document ${doc.index}: ${doc.syntaxErrors.map((e) => `${e.line ? `line ${e.line}: ` : ''}${e.message}`).join('; ')}`);
+    const obj = doc.value as KubeObject | null;
+    if (!obj || typeof obj !== 'object') continue;
+    const kind = KIND_OF[String(obj.kind)];
+    if (!kind) throw new Error(`apply: unsupported kind ${String(obj.kind)} (${String(obj.metadata?.name)})`);
+    const body = { ...obj, metadata: { ...obj.metadata, ...(kind === 'Deployment' || kind === 'Pod' || kind === 'DaemonSet' || kind === 'PodDisruptionBudget' ? { namespace: obj.metadata?.namespace ?? 'default' } : {}) } };
+    const existing = await kube.find(kind, body.metadata.name!, body.metadata.namespace);
+    out.push(existing
+      ? await kube.patch(kind, body.metadata.name!, { spec: body.spec ?? null, metadata: { labels: body.metadata.labels ?? null, annotations: body.metadata.annotations ?? null } }, body.metadata.namespace ? { namespace: body.metadata.namespace } : {})
+      : await kube.create(kind, body));
+  }
+  return out;
+}
+
+function apiServerOptions(opts: SimulationOptions): { port?: number; tls?: boolean; token?: string | false } {
+  return {
+    ...(opts.port !== undefined ? { port: opts.port } : {}), ...(opts.tls !== undefined ? { tls: opts.tls } : {}),
+    ...(opts.token !== undefined ? { token: opts.token } : {}),
+  };
+}
+
 export async function startSimulation(opts: SimulationOptions = {}): Promise<Simulation> {
   const clock = opts.clock ?? manualClock();
   const region = opts.region ?? 'ap-northeast-2';
   const clusterName = opts.clusterName ?? 'my-cluster';
   const log = newLogger({ level: opts.logLevel ?? 'silent', now: () => clock.now(), ...(opts.logDestination ? { destination: opts.logDestination } : {}) });
   const cluster = await startSimCluster({
-    clock, ...(opts.kubeletDelays ? { kubeletDelays: opts.kubeletDelays } : {}), ...(opts.port !== undefined ? { apiServer: { port: opts.port } } : {}),
+    clock, ...(opts.kubeletDelays ? { kubeletDelays: opts.kubeletDelays } : {}), apiServer: apiServerOptions(opts),
     onError: (err) => log.error({ err: String(err) }, 'simulated cluster error'),
   });
   installAdmission(cluster.server);
@@ -139,18 +184,7 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
     nodeClass: (name) => live().map((r) => r.cluster.nodeClass(name)?.nodeClass).find((nc) => nc !== undefined) ?? storedNodeClass(name),
     ...(opts.launchMs !== undefined ? { launchMs: opts.launchMs } : {}), ...(opts.terminateMs !== undefined ? { terminateMs: opts.terminateMs } : {}),
   });
-  const parsed = new Map<string, { rv: string; nc: EC2NodeClass | undefined }>();
-  const storedNodeClass = (name: string): EC2NodeClass | undefined => {
-    const obj = cluster.store.get('ec2nodeclasses.karpenter.k8s.aws', '', name);
-    if (!obj) return undefined;
-    const rv = obj.metadata.resourceVersion ?? '';
-    const hit = parsed.get(name);
-    if (hit?.rv === rv) return hit.nc;
-    const r = parseEC2NodeClass(obj);
-    const nc = r.ok ? r.value : undefined;
-    parsed.set(name, { rv, nc });
-    return nc;
-  };
+  const storedNodeClass = storedNodeClasses(cluster);
   let cloud: SimCloudProvider | undefined;
   const makeReplica = async (o: ReplicaOptions, first: boolean): Promise<Operator> => {
     const options = resolveOptions([], {}, { ...baseOverrides, ...(o.options ?? {}) });
@@ -183,19 +217,7 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
       return op;
     },
     async apply(yaml) {
-      const out: KubeObject[] = [];
-      for (const doc of parseDocuments(yaml)) {
-        if (doc.syntaxErrors.length) throw new Error(`apply: document ${doc.index}: ${doc.syntaxErrors.map((e) => `${e.line ? `line ${e.line}: ` : ''}${e.message}`).join('; ')}`);
-        const obj = doc.value as KubeObject | null;
-        if (!obj || typeof obj !== 'object') continue;
-        const kind = KIND_OF[String(obj.kind)];
-        if (!kind) throw new Error(`apply: unsupported kind ${String(obj.kind)} (${String(obj.metadata?.name)})`);
-        const body = { ...obj, metadata: { ...obj.metadata, ...(kind === 'Deployment' || kind === 'Pod' || kind === 'DaemonSet' || kind === 'PodDisruptionBudget' ? { namespace: obj.metadata?.namespace ?? 'default' } : {}) } };
-        const existing = await kube.find(kind, body.metadata.name!, body.metadata.namespace);
-        out.push(existing
-          ? await kube.patch(kind, body.metadata.name!, { spec: body.spec ?? null, metadata: { labels: body.metadata.labels ?? null, annotations: body.metadata.annotations ?? null } }, body.metadata.namespace ? { namespace: body.metadata.namespace } : {})
-          : await kube.create(kind, body));
-      }
+      const out = await applyYaml(kube, yaml);
       await settle();
       return out;
     },

@@ -1,12 +1,13 @@
 // kubectl against the simulated cluster, when this machine has kubectl (skipped otherwise).
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manualClock } from './clock.ts';
 import { startSimCluster, type SimCluster } from './cluster/cluster.ts';
+import { kubeConfigText } from './kubeconfig.ts';
 
 const KUBECTL = '/usr/bin/kubectl';
 const GUIDE_08 = '/work/shared/seed/examples/guide-08.yaml';
@@ -17,8 +18,9 @@ describe.skipIf(!existsSync(KUBECTL))('kubectl', () => {
   let cacheDir: string;
 
   const kubectl = async (...args: string[]): Promise<string> => {
-    const { stdout } = await run(KUBECTL, ['--kubeconfig=/dev/null', `--server=${cluster.url}`, `--cache-dir=${cacheDir}`, ...args], {
-      env: { ...process.env, KUBECONFIG: '/dev/null', HOME: cacheDir }, timeout: 30_000,
+    // The kubeconfig `sim --serve` prints: https with the server's own CA, and its bearer token.
+    const { stdout } = await run(KUBECTL, [`--kubeconfig=${join(cacheDir, 'kubeconfig')}`, `--cache-dir=${cacheDir}`, ...args], {
+      env: { ...process.env, KUBECONFIG: '', HOME: cacheDir }, timeout: 30_000,
     });
     return stdout;
   };
@@ -26,7 +28,8 @@ describe.skipIf(!existsSync(KUBECTL))('kubectl', () => {
   beforeAll(async () => {
     cacheDir = mkdtempSync(join(tmpdir(), 'kubectl-cache-'));
     const clock = manualClock();
-    cluster = await startSimCluster({ clock });
+    cluster = await startSimCluster({ clock, apiServer: { tls: true } });
+    writeFileSync(join(cacheDir, 'kubeconfig'), kubeConfigText(cluster), { mode: 0o600 });
     cluster.kubelet.registerInstance({
       providerID: 'aws:///us-east-1a/i-0abc', nodeName: 'ip-10-0-1-7.ec2.internal',
       capacity: { cpu: '2', memory: '8Gi', pods: '29' }, allocatable: { cpu: '1930m', memory: '7Gi', pods: '29' },

@@ -38,14 +38,16 @@
 //   | R_WORDS x i32 header: status, claim count, section pointers  |
 //   | placements  NP x i32   >= 0 node index; <= -2 claim -(i+2);  |
 //   |                        -1 unplaced                           |
-//   | errors      NP x i32   failure code of unplaced pods          |
+//   | errors      NP x i32   failure code of unplaced pods; a pod   |
+//   |                        with E_MIN_VALUES keeps its claim in   |
+//   |                        placements (the claim has no pods)     |
 //   | claims      NC x CLAIM_STRIDE i32                             |
 //   | claim its   i32 lists (live instance types, catalog order)   |
 //   | claim resv  i32 lists (reservations each claim holds)        |
 //   | sets        dense sets referenced by claims (copied)         |
 //   +--------------------------------------------------------------+
 
-export const ABI_VERSION = 4;
+export const ABI_VERSION = 5;
 export const MAGIC = 0x4b545331;
 
 // ---- input header (i32 word indices) ----

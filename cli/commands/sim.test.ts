@@ -1,11 +1,17 @@
 // `karpenter-ts sim` end to end on the event-to-event clock (--speed 0): no wall-clock waiting.
+import * as k8s from '@kubernetes/client-node';
+import { execFile } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { memoryIo } from '../io.ts';
 import { GUIDE_EXAMPLES_DIR } from '../../test/fixtures/guide.ts';
 import { run } from './sim.ts';
+
+const KUBECTL = '/usr/bin/kubectl';
 
 async function scenario(steps: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'sim-test-'));
@@ -54,5 +60,33 @@ describe('karpenter-ts sim', () => {
     expect(io.stderr).toContain('steps[0].scale.replicas: must be a whole number >= 0');
     expect(await run(['--speed', 'fast'], io)).toBe(2);
     expect(io.stderr).toContain('--speed must be a number >= 0');
+  });
+});
+
+describe('karpenter-ts sim --serve', () => {
+  it('leaves an https API server up that takes the token of the kubeconfig it prints (mode 0600), and no request without it', async () => {
+    const io = memoryIo();
+    const file = await scenario('  - expect: { nodes: 0 }\n');
+    let stop = (): void => {};
+    const done = run(['--scenario', file, '--speed', '0', '--serve'], io, new Promise<void>((r) => (stop = r)));
+    for (let i = 0; i < 600 && !io.stdout.includes('export KUBECONFIG='); i++) await new Promise((r) => setTimeout(r, 50));
+    const path = /export KUBECONFIG=(\S+)/.exec(io.stdout)![1]!;
+    expect(io.stdout).toMatch(/The simulated API server is up at https:\/\/127\.0\.0\.1:\d+ \(.*the kubeconfig holds its token\)/);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(path);
+    const namespaces = await kc.makeApiClient(k8s.CoreV1Api).listNamespace();
+    expect(namespaces.items.map((n) => n.metadata?.name)).toContain('kube-system');
+    // The same server without the token: 401.
+    const anonymous = new k8s.KubeConfig();
+    anonymous.loadFromOptions({ ...JSON.parse(JSON.stringify({ clusters: kc.clusters, contexts: kc.contexts })), users: [{ name: kc.getCurrentUser()!.name }], currentContext: kc.currentContext });
+    await expect(anonymous.makeApiClient(k8s.CoreV1Api).listNamespace()).rejects.toMatchObject({ code: 401 });
+    if (existsSync(KUBECTL)) {
+      const { stdout } = await promisify(execFile)(KUBECTL, [`--kubeconfig=${path}`, 'get', 'namespaces', '-o', 'name'], { env: { ...process.env, HOME: dirname(path) }, timeout: 30_000 });
+      expect(stdout).toContain('namespace/kube-system');
+    }
+    stop();
+    expect(await done).toBe(0);
+    expect(existsSync(path)).toBe(false);
   });
 });

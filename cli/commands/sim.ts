@@ -2,17 +2,17 @@
 // scenario (default: the guide's §11 inflate demo) on a sped-up clock and prints a timeline and node
 // tables; `--serve` then leaves the API server up for kubectl.
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startSimulation } from '../../sim/environment.ts';
+import { startSimulation, type Simulation } from '../../sim/environment.ts';
 import { warmUp } from '../../sim/warmup.ts';
-import { parseScenario, ScenarioError } from '../../sim/scenario/format.ts';
+import { parseScenario, ScenarioError, type Scenario } from '../../sim/scenario/format.ts';
 import { runScenario } from '../../sim/scenario/runner.ts';
 import { stamp } from '../../sim/timeline.ts';
 import { nodeTable } from '../../sim/view.ts';
-import { manualClock, scaledClock } from '../../sim/clock.ts';
+import { manualClock, scaledClock, type SimClock } from '../../sim/clock.ts';
 import { kubeConfigText } from '../../sim/kubeconfig.ts';
 import type { Io } from '../io.ts';
 
@@ -32,7 +32,9 @@ options:
   --scenario FILE    scenario to run (default scenarios/guide-inflate.yaml; format in docs/controller.md)
   --speed N          simulated seconds per wall second (default: the scenario's, else 20); 0 = jump from
                      event to event (as fast as possible, deterministic)
-  --serve            after the scenario, keep the API server up and print a kubeconfig path for kubectl
+  --serve            after the scenario, keep the API server up (https, with a bearer token) and print
+                     the path of a kubeconfig (mode 0600) that kubectl can use
+  --no-token         with --serve: let any local program call the API server without a token
   --region R         AWS region of the catalog (default: the scenario's, else ap-northeast-2)
   --port N           API server port (default: a free one)
   --log-level L      controller logs (debug, info, warn, error; default off)
@@ -46,6 +48,7 @@ interface Args {
   scenario: string;
   speed?: number;
   serve: boolean;
+  token: boolean;
   region?: string;
   port?: number;
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
@@ -53,7 +56,7 @@ interface Args {
 }
 
 function parseArgs(args: string[]): Args | string {
-  const out: Args = { scenario: DEFAULT_SCENARIO, serve: false };
+  const out: Args = { scenario: DEFAULT_SCENARIO, serve: false, token: true };
   for (let i = 0; i < args.length; i++) {
     const [flag, inline] = args[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
     const value = (): string | undefined => inline ?? args[++i];
@@ -61,6 +64,7 @@ function parseArgs(args: string[]): Args | string {
       case '--scenario': { const v = value(); if (!v) return '--scenario needs a file'; out.scenario = v; break; }
       case '--speed': { const v = Number(value()); if (!(v >= 0) || !Number.isFinite(v)) return '--speed must be a number >= 0'; out.speed = v; break; }
       case '--serve': out.serve = true; break;
+      case '--no-token': out.token = false; break;
       case '--region': { const v = value(); if (!v) return '--region needs a value'; out.region = v; break; }
       case '--port': { const v = Number(value()); if (!Number.isInteger(v) || v < 0 || v > 65535) return '--port must be a port number'; out.port = v; break; }
       case '--log-level': { const v = value(); if (v !== 'debug' && v !== 'info' && v !== 'warn' && v !== 'error') return '--log-level must be debug, info, warn or error'; out.logLevel = v; break; }
@@ -73,32 +77,41 @@ function parseArgs(args: string[]): Args | string {
 
 let epipeGuard = false;
 
-export async function run(args: string[], io: Io): Promise<number> {
+/** `karpenter-ts sim | head` closes stdout early: stop quietly rather than crash on EPIPE. */
+function guardEpipe(): void {
+  if (epipeGuard) return;
+  epipeGuard = true;
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    throw e;
+  });
+}
+
+async function loadScenario(a: Args, io: Io): Promise<{ file: string; scenario: Scenario } | undefined> {
+  const file = resolve(io.cwd, a.scenario);
+  try {
+    return { file, scenario: parseScenario(await readFile(file, 'utf8'), relative(io.cwd, file) || file) };
+  } catch (e) {
+    io.err(e instanceof ScenarioError ? `karpenter-ts sim: scenario ${e.message}\n` : `karpenter-ts sim: cannot read scenario ${file}: ${(e as Error).message}\n`);
+    return undefined;
+  }
+}
+
+/** `stop` ends --serve (default: SIGINT or SIGTERM). */
+export async function run(args: string[], io: Io, stop?: Promise<void>): Promise<number> {
   if (args.includes('-h') || args.includes('--help')) {
     io.out(USAGE);
     return 0;
   }
-  // `karpenter-ts sim | head` closes stdout early: stop quietly rather than crash on EPIPE.
-  if (!epipeGuard) {
-    epipeGuard = true;
-    process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code === 'EPIPE') process.exit(0);
-      throw e;
-    });
-  }
+  guardEpipe();
   const a = parseArgs(args);
   if (typeof a === 'string') {
     io.err(`karpenter-ts sim: ${a}\n${USAGE}`);
     return 2;
   }
-  const file = resolve(io.cwd, a.scenario);
-  let scenario;
-  try {
-    scenario = parseScenario(await readFile(file, 'utf8'), relative(io.cwd, file) || file);
-  } catch (e) {
-    io.err(e instanceof ScenarioError ? `karpenter-ts sim: scenario ${e.message}\n` : `karpenter-ts sim: cannot read scenario ${file}: ${(e as Error).message}\n`);
-    return 2;
-  }
+  const loaded = await loadScenario(a, io);
+  if (!loaded) return 2;
+  const { file, scenario } = loaded;
   const region = a.region ?? scenario.region ?? 'ap-northeast-2';
   const speed = a.speed ?? scenario.speed ?? 20;
   await warmUp(scenario, dirname(file), region);
@@ -106,42 +119,52 @@ export async function run(args: string[], io: Io): Promise<number> {
   const logDestination = a.logLevel ? (a.logFile ? createWriteStream(resolve(io.cwd, a.logFile)) : { write: (s: string) => io.err(s) }) : undefined;
   const sim = await startSimulation({
     clock, region, ...(scenario.clusterName ? { clusterName: scenario.clusterName } : {}), ...(a.port !== undefined ? { port: a.port } : {}),
+    // kubectl sends a token over https only: a server left up for it speaks TLS.
+    tls: a.serve, ...(a.token ? {} : { token: false as const }),
     ...(scenario.capacityReservations ? { capacityReservations: scenario.capacityReservations } : {}),
     ...(scenario.options ? { options: scenario.options } : {}),
     logLevel: a.logLevel ?? 'silent', ...(logDestination ? { logDestination } : {}),
   });
-  const started = performance.now();
   io.out(`karpenter-ts sim: scenario ${scenario.name}${scenario.description ? ` (${scenario.description})` : ''}\n`);
   io.out(`region ${region}, cluster ${scenario.clusterName ?? 'my-cluster'}, clock ${speed === 0 ? 'event to event' : `${speed}x`}; times are simulated [mm:ss]\n\n`);
-  let ok = false;
   try {
-    const result = await runScenario(sim, scenario, { baseDir: dirname(file), print: (l) => io.out(`${l}\n`) });
-    ok = result.ok;
-    io.out(`\n${result.ok ? 'PASSED' : 'FAILED'}: scenario ${scenario.name} in ${stamp(result.simMs)} of simulated time (${((performance.now() - started) / 1000).toFixed(1)} s wall)\n`);
-    for (const f of result.failures) io.out(`  - ${f}\n`);
-    if (a.serve) {
-      const dir = await mkdtemp(join(tmpdir(), 'karpenter-ts-sim-'));
-      const kubeconfig = join(dir, 'kubeconfig');
-      await writeFile(kubeconfig, kubeConfigText(sim.cluster.url));
-      io.out(`\nThe simulated API server is up at ${sim.cluster.url} (clock ${speed === 0 ? 'now in real time' : `${speed}x`}).\n  export KUBECONFIG=${kubeconfig}\n  kubectl get nodepools,nodeclaims,nodes\nPress Ctrl-C to stop.\n`);
-      for (const l of nodeTable(sim)) io.out(`  ${l}\n`);
-      let stopped = false;
-      const stop = new Promise<void>((r) => {
-        const done = (): void => {
-          stopped = true;
-          r();
-        };
-        process.once('SIGINT', done);
-        process.once('SIGTERM', done);
-      });
-      // An event-to-event clock would stand still while kubectl users wait: let it run in real time.
-      if (clock.mode === 'manual') {
-        while (!stopped) await Promise.race([stop, clock.advance(250).then(() => new Promise((r) => setTimeout(r, 250)))]);
-      }
-      await stop;
-    }
+    const ok = await play(sim, scenario, dirname(file), io);
+    if (a.serve) await serve(sim, clock, speed, io, stop ?? signalled());
+    return ok ? 0 : 1;
   } finally {
     await sim.close();
   }
-  return ok ? 0 : 1;
+}
+
+async function play(sim: Simulation, scenario: Scenario, baseDir: string, io: Io): Promise<boolean> {
+  const started = performance.now();
+  const result = await runScenario(sim, scenario, { baseDir, print: (l) => io.out(`${l}\n`) });
+  io.out(`\n${result.ok ? 'PASSED' : 'FAILED'}: scenario ${scenario.name} in ${stamp(result.simMs)} of simulated time (${((performance.now() - started) / 1000).toFixed(1)} s wall)\n`);
+  for (const f of result.failures) io.out(`  - ${f}\n`);
+  return result.ok;
+}
+
+function signalled(): Promise<void> {
+  return new Promise<void>((r) => {
+    process.once('SIGINT', () => r());
+    process.once('SIGTERM', () => r());
+  });
+}
+
+/** Leaves the API server up for kubectl until `stop`, with a kubeconfig only this user can read. */
+async function serve(sim: Simulation, clock: SimClock, speed: number, io: Io, stop: Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'karpenter-ts-sim-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  await writeFile(kubeconfig, kubeConfigText(sim.cluster), { mode: 0o600 });
+  const auth = sim.cluster.token ? 'the kubeconfig holds its token' : 'no token: any local program may call it';
+  io.out(`\nThe simulated API server is up at ${sim.cluster.url} (clock ${speed === 0 ? 'now in real time' : `${speed}x`}; ${auth}).\n  export KUBECONFIG=${kubeconfig}\n  kubectl get nodepools,nodeclaims,nodes\nPress Ctrl-C to stop.\n`);
+  for (const l of nodeTable(sim)) io.out(`  ${l}\n`);
+  let stopped = false;
+  void stop.then(() => (stopped = true));
+  // An event-to-event clock would stand still while kubectl users wait: let it run in real time.
+  if (clock.mode === 'manual') {
+    while (!stopped) await Promise.race([stop, clock.advance(250).then(() => new Promise((r) => setTimeout(r, 250)))]);
+  }
+  await stop;
+  await rm(dir, { recursive: true, force: true });
 }

@@ -44,7 +44,7 @@ interface Replica {
 function replica(e: Env, identity: string, random = () => 0.5): Replica {
   const r: Replica = { started: [], stopped: [], elector: undefined as never };
   r.elector = new LeaderElector({
-    kube: new KubeClient(kubeConfigFor(e.server.url), { activity: e.activity }),
+    kube: new KubeClient(kubeConfigFor(e.server), { activity: e.activity }),
     clock: e.clock, log: newLogger({ level: 'silent' }), random,
     onStartedLeading: () => r.started.push(e.clock.now()),
     onStoppedLeading: (why) => r.stopped.push({ at: e.clock.now(), why }),

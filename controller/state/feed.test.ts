@@ -24,7 +24,7 @@ async function until(cond: () => boolean): Promise<void> {
 describe('DRA informers', () => {
   it('list ResourceSlices, ResourceClaims and DeviceClasses into cluster state when DRA is simulated', async () => {
     server = await startApiServer({ clock: manualClock() });
-    const kc = kubeConfigFor(server.url);
+    const kc = kubeConfigFor(server);
     server.api.create('deviceclasses.resource.k8s.io', '', { metadata: { name: 'gpu' }, spec: { selectors: [{ cel: { expression: 'device.driver == "gpu.nvidia.com"' } }] } });
     server.api.create('resourceslices.resource.k8s.io', '', { metadata: { name: 'n1-gpu' }, spec: { driver: 'gpu.nvidia.com', nodeName: 'n1', pool: { name: 'n1', generation: 1, resourceSliceCount: 1 }, devices: [{ name: 'gpu-0' }] } });
     server.api.create('resourceclaims.resource.k8s.io', 'default', { metadata: { name: 'c' }, spec: { devices: { requests: [{ name: 'r', exactly: { deviceClassName: 'gpu' } }] } } });
@@ -50,7 +50,7 @@ describe('DRA informers', () => {
 describe('DRA informers on an API server without resource.k8s.io/v1', () => {
   it('count as listed and empty, say so once as an error, and leave the other kinds watching', async () => {
     server = await startApiServer({ clock: manualClock(), unservedGroups: ['resource.k8s.io'] });
-    const kc = kubeConfigFor(server.url);
+    const kc = kubeConfigFor(server);
     const lines: Array<{ level: string; message: string; kind?: string }> = [];
     const log = newLogger({ level: 'info', destination: { write: (l: string) => void lines.push(JSON.parse(l)) } });
     const { cluster, informers } = newClusterState({ kube: new KubeClient(kc), kubeConfig: kc, clock: realClock, log, dra: true, backoff: { baseMs: 60_000, maxMs: 60_000 } });
@@ -70,7 +70,7 @@ describe('DRA informers on an API server without resource.k8s.io/v1', () => {
   it('still wait for a kind that fails with anything but 404', async () => {
     server = await startApiServer({ clock: manualClock() });
     server.faults.failNext({ resource: 'resourceslices.resource.k8s.io', verbs: ['list'], code: 500, count: 1000 });
-    const kc = kubeConfigFor(server.url);
+    const kc = kubeConfigFor(server);
     const { informers } = newClusterState({ kube: new KubeClient(kc), kubeConfig: kc, clock: realClock, log: newLogger({ level: 'silent' }), dra: true, backoff: { baseMs: 60_000, maxMs: 60_000 } });
     stops.push(() => informers.stop());
     await informers.start();

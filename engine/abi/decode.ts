@@ -4,7 +4,8 @@ import * as A from '../../solver-as/abi.ts';
 import type { InstanceType, Pod, Requirements } from '../domain/types.ts';
 import { claimPlan, orderByPrice } from '../solver/reference/finalize.ts';
 import { RESERVATION_ID_LABEL, withReservationRequirements } from '../solver/reference/reservations.ts';
-import { offeringAllowed } from '../solver/reference/templates.ts';
+import { minValuesTruncated } from '../scheduling/minvalues.ts';
+import { minValuesUnmetKeys, offeringAllowed } from '../solver/reference/templates.ts';
 import type { NewNodeClaimPlan, PodError, ProvisionPlan } from '../solver/types.ts';
 import type { EncodeContext } from './encode.ts';
 import { decodeSet } from './keyspace.ts';
@@ -13,96 +14,40 @@ export class SolverResultError extends Error {
   override name = 'SolverResultError';
 }
 
+type Ordered = Array<{ it: InstanceType; micros: number }>;
+
+/** The result block's words and the decoded sets and lists (shared: NodeClaims of similar size share one list). */
+interface Reader {
+  readonly ctx: EncodeContext;
+  readonly buf: ArrayBuffer;
+  readonly w: Int32Array;
+  readonly sets: Map<number, Requirements>;
+  readonly lists: Map<number, Ordered>;
+}
+
+/** Where the pods went: existing nodes, claims, or nowhere (with the claim a minValues failure dropped them from). */
+interface Placements {
+  readonly existing: Map<string, string[]>;
+  readonly claimPods: Pod[][];
+  /** Each pod's requests as entries, one array per pod class (pods of a class have equal requests). */
+  readonly claimRequests: Array<Array<ReadonlyArray<readonly [string, number]>>>;
+  readonly failed: number[];
+  /** Pod -> the claim it was dropped from when truncating its instance types broke minValues. */
+  readonly minValuesFailed: Map<number, number>;
+  readonly reservedFailed: Set<number>;
+}
+
 export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): ProvisionPlan & { improved: boolean; improveWork: number } {
   const w = new Int32Array(buf);
   const status = w[A.R_STATUS]!;
   if (status !== A.S_OK) throw new SolverResultError(`solver rejected its input (status ${status})`);
-  const np = ctx.pods.length;
-  const nClaims = w[A.R_NCLAIMS]!;
-  const placements = w.subarray(w[A.R_PLACEMENTS]!, w[A.R_PLACEMENTS]! + np);
-  const errors = w.subarray(w[A.R_ERRORS]!, w[A.R_ERRORS]! + np);
-  const setsAt = w[A.R_SETS]!;
-
-  const existing = new Map<string, string[]>();
-  const claimPods: Pod[][] = Array.from({ length: nClaims }, () => []);
-  // Each pod's requests as entries, one array per class (pods of a class have equal requests).
-  const claimRequests: Array<Array<ReadonlyArray<readonly [string, number]>>> = Array.from({ length: nClaims }, () => []);
-  const classRequests: Array<ReadonlyArray<readonly [string, number]> | undefined> = [];
-  const failed: number[] = [];
-  const minValuesFailed = new Set<number>();
-  const reservedFailed = new Set<number>();
-  for (let p = 0; p < np; p++) {
-    const at = placements[p]!;
-    const pod = ctx.pods[p]!;
-    if (at >= 0) {
-      const name = ctx.scheduler.existing[at]!.node.name;
-      let l = existing.get(name);
-      if (!l) existing.set(name, (l = []));
-      l.push(pod.uid);
-    } else if (at <= -2) {
-      claimPods[-(at + 2)]!.push(pod);
-      const cls = ctx.podClass[p]!;
-      let entries = classRequests[cls];
-      if (!entries) classRequests[cls] = entries = Object.entries(pod.requests);
-      claimRequests[-(at + 2)]!.push(entries);
-    } else {
-      failed.push(p);
-      if (errors[p] === A.E_MIN_VALUES) minValuesFailed.add(p);
-      if (errors[p] === A.E_RESERVED) reservedFailed.add(p);
-    }
-  }
-
-  const newNodeClaims: NewNodeClaimPlan[] = [];
-  const decoded = new Map<number, Requirements>();
-  // NodeClaims of similar size share one instance-type list in the result; decode each once.
-  const lists = new Map<number, Array<{ it: InstanceType; micros: number }>>();
+  const r: Reader = { ctx, buf, w, sets: new Map(), lists: new Map() };
+  const placed = readPlacements(r);
   const unschedulable: PodError[] = [];
-  for (let c = 0; c < nClaims; c++) {
-    const rec = w[A.R_CLAIMS]! + c * A.C_STRIDE;
-    const pods = claimPods[c]!;
-    if (pods.length === 0) continue;
-    const t = w[rec + A.C_TMPL]!;
-    const template = ctx.templates[t]!;
-    const si = w[rec + A.C_SET]!;
-    let reqs = decoded.get(si);
-    if (!reqs) decoded.set(si, (reqs = decodeSet(ctx.keys, buf, setsAt + si * ctx.keys.setBytes)));
-    const itAt = w[rec + A.C_ITS]!;
-    let ordered = lists.get(itAt);
-    if (!ordered) {
-      const n = w[itAt]!;
-      ordered = [];
-      for (let i = 0; i < n; i++) {
-        const gi = w[itAt + 1 + 2 * i]!;
-        ordered.push({ it: template.instanceTypes[gi - ctx.itStart[t]!]!, micros: w[itAt + 2 + 2 * i]! });
-      }
-      lists.set(itAt, ordered);
-    }
-    const resvAt = w[rec + A.C_RESV]!;
-    if (resvAt >= 0) ({ reqs, ordered } = withHeldReservations(ctx, w, resvAt, itAt, t, reqs));
-    // The pool label and node-class label are template requirements the solver keeps as they were.
-    const f = claimPlan(template, reqs, ordered, pods, ctx.input.options, ctx.scheduler.wellKnown, claimRequests[c]);
-    if (f.ok) newNodeClaims.push(f.claim);
-    else for (const p of pods) unschedulable.push({ uid: p.uid, reason: f.reason });
-  }
-  // One explanation per pod class: 2,500 replicas stuck on a NodePool limit share it.
-  const explained = new Map<number, { reason: string; perNodePool?: Record<string, string> }>();
-  for (const p of failed) {
-    const pod = ctx.pods[p]!;
-    if (reservedFailed.has(p)) {
-      unschedulable.push({ uid: pod.uid, reason: RESERVED_REASON, reservedOffering: true });
-      continue;
-    }
-    if (minValuesFailed.has(p)) {
-      unschedulable.push({ uid: pod.uid, reason: "NodePool couldn't meet minValues requirements after truncating instance types" });
-      continue;
-    }
-    const cls = ctx.podClass[p]!;
-    let e = explained.get(cls);
-    if (!e) explained.set(cls, (e = ctx.scheduler.explain(pod)));
-    unschedulable.push({ uid: pod.uid, reason: e.reason, ...(e.perNodePool ? { perNodePool: e.perNodePool } : {}) });
-  }
+  const newNodeClaims = finishClaims(r, placed, unschedulable);
+  explainFailures(r, placed, unschedulable);
   return {
-    existing,
+    existing: placed.existing,
     newNodeClaims,
     unschedulable,
     ignored: ctx.ignored,
@@ -111,6 +56,110 @@ export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): Provision
     improved: w[A.R_IMPROVED]! !== 0,
     improveWork: w[A.R_WORK]! * 1000,
   };
+}
+
+function readPlacements(r: Reader): Placements {
+  const { ctx, w } = r;
+  const np = ctx.pods.length;
+  const nClaims = w[A.R_NCLAIMS]!;
+  const placements = w.subarray(w[A.R_PLACEMENTS]!, w[A.R_PLACEMENTS]! + np);
+  const errors = w.subarray(w[A.R_ERRORS]!, w[A.R_ERRORS]! + np);
+  const out: Placements = {
+    existing: new Map(), claimPods: Array.from({ length: nClaims }, () => []), claimRequests: Array.from({ length: nClaims }, () => []),
+    failed: [], minValuesFailed: new Map(), reservedFailed: new Set(),
+  };
+  const classRequests: Array<ReadonlyArray<readonly [string, number]> | undefined> = [];
+  for (let p = 0; p < np; p++) {
+    const at = placements[p]!;
+    const pod = ctx.pods[p]!;
+    if (errors[p] === A.E_MIN_VALUES) {
+      out.failed.push(p);
+      out.minValuesFailed.set(p, -(at + 2));
+    } else if (at >= 0) {
+      const name = ctx.scheduler.existing[at]!.node.name;
+      let l = out.existing.get(name);
+      if (!l) out.existing.set(name, (l = []));
+      l.push(pod.uid);
+    } else if (at <= -2) {
+      out.claimPods[-(at + 2)]!.push(pod);
+      const cls = ctx.podClass[p]!;
+      let entries = classRequests[cls];
+      if (!entries) classRequests[cls] = entries = Object.entries(pod.requests);
+      out.claimRequests[-(at + 2)]!.push(entries);
+    } else {
+      out.failed.push(p);
+      if (errors[p] === A.E_RESERVED) out.reservedFailed.add(p);
+    }
+  }
+  return out;
+}
+
+/** Claim c's template index, final requirements and price-ordered instance types. */
+function claimParts(r: Reader, c: number): { t: number; reqs: Requirements; ordered: Ordered } {
+  const { ctx, w } = r;
+  const rec = w[A.R_CLAIMS]! + c * A.C_STRIDE;
+  const t = w[rec + A.C_TMPL]!;
+  const template = ctx.templates[t]!;
+  const si = w[rec + A.C_SET]!;
+  let reqs = r.sets.get(si);
+  if (!reqs) r.sets.set(si, (reqs = decodeSet(ctx.keys, r.buf, w[A.R_SETS]! + si * ctx.keys.setBytes)));
+  const itAt = w[rec + A.C_ITS]!;
+  let ordered = r.lists.get(itAt);
+  if (!ordered) {
+    const n = w[itAt]!;
+    ordered = [];
+    for (let i = 0; i < n; i++) {
+      const gi = w[itAt + 1 + 2 * i]!;
+      ordered.push({ it: template.instanceTypes[gi - ctx.itStart[t]!]!, micros: w[itAt + 2 + 2 * i]! });
+    }
+    r.lists.set(itAt, ordered);
+  }
+  const resvAt = w[rec + A.C_RESV]!;
+  if (resvAt >= 0) ({ reqs, ordered } = withHeldReservations(ctx, w, resvAt, itAt, t, reqs));
+  return { t, reqs, ordered };
+}
+
+/** The NodeClaims of the claims that kept pods. */
+function finishClaims(r: Reader, placed: Placements, unschedulable: PodError[]): NewNodeClaimPlan[] {
+  const out: NewNodeClaimPlan[] = [];
+  for (let c = 0; c < placed.claimPods.length; c++) {
+    const pods = placed.claimPods[c]!;
+    if (pods.length === 0) continue;
+    const { t, reqs, ordered } = claimParts(r, c);
+    // The pool label and node-class label are template requirements the solver keeps as they were.
+    const f = claimPlan(r.ctx.templates[t]!, reqs, ordered, pods, r.ctx.input.options, r.ctx.scheduler.wellKnown, placed.claimRequests[c]);
+    if (f.ok) out.push(f.claim);
+    else for (const p of pods) unschedulable.push({ uid: p.uid, reason: f.reason });
+  }
+  return out;
+}
+
+/** Why each unplaced pod failed; one explanation per pod class (2,500 replicas stuck on a NodePool limit share it). */
+function explainFailures(r: Reader, placed: Placements, unschedulable: PodError[]): void {
+  const { ctx } = r;
+  const explained = new Map<number, { reason: string; perNodePool?: Record<string, string> }>();
+  const truncated = new Map<number, string>();
+  for (const p of placed.failed) {
+    const pod = ctx.pods[p]!;
+    if (placed.reservedFailed.has(p)) {
+      unschedulable.push({ uid: pod.uid, reason: RESERVED_REASON, reservedOffering: true });
+      continue;
+    }
+    const dropped = placed.minValuesFailed.get(p);
+    if (dropped !== undefined) {
+      let reason = truncated.get(dropped);
+      if (reason === undefined) {
+        const { t, reqs, ordered } = claimParts(r, dropped);
+        truncated.set(dropped, (reason = minValuesTruncated(ctx.templates[t]!.pool.name, minValuesUnmetKeys(reqs, ordered.map((o) => o.it)))));
+      }
+      unschedulable.push({ uid: pod.uid, reason });
+      continue;
+    }
+    const cls = ctx.podClass[p]!;
+    let e = explained.get(cls);
+    if (!e) explained.set(cls, (e = ctx.scheduler.explain(pod)));
+    unschedulable.push({ uid: pod.uid, reason: e.reason, ...(e.perNodePool ? { perNodePool: e.perNodePool } : {}) });
+  }
 }
 
 const RESERVED_REASON = 'compatible reserved offerings are available, but other NodeClaims of this plan hold all of their capacity';
@@ -122,7 +171,7 @@ const RESERVED_REASON = 'compatible reserved offerings are available, but other 
  */
 function withHeldReservations(
   ctx: EncodeContext, w: Int32Array, at: number, itAt: number, t: number, reqs: Requirements,
-): { reqs: Requirements; ordered: Array<{ it: InstanceType; micros: number }> } {
+): { reqs: Requirements; ordered: Ordered } {
   const k = ctx.keys.index.get(RESERVATION_ID_LABEL)!;
   const held = new Set<string>();
   for (let i = 0; i < w[at]!; i++) held.add(ctx.keys.values[k]![w[at + 1 + i]!]!);

@@ -75,8 +75,12 @@ describe('extended resources', () => {
     expect(res('inf2.24xlarge').capacity).toMatchObject({ [AWS_NEURON]: 6, [AWS_NEURON_CORE]: 12 });
   });
 
-  it('Windows amd64 adds PrivateIPv4Address = IPv4 per ENI − 1', () => {
+  it('Windows amd64 adds PrivateIPv4Address = the VPC limits table\'s IPv4 per interface − 1, 0 for a type the table lacks', () => {
     expect(extendedResources(m5large(), 'Windows2022')[PRIVATE_IPV4_ADDRESS]).toBe(9);
+    // g2.2xlarge has interface data (15 IPv4 per ENI) but no VPC limits entry: 0 (dropped with the other zeros).
+    expect(info('g2.2xlarge').ipv4PerENI).toBe(15);
+    expect(extendedResources(info('g2.2xlarge'), 'Windows2022')[PRIVATE_IPV4_ADDRESS]).toBeUndefined();
+    expect(extendedResources({ ...m5large(), vpcIPv4PerInterface: 4 }, 'Windows2022')[PRIVATE_IPV4_ADDRESS]).toBe(3);
     expect(extendedResources(info('c6g.large'), 'Windows2022')[PRIVATE_IPV4_ADDRESS]).toBeUndefined();
     expect(extendedResources(m5large(), 'AL2023')[PRIVATE_IPV4_ADDRESS]).toBeUndefined();
   });

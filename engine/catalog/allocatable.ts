@@ -150,8 +150,11 @@ export function extendedResources(info: Ec2InstanceInfo, amiFamily: AmiFamily = 
     [HABANA_GAUDI]: gpuCount(info, 'habana'),
     [EFA]: info.efaMax ?? 0,
   };
-  // Windows nodes advertise their secondary IPv4 addresses (VPC resource controller), amd64 only.
-  if (amiFamilyTraits(amiFamily).windowsBuild && info.arch === 'x86_64') all[PRIVATE_IPV4_ADDRESS] = info.ipv4PerENI !== undefined ? info.ipv4PerENI - 1 : 0;
+  // Windows nodes advertise their secondary IPv4 addresses (the VPC resource controller), amd64 only (Karpenter
+  // gives arm64 no OS under a Windows AMI family): the VPC limits table's IPv4PerInterface - 1, and 0 for a type
+  // the table lacks, whatever DescribeInstanceTypes says (aws/karpenter-provider-aws v1.14.1
+  // pkg/providers/instancetype/types.go privateIPv4Address).
+  if (amiFamilyTraits(amiFamily).windowsBuild && info.arch === 'x86_64') all[PRIVATE_IPV4_ADDRESS] = info.vpcIPv4PerInterface !== undefined ? info.vpcIPv4PerInterface - 1 : 0;
   const out: Record<string, number> = {};
   for (const [k, v] of Object.entries(all)) if (v !== 0) out[k] = v;
   return out;

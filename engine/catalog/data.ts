@@ -51,8 +51,10 @@ function decodeRow(row: CatalogRow): CatalogEntry {
   // Neuron devices (Inferentia, Trainium) carry a core count; other accelerators (Qualcomm) do not.
   if (accel && accel[3] !== null) neuronDevices = [pick<NeuronDevice>({ count: accel[0], name: accel[1], coresPerDevice: accel[3] })];
   else if (accel) inferenceAccelerators = [pick<InferenceAccelerator>({ count: accel[0], name: accel[1], manufacturer: accel[2] })];
+  // The catalog's ENI limits come from the VPC limits table for every type it has (podENIs is null otherwise).
+  const vpcIPv4PerInterface = podENIs === null ? null : ipv4PerENI;
   const info = pick<Ec2InstanceInfo>({
-    name, vcpu, memoryMiB, arch, maxENIs, ipv4PerENI, eniLimitedPods, podENIs, efaMax, gpus, neuronDevices, inferenceAccelerators,
+    name, vcpu, memoryMiB, arch, maxENIs, ipv4PerENI, eniLimitedPods, podENIs, vpcIPv4PerInterface, efaMax, gpus, neuronDevices, inferenceAccelerators,
     instanceStorage: localNvmeGB === null ? undefined : { totalSizeGB: localNvmeGB, nvme: true },
     cpuManufacturer, sustainedClockSpeedMhz, hypervisor, encryptionInTransitSupported, ebsBandwidthMbps, networkBandwidthMbps,
   });

@@ -38,7 +38,8 @@ export type CatalogRow = [
   maxENIs: number | null,
   ipv4PerENI: number | null,
   eniLimitedPods: number | null,
-  podENIs: number,
+  /** null for a type Karpenter's VPC limits table lacks (then ipv4PerENI, if any, came from elsewhere). */
+  podENIs: number | null,
   efaMax: number | null,
   gpu: GpuCell | null,
   accelerator: AcceleratorCell | null,

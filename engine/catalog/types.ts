@@ -48,6 +48,11 @@ export interface Ec2InstanceInfo {
   readonly eniLimitedPods?: number;
   /** VPC-limits BranchInterface when trunking-compatible, else 0 (vpc.amazonaws.com/pod-eni). */
   readonly podENIs?: number;
+  /**
+   * IPv4PerInterface of Karpenter's VPC limits table (the AWS provider's zz_generated.vpclimits.go), absent for
+   * a type the table lacks: what Windows nodes advertise as vpc.amazonaws.com/PrivateIPv4Address (minus one).
+   */
+  readonly vpcIPv4PerInterface?: number;
   /** NetworkInfo.EfaInfo.MaximumEfaInterfaces. */
   readonly efaMax?: number;
   readonly gpus?: readonly GpuDevice[];

@@ -3,7 +3,8 @@
 import type { InstanceType, Requirements, Snapshot } from '../domain/types.ts';
 import { CAPACITY_TYPE_LABEL } from '../scheduling/labels.ts';
 import { add, fromSelector, req } from '../scheduling/requirements.ts';
-import { offeringAllowed } from '../solver/reference/templates.ts';
+import { minValuesNotMet } from '../scheduling/minvalues.ts';
+import { minValuesUnmetKeys, offeringAllowed } from '../solver/reference/templates.ts';
 import type { NewNodeClaimPlan } from '../solver/types.ts';
 import { makeCommand } from './command.ts';
 import {
@@ -71,8 +72,7 @@ export function replacement(s: Snapshot, candidates: readonly Candidate[], claim
   // launch such a node (test-catalog §5.13): it is judged against the NodePool's own minValues.
   if (claim.minValuesRelaxed) {
     const unmet = relaxedLabels(s, claim, options);
-    const msg = `minValues requirement is not met for label(s) (label(s)=[${unmet}])`;
-    return fail('min-values', `its replacement would need minValues for ${unmet} relaxed`, { label: unmet }, `Filtering by price: ${msg}`);
+    return fail('min-values', `its replacement would need minValues for ${unmet.join(', ') || 'unknown'} relaxed`, { label: unmet.join(',') || 'unknown' }, `Filtering by price: ${minValuesNotMet(unmet)}`);
   }
   if (candidates.every((c) => c.capacityType === 'spot') && allowsCapacityType(reqs, 'spot')) {
     return spotToSpot(s, candidates, claim, reqs, options, candidatePrice);
@@ -88,7 +88,7 @@ export function replacement(s: Snapshot, candidates: readonly Candidate[], claim
 }
 
 /** The labels whose NodePool minValues the claim's options do not meet (the ones BestEffort relaxed). */
-function relaxedLabels(s: Snapshot, claim: NewNodeClaimPlan, options: readonly InstanceType[]): string {
+function relaxedLabels(s: Snapshot, claim: NewNodeClaimPlan, options: readonly InstanceType[]): string[] {
   const pool = s.nodePools.find((p) => p.name === claim.nodePool);
   const labels: string[] = [];
   for (const r of pool?.template.requirements ?? []) {
@@ -96,14 +96,13 @@ function relaxedLabels(s: Snapshot, claim: NewNodeClaimPlan, options: readonly I
     const single: Requirements = new Map([[r.key, { ...fromSelector(r), minValues: r.minValues }]]);
     if (unmetMinValues(single, options)) labels.push(r.key);
   }
-  return labels.length ? labels.join(',') : 'unknown';
+  return labels;
 }
 
 function priceFilterFailure(reqs: Requirements, options: readonly InstanceType[], filtered: readonly InstanceType[], candidatePrice: number): Replacement | undefined {
   const unmet = unmetMinValues(reqs, filtered);
   if (unmet) {
-    const msg = `minValues requirement is not met for label(s) (label(s)=[${unmet}])`;
-    return fail('min-values', `the options cheaper than ${usd(candidatePrice)} do not meet minValues for ${unmet}`, { label: unmet }, `Filtering by price: ${msg}`);
+    return fail('min-values', `the options cheaper than ${usd(candidatePrice)} do not meet minValues for ${unmet}`, { label: unmet }, `Filtering by price: ${minValuesNotMet(minValuesUnmetKeys(reqs, filtered))}`);
   }
   if (filtered.length === 0) return noCheaper(reqs, options, candidatePrice);
   return undefined;

@@ -83,7 +83,7 @@ export async function generate(out: string): Promise<string> {
     await clock.advance(EXAMPLE_TIME - clock.now());
     const kubeconfig = join(tmp, 'kubeconfig');
     // client-node refuses plain http unless the cluster entry skips TLS verification.
-    const cfg = JSON.parse(kubeConfigText(cluster.url)) as { clusters: { cluster: Record<string, unknown> }[] };
+    const cfg = JSON.parse(kubeConfigText(cluster)) as { clusters: { cluster: Record<string, unknown> }[] };
     for (const c of cfg.clusters) c.cluster['insecure-skip-tls-verify'] = true;
     writeFileSync(kubeconfig, JSON.stringify(cfg));
     const io = memoryIo();

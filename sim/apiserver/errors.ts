@@ -6,7 +6,7 @@ import type { FieldError } from './types.ts';
 export type StatusReason =
   | 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Invalid' | 'BadRequest' | 'MethodNotAllowed'
   | 'TooManyRequests' | 'Gone' | 'Expired' | 'InternalError' | 'UnsupportedMediaType' | 'Forbidden'
-  | 'NotAcceptable' | 'Timeout' | 'ServiceUnavailable';
+  | 'NotAcceptable' | 'Timeout' | 'ServiceUnavailable' | 'Unauthorized' | 'RequestEntityTooLarge';
 
 export interface StatusCause {
   reason?: string;
@@ -78,7 +78,12 @@ export const errors = {
   },
   badRequest: (message: string) => new ApiError(400, 'BadRequest', message),
   methodNotAllowed: (method: string, what: string) => new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource (${method} ${what})`),
-  unsupportedMediaType: (type: string) => new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml (got ${type})`),
+  unsupportedMediaType: (type: string, accepted: readonly string[] = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml']) =>
+    new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')} (got ${type})`),
+  unauthorized: () => new ApiError(401, 'Unauthorized', 'Unauthorized'),
+  entityTooLarge: (limit: number) => new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`),
+  /** A request refused before it reaches any resource (a foreign Host header). */
+  refused: (why: string) => new ApiError(403, 'Forbidden', why),
   tooManyRequests: (message: string, causes?: StatusCause[]) => new ApiError(429, 'TooManyRequests', message, causes ? { causes } : undefined),
   gone: (message: string) => new ApiError(410, 'Gone', message),
   expired: (message: string) => new ApiError(410, 'Expired', message),
@@ -91,8 +96,8 @@ export const errors = {
 
 export function reasonFor(code: number): StatusReason {
   const map: Record<number, StatusReason> = {
-    400: 'BadRequest', 403: 'Forbidden', 404: 'NotFound', 405: 'MethodNotAllowed', 409: 'Conflict', 410: 'Gone',
-    415: 'UnsupportedMediaType', 422: 'Invalid', 429: 'TooManyRequests', 503: 'ServiceUnavailable', 504: 'Timeout',
+    400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 405: 'MethodNotAllowed', 409: 'Conflict', 410: 'Gone',
+    413: 'RequestEntityTooLarge', 415: 'UnsupportedMediaType', 422: 'Invalid', 429: 'TooManyRequests', 503: 'ServiceUnavailable', 504: 'Timeout',
   };
   return map[code] ?? 'InternalError';
 }

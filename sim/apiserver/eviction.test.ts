@@ -10,7 +10,7 @@ let core: k8s.CoreV1Api;
 
 beforeEach(async () => {
   server = await startApiServer({ clock: manualClock() });
-  core = kubeConfigFor(server.url).makeApiClient(k8s.CoreV1Api);
+  core = kubeConfigFor(server).makeApiClient(k8s.CoreV1Api);
 });
 afterEach(() => server.close());
 

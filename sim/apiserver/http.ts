@@ -1,14 +1,17 @@
 // The HTTP face of the simulated API server: node:http on loopback, routing each request to the
-// in-process Api, with the request log, fault injection and latency in front. Everything answers JSON;
-// failures answer a metav1 Status with the right code.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+// in-process Api, with the request guard (Host, token, media type: guard.ts), the body cap (body.ts), the
+// request log, fault injection and latency in front. Everything answers JSON; failures answer a metav1
+// Status with the right code.
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { parse as parseYaml } from 'yaml';
 import type { Api } from './api.ts';
+import { parseBody, readBody, type BodyFormat } from './body.ts';
 import type { DeleteOptions, PropagationPolicy } from './deletion.ts';
 import { apiGroupDoc, apiGroupListDoc, apiVersionsDoc, openApiGroupVersionDoc, openApiRootDoc, resourceListDoc, versionDoc, type VersionInfo } from './discovery.ts';
 import { ApiError, errors } from './errors.ts';
 import type { Faults, RequestInfo, RequestLog, Verb } from './faults.ts';
+import { RequestGuard } from './guard.ts';
 import type { FieldValidation, PatchType, WriteOptions } from './registry.ts';
 import { route, type Route } from './routes.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
@@ -23,33 +26,59 @@ export interface HttpOptions {
   readonly heartbeatMs: number;
   readonly version: VersionInfo;
   readonly onError: (err: unknown) => void;
+  /** The bearer token requests must carry; undefined: none. */
+  readonly token: string | undefined;
+  /** Bodies larger than this are refused with 413. */
+  readonly maxBodyBytes: number;
+  /** A watcher whose unsent output exceeds this many bytes is dropped. */
+  readonly watchBufferBytes: number;
+  /** Serve https with this key and certificate (PEM); plain http without. */
+  readonly tls?: { readonly key: string; readonly cert: string } | undefined;
 }
 
 type ResourceRoute = Extract<Route, { kind: 'resource' }>;
 
-const PATCH_TYPES: Record<string, PatchType> = {
-  'application/merge-patch+json': 'merge',
-  'application/strategic-merge-patch+json': 'strategic',
-  'application/json-patch+json': 'json',
-  'application/apply-patch+yaml': 'apply',
-};
+/** A request's body, parsed on first use in the format its Content-Type named. */
+class Body {
+  constructor(private readonly raw: string, private readonly format: BodyFormat | undefined) {}
 
-const MAX_BODY = 16 << 20;
+  get empty(): boolean {
+    return this.raw.trim() === '';
+  }
+
+  value(): unknown {
+    if (!this.format) throw errors.unsupportedMediaType('(none)', ['application/json', 'application/yaml']);
+    return parseBody(this.raw, this.format);
+  }
+}
+
+/** One request on its way through dispatch. */
+interface Call {
+  readonly method: string;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly q: URLSearchParams;
+  readonly body: Body;
+  readonly patch: PatchType | undefined;
+}
 
 export class HttpFront {
   readonly hub: WatchHub;
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
+  private readonly guard: RequestGuard;
   url = '';
 
   constructor(private readonly api: Api, private readonly faults: Faults, private readonly log: RequestLog, private readonly opts: HttpOptions) {
-    this.hub = new WatchHub(api.store, () => api.clock.now(), opts.heartbeatMs);
+    this.hub = new WatchHub(api.store, () => api.clock.now(), { heartbeatMs: opts.heartbeatMs, maxBufferBytes: opts.watchBufferBytes });
+    this.guard = new RequestGuard({ token: opts.token, listenHost: opts.host });
     faults.dropWatchesHook = (gone) => this.hub.dropAll(gone);
   }
 
   async listen(): Promise<void> {
-    const server = createServer((req, res) => void this.handle(req, res));
-    server.on('connection', (s) => {
+    const listener: RequestListener = (req, res) => void this.handle(req, res);
+    const server = this.opts.tls ? createTlsServer({ key: this.opts.tls.key, cert: this.opts.tls.cert }, listener) : createServer(listener);
+    server.on(this.opts.tls ? 'secureConnection' : 'connection', (s: Socket) => {
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));
     });
@@ -59,7 +88,7 @@ export class HttpFront {
     });
     this.server = server;
     const addr = server.address() as AddressInfo;
-    this.url = `http://${this.opts.host}:${addr.port}`;
+    this.url = `${this.opts.tls ? 'https' : 'http'}://${this.opts.host.includes(':') ? `[${this.opts.host}]` : this.opts.host}:${addr.port}`;
   }
 
   async close(): Promise<void> {
@@ -84,20 +113,26 @@ export class HttpFront {
     };
     this.log.add(rec);
     try {
-      const raw = await readBody(req);
-      const delay = this.faults.latencyFor(info);
-      if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
-      const injected = this.faults.take(info);
-      if (injected) throw injected;
-      if (info.verb === 'watch' && this.faults.goneWatches > 0) {
-        this.faults.goneWatches--;
-        throw errors.gone('too old resource version (forced by the simulator)');
-      }
-      this.dispatch(rt, method, req, res, url.searchParams, raw);
+      const admitted = this.guard.admit(req, url.pathname);
+      const body = new Body(await readBody(req, this.opts.maxBodyBytes), admitted.format);
+      await this.injectFaults(info);
+      this.dispatch(rt, { method, req, res, q: url.searchParams, body, patch: admitted.patch });
     } catch (e) {
       this.fail(res, e);
     }
     rec.status = res.statusCode;
+  }
+
+  /** Latency, injected failures and forced 410s the drills asked for. */
+  private async injectFaults(info: RequestInfo): Promise<void> {
+    const delay = this.faults.latencyFor(info);
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    const injected = this.faults.take(info);
+    if (injected) throw injected;
+    if (info.verb === 'watch' && this.faults.goneWatches > 0) {
+      this.faults.goneWatches--;
+      throw errors.gone('too old resource version (forced by the simulator)');
+    }
   }
 
   private fail(res: ServerResponse, e: unknown): void {
@@ -107,10 +142,13 @@ export class HttpFront {
       if (!res.writableEnded) res.end();
       return;
     }
+    // The rest of an oversized body is not read: the connection cannot carry another request.
+    if (err.code === 413) res.setHeader('connection', 'close');
     send(res, err.code, err.toStatus());
   }
 
-  private dispatch(rt: Route, method: string, req: IncomingMessage, res: ServerResponse, q: URLSearchParams, raw: string): void {
+  private dispatch(rt: Route, call: Call): void {
+    const { method, req, res } = call;
     const table = this.api.resources;
     const get = (doc: JsonObject | undefined): void => {
       if (method !== 'GET') throw errors.methodNotAllowed(method, 'discovery');
@@ -128,82 +166,102 @@ export class HttpFront {
       case 'openapiGroupVersion': return get(openApiGroupVersionDoc(table, rt.group, rt.version));
       case 'bindings': {
         if (method !== 'POST') throw errors.methodNotAllowed(method, 'bindings');
-        const body = parseJson(raw);
+        const body = call.body.value();
         const name = isObject(body) && isObject(body.metadata) ? String(body.metadata.name ?? '') : '';
-        this.api.bind(rt.namespace, name, isObject(body) && isObject(body.target) ? String(body.target.name ?? '') : '');
+        this.api.bind(rt.namespace, name, bindingTarget(body));
         return send(res, 201, successStatus(201));
       }
       case 'notFound': throw errors.pathNotFound(req.url ?? '');
-      case 'resource': return this.resource(rt, method, req, res, q, raw);
+      case 'resource': return this.resource(rt, call);
     }
   }
 
-  private resource(rt: ResourceRoute, method: string, req: IncomingMessage, res: ServerResponse, q: URLSearchParams, raw: string): void {
+  private resource(rt: ResourceRoute, call: Call): void {
+    const { r, sub } = rt;
+    if (sub !== undefined && sub !== 'status' && !r.subresources.includes(sub as never)) throw errors.pathNotFound(call.req.url ?? '');
+    switch (call.method) {
+      case 'GET': return rt.watch || isTrue(call.q.get('watch')) ? this.watch(rt, call) : this.read(rt, call);
+      case 'POST': return this.post(rt, call);
+      case 'PUT': return this.put(rt, call);
+      case 'PATCH': return this.patch(rt, call);
+      case 'DELETE': return this.remove(rt, call);
+      default: throw errors.methodNotAllowed(call.method, r.key);
+    }
+  }
+
+  private watch(rt: ResourceRoute, { res, req, q }: Call): void {
+    const ns = rt.r.namespaced ? rt.namespace : undefined;
+    if (rt.name !== undefined) q.set('fieldSelector', [q.get('fieldSelector'), `metadata.name=${rt.name}`].filter(Boolean).join(','));
+    this.hub.open(rt.r, res, {
+      namespace: ns,
+      filter: { namespace: ns, labels: parseLabelSelector(q.get('labelSelector')), fields: parseFieldSelector(q.get('fieldSelector')) },
+      resourceVersion: q.get('resourceVersion') ?? undefined, bookmarks: isTrue(q.get('allowWatchBookmarks')), table: wantsTable(req.headers.accept),
+      timeoutSeconds: q.has('timeoutSeconds') ? Number(q.get('timeoutSeconds')) : undefined,
+    });
+  }
+
+  private read(rt: ResourceRoute, { res, req, q, method }: Call): void {
     const { r, name, sub } = rt;
     const ns = r.namespaced ? rt.namespace : undefined;
-    const api = this.api;
-    const now = api.clock.now();
+    const now = this.api.clock.now();
     const asTable = wantsTable(req.headers.accept);
     const include = (q.get('includeObject') ?? 'Metadata') as IncludeObject;
-    const wopts = writeOptions(q, sub);
-    if (sub !== undefined && sub !== 'status' && !r.subresources.includes(sub as never)) throw errors.pathNotFound(req.url ?? '');
-    if (method === 'GET') {
-      if (rt.watch || isTrue(q.get('watch'))) {
-        if (name !== undefined) q.set('fieldSelector', [q.get('fieldSelector'), `metadata.name=${name}`].filter(Boolean).join(','));
-        this.hub.open(r, res, {
-          namespace: ns,
-          filter: { namespace: ns, labels: parseLabelSelector(q.get('labelSelector')), fields: parseFieldSelector(q.get('fieldSelector')) },
-          resourceVersion: q.get('resourceVersion') ?? undefined, bookmarks: isTrue(q.get('allowWatchBookmarks')), table: asTable,
-          timeoutSeconds: q.has('timeoutSeconds') ? Number(q.get('timeoutSeconds')) : undefined,
-        });
-        return;
-      }
-      if (name === undefined) {
-        const list = api.list(r, ns, { labelSelector: q.get('labelSelector') ?? undefined, fieldSelector: q.get('fieldSelector') ?? undefined });
-        if (asTable) return send(res, 200, toTable(r, list.items, now, list.resourceVersion, include));
-        return send(res, 200, { kind: `${r.kind}List`, apiVersion: r.apiVersion, metadata: { resourceVersion: list.resourceVersion }, items: list.items });
-      }
-      if (sub === 'scale') return send(res, 200, getScale(api, r, ns ?? '', name));
-      if (sub !== undefined && sub !== 'status') throw errors.methodNotAllowed(method, `${r.key}/${sub}`);
-      const obj = api.get(r, ns, name);
-      return send(res, 200, asTable ? toTable(r, [obj], now, obj.metadata.resourceVersion ?? '', include) : obj);
-    }
-    if (method === 'POST') {
-      if (name === undefined) return send(res, 201, api.create(r, ns, parseJson(raw), wopts));
-      if (sub === 'eviction') return send(res, 201, api.evict(ns ?? '', name, parseJson(raw)));
-      if (sub === 'binding') {
-        const body = parseJson(raw);
-        api.bind(ns ?? '', name, isObject(body) && isObject(body.target) ? String(body.target.name ?? '') : '');
-        return send(res, 201, successStatus(201));
-      }
-      throw errors.methodNotAllowed(method, `${r.key}${sub ? `/${sub}` : ''}`);
-    }
     if (name === undefined) {
-      if (method !== 'DELETE') throw errors.methodNotAllowed(method, r.key);
-      const items = api.deleteCollection(r, ns, { labelSelector: q.get('labelSelector') ?? undefined, fieldSelector: q.get('fieldSelector') ?? undefined }, deleteOptions(q, raw));
-      return send(res, 200, { kind: `${r.kind}List`, apiVersion: r.apiVersion, metadata: { resourceVersion: String(api.store.resourceVersion()) }, items });
+      const list = this.api.list(r, ns, { labelSelector: q.get('labelSelector') ?? undefined, fieldSelector: q.get('fieldSelector') ?? undefined });
+      if (asTable) return send(res, 200, toTable(r, list.items, now, list.resourceVersion, include));
+      return send(res, 200, { kind: `${r.kind}List`, apiVersion: r.apiVersion, metadata: { resourceVersion: list.resourceVersion }, items: list.items });
     }
-    if (method === 'PUT') {
-      if (sub === 'scale') return send(res, 200, writeScale(api, r, ns ?? '', name, parseJson(raw)));
-      return send(res, 200, api.update(r, ns, name, parseJson(raw), wopts));
+    if (sub === 'scale') return send(res, 200, getScale(this.api, r, ns ?? '', name));
+    if (sub !== undefined && sub !== 'status') throw errors.methodNotAllowed(method, `${r.key}/${sub}`);
+    const obj = this.api.get(r, ns, name);
+    return send(res, 200, asTable ? toTable(r, [obj], now, obj.metadata.resourceVersion ?? '', include) : obj);
+  }
+
+  private post(rt: ResourceRoute, { res, q, body, method }: Call): void {
+    const { r, name, sub } = rt;
+    const ns = r.namespaced ? rt.namespace : undefined;
+    if (name === undefined) return send(res, 201, this.api.create(r, ns, body.value(), writeOptions(q, sub)));
+    if (sub === 'eviction') return send(res, 201, this.api.evict(ns ?? '', name, body.value()));
+    if (sub === 'binding') {
+      this.api.bind(ns ?? '', name, bindingTarget(body.value()));
+      return send(res, 201, successStatus(201));
     }
-    if (method === 'PATCH') {
-      const ctype = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
-      const type = PATCH_TYPES[ctype];
-      if (!type) throw errors.unsupportedMediaType(ctype || '(none)');
-      const body = type === 'apply' ? parseYamlBody(raw) : parseJson(raw);
-      if (sub === 'scale') return send(res, 200, writeScale(api, r, ns ?? '', name, body, type));
-      const existed = type === 'apply' && api.find(r, ns, name) !== undefined;
-      const out = api.patch(r, ns, name, type, body, wopts);
-      return send(res, type === 'apply' && !existed ? 201 : 200, out);
+    throw errors.methodNotAllowed(method, `${r.key}${sub ? `/${sub}` : ''}`);
+  }
+
+  private put(rt: ResourceRoute, { res, q, body, method }: Call): void {
+    const { r, name, sub } = rt;
+    const ns = r.namespaced ? rt.namespace : undefined;
+    if (name === undefined) throw errors.methodNotAllowed(method, r.key);
+    if (sub === 'scale') return send(res, 200, writeScale(this.api, r, ns ?? '', name, body.value()));
+    return send(res, 200, this.api.update(r, ns, name, body.value(), writeOptions(q, sub)));
+  }
+
+  private patch(rt: ResourceRoute, { res, q, body, method, patch }: Call): void {
+    const { r, name, sub } = rt;
+    const ns = r.namespaced ? rt.namespace : undefined;
+    if (name === undefined || !patch) throw errors.methodNotAllowed(method, r.key);
+    const value = body.value();
+    if (sub === 'scale') return send(res, 200, writeScale(this.api, r, ns ?? '', name, value, patch));
+    const existed = patch === 'apply' && this.api.find(r, ns, name) !== undefined;
+    const out = this.api.patch(r, ns, name, patch, value, writeOptions(q, sub));
+    return send(res, patch === 'apply' && !existed ? 201 : 200, out);
+  }
+
+  private remove(rt: ResourceRoute, { res, q, body, method }: Call): void {
+    const { r, name, sub } = rt;
+    const ns = r.namespaced ? rt.namespace : undefined;
+    const options = deleteOptions(q, body.empty ? {} : body.value());
+    if (name === undefined) {
+      const items = this.api.deleteCollection(r, ns, { labelSelector: q.get('labelSelector') ?? undefined, fieldSelector: q.get('fieldSelector') ?? undefined }, options);
+      return send(res, 200, { kind: `${r.kind}List`, apiVersion: r.apiVersion, metadata: { resourceVersion: String(this.api.store.resourceVersion()) }, items });
     }
-    if (method === 'DELETE') {
-      if (sub !== undefined) throw errors.methodNotAllowed(method, `${r.key}/${sub}`);
-      return send(res, 200, api.delete(r, ns, name, deleteOptions(q, raw)));
-    }
-    throw errors.methodNotAllowed(method, r.key);
+    if (sub !== undefined) throw errors.methodNotAllowed(method, `${r.key}/${sub}`);
+    return send(res, 200, this.api.delete(r, ns, name, options));
   }
 }
+
+const bindingTarget = (body: unknown): string => (isObject(body) && isObject(body.target) ? String(body.target.name ?? '') : '');
 
 function requestInfo(rt: Route, method: string, q: URLSearchParams): RequestInfo {
   if (rt.kind === 'bindings') return { verb: 'create', resource: 'pods', subresource: 'binding', namespace: rt.namespace };
@@ -230,8 +288,7 @@ function writeOptions(q: URLSearchParams, sub: string | undefined): WriteOptions
   };
 }
 
-function deleteOptions(q: URLSearchParams, raw: string): DeleteOptions {
-  const body = raw.trim() ? parseJson(raw) : {};
+function deleteOptions(q: URLSearchParams, body: unknown): DeleteOptions {
   const b = (isObject(body) ? body : {}) as DeleteOptions & { orphanDependents?: boolean };
   const grace = q.get('gracePeriodSeconds');
   const policy = q.get('propagationPolicy') ?? b.propagationPolicy ?? (b.orphanDependents ? 'Orphan' : undefined);
@@ -243,38 +300,6 @@ function deleteOptions(q: URLSearchParams, raw: string): DeleteOptions {
     throw errors.badRequest(`gracePeriodSeconds must be a non-negative integer, got "${String(gracePeriodSeconds)}"`);
   }
   return { gracePeriodSeconds, propagationPolicy: policy as PropagationPolicy | undefined, preconditions: b.preconditions, dryRun: q.get('dryRun') === 'All' || (b as { dryRun?: string[] }).dryRun?.includes('All') };
-}
-
-function parseJson(raw: string): unknown {
-  if (!raw.trim()) throw errors.badRequest('the request body is empty');
-  try {
-    return JSON.parse(raw);
-  } catch (e) {
-    throw errors.badRequest(`the request body is not valid JSON: ${(e as Error).message}`);
-  }
-}
-
-function parseYamlBody(raw: string): unknown {
-  if (!raw.trim()) throw errors.badRequest('the request body is empty');
-  try {
-    return parseYaml(raw);
-  } catch (e) {
-    throw errors.badRequest(`the request body is not valid YAML: ${(e as Error).message}`);
-  }
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY) reject(errors.badRequest('the request body is too large'));
-      else chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 function send(res: ServerResponse, code: number, body: unknown): void {

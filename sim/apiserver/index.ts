@@ -2,12 +2,16 @@
 //
 //   const server = await startApiServer({ clock });
 //   server.url                      http://127.0.0.1:<port> for client-node / kubectl
+//   server.token                    the bearer token requests must carry (kubeConfigFor(server) has it)
 //   server.store                    observation: get / list / subscribe (frozen objects)
 //   server.api                      in-process writes with full API semantics (never fault-injected)
 //   server.faults, server.requests  failure drills and the HTTP request log
 //   server.addValidator(kind, fn)   validation hook per kind (422 Invalid on field errors)
+import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../controller/operator/clock.ts';
 import { Api } from './api.ts';
+import { MAX_BODY_BYTES } from './body.ts';
+import { selfSignedCert } from './cert.ts';
 import type { VersionInfo } from './discovery.ts';
 import { Faults, RequestLog } from './faults.ts';
 import { HttpFront } from './http.ts';
@@ -38,10 +42,28 @@ export interface ApiServerOptions {
   readonly namespaces?: readonly string[];
   /** Unexpected errors (bugs, failing subscribers); default console.error. */
   readonly onError?: (err: unknown) => void;
+  /**
+   * The bearer token every request must carry (default: a random one, see ApiServer.token); false turns
+   * authentication off (any caller that can reach the port may read and write).
+   */
+  readonly token?: string | false;
+  /**
+   * Serve https with a self-signed certificate made at start-up (ApiServer.ca; kubeConfigFor trusts it).
+   * kubectl sends a bearer token only over https, so a server for kubectl users needs this. Default false.
+   */
+  readonly tls?: boolean;
+  /** Request bodies larger than this are refused with 413 (default 3 MiB, the real API server's limit). */
+  readonly maxBodyBytes?: number;
+  /** A watcher whose unsent live events exceed this many bytes is dropped (default 16 MiB). */
+  readonly watchBufferBytes?: number;
 }
 
 export interface ApiServer {
   readonly url: string;
+  /** The bearer token requests must carry; undefined when authentication is off. */
+  readonly token: string | undefined;
+  /** The server's certificate (PEM) when it serves https: the CA clients should trust. */
+  readonly ca: string | undefined;
   readonly store: Store;
   readonly api: Api;
   readonly resources: ResourceTable;
@@ -50,8 +72,12 @@ export interface ApiServer {
   addValidator(resource: string, fn: Validator): () => void;
   /** Open watch streams. */
   openWatches(): number;
+  /** Watch streams dropped because their client did not read fast enough. */
+  droppedWatches(): number;
   close(): Promise<void>;
 }
+
+export const DEFAULT_WATCH_BUFFER_BYTES = 16 * 1024 * 1024;
 
 export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
@@ -71,20 +97,26 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
   const api = createApi({ ...opts, onError });
   const faults = new Faults((name) => api.resources.resolve(name).key);
   const requests = new RequestLog();
+  const token = opts.token === false ? undefined : opts.token ?? randomBytes(32).toString('base64url');
+  const host = opts.host ?? '127.0.0.1';
+  const tls = opts.tls ? selfSignedCert(host) : undefined;
   const front = new HttpFront(api, faults, requests, {
-    host: opts.host ?? '127.0.0.1', port: opts.port ?? 0, heartbeatMs: opts.heartbeatMs ?? 10_000,
-    version: opts.version ?? { major: '1', minor: '32' }, onError,
+    host, port: opts.port ?? 0, heartbeatMs: opts.heartbeatMs ?? 10_000,
+    version: opts.version ?? { major: '1', minor: '32' }, onError, token,
+    maxBodyBytes: opts.maxBodyBytes ?? MAX_BODY_BYTES, watchBufferBytes: opts.watchBufferBytes ?? DEFAULT_WATCH_BUFFER_BYTES, tls,
   });
   await front.listen();
   return {
-    url: front.url, store: api.store, api, resources: api.resources, faults, requests,
+    url: front.url, token, ca: tls?.cert, store: api.store, api, resources: api.resources, faults, requests,
     addValidator: (resource, fn) => api.addValidator(resource, fn),
     openWatches: () => front.hub.count(),
+    droppedWatches: () => front.hub.dropped,
     close: () => front.close(),
   };
 }
 
 export { Api } from './api.ts';
+export { MAX_BODY_BYTES, MAX_BODY_DEPTH } from './body.ts';
 export type { DeleteOptions, PropagationPolicy } from './deletion.ts';
 export { ApiError, errors, type Status } from './errors.ts';
 export { MULTIPLE_PDBS_MESSAGE, PDB_VIOLATION_MESSAGE } from './eviction.ts';

@@ -1,8 +1,10 @@
 // JSON merge patch (RFC 7386) and JSON patch (RFC 6902). Both work on fresh copies and never touch their
 // inputs. Errors are ApiErrors with the status the real API server uses (400 for a malformed patch, 422
-// for a patch that does not apply).
+// for a patch that does not apply). Paths and keys reach own fields only (own/setOwn): a patch naming
+// `constructor` or `prototype` edits a field of that name, and a pointer through `__proto__` is refused.
+import { FORBIDDEN_KEY } from './body.ts';
 import { ApiError, errors } from './errors.ts';
-import { isObject, jsonEqual, type JsonObject } from './types.ts';
+import { isObject, jsonEqual, own, setOwn, type JsonObject } from './types.ts';
 
 /** RFC 7386: objects merge recursively, null deletes, everything else (lists too) replaces. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
@@ -10,7 +12,7 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   const out: JsonObject = isObject(target) ? structuredClone(target) : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
-    else out[k] = mergePatch(out[k], v);
+    else setOwn(out, k, mergePatch(own(out, k), v));
   }
   return out;
 }
@@ -24,7 +26,9 @@ interface Op {
 
 function parsePointer(p: unknown, what: string): string[] {
   if (typeof p !== 'string' || (p !== '' && !p.startsWith('/'))) throw errors.badRequest(`json patch: ${what} "${String(p)}" is not a JSON pointer`);
-  return p === '' ? [] : p.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const tokens = p === '' ? [] : p.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (tokens.includes(FORBIDDEN_KEY)) throw errors.badRequest(`json patch: ${what} "${p}" goes through "${FORBIDDEN_KEY}", which is not accepted`);
+  return tokens;
 }
 
 const unprocessable = (message: string) => new ApiError(422, 'Invalid', message);
@@ -32,9 +36,7 @@ const unprocessable = (message: string) => new ApiError(422, 'Invalid', message)
 function parentOf(doc: unknown, tokens: string[], path: string): { parent: unknown; last: string } {
   let cur = doc;
   for (const t of tokens.slice(0, -1)) {
-    if (Array.isArray(cur)) cur = cur[Number(t)];
-    else if (isObject(cur)) cur = cur[t];
-    else cur = undefined;
+    cur = own(cur, t);
     if (cur === undefined) throw unprocessable(`json patch: path "${path}" does not exist`);
   }
   return { parent: cur, last: tokens[tokens.length - 1]! };
@@ -51,7 +53,7 @@ function arrayIndex(arr: unknown[], t: string, path: string, forAdd: boolean): n
 function get(doc: unknown, tokens: string[], path: string): unknown {
   if (tokens.length === 0) return doc;
   const { parent, last } = parentOf(doc, tokens, path);
-  const v = Array.isArray(parent) ? parent[arrayIndex(parent, last, path, false)] : isObject(parent) ? parent[last] : undefined;
+  const v = Array.isArray(parent) ? parent[arrayIndex(parent, last, path, false)] : own(parent, last);
   if (v === undefined) throw unprocessable(`json patch: path "${path}" does not exist`);
   return v;
 }
@@ -60,7 +62,7 @@ function add(doc: unknown, tokens: string[], value: unknown, path: string): unkn
   if (tokens.length === 0) return value;
   const { parent, last } = parentOf(doc, tokens, path);
   if (Array.isArray(parent)) parent.splice(arrayIndex(parent, last, path, true), 0, value);
-  else if (isObject(parent)) parent[last] = value;
+  else if (isObject(parent)) setOwn(parent, last, value);
   else throw unprocessable(`json patch: the parent of "${path}" is not an object or array`);
   return doc;
 }

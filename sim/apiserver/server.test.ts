@@ -15,7 +15,7 @@ let co: k8s.CustomObjectsApi;
 beforeEach(async () => {
   clock = manualClock();
   server = await startApiServer({ clock });
-  kc = kubeConfigFor(server.url);
+  kc = kubeConfigFor(server);
   core = kc.makeApiClient(k8s.CoreV1Api);
   apps = kc.makeApiClient(k8s.AppsV1Api);
   co = kc.makeApiClient(k8s.CustomObjectsApi);
@@ -255,7 +255,7 @@ describe('scale subresource', () => {
 
 describe('discovery', () => {
   const get = async (path: string, accept = 'application/json') => {
-    const res = await fetch(server.url + path, { headers: { accept } });
+    const res = await fetch(server.url + path, { headers: { accept, authorization: `Bearer ${server.token}` } });
     return { status: res.status, body: await res.json() as Record<string, any> };
   };
 

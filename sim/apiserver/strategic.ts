@@ -9,8 +9,11 @@
 // (lists of custom resources replace, as they are atomic by default), and fields this field manager
 // applied last time but left out now are removed. Field ownership conflicts are not tracked: a
 // non-forced apply never fails with 409 here.
+//
+// Every field is read and written as own data (own/setOwn): a key named `constructor` or `prototype` is
+// just a field, never a way into Object's prototype.
 import { errors } from './errors.ts';
-import { isObject, type JsonObject } from './types.ts';
+import { isObject, own, setOwn, type JsonObject } from './types.ts';
 
 const MERGE_KEYS: Readonly<Record<string, string>> = {
   containers: 'name', initContainers: 'name', ephemeralContainers: 'name', volumes: 'name', env: 'name',
@@ -49,39 +52,46 @@ function mergeKeyedList(original: unknown[], patch: unknown[], key: string): unk
   return out;
 }
 
+/** A list field merged: a set list gains what it lacks, a keyed list merges item by item, others replace. */
+function mergeList(field: string, cur: unknown[], v: unknown[], keyed: boolean): unknown[] {
+  if (SET_LISTS.has(field)) return [...cur, ...v.filter((x) => !cur.includes(x))];
+  const key = keyed ? mergeKeyFor(field, [...v, ...cur]) : undefined;
+  return key ? mergeKeyedList(cur, v, key) : structuredClone(v);
+}
+
+const listAt = (o: JsonObject, k: string): unknown[] => {
+  const v = own(o, k);
+  return Array.isArray(v) ? v : [];
+};
+
 /** A strategic merge patch applied to a copy of `original`. */
 export function strategicMerge(original: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return structuredClone(patch);
-  if (patch.$patch === 'replace') {
+  if (own(patch, '$patch') === 'replace') {
     const { $patch: _, ...rest } = patch;
     return structuredClone(rest);
   }
-  if (patch.$patch === 'delete') return undefined;
+  if (own(patch, '$patch') === 'delete') return undefined;
   const out: JsonObject = isObject(original) ? structuredClone(original) : {};
   for (const [k, v] of Object.entries(patch)) {
     if (k === '$patch' || k === '$retainKeys' || k.startsWith('$setElementOrder/')) continue;
     if (k.startsWith('$deleteFromPrimitiveList/')) {
       const field = k.slice('$deleteFromPrimitiveList/'.length);
       const drop = new Set(Array.isArray(v) ? v : []);
-      if (Array.isArray(out[field])) out[field] = (out[field] as unknown[]).filter((x) => !drop.has(x));
-      continue;
-    }
-    if (v === null) {
+      if (Array.isArray(own(out, field))) setOwn(out, field, listAt(out, field).filter((x) => !drop.has(x)));
+    } else if (v === null) {
       delete out[k];
     } else if (Array.isArray(v)) {
-      const cur = Array.isArray(out[k]) ? (out[k] as unknown[]) : [];
-      const key = mergeKeyFor(k, [...v, ...cur]);
-      if (SET_LISTS.has(k)) out[k] = [...cur, ...v.filter((x) => !cur.includes(x))];
-      else if (key) out[k] = mergeKeyedList(cur, v, key);
-      else out[k] = structuredClone(v);
+      setOwn(out, k, mergeList(k, listAt(out, k), v, true));
     } else {
-      const merged = strategicMerge(out[k], v);
+      const merged = strategicMerge(own(out, k), v);
       if (merged === undefined) delete out[k];
-      else out[k] = merged;
+      else setOwn(out, k, merged);
     }
   }
-  if (Array.isArray(patch.$retainKeys)) {
-    const keep = new Set(patch.$retainKeys as string[]);
+  const retain = own(patch, '$retainKeys');
+  if (Array.isArray(retain)) {
+    const keep = new Set(retain as string[]);
     for (const k of Object.keys(out)) if (!keep.has(k)) delete out[k];
   }
   return out;
@@ -93,15 +103,8 @@ function applyMerge(live: unknown, applied: unknown, keyedLists: boolean): unkno
   const out: JsonObject = isObject(live) ? structuredClone(live) : {};
   for (const [k, v] of Object.entries(applied)) {
     if (v === null) continue; // null in an applied config means "no opinion"
-    if (Array.isArray(v)) {
-      const cur = Array.isArray(out[k]) ? (out[k] as unknown[]) : [];
-      const key = keyedLists ? mergeKeyFor(k, [...v, ...cur]) : undefined;
-      if (SET_LISTS.has(k)) out[k] = [...cur, ...v.filter((x) => !cur.includes(x))];
-      else if (key) out[k] = mergeKeyedList(cur, v, key);
-      else out[k] = structuredClone(v);
-    } else {
-      out[k] = applyMerge(out[k], v, keyedLists);
-    }
+    if (Array.isArray(v)) setOwn(out, k, mergeList(k, listAt(out, k), v, keyedLists));
+    else setOwn(out, k, applyMerge(own(out, k), v, keyedLists));
   }
   return out;
 }
@@ -109,19 +112,20 @@ function applyMerge(live: unknown, applied: unknown, keyedLists: boolean): unkno
 /** Removes from `live` what `prev` (this manager's last apply) set and `cur` (this apply) leaves out. */
 function prune(live: JsonObject, prev: JsonObject, cur: JsonObject, keyedLists: boolean): void {
   for (const [k, pv] of Object.entries(prev)) {
-    const cv = cur[k];
+    const cv = own(cur, k);
+    const lv = own(live, k);
     if (cv === undefined || cv === null) {
-      if (SET_LISTS.has(k) && Array.isArray(pv) && Array.isArray(live[k])) live[k] = (live[k] as unknown[]).filter((x) => !pv.includes(x));
+      if (SET_LISTS.has(k) && Array.isArray(pv) && Array.isArray(lv)) setOwn(live, k, lv.filter((x) => !pv.includes(x)));
       else delete live[k];
-    } else if (isObject(pv) && isObject(cv) && isObject(live[k])) {
-      prune(live[k] as JsonObject, pv, cv, keyedLists);
-    } else if (Array.isArray(pv) && Array.isArray(cv) && Array.isArray(live[k])) {
+    } else if (isObject(pv) && isObject(cv) && isObject(lv)) {
+      prune(lv, pv, cv, keyedLists);
+    } else if (Array.isArray(pv) && Array.isArray(cv) && Array.isArray(lv)) {
       const key = keyedLists ? mergeKeyFor(k, pv) : undefined;
-      if (SET_LISTS.has(k)) live[k] = (live[k] as unknown[]).filter((x) => !pv.includes(x) || cv.includes(x));
+      if (SET_LISTS.has(k)) setOwn(live, k, lv.filter((x) => !pv.includes(x) || cv.includes(x)));
       else if (key) {
         const keep = new Set(cv.filter(isObject).map((x) => x[key]));
         const dropped = new Set(pv.filter(isObject).map((x) => x[key]).filter((x) => !keep.has(x)));
-        live[k] = (live[k] as unknown[]).filter((x) => !(isObject(x) && dropped.has(x[key])));
+        setOwn(live, k, lv.filter((x) => !(isObject(x) && dropped.has(x[key]))));
       }
     }
   }

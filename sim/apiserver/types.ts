@@ -64,6 +64,20 @@ export function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * A field of an object or an element of an array, own data only: never an inherited member such as
+ * `constructor` or `__proto__`, whatever name a request supplies.
+ */
+export function own(v: unknown, key: string): unknown {
+  if (Array.isArray(v)) return /^(0|[1-9]\d*)$/.test(key) ? v[Number(key)] : undefined;
+  return isObject(v) && Object.hasOwn(v, key) ? v[key] : undefined;
+}
+
+/** Sets a field as plain data whatever its name (an assignment to `__proto__` would swap the prototype). */
+export function setOwn(o: JsonObject, key: string, value: unknown): void {
+  Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
 /** A mutable deep copy of a stored (frozen) object. */
 export function draft<T>(obj: T): T {
   return structuredClone(obj);

@@ -16,7 +16,7 @@ afterEach(async () => {
 
 async function start(heartbeatMs = 10_000): Promise<{ server: ApiServer; kc: k8s.KubeConfig }> {
   server = await startApiServer({ clock: manualClock(), heartbeatMs });
-  return { server, kc: kubeConfigFor(server.url) };
+  return { server, kc: kubeConfigFor(server) };
 }
 
 const pod = (name: string, labels: Record<string, string> = {}) => ({ metadata: { name, labels }, spec: { containers: [] } });
@@ -117,7 +117,7 @@ describe('watch', () => {
   it('sends a heartbeat line while idle, or a BOOKMARK when the client allows bookmarks', async () => {
     const { server } = await start(10);
     const read = async (query: string): Promise<string> => {
-      const res = await fetch(`${server.url}/api/v1/pods?watch=true&resourceVersion=${server.store.resourceVersion()}${query}`);
+      const res = await fetch(`${server.url}/api/v1/pods?watch=true&resourceVersion=${server.store.resourceVersion()}${query}`, { headers: { authorization: `Bearer ${server.token}` } });
       const reader = res.body!.getReader();
       const { value } = await reader.read();
       await reader.cancel();

@@ -22,7 +22,7 @@ export interface SimClusterOptions {
   /** Default: a manual SimClock. A SimClock gets the cluster's settle() between the timers it fires. */
   readonly clock?: Clock;
   readonly kubeletDelays?: Partial<KubeletDelays>;
-  /** API server options (port, heartbeatMs, eventWindow, seed, extraResources, version, namespaces). */
+  /** API server options (port, token, heartbeatMs, eventWindow, seed, extraResources, version, namespaces). */
   readonly apiServer?: Omit<ApiServerOptions, 'clock' | 'onError'>;
   /** Add karpenter.sh/unregistered:NoExecute when nodes register (default true). */
   readonly unregisteredTaint?: boolean;
@@ -32,6 +32,10 @@ export interface SimClusterOptions {
 
 export interface SimCluster {
   readonly url: string;
+  /** The API server's bearer token (undefined when it runs without authentication). */
+  readonly token: string | undefined;
+  /** The API server's certificate when it serves https. */
+  readonly ca: string | undefined;
   readonly clock: Clock;
   readonly server: ApiServer;
   readonly store: Store;
@@ -72,9 +76,9 @@ export async function startSimCluster(opts: SimClusterOptions = {}): Promise<Sim
   const removeSettler = clock instanceof SimClock ? clock.addSettler(settle) : () => {};
   let closed = false;
   return {
-    url: server.url, clock, server, store: api.store, api, kubelet, scheduler, deployments, daemonsets, disruption,
+    url: server.url, token: server.token, ca: server.ca, clock, server, store: api.store, api, kubelet, scheduler, deployments, daemonsets, disruption,
     faults: server.faults, requests: server.requests, errors,
-    kubeConfig: () => kubeConfigFor(server.url),
+    kubeConfig: () => kubeConfigFor(server),
     settle,
     async close() {
       if (closed) return;

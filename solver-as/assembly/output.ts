@@ -54,11 +54,10 @@ export function finalizeClaims(): void {
       const globalList = new Int32Array(kept);
       for (let x = 0; x < kept; x++) unchecked((globalList[x] = start + unchecked(live[x])));
       if (!minValuesMet(c.set, globalList, kept)) {
+        // The pods keep pointing at the claim (their error says they are not placed), so the decoder can
+        // name its NodePool and the labels that lost their minValues.
         for (let p = 0; p < NP; p++) {
-          if (unchecked(placement[p]) == -(ci + 2)) {
-            unchecked((placement[p] = -1));
-            unchecked((errors[p] = E_MIN_VALUES));
-          }
+          if (unchecked(placement[p]) == -(ci + 2)) unchecked((errors[p] = E_MIN_VALUES));
         }
         c.pods = 0;
       }

@@ -21,8 +21,10 @@ describe('catalogStaticPrices', () => {
 });
 
 describe('catalogExtraFacts', () => {
-  it('gives the VPC-limits pod ENIs and the baseline bandwidth DescribeInstanceTypes lacks', () => {
-    expect(catalogExtraFacts('m5.large')).toEqual({ podENIs: 9, networkBandwidthMbps: 750 });
+  it('gives the VPC-limits pod ENIs and IPv4 per interface, and the baseline bandwidth DescribeInstanceTypes lacks', () => {
+    expect(catalogExtraFacts('m5.large')).toEqual({ podENIs: 9, vpcIPv4PerInterface: 10, networkBandwidthMbps: 750 });
+    // Not in the VPC limits table: no pod ENIs and no IPv4 per interface from it.
+    expect(catalogExtraFacts('g2.2xlarge')).not.toHaveProperty('vpcIPv4PerInterface');
     expect(catalogExtraFacts('t3.large')).toMatchObject({ podENIs: 0, networkBandwidthMbps: 512 });
     expect(catalogExtraFacts('no-such.type')).toBeUndefined();
   });

@@ -1,6 +1,7 @@
 // What the provider takes from the engine's committed EC2 catalog (engine/catalog): the static on-demand
 // prices it starts from, and the facts DescribeInstanceTypes does not return (VPC-limits branch interfaces
-// for vpc.amazonaws.com/pod-eni, Karpenter's baseline bandwidth table for instance-network-bandwidth).
+// for vpc.amazonaws.com/pod-eni and IPv4 per interface for Windows' vpc.amazonaws.com/PrivateIPv4Address,
+// Karpenter's baseline bandwidth table for instance-network-bandwidth).
 import { ec2InstanceInfos, regionPrices, regionsInCatalog } from '../../../engine/index.ts';
 import type { ExtraFacts, ExtraFactsLookup } from './instancetype/facts.ts';
 import type { StaticPrices } from './pricing.ts';
@@ -22,12 +23,16 @@ export function catalogStaticPrices(region: string): StaticPrices & { readonly r
 
 let extra: ReadonlyMap<string, ExtraFacts> | undefined;
 
-/** pod-eni and network bandwidth by instance type, from the catalog (built once: the data is immutable). */
+/** pod-eni, VPC-limits IPv4 per interface and network bandwidth by instance type, from the catalog (built once: the data is immutable). */
 export const catalogExtraFacts: ExtraFactsLookup = (instanceType) => {
   extra ??= new Map(
     ec2InstanceInfos().map((i) => [
       i.name,
-      { ...(i.podENIs !== undefined ? { podENIs: i.podENIs } : {}), ...(i.networkBandwidthMbps !== undefined ? { networkBandwidthMbps: i.networkBandwidthMbps } : {}) },
+      {
+        ...(i.podENIs !== undefined ? { podENIs: i.podENIs } : {}),
+        ...(i.vpcIPv4PerInterface !== undefined ? { vpcIPv4PerInterface: i.vpcIPv4PerInterface } : {}),
+        ...(i.networkBandwidthMbps !== undefined ? { networkBandwidthMbps: i.networkBandwidthMbps } : {}),
+      },
     ]),
   );
   return extra.get(instanceType);

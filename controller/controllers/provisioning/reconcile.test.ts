@@ -47,6 +47,21 @@ describe('provisioner', () => {
     expect(await sim.operator.metrics.value('karpenter_scheduler_scheduling_duration_seconds', { controller: 'provisioner' })).toBeGreaterThanOrEqual(1);
   });
 
+  it('says NoCompatibleInstanceTypes on a NodePool whose own minValues its instance types cannot meet', async () => {
+    sim = await simulation({ only: ONLY });
+    await sim.apply(guide('guide-03.yaml'));
+    // Two c5 sizes in spot-diverse's range cannot give the 3 distinct instance types minValues asks for.
+    await sim.apply(guide('guide-05.yaml').replace("values: ['large', 'xlarge', '2xlarge', '4xlarge']", "values: ['large', 'xlarge']\n        - key: karpenter.k8s.aws/instance-family\n          operator: In\n          values: ['c5']\n        - key: node.kubernetes.io/instance-type\n          operator: Exists\n          minValues: 3"));
+    await sim.apply(deployment('web', 1));
+    await sim.clock.advance(5_000);
+    expect(nodeClaims(sim)).toHaveLength(0);
+    const e = events(sim, 'NoCompatibleInstanceTypes');
+    expect(e.map((x) => [(x['involvedObject'] as { kind: string; name: string }).name, x['type'], x['message']])).toEqual([
+      ['spot-diverse', 'Warning', 'NodePool requirements filtered out all compatible available instance types due to minValues incompatibility'],
+    ]);
+    expect(String(events(sim, 'FailedScheduling')[0]!['message'])).toContain('nodepool requirements filtered out all available instance types');
+  });
+
   it('creates the batch\'s NodeClaims before it reports the pods that fit nowhere', async () => {
     sim = await simulation({ only: ONLY });
     await sim.apply(guide('guide-03.yaml'));

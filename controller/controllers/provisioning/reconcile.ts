@@ -9,8 +9,9 @@
 // 3. Plan; for each new NodeClaim: re-check its NodePool's limits against current usage, create it.
 // 4. Nominate; publish events; update the scheduler metrics.
 import { randomUUID } from 'node:crypto';
-import { provision, type NewNodeClaimPlan, type Pod, type ProvisionPlan, type Snapshot } from '../../../engine/index.ts';
+import { incompatibleNodePools, provision, type NewNodeClaimPlan, type Pod, type ProvisionPlan, type Snapshot } from '../../../engine/index.ts';
 import { findCondition } from '../../operator/conditions.ts';
+import { targetOf } from '../../operator/events.ts';
 import type { KubeObject } from '../../operator/kube.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../operator/result.ts';
 import type { Controller } from '../../operator/runtime.ts';
@@ -133,8 +134,19 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
     return out.length ? `; NodePools not ready: ${out.join(', ')}` : '';
   }
 
-  function reportFailures(plan: ProvisionPlan, pods: Map<string, Pod>): void {
+  /** NoCompatibleInstanceTypes on each NodePool whose own requirements leave it no instance type (Karpenter's scheduler events). */
+  function reportIncompatiblePools(snapshot: Snapshot): void {
+    for (const { nodePool, minValues } of incompatibleNodePools(snapshot)) {
+      const obj = ctx.cluster.nodePool(nodePool)?.obj;
+      if (!obj) continue;
+      const message = `NodePool requirements filtered out all compatible available instance types${minValues ? ' due to minValues incompatibility' : ''}`;
+      ctx.events.publish({ involved: targetOf(obj, 'NodePool'), type: 'Warning', reason: 'NoCompatibleInstanceTypes', message, dedupeValues: [obj.metadata.uid ?? nodePool] });
+    }
+  }
+
+  function reportFailures(snapshot: Snapshot, plan: ProvisionPlan, pods: Map<string, Pod>): void {
     const failures = [...plan.unschedulable, ...plan.ignored];
+    if (plan.unschedulable.length) reportIncompatiblePools(snapshot);
     const notReady = failures.length ? notReadyPools() : '';
     for (const e of failures) {
       const p = pods.get(e.uid);
@@ -176,7 +188,7 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
     try {
       await createNodeClaims(snapshot, plan, pods);
     } finally {
-      reportFailures(plan, pods);
+      reportFailures(snapshot, plan, pods);
     }
     return done;
   }

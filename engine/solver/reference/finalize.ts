@@ -12,7 +12,8 @@ import { anyValue, toSelectorRequirements } from '../../scheduling/requirements.
 import type { NewNodeClaimPlan } from '../types.ts';
 import type { SimNodeClaim } from './nodes.ts';
 import { withReservationRequirements } from './reservations.ts';
-import { cheapestOffering, minValuesAchieved, minValuesUnmet, offeringAllowed, type DaemonGroup, type Template } from './templates.ts';
+import { minValuesTruncated } from '../../scheduling/minvalues.ts';
+import { cheapestOffering, minValuesAchieved, minValuesUnmet, minValuesUnmetKeys, offeringAllowed, type DaemonGroup, type Template } from './templates.ts';
 
 /** Per-resource minimum over resources present in every list. */
 function minOverhead(lists: readonly Resources[]): Resources {
@@ -177,7 +178,7 @@ export function claimPlan(
   let minValuesRelaxed = false;
   const unmet = shared.unmet;
   if (unmet) {
-    if (options.minValuesPolicy === 'Strict') return { ok: false, reason: `NodePool couldn't meet minValues requirements (label ${unmet})` };
+    if (options.minValuesPolicy === 'Strict') return { ok: false, reason: minValuesTruncated(template.pool.name, minValuesUnmetKeys(reqs, kept)) };
     minValuesRelaxed = true;
     reqs = relaxMinValues(reqs, kept);
     selectors = toSelectorRequirements(new Map([...reqs].filter(([k]) => k !== INSTANCE_TYPE_LABEL && k !== CAPACITY_TYPE_LABEL)));

@@ -9,7 +9,8 @@ import { isTerminal, podKey, strictPodRequirements } from '../../scheduling/pods
 import { add, compatible, fromLabels, fromSelector, req } from '../../scheduling/requirements.ts';
 import { firstUntolerated, formatTaint, isKnownEphemeralTaint, toleratesAll } from '../../scheduling/taints.ts';
 import type { DaemonGroup, Template } from './templates.ts';
-import { filterInstanceTypes, minValuesUnmet } from './templates.ts';
+import { minValuesNotMet } from '../../scheduling/minvalues.ts';
+import { filterInstanceTypes, minValuesUnmet, minValuesUnmetKeys } from './templates.ts';
 import type { Topology } from './topology.ts';
 import { checkReservations, type ReservationManager, type ReservedOfferingMode } from './reservations.ts';
 import { allocateForNewNode, type DeviceAllocator, type DeviceRef, type Pick, type PodDra } from '../../dra/allocator.ts';
@@ -228,8 +229,7 @@ export class SimNodeClaim {
         draDrivers = a.driversByType;
       }
       if (strictMinValues) {
-        const unmet = minValuesUnmet(reqs, kept);
-        if (unmet) { last = `minValues requirement is not met for label ${unmet}`; continue; }
+        if (minValuesUnmet(reqs, kept)) { last = minValuesNotMet(minValuesUnmetKeys(reqs, kept)); continue; }
       }
       const dr = { ...(picks ? { picks } : {}), ...(draDrivers ? { draDrivers } : {}) };
       if (this.reservations) {

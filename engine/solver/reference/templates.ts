@@ -154,6 +154,15 @@ export function minValuesUnmet(reqs: Requirements, its: readonly InstanceType[])
   return undefined;
 }
 
+/** Every key whose minValues the instance types do not meet (minValuesUnmet stops at the first). */
+export function minValuesUnmetKeys(reqs: Requirements, its: readonly InstanceType[]): string[] {
+  const out: string[] = [];
+  for (const r of reqs.values()) {
+    if (r.minValues !== undefined && minValuesAchieved(r, its) < r.minValues) out.push(r.key);
+  }
+  return out;
+}
+
 /** How many distinct values of the requirement's key the instance types offer within the requirement. */
 export function minValuesAchieved(r: Requirement, its: readonly InstanceType[]): number {
   const seen = new Set<string>();

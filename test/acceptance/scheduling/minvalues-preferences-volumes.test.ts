@@ -32,14 +32,18 @@ eachSolver((s) => {
     it('should not schedule when the NodePool cannot meet minValues (Strict)', () => {
       const c = new Cluster(s, { nodePools: [pool(withMin(INSTANCE_TYPE, 2, 'In', 'small-instance-type'))] });
       const p = pod();
-      c.provision([p]);
+      const { plan } = c.provision([p]);
       expect(c.scheduled(p)).toBe(false);
+      // The pool's own types cannot meet it: no template (Karpenter's scheduler error).
+      expect(plan.unschedulable[0]!.reason).toBe('nodepool requirements filtered out all available instance types');
     });
     it('should not schedule a pod that narrows the NodeClaim below minValues (Strict)', () => {
       const c = new Cluster(s, { nodePools: [pool(withMin(INSTANCE_TYPE, 2, 'Exists'))] });
       const p = pod({ nodeSelector: { [INSTANCE_TYPE]: 'small-instance-type' } });
-      c.provision([p]);
+      const { plan } = c.provision([p]);
       expect(c.scheduled(p)).toBe(false);
+      // Karpenter's words (SatisfiesMinValues), inside the per-NodePool reason.
+      expect(plan.unschedulable[0]!.reason).toContain(`minValues requirement is not met for label(s) (label(s)=[${INSTANCE_TYPE}])`);
     });
     it('should relax minValues to what the instance types achieve (BestEffort)', () => {
       const c = new Cluster(s, { nodePools: [pool(withMin(INSTANCE_TYPE, 2, 'Exists'))], options: { minValuesPolicy: 'BestEffort' } });
@@ -59,7 +63,9 @@ eachSolver((s) => {
       const p = pod();
       const { plan } = c.provision([p]);
       expect(c.scheduled(p)).toBe(false);
-      expect(plan.unschedulable[0]!.reason).toContain("couldn't meet minValues");
+      const poolName = c.nodePools[0]!.name;
+      // Karpenter's exact text (scheduler.go TruncateInstanceTypes), typographic apostrophes included.
+      expect(plan.unschedulable[0]!.reason).toBe(`pod didn\u2019t schedule because NodePool couldn\u2019t meet minValues requirements, validating minValues, minValues requirement is not met for label(s) (label(s)=[${INTEGER_INSTANCE_LABEL_KEY}]) (NodePool=${poolName})`);
     });
   });
 

@@ -6,7 +6,7 @@
 import type { InstanceTypeInfo } from '@aws-sdk/client-ec2';
 import { lowerKebab, type Ec2InstanceInfo } from '../../../../engine/index.ts';
 
-export type ExtraFacts = Pick<Ec2InstanceInfo, 'podENIs' | 'networkBandwidthMbps'>;
+export type ExtraFacts = Pick<Ec2InstanceInfo, 'podENIs' | 'networkBandwidthMbps' | 'vpcIPv4PerInterface'>;
 
 export type ExtraFactsLookup = (instanceType: string) => ExtraFacts | undefined;
 
@@ -72,6 +72,7 @@ export function factsFromInstanceTypeInfo(info: InstanceTypeInfo, extra?: ExtraF
     encryptionInTransitSupported: n?.EncryptionInTransitSupported,
     ebsBandwidthMbps: ebs?.EbsOptimizedSupport === 'default' ? ebs.EbsOptimizedInfo?.MaximumBandwidthInMbps : undefined,
     podENIs: extra?.podENIs,
+    vpcIPv4PerInterface: extra?.vpcIPv4PerInterface,
     networkBandwidthMbps: extra?.networkBandwidthMbps,
   });
 }

@@ -10,7 +10,7 @@ import { INSTANCE_TYPE_FILTERS, InstanceTypeProvider } from './provider.ts';
 
 const MiB = 2 ** 20;
 
-async function setup(extraFacts?: (n: string) => { podENIs?: number; networkBandwidthMbps?: number } | undefined) {
+async function setup(extraFacts?: (n: string) => { podENIs?: number; networkBandwidthMbps?: number; vpcIPv4PerInterface?: number } | undefined) {
   const aws = mockedAws();
   aws.ec2.on(DescribeInstanceTypesCommand).resolves({ InstanceTypes: fixtureInstanceTypes() });
   aws.ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({ InstanceTypeOfferings: fixtureOfferings() });
@@ -89,6 +89,17 @@ describe('InstanceTypeProvider', () => {
     expect([...reqs.get(m5.requirements, 'kubernetes.io/os').values]).toEqual(['windows']);
     expect([...reqs.get(m5.requirements, 'node.kubernetes.io/windows-build').values]).toEqual(['10.0.20348']);
     expect(m5.capacity.pods).toBe(110);
+  });
+
+  it("gives Windows types vpc.amazonaws.com/PrivateIPv4Address from the VPC limits table, 0 for a type it lacks", async () => {
+    // DescribeInstanceTypes says 10 IPv4 per interface for m5.large; the table is what counts.
+    const { provider } = await setup((n) => (n === 'm5.large' ? { vpcIPv4PerInterface: 12 } : undefined));
+    const types = provider.list(readyNodeClass({ amiSelectorTerms: [{ alias: 'windows2022@latest' }] }));
+    expect(types.find((t) => t.name === 'm5.large')!.capacity['vpc.amazonaws.com/PrivateIPv4Address']).toBe(11);
+    const other = types.find((t) => t.name !== 'm5.large')!;
+    expect(other.capacity['vpc.amazonaws.com/PrivateIPv4Address'] ?? 0).toBe(0);
+    const linux = (await setup((n) => (n === 'm5.large' ? { vpcIPv4PerInterface: 12 } : undefined))).provider;
+    expect(linux.list(readyNodeClass()).find((t) => t.name === 'm5.large')!.capacity['vpc.amazonaws.com/PrivateIPv4Address']).toBeUndefined();
   });
 });
 
