@@ -72,14 +72,17 @@ export function decisionAfter(events: ObservedEvents, since: number): number | u
   return closed === undefined ? undefined : first.at - closed;
 }
 
-/** Waits until NodeClaims have stopped appearing for `quietMs` (after at least one appeared since `since`). */
+/**
+ * Waits for the first NodeClaim created since `since`, then until the controller is idle (no reconcile, no
+ * request in flight) and no NodeClaim has appeared for `quietMs`.
+ */
 async function nodeClaimsSettled(h: Harness, since: number, quietMs: number, timeoutMs: number): Promise<void> {
   let count = -1;
   let stableSince = now();
   await waitFor('the first NodeClaim of the burst', async () => (await h.request('events')).nodeClaimsAdded.some((n) => n.at >= since), timeoutMs);
-  await waitFor('NodeClaim creation to finish', () => {
+  await waitFor('NodeClaim creation to finish', async () => {
     const c = h.list('nodeclaims.karpenter.sh').length;
-    if (c !== count) {
+    if (c !== count || (await h.request('status')).busy) {
       count = c;
       stableSince = now();
     }
@@ -87,11 +90,12 @@ async function nodeClaimsSettled(h: Harness, since: number, quietMs: number, tim
   }, timeoutMs);
 }
 
-/** Deletes every pod and NodeClaim and waits until the controller has terminated them all. */
+/** Deletes every pod and NodeClaim, waits until the controller has terminated them all and is idle again. */
 async function emptyCluster(h: Harness): Promise<void> {
   await deletePods(h.cluster.api, h.list('pods').filter((p) => p.metadata.namespace === NAMESPACE).map((p) => p.metadata.name!));
   for (const nc of h.list('nodeclaims.karpenter.sh')) h.cluster.api.delete('nodeclaims.karpenter.sh', undefined, nc.metadata.name!);
-  await waitFor('every NodeClaim to be terminated', () => h.list('nodeclaims.karpenter.sh').length === 0 && h.list('nodes').length === 0, 300_000, 500);
+  await waitFor('every NodeClaim to be terminated', () => h.list('nodeclaims.karpenter.sh').length === 0 && h.list('nodes').length === 0, 600_000, 500);
+  await quiet(h);
 }
 
 function row(scenario: string, nodes: number, pendingPods: number, stats: PhaseStats, decisions: readonly number[], extra: Partial<ControllerRow> = {}): ControllerRow {
@@ -107,7 +111,7 @@ function row(scenario: string, nodes: number, pendingPods: number, stats: PhaseS
 
 /** 10,000 pending pods onto an empty cluster, `rounds` times after a warm-up round. */
 export async function provisionEmpty(o: ScenarioOptions, pods = 10_000): Promise<ControllerRow> {
-  const rounds = o.quick ? 2 : 5;
+  const rounds = o.quick ? 1 : 3;
   const h = await startHarness({ launchMs: 3_600_000 });
   try {
     await applyPools(h, guideNodePool());
@@ -138,7 +142,7 @@ async function bigCluster(h: Harness, nodes: number, o: ScenarioOptions): Promis
   const names = Array.from({ length: nodes * 20 }, (_, i) => `s-${i}`);
   const t0 = now();
   await createPendingPods(h.cluster.api, names.map((name, i) => ({ name, shape: SMALL, app: `app-${i % 100}` })));
-  await waitFor(`${nodes} nodes running ${names.length} pods`, () => h.binder.pending === 0 && h.list('nodes').length >= nodes && running(h) >= names.length, 1_800_000, 1_000);
+  await waitFor(`${nodes} nodes running ${names.length} pods`, () => h.binder.pending === 0 && h.list('nodes').length >= nodes && running(h) >= names.length, 3_600_000, 1_000);
   o.log(`cluster: ${h.list('nodes').length} nodes, ${running(h)} pods running, set up in ${((now() - t0) / 1000).toFixed(0)} s`);
   await quiet(h);
   return names;

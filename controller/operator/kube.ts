@@ -89,7 +89,7 @@ function itemPath(kind: Kind, name: string, namespace: string | undefined, subre
   return `${collectionPath(kind, namespace)}/${encodeURIComponent(name)}${subresource ? `/${subresource}` : ''}`;
 }
 
-type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** An error answer from the API server, with its HTTP code and Status reason. */
 export class KubeError extends Error {
@@ -215,7 +215,8 @@ export class KubeClient {
     return this.opts.activity ? this.opts.activity.track(p) : p;
   }
 
-  private async send<T>(method: Method, path: string, o: { body?: unknown; contentType?: string; query?: Record<string, string> }): Promise<T> {
+  /** The transport: one HTTP request through client-node. Protected so that tests can serve requests in memory (test/fakes/kube.ts). */
+  protected async send<T>(method: Method, path: string, o: { body?: unknown; contentType?: string; query?: Record<string, string> }): Promise<T> {
     const url = new URL(this.server + path);
     for (const [k, v] of Object.entries(o.query ?? {})) url.searchParams.set(k, v);
     const ctx = new RequestContext(url.toString(), HttpMethod[method]);
