@@ -61,6 +61,13 @@ describe('karpenter-ts sim', () => {
     expect(await run(['--speed', 'fast'], io)).toBe(2);
     expect(io.stderr).toContain('--speed must be a number >= 0');
   });
+
+  it('exits 2 with one line, not a stack trace, for a region the catalog does not have', async () => {
+    const io = memoryIo();
+    const file = await scenario('');
+    expect(await run(['--scenario', file, '--region', 'xx-nowhere-1'], io)).toBe(2);
+    expect(io.stderr).toMatch(/^karpenter-ts sim: region xx-nowhere-1 is not in the EC2 catalog \(known: [a-z0-9-, ]+\)\n$/);
+  });
 });
 
 describe('karpenter-ts sim --serve', () => {

@@ -14,6 +14,7 @@ import { stamp } from '../../sim/timeline.ts';
 import { nodeTable } from '../../sim/view.ts';
 import { manualClock, scaledClock, type SimClock } from '../../sim/clock.ts';
 import { kubeConfigText } from '../../sim/kubeconfig.ts';
+import { regionsInCatalog } from '../../engine/index.ts';
 import type { Io } from '../io.ts';
 
 export const summary = 'run the controller against a simulated cluster and cloud (the guide\'s demo by default)';
@@ -113,6 +114,10 @@ export async function run(args: string[], io: Io, stop?: Promise<void>): Promise
   if (!loaded) return 2;
   const { file, scenario } = loaded;
   const region = a.region ?? scenario.region ?? 'ap-northeast-2';
+  if (!regionsInCatalog().includes(region)) {
+    io.err(`karpenter-ts sim: region ${region} is not in the EC2 catalog (known: ${regionsInCatalog().join(', ')})\n`);
+    return 2;
+  }
   const speed = a.speed ?? scenario.speed ?? 20;
   await warmUp(scenario, dirname(file), region);
   const clock = speed === 0 ? manualClock() : scaledClock(speed);

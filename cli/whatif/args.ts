@@ -11,12 +11,14 @@ before and after, efficiency against the LP lower bound, the moves in the order 
 pending pod cannot be placed and why each node is kept, and a per-node table.
 
 SNAPSHOT is a \`kubectl get ... -o yaml\` dump (a List or multi-document YAML/JSON of Nodes, Pods,
-NodePools, NodeClaims, EC2NodeClasses, DaemonSets, PDBs), a folder of such files, or a msgpack file
-written by \`karpenter-ts snapshot\`. Several snapshots, or --grid, make a batch: the jobs run in
-parallel worker threads and print a summary table.
+NodePools, NodeClaims, EC2NodeClasses, DaemonSets, PDBs), or a msgpack file written by
+\`karpenter-ts snapshot\`. Several snapshots, a folder of them (each file or sub-folder in it is one
+cluster), or --grid make a batch: the jobs run in parallel worker threads, each cluster gets its report,
+and a summary table puts the grid variants side by side.
 
 options:
-  --mode provision|consolidate   provisioning only (default), or consolidation after it
+  --mode provision|consolidate   pending pods only, or consolidation after them (default: consolidate
+                                 when the snapshot has no pending pods, else provision)
   --exact                        Karpenter's exact algorithm (default: the optimised solver)
   --nodepools FILE               NodePools (and EC2NodeClasses) to try instead of the snapshot's
   --pods FILE.csv                a trace of pods instead of a snapshot (docs/whatif.md)
@@ -26,6 +28,7 @@ options:
   --html FILE                    also write a self-contained HTML report (one snapshot)
   --grid KEY=V1,V2               batch over option values; KEY: exact, mode, region, nodepools (repeatable)
   --csv FILE                     write the batch summary as CSV
+  --out DIR                      batch: write each cluster's report there (text, JSON and HTML)
   --shard I/N                    run only jobs I, I+N, I+2N, ... of the batch (0 <= I < N)
   --jobs N                       worker threads for batches (default: cores, at most 4)
   --merge                        combine shard JSON files into one summary
@@ -42,13 +45,16 @@ export interface WhatIfArgs {
   readonly inputs: readonly string[];
   readonly pods?: string;
   readonly nodePools?: string;
-  readonly mode: WhatIfMode;
+  /** Absent: consolidate when the snapshot has no pending pods, else provision. */
+  readonly mode?: WhatIfMode;
   readonly exact: boolean;
   readonly region?: string;
   readonly now?: number;
   readonly json: boolean;
   readonly html?: string;
   readonly csv?: string;
+  /** Batch: write each job's report (text, JSON, HTML) into this folder. */
+  readonly out?: string;
   readonly grid: readonly (readonly [GridKey, readonly string[]])[];
   readonly shard?: { readonly index: number; readonly count: number };
   readonly jobs?: number;
@@ -67,7 +73,7 @@ export function checkGridValue(key: GridKey, v: string): string {
 }
 
 export function parseArgs(argv: readonly string[]): WhatIfArgs {
-  const a: { -readonly [K in keyof WhatIfArgs]: WhatIfArgs[K] } = { help: false, inputs: [], mode: 'provision', exact: false, json: false, grid: [], merge: false };
+  const a: { -readonly [K in keyof WhatIfArgs]: WhatIfArgs[K] } = { help: false, inputs: [], exact: false, json: false, grid: [], merge: false };
   const inputs: string[] = [];
   const grid: [GridKey, string[]][] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -95,6 +101,7 @@ export function parseArgs(argv: readonly string[]): WhatIfArgs {
       case '--json': a.json = true; break;
       case '--html': a.html = value(); break;
       case '--csv': a.csv = value(); break;
+      case '--out': a.out = value(); break;
       case '--merge': a.merge = true; break;
       case '--grid': {
         const v = value();
@@ -134,6 +141,6 @@ export function parseArgs(argv: readonly string[]): WhatIfArgs {
   }
   if (a.pods !== undefined && inputs.length > 0) throw new UsageError('give either --pods or snapshots, not both');
   if (a.pods === undefined && inputs.length === 0) throw new UsageError('no snapshot given');
-  if (a.html !== undefined && (inputs.length > 1 || grid.length > 0 || a.shard)) throw new UsageError('--html renders one report: give one snapshot and no --grid or --shard');
+  if (a.html !== undefined && (inputs.length > 1 || grid.length > 0 || a.shard)) throw new UsageError('--html renders one report: for a batch use --out DIR (a text, JSON and HTML report per cluster)');
   return a;
 }

@@ -1,19 +1,37 @@
-// Batches: inputs x grid variants -> jobs (numbered in a fixed order, so shards of the same batch agree),
-// run in the worker pool (each worker runs cli/whatif/job.ts with the engine in its own thread), one
-// summary row per job. A job that fails (bad file, bad object) fails alone: its row says why.
+// Batches: clusters x grid variants -> jobs (numbered in a fixed order, so shards of the same batch agree),
+// run in the worker pool (each worker runs cli/whatif/job.ts with the engine in its own thread), one summary
+// row and one report per job. A folder given as input is a batch of clusters: each snapshot file in it, and
+// each sub-folder (its files together), is one cluster. A job that fails (bad file, bad object) fails alone:
+// its row says why. Progress (progress.ts) comes from the jobs over a MessagePort each.
+import { readdir, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { moduleUrl, SolverPool } from '../../engine/index.ts';
+import { join, resolve } from 'node:path';
+import { MessageChannel } from 'node:worker_threads';
+import { moduleUrl, SolverPool, type WhatIfReport } from '../../engine/index.ts';
 import type { WhatIfArgs } from './args.ts';
+import { fsProblem } from './errors.ts';
 import type { Io } from '../io.ts';
 import { runJob, type JobResult, type JobSpec } from './job.ts';
+import { progress, type Progress } from './progress.ts';
 import type { SummaryRow } from './summary.ts';
 
 // job.ts from source (tests), job.js from dist/.
 const JOB_MODULE = moduleUrl('./job.ts', import.meta.url);
+const SNAPSHOT_FILE = /\.(ya?ml|json|msgpack)$/i;
 
-/** Every job of the batch, numbered; --shard keeps every n-th. */
-export function expandJobs(a: WhatIfArgs, cwd: string, defaultNow: number): JobSpec[] {
-  const inputs = a.pods !== undefined ? [{ pods: a.pods }] : a.inputs.map((snapshot) => ({ snapshot }));
+/** The clusters an input names: a file is one; a folder is one per snapshot file or sub-folder in it (sorted). */
+export async function clustersIn(input: string, cwd: string): Promise<string[]> {
+  const st = await stat(resolve(cwd, input)).catch((e: unknown) => { throw fsProblem(input, e); });
+  if (!st.isDirectory()) return [input];
+  const entries = (await readdir(resolve(cwd, input), { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
+  const out = entries.filter((e) => e.isDirectory() || (e.isFile() && SNAPSHOT_FILE.test(e.name))).map((e) => join(input, e.name));
+  return out.length ? out : [input];
+}
+
+/** Every job of the batch, numbered (clusters outer, grid variants inner); --shard keeps every n-th. */
+export async function expandJobs(a: WhatIfArgs, cwd: string, defaultNow: number): Promise<JobSpec[]> {
+  const clusters = a.pods !== undefined ? [] : (await Promise.all(a.inputs.map((i) => clustersIn(i, cwd)))).flat();
+  const inputs = a.pods !== undefined ? [{ pods: a.pods }] : clusters.map((snapshot) => ({ snapshot }));
   let variants: Record<string, string>[] = [{}];
   for (const [key, values] of a.grid) variants = variants.flatMap((v) => values.map((x) => ({ ...v, [key]: x })));
   const jobs: JobSpec[] = [];
@@ -21,13 +39,14 @@ export function expandJobs(a: WhatIfArgs, cwd: string, defaultNow: number): JobS
     for (const variant of variants) {
       const nodePools = variant['nodepools'] ?? a.nodePools;
       const region = variant['region'] ?? a.region;
+      const mode = (variant['mode'] as JobSpec['mode'] | undefined) ?? a.mode;
       jobs.push({
         index: jobs.length,
         ...input,
         ...(nodePools !== undefined ? { nodePools } : {}),
         ...(region !== undefined ? { region } : {}),
         ...(a.now !== undefined ? { now: a.now } : {}),
-        mode: (variant['mode'] as JobSpec['mode'] | undefined) ?? a.mode,
+        ...(mode !== undefined ? { mode } : {}),
         exact: variant['exact'] !== undefined ? variant['exact'] === 'true' : a.exact,
         defaultNow,
         cwd,
@@ -50,32 +69,50 @@ export function rowOf(spec: JobSpec, r: JobResult): SummaryRow {
   };
 }
 
-function progress(io: Io, done: number, total: number): void {
-  if (!io.errIsTTY) return;
-  const width = 30;
-  const full = Math.round((done / total) * width);
-  io.err(`\r[${'#'.repeat(full)}${'.'.repeat(width - full)}] ${done}/${total}${done === total ? '\n' : ''}`);
+export interface BatchResult {
+  readonly rows: SummaryRow[];
+  /** The reports of the jobs that ran, by job index. */
+  readonly reports: Map<number, WhatIfReport>;
 }
 
-/** Runs the jobs (in the pool when there is more than one) and returns their rows in job order. */
-export async function runBatch(jobs: readonly JobSpec[], io: Io, threads?: number): Promise<SummaryRow[]> {
+const failed = (spec: JobSpec, e: unknown): JobResult => ({ index: spec.index, ok: false, error: `internal error: ${(e as Error)?.message ?? String(e)}`, input: spec.snapshot ?? spec.pods ?? '' });
+
+/** One job in a pool worker, its progress relayed from the worker over a MessagePort. */
+async function pooled(pool: SolverPool, spec: JobSpec, bar: Progress): Promise<JobResult> {
+  const { port1, port2 } = new MessageChannel();
+  port1.on('message', (m: { fraction: number; stage: string }) => bar.update(spec.index, m.fraction, m.stage));
+  try {
+    return await pool.runTask<JobResult>(JOB_MODULE, 'runJobTask', { spec, port: port2 }, { transfer: [port2] });
+  } catch (e) {
+    return failed(spec, e);
+  } finally {
+    port1.close();
+  }
+}
+
+/** Runs the jobs (in the pool when there is more than one) and returns their rows in job order and their reports. */
+export async function runBatch(jobs: readonly JobSpec[], io: Io, threads?: number): Promise<BatchResult> {
   const rows: SummaryRow[] = [];
-  let done = 0;
+  const reports = new Map<number, WhatIfReport>();
+  const bar = progress(io, { total: jobs.length, unit: jobs.length > 1 ? 'job' : '' });
   const finish = (spec: JobSpec, r: JobResult): void => {
     rows.push(rowOf(spec, r));
-    progress(io, ++done, jobs.length);
+    if (r.ok) reports.set(spec.index, r.report);
+    bar.done(spec.index);
   };
-  const failed = (spec: JobSpec, e: unknown): JobResult => ({ index: spec.index, ok: false, error: `internal error: ${(e as Error)?.message ?? String(e)}`, input: spec.snapshot ?? spec.pods ?? '' });
-  progress(io, 0, jobs.length);
-  if (jobs.length <= 1) {
-    for (const spec of jobs) finish(spec, await runJob(spec).catch((e: unknown) => failed(spec, e)));
-  } else {
-    const pool = new SolverPool({ threads: Math.min(jobs.length, threads ?? Math.min(4, availableParallelism())) });
-    try {
-      await Promise.all(jobs.map(async (spec) => finish(spec, await pool.runTask<JobResult>(JOB_MODULE, 'runJob', spec).catch((e: unknown) => failed(spec, e)))));
-    } finally {
-      await pool.close();
+  try {
+    if (jobs.length <= 1) {
+      for (const spec of jobs) finish(spec, await runJob(spec, (f, s) => bar.update(spec.index, f, s)).catch((e: unknown) => failed(spec, e)));
+    } else {
+      const pool = new SolverPool({ threads: Math.min(jobs.length, threads ?? Math.min(4, availableParallelism())) });
+      try {
+        await Promise.all(jobs.map(async (spec) => finish(spec, await pooled(pool, spec, bar))));
+      } finally {
+        await pool.close();
+      }
     }
+  } finally {
+    bar.finish();
   }
-  return rows.sort((a, b) => a.job - b.job);
+  return { rows: rows.sort((a, b) => a.job - b.job), reports };
 }

@@ -1,15 +1,14 @@
 // One what-if job: load the inputs, build the snapshot, run the engine, return the report. The same
 // function runs in the calling thread (one snapshot) and in pool workers (batches, through
 // SolverPool.runTask), so its input and output are plain data.
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import type { MessagePort } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import {
   buildSnapshot, inThreadEngine, whatIf, WhatIfError, type ClusterObjects, type WhatIfEngine, type WhatIfMode, type WhatIfReport,
 } from '../../engine/index.ts';
 import { podsFromCsv } from './csv.ts';
-import { fsProblem, InputError } from './errors.ts';
-import { loadSnapshot } from './load.ts';
+import { InputError } from './errors.ts';
+import { loadSnapshot, readTextInput } from './load.ts';
 
 export const GUIDE_NODEPOOL = fileURLToPath(new URL('../../examples/guide/guide-01.yaml', import.meta.url));
 
@@ -20,7 +19,8 @@ export interface JobSpec {
   readonly snapshot?: string;
   readonly pods?: string;
   readonly nodePools?: string;
-  readonly mode: WhatIfMode;
+  /** Absent: consolidate when the snapshot has no pending pods, else provision (docs/whatif.md "Modes"). */
+  readonly mode?: WhatIfMode;
   readonly exact: boolean;
   readonly region?: string;
   /** --now, ms; else the snapshot's time, else `defaultNow`. */
@@ -44,10 +44,10 @@ async function nodePoolsFrom(file: string, cwd: string) {
 }
 
 /** The inputs as ClusterObjects plus the file names and snapshot time. */
-async function inputs(spec: JobSpec): Promise<{ objects: ClusterObjects; sources: string[]; createdAt?: number; override?: Awaited<ReturnType<typeof nodePoolsFrom>> }> {
+async function inputs(spec: JobSpec): Promise<{ objects: ClusterObjects; sources: string[]; notes?: readonly string[]; createdAt?: number; override?: Awaited<ReturnType<typeof nodePoolsFrom>> }> {
   const override = spec.nodePools ? await nodePoolsFrom(spec.nodePools, spec.cwd) : undefined;
   if (spec.pods !== undefined) {
-    const text = await readFile(resolve(spec.cwd, spec.pods), 'utf8').catch((e: unknown) => { throw fsProblem(spec.pods!, e); });
+    const text = await readTextInput(spec.pods, spec.cwd);
     const pools = override ?? (await nodePoolsFrom(GUIDE_NODEPOOL, spec.cwd).catch((e: unknown) => {
       throw new InputError(`no --nodepools given, and the default NodePool (${GUIDE_NODEPOOL}) cannot be read: ${(e as Error).message}`);
     }));
@@ -57,6 +57,7 @@ async function inputs(spec: JobSpec): Promise<{ objects: ClusterObjects; sources
   const loaded = await loadSnapshot(spec.snapshot ?? '', spec.cwd);
   return {
     objects: loaded.objects,
+    notes: loaded.notes,
     sources: [...loaded.files, ...(spec.nodePools ? [spec.nodePools] : [])],
     ...(loaded.createdAt !== undefined ? { createdAt: loaded.createdAt } : {}),
     ...(override ? { override } : {}),
@@ -65,16 +66,28 @@ async function inputs(spec: JobSpec): Promise<{ objects: ClusterObjects; sources
 
 let engine: WhatIfEngine | undefined;
 
-export async function runJob(spec: JobSpec): Promise<JobResult> {
+/** A pool task: runJob with its progress posted on `port` ({ fraction, stage }), closed when done. */
+export async function runJobTask(input: { spec: JobSpec; port?: MessagePort }): Promise<JobResult> {
   try {
-    const { objects, sources, createdAt, override } = await inputs(spec);
-    const built = buildSnapshot(objects, {
+    return await runJob(input.spec, input.port ? (fraction, stage) => input.port!.postMessage({ fraction, stage }) : undefined);
+  } finally {
+    input.port?.close();
+  }
+}
+
+export async function runJob(spec: JobSpec, onProgress?: (fraction: number, stage: string) => void): Promise<JobResult> {
+  try {
+    const { objects, sources, notes, createdAt, override } = await inputs(spec);
+    const plain = buildSnapshot(objects, {
       now: spec.now ?? createdAt ?? spec.defaultNow,
       ...(spec.region ? { region: spec.region } : {}),
       ...(override ? { nodePools: override.nodePools, nodeClasses: override.nodeClasses } : {}),
     });
-    const report = await whatIf({ built, sources, options: { mode: spec.mode, exact: spec.exact } }, (engine ??= inThreadEngine()));
-    return { index: spec.index, ok: true, report };
+    const built = notes?.length ? { ...plain, warnings: [...notes, ...plain.warnings] } : plain;
+    const mode = spec.mode ?? (built.snapshot.pendingPods.length > 0 ? 'provision' : 'consolidate');
+    const started = performance.now();
+    const report = await whatIf({ built, sources, options: { mode, exact: spec.exact, modeDefaulted: spec.mode === undefined }, ...(onProgress ? { onProgress } : {}) }, (engine ??= inThreadEngine()));
+    return { index: spec.index, ok: true, report: { ...report, timing: { totalMs: Math.round(performance.now() - started) } } };
   } catch (e) {
     const input = spec.snapshot ?? spec.pods ?? '';
     if (e instanceof InputError) return { index: spec.index, ok: false, error: e.message, input };

@@ -1,68 +1,103 @@
-// The HTML report in a real browser: headless Chromium (when installed) loads the page from a file with
-// the network off and checks that both charts are drawn and that nothing is fetched.
+// The HTML report in a real browser: headless Chromium (when installed at /usr/bin/chromium; the test
+// skips otherwise) loads the page from a file and checks what a reader sees: the headline, risks before
+// the charts, the legend, the breakdown and step charts, a histogram instead of a bar per node for a big
+// cluster, the price caveats, and that nothing is fetched.
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
-import { afterAll, describe, expect, it } from 'vitest';
-import type { WhatIfReport } from '../../engine/index.ts';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NodeRow, WhatIfReport } from '../../engine/index.ts';
+import { runJob } from './job.ts';
 import { escapeHtml, renderHtml } from './render-html.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
+const EXAMPLE = fileURLToPath(new URL('../../examples/snapshots/inflate.msgpack', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'karpenter-ts-html-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const usage = (requested: number, allocatable: number) => ({ requested, allocatable });
-const report: WhatIfReport = {
-  schema: 'karpenter-ts/whatif-report@1',
-  input: { sources: ['<cluster>.yaml'], region: 'ap-northeast-2', now: '2026-11-30T11:30:00.000Z', mode: 'consolidate', exact: false },
-  costPerHourBefore: 0.6, costPerHourAfter: 0.2, costPerMonthBefore: 438, costPerMonthAfter: 146, savingsPerHour: 0.4,
-  lowerBoundPerHour: 0.15, lowerBoundStatus: 'optimal', efficiencyBefore: 0.25, efficiencyAfter: 0.75,
-  counts: { nodesBefore: 2, nodesAfter: 1, pods: 3, pending: 0, unschedulable: 0 },
-  nodes: [
-    { name: 'a', fate: 'removed', pricePerHour: 0.3, priceKnown: true, managed: true, cpu: usage(500, 2000), memory: usage(1 << 30, 8 << 30), pods: 1 },
-    { name: 'b', fate: 'removed', pricePerHour: 0.3, priceKnown: true, managed: true, cpu: usage(1000, 2000), memory: usage(1 << 30, 8 << 30), pods: 2 },
-    { name: 'c', fate: 'new', pricePerHour: 0.2, priceKnown: true, managed: true, cpu: usage(1500, 2000), memory: usage(2 << 30, 8 << 30), pods: 3 },
-  ],
-  moves: [{ step: 1, kind: 'replace', remove: ['a', 'b'], add: ['c'], pods: [], savingsPerHour: 0.4, reason: 'underutilized' }],
-  unschedulable: [], kept: [], warnings: [],
-};
+let example: WhatIfReport;
+beforeAll(async () => {
+  const r = await runJob({ index: 0, snapshot: EXAMPLE, exact: false, mode: 'consolidate', defaultNow: 0, cwd: dir, variant: {} });
+  if (!r.ok) throw new Error(r.error);
+  example = r.report;
+}, 60_000);
+
+/** The example's report with its nodes repeated to `n` rows (a big cluster for the renderer, not a plan). */
+function widened(r: WhatIfReport, n: number): WhatIfReport {
+  const nodes: NodeRow[] = Array.from({ length: n }, (_, i) => ({ ...r.nodes[i % r.nodes.length]!, name: `node-${i}` }));
+  return { ...r, nodes };
+}
 
 describe('HTML report', () => {
   it('escapes what it prints', () => {
     expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
-    expect(renderHtml(report)).toContain('&lt;cluster&gt;.yaml');
+    expect(renderHtml({ ...example, input: { ...example.input, sources: ['<cluster>.yaml'] } })).toContain('&lt;cluster&gt;.yaml');
   });
 
-  it.skipIf(!existsSync(CHROMIUM))('renders both charts in headless Chromium without fetching anything', async () => {
-    const page = join(dir, 'report.html');
-    writeFileSync(page, renderHtml(report));
+  it('has no script, no external resource, and formats money for people', () => {
+    const html = renderHtml(example);
+    expect(html).not.toMatch(/<script|<link|https?:\/\/(?!www\.w3)/);
+    expect(html).toMatch(/Saves \$[\d,]+\.\d\d\/month \(\d+\.\d% of today&#39;s cost\)/);
+    expect(html).not.toContain('$-');
+  });
+});
+
+describe.skipIf(!existsSync(CHROMIUM))('HTML report in headless Chromium', () => {
+  let browser: BrowserContext;
+  beforeAll(async () => {
     // A fresh user-data-dir: playwright takes it as the persistent context's directory.
-    const browser = await chromium.launchPersistentContext(join(dir, 'profile'), {
+    browser = await chromium.launchPersistentContext(join(dir, 'profile'), {
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
-    try {
-      const tab = await browser.newPage();
-      const requests: string[] = [];
-      tab.on('request', (r) => requests.push(r.url()));
-      await tab.goto(pathToFileURL(page).href);
-      const costBars = await tab.locator('#cost-chart .cost-bar rect').evaluateAll((els) => els.map((e) => (e as SVGRectElement).getBBox().height));
-      expect(costBars).toHaveLength(2);
-      expect(costBars[0]!).toBeGreaterThan(costBars[1]!);
-      expect(costBars[1]! / costBars[0]!).toBeCloseTo(0.2 / 0.6, 2);
-      expect(await tab.locator('#cost-chart .lower-bound line').count()).toBe(1);
-      const util = await tab.locator('#util-chart .node-util').evaluateAll((els) => els.map((e) => ({
-        node: e.getAttribute('data-node'), cpu: (e.querySelector('rect.cpu') as SVGRectElement).getBBox().width,
-      })));
-      expect(util.map((u) => u.node)).toEqual(['a', 'b', 'c']);
-      expect(util[0]!.cpu).toBeCloseTo(75, 0);
-      expect(util[2]!.cpu).toBeCloseTo(225, 0);
-      expect(await tab.locator('table#nodes tbody tr').count()).toBe(3);
-      expect(requests).toEqual([pathToFileURL(page).href]);
-    } finally {
-      await browser.close();
-    }
+  }, 60_000);
+  afterAll(async () => browser?.close());
+
+  async function open(name: string, r: WhatIfReport) {
+    const file = join(dir, name);
+    writeFileSync(file, renderHtml(r));
+    const tab = await browser.newPage();
+    const requests: string[] = [];
+    tab.on('request', (q) => requests.push(q.url()));
+    await tab.goto(pathToFileURL(file).href);
+    return { tab, requests, url: pathToFileURL(file).href };
+  }
+
+  it('shows the headline, the risks before the charts, the legend, the breakdown, the steps and the price caveats', async () => {
+    const { tab, requests, url } = await open('example.html', example);
+    const headline = await tab.locator('#headline .big').innerText();
+    expect(headline).toMatch(/^Saves \$[\d,]+\.\d\d\/month \(\d+\.\d% of today's cost\)$/);
+    const top = async (sel: string) => (await tab.locator(sel).first().boundingBox())!.y;
+    expect(await top('#risks')).toBeLessThan(await top('#cost-chart'));
+    expect(await tab.locator('#risks li.risk').count()).toBe(example.risks.length);
+    expect(await tab.locator('#legend').innerText()).toMatch(/removed by the plan[\s\S]*efficiency = lower bound \/ cost/);
+    const parts = await tab.locator('#breakdown-chart .breakdown-bar').evaluateAll((els) => els.map((x) => ({ part: x.getAttribute('data-part'), v: Number(x.getAttribute('data-value')), w: (x.querySelector('rect') as SVGRectElement).getBBox().width })));
+    expect(parts.at(-1)!.part).toBe('total');
+    expect(parts.slice(0, -1).reduce((a, p) => a + p.v, 0)).toBeCloseTo(example.savingsPerHour, 6);
+    expect(parts.every((p) => p.w > 0)).toBe(true);
+    const steps = await tab.locator('#steps-chart .step-point').evaluateAll((els) => els.map((x) => Number(x.getAttribute('data-cost'))));
+    expect(steps).toHaveLength(example.moves.length + 2);
+    expect(steps[0]).toBeCloseTo(example.costPerHourBefore, 5);
+    expect(steps.at(-1)).toBeCloseTo(example.costPerHourAfter, 5);
+    expect(await tab.locator('#prices').innerText()).toMatch(/Spot prices are estimates/);
+    expect(await tab.locator('#util-chart .node-util').count()).toBe(example.nodes.length);
+    expect(await tab.locator('#by-zone tbody tr').count()).toBe(example.savingsBreakdown.byZone.length);
+    expect(requests).toEqual([url]);
+  });
+
+  it('shows a histogram and grouped rows, not a bar and a row per node, for a big cluster', async () => {
+    const big = widened(example, 300);
+    const { tab } = await open('big.html', big);
+    expect(await tab.locator('#util-chart').count()).toBe(0);
+    const bands = await tab.locator('#util-histogram .hist-band').evaluateAll((els) => els.map((x) => Number(x.getAttribute('data-before')) + Number(x.getAttribute('data-after'))));
+    expect(bands).toHaveLength(10);
+    const before = big.nodes.filter((n) => n.fate !== 'new').length, after = big.nodes.filter((n) => n.fate !== 'removed').length;
+    expect(bands.reduce((a, b) => a + b, 0)).toBe(before + after);
+    const rows = await tab.locator('table#nodes tbody tr').count();
+    expect(rows).toBeLessThan(20);
+    const height = await tab.evaluate(() => document.body.scrollHeight);
+    expect(height).toBeLessThan(6000);
   });
 });

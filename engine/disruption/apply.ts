@@ -5,19 +5,24 @@
 import type { Pod, Snapshot, StateNode } from '../domain/types.ts';
 import { CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, INITIALIZED_LABEL, NODEPOOL_LABEL, REGISTERED_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import { singleValueLabels } from '../scheduling/requirements.ts';
-import { nodeClassLabel } from '../solver/reference/templates.ts';
-import type { NewNodeClaimPlan } from '../solver/types.ts';
-import { cheapestAllowed, claimRequirements, RESERVATION_ID_LABEL, typeByName } from './pricing.ts';
+import { nodeClassLabel } from '../model/templates.ts';
+import type { NewNodeClaimPlan } from '../model/types.ts';
+import { claimRequirements, launchOffering, RESERVATION_ID_LABEL, typeByName, zoneLoad } from './pricing.ts';
 import type { Command } from './types.ts';
 
-/** The state node a planned NodeClaim becomes once launched and initialized, or undefined if it cannot launch. */
-export function launchedNode(s: Snapshot, claim: NewNodeClaimPlan, name: string, pods: readonly Pod[] = []): StateNode | undefined {
+/**
+ * The state node a planned NodeClaim becomes once launched and initialized, or undefined if it cannot launch.
+ * Its zone is launchOffering's: among equally cheap zones, the one with the fewest nodes of the pool in
+ * `load` (default: counted in the snapshot).
+ */
+export function launchedNode(s: Snapshot, claim: NewNodeClaimPlan, name: string, pods: readonly Pod[] = [], load?: ReadonlyMap<string, number>): StateNode | undefined {
   const pool = s.nodePools.find((p) => p.name === claim.nodePool);
   const its = s.instanceTypes.get(claim.nodePool) ?? [];
   const reqs = claimRequirements(claim);
+  const zones = load ?? zoneLoad(s.nodes, claim.nodePool);
   for (const opt of claim.instanceTypes) {
     const it = typeByName(its, opt.name);
-    const offering = it && cheapestAllowed(reqs, it);
+    const offering = it && launchOffering(reqs, it, zones);
     if (!it || !offering || !pool) continue;
     const [ncKey, ncVal] = nodeClassLabel(pool);
     const labels = {
@@ -85,10 +90,17 @@ export function applyCommand(s: Snapshot, cmd: Command, nameOf?: (i: number) => 
     }
   }
   const base = cmd.candidates[0]?.name ?? 'node';
+  // Zone loads per pool of the cluster as it will be (candidates gone), counting each replacement as it lands.
+  const remaining = s.nodes.filter((n) => !gone.has(n.name));
+  const loads = new Map<string, Map<string, number>>();
   const added = cmd.replacements.map((claim, i) => {
     const name = nameOf ? nameOf(i) : `${base}-r${i}`;
-    const n = launchedNode(s, claim, name, toReplacement.get(i) ?? []);
+    let load = loads.get(claim.nodePool);
+    if (!load) loads.set(claim.nodePool, (load = zoneLoad(remaining, claim.nodePool)));
+    const n = launchedNode(s, claim, name, toReplacement.get(i) ?? [], load);
     if (!n) throw new Error(`applying ${cmd.kind} of ${base}: replacement ${i} (nodepool ${claim.nodePool}) has no launchable instance type`);
+    const z = n.labels[ZONE_LABEL]!;
+    load.set(z, (load.get(z) ?? 0) + 1);
     return n;
   });
   const nodes = s.nodes

@@ -8,8 +8,8 @@ import * as A from '../../solver-as/abi.ts';
 import { decodeProvision } from '../abi/decode.ts';
 import { DEFAULT_IMPROVE_SAFETY_MS, encodeProvision } from '../abi/encode.ts';
 import type { BoundModel } from '../bound/model.ts';
-import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from '../solver/types.ts';
-import { draRoute, withDraErrors } from '../solver/dra.ts';
+import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from '../model/types.ts';
+import { draRoute, withDraErrors } from '../model/dra.ts';
 import { solveReference } from '../solver/reference/scheduler.ts';
 import { solverModule, type Build } from '../solver/wasm.ts';
 
@@ -113,10 +113,12 @@ export class SolverPool {
    * the worker, see tasks.worker.mjs) in a worker; input and result are structured-cloned. For whole jobs
    * that run the engine in the worker's own thread (what-if batches).
    */
-  async runTask<T>(module: string, name: string, input: unknown, opts: CallOptions = {}): Promise<T> {
+  /** `transfer`: objects in `input` moved to the worker (a MessagePort the task reports progress on). */
+  async runTask<T>(module: string, name: string, input: unknown, opts: CallOptions & { readonly transfer?: readonly Transferable[] } = {}): Promise<T> {
     const signal = combine(opts.signal, opts.timeoutMs);
     try {
-      return (await this.piscina.run({ module, name, input }, { filename: TASKS_WORKER, ...(signal ? { signal } : {}) })) as T;
+      const transferList = opts.transfer?.length ? { transferList: [...opts.transfer] as never } : {};
+      return (await this.piscina.run({ module, name, input }, { filename: TASKS_WORKER, ...transferList, ...(signal ? { signal } : {}) })) as T;
     } catch (e) {
       if (signal?.aborted) throw new PoolError(`task aborted: ${String((signal.reason as Error)?.message ?? signal.reason)}`, { cause: e });
       throw e instanceof Error ? e : new PoolError(String(e));
@@ -149,7 +151,7 @@ export class PooledSolver implements ProvisionSolver {
   constructor(private readonly pool: SolverPool, private readonly opts: { improve?: boolean; improveMs?: number; improveWork?: number } & CallOptions = {}) {}
 
   async solve(full: ProvisionInput): Promise<ProvisionPlan> {
-    // DRA (engine/solver/dra.ts): claims ignored -> solve without those pods; simulated -> the reference solver.
+    // DRA (engine/model/dra.ts): claims ignored -> solve without those pods; simulated -> the reference solver.
     const route = draRoute(full);
     if (route.kind === 'reference') return solveReference(full);
     const input = route.kind === 'stripped' ? route.input : full;

@@ -10,7 +10,8 @@ import { applyCommand } from '../disruption/apply.ts';
 import { disrupt } from '../disruption/disrupt.ts';
 import { INITIAL_LOOP_STATE, type Command, type LoopState } from '../disruption/types.ts';
 import type { Snapshot, StateNode } from '../domain/types.ts';
-import type { ProvisionSolver } from '../solver/types.ts';
+import { ModelCaches } from '../model/caches.ts';
+import type { ProvisionSolver } from '../model/types.ts';
 import type { ConsolidationCommand, ConsolidationPlan, ConsolidationPlanner } from './consolidation.ts';
 import type { NodeExplanation } from './types.ts';
 
@@ -74,14 +75,19 @@ export function disruptionPlanner(solver: ProvisionSolver): ConsolidationPlanner
     async plan(start, opts): Promise<ConsolidationPlan> {
       let s = settle(start);
       let state: LoopState = INITIAL_LOOP_STATE;
+      // Loop after loop over mostly the same node and pod objects: what one decision worked out, the next reuses.
+      const caches = new ModelCaches();
       const commands: ConsolidationCommand[] = [];
       let seq = 0;
       const nameFor = (pool: string): string => opts.name?.(pool) ?? `${pool}-whatif-${++seq}`;
       for (let loop = 0; loop < MAX_LOOPS; loop++) {
-        const r = await disrupt(s, { solver, state, consolidationState: loop, repack: opts.exact ? 'off' : 'only' });
+        // No wall clock: deadlines would make the plan depend on how busy the machine is (what-if reports
+        // must be the same on any machine), and an offline plan can afford every search step.
+        const r = await disrupt(s, { solver, caches, state, consolidationState: loop, repack: opts.exact ? 'off' : 'only', elapsedMs: () => 0 });
         state = r.state;
         const d = r.decision;
-        if (d.kind === 'noop') return { commands, kept: keptReasons(s, d.explanations) };
+        if (d.kind === 'noop') return { commands, kept: keptReasons(s, d.explanations), final: s };
+        opts.onProgress?.({ done: commands.length + 1 + (d.concurrent?.length ?? 0), planned: commands.length + 1 + (d.concurrent?.length ?? 0) + (d.followUps?.length ?? 0) });
         // Static drift starts several commands in one loop; repack follow-ups are re-planned by the next loop.
         for (const c of [d, ...(d.concurrent ?? [])]) {
           const names = c.replacements.map((r) => nameFor(r.nodePool));
@@ -90,7 +96,7 @@ export function disruptionPlanner(solver: ProvisionSolver): ConsolidationPlanner
         }
       }
       const kept = s.nodes.map((n) => ({ node: n.name, reason: `not evaluated: the plan was cut after ${MAX_LOOPS} decisions` }));
-      return { commands, kept };
+      return { commands, kept, final: s };
     },
   };
 }
@@ -100,8 +106,11 @@ export function disruptionPlanner(solver: ProvisionSolver): ConsolidationPlanner
  * last is the most thorough look at the node (single-node consolidation or the repack, after multi-node's
  * budget pre-filter).
  */
-function keptReasons(s: Snapshot, explanations: ReadonlyArray<{ node: string; message: string }>): NodeExplanation[] {
-  const last = new Map<string, string>();
-  for (const e of explanations) last.set(e.node, e.message);
-  return s.nodes.filter((n) => n.managed).map((n) => ({ node: n.name, reason: last.get(n.name) ?? 'no decision would disrupt it' }));
+function keptReasons(s: Snapshot, explanations: ReadonlyArray<{ node: string; message: string; code: string }>): NodeExplanation[] {
+  const last = new Map<string, { message: string; code: string }>();
+  for (const e of explanations) last.set(e.node, e);
+  return s.nodes.filter((n) => n.managed).map((n) => {
+    const e = last.get(n.name);
+    return e ? { node: n.name, reason: e.message, code: e.code } : { node: n.name, reason: 'no decision would disrupt it' };
+  });
 }

@@ -1,11 +1,15 @@
 // What a node costs and what it is: the catalog's price for its instance type, zone and capacity type (as
 // Karpenter prices a candidate: the matching offering whatever its availability), and, for a NodeClaim the
 // plan would launch, the type, zone and capacity type it would most likely get (its cheapest option's
-// cheapest compatible available offering).
+// cheapest compatible available offering). A reserved node (an On-Demand Capacity Reservation) costs its
+// type's on-demand rate, which the reservation bills whether an instance runs in it or not.
 import type { CapacityType, InstanceType, Labels, Offering, StateNode } from '../domain/types.ts';
 import { CAPACITY_TYPE_LABEL, INSTANCE_TYPE_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
-import { fromSelectorRequirements, has, get } from '../scheduling/requirements.ts';
-import type { NewNodeClaimPlan } from '../solver/types.ts';
+import { fromSelectorRequirements } from '../scheduling/requirements.ts';
+import { regionPrices } from '../catalog/catalog.ts';
+import type { PriceInfo } from './types.ts';
+import { launchOffering } from '../disruption/pricing.ts';
+import type { NewNodeClaimPlan } from '../model/types.ts';
 
 /** EKS managed node groups write their capacity type here (ON_DEMAND / SPOT). */
 const EKS_CAPACITY_LABEL = 'eks.amazonaws.com/capacityType';
@@ -39,9 +43,11 @@ export function nodePrice(node: StateNode, catalog: ReadonlyMap<string, Instance
   if (!instanceType) return { ...base, price: 0, known: false, note: `node ${node.name} has no ${INSTANCE_TYPE_LABEL} label; counted at $0/h` };
   const it = catalog.get(instanceType);
   if (!it) return { ...base, price: 0, known: false, note: `node ${node.name}: instance type ${instanceType} is not in the catalog; counted at $0/h` };
-  const offerings = it.offerings.filter((o) => o.capacityType === capacityType && (zone === undefined || o.zone === zone));
+  // A reservation (ODCR) is billed at the type's on-demand rate for its whole term, used or not.
+  const billedAs = capacityType === 'reserved' ? 'on-demand' : capacityType;
+  const offerings = it.offerings.filter((o) => o.capacityType === billedAs && (zone === undefined || o.zone === zone));
   const priced = offerings.find((o) => o.available) ?? offerings[0];
-  if (!priced || !(priced.price > 0)) return { ...base, price: 0, known: false, note: `node ${node.name}: no ${capacityType} price for ${instanceType}; counted at $0/h` };
+  if (!priced || !(priced.price > 0)) return { ...base, price: 0, known: false, note: `node ${node.name}: no ${billedAs} price for ${instanceType}; counted at $0/h` };
   return { ...base, price: priced.price, known: true, ...(labelled ? {} : { note: `node ${node.name} has no capacity-type label; priced as on-demand` }) };
 }
 
@@ -50,18 +56,35 @@ export interface LaunchGuess {
   readonly offering?: Offering;
 }
 
-/** The first (cheapest) option of a planned NodeClaim and the offering it would launch with. */
-export function launchOf(plan: NewNodeClaimPlan, types: readonly InstanceType[]): LaunchGuess {
+/**
+ * The first (cheapest) option of a planned NodeClaim and the offering it would launch with (the engine's
+ * launchOffering: equally cheap zones are told apart by `load`, zone -> nodes of the pool).
+ */
+export function launchOf(plan: NewNodeClaimPlan, types: readonly InstanceType[], load?: ReadonlyMap<string, number>): LaunchGuess {
   const first = plan.instanceTypes[0];
   const it = first ? types.find((t) => t.name === first.name) : undefined;
   if (!it) return {};
-  const reqs = fromSelectorRequirements(plan.requirements);
-  const zoneReq = get(reqs, ZONE_LABEL);
-  const ctReq = get(reqs, CAPACITY_TYPE_LABEL);
-  let best: Offering | undefined;
-  for (const o of it.offerings) {
-    if (!o.available || !has(zoneReq, o.zone) || !has(ctReq, o.capacityType)) continue;
-    if (!best || o.price < best.price) best = o;
-  }
+  const best: Offering | undefined = launchOffering(fromSelectorRequirements(plan.requirements), it, load);
   return { instanceType: it, ...(best ? { offering: best } : {}) };
+}
+
+/** Karpenter's only compiled on-demand table, used for types a region's table lacks (as Karpenter does at startup). */
+const FALLBACK_REGION = 'us-east-1';
+
+const datesIn = (text: string): string[] => [...new Set(text.match(/\d{4}-\d{2}-\d{2}/g) ?? [])].sort();
+
+/** Where the report's prices come from: the region's tables, their dates, and which types fell back. */
+export function priceInfo(region: string, rows: readonly { instanceType?: string; capacityType?: string; fate: string }[]): PriceInfo {
+  const p = regionPrices(region);
+  const types = [...new Set(rows.map((r) => r.instanceType).filter((t): t is string => t !== undefined))].sort();
+  const fallbackTypes = types.filter((t) => p.onDemand.get(t)?.source === 'fallback');
+  const own = datesIn(p.onDemandSource).join(', ') || 'unknown';
+  const fallback = fallbackTypes.length ? datesIn(regionPrices(FALLBACK_REGION).onDemandSource).join(', ') : '';
+  return {
+    onDemand: { source: p.onDemandSource, asOf: fallback && fallback !== own ? `${own} (${FALLBACK_REGION} table of ${fallback} for types without a regional price)` : own },
+    spot: { source: p.spotSource, asOf: datesIn(p.spotSource)[0] ?? 'unknown', estimate: true },
+    live: false,
+    fallbackTypes,
+    reservedNodes: rows.filter((r) => r.capacityType === 'reserved' && r.fate !== 'new').length,
+  };
 }

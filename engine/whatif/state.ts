@@ -5,7 +5,7 @@ import { add } from '../domain/resources.ts';
 import type { InstanceType, Pod, Snapshot, StateNode } from '../domain/types.ts';
 import { CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import { singleValueLabels } from '../scheduling/requirements.ts';
-import type { NewNodeClaimPlan, ProvisionPlan } from '../solver/types.ts';
+import type { NewNodeClaimPlan, ProvisionPlan } from '../model/types.ts';
 import { launchOf } from './prices.ts';
 
 export interface VirtualNode {
@@ -21,9 +21,13 @@ function bind(p: Pod, node: string): Pod {
   return { ...p, nodeName: node, phase: 'Running', unschedulable: false };
 }
 
-/** A StateNode for a planned NodeClaim, named `name`, with its pods bound. */
-export function virtualNode(s: Snapshot, name: string, claim: NewNodeClaimPlan, podsByUid: ReadonlyMap<string, Pod>): VirtualNode {
-  const { instanceType, offering } = launchOf(claim, s.instanceTypes.get(claim.nodePool) ?? []);
+/**
+ * A StateNode for a planned NodeClaim, named `name`, with its pods bound. `load` (zone -> nodes of the pool)
+ * tells equally cheap zones apart; the node's zone is counted into it.
+ */
+export function virtualNode(s: Snapshot, name: string, claim: NewNodeClaimPlan, podsByUid: ReadonlyMap<string, Pod>, load?: Map<string, number>): VirtualNode {
+  const { instanceType, offering } = launchOf(claim, s.instanceTypes.get(claim.nodePool) ?? [], load);
+  if (offering && load) load.set(offering.zone, (load.get(offering.zone) ?? 0) + 1);
   const labels: Record<string, string> = {
     ...(instanceType ? singleValueLabels(instanceType.requirements) : {}),
     ...claim.labels,
@@ -60,6 +64,18 @@ export function virtualNode(s: Snapshot, name: string, claim: NewNodeClaimPlan, 
     name, claim, node,
     ...(instanceType ? { instanceType } : {}),
     ...(offering ? { zone: offering.zone, capacityType: offering.capacityType } : {}),
+  };
+}
+
+/** A VirtualNode for a node the consolidation planner already launched on its own snapshot (same type and zone). */
+export function launchedVirtual(claim: NewNodeClaimPlan, node: StateNode, podsByUid: ReadonlyMap<string, Pod>, s: Snapshot): VirtualNode {
+  const it = (s.instanceTypes.get(claim.nodePool) ?? []).find((t) => t.name === node.labels[INSTANCE_TYPE_LABEL]);
+  const pods = claim.pods.flatMap((u) => (podsByUid.has(u) ? [bind(podsByUid.get(u)!, node.name)] : []));
+  return {
+    name: node.name, claim, node: { ...node, pods },
+    ...(it ? { instanceType: it } : {}),
+    ...(node.labels[ZONE_LABEL] ? { zone: node.labels[ZONE_LABEL] } : {}),
+    ...(node.labels[CAPACITY_TYPE_LABEL] ? { capacityType: node.labels[CAPACITY_TYPE_LABEL] } : {}),
   };
 }
 

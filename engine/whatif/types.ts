@@ -11,6 +11,8 @@ export type WhatIfMode = 'provision' | 'consolidate';
 
 export interface WhatIfOptions {
   readonly mode: WhatIfMode;
+  /** The mode was chosen by default rather than given (reported as input.modeSource). */
+  readonly modeDefaulted?: boolean;
   /** Karpenter's exact algorithm (no improvement phase) instead of the optimised one. */
   readonly exact: boolean;
 }
@@ -83,10 +85,76 @@ export interface Unschedulable {
 export interface NodeExplanation {
   readonly node: string;
   readonly reason: string;
+  /** The engine's explanation code (engine/disruption/types.ts ExplanationCode), when it gave one. */
+  readonly code?: string;
+}
+
+/** Nodes and $/h of one NodePool, zone, capacity type or instance family, before and after the plan. */
+export interface CostGroup {
+  readonly key: string;
+  readonly nodesBefore: number;
+  readonly nodesAfter: number;
+  readonly costPerHourBefore: number;
+  readonly costPerHourAfter: number;
+}
+
+/** Where the change in $/h comes from (engine/whatif/breakdown.ts; docs/whatif.md "Savings breakdown"). */
+export interface SavingsBreakdown {
+  /** The attribution order: each part is what remains of the change after the parts before it. */
+  readonly order: readonly (keyof SavingsBreakdown['perHour'])[];
+  /** $/h saved by each cause (negative: adds cost); they add up exactly to savingsPerHour. */
+  readonly perHour: {
+    /** Nodes launched for pending pods. */
+    readonly newCapacity: number;
+    /** Nodes removed with no pod to move. */
+    readonly emptyNodes: number;
+    /** Reserved nodes that go are still paid for (cancels their share of the other parts). */
+    readonly reservations: number;
+    /** More (or less) of the capacity bought as spot. */
+    readonly capacityType: number;
+    /** Less (or more) capacity bought: fewer, fuller nodes. */
+    readonly packing: number;
+    /** A cheaper (or dearer) price per unit of capacity: another family, generation or architecture. */
+    readonly instanceType: number;
+  };
+  readonly byNodePool: readonly CostGroup[];
+  readonly byZone: readonly CostGroup[];
+  readonly byCapacityType: readonly CostGroup[];
+  readonly byFamily: readonly CostGroup[];
+}
+
+export type RiskKind =
+  | 'zone-concentration' | 'spread-constraint' | 'spot-concentration' | 'single-instance-type' | 'exotic-instance-type'
+  | 'pods-moved-twice' | 'blocked-by-pdb' | 'blocked-by-do-not-disrupt' | 'scarce-capacity' | 'no-nodepools' | 'unmanaged-nodes';
+
+/** Something the plan makes more fragile, or something that keeps it from saving: who it concerns and what to set. */
+export interface Risk {
+  readonly kind: RiskKind;
+  readonly severity: 'high' | 'medium' | 'low';
+  /** One sentence with the figures. */
+  readonly summary: string;
+  readonly nodes: readonly string[];
+  /** namespace/name */
+  readonly pods: readonly string[];
+  /** What to set to avoid it (a topology spread constraint, a NodePool requirement, a budget, ...). */
+  readonly fix: string;
+}
+
+/** Where the prices come from, and how far to trust them. */
+export interface PriceInfo {
+  /** On-demand prices: source and the date of the table. */
+  readonly onDemand: { readonly source: string; readonly asOf: string };
+  /** Spot prices: estimates from the Spot Instance Advisor's savings, or live DescribeSpotPriceHistory prices. */
+  readonly spot: { readonly source: string; readonly asOf: string; readonly estimate: boolean };
+  readonly live: boolean;
+  /** Instance types of the report priced at another region's rate (no regional price in the data). */
+  readonly fallbackTypes: readonly string[];
+  /** Reserved nodes are priced at their reservation rate, paid whether used or not. */
+  readonly reservedNodes: number;
 }
 
 export interface WhatIfReport {
-  readonly schema: 'karpenter-ts/whatif-report@1';
+  readonly schema: 'karpenter-ts/whatif-report@2';
   /** What was read: file names, and the option values this run used. */
   readonly input: {
     readonly sources: readonly string[];
@@ -94,9 +162,15 @@ export interface WhatIfReport {
     /** ISO time the snapshot is evaluated at (budget schedules, pod ages). */
     readonly now: string;
     readonly mode: WhatIfMode;
+    /** Why this mode: given as an option, or the default (consolidate when nothing is pending, else provision). */
+    readonly modeSource: 'option' | 'default';
     readonly exact: boolean;
     readonly planner?: string;
   };
+  /** What the run did, in words (provision-only runs say how to see consolidation). */
+  readonly notes: readonly string[];
+  /** Things that make the plan fragile or keep it from saving, most severe first. */
+  readonly risks: readonly Risk[];
   readonly costPerHourBefore: number;
   readonly costPerHourAfter: number;
   readonly costPerMonthBefore: number;
@@ -105,6 +179,8 @@ export interface WhatIfReport {
   /** No cluster hosting these pods on these NodePools costs less (LP bound, plus nodes Karpenter does not manage). */
   readonly lowerBoundPerHour: number;
   readonly lowerBoundStatus: string;
+  /** Which bound lowerBoundPerHour is (the LP relaxation today). */
+  readonly lowerBoundKind: string;
   /** lowerBound / cost: 1 = no cheaper cluster exists; null when a cost is 0. */
   readonly efficiencyBefore: number | null;
   readonly efficiencyAfter: number | null;
@@ -115,6 +191,8 @@ export interface WhatIfReport {
     readonly pending: number;
     readonly unschedulable: number;
   };
+  readonly savingsBreakdown: SavingsBreakdown;
+  readonly prices: PriceInfo;
   readonly nodes: readonly NodeRow[];
   readonly moves: readonly Move[];
   readonly unschedulable: readonly Unschedulable[];
@@ -122,4 +200,6 @@ export interface WhatIfReport {
   readonly kept: readonly NodeExplanation[];
   /** Things the input did not say and the run assumed (unknown prices, missing node classes, ...). */
   readonly warnings: readonly string[];
+  /** Wall-clock time of the run: the only field that differs between two runs of the same input. */
+  readonly timing?: { readonly totalMs: number };
 }

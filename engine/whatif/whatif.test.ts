@@ -32,7 +32,7 @@ describe('whatIf: provisioning', () => {
   it('launches capacity for pending pods and prices before and after from the catalog', async () => {
     const b = built({ nodes: [node('busy', 'm6i.large', [pod({ cpu: '1500m', memory: '1Gi' })])], pendingPods: [pod({ name: 'p1', cpu: '3', memory: '4Gi' })] });
     const r = await run(b, 'provision');
-    expect(r.schema).toBe('karpenter-ts/whatif-report@1');
+    expect(r.schema).toBe('karpenter-ts/whatif-report@2');
     expect(r.costPerHourBefore).toBeCloseTo(onDemand('m6i.large'), 6);
     const added = r.nodes.filter((n) => n.fate === 'new');
     expect(added).toHaveLength(1);
@@ -99,7 +99,7 @@ describe('whatIf: consolidation by the disruption engine (exact: Karpenter\'s me
     expect(r.moves).toEqual([]);
 
     const lazy = await run(built({ nodes: [node('x', 'm6i.2xlarge', [pod({ cpu: '100m' })])], pools: [nodePool({ consolidationPolicy: 'WhenEmpty' })] }));
-    expect(lazy.kept).toEqual([{ node: 'x', reason: 'nodepool default consolidates only empty nodes (WhenEmpty) and this node has 1 pod' }]);
+    expect(lazy.kept).toEqual([{ node: 'x', code: 'when-empty-policy', reason: 'nodepool default consolidates only empty nodes (WhenEmpty) and this node has 1 pod' }]);
   });
 
   it('keeps well-packed nodes when re-packing would not save, and counts daemonsets on new nodes', async () => {
@@ -108,5 +108,101 @@ describe('whatIf: consolidation by the disruption engine (exact: Karpenter\'s me
     expect(r.moves).toEqual([]);
     expect(r.kept).toHaveLength(1);
     expect(r.kept[0]!.reason).toMatch(/^no cheaper replacement: cheapest fitting option \S+ \$[\d.]+\/h is not below \$[\d.]+\/h/);
+  });
+});
+
+describe('whatIf: savings breakdown, risks, prices', () => {
+  const spotPool = () => nodePool({ budgets: [], requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand', 'spot'] }] });
+  const sumParts = (r: WhatIfReport) => Object.values(r.savingsBreakdown.perHour).reduce((a, v) => a + v, 0);
+
+  it('splits the saving into empty nodes, capacity type, packing and instance type, adding up to the total', async () => {
+    const nodes = [
+      node('empty', 'm6i.xlarge'),
+      ...['a', 'b', 'c'].map((n, i) => node(n, 'r6i.xlarge', [pod({ cpu: '600m', memory: '1Gi' })], { zone: `${REGION}${'abc'[i]}` })),
+    ];
+    const r = await run(built({ nodes, pools: [spotPool()] }));
+    const b = r.savingsBreakdown.perHour;
+    expect(b.emptyNodes).toBeCloseTo(onDemand('m6i.xlarge'), 6);
+    expect(b.capacityType).toBeGreaterThan(0);
+    expect(b.packing).toBeGreaterThan(0);
+    expect(sumParts(r)).toBeCloseTo(r.savingsPerHour, 9);
+    expect(b.newCapacity).toBe(0);
+    expect(r.savingsBreakdown.byCapacityType.find((g) => g.key === 'on-demand')).toMatchObject({ nodesBefore: 4, nodesAfter: 0 });
+    expect(r.savingsBreakdown.byZone.reduce((a, g) => a + g.costPerHourAfter, 0)).toBeCloseTo(r.costPerHourAfter, 6);
+  });
+
+  it('counts capacity launched for pending pods as a negative part', async () => {
+    const r = await run(built({ pendingPods: [pod({ name: 'p', cpu: '1', memory: '1Gi' })] }), 'provision');
+    expect(r.savingsBreakdown.perHour.newCapacity).toBeCloseTo(-r.costPerHourAfter, 6);
+    expect(sumParts(r)).toBeCloseTo(r.savingsPerHour, 9);
+    expect(r.notes[0]).toContain('pending pods only; run with --mode consolidate to see consolidation');
+  });
+
+  it('prices a reserved node at its on-demand rate and keeps paying for it when it goes', async () => {
+    const reserved = node('odcr', 'm6i.2xlarge', [], { capacityType: 'reserved' });
+    const r = await run(built({ nodes: [reserved], pools: [spotPool()] }));
+    const row = r.nodes.find((n) => n.name === 'odcr')!;
+    expect(row.pricePerHour).toBeCloseTo(onDemand('m6i.2xlarge'), 6);
+    expect(row.priceKnown).toBe(true);
+    expect(r.prices.reservedNodes).toBe(1);
+    if (row.fate === 'removed') {
+      expect(r.savingsPerHour).toBeCloseTo(0, 9);
+      expect(r.savingsBreakdown.perHour.reservations).toBeCloseTo(-row.pricePerHour, 6);
+    }
+    expect(sumParts(r)).toBeCloseTo(r.savingsPerHour, 9);
+  });
+
+  it('states where prices come from and that spot prices are estimates', async () => {
+    const r = await run(built({ nodes: [node('a', 'm6i.large', [pod({ cpu: '1' })])] }));
+    expect(r.prices.spot.estimate).toBe(true);
+    expect(r.prices.onDemand.asOf).toMatch(/\d{4}-\d{2}-\d{2}/);
+    expect(r.prices.spot.asOf).toMatch(/\d{4}-\d{2}-\d{2}/);
+  });
+
+  const budgetOne = () => nodePool({ budgets: [{ nodes: '1' }], requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] }] });
+  const fourNodes = (cpu: string) => ['a', 'b', 'c', 'd'].map((n, i) => node(n, 'm6i.2xlarge', [pod({ name: `${n}-p`, cpu, memory: '2Gi' })], { zone: `${REGION}${'abca'[i]}` }));
+
+  it('spreads replacements over equally cheap zones and moves no pod twice (global repack)', async () => {
+    const r = await whatIf({ built: built({ nodes: fourNodes('3'), pools: [budgetOne()] }), sources: ['t'], options: { mode: 'consolidate', exact: false } }, engine);
+    const added = r.nodes.filter((n) => n.fate === 'new');
+    expect(added.length).toBeGreaterThan(1);
+    expect(new Set(added.map((n) => n.zone)).size).toBeGreaterThan(1);
+    const times = new Map<string, number>();
+    for (const m of r.moves) for (const p of m.pods) times.set(p.pod, (times.get(p.pod) ?? 0) + 1);
+    expect([...times.values()].every((n) => n === 1)).toBe(true);
+    expect(r.risks.map((x) => x.kind)).not.toContain('pods-moved-twice');
+  });
+
+  it("flags pods Karpenter's one-node-at-a-time methods move twice", async () => {
+    const r = await run(built({ nodes: fourNodes('1500m'), pools: [budgetOne()] }));
+    const risk = r.risks.find((x) => x.kind === 'pods-moved-twice')!;
+    expect(risk.pods.length).toBeGreaterThan(0);
+    expect(risk.fix).toMatch(/budget/);
+  });
+
+  it('flags nodes a PDB or do-not-disrupt keeps, naming nodes and pods and what to set', async () => {
+    const guarded = pod({ name: 'db', cpu: '100m', labels: { app: 'db' } });
+    const nodes = [node('pdb', 'm6i.large', [guarded]), node('pinned', 'm6i.large', [pod({ name: 'job', cpu: '100m', annotations: { 'karpenter.sh/do-not-disrupt': 'true' } })])];
+    const r = await run(built({ nodes, pdbs: [pdb('db-pdb', { matchLabels: { app: 'db' }, disruptionsAllowed: 0 })] }));
+    const pdbRisk = r.risks.find((x) => x.kind === 'blocked-by-pdb')!;
+    expect(pdbRisk.nodes).toEqual(['pdb']);
+    expect(pdbRisk.pods).toEqual(['default/db']);
+    expect(pdbRisk.fix).toMatch(/maxUnavailable/);
+    expect(r.risks.find((x) => x.kind === 'blocked-by-do-not-disrupt')!.nodes).toEqual(['pinned']);
+  });
+
+  it('flags a cluster with no NodePool and nodes karpenter does not manage', async () => {
+    const unmanaged = stateNode({ name: 'ca-1', instanceType: type('m6i.large'), zone: ZONE, capacityType: 'on-demand', managed: false, pods: [pod({ cpu: '100m' })] } as Parameters<typeof stateNode>[0]);
+    const r = await run({ ...built({ nodes: [unmanaged] }), snapshot: { ...built({ nodes: [unmanaged] }).snapshot, nodePools: [], instanceTypes: new Map() } });
+    expect(r.risks.map((x) => x.kind)).toEqual(expect.arrayContaining(['no-nodepools', 'unmanaged-nodes']));
+    expect(r.risks[0]!.severity).toBe('high');
+  });
+
+  it('gives the same report twice (nothing in it depends on the clock or the load)', async () => {
+    const nodes = ['a', 'b', 'c'].map((n) => node(n, 'm6i.2xlarge', [pod({ name: `${n}-p`, cpu: '700m', memory: '1Gi' })]));
+    const b = built({ nodes, pools: [spotPool()] });
+    const one = await whatIf({ built: b, sources: ['t'], options: { mode: 'consolidate', exact: false } }, engine);
+    const two = await whatIf({ built: b, sources: ['t'], options: { mode: 'consolidate', exact: false } }, engine);
+    expect(JSON.stringify(two)).toBe(JSON.stringify(one));
   });
 });

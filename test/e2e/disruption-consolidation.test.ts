@@ -48,12 +48,39 @@ describe('consolidation drills', () => {
     expect(inv.disruptions().map((d) => d.reason)).toEqual(['Underutilized']);
   });
 
+  it('counts and scores Balanced moves, approves a single-node move on its Node and NodeClaim, and tells a do-not-disrupt pod when its grace period ends', async () => {
+    sim = await simulation();
+    await sim.apply(production().replace('consolidationPolicy: WhenEmptyOrUnderutilized', 'consolidationPolicy: Balanced'));
+    await sim.apply(deployment('web', 1, { cpu: '6' }));
+    await sim.clock.advanceUntil(() => running(sim!, 'web') === 1, 180_000, 'web running');
+    expect(nodes(sim)).toHaveLength(1);
+    // guard fits beside web on the one node.
+    await sim.apply(deployment('guard', 1, { cpu: '500m', annotations: { 'karpenter.sh/do-not-disrupt': '5m' } }));
+    await sim.clock.advanceUntil(() => running(sim!, 'guard') === 1, 60_000, 'guard running');
+    expect(nodes(sim)).toHaveLength(1);
+    const [node] = nodes(sim);
+    await scale(sim, 'web', 0);
+    // While guard is protected, the pass says until when, and nothing is consolidated.
+    await sim.clock.advanceUntil(() => events(sim!, 'DoNotDisruptUntil').length > 0, 3 * 60_000, 'DoNotDisruptUntil');
+    expect(String(events(sim, 'DoNotDisruptUntil')[0]!['message'])).toMatch(/^The karpenter\.sh\/do-not-disrupt grace period will elapse at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(await metric(sim, 'karpenter_consolidation_moves_total', {})).toBeUndefined();
+    await sim.clock.advanceUntil(() => nodes(sim!).length === 1 && nodes(sim!)[0]!.metadata.name !== node!.metadata.name, 10 * 60_000, 'replaced');
+    expect(events(sim, 'DoNotDisruptGracePeriodElapsed').map((e) => e['message'])).toContain('The karpenter.sh/do-not-disrupt grace period has elapsed, pod is now disruptable');
+    // The replacement was scored (one Balanced pool: the share of cost saved over the share of disruption).
+    expect(await metric(sim, 'karpenter_consolidation_moves_total', { decision: 'approved', nodepool: 'production', policy: 'Balanced' })).toBeGreaterThanOrEqual(1);
+    expect(await metric(sim, 'karpenter_consolidation_score', { decision: 'approved', nodepool: 'production', policy: 'Balanced' })).toBeGreaterThanOrEqual(1);
+    const approved = events(sim, 'ConsolidationApproved');
+    expect(approved.map((e) => (e['involvedObject'] as { kind: string }).kind).sort()).toEqual(['Node', 'NodeClaim']);
+    expect(String(approved[0]!['message'])).toMatch(/^score \S+ >= threshold 0\.50 \(k: 2, savings [\d.]+%, disruption [\d.]+%\)$/);
+  });
+
   it('replaces a node with a cheaper one, launching the replacement before the candidate goes', async () => {
     sim = await simulation();
     await sim.apply(production());
-    await sim.apply(deployment('web', 10));
+    // Fifteen 1-CPU pods: one c6a.4xlarge is their cheapest plan (ten would be a 2xlarge and an xlarge).
+    await sim.apply(deployment('web', 15));
     await sim.apply(pdb('web', 2));
-    await sim.clock.advanceUntil(() => running(sim!, 'web') === 10, 180_000, 'web running');
+    await sim.clock.advanceUntil(() => running(sim!, 'web') === 15, 180_000, 'web running');
     const [big] = nodeClaims(sim);
     expect(typeOf(nodes(sim)[0]!)).toBe('c6a.4xlarge');
     inv = watchInvariants(sim, { maxUnboundMs: 30_000 });
@@ -82,11 +109,13 @@ describe('consolidation drills', () => {
   it('splits one node into two cheaper ones with the global repack (Karpenter replaces N nodes by at most one)', async () => {
     sim = await simulation();
     await sim.apply(production());
-    await sim.apply(deployment('web', 10));
+    // Fifteen 1-CPU pods provision one c6a.4xlarge; five go.
+    await sim.apply(deployment('web', 15));
     await sim.apply(pdb('web', 8));
-    await sim.clock.advanceUntil(() => running(sim!, 'web') === 10, 180_000, 'web running');
+    await sim.clock.advanceUntil(() => running(sim!, 'web') === 15, 180_000, 'web running');
     const [big] = nodeClaims(sim);
     inv = watchInvariants(sim, { maxUnboundMs: 30_000 });
+    await scale(sim, 'web', 10);
 
     // Ten 1-CPU pods fill no cheaper single node than a c6a.4xlarge ($0.612/h), but fit on a 2xlarge and an xlarge.
     await sim.clock.advanceUntil(() => !sim!.cluster.api.find('nodeclaims.karpenter.sh', undefined, big!.metadata.name!), 10 * 60_000, 'the big node gone');
@@ -105,9 +134,10 @@ describe('consolidation drills', () => {
   it('leaves that split alone when it saves less than --consolidation-repack-min-savings of the node\'s price', async () => {
     sim = await simulation({ options: { 'consolidation-repack-min-savings': '0.3' } });
     await sim.apply(production());
-    await sim.apply(deployment('web', 10));
-    await sim.clock.advanceUntil(() => running(sim!, 'web') === 10, 180_000, 'web running');
+    await sim.apply(deployment('web', 15));
+    await sim.clock.advanceUntil(() => running(sim!, 'web') === 15, 180_000, 'web running');
     const [big] = nodeClaims(sim);
+    await scale(sim, 'web', 10);
     await sim.clock.advance(10 * 60_000);
     expect(nodeClaims(sim).map((c) => c.metadata.name)).toEqual([big!.metadata.name]);
     // The split above saves $0.612 -> $0.459 per hour as planned, but the saving the repack can guarantee
