@@ -142,7 +142,15 @@ async function bigCluster(h: Harness, nodes: number, o: ScenarioOptions): Promis
   const names = Array.from({ length: nodes * 20 }, (_, i) => `s-${i}`);
   const t0 = now();
   await createPendingPods(h.cluster.api, names.map((name, i) => ({ name, shape: SMALL, app: `app-${i % 100}` })));
-  await waitFor(`${nodes} nodes running ${names.length} pods`, () => h.binder.pending === 0 && h.list('nodes').length >= nodes && running(h) >= names.length, 3_600_000, 1_000);
+  let reported = now();
+  await waitFor(`${nodes} nodes running ${names.length} pods`, () => {
+    const done = h.binder.pending === 0 && h.list('nodes').length >= nodes && running(h) >= names.length;
+    if (!done && now() - reported > 30_000) {
+      reported = now();
+      o.log(`cluster: ${h.list('nodeclaims.karpenter.sh').length} NodeClaims, ${h.list('nodes').length} nodes, ${h.binder.bound} pods bound after ${((now() - t0) / 1000).toFixed(0)} s`);
+    }
+    return done;
+  }, 3 * 3_600_000, 1_000);
   o.log(`cluster: ${h.list('nodes').length} nodes, ${running(h)} pods running, set up in ${((now() - t0) / 1000).toFixed(0)} s`);
   await quiet(h);
   return names;
