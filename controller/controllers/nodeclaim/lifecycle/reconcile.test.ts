@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { fakeControllerEnv, type FakeControllerEnv } from '../../../../test/fakes/controller.ts';
 import { condition, guide } from '../../../../test/support/environment.ts';
-import { InsufficientCapacityError, NodeClassNotReadyError } from '../../../cloudprovider/types.ts';
+import { wrapCloud } from '../../../../test/support/drills.ts';
+import { CreateError, InsufficientCapacityError, NodeClassNotReadyError } from '../../../cloudprovider/types.ts';
 import type { KubeObject } from '../../../operator/kube.ts';
 import { newNodeClaimLifecycle } from './reconcile.ts';
 
@@ -20,8 +21,8 @@ const claim = (name: string, o: { nodeClass?: string; types?: string[]; capacity
   },
 });
 
-async function lifecycleEnv(): Promise<FakeControllerEnv> {
-  const env = fakeControllerEnv();
+async function lifecycleEnv(o: Parameters<typeof fakeControllerEnv>[0] = {}): Promise<FakeControllerEnv> {
+  const env = fakeControllerEnv(o);
   env.run(newNodeClaimLifecycle(env.ctx));
   await env.apply(guide('guide-03.yaml'));
   return env;
@@ -81,5 +82,28 @@ describe('nodeclaim.lifecycle', () => {
     await env.clock.advance(60_000);
     expect(get(env, 'a')?.metadata.deletionTimestamp).toBeDefined();
     expect(await env.metrics.value('karpenter_nodeclaims_disrupted_total', { reason: 'registration_timeout' })).toBe(1);
+  });
+
+  it('deletes a NodeClaim whose launch keeps failing 5 minutes after Launched last moved (the failed launch does not hold it)', async () => {
+    let attempts = 0;
+    const env = await lifecycleEnv({
+      cloudProvider: (cp) => wrapCloud(cp, {
+        create: async () => {
+          attempts++;
+          throw new CreateError('launching: the EC2 endpoint did not answer', 'LaunchFailed');
+        },
+      }),
+    });
+    await env.kube.create('NodeClaim', claim('a'));
+    await env.settle();
+    expect(condition(get(env, 'a')!, 'Launched')).toMatchObject({ status: 'Unknown', reason: 'LaunchFailed' });
+    await env.clock.advance(4 * 60_000);
+    expect(get(env, 'a')?.metadata.deletionTimestamp).toBeUndefined();
+    // The next retry after the 5 minutes (the failed launch backs off, 30 s at most) deletes it.
+    await env.clock.advance(90_000);
+    expect(get(env, 'a')?.metadata.deletionTimestamp).toBeDefined();
+    expect(attempts).toBeGreaterThan(5);
+    expect(await env.metrics.value('karpenter_nodeclaims_disrupted_total', { reason: 'launch_timeout' })).toBe(1);
+    expect(events(env, 'NodeClaimTimedOut').map((e) => e['message'])).toEqual(['NodeClaim a did not launch within 5 minutes; deleting it']);
   });
 });
