@@ -21,12 +21,19 @@ export interface Drainer {
 }
 
 export function newDrainer(ctx: ControllerContext): Drainer {
+  /** The node's NodeClaim for log lines (Karpenter's node termination logs it with every line). */
+  const claimOf = (n: NodeEntry): { nodeclaim?: string } => {
+    const c = n.info.providerId ? ctx.cluster.nodeClaimByProviderID(n.info.providerId) : undefined;
+    return c ? { nodeclaim: c.info.name } : {};
+  };
+
   async function taint(n: NodeEntry): Promise<void> {
     const taints = (n.obj.spec?.['taints'] ?? []) as TaintJson[];
     const has = taints.some((t) => t.key === DISRUPTED_TAINT.key && t.effect === DISRUPTED_TAINT.effect);
     if (has && n.obj.metadata.labels?.[EXCLUDE_LB_LABEL] === 'karpenter') return;
     const next = [...taints.filter((t) => t.key !== DISRUPTED_TAINT.key), { ...DISRUPTED_TAINT }];
     ctx.cluster.applyNode(await ctx.kube.patch('Node', n.info.name, { metadata: { resourceVersion: n.obj.metadata.resourceVersion, labels: { [EXCLUDE_LB_LABEL]: 'karpenter' } }, spec: { taints: next } }));
+    if (!has) ctx.log.info({ ...claimOf(n), 'taint.Key': DISRUPTED_TAINT.key, 'taint.Value': '', 'taint.Effect': DISRUPTED_TAINT.effect }, 'tainted node');
   }
 
   /** Returns how many pods still hold the node. */

@@ -27,6 +27,11 @@ export const INSTANCE_POLL_MS = 5_000;
 
 
 export function newNodeTermination(ctx: ControllerContext): Controller {
+  /** The node's NodeClaim for log lines (Karpenter's node termination logs it with every line). */
+  const claimOf = (n: NodeEntry): { nodeclaim?: string } => {
+    const c = n.info.providerId ? ctx.cluster.nodeClaimByProviderID(n.info.providerId) : undefined;
+    return c ? { nodeclaim: c.info.name } : {};
+  };
   const drainStarted = new Map<string, number>();
   const instanceDeleted = new Map<string, number>();
   const { taint, drain } = newDrainer(ctx);
@@ -111,7 +116,7 @@ export function newNodeTermination(ctx: ControllerContext): Controller {
     ctx.metrics.nodesTerminated.inc({ nodepool: pool, zone: n.info.labels['topology.kubernetes.io/zone'] ?? '' });
     ctx.metrics.nodeTerminationDuration.observe({ nodepool: pool }, (now - (n.info.deletionTimestamp ?? now)) / 1000);
     ctx.metrics.nodeLifetime.observe({ nodepool: pool }, (now - (n.info.creationTimestamp ?? now)) / 1000);
-    ctx.log.info({ node: n.info.name }, 'deleted node');
+    ctx.log.info(claimOf(n), 'deleted node');
     return done;
   }
 
