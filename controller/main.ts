@@ -3,7 +3,8 @@
 // controller list -> the runtime, plus the metrics and health endpoints. `karpenter-ts controller` runs it
 // against a cluster; the simulator (sim/) runs the same operator against a loopback one.
 import { KubeConfig } from '@kubernetes/client-node';
-import { DEFAULT_ENGINE_OPTIONS, type EC2NodeClass, type EngineOptions, type ProvisionSolver } from '../engine/index.ts';
+import { randomUUID } from 'node:crypto';
+import { createEngine, DEFAULT_ENGINE_OPTIONS, type ClusterEngine, type EC2NodeClass, type Engine, type EngineOptions } from '../engine/index.ts';
 import { withFence } from './cloudprovider/fence.ts';
 import { withMetrics } from './cloudprovider/metrics.ts';
 import type { CloudProvider } from './cloudprovider/types.ts';
@@ -11,6 +12,7 @@ import type { ControllerContext } from './controllers/context.ts';
 import type { DisruptionMethod } from './controllers/disruption/types.ts';
 import { newControllers, type ControllerSet } from './controllers/index.ts';
 import { Activity } from './operator/activity.ts';
+import { EventLoopLag } from './operator/eventloop.ts';
 import { realClock, type Clock } from './operator/clock.ts';
 import { Recorder } from './operator/events.ts';
 import { Fence } from './operator/fence.ts';
@@ -46,7 +48,11 @@ export interface OperatorDeps {
   readonly cloudProvider: CloudProviderFactory;
   readonly clock?: Clock;
   readonly log?: Logger;
-  readonly solver?: ProvisionSolver;
+  /**
+   * The engine the controllers decide on (a simulator or a test shares one between operators); default: the
+   * operator's own, with ENGINE_THREADS workers, closed when it stops.
+   */
+  readonly engine?: Engine;
   readonly informerBackoff?: Backoff;
   readonly disruptionMethods?: readonly DisruptionMethod[];
   /** Only these controllers (tests). */
@@ -127,11 +133,15 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   const fenced = withFence(cloudProvider, fence);
   const events = new Recorder({ kube, clock, log, activity });
   const engineOptions = engineOptionsOf(options);
+  const decisions = operatorEngine(deps.engine);
+  const lag = new EventLoopLag();
+  metrics.watchEventLoop(lag);
+  lag.start();
   const contextFor = (name: string): ControllerContext => ({
     clock, kube, cluster, events, metrics, activity, options, engineOptions,
     log: log.child({ controller: name }),
     cloudProvider: withMetrics(fenced, metrics, name),
-    ...(deps.solver ? { solver: deps.solver } : {}),
+    engine: decisions.cluster(name),
   });
   const controllers = newControllers(contextFor, {
     ...(cloudProvider.nodeClasses ? { nodeClasses: cloudProvider.nodeClasses } : {}),
@@ -210,6 +220,8 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
     async stop() {
       gauges.cancel();
       await runtime.stop();
+      await decisions.close();
+      lag.stop();
       await stopProvider();
       await elector?.release();
       fence.shut('the controller stopped');
@@ -223,6 +235,8 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
       elector?.halt();
       gauges.cancel();
       runtime.halt();
+      void decisions.close();
+      lag.stop();
       void stopProvider();
       informers.stop();
       for (const s of servers.splice(0)) void s.close();
@@ -235,6 +249,31 @@ export function readiness(informers: Informers): Readiness {
   const unsynced = new Set(informers.unsynced());
   const lines = informers.status().filter((s) => unsynced.has(s.kind)).map((s) => `${s.kind}: not synced (informer ${s.state}, ${s.restarts} restarts)`);
   return { ready: lines.length === 0, detail: lines };
+}
+
+/** Worker threads of an operator's own engine: one per controller that decides (provisioning, disruption). */
+const ENGINE_THREADS = 2;
+
+/**
+ * The operator's decisions: a warm cluster model per controller (provisioning and disruption decide at the
+ * same time, each on its own worker when there are two), on the given engine or one of its own.
+ */
+function operatorEngine(shared: Engine | undefined): { cluster(controller: string): ClusterEngine; close(): Promise<void> } {
+  const engine = shared ?? createEngine({ threads: ENGINE_THREADS });
+  const id = randomUUID();
+  const models = new Map<string, ClusterEngine>();
+  return {
+    cluster(controller) {
+      let c = models.get(controller);
+      if (!c) models.set(controller, (c = engine.cluster(`${id}/${controller}`)));
+      return c;
+    },
+    async close() {
+      await Promise.all([...models.values()].map((c) => c.close()));
+      models.clear();
+      if (!shared) await engine.close();
+    },
+  };
 }
 
 /** The Lease to elect a leader with, or undefined with --disable-leader-election. */

@@ -2,7 +2,8 @@
 // guide's default NodePool; engines: the wasm solver (release, with and without its improvement phase), the
 // debug build, and the TypeScript reference (Karpenter's algorithm). Each timing is one full call: encode,
 // solve, decode, in the calling thread (one core).
-import { solveReference, WasmSolver, type ProvisionInput, type ProvisionPlan } from '../../engine/index.ts';
+import type { ProvisionInput, ProvisionPlan } from '../../engine/index.ts';
+import { solveReference, WasmSolver } from '../../engine/local.ts';
 import { measure } from '../measure.ts';
 import type { BenchRow } from '../report.ts';
 import { genericInput } from '../scenarios/generic.ts';

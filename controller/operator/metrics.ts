@@ -2,6 +2,7 @@
 // work unchanged. One Registry per operator (not prom-client's global one), so tests and the simulator
 // can run several operators in one process.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, Summary } from 'prom-client';
+import type { EventLoopLag } from './eventloop.ts';
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 const LONG_BUCKETS = [1, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600, 86400, 604800];
@@ -66,10 +67,32 @@ export class Metrics {
 
   // This build's own (no Karpenter counterpart): safety counters.
   readonly reconcileConflicts = this.counter('karpenter_ts_reconcile_conflicts_total', 'Reconciles that ended in a 409 Conflict (a write raced another writer; retried with backoff)', ['controller']);
+  readonly eventLoopLag = new Gauge({
+    name: 'karpenter_ts_event_loop_lag_seconds',
+    help: "Delay of the controller's event loop since the last scrape, by quantile (1: the maximum); decisions run on the engine's workers, off this loop",
+    labelNames: ['quantile'] as const,
+    registers: [this.registry],
+    collect: () => this.readLag(),
+  });
+  private lag: EventLoopLag | undefined;
 
   constructor(opts: { version?: string; processMetrics?: boolean } = {}) {
     this.buildInfo.set({ version: opts.version ?? '0.1.0', runtime: `node ${process.versions.node}` }, 1);
     if (opts.processMetrics) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Reports `lag` in karpenter_ts_event_loop_lag_seconds, read at each scrape. */
+  watchEventLoop(lag: EventLoopLag): void {
+    this.lag = lag;
+  }
+
+  private readLag(): void {
+    if (!this.lag) return;
+    const r = this.lag.read();
+    this.eventLoopLag.set({ quantile: '0.5' }, r.p50);
+    this.eventLoopLag.set({ quantile: '0.9' }, r.p90);
+    this.eventLoopLag.set({ quantile: '0.99' }, r.p99);
+    this.eventLoopLag.set({ quantile: '1' }, r.max);
   }
 
   /** The exposition text (what /metrics serves). */
