@@ -35,6 +35,7 @@ export {
 } from './engine.ts';
 export type { DeltaStats } from './cluster/delta.ts';
 export { PoolError, type EnginePool, type PoolOptions, type CallOptions } from './pool/pool.ts';
+export { moduleUrl, workerModule, type WorkerModule } from './pool/module-url.ts';
 // The requirement algebra as a namespace (its add/get/has would collide with resources.ts), for the
 // controller's cloud providers, which build instance-type requirements and check launch compatibility.
 export * as reqs from './scheduling/requirements.ts';

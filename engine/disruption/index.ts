@@ -3,6 +3,7 @@
 // for those workers, benchmarks and tests.
 export * from './types.ts';
 export { methodsFor, reasonOf } from './disrupt.ts';
+export { doNotDisruptEvent, doNotDisruptEvents, goDurationError, type PodEvent } from './podevents.ts';
 export { validationFailureReason, type ValidationCategory, type ValidationResult } from './validate.ts';
 export type { NodeReport } from './explain.ts';
 export { applyCommand, launchedNode } from './apply.ts';

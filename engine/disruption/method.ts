@@ -6,7 +6,7 @@ import { WasmSolver } from '../solver/wasm.ts';
 import { DEFAULT_K } from './balanced.ts';
 import type { PoolBudget } from './budgets.ts';
 import type { SimContext } from './simulate.ts';
-import type { Candidate, Command, DisruptOptions, Explanation, LoopState } from './types.ts';
+import type { Candidate, Command, ConsolidationMove, DisruptOptions, Explanation, LoopState } from './types.ts';
 import { INITIAL_LOOP_STATE } from './types.ts';
 
 /** The repack's default minimum saving, as a share of the replaced nodes' price (DisruptOptions.repackMinSavingsShare). */
@@ -79,6 +79,8 @@ export interface MethodOutput {
   readonly unseenPools?: readonly string[];
   /** Balanced approvals of the chosen command, per pool (ConsolidationApproved events). */
   readonly approvals?: ReadonlyMap<string, string>;
+  /** Moves scored (consolidation_moves_total, consolidation_score). */
+  readonly moves?: readonly ConsolidationMove[];
   /** Repack: the steps after the first. */
   readonly followUps?: readonly Command[];
 }

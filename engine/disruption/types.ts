@@ -1,7 +1,7 @@
 // The disruption engine's data: candidates, commands, decisions, explanations and the state that persists
 // between loops. Everything is plain readonly data; the functions that produce it live beside this file.
 import type {
-  DisruptionReason, InstanceType, NodePool, Pod, StateNode,
+  ConsolidationPolicy, DisruptionReason, InstanceType, NodePool, Pod, StateNode,
 } from '../domain/types.ts';
 import type { ModelCaches } from '../model/caches.ts';
 import type { NewNodeClaimPlan, ProvisionSolver } from '../model/types.ts';
@@ -171,9 +171,20 @@ export interface DisruptResult {
   readonly metrics: DisruptMetrics;
 }
 
+/** One scored consolidation move of one pool (Karpenter's consolidation_moves_total and consolidation_score). */
+export interface ConsolidationMove {
+  readonly decision: 'approved' | 'rejected';
+  readonly nodePool: string;
+  readonly policy: ConsolidationPolicy;
+  /** Balanced pools only: the pool's score and whether it met the threshold. */
+  readonly score?: { readonly value: number; readonly decision: 'approved' | 'rejected' };
+}
+
 export interface DisruptMetrics {
   readonly eligibleNodes: Readonly<Partial<Record<DisruptionReason, number>>>;
   readonly allowedDisruptions: readonly { readonly nodePool: string; readonly reason: DisruptionReason; readonly allowed: number; readonly disrupting: number }[];
   /** Consolidation timeouts per type this call (consolidation_timeouts_total). */
   readonly timeouts: Readonly<Partial<Record<'single' | 'multi', number>>>;
+  /** Consolidation moves scored this call (single-node: every computed move; multi-node: the chosen or last rejected one). */
+  readonly consolidationMoves?: readonly ConsolidationMove[];
 }
