@@ -127,3 +127,22 @@ describe('a warm cluster model', () => {
     expect(model.snapshot().pendingPods.map((p) => p.uid)).toEqual(fewer.pendingPods.map((p) => p.uid));
   });
 });
+
+describe('decisions over the caller\'s objects', () => {
+  it('write nothing onto them: no memo properties, no symbols, nothing changed', async () => {
+    const c = cluster(12, pods(20, { cpu: '1', memory: '1Gi' }).map((p) => ({ ...p, unschedulable: true })));
+    const s = c.join();
+    const objects: object[] = [...s.nodes, ...s.nodes.flatMap((n) => n.pods), ...s.pendingPods, ...s.nodePools, ...its];
+    const keys = (o: object) => Reflect.ownKeys(o).map(String).join(',');
+    const before = objects.map((o) => ({ keys: keys(o), json: JSON.stringify(o) }));
+    const solver = new WasmSolver();
+    solver.solve(provisionInput(s, s.pendingPods, { wellKnownLabels }));
+    const { disrupt } = await import('../disruption/disrupt.ts');
+    await disrupt({ ...s, pendingPods: [] }, { solver, wellKnownLabels });
+    objects.forEach((o, i) => {
+      expect(keys(o)).toBe(before[i]!.keys);
+      expect(JSON.stringify(o)).toBe(before[i]!.json);
+      expect(Object.getOwnPropertySymbols(o)).toEqual([]);
+    });
+  });
+});
