@@ -72,7 +72,9 @@ export class Types {
   penalty: Float64Array;
   /** The price of the last `pick` (of its capacity type). */
   picked: f64 = Infinity;
-  private holding: Uint8Array;
+  /** Local types by on-demand price, and by spot price (orderByPrice; made on the first pick). */
+  private byOd: Int32Array = new Int32Array(0);
+  private bySpot: Int32Array = new Int32Array(0);
   constructor(readonly t: i32, readonly local: Array<i32>, set: i32, price: Float64Array) {
     const n = local.length;
     this.n = n;
@@ -83,7 +85,6 @@ export class Types {
     this.od = new Float64Array(n);
     this.exotic = new Uint8Array(n);
     this.penalty = new Float64Array(n);
-    this.holding = new Uint8Array(n);
     const start = templateStart(t);
     const s = setAddr(set);
     for (let x = 0; x < this.n; x++) {
@@ -105,37 +106,45 @@ export class Types {
   /** The type a bin of `total` launches as (local index), or -1 when no type holds it. */
   pick(total: Float64Array): i32 {
     spend(<f64>(this.n * NR));
-    const n = this.n;
-    let anyGeneric = false;
-    let any = false;
-    for (let x = 0; x < n; x++) {
-      const h = holds(this, x, total);
-      unchecked((this.holding[x] = h ? 1 : 0));
-      if (h) {
-        any = true;
-        if (unchecked(this.exotic[x]) == 0) anyGeneric = true;
-      }
-    }
+    if (this.byOd.length != this.n) this.orderByPrice();
     this.picked = Infinity;
-    if (!any) return -1;
-    let floor = Infinity;
-    let spotX = -1;
+    // The cheapest on-demand type that holds the bin, among the generic ones if any generic one holds it.
     let odX = -1;
-    for (let x = 0; x < n; x++) {
-      if (unchecked(this.holding[x]) == 0 || (anyGeneric && unchecked(this.exotic[x]) != 0)) continue;
-      const o = unchecked(this.od[x]);
-      if (o < floor) {
-        floor = o;
+    let exoticX = -1;
+    let anyGeneric = false;
+    for (let k = 0; k < this.n; k++) {
+      const x = unchecked(this.byOd[k]);
+      if (!holds(this, x, total)) continue;
+      if (unchecked(this.exotic[x]) == 0) {
+        anyGeneric = true;
         odX = x;
+        break;
       }
-      if (unchecked(this.spot[x]) < Infinity && (spotX < 0 || unchecked(this.spot[x]) < unchecked(this.spot[spotX]))) spotX = x;
+      if (exoticX < 0) exoticX = x;
     }
-    if (spotX >= 0 && unchecked(this.spot[spotX]) <= floor) {
-      this.picked = unchecked(this.spot[spotX]);
-      return spotX;
+    if (!anyGeneric) odX = exoticX;
+    if (odX >= 0 && unchecked(this.od[odX]) == Infinity) odX = -1;
+    const floor = odX >= 0 ? unchecked(this.od[odX]) : Infinity;
+    // Spot when an eligible type's spot offering is no dearer than that on-demand price: the cheapest such.
+    for (let k = 0; k < this.n; k++) {
+      const x = unchecked(this.bySpot[k]);
+      const s = unchecked(this.spot[x]);
+      if (s == Infinity || s > floor) break;
+      if ((anyGeneric && unchecked(this.exotic[x]) != 0) || !holds(this, x, total)) continue;
+      this.picked = s;
+      return x;
     }
     if (odX >= 0) this.picked = floor;
     return odX;
+  }
+
+  /**
+   * The types by on-demand and by spot price (ties: lower index first), so `pick` stops at the first type that
+   * holds the bin instead of testing every type: the same choice as the cheapest over all types that hold it.
+   */
+  private orderByPrice(): void {
+    this.byOd = byPrice(this.od);
+    this.bySpot = byPrice(this.spot);
   }
 
   /** The price a bin of `total` launches at (Infinity when no type holds it), plus its type's penalty. */
@@ -144,6 +153,28 @@ export class Types {
     if (x < 0) return Infinity;
     return this.picked + unchecked(this.penalty[x]);
   }
+}
+
+/** The prices `byPrice` orders by (a sort's comparator cannot capture them). */
+let priceKeys: Float64Array = new Float64Array(0);
+
+function byPriceThenIndex(a: i32, b: i32): i32 {
+  const pa = unchecked(priceKeys[a]);
+  const pb = unchecked(priceKeys[b]);
+  if (pa < pb) return -1;
+  if (pa > pb) return 1;
+  return a - b;
+}
+
+/** Indices of `prices` by price, ascending (ties: lower index first; Infinity last). */
+function byPrice(prices: Float64Array): Int32Array {
+  priceKeys = prices;
+  const order = new Array<i32>(prices.length);
+  for (let x = 0; x < prices.length; x++) unchecked((order[x] = x));
+  order.sort(byPriceThenIndex);
+  const out = new Int32Array(prices.length);
+  for (let x = 0; x < prices.length; x++) unchecked((out[x] = unchecked(order[x])));
+  return out;
 }
 
 /** Cheapest allowed offering of capacity type `ct` of global instance type gi under set s (Infinity: none). */
