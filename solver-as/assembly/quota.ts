@@ -65,6 +65,13 @@ export function narrow(fresh: Array<Fresh>, room: Float64Array): void {
   const allow = new Float64Array(NLD);
   for (let i = 0; i < fresh.length; i++) {
     const f = unchecked(fresh[i]);
+    // A node like the one before (same types, type and pods' total: a pattern's copies) keeps the same options.
+    if (i > 0 && sameNode(unchecked(fresh[i - 1]), f)) {
+      const prev = unchecked(fresh[i - 1]);
+      f.live = prev.live.slice();
+      f.reserved = prev.reserved.slice();
+      continue;
+    }
     for (let d = 0; d < NLD; d++) unchecked((allow[d] = capOf(f.ts, f.pick, d) + (unchecked(room[d + 1]) - unchecked(use[d + 1])) / n));
     const keep = new Array<i32>();
     for (let x = 0; x < f.ts.n; x++) {
@@ -81,6 +88,13 @@ export function narrow(fresh: Array<Fresh>, room: Float64Array): void {
       for (let d = 0; d < NLD; d++) unchecked((f.reserved[d + 1] = max(unchecked(f.reserved[d + 1]), capOf(f.ts, x, d))));
     }
   }
+}
+
+/** Same group types, picked type and total: narrow gives both the same options. */
+function sameNode(a: Fresh, b: Fresh): bool {
+  if (a.ts !== b.ts || a.pick != b.pick) return false;
+  for (let r = 0; r < a.total.length; r++) if (unchecked(a.total[r]) != unchecked(b.total[r])) return false;
+  return true;
 }
 
 function fitsAllowance(ts: Types, x: i32, allow: Float64Array): bool {
