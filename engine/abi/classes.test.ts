@@ -129,4 +129,24 @@ describe('sortQueueOrder', () => {
       { numRuns: 200 },
     );
   });
+
+  it('orders pods exactly as compareQueueOrder when they are listed in creation order (many distinct times)', () => {
+    const arb = fc.record({
+      steps: fc.array(fc.record({ cpu: fc.integer({ min: 0, max: 40 }), mem: fc.constantFrom(0, 1, 2 ** 30), gap: fc.constantFrom(0, 0, 1, 5) }), { minLength: 20, maxLength: 120 }),
+      manySizes: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(arb, ({ steps, manySizes }) => {
+        let t = 0;
+        const pods = steps.map((s, i) => {
+          t += s.gap;
+          const cpu = manySizes ? s.cpu * 50 : (s.cpu % 3) * 500;
+          return { ...pod({ name: `p${i}`, createdAt: t }), uid: `u-${(i * 7919) % 101}-${i}`, requests: { cpu, memory: s.mem, pods: 1 } };
+        });
+        const want = [...pods].sort(compareQueueOrder).map((p) => p.uid);
+        expect(sortQueueOrder(pods).map((p) => p.uid)).toEqual(want);
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
