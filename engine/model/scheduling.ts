@@ -23,6 +23,12 @@ import type { ProvisionInput } from './types.ts';
 // A node's active pods, once per pods array: snapshots are immutable, and a disruption call simulates the same
 // nodes again and again (a candidate is a copy marked for deletion, with the same pods array).
 const ACTIVE_PODS = cacheSlot<readonly Pod[], readonly Pod[]>('active pods');
+/**
+ * A pod's relaxation chain, kept across solves: relax() is a function of the pod, the preference policy and whether
+ * some NodePool has a PreferNoSchedule taint, so the next solve over the same pod reuses the same relaxed pods (and
+ * what is remembered of them: their classes, their topology groups) instead of building new ones.
+ */
+const RELAXATION_CHAINS = cacheSlot<Pod, { readonly policy: string; readonly anyPreferNoSchedule: boolean; readonly chain: Pod[] }>('relaxation chains');
 
 /** Why a pod fits no new NodeClaim: one line, and the failure in each NodePool. */
 export interface PodExplanation {
@@ -110,9 +116,15 @@ export class SchedulingModel {
   versions(pod: Pod): readonly Pod[] {
     let out = this.chains.get(pod);
     if (out) return out;
-    out = [pod];
+    const policy = this.input.options.preferencePolicy;
+    const kept = this.caches.get(RELAXATION_CHAINS, pod);
+    if (kept && kept.policy === policy && kept.anyPreferNoSchedule === this.anyPreferNoSchedule) out = kept.chain;
+    else {
+      out = [pod];
+      for (let p = this.relax(pod); p; p = this.relax(p)) out.push(p);
+      this.caches.set(RELAXATION_CHAINS, pod, { policy, anyPreferNoSchedule: this.anyPreferNoSchedule, chain: out });
+    }
     this.chains.set(pod, out);
-    for (let p = this.relax(pod); p; p = this.relax(p)) out.push(p);
     return out;
   }
 
