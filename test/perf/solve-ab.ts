@@ -50,7 +50,7 @@ for (let r = 0; r <= rounds; r++) {
     const tree = trees[k];
     const c0 = usage();
     const t0 = performance.now();
-    const { block, ctx } = tree.encodeProvision(tree.input, { improve, improveMs: 500 });
+    const { block, ctx } = tree.encodeProvision(tree.input, { improve, improveMs: 60_000 });
     const t1 = performance.now();
     const result = tree.runBlock(tree.x, block, ctx.keys.setBytes);
     const t2 = performance.now();
