@@ -2,7 +2,7 @@
 // create one and close it when done; `provision()` in provision.ts is the in-thread shortcut.
 import type { Pod, Snapshot } from './domain/types.ts';
 import { PooledSolver, SolverPool, type PoolOptions } from './pool/pool.ts';
-import { lowerBound, type LowerBound } from './bound/index.ts';
+import { lowerBound, type BoundOptions, type LowerBound } from './bound/index.ts';
 import { provision, provisionInput, type ProvisionOptions } from './provision.ts';
 import type { ProvisionPlan } from './solver/types.ts';
 
@@ -20,7 +20,7 @@ export interface EngineConfig extends PoolOptions {
 
 export interface Engine {
   /** The LP lower bound on the $/h of new capacity for these pods (engine/bound). */
-  lowerBound(s: Snapshot, pods: readonly Pod[], opts?: { signal?: AbortSignal; timeLimitSec?: number; wellKnownLabels?: ReadonlySet<string> }): Promise<LowerBound>;
+  lowerBound(s: Snapshot, pods: readonly Pod[], opts?: BoundOptions & { wellKnownLabels?: ReadonlySet<string> }): Promise<LowerBound>;
   provision(s: Snapshot, pending: readonly Pod[], opts?: ProvisionOptions & { signal?: AbortSignal }): Promise<ProvisionPlan>;
   readonly pool: SolverPool;
   close(): Promise<void>;

@@ -11,12 +11,13 @@ import { nodePool, pods } from '../../test/fixtures/builders.ts';
 import { fakeInstanceType, withAvailability, withPrices } from '../../test/fixtures/instancetypes.ts';
 import { plainProblemArb } from '../../test/solver/arbitraries.ts';
 import { lowerBound } from './index.ts';
+import { asLaunched } from '../launch/price.ts';
 import { buildBoundModel } from './model.ts';
 
 const pool = new SolverPool({ threads: 1 });
 afterAll(() => pool.close());
 
-describe('the LP lower bound', () => {
+describe('the lower bound', () => {
   it('is the fractional node count times the price for one instance type', async () => {
     const it1 = fakeInstanceType({ name: 'only', resources: { cpu: 4000, memory: 16 * 2 ** 30, pods: 100 }, price: 0.2 });
     const input: ProvisionInput = {
@@ -27,7 +28,11 @@ describe('the LP lower bound', () => {
     // CPU binds: 10 cores over the type's allocatable cores, times its price.
     const nodes = 10_000 / it1.allocatable['cpu']!;
     expect(b.status).toBe('optimal');
-    expect(b.perHour).toBeCloseTo(nodes * 0.2, 6);
+    expect(b.lp).toBeCloseTo(nodes * 0.2, 6);
+    // Whole pods: three 1-cpu pods fit the 3.9 allocatable cores, so 10 need 4 nodes, and nodes come whole.
+    expect(b.patterns.status).toBe('optimal');
+    expect(b.perHour).toBeCloseTo(4 * 0.2, 6);
+    expect(b.kind).toBe('patterns-rounded');
   });
 
   it('follows new prices and availability of the same NodePool between two bounds (allowed types are cached per template)', async () => {
@@ -35,7 +40,7 @@ describe('the LP lower bound', () => {
     const cheap = fakeInstanceType({ name: 'cheap', resources: { cpu: 4000, memory: 16 * 2 ** 30, pods: 100 }, price: 0.2 });
     const dear = fakeInstanceType({ name: 'dear', resources: { cpu: 4000, memory: 16 * 2 ** 30, pods: 100 }, price: 0.5 });
     const ps = pods(10, { cpu: '1', memory: '1Gi' });
-    const bound = async (its: ReturnType<typeof fakeInstanceType>[]) => (await lowerBound({ nodePools: [np], instanceTypes: new Map([['default', its]]), nodes: [], pods: ps, daemonSets: [], options: DEFAULT_ENGINE_OPTIONS }, pool)).perHour;
+    const bound = async (its: ReturnType<typeof fakeInstanceType>[]) => (await lowerBound({ nodePools: [np], instanceTypes: new Map([['default', its]]), nodes: [], pods: ps, daemonSets: [], options: DEFAULT_ENGINE_OPTIONS }, pool)).lp;
     const nodes = 10_000 / cheap.allocatable['cpu']!;
     expect(await bound([cheap, dear])).toBeCloseTo(nodes * 0.2, 6);
     expect(await bound([withPrices(cheap, 0.8), dear])).toBeCloseTo(nodes * 0.5, 6);
@@ -64,15 +69,15 @@ describe('the LP lower bound', () => {
     for (let j = 0; j < model.numCols; j++) for (let k = model.starts[j]!; k < model.starts[j + 1]!; k++) rows[model.indices[k]!]!.vars.push({ name: `x${j}`, coef: model.values[k]! });
     const res = glpk.solve({ name: 'bound', objective: { direction: glpk.GLP_MIN, name: 'cost', vars }, subjectTo: rows });
     const b = await lowerBound(input!, pool);
-    expect(b.perHour * 1e6).toBeCloseTo(res.result.z, -1);
+    expect(b.lp * 1e6).toBeCloseTo(res.result.z, -1);
   });
 
-  it('is never above the cost of a plan, Karpenter\'s or ours', async () => {
+  it('is never above the cost of a plan, Karpenter\'s or ours, as their launches would pay', async () => {
     const its = ec2InstanceTypes({ region: 'ap-northeast-2' });
     for (const input of fc.sample(plainProblemArb(its), { numRuns: 12, seed: 5 })) {
       const b = await lowerBound(input, pool);
       const placed = (p: { unschedulable: readonly unknown[] }) => p.unschedulable.length === 0;
-      const ref = solveReference(input);
+      const ref = asLaunched(input, solveReference(input));
       const ours = new WasmSolver().solve(input);
       if (placed(ref)) expect(b.perHour).toBeLessThanOrEqual(ref.costPerHour + 1e-6);
       if (placed(ours)) expect(b.perHour).toBeLessThanOrEqual(ours.costPerHour + 1e-6);

@@ -15,13 +15,15 @@
 // free capacity, and uses each pod's most permissive form (every required term, no preferences).
 import type { ProvisionInput } from '../solver/types.ts';
 import { toMicros } from '../domain/money.ts';
-import type { InstanceType, Pod, Requirements } from '../domain/types.ts';
+import type { InstanceType, Pod, Requirements, Resources } from '../domain/types.ts';
+import { NODES } from '../domain/resources.ts';
 import { WELL_KNOWN_LABELS } from '../scheduling/labels.ts';
 import { optsOutOfKarpenter, podValidationError, strictPodRequirements } from '../scheduling/pods.ts';
 import { add, compatible, intersects } from '../scheduling/requirements.ts';
 import { toleratesAll } from '../scheduling/taints.ts';
 import { ReferenceScheduler } from '../solver/reference/scheduler.ts';
 import { cheapestOffering, type Template } from '../solver/reference/templates.ts';
+import { isExotic } from '../launch/filter.ts';
 
 export interface BoundModel {
   readonly numCols: number;
@@ -41,11 +43,29 @@ export interface BoundGroups {
   /** Pods no option can host (they are left out of the bound). */
   readonly unplaceable: readonly string[];
   readonly pods: number;
+  /** What the integer-aware bound (patterns.ts) needs: the options, and the pods as classes of equal requests. */
+  readonly resources: readonly string[];
+  readonly options: readonly Option[];
+  readonly classes: readonly PodClass[];
 }
 
-interface Option {
+export interface Option {
+  /** Micro-dollars per hour per node. */
   readonly price: number;
+  /** Capacity net of daemonset overhead, per resource. */
   readonly cap: Float64Array;
+  /** Its template (NodePool), and whether its type is exotic (metal or accelerators, engine/launch/filter.ts). */
+  readonly template: number;
+  readonly exotic: boolean;
+  /** The type's capacity (what NodePool limits count). */
+  readonly capacity: Resources;
+}
+
+/** Pods with the same options and the same requests. */
+export interface PodClass {
+  readonly options: readonly number[];
+  readonly requests: Float64Array;
+  count: number;
 }
 
 /**
@@ -92,7 +112,7 @@ function optionsOf(pod: Pod, versions: readonly Pod[], templates: readonly Templ
           const overhead = t.daemonGroupOf.get(it.name)!.overhead;
           const cap = Float64Array.from(resources, (r) => Math.max(0, (it.allocatable[r] ?? 0) - (overhead[r] ?? 0)));
           oi = options.length;
-          options.push({ price, cap });
+          options.push({ price, cap, template: ti, exotic: isExotic(it), capacity: it.capacity });
           index.set(id, oi);
         }
         out.add(oi);
@@ -103,7 +123,46 @@ function optionsOf(pod: Pod, versions: readonly Pod[], templates: readonly Templ
   return [...out].sort((a, b) => a - b);
 }
 
-export function buildBoundModel(input: ProvisionInput): BoundGroups {
+/**
+ * The options a node of these pods could launch as: an exotic type (metal, accelerators) is left out when a generic
+ * option of the same NodePool, open to the same pods, is as large in every resource. A node that would launch as
+ * the exotic type would fit the generic one, which the launch takes first (engine/launch/filter.ts); so no plan's
+ * node costs what the exotic type costs, and leaving it out keeps the bound valid while its price (a metal type's
+ * spot market can be far below its generic twin's) would not.
+ */
+function launchable(opts: number[], options: readonly Option[]): number[] {
+  const covers = (g: Option, e: Option) => !g.exotic && g.template === e.template && g.cap.every((v, i) => v >= e.cap[i]!);
+  return opts.filter((o) => !options[o]!.exotic || !opts.some((g) => covers(options[g]!, options[o]!)));
+}
+
+/**
+ * NodePool limits: the new nodes of a pool take at most what its limits leave after its active nodes, in every
+ * limited resource and in nodes. Any plan within the limits meets these rows (a node takes at least its own type's
+ * capacity, Karpenter counts its largest option), so the bound stays valid and learns where a pool's room ends.
+ * Written as >= rows, scaled: -Σ n_o · cap_o / left >= -1.
+ */
+function addLimitRows(
+  input: ProvisionInput, templates: readonly Template[], used: readonly number[], options: readonly Option[],
+  col: (oi: number) => { entries: Array<[number, number]> }, rowLower: number[],
+): void {
+  templates.forEach((t, ti) => {
+    const pool = t.pool;
+    for (const [k, lim] of Object.entries(pool.limits)) {
+      let left = lim;
+      for (const n of input.nodes) {
+        if (n.nodePoolName !== pool.name || n.markedForDeletion || n.deleting) continue;
+        left -= k === NODES ? 1 : (n.capacity[k] ?? 0);
+      }
+      const mine = used.filter((oi) => options[oi]!.template === ti && (k === NODES || (options[oi]!.capacity[k] ?? 0) > 0));
+      if (!mine.length || left === Infinity) continue;
+      const row = rowLower.length;
+      rowLower.push(-1);
+      for (const oi of mine) col(oi).entries.push([row, -(k === NODES ? 1 : options[oi]!.capacity[k]!) / Math.max(left, 1e-9)]);
+    }
+  });
+}
+
+export function buildBoundModel(input: ProvisionInput, opts: { limits?: boolean } = {}): BoundGroups {
   const wellKnown = input.wellKnownLabels ?? WELL_KNOWN_LABELS;
   const pods = input.pods.filter((p) => !optsOutOfKarpenter(p) && podValidationError(p) === undefined);
   const sched = new ReferenceScheduler({ ...input, nodes: [] }, pods, pods.length ? [pods[0]!] : []);
@@ -112,6 +171,7 @@ export function buildBoundModel(input: ProvisionInput): BoundGroups {
   const optionIndex = new Map<string, number>();
   const classOptions = new Map<string, number[]>();
   const groups = new Map<string, { options: number[]; demand: Float64Array }>();
+  const classes = new Map<string, PodClass>();
   const unplaceable: string[] = [];
   for (const p of pods) {
     const ck = JSON.stringify([p.nodeSelector, p.affinity?.nodeAffinity ?? null, p.tolerations, p.volumeRequirements ?? null, p.requests]);
@@ -119,7 +179,10 @@ export function buildBoundModel(input: ProvisionInput): BoundGroups {
     if (!opts) {
       // Only options a node of which can hold the pod at all: the LP splits demand, not pods.
       const fits = (oi: number) => resources.every((r, i) => (p.requests[r] ?? 0) <= options[oi]!.cap[i]!);
-      opts = optionsOf(p, sched.versions(p), sched.templates, resources, wellKnown, optionIndex, options).filter(fits);
+      const versions = sched.versions(p);
+      const all = optionsOf(p, versions, sched.templates, resources, wellKnown, optionIndex, options).filter(fits);
+      // Only for a pod that is never relaxed: otherwise the generic type may be open to a form it does not take.
+      opts = versions.length === 1 ? launchable(all, options) : all;
       classOptions.set(ck, opts);
     }
     if (opts.length === 0) {
@@ -130,6 +193,11 @@ export function buildBoundModel(input: ProvisionInput): BoundGroups {
     let g = groups.get(gk);
     if (!g) groups.set(gk, (g = { options: opts, demand: new Float64Array(resources.length) }));
     resources.forEach((r, i) => { g!.demand[i]! += p.requests[r] ?? 0; });
+    const requests = Float64Array.from(resources, (r) => p.requests[r] ?? 0);
+    const key = `${gk}|${requests.join(',')}`;
+    const cls = classes.get(key);
+    if (cls) cls.count++;
+    else classes.set(key, { options: opts, requests, count: 1 });
   }
   // Columns: n_o, the (fractional) nodes of each option any group uses, and y_{g,o,r}, the share of group g's
   // demand for resource r served by option o. Rows: each group's demand per resource is covered
@@ -169,6 +237,7 @@ export function buildBoundModel(input: ProvisionInput): BoundGroups {
       }
     });
   }
+  if (opts.limits !== false) addLimitRows(input, sched.templates, used, options, (oi) => cols[colOfOption.get(oi)!]!, rowLower);
   const colCost: number[] = [];
   const starts: number[] = [0];
   const indices: number[] = [];
@@ -195,5 +264,8 @@ export function buildBoundModel(input: ProvisionInput): BoundGroups {
     groups: groups.size,
     unplaceable,
     pods: pods.length,
+    resources,
+    options,
+    classes: [...classes.values()],
   };
 }
