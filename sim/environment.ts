@@ -74,6 +74,8 @@ export interface ReplicaOptions {
   readonly name?: string;
   /** Failure-drill control runs: the replica acts before its caches have synced (see OperatorDeps). */
   readonly unsafeSkipCacheSync?: boolean;
+  /** How the replica reaches the API server (default directly; timeout drills: through sim/silence.ts). */
+  readonly kubeConfig?: KubeConfig;
 }
 
 export interface Simulation {
@@ -175,7 +177,8 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
   const network = simNetwork(region, clusterName);
   for (const r of opts.capacityReservations ?? []) addCapacityReservation(network, r);
   // The simulator runs one replica without leader election unless asked (leader-election drills).
-  const baseOverrides = { 'cluster-name': clusterName, 'metrics-port': '0', 'health-probe-port': '0', 'disable-leader-election': 'true', 'leader-election-namespace': 'kube-system', ...(opts.options ?? {}) };
+  // No client-side rate limit against the loopback server: the simulated clock runs faster than the wall.
+  const baseOverrides = { 'cluster-name': clusterName, 'metrics-port': '0', 'health-probe-port': '0', 'disable-leader-election': 'true', 'leader-election-namespace': 'kube-system', 'kube-client-qps': '0', ...(opts.options ?? {}) };
   const replicas: Operator[] = [];
   const live = (): Operator[] => replicas.filter((r) => r.alive());
   const provider = (existing?: SimCloudProvider): SimCloudProvider => existing ?? new SimCloudProvider({
@@ -192,7 +195,7 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
     const options = resolveOptions([], {}, { ...baseOverrides, ...(o.options ?? {}) });
     const name = o.name ?? o.leaderElection?.identity ?? `replica-${replicas.length + 1}`;
     const op = await newOperator({
-      options, clock, log: first ? log : log.child({ replica: name }), kubeConfig: cluster.kubeConfig(),
+      options, clock, log: first ? log : log.child({ replica: name }), kubeConfig: o.kubeConfig ?? cluster.kubeConfig(),
       ...(opts.only ? { only: opts.only } : {}), ...(opts.informerBackoff ? { informerBackoff: opts.informerBackoff } : {}),
       ...(o.leaderElection ? { leaderElection: o.leaderElection } : {}), ...(o.unsafeSkipCacheSync ? { unsafeSkipCacheSync: true } : {}),
       cloudProvider: () => {
@@ -204,6 +207,8 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
     return op;
   };
   const operator = await makeReplica({ ...(opts.leaderElection ? { leaderElection: opts.leaderElection } : {}), ...(opts.cloud ? { cloud: opts.cloud } : {}) }, true);
+  // `kubectl get --raw /metrics` against the simulated API server shows the controller's metrics.
+  cluster.server.serveMetrics(() => (live()[0] ?? operator).metrics.text());
   const settle = settler(cluster, live);
   const removeSettler = clock.addSettler(settle);
   await operator.start();

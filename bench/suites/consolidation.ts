@@ -1,11 +1,11 @@
-// The consolidation benchmark: fragmented clusters of 100, 1,000 and 5,000 nodes on the real EC2 catalog.
+// The consolidation benchmark: fragmented clusters of 100, 1,000, 5,000 and 10,000 nodes on the real EC2 catalog.
 // "karpenter" applies Karpenter's methods (emptiness, multi-node, single-node, with their timeouts) one
 // command per loop until they find nothing; "repack" runs the global repack until it finds nothing;
 // "karpenter+repack" runs the repack after Karpenter's methods stopped. Every row carries the cost before,
 // after Karpenter's methods, after this engine, and the wall time to the full plan (all loops, solver included;
 // the controller's 15 s validation waits and node launches are not part of it).
 import type { DisruptOptions, LoopState, ProvisionSolver, Snapshot } from '../../engine/index.ts';
-import { applyCommand, createEngine, disrupt, INITIAL_LOOP_STATE, WasmSolver, type Engine } from '../../engine/index.ts';
+import { applyCommand, createEngine, disrupt, INITIAL_LOOP_STATE, ModelCaches, WasmSolver, type Engine } from '../../engine/index.ts';
 import { clusterCost, fragmentedCluster, type Scenario } from './consolidation-scenarios.ts';
 
 export interface BenchRow {
@@ -75,7 +75,8 @@ async function boundOf(engine: Engine, s: Snapshot): Promise<number> {
 }
 
 async function scenarioRows(sc: Scenario, solver: ProvisionSolver, engine: Engine, capMs: number, log: (m: string) => void): Promise<BenchRow[]> {
-  const base = { solver, repackDeadlineMs: 30_000 } satisfies DisruptOptions;
+  // One cache set per scenario, as a controller's warm cluster model keeps across its decisions.
+  const base = { solver, repackDeadlineMs: 30_000, caches: new ModelCaches() } satisfies DisruptOptions;
   const before = clusterCost(sc.snapshot);
   const bound = await boundOf(engine, sc.snapshot);
   log(`${sc.name}: ${managed(sc.snapshot)} nodes, ${sc.pods} pods, $${before.toFixed(2)}/h, lower bound $${bound.toFixed(2)}/h`);
@@ -111,7 +112,7 @@ export async function run(opts: { json: boolean; quick: boolean; sizes?: readonl
     if (!opts.json && process.stderr.isTTY) process.stderr.write(m + '\n');
   };
   const solver = new WasmSolver();
-  const all = [100, 1000, 5000];
+  const all = [100, 1000, 5000, 10_000];
   const sizes = opts.sizes ?? (opts.quick ? [100] : all);
   // Karpenter's single-node loops take about a minute each at 1,000 nodes: cap every run (rows say if capped).
   const capMs = opts.quick ? 120_000 : 600_000;

@@ -10,20 +10,20 @@
 //
 // Any real plan gives a feasible point (a node's cpu, memory and pods are shared between the groups it hosts
 // by what each uses), so the optimum is a lower bound on the cost of any plan: no packing, however clever,
-// can beat it. It ignores
-// integrality (whole nodes), topology (spread, affinity), host ports, NodePool limits and existing nodes'
-// free capacity, and uses each pod's most permissive form (every required term, no preferences).
-import type { ProvisionInput } from '../solver/types.ts';
+// can beat it. NodePool limits are rows too (addLimitRows). It ignores integrality (whole nodes; the pattern
+// bound, patterns.ts, does not), topology (spread, affinity), host ports and existing nodes' free capacity, and
+// uses each pod's most permissive form (every required term, no preferences).
+import type { ProvisionInput } from '../model/types.ts';
 import { toMicros } from '../domain/money.ts';
 import type { InstanceType, Pod, Requirements, Resources } from '../domain/types.ts';
 import { NODES } from '../domain/resources.ts';
-import { WELL_KNOWN_LABELS } from '../scheduling/labels.ts';
+import { isExotic } from '../launch/filter.ts';
 import { optsOutOfKarpenter, podValidationError, strictPodRequirements } from '../scheduling/pods.ts';
 import { add, compatible, intersects } from '../scheduling/requirements.ts';
 import { toleratesAll } from '../scheduling/taints.ts';
-import { ReferenceScheduler } from '../solver/reference/scheduler.ts';
-import { cheapestOffering, type Template } from '../solver/reference/templates.ts';
-import { isExotic } from '../launch/filter.ts';
+import { cacheSlot, type ModelCaches } from '../model/caches.ts';
+import { SchedulingModel } from '../model/scheduling.ts';
+import { cheapestOffering, type Template } from '../model/templates.ts';
 
 export interface BoundModel {
   readonly numCols: number;
@@ -75,11 +75,10 @@ export interface PodClass {
  * daemonsets are (immutable domain objects), and every what-if and consolidation simulation bounds the same
  * pod classes against the same catalog again.
  */
-const allowedCache = new WeakMap<Template, Map<string, ReadonlyArray<readonly [number, number]>>>();
+const ALLOWED = cacheSlot<Template, Map<string, ReadonlyArray<readonly [number, number]>>>('bound options');
 
-function allowedTypes(t: Template, key: string, merged: Requirements): ReadonlyArray<readonly [number, number]> {
-  let byKey = allowedCache.get(t);
-  if (!byKey) allowedCache.set(t, (byKey = new Map()));
+function allowedTypes(t: Template, key: string, merged: Requirements, caches: ModelCaches): ReadonlyArray<readonly [number, number]> {
+  const byKey = caches.memo(ALLOWED, t, () => new Map<string, ReadonlyArray<readonly [number, number]>>());
   let out = byKey.get(key);
   if (out) return out;
   const list: Array<readonly [number, number]> = [];
@@ -93,7 +92,8 @@ function allowedTypes(t: Template, key: string, merged: Requirements): ReadonlyA
 }
 
 /** The options a pod may use: union over its relaxation chain and over the NodePools. */
-function optionsOf(pod: Pod, versions: readonly Pod[], templates: readonly Template[], resources: readonly string[], wellKnown: ReadonlySet<string>, index: Map<string, number>, options: Option[]): number[] {
+function optionsOf(pod: Pod, versions: readonly Pod[], model: SchedulingModel, resources: readonly string[], index: Map<string, number>, options: Option[]): number[] {
+  const { templates, wellKnown, caches } = model;
   const out = new Set<number>();
   templates.forEach((t, ti) => {
     if (!toleratesAll(pod.tolerations, t.pool.template.taints) && !versions.some((v) => toleratesAll(v.tolerations, t.pool.template.taints))) return;
@@ -104,7 +104,7 @@ function optionsOf(pod: Pod, versions: readonly Pod[], templates: readonly Templ
       if (tried.has(key)) continue;
       tried.add(key);
       if (compatible(t.requirements, reqs, wellKnown) !== undefined) continue;
-      for (const [ii, price] of allowedTypes(t, key, add(t.requirements, ...reqs.values()))) {
+      for (const [ii, price] of allowedTypes(t, key, add(t.requirements, ...reqs.values()), caches)) {
         const id = `${ti}/${ii}/${price}`;
         let oi = index.get(id);
         if (oi === undefined) {
@@ -141,10 +141,7 @@ function launchable(opts: number[], options: readonly Option[]): number[] {
  * capacity, Karpenter counts its largest option), so the bound stays valid and learns where a pool's room ends.
  * Written as >= rows, scaled: -Σ n_o · cap_o / left >= -1.
  */
-function addLimitRows(
-  input: ProvisionInput, templates: readonly Template[], used: readonly number[], options: readonly Option[],
-  col: (oi: number) => { entries: Array<[number, number]> }, rowLower: number[],
-): void {
+function addLimitRows(input: ProvisionInput, templates: readonly Template[], options: readonly Option[], lp: LpColumns): void {
   templates.forEach((t, ti) => {
     const pool = t.pool;
     for (const [k, lim] of Object.entries(pool.limits)) {
@@ -153,24 +150,47 @@ function addLimitRows(
         if (n.nodePoolName !== pool.name || n.markedForDeletion || n.deleting) continue;
         left -= k === NODES ? 1 : (n.capacity[k] ?? 0);
       }
-      const mine = used.filter((oi) => options[oi]!.template === ti && (k === NODES || (options[oi]!.capacity[k] ?? 0) > 0));
+      const mine = lp.used.filter((oi) => options[oi]!.template === ti && (k === NODES || (options[oi]!.capacity[k] ?? 0) > 0));
       if (!mine.length || left === Infinity) continue;
-      const row = rowLower.length;
-      rowLower.push(-1);
-      for (const oi of mine) col(oi).entries.push([row, -(k === NODES ? 1 : options[oi]!.capacity[k]!) / Math.max(left, 1e-9)]);
+      const row = lp.rowLower.length;
+      lp.rowLower.push(-1);
+      for (const oi of mine) lp.cols[lp.colOfOption.get(oi)!]!.entries.push([row, -(k === NODES ? 1 : options[oi]!.capacity[k]!) / Math.max(left, 1e-9)]);
     }
   });
 }
 
+interface PodGroup {
+  readonly options: number[];
+  readonly demand: Float64Array;
+}
+
+/** The covering LP's columns and rows before they are packed (coveringLp, addLimitRows). */
+interface LpColumns {
+  readonly used: readonly number[];
+  readonly colOfOption: ReadonlyMap<number, number>;
+  readonly cols: Array<{ cost: number; entries: Array<[number, number]> }>;
+  readonly rowLower: number[];
+}
+
+/** The bound model of the input's pods; `limits: false` leaves the NodePools' limits out. */
 export function buildBoundModel(input: ProvisionInput, opts: { limits?: boolean } = {}): BoundGroups {
-  const wellKnown = input.wellKnownLabels ?? WELL_KNOWN_LABELS;
   const pods = input.pods.filter((p) => !optsOutOfKarpenter(p) && podValidationError(p) === undefined);
-  const sched = new ReferenceScheduler({ ...input, nodes: [] }, pods, pods.length ? [pods[0]!] : []);
+  const sched = new SchedulingModel({ ...input, nodes: [] }, { pods, representatives: pods.length ? [pods[0]!] : [] });
   const resources = [...new Set(['cpu', 'memory', 'pods', ...pods.flatMap((p) => Object.keys(p.requests))])];
   const options: Option[] = [];
+  const { groups, classes, unplaceable } = podGroups(pods, sched, resources, options);
+  const lp = coveringLp(groups, options, resources.length);
+  if (opts.limits !== false) addLimitRows(input, sched.templates, options, lp);
+  return { model: cscOf(lp.cols, lp.rowLower), groups: groups.length, unplaceable, pods: pods.length, resources, options, classes };
+}
+
+/** Pods grouped by the set of options they may use, with the group's demand per resource. */
+function podGroups(
+  pods: readonly Pod[], sched: SchedulingModel, resources: readonly string[], options: Option[],
+): { groups: PodGroup[]; classes: PodClass[]; unplaceable: string[] } {
   const optionIndex = new Map<string, number>();
   const classOptions = new Map<string, number[]>();
-  const groups = new Map<string, { options: number[]; demand: Float64Array }>();
+  const groups = new Map<string, PodGroup>();
   const classes = new Map<string, PodClass>();
   const unplaceable: string[] = [];
   for (const p of pods) {
@@ -180,7 +200,7 @@ export function buildBoundModel(input: ProvisionInput, opts: { limits?: boolean 
       // Only options a node of which can hold the pod at all: the LP splits demand, not pods.
       const fits = (oi: number) => resources.every((r, i) => (p.requests[r] ?? 0) <= options[oi]!.cap[i]!);
       const versions = sched.versions(p);
-      const all = optionsOf(p, versions, sched.templates, resources, wellKnown, optionIndex, options).filter(fits);
+      const all = optionsOf(p, versions, sched, resources, optionIndex, options).filter(fits);
       // Only for a pod that is never relaxed: otherwise the generic type may be open to a form it does not take.
       opts = versions.length === 1 ? launchable(all, options) : all;
       classOptions.set(ck, opts);
@@ -199,12 +219,18 @@ export function buildBoundModel(input: ProvisionInput, opts: { limits?: boolean 
     if (cls) cls.count++;
     else classes.set(key, { options: opts, requests, count: 1 });
   }
-  // Columns: n_o, the (fractional) nodes of each option any group uses, and y_{g,o,r}, the share of group g's
-  // demand for resource r served by option o. Rows: each group's demand per resource is covered
-  // (Σ_o y_{g,o,r} >= 1), and no option gives away more of a resource than its nodes have
-  // (n_o - Σ_g y_{g,o,r} · demand_{g,r} / cap_{o,r} >= 0). Nodes are shared between groups resource by resource,
-  // which is what makes this a lower bound even when groups of different shapes share nodes.
-  const used = [...new Set([...groups.values()].flatMap((g) => g.options))].sort((x, y) => x - y);
+  return { groups: [...groups.values()], classes: [...classes.values()], unplaceable };
+}
+
+/**
+ * Columns: n_o, the (fractional) nodes of each option any group uses, and y_{g,o,r}, the share of group g's
+ * demand for resource r served by option o. Rows: each group's demand per resource is covered
+ * (Σ_o y_{g,o,r} >= 1), and no option gives away more of a resource than its nodes have
+ * (n_o - Σ_g y_{g,o,r} · demand_{g,r} / cap_{o,r} >= 0). Nodes are shared between groups resource by resource,
+ * which is what makes this a lower bound even when groups of different shapes share nodes.
+ */
+function coveringLp(groups: readonly PodGroup[], options: readonly Option[], nres: number): LpColumns {
+  const used = [...new Set(groups.flatMap((g) => g.options))].sort((x, y) => x - y);
   const colOfOption = new Map<number, number>();
   const cols: Array<{ cost: number; entries: Array<[number, number]> }> = [];
   for (const oi of used) {
@@ -224,10 +250,10 @@ export function buildBoundModel(input: ProvisionInput, opts: { limits?: boolean 
     }
     return row;
   };
-  for (const g of groups.values()) {
-    resources.forEach((_, r) => {
+  for (const g of groups) {
+    for (let r = 0; r < nres; r++) {
       const d = g.demand[r]!;
-      if (d <= 0) return;
+      if (d <= 0) continue;
       const demandRow = rowLower.length;
       rowLower.push(1);
       for (const oi of g.options) {
@@ -235,9 +261,13 @@ export function buildBoundModel(input: ProvisionInput, opts: { limits?: boolean 
         if (cap <= 0) continue;
         cols.push({ cost: 0, entries: [[demandRow, 1], [capacityRow(oi, r), -d / cap]] });
       }
-    });
+    }
   }
-  if (opts.limits !== false) addLimitRows(input, sched.templates, used, options, (oi) => cols[colOfOption.get(oi)!]!, rowLower);
+  return { used, colOfOption, cols, rowLower };
+}
+
+/** The columns in compressed sparse column form, rows ascending within each column. */
+function cscOf(cols: ReadonlyArray<{ cost: number; entries: Array<[number, number]> }>, rowLower: readonly number[]): BoundModel {
   const colCost: number[] = [];
   const starts: number[] = [0];
   const indices: number[] = [];
@@ -250,22 +280,13 @@ export function buildBoundModel(input: ProvisionInput, opts: { limits?: boolean 
     }
     starts.push(indices.length);
   }
-  const row = rowLower.length;
   return {
-    model: {
-      numCols: colCost.length,
-      numRows: row,
-      colCost: Float64Array.from(colCost),
-      rowLower: Float64Array.from(rowLower),
-      starts: Int32Array.from(starts),
-      indices: Int32Array.from(indices),
-      values: Float64Array.from(values),
-    },
-    groups: groups.size,
-    unplaceable,
-    pods: pods.length,
-    resources,
-    options,
-    classes: [...classes.values()],
+    numCols: colCost.length,
+    numRows: rowLower.length,
+    colCost: Float64Array.from(colCost),
+    rowLower: Float64Array.from(rowLower),
+    starts: Int32Array.from(starts),
+    indices: Int32Array.from(indices),
+    values: Float64Array.from(values),
   };
 }

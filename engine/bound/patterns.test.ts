@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { customInstanceTypes, ec2InstanceTypes } from '../catalog/index.ts';
 import { DEFAULT_ENGINE_OPTIONS } from '../domain/types.ts';
 import { SolverPool } from '../pool/pool.ts';
-import type { ProvisionInput } from '../solver/types.ts';
+import type { ProvisionInput } from '../model/types.ts';
 import { WasmSolver } from '../solver/wasm.ts';
 import { nodePool, pod } from '../../test/fixtures/builders.ts';
 import { lowerBound } from './index.ts';

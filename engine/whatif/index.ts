@@ -1,7 +1,6 @@
 // engine/whatif's public surface (re-exported by engine/index.ts).
 export * from './types.ts';
 export { buildSnapshot, regionOf, DEFAULT_REGION, WhatIfError, type BuildOptions, type Built } from './build.ts';
-export { consolidationPlanner, type ConsolidationCommand, type ConsolidationPlan, type ConsolidationPlanner, type ProvisionFn } from './consolidation.ts';
+export type { ConsolidationCommand, ConsolidationPlan, ConsolidationPlanner, ProvisionFn } from './consolidation.ts';
 export { whatIf, type WhatIfEngine, type WhatIfInput } from './run.ts';
-export { allowedDisruptions } from './budgets.ts';
-export { inThreadEngine, pooledEngine } from './engines.ts';
+export { inThreadEngine } from './engines.ts';

@@ -9,7 +9,7 @@ import { fromSelectorRequirements } from '../scheduling/requirements.ts';
 import { regionPrices } from '../catalog/catalog.ts';
 import type { PriceInfo } from './types.ts';
 import { launchOffering } from '../disruption/pricing.ts';
-import type { NewNodeClaimPlan } from '../solver/types.ts';
+import type { NewNodeClaimPlan } from '../model/types.ts';
 
 /** EKS managed node groups write their capacity type here (ON_DEMAND / SPOT). */
 const EKS_CAPACITY_LABEL = 'eks.amazonaws.com/capacityType';
