@@ -83,4 +83,41 @@ describe('the lower bound', () => {
       if (placed(ours)) expect(b.perHour).toBeLessThanOrEqual(ours.costPerHour + 1e-6);
     }
   });
+
+  it('keeps Karpenter\'s NodePool order: CPU pods whose home is the weight-50 pool do not fill the GPU pool\'s nodes', async () => {
+    const its = ec2InstanceTypes({ region: 'ap-northeast-2' });
+    const general = nodePool({ name: 'general', weight: 50, requirements: [{ key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['c', 'm', 'r'] }] });
+    const gpu = nodePool({ name: 'gpu', weight: 10, requirements: [{ key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['g', 'p'] }] });
+    const gpuPods = pods(6, { cpu: '4', memory: '16Gi', resources: { 'nvidia.com/gpu': '1' } });
+    const cpuPods = pods(40, { cpu: '1', memory: '2Gi' });
+    const input = (pools: typeof general[], ps: typeof cpuPods): ProvisionInput => ({
+      nodePools: pools, instanceTypes: new Map(pools.map((p) => [p.name, its])), nodes: [], pods: ps, daemonSets: [], options: DEFAULT_ENGINE_OPTIONS,
+    });
+    const both = input([general, gpu], [...gpuPods, ...cpuPods]);
+    const b = await lowerBound(both, pool);
+    const apart = (await lowerBound(input([gpu], gpuPods), pool)).lp + (await lowerBound(input([general], cpuPods), pool)).lp;
+    // In order, the LP is the two pools' LPs apart: the CPU pods' demand is the general pool's alone.
+    expect(b.lp).toBeCloseTo(apart, 6);
+    const ours = new WasmSolver().solve(both);
+    expect(ours.unschedulable).toHaveLength(0);
+    expect(b.perHour).toBeLessThanOrEqual(ours.costPerHour + 1e-6);
+  });
+
+  it('lets pods whose home pool has limits reach the pools after it, and counts the limits', async () => {
+    const its = ec2InstanceTypes({ region: 'ap-northeast-2' });
+    const cmr = [{ key: 'karpenter.k8s.aws/instance-category', operator: 'In' as const, values: ['c', 'm', 'r'] }];
+    const first = nodePool({ name: 'first', weight: 50, limits: { cpu: '8' }, requirements: cmr });
+    const unlimited = nodePool({ name: 'first', weight: 50, requirements: cmr });
+    const second = nodePool({ name: 'second', weight: 10, requirements: [{ key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['r'] }] });
+    const ps = pods(30, { cpu: '1', memory: '2Gi' });
+    const input = (a: typeof first): ProvisionInput => ({ nodePools: [a, second], instanceTypes: new Map([[a.name, its], [second.name, its]]), nodes: [], pods: ps, daemonSets: [], options: DEFAULT_ENGINE_OPTIONS });
+    // Eight cores of the first pool cannot hold thirty pods: the rest go to the dearer r types of the second.
+    const capped = await lowerBound(input(first), pool);
+    const free = await lowerBound(input(unlimited), pool);
+    expect(capped.status).toBe('optimal');
+    expect(capped.lp).toBeGreaterThan(free.lp * 1.05);
+    const ours = new WasmSolver().solve(input(first));
+    expect(ours.unschedulable).toHaveLength(0);
+    expect(capped.perHour).toBeLessThanOrEqual(ours.costPerHour + 1e-6);
+  });
 });

@@ -159,6 +159,22 @@ function addLimitRows(input: ProvisionInput, templates: readonly Template[], opt
   });
 }
 
+/**
+ * Karpenter's NodePool order (docs/lower-bound.md): a pod's new node is in the highest-weight NodePool that can take
+ * it (its home, the first template with an option for it), or in a later one only when the NodePools before it are
+ * at their limits. So a pod whose home has no limits keeps only its home's options, and one whose home has limits
+ * keeps its home and the templates after it up to the first without limits. Plans that keep this order (every plan
+ * this engine makes) meet the narrower model, and the bound learns, for example, that CPU pods whose home is a
+ * general NodePool cannot fill the spare room of a lower-weight GPU NodePool's nodes.
+ */
+function inOrder(opts: number[], options: readonly Option[], templates: readonly Template[]): number[] {
+  if (!opts.length) return opts;
+  const home = Math.min(...opts.map((o) => options[o]!.template));
+  let last = home;
+  while (last < templates.length - 1 && Object.values(templates[last]!.pool.limits).some((v) => v < Infinity)) last++;
+  return opts.filter((o) => options[o]!.template >= home && options[o]!.template <= last);
+}
+
 interface PodGroup {
   readonly options: number[];
   readonly demand: Float64Array;
@@ -201,8 +217,9 @@ function podGroups(
       const fits = (oi: number) => resources.every((r, i) => (p.requests[r] ?? 0) <= options[oi]!.cap[i]!);
       const versions = sched.versions(p);
       const all = optionsOf(p, versions, sched, resources, optionIndex, options).filter(fits);
-      // Only for a pod that is never relaxed: otherwise the generic type may be open to a form it does not take.
-      opts = versions.length === 1 ? launchable(all, options) : all;
+      // Only for a pod that is never relaxed: otherwise the generic type may be open to a form it does not take,
+      // and a relaxed form may find a home its strict form does not have.
+      opts = versions.length === 1 ? inOrder(launchable(all, options), options, sched.templates) : all;
       classOptions.set(ck, opts);
     }
     if (opts.length === 0) {
