@@ -16,8 +16,10 @@ export interface BenchRow {
   readonly beforeCostPerHour: number;
   readonly karpenterAfterCostPerHour: number;
   readonly afterCostPerHour: number;
-  /** The LP lower bound on $/h of new capacity for the pods left on managed nodes (engine.lowerBound). */
+  /** The best lower bound on $/h of new capacity for the pods left on managed nodes (engine.lowerBound). */
   readonly lowerBound: number;
+  /** Which bound it is (engine/bound: 'lp', 'patterns', 'patterns-rounded'). */
+  readonly lowerBoundKind: string;
   /** afterCostPerHour / lowerBound. */
   readonly ratio: number;
   readonly ms: number;
@@ -66,19 +68,19 @@ function managed(s: Snapshot): number {
   return s.nodes.filter((n) => n.hasNodeClaim).length;
 }
 
-/** The LP bound for the pods on managed nodes, as if every node were new capacity of the same NodePools. */
-async function boundOf(engine: Engine, s: Snapshot): Promise<number> {
+/** The best bound for the pods on managed nodes, as if every node were new capacity of the same NodePools. */
+async function boundOf(engine: Engine, s: Snapshot): Promise<{ perHour: number; kind: string }> {
   const pods = s.nodes.filter((n) => n.hasNodeClaim).flatMap((n) => n.pods);
   const b = await engine.lowerBound({ ...s, nodes: s.nodes.filter((n) => !n.hasNodeClaim) }, pods);
   if (b.status !== 'optimal' || b.unplaceable.length > 0) throw new Error(`consolidation bench: lower bound ${b.status}, ${b.unplaceable.length} pods unplaceable`);
-  return b.perHour;
+  return { perHour: b.perHour, kind: b.kind };
 }
 
 async function scenarioRows(sc: Scenario, solver: ProvisionSolver, engine: Engine, capMs: number, log: (m: string) => void): Promise<BenchRow[]> {
   // One cache set per scenario, as a controller's warm cluster model keeps across its decisions.
   const base = { solver, repackDeadlineMs: 30_000, caches: new ModelCaches() } satisfies DisruptOptions;
   const before = clusterCost(sc.snapshot);
-  const bound = await boundOf(engine, sc.snapshot);
+  const { perHour: bound, kind } = await boundOf(engine, sc.snapshot);
   log(`${sc.name}: ${managed(sc.snapshot)} nodes, ${sc.pods} pods, $${before.toFixed(2)}/h, lower bound $${bound.toFixed(2)}/h`);
   const karpenter = await untilStop(sc.snapshot, { ...base, repack: 'off' }, capMs);
   const kCost = clusterCost(karpenter.after);
@@ -96,6 +98,7 @@ async function scenarioRows(sc: Scenario, solver: ProvisionSolver, engine: Engin
     karpenterAfterCostPerHour: kCost,
     afterCostPerHour: clusterCost(o.after),
     lowerBound: bound,
+    lowerBoundKind: kind,
     ratio: clusterCost(o.after) / bound,
     ms: o.ms + extraMs,
     nodesAfter: managed(o.after),
