@@ -4,7 +4,8 @@
 // for each instance: the largest of the pattern bound (engine/bound, rounded to whole bins), the resource bound
 // (ceil of the total size over the capacity, per dimension) and, for triplets, the optimum their construction fixes.
 // Budgets are work, so bins and ratios do not depend on the machine's load; only ms does.
-import { createEngine, snapshotOf, solveReference, WasmSolver } from '../../engine/index.ts';
+import { createEngine, snapshotOf } from '../../engine/index.ts';
+import { solveReference, WasmSolver } from '../../engine/local.ts';
 import type { BenchRow } from '../report.ts';
 import { packingInput, packingInstances, type PackingInstance } from '../scenarios/packing.ts';
 import type { SuiteOptions } from './solver.ts';

@@ -3,7 +3,8 @@
 // would pay, as ours is), and the best bound no plan can beat (the resource LP or the integer-aware pattern bound:
 // lowerBoundKind says which). The bound is of the pods the plans place (both place the same ones), so a scenario
 // whose limits leave pods out compares what is placed. ratio = costPerHour / lowerBound.
-import { asLaunched, createEngine, solveReference, snapshotOf, WasmSolver } from '../../engine/index.ts';
+import { asLaunched, createEngine, snapshotOf } from '../../engine/index.ts';
+import { solveReference, WasmSolver } from '../../engine/local.ts';
 import type { BenchRow } from '../report.ts';
 import { QUALITY_SCENARIOS } from '../scenarios/quality.ts';
 import type { SuiteOptions } from './solver.ts';

@@ -2,17 +2,16 @@
 // which small random vector bin packing instances get by exhaustive search, and never above a plan; and it is
 // tighter than the resource LP where whole pods fill nodes badly.
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { customInstanceTypes, ec2InstanceTypes } from '../catalog/index.ts';
 import { DEFAULT_ENGINE_OPTIONS } from '../domain/types.ts';
-import { SolverPool } from '../pool/pool.ts';
+import { inThreadLp } from '../pool/lp.ts';
 import type { ProvisionInput } from '../model/types.ts';
 import { WasmSolver } from '../solver/wasm.ts';
 import { nodePool, pod } from '../../test/fixtures/builders.ts';
 import { lowerBound } from './index.ts';
 
-const pool = new SolverPool({ threads: 1 });
-afterAll(() => pool.close());
+const pool = inThreadLp;
 
 /** One bin type of capacity (W cpu-milli, W MiB) at $1/h, and one pod per item. */
 function binPacking(W: number, items: ReadonlyArray<readonly [number, number]>): ProvisionInput {
