@@ -70,4 +70,20 @@ describe('the pattern bound', () => {
     expect(b.perHour).toBeGreaterThan(1.2 * b.lp);
     expect(b.perHour).toBeLessThanOrEqual(plan.costPerHour + 1e-6);
   });
+
+  it('bounds pods that can share no node apart, each part rounded to whole nodes', async () => {
+    const bin = (name: string, arch: string) => ({ name, capacity: { cpu: '1000m', memory: '1000Mi', pods: 1000 }, labels: { 'kubernetes.io/arch': arch }, offerings: [{ zone: 'a', capacityType: 'on-demand' as const, price: 1 }] });
+    const np = nodePool({ name: 'bins' });
+    // Three pods of 500m per architecture: 1.5 nodes each, so two whole nodes each, four in all (three together).
+    const half = (arch: string, i: number) => pod({ name: `${arch}-${i}`, cpu: '500m', memory: '100Mi', nodeSelector: { 'kubernetes.io/arch': arch }, createdAt: i });
+    const input: ProvisionInput = {
+      nodePools: [np], instanceTypes: new Map([[np.name, customInstanceTypes([bin('arm', 'arm64'), bin('amd', 'amd64')])]]), nodes: [],
+      pods: [0, 1, 2].flatMap((i) => [half('arm64', i), half('amd64', i)]), daemonSets: [], options: DEFAULT_ENGINE_OPTIONS,
+    };
+    const b = await lowerBound(input, pool);
+    expect(b.lp).toBeCloseTo(3, 6);
+    expect(b.kind).toBe('patterns-rounded');
+    expect(b.perHour).toBeCloseTo(4, 6);
+    expect(new WasmSolver().solve(input).costPerHour).toBeGreaterThanOrEqual(4 - 1e-9);
+  });
 });

@@ -61,10 +61,34 @@ function run(x: BoundExports, block: Uint8Array): Float64Array {
   return new Float64Array(x.memory.buffer.slice(r, r + A.BR_WORDS * 8));
 }
 
-/** The pattern bound of the model's pods (its unplaceable pods left out, as the LP bound leaves them). */
-export function patternBound(b: BoundGroups, opts: { work?: number } = {}): PatternBound {
-  if (b.classes.length === 0) return { perHour: 0, status: 'empty', rounded: false, work: 0, rounds: 0 };
-  const { block, prices } = encode(b, opts.work ?? DEFAULT_BOUND_WORK);
+/**
+ * Classes that share no option, directly or through other classes, in separate components: no node can hold pods of
+ * two components, so the bound of the whole is the sum of theirs, each solved (and rounded) on its own.
+ */
+function components(b: BoundGroups): BoundGroups[] {
+  const parent = b.classes.map((_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
+  const byOption = new Map<number, number>();
+  b.classes.forEach((c, i) => {
+    for (const o of c.options) {
+      const j = byOption.get(o);
+      if (j === undefined) byOption.set(o, i);
+      else parent[find(i)] = find(j);
+    }
+  });
+  const groups = new Map<number, BoundGroups['classes'][number][]>();
+  b.classes.forEach((c, i) => {
+    const r = find(i);
+    const g = groups.get(r);
+    if (g) g.push(c);
+    else groups.set(r, [c]);
+  });
+  return [...groups.values()].map((classes) => ({ ...b, classes }));
+}
+
+/** One component's bound within `work` units. */
+function componentBound(b: BoundGroups, work: number): PatternBound {
+  const { block, prices } = encode(b, work);
   const x = instantiateSolver(solverModule('release')) as BoundExports;
   const r = run(x, block);
   const code = r[A.BR_STATUS]!;
@@ -75,4 +99,30 @@ export function patternBound(b: BoundGroups, opts: { work?: number } = {}): Patt
   const rounded = same && prices[0]! > 0 && micros > 0;
   if (rounded) micros = prices[0]! * Math.ceil(micros / prices[0]! - 1e-6);
   return { perHour: micros / 1e6, status, rounded, work: r[A.BR_WORK]!, rounds: r[A.BR_ROUNDS]! };
+}
+
+const RANK: Record<PatternBound['status'], number> = { empty: 0, optimal: 1, stopped: 2, failed: 3 };
+
+/**
+ * The pattern bound of the model's pods (its unplaceable pods left out, as the LP bound leaves them): the sum over
+ * the components, each given its pods' share of the work budget. A failed component adds nothing (the rest stays a
+ * valid bound); the status is the worst of theirs.
+ */
+export function patternBound(b: BoundGroups, opts: { work?: number } = {}): PatternBound {
+  if (b.classes.length === 0) return { perHour: 0, status: 'empty', rounded: false, work: 0, rounds: 0 };
+  const total = opts.work ?? DEFAULT_BOUND_WORK;
+  const pods = (g: BoundGroups) => g.classes.reduce((s, c) => s + c.count, 0);
+  const all = pods(b);
+  let out: PatternBound = { perHour: 0, status: 'empty', rounded: false, work: 0, rounds: 0 };
+  for (const part of components(b)) {
+    const r = componentBound(part, (total * pods(part)) / all);
+    out = {
+      perHour: out.perHour + r.perHour,
+      status: RANK[r.status] > RANK[out.status] ? r.status : out.status,
+      rounded: out.rounded || r.rounded,
+      work: out.work + r.work,
+      rounds: Math.max(out.rounds, r.rounds),
+    };
+  }
+  return out;
 }
