@@ -19,6 +19,19 @@ export class Classes {
   pods: Array<Array<i32>> = new Array<Array<i32>>();
   /** Request vectors, class-major (NR per class), copied out of the input block for the packers' loops. */
   reqs: Array<f64> = new Array<f64>();
+  /** The classes `idx` (versions, counts and requests; not their pods): for costing residual problems. */
+  subset(idx: Int32Array): Classes {
+    const out = new Classes();
+    for (let i = 0; i < idx.length; i++) {
+      const c = unchecked(idx[i]);
+      out.versions.push(unchecked(this.versions[c]));
+      out.counts.push(unchecked(this.counts[c]));
+      out.pods.push(new Array<i32>());
+      for (let r = 0; r < NR; r++) out.reqs.push(unchecked(this.reqs[c * NR + r]));
+    }
+    return out;
+  }
+
   add(v: i32, p: i32): void {
     for (let i = 0; i < this.versions.length; i++) {
       if (sameRequests(unchecked(this.versions[i]), v)) {
@@ -72,7 +85,10 @@ export class Types {
   penalty: Float64Array;
   /** The price of the last `pick` (of its capacity type). */
   picked: f64 = Infinity;
-  /** Local types by on-demand price, and by spot price (orderByPrice; made on the first pick). */
+  /** Some type has a penalty (set by quota.ts setPenalty). */
+  penalized: bool = false;
+  private holding: Uint8Array;
+  /** Local types by on-demand price, and by spot price (orderByPrice; made on the first pick without penalties). */
   private byOd: Int32Array = new Int32Array(0);
   private bySpot: Int32Array = new Int32Array(0);
   constructor(readonly t: i32, readonly local: Array<i32>, set: i32, price: Float64Array) {
@@ -85,6 +101,7 @@ export class Types {
     this.od = new Float64Array(n);
     this.exotic = new Uint8Array(n);
     this.penalty = new Float64Array(n);
+    this.holding = new Uint8Array(n);
     const start = templateStart(t);
     const s = setAddr(set);
     for (let x = 0; x < this.n; x++) {
@@ -106,6 +123,44 @@ export class Types {
   /** The type a bin of `total` launches as (local index), or -1 when no type holds it. */
   pick(total: Float64Array): i32 {
     spend(<f64>(this.n * NR));
+    if (!this.penalized) return this.cheapestHolding(total);
+    const n = this.n;
+    let anyGeneric = false;
+    let any = false;
+    for (let x = 0; x < n; x++) {
+      const h = holds(this, x, total);
+      unchecked((this.holding[x] = h ? 1 : 0));
+      if (h) {
+        any = true;
+        if (unchecked(this.exotic[x]) == 0) anyGeneric = true;
+      }
+    }
+    this.picked = Infinity;
+    if (!any) return -1;
+    let floor = Infinity;
+    let spotX = -1;
+    let odX = -1;
+    for (let x = 0; x < n; x++) {
+      if (unchecked(this.holding[x]) == 0 || (anyGeneric && unchecked(this.exotic[x]) != 0)) continue;
+      const o = unchecked(this.od[x]);
+      if (o < floor) {
+        floor = o;
+        odX = x;
+      }
+      if (unchecked(this.spot[x]) < Infinity && (spotX < 0 || unchecked(this.spot[x]) < unchecked(this.spot[spotX]))) spotX = x;
+    }
+    const spot = spotX >= 0 && unchecked(this.spot[spotX]) <= floor;
+    let x = spot ? spotX : odX;
+    if (this.penalized) x = this.leastPenalized(spot, floor, anyGeneric, x);
+    if (x >= 0) this.picked = spot ? unchecked(this.spot[x]) : unchecked(this.od[x]);
+    return x;
+  }
+
+  /**
+   * pick() without penalties: the types in price order (orderByPrice), so the scan stops at the first type that holds
+   * the bin instead of testing every type. The same choice as the full scan (ties to the lower index).
+   */
+  private cheapestHolding(total: Float64Array): i32 {
     if (this.byOd.length != this.n) this.orderByPrice();
     this.picked = Infinity;
     // The cheapest on-demand type that holds the bin, among the generic ones if any generic one holds it.
@@ -138,13 +193,31 @@ export class Types {
     return odX;
   }
 
-  /**
-   * The types by on-demand and by spot price (ties: lower index first), so `pick` stops at the first type that
-   * holds the bin instead of testing every type: the same choice as the cheapest over all types that hold it.
-   */
+  /** The types by on-demand and by spot price (ties: lower index first), for cheapestHolding. */
   private orderByPrice(): void {
     this.byOd = byPrice(this.od);
     this.bySpot = byPrice(this.spot);
+  }
+
+  /**
+   * With penalties (NodePool limits bind, improve.ts): the type whose price plus penalty is least, of the capacity
+   * type the launch would use. The node's options are then narrowed to types no larger than it (quota.ts), so the
+   * launch takes it or a cheaper type as small.
+   */
+  private leastPenalized(spot: bool, floor: f64, anyGeneric: bool, x0: i32): i32 {
+    let best = x0;
+    let bestCost: f64 = Infinity;
+    for (let x = 0; x < this.n; x++) {
+      if (unchecked(this.holding[x]) == 0 || (anyGeneric && unchecked(this.exotic[x]) != 0)) continue;
+      const p = spot ? unchecked(this.spot[x]) : unchecked(this.od[x]);
+      if (p == Infinity || (spot && p > floor)) continue;
+      const c = p + unchecked(this.penalty[x]);
+      if (c < bestCost) {
+        bestCost = c;
+        best = x;
+      }
+    }
+    return best;
   }
 
   /** The price a bin of `total` launches at (Infinity when no type holds it), plus its type's penalty. */
