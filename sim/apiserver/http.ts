@@ -40,10 +40,10 @@ type ResourceRoute = Extract<Route, { kind: 'resource' }>;
 
 /** A request's body, parsed on first use in the format its Content-Type named. */
 class Body {
-  constructor(private readonly raw: string, private readonly format: BodyFormat | undefined) {}
+  constructor(private readonly raw: Buffer, private readonly format: BodyFormat | undefined) {}
 
   get empty(): boolean {
-    return this.raw.trim() === '';
+    return this.format === 'protobuf' ? this.raw.length === 0 : this.raw.toString('utf8').trim() === '';
   }
 
   value(): unknown {
