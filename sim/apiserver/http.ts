@@ -6,7 +6,8 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Api } from './api.ts';
-import { parseBody, readBody, type BodyFormat } from './body.ts';
+import { checkShape, parseBody, readBody, type BodyFormat } from './body.ts';
+import { decodeProtobufBody } from './protobuf.ts';
 import type { DeleteOptions, PropagationPolicy } from './deletion.ts';
 import { apiGroupDoc, apiGroupListDoc, apiVersionsDoc, openApiGroupVersionDoc, openApiRootDoc, resourceListDoc, swaggerDoc, versionDoc, type VersionInfo } from './discovery.ts';
 import { ApiError, errors } from './errors.ts';
@@ -48,7 +49,11 @@ class Body {
 
   value(): unknown {
     if (!this.format) throw errors.unsupportedMediaType('(none)', ['application/json', 'application/yaml']);
-    return parseBody(this.raw, this.format);
+    if (this.format !== 'protobuf') return parseBody(this.raw, this.format);
+    if (!this.raw.length) throw errors.badRequest('the request body is empty');
+    const object = decodeProtobufBody(this.raw);
+    checkShape(object);
+    return object;
   }
 }
 
