@@ -1,4 +1,4 @@
-// node.termination: the Node finalizer (spec/disruption.md §5.6).
+// node.termination: the Node finalizer (docs/karpenter/disruption.md §5.6).
 // 1. Delete the node's NodeClaim if nobody has yet.
 // 2. A NotReady node whose instance is already gone: release it at once.
 // 3. Taint karpenter.sh/disrupted:NoSchedule and exclude it from load balancers.
