@@ -7,6 +7,7 @@ import type { WhatIfReport } from '../../engine/index.ts';
 import type { Io } from '../io.ts';
 import { parseArgs, USAGE, type WhatIfArgs } from '../whatif/args.ts';
 import { expandJobs, runBatch } from '../whatif/batch.ts';
+import { withLivePrices } from '../whatif/live-prices.ts';
 import { fsProblem, InputError, UsageError } from '../whatif/errors.ts';
 import type { JobSpec } from '../whatif/job.ts';
 import { renderHtml } from '../whatif/render-html.ts';
@@ -19,8 +20,13 @@ async function write(io: Io, file: string, text: string): Promise<void> {
   await writeFile(resolve(io.cwd, file), text).catch((e: unknown) => { throw new InputError(`${file}: cannot write: ${(e as Error).message}`); });
 }
 
+/** The jobs with their regions' live prices when --live-prices is given. */
+async function priced(a: WhatIfArgs, io: Io, jobs: readonly JobSpec[]): Promise<readonly JobSpec[]> {
+  return a.livePrices ? withLivePrices(jobs, io) : jobs;
+}
+
 async function single(a: WhatIfArgs, io: Io, spec: JobSpec): Promise<number> {
-  const { rows, reports } = await runBatch([spec], io);
+  const { rows, reports } = await runBatch(await priced(a, io, [spec]), io);
   const report = reports.get(spec.index);
   if (!report) throw new InputError(rows[0]?.error ?? 'the run failed');
   if (a.html !== undefined) {
@@ -62,7 +68,7 @@ async function writeReports(a: WhatIfArgs, io: Io, jobs: readonly JobSpec[], rep
 }
 
 async function batch(a: WhatIfArgs, io: Io, all: readonly JobSpec[]): Promise<number> {
-  const jobs = a.shard ? all.filter((j) => j.index % a.shard!.count === a.shard!.index) : all;
+  const jobs = await priced(a, io, a.shard ? all.filter((j) => j.index % a.shard!.count === a.shard!.index) : all);
   const { rows, reports } = await runBatch(jobs, io, a.jobs);
   const s = summarize(rows, all.length, a.shard);
   await writeReports(a, io, jobs, reports);

@@ -23,6 +23,9 @@ options:
   --nodepools FILE               NodePools (and EC2NodeClasses) to try instead of the snapshot's
   --pods FILE.csv                a trace of pods instead of a snapshot (docs/whatif.md)
   --region REGION                catalog region (default: from node labels, else ap-northeast-2)
+  --live-prices                  read on-demand prices (AWS Price List API) and spot prices (EC2
+                                 DescribeSpotPriceHistory) for the region now, with the AWS SDK's
+                                 credentials; needed for regions without built-in prices
   --now TIME                     evaluate at this ISO time (default: the snapshot's time, else now)
   --json                         print JSON (docs/whatif.md documents the schema)
   --html FILE                    also write a self-contained HTML report (one snapshot)
@@ -49,6 +52,8 @@ export interface WhatIfArgs {
   readonly mode?: WhatIfMode;
   readonly exact: boolean;
   readonly region?: string;
+  /** Read the region's prices from the AWS APIs (live-prices.ts) instead of the built-in tables. */
+  readonly livePrices: boolean;
   readonly now?: number;
   readonly json: boolean;
   readonly html?: string;
@@ -73,7 +78,7 @@ export function checkGridValue(key: GridKey, v: string): string {
 }
 
 export function parseArgs(argv: readonly string[]): WhatIfArgs {
-  const a: { -readonly [K in keyof WhatIfArgs]: WhatIfArgs[K] } = { help: false, inputs: [], exact: false, json: false, grid: [], merge: false };
+  const a: { -readonly [K in keyof WhatIfArgs]: WhatIfArgs[K] } = { help: false, inputs: [], exact: false, livePrices: false, json: false, grid: [], merge: false };
   const inputs: string[] = [];
   const grid: [GridKey, string[]][] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -91,6 +96,7 @@ export function parseArgs(argv: readonly string[]): WhatIfArgs {
       case '--nodepools': a.nodePools = value(); break;
       case '--pods': a.pods = value(); break;
       case '--region': a.region = value(); break;
+      case '--live-prices': a.livePrices = true; break;
       case '--now': {
         const v = value();
         const t = Date.parse(v);

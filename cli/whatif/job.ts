@@ -6,7 +6,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  buildSnapshot, inThreadEngine, whatIf, WhatIfError, type ClusterObjects, type WhatIfEngine, type WhatIfMode, type WhatIfReport,
+  buildSnapshot, DEFAULT_REGION, inThreadEngine, regionOf, whatIf, WhatIfError, type ClusterObjects, type LivePrices, type WhatIfEngine, type WhatIfMode, type WhatIfReport,
 } from '../../engine/index.ts';
 import { podsFromCsv } from './csv.ts';
 import { fsProblem, InputError } from './errors.ts';
@@ -31,6 +31,8 @@ export interface JobSpec {
   readonly cwd: string;
   /** Grid values of this variant, for the summary (e.g. { exact: 'true', mode: 'consolidate' }). */
   readonly variant: Readonly<Record<string, string>>;
+  /** --live-prices: the region's prices as read before the run (live-prices.ts). */
+  readonly livePrices?: LivePrices;
 }
 
 export type JobResult =
@@ -66,6 +68,13 @@ async function inputs(spec: JobSpec): Promise<{ objects: ClusterObjects; sources
   };
 }
 
+/** The region the job runs in: --region, else the snapshot's nodes' region, else the default (a trace has no nodes). */
+export async function jobRegion(spec: JobSpec): Promise<string> {
+  if (spec.region) return spec.region;
+  if (spec.pods !== undefined) return DEFAULT_REGION;
+  return regionOf((await loadSnapshot(spec.snapshot ?? '', spec.cwd)).objects);
+}
+
 let engine: WhatIfEngine | undefined;
 
 /** A pool task: runJob with its progress posted on `port` ({ fraction, stage }), closed when done. */
@@ -84,6 +93,7 @@ export async function runJob(spec: JobSpec, onProgress?: (fraction: number, stag
       now: spec.now ?? createdAt ?? spec.defaultNow,
       ...(spec.region ? { region: spec.region } : {}),
       ...(override ? { nodePools: override.nodePools, nodeClasses: override.nodeClasses } : {}),
+      ...(spec.livePrices ? { livePrices: spec.livePrices } : {}),
     });
     const built = notes?.length ? { ...plain, warnings: [...notes, ...plain.warnings] } : plain;
     const mode = spec.mode ?? (built.snapshot.pendingPods.length > 0 ? 'provision' : 'consolidate');

@@ -139,9 +139,9 @@ function headline(r: WhatIfReport): string {
 function caveats(r: WhatIfReport): string {
   const p = r.prices;
   const items = [
-    `On-demand prices: ${p.live ? 'live from the AWS Pricing API' : `the price table of ${p.onDemand.asOf}`}.`,
-    p.spot.estimate ? `Spot prices are estimates: on-demand less the Spot Instance Advisor's typical saving (as of ${p.spot.asOf}); real spot prices vary by zone and hour.` : `Spot prices: live (${p.spot.asOf}).`,
-    ...(p.fallbackTypes.length ? [`${plural(p.fallbackTypes.length, 'instance type')} have no regional price and use us-east-1's: ${someOf(p.fallbackTypes, 6)}.`] : []),
+    `On-demand prices: ${p.live ? `live from the AWS Pricing API, read ${p.onDemand.asOf}` : `the price table of ${p.onDemand.asOf}`}.`,
+    p.spot.estimate ? `Spot prices are estimates: on-demand less the Spot Instance Advisor's typical saving (as of ${p.spot.asOf}); real spot prices vary by zone and hour.` : `Spot prices: live from DescribeSpotPriceHistory, read ${p.spot.asOf} (they change by zone and hour).`,
+    ...(p.fallbackTypes.length ? [`${plural(p.fallbackTypes.length, 'instance type')} priced from ${p.fallbackSource ?? 'another table'}: ${someOf(p.fallbackTypes, 6)}.`] : []),
     ...(p.reservedNodes ? [`${plural(p.reservedNodes, 'reserved node')} (capacity reservations) are priced at the reservation's rate, paid whether used or not: removing one saves nothing until the reservation ends.`] : []),
   ];
   return `<section id="prices"><h2>Prices</h2><ul>${items.map((i) => `<li>${e(i)}</li>`).join('')}</ul>`

@@ -141,8 +141,8 @@ function summaryLines(st: Style, r: WhatIfReport): string[] {
 export function priceLines(r: WhatIfReport): string[] {
   const p = r.prices;
   return [
-    `prices: on-demand ${p.live ? 'live from the AWS Pricing API' : `from the table of ${p.onDemand.asOf}`}; spot ${p.spot.estimate ? `prices are estimates (Spot Instance Advisor savings as of ${p.spot.asOf})` : `live (${p.spot.asOf})`}`,
-    ...(p.fallbackTypes.length ? [`        ${plural(p.fallbackTypes.length, 'instance type')} without a regional price are priced as in us-east-1: ${someOf(p.fallbackTypes, 4)}`] : []),
+    `prices: on-demand ${p.live ? `live from the AWS Pricing API (read ${p.onDemand.asOf})` : `from the table of ${p.onDemand.asOf}`}; spot ${p.spot.estimate ? `prices are estimates (Spot Instance Advisor savings as of ${p.spot.asOf})` : `live from DescribeSpotPriceHistory (read ${p.spot.asOf})`}`,
+    ...(p.fallbackTypes.length ? [`        ${plural(p.fallbackTypes.length, 'instance type')} priced from ${p.fallbackSource ?? 'another table'}: ${someOf(p.fallbackTypes, 4)}`] : []),
     ...(p.reservedNodes ? [`        ${plural(p.reservedNodes, 'reserved node')} priced at the reservation's rate, paid whether used or not`] : []),
   ];
 }

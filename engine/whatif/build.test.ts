@@ -87,8 +87,36 @@ describe('buildSnapshot', () => {
     expect(b.catalog.get('m5.large')!.offerings.some((o) => o.zone === 'us-west-2a')).toBe(true);
   });
 
-  it('rejects a region the catalog does not have', () => {
+  it('rejects a region without built-in prices, naming the flag that reads them', () => {
     expect(() => buildSnapshot(objects(CLUSTER), { now: 0, region: 'mars-1' })).toThrow(WhatIfError);
-    expect(() => buildSnapshot(objects(CLUSTER), { now: 0, region: 'mars-1' })).toThrow(/region mars-1 is not in the EC2 catalog \(known: .*us-west-2.*\); pass --region/);
+    expect(() => buildSnapshot(objects(CLUSTER), { now: 0, region: 'eu-west-3' })).toThrow(/^region eu-west-3 has no built-in prices \(built in: .*us-west-2.*\); run with --live-prices/);
+  });
+
+  it('prices a region without built-in prices from live prices: zones from the spot answers, spot per zone', () => {
+    const live = {
+      region: 'eu-west-3', fetchedAt: '2026-11-30T11:00:00.000Z',
+      onDemand: { 'm5.large': 0.112, 'c5.large': 0.101 },
+      spot: { 'm5.large': { 'eu-west-3a': 0.041, 'eu-west-3c': 0.043 }, 'c5.large': { 'eu-west-3b': 0.039 } },
+    };
+    const b = buildSnapshot(objects(CLUSTER.replace(/us-west-2/g, 'eu-west-3')), { now: 0, livePrices: live });
+    expect(b.region).toBe('eu-west-3');
+    expect(b.live?.fetchedAt).toBe(live.fetchedAt);
+    const m5 = b.catalog.get('m5.large')!;
+    const offer = (zone: string, ct: string) => m5.offerings.find((o) => o.zone === zone && o.capacityType === ct);
+    expect(m5.offerings.map((o) => o.zone).filter((z, i, a) => a.indexOf(z) === i)).toEqual(['eu-west-3a', 'eu-west-3b', 'eu-west-3c']);
+    expect(offer('eu-west-3a', 'on-demand')).toMatchObject({ price: 0.112, available: true });
+    expect(offer('eu-west-3a', 'spot')).toMatchObject({ price: 0.041, available: true });
+    expect(offer('eu-west-3b', 'spot')).toMatchObject({ available: false });
+    expect(b.catalog.get('r5.large')!.offerings.every((o) => !o.available)).toBe(true);
+    expect(() => buildSnapshot(objects(CLUSTER), { now: 0, livePrices: live })).toThrow(/the live prices are for eu-west-3, the snapshot is in us-west-2/);
+  });
+
+  it('keeps the built-in price, and says so, for types the live answer lacks in a region that has a table', () => {
+    const b = buildSnapshot(objects(CLUSTER), { now: 0, livePrices: { region: 'us-west-2', fetchedAt: 'x', onDemand: { 'm5.large': 0.5 }, spot: {} } });
+    expect(b.catalog.get('m5.large')!.offerings.find((o) => o.capacityType === 'on-demand')!.price).toBe(0.5);
+    expect(b.catalog.get('c5.large')!.offerings.find((o) => o.capacityType === 'on-demand')!.price).toBeGreaterThan(0);
+    expect(b.live!.fallbackTypes.has('c5.large')).toBe(true);
+    expect(b.live!.fallbackTypes.has('m5.large')).toBe(false);
+    expect(b.catalog.get('m5.large')!.offerings.some((o) => o.capacityType === 'spot' && o.available)).toBe(false);
   });
 });

@@ -140,6 +140,20 @@ export interface Risk {
   readonly fix: string;
 }
 
+/**
+ * Prices read from the AWS APIs for one region at one time (what-if's --live-prices), as plain data: on-demand
+ * from the Price List API (GetProducts), spot from EC2 DescribeSpotPriceHistory (the latest price per zone).
+ */
+export interface LivePrices {
+  readonly region: string;
+  /** ISO time the prices were read. */
+  readonly fetchedAt: string;
+  /** $/h per instance type. */
+  readonly onDemand: Readonly<Record<string, number>>;
+  /** $/h per instance type and zone. */
+  readonly spot: Readonly<Record<string, Readonly<Record<string, number>>>>;
+}
+
 /** Where the prices come from, and how far to trust them. */
 export interface PriceInfo {
   /** On-demand prices: source and the date of the table. */
@@ -147,8 +161,10 @@ export interface PriceInfo {
   /** Spot prices: estimates from the Spot Instance Advisor's savings, or live DescribeSpotPriceHistory prices. */
   readonly spot: { readonly source: string; readonly asOf: string; readonly estimate: boolean };
   readonly live: boolean;
-  /** Instance types of the report priced at another region's rate (no regional price in the data). */
+  /** Instance types of the report priced from a second source (no regional, or no live, price). */
   readonly fallbackTypes: readonly string[];
+  /** That second source, in words ("us-east-1's table of 2026-07-20"). */
+  readonly fallbackSource?: string;
   /** Reserved nodes are priced at their reservation rate, paid whether used or not. */
   readonly reservedNodes: number;
 }
