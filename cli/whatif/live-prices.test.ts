@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DescribeSpotPriceHistoryCommand, EC2Client } from '@aws-sdk/client-ec2';
+import { DescribeSpotPriceHistoryCommand, EC2Client, type SpotPrice } from '@aws-sdk/client-ec2';
 import { GetProductsCommand, PricingClient } from '@aws-sdk/client-pricing';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
@@ -40,7 +40,7 @@ beforeEach(() => {
     return { PriceList: Object.entries(metal ? METAL : ON_DEMAND).map(([t, p]) => item(t, p)) };
   });
   ec2.on(DescribeSpotPriceHistoryCommand).resolves({
-    SpotPriceHistory: SPOT.map(([InstanceType, AvailabilityZone, SpotPrice]) => ({ InstanceType, AvailabilityZone, SpotPrice, ProductDescription: 'Linux/UNIX', Timestamp: new Date('2026-11-30T11:00:00Z') })),
+    SpotPriceHistory: SPOT.map(([InstanceType, AvailabilityZone, SpotPrice]): SpotPrice => ({ InstanceType: InstanceType as SpotPrice['InstanceType'], AvailabilityZone, SpotPrice, ProductDescription: 'Linux/UNIX', Timestamp: new Date('2026-11-30T11:00:00Z') })),
   });
 });
 afterEach(() => {
