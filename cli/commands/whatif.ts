@@ -11,6 +11,7 @@ import { withLivePrices } from '../whatif/live-prices.ts';
 import { fsProblem, InputError, UsageError } from '../whatif/errors.ts';
 import type { JobSpec } from '../whatif/job.ts';
 import { renderHtml } from '../whatif/render-html.ts';
+import { proposalYaml } from '../whatif/render-migration.ts';
 import { renderTerminal } from '../whatif/render-terminal.ts';
 import { merge, summarize, summaryCsv, variantText, writeSummary } from '../whatif/summary.ts';
 
@@ -34,7 +35,19 @@ async function single(a: WhatIfArgs, io: Io, spec: JobSpec): Promise<number> {
     io.err(`wrote ${a.html}\n`);
   }
   io.out(a.json ? JSON.stringify(report, null, 2) + '\n' : renderTerminal(report, { color: io.isTTY && io.env['NO_COLOR'] === undefined }));
+  if (a.writeProposal !== undefined) await writeProposal(io, a.writeProposal, report);
   return 0;
+}
+
+/** --write-proposal: the proposed NodePools as YAML; a run that proposed none is told so (exit 2). */
+async function writeProposal(io: Io, file: string, report: WhatIfReport): Promise<void> {
+  const yaml = proposalYaml(report);
+  if (yaml === undefined) {
+    const why = report.migration ? 'the NodePools were given (--nodepools, or the snapshot\'s own)' : 'it planned no migration (every node is managed by Karpenter; --from cluster-autoscaler plans one for the rest)';
+    throw new InputError(`--write-proposal: nothing written: this run proposed no NodePools: ${why}`);
+  }
+  await write(io, file, yaml);
+  io.err(`wrote ${file} (check it with: karpenter-ts validate ${file})\n`);
 }
 
 /** A file name for job `spec`'s report in --out: <job>-<cluster>[-<variant>]. */
@@ -55,6 +68,8 @@ async function writeReports(a: WhatIfArgs, io: Io, jobs: readonly JobSpec[], rep
       await write(io, `${name}.txt`, renderTerminal(r, { color: false }));
       await write(io, `${name}.json`, JSON.stringify(r, null, 2) + '\n');
       await write(io, `${name}.html`, renderHtml(r));
+      const yaml = proposalYaml(r);
+      if (yaml !== undefined) await write(io, `${name}-proposal.yaml`, yaml);
     }
     io.err(`wrote ${reports.size} report${reports.size === 1 ? '' : 's'} (text, JSON, HTML) to ${a.out}\n`);
     return;

@@ -6,11 +6,12 @@ import type { MessagePort } from 'node:worker_threads';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  buildSnapshot, DEFAULT_REGION, inThreadEngine, regionOf, whatIf, WhatIfError, type ClusterObjects, type LivePrices, type WhatIfEngine, type WhatIfMode, type WhatIfReport,
+  DEFAULT_REGION, inThreadEngine, regionOf, whatIf, WhatIfError, type ClusterObjects, type LivePrices, type WhatIfEngine, type WhatIfMode, type WhatIfReport,
 } from '../../engine/index.ts';
 import { podsFromCsv } from './csv.ts';
 import { fsProblem, InputError } from './errors.ts';
 import { loadSnapshot } from './load.ts';
+import { finish, prepare } from './migrate.ts';
 
 export const GUIDE_NODEPOOL = fileURLToPath(new URL('../../examples/guide/guide-01.yaml', import.meta.url));
 
@@ -33,6 +34,12 @@ export interface JobSpec {
   readonly variant: Readonly<Record<string, string>>;
   /** --live-prices: the region's prices as read before the run (live-prices.ts). */
   readonly livePrices?: LivePrices;
+  /** --from: plan a migration from this autoscaler (migrate.ts). */
+  readonly from?: 'cluster-autoscaler';
+  /** --map-nodepool old=new. */
+  readonly mapNodePools?: Readonly<Record<string, string>>;
+  /** --cluster-name, for a proposed EC2NodeClass. */
+  readonly clusterName?: string;
 }
 
 export type JobResult =
@@ -89,16 +96,14 @@ export async function runJobTask(input: { spec: JobSpec; port?: MessagePort }): 
 export async function runJob(spec: JobSpec, onProgress?: (fraction: number, stage: string) => void): Promise<JobResult> {
   try {
     const { objects, sources, notes, createdAt, override } = await inputs(spec);
-    const plain = buildSnapshot(objects, {
+    const prepared = prepare(spec.nodePools !== undefined ? { ...spec, nodePoolsFile: spec.nodePools } : spec, objects, {
       now: spec.now ?? createdAt ?? spec.defaultNow,
       ...(spec.region ? { region: spec.region } : {}),
-      ...(override ? { nodePools: override.nodePools, nodeClasses: override.nodeClasses } : {}),
       ...(spec.livePrices ? { livePrices: spec.livePrices } : {}),
-    });
-    const built = notes?.length ? { ...plain, warnings: [...notes, ...plain.warnings] } : plain;
-    const mode = spec.mode ?? (built.snapshot.pendingPods.length > 0 ? 'provision' : 'consolidate');
+    }, override, notes ?? []);
     const started = performance.now();
-    const report = await whatIf({ built, sources, options: { mode, exact: spec.exact, modeDefaulted: spec.mode === undefined }, ...(onProgress ? { onProgress } : {}) }, (engine ??= inThreadEngine()));
+    const options = { mode: prepared.mode, exact: spec.exact, modeDefaulted: prepared.modeDefaulted };
+    const report = finish(await whatIf({ built: prepared.built, sources, options, ...(onProgress ? { onProgress } : {}) }, (engine ??= inThreadEngine())), prepared);
     return { index: spec.index, ok: true, report: { ...report, timing: { totalMs: Math.round(performance.now() - started) } } };
   } catch (e) {
     const input = spec.snapshot ?? spec.pods ?? '';

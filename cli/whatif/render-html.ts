@@ -6,6 +6,7 @@
 import { formatBytes, formatMillicores, type CostGroup, type NodeRow, type Risk, type WhatIfReport } from '../../engine/index.ts';
 import { change, count, pct, perHour, perMonth, plural, someOf, usd } from './numbers.ts';
 import { BREAKDOWN_WORDS, GROUP_ABOVE, groupedNodes, groupedReasons } from './render-terminal.ts';
+import { migrationHtml } from './render-migration.ts';
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -202,7 +203,7 @@ export function renderHtml(r: WhatIfReport): string {
   const util = r.nodes.length > GROUP_ABOVE ? `<h2>Utilisation (${count(r.nodes.length)} nodes)</h2>${utilisationHistogram(r.nodes)}` : `<h2>Utilisation per node</h2>${utilisationChart(r.nodes)}`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>karpenter-ts what-if: ${e(r.input.sources.join(', '))}</title><style>${CSS}</style></head><body>`
     + `<h1>karpenter-ts what-if</h1><p>${e(r.input.sources.join(', '))} — region ${e(r.input.region)}, at ${e(r.input.now)}, mode ${r.input.mode}${r.input.modeSource === 'default' ? ' (default)' : ''}, ${r.input.exact ? "Karpenter's exact algorithm" : 'optimised solver'}</p>`
-    + headline(r) + risksHtml(r.risks) + caveats(r) + legend()
+    + headline(r) + risksHtml(r.risks) + migrationHtml(r, e) + caveats(r) + legend()
     + `<div class="charts"><div><h2>Cost per hour</h2>${costChart(r)}</div><div><h2>Where the savings come from ($/month)</h2>${breakdownChart(r)}</div></div>`
     + `<div class="charts"><div><h2>Cost after each step</h2>${stepsChart(r)}</div><div>${util}</div></div>`
     + `<h2>Cost by NodePool, zone, capacity type and family</h2><div class="groups">${groupTable('by-nodepool', 'NodePool', b.byNodePool)}${groupTable('by-zone', 'Zone', b.byZone)}${groupTable('by-capacity-type', 'Capacity type', b.byCapacityType)}${groupTable('by-family', 'Instance family', b.byFamily)}</div>`

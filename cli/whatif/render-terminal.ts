@@ -4,6 +4,7 @@
 // on a terminal. Numbers go through numbers.ts (separators, "-$17.99", plurals); the JSON keeps raw numbers.
 import { formatBytes, formatMillicores, type CostGroup, type Move, type NodeRow, type Risk, type WhatIfReport } from '../../engine/index.ts';
 import { change, count, perHour, perMonth, plural, someOf, usd } from './numbers.ts';
+import { migrationLines } from './render-migration.ts';
 
 export interface Style {
   readonly color: boolean;
@@ -181,6 +182,7 @@ export function renderTerminal(r: WhatIfReport, st: Style): string {
   for (const n of r.notes) out.push(paint(st, 'cyan', `note: ${n}`));
   out.push(...priceLines(r));
   out.push('', paint(st, 'bold', 'Risks'), ...riskLines(st, r.risks));
+  out.push(...migrationLines(r, (c, t) => paint(st, c, t), (rows) => table(rows)));
   out.push('', paint(st, 'bold', 'Cost'), ...summaryLines(st, r));
   out.push('', paint(st, 'bold', 'Where the change comes from'), ...breakdownLines(r));
   const b = r.savingsBreakdown;

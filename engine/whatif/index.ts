@@ -5,3 +5,6 @@ export { consolidationPlanner, type ConsolidationCommand, type ConsolidationPlan
 export { whatIf, type WhatIfEngine, type WhatIfInput } from './run.ts';
 export { allowedDisruptions } from './budgets.ts';
 export { inThreadEngine, pooledEngine } from './engines.ts';
+export { nodeGroups, type NodeGroup } from './nodegroups.ts';
+export { proposeNodePools, type Proposal, type ProposedNodePool, type ProposalOptions } from './proposal.ts';
+export { adoptForMigration, mapGroups, migrationReport, missingNodePools, renameNodePools, unmanagedCluster, withDrift } from './migration.ts';

@@ -207,7 +207,7 @@ function coverage(i: RiskInput): Risk[] {
     out.push({
       kind: 'no-nodepools', severity: 'high',
       summary: 'the input has no NodePool: nothing can be launched or consolidated, so the plan cannot save anything',
-      nodes: [], pods: [], fix: 'pass --nodepools FILE with the NodePools (and EC2NodeClasses) karpenter-ts should use',
+      nodes: [], pods: [], fix: 'pass --nodepools FILE with the NodePools (and EC2NodeClasses) karpenter-ts should use, or --from cluster-autoscaler to have them proposed from the nodes and pods',
     });
   }
   if (unmanaged.length) {
@@ -215,7 +215,7 @@ function coverage(i: RiskInput): Risk[] {
       kind: 'unmanaged-nodes', severity: unmanaged.length === i.rows.filter((r) => r.fate !== 'new').length ? 'high' : 'low',
       summary: `${unmanaged.length} node${unmanaged.length === 1 ? ' has' : 's have'} no karpenter.sh/nodepool label: karpenter-ts would not touch ${unmanaged.length === 1 ? 'it' : 'them'}`,
       nodes: unmanaged.map((r) => r.name), pods: [],
-      fix: 'karpenter-ts consolidates only nodes it launched (with a NodeClaim); to see what it would run instead, give the input without these Node objects (their pods become pending) and the NodePools with --nodepools: the provisioning plan is the migrated cluster',
+      fix: 'karpenter-ts disrupts only nodes it launched (with a NodeClaim); run with --from cluster-autoscaler to plan moving these nodes to NodePools (proposed, or yours with --nodepools)',
     });
   }
   return out;

@@ -169,6 +169,35 @@ export interface PriceInfo {
   readonly reservedNodes: number;
 }
 
+/** One node group of a migration and the NodePool its nodes move to. */
+export interface GroupMapping {
+  readonly group: string;
+  /** The label that named the group (eks.amazonaws.com/nodegroup, ...), or "shape". */
+  readonly namedBy: string;
+  readonly nodes: readonly string[];
+  readonly instanceTypes: readonly string[];
+  readonly capacityTypes: readonly string[];
+  /** Null when no NodePool takes it (then `reason`): its nodes stay as they are. */
+  readonly nodePool: string | null;
+  readonly reason?: string;
+}
+
+/** A cluster Karpenter does not manage yet, planned as a move to Karpenter (docs/whatif.md "Migrations"). */
+export interface MigrationInfo {
+  readonly from: 'cluster-autoscaler';
+  /** --from given, or detected (no node of the input is managed by Karpenter). */
+  readonly trigger: 'option' | 'detected';
+  /** The NodePools were proposed from the nodes and pods, or given (--nodepools, or the snapshot's own). */
+  readonly nodePools: 'proposed' | 'given';
+  readonly groups: readonly GroupMapping[];
+  /** The proposal (nodePools: proposed): each NodePool with the reasons for it, and the manifests to apply. */
+  readonly proposal?: {
+    readonly nodePools: readonly { readonly name: string; readonly groups: readonly string[]; readonly why: readonly string[] }[];
+    readonly notes: readonly string[];
+    readonly manifests: readonly Readonly<Record<string, unknown>>[];
+  };
+}
+
 export interface WhatIfReport {
   readonly schema: 'karpenter-ts/whatif-report@2';
   /** What was read: file names, and the option values this run used. */
@@ -216,6 +245,8 @@ export interface WhatIfReport {
   readonly kept: readonly NodeExplanation[];
   /** Things the input did not say and the run assumed (unknown prices, missing node classes, ...). */
   readonly warnings: readonly string[];
+  /** A migration to Karpenter: the node groups, the NodePools they move to, the proposal. */
+  readonly migration?: MigrationInfo;
   /** Wall-clock time of the run: the only field that differs between two runs of the same input. */
   readonly timing?: { readonly totalMs: number };
 }
