@@ -14,7 +14,7 @@ import { Activity } from './operator/activity.ts';
 import { realClock, type Clock } from './operator/clock.ts';
 import { Recorder } from './operator/events.ts';
 import { Fence } from './operator/fence.ts';
-import { serve, type HttpServer } from './operator/health.ts';
+import { serve, type HttpServer, type Readiness } from './operator/health.ts';
 import { KubeClient } from './operator/kube.ts';
 import { defaultIdentity, inClusterNamespace, LEASE_DEFAULTS, LeaderElector, type LeaderElectionConfig } from './operator/leaderelection.ts';
 import { newLogger, type Logger } from './operator/logger.ts';
@@ -55,6 +55,11 @@ export interface OperatorDeps {
   readonly leaderElection?: Partial<Pick<LeaderElectionConfig, 'identity' | 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>>;
   /** Called when this replica could not renew its lease and stopped acting (`controller` exits 1, as Karpenter). */
   readonly onLostLeadership?: () => void;
+  /**
+   * Tests only, for the control runs of the cache-sync drills: controllers start, and cluster state counts
+   * as synced, before their kinds have listed (what this build did before it waited for its caches).
+   */
+  readonly unsafeSkipCacheSync?: boolean;
 }
 
 export interface Operator {
@@ -113,7 +118,10 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   // Shut until this replica leads (with leader election); see operator/fence.ts.
   const fence = new Fence(election ? 'this replica is not the leader' : undefined);
   const kube = new KubeClient(deps.kubeConfig, { activity, guard: (method, path) => fence.check(`${method} ${path}`) });
-  const { cluster, informers } = newClusterState({ kube, kubeConfig: deps.kubeConfig, clock, log, dra: !options.ignoreDRARequests, ...(deps.informerBackoff ? { backoff: deps.informerBackoff } : {}) });
+  const { cluster, informers } = newClusterState({
+    kube, kubeConfig: deps.kubeConfig, clock, log, dra: !options.ignoreDRARequests,
+    ...(deps.informerBackoff ? { backoff: deps.informerBackoff } : {}), ...(deps.unsafeSkipCacheSync ? { unsafeSkipCacheSync: true } : {}),
+  });
   const nodeClass = (name: string) => cluster.nodeClass(name)?.nodeClass;
   const cloudProvider = await deps.cloudProvider({ options, clock, log: log.child({ component: 'cloudprovider' }), cluster, nodeClass, kube, metrics });
   const fenced = withFence(cloudProvider, fence);
@@ -133,7 +141,10 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
     featureGates: options.featureGates,
     repairPolicies: cloudProvider.repairPolicies().length,
   });
-  const runtime = new Runtime({ clock, log }, controllers.all);
+  const runtime = new Runtime({
+    clock, log, ...(deps.unsafeSkipCacheSync ? {} : { caches: informers }),
+    onConflict: (controller) => metrics.reconcileConflicts.inc({ controller }),
+  }, controllers.all);
   const unsyncedSince = { at: clock.now() };
   const gauges = clock.setInterval(5_000, () => {
     const synced = cluster.synced();
@@ -192,7 +203,7 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
     },
     async serve(host) {
       if (options.metricsPort) servers.push(await serve(options.metricsPort, { metrics: () => metrics.text() }, host));
-      if (options.healthProbePort) servers.push(await serve(options.healthProbePort, { ready: () => informers.listed() }, host));
+      if (options.healthProbePort) servers.push(await serve(options.healthProbePort, { ready: () => readiness(informers) }, host));
       return servers;
     },
     busy: () => !dead && (runtime.busy() || activity.busy()),
@@ -217,6 +228,13 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
       for (const s of servers.splice(0)) void s.close();
     },
   };
+}
+
+/** /readyz: ready once every kind has listed; otherwise which kinds have not, and what their informers do. */
+export function readiness(informers: Informers): Readiness {
+  const unsynced = new Set(informers.unsynced());
+  const lines = informers.status().filter((s) => unsynced.has(s.kind)).map((s) => `${s.kind}: not synced (informer ${s.state}, ${s.restarts} restarts)`);
+  return { ready: lines.length === 0, detail: lines };
 }
 
 /** The Lease to elect a leader with, or undefined with --disable-leader-election. */

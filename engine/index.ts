@@ -2,6 +2,7 @@
 export * from './domain/types.ts';
 export * from './domain/resources.ts';
 export * from './domain/quantity.ts';
+export * from './domain/text.ts';
 export * from './domain/dra.ts';
 export * from './catalog/index.ts';
 export * from './api/index.ts';
@@ -13,6 +14,13 @@ export type { InstanceTypeOption, NewNodeClaimPlan, PodError, ProvisionInput, Pr
 export { solveReference } from './solver/reference/scheduler.ts';
 export { WasmSolver, type WasmSolverOptions } from './solver/wasm.ts';
 export { verifyPlan, type Violation } from './verify/verify.ts';
+// The AWS provider's launch-time filters (engine/launch/filter.ts): the launch path and the planner share them.
+export {
+  isExotic, MAX_INSTANCE_TYPES as MAX_LAUNCH_INSTANCE_TYPES, reservationRank as launchReservationRank,
+  selectCandidates as selectLaunchCandidates, type Candidate as LaunchCandidate, type ReservationKind as LaunchReservationKind,
+  type Selection as LaunchSelection,
+} from './launch/filter.ts';
+export { asLaunched } from './launch/price.ts';
 export {
   NODEPOOL_LABEL, CAPACITY_TYPE_LABEL, REGISTERED_LABEL, INITIALIZED_LABEL, ZONE_LABEL, REGION_LABEL, INSTANCE_TYPE_LABEL, ARCH_LABEL, OS_LABEL, WINDOWS_BUILD_LABEL,
   HOSTNAME_LABEL, ZONE_ID_LABEL, DO_NOT_DISRUPT_ANNOTATION, NODEPOOL_HASH_ANNOTATION, NODEPOOL_HASH_VERSION_ANNOTATION, DISRUPTED_TAINT_KEY,

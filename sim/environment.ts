@@ -72,6 +72,8 @@ export interface ReplicaOptions {
   readonly cloud?: (cp: CloudProvider) => CloudProvider;
   /** Log lines carry `replica: <name>` (default the identity, or replica-N). */
   readonly name?: string;
+  /** Failure-drill control runs: the replica acts before its caches have synced (see OperatorDeps). */
+  readonly unsafeSkipCacheSync?: boolean;
 }
 
 export interface Simulation {
@@ -192,7 +194,7 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
     const op = await newOperator({
       options, clock, log: first ? log : log.child({ replica: name }), kubeConfig: cluster.kubeConfig(),
       ...(opts.only ? { only: opts.only } : {}), ...(opts.informerBackoff ? { informerBackoff: opts.informerBackoff } : {}),
-      ...(o.leaderElection ? { leaderElection: o.leaderElection } : {}),
+      ...(o.leaderElection ? { leaderElection: o.leaderElection } : {}), ...(o.unsafeSkipCacheSync ? { unsafeSkipCacheSync: true } : {}),
       cloudProvider: () => {
         cloud = provider(cloud);
         return o.cloud ? o.cloud(cloud) : cloud;

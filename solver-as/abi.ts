@@ -47,7 +47,7 @@
 //   | sets        dense sets referenced by claims (copied)         |
 //   +--------------------------------------------------------------+
 
-export const ABI_VERSION = 5;
+export const ABI_VERSION = 6;
 export const MAGIC = 0x4b545331;
 
 // ---- input header (i32 word indices) ----
@@ -92,7 +92,10 @@ export const H_RESV = 37;
 export const H_CT_RESERVED = 38;
 /** Work budget of the improvement phase, in thousands of work units (solver-as/assembly/budget.ts). */
 export const H_IMPROVE_WORK = 39;
-export const H_WORDS = 40;
+/** Values of the capacity-type key for spot and on-demand (-1: absent), for the launch rules of the improvement phase. */
+export const H_CT_SPOT = 40;
+export const H_CT_ON_DEMAND = 41;
+export const H_WORDS = 44;
 
 // H_FLAGS bits
 export const FLAG_STRICT_MIN_VALUES = 1;
@@ -134,7 +137,11 @@ export const IT_DG = 3;
 export const IT_OFFS = 4;
 export const IT_NOFFS = 5;
 export const IT_TMPL = 6;
+/** ITF_* bits. */
+export const IT_FLAGS = 7;
 export const IT_STRIDE = 8;
+/** A metal size or a type with GPUs or accelerators: a launch drops it while generic types remain (engine/launch). */
+export const ITF_EXOTIC = 1;
 
 // IT_REQS is a list of sparse requirement entries: [key, flags, value words...]
 
@@ -222,7 +229,14 @@ export const C_NPODS = 3;
 export const C_CHEAPEST = 4;
 /** Word index of the list of reservations the claim holds, or -1. Such claims' instance types are not truncated. */
 export const C_RESV = 5;
-export const C_STRIDE = 6;
+/** CF_* bits. */
+export const C_FLAGS = 6;
+export const C_STRIDE = 8;
+/**
+ * The claim of a solve with the improvement phase: the decoder names and prices its types as the launch would pick
+ * them (engine/launch/filter.ts). Without the phase, claims keep Karpenter's naming (the exact path).
+ */
+export const CF_LAUNCH = 1;
 
 // ---- status and failure codes ----
 export const S_OK = 0;

@@ -1,12 +1,15 @@
 // `karpenter-ts snapshot` against the simulated API server over HTTP (client-node, as against a real
 // cluster), through the generator of the committed example, which must still produce the same objects.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generate } from '../../examples/snapshots/generate.ts';
+import { manualClock } from '../../sim/clock.ts';
+import { startSimCluster } from '../../sim/cluster/cluster.ts';
+import { kubeConfigText } from '../../sim/kubeconfig.ts';
 import { memoryIo } from '../io.ts';
 import { main } from '../main.ts';
 import { decodeSnapshot } from '../whatif/format.ts';
@@ -56,5 +59,39 @@ describe('karpenter-ts snapshot', () => {
     const down = await snapshot('-o', 'x.msgpack', '--kubeconfig', 'kc.json');
     expect(down.code).toBe(1);
     expect(down.err).toContain(`karpenter-ts snapshot: listing http://127.0.0.1:${port} failed:`);
+  });
+});
+
+describe('karpenter-ts snapshot carries no secrets', () => {
+  it('leaves env values, command, args, secret items, userData and last-applied out, and writes the file 0600 (over a 0644 one too)', async () => {
+    const cluster = await startSimCluster({ clock: manualClock() });
+    try {
+      cluster.api.create('pods', 'default', {
+        metadata: { name: 'app', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"value":"hunter2"}' } },
+        spec: {
+          containers: [{
+            name: 'app', image: 'app', args: ['--password=hunter2'], resources: { requests: { cpu: '1' } },
+            env: [{ name: 'DB_PASSWORD', value: 'hunter2' }, { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'db', key: 'token' } } }],
+          }],
+          volumes: [{ name: 'creds', secret: { secretName: 'db', items: [{ key: 'hunter2-key', path: 'pw' }] } }],
+        },
+      });
+      cluster.api.create('ec2nodeclasses', undefined, { metadata: { name: 'default' }, spec: { role: 'r', amiSelectorTerms: [{ alias: 'al2023@latest' }], userData: 'echo hunter2' } });
+      writeFileSync(join(dir, 'sim.kubeconfig'), kubeConfigText(cluster));
+      const out = join(dir, 'secret.msgpack');
+      writeFileSync(out, 'old');
+      chmodSync(out, 0o644);
+      const r = await snapshot('-o', 'secret.msgpack', '--kubeconfig', 'sim.kubeconfig');
+      expect(r.code, r.err).toBe(0);
+      expect(statSync(out).mode & 0o777).toBe(0o600);
+      const bytes = readFileSync(out);
+      expect(bytes.includes('hunter2')).toBe(false);
+      expect(bytes.includes('last-applied-configuration')).toBe(false);
+      const pod = decodeSnapshot(bytes, 'secret').objects.Pod[0] as { spec: { containers: { env: unknown[] }[]; volumes: unknown[] } };
+      expect(pod.spec.containers[0]!.env).toEqual([{ name: 'DB_PASSWORD' }, { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'db', key: 'token' } } }]);
+      expect(pod.spec.volumes).toEqual([{ name: 'creds', secret: { secretName: 'db' } }]);
+    } finally {
+      await cluster.close();
+    }
   });
 });

@@ -1,7 +1,7 @@
 // `karpenter-ts snapshot -o FILE`: lists the objects what-if needs from a cluster (a kubeconfig context, or
 // the simulator's API server) and writes them as a versioned msgpack file (cli/whatif/format.ts).
 import { KubeConfig } from '@kubernetes/client-node';
-import { writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Io } from '../io.ts';
 import { encodeSnapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from '../whatif/format.ts';
@@ -15,6 +15,10 @@ Lists Nodes, Pods, NodePools, NodeClaims, EC2NodeClasses, DaemonSets and PodDisr
 cluster of the kubeconfig (default: $KUBECONFIG, else ~/.kube/config; the simulator's API server works
 too) and writes them to FILE as a karpenter-ts msgpack snapshot (format version ${SNAPSHOT_VERSION}), for
 \`karpenter-ts whatif FILE\`. --created-at records another time than now (a simulated cluster's clock).
+
+The file carries no secrets and only its owner can read it (mode 0600): env values, container command
+and args, secret volume items, EC2NodeClass userData, managedFields and the last-applied-configuration
+annotation are left out (env names and valueFrom references stay).
 
 exit status: 0 written; 1 the cluster could not be listed; 2 usage error or unwritable file
 `;
@@ -74,7 +78,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     source: { server, context: kc.getCurrentContext() }, objects,
   });
   try {
-    await writeFile(resolve(io.cwd, out), bytes);
+    await writePrivate(resolve(io.cwd, out), bytes);
   } catch (e) {
     io.err(`karpenter-ts snapshot: cannot write ${out}: ${(e as Error).message}\n`);
     return 2;
@@ -82,4 +86,20 @@ export async function run(args: string[], io: Io): Promise<number> {
   const counts = Object.entries(objects).map(([k, v]) => `${v.length} ${k}`).join(', ');
   io.err(`wrote ${out}: ${counts} from ${server}\n`);
   return 0;
+}
+
+/**
+ * Writes a file only its owner can read (0600), replacing any file there: the bytes go to a new file
+ * beside it, created 0600, which is then renamed over the target (a plain write would keep an existing
+ * file's wider mode, and a reader could see it half written).
+ */
+async function writePrivate(path: string, bytes: Uint8Array): Promise<void> {
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    await writeFile(tmp, bytes, { mode: 0o600, flag: 'wx' });
+    await rename(tmp, path);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
 }

@@ -42,7 +42,7 @@ describe('karpenter-ts validate', () => {
     const r = await validate(...files);
     expect(r.code).toBe(0);
     expect(r.out).toBe('');
-    expect(r.err).toBe('9 objects checked, all valid\n');
+    expect(r.err).toMatch(/^9 objects checked, all valid; skipped \(not Karpenter kinds\): \d+ Deployment\n$/);
   });
 
   it('exits 1 and names file, document, object, field and line for guide-04', async () => {
@@ -97,7 +97,9 @@ describe('karpenter-ts validate', () => {
     const r = await validate('missing.yaml', ok);
     expect(r.code).toBe(2);
     expect(r.err).toContain('karpenter-ts validate: cannot read missing.yaml: no such file\n');
-    expect(r.err).toContain('1 object checked, all valid');
+    // Never "all valid" after a file could not be read.
+    expect(r.err).toContain('1 object checked, 1 file not read\n');
+    expect(r.err).not.toContain('all valid');
     expect(r.err).not.toMatch(/\n\s+at /);
     const d = await validate('.');
     expect(d.code).toBe(2);
@@ -114,12 +116,54 @@ describe('karpenter-ts validate', () => {
     const help = await validate('--help');
     expect(help.code).toBe(0);
     expect(help.out).toMatch(/^usage: karpenter-ts validate FILE\.\.\./);
-    expect(help.out).toMatch(/exit status: 0 all valid, 1 problems found, 2 usage error or unreadable file/);
+    expect(help.out).toMatch(/exit status: 0 all valid, 1 problems found, 2 usage error or a file that could not be read/);
   });
 
   it('is reachable through the main dispatcher', async () => {
     const io = memoryIo({ cwd: dir });
     expect(await main(['validate', file('via-main.yaml', NODEPOOL)], io)).toBe(0);
     expect(io.stderr).toBe('1 object checked, all valid\n');
+  });
+
+  it('reports an unknown kind in a Karpenter API group (a typo, a wrong group) and counts other kinds as skipped', async () => {
+    const docs = [
+      'apiVersion: karpenter.sh/v1\nkind: Nodepool\nmetadata:\n  name: a\n',
+      'apiVersion: karpenter.sh.io/v1\nkind: NodePool\nmetadata:\n  name: b\n',
+      'apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClas\nmetadata:\n  name: c\n',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\n',
+      'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: e\n',
+    ];
+    const r = await validate(file('kinds.yaml', docs.join('---\n')));
+    expect(r.code).toBe(1);
+    expect(r.out).toBe([
+      'kinds.yaml:1: unknown kind Nodepool in karpenter.sh/v1: did you mean karpenter.sh/v1 NodePool? (line 2)',
+      'kinds.yaml:2: NodePool is served as karpenter.sh/v1, not karpenter.sh.io/v1 (line 7)',
+      'kinds.yaml:3: unknown kind EC2NodeClas in karpenter.k8s.aws/v1: Karpenter serves karpenter.sh/v1 NodePool, karpenter.sh/v1 NodeClaim, karpenter.k8s.aws/v1 EC2NodeClass (line 12)',
+      '',
+    ].join('\n'));
+    expect(r.err).toBe('3 objects checked, 3 problems; skipped (not Karpenter kinds): 1 ConfigMap, 1 Widget\n');
+  });
+
+  it('reports 1e400 and negative quantities in words, and escapes control characters in what it prints', async () => {
+    const pool = NODEPOOL.replace(/name: web/, 'name: "evil\\u001b[2J\\u202e"') + '  limits:\n    cpu: 1e400\n    memory: -1Gi\n';
+    const r = await validate(file('q.yaml', pool));
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('spec.limits[cpu]');
+    expect(r.out).toMatch(/too large to be a quantity \(it reads as infinity, as 1e400 does\)|infinity: a number too large to read, such as 1e400/);
+    expect(r.out).not.toContain('(null)');
+    expect(r.out).toContain('spec.limits[memory]: a limit must not be negative (got -1Gi)');
+    expect(r.out).toContain('evil\\x1b[2J\\u202e');
+    expect(r.out).not.toMatch(/[\u001b\u202e]/);
+  });
+
+  it('refuses a file over the size limit before reading it, naming the limit and the variable that raises it', async () => {
+    const big = file('big.yaml', NODEPOOL + '#'.repeat(2048));
+    const io = memoryIo({ cwd: dir, env: { KARPENTER_TS_MAX_TEXT_BYTES: '1Ki' } });
+    expect(await main(['validate', big], io)).toBe(2);
+    expect(io.stderr).toMatch(/cannot read .*big\.yaml: the file is \d+ bytes, over the 1024 bytes limit for YAML, JSON and CSV input \(raise it with KARPENTER_TS_MAX_TEXT_BYTES=<bytes>/);
+    expect(io.stderr).not.toContain('all valid');
+    const many = memoryIo({ cwd: dir, env: { KARPENTER_TS_MAX_OBJECTS: '1' } });
+    expect(await main(['validate', file('two.yaml', `${NODEPOOL}---\n${NODEPOOL}`)], many)).toBe(2);
+    expect(many.stderr).toContain('2 objects, over the limit of 1 (raise it with KARPENTER_TS_MAX_OBJECTS=<count>)');
   });
 });

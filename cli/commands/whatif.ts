@@ -3,7 +3,7 @@
 // in worker threads; --shard / --merge to spread a batch over machines (deploy/whatif-job.yaml).
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { WhatIfReport } from '../../engine/index.ts';
+import { safeLines, type WhatIfReport } from '../../engine/index.ts';
 import type { Io } from '../io.ts';
 import { parseArgs, USAGE, type WhatIfArgs } from '../whatif/args.ts';
 import { expandJobs, runBatch } from '../whatif/batch.ts';
@@ -116,7 +116,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     return await (isBatch ? batch(a, io, all) : single(a, io, all[0]!));
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
-    io.err(`karpenter-ts whatif: ${e.message}\n`);
+    io.err(`karpenter-ts whatif: ${safeLines(e.message)}\n`);
     if (e instanceof UsageError) io.err(`\n${USAGE}`);
     return 2;
   }

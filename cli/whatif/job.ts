@@ -1,16 +1,14 @@
 // One what-if job: load the inputs, build the snapshot, run the engine, return the report. The same
 // function runs in the calling thread (one snapshot) and in pool workers (batches, through
 // SolverPool.runTask), so its input and output are plain data.
-import { readFile } from 'node:fs/promises';
 import type { MessagePort } from 'node:worker_threads';
-import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   DEFAULT_REGION, inThreadEngine, regionOf, whatIf, WhatIfError, type ClusterObjects, type LivePrices, type WhatIfEngine, type WhatIfMode, type WhatIfReport,
 } from '../../engine/index.ts';
 import { podsFromCsv } from './csv.ts';
-import { fsProblem, InputError } from './errors.ts';
-import { loadSnapshot } from './load.ts';
+import { InputError } from './errors.ts';
+import { loadSnapshot, readTextInput } from './load.ts';
 import { finish, prepare } from './migrate.ts';
 
 export const GUIDE_NODEPOOL = fileURLToPath(new URL('../../examples/guide/guide-01.yaml', import.meta.url));
@@ -58,7 +56,7 @@ async function nodePoolsFrom(file: string, cwd: string) {
 async function inputs(spec: JobSpec): Promise<{ objects: ClusterObjects; sources: string[]; notes?: readonly string[]; createdAt?: number; override?: Awaited<ReturnType<typeof nodePoolsFrom>> }> {
   const override = spec.nodePools ? await nodePoolsFrom(spec.nodePools, spec.cwd) : undefined;
   if (spec.pods !== undefined) {
-    const text = await readFile(resolve(spec.cwd, spec.pods), 'utf8').catch((e: unknown) => { throw fsProblem(spec.pods!, e); });
+    const text = await readTextInput(spec.pods, spec.cwd);
     const pools = override ?? (await nodePoolsFrom(GUIDE_NODEPOOL, spec.cwd).catch((e: unknown) => {
       throw new InputError(`no --nodepools given, and the default NodePool (${GUIDE_NODEPOOL}) cannot be read: ${(e as Error).message}`);
     }));

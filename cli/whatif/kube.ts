@@ -2,15 +2,17 @@
 // kubeconfig, or the simulator's API server (sim/apiserver), which speaks the same API.
 import * as k8s from '@kubernetes/client-node';
 import { SNAPSHOT_KINDS, type SnapshotKind } from './format.ts';
+import { redact } from './redact.ts';
 
 type Plain = Record<string, unknown>;
 
 /**
  * The typed client turns timestamps into Date objects; a JSON round trip gives the wire form back
- * (RFC 3339 strings), which is what the engine's parsers and the snapshot file expect.
+ * (RFC 3339 strings), which is what the engine's parsers and the snapshot file expect. What a snapshot
+ * must not hold (env values, managed fields, ...: redact.ts) is dropped here, before anything is written.
  */
 function plain(items: readonly unknown[], kind: SnapshotKind): Plain[] {
-  return items.map((o) => ({ ...(JSON.parse(JSON.stringify(o)) as Plain), apiVersion: SNAPSHOT_KINDS[kind], kind }));
+  return items.map((o) => redact(kind, { ...(JSON.parse(JSON.stringify(o)) as Plain), apiVersion: SNAPSHOT_KINDS[kind], kind }));
 }
 
 async function custom(api: k8s.CustomObjectsApi, group: string, plural: string, kind: SnapshotKind): Promise<Plain[]> {

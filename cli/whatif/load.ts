@@ -1,9 +1,14 @@
 // Reading what-if inputs: a `kubectl get -o yaml` dump (a List or multi-document YAML/JSON), a folder of
 // such files, or a msgpack snapshot from `karpenter-ts snapshot`. Objects are parsed by the engine; any
 // parse error, and any kind what-if does not know, stops the load with the file, the object and the field.
-import { readdir, readFile, stat } from 'node:fs/promises';
+// The input limits (cli/limits.ts) are checked first: a file's size before it is read, the number of
+// objects (over all the files of one snapshot) before any object is parsed.
+import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { formatFieldError, parseObject, parseText, type ClusterObjects, type ParsedObject, type Result } from '../../engine/index.ts';
+import {
+  formatFieldError, karpenterKindProblem, listItems, parseDocuments, parseObject, parseText, type ClusterObjects, type ParsedObject, type Result, type SourceDocument,
+} from '../../engine/index.ts';
+import { countProblem, inputLimits, sizeProblem, type InputLimits } from '../limits.ts';
 import { fsProblem, InputError } from './errors.ts';
 import { decodeSnapshot, looksLikeMsgpack } from './format.ts';
 import { EXPANDED_KINDS, expandWorkloads, type Workload } from './workloads.ts';
@@ -42,10 +47,20 @@ interface Acc {
   pdbs: ClusterObjects['pdbs'][number][];
   skipped: Map<string, number>;
   workloads: Workload[];
+  /** Objects counted so far, against limits.objects. */
+  count: number;
+  readonly limits: InputLimits;
 }
 
-function emptyAcc(): Acc {
-  return { nodes: [], nodeClaims: [], pods: [], nodePools: [], nodeClasses: [], daemonSets: [], pdbs: [], skipped: new Map(), workloads: [] };
+function emptyAcc(limits: InputLimits): Acc {
+  return { nodes: [], nodeClaims: [], pods: [], nodePools: [], nodeClasses: [], daemonSets: [], pdbs: [], skipped: new Map(), workloads: [], count: 0, limits };
+}
+
+/** Counts `n` more objects of `file`, refusing them before they are parsed when the total passes the limit. */
+function admitCount(acc: Acc, n: number, file: string): void {
+  acc.count += n;
+  const problem = countProblem(acc.count, 'objects', acc.limits);
+  if (problem) throw new InputError(`${file}: ${problem}${acc.count > n ? ' (counting the files read before it)' : ''}`);
 }
 
 /** Adds one parsed object; `where` locates it ("FILE: document 2 (line 14)"). */
@@ -75,6 +90,8 @@ function collect(acc: Acc, r: Result<ParsedObject>, source: unknown, where: stri
         return;
       }
       const meta = p.value['metadata'] as Record<string, unknown> | undefined;
+      const karpenter = karpenterKindProblem(p.value);
+      if (karpenter) throw new InputError(`${where}: ${karpenter} (object ${String(meta?.['name'] ?? '<unnamed>')})`);
       throw new InputError(`${where}: unknown kind ${String(p.value['apiVersion'])}/${kind} (object ${String(meta?.['name'] ?? '<unnamed>')}); what-if reads ${READ_KINDS}`);
     }
   }
@@ -88,8 +105,14 @@ function withAllowed<T extends { disruptionsAllowed: number; maxUnavailable?: st
   return { ...pdb, disruptionsAllowed: n };
 }
 
+function objectsIn(docs: readonly SourceDocument[]): number {
+  return docs.reduce((n, d) => n + (d.value === undefined ? 0 : listItems(d.value)?.length ?? 1), 0);
+}
+
 function addText(acc: Acc, text: string, file: string): void {
-  for (const e of parseText(text, { assumeReady: true })) {
+  const docs = parseDocuments(text);
+  admitCount(acc, objectsIn(docs), file);
+  for (const e of parseText(docs, { assumeReady: true })) {
     const where = `${file}: document ${e.document}${e.item !== undefined ? ` item ${e.item}` : ''}`;
     collect(acc, e.result, e.source, where);
   }
@@ -97,6 +120,7 @@ function addText(acc: Acc, text: string, file: string): void {
 
 function addMsgpack(acc: Acc, bytes: Uint8Array, file: string): number {
   const snap = decodeSnapshot(bytes, file);
+  admitCount(acc, Object.values(snap.objects).reduce((n, list) => n + list.length, 0), file);
   for (const [kind, list] of Object.entries(snap.objects)) {
     list.forEach((o, i) => collect(acc, parseObject(o, { assumeReady: true }), o, `${file}: objects.${kind}[${i}]`));
   }
@@ -116,18 +140,46 @@ async function filesOf(path: string): Promise<string[]> {
   return out;
 }
 
+/** Whether a file starts like a msgpack map (its first bytes only). */
+async function startsLikeMsgpack(path: string): Promise<boolean> {
+  const fh = await open(path, 'r');
+  try {
+    const head = Buffer.alloc(16);
+    const { bytesRead } = await fh.read(head, 0, head.length, 0);
+    return looksLikeMsgpack(head.subarray(0, bytesRead));
+  } finally {
+    await fh.close();
+  }
+}
+
+/** A file's bytes, after its size has been checked against the limit for its kind (text or msgpack). */
+async function readWithin(abs: string, shown: string, limits: InputLimits): Promise<Buffer> {
+  const size = (await stat(abs).catch((e: unknown) => { throw fsProblem(shown, e); })).size;
+  if (size > limits.textBytes) {
+    const msgpack = /\.msgpack$/i.test(abs) || (await startsLikeMsgpack(abs).catch(() => false));
+    const problem = sizeProblem(size, msgpack ? 'snapshot' : 'text', limits);
+    if (problem) throw new InputError(`${shown}: ${problem}`);
+  }
+  return readFile(abs).catch((e: unknown) => { throw fsProblem(shown, e); });
+}
+
+/** A text input (a CSV trace) read within the text limit. */
+export async function readTextInput(file: string, cwd: string, limits: InputLimits = inputLimits(process.env)): Promise<string> {
+  return (await readWithin(resolve(cwd, file), file, limits)).toString('utf8');
+}
+
 /** Loads one snapshot: a file, or every YAML/JSON/msgpack file under a folder (sorted, recursive). */
-export async function loadSnapshot(path: string, cwd: string): Promise<Loaded> {
-  const acc = emptyAcc();
+export async function loadSnapshot(path: string, cwd: string, limits: InputLimits = inputLimits(process.env)): Promise<Loaded> {
+  const acc = emptyAcc(limits);
   const files = await filesOf(resolve(cwd, path));
   let createdAt: number | undefined;
   for (const abs of files) {
     const shown = abs.startsWith(resolve(cwd) + '/') ? abs.slice(resolve(cwd).length + 1) : abs;
-    const bytes = await readFile(abs).catch((e: unknown) => { throw fsProblem(shown, e); });
+    const bytes = await readWithin(abs, shown, limits);
     if (/\.msgpack$/i.test(abs) || looksLikeMsgpack(bytes)) createdAt = addMsgpack(acc, bytes, shown);
     else addText(acc, bytes.toString('utf8'), shown);
   }
-  const { skipped, workloads, ...parsed } = acc;
+  const { skipped, workloads, count: _count, limits: _limits, ...parsed } = acc;
   const expanded = expandWorkloads(workloads, parsed.pods);
   const objects = { ...parsed, pods: [...parsed.pods, ...expanded.pods] };
   return { objects, notes: expanded.notes, files: files.map((f) => (f.startsWith(resolve(cwd) + '/') ? f.slice(resolve(cwd).length + 1) : f)), skipped, ...(createdAt !== undefined ? { createdAt } : {}) };

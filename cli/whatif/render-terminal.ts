@@ -2,7 +2,7 @@
 // come from, per NodePool, zone, capacity type and family), the per-node table in eks-node-viewer's style
 // (grouped above GROUP_ABOVE nodes), the moves, and the explanations (identical ones grouped). Colour only
 // on a terminal. Numbers go through numbers.ts (separators, "-$17.99", plurals); the JSON keeps raw numbers.
-import { formatBytes, formatMillicores, type CostGroup, type Move, type NodeRow, type Risk, type WhatIfReport } from '../../engine/index.ts';
+import { formatBytes, formatMillicores, safeStrings, type CostGroup, type Move, type NodeRow, type Risk, type WhatIfReport } from '../../engine/index.ts';
 import { change, count, perHour, perMonth, plural, someOf, usd } from './numbers.ts';
 import { migrationLines } from './render-migration.ts';
 
@@ -175,7 +175,9 @@ function explanationLines(st: Style, r: WhatIfReport): string[] {
   return out;
 }
 
-export function renderTerminal(r: WhatIfReport, st: Style): string {
+export function renderTerminal(report: WhatIfReport, st: Style): string {
+  // Names and messages from the input, with control and bidirectional characters escaped (engine/domain/text.ts).
+  const r = safeStrings(report);
   const out: string[] = [];
   out.push(paint(st, 'bold', `karpenter-ts what-if: ${r.input.sources.join(', ')}`));
   out.push(`region ${r.input.region}, at ${r.input.now}, mode ${r.input.mode}, ${r.input.exact ? "Karpenter's exact algorithm" : 'optimised solver'}${r.input.planner ? `, planner: ${r.input.planner}` : ''}`);

@@ -1,5 +1,6 @@
 // Batch summaries: one row per job, totals, and their three renderings (table, CSV, JSON). Shards of one
 // batch write the same JSON shape with `shard` set; merge() puts them back together in job order.
+import { safeStrings } from '../../engine/index.ts';
 import type { Io } from '../io.ts';
 import { InputError } from './errors.ts';
 import { count, plural, usd } from './numbers.ts';
@@ -168,5 +169,5 @@ export function merge(parts: readonly { file: string; text: string }[]): BatchSu
 }
 
 export function writeSummary(io: Io, s: BatchSummary & { reports?: readonly { job: number; report: unknown }[] }, json: boolean): void {
-  io.out(json ? JSON.stringify(s, null, 2) + '\n' : summaryTable(s));
+  io.out(json ? JSON.stringify(s, null, 2) + '\n' : summaryTable(safeStrings(s)));
 }

@@ -64,6 +64,9 @@ export class Metrics {
 
   readonly buildInfo = this.gauge('karpenter_build_info', 'Version of the running controller', ['version', 'runtime']);
 
+  // This build's own (no Karpenter counterpart): safety counters.
+  readonly reconcileConflicts = this.counter('karpenter_ts_reconcile_conflicts_total', 'Reconciles that ended in a 409 Conflict (a write raced another writer; retried with backoff)', ['controller']);
+
   constructor(opts: { version?: string; processMetrics?: boolean } = {}) {
     this.buildInfo.set({ version: opts.version ?? '0.1.0', runtime: `node ${process.versions.node}` }, 1);
     if (opts.processMetrics) collectDefaultMetrics({ register: this.registry });

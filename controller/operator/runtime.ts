@@ -1,9 +1,20 @@
 // Runs the controllers: one work queue each, fed by the controller's own subscriptions (register) and by
-// its requeues. A singleton controller is a keyed one that only ever uses the key ''.
+// its requeues. A singleton controller is a keyed one that only ever uses the key ''. A controller starts
+// (registers its triggers and takes work) only once every kind it reads has synced, as controller-runtime
+// waits for its caches (WaitForCacheSync): a controller that drains or terminates on an empty cache would
+// see no pods on a node, or no Node for a NodeClaim, and act on that.
 import type { Clock } from './clock.ts';
+import { isConflict, type Kind } from './kube.ts';
 import type { Logger } from './logger.ts';
 import { WorkQueue } from './queue.ts';
 import type { ReconcileResult } from './result.ts';
+
+/** The informer caches, as the runtime waits for them (state/informers.ts implements it). */
+export interface CacheSync {
+  synced(kinds: readonly Kind[]): boolean;
+  unsynced(kinds: readonly Kind[]): Kind[];
+  waitForSync(kinds: readonly Kind[], signal?: AbortSignal): Promise<void>;
+}
 
 export interface Controller {
   /** Dotted, as Karpenter names them: `nodeclaim.lifecycle`, `provisioner`, `disruption`. */
@@ -16,14 +27,27 @@ export interface Controller {
   register(enqueue: (key: string) => void, enqueueAfter: (key: string, ms: number) => void): () => void;
   /** Parallel reconciles (default 10). */
   readonly concurrency?: number;
+  /** The kinds it reads from cluster state: it starts only once each has listed successfully. */
+  readonly reads: readonly Kind[];
+}
+
+export interface RuntimeDeps {
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** Without it (unit tests, and the control runs of the sync drills) controllers start at once. */
+  readonly caches?: CacheSync;
+  /** Counts a reconcile that ended in a 409 Conflict (logged at debug: a routine race, retried). */
+  readonly onConflict?: (controller: string) => void;
 }
 
 export class Runtime {
   private readonly queues = new Map<string, WorkQueue>();
   private readonly unregister: Array<() => void> = [];
+  private readonly waiting = new AbortController();
   private started = false;
+  private halted = false;
 
-  constructor(private readonly deps: { clock: Clock; log: Logger }, readonly controllers: readonly Controller[]) {
+  constructor(private readonly deps: RuntimeDeps, readonly controllers: readonly Controller[]) {
     const names = new Set<string>();
     for (const c of controllers) {
       if (names.has(c.name)) throw new Error(`two controllers are named ${c.name}`);
@@ -31,21 +55,59 @@ export class Runtime {
     }
   }
 
+  /** Starts each controller now if the kinds it reads have synced, else as soon as they have. */
   start(): void {
     if (this.started) return;
     this.started = true;
+    const caches = this.deps.caches;
     for (const c of this.controllers) {
+      if (!caches || caches.synced(c.reads)) {
+        this.startOne(c);
+        continue;
+      }
       const log = this.deps.log.child({ controller: c.name });
-      const q = new WorkQueue({
-        name: c.name,
-        clock: this.deps.clock,
-        reconcile: (key) => c.reconcile(key),
-        concurrency: c.concurrency ?? 10,
-        onError: (key, err, retryInMs) => log.error({ key, err: errText(err), retryInMs }, 'reconcile failed'),
-      });
-      this.queues.set(c.name, q);
-      this.unregister.push(c.register((key) => q.add(key), (key, ms) => q.addAfter(key, ms)));
+      log.info({ waitingFor: caches.unsynced(c.reads) }, 'waiting for the caches of the kinds it reads to sync');
+      caches.waitForSync(c.reads, this.waiting.signal).then(
+        () => {
+          if (this.halted) return;
+          log.info({}, 'caches synced; starting');
+          this.startOne(c);
+        },
+        () => undefined,
+      );
     }
+  }
+
+  /** The controllers still waiting for their caches (diagnostics, /readyz). */
+  waitingForSync(): string[] {
+    return this.controllers.filter((c) => !this.queues.has(c.name)).map((c) => c.name);
+  }
+
+  private startOne(c: Controller): void {
+    const log = this.deps.log.child({ controller: c.name });
+    const q = new WorkQueue({
+      name: c.name,
+      clock: this.deps.clock,
+      reconcile: (key) => c.reconcile(key),
+      concurrency: c.concurrency ?? 10,
+      onError: (key, err, retryInMs) => this.failed(c.name, log, key, err, retryInMs),
+    });
+    this.queues.set(c.name, q);
+    this.unregister.push(c.register((key) => q.add(key), (key, ms) => q.addAfter(key, ms)));
+  }
+
+  /**
+   * A failed reconcile is logged at error, except a 409 Conflict: a write that raced another writer (the
+   * kubelet, another controller, the informer not having caught up) is routine and retried with backoff,
+   * so it is logged at debug and counted.
+   */
+  private failed(controller: string, log: Logger, key: string, err: unknown, retryInMs: number): void {
+    if (causes(err).some(isConflict)) {
+      this.deps.onConflict?.(controller);
+      log.debug({ key, err: errText(err), retryInMs }, 'reconcile hit a conflict; retrying');
+      return;
+    }
+    log.error({ key, err: errText(err), retryInMs }, 'reconcile failed');
   }
 
   /** Some controller has work it can do now. */
@@ -64,6 +126,8 @@ export class Runtime {
   }
 
   async stop(): Promise<void> {
+    this.halted = true;
+    this.waiting.abort();
     for (const u of this.unregister.splice(0)) u();
     await Promise.all([...this.queues.values()].map((q) => q.stop()));
   }
@@ -73,9 +137,21 @@ export class Runtime {
    * crash); whatever they still try to write is refused by the operator's fence.
    */
   halt(): void {
+    this.halted = true;
+    this.waiting.abort();
     for (const u of this.unregister.splice(0)) u();
     for (const q of this.queues.values()) void q.stop();
   }
+}
+
+/** The error and its causes, outermost first. */
+export function causes(err: unknown): unknown[] {
+  const out: unknown[] = [];
+  for (let e: unknown = err, depth = 0; e !== undefined && depth < 5; depth++) {
+    out.push(e);
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return out;
 }
 
 /** An error as one log-friendly line, with its causes. */

@@ -14,11 +14,13 @@ export interface ClusterStateDeps {
   readonly backoff?: Backoff;
   /** Watch the DRA objects (resource.k8s.io/v1): only needed when IGNORE_DRA_REQUESTS is false. */
   readonly dra?: boolean;
+  /** Tests only (the control runs of the cache-sync drills): the synced gate does not wait for any list. */
+  readonly unsafeSkipCacheSync?: boolean;
 }
 
 export function newClusterState(deps: ClusterStateDeps): { cluster: Cluster; informers: Informers } {
   const informers = new Informers({ ...deps, log: deps.log.child({ component: 'informers' }) });
-  const cluster = new Cluster({ clock: deps.clock, log: deps.log.child({ component: 'cluster-state' }), listed: () => informers.listed() });
+  const cluster = new Cluster({ clock: deps.clock, log: deps.log.child({ component: 'cluster-state' }), listed: deps.unsafeSkipCacheSync ? () => true : () => informers.synced() });
   const w = cluster.workloads;
   informers.add('Node', { apply: (o) => cluster.applyNode(o), remove: (o) => cluster.removeNode(o) });
   informers.add('NodeClaim', { apply: (o) => cluster.applyNodeClaim(o), remove: (o) => cluster.removeNodeClaim(o) });

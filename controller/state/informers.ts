@@ -1,8 +1,12 @@
 // Informers for every kind cluster state needs, on client-node's ListWatch, with what the library leaves
-// out (stack-notes §6): ListWatch stops for good after any error other than 410, so each informer here
-// restarts itself with a 1 s -> 30 s backoff (reset by the next event); `listed()` says every kind has
-// listed at least once, which the synced gate (cluster.ts) requires. The library's own reconnect delay
-// runs on our clock (delayFn), so the simulator's clock drives it too.
+// out: ListWatch stops for good after any error other than 410, so each informer here restarts itself with
+// a 1 s -> 30 s backoff (reset by the next event). A kind is *synced* once a list of it has succeeded and its
+// items are in cluster state (controller-runtime's WaitForCacheSync semantics): a failed first list keeps
+// it unsynced and is retried with that backoff, while a later relist or watch failure never makes a synced
+// kind unsynced again (the cache keeps what it had and catches up when the watch is back). Controllers
+// declare the kinds they read and start only once those have synced (operator/runtime.ts); `/readyz` names
+// the kinds that have not. The library's own reconnect delay runs on our clock (delayFn), so the
+// simulator's clock drives it too.
 import { ListWatch, Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import type { Clock, Timer } from '../operator/clock.ts';
 import { collectionPath, isNotFound, type Kind, type KubeClient, type KubeObject } from '../operator/kube.ts';
@@ -69,10 +73,22 @@ class KindInformer {
   unserved = false;
   private timer: Timer | undefined;
   private stopped = false;
+  /** A list answered and ListWatch is applying its items; the watch it opens next marks the kind listed. */
+  private listAnswered = false;
 
-  constructor(readonly kind: Kind, private readonly deps: InformersDeps, handlers: InformerHandlers, private readonly opts: InformerOptions = {}) {
-    const list = async () => (await deps.kube.list(kind)) as unknown as { items: KubernetesObject[]; metadata?: { resourceVersion?: string } };
+  constructor(readonly kind: Kind, private readonly deps: InformersDeps, handlers: InformerHandlers, private readonly opts: InformerOptions = {}, private readonly onListed: () => void = () => {}) {
+    const list = async () => {
+      const items = (await deps.kube.list(kind)) as unknown as { items: KubernetesObject[]; metadata?: { resourceVersion?: string } };
+      this.listAnswered = true;
+      return items;
+    };
+    // ListWatch applies a list's items and then, in the same turn, opens the watch: so the watch opening
+    // after an answered list is the moment the items are in cluster state.
     const watch = new TrackedWatch(deps.kubeConfig, (open) => {
+      if (open && this.listAnswered) {
+        this.listAnswered = false;
+        this.markListed();
+      }
       // A stream that ended is being re-established (or waits in backoff, which failed() records).
       if (!open && this.state === 'watching') this.state = 'starting';
       else if (open && this.listed && this.state === 'starting') this.state = 'watching';
@@ -107,10 +123,17 @@ class KindInformer {
       this.failed(err);
     }
     if (this.errored || this.stopped) return;
+    this.state = 'watching';
+  }
+
+  /** A list succeeded and its items are applied: the kind is synced from now on (it never goes back). */
+  private markListed(): void {
     if (this.unserved) this.deps.log.info({ kind: this.kind }, 'the API server now serves this kind; watching it');
     this.unserved = false;
+    if (this.listed) return;
     this.listed = true;
-    this.state = 'watching';
+    this.deps.log.info({ kind: this.kind, restarts: this.restarts }, 'informer synced');
+    this.onListed();
   }
 
   stop(): void {
@@ -118,6 +141,12 @@ class KindInformer {
     this.state = 'stopped';
     this.timer?.cancel();
     void this.lw.stop();
+  }
+
+  private markListedUnserved(): void {
+    if (this.listed) return;
+    this.listed = true;
+    this.onListed();
   }
 
   private failed(err: unknown): void {
@@ -131,12 +160,15 @@ class KindInformer {
     if (this.opts.unservedMeans !== undefined && !this.listed && isNotFound(err)) {
       ms = maxMs;
       this.unserved = true;
-      this.listed = true;
       this.deps.log.error({ kind: this.kind, path: collectionPath(this.kind), err: errText(err), retryInMs: ms }, `the API server does not serve ${this.kind}: ${this.opts.unservedMeans}`);
+      // Listed and empty: the controllers that read it must not wait for an API that may never come.
+      this.markListedUnserved();
     } else if (this.unserved && isNotFound(err)) {
       ms = maxMs;
+    } else if (!this.listed) {
+      this.deps.log.warn({ kind: this.kind, err: errText(err), retryInMs: ms }, 'listing failed; the controllers that read this kind wait until a list succeeds');
     } else {
-      this.deps.log.warn({ kind: this.kind, err: errText(err), retryInMs: ms }, 'informer stopped; restarting');
+      this.deps.log.warn({ kind: this.kind, err: errText(err), retryInMs: ms }, 'informer stopped; restarting (its cache stays synced and catches up on restart)');
     }
     this.timer?.cancel();
     this.timer = this.deps.clock.setTimer(ms, () => {
@@ -156,23 +188,64 @@ export interface InformersDeps {
 
 export class Informers {
   private readonly informers = new Map<Kind, KindInformer>();
+  private readonly waiters = new Set<() => void>();
 
   constructor(private readonly deps: InformersDeps) {}
 
   add(kind: Kind, handlers: InformerHandlers, opts: InformerOptions = {}): void {
     if (this.informers.has(kind)) throw new Error(`an informer for ${kind} already exists`);
-    this.informers.set(kind, new KindInformer(kind, this.deps, handlers, opts));
+    this.informers.set(kind, new KindInformer(kind, this.deps, handlers, opts, () => this.notify()));
   }
 
-  /** Starts every informer; resolves when each has listed once or failed (and scheduled a restart). */
+  /**
+   * Starts every informer; resolves when each has listed once or failed (and scheduled a restart with
+   * backoff). It does not wait for sync: waitForSync does.
+   */
   async start(): Promise<void> {
     await Promise.all([...this.informers.values()].map((i) => i.start()));
   }
 
   /** Every kind has listed at least once. */
   listed(): boolean {
-    for (const i of this.informers.values()) if (!i.listed) return false;
-    return true;
+    return this.synced();
+  }
+
+  /**
+   * The given kinds (default every kind) have each listed successfully once. A kind without an informer
+   * here (the DRA kinds when DRA is ignored) has nothing to wait for and counts as synced.
+   */
+  synced(kinds?: readonly Kind[]): boolean {
+    return this.unsynced(kinds).length === 0;
+  }
+
+  /** The kinds (of `kinds`, default all) that have not listed successfully yet. */
+  unsynced(kinds?: readonly Kind[]): Kind[] {
+    const wanted = kinds ?? [...this.informers.keys()];
+    return wanted.filter((k) => this.informers.get(k)?.listed === false);
+  }
+
+  /** Resolves once every one of `kinds` has synced; rejects with the signal's reason if it aborts first. */
+  waitForSync(kinds: readonly Kind[], signal?: AbortSignal): Promise<void> {
+    if (this.synced(kinds)) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const check = (): void => {
+        if (!this.synced(kinds)) return;
+        this.waiters.delete(check);
+        signal?.removeEventListener('abort', abort);
+        resolve();
+      };
+      const abort = (): void => {
+        this.waiters.delete(check);
+        reject(signal?.reason ?? new Error('aborted'));
+      };
+      if (signal?.aborted) return abort();
+      signal?.addEventListener('abort', abort, { once: true });
+      this.waiters.add(check);
+    });
+  }
+
+  private notify(): void {
+    for (const w of [...this.waiters]) w();
   }
 
   status(): InformerStatus[] {

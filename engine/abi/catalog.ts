@@ -21,6 +21,7 @@ import type { InstanceType, Offering, Requirements } from '../domain/types.ts';
 import { toMicros } from '../domain/money.ts';
 import { CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, RESERVATION_ID_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import type { DaemonGroup, Template } from '../solver/reference/templates.ts';
+import { isExotic } from '../launch/filter.ts';
 import type { KeySpace } from './keyspace.ts';
 import { F64s, Words } from './writer.ts';
 
@@ -117,6 +118,7 @@ function encodeChunk(t: Template, ks: KeySpace, resources: readonly string[], ld
     its[b + A.IT_DG] = gi;
     its[b + A.IT_OFFS] = offStart;
     its[b + A.IT_NOFFS] = it.offerings.length;
+    its[b + A.IT_FLAGS] = isExotic(it) ? A.ITF_EXOTIC : 0;
   });
   return { its, words: words.view().slice(), f64s: f64.view().slice(), offerings: new Uint8Array(offBuf), offeringCount, groups };
 }

@@ -8,6 +8,8 @@ import { minValuesTruncated } from '../scheduling/minvalues.ts';
 import { minValuesUnmetKeys, offeringAllowed } from '../solver/reference/templates.ts';
 import type { NewNodeClaimPlan, PodError, ProvisionPlan } from '../solver/types.ts';
 import type { EncodeContext } from './encode.ts';
+import { selectCandidates } from '../launch/filter.ts';
+import { toMicros } from '../domain/money.ts';
 import { decodeSet } from './keyspace.ts';
 
 export class SolverResultError extends Error {
@@ -23,6 +25,8 @@ interface Reader {
   readonly w: Int32Array;
   readonly sets: Map<number, Requirements>;
   readonly lists: Map<number, Ordered>;
+  /** Lists named as launched (launchOrder), by list and set. */
+  readonly launched: Map<string, Ordered>;
 }
 
 /** Where the pods went: existing nodes, claims, or nowhere (with the claim a minValues failure dropped them from). */
@@ -41,7 +45,7 @@ export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): Provision
   const w = new Int32Array(buf);
   const status = w[A.R_STATUS]!;
   if (status !== A.S_OK) throw new SolverResultError(`solver rejected its input (status ${status})`);
-  const r: Reader = { ctx, buf, w, sets: new Map(), lists: new Map() };
+  const r: Reader = { ctx, buf, w, sets: new Map(), lists: new Map(), launched: new Map() };
   const placed = readPlacements(r);
   const unschedulable: PodError[] = [];
   const newNodeClaims = finishClaims(r, placed, unschedulable);
@@ -116,7 +120,23 @@ function claimParts(r: Reader, c: number): { t: number; reqs: Requirements; orde
   }
   const resvAt = w[rec + A.C_RESV]!;
   if (resvAt >= 0) ({ reqs, ordered } = withHeldReservations(ctx, w, resvAt, itAt, t, reqs));
+  else if ((w[rec + A.C_FLAGS]! & A.CF_LAUNCH) !== 0) ordered = launchOrder(r, ordered, reqs, `${itAt}/${si}`);
   return { t, reqs, ordered };
+}
+
+/**
+ * With the improvement phase, a plan names the type and price each NodeClaim's launch would get: its types are
+ * filtered as the launch filters them (engine/launch/filter.ts; the phase's own NodeClaims already were, in
+ * solver-as/assembly/quota.ts), priced at the cheapest offering of the capacity type the launch picks, and ordered
+ * so. Claims sharing a list and a requirement set share the result.
+ */
+function launchOrder(r: Reader, ordered: Ordered, reqs: Requirements, key: string): Ordered {
+  let out = r.launched.get(key);
+  if (out) return out;
+  const sel = selectCandidates(ordered.map((o) => o.it), reqs, {}, r.ctx.input.options.minValuesPolicy);
+  out = sel.ok ? sel.candidates.map((c) => ({ it: c.type, micros: toMicros(c.offerings[0]!.price) })) : ordered;
+  r.launched.set(key, out);
+  return out;
 }
 
 /** The NodeClaims of the claims that kept pods. */

@@ -401,6 +401,8 @@ export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Enc
   header[A.H_NRV] = resv.length;
   put(A.H_RESV, bytesOf(resv));
   header[A.H_CT_RESERVED] = ks.value(CAPACITY_TYPE_LABEL, 'reserved');
+  header[A.H_CT_SPOT] = ks.value(CAPACITY_TYPE_LABEL, 'spot');
+  header[A.H_CT_ON_DEMAND] = ks.value(CAPACITY_TYPE_LABEL, 'on-demand');
   if (input.reservedOfferingMode !== 'Fallback') header[A.H_FLAGS] |= A.FLAG_RESERVED_STRICT;
   // The header was added first; its bytes are copied at build time, after these writes.
   return {

@@ -64,6 +64,7 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
 
 /** Renders a value inside a message: strings quoted, long values cut. */
 export function show(v: unknown): string {
+  if (typeof v === 'number' && !Number.isFinite(v)) return Number.isNaN(v) ? 'NaN' : `${v > 0 ? '' : '-'}infinity: a number too large to read, such as 1e400`;
   let s: string;
   try {
     s = typeof v === 'string' ? JSON.stringify(v) : v === undefined ? 'nothing' : JSON.stringify(v) ?? String(v);

@@ -10,7 +10,7 @@ export {
   AWS_WELL_KNOWN, NORMALIZED_LABELS, WELL_KNOWN_LABELS, labelKeyProblem, labelValueProblem, restrictedLabelReason, type LabelContext,
 } from './labels.ts';
 export { requirementProblem } from './problems.ts';
-export { admit, crdFor, isValidatedObject, validateObject, validateUpdate, type ValidatedKind } from './validate.ts';
+export { admit, crdFor, isValidatedObject, karpenterKindProblem, validateObject, validateUpdate, type ValidatedKind } from './validate.ts';
 export { listItems, parseObject, parseText, type ParsedObject, type ParseOptions, type TextEntry } from './objects.ts';
 export { parsePod, type PodOptions } from './pod.ts';
 export { parseDeviceClass, parseResourceClaim, parseResourceClaimTemplate, parseResourceSlice } from './dra.ts';

@@ -10,7 +10,7 @@ import { parseNodePool, type NodePoolOptions } from './nodepool.ts';
 import { parsePod, type PodOptions } from './pod.ts';
 import { validateObject } from './validate.ts';
 import { parseDaemonSet, parsePodDisruptionBudget } from './workloads.ts';
-import { parseDocuments } from './yaml.ts';
+import { parseDocuments, type SourceDocument } from './yaml.ts';
 
 export type ParsedObject =
   | { readonly kind: 'Pod'; readonly value: Pod }
@@ -63,9 +63,9 @@ export interface TextEntry {
 }
 
 /** Every object of a multi-document YAML or JSON text, with errors carrying their lines. Empty documents are skipped. */
-export function parseText(text: string, opts: ParseOptions = {}): TextEntry[] {
+export function parseText(text: string | readonly SourceDocument[], opts: ParseOptions = {}): TextEntry[] {
   const out: TextEntry[] = [];
-  for (const doc of parseDocuments(text)) {
+  for (const doc of typeof text === 'string' ? parseDocuments(text) : text) {
     if (doc.syntaxErrors.length > 0) {
       const errors: FieldError[] = doc.syntaxErrors.map((e) => ({
         object: `document ${doc.index}`, path: '', segments: [], message: `YAML syntax: ${e.message}`, ...(e.line === undefined ? {} : { line: e.line }),

@@ -3,6 +3,7 @@
 // API server applies to every object. They run on values that already passed the schema.
 import { parseCron } from '../disruption/cron.ts';
 import { parseQuantity, isNegative, QuantityError } from '../domain/quantity.ts';
+import { resourceValue } from '../domain/resources.ts';
 import { parseGoDuration } from './duration.ts';
 import { fieldError, isRecord, type FieldError, type PathSeg } from './errors.ts';
 import { isDns1123Subdomain, labelKeyProblem, labelValueProblem } from './labels.ts';
@@ -43,8 +44,8 @@ function quantityErrors(object: string, path: PathSeg[], list: unknown, what: st
   for (const [k, v] of Object.entries(rec(list))) {
     if (typeof v !== 'string' && typeof v !== 'number') continue;
     try {
-      const q = parseQuantity(v);
-      if (isNegative(q)) out.push(fieldError(object, [...path, { key: k }], `${what} must not be negative (got ${v})`));
+      if (isNegative(parseQuantity(v))) out.push(fieldError(object, [...path, { key: k }], `${what} must not be negative (got ${v})`));
+      else resourceValue(k, v);
     } catch (e) {
       if (!(e instanceof QuantityError)) throw e;
       out.push(fieldError(object, [...path, { key: k }], e.message));

@@ -22,6 +22,30 @@ export function isValidatedObject(obj: unknown): boolean {
   return isRecord(obj) && (crdFor(obj) !== undefined || isLegacy(obj));
 }
 
+const KARPENTER_KINDS: ReadonlyArray<{ readonly kind: string; readonly apiVersion: string }> = [
+  { kind: 'NodePool', apiVersion: 'karpenter.sh/v1' },
+  { kind: 'NodeClaim', apiVersion: 'karpenter.sh/v1' },
+  { kind: 'EC2NodeClass', apiVersion: 'karpenter.k8s.aws/v1' },
+];
+
+/**
+ * For an object that claims a Karpenter API group (any group with "karpenter" in it) or a Karpenter kind
+ * under another group, yet is none of the kinds validated here (nor a retired one): what is wrong, with
+ * the spelling Karpenter serves. Undefined for any other object (an unrelated kind, to be skipped).
+ */
+export function karpenterKindProblem(obj: Record<string, unknown>): string | undefined {
+  if (isValidatedObject(obj)) return undefined;
+  const apiVersion = String(obj['apiVersion'] ?? '');
+  const kind = String(obj['kind'] ?? '');
+  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+  const known = KARPENTER_KINDS.find((k) => k.kind.toLowerCase() === kind.toLowerCase());
+  if (!/karpenter/i.test(group) && !known) return undefined;
+  const served = KARPENTER_KINDS.map((k) => `${k.apiVersion} ${k.kind}`).join(', ');
+  if (!known) return `unknown kind ${kind} in ${apiVersion}: Karpenter serves ${served}`;
+  if (known.kind !== kind) return `unknown kind ${kind} in ${apiVersion}: did you mean ${known.apiVersion} ${known.kind}?`;
+  return `${kind} is served as ${known.apiVersion}, not ${apiVersion}`;
+}
+
 /**
  * Validates and defaults a NodePool, NodeClaim or EC2NodeClass. Returns the object with CRD defaults
  * applied (disruption, budgets, expireAfter, metadataOptions, ...) or every problem found.

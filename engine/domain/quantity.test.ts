@@ -49,6 +49,9 @@ describe('parseQuantity', () => {
     expect(milliValue(parseQuantity(2))).toBe(2000);
     expect(milliValue(parseQuantity(0.25))).toBe(250);
     expect(unitValue(parseQuantity(1e21))).toBe(1e21);
+    // A YAML 9e30 once read as 9e+3 (its exponent's zero trimmed as if it were a decimal's).
+    expect(unitValue(parseQuantity(9e30))).toBe(9e30);
+    expect(milliValue(parseQuantity(1.5e-7))).toBe(1);
   });
 
   it.each(['', 'abc', '1.2.3', '5 Gi', '1Gb', '1KiB', 'Gi', '--1', '1e', '1e3Gi', '0x10', '1,5'])('rejects %j with a QuantityError naming the text', (s) => {
@@ -65,5 +68,25 @@ describe('parseQuantity', () => {
   it('parses a resource list into integer units and names the bad key', () => {
     expect(parseResources({ cpu: '1500m', memory: '1Gi', pods: 10, 'nvidia.com/gpu': '1' })).toEqual({ cpu: 1500, memory: 1024 ** 3, pods: 10, 'nvidia.com/gpu': 1 });
     expect(() => parseResources({ cpu: '1', memory: 'lots' })).toThrow(/^memory: /);
+  });
+});
+
+describe('resourceValue refuses what no request, limit or capacity can be', () => {
+  it.each([
+    ['cpu', '-1', '"-1" is negative: cpu must be 0 or more'],
+    ['memory', -512, '-512 is negative: memory must be 0 or more'],
+    ['memory', '9e30', '"9e30" is too large: memory must be at most 9007199254740991 units'],
+    ['cpu', 1e13, 'is too large: cpu must be at most 9007199254740991 millicores'],
+    ['cpu', Number.NaN, 'NaN is not a quantity'],
+    ['cpu', Number.POSITIVE_INFINITY, 'too large to be a quantity (it reads as infinity, as 1e400 does)'],
+    ['cpu', '1e400', 'has an exponent out of range'],
+  ])('%s %j', (name, v, message) => {
+    expect(() => resourceValue(name, v)).toThrow(QuantityError);
+    expect(() => resourceValue(name, v)).toThrow(message);
+  });
+
+  it('takes zero and the largest exact amount', () => {
+    expect(resourceValue('cpu', '0')).toBe(0);
+    expect(resourceValue('memory', String(Number.MAX_SAFE_INTEGER))).toBe(Number.MAX_SAFE_INTEGER);
   });
 });

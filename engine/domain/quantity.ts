@@ -27,8 +27,11 @@ const RE = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])|[eE]
 /** Parses a quantity string or number. Throws QuantityError with the offending text. */
 export function parseQuantity(input: string | number): Quantity {
   if (typeof input === 'number') {
-    if (!Number.isFinite(input)) throw new QuantityError(`quantity ${input} is not a finite number`);
-    return parseQuantity(numberToPlainString(input));
+    if (Number.isNaN(input)) throw new QuantityError('NaN is not a quantity');
+    // YAML and JSON read 1e400 as infinity: the text is gone, say what it must have been.
+    if (!Number.isFinite(input)) throw new QuantityError(`the number is ${input > 0 ? '' : 'negatively '}too large to be a quantity (it reads as ${input > 0 ? '' : '-'}infinity, as 1e400 does)`);
+    // String() writes large and tiny numbers with an exponent (9e+30, 1e-7), which the grammar reads exactly.
+    return parseQuantity(String(input));
   }
   const s = input.trim();
   const m = RE.exec(s);
@@ -50,12 +53,6 @@ export function parseQuantity(input: string | number): Quantity {
     scale = 0;
   }
   return { num, scale };
-}
-
-function numberToPlainString(n: number): string {
-  const s = String(n);
-  if (!/e/i.test(s)) return s;
-  return n.toFixed(20).replace(/\.?0+$/, '');
 }
 
 function ceilDiv(a: bigint, b: bigint): bigint {

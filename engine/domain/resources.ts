@@ -3,7 +3,7 @@
 // Units: `cpu` in millicores; `memory`, `ephemeral-storage` and `hugepages-*` in bytes; `pods` and every
 // other resource (nvidia.com/gpu, vpc.amazonaws.com/pod-eni, ...) in whole units. Kubernetes rounds up
 // when it converts a quantity to these units (MilliValue / Value), and so do we.
-import { milliValue, parseQuantity, unitValue, type Quantity } from './quantity.ts';
+import { isNegative, milliValue, parseQuantity, QuantityError, unitValue, type Quantity } from './quantity.ts';
 
 export type Resources = Readonly<Record<string, number>>;
 
@@ -14,10 +14,18 @@ export const EPHEMERAL_STORAGE = 'ephemeral-storage';
 /** The pseudo-resource NodePool limits and cluster state use for node counts. */
 export const NODES = 'nodes';
 
-/** Converts one quantity of the named resource into its integer unit. */
+/**
+ * Converts one quantity of the named resource into its integer unit. A request, limit, capacity or
+ * reservation is never negative, and must fit an exact integer (2^53 - 1 millicores, bytes or units):
+ * anything else is a QuantityError saying which.
+ */
 export function resourceValue(name: string, q: Quantity | string | number): number {
   const quantity = typeof q === 'object' ? q : parseQuantity(q);
-  return name === CPU ? milliValue(quantity) : unitValue(quantity);
+  const shown = typeof q === 'object' ? 'the quantity' : JSON.stringify(q);
+  if (isNegative(quantity)) throw new QuantityError(`${shown} is negative: ${name} must be 0 or more`);
+  const v = name === CPU ? milliValue(quantity) : unitValue(quantity);
+  if (!Number.isSafeInteger(v)) throw new QuantityError(`${shown} is too large: ${name} must be at most ${Number.MAX_SAFE_INTEGER} ${name === CPU ? 'millicores' : 'units'}`);
+  return v;
 }
 
 /** Parses a Kubernetes ResourceList ({cpu: "500m", memory: "1Gi"}). Throws QuantityError naming the key. */

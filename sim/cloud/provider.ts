@@ -79,11 +79,7 @@ export class SimCloudProvider implements CloudProvider {
   readonly name = 'sim';
   readonly region: string;
   readonly ice: UnavailableOfferings;
-  readonly interruptions = new SimInterruptions((event, c) => {
-    // What Karpenter's interruption controller does with its unavailable-offerings cache: the interrupted
-    // spot offering (or reserved capacity) is not offered again for the cache's 3 minutes.
-    if (c.instanceType && c.zone && c.capacityType) this.ice.mark(c.capacityType, c.instanceType, c.zone);
-  });
+  readonly interruptions: SimInterruptions;
   readonly nodeClasses?: NodeClassProvider;
   private readonly instances = new Map<string, SimInstance>();
   private readonly rules: CapacityRule[] = [];
@@ -93,6 +89,14 @@ export class SimCloudProvider implements CloudProvider {
   constructor(private readonly opts: SimCloudOptions) {
     this.region = opts.region ?? 'ap-northeast-2';
     this.ice = new UnavailableOfferings(opts.clock);
+    this.interruptions = new SimInterruptions({
+      clock: opts.clock,
+      // What Karpenter's interruption controller does with its unavailable-offerings cache: the interrupted
+      // spot offering (or reserved capacity) is not offered again for the cache's 3 minutes.
+      onUnavailable: (_event, c) => {
+        if (c.instanceType && c.zone && c.capacityType) this.ice.mark(c.capacityType, c.instanceType, c.zone);
+      },
+    });
     if (opts.network) this.nodeClasses = simNodeClasses(opts.network, opts.clock, opts.reservedCapacity ?? true);
   }
 

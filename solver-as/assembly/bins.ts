@@ -1,11 +1,13 @@
 // What the packers of the improvement phase share: the pods of one requirement group as classes of equal
-// request vectors, the instance types the group may use (net capacity, price), and bins (one node's take of
-// each class) with their cost: a bin costs what the cheapest type that holds its pods costs.
+// request vectors, the instance types the group may use (net capacity, prices), and bins (one node's take of
+// each class) with their cost: a bin costs what its launch would pay (Types.cost).
 //
 // Pods of different Deployments with the same requests are interchangeable for packing, so a group of
 // thousands of pods is a few dozen classes.
-import { DG_OVERHEAD, IT_ALLOC, IT_DG, V_REQUESTS } from '../abi';
-import { NR, dg, f64At, it, ver } from './layout';
+import { DG_OVERHEAD, IT_ALLOC, IT_DG, IT_FLAGS, IT_NOFFS, IT_OFFS, ITF_EXOTIC, O_CT, O_PRICE, V_REQUESTS } from '../abi';
+import { CT_ON_DEMAND, CT_SPOT, NR, dg, f64At, it, off, offPrice, ver } from './layout';
+import { offeringAllowed } from './its';
+import { setAddr } from './sets';
 import { templateStart } from './state';
 import { spend } from './budget';
 
@@ -48,28 +50,114 @@ export class Bin {
   constructor(readonly x: i32, readonly take: Int32Array) {}
 }
 
-/** Instance types a group may use: template-local index, net capacity and price. */
+/**
+ * Instance types a group may use: template-local index, net capacity, and what a launch would pay. A bin launches as
+ * the AWS provider's launch filters pick among the types that hold it (engine/launch/filter.ts): generic types
+ * before exotic ones (metal, accelerators) while any generic one holds it; with spot and on-demand both offered, spot
+ * offerings dearer than the cheapest on-demand one are dropped; then spot if any is left, else on-demand; the
+ * cheapest. `cost` is that price, plus `penalty` of the chosen type when NodePool limits bind (improve.ts).
+ */
 export class Types {
   readonly n: i32;
   readonly caps: Float64Array;
+  /** Cheapest allowed offering of any capacity type (the price Karpenter's algorithm orders types by), plus penalty. */
   readonly prices: Float64Array;
-  constructor(readonly t: i32, readonly local: Array<i32>, price: Float64Array) {
+  /** The same without penalty. */
+  readonly base: Float64Array;
+  /** Cheapest allowed spot and on-demand offerings (Infinity: none). */
+  readonly spot: Float64Array;
+  readonly od: Float64Array;
+  readonly exotic: Uint8Array;
+  /** Added to the cost of a bin that launches as this type (limits, improve.ts); 0 otherwise. */
+  penalty: Float64Array;
+  /** The price of the last `pick` (of its capacity type). */
+  picked: f64 = Infinity;
+  private holding: Uint8Array;
+  constructor(readonly t: i32, readonly local: Array<i32>, set: i32, price: Float64Array) {
     const n = local.length;
     this.n = n;
     this.caps = new Float64Array(NR * n);
     this.prices = new Float64Array(n);
+    this.base = new Float64Array(n);
+    this.spot = new Float64Array(n);
+    this.od = new Float64Array(n);
+    this.exotic = new Uint8Array(n);
+    this.penalty = new Float64Array(n);
+    this.holding = new Uint8Array(n);
     const start = templateStart(t);
+    const s = setAddr(set);
     for (let x = 0; x < this.n; x++) {
       const gi = start + unchecked(local[x]);
       const a = it(gi, IT_ALLOC);
       const o = dg(it(gi, IT_DG), DG_OVERHEAD);
       for (let r = 0; r < NR; r++) unchecked((this.caps[r * this.n + x] = max(0, f64At(a + r) - f64At(o + r))));
       unchecked((this.prices[x] = unchecked(price[unchecked(local[x])])));
+      unchecked((this.base[x] = unchecked(this.prices[x])));
+      unchecked((this.spot[x] = cheapestOf(s, gi, CT_SPOT)));
+      unchecked((this.od[x] = cheapestOf(s, gi, CT_ON_DEMAND)));
+      unchecked((this.exotic[x] = (it(gi, IT_FLAGS) & ITF_EXOTIC) != 0 ? 1 : 0));
     }
   }
   @inline cap(x: i32, r: i32): f64 {
     return unchecked(this.caps[r * this.n + x]);
   }
+
+  /** The type a bin of `total` launches as (local index), or -1 when no type holds it. */
+  pick(total: Float64Array): i32 {
+    spend(<f64>(this.n * NR));
+    const n = this.n;
+    let anyGeneric = false;
+    let any = false;
+    for (let x = 0; x < n; x++) {
+      const h = holds(this, x, total);
+      unchecked((this.holding[x] = h ? 1 : 0));
+      if (h) {
+        any = true;
+        if (unchecked(this.exotic[x]) == 0) anyGeneric = true;
+      }
+    }
+    this.picked = Infinity;
+    if (!any) return -1;
+    let floor = Infinity;
+    let spotX = -1;
+    let odX = -1;
+    for (let x = 0; x < n; x++) {
+      if (unchecked(this.holding[x]) == 0 || (anyGeneric && unchecked(this.exotic[x]) != 0)) continue;
+      const o = unchecked(this.od[x]);
+      if (o < floor) {
+        floor = o;
+        odX = x;
+      }
+      if (unchecked(this.spot[x]) < Infinity && (spotX < 0 || unchecked(this.spot[x]) < unchecked(this.spot[spotX]))) spotX = x;
+    }
+    if (spotX >= 0 && unchecked(this.spot[spotX]) <= floor) {
+      this.picked = unchecked(this.spot[spotX]);
+      return spotX;
+    }
+    if (odX >= 0) this.picked = floor;
+    return odX;
+  }
+
+  /** The price a bin of `total` launches at (Infinity when no type holds it), plus its type's penalty. */
+  cost(total: Float64Array): f64 {
+    const x = this.pick(total);
+    if (x < 0) return Infinity;
+    return this.picked + unchecked(this.penalty[x]);
+  }
+}
+
+/** Cheapest allowed offering of capacity type `ct` of global instance type gi under set s (Infinity: none). */
+function cheapestOf(s: usize, gi: i32, ct: i32): f64 {
+  if (ct < 0) return Infinity;
+  const o0 = it(gi, IT_OFFS);
+  const n = it(gi, IT_NOFFS);
+  let best = Infinity;
+  for (let o = o0; o < o0 + n; o++) {
+    if (off(o, O_CT) != ct || !offeringAllowed(s, o)) continue;
+    const p = offPrice(o, O_PRICE);
+    if (p < best) best = p;
+  }
+  return best;
 }
 
 @inline export function req(cl: Classes, c: i32, r: i32): f64 {
@@ -77,32 +165,9 @@ export class Types {
 }
 
 /** Whether type x holds `total` (to 1e-6). */
-@inline function holds(ts: Types, x: i32, total: Float64Array): bool {
+@inline export function holds(ts: Types, x: i32, total: Float64Array): bool {
   for (let r = 0; r < NR; r++) if (unchecked(total[r]) > ts.cap(x, r) + 1e-6) return false;
   return true;
-}
-
-/** Price of the cheapest type holding `total`, or Infinity. */
-export function cheapestFit(ts: Types, total: Float64Array): f64 {
-  spend(<f64>(ts.n * NR));
-  let best = Infinity;
-  for (let x = 0; x < ts.n; x++) {
-    const p = unchecked(ts.prices[x]);
-    if (p < best && holds(ts, x, total)) best = p;
-  }
-  return best;
-}
-
-/** The same, among `xs` only: exact when every type left out is dominated by one in `xs` (no smaller, no cheaper). */
-export function cheapestFitAmong(ts: Types, xs: Array<i32>, total: Float64Array): f64 {
-  spend(<f64>(xs.length * NR));
-  let best = Infinity;
-  for (let i = 0; i < xs.length; i++) {
-    const x = unchecked(xs[i]);
-    const p = unchecked(ts.prices[x]);
-    if (p < best && holds(ts, x, total)) best = p;
-  }
-  return best;
 }
 
 /** The request totals of a take vector, into `total`. */
@@ -120,7 +185,7 @@ export function binsCost(ts: Types, cl: Classes, bins: Array<Bin>): f64 {
   const total = new Float64Array(NR);
   for (let b = 0; b < bins.length; b++) {
     takeTotal(cl, unchecked(bins[b]).take, total);
-    sum += cheapestFit(ts, total);
+    sum += ts.cost(total);
   }
   return sum;
 }

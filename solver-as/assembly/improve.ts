@@ -1,182 +1,339 @@
 // The improvement phase: after Karpenter's algorithm has placed every pod it can, re-pack the pods of new
-// NodeClaims whose placement nothing else depends on, choosing node shapes by price, and keep the result
-// only if it is strictly cheaper (or as cheap with fewer nodes). It never changes which pods are placed.
+// NodeClaims whose placement nothing else depends on, choosing node shapes by price, and keep the result only if
+// it is strictly cheaper (or as cheap with fewer nodes). It never changes which pods are placed. docs/solver.md
+// describes what it may change and what it never changes.
 //
-// Karpenter packs greedily into ever-larger NodeClaims and only then picks the cheapest type that holds
-// each one, so its plans follow the pods' arrival order, not the prices. Here, per NodePool template and
-// requirement group, pack the group's pods two ways and keep the cheaper (pack.ts): greedily by a price per
-// unit of each resource from the covering LP (lp.ts), and by node patterns from column generation, which
-// prices each pod class by the nodes it shares and so mixes cpu-heavy and memory-heavy pods (patterns.ts).
+// Karpenter packs greedily into ever-larger NodeClaims and only then picks the cheapest type that holds each one,
+// so its plans follow the pods' arrival order, not the prices. The steps:
 //
-// "Free" pods are those no topology group constrains or counts, with no host ports and no volume
-// alternatives: moving them between new NodeClaims cannot break any constraint but their own requirements,
-// which are checked again (each group keeps its own requirement set). Pools with minValues are left alone.
-import {
-  DG_OVERHEAD, IT_ALLOC, IT_DG, T_SET, V_INV_SELECT, V_OWNED, V_PORTS, V_RECORD, V_REQS, V_REQUESTS, V_VOLUMES,
-} from '../abi';
-import { NLD, NP, NR, NT, dg, f64At, it, listLen, tmpl, ver } from './layout';
-import { Compat, compatFor } from './its';
-import { Classes, Types } from './bins';
+// 1. candidates: NodeClaims holding only "free" pods (no topology group constrains or counts them, no host
+//    ports, no volume alternatives), of NodePools without reserved offerings or minValues;
+// 2. homes: each of their pods goes to the first NodePool in Karpenter's order whose fresh NodeClaim could take
+//    it within its limits (order.ts), so re-packing keeps the NodePools' weights;
+// 3. per NodePool and requirement group, pack the pods two ways and keep the cheaper (pack.ts), costing each
+//    node at what its launch would pay (bins.ts); fit the NodePool's limits as Karpenter counts them (quota.ts);
+// 4. keep the result if it is cheaper and every NodeClaim left as Karpenter planned it still holds a pod no
+//    earlier NodePool could take (the order holds for the whole plan), then commit it.
+import { T_SET, V_INV_SELECT, V_OWNED, V_PORTS, V_RECORD, V_REQS, V_REQUESTS, V_VOLUMES } from '../abi';
+import { NLD, NP, NR, NT, f64At, listLen, tmpl, ver } from './layout';
+import { compatFor } from './its';
+import { Bin, Classes, Types } from './bins';
 import { packGroup } from './pack';
-import { fullFilter, limitsOf, maxCapacity, placedVersion, placement } from './schedule';
+import { limitsOf, placedVersion, placement } from './schedule';
 import { MODE_WELL_KNOWN, canonicalInput, mergeCompatible, setHasMinValues } from './sets';
 import { templateReserved } from './reservations';
 import { Claim, claimAt, claimCount, pushClaim, templateLen, templateStart } from './state';
-
 import { late, markFor } from './budget';
+import { anchors, capWithin, homeOf } from './order';
+import { Fresh, PENALTY_STEPS, namedUse, narrow, setPenalty, within } from './quota';
 
 function isFree(v: i32): bool {
   return listLen(ver(v, V_OWNED)) == 0 && listLen(ver(v, V_INV_SELECT)) == 0 && listLen(ver(v, V_RECORD)) == 0
     && listLen(ver(v, V_PORTS)) == 0 && listLen(ver(v, V_VOLUMES)) == 0;
 }
 
-/** Cheapest allowed price (micros) among the claim's instance types that hold its pods; Infinity if none. */
-function claimPrice(c: Claim): f64 {
-  fullFilter(c);
-  const compat = compatFor(c.set, c.tmpl);
-  let best = Infinity;
-  for (let x = 0; x < c.liveLen; x++) best = min(best, unchecked(compat.price[unchecked(c.live[x])]));
-  return best;
+/**
+ * What a claim's launch would pay (micros; Infinity if no type holds it): the plan names every claim of a solve
+ * with this phase as its launch would pick (engine/abi/decode.ts), Karpenter's too. The types of (set, template)
+ * are shared by the claims with that set.
+ */
+function claimPrice(c: Claim, memo: Map<u64, Types>): f64 {
+  const key = (<u64>c.set << 16) | <u64>c.tmpl;
+  let ts: Types;
+  if (memo.has(key)) ts = memo.get(key);
+  else {
+    const compat = compatFor(c.set, c.tmpl);
+    const local = new Array<i32>();
+    for (let j = 0; j < templateLen(c.tmpl); j++) if (unchecked(compat.ok[j]) != 0) local.push(j);
+    ts = new Types(c.tmpl, local, c.set, compat.price);
+    memo.set(key, ts);
+  }
+  return ts.cost(c.total);
 }
 
-/** Re-packs free pods per template; returns the number of templates whose NodeClaims were replaced. */
-export function improve(): i32 {
-  const nClaims = claimCount();
-  if (nClaims == 0) return 0;
-  // Which claims hold only free pods.
-  const allFree = new Uint8Array(nClaims);
-  allFree.fill(1);
-  const hasPods = new Uint8Array(nClaims);
+/** Templates the phase leaves as Karpenter planned them: reserved offerings (a re-packed claim would hold none yet
+ * could launch into one), or minValues (which the packers do not count). */
+function excludedTemplates(): Uint8Array {
+  const out = new Uint8Array(NT);
+  for (let t = 0; t < NT; t++) {
+    if (templateReserved(t) || setHasMinValues(canonicalInput(tmpl(t, T_SET)))) unchecked((out[t] = 1));
+  }
+  return out;
+}
+
+/** Step 1: the claims the phase may replace, and their pods. */
+class Candidates {
+  isCand: Uint8Array;
+  claims: Array<i32> = new Array<i32>();
+  pods: Array<i32> = new Array<i32>();
+  constructor(readonly nClaims: i32, readonly excluded: Uint8Array) {
+    this.isCand = new Uint8Array(nClaims);
+    const allFree = new Uint8Array(nClaims);
+    allFree.fill(1);
+    const hasPods = new Uint8Array(nClaims);
+    for (let p = 0; p < NP; p++) {
+      const at = unchecked(placement[p]);
+      if (at > -2) continue;
+      const c = -(at + 2);
+      unchecked((hasPods[c] = 1));
+      if (!isFree(unchecked(placedVersion[p]))) unchecked((allFree[c] = 0));
+    }
+    for (let c = 0; c < nClaims; c++) {
+      if (unchecked(hasPods[c]) == 0 || unchecked(allFree[c]) == 0 || unchecked(excluded[claimAt(c).tmpl]) != 0) continue;
+      unchecked((this.isCand[c] = 1));
+      this.claims.push(c);
+    }
+    for (let p = 0; p < NP; p++) {
+      const at = unchecked(placement[p]);
+      if (at <= -2 && unchecked(this.isCand[-(at + 2)]) != 0) this.pods.push(p);
+    }
+  }
+}
+
+/** Per template: its remaining limits plus what the candidate claims took from them (given back if replaced). */
+function roomsOf(cand: Candidates): Array<Float64Array> {
+  const rooms = new Array<Float64Array>();
+  for (let t = 0; t < NT; t++) rooms.push(limitsOf(t).slice());
+  for (let i = 0; i < cand.claims.length; i++) {
+    const c = claimAt(unchecked(cand.claims[i]));
+    const r = unchecked(rooms[c.tmpl]);
+    for (let d = 0; d < c.reserved.length; d++) unchecked((r[d] += unchecked(c.reserved[d])));
+  }
+  return rooms;
+}
+
+/** Step 2: each candidate pod's home template; null when one has none, or one the phase may not pack into. */
+function homesOf(cand: Candidates, rooms: Array<Float64Array>, excluded: Uint8Array): Int32Array | null {
+  const homes = new Int32Array(cand.pods.length);
+  const byVersion = new Map<i32, i32>();
+  for (let i = 0; i < cand.pods.length; i++) {
+    const v = unchecked(placedVersion[unchecked(cand.pods[i])]);
+    let h: i32;
+    if (byVersion.has(v)) h = byVersion.get(v);
+    else {
+      h = homeOf(v, rooms);
+      byVersion.set(v, h);
+    }
+    if (h < 0 || unchecked(excluded[h]) != 0) return null;
+    unchecked((homes[i] = h));
+  }
+  return homes;
+}
+
+/** One requirement group of a template: its merged set, its types within the template's room, its pods. */
+class Group {
+  constructor(readonly set: i32, readonly ts: Types, readonly cl: Classes) {}
+}
+
+/** The groups of the pods whose home is t (by their requirement sets); null when one cannot be packed. */
+function groupsOf(t: i32, cand: Candidates, homes: Int32Array, room: Float64Array): Array<Group> | null {
+  const classes = new Array<Classes>();
+  const reqs = new Array<i32>();
+  for (let i = 0; i < cand.pods.length; i++) {
+    if (unchecked(homes[i]) != t) continue;
+    const p = unchecked(cand.pods[i]);
+    const v = unchecked(placedVersion[p]);
+    const rq = canonicalInput(ver(v, V_REQS));
+    let g = -1;
+    for (let k = 0; k < reqs.length; k++) if (unchecked(reqs[k]) == rq) g = k;
+    if (g < 0) {
+      g = classes.length;
+      classes.push(new Classes());
+      reqs.push(rq);
+    }
+    unchecked(classes[g]).add(v, p);
+  }
+  const out = new Array<Group>();
+  const tset = canonicalInput(tmpl(t, T_SET));
+  const start = templateStart(t);
+  for (let g = 0; g < classes.length; g++) {
+    const gset = mergeCompatible(tset, unchecked(reqs[g]), MODE_WELL_KNOWN);
+    if (gset < 0 || setHasMinValues(gset)) return null;
+    const compat = compatFor(gset, t);
+    const local = new Array<i32>();
+    for (let j = 0; j < templateLen(t); j++) if (unchecked(compat.ok[j]) != 0 && capWithin(start + j, room)) local.push(j);
+    if (local.length == 0) return null;
+    out.push(new Group(gset, new Types(t, local, gset, compat.price), unchecked(classes[g])));
+  }
+  return out;
+}
+
+function podCount(cl: Classes): i32 {
+  let n = 0;
+  for (let c = 0; c < cl.counts.length; c++) n += unchecked(cl.counts[c]);
+  return n;
+}
+
+/** The nodes of one group's bins: each with its pods, request total and launch pick. */
+function freshOf(g: Group, bins: Array<Bin>, out: Array<Fresh>): bool {
+  const cl = g.cl;
+  const cursor = new Int32Array(cl.versions.length);
+  for (let b = 0; b < bins.length; b++) {
+    const take = unchecked(bins[b]).take;
+    const total = new Float64Array(NR);
+    const pods = new Array<i32>();
+    for (let c = 0; c < cl.versions.length; c++) {
+      const k = unchecked(take[c]);
+      if (k == 0) continue;
+      const rq = ver(unchecked(cl.versions[c]), V_REQUESTS);
+      for (let r = 0; r < NR; r++) unchecked((total[r] += <f64>k * f64At(rq + r)));
+      const src = unchecked(cl.pods[c]);
+      for (let q = 0; q < k; q++) pods.push(unchecked(src[unchecked(cursor[c]) + q]));
+      unchecked((cursor[c] += k));
+    }
+    const x = g.ts.pick(total);
+    if (x < 0) return false;
+    out.push(new Fresh(g.set, g.ts, total, pods, x, g.ts.picked));
+  }
+  return true;
+}
+
+/** Packs every group of a template with the types' current penalties; null when a group cannot be packed. */
+function packAll(groups: Array<Group>, state: Budgeting): Array<Fresh> | null {
+  const fresh = new Array<Fresh>();
+  for (let i = 0; i < groups.length; i++) {
+    const g = unchecked(groups[i]);
+    const bins = packGroup(g.ts, g.cl, state.markFor(podCount(g.cl)));
+    if (bins == null || !freshOf(g, bins, fresh)) return null;
+  }
+  return fresh;
+}
+
+/** The budget shared out by pods (budget.ts): each packing may use its pods' share of what is left. */
+class Budgeting {
+  constructor(public podsLeft: i32) {}
+  markFor(pods: i32): f64 {
+    const m = markFor(<f64>pods / <f64>max(1, this.podsLeft));
+    this.podsLeft = max(0, this.podsLeft - pods);
+    return m;
+  }
+}
+
+function costOf(fresh: Array<Fresh>): f64 {
+  let s: f64 = 0;
+  for (let i = 0; i < fresh.length; i++) s += unchecked(fresh[i]).price;
+  return s;
+}
+
+/**
+ * Step 3 for template t: pack its groups; if the nodes do not fit the room its limits leave, pack again with a
+ * rising price on room (quota.ts) until they do. Null when they never fit.
+ */
+function planTemplate(groups: Array<Group>, room: Float64Array, state: Budgeting): Array<Fresh> | null {
+  let fresh = packAll(groups, state);
+  if (fresh == null) return null;
+  if (!within(namedUse(fresh), room)) {
+    const scale = costOf(fresh);
+    let fitted: Array<Fresh> | null = null;
+    for (let k = 0; k < PENALTY_STEPS.length && fitted == null; k++) {
+      for (let i = 0; i < groups.length; i++) setPenalty(unchecked(groups[i]).ts, room, unchecked(PENALTY_STEPS[k]), scale);
+      state.podsLeft += podsOf(groups);
+      const f = packAll(groups, state);
+      if (f != null && within(namedUse(f), room)) fitted = f;
+    }
+    if (fitted == null) return null;
+    fresh = fitted;
+  }
+  narrow(fresh, room);
+  return fresh;
+}
+
+function podsOf(groups: Array<Group>): i32 {
+  let n = 0;
+  for (let i = 0; i < groups.length; i++) n += podCount(unchecked(groups[i]).cl);
+  return n;
+}
+
+/**
+ * Step 4's check: every NodeClaim the phase keeps as Karpenter planned it still holds a pod that no earlier
+ * template could take with the room it has after the phase (re-packing can leave a NodePool more room than
+ * Karpenter's plan did).
+ */
+function keptStillAnchored(cand: Candidates, finals: Array<Float64Array>): bool {
+  const n = cand.nClaims;
+  const anchored = new Uint8Array(n);
   for (let p = 0; p < NP; p++) {
     const at = unchecked(placement[p]);
     if (at > -2) continue;
     const c = -(at + 2);
-    unchecked((hasPods[c] = 1));
-    if (!isFree(unchecked(placedVersion[p]))) unchecked((allFree[c] = 0));
+    if (unchecked(cand.isCand[c]) != 0 || unchecked(anchored[c]) != 0) continue;
+    const v = unchecked(placedVersion[p]);
+    if (!isFree(v) || anchors(v, claimAt(c).tmpl, finals)) unchecked((anchored[c] = 1));
   }
-  // The budget is shared out by pods: each group may use its pods' share of what is left (budget.ts).
-  let podsLeft = 0;
-  for (let p = 0; p < NP; p++) {
-    const at = unchecked(placement[p]);
-    if (at <= -2 && unchecked(allFree[-(at + 2)]) != 0) podsLeft++;
+  for (let c = 0; c < n; c++) {
+    if (unchecked(cand.isCand[c]) != 0 || claimAt(c).pods == 0) continue;
+    if (unchecked(anchored[c]) == 0) return false;
+  }
+  return true;
+}
+
+/** Retires the candidate claims and adds the new ones; returns the number of templates that changed. */
+function commit(cand: Candidates, plans: Array<Array<Fresh> | null>, finals: Array<Float64Array>): i32 {
+  for (let i = 0; i < cand.claims.length; i++) {
+    const c = claimAt(unchecked(cand.claims[i]));
+    c.pods = 0;
+    c.liveLen = 0;
   }
   let changed = 0;
   for (let t = 0; t < NT; t++) {
-    if (late()) break;
-    // Pools with reserved offerings are left as Karpenter planned them: re-packed claims would hold no
-    // reservations yet could launch into one (docs/solver.md).
-    if (templateReserved(t)) continue;
-    // Candidate claims of this template and the groups of their pods.
-    let oldCost: f64 = 0;
-    let oldCount = 0;
-    const oldClaims = new Array<i32>();
-    for (let c = 0; c < nClaims; c++) {
-      const cl = claimAt(c);
-      if (cl.tmpl != t || unchecked(hasPods[c]) == 0 || unchecked(allFree[c]) == 0) continue;
-      oldClaims.push(c);
-      oldCost += claimPrice(cl);
-      oldCount++;
-    }
-    if (oldCount == 0) continue;
-    const groups = new Array<Classes>();
-    const groupReqs = new Array<i32>();
-    const isOld = new Uint8Array(nClaims);
-    for (let i = 0; i < oldClaims.length; i++) unchecked((isOld[unchecked(oldClaims[i])] = 1));
-    for (let p = 0; p < NP; p++) {
-      const at = unchecked(placement[p]);
-      if (at > -2 || unchecked(isOld[-(at + 2)]) == 0) continue;
-      const v = unchecked(placedVersion[p]);
-      const rq = canonicalInput(ver(v, V_REQS));
-      let g: Classes | null = null;
-      for (let i = 0; i < groups.length; i++) if (unchecked(groupReqs[i]) == rq) g = unchecked(groups[i]);
-      if (g == null) {
-        g = new Classes();
-        groups.push(g);
-        groupReqs.push(rq);
-      }
-      g.add(v, p);
-    }
-    // Pack each group; build the new claims without committing them yet.
-    const fresh = new Array<Claim>();
-    const freshPods = new Array<Array<i32>>();
-    let newCost: f64 = 0;
-    let ok = true;
-    const tset = canonicalInput(tmpl(t, T_SET));
-    for (let gi = 0; gi < groups.length && ok; gi++) {
-      const g = unchecked(groups[gi]);
-      const gset = mergeCompatible(tset, unchecked(groupReqs[gi]), MODE_WELL_KNOWN);
-      if (gset < 0 || setHasMinValues(gset)) { ok = false; break; }
-      const compat = compatFor(gset, t);
-      const local = new Array<i32>();
-      for (let j = 0; j < templateLen(t); j++) if (unchecked(compat.ok[j]) != 0) local.push(j);
-      if (local.length == 0) { ok = false; break; }
-      let groupPods = 0;
-      for (let c = 0; c < g.counts.length; c++) groupPods += unchecked(g.counts[c]);
-      const mark = markFor(<f64>groupPods / <f64>max(1, podsLeft));
-      podsLeft -= groupPods;
-      const bins = packGroup(new Types(t, local, compat.price), g, mark);
-      if (bins == null) { ok = false; break; }
-      const cursor = new Int32Array(g.versions.length);
-      for (let b = 0; b < bins.length; b++) {
-        const bin = unchecked(bins[b]);
-        const n = templateLen(t);
-        const live = new Int32Array(n);
-        let ln = 0;
-        for (let j = 0; j < n; j++) if (unchecked(compat.ok[j]) != 0) unchecked((live[ln++] = j));
-        const cl = new Claim(t, gset, live, ln, nClaims + fresh.length, 0);
-        const pods = new Array<i32>();
-        for (let c = 0; c < g.versions.length; c++) {
-          const k = unchecked(bin.take[c]);
-          if (k == 0) continue;
-          const rq = ver(unchecked(g.versions[c]), V_REQUESTS);
-          for (let r = 0; r < NR; r++) unchecked((cl.total[r] += <f64>k * f64At(rq + r)));
-          const src = unchecked(g.pods[c]);
-          for (let q = 0; q < k; q++) pods.push(unchecked(src[unchecked(cursor[c]) + q]));
-          unchecked((cursor[c] += k));
-        }
-        cl.pods = pods.length;
-        const price = claimPrice(cl);
-        if (price == Infinity) { ok = false; break; }
-        newCost += price;
-        fresh.push(cl);
-        freshPods.push(pods);
-      }
-    }
-    if (!ok) continue;
-    const better = newCost < oldCost - 0.5 || (Math.abs(newCost - oldCost) <= 0.5 && fresh.length < oldCount);
-    if (!better) continue;
-    // Limits: the new claims must fit within what the old ones reserved plus what is left.
+    const fresh = unchecked(plans[t]);
     const lim = limitsOf(t);
-    const room = new Float64Array(NLD + 1);
-    for (let d = 0; d <= NLD; d++) unchecked((room[d] = unchecked(lim[d])));
-    for (let i = 0; i < oldClaims.length; i++) {
-      const r = claimAt(unchecked(oldClaims[i])).reserved;
-      for (let d = 0; d < r.length; d++) unchecked((room[d] += unchecked(r[d])));
-    }
-    const reserved = new Array<Float64Array>();
-    for (let i = 0; i < fresh.length; i++) {
-      const r = maxCapacity(unchecked(fresh[i]));
-      reserved.push(r);
-      for (let d = 0; d <= NLD; d++) unchecked((room[d] -= unchecked(r[d])));
-    }
-    let within = true;
-    for (let d = 0; d <= NLD; d++) if (unchecked(room[d]) < -1e-6) within = false;
-    if (!within) continue;
-    // Commit: retire the old claims, add the new ones, move the pods.
-    for (let i = 0; i < oldClaims.length; i++) {
-      const c = claimAt(unchecked(oldClaims[i]));
-      c.pods = 0;
-      c.liveLen = 0;
-    }
-    for (let d = 0; d <= NLD; d++) unchecked((lim[d] = unchecked(room[d])));
-    for (let i = 0; i < fresh.length; i++) {
-      const cl = unchecked(fresh[i]);
-      cl.reserved = unchecked(reserved[i]);
-      const ci = pushClaim(cl);
-      const pods = unchecked(freshPods[i]);
-      for (let q = 0; q < pods.length; q++) unchecked((placement[unchecked(pods[q])] = -(ci + 2)));
-    }
+    for (let d = 0; d <= NLD; d++) unchecked((lim[d] = unchecked(unchecked(finals[t])[d])));
+    if (fresh == null) continue;
     changed++;
+    for (let i = 0; i < fresh.length; i++) {
+      const f = unchecked(fresh[i]);
+      const cl = new Claim(t, f.set, f.live, f.live.length, claimCount(), 0);
+      for (let r = 0; r < NR; r++) unchecked((cl.total[r] = unchecked(f.total[r])));
+      cl.pods = f.pods.length;
+      cl.reserved = f.reserved;
+      const ci = pushClaim(cl);
+      for (let q = 0; q < f.pods.length; q++) unchecked((placement[unchecked(f.pods[q])] = -(ci + 2)));
+    }
   }
   return changed;
+}
+
+/** Re-packs free pods; returns the number of templates whose NodeClaims were replaced (0: Karpenter's plan kept). */
+export function improve(): i32 {
+  const nClaims = claimCount();
+  if (nClaims == 0) return 0;
+  const excluded = excludedTemplates();
+  const cand = new Candidates(nClaims, excluded);
+  if (cand.pods.length == 0) return 0;
+  const rooms = roomsOf(cand);
+  const homes = homesOf(cand, rooms, excluded);
+  if (homes == null) return 0;
+  const state = new Budgeting(cand.pods.length);
+  const plans = new Array<Array<Fresh> | null>();
+  const finals = new Array<Float64Array>();
+  let newCost: f64 = 0;
+  let newCount = 0;
+  for (let t = 0; t < NT; t++) {
+    const room = unchecked(rooms[t]);
+    const groups = groupsOf(t, cand, homes, room);
+    if (groups == null || late()) return 0;
+    let fresh: Array<Fresh> | null = null;
+    if (groups.length > 0) {
+      fresh = planTemplate(groups, room, state);
+      if (fresh == null) return 0;
+    }
+    plans.push(fresh);
+    const fin = room.slice();
+    if (fresh != null) {
+      for (let i = 0; i < fresh.length; i++) {
+        const f = unchecked(fresh[i]);
+        for (let d = 0; d <= NLD; d++) unchecked((fin[d] -= unchecked(f.reserved[d])));
+        newCost += f.price;
+      }
+      newCount += fresh.length;
+    }
+    finals.push(fin);
+  }
+  let oldCost: f64 = 0;
+  const memo = new Map<u64, Types>();
+  for (let i = 0; i < cand.claims.length; i++) oldCost += claimPrice(claimAt(unchecked(cand.claims[i])), memo);
+  const better = newCost < oldCost - 0.5 || (Math.abs(newCost - oldCost) <= 0.5 && newCount < cand.claims.length);
+  if (!better || !keptStillAnchored(cand, finals)) return 0;
+  return commit(cand, plans, finals);
 }

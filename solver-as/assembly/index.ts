@@ -3,6 +3,7 @@ import { ABI_VERSION, FLAG_IMPROVE, H_MAGIC, H_VERSION, MAGIC, R_STATUS, R_WORDS
 import { FLAGS, IMPROVE_MS, IMPROVE_WORK, bind } from './layout';
 import { startBudget } from './budget';
 import { improve } from './improve';
+import { resetOrder } from './order';
 import { resetCompat } from './its';
 import { finalizeClaims, writeResult } from './output';
 import { counters, resetSchedule, run } from './schedule';
@@ -46,6 +47,7 @@ export function solve(input: usize): usize {
   resetQuickIndex();
   resetSchedule();
   resetReservations();
+  resetOrder();
   run();
   let improved = 0;
   startBudget(IMPROVE_WORK, IMPROVE_MS);

@@ -3,7 +3,7 @@
 import {
   H_DGROUPS, H_F64S, H_FLAGS, H_GROUPS, H_ITS, H_KEYS, H_LISTS, H_NDG, H_NG, H_NIT, H_NK, H_NN, H_NODES, H_NO, H_NP,
   H_NR, H_NLD, H_NS, H_NT, H_NTS, H_NV, H_OFFS, H_PODS, H_SETS, H_SET_WORDS, H_TMPLS, H_TOL, H_VERS, H_MAX_ITS,
-  H_HOSTNAME_KEY, H_ZONE_KEY, H_CT_KEY, H_RESV_KEY, H_IMPROVE_MS, H_IMPROVE_WORK, H_NRV, H_RESV, H_CT_RESERVED, SREC_BYTES, KEY_STRIDE, KEY_WORDS, KEY_BITOFF,
+  H_HOSTNAME_KEY, H_ZONE_KEY, H_CT_KEY, H_RESV_KEY, H_IMPROVE_MS, H_IMPROVE_WORK, H_NRV, H_RESV, H_CT_RESERVED, H_CT_SPOT, H_CT_ON_DEMAND, SREC_BYTES, KEY_STRIDE, KEY_WORDS, KEY_BITOFF,
   KEY_FLAGS, T_STRIDE, IT_STRIDE, O_STRIDE, V_STRIDE, P_STRIDE, N_STRIDE, G_STRIDE, DG_STRIDE,
 } from '../abi';
 
@@ -35,6 +35,9 @@ export let IMPROVE_WORK: i32 = 0;
 /** Reservations (values of the reservation-id key) and the capacity-type value `reserved` (-1: none). */
 export let NRV: i32 = 0;
 export let CT_RESERVED: i32 = -1;
+/** The capacity-type values spot and on-demand (-1: absent). */
+export let CT_SPOT: i32 = -1;
+export let CT_ON_DEMAND: i32 = -1;
 
 let pKeys: usize = 0;
 let pSets: usize = 0;
@@ -82,6 +85,8 @@ export function bind(base: usize): void {
   IMPROVE_WORK = hdr(H_IMPROVE_WORK);
   NRV = hdr(H_NRV);
   CT_RESERVED = hdr(H_CT_RESERVED);
+  CT_SPOT = hdr(H_CT_SPOT);
+  CT_ON_DEMAND = hdr(H_CT_ON_DEMAND);
   pKeys = base + <usize>hdr(H_KEYS);
   pSets = base + <usize>hdr(H_SETS);
   pTmpls = base + <usize>hdr(H_TMPLS);

@@ -1,7 +1,7 @@
 // Writes the result block (solver-as/abi.ts): placements, failure codes, and the NodeClaims with their
 // instance types ordered by price (ties: catalog order) and truncated, and the requirement sets they need.
 import {
-  C_CHEAPEST, C_ITS, C_NPODS, C_RESV, C_SET, C_STRIDE, C_TMPL, E_MIN_VALUES, FLAG_STRICT_MIN_VALUES, R_CLAIMS, R_ERRORS,
+  C_CHEAPEST, C_FLAGS, C_ITS, C_NPODS, C_RESV, C_SET, C_STRIDE, C_TMPL, CF_LAUNCH, FLAG_IMPROVE, E_MIN_VALUES, FLAG_STRICT_MIN_VALUES, R_CLAIMS, R_ERRORS,
   R_IMPROVED, R_NCLAIMS, R_NSETS, R_PLACEMENTS, R_SETS, R_STATUS, R_TRUNCATED, R_WORDS, R_WORK, S_OK,
 } from '../abi';
 import { FLAGS, MAX_ITS, NP, NT, SET_BYTES } from './layout';
@@ -168,6 +168,7 @@ export function writeResult(improved: i32): usize {
     w(rec + C_ITS, unchecked(listPos[unchecked(listOf[ci])]));
     w(rec + C_NPODS, c.pods);
     w(rec + C_CHEAPEST, c.liveLen > 0 ? <i32>Math.round(unchecked(compat.price[unchecked(c.live[0])])) : -1);
+    w(rec + C_FLAGS, (FLAGS & FLAG_IMPROVE) != 0 ? CF_LAUNCH : 0);
   }
   for (let i = 0; i < setIds.length; i++) {
     memory.copy(base + <usize>(setsOff + i * SET_BYTES), setAddr(unchecked(setIds[i])), <usize>SET_BYTES);

@@ -40,21 +40,10 @@ function valuePack(ts: Types, cl: Classes, left: Int32Array, duals: Float64Array
     let bestEff: f64 = -1;
     let bestTake = new Int32Array(0);
     let bestAll = false;
-    // Closing: whatever is left fits one node of some type; take the cheapest such.
+    // Closing: whatever is left fits one node of some type; take the one its launch would pick.
     const total = new Float64Array(NR);
     for (let c = 0; c < C; c++) for (let r = 0; r < NR; r++) unchecked((total[r] += <f64>unchecked(left[c]) * req(cl, c, r)));
-    let closeX = -1;
-    let closePrice: f64 = Infinity;
-    for (let x = 0; x < ts.n; x++) {
-      const p = unchecked(ts.prices[x]);
-      if (p >= closePrice) continue;
-      let fits = true;
-      for (let r = 0; r < NR && fits; r++) if (unchecked(total[r]) > ts.cap(x, r) + 1e-6) fits = false;
-      if (fits) {
-        closePrice = p;
-        closeX = x;
-      }
-    }
+    const closeX = ts.pick(total);
     for (let si = 0; si < shortlist.length; si++) {
       const x = unchecked(shortlist[si]);
       for (let r = 0; r < NR; r++) unchecked((room[r] = ts.cap(x, r)));

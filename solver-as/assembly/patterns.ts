@@ -14,7 +14,7 @@
 // SLACK. After every step, closing with the cheapest single node that holds everything left is a candidate
 // end; the cheapest end is kept. Each node costs what the cheapest type holding its pods costs.
 import { NR } from './layout';
-import { Bin, Classes, Types, cheapestFitAmong, descending, fitCount, takeTotal } from './bins';
+import { Bin, Classes, Types, descending, fitCount, takeTotal } from './bins';
 import { candidates, price, undominated } from './knapsack';
 import { Master } from './master';
 
@@ -103,7 +103,7 @@ function generate(ts: Types, cl: Classes, und: Array<i32>, xs: Array<i32>, cols:
       const t = unchecked(found[k]);
       if (cols.has(t)) continue;
       takeTotal(cl, t, total);
-      cols.add(t.slice(), cheapestFitAmong(ts, und, total));
+      cols.add(t.slice(), ts.cost(total));
       added++;
     }
     if (added == 0) return true;
@@ -135,7 +135,7 @@ function openLeastLoss(ts: Types, cl: Classes, und: Array<i32>, cols: Columns, l
     }
     if (!any) continue;
     takeTotal(cl, capped, total);
-    const cost = cheapestFitAmong(ts, und, total);
+    const cost = ts.cost(total);
     const loss = cost - worth;
     if (loss < pickLoss - 1e-6 || (loss <= pickLoss + 1e-6 && pick >= 0 && m.z(j) > m.z(pick))) {
       pick = j;
@@ -199,7 +199,7 @@ export function patternPack(ts: Types, cl: Classes, duals: Float64Array, seed: A
     const t = new Int32Array(C);
     unchecked((t[c] = bestK));
     takeTotal(cl, t, total);
-    cols.add(t, cheapestFitAmong(ts, und, total));
+    cols.add(t, ts.cost(total));
   }
   // And the nodes of another plan (the value packer's), as patterns to start from.
   if (seed != null) {
@@ -207,7 +207,7 @@ export function patternPack(ts: Types, cl: Classes, duals: Float64Array, seed: A
       const t = unchecked(seed[b]).take;
       if (cols.has(t)) continue;
       takeTotal(cl, t, total);
-      cols.add(t.slice(), cheapestFitAmong(ts, und, total));
+      cols.add(t.slice(), ts.cost(total));
     }
   }
   const m = cols.lp;
@@ -236,7 +236,7 @@ export function patternPack(ts: Types, cl: Classes, duals: Float64Array, seed: A
     }
     for (let c = 0; c < C; c++) unchecked((all[c] = unchecked(left[c])));
     takeTotal(cl, all, total);
-    const close = cheapestFitAmong(ts, und, total);
+    const close = ts.cost(total);
     if (spent + close < bestCost) {
       bestCost = spent + close;
       bestPrefix = bins.length;
@@ -256,7 +256,7 @@ export function patternPack(ts: Types, cl: Classes, duals: Float64Array, seed: A
       for (; !done; ) {
         for (let c = 0; c < C; c++) unchecked((all[c] = unchecked(left[c])));
         takeTotal(cl, all, total);
-        if (cheapestFitAmong(ts, und, total) < Infinity) break;
+        if (ts.cost(total) < Infinity) break;
         const before2 = bins.length;
         const loss = openLeastLoss(ts, cl, und, cols, left, bins);
         if (loss < 0) break;
@@ -271,7 +271,7 @@ export function patternPack(ts: Types, cl: Classes, duals: Float64Array, seed: A
     }
     for (let b = before; b < bins.length; b++) {
       takeTotal(cl, unchecked(bins[b]).take, total);
-      spent += cheapestFitAmong(ts, und, total);
+      spent += ts.cost(total);
     }
     if (spent >= bestCost) break;
     if (done) continue;

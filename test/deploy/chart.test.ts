@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { mergeValues, render, type RenderContext } from './helm-lite.ts';
 import { calledInCode, chartRules } from './rbac.ts';
+import { OPTION_SPECS } from '../../controller/operator/options.ts';
 
 const chartDir = new URL('../../charts/karpenter-ts/', import.meta.url);
 const read = (p: string) => readFileSync(new URL(p, chartDir), 'utf8');
@@ -200,5 +201,14 @@ describe('RBAC', () => {
     const role = renderChart().find((o) => o.kind === 'Role') as unknown as { rules: Rule[] };
     expect([...triples(role.rules)].sort()).toEqual([...wanted(needs.namespace)].sort());
     expect([...chartRules().role].sort()).toEqual([...wanted(needs.namespace)].sort());
+  });
+
+  it('the Role lets the controller read and renew only its own Lease; create is the one verb RBAC cannot scope by name', () => {
+    const role = renderChart().find((o) => o.kind === 'Role') as unknown as { rules: Array<Rule & { resourceNames?: string[] }> };
+    const leaseName = OPTION_SPECS.find((o) => o.flag === 'leader-election-name')!.default;
+    const unscoped = role.rules.filter((r) => !r.resourceNames?.length).flatMap((r) => r.verbs);
+    expect(unscoped).toEqual(['create']);
+    for (const r of role.rules.filter((x) => x.resourceNames?.length)) expect(r.resourceNames).toEqual([leaseName]);
+    expect(role.rules.filter((r) => r.resourceNames?.length).flatMap((r) => r.verbs).sort()).toEqual(['get', 'update']);
   });
 });

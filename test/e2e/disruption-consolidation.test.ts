@@ -51,9 +51,10 @@ describe('consolidation drills', () => {
   it('replaces a node with a cheaper one, launching the replacement before the candidate goes', async () => {
     sim = await simulation();
     await sim.apply(production());
-    await sim.apply(deployment('web', 10));
+    // Fifteen 1-CPU pods: one c6a.4xlarge is their cheapest plan (ten would be a 2xlarge and an xlarge).
+    await sim.apply(deployment('web', 15));
     await sim.apply(pdb('web', 2));
-    await sim.clock.advanceUntil(() => running(sim!, 'web') === 10, 180_000, 'web running');
+    await sim.clock.advanceUntil(() => running(sim!, 'web') === 15, 180_000, 'web running');
     const [big] = nodeClaims(sim);
     expect(typeOf(nodes(sim)[0]!)).toBe('c6a.4xlarge');
     inv = watchInvariants(sim, { maxUnboundMs: 30_000 });
@@ -82,11 +83,13 @@ describe('consolidation drills', () => {
   it('splits one node into two cheaper ones with the global repack (Karpenter replaces N nodes by at most one)', async () => {
     sim = await simulation();
     await sim.apply(production());
-    await sim.apply(deployment('web', 10));
+    // Fifteen 1-CPU pods provision one c6a.4xlarge; five go.
+    await sim.apply(deployment('web', 15));
     await sim.apply(pdb('web', 8));
-    await sim.clock.advanceUntil(() => running(sim!, 'web') === 10, 180_000, 'web running');
+    await sim.clock.advanceUntil(() => running(sim!, 'web') === 15, 180_000, 'web running');
     const [big] = nodeClaims(sim);
     inv = watchInvariants(sim, { maxUnboundMs: 30_000 });
+    await scale(sim, 'web', 10);
 
     // Ten 1-CPU pods fill no cheaper single node than a c6a.4xlarge ($0.612/h), but fit on a 2xlarge and an xlarge.
     await sim.clock.advanceUntil(() => !sim!.cluster.api.find('nodeclaims.karpenter.sh', undefined, big!.metadata.name!), 10 * 60_000, 'the big node gone');
@@ -105,9 +108,10 @@ describe('consolidation drills', () => {
   it('leaves that split alone when it saves less than --consolidation-repack-min-savings of the node\'s price', async () => {
     sim = await simulation({ options: { 'consolidation-repack-min-savings': '0.3' } });
     await sim.apply(production());
-    await sim.apply(deployment('web', 10));
-    await sim.clock.advanceUntil(() => running(sim!, 'web') === 10, 180_000, 'web running');
+    await sim.apply(deployment('web', 15));
+    await sim.clock.advanceUntil(() => running(sim!, 'web') === 15, 180_000, 'web running');
     const [big] = nodeClaims(sim);
+    await scale(sim, 'web', 10);
     await sim.clock.advance(10 * 60_000);
     expect(nodeClaims(sim).map((c) => c.metadata.name)).toEqual([big!.metadata.name]);
     // The split above saves $0.612 -> $0.459 per hour as planned, but the saving the repack can guarantee

@@ -27,9 +27,10 @@ describe('controller killed during a disruption command', () => {
   it('cleans the taint and the DisruptionReason left behind, loses no pod, and consolidates afterwards', async () => {
     sim = await simulation();
     await sim.apply(guide('guide-07.yaml').replace('consolidateAfter: 2m', 'consolidateAfter: 30s'));
-    await sim.apply(deployment('web', 10));
+    // Fifteen 1-CPU pods: one c6a.4xlarge (ten would be provisioned as a 2xlarge and an xlarge already).
+    await sim.apply(deployment('web', 15));
     await sim.apply(JSON.stringify({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'web', namespace: 'default' }, spec: { minAvailable: 2, selector: { matchLabels: { app: 'web' } } } }));
-    await sim.clock.advanceUntil(() => running(sim!, 'web') === 10, 180_000, 'web running');
+    await sim.clock.advanceUntil(() => running(sim!, 'web') === 15, 180_000, 'web running');
     inv = watchInvariants(sim, { maxUnboundMs: 30_000 });
     await scale(sim, 'web', 3);
     const queue = sim.operator.controllers.disruption!.queue;

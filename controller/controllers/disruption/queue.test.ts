@@ -18,8 +18,9 @@ describe('disruption.queue', () => {
   it('fails a command whose replacement is deleted before it initializes, and undoes every mark', async () => {
     sim = await simulation();
     await sim.apply(guide('guide-07.yaml').replace('consolidateAfter: 2m', 'consolidateAfter: 30s'));
-    await sim.apply(deployment('web', 10, { cpu: '1', memory: '1Gi' }));
-    await sim.clock.advanceUntil(() => running(sim!, 'web') === 10, 180_000, 'web running');
+    // Fifteen 1-CPU pods: one c6a.4xlarge, which three pods later leave underused.
+    await sim.apply(deployment('web', 15, { cpu: '1', memory: '1Gi' }));
+    await sim.clock.advanceUntil(() => running(sim!, 'web') === 15, 180_000, 'web running');
     const inv = watchInvariants(sim, { maxUnboundMs: 30_000 });
     const [original] = nodeClaims(sim);
     await scale(sim, 'web', 3);

@@ -19,6 +19,7 @@ import { nominationWindow } from '../../state/cluster.ts';
 import type { ControllerContext } from '../context.ts';
 import { markDisrupted } from './marks.ts';
 import { createReplacements, deleteNodeClaims, destinations } from './replacements.ts';
+import { EVERY_KIND } from '../reads.ts';
 
 export const QUEUE_POLL_MS = 1_000;
 
@@ -201,6 +202,7 @@ export function newOrchestrationQueue(ctx: ControllerContext): OrchestrationQueu
 
   return {
     name: 'disruption.queue',
+    reads: EVERY_KIND,
     concurrency: 100,
     reconcile,
     start,

@@ -21,6 +21,7 @@ import type { ControllerContext } from '../context.ts';
 import { cleanStaleMarks } from './cleanup.ts';
 import type { OrchestrationQueue } from './queue.ts';
 import { publishDecision, publishPass, publishRejected } from './report.ts';
+import { EVERY_KIND } from '../reads.ts';
 
 export const POLL_MS = 10_000;
 export const VALIDATION_DELAY_MS = 15_000;
@@ -137,6 +138,7 @@ export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOption
 
   return {
     name: 'disruption',
+    reads: EVERY_KIND,
     concurrency: 1,
     reconcile,
     queue,

@@ -1,6 +1,7 @@
 // The interruption controller against the simulator: what each message kind does to the NodeClaim and
 // Node it names (events, deletion, metrics), and that nothing a feed delivers stops the loop.
 import { afterEach, describe, expect, it } from 'vitest';
+import { wrapCloud } from '../../../test/support/drills.ts';
 import { events, guide, nodeClaims, running, simulation, type Simulation } from '../../../test/support/environment.ts';
 import type { KObject } from '../../../sim/apiserver/index.ts';
 
@@ -167,5 +168,95 @@ describe('interruption', () => {
     expect(feed.acknowledged).toHaveLength(2);
     await sim.clock.advance(10_000);
     expect(feed.acknowledged).toHaveLength(3);
+  });
+});
+
+describe('interruption messages the controller cannot act on yet, and redeliveries', () => {
+  /** Turns of the event loop until `done()` (bounded: a test that hangs here fails instead). */
+  async function turnsUntil(done: () => boolean, what: string): Promise<void> {
+    for (let i = 0; i < 10_000 && !done(); i++) await new Promise((r) => setImmediate(r));
+    if (!done()) throw new Error(`${what} did not happen`);
+  }
+
+  it('leaves a message for an instance whose NodeClaim has not recorded it yet in the queue, and handles it when it comes back', async () => {
+    let seenAtFirstDelivery: { acknowledged: number; received: number } | undefined;
+    let interrupted: string | undefined;
+    const s = await simulation({
+      cloud: (cp) => wrapCloud(cp, {
+        // The warning arrives while the launch is still in flight: the instance exists, the NodeClaim does not name it yet.
+        create: async (req) => {
+          const inst = await cp.create(req);
+          if (interrupted) return inst;
+          interrupted = sim!.provider.interrupt(inst.providerID, 'spotInterruption').id;
+          const feed = sim!.provider.interruptions;
+          const interruption = () => sim!.operator.runtime.queue('interruption');
+          await turnsUntil(() => feed.receiveCounts().get(interrupted!) === 1 && interruption()?.busy() === false, 'the first delivery handled');
+          seenAtFirstDelivery = { acknowledged: feed.acknowledged.length, received: (await metric(sim!, 'karpenter_interruption_received_messages_total')) ?? 0 };
+          return inst;
+        },
+      }),
+    });
+    sim = s;
+    await s.apply(guide('guide-03.yaml'));
+    await s.apply(guide('guide-05.yaml'));
+    await s.apply(spread(1));
+    await s.clock.advanceUntil(() => seenAtFirstDelivery !== undefined, 60_000, 'the launch');
+    // Delivered once and not deleted: no visible NodeClaim named the instance, and a launch was in flight.
+    expect(seenAtFirstDelivery).toEqual({ acknowledged: 0, received: 1 });
+    const [claim] = nodeClaims(s);
+    expect(claim!.metadata.deletionTimestamp).toBeUndefined();
+    // SQS makes it visible again after its 20 s visibility timeout; by then the NodeClaim names the instance.
+    await s.clock.advance(20_000);
+    expect(s.provider.interruptions.deleted.map((e) => e.id)).toEqual([interrupted]);
+    expect(await metric(s, 'karpenter_interruption_received_messages_total')).toBe(2);
+    expect(await metric(s, 'karpenter_nodeclaims_disrupted_total', { reason: 'spot_interrupted' })).toBe(1);
+    expect(claimObj(s, claim!.metadata.name!)?.metadata.deletionTimestamp).toBeDefined();
+  });
+
+  it('a message SQS delivers again while it is being handled is acted on once and deleted with its latest handle', async () => {
+    const r = await cluster(1);
+    sim = r.sim;
+    const feed = sim.provider.interruptions;
+    const mark = feed.markUnavailable.bind(feed);
+    // Handling is under way (the offering is marked, the NodeClaim delete is in flight and slow) when the
+    // visibility timeout runs out and the queue delivers the message again.
+    sim.cluster.server.faults.addLatency(200, { resource: 'nodeclaims', verbs: ['delete'] });
+    feed.markUnavailable = (e, c) => {
+      mark(e, c);
+      feed.expireVisibility();
+    };
+    const event = sim.provider.interrupt(r.claims[0]!.providerID, 'spotInterruption');
+    await sim.settle();
+    sim.cluster.server.faults.reset();
+
+    expect(sim.cluster.requests.find({ verb: 'delete', resource: 'nodeclaims.karpenter.sh' })).toHaveLength(1);
+    expect(await metric(sim, 'karpenter_interruption_actions_performed_total', { action_type: 'CordonAndDrain' })).toBe(1);
+    expect(eventsOn(sim, 'TerminatingOnInterruption', r.claims[0]!.name)).toHaveLength(1);
+    expect(feed.marked).toHaveLength(1);
+    // Deleted once, with the handle of the second delivery (the first one no longer deletes it).
+    expect(feed.acknowledged).toEqual(['sim-2']);
+    expect(feed.deleted.map((e) => e.id)).toEqual([event.id]);
+    await sim.clock.advance(60_000);
+    expect(feed.pending()).toBe(0);
+    expect(await metric(sim, 'karpenter_interruption_deleted_messages_total')).toBe(1);
+  });
+
+  it('a failed delete of a handled message is retried without acting again', async () => {
+    const r = await cluster(1);
+    sim = r.sim;
+    const feed = sim.provider.interruptions;
+    const ack = feed.acknowledge.bind(feed);
+    let failures = 1;
+    feed.acknowledge = async (handle) => {
+      if (failures-- > 0) throw new Error('queue unreachable');
+      return ack(handle);
+    };
+    sim.provider.interrupt(r.claims[0]!.providerID, 'scheduledChange');
+    await sim.settle();
+    expect(feed.deleted).toHaveLength(0);
+    await sim.clock.advance(1_000);
+    expect(feed.deleted).toHaveLength(1);
+    expect(await metric(sim, 'karpenter_interruption_actions_performed_total', { action_type: 'CordonAndDrain' })).toBe(1);
+    expect(eventsOn(sim, 'InstanceUnhealthy', r.claims[0]!.name)).toHaveLength(1);
   });
 });

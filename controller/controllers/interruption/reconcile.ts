@@ -5,10 +5,18 @@
 // every kind but a rebalance recommendation delete the NodeClaim. Deleting is the whole "cordon and
 // drain": the termination finalizers taint the Node, evict its pods through the Eviction API (PDBs hold),
 // and terminate the instance, while the provisioner, seeing the Node start to delete, launches
-// replacements for its pods at once (see controllers/provisioning). A message is acknowledged once handled;
-// if handling fails it stays in the inbox and the work queue retries it with backoff. No message, however
-// malformed, stops the loop. The long poll runs outside the work queue, so the controller counts as idle
-// while it waits.
+// replacements for its pods at once (see controllers/provisioning). No message, however malformed, stops
+// the loop; the long poll runs outside the work queue, so the controller counts as idle while it waits.
+//
+// When a message is deleted from the queue (acknowledged):
+// 1. once it was handled: every NodeClaim it names was acted on (a failure leaves it in the inbox, and the
+//    work queue retries it with backoff);
+// 2. or once it is proven stale: no NodeClaim names its instance while cluster state is synced (every kind
+//    listed and no launch in flight whose instance could be this one), or it is older than a launch can
+//    take. Until then a message whose instance no visible NodeClaim names is left in the queue, not
+//    deleted: SQS delivers it again after its visibility timeout, when the NodeClaim may be visible.
+// Messages are keyed by event id, so SQS delivering a message again (a new receipt handle) while it is
+// still being handled, or after it was handled, never acts twice: the latest handle is the one deleted.
 import type { InterruptionEvent, InterruptionSource } from '../../cloudprovider/types.ts';
 import { targetOf, type Event } from '../../operator/events.ts';
 import { ignoreNotFound } from '../../operator/kube.ts';
@@ -17,13 +25,34 @@ import { errText, type Controller } from '../../operator/runtime.ts';
 import type { NodeClaimEntry } from '../../state/statenode.ts';
 import type { ControllerContext } from '../context.ts';
 import { actionFor, instanceIdOf, kindOf, noticeFor, TERMINATING, type MessageKind } from './messages.ts';
+import { LAUNCH_TIMEOUT_MS } from '../nodeclaim/lifecycle/liveness.ts';
+import { STATE_NODES } from '../reads.ts';
 
 /** Pause after a failed receive (SQS unreachable, credentials) before polling again. */
 export const RECEIVE_RETRY_MS = 10_000;
+/** An unmatched message older than this is stale however busy launches are (a launch that takes longer is deleted). */
+export const UNMATCHED_MAX_AGE_MS = LAUNCH_TIMEOUT_MS;
+/** How long a handled message's event id is remembered, so a late redelivery is deleted without acting. */
+export const HANDLED_MEMORY_MS = 10 * 60_000;
+
+/** A message in the inbox: its latest receipt handle, and how far its handling got. */
+interface Entry {
+  readonly event: InterruptionEvent;
+  handle: string;
+  /** Acted on: only the acknowledgement is left (a retry after a failed delete does not act again). */
+  acted: boolean;
+}
+
+type Outcome = 'handled' | 'waiting';
 
 export function newInterruption(ctx: ControllerContext, source: InterruptionSource): Controller {
   const log = ctx.log;
-  const inbox = new Map<string, InterruptionEvent>();
+  /** Messages received and not yet deleted, by event id. */
+  const inbox = new Map<string, Entry>();
+  /** Event ids handled (or proven stale) and deleted, with when. */
+  const handled = new Map<string, number>();
+  /** Event ids logged as waiting for their NodeClaim (logged once at info). */
+  const waitingLogged = new Set<string>();
   const abort = new AbortController();
 
   /** NodeClaims by instance id, from cluster state (Karpenter's status.instanceID field index). */
@@ -65,65 +94,131 @@ export function newInterruption(ctx: ControllerContext, source: InterruptionSour
     ctx.metrics.nodeClaimsDisrupted.inc({ reason: kind, nodepool: info.nodePoolName ?? '', capacity_type: info.labels['karpenter.sh/capacity-type'] ?? '' });
   }
 
+  /** The instance ids a message names (none for a no-op). */
+  function instancesOf(e: InterruptionEvent): string[] {
+    const named = (e as { instanceIds?: unknown }).instanceIds;
+    return Array.isArray(named) ? named.map(String) : [];
+  }
+
+  /**
+   * No NodeClaim names the instance and none can: cluster state is synced (every kind listed, every
+   * NodeClaim launched and recorded), or the message is older than any launch may take.
+   */
+  function provenStale(e: InterruptionEvent): boolean {
+    if (ctx.cluster.synced()) return true;
+    return Number.isFinite(e.time) && ctx.clock.now() - e.time > UNMATCHED_MAX_AGE_MS;
+  }
+
+  /** The NodeClaims a message names, or undefined while an instance it names may belong to one not visible yet. */
+  function targetsOf(e: InterruptionEvent): NodeClaimEntry[] | undefined {
+    const targets: NodeClaimEntry[] = [];
+    for (const id of instancesOf(e)) {
+      const claims = claimsOn(id);
+      if (!claims.length && !provenStale(e)) return undefined;
+      targets.push(...claims);
+    }
+    return targets;
+  }
+
   /** Acts on every NodeClaim the message names; throws (after trying them all) if any failed. */
-  async function act(e: InterruptionEvent): Promise<void> {
+  async function act(e: InterruptionEvent): Promise<Outcome> {
     const kind = kindOf(e);
     if (kind === 'no_op') {
       log.debug({ id: e.id, detail: e.kind === 'noop' ? e.detail : `state ${e.kind === 'stateChange' ? e.state : ''}` }, 'ignoring interruption message');
-      return;
+      return 'handled';
     }
+    if (!instancesOf(e).length) log.warn({ id: e.id, messageKind: kind }, 'interruption message names no instance');
+    const targets = targetsOf(e);
+    if (!targets) return 'waiting';
     const failures: string[] = [];
-    const named = (e as { instanceIds?: unknown }).instanceIds;
-    const ids = Array.isArray(named) ? named : [];
-    if (!ids.length) log.warn({ id: e.id, messageKind: kind }, 'interruption message names no instance');
-    for (const id of ids) {
-      for (const claim of claimsOn(String(id))) {
-        try {
-          await handleClaim(e, kind, claim);
-        } catch (err) {
-          failures.push(`nodeclaim ${claim.info.name}: ${errText(err)}`);
-        }
+    for (const claim of targets) {
+      try {
+        await handleClaim(e, kind, claim);
+      } catch (err) {
+        failures.push(`nodeclaim ${claim.info.name}: ${errText(err)}`);
       }
     }
     if (failures.length) throw new Error(`acting on interruption message ${e.id} (${kind}): ${failures.join('; ')}`);
+    return 'handled';
   }
 
-  async function reconcile(handle: string): Promise<ReconcileResult> {
-    const e = inbox.get(handle);
-    if (!e) return done;
-    await act(e);
-    await source.acknowledge(handle);
-    inbox.delete(handle);
+  /** Leaves the message in the queue: SQS delivers it again once its visibility timeout ends. */
+  function leaveInQueue(entry: Entry): ReconcileResult {
+    inbox.delete(entry.event.id);
+    const first = !waitingLogged.has(entry.event.id);
+    waitingLogged.add(entry.event.id);
+    const fields = { id: entry.event.id, messageKind: kindOf(entry.event), instances: instancesOf(entry.event) };
+    const message = 'no visible nodeclaim names the instance yet and cluster state is not synced; leaving the message in the queue';
+    if (first) log.info(fields, message);
+    else log.debug(fields, message);
+    return done;
+  }
+
+  async function reconcile(id: string): Promise<ReconcileResult> {
+    const entry = inbox.get(id);
+    if (!entry) return done;
+    if (!entry.acted && (await act(entry.event)) === 'waiting') return leaveInQueue(entry);
+    entry.acted = true;
+    // The latest handle: SQS may have delivered the message again while it was being handled.
+    await source.acknowledge(entry.handle);
+    inbox.delete(id);
+    waitingLogged.delete(id);
+    handled.set(id, ctx.clock.now());
     ctx.metrics.interruptionDeleted.inc();
     return done;
   }
 
-  /** Counts and times a message once, when it arrives (a retried handling does not count it again). */
+  /** Counts and times a message each time it is delivered (a retried handling does not count it again). */
   function received(e: InterruptionEvent): void {
     ctx.metrics.interruptionReceived.inc({ message_type: kindOf(e) });
     if (Number.isFinite(e.time)) ctx.metrics.interruptionQueueDuration.observe(Math.max(0, (ctx.clock.now() - e.time) / 1000));
   }
 
+  /** A delivered message: new ones go to the inbox; a redelivery only updates the handle, or is deleted if handled. */
+  function arrived(m: { readonly event: InterruptionEvent; readonly handle: string }, enqueue: (key: string) => void): void {
+    const id = m.event.id;
+    forgetOldHandled();
+    if (handled.has(id)) {
+      log.debug({ id }, 'interruption message delivered again after it was handled; deleting it');
+      source.acknowledge(m.handle).then(() => ctx.metrics.interruptionDeleted.inc(), (err: unknown) => log.warn({ id, err: errText(err) }, 'deleting a redelivered interruption message failed'));
+      return;
+    }
+    const entry = inbox.get(id);
+    if (entry) {
+      log.debug({ id, acted: entry.acted }, 'interruption message delivered again while in hand; keeping its latest receipt handle');
+      entry.handle = m.handle;
+      return;
+    }
+    received(m.event);
+    inbox.set(id, { event: m.event, handle: m.handle, acted: false });
+    enqueue(id);
+  }
+
+  function forgetOldHandled(): void {
+    const before = ctx.clock.now() - HANDLED_MEMORY_MS;
+    for (const [id, at] of handled) if (at < before) handled.delete(id);
+  }
+
+  /** Long-polls the source until the controller stops; a failed receive waits RECEIVE_RETRY_MS. */
+  async function poll(enqueue: (key: string) => void): Promise<void> {
+    while (!abort.signal.aborted) {
+      try {
+        const batch = await source.receive(abort.signal);
+        for (const m of batch) arrived(m, enqueue);
+      } catch (err) {
+        if (abort.signal.aborted) break;
+        log.error({ err: errText(err) }, `receiving interruption messages failed; retrying in ${RECEIVE_RETRY_MS / 1000} s`);
+        await ctx.clock.sleep(RECEIVE_RETRY_MS, abort.signal).catch(() => undefined);
+      }
+    }
+  }
+
   return {
     name: 'interruption',
+    reads: STATE_NODES,
     reconcile,
     register(enqueue) {
-      void (async () => {
-        while (!abort.signal.aborted) {
-          try {
-            const batch = await source.receive(abort.signal);
-            for (const m of batch) {
-              received(m.event);
-              inbox.set(m.handle, m.event);
-              enqueue(m.handle);
-            }
-          } catch (err) {
-            if (abort.signal.aborted) break;
-            log.error({ err: errText(err) }, `receiving interruption messages failed; retrying in ${RECEIVE_RETRY_MS / 1000} s`);
-            await ctx.clock.sleep(RECEIVE_RETRY_MS, abort.signal).catch(() => undefined);
-          }
-        }
-      })();
+      void poll(enqueue);
       return () => abort.abort();
     },
   };

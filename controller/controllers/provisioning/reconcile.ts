@@ -21,6 +21,7 @@ import type { ControllerContext } from '../context.ts';
 import { Batcher } from './batcher.ts';
 import { add, exceededLimit, poolUsage, worstCaseCapacity } from './limits.ts';
 import { nodeClaimFor } from './nodeclaim.ts';
+import { EVERY_KIND } from '../reads.ts';
 
 export interface Provisioner extends Controller {
   /** Opens (or extends) the batch window, as a pending pod does. */
@@ -195,6 +196,7 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
 
   return {
     name: 'provisioner',
+    reads: EVERY_KIND,
     concurrency: 1,
     reconcile,
     trigger: () => batcher.trigger(),

@@ -3,6 +3,7 @@
 import { done, type ReconcileResult } from '../../../operator/result.ts';
 import type { Controller } from '../../../operator/runtime.ts';
 import type { ControllerContext } from '../../context.ts';
+import { STATE_NODES } from '../../reads.ts';
 
 type Labels = Record<'name' | 'namespace' | 'owner' | 'node' | 'nodepool' | 'zone' | 'arch' | 'capacity_type' | 'instance_type' | 'phase', string>;
 
@@ -37,6 +38,7 @@ export function newPodMetrics(ctx: ControllerContext): Controller {
 
   return {
     name: 'metrics.pod',
+    reads: STATE_NODES,
     reconcile,
     register(enqueue) {
       for (const p of ctx.cluster.workloads.allPods()) enqueue(`${p.namespace}/${p.name}`);

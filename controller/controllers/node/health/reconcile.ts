@@ -22,6 +22,7 @@ import type { NodeClaimEntry, NodeEntry } from '../../../state/statenode.ts';
 import type { ControllerContext } from '../../context.ts';
 import { NODEPOOL_LABEL, TERMINATION_TIMESTAMP_ANNOTATION } from '../../keys.ts';
 import { ALLOWED_UNHEALTHY_PERCENT, allowedUnhealthy, BLOCKED_RETRY_MS, matchesAnyPolicy, snakeCase, unhealthyCondition, type Unhealthy } from './policy.ts';
+import { STATE_NODES } from '../../reads.ts';
 
 /** Karpenter deduplicates NodeRepairBlocked for 15 minutes. */
 const BLOCKED_DEDUPE_MS = 15 * 60_000;
@@ -103,6 +104,7 @@ export function newNodeHealth(ctx: ControllerContext): Controller {
 
   return {
     name: 'node.health',
+    reads: [...STATE_NODES, 'NodePool'],
     reconcile,
     register(enqueue) {
       for (const n of ctx.cluster.allNodes()) enqueue(n.info.name);

@@ -16,6 +16,7 @@ import type { ControllerContext } from '../../context.ts';
 import { DISRUPTED_TAINT, EXCLUDE_LB_LABEL, TERMINATION_FINALIZER, TERMINATION_TIMESTAMP_ANNOTATION } from '../../keys.ts';
 import { doNotDisrupt, evictionTier, forceDeletions, waitingPods } from './drain.ts';
 import type { Pod } from '../../../../engine/index.ts';
+import { STATE_NODES } from '../../reads.ts';
 
 export const DRAIN_REQUEUE_MS = 1_000;
 export const MIN_DRAIN_MS = 5_000;
@@ -131,6 +132,7 @@ export function newNodeTermination(ctx: ControllerContext): Controller {
 
   return {
     name: 'node.termination',
+    reads: STATE_NODES,
     reconcile,
     register(enqueue) {
       for (const n of ctx.cluster.allNodes()) if (n.info.deletionTimestamp !== undefined) enqueue(n.info.name);

@@ -33,6 +33,7 @@ export function newConsolidatable(ctx: ControllerContext): Controller {
 
   return {
     name: 'nodeclaim.consolidatable',
+    reads: ['NodeClaim', 'NodePool'],
     reconcile,
     register(enqueue) {
       for (const c of ctx.cluster.nodeClaims()) enqueue(c.info.name);

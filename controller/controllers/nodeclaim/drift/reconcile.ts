@@ -11,6 +11,7 @@ import { done, requeueAfter, type ReconcileResult } from '../../../operator/resu
 import type { Controller } from '../../../operator/runtime.ts';
 import type { NodeClaimEntry } from '../../../state/statenode.ts';
 import type { ControllerContext } from '../../context.ts';
+import { STATE_NODES } from '../../reads.ts';
 
 export const DRIFT_RECHECK_MS = 5 * 60_000;
 export const INSTANCE_TYPE_CHECK_CACHE_MS = 30 * 60_000;
@@ -66,6 +67,7 @@ export function newDrift(ctx: ControllerContext): Controller {
 
   return {
     name: 'nodeclaim.drift',
+    reads: [...STATE_NODES, 'NodePool', 'EC2NodeClass'],
     reconcile,
     register(enqueue) {
       for (const c of ctx.cluster.nodeClaims()) enqueue(c.info.name);

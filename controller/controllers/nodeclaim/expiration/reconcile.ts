@@ -7,6 +7,7 @@ import { ignoreNotFound } from '../../../operator/kube.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../../operator/result.ts';
 import type { Controller } from '../../../operator/runtime.ts';
 import type { ControllerContext } from '../../context.ts';
+import { STATE_NODES } from '../../reads.ts';
 
 export function newExpiration(ctx: ControllerContext): Controller {
   async function reconcile(name: string): Promise<ReconcileResult> {
@@ -33,6 +34,7 @@ export function newExpiration(ctx: ControllerContext): Controller {
 
   return {
     name: 'nodeclaim.expiration',
+    reads: [...STATE_NODES, 'NodePool'],
     reconcile,
     register(enqueue) {
       for (const c of ctx.cluster.nodeClaims()) enqueue(c.info.name);

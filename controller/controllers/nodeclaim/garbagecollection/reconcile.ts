@@ -7,6 +7,7 @@ import { ignoreNotFound } from '../../../operator/kube.ts';
 import { requeueAfter, type ReconcileResult } from '../../../operator/result.ts';
 import type { Controller } from '../../../operator/runtime.ts';
 import type { ControllerContext } from '../../context.ts';
+import { CLAIMS_AND_NODES } from '../../reads.ts';
 
 export const GC_PERIOD_MS = 2 * 60_000;
 export const ORPHAN_GRACE_MS = 30_000;
@@ -46,6 +47,7 @@ export function newGarbageCollection(ctx: ControllerContext, periodMs = GC_PERIO
 
   return {
     name: 'nodeclaim.garbagecollection',
+    reads: CLAIMS_AND_NODES,
     concurrency: 1,
     reconcile,
     register(_enqueue, enqueueAfter) {

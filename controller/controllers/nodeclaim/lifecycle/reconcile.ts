@@ -15,6 +15,7 @@ import { initialize } from './initialization.ts';
 import { Launcher } from './launch.ts';
 import { liveness } from './liveness.ts';
 import { register } from './registration.ts';
+import { CLAIMS_AND_NODES } from '../../reads.ts';
 
 const DEPENDENTS = ['Launched', 'Registered', 'Initialized'] as const;
 
@@ -74,6 +75,7 @@ export function newNodeClaimLifecycle(ctx: ControllerContext): Controller {
 
   return {
     name: 'nodeclaim.lifecycle',
+    reads: [...CLAIMS_AND_NODES, 'ResourceSlice'],
     reconcile,
     register(enqueue) {
       for (const c of ctx.cluster.nodeClaims()) enqueue(c.info.name);

@@ -7,6 +7,7 @@ import { done, type ReconcileResult } from '../../../operator/result.ts';
 import type { Controller } from '../../../operator/runtime.ts';
 import type { Change } from '../../../state/cluster.ts';
 import type { ControllerContext } from '../../context.ts';
+import { STATE_NODES } from '../../reads.ts';
 
 export const POD_EVENT_DEDUPE_MS = 10_000;
 
@@ -49,6 +50,7 @@ export function newPodEvents(ctx: ControllerContext): Controller {
 
   return {
     name: 'nodeclaim.podevents',
+    reads: STATE_NODES,
     reconcile,
     register(enqueue) {
       return ctx.cluster.subscribe((c) => {

@@ -14,6 +14,7 @@ import type { Controller } from '../../../operator/runtime.ts';
 import type { NodeClaimEntry } from '../../../state/statenode.ts';
 import type { ControllerContext } from '../../context.ts';
 import { TERMINATION_FINALIZER, TERMINATION_TIMESTAMP_ANNOTATION } from '../../keys.ts';
+import { CLAIMS_AND_NODES } from '../../reads.ts';
 
 export const INSTANCE_POLL_MS = 5_000;
 
@@ -88,6 +89,7 @@ export function newNodeClaimTermination(ctx: ControllerContext): Controller {
 
   return {
     name: 'nodeclaim.termination',
+    reads: CLAIMS_AND_NODES,
     reconcile,
     register(enqueue) {
       for (const c of ctx.cluster.nodeClaims()) if (c.info.deletionTimestamp !== undefined) enqueue(c.info.name);

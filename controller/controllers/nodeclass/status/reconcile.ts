@@ -154,6 +154,7 @@ export function newNodeClassStatus(ctx: ControllerContext, provider: NodeClassPr
 
   return {
     name: 'nodeclass.status',
+    reads: ['EC2NodeClass', 'NodeClaim'],
     reconcile,
     register(enqueue) {
       for (const c of ctx.cluster.nodeClasses()) enqueue(c.obj.metadata.name!);

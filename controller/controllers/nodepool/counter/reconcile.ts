@@ -7,6 +7,7 @@ import { done, requeueAfter, type ReconcileResult } from '../../../operator/resu
 import type { Controller } from '../../../operator/runtime.ts';
 import type { ControllerContext } from '../../context.ts';
 import { quantities } from '../../provisioning/nodeclaim.ts';
+import { STATE_NODES } from '../../reads.ts';
 
 const BASE = { cpu: 0, memory: 0, pods: 0, 'ephemeral-storage': 0, [NODES]: 0 };
 
@@ -34,6 +35,7 @@ export function newNodePoolCounter(ctx: ControllerContext): Controller {
 
   return {
     name: 'nodepool.counter',
+    reads: ['NodePool', ...STATE_NODES],
     reconcile,
     register(enqueue) {
       for (const p of ctx.cluster.nodePools()) enqueue(p.obj.metadata.name!);

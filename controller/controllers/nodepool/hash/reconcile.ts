@@ -35,6 +35,7 @@ export function newNodePoolHash(ctx: ControllerContext): Controller {
   }
   return {
     name: 'nodepool.hash',
+    reads: ['NodePool', 'NodeClaim'],
     reconcile,
     register(enqueue) {
       for (const p of ctx.cluster.nodePools()) enqueue(p.obj.metadata.name!);

@@ -50,6 +50,7 @@ export function newNodePoolReadiness(ctx: ControllerContext): Controller {
 
   return {
     name: 'nodepool.readiness',
+    reads: ['NodePool', 'EC2NodeClass'],
     reconcile,
     register(enqueue) {
       for (const p of ctx.cluster.nodePools()) enqueue(p.obj.metadata.name!);
