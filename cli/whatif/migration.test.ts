@@ -12,6 +12,7 @@ import { ec2InstanceInfos, type WhatIfReport } from '../../engine/index.ts';
 import { clusterAutoscalerExample } from '../../examples/snapshots/cluster-autoscaler.ts';
 import { memoryIo } from '../io.ts';
 import { main } from '../main.ts';
+import { renderHtml } from './render-html.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/snapshots/cluster-autoscaler.yaml', import.meta.url));
 const INFLATE = fileURLToPath(new URL('../../examples/snapshots/inflate.msgpack', import.meta.url));
@@ -47,6 +48,9 @@ describe('whatif on a Cluster Autoscaler cluster', () => {
     expect(report.notes[0]).toContain('no node of the input is managed by Karpenter, so this is planned as a migration (as with --from cluster-autoscaler): 14 nodes of 5 node groups');
     expect(report.input.mode).toBe('consolidate');
     expect(terminal).toContain('Migration from cluster-autoscaler (detected: no node is managed by Karpenter)');
+    const html = renderHtml(report);
+    expect(html).toContain('<section id="migration"><h2>Migration from cluster-autoscaler</h2>');
+    expect(html).toContain('<tr><td>batch</td><td class="num">2</td><td>c5.2xlarge</td><td>on-demand</td><td>batch</td></tr>');
     expect(report.risks.map((r) => r.kind)).not.toContain('unmanaged-nodes');
     expect(report.risks.map((r) => r.kind)).not.toContain('no-nodepools');
   });
