@@ -136,6 +136,7 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   const controllers = newControllers(contextFor, {
     ...(cloudProvider.nodeClasses ? { nodeClasses: cloudProvider.nodeClasses } : {}),
     ...(cloudProvider.interruptions ? { interruptions: cloudProvider.interruptions } : {}),
+    ...(cloudProvider.instanceTagging ? { instanceTagging: cloudProvider.instanceTagging } : {}),
     ...(deps.disruptionMethods ? { disruptionMethods: deps.disruptionMethods } : {}),
     ...(deps.only ? { only: deps.only } : {}),
     featureGates: options.featureGates,

@@ -3,8 +3,9 @@
 import type { Pod, Snapshot } from './domain/types.ts';
 import { PooledSolver, SolverPool, type PoolOptions } from './pool/pool.ts';
 import { lowerBound, type LowerBound } from './bound/index.ts';
-import { provision, provisionInput, type ProvisionOptions } from './provision.ts';
-import type { ProvisionPlan } from './solver/types.ts';
+import { provisionInput } from './model/input.ts';
+import { provision, type ProvisionOptions } from './solver/provision.ts';
+import type { ProvisionPlan } from './model/types.ts';
 
 export interface EngineConfig extends PoolOptions {
   /**

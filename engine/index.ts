@@ -9,9 +9,11 @@ export * from './api/index.ts';
 export { nextAfter, parseCron, scheduleActive, CronError, type CronResult, type CronSchedule } from './disruption/cron.ts';
 export * from './disruption/index.ts';
 export * from './domain/money.ts';
-export { incompatibleNodePools, provision, provisionInput, snapshotOf, type IncompatibleNodePool, type ProvisionOptions } from './provision.ts';
-export type { InstanceTypeOption, NewNodeClaimPlan, PodError, ProvisionInput, ProvisionPlan, ProvisionSolver } from './solver/types.ts';
+export { incompatibleNodePools, provisionInput, snapshotOf, type IncompatibleNodePool } from './model/input.ts';
+export { provision, type ProvisionOptions } from './solver/provision.ts';
+export type { InstanceTypeOption, NewNodeClaimPlan, PodError, ProvisionInput, ProvisionPlan, ProvisionSolver } from './model/types.ts';
 export { solveReference } from './solver/reference/scheduler.ts';
+export { ModelCaches, type CacheStats } from './model/caches.ts';
 export { WasmSolver, type WasmSolverOptions } from './solver/wasm.ts';
 export { verifyPlan, type Violation } from './verify/verify.ts';
 // The AWS provider's launch-time filters (engine/launch/filter.ts): the launch path and the planner share them.

@@ -5,7 +5,7 @@
 // after Karpenter's methods, after this engine, and the wall time to the full plan (all loops, solver included;
 // the controller's 15 s validation waits and node launches are not part of it).
 import type { DisruptOptions, LoopState, ProvisionSolver, Snapshot } from '../../engine/index.ts';
-import { applyCommand, createEngine, disrupt, INITIAL_LOOP_STATE, WasmSolver, type Engine } from '../../engine/index.ts';
+import { applyCommand, createEngine, disrupt, INITIAL_LOOP_STATE, ModelCaches, WasmSolver, type Engine } from '../../engine/index.ts';
 import { clusterCost, fragmentedCluster, type Scenario } from './consolidation-scenarios.ts';
 
 export interface BenchRow {
@@ -75,7 +75,8 @@ async function boundOf(engine: Engine, s: Snapshot): Promise<number> {
 }
 
 async function scenarioRows(sc: Scenario, solver: ProvisionSolver, engine: Engine, capMs: number, log: (m: string) => void): Promise<BenchRow[]> {
-  const base = { solver, repackDeadlineMs: 30_000 } satisfies DisruptOptions;
+  // One cache set per scenario, as a controller's warm cluster model keeps across its decisions.
+  const base = { solver, repackDeadlineMs: 30_000, caches: new ModelCaches() } satisfies DisruptOptions;
   const before = clusterCost(sc.snapshot);
   const bound = await boundOf(engine, sc.snapshot);
   log(`${sc.name}: ${managed(sc.snapshot)} nodes, ${sc.pods} pods, $${before.toFixed(2)}/h, lower bound $${bound.toFixed(2)}/h`);

@@ -33,19 +33,10 @@ export interface ControllerCommandDeps {
   readonly clock?: Clock;
 }
 
-const AWS_PROVIDER = '../../controller/cloudprovider/aws/index.ts';
-
-/** The AWS provider module exports `createCloudProvider: CloudProviderFactory`. */
+/** The AWS cloud provider, loaded only when no other is given (tests pass their own and skip the AWS SDK). */
 async function awsProvider(): Promise<CloudProviderFactory> {
-  let mod: { createCloudProvider?: CloudProviderFactory };
-  try {
-    mod = (await import(AWS_PROVIDER)) as typeof mod;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') throw new Error('the AWS cloud provider (controller/cloudprovider/aws) is not part of this build yet; `karpenter-ts sim` runs the controller against a simulated cloud');
-    throw e;
-  }
-  if (typeof mod.createCloudProvider !== 'function') throw new Error(`${AWS_PROVIDER} does not export createCloudProvider`);
-  return mod.createCloudProvider;
+  const { createCloudProvider } = await import('../../controller/cloudprovider/aws/index.ts');
+  return createCloudProvider;
 }
 
 export async function run(args: string[], io: Io, deps: ControllerCommandDeps = {}): Promise<number> {

@@ -3,7 +3,7 @@
 // always. A stepped-down leader can therefore neither launch nor terminate an instance, even from a
 // reconcile that was in flight when it lost the lease.
 import type { Fence } from '../operator/fence.ts';
-import type { CloudProvider } from './types.ts';
+import type { CloudProvider, InstanceTagging } from './types.ts';
 
 export function withFence(cp: CloudProvider, fence: Fence): CloudProvider {
   return {
@@ -23,5 +23,17 @@ export function withFence(cp: CloudProvider, fence: Fence): CloudProvider {
     repairPolicies: () => cp.repairPolicies(),
     ...(cp.interruptions ? { interruptions: cp.interruptions } : {}),
     ...(cp.nodeClasses ? { nodeClasses: cp.nodeClasses } : {}),
+    ...(cp.instanceTagging ? { instanceTagging: fencedTagging(cp.instanceTagging, fence) } : {}),
+  };
+}
+
+/** Tag writes are cloud writes: only the leader makes them. */
+function fencedTagging(t: InstanceTagging, fence: Fence): InstanceTagging {
+  return {
+    taggedAnnotations: t.taggedAnnotations,
+    tag: async (claim) => {
+      fence.check(`tagging the instance of nodeclaim ${claim.name}`);
+      return t.tag(claim);
+    },
   };
 }

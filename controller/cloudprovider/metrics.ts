@@ -35,6 +35,7 @@ export function withMetrics(cp: CloudProvider, metrics: Metrics, controller: str
     repairPolicies: () => cp.repairPolicies(),
     ...(cp.interruptions ? { interruptions: cp.interruptions } : {}),
     ...(cp.nodeClasses ? { nodeClasses: cp.nodeClasses } : {}),
+    ...(cp.instanceTagging ? { instanceTagging: cp.instanceTagging } : {}),
   };
   return wrapped;
 }

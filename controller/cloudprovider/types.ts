@@ -83,24 +83,6 @@ export type InterruptionEvent =
   | { readonly kind: 'capacityReservationInterruption'; readonly id: string; readonly instanceIds: readonly string[]; readonly time: number }
   | { readonly kind: 'noop'; readonly id: string; readonly detail: string; readonly time: number };
 
-/** Karpenter's name for an event's kind: the message_type label of the interruption metrics. */
-export function interruptionMessageType(e: InterruptionEvent): string {
-  switch (e.kind) {
-    case 'spotInterruption':
-      return 'spot_interrupted';
-    case 'rebalanceRecommendation':
-      return 'rebalance_recommendation';
-    case 'scheduledChange':
-      return 'scheduled_change';
-    case 'capacityReservationInterruption':
-      return 'capacity_reservation_interrupted';
-    case 'stateChange':
-      return e.state === 'stopping' || e.state === 'stopped' ? 'instance_stopped' : 'instance_terminated';
-    case 'noop':
-      return 'no_op';
-  }
-}
-
 /**
  * Where interruption events come from (SQS on AWS; injected by scenarios in the simulator). A message the
  * source cannot parse never reaches the controller: the source counts it (message_type "unparseable") and
@@ -154,6 +136,26 @@ export interface NodeClassProvider {
   finalize(nodeClass: EC2NodeClass): Promise<void>;
 }
 
+/** What the provider's instance tagging did for one NodeClaim. */
+export type TagResult =
+  /** Tags were written (callers rate-limit these writes). */
+  | { readonly kind: 'tagged'; readonly tags: Readonly<Record<string, string>> }
+  /** The instance already had every tag. */
+  | { readonly kind: 'unchanged' }
+  /** The NodeClaim's providerID is not one of this provider's: nothing to tag, and retrying will not help. */
+  | { readonly kind: 'invalid'; readonly reason: string };
+
+/**
+ * Tags on a registered node's instance that only exist once the node does (the AWS provider's nodeclaim.tagging
+ * controller: Name, karpenter.sh/nodeclaim, eks:eks-cluster-name).
+ */
+export interface InstanceTagging {
+  /** Annotations that mark a NodeClaim whose instance is tagged; a NodeClaim with all of them is left alone. */
+  readonly taggedAnnotations: Readonly<Record<string, string>>;
+  /** Adds the tags the instance lacks. Throws NodeClaimNotFoundError once the instance is gone. */
+  tag(claim: { readonly name: string; readonly nodeName: string; readonly providerID: string }): Promise<TagResult>;
+}
+
 /**
  * A node condition the cloud provider calls unhealthy (Karpenter's cloudprovider.RepairPolicy): a Node whose
  * condition `conditionType` has had status `conditionStatus` for `tolerationMs` is replaced by node repair.
@@ -191,6 +193,8 @@ export interface CloudProvider {
   readonly interruptions?: InterruptionSource;
   /** Node-class resolution (the node-class controller runs when the provider has it). */
   readonly nodeClasses?: NodeClassProvider;
+  /** Post-registration instance tags (the nodeclaim.tagging controller runs when the provider has it). */
+  readonly instanceTagging?: InstanceTagging;
   /** Background work (price and instance-type refreshes); the operator calls it from start(). */
   start?(): void;
   /** Stops the background work; the operator calls it from stop(). */

@@ -1,7 +1,7 @@
 // The controller list, in one place (Karpenter's pkg/controllers/controllers.go). main.ts hands each
 // controller a context whose cloud provider is wrapped for metrics with the controller's name.
 // The disruption loop takes its methods as data: the disruption engine adds its own there.
-import type { InterruptionSource, NodeClassProvider } from '../cloudprovider/types.ts';
+import type { InstanceTagging, InterruptionSource, NodeClassProvider } from '../cloudprovider/types.ts';
 import type { FeatureGates } from '../operator/options.ts';
 import type { Controller } from '../operator/runtime.ts';
 import type { ControllerContext } from './context.ts';
@@ -19,6 +19,7 @@ import { newExpiration } from './nodeclaim/expiration/reconcile.ts';
 import { newGarbageCollection } from './nodeclaim/garbagecollection/reconcile.ts';
 import { newNodeClaimLifecycle } from './nodeclaim/lifecycle/reconcile.ts';
 import { newPodEvents } from './nodeclaim/podevents/reconcile.ts';
+import { newNodeClaimTagging } from './nodeclaim/tagging/reconcile.ts';
 import { newNodeClaimTermination } from './nodeclaim/termination/reconcile.ts';
 import { newNodePoolCounter } from './nodepool/counter/reconcile.ts';
 import { newNodePoolHash } from './nodepool/hash/reconcile.ts';
@@ -34,6 +35,8 @@ export interface ControllerSet {
 export interface ControllerOptions {
   /** The cloud provider's node-class resolution: adds the EC2NodeClass controller. */
   readonly nodeClasses?: NodeClassProvider;
+  /** The cloud provider's post-registration instance tagging: adds nodeclaim.tagging. */
+  readonly instanceTagging?: InstanceTagging;
   /** The cloud provider's interruption feed: adds the interruption controller. */
   readonly interruptions?: InterruptionSource;
   /** Disruption engine methods in order (default: production order, then the repack per the options). */
@@ -71,6 +74,8 @@ export function newControllers(contextFor: (name: string) => ControllerContext, 
   add('node.termination', newNodeTermination);
   if (opts.featureGates?.nodeRepair && (opts.repairPolicies ?? 0) > 0) add('node.health', newNodeHealth);
   add('nodeclaim.garbagecollection', (ctx) => newGarbageCollection(ctx));
+  // The controller's own context carries the fenced provider: tag writes are made by the leader only.
+  if (opts.instanceTagging) add('nodeclaim.tagging', (ctx) => newNodeClaimTagging(ctx, ctx.cloudProvider.instanceTagging ?? opts.instanceTagging!));
   // The orchestration queue runs with the loop that feeds it.
   const queue = want('disruption') ? newOrchestrationQueue(contextFor('disruption.queue')) : undefined;
   if (queue) all.push(queue);

@@ -49,6 +49,8 @@ export class Metrics {
   readonly decisionEvaluationDuration = this.histogram('karpenter_voluntary_disruption_decision_evaluation_duration_seconds', 'Time to compute one disruption decision (labelled by the method that decided; empty for no decision)', ['reason', 'consolidation_type'], DURATION_BUCKETS);
   readonly consolidationTimeouts = this.counter('karpenter_voluntary_disruption_consolidation_timeouts_total', 'Single- and multi-node consolidation searches that ran out of time', ['consolidation_type']);
   readonly failedValidations = this.counter('karpenter_voluntary_disruption_failed_validations_total', 'Disruption candidates that failed validation after the delay', ['consolidation_type']);
+  readonly consolidationScore = this.histogram('karpenter_consolidation_score', 'Balanced consolidation scores of scored moves, by decision, NodePool and consolidation policy', ['decision', 'nodepool', 'policy'], [0.1, 0.25, 0.33, 0.5, 1, 2, 5, 10]);
+  readonly consolidationMoves = this.counter('karpenter_consolidation_moves_total', 'Consolidation moves scored, by decision, NodePool and consolidation policy (other policies count as approved)', ['decision', 'nodepool', 'policy']);
   readonly disruptionQueueFailures = this.counter('karpenter_voluntary_disruption_queue_failures_total', 'Disruption commands that failed in the orchestration queue, counted by their uninitialized replacements', ['decision', 'reason', 'consolidation_type']);
 
   // Cloud provider and interruption

@@ -5,20 +5,22 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_ENGINE_OPTIONS, type DaemonSet, type InstanceType, type NodePool } from '../domain/types.ts';
 import { withExtraWellKnown } from '../scheduling/labels.ts';
-import type { ProvisionInput } from '../solver/types.ts';
+import type { ProvisionInput } from '../model/types.ts';
 import { WasmSolver } from '../solver/wasm.ts';
 import { nodePool, pod, pods } from '../../test/fixtures/builders.ts';
 import { defaultFakeInstanceTypes, FAKE_WELL_KNOWN_LABELS, fakeInstanceType, withAvailability, withPrices } from '../../test/fixtures/instancetypes.ts';
 import { problemArb } from '../../test/solver/arbitraries.ts';
-import { catalogCacheStats } from './catalog.ts';
+import { ModelCaches } from '../model/caches.ts';
 import { encodeProvision } from './encode.ts';
 
 const wellKnownLabels = withExtraWellKnown(FAKE_WELL_KNOWN_LABELS);
 const solver = new WasmSolver({ build: 'release', improve: false });
 
+const caches = new ModelCaches();
+
 function sameBlocks(input: ProvisionInput): void {
-  const cached = encodeProvision(input, { improve: false, catalogCache: true }).block;
-  const fresh = encodeProvision(input, { improve: false, catalogCache: false }).block;
+  const cached = encodeProvision({ ...input, caches }, { improve: false, catalogCache: true }).block;
+  const fresh = encodeProvision({ ...input, caches: new ModelCaches() }, { improve: false, catalogCache: false }).block;
   expect(Buffer.from(cached).equals(Buffer.from(fresh))).toBe(true);
 }
 
@@ -29,7 +31,7 @@ describe('the encoded catalog cache', () => {
     const its = defaultFakeInstanceTypes();
     const pools: NodePool[] = [nodePool({ name: 'a' }), nodePool({ name: 'b', requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }] })];
     const daemonSets: readonly DaemonSet[][] = [[], [{ namespace: 'kube-system', name: 'ds', pod: pod({ name: 'ds', cpu: '100m', memory: '64Mi' }) }]];
-    const before = { ...catalogCacheStats };
+    const before = caches.stats()['catalog chunks'] ?? { hits: 0, misses: 0 };
     fc.assert(
       fc.property(problemArb, fc.integer({ min: 0, max: 1 }), fc.integer({ min: 1, max: 2 }), (p, ds, np) => {
         const input: ProvisionInput = { ...p, nodePools: pools.slice(0, np), instanceTypes: new Map(pools.map((x) => [x.name, its])), daemonSets: daemonSets[ds]!, wellKnownLabels };
@@ -39,8 +41,9 @@ describe('the encoded catalog cache', () => {
       }),
       { numRuns: 120 },
     );
-    expect(catalogCacheStats.hits).toBeGreaterThan(before.hits + 120);
-    expect(catalogCacheStats.misses).toBeGreaterThan(before.misses);
+    const after = caches.stats()['catalog chunks']!;
+    expect(after.hits).toBeGreaterThan(before.hits + 120);
+    expect(after.misses).toBeGreaterThan(before.misses);
   });
 
   it('re-encodes when a pod adds a label value that renumbers the instance types\' values', () => {

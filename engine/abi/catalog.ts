@@ -2,9 +2,10 @@
 //
 // Every solve used to re-encode each template's instance types (1,371 on the real catalog): their label
 // values into the key space, their requirements as sparse bitsets, allocatable and capacity vectors, one
-// record per offering. Consolidation simulations and what-if jobs solve many times with the same templates
-// (ReferenceScheduler's templates are cached by the identity of the NodePool, instance types, daemonsets and
-// well-known labels, all immutable domain objects), so that work is done once per template and reused:
+// record per offering. Consolidation simulations, a warm cluster model's decisions and what-if jobs solve many
+// times with the same templates (the scheduling model's templates are remembered by the identity of the
+// NodePool, instance types, daemonsets and well-known labels, all immutable domain objects), so that work is
+// done once per template and reused, in the caller's ModelCaches:
 //
 // - `catalogValues(t)`: the label values the template's instance types and offerings add to the key space;
 //   it depends on the template alone.
@@ -20,8 +21,9 @@ import * as A from '../../solver-as/abi.ts';
 import type { InstanceType, Offering, Requirements } from '../domain/types.ts';
 import { toMicros } from '../domain/money.ts';
 import { CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, RESERVATION_ID_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
-import type { DaemonGroup, Template } from '../solver/reference/templates.ts';
 import { isExotic } from '../launch/filter.ts';
+import { cacheSlot, type ModelCaches } from '../model/caches.ts';
+import type { DaemonGroup, Template } from '../model/templates.ts';
 import type { KeySpace } from './keyspace.ts';
 import { F64s, Words } from './writer.ts';
 
@@ -37,16 +39,18 @@ export function withoutHostname(r: Requirements): Requirements {
   return m;
 }
 
-const valuesCache = new WeakMap<Template, ReadonlyMap<string, ReadonlySet<string>>>();
+const CATALOG_VALUES = cacheSlot<Template, ReadonlyMap<string, ReadonlySet<string>>>('catalog values');
 
 /** Every key and value the template's instance types and offerings contribute to the key space. */
-export function catalogValues(t: Template): ReadonlyMap<string, ReadonlySet<string>> {
-  let m = valuesCache.get(t) as Map<string, Set<string>> | undefined;
-  if (m) return m;
-  m = new Map();
+export function catalogValues(t: Template, caches?: ModelCaches): ReadonlyMap<string, ReadonlySet<string>> {
+  return caches ? caches.memo(CATALOG_VALUES, t, () => collectValues(t)) : collectValues(t);
+}
+
+function collectValues(t: Template): ReadonlyMap<string, ReadonlySet<string>> {
+  const m = new Map<string, Set<string>>();
   const add = (key: string, values: Iterable<string>) => {
-    let s = m!.get(key);
-    if (!s) m!.set(key, (s = new Set()));
+    let s = m.get(key);
+    if (!s) m.set(key, (s = new Set()));
     for (const v of values) s.add(v);
   };
   for (const it of t.instanceTypes) {
@@ -57,7 +61,6 @@ export function catalogValues(t: Template): ReadonlyMap<string, ReadonlySet<stri
       if (o.reservationId !== undefined) add(RESERVATION_ID_LABEL, [o.reservationId]);
     }
   }
-  valuesCache.set(t, m);
   return m;
 }
 
@@ -124,10 +127,10 @@ function encodeChunk(t: Template, ks: KeySpace, resources: readonly string[], ld
 }
 
 /** What of the key space, resources and limit dimensions a template's chunk depends on. */
-function fingerprint(t: Template, ks: KeySpace, resources: readonly string[], lds: readonly string[]): string {
+function fingerprint(t: Template, ks: KeySpace, resources: readonly string[], lds: readonly string[], caches: ModelCaches): string {
   const parts: string[] = [resources.join(','), lds.join(',')];
   const keys = new Set<string>(OFFERING_KEYS);
-  for (const k of catalogValues(t).keys()) keys.add(k);
+  for (const k of catalogValues(t, caches).keys()) keys.add(k);
   for (const k of keys) {
     const i = ks.index.get(k);
     parts.push(i === undefined ? `${k}\u0001-` : `${k}\u0001${i}\u0001${ks.words[i]}\u0001${ks.values[i]!.join('\u0002')}`);
@@ -137,26 +140,21 @@ function fingerprint(t: Template, ks: KeySpace, resources: readonly string[], ld
 
 /** Chunks kept per template: a few key spaces (provisioning, consolidation simulations) alternate. */
 const CHUNKS_PER_TEMPLATE = 4;
-const chunkCache = new WeakMap<Template, Map<string, TypesChunk>>();
+const CHUNKS = cacheSlot<Template, Map<string, TypesChunk>>('catalog chunks');
 
-/** Chunk lookups since start-up (tests check that the cache is exercised; nothing decides on these). */
-export const catalogCacheStats = { hits: 0, misses: 0 };
-
-/** The template's chunk for this key space, from the cache when the fingerprint matches. */
-export function templateTypes(t: Template, ks: KeySpace, resources: readonly string[], lds: readonly string[], cache = true): TypesChunk {
-  if (!cache) return encodeChunk(t, ks, resources, lds);
-  const fp = fingerprint(t, ks, resources, lds);
-  let byFp = chunkCache.get(t);
-  if (!byFp) chunkCache.set(t, (byFp = new Map()));
-  let c = byFp.get(fp);
-  if (c) {
-    catalogCacheStats.hits++;
-    return c;
-  }
-  catalogCacheStats.misses++;
+/** The template's chunk for this key space, from `caches` when the fingerprint matches (none: encoded afresh). */
+export function templateTypes(t: Template, ks: KeySpace, resources: readonly string[], lds: readonly string[], caches?: ModelCaches): TypesChunk {
+  if (!caches) return encodeChunk(t, ks, resources, lds);
+  const fp = fingerprint(t, ks, resources, lds, caches);
+  const byFp = caches.map(CHUNKS);
+  let chunks = byFp.get(t);
+  if (!chunks) byFp.set(t, (chunks = new Map()));
+  let c = chunks.get(fp);
+  caches.record(CHUNKS, c !== undefined);
+  if (c) return c;
   c = encodeChunk(t, ks, resources, lds);
-  if (byFp.size >= CHUNKS_PER_TEMPLATE) byFp.delete(byFp.keys().next().value!);
-  byFp.set(fp, c);
+  if (chunks.size >= CHUNKS_PER_TEMPLATE) chunks.delete(chunks.keys().next().value!);
+  chunks.set(fp, c);
   return c;
 }
 

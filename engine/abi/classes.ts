@@ -6,8 +6,9 @@
 // first pod. Nothing is serialised: building a string key per pod (and hashing it in a Map) cost more than
 // the whole search for 100,000 small pods.
 import type { Pod } from '../domain/types.ts';
+import { cacheSlot, type ModelCaches } from '../model/caches.ts';
+import type { PodError } from '../model/types.ts';
 import { optsOutOfKarpenter, podValidationError, queueOrder } from '../scheduling/pods.ts';
-import type { PodError } from '../solver/types.ts';
 
 const F64 = new Float64Array(1);
 const U32 = new Uint32Array(F64.buffer);
@@ -134,35 +135,37 @@ interface Memo {
   sameShape: Pod | undefined;
 }
 
-// Pods are immutable snapshot data and disruption simulations classify the same pods solve after solve,
-// so each pod's hashes are computed once, and the next solve over the same pods usually meets the same
-// representative first and skips the deep comparison. The memo sits on the pod itself, under a symbol that
-// is neither enumerable nor copied by spreads (a copy with other fields must be classified afresh), and
-// dies with it: with a WeakMap entry per pod, its lookups were 155 of the 765 ms spent classifying in a
-// profile of the 5,227-node benchmark's disruption calls (and weak entries add to every collection's work).
-// A pod that cannot take a property (frozen) falls back to the WeakMap.
-const memos = new WeakMap<Pod, Memo>();
-const MEMO = Symbol('pod-class-memo');
+// Pods are immutable snapshot data and disruption simulations (and a warm cluster model's decisions) classify
+// the same pods solve after solve, so each pod's hashes are computed once, and the next solve over the same
+// pods usually meets the same representative first and skips the deep comparison. The memo lives in the
+// caller's ModelCaches, keyed by the pod object (nothing is written onto the pod); without caches it lives
+// for one solve.
+const POD_CLASS = cacheSlot<Pod, Memo>('pod class');
 
-function memosGet(p: Pod): Memo | undefined {
-  return (p as { readonly [MEMO]?: Memo })[MEMO] ?? memos.get(p);
+function hashes(p: Pod): Memo {
+  const shape = shapeHash(p);
+  let h = shape;
+  for (const k in p.requests) h = hashNumber(hashString(h, k), p.requests[k]!);
+  // 30 bits: small integers stay unboxed, in the memo and as Map keys (a boxed key per lookup cost more).
+  return { hash: mix(h, 10) & 0x3fffffff, shape: shape & 0x3fffffff, sameAs: undefined, sameShape: undefined };
 }
 
-function memosSet(p: Pod, m: Memo): void {
-  if (Object.isExtensible(p)) Object.defineProperty(p, MEMO, { value: m, enumerable: false, writable: false, configurable: false });
-  else memos.set(p, m);
-}
+/** The pod's memo: from the caches when given, else made for this solve. */
+class Memos {
+  private readonly local = new Map<Pod, Memo>();
+  constructor(private readonly caches?: ModelCaches) {}
 
-function memoOf(p: Pod): Memo {
-  let m = memosGet(p);
-  if (m === undefined) {
-    const shape = shapeHash(p);
-    let h = shape;
-    for (const k in p.requests) h = hashNumber(hashString(h, k), p.requests[k]!);
-    // 30 bits: small integers stay unboxed, in the memo and as Map keys (a boxed key per lookup cost more).
-    memosSet(p, (m = { hash: mix(h, 10) & 0x3fffffff, shape: shape & 0x3fffffff, sameAs: undefined, sameShape: undefined }));
+  of(p: Pod): Memo {
+    if (this.caches) return this.caches.memo(POD_CLASS, p, () => hashes(p));
+    let m = this.local.get(p);
+    if (m === undefined) this.local.set(p, (m = hashes(p)));
+    return m;
   }
-  return m;
+
+  /** The memo when the pod has one (snapshot pods seen before), without making one. */
+  peek(p: Pod): Memo | undefined {
+    return this.caches ? this.caches.map(POD_CLASS).get(p) : this.local.get(p);
+  }
 }
 
 function shapeHash(p: Pod): number {
@@ -185,9 +188,14 @@ export class PodClassifier {
   private readonly buckets = new Map<number, number[]>();
   /** The first pod of each class. */
   readonly representatives: Pod[] = [];
+  private readonly memos: Memos;
+
+  constructor(caches?: ModelCaches) {
+    this.memos = new Memos(caches);
+  }
 
   classOf(p: Pod): number {
-    const m = memoOf(p);
+    const m = this.memos.of(p);
     let bucket = this.buckets.get(m.hash);
     if (bucket === undefined) {
       bucket = [];
@@ -217,11 +225,16 @@ export class PodClassifier {
 export class PodShapes {
   private readonly buckets = new Map<number, Pod[]>();
   private readonly known = new Map<Pod, Pod>();
+  private readonly memos: Memos;
+
+  constructor(caches?: ModelCaches) {
+    this.memos = new Memos(caches);
+  }
 
   shapeOf(p: Pod): Pod {
     let s = this.known.get(p);
     if (s !== undefined) return s;
-    const m = memosGet(p);
+    const m = this.memos.peek(p);
     const h = m?.shape ?? shapeHash(p) & 0x3fffffff;
     let bucket = this.buckets.get(h);
     if (bucket === undefined) this.buckets.set(h, (bucket = []));
@@ -246,8 +259,8 @@ export class PodShapes {
  * first pod as representative: the same numbers and representatives as classifying in queue order, since
  * "same class" is an equivalence. `shapes` learns the representatives' shapes (the encoder reuses it).
  */
-export function queueClasses(all: readonly Pod[], shapes: PodShapes = new PodShapes()): { pods: Pod[]; keys: number[]; representatives: Pod[]; ignored: PodError[] } {
-  const classifier = new PodClassifier();
+export function queueClasses(all: readonly Pod[], shapes: PodShapes = new PodShapes(), caches?: ModelCaches): { pods: Pod[]; keys: number[]; representatives: Pod[]; ignored: PodError[] } {
+  const classifier = new PodClassifier(caches);
   // Validation reads only shape fields (ignoredReason, node selector, affinity): once per shape.
   const shapeVerdict = new Map<Pod, 'ok' | 'skip' | string>();
   const inputClass = new Int32Array(all.length);

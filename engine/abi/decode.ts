@@ -2,11 +2,11 @@
 // ArrayBuffer the caller owns), so decoding works the same in-thread and after a pool worker returned it.
 import * as A from '../../solver-as/abi.ts';
 import type { InstanceType, Pod, Requirements } from '../domain/types.ts';
-import { claimPlan, orderByPrice } from '../solver/reference/finalize.ts';
-import { RESERVATION_ID_LABEL, withReservationRequirements } from '../solver/reference/reservations.ts';
+import { claimPlan, orderByPrice } from '../model/claim.ts';
+import { RESERVATION_ID_LABEL, withReservationRequirements } from '../model/reservations.ts';
+import { minValuesUnmetKeys, offeringAllowed } from '../model/templates.ts';
+import type { NewNodeClaimPlan, PodError, ProvisionPlan } from '../model/types.ts';
 import { minValuesTruncated } from '../scheduling/minvalues.ts';
-import { minValuesUnmetKeys, offeringAllowed } from '../solver/reference/templates.ts';
-import type { NewNodeClaimPlan, PodError, ProvisionPlan } from '../solver/types.ts';
 import type { EncodeContext } from './encode.ts';
 import { selectCandidates } from '../launch/filter.ts';
 import { toMicros } from '../domain/money.ts';
@@ -80,7 +80,7 @@ function readPlacements(r: Reader): Placements {
       out.failed.push(p);
       out.minValuesFailed.set(p, -(at + 2));
     } else if (at >= 0) {
-      const name = ctx.scheduler.existing[at]!.node.name;
+      const name = ctx.model.existing[at]!.node.name;
       let l = out.existing.get(name);
       if (!l) out.existing.set(name, (l = []));
       l.push(pod.uid);
@@ -147,7 +147,8 @@ function finishClaims(r: Reader, placed: Placements, unschedulable: PodError[]):
     if (pods.length === 0) continue;
     const { t, reqs, ordered } = claimParts(r, c);
     // The pool label and node-class label are template requirements the solver keeps as they were.
-    const f = claimPlan(r.ctx.templates[t]!, reqs, ordered, pods, r.ctx.input.options, r.ctx.scheduler.wellKnown, placed.claimRequests[c]);
+    const template = r.ctx.templates[t]!;
+    const f = claimPlan({ template, requirements: reqs, ordered, pods, podRequests: placed.claimRequests[c]! }, r.ctx.input.options, r.ctx.model.wellKnown, r.ctx.model.caches);
     if (f.ok) out.push(f.claim);
     else for (const p of pods) unschedulable.push({ uid: p.uid, reason: f.reason });
   }
@@ -177,7 +178,7 @@ function explainFailures(r: Reader, placed: Placements, unschedulable: PodError[
     }
     const cls = ctx.podClass[p]!;
     let e = explained.get(cls);
-    if (!e) explained.set(cls, (e = ctx.scheduler.explain(pod)));
+    if (!e) explained.set(cls, (e = ctx.model.explain(pod)));
     unschedulable.push({ uid: pod.uid, reason: e.reason, ...(e.perNodePool ? { perNodePool: e.perNodePool } : {}) });
   }
 }

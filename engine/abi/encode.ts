@@ -1,33 +1,38 @@
 // Snapshot -> the solver's input block (solver-as/abi.ts).
 //
-// The preparation that is the same for both solvers — which NodePools provision and their templates,
-// daemonset overhead groups, existing nodes' remaining resources, topology groups and their initial
-// counts, the relaxation chain of each pod — is done by the reference solver's own code (ReferenceScheduler),
-// so the two solvers start from identical state; the solver then runs the search. Pods are grouped into
-// classes: identical pods share one chain of versions, so 10,000 replicas cost one class.
+// The preparation that is the same for both solvers (which NodePools provision and their templates,
+// daemonset overhead groups, existing nodes' remaining resources, topology groups and their initial counts,
+// the relaxation chain of each pod) is the scheduling model's (engine/model), so the two solvers start from
+// identical state; the solver then runs the search. Pods are grouped into classes: identical pods share one
+// chain of versions, so 10,000 replicas cost one class.
+//
+// The block is built section by section, in the order of the ABI's header: key space, templates with their
+// instance types and offerings, daemon groups, pod versions, pods, existing nodes, topology groups, the
+// tolerance table. Records point into shared pools (i32 lists, f64 vectors, dense requirement sets, taint
+// sets), which `Pools` numbers in first-use order.
 import * as A from '../../solver-as/abi.ts';
 import type { Pod, Requirements, Taint } from '../domain/types.ts';
 import { NODES } from '../domain/resources.ts';
+import { ModelCaches } from '../model/caches.ts';
+import { hostPortsConflict } from '../model/places.ts';
+import { SchedulingModel } from '../model/scheduling.ts';
+import type { DaemonGroup, Template } from '../model/templates.ts';
+import type { Topology, TopologyGroup } from '../model/topology.ts';
+import type { PodError, ProvisionInput } from '../model/types.ts';
 import { CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import { podRequirements, strictPodRequirements } from '../scheduling/pods.ts';
-import { fromSelector, add } from '../scheduling/requirements.ts';
+import { add, fromSelector } from '../scheduling/requirements.ts';
 import { toleratesAll } from '../scheduling/taints.ts';
-import type { PodError, ProvisionInput } from '../solver/types.ts';
-import { hostPortsConflict } from '../solver/reference/nodes.ts';
-import { ReferenceScheduler } from '../solver/reference/scheduler.ts';
-import type { DaemonGroup, Template } from '../solver/reference/templates.ts';
-import type { TopologyGroup } from '../solver/reference/topology.ts';
 import { appendChunk, catalogValues, RESERVATION_ID_LABEL, reservationCounts, templateTypes, withoutHostname, type TypesChunk } from './catalog.ts';
 import { PodShapes, queueClasses } from './classes.ts';
 import { KeySpace } from './keyspace.ts';
 import { nodeLabelSet, nodeTaintsKey, taintsKey } from './nodes.ts';
 import { Block, bytesOf, encodePort, F64s, Words } from './writer.ts';
 
-
 /** What decoding needs to map the result back to pods, NodeClaims and requirements. */
 export interface EncodeContext {
   readonly input: ProvisionInput;
-  readonly scheduler: ReferenceScheduler;
+  readonly model: SchedulingModel;
   readonly keys: KeySpace;
   /** Pods in queue order (the solver's pod index). */
   readonly pods: readonly Pod[];
@@ -64,24 +69,119 @@ export const DEFAULT_IMPROVE_WORK = 2e8;
 /** The default wall-clock safety net of the improvement phase, ms: far above what the work budget takes. */
 export const DEFAULT_IMPROVE_SAFETY_MS = 20_000;
 
-export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Encoded {
-  // Topology, node requirements and validation are worked out per shape (classes that differ only in requests).
-  const shapes = new PodShapes();
-  const { pods, keys, representatives, ignored } = queueClasses(input.pods, shapes);
-  const shapeOf = (p: Pod) => shapes.shapeOf(p);
-  const sched = new ReferenceScheduler(input, pods, representatives, shapeOf);
-  const policy = input.options.preferencePolicy;
-  const topo = sched.topology;
-  const groupList: TopologyGroup[] = [...topo.groups.values(), ...topo.inverse.values()];
-  const groupIndex = new Map<string, number>();
-  [...topo.groups.keys()].forEach((id, i) => groupIndex.set(id, i));
-  [...topo.inverse.keys()].forEach((id, i) => groupIndex.set('inv:' + id, topo.groups.size + i));
+/** The requirement parts of a pod shape: one object per shape, so equal requirements share one dense set. */
+interface Shape {
+  readonly reqs: Requirements;
+  readonly strict: Requirements;
+  readonly volumes: Requirements[];
+  /** The shape's list offsets, once written (see versionRecords). */
+  lists?: Int32Array;
+}
 
-  // ---- pod classes and their relaxation chains ----
-  interface Shape { reqs: Requirements; strict: Requirements; volumes: Requirements[]; lists?: Int32Array }
-  interface Version { pod: Pod; shape: Shape; reqs: Requirements; strict: Requirements; volumes: Requirements[]; next: number; first: number }
+/** One pod version: a class's pod or one of its relaxations. */
+interface Version {
+  readonly pod: Pod;
+  readonly shape: Shape;
+  /** Index of the next relaxation, -1 for the last. */
+  readonly next: number;
+  /** Index of the class's first version. */
+  readonly first: number;
+}
+
+/** Resource dimensions of the block: request and capacity vectors, and the limit dimensions. */
+interface Dims {
+  readonly resources: readonly string[];
+  readonly limits: readonly string[];
+  vec(r: Readonly<Record<string, number>>): number[];
+}
+
+/** The pools records point into, each numbered in first-use order. */
+class Pools {
+  readonly words = new Words();
+  readonly f64 = new F64s();
+  readonly sets: Requirements[] = [];
+  readonly taintSets: Array<readonly Taint[]> = [];
+  readonly daemonGroups: DaemonGroup[] = [];
+  private readonly setIds = new Map<Requirements, number>();
+  private readonly taintIds = new Map<string, number>();
+  private readonly groupIds = new Map<DaemonGroup, number>();
+  private readonly ips = new Map<string, number>();
+
+  /** The dense set of these requirements (by identity). */
+  set(r: Requirements): number {
+    let id = this.setIds.get(r);
+    if (id === undefined) {
+      id = this.sets.length;
+      this.sets.push(r);
+      this.setIds.set(r, id);
+    }
+    return id;
+  }
+
+  taintSet(ts: readonly Taint[], key = taintsKey(ts)): number {
+    let id = this.taintIds.get(key);
+    if (id === undefined) {
+      id = this.taintSets.length;
+      this.taintSets.push(ts);
+      this.taintIds.set(key, id);
+    }
+    return id;
+  }
+
+  daemonGroup(g: DaemonGroup): number {
+    let id = this.groupIds.get(g);
+    if (id === undefined) {
+      id = this.daemonGroups.length;
+      this.groupIds.set(g, id);
+      this.daemonGroups.push(g);
+    }
+    return id;
+  }
+
+  ports(ps: readonly { ip: string; port: number; protocol: string }[]): number {
+    return this.words.list(ps.map((p) => encodePort(p, this.ips)));
+  }
+}
+
+export function encodeProvision(given: ProvisionInput, opts: EncodeOptions): Encoded {
+  const input = given.caches ? given : { ...given, caches: new ModelCaches() };
+  // Topology, node requirements and validation are worked out per shape (classes that differ only in requests).
+  const shapes = new PodShapes(input.caches);
+  const { pods, keys, representatives, ignored } = queueClasses(input.pods, shapes, input.caches);
+  const shapeOf = (p: Pod) => shapes.shapeOf(p);
+  const model = new SchedulingModel(input, { pods, representatives, shapeOf });
+  const topo = model.topology;
+  const groups = topologyGroups(topo);
+  const { versions, shapeList, podVersion } = versionChains(model, pods, keys, shapeOf);
+  const { ks, nodeReqs } = keySpace(model, shapeList.values(), groups.list);
+  const pools = new Pools();
+  const dims = dimensions(input, model, versions);
+  const tmpl = templateRecords(model, ks, dims, pools, opts.catalogCache ?? true);
+  const dgRecords = daemonGroupRecords(pools, dims);
+  const verRecords = versionRecords(versions, topo, groups.index, pools, dims);
+  const podRecords = podRecordsOf(pods, podVersion, input);
+  const nodeRecords = nodeRecordsOf(model, nodeReqs, pools, dims);
+  const grpRecords = groupRecords(groups.list, topo.groups.size, model, ks, pools);
+  const tol = toleranceTable(versions, pools.taintSets);
+  const block = assemble(input, opts, model, { ks, pools, dims, tmpl, dgRecords, verRecords, podRecords, nodeRecords, grpRecords, tol, versions: versions.length, pods: pods.length });
+  return {
+    block,
+    ctx: { input, model, keys: ks, pods, podClass: podVersion, ignored, templates: model.templates, itTemplate: Int32Array.from(tmpl.itTemplate), itStart: tmpl.itStart, resources: dims.resources },
+  };
+}
+
+/** Forward groups then inverse groups, and each one's index ('inv:' prefix for inverse ids). */
+function topologyGroups(topo: Topology): { list: TopologyGroup[]; index: Map<string, number> } {
+  const index = new Map<string, number>();
+  [...topo.groups.keys()].forEach((id, i) => index.set(id, i));
+  [...topo.inverse.keys()].forEach((id, i) => index.set('inv:' + id, topo.groups.size + i));
+  return { list: [...topo.groups.values(), ...topo.inverse.values()], index };
+}
+
+/** Pod classes and their relaxation chains: the versions, and the version of each pod's class. */
+function versionChains(model: SchedulingModel, pods: readonly Pod[], keys: readonly number[], shapeOf: (p: Pod) => Pod): { versions: Version[]; shapeList: Map<Pod, Shape>; podVersion: Int32Array } {
+  const policy = model.input.options.preferencePolicy;
   const versions: Version[] = [];
-  // One requirements object per shape, so equal requirements share one dense set (setId goes by identity).
   const shapeList = new Map<Pod, Shape>();
   const shapeParts = (vp: Pod): Shape => {
     const s = shapeOf(vp);
@@ -105,291 +205,326 @@ export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Enc
       const first = versions.length;
       v0 = first;
       classOf.set(key, v0);
-      const chain = sched.versions(pods[i]!);
-      chain.forEach((vp, j) => {
-        const shape = shapeParts(vp);
-        versions.push({ pod: vp, shape, reqs: shape.reqs, strict: shape.strict, volumes: shape.volumes, next: j + 1 < chain.length ? first + j + 1 : -1, first });
-      });
+      const chain = model.versions(pods[i]!);
+      chain.forEach((vp, j) => versions.push({ pod: vp, shape: shapeParts(vp), next: j + 1 < chain.length ? first + j + 1 : -1, first }));
     }
     podVersion[i] = v0;
   }
+  return { versions, shapeList, podVersion };
+}
 
-  // ---- keys and values ----
-  const excluded = new Set([HOSTNAME_LABEL]);
+/**
+ * The key space: the keys some requirement on the pod or NodePool side mentions (plus the offering keys and
+ * topology keys), with every value templates, instance types, pods, nodes and group domains use. Existing
+ * nodes of one type, zone and pool share their labels but for the hostname: they share one set.
+ */
+function keySpace(model: SchedulingModel, shapes: Iterable<Shape>, groups: readonly TopologyGroup[]): { ks: KeySpace; nodeReqs: Requirements[] } {
+  const shapeList = [...shapes];
   const relevant = new Set<string>([ZONE_LABEL, CAPACITY_TYPE_LABEL, RESERVATION_ID_LABEL]);
   const mention = (r: Requirements) => { for (const k of r.keys()) relevant.add(k); };
-  for (const t of sched.templates) mention(t.requirements);
-  for (const v of shapeList.values()) {
+  for (const t of model.templates) mention(t.requirements);
+  for (const v of shapeList) {
     mention(v.reqs);
     mention(v.strict);
     for (const a of v.volumes) mention(a);
   }
-  for (const g of groupList) {
+  for (const g of groups) {
     relevant.add(g.key);
     for (const alt of g.nodeFilter?.alternatives ?? []) mention(alt);
   }
-  const ks = new KeySpace(sched.wellKnown, excluded, relevant);
+  const ks = new KeySpace(model.wellKnown, new Set([HOSTNAME_LABEL]), relevant);
   ks.addValues(ZONE_LABEL, []);
   ks.addValues(CAPACITY_TYPE_LABEL, []);
-  for (const t of sched.templates) {
+  for (const t of model.templates) {
     ks.addRequirements(t.requirements);
-    for (const [k, vs] of catalogValues(t)) ks.addValues(k, vs);
+    for (const [k, vs] of catalogValues(t, model.caches)) ks.addValues(k, vs);
   }
-  for (const v of shapeList.values()) {
+  for (const v of shapeList) {
     ks.addRequirements(v.reqs);
     ks.addRequirements(v.strict);
     for (const a of v.volumes) ks.addRequirements(a);
   }
-  // Nodes of one type, zone and pool share their labels but for the hostname: share one set.
+  const nodeReqs = sharedNodeLabelSets(model);
+  for (const r of nodeReqs) ks.addRequirements(r);
+  for (const g of groups) {
+    if (g.key !== HOSTNAME_LABEL) ks.addValues(g.key, g.domains.keys());
+    for (const alt of g.nodeFilter?.alternatives ?? []) ks.addRequirements(alt);
+  }
+  ks.freeze();
+  return { ks, nodeReqs };
+}
+
+/** Each existing node's label set without its hostname, one object per distinct set. */
+function sharedNodeLabelSets(model: SchedulingModel): Requirements[] {
   const labelSets = new Map<string, Requirements>();
-  const nodeReqs = sched.existing.map((e) => {
-    const { set, key } = nodeLabelSet(e.requirements);
+  return model.existing.map((e) => {
+    const { set, key } = nodeLabelSet(e.requirements, model.caches);
     const seen = labelSets.get(key);
     if (seen) return seen;
     labelSets.set(key, set);
     return set;
   });
-  for (const r of nodeReqs) ks.addRequirements(r);
-  for (const g of groupList) {
-    if (g.key !== HOSTNAME_LABEL) ks.addValues(g.key, g.domains.keys());
-    for (const alt of g.nodeFilter?.alternatives ?? []) ks.addRequirements(alt);
-  }
-  ks.freeze();
+}
 
-  // ---- dense sets ----
-  const setList: Requirements[] = [];
-  const setCache = new Map<Requirements, number>();
-  const setId = (r: Requirements): number => {
-    let id = setCache.get(r);
-    if (id === undefined) {
-      id = setList.length;
-      setList.push(r);
-      setCache.set(r, id);
-    }
-    return id;
-  };
-  const words = new Words();
-  const f64 = new F64s();
-
-  // ---- resources ----
+function dimensions(input: ProvisionInput, model: SchedulingModel, versions: readonly Version[]): Dims {
   const resSet = new Set<string>(['cpu', 'memory', 'pods']);
   for (const v of versions) for (const k of Object.keys(v.pod.requests)) resSet.add(k);
   for (const ds of input.daemonSets) for (const k of Object.keys(ds.pod.requests)) resSet.add(k);
   const resources = [...resSet];
-  const vec = (r: Readonly<Record<string, number>>) => resources.map((k) => r[k] ?? 0);
   const limitDims = new Set<string>();
-  for (const t of sched.templates) for (const k of Object.keys(t.pool.limits)) if (k !== NODES) limitDims.add(k);
-  const lds = [...limitDims];
+  for (const t of model.templates) for (const k of Object.keys(t.pool.limits)) if (k !== NODES) limitDims.add(k);
+  return { resources, limits: [...limitDims], vec: (r) => resources.map((k) => r[k] ?? 0) };
+}
 
-  // ---- taint sets ----
-  const taintSets: Array<readonly Taint[]> = [];
-  const taintKey = new Map<string, number>();
-  const taintSet = (ts: readonly Taint[], k = taintsKey(ts)): number => {
-    let id = taintKey.get(k);
-    if (id === undefined) {
-      id = taintSets.length;
-      taintSets.push(ts);
-      taintKey.set(k, id);
-    }
-    return id;
-  };
+interface TemplateSection {
+  readonly tmplRecords: Int32Array;
+  readonly itRecords: Int32Array;
+  readonly itTemplate: number[];
+  readonly itStart: number[];
+  readonly chunks: TypesChunk[];
+  readonly offerings: number;
+}
 
-  // ---- daemon groups ----
-  const dgIndex = new Map<DaemonGroup, number>();
-  const dgRecords: number[] = [];
-  const dgs: DaemonGroup[] = [];
-  const dgOf = (g: DaemonGroup): number => {
-    let id = dgIndex.get(g);
-    if (id === undefined) {
-      id = dgs.length;
-      dgIndex.set(g, id);
-      dgs.push(g);
-    }
-    return id;
-  };
-
-  // ---- templates and instance types ----
-  const ips = new Map<string, number>();
-  const tmplRecords = new Int32Array(sched.templates.length * A.T_STRIDE);
-  const itRecords = new Int32Array(sched.templates.reduce((n, t) => n + t.instanceTypes.length, 0) * A.IT_STRIDE);
+/** Template records, their instance types (encoded once per template and key space) and offerings. */
+function templateRecords(model: SchedulingModel, ks: KeySpace, dims: Dims, pools: Pools, catalogCache: boolean): TemplateSection {
+  const templates = model.templates;
+  const tmplRecords = new Int32Array(templates.length * A.T_STRIDE);
+  const itRecords = new Int32Array(templates.reduce((n, t) => n + t.instanceTypes.length, 0) * A.IT_STRIDE);
   const itTemplate: number[] = [];
   const itStart: number[] = [];
   const chunks: TypesChunk[] = [];
   let nit = 0;
   let nOffs = 0;
-  sched.templates.forEach((t, ti) => {
+  templates.forEach((t, ti) => {
     const base = ti * A.T_STRIDE;
-    tmplRecords[base + A.T_SET] = setId(withoutHostname(t.requirements));
+    tmplRecords[base + A.T_SET] = pools.set(withoutHostname(t.requirements));
     tmplRecords[base + A.T_ITS] = nit;
     tmplRecords[base + A.T_NITS] = t.instanceTypes.length;
-    tmplRecords[base + A.T_TAINTSET] = taintSet(t.pool.template.taints);
-    const remaining = sched.remainingLimits(t.pool.name) ?? {};
-    tmplRecords[base + A.T_LIMITS] = f64.vector([remaining[NODES] ?? Infinity, ...lds.map((d) => remaining[d] ?? Infinity)]);
+    tmplRecords[base + A.T_TAINTSET] = pools.taintSet(t.pool.template.taints);
+    const remaining = model.remainingLimits(t.pool.name) ?? {};
+    tmplRecords[base + A.T_LIMITS] = pools.f64.vector([remaining[NODES] ?? Infinity, ...dims.limits.map((d) => remaining[d] ?? Infinity)]);
     itStart.push(nit);
-    const c = templateTypes(t, ks, resources, lds, opts.catalogCache ?? true);
-    appendChunk(c, ti, words, f64, nOffs, dgOf, itRecords, nit);
+    const c = templateTypes(t, ks, dims.resources, dims.limits, catalogCache ? model.caches : undefined);
+    appendChunk(c, ti, pools.words, pools.f64, nOffs, (g) => pools.daemonGroup(g), itRecords, nit);
     chunks.push(c);
     for (let i = 0; i < t.instanceTypes.length; i++) itTemplate.push(ti);
     nit += t.instanceTypes.length;
     nOffs += c.offeringCount;
   });
-  for (const g of dgs) dgRecords.push(f64.vector(vec(g.overhead)), words.list(g.daemons.flatMap((d) => d.hostPorts.map((p) => encodePort(p, ips)))));
+  return { tmplRecords, itRecords, itTemplate, itStart, chunks, offerings: nOffs };
+}
 
-  // ---- versions ----
-  const verRecords = new Int32Array(versions.length * A.V_STRIDE);
-  const forwardGroups = [...topo.groups.values()];
-  const inverseGroups = [...topo.inverse.values()];
-  // The lists of a version are functions of its shape: written once per shape, shared by offset.
-  const SL_RECORD = 0, SL_INV_SELECT = 1, SL_PORTS = 2, SL_OWNED = 3, SL_INV_OWNED = 4, SL_VOLUMES = 5, SL_DG = 6;
-  const shapeLists = (v: Version): Int32Array => {
-    const sh = v.shape;
-    if (sh.lists) return sh.lists;
-    const l = new Int32Array(7);
-    const ids = topo.groupIds(v.pod);
-    l[SL_PORTS] = words.list(v.pod.hostPorts.map((p) => encodePort(p, ips)));
-    l[SL_OWNED] = words.list(ids.owned.map((id) => groupIndex.get(id)!));
-    l[SL_INV_OWNED] = words.list(ids.inverseOwned.map((id) => groupIndex.get('inv:' + id)!));
-    l[SL_VOLUMES] = words.list(v.volumes.map(setId));
-    l[SL_DG] = words.list(dgs.map((g, gi) => (g.daemons.some((d) => hostPortsConflict(v.pod.hostPorts, d.hostPorts)) ? gi : -1)).filter((x) => x >= 0));
-    // Which groups select the pod: only first versions ask (below); relaxed ones share their class's answer.
-    l[SL_RECORD] = -2;
-    return (sh.lists = l);
-  };
+/** Per daemon group: its overhead vector and the host ports its daemons take. */
+function daemonGroupRecords(pools: Pools, dims: Dims): Int32Array {
+  const out: number[] = [];
+  for (const g of pools.daemonGroups) out.push(pools.f64.vector(dims.vec(g.overhead)), pools.ports(g.daemons.flatMap((d) => d.hostPorts)));
+  return Int32Array.from(out);
+}
+
+// The lists of a version that are functions of its shape (written once per shape, shared by offset).
+const SL_RECORD = 0, SL_INV_SELECT = 1, SL_PORTS = 2, SL_OWNED = 3, SL_INV_OWNED = 4, SL_VOLUMES = 5, SL_DG = 6;
+/** SL_RECORD before a class's first version asked which groups select it. */
+const UNASKED = -2;
+
+function shapeLists(v: Version, topo: Topology, groupIndex: ReadonlyMap<string, number>, pools: Pools): Int32Array {
+  const sh = v.shape;
+  if (sh.lists) return sh.lists;
+  const l = new Int32Array(7);
+  const ids = topo.groupIds(v.pod);
+  l[SL_PORTS] = pools.ports(v.pod.hostPorts);
+  l[SL_OWNED] = pools.words.list(ids.owned.map((id) => groupIndex.get(id)!));
+  l[SL_INV_OWNED] = pools.words.list(ids.inverseOwned.map((id) => groupIndex.get('inv:' + id)!));
+  l[SL_VOLUMES] = pools.words.list(sh.volumes.map((r) => pools.set(r)));
+  l[SL_DG] = pools.words.list(pools.daemonGroups.map((g, gi) => (g.daemons.some((d) => hostPortsConflict(v.pod.hostPorts, d.hostPorts)) ? gi : -1)).filter((x) => x >= 0));
+  // Which groups select the pod: only first versions ask (versionRecords); relaxed ones share their class's answer.
+  l[SL_RECORD] = UNASKED;
+  return (sh.lists = l);
+}
+
+/** Which forward groups a pod's placement counts in, and which inverse groups select it. */
+function selectingGroups(pod: Pod, topo: Topology, pools: Pools): { record: number; inverseSelect: number } {
+  const forward = [...topo.groups.values()];
+  const recordGroups: number[] = [];
+  const inverseSelect: number[] = [];
+  forward.forEach((g, gi) => { if (g.selects(pod)) recordGroups.push(gi); });
+  [...topo.inverse.values()].forEach((g, gi) => { if (g.selects(pod)) inverseSelect.push(forward.length + gi); });
+  return { record: pools.words.list(recordGroups), inverseSelect: pools.words.list(inverseSelect) };
+}
+
+function versionRecords(versions: readonly Version[], topo: Topology, groupIndex: ReadonlyMap<string, number>, pools: Pools, dims: Dims): Int32Array {
+  const out = new Int32Array(versions.length * A.V_STRIDE);
   versions.forEach((v, i) => {
     const b = i * A.V_STRIDE;
-    verRecords[b + A.V_REQS] = setId(v.reqs);
-    verRecords[b + A.V_STRICT] = setId(v.strict);
-    const l = shapeLists(v);
+    out[b + A.V_REQS] = pools.set(v.shape.reqs);
+    out[b + A.V_STRICT] = pools.set(v.shape.strict);
+    const l = shapeLists(v, topo, groupIndex, pools);
     // Relaxation keeps a pod's namespace and labels: which groups select it is decided once per class.
     if (v.first === i) {
-      if (l[SL_RECORD] === -2) {
-        const recordGroups: number[] = [];
-        const inverseSelect: number[] = [];
-        forwardGroups.forEach((g, gi) => { if (g.selects(v.pod)) recordGroups.push(gi); });
-        inverseGroups.forEach((g, gi) => { if (g.selects(v.pod)) inverseSelect.push(forwardGroups.length + gi); });
-        l[SL_RECORD] = words.list(recordGroups);
-        l[SL_INV_SELECT] = words.list(inverseSelect);
+      if (l[SL_RECORD] === UNASKED) {
+        const sel = selectingGroups(v.pod, topo, pools);
+        l[SL_RECORD] = sel.record;
+        l[SL_INV_SELECT] = sel.inverseSelect;
       }
-      verRecords[b + A.V_RECORD] = l[SL_RECORD]!;
-      verRecords[b + A.V_INV_SELECT] = l[SL_INV_SELECT]!;
+      out[b + A.V_RECORD] = l[SL_RECORD]!;
+      out[b + A.V_INV_SELECT] = l[SL_INV_SELECT]!;
     } else {
-      verRecords[b + A.V_RECORD] = verRecords[v.first * A.V_STRIDE + A.V_RECORD]!;
-      verRecords[b + A.V_INV_SELECT] = verRecords[v.first * A.V_STRIDE + A.V_INV_SELECT]!;
+      out[b + A.V_RECORD] = out[v.first * A.V_STRIDE + A.V_RECORD]!;
+      out[b + A.V_INV_SELECT] = out[v.first * A.V_STRIDE + A.V_INV_SELECT]!;
     }
-    verRecords[b + A.V_REQUESTS] = f64.vector(vec(v.pod.requests));
-    verRecords[b + A.V_PORTS] = l[SL_PORTS]!;
-    verRecords[b + A.V_OWNED] = l[SL_OWNED]!;
-    verRecords[b + A.V_INV_OWNED] = l[SL_INV_OWNED]!;
-    verRecords[b + A.V_VOLUMES] = l[SL_VOLUMES]!;
-    verRecords[b + A.V_NEXT] = v.next;
-    verRecords[b + A.V_DG_CONFLICT] = l[SL_DG]!;
-    verRecords[b + A.V_SELF] = -1;
+    out[b + A.V_REQUESTS] = pools.f64.vector(dims.vec(v.pod.requests));
+    out[b + A.V_PORTS] = l[SL_PORTS]!;
+    out[b + A.V_OWNED] = l[SL_OWNED]!;
+    out[b + A.V_INV_OWNED] = l[SL_INV_OWNED]!;
+    out[b + A.V_VOLUMES] = l[SL_VOLUMES]!;
+    out[b + A.V_NEXT] = v.next;
+    out[b + A.V_DG_CONFLICT] = l[SL_DG]!;
+    out[b + A.V_SELF] = -1;
   });
+  return out;
+}
 
-  // ---- pods ----
-  const podRecords = new Int32Array(pods.length * A.P_STRIDE);
+function podRecordsOf(pods: readonly Pod[], podVersion: Int32Array, input: ProvisionInput): Int32Array {
+  const out = new Int32Array(pods.length * A.P_STRIDE);
   const moved = input.consolidation?.movedPods;
-  const stride = A.P_STRIDE;
-  const fVersion = A.P_VERSION;
-  const fMoved = A.P_MOVED;
   for (let i = 0; i < pods.length; i++) {
-    podRecords[i * stride + fVersion] = podVersion[i]!;
-    if (moved?.has(pods[i]!.uid)) podRecords[i * stride + fMoved] = 1;
+    out[i * A.P_STRIDE + A.P_VERSION] = podVersion[i]!;
+    if (moved?.has(pods[i]!.uid)) out[i * A.P_STRIDE + A.P_MOVED] = 1;
   }
+  return out;
+}
 
-  // ---- existing nodes ----
-  const blocked = input.consolidation?.blockedDestinations;
-  const nodeRecords = new Int32Array(sched.existing.length * A.N_STRIDE);
-  sched.existing.forEach((e, i) => {
+function nodeRecordsOf(model: SchedulingModel, nodeReqs: readonly Requirements[], pools: Pools, dims: Dims): Int32Array {
+  const blocked = model.input.consolidation?.blockedDestinations;
+  const out = new Int32Array(model.existing.length * A.N_STRIDE);
+  model.existing.forEach((e, i) => {
     const b = i * A.N_STRIDE;
-    nodeRecords[b + A.N_SET] = setId(nodeReqs[i]!);
-    nodeRecords[b + A.N_REMAINING] = f64.vector(vec(e.remaining));
-    nodeRecords[b + A.N_TAINTSET] = taintSet(e.taints, nodeTaintsKey(e.node, e.taints));
-    nodeRecords[b + A.N_FLAGS] = (blocked?.has(e.node.name) ? A.NF_BLOCKED_FOR_MOVED : 0) | (e.node.initialized ? A.NF_INITIALIZED : 0);
-    nodeRecords[b + A.N_PORTS] = words.list(e.hostPorts.map((p) => encodePort(p, ips)));
+    out[b + A.N_SET] = pools.set(nodeReqs[i]!);
+    out[b + A.N_REMAINING] = pools.f64.vector(dims.vec(e.remaining));
+    out[b + A.N_TAINTSET] = pools.taintSet(e.taints, nodeTaintsKey(e.node, e.taints, model.caches));
+    out[b + A.N_FLAGS] = (blocked?.has(e.node.name) ? A.NF_BLOCKED_FOR_MOVED : 0) | (e.node.initialized ? A.NF_INITIALIZED : 0);
+    out[b + A.N_PORTS] = pools.ports(e.hostPorts);
   });
+  return out;
+}
 
-  // ---- topology groups ----
-  const hostOf = sched.existing.map((e) => e.hostname);
-  const grpRecords = new Int32Array(groupList.length * A.G_STRIDE);
-  groupList.forEach((g, gi) => {
+function groupRecords(groups: readonly TopologyGroup[], forward: number, model: SchedulingModel, ks: KeySpace, pools: Pools): Int32Array {
+  const hostOf = model.existing.map((e) => e.hostname);
+  const out = new Int32Array(groups.length * A.G_STRIDE);
+  groups.forEach((g, gi) => {
     const b = gi * A.G_STRIDE;
-    const inverse = gi >= topo.groups.size;
     const hostname = g.key === HOSTNAME_LABEL;
     const k = hostname ? -1 : ks.index.get(g.key) ?? -1;
-    grpRecords[b + A.G_TYPE] = g.type === 'spread' ? A.GT_SPREAD : g.type === 'affinity' ? A.GT_AFFINITY : A.GT_ANTI;
-    grpRecords[b + A.G_KEY] = k;
-    grpRecords[b + A.G_MAX_SKEW] = Math.min(g.maxSkew, 0x7fffffff);
-    grpRecords[b + A.G_MIN_DOMAINS] = g.minDomains ?? 0;
-    if (hostname) {
-      grpRecords[b + A.G_COUNTS] = words.list(hostOf.map((h) => g.domains.get(h) ?? 0));
-      grpRecords[b + A.G_REGISTERED] = -1;
-    } else {
-      const counts = new Array<number>(k >= 0 ? ks.values[k]!.length : 0).fill(0);
-      const registered: number[] = [];
-      for (const [d, c] of g.domains) {
-        const vi = ks.value(g.key, d);
-        if (vi < 0) continue;
-        counts[vi] = c;
-        registered.push(vi);
-      }
-      grpRecords[b + A.G_COUNTS] = words.list(counts);
-      grpRecords[b + A.G_REGISTERED] = words.list(registered);
-    }
+    out[b + A.G_TYPE] = g.type === 'spread' ? A.GT_SPREAD : g.type === 'affinity' ? A.GT_AFFINITY : A.GT_ANTI;
+    out[b + A.G_KEY] = k;
+    out[b + A.G_MAX_SKEW] = Math.min(g.maxSkew, 0x7fffffff);
+    out[b + A.G_MIN_DOMAINS] = g.minDomains ?? 0;
+    const counts = hostname ? { counts: pools.words.list(hostOf.map((h) => g.domains.get(h) ?? 0)), registered: -1 } : domainCounts(g, k, ks, pools);
+    out[b + A.G_COUNTS] = counts.counts;
+    out[b + A.G_REGISTERED] = counts.registered;
     const filter = g.nodeFilter;
-    grpRecords[b + A.G_FILTER] = words.list((filter?.alternatives ?? []).map((alt) => setId(withoutHostname(alt))));
-    grpRecords[b + A.G_FLAGS] = (inverse ? A.GF_INVERSE : 0) | (filter?.honorTaints ? A.GF_HONOR_TAINTS : 0) | (filter && filter.alternatives.length ? A.GF_HAS_FILTER : 0);
-    grpRecords[b + A.G_TOL] = -1;
-    if (filter?.honorTaints) grpRecords[b + A.G_TOL] = words.list(taintSets.map((ts) => (toleratesAll(filter.tolerations, ts) ? 1 : 0)));
+    out[b + A.G_FILTER] = pools.words.list((filter?.alternatives ?? []).map((alt) => pools.set(withoutHostname(alt))));
+    out[b + A.G_FLAGS] = (gi >= forward ? A.GF_INVERSE : 0) | (filter?.honorTaints ? A.GF_HONOR_TAINTS : 0) | (filter && filter.alternatives.length ? A.GF_HAS_FILTER : 0);
+    out[b + A.G_TOL] = filter?.honorTaints ? pools.words.list(pools.taintSets.map((ts) => (toleratesAll(filter.tolerations, ts) ? 1 : 0))) : -1;
   });
-  // Every taint set exists by now (templates and nodes added theirs): build the tolerance table.
+  return out;
+}
+
+/** A group's count per value of its key and the values registered as domains. */
+function domainCounts(g: TopologyGroup, k: number, ks: KeySpace, pools: Pools): { counts: number; registered: number } {
+  const counts = new Array<number>(k >= 0 ? ks.values[k]!.length : 0).fill(0);
+  const registered: number[] = [];
+  for (const [d, c] of g.domains) {
+    const vi = ks.value(g.key, d);
+    if (vi < 0) continue;
+    counts[vi] = c;
+    registered.push(vi);
+  }
+  return { counts: pools.words.list(counts), registered: pools.words.list(registered) };
+}
+
+/** Whether each version tolerates each taint set (every taint set exists by now: templates and nodes added theirs). */
+function toleranceTable(versions: readonly Version[], taintSets: ReadonlyArray<readonly Taint[]>): Uint8Array {
   const tol = new Uint8Array(versions.length * taintSets.length);
   versions.forEach((v, i) => taintSets.forEach((ts, j) => { tol[i * taintSets.length + j] = toleratesAll(v.pod.tolerations, ts) ? 1 : 0; }));
+  return tol;
+}
 
-  // ---- the block ----
-  const setBuf = new ArrayBuffer(setList.length * ks.setBytes);
-  setList.forEach((r, i) => ks.writeSet(r, setBuf, i * ks.setBytes));
-  const offerings = new Uint8Array(nOffs * A.O_STRIDE * 4);
-  let offAt = 0;
-  for (const c of chunks) {
-    offerings.set(c.offerings, offAt);
-    offAt += c.offerings.byteLength;
-  }
+interface Sections {
+  readonly ks: KeySpace;
+  readonly pools: Pools;
+  readonly dims: Dims;
+  readonly tmpl: TemplateSection;
+  readonly dgRecords: Int32Array;
+  readonly verRecords: Int32Array;
+  readonly podRecords: Int32Array;
+  readonly nodeRecords: Int32Array;
+  readonly grpRecords: Int32Array;
+  readonly tol: Uint8Array;
+  readonly versions: number;
+  readonly pods: number;
+}
 
+/** The header and the sections, each at an 8-byte aligned offset the header records. */
+function assemble(input: ProvisionInput, opts: EncodeOptions, model: SchedulingModel, s: Sections): Uint8Array {
+  const { ks, pools } = s;
+  const setBuf = new ArrayBuffer(pools.sets.length * ks.setBytes);
+  pools.sets.forEach((r, i) => ks.writeSet(r, setBuf, i * ks.setBytes));
   const header = new Int32Array(A.H_WORDS);
   const block = new Block();
   block.add(bytesOf(header));
   const put = (h: number, bytes: Uint8Array) => { header[h] = block.add(bytes); };
   header[A.H_MAGIC] = A.MAGIC;
   header[A.H_VERSION] = A.ABI_VERSION;
-  header[A.H_NR] = resources.length;
-  header[A.H_NLD] = lds.length;
+  header[A.H_NR] = s.dims.resources.length;
+  header[A.H_NLD] = s.dims.limits.length;
   header[A.H_NK] = ks.keys.length;
   header[A.H_SET_WORDS] = ks.setWords;
   put(A.H_KEYS, bytesOf(ks.keyTable()));
-  header[A.H_NS] = setList.length;
+  header[A.H_NS] = pools.sets.length;
   put(A.H_SETS, new Uint8Array(setBuf));
-  header[A.H_NT] = sched.templates.length;
-  put(A.H_TMPLS, bytesOf(tmplRecords));
-  header[A.H_NIT] = nit;
-  put(A.H_ITS, bytesOf(itRecords));
-  header[A.H_NO] = nOffs;
-  put(A.H_OFFS, offerings);
-  header[A.H_NV] = versions.length;
-  put(A.H_VERS, bytesOf(verRecords));
-  header[A.H_NP] = pods.length;
-  put(A.H_PODS, bytesOf(podRecords));
-  header[A.H_NN] = sched.existing.length;
-  put(A.H_NODES, bytesOf(nodeRecords));
-  header[A.H_NG] = groupList.length;
-  put(A.H_GROUPS, bytesOf(grpRecords));
-  header[A.H_NDG] = dgs.length;
-  put(A.H_DGROUPS, bytesOf(Int32Array.from(dgRecords)));
-  header[A.H_NTS] = taintSets.length;
-  put(A.H_TOL, tol);
-  put(A.H_LISTS, bytesOf(words.view().slice()));
-  put(A.H_F64S, bytesOf(f64.view().slice()));
+  header[A.H_NT] = model.templates.length;
+  put(A.H_TMPLS, bytesOf(s.tmpl.tmplRecords));
+  header[A.H_NIT] = s.tmpl.itTemplate.length;
+  put(A.H_ITS, bytesOf(s.tmpl.itRecords));
+  header[A.H_NO] = s.tmpl.offerings;
+  put(A.H_OFFS, offeringBytes(s.tmpl));
+  header[A.H_NV] = s.versions;
+  put(A.H_VERS, bytesOf(s.verRecords));
+  header[A.H_NP] = s.pods;
+  put(A.H_PODS, bytesOf(s.podRecords));
+  header[A.H_NN] = model.existing.length;
+  put(A.H_NODES, bytesOf(s.nodeRecords));
+  header[A.H_NG] = s.grpRecords.length / A.G_STRIDE;
+  put(A.H_GROUPS, bytesOf(s.grpRecords));
+  header[A.H_NDG] = pools.daemonGroups.length;
+  put(A.H_DGROUPS, bytesOf(s.dgRecords));
+  header[A.H_NTS] = pools.taintSets.length;
+  put(A.H_TOL, s.tol);
+  put(A.H_LISTS, bytesOf(pools.words.view().slice()));
+  put(A.H_F64S, bytesOf(pools.f64.view().slice()));
+  writeSettings(header, input, opts, ks);
+  const resv = reservationCounts(ks, (id) => model.reservations.manager.remainingOf(id));
+  header[A.H_NRV] = resv.length;
+  put(A.H_RESV, bytesOf(resv));
+  // The header was added first; its bytes are copied at build time, after these writes.
+  return block.build();
+}
+
+/** The offering records of every template, concatenated (their indices were relocated in appendChunk). */
+function offeringBytes(tmpl: TemplateSection): Uint8Array {
+  const offerings = new Uint8Array(tmpl.offerings * A.O_STRIDE * 4);
+  let at = 0;
+  for (const c of tmpl.chunks) {
+    offerings.set(c.offerings, at);
+    at += c.offerings.byteLength;
+  }
+  return offerings;
+}
+
+/** Flags, options and the key indices the search looks up directly. */
+function writeSettings(header: Int32Array, input: ProvisionInput, opts: EncodeOptions, ks: KeySpace): void {
   header[A.H_FLAGS] = (input.options.minValuesPolicy === 'Strict' ? A.FLAG_STRICT_MIN_VALUES : 0) | (opts.improve ? A.FLAG_IMPROVE : 0) | (input.consolidation ? A.FLAG_CONSOLIDATION : 0);
+  if (input.reservedOfferingMode !== 'Fallback') header[A.H_FLAGS] |= A.FLAG_RESERVED_STRICT;
   header[A.H_MAX_ITS] = input.options.maxInstanceTypes;
   header[A.H_HOSTNAME_KEY] = -1;
   header[A.H_ZONE_KEY] = ks.index.get(ZONE_LABEL) ?? -1;
@@ -397,16 +532,7 @@ export function encodeProvision(input: ProvisionInput, opts: EncodeOptions): Enc
   header[A.H_RESV_KEY] = ks.index.get(RESERVATION_ID_LABEL) ?? -1;
   header[A.H_IMPROVE_MS] = opts.improveMs ?? 0;
   header[A.H_IMPROVE_WORK] = Math.min(0x7fffffff, Math.ceil((opts.improveWork ?? DEFAULT_IMPROVE_WORK) / 1000));
-  const resv = reservationCounts(ks, (id) => sched.reservations.manager.remainingOf(id));
-  header[A.H_NRV] = resv.length;
-  put(A.H_RESV, bytesOf(resv));
   header[A.H_CT_RESERVED] = ks.value(CAPACITY_TYPE_LABEL, 'reserved');
   header[A.H_CT_SPOT] = ks.value(CAPACITY_TYPE_LABEL, 'spot');
   header[A.H_CT_ON_DEMAND] = ks.value(CAPACITY_TYPE_LABEL, 'on-demand');
-  if (input.reservedOfferingMode !== 'Fallback') header[A.H_FLAGS] |= A.FLAG_RESERVED_STRICT;
-  // The header was added first; its bytes are copied at build time, after these writes.
-  return {
-    block: block.build(),
-    ctx: { input, scheduler: sched, keys: ks, pods, podClass: podVersion, ignored, templates: sched.templates, itTemplate: Int32Array.from(itTemplate), itStart, resources },
-  };
 }

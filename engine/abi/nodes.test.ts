@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { stateNode } from '../../test/fixtures/builders.ts';
 import { HOSTNAME_LABEL } from '../scheduling/labels.ts';
 import { fromLabels } from '../scheduling/requirements.ts';
+import { ModelCaches } from '../model/caches.ts';
 import { nodeLabelSet, nodeTaintsKey, taintsKey } from './nodes.ts';
 
 describe('existing-node encoding parts', () => {
@@ -13,7 +14,8 @@ describe('existing-node encoding parts', () => {
     expect(nodeLabelSet(a).set.has(HOSTNAME_LABEL)).toBe(false);
     expect(nodeLabelSet(a).key).toBe(nodeLabelSet(b).key);
     expect(nodeLabelSet(a).key).not.toBe(nodeLabelSet(c).key);
-    expect(nodeLabelSet(a)).toBe(nodeLabelSet(a));
+    const caches = new ModelCaches();
+    expect(nodeLabelSet(a, caches)).toBe(nodeLabelSet(a, caches));
   });
 
   it('key taints per node, order-independent, and apart for different taints', () => {

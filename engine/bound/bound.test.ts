@@ -5,7 +5,7 @@ import { ec2InstanceTypes } from '../catalog/index.ts';
 import { DEFAULT_ENGINE_OPTIONS } from '../domain/types.ts';
 import { SolverPool } from '../pool/pool.ts';
 import { solveReference } from '../solver/reference/scheduler.ts';
-import type { ProvisionInput } from '../solver/types.ts';
+import type { ProvisionInput } from '../model/types.ts';
 import { WasmSolver } from '../solver/wasm.ts';
 import { nodePool, pods } from '../../test/fixtures/builders.ts';
 import { fakeInstanceType, withAvailability, withPrices } from '../../test/fixtures/instancetypes.ts';

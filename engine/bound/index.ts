@@ -1,6 +1,6 @@
 // engine.lowerBound: the LP bound on the $/h of new capacity for a set of pods (model.ts explains it).
 import type { LpSolver } from '../pool/pool.ts';
-import type { ProvisionInput } from '../solver/types.ts';
+import type { ProvisionInput } from '../model/types.ts';
 import { buildBoundModel } from './model.ts';
 
 export interface LowerBound {

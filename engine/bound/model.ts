@@ -13,15 +13,15 @@
 // can beat it. It ignores
 // integrality (whole nodes), topology (spread, affinity), host ports, NodePool limits and existing nodes'
 // free capacity, and uses each pod's most permissive form (every required term, no preferences).
-import type { ProvisionInput } from '../solver/types.ts';
+import type { ProvisionInput } from '../model/types.ts';
 import { toMicros } from '../domain/money.ts';
 import type { InstanceType, Pod, Requirements } from '../domain/types.ts';
-import { WELL_KNOWN_LABELS } from '../scheduling/labels.ts';
 import { optsOutOfKarpenter, podValidationError, strictPodRequirements } from '../scheduling/pods.ts';
 import { add, compatible, intersects } from '../scheduling/requirements.ts';
 import { toleratesAll } from '../scheduling/taints.ts';
-import { ReferenceScheduler } from '../solver/reference/scheduler.ts';
-import { cheapestOffering, type Template } from '../solver/reference/templates.ts';
+import { cacheSlot, type ModelCaches } from '../model/caches.ts';
+import { SchedulingModel } from '../model/scheduling.ts';
+import { cheapestOffering, type Template } from '../model/templates.ts';
 
 export interface BoundModel {
   readonly numCols: number;
@@ -55,11 +55,10 @@ interface Option {
  * daemonsets are (immutable domain objects), and every what-if and consolidation simulation bounds the same
  * pod classes against the same catalog again.
  */
-const allowedCache = new WeakMap<Template, Map<string, ReadonlyArray<readonly [number, number]>>>();
+const ALLOWED = cacheSlot<Template, Map<string, ReadonlyArray<readonly [number, number]>>>('bound options');
 
-function allowedTypes(t: Template, key: string, merged: Requirements): ReadonlyArray<readonly [number, number]> {
-  let byKey = allowedCache.get(t);
-  if (!byKey) allowedCache.set(t, (byKey = new Map()));
+function allowedTypes(t: Template, key: string, merged: Requirements, caches: ModelCaches): ReadonlyArray<readonly [number, number]> {
+  const byKey = caches.memo(ALLOWED, t, () => new Map<string, ReadonlyArray<readonly [number, number]>>());
   let out = byKey.get(key);
   if (out) return out;
   const list: Array<readonly [number, number]> = [];
@@ -73,7 +72,8 @@ function allowedTypes(t: Template, key: string, merged: Requirements): ReadonlyA
 }
 
 /** The options a pod may use: union over its relaxation chain and over the NodePools. */
-function optionsOf(pod: Pod, versions: readonly Pod[], templates: readonly Template[], resources: readonly string[], wellKnown: ReadonlySet<string>, index: Map<string, number>, options: Option[]): number[] {
+function optionsOf(pod: Pod, versions: readonly Pod[], model: SchedulingModel, resources: readonly string[], index: Map<string, number>, options: Option[]): number[] {
+  const { templates, wellKnown, caches } = model;
   const out = new Set<number>();
   templates.forEach((t, ti) => {
     if (!toleratesAll(pod.tolerations, t.pool.template.taints) && !versions.some((v) => toleratesAll(v.tolerations, t.pool.template.taints))) return;
@@ -84,7 +84,7 @@ function optionsOf(pod: Pod, versions: readonly Pod[], templates: readonly Templ
       if (tried.has(key)) continue;
       tried.add(key);
       if (compatible(t.requirements, reqs, wellKnown) !== undefined) continue;
-      for (const [ii, price] of allowedTypes(t, key, add(t.requirements, ...reqs.values()))) {
+      for (const [ii, price] of allowedTypes(t, key, add(t.requirements, ...reqs.values()), caches)) {
         const id = `${ti}/${ii}/${price}`;
         let oi = index.get(id);
         if (oi === undefined) {
@@ -103,15 +103,25 @@ function optionsOf(pod: Pod, versions: readonly Pod[], templates: readonly Templ
   return [...out].sort((a, b) => a - b);
 }
 
+interface PodGroup {
+  readonly options: number[];
+  readonly demand: Float64Array;
+}
+
 export function buildBoundModel(input: ProvisionInput): BoundGroups {
-  const wellKnown = input.wellKnownLabels ?? WELL_KNOWN_LABELS;
   const pods = input.pods.filter((p) => !optsOutOfKarpenter(p) && podValidationError(p) === undefined);
-  const sched = new ReferenceScheduler({ ...input, nodes: [] }, pods, pods.length ? [pods[0]!] : []);
+  const sched = new SchedulingModel({ ...input, nodes: [] }, { pods, representatives: pods.length ? [pods[0]!] : [] });
   const resources = [...new Set(['cpu', 'memory', 'pods', ...pods.flatMap((p) => Object.keys(p.requests))])];
   const options: Option[] = [];
+  const { groups, unplaceable } = podGroups(pods, sched, resources, options);
+  return { model: coveringLp(groups, options, resources.length), groups: groups.length, unplaceable, pods: pods.length };
+}
+
+/** Pods grouped by the set of options they may use, with the group's demand per resource. */
+function podGroups(pods: readonly Pod[], sched: SchedulingModel, resources: readonly string[], options: Option[]): { groups: PodGroup[]; unplaceable: string[] } {
   const optionIndex = new Map<string, number>();
   const classOptions = new Map<string, number[]>();
-  const groups = new Map<string, { options: number[]; demand: Float64Array }>();
+  const groups = new Map<string, PodGroup>();
   const unplaceable: string[] = [];
   for (const p of pods) {
     const ck = JSON.stringify([p.nodeSelector, p.affinity?.nodeAffinity ?? null, p.tolerations, p.volumeRequirements ?? null, p.requests]);
@@ -119,7 +129,7 @@ export function buildBoundModel(input: ProvisionInput): BoundGroups {
     if (!opts) {
       // Only options a node of which can hold the pod at all: the LP splits demand, not pods.
       const fits = (oi: number) => resources.every((r, i) => (p.requests[r] ?? 0) <= options[oi]!.cap[i]!);
-      opts = optionsOf(p, sched.versions(p), sched.templates, resources, wellKnown, optionIndex, options).filter(fits);
+      opts = optionsOf(p, sched.versions(p), sched, resources, optionIndex, options).filter(fits);
       classOptions.set(ck, opts);
     }
     if (opts.length === 0) {
@@ -131,12 +141,18 @@ export function buildBoundModel(input: ProvisionInput): BoundGroups {
     if (!g) groups.set(gk, (g = { options: opts, demand: new Float64Array(resources.length) }));
     resources.forEach((r, i) => { g!.demand[i]! += p.requests[r] ?? 0; });
   }
-  // Columns: n_o, the (fractional) nodes of each option any group uses, and y_{g,o,r}, the share of group g's
-  // demand for resource r served by option o. Rows: each group's demand per resource is covered
-  // (Σ_o y_{g,o,r} >= 1), and no option gives away more of a resource than its nodes have
-  // (n_o - Σ_g y_{g,o,r} · demand_{g,r} / cap_{o,r} >= 0). Nodes are shared between groups resource by resource,
-  // which is what makes this a lower bound even when groups of different shapes share nodes.
-  const used = [...new Set([...groups.values()].flatMap((g) => g.options))].sort((x, y) => x - y);
+  return { groups: [...groups.values()], unplaceable };
+}
+
+/**
+ * Columns: n_o, the (fractional) nodes of each option any group uses, and y_{g,o,r}, the share of group g's
+ * demand for resource r served by option o. Rows: each group's demand per resource is covered
+ * (Σ_o y_{g,o,r} >= 1), and no option gives away more of a resource than its nodes have
+ * (n_o - Σ_g y_{g,o,r} · demand_{g,r} / cap_{o,r} >= 0). Nodes are shared between groups resource by resource,
+ * which is what makes this a lower bound even when groups of different shapes share nodes.
+ */
+function coveringLp(groups: readonly PodGroup[], options: readonly Option[], nres: number): BoundModel {
+  const used = [...new Set(groups.flatMap((g) => g.options))].sort((x, y) => x - y);
   const colOfOption = new Map<number, number>();
   const cols: Array<{ cost: number; entries: Array<[number, number]> }> = [];
   for (const oi of used) {
@@ -156,10 +172,10 @@ export function buildBoundModel(input: ProvisionInput): BoundGroups {
     }
     return row;
   };
-  for (const g of groups.values()) {
-    resources.forEach((_, r) => {
+  for (const g of groups) {
+    for (let r = 0; r < nres; r++) {
       const d = g.demand[r]!;
-      if (d <= 0) return;
+      if (d <= 0) continue;
       const demandRow = rowLower.length;
       rowLower.push(1);
       for (const oi of g.options) {
@@ -167,8 +183,13 @@ export function buildBoundModel(input: ProvisionInput): BoundGroups {
         if (cap <= 0) continue;
         cols.push({ cost: 0, entries: [[demandRow, 1], [capacityRow(oi, r), -d / cap]] });
       }
-    });
+    }
   }
+  return cscOf(cols, rowLower);
+}
+
+/** The columns in compressed sparse column form, rows ascending within each column. */
+function cscOf(cols: ReadonlyArray<{ cost: number; entries: Array<[number, number]> }>, rowLower: readonly number[]): BoundModel {
   const colCost: number[] = [];
   const starts: number[] = [0];
   const indices: number[] = [];
@@ -181,19 +202,13 @@ export function buildBoundModel(input: ProvisionInput): BoundGroups {
     }
     starts.push(indices.length);
   }
-  const row = rowLower.length;
   return {
-    model: {
-      numCols: colCost.length,
-      numRows: row,
-      colCost: Float64Array.from(colCost),
-      rowLower: Float64Array.from(rowLower),
-      starts: Int32Array.from(starts),
-      indices: Int32Array.from(indices),
-      values: Float64Array.from(values),
-    },
-    groups: groups.size,
-    unplaceable,
-    pods: pods.length,
+    numCols: colCost.length,
+    numRows: rowLower.length,
+    colCost: Float64Array.from(colCost),
+    rowLower: Float64Array.from(rowLower),
+    starts: Int32Array.from(starts),
+    indices: Int32Array.from(indices),
+    values: Float64Array.from(values),
   };
 }

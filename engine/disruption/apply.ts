@@ -5,8 +5,8 @@
 import type { Pod, Snapshot, StateNode } from '../domain/types.ts';
 import { CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, INITIALIZED_LABEL, NODEPOOL_LABEL, REGISTERED_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import { singleValueLabels } from '../scheduling/requirements.ts';
-import { nodeClassLabel } from '../solver/reference/templates.ts';
-import type { NewNodeClaimPlan } from '../solver/types.ts';
+import { nodeClassLabel } from '../model/templates.ts';
+import type { NewNodeClaimPlan } from '../model/types.ts';
 import { claimRequirements, launchOffering, RESERVATION_ID_LABEL, typeByName, zoneLoad } from './pricing.ts';
 import type { Command } from './types.ts';
 

@@ -7,7 +7,7 @@
 import type { Snapshot } from '../domain/types.ts';
 import { isActive, isOwnedByDaemonSet } from '../scheduling/pods.ts';
 import { evictionCost } from './pods.ts';
-import type { Candidate } from './types.ts';
+import type { Candidate, ConsolidationMove } from './types.ts';
 
 export const DEFAULT_K = 2;
 const EPS = 1e-9;
@@ -121,4 +121,17 @@ export function couldApprove(c: Candidate, totals: ReadonlyMap<string, PoolTotal
 export function approvalMessage(s: PoolScore, k = DEFAULT_K): string {
   const score = Number.isFinite(s.score) ? s.score.toFixed(2) : '+Inf';
   return `score ${score} >= threshold ${(1 / k).toFixed(2)} (k: ${k}, savings ${(s.savingsFraction * 100).toFixed(1)}%, disruption ${(s.disruptionFraction * 100).toFixed(1)}%)`;
+}
+
+/**
+ * Karpenter's consolidation_moves_total / consolidation_score for a scored move: one entry per pool of the
+ * candidates with the move's decision, and for Balanced pools the pool's own score and verdict.
+ */
+export function movesOf(candidates: readonly Candidate[], ev: BalancedEvaluation, decision: 'approved' | 'rejected'): ConsolidationMove[] {
+  const pools = new Map<string, Candidate>();
+  for (const c of candidates) if (!pools.has(c.nodePool.name)) pools.set(c.nodePool.name, c);
+  return [...pools].map(([nodePool, c]) => {
+    const sc = ev.perPool.get(nodePool);
+    return { decision, nodePool, policy: c.nodePool.disruption.consolidationPolicy, ...(sc ? { score: { value: sc.score, decision: sc.approved ? 'approved' as const : 'rejected' as const } } : {}) };
+  });
 }

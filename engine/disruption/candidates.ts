@@ -2,6 +2,7 @@
 // with Karpenter's message (and the DisruptionBlocked event it publishes), then the per-candidate figures.
 import type { NodePool, Snapshot, StateNode } from '../domain/types.ts';
 import { CAPACITY_TYPE_LABEL, DO_NOT_DISRUPT_ANNOTATION, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
+import type { ModelCaches } from '../model/caches.ts';
 import { podKey } from '../scheduling/pods.ts';
 import { podBlock, reschedulablePods, rescheduleDisruptionCost } from './pods.ts';
 import { nodeOfferingPrice, typeByName } from './pricing.ts';
@@ -25,7 +26,9 @@ function blocked(node: StateNode, code: Explanation['code'], message: string, da
  * One node as a candidate for a method of the given class, or the first reason it is not (§1.3 steps 1-9).
  * `queued` holds provider ids (or names) of nodes already in a queued command.
  */
-export function newCandidate(s: Snapshot, node: StateNode, cls: DisruptionClass, pools: ReadonlyMap<string, NodePool>, queued?: ReadonlySet<string>): CandidateResult {
+export function newCandidate(
+  s: Snapshot, node: StateNode, cls: DisruptionClass, pools: ReadonlyMap<string, NodePool>, queued?: ReadonlySet<string>, caches?: ModelCaches,
+): CandidateResult {
   if (queued && (queued.has(node.providerId ?? '') || queued.has(node.name))) {
     return { ok: false, explanation: explanation(node.name, 'already-disrupting', 'candidate is already being disrupted') };
   }
@@ -43,7 +46,7 @@ export function newCandidate(s: Snapshot, node: StateNode, cls: DisruptionClass,
   if (poolName === undefined) return blocked(node, 'no-nodepool-label', `node doesn't have required label (label=${NODEPOOL_LABEL})`);
   const pool = pools.get(poolName);
   if (!pool) return blocked(node, 'nodepool-not-found', `nodepool not found (NodePool=${poolName})`, { nodePool: poolName }, `NodePool not found (NodePool=${poolName})`);
-  const block = podBlock(node, s.pdbs, s.now);
+  const block = podBlock(node, s.pdbs, s.now, caches);
   if (block && !(cls === 'eventual' && node.terminationGracePeriod !== undefined)) {
     const pod = podKey(block.pod);
     if (block.kind === 'do-not-disrupt') {
@@ -57,8 +60,8 @@ export function newCandidate(s: Snapshot, node: StateNode, cls: DisruptionClass,
   }
   const its = s.instanceTypes.get(pool.name) ?? [];
   const itName = node.labels[INSTANCE_TYPE_LABEL];
-  const instanceType = itName === undefined ? undefined : typeByName(its, itName);
-  const resched = reschedulablePods(node);
+  const instanceType = itName === undefined ? undefined : typeByName(its, itName, caches);
+  const resched = reschedulablePods(node, caches);
   const cost = rescheduleDisruptionCost(resched);
   const zone = node.labels[ZONE_LABEL];
   const capacityType = node.labels[CAPACITY_TYPE_LABEL];
@@ -86,12 +89,12 @@ export interface CandidateSet {
 }
 
 /** Every state node through steps 1-9. */
-export function candidateSet(s: Snapshot, cls: DisruptionClass, queued?: ReadonlySet<string>): CandidateSet {
+export function candidateSet(s: Snapshot, cls: DisruptionClass, queued?: ReadonlySet<string>, caches?: ModelCaches): CandidateSet {
   const pools = managedPools(s);
   const all: Candidate[] = [];
   const rejected: Explanation[] = [];
   for (const n of s.nodes) {
-    const r = newCandidate(s, n, cls, pools, queued);
+    const r = newCandidate(s, n, cls, pools, queued, caches);
     if (r.ok) all.push(r.candidate);
     else rejected.push(r.explanation);
   }

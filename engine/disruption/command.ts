@@ -1,7 +1,7 @@
 // Turning a simulation into a command: which pods move where, the savings, and the metric labels.
 import type { DisruptionReason } from '../domain/types.ts';
 import { podKey } from '../scheduling/pods.ts';
-import type { NewNodeClaimPlan, ProvisionPlan } from '../solver/types.ts';
+import type { NewNodeClaimPlan, ProvisionPlan } from '../model/types.ts';
 import { describeCandidate } from './candidates.ts';
 import { estimatedSavings } from './pricing.ts';
 import type { Candidate, Command, ConsolidationType, MethodName, PodMove } from './types.ts';

@@ -1,13 +1,14 @@
 // The price rule (spec/disruption.md §2.5.2), estimated savings (§2.5.4, test-catalog §10) and Karpenter's
 // command strings, checked with the reference solver on small fake instance types.
 import { describe, expect, it } from 'vitest';
+import { ModelCaches } from '../model/caches.ts';
 import type { InstanceType, NodePool, Offering } from '../domain/types.ts';
 import { nodePool, pod, snapshot, stateNode } from '../../test/fixtures/builders.ts';
 import { FAKE_WELL_KNOWN_LABELS, fakeInstanceType, fakeOffering } from '../../test/fixtures/instancetypes.ts';
 import { withExtraWellKnown } from '../scheduling/labels.ts';
 import { fromSelectorRequirements, requirements, req } from '../scheduling/requirements.ts';
 import { solveReference } from '../solver/reference/scheduler.ts';
-import type { NewNodeClaimPlan } from '../solver/types.ts';
+import type { NewNodeClaimPlan } from '../model/types.ts';
 import { candidateSet } from './candidates.ts';
 import { commandString } from './command.ts';
 import { computeConsolidation } from './consolidation.ts';
@@ -31,7 +32,7 @@ function setup(other: Offering[], pool: NodePool = nodePool({ consolidateAfter: 
 describe('the price rule: a replacement must be strictly cheaper at its worst-case launch price', () => {
   it('does not replace a 0.5 node when the spot replacement offerings are 1.0 / 0.2 / 0.4', async () => {
     const { s, candidate } = setup([off('test-zone-1', 'spot', 1.0), off('test-zone-2', 'spot', 0.2), off('test-zone-3', 'spot', 0.4)]);
-    const out = await computeConsolidation(s, [candidate], { solver, wellKnownLabels, method: 'single' });
+    const out = await computeConsolidation(s, [candidate], { solver, wellKnownLabels, caches: new ModelCaches(), method: 'single' });
     expect(out.kind).toBe('noop');
     if (out.kind !== 'noop') return;
     expect(out.why.code).toBe('no-cheaper-replacement');
@@ -41,7 +42,7 @@ describe('the price rule: a replacement must be strictly cheaper at its worst-ca
 
   it('replaces it when every spot offering is cheaper, narrowing the NodeClaim to spot', async () => {
     const { s, candidate } = setup([off('test-zone-1', 'spot', 0.3), off('test-zone-2', 'spot', 0.2), off('test-zone-1', 'on-demand', 0.45)]);
-    const out = await computeConsolidation(s, [candidate], { solver, wellKnownLabels, method: 'single' });
+    const out = await computeConsolidation(s, [candidate], { solver, wellKnownLabels, caches: new ModelCaches(), method: 'single' });
     expect(out.kind).toBe('command');
     if (out.kind !== 'command') return;
     const claim = out.command.replacements[0]!;
@@ -53,7 +54,7 @@ describe('the price rule: a replacement must be strictly cheaper at its worst-ca
   it('an on-demand-only pool ignores spot offerings: on-demand 0.6 is not cheaper than 0.5', async () => {
     const pool = nodePool({ consolidateAfter: 0, requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] }] });
     const { s, candidate } = setup([off('test-zone-1', 'on-demand', 0.6), off('test-zone-1', 'spot', 0.2), off('test-zone-2', 'spot', 0.3)], pool);
-    const out = await computeConsolidation(s, [candidate], { solver, wellKnownLabels, method: 'single' });
+    const out = await computeConsolidation(s, [candidate], { solver, wellKnownLabels, caches: new ModelCaches(), method: 'single' });
     expect(out.kind).toBe('noop');
   });
 

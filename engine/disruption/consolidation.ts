@@ -3,9 +3,10 @@
 import type { InstanceType, Requirements, Snapshot } from '../domain/types.ts';
 import { CAPACITY_TYPE_LABEL } from '../scheduling/labels.ts';
 import { add, fromSelector, req } from '../scheduling/requirements.ts';
+import type { ModelCaches } from '../model/caches.ts';
+import { minValuesUnmetKeys, offeringAllowed } from '../model/templates.ts';
+import type { NewNodeClaimPlan } from '../model/types.ts';
 import { minValuesNotMet } from '../scheduling/minvalues.ts';
-import { minValuesUnmetKeys, offeringAllowed } from '../solver/reference/templates.ts';
-import type { NewNodeClaimPlan } from '../solver/types.ts';
 import { makeCommand } from './command.ts';
 import {
   allowsCapacityType, cheapestAllowed, claimOptions, claimRequirements, filterByPrice, unmetMinValues, withOptions, worstLaunchPrice,
@@ -51,7 +52,7 @@ export async function computeConsolidation(s: Snapshot, candidates: readonly Can
   if (claims.length > 1) {
     return noop('needs-multiple-nodes', `its pods would need ${claims.length} new nodes; Karpenter's consolidation replaces with at most one`, { newNodes: claims.length }, `Can't remove without creating ${claims.length} candidates`, sim);
   }
-  const r = replacement(s, candidates, claims[0]!);
+  const r = replacement(s, candidates, claims[0]!, ctx.caches);
   if (!r.ok) return { kind: 'noop', why: r.why, sim };
   return { kind: 'command', command: makeCommand('Underutilized', ctx.method, candidates, [r.claim], sim.plan), sim };
 }
@@ -64,10 +65,10 @@ const fail = (code: ExplanationCode, message: string, data: Record<string, unkno
 });
 
 /** The one replacement, filtered by the price rule and, for spot candidates, the spot-to-spot rules. */
-export function replacement(s: Snapshot, candidates: readonly Candidate[], claim: NewNodeClaimPlan): Replacement {
+export function replacement(s: Snapshot, candidates: readonly Candidate[], claim: NewNodeClaimPlan, caches?: ModelCaches): Replacement {
   const candidatePrice = candidates.reduce((a, c) => a + c.price, 0);
   const reqs = claimRequirements(claim);
-  const options = claimOptions(claim, s.instanceTypes);
+  const options = claimOptions(claim, s.instanceTypes, caches);
   // Under minValuesPolicy BestEffort the scheduler lowers an unmet minValues; consolidation must not
   // launch such a node (test-catalog §5.13): it is judged against the NodePool's own minValues.
   if (claim.minValuesRelaxed) {

@@ -13,7 +13,7 @@ import { planRepack } from './repack.ts';
 import { singleNode } from './singlenode.ts';
 import { staticDrift } from './staticdrift.ts';
 import type {
-  Candidate, Decision, DisruptMetrics, DisruptOptions, DisruptResult, Explanation, ExplanationCode, LoopState, MethodName,
+  Candidate, ConsolidationMove, Decision, DisruptMetrics, DisruptOptions, DisruptResult, Explanation, ExplanationCode, LoopState, MethodName,
 } from './types.ts';
 import { PRODUCTION_ORDER } from './types.ts';
 import { explanation } from './words.ts';
@@ -96,7 +96,7 @@ export async function disrupt(s: Snapshot, opts: DisruptOptions = {}): Promise<D
   const setOf = (m: MethodName) => {
     const cls = m === 'drift' || m === 'static-drift' ? 'eventual' : 'graceful';
     let set = sets.get(cls);
-    if (!set) sets.set(cls, (set = candidateSet(s, cls, r.queued)));
+    if (!set) sets.set(cls, (set = candidateSet(s, cls, r.queued, r.caches)));
     return set;
   };
   const reasons = new Reasons();
@@ -105,6 +105,8 @@ export async function disrupt(s: Snapshot, opts: DisruptOptions = {}): Promise<D
   const eligible: Partial<Record<DisruptionReason, number>> = {};
   const allowed = new Map<string, DisruptMetrics['allowedDisruptions'][number]>();
   const timeouts: Partial<Record<'single' | 'multi', number>> = {};
+  const moves: ConsolidationMove[] = [];
+  const metrics = (): DisruptMetrics => ({ eligibleNodes: eligible, allowedDisruptions: [...allowed.values()], timeouts, ...(moves.length ? { consolidationMoves: moves } : {}) });
   for (const m of order) {
     const set = setOf(m);
     const reason = reasonOf(m);
@@ -126,6 +128,7 @@ export async function disrupt(s: Snapshot, opts: DisruptOptions = {}): Promise<D
     const out = await run(m, { s, candidates: sorted, all: set.all, budgets, r });
     for (const e of out.explanations) reasons.add(e);
     if (out.timedOut && (m === 'single' || m === 'multi')) timeouts[m] = (timeouts[m] ?? 0) + 1;
+    if (out.moves) moves.push(...out.moves);
     state = nextState(state, m, out, opts.consolidationState);
     const [first, ...concurrent] = out.commands;
     if (!first) continue;
@@ -137,12 +140,12 @@ export async function disrupt(s: Snapshot, opts: DisruptOptions = {}): Promise<D
       ...(out.followUps?.length ? { followUps: out.followUps } : {}),
       ...(out.approvals?.size ? { approvals: Object.fromEntries(out.approvals) } : {}),
     };
-    return { decision, state, metrics: { eligibleNodes: eligible, allowedDisruptions: [...allowed.values()], timeouts } };
+    return { decision, state, metrics: metrics() };
   }
   return {
     decision: { kind: 'noop', explanations: explainRest(s, reasons, new Set(), 'no disruption method considered it') },
     state,
-    metrics: { eligibleNodes: eligible, allowedDisruptions: [...allowed.values()], timeouts },
+    metrics: metrics(),
   };
 }
 

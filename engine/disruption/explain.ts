@@ -30,7 +30,7 @@ export async function explainNode(s: Snapshot, name: string, opts: DisruptOption
   const r = resolve(opts);
   const pools = managedPools(s);
   if (node.conditions.drifted && node.nodePoolName !== undefined && pools.get(node.nodePoolName)?.replicas === undefined) {
-    const c = newCandidate(s, node, 'eventual', pools, r.queued);
+    const c = newCandidate(s, node, 'eventual', pools, r.queued, r.caches);
     if (!c.ok) return kept(c.explanation);
     const f = driftFilter(c.candidate);
     if (f) return kept(f);
@@ -40,7 +40,7 @@ export async function explainNode(s: Snapshot, name: string, opts: DisruptOption
     if (sim.errors.size) return kept(explanation(name, 'pods-would-not-schedule', `drifted, but its pods would not schedule elsewhere: ${describeErrors(sim)}`));
     return would(makeCommand('Drifted', 'drift', [c.candidate], sim.plan.newNodeClaims, sim.plan));
   }
-  const c = newCandidate(s, node, 'graceful', pools, r.queued);
+  const c = newCandidate(s, node, 'graceful', pools, r.queued, r.caches);
   if (!c.ok) return kept(c.explanation);
   const cand = c.candidate;
   if (cand.empty) {
@@ -54,7 +54,7 @@ export async function explainNode(s: Snapshot, name: string, opts: DisruptOption
   if (f) return kept(f);
   const pb = budgetMapping(s, 'Underutilized').get(cand.nodePool.name)!;
   if (pb.available <= 0) return kept(budgetExplanation(name, pb, s.now));
-  const totals = nodePoolTotals(s, candidateSet(s, 'graceful', r.queued).all, r.poolCosts);
+  const totals = nodePoolTotals(s, candidateSet(s, 'graceful', r.queued, r.caches).all, r.poolCosts);
   if (!couldApprove(cand, totals, r.k)) {
     return kept(explanation(name, 'balanced-rejected', `even deleting it (saving ${usd(cand.price)}) would not reach the Balanced threshold ${(1 / r.k).toFixed(2)}`));
   }

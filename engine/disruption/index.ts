@@ -1,6 +1,7 @@
 // The disruption engine's public surface (re-exported by engine/index.ts).
 export * from './types.ts';
 export { disrupt, methodsFor, reasonOf } from './disrupt.ts';
+export { doNotDisruptEvent, doNotDisruptEvents, goDurationError, type PodEvent } from './podevents.ts';
 export { validate, validationFailureReason, type ValidationCategory, type ValidationResult } from './validate.ts';
 export { explainNode, type NodeReport } from './explain.ts';
 export { applyCommand, launchedNode } from './apply.ts';

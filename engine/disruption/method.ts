@@ -1,16 +1,20 @@
 // What every method receives and returns, and the options resolved once per disrupt call.
 import type { Snapshot } from '../domain/types.ts';
-import type { ProvisionSolver } from '../solver/types.ts';
+import { ModelCaches } from '../model/caches.ts';
+import type { ProvisionSolver } from '../model/types.ts';
+import { WasmSolver } from '../solver/wasm.ts';
 import { DEFAULT_K } from './balanced.ts';
 import type { PoolBudget } from './budgets.ts';
 import type { SimContext } from './simulate.ts';
-import type { Candidate, Command, DisruptOptions, Explanation, LoopState } from './types.ts';
+import type { Candidate, Command, ConsolidationMove, DisruptOptions, Explanation, LoopState } from './types.ts';
 import { INITIAL_LOOP_STATE } from './types.ts';
 
 /** The repack's default minimum saving, as a share of the replaced nodes' price (DisruptOptions.repackMinSavingsShare). */
 export const DEFAULT_MIN_SAVINGS_SHARE = 0.05;
 
 export interface Resolved {
+  /** What this call remembers per input object (the caller's, or its own). */
+  readonly caches: ModelCaches;
   readonly sim: SimContext;
   readonly repackSim: SimContext;
   readonly state: LoopState;
@@ -27,14 +31,18 @@ export interface Resolved {
 }
 
 export function resolve(opts: DisruptOptions): Resolved {
+  const caches = opts.caches ?? new ModelCaches();
+  // One solver instance for every simulation of the call (a wasm instance per simulation would cost its set-up each time).
+  const solver: ProvisionSolver = opts.solver ?? new WasmSolver();
   const sim: SimContext = {
-    ...(opts.solver ? { solver: opts.solver } : {}),
+    solver,
+    caches,
     ...(opts.wellKnownLabels ? { wellKnownLabels: opts.wellKnownLabels } : {}),
   };
-  const repackSolver: ProvisionSolver | undefined = opts.repackSolver ?? opts.solver;
   return {
+    caches,
     sim,
-    repackSim: { ...sim, ...(repackSolver ? { solver: repackSolver } : {}) },
+    repackSim: { ...sim, solver: opts.repackSolver ?? solver },
     state: opts.state ?? INITIAL_LOOP_STATE,
     // Without a clock nothing times out: elapsed time stays 0.
     elapsedMs: opts.elapsedMs ?? (() => 0),
@@ -71,6 +79,8 @@ export interface MethodOutput {
   readonly unseenPools?: readonly string[];
   /** Balanced approvals of the chosen command, per pool (ConsolidationApproved events). */
   readonly approvals?: ReadonlyMap<string, string>;
+  /** Moves scored (consolidation_moves_total, consolidation_score). */
+  readonly moves?: readonly ConsolidationMove[];
   /** Repack: the steps after the first. */
   readonly followUps?: readonly Command[];
 }

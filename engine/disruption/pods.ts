@@ -6,6 +6,7 @@ import { parseGoDuration } from '../api/duration.ts';
 import { DISRUPTED_TAINT_KEY, DO_NOT_DISRUPT_ANNOTATION } from '../scheduling/labels.ts';
 import { isActive, isMirrorPod, isOwnedByDaemonSet, isStatefulSetPod, isTerminal, isTerminating, podKey } from '../scheduling/pods.ts';
 import { tolerates } from '../scheduling/taints.ts';
+import { cacheSlot, type ModelCaches } from '../model/caches.ts';
 import { pdbsOf } from './pdb.ts';
 
 export const POD_DELETION_COST_ANNOTATION = 'controller.kubernetes.io/pod-deletion-cost';
@@ -36,14 +37,15 @@ function parseGoFloat(s: string): number | undefined {
  * Pods that must be rescheduled if the node goes: active, or a terminating StatefulSet pod (its replacement
  * cannot start until it is gone), and neither DaemonSet-owned nor mirror pods.
  */
-export function reschedulablePods(node: StateNode): readonly Pod[] {
-  let out = reschedulable.get(node.pods);
-  if (!out) reschedulable.set(node.pods, (out = node.pods.filter((p) => (isActive(p) || (isTerminating(p) && !isTerminal(p) && isStatefulSetPod(p))) && !isOwnedByDaemonSet(p) && !isMirrorPod(p))));
-  return out;
+export function reschedulablePods(node: StateNode, caches?: ModelCaches): readonly Pod[] {
+  return caches ? caches.memo(RESCHEDULABLE, node.pods, () => reschedulableOf(node.pods)) : reschedulableOf(node.pods);
 }
 
+const reschedulableOf = (pods: readonly Pod[]): readonly Pod[] =>
+  pods.filter((p) => (isActive(p) || (isTerminating(p) && !isTerminal(p) && isStatefulSetPod(p))) && !isOwnedByDaemonSet(p) && !isMirrorPod(p));
+
 // Per pods array (immutable snapshot data): simulations of one disruption call ask for the same nodes' pods many times.
-const reschedulable = new WeakMap<readonly Pod[], readonly Pod[]>();
+const RESCHEDULABLE = cacheSlot<readonly Pod[], readonly Pod[]>('reschedulable pods');
 
 /** RescheduleDisruptionCost: 1 per node plus the positive eviction costs of its reschedulable pods. */
 export function rescheduleDisruptionCost(pods: readonly Pod[]): number {
@@ -110,15 +112,15 @@ function evictable(pod: Pod): boolean {
  * Remembered per pods array, PDB list and time, like movablePods: every disruption call builds candidate
  * sets over the same mostly unchanged nodes.
  */
-export function podBlock(node: StateNode, pdbs: readonly PodDisruptionBudget[], now: number): PodBlock | undefined {
-  const m = blocks.get(node.pods);
+export function podBlock(node: StateNode, pdbs: readonly PodDisruptionBudget[], now: number, caches?: ModelCaches): PodBlock | undefined {
+  const m = caches?.get(BLOCKS, node.pods);
   if (m && m.pdbs === pdbs && m.now === now) return m.block;
   const block = firstBlock(node, pdbs, now);
-  blocks.set(node.pods, { pdbs, now, block });
+  caches?.set(BLOCKS, node.pods, { pdbs, now, block });
   return block;
 }
 
-const blocks = new WeakMap<readonly Pod[], { readonly pdbs: readonly PodDisruptionBudget[]; readonly now: number; readonly block: PodBlock | undefined }>();
+const BLOCKS = cacheSlot<readonly Pod[], { readonly pdbs: readonly PodDisruptionBudget[]; readonly now: number; readonly block: PodBlock | undefined }>('pod blocks');
 
 function firstBlock(node: StateNode, pdbs: readonly PodDisruptionBudget[], now: number): PodBlock | undefined {
   for (const p of node.pods) {
@@ -148,15 +150,15 @@ function firstBlock(node: StateNode, pdbs: readonly PodDisruptionBudget[], now: 
  * The node's reschedulable pods that may move now (not do-not-disrupt, no fully blocking PDB). Remembered per
  * pods array, PDB list and time: a disruption call simulates the same nodes many times.
  */
-export function movablePods(node: StateNode, pdbs: readonly PodDisruptionBudget[], now: number): readonly Pod[] {
-  const m = movable.get(node.pods);
+export function movablePods(node: StateNode, pdbs: readonly PodDisruptionBudget[], now: number, caches?: ModelCaches): readonly Pod[] {
+  const m = caches?.get(MOVABLE, node.pods);
   if (m && m.pdbs === pdbs && m.now === now) return m.pods;
-  const pods = reschedulablePods(node).filter((p) => currentlyReschedulable(p, pdbs, now));
-  movable.set(node.pods, { pdbs, now, pods });
+  const pods = reschedulablePods(node, caches).filter((p) => currentlyReschedulable(p, pdbs, now));
+  caches?.set(MOVABLE, node.pods, { pdbs, now, pods });
   return pods;
 }
 
-const movable = new WeakMap<readonly Pod[], { readonly pdbs: readonly PodDisruptionBudget[]; readonly now: number; readonly pods: readonly Pod[] }>();
+const MOVABLE = cacheSlot<readonly Pod[], { readonly pdbs: readonly PodDisruptionBudget[]; readonly now: number; readonly pods: readonly Pod[] }>('movable pods');
 
 /**
  * Whether a pod may move right now in a simulation (§2.7 step 3b): not protected by do-not-disrupt and not

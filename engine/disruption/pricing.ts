@@ -5,8 +5,9 @@ import type { InstanceType, Labels, Offering, Requirements } from '../domain/typ
 import { toMicros } from '../domain/money.ts';
 import { CAPACITY_TYPE_LABEL, INSTANCE_TYPE_LABEL, RESERVATION_ID_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import { add, fromSelectorRequirements, req, toSelectorRequirements } from '../scheduling/requirements.ts';
-import { minValuesUnmet, offeringAllowed } from '../solver/reference/templates.ts';
-import type { NewNodeClaimPlan } from '../solver/types.ts';
+import { cacheSlot, type ModelCaches } from '../model/caches.ts';
+import { minValuesUnmet, offeringAllowed } from '../model/templates.ts';
+import type { NewNodeClaimPlan } from '../model/types.ts';
 
 export { RESERVATION_ID_LABEL };
 
@@ -90,23 +91,28 @@ export function claimRequirements(claim: NewNodeClaimPlan): Requirements {
 }
 
 // Name -> type per catalog array: the arrays are immutable snapshot data, so the index is built once each.
-const indexes = new WeakMap<readonly InstanceType[], ReadonlyMap<string, InstanceType>>();
+const TYPE_INDEX = cacheSlot<readonly InstanceType[], ReadonlyMap<string, InstanceType>>('instance types by name');
 
-/** The pool's instance type of that name (an index over the immutable array, built once). */
-export function typeByName(its: readonly InstanceType[] | undefined, name: string): InstanceType | undefined {
+/** Name -> type over the immutable array: kept in `caches`, else built for the caller. */
+function typeIndex(its: readonly InstanceType[], caches?: ModelCaches): ReadonlyMap<string, InstanceType> {
+  const build = () => new Map(its.map((it) => [it.name, it]));
+  return caches ? caches.memo(TYPE_INDEX, its, build) : build();
+}
+
+/** The pool's instance type of that name. */
+export function typeByName(its: readonly InstanceType[] | undefined, name: string, caches?: ModelCaches): InstanceType | undefined {
   if (!its) return undefined;
-  let idx = indexes.get(its);
-  if (!idx) indexes.set(its, (idx = new Map(its.map((it) => [it.name, it]))));
-  return idx.get(name);
+  return caches ? typeIndex(its, caches).get(name) : its.find((it) => it.name === name);
 }
 
 /** The instance types a planned NodeClaim lists, resolved against its pool's types (in the plan's order). */
-export function claimOptions(claim: NewNodeClaimPlan, types: ReadonlyMap<string, readonly InstanceType[]>): InstanceType[] {
+export function claimOptions(claim: NewNodeClaimPlan, types: ReadonlyMap<string, readonly InstanceType[]>, caches?: ModelCaches): InstanceType[] {
   const its = types.get(claim.nodePool);
-  const byName = { get: (n: string) => typeByName(its, n) };
+  if (!its) return [];
+  const index = typeIndex(its, caches);
   const out: InstanceType[] = [];
   for (const o of claim.instanceTypes) {
-    const it = byName.get(o.name);
+    const it = index.get(o.name);
     if (it) out.push(it);
   }
   return out;

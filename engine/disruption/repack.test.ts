@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { ModelCaches } from '../model/caches.ts';
 import type { InstanceType, Snapshot } from '../domain/types.ts';
-import type { NewNodeClaimPlan } from '../solver/types.ts';
+import type { NewNodeClaimPlan } from '../model/types.ts';
 import { DEFAULT_ENGINE_OPTIONS } from '../domain/types.ts';
 import { nodePool, pdb, pod, pods, snapshot, stateNode } from '../../test/fixtures/builders.ts';
 import { FAKE_WELL_KNOWN_LABELS, fakeInstanceType, fakeOffering } from '../../test/fixtures/instancetypes.ts';
@@ -195,14 +196,15 @@ describe('global repack', () => {
 });
 
 describe('capped instance types', () => {
+  const caches = new ModelCaches();
   it('keep the types with an offering within the cap, as the same array for the same catalog and cap', () => {
     const its = [big, small];
-    const a = cappedTypes(its, 5_000_000);
+    const a = cappedTypes(its, 5_000_000, caches);
     expect(a.map((t) => t.name)).toEqual(['small']);
     // Templates are cached by the identity of this array: the second capped simulation must reuse it.
-    expect(cappedTypes(its, 5_000_000)).toBe(a);
-    expect(cappedTypes(its, 20_000_000).map((t) => t.name)).toEqual(['big', 'small']);
-    expect(cappedTypes([small, big], 5_000_000)).not.toBe(a);
+    expect(cappedTypes(its, 5_000_000, caches)).toBe(a);
+    expect(cappedTypes(its, 20_000_000, caches).map((t) => t.name)).toEqual(['big', 'small']);
+    expect(cappedTypes([small, big], 5_000_000, caches)).not.toBe(a);
   });
 
   const claim = (it: InstanceType, requests: { cpu: number; memory: number }): NewNodeClaimPlan => ({
@@ -214,13 +216,13 @@ describe('capped instance types', () => {
     const s = snapshot({ nodePools: [nodePool({})], instanceTypes: [big, small] });
     const full = { cpu: big.allocatable.cpu!, memory: big.allocatable.memory! / 2 };
     // a full big node ($10) holds what two smalls ($1 each) hold: a cap at $5 could save nearly $8
-    const g = capGain(s, [claim(big, full)], 5);
+    const g = capGain(s, [claim(big, full)], 5, caches);
     const perCpu = 1 / small.allocatable.cpu!;
     expect(g.price).toBe(10);
     expect(g.gain).toBeCloseTo(10 - full.cpu * perCpu, 9);
     // claims within the cap are not counted; a cap below every type can save nothing
-    expect(capGain(s, [claim(small, { cpu: 1000, memory: Gi })], 5)).toEqual({ gain: 0, price: 0 });
-    expect(capGain(s, [claim(big, full)], 0.5)).toEqual({ gain: 0, price: 10 });
+    expect(capGain(s, [claim(small, { cpu: 1000, memory: Gi })], 5, caches)).toEqual({ gain: 0, price: 0 });
+    expect(capGain(s, [claim(big, full)], 0.5, caches)).toEqual({ gain: 0, price: 10 });
   });
 
   it('mix a cpu-rich and a memory-rich type where neither alone is cheap, and ignore types no mix would use', () => {
@@ -238,6 +240,6 @@ describe('capped instance types', () => {
     const y = (c.cpu! * want.memory - want.cpu * c.memory!) / det;
     const single = Math.min(Math.max(want.cpu / c.cpu!, want.memory / c.memory!), Math.max(want.cpu / m.cpu!, want.memory / m.memory!));
     expect(x + y).toBeLessThan(single);
-    expect(capGain(s, [claim(big, want)], 5).gain).toBeCloseTo(10 - (x + y), 9);
+    expect(capGain(s, [claim(big, want)], 5, caches).gain).toBeCloseTo(10 - (x + y), 9);
   });
 });

@@ -1,23 +1,23 @@
 // The global repack (beyond Karpenter): re-solve the pods of many disruptable nodes together and replace N
 // nodes by M (M may be 0, 1 or several, so one big node can become two cheaper ones), when it saves money.
 // repacksearch.ts decides which nodes to remove (within a deadline), repackunits.ts cuts a simulation into
-// independent units and prices them, and this file evaluates candidate sets and cuts the chosen layout into
+// independent units and prices them, repackeval.ts evaluates candidate sets, and this file cuts the chosen layout into
 // steps: each step's candidates fit every pool's budget at the time it runs (later steps are planned on the
 // snapshot after the earlier ones), and the first step is the command to run now. Design: docs/disruption.md.
 import type { Snapshot } from '../domain/types.ts';
-import { toMicros } from '../domain/money.ts';
-import { provisionInput } from '../provision.ts';
-import type { NewNodeClaimPlan, ProvisionInput, ProvisionPlan } from '../solver/types.ts';
+import type { ModelCaches } from '../model/caches.ts';
+import { provisionInput } from '../model/input.ts';
+import type { NewNodeClaimPlan, ProvisionInput, ProvisionPlan } from '../model/types.ts';
 import { applyCommand } from './apply.ts';
-import { evaluateBalancedMove, nodePoolTotals, type PoolTotals } from './balanced.ts';
+import { nodePoolTotals } from './balanced.ts';
 import { budgetExplanation, budgetMapping, type PoolBudget } from './budgets.ts';
 import { bySavingsRatio, managedPools, newCandidate } from './candidates.ts';
-import { cappedTypes } from './repackcap.ts';
-import { byWaste, searchLayout } from './repacksearch.ts';
 import { makeCommand } from './command.ts';
 import type { Resolved } from './method.ts';
-import { claimsOf, groupUnits, priceUnit, type Unit } from './repackunits.ts';
-import { simulate, type Simulation } from './simulate.ts';
+import { priceOf, Search, type Evaluation } from './repackeval.ts';
+import { byWaste, searchLayout } from './repacksearch.ts';
+import { claimsOf, type Unit } from './repackunits.ts';
+import type { Simulation } from './simulate.ts';
 import type { Candidate, Command, Explanation } from './types.ts';
 import { explanation, usd } from './words.ts';
 
@@ -36,70 +36,7 @@ export interface RepackPlan {
   readonly timedOut: boolean;
 }
 
-export interface Evaluation {
-  readonly sim: Simulation;
-  readonly units: readonly Unit[];
-  /** Units that save, but less than the minimum share of their nodes' price (not carried out). */
-  readonly small: readonly Unit[];
-  readonly savings: number;
-  readonly disruption: number;
-}
-
-type Outcome = { ok: true; ev: Evaluation } | { ok: false; failed: readonly Candidate[] };
-
 const MAX_STEPS = 50;
-
-function priceOf(cs: readonly Candidate[]): number {
-  return cs.reduce((a, c) => a + c.price, 0);
-}
-
-/** The snapshot with every pool's instance types limited to those whose cheapest available offering is within `cap`. */
-function capped(s: Snapshot, cap: number): Snapshot {
-  const lim = toMicros(cap);
-  const instanceTypes = new Map([...s.instanceTypes].map(([pool, its]) => [pool, cappedTypes(its, lim)]));
-  return { ...s, instanceTypes };
-}
-
-export class Search {
-  evaluations = 0;
-  constructor(readonly r: Resolved, readonly totals: ReadonlyMap<string, PoolTotals>) {}
-
-  /** `avoid`: nodes the moved pods may not land on (later steps of the plan remove them). */
-  async evaluate(s: Snapshot, cs: readonly Candidate[], cap = Infinity, avoid?: ReadonlySet<string>): Promise<Outcome> {
-    this.evaluations++;
-    const sim = await simulate(cap === Infinity ? s : capped(s, cap), cs.map((c) => c.node), this.r.repackSim, true, avoid);
-    if (sim.candidateDeleting) return { ok: false, failed: cs.filter((c) => c.node.markedForDeletion || c.node.deleting) };
-    if (sim.errors.size) {
-      const failed = cs.filter((c) => c.reschedulablePods.some((p) => sim.errors.has(p.uid)));
-      return { ok: false, failed };
-    }
-    const units: Unit[] = [];
-    const small: Unit[] = [];
-    for (const g of groupUnits(cs, sim)) {
-      const u = priceUnit(s, g);
-      if (!u.ok || u.unit.guaranteed <= Math.max(this.r.repackMinSavingsPerHour, 1e-6)) continue;
-      const ev = evaluateBalancedMove(u.unit.candidates, u.unit.savings, this.totals, this.r.k);
-      if (!ev.approved && ev.perPool.size > 0) continue;
-      if (u.unit.guaranteed < this.r.repackMinSavingsShare * priceOf(u.unit.candidates)) small.push(u.unit);
-      else units.push(u.unit);
-    }
-    const savings = units.reduce((a, u) => a + u.savings, 0);
-    return { ok: true, ev: { sim, units, small, savings, disruption: units.reduce((a, u) => a + u.disruption, 0) } };
-  }
-
-  /** Evaluates, dropping candidates whose pods cannot move (a few rounds). */
-  async evaluateMovable(s: Snapshot, cs: readonly Candidate[], cap = Infinity, avoid?: ReadonlySet<string>): Promise<Evaluation | undefined> {
-    let set = cs;
-    for (let round = 0; round < 3 && set.length; round++) {
-      const o = await this.evaluate(s, set, cap, avoid);
-      if (o.ok) return o.ev;
-      if (!o.failed.length || cap !== Infinity) return undefined;
-      const failed = new Set(o.failed);
-      set = set.filter((c) => !failed.has(c));
-    }
-    return undefined;
-  }
-}
 
 export async function planRepack(s: Snapshot, eligible: readonly Candidate[], all: readonly Candidate[], budgets: ReadonlyMap<string, PoolBudget>, r: Resolved): Promise<RepackPlan> {
   const search = new Search(r, nodePoolTotals(s, all, r.poolCosts));
@@ -208,7 +145,7 @@ async function cutIntoSteps(s: Snapshot, best: Evaluation, budgets: ReadonlyMap<
     }
     if (!chunk.length) break;
     rest = rest.filter((c) => !chunk.includes(c));
-    const fresh = refresh(working, chunk);
+    const fresh = refresh(working, chunk, search.r.caches);
     // The rest of the layout's nodes go in later steps: pods moved now must not land on them (and move twice).
     const later = new Set(rest.map((c) => c.node.name));
     const ev = fresh.length ? await search.evaluateMovable(working, fresh, Infinity, later) : undefined;
@@ -224,13 +161,13 @@ async function cutIntoSteps(s: Snapshot, best: Evaluation, budgets: ReadonlyMap<
  * The candidates as they are in the working snapshot: earlier steps may have moved pods onto them, so their
  * pods and costs are rebuilt; nodes that are gone or no longer candidates are dropped.
  */
-function refresh(working: Snapshot, cs: readonly Candidate[]): Candidate[] {
+function refresh(working: Snapshot, cs: readonly Candidate[], caches: ModelCaches): Candidate[] {
   const byName = new Map(working.nodes.map((n) => [n.name, n]));
   const pools = managedPools(working);
   const out: Candidate[] = [];
   for (const c of cs) {
     const n = byName.get(c.node.name);
-    const r = n && newCandidate(working, n, 'graceful', pools);
+    const r = n && newCandidate(working, n, 'graceful', pools, undefined, caches);
     if (r?.ok) out.push(r.candidate);
   }
   return out;

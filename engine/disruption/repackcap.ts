@@ -5,18 +5,18 @@ import { toMicros } from '../domain/money.ts';
 import { CPU, MEMORY } from '../domain/resources.ts';
 import { INSTANCE_TYPE_LABEL } from '../scheduling/labels.ts';
 import { fromSelectorRequirements, intersects } from '../scheduling/requirements.ts';
-import type { NewNodeClaimPlan } from '../solver/types.ts';
+import { cacheSlot, type ModelCaches } from '../model/caches.ts';
+import type { NewNodeClaimPlan } from '../model/types.ts';
 import { cheapestAllowed } from './pricing.ts';
 
 // The same capped list (the same array) for the same catalog and cap: solver templates are cached by the
-// identity of their instance-type array (reference/templates.ts), so a fresh array on every capped
+// identity of their instance-type array (model/templates.ts), so a fresh array on every capped
 // simulation would rebuild each template (filtering and grouping every type) each time.
-const cappedCache = new WeakMap<readonly InstanceType[], Map<number, readonly InstanceType[]>>();
+const CAPPED = cacheSlot<readonly InstanceType[], Map<number, readonly InstanceType[]>>('capped catalogs');
 
 /** The types with an available offering within `lim` micro-dollars per hour. */
-export function cappedTypes(its: readonly InstanceType[], lim: number): readonly InstanceType[] {
-  let byCap = cappedCache.get(its);
-  if (!byCap) cappedCache.set(its, (byCap = new Map()));
+export function cappedTypes(its: readonly InstanceType[], lim: number, caches: ModelCaches): readonly InstanceType[] {
+  const byCap = caches.memo(CAPPED, its, () => new Map<number, readonly InstanceType[]>());
   let out = byCap.get(lim);
   if (!out) byCap.set(lim, (out = its.filter((it) => it.offerings.some((o) => o.available && toMicros(o.price) <= lim))));
   return out;
@@ -24,16 +24,15 @@ export function cappedTypes(its: readonly InstanceType[], lim: number): readonly
 
 /** Resources per dollar of one type: cpu (millicores) and memory (bytes) its cheapest allowed offering buys per $/h. */
 type Bundle = { readonly c: number; readonly m: number };
-const frontierCache = new WeakMap<object, Map<readonly InstanceType[], readonly Bundle[]>>();
+const FRONTIERS = cacheSlot<object, Map<readonly InstanceType[], readonly Bundle[]>>('price frontiers');
 
 /**
  * The upper-right convex hull of the resources per dollar that `its` sell to a NodeClaim with these
  * requirements (its instance-type list aside: smaller types are exactly what a cap turns to), cpu
  * ascending and memory descending. Kept per requirement array (shared by a solve's NodeClaims) and list.
  */
-function frontier(k: NewNodeClaimPlan, its: readonly InstanceType[]): readonly Bundle[] {
-  let byList = frontierCache.get(k.requirements);
-  if (!byList) frontierCache.set(k.requirements, (byList = new Map()));
+function frontier(k: NewNodeClaimPlan, its: readonly InstanceType[], caches: ModelCaches): readonly Bundle[] {
+  const byList = caches.memo(FRONTIERS, k.requirements, () => new Map<readonly InstanceType[], readonly Bundle[]>());
   let hull = byList.get(its);
   if (hull) return hull;
   const reqs = fromSelectorRequirements(k.requirements.filter((r) => r.key !== INSTANCE_TYPE_LABEL));
@@ -89,13 +88,13 @@ function cheapestCover(hull: readonly Bundle[], cpu: number, mem: number): numbe
  * a cap changes), and their price: each costs at least the cheapest fractional mix of the types within the
  * cap that holds its requests (cheapestCover), so it could save its price less that.
  */
-export function capGain(s: Snapshot, claims: readonly NewNodeClaimPlan[], cap: number): { gain: number; price: number } {
+export function capGain(s: Snapshot, claims: readonly NewNodeClaimPlan[], cap: number, caches: ModelCaches): { gain: number; price: number } {
   let gain = 0;
   let price = 0;
   for (const k of claims) {
     if (k.price <= cap) continue;
     price += k.price;
-    const hull = frontier(k, cappedTypes(s.instanceTypes.get(k.nodePool) ?? [], toMicros(cap)));
+    const hull = frontier(k, cappedTypes(s.instanceTypes.get(k.nodePool) ?? [], toMicros(cap), caches), caches);
     gain += Math.max(0, k.price - cheapestCover(hull, k.requests[CPU] ?? 0, k.requests[MEMORY] ?? 0));
   }
   return { gain, price };

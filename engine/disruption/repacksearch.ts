@@ -14,7 +14,7 @@ import { CPU, MEMORY } from '../domain/resources.ts';
 import { capGain } from './repackcap.ts';
 import { isActive } from '../scheduling/pods.ts';
 import { bySavingsRatio } from './candidates.ts';
-import type { Evaluation, Search } from './repack.ts';
+import type { Evaluation, Search } from './repackeval.ts';
 import type { Candidate } from './types.ts';
 
 /** The unused share of the node's scarcer resource (cpu or memory), by requests of its active pods. */
@@ -151,7 +151,7 @@ export async function searchLayout(s: Snapshot, ordered: readonly Candidate[], s
   // (capGain) exceeds MIN_GAIN of the best saving and the minimum share a unit must save of their price;
   // the tighter cap only after the looser one gained MIN_GAIN.
   for (const cap of [top / 2, top / 4]) {
-    const dear = capGain(s, best?.sim.plan.newNodeClaims ?? [], cap);
+    const dear = capGain(s, best?.sim.plan.newNodeClaims ?? [], cap, search.r.caches);
     if (late() || dear.gain <= Math.max((best?.savings ?? 0) * (MIN_GAIN - 1), search.r.repackMinSavingsShare * dear.price)) break;
     const before = best;
     best = better(best, await search.evaluateMovable(s, prefix, cap));

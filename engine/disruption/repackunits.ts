@@ -12,7 +12,8 @@ import { toMicros } from '../domain/money.ts';
 import type { InstanceType, Requirements } from '../domain/types.ts';
 import { CAPACITY_TYPE_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import { add, req } from '../scheduling/requirements.ts';
-import type { NewNodeClaimPlan } from '../solver/types.ts';
+import { cacheSlot, type ModelCaches } from '../model/caches.ts';
+import type { NewNodeClaimPlan } from '../model/types.ts';
 import { allowsCapacityType, cheapestAllowed, claimOptions, claimRequirements, RESERVATION_ID_LABEL, unmetMinValues, withPricedOptions, worstLaunchPrice } from './pricing.ts';
 import type { Simulation } from './simulate.ts';
 import type { Candidate } from './types.ts';
@@ -70,8 +71,8 @@ export function groupUnits(candidates: readonly Candidate[], sim: Simulation): A
 // so a worst-case launch price is memoised per instance type (immutable snapshot data) and that key: the
 // repack prices hundreds of replacements with the same few keys over the same types, simulation after simulation.
 const OFFERING_KEYS = [ZONE_LABEL, CAPACITY_TYPE_LABEL, RESERVATION_ID_LABEL] as const;
-const worstCache = new WeakMap<InstanceType, Map<string, number>>();
-const cheapestCache = new WeakMap<InstanceType, Map<string, number>>();
+const WORST = cacheSlot<InstanceType, Map<string, number>>('worst launch prices');
+const CHEAPEST = cacheSlot<InstanceType, Map<string, number>>('cheapest allowed prices');
 
 function offeringKey(reqs: Requirements): string {
   let key = '';
@@ -82,16 +83,15 @@ function offeringKey(reqs: Requirements): string {
   return key;
 }
 
-function memo(cache: WeakMap<InstanceType, Map<string, number>>, it: InstanceType, key: string, price: () => number): number {
-  let byKey = cache.get(it);
-  if (!byKey) cache.set(it, (byKey = new Map()));
+function memo(caches: ModelCaches, slot: typeof WORST, it: InstanceType, key: string, price: () => number): number {
+  const byKey = caches.memo(slot, it, () => new Map<string, number>());
   let w = byKey.get(key);
   if (w === undefined) byKey.set(key, (w = toMicros(price())));
   return w;
 }
 
-const worstMicros = (reqs: Requirements, key: string, it: InstanceType) => memo(worstCache, it, key, () => worstLaunchPrice(reqs, it));
-const cheapestMicros = (reqs: Requirements, key: string, it: InstanceType) => memo(cheapestCache, it, key, () => cheapestAllowed(reqs, it)?.price ?? Infinity);
+const worstMicros = (reqs: Requirements, key: string, it: InstanceType, caches: ModelCaches) => memo(caches, WORST, it, key, () => worstLaunchPrice(reqs, it));
+const cheapestMicros = (reqs: Requirements, key: string, it: InstanceType, caches: ModelCaches) => memo(caches, CHEAPEST, it, key, () => cheapestAllowed(reqs, it)?.price ?? Infinity);
 
 interface Shaped {
   /** The claim's requirements allow spot (before on-demand is ruled out of a spot-or-on-demand claim). */
@@ -106,31 +106,31 @@ interface Shaped {
 // A claim's requirements and options are arrays the decoder shares between the NodeClaims of a solve that
 // were finished alike (thousands of claims share a few dozen), so their pricing is kept per pair of arrays
 // and catalog: the repack prices every claim of every simulation.
-const shapedCache = new WeakMap<object, { readonly options: object; readonly catalog: object | undefined; readonly shaped: Shaped }>();
+const SHAPED = cacheSlot<object, { readonly options: object; readonly catalog: object | undefined; readonly shaped: Shaped }>('shaped claims');
 
-function shapeClaim(k: NewNodeClaimPlan, types: ReadonlyMap<string, readonly InstanceType[]>): Shaped {
+function shapeClaim(k: NewNodeClaimPlan, types: ReadonlyMap<string, readonly InstanceType[]>, caches: ModelCaches): Shaped {
   const catalog = types.get(k.nodePool);
-  const hit = shapedCache.get(k.requirements);
+  const hit = caches.get(SHAPED, k.requirements);
   if (hit && hit.options === k.instanceTypes && hit.catalog === catalog) return hit.shaped;
   let reqs = claimRequirements(k);
   const spot = allowsCapacityType(reqs, 'spot');
   if (spot && allowsCapacityType(reqs, 'on-demand')) reqs = add(reqs, req(CAPACITY_TYPE_LABEL, false, ['spot']));
   const key = offeringKey(reqs);
-  const priced = claimOptions(k, types).map((it) => ({ it, w: worstMicros(reqs, key, it) })).filter((x) => x.w < Number.MAX_SAFE_INTEGER);
+  const priced = claimOptions(k, types, caches).map((it) => ({ it, w: worstMicros(reqs, key, it, caches) })).filter((x) => x.w < Number.MAX_SAFE_INTEGER);
   const shaped = { spot, reqs, key, priced, base: priced.length ? Math.min(...priced.map((x) => x.w)) : Infinity };
-  shapedCache.set(k.requirements, { options: k.instanceTypes, catalog, shaped });
+  caches.set(SHAPED, k.requirements, { options: k.instanceTypes, catalog, shaped });
   return shaped;
 }
 
 /** Applies the price rule to a unit; fails when it does not save or spot-to-spot is not allowed. */
-export function priceUnit(s: Snapshot, group: { candidates: readonly Candidate[]; claims: readonly NewNodeClaimPlan[] }): UnitResult {
+export function priceUnit(s: Snapshot, group: { candidates: readonly Candidate[]; claims: readonly NewNodeClaimPlan[] }, caches: ModelCaches): UnitResult {
   const { candidates, claims } = group;
   const candidatePrice = candidates.reduce((a, c) => a + c.price, 0);
   const disruption = candidates.reduce((a, c) => a + c.disruptionCost, 0);
   const allSpot = candidates.every((c) => c.capacityType === 'spot');
   const shaped = [];
   for (const k of claims) {
-    const x = shapeClaim(k, s.instanceTypes);
+    const x = shapeClaim(k, s.instanceTypes, caches);
     if (allSpot && x.spot && !s.options.featureGates.spotToSpotConsolidation) {
       return { ok: false, candidates, why: 'spot-to-spot consolidation is disabled (feature gate SpotToSpotConsolidation)' };
     }
@@ -147,7 +147,7 @@ export function priceUnit(s: Snapshot, group: { candidates: readonly Candidate[]
     if (unmetMinValues(x.reqs, kept.map((p) => p.it))) kept = x.priced.filter((p) => p.w < x.base + Math.floor(s0 / shaped.length));
     if (unmetMinValues(x.reqs, kept.map((p) => p.it))) return { ok: false, candidates, why: 'the affordable options do not meet minValues' };
     worst += Math.max(...kept.map((p) => p.w));
-    const options = kept.map((p) => ({ it: p.it, micros: cheapestMicros(x.reqs, x.key, p.it) }));
+    const options = kept.map((p) => ({ it: p.it, micros: cheapestMicros(x.reqs, x.key, p.it, caches) }));
     // A shaped NodeClaim is priced at its cheapest option (withPricedOptions sorts by price).
     price += Math.min(...options.map((o) => o.micros)) / 1e6;
     out.push({ claim: x.claim, reqs: x.reqs, options });

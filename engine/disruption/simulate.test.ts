@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { ModelCaches } from '../model/caches.ts';
 import { nodePool, pod, snapshot, stateNode } from '../../test/fixtures/builders.ts';
 import { FAKE_WELL_KNOWN_LABELS, fakeInstanceType, fakeOffering } from '../../test/fixtures/instancetypes.ts';
 import { withExtraWellKnown } from '../scheduling/labels.ts';
 import { solveReference } from '../solver/reference/scheduler.ts';
-import type { ProvisionInput, ProvisionPlan } from '../solver/types.ts';
+import type { ProvisionInput, ProvisionPlan } from '../model/types.ts';
 import { simulate } from './simulate.ts';
 
 const wellKnownLabels = withExtraWellKnown(FAKE_WELL_KNOWN_LABELS);
@@ -38,21 +39,21 @@ describe('disruption simulation', () => {
   const gone = s.nodes[0]!;
 
   it('places the pods of the removed node and of pending pods without errors', async () => {
-    const sim = await simulate(s, [gone], { solver: { name: 'reference', solve: solveReference }, wellKnownLabels }, true);
+    const sim = await simulate(s, [gone], { solver: { name: 'reference', solve: solveReference }, wellKnownLabels, caches: new ModelCaches() }, true);
     expect([...sim.errors]).toEqual([]);
     expect(sim.moved.map((p) => p.uid)).toEqual([moving.uid]);
     expect(sim.pods.size).toBe(2);
   });
 
   it('reports a moving pod the solver left out, but not a pending one', async () => {
-    const lost = await simulate(s, [gone], { solver: losing(new Set([moving.uid])), wellKnownLabels }, true);
+    const lost = await simulate(s, [gone], { solver: losing(new Set([moving.uid])), wellKnownLabels, caches: new ModelCaches() }, true);
     expect([...lost.errors]).toEqual([[moving.uid, 'the solver did not place it']]);
-    const lostPending = await simulate(s, [gone], { solver: losing(new Set([waiting.uid])), wellKnownLabels }, true);
+    const lostPending = await simulate(s, [gone], { solver: losing(new Set([waiting.uid])), wellKnownLabels, caches: new ModelCaches() }, true);
     expect([...lostPending.errors]).toEqual([]);
   });
 
   it('marks the removed node in the simulated cluster and leaves the snapshot as it was', async () => {
-    const sim = await simulate(s, [gone], { solver: { name: 'reference', solve: solveReference }, wellKnownLabels }, true);
+    const sim = await simulate(s, [gone], { solver: { name: 'reference', solve: solveReference }, wellKnownLabels, caches: new ModelCaches() }, true);
     expect(sim.input.nodes.find((n) => n.name === 'gone')?.markedForDeletion).toBe(true);
     expect(sim.input.nodes.find((n) => n.name === 'other')).toBe(s.nodes[1]);
     expect(gone.markedForDeletion).toBeFalsy();

@@ -2,15 +2,16 @@
 // their pods go?", answered by the provisioning solver over the rest of the cluster, with the consolidation
 // destination rule, the uninitialized-node rule and "only non-pending pods count".
 import type { Pod, Snapshot, StateNode } from '../domain/types.ts';
-import { provision } from '../provision.ts';
+import { cacheSlot, type ModelCaches } from '../model/caches.ts';
+import { provisionInput } from '../model/input.ts';
+import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from '../model/types.ts';
 import { HOSTNAME_LABEL } from '../scheduling/labels.ts';
 import { isActive, isMirrorPod, isOwnedByDaemonSet, podKey, podValidationError } from '../scheduling/pods.ts';
-import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from '../solver/types.ts';
-import { provisionInput } from '../provision.ts';
 import { movablePods } from './pods.ts';
 
 export interface SimContext {
-  readonly solver?: ProvisionSolver;
+  readonly solver: ProvisionSolver;
+  readonly caches: ModelCaches;
   readonly wellKnownLabels?: ReadonlySet<string>;
 }
 
@@ -61,13 +62,9 @@ export function blockedDestinations(s: Snapshot, exclude: ReadonlySet<string>): 
 
 // A disruption call simulates the same candidates many times: one marked copy per node object, instead
 // of a fresh copy of thousands of nodes per simulation.
-const markedCache = new WeakMap<StateNode, StateNode>();
+const MARKED = cacheSlot<StateNode, StateNode>('marked nodes');
 
-function marked(n: StateNode): StateNode {
-  let m = markedCache.get(n);
-  if (!m) markedCache.set(n, (m = { ...n, markedForDeletion: true }));
-  return m;
-}
+const marked = (n: StateNode, caches: ModelCaches): StateNode => caches.memo(MARKED, n, () => ({ ...n, markedForDeletion: true }));
 
 /**
  * Simulates removing `candidates`; `consolidation` turns on the destination rule (not for drift), and
@@ -76,36 +73,32 @@ function marked(n: StateNode): StateNode {
 export async function simulate(s: Snapshot, candidates: readonly StateNode[], ctx: SimContext, consolidation: boolean, avoid?: ReadonlySet<string>): Promise<Simulation> {
   const names = new Set(candidates.map((c) => c.name));
   const candidateDeleting = candidates.some((c) => c.markedForDeletion || c.deleting);
-  const nodes = s.nodes.map((n) => (names.has(n.name) ? marked(n) : n));
+  const nodes = s.nodes.map((n) => (names.has(n.name) ? marked(n, ctx.caches) : n));
   const pending = provisionablePending(s);
-  const moved = candidates.flatMap((c) => movablePods(c, s.pdbs, s.now));
-  const fromDeleting = s.nodes.filter((n) => !names.has(n.name) && (n.markedForDeletion || n.deleting)).flatMap((n) => movablePods(n, s.pdbs, s.now));
+  const moved = candidates.flatMap((c) => movablePods(c, s.pdbs, s.now, ctx.caches));
+  const fromDeleting = s.nodes.filter((n) => !names.has(n.name) && (n.markedForDeletion || n.deleting)).flatMap((n) => movablePods(n, s.pdbs, s.now, ctx.caches));
   const all = [...pending, ...moved, ...fromDeleting].map(withoutHostnameVolumes);
   // DRA: the candidates are marked for deletion, so provisionInput frees what their moving pods hold and
-  // leaves their slices out (engine/provision.ts).
+  // leaves their slices out (engine/model/input.ts).
   const sim: Snapshot = { ...s, nodes };
-  const opts = {
-    ...(ctx.solver ? { solver: ctx.solver } : {}),
+  const input = provisionInput(sim, all, {
+    caches: ctx.caches,
     ...(ctx.wellKnownLabels ? { wellKnownLabels: ctx.wellKnownLabels } : {}),
     ...(consolidation ? { consolidation: { blockedDestinations: new Set([...blockedDestinations(s, names), ...(avoid ?? [])]), movedPods: new Set(moved.map((p) => p.uid)) } } : {}),
     // Disruption simulations may fall back from contended reserved capacity (spec/disruption.md §2.7 step 4).
-    reservedOfferingMode: 'Fallback' as const,
-  };
-  const input = provisionInput(sim, all, opts);
-  const plan = await provision(sim, all, opts);
+    reservedOfferingMode: 'Fallback',
+  });
+  const plan = await ctx.solver.solve(input);
   const pods = new Map(all.map((p) => [p.uid, p]));
-  const errors = nonPendingErrors(s, plan, pods, new Set(pending.map((p) => p.uid)), new Set(fromDeleting.map((p) => p.uid)));
+  const errors = nonPendingErrors(s, plan, pods, new Set(pending.map((p) => p.uid)), new Set(fromDeleting.map((p) => p.uid)), ctx.caches);
   return { input, plan, moved, errors, candidateDeleting, pods };
 }
 
-const byNameCache = new WeakMap<readonly StateNode[], ReadonlyMap<string, StateNode>>();
+const BY_NAME = cacheSlot<readonly StateNode[], ReadonlyMap<string, StateNode>>('nodes by name');
 
 /** Name -> node over a snapshot's (immutable) node list, built once per list. */
-function nodesByName(nodes: readonly StateNode[]): ReadonlyMap<string, StateNode> {
-  let m = byNameCache.get(nodes);
-  if (!m) byNameCache.set(nodes, (m = new Map(nodes.map((n) => [n.name, n]))));
-  return m;
-}
+const nodesByName = (nodes: readonly StateNode[], caches: ModelCaches): ReadonlyMap<string, StateNode> =>
+  caches.memo(BY_NAME, nodes, () => new Map(nodes.map((n) => [n.name, n])));
 
 /**
  * Errors of the simulated pods that were bound (moving off candidates or deleting nodes; `pending` holds the
@@ -113,14 +106,16 @@ function nodesByName(nodes: readonly StateNode[]): ReadonlyMap<string, StateNode
  * and pods the plan leaves out. Every simulated pod is placed or has a solver error unless the plan left
  * some out, so placements are counted and only looked through when the count falls short.
  */
-function nonPendingErrors(s: Snapshot, plan: ProvisionPlan, pods: ReadonlyMap<string, Pod>, pending: ReadonlySet<string>, fromDeleting: ReadonlySet<string>): Map<string, string> {
+function nonPendingErrors(
+  s: Snapshot, plan: ProvisionPlan, pods: ReadonlyMap<string, Pod>, pending: ReadonlySet<string>, fromDeleting: ReadonlySet<string>, caches: ModelCaches,
+): Map<string, string> {
   const errors = new Map<string, string>();
   let accounted = 0;
   for (const e of [...plan.unschedulable, ...plan.ignored]) {
     accounted++;
     if (!pending.has(e.uid)) errors.set(e.uid, e.reason);
   }
-  const byName = nodesByName(s.nodes);
+  const byName = nodesByName(s.nodes, caches);
   for (const [name, uids] of plan.existing) {
     accounted += uids.length;
     const node = byName.get(name);

@@ -1,9 +1,10 @@
 // The disruption engine's data: candidates, commands, decisions, explanations and the state that persists
 // between loops. Everything is plain readonly data; the functions that produce it live beside this file.
 import type {
-  DisruptionReason, InstanceType, NodePool, Pod, StateNode,
+  ConsolidationPolicy, DisruptionReason, InstanceType, NodePool, Pod, StateNode,
 } from '../domain/types.ts';
-import type { NewNodeClaimPlan, ProvisionSolver } from '../solver/types.ts';
+import type { ModelCaches } from '../model/caches.ts';
+import type { NewNodeClaimPlan, ProvisionSolver } from '../model/types.ts';
 
 /** The methods, named as Karpenter's metric labels and logs name them (plus our global repack). */
 export type MethodName = 'emptiness' | 'static-drift' | 'drift' | 'multi' | 'single' | 'repack';
@@ -119,8 +120,13 @@ export interface LoopState {
 export const INITIAL_LOOP_STATE: LoopState = { consolidated: {}, previouslyUnseenPools: [] };
 
 export interface DisruptOptions {
-  /** The provisioning solver used for simulations. Default: the in-thread wasm solver. */
+  /** The provisioning solver used for simulations. Default: a wasm solver in the calling thread. */
   readonly solver?: ProvisionSolver;
+  /**
+   * What the call may remember per input object (node starts, templates, pod classes, candidates' pods) and
+   * find from earlier calls over the same objects: a warm cluster model's caches. Default: the call's own.
+   */
+  readonly caches?: ModelCaches;
   /** The solver the repack uses (default `solver`). */
   readonly repackSolver?: ProvisionSolver;
   readonly state?: LoopState;
@@ -165,9 +171,20 @@ export interface DisruptResult {
   readonly metrics: DisruptMetrics;
 }
 
+/** One scored consolidation move of one pool (Karpenter's consolidation_moves_total and consolidation_score). */
+export interface ConsolidationMove {
+  readonly decision: 'approved' | 'rejected';
+  readonly nodePool: string;
+  readonly policy: ConsolidationPolicy;
+  /** Balanced pools only: the pool's score and whether it met the threshold. */
+  readonly score?: { readonly value: number; readonly decision: 'approved' | 'rejected' };
+}
+
 export interface DisruptMetrics {
   readonly eligibleNodes: Readonly<Partial<Record<DisruptionReason, number>>>;
   readonly allowedDisruptions: readonly { readonly nodePool: string; readonly reason: DisruptionReason; readonly allowed: number; readonly disrupting: number }[];
   /** Consolidation timeouts per type this call (consolidation_timeouts_total). */
   readonly timeouts: Readonly<Partial<Record<'single' | 'multi', number>>>;
+  /** Consolidation moves scored this call (single-node: every computed move; multi-node: the chosen or last rejected one). */
+  readonly consolidationMoves?: readonly ConsolidationMove[];
 }

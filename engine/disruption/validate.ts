@@ -36,7 +36,7 @@ export async function validate(s: Snapshot, decision: Decision | Command, opts: 
   const cmd: Command = decision;
   const r = resolve(opts);
   const eventual = cmd.method === 'drift' || cmd.method === 'static-drift';
-  const fresh = candidateSet(s, eventual ? 'eventual' : 'graceful', r.queued).all.filter((c) => methodFilter(cmd.method, c, s.now) === undefined);
+  const fresh = candidateSet(s, eventual ? 'eventual' : 'graceful', r.queued, r.caches).all.filter((c) => methodFilter(cmd.method, c, s.now) === undefined);
   const byName = new Map(fresh.map((c) => [c.node.name, c]));
   const still = cmd.candidates.map((c) => byName.get(c.name)).filter((c): c is Candidate => c !== undefined);
   const n = cmd.candidates.length;

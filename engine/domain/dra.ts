@@ -2,7 +2,7 @@
 // (ResourceSlice), the device classes, the claims pods reference (ResourceClaim / ResourceClaimTemplate) and
 // what an instance type's node would publish once it runs. Parsed and validated at the boundary
 // (engine/api/dra.ts); the supported subset of device selection is documented in docs/solver.md ("DRA").
-import type { NodeSelectorTerm } from './types.ts';
+import type { NodeSelectorTerm } from './selectors.ts';
 
 /** A typed device attribute (exactly one of string, int, bool or version in the API). */
 export interface DeviceAttribute {

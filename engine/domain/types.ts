@@ -2,15 +2,14 @@
 // (engine/api parses Kubernetes objects into these). Everything is readonly data; quantities are integers
 // in the units of resources.ts, times are milliseconds since the epoch, durations are milliseconds and
 // prices are US dollars per hour (the solver compares them as integer micro-dollars, see money.ts).
-// Pods and what they select and tolerate are in pod.ts, re-exported here.
+// Pods are in pod.ts and what they select and tolerate in selectors.ts, both re-exported here.
 import type { DeviceTemplate, DraState } from './dra.ts';
-import type { LabelSelector, Labels, NodeSelectorRequirement, Pod, Taint } from './pod.ts';
+import type { Pod } from './pod.ts';
 import type { Resources } from './resources.ts';
+import type { LabelSelector, Labels, NodeSelectorRequirement, Taint } from './selectors.ts';
 export type { Resources };
 export * from './pod.ts';
-
-declare const brand: unique symbol;
-export type Brand<T, B extends string> = T & { readonly [brand]: B };
+export * from './selectors.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // Instance types and offerings

@@ -10,25 +10,19 @@ import type { InstanceType } from '../domain/types.ts';
 export const NVIDIA_DRA_DRIVER = 'gpu.nvidia.com';
 const NVIDIA_GPU = 'nvidia.com/gpu';
 
-const derived = new WeakMap<InstanceType, readonly DeviceTemplate[]>();
-
+/** The instance type's device templates (derived ones are built on each call: a solve's DeviceAllocator keeps them per type). */
 export function deviceTemplatesOf(it: InstanceType): readonly DeviceTemplate[] {
   if (it.deviceTemplates) return it.deviceTemplates;
-  let t = derived.get(it);
-  if (!t) {
-    const n = it.capacity[NVIDIA_GPU] ?? 0;
-    t = n > 0 ? [{
-      driver: NVIDIA_DRA_DRIVER,
-      pool: `${it.name}-gpu`,
-      devices: Array.from({ length: n }, (_, i) => ({
-        name: `gpu-${i}`,
-        attributes: { [`${NVIDIA_DRA_DRIVER}/type`]: { kind: 'string' as const, value: 'gpu' }, [`${NVIDIA_DRA_DRIVER}/index`]: { kind: 'int' as const, value: i } },
-        capacity: {},
-        allowMultipleAllocations: false,
-        consumesCounters: [],
-      })),
-    }] : [];
-    derived.set(it, t);
-  }
-  return t;
+  const n = it.capacity[NVIDIA_GPU] ?? 0;
+  return n > 0 ? [{
+    driver: NVIDIA_DRA_DRIVER,
+    pool: `${it.name}-gpu`,
+    devices: Array.from({ length: n }, (_, i) => ({
+      name: `gpu-${i}`,
+      attributes: { [`${NVIDIA_DRA_DRIVER}/type`]: { kind: 'string' as const, value: 'gpu' }, [`${NVIDIA_DRA_DRIVER}/index`]: { kind: 'int' as const, value: i } },
+      capacity: {},
+      allowMultipleAllocations: false,
+      consumesCounters: [],
+    })),
+  }] : [];
 }

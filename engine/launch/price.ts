@@ -4,7 +4,7 @@
 // tests that compare the two price Karpenter's plan with this.
 import { toMicros } from '../domain/money.ts';
 import { fromSelectorRequirements } from '../scheduling/requirements.ts';
-import type { NewNodeClaimPlan, ProvisionInput, ProvisionPlan } from '../solver/types.ts';
+import type { NewNodeClaimPlan, ProvisionInput, ProvisionPlan } from '../model/types.ts';
 import { selectCandidates } from './filter.ts';
 
 function launched(input: ProvisionInput, c: NewNodeClaimPlan): NewNodeClaimPlan {

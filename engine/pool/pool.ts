@@ -8,8 +8,8 @@ import * as A from '../../solver-as/abi.ts';
 import { decodeProvision } from '../abi/decode.ts';
 import { DEFAULT_IMPROVE_SAFETY_MS, encodeProvision } from '../abi/encode.ts';
 import type { BoundModel } from '../bound/model.ts';
-import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from '../solver/types.ts';
-import { draRoute, withDraErrors } from '../solver/dra.ts';
+import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from '../model/types.ts';
+import { draRoute, withDraErrors } from '../model/dra.ts';
 import { solveReference } from '../solver/reference/scheduler.ts';
 import { solverModule, type Build } from '../solver/wasm.ts';
 
@@ -151,7 +151,7 @@ export class PooledSolver implements ProvisionSolver {
   constructor(private readonly pool: SolverPool, private readonly opts: { improve?: boolean; improveMs?: number; improveWork?: number } & CallOptions = {}) {}
 
   async solve(full: ProvisionInput): Promise<ProvisionPlan> {
-    // DRA (engine/solver/dra.ts): claims ignored -> solve without those pods; simulated -> the reference solver.
+    // DRA (engine/model/dra.ts): claims ignored -> solve without those pods; simulated -> the reference solver.
     const route = draRoute(full);
     if (route.kind === 'reference') return solveReference(full);
     const input = route.kind === 'stripped' ? route.input : full;

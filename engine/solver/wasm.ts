@@ -4,9 +4,10 @@ import { ABI_VERSION } from '../../solver-as/abi.ts';
 import { debugWasmBase64, releaseWasmBase64 } from '../../solver-as/build/embedded.ts';
 import { decodeProvision, resultSize } from '../abi/decode.ts';
 import { DEFAULT_IMPROVE_SAFETY_MS, encodeProvision } from '../abi/encode.ts';
-import { draRoute, withDraErrors } from './dra.ts';
+import { ModelCaches } from '../model/caches.ts';
+import { draRoute, withDraErrors } from '../model/dra.ts';
+import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from '../model/types.ts';
 import { solveReference } from './reference/scheduler.ts';
-import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from './types.ts';
 
 export type Build = 'release' | 'debug';
 
@@ -87,6 +88,8 @@ export interface WasmSolverOptions {
 
 export class WasmSolver implements ProvisionSolver {
   readonly name: string;
+  /** What solves without caches of their own remember between calls (`input.caches` wins when given). */
+  readonly caches = new ModelCaches();
   private x: SolverExports | undefined;
 
   constructor(private readonly opts: WasmSolverOptions = {}) {
@@ -97,8 +100,9 @@ export class WasmSolver implements ProvisionSolver {
     return (this.x ??= instantiateSolver(solverModule(this.opts.build ?? 'release'), this.opts.clock));
   }
 
-  solve(full: ProvisionInput): ProvisionPlan {
-    // DRA (engine/solver/dra.ts): claims ignored -> solve without those pods; simulated -> the reference solver.
+  solve(given: ProvisionInput): ProvisionPlan {
+    const full = given.caches ? given : { ...given, caches: this.caches };
+    // DRA (engine/model/dra.ts): claims ignored -> solve without those pods; simulated -> the reference solver.
     const route = draRoute(full);
     if (route.kind === 'reference') return solveReference(full);
     const input = route.kind === 'stripped' ? route.input : full;

@@ -1,7 +1,7 @@
 // The verifier's own small matchers (engine/verify): node labels as a launched node would carry them, and the
 // kube-scheduler's view of whether a pod may run there. Shared by the verifier's checks, never by the solvers.
 import type { DaemonSet, InstanceType, NodePool, NodeSelectorRequirement, Offering, Pod, Taint, Toleration } from '../domain/types.ts';
-import type { NewNodeClaimPlan } from '../solver/types.ts';
+import type { NewNodeClaimPlan } from '../model/types.ts';
 
 export type Labels = Record<string, string>;
 

@@ -4,7 +4,7 @@
 // spot if any is left, else on-demand, cheapest first). Written here from those rules, sharing no code with the
 // engine's launch filters.
 import type { InstanceType, Offering } from '../domain/types.ts';
-import type { NewNodeClaimPlan } from '../solver/types.ts';
+import type { NewNodeClaimPlan } from '../model/types.ts';
 import { allowedOfferings } from './labels.ts';
 
 const ACCELERATORS = ['nvidia.com/gpu', 'amd.com/gpu', 'aws.amazon.com/neuron', 'aws.amazon.com/neuroncore', 'habana.ai/gaudi'];

@@ -9,7 +9,7 @@
 // volumes, devices, several terms) counts as the reason its NodeClaim was opened, so the check can only miss a
 // violation, never invent one.
 import type { InstanceType, NodePool, Pod, StateNode } from '../domain/types.ts';
-import type { NewNodeClaimPlan, ProvisionInput } from '../solver/types.ts';
+import type { NewNodeClaimPlan, ProvisionInput } from '../model/types.ts';
 import { blocks, daemonOverhead, matchExpr, norm, sumRequests, tolerated, typeLabels, type Labels } from './labels.ts';
 
 /** Karpenter's order of the NodePools that provision. */

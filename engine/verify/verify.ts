@@ -3,7 +3,7 @@
 // NodeClaim could launch any of its instance types, so each of them must hold the claim's pods — with its
 // own small matchers. Tests run it on every plan; the what-if report can run it too.
 import type { InstanceType, NodePool, Pod, StateNode } from '../domain/types.ts';
-import type { NewNodeClaimPlan, ProvisionInput, ProvisionPlan } from '../solver/types.ts';
+import type { NewNodeClaimPlan, ProvisionInput, ProvisionPlan } from '../model/types.ts';
 import {
   allowedOfferings, blocks, claimLabels, daemonOverhead, podMatchesLabels, RESERVATION_ID, sumRequests, tolerated, typeLabels,
 } from './labels.ts';

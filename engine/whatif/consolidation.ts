@@ -1,13 +1,8 @@
 // The seam between what-if and consolidation. A ConsolidationPlanner takes a snapshot and answers with the
-// commands it would run, in order (budgets already applied), and why every node it keeps stays.
-//
-// The disruption engine fills it (disruption-planner.ts: the controller's decisions, loop after loop). The
-// provisional planner (provisional.ts: empty nodes, then one global re-solve cut into budget steps) remains
-// for engines that only offer `provision` (the pooled engine).
+// commands it would run, in order (budgets already applied), and why every node it keeps stays. The disruption
+// engine fills it (disruption-planner.ts: the controller's decisions, loop after loop).
 import type { Pod, Snapshot } from '../domain/types.ts';
-import type { NewNodeClaimPlan, ProvisionPlan, ProvisionSolver } from '../solver/types.ts';
-import { disruptionPlanner } from './disruption-planner.ts';
-import { provisionalPlanner } from './provisional.ts';
+import type { NewNodeClaimPlan, ProvisionPlan } from '../model/types.ts';
 import type { NodeExplanation } from './types.ts';
 
 export interface ConsolidationCommand {
@@ -51,13 +46,5 @@ export interface ConsolidationPlanner {
   plan(s: Snapshot, opts: { readonly exact: boolean; readonly name?: (nodePool: string) => string; readonly onProgress?: (p: PlanProgress) => void }): Promise<ConsolidationPlan>;
 }
 
-/** How the planner places pods (the provisioning solver, in-thread or pooled). */
+/** How what-if places pending pods (the provisioning solver). */
 export type ProvisionFn = (s: Snapshot, pods: readonly Pod[], opts: { readonly exact: boolean }) => Promise<ProvisionPlan>;
-
-/**
- * The planner what-if uses: the disruption engine when a solver is at hand (disruption-planner.ts), else the
- * provisional planner over `provision` (pooled engines, whose solver lives in the pool).
- */
-export function consolidationPlanner(provision: ProvisionFn, solver?: ProvisionSolver): ConsolidationPlanner {
-  return solver ? disruptionPlanner(solver) : provisionalPlanner(provision);
-}

@@ -10,7 +10,8 @@ import { applyCommand } from '../disruption/apply.ts';
 import { disrupt } from '../disruption/disrupt.ts';
 import { INITIAL_LOOP_STATE, type Command, type LoopState } from '../disruption/types.ts';
 import type { Snapshot, StateNode } from '../domain/types.ts';
-import type { ProvisionSolver } from '../solver/types.ts';
+import { ModelCaches } from '../model/caches.ts';
+import type { ProvisionSolver } from '../model/types.ts';
 import type { ConsolidationCommand, ConsolidationPlan, ConsolidationPlanner } from './consolidation.ts';
 import type { NodeExplanation } from './types.ts';
 
@@ -74,13 +75,15 @@ export function disruptionPlanner(solver: ProvisionSolver): ConsolidationPlanner
     async plan(start, opts): Promise<ConsolidationPlan> {
       let s = settle(start);
       let state: LoopState = INITIAL_LOOP_STATE;
+      // Loop after loop over mostly the same node and pod objects: what one decision worked out, the next reuses.
+      const caches = new ModelCaches();
       const commands: ConsolidationCommand[] = [];
       let seq = 0;
       const nameFor = (pool: string): string => opts.name?.(pool) ?? `${pool}-whatif-${++seq}`;
       for (let loop = 0; loop < MAX_LOOPS; loop++) {
         // No wall clock: deadlines would make the plan depend on how busy the machine is (what-if reports
         // must be the same on any machine), and an offline plan can afford every search step.
-        const r = await disrupt(s, { solver, state, consolidationState: loop, repack: opts.exact ? 'off' : 'only', elapsedMs: () => 0 });
+        const r = await disrupt(s, { solver, caches, state, consolidationState: loop, repack: opts.exact ? 'off' : 'only', elapsedMs: () => 0 });
         state = r.state;
         const d = r.decision;
         if (d.kind === 'noop') return { commands, kept: keptReasons(s, d.explanations), final: s };

@@ -10,7 +10,7 @@ import { regionPrices } from '../catalog/catalog.ts';
 import type { Built } from './build.ts';
 import type { PriceInfo } from './types.ts';
 import { launchOffering } from '../disruption/pricing.ts';
-import type { NewNodeClaimPlan } from '../solver/types.ts';
+import type { NewNodeClaimPlan } from '../model/types.ts';
 
 /** EKS managed node groups write their capacity type here (ON_DEMAND / SPOT). */
 const EKS_CAPACITY_LABEL = 'eks.amazonaws.com/capacityType';

@@ -3,7 +3,7 @@
 import { CPU, MEMORY } from '../domain/resources.ts';
 import type { InstanceType, Pod, StateNode } from '../domain/types.ts';
 import { podKey } from '../scheduling/pods.ts';
-import type { ProvisionPlan } from '../solver/types.ts';
+import type { ProvisionPlan } from '../model/types.ts';
 import type { ConsolidationCommand } from './consolidation.ts';
 import { nodePrice } from './prices.ts';
 import { requested, type VirtualNode } from './state.ts';

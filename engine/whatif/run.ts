@@ -6,11 +6,11 @@ import type { LowerBound } from '../bound/index.ts';
 import { zoneLoad } from '../disruption/pricing.ts';
 import { HOURS_PER_MONTH } from '../domain/money.ts';
 import type { Pod, Snapshot, StateNode } from '../domain/types.ts';
-import type { ProvisionPlan, ProvisionSolver } from '../solver/types.ts';
+import { reschedulablePods } from '../disruption/pods.ts';
+import type { ProvisionPlan } from '../model/types.ts';
 import { savingsBreakdown } from './breakdown.ts';
-import { consolidationPlanner, type ConsolidationCommand, type ConsolidationPlanner, type PlanProgress, type ProvisionFn } from './consolidation.ts';
+import type { ConsolidationCommand, ConsolidationPlanner, PlanProgress, ProvisionFn } from './consolidation.ts';
 import type { Built } from './build.ts';
-import { reschedulablePods } from './candidates.ts';
 import { nodePrice, priceInfo } from './prices.ts';
 import { commandMove, existingRow, launchMove, newRow, trimWarnings, type Ledger } from './report.ts';
 import { risksOf } from './risks.ts';
@@ -20,10 +20,8 @@ import type { Move, NodeExplanation, NodeRow, WhatIfOptions, WhatIfReport } from
 export interface WhatIfEngine {
   readonly provision: ProvisionFn;
   lowerBound(s: Snapshot, pods: readonly Pod[]): Promise<LowerBound>;
-  /** The solver behind `provision`, when in this thread: consolidation then uses the disruption engine. */
-  readonly solver?: ProvisionSolver;
-  /** Default: consolidationPlanner(provision, solver). */
-  readonly planner?: ConsolidationPlanner;
+  /** The consolidation planner (the disruption engine, disruption-planner.ts). */
+  readonly planner: ConsolidationPlanner;
 }
 
 export interface WhatIfInput {
@@ -108,7 +106,7 @@ function applyToPlacement(i: number, cmd: ConsolidationCommand, final: ReadonlyM
 }
 
 async function consolidateStep(input: WhatIfInput, engine: WhatIfEngine, after: Snapshot, st: State): Promise<{ kept: readonly NodeExplanation[]; planner: string }> {
-  const p = engine.planner ?? consolidationPlanner(engine.provision, engine.solver);
+  const p = engine.planner;
   const report = input.onProgress;
   const onProgress = report ? (q: PlanProgress) => report(0.1 + (0.8 * q.done) / (q.planned + 1), `consolidation step ${q.done} of about ${q.planned}`) : undefined;
   const c = await p.plan(after, { exact: input.options.exact, name: (pool) => st.namer.next(pool), ...(onProgress ? { onProgress } : {}) });

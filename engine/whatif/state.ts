@@ -5,7 +5,7 @@ import { add } from '../domain/resources.ts';
 import type { InstanceType, Pod, Snapshot, StateNode } from '../domain/types.ts';
 import { CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import { singleValueLabels } from '../scheduling/requirements.ts';
-import type { NewNodeClaimPlan, ProvisionPlan } from '../solver/types.ts';
+import type { NewNodeClaimPlan, ProvisionPlan } from '../model/types.ts';
 import { launchOf } from './prices.ts';
 
 export interface VirtualNode {

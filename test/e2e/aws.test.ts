@@ -99,6 +99,13 @@ describe('the AWS provider in the controller', () => {
     expect(claim!.metadata.labels).toMatchObject({ 'node.kubernetes.io/instance-type': 'm7i-flex.large', 'karpenter.sh/capacity-type': 'on-demand', 'karpenter.sh/nodepool': 'production' });
     expect(claim!.metadata.annotations?.['karpenter.k8s.aws/instance-profile-name']).toBe(status.instanceProfile);
     expect(condition(claim!, 'Initialized')?.status).toBe('True');
+
+    // nodeclaim.tagging: once registered, the instance carries its node's name and its NodeClaim.
+    const nodeName = (claim!.status as { nodeName: string }).nodeName;
+    const tagsOf = () => Object.fromEntries((sim!.account.instances.get(instance!.InstanceId!)?.Tags ?? []).map((t) => [t.Key, t.Value]));
+    await sim.clock.advanceUntil(() => tagsOf()['Name'] === nodeName, 10_000, 'instance tagged');
+    expect(tagsOf()).toMatchObject({ Name: nodeName, 'karpenter.sh/nodeclaim': claim!.metadata.name, 'eks:eks-cluster-name': 'my-cluster' });
+    expect(claims(sim)[0]!.metadata.annotations).toMatchObject({ 'karpenter.k8s.aws/tagged': 'true', 'compatibility.karpenter.k8s.aws/cluster-name-tagged': 'true' });
   });
 
   it('reports a selector that matches no subnet on the EC2NodeClass and its NodePool, and recovers once the subnets are tagged', async () => {

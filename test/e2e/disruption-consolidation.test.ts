@@ -48,6 +48,32 @@ describe('consolidation drills', () => {
     expect(inv.disruptions().map((d) => d.reason)).toEqual(['Underutilized']);
   });
 
+  it('counts and scores Balanced moves, approves a single-node move on its Node and NodeClaim, and tells a do-not-disrupt pod when its grace period ends', async () => {
+    sim = await simulation();
+    await sim.apply(production().replace('consolidationPolicy: WhenEmptyOrUnderutilized', 'consolidationPolicy: Balanced'));
+    await sim.apply(deployment('web', 1, { cpu: '6' }));
+    await sim.clock.advanceUntil(() => running(sim!, 'web') === 1, 180_000, 'web running');
+    expect(nodes(sim)).toHaveLength(1);
+    // guard fits beside web on the one node.
+    await sim.apply(deployment('guard', 1, { cpu: '500m', annotations: { 'karpenter.sh/do-not-disrupt': '5m' } }));
+    await sim.clock.advanceUntil(() => running(sim!, 'guard') === 1, 60_000, 'guard running');
+    expect(nodes(sim)).toHaveLength(1);
+    const [node] = nodes(sim);
+    await scale(sim, 'web', 0);
+    // While guard is protected, the pass says until when, and nothing is consolidated.
+    await sim.clock.advanceUntil(() => events(sim!, 'DoNotDisruptUntil').length > 0, 3 * 60_000, 'DoNotDisruptUntil');
+    expect(String(events(sim, 'DoNotDisruptUntil')[0]!['message'])).toMatch(/^The karpenter\.sh\/do-not-disrupt grace period will elapse at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(await metric(sim, 'karpenter_consolidation_moves_total', {})).toBeUndefined();
+    await sim.clock.advanceUntil(() => nodes(sim!).length === 1 && nodes(sim!)[0]!.metadata.name !== node!.metadata.name, 10 * 60_000, 'replaced');
+    expect(events(sim, 'DoNotDisruptGracePeriodElapsed').map((e) => e['message'])).toContain('The karpenter.sh/do-not-disrupt grace period has elapsed, pod is now disruptable');
+    // The replacement was scored (one Balanced pool: the share of cost saved over the share of disruption).
+    expect(await metric(sim, 'karpenter_consolidation_moves_total', { decision: 'approved', nodepool: 'production', policy: 'Balanced' })).toBeGreaterThanOrEqual(1);
+    expect(await metric(sim, 'karpenter_consolidation_score', { decision: 'approved', nodepool: 'production', policy: 'Balanced' })).toBeGreaterThanOrEqual(1);
+    const approved = events(sim, 'ConsolidationApproved');
+    expect(approved.map((e) => (e['involvedObject'] as { kind: string }).kind).sort()).toEqual(['Node', 'NodeClaim']);
+    expect(String(approved[0]!['message'])).toMatch(/^score \S+ >= threshold 0\.50 \(k: 2, savings [\d.]+%, disruption [\d.]+%\)$/);
+  });
+
   it('replaces a node with a cheaper one, launching the replacement before the candidate goes', async () => {
     sim = await simulation();
     await sim.apply(production());

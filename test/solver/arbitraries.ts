@@ -8,7 +8,7 @@ import type {
 } from '../../engine/domain/types.ts';
 import { DEFAULT_ENGINE_OPTIONS } from '../../engine/domain/types.ts';
 import { withExtraWellKnown } from '../../engine/scheduling/labels.ts';
-import type { ProvisionInput } from '../../engine/solver/types.ts';
+import type { ProvisionInput } from '../../engine/model/types.ts';
 import { daemonSet, nodePool, pod, stateNode } from '../fixtures/builders.ts';
 import { defaultFakeInstanceTypes, FAKE_WELL_KNOWN_LABELS, fakeInstanceTypes, fakeOffering, withOfferings } from '../fixtures/instancetypes.ts';
 

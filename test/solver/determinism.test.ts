@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ec2InstanceTypes } from '../../engine/catalog/index.ts';
 import { DEFAULT_IMPROVE_SAFETY_MS } from '../../engine/abi/encode.ts';
-import type { ProvisionInput, ProvisionPlan } from '../../engine/solver/types.ts';
+import type { ProvisionInput, ProvisionPlan } from '../../engine/model/types.ts';
 import { WasmSolver } from '../../engine/solver/wasm.ts';
 import { genericInput } from '../../bench/scenarios/generic.ts';
 import { plainProblemArb, problemArb } from './arbitraries.ts';

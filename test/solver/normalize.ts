@@ -1,5 +1,5 @@
 // Plans in a canonical, comparable form (order-independent where order carries no meaning).
-import type { ProvisionPlan } from '../../engine/solver/types.ts';
+import type { ProvisionPlan } from '../../engine/model/types.ts';
 
 export function normalizePlan(p: ProvisionPlan) {
   return {

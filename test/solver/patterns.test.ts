@@ -8,7 +8,7 @@ import { ec2InstanceTypes } from '../../engine/catalog/index.ts';
 import { lowerBound } from '../../engine/bound/index.ts';
 import { DEFAULT_ENGINE_OPTIONS } from '../../engine/domain/types.ts';
 import { SolverPool } from '../../engine/pool/pool.ts';
-import type { ProvisionInput } from '../../engine/solver/types.ts';
+import type { ProvisionInput } from '../../engine/model/types.ts';
 import { WasmSolver } from '../../engine/solver/wasm.ts';
 import { verifyPlan } from '../../engine/verify/verify.ts';
 import { nodePool, pod } from '../fixtures/builders.ts';

@@ -10,7 +10,7 @@ import { parseText } from '../../engine/api/index.ts';
 import { DEFAULT_ENGINE_OPTIONS, type NodePool, type Pod } from '../../engine/domain/types.ts';
 import { asLaunched } from '../../engine/launch/price.ts';
 import { solveReference } from '../../engine/solver/reference/scheduler.ts';
-import type { ProvisionInput, ProvisionPlan } from '../../engine/solver/types.ts';
+import type { ProvisionInput, ProvisionPlan } from '../../engine/model/types.ts';
 import { WasmSolver } from '../../engine/solver/wasm.ts';
 import { verifyPlan } from '../../engine/verify/verify.ts';
 import { nodePool, pod } from '../fixtures/builders.ts';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { InstanceType } from '../../engine/domain/types.ts';
 import { DEFAULT_ENGINE_OPTIONS } from '../../engine/domain/types.ts';
 import { solveReference } from '../../engine/solver/reference/scheduler.ts';
-import type { NewNodeClaimPlan, ProvisionInput, ProvisionPlan } from '../../engine/solver/types.ts';
+import type { NewNodeClaimPlan, ProvisionInput, ProvisionPlan } from '../../engine/model/types.ts';
 import { WasmSolver } from '../../engine/solver/wasm.ts';
 import { verifyPlan } from '../../engine/verify/verify.ts';
 import { nodePool, pods } from '../fixtures/builders.ts';

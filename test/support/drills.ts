@@ -157,6 +157,7 @@ export function wrapCloud(cp: CloudProvider, over: Partial<Pick<CloudProvider, '
     repairPolicies: () => cp.repairPolicies(),
     ...(cp.interruptions ? { interruptions: cp.interruptions } : {}),
     ...(cp.nodeClasses ? { nodeClasses: cp.nodeClasses } : {}),
+    ...(cp.instanceTagging ? { instanceTagging: cp.instanceTagging } : {}),
     ...(cp.start ? { start: () => cp.start!() } : {}),
     ...(cp.stop ? { stop: () => cp.stop!() } : {}),
   };

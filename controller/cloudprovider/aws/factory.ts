@@ -153,6 +153,7 @@ export function awsProviderFactory(f: AwsFactoryOptions = {}): CloudProviderFact
       getInstanceTypes: (pool) => aws.getInstanceTypes(pool),
       isDrifted: (q) => aws.isDrifted(q),
       repairPolicies: () => aws.repairPolicies(),
+      ...(aws.instanceTagging ? { instanceTagging: aws.instanceTagging } : {}),
       ...(aws.interruptions ? { interruptions: aws.interruptions } : {}),
       nodeClasses,
       start: () => {

@@ -9,7 +9,7 @@ export { parseNodeClass, mustParseNodeClass, statusObject, observedGeneration, t
 export { EC2NODECLASS_HASH_VERSION, nodeClassHash } from './hash.ts';
 export { UnavailableOfferings, UNAVAILABLE_OFFERINGS_TTL_MS } from './ice-cache.ts';
 export { SqsInterruptionSource } from './interruption/sqs.ts';
-export { parseMessage, messageType } from './interruption/registry.ts';
+export { parseMessage } from './interruption/registry.ts';
 export { interruptionMetrics, type InterruptionMetrics } from './interruption/metrics.ts';
 export { parseProviderID } from './instance.ts';
 export type { StaticPrices } from './pricing.ts';

@@ -9,6 +9,7 @@ import { ReservationCapacity } from './capacityreservation.ts';
 import { catalogExtraFacts, catalogStaticPrices } from './catalog.ts';
 import { isDrifted } from './drift.ts';
 import { AWS_REPAIR_POLICIES } from './repair.ts';
+import { awsInstanceTagging } from './tagging.ts';
 import { UnavailableOfferings } from './ice-cache.ts';
 import { Instances } from './instance.ts';
 import type { ExtraFactsLookup } from './instancetype/facts.ts';
@@ -154,6 +155,7 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
     },
     isDrifted: (q: DriftQuery) => isDrifted(q, { nodeClass: deps.nodeClass, instances, instanceType: typeFor, reservedCapacity, ...(settings.clusterCABundle ? { caBundle: settings.clusterCABundle } : {}) }),
     repairPolicies: () => AWS_REPAIR_POLICIES,
+    instanceTagging: awsInstanceTagging({ instances, clusterName: settings.clusterName }),
     ...(interruptions ? { interruptions } : {}),
   } satisfies CloudProvider;
 

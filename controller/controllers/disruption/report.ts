@@ -1,8 +1,9 @@
 // What one disruption pass tells the world (spec/disruption.md §5.9, §7.1): gauges of eligible nodes and
 // of what the budgets allow, the consolidation timeouts, and Karpenter's events: DisruptionBlocked and
 // Unconsolidatable on Node and NodeClaim with the engine's explanation of each node, DisruptionBlocked on a
-// NodePool whose budget allows nothing, ConsolidationCandidate / ConsolidationApproved / ConsolidationRejected.
-import { commandString, type Command, type Decision, type DisruptResult, type Snapshot, type StateNode } from '../../../engine/index.ts';
+// NodePool whose budget allows nothing, ConsolidationCandidate / ConsolidationApproved / ConsolidationRejected,
+// the Balanced policy's consolidation_moves_total and consolidation_score, and the pods' do-not-disrupt events.
+import { commandString, doNotDisruptEvents, type Command, type Decision, type DisruptResult, type Snapshot, type StateNode } from '../../../engine/index.ts';
 import { targetOf, type EventTarget } from '../../operator/events.ts';
 import type { ControllerContext } from '../context.ts';
 
@@ -33,6 +34,11 @@ export function publishPass(ctx: ControllerContext, s: Snapshot, r: DisruptResul
     }
   }
   for (const [type, n] of Object.entries(r.metrics.timeouts)) if (n) m.consolidationTimeouts.inc({ consolidation_type: type }, n);
+  publishPodEvents(ctx, s);
+  for (const mv of r.metrics.consolidationMoves ?? []) {
+    m.consolidationMoves.inc({ decision: mv.decision, nodepool: mv.nodePool, policy: mv.policy });
+    if (mv.score) m.consolidationScore.observe({ decision: mv.score.decision, nodepool: mv.nodePool, policy: mv.policy }, mv.score.value);
+  }
   const byName = new Map(s.nodes.map((n) => [n.name, n]));
   for (const e of r.decision.explanations) {
     if (!e.event) continue;
@@ -49,8 +55,9 @@ export function publishDecision(ctx: ControllerContext, s: Snapshot, d: Exclude<
     for (const c of d.candidates) for (const t of targetsOf(ctx, s.nodes.find((n) => n.name === c.name))) ctx.events.publish({ involved: t, type: 'Normal', reason: 'ConsolidationCandidate', message });
   }
   for (const [pool, message] of Object.entries(d.approvals ?? {})) {
-    const entry = ctx.cluster.nodePool(pool);
-    if (entry) ctx.events.publish({ involved: targetOf(entry.obj, 'NodePool'), type: 'Normal', reason: 'ConsolidationApproved', message });
+    // Karpenter: a single-node move is approved on its Node and NodeClaim, a multi-node move on each NodePool.
+    const targets = d.method === 'single' ? d.candidates.flatMap((c) => targetsOf(ctx, s.nodes.find((n) => n.name === c.name))) : [ctx.cluster.nodePool(pool)?.obj].flatMap((o) => (o ? [targetOf(o, 'NodePool')] : []));
+    for (const t of targets) ctx.events.publish({ involved: t, type: 'Normal', reason: 'ConsolidationApproved', message, dedupeValues: [t.uid ?? `${t.kind}/${t.name}`] });
   }
 }
 
@@ -60,5 +67,13 @@ export function publishRejected(ctx: ControllerContext, s: Snapshot, cmd: Comman
   for (const c of cmd.candidates) {
     const n = s.nodes.find((x) => x.name === c.name) ?? { ...(c.providerId ? { providerId: c.providerId } : {}), ...(c.nodeClaimName ? { nodeClaimName: c.nodeClaimName } : {}) };
     for (const t of targetsOf(ctx, n)) ctx.events.publish({ involved: t, type: 'Normal', reason: 'ConsolidationRejected', message: eventMessage });
+  }
+}
+
+/** DoNotDisruptUntil, DoNotDisruptGracePeriodElapsed and InvalidDoNotDisruptAnnotation on the pods the pass checked. */
+function publishPodEvents(ctx: ControllerContext, s: Snapshot): void {
+  for (const e of doNotDisruptEvents(s)) {
+    const p = e.pod;
+    ctx.events.publish({ involved: { kind: 'Pod', name: p.name, namespace: p.namespace, uid: p.uid, apiVersion: 'v1' }, type: e.type, reason: e.reason, message: e.message, dedupeValues: e.dedupeValues });
   }
 }

@@ -23,11 +23,30 @@ describe('§9.4 Balanced integration', () => {
     expect(c).toMatchObject({ kind: 'replace', method: 'single' });
     expect(c.approvals?.['default']).toMatch(/>= threshold 0\.50 \(k: 2,/);
     expect(c.replacements[0]!.instanceTypes.map((o) => o.name)).not.toContain(mostExpensiveInstance(types()).name);
+    // consolidation_moves_total / consolidation_score: the scored single-node move, approved with its score.
+    expect(r.metrics.consolidationMoves).toEqual([{ decision: 'approved', nodePool: 'default', policy: 'Balanced', score: { value: expect.any(Number), decision: 'approved' } }]);
+    expect(r.metrics.consolidationMoves![0]!.score!.value).toBeGreaterThanOrEqual(0.5);
   });
   it('Single-Node: should reject replacing a well-packed node', async () => {
     const s = env({ nodePools: [balanced()], nodes: [bigNode({ it: cheap(), name: 'packed', pods: pods(8, { cpu: '3.5' }) })] });
     const r = await reconcile(s);
     expect(r.decision.kind).toBe('noop');
+    // Never scored: moving its pods would take two nodes, which consolidation does not do.
+    expect(r.metrics.consolidationMoves).toBeUndefined();
+  });
+  it('Multi-Node: a move Balanced scoring turns down is counted once as rejected, with its score; single-node still finds one', async () => {
+    // Replacing both nodes by one saves little of the pool's cost for all of its disruption (score < 0.5); the
+    // binary search's rejection is counted once, not per step. Deleting the big node alone then scores well.
+    const big = bigNode({ name: 'big', pods: pods(4, { cpu: '7', memory: '20Gi' }) });
+    const small = bigNode({ it: cheap(), name: 'small', pods: pods(1, { cpu: '100m' }) });
+    const r = await reconcile(env({ nodePools: [balanced()], nodes: [big, small] }));
+    const c = cmd(r.decision);
+    expect(c).toMatchObject({ method: 'single', kind: 'delete' });
+    const [multi, single] = r.metrics.consolidationMoves!;
+    expect(multi).toMatchObject({ decision: 'rejected', nodePool: 'default', policy: 'Balanced', score: { decision: 'rejected' } });
+    expect(multi!.score!.value).toBeLessThan(0.5);
+    expect(single).toMatchObject({ decision: 'approved', score: { decision: 'approved' } });
+    expect(r.metrics.consolidationMoves).toHaveLength(2);
   });
   it('Multi-Node: should approve consolidating 3 underutilized nodes', async () => {
     const s = env({ nodePools: [balanced()], nodes: [0, 1, 2].map((i) => bigNode({ name: `n${i}`, pods: [pod({ cpu: '500m' })] })) });
@@ -37,6 +56,8 @@ describe('§9.4 Balanced integration', () => {
     expect(c.candidates.length).toBeGreaterThanOrEqual(2);
     expect(c.approvals?.['default']).toContain('k: 2');
     expect(managedNodes(execute(s, r.decision)).length).toBeLessThan(3);
+    // Multi-node counts the chosen move once per pool, not every step of its binary search.
+    expect(r.metrics.consolidationMoves).toEqual([{ decision: 'approved', nodePool: 'default', policy: 'Balanced', score: { value: expect.any(Number), decision: 'approved' } }]);
   });
   it('Budgets: should produce no commands with a 0% budget', async () => {
     const s = env({ nodePools: [balanced({ budgets: [{ nodes: '0%' }] })], nodes: [0, 1, 2].map((i) => bigNode({ name: `n${i}`, pods: [pod({ cpu: '500m' })] })) });
@@ -77,9 +98,16 @@ describe('§9.4 Balanced integration', () => {
       instanceTypes: new Map([['balanced', types()], ['default', types()]]),
       nodes: [bigNode({ name: 'b1', nodePool: 'balanced', pods: [pod({ cpu: '500m' })] }), bigNode({ name: 'd1', nodePool: 'default', pods: [pod({ cpu: '500m' })] })],
     });
-    const c = cmd((await reconcile(s)).decision);
+    const r = await reconcile(s);
+    const c = cmd(r.decision);
     expect(c.candidates.map((x) => x.nodePool).sort()).toEqual(['balanced', 'default']);
     expect(c.approvals?.['balanced']).toContain('k: 2');
     expect(c.approvals?.['default']).toBeUndefined();
+    // Every pool of the move is counted; only the Balanced one has a score.
+    const moves = [...(r.metrics.consolidationMoves ?? [])].sort((a, b) => a.nodePool.localeCompare(b.nodePool));
+    expect(moves).toEqual([
+      { decision: 'approved', nodePool: 'balanced', policy: 'Balanced', score: { value: expect.any(Number), decision: 'approved' } },
+      { decision: 'approved', nodePool: 'default', policy: 'WhenEmptyOrUnderutilized' },
+    ]);
   });
 });

@@ -3,6 +3,7 @@
 // the two DRA concerns of a consolidation simulation: (A) devices a candidate node publishes are no scheduling
 // target; (B) devices held by the candidates' pods are freed (only their share) and their claims re-allocated.
 import { describe, expect, it } from 'vitest';
+import { ModelCaches } from '../../../engine/model/caches.ts';
 import type { ResourceClaim, ResourceSlice } from '../../../engine/domain/dra.ts';
 import type { InstanceType, Pod, StateNode } from '../../../engine/domain/types.ts';
 import { simulate, type Simulation } from '../../../engine/disruption/simulate.ts';
@@ -13,7 +14,7 @@ import {
 } from '../../fixtures/dra.ts';
 import { fakeInstanceType } from '../../fixtures/instancetypes.ts';
 import { REQUESTED_DRA_DRIVERS_ANNOTATION } from '../../../engine/domain/dra.ts';
-import { provision } from '../../../engine/provision.ts';
+import { provision } from '../../../engine/solver/provision.ts';
 import { env, OPTIONS, pool, reconcile, reference, wellKnown } from './harness.ts';
 
 const options = { ...OPTIONS, ignoreDRARequests: false };
@@ -38,7 +39,7 @@ function gpuPodOnNode(node: string, claimName: string, poolName: string, device:
 
 function run(its: InstanceType[], nodes: StateNode[], slices: ResourceSlice[], claims: ResourceClaim[], candidates: string[]): Promise<Simulation> {
   const s = env({ nodePools: [pool()], instanceTypes: its, nodes, options, dra: draState({ deviceClasses: [gpuClass], resourceSlices: slices, resourceClaims: claims }) });
-  return simulate(s, s.nodes.filter((n) => candidates.includes(n.name)), { solver: reference, wellKnownLabels: wellKnown }, true);
+  return simulate(s, s.nodes.filter((n) => candidates.includes(n.name)), { solver: reference, wellKnownLabels: wellKnown, caches: new ModelCaches() }, true);
 }
 
 const allNonPendingScheduled = (sim: Simulation) => sim.errors.size === 0;
@@ -151,7 +152,7 @@ describe('Consolidation/DRA', () => {
     const it1 = gpuInstanceType('gpu-it', 1);
     const { pod, claim: held } = gpuPodOnNode('node-a', 'gpu-claim', nodeLocalPool(GPU_DRIVER, 'node-a'), 'incluster-gpu-0');
     const s = env({ nodePools: [pool()], instanceTypes: [it1], nodes: [gpuNode('node-a', it1, [pod])], options: OPTIONS, dra: draState({ deviceClasses: [gpuClass], resourceSlices: [nodeLocalSlice('node-a', GPU_DRIVER, 'incluster-gpu-0')], resourceClaims: [held, claim('unused')] }) });
-    const sim = await simulate(s, s.nodes, { solver: reference, wellKnownLabels: wellKnown }, true);
+    const sim = await simulate(s, s.nodes, { solver: reference, wellKnownLabels: wellKnown, caches: new ModelCaches() }, true);
     expect(sim.errors.get(pod.uid)).toMatch(/IGNORE_DRA_REQUESTS/);
   });
 });

@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { EngineOptions, Pod, StateNode } from '../../../engine/domain/types.ts';
 import { provisionablePending } from '../../../engine/disruption/simulate.ts';
 import type { Command, Decision } from '../../../engine/disruption/types.ts';
-import { provision } from '../../../engine/provision.ts';
+import { provision } from '../../../engine/solver/provision.ts';
 import { pod, pods, resetIds } from '../../fixtures/builders.ts';
 import { leastExpensiveInstance, mostExpensiveInstance } from '../../fixtures/instancetypes.ts';
 import { bigNode, env, execute, managedNodes, OPTIONS, pool, reconcile, reference, start, types, wellKnown } from './harness.ts';

@@ -10,7 +10,7 @@ import type { Decision, DisruptOptions, DisruptResult } from '../../../engine/di
 import { validate } from '../../../engine/disruption/validate.ts';
 import { withExtraWellKnown } from '../../../engine/scheduling/labels.ts';
 import { solveReference } from '../../../engine/solver/reference/scheduler.ts';
-import type { ProvisionSolver } from '../../../engine/solver/types.ts';
+import type { ProvisionSolver } from '../../../engine/model/types.ts';
 import { nodePool, snapshot, stateNode, type NodePoolOptions, type StateNodeOptions } from '../../fixtures/builders.ts';
 import { FAKE_WELL_KNOWN_LABELS, firstOffering, instanceTypesAssorted, mostExpensiveInstance } from '../../fixtures/instancetypes.ts';
 

@@ -1,11 +1,12 @@
 // spec/test-catalog.md §1 (suite_test.go) at the engine level.
 import { beforeEach, describe, expect, it } from 'vitest';
+import { ModelCaches } from '../../../engine/model/caches.ts';
 import type { StateNode } from '../../../engine/domain/types.ts';
 import { budgetMapping } from '../../../engine/disruption/budgets.ts';
 import { candidateSet, managedPools, newCandidate } from '../../../engine/disruption/candidates.ts';
 import { evictionCost } from '../../../engine/disruption/pods.ts';
 import { provisionablePending, simulate } from '../../../engine/disruption/simulate.ts';
-import { provision } from '../../../engine/provision.ts';
+import { provision } from '../../../engine/solver/provision.ts';
 import { pdb, pod, pods, resetIds } from '../../fixtures/builders.ts';
 import { fakeInstanceType, fakeOffering, leastExpensiveInstance, mostExpensiveInstance } from '../../fixtures/instancetypes.ts';
 import { bigNode, env, node, pool, reconcile, reference, start, types, wellKnown } from './harness.ts';
@@ -21,7 +22,7 @@ describe('§1.1 Simulate Scheduling', () => {
     const p = pod({ cpu: '2', memory: '100Mi' });
     nodes[0] = { ...nodes[0]!, pods: [{ ...p, nodeName: 'n0', phase: 'Running', unschedulable: false }] };
     const s = env({ nodePools: [pool({ consolidateAfter: null })], nodes });
-    const sim = await simulate(s, [s.nodes[0]!], { solver: reference, wellKnownLabels: wellKnown }, true);
+    const sim = await simulate(s, [s.nodes[0]!], { solver: reference, wellKnownLabels: wellKnown, caches: new ModelCaches() }, true);
     expect(sim.errors.get(p.uid)).toBeUndefined();
     expect(sim.plan.newNodeClaims.flatMap((c) => c.pods)).toContain(p.uid);
   });

@@ -25,7 +25,7 @@ import type { DraState } from '../../../engine/domain/dra.ts';
 import { withExtraWellKnown } from '../../../engine/scheduling/labels.ts';
 import { isActive, selectorMatches } from '../../../engine/scheduling/pods.ts';
 import { solveReference } from '../../../engine/solver/reference/scheduler.ts';
-import type { NewNodeClaimPlan, ProvisionInput, ProvisionPlan } from '../../../engine/solver/types.ts';
+import type { NewNodeClaimPlan, ProvisionInput, ProvisionPlan } from '../../../engine/model/types.ts';
 import { WasmSolver } from '../../../engine/solver/wasm.ts';
 import { verifyPlan } from '../../../engine/verify/verify.ts';
 import { nodePool, type NodePoolOptions } from '../../fixtures/builders.ts';

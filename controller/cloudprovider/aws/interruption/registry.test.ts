@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { messageType, parseMessage } from './registry.ts';
+import { kindOf } from '../../../controllers/interruption/messages.ts';
+import { parseMessage } from './registry.ts';
 
 const dir = new URL('../testdata/interruption-events/', import.meta.url);
 const sample = (name: string) => readFileSync(new URL(name, dir), 'utf8');
@@ -12,7 +13,7 @@ describe('interruption messages', () => {
         .filter((f) => f !== 'sqs-receive-message-envelope.json')
         .map((f) => {
           const e = parseMessage(sample(f));
-          return [f, { kind: e.kind, type: messageType(e), ids: 'instanceIds' in e ? e.instanceIds : [] }];
+          return [f, { kind: e.kind, type: kindOf(e), ids: 'instanceIds' in e ? e.instanceIds : [] }];
         }),
     );
     expect(got).toEqual({

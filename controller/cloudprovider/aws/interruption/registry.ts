@@ -1,7 +1,7 @@
 // Interruption messages -> the seam's InterruptionEvent, through parsers keyed by (version, source,
 // detail-type). An unknown key is a noop (Karpenter's no_op); a body that is not an event, or an event whose
 // detail lacks what its parser needs, throws UnparseableMessageError.
-import { interruptionMessageType, type InterruptionEvent } from '../../types.ts';
+import type { InterruptionEvent } from '../../types.ts';
 import { parseEnvelope, type Envelope } from './envelope.ts';
 import * as capacityReservation from './messages/capacityreservation.ts';
 import * as health from './messages/health.ts';
@@ -26,6 +26,3 @@ export function parseMessage(body: string): InterruptionEvent {
   if (!parser) return { kind: 'noop', id: e.id, detail: `no handler for ${e.source} "${e.detailType}" (version ${e.version})`, time: e.time };
   return parser.parse(e);
 }
-
-/** Karpenter's message kind, the message_type label of the interruption metrics (the seam's names). */
-export const messageType = interruptionMessageType;

@@ -1,14 +1,12 @@
-// engine.provision: where pending pods go and which NodeClaims to launch, for a snapshot of the cluster.
-import type { Pod, Snapshot } from './domain/types.ts';
-import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from './solver/types.ts';
-import { draForSimulation } from './dra/consolidation.ts';
-import { WasmSolver } from './solver/wasm.ts';
-import { buildTemplate, provisioningPools } from './solver/reference/templates.ts';
-import { WELL_KNOWN_LABELS } from './scheduling/labels.ts';
+// A snapshot and the pods to place, as a solver's input (and back, for engine calls that take snapshots).
+import type { Pod, Snapshot } from '../domain/types.ts';
+import { draForSimulation } from '../dra/consolidation.ts';
+import { WELL_KNOWN_LABELS } from '../scheduling/labels.ts';
+import type { ModelCaches } from './caches.ts';
+import { buildTemplate, provisioningPools } from './templates.ts';
+import type { ProvisionInput } from './types.ts';
 
 export interface ProvisionOptions {
-  /** The solver to use; default: the in-thread release wasm solver with its improvement phase. */
-  readonly solver?: ProvisionSolver;
   /** Karpenter's exact algorithm, without the improvement phase. */
   readonly exact?: boolean;
   /** Extra well-known label keys (tests with fake providers). */
@@ -17,9 +15,9 @@ export interface ProvisionOptions {
   readonly consolidation?: ProvisionInput['consolidation'];
   /** Reserved capacity: Strict for provisioning (default), Fallback for disruption simulations. */
   readonly reservedOfferingMode?: ProvisionInput['reservedOfferingMode'];
+  /** Where the solve may remember per-object work (a cluster model's or a disruption call's caches). */
+  readonly caches?: ModelCaches;
 }
-
-let defaultSolver: ProvisionSolver | undefined;
 
 /**
  * The DRA objects a solve sees (IgnoreDRARequests=false): nodes going away (deleting, or marked by a disruption
@@ -48,13 +46,8 @@ export function provisionInput(s: Snapshot, pending: readonly Pod[], opts: Provi
     ...(opts.consolidation ? { consolidation: opts.consolidation } : {}),
     ...(opts.exact ? { exact: true } : {}),
     ...(opts.reservedOfferingMode ? { reservedOfferingMode: opts.reservedOfferingMode } : {}),
+    ...(opts.caches ? { caches: opts.caches } : {}),
   };
-}
-
-/** Plans pending pods onto existing and in-flight nodes and new NodeClaims. */
-export async function provision(s: Snapshot, pending: readonly Pod[], opts: ProvisionOptions = {}): Promise<ProvisionPlan> {
-  const solver = opts.solver ?? (defaultSolver ??= new WasmSolver());
-  return solver.solve(provisionInput(s, pending, opts));
 }
 
 /** A snapshot holding exactly what a ProvisionInput carries (for engine calls that take snapshots). */
@@ -67,8 +60,8 @@ export function snapshotOf(input: ProvisionInput, now = 0): Snapshot {
     nodes: input.nodes,
     pendingPods: input.pods,
     daemonSets: input.daemonSets,
-    pdbs: [],
     options: input.options,
+    pdbs: [],
     ...(input.dra ? { dra: input.dra } : {}),
   };
 }

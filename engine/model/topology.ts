@@ -1,17 +1,19 @@
-// Topology for the reference solver (spec/scheduling.md §3): spread constraints, pod affinity and
-// anti-affinity, and the inverse anti-affinity of pods that already carry required anti-affinity.
-// A group is one constraint shared by all pods that declare it identically; it counts selected pods per
-// domain. This version is written for clarity: it scans, where the wasm solver keeps counters.
+// Topology (spec/scheduling.md §3): spread constraints, pod affinity and anti-affinity, and the inverse
+// anti-affinity of pods that already carry required anti-affinity. A group is one constraint shared by all
+// pods that declare it identically; it counts selected pods per domain. Both solvers start from these groups
+// and counts (the encoder writes them into the wasm solver's input); the reference solver then updates them
+// as it places pods. Written for clarity: it scans, where the wasm solver keeps counters.
 import type {
   InstanceType, NodePool, Pod, PodAffinityTerm, PreferencePolicy, Requirement, Requirements, Taint, TopologySpreadConstraint,
-} from '../../domain/types.ts';
-import { HOSTNAME_LABEL } from '../../scheduling/labels.ts';
-import { isActive, selectorMatches, strictPodRequirements } from '../../scheduling/pods.ts';
-import { add, fromLabels, fromSelector, get, has, intersect, operatorOf, req } from '../../scheduling/requirements.ts';
-import { toleratesAll } from '../../scheduling/taints.ts';
+} from '../domain/types.ts';
+import { HOSTNAME_LABEL } from '../scheduling/labels.ts';
+import { isActive, selectorMatches, strictPodRequirements } from '../scheduling/pods.ts';
+import { add, fromLabels, fromSelector, get, has, intersect, operatorOf, req } from '../scheduling/requirements.ts';
+import { toleratesAll } from '../scheduling/taints.ts';
 import { selectorWithLabelKeys, stableKey, TopologyGroup, type NodeFilter, type Placement } from './groups.ts';
-import { templateRequirements } from './templates.ts';
+import type { ModelCaches } from './caches.ts';
 import { podsOf } from './running.ts';
+import { templateRequirements } from './templates.ts';
 
 export { TopologyGroup, type GroupType, type Placement } from './groups.ts';
 
@@ -48,6 +50,8 @@ export interface TopologyInput {
    * are worked out once per shape instead of once per pod object (engine/abi/classes.ts PodShapes).
    */
   readonly shapeOf?: (pod: Pod) => Pod;
+  /** Where the per-object work (running pods, template requirements) is remembered. */
+  readonly caches?: ModelCaches;
 }
 
 function hostnameOf(node: TopologyNode): string {
@@ -70,12 +74,12 @@ export class Topology {
 
   constructor(private readonly input: TopologyInput) {
     const ns = new Set<string>([...(input.namespaceLabels?.keys() ?? [])]);
-    for (const n of input.nodes) for (const x of podsOf(n.pods).namespaces) ns.add(x);
+    for (const n of input.nodes) for (const x of podsOf(n.pods, input.caches).namespaces) ns.add(x);
     for (const p of input.pending) ns.add(p.namespace);
     this.allNamespaces = [...ns];
     // Inverse groups from pods already running with required anti-affinity.
     for (const node of input.nodes) {
-      for (const pod of podsOf(node.pods).antiAffinity) {
+      for (const pod of podsOf(node.pods, input.caches).antiAffinity) {
         if (!isActive(pod) || this.excluded.has(pod.uid)) continue;
         for (const term of pod.affinity!.podAntiAffinity!.required!) {
           const g = this.inverseGroupFor(pod, term);
@@ -135,7 +139,7 @@ export class Topology {
       sets.push(taints);
     };
     for (const pool of this.input.nodePools) {
-      const rb = templateRequirements(pool).get(key);
+      const rb = templateRequirements(pool, this.input.caches).get(key);
       const taints = pool.template.taints;
       for (const it of this.input.instanceTypes.get(pool.name) ?? []) {
         const ri = it.requirements.get(key);

@@ -1,7 +1,8 @@
 // The contract every provisioning solver implements: the TypeScript reference (Karpenter's algorithm,
-// slow and obvious), the WebAssembly solver (the same algorithm, fast, plus an improvement phase) and
-// the pooled solver (the wasm solver in a worker). Tests and benchmarks run them side by side.
+// slow and obvious) and the WebAssembly solver (the same algorithm, fast, plus an improvement phase).
+// Tests and benchmarks run them side by side.
 import type { DraState } from '../domain/dra.ts';
+import type { ModelCaches } from './caches.ts';
 import type {
   DaemonSet, EngineOptions, InstanceType, NodePool, NodeSelectorRequirement, Pod, Resources, StateNode, Taint,
 } from '../domain/types.ts';
@@ -38,6 +39,11 @@ export interface ProvisionInput {
   readonly reservedOfferingMode?: 'Strict' | 'Fallback';
   /** DRA objects, used when options.ignoreDRARequests is false (absent: none). */
   readonly dra?: DraState;
+  /**
+   * What the solve may remember about these (immutable) input objects, for the next solve over them: a warm
+   * cluster model's or a disruption call's caches. Absent: the solver's own, or none.
+   */
+  readonly caches?: ModelCaches;
 }
 
 export interface InstanceTypeOption {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { fakeDefaultOfferings, fakeInstanceType, fakeOffering } from '../../../test/fixtures/instancetypes.ts';
-import { nodePool, pods } from '../../../test/fixtures/builders.ts';
-import type { InstanceType, Offering } from '../../domain/types.ts';
-import { DEFAULT_ENGINE_OPTIONS } from '../../domain/types.ts';
-import { WasmSolver } from '../wasm.ts';
+import { fakeDefaultOfferings, fakeInstanceType, fakeOffering } from '../../test/fixtures/instancetypes.ts';
+import { nodePool, pods } from '../../test/fixtures/builders.ts';
+import type { InstanceType, Offering } from '../domain/types.ts';
+import { DEFAULT_ENGINE_OPTIONS } from '../domain/types.ts';
+import { WasmSolver } from '../solver/wasm.ts';
 import { ReservationManager } from './reservations.ts';
-import { solveReference } from './scheduler.ts';
+import { solveReference } from '../solver/reference/scheduler.ts';
 
 const typeWith = (name: string, ...extra: Offering[]): InstanceType =>
   fakeInstanceType({ name, resources: { cpu: 2000 }, offerings: [...fakeDefaultOfferings(0.2), ...extra] });

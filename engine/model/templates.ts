@@ -1,33 +1,30 @@
-// NodeClaim templates (one per NodePool), daemonset overhead groups and the instance-type filter the
-// reference solver applies every time a pod joins a new NodeClaim (spec/scheduling.md §1.11, §2.9, §2.10).
+// NodeClaim templates (one per NodePool), daemonset overhead groups and the instance-type filter a solver
+// applies every time a pod joins a new NodeClaim (spec/scheduling.md §1.11, §2.9, §2.10).
 import type {
   DaemonSet, InstanceType, NodePool, Offering, Pod, Requirement, Requirements, Resources, Toleration,
-} from '../../domain/types.ts';
-import { add as addResources, CPU, fits, formatResources, MEMORY } from '../../domain/resources.ts';
+} from '../domain/types.ts';
+import { add as addResources, CPU, fits, formatResources, MEMORY } from '../domain/resources.ts';
 import {
   CAPACITY_TYPE_LABEL, INITIALIZED_LABEL, NODEPOOL_LABEL, REGISTERED_LABEL, RESERVATION_ID_LABEL, WELL_KNOWN_LABELS, ZONE_LABEL,
-} from '../../scheduling/labels.ts';
-import { podRequirements } from '../../scheduling/pods.ts';
+} from '../scheduling/labels.ts';
 import {
   add, compatible, formatRequirement, fromLabels, fromSelector, get, has, intersects, operatorOf, req,
-} from '../../scheduling/requirements.ts';
-import { toleratesAll } from '../../scheduling/taints.ts';
-
+} from '../scheduling/requirements.ts';
+import { toleratesAll } from '../scheduling/taints.ts';
+import { cacheSlot, type ModelCaches } from './caches.ts';
 
 export function nodeClassLabel(pool: NodePool): [string, string] {
   return [`${pool.template.nodeClassRef.group}/${pool.template.nodeClassRef.kind.toLowerCase()}`, pool.template.nodeClassRef.name];
 }
 
-const templateCache = new WeakMap<NodePool, Requirements>();
+const TEMPLATE_REQUIREMENTS = cacheSlot<NodePool, Requirements>('template requirements');
 
 /**
  * Template requirements (§1.11): requirements, labels, nodepool and node-class labels, simulation keys.
- * Cached per NodePool object (domain objects are immutable).
+ * Remembered per NodePool object in `caches` (domain objects are immutable).
  */
-export function templateRequirements(pool: NodePool): Requirements {
-  let r = templateCache.get(pool);
-  if (!r) templateCache.set(pool, (r = computeTemplateRequirements(pool)));
-  return r;
+export function templateRequirements(pool: NodePool, caches?: ModelCaches): Requirements {
+  return caches ? caches.memo(TEMPLATE_REQUIREMENTS, pool, () => computeTemplateRequirements(pool)) : computeTemplateRequirements(pool);
 }
 
 function computeTemplateRequirements(pool: NodePool): Requirements {
@@ -96,8 +93,9 @@ function daemonCompatible(pool: NodePool, tmplReqs: Requirements, it: InstanceTy
   return false;
 }
 
-type Cache<K extends object, V> = WeakMap<K, V>;
-const templates: Cache<NodePool, Cache<readonly InstanceType[], Cache<readonly DaemonSet[], Cache<ReadonlySet<string>, Map<boolean, Template>>>>> = new WeakMap();
+/** Templates of one NodePool: by instance-type list, daemonset list, well-known labels and minValues policy. */
+type TemplatesOf = WeakMap<readonly InstanceType[], WeakMap<readonly DaemonSet[], WeakMap<ReadonlySet<string>, Map<boolean, Template>>>>;
+const TEMPLATES = cacheSlot<NodePool, TemplatesOf>('templates');
 
 function level<K extends object, V>(m: WeakMap<K, V>, k: K, make: () => V): V {
   let v = m.get(k);
@@ -106,19 +104,24 @@ function level<K extends object, V>(m: WeakMap<K, V>, k: K, make: () => V): V {
 }
 
 /**
- * A template for a NodePool, cached by the identity of its inputs: a controller or a benchmark solving again
- * with the same NodePool, instance types and daemonsets (immutable domain objects) skips filtering 800
- * instance types and grouping their daemonset overhead.
+ * A template for a NodePool, remembered in `caches` by the identity of its inputs: a solve again with the same
+ * NodePool, instance types and daemonsets (immutable domain objects) skips filtering 800 instance types and
+ * grouping their daemonset overhead.
  */
-export function buildTemplate(pool: NodePool, its: readonly InstanceType[], daemonSets: readonly DaemonSet[], wellKnown: ReadonlySet<string> = WELL_KNOWN_LABELS, strictMinValues = true): Template {
-  const byStrict = level(level(level(level(templates, pool, () => new WeakMap()), its, () => new WeakMap()), daemonSets, () => new WeakMap()), wellKnown, () => new Map<boolean, Template>());
+export function buildTemplate(
+  pool: NodePool, its: readonly InstanceType[], daemonSets: readonly DaemonSet[], wellKnown: ReadonlySet<string> = WELL_KNOWN_LABELS,
+  strictMinValues = true, caches?: ModelCaches,
+): Template {
+  if (!caches) return computeTemplate(pool, its, daemonSets, wellKnown, strictMinValues);
+  const byStrict = level(level(level(level(caches.map(TEMPLATES), pool, () => new WeakMap() as TemplatesOf), its, () => new WeakMap()), daemonSets, () => new WeakMap()), wellKnown, () => new Map<boolean, Template>());
   let t = byStrict.get(strictMinValues);
-  if (!t) byStrict.set(strictMinValues, (t = computeTemplate(pool, its, daemonSets, wellKnown, strictMinValues)));
+  caches.record(TEMPLATES, t !== undefined);
+  if (!t) byStrict.set(strictMinValues, (t = computeTemplate(pool, its, daemonSets, wellKnown, strictMinValues, caches)));
   return t;
 }
 
-function computeTemplate(pool: NodePool, its: readonly InstanceType[], daemonSets: readonly DaemonSet[], wellKnown: ReadonlySet<string>, strictMinValues: boolean): Template {
-  const requirements = templateRequirements(pool);
+function computeTemplate(pool: NodePool, its: readonly InstanceType[], daemonSets: readonly DaemonSet[], wellKnown: ReadonlySet<string>, strictMinValues: boolean, caches?: ModelCaches): Template {
+  const requirements = templateRequirements(pool, caches);
   const kept = its.filter((it) => intersects(it.requirements, requirements) === undefined && it.offerings.some((o) => offeringAllowed(requirements, o)));
   const groups = new Map<string, DaemonGroup>();
   const daemonGroupOf = new Map<string, DaemonGroup>();
@@ -244,7 +247,3 @@ function explainEmpty(tmpl: Template, candidates: readonly InstanceType[], reqs:
 
 /** The PreferNoSchedule toleration the last relaxation step adds. */
 export const PREFER_NO_SCHEDULE_TOLERATION: Toleration = { operator: 'Exists', effect: 'PreferNoSchedule' };
-
-export function podReqsFor(pod: Pod, policy: 'Respect' | 'Ignore'): Requirements {
-  return podRequirements(pod, policy);
-}

@@ -1,9 +1,9 @@
 // The Topology constructor's per-pods-array memo: running pods' required anti-affinity and namespaces are
 // read once per pods array, and a node whose pods changed (a new array) is read afresh.
 import { describe, expect, it } from 'vitest';
-import { pod } from '../../../test/fixtures/builders.ts';
-import type { Pod } from '../../domain/types.ts';
-import { HOSTNAME_LABEL } from '../../scheduling/labels.ts';
+import { pod } from '../../test/fixtures/builders.ts';
+import type { Pod } from '../domain/types.ts';
+import { HOSTNAME_LABEL } from '../scheduling/labels.ts';
 import { Topology, type TopologyNode } from './topology.ts';
 
 const anti = (name: string, app: string): Pod => pod({

@@ -2,9 +2,10 @@
 // reservation ID and a count of instances still available in it. NodeClaims planned in one solve hold the
 // reservations they could launch into, pessimistically (every compatible one, since which instance type launches
 // is decided later), so a plan never asks for more instances of a reservation than it has.
-import type { InstanceType, Offering, Requirements } from '../../domain/types.ts';
-import { CAPACITY_TYPE_LABEL, RESERVATION_ID_LABEL } from '../../scheduling/labels.ts';
-import { add, req } from '../../scheduling/requirements.ts';
+import type { InstanceType, Offering, Requirements } from '../domain/types.ts';
+import { CAPACITY_TYPE_LABEL, RESERVATION_ID_LABEL } from '../scheduling/labels.ts';
+import { add, req } from '../scheduling/requirements.ts';
+import { cacheSlot, type ModelCaches } from './caches.ts';
 import { offeringAllowed } from './templates.ts';
 
 export { RESERVATION_ID_LABEL };
@@ -17,12 +18,14 @@ export { RESERVATION_ID_LABEL };
 export type ReservedOfferingMode = 'Strict' | 'Fallback';
 
 /** The available reserved offerings of an instance type (checked once per type object). */
-const reservedCache = new WeakMap<InstanceType, readonly Offering[]>();
+const RESERVED = cacheSlot<InstanceType, readonly Offering[]>('reserved offerings');
 
-export function reservedOfferings(it: InstanceType): readonly Offering[] {
-  let out = reservedCache.get(it);
-  if (out) return out;
-  out = [];
+export function reservedOfferings(it: InstanceType, caches?: ModelCaches): readonly Offering[] {
+  return caches ? caches.memo(RESERVED, it, () => reservedOf(it)) : reservedOf(it);
+}
+
+function reservedOf(it: InstanceType): readonly Offering[] {
+  const out: Offering[] = [];
   for (const o of it.offerings) {
     if (o.capacityType !== 'reserved') continue;
     if (o.reservationId === undefined || o.reservationId === '') {
@@ -32,9 +35,8 @@ export function reservedOfferings(it: InstanceType): readonly Offering[] {
     if (n === undefined || !Number.isInteger(n) || n < 0) {
       throw new Error(`instance type ${it.name}: reserved offering ${o.reservationId} has reservationCapacity ${String(n)} (want an integer >= 0)`);
     }
-    if (o.available) (out as Offering[]).push(o);
+    if (o.available) out.push(o);
   }
-  reservedCache.set(it, out);
   return out;
 }
 
@@ -46,9 +48,9 @@ export class ReservationManager {
   private readonly remaining = new Map<string, number>();
   private readonly held = new Map<string, Set<string>>();
 
-  constructor(instanceTypes: Iterable<readonly InstanceType[]>) {
+  constructor(instanceTypes: Iterable<readonly InstanceType[]>, readonly caches?: ModelCaches) {
     for (const its of instanceTypes) {
-      for (const [id, n] of countsOf(its)) {
+      for (const [id, n] of countsOf(its, caches)) {
         const cur = this.remaining.get(id);
         if (cur === undefined || n < cur) this.remaining.set(id, n);
       }
@@ -90,22 +92,23 @@ export class ReservationManager {
 const EMPTY: ReadonlySet<string> = new Set();
 
 /** Per catalog array (immutable snapshot data): the smallest count of each reservation ID its offerings carry. */
-const countsCache = new WeakMap<readonly InstanceType[], ReadonlyMap<string, number>>();
+const COUNTS = cacheSlot<readonly InstanceType[], ReadonlyMap<string, number>>('reservation counts');
 
-function countsOf(its: readonly InstanceType[]): ReadonlyMap<string, number> {
-  let out = countsCache.get(its);
-  if (out) return out;
+function countsOf(its: readonly InstanceType[], caches?: ModelCaches): ReadonlyMap<string, number> {
+  return caches ? caches.memo(COUNTS, its, () => countReservations(its, caches)) : countReservations(its);
+}
+
+function countReservations(its: readonly InstanceType[], caches?: ModelCaches): ReadonlyMap<string, number> {
   const m = new Map<string, number>();
   for (const it of its) {
-    reservedOfferings(it);
+    reservedOfferings(it, caches);
     for (const o of it.offerings) {
       if (o.capacityType !== 'reserved') continue;
       const cur = m.get(o.reservationId!);
       if (cur === undefined || o.reservationCapacity! < cur) m.set(o.reservationId!, o.reservationCapacity!);
     }
   }
-  countsCache.set(its, (out = m));
-  return out;
+  return m;
 }
 
 export type ReservationCheck =
@@ -124,7 +127,7 @@ export function checkReservations(
   let compatible = false;
   const next = new Set<string>();
   for (const it of kept) {
-    for (const o of reservedOfferings(it)) {
+    for (const o of reservedOfferings(it, rm.caches)) {
       if (!offeringAllowed(reqs, o)) continue;
       compatible = true;
       if (rm.canHold(hostname, o.reservationId!)) next.add(o.reservationId!);

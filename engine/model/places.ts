@@ -1,19 +1,21 @@
-// The two kinds of places a pod can go in the reference solver: an existing (or in-flight) node, whose
-// size is fixed, and a new NodeClaim, which keeps every instance type that can still hold its pods.
+// The places a pod can go: an existing (or in-flight) node, whose size is fixed, and a new NodeClaim, which
+// keeps every instance type that can still hold its pods. The encoder reads their starting state; the
+// reference solver places pods on them and explanations ask them why a pod does not fit.
 import type {
   DaemonSet, HostPort, InstanceType, Pod, Requirements, Resources, StateNode, Taint,
-} from '../../domain/types.ts';
-import { add as addResources, fits, firstExceeded, formatResources, subtract } from '../../domain/resources.ts';
-import { HOSTNAME_LABEL } from '../../scheduling/labels.ts';
-import { isTerminal, podKey, strictPodRequirements } from '../../scheduling/pods.ts';
-import { add, compatible, fromLabels, fromSelector, req } from '../../scheduling/requirements.ts';
-import { firstUntolerated, formatTaint, isKnownEphemeralTaint, toleratesAll } from '../../scheduling/taints.ts';
+} from '../domain/types.ts';
+import { add as addResources, fits, firstExceeded, subtract } from '../domain/resources.ts';
+import { HOSTNAME_LABEL } from '../scheduling/labels.ts';
+import { isTerminal, strictPodRequirements } from '../scheduling/pods.ts';
+import { add, compatible, fromLabels, fromSelector, req } from '../scheduling/requirements.ts';
+import { firstUntolerated, formatTaint, isKnownEphemeralTaint, toleratesAll } from '../scheduling/taints.ts';
 import type { DaemonGroup, Template } from './templates.ts';
-import { minValuesNotMet } from '../../scheduling/minvalues.ts';
+import { minValuesNotMet } from '../scheduling/minvalues.ts';
 import { filterInstanceTypes, minValuesUnmet, minValuesUnmetKeys } from './templates.ts';
 import type { Topology } from './topology.ts';
 import { checkReservations, type ReservationManager, type ReservedOfferingMode } from './reservations.ts';
-import { allocateForNewNode, type DeviceAllocator, type DeviceRef, type Pick, type PodDra } from '../../dra/allocator.ts';
+import { allocateForNewNode, type DeviceAllocator, type DeviceRef, type Pick, type PodDra } from '../dra/allocator.ts';
+import { cacheSlot, type ModelCaches } from './caches.ts';
 
 export type AddResult =
   | { ok: true; requirements: Requirements; instanceTypes?: InstanceType[]; reservations?: ReadonlySet<string>; picks?: Pick[]; draDrivers?: Map<string, Set<string>> }
@@ -68,11 +70,17 @@ interface NodeStart {
 
 // Snapshots are immutable and a disruption call simulates the same node objects over and over (only the
 // candidates change): the starting state is computed once per node object and daemonset list.
-const starts = new WeakMap<StateNode, NodeStart>();
+const NODE_START = cacheSlot<StateNode, NodeStart>('node start');
 
-function nodeStart(node: StateNode, daemonSets: readonly DaemonSet[]): NodeStart {
-  const cached = starts.get(node);
+function nodeStart(node: StateNode, daemonSets: readonly DaemonSet[], caches?: ModelCaches): NodeStart {
+  const cached = caches?.get(NODE_START, node);
   if (cached && cached.daemonSets === daemonSets) return cached;
+  const start = computeNodeStart(node, daemonSets);
+  caches?.set(NODE_START, node, start);
+  return start;
+}
+
+function computeNodeStart(node: StateNode, daemonSets: readonly DaemonSet[]): NodeStart {
   const hostname = node.labels[HOSTNAME_LABEL] ?? node.name;
   const requirements = add(fromLabels(node.labels), req(HOSTNAME_LABEL, false, [hostname]));
   const hostPorts: HostPort[] = [];
@@ -94,9 +102,7 @@ function nodeStart(node: StateNode, daemonSets: readonly DaemonSet[]): NodeStart
   }
   const clamped: Record<string, number> = { ...remaining };
   for (const k of Object.keys(clamped)) if (clamped[k]! < 0) clamped[k] = 0;
-  const start: NodeStart = { daemonSets, hostname, requirements, remaining: clamped, taints: effectiveTaints(node), hostPorts };
-  starts.set(node, start);
-  return start;
+  return { daemonSets, hostname, requirements, remaining: clamped, taints: effectiveTaints(node), hostPorts };
 }
 
 export class ExistingNode {
@@ -107,8 +113,8 @@ export class ExistingNode {
   hostPorts: readonly HostPort[];
   readonly added: Pod[] = [];
 
-  constructor(readonly node: StateNode, daemonSets: readonly DaemonSet[]) {
-    const start = nodeStart(node, daemonSets);
+  constructor(readonly node: StateNode, daemonSets: readonly DaemonSet[], caches?: ModelCaches) {
+    const start = nodeStart(node, daemonSets, caches);
     this.hostname = start.hostname;
     // The start state is shared, not copied (the encoder builds thousands of these per solve and reads
     // them only): a solve replaces requirements, remaining and host ports on add() and never writes into them.
@@ -158,12 +164,8 @@ export class ExistingNode {
   }
 }
 
-let hostnameCounter = 0;
-
-/** Resets the placeholder hostname counter (tests compare plans; names must not depend on earlier runs). */
-export function resetHostnames(): void {
-  hostnameCounter = 0;
-}
+/** The placeholder hostname of the n-th NodeClaim a solve tries (names depend only on the solve). */
+export const placeholderHostname = (n: number): string => `hostname-placeholder-${String(n).padStart(4, '0')}`;
 
 export class SimNodeClaim {
   readonly hostname: string;
@@ -176,8 +178,8 @@ export class SimNodeClaim {
   /** Per instance type: drivers of the node-local (template) devices its pods were allocated. */
   readonly draDrivers = new Map<string, Set<string>>();
 
-  constructor(readonly template: Template, instanceTypes: InstanceType[], seq: number, readonly reservations?: Reservations) {
-    this.hostname = `hostname-placeholder-${String(hostnameCounter++).padStart(4, '0')}`;
+  constructor(readonly template: Template, instanceTypes: InstanceType[], seq: number, hostname: string, readonly reservations?: Reservations) {
+    this.hostname = hostname;
     this.requirements = add(template.requirements, req(HOSTNAME_LABEL, false, [this.hostname]));
     this.instanceTypes = instanceTypes;
     this.seq = seq;
@@ -261,9 +263,3 @@ export class SimNodeClaim {
     this.hostPorts.push(...pod.hostPorts);
   }
 }
-
-export function describeRequests(pod: Pod): string {
-  return formatResources(pod.requests);
-}
-
-export { podKey };

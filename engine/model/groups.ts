@@ -1,9 +1,9 @@
 // Topology groups (spec/scheduling.md §3): one constraint shared by every pod that declares it identically,
 // counting selected pods per domain, and the pieces of the ids that tell groups apart.
-import type { LabelSelector, Pod, Requirements, Taint } from '../../domain/types.ts';
-import { selectorMatches } from '../../scheduling/pods.ts';
-import { compatible } from '../../scheduling/requirements.ts';
-import { toleratesAll } from '../../scheduling/taints.ts';
+import type { LabelSelector, Pod, Requirements, Taint } from '../domain/types.ts';
+import { selectorMatches } from '../scheduling/pods.ts';
+import { compatible } from '../scheduling/requirements.ts';
+import { toleratesAll } from '../scheduling/taints.ts';
 
 export type GroupType = 'spread' | 'affinity' | 'anti-affinity';
 

@@ -1,6 +1,6 @@
 // Relaxation (spec/scheduling.md §2.17): each call removes exactly one soft constraint from a copy of the
 // pod, in Karpenter's fixed order, or returns undefined when nothing is left to relax.
-import type { Pod, PreferencePolicy } from '../../domain/types.ts';
+import type { Pod, PreferencePolicy } from '../domain/types.ts';
 import { PREFER_NO_SCHEDULE_TOLERATION } from './templates.ts';
 
 function heaviestRemoved<T extends { weight: number }>(terms: readonly T[]): T[] {

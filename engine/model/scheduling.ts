@@ -1,0 +1,200 @@
+// The scheduling model of one solve: what both solvers start from, built once from a ProvisionInput. The
+// NodePools that provision and their templates (instance types filtered, daemonset overhead grouped), the
+// existing and in-flight nodes with the room they have, NodePool limits left, reserved capacity, the topology
+// groups with their initial counts, each pod's relaxation chain and (IgnoreDRARequests off) the device
+// allocation simulation. The encoder writes it into the wasm solver's input; the reference solver runs its
+// search over it. It also answers why a pod fits nowhere, for both.
+import { EMPTY_DRA } from '../domain/dra.ts';
+import { NODES } from '../domain/resources.ts';
+import type { Pod, StateNode } from '../domain/types.ts';
+import { DeviceAllocator, hasDRA, type PodDra } from '../dra/allocator.ts';
+import { WELL_KNOWN_LABELS } from '../scheduling/labels.ts';
+import { isActive, podRequirements } from '../scheduling/pods.ts';
+import { cacheSlot, ModelCaches } from './caches.ts';
+import { ignoresDRA } from './dra.ts';
+import { describeLimits, remainingLimits, withinLimits } from './limits.ts';
+import { ExistingNode, placeholderHostname, SimNodeClaim, type DraContext, type Reservations } from './places.ts';
+import { relax } from './relax.ts';
+import { ReservationManager } from './reservations.ts';
+import { buildTemplate, provisioningPools, type Template } from './templates.ts';
+import { Topology, type TopologyNode } from './topology.ts';
+import type { ProvisionInput } from './types.ts';
+
+// A node's active pods, once per pods array: snapshots are immutable, and a disruption call simulates the same
+// nodes again and again (a candidate is a copy marked for deletion, with the same pods array).
+const ACTIVE_PODS = cacheSlot<readonly Pod[], readonly Pod[]>('active pods');
+
+/** Why a pod fits no new NodeClaim: one line, and the failure in each NodePool. */
+export interface PodExplanation {
+  readonly reason: string;
+  readonly perNodePool?: Record<string, string>;
+}
+
+export interface ModelPods {
+  /** The pods to schedule. */
+  readonly pods: readonly Pod[];
+  /**
+   * One pod per class of identical pods, when the caller has them (the wasm encoder), so that per-pod work is
+   * not repeated for thousands of replicas.
+   */
+  readonly representatives?: readonly Pod[];
+  /** A pod of the same topology shape (see TopologyInput.shapeOf). */
+  readonly shapeOf?: (pod: Pod) => Pod;
+}
+
+export class SchedulingModel {
+  readonly caches: ModelCaches;
+  readonly wellKnown: ReadonlySet<string>;
+  readonly strictMinValues: boolean;
+  /** Some provisioning NodePool has a PreferNoSchedule taint (the last relaxation step tolerates them). */
+  readonly anyPreferNoSchedule: boolean;
+  /** One per provisioning NodePool with instance types left, in scheduling order. */
+  readonly templates: readonly Template[];
+  /** Active (not deleting, not marked) existing and in-flight nodes, initialized first, then by name. */
+  readonly existing: readonly ExistingNode[];
+  readonly topology: Topology;
+  /** Reserved capacity shared by the NodeClaims of this solve (§2.15). */
+  readonly reservations: Reservations;
+  /** The device allocation simulation, when IgnoreDRARequests is off and some pod uses DRA. */
+  readonly dra: DraContext | undefined;
+  /** NodePool limits left: the reference solver takes from them as it plans NodeClaims. */
+  private readonly remaining = new Map<string, Record<string, number>>();
+  /** Relaxation chains by pod object: encoding, topology and the bound ask for the same chains. */
+  private readonly chains = new WeakMap<Pod, Pod[]>();
+  private hostnames = 0;
+
+  constructor(readonly input: ProvisionInput, pods: ModelPods) {
+    this.caches = input.caches ?? new ModelCaches();
+    this.wellKnown = input.wellKnownLabels ?? WELL_KNOWN_LABELS;
+    this.strictMinValues = input.options.minValuesPolicy === 'Strict';
+    const pools = provisioningPools(input.nodePools);
+    this.templates = pools
+      .map((p) => buildTemplate(p, input.instanceTypes.get(p.name) ?? [], input.daemonSets, this.wellKnown, this.strictMinValues, this.caches))
+      .filter((t) => t.instanceTypes.length > 0);
+    this.reservations = {
+      manager: new ReservationManager(pools.map((p) => input.instanceTypes.get(p.name) ?? []), this.caches),
+      mode: input.reservedOfferingMode ?? 'Strict',
+    };
+    this.anyPreferNoSchedule = pools.some((p) => p.template.taints.some((t) => t.effect === 'PreferNoSchedule'));
+    const active = input.nodes.filter((n) => !n.markedForDeletion && !n.deleting);
+    this.existing = [...active]
+      .sort((a, b) => Number(b.initialized) - Number(a.initialized) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map((n) => new ExistingNode(n, input.daemonSets, this.caches));
+    for (const p of pools) this.remaining.set(p.name, remainingLimits(p.limits, active.filter((n) => n.nodePoolName === p.name)));
+    this.topology = this.buildTopology(pools, pods);
+    for (const e of this.existing) this.topology.registerHostname(e.hostname);
+    this.dra = !ignoresDRA(input) && pods.pods.some(hasDRA) ? draContext(input) : undefined;
+  }
+
+  private buildTopology(pools: ReturnType<typeof provisioningPools>, pods: ModelPods): Topology {
+    return new Topology({
+      nodePools: pools,
+      instanceTypes: this.input.instanceTypes,
+      nodes: this.input.nodes.map((n) => this.topologyNode(n)),
+      pending: pods.representatives ?? pods.pods,
+      ...(pods.representatives ? { excluded: pods.pods } : {}),
+      policy: this.input.options.preferencePolicy,
+      versionsOf: (pod) => this.versions(pod),
+      ...(pods.shapeOf ? { shapeOf: pods.shapeOf } : {}),
+      caches: this.caches,
+    });
+  }
+
+  /** A node as topology sees it. */
+  private topologyNode(n: StateNode): TopologyNode {
+    const pods = this.caches.memo(ACTIVE_PODS, n.pods, () => n.pods.filter(isActive));
+    return { name: n.name, labels: n.labels, taints: n.taints, pods };
+  }
+
+  /** The pod and its successive relaxations (§2.17). */
+  versions(pod: Pod): readonly Pod[] {
+    let out = this.chains.get(pod);
+    if (out) return out;
+    out = [pod];
+    this.chains.set(pod, out);
+    for (let p = this.relax(pod); p; p = this.relax(p)) out.push(p);
+    return out;
+  }
+
+  /** The pod with its next soft constraint relaxed, or undefined (§2.17). */
+  relax(pod: Pod): Pod | undefined {
+    return relax(pod, this.input.options.preferencePolicy, this.anyPreferNoSchedule);
+  }
+
+  /** What is left of the pool's limits (live: the reference solver takes from it). */
+  remainingLimits(pool: string): Record<string, number> | undefined {
+    return this.remaining.get(pool);
+  }
+
+  /** A NodeClaim from the template with these instance types, under the next placeholder hostname. */
+  newClaim(tmpl: Template, instanceTypes: SimNodeClaim['instanceTypes'], seq: number): SimNodeClaim {
+    return new SimNodeClaim(tmpl, instanceTypes, seq, placeholderHostname(this.hostnames++), this.reservations);
+  }
+
+  /**
+   * Why a pod cannot be placed, per NodePool, judged against the current state without changing it: the
+   * specific constraint that fails on a new NodeClaim from each pool (taint, requirement, resources,
+   * offerings, limits, topology), relaxing preferences as scheduling would.
+   */
+  explain(pod: Pod): PodExplanation {
+    if (this.templates.length === 0) return { reason: 'nodepool requirements filtered out all available instance types' };
+    const perNodePool: Record<string, string> = {};
+    const fitsAlone: string[] = [];
+    for (const tmpl of this.templates) {
+      const failure = this.newClaimFailure(tmpl, pod);
+      if (failure === undefined) fitsAlone.push(tmpl.pool.name);
+      else perNodePool[tmpl.pool.name] = failure;
+    }
+    if (fitsAlone.length) {
+      return { reason: `fits a new node from nodepool ${fitsAlone.join(', ')} on its own, but not together with the other pods of this batch (NodePool limits or topology constraints ran out)`, perNodePool };
+    }
+    return { reason: Object.entries(perNodePool).map(([p, e]) => `nodepool ${p}: ${e}`).join('; '), perNodePool };
+  }
+
+  /** Why no version of the pod fits a new NodeClaim of the template, or undefined when one does. */
+  private newClaimFailure(tmpl: Template, pod: Pod): string | undefined {
+    const pool = tmpl.pool.name;
+    const remaining = this.remaining.get(pool)!;
+    if (remaining[NODES] !== undefined && remaining[NODES] <= 0) return `node limit of nodepool ${pool} reached (${tmpl.pool.limits[NODES]} nodes)`;
+    const its = tmpl.instanceTypes.filter((it) => withinLimits(it.capacity, remaining));
+    if (!its.length) return `all instance types exceed the limits of nodepool ${pool} (${describeLimits(remaining)})`;
+    let first = '';
+    for (const p of this.versions(pod)) {
+      const claim = this.newClaim(tmpl, its, -1);
+      const r = claim.canAdd(p, podRequirements(p, this.input.options.preferencePolicy), this.topology, this.wellKnown, this.strictMinValues, this.dra);
+      if (r.ok) return undefined;
+      if (!first) first = r.reason;
+    }
+    return first;
+  }
+}
+
+/** The device allocation simulation of a solve (IgnoreDRARequests=false; engine/dra/allocator.ts). */
+function draContext(input: ProvisionInput): DraContext {
+  const allocator = new DeviceAllocator(input.dra ?? EMPTY_DRA);
+  const claims = new Map<string, PodDra>();
+  const publishing = new Set((input.dra?.resourceSlices ?? []).flatMap((sl) => (sl.nodeName !== undefined ? [sl.nodeName] : [])));
+  return {
+    allocator,
+    // Until a launched node initializes (which waits for its drivers' pools), its instance type's device
+    // templates stand for what it will publish, so later batches do not launch more nodes for the same devices.
+    expectedDevices(node) {
+      if (node.initialized || publishing.has(node.name)) return [];
+      const type = node.labels['node.kubernetes.io/instance-type'];
+      const it = (input.instanceTypes.get(node.nodePoolName ?? '') ?? []).find((t) => t.name === type);
+      return it ? allocator.templateDevices(it, node.name) : [];
+    },
+    claimsOf(pod) {
+      let d = claims.get(pod.uid);
+      if (!d) {
+        if (!hasDRA(pod)) d = { kind: 'none' };
+        else {
+          const r = allocator.podClaims(pod);
+          d = r.ok ? { kind: 'claims', claims: r.claims } : { kind: 'error', reason: `DRA: ${r.reason}` };
+        }
+        claims.set(pod.uid, d);
+      }
+      return d;
+    },
+  };
+}
