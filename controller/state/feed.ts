@@ -14,6 +14,8 @@ export interface ClusterStateDeps {
   readonly backoff?: Backoff;
   /** Watch the DRA objects (resource.k8s.io/v1): only needed when IGNORE_DRA_REQUESTS is false. */
   readonly dra?: boolean;
+  /** A watch silent (no event, no heartbeat) for this long is dropped and re-established (default client-node's 30 s). */
+  readonly watchTimeoutMs?: number;
   /** Tests only (the control runs of the cache-sync drills): the synced gate does not wait for any list. */
   readonly unsafeSkipCacheSync?: boolean;
 }
