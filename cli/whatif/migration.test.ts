@@ -3,7 +3,7 @@
 // need, every node group is mapped and replaced, the proposal is written and `karpenter-ts validate` accepts
 // it, and the same file given back with --nodepools plans the same move. NodePool names that differ from the
 // nodes' get a warning naming both and the --map-nodepool option, which then works.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -175,6 +175,15 @@ spec: {amiSelectorTerms: [{alias: al2023@latest}], role: KarpenterNodeRole-shop,
     const wrong = await run('whatif', INFLATE, '--nodepools', general, '--map-nodepool', 'default=gpu');
     expect(wrong.code).toBe(2);
     expect(wrong.err).toBe(`karpenter-ts whatif: --map-nodepool default=gpu: NodePool gpu is not in ${general} (it has: general)\n`);
+  }, 120_000);
+
+  it('writes each cluster\'s proposal next to its report in a batch (--out)', async () => {
+    const out = join(dir, 'batch');
+    const r = await run('whatif', EXAMPLE, INFLATE, ...NOW, '--out', out, '--jobs', '2');
+    expect(r.code, r.err).toBe(0);
+    const files = readdirSync(out).sort();
+    expect(files.filter((f) => f.endsWith('-proposal.yaml'))).toEqual(['0-cluster-autoscaler-proposal.yaml']);
+    expect((await run('validate', join(out, '0-cluster-autoscaler-proposal.yaml'))).code).toBe(0);
   }, 120_000);
 
   it('refuses --write-proposal when nothing was proposed', async () => {
