@@ -74,6 +74,17 @@ describe('buildSnapshot', () => {
     expect(inflight).toMatchObject({ name: 'web-fghij', hasNode: false, initialized: false });
   });
 
+  it('plans karpenter-labelled Nodes of an input without NodeClaims as if their claims were there, and says so', () => {
+    const noClaims = objects(CLUSTER.split('---').filter((d) => !d.includes('kind: NodeClaim')).join('---'));
+    const nb = buildSnapshot(noClaims, { now: 1000 });
+    expect(nb.snapshot.nodes.map((n) => n.name)).toEqual(['n1']);
+    expect(nb.snapshot.nodes[0]).toMatchObject({ hasNodeClaim: true, nodeClaimName: 'n1', managed: true, registered: true, initialized: true, nodePoolName: 'web' });
+    expect(nb.warnings).toContain('1 node carries the karpenter.sh/nodepool label but the input has no NodeClaims: planned as if each had its NodeClaim (registered and initialized); add the NodeClaims to the input (kubectl get nodeclaims -o yaml, or karpenter-ts snapshot) for their real conditions');
+    // With NodeClaims in the input, a Node without one stays unmanaged: that is a real orphan, not a partial dump.
+    const orphan = buildSnapshot(objects(CLUSTER.replace('aws:///us-west-2b/i-1"}\nstatus: {allocatable', 'aws:///us-west-2b/i-9"}\nstatus: {allocatable')), { now: 1000 });
+    expect(orphan.snapshot.nodes.find((n) => n.name === 'n1')).toMatchObject({ hasNodeClaim: false });
+  });
+
   it('treats a pod bound to a missing node as pending, says so, and skips finished pods', () => {
     expect(b.snapshot.pendingPods.map((p) => p.name)).toEqual(['lost']);
     expect(b.snapshot.pendingPods[0]!.nodeName).toBeUndefined();

@@ -183,7 +183,29 @@ function joinNodes(o: ClusterObjects, warnings: string[]): { nodes: StateNode[];
     return stateNodeOf(n, claim, bound.get(n.name) ?? []);
   });
   for (const c of o.nodeClaims) if (!used.has(c)) nodes.push(stateNodeOf(undefined, c, []));
-  return { nodes, pending };
+  return { nodes: o.nodeClaims.length === 0 ? assumeNodeClaims(nodes, warnings) : nodes, pending };
+}
+
+/**
+ * An input with no NodeClaims at all whose Nodes carry karpenter.sh/nodepool is a dump that left the
+ * NodeClaims out (`kubectl get nodes,pods,...` without `nodeclaims`): Karpenter launched these nodes, and
+ * without their claims every one would be kept as "node isn't managed by karpenter". Each is planned as if
+ * its NodeClaim were there (registered, initialized at the node's creation), and one warning says so.
+ */
+function assumeNodeClaims(nodes: readonly StateNode[], warnings: string[]): StateNode[] {
+  let assumed = 0;
+  const out = nodes.map((n) => {
+    if (!n.managed || n.hasNodeClaim || !n.hasNode) return n;
+    assumed++;
+    return {
+      ...n, hasNodeClaim: true, nodeClaimName: n.name, registered: true, initialized: true,
+      conditions: { ...n.conditions, ...(n.creationTimestamp ? { initializedAt: n.creationTimestamp } : {}) },
+    };
+  });
+  if (assumed > 0) {
+    warnings.push(`${assumed} node${assumed === 1 ? ' carries' : 's carry'} the karpenter.sh/nodepool label but the input has no NodeClaims: planned as if each had its NodeClaim (registered and initialized); add the NodeClaims to the input (kubectl get nodeclaims -o yaml, or karpenter-ts snapshot) for their real conditions`);
+  }
+  return out;
 }
 
 /** Builds the Snapshot; throws WhatIfError for an unknown region or invalid node class settings. */
