@@ -124,7 +124,7 @@ export interface SavingsBreakdown {
 }
 
 export type RiskKind =
-  | 'zone-concentration' | 'spread-constraint' | 'spot-concentration' | 'single-instance-type' | 'exotic-instance-type'
+  | 'zone-concentration' | 'spread-constraint' | 'spot-concentration' | 'spot-share' | 'single-instance-type' | 'exotic-instance-type'
   | 'pods-moved-twice' | 'blocked-by-pdb' | 'blocked-by-do-not-disrupt' | 'scarce-capacity' | 'no-nodepools' | 'unmanaged-nodes';
 
 /** Something the plan makes more fragile, or something that keeps it from saving: who it concerns and what to set. */
