@@ -13,6 +13,7 @@ import { fsProblem } from './errors.ts';
 import type { Io } from '../io.ts';
 import { runJob, type JobResult, type JobSpec } from './job.ts';
 import { progress, type Progress } from './progress.ts';
+import { priceLines } from './render-terminal.ts';
 import type { SummaryRow } from './summary.ts';
 
 // job.ts from source (tests), job.js from dist/.
@@ -69,6 +70,7 @@ export function rowOf(spec: JobSpec, r: JobResult): SummaryRow {
     nodesBefore: p.counts.nodesBefore, nodesAfter: p.counts.nodesAfter,
     costPerHourBefore: p.costPerHourBefore, costPerHourAfter: p.costPerHourAfter, savingsPerHour: p.savingsPerHour,
     lowerBoundPerHour: p.lowerBoundPerHour, efficiencyAfter: p.efficiencyAfter, unschedulable: p.counts.unschedulable, moves: p.moves.length,
+    prices: `${p.input.region}: ${priceLines(p)[0]!.replace(/^prices: /, '')}`,
   };
 }
 
