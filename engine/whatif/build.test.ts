@@ -85,6 +85,30 @@ describe('buildSnapshot', () => {
     expect(orphan.snapshot.nodes.find((n) => n.name === 'n1')).toMatchObject({ hasNodeClaim: false });
   });
 
+  it('adds the pods of DaemonSets the input lists without their pods to the nodes they select', () => {
+    const ds = (name: string, extra = '') => `---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: ${name}, namespace: kube-system}
+spec: {selector: {matchLabels: {app: ${name}}}, template: {metadata: {labels: {app: ${name}}}, spec: {${extra}containers: [{name: c, resources: {requests: {cpu: 150m, memory: 64Mi}}}]}}}
+`;
+    const present = `---
+apiVersion: v1
+kind: Pod
+metadata: {name: agent-x1, namespace: kube-system, ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: u1, controller: true}]}
+spec: {nodeName: n1, containers: [{name: c, resources: {requests: {cpu: 150m}}}]}
+status: {phase: Running}
+`;
+    const withDs = objects(CLUSTER + ds('logs') + ds('gpu-only', 'nodeSelector: {accelerator: nvidia}, ') + ds('agent') + present);
+    const nb = buildSnapshot(withDs, { now: 1000 });
+    const n1 = nb.snapshot.nodes.find((n) => n.name === 'n1')!;
+    expect(n1.pods.map((p) => p.name).sort()).toEqual(['agent-x1', 'logs-whatif-n1', 'on-n1']);
+    expect(n1.pods.find((p) => p.name === 'logs-whatif-n1')).toMatchObject({ nodeName: 'n1', owner: { kind: 'DaemonSet', name: 'logs' }, requests: { cpu: 150 } });
+    expect(nb.warnings).toContain('1 DaemonSet pod is not in the input (kube-system/logs on 1 node): added to the nodes the DaemonSets select, from their templates');
+    // Not pending pods: a DaemonSet's pods are never placed by the scheduler.
+    expect(nb.snapshot.pendingPods.map((p) => p.name)).toEqual(['lost']);
+  });
+
   it('treats a pod bound to a missing node as pending, says so, and skips finished pods', () => {
     expect(b.snapshot.pendingPods.map((p) => p.name)).toEqual(['lost']);
     expect(b.snapshot.pendingPods[0]!.nodeName).toBeUndefined();

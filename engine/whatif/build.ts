@@ -6,9 +6,10 @@ import type { NodeInfo } from '../api/node.ts';
 import { conditionTrue, condition, type NodeClaimInfo } from '../api/nodeclaim.ts';
 import { ec2InstanceTypes, regionPrices, regionsInCatalog, regionZones, type PriceTable } from '../catalog/catalog.ts';
 import { nodeClassCapacitySettings } from '../catalog/nodeclass.ts';
-import { DEFAULT_ENGINE_OPTIONS, type InstanceType, type NodeClass, type NodePool, type Pod, type Snapshot, type StateNode } from '../domain/types.ts';
+import { DEFAULT_ENGINE_OPTIONS, type DaemonSet, type InstanceType, type NodeClass, type NodePool, type Pod, type Snapshot, type StateNode } from '../domain/types.ts';
 import { REGION_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import { isMirrorPod, isOwnedByDaemonSet, isTerminal, podKey } from '../scheduling/pods.ts';
+import { podMatchesLabels, tolerated } from '../verify/labels.ts';
 import type { ClusterObjects, LivePrices } from './types.ts';
 
 export const DEFAULT_REGION = 'ap-northeast-2';
@@ -176,6 +177,7 @@ function joinNodes(o: ClusterObjects, warnings: string[]): { nodes: StateNode[];
       pending.push(p.nodeName === undefined ? p : { ...rest, phase: 'Pending' });
     }
   }
+  addDaemonSetPods(o, bound, warnings);
   const used = new Set<NodeClaimInfo>();
   const nodes: StateNode[] = o.nodes.map((n) => {
     const claim = (n.providerId ? byProvider.get(n.providerId) : undefined) ?? byNodeName.get(n.name);
@@ -184,6 +186,36 @@ function joinNodes(o: ClusterObjects, warnings: string[]): { nodes: StateNode[];
   });
   for (const c of o.nodeClaims) if (!used.has(c)) nodes.push(stateNodeOf(undefined, c, []));
   return { nodes: o.nodeClaims.length === 0 ? assumeNodeClaims(nodes, warnings) : nodes, pending };
+}
+
+/** The DaemonSet runs on the node (its pod tolerates the node's taints and selects its labels) but has no pod there. */
+function daemonPodMissing(d: DaemonSet, n: NodeInfo, on: readonly Pod[]): boolean {
+  if (on.some((p) => p.namespace === d.namespace && p.owner?.kind === 'DaemonSet' && p.owner.name === d.name)) return false;
+  return n.taints.every((t) => t.effect === 'PreferNoSchedule' || tolerated(d.pod.tolerations, t)) && podMatchesLabels(d.pod, n.labels) === undefined;
+}
+
+/**
+ * A DaemonSet in the input runs a pod on every node it selects. Where the input lists the DaemonSet but not
+ * its pod on a node (a dump of manifests, or of some namespaces only), the pod is added to the node from the
+ * DaemonSet's template: its requests occupy the node as they would in the cluster. One warning says how many.
+ */
+function addDaemonSetPods(o: ClusterObjects, bound: Map<string, Pod[]>, warnings: string[]): void {
+  const added = new Map<string, number>();
+  for (const n of o.nodes) {
+    const on = bound.get(n.name) ?? [];
+    const missing = o.daemonSets.filter((d) => daemonPodMissing(d, n, on));
+    if (missing.length === 0) continue;
+    const pods = missing.map((d): Pod => ({
+      ...d.pod, name: `${d.name}-whatif-${n.name}`, uid: `whatif/${d.namespace}/DaemonSet/${d.name}/${n.name}`, nodeName: n.name, phase: 'Running',
+      owner: d.pod.owner ?? { kind: 'DaemonSet', name: d.name, apiVersion: 'apps/v1', controller: true },
+    }));
+    bound.set(n.name, [...on, ...pods]);
+    for (const d of missing) added.set(`${d.namespace}/${d.name}`, (added.get(`${d.namespace}/${d.name}`) ?? 0) + 1);
+  }
+  if (added.size === 0) return;
+  const total = [...added.values()].reduce((a, v) => a + v, 0);
+  const each = [...added].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k} on ${v} node${v === 1 ? '' : 's'}`).join(', ');
+  warnings.push(`${total} DaemonSet pod${total === 1 ? ' is' : 's are'} not in the input (${each}): added to the nodes the DaemonSets select, from their templates`);
 }
 
 /**
