@@ -1,10 +1,8 @@
-// One what-if job: load the inputs, build the snapshot, run the engine, return the report. The same
-// function runs in the calling thread (one snapshot) and in pool workers (batches, through
-// SolverPool.runTask), so its input and output are plain data.
-import type { MessagePort } from 'node:worker_threads';
+// One what-if job: load the inputs, have the engine build the snapshot and the report, return it. The files
+// are read here; the engine's work runs on its workers (Engine.whatIf).
 import { fileURLToPath } from 'node:url';
 import {
-  DEFAULT_REGION, inThreadEngine, regionOf, whatIf, WhatIfError, type ClusterObjects, type LivePrices, type WhatIfEngine, type WhatIfMode, type WhatIfReport,
+  DEFAULT_REGION, regionOf, WhatIfError, type ClusterObjects, type Engine, type LivePrices, type WhatIfMode, type WhatIfReport,
 } from '../../engine/index.ts';
 import { podsFromCsv } from './csv.ts';
 import { InputError } from './errors.ts';
@@ -80,18 +78,12 @@ export async function jobRegion(spec: JobSpec): Promise<string> {
   return regionOf((await loadSnapshot(spec.snapshot ?? '', spec.cwd)).objects);
 }
 
-let engine: WhatIfEngine | undefined;
-
-/** A pool task: runJob with its progress posted on `port` ({ fraction, stage }), closed when done. */
-export async function runJobTask(input: { spec: JobSpec; port?: MessagePort }): Promise<JobResult> {
-  try {
-    return await runJob(input.spec, input.port ? (fraction, stage) => input.port!.postMessage({ fraction, stage }) : undefined);
-  } finally {
-    input.port?.close();
-  }
-}
-
-export async function runJob(spec: JobSpec, onProgress?: (fraction: number, stage: string) => void): Promise<JobResult> {
+/**
+ * Runs one job: its inputs are read and parsed here (and a migration, a NodePool mapping or given NodePools
+ * applied: migrate.ts), the report is made on one of the engine's workers (Engine.whatIf), with its progress
+ * relayed to `onProgress`.
+ */
+export async function runJob(spec: JobSpec, engine: Engine, onProgress?: (fraction: number, stage: string) => void): Promise<JobResult> {
   try {
     const { objects, sources, notes, createdAt, override } = await inputs(spec);
     const prepared = prepare(spec.nodePools !== undefined ? { ...spec, nodePoolsFile: spec.nodePools } : spec, objects, {
@@ -100,8 +92,7 @@ export async function runJob(spec: JobSpec, onProgress?: (fraction: number, stag
       ...(spec.livePrices ? { livePrices: spec.livePrices } : {}),
     }, override, notes ?? []);
     const started = performance.now();
-    const options = { mode: prepared.mode, exact: spec.exact, modeDefaulted: prepared.modeDefaulted };
-    const report = finish(await whatIf({ built: prepared.built, sources, options, ...(onProgress ? { onProgress } : {}) }, (engine ??= inThreadEngine())), prepared);
+    const report = finish(await engine.whatIf({ ...prepared.job, sources, exact: spec.exact }, onProgress ? { onProgress } : {}), prepared);
     return { index: spec.index, ok: true, report: { ...report, timing: { totalMs: Math.round(performance.now() - started) } } };
   } catch (e) {
     const input = spec.snapshot ?? spec.pods ?? '';

@@ -5,7 +5,7 @@
 import {
   adoptForMigration, buildSnapshot, mapGroups, migrationReport, missingNodePools, nodeGroups, parseObject, proposeNodePools, renameNodePools,
   unmanagedCluster, withDrift, type Built, type ClusterObjects, type EC2NodeClass, type GroupMapping, type MigrationInfo, type NodeGroup,
-  type NodePool, type Proposal, type WhatIfMode, type WhatIfReport,
+  type BuildOptions, type NodePool, type Proposal, type WhatIfJob, type WhatIfMode, type WhatIfReport,
 } from '../../engine/index.ts';
 import { InputError } from './errors.ts';
 import { daemonSetNote } from './workloads.ts';
@@ -26,9 +26,11 @@ export interface PrepareOptions {
 }
 
 export interface Prepared {
-  readonly built: Built;
-  readonly mode: WhatIfMode;
-  readonly modeDefaulted: boolean;
+  /**
+   * The job for the engine's workers: the objects to build there (nothing to decide before the build), or
+   * the snapshot built here when a migration, a mapping or given NodePools reshape it first.
+   */
+  readonly job: Omit<WhatIfJob, 'sources' | 'exact'>;
   /** Set for a migration: the report is finished with finish(). */
   readonly migration?: MigrationInfo;
 }
@@ -101,15 +103,17 @@ function mismatchWarnings(objects: ClusterObjects, pools: readonly NodePool[], w
 }
 
 /**
- * Builds the job's snapshot: renamed pools, a migration when one applies, drift against given NodePools.
- * `notes` are prepended to the report's warnings (what the load assumed).
+ * The job's snapshot, or what the engine needs to build it: renamed pools, a migration when one applies,
+ * drift against given NodePools. `notes` are prepended to the report's warnings (what the load assumed).
  */
-export function prepare(o: PrepareOptions, raw: ClusterObjects, build: { now: number; region?: string; livePrices?: Parameters<typeof buildSnapshot>[1]['livePrices'] }, given: Pools | undefined, loadNotes: readonly string[]): Prepared {
+export function prepare(o: PrepareOptions, raw: ClusterObjects, build: BuildOptions, given: Pools | undefined, loadNotes: readonly string[]): Prepared {
   const objects = o.mapNodePools ? renameNodePools(raw, o.mapNodePools) : raw;
   const where = o.nodePoolsFile ?? 'the snapshot';
   if (o.mapNodePools) checkMapping(o.mapNodePools, given?.nodePools ?? objects.nodePools, where);
   const notes = [...loadNotes, ...daemonSetNote(objects.daemonSets)];
   const setup = migrationSetup(o, objects, given, notes);
+  // Nothing to reshape: the engine's worker builds the snapshot and picks the mode (docs/whatif.md "Modes").
+  if (!setup && !given && !o.mapNodePools) return { job: { objects, build, ...(notes.length ? { notes } : {}), ...(o.mode ? { mode: o.mode } : {}) } };
   const pools = setup?.pools ?? given;
   if (given || o.mapNodePools) notes.push(...mismatchWarnings(objects, pools?.nodePools ?? objects.nodePools, where));
   let built = buildSnapshot(objects, { ...build, ...(pools ? { nodePools: pools.nodePools, nodeClasses: pools.nodeClasses } : {}) });
@@ -120,10 +124,9 @@ export function prepare(o: PrepareOptions, raw: ClusterObjects, build: { now: nu
     if (d.drifted.length) notes.push(`${d.drifted.length} node${d.drifted.length === 1 ? '' : 's'} drifted from the NodePools in use (${d.drifted.slice(0, 3).map((x) => `${x.node}: ${x.reason}`).join(', ')}${d.drifted.length > 3 ? ', ...' : ''}): Karpenter replaces them`);
   }
   built = notes.length ? { ...built, warnings: [...notes, ...built.warnings] } : built;
-  const pending = built.snapshot.pendingPods.length > 0;
   // A migration is carried out by the disruption engine (drift), so it always runs in consolidate mode.
-  const mode: WhatIfMode = setup ? 'consolidate' : o.mode ?? (pending ? 'provision' : 'consolidate');
-  return { built, mode, modeDefaulted: !setup && o.mode === undefined, ...(setup ? { migration: setup.info } : {}) };
+  const mode = setup ? 'consolidate' : o.mode;
+  return { job: { built, ...(mode ? { mode } : {}) }, ...(setup ? { migration: setup.info } : {}) };
 }
 
 /** The report, finished for a migration. */
