@@ -1,5 +1,5 @@
 // Can a pod (class version) join an existing node or an in-flight NodeClaim, and what joining does to the claim
-// (spec/scheduling.md §2.7-§2.9): taints, host ports, requirements, volume alternatives, topology, the
+// (docs/karpenter/scheduling.md §2.7-§2.9): taints, host ports, requirements, volume alternatives, topology, the
 // instance-type filter with its resource bound, minValues and reserved capacity. Results are the node's or
 // claim's new requirement set, or a verdict (verdict.ts): NOT_NOW, NEVER (see `dead` in schedule.ts), RESERVED.
 import { T_TAINTSET, V_DG_CONFLICT, V_REQS, V_REQUESTS, V_VOLUMES } from '../abi';
