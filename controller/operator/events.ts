@@ -33,7 +33,7 @@ export interface RecordedEvent extends Event {
   readonly time: number;
 }
 
-/** Dedupe timeouts Karpenter sets for particular reasons (spec/disruption.md §0.1). */
+/** Dedupe timeouts Karpenter sets for particular reasons (docs/karpenter/disruption.md §0.1). */
 const REASON_TIMEOUTS: Readonly<Record<string, number>> = {
   FailedScheduling: 5 * 60_000,
   Unconsolidatable: 15 * 60_000,

@@ -1,5 +1,5 @@
 // NodeClaim templates (one per NodePool), daemonset overhead groups and the instance-type filter a solver
-// applies every time a pod joins a new NodeClaim (spec/scheduling.md §1.11, §2.9, §2.10).
+// applies every time a pod joins a new NodeClaim (docs/karpenter/scheduling.md §1.11, §2.9, §2.10).
 import type {
   DaemonSet, InstanceType, NodePool, Offering, Pod, Requirement, Requirements, Resources, Toleration,
 } from '../domain/types.ts';

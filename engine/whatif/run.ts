@@ -189,7 +189,7 @@ export async function whatIf(input: WhatIfInput, engine: WhatIfEngine): Promise<
       unschedulable: unschedulable.length,
     },
     savingsBreakdown: savingsBreakdown({ rows, launched, launchedRemoved: new Set(launched.filter((l) => st.removed.has(l.name)).map((l) => l.name)), empty: st.empty, catalog: built.catalog, savingsPerHour }),
-    prices: priceInfo(built.region, rows),
+    prices: priceInfo(built.region, rows, built.live),
     nodes: rows,
     moves: st.moves,
     unschedulable,

@@ -1,4 +1,4 @@
-// On-demand and spot prices (spec/aws-provider.md §7). Starts from a static on-demand table (by default the
+// On-demand and spot prices (docs/karpenter/aws-provider.md §7). Starts from a static on-demand table (by default the
 // engine catalog's for the region, us-east-1 fallback applied: catalogStaticPrices in catalog.ts); spot starts as
 // "the on-demand price, in any zone" until the first spot refresh succeeds, after which only real (type,
 // zone) prices count. Refreshes merge over what is known, so a failed call keeps the last good prices.
@@ -88,6 +88,16 @@ export class PricingProvider {
   spotPrice(instanceType: string, zone: string): number | undefined {
     if (!this.spotUpdated) return this.deps.staticPrices.onDemand[instanceType];
     return this.spot.get(instanceType)?.get(zone);
+  }
+
+  /** Every on-demand price known now (static table merged with refreshes), by type. */
+  onDemandPrices(): ReadonlyMap<string, number> {
+    return new Map(this.onDemand);
+  }
+
+  /** Every spot price seen by a refresh, by type and zone (empty before the first spot refresh). */
+  spotPrices(): ReadonlyMap<string, ReadonlyMap<string, number>> {
+    return new Map([...this.spot].map(([type, zones]) => [type, new Map(zones)] as const));
   }
 
   /** Skipped (kept static) in us-gov regions and isolated VPCs, where the Pricing API is unreachable. */

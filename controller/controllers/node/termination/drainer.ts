@@ -1,4 +1,4 @@
-// How node.termination cordons and drains a Node (spec/disruption.md §5.6): the disrupted taint and the
+// How node.termination cordons and drains a Node (docs/karpenter/disruption.md §5.6): the disrupted taint and the
 // load-balancer exclusion label, then one drain pass: pods that would outlive the termination deadline are
 // deleted, the others evicted through the Eviction API one tier at a time (drain.ts), PDB refusals
 // reported as FailedDraining.

@@ -1,4 +1,4 @@
-// Registration (spec/disruption.md §5.4): find the Node with the NodeClaim's providerID, make it ours
+// Registration (docs/karpenter/disruption.md §5.4): find the Node with the NodeClaim's providerID, make it ours
 // (termination finalizer, owner reference, the NodeClaim's labels, annotations, taints and startup taints),
 // take off karpenter.sh/unregistered, and label it registered.
 import { ZONE_LABEL, type Taint } from '../../../../engine/index.ts';

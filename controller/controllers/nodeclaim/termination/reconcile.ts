@@ -1,4 +1,4 @@
-// nodeclaim.termination: the NodeClaim finalizer (spec/disruption.md §5.3, §5.6).
+// nodeclaim.termination: the NodeClaim finalizer (docs/karpenter/disruption.md §5.3, §5.6).
 // 1. Write the termination deadline annotation when the NodeClaim has a terminationGracePeriod.
 // 2. Delete the Node(s) with its providerID and wait for them to go (the node finalizer drains them).
 // 3. Delete the instance the NodeClaim records; wait (5 s polls) until the cloud says it is gone. One the
