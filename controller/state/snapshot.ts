@@ -28,7 +28,7 @@ export function restrictToZones(types: readonly InstanceType[], zones: readonly 
   return out;
 }
 
-/** Whether the provisioner may use the pool (spec/disruption.md §0.3). */
+/** Whether the provisioner may use the pool (docs/karpenter/disruption.md §0.3). */
 export const provisionable = (p: NodePool): boolean => p.ready && !p.deleting && p.replicas === undefined;
 
 export async function buildSnapshot(deps: { cluster: Cluster; cloudProvider: CloudProvider; log: Logger }, now: number, options: EngineOptions): Promise<Snapshot> {
