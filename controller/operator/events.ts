@@ -146,3 +146,10 @@ export class Recorder {
     for (const [k, t] of this.seen) if (now - t >= longest) this.seen.delete(k);
   }
 }
+
+/** A time as Go prints a time.Time in UTC ("2026-12-02 14:00:00 +0000 UTC"; fractions only when there are any), as Karpenter's event texts show it. */
+export function goTime(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  const fraction = iso.slice(20, 23).replace(/0+$/, '');
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${fraction ? `.${fraction}` : ''} +0000 UTC`;
+}

@@ -27,7 +27,10 @@ export function newNodeClaimTermination(ctx: ControllerContext): Controller {
     if (tgp === undefined || e.info.annotations[TERMINATION_TIMESTAMP_ANNOTATION] || e.info.deletionTimestamp === undefined) return;
     const at = toKubeTime(e.info.deletionTimestamp + tgp);
     ctx.cluster.applyNodeClaim(await ctx.kube.patch('NodeClaim', e.info.name, { metadata: { annotations: { [TERMINATION_TIMESTAMP_ANNOTATION]: at } } }));
-    ctx.events.publish({ involved: targetOf(e.obj, 'NodeClaim'), type: 'Warning', reason: 'TerminationGracePeriodExpiring', message: `All pods will be deleted by ${at}` });
+    const node = e.info.providerId ? ctx.cluster.nodeByProviderID(e.info.providerId) : undefined;
+    for (const t of [targetOf(e.obj, 'NodeClaim'), ...(node ? [targetOf(node.obj, 'Node')] : [])]) {
+      ctx.events.publish({ involved: t, type: 'Warning', reason: 'TerminationGracePeriodExpiring', message: `All pods will be deleted by ${at}` });
+    }
   }
 
   /** true once the instance is gone. */
