@@ -6,6 +6,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { startSimulation, type Simulation } from '../../sim/environment.ts';
 import { simulationEngine } from '../../sim/engine.ts';
 import { warmUp } from '../../sim/warmup.ts';
@@ -57,23 +58,50 @@ interface Args {
   logFile?: string;
 }
 
-function parseArgs(args: string[]): Args | string {
-  const out: Args = { scenario: DEFAULT_SCENARIO, serve: false, token: true };
-  for (let i = 0; i < args.length; i++) {
-    const [flag, inline] = args[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
-    const value = (): string | undefined => inline ?? args[++i];
-    switch (flag) {
-      case '--scenario': { const v = value(); if (!v) return '--scenario needs a file'; out.scenario = v; break; }
-      case '--speed': { const v = Number(value()); if (!(v >= 0) || !Number.isFinite(v)) return '--speed must be a number >= 0'; out.speed = v; break; }
-      case '--serve': out.serve = true; break;
-      case '--no-token': out.token = false; break;
-      case '--region': { const v = value(); if (!v) return '--region needs a value'; out.region = v; break; }
-      case '--port': { const v = Number(value()); if (!Number.isInteger(v) || v < 0 || v > 65535) return '--port must be a port number'; out.port = v; break; }
-      case '--log-level': { const v = value(); if (v !== 'debug' && v !== 'info' && v !== 'warn' && v !== 'error') return '--log-level must be debug, info, warn or error'; out.logLevel = v; break; }
-      case '--log-file': { const v = value(); if (!v) return '--log-file needs a file'; out.logFile = v; break; }
-      default: return `unknown option ${args[i]}`;
-    }
+const OPTIONS = {
+  scenario: { type: 'string' },
+  speed: { type: 'string' },
+  serve: { type: 'boolean' },
+  'no-token': { type: 'boolean' },
+  region: { type: 'string' },
+  port: { type: 'string' },
+  'log-level': { type: 'string' },
+  'log-file': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+
+/** The options, or what is wrong with them. */
+function readArgs(args: string[]): Args | string {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: OPTIONS });
+  } catch (e) {
+    return (e as Error).message;
   }
+  const v = parsed.values;
+  const out: Args = { scenario: v.scenario ?? DEFAULT_SCENARIO, serve: v.serve === true, token: v['no-token'] !== true };
+  if (v.scenario === '') return '--scenario needs a file';
+  if (v.region === '') return '--region needs a value';
+  if (v['log-file'] === '') return '--log-file needs a file';
+  if (v.speed !== undefined) {
+    const speed = Number(v.speed);
+    if (!(speed >= 0) || !Number.isFinite(speed)) return '--speed must be a number >= 0';
+    out.speed = speed;
+  }
+  if (v.port !== undefined) {
+    const port = Number(v.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) return '--port must be a port number';
+    out.port = port;
+  }
+  if (v['log-level'] !== undefined) {
+    const level = LOG_LEVELS.find((l) => l === v['log-level']);
+    if (level === undefined) return '--log-level must be debug, info, warn or error';
+    out.logLevel = level;
+  }
+  if (v.region !== undefined) out.region = v.region;
+  if (v['log-file'] !== undefined) out.logFile = v['log-file'];
   return out;
 }
 
@@ -106,7 +134,7 @@ export async function run(args: string[], io: Io, stop?: Promise<void>): Promise
     return 0;
   }
   guardEpipe();
-  const a = parseArgs(args);
+  const a = readArgs(args);
   if (typeof a === 'string') {
     io.err(`karpenter-ts sim: ${a}\n${USAGE}`);
     return 2;

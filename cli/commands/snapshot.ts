@@ -3,6 +3,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import type { Io } from '../io.ts';
 import { encodeSnapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from '../whatif/format.ts';
 import { listCluster } from '../whatif/kube.ts';
@@ -23,26 +24,35 @@ annotation are left out (env names and valueFrom references stay).
 exit status: 0 written; 1 the cluster could not be listed; 2 usage error or unwritable file
 `;
 
-export async function run(args: string[], io: Io): Promise<number> {
-  let out: string | undefined;
-  let kubeconfig: string | undefined;
-  let context: string | undefined;
-  let createdAt: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    const value = (): string | undefined => args[++i];
-    if (a === '-h' || a === '--help') {
-      io.out(USAGE);
-      return 0;
-    } else if (a === '-o' || a === '--output') out = value();
-    else if (a === '--kubeconfig') kubeconfig = value();
-    else if (a === '--context') context = value();
-    else if (a === '--created-at') createdAt = value();
-    else {
-      io.err(`karpenter-ts snapshot: unexpected argument "${a}"\n\n${USAGE}`);
-      return 2;
-    }
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  output: { type: 'string', short: 'o' },
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+  'created-at': { type: 'string' },
+} as const;
+
+/** The command line as parseArgs reads it (strict: an unknown option or a missing value is an Error). */
+function parseOptions(args: string[]) {
+  try {
+    return parseArgs({ args, options: OPTIONS });
+  } catch (e) {
+    return e as Error;
   }
+}
+
+export async function run(args: string[], io: Io): Promise<number> {
+  const parsed = parseOptions(args);
+  if (parsed instanceof Error) {
+    io.err(`karpenter-ts snapshot: ${parsed.message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values } = parsed;
+  if (values.help) {
+    io.out(USAGE);
+    return 0;
+  }
+  const { output: out, kubeconfig, context, 'created-at': createdAt } = values;
   if (createdAt !== undefined && Number.isNaN(Date.parse(createdAt))) {
     io.err(`karpenter-ts snapshot: --created-at: "${createdAt}" is not an ISO time\n`);
     return 2;

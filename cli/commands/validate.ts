@@ -5,6 +5,7 @@
 // such as karpenter.sh.io) is a problem; any other kind is counted as skipped.
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { isValidatedObject, karpenterKindProblem, listItems, parseDocuments, safeText, validateObject, type FieldError, type PathSeg, type SourceDocument } from '../../engine/index.ts';
 import type { Io } from '../io.ts';
 import { countProblem, DEFAULT_LIMITS, inputLimits, LIMIT_VARS, sizeProblem, type InputLimits } from '../limits.ts';
@@ -39,19 +40,17 @@ interface Tally {
 }
 
 /** The file arguments, or the exit code when the command line says to stop (help, a mistake). */
-function parseArgs(args: string[], io: Io): string[] | number {
-  const files: string[] = [];
-  let optionsDone = false;
-  for (const a of args) {
-    if (!optionsDone && (a === '-h' || a === '--help')) {
-      io.out(USAGE);
-      return 0;
-    }
-    if (!optionsDone && a === '--') optionsDone = true;
-    else if (!optionsDone && a.startsWith('-') && a !== '-') {
-      io.err(`karpenter-ts validate: unknown option "${safeText(a)}"\n\n${USAGE}`);
-      return 2;
-    } else files.push(a);
+function readArgs(args: string[], io: Io): string[] | number {
+  // Not strict: an unknown option is reported here, by its name as typed, rather than by parseArgs' message.
+  const { values, positionals: files, tokens } = parseArgs({ args, options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: false, tokens: true });
+  if (values.help === true) {
+    io.out(USAGE);
+    return 0;
+  }
+  const unknown = tokens.find((t) => t.kind === 'option' && t.name !== 'help');
+  if (unknown?.kind === 'option') {
+    io.err(`karpenter-ts validate: unknown option "${safeText(unknown.rawName)}"\n\n${USAGE}`);
+    return 2;
   }
   if (files.length > 0) return files;
   io.err(`karpenter-ts validate: no files given\n\n${USAGE}`);
@@ -59,7 +58,7 @@ function parseArgs(args: string[], io: Io): string[] | number {
 }
 
 export async function run(args: string[], io: Io): Promise<number> {
-  const files = parseArgs(args, io);
+  const files = readArgs(args, io);
   if (typeof files === 'number') return files;
   let limits: InputLimits;
   try {

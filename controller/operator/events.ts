@@ -118,7 +118,8 @@ export class Recorder {
     }
     let done!: () => void;
     const written = new Promise<void>((resolve) => (done = resolve));
-    this.deps.activity?.track(written);
+    // Counted as work in flight until written; it only ever resolves (done()), so nothing is left unhandled.
+    void this.deps.activity?.track(written);
     this.queue.push({ body, e, done });
     this.pump(kube);
   }

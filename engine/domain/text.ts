@@ -8,19 +8,19 @@
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/g;
 const UNSAFE_KEEP_LINES = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/g;
 
-function escape(ch: string): string {
+function escapeChar(ch: string): string {
   const c = ch.charCodeAt(0);
   return c < 0x100 ? `\\x${c.toString(16).padStart(2, '0')}` : `\\u${c.toString(16).padStart(4, '0')}`;
 }
 
 /** A name or value for one line of a terminal: every control or invisible formatting character escaped. */
 export function safeText(s: string): string {
-  return s.replace(UNSAFE, escape);
+  return s.replace(UNSAFE, escapeChar);
 }
 
 /** A message of one or more lines: the same, but its line breaks stay. */
 export function safeLines(s: string): string {
-  return s.replace(UNSAFE_KEEP_LINES, escape);
+  return s.replace(UNSAFE_KEEP_LINES, escapeChar);
 }
 
 /** A copy of a JSON-like value (a report) with every string passed through safeText, for a terminal. */

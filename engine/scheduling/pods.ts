@@ -179,7 +179,7 @@ function fewRanks(xs: Float64Array): { rank: Uint32Array; count: number } | unde
     while (k < count && seen[k] !== x) k++;
     if (k < count) continue;
     // NaN equals nothing, so it would be "new" every time: the sorting path handles it.
-    if (count === 16 || x !== x) return undefined;
+    if (count === 16 || Number.isNaN(x)) return undefined;
     seen[count++] = x;
   }
   const distinct = seen.subarray(0, count).sort();

@@ -137,7 +137,7 @@ export function awsProviderFactory(f: AwsFactoryOptions = {}): CloudProviderFact
       providerMetrics: { batchSize: ctx.metrics.batchSize, batchTime: ctx.metrics.batchTime, launchFailures: ctx.metrics.instanceLaunchFailures, terminationFailures: ctx.metrics.instanceTerminationFailures },
       minValuesPolicy: ctx.options.minValuesPolicy,
       reservedCapacity: ctx.options.featureGates.reservedCapacity,
-      log: (message, fields) => (message.startsWith('skipping') ? log.debug(fields, message) : log.warn(fields, message)),
+      log: (message, fields, level = 'warn') => log[level](fields, message),
       instanceAt: (id) => {
         const claim = ctx.cluster.nodeClaims().find((c) => c.info.providerId?.endsWith(`/${id}`));
         const type = claim?.info.labels[INSTANCE_TYPE_LABEL];

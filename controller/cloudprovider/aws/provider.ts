@@ -48,7 +48,8 @@ export interface AwsCloudProviderDeps {
   readonly minValuesPolicy?: 'Strict' | 'BestEffort';
   /** Feature gate ReservedCapacity (FEATURE_GATES; default on): capacity reservations are resolved and offered. */
   readonly reservedCapacity?: boolean;
-  readonly log?: (message: string, fields: Record<string, unknown>) => void;
+  /** Where the provider logs; the call site picks the level (default warn). */
+  readonly log?: (message: string, fields: Record<string, unknown>, level?: 'debug' | 'warn') => void;
   readonly uuid?: () => string;
   /** The operator's families for the batcher and launch failures (default: batcher histograms on `registry`). */
   readonly providerMetrics?: {
@@ -98,7 +99,7 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
     extraFacts: deps.extraFacts ?? catalogExtraFacts,
     reservedCapacity,
     reservations: reservationCapacity,
-    ...(deps.log ? { onSkip: (why: string) => deps.log?.('skipping an instance type', { why }) } : {}),
+    ...(deps.log ? { onSkip: (why: string) => deps.log?.('skipping an instance type', { why }, 'debug') } : {}),
   });
   const templates = new LaunchTemplates(ec2, clock, settings.clusterName);
   const batchSize = deps.providerMetrics?.batchSize ?? new Histogram({ name: 'karpenter_cloudprovider_batcher_batch_size', help: 'Requests per batched AWS call.', labelNames: ['batcher'], buckets: [1, 2, 4, 5, 10, 15, 20, 25, 50, 100, 250, 500, 1000], registers: [registry] });

@@ -2,6 +2,7 @@
 // flags and env named like Karpenter's: CLUSTER_NAME, CLUSTER_ENDPOINT, INTERRUPTION_QUEUE, ...), plus the
 // tag and annotation keys Karpenter's AWS provider uses (docs/karpenter/aws-provider.md §4.1, §4.8, §5). Label keys are
 // the engine's (engine/scheduling/labels.ts, engine/catalog/labels.ts).
+import type { Clock as ControllerClock } from '../../operator/clock.ts';
 
 export interface AwsSettings {
   /** CLUSTER_NAME (required). */
@@ -26,10 +27,8 @@ export interface AwsSettings {
   readonly refreshMs?: number;
 }
 
-export interface Clock {
-  /** ms since the epoch. */
-  now(): number;
-}
+/** The AWS provider only reads the time: the controller's Clock (controller/operator/clock.ts), narrowed to now(). */
+export type Clock = Pick<ControllerClock, 'now'>;
 
 export const systemClock: Clock = { now: () => Date.now() };
 
