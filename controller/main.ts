@@ -105,6 +105,7 @@ export function engineOptionsOf(o: ResolvedOptions): EngineOptions {
     minValuesPolicy: o.minValuesPolicy,
     ignoreDRARequests: o.ignoreDRARequests,
     featureGates: { spotToSpotConsolidation: o.featureGates.spotToSpotConsolidation, reservedCapacity: o.featureGates.reservedCapacity },
+    ...(o.schedulerConfig?.podTopologySpread?.defaultConstraints.length ? { defaultTopologySpreadConstraints: o.schedulerConfig.podTopologySpread.defaultConstraints } : {}),
   };
 }
 
@@ -120,6 +121,7 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   const kube = new KubeClient(deps.kubeConfig, { activity, guard: (method, path) => fence.check(`${method} ${path}`) });
   const { cluster, informers } = newClusterState({
     kube, kubeConfig: deps.kubeConfig, clock, log, dra: !options.ignoreDRARequests,
+    defaultSpread: Boolean(options.schedulerConfig?.podTopologySpread?.defaultConstraints.length),
     ...(deps.informerBackoff ? { backoff: deps.informerBackoff } : {}), ...(deps.unsafeSkipCacheSync ? { unsafeSkipCacheSync: true } : {}),
   });
   const nodeClass = (name: string) => cluster.nodeClass(name)?.nodeClass;
@@ -127,6 +129,9 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   const fenced = withFence(cloudProvider, fence);
   const events = new Recorder({ kube, clock, log, activity });
   const engineOptions = engineOptionsOf(options);
+  if (engineOptions.defaultTopologySpreadConstraints) {
+    log.info({ defaultTopologySpreadConstraints: engineOptions.defaultTopologySpreadConstraints }, 'scheduler-config is set: applying these default topology spread constraints during scheduling to pods that declare none of their own');
+  }
   const contextFor = (name: string): ControllerContext => ({
     clock, kube, cluster, events, metrics, activity, options, engineOptions,
     log: log.child({ controller: name }),

@@ -1,7 +1,7 @@
 // Controller options: command-line flags with environment fallbacks, validated once into a frozen object.
 // Names follow Karpenter's settings (pkg/operator/options) where it has them; flags win over the
 // environment, which wins over the default. Every problem is reported at once, naming the flag.
-import { formatDuration, parseGoDuration } from '../../engine/index.ts';
+import { formatDuration, parseGoDuration, parseSchedulerConfig, type SchedulerConfig } from '../../engine/index.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -28,6 +28,8 @@ export interface ResolvedOptions {
   readonly minValuesPolicy: 'Strict' | 'BestEffort';
   /** Karpenter's IGNORE_DRA_REQUESTS: pods with DRA resource claims are not provisioned (default true). */
   readonly ignoreDRARequests: boolean;
+  /** Karpenter's SCHEDULER_CONFIG: the kube-scheduler settings to mirror (default topology spread); undefined = none. */
+  readonly schedulerConfig: SchedulerConfig | undefined;
   /** A kubeconfig file; empty = in-cluster config, else the default kubeconfig loading rules. */
   readonly kubeconfig: string;
   /** SQS queue for interruption events (the AWS provider reads it); empty = no interruption handling. */
@@ -59,7 +61,7 @@ export interface ResolvedOptions {
   readonly leaderElectionNamespace: string;
 }
 
-type Kind = 'string' | 'duration' | 'port' | 'enum' | 'gates' | 'fraction' | 'count' | 'bool' | 'cidr' | 'name';
+type Kind = 'string' | 'duration' | 'port' | 'enum' | 'gates' | 'fraction' | 'count' | 'bool' | 'cidr' | 'name' | 'schedulerConfig';
 
 interface Spec {
   readonly flag: string;
@@ -81,6 +83,7 @@ export const OPTION_SPECS: readonly Spec[] = [
   { flag: 'feature-gates', env: 'FEATURE_GATES', kind: 'gates', default: 'SpotToSpotConsolidation=false,NodeRepair=false,ReservedCapacity=true,NodeOverlay=false,StaticCapacity=false,CapacityBuffer=false', help: 'Optional features, as Name=true|false pairs separated by commas' },
   { flag: 'preference-policy', env: 'PREFERENCE_POLICY', kind: 'enum', default: 'Respect', values: ['Respect', 'Ignore'], help: 'Whether preferred affinities and ScheduleAnyway spreads count when provisioning' },
   { flag: 'min-values-policy', env: 'MIN_VALUES_POLICY', kind: 'enum', default: 'Strict', values: ['Strict', 'BestEffort'], help: 'What to do when a NodePool\'s minValues cannot be met' },
+  { flag: 'scheduler-config', env: 'SCHEDULER_CONFIG', kind: 'schedulerConfig', default: '', help: 'A YAML/JSON document of the kube-scheduler settings to mirror in scheduling (podTopologySpread.defaultConstraints); empty = none' },
   { flag: 'ignore-dra-requests', env: 'IGNORE_DRA_REQUESTS', kind: 'bool', default: 'true', help: 'Leave pods with Dynamic Resource Allocation claims unprovisioned; false simulates device allocation from ResourceSlices (docs/solver.md, DRA)' },
   { flag: 'kubeconfig', env: 'KUBECONFIG', kind: 'string', default: '', help: 'Path to a kubeconfig (default: in-cluster, then ~/.kube/config)' },
   { flag: 'interruption-queue', env: 'INTERRUPTION_QUEUE', kind: 'string', default: '', help: 'SQS queue name for spot interruption and health events' },
@@ -215,6 +218,7 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     preferencePolicy: values['preference-policy'] as 'Respect' | 'Ignore',
     minValuesPolicy: values['min-values-policy'] as 'Strict' | 'BestEffort',
     ignoreDRARequests: values['ignore-dra-requests'] as boolean,
+    schedulerConfig: values['scheduler-config'] as SchedulerConfig | undefined,
     kubeconfig: values['kubeconfig'] as string,
     interruptionQueue: values['interruption-queue'] as string,
     clusterEndpoint: values['cluster-endpoint'] as string,
@@ -258,6 +262,11 @@ function parseValue(spec: Spec, raw: string, where: string, problems: string[]):
     }
     case 'gates':
       return parseGates(raw, where, problems);
+    case 'schedulerConfig': {
+      const r = parseSchedulerConfig(raw);
+      if (!r.ok) for (const p of r.problems) problems.push(`${where}: ${p}`);
+      return r.ok ? r.value : undefined;
+    }
     case 'fraction': {
       const n = /^\s*\d*\.?\d+(e-?\d+)?\s*$/i.test(raw) ? Number(raw) : NaN;
       if (!(n >= 0 && n < 1)) problems.push(`${where} must be a number from 0 up to (not including) 1, got "${raw}"`);

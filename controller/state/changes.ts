@@ -4,7 +4,7 @@ import { formatFieldError, type EC2NodeClass, type FieldError, type NodePool } f
 import type { KubeObject } from '../operator/kube.ts';
 
 export type ChangeKind = 'Node' | 'NodeClaim' | 'Pod' | 'NodePool' | 'EC2NodeClass' | 'DaemonSet' | 'PodDisruptionBudget'
-  | 'ResourceSlice' | 'ResourceClaim' | 'ResourceClaimTemplate' | 'DeviceClass';
+  | 'ResourceSlice' | 'ResourceClaim' | 'ResourceClaimTemplate' | 'DeviceClass' | 'Service' | 'ReplicaSet' | 'StatefulSet' | 'ReplicationController';
 
 export interface Change {
   readonly kind: ChangeKind;

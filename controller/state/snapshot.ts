@@ -57,5 +57,6 @@ export async function buildSnapshot(deps: { cluster: Cluster; cloudProvider: Clo
     pdbs: cluster.workloads.pdbList(),
     options,
     ...(options.ignoreDRARequests === false ? { dra: cluster.workloads.dra.state() } : {}),
+    ...(options.defaultTopologySpreadConstraints?.length ? { selectorSources: cluster.workloads.selectors.sources() } : {}),
   };
 }

@@ -54,6 +54,7 @@ export const BUILTIN_RESOURCES: readonly ResourceInfo[] = [
   resource('', 'v1', 'namespaces', 'Namespace', { sub: ['status'], short: ['ns'] }),
   resource('', 'v1', 'events', 'Event', { ns: true, short: ['ev'] }),
   resource('', 'v1', 'services', 'Service', { ns: true, sub: ['status'], short: ['svc'], cat: ['all'] }),
+  resource('', 'v1', 'replicationcontrollers', 'ReplicationController', { ns: true, sub: ['status', 'scale'], short: ['rc'], cat: ['all'] }),
   resource('', 'v1', 'configmaps', 'ConfigMap', { ns: true, short: ['cm'] }),
   resource('', 'v1', 'persistentvolumes', 'PersistentVolume', { sub: ['status'], short: ['pv'] }),
   resource('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', { ns: true, sub: ['status'], short: ['pvc'] }),

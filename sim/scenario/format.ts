@@ -30,6 +30,8 @@ export interface Conditions {
   readonly reservedNodes?: Count;
   /** NodeClaims with Drifted=True. */
   readonly driftedNodeClaims?: Count;
+  /** Distinct zones of the nodes the counted (running) pods are on. */
+  readonly podZones?: Count;
   /** Nodes of one NodePool: { nodePool, count }. */
   readonly nodePoolNodes?: { readonly nodePool: string; readonly count: Count };
   /** Sum of the running instances' prices, $/h. */
@@ -81,7 +83,7 @@ export class ScenarioError extends Error {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const STEP_KINDS = ['apply', 'delete', 'scale', 'wait', 'waitFor', 'expect', 'ice', 'clearIce', 'interrupt', 'nodeCondition', 'say', 'table'] as const;
-const COUNT_FIELDS = ['nodes', 'readyNodes', 'nodeClaims', 'runningPods', 'pendingPods', 'spotNodes', 'onDemandNodes', 'reservedNodes', 'driftedNodeClaims'] as const;
+const COUNT_FIELDS = ['nodes', 'readyNodes', 'nodeClaims', 'runningPods', 'pendingPods', 'spotNodes', 'onDemandNodes', 'reservedNodes', 'driftedNodeClaims', 'podZones'] as const;
 const DELETABLE = ['NodePool', 'NodeClaim', 'EC2NodeClass', 'Node', 'Deployment', 'Pod', 'DaemonSet', 'PodDisruptionBudget'];
 
 class Checker {

@@ -102,6 +102,7 @@ describe('charts/karpenter-ts', () => {
       preferencePolicy: 'PREFERENCE_POLICY',
       minValuesPolicy: 'MIN_VALUES_POLICY',
       ignoreDRARequests: 'IGNORE_DRA_REQUESTS',
+      schedulerConfig: 'SCHEDULER_CONFIG',
       consolidationRepack: 'CONSOLIDATION_REPACK',
       consolidationRepackMinSavings: 'CONSOLIDATION_REPACK_MIN_SAVINGS',
       featureGates: 'FEATURE_GATES',
@@ -111,6 +112,7 @@ describe('charts/karpenter-ts', () => {
       clusterName: 'my-cluster', clusterEndpoint: 'https://x.eks', clusterCABundle: 'Q0E=', clusterCIDR: '172.20.0.0/16', interruptionQueue: 'my-cluster-karpenter',
       batchMaxDuration: '15s', batchIdleDuration: '2s', vmMemoryOverheadPercent: 0.1, reservedENIs: '1', isolatedVPC: true, eksControlPlane: true,
       preferencePolicy: 'Ignore', minValuesPolicy: 'BestEffort', ignoreDRARequests: false, consolidationRepack: 'only', consolidationRepackMinSavings: 0.1,
+      schedulerConfig: 'podTopologySpread:\n  defaultConstraints:\n    - maxSkew: 1\n      topologyKey: topology.kubernetes.io/zone\n      whenUnsatisfiable: ScheduleAnyway\n',
       featureGates: { spotToSpotConsolidation: true },
     };
     const d = find(renderChart({ settings, logLevel: 'debug' }), 'Deployment') as Deployment;
@@ -120,6 +122,7 @@ describe('charts/karpenter-ts', () => {
       BATCH_MAX_DURATION: '15s', BATCH_IDLE_DURATION: '2s', VM_MEMORY_OVERHEAD_PERCENT: '0.1', RESERVED_ENIS: '1', ISOLATED_VPC: 'true',
       EKS_CONTROL_PLANE: 'true', PREFERENCE_POLICY: 'Ignore', MIN_VALUES_POLICY: 'BestEffort', IGNORE_DRA_REQUESTS: 'false',
       CONSOLIDATION_REPACK: 'only', CONSOLIDATION_REPACK_MIN_SAVINGS: '0.1',
+      SCHEDULER_CONFIG: 'podTopologySpread:\n  defaultConstraints:\n    - maxSkew: 1\n      topologyKey: topology.kubernetes.io/zone\n      whenUnsatisfiable: ScheduleAnyway\n',
       FEATURE_GATES: 'NodeRepair=false,NodeOverlay=false,ReservedCapacity=true,SpotToSpotConsolidation=true,StaticCapacity=false,CapacityBuffer=false',
       METRICS_PORT: '8080', HEALTH_PROBE_PORT: '8081', LOG_LEVEL: 'debug',
     });

@@ -20,4 +20,10 @@ describe('feature scenarios', () => {
     expect(out).toMatch(/\[30:4\d\] nodeclaim \S+ is being deleted/);
     expect(out).toMatch(/reached: nodes=1 \(want 1\), readyNodes=1 \(want 1\), nodeClaims=1 \(want 1\), runningPods=3 \(want 3\)/);
   });
+
+  it('default-spread: the default zone constraint from SCHEDULER_CONFIG spreads a Deployment over three zones', async () => {
+    const out = await scenario('default-spread.yaml');
+    expect(out).toMatch(/expected and found: nodes=3 \(want 3\), pendingPods=0 \(want 0\), zones of running pods=3 \(want 3\)/);
+    expect(out.match(/launched: \S+ in ap-northeast-2([abc])/g)?.slice(0, 3).map((l) => l.slice(-1)).sort()).toEqual(['a', 'b', 'c']);
+  });
 });
