@@ -202,28 +202,12 @@ function step(c: Checker, raw: unknown, path: string): Step | undefined {
     }
     case 'expect':
       return { kind, conditions: conditions(c, v, p) };
-    case 'ice': {
-      if (!isObj(v)) return void c.err(p, 'must be { instanceType?, zone?, capacityType? } (omitted fields match every offering)');
-      c.keys(v, p, ['instanceType', 'zone', 'capacityType']);
-      const ct = c.str(v['capacityType'], `${p}.capacityType`, false);
-      if (ct && ct !== 'spot' && ct !== 'on-demand') c.err(`${p}.capacityType`, 'must be spot or on-demand');
-      const it = c.str(v['instanceType'], `${p}.instanceType`, false);
-      const zone = c.str(v['zone'], `${p}.zone`, false);
-      return { kind, ...(it ? { instanceType: it } : {}), ...(zone ? { zone } : {}), ...(ct ? { capacityType: ct } : {}) };
-    }
+    case 'ice':
+      return ice(c, v, p);
     case 'clearIce':
       return { kind };
-    case 'interrupt': {
-      if (!isObj(v)) return void c.err(p, 'must be { node? | nodePool?, event? }');
-      c.keys(v, p, ['node', 'nodePool', 'event', 'state']);
-      const event = (v['event'] ?? 'spotInterruption') as string;
-      if (!INTERRUPT_EVENTS.includes(event as InterruptEvent)) c.err(`${p}.event`, `must be ${INTERRUPT_EVENTS.join(', ')}`);
-      const state = c.str(v['state'], `${p}.state`, false);
-      if (state !== undefined && (event !== 'stateChange' || !['stopping', 'stopped', 'shutting-down', 'terminated'].includes(state))) c.err(`${p}.state`, 'goes with event stateChange and must be stopping, stopped, shutting-down or terminated');
-      const node = c.str(v['node'], `${p}.node`, false);
-      const nodePool = c.str(v['nodePool'], `${p}.nodePool`, false);
-      return { kind, event: event as InterruptEvent, ...(state ? { state } : {}), ...(node ? { node } : {}), ...(nodePool ? { nodePool } : {}) };
-    }
+    case 'interrupt':
+      return interrupt(c, v, p);
     case 'nodeCondition':
       return nodeCondition(c, v, p);
     case 'say':
@@ -231,6 +215,28 @@ function step(c: Checker, raw: unknown, path: string): Step | undefined {
     case 'table':
       return { kind };
   }
+}
+
+function ice(c: Checker, v: unknown, p: string): Step | undefined {
+  if (!isObj(v)) return void c.err(p, 'must be { instanceType?, zone?, capacityType? } (omitted fields match every offering)');
+  c.keys(v, p, ['instanceType', 'zone', 'capacityType']);
+  const ct = c.str(v['capacityType'], `${p}.capacityType`, false);
+  if (ct && ct !== 'spot' && ct !== 'on-demand') c.err(`${p}.capacityType`, 'must be spot or on-demand');
+  const it = c.str(v['instanceType'], `${p}.instanceType`, false);
+  const zone = c.str(v['zone'], `${p}.zone`, false);
+  return { kind: 'ice', ...(it ? { instanceType: it } : {}), ...(zone ? { zone } : {}), ...(ct ? { capacityType: ct } : {}) };
+}
+
+function interrupt(c: Checker, v: unknown, p: string): Step | undefined {
+  if (!isObj(v)) return void c.err(p, 'must be { node? | nodePool?, event? }');
+  c.keys(v, p, ['node', 'nodePool', 'event', 'state']);
+  const event = (v['event'] ?? 'spotInterruption') as string;
+  if (!INTERRUPT_EVENTS.includes(event as InterruptEvent)) c.err(`${p}.event`, `must be ${INTERRUPT_EVENTS.join(', ')}`);
+  const state = c.str(v['state'], `${p}.state`, false);
+  if (state !== undefined && (event !== 'stateChange' || !['stopping', 'stopped', 'shutting-down', 'terminated'].includes(state))) c.err(`${p}.state`, 'goes with event stateChange and must be stopping, stopped, shutting-down or terminated');
+  const node = c.str(v['node'], `${p}.node`, false);
+  const nodePool = c.str(v['nodePool'], `${p}.nodePool`, false);
+  return { kind: 'interrupt', event: event as InterruptEvent, ...(state ? { state } : {}), ...(node ? { node } : {}), ...(nodePool ? { nodePool } : {}) };
 }
 
 function nodeCondition(c: Checker, v: unknown, p: string): Step | undefined {
