@@ -11,16 +11,17 @@ import type { ControllerContext } from './controllers/context.ts';
 import type { DisruptionMethod } from './controllers/disruption/types.ts';
 import { newControllers, type ControllerSet } from './controllers/index.ts';
 import { Activity } from './operator/activity.ts';
-import { realClock, type Clock } from './operator/clock.ts';
+import { realClock, type Clock, type Timer } from './operator/clock.ts';
 import { Recorder } from './operator/events.ts';
 import { Fence } from './operator/fence.ts';
 import { serve, type HttpServer, type Readiness } from './operator/health.ts';
-import { KubeClient } from './operator/kube.ts';
+import { KubeClient, type KubeClientOptions } from './operator/kube.ts';
 import { defaultIdentity, inClusterNamespace, LEASE_DEFAULTS, LeaderElector, type LeaderElectionConfig } from './operator/leaderelection.ts';
 import { newLogger, type Logger } from './operator/logger.ts';
 import { Metrics } from './operator/metrics.ts';
 import type { ResolvedOptions } from './operator/options.ts';
 import { Runtime } from './operator/runtime.ts';
+import { timeoutReporter } from './operator/timeouts.ts';
 import type { Cluster } from './state/cluster.ts';
 import { newClusterState } from './state/feed.ts';
 import type { Backoff, Informers } from './state/informers.ts';
@@ -105,7 +106,6 @@ export function engineOptionsOf(o: ResolvedOptions): EngineOptions {
     minValuesPolicy: o.minValuesPolicy,
     ignoreDRARequests: o.ignoreDRARequests,
     featureGates: { spotToSpotConsolidation: o.featureGates.spotToSpotConsolidation, reservedCapacity: o.featureGates.reservedCapacity },
-    ...(o.schedulerConfig?.podTopologySpread?.defaultConstraints.length ? { defaultTopologySpreadConstraints: o.schedulerConfig.podTopologySpread.defaultConstraints } : {}),
   };
 }
 
@@ -118,92 +118,159 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   const election = electionConfig(options, deps);
   // Shut until this replica leads (with leader election); see operator/fence.ts.
   const fence = new Fence(election ? 'this replica is not the leader' : undefined);
-  const kube = new KubeClient(deps.kubeConfig, { activity, guard: (method, path) => fence.check(`${method} ${path}`) });
+  const onTimeout = timeoutReporter(log.child({ component: 'kube-client' }), metrics);
+  const kube = kubeClient(deps, { activity, onTimeout, guard: (method, path) => fence.check(`${method} ${path}`) });
   const { cluster, informers } = newClusterState({
-    kube, kubeConfig: deps.kubeConfig, clock, log, dra: !options.ignoreDRARequests,
+    kube, kubeConfig: deps.kubeConfig, clock, log, dra: !options.ignoreDRARequests, watchTimeoutMs: options.kubeRequestTimeoutMs,
     defaultSpread: Boolean(options.schedulerConfig?.podTopologySpread?.defaultConstraints.length),
     ...(deps.informerBackoff ? { backoff: deps.informerBackoff } : {}), ...(deps.unsafeSkipCacheSync ? { unsafeSkipCacheSync: true } : {}),
   });
   const nodeClass = (name: string) => cluster.nodeClass(name)?.nodeClass;
   const cloudProvider = await deps.cloudProvider({ options, clock, log: log.child({ component: 'cloudprovider' }), cluster, nodeClass, kube, metrics });
-  const fenced = withFence(cloudProvider, fence);
   const events = new Recorder({ kube, clock, log, activity });
-  const engineOptions = engineOptionsOf(options);
-  if (engineOptions.defaultTopologySpreadConstraints) {
-    log.info({ defaultTopologySpreadConstraints: engineOptions.defaultTopologySpreadConstraints }, 'scheduler-config is set: applying these default topology spread constraints during scheduling to pods that declare none of their own');
-  }
+  const defaults = options.schedulerConfig?.podTopologySpread?.defaultConstraints;
+  if (defaults?.length) log.info({ defaultTopologySpreadConstraints: defaults }, 'scheduler-config is set: applying these default topology spread constraints during scheduling to pods that declare none of their own');
+  const shared = { clock, kube, cluster, events, metrics, activity, options, log };
+  const controllers = controllerSet(deps, shared, cloudProvider, withFence(cloudProvider, fence));
+  const runtime = new Runtime({
+    clock, log, ...(deps.unsafeSkipCacheSync ? {} : { caches: informers }),
+    onConflict: (controller) => metrics.reconcileConflicts.inc({ controller }),
+  }, controllers.all);
+  const life: Life = { dead: false, provider: providerLifecycle(cloudProvider), gauges: syncGauges(clock, cluster, metrics) };
+  const elector = election ? leaderElector(deps, election, { clock, log, metrics, fence, runtime, life, kube: kubeClient(deps, { activity, onTimeout }) }) : undefined;
+  if (election) metrics.leaderElectionStatus.set({ name: election.name }, 0);
+  return operatorHandle({ ...shared, informers, cloudProvider, controllers, runtime, elector, fence, life });
+}
+
+/** A Kubernetes client with the operator's timeouts (the leader elector's is never fenced). */
+function kubeClient(deps: OperatorDeps, o: Pick<KubeClientOptions, 'activity' | 'onTimeout' | 'guard'>): KubeClient {
+  return new KubeClient(deps.kubeConfig, { ...o, requestTimeoutMs: deps.options.kubeRequestTimeoutMs, listTimeoutMs: deps.options.kubeListTimeoutMs });
+}
+
+/** What every controller shares, before its own name, logger and metrics-labelled cloud provider. */
+interface Shared {
+  readonly clock: Clock;
+  readonly kube: KubeClient;
+  readonly cluster: Cluster;
+  readonly events: Recorder;
+  readonly metrics: Metrics;
+  readonly activity: Activity;
+  readonly options: ResolvedOptions;
+  readonly log: Logger;
+}
+
+function controllerSet(deps: OperatorDeps, shared: Shared, cloudProvider: CloudProvider, fenced: CloudProvider): ControllerSet {
+  const engineOptions = engineOptionsOf(shared.options);
   const contextFor = (name: string): ControllerContext => ({
-    clock, kube, cluster, events, metrics, activity, options, engineOptions,
-    log: log.child({ controller: name }),
-    cloudProvider: withMetrics(fenced, metrics, name),
+    ...shared, engineOptions,
+    log: shared.log.child({ controller: name }),
+    cloudProvider: withMetrics(fenced, shared.metrics, name),
     ...(deps.solver ? { solver: deps.solver } : {}),
   });
-  const controllers = newControllers(contextFor, {
+  return newControllers(contextFor, {
     ...(cloudProvider.nodeClasses ? { nodeClasses: cloudProvider.nodeClasses } : {}),
     ...(cloudProvider.interruptions ? { interruptions: cloudProvider.interruptions } : {}),
     ...(cloudProvider.instanceTagging ? { instanceTagging: cloudProvider.instanceTagging } : {}),
     ...(deps.disruptionMethods ? { disruptionMethods: deps.disruptionMethods } : {}),
     ...(deps.only ? { only: deps.only } : {}),
-    featureGates: options.featureGates,
+    featureGates: shared.options.featureGates,
     repairPolicies: cloudProvider.repairPolicies().length,
   });
-  const runtime = new Runtime({
-    clock, log, ...(deps.unsafeSkipCacheSync ? {} : { caches: informers }),
-    onConflict: (controller) => metrics.reconcileConflicts.inc({ controller }),
-  }, controllers.all);
+}
+
+/** The cluster-state gauges, every 5 s. */
+function syncGauges(clock: Clock, cluster: Cluster, metrics: Metrics): Timer {
   const unsyncedSince = { at: clock.now() };
-  const gauges = clock.setInterval(5_000, () => {
+  return clock.setInterval(5_000, () => {
     const synced = cluster.synced();
     if (synced) unsyncedSince.at = clock.now();
     metrics.clusterStateSynced.set(synced ? 1 : 0);
     metrics.clusterStateUnsyncedTime.set(synced ? 0 : (clock.now() - unsyncedSince.at) / 1000);
     metrics.clusterStateNodeCount.set(cluster.stateNodes().length);
   });
-  let dead = false;
-  // The provider's background work (refreshes, clean-ups that write to the cloud) runs only where the
-  // controllers run: on the leader.
-  let providerStarted = false;
-  const startProvider = (): void => {
-    if (providerStarted) return;
-    providerStarted = true;
-    cloudProvider.start?.();
+}
+
+/** The provider's background work (refreshes, clean-ups that write to the cloud) runs only where the controllers run: on the leader. */
+function providerLifecycle(cloudProvider: CloudProvider): { start(): void; stop(): Promise<void> } {
+  let started = false;
+  return {
+    start() {
+      if (started) return;
+      started = true;
+      cloudProvider.start?.();
+    },
+    async stop() {
+      if (!started) return;
+      started = false;
+      await cloudProvider.stop?.();
+    },
   };
-  const stopProvider = async (): Promise<void> => {
-    if (!providerStarted) return;
-    providerStarted = false;
-    await cloudProvider.stop?.();
-  };
-  const elector = election ? new LeaderElector({
-    kube: new KubeClient(deps.kubeConfig, { activity }), clock, log: log.child({ component: 'leader-election' }),
+}
+
+/** What the operator's start, stop, kill and leader election share. */
+interface Life {
+  dead: boolean;
+  readonly provider: { start(): void; stop(): Promise<void> };
+  readonly gauges: Timer;
+}
+
+interface ElectorParts {
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly metrics: Metrics;
+  readonly fence: Fence;
+  readonly runtime: Runtime;
+  readonly life: Life;
+  readonly kube: KubeClient;
+}
+
+/** Leading opens the fence and starts the provider and controllers; losing the lease stops this replica for good. */
+function leaderElector(deps: OperatorDeps, election: LeaderElectionConfig, p: ElectorParts): LeaderElector {
+  return new LeaderElector({
+    kube: p.kube, clock: p.clock, log: p.log.child({ component: 'leader-election' }),
     onStartedLeading: () => {
-      if (dead) return;
-      metrics.leaderElectionStatus.set({ name: election.name }, 1);
-      fence.open();
-      startProvider();
-      runtime.start();
+      if (p.life.dead) return;
+      p.metrics.leaderElectionStatus.set({ name: election.name }, 1);
+      p.fence.open();
+      p.life.provider.start();
+      p.runtime.start();
     },
     onStoppedLeading: (why) => {
-      metrics.leaderElectionStatus.set({ name: election.name }, 0);
-      fence.shut(why === 'lost' ? 'this replica lost the leader lease' : 'this replica stopped leading');
+      p.metrics.leaderElectionStatus.set({ name: election.name }, 0);
+      p.fence.shut(why === 'lost' ? 'this replica lost the leader lease' : 'this replica stopped leading');
       if (why !== 'lost') return;
-      dead = true;
-      runtime.halt();
-      void stopProvider();
+      p.life.dead = true;
+      p.runtime.halt();
+      void p.life.provider.stop();
       deps.onLostLeadership?.();
     },
-  }, election) : undefined;
-  if (election) metrics.leaderElectionStatus.set({ name: election.name }, 0);
+  }, election);
+}
+
+interface HandleParts extends Shared {
+  readonly informers: Informers;
+  readonly cloudProvider: CloudProvider;
+  readonly controllers: ControllerSet;
+  readonly runtime: Runtime;
+  readonly elector: LeaderElector | undefined;
+  readonly fence: Fence;
+  readonly life: Life;
+}
+
+function operatorHandle(p: HandleParts): Operator {
+  const { informers, runtime, elector, fence, life, metrics, options, activity } = p;
   const servers: HttpServer[] = [];
   return {
-    clock, log, kube, cluster, informers, metrics, events, activity, cloudProvider, controllers, runtime, elector,
-    leading: () => !dead && fence.isOpen,
-    alive: () => !dead,
+    clock: p.clock, log: p.log, kube: p.kube, cluster: p.cluster, informers, metrics, events: p.events, activity,
+    cloudProvider: p.cloudProvider, controllers: p.controllers, runtime, elector,
+    leading: () => !life.dead && fence.isOpen,
+    alive: () => !life.dead,
     async start() {
       await informers.start();
-      if (dead) return;
+      if (life.dead) return;
       if (elector) elector.run();
       else {
-        startProvider();
+        life.provider.start();
         runtime.start();
       }
     },
@@ -212,24 +279,24 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
       if (options.healthProbePort) servers.push(await serve(options.healthProbePort, { ready: () => readiness(informers) }, host));
       return servers;
     },
-    busy: () => !dead && (runtime.busy() || activity.busy()),
+    busy: () => !life.dead && (runtime.busy() || activity.busy()),
     async stop() {
-      gauges.cancel();
+      life.gauges.cancel();
       await runtime.stop();
-      await stopProvider();
+      await life.provider.stop();
       await elector?.release();
       fence.shut('the controller stopped');
-      dead = true;
+      life.dead = true;
       informers.stop();
       await Promise.all(servers.splice(0).map((s) => s.close()));
     },
     kill() {
-      dead = true;
+      life.dead = true;
       fence.shut('the controller was killed');
       elector?.halt();
-      gauges.cancel();
+      life.gauges.cancel();
       runtime.halt();
-      void stopProvider();
+      void life.provider.stop();
       informers.stop();
       for (const s of servers.splice(0)) void s.close();
     },

@@ -74,6 +74,8 @@ export interface ReplicaOptions {
   readonly name?: string;
   /** Failure-drill control runs: the replica acts before its caches have synced (see OperatorDeps). */
   readonly unsafeSkipCacheSync?: boolean;
+  /** How the replica reaches the API server (default directly; timeout drills: through sim/silence.ts). */
+  readonly kubeConfig?: KubeConfig;
 }
 
 export interface Simulation {
@@ -195,7 +197,7 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
     const options = resolveOptions([], {}, { ...baseOverrides, ...(o.options ?? {}) });
     const name = o.name ?? o.leaderElection?.identity ?? `replica-${replicas.length + 1}`;
     const op = await newOperator({
-      options, clock, log: first ? log : log.child({ replica: name }), kubeConfig: cluster.kubeConfig(),
+      options, clock, log: first ? log : log.child({ replica: name }), kubeConfig: o.kubeConfig ?? cluster.kubeConfig(),
       ...(opts.only ? { only: opts.only } : {}), ...(opts.informerBackoff ? { informerBackoff: opts.informerBackoff } : {}),
       ...(o.leaderElection ? { leaderElection: o.leaderElection } : {}), ...(o.unsafeSkipCacheSync ? { unsafeSkipCacheSync: true } : {}),
       cloudProvider: () => {

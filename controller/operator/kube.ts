@@ -1,9 +1,12 @@
 // The controller's Kubernetes client: JSON in, JSON out, over @kubernetes/client-node's own HTTP stack
 // (its KubeConfig, authentication, TLS dispatcher and undici fetch). We do not use the generated typed
 // clients because they turn timestamps into Date objects and drop fields they do not model, while our
-// parsers (engine/api) read Kubernetes JSON exactly as the API server writes it.
+// parsers (engine/api) read Kubernetes JSON exactly as the API server writes it. Every request is bounded
+// (lists by their own, longer timeout): one that gets no full answer in time is aborted and fails with a
+// RequestTimeoutError, reported once (operator/timeouts.ts).
 import { HttpMethod, IsomorphicFetchHttpLibrary, RequestContext, type KubeConfig } from '@kubernetes/client-node';
 import type { Activity } from './activity.ts';
+import { KUBE_LIST_TIMEOUT_MS, KUBE_REQUEST_TIMEOUT_MS, RequestTimeoutError, type TimeoutReporter } from './timeouts.ts';
 
 export interface ObjectMeta {
   name?: string;
@@ -93,8 +96,6 @@ function itemPath(kind: Kind, name: string, namespace: string | undefined, subre
   return `${collectionPath(kind, namespace)}/${encodeURIComponent(name)}${subresource ? `/${subresource}` : ''}`;
 }
 
-type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
 /** An error answer from the API server, with its HTTP code and Status reason. */
 export class KubeError extends Error {
   override name = 'KubeError';
@@ -134,6 +135,23 @@ export interface KubeClientOptions {
    * that was already running when it stepped down.
    */
   readonly guard?: (method: string, path: string) => void;
+  /** Wall-clock bound of a request other than a list (default 30 s). */
+  readonly requestTimeoutMs?: number;
+  /** Wall-clock bound of a list (default 2 min). */
+  readonly listTimeoutMs?: number;
+  /** Told about every request that timed out (the operator logs and counts it). */
+  readonly onTimeout?: TimeoutReporter;
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+interface RequestSpec {
+  /** Low-cardinality name for the metric: `list Pod`, `patch NodeClaim/status`. */
+  readonly op: string;
+  readonly body?: unknown;
+  readonly contentType?: string;
+  readonly query?: Record<string, string>;
+  readonly list?: boolean;
 }
 
 export class KubeClient {
@@ -149,7 +167,7 @@ export class KubeClient {
   }
 
   get(kind: Kind, name: string, namespace?: string): Promise<KubeObject> {
-    return this.request('GET', itemPath(kind, name, namespace));
+    return this.request('GET', itemPath(kind, name, namespace), { op: `get ${kind}` });
   }
 
   /** The object, or undefined when it does not exist. */
@@ -159,18 +177,18 @@ export class KubeClient {
 
   list(kind: Kind, opts: { namespace?: string; labelSelector?: string } = {}): Promise<KubeList> {
     const query = opts.labelSelector ? { labelSelector: opts.labelSelector } : undefined;
-    return this.request('GET', collectionPath(kind, opts.namespace), { ...(query ? { query } : {}) });
+    return this.request('GET', collectionPath(kind, opts.namespace), { op: `list ${kind}`, list: true, ...(query ? { query } : {}) });
   }
 
   create(kind: Kind, obj: KubeObject): Promise<KubeObject> {
     const body = { ...obj, apiVersion: apiVersionOf(kind), kind };
-    return this.request('POST', collectionPath(kind, obj.metadata.namespace), { body, query: { fieldManager: this.fieldManager } });
+    return this.request('POST', collectionPath(kind, obj.metadata.namespace), { op: `create ${kind}`, body, query: { fieldManager: this.fieldManager } });
   }
 
   /** A JSON merge patch (RFC 7386); put metadata.resourceVersion in it for optimistic locking. */
   patch(kind: Kind, name: string, patch: Record<string, unknown>, opts: { namespace?: string; subresource?: 'status' } = {}): Promise<KubeObject> {
     return this.request('PATCH', itemPath(kind, name, opts.namespace, opts.subresource), {
-      body: patch, contentType: 'application/merge-patch+json', query: { fieldManager: this.fieldManager },
+      op: `patch ${kind}${opts.subresource ? `/${opts.subresource}` : ''}`, body: patch, contentType: 'application/merge-patch+json', query: { fieldManager: this.fieldManager },
     });
   }
 
@@ -184,7 +202,7 @@ export class KubeClient {
   /** PUT: replaces the object; with metadata.resourceVersion set, fails with 409 if it moved on. */
   replace(kind: Kind, obj: KubeObject): Promise<KubeObject> {
     const body = { ...obj, apiVersion: apiVersionOf(kind), kind };
-    return this.request('PUT', itemPath(kind, obj.metadata.name ?? '', obj.metadata.namespace), { body, query: { fieldManager: this.fieldManager } });
+    return this.request('PUT', itemPath(kind, obj.metadata.name ?? '', obj.metadata.namespace), { op: `update ${kind}`, body, query: { fieldManager: this.fieldManager } });
   }
 
   async delete(kind: Kind, name: string, opts: DeleteOptions = {}): Promise<void> {
@@ -192,22 +210,22 @@ export class KubeClient {
     if (opts.gracePeriodSeconds !== undefined) body['gracePeriodSeconds'] = opts.gracePeriodSeconds;
     if (opts.uid) body['preconditions'] = { uid: opts.uid };
     if (opts.propagationPolicy) body['propagationPolicy'] = opts.propagationPolicy;
-    await this.request('DELETE', itemPath(kind, name, opts.namespace), { body });
+    await this.request('DELETE', itemPath(kind, name, opts.namespace), { op: `delete ${kind}`, body });
   }
 
   /** POST pods/NAME/eviction (policy/v1). A PDB that forbids it answers 429. */
   async evict(namespace: string, name: string, uid?: string): Promise<void> {
     const body: Record<string, unknown> = { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } };
     if (uid) body['deleteOptions'] = { preconditions: { uid } };
-    await this.request('POST', itemPath('Pod', name, namespace, 'eviction'), { body });
+    await this.request('POST', itemPath('Pod', name, namespace, 'eviction'), { op: 'create Pod/eviction', body });
   }
 
   /** GET /version (a non-resource URL every authenticated client may read): `{ major: "1", minor: "32+" }`. */
   serverVersion(): Promise<{ major?: string; minor?: string; gitVersion?: string }> {
-    return this.request('GET', '/version');
+    return this.request('GET', '/version', { op: 'get /version' });
   }
 
-  private request<T>(method: Method, path: string, o: { body?: unknown; contentType?: string; query?: Record<string, string> } = {}): Promise<T> {
+  private request<T>(method: Method, path: string, o: RequestSpec): Promise<T> {
     if (method !== 'GET' && this.opts.guard) {
       try {
         this.opts.guard(method, path);
@@ -219,7 +237,7 @@ export class KubeClient {
     return this.opts.activity ? this.opts.activity.track(p) : p;
   }
 
-  private async send<T>(method: Method, path: string, o: { body?: unknown; contentType?: string; query?: Record<string, string> }): Promise<T> {
+  private async send<T>(method: Method, path: string, o: RequestSpec): Promise<T> {
     const url = new URL(this.server + path);
     for (const [k, v] of Object.entries(o.query ?? {})) url.searchParams.set(k, v);
     const ctx = new RequestContext(url.toString(), HttpMethod[method]);
@@ -229,17 +247,31 @@ export class KubeClient {
       ctx.setBody(JSON.stringify(o.body));
     }
     await this.kubeConfig.applySecurityAuthentication(ctx);
-    const res = await this.http.send(ctx).toPromise();
-    const text = await res.body.text();
+    const { status, text } = await this.exchange(ctx, method, path, o);
     let json: unknown;
     try {
       json = text ? JSON.parse(text) : undefined;
     } catch {
       json = undefined;
     }
-    if (res.httpStatusCode >= 200 && res.httpStatusCode < 300) return json as T;
-    const status = (json && typeof json === 'object' ? json : {}) as Record<string, unknown>;
-    const message = typeof status['message'] === 'string' ? status['message'] : text.slice(0, 300) || `HTTP ${res.httpStatusCode}`;
-    throw new KubeError(`${method} ${path}: ${message}`, res.httpStatusCode, typeof status['reason'] === 'string' ? status['reason'] : undefined, status);
+    if (status >= 200 && status < 300) return json as T;
+    const st = (json && typeof json === 'object' ? json : {}) as Record<string, unknown>;
+    const message = typeof st['message'] === 'string' ? st['message'] : text.slice(0, 300) || `HTTP ${status}`;
+    throw new KubeError(`${method} ${path}: ${message}`, status, typeof st['reason'] === 'string' ? st['reason'] : undefined, st);
+  }
+
+  /** Sends the request and reads the whole answer, aborting both at the timeout. */
+  private async exchange(ctx: RequestContext, method: Method, path: string, o: RequestSpec): Promise<{ status: number; text: string }> {
+    const ms = o.list ? this.opts.listTimeoutMs ?? KUBE_LIST_TIMEOUT_MS : this.opts.requestTimeoutMs ?? KUBE_REQUEST_TIMEOUT_MS;
+    const signal = AbortSignal.timeout(ms);
+    ctx.setSignal(signal);
+    try {
+      const res = await this.http.send(ctx).toPromise();
+      return { status: res.httpStatusCode, text: await res.body.text() };
+    } catch (err) {
+      if (!signal.aborted) throw err;
+      this.opts.onTimeout?.({ client: 'kubernetes', operation: o.op, timeoutMs: ms, target: `${method} ${path}` });
+      throw new RequestTimeoutError('kubernetes', o.op, ms, `${method} ${path}: no answer from the API server within ${ms / 1000} s`, { cause: err });
+    }
   }
 }

@@ -68,6 +68,7 @@ export class Metrics {
 
   // This build's own (no Karpenter counterpart): safety counters.
   readonly reconcileConflicts = this.counter('karpenter_ts_reconcile_conflicts_total', 'Reconciles that ended in a 409 Conflict (a write raced another writer; retried with backoff)', ['controller']);
+  readonly requestTimeouts = this.counter('karpenter_ts_request_timeouts_total', 'Outbound calls that got no answer in time (a Kubernetes request; an AWS SDK call once its retries timed out too); the operation failed and its controller retries it', ['client', 'operation']);
 
   constructor(opts: { version?: string; processMetrics?: boolean } = {}) {
     this.buildInfo.set({ version: opts.version ?? '0.1.0', runtime: `node ${process.versions.node}` }, 1);

@@ -59,6 +59,12 @@ export interface ResolvedOptions {
   readonly leaderElectionName: string;
   /** The leader Lease's namespace; empty = the pod's own namespace (in a cluster). */
   readonly leaderElectionNamespace: string;
+  /** Bound of a Kubernetes request other than a list or watch (ms). */
+  readonly kubeRequestTimeoutMs: number;
+  /** Bound of a Kubernetes list (ms). */
+  readonly kubeListTimeoutMs: number;
+  /** Bound of one AWS SDK attempt (ms). */
+  readonly awsRequestTimeoutMs: number;
 }
 
 type Kind = 'string' | 'duration' | 'port' | 'enum' | 'gates' | 'fraction' | 'count' | 'bool' | 'cidr' | 'name' | 'schedulerConfig';
@@ -99,6 +105,9 @@ export const OPTION_SPECS: readonly Spec[] = [
   { flag: 'disable-leader-election', env: 'DISABLE_LEADER_ELECTION', kind: 'bool', default: 'false', help: 'Run without leader election (only safe with a single replica)' },
   { flag: 'leader-election-name', env: 'LEADER_ELECTION_NAME', kind: 'name', default: 'karpenter-leader-election', help: 'Name of the coordination.k8s.io Lease the replicas elect a leader with' },
   { flag: 'leader-election-namespace', env: 'LEADER_ELECTION_NAMESPACE', kind: 'name', default: '', help: 'Namespace of the leader Lease (default: the namespace the controller runs in)' },
+  { flag: 'kube-request-timeout', env: 'KUBE_REQUEST_TIMEOUT', kind: 'duration', default: '30s', help: 'A Kubernetes request (not a list or watch) without an answer by then fails, and its controller retries it' },
+  { flag: 'kube-list-timeout', env: 'KUBE_LIST_TIMEOUT', kind: 'duration', default: '2m', help: 'A Kubernetes list without a full answer by then fails, and the informer retries it with backoff' },
+  { flag: 'aws-request-timeout', env: 'AWS_REQUEST_TIMEOUT', kind: 'duration', default: '30s', help: 'One AWS SDK attempt without an answer by then times out (the SDK retries in its adaptive mode; a call whose attempts all timed out fails)' },
 ];
 
 const GATE_NAMES: Readonly<Record<string, keyof FeatureGates>> = {
@@ -206,6 +215,9 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
   const metrics = values['metrics-port'] as number;
   if (metrics !== 0 && metrics === values['health-probe-port']) problems.push(`--metrics-port and --health-probe-port must differ (both ${metrics})`);
   if (values['leader-election-name'] === '') problems.push('--leader-election-name must not be empty');
+  for (const flag of ['kube-request-timeout', 'kube-list-timeout', 'aws-request-timeout']) {
+    if (!((values[flag] as number) > 0)) problems.push(`--${flag} must be longer than 0 (every outbound call is bounded)`);
+  }
   if (problems.length) throw new OptionsError(problems);
   return Object.freeze({
     clusterName: values['cluster-name'] as string,
@@ -233,6 +245,9 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     disableLeaderElection: values['disable-leader-election'] as boolean,
     leaderElectionName: values['leader-election-name'] as string,
     leaderElectionNamespace: values['leader-election-namespace'] as string,
+    kubeRequestTimeoutMs: values['kube-request-timeout'] as number,
+    kubeListTimeoutMs: values['kube-list-timeout'] as number,
+    awsRequestTimeoutMs: values['aws-request-timeout'] as number,
   });
 }
 

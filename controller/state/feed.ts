@@ -16,6 +16,8 @@ export interface ClusterStateDeps {
   readonly dra?: boolean;
   /** Watch Services, ReplicaSets, StatefulSets and ReplicationControllers: SCHEDULER_CONFIG sets default spread. */
   readonly defaultSpread?: boolean;
+  /** A watch silent (no event, no heartbeat) for this long is dropped and re-established (default client-node's 30 s). */
+  readonly watchTimeoutMs?: number;
   /** Tests only (the control runs of the cache-sync drills): the synced gate does not wait for any list. */
   readonly unsafeSkipCacheSync?: boolean;
 }

@@ -49,8 +49,12 @@ export interface InformerStatus {
 
 /** client-node's Watch, telling us when a watch request starts and when its stream ends. */
 class TrackedWatch extends Watch {
-  constructor(kc: KubeConfig, private readonly onOpen: (open: boolean) => void) {
+  constructor(kc: KubeConfig, private readonly onOpen: (open: boolean) => void, livenessMs?: number) {
     super(kc);
+    // client-node's liveness: a watch silent for this long is aborted with a TimeoutError and ListWatch
+    // reconnects from its resourceVersion at once. The field is private in its typings but is the
+    // library's only knob (30 s by default); the silent-API-server drill shows it taking effect.
+    if (livenessMs !== undefined) (this as unknown as { requestTimeoutMs: number }).requestTimeoutMs = livenessMs;
   }
 
   override async watch(path: string, query: Record<string, string | number | boolean | undefined>, callback: (phase: string, obj: unknown, watchObj?: unknown) => void, done: (err: unknown) => void): Promise<AbortController> {
@@ -92,7 +96,7 @@ class KindInformer {
       // A stream that ended is being re-established (or waits in backoff, which failed() records).
       if (!open && this.state === 'watching') this.state = 'starting';
       else if (open && this.listed && this.state === 'starting') this.state = 'watching';
-    });
+    }, deps.watchTimeoutMs);
     this.lw = new ListWatch(collectionPath(kind), watch, list, false, undefined, undefined, {
       delayFn: async (ms) => {
         const prior = this.state;
@@ -184,6 +188,8 @@ export interface InformersDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly backoff?: Backoff;
+  /** Watch liveness: a watch silent this long is dropped and re-established (default client-node's 30 s). */
+  readonly watchTimeoutMs?: number;
 }
 
 export class Informers {

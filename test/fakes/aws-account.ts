@@ -211,7 +211,8 @@ export class FakeAwsAccount {
     });
   }
 
-  private createFleet(input: import('@aws-sdk/client-ec2').CreateFleetCommandInput) {
+  /** What the account answers to CreateFleet (drills that swap the handler hand it back to this). */
+  createFleet(input: import('@aws-sdk/client-ec2').CreateFleetCommandInput) {
     const spot = input.TargetCapacitySpecification?.DefaultTargetCapacityType === 'spot';
     const configs = input.LaunchTemplateConfigs ?? [];
     const candidates = configs.flatMap((c) => (c.Overrides ?? []).map((ov) => ({ ov, lt: c.LaunchTemplateSpecification?.LaunchTemplateName ?? '' })));

@@ -15,6 +15,7 @@ import { INSTANCE_TYPE_LABEL, ZONE_LABEL, type EC2NodeClass } from '../../../eng
 import type { CloudProviderContext, CloudProviderFactory } from '../../main.ts';
 import type { KubeObject } from '../../operator/kube.ts';
 import type { CloudProvider } from '../types.ts';
+import { timeoutReporter } from '../../operator/timeouts.ts';
 import { awsNodeClasses, type AwsNodeClasses } from './nodeclasses.ts';
 import { parseNodeClass } from './nodeclass/object.ts';
 import { realTimers, type Timers } from './periodic.ts';
@@ -112,7 +113,10 @@ export function awsProviderFactory(f: AwsFactoryOptions = {}): CloudProviderFact
     requireEndpoint(ctx);
     const region = await resolveRegion({ env: f.env ?? process.env, ...(f.region ?? {}) });
     const settings = awsSettingsOf(ctx, region);
-    const clients = f.clients ? f.clients(region) : awsClients({ region, ...(f.clientOptions ?? {}) });
+    // Every SDK call bounded (--aws-request-timeout per attempt); a call whose attempts all timed out is
+    // logged and counted here.
+    const bounds = { requestTimeoutMs: ctx.options.awsRequestTimeoutMs, onTimeout: timeoutReporter(ctx.log, ctx.metrics) };
+    const clients = f.clients ? f.clients(region) : awsClients({ region, ...bounds, ...(f.clientOptions ?? {}) });
     const ports = sdkPorts(clients);
     const log = ctx.log;
     const aws = awsCloudProvider({

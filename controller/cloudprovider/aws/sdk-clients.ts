@@ -1,6 +1,11 @@
 // The ports of sdk.ts backed by the real AWS SDK v3 clients, and the one place that builds those clients.
-// Retries are the SDK's own (a ConfiguredRetryStrategy: throttling and transient errors are retried with the
-// given backoff), so every port call is retried the same way; tests pass millisecond delays.
+// Every call is bounded: the SDK's HTTP handler gives each attempt a connection timeout and a request
+// timeout (request sent to response read; a TimeoutError, never a warning), and retries are the SDK's
+// adaptive mode (throttling and transient errors, timeouts included, retried with the given backoff while
+// a client-side rate limiter slows the client down under throttling), so every port call is retried the
+// same way; tests pass millisecond delays. A call whose attempts all timed out is reported once (a log line
+// and karpenter_ts_request_timeouts_total{client="aws"}) and fails with the SDK's error. The SQS long poll
+// gets its 20 s wait on top of the request timeout.
 import {
   CreateFleetCommand,
   CreateLaunchTemplateCommand,
@@ -31,7 +36,8 @@ import {
 import { PricingClient, paginateGetProducts } from '@aws-sdk/client-pricing';
 import { DeleteMessageCommand, GetQueueUrlCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { ConfiguredRetryStrategy } from '@smithy/core/retry';
+import { AdaptiveRetryStrategy } from '@smithy/core/retry';
+import { AWS_CONNECT_TIMEOUT_MS, AWS_REQUEST_TIMEOUT_MS, type TimeoutReporter } from '../../operator/timeouts.ts';
 import { isNotFound } from './errors.ts';
 import type { AwsPorts, Ec2Port, IamPort, PricingPort, SqsPort, SsmPort } from './sdk.ts';
 
@@ -139,7 +145,10 @@ export const RECEIVE_PARAMETERS = {
   MessageAttributeNames: ['All'],
 } as const;
 
-export function sqsPort(client: SQSClient): SqsPort {
+/** The long poll's own wait on top of the request timeout (an SQS receive is silent while it waits). */
+export const RECEIVE_WAIT_MS = RECEIVE_PARAMETERS.WaitTimeSeconds * 1000;
+
+export function sqsPort(client: SQSClient, requestTimeoutMs = AWS_REQUEST_TIMEOUT_MS): SqsPort {
   return {
     getQueueUrl: async (queueName) => {
       const out = await client.send(new GetQueueUrlCommand({ QueueName: queueName }));
@@ -148,7 +157,7 @@ export function sqsPort(client: SQSClient): SqsPort {
     },
     receiveMessages: async (queueUrl, signal) => {
       const input = { QueueUrl: queueUrl, ...RECEIVE_PARAMETERS, MessageSystemAttributeNames: [...RECEIVE_PARAMETERS.MessageSystemAttributeNames], MessageAttributeNames: [...RECEIVE_PARAMETERS.MessageAttributeNames] };
-      const out = await client.send(new ReceiveMessageCommand(input), signal ? { abortSignal: signal } : {});
+      const out = await client.send(new ReceiveMessageCommand(input), { requestTimeout: RECEIVE_WAIT_MS + requestTimeoutMs, ...(signal ? { abortSignal: signal } : {}) });
       return out.Messages ?? [];
     },
     deleteMessage: async (queueUrl, receiptHandle) => {
@@ -187,6 +196,12 @@ export interface ClientOptions {
   readonly maxAttempts?: number;
   /** Delay before retry n (1-based), ms. Default: the SDK's exponential shape capped at 20 s. */
   readonly backoffMs?: (attempt: number) => number;
+  /** One attempt, request sent to response read (default 30 s). */
+  readonly requestTimeoutMs?: number;
+  /** Establishing the connection (default 5 s). */
+  readonly connectTimeoutMs?: number;
+  /** Told about every call whose attempts all timed out. */
+  readonly onTimeout?: TimeoutReporter;
 }
 
 export interface AwsClients {
@@ -195,24 +210,51 @@ export interface AwsClients {
   readonly iam: IAMClient;
   readonly sqs: SQSClient;
   readonly pricing: PricingClient;
+  /** The request timeout the clients were built with (the SQS long poll adds its wait to it). */
+  readonly requestTimeoutMs?: number;
 }
 
 export function awsClients(o: ClientOptions): AwsClients {
   const backoff = o.backoffMs ?? ((attempt: number) => Math.min(20_000, 100 * 2 ** attempt));
+  const maxAttempts = o.maxAttempts ?? 3;
   const common = () => ({
     ...(o.endpoint ? { endpoint: o.endpoint } : {}),
     ...(o.credentials ? { credentials: { ...o.credentials } } : {}),
-    retryStrategy: new ConfiguredRetryStrategy(o.maxAttempts ?? 3, backoff),
+    retryStrategy: new AdaptiveRetryStrategy(maxAttempts, { maxAttempts, backoff: { computeNextBackoffDelay: (retry: number) => backoff(retry + 1), setDelayBase: () => {} } }),
+    requestHandler: { connectionTimeout: o.connectTimeoutMs ?? AWS_CONNECT_TIMEOUT_MS, requestTimeout: o.requestTimeoutMs ?? AWS_REQUEST_TIMEOUT_MS, throwOnRequestTimeout: true },
   });
-  return {
+  const clients = {
     ec2: new EC2Client({ region: o.region, ...common() }),
     ssm: new SSMClient({ region: o.region, ...common() }),
     iam: new IAMClient({ region: o.region, ...common() }),
     sqs: new SQSClient({ region: o.region, ...common() }),
     pricing: new PricingClient({ region: pricingRegion(o.region), ...common() }),
   };
+  for (const [service, client] of Object.entries(clients)) observeTimeouts(client, service, o);
+  return { ...clients, requestTimeoutMs: o.requestTimeoutMs ?? AWS_REQUEST_TIMEOUT_MS };
+}
+
+/** SDK errors that mean no answer in time (connection, request or socket timeout). */
+const isSdkTimeout = (e: unknown): boolean => e instanceof Error && (e.name === 'TimeoutError' || (e as { code?: string }).code === 'ETIMEDOUT');
+
+interface Observable {
+  readonly middlewareStack: { add(mw: (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => (args: unknown) => Promise<unknown>, o: { step: 'initialize'; name: string }): void };
+}
+
+/** Reports a call that failed by timing out, after the SDK's retries (the initialize step wraps them all). */
+function observeTimeouts(client: unknown, service: string, o: ClientOptions): void {
+  const report = o.onTimeout;
+  if (!report) return;
+  (client as Observable).middlewareStack.add((next, context) => async (args) => {
+    try {
+      return await next(args);
+    } catch (e) {
+      if (isSdkTimeout(e)) report({ client: 'aws', operation: `${service}:${(context.commandName ?? 'unknown').replace(/Command$/, '')}`, timeoutMs: o.requestTimeoutMs ?? AWS_REQUEST_TIMEOUT_MS, err: e });
+      throw e;
+    }
+  }, { step: 'initialize', name: 'karpenterTimeoutReport' });
 }
 
 export function sdkPorts(c: AwsClients): AwsPorts {
-  return { ec2: ec2Port(c.ec2), ssm: ssmPort(c.ssm), iam: iamPort(c.iam), sqs: sqsPort(c.sqs), pricing: pricingPort(c.pricing) };
+  return { ec2: ec2Port(c.ec2), ssm: ssmPort(c.ssm), iam: iamPort(c.iam), sqs: sqsPort(c.sqs, c.requestTimeoutMs), pricing: pricingPort(c.pricing) };
 }

@@ -13,6 +13,8 @@ import { SqsInterruptionSource } from './interruption/sqs.ts';
 import { createFleetInput, fleetBatcher } from './launch/fleet.ts';
 import type { Timers } from './periodic.ts';
 import { awsClients, sdkPorts } from './sdk-clients.ts';
+import type { TimeoutReport } from '../../operator/timeouts.ts';
+import { silentServer, type SilentServer } from '../../../test/support/silent.ts';
 
 interface Seen {
   readonly headers: IncomingMessage['headers'];
@@ -164,3 +166,53 @@ describe('SQS over JSON 1.0', () => {
     await expect(clients(endpoint).sqs.receiveMessages('https://sqs.us-west-2.amazonaws.com/1/q')).rejects.toThrow(/MD5/i);
   });
 });
+
+describe('bounded calls', () => {
+  let silent: SilentServer | undefined;
+  afterEach(async () => {
+    await silent?.close();
+    silent = undefined;
+  });
+
+  it('an EC2 endpoint that accepts and never answers: every attempt times out, the call fails with TimeoutError and is reported once', async () => {
+    silent = await silentServer();
+    const reports: TimeoutReport[] = [];
+    const ports = sdkPorts(awsClients({
+      region: 'us-west-2', endpoint: silent.url, credentials: { accessKeyId: 'AKIDFAKE', secretAccessKey: 'fake' },
+      maxAttempts: 3, backoffMs: () => 1, requestTimeoutMs: 200, onTimeout: (r) => reports.push(r),
+    }));
+    const input = createFleetInput([{ templateName: 'lt', overrides: [{ instanceType: 'm5.large', subnetId: 'subnet-a', zone: 'us-west-2a', imageId: 'ami-1', price: 0.1 }] }], 'on-demand', {});
+    await expect(ports.ec2.createFleet(input)).rejects.toMatchObject({ name: 'TimeoutError' });
+    // The adaptive retry mode retried the timed-out attempts, each on a new connection.
+    expect(silent.requests()).toHaveLength(3);
+    expect(silent.requests().every((r) => r.method === 'POST')).toBe(true);
+    expect(reports.map((r) => [r.client, r.operation, r.timeoutMs])).toEqual([['aws', 'ec2:CreateFleet', 200]]);
+    // Each attempt was given up by the client, not left hanging.
+    await new Promise((r) => setTimeout(r, 50));
+    expect(silent.abandoned()).toBe(3);
+  });
+
+  it('the SQS long poll may stay silent for its 20 s wait: the request timeout counts on top of it', async () => {
+    let answerIn = 0;
+    const { endpoint } = await serve(() => ({ headers: { 'content-type': 'application/x-amz-json-1.0' }, body: JSON.stringify({ Messages: [] }) }));
+    // A server that holds the receive longer than the request timeout (as SQS does while it waits) answers in time.
+    server!.removeAllListeners('request');
+    server!.on('request', (req, res) => {
+      req.resume();
+      answerIn = 600;
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end(JSON.stringify({ Messages: [] })), answerIn);
+    });
+    const reports: TimeoutReport[] = [];
+    const ports = sdkPorts(awsClients({
+      region: 'us-west-2', endpoint, credentials: { accessKeyId: 'AKIDFAKE', secretAccessKey: 'fake' },
+      maxAttempts: 1, requestTimeoutMs: 200, onTimeout: (r) => reports.push(r),
+    }));
+    await expect(ports.sqs.receiveMessages('https://sqs.us-west-2.amazonaws.com/1/q')).resolves.toEqual([]);
+    expect(answerIn).toBeGreaterThan(200);
+    expect(reports).toEqual([]);
+    // Any other call is bounded by the request timeout alone.
+    await expect(ports.sqs.deleteMessage('https://sqs.us-west-2.amazonaws.com/1/q', 'rh')).rejects.toMatchObject({ name: 'TimeoutError' });
+    expect(reports.map((r) => r.operation)).toEqual(['sqs:DeleteMessage']);
+  });
+});
+

@@ -2,6 +2,8 @@
 // provisioner would create them.
 import { afterEach, describe, expect, it } from 'vitest';
 import { condition, events, guide, simulation, type Simulation } from '../../../../test/support/environment.ts';
+import { wrapCloud } from '../../../../test/support/drills.ts';
+import { CreateError } from '../../../cloudprovider/types.ts';
 import type { KubeObject } from '../../../operator/kube.ts';
 
 let sim: Simulation | undefined;
@@ -79,5 +81,30 @@ describe('nodeclaim.lifecycle', () => {
     await sim.clock.advance(60_000);
     expect(get(sim, 'a')?.metadata.deletionTimestamp).toBeDefined();
     expect(await sim.operator.metrics.value('karpenter_nodeclaims_disrupted_total', { reason: 'registration_timeout' })).toBe(1);
+  });
+
+  it('deletes a NodeClaim whose launch keeps failing 5 minutes after Launched last moved (the failed launch does not hold it)', async () => {
+    let attempts = 0;
+    sim = await simulation({
+      only: ONLY,
+      cloud: (cp) => wrapCloud(cp, {
+        create: async () => {
+          attempts++;
+          throw new CreateError('launching: the EC2 endpoint did not answer', 'LaunchFailed');
+        },
+      }),
+    });
+    await sim.apply(guide('guide-03.yaml'));
+    await sim.operator.kube.create('NodeClaim', claim('a'));
+    await sim.settle();
+    expect(condition(get(sim, 'a')!, 'Launched')).toMatchObject({ status: 'Unknown', reason: 'LaunchFailed' });
+    await sim.clock.advance(4 * 60_000);
+    expect(get(sim, 'a')?.metadata.deletionTimestamp).toBeUndefined();
+    // The next retry after the 5 minutes (the failed launch backs off, 30 s at most) deletes it.
+    await sim.clock.advance(90_000);
+    expect(get(sim, 'a')?.metadata.deletionTimestamp).toBeDefined();
+    expect(attempts).toBeGreaterThan(5);
+    expect(await sim.operator.metrics.value('karpenter_nodeclaims_disrupted_total', { reason: 'launch_timeout' })).toBe(1);
+    expect(events(sim, 'NodeClaimTimedOut').map((e) => e['message'])).toEqual(['NodeClaim a did not launch within 5 minutes; deleting it']);
   });
 });

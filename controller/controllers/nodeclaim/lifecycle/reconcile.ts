@@ -1,6 +1,7 @@
 // nodeclaim.lifecycle (spec/disruption.md §5.4). For every live NodeClaim:
 // 1. add the termination finalizer first (never launch without it);
-// 2. launch -> register -> initialize -> liveness, each acting only when its turn has come;
+// 2. launch -> register -> initialize -> liveness, each acting only when its turn has come (liveness also
+//    when a step before it failed);
 // 3. write what changed: metadata, then status (conditions, providerID, capacity, nodeName).
 // Node changes requeue the NodeClaim with the same providerID, so registration and initialization follow
 // the kubelet without polling.
@@ -63,6 +64,10 @@ export function newNodeClaimLifecycle(ctx: ControllerContext): Controller {
         steps.push(step);
       }
     } catch (err) {
+      // Liveness runs whatever failed before it, as Karpenter's sub-reconcilers all run: a launch that keeps
+      // failing (a silent EC2 endpoint, a template EC2 refuses) ends when the launch timeout deletes the
+      // NodeClaim, instead of holding cluster state unsynced (a NodeClaim without providerID) for good.
+      if ((await liveness(ctx, d)).kind === 'deleted') return done;
       await write(d).catch(() => undefined);
       throw err;
     }

@@ -1,0 +1,129 @@
+// A loopback proxy in front of the simulated API server that can go silent, for the timeout drills and the
+// fault soak: while a rule matches, the proxy accepts a request and never answers it (what a hung API
+// server or a dead middlebox looks like to a client), and `silenceAll` also stops every stream already
+// open (watches stop receiving anything, without being closed). Everything else is forwarded unchanged,
+// watch streams included. A controller reaches the API server through it with `proxy.kubeConfig()`.
+//
+//   const proxy = await startSilenceProxy(sim.cluster);
+//   proxy.silence((r) => r.method === 'PATCH' && r.path.endsWith('/status'));
+//   ... every matching request hangs until its client gives up ...
+//   proxy.speak();
+//   await proxy.close();
+import { request as httpRequest, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { kubeConfigFor, type SimEndpoint } from './kubeconfig.ts';
+
+/** What a rule sees of a request. */
+export interface ProxiedRequest {
+  readonly method: string;
+  /** Path and query, as sent. */
+  readonly path: string;
+}
+
+export type SilenceRule = (r: ProxiedRequest) => boolean;
+
+export interface SilenceProxy {
+  readonly url: string;
+  /** A kubeconfig that reaches the API server through the proxy (the upstream's token). */
+  kubeConfig(): KubeConfig;
+  /** From now on, requests matching the rule are accepted and never answered. */
+  silence(rule: SilenceRule): void;
+  /** Every new request hangs, and every open stream (watches) stops carrying anything. */
+  silenceAll(): void;
+  /** Forwards everything again (requests already held stay unanswered until their clients give up). */
+  speak(): void;
+  /** Requests held unanswered so far, in order. */
+  held(): readonly ProxiedRequest[];
+  close(): Promise<void>;
+}
+
+interface Exchange {
+  readonly res: ServerResponse;
+  readonly upstream: IncomingMessage;
+}
+
+export async function startSilenceProxy(upstream: SimEndpoint): Promise<SilenceProxy> {
+  const target = new URL(upstream.url);
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  let rule: SilenceRule | undefined;
+  /** silenceAll: answers still on their way from upstream are swallowed too. */
+  let quiet = false;
+  const held: ProxiedRequest[] = [];
+  const holding = new Set<ServerResponse>();
+  const open = new Set<Exchange>();
+
+  function hold(r: ProxiedRequest, req: IncomingMessage, res: ServerResponse): void {
+    held.push(r);
+    req.resume();
+    holding.add(res);
+    res.on('close', () => holding.delete(res));
+  }
+
+  function forward(req: IncomingMessage, res: ServerResponse): void {
+    const out = send({
+      protocol: target.protocol, hostname: target.hostname, port: target.port, method: req.method, path: req.url,
+      headers: { ...req.headers, host: target.host }, ...(upstream.ca !== undefined ? { ca: upstream.ca } : {}),
+    }, (up) => {
+      if (quiet) {
+        up.destroy();
+        holding.add(res);
+        return;
+      }
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      const x = { res, upstream: up };
+      open.add(x);
+      up.pipe(res);
+      const done = (): void => {
+        open.delete(x);
+      };
+      up.on('close', done);
+      res.on('close', () => {
+        done();
+        up.destroy();
+      });
+    });
+    out.on('error', (err) => {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+      res.end(`silence proxy: upstream failed: ${err.message}`);
+    });
+    req.pipe(out);
+  }
+
+  const server = createServer((req, res) => {
+    const r = { method: req.method ?? 'GET', path: req.url ?? '/' };
+    if (rule?.(r)) hold(r, req, res);
+    else forward(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    kubeConfig: () => kubeConfigFor({ url, token: upstream.token }),
+    silence(r) {
+      rule = r;
+    },
+    silenceAll() {
+      rule = () => true;
+      quiet = true;
+      // Open streams go quiet: nothing more reaches their clients, and the connection stays open.
+      for (const x of [...open]) {
+        x.upstream.unpipe(x.res);
+        x.upstream.destroy();
+        holding.add(x.res);
+      }
+    },
+    speak() {
+      rule = undefined;
+      quiet = false;
+    },
+    held: () => held,
+    close: () => new Promise<void>((resolve) => {
+      for (const res of holding) res.destroy();
+      for (const x of open) x.upstream.destroy();
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
