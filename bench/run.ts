@@ -4,7 +4,7 @@
 import { ABI_VERSION } from '../engine/index.ts';
 import { machine, machineLine, table, type BenchRow } from './report.ts';
 
-const SUITES = ['solver', 'karpenter', 'quality', 'consolidation', 'pool'] as const;
+const SUITES = ['solver', 'karpenter', 'quality', 'consolidation', 'pool', 'controller'] as const;
 
 function summary(rows: readonly BenchRow[]): string[] {
   const lines: string[] = [];
@@ -28,7 +28,7 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (!name || !(SUITES as readonly string[]).includes(name)) {
-    process.stderr.write(`usage: npm run bench -- <${SUITES.join('|')}> [--json] [--quick] [--sizes=N,N] (consolidation)\n`);
+    process.stderr.write(`usage: npm run bench -- <${SUITES.join('|')}> [--json] [--quick] [--sizes=N,N] (consolidation: cluster sizes; controller: its big cluster's nodes)\n`);
     return 2;
   }
   const progress = (msg: string) => { if (process.stderr.isTTY) process.stderr.write(`\r\x1b[K${msg}`); };

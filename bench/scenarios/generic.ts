@@ -8,8 +8,8 @@ import { DEFAULT_ENGINE_OPTIONS, ec2InstanceTypes, parseText, type InstanceType,
 import { pod } from '../../test/fixtures/builders.ts';
 import { mulberry32, pick } from './random.ts';
 
-const CPUS = ['100m', '250m', '500m', '1000m', '1500m'];
-const MEMS = ['100Mi', '256Mi', '512Mi', '1024Mi', '2048Mi', '4096Mi'];
+export const CPUS = ['100m', '250m', '500m', '1000m', '1500m'];
+export const MEMS = ['100Mi', '256Mi', '512Mi', '1024Mi', '2048Mi', '4096Mi'];
 export const REGION = 'ap-northeast-2';
 
 let cachedTypes: InstanceType[] | undefined;

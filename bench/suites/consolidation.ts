@@ -1,4 +1,4 @@
-// The consolidation benchmark: fragmented clusters of 100, 1,000 and 5,000 nodes on the real EC2 catalog.
+// The consolidation benchmark: fragmented clusters of 100, 1,000, 5,000 and 10,000 nodes on the real EC2 catalog.
 // "karpenter" applies Karpenter's methods (emptiness, multi-node, single-node, with their timeouts) one
 // command per loop until they find nothing; "repack" runs the global repack until it finds nothing;
 // "karpenter+repack" runs the repack after Karpenter's methods stopped. Every row carries the cost before,
@@ -112,7 +112,7 @@ export async function run(opts: { json: boolean; quick: boolean; sizes?: readonl
     if (!opts.json && process.stderr.isTTY) process.stderr.write(m + '\n');
   };
   const solver = new WasmSolver();
-  const all = [100, 1000, 5000];
+  const all = [100, 1000, 5000, 10_000];
   const sizes = opts.sizes ?? (opts.quick ? [100] : all);
   // Karpenter's single-node loops take about a minute each at 1,000 nodes: cap every run (rows say if capped).
   const capMs = opts.quick ? 120_000 : 600_000;

@@ -143,9 +143,9 @@ export interface KubeClientOptions {
   readonly onTimeout?: TimeoutReporter;
 }
 
-type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-interface RequestSpec {
+export interface RequestSpec {
   /** Low-cardinality name for the metric: `list Pod`, `patch NodeClaim/status`. */
   readonly op: string;
   readonly body?: unknown;
@@ -237,7 +237,8 @@ export class KubeClient {
     return this.opts.activity ? this.opts.activity.track(p) : p;
   }
 
-  private async send<T>(method: Method, path: string, o: RequestSpec): Promise<T> {
+  /** The transport: one request to the API server. Protected so that tests can serve requests in memory (test/fakes/kube.ts). */
+  protected async send<T>(method: Method, path: string, o: RequestSpec): Promise<T> {
     const url = new URL(this.server + path);
     for (const [k, v] of Object.entries(o.query ?? {})) url.searchParams.set(k, v);
     const ctx = new RequestContext(url.toString(), HttpMethod[method]);

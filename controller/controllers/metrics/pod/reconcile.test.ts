@@ -1,25 +1,30 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { deployment, guide, nodes, running, simulation, type Simulation } from '../../../../test/support/environment.ts';
-
-let sim: Simulation | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
+// metrics.pod on the in-memory API (test/fakes).
+import { describe, expect, it } from 'vitest';
+import { fakeControllerEnv } from '../../../../test/fakes/controller.ts';
+import { launchedNode } from '../../../../test/fakes/objects.ts';
+import { newPodMetrics } from './reconcile.ts';
 
 describe('metrics.pod', () => {
   it('keeps one karpenter_pods_state series per pod, following its phase and node', async () => {
-    sim = await simulation();
-    await sim.apply(guide('guide-07.yaml'));
-    await sim.apply(deployment('web', 1));
-    await sim.settle();
-    expect(await sim.operator.metrics.value('karpenter_pods_state', { namespace: 'default', phase: 'Pending', node: '' })).toBe(1);
-    await sim.clock.advanceUntil(() => running(sim!, 'web') === 1, 180_000, 'running');
-    await sim.settle();
-    const node = nodes(sim)[0]!;
-    expect(await sim.operator.metrics.value('karpenter_pods_state', { phase: 'Pending' })).toBeUndefined();
-    const series = (await sim.operator.metrics.podsState.get()).values;
+    const env = fakeControllerEnv();
+    env.run(newPodMetrics(env.ctx));
+    const { node } = launchedNode(env, { name: 'production-a', nodePool: 'production', instanceType: 'm5.large' });
+    env.add('pods', {
+      apiVersion: 'v1', kind: 'Pod',
+      metadata: { name: 'web-1', namespace: 'default', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-5d8f', uid: 'rs-1', controller: true }] },
+      spec: { containers: [{ name: 'app', image: 'pause' }] },
+    });
+    await env.settle();
+    expect(await env.metrics.value('karpenter_pods_state', { namespace: 'default', phase: 'Pending', node: '' })).toBe(1);
+    env.api.bind('default', 'web-1', node.metadata.name!);
+    env.api.patchStatus('pods', 'default', 'web-1', { phase: 'Running' });
+    await env.settle();
+    expect(await env.metrics.value('karpenter_pods_state', { phase: 'Pending' })).toBeUndefined();
+    const series = (await env.metrics.podsState.get()).values;
     expect(series).toHaveLength(1);
-    expect(series[0]!.labels).toMatchObject({ phase: 'Running', node: node.metadata.name, nodepool: 'production', capacity_type: 'on-demand', owner: expect.stringMatching(/^ReplicaSet\/web-/) });
+    expect(series[0]!.labels).toMatchObject({ phase: 'Running', node: node.metadata.name, nodepool: 'production', capacity_type: 'on-demand', instance_type: 'm5.large', owner: 'ReplicaSet/web-5d8f' });
+    env.api.delete('pods', 'default', 'web-1', { gracePeriodSeconds: 0 });
+    await env.settle();
+    expect((await env.metrics.podsState.get()).values).toHaveLength(0);
   });
 });

@@ -1,36 +1,38 @@
-// Consolidatable follows consolidateAfter from the last pod event.
-import { afterEach, describe, expect, it } from 'vitest';
-import { condition, deployment, guide, nodeClaims, running, scale, simulation, type Simulation } from '../../../../test/support/environment.ts';
+// nodeclaim.consolidatable on the in-memory API (test/fakes): Consolidatable follows consolidateAfter from the
+// last pod event (or from initialization).
+import { describe, expect, it } from 'vitest';
+import { toKubeTime } from '../../../operator/clock.ts';
+import { fakeControllerEnv } from '../../../../test/fakes/controller.ts';
+import { launchedNode } from '../../../../test/fakes/objects.ts';
+import { condition, guide } from '../../../../test/support/environment.ts';
+import { newConsolidatable } from './reconcile.ts';
 
-let sim: Simulation | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
+async function env1(pool: string) {
+  const env = fakeControllerEnv();
+  env.run(newConsolidatable(env.ctx));
+  await env.apply(pool);
+  launchedNode(env, { name: 'production-a', nodePool: 'production', nodeClass: 'production' });
+  await env.settle();
+  return { env, consolidatable: () => condition(env.get('nodeclaims.karpenter.sh', 'production-a'), 'Consolidatable')?.status === 'True' };
+}
 
 describe('nodeclaim.consolidatable', () => {
-  it('is set consolidateAfter (2m in guide-07) after the last pod event, and cleared by a new one', async () => {
-    sim = await simulation({ only: ['nodeclass.status', 'nodepool.readiness', 'provisioner', 'nodeclaim.lifecycle', 'nodeclaim.podevents', 'nodeclaim.consolidatable'] });
-    await sim.apply(guide('guide-07.yaml'));
-    await sim.apply(deployment('web', 1, { cpu: '100m', memory: '128Mi' }));
-    await sim.clock.advanceUntil(() => running(sim!, 'web') === 1, 180_000, 'running');
-    const consolidatable = () => condition(nodeClaims(sim!)[0]!, 'Consolidatable')?.status === 'True';
+  it('is set consolidateAfter (2m in guide-07) after initialization or the last pod event, and cleared by a new one', async () => {
+    const { env, consolidatable } = await env1(guide('guide-07.yaml'));
     expect(consolidatable()).toBe(false);
-    const waited = await sim.clock.advanceUntil(consolidatable, 5 * 60_000, 'consolidatable');
-    expect(waited).toBeGreaterThan(110_000);
-    expect(waited).toBeLessThanOrEqual(120_000);
-    await scale(sim, 'web', 2);
-    await sim.clock.advanceUntil(() => running(sim!, 'web') === 2, 60_000, 'second pod');
-    expect(nodeClaims(sim)).toHaveLength(1);
+    expect(await env.clock.advanceUntil(consolidatable, 5 * 60_000, 'consolidatable')).toBe(120_000);
+    // A pod event (what nodeclaim.podevents stamps) starts the wait again.
+    await env.clock.advance(30_000);
+    env.api.patchStatus('nodeclaims.karpenter.sh', undefined, 'production-a', { lastPodEventTime: toKubeTime(env.clock.now()) });
+    await env.settle();
     expect(consolidatable()).toBe(false);
+    expect(await env.clock.advanceUntil(consolidatable, 5 * 60_000, 'consolidatable again')).toBe(120_000);
   });
 
   it('is never set when consolidateAfter is Never', async () => {
-    sim = await simulation({ only: ['nodeclass.status', 'nodepool.readiness', 'provisioner', 'nodeclaim.lifecycle', 'nodeclaim.podevents', 'nodeclaim.consolidatable'] });
-    await sim.apply(guide('guide-07.yaml').replace('consolidateAfter: 2m', 'consolidateAfter: Never'));
-    await sim.apply(deployment('web', 1));
-    await sim.clock.advanceUntil(() => running(sim!, 'web') === 1, 180_000, 'running');
-    await sim.clock.advance(30 * 60_000);
-    expect(condition(nodeClaims(sim)[0]!, 'Consolidatable')).toBeUndefined();
+    const { env, consolidatable } = await env1(guide('guide-07.yaml').replace('consolidateAfter: 2m', 'consolidateAfter: Never'));
+    await env.clock.advance(30 * 60_000);
+    expect(consolidatable()).toBe(false);
+    expect(condition(env.get('nodeclaims.karpenter.sh', 'production-a'), 'Consolidatable')).toBeUndefined();
   });
 });

@@ -1,48 +1,51 @@
-// nodeclaim.drift against the simulator, without the disruption loop (nothing gets replaced): each of
-// Karpenter's drift reasons sets Drifted with its reason, and undoing the change clears it.
-import { afterEach, describe, expect, it } from 'vitest';
-import { condition, deployment, guide, nodeClaims, running, simulation, type Simulation } from '../../../../test/support/environment.ts';
+// nodeclaim.drift (with nodepool.hash) on the in-memory API (test/fakes) and the recording cloud: each of Karpenter's drift
+// reasons sets Drifted with its reason, in Karpenter's order, and undoing the change clears it.
+import { describe, expect, it } from 'vitest';
+import { nodePoolHash, parseNodePool } from '../../../../engine/index.ts';
+import { fakeControllerEnv } from '../../../../test/fakes/controller.ts';
+import { launchedNode } from '../../../../test/fakes/objects.ts';
+import { condition, guide } from '../../../../test/support/environment.ts';
+import { newNodePoolHash } from '../../nodepool/hash/reconcile.ts';
+import { newDrift } from './reconcile.ts';
 
-let sim: Simulation | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
-
-const ONLY = ['nodeclass.status', 'nodepool.hash', 'nodepool.readiness', 'provisioner', 'nodeclaim.lifecycle', 'nodeclaim.drift'];
-const drifted = (s: Simulation) => condition(nodeClaims(s)[0]!, 'Drifted');
-const zoneOf = (s: Simulation) => nodeClaims(s)[0]!.metadata.labels!['topology.kubernetes.io/zone']!;
 type Requirement = { key: string; operator: string; values: string[] };
 
 describe('nodeclaim.drift', () => {
   it('sets Drifted for requirements, node class and template drift, first reason first, and clears it when undone', async () => {
-    sim = await simulation({ only: ONLY });
-    await sim.apply(guide('guide-07.yaml'));
-    await sim.apply(deployment('web', 1));
-    await sim.clock.advanceUntil(() => running(sim!, 'web') === 1, 180_000, 'web running');
-    expect(drifted(sim)).toBeUndefined();
-    const pool = () => sim!.cluster.api.get('nodepools.karpenter.sh', undefined, 'production');
-    const spec = () => (pool().spec as { template: { spec: { requirements: Requirement[] } } }).template.spec;
-    const original = spec();
+    const env = fakeControllerEnv();
+    // nodepool.hash keeps the pool's hash annotation, which NodePoolDrifted compares the NodeClaim's with.
+    env.run(newNodePoolHash(env.ctx), newDrift(env.ctx));
+    await env.apply(guide('guide-07.yaml'));
+    const parsed = parseNodePool(env.get('nodepools.karpenter.sh', 'production'));
+    if (!parsed.ok) throw new Error('guide-07 NodePool does not parse');
+    const hash = { 'karpenter.sh/nodepool-hash': nodePoolHash(parsed.value), 'karpenter.sh/nodepool-hash-version': 'v3' };
+    const { providerID } = launchedNode(env, { name: 'production-a', nodePool: 'production', nodeClass: 'production', zone: 'ap-northeast-2a', annotations: hash });
+    const drifted = () => condition(env.get('nodeclaims.karpenter.sh', 'production-a'), 'Drifted');
+    await env.settle();
+    expect(drifted()).toBeUndefined();
+    const pool = () => env.get('nodepools.karpenter.sh', 'production');
+    const original = (pool().spec as { template: { spec: { requirements: Requirement[] } } }).template.spec;
 
     // The pool no longer allows the node's zone: RequirementsDrifted.
-    const zones = ['ap-northeast-2a', 'ap-northeast-2b', 'ap-northeast-2c'].filter((z) => z !== zoneOf(sim!));
-    const requirements = original.requirements.map((r) => (r.key === 'topology.kubernetes.io/zone' ? { ...r, values: zones } : r));
-    sim.cluster.api.patch('nodepools.karpenter.sh', undefined, 'production', 'merge', { spec: { template: { spec: { ...original, requirements } } } });
-    await sim.settle();
-    expect(drifted(sim)).toMatchObject({ status: 'True', reason: 'RequirementsDrifted' });
-    sim.cluster.api.patch('nodepools.karpenter.sh', undefined, 'production', 'merge', { spec: { template: { spec: original } } });
-    await sim.settle();
-    expect(drifted(sim)).toBeUndefined();
+    const requirements = original.requirements.map((r) => (r.key === 'topology.kubernetes.io/zone' ? { ...r, values: ['ap-northeast-2b', 'ap-northeast-2c'] } : r));
+    env.api.patch('nodepools.karpenter.sh', undefined, 'production', 'merge', { spec: { template: { spec: { ...original, requirements } } } });
+    await env.settle();
+    expect(drifted()).toMatchObject({ status: 'True', reason: 'RequirementsDrifted' });
+    env.api.patch('nodepools.karpenter.sh', undefined, 'production', 'merge', { spec: { template: { spec: original } } });
+    await env.settle();
+    expect(drifted()).toBeUndefined();
 
-    // The EC2NodeClass changes: the cloud provider reports node class drift.
-    sim.cluster.api.patch('ec2nodeclasses.karpenter.k8s.aws', undefined, 'production', 'merge', { spec: { tags: { Environment: 'staging' } } });
-    await sim.settle();
-    expect(drifted(sim)).toMatchObject({ status: 'True', reason: 'NodeClassDrift' });
+    // The EC2NodeClass changes and the cloud provider calls the instance drifted: its reason is written.
+    const asked = env.cloud.callsOf('isDrifted').length;
+    env.cloud.drift.set(providerID, 'NodeClassDrift');
+    env.api.patch('ec2nodeclasses.karpenter.k8s.aws', undefined, 'production', 'merge', { spec: { tags: { Environment: 'staging' } } });
+    await env.settle();
+    expect(env.cloud.callsOf('isDrifted').length).toBeGreaterThan(asked);
+    expect(drifted()).toMatchObject({ status: 'True', reason: 'NodeClassDrift' });
 
     // The template changes too: the NodePool hash is checked first.
-    sim.cluster.api.patch('nodepools.karpenter.sh', undefined, 'production', 'merge', { spec: { template: { metadata: { labels: { release: 'v2' } } } } });
-    await sim.settle();
-    expect(drifted(sim)).toMatchObject({ status: 'True', reason: 'NodePoolDrifted' });
+    env.api.patch('nodepools.karpenter.sh', undefined, 'production', 'merge', { spec: { template: { metadata: { labels: { release: 'v2' } } } } });
+    await env.settle();
+    expect(drifted()).toMatchObject({ status: 'True', reason: 'NodePoolDrifted' });
   });
 });

@@ -1,13 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { deployment, guide, nodeClaims, running, scale, simulation, type Simulation } from '../../../../test/support/environment.ts';
+import { describe, expect, it } from 'vitest';
+import { fakeControllerEnv } from '../../../../test/fakes/controller.ts';
+import { launchedNode, runningPod } from '../../../../test/fakes/objects.ts';
 import type { Change } from '../../../state/cluster.ts';
-import { podEventNode } from './reconcile.ts';
-
-let sim: Simulation | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
+import { newPodEvents, podEventNode } from './reconcile.ts';
 
 const podObj = (o: { node?: string; phase?: string; deleting?: boolean; daemon?: boolean }) => ({
   metadata: { name: 'p', namespace: 'default', ...(o.deleting ? { deletionTimestamp: 'x' } : {}), ...(o.daemon ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'd', uid: 'd', controller: true }] } : {}) },
@@ -26,16 +21,19 @@ describe('nodeclaim.podevents', () => {
   });
 
   it('stamps lastPodEventTime on the NodeClaim when its pods come and go', async () => {
-    sim = await simulation();
-    await sim.apply(guide('guide-03.yaml'));
-    await sim.apply(guide('guide-05.yaml'));
-    await sim.apply(deployment('web', 1));
-    await sim.clock.advanceUntil(() => running(sim!, 'web') === 1, 180_000, 'running');
-    const bound = Date.parse((nodeClaims(sim)[0]!.status as { lastPodEventTime: string }).lastPodEventTime);
-    await sim.clock.advance(60_000);
-    await scale(sim, 'web', 0);
-    await sim.settle();
-    const stopped = Date.parse((nodeClaims(sim)[0]!.status as { lastPodEventTime: string }).lastPodEventTime);
-    expect(stopped - bound).toBeGreaterThanOrEqual(60_000);
+    const env = fakeControllerEnv();
+    env.run(newPodEvents(env.ctx));
+    const { node } = launchedNode(env, { name: 'default-a' });
+    const stamp = () => (env.get('nodeclaims.karpenter.sh', 'default-a').status as { lastPodEventTime?: string }).lastPodEventTime;
+    await env.settle();
+    expect(stamp()).toBeUndefined();
+    runningPod(env, 'web-1', node.metadata.name!);
+    await env.settle();
+    const bound = Date.parse(stamp()!);
+    expect(bound).toBe(env.clock.now());
+    await env.clock.advance(60_000);
+    env.api.delete('pods', 'default', 'web-1', { gracePeriodSeconds: 0 });
+    await env.settle();
+    expect(Date.parse(stamp()!) - bound).toBe(60_000);
   });
 });

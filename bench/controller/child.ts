@@ -1,0 +1,103 @@
+// The controller under benchmark, in a process of its own (forked by harness.ts): the real operator with the
+// simulated cloud (sim/operator.ts), talking to the parent's simulated API server over HTTP; the instances it
+// launches boot in the parent's simulated kubelets (IPC). It measures itself: event-loop delay, resident
+// memory, and the timestamps of batch windows closing, NodeClaims appearing and disruption passes.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { observeDecisions, observeDisruptionPasses, startSimOperator, wallClockMs, type SimOperator } from '../../sim/operator.ts';
+import type { ChildInit, ChildStatus, FromChild, ObservedEvents, PhaseStats, ToChild } from './protocol.ts';
+
+const MiB = 1024 * 1024;
+
+function send(m: FromChild): void {
+  process.send!(m);
+}
+
+/** Event-loop delay and peak RSS over a phase; paused between phases. */
+class PhaseProbe {
+  private readonly delay = monitorEventLoopDelay({ resolution: 10 });
+  private sampler: NodeJS.Timeout | undefined;
+  private peak = 0;
+  private started = 0;
+
+  // No pause/resume: re-enabling the monitor records the whole pause as one delay.
+  start(): void {
+    clearInterval(this.sampler);
+    this.delay.disable();
+    this.delay.reset();
+    this.delay.enable();
+    this.peak = process.memoryUsage.rss();
+    this.started = wallClockMs();
+    this.sampler = setInterval(() => { this.peak = Math.max(this.peak, process.memoryUsage.rss()); }, 100);
+  }
+
+  end(): PhaseStats {
+    this.delay.disable();
+    clearInterval(this.sampler);
+    this.peak = Math.max(this.peak, process.memoryUsage.rss());
+    const ms = (ns: number) => ns / 1e6;
+    return {
+      eventLoopP50Ms: ms(this.delay.percentile(50)), eventLoopP99Ms: ms(this.delay.percentile(99)), eventLoopMaxMs: ms(this.delay.max),
+      rssPeakMiB: this.peak / MiB, heapUsedMiB: process.memoryUsage().heapUsed / MiB, seconds: (wallClockMs() - this.started) / 1000,
+    };
+  }
+}
+
+/** What the observers saw since the last phase-start. */
+class Recorder {
+  windowsClosed: number[] = [];
+  nodeClaimsAdded: Array<{ at: number; name: string }> = [];
+  disruptionPasses: ObservedEvents['disruptionPasses'][number][] = [];
+
+  reset(): void {
+    this.windowsClosed = [];
+    this.nodeClaimsAdded = [];
+    this.disruptionPasses = [];
+  }
+
+  snapshot(): ObservedEvents {
+    return { windowsClosed: [...this.windowsClosed], nodeClaimsAdded: [...this.nodeClaimsAdded], disruptionPasses: [...this.disruptionPasses] };
+  }
+}
+
+async function start(init: ChildInit): Promise<void> {
+  const sim: SimOperator = await startSimOperator({
+    kubeConfig: init.kubeConfig,
+    kubelet: {
+      registerInstance: (spec) => send({ t: 'kubelet', op: 'register', spec }),
+      terminateInstance: (providerID) => send({ t: 'kubelet', op: 'terminate', providerID }),
+    },
+    ...(init.options ? { options: init.options } : {}),
+    ...(init.launchMs !== undefined ? { launchMs: init.launchMs } : {}),
+    ...(init.terminateMs !== undefined ? { terminateMs: init.terminateMs } : {}),
+  });
+  const probe = new PhaseProbe();
+  const seen = new Recorder();
+  observeDecisions(sim, {
+    onWindowClosed: (at) => seen.windowsClosed.push(at),
+    onNodeClaimAdded: (at, name) => seen.nodeClaimsAdded.push({ at, name }),
+  });
+  observeDisruptionPasses(sim.operator, (p) => seen.disruptionPasses.push(p));
+  const handlers: Record<string, () => unknown> = {
+    'phase-start': () => { seen.reset(); probe.start(); },
+    'phase-end': () => probe.end(),
+    events: () => seen.snapshot(),
+    status: (): ChildStatus => ({ synced: sim.operator.cluster.synced(), busy: sim.operator.busy() }),
+    stop: async () => { await sim.stop(); setImmediate(() => process.exit(0)); },
+  };
+  process.on('message', (m: ToChild) => {
+    if (m.t !== 'req') return;
+    Promise.resolve()
+      .then(() => handlers[m.op]!())
+      .then((value) => send({ t: 'res', id: m.id, value }), (e: unknown) => send({ t: 'res', id: m.id, error: String((e as Error)?.stack ?? e) }));
+  });
+  send({ t: 'ready' });
+}
+
+process.once('message', (m: ToChild) => {
+  if (m.t !== 'init') return;
+  start(m).catch((e: unknown) => {
+    send({ t: 'fatal', error: String((e as Error)?.stack ?? e) });
+    process.exit(1);
+  });
+});
+process.on('disconnect', () => process.exit(0));

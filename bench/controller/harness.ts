@@ -1,0 +1,116 @@
+// The controller benchmark's parent process: the simulated cluster (API server on loopback, kubelets,
+// workload controllers) on the wall clock, and the controller forked into a child process (child.ts) that
+// reaches the API server over HTTP. Kubelet calls from the child's simulated cloud arrive over IPC.
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { workerModule } from '../../engine/index.ts';
+import { installAdmission } from '../../sim/admission.ts';
+import type { KObject } from '../../sim/apiserver/index.ts';
+import { scaledClock } from '../../sim/clock.ts';
+import { startSimCluster, type SimCluster } from '../../sim/cluster/cluster.ts';
+import { Binder } from './binder.ts';
+import type { ChildStatus, FromChild, ObservedEvents, PhaseStats, Request, ToChild } from './protocol.ts';
+
+export interface HarnessOptions {
+  /** The simulated cloud's CreateFleet-to-running delay in the child. */
+  readonly launchMs: number;
+  readonly terminateMs?: number;
+  /** Controller option overrides by flag name. */
+  readonly options?: Readonly<Record<string, string>>;
+}
+
+export interface Harness {
+  readonly cluster: SimCluster;
+  readonly binder: Binder;
+  request(op: 'phase-start'): Promise<void>;
+  request(op: 'phase-end'): Promise<PhaseStats>;
+  request(op: 'events'): Promise<ObservedEvents>;
+  request(op: 'status'): Promise<ChildStatus>;
+  /** Objects of a resource in the simulated store. */
+  list(resource: string): KObject[];
+  close(): Promise<void>;
+}
+
+/** Every simulated delay 0: nodes register and turn Ready, and pods start, in the turn after they are due. */
+const NO_DELAYS = { registerMs: 0, readyMs: 0, startupTaintMs: 0, podStartMs: 0, nodeRemovalMs: 0 };
+
+export async function startHarness(o: HarnessOptions): Promise<Harness> {
+  const errors: unknown[] = [];
+  // The wall clock (speed 1 from now), as the controller's: both write and compare the same timestamps.
+  const cluster = await startSimCluster({
+    clock: scaledClock(1, Date.now()), kubeletDelays: NO_DELAYS,
+    // Watches can resume across the setup's hundreds of thousands of writes (a relist of 100,000 pods is not
+    // what this benchmark measures).
+    apiServer: { eventWindow: 2_000_000 },
+    onError: (err) => errors.push(err),
+  });
+  installAdmission(cluster.server);
+  const binder = new Binder(cluster.api);
+  const child = await forkController(cluster, o);
+  let seq = 0;
+  const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  child.on('message', (m: FromChild) => {
+    if (m.t !== 'res') return;
+    const w = waiting.get(m.id);
+    waiting.delete(m.id);
+    if (m.error) w?.reject(new Error(`controller process: ${m.error}`));
+    else w?.resolve(m.value);
+  });
+  const request = (op: Request): Promise<unknown> => new Promise((resolve, reject) => {
+    const id = ++seq;
+    waiting.set(id, { resolve, reject });
+    child.send({ t: 'req', id, op } satisfies ToChild);
+  });
+  return {
+    cluster, binder,
+    request: request as Harness['request'],
+    list: (resource) => cluster.store.list(resource),
+    async close() {
+      if (child.connected) await request('stop').catch(() => undefined);
+      await new Promise<void>((r) => (child.exitCode !== null ? r() : child.once('exit', () => r())));
+      binder.close();
+      await cluster.close();
+      if (errors.length) throw new Error(`simulated cluster errors: ${errors.slice(0, 3).map(String).join('; ')}`);
+    },
+  };
+}
+
+/** Forks child.ts (TypeScript through tsx, as the benchmarks run) and waits until its operator has started. */
+async function forkController(cluster: SimCluster, o: HarnessOptions): Promise<ChildProcess> {
+  const m = workerModule('./child.ts', import.meta.url);
+  const child = fork(fileURLToPath(m.filename), [], { execArgv: m.execArgv ?? [], serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  child.on('message', (msg: FromChild) => {
+    if (msg.t !== 'kubelet') return;
+    if (msg.op === 'register') cluster.kubelet.registerInstance(msg.spec);
+    else cluster.kubelet.terminateInstance(msg.providerID);
+  });
+  const init: ToChild = {
+    t: 'init', kubeConfig: cluster.kubeConfig().exportConfig(),
+    launchMs: o.launchMs, terminateMs: o.terminateMs ?? 0, ...(o.options ? { options: o.options } : {}),
+  };
+  child.send(init);
+  await new Promise<void>((resolve, reject) => {
+    const onMessage = (msg: FromChild) => {
+      if (msg.t === 'ready') done(resolve);
+      else if (msg.t === 'fatal') done(() => reject(new Error(`controller process failed to start: ${msg.error}`)));
+    };
+    const onExit = (code: number | null) => done(() => reject(new Error(`controller process exited (${code}) before it started`)));
+    const done = (f: () => void) => {
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      f();
+    };
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+  });
+  return child;
+}
+
+/** Polls `check` every `everyMs` until it returns true; throws after `timeoutMs`, naming `what`. */
+export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 200): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`controller bench: timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

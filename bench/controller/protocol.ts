@@ -1,0 +1,45 @@
+// Messages between the controller benchmark (the parent: simulated cluster, workload, measurements) and the
+// controller it runs in a child process (child.ts). IPC with the `advanced` serialization (structured clone).
+import type { InstanceSpec } from '../../sim/cluster/kubelet.ts';
+
+export interface ChildInit {
+  readonly t: 'init';
+  /** The simulated API server's kubeconfig. */
+  readonly kubeConfig: string;
+  readonly options?: Readonly<Record<string, string>>;
+  readonly launchMs?: number;
+  readonly terminateMs?: number;
+}
+
+export type Request = 'phase-start' | 'phase-end' | 'events' | 'status' | 'stop';
+
+export type ToChild = ChildInit | { readonly t: 'req'; readonly id: number; readonly op: Request };
+
+/** The simulated kubelet calls the child's cloud makes (the kubelets live with the API server, in the parent). */
+export type KubeletCall = { readonly t: 'kubelet'; readonly op: 'register'; readonly spec: InstanceSpec } | { readonly t: 'kubelet'; readonly op: 'terminate'; readonly providerID: string };
+
+export type FromChild = KubeletCall | { readonly t: 'ready' } | { readonly t: 'res'; readonly id: number; readonly value?: unknown; readonly error?: string } | { readonly t: 'fatal'; readonly error: string };
+
+/** What the child measured over one phase (phase-start to phase-end). */
+export interface PhaseStats {
+  /** monitorEventLoopDelay (10 ms resolution) over the phase, ms. */
+  readonly eventLoopP50Ms: number;
+  readonly eventLoopP99Ms: number;
+  readonly eventLoopMaxMs: number;
+  /** Peak of the process's resident set size, sampled every 100 ms during the phase, MiB. */
+  readonly rssPeakMiB: number;
+  readonly heapUsedMiB: number;
+  readonly seconds: number;
+}
+
+/** Timestamps (wall-clock ms, comparable with the parent's) the child observed since the phase started. */
+export interface ObservedEvents {
+  readonly windowsClosed: readonly number[];
+  readonly nodeClaimsAdded: ReadonlyArray<{ readonly at: number; readonly name: string }>;
+  readonly disruptionPasses: ReadonlyArray<{ readonly at: number; readonly seconds: number; readonly reason: string; readonly consolidationType: string }>;
+}
+
+export interface ChildStatus {
+  readonly synced: boolean;
+  readonly busy: boolean;
+}

@@ -1,0 +1,46 @@
+// The controller benchmark's harness at a tiny scale: the controller in its own process provisions for the
+// benchmark's pods against the simulator, the binder binds them, and the child reports what it measured.
+import { describe, expect, it } from 'vitest';
+import { startHarness, waitFor } from './harness.ts';
+import type { ObservedEvents } from './protocol.ts';
+import { decisionAfter } from './scenarios.ts';
+import { createPendingPods, guideNodeClass, SMALL, uniformNodePool } from './workload.ts';
+
+const events = (windowsClosed: number[], nodeClaimsAdded: number[]): ObservedEvents => ({
+  windowsClosed, nodeClaimsAdded: nodeClaimsAdded.map((at, i) => ({ at, name: `nc-${i}` })), disruptionPasses: [],
+});
+
+describe('decisionAfter', () => {
+  it('measures from the last window that closed before the first NodeClaim of the burst', () => {
+    expect(decisionAfter(events([100, 1_100, 2_300], [2_450, 2_500]), 1_000)).toBe(150);
+    expect(decisionAfter(events([100], [50, 2_000]), 1_000)).toBeUndefined();
+    expect(decisionAfter(events([1_200], []), 1_000)).toBeUndefined();
+  });
+});
+
+describe('controller bench harness', () => {
+  it('runs the controller in a child process: two nodes for 40 pods, a decision, event-loop and memory figures', async () => {
+    const h = await startHarness({ launchMs: 0 });
+    try {
+      h.cluster.api.create('ec2nodeclasses.karpenter.k8s.aws', undefined, guideNodeClass());
+      h.cluster.api.create('nodepools.karpenter.sh', undefined, uniformNodePool());
+      const ready = (r: string, n: string) => ((h.cluster.api.find(r, undefined, n)?.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+      await waitFor('the pools to be Ready', () => ready('ec2nodeclasses.karpenter.k8s.aws', 'default') && ready('nodepools.karpenter.sh', 'uniform'), 60_000);
+      await h.request('phase-start');
+      const since = performance.timeOrigin + performance.now();
+      await createPendingPods(h.cluster.api, Array.from({ length: 40 }, (_, i) => ({ name: `p-${i}`, shape: SMALL, app: 'small' })));
+      const running = () => h.list('pods').filter((p) => (p.status as { phase?: string }).phase === 'Running').length;
+      await waitFor('40 pods running', () => running() === 40, 120_000);
+      const stats = await h.request('phase-end');
+      expect(h.list('nodes')).toHaveLength(2);
+      expect(h.list('nodes').every((n) => n.metadata.labels?.['node.kubernetes.io/instance-type'] === 'm5.2xlarge')).toBe(true);
+      const decision = decisionAfter(await h.request('events'), since);
+      expect(decision).toBeGreaterThan(0);
+      expect(stats.eventLoopP99Ms).toBeGreaterThan(0);
+      expect(stats.eventLoopMaxMs).toBeGreaterThanOrEqual(stats.eventLoopP99Ms);
+      expect(stats.rssPeakMiB).toBeGreaterThan(50);
+    } finally {
+      await h.close();
+    }
+  });
+});

@@ -1,0 +1,233 @@
+// The controller benchmark's scenarios. Each runs the real controller (a child process) against the
+// simulated cluster and returns one row; what the controller does is timed inside its own process (child.ts),
+// setting the cluster up is not timed.
+//
+// - provision-empty: 10,000 pending pods (the solver suite's generic mix) onto an empty cluster under the guide's
+//   NodePool and EC2NodeClass, in rounds; after each round every pod and NodeClaim is deleted again. A warm-up
+//   round of 1,000 pods comes first. Instances never boot (a launch takes an hour), so rounds stay cheap.
+// - steady-churn: 5,000 nodes running 100,000 pods (one instance type, 20 pods a node), set up through the
+//   controller itself; then churn: every second 100 pods deleted and 100 created (they fit the freed room),
+//   and every 10 s 50 pods that each need a new node.
+// - consolidate-fragmented: the same cluster after 60% of its small pods are deleted at random; consolidation
+//   is turned on (consolidateAfter 0s) and runs for a while.
+import { performance } from 'node:perf_hooks';
+import { mulberry32 } from '../../engine/index.ts';
+import type { KObject } from '../../sim/apiserver/index.ts';
+import type { ObservedEvents, PhaseStats } from './protocol.ts';
+import { startHarness, waitFor, type Harness } from './harness.ts';
+import { createPendingPods, deletePods, genericShapes, guideNodeClass, guideNodePool, LARGE, NAMESPACE, SMALL, uniformNodePool, type PodShape } from './workload.ts';
+
+export interface ControllerRow {
+  readonly suite: 'controller';
+  readonly scenario: string;
+  readonly nodes: number;
+  readonly pendingPods: number;
+  /** Median of: batch window closed -> first NodeClaim created, ms (undefined when no decision was made). */
+  readonly decisionMs?: number;
+  readonly decisions: number;
+  readonly eventLoopP99Ms: number;
+  readonly eventLoopMaxMs: number;
+  readonly rssMiB: number;
+  /** Median time of the disruption passes that ran the engine (the decision-evaluation metric), ms. */
+  readonly consolidationPlanMs?: number;
+  readonly passes?: number;
+  /** Seconds measured (setup and clean-up excluded). */
+  readonly seconds: number;
+  readonly [extra: string]: unknown;
+}
+
+export interface ScenarioOptions {
+  readonly quick: boolean;
+  readonly log: (m: string) => void;
+}
+
+const median = (xs: readonly number[]): number | undefined => {
+  if (!xs.length) return undefined;
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+
+const now = (): number => performance.timeOrigin + performance.now();
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+const ready = (o: KObject | undefined): boolean => ((o?.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+
+/** Creates the node class and NodePool in-process and waits until the controller has made both Ready. */
+async function applyPools(h: Harness, nodePool: KObject): Promise<void> {
+  h.cluster.api.create('ec2nodeclasses.karpenter.k8s.aws', undefined, guideNodeClass());
+  h.cluster.api.create('nodepools.karpenter.sh', undefined, nodePool);
+  const name = nodePool.metadata.name!;
+  await waitFor('the EC2NodeClass and NodePool to be Ready', () => ready(h.cluster.api.find('ec2nodeclasses.karpenter.k8s.aws', undefined, 'default')) && ready(h.cluster.api.find('nodepools.karpenter.sh', undefined, name)), 60_000);
+}
+
+/**
+ * The decision latency of the burst that started at `since`: from the batch window that closed last before the
+ * first NodeClaim created after `since`, to that NodeClaim.
+ */
+export function decisionAfter(events: ObservedEvents, since: number): number | undefined {
+  const first = events.nodeClaimsAdded.find((n) => n.at >= since);
+  if (!first) return undefined;
+  const closed = events.windowsClosed.filter((t) => t >= since && t <= first.at).at(-1);
+  return closed === undefined ? undefined : first.at - closed;
+}
+
+/**
+ * Waits for the first NodeClaim created since `since`, then until the controller is idle (no reconcile, no
+ * request in flight) and no NodeClaim has appeared for `quietMs`.
+ */
+async function nodeClaimsSettled(h: Harness, since: number, quietMs: number, timeoutMs: number): Promise<void> {
+  let count = -1;
+  let stableSince = now();
+  await waitFor('the first NodeClaim of the burst', async () => (await h.request('events')).nodeClaimsAdded.some((n) => n.at >= since), timeoutMs);
+  await waitFor('NodeClaim creation to finish', async () => {
+    const c = h.list('nodeclaims.karpenter.sh').length;
+    if (c !== count || (await h.request('status')).busy) {
+      count = c;
+      stableSince = now();
+    }
+    return now() - stableSince >= quietMs;
+  }, timeoutMs);
+}
+
+/** Deletes every pod and NodeClaim, waits until the controller has terminated them all and is idle again. */
+async function emptyCluster(h: Harness): Promise<void> {
+  await deletePods(h.cluster.api, h.list('pods').filter((p) => p.metadata.namespace === NAMESPACE).map((p) => p.metadata.name!));
+  for (const nc of h.list('nodeclaims.karpenter.sh')) h.cluster.api.delete('nodeclaims.karpenter.sh', undefined, nc.metadata.name!);
+  await waitFor('every NodeClaim to be terminated', () => h.list('nodeclaims.karpenter.sh').length === 0 && h.list('nodes').length === 0, 600_000, 500);
+  await quiet(h);
+}
+
+function row(scenario: string, nodes: number, pendingPods: number, stats: PhaseStats, decisions: readonly number[], extra: Partial<ControllerRow> = {}): ControllerRow {
+  const decisionMs = median(decisions);
+  return {
+    suite: 'controller', scenario, nodes, pendingPods,
+    ...(decisionMs !== undefined ? { decisionMs } : {}),
+    decisions: decisions.length,
+    eventLoopP99Ms: stats.eventLoopP99Ms, eventLoopMaxMs: stats.eventLoopMaxMs, rssMiB: stats.rssPeakMiB, seconds: stats.seconds,
+    ...extra,
+  };
+}
+
+/** 10,000 pending pods onto an empty cluster, `rounds` times after a warm-up round. */
+export async function provisionEmpty(o: ScenarioOptions, pods = 10_000): Promise<ControllerRow> {
+  const rounds = o.quick ? 1 : 3;
+  const h = await startHarness({ launchMs: 3_600_000 });
+  try {
+    await applyPools(h, guideNodePool());
+    const decisions: number[] = [];
+    for (let r = 0; r <= rounds; r++) {
+      const n = r === 0 ? 1_000 : pods;
+      const since = now();
+      const shapes = genericShapes(n, 42 + r);
+      await createPendingPods(h.cluster.api, shapes.map((shape, i) => ({ name: `r${r}-${i}`, shape, app: `app-${i % 20}` })));
+      await nodeClaimsSettled(h, since, 2_000, 300_000);
+      const d = decisionAfter(await h.request('events'), since);
+      o.log(`provision-empty: round ${r}${r === 0 ? ' (warm-up)' : ''}: ${n} pods, ${h.list('nodeclaims.karpenter.sh').length} NodeClaims, decision ${d?.toFixed(0) ?? '?'} ms`);
+      if (r > 0 && d !== undefined) decisions.push(d);
+      await emptyCluster(h);
+      // Measured from the first real round on: its pods, decision, NodeClaims and their clean-up.
+      if (r === 0) await h.request('phase-start');
+    }
+    const stats = await h.request('phase-end');
+    return row('provision-empty', 0, pods, stats, decisions, { rounds });
+  } finally {
+    await h.close();
+  }
+}
+
+/** The 5,000-node cluster, set up through the controller: the pods pending, the controller provisions, the binder binds. */
+async function bigCluster(h: Harness, nodes: number, o: ScenarioOptions): Promise<string[]> {
+  await applyPools(h, uniformNodePool());
+  const names = Array.from({ length: nodes * 20 }, (_, i) => `s-${i}`);
+  const t0 = now();
+  await createPendingPods(h.cluster.api, names.map((name, i) => ({ name, shape: SMALL, app: `app-${i % 100}` })));
+  let reported = now();
+  await waitFor(`${nodes} nodes running ${names.length} pods`, () => {
+    const done = h.binder.pending === 0 && h.list('nodes').length >= nodes && running(h) >= names.length;
+    if (!done && now() - reported > 30_000) {
+      reported = now();
+      o.log(`cluster: ${h.list('nodeclaims.karpenter.sh').length} NodeClaims, ${h.list('nodes').length} nodes, ${h.binder.bound} pods bound after ${((now() - t0) / 1000).toFixed(0)} s`);
+    }
+    return done;
+  }, 3 * 3_600_000, 1_000);
+  o.log(`cluster: ${h.list('nodes').length} nodes, ${running(h)} pods running, set up in ${((now() - t0) / 1000).toFixed(0)} s`);
+  await quiet(h);
+  return names;
+}
+
+const running = (h: Harness): number => h.list('pods').filter((p) => (p.status as { phase?: string } | undefined)?.phase === 'Running').length;
+
+/** Waits until the controller has caught up (not busy) for a second. */
+async function quiet(h: Harness): Promise<void> {
+  let since = now();
+  await waitFor('the controller to go idle', async () => {
+    const s = await h.request('status');
+    if (s.busy || !s.synced) since = now();
+    return now() - since >= 1_000;
+  }, 600_000, 250);
+}
+
+/** Removes and returns xs[i] (the last element takes its place). */
+function takeAt<T>(xs: T[], i: number): T {
+  const x = xs[i]!;
+  xs[i] = xs[xs.length - 1]!;
+  xs.pop();
+  return x;
+}
+
+/** Churn on the big cluster for `seconds`: returns the decision latencies of the bursts of large pods. */
+async function churn(h: Harness, small: string[], seconds: number, o: ScenarioOptions): Promise<number[]> {
+  const rng = mulberry32(7);
+  const bursts: number[] = [];
+  let made = 0;
+  for (let s = 0; s < seconds; s++) {
+    const tick = now();
+    const gone = Array.from({ length: 100 }, () => takeAt(small, Math.floor(rng() * small.length)));
+    await deletePods(h.cluster.api, gone);
+    const fresh = Array.from({ length: 100 }, () => `c-${made++}`);
+    small.push(...fresh);
+    await createPendingPods(h.cluster.api, fresh.map((name) => ({ name, shape: SMALL, app: 'churn' })));
+    if (s % 10 === 5) {
+      bursts.push(now());
+      await createPendingPods(h.cluster.api, Array.from({ length: 50 }, (_, i) => ({ name: `l-${s}-${i}`, shape: LARGE as PodShape, app: 'large' })));
+    }
+    await sleep(Math.max(0, 1_000 - (now() - tick)));
+  }
+  await sleep(5_000);
+  const events = await h.request('events');
+  const decisions = bursts.map((t) => decisionAfter(events, t)).filter((d): d is number => d !== undefined);
+  o.log(`steady-churn: ${seconds} s, ${bursts.length} bursts, decisions ${decisions.map((d) => d.toFixed(0)).join(', ')} ms`);
+  return decisions;
+}
+
+/** steady-churn and consolidate-fragmented on one 5,000-node cluster. */
+export async function bigClusterScenarios(o: ScenarioOptions, nodes = 5_000): Promise<ControllerRow[]> {
+  const h = await startHarness({ launchMs: 0 });
+  try {
+    const small = await bigCluster(h, nodes, o);
+    const before = h.list('nodes').length;
+    await h.request('phase-start');
+    const decisions = await churn(h, small, o.quick ? 20 : 60, o);
+    const steady = row('steady-churn', before, 0, await h.request('phase-end'), decisions, { pods: h.list('pods').length });
+    const rng = mulberry32(11);
+    const gone = small.filter(() => rng() < 0.6);
+    await deletePods(h.cluster.api, gone);
+    await quiet(h);
+    const fragmented = h.list('nodes').length;
+    await h.request('phase-start');
+    const pool = h.cluster.api.find('nodepools.karpenter.sh', undefined, 'uniform')!;
+    h.cluster.api.patch('nodepools.karpenter.sh', undefined, 'uniform', 'merge', { spec: { disruption: { ...(pool.spec as { disruption: object }).disruption, consolidateAfter: '0s' } } });
+    await sleep((o.quick ? 40 : 90) * 1_000);
+    const events = await h.request('events');
+    const passes = events.disruptionPasses.map((p) => p.seconds * 1000);
+    const consolidation = row('consolidate-fragmented', fragmented, 0, await h.request('phase-end'), [], {
+      ...(passes.length ? { consolidationPlanMs: median(passes)! } : {}), passes: passes.length,
+      decided: events.disruptionPasses.filter((p) => p.reason !== '').length, nodesAfter: h.list('nodes').length,
+    });
+    o.log(`consolidate-fragmented: ${passes.length} passes (${passes.map((p) => p.toFixed(0)).join(', ')} ms), nodes ${fragmented} -> ${h.list('nodes').length}`);
+    return [steady, consolidation];
+  } finally {
+    await h.close();
+  }
+}

@@ -1,0 +1,18 @@
+// `npm run bench -- controller [--json] [--quick] [--sizes=NODES]`: the real controller, in a process of its
+// own, against the simulator (API server, kubelets, cloud) at scale (bench/controller/scenarios.ts). Rows: the
+// decision latency (batch window closed -> first NodeClaim created, median), the controller process's
+// event-loop delay (p99, max) and peak resident memory over the measured phase, and the disruption passes'
+// evaluation time where consolidation runs. --sizes sets the big cluster's node count (default 5,000; 20 pods
+// a node); --quick runs fewer rounds and shorter phases.
+import { bigClusterScenarios, provisionEmpty, type ControllerRow } from '../controller/scenarios.ts';
+
+export async function run(opts: { json: boolean; quick: boolean; sizes?: readonly number[] }): Promise<ControllerRow[]> {
+  const log = (m: string) => {
+    if (!opts.json) process.stderr.write(`${m}\n`);
+  };
+  const o = { quick: opts.quick, log };
+  const rows: ControllerRow[] = [];
+  rows.push(await provisionEmpty(o));
+  rows.push(...(await bigClusterScenarios(o, opts.sizes?.[0] ?? 5_000)));
+  return rows;
+}
