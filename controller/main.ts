@@ -106,6 +106,7 @@ export function engineOptionsOf(o: ResolvedOptions): EngineOptions {
     minValuesPolicy: o.minValuesPolicy,
     ignoreDRARequests: o.ignoreDRARequests,
     featureGates: { spotToSpotConsolidation: o.featureGates.spotToSpotConsolidation, reservedCapacity: o.featureGates.reservedCapacity },
+    ...(o.schedulerConfig?.podTopologySpread?.defaultConstraints.length ? { defaultTopologySpreadConstraints: o.schedulerConfig.podTopologySpread.defaultConstraints } : {}),
   };
 }
 
