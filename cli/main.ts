@@ -2,8 +2,19 @@
 // `run(args: string[], io: Io): Promise<number>` and a one-line `summary`.
 import type { Io } from './io.ts';
 import { processIo } from './io.ts';
+import { COMMIT, VERSION } from '../controller/operator/version.ts';
 
 const COMMANDS = ['validate', 'sim', 'whatif', 'snapshot', 'controller'] as const;
+type CommandName = (typeof COMMANDS)[number];
+
+/** One line per command for --help, kept here so help loads no command (each module's `summary` says the same). */
+export const SUMMARIES: Readonly<Record<CommandName, string>> = {
+  controller: 'run the controller against a Kubernetes cluster (in-cluster, --kubeconfig or KUBECONFIG)',
+  sim: 'run the controller against a simulated cluster and cloud (the guide\'s demo by default)',
+  whatif: 'what would the engine do with this cluster, and what would it cost (offline, batch)',
+  snapshot: "write a cluster's nodes, pods, NodePools, NodeClaims, ... to a msgpack file for whatif",
+  validate: 'check NodePool, EC2NodeClass and NodeClaim files against Karpenter v1 rules',
+};
 
 interface CommandModule {
   readonly summary: string;
@@ -20,26 +31,33 @@ async function load(name: string): Promise<CommandModule | undefined> {
   }
 }
 
-async function usage(io: Io): Promise<void> {
+function usage(): string {
   const lines = ['usage: karpenter-ts <command> [options]', '', 'commands:'];
-  for (const name of COMMANDS) {
-    const mod = await load(name);
-    if (mod) lines.push(`  ${name.padEnd(12)}${mod.summary}`);
-  }
-  lines.push('', 'Run `karpenter-ts <command> --help` for the options of one command.');
-  io.err(lines.join('\n') + '\n');
+  for (const name of COMMANDS) lines.push(`  ${name.padEnd(12)}${SUMMARIES[name]}`);
+  lines.push('', 'options:', '  -h, --help    this help', '  --version     the version and commit', '', 'Run `karpenter-ts <command> --help` for the options of one command.');
+  return lines.join('\n') + '\n';
+}
+
+/** `karpenter-ts <version> (commit <sha>)`: what --version prints and the image is labelled with. */
+export function versionLine(): string {
+  return `karpenter-ts ${VERSION}${COMMIT ? ` (commit ${COMMIT})` : ''}\n`;
 }
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === 'version') {
+    io.out(versionLine());
+    return 0;
+  }
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    await usage(io);
+    // Asked for: the help is the answer (stdout, 0). Not asked for: a usage error (stderr, 2).
+    if (name) io.out(usage());
+    else io.err(usage());
     return name ? 0 : 2;
   }
   const mod = await load(name);
   if (!mod) {
-    io.err(`karpenter-ts: unknown command "${name}"\n`);
-    await usage(io);
+    io.err(`karpenter-ts: unknown command "${name}"\n${usage()}`);
     return 2;
   }
   return mod.run(rest, io);

@@ -11,6 +11,7 @@ import type { ControllerContext } from './controllers/context.ts';
 import type { DisruptionMethod } from './controllers/disruption/types.ts';
 import { newControllers, type ControllerSet } from './controllers/index.ts';
 import { Activity } from './operator/activity.ts';
+import { observeKubeRequest } from './operator/clientmetrics.ts';
 import { realClock, type Clock, type Timer } from './operator/clock.ts';
 import { Recorder } from './operator/events.ts';
 import { Fence } from './operator/fence.ts';
@@ -20,6 +21,7 @@ import { defaultIdentity, inClusterNamespace, LEASE_DEFAULTS, LeaderElector, typ
 import { newLogger, type Logger } from './operator/logger.ts';
 import { Metrics } from './operator/metrics.ts';
 import type { ResolvedOptions } from './operator/options.ts';
+import { COMMIT, VERSION } from './operator/version.ts';
 import { Runtime } from './operator/runtime.ts';
 import { timeoutReporter } from './operator/timeouts.ts';
 import type { Cluster } from './state/cluster.ts';
@@ -113,14 +115,19 @@ export function engineOptionsOf(o: ResolvedOptions): EngineOptions {
 export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   const { options } = deps;
   const clock = deps.clock ?? realClock;
-  const log = deps.log ?? newLogger({ level: options.logLevel });
+  const log = deps.log ?? newLogger({ level: options.logLevel, outputPaths: options.logOutputPaths, errorOutputPaths: options.logErrorOutputPaths });
+  for (const i of options.ignored) log.warn({ flag: `--${i.flag}`, env: i.env }, `setting has no effect in karpenter-ts: ${i.reason}`);
   const activity = new Activity();
-  const metrics = new Metrics({ processMetrics: deps.clock === undefined });
+  const metrics = new Metrics({ version: VERSION, commit: COMMIT, processMetrics: deps.clock === undefined });
   const election = electionConfig(options, deps);
   // Shut until this replica leads (with leader election); see operator/fence.ts.
   const fence = new Fence(election ? 'this replica is not the leader' : undefined);
   const onTimeout = timeoutReporter(log.child({ component: 'kube-client' }), metrics);
-  const kube = kubeClient(deps, { activity, onTimeout, guard: (method, path) => fence.check(`${method} ${path}`) });
+  const kube = kubeClient(deps, {
+    activity, onTimeout, guard: (method, path) => fence.check(`${method} ${path}`),
+    observe: (m, p, code, ms) => observeKubeRequest(metrics, m, p, code, ms),
+    rateLimit: { qps: options.kubeClientQPS, burst: options.kubeClientBurst },
+  });
   const { cluster, informers } = newClusterState({
     kube, kubeConfig: deps.kubeConfig, clock, log, dra: !options.ignoreDRARequests, watchTimeoutMs: options.kubeRequestTimeoutMs,
     defaultSpread: Boolean(options.schedulerConfig?.podTopologySpread?.defaultConstraints.length),
@@ -135,16 +142,21 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   const controllers = controllerSet(deps, shared, cloudProvider, withFence(cloudProvider, fence));
   const runtime = new Runtime({
     clock, log, ...(deps.unsafeSkipCacheSync ? {} : { caches: informers }),
-    onConflict: (controller) => metrics.reconcileConflicts.inc({ controller }),
+    onConflict: (controller) => metrics.reconcileConflicts.inc({ controller }), metrics,
   }, controllers.all);
+  metrics.beforeScrape.push(() => runtime.observe());
   const life: Life = { dead: false, provider: providerLifecycle(cloudProvider), gauges: syncGauges(clock, cluster, metrics) };
   const elector = election ? leaderElector(deps, election, { clock, log, metrics, fence, runtime, life, kube: kubeClient(deps, { activity, onTimeout }) }) : undefined;
-  if (election) metrics.leaderElectionStatus.set({ name: election.name }, 0);
+  if (election) {
+    metrics.leaderElectionStatus.set({ name: election.name }, 0);
+    // Renewals always read the Lease first (client-go's slow path is the only path here): nothing to count.
+    metrics.leaderElectionSlowpath.inc({ name: election.name }, 0);
+  }
   return operatorHandle({ ...shared, informers, cloudProvider, controllers, runtime, elector, fence, life });
 }
 
 /** A Kubernetes client with the operator's timeouts (the leader elector's is never fenced). */
-function kubeClient(deps: OperatorDeps, o: Pick<KubeClientOptions, 'activity' | 'onTimeout' | 'guard'>): KubeClient {
+function kubeClient(deps: OperatorDeps, o: Pick<KubeClientOptions, 'activity' | 'onTimeout' | 'guard' | 'observe' | 'rateLimit'>): KubeClient {
   return new KubeClient(deps.kubeConfig, { ...o, requestTimeoutMs: deps.options.kubeRequestTimeoutMs, listTimeoutMs: deps.options.kubeListTimeoutMs });
 }
 
@@ -176,6 +188,7 @@ function controllerSet(deps: OperatorDeps, shared: Shared, cloudProvider: CloudP
     ...(deps.only ? { only: deps.only } : {}),
     featureGates: shared.options.featureGates,
     repairPolicies: cloudProvider.repairPolicies().length,
+    disableObservability: shared.options.disableClusterStateObservability,
   });
 }
 

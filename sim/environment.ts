@@ -180,7 +180,8 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
   const network = simNetwork(region, clusterName);
   for (const r of opts.capacityReservations ?? []) addCapacityReservation(network, r);
   // The simulator runs one replica without leader election unless asked (leader-election drills).
-  const baseOverrides = { 'cluster-name': clusterName, 'metrics-port': '0', 'health-probe-port': '0', 'disable-leader-election': 'true', 'leader-election-namespace': 'kube-system', ...(opts.options ?? {}) };
+  // No client-side rate limit against the loopback server: the simulated clock runs faster than the wall.
+  const baseOverrides = { 'cluster-name': clusterName, 'metrics-port': '0', 'health-probe-port': '0', 'disable-leader-election': 'true', 'leader-election-namespace': 'kube-system', 'kube-client-qps': '0', ...(opts.options ?? {}) };
   const replicas: Operator[] = [];
   const live = (): Operator[] => replicas.filter((r) => r.alive());
   const provider = (existing?: SimCloudProvider): SimCloudProvider => existing ?? new SimCloudProvider({
@@ -209,6 +210,8 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
     return op;
   };
   const operator = await makeReplica({ ...(opts.leaderElection ? { leaderElection: opts.leaderElection } : {}), ...(opts.cloud ? { cloud: opts.cloud } : {}) }, true);
+  // `kubectl get --raw /metrics` against the simulated API server shows the controller's metrics.
+  cluster.server.serveMetrics(() => (live()[0] ?? operator).metrics.text());
   const settle = settler(cluster, live);
   const removeSettler = clock.addSettler(settle);
   await operator.start();

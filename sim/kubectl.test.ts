@@ -8,9 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manualClock } from './clock.ts';
 import { startSimCluster, type SimCluster } from './cluster/cluster.ts';
 import { kubeConfigText } from './kubeconfig.ts';
+import { GUIDE_EXAMPLES_DIR } from '../test/fixtures/guide.ts';
 
 const KUBECTL = '/usr/bin/kubectl';
-const GUIDE_08 = '/work/shared/seed/examples/guide-08.yaml';
+const GUIDE_08 = join(GUIDE_EXAMPLES_DIR, 'guide-08.yaml');
 const run = promisify(execFile);
 
 describe.skipIf(!existsSync(KUBECTL))('kubectl', () => {

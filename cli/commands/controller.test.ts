@@ -6,6 +6,7 @@ import { IAMClient } from '@aws-sdk/client-iam';
 import { GetProductsCommand, PricingClient } from '@aws-sdk/client-pricing';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SSMClient } from '@aws-sdk/client-ssm';
+import { DescribeClusterCommand, EKSClient } from '@aws-sdk/client-eks';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { toNodeClass } from '../../engine/index.ts';
@@ -27,13 +28,21 @@ const freePort = (): Promise<number> => new Promise((resolve) => {
 });
 
 describe('karpenter-ts controller', () => {
-  it('loads the AWS provider by default, which needs the cluster endpoint', async () => {
+  it('loads the AWS provider by default; without CLUSTER_ENDPOINT it asks eks:DescribeCluster, and says what to set when that fails', async () => {
     const io = memoryIo({ env: { CLUSTER_NAME: 'my-cluster', LEADER_ELECTION_NAMESPACE: 'kube-system' } });
     const cluster = await startSimCluster({ clock: scaledClock(1) });
+    const eks = mockClient(EKSClient);
+    eks.on(DescribeClusterCommand).rejects(new Error('User is not authorized to perform: eks:DescribeCluster'));
+    const region = process.env['AWS_REGION'];
+    process.env['AWS_REGION'] = 'ap-northeast-2';
     try {
       expect(await run([], io, { kubeConfig: cluster.kubeConfig() })).toBe(2);
-      expect(io.stderr).toContain('--cluster-endpoint (CLUSTER_ENDPOINT) is required by the AWS provider');
+      expect(io.stderr).toContain('eks:DescribeCluster for cluster my-cluster failed (set --cluster-endpoint / CLUSTER_ENDPOINT, or allow eks:DescribeCluster)');
+      expect(eks.commandCalls(DescribeClusterCommand)[0]?.args[0].input).toEqual({ name: 'my-cluster' });
     } finally {
+      eks.restore();
+      if (region === undefined) delete process.env['AWS_REGION'];
+      else process.env['AWS_REGION'] = region;
       await cluster.close();
     }
   });

@@ -56,7 +56,9 @@ export async function run(args: string[], io: Io, deps: ControllerCommandDeps = 
     io.err('karpenter-ts controller: --cluster-name (CLUSTER_NAME) is required: it names the cluster in instance tags and discovery\n');
     return 2;
   }
-  const log = newLogger({ level: options.logLevel, destination: { write: (s: string) => io.out(s) } });
+  // LOG_OUTPUT_PATHS=stdout (the default) writes through io, so tests see the lines; other paths go to their files.
+  const toStdout = options.logOutputPaths.length === 1 && options.logOutputPaths[0] === 'stdout';
+  const log = newLogger({ level: options.logLevel, ...(toStdout ? { destination: { write: (s: string) => io.out(s) } } : { outputPaths: options.logOutputPaths, errorOutputPaths: options.logErrorOutputPaths }) });
   let operator: Operator;
   let lost: () => void = () => {};
   const leadershipLost = new Promise<'lost'>((resolve) => (lost = () => resolve('lost')));

@@ -10,7 +10,7 @@ import { startSimulation, type Simulation } from '../../sim/environment.ts';
 import { warmUp } from '../../sim/warmup.ts';
 import { parseScenario, ScenarioError, type Scenario } from '../../sim/scenario/format.ts';
 import { runScenario } from '../../sim/scenario/runner.ts';
-import { stamp } from '../../sim/timeline.ts';
+import { stamp, Timeline } from '../../sim/timeline.ts';
 import { nodeTable } from '../../sim/view.ts';
 import { manualClock, scaledClock, type SimClock } from '../../sim/clock.ts';
 import { kubeConfigText } from '../../sim/kubeconfig.ts';
@@ -120,7 +120,9 @@ export async function run(args: string[], io: Io, stop?: Promise<void>): Promise
   }
   const speed = a.speed ?? scenario.speed ?? 20;
   await warmUp(scenario, dirname(file), region);
-  const clock = speed === 0 ? manualClock() : scaledClock(speed);
+  // Real ages in `kubectl get`: the clock starts now, unless the scenario says when.
+  const start = scenario.start ?? Date.now();
+  const clock = speed === 0 ? manualClock(start) : scaledClock(speed, start);
   const logDestination = a.logLevel ? (a.logFile ? createWriteStream(resolve(io.cwd, a.logFile)) : { write: (s: string) => io.err(s) }) : undefined;
   const sim = await startSimulation({
     clock, region, ...(scenario.clusterName ? { clusterName: scenario.clusterName } : {}), ...(a.port !== undefined ? { port: a.port } : {}),
@@ -164,6 +166,9 @@ async function serve(sim: Simulation, clock: SimClock, speed: number, io: Io, st
   const auth = sim.cluster.token ? 'the kubeconfig holds its token' : 'no token: any local program may call it';
   io.out(`\nThe simulated API server is up at ${sim.cluster.url} (clock ${speed === 0 ? 'now in real time' : `${speed}x`}; ${auth}).\n  export KUBECONFIG=${kubeconfig}\n  kubectl get nodepools,nodeclaims,nodes\nPress Ctrl-C to stop.\n`);
   for (const l of nodeTable(sim)) io.out(`  ${l}\n`);
+  // One line per thing the controller does while kubectl drives the cluster (NodeClaims, nodes, events).
+  io.out('\nWhat the controller does from now on (times since serving began):\n');
+  const timeline = new Timeline(sim, (line) => io.out(`${line}\n`));
   let stopped = false;
   void stop.then(() => (stopped = true));
   // An event-to-event clock would stand still while kubectl users wait: let it run in real time.
@@ -171,5 +176,6 @@ async function serve(sim: Simulation, clock: SimClock, speed: number, io: Io, st
     while (!stopped) await Promise.race([stop, clock.advance(250).then(() => new Promise((r) => setTimeout(r, 250)))]);
   }
   await stop;
+  timeline.close();
   await rm(dir, { recursive: true, force: true });
 }

@@ -14,9 +14,9 @@ describe('withMetrics', () => {
     const cp = withMetrics(inner, metrics, 'nodeclaim.termination');
     expect(await cp.list()).toEqual([]);
     await expect(cp.get('aws:///a/i-1')).rejects.toBeInstanceOf(NodeClaimNotFoundError);
-    expect(await metrics.value('karpenter_cloudprovider_duration_seconds', { method: 'list', provider: 'fake', controller: 'nodeclaim.termination' })).toBe(1);
-    expect(await metrics.value('karpenter_cloudprovider_errors_total', { method: 'get', error: 'NodeClaimNotFoundError' })).toBe(1);
-    expect(await metrics.value('karpenter_cloudprovider_errors_total', { method: 'list' })).toBeUndefined();
-    expect(await metrics.text()).toContain('karpenter_cloudprovider_duration_seconds_bucket{le="0.005",controller="nodeclaim.termination",method="list",provider="fake"}');
+    expect(await metrics.value('karpenter_cloudprovider_duration_seconds', { method: 'List', provider: 'fake', controller: 'nodeclaim.termination' })).toBe(1);
+    expect(await metrics.value('karpenter_cloudprovider_errors_total', { method: 'Get', error: 'NodeClaimNotFoundError' })).toBe(1);
+    expect(await metrics.value('karpenter_cloudprovider_errors_total', { method: 'List' })).toBeUndefined();
+    expect(await metrics.text()).toContain('karpenter_cloudprovider_duration_seconds_bucket{le="0.005",controller="nodeclaim.termination",method="List",provider="fake"}');
   });
 });

@@ -1,10 +1,19 @@
 // The metrics decorator (Karpenter's metrics.Decorate): every call to the wrapped provider is timed in
 // karpenter_cloudprovider_duration_seconds and failures counted in karpenter_cloudprovider_errors_total,
-// labelled with the method, the provider, and the controller that made the call.
+// labelled with the method, the provider, and the controller that made the call. Method names and error
+// label values are Karpenter's (`Create`, ...; the three typed errors by name, anything else empty).
 import type { Metrics } from '../operator/metrics.ts';
-import type { CloudProvider } from './types.ts';
+import { InsufficientCapacityError, NodeClaimNotFoundError, NodeClassNotReadyError, type CloudProvider } from './types.ts';
 
-type Method = 'create' | 'delete' | 'get' | 'list' | 'getInstanceTypes' | 'isDrifted';
+type Method = 'Create' | 'Delete' | 'Get' | 'List' | 'GetInstanceTypes' | 'IsDrifted';
+
+/** The `error` label of a failed call. */
+export function errorLabel(err: unknown): string {
+  if (err instanceof InsufficientCapacityError) return 'InsufficientCapacityError';
+  if (err instanceof NodeClaimNotFoundError) return 'NodeClaimNotFoundError';
+  if (err instanceof NodeClassNotReadyError) return 'NodeClassNotReadyError';
+  return '';
+}
 
 /**
  * Wraps `cp`. `controller` names the caller in the labels: pass a function to read it per call (main.ts
@@ -18,7 +27,7 @@ export function withMetrics(cp: CloudProvider, metrics: Metrics, controller: str
     try {
       return await fn(...a);
     } catch (err) {
-      metrics.cloudProviderErrors.inc({ ...labels, error: err instanceof Error ? err.name : 'unknown' });
+      metrics.cloudProviderErrors.inc({ ...labels, error: errorLabel(err) });
       throw err;
     } finally {
       end();
@@ -26,12 +35,12 @@ export function withMetrics(cp: CloudProvider, metrics: Metrics, controller: str
   };
   const wrapped: CloudProvider = {
     name: cp.name,
-    create: timed('create', (req) => cp.create(req)),
-    delete: timed('delete', (id) => cp.delete(id)),
-    get: timed('get', (id) => cp.get(id)),
-    list: timed('list', () => cp.list()),
-    getInstanceTypes: timed('getInstanceTypes', (np) => cp.getInstanceTypes(np)),
-    isDrifted: timed('isDrifted', (q) => cp.isDrifted(q)),
+    create: timed('Create', (req) => cp.create(req)),
+    delete: timed('Delete', (id) => cp.delete(id)),
+    get: timed('Get', (id) => cp.get(id)),
+    list: timed('List', () => cp.list()),
+    getInstanceTypes: timed('GetInstanceTypes', (np) => cp.getInstanceTypes(np)),
+    isDrifted: timed('IsDrifted', (q) => cp.isDrifted(q)),
     repairPolicies: () => cp.repairPolicies(),
     ...(cp.interruptions ? { interruptions: cp.interruptions } : {}),
     ...(cp.nodeClasses ? { nodeClasses: cp.nodeClasses } : {}),

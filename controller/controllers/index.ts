@@ -9,10 +9,15 @@ import { newDisruption, type DisruptionLoop } from './disruption/reconcile.ts';
 import { newOrchestrationQueue } from './disruption/queue.ts';
 import type { DisruptionMethod } from './disruption/types.ts';
 import { newInterruption } from './interruption/reconcile.ts';
+import { newCloudProviderMetrics } from './metrics/cloudprovider/reconcile.ts';
+import { newNodeMetrics } from './metrics/node/reconcile.ts';
+import { newNodePoolMetrics } from './metrics/nodepool/reconcile.ts';
 import { newPodMetrics } from './metrics/pod/reconcile.ts';
 import { newNodeHealth } from './node/health/reconcile.ts';
+import { newStatusMetrics } from './metrics/status/reconcile.ts';
 import { newNodeTermination } from './node/termination/reconcile.ts';
 import { newNodeClassStatus } from './nodeclass/status/reconcile.ts';
+import { newConsistency } from './nodeclaim/consistency/reconcile.ts';
 import { newConsolidatable } from './nodeclaim/consolidatable/reconcile.ts';
 import { newDrift } from './nodeclaim/drift/reconcile.ts';
 import { newExpiration } from './nodeclaim/expiration/reconcile.ts';
@@ -43,6 +48,8 @@ export interface ControllerOptions {
   readonly disruptionMethods?: readonly DisruptionMethod[];
   /** Only these controllers (tests). */
   readonly only?: readonly string[];
+  /** DISABLE_CLUSTER_STATE_OBSERVABILITY: no pod, node, NodePool, offering and status-condition metrics. */
+  readonly disableObservability?: boolean;
   /** The feature gates that add controllers (NodeRepair: node.health). */
   readonly featureGates?: FeatureGates;
   /** The cloud provider's repair policies: node.health runs only when there is at least one. */
@@ -68,6 +75,7 @@ export function newControllers(contextFor: (name: string) => ControllerContext, 
   add('nodeclaim.lifecycle', newNodeClaimLifecycle);
   add('nodeclaim.podevents', newPodEvents);
   add('nodeclaim.consolidatable', newConsolidatable);
+  add('nodeclaim.consistency', newConsistency);
   add('nodeclaim.drift', newDrift);
   add('nodeclaim.expiration', newExpiration);
   add('nodeclaim.termination', newNodeClaimTermination);
@@ -80,7 +88,13 @@ export function newControllers(contextFor: (name: string) => ControllerContext, 
   const queue = want('disruption') ? newOrchestrationQueue(contextFor('disruption.queue')) : undefined;
   if (queue) all.push(queue);
   const disruption = queue && add('disruption', (ctx) => newDisruption(ctx, { queue, ...(opts.disruptionMethods ? { methods: opts.disruptionMethods } : {}) }));
-  add('metrics.pod', newPodMetrics);
+  if (!opts.disableObservability) {
+    add('metrics.pod', newPodMetrics);
+    add('metrics.node', newNodeMetrics);
+    add('metrics.nodepool', newNodePoolMetrics);
+    add('cloudprovider.metrics', newCloudProviderMetrics);
+    add('status.metrics', newStatusMetrics);
+  }
   const source = opts.interruptions;
   if (source) add('interruption', (ctx) => newInterruption(ctx, source));
   return { ...(provisioner ? { provisioner } : {}), ...(disruption ? { disruption } : {}), all };

@@ -6,6 +6,7 @@
 // RequestTimeoutError, reported once (operator/timeouts.ts).
 import { HttpMethod, IsomorphicFetchHttpLibrary, RequestContext, type KubeConfig } from '@kubernetes/client-node';
 import type { Activity } from './activity.ts';
+import { TokenBucket } from './ratelimit.ts';
 import { KUBE_LIST_TIMEOUT_MS, KUBE_REQUEST_TIMEOUT_MS, RequestTimeoutError, type TimeoutReporter } from './timeouts.ts';
 
 export interface ObjectMeta {
@@ -141,6 +142,10 @@ export interface KubeClientOptions {
   readonly listTimeoutMs?: number;
   /** Told about every request that timed out (the operator logs and counts it). */
   readonly onTimeout?: TimeoutReporter;
+  /** Told about every answered request: method, path, HTTP status and wall time (client-go's metrics). */
+  readonly observe?: (method: string, path: string, code: number, ms: number) => void;
+  /** KUBE_CLIENT_QPS / KUBE_CLIENT_BURST: every request waits for a token (0 qps: no limit). */
+  readonly rateLimit?: { readonly qps: number; readonly burst: number };
 }
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -158,12 +163,15 @@ export class KubeClient {
   private readonly http = new IsomorphicFetchHttpLibrary();
   private readonly server: string;
   private readonly fieldManager: string;
+  private readonly limiter: TokenBucket | undefined;
 
   constructor(readonly kubeConfig: KubeConfig, private readonly opts: KubeClientOptions = {}) {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error('kubeconfig: no current cluster (set a current-context)');
     this.server = cluster.server.replace(/\/+$/, '');
     this.fieldManager = opts.fieldManager ?? 'karpenter-ts';
+    const rl = opts.rateLimit;
+    this.limiter = rl && rl.qps > 0 ? new TokenBucket(rl.qps, Math.max(1, rl.burst)) : undefined;
   }
 
   get(kind: Kind, name: string, namespace?: string): Promise<KubeObject> {
@@ -233,7 +241,7 @@ export class KubeClient {
         return Promise.reject(e);
       }
     }
-    const p = this.send<T>(method, path, o);
+    const p = this.limiter ? this.limiter.take().then(() => this.send<T>(method, path, o)) : this.send<T>(method, path, o);
     return this.opts.activity ? this.opts.activity.track(p) : p;
   }
 
@@ -267,7 +275,9 @@ export class KubeClient {
     const signal = AbortSignal.timeout(ms);
     ctx.setSignal(signal);
     try {
+      const started = performance.now();
       const res = await this.http.send(ctx).toPromise();
+      this.opts.observe?.(method, path, res.httpStatusCode, performance.now() - started);
       return { status: res.httpStatusCode, text: await res.body.text() };
     } catch (err) {
       if (!signal.aborted) throw err;

@@ -53,6 +53,20 @@ export interface ResolvedOptions {
   readonly consolidationRepack: 'after' | 'only' | 'off';
   /** The least share of its nodes' price a repack step must save (the engine's repackMinSavingsShare). */
   readonly consolidationRepackMinSavings: number;
+  /** LOG_OUTPUT_PATHS: stdout, stderr or files. */
+  readonly logOutputPaths: readonly string[];
+  /** LOG_ERROR_OUTPUT_PATHS: where failures to write logs go. */
+  readonly logErrorOutputPaths: readonly string[];
+  /** KUBE_CLIENT_QPS and KUBE_CLIENT_BURST: the Kubernetes client's token bucket. */
+  readonly kubeClientQPS: number;
+  readonly kubeClientBurst: number;
+  /** AMI_REFRESH_INTERVAL and SUBNET_REFRESH_INTERVAL (ms): how often a Ready EC2NodeClass is resolved again. */
+  readonly amiRefreshIntervalMs: number;
+  readonly subnetRefreshIntervalMs: number;
+  /** DISABLE_CLUSTER_STATE_OBSERVABILITY: no pod, node, NodePool, offering or status-condition metrics. */
+  readonly disableClusterStateObservability: boolean;
+  /** Karpenter settings this build accepts and ignores, that were set: flag, variable and why (warned at start). */
+  readonly ignored: ReadonlyArray<{ readonly flag: string; readonly env: string; readonly reason: string }>;
   /** Run without the leader Lease (one replica only). */
   readonly disableLeaderElection: boolean;
   /** The leader Lease's name. */
@@ -67,7 +81,7 @@ export interface ResolvedOptions {
   readonly awsRequestTimeoutMs: number;
 }
 
-type Kind = 'string' | 'duration' | 'port' | 'enum' | 'gates' | 'fraction' | 'count' | 'bool' | 'cidr' | 'name' | 'schedulerConfig';
+type Kind = 'string' | 'duration' | 'port' | 'enum' | 'gates' | 'fraction' | 'count' | 'bool' | 'cidr' | 'name' | 'paths' | 'int' | 'interval' | 'schedulerConfig';
 
 interface Spec {
   readonly flag: string;
@@ -76,6 +90,8 @@ interface Spec {
   readonly default: string;
   readonly help: string;
   readonly values?: readonly string[];
+  /** Accepted for Karpenter compatibility and ignored: why (a warning at start when it is set). */
+  readonly noop?: string;
 }
 
 /** Every option, in the order `--help` and docs/controller.md list them. */
@@ -93,18 +109,34 @@ export const OPTION_SPECS: readonly Spec[] = [
   { flag: 'ignore-dra-requests', env: 'IGNORE_DRA_REQUESTS', kind: 'bool', default: 'true', help: 'Leave pods with Dynamic Resource Allocation claims unprovisioned; false simulates device allocation from ResourceSlices (docs/solver.md, DRA)' },
   { flag: 'kubeconfig', env: 'KUBECONFIG', kind: 'string', default: '', help: 'Path to a kubeconfig (default: in-cluster, then ~/.kube/config)' },
   { flag: 'interruption-queue', env: 'INTERRUPTION_QUEUE', kind: 'string', default: '', help: 'SQS queue name for spot interruption and health events' },
-  { flag: 'cluster-endpoint', env: 'CLUSTER_ENDPOINT', kind: 'string', default: '', help: 'API server URL for node user data (required with the AWS provider)' },
+  { flag: 'cluster-endpoint', env: 'CLUSTER_ENDPOINT', kind: 'string', default: '', help: 'API server URL for node user data (default: eks:DescribeCluster\'s)' },
   { flag: 'cluster-ca-bundle', env: 'CLUSTER_CA_BUNDLE', kind: 'string', default: '', help: 'Base64 cluster CA for node user data (default: the kubeconfig\'s CA)' },
   { flag: 'cluster-cidr', env: 'CLUSTER_CIDR', kind: 'cidr', default: '', help: 'The cluster\'s service CIDR for AL2023 node user data (Karpenter reads it from eks:DescribeCluster)' },
   { flag: 'vm-memory-overhead-percent', env: 'VM_MEMORY_OVERHEAD_PERCENT', kind: 'fraction', default: '0.075', help: 'Fraction of instance memory reserved for the hypervisor' },
   { flag: 'reserved-enis', env: 'RESERVED_ENIS', kind: 'count', default: '0', help: 'ENIs left out of the max-pods computation' },
   { flag: 'isolated-vpc', env: 'ISOLATED_VPC', kind: 'bool', default: 'false', help: 'No Pricing API calls; use the static price table' },
-  { flag: 'eks-control-plane', env: 'EKS_CONTROL_PLANE', kind: 'bool', default: 'false', help: 'Accepted for Karpenter compatibility; cluster details come from the options' },
+  { flag: 'eks-control-plane', env: 'EKS_CONTROL_PLANE', kind: 'bool', default: 'false', help: 'On EKS: read the service CIDR (and the endpoint, when not set) with eks:DescribeCluster' },
   { flag: 'consolidation-repack', env: 'CONSOLIDATION_REPACK', kind: 'enum', default: 'after', values: ['after', 'only', 'off'], help: 'Global repack: after Karpenter\'s consolidation finds nothing, instead of it, or off' },
   { flag: 'consolidation-repack-min-savings', env: 'CONSOLIDATION_REPACK_MIN_SAVINGS', kind: 'fraction', default: '0.05', help: 'The global repack replaces a group of nodes only when that saves at least this share of their price (0: any saving)' },
   { flag: 'disable-leader-election', env: 'DISABLE_LEADER_ELECTION', kind: 'bool', default: 'false', help: 'Run without leader election (only safe with a single replica)' },
   { flag: 'leader-election-name', env: 'LEADER_ELECTION_NAME', kind: 'name', default: 'karpenter-leader-election', help: 'Name of the coordination.k8s.io Lease the replicas elect a leader with' },
   { flag: 'leader-election-namespace', env: 'LEADER_ELECTION_NAMESPACE', kind: 'name', default: '', help: 'Namespace of the leader Lease (default: the namespace the controller runs in)' },
+  { flag: 'log-output-paths', env: 'LOG_OUTPUT_PATHS', kind: 'paths', default: 'stdout', help: 'Where log lines go: comma-separated stdout, stderr or file paths' },
+  { flag: 'log-error-output-paths', env: 'LOG_ERROR_OUTPUT_PATHS', kind: 'paths', default: 'stderr', help: 'Where failures to write log lines are reported (comma-separated)' },
+  { flag: 'kube-client-qps', env: 'KUBE_CLIENT_QPS', kind: 'count', default: '200', help: 'Sustained requests per second to the Kubernetes API server' },
+  { flag: 'kube-client-burst', env: 'KUBE_CLIENT_BURST', kind: 'count', default: '300', help: 'Requests to the API server allowed at once above the sustained rate' },
+  { flag: 'ami-refresh-interval', env: 'AMI_REFRESH_INTERVAL', kind: 'interval', default: '1m', help: 'How often a Ready EC2NodeClass\'s AMIs are resolved again (at least 1m)' },
+  { flag: 'subnet-refresh-interval', env: 'SUBNET_REFRESH_INTERVAL', kind: 'interval', default: '1m', help: 'How often a Ready EC2NodeClass\'s subnets are resolved again (at least 1m)' },
+  { flag: 'disable-cluster-state-observability', env: 'DISABLE_CLUSTER_STATE_OBSERVABILITY', kind: 'bool', default: 'false', help: 'No pod, node, NodePool, offering or status-condition metrics (and no status transition events)' },
+  { flag: 'disable-dry-run', env: 'DISABLE_DRY_RUN', kind: 'bool', default: 'false', help: 'Accepted for Karpenter compatibility', noop: 'this build validates EC2NodeClasses without dry-run EC2 calls, so there is no dry run to disable' },
+  { flag: 'enable-zonal-shift', env: 'ENABLE_ZONAL_SHIFT', kind: 'bool', default: 'false', help: 'Accepted for Karpenter compatibility', noop: 'ARC zonal shifts are not followed by this build: offerings in a shifted zone stay in use' },
+  { flag: 'enable-profiling', env: 'ENABLE_PROFILING', kind: 'bool', default: 'false', help: 'Accepted for Karpenter compatibility', noop: 'Go pprof endpoints have no Node.js counterpart here; profile with node --cpu-prof or --inspect' },
+  { flag: 'disable-controller-warmup', env: 'DISABLE_CONTROLLER_WARMUP', kind: 'bool', default: 'false', help: 'Accepted for Karpenter compatibility', noop: 'followers always fill their caches before they lead; nothing to turn off' },
+  { flag: 'cpu-requests', env: 'CPU_REQUESTS', kind: 'int', default: '1000', help: 'Accepted for Karpenter compatibility (millicores)', noop: 'Karpenter sizes Go\'s scheduler from it; the solver pool here sizes itself from the CPUs the container sees' },
+  { flag: 'memory-limit', env: 'MEMORY_LIMIT', kind: 'int', default: '-1', help: 'Accepted for Karpenter compatibility (bytes)', noop: 'Karpenter sets Go\'s soft memory limit from it; Node.js takes its heap limit from NODE_OPTIONS=--max-old-space-size at start' },
+  { flag: 'karpenter-service', env: 'KARPENTER_SERVICE', kind: 'string', default: '', help: 'Accepted for Karpenter compatibility', noop: 'it names the Service of Karpenter\'s webhook certificate; this build runs no webhook' },
+  { flag: 'scheduler-config', env: 'SCHEDULER_CONFIG', kind: 'string', default: '', help: 'Accepted for Karpenter compatibility', noop: 'Karpenter\'s experimental scheduler tuning file has no counterpart in this solver' },
+  { flag: 'aws-feature-gates', env: 'AWS_FEATURE_GATES', kind: 'string', default: 'NodeClassCEL=false', help: 'Accepted for Karpenter compatibility', noop: 'the AWS provider\'s NodeClassCEL gate has no effect here: EC2NodeClasses are validated by this build\'s own parser' },
   { flag: 'kube-request-timeout', env: 'KUBE_REQUEST_TIMEOUT', kind: 'duration', default: '30s', help: 'A Kubernetes request (not a list or watch) without an answer by then fails, and its controller retries it' },
   { flag: 'kube-list-timeout', env: 'KUBE_LIST_TIMEOUT', kind: 'duration', default: '2m', help: 'A Kubernetes list without a full answer by then fails, and the informer retries it with backoff' },
   { flag: 'aws-request-timeout', env: 'AWS_REQUEST_TIMEOUT', kind: 'duration', default: '30s', help: 'One AWS SDK attempt without an answer by then times out (the SDK retries in its adaptive mode; a call whose attempts all timed out fails)' },
@@ -219,6 +251,7 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     if (!((values[flag] as number) > 0)) problems.push(`--${flag} must be longer than 0 (every outbound call is bounded)`);
   }
   if (problems.length) throw new OptionsError(problems);
+  const ignored = OPTION_SPECS.filter((spec) => spec.noop && values[spec.flag] !== parseValue(spec, spec.default, '', [])).map((spec) => ({ flag: spec.flag, env: spec.env, reason: spec.noop! }));
   return Object.freeze({
     clusterName: values['cluster-name'] as string,
     batchMaxDurationMs: max,
@@ -245,6 +278,14 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     disableLeaderElection: values['disable-leader-election'] as boolean,
     leaderElectionName: values['leader-election-name'] as string,
     leaderElectionNamespace: values['leader-election-namespace'] as string,
+    logOutputPaths: values['log-output-paths'] as string[],
+    logErrorOutputPaths: values['log-error-output-paths'] as string[],
+    kubeClientQPS: values['kube-client-qps'] as number,
+    kubeClientBurst: values['kube-client-burst'] as number,
+    amiRefreshIntervalMs: values['ami-refresh-interval'] as number,
+    subnetRefreshIntervalMs: values['subnet-refresh-interval'] as number,
+    disableClusterStateObservability: values['disable-cluster-state-observability'] as boolean,
+    ignored,
     kubeRequestTimeoutMs: values['kube-request-timeout'] as number,
     kubeListTimeoutMs: values['kube-list-timeout'] as number,
     awsRequestTimeoutMs: values['aws-request-timeout'] as number,
@@ -263,6 +304,26 @@ function parseValue(spec: Spec, raw: string, where: string, problems: string[]):
       }
       const ms = Number(r.ns) / 1e6;
       if (!(ms > 0)) problems.push(`${where} must be a positive duration, got "${raw}"`);
+      return ms;
+    }
+    case 'paths': {
+      const list = raw.split(',').map((p) => p.trim()).filter(Boolean);
+      if (!list.length) problems.push(`${where} must name at least one of stdout, stderr or a file path, got "${raw}"`);
+      return list;
+    }
+    case 'int': {
+      const n = /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : NaN;
+      if (!Number.isSafeInteger(n)) problems.push(`${where} must be a whole number, got "${raw}"`);
+      return n;
+    }
+    case 'interval': {
+      const r = parseGoDuration(raw.trim());
+      if (!r.ok) {
+        problems.push(`${where}: ${r.message}`);
+        return NaN;
+      }
+      const ms = Number(r.ns) / 1e6;
+      if (!(ms >= 60_000)) problems.push(`${where} must be at least 1m, got "${raw}"`);
       return ms;
     }
     case 'port': {

@@ -14,6 +14,21 @@ export interface QueueOptions {
   readonly concurrency?: number;
   readonly baseBackoffMs?: number;
   readonly maxBackoffMs?: number;
+  /** Told about adds, waits, reconciles and retries (controller-runtime's workqueue and reconcile metrics). */
+  readonly observer?: QueueObserver;
+}
+
+export type ReconcileOutcome = 'success' | 'error' | 'requeue_after';
+
+export interface QueueObserver {
+  /** A key was queued (not a no-op add of a key already waiting); `depth` keys wait now. */
+  added(depth: number): void;
+  /** A key was added back with a delay: a failure backing off, or a requeueAfter. */
+  retried(): void;
+  /** A reconcile took a key that waited `waitedMs` (wall time); `depth` keys still wait, `active` run. */
+  started(waitedMs: number, depth: number, active: number): void;
+  /** A reconcile finished after `tookMs` of wall time; `active` still run. */
+  finished(tookMs: number, outcome: ReconcileOutcome, err: unknown, active: number): void;
 }
 
 export class WorkQueue {
@@ -23,6 +38,9 @@ export class WorkQueue {
   private readonly dirty = new Set<string>();
   private readonly timers = new Map<string, { at: number; timer: Timer }>();
   private readonly failures = new Map<string, number>();
+  /** Wall time (performance.now) each waiting key was queued and each running key started. */
+  private readonly queuedAt = new Map<string, number>();
+  private readonly startedAt = new Map<string, number>();
   private scheduled: NodeJS.Immediate | undefined;
   private stopped = false;
   private idleWaiters: Array<() => void> = [];
@@ -40,6 +58,8 @@ export class WorkQueue {
     if (this.queued.has(key)) return;
     this.queued.add(key);
     this.ready.push(key);
+    this.queuedAt.set(key, performance.now());
+    this.opts.observer?.added(this.ready.length);
     this.schedule();
   }
 
@@ -66,6 +86,12 @@ export class WorkQueue {
     return this.ready.length > 0 || this.running.size > 0 || this.scheduled !== undefined;
   }
 
+  /** Wall-clock milliseconds each running reconcile has taken so far. */
+  inProgressMs(): number[] {
+    const now = performance.now();
+    return [...this.startedAt.values()].map((t) => now - t);
+  }
+
   /** Keys waiting on a requeue timer, with their due times (diagnostics). */
   pending(): Array<{ key: string; at: number }> {
     return [...this.timers].map(([key, t]) => ({ key, at: t.at }));
@@ -78,6 +104,7 @@ export class WorkQueue {
     this.timers.clear();
     this.ready.length = 0;
     this.queued.clear();
+    this.queuedAt.clear();
     if (this.scheduled) clearImmediate(this.scheduled);
     this.scheduled = undefined;
     if (this.running.size) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
@@ -97,6 +124,10 @@ export class WorkQueue {
       const key = this.ready.shift()!;
       this.queued.delete(key);
       this.running.add(key);
+      const now = performance.now();
+      this.opts.observer?.started(now - (this.queuedAt.get(key) ?? now), this.ready.length, this.running.size);
+      this.queuedAt.delete(key);
+      this.startedAt.set(key, now);
       void this.run(key);
     }
   }
@@ -104,21 +135,33 @@ export class WorkQueue {
   private async run(key: string): Promise<void> {
     this.runs++;
     let next: { ms: number } | undefined;
+    let outcome: ReconcileOutcome = 'success';
+    let failure: unknown;
     try {
       const r = await this.opts.reconcile(key);
       this.failures.delete(key);
-      if (r.kind === 'requeueAfter') next = { ms: r.ms };
+      if (r.kind === 'requeueAfter') {
+        next = { ms: r.ms };
+        outcome = 'requeue_after';
+      }
     } catch (err) {
       const n = (this.failures.get(key) ?? 0) + 1;
       this.failures.set(key, n);
       const ms = Math.min(this.opts.maxBackoffMs ?? 30_000, (this.opts.baseBackoffMs ?? 100) * 2 ** (n - 1));
       next = { ms };
+      outcome = 'error';
+      failure = err;
       this.opts.onError(key, err, ms);
     } finally {
       this.running.delete(key);
+      this.opts.observer?.finished(performance.now() - (this.startedAt.get(key) ?? performance.now()), outcome, failure, this.running.size);
+      this.startedAt.delete(key);
     }
     if (this.dirty.delete(key)) this.add(key);
-    else if (next) this.addAfter(key, next.ms);
+    else if (next) {
+      this.opts.observer?.retried();
+      this.addAfter(key, next.ms);
+    }
     if (this.running.size === 0 && this.idleWaiters.length) {
       for (const w of this.idleWaiters.splice(0)) w();
     }

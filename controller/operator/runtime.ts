@@ -6,7 +6,10 @@
 import type { Clock } from './clock.ts';
 import { isConflict, type Kind } from './kube.ts';
 import type { Logger } from './logger.ts';
+import type { Metrics } from './metrics.ts';
 import { WorkQueue } from './queue.ts';
+import { inReconcile } from './reconcilecontext.ts';
+import { observeInProgress, queueObserver } from './runtimemetrics.ts';
 import type { ReconcileResult } from './result.ts';
 
 /** The informer caches, as the runtime waits for them (state/informers.ts implements it). */
@@ -38,6 +41,8 @@ export interface RuntimeDeps {
   readonly caches?: CacheSync;
   /** Counts a reconcile that ended in a 409 Conflict (logged at debug: a routine race, retried). */
   readonly onConflict?: (controller: string) => void;
+  /** controller-runtime's reconcile and workqueue metrics, per controller. */
+  readonly metrics?: Metrics;
 }
 
 export class Runtime {
@@ -78,6 +83,11 @@ export class Runtime {
     }
   }
 
+  /** Updates the gauges of reconciles in progress (call before a scrape). */
+  observe(): void {
+    if (this.deps.metrics) observeInProgress(this.deps.metrics, this.queues);
+  }
+
   /** The controllers still waiting for their caches (diagnostics, /readyz). */
   waitingForSync(): string[] {
     return this.controllers.filter((c) => !this.queues.has(c.name)).map((c) => c.name);
@@ -88,9 +98,10 @@ export class Runtime {
     const q = new WorkQueue({
       name: c.name,
       clock: this.deps.clock,
-      reconcile: (key) => c.reconcile(key),
+      reconcile: (key) => inReconcile(c.name, key, () => c.reconcile(key)),
       concurrency: c.concurrency ?? 10,
       onError: (key, err, retryInMs) => this.failed(c.name, log, key, err, retryInMs),
+      ...(this.deps.metrics ? { observer: queueObserver(this.deps.metrics, c.name, c.concurrency ?? 10) } : {}),
     });
     this.queues.set(c.name, q);
     this.unregister.push(c.register((key) => q.add(key), (key, ms) => q.addAfter(key, ms)));

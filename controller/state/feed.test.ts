@@ -60,7 +60,7 @@ describe('DRA informers on an API server without resource.k8s.io/v1', () => {
     const st = new Map(informers.status().map((x) => [x.kind, x]));
     for (const kind of ['ResourceSlice', 'ResourceClaim', 'ResourceClaimTemplate', 'DeviceClass']) {
       expect(st.get(kind as never)?.unserved, kind).toBe(true);
-      expect(lines.filter((l) => l.level === 'error' && l.kind === kind && l.message.includes('resource.k8s.io/v1')), kind).toHaveLength(1);
+      expect(lines.filter((l) => l.level === 'ERROR' && l.kind === kind && l.message.includes('resource.k8s.io/v1')), kind).toHaveLength(1);
     }
     expect(st.get('Pod')?.unserved).toBe(false);
     expect(st.get('Pod')?.state).toBe('watching');

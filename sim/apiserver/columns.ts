@@ -43,6 +43,11 @@ export function humanDuration(ms: number): string {
 }
 
 const AGE: Column = { name: 'Age', type: 'date', cell: humanAge };
+/** HumanDuration from a timestamp to now, or <unknown>. */
+const since = (t: unknown, now: number): string => {
+  const ms = Date.parse(str(t));
+  return Number.isNaN(ms) ? '<unknown>' : humanDuration(Math.max(0, now - ms));
+};
 const c = (name: string, cell: Column['cell'], priority = 0, type: Column['type'] = 'string'): Column => ({ name, type, priority, cell });
 
 function podStatus(o: KObject): string {
@@ -106,6 +111,16 @@ export const COLUMNS: Record<string, readonly Column[]> = {
     c('Allowed Disruptions', (o) => num(at(o, 'status', 'disruptionsAllowed')), 0, 'integer'), AGE,
   ],
   'leases.coordination.k8s.io': [c('Holder', (o) => str(at(o, 'spec', 'holderIdentity'))), AGE],
+  // As the real server prints core/v1 Events (kubectl get events): last seen, type, reason, object, message.
+  events: [
+    c('Last Seen', (o, now) => since(o['lastTimestamp'] ?? o['eventTime'] ?? o.metadata.creationTimestamp, now)),
+    c('Type', (o) => str(o['type'])), c('Reason', (o) => str(o['reason'])),
+    c('Object', (o) => `${str(at(o, 'involvedObject', 'kind')).toLowerCase()}/${str(at(o, 'involvedObject', 'name'))}`),
+    c('Subobject', (o) => str(at(o, 'involvedObject', 'fieldPath')), 1), c('Source', (o) => [str(at(o, 'source', 'component')), str(at(o, 'source', 'host'))].filter(Boolean).join(', '), 1),
+    c('Message', (o) => str(o['message'])),
+    c('First Seen', (o, now) => since(o['firstTimestamp'] ?? o['eventTime'] ?? o.metadata.creationTimestamp, now), 1),
+    c('Count', (o) => num(o['count']) || 1, 1, 'integer'), c('Name', (o) => str(o.metadata.name), 1),
+  ],
   'nodeclaims.karpenter.sh': [
     c('Type', (o) => label(o, 'node.kubernetes.io/instance-type')), c('Capacity', (o) => label(o, 'karpenter.sh/capacity-type')),
     c('Zone', (o) => label(o, 'topology.kubernetes.io/zone')), c('Node', (o) => str(at(o, 'status', 'nodeName'))),

@@ -6,6 +6,7 @@
 // kind's PATCH operation, which is what makes plain `kubectl apply` use server-side field validation
 // instead of downloading schemas.
 import { stableHash } from './ids.ts';
+import { openApiSchemas, swaggerDefinitions } from './openapischemas.ts';
 import type { ResourceInfo, ResourceTable } from './resources.ts';
 import type { JsonObject } from './types.ts';
 
@@ -95,5 +96,10 @@ export function openApiGroupVersionDoc(table: ResourceTable, group: string, vers
     paths[base] = { post: op('post') };
     paths[`${base}/{name}`] = { put: op('put'), patch: { ...op('patch'), parameters: [...op('patch').parameters, param('force')] } };
   }
-  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: 'v1' }, paths, components: { schemas: {} } };
+  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: 'v1' }, paths, components: { schemas: openApiSchemas(table) } };
+}
+
+/** /openapi/v2: every kind's schema as a Swagger 2.0 definition (kubectl explain --output plaintext-openapiv2). */
+export function swaggerDoc(table: ResourceTable): JsonObject {
+  return { swagger: '2.0', info: { title: 'Kubernetes', version: 'v1' }, paths: {}, definitions: swaggerDefinitions(openApiSchemas(table)) };
 }

@@ -8,7 +8,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Api } from './api.ts';
 import { parseBody, readBody, type BodyFormat } from './body.ts';
 import type { DeleteOptions, PropagationPolicy } from './deletion.ts';
-import { apiGroupDoc, apiGroupListDoc, apiVersionsDoc, openApiGroupVersionDoc, openApiRootDoc, resourceListDoc, versionDoc, type VersionInfo } from './discovery.ts';
+import { apiGroupDoc, apiGroupListDoc, apiVersionsDoc, openApiGroupVersionDoc, openApiRootDoc, resourceListDoc, swaggerDoc, versionDoc, type VersionInfo } from './discovery.ts';
 import { ApiError, errors } from './errors.ts';
 import type { Faults, RequestInfo, RequestLog, Verb } from './faults.ts';
 import { RequestGuard } from './guard.ts';
@@ -68,6 +68,8 @@ export class HttpFront {
   private readonly sockets = new Set<Socket>();
   private readonly guard: RequestGuard;
   url = '';
+  /** The Prometheus text GET /metrics answers; unset: 404. */
+  metrics: (() => Promise<string>) | undefined;
 
   constructor(private readonly api: Api, private readonly faults: Faults, private readonly log: RequestLog, private readonly opts: HttpOptions) {
     this.hub = new WatchHub(api.store, () => api.clock.now(), { heartbeatMs: opts.heartbeatMs, maxBufferBytes: opts.watchBufferBytes });
@@ -135,6 +137,16 @@ export class HttpFront {
     }
   }
 
+  /** GET /metrics: the controller's metrics, as its own endpoint serves them. */
+  private serveMetrics(res: ServerResponse): void {
+    const source = this.metrics;
+    if (!source) throw errors.pathNotFound('/metrics');
+    source().then(
+      (text) => res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(text),
+      (e: unknown) => this.fail(res, e),
+    );
+  }
+
   private fail(res: ServerResponse, e: unknown): void {
     const err = e instanceof ApiError ? e : errors.internal((e as Error)?.message ?? String(e));
     if (!(e instanceof ApiError)) this.opts.onError(e);
@@ -163,6 +175,8 @@ export class HttpFront {
       case 'group': return get(apiGroupDoc(table, rt.group));
       case 'resourceList': return get(resourceListDoc(table, rt.group, rt.version));
       case 'openapi': return get(openApiRootDoc(table));
+      case 'openapiV2': return get(swaggerDoc(table));
+      case 'metrics': return this.serveMetrics(res);
       case 'openapiGroupVersion': return get(openApiGroupVersionDoc(table, rt.group, rt.version));
       case 'bindings': {
         if (method !== 'POST') throw errors.methodNotAllowed(method, 'bindings');

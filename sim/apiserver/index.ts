@@ -74,6 +74,8 @@ export interface ApiServer {
   openWatches(): number;
   /** Watch streams dropped because their client did not read fast enough. */
   droppedWatches(): number;
+  /** What GET /metrics answers (`kubectl get --raw /metrics`): the simulator hands it the controller's metrics. */
+  serveMetrics(text: () => Promise<string>): void;
   close(): Promise<void>;
 }
 
@@ -111,6 +113,9 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     addValidator: (resource, fn) => api.addValidator(resource, fn),
     openWatches: () => front.hub.count(),
     droppedWatches: () => front.hub.dropped,
+    serveMetrics: (text) => {
+      front.metrics = text;
+    },
     close: () => front.close(),
   };
 }

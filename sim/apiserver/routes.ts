@@ -6,7 +6,7 @@
 import type { ResourceInfo, ResourceTable } from './resources.ts';
 
 export type Route =
-  | { kind: 'version' | 'api' | 'apis' | 'openapi' | 'health' }
+  | { kind: 'version' | 'api' | 'apis' | 'openapi' | 'openapiV2' | 'health' | 'metrics' }
   | { kind: 'group'; group: string }
   | { kind: 'resourceList' | 'openapiGroupVersion'; group: string; version: string }
   | { kind: 'bindings'; namespace: string }
@@ -18,6 +18,8 @@ export function route(table: ResourceTable, path: string): Route {
   const [a, b, c, d] = seg;
   if (seg.length === 1 && a === 'version') return { kind: 'version' };
   if (seg.length === 1 && (a === 'healthz' || a === 'readyz' || a === 'livez')) return { kind: 'health' };
+  if (seg.length === 1 && a === 'metrics') return { kind: 'metrics' };
+  if (seg.length === 2 && a === 'openapi' && b === 'v2') return { kind: 'openapiV2' };
   if (a === 'openapi' && b === 'v3') {
     if (seg.length === 2) return { kind: 'openapi' };
     if (c === 'api' && seg.length === 4) return { kind: 'openapiGroupVersion', group: '', version: d! };

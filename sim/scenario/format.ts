@@ -68,6 +68,8 @@ export interface Scenario {
   readonly capacityReservations?: readonly ScenarioReservation[];
   /** Default speed-up of the simulated clock. */
   readonly speed?: number;
+  /** When the simulated clock starts (ms since the epoch); default the current time. */
+  readonly start?: number;
   /** Controller options by flag name (feature-gates, ...), as the chart's settings would set them. */
   readonly options?: Readonly<Record<string, string>>;
   readonly steps: readonly Step[];
@@ -278,11 +280,13 @@ export function parseScenario(text: string, source = 'scenario'): Scenario {
   const c = new Checker();
   if (docs.length !== 1 || !isObj(docs[0]!.value)) throw new ScenarioError(source, ['must be one YAML document: a mapping with name and steps']);
   const doc = docs[0]!.value as Obj;
-  c.keys(doc, '', ['name', 'description', 'region', 'clusterName', 'speed', 'options', 'capacityReservations', 'steps']);
+  c.keys(doc, '', ['name', 'description', 'region', 'clusterName', 'speed', 'start', 'options', 'capacityReservations', 'steps']);
   const options = doc['options'] === undefined ? undefined : optionMap(c, doc['options']);
   const reservations = doc['capacityReservations'] === undefined ? undefined : reservationList(c, doc['capacityReservations']);
   const name = c.str(doc['name'], 'name') ?? '';
   if (doc['speed'] !== undefined && !(typeof doc['speed'] === 'number' && doc['speed'] > 0)) c.err('speed', 'must be a number > 0');
+  const start = doc['start'] instanceof Date ? doc['start'].getTime() : typeof doc['start'] === 'string' ? Date.parse(doc['start']) : undefined;
+  if (doc['start'] !== undefined && !Number.isFinite(start)) c.err('start', `must be a time such as 2025-01-01T00:00:00Z, got ${JSON.stringify(doc['start'])}`);
   const steps = Array.isArray(doc['steps']) ? doc['steps'].map((s, i) => step(c, s, `steps[${i}]`)) : (c.err('steps', 'is required (a list of steps)'), []);
   if (c.problems.length) throw new ScenarioError(source, c.problems.map((p) => p.replace(/^\./, '')));
   return {
@@ -292,6 +296,7 @@ export function parseScenario(text: string, source = 'scenario'): Scenario {
     ...(typeof doc['region'] === 'string' ? { region: doc['region'] } : {}),
     ...(typeof doc['clusterName'] === 'string' ? { clusterName: doc['clusterName'] } : {}),
     ...(typeof doc['speed'] === 'number' ? { speed: doc['speed'] } : {}),
+    ...(start !== undefined && Number.isFinite(start) ? { start } : {}),
     ...(reservations ? { capacityReservations: reservations } : {}),
     ...(options ? { options } : {}),
   };

@@ -20,7 +20,7 @@ function answered(s: Simulation, match: { verb: string; resource: string; subres
 
 describe('API server fault drills', () => {
   it('provisions through 500s and 409s on NodeClaim create, status and Node writes: one NodeClaim, one instance', async () => {
-    const lines: Array<{ level: string; message: string; controller?: string; err?: string }> = [];
+    const lines: Array<{ level: string; message: string; controller?: string; error?: string }> = [];
     sim = await simulation({ logLevel: 'debug', logDestination: { write: (line: string) => void lines.push(JSON.parse(line)) } });
     await sim.apply(guide('guide-03.yaml'));
     await sim.apply(guide('guide-05.yaml'));
@@ -44,10 +44,10 @@ describe('API server fault drills', () => {
     const conflicts = lines.filter((l) => l.message === 'reconcile hit a conflict; retrying');
     // The four injected (two on the launch's status write, two on the registration's Node patch), and any
     // real race between the controllers' own writes.
-    expect(conflicts.filter((l) => l.err?.includes('injected fault: 409')).map((l) => [l.level, l.controller])).toEqual(Array(4).fill(['debug', 'nodeclaim.lifecycle']));
+    expect(conflicts.filter((l) => l.error?.includes('injected fault: 409')).map((l) => [l.level, l.controller])).toEqual(Array(4).fill(['DEBUG', 'nodeclaim.lifecycle']));
     expect(await sim.operator.metrics.value('karpenter_ts_reconcile_conflicts_total')).toBe(conflicts.length);
-    expect(lines.filter((l) => l.level === 'error' && l.err?.includes('409'))).toEqual([]);
-    expect(lines.filter((l) => l.level === 'error' && l.err?.includes('injected fault: 500')).length).toBeGreaterThan(0);
+    expect(lines.filter((l) => l.level === 'ERROR' && l.error?.includes('409'))).toEqual([]);
+    expect(lines.filter((l) => l.level === 'ERROR' && l.error?.includes('injected fault: 500')).length).toBeGreaterThan(0);
     expect(drill.violations()).toEqual([]);
     expect(leaks(sim)).toEqual([]);
     drill.stop();

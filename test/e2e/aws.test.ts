@@ -197,7 +197,7 @@ describe('the AWS provider in the controller', () => {
     await sim.apply(withAmi(guide('guide-07.yaml'), 'ami-v2x86std').replace('ManagedBy: karpenter', 'ManagedBy: karpenter-ts'));
     expect(sim.get('EC2NodeClass', 'production')!.metadata.annotations?.['karpenter.k8s.aws/ec2nodeclass-hash']).not.toBe(launchedHash);
     expect(await drift()).toBe('NodeClassDrift');
-    expect(await sim.operator.metrics.value('karpenter_cloudprovider_duration_seconds', { controller: 'disruption', method: 'isDrifted', provider: 'aws' })).toBe(3);
+    expect(await sim.operator.metrics.value('karpenter_cloudprovider_duration_seconds', { controller: 'disruption', method: 'IsDrifted', provider: 'aws' })).toBe(3);
 
     // A NodeClaim launched under another hash version (Karpenter's v5) gets the current hash instead of drifting.
     const name = claims(sim)[0]!.metadata.name!;

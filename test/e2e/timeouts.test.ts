@@ -83,8 +83,10 @@ describe('every outbound call is bounded', () => {
     const writes = proxy.held().filter((r) => r.method === 'PATCH').length;
     expect(writes).toBeGreaterThan(2);
     const timedOut = await b.metrics.value('karpenter_ts_request_timeouts_total', { client: 'kubernetes', operation: 'patch NodeClaim/status' });
-    expect(timedOut).toBe(writes);
-    expect(lines.filter((l) => l.message.startsWith('kubernetes call timed out') && l.operation === 'patch NodeClaim/status' && l.level === 'error').length).toBe(timedOut);
+    // Every held write timed out and was counted; on a loaded machine a forwarded request can miss the
+    // 300 ms bound too, so the count may be higher, never lower.
+    expect(timedOut).toBeGreaterThanOrEqual(writes);
+    expect(lines.filter((l) => l.message.startsWith('kubernetes call timed out') && l.operation === 'patch NodeClaim/status' && l.level === 'ERROR').length).toBe(timedOut);
     expect(nodeClaims(sim).filter((c) => !c.metadata.deletionTimestamp).every((c) => providerIdOf(c) === undefined)).toBe(true);
 
     proxy.speak();

@@ -38,7 +38,7 @@ describe('awsSettingsOf', () => {
     const s = awsSettingsOf(context({ CLUSTER_CA_BUNDLE: 'Q0E=', VM_MEMORY_OVERHEAD_PERCENT: '0.1', RESERVED_ENIS: '2', ISOLATED_VPC: 'true', INTERRUPTION_QUEUE: 'q' }), 'ap-northeast-2');
     expect(s).toEqual({
       clusterName: 'my-cluster', region: 'ap-northeast-2', clusterEndpoint: 'https://ABC.gr7.ap-northeast-2.eks.amazonaws.com', clusterCABundle: 'Q0E=',
-      vmMemoryOverheadPercent: 0.1, reservedENIs: 2, isolatedVPC: true, interruptionQueue: 'q',
+      vmMemoryOverheadPercent: 0.1, reservedENIs: 2, isolatedVPC: true, interruptionQueue: 'q', refreshMs: 60_000,
     });
   });
 

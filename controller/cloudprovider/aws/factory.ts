@@ -21,6 +21,8 @@ import { parseNodeClass } from './nodeclass/object.ts';
 import { realTimers, type Timers } from './periodic.ts';
 import { awsCloudProvider, type AwsCloudProvider } from './provider.ts';
 import { resolveRegion, type RegionSources } from './region.ts';
+import { describeCluster, type DiscoveredCluster } from './eks.ts';
+import { instrumentSdkClients } from './sdkmetrics.ts';
 import { awsClients, sdkPorts, type AwsClients, type ClientOptions } from './sdk-clients.ts';
 import { INSTANCE_PROFILE_ANNOTATION, type AwsSettings } from './settings.ts';
 
@@ -54,26 +56,26 @@ export function kubeConfigCA(ctx: Pick<CloudProviderContext, 'kube'>): string | 
   return undefined;
 }
 
-function requireEndpoint(ctx: Pick<CloudProviderContext, 'options'>): void {
-  if (!ctx.options.clusterEndpoint) {
-    throw new Error('--cluster-endpoint (CLUSTER_ENDPOINT) is required by the AWS provider: nodes need the API server URL in their user data (`aws eks describe-cluster --query cluster.endpoint`; this build does not look it up with eks:DescribeCluster)');
-  }
-}
-
-export function awsSettingsOf(ctx: CloudProviderContext, region: string): AwsSettings {
+/** The provider's settings; `discovered` fills what the options leave out (eks:DescribeCluster). */
+export function awsSettingsOf(ctx: CloudProviderContext, region: string, discovered: DiscoveredCluster = {}): AwsSettings {
   const o = ctx.options;
-  requireEndpoint(ctx);
+  const endpoint = o.clusterEndpoint || discovered.endpoint;
+  if (!endpoint) {
+    throw new Error('--cluster-endpoint (CLUSTER_ENDPOINT) is required by the AWS provider when eks:DescribeCluster cannot tell it: nodes need the API server URL in their user data');
+  }
   const ca = o.clusterCABundle || kubeConfigCA(ctx);
+  const cidr = o.clusterCIDR || discovered.serviceCIDR;
   return {
     clusterName: o.clusterName,
     region,
-    clusterEndpoint: o.clusterEndpoint,
+    clusterEndpoint: endpoint,
     ...(ca ? { clusterCABundle: ca } : {}),
-    ...(o.clusterCIDR ? { clusterCIDR: o.clusterCIDR } : {}),
+    ...(cidr ? { clusterCIDR: cidr } : {}),
     vmMemoryOverheadPercent: o.vmMemoryOverheadPercent,
     reservedENIs: o.reservedENIs,
     isolatedVPC: o.isolatedVPC,
     ...(o.interruptionQueue ? { interruptionQueue: o.interruptionQueue } : {}),
+    refreshMs: Math.min(o.amiRefreshIntervalMs, o.subnetRefreshIntervalMs),
   };
 }
 
@@ -110,13 +112,17 @@ function nodeClassLookup(ctx: CloudProviderContext): (name: string) => EC2NodeCl
 
 export function awsProviderFactory(f: AwsFactoryOptions = {}): CloudProviderFactory {
   return async (ctx) => {
-    requireEndpoint(ctx);
     const region = await resolveRegion({ env: f.env ?? process.env, ...(f.region ?? {}) });
-    const settings = awsSettingsOf(ctx, region);
     // Every SDK call bounded (--aws-request-timeout per attempt); a call whose attempts all timed out is
     // logged and counted here.
     const bounds = { requestTimeoutMs: ctx.options.awsRequestTimeoutMs, onTimeout: timeoutReporter(ctx.log, ctx.metrics) };
     const clients = f.clients ? f.clients(region) : awsClients({ region, ...bounds, ...(f.clientOptions ?? {}) });
+    instrumentSdkClients(clients, ctx.metrics);
+    const o = ctx.options;
+    // As Karpenter: an endpoint left out is looked up; so is the service CIDR, on EKS, when not set.
+    const lookup = !o.clusterEndpoint || (!o.clusterCIDR && o.eksControlPlane);
+    const discovered = lookup && clients.eks ? await describeCluster(clients.eks, o.clusterName) : {};
+    const settings = awsSettingsOf(ctx, region, discovered);
     const ports = sdkPorts(clients);
     const log = ctx.log;
     const aws = awsCloudProvider({
@@ -128,6 +134,7 @@ export function awsProviderFactory(f: AwsFactoryOptions = {}): CloudProviderFact
       timers: f.timers ?? realTimers,
       registry: ctx.metrics.registry,
       interruptionMetrics: { received: ctx.metrics.interruptionReceived, deleted: ctx.metrics.interruptionDeleted },
+      providerMetrics: { batchSize: ctx.metrics.batchSize, batchTime: ctx.metrics.batchTime, launchFailures: ctx.metrics.instanceLaunchFailures, terminationFailures: ctx.metrics.instanceTerminationFailures },
       minValuesPolicy: ctx.options.minValuesPolicy,
       reservedCapacity: ctx.options.featureGates.reservedCapacity,
       log: (message, fields) => (message.startsWith('skipping') ? log.debug(fields, message) : log.warn(fields, message)),

@@ -30,6 +30,8 @@ export interface InstanceDeps {
   readonly timers?: Timers;
   /** Called once per instance launched into a reservation when its termination starts (the count comes back). */
   readonly onReservedTerminated?: (reservationId: string, instanceId: string) => void;
+  /** A TerminateInstances call failed for an instance in this zone (karpenter_cloudprovider_instance_termination_failures_total). */
+  readonly onTerminateFailed?: (zone: string, zoneId: string) => void;
 }
 
 const tagsOf = (i: Ec2Instance): Record<string, string> => Object.fromEntries((i.Tags ?? []).flatMap((t) => (t.Key ? [[t.Key, t.Value ?? '']] : [])));
@@ -127,7 +129,12 @@ export class Instances {
   /** Starts termination; throws NodeClaimNotFoundError once the instance is gone. */
   async delete(providerID: string): Promise<void> {
     const inst = await this.describe(providerID);
-    await this.terminator.add(parseProviderID(providerID));
+    try {
+      await this.terminator.add(parseProviderID(providerID));
+    } catch (e) {
+      if (!(e instanceof NodeClaimNotFoundError)) this.deps.onTerminateFailed?.(inst.Placement?.AvailabilityZone ?? '', inst.Placement?.AvailabilityZoneId ?? '');
+      throw e;
+    }
     if (capacityTypeOf(inst) === 'reserved' && inst.CapacityReservationId && inst.InstanceId) this.deps.onReservedTerminated?.(inst.CapacityReservationId, inst.InstanceId);
   }
 

@@ -2,7 +2,7 @@
 // folder. The controller builds the SDK ports once (sdk-clients.ts), passes a node-class lookup backed by its
 // informer cache, calls refresh() at startup and start() for the periodic work, and runs
 // reconcileNodeClass() from its EC2NodeClass controller, writing back the status and annotations it returns.
-import { Histogram, Registry } from 'prom-client';
+import { Histogram, Registry, type Counter } from 'prom-client';
 import type { EC2NodeClass, InstanceType, NodePool } from '../../../engine/index.ts';
 import { NodeClassNotReadyError, type CloudProvider, type DriftQuery, type LaunchRequest } from '../types.ts';
 import { ReservationCapacity } from './capacityreservation.ts';
@@ -50,6 +50,13 @@ export interface AwsCloudProviderDeps {
   readonly reservedCapacity?: boolean;
   readonly log?: (message: string, fields: Record<string, unknown>) => void;
   readonly uuid?: () => string;
+  /** The operator's families for the batcher and launch failures (default: batcher histograms on `registry`). */
+  readonly providerMetrics?: {
+    readonly batchSize: Histogram<'batcher'>;
+    readonly batchTime: Histogram<'batcher'>;
+    readonly launchFailures?: Counter<'zone' | 'zone_id' | 'capacity_type' | 'reason'>;
+    readonly terminationFailures?: Counter<'zone' | 'zone_id'>;
+  };
   /** Counters for unparseable interruption messages; default new ones on `registry`. */
   readonly interruptionMetrics?: InterruptionMetrics;
   /** Type and zone of a running instance, for marking spot-interrupted offerings unavailable. */
@@ -94,8 +101,8 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
     ...(deps.log ? { onSkip: (why: string) => deps.log?.('skipping an instance type', { why }) } : {}),
   });
   const templates = new LaunchTemplates(ec2, clock, settings.clusterName);
-  const batchSize = new Histogram({ name: 'karpenter_cloudprovider_batcher_batch_size', help: 'Requests per batched AWS call.', labelNames: ['batcher'], buckets: [1, 2, 4, 5, 10, 15, 20, 25, 50, 100, 250, 500, 1000], registers: [registry] });
-  const batchTime = new Histogram({ name: 'karpenter_cloudprovider_batcher_batch_time_seconds', help: 'Duration of batched AWS calls.', labelNames: ['batcher'], registers: [registry] });
+  const batchSize = deps.providerMetrics?.batchSize ?? new Histogram({ name: 'karpenter_cloudprovider_batcher_batch_size', help: 'Requests per batched AWS call.', labelNames: ['batcher'], buckets: [1, 2, 4, 5, 10, 15, 20, 25, 50, 100, 250, 500, 1000], registers: [registry] });
+  const batchTime = deps.providerMetrics?.batchTime ?? new Histogram({ name: 'karpenter_cloudprovider_batcher_batch_time_seconds', help: 'Duration of batched AWS calls.', labelNames: ['batcher'], registers: [registry] });
   const fleet = fleetBatcher(ec2, deps.timers, (size, ms) => {
     batchSize.observe({ batcher: 'create_fleet' }, size);
     batchTime.observe({ batcher: 'create_fleet' }, ms / 1000);
@@ -112,6 +119,7 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
     clusterName: settings.clusterName,
     instanceType: typeFor,
     onReservedTerminated: (id, instanceId) => reservationCapacity.terminated(id, instanceId),
+    onTerminateFailed: (zone, zoneId) => deps.providerMetrics?.terminationFailures?.inc({ zone, zone_id: zoneId }),
     ...(deps.timers ? { timers: deps.timers } : {}),
   });
   let discovered: Promise<void> | undefined;
@@ -141,6 +149,7 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
         reservedCapacity,
         reservations: reservationCapacity,
         ...(deps.minValuesPolicy ? { minValuesPolicy: deps.minValuesPolicy } : {}),
+        launchFailed: (f) => deps.providerMetrics?.launchFailures?.inc({ zone: f.zone, zone_id: f.zoneId, capacity_type: f.capacityType, reason: f.reason }),
       });
     },
     delete: (providerID: string) => instances.delete(providerID),
@@ -179,6 +188,7 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
         reservedCapacity,
         reservationCapacity,
         ...(deps.uuid ? { uuid: deps.uuid } : {}),
+        ...(settings.refreshMs ? { refreshMs: settings.refreshMs } : {}),
       });
       for (const s of r.subnets) subnetIps.set(s.id, s.availableIps);
       return r;

@@ -40,6 +40,7 @@ import { AdaptiveRetryStrategy } from '@smithy/core/retry';
 import { AWS_CONNECT_TIMEOUT_MS, AWS_REQUEST_TIMEOUT_MS, type TimeoutReporter } from '../../operator/timeouts.ts';
 import { isNotFound } from './errors.ts';
 import type { AwsPorts, Ec2Port, IamPort, PricingPort, SqsPort, SsmPort } from './sdk.ts';
+import { EKSClient } from '@aws-sdk/client-eks';
 
 /** Collects every item of every page of an SDK paginator. */
 async function all<P, T>(pages: AsyncIterable<P>, items: (page: P) => readonly T[] | undefined): Promise<T[]> {
@@ -210,6 +211,8 @@ export interface AwsClients {
   readonly iam: IAMClient;
   readonly sqs: SQSClient;
   readonly pricing: PricingClient;
+  /** eks:DescribeCluster, when the options leave the endpoint or the service CIDR out. */
+  readonly eks?: EKSClient;
   /** The request timeout the clients were built with (the SQS long poll adds its wait to it). */
   readonly requestTimeoutMs?: number;
 }
@@ -229,6 +232,7 @@ export function awsClients(o: ClientOptions): AwsClients {
     iam: new IAMClient({ region: o.region, ...common() }),
     sqs: new SQSClient({ region: o.region, ...common() }),
     pricing: new PricingClient({ region: pricingRegion(o.region), ...common() }),
+    eks: new EKSClient({ region: o.region, ...common() }),
   };
   for (const [service, client] of Object.entries(clients)) observeTimeouts(client, service, o);
   return { ...clients, requestTimeoutMs: o.requestTimeoutMs ?? AWS_REQUEST_TIMEOUT_MS };

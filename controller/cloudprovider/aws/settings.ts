@@ -22,6 +22,8 @@ export interface AwsSettings {
   readonly isolatedVPC: boolean;
   /** INTERRUPTION_QUEUE: the SQS queue name; empty disables interruption handling. */
   readonly interruptionQueue?: string;
+  /** AMI_REFRESH_INTERVAL / SUBNET_REFRESH_INTERVAL, the shorter (ms): a Ready EC2NodeClass is resolved again this often. */
+  readonly refreshMs?: number;
 }
 
 export interface Clock {

@@ -13,6 +13,7 @@ import { commandString, commandTimeoutMs, type Command, type DecisionCandidate, 
 import { isTrue } from '../../operator/conditions.ts';
 import { targetOf } from '../../operator/events.ts';
 import { ignoreNotFound } from '../../operator/kube.ts';
+import { instanceTypeList } from '../../operator/logger.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../operator/result.ts';
 import { errText, type Controller } from '../../operator/runtime.ts';
 import { nominationWindow } from '../../state/cluster.ts';
@@ -77,7 +78,7 @@ export function newOrchestrationQueue(ctx: ControllerContext): OrchestrationQueu
     const busy = providerIds();
     if (cmd.candidates.some((c) => c.providerId && busy.has(c.providerId))) throw new Error('candidate is being disrupted');
     const id = randomUUID();
-    log.info({ commandId: id, reason: cmd.reason.toLowerCase(), decision: cmd.kind, command: commandString(cmd), instanceTypes: cmd.candidates.map((c) => c.instanceType), savingsPerHour: cmd.savingsPerHour }, 'disrupting node(s)');
+    log.info({ command: commandString(cmd), ...commandLogValues(cmd) }, 'disrupting node(s)');
     const marked: DecisionCandidate[] = [];
     const failures: unknown[] = [];
     await Promise.all(cmd.candidates.map(async (c) => {
@@ -214,3 +215,20 @@ export function newOrchestrationQueue(ctx: ControllerContext): OrchestrationQueu
     },
   };
 }
+
+/** The command as Karpenter's "disrupting node(s)" line describes it (Command.LogValues). */
+export function commandLogValues(cmd: Command): Record<string, unknown> {
+  const ct = (r: Command['replacements'][number]): string => {
+    const types = new Set(r.requirements.find((q) => q.key === 'karpenter.sh/capacity-type' && q.operator === 'In')?.values ?? ['on-demand']);
+    return types.has('reserved') ? 'reserved' : types.has('spot') ? 'spot' : 'on-demand';
+  };
+  return {
+    decision: cmd.kind,
+    'disrupted-node-count': cmd.candidates.length,
+    'replacement-node-count': cmd.replacements.length,
+    'pod-count': cmd.candidates.reduce((a, c) => a + c.reschedulablePods, 0),
+    'disrupted-nodes': cmd.candidates.map((c) => ({ Node: { name: c.name }, NodeClaim: { name: c.nodeClaimName ?? '' }, 'instance-type': c.instanceType ?? '', 'capacity-type': c.capacityType ?? '' })),
+    'replacement-nodes': cmd.replacements.map((r) => ({ 'capacity-type': ct(r), ...(cmd.replacements.length === 1 ? { 'instance-types': instanceTypeList(r.instanceTypes.map((o) => o.name)) } : {}) })),
+  };
+}
+

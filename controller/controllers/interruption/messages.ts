@@ -59,7 +59,7 @@ const NOTICES: Readonly<Record<MessageKind, Notice | undefined>> = {
   instance_stopped: { reason: 'InstanceStopping', type: 'Warning', message: 'Instance is stopping' },
   instance_terminated: { reason: 'InstanceTerminating', type: 'Warning', message: 'Instance is terminating' },
   // Karpenter's events.go has no helper for it yet; the reason is the one spec/aws-provider.md §6 names.
-  capacity_reservation_interrupted: { reason: 'CapacityReservationInterrupted', type: 'Warning', message: 'Capacity reservation interruption warning was triggered' },
+  capacity_reservation_interrupted: { reason: 'CapacityReservationInstanceInterrupted', type: 'Warning', message: 'Capacity Reservation interruption warning was triggered' },
   no_op: undefined,
 };
 

@@ -68,7 +68,7 @@ describe('interruption', () => {
       [maint, 'InstanceUnhealthy', 'scheduled_change'],
       [stopping, 'InstanceStopping', 'instance_stopped'],
       [terminated, 'InstanceTerminating', 'instance_terminated'],
-      [reserved, 'CapacityReservationInterrupted', 'capacity_reservation_interrupted'],
+      [reserved, 'CapacityReservationInstanceInterrupted', 'capacity_reservation_interrupted'],
     ];
     for (const [c, reason, kind] of expectations) {
       expect(eventsOn(sim, reason, c.name), `${reason} on ${c.name}`).toHaveLength(1);

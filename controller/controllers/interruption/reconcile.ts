@@ -86,7 +86,7 @@ export function newInterruption(ctx: ControllerContext, source: InterruptionSour
     }
     if (action === 'NoAction' || info.deletionTimestamp !== undefined) return;
     await ctx.kube.delete('NodeClaim', info.name, { ...(claim.obj.metadata.uid ? { uid: claim.obj.metadata.uid } : {}) }).catch(ignoreNotFound);
-    log.info({ nodeclaim: info.name, node: node?.info.name, messageKind: kind, action }, 'initiating delete from interruption message');
+    log.info({ queue: ctx.options.interruptionQueue, messageKind: kind, nodeclaim: info.name, action, ...(node ? { node: node.info.name } : {}) }, 'initiating delete from interruption message');
     ctx.events.publish(...targets.map((t) => ({
       involved: t, type: 'Warning' as const, reason: TERMINATING.reason,
       message: t.kind === 'Node' ? TERMINATING.node : TERMINATING.nodeClaim, dedupeValues: [TERMINATING.reason, t.uid ?? t.name],

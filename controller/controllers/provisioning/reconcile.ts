@@ -16,6 +16,8 @@ import type { KubeObject } from '../../operator/kube.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../operator/result.ts';
 import type { Controller } from '../../operator/runtime.ts';
 import { nominationWindow, type Change } from '../../state/cluster.ts';
+import { recordSchedulingPass } from '../metrics/scheduler.ts';
+import { instanceTypeList } from '../../operator/logger.ts';
 import { buildSnapshot } from '../../state/snapshot.ts';
 import type { ControllerContext } from '../context.ts';
 import { Batcher } from './batcher.ts';
@@ -67,6 +69,10 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
   let enqueueNow: (key: string) => void = () => {};
   const batcher = new Batcher(ctx.clock, ctx.options.batchIdleDurationMs, ctx.options.batchMaxDurationMs, () => enqueueNow(''));
   let last: ProvisionPlan | undefined;
+  let solving: { id: string; since: number } | undefined;
+  ctx.metrics.beforeScrape.push(() => {
+    if (solving) ctx.metrics.unfinishedWork.set({ controller: 'provisioner', scheduling_id: solving.id }, (performance.now() - solving.since) / 1000);
+  });
 
   async function createNodeClaims(snapshot: Snapshot, plan: ProvisionPlan, pods: Map<string, Pod>): Promise<void> {
     const createdUsage = new Map<string, Record<string, number>>();
@@ -87,7 +93,7 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
         createdUsage.set(pool.name, usage);
         ctx.cluster.applyNodeClaim(created);
         ctx.metrics.nodeClaimsCreated.inc({ reason: 'provisioned', nodepool: pool.name, min_values_relaxed: String(nc.minValuesRelaxed ?? false) });
-        log.info({ nodeclaim: created.metadata.name, nodepool: pool.name, pods: nc.pods.length, requests: created.spec?.['resources'], instanceTypes: summarize(nc) }, 'created nodeclaim');
+        log.info({ nodepool: pool.name, nodeclaim: created.metadata.name, requests: (created.spec?.['resources'] as { requests?: unknown } | undefined)?.requests, instanceTypes: instanceTypeList(nc.instanceTypes.map((o) => o.name)) }, 'created nodeclaim');
         ctx.events.publish(...nc.pods.flatMap((uid) => {
           const p = pods.get(uid);
           return p ? [{ involved: podTarget(p), type: 'Normal' as const, reason: 'Nominated', message: `Pod should schedule on: nodeclaim/${created.metadata.name}`, dedupeValues: [p.uid, created.metadata.name!] }] : [];
@@ -120,6 +126,15 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
         return p && p.nodeName === undefined ? [{ involved: podTarget(p), type: 'Normal' as const, reason: 'Nominated', message: `Pod should schedule on: ${where}`, dedupeValues: [p.uid, where] }] : [];
       }));
     }
+  }
+
+  /** Karpenter's lines for a plan: the pods found, the new NodeClaims and the in-flight nodes they fit on. */
+  function logPlan(plan: ProvisionPlan, pending: readonly Pod[], ms: number): void {
+    if (plan.newNodeClaims.length) {
+      log.info({ Pods: podList(pending), duration: `${ms.toFixed(3)}ms` }, 'found provisionable pod(s)');
+      log.info({ nodeclaims: plan.newNodeClaims.length, pods: plan.newNodeClaims.reduce((a, nc) => a + nc.pods.length, 0) }, 'computed new nodeclaim(s) to fit pod(s)');
+    }
+    if (plan.existing.size) log.info({ nodes: plan.existing.size, pods: [...plan.existing.values()].reduce((a, uids) => a + uids.length, 0) }, 'computed unready node(s) will fit pod(s)');
   }
 
   /** NodePools that take no part in provisioning, and why (guide §13: "describe the NodePool"). */
@@ -170,19 +185,25 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
     const pending = ctx.cluster.provisionablePods();
     if (!pending.length) return done;
     const pods = new Map(pending.map((p) => [p.uid, p]));
+    const started = performance.now();
+    ctx.metrics.podTimes.seen(pending, ctx.clock.now());
     const snapshot = await buildSnapshot(ctx, ctx.clock.now(), ctx.engineOptions);
     const schedulingId = randomUUID();
     ctx.metrics.queueDepth.set({ controller: 'provisioner', scheduling_id: schedulingId }, pods.size);
     const end = ctx.metrics.schedulingDuration.startTimer({ controller: 'provisioner' });
+    solving = { id: schedulingId, since: performance.now() };
     let plan: ProvisionPlan;
     try {
       plan = await provision(snapshot, [...pods.values()], ctx.solver ? { solver: ctx.solver } : {});
     } finally {
       end();
+      solving = undefined;
       ctx.metrics.queueDepth.remove({ controller: 'provisioner', scheduling_id: schedulingId });
+      ctx.metrics.unfinishedWork.remove({ controller: 'provisioner', scheduling_id: schedulingId });
     }
     last = plan;
-    log.debug({ pods: pods.size, newNodeClaims: plan.newNodeClaims.length, existing: plan.existing.size, unschedulable: plan.unschedulable.length }, 'computed plan');
+    recordSchedulingPass(ctx.metrics, 'provisioner', snapshot, plan, pods, ctx.clock.now());
+    logPlan(plan, pending, performance.now() - started);
     nominate(snapshot, plan, pods);
     // NodeClaims first: reporting thousands of failed pods (an event and a log line each) would otherwise
     // delay the first launch of the batch.
@@ -215,9 +236,10 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
   };
 }
 
-function summarize(nc: NewNodeClaimPlan): string {
-  const names = nc.instanceTypes.slice(0, 5).map((o) => `${o.name} $${o.price.toFixed(4)}`);
-  return nc.instanceTypes.length > 5 ? `${names.join(', ')} and ${nc.instanceTypes.length - 5} other(s)` : names.join(', ');
+/** Pods as Karpenter lists them in a log line: the first five `namespace/name`, then "and N other(s)". */
+function podList(pods: readonly Pod[]): string {
+  const head = pods.slice(0, 5).map((p) => `${p.namespace}/${p.name}`).join(', ');
+  return pods.length > 5 ? `${head} and ${pods.length - 5} other(s)` : head;
 }
 
 export type { KubeObject };

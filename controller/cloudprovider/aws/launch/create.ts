@@ -41,6 +41,8 @@ export interface LaunchDeps {
   readonly reservedCapacity?: boolean;
   /** Instances left per reservation: a reserved launch takes one, a refused one marks it empty. */
   readonly reservations?: ReservationCapacity;
+  /** Told about every offering CreateFleet refused (karpenter_cloudprovider_instance_launch_failures_total). */
+  readonly launchFailed?: (f: { zone: string; zoneId: string; capacityType: string; reason: string }) => void;
 }
 
 export function launchTags(nc: EC2NodeClass, req: LaunchRequest, cluster: string): Record<string, string> {
@@ -194,6 +196,11 @@ export async function launch(req: LaunchRequest, deps: LaunchDeps): Promise<Inst
   // After the reserved filter each (type, zone) has one reserved offering, so it names the reservation.
   const reservationOf = (type: string, zone: string) =>
     sel.candidates.find((c) => c.type.name === type)?.offerings.find((o) => o.zone === zone)?.reservationId;
+  for (const e of outcome.errors) {
+    const ov = e.LaunchTemplateAndOverrides?.Overrides;
+    const subnet = nc.status.subnets.find((x) => x.id === ov?.SubnetId);
+    deps.launchFailed?.({ zone: ov?.AvailabilityZone ?? subnet?.zone ?? '', zoneId: subnet?.zoneID ?? '', capacityType: sel.capacityType, reason: e.ErrorCode ?? '' });
+  }
   const marked = recordFleetErrors(outcome.errors, sel.capacityType, deps.ice, zoneOf, deps.reservations && { reservationOf, markUnavailable: (id) => deps.reservations!.markUnavailable(id) });
   if (!outcome.instance) throw noInstanceError(req.nodeClaimName, outcome.errors, marked);
   const zone = outcome.instance.zone ?? (outcome.instance.subnetId ? zoneOf(outcome.instance.subnetId) : undefined) ?? '';

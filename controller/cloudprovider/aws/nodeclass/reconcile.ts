@@ -36,6 +36,8 @@ export interface NodeClassDeps {
   readonly reservedCapacity?: boolean;
   /** The in-memory instance counts, refreshed from each resolution. */
   readonly reservationCapacity?: ReservationCapacity;
+  /** How soon a Ready class is resolved again (AMI_REFRESH_INTERVAL, SUBNET_REFRESH_INTERVAL: the shorter; default 5 min). */
+  readonly refreshMs?: number;
 }
 
 export interface NodeClassReconcileResult {
@@ -166,7 +168,7 @@ export async function reconcileNodeClass(nc: EC2NodeClass, deps: NodeClassDeps):
     subnets: subnets ?? [],
     ...(profile?.stale ? { staleInstanceProfile: profile.stale } : {}),
     errors,
-    requeueAfterMs: errors.length ? 30_000 : ready ? 5 * 60_000 : 60_000,
+    requeueAfterMs: errors.length ? 30_000 : ready ? deps.refreshMs ?? 5 * 60_000 : 60_000,
   };
 }
 

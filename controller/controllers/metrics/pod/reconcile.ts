@@ -1,39 +1,106 @@
-// metrics.pod: one karpenter_pods_state series per pod (Karpenter's pod metrics controller), labelled
-// with its phase and where it runs (node, NodePool, zone, arch, capacity type, instance type).
-import { done, type ReconcileResult } from '../../../operator/result.ts';
+// metrics.pod (Karpenter's pod metrics controller): one karpenter_pods_state series per pod, labelled with
+// its phase, readiness and where it runs (node, NodePool, zone, arch, capacity type, instance type), and the
+// pod timing metrics: seconds unbound and unstarted since creation (gauges, per pending pod), the time
+// from creation to bound and to running (observed once per pod), and the same measured from the
+// provisioner's first decision for the pod (karpenter_pods_provisioning_*), with the wait for that decision.
+// A pod still waiting is looked at again every 15 s, so its gauges move.
+import type { Pod } from '../../../../engine/index.ts';
+import { findCondition, transitionTime } from '../../../operator/conditions.ts';
+import type { KubeObject } from '../../../operator/kube.ts';
+import type { PodTime } from '../../../operator/podtimes.ts';
+import { done, requeueAfter, type ReconcileResult } from '../../../operator/result.ts';
 import type { Controller } from '../../../operator/runtime.ts';
 import type { ControllerContext } from '../../context.ts';
 import { STATE_NODES } from '../../reads.ts';
 
-type Labels = Record<'name' | 'namespace' | 'owner' | 'node' | 'nodepool' | 'zone' | 'arch' | 'capacity_type' | 'instance_type' | 'phase', string>;
+const WAITING_REFRESH_MS = 15_000;
+type Labels = Record<string, string>;
+
+interface Tracked {
+  readonly uid: string;
+  readonly state: Labels;
+  bound: boolean;
+  started: boolean;
+}
 
 export function newPodMetrics(ctx: ControllerContext): Controller {
-  const current = new Map<string, Labels>();
+  const m = ctx.metrics;
+  const current = new Map<string, Tracked>();
 
-  async function reconcile(key: string): Promise<ReconcileResult> {
-    const [namespace = '', name = ''] = key.split('/');
-    const prior = current.get(key);
-    const entry = ctx.cluster.workloads.pod(namespace, name);
-    if (prior) ctx.metrics.podsState.remove(prior);
-    current.delete(key);
-    if (!entry) return done;
-    const { obj, pod } = entry;
+  function stateLabels(obj: KubeObject, pod: Pod): Labels {
     const nodeLabels = pod.nodeName ? ctx.cluster.node(pod.nodeName)?.info.labels ?? {} : {};
     const owner = obj.metadata.ownerReferences?.find((o) => o.controller) ?? obj.metadata.ownerReferences?.[0];
-    const labels: Labels = {
-      name, namespace,
+    return {
+      name: pod.name, namespace: pod.namespace,
       owner: owner ? `${owner.kind}/${owner.name}` : '',
       node: pod.nodeName ?? '',
+      scheduled: findCondition(obj, 'PodScheduled')?.status ?? '',
       nodepool: nodeLabels['karpenter.sh/nodepool'] ?? '',
       zone: nodeLabels['topology.kubernetes.io/zone'] ?? '',
       arch: nodeLabels['kubernetes.io/arch'] ?? '',
       capacity_type: nodeLabels['karpenter.sh/capacity-type'] ?? '',
       instance_type: nodeLabels['node.kubernetes.io/instance-type'] ?? '',
       phase: pod.phase,
+      ready: findCondition(obj, 'Ready')?.status ?? '',
+      managed: String(nodeLabels['karpenter.sh/nodepool'] !== undefined),
     };
-    ctx.metrics.podsState.set(labels, 1);
-    current.set(key, labels);
-    return done;
+  }
+
+  function clearWaiting(ident: Labels): void {
+    for (const g of [m.podUnboundTime, m.podUnstartedTime, m.podProvisioningUnboundTime, m.podProvisioningUnstartedTime, m.podSchedulingUndecidedTime]) g.remove(ident);
+  }
+
+  /** Observes the pod's timings; true while it still waits (not yet running). */
+  function timings(obj: KubeObject, pod: Pod, t: Tracked, times: PodTime | undefined, now: number): boolean {
+    const ident = { name: pod.name, namespace: pod.namespace };
+    const created = pod.creationTimestamp;
+    const bound = pod.nodeName !== undefined;
+    const running = pod.phase === 'Running' || pod.phase === 'Succeeded';
+    if (bound && !t.bound) {
+      t.bound = true;
+      const at = transitionTime(findCondition(obj, 'PodScheduled')) ?? now;
+      m.podBoundDuration.observe(Math.max(0, (at - created) / 1000));
+      if (times?.decided !== undefined) m.podProvisioningBoundDuration.observe(Math.max(0, (at - times.decided) / 1000));
+    }
+    if (running && !t.started) {
+      t.started = true;
+      const at = transitionTime(findCondition(obj, 'Ready')) ?? now;
+      m.podStartupDuration.observe(Math.max(0, (at - created) / 1000));
+      if (times?.decided !== undefined) m.podProvisioningStartupDuration.observe(Math.max(0, (at - times.decided) / 1000));
+    }
+    clearWaiting(ident);
+    if (running || pod.deletionTimestamp !== undefined) return false;
+    if (!bound) m.podUnboundTime.set(ident, (now - created) / 1000);
+    m.podUnstartedTime.set(ident, (now - created) / 1000);
+    if (times?.decided === undefined && times) m.podSchedulingUndecidedTime.set(ident, (now - times.seen) / 1000);
+    if (times?.decided !== undefined) {
+      if (!bound) m.podProvisioningUnboundTime.set(ident, (now - times.decided) / 1000);
+      m.podProvisioningUnstartedTime.set(ident, (now - times.decided) / 1000);
+    }
+    return true;
+  }
+
+  async function reconcile(key: string): Promise<ReconcileResult> {
+    const [namespace = '', name = ''] = key.split('/');
+    let t = current.get(key);
+    const entry = ctx.cluster.workloads.pod(namespace, name);
+    if (t) m.podsState.remove(t.state);
+    if (!entry || (t && t.uid !== entry.pod.uid)) {
+      clearWaiting({ name, namespace });
+      current.delete(key);
+      if (!entry) {
+        m.podTimes.forget(namespace, name);
+        return done;
+      }
+      t = undefined;
+    }
+    const { obj, pod } = entry;
+    const state = stateLabels(obj, pod);
+    const tracked: Tracked = t ? { ...t, state } : { uid: pod.uid, state, bound: false, started: false };
+    m.podsState.set(state, 1);
+    current.set(key, tracked);
+    const waiting = timings(obj, pod, tracked, m.podTimes.get(namespace, name, pod.uid), ctx.clock.now());
+    return waiting ? requeueAfter(WAITING_REFRESH_MS) : done;
   }
 
   return {

@@ -26,6 +26,11 @@ type TaintJson = { key: string; value?: string; effect: string };
 const podTarget = (p: Pod) => ({ kind: 'Pod', name: p.name, namespace: p.namespace, uid: p.uid, apiVersion: 'v1' });
 
 export function newNodeTermination(ctx: ControllerContext): Controller {
+  /** The node's NodeClaim for log lines (Karpenter's node termination logs it with every line). */
+  const claimOf = (n: NodeEntry): { nodeclaim?: string } => {
+    const c = n.info.providerId ? ctx.cluster.nodeClaimByProviderID(n.info.providerId) : undefined;
+    return c ? { nodeclaim: c.info.name } : {};
+  };
   const drainStarted = new Map<string, number>();
   const instanceDeleted = new Map<string, number>();
 
@@ -35,6 +40,7 @@ export function newNodeTermination(ctx: ControllerContext): Controller {
     if (has && n.obj.metadata.labels?.[EXCLUDE_LB_LABEL] === 'karpenter') return;
     const next = [...taints.filter((t) => t.key !== DISRUPTED_TAINT.key), { ...DISRUPTED_TAINT }];
     ctx.cluster.applyNode(await ctx.kube.patch('Node', n.info.name, { metadata: { resourceVersion: n.obj.metadata.resourceVersion, labels: { [EXCLUDE_LB_LABEL]: 'karpenter' } }, spec: { taints: next } }));
+    if (!has) ctx.log.info({ ...claimOf(n), 'taint.Key': DISRUPTED_TAINT.key, 'taint.Value': '', 'taint.Effect': DISRUPTED_TAINT.effect }, 'tainted node');
   }
 
   /** Returns how many pods still hold the node. */
@@ -126,7 +132,7 @@ export function newNodeTermination(ctx: ControllerContext): Controller {
     ctx.metrics.nodesTerminated.inc({ nodepool: pool, zone: n.info.labels['topology.kubernetes.io/zone'] ?? '' });
     ctx.metrics.nodeTerminationDuration.observe({ nodepool: pool }, (now - (n.info.deletionTimestamp ?? now)) / 1000);
     ctx.metrics.nodeLifetime.observe({ nodepool: pool }, (now - (n.info.creationTimestamp ?? now)) / 1000);
-    ctx.log.info({ node: n.info.name }, 'deleted node');
+    ctx.log.info(claimOf(n), 'deleted node');
     return done;
   }
 

@@ -53,6 +53,6 @@ export async function initialize(ctx: ControllerContext, d: Draft): Promise<Step
   if (unpublished.length) return wait('DRADriverPoolsNotPublished', `DRA driver "${unpublished.join(', ')}" has not published a complete resource pool for the node`);
   await ctx.kube.patch('Node', n.name, { metadata: { labels: { [INITIALIZED_LABEL]: 'true' } } });
   setCondition(d, 'Initialized', 'True', now);
-  ctx.log.info({ nodeclaim: d.info.name, node: n.name, allocatable: node.obj.status?.['allocatable'] }, 'initialized nodeclaim');
+  ctx.log.info({ providerID: d.status['providerID'], node: n.name, allocatable: node.obj.status?.['allocatable'] }, 'initialized nodeclaim');
   return next;
 }

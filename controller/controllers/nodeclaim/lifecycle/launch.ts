@@ -54,7 +54,7 @@ export class Launcher {
     d.status['capacity'] = quantities(instance.capacity);
     d.status['allocatable'] = quantities(instance.allocatable);
     setCondition(d, 'Launched', 'True', now);
-    this.ctx.log.info({ nodeclaim: d.info.name, providerID: instance.providerID, instanceType: instance.instanceType, zone: instance.zone, capacityType: instance.capacityType }, 'launched nodeclaim');
+    this.ctx.log.info({ providerID: instance.providerID, instanceType: instance.instanceType, zone: instance.zone, capacityType: instance.capacityType, allocatable: d.status['allocatable'] }, 'launched nodeclaim');
     return next;
   }
 

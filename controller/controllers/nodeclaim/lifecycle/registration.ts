@@ -37,7 +37,7 @@ export async function register(ctx: ControllerContext, d: Draft): Promise<Step> 
   d.status['nodeName'] = node.info.name;
   setCondition(d, 'Registered', 'True', now);
   ctx.metrics.nodesCreated.inc({ nodepool: d.info.nodePoolName ?? '', zone: n.metadata.labels?.[ZONE_LABEL] ?? d.labels[ZONE_LABEL] ?? '' });
-  ctx.log.info({ nodeclaim: d.info.name, node: node.info.name }, 'registered nodeclaim');
+  ctx.log.info({ providerID: d.status['providerID'], node: node.info.name }, 'registered nodeclaim');
   return next;
 }
 

@@ -83,7 +83,7 @@ export function newNodeClaimTermination(ctx: ControllerContext): Controller {
     const labels = current.info.labels;
     ctx.metrics.nodeClaimsTerminated.inc({ nodepool: current.info.nodePoolName ?? '', capacity_type: labels['karpenter.sh/capacity-type'] ?? '', zone: labels['topology.kubernetes.io/zone'] ?? '' });
     ctx.metrics.nodeClaimTerminationDuration.observe({ nodepool: current.info.nodePoolName ?? '' }, (ctx.clock.now() - (current.info.deletionTimestamp ?? ctx.clock.now())) / 1000);
-    ctx.log.info({ nodeclaim: name, providerID: pid }, 'deleted nodeclaim');
+    ctx.log.info({ providerID: pid, ...(current.info.nodeName ? { node: current.info.nodeName } : {}) }, 'deleted nodeclaim');
     return done;
   }
 
