@@ -30,6 +30,8 @@ import { newNodePoolCounter } from './nodepool/counter/reconcile.ts';
 import { newNodePoolHash } from './nodepool/hash/reconcile.ts';
 import { newNodePoolReadiness } from './nodepool/readiness/reconcile.ts';
 import { newProvisioner, type Provisioner } from './provisioning/reconcile.ts';
+import { newStaticDeprovisioning } from './static/deprovisioning.ts';
+import { newStaticProvisioning } from './static/provisioning.ts';
 
 export interface ControllerSet {
   readonly provisioner?: Provisioner;
@@ -50,7 +52,7 @@ export interface ControllerOptions {
   readonly only?: readonly string[];
   /** DISABLE_CLUSTER_STATE_OBSERVABILITY: no pod, node, NodePool, offering and status-condition metrics. */
   readonly disableObservability?: boolean;
-  /** The feature gates that add controllers (NodeRepair: node.health). */
+  /** The feature gates that add controllers (NodeRepair: node.health; StaticCapacity: static.provisioning and static.deprovisioning). */
   readonly featureGates?: FeatureGates;
   /** The cloud provider's repair policies: node.health runs only when there is at least one. */
   readonly repairPolicies?: number;
@@ -81,6 +83,10 @@ export function newControllers(contextFor: (name: string) => ControllerContext, 
   add('nodeclaim.termination', newNodeClaimTermination);
   add('node.termination', newNodeTermination);
   if (opts.featureGates?.nodeRepair && (opts.repairPolicies ?? 0) > 0) add('node.health', newNodeHealth);
+  if (opts.featureGates?.staticCapacity) {
+    add('static.provisioning', newStaticProvisioning);
+    add('static.deprovisioning', newStaticDeprovisioning);
+  }
   add('nodeclaim.garbagecollection', (ctx) => newGarbageCollection(ctx));
   // The controller's own context carries the fenced provider: tag writes are made by the leader only.
   if (opts.instanceTagging) add('nodeclaim.tagging', (ctx) => newNodeClaimTagging(ctx, ctx.cloudProvider.instanceTagging ?? opts.instanceTagging!));

@@ -46,6 +46,7 @@ export type Step =
   | { readonly kind: 'apply'; readonly file?: string; readonly yaml?: string }
   | { readonly kind: 'delete'; readonly resource: string; readonly name: string; readonly namespace?: string }
   | { readonly kind: 'scale'; readonly deployment: string; readonly namespace: string; readonly replicas: number }
+  | { readonly kind: 'scale'; readonly nodePool: string; readonly replicas: number }
   | { readonly kind: 'wait'; readonly ms: number }
   | { readonly kind: 'waitFor'; readonly conditions: Conditions; readonly timeoutMs: number }
   | { readonly kind: 'expect'; readonly conditions: Conditions }
@@ -185,14 +186,8 @@ function step(c: Checker, raw: unknown, path: string): Step | undefined {
       const namespace = c.str(v['namespace'], `${p}.namespace`, false);
       return resource && name ? { kind, resource, name, ...(namespace ? { namespace } : {}) } : undefined;
     }
-    case 'scale': {
-      if (!isObj(v)) return void c.err(p, 'must be { deployment, replicas, namespace? }');
-      c.keys(v, p, ['deployment', 'replicas', 'namespace']);
-      const deployment = c.str(v['deployment'], `${p}.deployment`);
-      const replicas = v['replicas'];
-      if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) c.err(`${p}.replicas`, 'must be a whole number >= 0');
-      return deployment && typeof replicas === 'number' ? { kind, deployment, replicas, namespace: c.str(v['namespace'], `${p}.namespace`, false) ?? 'default' } : undefined;
-    }
+    case 'scale':
+      return scale(c, v, p);
     case 'wait': {
       const ms = c.duration(v, p);
       return ms === undefined ? undefined : { kind, ms };
@@ -217,6 +212,21 @@ function step(c: Checker, raw: unknown, path: string): Step | undefined {
     case 'table':
       return { kind };
   }
+}
+
+/** { deployment, replicas, namespace? }, or { nodePool, replicas } for a static NodePool (kubectl scale nodepool). */
+function scale(c: Checker, v: unknown, p: string): Step | undefined {
+  if (!isObj(v)) return void c.err(p, 'must be { deployment, replicas, namespace? } or { nodePool, replicas }');
+  const replicas = v['replicas'];
+  if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) c.err(`${p}.replicas`, 'must be a whole number >= 0');
+  if (v['nodePool'] !== undefined) {
+    c.keys(v, p, ['nodePool', 'replicas']);
+    const nodePool = c.str(v['nodePool'], `${p}.nodePool`);
+    return nodePool && typeof replicas === 'number' ? { kind: 'scale', nodePool, replicas } : undefined;
+  }
+  c.keys(v, p, ['deployment', 'replicas', 'namespace']);
+  const deployment = c.str(v['deployment'], `${p}.deployment`);
+  return deployment && typeof replicas === 'number' ? { kind: 'scale', deployment, replicas, namespace: c.str(v['namespace'], `${p}.namespace`, false) ?? 'default' } : undefined;
 }
 
 function ice(c: Checker, v: unknown, p: string): Step | undefined {

@@ -110,6 +110,11 @@ export async function runScenario(sim: Simulation, scenario: Scenario, opts: Run
         await sim.kube.delete(s.resource as Kind, s.name, s.namespace ? { namespace: s.namespace } : {});
         return true;
       case 'scale':
+        if ('nodePool' in s) {
+          timeline.line(`scale nodepool/${s.nodePool} to ${s.replicas} replicas`);
+          await sim.kube.patch('NodePool', s.nodePool, { spec: { replicas: s.replicas } });
+          return true;
+        }
         timeline.line(`scale deployment/${s.deployment} to ${s.replicas} replicas`);
         await sim.kube.patch('Deployment', s.deployment, { spec: { replicas: s.replicas } }, { namespace: s.namespace });
         return true;

@@ -21,6 +21,15 @@ describe('feature scenarios', () => {
     expect(out).toMatch(/reached: nodes=1 \(want 1\), readyNodes=1 \(want 1\), nodeClaims=1 \(want 1\), runningPods=3 \(want 3\)/);
   });
 
+  it('static-nodepool: replicas kept through scaling (under limits.nodes), idleness and drift', async () => {
+    const out = await scenario('static-nodepool.yaml');
+    expect(out).toMatch(/reached: readyNodes=2 \(want 2\), nodeClaims=2 \(want 2\)/);
+    expect(out).toMatch(/expected and found: nodes=4 \(want 4\), nodeClaims=4 \(want 4\)/);
+    expect(out).toMatch(/expected and found: nodes=2 \(want 2\), nodeClaims=2 \(want 2\), driftedNodeClaims=0 \(want 0\)/);
+    expect(out.match(/is being disrupted \(Drifted\)/g)).toHaveLength(2);
+    expect(out).not.toMatch(/being disrupted \((Underutilized|Empty)\)/);
+  });
+
   it('default-spread: the default zone constraint from SCHEDULER_CONFIG spreads a Deployment over three zones', async () => {
     const out = await scenario('default-spread.yaml');
     expect(out).toMatch(/expected and found: nodes=3 \(want 3\), pendingPods=0 \(want 0\), zones of running pods=3 \(want 3\)/);

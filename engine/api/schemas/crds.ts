@@ -83,7 +83,7 @@ export function renderCrd(def: CrdDefinition): Record<string, unknown> {
         storage: true,
         additionalPrinterColumns: def.printerColumns.map((c) => ({ ...c })),
         schema: { openAPIV3Schema: toOpenApi({ ...objectSchema(def), properties: { ...objectSchema(def).properties, metadata: { type: 'object' } } }) },
-        subresources: { status: {} },
+        subresources: { ...(def.scale ? { scale: { ...def.scale } } : {}), status: {} },
       }],
     },
   };
