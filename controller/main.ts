@@ -3,7 +3,8 @@
 // controller list -> the runtime, plus the metrics and health endpoints. `karpenter-ts controller` runs it
 // against a cluster; the simulator (sim/) runs the same operator against a loopback one.
 import { KubeConfig } from '@kubernetes/client-node';
-import { DEFAULT_ENGINE_OPTIONS, type EC2NodeClass, type EngineOptions, type ProvisionSolver } from '../engine/index.ts';
+import { randomUUID } from 'node:crypto';
+import { createEngine, DEFAULT_ENGINE_OPTIONS, type ClusterEngine, type EC2NodeClass, type Engine, type EngineOptions } from '../engine/index.ts';
 import { withFence } from './cloudprovider/fence.ts';
 import { withMetrics } from './cloudprovider/metrics.ts';
 import type { CloudProvider } from './cloudprovider/types.ts';
@@ -11,6 +12,7 @@ import type { ControllerContext } from './controllers/context.ts';
 import type { DisruptionMethod } from './controllers/disruption/types.ts';
 import { newControllers, type ControllerSet } from './controllers/index.ts';
 import { Activity } from './operator/activity.ts';
+import { EventLoopLag } from './operator/eventloop.ts';
 import { observeKubeRequest } from './operator/clientmetrics.ts';
 import { realClock, type Clock, type Timer } from './operator/clock.ts';
 import { Recorder } from './operator/events.ts';
@@ -49,7 +51,11 @@ export interface OperatorDeps {
   readonly cloudProvider: CloudProviderFactory;
   readonly clock?: Clock;
   readonly log?: Logger;
-  readonly solver?: ProvisionSolver;
+  /**
+   * The engine the controllers decide on (a simulator or a test shares one between operators); default: the
+   * operator's own, with ENGINE_THREADS workers, closed when it stops.
+   */
+  readonly engine?: Engine;
   readonly informerBackoff?: Backoff;
   readonly disruptionMethods?: readonly DisruptionMethod[];
   /** Only these controllers (tests). */
@@ -139,13 +145,14 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   const defaults = options.schedulerConfig?.podTopologySpread?.defaultConstraints;
   if (defaults?.length) log.info({ defaultTopologySpreadConstraints: defaults }, 'scheduler-config is set: applying these default topology spread constraints during scheduling to pods that declare none of their own');
   const shared = { clock, kube, cluster, events, metrics, activity, options, log };
-  const controllers = controllerSet(deps, shared, cloudProvider, withFence(cloudProvider, fence));
+  const engine = operatorEngine(deps.engine);
+  const controllers = controllerSet(deps, shared, cloudProvider, withFence(cloudProvider, fence), engine);
   const runtime = new Runtime({
     clock, log, ...(deps.unsafeSkipCacheSync ? {} : { caches: informers }),
     onConflict: (controller) => metrics.reconcileConflicts.inc({ controller }), metrics,
   }, controllers.all);
   metrics.beforeScrape.push(() => runtime.observe());
-  const life: Life = { dead: false, provider: providerLifecycle(cloudProvider), gauges: syncGauges(clock, cluster, metrics) };
+  const life: Life = { dead: false, provider: providerLifecycle(cloudProvider), gauges: syncGauges(clock, cluster, metrics), engine, lag: eventLoopLag(metrics) };
   const elector = election ? leaderElector(deps, election, { clock, log, metrics, fence, runtime, life, kube: kubeClient(deps, { activity, onTimeout }) }) : undefined;
   if (election) {
     metrics.leaderElectionStatus.set({ name: election.name }, 0);
@@ -172,13 +179,13 @@ interface Shared {
   readonly log: Logger;
 }
 
-function controllerSet(deps: OperatorDeps, shared: Shared, cloudProvider: CloudProvider, fenced: CloudProvider): ControllerSet {
+function controllerSet(deps: OperatorDeps, shared: Shared, cloudProvider: CloudProvider, fenced: CloudProvider, engine: OperatorEngine): ControllerSet {
   const engineOptions = engineOptionsOf(shared.options);
   const contextFor = (name: string): ControllerContext => ({
     ...shared, engineOptions,
     log: shared.log.child({ controller: name }),
     cloudProvider: withMetrics(fenced, shared.metrics, name),
-    ...(deps.solver ? { solver: deps.solver } : {}),
+    engine: engine.cluster(name),
   });
   return newControllers(contextFor, {
     ...(cloudProvider.nodeClasses ? { nodeClasses: cloudProvider.nodeClasses } : {}),
@@ -190,6 +197,45 @@ function controllerSet(deps: OperatorDeps, shared: Shared, cloudProvider: CloudP
     repairPolicies: cloudProvider.repairPolicies().length,
     disableObservability: shared.options.disableClusterStateObservability,
   });
+}
+
+/** Worker threads of an operator's own engine: one per controller that decides (provisioning, disruption). */
+const ENGINE_THREADS = 2;
+
+interface OperatorEngine {
+  /** The controller's warm model of the cluster. */
+  cluster(controller: string): ClusterEngine;
+  close(): Promise<void>;
+}
+
+/**
+ * The operator's decisions: a warm cluster model per controller (provisioning and disruption decide at the
+ * same time, each on its own worker when there are two), on the given engine or one of its own.
+ */
+function operatorEngine(shared: Engine | undefined): OperatorEngine {
+  const engine = shared ?? createEngine({ threads: ENGINE_THREADS });
+  const id = randomUUID();
+  const models = new Map<string, ClusterEngine>();
+  return {
+    cluster(controller) {
+      let c = models.get(controller);
+      if (!c) models.set(controller, (c = engine.cluster(`${id}/${controller}`)));
+      return c;
+    },
+    async close() {
+      await Promise.all([...models.values()].map((c) => c.close()));
+      models.clear();
+      if (!shared) await engine.close();
+    },
+  };
+}
+
+/** karpenter_ts_event_loop_lag_seconds, from now on. */
+function eventLoopLag(metrics: Metrics): EventLoopLag {
+  const lag = new EventLoopLag();
+  metrics.watchEventLoop(lag);
+  lag.start();
+  return lag;
 }
 
 /** The cluster-state gauges, every 5 s. */
@@ -226,6 +272,8 @@ interface Life {
   dead: boolean;
   readonly provider: { start(): void; stop(): Promise<void> };
   readonly gauges: Timer;
+  readonly engine: OperatorEngine;
+  readonly lag: EventLoopLag;
 }
 
 interface ElectorParts {
@@ -297,6 +345,8 @@ function operatorHandle(p: HandleParts): Operator {
     async stop() {
       life.gauges.cancel();
       await runtime.stop();
+      await life.engine.close();
+      life.lag.stop();
       await life.provider.stop();
       await elector?.release();
       fence.shut('the controller stopped');
@@ -310,6 +360,8 @@ function operatorHandle(p: HandleParts): Operator {
       elector?.halt();
       life.gauges.cancel();
       runtime.halt();
+      void life.engine.close();
+      life.lag.stop();
       void life.provider.stop();
       informers.stop();
       for (const s of servers.splice(0)) void s.close();

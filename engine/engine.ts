@@ -1,46 +1,200 @@
-// An Engine: the engine's decisions on a worker pool. The controller, the what-if jobs and the benchmarks
-// create one and close it when done; `provision()` in provision.ts is the in-thread shortcut.
+// The Engine: the engine's decisions on a worker pool. The controller, the what-if command, the simulator and
+// the benchmarks create one and close it when done; nothing outside the engine decides in its own thread.
+//
+// A ClusterEngine (engine.cluster(name)) is a warm model of one cluster on one worker: each call ships what
+// changed since the model's last version (ModelMirror) and the worker applies it before it decides, so
+// objects that did not change are neither sent nor worked out again. Calls on a cluster run one at a time,
+// in order. A call that fails (a worker crash, a timeout) drops the model; the next call rebuilds it from
+// that call's snapshot. The Engine's own methods are one-off: a fresh model per call, sent in full.
+import type { LowerBound } from './bound/index.ts';
+import { ModelMirror, type DeltaStats, type PodRefs } from './cluster/delta.ts';
+import type { EngineOp, WireDisruptOptions, WireProvisionOptions } from './cluster/ops.ts';
+import type { NodeReport } from './disruption/explain.ts';
+import type { Command, Decision, DisruptOptions, DisruptResult } from './disruption/types.ts';
+import type { ValidationResult } from './disruption/validate.ts';
 import type { Pod, Snapshot } from './domain/types.ts';
-import { PooledSolver, SolverPool, type PoolOptions } from './pool/pool.ts';
-import { lowerBound, type LowerBound } from './bound/index.ts';
-import { provisionInput } from './model/input.ts';
-import { provision, type ProvisionOptions } from './solver/provision.ts';
 import type { ProvisionPlan } from './model/types.ts';
+import { pack } from './pool/codec.ts';
+import type { TaskReply } from './pool/engine.worker.ts';
+import { EnginePool, PoolError, type CallOptions, type PoolOptions } from './pool/pool.ts';
+import { WhatIfError } from './whatif/build.ts';
+import type { WhatIfJob } from './whatif/job.ts';
+import type { WhatIfReport } from './whatif/types.ts';
 
 export interface EngineConfig extends PoolOptions {
-  /**
-   * Wall-clock safety net of the solver's improvement phase per call, ms (default 20 s). The phase is budgeted by
-   * work (`improveWork`), so plans do not depend on the machine; a plan the safety net cut short says `truncated`.
-   */
-  readonly improveMs?: number;
-  /** Work budget of the improvement phase per call (default: the solver's DEFAULT_IMPROVE_WORK). */
-  readonly improveWork?: number;
   /** Per-call timeout, ms (default 60 s, Karpenter's solve timeout). */
   readonly timeoutMs?: number;
 }
 
-export interface Engine {
+/** Disruption options as the Engine takes them: deadlines in the worker's wall time instead of a clock. */
+export type EngineDisruptOptions = Omit<DisruptOptions, 'solver' | 'repackSolver' | 'caches' | 'elapsedMs'> & {
+  /** Karpenter's method timeouts and the repack's deadline count wall time (the controller); default: none. */
+  readonly deadlines?: boolean;
+};
+
+export interface EngineCallOptions {
+  readonly signal?: AbortSignal;
+}
+
+/** The decisions of one cluster. */
+export interface ClusterDecisions {
+  provision(s: Snapshot, pending: readonly Pod[], opts?: WireProvisionOptions & EngineCallOptions): Promise<ProvisionPlan>;
+  disrupt(s: Snapshot, opts?: EngineDisruptOptions & EngineCallOptions): Promise<DisruptResult>;
+  validate(s: Snapshot, decision: Decision | Command, opts?: EngineDisruptOptions & EngineCallOptions): Promise<ValidationResult>;
+  explainNode(s: Snapshot, node: string, opts?: EngineDisruptOptions & EngineCallOptions): Promise<NodeReport>;
   /** The LP lower bound on the $/h of new capacity for these pods (engine/bound). */
-  lowerBound(s: Snapshot, pods: readonly Pod[], opts?: { signal?: AbortSignal; timeLimitSec?: number; wellKnownLabels?: ReadonlySet<string> }): Promise<LowerBound>;
-  provision(s: Snapshot, pending: readonly Pod[], opts?: ProvisionOptions & { signal?: AbortSignal }): Promise<ProvisionPlan>;
-  readonly pool: SolverPool;
+  lowerBound(s: Snapshot, pods: readonly Pod[], opts?: { readonly timeLimitSec?: number; readonly wellKnownLabels?: ReadonlySet<string> } & EngineCallOptions): Promise<LowerBound>;
+}
+
+/** A warm model of one cluster on one worker. */
+export interface ClusterEngine extends ClusterDecisions {
+  readonly name: string;
+  /** What the last call shipped to the model. */
+  lastShipped(): DeltaStats | undefined;
+  /** Forgets the model here and in its worker (the next call sends everything). */
   close(): Promise<void>;
 }
 
+export interface Engine extends ClusterDecisions {
+  /** A warm model of a cluster (one per name). */
+  cluster(name: string): ClusterEngine;
+  /** A what-if report (engine/whatif) on a worker; `onProgress` hears how far it is. */
+  whatIf(job: WhatIfJob, opts?: EngineCallOptions & { readonly onProgress?: (fraction: number, stage: string) => void }): Promise<WhatIfReport>;
+  readonly pool: EnginePool;
+  close(): Promise<void>;
+}
+
+function wireDisrupt(o: EngineDisruptOptions & EngineCallOptions = {}): WireDisruptOptions {
+  const { signal: _signal, ...rest } = o;
+  return rest;
+}
+
+function wireProvision(o: WireProvisionOptions & EngineCallOptions = {}): WireProvisionOptions {
+  const { signal: _signal, ...rest } = o;
+  return rest;
+}
+
+/** An operation, given how to name pods to the model. */
+type OpOf = (refs: (pods: readonly Pod[]) => PodRefs) => EngineOp;
+
+type BoundOptions = { readonly timeLimitSec?: number; readonly wellKnownLabels?: ReadonlySet<string> } & EngineCallOptions;
+
+const ops = {
+  provision: (pending: readonly Pod[], o?: WireProvisionOptions & EngineCallOptions): OpOf => (refs) => ({ op: 'provision', pending: refs(pending), opts: wireProvision(o) }),
+  disrupt: (o?: EngineDisruptOptions & EngineCallOptions): OpOf => () => ({ op: 'disrupt', opts: wireDisrupt(o) }),
+  validate: (decision: Decision | Command, o?: EngineDisruptOptions & EngineCallOptions): OpOf => () => ({ op: 'validate', decision, opts: wireDisrupt(o) }),
+  explainNode: (node: string, o?: EngineDisruptOptions & EngineCallOptions): OpOf => () => ({ op: 'explainNode', node, opts: wireDisrupt(o) }),
+  lowerBound: (pods: readonly Pod[], o: BoundOptions): OpOf => (refs) => ({
+    op: 'lowerBound', pods: refs(pods),
+    opts: { ...(o.timeLimitSec !== undefined ? { timeLimitSec: o.timeLimitSec } : {}), ...(o.wellKnownLabels ? { wellKnownLabels: o.wellKnownLabels } : {}) },
+  }),
+};
+
+/** The reply's value, or the worker's error as an Error here. */
+function valueOf<T>(reply: TaskReply, what: string): T {
+  if (reply.ok) return reply.value as T;
+  if ('stale' in reply) throw new PoolError(`${what}: the model was out of date (${reply.message})`);
+  const e = reply.error.name === 'WhatIfError' ? new WhatIfError(reply.error.message) : new Error(`${what}: ${reply.error.message}`);
+  if (reply.error.stack && !(e instanceof WhatIfError)) e.stack = `${e.stack}\n    in the engine worker: ${reply.error.stack}`;
+  throw e;
+}
+
+let oneOffs = 0;
+
 export function createEngine(config: EngineConfig = {}): Engine {
-  const pool = new SolverPool(config);
+  const pool = new EnginePool(config);
+  const timeoutMs = config.timeoutMs ?? 60_000;
+  const clusters = new Map<string, ClusterEngine>();
+
+  /** One operation on a one-off model: everything sent, the model dropped after. */
+  async function oneOff<T>(s: Snapshot, op: OpOf, extra: readonly Pod[], signal?: AbortSignal): Promise<T> {
+    const { delta, refs } = new ModelMirror().diff(s, extra);
+    const body = { kind: 'op' as const, model: `one-off-${++oneOffs}`, keep: false, delta: pack(delta), op: pack(op(refs)) };
+    const reply = await pool.run(body, {}, { transfer: [body.delta, body.op], timeoutMs, ...(signal ? { signal } : {}) });
+    return valueOf<T>(reply, body.model);
+  }
+
+  const decisions: ClusterDecisions = {
+    provision: (s, pending, o) => oneOff(s, ops.provision(pending, o), pending, o?.signal),
+    disrupt: (s, o) => oneOff(s, ops.disrupt(o), [], o?.signal),
+    validate: (s, d, o) => oneOff(s, ops.validate(d, o), [], o?.signal),
+    explainNode: (s, node, o) => oneOff(s, ops.explainNode(node, o), [], o?.signal),
+    lowerBound: (s, pods, o = {}) => oneOff(s, ops.lowerBound(pods, o), pods, o.signal),
+  };
+
   return {
+    ...decisions,
     pool,
-    provision(s, pending, opts = {}) {
-      const solver = opts.solver ?? new PooledSolver(pool, {
-        ...(config.improveMs !== undefined ? { improveMs: config.improveMs } : {}),
-        ...(config.improveWork !== undefined ? { improveWork: config.improveWork } : {}),
-        timeoutMs: config.timeoutMs ?? 60_000,
-        ...(opts.signal ? { signal: opts.signal } : {}),
-      });
-      return provision(s, pending, { ...opts, solver });
+    cluster(name) {
+      let c = clusters.get(name);
+      if (!c) clusters.set(name, (c = clusterEngine(name, pool, timeoutMs, () => clusters.delete(name))));
+      return c;
     },
-    lowerBound: (s, pods, opts = {}) => lowerBound(provisionInput(s, pods, opts.wellKnownLabels ? { wellKnownLabels: opts.wellKnownLabels } : {}), pool, opts),
-    close: () => pool.close(),
+    async whatIf(job, opts = {}) {
+      const { port1, port2 } = opts.onProgress ? new MessageChannel() : { port1: undefined, port2: undefined };
+      if (port1) port1.onmessage = (e: MessageEvent<{ fraction: number; stage: string }>) => opts.onProgress!(e.data.fraction, e.data.stage);
+      const body = { kind: 'whatIf' as const, job: pack(job), ...(port2 ? { port: port2 } : {}) };
+      try {
+        const reply = await pool.run(body as never, {}, { transfer: [body.job, ...(port2 ? [port2] : [])], ...(opts.signal ? { signal: opts.signal } : {}) });
+        return valueOf<WhatIfReport>(reply, 'what-if');
+      } finally {
+        port1?.close();
+      }
+    },
+    async close() {
+      await Promise.all([...clusters.values()].map((c) => c.close().catch(() => {})));
+      await pool.close();
+    },
+  };
+}
+
+/** A warm model's caller side: its mirror, and a queue so its calls run one at a time. */
+function clusterEngine(name: string, pool: EnginePool, timeoutMs: number, onClose: () => void): ClusterEngine {
+  const mirror = new ModelMirror();
+  let tail: Promise<unknown> = Promise.resolve();
+  let shipped: DeltaStats | undefined;
+
+  async function call<T>(s: Snapshot, op: OpOf, extra: readonly Pod[], signal?: AbortSignal): Promise<T> {
+    const { delta, commit, refs, stats } = mirror.diff(s, extra);
+    const body = { kind: 'op' as const, model: name, keep: true, delta: pack(delta), op: pack(op(refs)) };
+    shipped = { ...stats, bytes: body.delta.byteLength };
+    try {
+      const reply = await pool.run(body, { model: name }, { transfer: [body.delta, body.op], timeoutMs, ...(signal ? { signal } : {}) });
+      if (!reply.ok && 'stale' in reply) {
+        mirror.reset();
+        return await call<T>(s, op, extra, signal);
+      }
+      commit();
+      return valueOf<T>(reply, `cluster ${name}`);
+    } catch (e) {
+      // The worker died or the call was cut short: its model is lost or half-updated; start it over next time.
+      mirror.reset();
+      throw e;
+    }
+  }
+
+  /** Calls run in order, each after the previous settled. */
+  function queued<T>(s: Snapshot, op: OpOf, extra: readonly Pod[], signal?: AbortSignal): Promise<T> {
+    const run = tail.then(() => call<T>(s, op, extra, signal));
+    tail = run.catch(() => {});
+    return run;
+  }
+
+  return {
+    name,
+    lastShipped: () => shipped,
+    provision: (s, pending, o) => queued(s, ops.provision(pending, o), pending, o?.signal),
+    disrupt: (s, o) => queued(s, ops.disrupt(o), [], o?.signal),
+    validate: (s, d, o) => queued(s, ops.validate(d, o), [], o?.signal),
+    explainNode: (s, node, o) => queued(s, ops.explainNode(node, o), [], o?.signal),
+    lowerBound: (s, pods, o = {}) => queued(s, ops.lowerBound(pods, o), pods, o.signal),
+    async close() {
+      onClose();
+      await tail;
+      mirror.reset();
+      // The drop goes to the model's worker (routed by name), then no worker owns the name.
+      await pool.run({ kind: 'drop', model: name }, { model: name }).catch(() => {});
+      pool.forget(name);
+    },
   };
 }

@@ -1,4 +1,7 @@
-// The engine's public surface: the only module controller/, cli/ and bench/ import.
+// The engine's public surface: the only module controller/, sim/ and cli/ import. It has the domain, the
+// parsers and validation, the catalog, the disruption and what-if data, and createEngine: decisions run on
+// the Engine's worker pool. What runs decisions in the calling thread is in local.ts (workers, benchmarks,
+// tests); scripts/lint-layers.mjs keeps it out of this surface.
 export * from './domain/types.ts';
 export * from './domain/resources.ts';
 export * from './domain/quantity.ts';
@@ -10,11 +13,8 @@ export { nextAfter, parseCron, scheduleActive, CronError, type CronResult, type 
 export * from './disruption/index.ts';
 export * from './domain/money.ts';
 export { incompatibleNodePools, provisionInput, snapshotOf, type IncompatibleNodePool } from './model/input.ts';
-export { provision, type ProvisionOptions } from './solver/provision.ts';
 export type { InstanceTypeOption, NewNodeClaimPlan, PodError, ProvisionInput, ProvisionPlan, ProvisionSolver } from './model/types.ts';
-export { solveReference } from './solver/reference/scheduler.ts';
-export { ModelCaches, type CacheStats } from './model/caches.ts';
-export { WasmSolver, type WasmSolverOptions } from './solver/wasm.ts';
+export type { CacheStats } from './model/caches.ts';
 export { verifyPlan, type Violation } from './verify/verify.ts';
 // The AWS provider's launch-time filters (engine/launch/filter.ts): the launch path and the planner share them.
 export {
@@ -31,15 +31,17 @@ export {
 export { defaultSelector, withDefaultSpread } from './scheduling/defaultspread.ts';
 export { tolerates, toleratesAll, firstUntolerated, formatTaint, isKnownEphemeralTaint } from './scheduling/taints.ts';
 export { selectorMatches, isTerminal, isTerminating, isActive, isOwnedByDaemonSet, isMirrorPod, podKey } from './scheduling/pods.ts';
-export { createEngine, type Engine, type EngineConfig } from './engine.ts';
-export { PooledSolver, SolverPool, PoolError, inThreadLp, type PoolOptions, type CallOptions, type LpSolver } from './pool/pool.ts';
+export {
+  createEngine, type ClusterDecisions, type ClusterEngine, type Engine, type EngineCallOptions, type EngineConfig, type EngineDisruptOptions,
+} from './engine.ts';
+export type { DeltaStats } from './cluster/delta.ts';
+export { PoolError, type EnginePool, type PoolOptions, type CallOptions } from './pool/pool.ts';
 export { moduleUrl, workerModule, type WorkerModule } from './pool/module-url.ts';
 // The requirement algebra as a namespace (its add/get/has would collide with resources.ts), for the
 // controller's cloud providers, which build instance-type requirements and check launch compatibility.
 export * as reqs from './scheduling/requirements.ts';
 export { ABI_VERSION } from '../solver-as/abi.ts';
-export { lowerBound, type LowerBound } from './bound/index.ts';
-export { buildBoundModel, type BoundModel } from './bound/model.ts';
+export type { LowerBound } from './bound/index.ts';
 export { fromLabels, fromSelectorRequirements, intersects, singleValueLabels } from './scheduling/requirements.ts';
 // What-if reports (engine/whatif): snapshots in, plans, costs and explanations out.
 export * from './whatif/index.ts';

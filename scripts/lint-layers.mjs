@@ -13,8 +13,12 @@
 // - controller/ reaches the engine only through engine/index.ts and never imports solver-as/, sim/, bench/ or cli/
 //   (it holds only what runs in production).
 // - sim/ (the simulator) reaches the engine only through engine/index.ts and never imports cli/, bench/ or test/.
-// - bench/ imports engine/index.ts and test/fixtures only (plus its own files); bench/controller/ (the
-//   controller benchmark, which runs the real controller against the simulator) may also import sim/.
+// - cli/ reaches the engine only through engine/index.ts too.
+// - engine/index.ts exports no decision that runs in the calling thread (the solvers, provision, disrupt,
+//   validate, the bound, what-if, ...): controller/, sim/ and cli/ decide through createEngine's worker pool.
+//   Those live in engine/local.ts, for the workers, benchmarks and tests.
+// - bench/ imports engine/index.ts, engine/local.ts and test/fixtures only (plus its own files); bench/controller/
+//   (the controller benchmark, which runs the real controller against the simulator) may also import sim/.
 // - nothing outside test code imports test/ (except bench -> test/fixtures).
 // Exits 1 with one line per violation.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -91,7 +95,7 @@ function check(file) {
       continue;
     }
     if (layer === 'bench' && !isTest(rel)) {
-      const okEngine = target === join('engine', 'index.ts');
+      const okEngine = target === join('engine', 'index.ts') || target === join('engine', 'local.ts');
       const okFixtures = target && target.startsWith(join('test', 'fixtures'));
       // The controller benchmark runs the real controller against the simulator: it alone may use sim/
       // (which brings the controller with it); it never imports controller/ directly.
@@ -103,6 +107,7 @@ function check(file) {
     }
     if ((layer === 'cli' || layer === 'scripts') && !isTest(rel)) {
       if (isRel && tLayer === 'test') report(`imports ${spec}: ${layer}/ must not import test/`);
+      if (layer === 'cli' && isRel && tLayer === 'engine' && target !== join('engine', 'index.ts')) report(`imports ${spec}: cli/ reaches the engine only through engine/index.ts`);
     }
   }
 
@@ -116,6 +121,47 @@ function check(file) {
     if (/\bprocess\.(env|argv|stdout|stderr|exit)\b/.test(code)) report('touches the process: the engine gets its options as arguments');
   }
 }
+
+/**
+ * Value names a module exports, following `export * from` and `export { ... } from` (type-only exports are
+ * left out: a type decides nothing).
+ */
+function exportedValues(file, seen = new Set()) {
+  if (seen.has(file)) return new Set();
+  seen.add(file);
+  const code = stripComments(readFileSync(file, 'utf8'));
+  const out = new Set();
+  for (const m of code.matchAll(/(?:^|\n)\s*export\s+(?:declare\s+)?(?:async\s+)?(?:function\*?|class|const|let|var|enum)\s+([A-Za-z_$][\w$]*)/g)) out.add(m[1]);
+  for (const m of code.matchAll(/(?:^|\n)\s*export\s+\*\s+as\s+([A-Za-z_$][\w$]*)\s+from/g)) out.add(m[1]);
+  for (const m of code.matchAll(/(?:^|\n)\s*export\s+\*\s+from\s*['"]([^'"]+)['"]/g)) {
+    for (const n of exportedValues(resolve(dirname(file), m[1]), seen)) out.add(n);
+  }
+  for (const m of code.matchAll(/(?:^|\n)\s*export\s+(type\s+)?\{([^}]*)\}/g)) {
+    if (m[1]) continue;
+    for (const part of m[2].split(',')) {
+      const item = part.trim();
+      if (!item || item.startsWith('type ')) continue;
+      out.add(item.split(/\s+as\s+/).pop().trim());
+    }
+  }
+  return out;
+}
+
+/** In-thread decisions: engine/local.ts has them; the public surface must not. */
+const IN_THREAD = [
+  'provision', 'WasmSolver', 'solveReference', 'disrupt', 'validate', 'explainNode', 'planRepack', 'computeConsolidation', 'simulate',
+  'lowerBound', 'buildBoundModel', 'inThreadLp', 'whatIf', 'inThreadEngine', 'runWhatIfJob', 'ClusterModel', 'ModelMirror', 'ModelCaches',
+  'encodeProvision', 'decodeProvision', 'EnginePool', 'SolverPool', 'PooledSolver',
+];
+
+function checkPublicSurface() {
+  const surface = exportedValues(join(root, 'engine', 'index.ts'));
+  for (const name of IN_THREAD) {
+    if (surface.has(name)) problems.push(`engine/index.ts: exports ${name}, which decides in the calling thread; it belongs in engine/local.ts (controller/, sim/ and cli/ decide through createEngine)`);
+  }
+}
+
+checkPublicSurface();
 
 for (const dir of ['solver-as', 'engine', 'controller', 'sim', 'cli', 'bench', 'scripts']) {
   try {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
+import { cliEngine } from '../cli/engine.ts';
 import { runJob } from '../cli/whatif/job.ts';
 import { renderHtml } from '../cli/whatif/render-html.ts';
 
@@ -16,7 +17,8 @@ const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const OUT = join(ROOT, 'docs/img');
 
 async function main(): Promise<void> {
-  const r = await runJob({ index: 0, snapshot: 'examples/snapshots/inflate.msgpack', exact: false, defaultNow: 0, cwd: ROOT, variant: {} });
+  const engine = await cliEngine(1);
+  const r = await runJob({ index: 0, snapshot: 'examples/snapshots/inflate.msgpack', exact: false, defaultNow: 0, cwd: ROOT, variant: {} }, engine).finally(() => engine.close());
   if (!r.ok) throw new Error(r.error);
   const dir = mkdtempSync(join(tmpdir(), 'karpenter-ts-shots-'));
   const page = join(dir, 'report.html');

@@ -7,7 +7,7 @@
 //   await sim.clock.advanceUntil(() => ..., 120_000);
 //   await sim.close();
 import type { KubeConfig } from '@kubernetes/client-node';
-import { parseDocuments, parseEC2NodeClass, toNodeClass, type EC2NodeClass } from '../engine/index.ts';
+import { parseDocuments, parseEC2NodeClass, toNodeClass, type EC2NodeClass, type Engine } from '../engine/index.ts';
 import { addCapacityReservation, simNetwork, type SimNetwork } from './cloud/network.ts';
 import { SimCloudProvider } from './cloud/provider.ts';
 import type { CloudProvider } from '../controller/cloudprovider/types.ts';
@@ -16,6 +16,7 @@ import { newLogger, type Logger } from '../controller/operator/logger.ts';
 import { resolveOptions, type LogLevel } from '../controller/operator/options.ts';
 import { KINDS, KubeClient, type KubeObject, type Kind } from '../controller/operator/kube.ts';
 import { manualClock, type SimClock } from './clock.ts';
+import { simulationEngine } from './engine.ts';
 import { startSimCluster, type SimCluster } from './cluster/cluster.ts';
 import type { KubeletDelays } from './cluster/kubelet.ts';
 import { installAdmission } from './admission.ts';
@@ -51,6 +52,8 @@ export interface SimulationOptions {
   readonly cloud?: (cp: CloudProvider) => CloudProvider;
   /** Capacity reservations in the simulated account (EC2NodeClasses select them with capacityReservationSelectorTerms). */
   readonly capacityReservations?: readonly SimReservationSpec[];
+  /** The engine the replicas decide on (default: the process's shared simulation engine, sim/engine.ts). */
+  readonly engine?: Engine;
 }
 
 /** A capacity reservation as a scenario declares it. */
@@ -198,7 +201,7 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
     const options = resolveOptions([], {}, { ...baseOverrides, ...(o.options ?? {}) });
     const name = o.name ?? o.leaderElection?.identity ?? `replica-${replicas.length + 1}`;
     const op = await newOperator({
-      options, clock, log: first ? log : log.child({ replica: name }), kubeConfig: o.kubeConfig ?? cluster.kubeConfig(),
+      options, clock, log: first ? log : log.child({ replica: name }), kubeConfig: o.kubeConfig ?? cluster.kubeConfig(), engine: opts.engine ?? simulationEngine(),
       ...(opts.only ? { only: opts.only } : {}), ...(opts.informerBackoff ? { informerBackoff: opts.informerBackoff } : {}),
       ...(o.leaderElection ? { leaderElection: o.leaderElection } : {}), ...(o.unsafeSkipCacheSync ? { unsafeSkipCacheSync: true } : {}),
       cloudProvider: () => {

@@ -1,16 +1,17 @@
 // Work the simulator does before its clock starts, so it does not show up as simulated time: building
-// the instance catalog for each EC2NodeClass a scenario applies, and one small solve per NodePool (which
-// compiles the WebAssembly solver). Objects that do not parse are left for the apply step to report.
+// the instance catalog for each EC2NodeClass a scenario applies, and one small solve per NodePool on the
+// engine (which starts its workers and warms the solver in them). Objects that do not parse are left for
+// the apply step to report.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import {
-  DEFAULT_ENGINE_OPTIONS, ec2InstanceTypes, parseDocuments, parseEC2NodeClass, parseNodePool, parsePod, provision,
-  type InstanceType, type NodePool,
+  DEFAULT_ENGINE_OPTIONS, ec2InstanceTypes, parseDocuments, parseEC2NodeClass, parseNodePool, parsePod,
+  type Engine, type InstanceType, type NodePool,
 } from '../engine/index.ts';
 import { capacitySettingsOf } from './cloud/nodeclass.ts';
 import type { Scenario } from './scenario/format.ts';
 
-export async function warmUp(scenario: Scenario, baseDir: string, region: string): Promise<void> {
+export async function warmUp(scenario: Scenario, baseDir: string, region: string, engine: Engine): Promise<void> {
   const types = new Map<string, InstanceType[]>();
   const pools: NodePool[] = [];
   for (const s of scenario.steps) {
@@ -31,6 +32,6 @@ export async function warmUp(scenario: Scenario, baseDir: string, region: string
   if (!pod.ok) return;
   for (const pool of pools) {
     const its = types.get(pool.template.nodeClassRef.name) ?? ec2InstanceTypes({ region });
-    await provision({ now: 0, nodePools: [pool], nodeClasses: [], instanceTypes: new Map([[pool.name, its]]), nodes: [], pendingPods: [], daemonSets: [], pdbs: [], options: DEFAULT_ENGINE_OPTIONS }, [pod.value]);
+    await engine.provision({ now: 0, nodePools: [pool], nodeClasses: [], instanceTypes: new Map([[pool.name, its]]), nodes: [], pendingPods: [], daemonSets: [], pdbs: [], options: DEFAULT_ENGINE_OPTIONS }, [pod.value]);
   }
 }

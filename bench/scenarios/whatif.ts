@@ -1,8 +1,7 @@
 // What-if scenarios for the pool benchmark: a seeded fragmented cluster (nodes of mixed types in three
 // Seoul zones, half full of generic pods) plus some pending pods, under the guide's default NodePool.
-// runScenario() is a pool task: the worker builds the snapshot from the seed (so only a few numbers cross
-// threads) and runs the whole what-if (provisioning, provisional consolidation, LP bound) in its thread.
-import { inThreadEngine, whatIf, type Built, type InstanceType, type StateNode, type WhatIfEngine } from '../../engine/index.ts';
+// runScenario() runs one through the engine's whatIf (provisioning, consolidation, LP bound) on a worker.
+import type { Built, Engine, InstanceType, StateNode } from '../../engine/index.ts';
 import { snapshot, stateNode } from '../../test/fixtures/builders.ts';
 import { catalog, genericPods, guideDefaultNodePool, REGION } from './generic.ts';
 import { mulberry32, pick } from './random.ts';
@@ -45,10 +44,8 @@ export function scenario(input: ScenarioInput): Built {
   return { snapshot: s, region: REGION, catalog: byName, warnings: [] };
 }
 
-let engine: WhatIfEngine | undefined;
-
-/** Pool task: one scenario through whatIf (Karpenter's exact algorithm: no time-boxed phase). */
-export async function runScenario(input: ScenarioInput): Promise<ScenarioResult> {
-  const r = await whatIf({ built: scenario(input), sources: [`seed-${input.seed}`], options: { mode: 'consolidate', exact: true } }, (engine ??= inThreadEngine()));
+/** One scenario through the engine's whatIf (Karpenter's exact algorithm). */
+export async function runScenario(engine: Engine, input: ScenarioInput): Promise<ScenarioResult> {
+  const r = await engine.whatIf({ built: scenario(input), sources: [`seed-${input.seed}`], mode: 'consolidate', exact: true });
   return { seed: input.seed, costPerHourBefore: r.costPerHourBefore, costPerHourAfter: r.costPerHourAfter, moves: r.moves.length };
 }

@@ -2,7 +2,8 @@
 // catalog with the solver, the planned NodeClaims become running nodes, then a seeded share of the pods is
 // deleted (as after a scale-in), leaving many half-empty nodes.
 import type { InstanceType, NodePool, Pod, Snapshot, StateNode } from '../../engine/index.ts';
-import { DEFAULT_ENGINE_OPTIONS, ec2InstanceTypes, launchedNode, mulberry32, provision, type ProvisionSolver } from '../../engine/index.ts';
+import { DEFAULT_ENGINE_OPTIONS, ec2InstanceTypes, launchedNode, mulberry32, type ProvisionSolver } from '../../engine/index.ts';
+import { provision } from '../../engine/local.ts';
 import { nodePool, pod } from '../../test/fixtures/builders.ts';
 
 

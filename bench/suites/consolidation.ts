@@ -3,9 +3,12 @@
 // command per loop until they find nothing; "repack" runs the global repack until it finds nothing;
 // "karpenter+repack" runs the repack after Karpenter's methods stopped. Every row carries the cost before,
 // after Karpenter's methods, after this engine, and the wall time to the full plan (all loops, solver included;
-// the controller's 15 s validation waits and node launches are not part of it).
-import type { DisruptOptions, LoopState, ProvisionSolver, Snapshot } from '../../engine/index.ts';
-import { applyCommand, createEngine, disrupt, INITIAL_LOOP_STATE, ModelCaches, WasmSolver, type Engine } from '../../engine/index.ts';
+// the controller's 15 s validation waits and node launches are not part of it). Decisions are made as the
+// controller makes them: on an Engine's worker, over a warm cluster model that each loop updates with what
+// the last command changed.
+import type { ClusterEngine, EngineDisruptOptions, LoopState, Snapshot } from '../../engine/index.ts';
+import { applyCommand, createEngine, INITIAL_LOOP_STATE, type Engine } from '../../engine/index.ts';
+import { WasmSolver } from '../../engine/local.ts';
 import { clusterCost, fragmentedCluster, type Scenario } from './consolidation-scenarios.ts';
 
 export interface BenchRow {
@@ -37,8 +40,8 @@ interface Outcome {
   readonly converged: boolean;
 }
 
-/** Runs disrupt() and applies its decision (with any repack follow-ups) until it finds nothing. */
-async function untilStop(start: Snapshot, opts: DisruptOptions, capMs: number): Promise<Outcome> {
+/** Runs disrupt() on a warm model and applies its decision (with any repack follow-ups) until it finds nothing. */
+async function untilStop(cluster: ClusterEngine, start: Snapshot, opts: EngineDisruptOptions, capMs: number): Promise<Outcome> {
   const t0 = performance.now();
   let s = start;
   let state: LoopState = INITIAL_LOOP_STATE;
@@ -48,7 +51,7 @@ async function untilStop(start: Snapshot, opts: DisruptOptions, capMs: number): 
   for (;;) {
     if (performance.now() - t0 > capMs) return { after: s, ms: performance.now() - t0, loops, commands, converged: false };
     loops++;
-    const r = await disrupt(s, { ...opts, state, consolidationState: version, elapsedMs: () => performance.now() });
+    const r = await cluster.disrupt(s, { ...opts, state, consolidationState: version, deadlines: true });
     state = r.state;
     const d = r.decision;
     // A no-op after a timeout is not "nothing to do": Karpenter would keep looping (at scale, forever).
@@ -74,18 +77,20 @@ async function boundOf(engine: Engine, s: Snapshot): Promise<number> {
   return b.perHour;
 }
 
-async function scenarioRows(sc: Scenario, solver: ProvisionSolver, engine: Engine, capMs: number, log: (m: string) => void): Promise<BenchRow[]> {
-  // One cache set per scenario, as a controller's warm cluster model keeps across its decisions.
-  const base = { solver, repackDeadlineMs: 30_000, caches: new ModelCaches() } satisfies DisruptOptions;
+async function scenarioRows(sc: Scenario, engine: Engine, capMs: number, log: (m: string) => void): Promise<BenchRow[]> {
+  const base = { repackDeadlineMs: 30_000 } satisfies EngineDisruptOptions;
+  // One warm model per scenario, as a controller keeps across its decisions (each run starts from its own snapshot).
+  const cluster = engine.cluster(sc.name);
   const before = clusterCost(sc.snapshot);
   const bound = await boundOf(engine, sc.snapshot);
   log(`${sc.name}: ${managed(sc.snapshot)} nodes, ${sc.pods} pods, $${before.toFixed(2)}/h, lower bound $${bound.toFixed(2)}/h`);
-  const karpenter = await untilStop(sc.snapshot, { ...base, repack: 'off' }, capMs);
+  const karpenter = await untilStop(cluster, sc.snapshot, { ...base, repack: 'off' }, capMs);
   const kCost = clusterCost(karpenter.after);
   log(`  karpenter: ${managed(karpenter.after)} nodes, $${kCost.toFixed(2)}/h, ${karpenter.loops} loops, ${(karpenter.ms / 1000).toFixed(1)} s${karpenter.converged ? '' : ' (capped)'}`);
-  const repack = await untilStop(sc.snapshot, { ...base, repack: 'only' }, capMs);
+  const repack = await untilStop(cluster, sc.snapshot, { ...base, repack: 'only' }, capMs);
   log(`  repack: ${managed(repack.after)} nodes, $${clusterCost(repack.after).toFixed(2)}/h, ${repack.loops} loops, ${(repack.ms / 1000).toFixed(1)} s`);
-  const both = await untilStop(karpenter.after, { ...base, repack: 'only' }, capMs);
+  const both = await untilStop(cluster, karpenter.after, { ...base, repack: 'only' }, capMs);
+  await cluster.close();
   log(`  karpenter+repack: ${managed(both.after)} nodes, $${clusterCost(both.after).toFixed(2)}/h, +${(both.ms / 1000).toFixed(1)} s`);
   const row = (engine: string, o: Outcome, extraMs = 0): BenchRow => ({
     suite: 'consolidation',
@@ -123,7 +128,7 @@ export async function run(opts: { json: boolean; quick: boolean; sizes?: readonl
       // The seed follows the size's place in the full list, so `--sizes 1000` builds the same cluster as a full run.
       const at = all.indexOf(n);
       const sc = await fragmentedCluster(n, 20_261_129 + (at >= 0 ? at : n), solver);
-      rows.push(...(await scenarioRows(sc, solver, engine, capMs, log)));
+      rows.push(...(await scenarioRows(sc, engine, capMs, log)));
     }
   } finally {
     await engine.close();

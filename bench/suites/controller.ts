@@ -7,9 +7,8 @@
 import { bigClusterScenarios, provisionEmpty, type ControllerRow } from '../controller/scenarios.ts';
 
 export async function run(opts: { json: boolean; quick: boolean; sizes?: readonly number[] }): Promise<ControllerRow[]> {
-  const log = (m: string) => {
-    if (!opts.json) process.stderr.write(`${m}\n`);
-  };
+  // Progress on stderr, with --json too (stdout carries only the rows): a full run takes a long while.
+  const log = (m: string) => process.stderr.write(`${m}\n`);
   const o = { quick: opts.quick, log };
   const rows: ControllerRow[] = [];
   rows.push(await provisionEmpty(o));

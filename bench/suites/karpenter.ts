@@ -3,7 +3,8 @@
 // Ignore. Karpenter's algorithm (the wasm solver without its improvement phase) must produce the node
 // counts of §5.6; the reference solver (the same algorithm in TypeScript) runs on the smaller sizes for the
 // speed ratio. Each timing is one full call: encode, solve, decode, on one core.
-import { DEFAULT_ENGINE_OPTIONS, solveReference, WasmSolver, type ProvisionInput, type ProvisionPlan } from '../../engine/index.ts';
+import { DEFAULT_ENGINE_OPTIONS, type ProvisionInput, type ProvisionPlan } from '../../engine/index.ts';
+import { solveReference, WasmSolver } from '../../engine/local.ts';
 import { measure } from '../measure.ts';
 import type { BenchRow } from '../report.ts';
 import { diversePods, karpenterInput, preferencePods } from '../scenarios/karpenter.ts';

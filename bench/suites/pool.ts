@@ -1,17 +1,16 @@
-// `npm run bench -- pool`: what-if jobs in the worker pool, 64 seeded scenarios (bench/scenarios/whatif.ts:
-// a fragmented cluster plus pending pods, consolidate mode, Karpenter's exact algorithm so no phase is
-// time-boxed) on 1 worker and on 2. Each row is the wall time of the whole batch after a warm-up that
-// loads the task module in every worker; `speedup` is 1-worker time over this row's time.
-import { SolverPool } from '../../engine/index.ts';
+// `npm run bench -- pool`: what-if jobs on the engine's workers, 64 seeded scenarios (bench/scenarios/whatif.ts:
+// a fragmented cluster plus pending pods, consolidate mode, Karpenter's exact algorithm) on 1 worker and on 2.
+// Each row is the wall time of the whole batch after a warm-up that starts every worker; `speedup` is
+// 1-worker time over this row's time.
+import { createEngine, type Engine } from '../../engine/index.ts';
 import type { BenchRow } from '../report.ts';
-import type { ScenarioInput, ScenarioResult } from '../scenarios/whatif.ts';
+import { runScenario, type ScenarioInput, type ScenarioResult } from '../scenarios/whatif.ts';
 import type { SuiteOptions } from './solver.ts';
 
-const TASK = new URL('../scenarios/whatif.ts', import.meta.url).href;
 const REPEATS = 3;
 
-async function batch(pool: SolverPool, inputs: readonly ScenarioInput[]): Promise<ScenarioResult[]> {
-  return Promise.all(inputs.map((i) => pool.runTask<ScenarioResult>(TASK, 'runScenario', i)));
+async function batch(engine: Engine, inputs: readonly ScenarioInput[]): Promise<ScenarioResult[]> {
+  return Promise.all(inputs.map((i) => runScenario(engine, i)));
 }
 
 export async function run(opts: SuiteOptions): Promise<BenchRow[]> {
@@ -21,7 +20,7 @@ export async function run(opts: SuiteOptions): Promise<BenchRow[]> {
   let base: number | undefined;
   let reference: string | undefined;
   for (const threads of [1, 2]) {
-    const pool = new SolverPool({ threads });
+    const pool = createEngine({ threads });
     try {
       opts.progress(`pool: ${threads} worker(s), warm-up`);
       await batch(pool, inputs.slice(0, threads * 2));

@@ -1,7 +1,8 @@
 // `npm run bench -- quality`: cost of plans against the LP lower bound (engine/bound) on named scenarios:
 // ours (the wasm solver with its improvement phase), Karpenter's algorithm (the reference solver, exact),
 // and the bound no plan can beat. ratio = costPerHour / lowerBound.
-import { createEngine, solveReference, snapshotOf, WasmSolver } from '../../engine/index.ts';
+import { createEngine, snapshotOf } from '../../engine/index.ts';
+import { solveReference, WasmSolver } from '../../engine/local.ts';
 import type { BenchRow } from '../report.ts';
 import { QUALITY_SCENARIOS } from '../scenarios/quality.ts';
 import type { SuiteOptions } from './solver.ts';

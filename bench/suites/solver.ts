@@ -4,7 +4,8 @@
 // solve, decode, in the calling thread (one core). The reference runs where it finishes in reasonable time:
 // sampled at 1,000 pods, run once at 10,000, and not run at 100,000 (it grows faster than linearly with the
 // pods, so one call there would take longer than the rest of the suite); --quick runs it at 1,000 only.
-import { solveReference, WasmSolver, type ProvisionInput, type ProvisionPlan } from '../../engine/index.ts';
+import type { ProvisionInput, ProvisionPlan } from '../../engine/index.ts';
+import { solveReference, WasmSolver } from '../../engine/local.ts';
 import { measure } from '../measure.ts';
 import type { BenchRow } from '../report.ts';
 import { genericInput } from '../scenarios/generic.ts';

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSimulation, type Simulation } from '../../sim/environment.ts';
+import { simulationEngine } from '../../sim/engine.ts';
 import { warmUp } from '../../sim/warmup.ts';
 import { parseScenario, ScenarioError, type Scenario } from '../../sim/scenario/format.ts';
 import { runScenario } from '../../sim/scenario/runner.ts';
@@ -119,7 +120,7 @@ export async function run(args: string[], io: Io, stop?: Promise<void>): Promise
     return 2;
   }
   const speed = a.speed ?? scenario.speed ?? 20;
-  await warmUp(scenario, dirname(file), region);
+  await warmUp(scenario, dirname(file), region, simulationEngine());
   // Real ages in `kubectl get`: the clock starts now, unless the scenario says when.
   const start = scenario.start ?? Date.now();
   const clock = speed === 0 ? manualClock(start) : scaledClock(speed, start);

@@ -1,13 +1,13 @@
 // Batches: clusters x grid variants -> jobs (numbered in a fixed order, so shards of the same batch agree),
-// run in the worker pool (each worker runs cli/whatif/job.ts with the engine in its own thread), one summary
+// their reports made on the engine's workers (inputs are read here, a few jobs ahead), one summary
 // row and one report per job. A folder given as input is a batch of clusters: each snapshot file in it, and
 // each sub-folder (its files together), is one cluster. A job that fails (bad file, bad object) fails alone:
-// its row says why. Progress (progress.ts) comes from the jobs over a MessagePort each.
+// its row says why. Progress (progress.ts) comes from the engine's workers.
 import { readdir, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { MessageChannel } from 'node:worker_threads';
-import { moduleUrl, SolverPool, type WhatIfReport } from '../../engine/index.ts';
+import type { WhatIfReport } from '../../engine/index.ts';
+import { cliEngine } from '../engine.ts';
 import type { WhatIfArgs } from './args.ts';
 import { fsProblem } from './errors.ts';
 import type { Io } from '../io.ts';
@@ -15,8 +15,6 @@ import { runJob, type JobResult, type JobSpec } from './job.ts';
 import { progress, type Progress } from './progress.ts';
 import type { SummaryRow } from './summary.ts';
 
-// job.ts from source (tests), job.js from dist/.
-const JOB_MODULE = moduleUrl('./job.ts', import.meta.url);
 const SNAPSHOT_FILE = /\.(ya?ml|json|msgpack)$/i;
 
 /** The clusters an input names: a file is one; a folder is one per snapshot file or sub-folder in it (sorted). */
@@ -77,17 +75,13 @@ export interface BatchResult {
 
 const failed = (spec: JobSpec, e: unknown): JobResult => ({ index: spec.index, ok: false, error: `internal error: ${(e as Error)?.message ?? String(e)}`, input: spec.snapshot ?? spec.pods ?? '' });
 
-/** One job in a pool worker, its progress relayed from the worker over a MessagePort. */
-async function pooled(pool: SolverPool, spec: JobSpec, bar: Progress): Promise<JobResult> {
-  const { port1, port2 } = new MessageChannel();
-  port1.on('message', (m: { fraction: number; stage: string }) => bar.update(spec.index, m.fraction, m.stage));
-  try {
-    return await pool.runTask<JobResult>(JOB_MODULE, 'runJobTask', { spec, port: port2 }, { transfer: [port2] });
-  } catch (e) {
-    return failed(spec, e);
-  } finally {
-    port1.close();
-  }
+/** Runs `work` over `items`, at most `limit` at a time. */
+async function limited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
 
 /** Runs the jobs (in the pool when there is more than one) and returns their rows in job order and their reports. */
@@ -100,17 +94,13 @@ export async function runBatch(jobs: readonly JobSpec[], io: Io, threads?: numbe
     if (r.ok) reports.set(spec.index, r.report);
     bar.done(spec.index);
   };
+  const workers = Math.max(1, Math.min(jobs.length, threads ?? Math.min(4, availableParallelism())));
+  const engine = await cliEngine(workers);
   try {
-    if (jobs.length <= 1) {
-      for (const spec of jobs) finish(spec, await runJob(spec, (f, s) => bar.update(spec.index, f, s)).catch((e: unknown) => failed(spec, e)));
-    } else {
-      const pool = new SolverPool({ threads: Math.min(jobs.length, threads ?? Math.min(4, availableParallelism())) });
-      try {
-        await Promise.all(jobs.map(async (spec) => finish(spec, await pooled(pool, spec, bar))));
-      } finally {
-        await pool.close();
-      }
-    }
+    // Two jobs per worker in flight: one computing, the next one's files read and parsed meanwhile.
+    await limited(jobs, 2 * workers, async (spec) => {
+      finish(spec, await runJob(spec, engine, (f, s) => bar.update(spec.index, f, s)).catch((e: unknown) => failed(spec, e)));
+    });
   } finally {
     bar.finish();
   }

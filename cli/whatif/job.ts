@@ -1,11 +1,7 @@
-// One what-if job: load the inputs, build the snapshot, run the engine, return the report. The same
-// function runs in the calling thread (one snapshot) and in pool workers (batches, through
-// SolverPool.runTask), so its input and output are plain data.
-import type { MessagePort } from 'node:worker_threads';
+// One what-if job: load the inputs, have the engine build the snapshot and the report, return it. The files
+// are read here; the engine's work runs on its workers (Engine.whatIf).
 import { fileURLToPath } from 'node:url';
-import {
-  buildSnapshot, inThreadEngine, whatIf, WhatIfError, type ClusterObjects, type WhatIfEngine, type WhatIfMode, type WhatIfReport,
-} from '../../engine/index.ts';
+import { WhatIfError, type ClusterObjects, type Engine, type WhatIfMode, type WhatIfReport } from '../../engine/index.ts';
 import { podsFromCsv } from './csv.ts';
 import { InputError } from './errors.ts';
 import { loadSnapshot, readTextInput } from './load.ts';
@@ -64,29 +60,26 @@ async function inputs(spec: JobSpec): Promise<{ objects: ClusterObjects; sources
   };
 }
 
-let engine: WhatIfEngine | undefined;
-
-/** A pool task: runJob with its progress posted on `port` ({ fraction, stage }), closed when done. */
-export async function runJobTask(input: { spec: JobSpec; port?: MessagePort }): Promise<JobResult> {
-  try {
-    return await runJob(input.spec, input.port ? (fraction, stage) => input.port!.postMessage({ fraction, stage }) : undefined);
-  } finally {
-    input.port?.close();
-  }
-}
-
-export async function runJob(spec: JobSpec, onProgress?: (fraction: number, stage: string) => void): Promise<JobResult> {
+/**
+ * Runs one job: its inputs are read and parsed here, the report is made on one of the engine's workers
+ * (Engine.whatIf), with its progress relayed to `onProgress`.
+ */
+export async function runJob(spec: JobSpec, engine: Engine, onProgress?: (fraction: number, stage: string) => void): Promise<JobResult> {
   try {
     const { objects, sources, notes, createdAt, override } = await inputs(spec);
-    const plain = buildSnapshot(objects, {
-      now: spec.now ?? createdAt ?? spec.defaultNow,
-      ...(spec.region ? { region: spec.region } : {}),
-      ...(override ? { nodePools: override.nodePools, nodeClasses: override.nodeClasses } : {}),
-    });
-    const built = notes?.length ? { ...plain, warnings: [...notes, ...plain.warnings] } : plain;
-    const mode = spec.mode ?? (built.snapshot.pendingPods.length > 0 ? 'provision' : 'consolidate');
     const started = performance.now();
-    const report = await whatIf({ built, sources, options: { mode, exact: spec.exact, modeDefaulted: spec.mode === undefined }, ...(onProgress ? { onProgress } : {}) }, (engine ??= inThreadEngine()));
+    const report = await engine.whatIf({
+      objects,
+      build: {
+        now: spec.now ?? createdAt ?? spec.defaultNow,
+        ...(spec.region ? { region: spec.region } : {}),
+        ...(override ? { nodePools: override.nodePools, nodeClasses: override.nodeClasses } : {}),
+      },
+      ...(notes?.length ? { notes } : {}),
+      sources,
+      ...(spec.mode ? { mode: spec.mode } : {}),
+      exact: spec.exact,
+    }, onProgress ? { onProgress } : {});
     return { index: spec.index, ok: true, report: { ...report, timing: { totalMs: Math.round(performance.now() - started) } } };
   } catch (e) {
     const input = spec.snapshot ?? spec.pods ?? '';

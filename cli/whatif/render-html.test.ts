@@ -9,6 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NodeRow, WhatIfReport } from '../../engine/index.ts';
+import { cliEngine } from '../engine.ts';
 import { runJob } from './job.ts';
 import { escapeHtml, renderHtml } from './render-html.ts';
 
@@ -19,7 +20,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let example: WhatIfReport;
 beforeAll(async () => {
-  const r = await runJob({ index: 0, snapshot: EXAMPLE, exact: false, mode: 'consolidate', defaultNow: 0, cwd: dir, variant: {} });
+  const r = await runJob({ index: 0, snapshot: EXAMPLE, exact: false, mode: 'consolidate', defaultNow: 0, cwd: dir, variant: {} }, await cliEngine(1));
   if (!r.ok) throw new Error(r.error);
   example = r.report;
 }, 60_000);

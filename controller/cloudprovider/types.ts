@@ -174,7 +174,11 @@ export interface CloudProvider {
    * when the node class cannot be used yet, CreateError otherwise.
    */
   create(req: LaunchRequest): Promise<Instance>;
-  /** Terminates the instance. Must throw NodeClaimNotFoundError once the instance is gone. */
+  /**
+   * Terminates the instance. Must throw NodeClaimNotFoundError once the instance is gone, and
+   * InstanceNotOwnedError, terminating nothing, for an instance this cluster's controller did not launch
+   * (on AWS: one without the cluster's tags).
+   */
   delete(providerID: string): Promise<void>;
   /** Must throw NodeClaimNotFoundError when the instance does not exist (or is terminated). */
   get(providerID: string): Promise<Instance>;
@@ -226,6 +230,11 @@ export class NodeClassNotReadyError extends Error {
   override name = 'NodeClassNotReadyError';
 }
 
+/** The instance exists but is not this cluster's (delete refused it). */
+export class InstanceNotOwnedError extends Error {
+  override name = 'InstanceNotOwnedError';
+}
+
 /** A launch failure that is not about capacity, with a reason for the Launched condition. */
 export class CreateError extends Error {
   override name = 'CreateError';
@@ -238,6 +247,7 @@ export const isNodeClaimNotFound = (e: unknown): e is NodeClaimNotFoundError => 
 export const isInsufficientCapacity = (e: unknown): e is InsufficientCapacityError => e instanceof Error && e.name === 'InsufficientCapacityError';
 export const isNodeClassNotReady = (e: unknown): e is NodeClassNotReadyError => e instanceof Error && e.name === 'NodeClassNotReadyError';
 export const isCreateError = (e: unknown): e is CreateError => e instanceof Error && e.name === 'CreateError';
+export const isInstanceNotOwned = (e: unknown): e is InstanceNotOwnedError => e instanceof Error && e.name === 'InstanceNotOwnedError';
 
 /** Returns undefined for NodeClaimNotFoundError, rethrows anything else. */
 export function ignoreNodeClaimNotFound(e: unknown): undefined {

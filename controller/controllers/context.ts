@@ -1,5 +1,5 @@
 // What every controller is built from (main.ts assembles it once).
-import type { EngineOptions, ProvisionSolver } from '../../engine/index.ts';
+import type { ClusterDecisions, EngineOptions } from '../../engine/index.ts';
 import type { CloudProvider } from '../cloudprovider/types.ts';
 import type { Activity } from '../operator/activity.ts';
 import type { Clock } from '../operator/clock.ts';
@@ -22,6 +22,6 @@ export interface ControllerContext {
   readonly options: ResolvedOptions;
   readonly engineOptions: EngineOptions;
   readonly activity: Activity;
-  /** The provisioning solver; default the engine's in-thread wasm solver. */
-  readonly solver?: ProvisionSolver;
+  /** The engine's decisions over this controller's warm model of the cluster (on the engine's workers). */
+  readonly engine: ClusterDecisions;
 }

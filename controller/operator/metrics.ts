@@ -3,6 +3,7 @@
 // alerts work unchanged. One Registry per operator (not prom-client's global one), so tests and the
 // simulator can run several operators in one process.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, Summary } from 'prom-client';
+import type { EventLoopLag } from './eventloop.ts';
 import {
   DEFAULT_BUCKETS, DURATION_BUCKETS, exponentialBuckets, NODE_LABEL_NAMES, NODE_RESOURCE_LABEL_NAMES, objectLabelName, RECONCILE_BUCKETS,
   STATUS_KINDS, SUMMARY_PERCENTILES, type StatusKind,
@@ -148,6 +149,14 @@ export class Metrics {
   // This build's own (no Karpenter counterpart): safety counters.
   readonly reconcileConflicts = this.counter('karpenter_ts_reconcile_conflicts_total', 'Reconciles that ended in a 409 Conflict (a write raced another writer; retried with backoff)', ['controller']);
   readonly requestTimeouts = this.counter('karpenter_ts_request_timeouts_total', 'Outbound calls that got no answer in time (a Kubernetes request; an AWS SDK call once its retries timed out too); the operation failed and its controller retries it', ['client', 'operation']);
+  readonly eventLoopLag = new Gauge({
+    name: 'karpenter_ts_event_loop_lag_seconds',
+    help: "Delay of the controller's event loop since the last scrape, by quantile (1: the maximum); decisions run on the engine's workers, off this loop",
+    labelNames: ['quantile'] as const,
+    registers: [this.registry],
+    collect: () => this.readLag(),
+  });
+  private lag: EventLoopLag | undefined;
 
   /** operator_<kind>_* per kind, and (for the kinds Karpenter emits them for) the deprecated operator_status_condition_* ones. */
   readonly status: Readonly<Record<StatusKind, StatusMetrics>> = this.statusFamilies();
@@ -160,6 +169,20 @@ export class Metrics {
     for (const t of ['multi', 'single']) this.consolidationTimeouts.inc({ consolidation_type: t }, 0);
     this.conversionWebhookPanics.inc(0);
     if (opts.processMetrics) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Reports `lag` in karpenter_ts_event_loop_lag_seconds, read at each scrape. */
+  watchEventLoop(lag: EventLoopLag): void {
+    this.lag = lag;
+  }
+
+  private readLag(): void {
+    if (!this.lag) return;
+    const r = this.lag.read();
+    this.eventLoopLag.set({ quantile: '0.5' }, r.p50);
+    this.eventLoopLag.set({ quantile: '0.9' }, r.p90);
+    this.eventLoopLag.set({ quantile: '0.99' }, r.p99);
+    this.eventLoopLag.set({ quantile: '1' }, r.max);
   }
 
   /** Run before every scrape: gauges of work in progress are set then (the runtime adds one). */

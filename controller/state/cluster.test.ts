@@ -146,4 +146,31 @@ describe('Cluster', () => {
     expect(e.pool).toBeUndefined();
     expect(e.errors.join('\n')).toMatch(/spec.weight/);
   });
+
+  it('two Nodes naming one instance: the NodeClaim joins the node its status names, and removing the other keeps it', () => {
+    const { c } = cluster();
+    const pid = 'aws:///us-west-2a/i-1';
+    const victim = node('victim', pid);
+    c.applyNode(victim);
+    const claim = nodeClaim('a', { providerID: pid });
+    (claim.status as Record<string, unknown>)['nodeName'] = 'victim';
+    c.applyNodeClaim(claim);
+    c.workloads.applyPod(pod('p', { nodeName: 'victim' }));
+    // A second Node object with the same providerID, created later (by hand).
+    const impostor = node('impostor', pid);
+    impostor.metadata.creationTimestamp = '2025-01-01T00:05:00Z';
+    c.applyNode(impostor);
+    expect(c.nodesByProviderID(pid).map((n) => n.info.name).sort()).toEqual(['impostor', 'victim']);
+    expect(c.nodeByProviderID(pid)?.info.name).toBe('victim');
+    expect(c.stateNode(pid)?.name).toBe('victim');
+    expect(c.stateNode(pid)?.pods.map((p) => p.name)).toEqual(['p']);
+    c.removeNode(impostor);
+    expect(c.nodeByProviderID(pid)?.info.name).toBe('victim');
+    // Without a NodeClaim to say which, the oldest Node.
+    const { c: bare } = cluster();
+    bare.applyNode(impostor);
+    bare.applyNode(victim);
+    expect(bare.nodeByProviderID(pid)?.info.name).toBe('victim');
+  });
 });
+

@@ -22,7 +22,8 @@ export class Cluster {
   readonly workloads: Workloads;
   private readonly nodes = new Map<string, NodeEntry>();
   private readonly claims = new Map<string, NodeClaimEntry>();
-  private readonly nodeByProvider = new Map<string, string>();
+  /** Node names by providerID: several Nodes may name one instance (a copied providerID), see nodeByProviderID. */
+  private readonly nodesByProvider = new Map<string, Set<string>>();
   private readonly claimByProvider = new Map<string, string>();
   private readonly pools = new Map<string, NodePoolEntry>();
   private readonly classes = new Map<string, NodeClassEntry>();
@@ -53,8 +54,8 @@ export class Cluster {
       this.deps.log.error({ node: name, errors: errorsText(r.errors) }, 'node does not parse; left out of cluster state');
       return;
     }
-    if (old?.info.providerId && old.info.providerId !== r.value.providerId) this.nodeByProvider.delete(old.info.providerId);
-    if (r.value.providerId) this.nodeByProvider.set(r.value.providerId, name);
+    if (old?.info.providerId && old.info.providerId !== r.value.providerId) this.unindexNode(old.info.providerId, name);
+    if (r.value.providerId) this.indexNode(r.value.providerId, name);
     this.nodes.set(name, { obj, info: r.value });
     const flips = !old || old.info.initialized !== r.value.initialized || Boolean(old.info.deletionTimestamp) !== Boolean(r.value.deletionTimestamp);
     this.changed({ kind: 'Node', type: 'upsert', name, obj, ...(old ? { old: old.obj } : {}) }, flips);
@@ -65,8 +66,20 @@ export class Cluster {
     const old = this.nodes.get(name);
     if (!old) return;
     this.nodes.delete(name);
-    if (old.info.providerId && this.nodeByProvider.get(old.info.providerId) === name) this.nodeByProvider.delete(old.info.providerId);
+    if (old.info.providerId) this.unindexNode(old.info.providerId, name);
     this.changed({ kind: 'Node', type: 'delete', name, obj: old.obj }, true);
+  }
+
+  private indexNode(pid: string, name: string): void {
+    const names = this.nodesByProvider.get(pid) ?? new Set<string>();
+    names.add(name);
+    this.nodesByProvider.set(pid, names);
+  }
+
+  private unindexNode(pid: string, name: string): void {
+    const names = this.nodesByProvider.get(pid);
+    names?.delete(name);
+    if (names && !names.size) this.nodesByProvider.delete(pid);
   }
 
   applyNodeClaim(obj: KubeObject): void {
@@ -139,9 +152,20 @@ export class Cluster {
     return this.nodes.get(name);
   }
 
+  /**
+   * The Node of an instance. When several Nodes name it (a Node object created with a copied providerID),
+   * the one its NodeClaim's status names; without that, the oldest.
+   */
   nodeByProviderID(pid: string): NodeEntry | undefined {
-    const n = this.nodeByProvider.get(pid);
-    return n === undefined ? undefined : this.nodes.get(n);
+    const nodes = this.nodesByProviderID(pid);
+    if (nodes.length <= 1) return nodes[0];
+    const named = this.nodeClaimByProviderID(pid)?.info.nodeName;
+    return nodes.find((n) => n.info.name === named) ?? nodes.sort((a, b) => (a.info.creationTimestamp ?? 0) - (b.info.creationTimestamp ?? 0))[0];
+  }
+
+  /** Every Node that names the instance. */
+  nodesByProviderID(pid: string): NodeEntry[] {
+    return [...(this.nodesByProvider.get(pid) ?? [])].flatMap((n) => this.nodes.get(n) ?? []);
   }
 
   allNodes(): NodeEntry[] {

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import GLPK from 'glpk.js/node';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ec2InstanceTypes } from '../catalog/index.ts';
 import { DEFAULT_ENGINE_OPTIONS } from '../domain/types.ts';
-import { SolverPool } from '../pool/pool.ts';
+import { inThreadLp } from '../pool/lp.ts';
 import { solveReference } from '../solver/reference/scheduler.ts';
 import type { ProvisionInput } from '../model/types.ts';
 import { WasmSolver } from '../solver/wasm.ts';
@@ -13,8 +13,7 @@ import { plainProblemArb } from '../../test/solver/arbitraries.ts';
 import { lowerBound } from './index.ts';
 import { buildBoundModel } from './model.ts';
 
-const pool = new SolverPool({ threads: 1 });
-afterAll(() => pool.close());
+const pool = inThreadLp;
 
 describe('the LP lower bound', () => {
   it('is the fractional node count times the price for one instance type', async () => {

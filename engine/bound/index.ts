@@ -1,7 +1,19 @@
 // engine.lowerBound: the LP bound on the $/h of new capacity for a set of pods (model.ts explains it).
-import type { LpSolver } from '../pool/pool.ts';
 import type { ProvisionInput } from '../model/types.ts';
-import { buildBoundModel } from './model.ts';
+import { buildBoundModel, type BoundModel } from './model.ts';
+
+export interface LpResult {
+  readonly status: string;
+  /** HiGHS model status (7 = optimal). */
+  readonly statusCode: number;
+  readonly objective: number;
+  readonly seconds: number;
+}
+
+/** Who solves the covering LP (HiGHS in a pool worker: engine/pool/lp.ts). */
+export interface LpSolver {
+  solveLp(model: BoundModel, opts?: { readonly signal?: AbortSignal; readonly timeLimitSec?: number }): Promise<LpResult>;
+}
 
 export interface LowerBound {
   /** US dollars per hour; no plan for these pods on new nodes can cost less. */

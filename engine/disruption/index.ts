@@ -1,11 +1,13 @@
-// The disruption engine's public surface (re-exported by engine/index.ts).
+// The disruption engine's data and pure helpers (re-exported by engine/index.ts). The decisions (disrupt,
+// validate, explainNode, the repack, the simulations) run on the Engine's workers; engine/local.ts has them
+// for those workers, benchmarks and tests.
 export * from './types.ts';
-export { disrupt, methodsFor, reasonOf } from './disrupt.ts';
+export { methodsFor, reasonOf } from './disrupt.ts';
 export { doNotDisruptEvent, doNotDisruptEvents, goDurationError, type PodEvent } from './podevents.ts';
-export { validate, validationFailureReason, type ValidationCategory, type ValidationResult } from './validate.ts';
-export { explainNode, type NodeReport } from './explain.ts';
+export { validationFailureReason, type ValidationCategory, type ValidationResult } from './validate.ts';
+export type { NodeReport } from './explain.ts';
 export { applyCommand, launchedNode } from './apply.ts';
-export { planRepack, type RepackPlan, type RepackStep } from './repack.ts';
+export type { RepackPlan, RepackStep } from './repack.ts';
 export { expired, expiresAt } from './expiration.ts';
 export { driftReason, hashDrifted, requirementsDrifted, instanceTypeNotFound, INSTANCE_TYPE_CHECK_AGE_MS, type DriftReason, type DriftCheckOptions } from './driftcheck.ts';
 export { nodePoolHash, canonicalTemplate, NODEPOOL_HASH_VERSION } from './hash.ts';
@@ -19,8 +21,8 @@ export {
 } from './pods.ts';
 export { nodePoolTotals, scoreMove, evaluateBalancedMove, couldApprove, approves, approvalMessage, DEFAULT_K, type PoolTotals, type PoolScore, type BalancedEvaluation } from './balanced.ts';
 export { worstLaunchPrice, filterByPrice, nodeOfferingPrice, estimatedSavings } from './pricing.ts';
-export { computeConsolidation, SPOT_TO_SPOT_MIN_TYPES, type ConsolidationOutcome, type NoConsolidation } from './consolidation.ts';
-export { simulate, provisionablePending, blockedDestinations, type Simulation, type SimContext } from './simulate.ts';
+export { SPOT_TO_SPOT_MIN_TYPES, type ConsolidationOutcome, type NoConsolidation } from './consolidation.ts';
+export { provisionablePending, blockedDestinations, type Simulation, type SimContext } from './simulate.ts';
 export { commandString, commandTimeoutMs, makeCommand } from './command.ts';
 export { interleave } from './singlenode.ts';
 export { filterOutSameInstanceType } from './multinode.ts';

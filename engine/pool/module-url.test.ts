@@ -24,7 +24,7 @@ describe('workerModule', () => {
   });
 
   it('starts a TypeScript worker from source with tsx loaded in the worker thread', async () => {
-    const w = workerModule('./tasks.fixture.ts', import.meta.url);
+    const w = workerModule('./module-url.fixture.ts', import.meta.url);
     expect(w.execArgv).toContain('--import');
     const pool = new Piscina({ filename: w.filename, execArgv: w.execArgv!, minThreads: 1, maxThreads: 1 });
     try {

@@ -1,62 +1,111 @@
+// The Engine on its worker pool (engine.ts, pool.ts, engine.worker.ts): the decisions a worker makes are the
+// ones the calling thread would make; a cluster's warm model stays on one worker and is told only what
+// changed; a worker that dies mid-decision fails that decision and the next one rebuilds the model; a
+// broken worker file or an aborted call rejects instead of hanging.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_ENGINE_OPTIONS } from '../domain/types.ts';
-import { withExtraWellKnown } from '../scheduling/labels.ts';
-import type { ProvisionInput } from '../model/types.ts';
-import { WasmSolver } from '../solver/wasm.ts';
-import { nodePool, pods } from '../../test/fixtures/builders.ts';
+import { nodePool, pod, pods, snapshot, stateNode } from '../../test/fixtures/builders.ts';
 import { defaultFakeInstanceTypes, FAKE_WELL_KNOWN_LABELS } from '../../test/fixtures/instancetypes.ts';
 import { normalizePlan } from '../../test/solver/normalize.ts';
-import { PooledSolver, PoolError, SolverPool } from './pool.ts';
+import { disrupt } from '../disruption/disrupt.ts';
+import type { Snapshot } from '../domain/types.ts';
+import { createEngine } from '../engine.ts';
+import { provisionInput } from '../model/input.ts';
+import { withExtraWellKnown } from '../scheduling/labels.ts';
+import { WasmSolver } from '../solver/wasm.ts';
+import { PoolError } from './pool.ts';
 
-const input: ProvisionInput = {
-  nodePools: [nodePool()],
-  instanceTypes: new Map([['default', defaultFakeInstanceTypes()]]),
-  nodes: [],
-  pods: [...pods(30, { cpu: '1', memory: '1Gi' }), ...pods(7, { cpu: '250m', memory: '3Gi' })],
-  daemonSets: [],
-  options: DEFAULT_ENGINE_OPTIONS,
-  wellKnownLabels: withExtraWellKnown(FAKE_WELL_KNOWN_LABELS),
-};
+const wellKnownLabels = withExtraWellKnown(FAKE_WELL_KNOWN_LABELS);
+const its = defaultFakeInstanceTypes();
 
-describe('the solver pool', () => {
-  const pool = new SolverPool({ threads: 2 });
-  afterAll(() => pool.close());
+function cluster(nodes: number, pending: number): Snapshot {
+  return snapshot({
+    nodePools: [nodePool({ consolidateAfter: 0 })], instanceTypes: its,
+    nodes: Array.from({ length: nodes }, (_, i) => stateNode({ name: `n${i}`, instanceType: its[1]!, zone: 'test-zone-1', capacityType: 'on-demand', pods: pods(1, { cpu: '100m', nodeName: `n${i}` }) })),
+    pendingPods: pods(pending, { cpu: '1', memory: '1Gi' }).map((p) => ({ ...p, unschedulable: true })),
+  });
+}
 
-  it('makes the same plan in a worker as in the calling thread', async () => {
-    const pooled = await new PooledSolver(pool).solve(input);
-    const local = new WasmSolver().solve(input);
+describe('the engine on two workers', () => {
+  const engine = createEngine({ threads: 2, improveWork: 1e6 });
+  afterAll(() => engine.close());
+
+  it('provisions and disrupts as the calling thread does', async () => {
+    const s = cluster(6, 30);
+    const pooled = await engine.provision(s, s.pendingPods, { wellKnownLabels, exact: true });
+    const local = new WasmSolver({ improve: false }).solve(provisionInput(s, s.pendingPods, { wellKnownLabels, exact: true }));
     expect(normalizePlan(pooled)).toEqual(normalizePlan(local));
     expect(pooled.newNodeClaims.length).toBeGreaterThan(0);
+    const quiet = { ...s, pendingPods: [] };
+    const there = await engine.disrupt(quiet, { wellKnownLabels });
+    const here = await disrupt(quiet, { wellKnownLabels, solver: new WasmSolver({ improveWork: 1e6 }) });
+    expect(there.decision.kind).toBe(here.decision.kind);
+    expect(there.decision.kind === 'noop' ? [] : there.decision.candidates.map((c) => c.name)).toEqual(here.decision.kind === 'noop' ? [] : here.decision.candidates.map((c) => c.name));
   });
 
-  it('runs concurrent solves on both workers and keeps them apart', async () => {
-    const small = { ...input, pods: input.pods.slice(0, 3) };
-    const [a, b, c] = await Promise.all([new PooledSolver(pool).solve(input), new PooledSolver(pool).solve(small), new PooledSolver(pool).solve(input)]);
-    expect(normalizePlan(a)).toEqual(normalizePlan(c));
-    expect(b.newNodeClaims.flatMap((x) => x.pods).length).toBe(3);
+  it('keeps a cluster on one worker, tells it only what changed, and leaves the other worker to one-off work', async () => {
+    const c = engine.cluster('warm');
+    const s = cluster(40, 5);
+    await c.provision(s, s.pendingPods, { wellKnownLabels });
+    expect(c.lastShipped()).toMatchObject({ full: true, nodes: 40, pods: 45, types: its.length });
+    const owner = engine.pool.owners.get('warm');
+    // One more pending pod and one node's labels changed: that is all that travels.
+    const extra = { ...pod({ cpu: '1' }), unschedulable: true };
+    const next = { ...s, nodes: s.nodes.map((n, i) => (i === 9 ? { ...n, labels: { ...n.labels, team: 'x' } } : { ...n })), pendingPods: [...s.pendingPods, extra] };
+    const plan = await c.provision(next, next.pendingPods, { wellKnownLabels });
+    expect(c.lastShipped()).toMatchObject({ full: false, nodes: 1, pods: 1, types: 0 });
+    expect(plan.newNodeClaims.flatMap((k) => k.pods).concat([...plan.existing.values()].flat())).toContain(extra.uid);
+    expect(engine.pool.owners.get('warm')).toBe(owner);
+    await engine.provision(s, s.pendingPods, { wellKnownLabels });
+    expect(engine.pool.owners.get('warm')).toBe(owner);
+    await c.close();
+    expect(engine.pool.owners.has('warm')).toBe(false);
   });
 
-  it('rejects an aborted call instead of hanging', async () => {
-    const ctl = new AbortController();
-    ctl.abort(new Error('caller gave up'));
-    await expect(new PooledSolver(pool, { signal: ctl.signal }).solve(input)).rejects.toThrow(PoolError);
+  it('fails a decision whose worker dies, and makes the next one on a rebuilt model', async () => {
+    const c = engine.cluster('crash');
+    const s = cluster(30, 10);
+    await c.provision(s, s.pendingPods, { wellKnownLabels });
+    const owner = engine.pool.owners.get('crash');
+    const big = { ...s, pendingPods: pods(4000, { cpu: '150m', memory: '200Mi' }).map((p) => ({ ...p, unschedulable: true })) };
+    const dying = c.provision(big, big.pendingPods, { wellKnownLabels });
+    // Stop the model's worker while it decides.
+    await new Promise((r) => setTimeout(r, 50));
+    await engine.pool.workerThreads().find((w) => w.threadId === owner)!.terminate();
+    await expect(dying).rejects.toThrow(PoolError);
+    const after = await c.provision(s, s.pendingPods, { wellKnownLabels });
+    expect(c.lastShipped()?.full).toBe(true);
+    expect(after.unschedulable).toEqual([]);
+    await c.close();
   });
 });
 
-describe('a pool whose worker cannot start', () => {
-  it('surfaces the failure as a rejected call, not a hang', async () => {
+describe('an engine in trouble', () => {
+  it('rejects a call that was aborted, instead of hanging', async () => {
+    const engine = createEngine({ threads: 1 });
+    try {
+      const ctl = new AbortController();
+      ctl.abort(new Error('caller gave up'));
+      const s = cluster(2, 2);
+      await expect(engine.provision(s, s.pendingPods, { signal: ctl.signal })).rejects.toThrow(PoolError);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('surfaces a worker that cannot start as a rejected call, not a hang', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kts-pool-'));
     const file = join(dir, 'broken.worker.mjs');
     writeFileSync(file, "throw new Error('worker failed to load');\n");
-    const broken = new SolverPool({ threads: 1, filename: pathToFileURL(file).href });
+    const engine = createEngine({ threads: 1, filename: pathToFileURL(file).href, timeoutMs: 20_000 });
     try {
-      await expect(new PooledSolver(broken, { timeoutMs: 10_000 }).solve(input)).rejects.toThrow(/solver worker failed|aborted/);
+      const s = cluster(1, 1);
+      await expect(engine.provision(s, s.pendingPods)).rejects.toThrow(/engine worker failed|aborted/);
     } finally {
-      await broken.close();
+      await engine.close();
     }
   });
 });

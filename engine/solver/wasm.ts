@@ -84,6 +84,8 @@ export interface WasmSolverOptions {
   readonly improveWork?: number;
   /** The clock the safety net reads, ms (default performance.now). */
   readonly clock?: () => number;
+  /** The compiled module (a pool worker gets the one its pool compiled); default: `build`'s, compiled here. */
+  readonly module?: WebAssembly.Module;
 }
 
 export class WasmSolver implements ProvisionSolver {
@@ -97,7 +99,7 @@ export class WasmSolver implements ProvisionSolver {
   }
 
   private exports(): SolverExports {
-    return (this.x ??= instantiateSolver(solverModule(this.opts.build ?? 'release'), this.opts.clock));
+    return (this.x ??= instantiateSolver(this.opts.module ?? solverModule(this.opts.build ?? 'release'), this.opts.clock));
   }
 
   solve(given: ProvisionInput): ProvisionPlan {

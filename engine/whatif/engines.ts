@@ -1,7 +1,7 @@
 // The engine calls what-if needs, in the calling thread: a what-if job runs in a pool worker (the Engine's
 // whatIf task), so it solves, plans consolidation and bounds right there.
 import { lowerBound } from '../bound/index.ts';
-import { inThreadLp } from '../pool/pool.ts';
+import { inThreadLp } from '../pool/lp.ts';
 import { provisionInput } from '../model/input.ts';
 import { provision } from '../solver/provision.ts';
 import { WasmSolver } from '../solver/wasm.ts';
@@ -13,7 +13,7 @@ const LP_SECONDS = 30;
 
 export function inThreadEngine(opts: { improveMs?: number; improveWork?: number } = {}): WhatIfEngine {
   const solver = new WasmSolver(opts);
-  const lp = inThreadLp();
+  const lp = inThreadLp;
   return {
     provision: (s, pods, o) => provision(s, pods, { exact: o.exact, solver }),
     lowerBound: (s, pods) => lowerBound(provisionInput(s, pods), lp, { timeLimitSec: LP_SECONDS }),

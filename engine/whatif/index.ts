@@ -1,6 +1,7 @@
-// engine/whatif's public surface (re-exported by engine/index.ts).
+// engine/whatif's data and the snapshot builder (re-exported by engine/index.ts). A report is made on the
+// Engine's workers (Engine.whatIf); engine/local.ts has the in-thread whatIf for those workers and benchmarks.
 export * from './types.ts';
 export { buildSnapshot, regionOf, DEFAULT_REGION, WhatIfError, type BuildOptions, type Built } from './build.ts';
 export type { ConsolidationCommand, ConsolidationPlan, ConsolidationPlanner, ProvisionFn } from './consolidation.ts';
-export { whatIf, type WhatIfEngine, type WhatIfInput } from './run.ts';
-export { inThreadEngine } from './engines.ts';
+export type { WhatIfEngine, WhatIfInput } from './run.ts';
+export type { WhatIfJob } from './job.ts';

@@ -36,7 +36,10 @@ describe('SimCloudProvider', () => {
   it('launches the cheapest allowed on-demand offering and boots it through the kubelet after the launch delay', async () => {
     const { clock, cp, registered } = setup();
     const i = await cp.create(req([types('m5.large', 'c5.large', 'm5.xlarge'), capacity('on-demand'), zone('ap-northeast-2b')]));
-    expect(i).toMatchObject({ instanceType: 'c5.large', zone: 'ap-northeast-2b', capacityType: 'on-demand', state: 'pending', nodeClaimName: 'default-abc' });
+    expect(i).toMatchObject({ instanceType: 'c5.large', zone: 'ap-northeast-2b', capacityType: 'on-demand', state: 'pending', nodePoolName: 'default' });
+    // As on AWS, the launch does not tag the instance with its NodeClaim; the simulator keeps it for the drills.
+    expect(i.nodeClaimName).toBeUndefined();
+    expect(cp.all().map((x) => x.launchedFor)).toEqual(['default-abc']);
     expect(i.providerID).toMatch(/^aws:\/\/\/ap-northeast-2b\/i-0[0-9a-f]{16}$/);
     expect(i.labels).toMatchObject({ 'node.kubernetes.io/instance-type': 'c5.large', 'karpenter.k8s.aws/instance-family': 'c5', 'karpenter.sh/capacity-type': 'on-demand', 'topology.kubernetes.io/region': 'ap-northeast-2' });
     expect(i.capacity['cpu']).toBe(2_000);

@@ -70,6 +70,8 @@ interface SimInstance {
   instance: Instance;
   nodeName: string;
   price: number;
+  /** The NodeClaim it was launched for: the simulator's own knowledge (drills check one instance per NodeClaim). */
+  readonly launchedFor: string;
   timer?: Timer;
   /** The reservation it was launched into, until its termination gives the instance back. */
   reservation?: SimCapacityReservation;
@@ -193,8 +195,8 @@ export class SimCloudProvider implements CloudProvider {
     return event;
   }
 
-  /** Every instance ever launched, with its node name and price (for the simulator's tables). */
-  all(): ReadonlyArray<{ readonly instance: Instance; readonly nodeName: string; readonly price: number }> {
+  /** Every instance ever launched, with its node name, price and NodeClaim (for the simulator's tables and drills). */
+  all(): ReadonlyArray<{ readonly instance: Instance; readonly nodeName: string; readonly price: number; readonly launchedFor: string }> {
     return [...this.instances.values()];
   }
 
@@ -289,10 +291,12 @@ export class SimCloudProvider implements CloudProvider {
       imageID: simImageId(nc.amiFamily, arch),
       capacity: nonZero(c.type.capacity), allocatable: nonZero(c.type.allocatable), labels,
       annotations: { [NODECLASS_HASH_ANNOTATION]: nodeClassHash(nc), [NODECLASS_HASH_VERSION_ANNOTATION]: NODECLASS_HASH_VERSION },
-      launchTime: this.opts.clock.now(), nodeClaimName: req.nodeClaimName, nodePoolName: req.nodePoolName, state: 'pending',
+      // As on AWS, a launch carries the NodePool's tag, not the NodeClaim's (Karpenter tags the instance with
+      // its NodeClaim only after registration, so identical launches can share one CreateFleet).
+      launchTime: this.opts.clock.now(), nodePoolName: req.nodePoolName, state: 'pending',
     };
     const nodeName = `ip-10-0-${(n >> 8) & 255}-${n & 255}.${this.region}.compute.internal`;
-    const sim: SimInstance = { instance, nodeName, price: c.offering.price, ...(reservation ? { reservation } : {}) };
+    const sim: SimInstance = { instance, nodeName, price: c.offering.price, launchedFor: req.nodeClaimName, ...(reservation ? { reservation } : {}) };
     this.instances.set(providerID, sim);
     sim.timer = this.opts.clock.setTimer(this.opts.launchMs ?? 2_000, () => {
       sim.timer = undefined;

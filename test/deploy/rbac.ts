@@ -122,11 +122,17 @@ interface Rule {
 export const triplesOf = (rules: readonly Rule[]): Set<string> =>
   new Set(rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => triple(g, res, v))))));
 
-/** The ClusterRole (plain YAML) and the Role's rules (the Role template only substitutes its namespace and labels). */
+/**
+ * A template whose rules are plain YAML read without its template logic: lines that are only an action go
+ * (metadata helpers, the user's additionalClusterRoleRules, empty by default), other actions become "x".
+ */
+const withoutTemplateLogic = (text: string): string =>
+  text.split('\n').filter((line) => !/^\s*\{\{.*\}\}\s*$/.test(line)).join('\n').replace(/\{\{[^}]*\}\}/g, 'x');
+
+/** The ClusterRole's and the Role's rules, as written in the templates (both plain YAML). */
 export function chartRules(): { clusterRole: Set<string>; role: Set<string> } {
   const dir = join(ROOT, 'charts', 'karpenter-ts', 'templates');
-  const clusterRole = parse(readFileSync(join(dir, 'clusterrole.yaml'), 'utf8')) as { rules: Rule[] };
-  const roleText = readFileSync(join(dir, 'role.yaml'), 'utf8').split(/^---$/m)[0]!.replace(/\{\{[^}]*\}\}/g, 'x');
-  const role = parse(roleText) as { rules: Rule[] };
+  const clusterRole = parse(withoutTemplateLogic(readFileSync(join(dir, 'clusterrole.yaml'), 'utf8'))) as { rules: Rule[] };
+  const role = parse(withoutTemplateLogic(readFileSync(join(dir, 'role.yaml'), 'utf8').split(/^---$/m)[0]!)) as { rules: Rule[] };
   return { clusterRole: triplesOf(clusterRole.rules), role: triplesOf(role.rules) };
 }

@@ -17,6 +17,7 @@ import { Cluster } from '../../controller/state/cluster.ts';
 import { installAdmission } from '../../sim/admission.ts';
 import type { KObject, StoreEvent } from '../../sim/apiserver/index.ts';
 import { manualClock, type SimClock } from '../../sim/clock.ts';
+import { simulationEngine } from '../../sim/engine.ts';
 import { RecordingCloudProvider } from './cloudprovider.ts';
 import { fakeKube, type FakeKube } from './kube.ts';
 
@@ -71,6 +72,8 @@ export interface FakeControllerOptions {
   readonly logLevel?: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
 
+let envs = 0;
+
 export function fakeControllerEnv(o: FakeControllerOptions = {}): FakeControllerEnv {
   const clock = manualClock();
   const fake = fakeKube({ clock });
@@ -94,6 +97,8 @@ export function fakeControllerEnv(o: FakeControllerOptions = {}): FakeController
     clock, kube: fake.kube, cluster, cloudProvider: o.cloudProvider ? o.cloudProvider(cloud) : cloud,
     events: new Recorder({ kube: fake.kube, clock, log, activity }), metrics, log, options,
     engineOptions: { ...DEFAULT_ENGINE_OPTIONS, ...engineOptionsOf(options) }, activity,
+    // The process's shared engine (its workers start once), a warm model of this env's cluster on it.
+    engine: simulationEngine().cluster(`fake-controller-${++envs}`),
   };
   const runtimes: Runtime[] = [];
   const settle = async (): Promise<void> => {

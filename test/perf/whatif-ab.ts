@@ -3,11 +3,17 @@
 // interleaved in one process so both see the same load. Prints median CPU and wall ms per scenario and
 // checks that both trees return the same results.
 import type { ScenarioInput, ScenarioResult } from '../../bench/scenarios/whatif.ts';
+import { scenario } from '../../bench/scenarios/whatif.ts';
+import { inThreadEngine, whatIf } from '../../engine/local.ts';
 
 type Run = (i: ScenarioInput) => Promise<ScenarioResult>;
 const other = process.argv[2]!;
 const count = Number(process.argv[3] ?? 16);
-const here: Run = (await import('../../bench/scenarios/whatif.ts')).runScenario;
+const engine = inThreadEngine();
+const here: Run = async (input) => {
+  const r = await whatIf({ built: scenario(input), sources: [`seed-${input.seed}`], options: { mode: 'consolidate', exact: true } }, engine);
+  return { seed: input.seed, costPerHourBefore: r.costPerHourBefore, costPerHourAfter: r.costPerHourAfter, moves: r.moves.length };
+};
 const there: Run = (await import(`${other}/bench/scenarios/whatif.ts`)).runScenario;
 const usage = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 const t = { other: { cpu: [] as number[], wall: [] as number[] }, here: { cpu: [] as number[], wall: [] as number[] } };

@@ -3,18 +3,17 @@
 // large to 4xlarge, on-demand, one zone; its eight pod shapes, about 3.3 GiB per cpu in all): packed by
 // resource value alone (the phase before patterns), the cpu-heavy and memory-heavy pods end on separate
 // large nodes, 10.1% above the LP lower bound; mixed, the plan comes within 3% of it (2.0% when written).
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ec2InstanceTypes } from '../../engine/catalog/index.ts';
 import { lowerBound } from '../../engine/bound/index.ts';
 import { DEFAULT_ENGINE_OPTIONS } from '../../engine/domain/types.ts';
-import { SolverPool } from '../../engine/pool/pool.ts';
+import { inThreadLp } from '../../engine/pool/lp.ts';
 import type { ProvisionInput } from '../../engine/model/types.ts';
 import { WasmSolver } from '../../engine/solver/wasm.ts';
 import { verifyPlan } from '../../engine/verify/verify.ts';
 import { nodePool, pod } from '../fixtures/builders.ts';
 
-const pool = new SolverPool({ threads: 1 });
-afterAll(() => pool.close());
+const pool = inThreadLp;
 
 const SHAPES = [
   { cpu: '3', memory: '2Gi', n: 70 }, { cpu: '1', memory: '6Gi', n: 105 }, { cpu: '500m', memory: '3Gi', n: 68 },

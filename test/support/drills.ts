@@ -42,10 +42,9 @@ const providerIdOf = (o: KObject): string | undefined => (o.status as { provider
 /** Live instances (not shutting down or terminated) by the NodeClaim name they were launched for. */
 export function liveInstances(sim: Simulation): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const { instance: i } of sim.provider.all()) {
+  for (const { instance: i, launchedFor } of sim.provider.all()) {
     if (i.state === 'terminated' || i.state === 'shutting-down') continue;
-    const k = i.nodeClaimName ?? '(untagged)';
-    out.set(k, [...(out.get(k) ?? []), i.providerID]);
+    out.set(launchedFor, [...(out.get(launchedFor) ?? []), i.providerID]);
   }
   return out;
 }
@@ -128,10 +127,10 @@ export function leaks(sim: Simulation): string[] {
   const claims = store.list('nodeclaims.karpenter.sh');
   const claimByPid = new Map(claims.flatMap((c) => (providerIdOf(c) ? [[providerIdOf(c)!, c] as const] : [])));
   const live = new Set<string>();
-  for (const { instance: i } of sim.provider.all()) {
+  for (const { instance: i, launchedFor } of sim.provider.all()) {
     if (i.state === 'terminated' || i.state === 'shutting-down') continue;
     live.add(i.providerID);
-    if (!claimByPid.has(i.providerID)) out.push(`instance ${i.providerID} (launched for ${i.nodeClaimName ?? '?'}) belongs to no NodeClaim`);
+    if (!claimByPid.has(i.providerID)) out.push(`instance ${i.providerID} (launched for ${launchedFor}) belongs to no NodeClaim`);
   }
   for (const c of claims) {
     const pid = providerIdOf(c);

@@ -2,7 +2,7 @@ import { CreateTagsCommand, DescribeInstancesCommand, EC2ServiceException, Termi
 import 'aws-sdk-client-mock-vitest/extend';
 import { describe, expect, it } from 'vitest';
 import { mockedAws } from '../../../test/fakes/aws.ts';
-import { isNodeClaimNotFound } from '../types.ts';
+import { isInstanceNotOwned, isNodeClaimNotFound } from '../types.ts';
 import type { Timers } from './periodic.ts';
 import { ACTIVE_STATES, capacityTypeOf, Instances, parseProviderID } from './instance.ts';
 
@@ -16,7 +16,10 @@ const ec2Instance = (id: string, over: Record<string, unknown> = {}) => ({
   Placement: { AvailabilityZone: 'us-west-2a', Tenancy: 'default' as const },
   State: { Name: 'running' as const, Code: 16 },
   SubnetId: 'subnet-a',
-  Tags: [{ Key: 'karpenter.sh/nodepool', Value: 'default' }, { Key: 'karpenter.sh/nodeclaim', Value: 'default-x' }, { Key: 'karpenter.k8s.aws/ec2nodeclass', Value: 'default' }],
+  Tags: [
+    { Key: 'karpenter.sh/nodepool', Value: 'default' }, { Key: 'karpenter.sh/nodeclaim', Value: 'default-x' }, { Key: 'karpenter.k8s.aws/ec2nodeclass', Value: 'default' },
+    { Key: 'eks:eks-cluster-name', Value: 'my-cluster' }, { Key: 'kubernetes.io/cluster/my-cluster', Value: 'owned' },
+  ],
   ...over,
 });
 
@@ -100,5 +103,29 @@ describe('Instances', () => {
     expect(capacityTypeOf({ SpotInstanceRequestId: 'sir' })).toBe('spot');
     expect(capacityTypeOf({ CapacityReservationId: 'cr-1', CapacityReservationSpecification: { CapacityReservationPreference: 'capacity-reservations-only' } })).toBe('reserved');
     expect(capacityTypeOf({ CapacityReservationId: 'cr-1' })).toBe('on-demand');
+  });
+
+  it("refuses to terminate an instance without this cluster's tags: InstanceNotOwnedError, no TerminateInstances", async () => {
+    const tagged = (tags: Array<[string, string]>) => ec2Instance('i-1', { Tags: tags.map(([Key, Value]) => ({ Key, Value })) });
+    const cases: Array<[string, Array<[string, string]>, RegExp | undefined]> = [
+      ['another cluster', [['karpenter.sh/nodepool', 'default'], ['eks:eks-cluster-name', 'other-cluster'], ['kubernetes.io/cluster/other-cluster', 'owned']], /does not carry this cluster's tags/],
+      ['no cluster tag', [['karpenter.sh/nodepool', 'default']], /does not carry this cluster's tags \(eks:eks-cluster-name=my-cluster or kubernetes.io\/cluster\/my-cluster=owned\)/],
+      ['not launched by Karpenter', [['eks:eks-cluster-name', 'my-cluster']], /has no karpenter.sh\/nodepool tag/],
+      ['the legacy cluster tag alone', [['karpenter.sh/nodepool', 'default'], ['kubernetes.io/cluster/my-cluster', 'owned']], undefined],
+    ];
+    for (const [what, tags, refused] of cases) {
+      const aws = mockedAws();
+      aws.ec2.on(DescribeInstancesCommand).resolves({ Reservations: [{ Instances: [tagged(tags)] }] });
+      aws.ec2.on(TerminateInstancesCommand).resolves({ TerminatingInstances: [{ InstanceId: 'i-1' }] });
+      const result = await make(aws).delete('aws:///us-west-2a/i-1').then(() => undefined, (e: unknown) => e);
+      if (refused) {
+        expect(isInstanceNotOwned(result), what).toBe(true);
+        expect((result as Error).message, what).toMatch(refused);
+        expect(aws.ec2, what).not.toHaveReceivedCommand(TerminateInstancesCommand);
+      } else {
+        expect(result, what).toBeUndefined();
+        expect(aws.ec2, what).toHaveReceivedCommandWith(TerminateInstancesCommand, { InstanceIds: ['i-1'] });
+      }
+    }
   });
 });

@@ -1,11 +1,12 @@
 // Instances this controller launched, as the seam's Instance (spec/aws-provider.md §4.8): get and list through
 // DescribeInstances (live states only; list by Karpenter's tags), delete through a batched
-// TerminateInstances, and the post-registration tags. An instance that is gone is NodeClaimNotFoundError.
+// TerminateInstances (only an instance carrying this cluster's tags), and the post-registration tags. An
+// instance that is gone is NodeClaimNotFoundError; one that is not this cluster's, InstanceNotOwnedError.
 import type { Instance as Ec2Instance } from '@aws-sdk/client-ec2';
 import {
   CAPACITY_RESERVATION_ID_LABEL, CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL, CAPACITY_RESERVATION_TYPE_LABEL, CAPACITY_TYPE_LABEL, INSTANCE_TENANCY_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, nonZero, reqs, ZONE_LABEL, type InstanceType,
 } from '../../../engine/index.ts';
-import { NodeClaimNotFoundError, type Instance } from '../types.ts';
+import { InstanceNotOwnedError, NodeClaimNotFoundError, type Instance } from '../types.ts';
 import { Batcher } from './batcher.ts';
 import { isNotFound } from './errors.ts';
 import type { Timers } from './periodic.ts';
@@ -126,9 +127,14 @@ export class Instances {
     return (await this.deps.ec2.describeInstances({ filters })).map((i) => this.toInstance(i));
   }
 
-  /** Starts termination; throws NodeClaimNotFoundError once the instance is gone. */
+  /**
+   * Starts termination; throws NodeClaimNotFoundError once the instance is gone, and InstanceNotOwnedError
+   * (terminating nothing) for an instance without this cluster's tags.
+   */
   async delete(providerID: string): Promise<void> {
     const inst = await this.describe(providerID);
+    const notOwned = this.notOwnedReason(inst);
+    if (notOwned) throw new InstanceNotOwnedError(`instance ${inst.InstanceId ?? providerID} ${notOwned}; not terminating it`);
     try {
       await this.terminator.add(parseProviderID(providerID));
     } catch (e) {
@@ -136,6 +142,21 @@ export class Instances {
       throw e;
     }
     if (capacityTypeOf(inst) === 'reserved' && inst.CapacityReservationId && inst.InstanceId) this.deps.onReservedTerminated?.(inst.CapacityReservationId, inst.InstanceId);
+  }
+
+  /**
+   * Why an instance is not this cluster's, or undefined when it is: every launch tags it with the cluster
+   * (eks:eks-cluster-name, and kubernetes.io/cluster/<name>=owned, which older Karpenter versions set alone)
+   * and with its NodePool, and list() finds instances by those same tags.
+   */
+  private notOwnedReason(i: Ec2Instance): string | undefined {
+    const tags = tagsOf(i);
+    const cluster = this.deps.clusterName;
+    if (tags[k.EKS_CLUSTER_NAME_TAG] !== cluster && tags[k.clusterTag(cluster)] !== 'owned') {
+      return `does not carry this cluster's tags (${k.EKS_CLUSTER_NAME_TAG}=${cluster} or ${k.clusterTag(cluster)}=owned)`;
+    }
+    if (!(k.NODEPOOL_TAG in tags)) return `has no ${k.NODEPOOL_TAG} tag (not launched by Karpenter)`;
+    return undefined;
   }
 
   /** Tags a registered instance (Name, karpenter.sh/nodeclaim, eks:eks-cluster-name). */

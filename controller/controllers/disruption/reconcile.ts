@@ -12,7 +12,7 @@
 // The loop polls every 10 s; a pass that started or validated a command runs again at once.
 import { performance } from 'node:perf_hooks';
 import {
-  disrupt, INITIAL_LOOP_STATE, methodsFor, validate, type Command, type Decision, type DisruptOptions, type LoopState, type MethodName, type Snapshot,
+  INITIAL_LOOP_STATE, methodsFor, type Command, type Decision, type EngineDisruptOptions, type LoopState, type MethodName, type Snapshot,
 } from '../../../engine/index.ts';
 import { requeueAfter, type ReconcileResult } from '../../operator/result.ts';
 import { errText, type Controller } from '../../operator/runtime.ts';
@@ -58,15 +58,14 @@ export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOption
   ctx.metrics.consolidationTimeouts.inc({ consolidation_type: 'single' }, 0);
   ctx.metrics.consolidationTimeouts.inc({ consolidation_type: 'multi' }, 0);
 
-  const engineOptions = (queued: ReadonlySet<string>): DisruptOptions => ({
+  const engineOptions = (queued: ReadonlySet<string>): EngineDisruptOptions => ({
     state,
     consolidationState: ctx.cluster.consolidationState(),
     queued,
-    // Karpenter's method deadlines are wall time, whatever clock the controller runs on.
-    elapsedMs: () => performance.now(),
+    // Karpenter's method deadlines are wall time (the engine worker's), whatever clock the controller runs on.
+    deadlines: true,
     repack: ctx.options.consolidationRepack,
     repackMinSavingsShare: ctx.options.consolidationRepackMinSavings,
-    ...(ctx.solver ? { solver: ctx.solver } : {}),
   });
   const snapshot = (): Promise<Snapshot> => buildSnapshot(ctx, ctx.clock.now(), ctx.engineOptions);
   const changeKey = (): string => `${ctx.cluster.version}/${ctx.cluster.consolidationState()}/${queue.commands().length}`;
@@ -84,7 +83,7 @@ export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOption
     const queued = queue.providerIds();
     const cmds: Command[] = [p.decision, ...(p.decision.concurrent ?? [])];
     for (const cmd of cmds) {
-      const r = await validate(s, cmd, engineOptions(queued));
+      const r = await ctx.engine.validate(s, cmd, engineOptions(queued));
       if (r.ok) {
         await startCommand(r.command, s);
         continue;
@@ -103,7 +102,7 @@ export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOption
     const methods = resumeAfter === undefined ? order : order.slice(order.indexOf(resumeAfter) + 1);
     resumeAfter = undefined;
     const started = performance.now();
-    const r = await disrupt(s, { ...engineOptions(queue.providerIds()), methods });
+    const r = await ctx.engine.disrupt(s, { ...engineOptions(queue.providerIds()), methods });
     state = r.state;
     last = r.decision;
     const d = r.decision;

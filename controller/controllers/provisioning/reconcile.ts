@@ -9,7 +9,7 @@
 // 3. Plan; for each new NodeClaim: re-check its NodePool's limits against current usage, create it.
 // 4. Nominate; publish events; update the scheduler metrics.
 import { randomUUID } from 'node:crypto';
-import { incompatibleNodePools, provision, type NewNodeClaimPlan, type Pod, type ProvisionPlan, type Snapshot } from '../../../engine/index.ts';
+import { incompatibleNodePools, type NewNodeClaimPlan, type Pod, type ProvisionPlan, type Snapshot } from '../../../engine/index.ts';
 import { findCondition } from '../../operator/conditions.ts';
 import { targetOf } from '../../operator/events.ts';
 import type { KubeObject } from '../../operator/kube.ts';
@@ -194,7 +194,7 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
     solving = { id: schedulingId, since: performance.now() };
     let plan: ProvisionPlan;
     try {
-      plan = await provision(snapshot, [...pods.values()], ctx.solver ? { solver: ctx.solver } : {});
+      plan = await ctx.engine.provision(snapshot, [...pods.values()]);
     } finally {
       end();
       solving = undefined;

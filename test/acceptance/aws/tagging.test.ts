@@ -15,6 +15,7 @@ import type { Controller } from '../../../controller/operator/runtime.ts';
 import { mockedAws } from '../../fakes/aws.ts';
 import { wrapCloud } from '../../support/drills.ts';
 import { simulation, type Simulation } from '../../support/environment.ts';
+import { simulationEngine } from '../../../sim/engine.ts';
 
 const CLUSTER = 'my-cluster';
 const INSTANCE_ID = 'i-0123456789abcdef0';
@@ -62,6 +63,7 @@ async function start(): Promise<Env> {
   (env as { controller: Controller }).controller = newNodeClaimTagging({
     clock: op.clock, kube: op.kube, cluster: op.cluster, events: op.events, metrics: op.metrics, activity: op.activity, log: op.log,
     options, engineOptions: engineOptionsOf(options), cloudProvider: { ...wrapCloud(op.cloudProvider, {}), instanceTagging: tagging },
+    engine: simulationEngine().cluster('tagging-test'),
   }, tagging);
   return env;
 }

@@ -14,6 +14,7 @@ import type { ReconcileResult } from '../../../controller/operator/result.ts';
 import type { Controller } from '../../../controller/operator/runtime.ts';
 import { wrapCloud } from '../../support/drills.ts';
 import { events, simulation, type Simulation } from '../../support/environment.ts';
+import { simulationEngine } from '../../../sim/engine.ts';
 
 const MIN = 60_000;
 const BAD_NODE: RepairPolicy = { conditionType: 'BadNode', conditionStatus: 'False', tolerationMs: 30 * MIN };
@@ -34,6 +35,7 @@ async function start(policies: readonly RepairPolicy[] = [BAD_NODE]): Promise<Si
   health = newNodeHealth({
     clock: op.clock, kube: op.kube, cluster: op.cluster, events: op.events, metrics: op.metrics, activity: op.activity, log: op.log,
     options, engineOptions: engineOptionsOf(options), cloudProvider: { ...wrapCloud(op.cloudProvider, {}), repairPolicies: () => policies },
+    engine: simulationEngine().cluster('node-health-test'),
   });
   return sim;
 }

@@ -153,6 +153,7 @@ describe('reserved launches', () => {
       Reservations: [{ Instances: [{
         InstanceId: 'i-0abc', InstanceType: 'm5.large', State: { Name: 'running' }, Placement: { AvailabilityZone: 'test-zone-1a' },
         CapacityReservationId: 'cr-1', CapacityReservationSpecification: { CapacityReservationTarget: { CapacityReservationId: 'cr-1' } },
+        Tags: [{ Key: 'eks:eks-cluster-name', Value: 'my-cluster' }, { Key: 'karpenter.sh/nodepool', Value: 'default' }],
       }] }],
     });
     aws.ec2.on(TerminateInstancesCommand).resolves({ TerminatingInstances: [{ InstanceId: 'i-0abc' }] });

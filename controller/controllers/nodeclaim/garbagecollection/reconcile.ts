@@ -1,5 +1,11 @@
 // nodeclaim.garbagecollection (spec/disruption.md §5.5, spec/aws-provider.md §4 step 8), every 2 minutes:
 // 1. Instances this controller launched that no NodeClaim owns, 30 s after their launch, are terminated.
+//    The cloud provider lists only this cluster's instances (on AWS by the tags every launch carries:
+//    eks:eks-cluster-name, karpenter.sh/nodepool, karpenter.k8s.aws/ec2nodeclass). An instance is owned
+//    when a NodeClaim records its providerID, as in Karpenter. A launch in flight is safe because the pass
+//    runs only when cluster state is synced, which no NodeClaim without providerID allows. An instance
+//    launched by a controller that died before recording it is an orphan: the restarted controller
+//    launches its NodeClaim again.
 // 2. Registered NodeClaims whose instance is gone are deleted, unless their Node is still Ready.
 import { isNodeClaimNotFound } from '../../../cloudprovider/types.ts';
 import { isTrue } from '../../../operator/conditions.ts';
@@ -23,12 +29,7 @@ export function newGarbageCollection(ctx: ControllerContext, periodMs = GC_PERIO
     for (const i of instances) {
       if (i.state === 'shutting-down' || i.state === 'terminated') continue;
       live.add(i.providerID);
-      // Owned: a NodeClaim records this instance, or the NodeClaim it was launched for has not recorded
-      // any instance yet (its launch is in flight). An instance whose NodeClaim records another one was
-      // launched by a controller that died before writing it down: an orphan, as Karpenter treats it.
-      const named = i.nodeClaimName ? ctx.cluster.nodeClaim(i.nodeClaimName) : undefined;
-      const owned = ctx.cluster.nodeClaimByProviderID(i.providerID) ?? (named && !named.info.providerId ? named : undefined);
-      if (owned || now - i.launchTime < ORPHAN_GRACE_MS) continue;
+      if (ctx.cluster.nodeClaimByProviderID(i.providerID) || now - i.launchTime < ORPHAN_GRACE_MS) continue;
       log.info({ providerID: i.providerID, instanceType: i.instanceType, nodeclaim: i.nodeClaimName }, 'terminating an instance no nodeclaim owns');
       await ctx.cloudProvider.delete(i.providerID).catch((err: unknown) => {
         if (!isNodeClaimNotFound(err)) throw err;

@@ -1,9 +1,10 @@
 // nodeclaim.termination: the NodeClaim finalizer (spec/disruption.md §5.3, §5.6).
 // 1. Write the termination deadline annotation when the NodeClaim has a terminationGracePeriod.
 // 2. Delete the Node(s) with its providerID and wait for them to go (the node finalizer drains them).
-// 3. Delete the instance; wait (5 s polls) until the cloud says it is gone.
+// 3. Delete the instance the NodeClaim records; wait (5 s polls) until the cloud says it is gone. One the
+//    cloud provider says is not this cluster's is not terminated: an InstanceNotOwned warning, and on.
 // 4. Remove the finalizer.
-import { isNodeClaimNotFound } from '../../../cloudprovider/types.ts';
+import { isInstanceNotOwned, isNodeClaimNotFound } from '../../../cloudprovider/types.ts';
 import { toKubeTime } from '../../../operator/clock.ts';
 import { withCondition } from '../../../operator/conditions.ts';
 import { conditionsOf } from '../../../operator/conditions.ts';
@@ -39,6 +40,7 @@ export function newNodeClaimTermination(ctx: ControllerContext): Controller {
         await ctx.cloudProvider.delete(pid);
       } catch (err) {
         if (isNodeClaimNotFound(err)) return true;
+        if (isInstanceNotOwned(err)) return notOwned(e, err.message);
         throw new Error(`terminating instance ${pid} of nodeclaim ${name}`, { cause: err });
       }
       terminatingSince.set(name, ctx.clock.now());
@@ -60,6 +62,13 @@ export function newNodeClaimTermination(ctx: ControllerContext): Controller {
       }
       throw err;
     }
+  }
+
+  /** The NodeClaim names an instance that is not this cluster's: it goes without terminating it. */
+  function notOwned(e: NodeClaimEntry, why: string): true {
+    ctx.events.publish({ involved: targetOf(e.obj, 'NodeClaim'), type: 'Warning', reason: 'InstanceNotOwned', message: `Not terminating the instance of NodeClaim ${e.info.name}: ${why}`, dedupeValues: ['InstanceNotOwned', e.obj.metadata.uid ?? e.info.name] });
+    ctx.log.warn({ nodeclaim: e.info.name, providerID: e.info.providerId, why }, 'finalizing a nodeclaim without terminating an instance that is not this cluster\'s');
+    return true;
   }
 
   async function reconcile(name: string): Promise<ReconcileResult> {

@@ -1,0 +1,220 @@
+// What a warm cluster model is told between decisions: the objects that changed since its last version.
+// The caller's side (ModelMirror) remembers what it shipped and diffs the next snapshot against it; the
+// worker's side (ClusterModel, model.ts) applies the delta. Everything here is plain data (msgpackr carries
+// it to the worker); pods and nodes travel once and are then referred to by uid and name.
+import type { DraState } from '../domain/dra.ts';
+import type { DaemonSet, EngineOptions, InstanceType, NodeClass, NodePool, Pod, PodDisruptionBudget, Snapshot, StateNode } from '../domain/types.ts';
+import { sameData } from './equal.ts';
+
+/** A state node without its pods, which travel on their own; `pods` lists their uids in order. */
+export interface NodeRecord {
+  readonly node: Omit<StateNode, 'pods'>;
+  readonly pods: readonly string[];
+}
+
+export interface SnapshotDelta {
+  /** The model version this delta applies to; 0: the model starts from nothing. */
+  readonly base: number;
+  /** The model's version once applied. */
+  readonly version: number;
+  readonly now: number;
+  readonly options?: EngineOptions;
+  readonly nodePools?: readonly NodePool[];
+  readonly nodeClasses?: readonly NodeClass[];
+  readonly daemonSets?: readonly DaemonSet[];
+  readonly pdbs?: readonly PodDisruptionBudget[];
+  /** Present when the DRA objects changed; `state` absent: none. */
+  readonly dra?: { readonly state?: DraState };
+  /** Instance types the model has not seen, by id. */
+  readonly types?: ReadonlyArray<readonly [number, InstanceType]>;
+  /** When any NodePool's instance types changed: every NodePool's, as type ids. */
+  readonly catalog?: ReadonlyArray<readonly [string, readonly number[]]>;
+  /** Pods added or changed (bound ones and pending ones alike, by uid). */
+  readonly pods?: readonly Pod[];
+  readonly podsRemoved?: readonly string[];
+  /** State nodes added or changed (their fields, or which pods they hold). */
+  readonly nodes?: readonly NodeRecord[];
+  readonly nodesRemoved?: readonly string[];
+  /** The nodes' order, when it changed (added and removed nodes change it). */
+  readonly nodeOrder?: readonly string[];
+  /** The pending pods' uids in order, when they changed. */
+  readonly pending?: readonly string[];
+}
+
+/** Pods an operation names: by uid when the model has them as the caller does, else in full. */
+export type PodRefs = { readonly uids: readonly string[] } | { readonly pods: readonly Pod[] };
+
+/** What was shipped and how much (tests and the controller's metrics read it). */
+export interface DeltaStats {
+  readonly full: boolean;
+  readonly pods: number;
+  readonly nodes: number;
+  readonly types: number;
+  readonly bytes: number;
+}
+
+interface Shipped {
+  readonly pods: Map<string, Pod>;
+  readonly nodes: Map<string, { readonly node: StateNode; readonly pods: readonly string[] }>;
+  nodeOrder: readonly string[];
+  pending: readonly string[];
+  readonly types: Map<InstanceType, number>;
+  readonly typesByName: Map<string, Array<readonly [InstanceType, number]>>;
+  readonly catalog: Map<string, readonly InstanceType[]>;
+  options?: EngineOptions;
+  nodePools?: readonly NodePool[];
+  nodeClasses?: readonly NodeClass[];
+  daemonSets?: readonly DaemonSet[];
+  pdbs?: readonly PodDisruptionBudget[];
+  dra?: { readonly state?: DraState };
+}
+
+const empty = (): Shipped => ({
+  pods: new Map(), nodes: new Map(), nodeOrder: [], pending: [], types: new Map(), typesByName: new Map(), catalog: new Map(),
+});
+
+/** The same list by element identity, else by content. */
+function sameList<T>(a: readonly T[] | undefined, b: readonly T[]): boolean {
+  if (a === b) return true;
+  if (!a || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && !sameData(a[i], b[i])) return false;
+  return true;
+}
+
+const sameNames = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** A state node's fields but its pods, compared by content. */
+function sameNode(a: StateNode, b: StateNode): boolean {
+  if (a === b) return true;
+  let n = 0;
+  for (const k in a) {
+    if (k === 'pods') continue;
+    if (!(k in b) || !sameData((a as unknown as Record<string, unknown>)[k], (b as unknown as Record<string, unknown>)[k])) return false;
+    n++;
+  }
+  for (const k in b) if (k !== 'pods') n--;
+  return n === 0;
+}
+
+/**
+ * The caller's record of one warm model: what it holds, at which version. `diff` returns the delta from that
+ * to a snapshot and a `commit` to call once the model applied it; after any failure, `reset` (the next
+ * delta starts the model from nothing).
+ */
+export class ModelMirror {
+  version = 0;
+  private shipped: Shipped = empty();
+  private nextTypeId = 1;
+
+  reset(): void {
+    this.version = 0;
+    this.shipped = empty();
+  }
+
+  /**
+   * The delta from what the model holds to `s` (plus `extra` pods an operation names); `refs` names pods as the
+   * model will hold them once the delta is applied.
+   */
+  diff(s: Snapshot, extra: readonly Pod[] = []): { delta: SnapshotDelta; commit: () => void; refs: (pods: readonly Pod[]) => PodRefs; stats: Omit<DeltaStats, 'bytes'> } {
+    const full = this.version === 0;
+    const prev = full ? empty() : this.shipped;
+    const next: Shipped = { ...prev, pods: new Map(), nodes: new Map() };
+    const d: { -readonly [K in keyof SnapshotDelta]: SnapshotDelta[K] } = { base: this.version, version: this.version + 1, now: s.now };
+    this.diffSmall(s, prev, next, d);
+    this.diffCatalog(s, prev, next, d);
+    const pods = diffPods(s, extra, prev, next, d);
+    const nodes = diffNodes(s, prev, next, d);
+    const pendingUids = s.pendingPods.map((p) => p.uid);
+    if (!sameNames(prev.pending, pendingUids)) d.pending = pendingUids;
+    next.pending = pendingUids;
+    const commit = (): void => {
+      this.shipped = next;
+      this.version = d.version;
+    };
+    // By uid when the model will hold these very pods, else the pods themselves.
+    const refs = (list: readonly Pod[]): PodRefs => (list.every((p) => next.pods.get(p.uid) === p) ? { uids: list.map((p) => p.uid) } : { pods: list });
+    return { delta: d, commit, refs, stats: { full, pods, nodes, types: d.types?.length ?? 0 } };
+  }
+
+  private diffSmall(s: Snapshot, prev: Shipped, next: Shipped, d: { -readonly [K in keyof SnapshotDelta]: SnapshotDelta[K] }): void {
+    if (!prev.options || !sameData(prev.options, s.options)) d.options = s.options;
+    next.options = s.options;
+    if (!sameList(prev.nodePools, s.nodePools)) d.nodePools = s.nodePools;
+    next.nodePools = s.nodePools;
+    if (!sameList(prev.nodeClasses, s.nodeClasses)) d.nodeClasses = s.nodeClasses;
+    next.nodeClasses = s.nodeClasses;
+    if (!sameList(prev.daemonSets, s.daemonSets)) d.daemonSets = s.daemonSets;
+    next.daemonSets = s.daemonSets;
+    if (!sameList(prev.pdbs, s.pdbs)) d.pdbs = s.pdbs;
+    next.pdbs = s.pdbs;
+    const dra = s.dra ? { state: s.dra } : {};
+    if (!prev.dra || !sameData(prev.dra, dra)) d.dra = dra;
+    next.dra = dra;
+  }
+
+  /** New instance types get ids (a rebuilt type with the same content keeps its id); pools send id lists. */
+  private diffCatalog(s: Snapshot, prev: Shipped, next: Shipped, d: { -readonly [K in keyof SnapshotDelta]: SnapshotDelta[K] }): void {
+    let changed = prev.catalog.size !== s.instanceTypes.size;
+    for (const [pool, its] of s.instanceTypes) if (!sameIdentity(prev.catalog.get(pool), its)) changed = true;
+    if (!changed) return;
+    const types = new Map(prev.types);
+    const byName = new Map(prev.typesByName);
+    const fresh: Array<readonly [number, InstanceType]> = [];
+    const idOf = (it: InstanceType): number => {
+      const known = types.get(it);
+      if (known !== undefined) return known;
+      const same = (byName.get(it.name) ?? []).find(([t]) => sameData(t, it));
+      const id = same ? same[1] : this.nextTypeId++;
+      if (!same) fresh.push([id, it]);
+      types.set(it, id);
+      byName.set(it.name, [...(byName.get(it.name) ?? []), [it, id]]);
+      return id;
+    };
+    d.catalog = [...s.instanceTypes].map(([pool, its]) => [pool, its.map(idOf)] as const);
+    if (fresh.length) d.types = fresh;
+    Object.assign(next, { types, typesByName: byName, catalog: new Map(s.instanceTypes) });
+  }
+}
+
+const sameIdentity = <T>(a: readonly T[] | undefined, b: readonly T[]): boolean =>
+  a === b || (a !== undefined && a.length === b.length && a.every((x, i) => x === b[i]));
+
+/** Every pod of the snapshot (bound and pending) and `extra`: the changed ones shipped, the gone ones named. */
+function diffPods(s: Snapshot, extra: readonly Pod[], prev: Shipped, next: Shipped, d: { -readonly [K in keyof SnapshotDelta]: SnapshotDelta[K] }): number {
+  const changed: Pod[] = [];
+  const see = (p: Pod): void => {
+    if (next.pods.has(p.uid)) return;
+    const old = prev.pods.get(p.uid);
+    next.pods.set(p.uid, p);
+    if (old !== p && (old === undefined || !sameData(old, p))) changed.push(p);
+  };
+  for (const n of s.nodes) for (const p of n.pods) see(p);
+  for (const p of s.pendingPods) see(p);
+  for (const p of extra) see(p);
+  const removed: string[] = [];
+  for (const uid of prev.pods.keys()) if (!next.pods.has(uid)) removed.push(uid);
+  if (changed.length) d.pods = changed;
+  if (removed.length) d.podsRemoved = removed;
+  return changed.length;
+}
+
+/** State nodes whose fields or pod lists changed, the ones gone, and the order when it changed. */
+function diffNodes(s: Snapshot, prev: Shipped, next: Shipped, d: { -readonly [K in keyof SnapshotDelta]: SnapshotDelta[K] }): number {
+  const changed: NodeRecord[] = [];
+  for (const n of s.nodes) {
+    const uids = n.pods.map((p) => p.uid);
+    const old = prev.nodes.get(n.name);
+    next.nodes.set(n.name, { node: n, pods: uids });
+    if (old && sameNames(old.pods, uids) && sameNode(old.node, n)) continue;
+    const { pods: _pods, ...rest } = n;
+    changed.push({ node: rest, pods: uids });
+  }
+  const removed: string[] = [];
+  for (const name of prev.nodes.keys()) if (!next.nodes.has(name)) removed.push(name);
+  const order = s.nodes.map((n) => n.name);
+  if (!sameNames(prev.nodeOrder, order)) d.nodeOrder = order;
+  next.nodeOrder = order;
+  if (changed.length) d.nodes = changed;
+  if (removed.length) d.nodesRemoved = removed;
+  return changed.length;
+}

@@ -1,0 +1,148 @@
+// A warm cluster model and its caller's mirror (delta.ts, model.ts): after the first decision only changed
+// objects travel, the model keeps every object it was not told changed (so its caches keep their answers),
+// and a model that missed a delta refuses it instead of deciding on a wrong cluster.
+import { describe, expect, it } from 'vitest';
+import { nodePool, pod, pods, snapshot, stateNode } from '../../test/fixtures/builders.ts';
+import { defaultFakeInstanceTypes, FAKE_WELL_KNOWN_LABELS } from '../../test/fixtures/instancetypes.ts';
+import { normalizePlan } from '../../test/solver/normalize.ts';
+import type { Snapshot, StateNode } from '../domain/types.ts';
+import { provisionInput } from '../model/input.ts';
+import { withExtraWellKnown } from '../scheduling/labels.ts';
+import { WasmSolver } from '../solver/wasm.ts';
+import { pack, unpack } from '../pool/codec.ts';
+import { ModelMirror, type SnapshotDelta } from './delta.ts';
+import { ClusterModel, StaleModelError } from './model.ts';
+
+const wellKnownLabels = withExtraWellKnown(FAKE_WELL_KNOWN_LABELS);
+const its = defaultFakeInstanceTypes();
+
+/** A cluster of `n` nodes with two pods each, and pending pods; joined afresh (new node objects) on each call, like cluster state. */
+function cluster(n: number, pending = pods(3, { cpu: '1' })) {
+  const bound = Array.from({ length: n }, (_, i) => pods(2, { cpu: '500m', memory: '512Mi', nodeName: `n${i}` }));
+  const join = (changes: Partial<Record<number, Partial<StateNode>>> = {}, pendingPods = pending): Snapshot =>
+    snapshot({
+      nodePools: [nodePool()], instanceTypes: its, pendingPods,
+      nodes: bound.map((ps, i) => ({ ...stateNode({ name: `n${i}`, instanceType: its[0]!, zone: 'test-zone-1', capacityType: 'on-demand', pods: ps }), ...changes[i] })),
+    });
+  return { bound, join };
+}
+
+/** Ships the delta the way the engine does (msgpack), into the model. */
+function ship(mirror: ModelMirror, model: ClusterModel, s: Snapshot): SnapshotDelta {
+  const { delta, commit } = mirror.diff(s);
+  model.apply(unpack<SnapshotDelta>(pack(delta)));
+  commit();
+  return delta;
+}
+
+describe('a warm cluster model', () => {
+  it('gets everything once, then only what changed', () => {
+    const c = cluster(20);
+    const mirror = new ModelMirror();
+    const model = new ClusterModel();
+    const first = ship(mirror, model, c.join());
+    expect(first.base).toBe(0);
+    expect(first.nodes).toHaveLength(20);
+    expect(first.pods).toHaveLength(43);
+    expect(first.types).toHaveLength(its.length);
+    // The same cluster joined again (new node objects, same content): nothing travels.
+    const again = ship(mirror, model, c.join());
+    expect(again.nodes ?? []).toHaveLength(0);
+    expect(again.pods ?? []).toHaveLength(0);
+    expect(again.types ?? []).toHaveLength(0);
+    expect(again.catalog).toBeUndefined();
+    // One node tainted and one pod on another node replaced: exactly those travel; the model rebuilds both nodes.
+    c.bound[3]![0] = { ...c.bound[3]![0]!, labels: { app: 'changed' } };
+    const changed = ship(mirror, model, c.join({ 7: { taints: [{ key: 'maintenance', effect: 'NoSchedule' }] } }));
+    expect(changed.nodes?.map((r) => r.node.name)).toEqual(['n7']);
+    expect(changed.pods?.map((p) => p.labels['app'])).toEqual(['changed']);
+    expect(model.lastApply).toEqual({ pods: 1, nodes: 1, nodesRebuilt: 2, types: 0 });
+    expect(model.snapshot().nodes[3]!.pods[0]!.labels).toEqual({ app: 'changed' });
+  });
+
+  it('keeps the objects it was not told changed, so their cached work is reused', () => {
+    const c = cluster(10);
+    const mirror = new ModelMirror();
+    const model = new ClusterModel();
+    ship(mirror, model, c.join());
+    const before = model.snapshot();
+    const solver = new WasmSolver({ improve: false });
+    const solve = () => solver.solve(provisionInput(model.snapshot(), model.snapshot().pendingPods, { caches: model.caches, wellKnownLabels }));
+    solve();
+    const starts = model.caches.stats()['node start']!;
+    ship(mirror, model, c.join({ 4: { labels: { ...c.join().nodes[4]!.labels, team: 'a' } } }));
+    const after = model.snapshot();
+    expect(after.nodes.filter((n, i) => n !== before.nodes[i]).map((n) => n.name)).toEqual(['n4']);
+    expect(after.instanceTypes.get('default')).toBe(before.instanceTypes.get('default'));
+    expect(after.pendingPods).toBe(before.pendingPods);
+    solve();
+    // The second solve worked out only the changed node's start; the template came from the cache.
+    const next = model.caches.stats();
+    expect(next['node start']!.misses - starts.misses).toBe(1);
+    expect(next['templates']!.hits).toBeGreaterThan(0);
+  });
+
+  it('decides on its copy exactly as on the caller\'s snapshot', () => {
+    const c = cluster(30, pods(40, { cpu: '700m', memory: '1Gi' }));
+    const mirror = new ModelMirror();
+    const model = new ClusterModel();
+    const s = c.join();
+    ship(mirror, model, s);
+    const solver = new WasmSolver({ improve: false });
+    const here = solver.solve(provisionInput(s, s.pendingPods, { wellKnownLabels }));
+    const there = new WasmSolver({ improve: false }).solve(provisionInput(model.snapshot(), model.snapshot().pendingPods, { caches: model.caches, wellKnownLabels }));
+    expect(normalizePlan(there)).toEqual(normalizePlan(here));
+  });
+
+  it('refuses a delta made for another version, and then accepts only a full one', () => {
+    const c = cluster(3);
+    const mirror = new ModelMirror();
+    const model = new ClusterModel();
+    ship(mirror, model, c.join());
+    const stale = new ModelMirror();
+    stale.diff(c.join()).commit();
+    // This mirror thinks the model is at version 1 of its own history, twice over: the model is at 1 too, so
+    // the next delta (base 1) applies; one made after a lost delta (base 2) is refused.
+    const lost = stale.diff(c.join());
+    lost.commit();
+    const skipped = stale.diff(c.join({ 1: { taints: [{ key: 'x', effect: 'NoSchedule' }] } })).delta;
+    expect(() => model.apply(skipped)).toThrow(StaleModelError);
+    mirror.reset();
+    const full = ship(mirror, model, c.join());
+    expect(full.base).toBe(0);
+    expect(model.snapshot().nodes).toHaveLength(3);
+  });
+
+  it('drops what the caller no longer has', () => {
+    const c = cluster(5);
+    const mirror = new ModelMirror();
+    const model = new ClusterModel();
+    ship(mirror, model, c.join());
+    const s = c.join();
+    const fewer = { ...s, nodes: s.nodes.slice(1), pendingPods: [pod({ cpu: '2' })] };
+    const d = ship(mirror, model, fewer);
+    expect(d.nodesRemoved).toEqual(['n0']);
+    expect(d.podsRemoved).toHaveLength(2 + 3);
+    expect(model.snapshot().nodes.map((n) => n.name)).toEqual(['n1', 'n2', 'n3', 'n4']);
+    expect(model.snapshot().pendingPods.map((p) => p.uid)).toEqual(fewer.pendingPods.map((p) => p.uid));
+  });
+});
+
+describe('decisions over the caller\'s objects', () => {
+  it('write nothing onto them: no memo properties, no symbols, nothing changed', async () => {
+    const c = cluster(12, pods(20, { cpu: '1', memory: '1Gi' }).map((p) => ({ ...p, unschedulable: true })));
+    const s = c.join();
+    const objects: object[] = [...s.nodes, ...s.nodes.flatMap((n) => n.pods), ...s.pendingPods, ...s.nodePools, ...its];
+    const keys = (o: object) => Reflect.ownKeys(o).map(String).join(',');
+    const before = objects.map((o) => ({ keys: keys(o), json: JSON.stringify(o) }));
+    const solver = new WasmSolver();
+    solver.solve(provisionInput(s, s.pendingPods, { wellKnownLabels }));
+    const { disrupt } = await import('../disruption/disrupt.ts');
+    await disrupt({ ...s, pendingPods: [] }, { solver, wellKnownLabels });
+    objects.forEach((o, i) => {
+      expect(keys(o)).toBe(before[i]!.keys);
+      expect(JSON.stringify(o)).toBe(before[i]!.json);
+      expect(Object.getOwnPropertySymbols(o)).toEqual([]);
+    });
+  });
+});

@@ -1,0 +1,213 @@
+// A warm cluster model: a worker's copy of one cluster, updated from deltas (delta.ts), and the caches of
+// what was worked out about its objects. Objects keep their identity from one decision to the next unless
+// the delta changed them (a node whose pods changed is a new node object, the others are the same ones), so
+// the per-object caches (ModelCaches: templates, encoded catalog chunks, node starts, pod classes, ...)
+// answer again without redoing the work: the catalog and NodePool templates are encoded once per version
+// of them, existing nodes and their pods once per change.
+import type { DraState } from '../domain/dra.ts';
+import type { DaemonSet, EngineOptions, InstanceType, NodeClass, NodePool, Pod, PodDisruptionBudget, Snapshot, StateNode } from '../domain/types.ts';
+import { DEFAULT_ENGINE_OPTIONS } from '../domain/types.ts';
+import { ModelCaches } from '../model/caches.ts';
+import type { NodeRecord, PodRefs, SnapshotDelta } from './delta.ts';
+import { sameData } from './equal.ts';
+
+export class StaleModelError extends Error {
+  override name = 'StaleModelError';
+}
+
+/** What the last delta changed (tests check that only changed objects were shipped and rebuilt). */
+export interface ApplyStats {
+  readonly pods: number;
+  readonly nodes: number;
+  readonly nodesRebuilt: number;
+  readonly types: number;
+}
+
+export class ClusterModel {
+  version = 0;
+  readonly caches = new ModelCaches();
+  lastApply: ApplyStats = { pods: 0, nodes: 0, nodesRebuilt: 0, types: 0 };
+  private now = 0;
+  private options: EngineOptions = DEFAULT_ENGINE_OPTIONS;
+  private nodePools: readonly NodePool[] = [];
+  private nodeClasses: readonly NodeClass[] = [];
+  private daemonSets: readonly DaemonSet[] = [];
+  private pdbs: readonly PodDisruptionBudget[] = [];
+  private dra: DraState | undefined;
+  private readonly types = new Map<number, InstanceType>();
+  private catalog = new Map<string, readonly InstanceType[]>();
+  private catalogIds = new Map<string, readonly number[]>();
+  private readonly pods = new Map<string, Pod>();
+  private readonly records = new Map<string, NodeRecord>();
+  private readonly states = new Map<string, StateNode>();
+  /** Pod uid -> names of the nodes whose records list it. */
+  private readonly podNodes = new Map<string, Set<string>>();
+  private nodeOrder: readonly string[] = [];
+  private pendingUids: readonly string[] = [];
+  private nodeList: readonly StateNode[] = [];
+  private pendingList: readonly Pod[] = [];
+  private wellKnown: ReadonlySet<string> | undefined;
+
+  /** Applies a delta made against this model's version, or from nothing (else StaleModelError: the caller starts over). */
+  apply(d: SnapshotDelta): void {
+    if (d.base !== 0 && d.base !== this.version) throw new StaleModelError(`the model is at version ${this.version}, the delta is for ${d.base}`);
+    // Half-applied is unusable: until a delta from nothing comes, every delta is stale.
+    this.version = -1;
+    if (d.base === 0) this.clear();
+    this.now = d.now;
+    this.applySmall(d);
+    this.applyCatalog(d);
+    const dirty = new Set<string>();
+    const pendingChanged = this.applyPods(d, dirty);
+    this.applyNodes(d, dirty);
+    this.rebuild(d, dirty, pendingChanged);
+    this.lastApply = { pods: d.pods?.length ?? 0, nodes: d.nodes?.length ?? 0, nodesRebuilt: dirty.size, types: d.types?.length ?? 0 };
+    this.version = d.version;
+  }
+
+  /** The cluster as a snapshot; its arrays and objects are the same from call to call until a delta changes them. */
+  snapshot(): Snapshot {
+    return {
+      now: this.now,
+      nodePools: this.nodePools,
+      nodeClasses: this.nodeClasses,
+      instanceTypes: this.catalog,
+      nodes: this.nodeList,
+      pendingPods: this.pendingList,
+      daemonSets: this.daemonSets,
+      pdbs: this.pdbs,
+      options: this.options,
+      ...(this.dra ? { dra: this.dra } : {}),
+    };
+  }
+
+  /** The pods an operation names. */
+  podsOf(refs: PodRefs): Pod[] {
+    if ('pods' in refs) return [...refs.pods];
+    return refs.uids.map((uid) => {
+      const p = this.pods.get(uid);
+      if (!p) throw new StaleModelError(`the model has no pod ${uid}`);
+      return p;
+    });
+  }
+
+  /** The same set object as last time when the content is the same (caches key on its identity). */
+  wellKnownLabels(labels: ReadonlySet<string> | undefined): ReadonlySet<string> | undefined {
+    if (!labels) return undefined;
+    if (!this.wellKnown || !sameData(this.wellKnown, labels)) this.wellKnown = labels;
+    return this.wellKnown;
+  }
+
+  private clear(): void {
+    this.types.clear();
+    this.catalog = new Map();
+    this.catalogIds = new Map();
+    this.pods.clear();
+    this.records.clear();
+    this.states.clear();
+    this.podNodes.clear();
+    this.nodeOrder = [];
+    this.pendingUids = [];
+    this.nodeList = [];
+    this.pendingList = [];
+    this.dra = undefined;
+  }
+
+  private applySmall(d: SnapshotDelta): void {
+    if (d.options) this.options = d.options;
+    if (d.nodePools) this.nodePools = d.nodePools;
+    if (d.nodeClasses) this.nodeClasses = d.nodeClasses;
+    if (d.daemonSets) this.daemonSets = d.daemonSets;
+    if (d.pdbs) this.pdbs = d.pdbs;
+    if (d.dra) this.dra = d.dra.state;
+  }
+
+  /** New types into the table; a pool whose id list did not change keeps its array (templates key on it). */
+  private applyCatalog(d: SnapshotDelta): void {
+    for (const [id, it] of d.types ?? []) this.types.set(id, it);
+    if (!d.catalog) return;
+    const catalog = new Map<string, readonly InstanceType[]>();
+    const ids = new Map<string, readonly number[]>();
+    for (const [pool, list] of d.catalog) {
+      const old = this.catalogIds.get(pool);
+      const same = old !== undefined && old.length === list.length && old.every((x, i) => x === list[i]);
+      catalog.set(pool, same ? this.catalog.get(pool)! : list.map((id) => this.typeOf(id)));
+      ids.set(pool, list);
+    }
+    this.catalog = catalog;
+    this.catalogIds = ids;
+    const used = new Set([...ids.values()].flat());
+    for (const id of this.types.keys()) if (!used.has(id)) this.types.delete(id);
+  }
+
+  private typeOf(id: number): InstanceType {
+    const it = this.types.get(id);
+    if (!it) throw new StaleModelError(`the model has no instance type ${id}`);
+    return it;
+  }
+
+  /** Upserts and removals; the nodes holding a changed pod are marked dirty. Returns whether a pending pod changed. */
+  private applyPods(d: SnapshotDelta, dirty: Set<string>): boolean {
+    const pending = new Set(this.pendingUids);
+    let pendingChanged = false;
+    const touch = (uid: string): void => {
+      for (const n of this.podNodes.get(uid) ?? []) dirty.add(n);
+      if (pending.has(uid)) pendingChanged = true;
+    };
+    for (const p of d.pods ?? []) {
+      this.pods.set(p.uid, p);
+      touch(p.uid);
+    }
+    for (const uid of d.podsRemoved ?? []) {
+      this.pods.delete(uid);
+      touch(uid);
+    }
+    return pendingChanged;
+  }
+
+  private applyNodes(d: SnapshotDelta, dirty: Set<string>): void {
+    for (const name of d.nodesRemoved ?? []) {
+      const old = this.records.get(name);
+      for (const uid of old?.pods ?? []) this.podNodes.get(uid)?.delete(name);
+      this.records.delete(name);
+      this.states.delete(name);
+      dirty.delete(name);
+    }
+    for (const rec of d.nodes ?? []) {
+      const name = rec.node.name;
+      for (const uid of this.records.get(name)?.pods ?? []) this.podNodes.get(uid)?.delete(name);
+      for (const uid of rec.pods) {
+        let set = this.podNodes.get(uid);
+        if (!set) this.podNodes.set(uid, (set = new Set()));
+        set.add(name);
+      }
+      this.records.set(name, rec);
+      dirty.add(name);
+    }
+  }
+
+  /** New node objects for dirty nodes; new arrays only when something in them changed. */
+  private rebuild(d: SnapshotDelta, dirty: ReadonlySet<string>, pendingChanged: boolean): void {
+    for (const name of dirty) {
+      const rec = this.records.get(name);
+      if (!rec) continue;
+      this.states.set(name, { ...rec.node, pods: rec.pods.map((uid) => this.podOf(uid)) } as StateNode);
+    }
+    if (d.nodeOrder) this.nodeOrder = d.nodeOrder;
+    if (dirty.size || d.nodeOrder || d.nodesRemoved?.length) this.nodeList = this.nodeOrder.map((n) => this.stateOf(n));
+    if (d.pending) this.pendingUids = d.pending;
+    if (d.pending || pendingChanged) this.pendingList = this.pendingUids.map((uid) => this.podOf(uid));
+  }
+
+  private podOf(uid: string): Pod {
+    const p = this.pods.get(uid);
+    if (!p) throw new StaleModelError(`the model has no pod ${uid}`);
+    return p;
+  }
+
+  private stateOf(name: string): StateNode {
+    const n = this.states.get(name);
+    if (!n) throw new StaleModelError(`the model has no node ${name}`);
+    return n;
+  }
+}

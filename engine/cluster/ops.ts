@@ -1,0 +1,79 @@
+// The engine's decisions over a cluster model, as a pool worker runs them: provision, disrupt, validate,
+// explain a node, bound the cost. An operation is plain data (it crosses a thread); options that are
+// functions or objects with behaviour on the caller's side (a solver, a clock) are replaced by what the
+// worker provides: its own wasm solver, and its monotonic clock when the caller asks for deadlines.
+import { lowerBound, type LowerBound, type LpSolver } from '../bound/index.ts';
+import { disrupt } from '../disruption/disrupt.ts';
+import { explainNode, type NodeReport } from '../disruption/explain.ts';
+import type { Command, Decision, DisruptOptions, DisruptResult } from '../disruption/types.ts';
+import { validate, type ValidationResult } from '../disruption/validate.ts';
+import { provisionInput } from '../model/input.ts';
+import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from '../model/types.ts';
+import type { PodRefs } from './delta.ts';
+import type { ClusterModel } from './model.ts';
+
+/** Disruption options as they cross to a worker. */
+export interface WireDisruptOptions extends Omit<DisruptOptions, 'solver' | 'repackSolver' | 'caches' | 'elapsedMs' | 'wellKnownLabels'> {
+  /** Method deadlines (Karpenter's timeouts, the repack's) count wall time in the worker; without it nothing times out. */
+  readonly deadlines?: boolean;
+  readonly wellKnownLabels?: ReadonlySet<string>;
+}
+
+export interface WireProvisionOptions {
+  readonly exact?: boolean;
+  readonly wellKnownLabels?: ReadonlySet<string>;
+  readonly consolidation?: ProvisionInput['consolidation'];
+  readonly reservedOfferingMode?: ProvisionInput['reservedOfferingMode'];
+}
+
+export type EngineOp =
+  | { readonly op: 'provision'; readonly pending: PodRefs; readonly opts: WireProvisionOptions }
+  | { readonly op: 'disrupt'; readonly opts: WireDisruptOptions }
+  | { readonly op: 'validate'; readonly decision: Decision | Command; readonly opts: WireDisruptOptions }
+  | { readonly op: 'explainNode'; readonly node: string; readonly opts: WireDisruptOptions }
+  | { readonly op: 'lowerBound'; readonly pods: PodRefs; readonly opts: { readonly timeLimitSec?: number; readonly wellKnownLabels?: ReadonlySet<string> } };
+
+export type OpResult = ProvisionPlan | DisruptResult | ValidationResult | NodeReport | LowerBound;
+
+/** What a worker lends the operations: its solvers and a clock for deadlines. */
+export interface OpContext {
+  /** The solver for a solve: exact (Karpenter's algorithm only) or with the improvement phase. */
+  readonly solver: (exact: boolean) => ProvisionSolver;
+  readonly lp: LpSolver;
+  /** Monotonic ms (the worker's performance.now). */
+  readonly clock: () => number;
+}
+
+function disruptOptions(model: ClusterModel, o: WireDisruptOptions, ctx: OpContext): DisruptOptions {
+  const { deadlines, wellKnownLabels, ...rest } = o;
+  const known = model.wellKnownLabels(wellKnownLabels);
+  return {
+    ...rest,
+    solver: ctx.solver(false),
+    caches: model.caches,
+    ...(deadlines ? { elapsedMs: ctx.clock } : {}),
+    ...(known ? { wellKnownLabels: known } : {}),
+  };
+}
+
+export async function runOp(model: ClusterModel, op: EngineOp, ctx: OpContext): Promise<OpResult> {
+  const s = model.snapshot();
+  switch (op.op) {
+    case 'provision': {
+      const known = model.wellKnownLabels(op.opts.wellKnownLabels);
+      const input = provisionInput(s, model.podsOf(op.pending), { ...op.opts, caches: model.caches, ...(known ? { wellKnownLabels: known } : {}) });
+      return ctx.solver(op.opts.exact ?? false).solve(input);
+    }
+    case 'disrupt':
+      return disrupt(s, disruptOptions(model, op.opts, ctx));
+    case 'validate':
+      return validate(s, op.decision, disruptOptions(model, op.opts, ctx));
+    case 'explainNode':
+      return explainNode(s, op.node, disruptOptions(model, op.opts, ctx));
+    case 'lowerBound': {
+      const known = model.wellKnownLabels(op.opts.wellKnownLabels);
+      const input = provisionInput(s, model.podsOf(op.pods), { caches: model.caches, ...(known ? { wellKnownLabels: known } : {}) });
+      return lowerBound(input, ctx.lp, op.opts.timeLimitSec !== undefined ? { timeLimitSec: op.opts.timeLimitSec } : {});
+    }
+  }
+}

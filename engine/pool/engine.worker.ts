@@ -1,0 +1,87 @@
+// An engine worker: the engine's decisions run here, off the caller's event loop. It holds the warm cluster
+// models of the clusters routed to it (the balancer keeps a model on one worker), one wasm solver instance
+// made from the module its pool compiled, and HiGHS for the lower bound. A task is a model's delta plus one
+// operation, a model to drop, or a what-if job. A crash loses the models; their callers rebuild them.
+import type { MessagePort } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
+import { ClusterModel, StaleModelError } from '../cluster/model.ts';
+import { runOp, type EngineOp, type OpContext } from '../cluster/ops.ts';
+import type { SnapshotDelta } from '../cluster/delta.ts';
+import { WasmSolver, type WasmSolverOptions } from '../solver/wasm.ts';
+import { provision } from '../solver/provision.ts';
+import { provisionInput } from '../model/input.ts';
+import { lowerBound } from '../bound/index.ts';
+import { disruptionPlanner } from '../whatif/disruption-planner.ts';
+import { WhatIfError } from '../whatif/build.ts';
+import { runWhatIfJob, type WhatIfJob } from '../whatif/job.ts';
+import type { WhatIfEngine } from '../whatif/run.ts';
+import { unpack } from './codec.ts';
+import { inThreadLp } from './lp.ts';
+
+/** What a task sends back: the operation's result, or why not (plain data: it crosses the thread). */
+export type TaskReply =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly stale: true; readonly message: string }
+  | { readonly ok: false; readonly error: { readonly name: string; readonly message: string; readonly stack?: string } };
+
+export type EngineTask =
+  | { readonly kind: 'op'; readonly model: string; readonly keep: boolean; readonly delta: ArrayBuffer; readonly op: ArrayBuffer }
+  | { readonly kind: 'drop'; readonly model: string }
+  | { readonly kind: 'whatIf'; readonly job: ArrayBuffer; readonly port?: MessagePort };
+
+export interface EngineWorkerData {
+  readonly module: WebAssembly.Module;
+  readonly solver: Omit<WasmSolverOptions, 'module' | 'clock'>;
+  /** The LP time limit of a what-if report's bound, s. */
+  readonly whatIfLpSeconds: number;
+}
+
+const data = workerData as EngineWorkerData;
+const solver = new WasmSolver({ ...data.solver, module: data.module });
+const ctx: OpContext = { solver: () => solver, lp: inThreadLp, clock: () => performance.now() };
+const models = new Map<string, ClusterModel>();
+
+const whatIfEngine: WhatIfEngine = {
+  provision: (s, pods, o) => provision(s, pods, { exact: o.exact, solver }),
+  lowerBound: (s, pods) => lowerBound(provisionInput(s, pods), inThreadLp, { timeLimitSec: data.whatIfLpSeconds }),
+  planner: disruptionPlanner(solver),
+};
+
+async function onModel(task: Extract<EngineTask, { kind: 'op' }>): Promise<TaskReply> {
+  const model = models.get(task.model) ?? new ClusterModel();
+  try {
+    model.apply(unpack<SnapshotDelta>(task.delta));
+    if (task.keep) models.set(task.model, model);
+    return { ok: true, value: await runOp(model, unpack<EngineOp>(task.op), ctx) };
+  } finally {
+    if (!task.keep) models.delete(task.model);
+  }
+}
+
+async function onWhatIf(task: Extract<EngineTask, { kind: 'whatIf' }>): Promise<TaskReply> {
+  const port = task.port;
+  try {
+    const report = await runWhatIfJob(unpack<WhatIfJob>(task.job), whatIfEngine, port ? (fraction, stage) => port.postMessage({ fraction, stage }) : undefined);
+    return { ok: true, value: report };
+  } finally {
+    port?.close();
+  }
+}
+
+export default async function run(task: EngineTask): Promise<TaskReply> {
+  try {
+    switch (task.kind) {
+      case 'op':
+        return await onModel(task);
+      case 'drop':
+        models.delete(task.model);
+        return { ok: true, value: undefined };
+      case 'whatIf':
+        return await onWhatIf(task);
+    }
+  } catch (e) {
+    if (e instanceof StaleModelError) return { ok: false, stale: true, message: e.message };
+    const err = e instanceof Error ? e : new Error(String(e));
+    return { ok: false, error: { name: e instanceof WhatIfError ? 'WhatIfError' : err.name, message: err.message, ...(err.stack ? { stack: err.stack } : {}) } };
+  }
+}

@@ -1,0 +1,30 @@
+// The keys of Karpenter's Helm chart values that a user sets (aws/karpenter-provider-aws,
+// charts/karpenter/values.yaml, v1.14.1): facts carried over so chart.test.ts can check that each is a key of
+// charts/karpenter-ts/values.yaml and renders with the same meaning. Maps and lists that a user fills whole
+// (affinity, env, extraVolumes...) are one key each.
+export const KARPENTER_CHART_KEYS: readonly string[] = [
+  'nameOverride', 'fullnameOverride', 'additionalLabels', 'additionalAnnotations', 'imagePullPolicy', 'imagePullSecrets',
+  'service.annotations',
+  'serviceAccount.create', 'serviceAccount.name', 'serviceAccount.annotations',
+  'additionalClusterRoleRules',
+  'serviceMonitor.enabled', 'serviceMonitor.additionalLabels', 'serviceMonitor.relabelings', 'serviceMonitor.metricRelabelings',
+  'serviceMonitor.endpointConfig', 'serviceMonitor.sampleLimit',
+  'replicas', 'revisionHistoryLimit', 'strategy', 'podLabels', 'podAnnotations',
+  'podDisruptionBudget.name', 'podDisruptionBudget.maxUnavailable',
+  'podSecurityContext', 'priorityClassName', 'terminationGracePeriodSeconds', 'hostNetwork', 'schedulerName', 'dnsPolicy', 'dnsConfig',
+  'initContainers', 'nodeSelector', 'affinity', 'topologySpreadConstraints', 'tolerations', 'extraVolumes',
+  'controller.containerName', 'controller.image.repository', 'controller.image.tag', 'controller.image.digest',
+  'controller.env', 'controller.envFrom',
+  'controller.securityContext.appArmorProfile', 'controller.securityContext.seLinuxOptions', 'controller.securityContext.seccompProfile',
+  'controller.resources', 'controller.extraVolumeMounts', 'controller.sidecarContainer', 'controller.sidecarVolumeMounts',
+  'controller.metrics.port', 'controller.healthProbe.port',
+  'logLevel', 'logOutputPaths', 'logErrorOutputPaths',
+  'settings.batchMaxDuration', 'settings.batchIdleDuration', 'settings.preferencePolicy', 'settings.minValuesPolicy',
+  'settings.clusterCABundle', 'settings.clusterName', 'settings.clusterEndpoint', 'settings.isolatedVPC', 'settings.eksControlPlane',
+  'settings.vmMemoryOverheadPercent', 'settings.interruptionQueue', 'settings.enableZonalShift', 'settings.reservedENIs',
+  'settings.ignoreDRARequests', 'settings.disableClusterStateObservability', 'settings.disableDryRun',
+  'settings.amiRefreshInterval', 'settings.subnetRefreshInterval',
+  'settings.featureGates.nodeRepair', 'settings.featureGates.nodeOverlay', 'settings.featureGates.reservedCapacity',
+  'settings.featureGates.spotToSpotConsolidation', 'settings.featureGates.staticCapacity', 'settings.featureGates.capacityBuffer',
+  'settings.awsFeatureGates.nodeClassCEL',
+];
