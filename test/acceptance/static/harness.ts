@@ -8,6 +8,7 @@ import { resolveOptions } from '../../../controller/operator/options.ts';
 import type { ReconcileResult } from '../../../controller/operator/result.ts';
 import type { Controller } from '../../../controller/operator/runtime.ts';
 import type { ControllerContext } from '../../../controller/controllers/context.ts';
+import { simulationEngine } from '../../../sim/engine.ts';
 import { guide, simulation, type Simulation } from '../../support/environment.ts';
 
 export const MIN = 60_000;
@@ -23,7 +24,7 @@ export interface Static {
 function contextOf(sim: Simulation): ControllerContext {
   const op = sim.operator;
   const options = resolveOptions([], {}, { 'cluster-name': 'my-cluster', ...GATES });
-  return { clock: op.clock, kube: op.kube, cluster: op.cluster, events: op.events, metrics: op.metrics, activity: op.activity, log: op.log, options, engineOptions: engineOptionsOf(options), cloudProvider: op.cloudProvider };
+  return { clock: op.clock, kube: op.kube, cluster: op.cluster, events: op.events, metrics: op.metrics, activity: op.activity, log: op.log, options, engineOptions: engineOptionsOf(options), cloudProvider: op.cloudProvider, engine: simulationEngine().cluster('static-test') };
 }
 
 /** A simulation with the guide's EC2NodeClass resolved, and `make`'s controller ready to reconcile. */
