@@ -11,6 +11,7 @@ import type { CloudProvider } from './cloudprovider/types.ts';
 import type { ControllerContext } from './controllers/context.ts';
 import type { DisruptionMethod } from './controllers/disruption/types.ts';
 import { newControllers, type ControllerSet } from './controllers/index.ts';
+import { OverlayStore } from './controllers/nodeoverlay/store.ts';
 import { Activity } from './operator/activity.ts';
 import { EventLoopLag } from './operator/eventloop.ts';
 import { observeKubeRequest } from './operator/clientmetrics.ts';
@@ -136,7 +137,7 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   });
   const { cluster, informers } = newClusterState({
     kube, kubeConfig: deps.kubeConfig, clock, log, dra: !options.ignoreDRARequests, watchTimeoutMs: options.kubeRequestTimeoutMs,
-    defaultSpread: Boolean(options.schedulerConfig?.podTopologySpread?.defaultConstraints.length),
+    defaultSpread: Boolean(options.schedulerConfig?.podTopologySpread?.defaultConstraints.length), nodeOverlays: options.featureGates.nodeOverlay,
     ...(deps.informerBackoff ? { backoff: deps.informerBackoff } : {}), ...(deps.unsafeSkipCacheSync ? { unsafeSkipCacheSync: true } : {}),
   });
   const nodeClass = (name: string) => cluster.nodeClass(name)?.nodeClass;
@@ -181,10 +182,13 @@ interface Shared {
 
 function controllerSet(deps: OperatorDeps, shared: Shared, cloudProvider: CloudProvider, fenced: CloudProvider, engine: OperatorEngine): ControllerSet {
   const engineOptions = engineOptionsOf(shared.options);
+  // NodeOverlay: every controller sees the overlaid instance types; the nodeoverlay controller reads the provider's own.
+  const overlays = shared.options.featureGates.nodeOverlay ? new OverlayStore() : undefined;
+  const base = (name: string): CloudProvider => withMetrics(fenced, shared.metrics, name);
   const contextFor = (name: string): ControllerContext => ({
     ...shared, engineOptions,
     log: shared.log.child({ controller: name }),
-    cloudProvider: withMetrics(fenced, shared.metrics, name),
+    cloudProvider: overlays ? overlays.decorate(base(name)) : base(name),
     engine: engine.cluster(name),
   });
   return newControllers(contextFor, {
@@ -194,6 +198,7 @@ function controllerSet(deps: OperatorDeps, shared: Shared, cloudProvider: CloudP
     ...(deps.disruptionMethods ? { disruptionMethods: deps.disruptionMethods } : {}),
     ...(deps.only ? { only: deps.only } : {}),
     featureGates: shared.options.featureGates,
+    ...(overlays ? { nodeOverlays: { store: overlays, base } } : {}),
     repairPolicies: cloudProvider.repairPolicies().length,
     disableObservability: shared.options.disableClusterStateObservability,
   });

@@ -104,7 +104,7 @@ export interface Simulation {
 
 const KIND_OF: Readonly<Record<string, Kind>> = {
   Node: 'Node', Pod: 'Pod', DaemonSet: 'DaemonSet', Deployment: 'Deployment', PodDisruptionBudget: 'PodDisruptionBudget',
-  NodePool: 'NodePool', NodeClaim: 'NodeClaim', EC2NodeClass: 'EC2NodeClass', Service: 'Service',
+  NodePool: 'NodePool', NodeClaim: 'NodeClaim', EC2NodeClass: 'EC2NodeClass', NodeOverlay: 'NodeOverlay', Service: 'Service',
 };
 
 /**

@@ -70,6 +70,7 @@ export const KINDS = {
   NodePool: { group: 'karpenter.sh', version: 'v1', plural: 'nodepools', namespaced: false },
   NodeClaim: { group: 'karpenter.sh', version: 'v1', plural: 'nodeclaims', namespaced: false },
   EC2NodeClass: { group: 'karpenter.k8s.aws', version: 'v1', plural: 'ec2nodeclasses', namespaced: false },
+  NodeOverlay: { group: 'karpenter.sh', version: 'v1alpha1', plural: 'nodeoverlays', namespaced: false },
   Lease: { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', namespaced: true },
   ResourceSlice: { group: 'resource.k8s.io', version: 'v1', plural: 'resourceslices', namespaced: false },
   ResourceClaim: { group: 'resource.k8s.io', version: 'v1', plural: 'resourceclaims', namespaced: true },

@@ -151,7 +151,7 @@ const GATE_NAMES: Readonly<Record<string, keyof FeatureGates>> = {
  * feature we lack), but turning one of them on is refused at start: a gate must never be accepted and then
  * have no effect.
  */
-export const IMPLEMENTED_GATES: ReadonlySet<keyof FeatureGates> = new Set<keyof FeatureGates>(['spotToSpotConsolidation', 'reservedCapacity', 'nodeRepair', 'staticCapacity']);
+export const IMPLEMENTED_GATES: ReadonlySet<keyof FeatureGates> = new Set<keyof FeatureGates>(['spotToSpotConsolidation', 'reservedCapacity', 'nodeRepair', 'staticCapacity', 'nodeOverlay']);
 
 export class OptionsError extends Error {
   override name = 'OptionsError';

@@ -16,6 +16,8 @@ export interface ClusterStateDeps {
   readonly dra?: boolean;
   /** Watch Services, ReplicaSets, StatefulSets and ReplicationControllers: SCHEDULER_CONFIG sets default spread. */
   readonly defaultSpread?: boolean;
+  /** Watch NodeOverlays (karpenter.sh/v1alpha1): only with the feature gate NodeOverlay. */
+  readonly nodeOverlays?: boolean;
   /** A watch silent (no event, no heartbeat) for this long is dropped and re-established (default client-node's 30 s). */
   readonly watchTimeoutMs?: number;
   /** Tests only (the control runs of the cache-sync drills): the synced gate does not wait for any list. */
@@ -44,6 +46,8 @@ export function newClusterState(deps: ClusterStateDeps): { cluster: Cluster; inf
     informers.add('ResourceClaimTemplate', { apply: (o) => dra.apply('ResourceClaimTemplate', o), remove: (o) => dra.remove('ResourceClaimTemplate', o) }, { unservedMeans });
     informers.add('DeviceClass', { apply: (o) => dra.apply('DeviceClass', o), remove: (o) => dra.remove('DeviceClass', o) }, { unservedMeans });
   }
+  // One literal call per kind: test/deploy/rbac.ts reads these to check the chart's RBAC.
+  if (deps.nodeOverlays) informers.add('NodeOverlay', { apply: (o) => cluster.applyNodeOverlay(o), remove: (o) => cluster.removeNodeOverlay(o) });
   if (deps.defaultSpread) {
     const sel = w.selectors;
     // One literal call per kind: test/deploy/rbac.ts reads these to check the chart's RBAC.

@@ -45,7 +45,9 @@ async function listingOrNothing(deps: { cluster: Cluster; cloudProvider: CloudPr
   try {
     return await poolInstanceTypes(deps, pool, nodeClasses);
   } catch (err) {
-    deps.log.error({ nodepool: pool.name, err: errText(err) }, 'listing instance types failed; the NodePool is left out of this decision');
+    // NodeOverlay on: the pool waits for the overlays' first evaluation (Karpenter logs this at debug level).
+    if (err instanceof Error && err.name === 'UnevaluatedNodePoolError') deps.log.debug({ nodepool: pool.name }, 'skipping, awaiting nodeoverlay evaluation');
+    else deps.log.error({ nodepool: pool.name, err: errText(err) }, 'listing instance types failed; the NodePool is left out of this decision');
     return [];
   }
 }

@@ -17,6 +17,7 @@ export { parsePod, type PodOptions } from './pod.ts';
 export { parseDeviceClass, parseResourceClaim, parseResourceClaimTemplate, parseResourceSlice } from './dra.ts';
 export { parseNode, type NodeInfo } from './node.ts';
 export { parseNodePool, type NodePoolOptions } from './nodepool.ts';
+export { parseNodeOverlay, type NodeOverlay } from './nodeoverlay.ts';
 export { condition, conditionTrue, parseNodeClaim, type Condition, type NodeClaimInfo } from './nodeclaim.ts';
 export {
   parseEC2NodeClass, toNodeClass, type AMIFamily, type AMISelectorTerm, type BlockDevice, type BlockDeviceMapping,

@@ -74,6 +74,7 @@ export const BUILTIN_RESOURCES: readonly ResourceInfo[] = [
   resource('resource.k8s.io', 'v1', 'deviceclasses', 'DeviceClass'),
   resource('karpenter.sh', 'v1', 'nodepools', 'NodePool', { sub: ['status', 'scale'], crd: true, cat: ['karpenter'] }),
   resource('karpenter.sh', 'v1', 'nodeclaims', 'NodeClaim', { sub: ['status'], crd: true, cat: ['karpenter'] }),
+  resource('karpenter.sh', 'v1alpha1', 'nodeoverlays', 'NodeOverlay', { sub: ['status'], crd: true, short: ['overlays'], cat: ['karpenter'] }),
   resource('karpenter.k8s.aws', 'v1', 'ec2nodeclasses', 'EC2NodeClass', { sub: ['status'], crd: true, short: ['ec2nc', 'ec2ncs'], cat: ['karpenter'] }),
 ];
 

@@ -30,6 +30,14 @@ describe('feature scenarios', () => {
     expect(out).not.toMatch(/being disrupted \((Underutilized|Empty)\)/);
   });
 
+  it('node-overlay: an overlaid price makes consolidation replace a node the catalog alone would keep', async () => {
+    const out = await scenario('node-overlay.yaml');
+    expect(out).toMatch(/launched: m5\.xlarge in \S+, on-demand/);
+    expect(out).toMatch(/Consolidation candidate: replace: \[\S+\] -> \[1 replacement\] \(savings: \$0\.70\)/);
+    expect(out).toMatch(/launched: r5\.xlarge in \S+, on-demand/);
+    expect(out).toMatch(/PASSED: scenario node-overlay/);
+  });
+
   it('default-spread: the default zone constraint from SCHEDULER_CONFIG spreads a Deployment over three zones', async () => {
     const out = await scenario('default-spread.yaml');
     expect(out).toMatch(/expected and found: nodes=3 \(want 3\), pendingPods=0 \(want 0\), zones of running pods=3 \(want 3\)/);
