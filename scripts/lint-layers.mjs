@@ -20,11 +20,12 @@
 // - bench/ imports engine/index.ts, engine/local.ts and test/fixtures only (plus its own files); bench/controller/
 //   (the controller benchmark, which runs the real controller against the simulator) may also import sim/.
 // - nothing outside test code imports test/ (except bench -> test/fixtures).
-// Exits 1 with one line per violation.
+// Exits 1 with one line per violation. `node scripts/lint-layers.mjs [DIR]` checks DIR instead of the repository.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname, sep } from 'node:path';
 
-const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
+// The tree to check: the repository, or the folder given as the first argument (the lint's own test).
+const root = process.argv[2] ? resolve(process.argv[2]) : resolve(dirname(new URL(import.meta.url).pathname), '..');
 const problems = [];
 
 function walk(dir, out = []) {

@@ -247,3 +247,42 @@ export const E_FAILED = 2;
 export const E_MIN_VALUES = 3;
 /** Waits for reserved capacity other claims hold (Strict mode): not relaxed, no fallback to later templates. */
 export const E_RESERVED = 4;
+
+// ---- the integer-aware lower bound (solver-as/assembly/boundcg.ts, engine/bound/patterns.ts) ----
+//
+//   input block: BH_WORDS x i32 header, then the sections at the byte offsets it gives
+//   +--------------------------------------------------------------+
+//   | reqs     C x R f64   item requests per class                 |
+//   | caps     X x R f64   node capacity per option                |
+//   | prices   X f64       price per option (micro-dollars/h)      |
+//   | counts   C i32       items per class                         |
+//   | allowed  C x X u8    1 when class c may use option x         |
+//   +--------------------------------------------------------------+
+//   result: BR_WORDS f64 (status, bound, LP value, work, rounds)
+export const BOUND_MAGIC = 0x4b544231;
+export const BH_MAGIC = 0;
+export const BH_VERSION = 1;
+export const BH_R = 2;
+export const BH_C = 3;
+export const BH_X = 4;
+/** Work budget, thousands of units. */
+export const BH_WORK = 5;
+export const BH_REQS = 6;
+export const BH_CAPS = 7;
+export const BH_PRICES = 8;
+export const BH_COUNTS = 9;
+export const BH_ALLOWED = 10;
+export const BH_WORDS = 12;
+export const BR_STATUS = 0;
+/** Farley's bound on the configuration LP (micro-dollars/h): no plan costs less. */
+export const BR_BOUND = 1;
+/** The master LP's value at the end (an upper bound on the configuration LP unless proven optimal). */
+export const BR_LP = 2;
+export const BR_WORK = 3;
+export const BR_ROUNDS = 4;
+export const BR_WORDS = 6;
+/** BR_STATUS: the LP was proven optimal (the bound is within the pricing tolerance of it); stopped by budget; failed. */
+export const BS_OPTIMAL = 0;
+export const BS_STOPPED = 1;
+export const BS_FAILED = 2;
+export const BS_BAD_INPUT = 3;

@@ -67,6 +67,24 @@ export const QUALITY_SCENARIOS: readonly QualityScenario[] = [
     ]),
   },
   {
+    // Pods of 64-192 vCPU and 256 GiB-1 TiB (machine-learning jobs, in-memory databases), spot and on-demand allowed.
+    name: 'large-pods', generic: false, quick: true,
+    build: () => input([guideDefaultNodePool()], shaped(60, ['64', '96', '128', '192'], ['256Gi', '512Gi', '768Gi', '1Ti'], 16)),
+  },
+  {
+    // A weight-50 general pool (c/m/r) and a weight-10 GPU pool (g/p); GPU jobs and a generic CPU workload.
+    name: 'gpu-and-cpu-pools', generic: false, quick: true,
+    build: () => input(
+      [
+        nodePool({ name: 'general', weight: 50, requirements: [{ key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['c', 'm', 'r'] }] }),
+        nodePool({ name: 'gpu', weight: 10, requirements: [{ key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['g', 'p'] }] }),
+      ],
+      [...shaped(60, ['4', '8'], ['16Gi', '32Gi'], 17, { resources: { 'nvidia.com/gpu': '1' } }, 'gpu'), ...genericPods(2000, 18)],
+    ),
+  },
+  // The guide's default NodePool as written, limits cpu 1000 and memory 1000Gi included.
+  { name: 'limits', generic: false, quick: true, build: () => input(guidePools('guide-01.yaml'), genericPods(600, 19)) },
+  {
     name: 'small-and-large', generic: false, quick: true,
     build: () => input([guideDefaultNodePool()], [
       ...shaped(3000, ['100m'], ['128Mi', '256Mi'], 13, {}, 'small'),

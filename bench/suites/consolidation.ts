@@ -19,8 +19,10 @@ export interface BenchRow {
   readonly beforeCostPerHour: number;
   readonly karpenterAfterCostPerHour: number;
   readonly afterCostPerHour: number;
-  /** The LP lower bound on $/h of new capacity for the pods left on managed nodes (engine.lowerBound). */
+  /** The best lower bound on $/h of new capacity for the pods left on managed nodes (engine.lowerBound). */
   readonly lowerBound: number;
+  /** Which bound it is (engine/bound: 'lp', 'patterns', 'patterns-rounded'). */
+  readonly lowerBoundKind: string;
   /** afterCostPerHour / lowerBound. */
   readonly ratio: number;
   readonly ms: number;
@@ -69,12 +71,12 @@ function managed(s: Snapshot): number {
   return s.nodes.filter((n) => n.hasNodeClaim).length;
 }
 
-/** The LP bound for the pods on managed nodes, as if every node were new capacity of the same NodePools. */
-async function boundOf(engine: Engine, s: Snapshot): Promise<number> {
+/** The best bound for the pods on managed nodes, as if every node were new capacity of the same NodePools. */
+async function boundOf(engine: Engine, s: Snapshot): Promise<{ perHour: number; kind: string }> {
   const pods = s.nodes.filter((n) => n.hasNodeClaim).flatMap((n) => n.pods);
   const b = await engine.lowerBound({ ...s, nodes: s.nodes.filter((n) => !n.hasNodeClaim) }, pods);
   if (b.status !== 'optimal' || b.unplaceable.length > 0) throw new Error(`consolidation bench: lower bound ${b.status}, ${b.unplaceable.length} pods unplaceable`);
-  return b.perHour;
+  return { perHour: b.perHour, kind: b.kind };
 }
 
 async function scenarioRows(sc: Scenario, engine: Engine, capMs: number, log: (m: string) => void): Promise<BenchRow[]> {
@@ -82,7 +84,7 @@ async function scenarioRows(sc: Scenario, engine: Engine, capMs: number, log: (m
   // One warm model per scenario, as a controller keeps across its decisions (each run starts from its own snapshot).
   const cluster = engine.cluster(sc.name);
   const before = clusterCost(sc.snapshot);
-  const bound = await boundOf(engine, sc.snapshot);
+  const { perHour: bound, kind } = await boundOf(engine, sc.snapshot);
   log(`${sc.name}: ${managed(sc.snapshot)} nodes, ${sc.pods} pods, $${before.toFixed(2)}/h, lower bound $${bound.toFixed(2)}/h`);
   const karpenter = await untilStop(cluster, sc.snapshot, { ...base, repack: 'off' }, capMs);
   const kCost = clusterCost(karpenter.after);
@@ -101,6 +103,7 @@ async function scenarioRows(sc: Scenario, engine: Engine, capMs: number, log: (m
     karpenterAfterCostPerHour: kCost,
     afterCostPerHour: clusterCost(o.after),
     lowerBound: bound,
+    lowerBoundKind: kind,
     ratio: clusterCost(o.after) / bound,
     ms: o.ms + extraMs,
     nodesAfter: managed(o.after),

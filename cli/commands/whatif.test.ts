@@ -223,6 +223,8 @@ describe('karpenter-ts whatif: batches', () => {
     expect(r.out).toMatch(/^\S*inflate\.msgpack +4 +\$0\.844 +4 +\$0\.\d+ +\$0\.\d+ +ok$/m);
     expect(r.out).toMatch(/^bad-batch\.yaml .*error: bad-batch\.yaml: document 1 line \d+: Pod\/default\/bad/m);
     expect(r.out).toContain('2 clusters; 1 ok, 1 failed of 2 jobs; today $0.844/h (each cluster counted once)');
+    // The summary is a report too: it says where its prices come from, how old they are, and that spot is estimated.
+    expect(r.out).toMatch(/\nprices: ap-northeast-2: on-demand from the table of 2020-07-02.*; spot prices are estimates \(Spot Instance Advisor savings as of 2025-06-28\)\n$/);
     const csv = readFileSync(join(dir, 'summary.csv'), 'utf8').trim().split('\n');
     expect(csv[0]).toBe('job,input,variant,status,nodesBefore,nodesAfter,costPerHourBefore,costPerHourAfter,savingsPerHour,lowerBoundPerHour,efficiencyAfter,unschedulable,moves,error');
     expect(csv).toHaveLength(3);
@@ -276,5 +278,5 @@ describe('karpenter-ts whatif: batches', () => {
     const twice = await whatif('--merge', 'shard-1.json', 'shard-1.json');
     expect(twice.code).toBe(2);
     expect(twice.err).toContain('shard-1.json: job 1 is also in another file (overlapping shards)');
-  });
+  }, 240_000); // eight what-if jobs: minutes on a loaded machine
 });

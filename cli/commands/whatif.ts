@@ -7,9 +7,11 @@ import { safeLines, type WhatIfReport } from '../../engine/index.ts';
 import type { Io } from '../io.ts';
 import { parseArgs, USAGE, type WhatIfArgs } from '../whatif/args.ts';
 import { expandJobs, runBatch } from '../whatif/batch.ts';
+import { withLivePrices } from '../whatif/live-prices.ts';
 import { fsProblem, InputError, UsageError } from '../whatif/errors.ts';
 import type { JobSpec } from '../whatif/job.ts';
 import { renderHtml } from '../whatif/render-html.ts';
+import { proposalYaml } from '../whatif/render-migration.ts';
 import { renderTerminal } from '../whatif/render-terminal.ts';
 import { merge, summarize, summaryCsv, variantText, writeSummary } from '../whatif/summary.ts';
 
@@ -19,8 +21,13 @@ async function write(io: Io, file: string, text: string): Promise<void> {
   await writeFile(resolve(io.cwd, file), text).catch((e: unknown) => { throw new InputError(`${file}: cannot write: ${(e as Error).message}`); });
 }
 
+/** The jobs with their regions' live prices when --live-prices is given. */
+async function priced(a: WhatIfArgs, io: Io, jobs: readonly JobSpec[]): Promise<readonly JobSpec[]> {
+  return a.livePrices ? withLivePrices(jobs, io) : jobs;
+}
+
 async function single(a: WhatIfArgs, io: Io, spec: JobSpec): Promise<number> {
-  const { rows, reports } = await runBatch([spec], io);
+  const { rows, reports } = await runBatch(await priced(a, io, [spec]), io);
   const report = reports.get(spec.index);
   if (!report) throw new InputError(rows[0]?.error ?? 'the run failed');
   if (a.html !== undefined) {
@@ -28,7 +35,19 @@ async function single(a: WhatIfArgs, io: Io, spec: JobSpec): Promise<number> {
     io.err(`wrote ${a.html}\n`);
   }
   io.out(a.json ? JSON.stringify(report, null, 2) + '\n' : renderTerminal(report, { color: io.isTTY && io.env['NO_COLOR'] === undefined }));
+  if (a.writeProposal !== undefined) await writeProposal(io, a.writeProposal, report);
   return 0;
+}
+
+/** --write-proposal: the proposed NodePools as YAML; a run that proposed none is told so (exit 2). */
+async function writeProposal(io: Io, file: string, report: WhatIfReport): Promise<void> {
+  const yaml = proposalYaml(report);
+  if (yaml === undefined) {
+    const why = report.migration ? 'the NodePools were given (--nodepools, or the snapshot\'s own)' : 'it planned no migration (every node is managed by Karpenter; --from cluster-autoscaler plans one for the rest)';
+    throw new InputError(`--write-proposal: nothing written: this run proposed no NodePools: ${why}`);
+  }
+  await write(io, file, yaml);
+  io.err(`wrote ${file} (check it with: karpenter-ts validate ${file})\n`);
 }
 
 /** A file name for job `spec`'s report in --out: <job>-<cluster>[-<variant>]. */
@@ -49,6 +68,8 @@ async function writeReports(a: WhatIfArgs, io: Io, jobs: readonly JobSpec[], rep
       await write(io, `${name}.txt`, renderTerminal(r, { color: false }));
       await write(io, `${name}.json`, JSON.stringify(r, null, 2) + '\n');
       await write(io, `${name}.html`, renderHtml(r));
+      const yaml = proposalYaml(r);
+      if (yaml !== undefined) await write(io, `${name}-proposal.yaml`, yaml);
     }
     io.err(`wrote ${reports.size} report${reports.size === 1 ? '' : 's'} (text, JSON, HTML) to ${a.out}\n`);
     return;
@@ -62,7 +83,7 @@ async function writeReports(a: WhatIfArgs, io: Io, jobs: readonly JobSpec[], rep
 }
 
 async function batch(a: WhatIfArgs, io: Io, all: readonly JobSpec[]): Promise<number> {
-  const jobs = a.shard ? all.filter((j) => j.index % a.shard!.count === a.shard!.index) : all;
+  const jobs = await priced(a, io, a.shard ? all.filter((j) => j.index % a.shard!.count === a.shard!.index) : all);
   const { rows, reports } = await runBatch(jobs, io, a.jobs);
   const s = summarize(rows, all.length, a.shard);
   await writeReports(a, io, jobs, reports);

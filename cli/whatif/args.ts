@@ -21,8 +21,17 @@ options:
                                  when the snapshot has no pending pods, else provision)
   --exact                        Karpenter's exact algorithm (default: the optimised solver)
   --nodepools FILE               NodePools (and EC2NodeClasses) to try instead of the snapshot's
+  --map-nodepool OLD=NEW         plan the nodes of NodePool OLD as nodes of NEW (repeatable)
+  --from cluster-autoscaler      plan a migration to Karpenter: NodePools proposed from the nodes and
+                                 pods (or --nodepools), each node group mapped to one, its nodes replaced
+                                 (the default when no node of the snapshot is managed by Karpenter)
+  --write-proposal FILE          write the proposed NodePools and EC2NodeClass as YAML (one snapshot)
+  --cluster-name NAME            the cluster's name, for the proposed EC2NodeClass's role and tags
   --pods FILE.csv                a trace of pods instead of a snapshot (docs/whatif.md)
   --region REGION                catalog region (default: from node labels, else ap-northeast-2)
+  --live-prices                  read on-demand prices (AWS Price List API) and spot prices (EC2
+                                 DescribeSpotPriceHistory) for the region now, with the AWS SDK's
+                                 credentials; needed for regions without built-in prices
   --now TIME                     evaluate at this ISO time (default: the snapshot's time, else now)
   --json                         print JSON (docs/whatif.md documents the schema)
   --html FILE                    also write a self-contained HTML report (one snapshot)
@@ -45,10 +54,19 @@ export interface WhatIfArgs {
   readonly inputs: readonly string[];
   readonly pods?: string;
   readonly nodePools?: string;
+  /** --map-nodepool OLD=NEW, each. */
+  readonly mapNodePools?: Readonly<Record<string, string>>;
+  /** --from: plan a migration from this autoscaler. */
+  readonly from?: 'cluster-autoscaler';
+  /** --write-proposal: where to write the proposed NodePools (one snapshot). */
+  readonly writeProposal?: string;
+  readonly clusterName?: string;
   /** Absent: consolidate when the snapshot has no pending pods, else provision. */
   readonly mode?: WhatIfMode;
   readonly exact: boolean;
   readonly region?: string;
+  /** Read the region's prices from the AWS APIs (live-prices.ts) instead of the built-in tables. */
+  readonly livePrices: boolean;
   readonly now?: number;
   readonly json: boolean;
   readonly html?: string;
@@ -72,75 +90,108 @@ export function checkGridValue(key: GridKey, v: string): string {
   return v;
 }
 
+const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+function nodePoolPair(v: string, seen: Record<string, string>): Record<string, string> {
+  const m = /^([^=]+)=([^=]+)$/.exec(v);
+  if (!m || !NAME.test(m[1]!) || !NAME.test(m[2]!)) throw new UsageError(`--map-nodepool: "${v}" is not OLD=NEW with two NodePool names`);
+  if (seen[m[1]!] !== undefined) throw new UsageError(`--map-nodepool: ${m[1]} is mapped twice`);
+  return { ...seen, [m[1]!]: m[2]! };
+}
+
+/** Options that contradict each other or the input. */
+function checkCombination(a: WhatIfArgs): void {
+  if (a.pods !== undefined && a.inputs.length > 0) throw new UsageError('give either --pods or snapshots, not both');
+  if (a.pods === undefined && a.inputs.length === 0) throw new UsageError('no snapshot given');
+  if (a.html !== undefined && (a.inputs.length > 1 || a.grid.length > 0 || a.shard)) throw new UsageError('--html renders one report: for a batch use --out DIR (a text, JSON and HTML report per cluster)');
+  if (a.from && a.mode === 'provision') throw new UsageError('--from cluster-autoscaler replaces the nodes, which the disruption engine does: drop --mode provision');
+  if (a.from && a.pods !== undefined) throw new UsageError('--from cluster-autoscaler needs a snapshot with the nodes: a --pods trace has none');
+  if (a.writeProposal !== undefined && (a.inputs.length > 1 || a.grid.length > 0 || a.shard)) throw new UsageError('--write-proposal writes one snapshot\'s proposal: for a batch, --out DIR holds each cluster\'s');
+}
+
+type Mutable = { -readonly [K in keyof WhatIfArgs]: WhatIfArgs[K] } & { grid: [GridKey, string[]][] };
+
+function gridAxis(a: Mutable, v: string): void {
+  const eq = v.indexOf('=');
+  const key = v.slice(0, eq) as GridKey;
+  if (eq <= 0 || !GRID_KEYS.includes(key)) throw new UsageError(`--grid: "${v}" is not KEY=V1,V2 with KEY one of ${GRID_KEYS.join(', ')}`);
+  const values = v.slice(eq + 1).split(',').map((s) => s.trim()).filter(Boolean);
+  if (values.length === 0) throw new UsageError(`--grid ${key}: no values`);
+  if (a.grid.some(([k]) => k === key)) throw new UsageError(`--grid ${key} is given twice`);
+  a.grid.push([key, values.map((x) => checkGridValue(key, x))]);
+}
+
+/** Options that take no value. */
+const FLAGS: Readonly<Record<string, (a: Mutable) => void>> = {
+  '-h': (a) => { a.help = true; },
+  '--help': (a) => { a.help = true; },
+  '--exact': (a) => { a.exact = true; },
+  '--live-prices': (a) => { a.livePrices = true; },
+  '--json': (a) => { a.json = true; },
+  '--merge': (a) => { a.merge = true; },
+};
+
+/** Options that take a value, each checked where it is read. */
+const VALUED: Readonly<Record<string, (a: Mutable, v: string) => void>> = {
+  '--mode': (a, v) => { a.mode = checkMode(v, '--mode'); },
+  '--nodepools': (a, v) => { a.nodePools = v; },
+  '--map-nodepool': (a, v) => { a.mapNodePools = nodePoolPair(v, { ...(a.mapNodePools ?? {}) }); },
+  '--from': (a, v) => {
+    if (v !== 'cluster-autoscaler') throw new UsageError(`--from: "${v}" is not cluster-autoscaler (the one autoscaler a migration is planned from)`);
+    a.from = v;
+  },
+  '--write-proposal': (a, v) => { a.writeProposal = v; },
+  '--cluster-name': (a, v) => {
+    if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/.test(v)) throw new UsageError(`--cluster-name: "${v}" is not an EKS cluster name (letters, digits, - and _, up to 100)`);
+    a.clusterName = v;
+  },
+  '--pods': (a, v) => { a.pods = v; },
+  '--region': (a, v) => { a.region = v; },
+  '--now': (a, v) => {
+    const t = Date.parse(v);
+    if (Number.isNaN(t)) throw new UsageError(`--now: "${v}" is not an ISO time such as 2026-11-30T09:00:00Z`);
+    a.now = t;
+  },
+  '--html': (a, v) => { a.html = v; },
+  '--csv': (a, v) => { a.csv = v; },
+  '--out': (a, v) => { a.out = v; },
+  '--grid': gridAxis,
+  '--shard': (a, v) => {
+    const m = /^(\d+)\/(\d+)$/.exec(v);
+    if (!m || Number(m[2]) < 1 || Number(m[1]) >= Number(m[2])) throw new UsageError(`--shard: "${v}" is not I/N with 0 <= I < N`);
+    a.shard = { index: Number(m[1]), count: Number(m[2]) };
+  },
+  '--jobs': (a, v) => {
+    if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 64) throw new UsageError(`--jobs: "${v}" is not a number from 1 to 64`);
+    a.jobs = Number(v);
+  },
+};
+
 export function parseArgs(argv: readonly string[]): WhatIfArgs {
-  const a: { -readonly [K in keyof WhatIfArgs]: WhatIfArgs[K] } = { help: false, inputs: [], exact: false, json: false, grid: [], merge: false };
+  const a: Mutable = { help: false, inputs: [], exact: false, livePrices: false, json: false, grid: [], merge: false };
   const inputs: string[] = [];
-  const grid: [GridKey, string[]][] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const value = (): string => {
+    const set = VALUED[flag];
+    if (set) {
       const v = inline ?? argv[++i];
       if (v === undefined || (inline === undefined && v.startsWith('--'))) throw new UsageError(`${flag} needs a value`);
-      return v;
-    };
-    switch (flag) {
-      case '-h': case '--help': a.help = true; break;
-      case '--mode': a.mode = checkMode(value(), '--mode'); break;
-      case '--exact': a.exact = true; break;
-      case '--nodepools': a.nodePools = value(); break;
-      case '--pods': a.pods = value(); break;
-      case '--region': a.region = value(); break;
-      case '--now': {
-        const v = value();
-        const t = Date.parse(v);
-        if (Number.isNaN(t)) throw new UsageError(`--now: "${v}" is not an ISO time such as 2026-11-30T09:00:00Z`);
-        a.now = t;
-        break;
-      }
-      case '--json': a.json = true; break;
-      case '--html': a.html = value(); break;
-      case '--csv': a.csv = value(); break;
-      case '--out': a.out = value(); break;
-      case '--merge': a.merge = true; break;
-      case '--grid': {
-        const v = value();
-        const eq = v.indexOf('=');
-        const key = v.slice(0, eq) as GridKey;
-        if (eq <= 0 || !GRID_KEYS.includes(key)) throw new UsageError(`--grid: "${v}" is not KEY=V1,V2 with KEY one of ${GRID_KEYS.join(', ')}`);
-        const values = v.slice(eq + 1).split(',').map((s) => s.trim()).filter(Boolean);
-        if (values.length === 0) throw new UsageError(`--grid ${key}: no values`);
-        if (grid.some(([k]) => k === key)) throw new UsageError(`--grid ${key} is given twice`);
-        grid.push([key, values.map((x) => checkGridValue(key, x))]);
-        break;
-      }
-      case '--shard': {
-        const v = value();
-        const m = /^(\d+)\/(\d+)$/.exec(v);
-        if (!m || Number(m[2]) < 1 || Number(m[1]) >= Number(m[2])) throw new UsageError(`--shard: "${v}" is not I/N with 0 <= I < N`);
-        a.shard = { index: Number(m[1]), count: Number(m[2]) };
-        break;
-      }
-      case '--jobs': {
-        const v = value();
-        if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 64) throw new UsageError(`--jobs: "${v}" is not a number from 1 to 64`);
-        a.jobs = Number(v);
-        break;
-      }
-      default:
-        if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option "${arg}"`);
-        inputs.push(arg);
+      set(a, v);
+    } else if (FLAGS[flag] && inline === undefined) {
+      FLAGS[flag]!(a);
+    } else if (arg.startsWith('-') && arg !== '-') {
+      throw new UsageError(`unknown option "${arg}"`);
+    } else {
+      inputs.push(arg);
     }
   }
   a.inputs = inputs;
-  a.grid = grid;
   if (a.help) return a;
   if (a.merge) {
     if (inputs.length === 0) throw new UsageError('--merge needs the shard JSON files');
     return a;
   }
-  if (a.pods !== undefined && inputs.length > 0) throw new UsageError('give either --pods or snapshots, not both');
-  if (a.pods === undefined && inputs.length === 0) throw new UsageError('no snapshot given');
-  if (a.html !== undefined && (inputs.length > 1 || grid.length > 0 || a.shard)) throw new UsageError('--html renders one report: for a batch use --out DIR (a text, JSON and HTML report per cluster)');
+  checkCombination(a);
   return a;
 }

@@ -13,6 +13,7 @@ import { fsProblem } from './errors.ts';
 import type { Io } from '../io.ts';
 import { runJob, type JobResult, type JobSpec } from './job.ts';
 import { progress, type Progress } from './progress.ts';
+import { priceLines } from './render-terminal.ts';
 import type { SummaryRow } from './summary.ts';
 
 const SNAPSHOT_FILE = /\.(ya?ml|json|msgpack)$/i;
@@ -46,6 +47,9 @@ export async function expandJobs(a: WhatIfArgs, cwd: string, defaultNow: number)
         ...(a.now !== undefined ? { now: a.now } : {}),
         ...(mode !== undefined ? { mode } : {}),
         exact: variant['exact'] !== undefined ? variant['exact'] === 'true' : a.exact,
+        ...(a.from ? { from: a.from } : {}),
+        ...(a.mapNodePools ? { mapNodePools: a.mapNodePools } : {}),
+        ...(a.clusterName ? { clusterName: a.clusterName } : {}),
         defaultNow,
         cwd,
         variant,
@@ -64,6 +68,7 @@ export function rowOf(spec: JobSpec, r: JobResult): SummaryRow {
     nodesBefore: p.counts.nodesBefore, nodesAfter: p.counts.nodesAfter,
     costPerHourBefore: p.costPerHourBefore, costPerHourAfter: p.costPerHourAfter, savingsPerHour: p.savingsPerHour,
     lowerBoundPerHour: p.lowerBoundPerHour, efficiencyAfter: p.efficiencyAfter, unschedulable: p.counts.unschedulable, moves: p.moves.length,
+    prices: `${p.input.region}: ${priceLines(p)[0]!.replace(/^prices: /, '')}`,
   };
 }
 

@@ -1,10 +1,13 @@
 // One what-if job: load the inputs, have the engine build the snapshot and the report, return it. The files
 // are read here; the engine's work runs on its workers (Engine.whatIf).
 import { fileURLToPath } from 'node:url';
-import { WhatIfError, type ClusterObjects, type Engine, type WhatIfMode, type WhatIfReport } from '../../engine/index.ts';
+import {
+  DEFAULT_REGION, regionOf, WhatIfError, type ClusterObjects, type Engine, type LivePrices, type WhatIfMode, type WhatIfReport,
+} from '../../engine/index.ts';
 import { podsFromCsv } from './csv.ts';
 import { InputError } from './errors.ts';
 import { loadSnapshot, readTextInput } from './load.ts';
+import { finish, prepare } from './migrate.ts';
 
 export const GUIDE_NODEPOOL = fileURLToPath(new URL('../../examples/guide/guide-01.yaml', import.meta.url));
 
@@ -25,6 +28,14 @@ export interface JobSpec {
   readonly cwd: string;
   /** Grid values of this variant, for the summary (e.g. { exact: 'true', mode: 'consolidate' }). */
   readonly variant: Readonly<Record<string, string>>;
+  /** --live-prices: the region's prices as read before the run (live-prices.ts). */
+  readonly livePrices?: LivePrices;
+  /** --from: plan a migration from this autoscaler (migrate.ts). */
+  readonly from?: 'cluster-autoscaler';
+  /** --map-nodepool old=new. */
+  readonly mapNodePools?: Readonly<Record<string, string>>;
+  /** --cluster-name, for a proposed EC2NodeClass. */
+  readonly clusterName?: string;
 }
 
 export type JobResult =
@@ -60,26 +71,28 @@ async function inputs(spec: JobSpec): Promise<{ objects: ClusterObjects; sources
   };
 }
 
+/** The region the job runs in: --region, else the snapshot's nodes' region, else the default (a trace has no nodes). */
+export async function jobRegion(spec: JobSpec): Promise<string> {
+  if (spec.region) return spec.region;
+  if (spec.pods !== undefined) return DEFAULT_REGION;
+  return regionOf((await loadSnapshot(spec.snapshot ?? '', spec.cwd)).objects);
+}
+
 /**
- * Runs one job: its inputs are read and parsed here, the report is made on one of the engine's workers
- * (Engine.whatIf), with its progress relayed to `onProgress`.
+ * Runs one job: its inputs are read and parsed here (and a migration, a NodePool mapping or given NodePools
+ * applied: migrate.ts), the report is made on one of the engine's workers (Engine.whatIf), with its progress
+ * relayed to `onProgress`.
  */
 export async function runJob(spec: JobSpec, engine: Engine, onProgress?: (fraction: number, stage: string) => void): Promise<JobResult> {
   try {
     const { objects, sources, notes, createdAt, override } = await inputs(spec);
+    const prepared = prepare(spec.nodePools !== undefined ? { ...spec, nodePoolsFile: spec.nodePools } : spec, objects, {
+      now: spec.now ?? createdAt ?? spec.defaultNow,
+      ...(spec.region ? { region: spec.region } : {}),
+      ...(spec.livePrices ? { livePrices: spec.livePrices } : {}),
+    }, override, notes ?? []);
     const started = performance.now();
-    const report = await engine.whatIf({
-      objects,
-      build: {
-        now: spec.now ?? createdAt ?? spec.defaultNow,
-        ...(spec.region ? { region: spec.region } : {}),
-        ...(override ? { nodePools: override.nodePools, nodeClasses: override.nodeClasses } : {}),
-      },
-      ...(notes?.length ? { notes } : {}),
-      sources,
-      ...(spec.mode ? { mode: spec.mode } : {}),
-      exact: spec.exact,
-    }, onProgress ? { onProgress } : {});
+    const report = finish(await engine.whatIf({ ...prepared.job, sources, exact: spec.exact }, onProgress ? { onProgress } : {}), prepared);
     return { index: spec.index, ok: true, report: { ...report, timing: { totalMs: Math.round(performance.now() - started) } } };
   } catch (e) {
     const input = spec.snapshot ?? spec.pods ?? '';

@@ -1,52 +1,31 @@
-// Listing a cluster's objects for a snapshot through @kubernetes/client-node: a live cluster through a
-// kubeconfig, or the simulator's API server (sim/apiserver), which speaks the same API.
-import * as k8s from '@kubernetes/client-node';
+// Listing a cluster's objects for a snapshot with the controller's own Kubernetes client
+// (controller/operator/kube.ts: @kubernetes/client-node's kubeconfig and transport, objects in their wire
+// form): a live cluster through a kubeconfig, or the simulator's API server, which speaks the same API.
+import type { KubeConfig } from '@kubernetes/client-node';
+import { isNotFound, KubeClient, type KubeObject } from '../../controller/operator/kube.ts';
 import { SNAPSHOT_KINDS, type SnapshotKind } from './format.ts';
 import { redact } from './redact.ts';
 
 type Plain = Record<string, unknown>;
 
-/**
- * The typed client turns timestamps into Date objects; a JSON round trip gives the wire form back
- * (RFC 3339 strings), which is what the engine's parsers and the snapshot file expect. What a snapshot
- * must not hold (env values, managed fields, ...: redact.ts) is dropped here, before anything is written.
- */
-function plain(items: readonly unknown[], kind: SnapshotKind): Plain[] {
-  return items.map((o) => redact(kind, { ...(JSON.parse(JSON.stringify(o)) as Plain), apiVersion: SNAPSHOT_KINDS[kind], kind }));
-}
+/** Kinds served by CRDs: a cluster without Karpenter has none of them, which is not an error. */
+const OPTIONAL: ReadonlySet<SnapshotKind> = new Set(['NodePool', 'NodeClaim', 'EC2NodeClass']);
 
-async function custom(api: k8s.CustomObjectsApi, group: string, plural: string, kind: SnapshotKind): Promise<Plain[]> {
+/** Every object of one kind, with what a snapshot must not hold (env values, managed fields, ...: redact.ts) dropped. */
+async function listKind(client: KubeClient, kind: SnapshotKind): Promise<Plain[]> {
+  let items: readonly KubeObject[];
   try {
-    const list = (await api.listClusterCustomObject({ group, version: 'v1', plural })) as { items?: unknown[] };
-    return plain(list.items ?? [], kind);
+    items = (await client.list(kind)).items;
   } catch (e) {
-    // The CRD is not installed (a cluster without Karpenter): no objects of that kind.
-    if (e instanceof k8s.ApiException && e.code === 404) return [];
+    if (OPTIONAL.has(kind) && isNotFound(e)) return [];
     throw e;
   }
+  return items.map((o) => redact(kind, { ...(o as unknown as Plain), apiVersion: SNAPSHOT_KINDS[kind], kind }));
 }
 
-export async function listCluster(kc: k8s.KubeConfig): Promise<{ readonly [K in SnapshotKind]: Plain[] }> {
-  const core = kc.makeApiClient(k8s.CoreV1Api);
-  const apps = kc.makeApiClient(k8s.AppsV1Api);
-  const policy = kc.makeApiClient(k8s.PolicyV1Api);
-  const crd = kc.makeApiClient(k8s.CustomObjectsApi);
-  const [nodes, pods, daemonSets, pdbs, nodePools, nodeClaims, nodeClasses] = await Promise.all([
-    core.listNode(),
-    core.listPodForAllNamespaces(),
-    apps.listDaemonSetForAllNamespaces(),
-    policy.listPodDisruptionBudgetForAllNamespaces(),
-    custom(crd, 'karpenter.sh', 'nodepools', 'NodePool'),
-    custom(crd, 'karpenter.sh', 'nodeclaims', 'NodeClaim'),
-    custom(crd, 'karpenter.k8s.aws', 'ec2nodeclasses', 'EC2NodeClass'),
-  ]);
-  return {
-    Node: plain(nodes.items, 'Node'),
-    Pod: plain(pods.items, 'Pod'),
-    NodePool: nodePools,
-    NodeClaim: nodeClaims,
-    EC2NodeClass: nodeClasses,
-    DaemonSet: plain(daemonSets.items, 'DaemonSet'),
-    PodDisruptionBudget: plain(pdbs.items, 'PodDisruptionBudget'),
-  };
+export async function listCluster(kc: KubeConfig): Promise<{ readonly [K in SnapshotKind]: Plain[] }> {
+  const client = new KubeClient(kc);
+  const kinds = Object.keys(SNAPSHOT_KINDS) as SnapshotKind[];
+  const lists = await Promise.all(kinds.map((k) => listKind(client, k)));
+  return Object.fromEntries(kinds.map((k, i) => [k, lists[i]!])) as { readonly [K in SnapshotKind]: Plain[] };
 }

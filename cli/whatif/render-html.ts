@@ -6,6 +6,7 @@
 import { formatBytes, formatMillicores, type CostGroup, type NodeRow, type Risk, type WhatIfReport } from '../../engine/index.ts';
 import { change, count, pct, perHour, perMonth, plural, someOf, usd } from './numbers.ts';
 import { BREAKDOWN_WORDS, GROUP_ABOVE, groupedNodes, groupedReasons } from './render-terminal.ts';
+import { migrationHtml } from './render-migration.ts';
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -139,9 +140,9 @@ function headline(r: WhatIfReport): string {
 function caveats(r: WhatIfReport): string {
   const p = r.prices;
   const items = [
-    `On-demand prices: ${p.live ? 'live from the AWS Pricing API' : `the price table of ${p.onDemand.asOf}`}.`,
-    p.spot.estimate ? `Spot prices are estimates: on-demand less the Spot Instance Advisor's typical saving (as of ${p.spot.asOf}); real spot prices vary by zone and hour.` : `Spot prices: live (${p.spot.asOf}).`,
-    ...(p.fallbackTypes.length ? [`${plural(p.fallbackTypes.length, 'instance type')} have no regional price and use us-east-1's: ${someOf(p.fallbackTypes, 6)}.`] : []),
+    `On-demand prices: ${p.live ? `live from the AWS Pricing API, read ${p.onDemand.asOf}` : `the price table of ${p.onDemand.asOf}`}.`,
+    p.spot.estimate ? `Spot prices are estimates: on-demand less the Spot Instance Advisor's typical saving (as of ${p.spot.asOf}); real spot prices vary by zone and hour.` : `Spot prices: live from DescribeSpotPriceHistory, read ${p.spot.asOf} (they change by zone and hour).`,
+    ...(p.fallbackTypes.length ? [`${plural(p.fallbackTypes.length, 'instance type')} priced from ${p.fallbackSource ?? 'another table'}: ${someOf(p.fallbackTypes, 6)}.`] : []),
     ...(p.reservedNodes ? [`${plural(p.reservedNodes, 'reserved node')} (capacity reservations) are priced at the reservation's rate, paid whether used or not: removing one saves nothing until the reservation ends.`] : []),
   ];
   return `<section id="prices"><h2>Prices</h2><ul>${items.map((i) => `<li>${e(i)}</li>`).join('')}</ul>`
@@ -202,7 +203,7 @@ export function renderHtml(r: WhatIfReport): string {
   const util = r.nodes.length > GROUP_ABOVE ? `<h2>Utilisation (${count(r.nodes.length)} nodes)</h2>${utilisationHistogram(r.nodes)}` : `<h2>Utilisation per node</h2>${utilisationChart(r.nodes)}`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>karpenter-ts what-if: ${e(r.input.sources.join(', '))}</title><style>${CSS}</style></head><body>`
     + `<h1>karpenter-ts what-if</h1><p>${e(r.input.sources.join(', '))} — region ${e(r.input.region)}, at ${e(r.input.now)}, mode ${r.input.mode}${r.input.modeSource === 'default' ? ' (default)' : ''}, ${r.input.exact ? "Karpenter's exact algorithm" : 'optimised solver'}</p>`
-    + headline(r) + risksHtml(r.risks) + caveats(r) + legend()
+    + headline(r) + risksHtml(r.risks) + migrationHtml(r, e) + caveats(r) + legend()
     + `<div class="charts"><div><h2>Cost per hour</h2>${costChart(r)}</div><div><h2>Where the savings come from ($/month)</h2>${breakdownChart(r)}</div></div>`
     + `<div class="charts"><div><h2>Cost after each step</h2>${stepsChart(r)}</div><div>${util}</div></div>`
     + `<h2>Cost by NodePool, zone, capacity type and family</h2><div class="groups">${groupTable('by-nodepool', 'NodePool', b.byNodePool)}${groupTable('by-zone', 'Zone', b.byZone)}${groupTable('by-capacity-type', 'Capacity type', b.byCapacityType)}${groupTable('by-family', 'Instance family', b.byFamily)}</div>`

@@ -4,6 +4,7 @@
 // on a terminal. Numbers go through numbers.ts (separators, "-$17.99", plurals); the JSON keeps raw numbers.
 import { formatBytes, formatMillicores, safeStrings, type CostGroup, type Move, type NodeRow, type Risk, type WhatIfReport } from '../../engine/index.ts';
 import { change, count, perHour, perMonth, plural, someOf, usd } from './numbers.ts';
+import { migrationLines } from './render-migration.ts';
 
 export interface Style {
   readonly color: boolean;
@@ -141,8 +142,8 @@ function summaryLines(st: Style, r: WhatIfReport): string[] {
 export function priceLines(r: WhatIfReport): string[] {
   const p = r.prices;
   return [
-    `prices: on-demand ${p.live ? 'live from the AWS Pricing API' : `from the table of ${p.onDemand.asOf}`}; spot ${p.spot.estimate ? `prices are estimates (Spot Instance Advisor savings as of ${p.spot.asOf})` : `live (${p.spot.asOf})`}`,
-    ...(p.fallbackTypes.length ? [`        ${plural(p.fallbackTypes.length, 'instance type')} without a regional price are priced as in us-east-1: ${someOf(p.fallbackTypes, 4)}`] : []),
+    `prices: on-demand ${p.live ? `live from the AWS Pricing API (read ${p.onDemand.asOf})` : `from the table of ${p.onDemand.asOf}`}; spot ${p.spot.estimate ? `prices are estimates (Spot Instance Advisor savings as of ${p.spot.asOf})` : `live from DescribeSpotPriceHistory (read ${p.spot.asOf})`}`,
+    ...(p.fallbackTypes.length ? [`        ${plural(p.fallbackTypes.length, 'instance type')} priced from ${p.fallbackSource ?? 'another table'}: ${someOf(p.fallbackTypes, 4)}`] : []),
     ...(p.reservedNodes ? [`        ${plural(p.reservedNodes, 'reserved node')} priced at the reservation's rate, paid whether used or not`] : []),
   ];
 }
@@ -183,6 +184,7 @@ export function renderTerminal(report: WhatIfReport, st: Style): string {
   for (const n of r.notes) out.push(paint(st, 'cyan', `note: ${n}`));
   out.push(...priceLines(r));
   out.push('', paint(st, 'bold', 'Risks'), ...riskLines(st, r.risks));
+  out.push(...migrationLines(r, (c, t) => paint(st, c, t), (rows) => table(rows)));
   out.push('', paint(st, 'bold', 'Cost'), ...summaryLines(st, r));
   out.push('', paint(st, 'bold', 'Where the change comes from'), ...breakdownLines(r));
   const b = r.savingsBreakdown;

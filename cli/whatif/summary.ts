@@ -21,6 +21,8 @@ export interface SummaryRow {
   readonly efficiencyAfter?: number | null;
   readonly unschedulable?: number;
   readonly moves?: number;
+  /** Where the job's prices came from and how old they are ("REGION: on-demand ...; spot ..."). */
+  readonly prices?: string;
 }
 
 /** One cluster of the batch (one input), with each grid variant's result side by side. */
@@ -123,6 +125,7 @@ export function summaryTable(s: BatchSummary): string {
   lines.push('', `${plural(t.clusters, 'cluster')}; ${t.ok} ok, ${t.failed} failed${scope}; today ${usd(t.costPerHourBefore)}/h (each cluster counted once)`);
   for (const v of t.variants) lines.push(`  ${s.variants.length > 1 ? `${v.variant}: ` : ''}after ${usd(v.costPerHourAfter)}/h, saves ${usd(v.savingsPerHour)}/h (${usd(v.savingsPerHour * 730)}/month)`);
   if (s.missing?.length) lines.push(`missing jobs (no shard reported them): ${s.missing.join(', ')}`);
+  for (const p of new Set(s.rows.flatMap((r) => (r.prices ? [r.prices] : [])))) lines.push(`prices: ${p}`);
   return lines.join('\n') + '\n';
 }
 

@@ -62,3 +62,14 @@ export function expandWorkloads(workloads: readonly Workload[], existing: readon
   }
   return { pods, notes };
 }
+
+/**
+ * DaemonSets are not pods to place: the engine counts each one's pod requests into every node it selects
+ * (every new node's size, as Karpenter does). One line for the report's assumptions.
+ */
+export function daemonSetNote(daemonSets: readonly { namespace: string; name: string }[]): string[] {
+  if (daemonSets.length === 0) return [];
+  const names = daemonSets.map((d) => `${d.namespace}/${d.name}`).sort();
+  const shown = names.length > 4 ? `${names.slice(0, 4).join(', ')} and ${names.length - 4} more` : names.join(', ');
+  return [`${names.length} DaemonSet${names.length === 1 ? '' : 's'} (${shown}): overhead on every node ${names.length === 1 ? 'it selects' : 'they select'}, counted into each new node's size; not pods to place`];
+}

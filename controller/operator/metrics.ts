@@ -149,6 +149,7 @@ export class Metrics {
   // This build's own (no Karpenter counterpart): safety counters.
   readonly reconcileConflicts = this.counter('karpenter_ts_reconcile_conflicts_total', 'Reconciles that ended in a 409 Conflict (a write raced another writer; retried with backoff)', ['controller']);
   readonly requestTimeouts = this.counter('karpenter_ts_request_timeouts_total', 'Outbound calls that got no answer in time (a Kubernetes request; an AWS SDK call once its retries timed out too); the operation failed and its controller retries it', ['client', 'operation']);
+  readonly solverTruncated = this.counter('karpenter_ts_solver_truncated_total', "Plans whose improvement phase hit its wall-clock safety net (the phase is budgeted by work; a plan cut short by the clock may depend on the machine's load)", ['controller']);
   readonly eventLoopLag = new Gauge({
     name: 'karpenter_ts_event_loop_lag_seconds',
     help: "Delay of the controller's event loop since the last scrape, by quantile (1: the maximum); decisions run on the engine's workers, off this loop",

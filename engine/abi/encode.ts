@@ -65,7 +65,7 @@ export interface EncodeOptions {
  * The improvement phase's default work budget (units of solver-as/assembly/budget.ts). Sized so that the phase
  * converges on the benchmark scenarios (docs/solver.md, "Budget"); a decision rarely needs more.
  */
-export const DEFAULT_IMPROVE_WORK = 2e8;
+export const DEFAULT_IMPROVE_WORK = 1e9;
 /** The default wall-clock safety net of the improvement phase, ms: far above what the work budget takes. */
 export const DEFAULT_IMPROVE_SAFETY_MS = 20_000;
 

@@ -1,6 +1,7 @@
 // engine.lowerBound: the LP bound on the $/h of new capacity for a set of pods (model.ts explains it).
 import type { ProvisionInput } from '../model/types.ts';
 import { buildBoundModel, type BoundModel } from './model.ts';
+import { patternBound, type PatternBound } from './patterns.ts';
 
 export interface LpResult {
   readonly status: string;
@@ -16,8 +17,14 @@ export interface LpSolver {
 }
 
 export interface LowerBound {
-  /** US dollars per hour; no plan for these pods on new nodes can cost less. */
+  /** US dollars per hour; no plan for these pods on new nodes can cost less: the best of the bounds below. */
   readonly perHour: number;
+  /** Which bound `perHour` is: the resource LP, or the pattern bound (rounded up to whole nodes when it could be). */
+  readonly kind: 'lp' | 'patterns' | 'patterns-rounded';
+  /** The resource LP bound, $/h (0 when not proven). */
+  readonly lp: number;
+  /** The integer-aware pattern bound (patterns.ts). */
+  readonly patterns: PatternBound;
   /** 'optimal', or why the bound is not proven ('time-limit', 'infeasible', ...). */
   readonly status: string;
   readonly groups: number;
@@ -30,12 +37,32 @@ export interface LowerBound {
 
 const STATUS: Record<number, string> = { 7: 'optimal', 8: 'infeasible', 13: 'time-limit', 6: 'empty' };
 
-export async function lowerBound(input: ProvisionInput, pool: LpSolver, opts: { signal?: AbortSignal; timeLimitSec?: number } = {}): Promise<LowerBound> {
-  const b = buildBoundModel(input);
-  const r = await pool.solveLp(b.model, opts);
+export interface BoundOptions {
+  readonly signal?: AbortSignal;
+  readonly timeLimitSec?: number;
+  /** Work budget of the pattern bound (default DEFAULT_BOUND_WORK); 0 leaves it out. */
+  readonly patternWork?: number;
+}
+
+export async function lowerBound(input: ProvisionInput, pool: LpSolver, opts: BoundOptions = {}): Promise<LowerBound> {
+  let b = buildBoundModel(input);
+  let r = await pool.solveLp(b.model, opts);
+  if (r.statusCode === 8) {
+    // Infeasible: the NodePools' limits cannot hold these pods at all; bound them without the limits.
+    b = buildBoundModel(input, { limits: false });
+    r = await pool.solveLp(b.model, opts);
+  }
   const optimal = r.statusCode === 7 || b.model.numCols === 0;
+  const lp = optimal ? r.objective / 1e6 : 0;
+  const patterns = opts.patternWork === 0
+    ? { perHour: 0, status: 'empty' as const, rounded: false, work: 0, rounds: 0 }
+    : patternBound(b, opts.patternWork !== undefined ? { work: opts.patternWork } : {});
+  const best = patterns.perHour > lp;
   return {
-    perHour: optimal ? r.objective / 1e6 : 0,
+    perHour: best ? patterns.perHour : lp,
+    kind: !best ? 'lp' : patterns.rounded ? 'patterns-rounded' : 'patterns',
+    lp,
+    patterns,
     status: optimal ? 'optimal' : (STATUS[r.statusCode] ?? `status ${r.statusCode}`),
     groups: b.groups,
     variables: b.model.numCols,

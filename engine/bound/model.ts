@@ -10,12 +10,14 @@
 //
 // Any real plan gives a feasible point (a node's cpu, memory and pods are shared between the groups it hosts
 // by what each uses), so the optimum is a lower bound on the cost of any plan: no packing, however clever,
-// can beat it. It ignores
-// integrality (whole nodes), topology (spread, affinity), host ports, NodePool limits and existing nodes'
-// free capacity, and uses each pod's most permissive form (every required term, no preferences).
+// can beat it. NodePool limits are rows too (addLimitRows). It ignores integrality (whole nodes; the pattern
+// bound, patterns.ts, does not), topology (spread, affinity), host ports and existing nodes' free capacity, and
+// uses each pod's most permissive form (every required term, no preferences).
 import type { ProvisionInput } from '../model/types.ts';
 import { toMicros } from '../domain/money.ts';
-import type { InstanceType, Pod, Requirements } from '../domain/types.ts';
+import type { InstanceType, Pod, Requirements, Resources } from '../domain/types.ts';
+import { NODES } from '../domain/resources.ts';
+import { isExotic } from '../launch/filter.ts';
 import { optsOutOfKarpenter, podValidationError, strictPodRequirements } from '../scheduling/pods.ts';
 import { add, compatible, intersects } from '../scheduling/requirements.ts';
 import { toleratesAll } from '../scheduling/taints.ts';
@@ -41,11 +43,29 @@ export interface BoundGroups {
   /** Pods no option can host (they are left out of the bound). */
   readonly unplaceable: readonly string[];
   readonly pods: number;
+  /** What the integer-aware bound (patterns.ts) needs: the options, and the pods as classes of equal requests. */
+  readonly resources: readonly string[];
+  readonly options: readonly Option[];
+  readonly classes: readonly PodClass[];
 }
 
-interface Option {
+export interface Option {
+  /** Micro-dollars per hour per node. */
   readonly price: number;
+  /** Capacity net of daemonset overhead, per resource. */
   readonly cap: Float64Array;
+  /** Its template (NodePool), and whether its type is exotic (metal or accelerators, engine/launch/filter.ts). */
+  readonly template: number;
+  readonly exotic: boolean;
+  /** The type's capacity (what NodePool limits count). */
+  readonly capacity: Resources;
+}
+
+/** Pods with the same options and the same requests. */
+export interface PodClass {
+  readonly options: readonly number[];
+  readonly requests: Float64Array;
+  count: number;
 }
 
 /**
@@ -92,7 +112,7 @@ function optionsOf(pod: Pod, versions: readonly Pod[], model: SchedulingModel, r
           const overhead = t.daemonGroupOf.get(it.name)!.overhead;
           const cap = Float64Array.from(resources, (r) => Math.max(0, (it.allocatable[r] ?? 0) - (overhead[r] ?? 0)));
           oi = options.length;
-          options.push({ price, cap });
+          options.push({ price, cap, template: ti, exotic: isExotic(it), capacity: it.capacity });
           index.set(id, oi);
         }
         out.add(oi);
@@ -103,25 +123,91 @@ function optionsOf(pod: Pod, versions: readonly Pod[], model: SchedulingModel, r
   return [...out].sort((a, b) => a - b);
 }
 
+/**
+ * The options a node of these pods could launch as: an exotic type (metal, accelerators) is left out when a generic
+ * option of the same NodePool, open to the same pods, is as large in every resource. A node that would launch as
+ * the exotic type would fit the generic one, which the launch takes first (engine/launch/filter.ts); so no plan's
+ * node costs what the exotic type costs, and leaving it out keeps the bound valid while its price (a metal type's
+ * spot market can be far below its generic twin's) would not.
+ */
+function launchable(opts: number[], options: readonly Option[]): number[] {
+  const covers = (g: Option, e: Option) => !g.exotic && g.template === e.template && g.cap.every((v, i) => v >= e.cap[i]!);
+  return opts.filter((o) => !options[o]!.exotic || !opts.some((g) => covers(options[g]!, options[o]!)));
+}
+
+/**
+ * NodePool limits: the new nodes of a pool take at most what its limits leave after its active nodes, in every
+ * limited resource and in nodes. Any plan within the limits meets these rows (a node takes at least its own type's
+ * capacity, Karpenter counts its largest option), so the bound stays valid and learns where a pool's room ends.
+ * Written as >= rows, scaled: -Σ n_o · cap_o / left >= -1.
+ */
+function addLimitRows(input: ProvisionInput, templates: readonly Template[], options: readonly Option[], lp: LpColumns): void {
+  templates.forEach((t, ti) => {
+    const pool = t.pool;
+    for (const [k, lim] of Object.entries(pool.limits)) {
+      let left = lim;
+      for (const n of input.nodes) {
+        if (n.nodePoolName !== pool.name || n.markedForDeletion || n.deleting) continue;
+        left -= k === NODES ? 1 : (n.capacity[k] ?? 0);
+      }
+      const mine = lp.used.filter((oi) => options[oi]!.template === ti && (k === NODES || (options[oi]!.capacity[k] ?? 0) > 0));
+      if (!mine.length || left === Infinity) continue;
+      const row = lp.rowLower.length;
+      lp.rowLower.push(-1);
+      for (const oi of mine) lp.cols[lp.colOfOption.get(oi)!]!.entries.push([row, -(k === NODES ? 1 : options[oi]!.capacity[k]!) / Math.max(left, 1e-9)]);
+    }
+  });
+}
+
+/**
+ * Karpenter's NodePool order (docs/lower-bound.md): a pod's new node is in the highest-weight NodePool that can take
+ * it (its home, the first template with an option for it), or in a later one only when the NodePools before it are
+ * at their limits. So a pod whose home has no limits keeps only its home's options, and one whose home has limits
+ * keeps its home and the templates after it up to the first without limits. Plans that keep this order (every plan
+ * this engine makes) meet the narrower model, and the bound learns, for example, that CPU pods whose home is a
+ * general NodePool cannot fill the spare room of a lower-weight GPU NodePool's nodes.
+ */
+function inOrder(opts: number[], options: readonly Option[], templates: readonly Template[]): number[] {
+  if (!opts.length) return opts;
+  const home = Math.min(...opts.map((o) => options[o]!.template));
+  let last = home;
+  while (last < templates.length - 1 && Object.values(templates[last]!.pool.limits).some((v) => v < Infinity)) last++;
+  return opts.filter((o) => options[o]!.template >= home && options[o]!.template <= last);
+}
+
 interface PodGroup {
   readonly options: number[];
   readonly demand: Float64Array;
 }
 
-export function buildBoundModel(input: ProvisionInput): BoundGroups {
+/** The covering LP's columns and rows before they are packed (coveringLp, addLimitRows). */
+interface LpColumns {
+  readonly used: readonly number[];
+  readonly colOfOption: ReadonlyMap<number, number>;
+  readonly cols: Array<{ cost: number; entries: Array<[number, number]> }>;
+  readonly rowLower: number[];
+}
+
+/** The bound model of the input's pods; `limits: false` leaves the NodePools' limits out. */
+export function buildBoundModel(input: ProvisionInput, opts: { limits?: boolean } = {}): BoundGroups {
   const pods = input.pods.filter((p) => !optsOutOfKarpenter(p) && podValidationError(p) === undefined);
   const sched = new SchedulingModel({ ...input, nodes: [] }, { pods, representatives: pods.length ? [pods[0]!] : [] });
   const resources = [...new Set(['cpu', 'memory', 'pods', ...pods.flatMap((p) => Object.keys(p.requests))])];
   const options: Option[] = [];
-  const { groups, unplaceable } = podGroups(pods, sched, resources, options);
-  return { model: coveringLp(groups, options, resources.length), groups: groups.length, unplaceable, pods: pods.length };
+  const { groups, classes, unplaceable } = podGroups(pods, sched, resources, options);
+  const lp = coveringLp(groups, options, resources.length);
+  if (opts.limits !== false) addLimitRows(input, sched.templates, options, lp);
+  return { model: cscOf(lp.cols, lp.rowLower), groups: groups.length, unplaceable, pods: pods.length, resources, options, classes };
 }
 
 /** Pods grouped by the set of options they may use, with the group's demand per resource. */
-function podGroups(pods: readonly Pod[], sched: SchedulingModel, resources: readonly string[], options: Option[]): { groups: PodGroup[]; unplaceable: string[] } {
+function podGroups(
+  pods: readonly Pod[], sched: SchedulingModel, resources: readonly string[], options: Option[],
+): { groups: PodGroup[]; classes: PodClass[]; unplaceable: string[] } {
   const optionIndex = new Map<string, number>();
   const classOptions = new Map<string, number[]>();
   const groups = new Map<string, PodGroup>();
+  const classes = new Map<string, PodClass>();
   const unplaceable: string[] = [];
   for (const p of pods) {
     const ck = JSON.stringify([p.nodeSelector, p.affinity?.nodeAffinity ?? null, p.tolerations, p.volumeRequirements ?? null, p.requests]);
@@ -129,7 +215,11 @@ function podGroups(pods: readonly Pod[], sched: SchedulingModel, resources: read
     if (!opts) {
       // Only options a node of which can hold the pod at all: the LP splits demand, not pods.
       const fits = (oi: number) => resources.every((r, i) => (p.requests[r] ?? 0) <= options[oi]!.cap[i]!);
-      opts = optionsOf(p, sched.versions(p), sched, resources, optionIndex, options).filter(fits);
+      const versions = sched.versions(p);
+      const all = optionsOf(p, versions, sched, resources, optionIndex, options).filter(fits);
+      // Only for a pod that is never relaxed: otherwise the generic type may be open to a form it does not take,
+      // and a relaxed form may find a home its strict form does not have.
+      opts = versions.length === 1 ? inOrder(launchable(all, options), options, sched.templates) : all;
       classOptions.set(ck, opts);
     }
     if (opts.length === 0) {
@@ -140,8 +230,13 @@ function podGroups(pods: readonly Pod[], sched: SchedulingModel, resources: read
     let g = groups.get(gk);
     if (!g) groups.set(gk, (g = { options: opts, demand: new Float64Array(resources.length) }));
     resources.forEach((r, i) => { g!.demand[i]! += p.requests[r] ?? 0; });
+    const requests = Float64Array.from(resources, (r) => p.requests[r] ?? 0);
+    const key = `${gk}|${requests.join(',')}`;
+    const cls = classes.get(key);
+    if (cls) cls.count++;
+    else classes.set(key, { options: opts, requests, count: 1 });
   }
-  return { groups: [...groups.values()], unplaceable };
+  return { groups: [...groups.values()], classes: [...classes.values()], unplaceable };
 }
 
 /**
@@ -151,7 +246,7 @@ function podGroups(pods: readonly Pod[], sched: SchedulingModel, resources: read
  * (n_o - Σ_g y_{g,o,r} · demand_{g,r} / cap_{o,r} >= 0). Nodes are shared between groups resource by resource,
  * which is what makes this a lower bound even when groups of different shapes share nodes.
  */
-function coveringLp(groups: readonly PodGroup[], options: readonly Option[], nres: number): BoundModel {
+function coveringLp(groups: readonly PodGroup[], options: readonly Option[], nres: number): LpColumns {
   const used = [...new Set(groups.flatMap((g) => g.options))].sort((x, y) => x - y);
   const colOfOption = new Map<number, number>();
   const cols: Array<{ cost: number; entries: Array<[number, number]> }> = [];
@@ -185,7 +280,7 @@ function coveringLp(groups: readonly PodGroup[], options: readonly Option[], nre
       }
     }
   }
-  return cscOf(cols, rowLower);
+  return { used, colOfOption, cols, rowLower };
 }
 
 /** The columns in compressed sparse column form, rows ascending within each column. */

@@ -15,6 +15,35 @@ export interface Ec2CatalogOptions {
   readonly zones?: readonly string[];
   /** Node-class settings (AMI family, kubelet, block devices, ...); defaults as Karpenter's. */
   readonly settings?: CapacitySettings;
+  /**
+   * Prices from outside the generated data (what-if's --live-prices) instead of the region's tables. The
+   * region then need not be in the catalog, but `zones` must be given.
+   */
+  readonly prices?: PriceTable;
+}
+
+/** Prices from an outside source: on-demand per type, spot per type and zone. Absent = no offering. */
+export interface PriceTable {
+  /** Tells tables apart in the memo (e.g. the time they were fetched). */
+  readonly id: string;
+  readonly onDemand: ReadonlyMap<string, number>;
+  readonly spot: ReadonlyMap<string, ReadonlyMap<string, number>>;
+}
+
+/** What offerings need to know of prices, from the region's tables or from a PriceTable. */
+interface PriceLookup {
+  onDemand(type: string): number | undefined;
+  spot(type: string, zone: string): number | undefined;
+  /** The source lists spot prices for the type (in some zone). */
+  listsSpot(type: string): boolean;
+}
+
+function tableLookup(t: PriceTable): PriceLookup {
+  return { onDemand: (type) => t.onDemand.get(type), spot: (type, zone) => t.spot.get(type)?.get(zone), listsSpot: (type) => t.spot.has(type) };
+}
+
+function regionLookup(p: RegionPrices): PriceLookup {
+  return { onDemand: (type) => p.onDemand.get(type)?.price, spot: (type) => p.spot.get(type), listsSpot: (type) => p.spot.has(type) };
 }
 
 /** Regions the catalog has prices and zones for, sorted. */
@@ -58,20 +87,19 @@ function checkZones(region: string, zones: readonly string[]): void {
  * on-demand unless the data says it is unsupported; spot when some source says it is supported, or when
  * support is unknown but the region's Spot Advisor feed lists the type.
  */
-function capacityTypesOf(e: CatalogEntry, prices: RegionPrices): CapacityType[] {
+function capacityTypesOf(e: CatalogEntry, prices: PriceLookup): CapacityType[] {
   const out: CapacityType[] = [];
   if (e.onDemandSupported !== false) out.push('on-demand');
-  if (e.spotSupported === true || (e.spotSupported === null && prices.spot.has(e.info.name))) out.push('spot');
+  if (e.spotSupported === true || (e.spotSupported === null && prices.listsSpot(e.info.name))) out.push('spot');
   return out;
 }
 
-function offeringsOf(e: CatalogEntry, zones: readonly string[], types: readonly CapacityType[], prices: RegionPrices): Offering[] {
-  const od = prices.onDemand.get(e.info.name)?.price;
-  const spot = prices.spot.get(e.info.name);
+function offeringsOf(e: CatalogEntry, zones: readonly string[], types: readonly CapacityType[], prices: PriceLookup): Offering[] {
+  const od = prices.onDemand(e.info.name);
   const out: Offering[] = [];
   for (const zone of zones) {
     for (const capacityType of types) {
-      const price = capacityType === 'spot' ? spot : od;
+      const price = capacityType === 'spot' ? prices.spot(e.info.name, zone) : od;
       out.push({ zone, capacityType, price: price ?? 0, available: price !== undefined });
     }
   }
@@ -88,7 +116,7 @@ function typeRequirementsOf(e: CatalogEntry): readonly Requirement[] {
 }
 
 function build(options: Ec2CatalogOptions, zones: readonly string[]): InstanceType[] {
-  const prices = regionOf(options.region);
+  const prices = options.prices ? tableLookup(options.prices) : regionLookup(regionOf(options.region));
   const s = resolveCapacitySettings(options.settings);
   // Context requirements differ only by arch and capacity types: build each variant once per call.
   const context = new Map<string, readonly Requirement[]>();
@@ -124,9 +152,12 @@ const memo = new Map<string, readonly InstanceType[]>();
  * ENI breakdown no source gives (hpc*, trn2.48xlarge) are left out: their pod count cannot be computed.
  */
 export function ec2InstanceTypes(options: Ec2CatalogOptions): InstanceType[] {
+  if (options.prices && !options.zones && !catalogData().regions.has(options.region)) {
+    throw new Error(`EC2 catalog: region "${options.region}" is not in the catalog; give its zones with the prices`);
+  }
   const zones = options.zones ?? regionOf(options.region).zones;
   checkZones(options.region, zones);
-  const key = JSON.stringify([options.region, zones, options.settings ?? {}]);
+  const key = JSON.stringify([options.region, zones, options.settings ?? {}, options.prices?.id ?? '']);
   let types = memo.get(key);
   if (!types) {
     types = build(options, zones);

@@ -6,6 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nodePool, pod, pods, snapshot, stateNode } from '../../test/fixtures/builders.ts';
 import { defaultFakeInstanceTypes, FAKE_WELL_KNOWN_LABELS } from '../../test/fixtures/instancetypes.ts';
@@ -27,6 +28,20 @@ function cluster(nodes: number, pending: number): Snapshot {
     nodes: Array.from({ length: nodes }, (_, i) => stateNode({ name: `n${i}`, instanceType: its[1]!, zone: 'test-zone-1', capacityType: 'on-demand', pods: pods(1, { cpu: '100m', nodeName: `n${i}` }) })),
     pendingPods: pods(pending, { cpu: '1', memory: '1Gi' }).map((p) => ({ ...p, unschedulable: true })),
   });
+}
+
+/** Resolves once the worker's event loop has been busy for 10 ms of a 20 ms look (it is running a task). */
+async function busy(worker: Worker): Promise<void> {
+  const end = performance.now() + 30_000;
+  let last = worker.performance.eventLoopUtilization();
+  while (performance.now() < end) {
+    await new Promise((r) => setTimeout(r, 20));
+    const now = worker.performance.eventLoopUtilization();
+    const d = worker.performance.eventLoopUtilization(now, last);
+    if (d.active >= 10 && d.utilization > 0.5) return;
+    last = now;
+  }
+  throw new Error('the worker never got busy');
 }
 
 describe('the engine on two workers', () => {
@@ -70,11 +85,17 @@ describe('the engine on two workers', () => {
     const s = cluster(30, 10);
     await c.provision(s, s.pendingPods, { wellKnownLabels });
     const owner = engine.pool.owners.get('crash');
-    const big = { ...s, pendingPods: pods(4000, { cpu: '150m', memory: '200Mi' }).map((p) => ({ ...p, unschedulable: true })) };
+    // Many pod shapes, so the decision keeps its worker busy for a while.
+    const shapes = Array.from({ length: 4000 }, (_, i) => pod({ cpu: `${100 + (i % 400)}m`, memory: `${128 + (i % 97)}Mi` }));
+    const big = { ...s, pendingPods: shapes.map((p) => ({ ...p, unschedulable: true })) };
+    const worker = engine.pool.workerThreads().find((w) => w.threadId === owner)!;
+    let settled = false;
     const dying = c.provision(big, big.pendingPods, { wellKnownLabels });
-    // Stop the model's worker while it decides.
-    await new Promise((r) => setTimeout(r, 50));
-    await engine.pool.workerThreads().find((w) => w.threadId === owner)!.terminate();
+    dying.then(() => { settled = true; }, () => { settled = true; });
+    // Stop the model's worker while it decides: once its event loop is seen busy, with the call still open.
+    await busy(worker);
+    expect(settled).toBe(false);
+    await worker.terminate();
     await expect(dying).rejects.toThrow(PoolError);
     const after = await c.provision(s, s.pendingPods, { wellKnownLabels });
     expect(c.lastShipped()?.full).toBe(true);

@@ -26,13 +26,9 @@ function judgeable(p: Pod): boolean {
     && terms.length <= 1 && !p.hostPorts.length && !p.volumeRequirements?.length && !p.resourceClaims?.length && !p.containerClaims?.length;
 }
 
-const largestCache = new WeakMap<readonly InstanceType[], Record<string, number>>();
 function largestOf(its: readonly InstanceType[]): Record<string, number> {
-  let l = largestCache.get(its);
-  if (l) return l;
-  l = {};
+  const l: Record<string, number> = {};
   for (const it of its) for (const [k, v] of Object.entries(it.capacity)) l[k] = Math.max(l[k] ?? 0, v);
-  largestCache.set(its, l);
   return l;
 }
 
@@ -81,16 +77,16 @@ function poolAllows(pool: NodePool, get: Get): boolean {
   return pool.template.requirements.every((r) => get(norm(r.key)) === undefined || holds({ ...r, key: norm(r.key) }, get));
 }
 
-/** A type's own single-valued labels (its offerings' zone and capacity type aside), once per type. */
-const ownLabels = new WeakMap<InstanceType, Labels>();
-function labelsOf(it: InstanceType): Labels {
-  let l = ownLabels.get(it);
-  if (!l) ownLabels.set(it, (l = typeLabels(it, { zone: '', capacityType: 'on-demand', price: 0, available: true })));
+/** A type's own single-valued labels (its offerings' zone and capacity type aside), once per type and check. */
+type OwnLabels = Map<InstanceType, Labels>;
+function labelsOf(it: InstanceType, own: OwnLabels): Labels {
+  let l = own.get(it);
+  if (!l) own.set(it, (l = typeLabels(it, { zone: '', capacityType: 'on-demand', price: 0, available: true })));
   return l;
 }
 
 /** A new node of `pool` could take pod p, with `left` of its limits. */
-function couldTake(input: ProvisionInput, pool: NodePool, p: Pod, left: Record<string, number>): boolean {
+function couldTake(input: ProvisionInput, pool: NodePool, p: Pod, left: Record<string, number>, labels: OwnLabels): boolean {
   if ((left['nodes'] ?? Infinity) < 1) return false;
   if (pool.template.requirements.some((r) => r.minValues !== undefined)) return false;
   if (pool.template.taints.some((t) => !tolerated(p.tolerations, t) && (blocks(t) || t.effect === 'PreferNoSchedule'))) return false;
@@ -101,7 +97,7 @@ function couldTake(input: ProvisionInput, pool: NodePool, p: Pod, left: Record<s
   for (const it of input.instanceTypes.get(pool.name) ?? []) {
     // Cheap refusals first: the pod alone exceeds the type, or the type exceeds the limits.
     if (need.some(([k, v]) => v > (it.allocatable[k] ?? 0)) || !withinLeft(it, left)) continue;
-    const own = labelsOf(it);
+    const own = labelsOf(it, labels);
     for (const o of it.offerings) {
       if (!o.available || o.capacityType === 'reserved') continue;
       const get: Get = (k) => (k === ZONE ? o.zone : k === CAPACITY_TYPE ? o.capacityType : own[k] ?? base[k]);
@@ -132,12 +128,14 @@ export function orderViolations(input: ProvisionInput, claims: readonly NewNodeC
   const rank = new Map(pools.map((p, i) => [p.name, i]));
   const left = remainingFloor(input, claims);
   const pods = new Map(input.pods.map((p) => [p.uid, p]));
-  // Pods that differ only in name share the answer (replicas of a Deployment).
+  // Pods that differ only in name share the answer (replicas of a Deployment). The check keeps its work to itself:
+  // nothing outlives the call, nothing is written onto the input's objects.
   const memo = new Map<string, boolean>();
+  const labels: OwnLabels = new Map();
   const takes = (q: NodePool, p: Pod): boolean => {
     const key = JSON.stringify([q.name, p.nodeSelector, p.affinity?.nodeAffinity?.required ?? null, p.tolerations, p.requests]);
     let r = memo.get(key);
-    if (r === undefined) memo.set(key, (r = couldTake(input, q, p, left.get(q.name)!)));
+    if (r === undefined) memo.set(key, (r = couldTake(input, q, p, left.get(q.name)!, labels)));
     return r;
   };
   const out: string[] = [];

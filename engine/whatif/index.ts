@@ -5,3 +5,6 @@ export { buildSnapshot, regionOf, DEFAULT_REGION, WhatIfError, type BuildOptions
 export type { ConsolidationCommand, ConsolidationPlan, ConsolidationPlanner, ProvisionFn } from './consolidation.ts';
 export type { WhatIfEngine, WhatIfInput } from './run.ts';
 export type { WhatIfJob } from './job.ts';
+export { nodeGroups, type NodeGroup } from './nodegroups.ts';
+export { proposeNodePools, type Proposal, type ProposedNodePool, type ProposalOptions } from './proposal.ts';
+export { adoptForMigration, mapGroups, migrationReport, missingNodePools, renameNodePools, unmanagedCluster, withDrift } from './migration.ts';

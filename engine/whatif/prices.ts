@@ -7,6 +7,7 @@ import type { CapacityType, InstanceType, Labels, Offering, StateNode } from '..
 import { CAPACITY_TYPE_LABEL, INSTANCE_TYPE_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import { fromSelectorRequirements } from '../scheduling/requirements.ts';
 import { regionPrices } from '../catalog/catalog.ts';
+import type { Built } from './build.ts';
 import type { PriceInfo } from './types.ts';
 import { launchOffering } from '../disruption/pricing.ts';
 import type { NewNodeClaimPlan } from '../model/types.ts';
@@ -74,9 +75,11 @@ const FALLBACK_REGION = 'us-east-1';
 const datesIn = (text: string): string[] => [...new Set(text.match(/\d{4}-\d{2}-\d{2}/g) ?? [])].sort();
 
 /** Where the report's prices come from: the region's tables, their dates, and which types fell back. */
-export function priceInfo(region: string, rows: readonly { instanceType?: string; capacityType?: string; fate: string }[]): PriceInfo {
-  const p = regionPrices(region);
+export function priceInfo(region: string, rows: readonly { instanceType?: string; capacityType?: string; fate: string }[], live?: Built['live']): PriceInfo {
   const types = [...new Set(rows.map((r) => r.instanceType).filter((t): t is string => t !== undefined))].sort();
+  const reservedNodes = rows.filter((r) => r.capacityType === 'reserved' && r.fate !== 'new').length;
+  if (live) return livePriceInfo(region, types, live, reservedNodes);
+  const p = regionPrices(region);
   const fallbackTypes = types.filter((t) => p.onDemand.get(t)?.source === 'fallback');
   const own = datesIn(p.onDemandSource).join(', ') || 'unknown';
   const fallback = fallbackTypes.length ? datesIn(regionPrices(FALLBACK_REGION).onDemandSource).join(', ') : '';
@@ -85,6 +88,20 @@ export function priceInfo(region: string, rows: readonly { instanceType?: string
     spot: { source: p.spotSource, asOf: datesIn(p.spotSource)[0] ?? 'unknown', estimate: true },
     live: false,
     fallbackTypes,
-    reservedNodes: rows.filter((r) => r.capacityType === 'reserved' && r.fate !== 'new').length,
+    ...(fallbackTypes.length ? { fallbackSource: `${FALLBACK_REGION}'s table of ${fallback}` } : {}),
+    reservedNodes,
+  };
+}
+
+/** Prices read from the AWS APIs at `fetchedAt`; types the Pricing API did not answer keep the built-in price. */
+function livePriceInfo(region: string, types: readonly string[], live: NonNullable<Built['live']>, reservedNodes: number): PriceInfo {
+  const fallbackTypes = types.filter((t) => live.fallbackTypes.has(t));
+  return {
+    onDemand: { source: `AWS Price List API (GetProducts: AmazonEC2, ${region}, Linux, shared tenancy; bare metal as Dedicated), read at ${live.fetchedAt}`, asOf: live.fetchedAt },
+    spot: { source: `EC2 DescribeSpotPriceHistory (${region}, Linux/UNIX, the latest price per type and zone), read at ${live.fetchedAt}`, asOf: live.fetchedAt, estimate: false },
+    live: true,
+    fallbackTypes,
+    ...(fallbackTypes.length ? { fallbackSource: `the built-in table for ${region} (no live price)` } : {}),
+    reservedNodes,
   };
 }

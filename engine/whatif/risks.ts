@@ -106,6 +106,7 @@ function spot(i: RiskInput): Risk[] {
       fix: 'allow more instance types in the NodePool (several families and sizes) and set minValues on karpenter.k8s.aws/instance-family or node.kubernetes.io/instance-type (e.g. minValues: 5) so each launch keeps several spot pools',
     });
   }
+  else out.push(...spotShare(i, spotNodes, pools.size));
   const scarce = spotNodes.filter((r) => r.fate === 'new' && (i.interruptionBand?.(r.instanceType ?? '') ?? 0) >= 3);
   if (scarce.length) {
     out.push({
@@ -118,17 +119,44 @@ function spot(i: RiskInput): Risk[] {
   return out;
 }
 
-/** One instance type holding most nodes after the plan. */
+/**
+ * Spot spread over enough pools, but a much larger share of the cluster on spot than before: every pod on
+ * those nodes can now be interrupted at two minutes' notice (the pods that cannot take that need pinning).
+ */
+function spotShare(i: RiskInput, spotNodes: readonly NodeRow[], pools: number): Risk[] {
+  const a = after(i.rows), b = before(i.rows);
+  const shareBefore = b.length ? b.filter((r) => r.capacityType === 'spot').length / b.length : 0;
+  const shareAfter = spotNodes.length / a.length;
+  if (shareAfter - shareBefore < 0.2) return [];
+  const added = spotNodes.filter((r) => r.fate === 'new');
+  return [{
+    kind: 'spot-share', severity: shareAfter >= 0.9 ? 'medium' : 'low',
+    summary: `${share(spotNodes.length, a.length)} of the nodes after the plan are spot (${share(shareBefore * b.length, b.length || 1)} before), in ${pools} spot pools: the pods on ${added.length} new spot node${added.length === 1 ? '' : 's'} can be interrupted with two minutes' notice`,
+    nodes: added.map((r) => r.name), pods: [],
+    fix: 'keep workloads that cannot be interrupted on on-demand: a karpenter.sh/capacity-type: on-demand node selector on them, or a second NodePool with karpenter.sh/capacity-type In [on-demand] (and a higher weight) for them',
+  }];
+}
+
+/** One instance type, or one family, holding most nodes after the plan. */
 function singleType(i: RiskInput): Risk[] {
   const a = after(i.rows);
   if (a.length < 3) return [];
   const [type, nodes] = largest(countBy(a, (r) => r.instanceType)) ?? ['', []];
-  if (nodes.length / a.length < 0.6 || !nodes.some((r) => r.fate === 'new')) return [];
+  if (nodes.length / a.length >= 0.6 && nodes.some((r) => r.fate === 'new')) {
+    return [{
+      kind: 'single-instance-type', severity: nodes.length === a.length ? 'medium' : 'low',
+      summary: `${nodes.length} of ${a.length} nodes after the plan are ${type}: a shortage of that one type blocks replacements and scale-ups alike`,
+      nodes: nodes.map((r) => r.name), pods: [],
+      fix: 'set minValues on node.kubernetes.io/instance-type in the NodePool requirements (e.g. minValues: 5) to keep launches flexible',
+    }];
+  }
+  const [family, inFamily] = largest(countBy(a, (r) => r.instanceType?.split('.')[0])) ?? ['', []];
+  if (inFamily.length / a.length < 0.75 || !inFamily.some((r) => r.fate === 'new')) return [];
   return [{
-    kind: 'single-instance-type', severity: nodes.length === a.length ? 'medium' : 'low',
-    summary: `${nodes.length} of ${a.length} nodes after the plan are ${type}: a shortage of that one type blocks replacements and scale-ups alike`,
-    nodes: nodes.map((r) => r.name), pods: [],
-    fix: 'set minValues on node.kubernetes.io/instance-type in the NodePool requirements (e.g. minValues: 5) to keep launches flexible',
+    kind: 'single-instance-type', severity: 'low',
+    summary: `${inFamily.length} of ${a.length} nodes after the plan are of the ${family} family (${[...new Set(inFamily.map((r) => r.instanceType))].sort().join(', ')}): a shortage of that family blocks replacements and scale-ups alike`,
+    nodes: inFamily.map((r) => r.name), pods: [],
+    fix: 'set minValues on karpenter.k8s.aws/instance-family in the NodePool requirements (e.g. minValues: 3) so launches keep several families',
   }];
 }
 
@@ -207,7 +235,7 @@ function coverage(i: RiskInput): Risk[] {
     out.push({
       kind: 'no-nodepools', severity: 'high',
       summary: 'the input has no NodePool: nothing can be launched or consolidated, so the plan cannot save anything',
-      nodes: [], pods: [], fix: 'pass --nodepools FILE with the NodePools (and EC2NodeClasses) karpenter-ts should use',
+      nodes: [], pods: [], fix: 'pass --nodepools FILE with the NodePools (and EC2NodeClasses) karpenter-ts should use, or --from cluster-autoscaler to have them proposed from the nodes and pods',
     });
   }
   if (unmanaged.length) {
@@ -215,7 +243,7 @@ function coverage(i: RiskInput): Risk[] {
       kind: 'unmanaged-nodes', severity: unmanaged.length === i.rows.filter((r) => r.fate !== 'new').length ? 'high' : 'low',
       summary: `${unmanaged.length} node${unmanaged.length === 1 ? ' has' : 's have'} no karpenter.sh/nodepool label: karpenter-ts would not touch ${unmanaged.length === 1 ? 'it' : 'them'}`,
       nodes: unmanaged.map((r) => r.name), pods: [],
-      fix: 'karpenter-ts consolidates only nodes it launched (with a NodeClaim); to see what it would run instead, give the input without these Node objects (their pods become pending) and the NodePools with --nodepools: the provisioning plan is the migrated cluster',
+      fix: 'karpenter-ts disrupts only nodes it launched (with a NodeClaim); run with --from cluster-autoscaler to plan moving these nodes to NodePools (proposed, or yours with --nodepools)',
     });
   }
   return out;

@@ -41,13 +41,13 @@ function podIndex(s: Snapshot): Map<string, Pod> {
   return m;
 }
 
-/** The LP bound over every pod Karpenter could move or must place, plus what unmanaged nodes cost. */
-async function bound(engine: WhatIfEngine, built: Built): Promise<{ perHour: number; status: string }> {
+/** The best bound (engine/bound) over every pod Karpenter could move or must place, plus what unmanaged nodes cost. */
+async function bound(engine: WhatIfEngine, built: Built): Promise<{ perHour: number; status: string; kind: string }> {
   const s = built.snapshot;
   const pods = [...s.nodes.filter((n) => n.managed).flatMap((n) => reschedulablePods(n).map(({ nodeName: _n, ...p }) => ({ ...p, phase: 'Pending' as const }))), ...s.pendingPods];
   const fixed = s.nodes.filter((n) => !n.managed).reduce((a, n) => a + nodePrice(n, built.catalog).price, 0);
   const lb = await engine.lowerBound({ ...s, nodes: [] }, pods);
-  return { perHour: lb.status === 'optimal' ? fixed + lb.perHour : 0, status: lb.status };
+  return { perHour: lb.status === 'optimal' ? fixed + lb.perHour : 0, status: lb.status, kind: lb.kind };
 }
 
 /** What the run knows as it goes: the placement after the plan, nodes added and removed. */
@@ -178,7 +178,7 @@ export async function whatIf(input: WhatIfInput, engine: WhatIfEngine): Promise<
     savingsPerHour,
     lowerBoundPerHour: round(lb.perHour),
     lowerBoundStatus: lb.status,
-    lowerBoundKind: 'lp',
+    lowerBoundKind: lb.kind,
     efficiencyBefore: eff(cost.before),
     efficiencyAfter: eff(cost.after),
     counts: {
@@ -189,7 +189,7 @@ export async function whatIf(input: WhatIfInput, engine: WhatIfEngine): Promise<
       unschedulable: unschedulable.length,
     },
     savingsBreakdown: savingsBreakdown({ rows, launched, launchedRemoved: new Set(launched.filter((l) => st.removed.has(l.name)).map((l) => l.name)), empty: st.empty, catalog: built.catalog, savingsPerHour }),
-    prices: priceInfo(built.region, rows),
+    prices: priceInfo(built.region, rows, built.live),
     nodes: rows,
     moves: st.moves,
     unschedulable,

@@ -127,7 +127,7 @@ export interface SavingsBreakdown {
 }
 
 export type RiskKind =
-  | 'zone-concentration' | 'spread-constraint' | 'spot-concentration' | 'single-instance-type' | 'exotic-instance-type'
+  | 'zone-concentration' | 'spread-constraint' | 'spot-concentration' | 'spot-share' | 'single-instance-type' | 'exotic-instance-type'
   | 'pods-moved-twice' | 'blocked-by-pdb' | 'blocked-by-do-not-disrupt' | 'scarce-capacity' | 'no-nodepools' | 'unmanaged-nodes';
 
 /** Something the plan makes more fragile, or something that keeps it from saving: who it concerns and what to set. */
@@ -143,6 +143,20 @@ export interface Risk {
   readonly fix: string;
 }
 
+/**
+ * Prices read from the AWS APIs for one region at one time (what-if's --live-prices), as plain data: on-demand
+ * from the Price List API (GetProducts), spot from EC2 DescribeSpotPriceHistory (the latest price per zone).
+ */
+export interface LivePrices {
+  readonly region: string;
+  /** ISO time the prices were read. */
+  readonly fetchedAt: string;
+  /** $/h per instance type. */
+  readonly onDemand: Readonly<Record<string, number>>;
+  /** $/h per instance type and zone. */
+  readonly spot: Readonly<Record<string, Readonly<Record<string, number>>>>;
+}
+
 /** Where the prices come from, and how far to trust them. */
 export interface PriceInfo {
   /** On-demand prices: source and the date of the table. */
@@ -150,10 +164,41 @@ export interface PriceInfo {
   /** Spot prices: estimates from the Spot Instance Advisor's savings, or live DescribeSpotPriceHistory prices. */
   readonly spot: { readonly source: string; readonly asOf: string; readonly estimate: boolean };
   readonly live: boolean;
-  /** Instance types of the report priced at another region's rate (no regional price in the data). */
+  /** Instance types of the report priced from a second source (no regional, or no live, price). */
   readonly fallbackTypes: readonly string[];
+  /** That second source, in words ("us-east-1's table of 2026-07-20"). */
+  readonly fallbackSource?: string;
   /** Reserved nodes are priced at their reservation rate, paid whether used or not. */
   readonly reservedNodes: number;
+}
+
+/** One node group of a migration and the NodePool its nodes move to. */
+export interface GroupMapping {
+  readonly group: string;
+  /** The label that named the group (eks.amazonaws.com/nodegroup, ...), or "shape". */
+  readonly namedBy: string;
+  readonly nodes: readonly string[];
+  readonly instanceTypes: readonly string[];
+  readonly capacityTypes: readonly string[];
+  /** Null when no NodePool takes it (then `reason`): its nodes stay as they are. */
+  readonly nodePool: string | null;
+  readonly reason?: string;
+}
+
+/** A cluster Karpenter does not manage yet, planned as a move to Karpenter (docs/whatif.md "Migrations"). */
+export interface MigrationInfo {
+  readonly from: 'cluster-autoscaler';
+  /** --from given, or detected (no node of the input is managed by Karpenter). */
+  readonly trigger: 'option' | 'detected';
+  /** The NodePools were proposed from the nodes and pods, or given (--nodepools, or the snapshot's own). */
+  readonly nodePools: 'proposed' | 'given';
+  readonly groups: readonly GroupMapping[];
+  /** The proposal (nodePools: proposed): each NodePool with the reasons for it, and the manifests to apply. */
+  readonly proposal?: {
+    readonly nodePools: readonly { readonly name: string; readonly groups: readonly string[]; readonly why: readonly string[] }[];
+    readonly notes: readonly string[];
+    readonly manifests: readonly Readonly<Record<string, unknown>>[];
+  };
 }
 
 export interface WhatIfReport {
@@ -182,7 +227,7 @@ export interface WhatIfReport {
   /** No cluster hosting these pods on these NodePools costs less (LP bound, plus nodes Karpenter does not manage). */
   readonly lowerBoundPerHour: number;
   readonly lowerBoundStatus: string;
-  /** Which bound lowerBoundPerHour is (the LP relaxation today). */
+  /** Which bound lowerBoundPerHour is: 'lp', 'patterns' or 'patterns-rounded' (engine/bound, docs/lower-bound.md). */
   readonly lowerBoundKind: string;
   /** lowerBound / cost: 1 = no cheaper cluster exists; null when a cost is 0. */
   readonly efficiencyBefore: number | null;
@@ -203,6 +248,8 @@ export interface WhatIfReport {
   readonly kept: readonly NodeExplanation[];
   /** Things the input did not say and the run assumed (unknown prices, missing node classes, ...). */
   readonly warnings: readonly string[];
+  /** A migration to Karpenter: the node groups, the NodePools they move to, the proposal. */
+  readonly migration?: MigrationInfo;
   /** Wall-clock time of the run: the only field that differs between two runs of the same input. */
   readonly timing?: { readonly totalMs: number };
 }

@@ -2,10 +2,10 @@
 // not exist, otherwise merge the applied configuration over it and prune what the same field manager
 // applied before and has now left out (the merge itself is in strategic.ts).
 import { errors } from './errors.ts';
-import type { Registry, WriteOptions } from './registry.ts';
 import type { ResourceInfo } from './resources.ts';
+import type { Store } from './store.ts';
 import { serverSideApply } from './strategic.ts';
-import { isObject, type JsonObject, type KObject } from './types.ts';
+import { isObject, type JsonObject, type KObject, type WriteOptions } from './types.ts';
 
 /** The last configuration each field manager applied, per object uid (and subresource). */
 export class AppliedConfigs {
@@ -26,7 +26,17 @@ export class AppliedConfigs {
   }
 }
 
-export function serverSideApplyTo(reg: Registry, r: ResourceInfo, ns: string, name: string, body: unknown, opts: WriteOptions): KObject {
+/** What apply needs of the registry: its store, the applied configurations, and its write steps. */
+export interface ApplyRegistry {
+  readonly store: Pick<Store, 'get' | 'getByUid'>;
+  readonly applied: AppliedConfigs;
+  create(r: ResourceInfo, ns: string, body: unknown, opts: WriteOptions): KObject;
+  incoming(r: ResourceInfo, ns: string, body: unknown): KObject;
+  prepareUpdate(r: ResourceInfo, old: KObject, incoming: KObject, sub: 'status' | undefined): KObject;
+  commit(r: ResourceInfo, old: KObject, next: KObject, opts: WriteOptions): KObject;
+}
+
+export function serverSideApplyTo(reg: ApplyRegistry, r: ResourceInfo, ns: string, name: string, body: unknown, opts: WriteOptions): KObject {
   const manager = opts.fieldManager;
   if (!manager) throw errors.badRequest('PATCH with application/apply-patch+yaml requires the fieldManager query parameter');
   if (!isObject(body)) throw errors.badRequest('apply: the body must be an object');

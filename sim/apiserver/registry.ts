@@ -14,9 +14,10 @@ import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import type { Store } from './store.ts';
 import { AppliedConfigs, serverSideApplyTo } from './apply.ts';
 import { strategicMerge } from './strategic.ts';
-import { draft, isObject, jsonEqual, type FieldError, type JsonObject, type KObject } from './types.ts';
+import { draft, isObject, jsonEqual, type FieldError, type FieldValidation, type JsonObject, type KObject, type WriteOptions } from './types.ts';
 
-export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+export type { FieldValidation, WriteOptions };
+
 export type PatchType = 'merge' | 'strategic' | 'json' | 'apply';
 
 export interface AdmissionRequest {
@@ -33,14 +34,6 @@ export interface AdmissionRequest {
 /** A validation hook for one resource: returns the field errors (none = accepted). */
 export type Validator = (req: AdmissionRequest) => readonly FieldError[] | undefined | void;
 
-export interface WriteOptions {
-  readonly subresource?: 'status' | undefined;
-  readonly fieldManager?: string | undefined;
-  readonly fieldValidation?: FieldValidation | undefined;
-  readonly dryRun?: boolean | undefined;
-  /** Server-side apply only: take ownership despite conflicts (accepted; conflicts are not tracked). */
-  readonly force?: boolean | undefined;
-}
 
 export interface ListOptions {
   readonly labelSelector?: string | undefined;

@@ -106,3 +106,16 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (ka.length !== kb.length) return false;
   return ka.every((k) => jsonEqual((a as JsonObject)[k], (b as JsonObject)[k]));
 }
+
+/** How a write treats fields the schema does not know (the ?fieldValidation= query parameter). */
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+/** The query parameters of a write that change how it is applied. */
+export interface WriteOptions {
+  readonly subresource?: 'status' | undefined;
+  readonly fieldManager?: string | undefined;
+  readonly fieldValidation?: FieldValidation | undefined;
+  readonly dryRun?: boolean | undefined;
+  /** Server-side apply only: take ownership despite conflicts (accepted; conflicts are not tracked). */
+  readonly force?: boolean | undefined;
+}

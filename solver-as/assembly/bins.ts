@@ -19,6 +19,19 @@ export class Classes {
   pods: Array<Array<i32>> = new Array<Array<i32>>();
   /** Request vectors, class-major (NR per class), copied out of the input block for the packers' loops. */
   reqs: Array<f64> = new Array<f64>();
+  /** The classes `idx` (versions, counts and requests; not their pods): for costing residual problems. */
+  subset(idx: Int32Array): Classes {
+    const out = new Classes();
+    for (let i = 0; i < idx.length; i++) {
+      const c = unchecked(idx[i]);
+      out.versions.push(unchecked(this.versions[c]));
+      out.counts.push(unchecked(this.counts[c]));
+      out.pods.push(new Array<i32>());
+      for (let r = 0; r < NR; r++) out.reqs.push(unchecked(this.reqs[c * NR + r]));
+    }
+    return out;
+  }
+
   add(v: i32, p: i32): void {
     for (let i = 0; i < this.versions.length; i++) {
       if (sameRequests(unchecked(this.versions[i]), v)) {
@@ -72,6 +85,8 @@ export class Types {
   penalty: Float64Array;
   /** The price of the last `pick` (of its capacity type). */
   picked: f64 = Infinity;
+  /** Some type has a penalty (set by quota.ts setPenalty). */
+  penalized: bool = false;
   private holding: Uint8Array;
   constructor(readonly t: i32, readonly local: Array<i32>, set: i32, price: Float64Array) {
     const n = local.length;
@@ -130,12 +145,32 @@ export class Types {
       }
       if (unchecked(this.spot[x]) < Infinity && (spotX < 0 || unchecked(this.spot[x]) < unchecked(this.spot[spotX]))) spotX = x;
     }
-    if (spotX >= 0 && unchecked(this.spot[spotX]) <= floor) {
-      this.picked = unchecked(this.spot[spotX]);
-      return spotX;
+    const spot = spotX >= 0 && unchecked(this.spot[spotX]) <= floor;
+    let x = spot ? spotX : odX;
+    if (this.penalized) x = this.leastPenalized(spot, floor, anyGeneric, x);
+    if (x >= 0) this.picked = spot ? unchecked(this.spot[x]) : unchecked(this.od[x]);
+    return x;
+  }
+
+  /**
+   * With penalties (NodePool limits bind, improve.ts): the type whose price plus penalty is least, of the capacity
+   * type the launch would use. The node's options are then narrowed to types no larger than it (quota.ts), so the
+   * launch takes it or a cheaper type as small.
+   */
+  private leastPenalized(spot: bool, floor: f64, anyGeneric: bool, x0: i32): i32 {
+    let best = x0;
+    let bestCost: f64 = Infinity;
+    for (let x = 0; x < this.n; x++) {
+      if (unchecked(this.holding[x]) == 0 || (anyGeneric && unchecked(this.exotic[x]) != 0)) continue;
+      const p = spot ? unchecked(this.spot[x]) : unchecked(this.od[x]);
+      if (p == Infinity || (spot && p > floor)) continue;
+      const c = p + unchecked(this.penalty[x]);
+      if (c < bestCost) {
+        bestCost = c;
+        best = x;
+      }
     }
-    if (odX >= 0) this.picked = floor;
-    return odX;
+    return best;
   }
 
   /** The price a bin of `total` launches at (Infinity when no type holds it), plus its type's penalty. */

@@ -199,15 +199,22 @@ function packAll(groups: Array<Group>, state: Budgeting): Array<Fresh> | null {
   return fresh;
 }
 
-/** The budget shared out by pods (budget.ts): each packing may use its pods' share of what is left. */
+/**
+ * The budget shared out by pods (budget.ts): each packing may use its pods' share of what is left, times `scale`
+ * (below 1 while a template may still have to be packed again within its limits).
+ */
 class Budgeting {
+  scale: f64 = FIRST_PASS;
   constructor(public podsLeft: i32) {}
   markFor(pods: i32): f64 {
-    const m = markFor(<f64>pods / <f64>max(1, this.podsLeft));
+    const m = markFor(this.scale * <f64>pods / <f64>max(1, this.podsLeft));
     this.podsLeft = max(0, this.podsLeft - pods);
     return m;
   }
 }
+
+/** What share of its allowance a template's first packing may use, when its limits may make it pack again. */
+const FIRST_PASS: f64 = 0.5;
 
 function costOf(fresh: Array<Fresh>): f64 {
   let s: f64 = 0;
@@ -220,6 +227,8 @@ function costOf(fresh: Array<Fresh>): f64 {
  * rising price on room (quota.ts) until they do. Null when they never fit.
  */
 function planTemplate(groups: Array<Group>, room: Float64Array, state: Budgeting): Array<Fresh> | null {
+  // Only a template with limits may need packing again: the others may use their whole allowance at once.
+  state.scale = hasLimits(room) ? FIRST_PASS : 1;
   let fresh = packAll(groups, state);
   if (fresh == null) return null;
   if (!within(namedUse(fresh), room)) {
@@ -227,7 +236,9 @@ function planTemplate(groups: Array<Group>, room: Float64Array, state: Budgeting
     let fitted: Array<Fresh> | null = null;
     for (let k = 0; k < PENALTY_STEPS.length && fitted == null; k++) {
       for (let i = 0; i < groups.length; i++) setPenalty(unchecked(groups[i]).ts, room, unchecked(PENALTY_STEPS[k]), scale);
+      // The steps share what the first packing left: each its part of the steps still to come.
       state.podsLeft += podsOf(groups);
+      state.scale = 1 / <f64>(PENALTY_STEPS.length - k);
       const f = packAll(groups, state);
       if (f != null && within(namedUse(f), room)) fitted = f;
     }
@@ -236,6 +247,11 @@ function planTemplate(groups: Array<Group>, room: Float64Array, state: Budgeting
   }
   narrow(fresh, room);
   return fresh;
+}
+
+function hasLimits(room: Float64Array): bool {
+  for (let d = 0; d < room.length; d++) if (unchecked(room[d]) < Infinity) return true;
+  return false;
 }
 
 function podsOf(groups: Array<Group>): i32 {
@@ -294,46 +310,77 @@ function commit(cand: Candidates, plans: Array<Array<Fresh> | null>, finals: Arr
   return changed;
 }
 
-/** Re-packs free pods; returns the number of templates whose NodeClaims were replaced (0: Karpenter's plan kept). */
-export function improve(): i32 {
-  const nClaims = claimCount();
-  if (nClaims == 0) return 0;
-  const excluded = excludedTemplates();
-  const cand = new Candidates(nClaims, excluded);
-  if (cand.pods.length == 0) return 0;
-  const rooms = roomsOf(cand);
-  const homes = homesOf(cand, rooms, excluded);
-  if (homes == null) return 0;
-  const state = new Budgeting(cand.pods.length);
-  const plans = new Array<Array<Fresh> | null>();
-  const finals = new Array<Float64Array>();
-  let newCost: f64 = 0;
-  let newCount = 0;
+/** A plan of every template: the new claims per template (null: none), the room each has left, and the totals. */
+class Plan {
+  plans: Array<Array<Fresh> | null> = new Array<Array<Fresh> | null>();
+  finals: Array<Float64Array> = new Array<Float64Array>();
+  cost: f64 = 0;
+  count: i32 = 0;
+  /** The template whose pods its limits could not hold (-1: none), or -2 when the phase must stop. */
+  failed: i32 = -1;
+}
+
+/** Step 3 for every template in order; stops at the first that cannot be planned. */
+function planAll(cand: Candidates, rooms: Array<Float64Array>, homes: Int32Array, state: Budgeting): Plan {
+  const out = new Plan();
   for (let t = 0; t < NT; t++) {
     const room = unchecked(rooms[t]);
     const groups = groupsOf(t, cand, homes, room);
-    if (groups == null || late()) return 0;
+    if (groups == null || late()) {
+      out.failed = -2;
+      return out;
+    }
     let fresh: Array<Fresh> | null = null;
     if (groups.length > 0) {
       fresh = planTemplate(groups, room, state);
-      if (fresh == null) return 0;
+      if (fresh == null) {
+        out.failed = t;
+        return out;
+      }
     }
-    plans.push(fresh);
+    out.plans.push(fresh);
     const fin = room.slice();
     if (fresh != null) {
       for (let i = 0; i < fresh.length; i++) {
         const f = unchecked(fresh[i]);
         for (let d = 0; d <= NLD; d++) unchecked((fin[d] -= unchecked(f.reserved[d])));
-        newCost += f.price;
+        out.cost += f.price;
       }
-      newCount += fresh.length;
+      out.count += fresh.length;
     }
-    finals.push(fin);
+    out.finals.push(fin);
   }
-  let oldCost: f64 = 0;
-  const memo = new Map<u64, Types>();
-  for (let i = 0; i < cand.claims.length; i++) oldCost += claimPrice(claimAt(unchecked(cand.claims[i])), memo);
-  const better = newCost < oldCost - 0.5 || (Math.abs(newCost - oldCost) <= 0.5 && newCount < cand.claims.length);
-  if (!better || !keptStillAnchored(cand, finals)) return 0;
-  return commit(cand, plans, finals);
+  return out;
+}
+
+/**
+ * Re-packs free pods; returns the number of templates whose NodeClaims were replaced (0: Karpenter's plan kept).
+ * A template whose limits cannot hold every pod whose home it is (Karpenter's plan overflowed it into a later
+ * NodePool) keeps Karpenter's NodeClaims, and the phase starts again with it left out: its room is then what
+ * Karpenter's plan left it, so the pods it could not take find their home further down, as in Karpenter's order.
+ */
+export function improve(): i32 {
+  const nClaims = claimCount();
+  if (nClaims == 0) return 0;
+  const excluded = excludedTemplates();
+  for (let attempt = 0; attempt <= NT; attempt++) {
+    const cand = new Candidates(nClaims, excluded);
+    if (cand.pods.length == 0) return 0;
+    const rooms = roomsOf(cand);
+    const homes = homesOf(cand, rooms, excluded);
+    if (homes == null) return 0;
+    const plan = planAll(cand, rooms, homes, new Budgeting(cand.pods.length));
+    if (plan.failed == -2) return 0;
+    if (plan.failed >= 0) {
+      unchecked((excluded[plan.failed] = 1));
+      continue;
+    }
+    let oldCost: f64 = 0;
+    const memo = new Map<u64, Types>();
+    for (let i = 0; i < cand.claims.length; i++) oldCost += claimPrice(claimAt(unchecked(cand.claims[i])), memo);
+    const better = plan.cost < oldCost - 0.5 || (Math.abs(plan.cost - oldCost) <= 0.5 && plan.count < cand.claims.length);
+    if (!better || !keptStillAnchored(cand, plan.finals)) return 0;
+    return commit(cand, plan.plans, plan.finals);
+  }
+  return 0;
 }

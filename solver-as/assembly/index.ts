@@ -56,6 +56,12 @@ export function solve(input: usize): usize {
   return writeResult(improved);
 }
 
+/**
+ * The integer-aware lower bound of the pods and options in the block at `input` (solver-as/abi.ts, BH_*); returns
+ * the address of BR_WORDS f64s. Called by engine/bound once per bound, after reset() and alloc().
+ */
+export { boundPatterns } from './boundcg';
+
 /** Work counters of the last solve (for benchmarks): address of 8 i32s. */
 export function workCounters(): usize {
   return counters.dataStart;

@@ -34,6 +34,12 @@ export class Master {
   /** Duals per class (per pod, in the caller's cost unit) after a successful solve. */
   duals: Float64Array;
   obj: f64 = 0;
+  /**
+   * Pivots a solve may take, as a multiple of (classes + columns) (0: 20). Rounding lowers it: when a warm start
+   * fails (the dual simplex cycles after the demand dropped), the solve from the single-class basis on a degenerate
+   * covering LP can take thousands of pivots, and rounding is better off finishing without it.
+   */
+  pivotsPerVar: i32 = 20;
   private w: Float64Array;
   private col: Float64Array;
   private inBasis: Uint8Array = new Uint8Array(0);
@@ -60,6 +66,40 @@ export class Master {
 
   setDemand(left: Int32Array): void {
     for (let c = 0; c < this.C; c++) unchecked((this.demand[c] = <f64>unchecked(left[c])));
+  }
+
+  /**
+   * Keeps only the columns with keep[j] != 0 (which must include every basic one), renumbered in order; returns the
+   * new index of each old column (-1: dropped). The basis and its inverse stay valid: only the numbering changes.
+   */
+  dropColumns(keep: Uint8Array): Int32Array {
+    const J = this.take.length;
+    const map = new Int32Array(J);
+    const take = new Array<Float64Array>();
+    const cost = new Array<f64>();
+    for (let j = 0; j < J; j++) {
+      if (unchecked(keep[j]) == 0) {
+        unchecked((map[j] = -1));
+        continue;
+      }
+      unchecked((map[j] = take.length));
+      take.push(unchecked(this.take[j]));
+      cost.push(unchecked(this.cost[j]));
+    }
+    this.take = take;
+    this.cost = cost;
+    for (let i = 0; i < this.C; i++) {
+      const k = unchecked(this.basis[i]);
+      if (k >= 0) unchecked((this.basis[i] = unchecked(map[k])));
+    }
+    this.markBasis();
+    return map;
+  }
+
+  /** Column j is basic. */
+  isBasic(j: i32): bool {
+    for (let i = 0; i < this.C; i++) if (unchecked(this.basis[i]) == j) return true;
+    return false;
   }
 
   /** z of column j in the current basic solution. */
@@ -227,7 +267,7 @@ export class Master {
 
   private primalSimplex(): bool {
     const C = this.C;
-    const limit = 50 * (C + this.take.length) + 1000;
+    const limit = this.pivotsPerVar * (C + this.take.length) + 200;
     let stalled = 0;
     let bland = false;
     let last: f64 = Infinity;
@@ -285,14 +325,20 @@ export class Master {
   /** Restores primal feasibility from a dual-feasible basis; false if it could not. */
   private dualSimplex(): bool {
     const C = this.C;
-    const limit = 50 * (C + this.take.length) + 1000;
+    // Lowering the demand takes a few pivots; a dual simplex that runs long is cycling on a degenerate basis, and
+    // the primal simplex from the single-class basis (solve) is the cheaper way out.
+    const limit = 10 * C + 100;
     for (let it = 0; it < limit; it++) {
       spend(<f64>((3 * C + this.take.length) * C));
+      // Leaving: the most infeasible row, or after a while (degenerate bases cycle) the first by variable order.
+      const bland = it > 2 * C;
       let p = -1;
       let worst: f64 = -TOL;
       for (let i = 0; i < C; i++) {
-        if (unchecked(this.xB[i]) < worst) {
-          worst = unchecked(this.xB[i]);
+        const x = unchecked(this.xB[i]);
+        if (x >= -TOL) continue;
+        if (bland ? p < 0 || this.order(unchecked(this.basis[i])) < this.order(unchecked(this.basis[p])) : x < worst) {
+          worst = x;
           p = i;
         }
       }

@@ -15,6 +15,7 @@
 import { NR } from './layout';
 import { Bin, Classes, Types, binsCost, descending, fitCount, req } from './bins';
 import { patternPack } from './patterns';
+import { Problem } from './problem';
 import { coverDuals } from './lp';
 
 import { late, spend } from './budget';
@@ -131,7 +132,7 @@ export function packGroup(ts: Types, cl: Classes, mark: f64): Array<Bin> | null 
   for (let c = 0; c < C; c++) unchecked((left[c] = unchecked(cl.counts[c])));
   const bins = new Array<Bin>();
   const byValue = valuePack(ts, cl, left, duals, efficient(ts, duals), bins) ? bins : null;
-  const byPattern = patternPack(ts, cl, duals, byValue, mark);
+  const byPattern = patternPack(Problem.ofGroup(ts, cl), byValue, mark);
   if (byPattern == null) return byValue;
   if (byValue == null) return byPattern;
   // More nodes must pay for themselves: each carries what prices do not show (its root volume, about

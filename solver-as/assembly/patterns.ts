@@ -1,153 +1,75 @@
-// Pattern packing, the cutting-stock way: a pattern is one node's take of each pod class. The master LP
-// (master.ts) chooses how many nodes of each pattern to open so that every class is covered at least cost
+// Pattern packing, the cutting-stock way: column generation (cg.ts) over node patterns for the group's pods, then
+// rounding the LP's solution into whole nodes. The master LP's duals price each class's pods, not each resource: a
+// pod is worth what the nodes it shares pay for it, so cpu-heavy and memory-heavy pods that fill a balanced node
+// together are priced as such.
 //
-//   minimise  Σ_j price_j z_j   subject to   Σ_j take_jc z_j >= left_c  (each class c),  z >= 0
-//
-// and its duals price each class's pods, not each resource: a pod is worth what the nodes it shares pay for
-// it, so cpu-heavy and memory-heavy pods that fill a balanced node together are priced as such. Column
-// generation starts from one single-class pattern per class and adds, per instance type, the pattern worth
-// the most at those prices (knapsack.ts) while some pattern is worth more than its type costs.
-//
-// Rounding: open floor(z_j) nodes of each pattern and re-solve (with one more pricing round) for what is
-// left; when no pattern reaches a whole node, open the node that loses least against the LP's prices (its
-// cost beyond the worth of its pods, capped by what is left), and more such nodes while each loses at most
-// SLACK. After every step, closing with the cheapest single node that holds everything left is a candidate
-// end; the cheapest end is kept. Each node costs what the cheapest type holding its pods costs.
-import { NR } from './layout';
-import { Bin, Classes, Types, descending, fitCount, takeTotal } from './bins';
-import { candidates, price, undominated } from './knapsack';
-import { Master } from './master';
-
+// Rounding, step by step: open floor(z_j) nodes of each pattern; when no pattern reaches a whole node, open the
+// pattern with the largest z (a dive), or, when every z is small, the node that loses least against the LP's prices;
+// then re-solve what is left (with a few more pricing rounds) and repeat. After every step, closing with the one
+// node that holds everything left is a candidate end; the cheapest end is kept. Each node costs what its launch
+// would pay (Problem.cost).
+import { Bin } from './bins';
+import { CG_FAILED, ColumnGen } from './cg';
+import { Problem } from './problem';
 import { late, spend, workSpent } from './budget';
 
-/** Column generation stops when no pattern is worth more than this times its type's price. */
-const WORTH_TOLERANCE: f64 = 1.0005;
 /** Pricing rounds for the full problem and for each residual. */
-const ROUNDS_FULL = 80;
-const ROUNDS_RESIDUAL = 1;
-/** Types whose greedy patterns get the balanced fill and local search each round (the best-worth ones). */
-const SEARCHED = 8;
-/** Most columns added per round (the best-worth ones). */
-const ADD_PER_ROUND = 8;
-/** Column generation stops when the last TAIL_ROUNDS rounds gained less than TAIL of the LP objective. */
-const TAIL_ROUNDS = 5;
-const TAIL: f64 = 0.001;
-/** The share of the group's work allowance that pricing may use (the rest is for rounding). */
+const ROUNDS_FULL = 200;
+const ROUNDS_RESIDUAL = 3;
+/** The share of the group's work allowance that the first column generation may use (the rest is for rounding). */
 const SOFT_SHARE: f64 = 0.5;
-/** Rounding opens further nodes at the same LP prices while each loses at most this share of its cost. */
-const SLACK: f64 = 0.01;
+/** A dive opens the largest pattern when its z is at least this; below it, the least-loss node. */
+const DIVE_MIN: f64 = 0.5;
 
-class Columns {
-  take: Array<Int32Array> = new Array<Int32Array>();
-  price: Array<f64> = new Array<f64>();
-  lp: Master;
-  constructor(C: i32) {
-    this.lp = new Master(C);
+/**
+ * The column generation rounding works on: at first the whole group's, later (when a re-solve fails: a degenerate
+ * master the simplex gives up on) a fresh one over the classes still left, seeded with the old columns cut down to
+ * them, whose small LP solves from scratch cheaply. `idx` maps its classes to the group's.
+ */
+class Stage {
+  constructor(readonly cg: ColumnGen, readonly idx: Int32Array) {}
+
+  /** What is left, in this stage's classes. */
+  left(full: Int32Array): Int32Array {
+    const out = new Int32Array(this.idx.length);
+    for (let i = 0; i < this.idx.length; i++) unchecked((out[i] = unchecked(full[unchecked(this.idx[i])])));
+    return out;
   }
-  add(t: Int32Array, price: f64): void {
-    this.take.push(t);
-    this.price.push(price);
-    this.lp.addColumn(t, price);
-  }
-  has(t: Int32Array): bool {
-    for (let j = 0; j < this.take.length; j++) {
-      const o = unchecked(this.take[j]);
-      let same = true;
-      for (let c = 0; c < t.length && same; c++) if (unchecked(o[c]) != unchecked(t[c])) same = false;
-      if (same) return true;
-    }
-    return false;
+
+  /** A take of this stage's classes, in the group's. */
+  full(t: Int32Array, C: i32): Int32Array {
+    const out = new Int32Array(C);
+    for (let i = 0; i < this.idx.length; i++) unchecked((out[unchecked(this.idx[i])] = unchecked(t[i])));
+    return out;
   }
 }
 
-/**
- * Column generation for demand `left`: solve, then up to `rounds` rounds of pricing the types `xs` and
- * re-solving; pricing stops early once the work spent passes `soft`. False past the safety-net deadline, or if
- * the LP would not solve.
- */
-function generate(ts: Types, cl: Classes, und: Array<i32>, xs: Array<i32>, cols: Columns, left: Int32Array, rounds: i32, soft: f64): bool {
-  const C = left.length;
-  const m = cols.lp;
-  const total = new Float64Array(NR);
-  const ratio = new Float64Array(xs.length);
-  const found = new Array<Int32Array>();
-  for (let i = 0; i < xs.length; i++) found.push(new Int32Array(C));
-  const history = new Array<f64>();
-  for (let round = 0; ; round++) {
-    if (late()) return false;
-    m.setDemand(left);
-    if (!m.solve()) return false;
-    if (round >= rounds || workSpent() > soft) return true;
-    // Tailing off: less than TAIL of the objective gained over the last TAIL_ROUNDS rounds.
-    if (round >= TAIL_ROUNDS && unchecked(history[round - TAIL_ROUNDS]) - m.obj < TAIL * m.obj) return true;
-    history.push(m.obj);
-    // Greedy patterns for every type, then the local search for the most promising ones.
-    for (let i = 0; i < xs.length; i++) {
-      const x = unchecked(xs[i]);
-      unchecked((ratio[i] = price(ts, cl, x, left, m.duals, unchecked(found[i]), false) / unchecked(ts.prices[x])));
-    }
-    const greedy = descending(ratio);
-    let bestRatio: f64 = 0;
-    for (let i = 0; i < greedy.length; i++) {
-      const k = unchecked(greedy[i]);
-      const x = unchecked(xs[k]);
-      if (i < SEARCHED) unchecked((ratio[k] = price(ts, cl, x, left, m.duals, unchecked(found[k]), true) / unchecked(ts.prices[x])));
-      if (unchecked(ratio[k]) > bestRatio) bestRatio = unchecked(ratio[k]);
-    }
-    if (bestRatio <= WORTH_TOLERANCE) return true;
-    const order = descending(ratio);
-    let added = 0;
-    for (let i = 0; i < order.length && added < ADD_PER_ROUND; i++) {
-      const k = unchecked(order[i]);
-      if (unchecked(ratio[k]) <= WORTH_TOLERANCE) break;
-      const t = unchecked(found[k]);
-      if (cols.has(t)) continue;
-      takeTotal(cl, t, total);
-      cols.add(t.slice(), ts.cost(total));
-      added++;
-    }
-    if (added == 0) return true;
-  }
-  return true;
-}
-
-/**
- * Opens the one node (of any column, capped by what is left) that costs least beyond the LP's worth of its
- * pods, the most-used column on a tie; returns that loss as a share of its cost, or -1 if none takes a pod.
- */
-function openLeastLoss(ts: Types, cl: Classes, und: Array<i32>, cols: Columns, left: Int32Array, bins: Array<Bin>): f64 {
-  const C = left.length;
-  const m = cols.lp;
-  const capped = new Int32Array(C);
-  const total = new Float64Array(NR);
-  let pick = -1;
-  let pickLoss: f64 = Infinity;
-  let pickCost: f64 = 0;
-  for (let j = 0; j < cols.take.length; j++) {
-    const t = unchecked(cols.take[j]);
-    let worth: f64 = 0;
+/** A fresh stage over the classes with something left, or null if its LP would not solve. */
+function restage(p: Problem, old: Stage, left: Int32Array, mark: f64): Stage | null {
+  const keep = new Array<i32>();
+  for (let c = 0; c < p.C; c++) if (unchecked(left[c]) > 0) keep.push(c);
+  const idx = new Int32Array(keep.length);
+  for (let i = 0; i < keep.length; i++) unchecked((idx[i] = unchecked(keep[i])));
+  const sub = p.subset(idx, left);
+  const st = new Stage(new ColumnGen(sub), idx);
+  const subLeft = st.left(left);
+  if (!st.cg.seedSingles(subLeft)) return null;
+  for (let j = 0; j < old.cg.takes.length; j++) {
+    const f = old.full(unchecked(old.cg.takes[j]), p.C);
+    const t = new Int32Array(idx.length);
     let any = false;
-    for (let c = 0; c < C; c++) {
-      const k = min(unchecked(t[c]), unchecked(left[c]));
-      unchecked((capped[c] = k));
+    for (let i = 0; i < idx.length; i++) {
+      const k = min(unchecked(f[unchecked(idx[i])]), unchecked(subLeft[i]));
+      unchecked((t[i] = k));
       if (k > 0) any = true;
-      worth += <f64>k * unchecked(m.duals[c]);
     }
-    if (!any) continue;
-    takeTotal(cl, capped, total);
-    const cost = ts.cost(total);
-    const loss = cost - worth;
-    if (loss < pickLoss - 1e-6 || (loss <= pickLoss + 1e-6 && pick >= 0 && m.z(j) > m.z(pick))) {
-      pick = j;
-      pickLoss = loss;
-      pickCost = cost;
-    }
+    if (any) st.cg.add(t, -1);
   }
-  if (pick < 0 || !open(bins, unchecked(cols.take[pick]), left)) return -1;
-  return pickCost > 0 ? max(0, pickLoss) / pickCost : 0;
+  spend(<f64>(old.cg.takes.length * p.C));
+  return st.cg.run(subLeft, ROUNDS_RESIDUAL, mark) == CG_FAILED ? null : st;
 }
 
-/** Opens one node of `take` (capped by what is left); false if it takes nothing. */
+/** Opens one node of group take `take` (capped by what is left); false if it takes nothing. */
 function open(bins: Array<Bin>, take: Int32Array, left: Int32Array): bool {
   const C = left.length;
   const t = new Int32Array(C);
@@ -162,124 +84,142 @@ function open(bins: Array<Bin>, take: Int32Array, left: Int32Array): bool {
   return any;
 }
 
+/** The take of pattern j capped by what is left (stage classes), into `out`; false if it takes nothing. */
+function capped(cg: ColumnGen, j: i32, left: Int32Array, out: Int32Array): bool {
+  const t = unchecked(cg.takes[j]);
+  let any = false;
+  for (let c = 0; c < left.length; c++) {
+    const k = min(unchecked(t[c]), unchecked(left[c]));
+    unchecked((out[c] = k));
+    if (k > 0) any = true;
+  }
+  return any;
+}
+
 /**
- * Packs the group by patterns, or returns null (the safety-net deadline, or an LP that would not solve). Pricing and
- * re-solving stop at the work mark `mark` (budget.ts); rounding then finishes without them.
+ * One step when no pattern reaches a whole node: the pattern with the largest z if it is at least DIVE_MIN,
+ * else the node (of any pattern, capped by what is left) that costs least beyond the LP's worth of its pods, the
+ * most-used on a tie. Returns the pattern's index, or -1 if no pattern takes a pod.
  */
-export function patternPack(ts: Types, cl: Classes, duals: Float64Array, seed: Array<Bin> | null, mark: f64): Array<Bin> | null {
-  const C = cl.versions.length;
-  const und = undominated(ts);
-  spend(<f64>(ts.n * ts.n * NR));
-  const xs = candidates(ts, und, duals);
-  // Pricing may use about half the allowance; the rest is for rounding, which re-solves the LP after each step.
-  const soft = workSpent() + max(0, mark - workSpent()) * SOFT_SHARE;
-  const left = new Int32Array(C);
-  for (let c = 0; c < C; c++) unchecked((left[c] = unchecked(cl.counts[c])));
-  // Start from one single-class pattern per class: the type that holds its pods cheapest per pod.
-  const cols = new Columns(C);
-  const room = new Float64Array(NR);
-  const total = new Float64Array(NR);
-  for (let c = 0; c < C; c++) {
-    let bestX = -1;
-    let bestK = 0;
-    let bestPer: f64 = Infinity;
-    for (let i = 0; i < xs.length; i++) {
-      const x = unchecked(xs[i]);
-      for (let r = 0; r < NR; r++) unchecked((room[r] = ts.cap(x, r)));
-      const k = min(unchecked(left[c]), fitCount(cl, c, room));
-      if (k <= 0) continue;
-      const per = unchecked(ts.prices[x]) / <f64>k;
-      if (per < bestPer) {
-        bestPer = per;
-        bestX = x;
-        bestK = k;
-      }
-    }
-    if (bestX < 0) return null;
-    const t = new Int32Array(C);
-    unchecked((t[c] = bestK));
-    takeTotal(cl, t, total);
-    cols.add(t, ts.cost(total));
-  }
-  // And the nodes of another plan (the value packer's), as patterns to start from.
-  if (seed != null) {
-    for (let b = 0; b < seed.length; b++) {
-      const t = unchecked(seed[b]).take;
-      if (cols.has(t)) continue;
-      takeTotal(cl, t, total);
-      cols.add(t.slice(), ts.cost(total));
+function pickOne(cg: ColumnGen, left: Int32Array): i32 {
+  const p = cg.p;
+  const m = cg.m;
+  const t = new Int32Array(p.C);
+  let pick = -1;
+  let pickZ: f64 = DIVE_MIN;
+  for (let j = 0; j < cg.takes.length; j++) {
+    const z = m.z(j);
+    if (z >= pickZ && capped(cg, j, left, t)) {
+      pick = j;
+      pickZ = z;
     }
   }
-  const m = cols.lp;
-  if (!generate(ts, cl, und, xs, cols, left, ROUNDS_FULL, soft)) return null;
-  // Rounding. After each step, closing with one node that holds everything left is a candidate end; the
-  // cheapest of those ends (or of none, if the rounding covers all) is kept.
+  if (pick >= 0) return pick;
+  let pickLoss: f64 = Infinity;
+  spend(<f64>(cg.takes.length * p.C * 4));
+  for (let j = 0; j < cg.takes.length; j++) {
+    if (!capped(cg, j, left, t)) continue;
+    let worth: f64 = 0;
+    for (let c = 0; c < p.C; c++) worth += <f64>unchecked(t[c]) * unchecked(m.duals[c]);
+    const loss = p.cost(t, -1) - worth;
+    if (loss < pickLoss - 1e-6 || (loss <= pickLoss + 1e-6 && pick >= 0 && m.z(j) > m.z(pick))) {
+      pick = j;
+      pickLoss = loss;
+    }
+  }
+  return pick;
+}
+
+/** What a node of `take` costs. */
+@inline function costOf(p: Problem, take: Int32Array): f64 {
+  return p.cost(take, -1);
+}
+
+/** The best end found so far: the first `prefix` bins, then `close` (a node holding everything left), if any. */
+class Ending {
+  cost: f64 = Infinity;
+  prefix: i32 = -1;
+  close: Int32Array | null = null;
+  consider(cost: f64, prefix: i32, close: Int32Array | null): void {
+    if (cost >= this.cost) return;
+    this.cost = cost;
+    this.prefix = prefix;
+    this.close = close;
+  }
+}
+
+/** Opens whole nodes of the stage's patterns (floor z), or one by pickOne; false if nothing can be opened. */
+function step(st: Stage, left: Int32Array, bins: Array<Bin>, wholeToo: bool): bool {
+  const cg = st.cg;
+  const C = left.length;
+  const before = bins.length;
+  if (wholeToo) {
+    for (let j = 0; j < cg.takes.length; j++) {
+      const whole = <i32>Math.floor(cg.m.z(j) + 1e-9);
+      if (whole <= 0) continue;
+      const f = st.full(unchecked(cg.takes[j]), C);
+      for (let q = 0; q < whole; q++) open(bins, f, left);
+    }
+  }
+  if (bins.length > before) return true;
+  const j = pickOne(cg, st.left(left));
+  return j >= 0 && open(bins, st.full(unchecked(cg.takes[j]), C), left);
+}
+
+/**
+ * Rounds the LP's solution into nodes for demand `left` (changed), re-solving after each step until the work
+ * passes `mark`; returns the cheapest sequence of steps plus closing node, or null if no step could be taken.
+ */
+function round(cg: ColumnGen, left: Int32Array, mark: f64): Array<Bin> | null {
+  const p = cg.p;
+  const idx = new Int32Array(p.C);
+  for (let c = 0; c < p.C; c++) unchecked((idx[c] = c));
+  let st = new Stage(cg, idx);
   const bins = new Array<Bin>();
+  const end = new Ending();
   let spent: f64 = 0;
-  let bestCost: f64 = Infinity;
-  let bestPrefix = -1;
-  let bestClose: Int32Array | null = null;
-  const all = new Int32Array(C);
-  // Past the work mark (or the safety-net deadline), rounding finishes without re-solving: one least-loss node at
-  // a time at the last prices.
   let done = false;
+  cg.m.pivotsPerVar = 2;
   for (;;) {
     let remaining = 0;
-    for (let c = 0; c < C; c++) remaining += unchecked(left[c]);
+    for (let c = 0; c < p.C; c++) remaining += unchecked(left[c]);
     if (remaining == 0) {
-      if (spent <= bestCost) {
-        bestCost = spent;
-        bestPrefix = bins.length;
-        bestClose = null;
-      }
+      end.consider(spent - 1e-9, bins.length, null);
       break;
     }
-    for (let c = 0; c < C; c++) unchecked((all[c] = unchecked(left[c])));
-    takeTotal(cl, all, total);
-    const close = ts.cost(total);
-    if (spent + close < bestCost) {
-      bestCost = spent + close;
-      bestPrefix = bins.length;
-      bestClose = all.slice();
-    }
-    // Whole nodes of each pattern the LP uses; if none is whole, the one node (of any pattern, capped by
-    // what is left) that costs least beyond the LP's worth of its pods, the most-used on a tie.
+    // A candidate end: one node holding everything left.
+    end.consider(spent + costOf(p, left), bins.length, left.slice());
     const before = bins.length;
-    for (let j = 0; j < cols.take.length && !done; j++) {
-      const whole = <i32>Math.floor(m.z(j) + 1e-9);
-      for (let q = 0; q < whole; q++) open(bins, unchecked(cols.take[j]), left);
-    }
-    // Then, while what is left needs more than one node, further nodes whose loss at the same prices is
-    // within SLACK of their cost (re-solving after every node costs a pricing round each).
-    if (bins.length == before) {
-      if (openLeastLoss(ts, cl, und, cols, left, bins) < 0) return null;
-      for (; !done; ) {
-        for (let c = 0; c < C; c++) unchecked((all[c] = unchecked(left[c])));
-        takeTotal(cl, all, total);
-        if (ts.cost(total) < Infinity) break;
-        const before2 = bins.length;
-        const loss = openLeastLoss(ts, cl, und, cols, left, bins);
-        if (loss < 0) break;
-        if (loss > SLACK) {
-          // Put it back: too dear at these prices.
-          const t = unchecked(bins[before2]).take;
-          for (let c = 0; c < C; c++) unchecked((left[c] += unchecked(t[c])));
-          bins.pop();
-          break;
-        }
-      }
-    }
-    for (let b = before; b < bins.length; b++) {
-      takeTotal(cl, unchecked(bins[b]).take, total);
-      spent += ts.cost(total);
-    }
-    if (spent >= bestCost) break;
+    if (!step(st, left, bins, !done)) return null;
+    for (let b = before; b < bins.length; b++) spent += costOf(p, unchecked(bins[b]).take);
+    if (spent >= end.cost) break;
     if (done) continue;
     if (workSpent() > mark || late()) done = true;
-    else if (!generate(ts, cl, und, xs, cols, left, ROUNDS_RESIDUAL, soft)) return null;
+    else if (st.cg.run(st.left(left), ROUNDS_RESIDUAL, mark) == CG_FAILED) {
+      const next = restage(p, st, left, mark);
+      if (next == null) done = true;
+      else st = next;
+    }
   }
   const out = new Array<Bin>();
-  for (let b = 0; b < bestPrefix; b++) out.push(unchecked(bins[b]));
-  if (bestClose != null) out.push(new Bin(-1, bestClose));
+  for (let b = 0; b < end.prefix; b++) out.push(unchecked(bins[b]));
+  const close = end.close;
+  if (close != null) out.push(new Bin(-1, close));
   return out;
+}
+
+/**
+ * Packs a group by patterns, or returns null (the safety-net deadline, a class no type holds, or an LP that would
+ * not solve). `seed`: another plan's nodes, as patterns to start from. Pricing and re-solving stop at the work mark
+ * `mark` (budget.ts); rounding then finishes without them.
+ */
+export function patternPack(p: Problem, seed: Array<Bin> | null, mark: f64): Array<Bin> | null {
+  const left = new Int32Array(p.C);
+  for (let c = 0; c < p.C; c++) unchecked((left[c] = unchecked(p.counts[c])));
+  const cg = new ColumnGen(p);
+  if (!cg.seedSingles(left)) return null;
+  if (seed != null) for (let b = 0; b < seed.length; b++) cg.add(unchecked(seed[b]).take.slice(), -1);
+  const soft = workSpent() + max(0, mark - workSpent()) * SOFT_SHARE;
+  if (cg.run(left, ROUNDS_FULL, soft) == CG_FAILED) return null;
+  return round(cg, left, mark);
 }

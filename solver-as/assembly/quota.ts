@@ -124,6 +124,7 @@ export const PENALTY_STEPS: StaticArray<f64> = [0.03, 0.1, 0.3, 1, 3, 10, 30];
  * plans that take less room.
  */
 export function setPenalty(ts: Types, room: Float64Array, lambda: f64, scale: f64): void {
+  ts.penalized = lambda > 0;
   for (let x = 0; x < ts.n; x++) {
     let share: f64 = unchecked(room[0]) < Infinity ? 1 / max(1, unchecked(room[0])) : 0;
     for (let d = 0; d < NLD; d++) {

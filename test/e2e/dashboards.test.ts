@@ -77,6 +77,12 @@ describe('Karpenter\'s Grafana dashboards', () => {
     expect(samples(text, 'karpenter_pods_startup_duration_seconds').filter((l) => l.includes('quantile=')).length).toBe(5);
   });
 
+  it("exports the operator's event-loop lag by quantile (this build's own)", () => {
+    const lag = samples(text, 'karpenter_ts_event_loop_lag_seconds');
+    expect(lag.map((l) => /quantile="([^"]+)"/.exec(l)?.[1]).sort()).toEqual(['0.5', '0.9', '0.99', '1']);
+    for (const l of lag) expect(Number(l.split(' ').pop())).toBeGreaterThanOrEqual(0);
+  });
+
   it('exports the cost metrics', () => {
     const cost = samples(text, 'karpenter_nodepools_cost_total').find((l) => l.includes('nodepool="production"'));
     expect(Number(cost?.split(' ').pop())).toBeGreaterThan(0);

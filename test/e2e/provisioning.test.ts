@@ -54,7 +54,10 @@ describe('provisioning the guide\'s NodePools', () => {
     await sim.apply(guide('guide-06.yaml'));
     await sim.apply(deployment('web', 2));
     await sim.clock.advanceUntil(() => running(sim!, 'web') === 2, 180_000, 'web running');
-    expect(nodes(sim).map((n) => [label(n, 'karpenter.sh/nodepool'), label(n, 'karpenter.sh/capacity-type')])).toEqual([['spot-first', 'spot']]);
+    // The improvement phase may split the two pods over two small nodes when that is cheaper: all spot-first, spot.
+    const placed = nodes(sim).map((n) => [label(n, 'karpenter.sh/nodepool'), label(n, 'karpenter.sh/capacity-type')]);
+    expect(placed.length).toBeGreaterThan(0);
+    expect(placed.every(([p, ct]) => p === 'spot-first' && ct === 'spot')).toBe(true);
   });
 
   it('falls back to the on-demand NodePool when spot capacity is exhausted (guide-06)', async () => {
@@ -64,7 +67,9 @@ describe('provisioning the guide\'s NodePools', () => {
     sim.provider.blockCapacity({ capacityType: 'spot' });
     await sim.apply(deployment('web', 2));
     await sim.clock.advanceUntil(() => running(sim!, 'web') === 2, 300_000, 'web running');
-    expect(nodes(sim).map((n) => [label(n, 'karpenter.sh/nodepool'), label(n, 'karpenter.sh/capacity-type')])).toEqual([['on-demand-fallback', 'on-demand']]);
+    const placed = nodes(sim).map((n) => [label(n, 'karpenter.sh/nodepool'), label(n, 'karpenter.sh/capacity-type')]);
+    expect(placed.length).toBeGreaterThan(0);
+    expect(placed.every(([p, ct]) => p === 'on-demand-fallback' && ct === 'on-demand')).toBe(true);
     const ice = events(sim, 'InsufficientCapacityError');
     expect(ice.length).toBeGreaterThan(0);
     expect(String(ice[0]!['message'])).toMatch(/spot offerings had insufficient capacity/);

@@ -90,6 +90,16 @@ export class PricingProvider {
     return this.spot.get(instanceType)?.get(zone);
   }
 
+  /** Every on-demand price known now (static table merged with refreshes), by type. */
+  onDemandPrices(): ReadonlyMap<string, number> {
+    return new Map(this.onDemand);
+  }
+
+  /** Every spot price seen by a refresh, by type and zone (empty before the first spot refresh). */
+  spotPrices(): ReadonlyMap<string, ReadonlyMap<string, number>> {
+    return new Map([...this.spot].map(([type, zones]) => [type, new Map(zones)] as const));
+  }
+
   /** Skipped (kept static) in us-gov regions and isolated VPCs, where the Pricing API is unreachable. */
   get onDemandUpdatesEnabled(): boolean {
     return !this.deps.isolatedVPC && !this.deps.region.startsWith('us-gov');

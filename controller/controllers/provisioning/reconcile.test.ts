@@ -1,6 +1,8 @@
 // The provisioner against the simulator, without the NodeClaim lifecycle: what it creates, when, and
 // what it tells pods.
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ClusterEngine, Engine } from '../../../engine/index.ts';
+import { simulationEngine } from '../../../sim/engine.ts';
 import { deployment, events, guide, nodeClaims, scale, simulation, type Simulation } from '../../../test/support/environment.ts';
 
 let sim: Simulation | undefined;
@@ -93,5 +95,42 @@ describe('provisioner', () => {
     // The pod's event says which NodePool sat out, and why.
     const failed = events(sim, 'FailedScheduling').filter((e) => (e['source'] as { component?: string } | undefined)?.component === 'karpenter');
     expect(String(failed.at(-1)!['message'])).toContain('NodePools not ready: spot-diverse (NodeClassReady is False: SubnetsReady, SecurityGroupsReady not True)');
+  });
+});
+
+describe('provisioner: a plan cut short by the clock', () => {
+  /** The simulation's engine, with every provisioning plan marked as the solver marks one its safety net cut short. */
+  function truncatingEngine(): Engine {
+    const base = simulationEngine();
+    const truncate = (c: ClusterEngine): ClusterEngine => ({
+      ...c,
+      name: c.name,
+      lastShipped: () => c.lastShipped(),
+      close: () => c.close(),
+      provision: async (s, pending, o) => ({ ...(await c.provision(s, pending, o)), truncated: true as const }),
+      disrupt: (s, o) => c.disrupt(s, o),
+      validate: (s, d, o) => c.validate(s, d, o),
+      explainNode: (s, n, o) => c.explainNode(s, n, o),
+      lowerBound: (s, p, o) => c.lowerBound(s, p, o),
+    });
+    return { ...base, cluster: (name: string) => truncate(base.cluster(name)), close: () => Promise.resolve() } as Engine;
+  }
+
+  it('counts it in karpenter_ts_solver_truncated_total and still creates its NodeClaims', async () => {
+    sim = await simulation({ only: ONLY, engine: truncatingEngine() });
+    await sim.apply(guide('guide-03.yaml'));
+    await sim.apply(guide('guide-05.yaml'));
+    await sim.apply(deployment('web', 3));
+    await sim.clock.advanceUntil(() => nodeClaims(sim!).length > 0, 30_000, 'a nodeclaim');
+    expect(await sim.operator.metrics.value('karpenter_ts_solver_truncated_total', { controller: 'provisioner' })).toBe(1);
+  });
+
+  it('counts nothing for plans the work budget finished', async () => {
+    sim = await simulation({ only: ONLY });
+    await sim.apply(guide('guide-03.yaml'));
+    await sim.apply(guide('guide-05.yaml'));
+    await sim.apply(deployment('web', 3));
+    await sim.clock.advanceUntil(() => nodeClaims(sim!).length > 0, 30_000, 'a nodeclaim');
+    expect(await sim.operator.metrics.value('karpenter_ts_solver_truncated_total', { controller: 'provisioner' })).toBeFalsy();
   });
 });

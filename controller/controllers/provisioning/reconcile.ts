@@ -202,6 +202,10 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
       ctx.metrics.unfinishedWork.remove({ controller: 'provisioner', scheduling_id: schedulingId });
     }
     last = plan;
+    if (plan.truncated) {
+      ctx.metrics.solverTruncated.inc({ controller: 'provisioner' });
+      log.warn({ pods: pods.size }, "the improvement phase hit its wall-clock safety net; this plan may differ from one made on an idle machine");
+    }
     recordSchedulingPass(ctx.metrics, 'provisioner', snapshot, plan, pods, ctx.clock.now());
     logPlan(plan, pending, performance.now() - started);
     nominate(snapshot, plan, pods);

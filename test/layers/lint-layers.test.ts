@@ -1,0 +1,67 @@
+// scripts/lint-layers.mjs keeps decisions off the controller's thread: a controller, simulator or CLI file that
+// reaches past engine/index.ts, or an engine/index.ts that exports an in-thread decision, fails the lint.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const script = resolve(dirname(fileURLToPath(import.meta.url)), '../../scripts/lint-layers.mjs');
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function lint(files: Record<string, string>): { code: number | null; lines: string[] } {
+  const root = mkdtempSync(join(tmpdir(), 'kts-layers-'));
+  dirs.push(root);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  const r = spawnSync(process.execPath, [script, root], { encoding: 'utf8' });
+  return { code: r.status, lines: `${r.stdout}${r.stderr}`.trim().split('\n') };
+}
+
+const engine = {
+  'engine/local.ts': 'export function provision() {}\nexport class WasmSolver {}\n',
+  'engine/solver/wasm.ts': 'export class WasmSolver {}\n',
+  'engine/engine.ts': 'export function createEngine() {}\n',
+};
+
+describe('lint-layers', () => {
+  it('passes a controller, simulator and CLI that decide through createEngine', () => {
+    const r = lint({
+      ...engine,
+      'engine/index.ts': "export { createEngine } from './engine.ts';\n",
+      'controller/main.ts': "import { createEngine } from '../engine/index.ts';\n",
+      'sim/engine.ts': "import { createEngine } from '../engine/index.ts';\n",
+      'cli/whatif.ts': "import { createEngine } from '../engine/index.ts';\n",
+    });
+    expect(r).toEqual({ code: 0, lines: ['lint-layers: ok'] });
+  });
+
+  it('fails a solver reached from controller/, sim/ or cli/, and an in-thread decision on the public surface', () => {
+    const r = lint({
+      ...engine,
+      'engine/index.ts': "export * from './local.ts';\nexport { createEngine } from './engine.ts';\n",
+      'controller/controllers/provisioning/reconcile.ts': "import { provision } from '../../../engine/local.ts';\n",
+      'sim/warmup.ts': "import { WasmSolver } from '../engine/solver/wasm.ts';\n",
+      'cli/commands/whatif.ts': "const m = await import('../../engine/local.ts');\n",
+    });
+    expect(r.code).toBe(1);
+    expect(r.lines).toEqual(expect.arrayContaining([
+      expect.stringMatching(/^controller\/controllers\/provisioning\/reconcile\.ts: imports .*local\.ts: controller\/ reaches the engine only through engine\/index\.ts$/),
+      expect.stringMatching(/^sim\/warmup\.ts: imports .*wasm\.ts: sim\/ reaches the engine only through engine\/index\.ts$/),
+      expect.stringMatching(/^cli\/commands\/whatif\.ts: imports .*local\.ts: cli\/ reaches the engine only through engine\/index\.ts$/),
+      expect.stringMatching(/^engine\/index\.ts: exports provision, which decides in the calling thread/),
+      expect.stringMatching(/^engine\/index\.ts: exports WasmSolver, which decides in the calling thread/),
+      'lint-layers: 5 problem(s)',
+    ]));
+  });
+
+  it('passes the repository itself', () => {
+    const r = spawnSync(process.execPath, [script], { encoding: 'utf8' });
+    expect(r.stdout.trim()).toBe('lint-layers: ok');
+    expect(r.status).toBe(0);
+  });
+});
