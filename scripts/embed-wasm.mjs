@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // After `asc` builds solver-as/build/{release,debug}.wasm, writes solver-as/build/embedded.ts: both
-// binaries as base64 strings. The engine imports the solver this way so that it never reads files
-// (docs/DESIGN.md §2); the few kilobytes of base64 decode in well under a millisecond.
+// binaries as base64 strings. The engine imports the solver this way so that it never reads files (the
+// engine stays pure: CONTRIBUTING.md, layers); the few kilobytes of base64 decode in well under a millisecond.
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const dir = new URL('../solver-as/build/', import.meta.url);

@@ -1,10 +1,10 @@
 // Generates engine/catalog/zz_generated.catalog.json (the EC2 facts and prices the engine imports) and
 // engine/catalog/testdata/zz_generated.docs-vectors.json (Karpenter's published allocatable and labels, the
-// golden vectors the formulas are tested against) from the shared AWS data (see its README).
+// golden vectors the formulas are tested against) from the committed AWS data (test/fixtures/data/aws, see its README).
 //
 //   node --import tsx scripts/gen-catalog.ts [dataDir]
 //
-// dataDir defaults to $KARPENTER_TS_AWS_DATA, else ../shared/data/aws relative to the repository root. The
+// dataDir defaults to $KARPENTER_TS_AWS_DATA, else test/fixtures/data/aws in the repository. The
 // output depends only on the input files, so a test can regenerate it and compare with what is committed.
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -17,7 +17,7 @@ export const CATALOG_PATH = join(REPO_ROOT, 'engine/catalog/zz_generated.catalog
 export const VECTORS_PATH = join(REPO_ROOT, 'engine/catalog/testdata/zz_generated.docs-vectors.json');
 
 export function defaultDataDir(): string {
-  return process.env['KARPENTER_TS_AWS_DATA'] ?? resolve(REPO_ROOT, '../shared/data/aws');
+  return process.env['KARPENTER_TS_AWS_DATA'] ?? join(REPO_ROOT, 'test/fixtures/data/aws');
 }
 
 /** The standard zones per region (letters as AWS lists them for most accounts). */

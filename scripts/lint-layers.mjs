@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Keeps the layer arrows of docs/DESIGN.md true:
+// Keeps the layer arrows (CONTRIBUTING.md) true:
 //
 //   solver-as  <-  engine  <-  controller  <-  sim  <-  cli
 //                    ^

@@ -1,4 +1,4 @@
-// A @kubernetes/client-node KubeConfig for the loopback API server (stack-notes §6), and the same as a
+// A @kubernetes/client-node KubeConfig for the loopback API server (docs/stack.md §6), and the same as a
 // kubeconfig file body for kubectl users of `karpenter-ts sim --serve`. Both carry the server's bearer
 // token (sim/apiserver refuses requests without it unless it was started with authentication off).
 import { KubeConfig } from '@kubernetes/client-node';

@@ -1,5 +1,6 @@
 // kubectl habits against the simulator with the controller running, as `karpenter-ts sim --serve` leaves it:
-// create, apply, scale, rollout, cordon, delete, get -o wide/yaml for every kind, describe, events with real
+// create (namespace and deployment, sent as protobuf, and from files), apply, scale, rollout, cordon, drain,
+// delete, get -o wide/yaml for every kind, describe, events with real
 // ages, explain from the served OpenAPI, and the controller's metrics through `kubectl get --raw /metrics`.
 // Runs the real kubectl when the machine has it (skipped otherwise), with the kubeconfig and token
 // `sim --serve` writes.
@@ -44,14 +45,19 @@ describe.skipIf(!KUBECTL)('kubectl against the simulator with the controller run
   });
 
   it('creates a namespace, a deployment and objects from files', async () => {
-    // `kubectl create namespace|deployment` send protobuf, which this server refuses with 415 (kubectl 1.32 does
-    // not fall back to JSON): their generated manifests go through `create -f` instead.
-    const ns = await kubectl('create', 'namespace', 'team-a', '--dry-run=client', '-o', 'json');
-    writeFileSync(join(dir, 'ns.json'), ns);
-    expect(await kubectl('create', '-f', join(dir, 'ns.json'))).toContain('namespace/team-a created');
-    writeFileSync(join(dir, 'web.json'), await kubectl('create', 'deployment', 'web', '--image=nginx', '-n', 'team-a', '--dry-run=client', '-o', 'json'));
-    expect(await kubectl('create', '-f', join(dir, 'web.json'))).toContain('deployment.apps/web created');
-    await expect(kubectl('create', 'namespace', 'team-b')).rejects.toThrow(/UnsupportedMediaType/);
+    // `kubectl create namespace|deployment` send protobuf bodies; the server decodes them into what
+    // `--dry-run=client -o json` prints for the same command.
+    expect(await kubectl('create', 'namespace', 'team-a')).toContain('namespace/team-a created');
+    expect(await kubectl('create', 'deployment', 'web', '--image=nginx', '--replicas=2', '--port=80', '-n', 'team-a')).toContain('deployment.apps/web created');
+    const expected = JSON.parse(await kubectl('create', 'deployment', 'web', '--image=nginx', '--replicas=2', '--port=80', '-n', 'team-a', '--dry-run=client', '-o', 'json')) as {
+      metadata: { labels: unknown };
+      spec: { replicas: number; selector: unknown; template: { metadata: { labels: unknown }; spec: { containers: Array<{ name: string; image: string; ports: object[] }> } } };
+    };
+    const web = sim.cluster.store.get('deployments.apps', 'team-a', 'web')!;
+    expect(web.metadata.labels).toEqual(expected.metadata.labels);
+    const e = expected.spec;
+    expect(web.spec).toMatchObject({ replicas: 2, selector: e.selector, template: { metadata: { labels: e.template.metadata.labels }, spec: { containers: e.template.spec.containers.map((c) => ({ name: c.name, image: c.image, ports: c.ports })) } } });
+    expect(JSON.parse(await kubectl('get', 'namespace', 'team-a', '-o', 'json')).status.phase).toBe('Active');
     expect(await kubectl('create', '-f', guide('guide-03.yaml'))).toContain('ec2nodeclass.karpenter.k8s.aws/default created');
     expect(await kubectl('apply', '-f', guide('guide-07.yaml'))).toMatch(/nodepool\.karpenter\.sh\/\S+ created/);
     expect(await kubectl('apply', '-f', guide('guide-08.yaml'))).toContain('deployment.apps/inflate created');
@@ -113,6 +119,24 @@ describe.skipIf(!KUBECTL)('kubectl against the simulator with the controller run
     expect((sim.cluster.store.get('nodes', '', node)!.spec as { unschedulable?: boolean }).unschedulable).toBe(true);
     expect(await kubectl('uncordon', node)).toContain(`node/${node} uncordoned`);
   });
+
+  it('drains a node: cordoned, its pods evicted through the Eviction API and placed again', async () => {
+    const pods = () => sim.cluster.store.list('pods', { namespace: 'default' }).filter((p) => p.metadata.labels?.['app'] === 'inflate' && !p.metadata.deletionTimestamp);
+    const node = (pods()[0]!.spec as { nodeName: string }).nodeName;
+    let done = false;
+    const drain = kubectl('drain', node, '--ignore-daemonsets', '--delete-emptydir-data', '--timeout=90s').finally(() => { done = true; });
+    // kubectl waits in real time for the evicted pods to go; the simulated kubelets need simulated time.
+    while (!done) {
+      await sim.clock.advance(1_000);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const out = await drain;
+    expect(out).toMatch(new RegExp(`evicting pod default/inflate-`));
+    expect(out).toContain(`node/${node} drained`);
+    expect((sim.cluster.store.get('nodes', '', node)!.spec as { unschedulable?: boolean }).unschedulable).toBe(true);
+    expect(pods().every((p) => (p.spec as { nodeName?: string }).nodeName !== node)).toBe(true);
+    await sim.clock.advanceUntil(() => running(sim, 'inflate') === 3, 180_000, 'inflate running again');
+  }, 120_000);
 
   it('deletes what it created', async () => {
     expect(await kubectl('delete', '-f', guide('guide-08.yaml'), '--wait=false')).toContain('deployment.apps "inflate" deleted');

@@ -1,4 +1,4 @@
-// Karpenter's own scheduling benchmark workload (spec/scheduling.md §5): 400 fake instance types, a
+// Karpenter's own scheduling benchmark workload (docs/karpenter/scheduling.md §5): 400 fake instance types, a
 // NodePool with huge limits, the "diverse" pod mix and the 4,000 "preference" pods, generated with a seeded
 // PRNG in the same draw order (labels, selector value, CPU, memory). Go's math/rand stream cannot be
 // reproduced in JavaScript; §5.5 explains why any seeded PRNG with the same distributions is equivalent.

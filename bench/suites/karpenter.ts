@@ -1,4 +1,4 @@
-// `npm run bench -- karpenter`: Karpenter's own scheduling benchmark (spec/scheduling.md §5): the 400 fake
+// `npm run bench -- karpenter`: Karpenter's own scheduling benchmark (docs/karpenter/scheduling.md §5): the 400 fake
 // instance types, the diverse pod mix at 1 to 20,000 pods, and the 4,000 preference pods under Respect and
 // Ignore. Karpenter's algorithm (the wasm solver without its improvement phase) must produce the node
 // counts of §5.6; the reference solver (the same algorithm in TypeScript) runs on the smaller sizes for the

@@ -35,7 +35,7 @@ export interface SnapshotFile {
 const packr = new Packr({ useRecords: false, moreTypes: false });
 
 export function encodeSnapshot(f: SnapshotFile): Uint8Array {
-  // pack() returns a view on a reused buffer: copy it out (stack-notes pitfall 11).
+  // pack() returns a view on a reused buffer: copy it out (docs/stack.md §4).
   return Uint8Array.prototype.slice.call(packr.pack(f));
 }
 

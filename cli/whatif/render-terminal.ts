@@ -109,7 +109,7 @@ export const BREAKDOWN_WORDS: Readonly<Record<string, string>> = {
   emptyNodes: 'empty nodes removed',
   reservations: 'reservations still paid when their nodes go',
   capacityType: 'spot instead of on-demand (capacity type)',
-  packing: 'fewer, fuller nodes (packing)',
+  packing: 'less capacity bought (fuller or smaller nodes)',
   instanceType: 'cheaper instance types (family, generation, arch)',
 };
 

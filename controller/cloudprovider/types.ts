@@ -97,7 +97,7 @@ export interface InterruptionSource {
    * Optional. The interruption controller calls it for each NodeClaim a spot interruption or a
    * capacity-reservation interruption hits, with the capacity the NodeClaim ran on, so the provider keeps
    * that offering (spot: type and zone) or reservation out of launches for a while, as Karpenter's
-   * interruption controller does with its unavailable-offerings cache (spec/aws-provider.md §6).
+   * interruption controller does with its unavailable-offerings cache (docs/karpenter/aws-provider.md §6).
    */
   markUnavailable?(event: InterruptionEvent, capacity: InterruptedCapacity): void;
 }

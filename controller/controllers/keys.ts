@@ -1,4 +1,4 @@
-// Karpenter's well-known keys the controllers write (spec/disruption.md §0.2).
+// Karpenter's well-known keys the controllers write (docs/karpenter/disruption.md §0.2).
 export const TERMINATION_FINALIZER = 'karpenter.sh/termination';
 export const NODEPOOL_LABEL = 'karpenter.sh/nodepool';
 export const REGISTERED_LABEL = 'karpenter.sh/registered';

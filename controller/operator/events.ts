@@ -33,7 +33,7 @@ export interface RecordedEvent extends Event {
   readonly time: number;
 }
 
-/** Dedupe timeouts Karpenter sets for particular reasons (spec/disruption.md §0.1). */
+/** Dedupe timeouts Karpenter sets for particular reasons (docs/karpenter/disruption.md §0.1). */
 const REASON_TIMEOUTS: Readonly<Record<string, number>> = {
   FailedScheduling: 5 * 60_000,
   Unconsolidatable: 15 * 60_000,
@@ -144,4 +144,11 @@ export class Recorder {
     const longest = Math.max(DEFAULT_DEDUPE_MS, ...Object.values(REASON_TIMEOUTS));
     for (const [k, t] of this.seen) if (now - t >= longest) this.seen.delete(k);
   }
+}
+
+/** A time as Go prints a time.Time in UTC ("2026-12-02 14:00:00 +0000 UTC"; fractions only when there are any), as Karpenter's event texts show it. */
+export function goTime(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  const fraction = iso.slice(20, 23).replace(/0+$/, '');
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${fraction ? `.${fraction}` : ''} +0000 UTC`;
 }

@@ -1,4 +1,4 @@
-// Cluster state (spec/disruption.md §6): the versioned in-memory model every decision reads. Informers
+// Cluster state (docs/karpenter/disruption.md §6): the versioned in-memory model every decision reads. Informers
 // feed it (apply/remove per kind); the provisioner writes the NodeClaims it creates straight in, to beat
 // informer lag. State nodes are keyed by providerID and joined on demand (statenode.ts); NodeClaims are
 // known by name from the moment they exist, so the synced gate can see launches in flight.
@@ -10,7 +10,7 @@ import { consolidatable, errorsText, notOlder, podBindingChanged, type Change, t
 import { Workloads } from './workloads.ts';
 import { joinStateNode, type NodeClaimEntry, type NodeEntry } from './statenode.ts';
 
-/** Nomination window: max(2 x batch max duration, 10 s) (spec/disruption.md §6.3). */
+/** Nomination window: max(2 x batch max duration, 10 s) (docs/karpenter/disruption.md §6.3). */
 export const nominationWindow = (batchMaxMs: number): number => Math.max(2 * batchMaxMs, 10_000);
 const CONSOLIDATION_REFRESH_MS = 5 * 60_000;
 

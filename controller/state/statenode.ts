@@ -1,4 +1,4 @@
-// Joins a Node and its NodeClaim (by providerID) into the engine's StateNode (spec/disruption.md §6.1,
+// Joins a Node and its NodeClaim (by providerID) into the engine's StateNode (docs/karpenter/disruption.md §6.1,
 // §6.3): before registration the NodeClaim speaks for the node (labels, taints, capacity); until
 // initialization, zero or missing Node capacities are back-filled from the NodeClaim.
 import type { NodeClaimInfo, NodeInfo, Pod, Resources, StateNode } from '../../engine/index.ts';

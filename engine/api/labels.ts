@@ -1,7 +1,7 @@
 // Label keys and values: syntax (Kubernetes apimachinery validation) and the keys Karpenter v1 restricts.
 //
 // Facts from Karpenter's CRD rules (karpenter.sh_nodepools.yaml) and pkg/apis/v1/labels.go, plus the AWS
-// provider's well-known labels (spec/aws-provider.md §2). A key's "domain" is the part before the first
+// provider's well-known labels (docs/karpenter/aws-provider.md §2). A key's "domain" is the part before the first
 // "/", or the whole key when it has none (as CEL's find("^([^/]+)") yields).
 
 export const QUALIFIED_NAME_RE = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;

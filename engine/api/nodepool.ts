@@ -1,5 +1,5 @@
 // NodePool (karpenter.sh/v1) -> domain NodePool, after admission (validation + CRD defaults), so the
-// defaults of spec/disruption.md §0 hold: expireAfter 720h, consolidateAfter 0s, consolidationPolicy
+// defaults of docs/karpenter/disruption.md §0 hold: expireAfter 720h, consolidateAfter 0s, consolidationPolicy
 // WhenEmptyOrUnderutilized, budgets [{nodes: 10%}].
 import { parseResources } from '../domain/resources.ts';
 import type { Budget, ConsolidationPolicy, DisruptionReason, NodePool, NodeSelectorRequirement, Taint } from '../domain/types.ts';

@@ -160,7 +160,7 @@ function pvcNames(d: Decoder, spec: Obj | undefined, sp: readonly PathSeg[], pod
 }
 
 /**
- * Why Karpenter would ignore this pod (spec/scheduling.md §1.10), for the constraints visible on the pod
+ * Why Karpenter would ignore this pod (docs/karpenter/scheduling.md §1.10), for the constraints visible on the pod
  * itself: restricted or invalid keys in nodeSelector or required node affinity, In without values,
  * malformed Gt/Lt, matchFields. PVC problems are found later, where PVCs are known.
  */

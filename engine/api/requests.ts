@@ -1,5 +1,5 @@
 // A pod's effective resource requests, as Kubernetes' component-helpers PodRequests computes them (with
-// UseStatusResources, as Karpenter calls it; spec/scheduling.md §4.2):
+// UseStatusResources, as Karpenter calls it; docs/karpenter/scheduling.md §4.2):
 //   1. app containers are summed;
 //   2. restartable init containers (sidecars) are added to that sum too;
 //   3. each regular init container needs its own request plus the sidecars started before it; the pod

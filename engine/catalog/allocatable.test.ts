@@ -30,7 +30,7 @@ function info(name: string): Ec2InstanceInfo {
 const m5large = () => info('m5.large');
 const res = (name: string, settings: CapacitySettings = {}) => instanceResources(info(name), settings);
 
-describe('worked examples of spec/aws-provider.md §1', () => {
+describe('worked examples of docs/karpenter/aws-provider.md §1', () => {
   it('m5.large: 7577Mi capacity, 6903Mi / 1930m / 17Gi allocatable, 29 pods', () => {
     const r = res('m5.large');
     expect(r.capacity.memory).toBe(7577 * Mi);

@@ -1,5 +1,5 @@
 // Capacity, overhead and allocatable of one EC2 instance type, as Karpenter's AWS provider computes them
-// (spec/aws-provider.md §1; Karpenter pkg/providers/instancetype/types.go). Pure functions over an
+// (docs/karpenter/aws-provider.md §1; Karpenter pkg/providers/instancetype/types.go). Pure functions over an
 // Ec2InstanceInfo and the node-class settings, reused by the AWS provider for live DescribeInstanceTypes
 // results. Units are those of domain/resources.ts: cpu in millicores, memory and storage in bytes.
 //

@@ -1,5 +1,5 @@
 // What an AMI family changes in capacity, overhead and labels (Karpenter pkg/providers/amifamily: each
-// family's FeatureFlags, EphemeralBlockDevice and DefaultBlockDeviceMappings; spec/aws-provider.md §1-§2).
+// family's FeatureFlags, EphemeralBlockDevice and DefaultBlockDeviceMappings; docs/karpenter/aws-provider.md §1-§2).
 import type { AmiFamily } from './types.ts';
 import { AMI_FAMILIES } from './types.ts';
 

@@ -1,6 +1,6 @@
 // The project's own EC2 catalog: Karpenter-shaped InstanceTypes for a region, built from the generated data
 // (facts, on-demand prices, Spot Advisor estimates) with the allocatable formulas and label rules of this
-// folder. Used by the simulator and benchmarks, and as the AWS provider's offline view (spec/aws-provider.md
+// folder. Used by the simulator and benchmarks, and as the AWS provider's offline view (docs/karpenter/aws-provider.md
 // §1-§3, §7). Every type is assumed offered in every zone of the region: the data has no per-region
 // DescribeInstanceTypeOfferings, so availability comes from prices only (no price, no available offering).
 import type { CapacityType, InstanceType, Offering, Requirement } from '../domain/types.ts';

@@ -1,6 +1,6 @@
-// The committed generated files must be exactly what scripts/gen-catalog.ts produces from the shared AWS
-// data, so nobody edits them by hand. Needs the data folder ($KARPENTER_TS_AWS_DATA or ../shared/data/aws
-// next to the repository); without it these tests are reported as skipped, with the path in their name.
+// The committed generated files must be exactly what scripts/gen-catalog.ts produces from the committed AWS
+// data (test/fixtures/data/aws, or $KARPENTER_TS_AWS_DATA), so nobody edits them by hand. Without the data
+// folder these tests are reported as skipped, with the path in their name.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -26,7 +26,7 @@ describe.skipIf(!haveData)(`generated catalog (from ${dataDir})`, () => {
     expect(again.catalog === generated.catalog && again.vectors === generated.vectors).toBe(true);
   });
 
-  it('spot estimates follow the Spot Advisor savings of the shared data', () => {
+  it('spot estimates follow the Spot Advisor savings of the data', () => {
     const spot = JSON.parse(readFileSync(join(dataDir, 'spot-prices.sample.json'), 'utf8')) as {
       spotAdvisor: { regions: Record<string, { Linux: Record<string, { s: number }> }> };
     };

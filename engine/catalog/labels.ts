@@ -1,5 +1,5 @@
 // The requirements (labels) of one EC2 instance type, as Karpenter's computeRequirements builds them
-// (spec/aws-provider.md §2; Karpenter pkg/providers/instancetype/types.go). Every AWS well-known label is
+// (docs/karpenter/aws-provider.md §2; Karpenter pkg/providers/instancetype/types.go). Every AWS well-known label is
 // defined: `In [value]` when the fact applies, `DoesNotExist` when it does not (GPU labels on a type without
 // GPUs, windows-build on Linux) or when no source knows it. zone-id is added only when the caller knows the
 // zone ids, as Karpenter does.

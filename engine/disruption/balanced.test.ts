@@ -1,4 +1,4 @@
-// Every number of spec/test-catalog.md §9.1-§9.3.
+// Every number of docs/karpenter/test-cases.md §9.1-§9.3.
 import { describe, expect, it } from 'vitest';
 import type { InstanceType } from '../domain/types.ts';
 import { nodePool, pod, snapshot, stateNode } from '../../test/fixtures/builders.ts';

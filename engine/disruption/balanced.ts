@@ -1,4 +1,4 @@
-// The Balanced consolidation policy (spec/disruption.md §2.6): a move is worth it when the share of the
+// The Balanced consolidation policy (docs/karpenter/disruption.md §2.6): a move is worth it when the share of the
 // pool's cost it saves is at least 1/k of the share of the pool's disruption cost it causes.
 //
 //   score = (savings / pool cost) / (move disruption / pool disruption)      approve iff score >= 1/k

@@ -81,7 +81,7 @@ describe('allowed disruptions per pool', () => {
   });
 });
 
-describe('budgetMapping over cluster state (test-catalog §1.3)', () => {
+describe('budgetMapping over cluster state (docs/karpenter/test-cases.md §1.3)', () => {
   const pool = nodePool({ budgets: [{ nodes: '100%' }] });
   const ten = () => nodes(10);
 

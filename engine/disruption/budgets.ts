@@ -1,4 +1,4 @@
-// Disruption budgets (spec/disruption.md §3): how many nodes of a NodePool may be disrupted for a reason now.
+// Disruption budgets (docs/karpenter/disruption.md §3): how many nodes of a NodePool may be disrupted for a reason now.
 // A budget is a count or a percentage (rounded up), optionally limited to reasons and to a cron window in
 // UTC; the pool's allowance is the minimum over its active budgets, minus nodes already disrupting. Any
 // invalid budget closes the pool (0) for every reason; a pool without budgets is unlimited.

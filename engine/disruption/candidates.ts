@@ -1,4 +1,4 @@
-// Building disruption candidates (spec/disruption.md §1.3): the filters in Karpenter's order, each failure
+// Building disruption candidates (docs/karpenter/disruption.md §1.3): the filters in Karpenter's order, each failure
 // with Karpenter's message (and the DisruptionBlocked event it publishes), then the per-candidate figures.
 import type { NodePool, Snapshot, StateNode } from '../domain/types.ts';
 import { CAPACITY_TYPE_LABEL, DO_NOT_DISRUPT_ANNOTATION, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';

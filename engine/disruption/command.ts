@@ -62,7 +62,7 @@ export function commandString(c: Pick<Command, 'kind' | 'candidates' | 'replacem
 }
 
 /**
- * How long the orchestration queue gives a command before failing it (spec/disruption.md §5.7):
+ * How long the orchestration queue gives a command before failing it (docs/karpenter/disruption.md §5.7):
  * 80 ms per queued command, clamped to [10 min, 1 h].
  */
 export function commandTimeoutMs(queuedCommands: number): number {

@@ -1,4 +1,4 @@
-// The price rule (spec/disruption.md §2.5.2), estimated savings (§2.5.4, test-catalog §10) and Karpenter's
+// The price rule (docs/karpenter/disruption.md §2.5.2), estimated savings (§2.5.4, docs/karpenter/test-cases.md §10) and Karpenter's
 // command strings, checked with the reference solver on small fake instance types.
 import { describe, expect, it } from 'vitest';
 import { ModelCaches } from '../model/caches.ts';
@@ -68,7 +68,7 @@ describe('the price rule: a replacement must be strictly cheaper at its worst-ca
   });
 });
 
-describe('estimated savings (test-catalog §10)', () => {
+describe('estimated savings (docs/karpenter/test-cases.md §10)', () => {
   const it0: InstanceType = fakeInstanceType({ name: 'r', offerings: [off('test-zone-1', 'on-demand', 0.4), off('test-zone-1', 'spot', 0.1), off('test-zone-2', 'on-demand', 0.45)] });
   const claim = (reqs: ReturnType<typeof requirements>): NewNodeClaimPlan => withOptions(
     { nodePool: 'default', pods: [], requirements: [], instanceTypes: [], requests: {}, labels: {}, taints: [], startupTaints: [], price: 0 },
@@ -96,7 +96,7 @@ describe('estimated savings (test-catalog §10)', () => {
   });
 });
 
-describe('command strings and validation reasons (test-catalog §10)', () => {
+describe('command strings and validation reasons (docs/karpenter/test-cases.md §10)', () => {
   const c = (name: string) => ({ name, nodePool: 'p', price: 0, reschedulablePods: 0, disruptionCost: 1 });
   const r = { nodePool: 'p', pods: [], requirements: [], instanceTypes: [], requests: {}, labels: {}, taints: [], startupTaints: [], price: 0 };
 

@@ -1,4 +1,4 @@
-// computeConsolidation (spec/disruption.md §2.5.1-§2.5.3): simulate removing the candidates, then delete
+// computeConsolidation (docs/karpenter/disruption.md §2.5.1-§2.5.3): simulate removing the candidates, then delete
 // (pods fit elsewhere), replace (by one strictly cheaper NodeClaim) or do nothing, and say why.
 import type { InstanceType, Requirements, Snapshot } from '../domain/types.ts';
 import { CAPACITY_TYPE_LABEL } from '../scheduling/labels.ts';
@@ -70,7 +70,7 @@ export function replacement(s: Snapshot, candidates: readonly Candidate[], claim
   const reqs = claimRequirements(claim);
   const options = claimOptions(claim, s.instanceTypes, caches);
   // Under minValuesPolicy BestEffort the scheduler lowers an unmet minValues; consolidation must not
-  // launch such a node (test-catalog §5.13): it is judged against the NodePool's own minValues.
+  // launch such a node (docs/karpenter/test-cases.md §5.13): it is judged against the NodePool's own minValues.
   if (claim.minValuesRelaxed) {
     const unmet = relaxedLabels(s, claim, options);
     return fail('min-values', `its replacement would need minValues for ${unmet.join(', ') || 'unknown'} relaxed`, { label: unmet.join(',') || 'unknown' }, `Filtering by price: ${minValuesNotMet(unmet)}`);

@@ -1,4 +1,4 @@
-// engine.disrupt: one loop of the disruption controller (spec/disruption.md §1.2 steps 5-6) over a snapshot.
+// engine.disrupt: one loop of the disruption controller (docs/karpenter/disruption.md §1.2 steps 5-6) over a snapshot.
 // The methods run in order and the first that yields a command wins; every node not disrupted gets a reason.
 // The caller owns the loop state (consolidated markers, previously unseen pools) and passes it back in.
 import type { DisruptionReason, Snapshot } from '../domain/types.ts';

@@ -1,4 +1,4 @@
-// Drift (spec/disruption.md §4.3): replace drifted nodes one at a time, oldest drift first and empty nodes
+// Drift (docs/karpenter/disruption.md §4.3): replace drifted nodes one at a time, oldest drift first and empty nodes
 // before others. The simulation may ask for several new nodes (drift, unlike consolidation, can split a
 // node), and no price rule applies. A node whose pods would not all schedule is skipped, not fatal.
 import type { Snapshot } from '../domain/types.ts';

@@ -1,4 +1,4 @@
-// Drift detection the NodeClaim drift controller calls (spec/disruption.md §4.1): the first reason found, in
+// Drift detection the NodeClaim drift controller calls (docs/karpenter/disruption.md §4.1): the first reason found, in
 // Karpenter's order: the template hash changed (NodePoolDrifted), the labels no longer meet the pool's
 // requirements (RequirementsDrifted), the instance type is gone (InstanceTypeNotFound, only for NodeClaims
 // older than an hour), or the provider's node-class drift (the StateNode's nodeClassDrift field).

@@ -1,4 +1,4 @@
-// Emptiness (spec/disruption.md §2.2): delete every empty, consolidatable node the budgets allow, in one
+// Emptiness (docs/karpenter/disruption.md §2.2): delete every empty, consolidatable node the budgets allow, in one
 // command that may span pools. No simulation: empty nodes have nothing to move.
 import { budgetExplanation } from './budgets.ts';
 import { makeCommand } from './command.ts';

@@ -1,4 +1,4 @@
-// Expiration (spec/disruption.md §5.1): a forceful disruption outside budgets, PDBs and do-not-disrupt; the
+// Expiration (docs/karpenter/disruption.md §5.1): a forceful disruption outside budgets, PDBs and do-not-disrupt; the
 // NodeClaim is deleted once creationTimestamp + expireAfter has passed and its pods reschedule as it drains.
 import type { Snapshot, StateNode } from '../domain/types.ts';
 

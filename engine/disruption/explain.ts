@@ -1,4 +1,4 @@
-// engine.explainNode: "what would you do with node X, and why?" (USERS.md asks 12-13). The node goes through
+// engine.explainNode: "what would you do with node X, and why?". The node goes through
 // the same checks a disruption loop applies to it alone: candidacy, the method filter, the budget, the
 // Balanced pre-filter, and the single-node simulation, and the first thing that stops it is the answer.
 import type { Snapshot } from '../domain/types.ts';

@@ -1,4 +1,4 @@
-// The method filters (spec/disruption.md §1.4) in Karpenter's order, with their words and events.
+// The method filters (docs/karpenter/disruption.md §1.4) in Karpenter's order, with their words and events.
 import { describe, expect, it } from 'vitest';
 import { nodePool, pod, snapshot, stateNode } from '../../test/fixtures/builders.ts';
 import { fakeInstanceType } from '../../test/fixtures/instancetypes.ts';

@@ -1,4 +1,4 @@
-// Each method's own filter, ShouldDisrupt (spec/disruption.md §1.4), with Karpenter's Unconsolidatable
+// Each method's own filter, ShouldDisrupt (docs/karpenter/disruption.md §1.4), with Karpenter's Unconsolidatable
 // event text where it publishes one, plus our own words (how long consolidateAfter still runs).
 import { formatDuration } from '../api/duration.ts';
 import { CAPACITY_TYPE_LABEL, INSTANCE_TYPE_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';

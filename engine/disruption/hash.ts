@@ -1,4 +1,4 @@
-// The NodePool template hash (spec/disruption.md §4.2): a structural hash of spec.template's metadata and
+// The NodePool template hash (docs/karpenter/disruption.md §4.2): a structural hash of spec.template's metadata and
 // the fields that shape a node once launched (labels, annotations, taints, startup taints, node class,
 // terminationGracePeriod, expireAfter). Requirements are left out (requirements drift handles them), as is
 // everything outside the template. Lists are sets, empty values are ignored, so reordering taints or adding

@@ -1,4 +1,4 @@
-// Multi-node consolidation (spec/disruption.md §2.4): the largest prefix of the ratio-ordered, budget-filtered
+// Multi-node consolidation (docs/karpenter/disruption.md §2.4): the largest prefix of the ratio-ordered, budget-filtered
 // candidates (at least two) that can go at once, deleted or replaced by one cheaper node, found by binary
 // search under a deadline.
 import { fromLabels } from '../scheduling/requirements.ts';

@@ -6,7 +6,7 @@ import {
 
 const cost = (v: string) => evictionCost(pod({ annotations: { [POD_DELETION_COST_ANNOTATION]: v } }));
 
-describe('eviction cost (test-catalog §1.4)', () => {
+describe('eviction cost (docs/karpenter/test-cases.md §1.4)', () => {
   it('is exactly 1.0 without deletion cost or priority', () => {
     expect(evictionCost(pod())).toBe(1);
   });

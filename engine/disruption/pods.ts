@@ -1,4 +1,4 @@
-// What disruption needs to know about pods: eviction cost (spec/disruption.md §1.5), the do-not-disrupt
+// What disruption needs to know about pods: eviction cost (docs/karpenter/disruption.md §1.5), the do-not-disrupt
 // annotation with its duration form (§1.3 step 9), which pods must move when their node goes, and which of
 // them may move now.
 import type { Pod, PodDisruptionBudget, StateNode } from '../domain/types.ts';

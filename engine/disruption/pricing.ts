@@ -1,4 +1,4 @@
-// Prices in consolidation (spec/disruption.md §1.3, §2.5.2, §2.5.4): what a candidate costs now, what a
+// Prices in consolidation (docs/karpenter/disruption.md §1.3, §2.5.2, §2.5.4): what a candidate costs now, what a
 // replacement could cost at worst when launched, and re-shaping a planned NodeClaim after its options are
 // filtered. Comparisons are made in integer micro-dollars, as the solvers order offerings.
 import type { InstanceType, Labels, Offering, Requirements } from '../domain/types.ts';

@@ -1,4 +1,4 @@
-// The scheduling simulation disruption runs (spec/disruption.md §2.7): "if these nodes were gone, where would
+// The scheduling simulation disruption runs (docs/karpenter/disruption.md §2.7): "if these nodes were gone, where would
 // their pods go?", answered by the provisioning solver over the rest of the cluster, with the consolidation
 // destination rule, the uninitialized-node rule and "only non-pending pods count".
 import type { Pod, Snapshot, StateNode } from '../domain/types.ts';
@@ -85,7 +85,7 @@ export async function simulate(s: Snapshot, candidates: readonly StateNode[], ct
     caches: ctx.caches,
     ...(ctx.wellKnownLabels ? { wellKnownLabels: ctx.wellKnownLabels } : {}),
     ...(consolidation ? { consolidation: { blockedDestinations: new Set([...blockedDestinations(s, names), ...(avoid ?? [])]), movedPods: new Set(moved.map((p) => p.uid)) } } : {}),
-    // Disruption simulations may fall back from contended reserved capacity (spec/disruption.md §2.7 step 4).
+    // Disruption simulations may fall back from contended reserved capacity (docs/karpenter/disruption.md §2.7 step 4).
     reservedOfferingMode: 'Fallback',
   });
   const plan = await ctx.solver.solve(input);

@@ -1,4 +1,4 @@
-// Single-node consolidation (spec/disruption.md §2.3): candidates one at a time, interleaved across pools so
+// Single-node consolidation (docs/karpenter/disruption.md §2.3): candidates one at a time, interleaved across pools so
 // every pool gets a turn before the deadline; the first node that can be deleted or replaced by one cheaper
 // node (and that Balanced pools approve) is the command.
 import { approvalMessage, couldApprove, evaluateBalancedMove, movesOf, nodePoolTotals } from './balanced.ts';

@@ -1,4 +1,4 @@
-// Static drift (spec/disruption.md §4.5): drifted nodes of static (replicas) NodePools are replaced one for
+// Static drift (docs/karpenter/disruption.md §4.5): drifted nodes of static (replicas) NodePools are replaced one for
 // one by a NodeClaim built straight from the pool's template, as many per loop as the budget and the
 // pool's node limit leave room for, and not while the pool is still above its replica count.
 import type { NodePool, Snapshot } from '../domain/types.ts';

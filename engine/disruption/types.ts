@@ -9,12 +9,12 @@ import type { NewNodeClaimPlan, ProvisionSolver } from '../model/types.ts';
 /** The methods, named as Karpenter's metric labels and logs name them (plus our global repack). */
 export type MethodName = 'emptiness' | 'static-drift' | 'drift' | 'multi' | 'single' | 'repack';
 
-/** Karpenter's production order (spec/disruption.md §1.1). At most one method acts per loop. */
+/** Karpenter's production order (docs/karpenter/disruption.md §1.1). At most one method acts per loop. */
 export const PRODUCTION_ORDER: readonly MethodName[] = ['emptiness', 'static-drift', 'drift', 'multi', 'single'];
 
 /**
  * The order Karpenter's own test harness uses (StaticDrift, Drift, Emptiness, Multi, Single): offered so a
- * test can reproduce an upstream expectation that depends on it (spec/disruption.md §1.1).
+ * test can reproduce an upstream expectation that depends on it (docs/karpenter/disruption.md §1.1).
  */
 export const HARNESS_ORDER: readonly MethodName[] = ['static-drift', 'drift', 'emptiness', 'multi', 'single'];
 

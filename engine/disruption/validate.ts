@@ -1,4 +1,4 @@
-// engine.validate (spec/disruption.md §2.5.5): after the validation delay the controller takes a fresh
+// engine.validate (docs/karpenter/disruption.md §2.5.5): after the validation delay the controller takes a fresh
 // snapshot and asks whether the command still holds: the candidates are still candidates (churn), the
 // budgets still allow them (budget), and a new simulation still agrees (scheduling). Emptiness may go on
 // with the nodes that are still empty; consolidation commands are all or nothing.

@@ -1,4 +1,4 @@
-// The device allocation simulation (spec/scheduling.md §2.7, §2.8, §2.20 with IgnoreDRARequests=false): which
+// The device allocation simulation (docs/karpenter/scheduling.md §2.7, §2.8, §2.20 with IgnoreDRARequests=false): which
 // devices a pod's unallocated claims would get on a node, given what the cluster's ResourceSlices publish, what a
 // new node of an instance type would publish (its device templates) and what claims already hold. A small exact
 // search (backtracking over requests and devices), not a heuristic: a claim is reported unsatisfiable only when no
@@ -299,7 +299,7 @@ export type NewNodeAlloc =
   | { ok: false; reason: string };
 
 /**
- * The DRA instance-type filter for a new NodeClaim (spec/scheduling.md §2.8 step 5): each remaining instance type
+ * The DRA instance-type filter for a new NodeClaim (docs/karpenter/scheduling.md §2.8 step 5): each remaining instance type
  * is tried with its own template devices first, then the cluster's reachable devices. The NodeClaim is one future
  * node, so its instance types must agree on which published (cluster) devices the pod takes: the types kept are
  * those whose allocation takes the same published devices as the first type that succeeds (in list order).

@@ -1,4 +1,4 @@
-// The DRA world a disruption simulation schedules against (spec/disruption.md §2.7 with IgnoreDRARequests=false):
+// The DRA world a disruption simulation schedules against (docs/karpenter/disruption.md §2.7 with IgnoreDRARequests=false):
 // the nodes being removed publish nothing (their ResourceSlices are not scheduling targets), and claims held only
 // by pods that move off them are deallocated, so those pods' claims are allocated again wherever they land. A
 // claim that any staying pod still holds keeps its devices (and a shared device keeps the other claims' shares).

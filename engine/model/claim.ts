@@ -1,4 +1,4 @@
-// The plan's NodeClaim from a solve's NodeClaim (spec/scheduling.md §1.12, §2.16): hostname and simulation
+// The plan's NodeClaim from a solve's NodeClaim (docs/karpenter/scheduling.md §1.12, §2.16): hostname and simulation
 // keys removed, the smallest daemonset overhead added to the requests, instance types ordered by price and
 // truncated, instance-type and capacity-type requirements narrowed to what remains. Shared by the reference
 // solver and the wasm decoder so both finish a NodeClaim the same way.
@@ -35,7 +35,7 @@ export function orderByPrice(reqs: Requirements, its: readonly InstanceType[]): 
 }
 
 /**
- * MinValuesPolicy BestEffort (spec/scheduling.md §2.14): a minValues the instance types cannot reach is lowered
+ * MinValuesPolicy BestEffort (docs/karpenter/scheduling.md §2.14): a minValues the instance types cannot reach is lowered
  * to the number of values they do offer, so the NodeClaim asks for what its options achieve (Karpenter writes
  * the relaxed count into the NodeClaim's requirement, e.g. `instance-type In [c5.large]` with minValues 1).
  * Counted over the options the NodeClaim keeps.

@@ -1,4 +1,4 @@
-// How a solve treats Dynamic Resource Allocation (spec/scheduling.md §2.10, §2.20), shared by every solver:
+// How a solve treats Dynamic Resource Allocation (docs/karpenter/scheduling.md §2.10, §2.20), shared by every solver:
 // - IgnoreDRARequests on (the default): pods with resource claims are not provisioned (each gets the DRA error)
 //   and daemon pods with claims are left out of daemonset overhead; the rest is solved as usual.
 // - IgnoreDRARequests off and some pod or daemon pod uses DRA: the solve needs the device allocation simulation,

@@ -1,4 +1,4 @@
-// Topology groups (spec/scheduling.md §3): one constraint shared by every pod that declares it identically,
+// Topology groups (docs/karpenter/scheduling.md §3): one constraint shared by every pod that declares it identically,
 // counting selected pods per domain, and the pieces of the ids that tell groups apart.
 import type { LabelSelector, Pod, Requirements, Taint } from '../domain/types.ts';
 import { selectorMatches } from '../scheduling/pods.ts';

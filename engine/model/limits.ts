@@ -1,4 +1,4 @@
-// NodePool limits as a solve sees them (spec/scheduling.md §2.13): what is left of each limit after the
+// NodePool limits as a solve sees them (docs/karpenter/scheduling.md §2.13): what is left of each limit after the
 // pool's existing nodes, whether an instance type still fits in it, and what a planned NodeClaim takes.
 import { formatResourceValue, NODES, type Resources } from '../domain/resources.ts';
 import type { StateNode } from '../domain/types.ts';

@@ -126,7 +126,7 @@ export class ExistingNode {
 
   canAdd(pod: Pod, podReqs: Requirements, topology: Topology, dra?: DraContext): AddResult {
     const t = firstUntolerated(pod.tolerations, this.taints);
-    if (t) return { ok: false, reason: `did not tolerate taint ${formatTaint(t)}` };
+    if (t) return { ok: false, reason: `did not tolerate taint (taint=${formatTaint(t)})` };
     const port = hostPortsConflict(pod.hostPorts, this.hostPorts);
     if (port) return { ok: false, reason: `host port ${port.port}/${port.protocol} is in use` };
     if (!fits(pod.requests, this.remaining)) return { ok: false, reason: `exceeds node resources (${firstExceeded(pod.requests, this.remaining)})` };
@@ -187,7 +187,7 @@ export class SimNodeClaim {
 
   canAdd(pod: Pod, podReqs: Requirements, topology: Topology, wellKnown: ReadonlySet<string>, strictMinValues: boolean, dra?: DraContext): AddResult {
     const t = firstUntolerated(pod.tolerations, this.template.pool.template.taints);
-    if (t) return { ok: false, reason: `did not tolerate taint ${formatTaint(t)}` };
+    if (t) return { ok: false, reason: `did not tolerate taint (taint=${formatTaint(t)})` };
     const port = hostPortsConflict(pod.hostPorts, this.hostPorts);
     if (port) return { ok: false, reason: `host port ${port.port}/${port.protocol} is in use` };
     const incompatible = compatible(this.requirements, podReqs, wellKnown);

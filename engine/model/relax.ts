@@ -1,4 +1,4 @@
-// Relaxation (spec/scheduling.md §2.17): each call removes exactly one soft constraint from a copy of the
+// Relaxation (docs/karpenter/scheduling.md §2.17): each call removes exactly one soft constraint from a copy of the
 // pod, in Karpenter's fixed order, or returns undefined when nothing is left to relax.
 import type { Pod, PreferencePolicy } from '../domain/types.ts';
 import { PREFER_NO_SCHEDULE_TOLERATION } from './templates.ts';

@@ -1,4 +1,4 @@
-// Reserved capacity in the scheduler (spec/scheduling.md §2.15): offerings with capacity type `reserved` carry a
+// Reserved capacity in the scheduler (docs/karpenter/scheduling.md §2.15): offerings with capacity type `reserved` carry a
 // reservation ID and a count of instances still available in it. NodeClaims planned in one solve hold the
 // reservations they could launch into, pessimistically (every compatible one, since which instance type launches
 // is decided later), so a plan never asks for more instances of a reservation than it has.

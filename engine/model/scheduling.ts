@@ -148,16 +148,17 @@ export class SchedulingModel {
     if (fitsAlone.length) {
       return { reason: `fits a new node from nodepool ${fitsAlone.join(', ')} on its own, but not together with the other pods of this batch (NodePool limits or topology constraints ran out)`, perNodePool };
     }
-    return { reason: Object.entries(perNodePool).map(([p, e]) => `nodepool ${p}: ${e}`).join('; '), perNodePool };
+    // Karpenter joins the NodePools' errors with "; " and names a NodePool as "(NodePool=name)".
+    return { reason: Object.entries(perNodePool).map(([p, e]) => `${e} (NodePool=${p})`).join('; '), perNodePool };
   }
 
   /** Why no version of the pod fits a new NodeClaim of the template, or undefined when one does. */
   private newClaimFailure(tmpl: Template, pod: Pod): string | undefined {
     const pool = tmpl.pool.name;
     const remaining = this.remaining.get(pool)!;
-    if (remaining[NODES] !== undefined && remaining[NODES] <= 0) return `node limit of nodepool ${pool} reached (${tmpl.pool.limits[NODES]} nodes)`;
+    if (remaining[NODES] !== undefined && remaining[NODES] <= 0) return `node limits have been exhausted for nodepool, limit ${tmpl.pool.limits[NODES]} nodes`;
     const its = tmpl.instanceTypes.filter((it) => withinLimits(it.capacity, remaining));
-    if (!its.length) return `all instance types exceed the limits of nodepool ${pool} (${describeLimits(remaining)})`;
+    if (!its.length) return `all available instance types exceed limits for nodepool, ${describeLimits(remaining)}`;
     let first = '';
     for (const p of this.versions(pod)) {
       const claim = this.newClaim(tmpl, its, -1);

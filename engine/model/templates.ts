@@ -1,5 +1,5 @@
 // NodeClaim templates (one per NodePool), daemonset overhead groups and the instance-type filter a solver
-// applies every time a pod joins a new NodeClaim (spec/scheduling.md §1.11, §2.9, §2.10).
+// applies every time a pod joins a new NodeClaim (docs/karpenter/scheduling.md §1.11, §2.9, §2.10).
 import type {
   DaemonSet, InstanceType, NodePool, Offering, Pod, Requirement, Requirements, Resources, Toleration,
 } from '../domain/types.ts';
@@ -221,9 +221,9 @@ function explainEmpty(tmpl: Template, candidates: readonly InstanceType[], reqs:
     // Name the requirement that rules the instance types out.
     for (const r of reqs.values()) {
       if (candidates.some((it) => intersects(it.requirements, new Map([[r.key, r]])) === undefined)) continue;
-      return `no instance type satisfies ${formatRequirement(r)}`;
+      return `no instance type met all requirements, none satisfies ${formatRequirement(r)}`;
     }
-    return `no instance type meets the combined requirements`;
+    return `no instance type met all requirements taken together`;
   }
   if (compatFit === 0) {
     const compatible = candidates.filter((it) => intersects(it.requirements, reqs) === undefined);
@@ -232,17 +232,17 @@ function explainEmpty(tmpl: Template, candidates: readonly InstanceType[], reqs:
       for (const it of compatible) best = Math.max(best, (it.allocatable[k] ?? 0) - (tmpl.daemonGroupOf.get(it.name)?.overhead[k] ?? 0));
       if (best < v) {
         return best === 0
-          ? `requires ${formatResources({ [k]: v })}, no compatible instance type has ${k}`
-          : `requires ${formatResources({ [k]: v })}, the largest compatible instance type offers ${formatResources({ [k]: best })} after daemonset overhead`;
+          ? `no instance type has enough resources, requires ${formatResources({ [k]: v })} and no compatible instance type has ${k}`
+          : `no instance type has enough resources, requires ${formatResources({ [k]: v })} and the largest compatible instance type offers ${formatResources({ [k]: best })} after daemonset overhead`;
       }
     }
-    return `no compatible instance type fits ${formatResources({ [CPU]: requests[CPU] ?? 0, [MEMORY]: requests[MEMORY] ?? 0 })} together with its daemonset overhead`;
+    return `no instance type has enough resources, none compatible fits ${formatResources({ [CPU]: requests[CPU] ?? 0, [MEMORY]: requests[MEMORY] ?? 0 })} together with its daemonset overhead`;
   }
   if (compatOffer === 0) {
-    return `no compatible instance type has an available offering in ${formatRequirement(get(reqs, ZONE_LABEL))} with ${formatRequirement(get(reqs, CAPACITY_TYPE_LABEL))}`;
+    return `no instance type has the required offering, none compatible is available in ${formatRequirement(get(reqs, ZONE_LABEL))} with ${formatRequirement(get(reqs, CAPACITY_TYPE_LABEL))}`;
   }
   const zone = get(reqs, ZONE_LABEL);
-  return `no instance type fits ${formatResources(requests)} and has an available offering in ${formatRequirement(zone)}`;
+  return `no instance type which met the scheduling requirements and had enough resources, had a required offering, none fits ${formatResources(requests)} in ${formatRequirement(zone)}`;
 }
 
 /** The PreferNoSchedule toleration the last relaxation step adds. */

@@ -1,4 +1,4 @@
-// Topology (spec/scheduling.md §3): spread constraints, pod affinity and anti-affinity, and the inverse
+// Topology (docs/karpenter/scheduling.md §3): spread constraints, pod affinity and anti-affinity, and the inverse
 // anti-affinity of pods that already carry required anti-affinity. A group is one constraint shared by all
 // pods that declare it identically; it counts selected pods per domain. Both solvers start from these groups
 // and counts (the encoder writes them into the wasm solver's input); the reference solver then updates them

@@ -21,7 +21,7 @@ export interface ProvisionInput {
   /** Label keys allowed undefined in Compatible checks; default: Karpenter's and the AWS provider's. */
   readonly wellKnownLabels?: ReadonlySet<string>;
   /**
-   * Consolidation simulation (spec/disruption.md §2.7): these existing nodes may receive only pods that
+   * Consolidation simulation (docs/karpenter/disruption.md §2.7): these existing nodes may receive only pods that
    * were pending before the simulation (not pods moved off candidates). `movedPods` lists the uids of
    * pods that come from candidate nodes.
    */
@@ -32,7 +32,7 @@ export interface ProvisionInput {
   /** Skip the improvement phase (solvers that have one). */
   readonly exact?: boolean;
   /**
-   * Reserved capacity (spec/scheduling.md §2.15). Strict (default, provisioning): a pod that would keep a NodeClaim
+   * Reserved capacity (docs/karpenter/scheduling.md §2.15). Strict (default, provisioning): a pod that would keep a NodeClaim
    * from reserved capacity it could otherwise have fails with a reserved-offering error (not relaxed, retried next
    * round). Fallback (disruption simulations): the NodeClaim goes on without the reservation.
    */

@@ -1,4 +1,4 @@
-// Label keys Karpenter gives meaning to (spec/scheduling.md §1.9, spec/aws-provider.md §2).
+// Label keys Karpenter gives meaning to (docs/karpenter/scheduling.md §1.9, docs/karpenter/aws-provider.md §2).
 import { WELL_KNOWN_LABELS as API_WELL_KNOWN_LABELS, k8sIoDomainRestricted, kubernetesDomainRestricted } from '../api/labels.ts';
 
 export const NODEPOOL_LABEL = 'karpenter.sh/nodepool';

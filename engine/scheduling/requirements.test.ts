@@ -111,7 +111,7 @@ describe('Requirements maps (§1.7, §1.8)', () => {
     expect(intersects(requirements(fromOperator('a', 'In', ['1'])), requirements(fromOperator('b', 'In', ['2'])))).toBeUndefined();
   });
 
-  // The worked example of spec/scheduling.md §1.11.
+  // The worked example of docs/karpenter/scheduling.md §1.11.
   const template = requirements(
     fromOperator(zone, 'In', ['z1', 'z2']),
     fromOperator('karpenter.sh/capacity-type', 'In', ['spot', 'on-demand']),

@@ -1,4 +1,4 @@
-// The requirement algebra of spec/scheduling.md §1: a requirement is a value set (possibly a complement)
+// The requirement algebra of docs/karpenter/scheduling.md §1: a requirement is a value set (possibly a complement)
 // with optional integer bounds and a minValues demand; a Requirements map holds one per key and only ever
 // narrows. This is the engine's readable, string-based implementation; the solver works on an interned,
 // bitset form of the same algebra (engine/abi), and tests check the two agree.

@@ -1,4 +1,4 @@
-// Taints and tolerations with Kubernetes' matching rules (spec/scheduling.md §2.12). A pod must tolerate
+// Taints and tolerations with Kubernetes' matching rules (docs/karpenter/scheduling.md §2.12). A pod must tolerate
 // every taint of a node, whatever the effect (NoSchedule, NoExecute and PreferNoSchedule alike).
 import type { Taint, Toleration } from '../domain/types.ts';
 

@@ -27,8 +27,9 @@ const METHOD_WORDS: Readonly<Record<string, string>> = {
   repack: 'global repack',
 };
 
+/** Why Karpenter takes the step, and by which method (the saving is the move's own field). */
 function describe(c: Command): string {
-  return `${c.reason} (${METHOD_WORDS[c.method] ?? c.method}): saves $${c.savingsPerHour.toFixed(4)}/h`;
+  return `${c.reason} (${METHOD_WORDS[c.method] ?? c.method})`;
 }
 
 function toCommand(c: Command, names: readonly string[]): ConsolidationCommand {

@@ -115,7 +115,7 @@ export interface SavingsBreakdown {
     readonly reservations: number;
     /** More (or less) of the capacity bought as spot. */
     readonly capacityType: number;
-    /** Less (or more) capacity bought: fewer, fuller nodes. */
+    /** Less (or more) capacity bought: fewer and fuller, or smaller, nodes (packing). */
     readonly packing: number;
     /** A cheaper (or dearer) price per unit of capacity: another family, generation or architecture. */
     readonly instanceType: number;

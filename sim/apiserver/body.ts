@@ -1,5 +1,5 @@
 // Request bodies: read with a size cap (413 beyond it, as the real API server's 3 MiB limit), parsed as
-// JSON or YAML by their media type, and checked before any code walks them: a key `__proto__` is refused
+// JSON, YAML or Kubernetes protobuf (protobuf.ts) by their media type, and checked before any code walks them: a key `__proto__` is refused
 // (assigning it would swap an object's prototype instead of adding a field) and so is nesting deeper
 // than a Kubernetes object ever needs (the recursive copy, compare and freeze steps would overflow the
 // stack). Keys named `constructor` or `prototype` are plain data: every reader uses own fields only.
@@ -14,7 +14,7 @@ export const MAX_BODY_DEPTH = 100;
 export const FORBIDDEN_KEY = '__proto__';
 
 /** Reads the whole body; a body over `limit` bytes fails with 413 without being kept. */
-export function readBody(req: IncomingMessage, limit: number): Promise<string> {
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
@@ -32,15 +32,16 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
       chunks.length = 0;
       reject(errors.entityTooLarge(limit));
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
 
-export type BodyFormat = 'json' | 'yaml';
+export type BodyFormat = 'json' | 'yaml' | 'protobuf';
 
-/** A parsed, checked request body. */
-export function parseBody(raw: string, format: BodyFormat): unknown {
+/** A parsed, checked JSON or YAML body (protobuf bodies are decoded by protobuf.ts, then checked here too). */
+export function parseBody(bytes: Buffer, format: Exclude<BodyFormat, 'protobuf'>): unknown {
+  const raw = bytes.toString('utf8');
   if (!raw.trim()) throw errors.badRequest('the request body is empty');
   let value: unknown;
   try {

@@ -2,7 +2,7 @@
 //
 // Legacy discovery (/api, /apis, /api/v1, /apis/<g>/<v>) is what kubectl 1.20-1.33 and client-node's
 // KubernetesObjectApi read; kubectl asks for aggregated discovery first but accepts these. The OpenAPI v3
-// documents are stubs with one purpose (stack-notes §6): declaring the fieldValidation parameter on each
+// documents are stubs with one purpose (docs/stack.md §6): declaring the fieldValidation parameter on each
 // kind's PATCH operation, which is what makes plain `kubectl apply` use server-side field validation
 // instead of downloading schemas.
 import { stableHash } from './ids.ts';

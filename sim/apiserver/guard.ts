@@ -5,13 +5,16 @@
 //   listens on: a web page that rebinds its own DNS name to 127.0.0.1 cannot reach it (403);
 // - the server's bearer token (401 without it), except on the paths a real cluster shows anonymous
 //   callers (/healthz, /livez, /readyz, /version); the token can be turned off explicitly;
-// - a body in a media type the verb accepts: JSON or YAML for create, update and delete options, one of
-//   the four patch types for PATCH (415 otherwise, protobuf included: kubectl then sends JSON). A browser
-//   form or a `text/plain` fetch can therefore never write.
+// - a body in a media type the verb accepts: JSON, YAML or Kubernetes protobuf (what kubectl's typed
+//   clients send: `create namespace`, `create deployment`) for create, update and delete options, one of
+//   the four patch types for PATCH (415 otherwise). A browser form or a `text/plain` fetch can therefore
+//   never write (protobuf is no type a form can send, and a page's fetch with it needs a CORS preflight this
+//   server never grants).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { BodyFormat } from './body.ts';
 import { errors } from './errors.ts';
+import { PROTOBUF_MEDIA_TYPE } from './protobuf.ts';
 import type { PatchType } from './registry.ts';
 
 export const PATCH_TYPES: Readonly<Record<string, PatchType>> = {
@@ -21,7 +24,7 @@ export const PATCH_TYPES: Readonly<Record<string, PatchType>> = {
   'application/apply-patch+yaml': 'apply',
 };
 
-const BODY_TYPES: Readonly<Record<string, BodyFormat>> = { 'application/json': 'json', 'application/yaml': 'yaml' };
+const BODY_TYPES: Readonly<Record<string, BodyFormat>> = { 'application/json': 'json', 'application/yaml': 'yaml', [PROTOBUF_MEDIA_TYPE]: 'protobuf' };
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version']);
 
@@ -34,7 +37,7 @@ export interface GuardOptions {
 
 /** What the guard learnt about the body: how to parse it. */
 export interface Admitted {
-  /** JSON or YAML; undefined: the request may not carry a body (a DELETE without a Content-Type). */
+  /** JSON, YAML or protobuf; undefined: the request may not carry a body (a DELETE without a Content-Type). */
   readonly format: BodyFormat | undefined;
   /** The patch type of a PATCH. */
   readonly patch?: PatchType;

@@ -6,7 +6,8 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Api } from './api.ts';
-import { parseBody, readBody, type BodyFormat } from './body.ts';
+import { checkShape, parseBody, readBody, type BodyFormat } from './body.ts';
+import { decodeProtobufBody } from './protobuf.ts';
 import type { DeleteOptions, PropagationPolicy } from './deletion.ts';
 import { apiGroupDoc, apiGroupListDoc, apiVersionsDoc, openApiGroupVersionDoc, openApiRootDoc, resourceListDoc, swaggerDoc, versionDoc, type VersionInfo } from './discovery.ts';
 import { ApiError, errors } from './errors.ts';
@@ -40,15 +41,19 @@ type ResourceRoute = Extract<Route, { kind: 'resource' }>;
 
 /** A request's body, parsed on first use in the format its Content-Type named. */
 class Body {
-  constructor(private readonly raw: string, private readonly format: BodyFormat | undefined) {}
+  constructor(private readonly raw: Buffer, private readonly format: BodyFormat | undefined) {}
 
   get empty(): boolean {
-    return this.raw.trim() === '';
+    return this.format === 'protobuf' ? this.raw.length === 0 : this.raw.toString('utf8').trim() === '';
   }
 
   value(): unknown {
     if (!this.format) throw errors.unsupportedMediaType('(none)', ['application/json', 'application/yaml']);
-    return parseBody(this.raw, this.format);
+    if (this.format !== 'protobuf') return parseBody(this.raw, this.format);
+    if (!this.raw.length) throw errors.badRequest('the request body is empty');
+    const object = decodeProtobufBody(this.raw);
+    checkShape(object);
+    return object;
   }
 }
 

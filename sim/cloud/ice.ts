@@ -1,4 +1,4 @@
-// The unavailable-offerings cache (spec/aws-provider.md §3): offerings that failed with a capacity error
+// The unavailable-offerings cache (docs/karpenter/aws-provider.md §3): offerings that failed with a capacity error
 // are kept out of scheduling for 3 minutes, keyed capacityType:instanceType:zone as Karpenter keys them.
 import type { Clock } from '../../controller/operator/clock.ts';
 

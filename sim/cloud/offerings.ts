@@ -1,5 +1,5 @@
 // Which offering a launch request gets, following the AWS provider's CreateFleet preparation
-// (spec/aws-provider.md §4, steps 2-3): keep the types compatible with the NodeClaim's requirements that fit
+// (docs/karpenter/aws-provider.md §4, steps 2-3): keep the types compatible with the NodeClaim's requirements that fit
 // its requests and have an available compatible offering; drop exotic types (metal, GPU, accelerators) when
 // a generic one remains; launch spot when spot is allowed and offered, else on-demand; when both are allowed,
 // drop spot offerings dearer than the cheapest on-demand one. Reserved capacity comes first when the request

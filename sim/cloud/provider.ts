@@ -209,7 +209,7 @@ export class SimCloudProvider implements CloudProvider {
   private typesFor(nc: EC2NodeClass): InstanceType[] {
     const zones = this.opts.zonesOf?.(nc);
     const types = ec2InstanceTypes({ region: this.region, ...(zones && zones.length ? { zones } : {}), settings: capacitySettingsOf(nc) });
-    // The AWS provider's node-class compatibility check (spec/aws-provider.md §3): no a1 with AL2023.
+    // The AWS provider's node-class compatibility check (docs/karpenter/aws-provider.md §3): no a1 with AL2023.
     const compatible = nc.amiFamily === 'AL2023' ? types.filter((t) => !t.name.startsWith('a1.')) : types;
     const reservations = this.reservationsOf(nc, zones);
     if (!reservations.length) return compatible;

@@ -1,5 +1,5 @@
 // Can a pod (class version) join an existing node or an in-flight NodeClaim, and what joining does to the claim
-// (spec/scheduling.md §2.7-§2.9): taints, host ports, requirements, volume alternatives, topology, the
+// (docs/karpenter/scheduling.md §2.7-§2.9): taints, host ports, requirements, volume alternatives, topology, the
 // instance-type filter with its resource bound, minValues and reserved capacity. Results are the node's or
 // claim's new requirement set, -1 when the version does not fit now, -2 when it never will (see `dead` in
 // schedule.ts), RESERVED when only reserved capacity stands in the way.

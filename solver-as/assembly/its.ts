@@ -1,4 +1,4 @@
-// Instance types a requirement set allows, per template (spec/scheduling.md §2.9): compatible with the set
+// Instance types a requirement set allows, per template (docs/karpenter/scheduling.md §2.9): compatible with the set
 // (Intersects) and with an available offering the set allows; and the cheapest such offering's price.
 // Memoised per (set, template): most NodeClaims of a solve share a handful of requirement sets.
 import {

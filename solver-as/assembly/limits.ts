@@ -1,4 +1,4 @@
-// NodePool limits in the search (spec/scheduling.md §2.13): each template's remaining limits, what a new
+// NodePool limits in the search (docs/karpenter/scheduling.md §2.13): each template's remaining limits, what a new
 // NodeClaim reserves (one node, and the largest capacity among its options per limited dimension), and the
 // memo of opening a NodeClaim.
 //

@@ -1,4 +1,4 @@
-// Reserved capacity (spec/scheduling.md §2.15), as the reference solver's reservation manager keeps it: a counter of
+// Reserved capacity (docs/karpenter/scheduling.md §2.15), as the reference solver's reservation manager keeps it: a counter of
 // instances left per reservation, and per claim the reservations it holds (a short list: a claim holds the few
 // reservations its instance types can launch into). On every successful check a claim computes what it would hold
 // with the pod added (`pending`); adding the pod commits that, taking one instance of each newly held reservation

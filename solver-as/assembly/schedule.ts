@@ -1,4 +1,4 @@
-// Karpenter's provisioning loop (spec/scheduling.md §2.4-§2.6), step for step as the reference solver
+// Karpenter's provisioning loop (docs/karpenter/scheduling.md §2.4-§2.6), step for step as the reference solver
 // runs it: pods in queue order; each tries existing nodes, then in-flight NodeClaims (fewest pods first),
 // then a new NodeClaim per template in weight order; on failure one preference is relaxed at a time
 // (pre-computed as a chain of pod-class versions); a full pass without progress ends the solve.

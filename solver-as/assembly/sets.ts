@@ -1,4 +1,4 @@
-// Dense requirement sets and their algebra (spec/scheduling.md §1), over interned values.
+// Dense requirement sets and their algebra (docs/karpenter/scheduling.md §1), over interned values.
 //
 // A set is NK records (flags, minValues, gte, lte) followed by the value bits of every key. Sets are
 // hash-consed: equal sets share one id, so the memo tables below (merge results, compatible instance

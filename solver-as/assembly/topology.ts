@@ -1,4 +1,4 @@
-// Topology in the solver (spec/scheduling.md §3): per-group domain counters instead of scans over placed
+// Topology in the solver (docs/karpenter/scheduling.md §3): per-group domain counters instead of scans over placed
 // pods. A group on a label key counts pods per interned value of that key; a hostname group counts pods per
 // host (existing nodes first, then NodeClaims as they are created). Semantics mirror
 // engine/solver/reference/topology.ts exactly, including its deterministic tie rules (lowest count, then

@@ -1,4 +1,4 @@
-// Consolidation drills against the simulator (spec/disruption.md §2, §5.7), each watched by the invariant
+// Consolidation drills against the simulator (docs/karpenter/disruption.md §2, §5.7), each watched by the invariant
 // checker: no PodDisruptionBudget broken, no disruption beyond a budget, no pod left without a node for
 // longer than the drill allows (replacements are up before the candidates drain, so only seconds).
 import { afterEach, describe, expect, it } from 'vitest';

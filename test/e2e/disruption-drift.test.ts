@@ -1,4 +1,4 @@
-// Drift and budget drills against the simulator (spec/disruption.md §3, §4), watched by the invariant
+// Drift and budget drills against the simulator (docs/karpenter/disruption.md §3, §4), watched by the invariant
 // checker: a template change rolls the NodePool one node at a time under a budget of 1, and a scheduled
 // budget of 0 keeps an empty node until its window closes.
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Expiration drill against the simulator (spec/disruption.md §5.1): a NodeClaim past its expireAfter is
+// Expiration drill against the simulator (docs/karpenter/disruption.md §5.1): a NodeClaim past its expireAfter is
 // deleted even though the NodePool's budget allows no voluntary disruption at all; its pods move to a new
 // node while the drain honours their PodDisruptionBudget, and none waits long for a node.
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The controller killed in the middle of a disruption command (spec/disruption.md §1.2 step 4, §A.4): the
+// The controller killed in the middle of a disruption command (docs/karpenter/disruption.md §1.2 step 4, §A.4): the
 // candidate is tainted and has DisruptionReason, its replacement is launching, and the process dies with
 // the orchestration queue in its memory. The next controller removes the marks on its first pass (the
 // taint is the only state that survived), no pod is lost, and the cluster still ends up consolidated.

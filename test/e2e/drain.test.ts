@@ -1,4 +1,4 @@
-// Termination drains through the Eviction API and respects PodDisruptionBudgets (spec/disruption.md
+// Termination drains through the Eviction API and respects PodDisruptionBudgets (docs/karpenter/disruption.md
 // §5.6): a PDB that allows no disruption keeps the node up (FailedDraining, 429s retried) until the PDB
 // allows evictions; then the pods move to a replacement node and the node and its instance go.
 import { afterEach, describe, expect, it } from 'vitest';

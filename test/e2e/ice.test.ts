@@ -2,7 +2,7 @@
 // NodeClaim's offerings to the next one; when none of a NodeClaim's offerings has capacity, the NodeClaim
 // is deleted and the very next provisioning batch places the pods on the next NodePool, without trying the
 // failed offerings again: they stay in the unavailable-offerings cache for 3 minutes, and only then
-// become candidates again (spec/aws-provider.md §3).
+// become candidates again (docs/karpenter/aws-provider.md §3).
 import { afterEach, describe, expect, it } from 'vitest';
 import { toNodeClass } from '../../engine/index.ts';
 import { SimCloudProvider } from '../../sim/cloud/provider.ts';

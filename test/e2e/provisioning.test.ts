@@ -100,7 +100,7 @@ spec:
     expect(pending).toHaveLength(2);
     const failed = events(sim, 'FailedScheduling').filter((e) => (e['involvedObject'] as { name: string }).name === pending[0]!.metadata.name && e['source'] && (e['source'] as { component: string }).component === 'karpenter');
     expect(failed.length).toBeGreaterThan(0);
-    expect(String(failed.at(-1)!['message'])).toMatch(/^Failed to schedule pod, .*nodepool small.*limit/);
+    expect(String(failed.at(-1)!['message'])).toMatch(/^Failed to schedule pod, .*(limits? .*\(NodePool=small\)|nodepool small.*limit)/);
     await scale(sim, 'web', 3);
     await sim.clock.advanceUntil(() => pods(sim!, 'web').length === 3, 60_000, 'scaled down');
   });

@@ -1,4 +1,4 @@
-// Node registration and initialization (spec/disruption.md §5.4): the kubelet registers the Node with
+// Node registration and initialization (docs/karpenter/disruption.md §5.4): the kubelet registers the Node with
 // karpenter.sh/unregistered:NoExecute; the controller takes it off, syncs the NodeClaim's labels,
 // taints, finalizer and owner reference, and initializes the node only once its startup taints are gone.
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Capacity reservations (ODCRs and Capacity Blocks) on the AWS side (spec/aws-provider.md §3 "Reserved
+// Capacity reservations (ODCRs and Capacity Blocks) on the AWS side (docs/karpenter/aws-provider.md §3 "Reserved
 // capacity", §4): what a resolved reservation is (the EC2NodeClass status entry), and the in-memory count of
 // instances left in each one. EC2's AvailableInstanceCount lags launches, so Karpenter keeps its own count:
 // set from DescribeCapacityReservations whenever a node class resolves its reservations, one less per launch

@@ -1,4 +1,4 @@
-// CloudProvider.isDrifted for AWS (spec/aws-provider.md §5 "Drift"), checks in Karpenter's order:
+// CloudProvider.isDrifted for AWS (docs/karpenter/aws-provider.md §5 "Drift"), checks in Karpenter's order:
 // 1. NodeClassDrift: the NodeClaim's static hash differs from the node class's, at the same hash version
 // 2. AMIDrift: the NodeClaim's image is not the AMI its instance type maps to in status.amis
 // 3. SecurityGroupDrift: the instance's groups differ from status.securityGroups

@@ -1,4 +1,4 @@
-// AWS error codes as sets, and the reasons launch failures map to (spec/aws-provider.md §4.7; Karpenter
+// AWS error codes as sets, and the reasons launch failures map to (docs/karpenter/aws-provider.md §4.7; Karpenter
 // pkg/errors/errors.go). SDK v3 errors carry the code in `name`; JSON protocols in AWS-query compatibility
 // mode (SQS) also carry the legacy code in `Code`, so both are checked.
 

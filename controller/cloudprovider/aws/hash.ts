@@ -1,4 +1,4 @@
-// The EC2NodeClass static hash behind NodeClassDrift (spec/aws-provider.md §5 "Drift" 1): a hash of the spec
+// The EC2NodeClass static hash behind NodeClassDrift (docs/karpenter/aws-provider.md §5 "Drift" 1): a hash of the spec
 // with lists treated as sets and zero values ignored, minus the fields Karpenter marks hash:"ignore" (the
 // selector terms, amiFamily, ipPrefixCount), plus the resolved AMI family and the cluster CA bundle. It is
 // written to the node class and to each NodeClaim at launch as `karpenter.k8s.aws/ec2nodeclass-hash`, with

@@ -1,4 +1,4 @@
-// The unavailable-offerings ("ICE") cache of spec/aws-provider.md §3: offerings that failed with a capacity
+// The unavailable-offerings ("ICE") cache of docs/karpenter/aws-provider.md §3: offerings that failed with a capacity
 // error (or received a spot interruption) are unavailable for 3 minutes, keyed
 // `capacityType:instanceType:zone`; a capacity type as a whole (spot, when the Spot service-linked role cannot
 // be created) and subnets (InsufficientFreeAddressesInSubnet) have their own 3-minute entries. The

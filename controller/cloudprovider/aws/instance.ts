@@ -1,4 +1,4 @@
-// Instances this controller launched, as the seam's Instance (spec/aws-provider.md §4.8): get and list through
+// Instances this controller launched, as the seam's Instance (docs/karpenter/aws-provider.md §4.8): get and list through
 // DescribeInstances (live states only; list by Karpenter's tags), delete through a batched
 // TerminateInstances (only an instance carrying this cluster's tags), and the post-registration tags. An
 // instance that is gone is NodeClaimNotFoundError; one that is not this cluster's, InstanceNotOwnedError.

@@ -1,4 +1,4 @@
-// On-demand and spot prices (spec/aws-provider.md §7). Starts from a static on-demand table (by default the
+// On-demand and spot prices (docs/karpenter/aws-provider.md §7). Starts from a static on-demand table (by default the
 // engine catalog's for the region, us-east-1 fallback applied: catalogStaticPrices in catalog.ts); spot starts as
 // "the on-demand price, in any zone" until the first spot refresh succeeds, after which only real (type,
 // zone) prices count. Refreshes merge over what is known, so a failed call keeps the last good prices.

@@ -1,4 +1,4 @@
-// The AWS region the provider works in, found the way Karpenter finds it (spec/aws-provider.md §10: "from
+// The AWS region the provider works in, found the way Karpenter finds it (docs/karpenter/aws-provider.md §10: "from
 // the AWS SDK config"): AWS_REGION or AWS_DEFAULT_REGION (IRSA and Pod Identity set them), then the SDK's
 // shared config (AWS_PROFILE, ~/.aws/config), then the instance metadata service (IMDSv2) of the node the
 // controller runs on. Every step that fails is named in the error.

@@ -137,7 +137,7 @@ export function iamPort(client: IAMClient): IamPort {
   };
 }
 
-/** ReceiveMessage parameters of spec/aws-provider.md §6. */
+/** ReceiveMessage parameters of docs/karpenter/aws-provider.md §6. */
 export const RECEIVE_PARAMETERS = {
   MaxNumberOfMessages: 10,
   WaitTimeSeconds: 20,

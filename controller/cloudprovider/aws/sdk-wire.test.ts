@@ -1,5 +1,5 @@
 // Wire-level tests: the real SDK clients against a tiny loopback HTTP server speaking EC2's Query protocol
-// (form body, XML answers) and SQS's JSON 1.0 protocol, as docs/stack-notes.md §7 describes them.
+// (form body, XML answers) and SQS's JSON 1.0 protocol, as docs/stack.md §7 describes them.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 import { createHash } from 'node:crypto';

@@ -1,6 +1,6 @@
 // What the AWS provider needs from the operator's resolved options (controller/operator/options.ts parses
 // flags and env named like Karpenter's: CLUSTER_NAME, CLUSTER_ENDPOINT, INTERRUPTION_QUEUE, ...), plus the
-// tag and annotation keys Karpenter's AWS provider uses (spec/aws-provider.md §4.1, §4.8, §5). Label keys are
+// tag and annotation keys Karpenter's AWS provider uses (docs/karpenter/aws-provider.md §4.1, §4.8, §5). Label keys are
 // the engine's (engine/scheduling/labels.ts, engine/catalog/labels.ts).
 
 export interface AwsSettings {

@@ -1,4 +1,4 @@
-// The clean-up at the start of every disruption pass (spec/disruption.md §1.2 step 4, §A.4): the taint and
+// The clean-up at the start of every disruption pass (docs/karpenter/disruption.md §1.2 step 4, §A.4): the taint and
 // the DisruptionReason condition are the only disruption state that outlives the controller, so a node
 // that carries them but belongs to no queued command and is not marked for deletion lost its command (a
 // restart, a failure half-way): its marks come off. Nodes already being deleted keep them.

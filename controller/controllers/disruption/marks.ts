@@ -1,4 +1,4 @@
-// The persisted disruption marks (spec/disruption.md §5.7, §A.4): the karpenter.sh/disrupted:NoSchedule
+// The persisted disruption marks (docs/karpenter/disruption.md §5.7, §A.4): the karpenter.sh/disrupted:NoSchedule
 // taint on a Node and the DisruptionReason condition on its NodeClaim. Both are lists another writer may
 // change at the same time (the kubelet, node.termination, the lifecycle controller), so every write carries
 // the resourceVersion it was computed from and a 409 re-reads the object and tries again.

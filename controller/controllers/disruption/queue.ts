@@ -1,4 +1,4 @@
-// disruption.queue: the orchestration queue (spec/disruption.md §5.7). start() runs Karpenter's
+// disruption.queue: the orchestration queue (docs/karpenter/disruption.md §5.7). start() runs Karpenter's
 // StartCommand: mark the candidates disrupted (taint + DisruptionReason), create the replacements, nominate
 // the destinations, only then mark the candidates for deletion in cluster state (earlier, the provisioner
 // would launch capacity for their pods a second time), and enqueue the command. Each reconcile waits for

@@ -1,4 +1,4 @@
-// disruption: the singleton loop (spec/disruption.md §1.2) over the disruption engine.
+// disruption: the singleton loop (docs/karpenter/disruption.md §1.2) over the disruption engine.
 //
 // Each pass, once cluster state is synced:
 // 1. Remove disruption marks that no queued command owns (cleanup.ts).

@@ -1,4 +1,4 @@
-// Replacement NodeClaims for a disruption command (spec/disruption.md §5.7 step 4): built from the
+// Replacement NodeClaims for a disruption command (docs/karpenter/disruption.md §5.7 step 4): built from the
 // NodePool exactly as the provisioner builds its own (provisioning/nodeclaim.ts), written into cluster
 // state at once, and counted in karpenter_nodeclaims_created_total with the lower-case disruption reason
 // (Karpenter's provisioner.WithReason). NodePool limits are re-checked against current usage without the

@@ -1,4 +1,4 @@
-// What one disruption pass tells the world (spec/disruption.md §5.9, §7.1): gauges of eligible nodes and
+// What one disruption pass tells the world (docs/karpenter/disruption.md §5.9, §7.1): gauges of eligible nodes and
 // of what the budgets allow, the consolidation timeouts, and Karpenter's events: DisruptionBlocked and
 // Unconsolidatable on Node and NodeClaim with the engine's explanation of each node, DisruptionBlocked on a
 // NodePool whose budget allows nothing, ConsolidationCandidate / ConsolidationApproved / ConsolidationRejected,

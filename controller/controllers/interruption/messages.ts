@@ -1,4 +1,4 @@
-// What each interruption message means to the controller (spec/aws-provider.md §6), as data: Karpenter's
+// What each interruption message means to the controller (docs/karpenter/aws-provider.md §6), as data: Karpenter's
 // message kind (the `message_type` metric label and the `reason` of nodeclaims_disrupted_total), the action
 // (CordonAndDrain deletes the NodeClaim; NoAction only records events) and the events it publishes on the
 // NodeClaim and its Node. Reasons and messages are Karpenter's (pkg/controllers/interruption/events).
@@ -58,7 +58,7 @@ const NOTICES: Readonly<Record<MessageKind, Notice | undefined>> = {
   scheduled_change: { reason: 'InstanceUnhealthy', type: 'Warning', message: 'An unhealthy warning was triggered for the instance' },
   instance_stopped: { reason: 'InstanceStopping', type: 'Warning', message: 'Instance is stopping' },
   instance_terminated: { reason: 'InstanceTerminating', type: 'Warning', message: 'Instance is terminating' },
-  // Karpenter's events.go has no helper for it yet; the reason is the one spec/aws-provider.md §6 names.
+  // Karpenter's events.go has no helper for it yet; the reason is the one docs/karpenter/aws-provider.md §6 names.
   capacity_reservation_interrupted: { reason: 'CapacityReservationInstanceInterrupted', type: 'Warning', message: 'Capacity Reservation interruption warning was triggered' },
   no_op: undefined,
 };

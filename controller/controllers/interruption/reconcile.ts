@@ -1,5 +1,5 @@
 // interruption: reads the cloud provider's interruption feed (SQS on AWS, scenario-injected in the
-// simulator) and acts on each message as Karpenter's interruption controller does (spec/aws-provider.md
+// simulator) and acts on each message as Karpenter's interruption controller does (docs/karpenter/aws-provider.md
 // §6): for every NodeClaim on an instance the message names, publish the message's event, tell the
 // provider which capacity was interrupted (spot offering or reservation, so launches avoid it), and for
 // every kind but a rebalance recommendation delete the NodeClaim. Deleting is the whole "cordon and

@@ -1,4 +1,4 @@
-// The provisioning batch window (spec/scheduling.md §2.20): the first trigger opens it; it closes once no
+// The provisioning batch window (docs/karpenter/scheduling.md §2.20): the first trigger opens it; it closes once no
 // trigger came for `idleMs`, or `maxMs` after it opened, whichever is first. Closing calls `onClose` once.
 import type { Clock, Timer } from '../../operator/clock.ts';
 

@@ -1,9 +1,9 @@
 // NodePool limits, re-checked against current usage right before each NodeClaim is created
-// (spec/scheduling.md §2.13): the engine planned within the remaining limits, but nodes may have come up
+// (docs/karpenter/scheduling.md §2.13): the engine planned within the remaining limits, but nodes may have come up
 // since the snapshot, and several NodeClaims of one plan add up.
 import { add, formatResourceValue, NODES, type InstanceType, type NewNodeClaimPlan, type Resources, type StateNode } from '../../../engine/index.ts';
 
-/** What the pool's nodes use: the sum of their capacities, plus one `nodes` each (spec/disruption.md §6.6). */
+/** What the pool's nodes use: the sum of their capacities, plus one `nodes` each (docs/karpenter/disruption.md §6.6). */
 export function poolUsage(nodes: readonly StateNode[], pool: string): Record<string, number> {
   let usage: Record<string, number> = {};
   for (const n of nodes) {

@@ -1,5 +1,5 @@
-// Turns one planned NodeClaim into the NodeClaim object to create (spec/scheduling.md §1.12,
-// spec/disruption.md §0.4): the NodePool's template labels, annotations, taints and startup taints, the
+// Turns one planned NodeClaim into the NodeClaim object to create (docs/karpenter/scheduling.md §1.12,
+// docs/karpenter/disruption.md §0.4): the NodePool's template labels, annotations, taints and startup taints, the
 // nodepool and node-class labels, the nodepool-hash annotations, the plan's requirements (price-ordered
 // instance types, capacity types, zones) and the requests of the pods it is for.
 import {

@@ -1,4 +1,4 @@
-// EC2NodeClass (karpenter.k8s.aws/v1): the AWS settings of nodes, fields of v1.14.1 (spec/aws-provider.md §5).
+// EC2NodeClass (karpenter.k8s.aws/v1): the AWS settings of nodes, fields of v1.14.1 (docs/karpenter/aws-provider.md §5).
 import { conditions } from './common.ts';
 import {
   amiSelectorTerms, capacityReservationSelectorTerms, placementGroupSelector, securityGroupSelectorTerms, subnetSelectorTerms,

@@ -1,6 +1,6 @@
 // Parts of the EC2NodeClass schema (karpenter.k8s.aws/v1, fields as of v1.14.1): selector terms, kubelet,
 // block devices, metadata options, network interfaces. Facts from the AWS provider's
-// pkg/apis/v1/ec2nodeclass.go and spec/aws-provider.md §5; fields whose exact upstream constraints we could
+// pkg/apis/v1/ec2nodeclass.go and docs/karpenter/aws-provider.md §5; fields whose exact upstream constraints we could
 // not see (networkInterfaces, connectionTracking, cpuOptions, placementGroupSelector) are constrained by
 // EC2's own documented limits and marked ASSUMED.
 import type { CelRule, Schema, Violation } from './types.ts';

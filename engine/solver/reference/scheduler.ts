@@ -1,4 +1,4 @@
-// The reference provisioning solver: Karpenter's scheduling algorithm (spec/scheduling.md §2), written
+// The reference provisioning solver: Karpenter's scheduling algorithm (docs/karpenter/scheduling.md §2), written
 // to be read, not to be fast. It is the oracle the wasm solver is tested against and the "Karpenter"
 // baseline in benchmarks. It shares the scheduling model (engine/model: templates, nodes, topology,
 // relaxation) with the wasm encoder; the search below is its own. Deterministic tie rules where upstream

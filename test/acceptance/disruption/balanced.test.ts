@@ -1,4 +1,4 @@
-// spec/test-catalog.md §9.4 (balanced_integration_test.go): a Balanced NodePool, consolidateAfter 0s. The
+// docs/karpenter/test-cases.md §9.4 (balanced_integration_test.go): a Balanced NodePool, consolidateAfter 0s. The
 // scoring numbers of §9.1-§9.3 are unit-tested beside the code (engine/disruption/balanced.test.ts).
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Command, Decision } from '../../../engine/disruption/types.ts';

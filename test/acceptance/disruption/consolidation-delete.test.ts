@@ -1,4 +1,4 @@
-// spec/test-catalog.md §5.5-§5.7 (consolidation_test.go): deleting, the validation delay (the controller's
+// docs/karpenter/test-cases.md §5.5-§5.7 (consolidation_test.go): deleting, the validation delay (the controller's
 // 15 s wait becomes a validate() call on a changed snapshot) and multi-node consolidation.
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Pod, Snapshot, StateNode } from '../../../engine/domain/types.ts';

@@ -1,4 +1,4 @@
-// Karpenter's consolidation_dra_test.go (spec/test-catalog.md §8) at the engine level: the disruption scheduling
+// Karpenter's consolidation_dra_test.go (docs/karpenter/test-cases.md §8) at the engine level: the disruption scheduling
 // simulation (engine/disruption/simulate.ts) run directly on candidates, with IgnoreDRARequests=false. It checks
 // the two DRA concerns of a consolidation simulation: (A) devices a candidate node publishes are no scheduling
 // target; (B) devices held by the candidates' pods are freed (only their share) and their claims re-allocated.

@@ -1,4 +1,4 @@
-// spec/test-catalog.md §5.8-§5.15 (consolidation_test.go): savings ratio, topology, parallelization,
+// docs/karpenter/test-cases.md §5.8-§5.15 (consolidation_test.go): savings ratio, topology, parallelization,
 // preferences, minValues policy, buffer pods, static pools. §5.11 (reserved capacity) is in reserved.test.ts.
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { EngineOptions, Pod, StateNode } from '../../../engine/domain/types.ts';

@@ -1,4 +1,4 @@
-// spec/test-catalog.md §5.1-§5.4 (consolidation_test.go): WhenEmptyOrUnderutilized, consolidateAfter 0s,
+// docs/karpenter/test-cases.md §5.1-§5.4 (consolidation_test.go): WhenEmptyOrUnderutilized, consolidateAfter 0s,
 // budget 100%; nodes of the most expensive on-demand (or spot) type with 32 CPU; SpotToSpot on.
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { InstanceType, NodePool, Snapshot, StateNode } from '../../../engine/domain/types.ts';

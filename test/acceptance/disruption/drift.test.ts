@@ -1,4 +1,4 @@
-// spec/test-catalog.md §3 (drift_test.go): NodePool consolidateAfter 1h, budget 100%; nodes of the most
+// docs/karpenter/test-cases.md §3 (drift_test.go): NodePool consolidateAfter 1h, budget 100%; nodes of the most
 // expensive type with 32 CPU, Drifted=True, Consolidatable cleared.
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Snapshot, StateNode } from '../../../engine/domain/types.ts';

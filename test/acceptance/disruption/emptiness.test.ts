@@ -1,4 +1,4 @@
-// spec/test-catalog.md §2 (emptiness_test.go): NodePool WhenEmpty, consolidateAfter 0s, budget 100%.
+// docs/karpenter/test-cases.md §2 (emptiness_test.go): NodePool WhenEmpty, consolidateAfter 0s, budget 100%.
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { StateNode } from '../../../engine/domain/types.ts';
 import { HARNESS_ORDER } from '../../../engine/disruption/types.ts';

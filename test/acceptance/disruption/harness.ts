@@ -1,4 +1,4 @@
-// The disruption acceptance harness (spec/test-catalog.md §0.1) at the engine level: the suite's assorted
+// The disruption acceptance harness (docs/karpenter/test-cases.md §0.1) at the engine level: the suite's assorted
 // instance types, the fake provider's well-known labels, the reference solver (Karpenter's exact algorithm),
 // a "reconcile" that is one disrupt() call and an "execute" that applies the decision to the snapshot as the
 // orchestration queue would once replacements are initialized.

@@ -1,6 +1,6 @@
-// spec/test-catalog.md §5.11 Reserved Capacity (consolidation_test.go), at the engine level: reserved candidates may
+// docs/karpenter/test-cases.md §5.11 Reserved Capacity (consolidation_test.go), at the engine level: reserved candidates may
 // be replaced into a cheaper reservation, and on-demand or spot candidates into reserved capacity of the same
-// instance type (spec/disruption.md §2.5.3, end). Reserved offerings are priced far below the type's other offering;
+// instance type (docs/karpenter/disruption.md §2.5.3, end). Reserved offerings are priced far below the type's other offering;
 // the replacement holds every reservation it could use (the simulation runs with reserved fallback allowed) and
 // the price rule keeps only options whose worst reserved launch price is below the candidate's.
 import { beforeEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// spec/test-catalog.md §6 (singlenodeconsolidation_test.go, 3 NodePools) and the engine half of §7
+// docs/karpenter/test-cases.md §6 (singlenodeconsolidation_test.go, 3 NodePools) and the engine half of §7
 // (queue_test.go: the command timeout; the queue itself is the controller's).
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { InstanceType, StateNode } from '../../../engine/domain/types.ts';

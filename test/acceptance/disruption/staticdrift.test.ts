@@ -1,4 +1,4 @@
-// spec/test-catalog.md §4 (staticdrift_test.go): static NodePools (replicas) replace drifted nodes one for
+// docs/karpenter/test-cases.md §4 (staticdrift_test.go): static NodePools (replicas) replace drifted nodes one for
 // one from the template, within the budget and the pool's node limit. "Executing" a command removes the
 // candidate and adds its replacement (the cluster-state NodePool counts are the controller's).
 import { beforeEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// spec/test-catalog.md §1 (suite_test.go) at the engine level.
+// docs/karpenter/test-cases.md §1 (suite_test.go) at the engine level.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ModelCaches } from '../../../engine/model/caches.ts';
 import type { StateNode } from '../../../engine/domain/types.ts';

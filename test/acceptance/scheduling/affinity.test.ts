@@ -1,5 +1,5 @@
 // Karpenter scheduling acceptance: Pod Affinity / Anti-Affinity, including inverse anti-affinity and the
-// "Schrödinger" case (spec/test-catalog.md §12.13).
+// "Schrödinger" case (docs/karpenter/test-cases.md §12.13).
 import { describe, expect, it } from 'vitest';
 import type { Affinity, Pod, PodAffinityTerm, TopologySpreadConstraint } from '../../../engine/domain/types.ts';
 import { pod, pods, type PodOptions } from '../../fixtures/builders.ts';

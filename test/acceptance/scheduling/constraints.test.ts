@@ -1,4 +1,4 @@
-// Karpenter scheduling acceptance: Custom Constraints (spec/test-catalog.md §11.1–§11.4).
+// Karpenter scheduling acceptance: Custom Constraints (docs/karpenter/test-cases.md §11.1–§11.4).
 // Left out: the decision-duration metric half of "restricted labels" (metrics, Kubernetes objects); the
 // catalog's second copy of these blocks repeats the same expectations and is not duplicated here.
 import { expect, it, describe } from 'vitest';

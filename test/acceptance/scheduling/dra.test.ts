@@ -1,5 +1,5 @@
-// Karpenter scheduling acceptance: Dynamic Resource Allocation (spec/test-catalog.md §11.16), plus the device
-// allocation simulation with IgnoreDRARequests=false (spec/scheduling.md §2.7, §2.8, §2.16, §2.20). Pods are
+// Karpenter scheduling acceptance: Dynamic Resource Allocation (docs/karpenter/test-cases.md §11.16), plus the device
+// allocation simulation with IgnoreDRARequests=false (docs/karpenter/scheduling.md §2.7, §2.8, §2.16, §2.20). Pods are
 // written as manifests and parsed by parsePod, so the container / init-container claim parsing is exercised.
 import { describe, expect, it } from 'vitest';
 import { REQUESTED_DRA_DRIVERS_ANNOTATION } from '../../../engine/domain/dra.ts';

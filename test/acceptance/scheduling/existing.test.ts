@@ -1,5 +1,5 @@
 // Karpenter scheduling acceptance: Existing Nodes, No Pre-Binding, Deleting Nodes and NodePool requirements
-// instance filtering (spec/test-catalog.md §11.9, §11.10, §11.12, §11.15).
+// instance filtering (docs/karpenter/test-cases.md §11.9, §11.10, §11.12, §11.15).
 // Left out, with reasons:
 // - No Pre-Binding "should handle resource zeroing of extended resources by kubelet": cluster state decides
 //   that an uninitialized node's zeroed extended resources are read from its NodeClaim; the engine receives the
@@ -108,7 +108,7 @@ eachSolver((s) => {
   });
 
   describe('NodePool selection', () => {
-    // spec/scheduling.md §2.1, §1.10, after the cases of Karpenter's provisioning suite.
+    // docs/karpenter/scheduling.md §2.1, §1.10, after the cases of Karpenter's provisioning suite.
     const poolOf = (c: Cluster, p: ReturnType<typeof pod>) => c.scheduledNode(p).labels['karpenter.sh/nodepool'];
     it('should schedule to the nodepool with the highest priority always', () => {
       const c = new Cluster(s, { nodePools: [suitePool({ name: 'low', weight: 10 }), suitePool({ name: 'high', weight: 100 }), suitePool({ name: 'none' })] });

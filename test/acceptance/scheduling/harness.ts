@@ -1,4 +1,4 @@
-// A small in-memory cluster for Karpenter's scheduling acceptance cases (spec/test-catalog.md §0.2, §11, §12).
+// A small in-memory cluster for Karpenter's scheduling acceptance cases (docs/karpenter/test-cases.md §0.2, §11, §12).
 // One "provisioning pass" (Karpenter's ExpectProvisioned) = one solve over every provisionable pending pod;
 // its plan is checked with verifyPlan, then carried out the way Karpenter's test harness does it: each new
 // NodeClaim becomes an uninitialized node (the cheapest option's capacity and labels, the first allowed
@@ -60,12 +60,12 @@ export function eachSolver(fn: (s: Solver) => void): void {
   describe.each(SOLVERS)('$name solver', fn);
 }
 
-/** The scheduling suite's NodePool: capacity-type In [spot, on-demand] (test-catalog §0.2). */
+/** The scheduling suite's NodePool: capacity-type In [spot, on-demand] (docs/karpenter/test-cases.md §0.2). */
 export function suitePool(o: NodePoolOptions = {}): NodePool {
   return nodePool({ requirements: [{ key: CAPACITY_TYPE, operator: 'In', values: ['spot', 'on-demand'] }], ...o });
 }
 
-/** The topology suite's NodePool: capacity-type Exists (test-catalog §12). */
+/** The topology suite's NodePool: capacity-type Exists (docs/karpenter/test-cases.md §12). */
 export function topologyPool(o: NodePoolOptions = {}): NodePool {
   return nodePool({ requirements: [{ key: CAPACITY_TYPE, operator: 'Exists', values: [] }], ...o });
 }

@@ -1,4 +1,4 @@
-// Karpenter scheduling acceptance: In-Flight Nodes (spec/test-catalog.md §11.8). A NodeClaim planned in one
+// Karpenter scheduling acceptance: In-Flight Nodes (docs/karpenter/test-cases.md §11.8). A NodeClaim planned in one
 // pass is an uninitialized node in the next (harness.ts); pods bound to it count against its capacity.
 import { describe, expect, it } from 'vitest';
 import type { Pod, StateNode, Taint } from '../../../engine/domain/types.ts';

@@ -1,5 +1,5 @@
 // Karpenter scheduling acceptance: Preferential Fallback, Instance Type Compatibility and Binpacking
-// (spec/test-catalog.md §11.5–§11.7). Pods whose requests come from containers (init containers, runtime
+// (docs/karpenter/test-cases.md §11.5–§11.7). Pods whose requests come from containers (init containers, runtime
 // class overhead) are built as Kubernetes manifests and parsed by engine/api, so the requests the solver
 // sees are computed the way the controller computes them.
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
-// Karpenter scheduling acceptance: minValues (spec/scheduling.md §2.14), PreferencePolicy (§2.17) and volume
-// topology as far as Pod.volumeRequirements models it (spec/test-catalog.md §11.11, §12.16).
+// Karpenter scheduling acceptance: minValues (docs/karpenter/scheduling.md §2.14), PreferencePolicy (§2.17) and volume
+// topology as far as Pod.volumeRequirements models it (docs/karpenter/test-cases.md §11.11, §12.16).
 // Left out, with reasons:
 // - VolumeUsage cases about CSI attach limits (CSINode allocatable counts, ephemeral volumes, default and
 //   newest storage classes, CSI migration), PVC/PV/StorageClass validation (unsupported provisioner or

@@ -1,4 +1,4 @@
-// Karpenter scheduling acceptance: Reserved Instance Types (spec/test-catalog.md §11.14, spec/scheduling.md §2.15).
+// Karpenter scheduling acceptance: Reserved Instance Types (docs/karpenter/test-cases.md §11.14, docs/karpenter/scheduling.md §2.15).
 // Fixture from the catalog heading: types large (6 CPU), medium (3 CPU) and small (2 CPU) with the fake provider's
 // default offerings; medium and small each add one reserved offering in test-zone-1, id r-<name>, at 1/100000 of
 // their price, one instance each. The NodePool allows capacity types spot, on-demand and reserved (§0.2).

@@ -1,4 +1,4 @@
-// Karpenter scheduling acceptance: Taints (spec/test-catalog.md §12.15), NodePool limits (spec/scheduling.md
+// Karpenter scheduling acceptance: Taints (docs/karpenter/test-cases.md §12.15), NodePool limits (docs/karpenter/scheduling.md
 // §2.13) and daemonset overhead (§2.10), the last two after the cases of Karpenter's provisioning suite.
 // Left out: "should account for overhead using daemonset pod spec instead of daemonset spec" (needs the
 // DaemonSet and its pods as Kubernetes objects; the engine receives the chosen pod as DaemonSet.pod).

@@ -1,5 +1,5 @@
 // Karpenter scheduling acceptance: matchLabelKeys, nodeTaintsPolicy, nodeAffinityPolicy, and spreads combined
-// with node affinity (spec/test-catalog.md §12.6, §12.7, §12.8, §12.11, §12.12).
+// with node affinity (docs/karpenter/test-cases.md §12.6, §12.7, §12.8, §12.11, §12.12).
 import { describe, expect, it } from 'vitest';
 import type { Taint, TopologySpreadConstraint } from '../../../engine/domain/types.ts';
 import { pods, stateNode, type PodOptions } from '../../fixtures/builders.ts';

@@ -1,5 +1,5 @@
 // Karpenter scheduling acceptance: Topology spread by hostname and capacity type, and combined constraints
-// (spec/test-catalog.md §12.3, §12.4, §12.5, §12.9, §12.10). Skews are sorted counts (which domain gets the
+// (docs/karpenter/test-cases.md §12.3, §12.4, §12.5, §12.9, §12.10). Skews are sorted counts (which domain gets the
 // extra pod is a map-order choice upstream).
 import { describe, expect, it } from 'vitest';
 import type { TopologySpreadConstraint } from '../../../engine/domain/types.ts';

@@ -1,4 +1,4 @@
-// Karpenter scheduling acceptance: Topology, top level and Zonal (spec/test-catalog.md §12.1, §12.2).
+// Karpenter scheduling acceptance: Topology, top level and Zonal (docs/karpenter/test-cases.md §12.1, §12.2).
 // Skews are compared as sorted counts: which zone gets the extra pod is a map-order choice upstream.
 // Left out: "should not spread an invalid label selector" (Karpenter skips it on Kubernetes >= 1.24, where
 // admission rejects the selector; there is nothing left to schedule).

@@ -1,7 +1,7 @@
 // The provider's whole sizing path (DescribeInstanceTypes -> facts.ts -> the engine's formulas, with the
 // catalog's extra facts) against what Karpenter publishes for the same 17 types: allocatable for AL2023 with
 // default settings, and the type's labels. Expected values: testdata/karpenter-docs.17.json (see its _meta).
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseResources, reqs } from '../../../../engine/index.ts';
 import { FakeClock, fixtureInstanceTypes, fixturePrices, mockedAws, readyNodeClass } from '../../../../test/fakes/aws.ts';
@@ -53,11 +53,11 @@ describe('the 17 DescribeInstanceTypes fixture types against Karpenter\'s publis
   });
 });
 
-// Optional cross-check: the committed expectations are still the shared data's (skipped where ../shared is absent).
-const shared = new URL('../../../../../shared/data/aws/instance-types.json', import.meta.url);
-describe.skipIf(!existsSync(shared))('testdata/karpenter-docs.17.json', () => {
-  it('equals the shared instance-types.json records', () => {
-    const all = JSON.parse(readFileSync(shared, 'utf8')) as { instanceTypes: Expected[] };
+// Cross-check: the expectations here are still the records of the committed AWS data.
+const dataFile = new URL('../../../../test/fixtures/data/aws/instance-types.json', import.meta.url);
+describe('testdata/karpenter-docs.17.json', () => {
+  it('equals the instance-types.json records of test/fixtures/data/aws', () => {
+    const all = JSON.parse(readFileSync(dataFile, 'utf8')) as { instanceTypes: Expected[] };
     for (const e of docs.instanceTypes) {
       const s = all.instanceTypes.find((x) => x.name === e.name);
       expect({ name: e.name, a: s?.karpenterAllocatableAL2023, l: s?.karpenterLabels }).toEqual({ name: e.name, a: e.karpenterAllocatableAL2023, l: e.karpenterLabels });

@@ -1,4 +1,4 @@
-// Instance types with offerings for an EC2NodeClass (spec/aws-provider.md §3). Discovery (DescribeInstanceTypes
+// Instance types with offerings for an EC2NodeClass (docs/karpenter/aws-provider.md §3). Discovery (DescribeInstanceTypes
 // with Karpenter's filters, DescribeInstanceTypeOfferings for the zones) is refreshed by the caller (12 h in
 // Karpenter); each list() builds the types for the node class's subnets' zones, prices them, and marks
 // offerings unavailable when the ICE cache holds them or every subnet of their zone is out of addresses.

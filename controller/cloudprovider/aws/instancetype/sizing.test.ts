@@ -1,5 +1,5 @@
 // The node-class side of sizing: EC2NodeClass fields (as the engine parses them) and operator settings reach
-// the engine's formulas. Vectors from spec/aws-provider.md §1 (Karpenter's docs values for AL2023).
+// the engine's formulas. Vectors from docs/karpenter/aws-provider.md §1 (Karpenter's docs values for AL2023).
 import { describe, expect, it } from 'vitest';
 import type { EC2NodeClass, Ec2InstanceInfo } from '../../../../engine/index.ts';
 import { fixtureInstanceTypes, nodeClass } from '../../../../test/fakes/aws.ts';

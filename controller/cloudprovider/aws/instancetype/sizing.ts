@@ -1,6 +1,6 @@
 // An EC2NodeClass and the operator settings -> the engine's capacity settings, and the capacity, overhead
 // and allocatable of one instance type under them (engine/catalog allocatable.ts: Karpenter's formulas,
-// spec/aws-provider.md §1), with the engine's mapping of the node class (nodeClassCapacitySettings):
+// docs/karpenter/aws-provider.md §1), with the engine's mapping of the node class (nodeClassCapacitySettings):
 // * EFA-only interfaces declared on network card 0 take ENIs away from pods, exactly as RESERVED_ENIS does
 //   (usableENIs = maxENIs − reservedENIs − EFA-only on card 0); the engine adds them to reservedENIs. Like
 //   RESERVED_ENIS they do not change kube-reserved memory, which always uses the count with 0 reserved.

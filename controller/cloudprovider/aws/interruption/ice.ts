@@ -1,5 +1,5 @@
 // A spot interruption warning marks its offering (spot, instance type, zone) unavailable for 3 minutes, so
-// the replacement the controller provisions goes elsewhere (spec/aws-provider.md §6: Karpenter's
+// the replacement the controller provisions goes elsewhere (docs/karpenter/aws-provider.md §6: Karpenter's
 // interruption controller does this before deleting the NodeClaim). The seam's events carry instance ids
 // only; `instanceAt` finds the type and zone (the controller looks them up on its NodeClaims). A capacity
 // reservation interruption warning marks the NodeClaim's reservation unavailable instead (through the seam's

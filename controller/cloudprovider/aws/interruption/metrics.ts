@@ -1,4 +1,4 @@
-// The interruption counters the SQS source itself touches, with Karpenter's names (spec/aws-provider.md §6).
+// The interruption counters the SQS source itself touches, with Karpenter's names (docs/karpenter/aws-provider.md §6).
 // The source only counts what never reaches the controller: a message it cannot parse is counted under
 // message_type="unparseable" and deleted here. Parsed messages are counted (by type, queue time, deletion)
 // by the controller's interruption controller, on the operator's registry; the controller passes its own

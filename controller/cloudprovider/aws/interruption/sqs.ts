@@ -1,4 +1,4 @@
-// The InterruptionSource over SQS (spec/aws-provider.md §6): the queue URL is resolved once (GetQueueUrl),
+// The InterruptionSource over SQS (docs/karpenter/aws-provider.md §6): the queue URL is resolved once (GetQueueUrl),
 // each receive() is one long poll (20 s, up to 10 messages, visibility 20 s), every body is parsed through
 // the registry, and a message that cannot be parsed is logged, counted and deleted here so it never comes
 // back. Parsed messages (noop included) go to the controller, which counts them, acknowledges them after

@@ -1,4 +1,4 @@
-// CloudProvider.create for AWS (spec/aws-provider.md §4): check the node class, compute tags, select types
+// CloudProvider.create for AWS (docs/karpenter/aws-provider.md §4): check the node class, compute tags, select types
 // and a capacity type, map types to AMIs and launch templates, CreateFleet (batched), and turn the result
 // into the seam's Instance or a typed error.
 //

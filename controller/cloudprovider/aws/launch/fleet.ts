@@ -1,4 +1,4 @@
-// The CreateFleet call (spec/aws-provider.md §4.6-4.7): request shape, the batcher that merges identical
+// The CreateFleet call (docs/karpenter/aws-provider.md §4.6-4.7): request shape, the batcher that merges identical
 // requests (TotalTargetCapacity = N, instances handed out one per caller), and what the per-override errors
 // mean: capacity codes mark the ICE cache (and the subnet, or all of spot, for their special codes); a launch
 // that got nothing is InsufficientCapacity when every error was about capacity, else a CreateError.

@@ -1,4 +1,4 @@
-// Launch templates (spec/aws-provider.md §4.5): one per resolved configuration, named
+// Launch templates (docs/karpenter/aws-provider.md §4.5): one per resolved configuration, named
 // `karpenter.k8s.aws/<hash of the template contents>`, looked up by name and created when missing, kept in a
 // 1-minute cache refreshed on use; sweep() deletes templates whose entry expired (Karpenter deletes them from
 // EC2 on eviction), and deleteAll() removes a deleted node class's templates.

@@ -1,4 +1,4 @@
-// User data per AMI family, merged with spec.userData (spec/aws-provider.md §4.5; Karpenter
+// User data per AMI family, merged with spec.userData (docs/karpenter/aws-provider.md §4.5; Karpenter
 // amifamily/bootstrap/*): AL2023 gets a nodeadm NodeConfig in a MIME archive (ours first, then the user's
 // parts), AL2 a MIME archive of the user's script then bootstrap.sh, Bottlerocket the user's TOML with our
 // settings written over it, Windows a PowerShell block with the user's lines before Start-EKSBootstrap.ps1,

@@ -1,5 +1,5 @@
 // AMI aliases (family@version) -> the SSM public parameters that name EKS-optimized images, with the
-// requirements each image serves (spec/aws-provider.md §5 "AMIs, by alias"; Karpenter amifamily/*.go).
+// requirements each image serves (docs/karpenter/aws-provider.md §5 "AMIs, by alias"; Karpenter amifamily/*.go).
 import {
   amiFamilyTraits, ARCH_LABEL, INSTANCE_ACCELERATOR_COUNT_LABEL, INSTANCE_GPU_COUNT_LABEL, kubeArch, OS_LABEL, WINDOWS_BUILD_LABEL,
   type AMIFamily, type EC2NodeClassStatus,

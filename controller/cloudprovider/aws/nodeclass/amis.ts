@@ -1,4 +1,4 @@
-// AMI resolution for an EC2NodeClass (spec/aws-provider.md §5): an alias reads SSM public parameters; other
+// AMI resolution for an EC2NodeClass (docs/karpenter/aws-provider.md §5): an alias reads SSM public parameters; other
 // terms query DescribeImages (ids merged into one image-id filter, tags as tag filters, name with owners
 // self+amazon unless given, ssmParameter read from SSM). Per unique requirement set the newest
 // non-deprecated image wins.

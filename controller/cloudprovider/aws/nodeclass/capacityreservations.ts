@@ -1,4 +1,4 @@
-// spec.capacityReservationSelectorTerms -> status.capacityReservations (spec/aws-provider.md §5). Every id term
+// spec.capacityReservationSelectorTerms -> status.capacityReservations (docs/karpenter/aws-provider.md §5). Every id term
 // goes into one DescribeCapacityReservations call by CapacityReservationIds; every other term is one call with
 // its filters ANDed (tags as for subnets, ownerID -> owner-id, instanceMatchCriteria -> instance-match-criteria).
 // Each call also filters state=active; results are ORed across terms and deduplicated. An id EC2 does not know

@@ -1,4 +1,4 @@
-// spec.role -> a managed instance profile (spec/aws-provider.md §5 "Instance profile"): named
+// spec.role -> a managed instance profile (docs/karpenter/aws-provider.md §5 "Instance profile"): named
 // `<cluster>_<hash(region + nodeclass name + uuid)>` under `/karpenter/<region>/<cluster>/<nodeclass-uid>/`,
 // tagged with the cluster, region and node class, holding the role (any IAM path stripped). A role change
 // creates a new profile instead of swapping the role (instances launched with the old profile keep working);

@@ -1,4 +1,4 @@
-// Subnet and security-group selection (spec/aws-provider.md §5 "Subnets and SGs"). Each selector term is
+// Subnet and security-group selection (docs/karpenter/aws-provider.md §5 "Subnets and SGs"). Each selector term is
 // one filter set (its tags and cidr ANDed; a "*" tag value becomes a tag-key filter); all id terms merge into one
 // subnet-id/group-id filter set and SG name terms into one group-name set. Results are ORed across sets and
 // deduplicated.

@@ -2,7 +2,7 @@
 // (engine/api/ec2nodeclass.ts), which every other file uses as is:
 //
 // * status.conditions[].observedGeneration: the engine's Condition drops it, but launching needs "Ready=True
-//   for the current generation" (spec/aws-provider.md §4 step 1). parseNodeClass() keeps it as an extra field
+//   for the current generation" (docs/karpenter/aws-provider.md §4 step 1). parseNodeClass() keeps it as an extra field
 //   on each condition; a node class parsed by the engine alone has none, and then Ready=True is trusted.
 // * Writing status back: the engine's conditions hold lastTransitionTime in ms since the epoch; the API server
 //   wants RFC 3339. statusObject() renders the status the reconciler computed in the wire shape.

@@ -1,4 +1,4 @@
-// Draining a node (spec/disruption.md §5.6 step 5 and the eviction queue): which pods still hold the node
+// Draining a node (docs/karpenter/disruption.md §5.6 step 5 and the eviction queue): which pods still hold the node
 // up, which of them go now, and how. Pods whose grace period would overrun the termination deadline are
 // deleted outright (bypassing PDBs and do-not-disrupt); the rest are evicted through the Eviction API in
 // Karpenter's four tiers (non-critical, non-critical DaemonSet, critical, critical DaemonSet), one tier
@@ -45,7 +45,7 @@ export function evictionTier(pods: readonly Pod[]): Pod[] {
 
 /**
  * The pod's karpenter.sh/do-not-disrupt protection is active: "true", or a duration not yet elapsed since
- * the pod started (spec/disruption.md §1.3 step 9). Other values protect nothing.
+ * the pod started (docs/karpenter/disruption.md §1.3 step 9). Other values protect nothing.
  */
 export function doNotDisrupt(p: Pod, now: number): boolean {
   const v = p.annotations[DO_NOT_DISRUPT_ANNOTATION];

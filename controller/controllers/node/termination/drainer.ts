@@ -1,9 +1,9 @@
-// How node.termination cordons and drains a Node (spec/disruption.md §5.6): the disrupted taint and the
+// How node.termination cordons and drains a Node (docs/karpenter/disruption.md §5.6): the disrupted taint and the
 // load-balancer exclusion label, then one drain pass: pods that would outlive the termination deadline are
 // deleted, the others evicted through the Eviction API one tier at a time (drain.ts), PDB refusals
 // reported as FailedDraining.
 import type { Pod } from '../../../../engine/index.ts';
-import { targetOf } from '../../../operator/events.ts';
+import { goTime, targetOf } from '../../../operator/events.ts';
 import { ignoreNotFound, isNotFound, isTooManyRequests, KubeError } from '../../../operator/kube.ts';
 import type { NodeEntry } from '../../../state/statenode.ts';
 import type { ControllerContext } from '../../context.ts';
@@ -46,7 +46,7 @@ export function newDrainer(ctx: ControllerContext): Drainer {
       const grace = Math.max(1, Math.floor(((deadline ?? now) - now) / 1000));
       await ctx.kube.delete('Pod', p.name, { namespace: p.namespace, gracePeriodSeconds: grace, uid: p.uid }).catch(ignoreNotFound);
       ctx.metrics.podsDrained.inc({ reason: 'Forceful Termination' });
-      ctx.events.publish({ involved: podTarget(p), type: 'Warning', reason: 'Disrupted', message: `Deleting the pod to accommodate the terminationTime ${new Date(deadline!).toISOString()} of the node. The pod was granted ${grace} seconds of grace-period of its ${p.terminationGracePeriodSeconds ?? 30} terminationGracePeriodSeconds. This bypasses the PDB of the pod and the do-not-disrupt annotation.` });
+      ctx.events.publish({ involved: podTarget(p), type: 'Normal', reason: 'Disrupted', message: `Deleting the pod to accommodate the terminationTime ${goTime(deadline!)} of the node. The pod was granted ${grace} seconds of grace-period of its ${p.terminationGracePeriodSeconds ?? 30} terminationGracePeriodSeconds. This bypasses the PDB of the pod and the do-not-disrupt annotation.` });
     }
     const rest = waiting.filter((p) => !forced.includes(p));
     for (const p of evictionTier(rest)) {

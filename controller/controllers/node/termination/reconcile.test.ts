@@ -35,7 +35,8 @@ describe('termination', () => {
     await sim.settle();
     const annotated = sim.cluster.api.get('nodeclaims.karpenter.sh', undefined, claim);
     expect(Date.parse(annotated.metadata.annotations!['karpenter.sh/nodeclaim-termination-timestamp']!)).toBe(Math.floor(deletedAt / 1000) * 1000 + 5 * 60_000);
-    expect(events(sim, 'TerminationGracePeriodExpiring')).toHaveLength(1);
+    // On the NodeClaim and on its Node, as Karpenter publishes it from both terminations.
+    expect(events(sim, 'TerminationGracePeriodExpiring').map((e) => (e['involvedObject'] as { kind: string }).kind).sort()).toEqual(['Node', 'NodeClaim']);
 
     // The pod is not evicted; with a 30 s grace period it is deleted 30 s before the deadline.
     await sim.clock.advance(4 * 60_000);

@@ -1,4 +1,4 @@
-// node.termination: the Node finalizer (spec/disruption.md §5.6).
+// node.termination: the Node finalizer (docs/karpenter/disruption.md §5.6).
 // 1. Ownership (ownership.ts): a Node whose providerID a NodeClaim records for another Node is released at
 //    once, with an InstanceNotOwned warning; nothing else here is done to it.
 // 2. Delete the node's own NodeClaim if nobody has yet.

@@ -1,4 +1,4 @@
-// nodeclaim.consolidatable (spec/disruption.md §5.2): Consolidatable=True once the NodeClaim is
+// nodeclaim.consolidatable (docs/karpenter/disruption.md §5.2): Consolidatable=True once the NodeClaim is
 // initialized and consolidateAfter has passed since its last pod event (or since initialization);
 // cleared while the wait runs, when consolidateAfter is Never, or before initialization.
 import { conditionsOf, findCondition, transitionTime, withCondition, withoutCondition } from '../../../operator/conditions.ts';

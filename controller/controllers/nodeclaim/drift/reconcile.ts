@@ -1,4 +1,4 @@
-// nodeclaim.drift (Karpenter's NodeClaim disruption controller, spec/disruption.md §4.1): keeps the
+// nodeclaim.drift (Karpenter's NodeClaim disruption controller, docs/karpenter/disruption.md §4.1): keeps the
 // Drifted condition of each launched NodeClaim equal to the engine's verdict, in Karpenter's order: the
 // NodePool template hash changed (NodePoolDrifted), the NodeClaim's labels no longer meet the pool's
 // requirements (RequirementsDrifted), its instance type or offering is gone (InstanceTypeNotFound; checked

@@ -1,4 +1,4 @@
-// nodeclaim.expiration (spec/disruption.md §5.1): a NodeClaim older than its spec.expireAfter is deleted
+// nodeclaim.expiration (docs/karpenter/disruption.md §5.1): a NodeClaim older than its spec.expireAfter is deleted
 // at once: no budget, no replacement launched first, no do-not-disrupt or PDB check here (the drain still
 // honours PDBs and do-not-disrupt pods up to the terminationGracePeriod deadline, if any). Its pods are
 // re-planned by the provisioner while the node drains. Before the expiry it waits (requeue at the time).

@@ -1,4 +1,4 @@
-// nodeclaim.garbagecollection (spec/disruption.md §5.5, spec/aws-provider.md §4 step 8), every 2 minutes:
+// nodeclaim.garbagecollection (docs/karpenter/disruption.md §5.5, docs/karpenter/aws-provider.md §4 step 8), every 2 minutes:
 // 1. Instances this controller launched that no NodeClaim owns, 30 s after their launch, are terminated.
 //    The cloud provider lists only this cluster's instances (on AWS by the tags every launch carries:
 //    eks:eks-cluster-name, karpenter.sh/nodepool, karpenter.k8s.aws/ec2nodeclass). An instance is owned

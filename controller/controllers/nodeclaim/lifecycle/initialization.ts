@@ -1,4 +1,4 @@
-// Initialization (spec/disruption.md §5.4): the node is Ready, its startup taints and the known ephemeral
+// Initialization (docs/karpenter/disruption.md §5.4): the node is Ready, its startup taints and the known ephemeral
 // taints are gone, every extended resource the NodeClaim requested is registered and every DRA driver in its
 // karpenter.sh/requested-dra-drivers annotation has published its node-local pools; then label it
 // karpenter.sh/initialized.

@@ -1,4 +1,4 @@
-// Launch (spec/disruption.md §5.4): create the instance through the cloud provider once. An in-memory
+// Launch (docs/karpenter/disruption.md §5.4): create the instance through the cloud provider once. An in-memory
 // record of launched instances per NodeClaim uid stops a second create when the status write that says
 // Launched=True has not reached the informer yet.
 import type { CloudProvider, Instance, LaunchRequest } from '../../../cloudprovider/types.ts';

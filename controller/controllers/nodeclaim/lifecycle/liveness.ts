@@ -1,4 +1,4 @@
-// Liveness (spec/disruption.md §5.4): a NodeClaim that has not launched 5 minutes after its Launched
+// Liveness (docs/karpenter/disruption.md §5.4): a NodeClaim that has not launched 5 minutes after its Launched
 // condition last moved, or has not registered 15 minutes after its Registered condition last moved, is
 // deleted (so provisioning can try again elsewhere).
 import { targetOf } from '../../../operator/events.ts';

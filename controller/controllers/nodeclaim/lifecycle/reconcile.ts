@@ -1,4 +1,4 @@
-// nodeclaim.lifecycle (spec/disruption.md §5.4). For every live NodeClaim:
+// nodeclaim.lifecycle (docs/karpenter/disruption.md §5.4). For every live NodeClaim:
 // 1. add the termination finalizer first (never launch without it);
 // 2. launch -> register -> initialize -> liveness, each acting only when its turn has come (liveness also
 //    when a step before it failed);

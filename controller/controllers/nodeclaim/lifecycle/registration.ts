@@ -1,4 +1,4 @@
-// Registration (spec/disruption.md §5.4): find the Node with the NodeClaim's providerID, make it ours
+// Registration (docs/karpenter/disruption.md §5.4): find the Node with the NodeClaim's providerID, make it ours
 // (termination finalizer, owner reference, the NodeClaim's labels, annotations, taints and startup taints),
 // take off karpenter.sh/unregistered, and label it registered.
 import { ZONE_LABEL, type Taint } from '../../../../engine/index.ts';
@@ -31,7 +31,7 @@ export async function register(ctx: ControllerContext, d: Draft): Promise<Step> 
   const n = node.obj;
   const taints = ((n.spec?.['taints'] ?? []) as TaintJson[]);
   if (n.metadata.labels?.[REGISTERED_LABEL] !== 'true' && !taints.some((t) => t.key === UNREGISTERED_TAINT.key && t.effect === UNREGISTERED_TAINT.effect)) {
-    ctx.events.publish({ involved: targetOf(n, 'Node'), type: 'Warning', reason: 'UnregisteredTaintMissing', message: `Missing ${UNREGISTERED_TAINT.key} taint which prevents registration related race conditions on Karpenter-managed nodes` });
+    ctx.events.publish({ involved: targetOf(d.obj, 'NodeClaim'), type: 'Warning', reason: 'UnregisteredTaintMissing', message: `Missing ${UNREGISTERED_TAINT.key} taint which prevents registration related race conditions on Karpenter-managed nodes` });
   }
   await ctx.kube.patch('Node', node.info.name, nodePatch(n, d));
   d.status['nodeName'] = node.info.name;

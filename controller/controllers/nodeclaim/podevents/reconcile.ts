@@ -1,4 +1,4 @@
-// nodeclaim.podevents (spec/disruption.md §5.2): stamps status.lastPodEventTime on a NodeClaim when a
+// nodeclaim.podevents (docs/karpenter/disruption.md §5.2): stamps status.lastPodEventTime on a NodeClaim when a
 // non-DaemonSet pod binds to its node, finishes, starts terminating or goes away; consolidateAfter counts
 // from that time. Writes within 10 s of the last one are skipped, as Karpenter dedupes them.
 import { toKubeTime } from '../../../operator/clock.ts';

@@ -1,4 +1,4 @@
-// nodeclaim.termination: the NodeClaim finalizer (spec/disruption.md §5.3, §5.6).
+// nodeclaim.termination: the NodeClaim finalizer (docs/karpenter/disruption.md §5.3, §5.6).
 // 1. Write the termination deadline annotation when the NodeClaim has a terminationGracePeriod.
 // 2. Delete the Node(s) with its providerID and wait for them to go (the node finalizer drains them).
 // 3. Delete the instance the NodeClaim records; wait (5 s polls) until the cloud says it is gone. One the
@@ -27,7 +27,10 @@ export function newNodeClaimTermination(ctx: ControllerContext): Controller {
     if (tgp === undefined || e.info.annotations[TERMINATION_TIMESTAMP_ANNOTATION] || e.info.deletionTimestamp === undefined) return;
     const at = toKubeTime(e.info.deletionTimestamp + tgp);
     ctx.cluster.applyNodeClaim(await ctx.kube.patch('NodeClaim', e.info.name, { metadata: { annotations: { [TERMINATION_TIMESTAMP_ANNOTATION]: at } } }));
-    ctx.events.publish({ involved: targetOf(e.obj, 'NodeClaim'), type: 'Warning', reason: 'TerminationGracePeriodExpiring', message: `All pods will be deleted by ${at}` });
+    const node = e.info.providerId ? ctx.cluster.nodeByProviderID(e.info.providerId) : undefined;
+    for (const t of [targetOf(e.obj, 'NodeClaim'), ...(node ? [targetOf(node.obj, 'Node')] : [])]) {
+      ctx.events.publish({ involved: t, type: 'Warning', reason: 'TerminationGracePeriodExpiring', message: `All pods will be deleted by ${at}` });
+    }
   }
 
   /** true once the instance is gone. */

@@ -1,4 +1,4 @@
-// nodepool.counter (spec/disruption.md §6.6): status.resources is the sum of the capacities of the pool's
+// nodepool.counter (docs/karpenter/disruption.md §6.6): status.resources is the sum of the capacities of the pool's
 // nodes not marked for deletion (cpu, memory, pods, ephemeral-storage and nodes always present), and
 // status.nodes their count; the karpenter_nodepools_usage and _limit gauges follow.
 import { add, NODES } from '../../../../engine/index.ts';

@@ -1,4 +1,4 @@
-// nodepool.hash (spec/disruption.md §4.2): keeps the NodePool's karpenter.sh/nodepool-hash and
+// nodepool.hash (docs/karpenter/disruption.md §4.2): keeps the NodePool's karpenter.sh/nodepool-hash and
 // karpenter.sh/nodepool-hash-version annotations equal to the engine's template hash, the one the
 // provisioner stamps on NodeClaims, so nodeclaim.drift can compare them. When the pool's hash version is
 // not the current one (an older controller wrote it), its NodeClaims are moved to the current version first,

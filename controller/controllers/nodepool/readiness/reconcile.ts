@@ -1,4 +1,4 @@
-// nodepool.readiness (spec/disruption.md §6.6): ValidationSucceeded from the NodePool's own validation,
+// nodepool.readiness (docs/karpenter/disruption.md §6.6): ValidationSucceeded from the NodePool's own validation,
 // NodeClassReady mirroring its EC2NodeClass's Ready condition, and the root Ready = both. Only Ready
 // NodePools provision.
 import { conditionsOf, findCondition, sameConditions, withCondition, type KubeCondition } from '../../../operator/conditions.ts';
