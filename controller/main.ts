@@ -11,6 +11,7 @@ import type { CloudProvider } from './cloudprovider/types.ts';
 import type { ControllerContext } from './controllers/context.ts';
 import type { DisruptionMethod } from './controllers/disruption/types.ts';
 import { newControllers, type ControllerSet } from './controllers/index.ts';
+import { OverlayStore } from './controllers/nodeoverlay/store.ts';
 import { Activity } from './operator/activity.ts';
 import { EventLoopLag } from './operator/eventloop.ts';
 import { observeKubeRequest } from './operator/clientmetrics.ts';
@@ -114,6 +115,7 @@ export function engineOptionsOf(o: ResolvedOptions): EngineOptions {
     minValuesPolicy: o.minValuesPolicy,
     ignoreDRARequests: o.ignoreDRARequests,
     featureGates: { spotToSpotConsolidation: o.featureGates.spotToSpotConsolidation, reservedCapacity: o.featureGates.reservedCapacity },
+    ...(o.schedulerConfig?.podTopologySpread?.defaultConstraints.length ? { defaultTopologySpreadConstraints: o.schedulerConfig.podTopologySpread.defaultConstraints } : {}),
   };
 }
 
@@ -135,11 +137,14 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   });
   const { cluster, informers } = newClusterState({
     kube, kubeConfig: deps.kubeConfig, clock, log, dra: !options.ignoreDRARequests, watchTimeoutMs: options.kubeRequestTimeoutMs,
+    defaultSpread: Boolean(options.schedulerConfig?.podTopologySpread?.defaultConstraints.length), nodeOverlays: options.featureGates.nodeOverlay,
     ...(deps.informerBackoff ? { backoff: deps.informerBackoff } : {}), ...(deps.unsafeSkipCacheSync ? { unsafeSkipCacheSync: true } : {}),
   });
   const nodeClass = (name: string) => cluster.nodeClass(name)?.nodeClass;
   const cloudProvider = await deps.cloudProvider({ options, clock, log: log.child({ component: 'cloudprovider' }), cluster, nodeClass, kube, metrics });
   const events = new Recorder({ kube, clock, log, activity });
+  const defaults = options.schedulerConfig?.podTopologySpread?.defaultConstraints;
+  if (defaults?.length) log.info({ defaultTopologySpreadConstraints: defaults }, 'scheduler-config is set: applying these default topology spread constraints during scheduling to pods that declare none of their own');
   const shared = { clock, kube, cluster, events, metrics, activity, options, log };
   const engine = operatorEngine(deps.engine);
   const controllers = controllerSet(deps, shared, cloudProvider, withFence(cloudProvider, fence), engine);
@@ -177,10 +182,13 @@ interface Shared {
 
 function controllerSet(deps: OperatorDeps, shared: Shared, cloudProvider: CloudProvider, fenced: CloudProvider, engine: OperatorEngine): ControllerSet {
   const engineOptions = engineOptionsOf(shared.options);
+  // NodeOverlay: every controller sees the overlaid instance types; the nodeoverlay controller reads the provider's own.
+  const overlays = shared.options.featureGates.nodeOverlay ? new OverlayStore() : undefined;
+  const base = (name: string): CloudProvider => withMetrics(fenced, shared.metrics, name);
   const contextFor = (name: string): ControllerContext => ({
     ...shared, engineOptions,
     log: shared.log.child({ controller: name }),
-    cloudProvider: withMetrics(fenced, shared.metrics, name),
+    cloudProvider: overlays ? overlays.decorate(base(name)) : base(name),
     engine: engine.cluster(name),
   });
   return newControllers(contextFor, {
@@ -190,6 +198,7 @@ function controllerSet(deps: OperatorDeps, shared: Shared, cloudProvider: CloudP
     ...(deps.disruptionMethods ? { disruptionMethods: deps.disruptionMethods } : {}),
     ...(deps.only ? { only: deps.only } : {}),
     featureGates: shared.options.featureGates,
+    ...(overlays ? { nodeOverlays: { store: overlays, base } } : {}),
     repairPolicies: cloudProvider.repairPolicies().length,
     disableObservability: shared.options.disableClusterStateObservability,
   });

@@ -28,6 +28,7 @@ export {
   HOSTNAME_LABEL, ZONE_ID_LABEL, DO_NOT_DISRUPT_ANNOTATION, NODEPOOL_HASH_ANNOTATION, NODEPOOL_HASH_VERSION_ANNOTATION, DISRUPTED_TAINT_KEY,
   UNREGISTERED_TAINT_KEY, withExtraWellKnown, normalizeKey,
 } from './scheduling/labels.ts';
+export { defaultSelector, withDefaultSpread } from './scheduling/defaultspread.ts';
 export { tolerates, toleratesAll, firstUntolerated, formatTaint, isKnownEphemeralTaint } from './scheduling/taints.ts';
 export { selectorMatches, isTerminal, isTerminating, isActive, isOwnedByDaemonSet, isMirrorPod, podKey } from './scheduling/pods.ts';
 export {

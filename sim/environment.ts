@@ -14,7 +14,7 @@ import type { CloudProvider } from '../controller/cloudprovider/types.ts';
 import { newOperator, type Operator, type OperatorDeps } from '../controller/main.ts';
 import { newLogger, type Logger } from '../controller/operator/logger.ts';
 import { resolveOptions, type LogLevel } from '../controller/operator/options.ts';
-import { KubeClient, type KubeObject, type Kind } from '../controller/operator/kube.ts';
+import { KINDS, KubeClient, type KubeObject, type Kind } from '../controller/operator/kube.ts';
 import { manualClock, type SimClock } from './clock.ts';
 import { simulationEngine } from './engine.ts';
 import { startSimCluster, type SimCluster } from './cluster/cluster.ts';
@@ -104,7 +104,7 @@ export interface Simulation {
 
 const KIND_OF: Readonly<Record<string, Kind>> = {
   Node: 'Node', Pod: 'Pod', DaemonSet: 'DaemonSet', Deployment: 'Deployment', PodDisruptionBudget: 'PodDisruptionBudget',
-  NodePool: 'NodePool', NodeClaim: 'NodeClaim', EC2NodeClass: 'EC2NodeClass',
+  NodePool: 'NodePool', NodeClaim: 'NodeClaim', EC2NodeClass: 'EC2NodeClass', NodeOverlay: 'NodeOverlay', Service: 'Service',
 };
 
 /**
@@ -151,7 +151,7 @@ async function applyYaml(kube: KubeClient, yaml: string): Promise<KubeObject[]> 
     if (!obj || typeof obj !== 'object') continue;
     const kind = KIND_OF[String(obj.kind)];
     if (!kind) throw new Error(`apply: unsupported kind ${String(obj.kind)} (${String(obj.metadata?.name)})`);
-    const body = { ...obj, metadata: { ...obj.metadata, ...(kind === 'Deployment' || kind === 'Pod' || kind === 'DaemonSet' || kind === 'PodDisruptionBudget' ? { namespace: obj.metadata?.namespace ?? 'default' } : {}) } };
+    const body = { ...obj, metadata: { ...obj.metadata, ...(KINDS[kind].namespaced ? { namespace: obj.metadata?.namespace ?? 'default' } : {}) } };
     const existing = await kube.find(kind, body.metadata.name!, body.metadata.namespace);
     out.push(existing
       ? await kube.patch(kind, body.metadata.name!, { spec: body.spec ?? null, metadata: { labels: body.metadata.labels ?? null, annotations: body.metadata.annotations ?? null } }, body.metadata.namespace ? { namespace: body.metadata.namespace } : {})
@@ -172,9 +172,12 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
   const region = opts.region ?? 'ap-northeast-2';
   const clusterName = opts.clusterName ?? 'my-cluster';
   const log = newLogger({ level: opts.logLevel ?? 'silent', now: () => clock.now(), ...(opts.logDestination ? { destination: opts.logDestination } : {}) });
+  // The simulated kube-scheduler is configured as the controller is told it is (SCHEDULER_CONFIG).
+  const defaultConstraints = resolveOptions([], {}, { 'cluster-name': clusterName, ...(opts.options ?? {}) }).schedulerConfig?.podTopologySpread?.defaultConstraints;
   const cluster = await startSimCluster({
     clock, ...(opts.kubeletDelays ? { kubeletDelays: opts.kubeletDelays } : {}), apiServer: apiServerOptions(opts),
     onError: (err) => log.error({ err: String(err) }, 'simulated cluster error'),
+    ...(defaultConstraints?.length ? { defaultConstraints } : {}),
   });
   installAdmission(cluster.server);
   const network = simNetwork(region, clusterName);

@@ -138,7 +138,7 @@ describe('karpenter-ts validate', () => {
     expect(r.out).toBe([
       'kinds.yaml:1: unknown kind Nodepool in karpenter.sh/v1: did you mean karpenter.sh/v1 NodePool? (line 2)',
       'kinds.yaml:2: NodePool is served as karpenter.sh/v1, not karpenter.sh.io/v1 (line 7)',
-      'kinds.yaml:3: unknown kind EC2NodeClas in karpenter.k8s.aws/v1: Karpenter serves karpenter.sh/v1 NodePool, karpenter.sh/v1 NodeClaim, karpenter.k8s.aws/v1 EC2NodeClass (line 12)',
+      'kinds.yaml:3: unknown kind EC2NodeClas in karpenter.k8s.aws/v1: Karpenter serves karpenter.sh/v1 NodePool, karpenter.sh/v1 NodeClaim, karpenter.k8s.aws/v1 EC2NodeClass, karpenter.sh/v1alpha1 NodeOverlay (line 12)',
       '',
     ].join('\n'));
     expect(r.err).toBe('3 objects checked, 3 problems; skipped (not Karpenter kinds): 1 ConfigMap, 1 Widget\n');

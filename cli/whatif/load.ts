@@ -23,7 +23,7 @@ const SKIPPED_KINDS = new Set([
   'FlowSchema', 'PriorityLevelConfiguration', 'ComponentStatus',
 ]);
 
-const READ_KINDS = 'Node, Pod, NodePool, NodeClaim, EC2NodeClass, DaemonSet, PodDisruptionBudget';
+const READ_KINDS = 'Node, Pod, NodePool, NodeClaim, EC2NodeClass, NodeOverlay, DaemonSet, PodDisruptionBudget';
 
 export interface Loaded {
   readonly objects: ClusterObjects;
@@ -45,6 +45,7 @@ interface Acc {
   nodeClasses: ClusterObjects['nodeClasses'][number][];
   daemonSets: ClusterObjects['daemonSets'][number][];
   pdbs: ClusterObjects['pdbs'][number][];
+  nodeOverlays: NonNullable<ClusterObjects['nodeOverlays']>[number][];
   skipped: Map<string, number>;
   workloads: Workload[];
   /** Objects counted so far, against limits.objects. */
@@ -53,7 +54,7 @@ interface Acc {
 }
 
 function emptyAcc(limits: InputLimits): Acc {
-  return { nodes: [], nodeClaims: [], pods: [], nodePools: [], nodeClasses: [], daemonSets: [], pdbs: [], skipped: new Map(), workloads: [], count: 0, limits };
+  return { nodes: [], nodeClaims: [], pods: [], nodePools: [], nodeClasses: [], daemonSets: [], pdbs: [], nodeOverlays: [], skipped: new Map(), workloads: [], count: 0, limits };
 }
 
 /** Counts `n` more objects of `file`, refusing them before they are parsed when the total passes the limit. */
@@ -77,6 +78,7 @@ function collect(acc: Acc, r: Result<ParsedObject>, source: unknown, where: stri
     case 'Pod': acc.pods.push(p.value); return;
     case 'NodePool': acc.nodePools.push(p.value); return;
     case 'EC2NodeClass': acc.nodeClasses.push(p.value); return;
+    case 'NodeOverlay': acc.nodeOverlays.push(p.value); return;
     case 'DaemonSet': acc.daemonSets.push(p.value); return;
     case 'PodDisruptionBudget': acc.pdbs.push(withAllowed(p.value, source)); return;
     case 'Other': {

@@ -1,7 +1,7 @@
 // The controller list, in one place (Karpenter's pkg/controllers/controllers.go). main.ts hands each
 // controller a context whose cloud provider is wrapped for metrics with the controller's name.
 // The disruption loop takes its methods as data: the disruption engine adds its own there.
-import type { InstanceTagging, InterruptionSource, NodeClassProvider } from '../cloudprovider/types.ts';
+import type { CloudProvider, InstanceTagging, InterruptionSource, NodeClassProvider } from '../cloudprovider/types.ts';
 import type { FeatureGates } from '../operator/options.ts';
 import type { Controller } from '../operator/runtime.ts';
 import type { ControllerContext } from './context.ts';
@@ -29,7 +29,11 @@ import { newNodeClaimTermination } from './nodeclaim/termination/reconcile.ts';
 import { newNodePoolCounter } from './nodepool/counter/reconcile.ts';
 import { newNodePoolHash } from './nodepool/hash/reconcile.ts';
 import { newNodePoolReadiness } from './nodepool/readiness/reconcile.ts';
+import { newNodeOverlay } from './nodeoverlay/reconcile.ts';
+import type { OverlayStore } from './nodeoverlay/store.ts';
 import { newProvisioner, type Provisioner } from './provisioning/reconcile.ts';
+import { newStaticDeprovisioning } from './static/deprovisioning.ts';
+import { newStaticProvisioning } from './static/provisioning.ts';
 
 export interface ControllerSet {
   readonly provisioner?: Provisioner;
@@ -50,8 +54,10 @@ export interface ControllerOptions {
   readonly only?: readonly string[];
   /** DISABLE_CLUSTER_STATE_OBSERVABILITY: no pod, node, NodePool, offering and status-condition metrics. */
   readonly disableObservability?: boolean;
-  /** The feature gates that add controllers (NodeRepair: node.health). */
+  /** The feature gates that add controllers (NodeRepair: node.health; StaticCapacity: static.provisioning and static.deprovisioning). */
   readonly featureGates?: FeatureGates;
+  /** NodeOverlay on: the store the contexts' cloud provider reads, and the provider without overlays by controller name. */
+  readonly nodeOverlays?: { readonly store: OverlayStore; readonly base: (controller: string) => CloudProvider };
   /** The cloud provider's repair policies: node.health runs only when there is at least one. */
   readonly repairPolicies?: number;
 }
@@ -71,6 +77,8 @@ export function newControllers(contextFor: (name: string) => ControllerContext, 
   add('nodepool.hash', newNodePoolHash);
   add('nodepool.readiness', newNodePoolReadiness);
   add('nodepool.counter', newNodePoolCounter);
+  const overlays = opts.nodeOverlays;
+  if (overlays) add('nodeoverlay', (ctx) => newNodeOverlay(ctx, overlays.store, overlays.base('nodeoverlay')));
   const provisioner = add('provisioner', newProvisioner);
   add('nodeclaim.lifecycle', newNodeClaimLifecycle);
   add('nodeclaim.podevents', newPodEvents);
@@ -81,6 +89,10 @@ export function newControllers(contextFor: (name: string) => ControllerContext, 
   add('nodeclaim.termination', newNodeClaimTermination);
   add('node.termination', newNodeTermination);
   if (opts.featureGates?.nodeRepair && (opts.repairPolicies ?? 0) > 0) add('node.health', newNodeHealth);
+  if (opts.featureGates?.staticCapacity) {
+    add('static.provisioning', newStaticProvisioning);
+    add('static.deprovisioning', newStaticDeprovisioning);
+  }
   add('nodeclaim.garbagecollection', (ctx) => newGarbageCollection(ctx));
   // The controller's own context carries the fenced provider: tag writes are made by the leader only.
   if (opts.instanceTagging) add('nodeclaim.tagging', (ctx) => newNodeClaimTagging(ctx, ctx.cloudProvider.instanceTagging ?? opts.instanceTagging!));

@@ -10,8 +10,12 @@ export const CLAIMS_AND_NODES: readonly Kind[] = ['NodeClaim', 'Node'];
 /** A state node: a NodeClaim joined with its Node and the pods bound to it. */
 export const STATE_NODES: readonly Kind[] = ['NodeClaim', 'Node', 'Pod'];
 
-/** Everything a provisioning or disruption decision reads (the DRA kinds only when they are watched). */
+/**
+ * Everything a provisioning or disruption decision reads (the DRA kinds only when they are watched; the
+ * Service and workload kinds only with default topology spread).
+ */
 export const EVERY_KIND: readonly Kind[] = [
   'Node', 'NodeClaim', 'NodePool', 'EC2NodeClass', 'DaemonSet', 'Pod', 'PodDisruptionBudget',
   'ResourceSlice', 'ResourceClaim', 'ResourceClaimTemplate', 'DeviceClass',
+  'Service', 'ReplicaSet', 'StatefulSet', 'ReplicationController',
 ];

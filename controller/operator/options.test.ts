@@ -83,6 +83,17 @@ describe('resolveOptions', () => {
     }
   });
 
+  it("reads Karpenter's SCHEDULER_CONFIG into the engine's default topology spread, and names a bad value's field", async () => {
+    expect(resolveOptions([], {}).schedulerConfig).toBeUndefined();
+    const yaml = 'podTopologySpread:\n  defaultConstraints:\n    - maxSkew: 1\n      topologyKey: topology.kubernetes.io/zone\n      whenUnsatisfiable: ScheduleAnyway\n';
+    const o = resolveOptions([], { SCHEDULER_CONFIG: yaml });
+    const { engineOptionsOf } = await import('../main.ts');
+    expect(engineOptionsOf(o).defaultTopologySpreadConstraints).toEqual([{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway' }]);
+    expect(engineOptionsOf(resolveOptions([], {})).defaultTopologySpreadConstraints).toBeUndefined();
+    expect(problems(['--scheduler-config', yaml.replace('maxSkew: 1', 'maxSkew: 0')])).toEqual(['--scheduler-config: podTopologySpread.defaultConstraints[0].maxSkew must be greater than 0']);
+    expect(problems([], { SCHEDULER_CONFIG: 'colour: blue' })).toEqual(['SCHEDULER_CONFIG (--scheduler-config): colour: unknown field (allowed: podTopologySpread)']);
+  });
+
   it("reads the AWS provider's settings under Karpenter's names, with its defaults", () => {
     expect(resolveOptions([], {})).toMatchObject({ clusterEndpoint: '', clusterCABundle: '', vmMemoryOverheadPercent: 0.075, reservedENIs: 0, isolatedVPC: false, eksControlPlane: false, interruptionQueue: '' });
     const o = resolveOptions(['--isolated-vpc', 'true', '--reserved-enis=1'], {

@@ -1,7 +1,7 @@
 // Controller options: command-line flags with environment fallbacks, validated once into a frozen object.
 // Names follow Karpenter's settings (pkg/operator/options) where it has them; flags win over the
 // environment, which wins over the default. Every problem is reported at once, naming the flag.
-import { formatDuration, parseGoDuration } from '../../engine/index.ts';
+import { formatDuration, parseGoDuration, parseSchedulerConfig, type SchedulerConfig } from '../../engine/index.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -28,6 +28,8 @@ export interface ResolvedOptions {
   readonly minValuesPolicy: 'Strict' | 'BestEffort';
   /** Karpenter's IGNORE_DRA_REQUESTS: pods with DRA resource claims are not provisioned (default true). */
   readonly ignoreDRARequests: boolean;
+  /** Karpenter's SCHEDULER_CONFIG: the kube-scheduler settings to mirror (default topology spread); undefined = none. */
+  readonly schedulerConfig: SchedulerConfig | undefined;
   /** A kubeconfig file; empty = in-cluster config, else the default kubeconfig loading rules. */
   readonly kubeconfig: string;
   /** SQS queue for interruption events (the AWS provider reads it); empty = no interruption handling. */
@@ -79,7 +81,7 @@ export interface ResolvedOptions {
   readonly awsRequestTimeoutMs: number;
 }
 
-type Kind = 'string' | 'duration' | 'port' | 'enum' | 'gates' | 'fraction' | 'count' | 'bool' | 'cidr' | 'name' | 'paths' | 'int' | 'interval';
+type Kind = 'string' | 'duration' | 'port' | 'enum' | 'gates' | 'fraction' | 'count' | 'bool' | 'cidr' | 'name' | 'paths' | 'int' | 'interval' | 'schedulerConfig';
 
 interface Spec {
   readonly flag: string;
@@ -103,6 +105,7 @@ export const OPTION_SPECS: readonly Spec[] = [
   { flag: 'feature-gates', env: 'FEATURE_GATES', kind: 'gates', default: 'SpotToSpotConsolidation=false,NodeRepair=false,ReservedCapacity=true,NodeOverlay=false,StaticCapacity=false,CapacityBuffer=false', help: 'Optional features, as Name=true|false pairs separated by commas' },
   { flag: 'preference-policy', env: 'PREFERENCE_POLICY', kind: 'enum', default: 'Respect', values: ['Respect', 'Ignore'], help: 'Whether preferred affinities and ScheduleAnyway spreads count when provisioning' },
   { flag: 'min-values-policy', env: 'MIN_VALUES_POLICY', kind: 'enum', default: 'Strict', values: ['Strict', 'BestEffort'], help: 'What to do when a NodePool\'s minValues cannot be met' },
+  { flag: 'scheduler-config', env: 'SCHEDULER_CONFIG', kind: 'schedulerConfig', default: '', help: 'A YAML/JSON document of the kube-scheduler settings to mirror in scheduling (podTopologySpread.defaultConstraints); empty = none' },
   { flag: 'ignore-dra-requests', env: 'IGNORE_DRA_REQUESTS', kind: 'bool', default: 'true', help: 'Leave pods with Dynamic Resource Allocation claims unprovisioned; false simulates device allocation from ResourceSlices (docs/solver.md, DRA)' },
   { flag: 'kubeconfig', env: 'KUBECONFIG', kind: 'string', default: '', help: 'Path to a kubeconfig (default: in-cluster, then ~/.kube/config)' },
   { flag: 'interruption-queue', env: 'INTERRUPTION_QUEUE', kind: 'string', default: '', help: 'SQS queue name for spot interruption and health events' },
@@ -132,7 +135,6 @@ export const OPTION_SPECS: readonly Spec[] = [
   { flag: 'cpu-requests', env: 'CPU_REQUESTS', kind: 'int', default: '1000', help: 'Accepted for Karpenter compatibility (millicores)', noop: 'Karpenter sizes Go\'s scheduler from it; the solver pool here sizes itself from the CPUs the container sees' },
   { flag: 'memory-limit', env: 'MEMORY_LIMIT', kind: 'int', default: '-1', help: 'Accepted for Karpenter compatibility (bytes)', noop: 'Karpenter sets Go\'s soft memory limit from it; Node.js takes its heap limit from NODE_OPTIONS=--max-old-space-size at start' },
   { flag: 'karpenter-service', env: 'KARPENTER_SERVICE', kind: 'string', default: '', help: 'Accepted for Karpenter compatibility', noop: 'it names the Service of Karpenter\'s webhook certificate; this build runs no webhook' },
-  { flag: 'scheduler-config', env: 'SCHEDULER_CONFIG', kind: 'string', default: '', help: 'Accepted for Karpenter compatibility', noop: 'Karpenter\'s experimental scheduler tuning file has no counterpart in this solver' },
   { flag: 'aws-feature-gates', env: 'AWS_FEATURE_GATES', kind: 'string', default: 'NodeClassCEL=false', help: 'Accepted for Karpenter compatibility', noop: 'the AWS provider\'s NodeClassCEL gate has no effect here: EC2NodeClasses are validated by this build\'s own parser' },
   { flag: 'kube-request-timeout', env: 'KUBE_REQUEST_TIMEOUT', kind: 'duration', default: '30s', help: 'A Kubernetes request (not a list or watch) without an answer by then fails, and its controller retries it' },
   { flag: 'kube-list-timeout', env: 'KUBE_LIST_TIMEOUT', kind: 'duration', default: '2m', help: 'A Kubernetes list without a full answer by then fails, and the informer retries it with backoff' },
@@ -149,7 +151,7 @@ const GATE_NAMES: Readonly<Record<string, keyof FeatureGates>> = {
  * feature we lack), but turning one of them on is refused at start: a gate must never be accepted and then
  * have no effect.
  */
-export const IMPLEMENTED_GATES: ReadonlySet<keyof FeatureGates> = new Set<keyof FeatureGates>(['spotToSpotConsolidation', 'reservedCapacity', 'nodeRepair']);
+export const IMPLEMENTED_GATES: ReadonlySet<keyof FeatureGates> = new Set<keyof FeatureGates>(['spotToSpotConsolidation', 'reservedCapacity', 'nodeRepair', 'staticCapacity', 'nodeOverlay']);
 
 export class OptionsError extends Error {
   override name = 'OptionsError';
@@ -260,6 +262,7 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     preferencePolicy: values['preference-policy'] as 'Respect' | 'Ignore',
     minValuesPolicy: values['min-values-policy'] as 'Strict' | 'BestEffort',
     ignoreDRARequests: values['ignore-dra-requests'] as boolean,
+    schedulerConfig: values['scheduler-config'] as SchedulerConfig | undefined,
     kubeconfig: values['kubeconfig'] as string,
     interruptionQueue: values['interruption-queue'] as string,
     clusterEndpoint: values['cluster-endpoint'] as string,
@@ -334,6 +337,11 @@ function parseValue(spec: Spec, raw: string, where: string, problems: string[]):
     }
     case 'gates':
       return parseGates(raw, where, problems);
+    case 'schedulerConfig': {
+      const r = parseSchedulerConfig(raw);
+      if (!r.ok) for (const p of r.problems) problems.push(`${where}: ${p}`);
+      return r.ok ? r.value : undefined;
+    }
     case 'fraction': {
       const n = /^\s*\d*\.?\d+(e-?\d+)?\s*$/i.test(raw) ? Number(raw) : NaN;
       if (!(n >= 0 && n < 1)) problems.push(`${where} must be a number from 0 up to (not including) 1, got "${raw}"`);

@@ -1,10 +1,10 @@
 // What cluster state tells its subscribers, the entries it keeps for NodePools and node classes, and the
 // small predicates it decides with.
-import { formatFieldError, type EC2NodeClass, type FieldError, type NodePool } from '../../engine/index.ts';
+import { formatFieldError, type EC2NodeClass, type FieldError, type NodeOverlay, type NodePool } from '../../engine/index.ts';
 import type { KubeObject } from '../operator/kube.ts';
 
-export type ChangeKind = 'Node' | 'NodeClaim' | 'Pod' | 'NodePool' | 'EC2NodeClass' | 'DaemonSet' | 'PodDisruptionBudget'
-  | 'ResourceSlice' | 'ResourceClaim' | 'ResourceClaimTemplate' | 'DeviceClass';
+export type ChangeKind = 'Node' | 'NodeClaim' | 'Pod' | 'NodePool' | 'EC2NodeClass' | 'NodeOverlay' | 'DaemonSet' | 'PodDisruptionBudget'
+  | 'ResourceSlice' | 'ResourceClaim' | 'ResourceClaimTemplate' | 'DeviceClass' | 'Service' | 'ReplicaSet' | 'StatefulSet' | 'ReplicationController';
 
 export interface Change {
   readonly kind: ChangeKind;
@@ -19,6 +19,13 @@ export interface NodePoolEntry {
   readonly obj: KubeObject;
   /** undefined when the object does not validate (see errors). */
   readonly pool?: NodePool;
+  readonly errors: readonly string[];
+}
+
+export interface NodeOverlayEntry {
+  readonly obj: KubeObject;
+  /** undefined when the object does not validate (see errors). */
+  readonly overlay?: NodeOverlay;
   readonly errors: readonly string[];
 }
 

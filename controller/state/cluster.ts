@@ -2,11 +2,11 @@
 // feed it (apply/remove per kind); the provisioner writes the NodeClaims it creates straight in, to beat
 // informer lag. State nodes are keyed by providerID and joined on demand (statenode.ts); NodeClaims are
 // known by name from the moment they exist, so the synced gate can see launches in flight.
-import { isActive, isMirrorPod, isOwnedByDaemonSet, parseEC2NodeClass, parseNode, parseNodeClaim, parseNodePool, type Pod, type StateNode } from '../../engine/index.ts';
+import { isActive, isMirrorPod, isOwnedByDaemonSet, parseEC2NodeClass, parseNode, parseNodeClaim, parseNodeOverlay, parseNodePool, type Pod, type StateNode } from '../../engine/index.ts';
 import type { Clock } from '../operator/clock.ts';
 import type { KubeObject } from '../operator/kube.ts';
 import type { Logger } from '../operator/logger.ts';
-import { consolidatable, errorsText, notOlder, podBindingChanged, type Change, type NodeClassEntry, type NodePoolEntry } from './changes.ts';
+import { consolidatable, errorsText, notOlder, podBindingChanged, type Change, type NodeClassEntry, type NodeOverlayEntry, type NodePoolEntry } from './changes.ts';
 import { Workloads } from './workloads.ts';
 import { joinStateNode, type NodeClaimEntry, type NodeEntry } from './statenode.ts';
 
@@ -14,7 +14,7 @@ import { joinStateNode, type NodeClaimEntry, type NodeEntry } from './statenode.
 export const nominationWindow = (batchMaxMs: number): number => Math.max(2 * batchMaxMs, 10_000);
 const CONSOLIDATION_REFRESH_MS = 5 * 60_000;
 
-export type { Change, ChangeKind, NodeClassEntry, NodePoolEntry } from './changes.ts';
+export type { Change, ChangeKind, NodeClassEntry, NodeOverlayEntry, NodePoolEntry } from './changes.ts';
 
 export class Cluster {
   /** Bumped on every change (the disruption loop compares it to skip work). */
@@ -27,6 +27,7 @@ export class Cluster {
   private readonly claimByProvider = new Map<string, string>();
   private readonly pools = new Map<string, NodePoolEntry>();
   private readonly classes = new Map<string, NodeClassEntry>();
+  private readonly overlays = new Map<string, NodeOverlayEntry>();
   private readonly nominated = new Map<string, number>();
   private readonly marked = new Set<string>();
   private readonly listeners = new Set<(c: Change) => void>();
@@ -146,7 +147,37 @@ export class Cluster {
     this.changed({ kind: 'EC2NodeClass', type: 'delete', name: obj.metadata.name!, obj: old.obj }, false);
   }
 
+  applyNodeOverlay(obj: KubeObject): void {
+    const name = obj.metadata.name!;
+    const old = this.overlays.get(name);
+    if (!notOlder(old?.obj, obj)) return;
+    const r = parseNodeOverlay(obj);
+    this.overlays.set(name, r.ok ? { obj, overlay: r.value, errors: [] } : { obj, errors: errorsText(r.errors) });
+    this.changed({ kind: 'NodeOverlay', type: 'upsert', name, obj, ...(old ? { old: old.obj } : {}) }, false);
+  }
+
+  removeNodeOverlay(obj: KubeObject): void {
+    const old = this.overlays.get(obj.metadata.name!);
+    if (!old) return;
+    this.overlays.delete(obj.metadata.name!);
+    this.changed({ kind: 'NodeOverlay', type: 'delete', name: obj.metadata.name!, obj: old.obj }, false);
+  }
+
+  /** The catalog changed under the disruption engine (NodeOverlays re-evaluated): consolidation looks again. */
+  markUnconsolidated(): void {
+    this.changed(undefined, true);
+  }
+
   // ---- queries ------------------------------------------------------------------------------------
+
+  nodeOverlay(name: string): NodeOverlayEntry | undefined {
+    return this.overlays.get(name);
+  }
+
+  nodeOverlays(): NodeOverlayEntry[] {
+    return [...this.overlays.values()];
+  }
+
 
   node(name: string): NodeEntry | undefined {
     return this.nodes.get(name);

@@ -14,6 +14,10 @@ export interface ClusterStateDeps {
   readonly backoff?: Backoff;
   /** Watch the DRA objects (resource.k8s.io/v1): only needed when IGNORE_DRA_REQUESTS is false. */
   readonly dra?: boolean;
+  /** Watch Services, ReplicaSets, StatefulSets and ReplicationControllers: SCHEDULER_CONFIG sets default spread. */
+  readonly defaultSpread?: boolean;
+  /** Watch NodeOverlays (karpenter.sh/v1alpha1): only with the feature gate NodeOverlay. */
+  readonly nodeOverlays?: boolean;
   /** A watch silent (no event, no heartbeat) for this long is dropped and re-established (default client-node's 30 s). */
   readonly watchTimeoutMs?: number;
   /** Tests only (the control runs of the cache-sync drills): the synced gate does not wait for any list. */
@@ -41,6 +45,16 @@ export function newClusterState(deps: ClusterStateDeps): { cluster: Cluster; inf
     informers.add('ResourceClaim', { apply: (o) => dra.apply('ResourceClaim', o), remove: (o) => dra.remove('ResourceClaim', o) }, { unservedMeans });
     informers.add('ResourceClaimTemplate', { apply: (o) => dra.apply('ResourceClaimTemplate', o), remove: (o) => dra.remove('ResourceClaimTemplate', o) }, { unservedMeans });
     informers.add('DeviceClass', { apply: (o) => dra.apply('DeviceClass', o), remove: (o) => dra.remove('DeviceClass', o) }, { unservedMeans });
+  }
+  // One literal call per kind: test/deploy/rbac.ts reads these to check the chart's RBAC.
+  if (deps.nodeOverlays) informers.add('NodeOverlay', { apply: (o) => cluster.applyNodeOverlay(o), remove: (o) => cluster.removeNodeOverlay(o) });
+  if (deps.defaultSpread) {
+    const sel = w.selectors;
+    // One literal call per kind: test/deploy/rbac.ts reads these to check the chart's RBAC.
+    informers.add('Service', { apply: (o) => sel.applyService(o), remove: (o) => sel.removeService(o) });
+    informers.add('ReplicaSet', { apply: (o) => sel.applyWorkload('ReplicaSet', o), remove: (o) => sel.removeWorkload('ReplicaSet', o) });
+    informers.add('StatefulSet', { apply: (o) => sel.applyWorkload('StatefulSet', o), remove: (o) => sel.removeWorkload('StatefulSet', o) });
+    informers.add('ReplicationController', { apply: (o) => sel.applyWorkload('ReplicationController', o), remove: (o) => sel.removeWorkload('ReplicationController', o) });
   }
   return { cluster, informers };
 }

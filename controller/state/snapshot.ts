@@ -28,23 +28,37 @@ export function restrictToZones(types: readonly InstanceType[], zones: readonly 
   return out;
 }
 
-/** Whether the provisioner may use the pool (docs/karpenter/disruption.md §0.3). */
-export const provisionable = (p: NodePool): boolean => p.ready && !p.deleting && p.replicas === undefined;
+/** Whether the pool's instance types are listed: ready and live (static pools too, for their drift replacements). */
+const listed = (p: NodePool): boolean => p.ready && !p.deleting;
+
+/** The pool's instance types from the cloud provider, limited to its node class's zones. */
+export async function poolInstanceTypes(deps: { cluster: Cluster; cloudProvider: CloudProvider }, pool: NodePool, nodeClasses?: readonly NodeClass[]): Promise<InstanceType[]> {
+  const types = await deps.cloudProvider.getInstanceTypes(pool);
+  const ref = pool.template.nodeClassRef;
+  const classes = nodeClasses ?? deps.cluster.nodeClasses().flatMap((e) => (e.nodeClass ? [toNodeClass(e.nodeClass)] : []));
+  const nc = classes.find((c) => c.name === ref.name && c.kind === ref.kind);
+  return restrictToZones(types, nc?.zones ?? []);
+}
+
+/** poolInstanceTypes, or none with the failure logged (the pool sits this decision out). */
+async function listingOrNothing(deps: { cluster: Cluster; cloudProvider: CloudProvider; log: Logger }, pool: NodePool, nodeClasses: readonly NodeClass[]): Promise<InstanceType[]> {
+  try {
+    return await poolInstanceTypes(deps, pool, nodeClasses);
+  } catch (err) {
+    // NodeOverlay on: the pool waits for the overlays' first evaluation (Karpenter logs this at debug level).
+    if (err instanceof Error && err.name === 'UnevaluatedNodePoolError') deps.log.debug({ nodepool: pool.name }, 'skipping, awaiting nodeoverlay evaluation');
+    else deps.log.error({ nodepool: pool.name, err: errText(err) }, 'listing instance types failed; the NodePool is left out of this decision');
+    return [];
+  }
+}
 
 export async function buildSnapshot(deps: { cluster: Cluster; cloudProvider: CloudProvider; log: Logger }, now: number, options: EngineOptions): Promise<Snapshot> {
   const { cluster } = deps;
   const nodePools = cluster.nodePools().flatMap((e) => (e.pool ? [e.pool] : []));
   const nodeClasses: NodeClass[] = cluster.nodeClasses().flatMap((e) => (e.nodeClass ? [toNodeClass(e.nodeClass)] : []));
   const instanceTypes = new Map<string, readonly InstanceType[]>();
-  await Promise.all(nodePools.filter(provisionable).map(async (pool) => {
-    try {
-      const types = await deps.cloudProvider.getInstanceTypes(pool);
-      const nc = nodeClasses.find((c) => c.name === pool.template.nodeClassRef.name && c.kind === pool.template.nodeClassRef.kind);
-      instanceTypes.set(pool.name, restrictToZones(types, nc?.zones ?? []));
-    } catch (err) {
-      deps.log.error({ nodepool: pool.name, err: errText(err) }, 'listing instance types failed; the NodePool is left out of this decision');
-      instanceTypes.set(pool.name, []);
-    }
+  await Promise.all(nodePools.filter(listed).map(async (pool) => {
+    instanceTypes.set(pool.name, await listingOrNothing(deps, pool, nodeClasses));
   }));
   return {
     now,
@@ -57,5 +71,6 @@ export async function buildSnapshot(deps: { cluster: Cluster; cloudProvider: Clo
     pdbs: cluster.workloads.pdbList(),
     options,
     ...(options.ignoreDRARequests === false ? { dra: cluster.workloads.dra.state() } : {}),
+    ...(options.defaultTopologySpreadConstraints?.length ? { selectorSources: cluster.workloads.selectors.sources() } : {}),
   };
 }

@@ -9,6 +9,7 @@ import type { KubeObject } from '../operator/kube.ts';
 import type { Logger } from '../operator/logger.ts';
 import type { Change } from './changes.ts';
 import { DraObjects } from './dra.ts';
+import { SelectorObjects } from './selectors.ts';
 
 const keyOf = (o: KubeObject): string => `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`;
 const nodeNameOf = (o: KubeObject): string | undefined => (o.spec as { nodeName?: string } | undefined)?.nodeName || undefined;
@@ -26,9 +27,12 @@ export class Workloads {
   private readonly pdbs = new Map<string, { obj: KubeObject; pdb?: PodDisruptionBudget }>();
   /** DRA objects (watched only when IGNORE_DRA_REQUESTS is false). */
   readonly dra: DraObjects;
+  /** Services and workload selectors (watched only when SCHEDULER_CONFIG sets default topology spread). */
+  readonly selectors: SelectorObjects;
 
   constructor(private readonly deps: { log: Logger; changed: (c: Change) => void }) {
     this.dra = new DraObjects(deps.log, deps.changed);
+    this.selectors = new SelectorObjects(deps);
   }
 
   applyPod(obj: KubeObject): void {

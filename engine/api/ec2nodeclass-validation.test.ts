@@ -204,7 +204,9 @@ describe('older Karpenter APIs', () => {
     expect(messages({ apiVersion: 'karpenter.sh/v2', kind: 'NodePool', metadata: { name: 'p' } })).toEqual([
       expect.stringMatching(/^NodePool\/p: apiVersion: "karpenter.sh\/v2" is not an API version karpenter-ts serves/),
     ]);
-    expect(messages({ apiVersion: 'karpenter.sh/v1alpha1', kind: 'NodeOverlay', metadata: { name: 'o' }, spec: {} })).toEqual([]);
+    // NodeOverlay (karpenter.sh/v1alpha1) is one of ours now: checked against its CRD like the others.
+    expect(messages({ apiVersion: 'karpenter.sh/v1alpha1', kind: 'NodeOverlay', metadata: { name: 'o' }, spec: { requirements: [] } })).toEqual([]);
+    expect(messages({ apiVersion: 'karpenter.sh/v1alpha1', kind: 'NodeOverlay', metadata: { name: 'o' }, spec: {} })).toEqual(['NodeOverlay/o: spec.requirements: is required but missing']);
     expect(messages({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' } })).toEqual([]);
     expect(messages({ apiVersion: 'karpenter.sh/v1', kind: 'Provisioner', metadata: { name: 'x' } })[0]).toMatch(/was replaced by NodePool/);
   });

@@ -5,6 +5,7 @@ export {
   fail, fieldError, formatFieldError, formatPath, objectRef, ok, type FieldError, type PathSeg, type Result,
 } from './errors.ts';
 export { objectDocument, parseDocuments, type SourceDocument } from './yaml.ts';
+export { parseSchedulerConfig, type SchedulerConfig, type SchedulerConfigResult } from './schedulerconfig.ts';
 export { durationMs, formatDuration, nillableDurationMs, parseGoDuration, type DurationResult } from './duration.ts';
 export {
   AWS_WELL_KNOWN, NORMALIZED_LABELS, WELL_KNOWN_LABELS, labelKeyProblem, labelValueProblem, restrictedLabelReason, type LabelContext,
@@ -16,12 +17,15 @@ export { parsePod, type PodOptions } from './pod.ts';
 export { parseDeviceClass, parseResourceClaim, parseResourceClaimTemplate, parseResourceSlice } from './dra.ts';
 export { parseNode, type NodeInfo } from './node.ts';
 export { parseNodePool, type NodePoolOptions } from './nodepool.ts';
+export { parseNodeOverlay, type NodeOverlay } from './nodeoverlay.ts';
 export { condition, conditionTrue, parseNodeClaim, type Condition, type NodeClaimInfo } from './nodeclaim.ts';
 export {
   parseEC2NodeClass, toNodeClass, type AMIFamily, type AMISelectorTerm, type BlockDevice, type BlockDeviceMapping,
   type CapacityReservationSelectorTerm, type EC2NodeClass, type EC2NodeClassSpec, type EC2NodeClassStatus,
   type KubeletConfiguration, type MetadataOptions, type NetworkInterface, type SecurityGroupSelectorTerm, type SubnetSelectorTerm,
 } from './ec2nodeclass.ts';
-export { parseDaemonSet, parsePodDisruptionBudget, type DaemonSetOptions } from './workloads.ts';
+export {
+  parseDaemonSet, parsePodDisruptionBudget, parseServiceSelector, parseWorkloadSelector, type DaemonSetOptions, type ServiceSelector, type WorkloadSelector,
+} from './workloads.ts';
 export { CRDS, crdFileName, crdYaml, renderCrd } from './schemas/crds.ts';
 export type { CrdDefinition, PrinterColumn, Schema } from './schemas/types.ts';

@@ -6,6 +6,7 @@ import { fail, fieldError, isRecord, objectRef, ok, type FieldError, type PathSe
 import { isLegacy } from './legacy.ts';
 import { parseNode, type NodeInfo } from './node.ts';
 import { parseNodeClaim, type NodeClaimInfo } from './nodeclaim.ts';
+import { parseNodeOverlay, type NodeOverlay } from './nodeoverlay.ts';
 import { parseNodePool, type NodePoolOptions } from './nodepool.ts';
 import { parsePod, type PodOptions } from './pod.ts';
 import { validateObject } from './validate.ts';
@@ -18,6 +19,7 @@ export type ParsedObject =
   | { readonly kind: 'NodePool'; readonly value: NodePool }
   | { readonly kind: 'NodeClaim'; readonly value: NodeClaimInfo }
   | { readonly kind: 'EC2NodeClass'; readonly value: EC2NodeClass }
+  | { readonly kind: 'NodeOverlay'; readonly value: NodeOverlay }
   | { readonly kind: 'DaemonSet'; readonly value: DaemonSet }
   | { readonly kind: 'PodDisruptionBudget'; readonly value: PodDisruptionBudget }
   /** Any other kind: kept as decoded, not judged. */
@@ -39,6 +41,7 @@ export function parseObject(obj: unknown, opts: ParseOptions = {}): Result<Parse
     case 'karpenter.sh/v1/NodePool': return wrap('NodePool', parseNodePool(obj, opts));
     case 'karpenter.sh/v1/NodeClaim': return wrap('NodeClaim', parseNodeClaim(obj));
     case 'karpenter.k8s.aws/v1/EC2NodeClass': return wrap('EC2NodeClass', parseEC2NodeClass(obj));
+    case 'karpenter.sh/v1alpha1/NodeOverlay': return wrap('NodeOverlay', parseNodeOverlay(obj));
     case 'apps/v1/DaemonSet': return wrap('DaemonSet', parseDaemonSet(obj, opts));
     case 'policy/v1/PodDisruptionBudget': return wrap('PodDisruptionBudget', parsePodDisruptionBudget(obj));
     default:

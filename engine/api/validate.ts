@@ -9,7 +9,7 @@ import { CRDS, objectSchema } from './schemas/crds.ts';
 import type { CrdDefinition } from './schemas/types.ts';
 import { ec2NodeClassErrors, metadataErrors, nodeClaimErrors, nodePoolErrors } from './semantic.ts';
 
-export type ValidatedKind = 'NodePool' | 'NodeClaim' | 'EC2NodeClass';
+export type ValidatedKind = 'NodePool' | 'NodeClaim' | 'EC2NodeClass' | 'NodeOverlay';
 
 /** The CRD this object claims to be (matching apiVersion and kind), if it is one of ours. */
 export function crdFor(obj: unknown): CrdDefinition | undefined {
@@ -26,6 +26,7 @@ const KARPENTER_KINDS: ReadonlyArray<{ readonly kind: string; readonly apiVersio
   { kind: 'NodePool', apiVersion: 'karpenter.sh/v1' },
   { kind: 'NodeClaim', apiVersion: 'karpenter.sh/v1' },
   { kind: 'EC2NodeClass', apiVersion: 'karpenter.k8s.aws/v1' },
+  { kind: 'NodeOverlay', apiVersion: 'karpenter.sh/v1alpha1' },
 ];
 
 /**
@@ -72,6 +73,8 @@ function kindErrors(kind: ValidatedKind, value: Record<string, unknown>, object:
     case 'NodePool': return nodePoolErrors(value, object);
     case 'NodeClaim': return nodeClaimErrors(value, object);
     case 'EC2NodeClass': return ec2NodeClassErrors(value, object);
+    // Its run-time checks are reported on the overlay's status, not refused (engine/api/nodeoverlay.ts).
+    case 'NodeOverlay': return [];
   }
 }
 

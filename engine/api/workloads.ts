@@ -1,5 +1,6 @@
-// DaemonSet (apps/v1) and PodDisruptionBudget (policy/v1) -> domain types.
-import type { DaemonSet, Pod, PodDisruptionBudget } from '../domain/types.ts';
+// DaemonSet (apps/v1) and PodDisruptionBudget (policy/v1) -> domain types; the selectors of Services,
+// ReplicaSets, StatefulSets and ReplicationControllers (default topology spread deduction).
+import type { DaemonSet, LabelSelector, Pod, PodDisruptionBudget } from '../domain/types.ts';
 import { at, Decoder } from './decode.ts';
 import { fail, isRecord, objectRef, ok, type Result } from './errors.ts';
 import { decodePod, type PodOptions } from './pod.ts';
@@ -74,3 +75,50 @@ export function parsePodDisruptionBudget(obj: unknown): Result<PodDisruptionBudg
   return d.errors.length === 0 ? ok(pdb as unknown as PodDisruptionBudget) : fail(d.errors);
 }
 
+
+/** A Service's pod selector for default spread deduction; `selector` absent when the Service has none (nil). */
+export interface ServiceSelector {
+  readonly namespace: string;
+  readonly name: string;
+  readonly selector?: Readonly<Record<string, string>>;
+}
+
+export function parseServiceSelector(obj: unknown): Result<ServiceSelector> {
+  const d = new Decoder(objectRef(obj, 'Service'));
+  if (!isRecord(obj)) {
+    d.err([], 'is not an object');
+    return fail(d.errors);
+  }
+  const meta = d.obj(obj['metadata'], ['metadata']);
+  const spec = d.obj(obj['spec'], ['spec']);
+  const name = d.reqStr(at(meta, 'name'), ['metadata', 'name']);
+  const namespace = d.str(at(meta, 'namespace'), ['metadata', 'namespace']) || 'default';
+  const raw = at(spec, 'selector');
+  const selector = raw === undefined || raw === null ? undefined : d.strMap(raw, ['spec', 'selector']);
+  return d.errors.length === 0 ? ok({ namespace, name, ...(selector ? { selector } : {}) }) : fail(d.errors);
+}
+
+/** A ReplicaSet's, StatefulSet's or ReplicationController's pod selector, for default spread deduction. */
+export interface WorkloadSelector {
+  readonly kind: 'ReplicaSet' | 'StatefulSet' | 'ReplicationController';
+  readonly namespace: string;
+  readonly name: string;
+  readonly selector: LabelSelector;
+}
+
+export function parseWorkloadSelector(obj: unknown, kind: WorkloadSelector['kind']): Result<WorkloadSelector> {
+  const d = new Decoder(objectRef(obj, kind));
+  if (!isRecord(obj)) {
+    d.err([], 'is not an object');
+    return fail(d.errors);
+  }
+  const meta = d.obj(obj['metadata'], ['metadata']);
+  const spec = d.obj(obj['spec'], ['spec']);
+  const name = d.reqStr(at(meta, 'name'), ['metadata', 'name']);
+  const namespace = d.str(at(meta, 'namespace'), ['metadata', 'namespace']) || 'default';
+  // A ReplicationController's selector is a plain label map; the apps/v1 kinds use a LabelSelector.
+  const selector: LabelSelector = kind === 'ReplicationController'
+    ? { matchLabels: d.strMap(at(spec, 'selector'), ['spec', 'selector']) }
+    : labelSelector(d, at(spec, 'selector'), ['spec', 'selector']) ?? {};
+  return d.errors.length === 0 ? ok({ kind, namespace, name, selector }) : fail(d.errors);
+}

@@ -3,7 +3,7 @@
 // worker's side (ClusterModel, model.ts) applies the delta. Everything here is plain data (msgpackr carries
 // it to the worker); pods and nodes travel once and are then referred to by uid and name.
 import type { DraState } from '../domain/dra.ts';
-import type { DaemonSet, EngineOptions, InstanceType, NodeClass, NodePool, Pod, PodDisruptionBudget, Snapshot, StateNode } from '../domain/types.ts';
+import type { DaemonSet, EngineOptions, InstanceType, NodeClass, NodePool, Pod, PodDisruptionBudget, SelectorSources, Snapshot, StateNode } from '../domain/types.ts';
 import { sameData } from './equal.ts';
 
 /** A state node without its pods, which travel on their own; `pods` lists their uids in order. */
@@ -25,6 +25,8 @@ export interface SnapshotDelta {
   readonly pdbs?: readonly PodDisruptionBudget[];
   /** Present when the DRA objects changed; `state` absent: none. */
   readonly dra?: { readonly state?: DraState };
+  /** Present when the default-spread selector sources changed; `sources` absent: none. */
+  readonly selectors?: { readonly sources?: SelectorSources };
   /** Instance types the model has not seen, by id. */
   readonly types?: ReadonlyArray<readonly [number, InstanceType]>;
   /** When any NodePool's instance types changed: every NodePool's, as type ids. */
@@ -67,6 +69,7 @@ interface Shipped {
   daemonSets?: readonly DaemonSet[];
   pdbs?: readonly PodDisruptionBudget[];
   dra?: { readonly state?: DraState };
+  selectors?: { readonly sources?: SelectorSources };
 }
 
 const empty = (): Shipped => ({
@@ -150,6 +153,9 @@ export class ModelMirror {
     const dra = s.dra ? { state: s.dra } : {};
     if (!prev.dra || !sameData(prev.dra, dra)) d.dra = dra;
     next.dra = dra;
+    const selectors = s.selectorSources ? { sources: s.selectorSources } : {};
+    if (!prev.selectors || !sameData(prev.selectors, selectors)) d.selectors = selectors;
+    next.selectors = selectors;
   }
 
   /** New instance types get ids (a rebuilt type with the same content keeps its id); pools send id lists. */

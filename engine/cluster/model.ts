@@ -5,7 +5,7 @@
 // answer again without redoing the work: the catalog and NodePool templates are encoded once per version
 // of them, existing nodes and their pods once per change.
 import type { DraState } from '../domain/dra.ts';
-import type { DaemonSet, EngineOptions, InstanceType, NodeClass, NodePool, Pod, PodDisruptionBudget, Snapshot, StateNode } from '../domain/types.ts';
+import type { DaemonSet, EngineOptions, InstanceType, NodeClass, NodePool, Pod, PodDisruptionBudget, SelectorSources, Snapshot, StateNode } from '../domain/types.ts';
 import { DEFAULT_ENGINE_OPTIONS } from '../domain/types.ts';
 import { ModelCaches } from '../model/caches.ts';
 import type { NodeRecord, PodRefs, SnapshotDelta } from './delta.ts';
@@ -34,6 +34,7 @@ export class ClusterModel {
   private daemonSets: readonly DaemonSet[] = [];
   private pdbs: readonly PodDisruptionBudget[] = [];
   private dra: DraState | undefined;
+  private selectors: SelectorSources | undefined;
   private readonly types = new Map<number, InstanceType>();
   private catalog = new Map<string, readonly InstanceType[]>();
   private catalogIds = new Map<string, readonly number[]>();
@@ -78,6 +79,7 @@ export class ClusterModel {
       pdbs: this.pdbs,
       options: this.options,
       ...(this.dra ? { dra: this.dra } : {}),
+      ...(this.selectors ? { selectorSources: this.selectors } : {}),
     };
   }
 
@@ -111,6 +113,7 @@ export class ClusterModel {
     this.nodeList = [];
     this.pendingList = [];
     this.dra = undefined;
+    this.selectors = undefined;
   }
 
   private applySmall(d: SnapshotDelta): void {
@@ -120,6 +123,7 @@ export class ClusterModel {
     if (d.daemonSets) this.daemonSets = d.daemonSets;
     if (d.pdbs) this.pdbs = d.pdbs;
     if (d.dra) this.dra = d.dra.state;
+    if (d.selectors) this.selectors = d.selectors.sources;
   }
 
   /** New types into the table; a pool whose id list did not change keeps its array (templates key on it). */

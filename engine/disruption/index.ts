@@ -28,3 +28,4 @@ export { interleave } from './singlenode.ts';
 export { filterOutSameInstanceType } from './multinode.ts';
 export { driftOrder } from './drift.ts';
 export { templateClaim } from './staticdrift.ts';
+export { staticScaleDown, staticEmpty } from './staticscale.ts';

@@ -15,7 +15,7 @@ import type { Candidate, Command, Explanation } from './types.ts';
 import { explanation } from './words.ts';
 
 /** A NodeClaim from the pool's template alone: every compatible type with an available offering. */
-export function templateClaim(s: Snapshot, pool: NodePool): NewNodeClaimPlan | undefined {
+export function templateClaim(s: Pick<Snapshot, 'instanceTypes' | 'options'>, pool: NodePool): NewNodeClaimPlan | undefined {
   const reqs = new Map([...templateRequirements(pool)].filter(([k]) => !SIMULATION_LABELS.has(k)));
   const its = (s.instanceTypes.get(pool.name) ?? []).filter((it) => intersects(it.requirements, reqs) === undefined && it.offerings.some((o) => offeringAllowed(reqs, o)));
   if (!its.length) return undefined;

@@ -4,7 +4,7 @@
 // prices are US dollars per hour (the solver compares them as integer micro-dollars, see money.ts).
 // Pods are in pod.ts and what they select and tolerate in selectors.ts, both re-exported here.
 import type { DeviceTemplate, DraState } from './dra.ts';
-import type { Pod } from './pod.ts';
+import type { Pod, TopologySpreadConstraint } from './pod.ts';
 import type { Resources } from './resources.ts';
 import type { LabelSelector, Labels, NodeSelectorRequirement, Taint } from './selectors.ts';
 export type { Resources };
@@ -223,6 +223,12 @@ export interface EngineOptions {
    * pods with claims are left out of daemonset overhead. false: claims are allocated in simulation.
    */
   readonly ignoreDRARequests?: boolean;
+  /**
+   * kube-scheduler's PodTopologySpread defaultConstraints (Karpenter's SCHEDULER_CONFIG): given to every pod to
+   * place that has no spread constraints of its own, with a label selector deduced for it from the snapshot's
+   * selectorSources (engine/scheduling/defaultspread.ts). Absent or empty: none.
+   */
+  readonly defaultTopologySpreadConstraints?: readonly TopologySpreadConstraint[];
 }
 
 export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
@@ -249,4 +255,20 @@ export interface Snapshot {
   readonly options: EngineOptions;
   /** DeviceClasses, ResourceSlices, ResourceClaims and ResourceClaimTemplates (absent: none). */
   readonly dra?: DraState;
+  /** What default spread selectors are deduced from (needed only with defaultTopologySpreadConstraints). */
+  readonly selectorSources?: SelectorSources;
 }
+
+/**
+ * What kube-scheduler deduces a pod's default spread selector from: the Services of its namespace and its
+ * controller when that is a ReplicaSet, StatefulSet or ReplicationController.
+ */
+export interface SelectorSources {
+  /** Services; `selector` undefined is a nil selector, which selects nothing. */
+  readonly services: readonly { readonly namespace: string; readonly name: string; readonly selector?: Labels }[];
+  /** Selectors of ReplicaSets, StatefulSets and ReplicationControllers, by ownerKey(kind, namespace, name). */
+  readonly owners: ReadonlyMap<string, LabelSelector>;
+}
+
+/** The key of a workload in SelectorSources.owners. */
+export const ownerKey = (kind: string, namespace: string, name: string): string => `${kind}/${namespace}/${name}`;

@@ -1,6 +1,7 @@
 // A snapshot and the pods to place, as a solver's input (and back, for engine calls that take snapshots).
 import type { Pod, Snapshot } from '../domain/types.ts';
 import { draForSimulation } from '../dra/consolidation.ts';
+import { withDefaultSpread } from '../scheduling/defaultspread.ts';
 import { WELL_KNOWN_LABELS } from '../scheduling/labels.ts';
 import type { ModelCaches } from './caches.ts';
 import { buildTemplate, provisioningPools } from './templates.ts';
@@ -38,7 +39,8 @@ export function provisionInput(s: Snapshot, pending: readonly Pod[], opts: Provi
     nodePools: s.nodePools,
     instanceTypes: s.instanceTypes,
     nodes: s.nodes,
-    pods: pending,
+    // kube-scheduler's default spread, given once here so every solve (provisioning, disruption, what-if) sees it.
+    pods: withDefaultSpread(pending, s.options.defaultTopologySpreadConstraints, s.selectorSources),
     daemonSets: s.daemonSets,
     options: s.options,
     ...(dra ? { dra } : {}),

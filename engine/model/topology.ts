@@ -139,6 +139,8 @@ export class Topology {
       sets.push(taints);
     };
     for (const pool of this.input.nodePools) {
+      // Static pools (spec.replicas) are not the scheduler's: their domains are not places to put pods (Karpenter's NewScheduler drops them).
+      if (pool.replicas !== undefined) continue;
       const rb = templateRequirements(pool, this.input.caches).get(key);
       const taints = pool.template.taints;
       for (const it of this.input.instanceTypes.get(pool.name) ?? []) {

@@ -4,12 +4,12 @@ import { buildSnapshot, WhatIfError } from './build.ts';
 import type { ClusterObjects } from './types.ts';
 
 function objects(yaml: string): ClusterObjects {
-  const o: { [K in keyof ClusterObjects]: unknown[] } = { nodes: [], nodeClaims: [], pods: [], nodePools: [], nodeClasses: [], daemonSets: [], pdbs: [] };
-  const field = { Node: 'nodes', NodeClaim: 'nodeClaims', Pod: 'pods', NodePool: 'nodePools', EC2NodeClass: 'nodeClasses', DaemonSet: 'daemonSets', PodDisruptionBudget: 'pdbs' } as const;
+  const o: { [K in keyof ClusterObjects]: unknown[] } = { nodes: [], nodeClaims: [], pods: [], nodePools: [], nodeClasses: [], daemonSets: [], pdbs: [], nodeOverlays: [] };
+  const field = { Node: 'nodes', NodeClaim: 'nodeClaims', Pod: 'pods', NodePool: 'nodePools', EC2NodeClass: 'nodeClasses', NodeOverlay: 'nodeOverlays', DaemonSet: 'daemonSets', PodDisruptionBudget: 'pdbs' } as const;
   for (const e of parseText(yaml, { assumeReady: true })) {
     if (!e.result.ok) throw new Error(JSON.stringify(e.result.errors));
     const k = e.result.value.kind;
-    if (k !== 'Other') o[field[k]].push(e.result.value.value);
+    if (k !== 'Other') o[field[k]]!.push(e.result.value.value);
   }
   return o as unknown as ClusterObjects;
 }
@@ -120,6 +120,26 @@ status: {phase: Running}
     const zones = new Set(types.flatMap((t) => t.offerings.map((o) => o.zone)));
     expect([...zones]).toEqual(['us-west-2b']);
     expect(b.catalog.get('m5.large')!.offerings.some((o) => o.zone === 'us-west-2a')).toBe(true);
+  });
+
+  it('sees the catalog through the NodeOverlays in the input, and warns about one that applies nowhere', () => {
+    const overlays = `
+---
+apiVersion: karpenter.sh/v1alpha1
+kind: NodeOverlay
+metadata: {name: m5-large-license}
+spec: {weight: 5, requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}], price: "2.5", capacity: {example.com/fuse: "2"}}
+---
+apiVersion: karpenter.sh/v1alpha1
+kind: NodeOverlay
+metadata: {name: a-same-weight}
+spec: {weight: 5, requirements: [], priceAdjustment: "+1"}
+`;
+    const o = buildSnapshot(objects(CLUSTER + overlays), { now: 1000 });
+    const m5 = o.snapshot.instanceTypes.get('web')!.find((t) => t.name === 'm5.large')!;
+    expect(m5.offerings.every((x) => x.price === 2.5)).toBe(true);
+    expect(m5.capacity['example.com/fuse']).toBe(2);
+    expect(o.warnings).toContain('NodeOverlay a-same-weight is not applied (Conflict): conflict with another overlay');
   });
 
   it('rejects a region without built-in prices, naming the flag that reads them', () => {

@@ -6,6 +6,8 @@ import type { NodeInfo } from '../api/node.ts';
 import { conditionTrue, condition, type NodeClaimInfo } from '../api/nodeclaim.ts';
 import { ec2InstanceTypes, regionPrices, regionsInCatalog, regionZones, type PriceTable } from '../catalog/catalog.ts';
 import { nodeClassCapacitySettings } from '../catalog/nodeclass.ts';
+import { applyOverlays, evaluateOverlays } from '../catalog/overlay.ts';
+import type { NodeOverlay } from '../api/nodeoverlay.ts';
 import { DEFAULT_ENGINE_OPTIONS, type DaemonSet, type InstanceType, type NodeClass, type NodePool, type Pod, type Snapshot, type StateNode } from '../domain/types.ts';
 import { REGION_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import { isMirrorPod, isOwnedByDaemonSet, isTerminal, podKey } from '../scheduling/pods.ts';
@@ -240,6 +242,14 @@ function assumeNodeClaims(nodes: readonly StateNode[], warnings: string[]): Stat
   return out;
 }
 
+/** The pools' instance types with the NodeOverlays applied; an overlay that applies nowhere is a warning. */
+function overlaid(pools: readonly NodePool[], types: Map<string, InstanceType[]>, overlays: readonly NodeOverlay[], warnings: string[]): Map<string, InstanceType[]> {
+  if (!overlays.length) return types;
+  const { updates, outcomes } = evaluateOverlays(pools.map((pool) => ({ pool, instanceTypes: types.get(pool.name) ?? [] })), overlays);
+  for (const o of outcomes) if (o.status !== 'Applied') warnings.push(`NodeOverlay ${o.name} is not applied (${o.status}): ${o.message}`);
+  return new Map(pools.map((p) => [p.name, applyOverlays(updates, p.name, types.get(p.name) ?? [])] as const));
+}
+
 /** Builds the Snapshot; throws WhatIfError for an unknown region or invalid node class settings. */
 export function buildSnapshot(o: ClusterObjects, opts: BuildOptions): Built {
   const region = regionOf(o, opts.region);
@@ -247,7 +257,7 @@ export function buildSnapshot(o: ClusterObjects, opts: BuildOptions): Built {
   const warnings: string[] = [];
   const pools = (opts.nodePools ?? o.nodePools).map((p) => ({ ...p, ready: true }));
   const classes = [...(opts.nodeClasses ?? []), ...o.nodeClasses.filter((c) => !(opts.nodeClasses ?? []).some((x) => x.name === c.name))];
-  const instanceTypes = new Map(pools.map((p) => [p.name, typesFor(p, classes, region, src, warnings)] as const));
+  const instanceTypes = overlaid(pools, new Map(pools.map((p) => [p.name, typesFor(p, classes, region, src, warnings)] as const)), o.nodeOverlays ?? [], warnings);
   const { nodes, pending } = joinNodes(o, warnings);
   const nodeClasses: NodeClass[] = classes.map((c) => ({ ...toNodeClass(c), ready: true }));
   const snapshot: Snapshot = {

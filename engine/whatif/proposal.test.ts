@@ -11,8 +11,8 @@ import { proposeNodePools } from './proposal.ts';
 import type { ClusterObjects } from './types.ts';
 
 function objects(yaml: string): ClusterObjects {
-  const o: Record<string, unknown[]> = { nodes: [], nodeClaims: [], pods: [], nodePools: [], nodeClasses: [], daemonSets: [], pdbs: [] };
-  const field = { Node: 'nodes', NodeClaim: 'nodeClaims', Pod: 'pods', NodePool: 'nodePools', EC2NodeClass: 'nodeClasses', DaemonSet: 'daemonSets', PodDisruptionBudget: 'pdbs' } as const;
+  const o: Record<string, unknown[]> = { nodes: [], nodeClaims: [], pods: [], nodePools: [], nodeClasses: [], daemonSets: [], pdbs: [], nodeOverlays: [] };
+  const field = { Node: 'nodes', NodeClaim: 'nodeClaims', Pod: 'pods', NodePool: 'nodePools', EC2NodeClass: 'nodeClasses', NodeOverlay: 'nodeOverlays', DaemonSet: 'daemonSets', PodDisruptionBudget: 'pdbs' } as const;
   for (const e of parseText(yaml, { assumeReady: true })) {
     if (!e.result.ok) throw new Error(JSON.stringify(e.result.errors));
     if (e.result.value.kind !== 'Other') o[field[e.result.value.kind]]!.push(e.result.value.value);

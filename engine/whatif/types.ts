@@ -4,6 +4,7 @@
 import type { EC2NodeClass } from '../api/ec2nodeclass.ts';
 import type { NodeInfo } from '../api/node.ts';
 import type { NodeClaimInfo } from '../api/nodeclaim.ts';
+import type { NodeOverlay } from '../api/nodeoverlay.ts';
 import type { DaemonSet, NodePool, Pod, PodDisruptionBudget } from '../domain/types.ts';
 
 /** provision: place the pending pods only; consolidate: then consolidate the cluster that results. */
@@ -26,6 +27,8 @@ export interface ClusterObjects {
   readonly nodeClasses: readonly EC2NodeClass[];
   readonly daemonSets: readonly DaemonSet[];
   readonly pdbs: readonly PodDisruptionBudget[];
+  /** NodeOverlays (karpenter.sh/v1alpha1): the catalog is overlaid as the controller with the gate NodeOverlay sees it. */
+  readonly nodeOverlays?: readonly NodeOverlay[];
 }
 
 export interface Usage {

@@ -54,6 +54,7 @@ export const BUILTIN_RESOURCES: readonly ResourceInfo[] = [
   resource('', 'v1', 'namespaces', 'Namespace', { sub: ['status'], short: ['ns'] }),
   resource('', 'v1', 'events', 'Event', { ns: true, short: ['ev'] }),
   resource('', 'v1', 'services', 'Service', { ns: true, sub: ['status'], short: ['svc'], cat: ['all'] }),
+  resource('', 'v1', 'replicationcontrollers', 'ReplicationController', { ns: true, sub: ['status', 'scale'], short: ['rc'], cat: ['all'] }),
   resource('', 'v1', 'configmaps', 'ConfigMap', { ns: true, short: ['cm'] }),
   resource('', 'v1', 'persistentvolumes', 'PersistentVolume', { sub: ['status'], short: ['pv'] }),
   resource('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', { ns: true, sub: ['status'], short: ['pvc'] }),
@@ -71,8 +72,9 @@ export const BUILTIN_RESOURCES: readonly ResourceInfo[] = [
   resource('resource.k8s.io', 'v1', 'resourceclaims', 'ResourceClaim', { ns: true, sub: ['status'] }),
   resource('resource.k8s.io', 'v1', 'resourceclaimtemplates', 'ResourceClaimTemplate', { ns: true }),
   resource('resource.k8s.io', 'v1', 'deviceclasses', 'DeviceClass'),
-  resource('karpenter.sh', 'v1', 'nodepools', 'NodePool', { sub: ['status'], crd: true, cat: ['karpenter'] }),
+  resource('karpenter.sh', 'v1', 'nodepools', 'NodePool', { sub: ['status', 'scale'], crd: true, cat: ['karpenter'] }),
   resource('karpenter.sh', 'v1', 'nodeclaims', 'NodeClaim', { sub: ['status'], crd: true, cat: ['karpenter'] }),
+  resource('karpenter.sh', 'v1alpha1', 'nodeoverlays', 'NodeOverlay', { sub: ['status'], crd: true, short: ['overlays'], cat: ['karpenter'] }),
   resource('karpenter.k8s.aws', 'v1', 'ec2nodeclasses', 'EC2NodeClass', { sub: ['status'], crd: true, short: ['ec2nc', 'ec2ncs'], cat: ['karpenter'] }),
 ];
 

@@ -30,10 +30,10 @@ export function bind(reg: Registry, namespace: string, name: string, body: unkno
   return reg.commit(pods, pod, next);
 }
 
-/** The autoscaling/v1 Scale view of a Deployment, ReplicaSet or StatefulSet. */
+/** The autoscaling/v1 Scale view of a Deployment, ReplicaSet, StatefulSet or NodePool (its status replicas: status.nodes, as Karpenter's CRD maps them). */
 export function scaleOf(r: ResourceInfo, obj: KObject): JsonObject {
   const spec = (obj.spec ?? {}) as { replicas?: number; selector?: LabelSelectorObject };
-  const status = (obj.status ?? {}) as { replicas?: number };
+  const status = (obj.status ?? {}) as { replicas?: number; nodes?: number };
   return {
     kind: 'Scale', apiVersion: 'autoscaling/v1',
     metadata: {
@@ -41,7 +41,7 @@ export function scaleOf(r: ResourceInfo, obj: KObject): JsonObject {
       resourceVersion: obj.metadata.resourceVersion, creationTimestamp: obj.metadata.creationTimestamp,
     },
     spec: { replicas: spec.replicas ?? 0 },
-    status: { replicas: status.replicas ?? 0, selector: formatLabelSelector(spec.selector) },
+    status: r.kind === 'NodePool' ? { replicas: status.nodes ?? 0 } : { replicas: status.replicas ?? 0, selector: formatLabelSelector(spec.selector) },
   };
 }
 

@@ -8,6 +8,7 @@
 //   await cluster.close();
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '../../controller/operator/clock.ts';
+import type { TopologySpreadConstraint } from '../../engine/index.ts';
 import { startApiServer, type Api, type ApiServer, type ApiServerOptions, type Faults, type RequestLog, type Store } from '../apiserver/index.ts';
 import { manualClock, SimClock } from '../clock.ts';
 import { DaemonSetController } from './daemonset.ts';
@@ -28,6 +29,8 @@ export interface SimClusterOptions {
   readonly unregisteredTaint?: boolean;
   /** Unexpected errors inside the simulation; they are also collected in `errors`. Default console.error. */
   readonly onError?: (err: unknown) => void;
+  /** The simulated kube-scheduler's PodTopologySpread defaultConstraints. */
+  readonly defaultConstraints?: readonly TopologySpreadConstraint[];
 }
 
 export interface SimCluster {
@@ -67,7 +70,7 @@ export async function startSimCluster(opts: SimClusterOptions = {}): Promise<Sim
   const server = await startApiServer({ ...(opts.apiServer ?? {}), clock, onError });
   const api = server.api;
   const kubelet = new Kubelet({ api, clock, onError, ...(opts.kubeletDelays ? { delays: opts.kubeletDelays } : {}), ...(opts.unregisteredTaint !== undefined ? { unregisteredTaint: opts.unregisteredTaint } : {}) });
-  const scheduler = new Scheduler({ api, clock, onError });
+  const scheduler = new Scheduler({ api, clock, onError, ...(opts.defaultConstraints ? { defaultConstraints: opts.defaultConstraints } : {}) });
   const deployments = new DeploymentController(api, onError);
   const daemonsets = new DaemonSetController(api, onError);
   const disruption = new DisruptionController(api, clock, onError);

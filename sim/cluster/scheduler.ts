@@ -21,6 +21,8 @@ import { Reactor } from './reactor.ts';
 import { leastAllocatedScore, nodeFilters } from './scheduling/filters.ts';
 import { isTerminal, NodeInfo, podRequests, podSpec } from './scheduling/nodes.ts';
 import { Placement } from './scheduling/placement.ts';
+import { withDefaultConstraints } from './scheduling/defaults.ts';
+import type { TopologySpreadConstraint } from '../../engine/index.ts';
 
 export interface SchedulerOptions {
   readonly api: Api;
@@ -28,6 +30,8 @@ export interface SchedulerOptions {
   readonly onError: (err: unknown) => void;
   /** Pods naming another scheduler are left alone (default default-scheduler). */
   readonly schedulerName?: string;
+  /** The PodTopologySpread plugin's defaultConstraints (the simulated cluster's scheduler configuration). */
+  readonly defaultConstraints?: readonly TopologySpreadConstraint[];
 }
 
 export type ScheduleResult = { node: string } | { message: string };
@@ -99,7 +103,7 @@ export class Scheduler {
     }
     todo.sort(byPriorityThenAge);
     const placement = new Placement(nodes);
-    for (const pod of todo) {
+    for (const pod of withDefaultConstraints(todo, this.opts.defaultConstraints ?? [], store)) {
       this.tried.set(pod.metadata.uid!, generation);
       const result = schedule(pod, nodes, placement);
       if ('node' in result) {

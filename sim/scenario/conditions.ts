@@ -40,6 +40,11 @@ export function evaluate(sim: Simulation, cond: Conditions): { ok: boolean; repo
   check('onDemandNodes', cond.onDemandNodes, nodes.filter((n) => n.metadata.labels?.['karpenter.sh/capacity-type'] === 'on-demand').length);
   check('reservedNodes', cond.reservedNodes, nodes.filter((n) => n.metadata.labels?.['karpenter.sh/capacity-type'] === 'reserved').length);
   check('driftedNodeClaims', cond.driftedNodeClaims, store.list('nodeclaims.karpenter.sh').filter((c) => ((c.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).some((x) => x.type === 'Drifted' && x.status === 'True')).length);
+  if (cond.podZones) {
+    const zoneOf = new Map(nodes.map((n) => [n.metadata.name, n.metadata.labels?.['topology.kubernetes.io/zone']]));
+    const zones = new Set(pods.filter((p) => phase(p) === 'Running').map((p) => zoneOf.get((p.spec as { nodeName?: string } | undefined)?.nodeName ?? '')).filter((z) => z !== undefined));
+    check('zones of running pods', cond.podZones, zones.size);
+  }
   if (cond.nodePoolNodes) check(`nodes of nodepool ${cond.nodePoolNodes.nodePool}`, cond.nodePoolNodes.count, nodes.filter((n) => n.metadata.labels?.['karpenter.sh/nodepool'] === cond.nodePoolNodes!.nodePool).length);
   if (cond.events) {
     const ev = cond.events;

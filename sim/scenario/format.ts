@@ -30,6 +30,8 @@ export interface Conditions {
   readonly reservedNodes?: Count;
   /** NodeClaims with Drifted=True. */
   readonly driftedNodeClaims?: Count;
+  /** Distinct zones of the nodes the counted (running) pods are on. */
+  readonly podZones?: Count;
   /** Nodes of one NodePool: { nodePool, count }. */
   readonly nodePoolNodes?: { readonly nodePool: string; readonly count: Count };
   /** Sum of the running instances' prices, $/h. */
@@ -44,6 +46,7 @@ export type Step =
   | { readonly kind: 'apply'; readonly file?: string; readonly yaml?: string }
   | { readonly kind: 'delete'; readonly resource: string; readonly name: string; readonly namespace?: string }
   | { readonly kind: 'scale'; readonly deployment: string; readonly namespace: string; readonly replicas: number }
+  | { readonly kind: 'scale'; readonly nodePool: string; readonly replicas: number }
   | { readonly kind: 'wait'; readonly ms: number }
   | { readonly kind: 'waitFor'; readonly conditions: Conditions; readonly timeoutMs: number }
   | { readonly kind: 'expect'; readonly conditions: Conditions }
@@ -83,7 +86,7 @@ export class ScenarioError extends Error {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const STEP_KINDS = ['apply', 'delete', 'scale', 'wait', 'waitFor', 'expect', 'ice', 'clearIce', 'interrupt', 'nodeCondition', 'say', 'table'] as const;
-const COUNT_FIELDS = ['nodes', 'readyNodes', 'nodeClaims', 'runningPods', 'pendingPods', 'spotNodes', 'onDemandNodes', 'reservedNodes', 'driftedNodeClaims'] as const;
+const COUNT_FIELDS = ['nodes', 'readyNodes', 'nodeClaims', 'runningPods', 'pendingPods', 'spotNodes', 'onDemandNodes', 'reservedNodes', 'driftedNodeClaims', 'podZones'] as const;
 const DELETABLE = ['NodePool', 'NodeClaim', 'EC2NodeClass', 'Node', 'Deployment', 'Pod', 'DaemonSet', 'PodDisruptionBudget'];
 
 class Checker {
@@ -183,14 +186,8 @@ function step(c: Checker, raw: unknown, path: string): Step | undefined {
       const namespace = c.str(v['namespace'], `${p}.namespace`, false);
       return resource && name ? { kind, resource, name, ...(namespace ? { namespace } : {}) } : undefined;
     }
-    case 'scale': {
-      if (!isObj(v)) return void c.err(p, 'must be { deployment, replicas, namespace? }');
-      c.keys(v, p, ['deployment', 'replicas', 'namespace']);
-      const deployment = c.str(v['deployment'], `${p}.deployment`);
-      const replicas = v['replicas'];
-      if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) c.err(`${p}.replicas`, 'must be a whole number >= 0');
-      return deployment && typeof replicas === 'number' ? { kind, deployment, replicas, namespace: c.str(v['namespace'], `${p}.namespace`, false) ?? 'default' } : undefined;
-    }
+    case 'scale':
+      return scale(c, v, p);
     case 'wait': {
       const ms = c.duration(v, p);
       return ms === undefined ? undefined : { kind, ms };
@@ -202,28 +199,12 @@ function step(c: Checker, raw: unknown, path: string): Step | undefined {
     }
     case 'expect':
       return { kind, conditions: conditions(c, v, p) };
-    case 'ice': {
-      if (!isObj(v)) return void c.err(p, 'must be { instanceType?, zone?, capacityType? } (omitted fields match every offering)');
-      c.keys(v, p, ['instanceType', 'zone', 'capacityType']);
-      const ct = c.str(v['capacityType'], `${p}.capacityType`, false);
-      if (ct && ct !== 'spot' && ct !== 'on-demand') c.err(`${p}.capacityType`, 'must be spot or on-demand');
-      const it = c.str(v['instanceType'], `${p}.instanceType`, false);
-      const zone = c.str(v['zone'], `${p}.zone`, false);
-      return { kind, ...(it ? { instanceType: it } : {}), ...(zone ? { zone } : {}), ...(ct ? { capacityType: ct } : {}) };
-    }
+    case 'ice':
+      return ice(c, v, p);
     case 'clearIce':
       return { kind };
-    case 'interrupt': {
-      if (!isObj(v)) return void c.err(p, 'must be { node? | nodePool?, event? }');
-      c.keys(v, p, ['node', 'nodePool', 'event', 'state']);
-      const event = (v['event'] ?? 'spotInterruption') as string;
-      if (!INTERRUPT_EVENTS.includes(event as InterruptEvent)) c.err(`${p}.event`, `must be ${INTERRUPT_EVENTS.join(', ')}`);
-      const state = c.str(v['state'], `${p}.state`, false);
-      if (state !== undefined && (event !== 'stateChange' || !['stopping', 'stopped', 'shutting-down', 'terminated'].includes(state))) c.err(`${p}.state`, 'goes with event stateChange and must be stopping, stopped, shutting-down or terminated');
-      const node = c.str(v['node'], `${p}.node`, false);
-      const nodePool = c.str(v['nodePool'], `${p}.nodePool`, false);
-      return { kind, event: event as InterruptEvent, ...(state ? { state } : {}), ...(node ? { node } : {}), ...(nodePool ? { nodePool } : {}) };
-    }
+    case 'interrupt':
+      return interrupt(c, v, p);
     case 'nodeCondition':
       return nodeCondition(c, v, p);
     case 'say':
@@ -231,6 +212,43 @@ function step(c: Checker, raw: unknown, path: string): Step | undefined {
     case 'table':
       return { kind };
   }
+}
+
+/** { deployment, replicas, namespace? }, or { nodePool, replicas } for a static NodePool (kubectl scale nodepool). */
+function scale(c: Checker, v: unknown, p: string): Step | undefined {
+  if (!isObj(v)) return void c.err(p, 'must be { deployment, replicas, namespace? } or { nodePool, replicas }');
+  const replicas = v['replicas'];
+  if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) c.err(`${p}.replicas`, 'must be a whole number >= 0');
+  if (v['nodePool'] !== undefined) {
+    c.keys(v, p, ['nodePool', 'replicas']);
+    const nodePool = c.str(v['nodePool'], `${p}.nodePool`);
+    return nodePool && typeof replicas === 'number' ? { kind: 'scale', nodePool, replicas } : undefined;
+  }
+  c.keys(v, p, ['deployment', 'replicas', 'namespace']);
+  const deployment = c.str(v['deployment'], `${p}.deployment`);
+  return deployment && typeof replicas === 'number' ? { kind: 'scale', deployment, replicas, namespace: c.str(v['namespace'], `${p}.namespace`, false) ?? 'default' } : undefined;
+}
+
+function ice(c: Checker, v: unknown, p: string): Step | undefined {
+  if (!isObj(v)) return void c.err(p, 'must be { instanceType?, zone?, capacityType? } (omitted fields match every offering)');
+  c.keys(v, p, ['instanceType', 'zone', 'capacityType']);
+  const ct = c.str(v['capacityType'], `${p}.capacityType`, false);
+  if (ct && ct !== 'spot' && ct !== 'on-demand') c.err(`${p}.capacityType`, 'must be spot or on-demand');
+  const it = c.str(v['instanceType'], `${p}.instanceType`, false);
+  const zone = c.str(v['zone'], `${p}.zone`, false);
+  return { kind: 'ice', ...(it ? { instanceType: it } : {}), ...(zone ? { zone } : {}), ...(ct ? { capacityType: ct } : {}) };
+}
+
+function interrupt(c: Checker, v: unknown, p: string): Step | undefined {
+  if (!isObj(v)) return void c.err(p, 'must be { node? | nodePool?, event? }');
+  c.keys(v, p, ['node', 'nodePool', 'event', 'state']);
+  const event = (v['event'] ?? 'spotInterruption') as string;
+  if (!INTERRUPT_EVENTS.includes(event as InterruptEvent)) c.err(`${p}.event`, `must be ${INTERRUPT_EVENTS.join(', ')}`);
+  const state = c.str(v['state'], `${p}.state`, false);
+  if (state !== undefined && (event !== 'stateChange' || !['stopping', 'stopped', 'shutting-down', 'terminated'].includes(state))) c.err(`${p}.state`, 'goes with event stateChange and must be stopping, stopped, shutting-down or terminated');
+  const node = c.str(v['node'], `${p}.node`, false);
+  const nodePool = c.str(v['nodePool'], `${p}.nodePool`, false);
+  return { kind: 'interrupt', event: event as InterruptEvent, ...(state ? { state } : {}), ...(node ? { node } : {}), ...(nodePool ? { nodePool } : {}) };
 }
 
 function nodeCondition(c: Checker, v: unknown, p: string): Step | undefined {

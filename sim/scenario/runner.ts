@@ -45,6 +45,35 @@ async function waitUntil(sim: Simulation, done: () => boolean, maxMs: number): P
   return true;
 }
 
+/** Capacity errors from now on (ice), or capacity back everywhere (clearIce). */
+function cloudFault(sim: Simulation, s: Extract<Step, { kind: 'ice' | 'clearIce' }>, timeline: Timeline): boolean {
+  if (s.kind === 'clearIce') {
+    sim.provider.unblockCapacity();
+    timeline.line('cloud: capacity is back everywhere');
+    return true;
+  }
+  const rule = { ...(s.instanceType ? { instanceType: s.instanceType } : {}), ...(s.zone ? { zone: s.zone } : {}), ...(s.capacityType ? { capacityType: s.capacityType } : {}) };
+  sim.provider.blockCapacity(rule);
+  timeline.line(`cloud: no capacity from now on for ${[s.capacityType ?? 'any capacity type', s.instanceType ?? 'any type', s.zone ?? 'any zone'].join(' / ')}`);
+  return true;
+}
+
+/** The cloud sends the interruption event for the first running instance the step names. */
+function interrupt(sim: Simulation, s: Extract<Step, { kind: 'interrupt' }>, timeline: Timeline, failures: string[]): boolean {
+  const claims = sim.cluster.store.list('nodeclaims.karpenter.sh').filter((c) => !c.metadata.deletionTimestamp
+    && (!s.node || (c.status as { nodeName?: string } | undefined)?.nodeName === s.node)
+    && (!s.nodePool || c.metadata.labels?.['karpenter.sh/nodepool'] === s.nodePool));
+  const target = claims.map((c) => (c.status as { providerID?: string } | undefined)?.providerID).find((pid) => pid && sim.provider.all().some((i) => i.instance.providerID === pid && i.instance.state === 'running'));
+  if (!target) {
+    failures.push(`interrupt: no running instance matches ${JSON.stringify({ node: s.node, nodePool: s.nodePool })}`);
+    timeline.line(`interrupt: nothing to interrupt (${s.node ?? s.nodePool ?? 'any node'})`);
+    return false;
+  }
+  sim.provider.interrupt(target, s.event, s.state ? { state: s.state } : {});
+  timeline.line(`cloud: ${s.event}${s.state ? ` (${s.state})` : ''} for ${target}`);
+  return true;
+}
+
 /** The first Ready node the step names (by name or NodePool) reports the condition. */
 function setNodeCondition(sim: Simulation, s: Extract<Step, { kind: 'nodeCondition' }>, timeline: Timeline, failures: string[]): boolean {
   const isReady = (n: KObject): boolean => ((n.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
@@ -81,6 +110,11 @@ export async function runScenario(sim: Simulation, scenario: Scenario, opts: Run
         await sim.kube.delete(s.resource as Kind, s.name, s.namespace ? { namespace: s.namespace } : {});
         return true;
       case 'scale':
+        if ('nodePool' in s) {
+          timeline.line(`scale nodepool/${s.nodePool} to ${s.replicas} replicas`);
+          await sim.kube.patch('NodePool', s.nodePool, { spec: { replicas: s.replicas } });
+          return true;
+        }
         timeline.line(`scale deployment/${s.deployment} to ${s.replicas} replicas`);
         await sim.kube.patch('Deployment', s.deployment, { spec: { replicas: s.replicas } }, { namespace: s.namespace });
         return true;
@@ -104,30 +138,11 @@ export async function runScenario(sim: Simulation, scenario: Scenario, opts: Run
         if (!ok) failures.push(`expect: ${report}`);
         return true;
       }
-      case 'ice': {
-        const rule = { ...(s.instanceType ? { instanceType: s.instanceType } : {}), ...(s.zone ? { zone: s.zone } : {}), ...(s.capacityType ? { capacityType: s.capacityType } : {}) };
-        sim.provider.blockCapacity(rule);
-        timeline.line(`cloud: no capacity from now on for ${[s.capacityType ?? 'any capacity type', s.instanceType ?? 'any type', s.zone ?? 'any zone'].join(' / ')}`);
-        return true;
-      }
+      case 'ice':
       case 'clearIce':
-        sim.provider.unblockCapacity();
-        timeline.line('cloud: capacity is back everywhere');
-        return true;
-      case 'interrupt': {
-        const claims = sim.cluster.store.list('nodeclaims.karpenter.sh').filter((c) => !c.metadata.deletionTimestamp
-          && (!s.node || (c.status as { nodeName?: string } | undefined)?.nodeName === s.node)
-          && (!s.nodePool || c.metadata.labels?.['karpenter.sh/nodepool'] === s.nodePool));
-        const target = claims.map((c) => (c.status as { providerID?: string } | undefined)?.providerID).find((pid) => pid && sim.provider.all().some((i) => i.instance.providerID === pid && i.instance.state === 'running'));
-        if (!target) {
-          failures.push(`interrupt: no running instance matches ${JSON.stringify({ node: s.node, nodePool: s.nodePool })}`);
-          timeline.line(`interrupt: nothing to interrupt (${s.node ?? s.nodePool ?? 'any node'})`);
-          return false;
-        }
-        sim.provider.interrupt(target, s.event, s.state ? { state: s.state } : {});
-        timeline.line(`cloud: ${s.event}${s.state ? ` (${s.state})` : ''} for ${target}`);
-        return true;
-      }
+        return cloudFault(sim, s, timeline);
+      case 'interrupt':
+        return interrupt(sim, s, timeline, failures);
       case 'nodeCondition':
         return setNodeCondition(sim, s, timeline, failures);
       case 'table':

@@ -70,6 +70,7 @@ const SETTINGS: Record<string, [unknown, string, string]> = {
   enableZonalShift: [true, 'ENABLE_ZONAL_SHIFT', 'true'],
   preferencePolicy: ['Ignore', 'PREFERENCE_POLICY', 'Ignore'],
   minValuesPolicy: ['BestEffort', 'MIN_VALUES_POLICY', 'BestEffort'],
+  schedulerConfig: ['podTopologySpread:\n  defaultConstraints:\n    - maxSkew: 1\n      topologyKey: topology.kubernetes.io/zone\n      whenUnsatisfiable: ScheduleAnyway\n', 'SCHEDULER_CONFIG', 'podTopologySpread:\n  defaultConstraints:\n    - maxSkew: 1\n      topologyKey: topology.kubernetes.io/zone\n      whenUnsatisfiable: ScheduleAnyway\n'],
   ignoreDRARequests: [false, 'IGNORE_DRA_REQUESTS', 'false'],
   disableClusterStateObservability: [true, 'DISABLE_CLUSTER_STATE_OBSERVABILITY', 'true'],
   disableDryRun: [true, 'DISABLE_DRY_RUN', 'true'],

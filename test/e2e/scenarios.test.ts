@@ -20,4 +20,27 @@ describe('feature scenarios', () => {
     expect(out).toMatch(/\[30:4\d\] nodeclaim \S+ is being deleted/);
     expect(out).toMatch(/reached: nodes=1 \(want 1\), readyNodes=1 \(want 1\), nodeClaims=1 \(want 1\), runningPods=3 \(want 3\)/);
   });
+
+  it('static-nodepool: replicas kept through scaling (under limits.nodes), idleness and drift', async () => {
+    const out = await scenario('static-nodepool.yaml');
+    expect(out).toMatch(/reached: readyNodes=2 \(want 2\), nodeClaims=2 \(want 2\)/);
+    expect(out).toMatch(/expected and found: nodes=4 \(want 4\), nodeClaims=4 \(want 4\)/);
+    expect(out).toMatch(/expected and found: nodes=2 \(want 2\), nodeClaims=2 \(want 2\), driftedNodeClaims=0 \(want 0\)/);
+    expect(out.match(/is being disrupted \(Drifted\)/g)).toHaveLength(2);
+    expect(out).not.toMatch(/being disrupted \((Underutilized|Empty)\)/);
+  });
+
+  it('node-overlay: an overlaid price makes consolidation replace a node the catalog alone would keep', async () => {
+    const out = await scenario('node-overlay.yaml');
+    expect(out).toMatch(/launched: m5\.xlarge in \S+, on-demand/);
+    expect(out).toMatch(/Consolidation candidate: replace: \[\S+\] -> \[1 replacement\] \(savings: \$0\.70\)/);
+    expect(out).toMatch(/launched: r5\.xlarge in \S+, on-demand/);
+    expect(out).toMatch(/PASSED: scenario node-overlay/);
+  });
+
+  it('default-spread: the default zone constraint from SCHEDULER_CONFIG spreads a Deployment over three zones', async () => {
+    const out = await scenario('default-spread.yaml');
+    expect(out).toMatch(/expected and found: nodes=3 \(want 3\), pendingPods=0 \(want 0\), zones of running pods=3 \(want 3\)/);
+    expect(out.match(/launched: \S+ in ap-northeast-2([abc])/g)?.slice(0, 3).map((l) => l.slice(-1)).sort()).toEqual(['a', 'b', 'c']);
+  });
 });

@@ -32,7 +32,7 @@ describe('generated CRDs', () => {
       expect(o.spec.scope).toBe('Cluster');
       expect(o.spec.names).toMatchObject({ kind: def.kind, plural: def.plural, categories: ['karpenter'] });
       const [version] = o.spec.versions;
-      expect(version).toMatchObject({ name: 'v1', served: true, storage: true, subresources: { status: {} } });
+      expect(version).toMatchObject({ name: def.version, served: true, storage: true, subresources: { status: {} } });
       expect(version.schema.openAPIV3Schema.properties.spec.type).toBe('object');
       expect(JSON.stringify(version.schema)).not.toMatch(/"(check|hint|patternHint)"/);
     });

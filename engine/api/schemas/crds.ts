@@ -4,10 +4,11 @@
 import { stringify } from 'yaml';
 import { EC2NODECLASS_CRD } from './ec2nodeclass.ts';
 import { NODECLAIM_CRD } from './nodeclaim.ts';
+import { NODEOVERLAY_CRD } from './nodeoverlay.ts';
 import { NODEPOOL_CRD } from './nodepool.ts';
 import type { CrdDefinition, Schema } from './types.ts';
 
-export const CRDS: readonly CrdDefinition[] = [NODEPOOL_CRD, NODECLAIM_CRD, EC2NODECLASS_CRD];
+export const CRDS: readonly CrdDefinition[] = [NODEPOOL_CRD, NODECLAIM_CRD, EC2NODECLASS_CRD, NODEOVERLAY_CRD];
 
 /** The schema of a whole object of this kind (apiVersion, kind, metadata, spec, status). */
 export function objectSchema(def: CrdDefinition): Schema {
@@ -83,7 +84,7 @@ export function renderCrd(def: CrdDefinition): Record<string, unknown> {
         storage: true,
         additionalPrinterColumns: def.printerColumns.map((c) => ({ ...c })),
         schema: { openAPIV3Schema: toOpenApi({ ...objectSchema(def), properties: { ...objectSchema(def).properties, metadata: { type: 'object' } } }) },
-        subresources: { status: {} },
+        subresources: { ...(def.scale ? { scale: { ...def.scale } } : {}), status: {} },
       }],
     },
   };

@@ -184,6 +184,8 @@ export const NODEPOOL_CRD: CrdDefinition = {
   scope: 'Cluster',
   description: 'NodePool describes the nodes Karpenter may launch and how it may disrupt them.',
   specRequired: true,
+  // kubectl scale nodepool NAME --replicas=N (static pools), as Karpenter's CRD declares it.
+  scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.nodes' },
   printerColumns: [
     { name: 'NodeClass', type: 'string', jsonPath: '.spec.template.spec.nodeClassRef.name' },
     { name: 'Nodes', type: 'string', jsonPath: '.status.resources.nodes' },

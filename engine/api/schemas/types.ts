@@ -98,4 +98,6 @@ export interface CrdDefinition {
   readonly status: Schema;
   /** Whether spec must be present. */
   readonly specRequired: boolean;
+  /** The scale subresource's paths (kubectl scale), when the kind has one. */
+  readonly scale?: { readonly specReplicasPath: string; readonly statusReplicasPath: string };
 }

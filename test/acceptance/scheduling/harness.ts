@@ -18,10 +18,11 @@
 //   ReplicaSets) is not implemented anywhere in the engine.
 import { describe, expect } from 'vitest';
 import type {
-  DaemonSet, EngineOptions, InstanceType, LabelSelector, NodePool, NodeSelectorRequirement, Offering, Pod, StateNode, Taint,
+  DaemonSet, EngineOptions, InstanceType, LabelSelector, NodePool, NodeSelectorRequirement, Offering, Pod, StateNode, Taint, SelectorSources,
 } from '../../../engine/domain/types.ts';
 import { DEFAULT_ENGINE_OPTIONS } from '../../../engine/domain/types.ts';
 import type { DraState } from '../../../engine/domain/dra.ts';
+import { withDefaultSpread } from '../../../engine/scheduling/defaultspread.ts';
 import { withExtraWellKnown } from '../../../engine/scheduling/labels.ts';
 import { isActive, selectorMatches } from '../../../engine/scheduling/pods.ts';
 import { solveReference } from '../../../engine/solver/reference/scheduler.ts';
@@ -82,6 +83,8 @@ export interface ClusterOptions {
   options?: Partial<EngineOptions>;
   /** DRA objects (ResourceSlices, claims, classes), see dra.test.ts. */
   dra?: DraState;
+  /** Services and workload selectors (default topology spread, see default-constraints.test.ts). */
+  selectorSources?: SelectorSources;
 }
 
 export interface Pass {
@@ -110,6 +113,7 @@ export class Cluster {
   pending: Pod[] = [];
   options: EngineOptions;
   dra: DraState | undefined;
+  selectorSources: SelectorSources | undefined;
   private seq = 0;
 
   constructor(readonly solver: Solver, o: ClusterOptions = {}) {
@@ -120,6 +124,7 @@ export class Cluster {
     this.nodes = o.nodes ?? [];
     this.options = { ...DEFAULT_ENGINE_OPTIONS, maxInstanceTypes: 60, ...o.options };
     this.dra = o.dra;
+    this.selectorSources = o.selectorSources;
   }
 
   input(): ProvisionInput {
@@ -127,7 +132,8 @@ export class Cluster {
       nodePools: this.nodePools,
       instanceTypes: new Map(this.nodePools.map((p) => [p.name, this.typesOf(p.name)])),
       nodes: this.nodes,
-      pods: this.pending.filter(provisionable),
+      // As engine/model/input.ts provisionInput gives them: kube-scheduler's defaults on pods without spread.
+      pods: withDefaultSpread(this.pending.filter(provisionable), this.options.defaultTopologySpreadConstraints, this.selectorSources),
       daemonSets: this.daemonSets,
       options: this.options,
       wellKnownLabels: WELL_KNOWN,
