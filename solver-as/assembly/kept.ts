@@ -1,4 +1,4 @@
-// What each of the solve's NodeClaims keeps at the end (the reference's finalize, spec/scheduling.md §2.16): the
+// What each of the solve's NodeClaims keeps at the end (the reference's finalize, docs/karpenter/scheduling.md §2.16): the
 // instance types still listed, allowed by its final set and holding its total, in price order (ties: catalog
 // order), at most MAX_ITS; NodeClaims with equal lists share one (the result block writes each once).
 //
