@@ -2,7 +2,14 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['engine/**/*.test.ts', 'controller/**/*.test.ts', 'sim/**/*.test.ts', 'cli/**/*.test.ts', 'bench/**/*.test.ts', 'test/**/*.test.ts'],
+    include: [
+      'engine/**/*.test.ts',
+      'controller/**/*.test.ts',
+      'sim/**/*.test.ts',
+      'cli/**/*.test.ts',
+      'bench/**/*.test.ts',
+      'test/**/*.test.ts',
+    ],
     environment: 'node',
     pool: 'forks',
     // Test files share a worker's module cache, so the heavy imports (@kubernetes/client-node, the AWS SDK,

@@ -17,7 +17,11 @@ export interface MeasureOptions {
   readonly warmup?: number;
 }
 
-export async function measure(name: string, fn: () => unknown | Promise<unknown>, o: MeasureOptions = {}): Promise<Timing> {
+export async function measure(
+  name: string,
+  fn: () => unknown | Promise<unknown>,
+  o: MeasureOptions = {},
+): Promise<Timing> {
   const bench = new Bench({
     time: o.timeMs ?? 2000,
     iterations: o.iterations ?? 5,

@@ -54,8 +54,13 @@ function fmt(v: unknown): string {
 /** A plain-text table of the rows; columns are the union of keys in a sensible order. */
 export function table(rows: readonly BenchRow[], columns?: readonly string[]): string {
   const preferred = ['scenario', 'engine', 'pods', 'nodes', 'costPerHour', 'ms', 'madMs', 'samples', 'podsPerSec'];
-  const keys = columns ?? [...preferred.filter((k) => rows.some((r) => r[k] !== undefined)), ...[...new Set(rows.flatMap((r) => Object.keys(r)))].filter((k) => !preferred.includes(k) && k !== 'suite')];
+  const keys = columns ?? [
+    ...preferred.filter((k) => rows.some((r) => r[k] !== undefined)),
+    ...[...new Set(rows.flatMap((r) => Object.keys(r)))].filter((k) => !preferred.includes(k) && k !== 'suite'),
+  ];
   const cells = [keys, ...rows.map((r) => keys.map((k) => fmt(r[k])))];
   const width = keys.map((_, i) => Math.max(...cells.map((c) => c[i]!.length)));
-  return cells.map((c, row) => c.map((v, i) => (row === 0 || i < 2 ? v.padEnd(width[i]!) : v.padStart(width[i]!))).join('  ')).join('\n');
+  return cells
+    .map((c, row) => c.map((v, i) => (row === 0 || i < 2 ? v.padEnd(width[i]!) : v.padStart(width[i]!))).join('  '))
+    .join('\n');
 }

@@ -12,7 +12,10 @@ function summary(rows: readonly BenchRow[]): string[] {
   for (const scenario of [...new Set(rows.map((r) => r.scenario))]) {
     const fast = by('wasm-release-exact', scenario) ?? by('wasm-release', scenario);
     const ref = by('reference', scenario);
-    if (fast && ref) lines.push(`${scenario}: ${fast.engine} ${(ref.ms / fast.ms).toFixed(1)}x faster than reference (same algorithm, medians of this run)`);
+    if (fast && ref)
+      lines.push(
+        `${scenario}: ${fast.engine} ${(ref.ms / fast.ms).toFixed(1)}x faster than reference (same algorithm, medians of this run)`,
+      );
   }
   return lines;
 }
@@ -28,11 +31,22 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (!name || !(SUITES as readonly string[]).includes(name)) {
-    process.stderr.write(`usage: npm run bench -- <${SUITES.join('|')}> [--json] [--quick] [--sizes=N,N] (consolidation: cluster sizes; controller: its big cluster's nodes)\n`);
+    process.stderr.write(
+      `usage: npm run bench -- <${SUITES.join('|')}> [--json] [--quick] [--sizes=N,N] (consolidation: cluster sizes; controller: its big cluster's nodes)\n`,
+    );
     return 2;
   }
-  const progress = (msg: string) => { if (process.stderr.isTTY) process.stderr.write(`\r\x1b[K${msg}`); };
-  let mod: { run(o: { json: boolean; quick: boolean; progress: (m: string) => void; sizes?: readonly number[] }): Promise<BenchRow[]> };
+  const progress = (msg: string) => {
+    if (process.stderr.isTTY) process.stderr.write(`\r\x1b[K${msg}`);
+  };
+  let mod: {
+    run(o: {
+      json: boolean;
+      quick: boolean;
+      progress: (m: string) => void;
+      sizes?: readonly number[];
+    }): Promise<BenchRow[]>;
+  };
   try {
     mod = await import(`./suites/${name}.ts`);
   } catch (e) {

@@ -22,7 +22,10 @@ function warnIfStale() {
   const built = statSync(stamp).mtimeMs;
   const dirs = ['engine', 'controller', 'sim', 'cli', 'scenarios', 'examples/guide', 'solver-as/build'];
   const newer = dirs.map((d) => newerSource(join(root, d), built)).find(Boolean);
-  if (newer) process.stderr.write(`karpenter-ts: ${newer.slice(root.length + 1)} is newer than dist/: run \`npm run build\` to run it\n`);
+  if (newer)
+    process.stderr.write(
+      `karpenter-ts: ${newer.slice(root.length + 1)} is newer than dist/: run \`npm run build\` to run it\n`,
+    );
 }
 
 function newerSource(dir, than) {

@@ -22,12 +22,18 @@ export function processIo(): Io {
 }
 
 /** An Io that records everything, for tests. */
-export function memoryIo(opts: { cwd?: string; isTTY?: boolean; env?: Record<string, string> } = {}): Io & { stdout: string; stderr: string } {
+export function memoryIo(
+  opts: { cwd?: string; isTTY?: boolean; env?: Record<string, string> } = {},
+): Io & { stdout: string; stderr: string } {
   const io = {
     stdout: '',
     stderr: '',
-    out(t: string) { io.stdout += t; },
-    err(t: string) { io.stderr += t; },
+    out(t: string) {
+      io.stdout += t;
+    },
+    err(t: string) {
+      io.stderr += t;
+    },
     isTTY: opts.isTTY ?? false,
     errIsTTY: false,
     cwd: opts.cwd ?? process.cwd(),

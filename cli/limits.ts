@@ -22,7 +22,11 @@ export const LIMIT_VARS = {
   objects: 'KARPENTER_TS_MAX_OBJECTS',
 } as const;
 
-export const DEFAULT_LIMITS: InputLimits = { textBytes: 32 * 1024 * 1024, snapshotBytes: 512 * 1024 * 1024, objects: 200_000 };
+export const DEFAULT_LIMITS: InputLimits = {
+  textBytes: 32 * 1024 * 1024,
+  snapshotBytes: 512 * 1024 * 1024,
+  objects: 200_000,
+};
 
 /** The limits in force: the defaults, or what the environment sets. Throws an InputError naming a bad variable. */
 export function inputLimits(env: Readonly<Record<string, string | undefined>>): InputLimits {
@@ -35,7 +39,9 @@ export function inputLimits(env: Readonly<Record<string, string | undefined>>): 
     } catch (e) {
       if (!(e instanceof QuantityError)) throw e;
     }
-    throw new InputError(`${LIMIT_VARS[key]}=${JSON.stringify(text)} is not a positive whole number (such as 64Mi or 500000)`);
+    throw new InputError(
+      `${LIMIT_VARS[key]}=${JSON.stringify(text)} is not a positive whole number (such as 64Mi or 500000)`,
+    );
   };
   return { textBytes: read('textBytes'), snapshotBytes: read('snapshotBytes'), objects: read('objects') };
 }
@@ -47,7 +53,8 @@ export function sizeProblem(size: number, kind: 'text' | 'snapshot', limits: Inp
   const limit = kind === 'text' ? limits.textBytes : limits.snapshotBytes;
   if (size <= limit) return undefined;
   const key = kind === 'text' ? 'textBytes' : 'snapshotBytes';
-  const hint = kind === 'text' ? '; a large cluster reads faster and smaller as a msgpack snapshot (karpenter-ts snapshot)' : '';
+  const hint =
+    kind === 'text' ? '; a large cluster reads faster and smaller as a msgpack snapshot (karpenter-ts snapshot)' : '';
   return `the file is ${mib(size)}, over the ${mib(limit)} limit for ${kind === 'text' ? 'YAML, JSON and CSV' : 'msgpack snapshot'} input (raise it with ${LIMIT_VARS[key]}=<bytes>${hint})`;
 }
 

@@ -25,10 +25,12 @@ describe('karpenter-ts', () => {
     const io = memoryIo();
     expect(await main(['--version'], io)).toBe(0);
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    expect(io.stdout).toMatch(new RegExp(`^karpenter-ts ${pkg.version.replaceAll('.', '\\.')}( \\(commit [0-9a-f]+\\))?\\n$`));
+    expect(io.stdout).toMatch(
+      new RegExp(`^karpenter-ts ${pkg.version.replaceAll('.', '\\.')}( \\(commit [0-9a-f]+\\))?\\n$`),
+    );
   });
 
-  it('keeps each command\'s summary in the help, and every command in the README\'s table', async () => {
+  it("keeps each command's summary in the help, and every command in the README's table", async () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     for (const [name, summary] of Object.entries(SUMMARIES)) {
       const mod = (await import(`./commands/${name}.ts`)) as { summary: string };

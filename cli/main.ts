@@ -10,7 +10,7 @@ type CommandName = (typeof COMMANDS)[number];
 /** One line per command for --help, kept here so help loads no command (each module's `summary` says the same). */
 export const SUMMARIES: Readonly<Record<CommandName, string>> = {
   controller: 'run the controller against a Kubernetes cluster (in-cluster, --kubeconfig or KUBECONFIG)',
-  sim: 'run the controller against a simulated cluster and cloud (the guide\'s demo by default)',
+  sim: "run the controller against a simulated cluster and cloud (the guide's demo by default)",
   whatif: 'what would the engine do with this cluster, and what would it cost (offline, batch)',
   snapshot: "write a cluster's nodes, pods, NodePools, NodeClaims, ... to a msgpack file for whatif",
   validate: 'check NodePool, EC2NodeClass and NodeClaim files against Karpenter v1 rules',
@@ -26,7 +26,11 @@ async function load(name: string): Promise<CommandModule | undefined> {
   try {
     return (await import(`./commands/${name}.ts`)) as CommandModule;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && String((e as Error).message).includes(`commands/${name}`)) return undefined;
+    if (
+      (e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' &&
+      String((e as Error).message).includes(`commands/${name}`)
+    )
+      return undefined;
     throw e;
   }
 }
@@ -34,7 +38,14 @@ async function load(name: string): Promise<CommandModule | undefined> {
 function usage(): string {
   const lines = ['usage: karpenter-ts <command> [options]', '', 'commands:'];
   for (const name of COMMANDS) lines.push(`  ${name.padEnd(12)}${SUMMARIES[name]}`);
-  lines.push('', 'options:', '  -h, --help    this help', '  --version     the version and commit', '', 'Run `karpenter-ts <command> --help` for the options of one command.');
+  lines.push(
+    '',
+    'options:',
+    '  -h, --help    this help',
+    '  --version     the version and commit',
+    '',
+    'Run `karpenter-ts <command> --help` for the options of one command.',
+  );
   return lines.join('\n') + '\n';
 }
 

@@ -4,7 +4,14 @@
 // against a cluster; the simulator (sim/) runs the same operator against a loopback one.
 import { KubeConfig } from '@kubernetes/client-node';
 import { randomUUID } from 'node:crypto';
-import { createEngine, DEFAULT_ENGINE_OPTIONS, type ClusterEngine, type EC2NodeClass, type Engine, type EngineOptions } from '../engine/index.ts';
+import {
+  createEngine,
+  DEFAULT_ENGINE_OPTIONS,
+  type ClusterEngine,
+  type EC2NodeClass,
+  type Engine,
+  type EngineOptions,
+} from '../engine/index.ts';
 import { withFence } from './cloudprovider/fence.ts';
 import { withMetrics } from './cloudprovider/metrics.ts';
 import type { CloudProvider } from './cloudprovider/types.ts';
@@ -20,7 +27,13 @@ import { Recorder } from './operator/events.ts';
 import { Fence } from './operator/fence.ts';
 import { serve, type HttpServer, type Readiness } from './operator/health.ts';
 import { KubeClient, type KubeClientOptions } from './operator/kube.ts';
-import { defaultIdentity, inClusterNamespace, LEASE_DEFAULTS, LeaderElector, type LeaderElectionConfig } from './operator/leaderelection.ts';
+import {
+  defaultIdentity,
+  inClusterNamespace,
+  LEASE_DEFAULTS,
+  LeaderElector,
+  type LeaderElectionConfig,
+} from './operator/leaderelection.ts';
 import { newLogger, type Logger } from './operator/logger.ts';
 import { Metrics } from './operator/metrics.ts';
 import type { ResolvedOptions } from './operator/options.ts';
@@ -62,7 +75,9 @@ export interface OperatorDeps {
   /** Only these controllers (tests). */
   readonly only?: readonly string[];
   /** Leader election: this replica's identity and timings (default `<hostname>_<uuid>`, client-go's 15/10/2 s). */
-  readonly leaderElection?: Partial<Pick<LeaderElectionConfig, 'identity' | 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>>;
+  readonly leaderElection?: Partial<
+    Pick<LeaderElectionConfig, 'identity' | 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>
+  >;
   /** Called when this replica could not renew its lease and stopped acting (`controller` exits 1, as Karpenter). */
   readonly onLostLeadership?: () => void;
   /**
@@ -114,16 +129,28 @@ export function engineOptionsOf(o: ResolvedOptions): EngineOptions {
     preferencePolicy: o.preferencePolicy,
     minValuesPolicy: o.minValuesPolicy,
     ignoreDRARequests: o.ignoreDRARequests,
-    featureGates: { spotToSpotConsolidation: o.featureGates.spotToSpotConsolidation, reservedCapacity: o.featureGates.reservedCapacity },
-    ...(o.schedulerConfig?.podTopologySpread?.defaultConstraints.length ? { defaultTopologySpreadConstraints: o.schedulerConfig.podTopologySpread.defaultConstraints } : {}),
+    featureGates: {
+      spotToSpotConsolidation: o.featureGates.spotToSpotConsolidation,
+      reservedCapacity: o.featureGates.reservedCapacity,
+    },
+    ...(o.schedulerConfig?.podTopologySpread?.defaultConstraints.length
+      ? { defaultTopologySpreadConstraints: o.schedulerConfig.podTopologySpread.defaultConstraints }
+      : {}),
   };
 }
 
 export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   const { options } = deps;
   const clock = deps.clock ?? realClock;
-  const log = deps.log ?? newLogger({ level: options.logLevel, outputPaths: options.logOutputPaths, errorOutputPaths: options.logErrorOutputPaths });
-  for (const i of options.ignored) log.warn({ flag: `--${i.flag}`, env: i.env }, `setting has no effect in karpenter-ts: ${i.reason}`);
+  const log =
+    deps.log ??
+    newLogger({
+      level: options.logLevel,
+      outputPaths: options.logOutputPaths,
+      errorOutputPaths: options.logErrorOutputPaths,
+    });
+  for (const i of options.ignored)
+    log.warn({ flag: `--${i.flag}`, env: i.env }, `setting has no effect in karpenter-ts: ${i.reason}`);
   const activity = new Activity();
   const metrics = new Metrics({ version: VERSION, commit: COMMIT, processMetrics: deps.clock === undefined });
   const election = electionConfig(options, deps);
@@ -131,30 +158,73 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   const fence = new Fence(election ? 'this replica is not the leader' : undefined);
   const onTimeout = timeoutReporter(log.child({ component: 'kube-client' }), metrics);
   const kube = kubeClient(deps, {
-    activity, onTimeout, guard: (method, path) => fence.check(`${method} ${path}`),
+    activity,
+    onTimeout,
+    guard: (method, path) => fence.check(`${method} ${path}`),
     observe: (m, p, code, ms) => observeKubeRequest(metrics, m, p, code, ms),
     rateLimit: { qps: options.kubeClientQPS, burst: options.kubeClientBurst },
   });
   const { cluster, informers } = newClusterState({
-    kube, kubeConfig: deps.kubeConfig, clock, log, dra: !options.ignoreDRARequests, watchTimeoutMs: options.kubeRequestTimeoutMs,
-    defaultSpread: Boolean(options.schedulerConfig?.podTopologySpread?.defaultConstraints.length), nodeOverlays: options.featureGates.nodeOverlay,
-    ...(deps.informerBackoff ? { backoff: deps.informerBackoff } : {}), ...(deps.unsafeSkipCacheSync ? { unsafeSkipCacheSync: true } : {}),
+    kube,
+    kubeConfig: deps.kubeConfig,
+    clock,
+    log,
+    dra: !options.ignoreDRARequests,
+    watchTimeoutMs: options.kubeRequestTimeoutMs,
+    defaultSpread: Boolean(options.schedulerConfig?.podTopologySpread?.defaultConstraints.length),
+    nodeOverlays: options.featureGates.nodeOverlay,
+    ...(deps.informerBackoff ? { backoff: deps.informerBackoff } : {}),
+    ...(deps.unsafeSkipCacheSync ? { unsafeSkipCacheSync: true } : {}),
   });
   const nodeClass = (name: string) => cluster.nodeClass(name)?.nodeClass;
-  const cloudProvider = await deps.cloudProvider({ options, clock, log: log.child({ component: 'cloudprovider' }), cluster, nodeClass, kube, metrics });
+  const cloudProvider = await deps.cloudProvider({
+    options,
+    clock,
+    log: log.child({ component: 'cloudprovider' }),
+    cluster,
+    nodeClass,
+    kube,
+    metrics,
+  });
   const events = new Recorder({ kube, clock, log, activity });
   const defaults = options.schedulerConfig?.podTopologySpread?.defaultConstraints;
-  if (defaults?.length) log.info({ defaultTopologySpreadConstraints: defaults }, 'scheduler-config is set: applying these default topology spread constraints during scheduling to pods that declare none of their own');
+  if (defaults?.length)
+    log.info(
+      { defaultTopologySpreadConstraints: defaults },
+      'scheduler-config is set: applying these default topology spread constraints during scheduling to pods that declare none of their own',
+    );
   const shared = { clock, kube, cluster, events, metrics, activity, options, log };
   const engine = operatorEngine(deps.engine);
   const controllers = controllerSet(deps, shared, cloudProvider, withFence(cloudProvider, fence), engine);
-  const runtime = new Runtime({
-    clock, log, ...(deps.unsafeSkipCacheSync ? {} : { caches: informers }),
-    onConflict: (controller) => metrics.reconcileConflicts.inc({ controller }), metrics,
-  }, controllers.all);
+  const runtime = new Runtime(
+    {
+      clock,
+      log,
+      ...(deps.unsafeSkipCacheSync ? {} : { caches: informers }),
+      onConflict: (controller) => metrics.reconcileConflicts.inc({ controller }),
+      metrics,
+    },
+    controllers.all,
+  );
   metrics.beforeScrape.push(() => runtime.observe());
-  const life: Life = { dead: false, provider: providerLifecycle(cloudProvider), gauges: syncGauges(clock, cluster, metrics), engine, lag: eventLoopLag(metrics) };
-  const elector = election ? leaderElector(deps, election, { clock, log, metrics, fence, runtime, life, kube: kubeClient(deps, { activity, onTimeout }) }) : undefined;
+  const life: Life = {
+    dead: false,
+    provider: providerLifecycle(cloudProvider),
+    gauges: syncGauges(clock, cluster, metrics),
+    engine,
+    lag: eventLoopLag(metrics),
+  };
+  const elector = election
+    ? leaderElector(deps, election, {
+        clock,
+        log,
+        metrics,
+        fence,
+        runtime,
+        life,
+        kube: kubeClient(deps, { activity, onTimeout }),
+      })
+    : undefined;
   if (election) {
     metrics.leaderElectionStatus.set({ name: election.name }, 0);
     // Renewals always read the Lease first (client-go's slow path is the only path here): nothing to count.
@@ -164,8 +234,15 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
 }
 
 /** A Kubernetes client with the operator's timeouts (the leader elector's is never fenced). */
-function kubeClient(deps: OperatorDeps, o: Pick<KubeClientOptions, 'activity' | 'onTimeout' | 'guard' | 'observe' | 'rateLimit'>): KubeClient {
-  return new KubeClient(deps.kubeConfig, { ...o, requestTimeoutMs: deps.options.kubeRequestTimeoutMs, listTimeoutMs: deps.options.kubeListTimeoutMs });
+function kubeClient(
+  deps: OperatorDeps,
+  o: Pick<KubeClientOptions, 'activity' | 'onTimeout' | 'guard' | 'observe' | 'rateLimit'>,
+): KubeClient {
+  return new KubeClient(deps.kubeConfig, {
+    ...o,
+    requestTimeoutMs: deps.options.kubeRequestTimeoutMs,
+    listTimeoutMs: deps.options.kubeListTimeoutMs,
+  });
 }
 
 /** What every controller shares, before its own name, logger and metrics-labelled cloud provider. */
@@ -180,13 +257,20 @@ interface Shared {
   readonly log: Logger;
 }
 
-function controllerSet(deps: OperatorDeps, shared: Shared, cloudProvider: CloudProvider, fenced: CloudProvider, engine: OperatorEngine): ControllerSet {
+function controllerSet(
+  deps: OperatorDeps,
+  shared: Shared,
+  cloudProvider: CloudProvider,
+  fenced: CloudProvider,
+  engine: OperatorEngine,
+): ControllerSet {
   const engineOptions = engineOptionsOf(shared.options);
   // NodeOverlay: every controller sees the overlaid instance types; the nodeoverlay controller reads the provider's own.
   const overlays = shared.options.featureGates.nodeOverlay ? new OverlayStore() : undefined;
   const base = (name: string): CloudProvider => withMetrics(fenced, shared.metrics, name);
   const contextFor = (name: string): ControllerContext => ({
-    ...shared, engineOptions,
+    ...shared,
+    engineOptions,
     log: shared.log.child({ controller: name }),
     cloudProvider: overlays ? overlays.decorate(base(name)) : base(name),
     engine: engine.cluster(name),
@@ -293,25 +377,30 @@ interface ElectorParts {
 
 /** Leading opens the fence and starts the provider and controllers; losing the lease stops this replica for good. */
 function leaderElector(deps: OperatorDeps, election: LeaderElectionConfig, p: ElectorParts): LeaderElector {
-  return new LeaderElector({
-    kube: p.kube, clock: p.clock, log: p.log.child({ component: 'leader-election' }),
-    onStartedLeading: () => {
-      if (p.life.dead) return;
-      p.metrics.leaderElectionStatus.set({ name: election.name }, 1);
-      p.fence.open();
-      p.life.provider.start();
-      p.runtime.start();
+  return new LeaderElector(
+    {
+      kube: p.kube,
+      clock: p.clock,
+      log: p.log.child({ component: 'leader-election' }),
+      onStartedLeading: () => {
+        if (p.life.dead) return;
+        p.metrics.leaderElectionStatus.set({ name: election.name }, 1);
+        p.fence.open();
+        p.life.provider.start();
+        p.runtime.start();
+      },
+      onStoppedLeading: (why) => {
+        p.metrics.leaderElectionStatus.set({ name: election.name }, 0);
+        p.fence.shut(why === 'lost' ? 'this replica lost the leader lease' : 'this replica stopped leading');
+        if (why !== 'lost') return;
+        p.life.dead = true;
+        p.runtime.halt();
+        void p.life.provider.stop();
+        deps.onLostLeadership?.();
+      },
     },
-    onStoppedLeading: (why) => {
-      p.metrics.leaderElectionStatus.set({ name: election.name }, 0);
-      p.fence.shut(why === 'lost' ? 'this replica lost the leader lease' : 'this replica stopped leading');
-      if (why !== 'lost') return;
-      p.life.dead = true;
-      p.runtime.halt();
-      void p.life.provider.stop();
-      deps.onLostLeadership?.();
-    },
-  }, election);
+    election,
+  );
 }
 
 interface HandleParts extends Shared {
@@ -328,8 +417,18 @@ function operatorHandle(p: HandleParts): Operator {
   const { informers, runtime, elector, fence, life, metrics, options, activity } = p;
   const servers: HttpServer[] = [];
   return {
-    clock: p.clock, log: p.log, kube: p.kube, cluster: p.cluster, informers, metrics, events: p.events, activity,
-    cloudProvider: p.cloudProvider, controllers: p.controllers, runtime, elector,
+    clock: p.clock,
+    log: p.log,
+    kube: p.kube,
+    cluster: p.cluster,
+    informers,
+    metrics,
+    events: p.events,
+    activity,
+    cloudProvider: p.cloudProvider,
+    controllers: p.controllers,
+    runtime,
+    elector,
     leading: () => !life.dead && fence.isOpen,
     alive: () => !life.dead,
     async start() {
@@ -343,7 +442,8 @@ function operatorHandle(p: HandleParts): Operator {
     },
     async serve(host) {
       if (options.metricsPort) servers.push(await serve(options.metricsPort, { metrics: () => metrics.text() }, host));
-      if (options.healthProbePort) servers.push(await serve(options.healthProbePort, { ready: () => readiness(informers) }, host));
+      if (options.healthProbePort)
+        servers.push(await serve(options.healthProbePort, { ready: () => readiness(informers) }, host));
       return servers;
     },
     busy: () => !life.dead && (runtime.busy() || activity.busy()),
@@ -377,7 +477,10 @@ function operatorHandle(p: HandleParts): Operator {
 /** /readyz: ready once every kind has listed; otherwise which kinds have not, and what their informers do. */
 export function readiness(informers: Informers): Readiness {
   const unsynced = new Set(informers.unsynced());
-  const lines = informers.status().filter((s) => unsynced.has(s.kind)).map((s) => `${s.kind}: not synced (informer ${s.state}, ${s.restarts} restarts)`);
+  const lines = informers
+    .status()
+    .filter((s) => unsynced.has(s.kind))
+    .map((s) => `${s.kind}: not synced (informer ${s.state}, ${s.restarts} restarts)`);
   return { ready: lines.length === 0, detail: lines };
 }
 
@@ -386,9 +489,17 @@ function electionConfig(options: ResolvedOptions, deps: OperatorDeps): LeaderEle
   if (options.disableLeaderElection) return undefined;
   const namespace = options.leaderElectionNamespace || inClusterNamespace();
   if (!namespace) {
-    throw new Error('leader election needs a namespace for its Lease: not running in a cluster, so set --leader-election-namespace (LEADER_ELECTION_NAMESPACE), or run a single replica with --disable-leader-election');
+    throw new Error(
+      'leader election needs a namespace for its Lease: not running in a cluster, so set --leader-election-namespace (LEADER_ELECTION_NAMESPACE), or run a single replica with --disable-leader-election',
+    );
   }
-  return { ...LEASE_DEFAULTS, identity: defaultIdentity(), ...deps.leaderElection, name: options.leaderElectionName, namespace };
+  return {
+    ...LEASE_DEFAULTS,
+    identity: defaultIdentity(),
+    ...deps.leaderElection,
+    name: options.leaderElectionName,
+    namespace,
+  };
 }
 
 /** Loads the kubeconfig the way Karpenter does: the --kubeconfig file, else in-cluster, else the default rules. */
@@ -397,6 +508,11 @@ export function loadKubeConfig(path: string, env: Readonly<Record<string, string
   if (path) kc.loadFromFile(path);
   else if (env['KUBERNETES_SERVICE_HOST']) kc.loadFromCluster();
   else kc.loadFromDefault();
-  if (!kc.getCurrentCluster()) throw new Error(path ? `kubeconfig ${path} has no current cluster` : 'no kubeconfig found (not in a cluster, and no KUBECONFIG or ~/.kube/config)');
+  if (!kc.getCurrentCluster())
+    throw new Error(
+      path
+        ? `kubeconfig ${path} has no current cluster`
+        : 'no kubeconfig found (not in a cluster, and no KUBECONFIG or ~/.kube/config)',
+    );
   return kc;
 }

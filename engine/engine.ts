@@ -16,7 +16,7 @@ import type { Pod, Snapshot } from './domain/types.ts';
 import type { ProvisionPlan } from './model/types.ts';
 import { pack } from './pool/codec.ts';
 import type { TaskReply } from './pool/engine.worker.ts';
-import { EnginePool, PoolError, type CallOptions, type PoolOptions } from './pool/pool.ts';
+import { EnginePool, PoolError, type PoolOptions } from './pool/pool.ts';
 import { WhatIfError } from './whatif/build.ts';
 import type { WhatIfJob } from './whatif/job.ts';
 import type { WhatIfReport } from './whatif/types.ts';
@@ -38,12 +38,24 @@ export interface EngineCallOptions {
 
 /** The decisions of one cluster. */
 export interface ClusterDecisions {
-  provision(s: Snapshot, pending: readonly Pod[], opts?: WireProvisionOptions & EngineCallOptions): Promise<ProvisionPlan>;
+  provision(
+    s: Snapshot,
+    pending: readonly Pod[],
+    opts?: WireProvisionOptions & EngineCallOptions,
+  ): Promise<ProvisionPlan>;
   disrupt(s: Snapshot, opts?: EngineDisruptOptions & EngineCallOptions): Promise<DisruptResult>;
-  validate(s: Snapshot, decision: Decision | Command, opts?: EngineDisruptOptions & EngineCallOptions): Promise<ValidationResult>;
+  validate(
+    s: Snapshot,
+    decision: Decision | Command,
+    opts?: EngineDisruptOptions & EngineCallOptions,
+  ): Promise<ValidationResult>;
   explainNode(s: Snapshot, node: string, opts?: EngineDisruptOptions & EngineCallOptions): Promise<NodeReport>;
   /** The LP lower bound on the $/h of new capacity for these pods (engine/bound). */
-  lowerBound(s: Snapshot, pods: readonly Pod[], opts?: { readonly timeLimitSec?: number; readonly wellKnownLabels?: ReadonlySet<string> } & EngineCallOptions): Promise<LowerBound>;
+  lowerBound(
+    s: Snapshot,
+    pods: readonly Pod[],
+    opts?: { readonly timeLimitSec?: number; readonly wellKnownLabels?: ReadonlySet<string> } & EngineCallOptions,
+  ): Promise<LowerBound>;
 }
 
 /** A warm model of one cluster on one worker. */
@@ -59,7 +71,10 @@ export interface Engine extends ClusterDecisions {
   /** A warm model of a cluster (one per name). */
   cluster(name: string): ClusterEngine;
   /** A what-if report (engine/whatif) on a worker; `onProgress` hears how far it is. */
-  whatIf(job: WhatIfJob, opts?: EngineCallOptions & { readonly onProgress?: (fraction: number, stage: string) => void }): Promise<WhatIfReport>;
+  whatIf(
+    job: WhatIfJob,
+    opts?: EngineCallOptions & { readonly onProgress?: (fraction: number, stage: string) => void },
+  ): Promise<WhatIfReport>;
   readonly pool: EnginePool;
   close(): Promise<void>;
 }
@@ -77,25 +92,46 @@ function wireProvision(o: WireProvisionOptions & EngineCallOptions = {}): WirePr
 /** An operation, given how to name pods to the model. */
 type OpOf = (refs: (pods: readonly Pod[]) => PodRefs) => EngineOp;
 
-type BoundOptions = { readonly timeLimitSec?: number; readonly wellKnownLabels?: ReadonlySet<string> } & EngineCallOptions;
+type BoundOptions = {
+  readonly timeLimitSec?: number;
+  readonly wellKnownLabels?: ReadonlySet<string>;
+} & EngineCallOptions;
 
 const ops = {
-  provision: (pending: readonly Pod[], o?: WireProvisionOptions & EngineCallOptions): OpOf => (refs) => ({ op: 'provision', pending: refs(pending), opts: wireProvision(o) }),
-  disrupt: (o?: EngineDisruptOptions & EngineCallOptions): OpOf => () => ({ op: 'disrupt', opts: wireDisrupt(o) }),
-  validate: (decision: Decision | Command, o?: EngineDisruptOptions & EngineCallOptions): OpOf => () => ({ op: 'validate', decision, opts: wireDisrupt(o) }),
-  explainNode: (node: string, o?: EngineDisruptOptions & EngineCallOptions): OpOf => () => ({ op: 'explainNode', node, opts: wireDisrupt(o) }),
-  lowerBound: (pods: readonly Pod[], o: BoundOptions): OpOf => (refs) => ({
-    op: 'lowerBound', pods: refs(pods),
-    opts: { ...(o.timeLimitSec !== undefined ? { timeLimitSec: o.timeLimitSec } : {}), ...(o.wellKnownLabels ? { wellKnownLabels: o.wellKnownLabels } : {}) },
-  }),
+  provision:
+    (pending: readonly Pod[], o?: WireProvisionOptions & EngineCallOptions): OpOf =>
+    (refs) => ({ op: 'provision', pending: refs(pending), opts: wireProvision(o) }),
+  disrupt:
+    (o?: EngineDisruptOptions & EngineCallOptions): OpOf =>
+    () => ({ op: 'disrupt', opts: wireDisrupt(o) }),
+  validate:
+    (decision: Decision | Command, o?: EngineDisruptOptions & EngineCallOptions): OpOf =>
+    () => ({ op: 'validate', decision, opts: wireDisrupt(o) }),
+  explainNode:
+    (node: string, o?: EngineDisruptOptions & EngineCallOptions): OpOf =>
+    () => ({ op: 'explainNode', node, opts: wireDisrupt(o) }),
+  lowerBound:
+    (pods: readonly Pod[], o: BoundOptions): OpOf =>
+    (refs) => ({
+      op: 'lowerBound',
+      pods: refs(pods),
+      opts: {
+        ...(o.timeLimitSec !== undefined ? { timeLimitSec: o.timeLimitSec } : {}),
+        ...(o.wellKnownLabels ? { wellKnownLabels: o.wellKnownLabels } : {}),
+      },
+    }),
 };
 
 /** The reply's value, or the worker's error as an Error here. */
-function valueOf<T>(reply: TaskReply, what: string): T {
+function replyValue<T>(reply: TaskReply, what: string): T {
   if (reply.ok) return reply.value as T;
   if ('stale' in reply) throw new PoolError(`${what}: the model was out of date (${reply.message})`);
-  const e = reply.error.name === 'WhatIfError' ? new WhatIfError(reply.error.message) : new Error(`${what}: ${reply.error.message}`);
-  if (reply.error.stack && !(e instanceof WhatIfError)) e.stack = `${e.stack}\n    in the engine worker: ${reply.error.stack}`;
+  const e =
+    reply.error.name === 'WhatIfError'
+      ? new WhatIfError(reply.error.message)
+      : new Error(`${what}: ${reply.error.message}`);
+  if (reply.error.stack && !(e instanceof WhatIfError))
+    e.stack = `${e.stack}\n    in the engine worker: ${reply.error.stack}`;
   throw e;
 }
 
@@ -109,9 +145,19 @@ export function createEngine(config: EngineConfig = {}): Engine {
   /** One operation on a one-off model: everything sent, the model dropped after. */
   async function oneOff<T>(s: Snapshot, op: OpOf, extra: readonly Pod[], signal?: AbortSignal): Promise<T> {
     const { delta, refs } = new ModelMirror().diff(s, extra);
-    const body = { kind: 'op' as const, model: `one-off-${++oneOffs}`, keep: false, delta: pack(delta), op: pack(op(refs)) };
-    const reply = await pool.run(body, {}, { transfer: [body.delta, body.op], timeoutMs, ...(signal ? { signal } : {}) });
-    return valueOf<T>(reply, body.model);
+    const body = {
+      kind: 'op' as const,
+      model: `one-off-${++oneOffs}`,
+      keep: false,
+      delta: pack(delta),
+      op: pack(op(refs)),
+    };
+    const reply = await pool.run(
+      body,
+      {},
+      { transfer: [body.delta, body.op], timeoutMs, ...(signal ? { signal } : {}) },
+    );
+    return replyValue<T>(reply, body.model);
   }
 
   const decisions: ClusterDecisions = {
@@ -132,11 +178,17 @@ export function createEngine(config: EngineConfig = {}): Engine {
     },
     async whatIf(job, opts = {}) {
       const { port1, port2 } = opts.onProgress ? new MessageChannel() : { port1: undefined, port2: undefined };
-      if (port1) port1.onmessage = (e: MessageEvent<{ fraction: number; stage: string }>) => opts.onProgress!(e.data.fraction, e.data.stage);
+      if (port1)
+        port1.onmessage = (e: MessageEvent<{ fraction: number; stage: string }>) =>
+          opts.onProgress!(e.data.fraction, e.data.stage);
       const body = { kind: 'whatIf' as const, job: pack(job), ...(port2 ? { port: port2 } : {}) };
       try {
-        const reply = await pool.run(body as never, {}, { transfer: [body.job, ...(port2 ? [port2] : [])], ...(opts.signal ? { signal: opts.signal } : {}) });
-        return valueOf<WhatIfReport>(reply, 'what-if');
+        const reply = await pool.run(
+          body as never,
+          {},
+          { transfer: [body.job, ...(port2 ? [port2] : [])], ...(opts.signal ? { signal: opts.signal } : {}) },
+        );
+        return replyValue<WhatIfReport>(reply, 'what-if');
       } finally {
         port1?.close();
       }
@@ -159,13 +211,17 @@ function clusterEngine(name: string, pool: EnginePool, timeoutMs: number, onClos
     const body = { kind: 'op' as const, model: name, keep: true, delta: pack(delta), op: pack(op(refs)) };
     shipped = { ...stats, bytes: body.delta.byteLength };
     try {
-      const reply = await pool.run(body, { model: name }, { transfer: [body.delta, body.op], timeoutMs, ...(signal ? { signal } : {}) });
+      const reply = await pool.run(
+        body,
+        { model: name },
+        { transfer: [body.delta, body.op], timeoutMs, ...(signal ? { signal } : {}) },
+      );
       if (!reply.ok && 'stale' in reply) {
         mirror.reset();
         return await call<T>(s, op, extra, signal);
       }
       commit();
-      return valueOf<T>(reply, `cluster ${name}`);
+      return replyValue<T>(reply, `cluster ${name}`);
     } catch (e) {
       // The worker died or the call was cut short: its model is lost or half-updated; start it over next time.
       mirror.reset();

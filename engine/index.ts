@@ -9,30 +9,78 @@ export * from './domain/text.ts';
 export * from './domain/dra.ts';
 export * from './catalog/index.ts';
 export * from './api/index.ts';
-export { nextAfter, parseCron, scheduleActive, CronError, type CronResult, type CronSchedule } from './disruption/cron.ts';
+export {
+  nextAfter,
+  parseCron,
+  scheduleActive,
+  CronError,
+  type CronResult,
+  type CronSchedule,
+} from './disruption/cron.ts';
 export * from './disruption/index.ts';
 export * from './domain/money.ts';
 export { incompatibleNodePools, provisionInput, snapshotOf, type IncompatibleNodePool } from './model/input.ts';
-export type { InstanceTypeOption, NewNodeClaimPlan, PodError, ProvisionInput, ProvisionPlan, ProvisionSolver } from './model/types.ts';
+export type {
+  InstanceTypeOption,
+  NewNodeClaimPlan,
+  PodError,
+  ProvisionInput,
+  ProvisionPlan,
+  ProvisionSolver,
+} from './model/types.ts';
 export type { CacheStats } from './model/caches.ts';
 export { verifyPlan, type Violation } from './verify/verify.ts';
 // The AWS provider's launch-time filters (engine/launch/filter.ts): the launch path and the planner share them.
 export {
-  isExotic, MAX_INSTANCE_TYPES as MAX_LAUNCH_INSTANCE_TYPES, reservationRank as launchReservationRank,
-  selectCandidates as selectLaunchCandidates, type Candidate as LaunchCandidate, type ReservationKind as LaunchReservationKind,
+  isExotic,
+  MAX_INSTANCE_TYPES as MAX_LAUNCH_INSTANCE_TYPES,
+  reservationRank as launchReservationRank,
+  selectCandidates as selectLaunchCandidates,
+  type Candidate as LaunchCandidate,
+  type ReservationKind as LaunchReservationKind,
   type Selection as LaunchSelection,
 } from './launch/filter.ts';
 export { asLaunched } from './launch/price.ts';
 export {
-  NODEPOOL_LABEL, CAPACITY_TYPE_LABEL, REGISTERED_LABEL, INITIALIZED_LABEL, ZONE_LABEL, REGION_LABEL, INSTANCE_TYPE_LABEL, ARCH_LABEL, OS_LABEL, WINDOWS_BUILD_LABEL,
-  HOSTNAME_LABEL, ZONE_ID_LABEL, DO_NOT_DISRUPT_ANNOTATION, NODEPOOL_HASH_ANNOTATION, NODEPOOL_HASH_VERSION_ANNOTATION, DISRUPTED_TAINT_KEY,
-  UNREGISTERED_TAINT_KEY, withExtraWellKnown, normalizeKey,
+  NODEPOOL_LABEL,
+  CAPACITY_TYPE_LABEL,
+  REGISTERED_LABEL,
+  INITIALIZED_LABEL,
+  ZONE_LABEL,
+  REGION_LABEL,
+  INSTANCE_TYPE_LABEL,
+  ARCH_LABEL,
+  OS_LABEL,
+  WINDOWS_BUILD_LABEL,
+  HOSTNAME_LABEL,
+  ZONE_ID_LABEL,
+  DO_NOT_DISRUPT_ANNOTATION,
+  NODEPOOL_HASH_ANNOTATION,
+  NODEPOOL_HASH_VERSION_ANNOTATION,
+  DISRUPTED_TAINT_KEY,
+  UNREGISTERED_TAINT_KEY,
+  withExtraWellKnown,
+  normalizeKey,
 } from './scheduling/labels.ts';
 export { defaultSelector, withDefaultSpread } from './scheduling/defaultspread.ts';
 export { tolerates, toleratesAll, firstUntolerated, formatTaint, isKnownEphemeralTaint } from './scheduling/taints.ts';
-export { selectorMatches, isTerminal, isTerminating, isActive, isOwnedByDaemonSet, isMirrorPod, podKey } from './scheduling/pods.ts';
 export {
-  createEngine, type ClusterDecisions, type ClusterEngine, type Engine, type EngineCallOptions, type EngineConfig, type EngineDisruptOptions,
+  selectorMatches,
+  isTerminal,
+  isTerminating,
+  isActive,
+  isOwnedByDaemonSet,
+  isMirrorPod,
+  podKey,
+} from './scheduling/pods.ts';
+export {
+  createEngine,
+  type ClusterDecisions,
+  type ClusterEngine,
+  type Engine,
+  type EngineCallOptions,
+  type EngineConfig,
+  type EngineDisruptOptions,
 } from './engine.ts';
 export type { DeltaStats } from './cluster/delta.ts';
 export { PoolError, type EnginePool, type PoolOptions, type CallOptions } from './pool/pool.ts';

@@ -66,4 +66,6 @@ compile();
 const assets = copyAssets();
 // bin/karpenter-ts.mjs compares the sources' times with this file's to warn about a stale build.
 writeFileSync(join(dist, 'BUILD'), `built ${new Date().toISOString()} by scripts/build.mjs\n`);
-console.log(`build: dist/ compiled, ${assets} assets copied, in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+console.log(
+  `build: dist/ compiled, ${assets} assets copied, in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+);

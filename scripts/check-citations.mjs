@@ -41,7 +41,10 @@ function sections(page) {
     const path = join(root, 'docs/karpenter', `${page}.md`);
     const found = new Set();
     if (existsSync(path)) {
-      for (const m of readFileSync(path, 'utf8').matchAll(/^#+\s+(?:Appendix\s+)?([0-9A-Z](?:[0-9.]*[0-9])?)\.?[\s—-]/gm)) found.add(m[1]);
+      for (const m of readFileSync(path, 'utf8').matchAll(
+        /^#+\s+(?:Appendix\s+)?([0-9A-Z](?:[0-9.]*[0-9])?)\.?[\s—-]/gm,
+      ))
+        found.add(m[1]);
     }
     sectionCache.set(page, existsSync(path) ? found : undefined);
   }
@@ -72,7 +75,8 @@ for (const file of repoFiles()) {
     for (const m of line.matchAll(KARPENTER_CITE)) {
       const found = sections(m[1]);
       if (found === undefined) problems.push(`${where}: docs/karpenter/${m[1]}.md does not exist`);
-      else if (!sectionExists(found, m[2])) problems.push(`${where}: docs/karpenter/${m[1]}.md has no section §${m[2]}`);
+      else if (!sectionExists(found, m[2]))
+        problems.push(`${where}: docs/karpenter/${m[1]}.md has no section §${m[2]}`);
     }
   });
 }

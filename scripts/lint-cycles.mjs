@@ -20,7 +20,8 @@ function walk(dir, out = []) {
   return out;
 }
 
-const importRe = /(?:^|\n)\s*(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[^.\w])import\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g;
+const importRe =
+  /(?:^|\n)\s*(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[^.\w])import\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g;
 const stripComments = (t) => t.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
 
 const files = DIRS.flatMap((d) => {
@@ -120,7 +121,12 @@ function circle(scc) {
 }
 
 const found = components();
-for (const scc of found) console.error(`import circle (${scc.length} files): ${circle(scc).map((f) => relative(root, f)).join(' -> ')}`);
+for (const scc of found)
+  console.error(
+    `import circle (${scc.length} files): ${circle(scc)
+      .map((f) => relative(root, f))
+      .join(' -> ')}`,
+  );
 if (found.length) {
   console.error(`lint-cycles: ${found.length} circle(s)`);
   process.exit(1);

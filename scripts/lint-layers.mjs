@@ -39,7 +39,8 @@ function walk(dir, out = []) {
   return out;
 }
 
-const importRe = /(?:^|\n)\s*(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[^.\w])import\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g;
+const importRe =
+  /(?:^|\n)\s*(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[^.\w])import\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g;
 
 function importsOf(text) {
   const out = [];
@@ -75,8 +76,12 @@ function check(file) {
       const inPool = rel.startsWith(join('engine', 'pool') + sep);
       if (isRel) {
         const okSolver = target === join('solver-as', 'abi.ts') || target.startsWith(join('solver-as', 'build') + sep);
-        if (tLayer !== 'engine' && !okSolver) report(`imports ${spec}: engine/ may import only engine/, solver-as/abi.ts and the built wasm`);
-      } else if (/^node:(fs|http|https|net|dgram|child_process|dns|tls)/.test(spec) || /^(fs|http|https|net)(\/|$)/.test(spec)) {
+        if (tLayer !== 'engine' && !okSolver)
+          report(`imports ${spec}: engine/ may import only engine/, solver-as/abi.ts and the built wasm`);
+      } else if (
+        /^node:(fs|http|https|net|dgram|child_process|dns|tls)/.test(spec) ||
+        /^(fs|http|https|net)(\/|$)/.test(spec)
+      ) {
         report(`imports ${spec}: the engine never touches files or the network`);
       } else if (/^(@kubernetes\/|@aws-sdk\/|prom-client|pino)/.test(spec)) {
         report(`imports ${spec}: the engine never imports Kubernetes, AWS, metrics or logging`);
@@ -86,13 +91,20 @@ function check(file) {
       continue;
     }
     if (layer === 'controller' && !isTest(rel)) {
-      if (isRel && tLayer === 'engine' && target !== join('engine', 'index.ts')) report(`imports ${spec}: controller/ reaches the engine only through engine/index.ts`);
-      if (isRel && (tLayer === 'solver-as' || tLayer === 'sim' || tLayer === 'cli' || tLayer === 'bench' || tLayer === 'test')) report(`imports ${spec}: controller/ must not import ${tLayer}/`);
+      if (isRel && tLayer === 'engine' && target !== join('engine', 'index.ts'))
+        report(`imports ${spec}: controller/ reaches the engine only through engine/index.ts`);
+      if (
+        isRel &&
+        (tLayer === 'solver-as' || tLayer === 'sim' || tLayer === 'cli' || tLayer === 'bench' || tLayer === 'test')
+      )
+        report(`imports ${spec}: controller/ must not import ${tLayer}/`);
       continue;
     }
     if (layer === 'sim' && !isTest(rel)) {
-      if (isRel && tLayer === 'engine' && target !== join('engine', 'index.ts')) report(`imports ${spec}: sim/ reaches the engine only through engine/index.ts`);
-      if (isRel && (tLayer === 'solver-as' || tLayer === 'cli' || tLayer === 'bench' || tLayer === 'test')) report(`imports ${spec}: sim/ must not import ${tLayer}/`);
+      if (isRel && tLayer === 'engine' && target !== join('engine', 'index.ts'))
+        report(`imports ${spec}: sim/ reaches the engine only through engine/index.ts`);
+      if (isRel && (tLayer === 'solver-as' || tLayer === 'cli' || tLayer === 'bench' || tLayer === 'test'))
+        report(`imports ${spec}: sim/ must not import ${tLayer}/`);
       continue;
     }
     if (layer === 'bench' && !isTest(rel)) {
@@ -102,24 +114,31 @@ function check(file) {
       // (which brings the controller with it); it never imports controller/ directly.
       const okSim = tLayer === 'sim' && rel.startsWith(join('bench', 'controller') + sep);
       if (isRel && tLayer !== 'bench' && !okEngine && !okFixtures && !okSim) {
-        report(`imports ${spec}: bench/ may import engine/index.ts and test/fixtures only (bench/controller/ also sim/)`);
+        report(
+          `imports ${spec}: bench/ may import engine/index.ts and test/fixtures only (bench/controller/ also sim/)`,
+        );
       }
       continue;
     }
     if ((layer === 'cli' || layer === 'scripts') && !isTest(rel)) {
       if (isRel && tLayer === 'test') report(`imports ${spec}: ${layer}/ must not import test/`);
-      if (layer === 'cli' && isRel && tLayer === 'engine' && target !== join('engine', 'index.ts')) report(`imports ${spec}: cli/ reaches the engine only through engine/index.ts`);
+      if (layer === 'cli' && isRel && tLayer === 'engine' && target !== join('engine', 'index.ts'))
+        report(`imports ${spec}: cli/ reaches the engine only through engine/index.ts`);
     }
   }
 
   if (layer === 'engine' && !isTest(rel)) {
     const inPool = rel.startsWith(join('engine', 'pool') + sep);
-    if (/\bDate\.now\s*\(|new Date\(\s*\)/.test(code)) report('reads the wall clock: the engine takes time as an argument');
+    if (/\bDate\.now\s*\(|new Date\(\s*\)/.test(code))
+      report('reads the wall clock: the engine takes time as an argument');
     // A monotonic clock bounds compute time (the solver's deadline); only the pool and the wasm host use it.
     const host = rel === join('engine', 'solver', 'wasm.ts');
-    if (!inPool && /\b(setTimeout|setInterval)\s*\(/.test(code)) report('uses timers: only engine/pool/ may (for deadlines)');
-    if (!inPool && !host && /\bperformance\.now\s*\(/.test(code)) report('reads a clock: only engine/pool/ and the wasm host may (for compute deadlines)');
-    if (/\bprocess\.(env|argv|stdout|stderr|exit)\b/.test(code)) report('touches the process: the engine gets its options as arguments');
+    if (!inPool && /\b(setTimeout|setInterval)\s*\(/.test(code))
+      report('uses timers: only engine/pool/ may (for deadlines)');
+    if (!inPool && !host && /\bperformance\.now\s*\(/.test(code))
+      report('reads a clock: only engine/pool/ and the wasm host may (for compute deadlines)');
+    if (/\bprocess\.(env|argv|stdout|stderr|exit)\b/.test(code))
+      report('touches the process: the engine gets its options as arguments');
   }
 }
 
@@ -132,7 +151,10 @@ function exportedValues(file, seen = new Set()) {
   seen.add(file);
   const code = stripComments(readFileSync(file, 'utf8'));
   const out = new Set();
-  for (const m of code.matchAll(/(?:^|\n)\s*export\s+(?:declare\s+)?(?:async\s+)?(?:function\*?|class|const|let|var|enum)\s+([A-Za-z_$][\w$]*)/g)) out.add(m[1]);
+  for (const m of code.matchAll(
+    /(?:^|\n)\s*export\s+(?:declare\s+)?(?:async\s+)?(?:function\*?|class|const|let|var|enum)\s+([A-Za-z_$][\w$]*)/g,
+  ))
+    out.add(m[1]);
   for (const m of code.matchAll(/(?:^|\n)\s*export\s+\*\s+as\s+([A-Za-z_$][\w$]*)\s+from/g)) out.add(m[1]);
   for (const m of code.matchAll(/(?:^|\n)\s*export\s+\*\s+from\s*['"]([^'"]+)['"]/g)) {
     for (const n of exportedValues(resolve(dirname(file), m[1]), seen)) out.add(n);
@@ -142,7 +164,12 @@ function exportedValues(file, seen = new Set()) {
     for (const part of m[2].split(',')) {
       const item = part.trim();
       if (!item || item.startsWith('type ')) continue;
-      out.add(item.split(/\s+as\s+/).pop().trim());
+      out.add(
+        item
+          .split(/\s+as\s+/)
+          .pop()
+          .trim(),
+      );
     }
   }
   return out;
@@ -150,15 +177,38 @@ function exportedValues(file, seen = new Set()) {
 
 /** In-thread decisions: engine/local.ts has them; the public surface must not. */
 const IN_THREAD = [
-  'provision', 'WasmSolver', 'solveReference', 'disrupt', 'validate', 'explainNode', 'planRepack', 'computeConsolidation', 'simulate',
-  'lowerBound', 'buildBoundModel', 'inThreadLp', 'whatIf', 'inThreadEngine', 'runWhatIfJob', 'ClusterModel', 'ModelMirror', 'ModelCaches',
-  'encodeProvision', 'decodeProvision', 'EnginePool', 'SolverPool', 'PooledSolver',
+  'provision',
+  'WasmSolver',
+  'solveReference',
+  'disrupt',
+  'validate',
+  'explainNode',
+  'planRepack',
+  'computeConsolidation',
+  'simulate',
+  'lowerBound',
+  'buildBoundModel',
+  'inThreadLp',
+  'whatIf',
+  'inThreadEngine',
+  'runWhatIfJob',
+  'ClusterModel',
+  'ModelMirror',
+  'ModelCaches',
+  'encodeProvision',
+  'decodeProvision',
+  'EnginePool',
+  'SolverPool',
+  'PooledSolver',
 ];
 
 function checkPublicSurface() {
   const surface = exportedValues(join(root, 'engine', 'index.ts'));
   for (const name of IN_THREAD) {
-    if (surface.has(name)) problems.push(`engine/index.ts: exports ${name}, which decides in the calling thread; it belongs in engine/local.ts (controller/, sim/ and cli/ decide through createEngine)`);
+    if (surface.has(name))
+      problems.push(
+        `engine/index.ts: exports ${name}, which decides in the calling thread; it belongs in engine/local.ts (controller/, sim/ and cli/ decide through createEngine)`,
+      );
   }
 }
 

@@ -33,12 +33,18 @@ function keepInDist(rel) {
 function copyDist(out) {
   const dist = join(root, 'dist');
   if (!existsSync(join(dist, 'BUILD'))) usage('dist/ is not built: run `npm run build` first');
-  cpSync(dist, join(out, 'dist'), { recursive: true, filter: (src) => src === dist || keepInDist(relative(dist, src)) });
+  cpSync(dist, join(out, 'dist'), {
+    recursive: true,
+    filter: (src) => src === dist || keepInDist(relative(dist, src)),
+  });
 }
 
 function install(out) {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const r = spawnSync(npm, ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: out, stdio: 'inherit' });
+  const r = spawnSync(npm, ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund'], {
+    cwd: out,
+    stdio: 'inherit',
+  });
   if (r.status !== 0) usage('npm ci --omit=dev failed');
 }
 
@@ -52,14 +58,23 @@ function bytes(p) {
 
 function report(out) {
   const mib = (n) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
-  const parts = readdirSync(out).map((name) => ({ name, size: bytes(join(out, name)) })).sort((a, b) => b.size - a.size);
+  const parts = readdirSync(out)
+    .map((name) => ({ name, size: bytes(join(out, name)) }))
+    .sort((a, b) => b.size - a.size);
   for (const p of parts) console.log(`${p.name.padEnd(20)} ${mib(p.size).padStart(10)}`);
   console.log(`${'total'.padEnd(20)} ${mib(parts.reduce((s, p) => s + p.size, 0)).padStart(10)}`);
   const modules = join(out, 'node_modules');
   if (existsSync(modules)) {
-    const top = readdirSync(modules).filter((n) => !n.startsWith('.')).flatMap((n) => (n.startsWith('@') ? readdirSync(join(modules, n)).map((m) => `${n}/${m}`) : [n]));
-    const biggest = top.map((n) => ({ n, size: bytes(join(modules, n)) })).sort((a, b) => b.size - a.size).slice(0, 8);
-    console.log(`node_modules: ${top.length} packages; largest: ${biggest.map((b) => `${b.n} ${mib(b.size)}`).join(', ')}`);
+    const top = readdirSync(modules)
+      .filter((n) => !n.startsWith('.'))
+      .flatMap((n) => (n.startsWith('@') ? readdirSync(join(modules, n)).map((m) => `${n}/${m}`) : [n]));
+    const biggest = top
+      .map((n) => ({ n, size: bytes(join(modules, n)) }))
+      .sort((a, b) => b.size - a.size)
+      .slice(0, 8);
+    console.log(
+      `node_modules: ${top.length} packages; largest: ${biggest.map((b) => `${b.n} ${mib(b.size)}`).join(', ')}`,
+    );
   }
 }
 
@@ -68,7 +83,11 @@ const target = args.find((a) => !a.startsWith('--'));
 if (!target) usage('OUT is required');
 const out = resolve(target);
 // OUT is replaced: refuse the checkout itself, a folder above it, or a non-empty folder that is not a staged tree.
-if (!relative(out, root).startsWith('..') || (existsSync(out) && readdirSync(out).length > 0 && !existsSync(join(out, 'bin', 'karpenter-ts.mjs')))) usage(`${out} must be a new or empty folder, or an earlier staged tree`);
+if (
+  !relative(out, root).startsWith('..') ||
+  (existsSync(out) && readdirSync(out).length > 0 && !existsSync(join(out, 'bin', 'karpenter-ts.mjs')))
+)
+  usage(`${out} must be a new or empty folder, or an earlier staged tree`);
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, 'bin'), { recursive: true });
 for (const f of ['package.json', 'package-lock.json']) cpSync(join(root, f), join(out, f));

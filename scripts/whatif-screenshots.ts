@@ -18,7 +18,10 @@ const OUT = join(ROOT, 'docs/img');
 
 async function main(): Promise<void> {
   const engine = await cliEngine(1);
-  const r = await runJob({ index: 0, snapshot: 'examples/snapshots/inflate.msgpack', exact: false, defaultNow: 0, cwd: ROOT, variant: {} }, engine).finally(() => engine.close());
+  const r = await runJob(
+    { index: 0, snapshot: 'examples/snapshots/inflate.msgpack', exact: false, defaultNow: 0, cwd: ROOT, variant: {} },
+    engine,
+  ).finally(() => engine.close());
   if (!r.ok) throw new Error(r.error);
   const dir = mkdtempSync(join(tmpdir(), 'karpenter-ts-shots-'));
   const page = join(dir, 'report.html');
@@ -26,7 +29,15 @@ async function main(): Promise<void> {
   const browser = await chromium.launchPersistentContext(join(dir, 'profile'), {
     executablePath: process.argv[2] ?? '/usr/bin/chromium',
     viewport: { width: 1280, height: 1100 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   try {
     const tab = await browser.newPage();

@@ -18,6 +18,11 @@ export function karpenterAdmission(req: AdmissionRequest): FieldError[] {
 
 /** Installs the hook on nodepools, nodeclaims, ec2nodeclasses and nodeoverlays; returns what removes it. */
 export function installAdmission(server: Pick<ApiServer, 'addValidator'>): () => void {
-  const off = ['nodepools.karpenter.sh', 'nodeclaims.karpenter.sh', 'ec2nodeclasses.karpenter.k8s.aws', 'nodeoverlays.karpenter.sh'].map((r) => server.addValidator(r, karpenterAdmission));
+  const off = [
+    'nodepools.karpenter.sh',
+    'nodeclaims.karpenter.sh',
+    'ec2nodeclasses.karpenter.k8s.aws',
+    'nodeoverlays.karpenter.sh',
+  ].map((r) => server.addValidator(r, karpenterAdmission));
   return () => off.forEach((f) => f());
 }

@@ -19,7 +19,11 @@ describe('manual SimClock', () => {
     clock.setTimer(100, () => seen.push(['b', clock.now()]));
     clock.setTimer(1000, () => seen.push(['late', clock.now()]));
     await clock.advance(500);
-    expect(seen).toEqual([['a', 100], ['b', 100], ['c', 300]]);
+    expect(seen).toEqual([
+      ['a', 100],
+      ['b', 100],
+      ['c', 300],
+    ]);
     expect(clock.pendingTimers()).toBe(1);
     expect(clock.nextTimerAt()).toBe(1000);
   });
@@ -80,7 +84,9 @@ describe('manual SimClock', () => {
     clock.setTimer(4000, () => (done = true));
     clock.setTimer(9000, () => {});
     expect(await clock.advanceUntil(() => done, 60_000)).toBe(4000);
-    await expect(clock.advanceUntil(() => false, 1000, 'node ready')).rejects.toThrow(/node ready did not happen within 1000 ms/);
+    await expect(clock.advanceUntil(() => false, 1000, 'node ready')).rejects.toThrow(
+      /node ready did not happen within 1000 ms/,
+    );
   });
 
   it('surfaces a failing timer callback from advance after the other due timers ran', async () => {

@@ -45,7 +45,8 @@ export class SimClock implements Clock {
 
   constructor(opts: SimClockOptions = {}) {
     const speed = opts.speed ?? 0;
-    if (!Number.isFinite(speed) || speed < 0) throw new Error(`sim clock: speed must be a finite number >= 0, got ${speed}`);
+    if (!Number.isFinite(speed) || speed < 0)
+      throw new Error(`sim clock: speed must be a finite number >= 0, got ${speed}`);
     this.speed = speed;
     this.simAnchor = opts.start ?? DEFAULT_SIM_START;
     this.onError = opts.onError ?? ((err) => console.error('sim clock: timer callback failed', err));

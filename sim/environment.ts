@@ -103,8 +103,16 @@ export interface Simulation {
 }
 
 const KIND_OF: Readonly<Record<string, Kind>> = {
-  Node: 'Node', Pod: 'Pod', DaemonSet: 'DaemonSet', Deployment: 'Deployment', PodDisruptionBudget: 'PodDisruptionBudget',
-  NodePool: 'NodePool', NodeClaim: 'NodeClaim', EC2NodeClass: 'EC2NodeClass', NodeOverlay: 'NodeOverlay', Service: 'Service',
+  Node: 'Node',
+  Pod: 'Pod',
+  DaemonSet: 'DaemonSet',
+  Deployment: 'Deployment',
+  PodDisruptionBudget: 'PodDisruptionBudget',
+  NodePool: 'NodePool',
+  NodeClaim: 'NodeClaim',
+  EC2NodeClass: 'EC2NodeClass',
+  NodeOverlay: 'NodeOverlay',
+  Service: 'Service',
 };
 
 /**
@@ -120,7 +128,14 @@ export function settler(cluster: SimCluster, operators: Operator | (() => readon
       await new Promise((r) => setImmediate(r));
       const busy = live().some((o) => o.busy() || !caughtUp(cluster, o.informers));
       idle = busy ? 0 : idle + 1;
-      if (turns > 200_000) throw new Error(`simulation did not settle (busy: ${live().flatMap((o) => o.runtime.busyNames()).join(', ') || 'informers or requests'})`);
+      if (turns > 200_000)
+        throw new Error(
+          `simulation did not settle (busy: ${
+            live()
+              .flatMap((o) => o.runtime.busyNames())
+              .join(', ') || 'informers or requests'
+          })`,
+        );
       if (busy && turns > 50) await new Promise((r) => setTimeout(r, 1));
     }
   };
@@ -146,23 +161,43 @@ function storedNodeClasses(cluster: SimCluster): (name: string) => EC2NodeClass 
 async function applyYaml(kube: KubeClient, yaml: string): Promise<KubeObject[]> {
   const out: KubeObject[] = [];
   for (const doc of parseDocuments(yaml)) {
-    if (doc.syntaxErrors.length) throw new Error(`apply: document ${doc.index}: ${doc.syntaxErrors.map((e) => `${e.line ? `line ${e.line}: ` : ''}${e.message}`).join('; ')}`);
+    if (doc.syntaxErrors.length)
+      throw new Error(
+        `apply: document ${doc.index}: ${doc.syntaxErrors.map((e) => `${e.line ? `line ${e.line}: ` : ''}${e.message}`).join('; ')}`,
+      );
     const obj = doc.value as KubeObject | null;
     if (!obj || typeof obj !== 'object') continue;
     const kind = KIND_OF[String(obj.kind)];
     if (!kind) throw new Error(`apply: unsupported kind ${String(obj.kind)} (${String(obj.metadata?.name)})`);
-    const body = { ...obj, metadata: { ...obj.metadata, ...(KINDS[kind].namespaced ? { namespace: obj.metadata?.namespace ?? 'default' } : {}) } };
+    const body = {
+      ...obj,
+      metadata: {
+        ...obj.metadata,
+        ...(KINDS[kind].namespaced ? { namespace: obj.metadata?.namespace ?? 'default' } : {}),
+      },
+    };
     const existing = await kube.find(kind, body.metadata.name!, body.metadata.namespace);
-    out.push(existing
-      ? await kube.patch(kind, body.metadata.name!, { spec: body.spec ?? null, metadata: { labels: body.metadata.labels ?? null, annotations: body.metadata.annotations ?? null } }, body.metadata.namespace ? { namespace: body.metadata.namespace } : {})
-      : await kube.create(kind, body));
+    out.push(
+      existing
+        ? await kube.patch(
+            kind,
+            body.metadata.name!,
+            {
+              spec: body.spec ?? null,
+              metadata: { labels: body.metadata.labels ?? null, annotations: body.metadata.annotations ?? null },
+            },
+            body.metadata.namespace ? { namespace: body.metadata.namespace } : {},
+          )
+        : await kube.create(kind, body),
+    );
   }
   return out;
 }
 
 function apiServerOptions(opts: SimulationOptions): { port?: number; tls?: boolean; token?: string | false } {
   return {
-    ...(opts.port !== undefined ? { port: opts.port } : {}), ...(opts.tls !== undefined ? { tls: opts.tls } : {}),
+    ...(opts.port !== undefined ? { port: opts.port } : {}),
+    ...(opts.tls !== undefined ? { tls: opts.tls } : {}),
     ...(opts.token !== undefined ? { token: opts.token } : {}),
   };
 }
@@ -171,11 +206,18 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
   const clock = opts.clock ?? manualClock();
   const region = opts.region ?? 'ap-northeast-2';
   const clusterName = opts.clusterName ?? 'my-cluster';
-  const log = newLogger({ level: opts.logLevel ?? 'silent', now: () => clock.now(), ...(opts.logDestination ? { destination: opts.logDestination } : {}) });
+  const log = newLogger({
+    level: opts.logLevel ?? 'silent',
+    now: () => clock.now(),
+    ...(opts.logDestination ? { destination: opts.logDestination } : {}),
+  });
   // The simulated kube-scheduler is configured as the controller is told it is (SCHEDULER_CONFIG).
-  const defaultConstraints = resolveOptions([], {}, { 'cluster-name': clusterName, ...(opts.options ?? {}) }).schedulerConfig?.podTopologySpread?.defaultConstraints;
+  const defaultConstraints = resolveOptions([], {}, { 'cluster-name': clusterName, ...(opts.options ?? {}) })
+    .schedulerConfig?.podTopologySpread?.defaultConstraints;
   const cluster = await startSimCluster({
-    clock, ...(opts.kubeletDelays ? { kubeletDelays: opts.kubeletDelays } : {}), apiServer: apiServerOptions(opts),
+    clock,
+    ...(opts.kubeletDelays ? { kubeletDelays: opts.kubeletDelays } : {}),
+    apiServer: apiServerOptions(opts),
     onError: (err) => log.error({ err: String(err) }, 'simulated cluster error'),
     ...(defaultConstraints?.length ? { defaultConstraints } : {}),
   });
@@ -184,26 +226,50 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
   for (const r of opts.capacityReservations ?? []) addCapacityReservation(network, r);
   // The simulator runs one replica without leader election unless asked (leader-election drills).
   // No client-side rate limit against the loopback server: the simulated clock runs faster than the wall.
-  const baseOverrides = { 'cluster-name': clusterName, 'metrics-port': '0', 'health-probe-port': '0', 'disable-leader-election': 'true', 'leader-election-namespace': 'kube-system', 'kube-client-qps': '0', ...(opts.options ?? {}) };
+  const baseOverrides = {
+    'cluster-name': clusterName,
+    'metrics-port': '0',
+    'health-probe-port': '0',
+    'disable-leader-election': 'true',
+    'leader-election-namespace': 'kube-system',
+    'kube-client-qps': '0',
+    ...(opts.options ?? {}),
+  };
   const replicas: Operator[] = [];
   const live = (): Operator[] => replicas.filter((r) => r.alive());
-  const provider = (existing?: SimCloudProvider): SimCloudProvider => existing ?? new SimCloudProvider({
-    clock, region, kubelet: cluster.kubelet, network, zonesOf: (nc) => toNodeClass(nc).zones,
-    reservedCapacity: resolveOptions([], {}, baseOverrides).featureGates.reservedCapacity,
-    // The cloud is shared by every replica; node classes come from whichever replica is still running,
-    // else (an operator started outside this simulation, as test/support/restart.ts does) from the API server.
-    nodeClass: (name) => live().map((r) => r.cluster.nodeClass(name)?.nodeClass).find((nc) => nc !== undefined) ?? storedNodeClass(name),
-    ...(opts.launchMs !== undefined ? { launchMs: opts.launchMs } : {}), ...(opts.terminateMs !== undefined ? { terminateMs: opts.terminateMs } : {}),
-  });
+  const provider = (existing?: SimCloudProvider): SimCloudProvider =>
+    existing ??
+    new SimCloudProvider({
+      clock,
+      region,
+      kubelet: cluster.kubelet,
+      network,
+      zonesOf: (nc) => toNodeClass(nc).zones,
+      reservedCapacity: resolveOptions([], {}, baseOverrides).featureGates.reservedCapacity,
+      // The cloud is shared by every replica; node classes come from whichever replica is still running,
+      // else (an operator started outside this simulation, as test/support/restart.ts does) from the API server.
+      nodeClass: (name) =>
+        live()
+          .map((r) => r.cluster.nodeClass(name)?.nodeClass)
+          .find((nc) => nc !== undefined) ?? storedNodeClass(name),
+      ...(opts.launchMs !== undefined ? { launchMs: opts.launchMs } : {}),
+      ...(opts.terminateMs !== undefined ? { terminateMs: opts.terminateMs } : {}),
+    });
   const storedNodeClass = storedNodeClasses(cluster);
   let cloud: SimCloudProvider | undefined;
   const makeReplica = async (o: ReplicaOptions, first: boolean): Promise<Operator> => {
     const options = resolveOptions([], {}, { ...baseOverrides, ...(o.options ?? {}) });
     const name = o.name ?? o.leaderElection?.identity ?? `replica-${replicas.length + 1}`;
     const op = await newOperator({
-      options, clock, log: first ? log : log.child({ replica: name }), kubeConfig: o.kubeConfig ?? cluster.kubeConfig(), engine: opts.engine ?? simulationEngine(),
-      ...(opts.only ? { only: opts.only } : {}), ...(opts.informerBackoff ? { informerBackoff: opts.informerBackoff } : {}),
-      ...(o.leaderElection ? { leaderElection: o.leaderElection } : {}), ...(o.unsafeSkipCacheSync ? { unsafeSkipCacheSync: true } : {}),
+      options,
+      clock,
+      log: first ? log : log.child({ replica: name }),
+      kubeConfig: o.kubeConfig ?? cluster.kubeConfig(),
+      engine: opts.engine ?? simulationEngine(),
+      ...(opts.only ? { only: opts.only } : {}),
+      ...(opts.informerBackoff ? { informerBackoff: opts.informerBackoff } : {}),
+      ...(o.leaderElection ? { leaderElection: o.leaderElection } : {}),
+      ...(o.unsafeSkipCacheSync ? { unsafeSkipCacheSync: true } : {}),
       cloudProvider: () => {
         cloud = provider(cloud);
         return o.cloud ? o.cloud(cloud) : cloud;
@@ -212,7 +278,13 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
     replicas.push(op);
     return op;
   };
-  const operator = await makeReplica({ ...(opts.leaderElection ? { leaderElection: opts.leaderElection } : {}), ...(opts.cloud ? { cloud: opts.cloud } : {}) }, true);
+  const operator = await makeReplica(
+    {
+      ...(opts.leaderElection ? { leaderElection: opts.leaderElection } : {}),
+      ...(opts.cloud ? { cloud: opts.cloud } : {}),
+    },
+    true,
+  );
   // `kubectl get --raw /metrics` against the simulated API server shows the controller's metrics.
   cluster.server.serveMetrics(() => (live()[0] ?? operator).metrics.text());
   const settle = settler(cluster, live);
@@ -221,7 +293,14 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
   const kc = cluster.kubeConfig();
   const kube = new KubeClient(kc);
   return {
-    clock, cluster, operator, provider: cloud!, network, log, kube, replicas,
+    clock,
+    cluster,
+    operator,
+    provider: cloud!,
+    network,
+    log,
+    kube,
+    replicas,
     kubeConfig: () => kc,
     async startReplica(o = {}) {
       const op = await makeReplica(o, false);

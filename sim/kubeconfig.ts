@@ -16,7 +16,13 @@ export function kubeConfigFor(server: SimEndpoint, name = 'karpenter-ts-sim'): K
   const kc = new KubeConfig();
   kc.loadFromOptions({
     // client-node refuses a plain-http server unless TLS verification is off; over https it verifies the CA.
-    clusters: [{ name, server: server.url, ...(server.ca !== undefined ? { caData: base64(server.ca), skipTLSVerify: false } : { skipTLSVerify: true }) }],
+    clusters: [
+      {
+        name,
+        server: server.url,
+        ...(server.ca !== undefined ? { caData: base64(server.ca), skipTLSVerify: false } : { skipTLSVerify: true }),
+      },
+    ],
     users: [{ name, ...(server.token !== undefined ? { token: server.token } : {}) }],
     contexts: [{ name, cluster: name, user: name, namespace: 'default' }],
     currentContext: name,
@@ -26,11 +32,27 @@ export function kubeConfigFor(server: SimEndpoint, name = 'karpenter-ts-sim'): K
 
 /** kubeconfig YAML (JSON is valid YAML) pointing kubectl at the simulator. */
 export function kubeConfigText(server: SimEndpoint, name = 'karpenter-ts-sim'): string {
-  return JSON.stringify({
-    apiVersion: 'v1', kind: 'Config', 'current-context': name,
-    // kubectl sends the token over https only; client-node refuses plain http unless verification is off.
-    clusters: [{ name, cluster: { server: server.url, ...(server.ca !== undefined ? { 'certificate-authority-data': base64(server.ca) } : { 'insecure-skip-tls-verify': true }) } }],
-    users: [{ name, user: server.token !== undefined ? { token: server.token } : {} }],
-    contexts: [{ name, context: { cluster: name, user: name, namespace: 'default' } }],
-  }, null, 2);
+  return JSON.stringify(
+    {
+      apiVersion: 'v1',
+      kind: 'Config',
+      'current-context': name,
+      // kubectl sends the token over https only; client-node refuses plain http unless verification is off.
+      clusters: [
+        {
+          name,
+          cluster: {
+            server: server.url,
+            ...(server.ca !== undefined
+              ? { 'certificate-authority-data': base64(server.ca) }
+              : { 'insecure-skip-tls-verify': true }),
+          },
+        },
+      ],
+      users: [{ name, user: server.token !== undefined ? { token: server.token } : {} }],
+      contexts: [{ name, context: { cluster: name, user: name, namespace: 'default' } }],
+    },
+    null,
+    2,
+  );
 }

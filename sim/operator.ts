@@ -47,17 +47,33 @@ export async function startSimOperator(o: SimOperatorOptions): Promise<SimOperat
   const clusterName = o.clusterName ?? 'my-cluster';
   const kc = new KubeConfig();
   kc.loadFromString(o.kubeConfig);
-  const overrides = { 'cluster-name': clusterName, 'metrics-port': '0', 'health-probe-port': '0', 'disable-leader-election': 'true', ...(o.options ?? {}) };
+  const overrides = {
+    'cluster-name': clusterName,
+    'metrics-port': '0',
+    'health-probe-port': '0',
+    'disable-leader-election': 'true',
+    ...(o.options ?? {}),
+  };
   const options = resolveOptions([], {}, overrides);
   const network = simNetwork(region, clusterName);
   let provider: SimCloudProvider | undefined;
   const operator = await newOperator({
-    options, clock: realClock, log: newLogger({ level: o.logLevel ?? 'silent' }), kubeConfig: kc,
-    cloudProvider: (ctx) => (provider = new SimCloudProvider({
-      clock: realClock, region, kubelet: o.kubelet, network, nodeClass: ctx.nodeClass, zonesOf: (nc) => toNodeClass(nc).zones,
-      reservedCapacity: options.featureGates.reservedCapacity,
-      ...(o.launchMs !== undefined ? { launchMs: o.launchMs } : {}), ...(o.terminateMs !== undefined ? { terminateMs: o.terminateMs } : {}),
-    })),
+    options,
+    clock: realClock,
+    log: newLogger({ level: o.logLevel ?? 'silent' }),
+    kubeConfig: kc,
+    cloudProvider: (ctx) =>
+      (provider = new SimCloudProvider({
+        clock: realClock,
+        region,
+        kubelet: o.kubelet,
+        network,
+        nodeClass: ctx.nodeClass,
+        zonesOf: (nc) => toNodeClass(nc).zones,
+        reservedCapacity: options.featureGates.reservedCapacity,
+        ...(o.launchMs !== undefined ? { launchMs: o.launchMs } : {}),
+        ...(o.terminateMs !== undefined ? { terminateMs: o.terminateMs } : {}),
+      })),
   });
   await operator.start();
   return { operator, options, provider: provider!, stop: () => operator.stop() };
@@ -109,7 +125,12 @@ export function observeDisruptionPasses(op: Operator, fn: (p: DisruptionPass) =>
   const original = h.observe.bind(h);
   const observe = ((labels: Record<string, string>, value: number) => {
     original(labels as never, value);
-    fn({ at: wallClockMs(), seconds: value, reason: labels['reason'] ?? '', consolidationType: labels['consolidation_type'] ?? '' });
+    fn({
+      at: wallClockMs(),
+      seconds: value,
+      reason: labels['reason'] ?? '',
+      consolidationType: labels['consolidation_type'] ?? '',
+    });
   }) as typeof h.observe;
   h.observe = observe;
   return () => {

@@ -62,28 +62,36 @@ export async function startSilenceProxy(upstream: SimEndpoint): Promise<SilenceP
   }
 
   function forward(req: IncomingMessage, res: ServerResponse): void {
-    const out = send({
-      protocol: target.protocol, hostname: target.hostname, port: target.port, method: req.method, path: req.url,
-      headers: { ...req.headers, host: target.host }, ...(upstream.ca !== undefined ? { ca: upstream.ca } : {}),
-    }, (up) => {
-      if (quiet) {
-        up.destroy();
-        holding.add(res);
-        return;
-      }
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      const x = { res, upstream: up };
-      open.add(x);
-      up.pipe(res);
-      const done = (): void => {
-        open.delete(x);
-      };
-      up.on('close', done);
-      res.on('close', () => {
-        done();
-        up.destroy();
-      });
-    });
+    const out = send(
+      {
+        protocol: target.protocol,
+        hostname: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: target.host },
+        ...(upstream.ca !== undefined ? { ca: upstream.ca } : {}),
+      },
+      (up) => {
+        if (quiet) {
+          up.destroy();
+          holding.add(res);
+          return;
+        }
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        const x = { res, upstream: up };
+        open.add(x);
+        up.pipe(res);
+        const done = (): void => {
+          open.delete(x);
+        };
+        up.on('close', done);
+        res.on('close', () => {
+          done();
+          up.destroy();
+        });
+      },
+    );
     out.on('error', (err) => {
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
       res.end(`silence proxy: upstream failed: ${err.message}`);
@@ -119,11 +127,12 @@ export async function startSilenceProxy(upstream: SimEndpoint): Promise<SilenceP
       quiet = false;
     },
     held: () => held,
-    close: () => new Promise<void>((resolve) => {
-      for (const res of holding) res.destroy();
-      for (const x of open) x.upstream.destroy();
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of holding) res.destroy();
+        for (const x of open) x.upstream.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

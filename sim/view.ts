@@ -28,41 +28,55 @@ export function nodeRows(sim: Simulation): NodeRow[] {
     if (!n || phase(p) === 'Succeeded' || phase(p) === 'Failed') continue;
     (byNode.get(n) ?? byNode.set(n, []).get(n)!).push(p);
   }
-  return sim.cluster.store.list('nodes').map((n) => {
-    const l = labels(n);
-    const mine = byNode.get(n.metadata.name!) ?? [];
-    const requested: Record<string, number> = { cpu: 0, memory: 0 };
-    for (const p of mine) {
-      const r = parsePod(p);
-      if (!r.ok) continue;
-      requested['cpu']! += r.value.requests['cpu'] ?? 0;
-      requested['memory']! += r.value.requests['memory'] ?? 0;
-    }
-    const status = (n.status ?? {}) as { allocatable?: Record<string, string>; conditions?: Array<{ type: string; status: string }> };
-    const pid = (n.spec as { providerID?: string } | undefined)?.providerID ?? '';
-    return {
-      name: n.metadata.name!,
-      nodePool: l['karpenter.sh/nodepool'] ?? '',
-      type: l['node.kubernetes.io/instance-type'] ?? '',
-      zone: l['topology.kubernetes.io/zone'] ?? '',
-      capacityType: l['karpenter.sh/capacity-type'] ?? '',
-      price: sim.provider.priceOf(pid) ?? 0,
-      ready: status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
-      requested,
-      allocatable: parseResources(status.allocatable ?? {}),
-      pods: mine.length,
-    };
-  }).sort((a, b) => a.name.localeCompare(b.name));
+  return sim.cluster.store
+    .list('nodes')
+    .map((n) => {
+      const l = labels(n);
+      const mine = byNode.get(n.metadata.name!) ?? [];
+      const requested: Record<string, number> = { cpu: 0, memory: 0 };
+      for (const p of mine) {
+        const r = parsePod(p);
+        if (!r.ok) continue;
+        requested['cpu']! += r.value.requests['cpu'] ?? 0;
+        requested['memory']! += r.value.requests['memory'] ?? 0;
+      }
+      const status = (n.status ?? {}) as {
+        allocatable?: Record<string, string>;
+        conditions?: Array<{ type: string; status: string }>;
+      };
+      const pid = (n.spec as { providerID?: string } | undefined)?.providerID ?? '';
+      return {
+        name: n.metadata.name!,
+        nodePool: l['karpenter.sh/nodepool'] ?? '',
+        type: l['node.kubernetes.io/instance-type'] ?? '',
+        zone: l['topology.kubernetes.io/zone'] ?? '',
+        capacityType: l['karpenter.sh/capacity-type'] ?? '',
+        price: sim.provider.priceOf(pid) ?? 0,
+        ready: status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
+        requested,
+        allocatable: parseResources(status.allocatable ?? {}),
+        pods: mine.length,
+      };
+    })
+    .sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** $/h of every instance that is pending or running (what the account pays for now). */
 export function clusterCost(sim: Simulation): number {
-  return sim.provider.all().filter((i) => i.instance.state === 'pending' || i.instance.state === 'running').reduce((a, i) => a + i.price, 0);
+  return sim.provider
+    .all()
+    .filter((i) => i.instance.state === 'pending' || i.instance.state === 'running')
+    .reduce((a, i) => a + i.price, 0);
 }
 
 const pad = (cells: string[][]): string[] => {
   const widths = cells[0]!.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
-  return cells.map((r) => r.map((c, i) => (i >= 5 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd());
+  return cells.map((r) =>
+    r
+      .map((c, i) => (i >= 5 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
 };
 
 export function nodeTable(sim: Simulation): string[] {
@@ -73,7 +87,12 @@ export function nodeTable(sim: Simulation): string[] {
   const cells = [['NAME', 'NODEPOOL', 'TYPE', 'ZONE', 'CAPACITY', '$/H', 'CPU REQ/ALLOC', 'MEMORY REQ/ALLOC', 'PODS']];
   for (const r of rows) {
     cells.push([
-      r.name + (r.ready ? '' : ' (NotReady)'), r.nodePool, r.type, r.zone, r.capacityType, r.price.toFixed(4),
+      r.name + (r.ready ? '' : ' (NotReady)'),
+      r.nodePool,
+      r.type,
+      r.zone,
+      r.capacityType,
+      r.price.toFixed(4),
       `${formatMillicores(r.requested['cpu'] ?? 0)}/${formatMillicores(r.allocatable['cpu'] ?? 0)}`,
       `${formatBytes(r.requested['memory'] ?? 0)}/${formatBytes(r.allocatable['memory'] ?? 0)}`,
       String(r.pods),

@@ -5,8 +5,15 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import {
-  DEFAULT_ENGINE_OPTIONS, ec2InstanceTypes, parseDocuments, parseEC2NodeClass, parseNodePool, parsePod,
-  type Engine, type InstanceType, type NodePool,
+  DEFAULT_ENGINE_OPTIONS,
+  ec2InstanceTypes,
+  parseDocuments,
+  parseEC2NodeClass,
+  parseNodePool,
+  parsePod,
+  type Engine,
+  type InstanceType,
+  type NodePool,
 } from '../engine/index.ts';
 import { capacitySettingsOf } from './cloud/nodeclass.ts';
 import type { Scenario } from './scenario/format.ts';
@@ -28,10 +35,26 @@ export async function warmUp(scenario: Scenario, baseDir: string, region: string
       }
     }
   }
-  const pod = parsePod({ metadata: { name: 'warm-up', uid: 'warm-up' }, spec: { containers: [{ name: 'c', resources: { requests: { cpu: '100m' } } }] } });
+  const pod = parsePod({
+    metadata: { name: 'warm-up', uid: 'warm-up' },
+    spec: { containers: [{ name: 'c', resources: { requests: { cpu: '100m' } } }] },
+  });
   if (!pod.ok) return;
   for (const pool of pools) {
     const its = types.get(pool.template.nodeClassRef.name) ?? ec2InstanceTypes({ region });
-    await engine.provision({ now: 0, nodePools: [pool], nodeClasses: [], instanceTypes: new Map([[pool.name, its]]), nodes: [], pendingPods: [], daemonSets: [], pdbs: [], options: DEFAULT_ENGINE_OPTIONS }, [pod.value]);
+    await engine.provision(
+      {
+        now: 0,
+        nodePools: [pool],
+        nodeClasses: [],
+        instanceTypes: new Map([[pool.name, its]]),
+        nodes: [],
+        pendingPods: [],
+        daemonSets: [],
+        pdbs: [],
+        options: DEFAULT_ENGINE_OPTIONS,
+      },
+      [pod.value],
+    );
   }
 }

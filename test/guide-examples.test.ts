@@ -18,11 +18,17 @@ const sums = new Map(
 
 describe('the guide examples shipped in examples/guide', () => {
   it('are the files SHA256SUMS lists, and no others', () => {
-    const ours = readdirSync(GUIDE_EXAMPLES_DIR).filter((f) => f.endsWith('.yaml')).sort();
+    const ours = readdirSync(GUIDE_EXAMPLES_DIR)
+      .filter((f) => f.endsWith('.yaml'))
+      .sort();
     expect(ours).toEqual([...sums.keys()].sort());
   });
 
   it.each([...sums])('%s is byte-for-byte the guide original', (name, sum) => {
-    expect(createHash('sha256').update(readFileSync(join(GUIDE_EXAMPLES_DIR, name))).digest('hex')).toBe(sum);
+    expect(
+      createHash('sha256')
+        .update(readFileSync(join(GUIDE_EXAMPLES_DIR, name)))
+        .digest('hex'),
+    ).toBe(sum);
   });
 });

@@ -23,10 +23,12 @@ interface Requests {
 const SCAN = 256;
 
 /** cpu in millicores, memory in bytes, pods as a count (the engine's units). */
-const num = (name: string, q: unknown): number => (typeof q === 'string' || typeof q === 'number' ? resourceValue(name, q) : 0);
+const num = (name: string, q: unknown): number =>
+  typeof q === 'string' || typeof q === 'number' ? resourceValue(name, q) : 0;
 
 function requestsOf(pod: KObject): Requests {
-  const containers = ((pod.spec as { containers?: Array<{ resources?: { requests?: Record<string, string> } }> }).containers ?? []);
+  const containers =
+    (pod.spec as { containers?: Array<{ resources?: { requests?: Record<string, string> } }> }).containers ?? [];
   let cpu = 0;
   let memory = 0;
   for (const c of containers) {
@@ -37,10 +39,12 @@ function requestsOf(pod: KObject): Requests {
 }
 
 function schedulable(node: KObject): boolean {
-  if (node.metadata.deletionTimestamp || (node.spec as { unschedulable?: boolean } | undefined)?.unschedulable) return false;
-  const taints = ((node.spec as { taints?: Array<{ effect: string }> } | undefined)?.taints ?? []);
+  if (node.metadata.deletionTimestamp || (node.spec as { unschedulable?: boolean } | undefined)?.unschedulable)
+    return false;
+  const taints = (node.spec as { taints?: Array<{ effect: string }> } | undefined)?.taints ?? [];
   if (taints.some((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute')) return false;
-  const conditions = ((node.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []);
+  const conditions =
+    (node.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? [];
   return conditions.some((c) => c.type === 'Ready' && c.status === 'True');
 }
 
@@ -70,7 +74,11 @@ export class Binder {
 
   private observe(e: StoreEvent): void {
     if (e.resource === 'nodes') this.observeNode(e);
-    else if (e.resource === 'pods' && (e.object.spec as { schedulerName?: string } | undefined)?.schedulerName === BENCH_SCHEDULER) this.observePod(e);
+    else if (
+      e.resource === 'pods' &&
+      (e.object.spec as { schedulerName?: string } | undefined)?.schedulerName === BENCH_SCHEDULER
+    )
+      this.observePod(e);
   }
 
   private observeNode(e: StoreEvent): void {
@@ -82,7 +90,12 @@ export class Binder {
     let room = this.rooms.get(name);
     if (!room) {
       const alloc = (e.object.status as { allocatable?: Record<string, string> } | undefined)?.allocatable ?? {};
-      room = { cpu: num('cpu', alloc['cpu']), memory: num('memory', alloc['memory']), pods: num('pods', alloc['pods']) || 110, schedulable: false };
+      room = {
+        cpu: num('cpu', alloc['cpu']),
+        memory: num('memory', alloc['memory']),
+        pods: num('pods', alloc['pods']) || 110,
+        schedulable: false,
+      };
       for (const p of this.placed.values()) if (p.node === name) this.take(room, p.req);
       this.rooms.set(name, room);
     }

@@ -3,7 +3,13 @@
 // launches boot in the parent's simulated kubelets (IPC). It measures itself: event-loop delay, resident
 // memory, and the timestamps of batch windows closing, NodeClaims appearing and disruption passes.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { observeDecisions, observeDisruptionPasses, startSimOperator, wallClockMs, type SimOperator } from '../../sim/operator.ts';
+import {
+  observeDecisions,
+  observeDisruptionPasses,
+  startSimOperator,
+  wallClockMs,
+  type SimOperator,
+} from '../../sim/operator.ts';
 import type { ChildInit, ChildStatus, FromChild, ObservedEvents, PhaseStats, ToChild } from './protocol.ts';
 
 const MiB = 1024 * 1024;
@@ -27,7 +33,9 @@ class PhaseProbe {
     this.delay.enable();
     this.peak = process.memoryUsage.rss();
     this.started = wallClockMs();
-    this.sampler = setInterval(() => { this.peak = Math.max(this.peak, process.memoryUsage.rss()); }, 100);
+    this.sampler = setInterval(() => {
+      this.peak = Math.max(this.peak, process.memoryUsage.rss());
+    }, 100);
   }
 
   end(): PhaseStats {
@@ -36,8 +44,12 @@ class PhaseProbe {
     this.peak = Math.max(this.peak, process.memoryUsage.rss());
     const ms = (ns: number) => ns / 1e6;
     return {
-      eventLoopP50Ms: ms(this.delay.percentile(50)), eventLoopP99Ms: ms(this.delay.percentile(99)), eventLoopMaxMs: ms(this.delay.max),
-      rssPeakMiB: this.peak / MiB, heapUsedMiB: process.memoryUsage().heapUsed / MiB, seconds: (wallClockMs() - this.started) / 1000,
+      eventLoopP50Ms: ms(this.delay.percentile(50)),
+      eventLoopP99Ms: ms(this.delay.percentile(99)),
+      eventLoopMaxMs: ms(this.delay.max),
+      rssPeakMiB: this.peak / MiB,
+      heapUsedMiB: process.memoryUsage().heapUsed / MiB,
+      seconds: (wallClockMs() - this.started) / 1000,
     };
   }
 }
@@ -55,7 +67,11 @@ class Recorder {
   }
 
   snapshot(): ObservedEvents {
-    return { windowsClosed: [...this.windowsClosed], nodeClaimsAdded: [...this.nodeClaimsAdded], disruptionPasses: [...this.disruptionPasses] };
+    return {
+      windowsClosed: [...this.windowsClosed],
+      nodeClaimsAdded: [...this.nodeClaimsAdded],
+      disruptionPasses: [...this.disruptionPasses],
+    };
   }
 }
 
@@ -78,17 +94,26 @@ async function start(init: ChildInit): Promise<void> {
   });
   observeDisruptionPasses(sim.operator, (p) => seen.disruptionPasses.push(p));
   const handlers: Record<string, () => unknown> = {
-    'phase-start': () => { seen.reset(); probe.start(); },
+    'phase-start': () => {
+      seen.reset();
+      probe.start();
+    },
     'phase-end': () => probe.end(),
     events: () => seen.snapshot(),
     status: (): ChildStatus => ({ synced: sim.operator.cluster.synced(), busy: sim.operator.busy() }),
-    stop: async () => { await sim.stop(); setImmediate(() => process.exit(0)); },
+    stop: async () => {
+      await sim.stop();
+      setImmediate(() => process.exit(0));
+    },
   };
   process.on('message', (m: ToChild) => {
     if (m.t !== 'req') return;
     Promise.resolve()
       .then(() => handlers[m.op]!())
-      .then((value) => send({ t: 'res', id: m.id, value }), (e: unknown) => send({ t: 'res', id: m.id, error: String((e as Error)?.stack ?? e) }));
+      .then(
+        (value) => send({ t: 'res', id: m.id, value }),
+        (e: unknown) => send({ t: 'res', id: m.id, error: String((e as Error)?.stack ?? e) }),
+      );
   });
   send({ t: 'ready' });
 }

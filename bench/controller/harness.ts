@@ -38,7 +38,8 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   const errors: unknown[] = [];
   // The wall clock (speed 1 from now), as the controller's: both write and compare the same timestamps.
   const cluster = await startSimCluster({
-    clock: scaledClock(1, Date.now()), kubeletDelays: NO_DELAYS,
+    clock: scaledClock(1, Date.now()),
+    kubeletDelays: NO_DELAYS,
     // Watches can resume across the setup's hundreds of thousands of writes (a relist of 100,000 pods is not
     // what this benchmark measures).
     apiServer: { eventWindow: 2_000_000 },
@@ -56,13 +57,15 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     if (m.error) w?.reject(new Error(`controller process: ${m.error}`));
     else w?.resolve(m.value);
   });
-  const request = (op: Request): Promise<unknown> => new Promise((resolve, reject) => {
-    const id = ++seq;
-    waiting.set(id, { resolve, reject });
-    child.send({ t: 'req', id, op } satisfies ToChild);
-  });
+  const request = (op: Request): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      const id = ++seq;
+      waiting.set(id, { resolve, reject });
+      child.send({ t: 'req', id, op } satisfies ToChild);
+    });
   return {
-    cluster, binder,
+    cluster,
+    binder,
     request: request as Harness['request'],
     list: (resource) => cluster.store.list(resource),
     async close() {
@@ -78,15 +81,22 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
 /** Forks child.ts (TypeScript through tsx, as the benchmarks run) and waits until its operator has started. */
 async function forkController(cluster: SimCluster, o: HarnessOptions): Promise<ChildProcess> {
   const m = workerModule('./child.ts', import.meta.url);
-  const child = fork(fileURLToPath(m.filename), [], { execArgv: m.execArgv ?? [], serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(m.filename), [], {
+    execArgv: m.execArgv ?? [],
+    serialization: 'advanced',
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   child.on('message', (msg: FromChild) => {
     if (msg.t !== 'kubelet') return;
     if (msg.op === 'register') cluster.kubelet.registerInstance(msg.spec);
     else cluster.kubelet.terminateInstance(msg.providerID);
   });
   const init: ToChild = {
-    t: 'init', kubeConfig: cluster.kubeConfig().exportConfig(),
-    launchMs: o.launchMs, terminateMs: o.terminateMs ?? 0, ...(o.options ? { options: o.options } : {}),
+    t: 'init',
+    kubeConfig: cluster.kubeConfig().exportConfig(),
+    launchMs: o.launchMs,
+    terminateMs: o.terminateMs ?? 0,
+    ...(o.options ? { options: o.options } : {}),
   };
   child.send(init);
   await new Promise<void>((resolve, reject) => {
@@ -94,7 +104,8 @@ async function forkController(cluster: SimCluster, o: HarnessOptions): Promise<C
       if (msg.t === 'ready') done(resolve);
       else if (msg.t === 'fatal') done(() => reject(new Error(`controller process failed to start: ${msg.error}`)));
     };
-    const onExit = (code: number | null) => done(() => reject(new Error(`controller process exited (${code}) before it started`)));
+    const onExit = (code: number | null) =>
+      done(() => reject(new Error(`controller process exited (${code}) before it started`)));
     const done = (f: () => void) => {
       child.off('message', onMessage);
       child.off('exit', onExit);
@@ -107,10 +118,16 @@ async function forkController(cluster: SimCluster, o: HarnessOptions): Promise<C
 }
 
 /** Polls `check` every `everyMs` until it returns true; throws after `timeoutMs`, naming `what`. */
-export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 200): Promise<void> {
+export async function waitFor(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  everyMs = 200,
+): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > until) throw new Error(`controller bench: timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}`);
+    if (Date.now() > until)
+      throw new Error(`controller bench: timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

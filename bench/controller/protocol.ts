@@ -16,9 +16,15 @@ export type Request = 'phase-start' | 'phase-end' | 'events' | 'status' | 'stop'
 export type ToChild = ChildInit | { readonly t: 'req'; readonly id: number; readonly op: Request };
 
 /** The simulated kubelet calls the child's cloud makes (the kubelets live with the API server, in the parent). */
-export type KubeletCall = { readonly t: 'kubelet'; readonly op: 'register'; readonly spec: InstanceSpec } | { readonly t: 'kubelet'; readonly op: 'terminate'; readonly providerID: string };
+export type KubeletCall =
+  | { readonly t: 'kubelet'; readonly op: 'register'; readonly spec: InstanceSpec }
+  | { readonly t: 'kubelet'; readonly op: 'terminate'; readonly providerID: string };
 
-export type FromChild = KubeletCall | { readonly t: 'ready' } | { readonly t: 'res'; readonly id: number; readonly value?: unknown; readonly error?: string } | { readonly t: 'fatal'; readonly error: string };
+export type FromChild =
+  | KubeletCall
+  | { readonly t: 'ready' }
+  | { readonly t: 'res'; readonly id: number; readonly value?: unknown; readonly error?: string }
+  | { readonly t: 'fatal'; readonly error: string };
 
 /** What the child measured over one phase (phase-start to phase-end). */
 export interface PhaseStats {
@@ -36,7 +42,12 @@ export interface PhaseStats {
 export interface ObservedEvents {
   readonly windowsClosed: readonly number[];
   readonly nodeClaimsAdded: ReadonlyArray<{ readonly at: number; readonly name: string }>;
-  readonly disruptionPasses: ReadonlyArray<{ readonly at: number; readonly seconds: number; readonly reason: string; readonly consolidationType: string }>;
+  readonly disruptionPasses: ReadonlyArray<{
+    readonly at: number;
+    readonly seconds: number;
+    readonly reason: string;
+    readonly consolidationType: string;
+  }>;
 }
 
 export interface ChildStatus {

@@ -7,7 +7,9 @@ import { decisionAfter } from './scenarios.ts';
 import { createPendingPods, guideNodeClass, SMALL, uniformNodePool } from './workload.ts';
 
 const events = (windowsClosed: number[], nodeClaimsAdded: number[]): ObservedEvents => ({
-  windowsClosed, nodeClaimsAdded: nodeClaimsAdded.map((at, i) => ({ at, name: `nc-${i}` })), disruptionPasses: [],
+  windowsClosed,
+  nodeClaimsAdded: nodeClaimsAdded.map((at, i) => ({ at, name: `nc-${i}` })),
+  disruptionPasses: [],
 });
 
 describe('decisionAfter', () => {
@@ -24,16 +26,32 @@ describe('controller bench harness', () => {
     try {
       h.cluster.api.create('ec2nodeclasses.karpenter.k8s.aws', undefined, guideNodeClass());
       h.cluster.api.create('nodepools.karpenter.sh', undefined, uniformNodePool());
-      const ready = (r: string, n: string) => ((h.cluster.api.find(r, undefined, n)?.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
-      await waitFor('the pools to be Ready', () => ready('ec2nodeclasses.karpenter.k8s.aws', 'default') && ready('nodepools.karpenter.sh', 'uniform'), 60_000);
+      const ready = (r: string, n: string) =>
+        (
+          (
+            h.cluster.api.find(r, undefined, n)?.status as
+              | { conditions?: Array<{ type: string; status: string }> }
+              | undefined
+          )?.conditions ?? []
+        ).some((c) => c.type === 'Ready' && c.status === 'True');
+      await waitFor(
+        'the pools to be Ready',
+        () => ready('ec2nodeclasses.karpenter.k8s.aws', 'default') && ready('nodepools.karpenter.sh', 'uniform'),
+        60_000,
+      );
       await h.request('phase-start');
       const since = performance.timeOrigin + performance.now();
-      await createPendingPods(h.cluster.api, Array.from({ length: 40 }, (_, i) => ({ name: `p-${i}`, shape: SMALL, app: 'small' })));
+      await createPendingPods(
+        h.cluster.api,
+        Array.from({ length: 40 }, (_, i) => ({ name: `p-${i}`, shape: SMALL, app: 'small' })),
+      );
       const running = () => h.list('pods').filter((p) => (p.status as { phase?: string }).phase === 'Running').length;
       await waitFor('40 pods running', () => running() === 40, 120_000);
       const stats = await h.request('phase-end');
       expect(h.list('nodes')).toHaveLength(2);
-      expect(h.list('nodes').every((n) => n.metadata.labels?.['node.kubernetes.io/instance-type'] === 'm5.2xlarge')).toBe(true);
+      expect(
+        h.list('nodes').every((n) => n.metadata.labels?.['node.kubernetes.io/instance-type'] === 'm5.2xlarge'),
+      ).toBe(true);
       const decision = decisionAfter(await h.request('events'), since);
       expect(decision).toBeGreaterThan(0);
       expect(stats.eventLoopP99Ms).toBeGreaterThan(0);

@@ -15,7 +15,18 @@ import { mulberry32 } from '../../engine/index.ts';
 import type { KObject } from '../../sim/apiserver/index.ts';
 import type { ObservedEvents, PhaseStats } from './protocol.ts';
 import { startHarness, waitFor, type Harness } from './harness.ts';
-import { createPendingPods, deletePods, genericShapes, guideNodeClass, guideNodePool, LARGE, NAMESPACE, SMALL, uniformNodePool, type PodShape } from './workload.ts';
+import {
+  createPendingPods,
+  deletePods,
+  genericShapes,
+  guideNodeClass,
+  guideNodePool,
+  LARGE,
+  NAMESPACE,
+  SMALL,
+  uniformNodePool,
+  type PodShape,
+} from './workload.ts';
 
 export interface ControllerRow {
   readonly suite: 'controller';
@@ -51,14 +62,23 @@ const median = (xs: readonly number[]): number | undefined => {
 const now = (): number => performance.timeOrigin + performance.now();
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-const ready = (o: KObject | undefined): boolean => ((o?.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+const ready = (o: KObject | undefined): boolean =>
+  ((o?.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).some(
+    (c) => c.type === 'Ready' && c.status === 'True',
+  );
 
 /** Creates the node class and NodePool in-process and waits until the controller has made both Ready. */
 async function applyPools(h: Harness, nodePool: KObject): Promise<void> {
   h.cluster.api.create('ec2nodeclasses.karpenter.k8s.aws', undefined, guideNodeClass());
   h.cluster.api.create('nodepools.karpenter.sh', undefined, nodePool);
   const name = nodePool.metadata.name!;
-  await waitFor('the EC2NodeClass and NodePool to be Ready', () => ready(h.cluster.api.find('ec2nodeclasses.karpenter.k8s.aws', undefined, 'default')) && ready(h.cluster.api.find('nodepools.karpenter.sh', undefined, name)), 60_000);
+  await waitFor(
+    'the EC2NodeClass and NodePool to be Ready',
+    () =>
+      ready(h.cluster.api.find('ec2nodeclasses.karpenter.k8s.aws', undefined, 'default')) &&
+      ready(h.cluster.api.find('nodepools.karpenter.sh', undefined, name)),
+    60_000,
+  );
 }
 
 /**
@@ -79,32 +99,65 @@ export function decisionAfter(events: ObservedEvents, since: number): number | u
 async function nodeClaimsSettled(h: Harness, since: number, quietMs: number, timeoutMs: number): Promise<void> {
   let count = -1;
   let stableSince = now();
-  await waitFor('the first NodeClaim of the burst', async () => (await h.request('events')).nodeClaimsAdded.some((n) => n.at >= since), timeoutMs);
-  await waitFor('NodeClaim creation to finish', async () => {
-    const c = h.list('nodeclaims.karpenter.sh').length;
-    if (c !== count || (await h.request('status')).busy) {
-      count = c;
-      stableSince = now();
-    }
-    return now() - stableSince >= quietMs;
-  }, timeoutMs);
+  await waitFor(
+    'the first NodeClaim of the burst',
+    async () => (await h.request('events')).nodeClaimsAdded.some((n) => n.at >= since),
+    timeoutMs,
+  );
+  await waitFor(
+    'NodeClaim creation to finish',
+    async () => {
+      const c = h.list('nodeclaims.karpenter.sh').length;
+      if (c !== count || (await h.request('status')).busy) {
+        count = c;
+        stableSince = now();
+      }
+      return now() - stableSince >= quietMs;
+    },
+    timeoutMs,
+  );
 }
 
 /** Deletes every pod and NodeClaim, waits until the controller has terminated them all and is idle again. */
 async function emptyCluster(h: Harness): Promise<void> {
-  await deletePods(h.cluster.api, h.list('pods').filter((p) => p.metadata.namespace === NAMESPACE).map((p) => p.metadata.name!));
-  for (const nc of h.list('nodeclaims.karpenter.sh')) h.cluster.api.delete('nodeclaims.karpenter.sh', undefined, nc.metadata.name!);
-  await waitFor('every NodeClaim to be terminated', () => h.list('nodeclaims.karpenter.sh').length === 0 && h.list('nodes').length === 0, 600_000, 500);
+  await deletePods(
+    h.cluster.api,
+    h
+      .list('pods')
+      .filter((p) => p.metadata.namespace === NAMESPACE)
+      .map((p) => p.metadata.name!),
+  );
+  for (const nc of h.list('nodeclaims.karpenter.sh'))
+    h.cluster.api.delete('nodeclaims.karpenter.sh', undefined, nc.metadata.name!);
+  await waitFor(
+    'every NodeClaim to be terminated',
+    () => h.list('nodeclaims.karpenter.sh').length === 0 && h.list('nodes').length === 0,
+    600_000,
+    500,
+  );
   await quiet(h);
 }
 
-function row(scenario: string, nodes: number, pendingPods: number, stats: PhaseStats, decisions: readonly number[], extra: Partial<ControllerRow> = {}): ControllerRow {
+function row(
+  scenario: string,
+  nodes: number,
+  pendingPods: number,
+  stats: PhaseStats,
+  decisions: readonly number[],
+  extra: Partial<ControllerRow> = {},
+): ControllerRow {
   const decisionMs = median(decisions);
   return {
-    suite: 'controller', scenario, nodes, pendingPods,
+    suite: 'controller',
+    scenario,
+    nodes,
+    pendingPods,
     ...(decisionMs !== undefined ? { decisionMs } : {}),
     decisions: decisions.length,
-    eventLoopP99Ms: stats.eventLoopP99Ms, eventLoopMaxMs: stats.eventLoopMaxMs, rssMiB: stats.rssPeakMiB, seconds: stats.seconds,
+    eventLoopP99Ms: stats.eventLoopP99Ms,
+    eventLoopMaxMs: stats.eventLoopMaxMs,
+    rssMiB: stats.rssPeakMiB,
+    seconds: stats.seconds,
     ...extra,
   };
 }
@@ -120,11 +173,16 @@ export async function provisionEmpty(o: ScenarioOptions, pods = 10_000): Promise
       const n = r === 0 ? 1_000 : pods;
       const since = now();
       const shapes = genericShapes(n, 42 + r);
-      await createPendingPods(h.cluster.api, shapes.map((shape, i) => ({ name: `r${r}-${i}`, shape, app: `app-${i % 20}` })));
+      await createPendingPods(
+        h.cluster.api,
+        shapes.map((shape, i) => ({ name: `r${r}-${i}`, shape, app: `app-${i % 20}` })),
+      );
       // Generous: on a loaded machine a round of 10,000 pods can take minutes to settle (the round is not timed).
       await nodeClaimsSettled(h, since, 2_000, 900_000);
       const d = decisionAfter(await h.request('events'), since);
-      o.log(`provision-empty: round ${r}${r === 0 ? ' (warm-up)' : ''}: ${n} pods, ${h.list('nodeclaims.karpenter.sh').length} NodeClaims, decision ${d?.toFixed(0) ?? '?'} ms`);
+      o.log(
+        `provision-empty: round ${r}${r === 0 ? ' (warm-up)' : ''}: ${n} pods, ${h.list('nodeclaims.karpenter.sh').length} NodeClaims, decision ${d?.toFixed(0) ?? '?'} ms`,
+      );
       if (r > 0 && d !== undefined) decisions.push(d);
       await emptyCluster(h);
       // Measured from the first real round on: its pods, decision, NodeClaims and their clean-up.
@@ -142,31 +200,49 @@ async function bigCluster(h: Harness, nodes: number, o: ScenarioOptions): Promis
   await applyPools(h, uniformNodePool());
   const names = Array.from({ length: nodes * 20 }, (_, i) => `s-${i}`);
   const t0 = now();
-  await createPendingPods(h.cluster.api, names.map((name, i) => ({ name, shape: SMALL, app: `app-${i % 100}` })));
+  await createPendingPods(
+    h.cluster.api,
+    names.map((name, i) => ({ name, shape: SMALL, app: `app-${i % 100}` })),
+  );
   let reported = now();
-  await waitFor(`${nodes} nodes running ${names.length} pods`, () => {
-    const done = h.binder.pending === 0 && h.list('nodes').length >= nodes && running(h) >= names.length;
-    if (!done && now() - reported > 30_000) {
-      reported = now();
-      o.log(`cluster: ${h.list('nodeclaims.karpenter.sh').length} NodeClaims, ${h.list('nodes').length} nodes, ${h.binder.bound} pods bound after ${((now() - t0) / 1000).toFixed(0)} s`);
-    }
-    return done;
-  }, 3 * 3_600_000, 1_000);
-  o.log(`cluster: ${h.list('nodes').length} nodes, ${running(h)} pods running, set up in ${((now() - t0) / 1000).toFixed(0)} s`);
+  await waitFor(
+    `${nodes} nodes running ${names.length} pods`,
+    () => {
+      const done = h.binder.pending === 0 && h.list('nodes').length >= nodes && running(h) >= names.length;
+      if (!done && now() - reported > 30_000) {
+        reported = now();
+        o.log(
+          `cluster: ${h.list('nodeclaims.karpenter.sh').length} NodeClaims, ${h.list('nodes').length} nodes, ${h.binder.bound} pods bound after ${((now() - t0) / 1000).toFixed(0)} s`,
+        );
+      }
+      return done;
+    },
+    3 * 3_600_000,
+    1_000,
+  );
+  o.log(
+    `cluster: ${h.list('nodes').length} nodes, ${running(h)} pods running, set up in ${((now() - t0) / 1000).toFixed(0)} s`,
+  );
   await quiet(h);
   return names;
 }
 
-const running = (h: Harness): number => h.list('pods').filter((p) => (p.status as { phase?: string } | undefined)?.phase === 'Running').length;
+const running = (h: Harness): number =>
+  h.list('pods').filter((p) => (p.status as { phase?: string } | undefined)?.phase === 'Running').length;
 
 /** Waits until the controller has caught up (not busy) for a second. */
 async function quiet(h: Harness): Promise<void> {
   let since = now();
-  await waitFor('the controller to go idle', async () => {
-    const s = await h.request('status');
-    if (s.busy || !s.synced) since = now();
-    return now() - since >= 1_000;
-  }, 600_000, 250);
+  await waitFor(
+    'the controller to go idle',
+    async () => {
+      const s = await h.request('status');
+      if (s.busy || !s.synced) since = now();
+      return now() - since >= 1_000;
+    },
+    600_000,
+    250,
+  );
 }
 
 /** Removes and returns xs[i] (the last element takes its place). */
@@ -188,17 +264,25 @@ async function churn(h: Harness, small: string[], seconds: number, o: ScenarioOp
     await deletePods(h.cluster.api, gone);
     const fresh = Array.from({ length: 100 }, () => `c-${made++}`);
     small.push(...fresh);
-    await createPendingPods(h.cluster.api, fresh.map((name) => ({ name, shape: SMALL, app: 'churn' })));
+    await createPendingPods(
+      h.cluster.api,
+      fresh.map((name) => ({ name, shape: SMALL, app: 'churn' })),
+    );
     if (s % 10 === 5) {
       bursts.push(now());
-      await createPendingPods(h.cluster.api, Array.from({ length: 50 }, (_, i) => ({ name: `l-${s}-${i}`, shape: LARGE as PodShape, app: 'large' })));
+      await createPendingPods(
+        h.cluster.api,
+        Array.from({ length: 50 }, (_, i) => ({ name: `l-${s}-${i}`, shape: LARGE as PodShape, app: 'large' })),
+      );
     }
     await sleep(Math.max(0, 1_000 - (now() - tick)));
   }
   await sleep(5_000);
   const events = await h.request('events');
   const decisions = bursts.map((t) => decisionAfter(events, t)).filter((d): d is number => d !== undefined);
-  o.log(`steady-churn: ${seconds} s, ${bursts.length} bursts, decisions ${decisions.map((d) => d.toFixed(0)).join(', ')} ms`);
+  o.log(
+    `steady-churn: ${seconds} s, ${bursts.length} bursts, decisions ${decisions.map((d) => d.toFixed(0)).join(', ')} ms`,
+  );
   return decisions;
 }
 
@@ -210,7 +294,9 @@ export async function bigClusterScenarios(o: ScenarioOptions, nodes = 5_000): Pr
     const before = h.list('nodes').length;
     await h.request('phase-start');
     const decisions = await churn(h, small, o.quick ? 20 : 60, o);
-    const steady = row('steady-churn', before, 0, await h.request('phase-end'), decisions, { pods: h.list('pods').length });
+    const steady = row('steady-churn', before, 0, await h.request('phase-end'), decisions, {
+      pods: h.list('pods').length,
+    });
     const rng = mulberry32(11);
     const gone = small.filter(() => rng() < 0.6);
     await deletePods(h.cluster.api, gone);
@@ -218,15 +304,21 @@ export async function bigClusterScenarios(o: ScenarioOptions, nodes = 5_000): Pr
     const fragmented = h.list('nodes').length;
     await h.request('phase-start');
     const pool = h.cluster.api.find('nodepools.karpenter.sh', undefined, 'uniform')!;
-    h.cluster.api.patch('nodepools.karpenter.sh', undefined, 'uniform', 'merge', { spec: { disruption: { ...(pool.spec as { disruption: object }).disruption, consolidateAfter: '0s' } } });
+    h.cluster.api.patch('nodepools.karpenter.sh', undefined, 'uniform', 'merge', {
+      spec: { disruption: { ...(pool.spec as { disruption: object }).disruption, consolidateAfter: '0s' } },
+    });
     await sleep((o.quick ? 40 : 90) * 1_000);
     const events = await h.request('events');
     const passes = events.disruptionPasses.map((p) => p.seconds * 1000);
     const consolidation = row('consolidate-fragmented', fragmented, 0, await h.request('phase-end'), [], {
-      ...(passes.length ? { consolidationPlanMs: median(passes)! } : {}), passes: passes.length,
-      decided: events.disruptionPasses.filter((p) => p.reason !== '').length, nodesAfter: h.list('nodes').length,
+      ...(passes.length ? { consolidationPlanMs: median(passes)! } : {}),
+      passes: passes.length,
+      decided: events.disruptionPasses.filter((p) => p.reason !== '').length,
+      nodesAfter: h.list('nodes').length,
     });
-    o.log(`consolidate-fragmented: ${passes.length} passes (${passes.map((p) => p.toFixed(0)).join(', ')} ms), nodes ${fragmented} -> ${h.list('nodes').length}`);
+    o.log(
+      `consolidate-fragmented: ${passes.length} passes (${passes.map((p) => p.toFixed(0)).join(', ')} ms), nodes ${fragmented} -> ${h.list('nodes').length}`,
+    );
     return [steady, consolidation];
   } finally {
     await h.close();

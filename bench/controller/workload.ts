@@ -45,7 +45,9 @@ export const LARGE = { cpu: '6', memory: '8Gi' } as const;
  */
 export function uniformNodePool(): KObject {
   return {
-    apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: 'uniform' },
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    metadata: { name: 'uniform' },
     spec: {
       template: {
         spec: {
@@ -58,7 +60,11 @@ export function uniformNodePool(): KObject {
           expireAfter: 'Never',
         },
       },
-      disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: 'Never', budgets: [{ nodes: '10%' }] },
+      disruption: {
+        consolidationPolicy: 'WhenEmptyOrUnderutilized',
+        consolidateAfter: 'Never',
+        budgets: [{ nodes: '10%' }],
+      },
     },
   };
 }
@@ -71,12 +77,19 @@ export interface PodShape {
 /** A pod as a user would submit it, for the benchmark's scheduler. */
 export function podObject(name: string, shape: PodShape, app: string): KObject {
   return {
-    apiVersion: 'v1', kind: 'Pod',
+    apiVersion: 'v1',
+    kind: 'Pod',
     metadata: { name, namespace: NAMESPACE, labels: { app } },
     spec: {
       schedulerName: BENCH_SCHEDULER,
       terminationGracePeriodSeconds: 0,
-      containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: shape.cpu, memory: shape.memory } } }],
+      containers: [
+        {
+          name: 'app',
+          image: 'registry.k8s.io/pause:3.10',
+          resources: { requests: { cpu: shape.cpu, memory: shape.memory } },
+        },
+      ],
     },
   };
 }
@@ -94,13 +107,26 @@ const yieldTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
  * verdict make on a real cluster), `chunk` at a time with a turn of the event loop between chunks so the API
  * server streams the watch events meanwhile.
  */
-export async function createPendingPods(api: Api, pods: ReadonlyArray<{ name: string; shape: PodShape; app: string }>, chunk = 500): Promise<void> {
+export async function createPendingPods(
+  api: Api,
+  pods: ReadonlyArray<{ name: string; shape: PodShape; app: string }>,
+  chunk = 500,
+): Promise<void> {
   for (let i = 0; i < pods.length; i += chunk) {
     for (const p of pods.slice(i, i + chunk)) {
       api.create('pods', NAMESPACE, podObject(p.name, p.shape, p.app));
       api.patchStatus('pods', NAMESPACE, p.name, {
         phase: 'Pending',
-        conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: UNSCHEDULABLE_MESSAGE, lastProbeTime: null, lastTransitionTime: new Date().toISOString() }],
+        conditions: [
+          {
+            type: 'PodScheduled',
+            status: 'False',
+            reason: 'Unschedulable',
+            message: UNSCHEDULABLE_MESSAGE,
+            lastProbeTime: null,
+            lastTransitionTime: new Date().toISOString(),
+          },
+        ],
       });
     }
     await yieldTurn();

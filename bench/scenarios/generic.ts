@@ -4,7 +4,15 @@
 // 1500m, memory from 100Mi to 4Gi), seeded.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_ENGINE_OPTIONS, ec2InstanceTypes, parseText, type InstanceType, type NodePool, type Pod, type ProvisionInput } from '../../engine/index.ts';
+import {
+  DEFAULT_ENGINE_OPTIONS,
+  ec2InstanceTypes,
+  parseText,
+  type InstanceType,
+  type NodePool,
+  type Pod,
+  type ProvisionInput,
+} from '../../engine/index.ts';
 import { pod } from '../../test/fixtures/builders.ts';
 import { mulberry32, pick } from './random.ts';
 
@@ -31,7 +39,16 @@ export function genericPods(n: number, seed = 42): Pod[] {
   const out: Pod[] = [];
   for (let i = 0; i < n; i++) {
     const cpu = pick(rng, CPUS);
-    out.push(pod({ name: `gen-${i}`, uid: `uid-gen-${i}`, cpu, memory: pick(rng, MEMS), createdAt: i, labels: { app: `app-${i % 20}` } }));
+    out.push(
+      pod({
+        name: `gen-${i}`,
+        uid: `uid-gen-${i}`,
+        cpu,
+        memory: pick(rng, MEMS),
+        createdAt: i,
+        labels: { app: `app-${i % 20}` },
+      }),
+    );
   }
   return out;
 }

@@ -2,7 +2,14 @@
 // NodePool with huge limits, the "diverse" pod mix and the 4,000 "preference" pods, generated with a seeded
 // PRNG in the same draw order (labels, selector value, CPU, memory). Go's math/rand stream cannot be
 // reproduced in JavaScript; §5.5 explains why any seeded PRNG with the same distributions is equivalent.
-import { DEFAULT_ENGINE_OPTIONS, withExtraWellKnown, type InstanceType, type NodePool, type Pod, type ProvisionInput } from '../../engine/index.ts';
+import {
+  DEFAULT_ENGINE_OPTIONS,
+  withExtraWellKnown,
+  type InstanceType,
+  type NodePool,
+  type Pod,
+  type ProvisionInput,
+} from '../../engine/index.ts';
 import { nodePool, pod } from '../../test/fixtures/builders.ts';
 import { FAKE_WELL_KNOWN_LABELS, fakeBenchmarkInstanceTypes } from '../../test/fixtures/instancetypes.ts';
 import { mulberry32, pick, type Rng } from './random.ts';
@@ -22,7 +29,11 @@ export function karpenterInstanceTypes(): InstanceType[] {
  * of memory, which is more bytes than a double holds exactly (resources.ts refuses it); 8000Ti binds no more.
  */
 export function karpenterNodePool(): NodePool {
-  return nodePool({ name: 'default', labels: { 'testing/cluster': 'unspecified' }, limits: { cpu: '10000000', memory: '8000Ti' } });
+  return nodePool({
+    name: 'default',
+    labels: { 'testing/cluster': 'unspecified' },
+    limits: { cpu: '10000000', memory: '8000Ti' },
+  });
 }
 
 class Gen {
@@ -30,7 +41,13 @@ class Gen {
   constructor(private readonly rng: Rng) {}
   next(o: Parameters<typeof pod>[0]): Pod {
     const i = this.n++;
-    return pod({ ...o, name: `p-${i}`, uid: `uid-${String(i).padStart(6, '0')}`, labels: { 'testing/cluster': 'unspecified', ...(o?.labels ?? {}) }, createdAt: i });
+    return pod({
+      ...o,
+      name: `p-${i}`,
+      uid: `uid-${String(i).padStart(6, '0')}`,
+      labels: { 'testing/cluster': 'unspecified', ...(o?.labels ?? {}) },
+      createdAt: i,
+    });
   }
   label(): string {
     return pick(this.rng, LABEL_VALUES);
@@ -51,15 +68,42 @@ export function diversePods(count: number, seed = 42): Pod[] {
     for (let i = 0; i < q; i++) {
       const labels = { 'my-label': g.label() };
       const selector = g.label();
-      out.push(g.next({ labels, spread: [{ maxSkew: 1, topologyKey: key, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { 'my-label': selector } } }], ...g.resources() }));
+      out.push(
+        g.next({
+          labels,
+          spread: [
+            {
+              maxSkew: 1,
+              topologyKey: key,
+              whenUnsatisfiable: 'DoNotSchedule',
+              labelSelector: { matchLabels: { 'my-label': selector } },
+            },
+          ],
+          ...g.resources(),
+        }),
+      );
     }
   }
   for (let i = 0; i < q; i++) {
     const labels = { 'my-affininity': g.label() };
-    out.push(g.next({ labels, affinity: { podAffinity: { required: [{ labelSelector: { matchLabels: labels }, topologyKey: ZONE }] } }, ...g.resources() }));
+    out.push(
+      g.next({
+        labels,
+        affinity: { podAffinity: { required: [{ labelSelector: { matchLabels: labels }, topologyKey: ZONE }] } },
+        ...g.resources(),
+      }),
+    );
   }
   for (let i = 0; i < q; i++) {
-    out.push(g.next({ labels: { app: 'nginx' }, affinity: { podAntiAffinity: { required: [{ labelSelector: { matchLabels: { app: 'nginx' } }, topologyKey: HOST }] } }, ...g.resources() }));
+    out.push(
+      g.next({
+        labels: { app: 'nginx' },
+        affinity: {
+          podAntiAffinity: { required: [{ labelSelector: { matchLabels: { app: 'nginx' } }, topologyKey: HOST }] },
+        },
+        ...g.resources(),
+      }),
+    );
   }
   for (let i = 5 * q; i < count; i++) out.push(g.next({ labels: { 'my-label': g.label() }, ...g.resources() }));
   return out;
@@ -72,20 +116,22 @@ export function preferencePods(count = 4000, seed = 42): { pods: Pod[]; cpu: str
   const selector = { matchLabels: { app: 'nginx' } };
   const pods: Pod[] = [];
   for (let i = 0; i < count; i++) {
-    pods.push(g.next({
-      cpu,
-      memory,
-      labels: { app: 'nginx' },
-      preferred: [{ weight: 1, expressions: [{ key: ZONE, operator: 'In', values: ['test-zone-1'] }] }],
-      affinity: {
-        podAntiAffinity: {
-          preferred: [
-            { weight: 10, podAffinityTerm: { labelSelector: selector, topologyKey: ZONE } },
-            { weight: 1, podAffinityTerm: { labelSelector: selector, topologyKey: HOST } },
-          ],
+    pods.push(
+      g.next({
+        cpu,
+        memory,
+        labels: { app: 'nginx' },
+        preferred: [{ weight: 1, expressions: [{ key: ZONE, operator: 'In', values: ['test-zone-1'] }] }],
+        affinity: {
+          podAntiAffinity: {
+            preferred: [
+              { weight: 10, podAffinityTerm: { labelSelector: selector, topologyKey: ZONE } },
+              { weight: 1, podAffinityTerm: { labelSelector: selector, topologyKey: HOST } },
+            ],
+          },
         },
-      },
-    }));
+      }),
+    );
   }
   return { pods, cpu, memory };
 }

@@ -45,33 +45,90 @@ function shuffle<T>(rng: Rng, xs: T[]): T[] {
   return xs;
 }
 
-type Family = { name: string; dims: number; capacity: number; make: (rng: Rng, n: number) => { items: Item[]; optimum?: number } };
+type Family = {
+  name: string;
+  dims: number;
+  capacity: number;
+  make: (rng: Rng, n: number) => { items: Item[]; optimum?: number };
+};
 
 const FAMILIES: readonly Family[] = [
-  { name: 'uniform-1d', dims: 1, capacity: 150, make: (rng, n) => ({ items: Array.from({ length: n }, () => [int(rng, 20, 100)]) }) },
   {
-    name: 'triplets-1d', dims: 1, capacity: 1000,
-    make: (rng, n) => ({ items: shuffle(rng, triplets(rng, n / 3, 1000).map((s) => [s])), optimum: n / 3 }),
-  },
-  { name: 'uniform-2d', dims: 2, capacity: 150, make: (rng, n) => ({ items: Array.from({ length: n }, () => [int(rng, 20, 100), int(rng, 20, 100)]) }) },
-  {
-    name: 'correlated-2d', dims: 2, capacity: 150,
-    make: (rng, n) => ({ items: Array.from({ length: n }, () => { const a = int(rng, 20, 100); return [a, Math.max(1, a + int(rng, -10, 10))]; }) }),
+    name: 'uniform-1d',
+    dims: 1,
+    capacity: 150,
+    make: (rng, n) => ({ items: Array.from({ length: n }, () => [int(rng, 20, 100)]) }),
   },
   {
-    name: 'anticorrelated-2d', dims: 2, capacity: 150,
-    make: (rng, n) => ({ items: Array.from({ length: n }, () => { const a = int(rng, 20, 100); return [a, Math.max(1, 120 - a + int(rng, -10, 10))]; }) }),
+    name: 'triplets-1d',
+    dims: 1,
+    capacity: 1000,
+    make: (rng, n) => ({
+      items: shuffle(
+        rng,
+        triplets(rng, n / 3, 1000).map((s) => [s]),
+      ),
+      optimum: n / 3,
+    }),
   },
-  { name: 'large-2d', dims: 2, capacity: 1000, make: (rng, n) => ({ items: Array.from({ length: n }, () => [int(rng, 250, 500), int(rng, 250, 500)]) }) },
   {
-    name: 'triplets-2d', dims: 2, capacity: 1000,
+    name: 'uniform-2d',
+    dims: 2,
+    capacity: 150,
+    make: (rng, n) => ({ items: Array.from({ length: n }, () => [int(rng, 20, 100), int(rng, 20, 100)]) }),
+  },
+  {
+    name: 'correlated-2d',
+    dims: 2,
+    capacity: 150,
+    make: (rng, n) => ({
+      items: Array.from({ length: n }, () => {
+        const a = int(rng, 20, 100);
+        return [a, Math.max(1, a + int(rng, -10, 10))];
+      }),
+    }),
+  },
+  {
+    name: 'anticorrelated-2d',
+    dims: 2,
+    capacity: 150,
+    make: (rng, n) => ({
+      items: Array.from({ length: n }, () => {
+        const a = int(rng, 20, 100);
+        return [a, Math.max(1, 120 - a + int(rng, -10, 10))];
+      }),
+    }),
+  },
+  {
+    name: 'large-2d',
+    dims: 2,
+    capacity: 1000,
+    make: (rng, n) => ({ items: Array.from({ length: n }, () => [int(rng, 250, 500), int(rng, 250, 500)]) }),
+  },
+  {
+    name: 'triplets-2d',
+    dims: 2,
+    capacity: 1000,
     make: (rng, n) => {
       const a = triplets(rng, n / 3, 1000);
       const b = triplets(rng, n / 3, 1000);
-      return { items: shuffle(rng, a.map((s, i) => [s, b[i]!])), optimum: n / 3 };
+      return {
+        items: shuffle(
+          rng,
+          a.map((s, i) => [s, b[i]!]),
+        ),
+        optimum: n / 3,
+      };
     },
   },
-  { name: 'uniform-3d', dims: 3, capacity: 100, make: (rng, n) => ({ items: Array.from({ length: n }, () => [int(rng, 10, 50), int(rng, 10, 50), int(rng, 10, 50)]) }) },
+  {
+    name: 'uniform-3d',
+    dims: 3,
+    capacity: 100,
+    make: (rng, n) => ({
+      items: Array.from({ length: n }, () => [int(rng, 10, 50), int(rng, 10, 50), int(rng, 10, 50)]),
+    }),
+  },
 ];
 
 /** The instances of one run: every family at each size, with `seeds` seeds each. */
@@ -82,7 +139,14 @@ export function packingInstances(sizes: readonly number[], seeds: number): Packi
       const count = f.name.startsWith('triplets') ? Math.round(n / 3) * 3 : n;
       for (let s = 1; s <= seeds; s++) {
         const { items, optimum } = f.make(mulberry32(1000 * count + s), count);
-        out.push({ name: `${f.name}-${count}-s${s}`, family: f.name, dims: f.dims, capacity: f.capacity, items, ...(optimum !== undefined ? { optimum } : {}) });
+        out.push({
+          name: `${f.name}-${count}-s${s}`,
+          family: f.name,
+          dims: f.dims,
+          capacity: f.capacity,
+          items,
+          ...(optimum !== undefined ? { optimum } : {}),
+        });
       }
     }
   }
@@ -92,18 +156,29 @@ export function packingInstances(sizes: readonly number[], seeds: number): Packi
 /** One bin type of the instance's capacity at $1/h, and one pod per item. */
 export function packingInput(inst: PackingInstance): ProvisionInput {
   const W = inst.capacity;
-  const [bin] = customInstanceTypes([{
-    name: 'bin',
-    capacity: { cpu: `${W}m`, memory: `${W}Mi`, pods: 100000, ...(inst.dims >= 3 ? { [DIM3]: W } : {}) },
-    offerings: [{ zone: 'zone-a', capacityType: 'on-demand', price: 1 }],
-  }]);
+  const [bin] = customInstanceTypes([
+    {
+      name: 'bin',
+      capacity: { cpu: `${W}m`, memory: `${W}Mi`, pods: 100000, ...(inst.dims >= 3 ? { [DIM3]: W } : {}) },
+      offerings: [{ zone: 'zone-a', capacityType: 'on-demand', price: 1 }],
+    },
+  ]);
   const pool = nodePool({ name: 'bins' });
-  const pods: Pod[] = inst.items.map((it, i) => pod({
-    name: `item-${i}`,
-    cpu: `${it[0]}m`,
-    memory: `${it[1] ?? 0}Mi`,
-    ...(inst.dims >= 3 ? { resources: { [DIM3]: String(it[2]) } } : {}),
-    createdAt: i,
-  }));
-  return { nodePools: [pool], instanceTypes: new Map([[pool.name, [bin!]]]), nodes: [], pods, daemonSets: [], options: DEFAULT_ENGINE_OPTIONS };
+  const pods: Pod[] = inst.items.map((it, i) =>
+    pod({
+      name: `item-${i}`,
+      cpu: `${it[0]}m`,
+      memory: `${it[1] ?? 0}Mi`,
+      ...(inst.dims >= 3 ? { resources: { [DIM3]: String(it[2]) } } : {}),
+      createdAt: i,
+    }),
+  );
+  return {
+    nodePools: [pool],
+    instanceTypes: new Map([[pool.name, [bin!]]]),
+    nodes: [],
+    pods,
+    daemonSets: [],
+    options: DEFAULT_ENGINE_OPTIONS,
+  };
 }

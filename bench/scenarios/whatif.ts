@@ -34,18 +34,46 @@ export function scenario(input: ScenarioInput): Built {
     const on = [];
     let cpu = 0;
     // Fill to about half of the node's cpu: the fragmentation consolidation is for.
-    while (next < pods.length - input.pending && cpu + (pods[next]!.requests['cpu'] ?? 0) < (it.allocatable['cpu'] ?? 0) / 2) {
+    while (
+      next < pods.length - input.pending &&
+      cpu + (pods[next]!.requests['cpu'] ?? 0) < (it.allocatable['cpu'] ?? 0) / 2
+    ) {
       cpu += pods[next]!.requests['cpu'] ?? 0;
       on.push(pods[next++]!);
     }
-    nodes.push(stateNode({ name: `node-${i}`, instanceType: it, nodePool: pool.name, zone: `${REGION}${pick(rng, ['a', 'b', 'c'])}`, capacityType: pick(rng, ['on-demand', 'spot']), pods: on }));
+    nodes.push(
+      stateNode({
+        name: `node-${i}`,
+        instanceType: it,
+        nodePool: pool.name,
+        zone: `${REGION}${pick(rng, ['a', 'b', 'c'])}`,
+        capacityType: pick(rng, ['on-demand', 'spot']),
+        pods: on,
+      }),
+    );
   }
-  const s = snapshot({ now: Date.parse('2026-11-30T12:00:00Z'), nodePools: [pool], instanceTypes: new Map([[pool.name, all]]), nodes, pendingPods: pods.slice(pods.length - input.pending) });
+  const s = snapshot({
+    now: Date.parse('2026-11-30T12:00:00Z'),
+    nodePools: [pool],
+    instanceTypes: new Map([[pool.name, all]]),
+    nodes,
+    pendingPods: pods.slice(pods.length - input.pending),
+  });
   return { snapshot: s, region: REGION, catalog: byName, warnings: [] };
 }
 
 /** One scenario through the engine's whatIf (Karpenter's exact algorithm). */
 export async function runScenario(engine: Engine, input: ScenarioInput): Promise<ScenarioResult> {
-  const r = await engine.whatIf({ built: scenario(input), sources: [`seed-${input.seed}`], mode: 'consolidate', exact: true });
-  return { seed: input.seed, costPerHourBefore: r.costPerHourBefore, costPerHourAfter: r.costPerHourAfter, moves: r.moves.length };
+  const r = await engine.whatIf({
+    built: scenario(input),
+    sources: [`seed-${input.seed}`],
+    mode: 'consolidate',
+    exact: true,
+  });
+  return {
+    seed: input.seed,
+    costPerHourBefore: r.costPerHourBefore,
+    costPerHourAfter: r.costPerHourAfter,
+    moves: r.moves.length,
+  };
 }

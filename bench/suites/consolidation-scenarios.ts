@@ -2,10 +2,15 @@
 // catalog with the solver, the planned NodeClaims become running nodes, then a seeded share of the pods is
 // deleted (as after a scale-in), leaving many half-empty nodes.
 import type { InstanceType, NodePool, Pod, Snapshot, StateNode } from '../../engine/index.ts';
-import { DEFAULT_ENGINE_OPTIONS, ec2InstanceTypes, launchedNode, mulberry32, type ProvisionSolver } from '../../engine/index.ts';
+import {
+  DEFAULT_ENGINE_OPTIONS,
+  ec2InstanceTypes,
+  launchedNode,
+  mulberry32,
+  type ProvisionSolver,
+} from '../../engine/index.ts';
 import { provision } from '../../engine/local.ts';
 import { nodePool, pod } from '../../test/fixtures/builders.ts';
-
 
 export interface Scenario {
   readonly name: string;
@@ -29,8 +34,14 @@ export function benchPool(): NodePool {
 }
 
 const SHAPES: ReadonlyArray<{ cpu: string; memory: string }> = [
-  { cpu: '250m', memory: '512Mi' }, { cpu: '500m', memory: '1Gi' }, { cpu: '1', memory: '2Gi' }, { cpu: '1', memory: '6Gi' },
-  { cpu: '2', memory: '4Gi' }, { cpu: '2', memory: '12Gi' }, { cpu: '3', memory: '2Gi' }, { cpu: '500m', memory: '3Gi' },
+  { cpu: '250m', memory: '512Mi' },
+  { cpu: '500m', memory: '1Gi' },
+  { cpu: '1', memory: '2Gi' },
+  { cpu: '1', memory: '6Gi' },
+  { cpu: '2', memory: '4Gi' },
+  { cpu: '2', memory: '12Gi' },
+  { cpu: '3', memory: '2Gi' },
+  { cpu: '500m', memory: '3Gi' },
 ];
 
 /** Deployments of random shapes and sizes, about 10.7 pods per node wanted (what this mix packs to). */
@@ -41,7 +52,16 @@ function workload(nodes: number, random: () => number): Pod[] {
     const shape = SHAPES[Math.floor(random() * SHAPES.length)]!;
     const replicas = 1 + Math.floor(random() * 40);
     for (let i = 0; i < replicas && out.length < target; i++) {
-      out.push(pod({ name: `d${d}-${i}`, uid: `d${d}-${i}`, cpu: shape.cpu, memory: shape.memory, labels: { app: `d${d}` }, createdAt: out.length }));
+      out.push(
+        pod({
+          name: `d${d}-${i}`,
+          uid: `d${d}-${i}`,
+          cpu: shape.cpu,
+          memory: shape.memory,
+          labels: { app: `d${d}` },
+          createdAt: out.length,
+        }),
+      );
     }
   }
   return out;
@@ -51,7 +71,12 @@ function workload(nodes: number, random: () => number): Pod[] {
  * A cluster of about `nodes` nodes: provision the workload (one pass of the solver), launch every planned
  * NodeClaim as its first option, bind its pods, then delete `share` of the pods at random.
  */
-export async function fragmentedCluster(nodes: number, seed: number, solver: ProvisionSolver, share = 0.4): Promise<Scenario> {
+export async function fragmentedCluster(
+  nodes: number,
+  seed: number,
+  solver: ProvisionSolver,
+  share = 0.4,
+): Promise<Scenario> {
   const random = mulberry32(seed);
   const pool = benchPool();
   const types: InstanceType[] = ec2InstanceTypes({ region: 'us-east-1', zones: ['us-east-1a'] });
@@ -85,7 +110,10 @@ export function clusterCost(s: Snapshot): number {
   for (const n of s.nodes) {
     const its = s.instanceTypes.get(n.nodePoolName ?? '') ?? [];
     const it = its.find((t) => t.name === n.labels['node.kubernetes.io/instance-type']);
-    const o = it?.offerings.find((x) => x.zone === n.labels['topology.kubernetes.io/zone'] && x.capacityType === n.labels['karpenter.sh/capacity-type']);
+    const o = it?.offerings.find(
+      (x) =>
+        x.zone === n.labels['topology.kubernetes.io/zone'] && x.capacityType === n.labels['karpenter.sh/capacity-type'],
+    );
     total += o?.price ?? 0;
   }
   return total;

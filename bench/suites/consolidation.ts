@@ -43,7 +43,12 @@ interface Outcome {
 }
 
 /** Runs disrupt() on a warm model and applies its decision (with any repack follow-ups) until it finds nothing. */
-async function untilStop(cluster: ClusterEngine, start: Snapshot, opts: EngineDisruptOptions, capMs: number): Promise<Outcome> {
+async function untilStop(
+  cluster: ClusterEngine,
+  start: Snapshot,
+  opts: EngineDisruptOptions,
+  capMs: number,
+): Promise<Outcome> {
   const t0 = performance.now();
   let s = start;
   let state: LoopState = INITIAL_LOOP_STATE;
@@ -51,7 +56,8 @@ async function untilStop(cluster: ClusterEngine, start: Snapshot, opts: EngineDi
   let loops = 0;
   let commands = 0;
   for (;;) {
-    if (performance.now() - t0 > capMs) return { after: s, ms: performance.now() - t0, loops, commands, converged: false };
+    if (performance.now() - t0 > capMs)
+      return { after: s, ms: performance.now() - t0, loops, commands, converged: false };
     loops++;
     const r = await cluster.disrupt(s, { ...opts, state, consolidationState: version, deadlines: true });
     state = r.state;
@@ -75,25 +81,39 @@ function managed(s: Snapshot): number {
 async function boundOf(engine: Engine, s: Snapshot): Promise<{ perHour: number; kind: string }> {
   const pods = s.nodes.filter((n) => n.hasNodeClaim).flatMap((n) => n.pods);
   const b = await engine.lowerBound({ ...s, nodes: s.nodes.filter((n) => !n.hasNodeClaim) }, pods);
-  if (b.status !== 'optimal' || b.unplaceable.length > 0) throw new Error(`consolidation bench: lower bound ${b.status}, ${b.unplaceable.length} pods unplaceable`);
+  if (b.status !== 'optimal' || b.unplaceable.length > 0)
+    throw new Error(`consolidation bench: lower bound ${b.status}, ${b.unplaceable.length} pods unplaceable`);
   return { perHour: b.perHour, kind: b.kind };
 }
 
-async function scenarioRows(sc: Scenario, engine: Engine, capMs: number, log: (m: string) => void): Promise<BenchRow[]> {
+async function scenarioRows(
+  sc: Scenario,
+  engine: Engine,
+  capMs: number,
+  log: (m: string) => void,
+): Promise<BenchRow[]> {
   const base = { repackDeadlineMs: 30_000 } satisfies EngineDisruptOptions;
   // One warm model per scenario, as a controller keeps across its decisions (each run starts from its own snapshot).
   const cluster = engine.cluster(sc.name);
   const before = clusterCost(sc.snapshot);
   const { perHour: bound, kind } = await boundOf(engine, sc.snapshot);
-  log(`${sc.name}: ${managed(sc.snapshot)} nodes, ${sc.pods} pods, $${before.toFixed(2)}/h, lower bound $${bound.toFixed(2)}/h`);
+  log(
+    `${sc.name}: ${managed(sc.snapshot)} nodes, ${sc.pods} pods, $${before.toFixed(2)}/h, lower bound $${bound.toFixed(2)}/h`,
+  );
   const karpenter = await untilStop(cluster, sc.snapshot, { ...base, repack: 'off' }, capMs);
   const kCost = clusterCost(karpenter.after);
-  log(`  karpenter: ${managed(karpenter.after)} nodes, $${kCost.toFixed(2)}/h, ${karpenter.loops} loops, ${(karpenter.ms / 1000).toFixed(1)} s${karpenter.converged ? '' : ' (capped)'}`);
+  log(
+    `  karpenter: ${managed(karpenter.after)} nodes, $${kCost.toFixed(2)}/h, ${karpenter.loops} loops, ${(karpenter.ms / 1000).toFixed(1)} s${karpenter.converged ? '' : ' (capped)'}`,
+  );
   const repack = await untilStop(cluster, sc.snapshot, { ...base, repack: 'only' }, capMs);
-  log(`  repack: ${managed(repack.after)} nodes, $${clusterCost(repack.after).toFixed(2)}/h, ${repack.loops} loops, ${(repack.ms / 1000).toFixed(1)} s`);
+  log(
+    `  repack: ${managed(repack.after)} nodes, $${clusterCost(repack.after).toFixed(2)}/h, ${repack.loops} loops, ${(repack.ms / 1000).toFixed(1)} s`,
+  );
   const both = await untilStop(cluster, karpenter.after, { ...base, repack: 'only' }, capMs);
   await cluster.close();
-  log(`  karpenter+repack: ${managed(both.after)} nodes, $${clusterCost(both.after).toFixed(2)}/h, +${(both.ms / 1000).toFixed(1)} s`);
+  log(
+    `  karpenter+repack: ${managed(both.after)} nodes, $${clusterCost(both.after).toFixed(2)}/h, +${(both.ms / 1000).toFixed(1)} s`,
+  );
   const row = (engine: string, o: Outcome, extraMs = 0): BenchRow => ({
     suite: 'consolidation',
     scenario: sc.name,

@@ -6,7 +6,11 @@
 // a node); --quick runs fewer rounds and shorter phases.
 import { bigClusterScenarios, provisionEmpty, type ControllerRow } from '../controller/scenarios.ts';
 
-export async function run(opts: { json: boolean; quick: boolean; sizes?: readonly number[] }): Promise<ControllerRow[]> {
+export async function run(opts: {
+  json: boolean;
+  quick: boolean;
+  sizes?: readonly number[];
+}): Promise<ControllerRow[]> {
   // Progress on stderr, with --json too (stdout carries only the rows): a full run takes a long while.
   const log = (m: string) => process.stderr.write(`${m}\n`);
   const o = { quick: opts.quick, log };

@@ -30,18 +30,31 @@ export async function run(opts: SuiteOptions): Promise<BenchRow[]> {
   for (const n of sizes) cases.push({ scenario: `diverse-${n}`, input: karpenterInput(diversePods(n)) });
   const pref = preferencePods(4000);
   for (const policy of ['Respect', 'Ignore'] as const) {
-    cases.push({ scenario: `preferences-4000-${policy.toLowerCase()}`, input: { ...karpenterInput(pref.pods), options: { ...DEFAULT_ENGINE_OPTIONS, preferencePolicy: policy } }, cpu: pref.cpu, memory: pref.memory });
+    cases.push({
+      scenario: `preferences-4000-${policy.toLowerCase()}`,
+      input: { ...karpenterInput(pref.pods), options: { ...DEFAULT_ENGINE_OPTIONS, preferencePolicy: policy } },
+      cpu: pref.cpu,
+      memory: pref.memory,
+    });
   }
   const rows: BenchRow[] = [];
   for (const c of cases) {
     const n = c.input.pods.length;
-    const engines: Array<[string, (i: ProvisionInput) => ProvisionPlan]> = [['wasm-release-exact', (i) => exact.solve(i)]];
+    const engines: Array<[string, (i: ProvisionInput) => ProvisionPlan]> = [
+      ['wasm-release-exact', (i) => exact.solve(i)],
+    ];
     if (n <= (opts.quick ? 1000 : 2000)) engines.push(['reference', (i) => solveReference(i)]);
     for (const [name, solve] of engines) {
       opts.progress(`karpenter: ${c.scenario}, ${name}`);
       let plan: ProvisionPlan | undefined;
       const slow = name === 'reference' && n >= 1000;
-      const t = await measure(`${name}-${c.scenario}`, () => { plan = solve(c.input); }, slow ? { iterations: 2, timeMs: 0 } : { timeMs: 2000 });
+      const t = await measure(
+        `${name}-${c.scenario}`,
+        () => {
+          plan = solve(c.input);
+        },
+        slow ? { iterations: 2, timeMs: 0 } : { timeMs: 2000 },
+      );
       const expected = expectedNodes(c.scenario, n, c.cpu, c.memory);
       rows.push({
         suite: 'karpenter',

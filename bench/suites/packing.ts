@@ -23,22 +23,38 @@ interface Result {
 /** ceil(total / capacity) in the fullest dimension: no packing uses fewer bins. */
 function resourceBound(inst: PackingInstance): number {
   let best = 0;
-  for (let d = 0; d < inst.dims; d++) best = Math.max(best, Math.ceil(inst.items.reduce((s, it) => s + it[d]!, 0) / inst.capacity - 1e-9));
+  for (let d = 0; d < inst.dims; d++)
+    best = Math.max(best, Math.ceil(inst.items.reduce((s, it) => s + it[d]!, 0) / inst.capacity - 1e-9));
   return best;
 }
 
-async function measure(inst: PackingInstance, engine: ReturnType<typeof createEngine>, ours: WasmSolver): Promise<Result> {
+async function measure(
+  inst: PackingInstance,
+  engine: ReturnType<typeof createEngine>,
+  ours: WasmSolver,
+): Promise<Result> {
   const input = packingInput(inst);
   const t0 = performance.now();
   const plan = ours.solve(input);
   const ms = performance.now() - t0;
   const ref = solveReference(input);
   const b = await engine.lowerBound(snapshotOf(input), input.pods);
-  const candidates: Array<[number, string]> = [[Math.ceil(b.perHour - 1e-6), b.kind], [resourceBound(inst), 'resources']];
+  const candidates: Array<[number, string]> = [
+    [Math.ceil(b.perHour - 1e-6), b.kind],
+    [resourceBound(inst), 'resources'],
+  ];
   if (inst.optimum !== undefined) candidates.push([inst.optimum, 'construction']);
   const [bound, boundKind] = candidates.reduce((x, y) => (y[0] > x[0] ? y : x));
   const bins = (p: { newNodeClaims: readonly unknown[] }) => p.newNodeClaims.length;
-  return { inst, ours: bins(plan), karpenter: bins(ref), bound, boundKind, unplaced: plan.unschedulable.length + ref.unschedulable.length, ms };
+  return {
+    inst,
+    ours: bins(plan),
+    karpenter: bins(ref),
+    bound,
+    boundKind,
+    unplaced: plan.unschedulable.length + ref.unschedulable.length,
+    ms,
+  };
 }
 
 const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length);
@@ -81,5 +97,13 @@ export async function run(opts: SuiteOptions & { sizes?: readonly number[] }): P
     await engine.close();
   }
   const families = [...new Set(results.map((r) => r.inst.family))];
-  return [...families.map((f) => summarise(f, results.filter((r) => r.inst.family === f))), summarise('all', results)];
+  return [
+    ...families.map((f) =>
+      summarise(
+        f,
+        results.filter((r) => r.inst.family === f),
+      ),
+    ),
+    summarise('all', results),
+  ];
 }

@@ -36,10 +36,16 @@ export async function run(opts: SuiteOptions): Promise<BenchRow[]> {
       }
     }
     // Same answers whatever the worker count: the speed-up is for the same work.
-    if (JSON.stringify(results[0]) !== JSON.stringify(results[1])) throw new Error('pool bench: results differ between worker counts');
+    if (JSON.stringify(results[0]) !== JSON.stringify(results[1]))
+      throw new Error('pool bench: results differ between worker counts');
     const medians = times.map((t) => [...t].sort((a, b) => a - b)[Math.floor(t.length / 2)]!);
     return counts.map((threads, i) => ({
-      suite: 'pool', scenario: `whatif-${count}`, engine: `pool-${threads}`, threads, ms: medians[i]!, samples: REPEATS,
+      suite: 'pool',
+      scenario: `whatif-${count}`,
+      engine: `pool-${threads}`,
+      threads,
+      ms: medians[i]!,
+      samples: REPEATS,
       scenariosPerSec: Math.round((count / medians[i]!) * 1000 * 10) / 10,
       speedup: Math.round((medians[0]! / medians[i]!) * 100) / 100,
       costPerHour: Math.round(results[i]!.reduce((a, x) => a + x.costPerHourAfter, 0) * 1e4) / 1e4,

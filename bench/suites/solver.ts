@@ -37,7 +37,12 @@ export function engines(): Engine[] {
     { name: 'wasm-release', solve: (i) => release.solve(i), timeMs: () => 3000 },
     { name: 'wasm-release-exact', solve: (i) => exact.solve(i), timeMs: () => 3000 },
     { name: 'wasm-debug', solve: (i) => debug.solve(i), timeMs: () => 2000, skip: (n, q) => q && n > 10_000 },
-    { name: 'reference', solve: (i) => solveReference(i), timeMs: () => 0, skip: (n, q) => n > (q ? 1_000 : REFERENCE_MAX_PODS) },
+    {
+      name: 'reference',
+      solve: (i) => solveReference(i),
+      timeMs: () => 0,
+      skip: (n, q) => n > (q ? 1_000 : REFERENCE_MAX_PODS),
+    },
   ];
 }
 
@@ -51,7 +56,13 @@ export async function run(opts: SuiteOptions): Promise<BenchRow[]> {
       opts.progress(`solver: ${n} pods, ${e.name}`);
       let plan: ProvisionPlan | undefined;
       const slow = e.name === 'reference' && n >= 10_000;
-      const t = await measure(`${e.name}-${n}`, () => { plan = e.solve(input); }, slow ? { iterations: 1, timeMs: 0, warmup: 0 } : { timeMs: e.timeMs(n) });
+      const t = await measure(
+        `${e.name}-${n}`,
+        () => {
+          plan = e.solve(input);
+        },
+        slow ? { iterations: 1, timeMs: 0, warmup: 0 } : { timeMs: e.timeMs(n) },
+      );
       rows.push({
         suite: 'solver',
         scenario: `generic-${n}`,

@@ -53,36 +53,59 @@ export async function run(args: string[], io: Io, deps: ControllerCommandDeps = 
     return 2;
   }
   if (!options.clusterName) {
-    io.err('karpenter-ts controller: --cluster-name (CLUSTER_NAME) is required: it names the cluster in instance tags and discovery\n');
+    io.err(
+      'karpenter-ts controller: --cluster-name (CLUSTER_NAME) is required: it names the cluster in instance tags and discovery\n',
+    );
     return 2;
   }
   // LOG_OUTPUT_PATHS=stdout (the default) writes through io, so tests see the lines; other paths go to their files.
   const toStdout = options.logOutputPaths.length === 1 && options.logOutputPaths[0] === 'stdout';
-  const log = newLogger({ level: options.logLevel, ...(toStdout ? { destination: { write: (s: string) => io.out(s) } } : { outputPaths: options.logOutputPaths, errorOutputPaths: options.logErrorOutputPaths }) });
+  const log = newLogger({
+    level: options.logLevel,
+    ...(toStdout
+      ? { destination: { write: (s: string) => io.out(s) } }
+      : { outputPaths: options.logOutputPaths, errorOutputPaths: options.logErrorOutputPaths }),
+  });
   let operator: Operator;
   let lost: () => void = () => {};
   const leadershipLost = new Promise<'lost'>((resolve) => (lost = () => resolve('lost')));
   try {
     const kubeConfig = deps.kubeConfig ?? loadKubeConfig(options.kubeconfig, io.env);
     const cloudProvider = deps.cloudProvider ?? (await awsProvider());
-    operator = await newOperator({ options, kubeConfig, cloudProvider, log, onLostLeadership: () => lost(), ...(deps.clock ? { clock: deps.clock } : {}) });
+    operator = await newOperator({
+      options,
+      kubeConfig,
+      cloudProvider,
+      log,
+      onLostLeadership: () => lost(),
+      ...(deps.clock ? { clock: deps.clock } : {}),
+    });
   } catch (e) {
     io.err(`karpenter-ts controller: ${(e as Error).message}\n`);
     return 2;
   }
   const servers = await operator.serve();
   await operator.start();
-  log.info({ cluster: options.clusterName, provider: operator.cloudProvider.name, ports: servers.map((s) => s.port) }, 'controller started');
-  deps.onStarted?.(operator, servers.map((s) => s.port));
-  const why = await Promise.race([leadershipLost, new Promise<'signal'>((resolve) => {
-    const stop = (): void => resolve('signal');
-    if (deps.signal?.aborted) stop();
-    else if (deps.signal) deps.signal.addEventListener('abort', stop, { once: true });
-    else {
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
-    }
-  })]);
+  log.info(
+    { cluster: options.clusterName, provider: operator.cloudProvider.name, ports: servers.map((s) => s.port) },
+    'controller started',
+  );
+  deps.onStarted?.(
+    operator,
+    servers.map((s) => s.port),
+  );
+  const why = await Promise.race([
+    leadershipLost,
+    new Promise<'signal'>((resolve) => {
+      const stop = (): void => resolve('signal');
+      if (deps.signal?.aborted) stop();
+      else if (deps.signal) deps.signal.addEventListener('abort', stop, { once: true });
+      else {
+        process.once('SIGTERM', stop);
+        process.once('SIGINT', stop);
+      }
+    }),
+  ]);
   if (why === 'lost') {
     // As controller-runtime: a replica that lost its lease exits, and comes back as a follower.
     // Its controllers are already halted and fenced; do not wait for reconciles that may never finish.

@@ -19,7 +19,7 @@ import { kubeConfigText } from '../../sim/kubeconfig.ts';
 import { regionsInCatalog } from '../../engine/index.ts';
 import type { Io } from '../io.ts';
 
-export const summary = 'run the controller against a simulated cluster and cloud (the guide\'s demo by default)';
+export const summary = "run the controller against a simulated cluster and cloud (the guide's demo by default)";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const DEFAULT_SCENARIO = join(ROOT, 'scenarios', 'guide-inflate.yaml');
@@ -81,7 +81,11 @@ function readArgs(args: string[]): Args | string {
     return (e as Error).message;
   }
   const v = parsed.values;
-  const out: Args = { scenario: v.scenario ?? DEFAULT_SCENARIO, serve: v.serve === true, token: v['no-token'] !== true };
+  const out: Args = {
+    scenario: v.scenario ?? DEFAULT_SCENARIO,
+    serve: v.serve === true,
+    token: v['no-token'] !== true,
+  };
   if (v.scenario === '') return '--scenario needs a file';
   if (v.region === '') return '--region needs a value';
   if (v['log-file'] === '') return '--log-file needs a file';
@@ -122,7 +126,11 @@ async function loadScenario(a: Args, io: Io): Promise<{ file: string; scenario: 
   try {
     return { file, scenario: parseScenario(await readFile(file, 'utf8'), relative(io.cwd, file) || file) };
   } catch (e) {
-    io.err(e instanceof ScenarioError ? `karpenter-ts sim: scenario ${e.message}\n` : `karpenter-ts sim: cannot read scenario ${file}: ${(e as Error).message}\n`);
+    io.err(
+      e instanceof ScenarioError
+        ? `karpenter-ts sim: scenario ${e.message}\n`
+        : `karpenter-ts sim: cannot read scenario ${file}: ${(e as Error).message}\n`,
+    );
     return undefined;
   }
 }
@@ -152,17 +160,28 @@ export async function run(args: string[], io: Io, stop?: Promise<void>): Promise
   // Real ages in `kubectl get`: the clock starts now, unless the scenario says when.
   const start = scenario.start ?? Date.now();
   const clock = speed === 0 ? manualClock(start) : scaledClock(speed, start);
-  const logDestination = a.logLevel ? (a.logFile ? createWriteStream(resolve(io.cwd, a.logFile)) : { write: (s: string) => io.err(s) }) : undefined;
+  const logDestination = a.logLevel
+    ? a.logFile
+      ? createWriteStream(resolve(io.cwd, a.logFile))
+      : { write: (s: string) => io.err(s) }
+    : undefined;
   const sim = await startSimulation({
-    clock, region, ...(scenario.clusterName ? { clusterName: scenario.clusterName } : {}), ...(a.port !== undefined ? { port: a.port } : {}),
+    clock,
+    region,
+    ...(scenario.clusterName ? { clusterName: scenario.clusterName } : {}),
+    ...(a.port !== undefined ? { port: a.port } : {}),
     // kubectl sends a token over https only: a server left up for it speaks TLS.
-    tls: a.serve, ...(a.token ? {} : { token: false as const }),
+    tls: a.serve,
+    ...(a.token ? {} : { token: false as const }),
     ...(scenario.capacityReservations ? { capacityReservations: scenario.capacityReservations } : {}),
     ...(scenario.options ? { options: scenario.options } : {}),
-    logLevel: a.logLevel ?? 'silent', ...(logDestination ? { logDestination } : {}),
+    logLevel: a.logLevel ?? 'silent',
+    ...(logDestination ? { logDestination } : {}),
   });
   io.out(`karpenter-ts sim: scenario ${scenario.name}${scenario.description ? ` (${scenario.description})` : ''}\n`);
-  io.out(`region ${region}, cluster ${scenario.clusterName ?? 'my-cluster'}, clock ${speed === 0 ? 'event to event' : `${speed}x`}; times are simulated [mm:ss]\n\n`);
+  io.out(
+    `region ${region}, cluster ${scenario.clusterName ?? 'my-cluster'}, clock ${speed === 0 ? 'event to event' : `${speed}x`}; times are simulated [mm:ss]\n\n`,
+  );
   try {
     const ok = await play(sim, scenario, dirname(file), io);
     if (a.serve) await serve(sim, clock, speed, io, stop ?? signalled());
@@ -175,7 +194,9 @@ export async function run(args: string[], io: Io, stop?: Promise<void>): Promise
 async function play(sim: Simulation, scenario: Scenario, baseDir: string, io: Io): Promise<boolean> {
   const started = performance.now();
   const result = await runScenario(sim, scenario, { baseDir, print: (l) => io.out(`${l}\n`) });
-  io.out(`\n${result.ok ? 'PASSED' : 'FAILED'}: scenario ${scenario.name} in ${stamp(result.simMs)} of simulated time (${((performance.now() - started) / 1000).toFixed(1)} s wall)\n`);
+  io.out(
+    `\n${result.ok ? 'PASSED' : 'FAILED'}: scenario ${scenario.name} in ${stamp(result.simMs)} of simulated time (${((performance.now() - started) / 1000).toFixed(1)} s wall)\n`,
+  );
   for (const f of result.failures) io.out(`  - ${f}\n`);
   return result.ok;
 }
@@ -193,7 +214,9 @@ async function serve(sim: Simulation, clock: SimClock, speed: number, io: Io, st
   const kubeconfig = join(dir, 'kubeconfig');
   await writeFile(kubeconfig, kubeConfigText(sim.cluster), { mode: 0o600 });
   const auth = sim.cluster.token ? 'the kubeconfig holds its token' : 'no token: any local program may call it';
-  io.out(`\nThe simulated API server is up at ${sim.cluster.url} (clock ${speed === 0 ? 'now in real time' : `${speed}x`}; ${auth}).\n  export KUBECONFIG=${kubeconfig}\n  kubectl get nodepools,nodeclaims,nodes\nPress Ctrl-C to stop.\n`);
+  io.out(
+    `\nThe simulated API server is up at ${sim.cluster.url} (clock ${speed === 0 ? 'now in real time' : `${speed}x`}; ${auth}).\n  export KUBECONFIG=${kubeconfig}\n  kubectl get nodepools,nodeclaims,nodes\nPress Ctrl-C to stop.\n`,
+  );
   for (const l of nodeTable(sim)) io.out(`  ${l}\n`);
   // One line per thing the controller does while kubectl drives the cluster (NodeClaims, nodes, events).
   io.out('\nWhat the controller does from now on (times since serving began):\n');

@@ -28,7 +28,9 @@ describe('karpenter-ts snapshot', () => {
   it('lists the simulated cluster into a msgpack file equal to the committed example', async () => {
     const out = join(dir, 'inflate.msgpack');
     const said = await generate(out);
-    expect(said).toMatch(/^wrote .*inflate\.msgpack: 4 Node, 17 Pod, 1 NodePool, 4 NodeClaim, 1 EC2NodeClass, 1 DaemonSet, 0 PodDisruptionBudget from http:\/\/127\.0\.0\.1:\d+\n$/);
+    expect(said).toMatch(
+      /^wrote .*inflate\.msgpack: 4 Node, 17 Pod, 1 NodePool, 4 NodeClaim, 1 EC2NodeClass, 1 DaemonSet, 0 PodDisruptionBudget from http:\/\/127\.0\.0\.1:\d+\n$/,
+    );
     const fresh = decodeSnapshot(readFileSync(out), 'fresh');
     const committed = decodeSnapshot(readFileSync(COMMITTED), 'committed');
     expect(fresh.createdAt).toBe('2026-11-30T11:30:00.000Z');
@@ -36,7 +38,11 @@ describe('karpenter-ts snapshot', () => {
     // Everything but the ephemeral port matches: regenerate with examples/snapshots/generate.ts when it does not.
     expect(fresh.objects).toEqual(committed.objects);
     const pod = fresh.objects.Pod.find((p) => (p['metadata'] as { name: string }).name.startsWith('inflate-'))!;
-    expect(pod).toMatchObject({ apiVersion: 'v1', kind: 'Pod', spec: { nodeName: expect.stringMatching(/^ip-10-0-/) } });
+    expect(pod).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      spec: { nodeName: expect.stringMatching(/^ip-10-0-/) },
+    });
     expect(typeof (pod['metadata'] as { creationTimestamp: unknown }).creationTimestamp).toBe('string');
   });
 
@@ -51,11 +57,17 @@ describe('karpenter-ts snapshot', () => {
         s.close(() => res(p));
       });
     });
-    writeFileSync(join(dir, 'kc.json'), JSON.stringify({
-      apiVersion: 'v1', kind: 'Config', 'current-context': 'c',
-      clusters: [{ name: 'c', cluster: { server: `http://127.0.0.1:${port}`, 'insecure-skip-tls-verify': true } }],
-      users: [{ name: 'u', user: { token: 't' } }], contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
-    }));
+    writeFileSync(
+      join(dir, 'kc.json'),
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        'current-context': 'c',
+        clusters: [{ name: 'c', cluster: { server: `http://127.0.0.1:${port}`, 'insecure-skip-tls-verify': true } }],
+        users: [{ name: 'u', user: { token: 't' } }],
+        contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
+      }),
+    );
     const down = await snapshot('-o', 'x.msgpack', '--kubeconfig', 'kc.json');
     expect(down.code).toBe(1);
     expect(down.err).toContain(`karpenter-ts snapshot: listing http://127.0.0.1:${port} failed:`);
@@ -67,16 +79,30 @@ describe('karpenter-ts snapshot carries no secrets', () => {
     const cluster = await startSimCluster({ clock: manualClock() });
     try {
       cluster.api.create('pods', 'default', {
-        metadata: { name: 'app', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"value":"hunter2"}' } },
+        metadata: {
+          name: 'app',
+          annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"value":"hunter2"}' },
+        },
         spec: {
-          containers: [{
-            name: 'app', image: 'app', args: ['--password=hunter2'], resources: { requests: { cpu: '1' } },
-            env: [{ name: 'DB_PASSWORD', value: 'hunter2' }, { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'db', key: 'token' } } }],
-          }],
+          containers: [
+            {
+              name: 'app',
+              image: 'app',
+              args: ['--password=hunter2'],
+              resources: { requests: { cpu: '1' } },
+              env: [
+                { name: 'DB_PASSWORD', value: 'hunter2' },
+                { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'db', key: 'token' } } },
+              ],
+            },
+          ],
           volumes: [{ name: 'creds', secret: { secretName: 'db', items: [{ key: 'hunter2-key', path: 'pw' }] } }],
         },
       });
-      cluster.api.create('ec2nodeclasses', undefined, { metadata: { name: 'default' }, spec: { role: 'r', amiSelectorTerms: [{ alias: 'al2023@latest' }], userData: 'echo hunter2' } });
+      cluster.api.create('ec2nodeclasses', undefined, {
+        metadata: { name: 'default' },
+        spec: { role: 'r', amiSelectorTerms: [{ alias: 'al2023@latest' }], userData: 'echo hunter2' },
+      });
       writeFileSync(join(dir, 'sim.kubeconfig'), kubeConfigText(cluster));
       const out = join(dir, 'secret.msgpack');
       writeFileSync(out, 'old');
@@ -87,8 +113,13 @@ describe('karpenter-ts snapshot carries no secrets', () => {
       const bytes = readFileSync(out);
       expect(bytes.includes('hunter2')).toBe(false);
       expect(bytes.includes('last-applied-configuration')).toBe(false);
-      const pod = decodeSnapshot(bytes, 'secret').objects.Pod[0] as { spec: { containers: { env: unknown[] }[]; volumes: unknown[] } };
-      expect(pod.spec.containers[0]!.env).toEqual([{ name: 'DB_PASSWORD' }, { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'db', key: 'token' } } }]);
+      const pod = decodeSnapshot(bytes, 'secret').objects.Pod[0] as {
+        spec: { containers: { env: unknown[] }[]; volumes: unknown[] };
+      };
+      expect(pod.spec.containers[0]!.env).toEqual([
+        { name: 'DB_PASSWORD' },
+        { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'db', key: 'token' } } },
+      ]);
       expect(pod.spec.volumes).toEqual([{ name: 'creds', secret: { secretName: 'db' } }]);
     } finally {
       await cluster.close();

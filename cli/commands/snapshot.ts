@@ -84,8 +84,11 @@ export async function run(args: string[], io: Io): Promise<number> {
     return 1;
   }
   const bytes = encodeSnapshot({
-    format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, createdAt: createdAt !== undefined ? new Date(Date.parse(createdAt)).toISOString() : new Date().toISOString(),
-    source: { server, context: kc.getCurrentContext() }, objects,
+    format: SNAPSHOT_FORMAT,
+    version: SNAPSHOT_VERSION,
+    createdAt: createdAt !== undefined ? new Date(Date.parse(createdAt)).toISOString() : new Date().toISOString(),
+    source: { server, context: kc.getCurrentContext() },
+    objects,
   });
   try {
     await writePrivate(resolve(io.cwd, out), bytes);
@@ -93,7 +96,9 @@ export async function run(args: string[], io: Io): Promise<number> {
     io.err(`karpenter-ts snapshot: cannot write ${out}: ${(e as Error).message}\n`);
     return 2;
   }
-  const counts = Object.entries(objects).map(([k, v]) => `${v.length} ${k}`).join(', ');
+  const counts = Object.entries(objects)
+    .map(([k, v]) => `${v.length} ${k}`)
+    .join(', ');
   io.err(`wrote ${out}: ${counts} from ${server}\n`);
   return 0;
 }

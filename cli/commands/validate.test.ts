@@ -38,7 +38,9 @@ spec:
 
 describe('karpenter-ts validate', () => {
   it('exits 0 and prints no problems for the valid guide examples', async () => {
-    const files = readdirSync(EXAMPLES).filter((f) => f.endsWith('.yaml') && f !== 'guide-04.yaml').map((f) => join(EXAMPLES, f));
+    const files = readdirSync(EXAMPLES)
+      .filter((f) => f.endsWith('.yaml') && f !== 'guide-04.yaml')
+      .map((f) => join(EXAMPLES, f));
     const r = await validate(...files);
     expect(r.code).toBe(0);
     expect(r.out).toBe('');
@@ -48,13 +50,18 @@ describe('karpenter-ts validate', () => {
   it('exits 1 and names file, document, object, field and line for guide-04', async () => {
     const r = await validate(join(EXAMPLES, 'guide-04.yaml'));
     expect(r.code).toBe(1);
-    expect(r.out).toBe(`${EXAMPLES}/guide-04.yaml:1: NodePool/spot-optimized: spec.template.spec.nodeClassRef: is required but missing `
-      + '(reference the node class, e.g. {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}) (line 7)\n');
+    expect(r.out).toBe(
+      `${EXAMPLES}/guide-04.yaml:1: NodePool/spot-optimized: spec.template.spec.nodeClassRef: is required but missing ` +
+        '(reference the node class, e.g. {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}) (line 7)\n',
+    );
     expect(r.err).toBe('1 object checked, 1 problem\n');
   });
 
   it('counts documents from 1 and reports each problem on its own line', async () => {
-    const name = file('multi.yaml', `${NODEPOOL}---\n${NODEPOOL.replace('name: web', 'name: api').replace('operator: In', 'operator: Within')}  weight: 0\n`);
+    const name = file(
+      'multi.yaml',
+      `${NODEPOOL}---\n${NODEPOOL.replace('name: web', 'name: api').replace('operator: In', 'operator: Within')}  weight: 0\n`,
+    );
     const r = await validate(name);
     expect(r.code).toBe(1);
     expect(r.out.split('\n').filter(Boolean)).toEqual([
@@ -64,25 +71,51 @@ describe('karpenter-ts validate', () => {
   });
 
   it('skips other kinds without complaint and reports old API versions with their replacements', async () => {
-    const name = file('mixed.yaml', [
-      'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {}',
-      'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}',
-      'apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: old}\nspec:\n  disruption:\n    consolidationPolicy: WhenUnderutilized',
-    ].join('\n---\n'));
+    const name = file(
+      'mixed.yaml',
+      [
+        'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {}',
+        'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}',
+        'apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: old}\nspec:\n  disruption:\n    consolidationPolicy: WhenUnderutilized',
+      ].join('\n---\n'),
+    );
     const r = await validate(name);
     expect(r.code).toBe(1);
-    expect(r.out).toContain('mixed.yaml:3: NodePool/old: apiVersion: NodePool karpenter.sh/v1beta1 is no longer served: use apiVersion karpenter.sh/v1 (line 1');
-    expect(r.out).toMatch(/mixed\.yaml:3: NodePool\/old: spec\.disruption\.consolidationPolicy: WhenUnderutilized was renamed: use consolidationPolicy: WhenEmptyOrUnderutilized/);
+    expect(r.out).toContain(
+      'mixed.yaml:3: NodePool/old: apiVersion: NodePool karpenter.sh/v1beta1 is no longer served: use apiVersion karpenter.sh/v1 (line 1',
+    );
+    expect(r.out).toMatch(
+      /mixed\.yaml:3: NodePool\/old: spec\.disruption\.consolidationPolicy: WhenUnderutilized was renamed: use consolidationPolicy: WhenEmptyOrUnderutilized/,
+    );
     expect(r.out).not.toMatch(/Deployment|Widget/);
   });
 
   it('validates the items of a kubectl List', async () => {
-    const name = file('list.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [
-      { apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: { name: 'e' }, spec: { amiSelectorTerms: [{ alias: 'al2023@latest' }], role: 'r', subnetSelectorTerms: [], securityGroupSelectorTerms: [{ id: 'sg-1' }] } },
-    ] }));
+    const name = file(
+      'list.json',
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: [
+          {
+            apiVersion: 'karpenter.k8s.aws/v1',
+            kind: 'EC2NodeClass',
+            metadata: { name: 'e' },
+            spec: {
+              amiSelectorTerms: [{ alias: 'al2023@latest' }],
+              role: 'r',
+              subnetSelectorTerms: [],
+              securityGroupSelectorTerms: [{ id: 'sg-1' }],
+            },
+          },
+        ],
+      }),
+    );
     const r = await validate(name);
     expect(r.code).toBe(1);
-    expect(r.out).toBe('list.json:1: EC2NodeClass/e: spec.subnetSelectorTerms: subnetSelectorTerms cannot be empty (line 1)\n');
+    expect(r.out).toBe(
+      'list.json:1: EC2NodeClass/e: spec.subnetSelectorTerms: subnetSelectorTerms cannot be empty (line 1)\n',
+    );
   });
 
   it('reports YAML syntax errors and non-objects as problems (exit 1)', async () => {
@@ -116,7 +149,9 @@ describe('karpenter-ts validate', () => {
     const help = await validate('--help');
     expect(help.code).toBe(0);
     expect(help.out).toMatch(/^usage: karpenter-ts validate FILE\.\.\./);
-    expect(help.out).toMatch(/exit status: 0 all valid, 1 problems found, 2 usage error or a file that could not be read/);
+    expect(help.out).toMatch(
+      /exit status: 0 all valid, 1 problems found, 2 usage error or a file that could not be read/,
+    );
   });
 
   it('is reachable through the main dispatcher', async () => {
@@ -135,21 +170,26 @@ describe('karpenter-ts validate', () => {
     ];
     const r = await validate(file('kinds.yaml', docs.join('---\n')));
     expect(r.code).toBe(1);
-    expect(r.out).toBe([
-      'kinds.yaml:1: unknown kind Nodepool in karpenter.sh/v1: did you mean karpenter.sh/v1 NodePool? (line 2)',
-      'kinds.yaml:2: NodePool is served as karpenter.sh/v1, not karpenter.sh.io/v1 (line 7)',
-      'kinds.yaml:3: unknown kind EC2NodeClas in karpenter.k8s.aws/v1: Karpenter serves karpenter.sh/v1 NodePool, karpenter.sh/v1 NodeClaim, karpenter.k8s.aws/v1 EC2NodeClass, karpenter.sh/v1alpha1 NodeOverlay (line 12)',
-      '',
-    ].join('\n'));
+    expect(r.out).toBe(
+      [
+        'kinds.yaml:1: unknown kind Nodepool in karpenter.sh/v1: did you mean karpenter.sh/v1 NodePool? (line 2)',
+        'kinds.yaml:2: NodePool is served as karpenter.sh/v1, not karpenter.sh.io/v1 (line 7)',
+        'kinds.yaml:3: unknown kind EC2NodeClas in karpenter.k8s.aws/v1: Karpenter serves karpenter.sh/v1 NodePool, karpenter.sh/v1 NodeClaim, karpenter.k8s.aws/v1 EC2NodeClass, karpenter.sh/v1alpha1 NodeOverlay (line 12)',
+        '',
+      ].join('\n'),
+    );
     expect(r.err).toBe('3 objects checked, 3 problems; skipped (not Karpenter kinds): 1 ConfigMap, 1 Widget\n');
   });
 
   it('reports 1e400 and negative quantities in words, and escapes control characters in what it prints', async () => {
-    const pool = NODEPOOL.replace(/name: web/, 'name: "evil\\u001b[2J\\u202e"') + '  limits:\n    cpu: 1e400\n    memory: -1Gi\n';
+    const pool =
+      NODEPOOL.replace(/name: web/, 'name: "evil\\u001b[2J\\u202e"') + '  limits:\n    cpu: 1e400\n    memory: -1Gi\n';
     const r = await validate(file('q.yaml', pool));
     expect(r.code).toBe(1);
     expect(r.out).toContain('spec.limits[cpu]');
-    expect(r.out).toMatch(/too large to be a quantity \(it reads as infinity, as 1e400 does\)|infinity: a number too large to read, such as 1e400/);
+    expect(r.out).toMatch(
+      /too large to be a quantity \(it reads as infinity, as 1e400 does\)|infinity: a number too large to read, such as 1e400/,
+    );
     expect(r.out).not.toContain('(null)');
     expect(r.out).toContain('spec.limits[memory]: a limit must not be negative (got -1Gi)');
     expect(r.out).toContain('evil\\x1b[2J\\u202e');
@@ -160,7 +200,9 @@ describe('karpenter-ts validate', () => {
     const big = file('big.yaml', NODEPOOL + '#'.repeat(2048));
     const io = memoryIo({ cwd: dir, env: { KARPENTER_TS_MAX_TEXT_BYTES: '1Ki' } });
     expect(await main(['validate', big], io)).toBe(2);
-    expect(io.stderr).toMatch(/cannot read .*big\.yaml: the file is \d+ bytes, over the 1024 bytes limit for YAML, JSON and CSV input \(raise it with KARPENTER_TS_MAX_TEXT_BYTES=<bytes>/);
+    expect(io.stderr).toMatch(
+      /cannot read .*big\.yaml: the file is \d+ bytes, over the 1024 bytes limit for YAML, JSON and CSV input \(raise it with KARPENTER_TS_MAX_TEXT_BYTES=<bytes>/,
+    );
     expect(io.stderr).not.toContain('all valid');
     const many = memoryIo({ cwd: dir, env: { KARPENTER_TS_MAX_OBJECTS: '1' } });
     expect(await main(['validate', file('two.yaml', `${NODEPOOL}---\n${NODEPOOL}`)], many)).toBe(2);

@@ -6,7 +6,17 @@
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { isValidatedObject, karpenterKindProblem, listItems, parseDocuments, safeText, validateObject, type FieldError, type PathSeg, type SourceDocument } from '../../engine/index.ts';
+import {
+  isValidatedObject,
+  karpenterKindProblem,
+  listItems,
+  parseDocuments,
+  safeText,
+  validateObject,
+  type FieldError,
+  type PathSeg,
+  type SourceDocument,
+} from '../../engine/index.ts';
 import type { Io } from '../io.ts';
 import { countProblem, DEFAULT_LIMITS, inputLimits, LIMIT_VARS, sizeProblem, type InputLimits } from '../limits.ts';
 
@@ -42,7 +52,17 @@ interface Tally {
 /** The file arguments, or the exit code when the command line says to stop (help, a mistake). */
 function readArgs(args: string[], io: Io): string[] | number {
   // Not strict: an unknown option is reported here, by its name as typed, rather than by parseArgs' message.
-  const { values, positionals: files, tokens } = parseArgs({ args, options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: false, tokens: true });
+  const {
+    values,
+    positionals: files,
+    tokens,
+  } = parseArgs({
+    args,
+    options: { help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
   if (values.help === true) {
     io.out(USAGE);
     return 0;
@@ -81,8 +101,14 @@ export async function run(args: string[], io: Io): Promise<number> {
 /** "3 objects checked, all valid" only when nothing went wrong; what was skipped after it. */
 function verdict(t: Tally): string {
   const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
-  const issues = [...(t.problems ? [plural(t.problems, 'problem')] : []), ...(t.unreadable ? [`${plural(t.unreadable, 'file')} not read`] : [])];
-  const skipped = [...t.skipped].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${n} ${safeText(k)}`).join(', ');
+  const issues = [
+    ...(t.problems ? [plural(t.problems, 'problem')] : []),
+    ...(t.unreadable ? [`${plural(t.unreadable, 'file')} not read`] : []),
+  ];
+  const skipped = [...t.skipped]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, n]) => `${n} ${safeText(k)}`)
+    .join(', ');
   return `${plural(t.objects, 'object')} checked, ${issues.length ? issues.join(', ') : 'all valid'}${skipped ? `; skipped (not Karpenter kinds): ${skipped}` : ''}`;
 }
 
@@ -109,8 +135,18 @@ function validateText(file: string, text: string, io: Io, tally: Tally, limits: 
     io.out(`${safeText(file)}:${doc}: ${safeText(msg)}${line === undefined ? '' : ` (line ${line})`}\n`);
   };
   const docs = parseDocuments(text);
-  const entries = docs.map((doc) => ({ doc, items: doc.syntaxErrors.length > 0 || doc.value === undefined ? [] : listItems(doc.value) ?? [{ value: doc.value, prefix: [] }] }));
-  const tooMany = countProblem(entries.reduce((n, e) => n + e.items.length, 0), 'objects', limits);
+  const entries = docs.map((doc) => ({
+    doc,
+    items:
+      doc.syntaxErrors.length > 0 || doc.value === undefined
+        ? []
+        : (listItems(doc.value) ?? [{ value: doc.value, prefix: [] }]),
+  }));
+  const tooMany = countProblem(
+    entries.reduce((n, e) => n + e.items.length, 0),
+    'objects',
+    limits,
+  );
   if (tooMany) {
     io.err(`karpenter-ts validate: cannot read ${safeText(file)}: ${tooMany}\n`);
     tally.unreadable++;
@@ -122,7 +158,13 @@ function validateText(file: string, text: string, io: Io, tally: Tally, limits: 
   }
 }
 
-function checkObject(doc: SourceDocument, value: unknown, prefix: PathSeg[], report: (doc: number, msg: string, line?: number) => void, tally: Tally): void {
+function checkObject(
+  doc: SourceDocument,
+  value: unknown,
+  prefix: PathSeg[],
+  report: (doc: number, msg: string, line?: number) => void,
+  tally: Tally,
+): void {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     report(doc.index, 'is not a Kubernetes object (expected a map with apiVersion and kind)', doc.lineOf(prefix));
     return;
@@ -153,9 +195,13 @@ function formatError(e: FieldError): string {
 function describe(e: unknown): string {
   const code = (e as NodeJS.ErrnoException).code;
   switch (code) {
-    case 'ENOENT': return 'no such file';
-    case 'EISDIR': return 'it is a directory';
-    case 'EACCES': return 'permission denied';
-    default: return (e as Error).message;
+    case 'ENOENT':
+      return 'no such file';
+    case 'EISDIR':
+      return 'it is a directory';
+    case 'EACCES':
+      return 'permission denied';
+    default:
+      return (e as Error).message;
   }
 }

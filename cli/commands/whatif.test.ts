@@ -36,22 +36,46 @@ spec: {${node ? `nodeName: ${node}, ` : ''}containers: [{name: c, resources: {re
 status: {phase: ${node ? 'Running' : 'Pending'}}
 `;
 const GUIDE = fileURLToPath(new URL('../../examples/guide/guide-01.yaml', import.meta.url));
-const small = file('small.yaml', [NODE('fixed-1', 'm6i.large'), POD('a', '250m', 'fixed-1'), POD('b', '2')].join('---\n') + '---\n' + readFileSync(GUIDE, 'utf8'));
+const small = file(
+  'small.yaml',
+  [NODE('fixed-1', 'm6i.large'), POD('a', '250m', 'fixed-1'), POD('b', '2')].join('---\n') +
+    '---\n' +
+    readFileSync(GUIDE, 'utf8'),
+);
 
 describe('karpenter-ts whatif: one snapshot', () => {
   it('prints the JSON report for the simulator example, with the documented top-level fields', async () => {
     const r = await whatif(EXAMPLE, '--mode', 'consolidate', '--json', ...NOW);
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
-    for (const k of ['costPerHourBefore', 'costPerHourAfter', 'lowerBoundPerHour', 'nodes', 'moves', 'unschedulable', 'kept', 'warnings']) expect(j).toHaveProperty(k);
+    for (const k of [
+      'costPerHourBefore',
+      'costPerHourAfter',
+      'lowerBoundPerHour',
+      'nodes',
+      'moves',
+      'unschedulable',
+      'kept',
+      'warnings',
+    ])
+      expect(j).toHaveProperty(k);
     expect(j.schema).toBe('karpenter-ts/whatif-report@2');
-    expect(j.input).toMatchObject({ region: 'ap-northeast-2', now: '2026-11-30T11:30:00.000Z', mode: 'consolidate', modeSource: 'option', exact: false });
-    for (const k of ['risks', 'savingsBreakdown', 'prices', 'notes', 'timing', 'lowerBoundKind']) expect(j).toHaveProperty(k);
+    expect(j.input).toMatchObject({
+      region: 'ap-northeast-2',
+      now: '2026-11-30T11:30:00.000Z',
+      mode: 'consolidate',
+      modeSource: 'option',
+      exact: false,
+    });
+    for (const k of ['risks', 'savingsBreakdown', 'prices', 'notes', 'timing', 'lowerBoundKind'])
+      expect(j).toHaveProperty(k);
     const parts = Object.values(j.savingsBreakdown.perHour as Record<string, number>).reduce((a, v) => a + v, 0);
     expect(parts).toBeCloseTo(j.savingsPerHour, 9);
     expect(j.prices.spot.estimate).toBe(true);
     // The issue's two findings on this snapshot: replacements in one zone, pods moved twice.
-    const zones = new Set(j.nodes.filter((n: { fate: string }) => n.fate === 'new').map((n: { zone: string }) => n.zone));
+    const zones = new Set(
+      j.nodes.filter((n: { fate: string }) => n.fate === 'new').map((n: { zone: string }) => n.zone),
+    );
     expect(zones.size).toBeGreaterThan(1);
     const moved = j.moves.flatMap((m: { pods: { pod: string }[] }) => m.pods.map((p) => p.pod));
     expect(new Set(moved).size).toBe(moved.length);
@@ -77,14 +101,19 @@ describe('karpenter-ts whatif: one snapshot', () => {
     expect(auto.input).toMatchObject({ mode: 'consolidate', modeSource: 'default' });
     expect(auto.notes[0]).toContain('the default: no pending pods');
     const pending = await whatif(small, ...NOW);
-    expect(pending.out).toContain('note: pending pods only (the default: 1 pending pod in the snapshot); run with --mode consolidate to see consolidation');
+    expect(pending.out).toContain(
+      'note: pending pods only (the default: 1 pending pod in the snapshot); run with --mode consolidate to see consolidation',
+    );
     const forced = await whatif(EXAMPLE, '--mode', 'provision', ...NOW);
     expect(forced.out).toContain('pending pods only; run with --mode consolidate to see consolidation');
     expect(forced.out).not.toContain('nothing to launch, nothing to consolidate');
   });
 
   it('gives the same report on every run: only the timing field differs', async () => {
-    const strip = (out: string) => { const { timing: _t, ...rest } = JSON.parse(out); return JSON.stringify(rest); };
+    const strip = (out: string) => {
+      const { timing: _t, ...rest } = JSON.parse(out);
+      return JSON.stringify(rest);
+    };
     const runs = await Promise.all([1, 2].map(() => whatif(EXAMPLE, '--json', ...NOW)));
     expect(strip(runs[1]!.out)).toBe(strip(runs[0]!.out));
   });
@@ -118,7 +147,12 @@ describe('karpenter-ts whatif: one snapshot', () => {
     const base = JSON.parse((await whatif(small, '--json', ...NOW)).out);
     expect(base.moves[0].kind).toBe('launch');
     expect(base.nodes.find((n: { fate: string }) => n.fate === 'new')).toBeDefined();
-    const pools = file('spot-c.yaml', readFileSync(GUIDE, 'utf8').replace("values: ['c', 'm', 'r']", "values: ['r']").replace("values: ['on-demand', 'spot']", "values: ['on-demand']"));
+    const pools = file(
+      'spot-c.yaml',
+      readFileSync(GUIDE, 'utf8')
+        .replace("values: ['c', 'm', 'r']", "values: ['r']")
+        .replace("values: ['on-demand', 'spot']", "values: ['on-demand']"),
+    );
     const alt = JSON.parse((await whatif(small, '--nodepools', pools, '--json', ...NOW)).out);
     expect(alt.input.sources).toContain('spot-c.yaml');
     const added = alt.nodes.find((n: { fate: string }) => n.fate === 'new');
@@ -143,12 +177,31 @@ metadata: {name: web-abc, namespace: default, labels: {app: web}}
 spec: {nodeName: fixed-1, containers: [{name: c, resources: {requests: {cpu: 500m, memory: 512Mi}}}]}
 status: {phase: Running}
 `;
-    const f = file('workloads.yaml', [NODE('fixed-1', 'm6i.large'), running, deploy('Deployment', 'web', 'replicas: 3'), deploy('StatefulSet', 'db', 'replicas: 2'), deploy('Job', 'batch', 'parallelism: 4\n  completions: 2'), readFileSync(GUIDE, 'utf8')].join('---\n'));
+    const f = file(
+      'workloads.yaml',
+      [
+        NODE('fixed-1', 'm6i.large'),
+        running,
+        deploy('Deployment', 'web', 'replicas: 3'),
+        deploy('StatefulSet', 'db', 'replicas: 2'),
+        deploy('Job', 'batch', 'parallelism: 4\n  completions: 2'),
+        readFileSync(GUIDE, 'utf8'),
+      ].join('---\n'),
+    );
     const j = JSON.parse((await whatif(f, '--json', ...NOW)).out);
     expect(j.counts.pending).toBe(2 + 2 + 2);
     const placed = j.moves[0].pods.map((p: { pod: string }) => p.pod).sort();
-    expect(placed).toEqual(['default/batch-whatif-1', 'default/batch-whatif-2', 'default/db-0', 'default/db-1', 'default/web-whatif-1', 'default/web-whatif-2']);
-    expect(j.warnings).toContain('Deployment default/web: 2 of its pods are not in the input; placed as pending pods from its template');
+    expect(placed).toEqual([
+      'default/batch-whatif-1',
+      'default/batch-whatif-2',
+      'default/db-0',
+      'default/db-1',
+      'default/web-whatif-1',
+      'default/web-whatif-2',
+    ]);
+    expect(j.warnings).toContain(
+      'Deployment default/web: 2 of its pods are not in the input; placed as pending pods from its template',
+    );
   });
 
   it('reads a CSV trace against the guide NodePool', async () => {
@@ -175,14 +228,18 @@ describe('karpenter-ts whatif: bad input', () => {
   it('rejects an unknown kind, naming the object', async () => {
     const r = await whatif(file('kind.yaml', 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\n'));
     expect(r.code).toBe(2);
-    expect(r.err).toContain('kind.yaml: document 1: unknown kind example.com/v1/Widget (object w1); what-if reads Node, Pod');
+    expect(r.err).toContain(
+      'kind.yaml: document 1: unknown kind example.com/v1/Widget (object w1); what-if reads Node, Pod',
+    );
     noStack(r.err);
   });
 
   it('rejects a pod with an unparseable quantity, naming file, object and field', async () => {
     const r = await whatif(file('qty.yaml', POD('bad', 'lots')));
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/qty\.yaml: document 1 line \d+: Pod\/default\/bad: spec\.containers\[0\]\.resources\.requests\[cpu\]: /);
+    expect(r.err).toMatch(
+      /qty\.yaml: document 1 line \d+: Pod\/default\/bad: spec\.containers\[0\]\.resources\.requests\[cpu\]: /,
+    );
     noStack(r.err);
   });
 
@@ -190,7 +247,9 @@ describe('karpenter-ts whatif: bad input', () => {
     const bytes = readFileSync(EXAMPLE);
     const cut = await whatif(file('cut.msgpack', bytes.subarray(0, bytes.length / 2)));
     expect(cut.code).toBe(2);
-    expect(cut.err).toContain('cut.msgpack: not a readable karpenter-ts snapshot: the msgpack data is truncated or corrupt');
+    expect(cut.err).toContain(
+      'cut.msgpack: not a readable karpenter-ts snapshot: the msgpack data is truncated or corrupt',
+    );
     noStack(cut.err);
     const missing = await whatif('nope.yaml');
     expect(missing.code).toBe(2);
@@ -198,7 +257,13 @@ describe('karpenter-ts whatif: bad input', () => {
   });
 
   it('rejects bad options with the usage text', async () => {
-    for (const args of [['--mode', 'shrink', small], ['--shard', '2/2', small], ['--grid', 'colour=red', small], ['--bogus'], []]) {
+    for (const args of [
+      ['--mode', 'shrink', small],
+      ['--shard', '2/2', small],
+      ['--grid', 'colour=red', small],
+      ['--bogus'],
+      [],
+    ]) {
       const r = await whatif(...args);
       expect(r.code).toBe(2);
       expect(r.err).toContain('usage: karpenter-ts whatif');
@@ -206,7 +271,21 @@ describe('karpenter-ts whatif: bad input', () => {
   });
 
   it('rejects a snapshot whose objects are of an unknown kind inside msgpack', async () => {
-    const bad = encodeSnapshot({ format: SNAPSHOT_FORMAT, version: 1, createdAt: '2026-11-30T00:00:00Z', source: {}, objects: { Node: [], Pod: [{ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: {} }], NodePool: [], NodeClaim: [], EC2NodeClass: [], DaemonSet: [], PodDisruptionBudget: [] } });
+    const bad = encodeSnapshot({
+      format: SNAPSHOT_FORMAT,
+      version: 1,
+      createdAt: '2026-11-30T00:00:00Z',
+      source: {},
+      objects: {
+        Node: [],
+        Pod: [{ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: {} }],
+        NodePool: [],
+        NodeClaim: [],
+        EC2NodeClass: [],
+        DaemonSet: [],
+        PodDisruptionBudget: [],
+      },
+    });
     const r = await whatif(file('bad.msgpack', bad));
     expect(r.code).toBe(2);
     expect(r.err).toContain('bad.msgpack: objects.Pod[0]: Pod/p: spec.containers: must list at least one container');
@@ -224,9 +303,13 @@ describe('karpenter-ts whatif: batches', () => {
     expect(r.out).toMatch(/^bad-batch\.yaml .*error: bad-batch\.yaml: document 1 line \d+: Pod\/default\/bad/m);
     expect(r.out).toContain('2 clusters; 1 ok, 1 failed of 2 jobs; today $0.844/h (each cluster counted once)');
     // The summary is a report too: it says where its prices come from, how old they are, and that spot is estimated.
-    expect(r.out).toMatch(/\nprices: ap-northeast-2: on-demand from the table of 2020-07-02.*; spot prices are estimates \(Spot Instance Advisor savings as of 2025-06-28\)\n$/);
+    expect(r.out).toMatch(
+      /\nprices: ap-northeast-2: on-demand from the table of 2020-07-02.*; spot prices are estimates \(Spot Instance Advisor savings as of 2025-06-28\)\n$/,
+    );
     const csv = readFileSync(join(dir, 'summary.csv'), 'utf8').trim().split('\n');
-    expect(csv[0]).toBe('job,input,variant,status,nodesBefore,nodesAfter,costPerHourBefore,costPerHourAfter,savingsPerHour,lowerBoundPerHour,efficiencyAfter,unschedulable,moves,error');
+    expect(csv[0]).toBe(
+      'job,input,variant,status,nodesBefore,nodesAfter,costPerHourBefore,costPerHourAfter,savingsPerHour,lowerBoundPerHour,efficiencyAfter,unschedulable,moves,error',
+    );
     expect(csv).toHaveLength(3);
     expect(csv[2]).toMatch(/^1,bad-batch\.yaml,-,error,/);
   });
@@ -234,14 +317,24 @@ describe('karpenter-ts whatif: batches', () => {
   it('takes a folder as a batch of clusters and writes each report to --out', async () => {
     mkdirSync(join(dir, 'fleet/split'), { recursive: true });
     copyFileSync(EXAMPLE, join(dir, 'fleet/a.msgpack'));
-    writeFileSync(join(dir, 'fleet/split/nodes.yaml'), [NODE('fixed-1', 'm6i.large'), POD('a', '250m', 'fixed-1')].join('---\n'));
+    writeFileSync(
+      join(dir, 'fleet/split/nodes.yaml'),
+      [NODE('fixed-1', 'm6i.large'), POD('a', '250m', 'fixed-1')].join('---\n'),
+    );
     writeFileSync(join(dir, 'fleet/split/pools.yaml'), readFileSync(GUIDE, 'utf8'));
     writeFileSync(join(dir, 'fleet/notes.txt'), 'not a snapshot');
     const r = await whatif('fleet', '--out', 'reports', '--json', ...NOW);
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
     expect(j.clusters.map((c: { input: string }) => c.input)).toEqual(['fleet/a.msgpack', 'fleet/split']);
-    expect(readdirSync(join(dir, 'reports')).sort()).toEqual(['0-a.html', '0-a.json', '0-a.txt', '1-split.html', '1-split.json', '1-split.txt']);
+    expect(readdirSync(join(dir, 'reports')).sort()).toEqual([
+      '0-a.html',
+      '0-a.json',
+      '0-a.txt',
+      '1-split.html',
+      '1-split.json',
+      '1-split.txt',
+    ]);
     expect(JSON.parse(readFileSync(join(dir, 'reports/1-split.json'), 'utf8')).counts.nodesBefore).toBe(1);
   });
 
@@ -251,16 +344,29 @@ describe('karpenter-ts whatif: batches', () => {
     expect(whole.code).toBe(0);
     const all = JSON.parse(whole.out);
     expect(all.total).toBe(4);
-    expect(all.rows.map((r: { variant: unknown }) => r.variant)).toEqual([{ mode: 'provision' }, { mode: 'consolidate' }, { mode: 'provision' }, { mode: 'consolidate' }]);
+    expect(all.rows.map((r: { variant: unknown }) => r.variant)).toEqual([
+      { mode: 'provision' },
+      { mode: 'consolidate' },
+      { mode: 'provision' },
+      { mode: 'consolidate' },
+    ]);
     expect(all.rows[1].savingsPerHour).toBeGreaterThan(0);
     expect(all.variants).toEqual(['mode=provision', 'mode=consolidate']);
     expect(all.totals.clusters).toBe(2);
     expect(all.totals.costPerHourBefore).toBeCloseTo(all.rows[0].costPerHourBefore + all.rows[2].costPerHourBefore, 6);
-    expect(all.totals.variants[1].savingsPerHour).toBeCloseTo(all.rows[1].savingsPerHour + all.rows[3].savingsPerHour, 6);
+    expect(all.totals.variants[1].savingsPerHour).toBeCloseTo(
+      all.rows[1].savingsPerHour + all.rows[3].savingsPerHour,
+      6,
+    );
     expect(all.reports.map((x: { job: number }) => x.job)).toEqual([0, 1, 2, 3]);
     const table = await whatif(EXAMPLE, small, '--grid', 'mode=provision,consolidate', '--jobs', '2', ...NOW);
-    expect(table.out).toMatch(/^CLUSTER +NODES +\$\/H TODAY +mode=provision: \$\/H AFTER +SAVES \$\/H +mode=consolidate: \$\/H AFTER +SAVES \$\/H +STATUS$/m);
-    const strip = (x: { reports?: { report: { timing?: unknown } }[] }) => ({ ...x, reports: x.reports?.map((r) => ({ ...r, report: { ...r.report, timing: undefined } })) });
+    expect(table.out).toMatch(
+      /^CLUSTER +NODES +\$\/H TODAY +mode=provision: \$\/H AFTER +SAVES \$\/H +mode=consolidate: \$\/H AFTER +SAVES \$\/H +STATUS$/m,
+    );
+    const strip = (x: { reports?: { report: { timing?: unknown } }[] }) => ({
+      ...x,
+      reports: x.reports?.map((r) => ({ ...r, report: { ...r.report, timing: undefined } })),
+    });
     for (const i of [0, 1]) {
       const shard = await whatif(...args, '--shard', `${i}/2`);
       expect(shard.code).toBe(0);

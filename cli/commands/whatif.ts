@@ -18,7 +18,9 @@ import { merge, summarize, summaryCsv, variantText, writeSummary } from '../what
 export const summary = 'what would the engine do with this cluster, and what would it cost (offline, batch)';
 
 async function write(io: Io, file: string, text: string): Promise<void> {
-  await writeFile(resolve(io.cwd, file), text).catch((e: unknown) => { throw new InputError(`${file}: cannot write: ${(e as Error).message}`); });
+  await writeFile(resolve(io.cwd, file), text).catch((e: unknown) => {
+    throw new InputError(`${file}: cannot write: ${(e as Error).message}`);
+  });
 }
 
 /** The jobs with their regions' live prices when --live-prices is given. */
@@ -34,7 +36,11 @@ async function single(a: WhatIfArgs, io: Io, spec: JobSpec): Promise<number> {
     await write(io, a.html, renderHtml(report));
     io.err(`wrote ${a.html}\n`);
   }
-  io.out(a.json ? JSON.stringify(report, null, 2) + '\n' : renderTerminal(report, { color: io.isTTY && io.env['NO_COLOR'] === undefined }));
+  io.out(
+    a.json
+      ? JSON.stringify(report, null, 2) + '\n'
+      : renderTerminal(report, { color: io.isTTY && io.env['NO_COLOR'] === undefined }),
+  );
   if (a.writeProposal !== undefined) await writeProposal(io, a.writeProposal, report);
   return 0;
 }
@@ -43,7 +49,9 @@ async function single(a: WhatIfArgs, io: Io, spec: JobSpec): Promise<number> {
 async function writeProposal(io: Io, file: string, report: WhatIfReport): Promise<void> {
   const yaml = proposalYaml(report);
   if (yaml === undefined) {
-    const why = report.migration ? 'the NodePools were given (--nodepools, or the snapshot\'s own)' : 'it planned no migration (every node is managed by Karpenter; --from cluster-autoscaler plans one for the rest)';
+    const why = report.migration
+      ? "the NodePools were given (--nodepools, or the snapshot's own)"
+      : 'it planned no migration (every node is managed by Karpenter; --from cluster-autoscaler plans one for the rest)';
     throw new InputError(`--write-proposal: nothing written: this run proposed no NodePools: ${why}`);
   }
   await write(io, file, yaml);
@@ -52,15 +60,28 @@ async function writeProposal(io: Io, file: string, report: WhatIfReport): Promis
 
 /** A file name for job `spec`'s report in --out: <job>-<cluster>[-<variant>]. */
 function reportName(spec: JobSpec): string {
-  const base = (spec.snapshot ?? spec.pods ?? 'job').replace(/\/+$/, '').split('/').pop()!.replace(/\.(ya?ml|json|msgpack|csv)$/i, '');
-  const variant = Object.entries(spec.variant).map(([k, v]) => `${k}-${v}`).join('-');
+  const base = (spec.snapshot ?? spec.pods ?? 'job')
+    .replace(/\/+$/, '')
+    .split('/')
+    .pop()!
+    .replace(/\.(ya?ml|json|msgpack|csv)$/i, '');
+  const variant = Object.entries(spec.variant)
+    .map(([k, v]) => `${k}-${v}`)
+    .join('-');
   return `${spec.index}-${base}${variant ? `-${variant}` : ''}`.replace(/[^A-Za-z0-9._-]/g, '_');
 }
 
 /** Every job's report: to --out (text, JSON and HTML each), else printed before the summary. */
-async function writeReports(a: WhatIfArgs, io: Io, jobs: readonly JobSpec[], reports: ReadonlyMap<number, WhatIfReport>): Promise<void> {
+async function writeReports(
+  a: WhatIfArgs,
+  io: Io,
+  jobs: readonly JobSpec[],
+  reports: ReadonlyMap<number, WhatIfReport>,
+): Promise<void> {
   if (a.out !== undefined) {
-    await mkdir(resolve(io.cwd, a.out), { recursive: true }).catch((e: unknown) => { throw new InputError(`${a.out}: cannot create: ${(e as Error).message}`); });
+    await mkdir(resolve(io.cwd, a.out), { recursive: true }).catch((e: unknown) => {
+      throw new InputError(`${a.out}: cannot create: ${(e as Error).message}`);
+    });
     for (const spec of jobs) {
       const r = reports.get(spec.index);
       if (!r) continue;
@@ -78,7 +99,10 @@ async function writeReports(a: WhatIfArgs, io: Io, jobs: readonly JobSpec[], rep
   const color = io.isTTY && io.env['NO_COLOR'] === undefined;
   for (const spec of jobs) {
     const r = reports.get(spec.index);
-    if (r) io.out(`${'='.repeat(8)} job ${spec.index}: ${spec.snapshot ?? spec.pods}${Object.keys(spec.variant).length ? ` (${variantText(spec.variant)})` : ''} ${'='.repeat(8)}\n${renderTerminal(r, { color })}\n`);
+    if (r)
+      io.out(
+        `${'='.repeat(8)} job ${spec.index}: ${spec.snapshot ?? spec.pods}${Object.keys(spec.variant).length ? ` (${variantText(spec.variant)})` : ''} ${'='.repeat(8)}\n${renderTerminal(r, { color })}\n`,
+      );
   }
 }
 
@@ -88,12 +112,28 @@ async function batch(a: WhatIfArgs, io: Io, all: readonly JobSpec[]): Promise<nu
   const s = summarize(rows, all.length, a.shard);
   await writeReports(a, io, jobs, reports);
   if (a.csv !== undefined) await write(io, a.csv, summaryCsv(s));
-  writeSummary(io, a.json && a.out === undefined ? { ...s, reports: jobs.flatMap((j) => (reports.has(j.index) ? [{ job: j.index, report: reports.get(j.index)! }] : [])) } : s, a.json);
+  writeSummary(
+    io,
+    a.json && a.out === undefined
+      ? {
+          ...s,
+          reports: jobs.flatMap((j) => (reports.has(j.index) ? [{ job: j.index, report: reports.get(j.index)! }] : [])),
+        }
+      : s,
+    a.json,
+  );
   return s.totals.failed > 0 ? 1 : 0;
 }
 
 async function mergeShards(a: WhatIfArgs, io: Io): Promise<number> {
-  const parts = await Promise.all(a.inputs.map(async (file) => ({ file, text: await readFile(resolve(io.cwd, file), 'utf8').catch((e: unknown) => { throw fsProblem(file, e); }) })));
+  const parts = await Promise.all(
+    a.inputs.map(async (file) => ({
+      file,
+      text: await readFile(resolve(io.cwd, file), 'utf8').catch((e: unknown) => {
+        throw fsProblem(file, e);
+      }),
+    })),
+  );
   const s = merge(parts);
   if (a.csv !== undefined) await write(io, a.csv, summaryCsv(s));
   writeSummary(io, s, a.json);
@@ -111,8 +151,12 @@ export async function run(args: string[], io: Io): Promise<number> {
     // The CLI may read the clock; the engine gets the time as data.
     const all = await expandJobs({ ...a, shard: undefined } as WhatIfArgs, io.cwd, Date.now());
     const isBatch = all.length > 1 || a.grid.length > 0 || a.shard !== undefined;
-    if (!isBatch && a.out !== undefined) throw new UsageError('--out writes the reports of a batch: give several snapshots, a folder of them, or --grid');
-    if (isBatch && a.html !== undefined) throw new UsageError('--html renders one report: for a batch use --out DIR (a text, JSON and HTML report per cluster)');
+    if (!isBatch && a.out !== undefined)
+      throw new UsageError('--out writes the reports of a batch: give several snapshots, a folder of them, or --grid');
+    if (isBatch && a.html !== undefined)
+      throw new UsageError(
+        '--html renders one report: for a batch use --out DIR (a text, JSON and HTML report per cluster)',
+      );
     return await (isBatch ? batch(a, io, all) : single(a, io, all[0]!));
   } catch (e) {
     if (!(e instanceof InputError)) throw e;

@@ -80,12 +80,14 @@ export interface WhatIfArgs {
 }
 
 function checkMode(v: string, where: string): WhatIfMode {
-  if (v !== 'provision' && v !== 'consolidate') throw new UsageError(`${where}: "${v}" is not provision or consolidate`);
+  if (v !== 'provision' && v !== 'consolidate')
+    throw new UsageError(`${where}: "${v}" is not provision or consolidate`);
   return v;
 }
 
 export function checkGridValue(key: GridKey, v: string): string {
-  if (key === 'exact' && v !== 'true' && v !== 'false') throw new UsageError(`--grid exact: "${v}" is not true or false`);
+  if (key === 'exact' && v !== 'true' && v !== 'false')
+    throw new UsageError(`--grid exact: "${v}" is not true or false`);
   if (key === 'mode') checkMode(v, '--grid mode');
   return v;
 }
@@ -94,7 +96,8 @@ const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
 function nodePoolPair(v: string, seen: Record<string, string>): Record<string, string> {
   const m = /^([^=]+)=([^=]+)$/.exec(v);
-  if (!m || !NAME.test(m[1]!) || !NAME.test(m[2]!)) throw new UsageError(`--map-nodepool: "${v}" is not OLD=NEW with two NodePool names`);
+  if (!m || !NAME.test(m[1]!) || !NAME.test(m[2]!))
+    throw new UsageError(`--map-nodepool: "${v}" is not OLD=NEW with two NodePool names`);
   if (seen[m[1]!] !== undefined) throw new UsageError(`--map-nodepool: ${m[1]} is mapped twice`);
   return { ...seen, [m[1]!]: m[2]! };
 }
@@ -103,10 +106,20 @@ function nodePoolPair(v: string, seen: Record<string, string>): Record<string, s
 function checkCombination(a: WhatIfArgs): void {
   if (a.pods !== undefined && a.inputs.length > 0) throw new UsageError('give either --pods or snapshots, not both');
   if (a.pods === undefined && a.inputs.length === 0) throw new UsageError('no snapshot given');
-  if (a.html !== undefined && (a.inputs.length > 1 || a.grid.length > 0 || a.shard)) throw new UsageError('--html renders one report: for a batch use --out DIR (a text, JSON and HTML report per cluster)');
-  if (a.from && a.mode === 'provision') throw new UsageError('--from cluster-autoscaler replaces the nodes, which the disruption engine does: drop --mode provision');
-  if (a.from && a.pods !== undefined) throw new UsageError('--from cluster-autoscaler needs a snapshot with the nodes: a --pods trace has none');
-  if (a.writeProposal !== undefined && (a.inputs.length > 1 || a.grid.length > 0 || a.shard)) throw new UsageError('--write-proposal writes one snapshot\'s proposal: for a batch, --out DIR holds each cluster\'s');
+  if (a.html !== undefined && (a.inputs.length > 1 || a.grid.length > 0 || a.shard))
+    throw new UsageError(
+      '--html renders one report: for a batch use --out DIR (a text, JSON and HTML report per cluster)',
+    );
+  if (a.from && a.mode === 'provision')
+    throw new UsageError(
+      '--from cluster-autoscaler replaces the nodes, which the disruption engine does: drop --mode provision',
+    );
+  if (a.from && a.pods !== undefined)
+    throw new UsageError('--from cluster-autoscaler needs a snapshot with the nodes: a --pods trace has none');
+  if (a.writeProposal !== undefined && (a.inputs.length > 1 || a.grid.length > 0 || a.shard))
+    throw new UsageError(
+      "--write-proposal writes one snapshot's proposal: for a batch, --out DIR holds each cluster's",
+    );
 }
 
 type Mutable = { -readonly [K in keyof WhatIfArgs]: WhatIfArgs[K] } & { grid: [GridKey, string[]][] };
@@ -114,8 +127,13 @@ type Mutable = { -readonly [K in keyof WhatIfArgs]: WhatIfArgs[K] } & { grid: [G
 function gridAxis(a: Mutable, v: string): void {
   const eq = v.indexOf('=');
   const key = v.slice(0, eq) as GridKey;
-  if (eq <= 0 || !GRID_KEYS.includes(key)) throw new UsageError(`--grid: "${v}" is not KEY=V1,V2 with KEY one of ${GRID_KEYS.join(', ')}`);
-  const values = v.slice(eq + 1).split(',').map((s) => s.trim()).filter(Boolean);
+  if (eq <= 0 || !GRID_KEYS.includes(key))
+    throw new UsageError(`--grid: "${v}" is not KEY=V1,V2 with KEY one of ${GRID_KEYS.join(', ')}`);
+  const values = v
+    .slice(eq + 1)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (values.length === 0) throw new UsageError(`--grid ${key}: no values`);
   if (a.grid.some(([k]) => k === key)) throw new UsageError(`--grid ${key} is given twice`);
   a.grid.push([key, values.map((x) => checkGridValue(key, x))]);
@@ -123,46 +141,80 @@ function gridAxis(a: Mutable, v: string): void {
 
 /** Options that take no value. */
 const FLAGS: Readonly<Record<string, (a: Mutable) => void>> = {
-  '-h': (a) => { a.help = true; },
-  '--help': (a) => { a.help = true; },
-  '--exact': (a) => { a.exact = true; },
-  '--live-prices': (a) => { a.livePrices = true; },
-  '--json': (a) => { a.json = true; },
-  '--merge': (a) => { a.merge = true; },
+  '-h': (a) => {
+    a.help = true;
+  },
+  '--help': (a) => {
+    a.help = true;
+  },
+  '--exact': (a) => {
+    a.exact = true;
+  },
+  '--live-prices': (a) => {
+    a.livePrices = true;
+  },
+  '--json': (a) => {
+    a.json = true;
+  },
+  '--merge': (a) => {
+    a.merge = true;
+  },
 };
 
 /** Options that take a value, each checked where it is read. */
 const VALUED: Readonly<Record<string, (a: Mutable, v: string) => void>> = {
-  '--mode': (a, v) => { a.mode = checkMode(v, '--mode'); },
-  '--nodepools': (a, v) => { a.nodePools = v; },
-  '--map-nodepool': (a, v) => { a.mapNodePools = nodePoolPair(v, { ...(a.mapNodePools ?? {}) }); },
+  '--mode': (a, v) => {
+    a.mode = checkMode(v, '--mode');
+  },
+  '--nodepools': (a, v) => {
+    a.nodePools = v;
+  },
+  '--map-nodepool': (a, v) => {
+    a.mapNodePools = nodePoolPair(v, { ...(a.mapNodePools ?? {}) });
+  },
   '--from': (a, v) => {
-    if (v !== 'cluster-autoscaler') throw new UsageError(`--from: "${v}" is not cluster-autoscaler (the one autoscaler a migration is planned from)`);
+    if (v !== 'cluster-autoscaler')
+      throw new UsageError(`--from: "${v}" is not cluster-autoscaler (the one autoscaler a migration is planned from)`);
     a.from = v;
   },
-  '--write-proposal': (a, v) => { a.writeProposal = v; },
+  '--write-proposal': (a, v) => {
+    a.writeProposal = v;
+  },
   '--cluster-name': (a, v) => {
-    if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/.test(v)) throw new UsageError(`--cluster-name: "${v}" is not an EKS cluster name (letters, digits, - and _, up to 100)`);
+    if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/.test(v))
+      throw new UsageError(`--cluster-name: "${v}" is not an EKS cluster name (letters, digits, - and _, up to 100)`);
     a.clusterName = v;
   },
-  '--pods': (a, v) => { a.pods = v; },
-  '--region': (a, v) => { a.region = v; },
+  '--pods': (a, v) => {
+    a.pods = v;
+  },
+  '--region': (a, v) => {
+    a.region = v;
+  },
   '--now': (a, v) => {
     const t = Date.parse(v);
     if (Number.isNaN(t)) throw new UsageError(`--now: "${v}" is not an ISO time such as 2026-11-30T09:00:00Z`);
     a.now = t;
   },
-  '--html': (a, v) => { a.html = v; },
-  '--csv': (a, v) => { a.csv = v; },
-  '--out': (a, v) => { a.out = v; },
+  '--html': (a, v) => {
+    a.html = v;
+  },
+  '--csv': (a, v) => {
+    a.csv = v;
+  },
+  '--out': (a, v) => {
+    a.out = v;
+  },
   '--grid': gridAxis,
   '--shard': (a, v) => {
     const m = /^(\d+)\/(\d+)$/.exec(v);
-    if (!m || Number(m[2]) < 1 || Number(m[1]) >= Number(m[2])) throw new UsageError(`--shard: "${v}" is not I/N with 0 <= I < N`);
+    if (!m || Number(m[2]) < 1 || Number(m[1]) >= Number(m[2]))
+      throw new UsageError(`--shard: "${v}" is not I/N with 0 <= I < N`);
     a.shard = { index: Number(m[1]), count: Number(m[2]) };
   },
   '--jobs': (a, v) => {
-    if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 64) throw new UsageError(`--jobs: "${v}" is not a number from 1 to 64`);
+    if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 64)
+      throw new UsageError(`--jobs: "${v}" is not a number from 1 to 64`);
     a.jobs = Number(v);
   },
 };
@@ -172,11 +224,15 @@ export function parseArgs(argv: readonly string[]): WhatIfArgs {
   const inputs: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const [flag, inline] =
+      arg.startsWith('--') && arg.includes('=')
+        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+        : [arg, undefined];
     const set = VALUED[flag];
     if (set) {
       const v = inline ?? argv[++i];
-      if (v === undefined || (inline === undefined && v.startsWith('--'))) throw new UsageError(`${flag} needs a value`);
+      if (v === undefined || (inline === undefined && v.startsWith('--')))
+        throw new UsageError(`${flag} needs a value`);
       set(a, v);
     } else if (FLAGS[flag] && inline === undefined) {
       FLAGS[flag]!(a);

@@ -12,7 +12,7 @@ import type { WhatIfArgs } from './args.ts';
 import { fsProblem } from './errors.ts';
 import type { Io } from '../io.ts';
 import { runJob, type JobResult, type JobSpec } from './job.ts';
-import { progress, type Progress } from './progress.ts';
+import { progress } from './progress.ts';
 import { priceLines } from './render-terminal.ts';
 import type { SummaryRow } from './summary.ts';
 
@@ -20,10 +20,16 @@ const SNAPSHOT_FILE = /\.(ya?ml|json|msgpack)$/i;
 
 /** The clusters an input names: a file is one; a folder is one per snapshot file or sub-folder in it (sorted). */
 export async function clustersIn(input: string, cwd: string): Promise<string[]> {
-  const st = await stat(resolve(cwd, input)).catch((e: unknown) => { throw fsProblem(input, e); });
+  const st = await stat(resolve(cwd, input)).catch((e: unknown) => {
+    throw fsProblem(input, e);
+  });
   if (!st.isDirectory()) return [input];
-  const entries = (await readdir(resolve(cwd, input), { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
-  const out = entries.filter((e) => e.isDirectory() || (e.isFile() && SNAPSHOT_FILE.test(e.name))).map((e) => join(input, e.name));
+  const entries = (await readdir(resolve(cwd, input), { withFileTypes: true })).sort((a, b) =>
+    a.name.localeCompare(b.name),
+  );
+  const out = entries
+    .filter((e) => e.isDirectory() || (e.isFile() && SNAPSHOT_FILE.test(e.name)))
+    .map((e) => join(input, e.name));
   return out.length ? out : [input];
 }
 
@@ -64,10 +70,19 @@ export function rowOf(spec: JobSpec, r: JobResult): SummaryRow {
   if (!r.ok) return { job: spec.index, input, variant: spec.variant, status: 'error', error: r.error };
   const p = r.report;
   return {
-    job: spec.index, input, variant: spec.variant, status: 'ok',
-    nodesBefore: p.counts.nodesBefore, nodesAfter: p.counts.nodesAfter,
-    costPerHourBefore: p.costPerHourBefore, costPerHourAfter: p.costPerHourAfter, savingsPerHour: p.savingsPerHour,
-    lowerBoundPerHour: p.lowerBoundPerHour, efficiencyAfter: p.efficiencyAfter, unschedulable: p.counts.unschedulable, moves: p.moves.length,
+    job: spec.index,
+    input,
+    variant: spec.variant,
+    status: 'ok',
+    nodesBefore: p.counts.nodesBefore,
+    nodesAfter: p.counts.nodesAfter,
+    costPerHourBefore: p.costPerHourBefore,
+    costPerHourAfter: p.costPerHourAfter,
+    savingsPerHour: p.savingsPerHour,
+    lowerBoundPerHour: p.lowerBoundPerHour,
+    efficiencyAfter: p.efficiencyAfter,
+    unschedulable: p.counts.unschedulable,
+    moves: p.moves.length,
     prices: `${p.input.region}: ${priceLines(p)[0]!.replace(/^prices: /, '')}`,
   };
 }
@@ -78,7 +93,12 @@ export interface BatchResult {
   readonly reports: Map<number, WhatIfReport>;
 }
 
-const failed = (spec: JobSpec, e: unknown): JobResult => ({ index: spec.index, ok: false, error: `internal error: ${(e as Error)?.message ?? String(e)}`, input: spec.snapshot ?? spec.pods ?? '' });
+const failed = (spec: JobSpec, e: unknown): JobResult => ({
+  index: spec.index,
+  ok: false,
+  error: `internal error: ${(e as Error)?.message ?? String(e)}`,
+  input: spec.snapshot ?? spec.pods ?? '',
+});
 
 /** Runs `work` over `items`, at most `limit` at a time. */
 async function limited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
@@ -104,7 +124,10 @@ export async function runBatch(jobs: readonly JobSpec[], io: Io, threads?: numbe
   try {
     // Two jobs per worker in flight: one computing, the next one's files read and parsed meanwhile.
     await limited(jobs, 2 * workers, async (spec) => {
-      finish(spec, await runJob(spec, engine, (f, s) => bar.update(spec.index, f, s)).catch((e: unknown) => failed(spec, e)));
+      finish(
+        spec,
+        await runJob(spec, engine, (f, s) => bar.update(spec.index, f, s)).catch((e: unknown) => failed(spec, e)),
+      );
     });
   } finally {
     bar.finish();

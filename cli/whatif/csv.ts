@@ -40,12 +40,19 @@ export function csvRows(text: string, maxRows = Infinity): Row[] {
   for (let i = 0; i < text.length; i++) {
     const ch = text[i]!;
     if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') { field += '"'; i++; }
-      else if (ch === '"') quoted = false;
-      else { if (ch === '\n') line++; field += ch; }
+      if (ch === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else {
+        if (ch === '\n') line++;
+        field += ch;
+      }
     } else if (ch === '"' && field === '') quoted = true;
-    else if (ch === ',') { fields.push(field); field = ''; }
-    else if (ch === '\n' || ch === '\r') {
+    else if (ch === ',') {
+      fields.push(field);
+      field = '';
+    } else if (ch === '\n' || ch === '\r') {
       if (ch === '\r' && text[i + 1] === '\n') i++;
       endRow();
       line++;
@@ -59,7 +66,10 @@ export function csvRows(text: string, maxRows = Infinity): Row[] {
 
 function pairs(v: string, where: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const part of v.split(';').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of v
+    .split(';')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const eq = part.indexOf('=');
     if (eq <= 0) throw new InputError(`${where}: "${safeText(part)}" is not key=value`);
     out[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();
@@ -73,13 +83,17 @@ function columns(header: Row | undefined, file: string): string[] {
   const at = `${file}: line ${header.line}`;
   const cols = header.fields.map((h) => h.trim().toLowerCase());
   if (cols.some((c) => /^[\d.+-]/.test(c) && isQuantity(c))) {
-    throw new InputError(`${at}: the first row holds values (${header.fields.map((f) => safeText(f.trim())).join(', ')}), not a header: add a header row naming the columns (${COLUMN_NAMES})`);
+    throw new InputError(
+      `${at}: the first row holds values (${header.fields.map((f) => safeText(f.trim())).join(', ')}), not a header: add a header row naming the columns (${COLUMN_NAMES})`,
+    );
   }
   for (const [i, c] of cols.entries()) {
     if (!COLUMNS.includes(c)) throw new InputError(`${at}: unknown column "${safeText(c)}" (columns: ${COLUMN_NAMES})`);
     if (cols.indexOf(c) !== i) throw new InputError(`${at}: the column ${c} is named twice`);
   }
-  for (const need of ['cpu', 'memory']) if (!cols.includes(need)) throw new InputError(`${at}: the header has no ${need} column (columns: ${COLUMN_NAMES})`);
+  for (const need of ['cpu', 'memory'])
+    if (!cols.includes(need))
+      throw new InputError(`${at}: the header has no ${need} column (columns: ${COLUMN_NAMES})`);
   return cols;
 }
 
@@ -98,18 +112,26 @@ function quantity(v: string, column: 'cpu' | 'memory' | 'gpu', where: string): s
   try {
     n = resourceValue(column === 'gpu' ? 'nvidia.com/gpu' : column, v);
   } catch (e) {
-    throw new InputError(`${where}: ${e instanceof QuantityError ? safeText(e.message) : `"${safeText(v)}" is not a Kubernetes quantity`}`);
+    throw new InputError(
+      `${where}: ${e instanceof QuantityError ? safeText(e.message) : `"${safeText(v)}" is not a Kubernetes quantity`}`,
+    );
   }
   const swapped = 'are the cpu and memory columns swapped? The header names which column is which';
-  if (column === 'cpu' && /[KMGTPE]i$/.test(v.trim())) throw new InputError(`${where}: "${safeText(v)}" is written like memory, not cpu (${swapped})`);
-  if (column === 'cpu' && n > MAX_CPU_MILLI) throw new InputError(`${where}: "${safeText(v)}" is ${n / 1000} cores, more than any instance has (${swapped})`);
-  if (column === 'memory' && n > 0 && n < MIN_MEMORY_BYTES) throw new InputError(`${where}: "${safeText(v)}" is ${n} bytes of memory, less than 1Mi (${swapped}; memory needs a unit such as 512Mi or 2Gi)`);
+  if (column === 'cpu' && /[KMGTPE]i$/.test(v.trim()))
+    throw new InputError(`${where}: "${safeText(v)}" is written like memory, not cpu (${swapped})`);
+  if (column === 'cpu' && n > MAX_CPU_MILLI)
+    throw new InputError(`${where}: "${safeText(v)}" is ${n / 1000} cores, more than any instance has (${swapped})`);
+  if (column === 'memory' && n > 0 && n < MIN_MEMORY_BYTES)
+    throw new InputError(
+      `${where}: "${safeText(v)}" is ${n} bytes of memory, less than 1Mi (${swapped}; memory needs a unit such as 512Mi or 2Gi)`,
+    );
   return v;
 }
 
 /** How many pods the row asks for (the count column, default 1). */
 function countOf(text: string, where: string): number {
-  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > MAX_COUNT) throw new InputError(`${where}: "${safeText(text)}" is not a whole number from 1 to ${MAX_COUNT}`);
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > MAX_COUNT)
+    throw new InputError(`${where}: "${safeText(text)}" is not a whole number from 1 to ${MAX_COUNT}`);
   return Number(text);
 }
 
@@ -120,14 +142,19 @@ export function podsFromCsv(text: string, file: string, limits: InputLimits = in
     rows = csvRows(text, limits.objects + 1);
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
-    throw new InputError(`${file}: ${e.message.startsWith('more than') ? countProblem(limits.objects + 1, 'rows', limits) : e.message}`);
+    throw new InputError(
+      `${file}: ${e.message.startsWith('more than') ? countProblem(limits.objects + 1, 'rows', limits) : e.message}`,
+    );
   }
   const header = rows.shift();
   const cols = columns(header, file);
   const get = (fields: string[], c: string): string => (fields[cols.indexOf(c)] ?? '').trim();
   let total = 0;
   for (const { line, fields } of rows) {
-    if (fields.length !== cols.length) throw new InputError(`${file}: line ${line}: ${fields.length} fields, the header has ${cols.length} (${cols.join(', ')})`);
+    if (fields.length !== cols.length)
+      throw new InputError(
+        `${file}: line ${line}: ${fields.length} fields, the header has ${cols.length} (${cols.join(', ')})`,
+      );
     total += countOf(get(fields, 'count') || '1', `${file}: line ${line}: count`);
   }
   const tooMany = countProblem(total, 'pods in the trace', limits);
@@ -154,14 +181,22 @@ function rowPods({ line }: Row, get: (column: string) => string, file: string, s
   const out: Pod[] = [];
   for (let i = 0; i < count; i++) {
     const name = count === 1 ? base : `${base}-${i + 1}`;
-    if (seen.has(`${namespace}/${name}`)) throw new InputError(`${file}: line ${line}: pod ${safeText(namespace)}/${safeText(name)} is listed twice`);
+    if (seen.has(`${namespace}/${name}`))
+      throw new InputError(`${file}: line ${line}: pod ${safeText(namespace)}/${safeText(name)} is listed twice`);
     seen.add(`${namespace}/${name}`);
     const r = parsePod({
-      apiVersion: 'v1', kind: 'Pod',
+      apiVersion: 'v1',
+      kind: 'Pod',
       metadata: { name, namespace, uid: `${namespace}/${name}`, labels },
-      spec: { containers: [{ name: 'main', resources: { requests, ...(gpu ? { limits: { 'nvidia.com/gpu': gpu } } : {}) } }], nodeSelector },
+      spec: {
+        containers: [{ name: 'main', resources: { requests, ...(gpu ? { limits: { 'nvidia.com/gpu': gpu } } : {}) } }],
+        nodeSelector,
+      },
     });
-    if (!r.ok) throw new InputError(`${file}: line ${line}: ${r.errors.map((e) => `${e.path}: ${safeText(e.message)}`).join('; ')}`);
+    if (!r.ok)
+      throw new InputError(
+        `${file}: line ${line}: ${r.errors.map((e) => `${e.path}: ${safeText(e.message)}`).join('; ')}`,
+      );
     out.push(r.value);
   }
   return out;

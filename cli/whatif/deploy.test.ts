@@ -6,13 +6,28 @@ import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { parseArgs } from './args.ts';
 
-const docs = parseAllDocuments(readFileSync(fileURLToPath(new URL('../../deploy/whatif-job.yaml', import.meta.url)), 'utf8')).map((d) => d.toJS());
-type Job = { kind: string; metadata: { name: string }; spec: { completionMode?: string; completions?: number; parallelism?: number; template: { spec: { containers: { args: string[] }[] } } } };
+const docs = parseAllDocuments(
+  readFileSync(fileURLToPath(new URL('../../deploy/whatif-job.yaml', import.meta.url)), 'utf8'),
+).map((d) => d.toJS());
+type Job = {
+  kind: string;
+  metadata: { name: string };
+  spec: {
+    completionMode?: string;
+    completions?: number;
+    parallelism?: number;
+    template: { spec: { containers: { args: string[] }[] } };
+  };
+};
 const [shards, merge] = docs as [Job, Job];
 
 /** The karpenter-ts arguments of a container's shell line, with the shard index filled in. */
 function whatifArgs(line: string, index: number): string[] {
-  const cmd = line.split(';')[0]!.replace(/\$\{JOB_COMPLETION_INDEX\}/g, String(index)).replace(/"/g, '').replace(/>\s*\S+/, '');
+  const cmd = line
+    .split(';')[0]!
+    .replace(/\$\{JOB_COMPLETION_INDEX\}/g, String(index))
+    .replace(/"/g, '')
+    .replace(/>\s*\S+/, '');
   return cmd.trim().split(/\s+/).slice(3);
 }
 

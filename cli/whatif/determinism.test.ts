@@ -20,7 +20,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A fragmented 40-node cluster of the guide's NodePool: mixed types and zones, each node about half full. */
 function fragmented(): string {
-  const types: readonly [string, number, number][] = [['m6i.xlarge', 3920, 14], ['c6i.2xlarge', 7910, 13], ['r6i.xlarge', 3920, 29], ['m6i.2xlarge', 7910, 29]];
+  const types: readonly [string, number, number][] = [
+    ['m6i.xlarge', 3920, 14],
+    ['c6i.2xlarge', 7910, 13],
+    ['r6i.xlarge', 3920, 29],
+    ['m6i.2xlarge', 7910, 29],
+  ];
   const docs = [readFileSync(join(GUIDE, 'guide-01.yaml'), 'utf8'), readFileSync(join(GUIDE, 'guide-03.yaml'), 'utf8')];
   for (let i = 0; i < 40; i++) {
     const [type, cpu, mem] = types[(i * 7) % types.length]!;
@@ -53,7 +58,8 @@ async function whatif(...args: string[]): Promise<{ code: number; out: string; e
 /** A thread spinning until stopped. */
 function loadACore(): () => Promise<void> {
   const stop = new Int32Array(new SharedArrayBuffer(4));
-  const spin = 'const { workerData } = require("node:worker_threads"); let x = 0; while (Atomics.load(workerData, 0) === 0) x++;';
+  const spin =
+    'const { workerData } = require("node:worker_threads"); let x = 0; while (Atomics.load(workerData, 0) === 0) x++;';
   const worker = new Worker(spin, { eval: true, workerData: stop });
   return async () => {
     Atomics.store(stop, 0, 1);
@@ -80,7 +86,17 @@ describe('karpenter-ts whatif: the same report alone and under load', () => {
     const stop = loadACore();
     let batch;
     try {
-      batch = await whatif(EXAMPLE, 'fragmented.yaml', '--mode', 'consolidate', '--jobs', '2', '--out', 'loaded', ...NOW);
+      batch = await whatif(
+        EXAMPLE,
+        'fragmented.yaml',
+        '--mode',
+        'consolidate',
+        '--jobs',
+        '2',
+        '--out',
+        'loaded',
+        ...NOW,
+      );
     } finally {
       await stop();
     }

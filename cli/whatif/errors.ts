@@ -7,7 +7,14 @@ export class InputError extends Error {
 /** A file-system error in words, with the path. */
 export function fsProblem(path: string, e: unknown): InputError {
   const code = (e as NodeJS.ErrnoException).code;
-  const why = code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (e as Error).message;
+  const why =
+    code === 'ENOENT'
+      ? 'no such file or directory'
+      : code === 'EACCES'
+        ? 'permission denied'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : (e as Error).message;
   return new InputError(`${path}: cannot read: ${why}`);
 }
 

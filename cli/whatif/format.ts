@@ -39,7 +39,8 @@ export function encodeSnapshot(f: SnapshotFile): Uint8Array {
   return Uint8Array.prototype.slice.call(packr.pack(f));
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
 
 /** Decodes and checks a snapshot file; every problem is an InputError naming the file and the field. */
 export function decodeSnapshot(bytes: Uint8Array, file: string): SnapshotFile {
@@ -47,28 +48,39 @@ export function decodeSnapshot(bytes: Uint8Array, file: string): SnapshotFile {
   try {
     v = packr.unpack(bytes);
   } catch (e) {
-    throw new InputError(`${file}: not a readable karpenter-ts snapshot: the msgpack data is truncated or corrupt (${(e as Error).message})`);
+    throw new InputError(
+      `${file}: not a readable karpenter-ts snapshot: the msgpack data is truncated or corrupt (${(e as Error).message})`,
+    );
   }
   const bad = (what: string): never => {
     throw new InputError(`${file}: not a valid karpenter-ts snapshot: ${what}`);
   };
   if (!isRecord(v)) return bad('the top level is not a map');
-  if (v['format'] !== SNAPSHOT_FORMAT) return bad(`format is ${JSON.stringify(v['format'])}, expected "${SNAPSHOT_FORMAT}"`);
+  if (v['format'] !== SNAPSHOT_FORMAT)
+    return bad(`format is ${JSON.stringify(v['format'])}, expected "${SNAPSHOT_FORMAT}"`);
   if (typeof v['version'] !== 'number') return bad('version is missing');
-  if (v['version'] > SNAPSHOT_VERSION) return bad(`format version ${v['version']} is newer than this karpenter-ts reads (${SNAPSHOT_VERSION}); upgrade karpenter-ts`);
+  if (v['version'] > SNAPSHOT_VERSION)
+    return bad(
+      `format version ${v['version']} is newer than this karpenter-ts reads (${SNAPSHOT_VERSION}); upgrade karpenter-ts`,
+    );
   if (v['version'] < 1 || !Number.isInteger(v['version'])) return bad(`format version ${v['version']} is not valid`);
-  if (typeof v['createdAt'] !== 'string' || Number.isNaN(Date.parse(v['createdAt']))) return bad('createdAt is not an ISO time');
+  if (typeof v['createdAt'] !== 'string' || Number.isNaN(Date.parse(v['createdAt'])))
+    return bad('createdAt is not an ISO time');
   const objects = v['objects'];
   if (!isRecord(objects)) return bad('objects is not a map of kinds');
   for (const [kind, list] of Object.entries(objects)) {
-    if (!(kind in SNAPSHOT_KINDS)) return bad(`objects.${kind}: unknown kind (a snapshot holds ${Object.keys(SNAPSHOT_KINDS).join(', ')})`);
+    if (!(kind in SNAPSHOT_KINDS))
+      return bad(`objects.${kind}: unknown kind (a snapshot holds ${Object.keys(SNAPSHOT_KINDS).join(', ')})`);
     if (!Array.isArray(list)) return bad(`objects.${kind} is not a list`);
     list.forEach((o, i) => {
       if (!isRecord(o)) bad(`objects.${kind}[${i}] is not an object`);
     });
   }
   for (const kind of Object.keys(SNAPSHOT_KINDS)) if (!(kind in objects)) return bad(`objects.${kind} is missing`);
-  return { ...(v as unknown as SnapshotFile), source: isRecord(v['source']) ? (v['source'] as SnapshotFile['source']) : {} };
+  return {
+    ...(v as unknown as SnapshotFile),
+    source: isRecord(v['source']) ? (v['source'] as SnapshotFile['source']) : {},
+  };
 }
 
 /** msgpack files start with a map header (fixmap 0x80-0x8f, map16 0xde, map32 0xdf); YAML and JSON never do. */

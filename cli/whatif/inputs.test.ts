@@ -19,7 +19,10 @@ function file(name: string, text: string | Uint8Array): string {
 }
 
 /** whatif with these environment variables set (its jobs, in this thread or a worker, read process.env). */
-async function whatif(env: Record<string, string>, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
+async function whatif(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; out: string; err: string }> {
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
   try {
@@ -34,7 +37,8 @@ async function whatif(env: Record<string, string>, ...args: string[]): Promise<{
   }
 }
 
-const pod = (name: string, requests: string) => `apiVersion: v1\nkind: Pod\nmetadata: {name: "${name}", namespace: default}\nspec: {containers: [{name: c, resources: {requests: ${requests}}}]}\n`;
+const pod = (name: string, requests: string) =>
+  `apiVersion: v1\nkind: Pod\nmetadata: {name: "${name}", namespace: default}\nspec: {containers: [{name: c, resources: {requests: ${requests}}}]}\n`;
 
 describe('quantities', () => {
   it.each([
@@ -54,21 +58,58 @@ describe('quantities', () => {
   });
 
   it('JSON and msgpack inputs are held to the same rules', async () => {
-    const json = JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'j', namespace: 'default' }, spec: { containers: [{ name: 'c', resources: { requests: { cpu: -1 } } }] } }] });
+    const json = JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'j', namespace: 'default' },
+          spec: { containers: [{ name: 'c', resources: { requests: { cpu: -1 } } }] },
+        },
+      ],
+    });
     const r = await whatif({}, file('q.json', json));
     expect(r).toMatchObject({ code: 2 });
     expect(r.err).toContain('Pod/default/j: spec.containers[0].resources.requests[cpu]: -1 is negative');
-    const objects = { Node: [], Pod: [{ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'm', namespace: 'default' }, spec: { containers: [{ name: 'c', resources: { requests: { memory: Number.POSITIVE_INFINITY } } }] } }], NodePool: [], NodeClaim: [], EC2NodeClass: [], DaemonSet: [], PodDisruptionBudget: [] };
-    const m = await whatif({}, file('q.msgpack', encodeSnapshot({ format: SNAPSHOT_FORMAT, version: 1, createdAt: '2026-11-30T00:00:00Z', source: {}, objects })));
+    const objects = {
+      Node: [],
+      Pod: [
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'm', namespace: 'default' },
+          spec: { containers: [{ name: 'c', resources: { requests: { memory: Number.POSITIVE_INFINITY } } }] },
+        },
+      ],
+      NodePool: [],
+      NodeClaim: [],
+      EC2NodeClass: [],
+      DaemonSet: [],
+      PodDisruptionBudget: [],
+    };
+    const m = await whatif(
+      {},
+      file(
+        'q.msgpack',
+        encodeSnapshot({ format: SNAPSHOT_FORMAT, version: 1, createdAt: '2026-11-30T00:00:00Z', source: {}, objects }),
+      ),
+    );
     expect(m.code).toBe(2);
     expect(m.err).toContain('q.msgpack: objects.Pod[0]');
-    expect(m.err).toContain('Pod/default/m: spec.containers[0].resources.requests[memory]: the number is too large to be a quantity');
+    expect(m.err).toContain(
+      'Pod/default/m: spec.containers[0].resources.requests[memory]: the number is too large to be a quantity',
+    );
   });
 });
 
 describe('trace CSV', () => {
   it.each([
-    ['cpu,memory\n2Gi,500m\n', 'line 2: cpu: "2Gi" is written like memory, not cpu (are the cpu and memory columns swapped?'],
+    [
+      'cpu,memory\n2Gi,500m\n',
+      'line 2: cpu: "2Gi" is written like memory, not cpu (are the cpu and memory columns swapped?',
+    ],
     ['cpu,memory\n4,2\n', 'line 2: memory: "2" is 2 bytes of memory, less than 1Mi'],
     ['cpu,memory\n1,-1Gi\n', 'line 2: memory: "-1Gi" is negative'],
     ['cpu,memory\n2000000,1Gi\n', 'line 2: cpu: "2000000" is 2000000 cores, more than any instance has'],
@@ -81,9 +122,15 @@ describe('trace CSV', () => {
   });
 
   it('refuses more pods than the object limit before making any', async () => {
-    const r = await whatif({ KARPENTER_TS_MAX_OBJECTS: '100' }, '--pods', file('many.csv', 'cpu,memory,count\n100m,64Mi,60\n100m,64Mi,60\n'));
+    const r = await whatif(
+      { KARPENTER_TS_MAX_OBJECTS: '100' },
+      '--pods',
+      file('many.csv', 'cpu,memory,count\n100m,64Mi,60\n100m,64Mi,60\n'),
+    );
     expect(r.code).toBe(2);
-    expect(r.err).toContain('many.csv: 120 pods in the trace, over the limit of 100 (raise it with KARPENTER_TS_MAX_OBJECTS=<count>)');
+    expect(r.err).toContain(
+      'many.csv: 120 pods in the trace, over the limit of 100 (raise it with KARPENTER_TS_MAX_OBJECTS=<count>)',
+    );
   });
 });
 
@@ -91,14 +138,24 @@ describe('kinds, limits and names', () => {
   it('an unknown kind in a Karpenter group is an error with the spelling Karpenter serves', async () => {
     const r = await whatif({}, file('k.yaml', 'apiVersion: karpenter.sh/v1\nkind: Nodepool\nmetadata: {name: x}\n'));
     expect(r.code).toBe(2);
-    expect(r.err).toContain('unknown kind Nodepool in karpenter.sh/v1: did you mean karpenter.sh/v1 NodePool? (object x)');
+    expect(r.err).toContain(
+      'unknown kind Nodepool in karpenter.sh/v1: did you mean karpenter.sh/v1 NodePool? (object x)',
+    );
   });
 
   it('refuses a file over the size limit and a snapshot over the object limit, naming the limit and its variable', async () => {
-    const big = await whatif({ KARPENTER_TS_MAX_TEXT_BYTES: '2Ki' }, file('big.yaml', GUIDE + `# ${'x'.repeat(4096)}\n`));
+    const big = await whatif(
+      { KARPENTER_TS_MAX_TEXT_BYTES: '2Ki' },
+      file('big.yaml', GUIDE + `# ${'x'.repeat(4096)}\n`),
+    );
     expect(big.code).toBe(2);
-    expect(big.err).toMatch(/big\.yaml: the file is \d+ bytes, over the 2048 bytes limit for YAML, JSON and CSV input \(raise it with KARPENTER_TS_MAX_TEXT_BYTES=<bytes>; a large cluster reads faster and smaller as a msgpack snapshot/);
-    const many = await whatif({ KARPENTER_TS_MAX_OBJECTS: '2' }, file('three.yaml', [pod('a', '{cpu: 1}'), pod('b', '{cpu: 1}'), pod('c', '{cpu: 1}')].join('---\n')));
+    expect(big.err).toMatch(
+      /big\.yaml: the file is \d+ bytes, over the 2048 bytes limit for YAML, JSON and CSV input \(raise it with KARPENTER_TS_MAX_TEXT_BYTES=<bytes>; a large cluster reads faster and smaller as a msgpack snapshot/,
+    );
+    const many = await whatif(
+      { KARPENTER_TS_MAX_OBJECTS: '2' },
+      file('three.yaml', [pod('a', '{cpu: 1}'), pod('b', '{cpu: 1}'), pod('c', '{cpu: 1}')].join('---\n')),
+    );
     expect(many.code).toBe(2);
     expect(many.err).toContain('three.yaml: 3 objects, over the limit of 2');
     const bad = await whatif({ KARPENTER_TS_MAX_OBJECTS: 'lots' }, 'three.yaml');
@@ -112,7 +169,12 @@ describe('kinds, limits and names', () => {
     expect(r.code).toBe(2);
     expect(r.err).toContain('Pod/default/web\\x1b]0;owned\\x07\\u202egpj');
     expect(r.err).not.toMatch(/[\u001b\u0007\u202e]/);
-    const ok = await whatif({}, '--now', '2026-11-30T11:30:00Z', file('ok.yaml', `${pod(evil, '{cpu: 100m, memory: 64Mi}')}---\n${GUIDE}`));
+    const ok = await whatif(
+      {},
+      '--now',
+      '2026-11-30T11:30:00Z',
+      file('ok.yaml', `${pod(evil, '{cpu: 100m, memory: 64Mi}')}---\n${GUIDE}`),
+    );
     expect(ok.code, ok.err).toBe(0);
     expect(ok.out).toContain('web\\x1b]0;owned\\x07\\u202egpj');
     expect(ok.out).not.toMatch(/[\u0007\u202e]|\u001b\]/);

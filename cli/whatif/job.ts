@@ -2,7 +2,14 @@
 // are read here; the engine's work runs on its workers (Engine.whatIf).
 import { fileURLToPath } from 'node:url';
 import {
-  DEFAULT_REGION, regionOf, WhatIfError, type ClusterObjects, type Engine, type LivePrices, type WhatIfMode, type WhatIfReport,
+  DEFAULT_REGION,
+  regionOf,
+  WhatIfError,
+  type ClusterObjects,
+  type Engine,
+  type LivePrices,
+  type WhatIfMode,
+  type WhatIfReport,
 } from '../../engine/index.ts';
 import { podsFromCsv } from './csv.ts';
 import { InputError } from './errors.ts';
@@ -42,7 +49,15 @@ export type JobResult =
   | { readonly index: number; readonly ok: true; readonly report: WhatIfReport }
   | { readonly index: number; readonly ok: false; readonly error: string; readonly input: string };
 
-const EMPTY: ClusterObjects = { nodes: [], nodeClaims: [], pods: [], nodePools: [], nodeClasses: [], daemonSets: [], pdbs: [] };
+const EMPTY: ClusterObjects = {
+  nodes: [],
+  nodeClaims: [],
+  pods: [],
+  nodePools: [],
+  nodeClasses: [],
+  daemonSets: [],
+  pdbs: [],
+};
 
 async function nodePoolsFrom(file: string, cwd: string) {
   const loaded = await loadSnapshot(file, cwd);
@@ -51,13 +66,25 @@ async function nodePoolsFrom(file: string, cwd: string) {
 }
 
 /** The inputs as ClusterObjects plus the file names and snapshot time. */
-async function inputs(spec: JobSpec): Promise<{ objects: ClusterObjects; sources: string[]; notes?: readonly string[]; createdAt?: number; override?: Awaited<ReturnType<typeof nodePoolsFrom>> }> {
+async function inputs(
+  spec: JobSpec,
+): Promise<{
+  objects: ClusterObjects;
+  sources: string[];
+  notes?: readonly string[];
+  createdAt?: number;
+  override?: Awaited<ReturnType<typeof nodePoolsFrom>>;
+}> {
   const override = spec.nodePools ? await nodePoolsFrom(spec.nodePools, spec.cwd) : undefined;
   if (spec.pods !== undefined) {
     const text = await readTextInput(spec.pods, spec.cwd);
-    const pools = override ?? (await nodePoolsFrom(GUIDE_NODEPOOL, spec.cwd).catch((e: unknown) => {
-      throw new InputError(`no --nodepools given, and the default NodePool (${GUIDE_NODEPOOL}) cannot be read: ${(e as Error).message}`);
-    }));
+    const pools =
+      override ??
+      (await nodePoolsFrom(GUIDE_NODEPOOL, spec.cwd).catch((e: unknown) => {
+        throw new InputError(
+          `no --nodepools given, and the default NodePool (${GUIDE_NODEPOOL}) cannot be read: ${(e as Error).message}`,
+        );
+      }));
     const sources = [spec.pods, spec.nodePools ?? 'examples/guide/guide-01.yaml (default NodePool)'];
     return { objects: { ...EMPTY, pods: podsFromCsv(text, spec.pods), ...pools }, sources };
   }
@@ -83,17 +110,34 @@ export async function jobRegion(spec: JobSpec): Promise<string> {
  * applied: migrate.ts), the report is made on one of the engine's workers (Engine.whatIf), with its progress
  * relayed to `onProgress`.
  */
-export async function runJob(spec: JobSpec, engine: Engine, onProgress?: (fraction: number, stage: string) => void): Promise<JobResult> {
+export async function runJob(
+  spec: JobSpec,
+  engine: Engine,
+  onProgress?: (fraction: number, stage: string) => void,
+): Promise<JobResult> {
   try {
     const { objects, sources, notes, createdAt, override } = await inputs(spec);
-    const prepared = prepare(spec.nodePools !== undefined ? { ...spec, nodePoolsFile: spec.nodePools } : spec, objects, {
-      now: spec.now ?? createdAt ?? spec.defaultNow,
-      ...(spec.region ? { region: spec.region } : {}),
-      ...(spec.livePrices ? { livePrices: spec.livePrices } : {}),
-    }, override, notes ?? []);
+    const prepared = prepare(
+      spec.nodePools !== undefined ? { ...spec, nodePoolsFile: spec.nodePools } : spec,
+      objects,
+      {
+        now: spec.now ?? createdAt ?? spec.defaultNow,
+        ...(spec.region ? { region: spec.region } : {}),
+        ...(spec.livePrices ? { livePrices: spec.livePrices } : {}),
+      },
+      override,
+      notes ?? [],
+    );
     const started = performance.now();
-    const report = finish(await engine.whatIf({ ...prepared.job, sources, exact: spec.exact }, onProgress ? { onProgress } : {}), prepared);
-    return { index: spec.index, ok: true, report: { ...report, timing: { totalMs: Math.round(performance.now() - started) } } };
+    const report = finish(
+      await engine.whatIf({ ...prepared.job, sources, exact: spec.exact }, onProgress ? { onProgress } : {}),
+      prepared,
+    );
+    return {
+      index: spec.index,
+      ok: true,
+      report: { ...report, timing: { totalMs: Math.round(performance.now() - started) } },
+    };
   } catch (e) {
     const input = spec.snapshot ?? spec.pods ?? '';
     if (e instanceof InputError) return { index: spec.index, ok: false, error: e.message, input };

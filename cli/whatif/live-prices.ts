@@ -22,14 +22,23 @@ const describe = (e: unknown): string => (e instanceof Error ? e.message : Strin
 /** The region's on-demand and spot prices, now. Any failure is an InputError naming the region. */
 function checkCommercial(region: string): void {
   if (!COMMERCIAL_REGION.test(region)) {
-    throw new InputError(`--live-prices: ${region} is not a commercial AWS region (GovCloud, China and isolated regions are not read)`);
+    throw new InputError(
+      `--live-prices: ${region} is not a commercial AWS region (GovCloud, China and isolated regions are not read)`,
+    );
   }
 }
 
 export async function readLivePrices(region: string, now: () => number = Date.now): Promise<LivePrices> {
   checkCommercial(region);
   const ports = sdkPorts(awsClients({ region }));
-  const p = new PricingProvider({ ec2: ports.ec2, pricing: ports.pricing, region, isolatedVPC: false, clock: { now }, staticPrices: { onDemand: {} } });
+  const p = new PricingProvider({
+    ec2: ports.ec2,
+    pricing: ports.pricing,
+    region,
+    isolatedVPC: false,
+    clock: { now },
+    staticPrices: { onDemand: {} },
+  });
   const fetchedAt = new Date(now()).toISOString();
   try {
     await p.refresh();
@@ -37,7 +46,9 @@ export async function readLivePrices(region: string, now: () => number = Date.no
     const parts = e instanceof AggregateError ? e.errors.map(describe) : [describe(e)];
     throw new InputError(`--live-prices: cannot read the prices of ${region}: ${[...new Set(parts)].join('; ')}`);
   }
-  const spot = Object.fromEntries([...p.spotPrices()].map(([type, zones]) => [type, Object.fromEntries(zones)] as const));
+  const spot = Object.fromEntries(
+    [...p.spotPrices()].map(([type, zones]) => [type, Object.fromEntries(zones)] as const),
+  );
   return { region, fetchedAt, onDemand: Object.fromEntries(p.onDemandPrices()), spot };
 }
 
@@ -45,7 +56,11 @@ export async function readLivePrices(region: string, now: () => number = Date.no
  * The jobs with the live prices of their regions. A job whose input cannot be read keeps none: it fails
  * on its own with the input's error when it runs. Prices are read once per region.
  */
-export async function withLivePrices(jobs: readonly JobSpec[], io: Io, read: PriceReader = (r) => readLivePrices(r)): Promise<JobSpec[]> {
+export async function withLivePrices(
+  jobs: readonly JobSpec[],
+  io: Io,
+  read: PriceReader = (r) => readLivePrices(r),
+): Promise<JobSpec[]> {
   const regions = new Map<number, string>();
   for (const j of jobs) {
     const r = await jobRegion(j).catch(() => undefined);

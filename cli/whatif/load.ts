@@ -6,7 +6,16 @@
 import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
-  formatFieldError, karpenterKindProblem, listItems, parseDocuments, parseObject, parseText, type ClusterObjects, type ParsedObject, type Result, type SourceDocument,
+  formatFieldError,
+  karpenterKindProblem,
+  listItems,
+  parseDocuments,
+  parseObject,
+  parseText,
+  type ClusterObjects,
+  type ParsedObject,
+  type Result,
+  type SourceDocument,
 } from '../../engine/index.ts';
 import { countProblem, inputLimits, sizeProblem, type InputLimits } from '../limits.ts';
 import { fsProblem, InputError } from './errors.ts';
@@ -15,12 +24,48 @@ import { EXPANDED_KINDS, expandWorkloads, type Workload } from './workloads.ts';
 
 /** Kinds a cluster dump often holds that what-if does not need: skipped (and counted), not rejected. */
 const SKIPPED_KINDS = new Set([
-  'Namespace', 'Service', 'Endpoints', 'EndpointSlice', 'ConfigMap', 'Secret', 'ServiceAccount', 'Deployment', 'ReplicaSet',
-  'StatefulSet', 'Job', 'CronJob', 'ReplicationController', 'PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Event',
-  'Lease', 'PriorityClass', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'Ingress',
-  'IngressClass', 'NetworkPolicy', 'HorizontalPodAutoscaler', 'LimitRange', 'ResourceQuota', 'CSINode', 'CSIDriver', 'VolumeAttachment',
-  'PodTemplate', 'ControllerRevision', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration', 'APIService', 'RuntimeClass',
-  'FlowSchema', 'PriorityLevelConfiguration', 'ComponentStatus',
+  'Namespace',
+  'Service',
+  'Endpoints',
+  'EndpointSlice',
+  'ConfigMap',
+  'Secret',
+  'ServiceAccount',
+  'Deployment',
+  'ReplicaSet',
+  'StatefulSet',
+  'Job',
+  'CronJob',
+  'ReplicationController',
+  'PersistentVolume',
+  'PersistentVolumeClaim',
+  'StorageClass',
+  'Event',
+  'Lease',
+  'PriorityClass',
+  'Role',
+  'RoleBinding',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'CustomResourceDefinition',
+  'Ingress',
+  'IngressClass',
+  'NetworkPolicy',
+  'HorizontalPodAutoscaler',
+  'LimitRange',
+  'ResourceQuota',
+  'CSINode',
+  'CSIDriver',
+  'VolumeAttachment',
+  'PodTemplate',
+  'ControllerRevision',
+  'MutatingWebhookConfiguration',
+  'ValidatingWebhookConfiguration',
+  'APIService',
+  'RuntimeClass',
+  'FlowSchema',
+  'PriorityLevelConfiguration',
+  'ComponentStatus',
 ]);
 
 const READ_KINDS = 'Node, Pod, NodePool, NodeClaim, EC2NodeClass, NodeOverlay, DaemonSet, PodDisruptionBudget';
@@ -54,33 +99,65 @@ interface Acc {
 }
 
 function emptyAcc(limits: InputLimits): Acc {
-  return { nodes: [], nodeClaims: [], pods: [], nodePools: [], nodeClasses: [], daemonSets: [], pdbs: [], nodeOverlays: [], skipped: new Map(), workloads: [], count: 0, limits };
+  return {
+    nodes: [],
+    nodeClaims: [],
+    pods: [],
+    nodePools: [],
+    nodeClasses: [],
+    daemonSets: [],
+    pdbs: [],
+    nodeOverlays: [],
+    skipped: new Map(),
+    workloads: [],
+    count: 0,
+    limits,
+  };
 }
 
 /** Counts `n` more objects of `file`, refusing them before they are parsed when the total passes the limit. */
 function admitCount(acc: Acc, n: number, file: string): void {
   acc.count += n;
   const problem = countProblem(acc.count, 'objects', acc.limits);
-  if (problem) throw new InputError(`${file}: ${problem}${acc.count > n ? ' (counting the files read before it)' : ''}`);
+  if (problem)
+    throw new InputError(`${file}: ${problem}${acc.count > n ? ' (counting the files read before it)' : ''}`);
 }
 
 /** Adds one parsed object; `where` locates it ("FILE: document 2 (line 14)"). */
 function collect(acc: Acc, r: Result<ParsedObject>, source: unknown, where: string): void {
   if (!r.ok) {
-    const lines = r.errors.slice(0, 5).map((e) => `${where}${e.line !== undefined ? ` line ${e.line}` : ''}: ${formatFieldError(e)}`);
+    const lines = r.errors
+      .slice(0, 5)
+      .map((e) => `${where}${e.line !== undefined ? ` line ${e.line}` : ''}: ${formatFieldError(e)}`);
     if (r.errors.length > 5) lines.push(`${where}: ... and ${r.errors.length - 5} more problems`);
     throw new InputError(lines.join('\n'));
   }
   const p = r.value;
   switch (p.kind) {
-    case 'Node': acc.nodes.push(p.value); return;
-    case 'NodeClaim': acc.nodeClaims.push(p.value); return;
-    case 'Pod': acc.pods.push(p.value); return;
-    case 'NodePool': acc.nodePools.push(p.value); return;
-    case 'EC2NodeClass': acc.nodeClasses.push(p.value); return;
-    case 'NodeOverlay': acc.nodeOverlays.push(p.value); return;
-    case 'DaemonSet': acc.daemonSets.push(p.value); return;
-    case 'PodDisruptionBudget': acc.pdbs.push(withAllowed(p.value, source)); return;
+    case 'Node':
+      acc.nodes.push(p.value);
+      return;
+    case 'NodeClaim':
+      acc.nodeClaims.push(p.value);
+      return;
+    case 'Pod':
+      acc.pods.push(p.value);
+      return;
+    case 'NodePool':
+      acc.nodePools.push(p.value);
+      return;
+    case 'EC2NodeClass':
+      acc.nodeClasses.push(p.value);
+      return;
+    case 'NodeOverlay':
+      acc.nodeOverlays.push(p.value);
+      return;
+    case 'DaemonSet':
+      acc.daemonSets.push(p.value);
+      return;
+    case 'PodDisruptionBudget':
+      acc.pdbs.push(withAllowed(p.value, source));
+      return;
     case 'Other': {
       const kind = String(p.value['kind']);
       if (EXPANDED_KINDS.has(kind)) {
@@ -94,21 +171,31 @@ function collect(acc: Acc, r: Result<ParsedObject>, source: unknown, where: stri
       const meta = p.value['metadata'] as Record<string, unknown> | undefined;
       const karpenter = karpenterKindProblem(p.value);
       if (karpenter) throw new InputError(`${where}: ${karpenter} (object ${String(meta?.['name'] ?? '<unnamed>')})`);
-      throw new InputError(`${where}: unknown kind ${String(p.value['apiVersion'])}/${kind} (object ${String(meta?.['name'] ?? '<unnamed>')}); what-if reads ${READ_KINDS}`);
+      throw new InputError(
+        `${where}: unknown kind ${String(p.value['apiVersion'])}/${kind} (object ${String(meta?.['name'] ?? '<unnamed>')}); what-if reads ${READ_KINDS}`,
+      );
     }
   }
 }
 
 /** A PDB written without status (a manifest, not a dump) gets the disruptions its spec allows at most. */
-function withAllowed<T extends { disruptionsAllowed: number; maxUnavailable?: string | number }>(pdb: T, source: unknown): T {
+function withAllowed<T extends { disruptionsAllowed: number; maxUnavailable?: string | number }>(
+  pdb: T,
+  source: unknown,
+): T {
   const status = (source as Record<string, unknown> | undefined)?.['status'];
   if (status !== undefined || pdb.maxUnavailable === undefined) return pdb;
-  const n = typeof pdb.maxUnavailable === 'number' ? pdb.maxUnavailable : /^\d+$/.test(pdb.maxUnavailable) ? Number(pdb.maxUnavailable) : 1;
+  const n =
+    typeof pdb.maxUnavailable === 'number'
+      ? pdb.maxUnavailable
+      : /^\d+$/.test(pdb.maxUnavailable)
+        ? Number(pdb.maxUnavailable)
+        : 1;
   return { ...pdb, disruptionsAllowed: n };
 }
 
 function objectsIn(docs: readonly SourceDocument[]): number {
-  return docs.reduce((n, d) => n + (d.value === undefined ? 0 : listItems(d.value)?.length ?? 1), 0);
+  return docs.reduce((n, d) => n + (d.value === undefined ? 0 : (listItems(d.value)?.length ?? 1)), 0);
 }
 
 function addText(acc: Acc, text: string, file: string): void {
@@ -122,7 +209,11 @@ function addText(acc: Acc, text: string, file: string): void {
 
 function addMsgpack(acc: Acc, bytes: Uint8Array, file: string): number {
   const snap = decodeSnapshot(bytes, file);
-  admitCount(acc, Object.values(snap.objects).reduce((n, list) => n + list.length, 0), file);
+  admitCount(
+    acc,
+    Object.values(snap.objects).reduce((n, list) => n + list.length, 0),
+    file,
+  );
   for (const [kind, list] of Object.entries(snap.objects)) {
     list.forEach((o, i) => collect(acc, parseObject(o, { assumeReady: true }), o, `${file}: objects.${kind}[${i}]`));
   }
@@ -130,7 +221,9 @@ function addMsgpack(acc: Acc, bytes: Uint8Array, file: string): number {
 }
 
 async function filesOf(path: string): Promise<string[]> {
-  const st = await stat(path).catch((e: unknown) => { throw fsProblem(path, e); });
+  const st = await stat(path).catch((e: unknown) => {
+    throw fsProblem(path, e);
+  });
   if (!st.isDirectory()) return [path];
   const out: string[] = [];
   for (const entry of (await readdir(path, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
@@ -156,22 +249,36 @@ async function startsLikeMsgpack(path: string): Promise<boolean> {
 
 /** A file's bytes, after its size has been checked against the limit for its kind (text or msgpack). */
 async function readWithin(abs: string, shown: string, limits: InputLimits): Promise<Buffer> {
-  const size = (await stat(abs).catch((e: unknown) => { throw fsProblem(shown, e); })).size;
+  const size = (
+    await stat(abs).catch((e: unknown) => {
+      throw fsProblem(shown, e);
+    })
+  ).size;
   if (size > limits.textBytes) {
     const msgpack = /\.msgpack$/i.test(abs) || (await startsLikeMsgpack(abs).catch(() => false));
     const problem = sizeProblem(size, msgpack ? 'snapshot' : 'text', limits);
     if (problem) throw new InputError(`${shown}: ${problem}`);
   }
-  return readFile(abs).catch((e: unknown) => { throw fsProblem(shown, e); });
+  return readFile(abs).catch((e: unknown) => {
+    throw fsProblem(shown, e);
+  });
 }
 
 /** A text input (a CSV trace) read within the text limit. */
-export async function readTextInput(file: string, cwd: string, limits: InputLimits = inputLimits(process.env)): Promise<string> {
+export async function readTextInput(
+  file: string,
+  cwd: string,
+  limits: InputLimits = inputLimits(process.env),
+): Promise<string> {
   return (await readWithin(resolve(cwd, file), file, limits)).toString('utf8');
 }
 
 /** Loads one snapshot: a file, or every YAML/JSON/msgpack file under a folder (sorted, recursive). */
-export async function loadSnapshot(path: string, cwd: string, limits: InputLimits = inputLimits(process.env)): Promise<Loaded> {
+export async function loadSnapshot(
+  path: string,
+  cwd: string,
+  limits: InputLimits = inputLimits(process.env),
+): Promise<Loaded> {
   const acc = emptyAcc(limits);
   const files = await filesOf(resolve(cwd, path));
   let createdAt: number | undefined;
@@ -184,5 +291,11 @@ export async function loadSnapshot(path: string, cwd: string, limits: InputLimit
   const { skipped, workloads, count: _count, limits: _limits, ...parsed } = acc;
   const expanded = expandWorkloads(workloads, parsed.pods);
   const objects = { ...parsed, pods: [...parsed.pods, ...expanded.pods] };
-  return { objects, notes: expanded.notes, files: files.map((f) => (f.startsWith(resolve(cwd) + '/') ? f.slice(resolve(cwd).length + 1) : f)), skipped, ...(createdAt !== undefined ? { createdAt } : {}) };
+  return {
+    objects,
+    notes: expanded.notes,
+    files: files.map((f) => (f.startsWith(resolve(cwd) + '/') ? f.slice(resolve(cwd).length + 1) : f)),
+    skipped,
+    ...(createdAt !== undefined ? { createdAt } : {}),
+  };
 }

@@ -31,7 +31,8 @@ export function change(savedPerHour: number): string {
 }
 
 /** 0.1180 -> "11.8%"; null -> "n/a". */
-export const pct = (v: number | null | undefined, digits = 1): string => (v === null || v === undefined || !Number.isFinite(v) ? 'n/a' : `${(v * 100).toFixed(digits)}%`);
+export const pct = (v: number | null | undefined, digits = 1): string =>
+  v === null || v === undefined || !Number.isFinite(v) ? 'n/a' : `${(v * 100).toFixed(digits)}%`;
 
 /** Whole numbers with separators: 12345 -> "12,345". */
 export const count = (n: number): string => grouped(n, 0);
@@ -43,7 +44,8 @@ export function plural(n: number, one: string, many = `${one}s`): string {
 
 /** "a, b and 3 more" (at most `max` names shown). */
 export function someOf(names: readonly string[], max = 3): string {
-  if (names.length <= max) return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+  if (names.length <= max)
+    return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
   return `${names.slice(0, max).join(', ')} and ${count(names.length - max)} more`;
 }
 
@@ -52,5 +54,7 @@ export function duration(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
   if (s < 60) return `${s} s`;
   const m = Math.floor(s / 60);
-  return m < 60 ? `${m} min ${String(s % 60).padStart(2, '0')} s` : `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')} min`;
+  return m < 60
+    ? `${m} min ${String(s % 60).padStart(2, '0')} s`
+    : `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')} min`;
 }

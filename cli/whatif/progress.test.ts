@@ -41,7 +41,14 @@ describe('progress', () => {
   });
 
   it('redraws a bar in place on a terminal, counting jobs', () => {
-    const io = { ...memoryIo(), errIsTTY: true, stderr: '', err(t: string) { io.stderr += t; } };
+    const io = {
+      ...memoryIo(),
+      errIsTTY: true,
+      stderr: '',
+      err(t: string) {
+        io.stderr += t;
+      },
+    };
     const c = clock();
     const p = progress(io, { total: 4, unit: 'job', now: c.now });
     c.t = QUIET_MS + 1;

@@ -50,7 +50,8 @@ export function progress(io: Io, o: ProgressOptions): Progress {
     shown = true;
     const { f, line } = text();
     if (io.errIsTTY) {
-      const width = 30, full = Math.round(f * width);
+      const width = 30,
+        full = Math.round(f * width);
       io.err(`\r\x1b[K[${'#'.repeat(full)}${'.'.repeat(width - full)}] ${line}`);
     } else {
       io.err(`karpenter-ts whatif: ${line}\n`);

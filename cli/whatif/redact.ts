@@ -47,7 +47,8 @@ function redactPodSpec(spec: Plain): void {
     if (!isPlain(v)) continue;
     if (isPlain(v['secret'])) delete v['secret']['items'];
     if (isPlain(v['projected'])) {
-      for (const source of list(v['projected']['sources'])) if (isPlain(source) && isPlain(source['secret'])) delete source['secret']['items'];
+      for (const source of list(v['projected']['sources']))
+        if (isPlain(source) && isPlain(source['secret'])) delete source['secret']['items'];
     }
   }
 }
@@ -56,5 +57,7 @@ function redactContainer(c: Plain): void {
   delete c['command'];
   delete c['args'];
   if (!Array.isArray(c['env'])) return;
-  c['env'] = c['env'].filter(isPlain).map((e) => ({ name: e['name'], ...(e['valueFrom'] !== undefined ? { valueFrom: e['valueFrom'] } : {}) }));
+  c['env'] = c['env']
+    .filter(isPlain)
+    .map((e) => ({ name: e['name'], ...(e['valueFrom'] !== undefined ? { valueFrom: e['valueFrom'] } : {}) }));
 }

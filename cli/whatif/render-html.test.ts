@@ -20,21 +20,29 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let example: WhatIfReport;
 beforeAll(async () => {
-  const r = await runJob({ index: 0, snapshot: EXAMPLE, exact: false, mode: 'consolidate', defaultNow: 0, cwd: dir, variant: {} }, await cliEngine(1));
+  const r = await runJob(
+    { index: 0, snapshot: EXAMPLE, exact: false, mode: 'consolidate', defaultNow: 0, cwd: dir, variant: {} },
+    await cliEngine(1),
+  );
   if (!r.ok) throw new Error(r.error);
   example = r.report;
 }, 60_000);
 
 /** The example's report with its nodes repeated to `n` rows (a big cluster for the renderer, not a plan). */
 function widened(r: WhatIfReport, n: number): WhatIfReport {
-  const nodes: NodeRow[] = Array.from({ length: n }, (_, i) => ({ ...r.nodes[i % r.nodes.length]!, name: `node-${i}` }));
+  const nodes: NodeRow[] = Array.from({ length: n }, (_, i) => ({
+    ...r.nodes[i % r.nodes.length]!,
+    name: `node-${i}`,
+  }));
   return { ...r, nodes };
 }
 
 describe('HTML report', () => {
   it('escapes what it prints', () => {
     expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
-    expect(renderHtml({ ...example, input: { ...example.input, sources: ['<cluster>.yaml'] } })).toContain('&lt;cluster&gt;.yaml');
+    expect(renderHtml({ ...example, input: { ...example.input, sources: ['<cluster>.yaml'] } })).toContain(
+      '&lt;cluster&gt;.yaml',
+    );
   });
 
   it('has no script, no external resource, and formats money for people', () => {
@@ -51,7 +59,15 @@ describe.skipIf(!existsSync(CHROMIUM))('HTML report in headless Chromium', () =>
     // A fresh user-data-dir: playwright takes it as the persistent context's directory.
     browser = await chromium.launchPersistentContext(join(dir, 'profile'), {
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   }, 60_000);
   afterAll(async () => browser?.close());
@@ -73,12 +89,24 @@ describe.skipIf(!existsSync(CHROMIUM))('HTML report in headless Chromium', () =>
     const top = async (sel: string) => (await tab.locator(sel).first().boundingBox())!.y;
     expect(await top('#risks')).toBeLessThan(await top('#cost-chart'));
     expect(await tab.locator('#risks li.risk').count()).toBe(example.risks.length);
-    expect(await tab.locator('#legend').innerText()).toMatch(/removed by the plan[\s\S]*efficiency = lower bound \/ cost/);
-    const parts = await tab.locator('#breakdown-chart .breakdown-bar').evaluateAll((els) => els.map((x) => ({ part: x.getAttribute('data-part'), v: Number(x.getAttribute('data-value')), w: (x.querySelector('rect') as SVGRectElement).getBBox().width })));
+    expect(await tab.locator('#legend').innerText()).toMatch(
+      /removed by the plan[\s\S]*efficiency = lower bound \/ cost/,
+    );
+    const parts = await tab
+      .locator('#breakdown-chart .breakdown-bar')
+      .evaluateAll((els) =>
+        els.map((x) => ({
+          part: x.getAttribute('data-part'),
+          v: Number(x.getAttribute('data-value')),
+          w: (x.querySelector('rect') as SVGRectElement).getBBox().width,
+        })),
+      );
     expect(parts.at(-1)!.part).toBe('total');
     expect(parts.slice(0, -1).reduce((a, p) => a + p.v, 0)).toBeCloseTo(example.savingsPerHour, 6);
     expect(parts.every((p) => p.w > 0)).toBe(true);
-    const steps = await tab.locator('#steps-chart .step-point').evaluateAll((els) => els.map((x) => Number(x.getAttribute('data-cost'))));
+    const steps = await tab
+      .locator('#steps-chart .step-point')
+      .evaluateAll((els) => els.map((x) => Number(x.getAttribute('data-cost'))));
     expect(steps).toHaveLength(example.moves.length + 2);
     expect(steps[0]).toBeCloseTo(example.costPerHourBefore, 5);
     expect(steps.at(-1)).toBeCloseTo(example.costPerHourAfter, 5);
@@ -92,9 +120,14 @@ describe.skipIf(!existsSync(CHROMIUM))('HTML report in headless Chromium', () =>
     const big = widened(example, 300);
     const { tab } = await open('big.html', big);
     expect(await tab.locator('#util-chart').count()).toBe(0);
-    const bands = await tab.locator('#util-histogram .hist-band').evaluateAll((els) => els.map((x) => Number(x.getAttribute('data-before')) + Number(x.getAttribute('data-after'))));
+    const bands = await tab
+      .locator('#util-histogram .hist-band')
+      .evaluateAll((els) =>
+        els.map((x) => Number(x.getAttribute('data-before')) + Number(x.getAttribute('data-after'))),
+      );
     expect(bands).toHaveLength(10);
-    const before = big.nodes.filter((n) => n.fate !== 'new').length, after = big.nodes.filter((n) => n.fate !== 'removed').length;
+    const before = big.nodes.filter((n) => n.fate !== 'new').length,
+      after = big.nodes.filter((n) => n.fate !== 'removed').length;
     expect(bands.reduce((a, b) => a + b, 0)).toBe(before + after);
     const rows = await tab.locator('table#nodes tbody tr').count();
     expect(rows).toBeLessThan(20);

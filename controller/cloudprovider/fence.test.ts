@@ -10,7 +10,18 @@ function recorder(): { cp: CloudProvider; calls: string[] } {
     name: 'rec',
     create: async (req) => {
       calls.push(`create ${req.nodeClaimName}`);
-      return { providerID: 'p', instanceType: 't', zone: 'z', capacityType: 'spot', capacity: {}, allocatable: {}, labels: {}, annotations: {}, launchTime: 0, state: 'pending' };
+      return {
+        providerID: 'p',
+        instanceType: 't',
+        zone: 'z',
+        capacityType: 'spot',
+        capacity: {},
+        allocatable: {},
+        labels: {},
+        annotations: {},
+        launchTime: 0,
+        state: 'pending',
+      };
     },
     delete: async (id) => void calls.push(`delete ${id}`),
     get: async (id) => {
@@ -32,7 +43,9 @@ describe('withFence', () => {
     const { cp, calls } = recorder();
     const fence = new Fence('this replica is not the leader');
     const fenced = withFence(cp, fence);
-    await expect(fenced.create(req)).rejects.toThrow(new FencedError('launching nodeclaim a refused: this replica is not the leader'));
+    await expect(fenced.create(req)).rejects.toThrow(
+      new FencedError('launching nodeclaim a refused: this replica is not the leader'),
+    );
     await expect(fenced.delete('i-1')).rejects.toBeInstanceOf(FencedError);
     await fenced.list();
     await fenced.getInstanceTypes({} as never);

@@ -3,7 +3,12 @@
 // labelled with the method, the provider, and the controller that made the call. Method names and error
 // label values are Karpenter's (`Create`, ...; the three typed errors by name, anything else empty).
 import type { Metrics } from '../operator/metrics.ts';
-import { InsufficientCapacityError, NodeClaimNotFoundError, NodeClassNotReadyError, type CloudProvider } from './types.ts';
+import {
+  InsufficientCapacityError,
+  NodeClaimNotFoundError,
+  NodeClassNotReadyError,
+  type CloudProvider,
+} from './types.ts';
 
 type Method = 'Create' | 'Delete' | 'Get' | 'List' | 'GetInstanceTypes' | 'IsDrifted';
 
@@ -19,20 +24,26 @@ export function errorLabel(err: unknown): string {
  * Wraps `cp`. `controller` names the caller in the labels: pass a function to read it per call (main.ts
  * gives each controller its own wrapped provider, so a constant is usual).
  */
-export function withMetrics(cp: CloudProvider, metrics: Metrics, controller: string | (() => string) = ''): CloudProvider {
+export function withMetrics(
+  cp: CloudProvider,
+  metrics: Metrics,
+  controller: string | (() => string) = '',
+): CloudProvider {
   const who = typeof controller === 'function' ? controller : () => controller;
-  const timed = <A extends unknown[], R>(method: Method, fn: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
-    const labels = { controller: who(), method, provider: cp.name };
-    const end = metrics.cloudProviderDuration.startTimer(labels);
-    try {
-      return await fn(...a);
-    } catch (err) {
-      metrics.cloudProviderErrors.inc({ ...labels, error: errorLabel(err) });
-      throw err;
-    } finally {
-      end();
-    }
-  };
+  const timed =
+    <A extends unknown[], R>(method: Method, fn: (...a: A) => Promise<R>) =>
+    async (...a: A): Promise<R> => {
+      const labels = { controller: who(), method, provider: cp.name };
+      const end = metrics.cloudProviderDuration.startTimer(labels);
+      try {
+        return await fn(...a);
+      } catch (err) {
+        metrics.cloudProviderErrors.inc({ ...labels, error: errorLabel(err) });
+        throw err;
+      } finally {
+        end();
+      }
+    };
   const wrapped: CloudProvider = {
     name: cp.name,
     create: timed('Create', (req) => cp.create(req)),

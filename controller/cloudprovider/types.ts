@@ -1,7 +1,15 @@
 // The cloud-provider seam: everything the controller asks of a cloud, in one interface that the AWS
 // provider (aws/) and the simulator (sim/) implement, and decorators (metrics, ICE filtering) wrap.
 // Contracts follow Karpenter's cloudprovider.CloudProvider; the comments say what callers rely on.
-import type { EC2NodeClass, InstanceType, NodeClaimInfo, NodePool, NodeSelectorRequirement, Resources, Taint } from '../../engine/index.ts';
+import type {
+  EC2NodeClass,
+  InstanceType,
+  NodeClaimInfo,
+  NodePool,
+  NodeSelectorRequirement,
+  Resources,
+  Taint,
+} from '../../engine/index.ts';
 
 /** What the lifecycle controller asks the cloud to launch for one NodeClaim. */
 export interface LaunchRequest {
@@ -76,11 +84,37 @@ export type DriftReason =
 
 /** A parsed interruption event for one or more instances. */
 export type InterruptionEvent =
-  | { readonly kind: 'spotInterruption'; readonly id: string; readonly instanceIds: readonly string[]; readonly time: number }
-  | { readonly kind: 'rebalanceRecommendation'; readonly id: string; readonly instanceIds: readonly string[]; readonly time: number }
-  | { readonly kind: 'scheduledChange'; readonly id: string; readonly instanceIds: readonly string[]; readonly time: number }
-  | { readonly kind: 'stateChange'; readonly id: string; readonly instanceIds: readonly string[]; readonly state: string; readonly time: number }
-  | { readonly kind: 'capacityReservationInterruption'; readonly id: string; readonly instanceIds: readonly string[]; readonly time: number }
+  | {
+      readonly kind: 'spotInterruption';
+      readonly id: string;
+      readonly instanceIds: readonly string[];
+      readonly time: number;
+    }
+  | {
+      readonly kind: 'rebalanceRecommendation';
+      readonly id: string;
+      readonly instanceIds: readonly string[];
+      readonly time: number;
+    }
+  | {
+      readonly kind: 'scheduledChange';
+      readonly id: string;
+      readonly instanceIds: readonly string[];
+      readonly time: number;
+    }
+  | {
+      readonly kind: 'stateChange';
+      readonly id: string;
+      readonly instanceIds: readonly string[];
+      readonly state: string;
+      readonly time: number;
+    }
+  | {
+      readonly kind: 'capacityReservationInterruption';
+      readonly id: string;
+      readonly instanceIds: readonly string[];
+      readonly time: number;
+    }
   | { readonly kind: 'noop'; readonly id: string; readonly detail: string; readonly time: number };
 
 /**
@@ -221,7 +255,11 @@ export interface UnavailableOffering {
 
 export class InsufficientCapacityError extends Error {
   override name = 'InsufficientCapacityError';
-  constructor(message: string, readonly offerings: readonly UnavailableOffering[] = [], options?: ErrorOptions) {
+  constructor(
+    message: string,
+    readonly offerings: readonly UnavailableOffering[] = [],
+    options?: ErrorOptions,
+  ) {
     super(message, options);
   }
 }
@@ -238,16 +276,24 @@ export class InstanceNotOwnedError extends Error {
 /** A launch failure that is not about capacity, with a reason for the Launched condition. */
 export class CreateError extends Error {
   override name = 'CreateError';
-  constructor(message: string, readonly reason: string, options?: ErrorOptions) {
+  constructor(
+    message: string,
+    readonly reason: string,
+    options?: ErrorOptions,
+  ) {
     super(message, options);
   }
 }
 
-export const isNodeClaimNotFound = (e: unknown): e is NodeClaimNotFoundError => e instanceof Error && e.name === 'NodeClaimNotFoundError';
-export const isInsufficientCapacity = (e: unknown): e is InsufficientCapacityError => e instanceof Error && e.name === 'InsufficientCapacityError';
-export const isNodeClassNotReady = (e: unknown): e is NodeClassNotReadyError => e instanceof Error && e.name === 'NodeClassNotReadyError';
+export const isNodeClaimNotFound = (e: unknown): e is NodeClaimNotFoundError =>
+  e instanceof Error && e.name === 'NodeClaimNotFoundError';
+export const isInsufficientCapacity = (e: unknown): e is InsufficientCapacityError =>
+  e instanceof Error && e.name === 'InsufficientCapacityError';
+export const isNodeClassNotReady = (e: unknown): e is NodeClassNotReadyError =>
+  e instanceof Error && e.name === 'NodeClassNotReadyError';
 export const isCreateError = (e: unknown): e is CreateError => e instanceof Error && e.name === 'CreateError';
-export const isInstanceNotOwned = (e: unknown): e is InstanceNotOwnedError => e instanceof Error && e.name === 'InstanceNotOwnedError';
+export const isInstanceNotOwned = (e: unknown): e is InstanceNotOwnedError =>
+  e instanceof Error && e.name === 'InstanceNotOwnedError';
 
 /** Returns undefined for NodeClaimNotFoundError, rethrows anything else. */
 export function ignoreNodeClaimNotFound(e: unknown): undefined {

@@ -63,7 +63,10 @@ export interface ControllerOptions {
 }
 
 /** `contextFor(name)` gives each controller its own context (its cloud provider labels metrics with the name). */
-export function newControllers(contextFor: (name: string) => ControllerContext, opts: ControllerOptions = {}): ControllerSet {
+export function newControllers(
+  contextFor: (name: string) => ControllerContext,
+  opts: ControllerOptions = {},
+): ControllerSet {
   const want = (name: string): boolean => !opts.only || opts.only.includes(name);
   const all: Controller[] = [];
   const add = <C extends Controller>(name: string, make: (ctx: ControllerContext) => C): C | undefined => {
@@ -95,11 +98,18 @@ export function newControllers(contextFor: (name: string) => ControllerContext, 
   }
   add('nodeclaim.garbagecollection', (ctx) => newGarbageCollection(ctx));
   // The controller's own context carries the fenced provider: tag writes are made by the leader only.
-  if (opts.instanceTagging) add('nodeclaim.tagging', (ctx) => newNodeClaimTagging(ctx, ctx.cloudProvider.instanceTagging ?? opts.instanceTagging!));
+  if (opts.instanceTagging)
+    add('nodeclaim.tagging', (ctx) =>
+      newNodeClaimTagging(ctx, ctx.cloudProvider.instanceTagging ?? opts.instanceTagging!),
+    );
   // The orchestration queue runs with the loop that feeds it.
   const queue = want('disruption') ? newOrchestrationQueue(contextFor('disruption.queue')) : undefined;
   if (queue) all.push(queue);
-  const disruption = queue && add('disruption', (ctx) => newDisruption(ctx, { queue, ...(opts.disruptionMethods ? { methods: opts.disruptionMethods } : {}) }));
+  const disruption =
+    queue &&
+    add('disruption', (ctx) =>
+      newDisruption(ctx, { queue, ...(opts.disruptionMethods ? { methods: opts.disruptionMethods } : {}) }),
+    );
   if (!opts.disableObservability) {
     add('metrics.pod', newPodMetrics);
     add('metrics.node', newNodeMetrics);

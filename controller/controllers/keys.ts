@@ -15,4 +15,5 @@ export const DISRUPTED_TAINT = { key: 'karpenter.sh/disrupted', effect: 'NoSched
 export const EXCLUDE_LB_LABEL = 'node.kubernetes.io/exclude-from-external-load-balancers';
 
 /** The node-class label: `<group>/<lower-case kind>` = name (karpenter.k8s.aws/ec2nodeclass). */
-export const nodeClassLabel = (ref: { group: string; kind: string }): string => `${ref.group}/${ref.kind.toLowerCase()}`;
+export const nodeClassLabel = (ref: { group: string; kind: string }): string =>
+  `${ref.group}/${ref.kind.toLowerCase()}`;

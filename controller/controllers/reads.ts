@@ -15,7 +15,19 @@ export const STATE_NODES: readonly Kind[] = ['NodeClaim', 'Node', 'Pod'];
  * Service and workload kinds only with default topology spread).
  */
 export const EVERY_KIND: readonly Kind[] = [
-  'Node', 'NodeClaim', 'NodePool', 'EC2NodeClass', 'DaemonSet', 'Pod', 'PodDisruptionBudget',
-  'ResourceSlice', 'ResourceClaim', 'ResourceClaimTemplate', 'DeviceClass',
-  'Service', 'ReplicaSet', 'StatefulSet', 'ReplicationController',
+  'Node',
+  'NodeClaim',
+  'NodePool',
+  'EC2NodeClass',
+  'DaemonSet',
+  'Pod',
+  'PodDisruptionBudget',
+  'ResourceSlice',
+  'ResourceClaim',
+  'ResourceClaimTemplate',
+  'DeviceClass',
+  'Service',
+  'ReplicaSet',
+  'StatefulSet',
+  'ReplicationController',
 ];

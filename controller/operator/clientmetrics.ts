@@ -28,10 +28,14 @@ export function pathParts(path: string): PathParts | undefined {
 
 function verbOf(method: string, named: boolean): string {
   switch (method) {
-    case 'POST': return 'CREATE';
-    case 'GET': return named ? 'GET' : 'LIST';
-    case 'PUT': return named ? 'UPDATE' : 'CREATE';
-    default: return method;
+    case 'POST':
+      return 'CREATE';
+    case 'GET':
+      return named ? 'GET' : 'LIST';
+    case 'PUT':
+      return named ? 'UPDATE' : 'CREATE';
+    default:
+      return method;
   }
 }
 
@@ -39,5 +43,8 @@ export function observeKubeRequest(metrics: Metrics, method: string, path: strin
   metrics.clientRequests.inc({ code: String(code), method });
   const p = pathParts(path);
   if (!p) return;
-  metrics.clientRequestDuration.observe({ verb: verbOf(method, p.named), group: p.group, version: p.version, kind: p.kind, subresource: p.subresource }, ms / 1000);
+  metrics.clientRequestDuration.observe(
+    { verb: verbOf(method, p.named), group: p.group, version: p.version, kind: p.kind, subresource: p.subresource },
+    ms / 1000,
+  );
 }

@@ -13,7 +13,7 @@ describe('realClock', () => {
   it('fires and cancels timers', async () => {
     let n = 0;
     const t = realClock.setTimer(0, () => n++);
-    const cancelled = realClock.setTimer(0, () => n += 10);
+    const cancelled = realClock.setTimer(0, () => (n += 10));
     cancelled.cancel();
     // Timers with equal delays fire in the order they were set, so this one runs after both.
     await new Promise<void>((resolve) => realClock.setTimer(0, resolve));

@@ -38,15 +38,20 @@ export function transitionTime(c: KubeCondition | undefined): number | undefined
  * as the API requires a reason).
  */
 export function withCondition(
-  list: readonly KubeCondition[], type: string, status: KubeCondition['status'], now: number,
+  list: readonly KubeCondition[],
+  type: string,
+  status: KubeCondition['status'],
+  now: number,
   opts: { reason?: string; message?: string; generation?: number } = {},
 ): KubeCondition[] {
   const prior = list.find((c) => c.type === type);
   const next: KubeCondition = {
-    type, status,
+    type,
+    status,
     reason: opts.reason ?? (status === 'True' ? type : status === 'False' ? `Not${type}` : 'AwaitingReconciliation'),
     message: opts.message ?? '',
-    lastTransitionTime: prior && prior.status === status && prior.lastTransitionTime ? prior.lastTransitionTime : toKubeTime(now),
+    lastTransitionTime:
+      prior && prior.status === status && prior.lastTransitionTime ? prior.lastTransitionTime : toKubeTime(now),
     ...(opts.generation !== undefined ? { observedGeneration: opts.generation } : {}),
   };
   const out = list.filter((c) => c.type !== type);
@@ -62,7 +67,15 @@ export function withoutCondition(list: readonly KubeCondition[], type: string): 
 /** Two condition lists hold the same conditions (order ignored). */
 export function sameConditions(a: readonly KubeCondition[], b: readonly KubeCondition[]): boolean {
   if (a.length !== b.length) return false;
-  const key = (c: KubeCondition): string => JSON.stringify([c.type, c.status, c.reason ?? '', c.message ?? '', c.lastTransitionTime ?? '', c.observedGeneration ?? null]);
+  const key = (c: KubeCondition): string =>
+    JSON.stringify([
+      c.type,
+      c.status,
+      c.reason ?? '',
+      c.message ?? '',
+      c.lastTransitionTime ?? '',
+      c.observedGeneration ?? null,
+    ]);
   const set = new Set(a.map(key));
   return b.every((c) => set.has(key(c)));
 }

@@ -15,7 +15,9 @@ describe('the event-loop lag gauge', () => {
       await tick(50);
       await metrics.text();
       const end = performance.now() + 150;
-      while (performance.now() < end) { /* hold the loop */ }
+      while (performance.now() < end) {
+        /* hold the loop */
+      }
       await tick(50);
       const text = await metrics.text();
       const max = Number(/karpenter_ts_event_loop_lag_seconds\{quantile="1"\} (\S+)/.exec(text)?.[1]);

@@ -33,7 +33,13 @@ describe('Recorder', () => {
 
   it('dedupes on the given values when the caller names them', () => {
     const r = new Recorder({ clock: manualClock(), log: newLogger({ level: 'silent' }) });
-    const e = (message: string) => ({ involved: pod, type: 'Normal' as const, reason: 'Nominated', message, dedupeValues: ['u1'] });
+    const e = (message: string) => ({
+      involved: pod,
+      type: 'Normal' as const,
+      reason: 'Nominated',
+      message,
+      dedupeValues: ['u1'],
+    });
     expect(r.publish(e('on node a'), e('on node b'))).toBe(1);
   });
 
@@ -46,11 +52,28 @@ describe('Recorder', () => {
       create: () => {
         inFlight++;
         maxInFlight = Math.max(maxInFlight, inFlight);
-        return new Promise<void>((resolve) => pending.push(() => { inFlight--; created++; resolve(); }));
+        return new Promise<void>((resolve) =>
+          pending.push(() => {
+            inFlight--;
+            created++;
+            resolve();
+          }),
+        );
       },
     } as unknown as KubeClient;
-    const r = new Recorder({ kube, clock: manualClock(), log: newLogger({ level: 'silent' }), writers: 3, maxQueued: 10 });
-    const e = (i: number) => ({ involved: { ...pod, name: `web-${i}`, uid: `u${i}` }, type: 'Normal' as const, reason: 'Nominated', message: 'x' });
+    const r = new Recorder({
+      kube,
+      clock: manualClock(),
+      log: newLogger({ level: 'silent' }),
+      writers: 3,
+      maxQueued: 10,
+    });
+    const e = (i: number) => ({
+      involved: { ...pod, name: `web-${i}`, uid: `u${i}` },
+      type: 'Normal' as const,
+      reason: 'Nominated',
+      message: 'x',
+    });
     // 3 go out at once, 10 wait, the other 7 are dropped.
     expect(r.publish(...Array.from({ length: 20 }, (_, i) => e(i)))).toBe(20);
     expect(pending).toHaveLength(3);

@@ -66,7 +66,17 @@ export class Recorder {
   /** Events dropped because the write queue was full (since start). */
   dropped = 0;
 
-  constructor(private readonly deps: { kube?: KubeClient; clock: Clock; log: Logger; activity?: Activity; keep?: number; writers?: number; maxQueued?: number }) {}
+  constructor(
+    private readonly deps: {
+      kube?: KubeClient;
+      clock: Clock;
+      log: Logger;
+      activity?: Activity;
+      keep?: number;
+      writers?: number;
+      maxQueued?: number;
+    },
+  ) {}
 
   /** Publishes events not seen within their dedupe timeout; returns how many were published. */
   publish(...events: readonly Event[]): number {
@@ -75,7 +85,9 @@ export class Recorder {
     let n = 0;
     for (const e of events) {
       const o = e.involved;
-      const key = [e.reason, ...(e.dedupeValues ?? [o.kind, o.namespace ?? '', o.name, o.uid ?? '', e.message])].join('\u0000');
+      const key = [e.reason, ...(e.dedupeValues ?? [o.kind, o.namespace ?? '', o.name, o.uid ?? '', e.message])].join(
+        '\u0000',
+      );
       const timeout = e.dedupeTimeoutMs ?? REASON_TIMEOUTS[e.reason] ?? DEFAULT_DEDUPE_MS;
       const last = this.seen.get(key);
       if (last !== undefined && now - last < timeout) continue;
@@ -90,7 +102,9 @@ export class Recorder {
 
   /** Events published recently, oldest first (for tests and the simulator's timeline). */
   recent(filter: { reason?: string; name?: string } = {}): RecordedEvent[] {
-    return this.ring.filter((e) => (!filter.reason || e.reason === filter.reason) && (!filter.name || e.involved.name === filter.name));
+    return this.ring.filter(
+      (e) => (!filter.reason || e.reason === filter.reason) && (!filter.name || e.involved.name === filter.name),
+    );
   }
 
   private write(e: Event, now: number): void {
@@ -100,7 +114,13 @@ export class Recorder {
     const t = toKubeTime(now);
     const body: KubeObject = {
       metadata: { generateName: `${o.name}.`, namespace: o.namespace ?? 'default' },
-      involvedObject: { kind: o.kind, name: o.name, ...(o.namespace ? { namespace: o.namespace } : {}), ...(o.uid ? { uid: o.uid } : {}), ...(o.apiVersion ? { apiVersion: o.apiVersion } : {}) },
+      involvedObject: {
+        kind: o.kind,
+        name: o.name,
+        ...(o.namespace ? { namespace: o.namespace } : {}),
+        ...(o.uid ? { uid: o.uid } : {}),
+        ...(o.apiVersion ? { apiVersion: o.apiVersion } : {}),
+      },
       reason: e.reason,
       message: e.message,
       type: e.type,
@@ -113,7 +133,11 @@ export class Recorder {
     if (this.queue.length >= (this.deps.maxQueued ?? MAX_QUEUED_EVENTS)) {
       this.dropped++;
       // The first drop and every 1,000th after it, so a flood costs a few log lines.
-      if (this.dropped % 1000 === 1) this.deps.log.warn({ dropped: this.dropped, reason: e.reason, object: `${o.kind}/${o.name}` }, 'event queue full: dropping events');
+      if (this.dropped % 1000 === 1)
+        this.deps.log.warn(
+          { dropped: this.dropped, reason: e.reason, object: `${o.kind}/${o.name}` },
+          'event queue full: dropping events',
+        );
       return;
     }
     let done!: () => void;
@@ -128,14 +152,21 @@ export class Recorder {
     while (this.writing < (this.deps.writers ?? EVENT_WRITERS) && this.queue.length) {
       const { body, e, done } = this.queue.shift()!;
       this.writing++;
-      kube.create('Event', body).then(
-        () => undefined,
-        (err: unknown) => this.deps.log.warn({ err: String(err), reason: e.reason, object: `${e.involved.kind}/${e.involved.name}` }, 'writing event failed'),
-      ).finally(() => {
-        this.writing--;
-        done();
-        this.pump(kube);
-      });
+      kube
+        .create('Event', body)
+        .then(
+          () => undefined,
+          (err: unknown) =>
+            this.deps.log.warn(
+              { err: String(err), reason: e.reason, object: `${e.involved.kind}/${e.involved.name}` },
+              'writing event failed',
+            ),
+        )
+        .finally(() => {
+          this.writing--;
+          done();
+          this.pump(kube);
+        });
     }
   }
 

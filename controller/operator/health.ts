@@ -28,13 +28,15 @@ export async function serve(port: number, endpoints: Endpoints, host = '0.0.0.0'
       res.end(body);
     };
     if (path === '/metrics' && endpoints.metrics) {
-      endpoints.metrics().then((t) => send(200, t, 'text/plain; version=0.0.4; charset=utf-8'), (e: unknown) => send(500, String(e)));
+      endpoints.metrics().then(
+        (t) => send(200, t, 'text/plain; version=0.0.4; charset=utf-8'),
+        (e: unknown) => send(500, String(e)),
+      );
     } else if (path === '/healthz') send(200, 'ok');
     else if (path === '/readyz' && endpoints.ready) {
       const r = endpoints.ready();
       send(r.ready ? 200 : 503, r.ready ? 'ok' : `cluster state has not synced\n${r.detail.join('\n')}\n`);
-    }
-    else send(404, 'not found');
+    } else send(404, 'not found');
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

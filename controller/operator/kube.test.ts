@@ -17,7 +17,11 @@ describe('KubeClient timeouts', () => {
   it('fails each request to a silent API server with a RequestTimeoutError naming it, and reports it once', async () => {
     silent = await silentServer();
     const reports: TimeoutReport[] = [];
-    const kube = new KubeClient(kubeConfigFor({ url: silent.url, token: 't' }), { requestTimeoutMs: 150, listTimeoutMs: 300, onTimeout: (r) => reports.push(r) });
+    const kube = new KubeClient(kubeConfigFor({ url: silent.url, token: 't' }), {
+      requestTimeoutMs: 150,
+      listTimeoutMs: 300,
+      onTimeout: (r) => reports.push(r),
+    });
     const calls: Array<[string, () => Promise<unknown>]> = [
       ['get Node', () => kube.get('Node', 'n1')],
       ['list Pod', () => kube.list('Pod')],
@@ -26,7 +30,10 @@ describe('KubeClient timeouts', () => {
       ['create Pod/eviction', () => kube.evict('default', 'p1')],
     ];
     for (const [op, call] of calls) {
-      const err = await call().then(() => undefined, (e: unknown) => e);
+      const err = await call().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(isRequestTimeout(err), op).toBe(true);
       expect(err).toMatchObject({ client: 'kubernetes', operation: op, timeoutMs: op.startsWith('list') ? 300 : 150 });
       expect((err as Error).message).toMatch(/: no answer from the API server within 0\.[13]5? s$/);

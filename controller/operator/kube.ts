@@ -7,7 +7,12 @@
 import { HttpMethod, IsomorphicFetchHttpLibrary, RequestContext, type KubeConfig } from '@kubernetes/client-node';
 import type { Activity } from './activity.ts';
 import { TokenBucket } from './ratelimit.ts';
-import { KUBE_LIST_TIMEOUT_MS, KUBE_REQUEST_TIMEOUT_MS, RequestTimeoutError, type TimeoutReporter } from './timeouts.ts';
+import {
+  KUBE_LIST_TIMEOUT_MS,
+  KUBE_REQUEST_TIMEOUT_MS,
+  RequestTimeoutError,
+  type TimeoutReporter,
+} from './timeouts.ts';
 
 export interface ObjectMeta {
   name?: string;
@@ -74,7 +79,12 @@ export const KINDS = {
   Lease: { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', namespaced: true },
   ResourceSlice: { group: 'resource.k8s.io', version: 'v1', plural: 'resourceslices', namespaced: false },
   ResourceClaim: { group: 'resource.k8s.io', version: 'v1', plural: 'resourceclaims', namespaced: true },
-  ResourceClaimTemplate: { group: 'resource.k8s.io', version: 'v1', plural: 'resourceclaimtemplates', namespaced: true },
+  ResourceClaimTemplate: {
+    group: 'resource.k8s.io',
+    version: 'v1',
+    plural: 'resourceclaimtemplates',
+    namespaced: true,
+  },
   DeviceClass: { group: 'resource.k8s.io', version: 'v1', plural: 'deviceclasses', namespaced: false },
 } as const satisfies Record<string, KindInfo>;
 
@@ -89,7 +99,9 @@ export const apiVersionOf = (kind: Kind): string => {
 export function collectionPath(kind: Kind, namespace?: string): string {
   const k = KINDS[kind];
   const base = k.group ? `/apis/${k.group}/${k.version}` : `/api/${k.version}`;
-  return k.namespaced && namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${k.plural}` : `${base}/${k.plural}`;
+  return k.namespaced && namespace
+    ? `${base}/namespaces/${encodeURIComponent(namespace)}/${k.plural}`
+    : `${base}/${k.plural}`;
 }
 
 function itemPath(kind: Kind, name: string, namespace: string | undefined, subresource?: string): string {
@@ -101,7 +113,12 @@ function itemPath(kind: Kind, name: string, namespace: string | undefined, subre
 /** An error answer from the API server, with its HTTP code and Status reason. */
 export class KubeError extends Error {
   override name = 'KubeError';
-  constructor(message: string, readonly code: number, readonly reason?: string, readonly status?: Record<string, unknown>) {
+  constructor(
+    message: string,
+    readonly code: number,
+    readonly reason?: string,
+    readonly status?: Record<string, unknown>,
+  ) {
     super(message);
   }
 }
@@ -109,7 +126,8 @@ export class KubeError extends Error {
 const codeOf = (e: unknown): number | undefined => (e instanceof KubeError ? e.code : undefined);
 export const isNotFound = (e: unknown): boolean => codeOf(e) === 404;
 export const isConflict = (e: unknown): boolean => codeOf(e) === 409;
-export const isAlreadyExists = (e: unknown): boolean => codeOf(e) === 409 && (e as KubeError).reason === 'AlreadyExists';
+export const isAlreadyExists = (e: unknown): boolean =>
+  codeOf(e) === 409 && (e as KubeError).reason === 'AlreadyExists';
 export const isTooManyRequests = (e: unknown): boolean => codeOf(e) === 429;
 
 /** Returns undefined for a 404, rethrows anything else. */
@@ -166,7 +184,10 @@ export class KubeClient {
   private readonly fieldManager: string;
   private readonly limiter: TokenBucket | undefined;
 
-  constructor(readonly kubeConfig: KubeConfig, private readonly opts: KubeClientOptions = {}) {
+  constructor(
+    readonly kubeConfig: KubeConfig,
+    private readonly opts: KubeClientOptions = {},
+  ) {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error('kubeconfig: no current cluster (set a current-context)');
     this.server = cluster.server.replace(/\/+$/, '');
@@ -186,32 +207,60 @@ export class KubeClient {
 
   list(kind: Kind, opts: { namespace?: string; labelSelector?: string } = {}): Promise<KubeList> {
     const query = opts.labelSelector ? { labelSelector: opts.labelSelector } : undefined;
-    return this.request('GET', collectionPath(kind, opts.namespace), { op: `list ${kind}`, list: true, ...(query ? { query } : {}) });
+    return this.request('GET', collectionPath(kind, opts.namespace), {
+      op: `list ${kind}`,
+      list: true,
+      ...(query ? { query } : {}),
+    });
   }
 
   create(kind: Kind, obj: KubeObject): Promise<KubeObject> {
     const body = { ...obj, apiVersion: apiVersionOf(kind), kind };
-    return this.request('POST', collectionPath(kind, obj.metadata.namespace), { op: `create ${kind}`, body, query: { fieldManager: this.fieldManager } });
+    return this.request('POST', collectionPath(kind, obj.metadata.namespace), {
+      op: `create ${kind}`,
+      body,
+      query: { fieldManager: this.fieldManager },
+    });
   }
 
   /** A JSON merge patch (RFC 7386); put metadata.resourceVersion in it for optimistic locking. */
-  patch(kind: Kind, name: string, patch: Record<string, unknown>, opts: { namespace?: string; subresource?: 'status' } = {}): Promise<KubeObject> {
+  patch(
+    kind: Kind,
+    name: string,
+    patch: Record<string, unknown>,
+    opts: { namespace?: string; subresource?: 'status' } = {},
+  ): Promise<KubeObject> {
     return this.request('PATCH', itemPath(kind, name, opts.namespace, opts.subresource), {
-      op: `patch ${kind}${opts.subresource ? `/${opts.subresource}` : ''}`, body: patch, contentType: 'application/merge-patch+json', query: { fieldManager: this.fieldManager },
+      op: `patch ${kind}${opts.subresource ? `/${opts.subresource}` : ''}`,
+      body: patch,
+      contentType: 'application/merge-patch+json',
+      query: { fieldManager: this.fieldManager },
     });
   }
 
   /** A merge patch of the status subresource; with resourceVersion it fails (409) if the object moved on. */
-  patchStatus(kind: Kind, name: string, status: Record<string, unknown>, opts: { namespace?: string; resourceVersion?: string } = {}): Promise<KubeObject> {
+  patchStatus(
+    kind: Kind,
+    name: string,
+    status: Record<string, unknown>,
+    opts: { namespace?: string; resourceVersion?: string } = {},
+  ): Promise<KubeObject> {
     const body: Record<string, unknown> = { status };
     if (opts.resourceVersion) body['metadata'] = { resourceVersion: opts.resourceVersion };
-    return this.patch(kind, name, body, { subresource: 'status', ...(opts.namespace ? { namespace: opts.namespace } : {}) });
+    return this.patch(kind, name, body, {
+      subresource: 'status',
+      ...(opts.namespace ? { namespace: opts.namespace } : {}),
+    });
   }
 
   /** PUT: replaces the object; with metadata.resourceVersion set, fails with 409 if it moved on. */
   replace(kind: Kind, obj: KubeObject): Promise<KubeObject> {
     const body = { ...obj, apiVersion: apiVersionOf(kind), kind };
-    return this.request('PUT', itemPath(kind, obj.metadata.name ?? '', obj.metadata.namespace), { op: `update ${kind}`, body, query: { fieldManager: this.fieldManager } });
+    return this.request('PUT', itemPath(kind, obj.metadata.name ?? '', obj.metadata.namespace), {
+      op: `update ${kind}`,
+      body,
+      query: { fieldManager: this.fieldManager },
+    });
   }
 
   async delete(kind: Kind, name: string, opts: DeleteOptions = {}): Promise<void> {
@@ -242,7 +291,9 @@ export class KubeClient {
         return Promise.reject(e);
       }
     }
-    const p = this.limiter ? this.limiter.take().then(() => this.send<T>(method, path, o)) : this.send<T>(method, path, o);
+    const p = this.limiter
+      ? this.limiter.take().then(() => this.send<T>(method, path, o))
+      : this.send<T>(method, path, o);
     return this.opts.activity ? this.opts.activity.track(p) : p;
   }
 
@@ -267,12 +318,24 @@ export class KubeClient {
     if (status >= 200 && status < 300) return json as T;
     const st = (json && typeof json === 'object' ? json : {}) as Record<string, unknown>;
     const message = typeof st['message'] === 'string' ? st['message'] : text.slice(0, 300) || `HTTP ${status}`;
-    throw new KubeError(`${method} ${path}: ${message}`, status, typeof st['reason'] === 'string' ? st['reason'] : undefined, st);
+    throw new KubeError(
+      `${method} ${path}: ${message}`,
+      status,
+      typeof st['reason'] === 'string' ? st['reason'] : undefined,
+      st,
+    );
   }
 
   /** Sends the request and reads the whole answer, aborting both at the timeout. */
-  private async exchange(ctx: RequestContext, method: Method, path: string, o: RequestSpec): Promise<{ status: number; text: string }> {
-    const ms = o.list ? this.opts.listTimeoutMs ?? KUBE_LIST_TIMEOUT_MS : this.opts.requestTimeoutMs ?? KUBE_REQUEST_TIMEOUT_MS;
+  private async exchange(
+    ctx: RequestContext,
+    method: Method,
+    path: string,
+    o: RequestSpec,
+  ): Promise<{ status: number; text: string }> {
+    const ms = o.list
+      ? (this.opts.listTimeoutMs ?? KUBE_LIST_TIMEOUT_MS)
+      : (this.opts.requestTimeoutMs ?? KUBE_REQUEST_TIMEOUT_MS);
     const signal = AbortSignal.timeout(ms);
     ctx.setSignal(signal);
     try {
@@ -283,7 +346,13 @@ export class KubeClient {
     } catch (err) {
       if (!signal.aborted) throw err;
       this.opts.onTimeout?.({ client: 'kubernetes', operation: o.op, timeoutMs: ms, target: `${method} ${path}` });
-      throw new RequestTimeoutError('kubernetes', o.op, ms, `${method} ${path}: no answer from the API server within ${ms / 1000} s`, { cause: err });
+      throw new RequestTimeoutError(
+        'kubernetes',
+        o.op,
+        ms,
+        `${method} ${path}: no answer from the API server within ${ms / 1000} s`,
+        { cause: err },
+      );
     }
   }
 }

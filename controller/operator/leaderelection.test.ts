@@ -31,7 +31,16 @@ async function setup(): Promise<Env> {
   const remove = clock.addSettler(async () => {
     for (let i = 0; activity.busy() && i < 5_000; i++) await new Promise((r) => setTimeout(r, 1));
   });
-  return { clock, server, activity, close: async () => { remove(); await server.close(); clock.dispose(); } };
+  return {
+    clock,
+    server,
+    activity,
+    close: async () => {
+      remove();
+      await server.close();
+      clock.dispose();
+    },
+  };
 }
 
 interface Replica {
@@ -43,17 +52,30 @@ interface Replica {
 
 function replica(e: Env, identity: string, random = () => 0.5): Replica {
   const r: Replica = { started: [], stopped: [], elector: undefined as never };
-  r.elector = new LeaderElector({
-    kube: new KubeClient(kubeConfigFor(e.server), { activity: e.activity }),
-    clock: e.clock, log: newLogger({ level: 'silent' }), random,
-    onStartedLeading: () => r.started.push(e.clock.now()),
-    onStoppedLeading: (why) => r.stopped.push({ at: e.clock.now(), why }),
-  }, { ...LEASE_DEFAULTS, name: 'karpenter-leader-election', namespace: 'kube-system', identity });
+  r.elector = new LeaderElector(
+    {
+      kube: new KubeClient(kubeConfigFor(e.server), { activity: e.activity }),
+      clock: e.clock,
+      log: newLogger({ level: 'silent' }),
+      random,
+      onStartedLeading: () => r.started.push(e.clock.now()),
+      onStoppedLeading: (why) => r.stopped.push({ at: e.clock.now(), why }),
+    },
+    { ...LEASE_DEFAULTS, name: 'karpenter-leader-election', namespace: 'kube-system', identity },
+  );
   return r;
 }
 
-const lease = (e: Env) => e.server.store.get('leases.coordination.k8s.io', 'kube-system', 'karpenter-leader-election')?.spec as
-  { holderIdentity: string; leaseDurationSeconds: number; renewTime: string; acquireTime: string; leaseTransitions: number } | undefined;
+const lease = (e: Env) =>
+  e.server.store.get('leases.coordination.k8s.io', 'kube-system', 'karpenter-leader-election')?.spec as
+    | {
+        holderIdentity: string;
+        leaseDurationSeconds: number;
+        renewTime: string;
+        acquireTime: string;
+        leaseTransitions: number;
+      }
+    | undefined;
 
 describe('leader election', () => {
   it('acquires a free lease at once and renews it every retry period', async () => {
@@ -72,7 +94,7 @@ describe('leader election', () => {
     a.elector.halt();
   });
 
-  it('a follower takes over a crashed leader\'s lease once it has not changed for the lease duration, and not before', async () => {
+  it("a follower takes over a crashed leader's lease once it has not changed for the lease duration, and not before", async () => {
     env = await setup();
     const a = replica(env, 'a');
     const b = replica(env, 'b');
@@ -125,7 +147,9 @@ describe('leader election', () => {
     await env.clock.advanceUntil(() => b.started.length > 0, 60_000, 'b leads');
     expect(a.stopped).toHaveLength(1);
     expect(a.stopped[0]!.why).toBe('lost');
-    expect(a.stopped[0]!.at - lastRenew).toBeLessThanOrEqual(LEASE_DEFAULTS.renewDeadlineMs + LEASE_DEFAULTS.retryPeriodMs);
+    expect(a.stopped[0]!.at - lastRenew).toBeLessThanOrEqual(
+      LEASE_DEFAULTS.renewDeadlineMs + LEASE_DEFAULTS.retryPeriodMs,
+    );
     expect(b.started[0]!).toBeGreaterThanOrEqual(lastRenew + LEASE_DEFAULTS.leaseDurationMs);
     expect(a.stopped[0]!.at).toBeLessThan(b.started[0]!);
     // A replica that lost its lease does not campaign again.
@@ -135,13 +159,15 @@ describe('leader election', () => {
     b.elector.halt();
   });
 
-  it('of replicas racing for a free lease exactly one wins (the API server refuses the others\' writes)', async () => {
+  it("of replicas racing for a free lease exactly one wins (the API server refuses the others' writes)", async () => {
     env = await setup();
     const rs = ['a', 'b', 'c'].map((id) => replica(env!, id));
     for (const r of rs) r.elector.run();
     await env.clock.advance(30_000);
     expect(rs.filter((r) => r.started.length > 0)).toHaveLength(1);
-    expect(rs.filter((r) => r.elector.isLeader()).map((r) => r.elector.config.identity)).toEqual([lease(env)!.holderIdentity]);
+    expect(rs.filter((r) => r.elector.isLeader()).map((r) => r.elector.config.identity)).toEqual([
+      lease(env)!.holderIdentity,
+    ]);
     for (const r of rs) r.elector.halt();
   });
 });

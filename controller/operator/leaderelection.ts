@@ -57,7 +57,9 @@ interface LeaseRecord {
 export const defaultIdentity = (): string => `${hostname()}_${randomUUID()}`;
 
 /** The namespace a pod runs in, from its service account token mount; undefined outside a cluster. */
-export function inClusterNamespace(file = '/var/run/secrets/kubernetes.io/serviceaccount/namespace'): string | undefined {
+export function inClusterNamespace(
+  file = '/var/run/secrets/kubernetes.io/serviceaccount/namespace',
+): string | undefined {
   if (!existsSync(file)) return undefined;
   const ns = readFileSync(file, 'utf8').trim();
   return ns || undefined;
@@ -71,7 +73,10 @@ export class LeaderElector {
   /** The last record we read or wrote, as a string, and when (our clock) it last changed. */
   private observed: { key: string; at: number } | undefined;
 
-  constructor(private readonly deps: ElectorDeps, readonly config: LeaderElectionConfig) {}
+  constructor(
+    private readonly deps: ElectorDeps,
+    readonly config: LeaderElectionConfig,
+  ) {}
 
   isLeader(): boolean {
     return this.leading;
@@ -93,10 +98,19 @@ export class LeaderElector {
       const rec = recordOf(lease);
       if (rec.holderIdentity !== this.config.identity) return;
       const now = toKubeMicroTime(this.deps.clock.now());
-      await this.write(lease, { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions: rec.leaseTransitions });
+      await this.write(lease, {
+        holderIdentity: '',
+        leaseDurationSeconds: 1,
+        acquireTime: now,
+        renewTime: now,
+        leaseTransitions: rec.leaseTransitions,
+      });
       this.deps.log.info({ lease: this.leaseName() }, 'released the leader lease');
     } catch (err) {
-      this.deps.log.warn({ lease: this.leaseName(), err: errText(err) }, 'releasing the leader lease failed; a follower takes over when it expires');
+      this.deps.log.warn(
+        { lease: this.leaseName(), err: errText(err) },
+        'releasing the leader lease failed; a follower takes over when it expires',
+      );
     }
   }
 
@@ -132,7 +146,10 @@ export class LeaderElector {
       }
       if (this.stopped) return;
       if (!renewed) {
-        log.error({ lease: this.leaseName(), identity: this.config.identity }, `failed to renew the leader lease within ${renewDeadlineMs / 1000} s; stepping down`);
+        log.error(
+          { lease: this.leaseName(), identity: this.config.identity },
+          `failed to renew the leader lease within ${renewDeadlineMs / 1000} s; stepping down`,
+        );
         this.stepDown('lost');
         return;
       }
@@ -181,9 +198,14 @@ export class LeaderElector {
     const mine = (prior?: LeaseRecord): LeaseRecord => ({
       holderIdentity: identity,
       leaseDurationSeconds: Math.round(leaseDurationMs / 1000),
-      acquireTime: prior && prior.holderIdentity === identity && prior.acquireTime ? prior.acquireTime : toKubeMicroTime(now),
+      acquireTime:
+        prior && prior.holderIdentity === identity && prior.acquireTime ? prior.acquireTime : toKubeMicroTime(now),
       renewTime: toKubeMicroTime(now),
-      leaseTransitions: prior ? (prior.holderIdentity === identity ? prior.leaseTransitions : prior.leaseTransitions + 1) : 0,
+      leaseTransitions: prior
+        ? prior.holderIdentity === identity
+          ? prior.leaseTransitions
+          : prior.leaseTransitions + 1
+        : 0,
     });
     let lease: KubeObject;
     try {
@@ -208,8 +230,17 @@ export class LeaderElector {
   private async write(lease: KubeObject, rec: LeaseRecord): Promise<void> {
     const { acquireTime, renewTime, ...rest } = rec;
     await this.deps.kube.replace('Lease', {
-      metadata: { name: this.config.name, namespace: this.config.namespace, ...(lease.metadata.resourceVersion ? { resourceVersion: lease.metadata.resourceVersion } : {}) },
-      spec: { ...(lease.spec ?? {}), ...rest, ...(acquireTime ? { acquireTime } : {}), ...(renewTime ? { renewTime } : {}) },
+      metadata: {
+        name: this.config.name,
+        namespace: this.config.namespace,
+        ...(lease.metadata.resourceVersion ? { resourceVersion: lease.metadata.resourceVersion } : {}),
+      },
+      spec: {
+        ...(lease.spec ?? {}),
+        ...rest,
+        ...(acquireTime ? { acquireTime } : {}),
+        ...(renewTime ? { renewTime } : {}),
+      },
     });
   }
 

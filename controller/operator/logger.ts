@@ -28,12 +28,20 @@ export interface LoggerOptions {
 
 /** Our short keys and the names Karpenter's lines use for the same thing. */
 const KEY_NAMES: Readonly<Record<string, string>> = {
-  providerID: 'provider-id', instanceType: 'instance-type', instanceTypes: 'instance-types', capacityType: 'capacity-type',
-  err: 'error', messageKind: 'messageKind',
+  providerID: 'provider-id',
+  instanceType: 'instance-type',
+  instanceTypes: 'instance-types',
+  capacityType: 'capacity-type',
+  err: 'error',
+  messageKind: 'messageKind',
 };
 /** Keys holding an object's name, written as Karpenter's object references (klog.KObj). */
 const OBJECT_KEYS: Readonly<Record<string, string>> = {
-  nodeclaim: 'NodeClaim', node: 'Node', nodepool: 'NodePool', ec2nodeclass: 'EC2NodeClass', pod: 'Pod',
+  nodeclaim: 'NodeClaim',
+  node: 'Node',
+  nodepool: 'NodePool',
+  ec2nodeclass: 'EC2NodeClass',
+  pod: 'Pod',
 };
 
 /** `ns/name` or `name` as `{name, namespace}` / `{name}`. */
@@ -63,10 +71,19 @@ function openPath(path: string): NodeJS.WritableStream {
 /** The LOG_OUTPUT_PATHS streams, each reporting its write failures to the error outputs. */
 function outputs(paths: readonly string[], errorPaths: readonly string[]): DestinationStream {
   const errs = errorPaths.map(openPath);
-  const report = (path: string) => (e: Error): void => {
-    const line = JSON.stringify({ level: 'ERROR', time: new Date().toISOString(), logger: 'controller', message: 'writing log output failed', path, error: e.message });
-    for (const s of errs) s.write(`${line}\n`);
-  };
+  const report =
+    (path: string) =>
+    (e: Error): void => {
+      const line = JSON.stringify({
+        level: 'ERROR',
+        time: new Date().toISOString(),
+        logger: 'controller',
+        message: 'writing log output failed',
+        path,
+        error: e.message,
+      });
+      for (const s of errs) s.write(`${line}\n`);
+    };
   const streams = paths.map((p) => {
     const s = openPath(p);
     if (s !== process.stdout && s !== process.stderr) (s as WriteStream).on('error', report(p));
@@ -84,9 +101,15 @@ export function newLogger(opts: LoggerOptions): Logger {
       messageKey: 'message',
       mixin: reconcileFields,
       formatters: { level: (label) => ({ level: label.toUpperCase() }), log: karpenterKeys },
-      ...(now ? { timestamp: () => `,"time":"${new Date(now()).toISOString()}"` } : { timestamp: pino.stdTimeFunctions.isoTime }),
+      ...(now
+        ? { timestamp: () => `,"time":"${new Date(now()).toISOString()}"` }
+        : { timestamp: pino.stdTimeFunctions.isoTime }),
     },
-    opts.destination ?? outputs(opts.outputPaths?.length ? opts.outputPaths : ['stdout'], opts.errorOutputPaths?.length ? opts.errorOutputPaths : ['stderr']),
+    opts.destination ??
+      outputs(
+        opts.outputPaths?.length ? opts.outputPaths : ['stdout'],
+        opts.errorOutputPaths?.length ? opts.errorOutputPaths : ['stderr'],
+      ),
   );
 }
 

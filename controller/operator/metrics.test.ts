@@ -8,8 +8,14 @@ import { describe, expect, it } from 'vitest';
 import { Metrics } from './metrics.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
-interface Family { name: string; type: string; labels: string[] }
-const reference = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/karpenter/metrics.json'), 'utf8')) as { families: Family[] };
+interface Family {
+  name: string;
+  type: string;
+  labels: string[];
+}
+const reference = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/karpenter/metrics.json'), 'utf8')) as {
+  families: Family[];
+};
 
 /** Names in the "Not applicable" metrics table of docs/controller.md, with their reasons. */
 function notApplicable(): Map<string, string> {
@@ -23,11 +29,11 @@ function notApplicable(): Map<string, string> {
   return out;
 }
 
-describe('Karpenter\'s metrics reference', () => {
+describe("Karpenter's metrics reference", () => {
   const metrics = new Metrics();
   const na = notApplicable();
 
-  it('the fixture lists the reference\'s families', () => {
+  it("the fixture lists the reference's families", () => {
     expect(reference.families.length).toBeGreaterThanOrEqual(126);
     expect(new Set(reference.families.map((f) => f.name)).size).toBe(reference.families.length);
   });
@@ -51,7 +57,7 @@ describe('Karpenter\'s metrics reference', () => {
     expect([...na.keys()].filter((n) => !names.has(n))).toEqual([]);
   });
 
-  it('answers the dashboards\' quantile queries from summaries with Karpenter\'s objectives', async () => {
+  it("answers the dashboards' quantile queries from summaries with Karpenter's objectives", async () => {
     metrics.podStartupDuration.observe(3);
     metrics.nodeTerminationDuration.observe({ nodepool: 'default' }, 40);
     const text = await metrics.text();

@@ -81,7 +81,21 @@ export interface ResolvedOptions {
   readonly awsRequestTimeoutMs: number;
 }
 
-type Kind = 'string' | 'duration' | 'port' | 'enum' | 'gates' | 'fraction' | 'count' | 'bool' | 'cidr' | 'name' | 'paths' | 'int' | 'interval' | 'schedulerConfig';
+type Kind =
+  | 'string'
+  | 'duration'
+  | 'port'
+  | 'enum'
+  | 'gates'
+  | 'fraction'
+  | 'count'
+  | 'bool'
+  | 'cidr'
+  | 'name'
+  | 'paths'
+  | 'int'
+  | 'interval'
+  | 'schedulerConfig';
 
 interface Spec {
   readonly flag: string;
@@ -96,54 +110,329 @@ interface Spec {
 
 /** Every option, in the order `--help` and docs/controller.md list them. */
 export const OPTION_SPECS: readonly Spec[] = [
-  { flag: 'cluster-name', env: 'CLUSTER_NAME', kind: 'string', default: '', help: 'Cluster name, used to tag and discover resources (required by `controller`)' },
-  { flag: 'batch-max-duration', env: 'BATCH_MAX_DURATION', kind: 'duration', default: '10s', help: 'Longest a provisioning batch window stays open' },
-  { flag: 'batch-idle-duration', env: 'BATCH_IDLE_DURATION', kind: 'duration', default: '1s', help: 'A batch closes after this long without a new pending pod' },
-  { flag: 'metrics-port', env: 'METRICS_PORT', kind: 'port', default: '8080', help: 'Port of the Prometheus /metrics endpoint (0 disables it)' },
-  { flag: 'health-probe-port', env: 'HEALTH_PROBE_PORT', kind: 'port', default: '8081', help: 'Port of /healthz and /readyz (0 disables it)' },
-  { flag: 'log-level', env: 'LOG_LEVEL', kind: 'enum', default: 'info', values: ['debug', 'info', 'warn', 'error'], help: 'Log level' },
-  { flag: 'feature-gates', env: 'FEATURE_GATES', kind: 'gates', default: 'SpotToSpotConsolidation=false,NodeRepair=false,ReservedCapacity=true,NodeOverlay=false,StaticCapacity=false,CapacityBuffer=false', help: 'Optional features, as Name=true|false pairs separated by commas' },
-  { flag: 'preference-policy', env: 'PREFERENCE_POLICY', kind: 'enum', default: 'Respect', values: ['Respect', 'Ignore'], help: 'Whether preferred affinities and ScheduleAnyway spreads count when provisioning' },
-  { flag: 'min-values-policy', env: 'MIN_VALUES_POLICY', kind: 'enum', default: 'Strict', values: ['Strict', 'BestEffort'], help: 'What to do when a NodePool\'s minValues cannot be met' },
-  { flag: 'scheduler-config', env: 'SCHEDULER_CONFIG', kind: 'schedulerConfig', default: '', help: 'A YAML/JSON document of the kube-scheduler settings to mirror in scheduling (podTopologySpread.defaultConstraints); empty = none' },
-  { flag: 'ignore-dra-requests', env: 'IGNORE_DRA_REQUESTS', kind: 'bool', default: 'true', help: 'Leave pods with Dynamic Resource Allocation claims unprovisioned; false simulates device allocation from ResourceSlices (docs/solver.md, DRA)' },
-  { flag: 'kubeconfig', env: 'KUBECONFIG', kind: 'string', default: '', help: 'Path to a kubeconfig (default: in-cluster, then ~/.kube/config)' },
-  { flag: 'interruption-queue', env: 'INTERRUPTION_QUEUE', kind: 'string', default: '', help: 'SQS queue name for spot interruption and health events' },
-  { flag: 'cluster-endpoint', env: 'CLUSTER_ENDPOINT', kind: 'string', default: '', help: 'API server URL for node user data (default: eks:DescribeCluster\'s)' },
-  { flag: 'cluster-ca-bundle', env: 'CLUSTER_CA_BUNDLE', kind: 'string', default: '', help: 'Base64 cluster CA for node user data (default: the kubeconfig\'s CA)' },
-  { flag: 'cluster-cidr', env: 'CLUSTER_CIDR', kind: 'cidr', default: '', help: 'The cluster\'s service CIDR for AL2023 node user data (Karpenter reads it from eks:DescribeCluster)' },
-  { flag: 'vm-memory-overhead-percent', env: 'VM_MEMORY_OVERHEAD_PERCENT', kind: 'fraction', default: '0.075', help: 'Fraction of instance memory reserved for the hypervisor' },
-  { flag: 'reserved-enis', env: 'RESERVED_ENIS', kind: 'count', default: '0', help: 'ENIs left out of the max-pods computation' },
-  { flag: 'isolated-vpc', env: 'ISOLATED_VPC', kind: 'bool', default: 'false', help: 'No Pricing API calls; use the static price table' },
-  { flag: 'eks-control-plane', env: 'EKS_CONTROL_PLANE', kind: 'bool', default: 'false', help: 'On EKS: read the service CIDR (and the endpoint, when not set) with eks:DescribeCluster' },
-  { flag: 'consolidation-repack', env: 'CONSOLIDATION_REPACK', kind: 'enum', default: 'after', values: ['after', 'only', 'off'], help: 'Global repack: after Karpenter\'s consolidation finds nothing, instead of it, or off' },
-  { flag: 'consolidation-repack-min-savings', env: 'CONSOLIDATION_REPACK_MIN_SAVINGS', kind: 'fraction', default: '0.05', help: 'The global repack replaces a group of nodes only when that saves at least this share of their price (0: any saving)' },
-  { flag: 'disable-leader-election', env: 'DISABLE_LEADER_ELECTION', kind: 'bool', default: 'false', help: 'Run without leader election (only safe with a single replica)' },
-  { flag: 'leader-election-name', env: 'LEADER_ELECTION_NAME', kind: 'name', default: 'karpenter-leader-election', help: 'Name of the coordination.k8s.io Lease the replicas elect a leader with' },
-  { flag: 'leader-election-namespace', env: 'LEADER_ELECTION_NAMESPACE', kind: 'name', default: '', help: 'Namespace of the leader Lease (default: the namespace the controller runs in)' },
-  { flag: 'log-output-paths', env: 'LOG_OUTPUT_PATHS', kind: 'paths', default: 'stdout', help: 'Where log lines go: comma-separated stdout, stderr or file paths' },
-  { flag: 'log-error-output-paths', env: 'LOG_ERROR_OUTPUT_PATHS', kind: 'paths', default: 'stderr', help: 'Where failures to write log lines are reported (comma-separated)' },
-  { flag: 'kube-client-qps', env: 'KUBE_CLIENT_QPS', kind: 'count', default: '200', help: 'Sustained requests per second to the Kubernetes API server' },
-  { flag: 'kube-client-burst', env: 'KUBE_CLIENT_BURST', kind: 'count', default: '300', help: 'Requests to the API server allowed at once above the sustained rate' },
-  { flag: 'ami-refresh-interval', env: 'AMI_REFRESH_INTERVAL', kind: 'interval', default: '1m', help: 'How often a Ready EC2NodeClass\'s AMIs are resolved again (at least 1m)' },
-  { flag: 'subnet-refresh-interval', env: 'SUBNET_REFRESH_INTERVAL', kind: 'interval', default: '1m', help: 'How often a Ready EC2NodeClass\'s subnets are resolved again (at least 1m)' },
-  { flag: 'disable-cluster-state-observability', env: 'DISABLE_CLUSTER_STATE_OBSERVABILITY', kind: 'bool', default: 'false', help: 'No pod, node, NodePool, offering or status-condition metrics (and no status transition events)' },
-  { flag: 'disable-dry-run', env: 'DISABLE_DRY_RUN', kind: 'bool', default: 'false', help: 'Accepted for Karpenter compatibility', noop: 'this build validates EC2NodeClasses without dry-run EC2 calls, so there is no dry run to disable' },
-  { flag: 'enable-zonal-shift', env: 'ENABLE_ZONAL_SHIFT', kind: 'bool', default: 'false', help: 'Accepted for Karpenter compatibility', noop: 'ARC zonal shifts are not followed by this build: offerings in a shifted zone stay in use' },
-  { flag: 'enable-profiling', env: 'ENABLE_PROFILING', kind: 'bool', default: 'false', help: 'Accepted for Karpenter compatibility', noop: 'Go pprof endpoints have no Node.js counterpart here; profile with node --cpu-prof or --inspect' },
-  { flag: 'disable-controller-warmup', env: 'DISABLE_CONTROLLER_WARMUP', kind: 'bool', default: 'false', help: 'Accepted for Karpenter compatibility', noop: 'followers always fill their caches before they lead; nothing to turn off' },
-  { flag: 'cpu-requests', env: 'CPU_REQUESTS', kind: 'int', default: '1000', help: 'Accepted for Karpenter compatibility (millicores)', noop: 'Karpenter sizes Go\'s scheduler from it; the solver pool here sizes itself from the CPUs the container sees' },
-  { flag: 'memory-limit', env: 'MEMORY_LIMIT', kind: 'int', default: '-1', help: 'Accepted for Karpenter compatibility (bytes)', noop: 'Karpenter sets Go\'s soft memory limit from it; Node.js takes its heap limit from NODE_OPTIONS=--max-old-space-size at start' },
-  { flag: 'karpenter-service', env: 'KARPENTER_SERVICE', kind: 'string', default: '', help: 'Accepted for Karpenter compatibility', noop: 'it names the Service of Karpenter\'s webhook certificate; this build runs no webhook' },
-  { flag: 'aws-feature-gates', env: 'AWS_FEATURE_GATES', kind: 'string', default: 'NodeClassCEL=false', help: 'Accepted for Karpenter compatibility', noop: 'the AWS provider\'s NodeClassCEL gate has no effect here: EC2NodeClasses are validated by this build\'s own parser' },
-  { flag: 'kube-request-timeout', env: 'KUBE_REQUEST_TIMEOUT', kind: 'duration', default: '30s', help: 'A Kubernetes request (not a list or watch) without an answer by then fails, and its controller retries it' },
-  { flag: 'kube-list-timeout', env: 'KUBE_LIST_TIMEOUT', kind: 'duration', default: '2m', help: 'A Kubernetes list without a full answer by then fails, and the informer retries it with backoff' },
-  { flag: 'aws-request-timeout', env: 'AWS_REQUEST_TIMEOUT', kind: 'duration', default: '30s', help: 'One AWS SDK attempt without an answer by then times out (the SDK retries in its adaptive mode; a call whose attempts all timed out fails)' },
+  {
+    flag: 'cluster-name',
+    env: 'CLUSTER_NAME',
+    kind: 'string',
+    default: '',
+    help: 'Cluster name, used to tag and discover resources (required by `controller`)',
+  },
+  {
+    flag: 'batch-max-duration',
+    env: 'BATCH_MAX_DURATION',
+    kind: 'duration',
+    default: '10s',
+    help: 'Longest a provisioning batch window stays open',
+  },
+  {
+    flag: 'batch-idle-duration',
+    env: 'BATCH_IDLE_DURATION',
+    kind: 'duration',
+    default: '1s',
+    help: 'A batch closes after this long without a new pending pod',
+  },
+  {
+    flag: 'metrics-port',
+    env: 'METRICS_PORT',
+    kind: 'port',
+    default: '8080',
+    help: 'Port of the Prometheus /metrics endpoint (0 disables it)',
+  },
+  {
+    flag: 'health-probe-port',
+    env: 'HEALTH_PROBE_PORT',
+    kind: 'port',
+    default: '8081',
+    help: 'Port of /healthz and /readyz (0 disables it)',
+  },
+  {
+    flag: 'log-level',
+    env: 'LOG_LEVEL',
+    kind: 'enum',
+    default: 'info',
+    values: ['debug', 'info', 'warn', 'error'],
+    help: 'Log level',
+  },
+  {
+    flag: 'feature-gates',
+    env: 'FEATURE_GATES',
+    kind: 'gates',
+    default:
+      'SpotToSpotConsolidation=false,NodeRepair=false,ReservedCapacity=true,NodeOverlay=false,StaticCapacity=false,CapacityBuffer=false',
+    help: 'Optional features, as Name=true|false pairs separated by commas',
+  },
+  {
+    flag: 'preference-policy',
+    env: 'PREFERENCE_POLICY',
+    kind: 'enum',
+    default: 'Respect',
+    values: ['Respect', 'Ignore'],
+    help: 'Whether preferred affinities and ScheduleAnyway spreads count when provisioning',
+  },
+  {
+    flag: 'min-values-policy',
+    env: 'MIN_VALUES_POLICY',
+    kind: 'enum',
+    default: 'Strict',
+    values: ['Strict', 'BestEffort'],
+    help: "What to do when a NodePool's minValues cannot be met",
+  },
+  {
+    flag: 'scheduler-config',
+    env: 'SCHEDULER_CONFIG',
+    kind: 'schedulerConfig',
+    default: '',
+    help: 'A YAML/JSON document of the kube-scheduler settings to mirror in scheduling (podTopologySpread.defaultConstraints); empty = none',
+  },
+  {
+    flag: 'ignore-dra-requests',
+    env: 'IGNORE_DRA_REQUESTS',
+    kind: 'bool',
+    default: 'true',
+    help: 'Leave pods with Dynamic Resource Allocation claims unprovisioned; false simulates device allocation from ResourceSlices (docs/solver.md, DRA)',
+  },
+  {
+    flag: 'kubeconfig',
+    env: 'KUBECONFIG',
+    kind: 'string',
+    default: '',
+    help: 'Path to a kubeconfig (default: in-cluster, then ~/.kube/config)',
+  },
+  {
+    flag: 'interruption-queue',
+    env: 'INTERRUPTION_QUEUE',
+    kind: 'string',
+    default: '',
+    help: 'SQS queue name for spot interruption and health events',
+  },
+  {
+    flag: 'cluster-endpoint',
+    env: 'CLUSTER_ENDPOINT',
+    kind: 'string',
+    default: '',
+    help: "API server URL for node user data (default: eks:DescribeCluster's)",
+  },
+  {
+    flag: 'cluster-ca-bundle',
+    env: 'CLUSTER_CA_BUNDLE',
+    kind: 'string',
+    default: '',
+    help: "Base64 cluster CA for node user data (default: the kubeconfig's CA)",
+  },
+  {
+    flag: 'cluster-cidr',
+    env: 'CLUSTER_CIDR',
+    kind: 'cidr',
+    default: '',
+    help: "The cluster's service CIDR for AL2023 node user data (Karpenter reads it from eks:DescribeCluster)",
+  },
+  {
+    flag: 'vm-memory-overhead-percent',
+    env: 'VM_MEMORY_OVERHEAD_PERCENT',
+    kind: 'fraction',
+    default: '0.075',
+    help: 'Fraction of instance memory reserved for the hypervisor',
+  },
+  {
+    flag: 'reserved-enis',
+    env: 'RESERVED_ENIS',
+    kind: 'count',
+    default: '0',
+    help: 'ENIs left out of the max-pods computation',
+  },
+  {
+    flag: 'isolated-vpc',
+    env: 'ISOLATED_VPC',
+    kind: 'bool',
+    default: 'false',
+    help: 'No Pricing API calls; use the static price table',
+  },
+  {
+    flag: 'eks-control-plane',
+    env: 'EKS_CONTROL_PLANE',
+    kind: 'bool',
+    default: 'false',
+    help: 'On EKS: read the service CIDR (and the endpoint, when not set) with eks:DescribeCluster',
+  },
+  {
+    flag: 'consolidation-repack',
+    env: 'CONSOLIDATION_REPACK',
+    kind: 'enum',
+    default: 'after',
+    values: ['after', 'only', 'off'],
+    help: "Global repack: after Karpenter's consolidation finds nothing, instead of it, or off",
+  },
+  {
+    flag: 'consolidation-repack-min-savings',
+    env: 'CONSOLIDATION_REPACK_MIN_SAVINGS',
+    kind: 'fraction',
+    default: '0.05',
+    help: 'The global repack replaces a group of nodes only when that saves at least this share of their price (0: any saving)',
+  },
+  {
+    flag: 'disable-leader-election',
+    env: 'DISABLE_LEADER_ELECTION',
+    kind: 'bool',
+    default: 'false',
+    help: 'Run without leader election (only safe with a single replica)',
+  },
+  {
+    flag: 'leader-election-name',
+    env: 'LEADER_ELECTION_NAME',
+    kind: 'name',
+    default: 'karpenter-leader-election',
+    help: 'Name of the coordination.k8s.io Lease the replicas elect a leader with',
+  },
+  {
+    flag: 'leader-election-namespace',
+    env: 'LEADER_ELECTION_NAMESPACE',
+    kind: 'name',
+    default: '',
+    help: 'Namespace of the leader Lease (default: the namespace the controller runs in)',
+  },
+  {
+    flag: 'log-output-paths',
+    env: 'LOG_OUTPUT_PATHS',
+    kind: 'paths',
+    default: 'stdout',
+    help: 'Where log lines go: comma-separated stdout, stderr or file paths',
+  },
+  {
+    flag: 'log-error-output-paths',
+    env: 'LOG_ERROR_OUTPUT_PATHS',
+    kind: 'paths',
+    default: 'stderr',
+    help: 'Where failures to write log lines are reported (comma-separated)',
+  },
+  {
+    flag: 'kube-client-qps',
+    env: 'KUBE_CLIENT_QPS',
+    kind: 'count',
+    default: '200',
+    help: 'Sustained requests per second to the Kubernetes API server',
+  },
+  {
+    flag: 'kube-client-burst',
+    env: 'KUBE_CLIENT_BURST',
+    kind: 'count',
+    default: '300',
+    help: 'Requests to the API server allowed at once above the sustained rate',
+  },
+  {
+    flag: 'ami-refresh-interval',
+    env: 'AMI_REFRESH_INTERVAL',
+    kind: 'interval',
+    default: '1m',
+    help: "How often a Ready EC2NodeClass's AMIs are resolved again (at least 1m)",
+  },
+  {
+    flag: 'subnet-refresh-interval',
+    env: 'SUBNET_REFRESH_INTERVAL',
+    kind: 'interval',
+    default: '1m',
+    help: "How often a Ready EC2NodeClass's subnets are resolved again (at least 1m)",
+  },
+  {
+    flag: 'disable-cluster-state-observability',
+    env: 'DISABLE_CLUSTER_STATE_OBSERVABILITY',
+    kind: 'bool',
+    default: 'false',
+    help: 'No pod, node, NodePool, offering or status-condition metrics (and no status transition events)',
+  },
+  {
+    flag: 'disable-dry-run',
+    env: 'DISABLE_DRY_RUN',
+    kind: 'bool',
+    default: 'false',
+    help: 'Accepted for Karpenter compatibility',
+    noop: 'this build validates EC2NodeClasses without dry-run EC2 calls, so there is no dry run to disable',
+  },
+  {
+    flag: 'enable-zonal-shift',
+    env: 'ENABLE_ZONAL_SHIFT',
+    kind: 'bool',
+    default: 'false',
+    help: 'Accepted for Karpenter compatibility',
+    noop: 'ARC zonal shifts are not followed by this build: offerings in a shifted zone stay in use',
+  },
+  {
+    flag: 'enable-profiling',
+    env: 'ENABLE_PROFILING',
+    kind: 'bool',
+    default: 'false',
+    help: 'Accepted for Karpenter compatibility',
+    noop: 'Go pprof endpoints have no Node.js counterpart here; profile with node --cpu-prof or --inspect',
+  },
+  {
+    flag: 'disable-controller-warmup',
+    env: 'DISABLE_CONTROLLER_WARMUP',
+    kind: 'bool',
+    default: 'false',
+    help: 'Accepted for Karpenter compatibility',
+    noop: 'followers always fill their caches before they lead; nothing to turn off',
+  },
+  {
+    flag: 'cpu-requests',
+    env: 'CPU_REQUESTS',
+    kind: 'int',
+    default: '1000',
+    help: 'Accepted for Karpenter compatibility (millicores)',
+    noop: "Karpenter sizes Go's scheduler from it; the solver pool here sizes itself from the CPUs the container sees",
+  },
+  {
+    flag: 'memory-limit',
+    env: 'MEMORY_LIMIT',
+    kind: 'int',
+    default: '-1',
+    help: 'Accepted for Karpenter compatibility (bytes)',
+    noop: "Karpenter sets Go's soft memory limit from it; Node.js takes its heap limit from NODE_OPTIONS=--max-old-space-size at start",
+  },
+  {
+    flag: 'karpenter-service',
+    env: 'KARPENTER_SERVICE',
+    kind: 'string',
+    default: '',
+    help: 'Accepted for Karpenter compatibility',
+    noop: "it names the Service of Karpenter's webhook certificate; this build runs no webhook",
+  },
+  {
+    flag: 'aws-feature-gates',
+    env: 'AWS_FEATURE_GATES',
+    kind: 'string',
+    default: 'NodeClassCEL=false',
+    help: 'Accepted for Karpenter compatibility',
+    noop: "the AWS provider's NodeClassCEL gate has no effect here: EC2NodeClasses are validated by this build's own parser",
+  },
+  {
+    flag: 'kube-request-timeout',
+    env: 'KUBE_REQUEST_TIMEOUT',
+    kind: 'duration',
+    default: '30s',
+    help: 'A Kubernetes request (not a list or watch) without an answer by then fails, and its controller retries it',
+  },
+  {
+    flag: 'kube-list-timeout',
+    env: 'KUBE_LIST_TIMEOUT',
+    kind: 'duration',
+    default: '2m',
+    help: 'A Kubernetes list without a full answer by then fails, and the informer retries it with backoff',
+  },
+  {
+    flag: 'aws-request-timeout',
+    env: 'AWS_REQUEST_TIMEOUT',
+    kind: 'duration',
+    default: '30s',
+    help: 'One AWS SDK attempt without an answer by then times out (the SDK retries in its adaptive mode; a call whose attempts all timed out fails)',
+  },
 ];
 
 const GATE_NAMES: Readonly<Record<string, keyof FeatureGates>> = {
-  SpotToSpotConsolidation: 'spotToSpotConsolidation', NodeRepair: 'nodeRepair', ReservedCapacity: 'reservedCapacity',
-  NodeOverlay: 'nodeOverlay', StaticCapacity: 'staticCapacity', CapacityBuffer: 'capacityBuffer',
+  SpotToSpotConsolidation: 'spotToSpotConsolidation',
+  NodeRepair: 'nodeRepair',
+  ReservedCapacity: 'reservedCapacity',
+  NodeOverlay: 'nodeOverlay',
+  StaticCapacity: 'staticCapacity',
+  CapacityBuffer: 'capacityBuffer',
 };
 
 /**
@@ -151,7 +440,13 @@ const GATE_NAMES: Readonly<Record<string, keyof FeatureGates>> = {
  * feature we lack), but turning one of them on is refused at start: a gate must never be accepted and then
  * have no effect.
  */
-export const IMPLEMENTED_GATES: ReadonlySet<keyof FeatureGates> = new Set<keyof FeatureGates>(['spotToSpotConsolidation', 'reservedCapacity', 'nodeRepair', 'staticCapacity', 'nodeOverlay']);
+export const IMPLEMENTED_GATES: ReadonlySet<keyof FeatureGates> = new Set<keyof FeatureGates>([
+  'spotToSpotConsolidation',
+  'reservedCapacity',
+  'nodeRepair',
+  'staticCapacity',
+  'nodeOverlay',
+]);
 
 export class OptionsError extends Error {
   override name = 'OptionsError';
@@ -161,7 +456,12 @@ export class OptionsError extends Error {
 }
 
 /** Splits `--flag=value` / `--flag value` arguments; unknown flags and stray words are problems. */
-function readFlags(argv: readonly string[], known: ReadonlySet<string>, problems: string[], booleans: ReadonlySet<string> = new Set()): Map<string, string> {
+function readFlags(
+  argv: readonly string[],
+  known: ReadonlySet<string>,
+  problems: string[],
+  booleans: ReadonlySet<string> = new Set(),
+): Map<string, string> {
   const out = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -195,11 +495,16 @@ function parseGates(raw: string, where: string, problems: string[]): FeatureGate
   const defaults = OPTION_SPECS.find((s) => s.kind === 'gates')!.default;
   const gates: Record<keyof FeatureGates, boolean> = {} as Record<keyof FeatureGates, boolean>;
   const apply = (text: string, origin: string): void => {
-    for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+    for (const part of text
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean)) {
       const [name = '', value, ...rest] = part.split('=');
       const key = GATE_NAMES[name.trim()];
       if (!key) {
-        problems.push(`${origin}: unknown feature gate "${name.trim()}" (known: ${Object.keys(GATE_NAMES).join(', ')})`);
+        problems.push(
+          `${origin}: unknown feature gate "${name.trim()}" (known: ${Object.keys(GATE_NAMES).join(', ')})`,
+        );
         continue;
       }
       const v = value?.trim().toLowerCase();
@@ -217,40 +522,67 @@ function parseGates(raw: string, where: string, problems: string[]): FeatureGate
 }
 
 /** One problem per gate that is on but not in `implemented`, naming the gate and where it was set. */
-export function unimplementedGates(gates: FeatureGates, where: string, implemented: ReadonlySet<keyof FeatureGates> = IMPLEMENTED_GATES): string[] {
+export function unimplementedGates(
+  gates: FeatureGates,
+  where: string,
+  implemented: ReadonlySet<keyof FeatureGates> = IMPLEMENTED_GATES,
+): string[] {
   return Object.entries(GATE_NAMES)
     .filter(([, key]) => gates[key] && !implemented.has(key))
-    .map(([name]) => `${where}: feature gate ${name} is not implemented by this build of karpenter-ts, so turning it on is refused rather than ignored (set ${name}=false or leave it out)`);
+    .map(
+      ([name]) =>
+        `${where}: feature gate ${name} is not implemented by this build of karpenter-ts, so turning it on is refused rather than ignored (set ${name}=false or leave it out)`,
+    );
 }
 
 /**
  * Resolves options from arguments and environment. Throws OptionsError listing every problem, each
  * naming the flag (and the environment variable when the value came from there).
  */
-export function resolveOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, overrides: Readonly<Record<string, string>> = {}): ResolvedOptions {
+export function resolveOptions(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  overrides: Readonly<Record<string, string>> = {},
+): ResolvedOptions {
   const problems: string[] = [];
-  const flags = readFlags(argv, new Set(OPTION_SPECS.map((s) => s.flag)), problems, new Set(OPTION_SPECS.filter((s) => s.kind === 'bool').map((s) => s.flag)));
+  const flags = readFlags(
+    argv,
+    new Set(OPTION_SPECS.map((s) => s.flag)),
+    problems,
+    new Set(OPTION_SPECS.filter((s) => s.kind === 'bool').map((s) => s.flag)),
+  );
   const values: Record<string, unknown> = {};
   for (const spec of OPTION_SPECS) {
     const fromFlag = flags.get(spec.flag);
     const fromEnv = env[spec.env];
-    const raw = fromFlag ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : undefined) ?? overrides[spec.flag] ?? spec.default;
-    const where = fromFlag !== undefined ? `--${spec.flag}` : fromEnv ? `${spec.env} (--${spec.flag})` : `--${spec.flag}`;
+    const raw =
+      fromFlag ??
+      (fromEnv !== undefined && fromEnv !== '' ? fromEnv : undefined) ??
+      overrides[spec.flag] ??
+      spec.default;
+    const where =
+      fromFlag !== undefined ? `--${spec.flag}` : fromEnv ? `${spec.env} (--${spec.flag})` : `--${spec.flag}`;
     values[spec.flag] = parseValue(spec, raw, where, problems);
   }
   const idle = values['batch-idle-duration'] as number;
   const max = values['batch-max-duration'] as number;
   if (Number.isFinite(idle) && Number.isFinite(max) && max < idle) {
-    problems.push(`--batch-max-duration (${formatDuration(max)}) must be >= --batch-idle-duration (${formatDuration(idle)})`);
+    problems.push(
+      `--batch-max-duration (${formatDuration(max)}) must be >= --batch-idle-duration (${formatDuration(idle)})`,
+    );
   }
   const metrics = values['metrics-port'] as number;
-  if (metrics !== 0 && metrics === values['health-probe-port']) problems.push(`--metrics-port and --health-probe-port must differ (both ${metrics})`);
+  if (metrics !== 0 && metrics === values['health-probe-port'])
+    problems.push(`--metrics-port and --health-probe-port must differ (both ${metrics})`);
   if (values['leader-election-name'] === '') problems.push('--leader-election-name must not be empty');
   for (const flag of ['kube-request-timeout', 'kube-list-timeout', 'aws-request-timeout']) {
-    if (!((values[flag] as number) > 0)) problems.push(`--${flag} must be longer than 0 (every outbound call is bounded)`);
+    if (!((values[flag] as number) > 0))
+      problems.push(`--${flag} must be longer than 0 (every outbound call is bounded)`);
   }
   if (problems.length) throw new OptionsError(problems);
-  const ignored = OPTION_SPECS.filter((spec) => spec.noop && values[spec.flag] !== parseValue(spec, spec.default, '', [])).map((spec) => ({ flag: spec.flag, env: spec.env, reason: spec.noop! }));
+  const ignored = OPTION_SPECS.filter(
+    (spec) => spec.noop && values[spec.flag] !== parseValue(spec, spec.default, '', []),
+  ).map((spec) => ({ flag: spec.flag, env: spec.env, reason: spec.noop! }));
   return Object.freeze({
     clusterName: values['cluster-name'] as string,
     batchMaxDurationMs: max,
@@ -306,7 +638,10 @@ function parseValue(spec: Spec, raw: string, where: string, problems: string[]):
       return ms;
     }
     case 'paths': {
-      const list = raw.split(',').map((p) => p.trim()).filter(Boolean);
+      const list = raw
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean);
       if (!list.length) problems.push(`${where} must name at least one of stdout, stderr or a file path, got "${raw}"`);
       return list;
     }
@@ -354,7 +689,8 @@ function parseValue(spec: Spec, raw: string, where: string, problems: string[]):
     }
     case 'cidr': {
       const v = raw.trim();
-      if (v && !/^(\d{1,3}(\.\d{1,3}){3}\/\d{1,2}|[0-9a-fA-F:]+:[0-9a-fA-F:]*\/\d{1,3})$/.test(v)) problems.push(`${where} must be a CIDR such as 10.100.0.0/16, got "${raw}"`);
+      if (v && !/^(\d{1,3}(\.\d{1,3}){3}\/\d{1,2}|[0-9a-fA-F:]+:[0-9a-fA-F:]*\/\d{1,3})$/.test(v))
+        problems.push(`${where} must be a CIDR such as 10.100.0.0/16, got "${raw}"`);
       return v;
     }
     case 'bool': {
@@ -378,5 +714,8 @@ function parseValue(spec: Spec, raw: string, where: string, problems: string[]):
 
 /** The options as `--help` prints them. */
 export function optionsHelp(): string {
-  return OPTION_SPECS.map((s) => `  --${s.flag.padEnd(27)} ${s.help}\n  ${''.padEnd(29)} env ${s.env}${s.default ? `, default ${s.default.length > 40 ? 'see docs' : s.default}` : ''}`).join('\n');
+  return OPTION_SPECS.map(
+    (s) =>
+      `  --${s.flag.padEnd(27)} ${s.help}\n  ${''.padEnd(29)} env ${s.env}${s.default ? `, default ${s.default.length > 40 ? 'see docs' : s.default}` : ''}`,
+  ).join('\n');
 }

@@ -10,7 +10,12 @@ const idle = async (q: WorkQueue): Promise<void> => {
 describe('WorkQueue', () => {
   it('runs a key once however often it is added before it runs', async () => {
     const seen: string[] = [];
-    const q = new WorkQueue({ name: 't', clock: manualClock(), reconcile: async (k) => (seen.push(k), done), onError: () => {} });
+    const q = new WorkQueue({
+      name: 't',
+      clock: manualClock(),
+      reconcile: async (k) => (seen.push(k), done),
+      onError: () => {},
+    });
     q.add('a');
     q.add('a');
     q.add('b');
@@ -21,11 +26,16 @@ describe('WorkQueue', () => {
   it('runs a key again when it is added while it runs', async () => {
     let runs = 0;
     let release: () => void = () => {};
-    const q = new WorkQueue({ name: 't', clock: manualClock(), reconcile: async () => {
-      runs++;
-      if (runs === 1) await new Promise<void>((r) => (release = r));
-      return done;
-    }, onError: () => {} });
+    const q = new WorkQueue({
+      name: 't',
+      clock: manualClock(),
+      reconcile: async () => {
+        runs++;
+        if (runs === 1) await new Promise<void>((r) => (release = r));
+        return done;
+      },
+      onError: () => {},
+    });
     q.add('a');
     while (runs === 0) await new Promise((r) => setImmediate(r));
     q.add('a');
@@ -37,7 +47,12 @@ describe('WorkQueue', () => {
   it('requeues after the clock time a reconcile asks for, keeping the earliest timer', async () => {
     const clock = manualClock();
     const at: number[] = [];
-    const q = new WorkQueue({ name: 't', clock, reconcile: async () => (at.push(clock.now()), at.length === 1 ? requeueAfter(30_000) : done), onError: () => {} });
+    const q = new WorkQueue({
+      name: 't',
+      clock,
+      reconcile: async () => (at.push(clock.now()), at.length === 1 ? requeueAfter(30_000) : done),
+      onError: () => {},
+    });
     const start = clock.now();
     q.add('a');
     await idle(q);
@@ -52,10 +67,16 @@ describe('WorkQueue', () => {
     const clock = manualClock();
     const retries: number[] = [];
     let fail = 3;
-    const q = new WorkQueue({ name: 't', clock, baseBackoffMs: 100, reconcile: async () => {
-      if (fail-- > 0) throw new Error('boom');
-      return done;
-    }, onError: (_k, _e, ms) => retries.push(ms) });
+    const q = new WorkQueue({
+      name: 't',
+      clock,
+      baseBackoffMs: 100,
+      reconcile: async () => {
+        if (fail-- > 0) throw new Error('boom');
+        return done;
+      },
+      onError: (_k, _e, ms) => retries.push(ms),
+    });
     q.add('a');
     for (let i = 0; i < 4; i++) {
       await idle(q);

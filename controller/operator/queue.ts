@@ -154,7 +154,12 @@ export class WorkQueue {
       this.opts.onError(key, err, ms);
     } finally {
       this.running.delete(key);
-      this.opts.observer?.finished(performance.now() - (this.startedAt.get(key) ?? performance.now()), outcome, failure, this.running.size);
+      this.opts.observer?.finished(
+        performance.now() - (this.startedAt.get(key) ?? performance.now()),
+        outcome,
+        failure,
+        this.running.size,
+      );
       this.startedAt.delete(key);
     }
     if (this.dirty.delete(key)) this.add(key);

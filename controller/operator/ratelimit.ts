@@ -7,7 +7,10 @@ export class TokenBucket {
   private readonly waiting: Array<() => void> = [];
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly qps: number, private readonly burst: number) {
+  constructor(
+    private readonly qps: number,
+    private readonly burst: number,
+  ) {
     this.tokens = burst;
   }
 

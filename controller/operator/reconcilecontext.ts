@@ -34,9 +34,12 @@ export function fieldsFor(controller: string, key: string): Record<string, unkno
   const namespace = k.kind === 'Pod' && slash > 0 ? key.slice(0, slash) : '';
   const name = namespace ? key.slice(slash + 1) : key;
   return {
-    controllerGroup: k.group, controllerKind: k.kind,
+    controllerGroup: k.group,
+    controllerKind: k.kind,
     [k.kind]: namespace ? { name, namespace } : { name },
-    namespace, name, reconcileID: randomUUID(),
+    namespace,
+    name,
+    reconcileID: randomUUID(),
   };
 }
 

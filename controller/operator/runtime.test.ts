@@ -13,19 +13,20 @@ function caches(): CacheSync & { sync(kind: Kind): void } {
   return {
     synced: all,
     unsynced: (kinds) => kinds.filter((k) => !synced.has(k)),
-    waitForSync: (kinds, signal) => new Promise<void>((resolve, reject) => {
-      const check = () => {
-        if (!all(kinds)) return;
-        waiters.delete(check);
-        resolve();
-      };
-      signal?.addEventListener('abort', () => {
-        waiters.delete(check);
-        reject(new Error('aborted'));
-      });
-      waiters.add(check);
-      check();
-    }),
+    waitForSync: (kinds, signal) =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (!all(kinds)) return;
+          waiters.delete(check);
+          resolve();
+        };
+        signal?.addEventListener('abort', () => {
+          waiters.delete(check);
+          reject(new Error('aborted'));
+        });
+        waiters.add(check);
+        check();
+      }),
     sync(kind) {
       synced.add(kind);
       for (const w of [...waiters]) w();
@@ -35,7 +36,8 @@ function caches(): CacheSync & { sync(kind: Kind): void } {
 
 function controller(name: string, reads: readonly Kind[], registered: string[]): Controller {
   return {
-    name, reads,
+    name,
+    reads,
     reconcile: async () => done,
     register() {
       registered.push(name);
@@ -73,7 +75,9 @@ describe('Runtime', () => {
   it('a controller still waiting when the runtime halts never starts', async () => {
     const c = caches();
     const registered: string[] = [];
-    const rt = new Runtime({ clock: manualClock(), log: newLogger({ level: 'silent' }), caches: c }, [controller('drain', ['Pod'], registered)]);
+    const rt = new Runtime({ clock: manualClock(), log: newLogger({ level: 'silent' }), caches: c }, [
+      controller('drain', ['Pod'], registered),
+    ]);
     rt.start();
     rt.halt();
     c.sync('Pod');
@@ -83,7 +87,9 @@ describe('Runtime', () => {
 
   it('without caches (unit tests, control runs) every controller starts at once', async () => {
     const registered: string[] = [];
-    const rt = new Runtime({ clock: manualClock(), log: newLogger({ level: 'silent' }) }, [controller('drain', ['Pod'], registered)]);
+    const rt = new Runtime({ clock: manualClock(), log: newLogger({ level: 'silent' }) }, [
+      controller('drain', ['Pod'], registered),
+    ]);
     rt.start();
     expect(registered).toEqual(['drain']);
     await rt.stop();

@@ -52,7 +52,10 @@ export class Runtime {
   private started = false;
   private halted = false;
 
-  constructor(private readonly deps: RuntimeDeps, readonly controllers: readonly Controller[]) {
+  constructor(
+    private readonly deps: RuntimeDeps,
+    readonly controllers: readonly Controller[],
+  ) {
     const names = new Set<string>();
     for (const c of controllers) {
       if (names.has(c.name)) throw new Error(`two controllers are named ${c.name}`);
@@ -104,7 +107,12 @@ export class Runtime {
       ...(this.deps.metrics ? { observer: queueObserver(this.deps.metrics, c.name, c.concurrency ?? 10) } : {}),
     });
     this.queues.set(c.name, q);
-    this.unregister.push(c.register((key) => q.add(key), (key, ms) => q.addAfter(key, ms)));
+    this.unregister.push(
+      c.register(
+        (key) => q.add(key),
+        (key, ms) => q.addAfter(key, ms),
+      ),
+    );
   }
 
   /**

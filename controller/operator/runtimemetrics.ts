@@ -16,7 +16,8 @@ export function queueObserver(metrics: Metrics, controller: string, concurrency:
   metrics.terminalReconcileErrors.inc(c, 0);
   metrics.reconcilePanics.inc(c, 0);
   metrics.reconcileTimeouts.inc(c, 0);
-  for (const result of ['success', 'error', 'requeue', 'requeue_after']) metrics.reconcileTotal.inc({ controller, result }, 0);
+  for (const result of ['success', 'error', 'requeue', 'requeue_after'])
+    metrics.reconcileTotal.inc({ controller, result }, 0);
   return {
     added(depth) {
       metrics.workqueueAdds.inc(q);

@@ -21,12 +21,19 @@ export type OutboundClient = 'kubernetes' | 'aws';
 /** A call that got no answer in time. `operation` is low-cardinality (`patch NodeClaim/status`, `ec2:CreateFleet`). */
 export class RequestTimeoutError extends Error {
   override name = 'RequestTimeoutError';
-  constructor(readonly client: OutboundClient, readonly operation: string, readonly timeoutMs: number, message: string, options?: ErrorOptions) {
+  constructor(
+    readonly client: OutboundClient,
+    readonly operation: string,
+    readonly timeoutMs: number,
+    message: string,
+    options?: ErrorOptions,
+  ) {
     super(message, options);
   }
 }
 
-export const isRequestTimeout = (e: unknown): e is RequestTimeoutError => e instanceof Error && e.name === 'RequestTimeoutError';
+export const isRequestTimeout = (e: unknown): e is RequestTimeoutError =>
+  e instanceof Error && e.name === 'RequestTimeoutError';
 
 /** What a timed-out call reports: one log line at error and the counter, by client and operation. */
 export interface TimeoutReport {
@@ -44,6 +51,15 @@ export function timeoutReporter(log: Logger, metrics: Pick<Metrics, 'requestTime
   return (r) => {
     metrics.requestTimeouts.inc({ client: r.client, operation: r.operation });
     const err = r.err instanceof Error ? r.err.message : r.err === undefined ? undefined : String(r.err);
-    log.error({ client: r.client, operation: r.operation, timeoutMs: r.timeoutMs, ...(r.target ? { target: r.target } : {}), ...(err ? { err } : {}) }, `${r.client} call timed out; the operation failed and is retried by its controller`);
+    log.error(
+      {
+        client: r.client,
+        operation: r.operation,
+        timeoutMs: r.timeoutMs,
+        ...(r.target ? { target: r.target } : {}),
+        ...(err ? { err } : {}),
+      },
+      `${r.client} call timed out; the operation failed and is retried by its controller`,
+    );
   };
 }

@@ -10,7 +10,10 @@ function packageVersion(): string {
   const here = dirname(fileURLToPath(import.meta.url));
   for (const up of ['../..', '../../..']) {
     try {
-      const pkg = JSON.parse(readFileSync(join(here, up, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      const pkg = JSON.parse(readFileSync(join(here, up, 'package.json'), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (pkg.name === 'karpenter-ts' && pkg.version) return pkg.version;
     } catch {
       // not there; try the next

@@ -1,10 +1,31 @@
 // What cluster state tells its subscribers, the entries it keeps for NodePools and node classes, and the
 // small predicates it decides with.
-import { formatFieldError, type EC2NodeClass, type FieldError, type NodeOverlay, type NodePool } from '../../engine/index.ts';
+import {
+  formatFieldError,
+  type EC2NodeClass,
+  type FieldError,
+  type NodeOverlay,
+  type NodePool,
+} from '../../engine/index.ts';
 import type { KubeObject } from '../operator/kube.ts';
 
-export type ChangeKind = 'Node' | 'NodeClaim' | 'Pod' | 'NodePool' | 'EC2NodeClass' | 'NodeOverlay' | 'DaemonSet' | 'PodDisruptionBudget'
-  | 'ResourceSlice' | 'ResourceClaim' | 'ResourceClaimTemplate' | 'DeviceClass' | 'Service' | 'ReplicaSet' | 'StatefulSet' | 'ReplicationController';
+export type ChangeKind =
+  | 'Node'
+  | 'NodeClaim'
+  | 'Pod'
+  | 'NodePool'
+  | 'EC2NodeClass'
+  | 'NodeOverlay'
+  | 'DaemonSet'
+  | 'PodDisruptionBudget'
+  | 'ResourceSlice'
+  | 'ResourceClaim'
+  | 'ResourceClaimTemplate'
+  | 'DeviceClass'
+  | 'Service'
+  | 'ReplicaSet'
+  | 'StatefulSet'
+  | 'ReplicationController';
 
 export interface Change {
   readonly kind: ChangeKind;
@@ -35,14 +56,15 @@ export interface NodeClassEntry {
   readonly errors: readonly string[];
 }
 
-
 export const rvOf = (o: KubeObject | undefined): number => Number(o?.metadata.resourceVersion ?? NaN);
 /** Whether `next` is not older than `cur` (resourceVersions compared as integers when both are). */
 export const notOlder = (cur: KubeObject | undefined, next: KubeObject): boolean => !(rvOf(next) < rvOf(cur));
 export const errorsText = (errs: readonly FieldError[]): string[] => errs.map(formatFieldError);
 
 export function consolidatable(o: KubeObject): boolean {
-  return ((o.status?.['conditions'] ?? []) as Array<{ type?: string; status?: string }>).some((c) => c.type === 'Consolidatable' && c.status === 'True');
+  return ((o.status?.['conditions'] ?? []) as Array<{ type?: string; status?: string }>).some(
+    (c) => c.type === 'Consolidatable' && c.status === 'True',
+  );
 }
 
 export function podBindingChanged(c: Change): boolean {

@@ -6,36 +6,88 @@ import { Cluster, nominationWindow, type Change } from './cluster.ts';
 
 const T = '2025-01-01T00:00:00Z';
 let rv = 0;
-const meta = (name: string, extra: Record<string, unknown> = {}) => ({ name, uid: `uid-${name}`, resourceVersion: String(++rv), creationTimestamp: T, ...extra });
+const meta = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  uid: `uid-${name}`,
+  resourceVersion: String(++rv),
+  creationTimestamp: T,
+  ...extra,
+});
 
-function nodeClaim(name: string, o: { providerID?: string; deleting?: boolean; conditions?: Array<{ type: string; status: string }>; capacity?: Record<string, string> } = {}): KubeObject {
+function nodeClaim(
+  name: string,
+  o: {
+    providerID?: string;
+    deleting?: boolean;
+    conditions?: Array<{ type: string; status: string }>;
+    capacity?: Record<string, string>;
+  } = {},
+): KubeObject {
   return {
-    apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim',
-    metadata: meta(name, { labels: { 'karpenter.sh/nodepool': 'default', 'karpenter.sh/capacity-type': 'spot' }, ...(o.deleting ? { deletionTimestamp: T } : {}) }),
-    spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [], taints: [{ key: 'dedicated', effect: 'NoSchedule' }], startupTaints: [{ key: 'boot', effect: 'NoSchedule' }] },
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodeClaim',
+    metadata: meta(name, {
+      labels: { 'karpenter.sh/nodepool': 'default', 'karpenter.sh/capacity-type': 'spot' },
+      ...(o.deleting ? { deletionTimestamp: T } : {}),
+    }),
+    spec: {
+      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+      requirements: [],
+      taints: [{ key: 'dedicated', effect: 'NoSchedule' }],
+      startupTaints: [{ key: 'boot', effect: 'NoSchedule' }],
+    },
     status: {
       ...(o.providerID ? { providerID: o.providerID } : {}),
-      capacity: o.capacity ?? { cpu: '4', memory: '16Gi', pods: '58' }, allocatable: { cpu: '3920m', memory: '14Gi', pods: '58' },
+      capacity: o.capacity ?? { cpu: '4', memory: '16Gi', pods: '58' },
+      allocatable: { cpu: '3920m', memory: '14Gi', pods: '58' },
       conditions: (o.conditions ?? []).map((c) => ({ ...c, lastTransitionTime: T })),
     },
   };
 }
 
-function node(name: string, providerID: string, o: { initialized?: boolean; ready?: boolean; capacity?: Record<string, string> } = {}): KubeObject {
+function node(
+  name: string,
+  providerID: string,
+  o: { initialized?: boolean; ready?: boolean; capacity?: Record<string, string> } = {},
+): KubeObject {
   return {
-    apiVersion: 'v1', kind: 'Node',
-    metadata: meta(name, { labels: { 'karpenter.sh/nodepool': 'default', 'karpenter.sh/registered': 'true', 'node.kubernetes.io/instance-type': 'm5.xlarge', ...(o.initialized ? { 'karpenter.sh/initialized': 'true' } : {}) } }),
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: meta(name, {
+      labels: {
+        'karpenter.sh/nodepool': 'default',
+        'karpenter.sh/registered': 'true',
+        'node.kubernetes.io/instance-type': 'm5.xlarge',
+        ...(o.initialized ? { 'karpenter.sh/initialized': 'true' } : {}),
+      },
+    }),
     spec: { providerID, taints: [] },
-    status: { capacity: o.capacity ?? { cpu: '4', memory: '16Gi', pods: '58' }, allocatable: { cpu: '3900m', memory: '0', pods: '58' }, conditions: [{ type: 'Ready', status: o.ready === false ? 'False' : 'True' }] },
+    status: {
+      capacity: o.capacity ?? { cpu: '4', memory: '16Gi', pods: '58' },
+      allocatable: { cpu: '3900m', memory: '0', pods: '58' },
+      conditions: [{ type: 'Ready', status: o.ready === false ? 'False' : 'True' }],
+    },
   };
 }
 
 function pod(name: string, o: { nodeName?: string; unschedulable?: boolean; daemonSet?: boolean } = {}): KubeObject {
   return {
-    apiVersion: 'v1', kind: 'Pod',
-    metadata: meta(name, { namespace: 'default', ...(o.daemonSet ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'ds', uid: 'ds', controller: true }] } : {}) }),
-    spec: { ...(o.nodeName ? { nodeName: o.nodeName } : {}), containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }] },
-    status: { phase: o.nodeName ? 'Running' : 'Pending', ...(o.unschedulable ? { conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' }] } : {}) },
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: meta(name, {
+      namespace: 'default',
+      ...(o.daemonSet
+        ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'ds', uid: 'ds', controller: true }] }
+        : {}),
+    }),
+    spec: {
+      ...(o.nodeName ? { nodeName: o.nodeName } : {}),
+      containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }],
+    },
+    status: {
+      phase: o.nodeName ? 'Running' : 'Pending',
+      ...(o.unschedulable ? { conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' }] } : {}),
+    },
   };
 }
 
@@ -55,15 +107,33 @@ describe('Cluster', () => {
     c.workloads.applyPod(pod('p1', { nodeName: 'node-1' }));
     const [sn, ...rest] = c.stateNodes();
     expect(rest).toEqual([]);
-    expect(sn).toMatchObject({ name: 'node-1', nodeClaimName: 'nc-1', providerId: 'aws:///a/i-1', hasNode: true, hasNodeClaim: true, managed: true, registered: true, initialized: true, ready: true, nodePoolName: 'default' });
+    expect(sn).toMatchObject({
+      name: 'node-1',
+      nodeClaimName: 'nc-1',
+      providerId: 'aws:///a/i-1',
+      hasNode: true,
+      hasNodeClaim: true,
+      managed: true,
+      registered: true,
+      initialized: true,
+      ready: true,
+      nodePoolName: 'default',
+    });
     expect(sn!.pods.map((p) => p.name)).toEqual(['p1']);
     expect(sn!.allocatable).toMatchObject({ cpu: 3900, memory: 0 });
   });
 
-  it('speaks for an uninitialized node with the NodeClaim\'s taints until registration, and back-fills zero capacities', () => {
+  it("speaks for an uninitialized node with the NodeClaim's taints until registration, and back-fills zero capacities", () => {
     const { c } = cluster();
     c.applyNodeClaim(nodeClaim('nc-1', { providerID: 'aws:///a/i-1' }));
-    expect(c.stateNodes()[0]).toMatchObject({ name: 'nc-1', hasNode: false, registered: false, initialized: false, taints: [{ key: 'dedicated', effect: 'NoSchedule' }], startupTaints: [{ key: 'boot', effect: 'NoSchedule' }] });
+    expect(c.stateNodes()[0]).toMatchObject({
+      name: 'nc-1',
+      hasNode: false,
+      registered: false,
+      initialized: false,
+      taints: [{ key: 'dedicated', effect: 'NoSchedule' }],
+      startupTaints: [{ key: 'boot', effect: 'NoSchedule' }],
+    });
     c.applyNode(node('node-1', 'aws:///a/i-1'));
     // Registered but not initialized: the node's zero memory allocatable comes from the NodeClaim.
     expect(c.stateNodes()[0]!.allocatable).toMatchObject({ cpu: 3900, memory: 14 * 2 ** 30 });
@@ -84,7 +154,7 @@ describe('Cluster', () => {
     expect(c.synced()).toBe(true);
   });
 
-  it('ignores an update older than what it holds (a watch event after the provisioner\'s own write)', () => {
+  it("ignores an update older than what it holds (a watch event after the provisioner's own write)", () => {
     const { c } = cluster();
     const older = nodeClaim('nc-1');
     const newer = nodeClaim('nc-1', { providerID: 'aws:///a/i-1' });
@@ -102,7 +172,12 @@ describe('Cluster', () => {
     c.workloads.applyPod(pod('on-deleting', { nodeName: 'node-1' }));
     c.workloads.applyPod(pod('daemon', { nodeName: 'node-1', daemonSet: true }));
     c.workloads.applyPod(pod('daemon-pending', { unschedulable: true, daemonSet: true }));
-    expect(c.provisionablePods().map((p) => p.name).sort()).toEqual(['on-deleting', 'pending']);
+    expect(
+      c
+        .provisionablePods()
+        .map((p) => p.name)
+        .sort(),
+    ).toEqual(['on-deleting', 'pending']);
   });
 
   it('nominates nodes until the window passes, and marks them for deletion', async () => {
@@ -135,13 +210,22 @@ describe('Cluster', () => {
     c.applyNodeClaim(nodeClaim('nc-1'));
     c.applyNodeClaim(nodeClaim('nc-1', { providerID: 'aws:///a/i-1' }));
     c.removeNodeClaim(nodeClaim('nc-1'));
-    expect(changes.map((x) => [x.kind, x.type, x.name, x.old !== undefined])).toEqual([['NodeClaim', 'upsert', 'nc-1', false], ['NodeClaim', 'upsert', 'nc-1', true], ['NodeClaim', 'delete', 'nc-1', false]]);
+    expect(changes.map((x) => [x.kind, x.type, x.name, x.old !== undefined])).toEqual([
+      ['NodeClaim', 'upsert', 'nc-1', false],
+      ['NodeClaim', 'upsert', 'nc-1', true],
+      ['NodeClaim', 'delete', 'nc-1', false],
+    ]);
     expect(c.nodeClaimByProviderID('aws:///a/i-1')).toBeUndefined();
   });
 
   it('keeps a NodePool that does not validate, with its errors, out of decisions', () => {
     const { c } = cluster();
-    c.applyNodePool({ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: meta('bad'), spec: { template: { spec: { requirements: [] } }, weight: 500 } });
+    c.applyNodePool({
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodePool',
+      metadata: meta('bad'),
+      spec: { template: { spec: { requirements: [] } }, weight: 500 },
+    });
     const e = c.nodePool('bad')!;
     expect(e.pool).toBeUndefined();
     expect(e.errors.join('\n')).toMatch(/spec.weight/);
@@ -160,7 +244,12 @@ describe('Cluster', () => {
     const impostor = node('impostor', pid);
     impostor.metadata.creationTimestamp = '2025-01-01T00:05:00Z';
     c.applyNode(impostor);
-    expect(c.nodesByProviderID(pid).map((n) => n.info.name).sort()).toEqual(['impostor', 'victim']);
+    expect(
+      c
+        .nodesByProviderID(pid)
+        .map((n) => n.info.name)
+        .sort(),
+    ).toEqual(['impostor', 'victim']);
     expect(c.nodeByProviderID(pid)?.info.name).toBe('victim');
     expect(c.stateNode(pid)?.name).toBe('victim');
     expect(c.stateNode(pid)?.pods.map((p) => p.name)).toEqual(['p']);
@@ -173,4 +262,3 @@ describe('Cluster', () => {
     expect(bare.nodeByProviderID(pid)?.info.name).toBe('victim');
   });
 });
-

@@ -2,11 +2,31 @@
 // feed it (apply/remove per kind); the provisioner writes the NodeClaims it creates straight in, to beat
 // informer lag. State nodes are keyed by providerID and joined on demand (statenode.ts); NodeClaims are
 // known by name from the moment they exist, so the synced gate can see launches in flight.
-import { isActive, isMirrorPod, isOwnedByDaemonSet, parseEC2NodeClass, parseNode, parseNodeClaim, parseNodeOverlay, parseNodePool, type Pod, type StateNode } from '../../engine/index.ts';
+import {
+  isActive,
+  isMirrorPod,
+  isOwnedByDaemonSet,
+  parseEC2NodeClass,
+  parseNode,
+  parseNodeClaim,
+  parseNodeOverlay,
+  parseNodePool,
+  type Pod,
+  type StateNode,
+} from '../../engine/index.ts';
 import type { Clock } from '../operator/clock.ts';
 import type { KubeObject } from '../operator/kube.ts';
 import type { Logger } from '../operator/logger.ts';
-import { consolidatable, errorsText, notOlder, podBindingChanged, type Change, type NodeClassEntry, type NodeOverlayEntry, type NodePoolEntry } from './changes.ts';
+import {
+  consolidatable,
+  errorsText,
+  notOlder,
+  podBindingChanged,
+  type Change,
+  type NodeClassEntry,
+  type NodeOverlayEntry,
+  type NodePoolEntry,
+} from './changes.ts';
 import { Workloads } from './workloads.ts';
 import { joinStateNode, type NodeClaimEntry, type NodeEntry } from './statenode.ts';
 
@@ -35,7 +55,10 @@ export class Cluster {
   private listedOnce = false;
 
   constructor(private readonly deps: { clock: Clock; log: Logger; listed: () => boolean }) {
-    this.workloads = new Workloads({ log: deps.log, changed: (c) => this.changed(c, c.kind === 'Pod' && podBindingChanged(c)) });
+    this.workloads = new Workloads({
+      log: deps.log,
+      changed: (c) => this.changed(c, c.kind === 'Pod' && podBindingChanged(c)),
+    });
   }
 
   /** Subscribes to changes; returns the unsubscribe function. */
@@ -52,13 +75,19 @@ export class Cluster {
     if (!notOlder(old?.obj, obj)) return;
     const r = parseNode(obj);
     if (!r.ok) {
-      this.deps.log.error({ node: name, errors: errorsText(r.errors) }, 'node does not parse; left out of cluster state');
+      this.deps.log.error(
+        { node: name, errors: errorsText(r.errors) },
+        'node does not parse; left out of cluster state',
+      );
       return;
     }
     if (old?.info.providerId && old.info.providerId !== r.value.providerId) this.unindexNode(old.info.providerId, name);
     if (r.value.providerId) this.indexNode(r.value.providerId, name);
     this.nodes.set(name, { obj, info: r.value });
-    const flips = !old || old.info.initialized !== r.value.initialized || Boolean(old.info.deletionTimestamp) !== Boolean(r.value.deletionTimestamp);
+    const flips =
+      !old ||
+      old.info.initialized !== r.value.initialized ||
+      Boolean(old.info.deletionTimestamp) !== Boolean(r.value.deletionTimestamp);
     this.changed({ kind: 'Node', type: 'upsert', name, obj, ...(old ? { old: old.obj } : {}) }, flips);
   }
 
@@ -89,10 +118,14 @@ export class Cluster {
     if (!notOlder(old?.obj, obj)) return;
     const r = parseNodeClaim(obj);
     if (!r.ok) {
-      this.deps.log.error({ nodeclaim: name, errors: errorsText(r.errors) }, 'nodeclaim does not parse; left out of cluster state');
+      this.deps.log.error(
+        { nodeclaim: name, errors: errorsText(r.errors) },
+        'nodeclaim does not parse; left out of cluster state',
+      );
       return;
     }
-    if (old?.info.providerId && old.info.providerId !== r.value.providerId) this.claimByProvider.delete(old.info.providerId);
+    if (old?.info.providerId && old.info.providerId !== r.value.providerId)
+      this.claimByProvider.delete(old.info.providerId);
     if (r.value.providerId) this.claimByProvider.set(r.value.providerId, name);
     this.claims.set(name, { obj, info: r.value });
     // Consolidatable flips make consolidation worth re-evaluating (a new candidate appeared or left).
@@ -178,7 +211,6 @@ export class Cluster {
     return [...this.overlays.values()];
   }
 
-
   node(name: string): NodeEntry | undefined {
     return this.nodes.get(name);
   }
@@ -191,7 +223,10 @@ export class Cluster {
     const nodes = this.nodesByProviderID(pid);
     if (nodes.length <= 1) return nodes[0];
     const named = this.nodeClaimByProviderID(pid)?.info.nodeName;
-    return nodes.find((n) => n.info.name === named) ?? nodes.sort((a, b) => (a.info.creationTimestamp ?? 0) - (b.info.creationTimestamp ?? 0))[0];
+    return (
+      nodes.find((n) => n.info.name === named) ??
+      nodes.sort((a, b) => (a.info.creationTimestamp ?? 0) - (b.info.creationTimestamp ?? 0))[0]
+    );
   }
 
   /** Every Node that names the instance. */
@@ -246,7 +281,11 @@ export class Cluster {
     for (const node of this.nodes.values()) {
       if (seenNodes.has(node.info.name)) continue;
       // A managed node without providerID (or without instance type before initialization) is not yet real.
-      if (node.info.nodePoolName !== undefined && (!node.info.providerId || (!node.info.labels['node.kubernetes.io/instance-type'] && !node.info.initialized))) continue;
+      if (
+        node.info.nodePoolName !== undefined &&
+        (!node.info.providerId || (!node.info.labels['node.kubernetes.io/instance-type'] && !node.info.initialized))
+      )
+        continue;
       out.push(this.join(node, undefined, node.info.providerId ?? node.info.name));
     }
     return out;
@@ -273,7 +312,9 @@ export class Cluster {
    * their replacements are launched before the drain evicts them (spec §6.3).
    */
   provisionablePods(): Pod[] {
-    const out = this.workloads.pendingPods().filter((p) => p.unschedulable && !p.nominatedNodeName && !isOwnedByDaemonSet(p) && !isMirrorPod(p));
+    const out = this.workloads
+      .pendingPods()
+      .filter((p) => p.unschedulable && !p.nominatedNodeName && !isOwnedByDaemonSet(p) && !isMirrorPod(p));
     for (const sn of this.stateNodes()) {
       if (!sn.managed || !(sn.deleting || sn.markedForDeletion)) continue;
       for (const p of sn.pods) if (isActive(p) && !isOwnedByDaemonSet(p) && !isMirrorPod(p)) out.push(p);

@@ -3,8 +3,13 @@
 // An object that does not parse is logged with the field at fault and left out; a pod whose claim, template or
 // class is then missing gets a DRA error naming it, so nothing is allocated from a half-understood object.
 import {
-  formatFieldError, parseDeviceClass, parseResourceClaim, parseResourceClaimTemplate, parseResourceSlice,
-  type DraState, type FieldError,
+  formatFieldError,
+  parseDeviceClass,
+  parseResourceClaim,
+  parseResourceClaimTemplate,
+  parseResourceSlice,
+  type DraState,
+  type FieldError,
 } from '../../engine/index.ts';
 
 import type { KubeObject } from '../operator/kube.ts';
@@ -13,7 +18,8 @@ import type { Change } from './changes.ts';
 
 export type DraKind = 'ResourceSlice' | 'ResourceClaim' | 'ResourceClaimTemplate' | 'DeviceClass';
 
-const keyOf = (o: KubeObject): string => (o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : `${o.metadata.name}`);
+const keyOf = (o: KubeObject): string =>
+  o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : `${o.metadata.name}`;
 
 const PARSERS = {
   ResourceSlice: parseResourceSlice,
@@ -24,12 +30,18 @@ const PARSERS = {
 
 export class DraObjects {
   private readonly objects: Record<DraKind, Map<string, unknown>> = {
-    ResourceSlice: new Map(), ResourceClaim: new Map(), ResourceClaimTemplate: new Map(), DeviceClass: new Map(),
+    ResourceSlice: new Map(),
+    ResourceClaim: new Map(),
+    ResourceClaimTemplate: new Map(),
+    DeviceClass: new Map(),
   };
   private cached: DraState | undefined;
   private readonly reported = new Set<string>();
 
-  constructor(private readonly log: Logger, private readonly changed: (c: Change) => void = () => {}) {}
+  constructor(
+    private readonly log: Logger,
+    private readonly changed: (c: Change) => void = () => {},
+  ) {}
 
   apply(kind: DraKind, obj: KubeObject): void {
     const key = keyOf(obj);
@@ -41,13 +53,25 @@ export class DraObjects {
       return;
     }
     this.objects[kind].set(key, r.value);
-    this.changed({ kind, type: 'upsert', name: obj.metadata.name!, ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}), obj });
+    this.changed({
+      kind,
+      type: 'upsert',
+      name: obj.metadata.name!,
+      ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}),
+      obj,
+    });
   }
 
   remove(kind: DraKind, obj: KubeObject): void {
     if (!this.objects[kind].delete(keyOf(obj))) return;
     this.cached = undefined;
-    this.changed({ kind, type: 'delete', name: obj.metadata.name!, ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}), obj });
+    this.changed({
+      kind,
+      type: 'delete',
+      name: obj.metadata.name!,
+      ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}),
+      obj,
+    });
   }
 
   state(): DraState {

@@ -25,19 +25,46 @@ describe('DRA informers', () => {
   it('list ResourceSlices, ResourceClaims and DeviceClasses into cluster state when DRA is simulated', async () => {
     server = await startApiServer({ clock: manualClock() });
     const kc = kubeConfigFor(server);
-    server.api.create('deviceclasses.resource.k8s.io', '', { metadata: { name: 'gpu' }, spec: { selectors: [{ cel: { expression: 'device.driver == "gpu.nvidia.com"' } }] } });
-    server.api.create('resourceslices.resource.k8s.io', '', { metadata: { name: 'n1-gpu' }, spec: { driver: 'gpu.nvidia.com', nodeName: 'n1', pool: { name: 'n1', generation: 1, resourceSliceCount: 1 }, devices: [{ name: 'gpu-0' }] } });
-    server.api.create('resourceclaims.resource.k8s.io', 'default', { metadata: { name: 'c' }, spec: { devices: { requests: [{ name: 'r', exactly: { deviceClassName: 'gpu' } }] } } });
+    server.api.create('deviceclasses.resource.k8s.io', '', {
+      metadata: { name: 'gpu' },
+      spec: { selectors: [{ cel: { expression: 'device.driver == "gpu.nvidia.com"' } }] },
+    });
+    server.api.create('resourceslices.resource.k8s.io', '', {
+      metadata: { name: 'n1-gpu' },
+      spec: {
+        driver: 'gpu.nvidia.com',
+        nodeName: 'n1',
+        pool: { name: 'n1', generation: 1, resourceSliceCount: 1 },
+        devices: [{ name: 'gpu-0' }],
+      },
+    });
+    server.api.create('resourceclaims.resource.k8s.io', 'default', {
+      metadata: { name: 'c' },
+      spec: { devices: { requests: [{ name: 'r', exactly: { deviceClassName: 'gpu' } }] } },
+    });
     const log = newLogger({ level: 'silent' });
     for (const dra of [false, true]) {
-      const { cluster, informers } = newClusterState({ kube: new KubeClient(kc), kubeConfig: kc, clock: realClock, log, dra });
+      const { cluster, informers } = newClusterState({
+        kube: new KubeClient(kc),
+        kubeConfig: kc,
+        clock: realClock,
+        log,
+        dra,
+      });
       const kinds = new Set<string>();
-      stops.push(cluster.subscribe((c) => { kinds.add(c.kind); }));
+      stops.push(
+        cluster.subscribe((c) => {
+          kinds.add(c.kind);
+        }),
+      );
       stops.push(() => informers.stop());
       await informers.start();
       await until(() => informers.listed());
       const s = cluster.workloads.dra.state();
-      expect(s.resourceSlices.map((x) => x.name), `dra=${dra}`).toEqual(dra ? ['n1-gpu'] : []);
+      expect(
+        s.resourceSlices.map((x) => x.name),
+        `dra=${dra}`,
+      ).toEqual(dra ? ['n1-gpu'] : []);
       expect(s.deviceClasses.map((x) => x.name)).toEqual(dra ? ['gpu'] : []);
       expect(s.resourceClaims.map((x) => x.name)).toEqual(dra ? ['c'] : []);
       expect(informers.status().some((x) => x.kind === 'ResourceSlice')).toBe(dra);
@@ -53,14 +80,24 @@ describe('DRA informers on an API server without resource.k8s.io/v1', () => {
     const kc = kubeConfigFor(server);
     const lines: Array<{ level: string; message: string; kind?: string }> = [];
     const log = newLogger({ level: 'info', destination: { write: (l: string) => void lines.push(JSON.parse(l)) } });
-    const { cluster, informers } = newClusterState({ kube: new KubeClient(kc), kubeConfig: kc, clock: realClock, log, dra: true, backoff: { baseMs: 60_000, maxMs: 60_000 } });
+    const { cluster, informers } = newClusterState({
+      kube: new KubeClient(kc),
+      kubeConfig: kc,
+      clock: realClock,
+      log,
+      dra: true,
+      backoff: { baseMs: 60_000, maxMs: 60_000 },
+    });
     stops.push(() => informers.stop());
     await informers.start();
     await until(() => informers.listed());
     const st = new Map(informers.status().map((x) => [x.kind, x]));
     for (const kind of ['ResourceSlice', 'ResourceClaim', 'ResourceClaimTemplate', 'DeviceClass']) {
       expect(st.get(kind as never)?.unserved, kind).toBe(true);
-      expect(lines.filter((l) => l.level === 'ERROR' && l.kind === kind && l.message.includes('resource.k8s.io/v1')), kind).toHaveLength(1);
+      expect(
+        lines.filter((l) => l.level === 'ERROR' && l.kind === kind && l.message.includes('resource.k8s.io/v1')),
+        kind,
+      ).toHaveLength(1);
     }
     expect(st.get('Pod')?.unserved).toBe(false);
     expect(st.get('Pod')?.state).toBe('watching');
@@ -71,7 +108,14 @@ describe('DRA informers on an API server without resource.k8s.io/v1', () => {
     server = await startApiServer({ clock: manualClock() });
     server.faults.failNext({ resource: 'resourceslices.resource.k8s.io', verbs: ['list'], code: 500, count: 1000 });
     const kc = kubeConfigFor(server);
-    const { informers } = newClusterState({ kube: new KubeClient(kc), kubeConfig: kc, clock: realClock, log: newLogger({ level: 'silent' }), dra: true, backoff: { baseMs: 60_000, maxMs: 60_000 } });
+    const { informers } = newClusterState({
+      kube: new KubeClient(kc),
+      kubeConfig: kc,
+      clock: realClock,
+      log: newLogger({ level: 'silent' }),
+      dra: true,
+      backoff: { baseMs: 60_000, maxMs: 60_000 },
+    });
     stops.push(() => informers.stop());
     await informers.start();
     expect(informers.listed()).toBe(false);

@@ -26,7 +26,11 @@ export interface ClusterStateDeps {
 
 export function newClusterState(deps: ClusterStateDeps): { cluster: Cluster; informers: Informers } {
   const informers = new Informers({ ...deps, log: deps.log.child({ component: 'informers' }) });
-  const cluster = new Cluster({ clock: deps.clock, log: deps.log.child({ component: 'cluster-state' }), listed: deps.unsafeSkipCacheSync ? () => true : () => informers.synced() });
+  const cluster = new Cluster({
+    clock: deps.clock,
+    log: deps.log.child({ component: 'cluster-state' }),
+    listed: deps.unsafeSkipCacheSync ? () => true : () => informers.synced(),
+  });
   const w = cluster.workloads;
   informers.add('Node', { apply: (o) => cluster.applyNode(o), remove: (o) => cluster.removeNode(o) });
   informers.add('NodeClaim', { apply: (o) => cluster.applyNodeClaim(o), remove: (o) => cluster.removeNodeClaim(o) });
@@ -39,22 +43,52 @@ export function newClusterState(deps: ClusterStateDeps): { cluster: Cluster; inf
     const dra = cluster.workloads.dra;
     // Kubernetes before 1.34 has no resource.k8s.io/v1: the controller must still sync and provision the
     // pods that need no devices (a pod with resource claims gets an error naming the claim it cannot see).
-    const unservedMeans = 'IGNORE_DRA_REQUESTS=false needs resource.k8s.io/v1 (Kubernetes 1.34 or later); until it is served, no devices, claims or device classes are known and pods with resource claims stay pending with an error naming the claim';
+    const unservedMeans =
+      'IGNORE_DRA_REQUESTS=false needs resource.k8s.io/v1 (Kubernetes 1.34 or later); until it is served, no devices, claims or device classes are known and pods with resource claims stay pending with an error naming the claim';
     // One literal call per kind: test/deploy/rbac.ts reads these to check the chart's RBAC.
-    informers.add('ResourceSlice', { apply: (o) => dra.apply('ResourceSlice', o), remove: (o) => dra.remove('ResourceSlice', o) }, { unservedMeans });
-    informers.add('ResourceClaim', { apply: (o) => dra.apply('ResourceClaim', o), remove: (o) => dra.remove('ResourceClaim', o) }, { unservedMeans });
-    informers.add('ResourceClaimTemplate', { apply: (o) => dra.apply('ResourceClaimTemplate', o), remove: (o) => dra.remove('ResourceClaimTemplate', o) }, { unservedMeans });
-    informers.add('DeviceClass', { apply: (o) => dra.apply('DeviceClass', o), remove: (o) => dra.remove('DeviceClass', o) }, { unservedMeans });
+    informers.add(
+      'ResourceSlice',
+      { apply: (o) => dra.apply('ResourceSlice', o), remove: (o) => dra.remove('ResourceSlice', o) },
+      { unservedMeans },
+    );
+    informers.add(
+      'ResourceClaim',
+      { apply: (o) => dra.apply('ResourceClaim', o), remove: (o) => dra.remove('ResourceClaim', o) },
+      { unservedMeans },
+    );
+    informers.add(
+      'ResourceClaimTemplate',
+      { apply: (o) => dra.apply('ResourceClaimTemplate', o), remove: (o) => dra.remove('ResourceClaimTemplate', o) },
+      { unservedMeans },
+    );
+    informers.add(
+      'DeviceClass',
+      { apply: (o) => dra.apply('DeviceClass', o), remove: (o) => dra.remove('DeviceClass', o) },
+      { unservedMeans },
+    );
   }
   // One literal call per kind: test/deploy/rbac.ts reads these to check the chart's RBAC.
-  if (deps.nodeOverlays) informers.add('NodeOverlay', { apply: (o) => cluster.applyNodeOverlay(o), remove: (o) => cluster.removeNodeOverlay(o) });
+  if (deps.nodeOverlays)
+    informers.add('NodeOverlay', {
+      apply: (o) => cluster.applyNodeOverlay(o),
+      remove: (o) => cluster.removeNodeOverlay(o),
+    });
   if (deps.defaultSpread) {
     const sel = w.selectors;
     // One literal call per kind: test/deploy/rbac.ts reads these to check the chart's RBAC.
     informers.add('Service', { apply: (o) => sel.applyService(o), remove: (o) => sel.removeService(o) });
-    informers.add('ReplicaSet', { apply: (o) => sel.applyWorkload('ReplicaSet', o), remove: (o) => sel.removeWorkload('ReplicaSet', o) });
-    informers.add('StatefulSet', { apply: (o) => sel.applyWorkload('StatefulSet', o), remove: (o) => sel.removeWorkload('StatefulSet', o) });
-    informers.add('ReplicationController', { apply: (o) => sel.applyWorkload('ReplicationController', o), remove: (o) => sel.removeWorkload('ReplicationController', o) });
+    informers.add('ReplicaSet', {
+      apply: (o) => sel.applyWorkload('ReplicaSet', o),
+      remove: (o) => sel.removeWorkload('ReplicaSet', o),
+    });
+    informers.add('StatefulSet', {
+      apply: (o) => sel.applyWorkload('StatefulSet', o),
+      remove: (o) => sel.removeWorkload('StatefulSet', o),
+    });
+    informers.add('ReplicationController', {
+      apply: (o) => sel.applyWorkload('ReplicationController', o),
+      remove: (o) => sel.removeWorkload('ReplicationController', o),
+    });
   }
   return { cluster, informers };
 }

@@ -49,7 +49,11 @@ export interface InformerStatus {
 
 /** client-node's Watch, telling us when a watch request starts and when its stream ends. */
 class TrackedWatch extends Watch {
-  constructor(kc: KubeConfig, private readonly onOpen: (open: boolean) => void, livenessMs?: number) {
+  constructor(
+    kc: KubeConfig,
+    private readonly onOpen: (open: boolean) => void,
+    livenessMs?: number,
+  ) {
     super(kc);
     // client-node's liveness: a watch silent for this long is aborted with a TimeoutError and ListWatch
     // reconnects from its resourceVersion at once. The field is private in its typings but is the
@@ -57,7 +61,12 @@ class TrackedWatch extends Watch {
     if (livenessMs !== undefined) (this as unknown as { requestTimeoutMs: number }).requestTimeoutMs = livenessMs;
   }
 
-  override async watch(path: string, query: Record<string, string | number | boolean | undefined>, callback: (phase: string, obj: unknown, watchObj?: unknown) => void, done: (err: unknown) => void): Promise<AbortController> {
+  override async watch(
+    path: string,
+    query: Record<string, string | number | boolean | undefined>,
+    callback: (phase: string, obj: unknown, watchObj?: unknown) => void,
+    done: (err: unknown) => void,
+  ): Promise<AbortController> {
     this.onOpen(true);
     return super.watch(path, query, callback, (err: unknown) => {
       this.onOpen(false);
@@ -80,23 +89,36 @@ class KindInformer {
   /** A list answered and ListWatch is applying its items; the watch it opens next marks the kind listed. */
   private listAnswered = false;
 
-  constructor(readonly kind: Kind, private readonly deps: InformersDeps, handlers: InformerHandlers, private readonly opts: InformerOptions = {}, private readonly onListed: () => void = () => {}) {
+  constructor(
+    readonly kind: Kind,
+    private readonly deps: InformersDeps,
+    handlers: InformerHandlers,
+    private readonly opts: InformerOptions = {},
+    private readonly onListed: () => void = () => {},
+  ) {
     const list = async () => {
-      const items = (await deps.kube.list(kind)) as unknown as { items: KubernetesObject[]; metadata?: { resourceVersion?: string } };
+      const items = (await deps.kube.list(kind)) as unknown as {
+        items: KubernetesObject[];
+        metadata?: { resourceVersion?: string };
+      };
       this.listAnswered = true;
       return items;
     };
     // ListWatch applies a list's items and then, in the same turn, opens the watch: so the watch opening
     // after an answered list is the moment the items are in cluster state.
-    const watch = new TrackedWatch(deps.kubeConfig, (open) => {
-      if (open && this.listAnswered) {
-        this.listAnswered = false;
-        this.markListed();
-      }
-      // A stream that ended is being re-established (or waits in backoff, which failed() records).
-      if (!open && this.state === 'watching') this.state = 'starting';
-      else if (open && this.listed && this.state === 'starting') this.state = 'watching';
-    }, deps.watchTimeoutMs);
+    const watch = new TrackedWatch(
+      deps.kubeConfig,
+      (open) => {
+        if (open && this.listAnswered) {
+          this.listAnswered = false;
+          this.markListed();
+        }
+        // A stream that ended is being re-established (or waits in backoff, which failed() records).
+        if (!open && this.state === 'watching') this.state = 'starting';
+        else if (open && this.listed && this.state === 'starting') this.state = 'watching';
+      },
+      deps.watchTimeoutMs,
+    );
     this.lw = new ListWatch(collectionPath(kind), watch, list, false, undefined, undefined, {
       delayFn: async (ms) => {
         const prior = this.state;
@@ -164,15 +186,24 @@ class KindInformer {
     if (this.opts.unservedMeans !== undefined && !this.listed && isNotFound(err)) {
       ms = maxMs;
       this.unserved = true;
-      this.deps.log.error({ kind: this.kind, path: collectionPath(this.kind), err: errText(err), retryInMs: ms }, `the API server does not serve ${this.kind}: ${this.opts.unservedMeans}`);
+      this.deps.log.error(
+        { kind: this.kind, path: collectionPath(this.kind), err: errText(err), retryInMs: ms },
+        `the API server does not serve ${this.kind}: ${this.opts.unservedMeans}`,
+      );
       // Listed and empty: the controllers that read it must not wait for an API that may never come.
       this.markListedUnserved();
     } else if (this.unserved && isNotFound(err)) {
       ms = maxMs;
     } else if (!this.listed) {
-      this.deps.log.warn({ kind: this.kind, err: errText(err), retryInMs: ms }, 'listing failed; the controllers that read this kind wait until a list succeeds');
+      this.deps.log.warn(
+        { kind: this.kind, err: errText(err), retryInMs: ms },
+        'listing failed; the controllers that read this kind wait until a list succeeds',
+      );
     } else {
-      this.deps.log.warn({ kind: this.kind, err: errText(err), retryInMs: ms }, 'informer stopped; restarting (its cache stays synced and catches up on restart)');
+      this.deps.log.warn(
+        { kind: this.kind, err: errText(err), retryInMs: ms },
+        'informer stopped; restarting (its cache stays synced and catches up on restart)',
+      );
     }
     this.timer?.cancel();
     this.timer = this.deps.clock.setTimer(ms, () => {
@@ -255,7 +286,14 @@ export class Informers {
   }
 
   status(): InformerStatus[] {
-    return [...this.informers.values()].map((i) => ({ kind: i.kind, state: i.state, listed: i.listed, restarts: i.restarts, unserved: i.unserved, resourceVersion: i.lw.latestResourceVersion() }));
+    return [...this.informers.values()].map((i) => ({
+      kind: i.kind,
+      state: i.state,
+      listed: i.listed,
+      restarts: i.restarts,
+      unserved: i.unserved,
+      resourceVersion: i.lw.latestResourceVersion(),
+    }));
   }
 
   stop(): void {

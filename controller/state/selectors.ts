@@ -3,8 +3,15 @@
 // default constraints (Karpenter starts its Service informer lazily for the same reason). Objects that do not
 // parse are logged with the field at fault and left out.
 import {
-  formatFieldError, ownerKey, parseServiceSelector, parseWorkloadSelector,
-  type FieldError, type LabelSelector, type SelectorSources, type ServiceSelector, type WorkloadSelector,
+  formatFieldError,
+  ownerKey,
+  parseServiceSelector,
+  parseWorkloadSelector,
+  type FieldError,
+  type LabelSelector,
+  type SelectorSources,
+  type ServiceSelector,
+  type WorkloadSelector,
 } from '../../engine/index.ts';
 import type { KubeObject } from '../operator/kube.ts';
 import type { Logger } from '../operator/logger.ts';
@@ -38,13 +45,16 @@ export class SelectorObjects {
   }
 
   removeWorkload(kind: WorkloadSelector['kind'], obj: KubeObject): void {
-    if (this.owners.delete(ownerKey(kind, obj.metadata.namespace ?? 'default', obj.metadata.name ?? ''))) this.touch(kind, 'delete', obj);
+    if (this.owners.delete(ownerKey(kind, obj.metadata.namespace ?? 'default', obj.metadata.name ?? '')))
+      this.touch(kind, 'delete', obj);
   }
 
   /** The sources as the engine takes them (Services in name order, as a list read from the cache is). */
   sources(): SelectorSources {
     this.cached ??= {
-      services: [...this.services.values()].sort((a, b) => (a.namespace + '/' + a.name < b.namespace + '/' + b.name ? -1 : 1)),
+      services: [...this.services.values()].sort((a, b) =>
+        a.namespace + '/' + a.name < b.namespace + '/' + b.name ? -1 : 1,
+      ),
       owners: new Map(this.owners),
     };
     return this.cached;
@@ -52,10 +62,19 @@ export class SelectorObjects {
 
   private touch(kind: Change['kind'], type: Change['type'], obj: KubeObject): void {
     this.cached = undefined;
-    this.deps.changed({ kind, type, name: obj.metadata.name ?? '', namespace: obj.metadata.namespace ?? 'default', obj });
+    this.deps.changed({
+      kind,
+      type,
+      name: obj.metadata.name ?? '',
+      namespace: obj.metadata.namespace ?? 'default',
+      obj,
+    });
   }
 
   private problem(what: string, obj: KubeObject, errors: readonly FieldError[]): void {
-    this.deps.log.error({ [what.toLowerCase()]: keyOf(obj), errors: errors.map(formatFieldError) }, `${what} does not parse; its selector is left out of default topology spread`);
+    this.deps.log.error(
+      { [what.toLowerCase()]: keyOf(obj), errors: errors.map(formatFieldError) },
+      `${what} does not parse; its selector is left out of default topology spread`,
+    );
   }
 }

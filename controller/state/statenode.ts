@@ -27,7 +27,11 @@ function backfill(node: Resources, claim: Resources): Resources {
   return out;
 }
 
-export function joinStateNode(node: NodeEntry | undefined, claim: NodeClaimEntry | undefined, ctx: JoinContext): StateNode {
+export function joinStateNode(
+  node: NodeEntry | undefined,
+  claim: NodeClaimEntry | undefined,
+  ctx: JoinContext,
+): StateNode {
   if (!node && !claim) throw new Error('joinStateNode: needs a Node or a NodeClaim');
   const n = node?.info;
   const c = claim?.info;
@@ -38,9 +42,13 @@ export function joinStateNode(node: NodeEntry | undefined, claim: NodeClaimEntry
   const cond = (type: string) => conds.find((x) => x.type === type);
   const drifted = cond('Drifted');
   const conditions = {
-    ...(drifted?.status === 'True' ? { drifted: { reason: drifted.reason ?? 'Drifted', since: transitionTime(drifted) ?? 0 } } : {}),
+    ...(drifted?.status === 'True'
+      ? { drifted: { reason: drifted.reason ?? 'Drifted', since: transitionTime(drifted) ?? 0 } }
+      : {}),
     ...(cond('Consolidatable')?.status === 'True' ? { consolidatable: true } : {}),
-    ...(cond('Initialized')?.status === 'True' && transitionTime(cond('Initialized')) !== undefined ? { initializedAt: transitionTime(cond('Initialized'))! } : {}),
+    ...(cond('Initialized')?.status === 'True' && transitionTime(cond('Initialized')) !== undefined
+      ? { initializedAt: transitionTime(cond('Initialized'))! }
+      : {}),
   };
   const useNode = n !== undefined && (registered || !c);
   let capacity: Resources = c?.capacity ?? {};

@@ -2,8 +2,15 @@
 // stands for the overhead a new node must reserve) and PodDisruptionBudgets. Objects that do not parse are
 // logged with the field at fault and left out.
 import {
-  formatFieldError, isActive, parseDaemonSet, parsePod, parsePodDisruptionBudget,
-  type DaemonSet, type FieldError, type Pod, type PodDisruptionBudget,
+  formatFieldError,
+  isActive,
+  parseDaemonSet,
+  parsePod,
+  parsePodDisruptionBudget,
+  type DaemonSet,
+  type FieldError,
+  type Pod,
+  type PodDisruptionBudget,
 } from '../../engine/index.ts';
 import type { KubeObject } from '../operator/kube.ts';
 import type { Logger } from '../operator/logger.ts';
@@ -12,7 +19,8 @@ import { DraObjects } from './dra.ts';
 import { SelectorObjects } from './selectors.ts';
 
 const keyOf = (o: KubeObject): string => `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`;
-const nodeNameOf = (o: KubeObject): string | undefined => (o.spec as { nodeName?: string } | undefined)?.nodeName || undefined;
+const nodeNameOf = (o: KubeObject): string | undefined =>
+  (o.spec as { nodeName?: string } | undefined)?.nodeName || undefined;
 
 interface DaemonSetEntry {
   obj: KubeObject;
@@ -53,7 +61,14 @@ export class Workloads {
       set.add(key);
     }
     this.trackDaemonPod(obj);
-    this.deps.changed({ kind: 'Pod', type: 'upsert', name: obj.metadata.name!, namespace: obj.metadata.namespace ?? 'default', obj, ...(old ? { old: old.obj } : {}) });
+    this.deps.changed({
+      kind: 'Pod',
+      type: 'upsert',
+      name: obj.metadata.name!,
+      namespace: obj.metadata.namespace ?? 'default',
+      obj,
+      ...(old ? { old: old.obj } : {}),
+    });
   }
 
   removePod(obj: KubeObject): void {
@@ -62,31 +77,61 @@ export class Workloads {
     if (!old) return;
     this.pods.delete(key);
     this.unindex(key, old.obj);
-    this.deps.changed({ kind: 'Pod', type: 'delete', name: obj.metadata.name!, namespace: obj.metadata.namespace ?? 'default', obj: old.obj });
+    this.deps.changed({
+      kind: 'Pod',
+      type: 'delete',
+      name: obj.metadata.name!,
+      namespace: obj.metadata.namespace ?? 'default',
+      obj: old.obj,
+    });
   }
 
   applyDaemonSet(obj: KubeObject): void {
     const key = keyOf(obj);
     const entry = this.daemonSets.get(key);
     this.daemonSets.set(key, { obj, ...(entry?.newest ? { newest: entry.newest } : {}) });
-    this.deps.changed({ kind: 'DaemonSet', type: 'upsert', name: obj.metadata.name!, namespace: obj.metadata.namespace ?? 'default', obj });
+    this.deps.changed({
+      kind: 'DaemonSet',
+      type: 'upsert',
+      name: obj.metadata.name!,
+      namespace: obj.metadata.namespace ?? 'default',
+      obj,
+    });
   }
 
   removeDaemonSet(obj: KubeObject): void {
     if (!this.daemonSets.delete(keyOf(obj))) return;
-    this.deps.changed({ kind: 'DaemonSet', type: 'delete', name: obj.metadata.name!, namespace: obj.metadata.namespace ?? 'default', obj });
+    this.deps.changed({
+      kind: 'DaemonSet',
+      type: 'delete',
+      name: obj.metadata.name!,
+      namespace: obj.metadata.namespace ?? 'default',
+      obj,
+    });
   }
 
   applyPdb(obj: KubeObject): void {
     const r = parsePodDisruptionBudget(obj);
     if (!r.ok) this.problem('poddisruptionbudget', keyOf(obj), r.errors);
     this.pdbs.set(keyOf(obj), { obj, ...(r.ok ? { pdb: r.value } : {}) });
-    this.deps.changed({ kind: 'PodDisruptionBudget', type: 'upsert', name: obj.metadata.name!, namespace: obj.metadata.namespace ?? 'default', obj });
+    this.deps.changed({
+      kind: 'PodDisruptionBudget',
+      type: 'upsert',
+      name: obj.metadata.name!,
+      namespace: obj.metadata.namespace ?? 'default',
+      obj,
+    });
   }
 
   removePdb(obj: KubeObject): void {
     if (!this.pdbs.delete(keyOf(obj))) return;
-    this.deps.changed({ kind: 'PodDisruptionBudget', type: 'delete', name: obj.metadata.name!, namespace: obj.metadata.namespace ?? 'default', obj });
+    this.deps.changed({
+      kind: 'PodDisruptionBudget',
+      type: 'delete',
+      name: obj.metadata.name!,
+      namespace: obj.metadata.namespace ?? 'default',
+      obj,
+    });
   }
 
   pod(namespace: string, name: string): { obj: KubeObject; pod: Pod } | undefined {
@@ -136,7 +181,8 @@ export class Workloads {
     if (!owner) return;
     const e = this.daemonSets.get(`${obj.metadata.namespace ?? 'default'}/${owner.name}`);
     if (!e) return;
-    if (!e.newest || String(obj.metadata.creationTimestamp) >= String(e.newest.metadata.creationTimestamp)) e.newest = obj;
+    if (!e.newest || String(obj.metadata.creationTimestamp) >= String(e.newest.metadata.creationTimestamp))
+      e.newest = obj;
   }
 
   private unindex(key: string, old: KubeObject | undefined): void {

@@ -8,7 +8,13 @@ import { withExtraWellKnown } from '../scheduling/labels.ts';
 import type { ProvisionInput } from '../model/types.ts';
 import { WasmSolver } from '../solver/wasm.ts';
 import { nodePool, pod, pods } from '../../test/fixtures/builders.ts';
-import { defaultFakeInstanceTypes, FAKE_WELL_KNOWN_LABELS, fakeInstanceType, withAvailability, withPrices } from '../../test/fixtures/instancetypes.ts';
+import {
+  defaultFakeInstanceTypes,
+  FAKE_WELL_KNOWN_LABELS,
+  fakeInstanceType,
+  withAvailability,
+  withPrices,
+} from '../../test/fixtures/instancetypes.ts';
 import { problemArb } from '../../test/solver/arbitraries.ts';
 import { ModelCaches } from '../model/caches.ts';
 import { encodeProvision } from './encode.ts';
@@ -29,12 +35,24 @@ describe('the encoded catalog cache', () => {
     // Fixed NodePools, instance types, daemonsets and well-known labels (so templates are shared and the
     // cache is hit); random pods, nodes and options (so key spaces and resource dimensions vary).
     const its = defaultFakeInstanceTypes();
-    const pools: NodePool[] = [nodePool({ name: 'a' }), nodePool({ name: 'b', requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }] })];
-    const daemonSets: readonly DaemonSet[][] = [[], [{ namespace: 'kube-system', name: 'ds', pod: pod({ name: 'ds', cpu: '100m', memory: '64Mi' }) }]];
+    const pools: NodePool[] = [
+      nodePool({ name: 'a' }),
+      nodePool({ name: 'b', requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }] }),
+    ];
+    const daemonSets: readonly DaemonSet[][] = [
+      [],
+      [{ namespace: 'kube-system', name: 'ds', pod: pod({ name: 'ds', cpu: '100m', memory: '64Mi' }) }],
+    ];
     const before = caches.stats()['catalog chunks'] ?? { hits: 0, misses: 0 };
     fc.assert(
       fc.property(problemArb, fc.integer({ min: 0, max: 1 }), fc.integer({ min: 1, max: 2 }), (p, ds, np) => {
-        const input: ProvisionInput = { ...p, nodePools: pools.slice(0, np), instanceTypes: new Map(pools.map((x) => [x.name, its])), daemonSets: daemonSets[ds]!, wellKnownLabels };
+        const input: ProvisionInput = {
+          ...p,
+          nodePools: pools.slice(0, np),
+          instanceTypes: new Map(pools.map((x) => [x.name, its])),
+          daemonSets: daemonSets[ds]!,
+          wellKnownLabels,
+        };
         sameBlocks(input);
         // The second encode of the same input is a hit for every template.
         sameBlocks(input);
@@ -46,13 +64,26 @@ describe('the encoded catalog cache', () => {
     expect(after.misses).toBeGreaterThan(before.misses);
   });
 
-  it('re-encodes when a pod adds a label value that renumbers the instance types\' values', () => {
+  it("re-encodes when a pod adds a label value that renumbers the instance types' values", () => {
     const its = defaultFakeInstanceTypes();
     const pool = nodePool();
-    const base: Omit<ProvisionInput, 'pods'> = { nodePools: [pool], instanceTypes: new Map([[pool.name, its]]), nodes: [], daemonSets: [], options: DEFAULT_ENGINE_OPTIONS, wellKnownLabels };
+    const base: Omit<ProvisionInput, 'pods'> = {
+      nodePools: [pool],
+      instanceTypes: new Map([[pool.name, its]]),
+      nodes: [],
+      daemonSets: [],
+      options: DEFAULT_ENGINE_OPTIONS,
+      wellKnownLabels,
+    };
     const plain = { ...base, pods: pods(3, { cpu: '1', memory: '1Gi' }) };
     // 'test-zone-0' sorts before the catalog's zones: every offering's zone index moves by one.
-    const zoned = { ...base, pods: [...plain.pods, pod({ name: 'z', cpu: '1', memory: '1Gi', nodeSelector: { 'topology.kubernetes.io/zone': 'test-zone-0' } })] };
+    const zoned = {
+      ...base,
+      pods: [
+        ...plain.pods,
+        pod({ name: 'z', cpu: '1', memory: '1Gi', nodeSelector: { 'topology.kubernetes.io/zone': 'test-zone-0' } }),
+      ],
+    };
     for (const input of [plain, zoned, plain, zoned]) sameBlocks(input);
     const plan = solver.solve(zoned);
     expect(plan.unschedulable.map((e) => e.uid)).toEqual([zoned.pods[3]!.uid]);
@@ -64,7 +95,15 @@ describe('the encoded catalog cache', () => {
     const cheap = fakeInstanceType({ name: 'cheap', price: 1 });
     const dear = fakeInstanceType({ name: 'dear', price: 2 });
     const solve = (its: InstanceType[]) => {
-      const plan = solver.solve({ nodePools: [pool], instanceTypes: new Map([[pool.name, its]]), nodes: [], daemonSets: [], options: DEFAULT_ENGINE_OPTIONS, wellKnownLabels, pods: pods(1, { cpu: '1', memory: '1Gi' }) });
+      const plan = solver.solve({
+        nodePools: [pool],
+        instanceTypes: new Map([[pool.name, its]]),
+        nodes: [],
+        daemonSets: [],
+        options: DEFAULT_ENGINE_OPTIONS,
+        wellKnownLabels,
+        pods: pods(1, { cpu: '1', memory: '1Gi' }),
+      });
       return { first: plan.newNodeClaims[0]?.instanceTypes[0]?.name, price: plan.costPerHour };
     };
     expect(solve([cheap, dear])).toEqual({ first: 'cheap', price: 1 });
@@ -73,7 +112,9 @@ describe('the encoded catalog cache', () => {
     // The cheap one's offerings all unavailable.
     expect(solve([withAvailability(cheap, false), dear])).toEqual({ first: 'dear', price: 2 });
     // One offering cheaper than the rest: the plan's price is that offering's.
-    expect(solve([withPrices(cheap, (o) => (o.zone === 'test-zone-2' && o.capacityType === 'spot' ? 0.25 : 1)), dear]).price).toBe(0.25);
+    expect(
+      solve([withPrices(cheap, (o) => (o.zone === 'test-zone-2' && o.capacityType === 'spot' ? 0.25 : 1)), dear]).price,
+    ).toBe(0.25);
     expect(solve([cheap, dear])).toEqual({ first: 'cheap', price: 1 });
   });
 });

@@ -123,17 +123,32 @@ function encodeChunk(t: Template, ks: KeySpace, resources: readonly string[], ld
     its[b + A.IT_NOFFS] = it.offerings.length;
     its[b + A.IT_FLAGS] = isExotic(it) ? A.ITF_EXOTIC : 0;
   });
-  return { its, words: words.view().slice(), f64s: f64.view().slice(), offerings: new Uint8Array(offBuf), offeringCount, groups };
+  return {
+    its,
+    words: words.view().slice(),
+    f64s: f64.view().slice(),
+    offerings: new Uint8Array(offBuf),
+    offeringCount,
+    groups,
+  };
 }
 
 /** What of the key space, resources and limit dimensions a template's chunk depends on. */
-function fingerprint(t: Template, ks: KeySpace, resources: readonly string[], lds: readonly string[], caches: ModelCaches): string {
+function fingerprint(
+  t: Template,
+  ks: KeySpace,
+  resources: readonly string[],
+  lds: readonly string[],
+  caches: ModelCaches,
+): string {
   const parts: string[] = [resources.join(','), lds.join(',')];
   const keys = new Set<string>(OFFERING_KEYS);
   for (const k of catalogValues(t, caches).keys()) keys.add(k);
   for (const k of keys) {
     const i = ks.index.get(k);
-    parts.push(i === undefined ? `${k}\u0001-` : `${k}\u0001${i}\u0001${ks.words[i]}\u0001${ks.values[i]!.join('\u0002')}`);
+    parts.push(
+      i === undefined ? `${k}\u0001-` : `${k}\u0001${i}\u0001${ks.words[i]}\u0001${ks.values[i]!.join('\u0002')}`,
+    );
   }
   return parts.join('\u0000');
 }
@@ -143,7 +158,13 @@ const CHUNKS_PER_TEMPLATE = 4;
 const CHUNKS = cacheSlot<Template, Map<string, TypesChunk>>('catalog chunks');
 
 /** The template's chunk for this key space, from `caches` when the fingerprint matches (none: encoded afresh). */
-export function templateTypes(t: Template, ks: KeySpace, resources: readonly string[], lds: readonly string[], caches?: ModelCaches): TypesChunk {
+export function templateTypes(
+  t: Template,
+  ks: KeySpace,
+  resources: readonly string[],
+  lds: readonly string[],
+  caches?: ModelCaches,
+): TypesChunk {
   if (!caches) return encodeChunk(t, ks, resources, lds);
   const fp = fingerprint(t, ks, resources, lds, caches);
   const byFp = caches.map(CHUNKS);
@@ -163,7 +184,16 @@ export function templateTypes(t: Template, ks: KeySpace, resources: readonly str
  * from record `at` with indices relocated (offerings start at record `offBase` of the block), its daemon
  * groups numbered through `dgOf`. The offering bytes need no relocation; the caller concatenates them.
  */
-export function appendChunk(c: TypesChunk, ti: number, words: Words, f64: F64s, offBase: number, dgOf: (g: DaemonGroup) => number, out: Int32Array, at: number): void {
+export function appendChunk(
+  c: TypesChunk,
+  ti: number,
+  words: Words,
+  f64: F64s,
+  offBase: number,
+  dgOf: (g: DaemonGroup) => number,
+  out: Int32Array,
+  at: number,
+): void {
   const wBase = words.append(c.words);
   const fBase = f64.append(c.f64s);
   const dg = c.groups.map(dgOf);

@@ -17,18 +17,41 @@ describe('pod classes', () => {
       pod({ ...base, hostPorts: [8080] }),
       pod({ ...base, required: [[{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a'] }]] }),
       pod({ ...base, required: [[{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['b'] }]] }),
-      pod({ ...base, spread: [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'web' } } }] }),
+      pod({
+        ...base,
+        spread: [
+          {
+            maxSkew: 1,
+            topologyKey: 'topology.kubernetes.io/zone',
+            whenUnsatisfiable: 'DoNotSchedule',
+            labelSelector: { matchLabels: { app: 'web' } },
+          },
+        ],
+      }),
       pod({ ...base, volumeRequirements: [[{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a'] }]] }),
       { ...pod({ ...base }), ignoredReason: 'PVC data not found' },
-      { ...pod({ ...base }), resourceClaims: [{ name: 'gpu', resourceClaimTemplateName: 'one-gpu' }], containerClaims: ['gpu'] },
-      { ...pod({ ...base }), resourceClaims: [{ name: 'gpu', resourceClaimName: 'shared-gpu' }], containerClaims: ['gpu'] },
+      {
+        ...pod({ ...base }),
+        resourceClaims: [{ name: 'gpu', resourceClaimTemplateName: 'one-gpu' }],
+        containerClaims: ['gpu'],
+      },
+      {
+        ...pod({ ...base }),
+        resourceClaims: [{ name: 'gpu', resourceClaimName: 'shared-gpu' }],
+        containerClaims: ['gpu'],
+      },
     ];
     const c = new PodClassifier();
     const classes = variants.map((p) => c.classOf(p));
     expect(new Set(classes).size).toBe(variants.length);
     // Replicas: new objects, same content, other names, uids and creation times.
     for (const [i, v] of variants.entries()) {
-      const replica = structuredClone({ ...v, name: `${v.name}-r`, uid: `${v.uid}-r`, creationTimestamp: v.creationTimestamp + 5 });
+      const replica = structuredClone({
+        ...v,
+        name: `${v.name}-r`,
+        uid: `${v.uid}-r`,
+        creationTimestamp: v.creationTimestamp + 5,
+      });
       expect(c.classOf(replica)).toBe(classes[i]);
     }
   });
@@ -43,17 +66,45 @@ describe('pod classes', () => {
       pod({ ...base, tolerations: [{ key: 'k', operator: 'Exists' }] }),
       pod({ ...base, hostPorts: [8080] }),
       pod({ ...base, required: [[{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a'] }]] }),
-      pod({ ...base, spread: [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'web' } } }] }),
-      pod({ ...base, spread: [{ maxSkew: 2, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'web' } } }] }),
+      pod({
+        ...base,
+        spread: [
+          {
+            maxSkew: 1,
+            topologyKey: 'topology.kubernetes.io/zone',
+            whenUnsatisfiable: 'DoNotSchedule',
+            labelSelector: { matchLabels: { app: 'web' } },
+          },
+        ],
+      }),
+      pod({
+        ...base,
+        spread: [
+          {
+            maxSkew: 2,
+            topologyKey: 'topology.kubernetes.io/zone',
+            whenUnsatisfiable: 'DoNotSchedule',
+            labelSelector: { matchLabels: { app: 'web' } },
+          },
+        ],
+      }),
       pod({ ...base, volumeRequirements: [[{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a'] }]] }),
       { ...pod({ ...base }), ignoredReason: 'PVC data not found' },
-      { ...pod({ ...base }), resourceClaims: [{ name: 'gpu', resourceClaimTemplateName: 'one-gpu' }], containerClaims: ['gpu'] },
+      {
+        ...pod({ ...base }),
+        resourceClaims: [{ name: 'gpu', resourceClaimTemplateName: 'one-gpu' }],
+        containerClaims: ['gpu'],
+      },
     ];
     const s = new PodShapes();
     expect(new Set(variants.map((p) => s.shapeOf(p))).size).toBe(variants.length);
     for (const v of variants) {
       // Other sizes (new objects, not memoised by a classifier): the same shape, so the same representative.
-      const resized = structuredClone({ ...v, uid: `${v.uid}-big`, requests: { ...v.requests, cpu: 4000, memory: 2 ** 33 } });
+      const resized = structuredClone({
+        ...v,
+        uid: `${v.uid}-big`,
+        requests: { ...v.requests, cpu: 4000, memory: 2 ** 33 },
+      });
       expect(s.shapeOf(resized)).toBe(s.shapeOf(v));
     }
   });
@@ -105,12 +156,21 @@ describe('pod classes', () => {
 describe('sortQueueOrder', () => {
   it('orders pods exactly as compareQueueOrder', () => {
     const arb = fc.array(
-      fc.record({ cpu: fc.constantFrom(0, 100, 250, 1000), mem: fc.constantFrom(0, 1, 2 ** 30, 1.5 * 2 ** 30), t: fc.integer({ min: 0, max: 3 }), uid: fc.string({ minLength: 1, maxLength: 3 }) }),
+      fc.record({
+        cpu: fc.constantFrom(0, 100, 250, 1000),
+        mem: fc.constantFrom(0, 1, 2 ** 30, 1.5 * 2 ** 30),
+        t: fc.integer({ min: 0, max: 3 }),
+        uid: fc.string({ minLength: 1, maxLength: 3 }),
+      }),
       { maxLength: 60 },
     );
     fc.assert(
       fc.property(arb, (specs) => {
-        const pods = specs.map((s, i) => ({ ...pod({ name: `p${i}`, createdAt: s.t }), uid: `${s.uid}-${i}`, requests: { cpu: s.cpu, memory: s.mem, pods: 1 } }));
+        const pods = specs.map((s, i) => ({
+          ...pod({ name: `p${i}`, createdAt: s.t }),
+          uid: `${s.uid}-${i}`,
+          requests: { cpu: s.cpu, memory: s.mem, pods: 1 },
+        }));
         const want = [...pods].sort(compareQueueOrder).map((p) => p.uid);
         expect(sortQueueOrder(pods).map((p) => p.uid)).toEqual(want);
       }),
@@ -119,10 +179,21 @@ describe('sortQueueOrder', () => {
   });
 
   it('orders pods exactly as compareQueueOrder when sizes take more than 16 values', () => {
-    const arb = fc.array(fc.record({ cpu: fc.integer({ min: 0, max: 40 }), mem: fc.integer({ min: 0, max: 40 }), t: fc.integer({ min: 0, max: 3 }) }), { minLength: 20, maxLength: 80 });
+    const arb = fc.array(
+      fc.record({
+        cpu: fc.integer({ min: 0, max: 40 }),
+        mem: fc.integer({ min: 0, max: 40 }),
+        t: fc.integer({ min: 0, max: 3 }),
+      }),
+      { minLength: 20, maxLength: 80 },
+    );
     fc.assert(
       fc.property(arb, (specs) => {
-        const pods = specs.map((s, i) => ({ ...pod({ name: `p${i}`, createdAt: s.t }), uid: `u-${(i * 7919) % 101}-${i}`, requests: { cpu: s.cpu * 50, memory: s.mem * 2 ** 20, pods: 1 } }));
+        const pods = specs.map((s, i) => ({
+          ...pod({ name: `p${i}`, createdAt: s.t }),
+          uid: `u-${(i * 7919) % 101}-${i}`,
+          requests: { cpu: s.cpu * 50, memory: s.mem * 2 ** 20, pods: 1 },
+        }));
         const want = [...pods].sort(compareQueueOrder).map((p) => p.uid);
         expect(sortQueueOrder(pods).map((p) => p.uid)).toEqual(want);
       }),
@@ -132,7 +203,14 @@ describe('sortQueueOrder', () => {
 
   it('orders pods exactly as compareQueueOrder when they are listed in creation order (many distinct times)', () => {
     const arb = fc.record({
-      steps: fc.array(fc.record({ cpu: fc.integer({ min: 0, max: 40 }), mem: fc.constantFrom(0, 1, 2 ** 30), gap: fc.constantFrom(0, 0, 1, 5) }), { minLength: 20, maxLength: 120 }),
+      steps: fc.array(
+        fc.record({
+          cpu: fc.integer({ min: 0, max: 40 }),
+          mem: fc.constantFrom(0, 1, 2 ** 30),
+          gap: fc.constantFrom(0, 0, 1, 5),
+        }),
+        { minLength: 20, maxLength: 120 },
+      ),
       manySizes: fc.boolean(),
     });
     fc.assert(
@@ -141,7 +219,11 @@ describe('sortQueueOrder', () => {
         const pods = steps.map((s, i) => {
           t += s.gap;
           const cpu = manySizes ? s.cpu * 50 : (s.cpu % 3) * 500;
-          return { ...pod({ name: `p${i}`, createdAt: t }), uid: `u-${(i * 7919) % 101}-${i}`, requests: { cpu, memory: s.mem, pods: 1 } };
+          return {
+            ...pod({ name: `p${i}`, createdAt: t }),
+            uid: `u-${(i * 7919) % 101}-${i}`,
+            requests: { cpu, memory: s.mem, pods: 1 },
+          };
         });
         const want = [...pods].sort(compareQueueOrder).map((p) => p.uid);
         expect(sortQueueOrder(pods).map((p) => p.uid)).toEqual(want);

@@ -259,7 +259,11 @@ export class PodShapes {
  * first pod as representative: the same numbers and representatives as classifying in queue order, since
  * "same class" is an equivalence. `shapes` learns the representatives' shapes (the encoder reuses it).
  */
-export function queueClasses(all: readonly Pod[], shapes: PodShapes = new PodShapes(), caches?: ModelCaches): { pods: Pod[]; keys: number[]; representatives: Pod[]; ignored: PodError[] } {
+export function queueClasses(
+  all: readonly Pod[],
+  shapes: PodShapes = new PodShapes(),
+  caches?: ModelCaches,
+): { pods: Pod[]; keys: number[]; representatives: Pod[]; ignored: PodError[] } {
   const classifier = new PodClassifier(caches);
   // Validation reads only shape fields (ignoredReason, node selector, affinity): once per shape.
   const shapeVerdict = new Map<Pod, 'ok' | 'skip' | string>();
@@ -279,7 +283,8 @@ export function queueClasses(all: readonly Pod[], shapes: PodShapes = new PodSha
       representatives.push(p);
       const shape = shapes.shapeOf(p);
       let v = shapeVerdict.get(shape);
-      if (v === undefined) shapeVerdict.set(shape, (v = optsOutOfKarpenter(shape) ? 'skip' : (podValidationError(shape) ?? 'ok')));
+      if (v === undefined)
+        shapeVerdict.set(shape, (v = optsOutOfKarpenter(shape) ? 'skip' : (podValidationError(shape) ?? 'ok')));
       classVerdict.push(v);
     }
     const verdict = classVerdict[key]!;

@@ -41,7 +41,10 @@ interface Placements {
   readonly reservedFailed: Set<number>;
 }
 
-export function decodeProvision(ctx: EncodeContext, buf: ArrayBuffer): ProvisionPlan & { improved: boolean; improveWork: number } {
+export function decodeProvision(
+  ctx: EncodeContext,
+  buf: ArrayBuffer,
+): ProvisionPlan & { improved: boolean; improveWork: number } {
   const w = new Int32Array(buf);
   const status = w[A.R_STATUS]!;
   if (status !== A.S_OK) throw new SolverResultError(`solver rejected its input (status ${status})`);
@@ -69,8 +72,12 @@ function readPlacements(r: Reader): Placements {
   const placements = w.subarray(w[A.R_PLACEMENTS]!, w[A.R_PLACEMENTS]! + np);
   const errors = w.subarray(w[A.R_ERRORS]!, w[A.R_ERRORS]! + np);
   const out: Placements = {
-    existing: new Map(), claimPods: Array.from({ length: nClaims }, () => []), claimRequests: Array.from({ length: nClaims }, () => []),
-    failed: [], minValuesFailed: new Map(), reservedFailed: new Set(),
+    existing: new Map(),
+    claimPods: Array.from({ length: nClaims }, () => []),
+    claimRequests: Array.from({ length: nClaims }, () => []),
+    failed: [],
+    minValuesFailed: new Map(),
+    reservedFailed: new Set(),
   };
   const classRequests: Array<ReadonlyArray<readonly [string, number]> | undefined> = [];
   for (let p = 0; p < np; p++) {
@@ -134,7 +141,12 @@ function claimParts(r: Reader, c: number): { t: number; reqs: Requirements; orde
 function launchOrder(r: Reader, ordered: Ordered, reqs: Requirements, key: string): Ordered {
   let out = r.launched.get(key);
   if (out) return out;
-  const sel = selectCandidates(ordered.map((o) => o.it), reqs, {}, r.ctx.input.options.minValuesPolicy);
+  const sel = selectCandidates(
+    ordered.map((o) => o.it),
+    reqs,
+    {},
+    r.ctx.input.options.minValuesPolicy,
+  );
   out = sel.ok ? sel.candidates.map((c) => ({ it: c.type, micros: toMicros(c.offerings[0]!.price) })) : ordered;
   r.launched.set(key, out);
   return out;
@@ -149,7 +161,12 @@ function finishClaims(r: Reader, placed: Placements, unschedulable: PodError[]):
     const { t, reqs, ordered } = claimParts(r, c);
     // The pool label and node-class label are template requirements the solver keeps as they were.
     const template = r.ctx.templates[t]!;
-    const f = claimPlan({ template, requirements: reqs, ordered, pods, podRequests: placed.claimRequests[c]! }, r.ctx.input.options, r.ctx.model.wellKnown, r.ctx.model.caches);
+    const f = claimPlan(
+      { template, requirements: reqs, ordered, pods, podRequests: placed.claimRequests[c]! },
+      r.ctx.input.options,
+      r.ctx.model.wellKnown,
+      r.ctx.model.caches,
+    );
     if (f.ok) out.push(f.claim);
     else for (const p of pods) unschedulable.push({ uid: p.uid, reason: f.reason });
   }
@@ -172,7 +189,16 @@ function explainFailures(r: Reader, placed: Placements, unschedulable: PodError[
       let reason = truncated.get(dropped);
       if (reason === undefined) {
         const { t, reqs, ordered } = claimParts(r, dropped);
-        truncated.set(dropped, (reason = minValuesTruncated(ctx.templates[t]!.pool.name, minValuesUnmetKeys(reqs, ordered.map((o) => o.it)))));
+        truncated.set(
+          dropped,
+          (reason = minValuesTruncated(
+            ctx.templates[t]!.pool.name,
+            minValuesUnmetKeys(
+              reqs,
+              ordered.map((o) => o.it),
+            ),
+          )),
+        );
       }
       unschedulable.push({ uid: pod.uid, reason });
       continue;
@@ -184,7 +210,8 @@ function explainFailures(r: Reader, placed: Placements, unschedulable: PodError[
   }
 }
 
-const RESERVED_REASON = 'compatible reserved offerings are available, but other NodeClaims of this plan hold all of their capacity';
+const RESERVED_REASON =
+  'compatible reserved offerings are available, but other NodeClaims of this plan hold all of their capacity';
 
 /**
  * Finalisation of a claim holding reservations (as the reference solver's finalizeClaim does it): the requirements
@@ -192,7 +219,12 @@ const RESERVED_REASON = 'compatible reserved offerings are available, but other 
  * price and truncated. The solver passed every type (not truncated) for this.
  */
 function withHeldReservations(
-  ctx: EncodeContext, w: Int32Array, at: number, itAt: number, t: number, reqs: Requirements,
+  ctx: EncodeContext,
+  w: Int32Array,
+  at: number,
+  itAt: number,
+  t: number,
+  reqs: Requirements,
 ): { reqs: Requirements; ordered: Ordered } {
   const k = ctx.keys.index.get(RESERVATION_ID_LABEL)!;
   const held = new Set<string>();

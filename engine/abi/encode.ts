@@ -23,7 +23,15 @@ import { CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, ZONE_LABEL } from '../scheduling/l
 import { podRequirements, strictPodRequirements } from '../scheduling/pods.ts';
 import { add, fromSelector } from '../scheduling/requirements.ts';
 import { toleratesAll } from '../scheduling/taints.ts';
-import { appendChunk, catalogValues, RESERVATION_ID_LABEL, reservationCounts, templateTypes, withoutHostname, type TypesChunk } from './catalog.ts';
+import {
+  appendChunk,
+  catalogValues,
+  RESERVATION_ID_LABEL,
+  reservationCounts,
+  templateTypes,
+  withoutHostname,
+  type TypesChunk,
+} from './catalog.ts';
 import { PodShapes, queueClasses } from './classes.ts';
 import { KeySpace } from './keyspace.ts';
 import { nodeLabelSet, nodeTaintsKey, taintsKey } from './nodes.ts';
@@ -163,10 +171,34 @@ export function encodeProvision(given: ProvisionInput, opts: EncodeOptions): Enc
   const nodeRecords = nodeRecordsOf(model, nodeReqs, pools, dims);
   const grpRecords = groupRecords(groups.list, topo.groups.size, model, ks, pools);
   const tol = toleranceTable(versions, pools.taintSets);
-  const block = assemble(input, opts, model, { ks, pools, dims, tmpl, dgRecords, verRecords, podRecords, nodeRecords, grpRecords, tol, versions: versions.length, pods: pods.length });
+  const block = assemble(input, opts, model, {
+    ks,
+    pools,
+    dims,
+    tmpl,
+    dgRecords,
+    verRecords,
+    podRecords,
+    nodeRecords,
+    grpRecords,
+    tol,
+    versions: versions.length,
+    pods: pods.length,
+  });
   return {
     block,
-    ctx: { input, model, keys: ks, pods, podClass: podVersion, ignored, templates: model.templates, itTemplate: Int32Array.from(tmpl.itTemplate), itStart: tmpl.itStart, resources: dims.resources },
+    ctx: {
+      input,
+      model,
+      keys: ks,
+      pods,
+      podClass: podVersion,
+      ignored,
+      templates: model.templates,
+      itTemplate: Int32Array.from(tmpl.itTemplate),
+      itStart: tmpl.itStart,
+      resources: dims.resources,
+    },
   };
 }
 
@@ -179,7 +211,12 @@ function topologyGroups(topo: Topology): { list: TopologyGroup[]; index: Map<str
 }
 
 /** Pod classes and their relaxation chains: the versions, and the version of each pod's class. */
-function versionChains(model: SchedulingModel, pods: readonly Pod[], keys: readonly number[], shapeOf: (p: Pod) => Pod): { versions: Version[]; shapeList: Map<Pod, Shape>; podVersion: Int32Array } {
+function versionChains(
+  model: SchedulingModel,
+  pods: readonly Pod[],
+  keys: readonly number[],
+  shapeOf: (p: Pod) => Pod,
+): { versions: Version[]; shapeList: Map<Pod, Shape>; podVersion: Int32Array } {
   const policy = model.input.options.preferencePolicy;
   const versions: Version[] = [];
   const shapeList = new Map<Pod, Shape>();
@@ -206,7 +243,9 @@ function versionChains(model: SchedulingModel, pods: readonly Pod[], keys: reado
       v0 = first;
       classOf.set(key, v0);
       const chain = model.versions(pods[i]!);
-      chain.forEach((vp, j) => versions.push({ pod: vp, shape: shapeParts(vp), next: j + 1 < chain.length ? first + j + 1 : -1, first }));
+      chain.forEach((vp, j) =>
+        versions.push({ pod: vp, shape: shapeParts(vp), next: j + 1 < chain.length ? first + j + 1 : -1, first }),
+      );
     }
     podVersion[i] = v0;
   }
@@ -218,10 +257,16 @@ function versionChains(model: SchedulingModel, pods: readonly Pod[], keys: reado
  * topology keys), with every value templates, instance types, pods, nodes and group domains use. Existing
  * nodes of one type, zone and pool share their labels but for the hostname: they share one set.
  */
-function keySpace(model: SchedulingModel, shapes: Iterable<Shape>, groups: readonly TopologyGroup[]): { ks: KeySpace; nodeReqs: Requirements[] } {
+function keySpace(
+  model: SchedulingModel,
+  shapes: Iterable<Shape>,
+  groups: readonly TopologyGroup[],
+): { ks: KeySpace; nodeReqs: Requirements[] } {
   const shapeList = [...shapes];
   const relevant = new Set<string>([ZONE_LABEL, CAPACITY_TYPE_LABEL, RESERVATION_ID_LABEL]);
-  const mention = (r: Requirements) => { for (const k of r.keys()) relevant.add(k); };
+  const mention = (r: Requirements) => {
+    for (const k of r.keys()) relevant.add(k);
+  };
   for (const t of model.templates) mention(t.requirements);
   for (const v of shapeList) {
     mention(v.reqs);
@@ -286,7 +331,13 @@ interface TemplateSection {
 }
 
 /** Template records, their instance types (encoded once per template and key space) and offerings. */
-function templateRecords(model: SchedulingModel, ks: KeySpace, dims: Dims, pools: Pools, catalogCache: boolean): TemplateSection {
+function templateRecords(
+  model: SchedulingModel,
+  ks: KeySpace,
+  dims: Dims,
+  pools: Pools,
+  catalogCache: boolean,
+): TemplateSection {
   const templates = model.templates;
   const tmplRecords = new Int32Array(templates.length * A.T_STRIDE);
   const itRecords = new Int32Array(templates.reduce((n, t) => n + t.instanceTypes.length, 0) * A.IT_STRIDE);
@@ -302,7 +353,10 @@ function templateRecords(model: SchedulingModel, ks: KeySpace, dims: Dims, pools
     tmplRecords[base + A.T_NITS] = t.instanceTypes.length;
     tmplRecords[base + A.T_TAINTSET] = pools.taintSet(t.pool.template.taints);
     const remaining = model.remainingLimits(t.pool.name) ?? {};
-    tmplRecords[base + A.T_LIMITS] = pools.f64.vector([remaining[NODES] ?? Infinity, ...dims.limits.map((d) => remaining[d] ?? Infinity)]);
+    tmplRecords[base + A.T_LIMITS] = pools.f64.vector([
+      remaining[NODES] ?? Infinity,
+      ...dims.limits.map((d) => remaining[d] ?? Infinity),
+    ]);
     itStart.push(nit);
     const c = templateTypes(t, ks, dims.resources, dims.limits, catalogCache ? model.caches : undefined);
     appendChunk(c, ti, pools.words, pools.f64, nOffs, (g) => pools.daemonGroup(g), itRecords, nit);
@@ -317,12 +371,19 @@ function templateRecords(model: SchedulingModel, ks: KeySpace, dims: Dims, pools
 /** Per daemon group: its overhead vector and the host ports its daemons take. */
 function daemonGroupRecords(pools: Pools, dims: Dims): Int32Array {
   const out: number[] = [];
-  for (const g of pools.daemonGroups) out.push(pools.f64.vector(dims.vec(g.overhead)), pools.ports(g.daemons.flatMap((d) => d.hostPorts)));
+  for (const g of pools.daemonGroups)
+    out.push(pools.f64.vector(dims.vec(g.overhead)), pools.ports(g.daemons.flatMap((d) => d.hostPorts)));
   return Int32Array.from(out);
 }
 
 // The lists of a version that are functions of its shape (written once per shape, shared by offset).
-const SL_RECORD = 0, SL_INV_SELECT = 1, SL_PORTS = 2, SL_OWNED = 3, SL_INV_OWNED = 4, SL_VOLUMES = 5, SL_DG = 6;
+const SL_RECORD = 0,
+  SL_INV_SELECT = 1,
+  SL_PORTS = 2,
+  SL_OWNED = 3,
+  SL_INV_OWNED = 4,
+  SL_VOLUMES = 5,
+  SL_DG = 6;
 /** SL_RECORD before a class's first version asked which groups select it. */
 const UNASKED = -2;
 
@@ -335,7 +396,11 @@ function shapeLists(v: Version, topo: Topology, groupIndex: ReadonlyMap<string, 
   l[SL_OWNED] = pools.words.list(ids.owned.map((id) => groupIndex.get(id)!));
   l[SL_INV_OWNED] = pools.words.list(ids.inverseOwned.map((id) => groupIndex.get('inv:' + id)!));
   l[SL_VOLUMES] = pools.words.list(sh.volumes.map((r) => pools.set(r)));
-  l[SL_DG] = pools.words.list(pools.daemonGroups.map((g, gi) => (g.daemons.some((d) => hostPortsConflict(v.pod.hostPorts, d.hostPorts)) ? gi : -1)).filter((x) => x >= 0));
+  l[SL_DG] = pools.words.list(
+    pools.daemonGroups
+      .map((g, gi) => (g.daemons.some((d) => hostPortsConflict(v.pod.hostPorts, d.hostPorts)) ? gi : -1))
+      .filter((x) => x >= 0),
+  );
   // Which groups select the pod: only first versions ask (versionRecords); relaxed ones share their class's answer.
   l[SL_RECORD] = UNASKED;
   return (sh.lists = l);
@@ -346,12 +411,22 @@ function selectingGroups(pod: Pod, topo: Topology, pools: Pools): { record: numb
   const forward = [...topo.groups.values()];
   const recordGroups: number[] = [];
   const inverseSelect: number[] = [];
-  forward.forEach((g, gi) => { if (g.selects(pod)) recordGroups.push(gi); });
-  [...topo.inverse.values()].forEach((g, gi) => { if (g.selects(pod)) inverseSelect.push(forward.length + gi); });
+  forward.forEach((g, gi) => {
+    if (g.selects(pod)) recordGroups.push(gi);
+  });
+  [...topo.inverse.values()].forEach((g, gi) => {
+    if (g.selects(pod)) inverseSelect.push(forward.length + gi);
+  });
   return { record: pools.words.list(recordGroups), inverseSelect: pools.words.list(inverseSelect) };
 }
 
-function versionRecords(versions: readonly Version[], topo: Topology, groupIndex: ReadonlyMap<string, number>, pools: Pools, dims: Dims): Int32Array {
+function versionRecords(
+  versions: readonly Version[],
+  topo: Topology,
+  groupIndex: ReadonlyMap<string, number>,
+  pools: Pools,
+  dims: Dims,
+): Int32Array {
   const out = new Int32Array(versions.length * A.V_STRIDE);
   versions.forEach((v, i) => {
     const b = i * A.V_STRIDE;
@@ -393,7 +468,12 @@ function podRecordsOf(pods: readonly Pod[], podVersion: Int32Array, input: Provi
   return out;
 }
 
-function nodeRecordsOf(model: SchedulingModel, nodeReqs: readonly Requirements[], pools: Pools, dims: Dims): Int32Array {
+function nodeRecordsOf(
+  model: SchedulingModel,
+  nodeReqs: readonly Requirements[],
+  pools: Pools,
+  dims: Dims,
+): Int32Array {
   const blocked = model.input.consolidation?.blockedDestinations;
   const out = new Int32Array(model.existing.length * A.N_STRIDE);
   model.existing.forEach((e, i) => {
@@ -401,30 +481,44 @@ function nodeRecordsOf(model: SchedulingModel, nodeReqs: readonly Requirements[]
     out[b + A.N_SET] = pools.set(nodeReqs[i]!);
     out[b + A.N_REMAINING] = pools.f64.vector(dims.vec(e.remaining));
     out[b + A.N_TAINTSET] = pools.taintSet(e.taints, nodeTaintsKey(e.node, e.taints, model.caches));
-    out[b + A.N_FLAGS] = (blocked?.has(e.node.name) ? A.NF_BLOCKED_FOR_MOVED : 0) | (e.node.initialized ? A.NF_INITIALIZED : 0);
+    out[b + A.N_FLAGS] =
+      (blocked?.has(e.node.name) ? A.NF_BLOCKED_FOR_MOVED : 0) | (e.node.initialized ? A.NF_INITIALIZED : 0);
     out[b + A.N_PORTS] = pools.ports(e.hostPorts);
   });
   return out;
 }
 
-function groupRecords(groups: readonly TopologyGroup[], forward: number, model: SchedulingModel, ks: KeySpace, pools: Pools): Int32Array {
+function groupRecords(
+  groups: readonly TopologyGroup[],
+  forward: number,
+  model: SchedulingModel,
+  ks: KeySpace,
+  pools: Pools,
+): Int32Array {
   const hostOf = model.existing.map((e) => e.hostname);
   const out = new Int32Array(groups.length * A.G_STRIDE);
   groups.forEach((g, gi) => {
     const b = gi * A.G_STRIDE;
     const hostname = g.key === HOSTNAME_LABEL;
-    const k = hostname ? -1 : ks.index.get(g.key) ?? -1;
+    const k = hostname ? -1 : (ks.index.get(g.key) ?? -1);
     out[b + A.G_TYPE] = g.type === 'spread' ? A.GT_SPREAD : g.type === 'affinity' ? A.GT_AFFINITY : A.GT_ANTI;
     out[b + A.G_KEY] = k;
     out[b + A.G_MAX_SKEW] = Math.min(g.maxSkew, 0x7fffffff);
     out[b + A.G_MIN_DOMAINS] = g.minDomains ?? 0;
-    const counts = hostname ? { counts: pools.words.list(hostOf.map((h) => g.domains.get(h) ?? 0)), registered: -1 } : domainCounts(g, k, ks, pools);
+    const counts = hostname
+      ? { counts: pools.words.list(hostOf.map((h) => g.domains.get(h) ?? 0)), registered: -1 }
+      : domainCounts(g, k, ks, pools);
     out[b + A.G_COUNTS] = counts.counts;
     out[b + A.G_REGISTERED] = counts.registered;
     const filter = g.nodeFilter;
     out[b + A.G_FILTER] = pools.words.list((filter?.alternatives ?? []).map((alt) => pools.set(withoutHostname(alt))));
-    out[b + A.G_FLAGS] = (gi >= forward ? A.GF_INVERSE : 0) | (filter?.honorTaints ? A.GF_HONOR_TAINTS : 0) | (filter && filter.alternatives.length ? A.GF_HAS_FILTER : 0);
-    out[b + A.G_TOL] = filter?.honorTaints ? pools.words.list(pools.taintSets.map((ts) => (toleratesAll(filter.tolerations, ts) ? 1 : 0))) : -1;
+    out[b + A.G_FLAGS] =
+      (gi >= forward ? A.GF_INVERSE : 0) |
+      (filter?.honorTaints ? A.GF_HONOR_TAINTS : 0) |
+      (filter && filter.alternatives.length ? A.GF_HAS_FILTER : 0);
+    out[b + A.G_TOL] = filter?.honorTaints
+      ? pools.words.list(pools.taintSets.map((ts) => (toleratesAll(filter.tolerations, ts) ? 1 : 0)))
+      : -1;
   });
   return out;
 }
@@ -445,7 +539,11 @@ function domainCounts(g: TopologyGroup, k: number, ks: KeySpace, pools: Pools): 
 /** Whether each version tolerates each taint set (every taint set exists by now: templates and nodes added theirs). */
 function toleranceTable(versions: readonly Version[], taintSets: ReadonlyArray<readonly Taint[]>): Uint8Array {
   const tol = new Uint8Array(versions.length * taintSets.length);
-  versions.forEach((v, i) => taintSets.forEach((ts, j) => { tol[i * taintSets.length + j] = toleratesAll(v.pod.tolerations, ts) ? 1 : 0; }));
+  versions.forEach((v, i) =>
+    taintSets.forEach((ts, j) => {
+      tol[i * taintSets.length + j] = toleratesAll(v.pod.tolerations, ts) ? 1 : 0;
+    }),
+  );
   return tol;
 }
 
@@ -472,7 +570,9 @@ function assemble(input: ProvisionInput, opts: EncodeOptions, model: SchedulingM
   const header = new Int32Array(A.H_WORDS);
   const block = new Block();
   block.add(bytesOf(header));
-  const put = (h: number, bytes: Uint8Array) => { header[h] = block.add(bytes); };
+  const put = (h: number, bytes: Uint8Array) => {
+    header[h] = block.add(bytes);
+  };
   header[A.H_MAGIC] = A.MAGIC;
   header[A.H_VERSION] = A.ABI_VERSION;
   header[A.H_NR] = s.dims.resources.length;
@@ -523,7 +623,10 @@ function offeringBytes(tmpl: TemplateSection): Uint8Array {
 
 /** Flags, options and the key indices the search looks up directly. */
 function writeSettings(header: Int32Array, input: ProvisionInput, opts: EncodeOptions, ks: KeySpace): void {
-  header[A.H_FLAGS] = (input.options.minValuesPolicy === 'Strict' ? A.FLAG_STRICT_MIN_VALUES : 0) | (opts.improve ? A.FLAG_IMPROVE : 0) | (input.consolidation ? A.FLAG_CONSOLIDATION : 0);
+  header[A.H_FLAGS] =
+    (input.options.minValuesPolicy === 'Strict' ? A.FLAG_STRICT_MIN_VALUES : 0) |
+    (opts.improve ? A.FLAG_IMPROVE : 0) |
+    (input.consolidation ? A.FLAG_CONSOLIDATION : 0);
   if (input.reservedOfferingMode !== 'Fallback') header[A.H_FLAGS] |= A.FLAG_RESERVED_STRICT;
   header[A.H_MAX_ITS] = input.options.maxInstanceTypes;
   header[A.H_HOSTNAME_KEY] = -1;

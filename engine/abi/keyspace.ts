@@ -21,7 +21,11 @@ export class KeySpace {
    * those can ever decide a compatibility test (Compatible looks at the pod side's keys, Intersects at keys
    * both sides define), so an instance type's other forty labels are left out of the encoding.
    */
-  constructor(private readonly wellKnown: ReadonlySet<string>, private readonly excluded: ReadonlySet<string>, private readonly relevant?: ReadonlySet<string>) {}
+  constructor(
+    private readonly wellKnown: ReadonlySet<string>,
+    private readonly excluded: ReadonlySet<string>,
+    private readonly relevant?: ReadonlySet<string>,
+  ) {}
 
   addValues(key: string, values: Iterable<string>): void {
     if (this.excluded.has(key)) return;
@@ -138,14 +142,16 @@ export function decodeSet(ks: KeySpace, buf: ArrayBuffer, at: number): Map<strin
     const off = ks.bitOff[k]!;
     const allowed: string[] = [];
     const excluded: string[] = [];
-    for (let j = 0; j < vals.length; j++) ((bits[off + (j >>> 5)]! >>> (j & 31)) & 1 ? allowed : excluded).push(vals[j]!);
+    for (let j = 0; j < vals.length; j++)
+      ((bits[off + (j >>> 5)]! >>> (j & 31)) & 1 ? allowed : excluded).push(vals[j]!);
     const minValues = i32[k * 6 + 1]! || undefined;
     const complement = (flags & SF_COMPLEMENT) !== 0;
-    const r: { key: string; complement: boolean; values: Set<string>; gte?: number; lte?: number; minValues?: number } = {
-      key,
-      complement,
-      values: new Set(complement ? [] : allowed),
-    };
+    const r: { key: string; complement: boolean; values: Set<string>; gte?: number; lte?: number; minValues?: number } =
+      {
+        key,
+        complement,
+        values: new Set(complement ? [] : allowed),
+      };
     if (complement) {
       const gte = f64[k * 3 + 1]!;
       const lte = f64[k * 3 + 2]!;

@@ -8,8 +8,8 @@
 const UNIT_NS: Readonly<Record<string, bigint>> = {
   ns: 1n,
   us: 1_000n,
-  'µs': 1_000n,
-  'μs': 1_000n,
+  µs: 1_000n,
+  μs: 1_000n,
   ms: 1_000_000n,
   s: 1_000_000_000n,
   m: 60_000_000_000n,
@@ -17,7 +17,9 @@ const UNIT_NS: Readonly<Record<string, bigint>> = {
 };
 const MAX_NS = (1n << 63n) - 1n;
 
-export type DurationResult = { readonly ok: true; readonly ns: bigint } | { readonly ok: false; readonly message: string };
+export type DurationResult =
+  | { readonly ok: true; readonly ns: bigint }
+  | { readonly ok: false; readonly message: string };
 
 export function parseGoDuration(input: string): DurationResult {
   const bad = (why: string): DurationResult => ({ ok: false, message: `"${input}" is not a valid duration: ${why}` });

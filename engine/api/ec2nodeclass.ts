@@ -10,8 +10,16 @@ import { admit } from './validate.ts';
 export type AMIFamily = (typeof AMI_FAMILIES)[number];
 export type Tags = Readonly<Record<string, string>>;
 
-export interface SubnetSelectorTerm { readonly tags?: Tags; readonly id?: string; readonly cidr?: string }
-export interface SecurityGroupSelectorTerm { readonly tags?: Tags; readonly id?: string; readonly name?: string }
+export interface SubnetSelectorTerm {
+  readonly tags?: Tags;
+  readonly id?: string;
+  readonly cidr?: string;
+}
+export interface SecurityGroupSelectorTerm {
+  readonly tags?: Tags;
+  readonly id?: string;
+  readonly name?: string;
+}
 export interface CapacityReservationSelectorTerm {
   readonly tags?: Tags;
   readonly id?: string;
@@ -53,14 +61,22 @@ export interface BlockDevice {
   readonly volumeSizeBytes?: number;
   readonly volumeType?: 'standard' | 'io1' | 'io2' | 'gp2' | 'sc1' | 'st1' | 'gp3';
 }
-export interface BlockDeviceMapping { readonly deviceName?: string; readonly rootVolume: boolean; readonly ebs?: BlockDevice }
+export interface BlockDeviceMapping {
+  readonly deviceName?: string;
+  readonly rootVolume: boolean;
+  readonly ebs?: BlockDevice;
+}
 export interface MetadataOptions {
   readonly httpEndpoint: 'enabled' | 'disabled';
   readonly httpProtocolIPv6: 'enabled' | 'disabled';
   readonly httpPutResponseHopLimit: number;
   readonly httpTokens: 'required' | 'optional';
 }
-export interface NetworkInterface { readonly networkCardIndex: number; readonly deviceIndex: number; readonly interfaceType: 'interface' | 'efa-only' }
+export interface NetworkInterface {
+  readonly networkCardIndex: number;
+  readonly deviceIndex: number;
+  readonly interfaceType: 'interface' | 'efa-only';
+}
 
 export interface EC2NodeClassSpec {
   readonly subnetSelectorTerms: readonly SubnetSelectorTerm[];
@@ -82,7 +98,11 @@ export interface EC2NodeClassSpec {
   readonly metadataOptions: MetadataOptions;
   readonly context?: string;
   readonly networkInterfaces: readonly NetworkInterface[];
-  readonly connectionTracking?: { readonly tcpEstablishedTimeout?: number; readonly udpStreamTimeout?: number; readonly udpTimeout?: number };
+  readonly connectionTracking?: {
+    readonly tcpEstablishedTimeout?: number;
+    readonly udpStreamTimeout?: number;
+    readonly udpTimeout?: number;
+  };
   readonly cpuOptions?: { readonly nestedVirtualization?: 'enabled' | 'disabled' };
 }
 
@@ -90,8 +110,14 @@ export interface EC2NodeClassStatus {
   readonly subnets: readonly { readonly id: string; readonly zone?: string; readonly zoneID?: string }[];
   readonly securityGroups: readonly { readonly id: string; readonly name?: string }[];
   readonly amis: readonly {
-    readonly id: string; readonly name?: string; readonly deprecated?: boolean;
-    readonly requirements?: readonly { readonly key: string; readonly operator: string; readonly values?: readonly string[] }[];
+    readonly id: string;
+    readonly name?: string;
+    readonly deprecated?: boolean;
+    readonly requirements?: readonly {
+      readonly key: string;
+      readonly operator: string;
+      readonly values?: readonly string[];
+    }[];
   }[];
   readonly capacityReservations: readonly Readonly<Record<string, unknown> & { id: string }>[];
   readonly instanceProfile?: string;
@@ -114,7 +140,12 @@ export interface EC2NodeClass {
 }
 
 const FAMILY_OF_ALIAS: Readonly<Record<string, AMIFamily>> = {
-  al2: 'AL2', al2023: 'AL2023', bottlerocket: 'Bottlerocket', windows2019: 'Windows2019', windows2022: 'Windows2022', windows2025: 'Windows2025',
+  al2: 'AL2',
+  al2023: 'AL2023',
+  bottlerocket: 'Bottlerocket',
+  windows2019: 'Windows2019',
+  windows2022: 'Windows2022',
+  windows2025: 'Windows2025',
 };
 
 type Obj = Record<string, unknown>;
@@ -135,7 +166,11 @@ export function parseEC2NodeClass(obj: unknown): Result<EC2NodeClass> {
     blockDeviceMappings: arr<Obj>(s['blockDeviceMappings']).map((m) => {
       const ebs = isRecord(m['ebs']) ? m['ebs'] : undefined;
       const bytes = typeof ebs?.['volumeSize'] === 'string' ? resourceValue('storage', ebs['volumeSize']) : undefined;
-      return { ...m, rootVolume: m['rootVolume'] === true, ...(ebs ? { ebs: bytes === undefined ? ebs : { ...ebs, volumeSizeBytes: bytes } } : {}) };
+      return {
+        ...m,
+        rootVolume: m['rootVolume'] === true,
+        ...(ebs ? { ebs: bytes === undefined ? ebs : { ...ebs, volumeSizeBytes: bytes } } : {}),
+      };
     }),
     networkInterfaces: arr(s['networkInterfaces']),
   } as unknown as EC2NodeClassSpec;

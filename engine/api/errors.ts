@@ -19,7 +19,9 @@ export interface FieldError {
   readonly line?: number;
 }
 
-export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly errors: readonly FieldError[] };
+export type Result<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly errors: readonly FieldError[] };
 
 export function ok<T>(value: T): Result<T> {
   return { ok: true, value };
@@ -64,10 +66,11 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
 
 /** Renders a value inside a message: strings quoted, long values cut. */
 export function show(v: unknown): string {
-  if (typeof v === 'number' && !Number.isFinite(v)) return Number.isNaN(v) ? 'NaN' : `${v > 0 ? '' : '-'}infinity: a number too large to read, such as 1e400`;
+  if (typeof v === 'number' && !Number.isFinite(v))
+    return Number.isNaN(v) ? 'NaN' : `${v > 0 ? '' : '-'}infinity: a number too large to read, such as 1e400`;
   let s: string;
   try {
-    s = typeof v === 'string' ? JSON.stringify(v) : v === undefined ? 'nothing' : JSON.stringify(v) ?? String(v);
+    s = typeof v === 'string' ? JSON.stringify(v) : v === undefined ? 'nothing' : (JSON.stringify(v) ?? String(v));
   } catch {
     s = String(v);
   }

@@ -2,16 +2,38 @@
 // come in as arguments; nothing here reads files or clocks. Parsers never throw: they return
 // Result<T> = { ok: true, value } | { ok: false, errors: FieldError[] }.
 export {
-  fail, fieldError, formatFieldError, formatPath, objectRef, ok, type FieldError, type PathSeg, type Result,
+  fail,
+  fieldError,
+  formatFieldError,
+  formatPath,
+  objectRef,
+  ok,
+  type FieldError,
+  type PathSeg,
+  type Result,
 } from './errors.ts';
 export { objectDocument, parseDocuments, type SourceDocument } from './yaml.ts';
 export { parseSchedulerConfig, type SchedulerConfig, type SchedulerConfigResult } from './schedulerconfig.ts';
 export { durationMs, formatDuration, nillableDurationMs, parseGoDuration, type DurationResult } from './duration.ts';
 export {
-  AWS_WELL_KNOWN, NORMALIZED_LABELS, WELL_KNOWN_LABELS, labelKeyProblem, labelValueProblem, restrictedLabelReason, type LabelContext,
+  AWS_WELL_KNOWN,
+  NORMALIZED_LABELS,
+  WELL_KNOWN_LABELS,
+  labelKeyProblem,
+  labelValueProblem,
+  restrictedLabelReason,
+  type LabelContext,
 } from './labels.ts';
 export { requirementProblem } from './problems.ts';
-export { admit, crdFor, isValidatedObject, karpenterKindProblem, validateObject, validateUpdate, type ValidatedKind } from './validate.ts';
+export {
+  admit,
+  crdFor,
+  isValidatedObject,
+  karpenterKindProblem,
+  validateObject,
+  validateUpdate,
+  type ValidatedKind,
+} from './validate.ts';
 export { listItems, parseObject, parseText, type ParsedObject, type ParseOptions, type TextEntry } from './objects.ts';
 export { parsePod, type PodOptions } from './pod.ts';
 export { parseDeviceClass, parseResourceClaim, parseResourceClaimTemplate, parseResourceSlice } from './dra.ts';
@@ -20,12 +42,30 @@ export { parseNodePool, type NodePoolOptions } from './nodepool.ts';
 export { parseNodeOverlay, type NodeOverlay } from './nodeoverlay.ts';
 export { condition, conditionTrue, parseNodeClaim, type Condition, type NodeClaimInfo } from './nodeclaim.ts';
 export {
-  parseEC2NodeClass, toNodeClass, type AMIFamily, type AMISelectorTerm, type BlockDevice, type BlockDeviceMapping,
-  type CapacityReservationSelectorTerm, type EC2NodeClass, type EC2NodeClassSpec, type EC2NodeClassStatus,
-  type KubeletConfiguration, type MetadataOptions, type NetworkInterface, type SecurityGroupSelectorTerm, type SubnetSelectorTerm,
+  parseEC2NodeClass,
+  toNodeClass,
+  type AMIFamily,
+  type AMISelectorTerm,
+  type BlockDevice,
+  type BlockDeviceMapping,
+  type CapacityReservationSelectorTerm,
+  type EC2NodeClass,
+  type EC2NodeClassSpec,
+  type EC2NodeClassStatus,
+  type KubeletConfiguration,
+  type MetadataOptions,
+  type NetworkInterface,
+  type SecurityGroupSelectorTerm,
+  type SubnetSelectorTerm,
 } from './ec2nodeclass.ts';
 export {
-  parseDaemonSet, parsePodDisruptionBudget, parseServiceSelector, parseWorkloadSelector, type DaemonSetOptions, type ServiceSelector, type WorkloadSelector,
+  parseDaemonSet,
+  parsePodDisruptionBudget,
+  parseServiceSelector,
+  parseWorkloadSelector,
+  type DaemonSetOptions,
+  type ServiceSelector,
+  type WorkloadSelector,
 } from './workloads.ts';
 export { CRDS, crdFileName, crdYaml, renderCrd } from './schemas/crds.ts';
 export type { CrdDefinition, PrinterColumn, Schema } from './schemas/types.ts';

@@ -4,7 +4,8 @@
 // provider's well-known labels (docs/karpenter/aws-provider.md §2). A key's "domain" is the part before the first
 // "/", or the whole key when it has none (as CEL's find("^([^/]+)") yields).
 
-export const QUALIFIED_NAME_RE = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+export const QUALIFIED_NAME_RE =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 export const LABEL_VALUE_RE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const DNS1123_SUBDOMAIN_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
@@ -70,15 +71,18 @@ export function labelDomain(key: string): string {
   return i < 0 ? key : key.slice(0, i);
 }
 
-
 // The restricted-label predicates, one per CEL rule of the CRDs (schemas/common.ts uses them as the rules'
 // TypeScript twins, so the CRD and this code cannot drift apart).
 
 /** kubernetes.io domain: only the well-known keys and node.kubernetes.io / node-restriction.kubernetes.io. */
 export function kubernetesDomainRestricted(key: string): boolean {
   const d = labelDomain(key);
-  return d.endsWith('kubernetes.io') && !(KUBERNETES_WELL_KNOWN as readonly string[]).includes(key)
-    && !d.endsWith('node.kubernetes.io') && !d.endsWith('node-restriction.kubernetes.io');
+  return (
+    d.endsWith('kubernetes.io') &&
+    !(KUBERNETES_WELL_KNOWN as readonly string[]).includes(key) &&
+    !d.endsWith('node.kubernetes.io') &&
+    !d.endsWith('node-restriction.kubernetes.io')
+  );
 }
 
 /** k8s.io domain: only kops.k8s.io. */
@@ -102,13 +106,17 @@ export type LabelContext = 'nodepool' | 'nodeclaim';
 
 /** Why Karpenter refuses this key in requirements, template labels or pod selectors; undefined if allowed. */
 export function restrictedLabelReason(key: string, ctx: LabelContext = 'nodepool'): string | undefined {
-  if (key === 'kubernetes.io/hostname') return 'label "kubernetes.io/hostname" is restricted: Karpenter sets it per node';
-  if (ctx === 'nodepool' && key === 'karpenter.sh/nodepool') return 'label "karpenter.sh/nodepool" is restricted: Karpenter sets it to the NodePool\'s name';
+  if (key === 'kubernetes.io/hostname')
+    return 'label "kubernetes.io/hostname" is restricted: Karpenter sets it per node';
+  if (ctx === 'nodepool' && key === 'karpenter.sh/nodepool')
+    return 'label "karpenter.sh/nodepool" is restricted: Karpenter sets it to the NodePool\'s name';
   if (kubernetesDomainRestricted(key)) {
     return `label domain "kubernetes.io" is restricted: "${key}" is not a well-known label (keys under node.kubernetes.io and node-restriction.kubernetes.io are allowed)`;
   }
-  if (k8sIoDomainRestricted(key)) return `label domain "k8s.io" is restricted: "${key}" (keys under kops.k8s.io are allowed)`;
-  if (karpenterDomainRestricted(key)) return `label domain "karpenter.sh" is restricted: "${key}" (only karpenter.sh/capacity-type may be used)`;
+  if (k8sIoDomainRestricted(key))
+    return `label domain "k8s.io" is restricted: "${key}" (keys under kops.k8s.io are allowed)`;
+  if (karpenterDomainRestricted(key))
+    return `label domain "karpenter.sh" is restricted: "${key}" (only karpenter.sh/capacity-type may be used)`;
   if (awsDomainRestricted(key)) {
     return `label domain "karpenter.k8s.aws" is restricted: "${key}" is not one of the AWS provider's well-known labels (such as karpenter.k8s.aws/instance-family)`;
   }

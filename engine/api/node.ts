@@ -46,7 +46,10 @@ export function parseNode(obj: unknown): Result<NodeInfo> {
   const conditions: Condition[] = d.arr(at(status, 'conditions'), ['status', 'conditions']).map((c, i) => {
     const p = ['status', 'conditions', i];
     const o = d.obj(c, p);
-    const cond: Record<string, unknown> = { type: d.reqStr(at(o, 'type'), [...p, 'type']), status: d.oneOf(at(o, 'status'), [...p, 'status'], STATUSES) ?? 'Unknown' };
+    const cond: Record<string, unknown> = {
+      type: d.reqStr(at(o, 'type'), [...p, 'type']),
+      status: d.oneOf(at(o, 'status'), [...p, 'status'], STATUSES) ?? 'Unknown',
+    };
     const reason = d.str(at(o, 'reason'), [...p, 'reason']);
     if (reason !== undefined) cond['reason'] = reason;
     const t = d.time(at(o, 'lastTransitionTime'), [...p, 'lastTransitionTime']);

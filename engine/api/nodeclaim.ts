@@ -44,7 +44,8 @@ export interface NodeClaimInfo {
 
 type Obj = Record<string, unknown>;
 const rec = (v: unknown): Obj => (isRecord(v) ? v : {});
-const time = (v: unknown): number | undefined => (typeof v === 'string' && !Number.isNaN(Date.parse(v)) ? Date.parse(v) : undefined);
+const time = (v: unknown): number | undefined =>
+  typeof v === 'string' && !Number.isNaN(Date.parse(v)) ? Date.parse(v) : undefined;
 
 export function parseNodeClaim(obj: unknown): Result<NodeClaimInfo> {
   const admitted = admit(obj);
@@ -74,7 +75,10 @@ export function parseNodeClaim(obj: unknown): Result<NodeClaimInfo> {
   };
   opt('uid', meta['uid']);
   opt('nodePoolName', labels['karpenter.sh/nodepool']);
-  opt('terminationGracePeriod', typeof spec['terminationGracePeriod'] === 'string' ? durationMs(spec['terminationGracePeriod']) : undefined);
+  opt(
+    'terminationGracePeriod',
+    typeof spec['terminationGracePeriod'] === 'string' ? durationMs(spec['terminationGracePeriod']) : undefined,
+  );
   opt('creationTimestamp', time(meta['creationTimestamp']));
   opt('deletionTimestamp', time(meta['deletionTimestamp']));
   opt('nodeName', status['nodeName']);

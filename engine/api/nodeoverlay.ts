@@ -28,7 +28,11 @@ const rec = (v: unknown): Obj => (isRecord(v) ? v : {});
 const WELL_KNOWN_RESOURCES = new Set(['cpu', 'memory', 'ephemeral-storage', 'pods']);
 
 function requirementsOf(list: unknown): NodeSelectorRequirement[] {
-  return (Array.isArray(list) ? list : []).map((r: Obj) => ({ key: String(r['key']), operator: r['operator'] as NodeSelectorRequirement['operator'], values: (r['values'] as string[] | undefined) ?? [] }));
+  return (Array.isArray(list) ? list : []).map((r: Obj) => ({
+    key: String(r['key']),
+    operator: r['operator'] as NodeSelectorRequirement['operator'],
+    values: (r['values'] as string[] | undefined) ?? [],
+  }));
 }
 
 function runtimeProblems(reqs: readonly NodeSelectorRequirement[], capacity: Obj | undefined): string[] {
@@ -36,9 +40,11 @@ function runtimeProblems(reqs: readonly NodeSelectorRequirement[], capacity: Obj
   for (const r of reqs) {
     const p = requirementProblem(r, 'nodeclaim');
     if (p) out.push(`invalid value: ${p} in requirements, restricted`);
-    if (r.operator === 'NotIn' && r.values.length === 0) out.push(`key ${r.key} with operator NotIn must have a value defined`);
+    if (r.operator === 'NotIn' && r.values.length === 0)
+      out.push(`key ${r.key} with operator NotIn must have a value defined`);
   }
-  for (const k of Object.keys(capacity ?? {})) if (WELL_KNOWN_RESOURCES.has(k)) out.push(`invalid capacity: ${k} in resource, restricted`);
+  for (const k of Object.keys(capacity ?? {}))
+    if (WELL_KNOWN_RESOURCES.has(k)) out.push(`invalid capacity: ${k} in resource, restricted`);
   return out;
 }
 
@@ -61,5 +67,3 @@ export function parseNodeOverlay(obj: unknown): Result<NodeOverlay> {
   if (capacity) overlay['capacity'] = parseResources(capacity as Record<string, string | number>);
   return ok(overlay as unknown as NodeOverlay);
 }
-
-

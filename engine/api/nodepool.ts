@@ -2,7 +2,14 @@
 // defaults of docs/karpenter/disruption.md §0 hold: expireAfter 720h, consolidateAfter 0s, consolidationPolicy
 // WhenEmptyOrUnderutilized, budgets [{nodes: 10%}].
 import { parseResources } from '../domain/resources.ts';
-import type { Budget, ConsolidationPolicy, DisruptionReason, NodePool, NodeSelectorRequirement, Taint } from '../domain/types.ts';
+import type {
+  Budget,
+  ConsolidationPolicy,
+  DisruptionReason,
+  NodePool,
+  NodeSelectorRequirement,
+  Taint,
+} from '../domain/types.ts';
 import { durationMs, nillableDurationMs } from './duration.ts';
 import { fail, isRecord, ok, type Result } from './errors.ts';
 import { admit } from './validate.ts';
@@ -19,7 +26,8 @@ export function parseNodePool(obj: unknown, opts: NodePoolOptions = {}): Result<
   const admitted = admit(obj);
   if (!admitted.ok) return fail(admitted.errors);
   const o = admitted.value;
-  if (o['kind'] !== 'NodePool') return fail([{ object: String(o['kind']), path: 'kind', segments: ['kind'], message: 'expected a NodePool' }]);
+  if (o['kind'] !== 'NodePool')
+    return fail([{ object: String(o['kind']), path: 'kind', segments: ['kind'], message: 'expected a NodePool' }]);
   const meta = rec(o['metadata']);
   const spec = rec(o['spec']);
   const template = rec(spec['template']);
@@ -39,7 +47,9 @@ export function parseNodePool(obj: unknown, opts: NodePoolOptions = {}): Result<
       requirements: requirementList(tspec['requirements']),
       nodeClassRef: { group: String(ref['group']), kind: String(ref['kind']), name: String(ref['name']) },
       expireAfter: nillableDurationMs(String(tspec['expireAfter'])) ?? null,
-      ...(typeof tspec['terminationGracePeriod'] === 'string' ? { terminationGracePeriod: durationMs(tspec['terminationGracePeriod']) } : {}),
+      ...(typeof tspec['terminationGracePeriod'] === 'string'
+        ? { terminationGracePeriod: durationMs(tspec['terminationGracePeriod']) }
+        : {}),
     },
     limits: parseResources(spec['limits'] as Record<string, string | number> | undefined),
     disruption: {
@@ -54,7 +64,8 @@ export function parseNodePool(obj: unknown, opts: NodePoolOptions = {}): Result<
   if (typeof spec['replicas'] === 'number') pool['replicas'] = spec['replicas'];
   if (meta['deletionTimestamp'] !== undefined) pool['deleting'] = true;
   if (annotations['karpenter.sh/nodepool-hash'] !== undefined) pool['hash'] = annotations['karpenter.sh/nodepool-hash'];
-  if (annotations['karpenter.sh/nodepool-hash-version'] !== undefined) pool['hashVersion'] = annotations['karpenter.sh/nodepool-hash-version'];
+  if (annotations['karpenter.sh/nodepool-hash-version'] !== undefined)
+    pool['hashVersion'] = annotations['karpenter.sh/nodepool-hash-version'];
   return ok(pool as unknown as NodePool);
 }
 
@@ -71,7 +82,9 @@ export function requirementList(v: unknown): NodeSelectorRequirement[] {
   return (Array.isArray(v) ? v : []).map((x) => {
     const r = rec(x);
     const req = { key: String(r['key']), operator: r['operator'], values: (r['values'] ?? []) as string[] };
-    return (typeof r['minValues'] === 'number' ? { ...req, minValues: r['minValues'] } : req) as NodeSelectorRequirement;
+    return (
+      typeof r['minValues'] === 'number' ? { ...req, minValues: r['minValues'] } : req
+    ) as NodeSelectorRequirement;
   });
 }
 

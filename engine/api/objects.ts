@@ -28,25 +28,38 @@ export type ParsedObject =
 export type ParseOptions = PodOptions & NodePoolOptions;
 
 const wrap = <K extends ParsedObject['kind'], V>(kind: K, r: Result<V>): Result<ParsedObject> =>
-  (r.ok ? ok({ kind, value: r.value } as unknown as ParsedObject) : fail(r.errors));
+  r.ok ? ok({ kind, value: r.value } as unknown as ParsedObject) : fail(r.errors);
 
 /** Parses one decoded object according to its apiVersion and kind. */
 export function parseObject(obj: unknown, opts: ParseOptions = {}): Result<ParsedObject> {
-  if (!isRecord(obj)) return fail([fieldError(objectRef(obj), [], 'is not a Kubernetes object (expected a map with apiVersion and kind)')]);
+  if (!isRecord(obj))
+    return fail([
+      fieldError(objectRef(obj), [], 'is not a Kubernetes object (expected a map with apiVersion and kind)'),
+    ]);
   const av = obj['apiVersion'];
   if (isLegacy(obj)) return fail(validateObject(obj));
   switch (`${String(av)}/${String(obj['kind'])}`) {
-    case 'v1/Pod': return wrap('Pod', parsePod(obj, opts));
-    case 'v1/Node': return wrap('Node', parseNode(obj));
-    case 'karpenter.sh/v1/NodePool': return wrap('NodePool', parseNodePool(obj, opts));
-    case 'karpenter.sh/v1/NodeClaim': return wrap('NodeClaim', parseNodeClaim(obj));
-    case 'karpenter.k8s.aws/v1/EC2NodeClass': return wrap('EC2NodeClass', parseEC2NodeClass(obj));
-    case 'karpenter.sh/v1alpha1/NodeOverlay': return wrap('NodeOverlay', parseNodeOverlay(obj));
-    case 'apps/v1/DaemonSet': return wrap('DaemonSet', parseDaemonSet(obj, opts));
-    case 'policy/v1/PodDisruptionBudget': return wrap('PodDisruptionBudget', parsePodDisruptionBudget(obj));
+    case 'v1/Pod':
+      return wrap('Pod', parsePod(obj, opts));
+    case 'v1/Node':
+      return wrap('Node', parseNode(obj));
+    case 'karpenter.sh/v1/NodePool':
+      return wrap('NodePool', parseNodePool(obj, opts));
+    case 'karpenter.sh/v1/NodeClaim':
+      return wrap('NodeClaim', parseNodeClaim(obj));
+    case 'karpenter.k8s.aws/v1/EC2NodeClass':
+      return wrap('EC2NodeClass', parseEC2NodeClass(obj));
+    case 'karpenter.sh/v1alpha1/NodeOverlay':
+      return wrap('NodeOverlay', parseNodeOverlay(obj));
+    case 'apps/v1/DaemonSet':
+      return wrap('DaemonSet', parseDaemonSet(obj, opts));
+    case 'policy/v1/PodDisruptionBudget':
+      return wrap('PodDisruptionBudget', parsePodDisruptionBudget(obj));
     default:
       if (typeof av !== 'string' || typeof obj['kind'] !== 'string') {
-        return fail([fieldError(objectRef(obj), typeof av !== 'string' ? ['apiVersion'] : ['kind'], 'is required but missing')]);
+        return fail([
+          fieldError(objectRef(obj), typeof av !== 'string' ? ['apiVersion'] : ['kind'], 'is required but missing'),
+        ]);
       }
       return ok({ kind: 'Other', value: obj });
   }
@@ -71,7 +84,11 @@ export function parseText(text: string | readonly SourceDocument[], opts: ParseO
   for (const doc of typeof text === 'string' ? parseDocuments(text) : text) {
     if (doc.syntaxErrors.length > 0) {
       const errors: FieldError[] = doc.syntaxErrors.map((e) => ({
-        object: `document ${doc.index}`, path: '', segments: [], message: `YAML syntax: ${e.message}`, ...(e.line === undefined ? {} : { line: e.line }),
+        object: `document ${doc.index}`,
+        path: '',
+        segments: [],
+        message: `YAML syntax: ${e.message}`,
+        ...(e.line === undefined ? {} : { line: e.line }),
       }));
       out.push({ document: doc.index, line: doc.line, source: undefined, result: fail(errors) });
       continue;
@@ -81,8 +98,16 @@ export function parseText(text: string | readonly SourceDocument[], opts: ParseO
     const entries = items ?? [{ value: doc.value, prefix: [] as PathSeg[] }];
     entries.forEach((e, i) => {
       const r = parseObject(e.value, opts);
-      const result: Result<ParsedObject> = r.ok ? r : fail<ParsedObject>(r.errors.map((err) => withLine(err, doc.lineOf([...e.prefix, ...err.segments]))));
-      out.push({ document: doc.index, ...(items ? { item: i } : {}), line: doc.lineOf(e.prefix), source: e.value, result });
+      const result: Result<ParsedObject> = r.ok
+        ? r
+        : fail<ParsedObject>(r.errors.map((err) => withLine(err, doc.lineOf([...e.prefix, ...err.segments]))));
+      out.push({
+        document: doc.index,
+        ...(items ? { item: i } : {}),
+        line: doc.lineOf(e.prefix),
+        source: e.value,
+        result,
+      });
     });
   }
   return out;
@@ -94,6 +119,7 @@ function withLine(e: FieldError, line: number | undefined): FieldError {
 
 /** The items of a List document (kind List or FooList with an items array), else undefined. */
 export function listItems(v: unknown): { value: unknown; prefix: PathSeg[] }[] | undefined {
-  if (!isRecord(v) || typeof v['kind'] !== 'string' || !v['kind'].endsWith('List') || !Array.isArray(v['items'])) return undefined;
+  if (!isRecord(v) || typeof v['kind'] !== 'string' || !v['kind'].endsWith('List') || !Array.isArray(v['items']))
+    return undefined;
   return v['items'].map((value, i) => ({ value, prefix: ['items', i] }));
 }

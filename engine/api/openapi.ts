@@ -18,7 +18,8 @@ export function applyDefaults(schema: Schema, value: unknown): unknown {
       const sub = prop(schema, k) ?? schema.additionalProperties;
       const d = sub ? applyDefaults(sub, v) : v;
       // defineProperty, so a "__proto__" key stays a plain key instead of replacing the prototype.
-      if (d !== undefined) Object.defineProperty(out, k, { value: d, enumerable: true, writable: true, configurable: true });
+      if (d !== undefined)
+        Object.defineProperty(out, k, { value: d, enumerable: true, writable: true, configurable: true });
     }
     for (const [k, sub] of Object.entries(schema.properties ?? {})) {
       if (out[k] === undefined && sub.default !== undefined) out[k] = applyDefaults(sub, structuredClone(sub.default));
@@ -38,7 +39,12 @@ export interface SchemaContext {
 }
 
 /** Validates an already-defaulted value against a schema. */
-export function validateSchema(schema: Schema, value: unknown, path: readonly PathSeg[], ctx: SchemaContext): FieldError[] {
+export function validateSchema(
+  schema: Schema,
+  value: unknown,
+  path: readonly PathSeg[],
+  ctx: SchemaContext,
+): FieldError[] {
   const out: FieldError[] = [];
   walk(schema, value, [...path], out, ctx);
   return out;
@@ -49,17 +55,25 @@ export function validateSchema(schema: Schema, value: unknown, path: readonly Pa
  * Values are correlated through object fields and map keys (not list items, as Kubernetes does for
  * lists that are not x-kubernetes-list-type map).
  */
-export function transitionErrors(s: Schema, value: unknown, old: unknown, path: readonly PathSeg[], ctx: SchemaContext): FieldError[] {
+export function transitionErrors(
+  s: Schema,
+  value: unknown,
+  old: unknown,
+  path: readonly PathSeg[],
+  ctx: SchemaContext,
+): FieldError[] {
   if (value === undefined || old === undefined) return [];
   const out: FieldError[] = [];
   for (const r of s.rules ?? []) {
-    if (isTransitionRule(r) && !(r.check as (self: unknown, oldSelf: unknown) => boolean)(value, old)) out.push(fieldError(ctx.object, path, r.message));
+    if (isTransitionRule(r) && !(r.check as (self: unknown, oldSelf: unknown) => boolean)(value, old))
+      out.push(fieldError(ctx.object, path, r.message));
   }
   if (isRecord(value) && isRecord(old)) {
     for (const [k, v] of Object.entries(value)) {
       const sub = prop(s, k);
       if (sub) out.push(...transitionErrors(sub, v, old[k], [...path, k], ctx));
-      else if (s.additionalProperties) out.push(...transitionErrors(s.additionalProperties, v, old[k], [...path, { key: k }], ctx));
+      else if (s.additionalProperties)
+        out.push(...transitionErrors(s.additionalProperties, v, old[k], [...path, { key: k }], ctx));
     }
   }
   return out;
@@ -89,7 +103,10 @@ function walk(s: Schema, v: unknown, path: PathSeg[], out: FieldError[], ctx: Sc
   if (s.intOrString) {
     if (typeof v === 'string') checkString(s, v, path, err);
     else if (!(typeof v === 'number' && Number.isInteger(v))) {
-      err(path, `must be an integer or a string, not ${typeName(v)} (${show(v)})${typeof v === 'number' ? `; quote it: "${v}"` : ''}`);
+      err(
+        path,
+        `must be an integer or a string, not ${typeName(v)} (${show(v)})${typeof v === 'number' ? `; quote it: "${v}"` : ''}`,
+      );
       typed = false;
     }
   } else {
@@ -98,7 +115,9 @@ function walk(s: Schema, v: unknown, path: PathSeg[], out: FieldError[], ctx: Sc
   if (typed && s.rules) {
     for (const r of s.rules) {
       if (isTransitionRule(r)) continue;
-      const res = (r.check as (self: unknown) => boolean | readonly { path: readonly PathSeg[]; message?: string }[])(v);
+      const res = (r.check as (self: unknown) => boolean | readonly { path: readonly PathSeg[]; message?: string }[])(
+        v,
+      );
       if (res === true) continue;
       if (res === false) err(path, r.message);
       else for (const vio of res) err([...path, ...vio.path], vio.message ?? r.message);
@@ -107,8 +126,14 @@ function walk(s: Schema, v: unknown, path: PathSeg[], out: FieldError[], ctx: Sc
   return typed;
 }
 
-function walkTyped(s: Schema, v: unknown, path: PathSeg[], out: FieldError[], ctx: SchemaContext,
-  err: (p: readonly PathSeg[], m: string) => void): boolean {
+function walkTyped(
+  s: Schema,
+  v: unknown,
+  path: PathSeg[],
+  out: FieldError[],
+  ctx: SchemaContext,
+  err: (p: readonly PathSeg[], m: string) => void,
+): boolean {
   switch (s.type) {
     case 'object':
       if (!isRecord(v)) break;
@@ -155,8 +180,14 @@ function walkTyped(s: Schema, v: unknown, path: PathSeg[], out: FieldError[], ct
   return false;
 }
 
-function walkObject(s: Schema, v: Record<string, unknown>, path: PathSeg[], out: FieldError[], ctx: SchemaContext,
-  err: (p: readonly PathSeg[], m: string) => void): boolean {
+function walkObject(
+  s: Schema,
+  v: Record<string, unknown>,
+  path: PathSeg[],
+  out: FieldError[],
+  ctx: SchemaContext,
+  err: (p: readonly PathSeg[], m: string) => void,
+): boolean {
   for (const r of s.required ?? []) {
     if (v[r] === undefined) {
       const sub = s.properties?.[r];
@@ -170,7 +201,8 @@ function walkObject(s: Schema, v: Record<string, unknown>, path: PathSeg[], out:
   for (const [k, val] of Object.entries(v)) {
     const sub = prop(s, k);
     if (sub) typed = walk(sub, val, [...path, k], out, ctx) && typed;
-    else if (s.additionalProperties) typed = walk(s.additionalProperties, val, [...path, { key: k }], out, ctx) && typed;
+    else if (s.additionalProperties)
+      typed = walk(s.additionalProperties, val, [...path, { key: k }], out, ctx) && typed;
     else if (!s.preserveUnknownFields) {
       const guess = closest(k, Object.keys(s.properties ?? {}));
       err([...path, k], `unknown field "${k}"${guess ? ` (did you mean "${guess}"?)` : ''}`);
@@ -179,12 +211,22 @@ function walkObject(s: Schema, v: Record<string, unknown>, path: PathSeg[], out:
   return typed;
 }
 
-function walkArray(s: Schema, v: unknown[], path: PathSeg[], out: FieldError[], ctx: SchemaContext,
-  err: (p: readonly PathSeg[], m: string) => void): boolean {
+function walkArray(
+  s: Schema,
+  v: unknown[],
+  path: PathSeg[],
+  out: FieldError[],
+  ctx: SchemaContext,
+  err: (p: readonly PathSeg[], m: string) => void,
+): boolean {
   if (s.minItems !== undefined && v.length < s.minItems) {
-    err(path, s.minItems === 1 ? 'must have at least one item' : `has ${v.length} items; at least ${s.minItems} are required`);
+    err(
+      path,
+      s.minItems === 1 ? 'must have at least one item' : `has ${v.length} items; at least ${s.minItems} are required`,
+    );
   }
-  if (s.maxItems !== undefined && v.length > s.maxItems) err(path, `has ${v.length} items; at most ${s.maxItems} are allowed`);
+  if (s.maxItems !== undefined && v.length > s.maxItems)
+    err(path, `has ${v.length} items; at most ${s.maxItems} are allowed`);
   let typed = true;
   if (s.items) {
     const items = s.items;
@@ -209,12 +251,15 @@ function checkString(s: Schema, v: string, path: PathSeg[], err: (p: readonly Pa
     err(path, `${show(v)} is not allowed; use one of: ${s.enum.join(', ')}`);
     return;
   }
-  if (s.minLength !== undefined && len < s.minLength) err(path, s.minLength === 1 ? 'must not be empty' : `must be at least ${s.minLength} characters long`);
-  if (s.maxLength !== undefined && len > s.maxLength) err(path, `${show(v)} is ${len} characters long; at most ${s.maxLength} are allowed`);
+  if (s.minLength !== undefined && len < s.minLength)
+    err(path, s.minLength === 1 ? 'must not be empty' : `must be at least ${s.minLength} characters long`);
+  if (s.maxLength !== undefined && len > s.maxLength)
+    err(path, `${show(v)} is ${len} characters long; at most ${s.maxLength} are allowed`);
   if (s.pattern !== undefined && !regex(s.pattern).test(v)) {
     err(path, s.patternHint ? `${show(v)} ${s.patternHint}` : `${show(v)} does not match the pattern ${s.pattern}`);
   }
-  if (s.format === 'date-time' && Number.isNaN(Date.parse(v))) err(path, `${show(v)} is not an RFC 3339 date-time such as 2026-01-02T15:04:05Z`);
+  if (s.format === 'date-time' && Number.isNaN(Date.parse(v)))
+    err(path, `${show(v)} is not an RFC 3339 date-time such as 2026-01-02T15:04:05Z`);
 }
 
 function checkNumber(s: Schema, v: number, path: PathSeg[], err: (p: readonly PathSeg[], m: string) => void): void {

@@ -7,9 +7,20 @@ const GI = 1024 ** 3;
 const MI = 1024 ** 2;
 
 function pod(spec: Obj, extra: Obj = {}): Obj {
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', ...extra.metadata }, spec, ...(extra.status ? { status: extra.status } : {}) };
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', namespace: 'ns', ...extra.metadata },
+    spec,
+    ...(extra.status ? { status: extra.status } : {}),
+  };
 }
-const c = (name: string, requests?: Obj, more: Obj = {}): Obj => ({ name, image: 'x', ...(requests ? { resources: { requests } } : {}), ...more });
+const c = (name: string, requests?: Obj, more: Obj = {}): Obj => ({
+  name,
+  image: 'x',
+  ...(requests ? { resources: { requests } } : {}),
+  ...more,
+});
 
 function requests(p: Obj): Record<string, number> {
   const r = parsePod(p);
@@ -19,22 +30,38 @@ function requests(p: Obj): Record<string, number> {
 
 describe('pod requests (component-helpers semantics)', () => {
   it('sums app containers and counts the pod as one unit of pods', () => {
-    expect(requests(pod({ containers: [c('a', { cpu: '250m', memory: '64Mi' }), c('b', { cpu: '1', 'nvidia.com/gpu': 1 })] })))
-      .toEqual({ cpu: 1250, memory: 64 * MI, 'nvidia.com/gpu': 1, pods: 1 });
+    expect(
+      requests(
+        pod({ containers: [c('a', { cpu: '250m', memory: '64Mi' }), c('b', { cpu: '1', 'nvidia.com/gpu': 1 })] }),
+      ),
+    ).toEqual({ cpu: 1250, memory: 64 * MI, 'nvidia.com/gpu': 1, pods: 1 });
   });
 
   it('defaults requests to limits where only limits are set', () => {
-    expect(requests(pod({ containers: [c('a', undefined, { resources: { limits: { cpu: '2', memory: '1Gi' }, requests: { cpu: '500m' } } })] })))
-      .toEqual({ cpu: 500, memory: GI, pods: 1 });
+    expect(
+      requests(
+        pod({
+          containers: [
+            c('a', undefined, { resources: { limits: { cpu: '2', memory: '1Gi' }, requests: { cpu: '500m' } } }),
+          ],
+        }),
+      ),
+    ).toEqual({ cpu: 500, memory: GI, pods: 1 });
   });
 
   it('takes the larger of the containers and a bigger regular init container, per resource', () => {
-    const p = pod({ containers: [c('app', { cpu: '1', memory: '2Gi' })], initContainers: [c('init', { cpu: '3', memory: '1Gi' })] });
+    const p = pod({
+      containers: [c('app', { cpu: '1', memory: '2Gi' })],
+      initContainers: [c('init', { cpu: '3', memory: '1Gi' })],
+    });
     expect(requests(p)).toEqual({ cpu: 3000, memory: 2 * GI, pods: 1 });
   });
 
   it('adds sidecars (restartable init containers) to the app containers', () => {
-    const p = pod({ containers: [c('app', { cpu: '1' })], initContainers: [c('proxy', { cpu: '500m', memory: '128Mi' }, { restartPolicy: 'Always' })] });
+    const p = pod({
+      containers: [c('app', { cpu: '1' })],
+      initContainers: [c('proxy', { cpu: '500m', memory: '128Mi' }, { restartPolicy: 'Always' })],
+    });
     expect(requests(p)).toEqual({ cpu: 1500, memory: 128 * MI, pods: 1 });
   });
 
@@ -60,15 +87,31 @@ describe('pod requests (component-helpers semantics)', () => {
   });
 
   it('adds the runtime overhead last', () => {
-    const p = pod({ containers: [c('app', { cpu: '1' })], resources: { requests: { cpu: '2' } }, overhead: { cpu: '250m', memory: '120Mi' } });
+    const p = pod({
+      containers: [c('app', { cpu: '1' })],
+      resources: { requests: { cpu: '2' } },
+      overhead: { cpu: '250m', memory: '120Mi' },
+    });
     expect(requests(p)).toEqual({ cpu: 2250, memory: 120 * MI, pods: 1 });
   });
 
   it('uses the larger of spec and status during an in-place resize, and only status when the resize is infeasible', () => {
-    const status = { containerStatuses: [{ name: 'app', resources: { requests: { cpu: '3' } }, allocatedResources: { cpu: '2', memory: '1Gi' } }] };
-    expect(requests(pod({ containers: [c('app', { cpu: '4', memory: '512Mi' })] }, { status }))).toEqual({ cpu: 4000, memory: GI, pods: 1 });
+    const status = {
+      containerStatuses: [
+        { name: 'app', resources: { requests: { cpu: '3' } }, allocatedResources: { cpu: '2', memory: '1Gi' } },
+      ],
+    };
+    expect(requests(pod({ containers: [c('app', { cpu: '4', memory: '512Mi' })] }, { status }))).toEqual({
+      cpu: 4000,
+      memory: GI,
+      pods: 1,
+    });
     const infeasible = { ...status, conditions: [{ type: 'PodResizePending', status: 'True', reason: 'Infeasible' }] };
-    expect(requests(pod({ containers: [c('app', { cpu: '4', memory: '512Mi' })] }, { status: infeasible }))).toEqual({ cpu: 3000, memory: GI, pods: 1 });
+    expect(requests(pod({ containers: [c('app', { cpu: '4', memory: '512Mi' })] }, { status: infeasible }))).toEqual({
+      cpu: 3000,
+      memory: GI,
+      pods: 1,
+    });
   });
 
   it('counts a pod without requests as one pod and nothing else', () => {
@@ -77,31 +120,90 @@ describe('pod requests (component-helpers semantics)', () => {
 });
 
 describe('parsePod', () => {
-  const full = pod({
-    priority: 1000,
-    priorityClassName: 'high',
-    nodeName: 'node-1',
-    terminationGracePeriodSeconds: 30,
-    nodeSelector: { 'kubernetes.io/arch': 'arm64' },
-    tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }, { operator: 'Exists' }],
-    affinity: {
-      nodeAffinity: {
-        requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a'] }] }] },
-        preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 10, preference: { matchExpressions: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot'] }] } }],
+  const full = pod(
+    {
+      priority: 1000,
+      priorityClassName: 'high',
+      nodeName: 'node-1',
+      terminationGracePeriodSeconds: 30,
+      nodeSelector: { 'kubernetes.io/arch': 'arm64' },
+      tolerations: [
+        { key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' },
+        { operator: 'Exists' },
+      ],
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [
+              { matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a'] }] },
+            ],
+          },
+          preferredDuringSchedulingIgnoredDuringExecution: [
+            {
+              weight: 10,
+              preference: {
+                matchExpressions: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot'] }],
+              },
+            },
+          ],
+        },
+        podAntiAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: [
+            { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'web' } } },
+          ],
+        },
       },
-      podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'web' } } }] },
+      topologySpreadConstraints: [
+        {
+          maxSkew: 1,
+          topologyKey: 'topology.kubernetes.io/zone',
+          whenUnsatisfiable: 'DoNotSchedule',
+          labelSelector: { matchExpressions: [{ key: 'app', operator: 'In', values: ['web'] }] },
+          minDomains: 3,
+        },
+      ],
+      containers: [
+        c(
+          'web',
+          { cpu: '1' },
+          {
+            ports: [
+              { containerPort: 80, hostPort: 8080 },
+              { containerPort: 443 },
+              { containerPort: 53, hostPort: 53, protocol: 'UDP', hostIP: '10.0.0.1' },
+            ],
+          },
+        ),
+      ],
+      initContainers: [c('init', {}, { ports: [{ containerPort: 9, hostPort: 9999 }] })],
+      volumes: [
+        { name: 'data', persistentVolumeClaim: { claimName: 'data-0' } },
+        { name: 'scratch', ephemeral: { volumeClaimTemplate: {} } },
+        { name: 'tmp', emptyDir: {} },
+      ],
     },
-    topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchExpressions: [{ key: 'app', operator: 'In', values: ['web'] }] }, minDomains: 3 }],
-    containers: [c('web', { cpu: '1' }, { ports: [{ containerPort: 80, hostPort: 8080 }, { containerPort: 443 }, { containerPort: 53, hostPort: 53, protocol: 'UDP', hostIP: '10.0.0.1' }] })],
-    initContainers: [c('init', {}, { ports: [{ containerPort: 9, hostPort: 9999 }] })],
-    volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data-0' } }, { name: 'scratch', ephemeral: { volumeClaimTemplate: {} } }, { name: 'tmp', emptyDir: {} }],
-  }, {
-    metadata: {
-      uid: 'u-1', labels: { app: 'web' }, annotations: { 'karpenter.sh/do-not-disrupt': 'true' }, creationTimestamp: '2026-01-01T00:00:00Z', deletionTimestamp: '2026-01-01T01:00:00Z',
-      ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'x' }, { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-abc', uid: 'rs-1', controller: true }],
+    {
+      metadata: {
+        uid: 'u-1',
+        labels: { app: 'web' },
+        annotations: { 'karpenter.sh/do-not-disrupt': 'true' },
+        creationTimestamp: '2026-01-01T00:00:00Z',
+        deletionTimestamp: '2026-01-01T01:00:00Z',
+        ownerReferences: [
+          { apiVersion: 'v1', kind: 'ConfigMap', name: 'x' },
+          { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-abc', uid: 'rs-1', controller: true },
+        ],
+      },
+      status: {
+        phase: 'Running',
+        startTime: '2026-01-01T00:01:00Z',
+        conditions: [
+          { type: 'Ready', status: 'True' },
+          { type: 'PodScheduled', status: 'False', reason: 'Unschedulable' },
+        ],
+      },
     },
-    status: { phase: 'Running', startTime: '2026-01-01T00:01:00Z', conditions: [{ type: 'Ready', status: 'True' }, { type: 'PodScheduled', status: 'False', reason: 'Unschedulable' }] },
-  });
+  );
 
   it('reads identity, scheduling constraints, ownership and status', () => {
     const r = parsePod(full);
@@ -109,61 +211,126 @@ describe('parsePod', () => {
     if (!r.ok) return;
     const p = r.value;
     expect(p).toMatchObject({
-      uid: 'u-1', namespace: 'ns', name: 'p', labels: { app: 'web' }, priority: 1000, priorityClassName: 'high', nodeName: 'node-1',
-      terminationGracePeriodSeconds: 30, phase: 'Running', ready: true, unschedulable: true,
-      creationTimestamp: Date.parse('2026-01-01T00:00:00Z'), deletionTimestamp: Date.parse('2026-01-01T01:00:00Z'), startTime: Date.parse('2026-01-01T00:01:00Z'),
+      uid: 'u-1',
+      namespace: 'ns',
+      name: 'p',
+      labels: { app: 'web' },
+      priority: 1000,
+      priorityClassName: 'high',
+      nodeName: 'node-1',
+      terminationGracePeriodSeconds: 30,
+      phase: 'Running',
+      ready: true,
+      unschedulable: true,
+      creationTimestamp: Date.parse('2026-01-01T00:00:00Z'),
+      deletionTimestamp: Date.parse('2026-01-01T01:00:00Z'),
+      startTime: Date.parse('2026-01-01T00:01:00Z'),
       owner: { kind: 'ReplicaSet', name: 'web-abc', uid: 'rs-1', controller: true, apiVersion: 'apps/v1' },
       nodeSelector: { 'kubernetes.io/arch': 'arm64' },
       pvcNames: ['data-0', 'p-scratch'],
     });
-    expect(p.hostPorts).toEqual([{ ip: '0.0.0.0', port: 8080, protocol: 'TCP' }, { ip: '10.0.0.1', port: 53, protocol: 'UDP' }]);
-    expect(p.tolerations).toEqual([{ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }, { operator: 'Exists' }]);
-    expect(p.affinity?.nodeAffinity?.required?.[0]?.matchExpressions).toEqual([{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a'] }]);
+    expect(p.hostPorts).toEqual([
+      { ip: '0.0.0.0', port: 8080, protocol: 'TCP' },
+      { ip: '10.0.0.1', port: 53, protocol: 'UDP' },
+    ]);
+    expect(p.tolerations).toEqual([
+      { key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' },
+      { operator: 'Exists' },
+    ]);
+    expect(p.affinity?.nodeAffinity?.required?.[0]?.matchExpressions).toEqual([
+      { key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a'] },
+    ]);
     expect(p.affinity?.nodeAffinity?.preferred?.[0]?.weight).toBe(10);
-    expect(p.affinity?.podAntiAffinity?.required?.[0]).toEqual({ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'web' } } });
+    expect(p.affinity?.podAntiAffinity?.required?.[0]).toEqual({
+      topologyKey: 'kubernetes.io/hostname',
+      labelSelector: { matchLabels: { app: 'web' } },
+    });
     expect(p.topologySpreadConstraints[0]).toEqual({
-      maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', minDomains: 3,
+      maxSkew: 1,
+      topologyKey: 'topology.kubernetes.io/zone',
+      whenUnsatisfiable: 'DoNotSchedule',
+      minDomains: 3,
       labelSelector: { matchExpressions: [{ key: 'app', operator: 'In', values: ['web'] }] },
     });
     expect(p.ignoredReason).toBeUndefined();
   });
 
   it('defaults namespace, uid, phase and creation time for raw manifests', () => {
-    const r = parsePod({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'raw' }, spec: { containers: [c('a')] } }, { now: 42 });
-    expect(r.ok && r.value).toMatchObject({ namespace: 'default', uid: 'default/raw', phase: 'Pending', creationTimestamp: 42, tolerations: [], hostPorts: [] });
+    const r = parsePod(
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'raw' }, spec: { containers: [c('a')] } },
+      { now: 42 },
+    );
+    expect(r.ok && r.value).toMatchObject({
+      namespace: 'default',
+      uid: 'default/raw',
+      phase: 'Pending',
+      creationTimestamp: 42,
+      tolerations: [],
+      hostPorts: [],
+    });
   });
 
   it('marks pods Karpenter would ignore, with the reason', () => {
     const withSelector = (nodeSelector: Obj) => parsePod(pod({ containers: [c('a')], nodeSelector }));
     const hostname = withSelector({ 'kubernetes.io/hostname': 'node-1' });
-    expect(hostname.ok && hostname.value.ignoredReason).toMatch(/nodeSelector kubernetes.io\/hostname: label "kubernetes.io\/hostname" is restricted/);
+    expect(hostname.ok && hostname.value.ignoredReason).toMatch(
+      /nodeSelector kubernetes.io\/hostname: label "kubernetes.io\/hostname" is restricted/,
+    );
     const domain = withSelector({ 'karpenter.sh/custom': 'x' });
     expect(domain.ok && domain.value.ignoredReason).toMatch(/domain "karpenter.sh" is restricted/);
     const pool = withSelector({ 'karpenter.sh/nodepool': 'default', 'karpenter.k8s.aws/instance-family': 'm5' });
     expect(pool.ok && pool.value.ignoredReason).toBeUndefined();
-    const fields = parsePod(pod({ containers: [c('a')], affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n'] }] }] } } } }));
+    const fields = parsePod(
+      pod({
+        containers: [c('a')],
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n'] }] }],
+            },
+          },
+        },
+      }),
+    );
     expect(fields.ok && fields.value.ignoredReason).toMatch(/matchFields/);
-    const emptyIn = parsePod(pod({ containers: [c('a')], affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: [] }] }] } } } }));
+    const emptyIn = parsePod(
+      pod({
+        containers: [c('a')],
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: [] }] }],
+            },
+          },
+        },
+      }),
+    );
     expect(emptyIn.ok && emptyIn.value.ignoredReason).toMatch(/In needs at least one value/);
   });
 
   it('reports bad fields with their paths instead of throwing', () => {
-    const r = parsePod(pod({
-      containers: [c('a', { cpu: 'lots', memory: true })],
-      tolerations: [{ operator: 'Maybe' }],
-      topologySpreadConstraints: [{ maxSkew: 0, topologyKey: 'zone' }],
-      priority: '5',
-    }));
+    const r = parsePod(
+      pod({
+        containers: [c('a', { cpu: 'lots', memory: true })],
+        tolerations: [{ operator: 'Maybe' }],
+        topologySpreadConstraints: [{ maxSkew: 0, topologyKey: 'zone' }],
+        priority: '5',
+      }),
+    );
     expect(r.ok).toBe(false);
     if (r.ok) return;
-    expect(r.errors.map(formatFieldError)).toEqual(expect.arrayContaining([
-      expect.stringMatching(/^Pod\/ns\/p: spec\.containers\[0\]\.resources\.requests\[cpu\]: "lots" is not a valid quantity/),
-      expect.stringMatching(/^Pod\/ns\/p: spec\.containers\[0\]\.resources\.requests\[memory\]: must be a quantity/),
-      expect.stringMatching(/spec\.tolerations\[0\]\.operator: "Maybe" is not allowed/),
-      expect.stringMatching(/spec\.topologySpreadConstraints\[0\]\.maxSkew: must be an integer of at least 1/),
-      expect.stringMatching(/spec\.topologySpreadConstraints\[0\]\.whenUnsatisfiable: is required/),
-      expect.stringMatching(/spec\.priority: must be an integer, not a string/),
-    ]));
+    expect(r.errors.map(formatFieldError)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^Pod\/ns\/p: spec\.containers\[0\]\.resources\.requests\[cpu\]: "lots" is not a valid quantity/,
+        ),
+        expect.stringMatching(/^Pod\/ns\/p: spec\.containers\[0\]\.resources\.requests\[memory\]: must be a quantity/),
+        expect.stringMatching(/spec\.tolerations\[0\]\.operator: "Maybe" is not allowed/),
+        expect.stringMatching(/spec\.topologySpreadConstraints\[0\]\.maxSkew: must be an integer of at least 1/),
+        expect.stringMatching(/spec\.topologySpreadConstraints\[0\]\.whenUnsatisfiable: is required/),
+        expect.stringMatching(/spec\.priority: must be an integer, not a string/),
+      ]),
+    );
   });
 
   it('rejects a pod without containers or spec, and non-objects', () => {

@@ -26,7 +26,13 @@ export function parsePod(obj: unknown, opts: PodOptions = {}): Result<Pod> {
 }
 
 /** Decodes a pod (or a pod template, at `path`) into the domain Pod; errors go to the decoder. */
-export function decodePod(d: Decoder, o: Obj, path: readonly PathSeg[], opts: PodOptions, defaults: { namespace?: string; name?: string } = {}): Pod {
+export function decodePod(
+  d: Decoder,
+  o: Obj,
+  path: readonly PathSeg[],
+  opts: PodOptions,
+  defaults: { namespace?: string; name?: string } = {},
+): Pod {
   const mp = [...path, 'metadata'];
   const meta = d.obj(o['metadata'], mp);
   const spec = d.obj(o['spec'], [...path, 'spec']);
@@ -35,7 +41,8 @@ export function decodePod(d: Decoder, o: Obj, path: readonly PathSeg[], opts: Po
   if (!spec) d.err(sp, 'is required but missing');
   const name = d.str(at(meta, 'name'), [...mp, 'name']) ?? defaults.name ?? d.reqStr(undefined, [...mp, 'name']);
   const namespace = d.str(at(meta, 'namespace'), [...mp, 'namespace']) || defaults.namespace || 'default';
-  if (spec && d.arr(spec['containers'], [...sp, 'containers']).length === 0) d.err([...sp, 'containers'], 'must list at least one container');
+  if (spec && d.arr(spec['containers'], [...sp, 'containers']).length === 0)
+    d.err([...sp, 'containers'], 'must list at least one container');
   const requests = { ...podRequests(d, spec, status, path), pods: 1 };
   const pod: Record<string, unknown> = {
     uid: d.str(at(meta, 'uid'), [...mp, 'uid']) ?? `${namespace}/${name}`,
@@ -46,7 +53,10 @@ export function decodePod(d: Decoder, o: Obj, path: readonly PathSeg[], opts: Po
     requests,
     nodeSelector: d.strMap(at(spec, 'nodeSelector'), [...sp, 'nodeSelector']),
     tolerations: tolerations(d, at(spec, 'tolerations'), [...sp, 'tolerations']),
-    topologySpreadConstraints: topologySpreadConstraints(d, at(spec, 'topologySpreadConstraints'), [...sp, 'topologySpreadConstraints']),
+    topologySpreadConstraints: topologySpreadConstraints(d, at(spec, 'topologySpreadConstraints'), [
+      ...sp,
+      'topologySpreadConstraints',
+    ]),
     hostPorts: hostPorts(d, spec, sp),
     creationTimestamp: d.time(at(meta, 'creationTimestamp'), [...mp, 'creationTimestamp']) ?? opts.now ?? 0,
     phase: d.oneOf(at(status, 'phase'), [...path, 'status', 'phase'], PHASES) ?? 'Pending',
@@ -59,12 +69,21 @@ export function decodePod(d: Decoder, o: Obj, path: readonly PathSeg[], opts: Po
   set(pod, 'nodeName', d.str(at(spec, 'nodeName'), [...sp, 'nodeName']) || undefined);
   set(pod, 'deletionTimestamp', d.time(at(meta, 'deletionTimestamp'), [...mp, 'deletionTimestamp']));
   set(pod, 'startTime', d.time(at(status, 'startTime'), [...path, 'status', 'startTime']));
-  set(pod, 'terminationGracePeriodSeconds', d.int(at(spec, 'terminationGracePeriodSeconds'), [...sp, 'terminationGracePeriodSeconds']));
-  set(pod, 'nominatedNodeName', d.str(at(status, 'nominatedNodeName'), [...path, 'status', 'nominatedNodeName']) || undefined);
+  set(
+    pod,
+    'terminationGracePeriodSeconds',
+    d.int(at(spec, 'terminationGracePeriodSeconds'), [...sp, 'terminationGracePeriodSeconds']),
+  );
+  set(
+    pod,
+    'nominatedNodeName',
+    d.str(at(status, 'nominatedNodeName'), [...path, 'status', 'nominatedNodeName']) || undefined,
+  );
   const conds = d.arr(at(status, 'conditions'), [...path, 'status', 'conditions']).map((c) => (isRecord(c) ? c : {}));
   const ready = conds.find((c) => c['type'] === 'Ready');
   if (ready) pod['ready'] = ready['status'] === 'True';
-  if (conds.some((c) => c['type'] === 'PodScheduled' && c['status'] === 'False' && c['reason'] === 'Unschedulable')) pod['unschedulable'] = true;
+  if (conds.some((c) => c['type'] === 'PodScheduled' && c['status'] === 'False' && c['reason'] === 'Unschedulable'))
+    pod['unschedulable'] = true;
   const claims = resourceClaims(d, spec, status, [...path]);
   if (claims.length) pod['resourceClaims'] = claims;
   const containerClaims = containerClaimNames(d, spec, sp);
@@ -88,7 +107,11 @@ function hostPorts(d: Decoder, spec: Obj | undefined, sp: readonly PathSeg[]): H
       const po = d.obj(p, [...cp, j]);
       const port = d.int(at(po, 'hostPort'), [...cp, j, 'hostPort']) ?? 0;
       if (port === 0) return;
-      out.push({ ip: d.str(at(po, 'hostIP'), [...cp, j, 'hostIP']) || '0.0.0.0', port, protocol: d.str(at(po, 'protocol'), [...cp, j, 'protocol']) || 'TCP' });
+      out.push({
+        ip: d.str(at(po, 'hostIP'), [...cp, j, 'hostIP']) || '0.0.0.0',
+        port,
+        protocol: d.str(at(po, 'protocol'), [...cp, j, 'protocol']) || 'TCP',
+      });
     });
   });
   return out;
@@ -98,7 +121,10 @@ function hostPorts(d: Decoder, spec: Obj | undefined, sp: readonly PathSeg[]): H
 function owner(d: Decoder, v: unknown, path: readonly PathSeg[]): OwnerRef | undefined {
   const refs = d.arr(v, path).map((r, i) => {
     const o = d.obj(r, [...path, i]);
-    const ref: Record<string, unknown> = { kind: d.reqStr(at(o, 'kind'), [...path, i, 'kind']), name: d.reqStr(at(o, 'name'), [...path, i, 'name']) };
+    const ref: Record<string, unknown> = {
+      kind: d.reqStr(at(o, 'kind'), [...path, i, 'kind']),
+      name: d.reqStr(at(o, 'name'), [...path, i, 'name']),
+    };
     set(ref, 'uid', d.str(at(o, 'uid'), [...path, i, 'uid']));
     set(ref, 'apiVersion', d.str(at(o, 'apiVersion'), [...path, i, 'apiVersion']));
     set(ref, 'controller', d.bool(at(o, 'controller'), [...path, i, 'controller']));
@@ -111,7 +137,12 @@ function owner(d: Decoder, v: unknown, path: readonly PathSeg[]): OwnerRef | und
  * spec.resourceClaims (DRA): each names a ResourceClaim or a ResourceClaimTemplate; for templates the claim
  * generated for this pod is read from status.resourceClaimStatuses.
  */
-function resourceClaims(d: Decoder, spec: Obj | undefined, status: Obj | undefined, path: PathSeg[]): PodResourceClaim[] {
+function resourceClaims(
+  d: Decoder,
+  spec: Obj | undefined,
+  status: Obj | undefined,
+  path: PathSeg[],
+): PodResourceClaim[] {
   const sp = [...path, 'spec', 'resourceClaims'];
   const generated = new Map<string, string>();
   d.arr(at(status, 'resourceClaimStatuses'), [...path, 'status', 'resourceClaimStatuses']).forEach((x, i) => {
@@ -126,9 +157,15 @@ function resourceClaims(d: Decoder, spec: Obj | undefined, status: Obj | undefin
     const name = d.reqStr(at(o, 'name'), [...sp, i, 'name']);
     const claim = d.str(at(o, 'resourceClaimName'), [...sp, i, 'resourceClaimName']) || undefined;
     const tmpl = d.str(at(o, 'resourceClaimTemplateName'), [...sp, i, 'resourceClaimTemplateName']) || undefined;
-    if ((claim === undefined) === (tmpl === undefined)) d.err([...sp, i], 'must set exactly one of resourceClaimName and resourceClaimTemplateName');
+    if ((claim === undefined) === (tmpl === undefined))
+      d.err([...sp, i], 'must set exactly one of resourceClaimName and resourceClaimTemplateName');
     const gen = generated.get(name);
-    return { name, ...(claim ? { resourceClaimName: claim } : {}), ...(tmpl ? { resourceClaimTemplateName: tmpl } : {}), ...(tmpl && gen ? { generatedClaimName: gen } : {}) };
+    return {
+      name,
+      ...(claim ? { resourceClaimName: claim } : {}),
+      ...(tmpl ? { resourceClaimTemplateName: tmpl } : {}),
+      ...(tmpl && gen ? { generatedClaimName: gen } : {}),
+    };
   });
 }
 
@@ -170,7 +207,8 @@ function ignoredReason(pod: Pod): string | undefined {
     if (p) return `nodeSelector ${k}: ${p}`;
   }
   for (const [i, term] of (pod.affinity?.nodeAffinity?.required ?? []).entries()) {
-    if (term.matchFields && term.matchFields.length > 0) return `required node affinity term ${i} uses matchFields, which Karpenter does not support`;
+    if (term.matchFields && term.matchFields.length > 0)
+      return `required node affinity term ${i} uses matchFields, which Karpenter does not support`;
     for (const r of term.matchExpressions) {
       const p = requirementProblem(r, 'nodeclaim');
       if (p) return `required node affinity term ${i}, key ${r.key}: ${p}`;

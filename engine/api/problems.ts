@@ -1,7 +1,14 @@
 // The requirement check Karpenter applies to pods' node selectors and required affinity (the same rules
 // as NodePool requirements: pkg/apis/v1 ValidateRequirement), returning words instead of field errors.
 import type { NodeSelectorRequirement } from '../domain/types.ts';
-import { labelKeyProblem, labelValueProblem, NORMALIZED_LABELS, restrictedLabelReason, WELL_KNOWN_LABELS, type LabelContext } from './labels.ts';
+import {
+  labelKeyProblem,
+  labelValueProblem,
+  NORMALIZED_LABELS,
+  restrictedLabelReason,
+  WELL_KNOWN_LABELS,
+  type LabelContext,
+} from './labels.ts';
 import { singleNonNegativeInt } from './schemas/common.ts';
 
 export function requirementProblem(r: NodeSelectorRequirement, ctx: LabelContext): string | undefined {

@@ -27,10 +27,18 @@ function requestsOf(d: Decoder, resources: unknown, path: readonly PathSeg[]): R
 function resizeInfeasible(status: Obj | undefined): boolean {
   if (at(status, 'resize') === 'Infeasible') return true;
   const conds = at(status, 'conditions');
-  return Array.isArray(conds) && conds.some((c) => at(c as Obj, 'type') === 'PodResizePending' && at(c as Obj, 'reason') === 'Infeasible');
+  return (
+    Array.isArray(conds) &&
+    conds.some((c) => at(c as Obj, 'type') === 'PodResizePending' && at(c as Obj, 'reason') === 'Infeasible')
+  );
 }
 
-function statusRequests(d: Decoder, status: Obj | undefined, name: string, path: readonly PathSeg[]): { requests: Resources; allocated: Resources } | undefined {
+function statusRequests(
+  d: Decoder,
+  status: Obj | undefined,
+  name: string,
+  path: readonly PathSeg[],
+): { requests: Resources; allocated: Resources } | undefined {
   const list = d.arr(at(status, 'containerStatuses'), [...path, 'containerStatuses']);
   const i = list.findIndex((cs) => at(cs as Obj, 'name') === name);
   if (i < 0) return undefined;
@@ -44,7 +52,12 @@ function statusRequests(d: Decoder, status: Obj | undefined, name: string, path:
 }
 
 /** The pod's requests in integer units (without Karpenter's `pods: 1`). */
-export function podRequests(d: Decoder, spec: Obj | undefined, status: Obj | undefined, path: readonly PathSeg[]): Record<string, number> {
+export function podRequests(
+  d: Decoder,
+  spec: Obj | undefined,
+  status: Obj | undefined,
+  path: readonly PathSeg[],
+): Record<string, number> {
   const sp = [...path, 'spec'];
   const infeasible = resizeInfeasible(status);
   let reqs: Record<string, number> = {};

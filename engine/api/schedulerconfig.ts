@@ -20,14 +20,27 @@ export interface SchedulerConfig {
   readonly podTopologySpread?: { readonly defaultConstraints: readonly TopologySpreadConstraint[] };
 }
 
-export type SchedulerConfigResult = { readonly ok: true; readonly value: SchedulerConfig | undefined } | { readonly ok: false; readonly problems: readonly string[] };
+export type SchedulerConfigResult =
+  | { readonly ok: true; readonly value: SchedulerConfig | undefined }
+  | { readonly ok: false; readonly problems: readonly string[] };
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const CONSTRAINT_FIELDS = ['maxSkew', 'topologyKey', 'whenUnsatisfiable', 'labelSelector', 'minDomains', 'nodeAffinityPolicy', 'nodeTaintsPolicy', 'matchLabelKeys'];
+const CONSTRAINT_FIELDS = [
+  'maxSkew',
+  'topologyKey',
+  'whenUnsatisfiable',
+  'labelSelector',
+  'minDomains',
+  'nodeAffinityPolicy',
+  'nodeTaintsPolicy',
+  'matchLabelKeys',
+];
 
 function unknownFields(o: Obj, path: string, allowed: readonly string[], problems: string[]): void {
-  for (const k of Object.keys(o)) if (!allowed.includes(k)) problems.push(`${path}${path ? '.' : ''}${k}: unknown field (allowed: ${allowed.join(', ')})`);
+  for (const k of Object.keys(o))
+    if (!allowed.includes(k))
+      problems.push(`${path}${path ? '.' : ''}${k}: unknown field (allowed: ${allowed.join(', ')})`);
 }
 
 /** One default constraint, or the problems with it; path names it (podTopologySpread.defaultConstraints[i]). */
@@ -39,19 +52,32 @@ function constraint(v: unknown, path: string, problems: string[]): TopologySprea
   const before = problems.length;
   unknownFields(v, path, CONSTRAINT_FIELDS, problems);
   const { maxSkew, topologyKey, whenUnsatisfiable, minDomains, nodeAffinityPolicy, nodeTaintsPolicy } = v;
-  if (!(typeof maxSkew === 'number' && Number.isInteger(maxSkew) && maxSkew > 0)) problems.push(`${path}.maxSkew must be greater than 0`);
+  if (!(typeof maxSkew === 'number' && Number.isInteger(maxSkew) && maxSkew > 0))
+    problems.push(`${path}.maxSkew must be greater than 0`);
   if (typeof topologyKey !== 'string' || topologyKey === '') problems.push(`${path}.topologyKey must be set`);
-  else if (labelKeyProblem(topologyKey)) problems.push(`${path}.topologyKey "${topologyKey}" is not a valid label name, ${labelKeyProblem(topologyKey)}`);
-  if (whenUnsatisfiable !== 'DoNotSchedule' && whenUnsatisfiable !== 'ScheduleAnyway') problems.push(`${path}.whenUnsatisfiable ${JSON.stringify(whenUnsatisfiable ?? '')} must be one of "DoNotSchedule" or "ScheduleAnyway"`);
-  if (v['labelSelector'] !== undefined) problems.push(`${path}.labelSelector must not be set, as selectors are deduced for each pod`);
-  if (v['matchLabelKeys'] !== undefined) problems.push(`${path}.matchLabelKeys must not be set, as it has no effect on default constraints`);
-  if (minDomains !== undefined && !(typeof minDomains === 'number' && Number.isInteger(minDomains) && minDomains > 0)) problems.push(`${path}.minDomains must be greater than 0`);
-  for (const [k, p] of [['nodeAffinityPolicy', nodeAffinityPolicy], ['nodeTaintsPolicy', nodeTaintsPolicy]] as const) {
+  else if (labelKeyProblem(topologyKey))
+    problems.push(`${path}.topologyKey "${topologyKey}" is not a valid label name, ${labelKeyProblem(topologyKey)}`);
+  if (whenUnsatisfiable !== 'DoNotSchedule' && whenUnsatisfiable !== 'ScheduleAnyway')
+    problems.push(
+      `${path}.whenUnsatisfiable ${JSON.stringify(whenUnsatisfiable ?? '')} must be one of "DoNotSchedule" or "ScheduleAnyway"`,
+    );
+  if (v['labelSelector'] !== undefined)
+    problems.push(`${path}.labelSelector must not be set, as selectors are deduced for each pod`);
+  if (v['matchLabelKeys'] !== undefined)
+    problems.push(`${path}.matchLabelKeys must not be set, as it has no effect on default constraints`);
+  if (minDomains !== undefined && !(typeof minDomains === 'number' && Number.isInteger(minDomains) && minDomains > 0))
+    problems.push(`${path}.minDomains must be greater than 0`);
+  for (const [k, p] of [
+    ['nodeAffinityPolicy', nodeAffinityPolicy],
+    ['nodeTaintsPolicy', nodeTaintsPolicy],
+  ] as const) {
     if (p !== undefined && p !== 'Honor' && p !== 'Ignore') problems.push(`${path}.${k} must be "Honor" or "Ignore"`);
   }
   if (problems.length > before) return undefined;
   return {
-    maxSkew: maxSkew as number, topologyKey: topologyKey as string, whenUnsatisfiable: whenUnsatisfiable as 'DoNotSchedule' | 'ScheduleAnyway',
+    maxSkew: maxSkew as number,
+    topologyKey: topologyKey as string,
+    whenUnsatisfiable: whenUnsatisfiable as 'DoNotSchedule' | 'ScheduleAnyway',
     ...(minDomains !== undefined ? { minDomains: minDomains as number } : {}),
     ...(nodeAffinityPolicy !== undefined ? { nodeAffinityPolicy: nodeAffinityPolicy as 'Honor' | 'Ignore' } : {}),
     ...(nodeTaintsPolicy !== undefined ? { nodeTaintsPolicy: nodeTaintsPolicy as 'Honor' | 'Ignore' } : {}),
@@ -82,7 +108,8 @@ export function parseSchedulerConfig(text: string): SchedulerConfigResult {
   const docs = parseDocuments(text).filter((d) => d.value !== undefined || d.syntaxErrors.length);
   const syntax = docs.flatMap((d) => d.syntaxErrors.map((e) => `${e.line ? `line ${e.line}: ` : ''}${e.message}`));
   if (syntax.length) return { ok: false, problems: syntax };
-  if (docs.length !== 1 || !isObj(docs[0]!.value)) return { ok: false, problems: ['must be one YAML or JSON document: a mapping with podTopologySpread'] };
+  if (docs.length !== 1 || !isObj(docs[0]!.value))
+    return { ok: false, problems: ['must be one YAML or JSON document: a mapping with podTopologySpread'] };
   const doc = docs[0]!.value as Obj;
   const problems: string[] = [];
   unknownFields(doc, '', ['podTopologySpread'], problems);
@@ -96,5 +123,8 @@ export function parseSchedulerConfig(text: string): SchedulerConfigResult {
     }
   }
   if (problems.length) return { ok: false, problems };
-  return { ok: true, value: pts === undefined || pts === null ? {} : { podTopologySpread: { defaultConstraints: constraints } } };
+  return {
+    ok: true,
+    value: pts === undefined || pts === null ? {} : { podTopologySpread: { defaultConstraints: constraints } },
+  };
 }

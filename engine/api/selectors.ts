@@ -1,8 +1,19 @@
 // Scheduling constraints shared by Pods, Nodes and NodeClaims: node selector requirements, affinity,
 // label selectors, tolerations, topology spread constraints and taints, decoded into domain types.
 import type {
-  Affinity, LabelSelector, LabelSelectorOperator, LabelSelectorRequirement, NodeSelectorRequirement, NodeSelectorTerm,
-  Operator, PodAffinityTerm, PreferredSchedulingTerm, Taint, TaintEffect, Toleration, TopologySpreadConstraint,
+  Affinity,
+  LabelSelector,
+  LabelSelectorOperator,
+  LabelSelectorRequirement,
+  NodeSelectorRequirement,
+  NodeSelectorTerm,
+  Operator,
+  PodAffinityTerm,
+  PreferredSchedulingTerm,
+  Taint,
+  TaintEffect,
+  Toleration,
+  TopologySpreadConstraint,
   WeightedPodAffinityTerm,
 } from '../domain/types.ts';
 import { at, type Decoder } from './decode.ts';
@@ -16,7 +27,12 @@ export const TAINT_EFFECTS: readonly TaintEffect[] = ['NoSchedule', 'PreferNoSch
 type P = readonly PathSeg[];
 
 /** A node selector requirement; `karpenter` allows Gte/Lte and minValues (NodePool/NodeClaim). */
-export function nodeSelectorRequirement(d: Decoder, v: unknown, path: P, karpenter = false): NodeSelectorRequirement | undefined {
+export function nodeSelectorRequirement(
+  d: Decoder,
+  v: unknown,
+  path: P,
+  karpenter = false,
+): NodeSelectorRequirement | undefined {
   const o = d.obj(v, path);
   if (!o) return undefined;
   const key = d.reqStr(o['key'], [...path, 'key']);
@@ -28,7 +44,12 @@ export function nodeSelectorRequirement(d: Decoder, v: unknown, path: P, karpent
   return minValues === undefined ? { key, operator, values } : { key, operator, values, minValues };
 }
 
-export function nodeSelectorRequirements(d: Decoder, v: unknown, path: P, karpenter = false): NodeSelectorRequirement[] {
+export function nodeSelectorRequirements(
+  d: Decoder,
+  v: unknown,
+  path: P,
+  karpenter = false,
+): NodeSelectorRequirement[] {
   return d.arr(v, path).flatMap((x, i) => nodeSelectorRequirement(d, x, [...path, i], karpenter) ?? []);
 }
 
@@ -60,16 +81,22 @@ export function labelSelector(d: Decoder, v: unknown, path: P): LabelSelector | 
 function podAffinityTerm(d: Decoder, v: unknown, path: P): PodAffinityTerm {
   const o = d.obj(v, path);
   const t: {
-    topologyKey: string; labelSelector?: LabelSelector; namespaces?: string[]; namespaceSelector?: LabelSelector;
-    matchLabelKeys?: string[]; mismatchLabelKeys?: string[];
+    topologyKey: string;
+    labelSelector?: LabelSelector;
+    namespaces?: string[];
+    namespaceSelector?: LabelSelector;
+    matchLabelKeys?: string[];
+    mismatchLabelKeys?: string[];
   } = { topologyKey: d.reqStr(at(o, 'topologyKey'), [...path, 'topologyKey']) };
   const ls = labelSelector(d, at(o, 'labelSelector'), [...path, 'labelSelector']);
   if (ls) t.labelSelector = ls;
   if (at(o, 'namespaces') !== undefined) t.namespaces = d.strList(at(o, 'namespaces'), [...path, 'namespaces']);
   const ns = labelSelector(d, at(o, 'namespaceSelector'), [...path, 'namespaceSelector']);
   if (ns) t.namespaceSelector = ns;
-  if (at(o, 'matchLabelKeys') !== undefined) t.matchLabelKeys = d.strList(at(o, 'matchLabelKeys'), [...path, 'matchLabelKeys']);
-  if (at(o, 'mismatchLabelKeys') !== undefined) t.mismatchLabelKeys = d.strList(at(o, 'mismatchLabelKeys'), [...path, 'mismatchLabelKeys']);
+  if (at(o, 'matchLabelKeys') !== undefined)
+    t.matchLabelKeys = d.strList(at(o, 'matchLabelKeys'), [...path, 'matchLabelKeys']);
+  if (at(o, 'mismatchLabelKeys') !== undefined)
+    t.mismatchLabelKeys = d.strList(at(o, 'mismatchLabelKeys'), [...path, 'mismatchLabelKeys']);
   return t;
 }
 
@@ -83,7 +110,10 @@ function podAffinity(d: Decoder, v: unknown, path: P): Affinity['podAffinity'] |
   const preferred: WeightedPodAffinityTerm[] = d.arr(o[PREF], [...path, PREF]).map((x, i) => {
     const p = [...path, PREF, i];
     const w = d.obj(x, p);
-    return { weight: d.int(at(w, 'weight'), [...p, 'weight']) ?? 0, podAffinityTerm: podAffinityTerm(d, at(w, 'podAffinityTerm'), [...p, 'podAffinityTerm']) };
+    return {
+      weight: d.int(at(w, 'weight'), [...p, 'weight']) ?? 0,
+      podAffinityTerm: podAffinityTerm(d, at(w, 'podAffinityTerm'), [...p, 'podAffinityTerm']),
+    };
   });
   return { required, preferred };
 }
@@ -91,16 +121,27 @@ function podAffinity(d: Decoder, v: unknown, path: P): Affinity['podAffinity'] |
 export function affinity(d: Decoder, v: unknown, path: P): Affinity | undefined {
   const o = d.obj(v, path);
   if (!o) return undefined;
-  const out: { nodeAffinity?: Affinity['nodeAffinity']; podAffinity?: Affinity['podAffinity']; podAntiAffinity?: Affinity['podAntiAffinity'] } = {};
+  const out: {
+    nodeAffinity?: Affinity['nodeAffinity'];
+    podAffinity?: Affinity['podAffinity'];
+    podAntiAffinity?: Affinity['podAntiAffinity'];
+  } = {};
   const na = d.obj(o['nodeAffinity'], [...path, 'nodeAffinity']);
   if (na) {
     const np = [...path, 'nodeAffinity'];
     const req = d.obj(na[REQ], [...np, REQ]);
-    const required = req ? d.arr(req['nodeSelectorTerms'], [...np, REQ, 'nodeSelectorTerms']).map((t, i) => nodeSelectorTerm(d, t, [...np, REQ, 'nodeSelectorTerms', i])) : undefined;
+    const required = req
+      ? d
+          .arr(req['nodeSelectorTerms'], [...np, REQ, 'nodeSelectorTerms'])
+          .map((t, i) => nodeSelectorTerm(d, t, [...np, REQ, 'nodeSelectorTerms', i]))
+      : undefined;
     const preferred: PreferredSchedulingTerm[] = d.arr(na[PREF], [...np, PREF]).map((x, i) => {
       const p = [...np, PREF, i];
       const w = d.obj(x, p);
-      return { weight: d.int(at(w, 'weight'), [...p, 'weight']) ?? 0, preference: nodeSelectorTerm(d, at(w, 'preference'), [...p, 'preference']) };
+      return {
+        weight: d.int(at(w, 'weight'), [...p, 'weight']) ?? 0,
+        preference: nodeSelectorTerm(d, at(w, 'preference'), [...p, 'preference']),
+      };
     });
     out.nodeAffinity = required === undefined ? { preferred } : { required, preferred };
   }
@@ -115,7 +156,13 @@ export function tolerations(d: Decoder, v: unknown, path: P): Toleration[] {
   return d.arr(v, path).map((x, i) => {
     const p = [...path, i];
     const o = d.obj(x, p);
-    const t: { key?: string; operator?: Toleration['operator']; value?: string; effect?: TaintEffect; tolerationSeconds?: number } = {};
+    const t: {
+      key?: string;
+      operator?: Toleration['operator'];
+      value?: string;
+      effect?: TaintEffect;
+      tolerationSeconds?: number;
+    } = {};
     const key = d.str(at(o, 'key'), [...p, 'key']);
     if (key !== undefined && key !== '') t.key = key;
     const op = d.oneOf(at(o, 'operator'), [...p, 'operator'], ['Exists', 'Equal', 'Lt', 'Gt'] as const);
@@ -136,12 +183,25 @@ export function topologySpreadConstraints(d: Decoder, v: unknown, path: P): Topo
     const o = d.obj(x, p);
     const maxSkew = d.int(at(o, 'maxSkew'), [...p, 'maxSkew']);
     if (maxSkew === undefined || maxSkew < 1) d.err([...p, 'maxSkew'], 'must be an integer of at least 1');
-    const whenUnsatisfiable = d.oneOf(at(o, 'whenUnsatisfiable'), [...p, 'whenUnsatisfiable'], ['DoNotSchedule', 'ScheduleAnyway'] as const);
+    const whenUnsatisfiable = d.oneOf(at(o, 'whenUnsatisfiable'), [...p, 'whenUnsatisfiable'], [
+      'DoNotSchedule',
+      'ScheduleAnyway',
+    ] as const);
     if (at(o, 'whenUnsatisfiable') === undefined) d.err([...p, 'whenUnsatisfiable'], 'is required but missing');
     const c: {
-      maxSkew: number; topologyKey: string; whenUnsatisfiable: 'DoNotSchedule' | 'ScheduleAnyway'; labelSelector?: LabelSelector;
-      minDomains?: number; nodeAffinityPolicy?: 'Honor' | 'Ignore'; nodeTaintsPolicy?: 'Honor' | 'Ignore'; matchLabelKeys?: string[];
-    } = { maxSkew: maxSkew ?? 1, topologyKey: d.reqStr(at(o, 'topologyKey'), [...p, 'topologyKey']), whenUnsatisfiable: whenUnsatisfiable ?? 'DoNotSchedule' };
+      maxSkew: number;
+      topologyKey: string;
+      whenUnsatisfiable: 'DoNotSchedule' | 'ScheduleAnyway';
+      labelSelector?: LabelSelector;
+      minDomains?: number;
+      nodeAffinityPolicy?: 'Honor' | 'Ignore';
+      nodeTaintsPolicy?: 'Honor' | 'Ignore';
+      matchLabelKeys?: string[];
+    } = {
+      maxSkew: maxSkew ?? 1,
+      topologyKey: d.reqStr(at(o, 'topologyKey'), [...p, 'topologyKey']),
+      whenUnsatisfiable: whenUnsatisfiable ?? 'DoNotSchedule',
+    };
     const ls = labelSelector(d, at(o, 'labelSelector'), [...p, 'labelSelector']);
     if (ls) c.labelSelector = ls;
     const minDomains = d.int(at(o, 'minDomains'), [...p, 'minDomains']);
@@ -150,7 +210,8 @@ export function topologySpreadConstraints(d: Decoder, v: unknown, path: P): Topo
     if (nap) c.nodeAffinityPolicy = nap;
     const ntp = d.oneOf(at(o, 'nodeTaintsPolicy'), [...p, 'nodeTaintsPolicy'], ['Honor', 'Ignore'] as const);
     if (ntp) c.nodeTaintsPolicy = ntp;
-    if (at(o, 'matchLabelKeys') !== undefined) c.matchLabelKeys = d.strList(at(o, 'matchLabelKeys'), [...p, 'matchLabelKeys']);
+    if (at(o, 'matchLabelKeys') !== undefined)
+      c.matchLabelKeys = d.strList(at(o, 'matchLabelKeys'), [...p, 'matchLabelKeys']);
     return [c];
   });
 }

@@ -15,20 +15,37 @@ const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 export function metadataErrors(obj: Obj, object: string): FieldError[] {
   const out: FieldError[] = [];
   const meta = obj['metadata'];
-  if (!isRecord(meta)) return [fieldError(object, ['metadata'], 'is required: every object needs metadata with a name')];
+  if (!isRecord(meta))
+    return [fieldError(object, ['metadata'], 'is required: every object needs metadata with a name')];
   const name = meta['name'];
   if (name === undefined) {
-    if (typeof meta['generateName'] !== 'string') out.push(fieldError(object, ['metadata', 'name'], 'is required but missing'));
+    if (typeof meta['generateName'] !== 'string')
+      out.push(fieldError(object, ['metadata', 'name'], 'is required but missing'));
   } else if (typeof name !== 'string' || !isDns1123Subdomain(name)) {
-    out.push(fieldError(object, ['metadata', 'name'], `"${String(name)}" is not a valid name: use lower-case letters, digits, "-" and ".", starting and ending with a letter or digit (at most 253 characters)`));
+    out.push(
+      fieldError(
+        object,
+        ['metadata', 'name'],
+        `"${String(name)}" is not a valid name: use lower-case letters, digits, "-" and ".", starting and ending with a letter or digit (at most 253 characters)`,
+      ),
+    );
   }
   for (const [k, v] of Object.entries(rec(meta['labels']))) {
     const path: PathSeg[] = ['metadata', 'labels', { key: k }];
-    const p = labelKeyProblem(k) ?? (typeof v === 'string' ? labelValueProblem(v) : `the value must be a string, not ${JSON.stringify(v)}`);
+    const p =
+      labelKeyProblem(k) ??
+      (typeof v === 'string' ? labelValueProblem(v) : `the value must be a string, not ${JSON.stringify(v)}`);
     if (p) out.push(fieldError(object, path, p));
   }
   for (const [k, v] of Object.entries(rec(meta['annotations']))) {
-    if (typeof v !== 'string') out.push(fieldError(object, ['metadata', 'annotations', { key: k }], `the value must be a string, not ${JSON.stringify(v)}; quote it`));
+    if (typeof v !== 'string')
+      out.push(
+        fieldError(
+          object,
+          ['metadata', 'annotations', { key: k }],
+          `the value must be a string, not ${JSON.stringify(v)}; quote it`,
+        ),
+      );
   }
   return out;
 }
@@ -44,7 +61,8 @@ function quantityErrors(object: string, path: PathSeg[], list: unknown, what: st
   for (const [k, v] of Object.entries(rec(list))) {
     if (typeof v !== 'string' && typeof v !== 'number') continue;
     try {
-      if (isNegative(parseQuantity(v))) out.push(fieldError(object, [...path, { key: k }], `${what} must not be negative (got ${v})`));
+      if (isNegative(parseQuantity(v)))
+        out.push(fieldError(object, [...path, { key: k }], `${what} must not be negative (got ${v})`));
       else resourceValue(k, v);
     } catch (e) {
       if (!(e instanceof QuantityError)) throw e;
@@ -77,13 +95,24 @@ export function nodePoolErrors(obj: Obj, object: string): FieldError[] {
     const schedule = rec(b)['schedule'];
     if (typeof schedule === 'string') {
       const r = parseCron(schedule);
-      if (!r.ok) out.push(fieldError(object, ['spec', 'disruption', 'budgets', i, 'schedule'], `"${schedule}" is not a valid schedule: ${r.message}`));
+      if (!r.ok)
+        out.push(
+          fieldError(
+            object,
+            ['spec', 'disruption', 'budgets', i, 'schedule'],
+            `"${schedule}" is not a valid schedule: ${r.message}`,
+          ),
+        );
     }
     out.push(...durationErrors(object, ['spec', 'disruption', 'budgets', i, 'duration'], rec(b)['duration']));
   });
-  out.push(...durationErrors(object, ['spec', 'disruption', 'consolidateAfter'], rec(spec['disruption'])['consolidateAfter']));
+  out.push(
+    ...durationErrors(object, ['spec', 'disruption', 'consolidateAfter'], rec(spec['disruption'])['consolidateAfter']),
+  );
   out.push(...durationErrors(object, ['spec', 'template', 'spec', 'expireAfter'], tspec['expireAfter']));
-  out.push(...durationErrors(object, ['spec', 'template', 'spec', 'terminationGracePeriod'], tspec['terminationGracePeriod']));
+  out.push(
+    ...durationErrors(object, ['spec', 'template', 'spec', 'terminationGracePeriod'], tspec['terminationGracePeriod']),
+  );
   out.push(...quantityErrors(object, ['spec', 'limits'], spec['limits'], 'a limit'));
   out.push(...taintErrors(object, tspec, ['spec', 'template', 'spec']));
   return out;
@@ -95,7 +124,12 @@ export function nodeClaimErrors(obj: Obj, object: string): FieldError[] {
   return [
     ...durationErrors(object, ['spec', 'expireAfter'], spec['expireAfter']),
     ...durationErrors(object, ['spec', 'terminationGracePeriod'], spec['terminationGracePeriod']),
-    ...quantityErrors(object, ['spec', 'resources', 'requests'], rec(spec['resources'])['requests'], 'a resource request'),
+    ...quantityErrors(
+      object,
+      ['spec', 'resources', 'requests'],
+      rec(spec['resources'])['requests'],
+      'a resource request',
+    ),
     ...quantityErrors(object, ['status', 'capacity'], status['capacity'], 'a capacity'),
     ...quantityErrors(object, ['status', 'allocatable'], status['allocatable'], 'an allocatable amount'),
     ...taintErrors(object, spec, ['spec']),

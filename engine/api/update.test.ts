@@ -4,12 +4,23 @@ import { validateUpdate } from './validate.ts';
 
 type Obj = Record<string, any>;
 const pool = (): Obj => ({
-  apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: 'p' },
-  spec: { template: { spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'a' }, requirements: [] } } },
+  apiVersion: 'karpenter.sh/v1',
+  kind: 'NodePool',
+  metadata: { name: 'p' },
+  spec: {
+    template: {
+      spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'a' }, requirements: [] },
+    },
+  },
 });
 const claim = (): Obj => ({
-  apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name: 'c' },
-  spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'a' }, requirements: [{ key: 'a', operator: 'Exists' }] },
+  apiVersion: 'karpenter.sh/v1',
+  kind: 'NodeClaim',
+  metadata: { name: 'c' },
+  spec: {
+    nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'a' },
+    requirements: [{ key: 'a', operator: 'Exists' }],
+  },
 });
 const update = (old: Obj, change: (o: Obj) => void): string[] => {
   const next = structuredClone(old);
@@ -20,12 +31,18 @@ const update = (old: Obj, change: (o: Obj) => void): string[] => {
 describe('validateUpdate (transition rules)', () => {
   it('lets a NodePool change its node class name but not its group or kind', () => {
     expect(update(pool(), (o) => (o.spec.template.spec.nodeClassRef.name = 'b'))).toEqual([]);
-    expect(update(pool(), (o) => (o.spec.template.spec.nodeClassRef.kind = 'Other'))).toEqual(['NodePool/p: spec.template.spec.nodeClassRef: nodeClassRef.kind is immutable']);
-    expect(update(pool(), (o) => (o.spec.template.spec.nodeClassRef.group = 'x.io'))).toEqual(['NodePool/p: spec.template.spec.nodeClassRef: nodeClassRef.group is immutable']);
+    expect(update(pool(), (o) => (o.spec.template.spec.nodeClassRef.kind = 'Other'))).toEqual([
+      'NodePool/p: spec.template.spec.nodeClassRef: nodeClassRef.kind is immutable',
+    ]);
+    expect(update(pool(), (o) => (o.spec.template.spec.nodeClassRef.group = 'x.io'))).toEqual([
+      'NodePool/p: spec.template.spec.nodeClassRef: nodeClassRef.group is immutable',
+    ]);
   });
 
   it('refuses switching a NodePool between static and dynamic, but allows rescaling', () => {
-    expect(update(pool(), (o) => (o.spec.replicas = 3))).toEqual([expect.stringMatching(/^NodePool\/p: spec: a NodePool cannot switch between static/)]);
+    expect(update(pool(), (o) => (o.spec.replicas = 3))).toEqual([
+      expect.stringMatching(/^NodePool\/p: spec: a NodePool cannot switch between static/),
+    ]);
     const stat = pool();
     stat.spec.replicas = 3;
     expect(update(stat, (o) => (o.spec.replicas = 5))).toEqual([]);
@@ -35,7 +52,9 @@ describe('validateUpdate (transition rules)', () => {
   it('keeps a NodeClaim spec immutable while its status and labels may change', () => {
     expect(update(claim(), (o) => (o.status = { nodeName: 'n' }))).toEqual([]);
     expect(update(claim(), (o) => (o.metadata.labels = { a: 'b' }))).toEqual([]);
-    expect(update(claim(), (o) => (o.spec.requirements[0].operator = 'DoesNotExist'))).toEqual([expect.stringMatching(/^NodeClaim\/c: spec: spec is immutable/)]);
+    expect(update(claim(), (o) => (o.spec.requirements[0].operator = 'DoesNotExist'))).toEqual([
+      expect.stringMatching(/^NodeClaim\/c: spec: spec is immutable/),
+    ]);
   });
 
   it('still reports ordinary validation errors of the new object', () => {

@@ -43,7 +43,8 @@ export function karpenterKindProblem(obj: Record<string, unknown>): string | und
   if (!/karpenter/i.test(group) && !known) return undefined;
   const served = KARPENTER_KINDS.map((k) => `${k.apiVersion} ${k.kind}`).join(', ');
   if (!known) return `unknown kind ${kind} in ${apiVersion}: Karpenter serves ${served}`;
-  if (known.kind !== kind) return `unknown kind ${kind} in ${apiVersion}: did you mean ${known.apiVersion} ${known.kind}?`;
+  if (known.kind !== kind)
+    return `unknown kind ${kind} in ${apiVersion}: did you mean ${known.apiVersion} ${known.kind}?`;
   return `${kind} is served as ${known.apiVersion}, not ${apiVersion}`;
 }
 
@@ -57,7 +58,13 @@ export function admit(obj: unknown): Result<Record<string, unknown>> {
   if (isLegacy(obj)) return fail(legacyErrors(obj, object));
   const def = crdFor(obj);
   if (!def) {
-    return fail([fieldError(object, ['kind'], `expected NodePool or NodeClaim (karpenter.sh/v1) or EC2NodeClass (karpenter.k8s.aws/v1), got ${String(obj['kind'])} (${String(obj['apiVersion'])})`)]);
+    return fail([
+      fieldError(
+        object,
+        ['kind'],
+        `expected NodePool or NodeClaim (karpenter.sh/v1) or EC2NodeClass (karpenter.k8s.aws/v1), got ${String(obj['kind'])} (${String(obj['apiVersion'])})`,
+      ),
+    ]);
   }
   const schema = objectSchema(def);
   const value = applyDefaults(schema, obj) as Record<string, unknown>;
@@ -70,11 +77,15 @@ export function admit(obj: unknown): Result<Record<string, unknown>> {
 
 function kindErrors(kind: ValidatedKind, value: Record<string, unknown>, object: string): FieldError[] {
   switch (kind) {
-    case 'NodePool': return nodePoolErrors(value, object);
-    case 'NodeClaim': return nodeClaimErrors(value, object);
-    case 'EC2NodeClass': return ec2NodeClassErrors(value, object);
+    case 'NodePool':
+      return nodePoolErrors(value, object);
+    case 'NodeClaim':
+      return nodeClaimErrors(value, object);
+    case 'EC2NodeClass':
+      return ec2NodeClassErrors(value, object);
     // Its run-time checks are reported on the overlay's status, not refused (engine/api/nodeoverlay.ts).
-    case 'NodeOverlay': return [];
+    case 'NodeOverlay':
+      return [];
   }
 }
 
@@ -91,7 +102,10 @@ export function validateUpdate(oldObj: unknown, newObj: unknown): FieldError[] {
   if (!def || !isRecord(oldObj) || crdFor(oldObj) !== def) return errors;
   const schema = objectSchema(def);
   const ctx = { object: objectRef(newObj) };
-  return [...errors, ...transitionErrors(schema, applyDefaults(schema, newObj), applyDefaults(schema, oldObj), [], ctx)];
+  return [
+    ...errors,
+    ...transitionErrors(schema, applyDefaults(schema, newObj), applyDefaults(schema, oldObj), [], ctx),
+  ];
 }
 
 /**

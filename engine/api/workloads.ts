@@ -30,13 +30,24 @@ export function parseDaemonSet(obj: unknown, opts: DaemonSetOptions = {}): Resul
     d.err(['spec', 'template'], 'is required but missing');
     return fail(d.errors);
   }
-  const owner = { kind: 'DaemonSet', name, apiVersion: 'apps/v1', controller: true, ...(typeof at(meta, 'uid') === 'string' ? { uid: at(meta, 'uid') as string } : {}) };
+  const owner = {
+    kind: 'DaemonSet',
+    name,
+    apiVersion: 'apps/v1',
+    controller: true,
+    ...(typeof at(meta, 'uid') === 'string' ? { uid: at(meta, 'uid') as string } : {}),
+  };
   let pod: Pod;
   if (isRecord(opts.newestPod)) {
     const pd = new Decoder(objectRef(opts.newestPod, 'Pod'));
     const newest = decodePod(pd, opts.newestPod, [], opts);
     d.errors.push(...pd.errors);
-    const tmplAffinity = affinity(d, at(d.obj(template['spec'], ['spec', 'template', 'spec']), 'affinity'), ['spec', 'template', 'spec', 'affinity']);
+    const tmplAffinity = affinity(d, at(d.obj(template['spec'], ['spec', 'template', 'spec']), 'affinity'), [
+      'spec',
+      'template',
+      'spec',
+      'affinity',
+    ]);
     const { affinity: _pinned, ...rest } = newest;
     pod = tmplAffinity ? { ...rest, affinity: tmplAffinity } : rest;
   } else {
@@ -66,15 +77,17 @@ export function parsePodDisruptionBudget(obj: unknown): Result<PodDisruptionBudg
   for (const field of ['maxUnavailable', 'minAvailable'] as const) {
     const v = at(spec, field);
     if (v === undefined || v === null) continue;
-    if ((typeof v === 'number' && Number.isInteger(v) && v >= 0) || (typeof v === 'string' && /^(\d+|\d+%)$/.test(v))) pdb[field] = v;
-    else d.err(['spec', field], `must be a non-negative integer or a percentage such as "50%", not ${JSON.stringify(v)}`);
+    if ((typeof v === 'number' && Number.isInteger(v) && v >= 0) || (typeof v === 'string' && /^(\d+|\d+%)$/.test(v)))
+      pdb[field] = v;
+    else
+      d.err(['spec', field], `must be a non-negative integer or a percentage such as "50%", not ${JSON.stringify(v)}`);
   }
-  if (pdb['maxUnavailable'] !== undefined && pdb['minAvailable'] !== undefined) d.err(['spec'], 'minAvailable and maxUnavailable cannot both be set');
+  if (pdb['maxUnavailable'] !== undefined && pdb['minAvailable'] !== undefined)
+    d.err(['spec'], 'minAvailable and maxUnavailable cannot both be set');
   const policy = d.oneOf(at(spec, 'unhealthyPodEvictionPolicy'), ['spec', 'unhealthyPodEvictionPolicy'], POLICIES);
   if (policy) pdb['unhealthyPodEvictionPolicy'] = policy;
   return d.errors.length === 0 ? ok(pdb as unknown as PodDisruptionBudget) : fail(d.errors);
 }
-
 
 /** A Service's pod selector for default spread deduction; `selector` absent when the Service has none (nil). */
 export interface ServiceSelector {
@@ -117,8 +130,9 @@ export function parseWorkloadSelector(obj: unknown, kind: WorkloadSelector['kind
   const name = d.reqStr(at(meta, 'name'), ['metadata', 'name']);
   const namespace = d.str(at(meta, 'namespace'), ['metadata', 'namespace']) || 'default';
   // A ReplicationController's selector is a plain label map; the apps/v1 kinds use a LabelSelector.
-  const selector: LabelSelector = kind === 'ReplicationController'
-    ? { matchLabels: d.strMap(at(spec, 'selector'), ['spec', 'selector']) }
-    : labelSelector(d, at(spec, 'selector'), ['spec', 'selector']) ?? {};
+  const selector: LabelSelector =
+    kind === 'ReplicationController'
+      ? { matchLabels: d.strMap(at(spec, 'selector'), ['spec', 'selector']) }
+      : (labelSelector(d, at(spec, 'selector'), ['spec', 'selector']) ?? {});
   return d.errors.length === 0 ? ok({ kind, namespace, name, selector }) : fail(d.errors);
 }

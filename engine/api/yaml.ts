@@ -40,7 +40,10 @@ export function parseDocuments(text: string): SourceDocument[] {
       try {
         value = doc.toJS({ maxAliasCount: 100 });
       } catch (e) {
-        syntaxErrors.push({ message: (e as Error).message, line: contents?.range ? lineAt(contents.range[0]) : undefined });
+        syntaxErrors.push({
+          message: (e as Error).message,
+          line: contents?.range ? lineAt(contents.range[0]) : undefined,
+        });
       }
     }
     const line = contents?.range ? lineAt(contents.range[0]) : undefined;
@@ -70,7 +73,11 @@ function firstLine(s: string): string {
 }
 
 /** Walks the syntax tree along `path`; returns the line of the deepest node reached. */
-function lineOfPath(root: Node | null, path: readonly PathSeg[], lineAt: (offset: number) => number): number | undefined {
+function lineOfPath(
+  root: Node | null,
+  path: readonly PathSeg[],
+  lineAt: (offset: number) => number,
+): number | undefined {
   let node: unknown = root;
   let best: number | undefined;
   const lineOfNode = (n: unknown): number | undefined => {

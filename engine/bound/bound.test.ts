@@ -18,10 +18,18 @@ const pool = inThreadLp;
 
 describe('the lower bound', () => {
   it('is the fractional node count times the price for one instance type', async () => {
-    const it1 = fakeInstanceType({ name: 'only', resources: { cpu: 4000, memory: 16 * 2 ** 30, pods: 100 }, price: 0.2 });
+    const it1 = fakeInstanceType({
+      name: 'only',
+      resources: { cpu: 4000, memory: 16 * 2 ** 30, pods: 100 },
+      price: 0.2,
+    });
     const input: ProvisionInput = {
-      nodePools: [nodePool()], instanceTypes: new Map([['default', [it1]]]), nodes: [],
-      pods: pods(10, { cpu: '1', memory: '1Gi' }), daemonSets: [], options: DEFAULT_ENGINE_OPTIONS,
+      nodePools: [nodePool()],
+      instanceTypes: new Map([['default', [it1]]]),
+      nodes: [],
+      pods: pods(10, { cpu: '1', memory: '1Gi' }),
+      daemonSets: [],
+      options: DEFAULT_ENGINE_OPTIONS,
     };
     const b = await lowerBound(input, pool);
     // CPU binds: 10 cores over the type's allocatable cores, times its price.
@@ -36,10 +44,31 @@ describe('the lower bound', () => {
 
   it('follows new prices and availability of the same NodePool between two bounds (allowed types are cached per template)', async () => {
     const np = nodePool();
-    const cheap = fakeInstanceType({ name: 'cheap', resources: { cpu: 4000, memory: 16 * 2 ** 30, pods: 100 }, price: 0.2 });
-    const dear = fakeInstanceType({ name: 'dear', resources: { cpu: 4000, memory: 16 * 2 ** 30, pods: 100 }, price: 0.5 });
+    const cheap = fakeInstanceType({
+      name: 'cheap',
+      resources: { cpu: 4000, memory: 16 * 2 ** 30, pods: 100 },
+      price: 0.2,
+    });
+    const dear = fakeInstanceType({
+      name: 'dear',
+      resources: { cpu: 4000, memory: 16 * 2 ** 30, pods: 100 },
+      price: 0.5,
+    });
     const ps = pods(10, { cpu: '1', memory: '1Gi' });
-    const bound = async (its: ReturnType<typeof fakeInstanceType>[]) => (await lowerBound({ nodePools: [np], instanceTypes: new Map([['default', its]]), nodes: [], pods: ps, daemonSets: [], options: DEFAULT_ENGINE_OPTIONS }, pool)).lp;
+    const bound = async (its: ReturnType<typeof fakeInstanceType>[]) =>
+      (
+        await lowerBound(
+          {
+            nodePools: [np],
+            instanceTypes: new Map([['default', its]]),
+            nodes: [],
+            pods: ps,
+            daemonSets: [],
+            options: DEFAULT_ENGINE_OPTIONS,
+          },
+          pool,
+        )
+      ).lp;
     const nodes = 10_000 / cheap.allocatable['cpu']!;
     expect(await bound([cheap, dear])).toBeCloseTo(nodes * 0.2, 6);
     expect(await bound([withPrices(cheap, 0.8), dear])).toBeCloseTo(nodes * 0.5, 6);
@@ -49,8 +78,17 @@ describe('the lower bound', () => {
 
   it('leaves out pods no option can host and says so', async () => {
     const input: ProvisionInput = {
-      nodePools: [nodePool()], instanceTypes: new Map([['default', [fakeInstanceType({ name: 'small', resources: { cpu: 2000, memory: 4 * 2 ** 30, pods: 50 }, price: 0.1 })]]]), nodes: [],
-      pods: [...pods(2, { cpu: '1', memory: '1Gi' }), ...pods(1, { cpu: '64', memory: '1Gi' })], daemonSets: [], options: DEFAULT_ENGINE_OPTIONS,
+      nodePools: [nodePool()],
+      instanceTypes: new Map([
+        [
+          'default',
+          [fakeInstanceType({ name: 'small', resources: { cpu: 2000, memory: 4 * 2 ** 30, pods: 50 }, price: 0.1 })],
+        ],
+      ]),
+      nodes: [],
+      pods: [...pods(2, { cpu: '1', memory: '1Gi' }), ...pods(1, { cpu: '64', memory: '1Gi' })],
+      daemonSets: [],
+      options: DEFAULT_ENGINE_OPTIONS,
     };
     const b = await lowerBound(input, pool);
     expect(b.unplaceable).toHaveLength(1);
@@ -63,15 +101,26 @@ describe('the lower bound', () => {
     const { model } = buildBoundModel(input!);
     const glpk = await GLPK();
     const vars = Array.from({ length: model.numCols }, (_, j) => ({ name: `x${j}`, coef: model.colCost[j]! }));
-    const rows: Array<{ name: string; vars: Array<{ name: string; coef: number }>; bnds: { type: number; lb: number; ub: number } }> = [];
-    for (let r = 0; r < model.numRows; r++) rows.push({ name: `r${r}`, vars: [], bnds: { type: glpk.GLP_LO, lb: model.rowLower[r]!, ub: 0 } });
-    for (let j = 0; j < model.numCols; j++) for (let k = model.starts[j]!; k < model.starts[j + 1]!; k++) rows[model.indices[k]!]!.vars.push({ name: `x${j}`, coef: model.values[k]! });
-    const res = glpk.solve({ name: 'bound', objective: { direction: glpk.GLP_MIN, name: 'cost', vars }, subjectTo: rows });
+    const rows: Array<{
+      name: string;
+      vars: Array<{ name: string; coef: number }>;
+      bnds: { type: number; lb: number; ub: number };
+    }> = [];
+    for (let r = 0; r < model.numRows; r++)
+      rows.push({ name: `r${r}`, vars: [], bnds: { type: glpk.GLP_LO, lb: model.rowLower[r]!, ub: 0 } });
+    for (let j = 0; j < model.numCols; j++)
+      for (let k = model.starts[j]!; k < model.starts[j + 1]!; k++)
+        rows[model.indices[k]!]!.vars.push({ name: `x${j}`, coef: model.values[k]! });
+    const res = glpk.solve({
+      name: 'bound',
+      objective: { direction: glpk.GLP_MIN, name: 'cost', vars },
+      subjectTo: rows,
+    });
     const b = await lowerBound(input!, pool);
     expect(b.lp * 1e6).toBeCloseTo(res.result.z, -1);
   });
 
-  it('is never above the cost of a plan, Karpenter\'s or ours, as their launches would pay', async () => {
+  it("is never above the cost of a plan, Karpenter's or ours, as their launches would pay", async () => {
     const its = ec2InstanceTypes({ region: 'ap-northeast-2' });
     for (const input of fc.sample(plainProblemArb(its), { numRuns: 12, seed: 5 })) {
       const b = await lowerBound(input, pool);
@@ -83,18 +132,32 @@ describe('the lower bound', () => {
     }
   });
 
-  it('keeps Karpenter\'s NodePool order: CPU pods whose home is the weight-50 pool do not fill the GPU pool\'s nodes', async () => {
+  it("keeps Karpenter's NodePool order: CPU pods whose home is the weight-50 pool do not fill the GPU pool's nodes", async () => {
     const its = ec2InstanceTypes({ region: 'ap-northeast-2' });
-    const general = nodePool({ name: 'general', weight: 50, requirements: [{ key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['c', 'm', 'r'] }] });
-    const gpu = nodePool({ name: 'gpu', weight: 10, requirements: [{ key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['g', 'p'] }] });
+    const general = nodePool({
+      name: 'general',
+      weight: 50,
+      requirements: [{ key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['c', 'm', 'r'] }],
+    });
+    const gpu = nodePool({
+      name: 'gpu',
+      weight: 10,
+      requirements: [{ key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['g', 'p'] }],
+    });
     const gpuPods = pods(6, { cpu: '4', memory: '16Gi', resources: { 'nvidia.com/gpu': '1' } });
     const cpuPods = pods(40, { cpu: '1', memory: '2Gi' });
-    const input = (pools: typeof general[], ps: typeof cpuPods): ProvisionInput => ({
-      nodePools: pools, instanceTypes: new Map(pools.map((p) => [p.name, its])), nodes: [], pods: ps, daemonSets: [], options: DEFAULT_ENGINE_OPTIONS,
+    const input = (pools: (typeof general)[], ps: typeof cpuPods): ProvisionInput => ({
+      nodePools: pools,
+      instanceTypes: new Map(pools.map((p) => [p.name, its])),
+      nodes: [],
+      pods: ps,
+      daemonSets: [],
+      options: DEFAULT_ENGINE_OPTIONS,
     });
     const both = input([general, gpu], [...gpuPods, ...cpuPods]);
     const b = await lowerBound(both, pool);
-    const apart = (await lowerBound(input([gpu], gpuPods), pool)).lp + (await lowerBound(input([general], cpuPods), pool)).lp;
+    const apart =
+      (await lowerBound(input([gpu], gpuPods), pool)).lp + (await lowerBound(input([general], cpuPods), pool)).lp;
     // In order, the LP is the two pools' LPs apart: the CPU pods' demand is the general pool's alone.
     expect(b.lp).toBeCloseTo(apart, 6);
     const ours = new WasmSolver().solve(both);
@@ -107,9 +170,23 @@ describe('the lower bound', () => {
     const cmr = [{ key: 'karpenter.k8s.aws/instance-category', operator: 'In' as const, values: ['c', 'm', 'r'] }];
     const first = nodePool({ name: 'first', weight: 50, limits: { cpu: '8' }, requirements: cmr });
     const unlimited = nodePool({ name: 'first', weight: 50, requirements: cmr });
-    const second = nodePool({ name: 'second', weight: 10, requirements: [{ key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['r'] }] });
+    const second = nodePool({
+      name: 'second',
+      weight: 10,
+      requirements: [{ key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['r'] }],
+    });
     const ps = pods(30, { cpu: '1', memory: '2Gi' });
-    const input = (a: typeof first): ProvisionInput => ({ nodePools: [a, second], instanceTypes: new Map([[a.name, its], [second.name, its]]), nodes: [], pods: ps, daemonSets: [], options: DEFAULT_ENGINE_OPTIONS });
+    const input = (a: typeof first): ProvisionInput => ({
+      nodePools: [a, second],
+      instanceTypes: new Map([
+        [a.name, its],
+        [second.name, its],
+      ]),
+      nodes: [],
+      pods: ps,
+      daemonSets: [],
+      options: DEFAULT_ENGINE_OPTIONS,
+    });
     // Eight cores of the first pool cannot hold thirty pods: the rest go to the dearer r types of the second.
     const capped = await lowerBound(input(first), pool);
     const free = await lowerBound(input(unlimited), pool);

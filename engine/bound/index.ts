@@ -13,7 +13,10 @@ export interface LpResult {
 
 /** Who solves the covering LP (HiGHS in a pool worker: engine/pool/lp.ts). */
 export interface LpSolver {
-  solveLp(model: BoundModel, opts?: { readonly signal?: AbortSignal; readonly timeLimitSec?: number }): Promise<LpResult>;
+  solveLp(
+    model: BoundModel,
+    opts?: { readonly signal?: AbortSignal; readonly timeLimitSec?: number },
+  ): Promise<LpResult>;
 }
 
 export interface LowerBound {
@@ -54,9 +57,10 @@ export async function lowerBound(input: ProvisionInput, pool: LpSolver, opts: Bo
   }
   const optimal = r.statusCode === 7 || b.model.numCols === 0;
   const lp = optimal ? r.objective / 1e6 : 0;
-  const patterns = opts.patternWork === 0
-    ? { perHour: 0, status: 'empty' as const, rounded: false, work: 0, rounds: 0 }
-    : patternBound(b, opts.patternWork !== undefined ? { work: opts.patternWork } : {});
+  const patterns =
+    opts.patternWork === 0
+      ? { perHour: 0, status: 'empty' as const, rounded: false, work: 0, rounds: 0 }
+      : patternBound(b, opts.patternWork !== undefined ? { work: opts.patternWork } : {});
   const best = patterns.perHour > lp;
   return {
     perHour: best ? patterns.perHour : lp,

@@ -77,7 +77,12 @@ export interface PodClass {
  */
 const ALLOWED = cacheSlot<Template, Map<string, ReadonlyArray<readonly [number, number]>>>('bound options');
 
-function allowedTypes(t: Template, key: string, merged: Requirements, caches: ModelCaches): ReadonlyArray<readonly [number, number]> {
+function allowedTypes(
+  t: Template,
+  key: string,
+  merged: Requirements,
+  caches: ModelCaches,
+): ReadonlyArray<readonly [number, number]> {
   const byKey = caches.memo(ALLOWED, t, () => new Map<string, ReadonlyArray<readonly [number, number]>>());
   let out = byKey.get(key);
   if (out) return out;
@@ -92,15 +97,28 @@ function allowedTypes(t: Template, key: string, merged: Requirements, caches: Mo
 }
 
 /** The options a pod may use: union over its relaxation chain and over the NodePools. */
-function optionsOf(pod: Pod, versions: readonly Pod[], model: SchedulingModel, resources: readonly string[], index: Map<string, number>, options: Option[]): number[] {
+function optionsOf(
+  pod: Pod,
+  versions: readonly Pod[],
+  model: SchedulingModel,
+  resources: readonly string[],
+  index: Map<string, number>,
+  options: Option[],
+): number[] {
   const { templates, wellKnown, caches } = model;
   const out = new Set<number>();
   templates.forEach((t, ti) => {
-    if (!toleratesAll(pod.tolerations, t.pool.template.taints) && !versions.some((v) => toleratesAll(v.tolerations, t.pool.template.taints))) return;
+    if (
+      !toleratesAll(pod.tolerations, t.pool.template.taints) &&
+      !versions.some((v) => toleratesAll(v.tolerations, t.pool.template.taints))
+    )
+      return;
     const tried = new Set<string>();
     for (const v of versions) {
       const reqs = strictPodRequirements(v);
-      const key = JSON.stringify([...reqs.values()].map((r) => [r.key, r.complement, [...r.values].sort(), r.gte, r.lte, r.minValues]));
+      const key = JSON.stringify(
+        [...reqs.values()].map((r) => [r.key, r.complement, [...r.values].sort(), r.gte, r.lte, r.minValues]),
+      );
       if (tried.has(key)) continue;
       tried.add(key);
       if (compatible(t.requirements, reqs, wellKnown) !== undefined) continue;
@@ -131,7 +149,8 @@ function optionsOf(pod: Pod, versions: readonly Pod[], model: SchedulingModel, r
  * spot market can be far below its generic twin's) would not.
  */
 function launchable(opts: number[], options: readonly Option[]): number[] {
-  const covers = (g: Option, e: Option) => !g.exotic && g.template === e.template && g.cap.every((v, i) => v >= e.cap[i]!);
+  const covers = (g: Option, e: Option) =>
+    !g.exotic && g.template === e.template && g.cap.every((v, i) => v >= e.cap[i]!);
   return opts.filter((o) => !options[o]!.exotic || !opts.some((g) => covers(options[g]!, options[o]!)));
 }
 
@@ -141,7 +160,12 @@ function launchable(opts: number[], options: readonly Option[]): number[] {
  * capacity, Karpenter counts its largest option), so the bound stays valid and learns where a pool's room ends.
  * Written as >= rows, scaled: -Σ n_o · cap_o / left >= -1.
  */
-function addLimitRows(input: ProvisionInput, templates: readonly Template[], options: readonly Option[], lp: LpColumns): void {
+function addLimitRows(
+  input: ProvisionInput,
+  templates: readonly Template[],
+  options: readonly Option[],
+  lp: LpColumns,
+): void {
   templates.forEach((t, ti) => {
     const pool = t.pool;
     for (const [k, lim] of Object.entries(pool.limits)) {
@@ -150,11 +174,17 @@ function addLimitRows(input: ProvisionInput, templates: readonly Template[], opt
         if (n.nodePoolName !== pool.name || n.markedForDeletion || n.deleting) continue;
         left -= k === NODES ? 1 : (n.capacity[k] ?? 0);
       }
-      const mine = lp.used.filter((oi) => options[oi]!.template === ti && (k === NODES || (options[oi]!.capacity[k] ?? 0) > 0));
+      const mine = lp.used.filter(
+        (oi) => options[oi]!.template === ti && (k === NODES || (options[oi]!.capacity[k] ?? 0) > 0),
+      );
       if (!mine.length || left === Infinity) continue;
       const row = lp.rowLower.length;
       lp.rowLower.push(-1);
-      for (const oi of mine) lp.cols[lp.colOfOption.get(oi)!]!.entries.push([row, -(k === NODES ? 1 : options[oi]!.capacity[k]!) / Math.max(left, 1e-9)]);
+      for (const oi of mine)
+        lp.cols[lp.colOfOption.get(oi)!]!.entries.push([
+          row,
+          -(k === NODES ? 1 : options[oi]!.capacity[k]!) / Math.max(left, 1e-9),
+        ]);
     }
   });
 }
@@ -197,12 +227,23 @@ export function buildBoundModel(input: ProvisionInput, opts: { limits?: boolean 
   const { groups, classes, unplaceable } = podGroups(pods, sched, resources, options);
   const lp = coveringLp(groups, options, resources.length);
   if (opts.limits !== false) addLimitRows(input, sched.templates, options, lp);
-  return { model: cscOf(lp.cols, lp.rowLower), groups: groups.length, unplaceable, pods: pods.length, resources, options, classes };
+  return {
+    model: cscOf(lp.cols, lp.rowLower),
+    groups: groups.length,
+    unplaceable,
+    pods: pods.length,
+    resources,
+    options,
+    classes,
+  };
 }
 
 /** Pods grouped by the set of options they may use, with the group's demand per resource. */
 function podGroups(
-  pods: readonly Pod[], sched: SchedulingModel, resources: readonly string[], options: Option[],
+  pods: readonly Pod[],
+  sched: SchedulingModel,
+  resources: readonly string[],
+  options: Option[],
 ): { groups: PodGroup[]; classes: PodClass[]; unplaceable: string[] } {
   const optionIndex = new Map<string, number>();
   const classOptions = new Map<string, number[]>();
@@ -210,7 +251,13 @@ function podGroups(
   const classes = new Map<string, PodClass>();
   const unplaceable: string[] = [];
   for (const p of pods) {
-    const ck = JSON.stringify([p.nodeSelector, p.affinity?.nodeAffinity ?? null, p.tolerations, p.volumeRequirements ?? null, p.requests]);
+    const ck = JSON.stringify([
+      p.nodeSelector,
+      p.affinity?.nodeAffinity ?? null,
+      p.tolerations,
+      p.volumeRequirements ?? null,
+      p.requests,
+    ]);
     let opts = classOptions.get(ck);
     if (!opts) {
       // Only options a node of which can hold the pod at all: the LP splits demand, not pods.
@@ -229,7 +276,9 @@ function podGroups(
     const gk = opts.join(',');
     let g = groups.get(gk);
     if (!g) groups.set(gk, (g = { options: opts, demand: new Float64Array(resources.length) }));
-    resources.forEach((r, i) => { g!.demand[i]! += p.requests[r] ?? 0; });
+    resources.forEach((r, i) => {
+      g!.demand[i]! += p.requests[r] ?? 0;
+    });
     const requests = Float64Array.from(resources, (r) => p.requests[r] ?? 0);
     const key = `${gk}|${requests.join(',')}`;
     const cls = classes.get(key);
@@ -276,7 +325,13 @@ function coveringLp(groups: readonly PodGroup[], options: readonly Option[], nre
       for (const oi of g.options) {
         const cap = options[oi]!.cap[r]!;
         if (cap <= 0) continue;
-        cols.push({ cost: 0, entries: [[demandRow, 1], [capacityRow(oi, r), -d / cap]] });
+        cols.push({
+          cost: 0,
+          entries: [
+            [demandRow, 1],
+            [capacityRow(oi, r), -d / cap],
+          ],
+        });
       }
     }
   }
@@ -284,7 +339,10 @@ function coveringLp(groups: readonly PodGroup[], options: readonly Option[], nre
 }
 
 /** The columns in compressed sparse column form, rows ascending within each column. */
-function cscOf(cols: ReadonlyArray<{ cost: number; entries: Array<[number, number]> }>, rowLower: readonly number[]): BoundModel {
+function cscOf(
+  cols: ReadonlyArray<{ cost: number; entries: Array<[number, number]> }>,
+  rowLower: readonly number[],
+): BoundModel {
   const colCost: number[] = [];
   const starts: number[] = [0];
   const indices: number[] = [];

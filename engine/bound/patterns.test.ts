@@ -15,11 +15,21 @@ const pool = inThreadLp;
 
 /** One bin type of capacity (W cpu-milli, W MiB) at $1/h, and one pod per item. */
 function binPacking(W: number, items: ReadonlyArray<readonly [number, number]>): ProvisionInput {
-  const bin = customInstanceTypes([{ name: 'bin', capacity: { cpu: `${W}m`, memory: `${W}Mi`, pods: 1000 }, offerings: [{ zone: 'a', capacityType: 'on-demand', price: 1 }] }]);
+  const bin = customInstanceTypes([
+    {
+      name: 'bin',
+      capacity: { cpu: `${W}m`, memory: `${W}Mi`, pods: 1000 },
+      offerings: [{ zone: 'a', capacityType: 'on-demand', price: 1 }],
+    },
+  ]);
   const np = nodePool({ name: 'bins' });
   return {
-    nodePools: [np], instanceTypes: new Map([[np.name, bin]]), nodes: [],
-    pods: items.map(([a, b], i) => pod({ name: `i${i}`, cpu: `${a}m`, memory: `${b}Mi`, createdAt: i })), daemonSets: [], options: DEFAULT_ENGINE_OPTIONS,
+    nodePools: [np],
+    instanceTypes: new Map([[np.name, bin]]),
+    nodes: [],
+    pods: items.map(([a, b], i) => pod({ name: `i${i}`, cpu: `${a}m`, memory: `${b}Mi`, createdAt: i })),
+    daemonSets: [],
+    options: DEFAULT_ENGINE_OPTIONS,
   };
 }
 
@@ -27,8 +37,13 @@ function binPacking(W: number, items: ReadonlyArray<readonly [number, number]>):
 function optimum(W: number, items: ReadonlyArray<readonly [number, number]>): number {
   const n = items.length;
   const fits = (s: number) => {
-    let a = 0, b = 0;
-    for (let i = 0; i < n; i++) if (s & (1 << i)) { a += items[i]![0]; b += items[i]![1]; }
+    let a = 0,
+      b = 0;
+    for (let i = 0; i < n; i++)
+      if (s & (1 << i)) {
+        a += items[i]![0];
+        b += items[i]![1];
+      }
     return a <= W && b <= W;
   };
   const dp = new Array<number>(1 << n).fill(Infinity);
@@ -56,14 +71,24 @@ describe('the pattern bound', () => {
     expect(reached).toBeGreaterThanOrEqual(20);
   });
 
-  it('proves most of the gap on large pods is the LP bound\'s, and stays below the plan', async () => {
+  it("proves most of the gap on large pods is the LP bound's, and stays below the plan", async () => {
     const its = ec2InstanceTypes({ region: 'ap-northeast-2' });
-    const np = nodePool({ name: 'general', requirements: [{ key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['c', 'm', 'r'] }] });
+    const np = nodePool({
+      name: 'general',
+      requirements: [{ key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['c', 'm', 'r'] }],
+    });
     const pods = [
       ...Array.from({ length: 4 }, (_, i) => pod({ name: `big-${i}`, cpu: '192', memory: '960Gi', createdAt: i })),
       ...Array.from({ length: 12 }, (_, i) => pod({ name: `mid-${i}`, cpu: '64', memory: '320Gi', createdAt: 10 + i })),
     ];
-    const input: ProvisionInput = { nodePools: [np], instanceTypes: new Map([[np.name, its]]), nodes: [], pods, daemonSets: [], options: DEFAULT_ENGINE_OPTIONS };
+    const input: ProvisionInput = {
+      nodePools: [np],
+      instanceTypes: new Map([[np.name, its]]),
+      nodes: [],
+      pods,
+      daemonSets: [],
+      options: DEFAULT_ENGINE_OPTIONS,
+    };
     const b = await lowerBound(input, pool);
     const plan = new WasmSolver().solve(input);
     expect(b.kind).toBe('patterns');
@@ -72,13 +97,29 @@ describe('the pattern bound', () => {
   });
 
   it('bounds pods that can share no node apart, each part rounded to whole nodes', async () => {
-    const bin = (name: string, arch: string) => ({ name, capacity: { cpu: '1000m', memory: '1000Mi', pods: 1000 }, labels: { 'kubernetes.io/arch': arch }, offerings: [{ zone: 'a', capacityType: 'on-demand' as const, price: 1 }] });
+    const bin = (name: string, arch: string) => ({
+      name,
+      capacity: { cpu: '1000m', memory: '1000Mi', pods: 1000 },
+      labels: { 'kubernetes.io/arch': arch },
+      offerings: [{ zone: 'a', capacityType: 'on-demand' as const, price: 1 }],
+    });
     const np = nodePool({ name: 'bins' });
     // Three pods of 500m per architecture: 1.5 nodes each, so two whole nodes each, four in all (three together).
-    const half = (arch: string, i: number) => pod({ name: `${arch}-${i}`, cpu: '500m', memory: '100Mi', nodeSelector: { 'kubernetes.io/arch': arch }, createdAt: i });
+    const half = (arch: string, i: number) =>
+      pod({
+        name: `${arch}-${i}`,
+        cpu: '500m',
+        memory: '100Mi',
+        nodeSelector: { 'kubernetes.io/arch': arch },
+        createdAt: i,
+      });
     const input: ProvisionInput = {
-      nodePools: [np], instanceTypes: new Map([[np.name, customInstanceTypes([bin('arm', 'arm64'), bin('amd', 'amd64')])]]), nodes: [],
-      pods: [0, 1, 2].flatMap((i) => [half('arm64', i), half('amd64', i)]), daemonSets: [], options: DEFAULT_ENGINE_OPTIONS,
+      nodePools: [np],
+      instanceTypes: new Map([[np.name, customInstanceTypes([bin('arm', 'arm64'), bin('amd', 'amd64')])]]),
+      nodes: [],
+      pods: [0, 1, 2].flatMap((i) => [half('arm64', i), half('amd64', i)]),
+      daemonSets: [],
+      options: DEFAULT_ENGINE_OPTIONS,
     };
     const b = await lowerBound(input, pool);
     expect(b.lp).toBeCloseTo(3, 6);

@@ -37,7 +37,19 @@ function encode(b: BoundGroups, work: number): { block: Uint8Array; prices: numb
   const size = allowed + C * X;
   const buf = new ArrayBuffer(Math.ceil(size / 8) * 8);
   const h = new Int32Array(buf, 0, A.BH_WORDS);
-  h.set([A.BOUND_MAGIC, A.ABI_VERSION, R, C, X, Math.min(0x7fffffff, Math.ceil(work / 1000)), at.reqs, caps, prices, counts, allowed]);
+  h.set([
+    A.BOUND_MAGIC,
+    A.ABI_VERSION,
+    R,
+    C,
+    X,
+    Math.min(0x7fffffff, Math.ceil(work / 1000)),
+    at.reqs,
+    caps,
+    prices,
+    counts,
+    allowed,
+  ]);
   const f = new Float64Array(buf);
   b.classes.forEach((c, i) => f.set(c.requests, at.reqs / 8 + i * R));
   used.forEach((o, i) => {
@@ -92,7 +104,8 @@ function componentBound(b: BoundGroups, work: number): PatternBound {
   const x = instantiateSolver(solverModule('release')) as BoundExports;
   const r = run(x, block);
   const code = r[A.BR_STATUS]!;
-  const status: PatternBound['status'] = code === A.BS_OPTIMAL ? 'optimal' : code === A.BS_STOPPED ? 'stopped' : 'failed';
+  const status: PatternBound['status'] =
+    code === A.BS_OPTIMAL ? 'optimal' : code === A.BS_STOPPED ? 'stopped' : 'failed';
   let micros = status === 'failed' ? 0 : r[A.BR_BOUND]!;
   const same = prices.every((p) => p === prices[0]);
   // Whole nodes of one price: the plan costs a whole multiple of it (the small margin absorbs rounding error).

@@ -66,16 +66,30 @@ describe('extended resources', () => {
   it('counts GPUs by manufacturer, Neuron devices and cores, EFA and pod ENIs; zeros are dropped', () => {
     const base = { name: 'x.large', vcpu: 4, memoryMiB: 4096, arch: 'x86_64', maxENIs: 2, ipv4PerENI: 4 } as const;
     expect(extendedResources(base)).toEqual({});
-    const gpus = [{ count: 2, manufacturer: 'NVIDIA' }, { count: 1, manufacturer: 'nvidia' }, { count: 4, manufacturer: 'AMD' }, { count: 8, manufacturer: 'Habana' }];
-    expect(extendedResources({ ...base, gpus, efaMax: 1, podENIs: 5 })).toEqual({ [NVIDIA_GPU]: 3, [AMD_GPU]: 4, [HABANA_GAUDI]: 8, [EFA]: 1, [POD_ENI]: 5 });
-    expect(extendedResources({ ...base, neuronDevices: [{ count: 16, coresPerDevice: 2 }] })).toEqual({ [AWS_NEURON]: 16, [AWS_NEURON_CORE]: 32 });
+    const gpus = [
+      { count: 2, manufacturer: 'NVIDIA' },
+      { count: 1, manufacturer: 'nvidia' },
+      { count: 4, manufacturer: 'AMD' },
+      { count: 8, manufacturer: 'Habana' },
+    ];
+    expect(extendedResources({ ...base, gpus, efaMax: 1, podENIs: 5 })).toEqual({
+      [NVIDIA_GPU]: 3,
+      [AMD_GPU]: 4,
+      [HABANA_GAUDI]: 8,
+      [EFA]: 1,
+      [POD_ENI]: 5,
+    });
+    expect(extendedResources({ ...base, neuronDevices: [{ count: 16, coresPerDevice: 2 }] })).toEqual({
+      [AWS_NEURON]: 16,
+      [AWS_NEURON_CORE]: 32,
+    });
   });
 
   it('inf2.24xlarge: 6 neuron devices, 12 cores', () => {
     expect(res('inf2.24xlarge').capacity).toMatchObject({ [AWS_NEURON]: 6, [AWS_NEURON_CORE]: 12 });
   });
 
-  it('Windows amd64 adds PrivateIPv4Address = the VPC limits table\'s IPv4 per interface − 1, 0 for a type the table lacks', () => {
+  it("Windows amd64 adds PrivateIPv4Address = the VPC limits table's IPv4 per interface − 1, 0 for a type the table lacks", () => {
     expect(extendedResources(m5large(), 'Windows2022')[PRIVATE_IPV4_ADDRESS]).toBe(9);
     // g2.2xlarge has interface data (15 IPv4 per ENI) but no VPC limits entry: 0 (dropped with the other zeros).
     expect(info('g2.2xlarge').ipv4PerENI).toBe(15);
@@ -111,7 +125,12 @@ describe('pods', () => {
     expect(r.capacity.pods).toBe(110);
     expect(r.kubeReserved.memory).toBe((11 * 110 + 255) * Mi);
     expect(r.capacity['ephemeral-storage']).toBe(50 * Gi);
-    expect(res('m5.large', { amiFamily: 'Windows2019', blockDeviceMappings: [{ deviceName: '/dev/sda1', volumeSize: '80Gi' }] }).capacity['ephemeral-storage']).toBe(80 * Gi);
+    expect(
+      res('m5.large', {
+        amiFamily: 'Windows2019',
+        blockDeviceMappings: [{ deviceName: '/dev/sda1', volumeSize: '80Gi' }],
+      }).capacity['ephemeral-storage'],
+    ).toBe(80 * Gi);
   });
 
   it('reservedENIs lowers pods but not kube-reserved memory; no usable ENI means 0 pods', () => {
@@ -126,13 +145,18 @@ describe('pods', () => {
     const hpc = info('hpc7a.96xlarge');
     expect(hpc.maxENIs).toBeUndefined();
     expect(eniLimitedPods(hpc)).toBe(100);
-    expect(() => eniLimitedPods(hpc, 1)).toThrow(/hpc7a\.96xlarge: maxENIs and ipv4PerENI are unknown and reservedENIs 1 needs them/);
+    expect(() => eniLimitedPods(hpc, 1)).toThrow(
+      /hpc7a\.96xlarge: maxENIs and ipv4PerENI are unknown and reservedENIs 1 needs them/,
+    );
   });
 });
 
 describe('ephemeral storage', () => {
   it('rootVolume mapping wins over the family device', () => {
-    const bdm = [{ deviceName: '/dev/xvda', volumeSize: '50Gi' }, { deviceName: '/dev/xvdb', rootVolume: true, volumeSize: '200Gi' }];
+    const bdm = [
+      { deviceName: '/dev/xvda', volumeSize: '50Gi' },
+      { deviceName: '/dev/xvdb', rootVolume: true, volumeSize: '200Gi' },
+    ];
     const r = res('m5.large', { blockDeviceMappings: bdm });
     expect(r.capacity['ephemeral-storage']).toBe(200 * Gi);
     expect(r.evictionThreshold['ephemeral-storage']).toBe(20 * Gi);
@@ -140,16 +164,34 @@ describe('ephemeral storage', () => {
   });
 
   it('the family device mapping: /dev/xvda for AL2023, /dev/xvdb for Bottlerocket; unknown devices fall back to 20Gi', () => {
-    const bdm = [{ deviceName: '/dev/xvda', volumeSize: '4Gi' }, { deviceName: '/dev/xvdb', volumeSize: '100Gi' }];
+    const bdm = [
+      { deviceName: '/dev/xvda', volumeSize: '4Gi' },
+      { deviceName: '/dev/xvdb', volumeSize: '100Gi' },
+    ];
     expect(res('m5.large', { blockDeviceMappings: bdm }).capacity['ephemeral-storage']).toBe(4 * Gi);
-    expect(res('m5.large', { blockDeviceMappings: bdm, amiFamily: 'Bottlerocket' }).capacity['ephemeral-storage']).toBe(100 * Gi);
-    expect(res('m5.large', { blockDeviceMappings: [{ deviceName: '/dev/sdf', volumeSize: '1Ti' }] }).capacity['ephemeral-storage']).toBe(20 * Gi);
+    expect(res('m5.large', { blockDeviceMappings: bdm, amiFamily: 'Bottlerocket' }).capacity['ephemeral-storage']).toBe(
+      100 * Gi,
+    );
+    expect(
+      res('m5.large', { blockDeviceMappings: [{ deviceName: '/dev/sdf', volumeSize: '1Ti' }] }).capacity[
+        'ephemeral-storage'
+      ],
+    ).toBe(20 * Gi);
   });
 
   it('Custom uses the last mapping, or 20Gi when it has no size', () => {
-    const bdm = [{ deviceName: '/dev/xvda', volumeSize: '30Gi' }, { deviceName: '/dev/xvdc', volumeSize: '60Gi' }];
-    expect(res('m5.large', { amiFamily: 'Custom', blockDeviceMappings: bdm }).capacity['ephemeral-storage']).toBe(60 * Gi);
-    expect(res('m5.large', { amiFamily: 'Custom', blockDeviceMappings: [{ deviceName: '/dev/xvdc' }] }).capacity['ephemeral-storage']).toBe(20 * Gi);
+    const bdm = [
+      { deviceName: '/dev/xvda', volumeSize: '30Gi' },
+      { deviceName: '/dev/xvdc', volumeSize: '60Gi' },
+    ];
+    expect(res('m5.large', { amiFamily: 'Custom', blockDeviceMappings: bdm }).capacity['ephemeral-storage']).toBe(
+      60 * Gi,
+    );
+    expect(
+      res('m5.large', { amiFamily: 'Custom', blockDeviceMappings: [{ deviceName: '/dev/xvdc' }] }).capacity[
+        'ephemeral-storage'
+      ],
+    ).toBe(20 * Gi);
   });
 
   it('RAID0 uses the instance store in decimal GB, and is ignored without one', () => {
@@ -167,12 +209,19 @@ describe('overhead overrides', () => {
       memory: Math.ceil((mem / 100) * 5),
       'ephemeral-storage': Math.ceil((eph / 100) * 15),
     });
-    expect(evictionThreshold(mem, eph, { 'memory.available': '500Mi', 'nodefs.available': '100%' })).toEqual({ memory: 500 * Mi, 'ephemeral-storage': 0 });
-    expect(res('m5.large', { kubelet: { evictionHard: { 'memory.available': '1Gi' } } }).allocatable.memory).toBe((7577 - 574 - 1024) * Mi);
+    expect(evictionThreshold(mem, eph, { 'memory.available': '500Mi', 'nodefs.available': '100%' })).toEqual({
+      memory: 500 * Mi,
+      'ephemeral-storage': 0,
+    });
+    expect(res('m5.large', { kubelet: { evictionHard: { 'memory.available': '1Gi' } } }).allocatable.memory).toBe(
+      (7577 - 574 - 1024) * Mi,
+    );
   });
 
   it('kubeReserved replaces per key; systemReserved adds; pid never reduces allocatable', () => {
-    const r = res('m5.large', { kubelet: { kubeReserved: { cpu: '200m' }, systemReserved: { memory: '1Gi', pid: '1000' } } });
+    const r = res('m5.large', {
+      kubelet: { kubeReserved: { cpu: '200m' }, systemReserved: { memory: '1Gi', pid: '1000' } },
+    });
     expect(r.kubeReserved).toEqual({ cpu: 200, memory: 574 * Mi, 'ephemeral-storage': Gi });
     expect(r.allocatable.cpu).toBe(1800);
     expect(r.allocatable.memory).toBe((6903 - 1024) * Mi);
@@ -193,9 +242,18 @@ describe('bad settings get errors that name the field', () => {
     [{ kubelet: { maxPods: -1 } }, /kubelet.maxPods: -1/],
     [{ amiFamily: 'Ubuntu' as never }, /amiFamily: "Ubuntu" is not one of AL2, AL2023/],
     [{ kubelet: { kubeReserved: { gpu: '1' } } }, /kubelet.kubeReserved.gpu: unknown key/],
-    [{ kubelet: { systemReserved: { memory: 'lots' } } }, /kubelet.systemReserved.memory: "lots" is not a valid quantity/],
-    [{ kubelet: { evictionHard: { 'memory.available': 'abc%' } } }, /kubelet.evictionHard.memory.available: "abc%" is not a percentage/],
-    [{ blockDeviceMappings: [{ rootVolume: true, volumeSize: 'big' }] }, /blockDeviceMappings\[0\].ebs.volumeSize: "big" is not a valid quantity/],
+    [
+      { kubelet: { systemReserved: { memory: 'lots' } } },
+      /kubelet.systemReserved.memory: "lots" is not a valid quantity/,
+    ],
+    [
+      { kubelet: { evictionHard: { 'memory.available': 'abc%' } } },
+      /kubelet.evictionHard.memory.available: "abc%" is not a percentage/,
+    ],
+    [
+      { blockDeviceMappings: [{ rootVolume: true, volumeSize: 'big' }] },
+      /blockDeviceMappings\[0\].ebs.volumeSize: "big" is not a valid quantity/,
+    ],
     [{ instanceStorePolicy: 'RAID5' as never }, /instanceStorePolicy: "RAID5" must be RAID0 or unset/],
   ])('%j', (settings, message) => {
     expect(() => instanceResources(m5large(), settings)).toThrow(message);

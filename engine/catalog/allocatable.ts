@@ -34,12 +34,14 @@ export interface ResolvedCapacitySettings {
 }
 
 function checkCount(field: string, v: number | undefined): void {
-  if (v !== undefined && !(Number.isInteger(v) && v >= 0)) throw new Error(`${field}: ${v} must be a non-negative integer`);
+  if (v !== undefined && !(Number.isInteger(v) && v >= 0))
+    throw new Error(`${field}: ${v} must be a non-negative integer`);
 }
 
 export function resolveCapacitySettings(s: CapacitySettings = {}): ResolvedCapacitySettings {
   const pct = s.vmMemoryOverheadPercent ?? DEFAULT_VM_MEMORY_OVERHEAD_PERCENT;
-  if (!Number.isFinite(pct) || pct < 0 || pct >= 1) throw new Error(`vmMemoryOverheadPercent: ${pct} must be a number in [0, 1)`);
+  if (!Number.isFinite(pct) || pct < 0 || pct >= 1)
+    throw new Error(`vmMemoryOverheadPercent: ${pct} must be a number in [0, 1)`);
   checkCount('reservedENIs', s.reservedENIs);
   const kubelet = s.kubelet ?? {};
   checkCount('kubelet.maxPods', kubelet.maxPods);
@@ -49,7 +51,13 @@ export function resolveCapacitySettings(s: CapacitySettings = {}): ResolvedCapac
   if (s.instanceStorePolicy !== undefined && s.instanceStorePolicy !== 'RAID0') {
     throw new Error(`instanceStorePolicy: "${String(s.instanceStorePolicy)}" must be RAID0 or unset`);
   }
-  const out = { vmMemoryOverheadPercent: pct, reservedENIs: s.reservedENIs ?? 0, amiFamily, kubelet, blockDeviceMappings: s.blockDeviceMappings ?? [] };
+  const out = {
+    vmMemoryOverheadPercent: pct,
+    reservedENIs: s.reservedENIs ?? 0,
+    amiFamily,
+    kubelet,
+    blockDeviceMappings: s.blockDeviceMappings ?? [],
+  };
   return s.instanceStorePolicy ? { ...out, instanceStorePolicy: s.instanceStorePolicy } : out;
 }
 
@@ -69,7 +77,12 @@ export function hasEniLimitedPods(info: Ec2InstanceInfo, reservedENIs = 0): bool
 export function canComputePods(info: Ec2InstanceInfo, s: ResolvedCapacitySettings): boolean {
   const traits = amiFamilyTraits(s.amiFamily);
   if (traits.usesENILimitedMemoryOverhead && !hasEniLimitedPods(info, 0)) return false;
-  if (s.kubelet.maxPods === undefined && traits.supportsENILimitedPodDensity && !hasEniLimitedPods(info, s.reservedENIs)) return false;
+  if (
+    s.kubelet.maxPods === undefined &&
+    traits.supportsENILimitedPodDensity &&
+    !hasEniLimitedPods(info, s.reservedENIs)
+  )
+    return false;
   return true;
 }
 
@@ -80,7 +93,10 @@ export function eniLimitedPods(info: Ec2InstanceInfo, reservedENIs = 0): number 
     return usable === 0 ? 0 : usable * (info.ipv4PerENI - 1) + 2;
   }
   if (info.eniLimitedPods !== undefined && reservedENIs === 0) return info.eniLimitedPods;
-  const why = info.eniLimitedPods !== undefined ? `reservedENIs ${reservedENIs} needs them` : 'no ENI-limited pod count is known either';
+  const why =
+    info.eniLimitedPods !== undefined
+      ? `reservedENIs ${reservedENIs} needs them`
+      : 'no ENI-limited pod count is known either';
   throw new Error(`instance type ${info.name}: maxENIs and ipv4PerENI are unknown and ${why}`);
 }
 
@@ -97,7 +113,10 @@ export function podCapacity(info: Ec2InstanceInfo, s: ResolvedCapacitySettings):
 }
 
 /** Bytes: SizeInMiB, minus 64 MiB on arm64 (Graviton CMA), minus ceil(remaining × percent) MiB of VM overhead. */
-export function memoryCapacity(info: Ec2InstanceInfo, vmMemoryOverheadPercent = DEFAULT_VM_MEMORY_OVERHEAD_PERCENT): number {
+export function memoryCapacity(
+  info: Ec2InstanceInfo,
+  vmMemoryOverheadPercent = DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
+): number {
   const mib = info.arch === 'arm64' ? info.memoryMiB - 64 : info.memoryMiB;
   const bytes = mib * MiB;
   const overheadMiB = Math.ceil((bytes * vmMemoryOverheadPercent) / 1024 / 1024);
@@ -120,10 +139,13 @@ export function ephemeralStorageCapacity(info: Ec2InstanceInfo, s: ResolvedCapac
   if (bdms.length > 0) {
     const rootIdx = bdms.findIndex((b) => b.rootVolume);
     const root = bdms[rootIdx];
-    if (root?.volumeSize !== undefined) return volumeBytes(`blockDeviceMappings[${rootIdx}].ebs.volumeSize`, root.volumeSize);
+    if (root?.volumeSize !== undefined)
+      return volumeBytes(`blockDeviceMappings[${rootIdx}].ebs.volumeSize`, root.volumeSize);
     if (s.amiFamily === 'Custom') {
       const last = bdms[bdms.length - 1]!;
-      return last.volumeSize !== undefined ? volumeBytes(`blockDeviceMappings[${bdms.length - 1}].ebs.volumeSize`, last.volumeSize) : traits.defaultEphemeralBytes;
+      return last.volumeSize !== undefined
+        ? volumeBytes(`blockDeviceMappings[${bdms.length - 1}].ebs.volumeSize`, last.volumeSize)
+        : traits.defaultEphemeralBytes;
     }
     const idx = bdms.findIndex((b) => b.deviceName === traits.ephemeralDevice);
     const dev = bdms[idx];
@@ -154,7 +176,8 @@ export function extendedResources(info: Ec2InstanceInfo, amiFamily: AmiFamily = 
   // gives arm64 no OS under a Windows AMI family): the VPC limits table's IPv4PerInterface - 1, and 0 for a type
   // the table lacks, whatever DescribeInstanceTypes says (aws/karpenter-provider-aws v1.14.1
   // pkg/providers/instancetype/types.go privateIPv4Address).
-  if (amiFamilyTraits(amiFamily).windowsBuild && info.arch === 'x86_64') all[PRIVATE_IPV4_ADDRESS] = info.vpcIPv4PerInterface !== undefined ? info.vpcIPv4PerInterface - 1 : 0;
+  if (amiFamilyTraits(amiFamily).windowsBuild && info.arch === 'x86_64')
+    all[PRIVATE_IPV4_ADDRESS] = info.vpcIPv4PerInterface !== undefined ? info.vpcIPv4PerInterface - 1 : 0;
   const out: Record<string, number> = {};
   for (const [k, v] of Object.entries(all)) if (v !== 0) out[k] = v;
   return out;
@@ -196,7 +219,8 @@ const RESERVED_KEYS: ReadonlySet<string> = new Set([CPU, MEMORY, EPHEMERAL_STORA
 function parseReserved(field: string, list: Readonly<Record<string, string>> | undefined): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [k, v] of Object.entries(list ?? {})) {
-    if (!RESERVED_KEYS.has(k)) throw new Error(`${field}.${k}: unknown key (valid: cpu, memory, ephemeral-storage, pid)`);
+    if (!RESERVED_KEYS.has(k))
+      throw new Error(`${field}.${k}: unknown key (valid: cpu, memory, ephemeral-storage, pid)`);
     try {
       out[k] = resourceValue(k, v);
     } catch (e) {
@@ -211,7 +235,11 @@ export function kubeReserved(info: Ec2InstanceInfo, s: ResolvedCapacitySettings)
   const traits = amiFamilyTraits(s.amiFamily);
   // AL2, AL2023 and Custom size memory by the ENI-limited count (reservedENIs 0) whatever maxPods says.
   const pods = traits.usesENILimitedMemoryOverhead ? eniLimitedPods(info, 0) : podCapacity(info, s);
-  const defaults = { [CPU]: kubeReservedCpu(info.vcpu * 1000), [MEMORY]: (11 * pods + 255) * MiB, [EPHEMERAL_STORAGE]: GiB };
+  const defaults = {
+    [CPU]: kubeReservedCpu(info.vcpu * 1000),
+    [MEMORY]: (11 * pods + 255) * MiB,
+    [EPHEMERAL_STORAGE]: GiB,
+  };
   return { ...defaults, ...parseReserved('kubelet.kubeReserved', s.kubelet.kubeReserved) };
 }
 
@@ -225,7 +253,8 @@ function evictionSignal(field: string, resource: string, capacity: number, value
   if (v.endsWith('%')) {
     const text = v.slice(0, -1);
     const p = Number(text);
-    if (text === '' || !Number.isFinite(p) || p < 0 || p > 100) throw new Error(`${field}: "${value}" is not a percentage in [0%, 100%]`);
+    if (text === '' || !Number.isFinite(p) || p < 0 || p > 100)
+      throw new Error(`${field}: "${value}" is not a percentage in [0%, 100%]`);
     return Math.ceil((capacity / 100) * (p === 100 ? 0 : p));
   }
   try {
@@ -236,12 +265,26 @@ function evictionSignal(field: string, resource: string, capacity: number, value
 }
 
 /** Hard eviction threshold: memory 100Mi and ceil(10% of ephemeral), each overridable by kubelet.evictionHard. */
-export function evictionThreshold(memoryBytes: number, ephemeralBytes: number, evictionHard?: Readonly<Record<string, string>>): Record<string, number> {
-  const out: Record<string, number> = { [MEMORY]: 100 * MiB, [EPHEMERAL_STORAGE]: Math.ceil((ephemeralBytes / 100) * 10) };
+export function evictionThreshold(
+  memoryBytes: number,
+  ephemeralBytes: number,
+  evictionHard?: Readonly<Record<string, string>>,
+): Record<string, number> {
+  const out: Record<string, number> = {
+    [MEMORY]: 100 * MiB,
+    [EPHEMERAL_STORAGE]: Math.ceil((ephemeralBytes / 100) * 10),
+  };
   const mem = evictionHard?.['memory.available'];
-  if (mem !== undefined) out[MEMORY] = evictionSignal('kubelet.evictionHard.memory.available', MEMORY, memoryBytes, mem);
+  if (mem !== undefined)
+    out[MEMORY] = evictionSignal('kubelet.evictionHard.memory.available', MEMORY, memoryBytes, mem);
   const fs = evictionHard?.['nodefs.available'];
-  if (fs !== undefined) out[EPHEMERAL_STORAGE] = evictionSignal('kubelet.evictionHard.nodefs.available', EPHEMERAL_STORAGE, ephemeralBytes, fs);
+  if (fs !== undefined)
+    out[EPHEMERAL_STORAGE] = evictionSignal(
+      'kubelet.evictionHard.nodefs.available',
+      EPHEMERAL_STORAGE,
+      ephemeralBytes,
+      fs,
+    );
   return out;
 }
 
@@ -275,5 +318,12 @@ export function instanceResourcesWith(info: Ec2InstanceInfo, s: ResolvedCapacity
   const et = evictionThreshold(capacity[MEMORY]!, capacity[EPHEMERAL_STORAGE]!, s.kubelet.evictionHard);
   const overhead: Record<string, number> = {};
   for (const part of [kr, sr, et]) for (const [k, v] of Object.entries(part)) overhead[k] = (overhead[k] ?? 0) + v;
-  return { capacity, kubeReserved: kr, systemReserved: sr, evictionThreshold: et, overhead, allocatable: allocatableOf(capacity, overhead) };
+  return {
+    capacity,
+    kubeReserved: kr,
+    systemReserved: sr,
+    evictionThreshold: et,
+    overhead,
+    allocatable: allocatableOf(capacity, overhead),
+  };
 }

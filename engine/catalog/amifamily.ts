@@ -17,7 +17,11 @@ export interface AmiFamilyTraits {
   readonly windowsBuild?: string;
 }
 
-const LINUX_DEFAULTS = { supportsENILimitedPodDensity: true, podsPerCoreEnabled: true, usesENILimitedMemoryOverhead: true };
+const LINUX_DEFAULTS = {
+  supportsENILimitedPodDensity: true,
+  podsPerCoreEnabled: true,
+  usesENILimitedMemoryOverhead: true,
+};
 const windows = (build: string): AmiFamilyTraits => ({
   supportsENILimitedPodDensity: false,
   podsPerCoreEnabled: true,

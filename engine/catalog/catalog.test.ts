@@ -13,15 +13,33 @@ const find = (types: ReturnType<typeof ec2InstanceTypes>, name: string) => {
 describe('regions and zones', () => {
   it('knows three regions with their standard zones', () => {
     expect(regionsInCatalog()).toEqual(['ap-northeast-2', 'us-east-1', 'us-west-2']);
-    expect(regionZones('us-east-1')).toEqual(['us-east-1a', 'us-east-1b', 'us-east-1c', 'us-east-1d', 'us-east-1e', 'us-east-1f']);
+    expect(regionZones('us-east-1')).toEqual([
+      'us-east-1a',
+      'us-east-1b',
+      'us-east-1c',
+      'us-east-1d',
+      'us-east-1e',
+      'us-east-1f',
+    ]);
     expect(regionZones('us-west-2')).toEqual(['us-west-2a', 'us-west-2b', 'us-west-2c', 'us-west-2d']);
-    expect(regionZones('ap-northeast-2')).toEqual(['ap-northeast-2a', 'ap-northeast-2b', 'ap-northeast-2c', 'ap-northeast-2d']);
+    expect(regionZones('ap-northeast-2')).toEqual([
+      'ap-northeast-2a',
+      'ap-northeast-2b',
+      'ap-northeast-2c',
+      'ap-northeast-2d',
+    ]);
   });
 
   it('rejects unknown regions, foreign, duplicate or no zones with a clear error', () => {
-    expect(() => ec2InstanceTypes({ region: 'eu-west-1' })).toThrow(/region "eu-west-1" is not in the catalog \(known: ap-northeast-2, us-east-1, us-west-2\)/);
-    expect(() => ec2InstanceTypes({ region: 'us-east-1', zones: ['us-west-2a'] })).toThrow(/zone "us-west-2a" is not a zone of region us-east-1/);
-    expect(() => ec2InstanceTypes({ region: 'us-east-1', zones: ['us-east-1a', 'us-east-1a'] })).toThrow(/listed twice/);
+    expect(() => ec2InstanceTypes({ region: 'eu-west-1' })).toThrow(
+      /region "eu-west-1" is not in the catalog \(known: ap-northeast-2, us-east-1, us-west-2\)/,
+    );
+    expect(() => ec2InstanceTypes({ region: 'us-east-1', zones: ['us-west-2a'] })).toThrow(
+      /zone "us-west-2a" is not a zone of region us-east-1/,
+    );
+    expect(() => ec2InstanceTypes({ region: 'us-east-1', zones: ['us-east-1a', 'us-east-1a'] })).toThrow(
+      /listed twice/,
+    );
     expect(() => ec2InstanceTypes({ region: 'us-east-1', zones: [] })).toThrow(/must not be empty/);
   });
 });
@@ -45,7 +63,9 @@ describe('ec2InstanceTypes', () => {
     const spot = m5.offerings.find((o) => o.capacityType === 'spot')!;
     expect(spot.available).toBe(true);
     expect(spot.price).toBeLessThan(0.096);
-    expect(formatRequirement(m5.requirements.get(CAPACITY_TYPE_LABEL)!)).toBe(`${CAPACITY_TYPE_LABEL} In [on-demand spot]`);
+    expect(formatRequirement(m5.requirements.get(CAPACITY_TYPE_LABEL)!)).toBe(
+      `${CAPACITY_TYPE_LABEL} In [on-demand spot]`,
+    );
     expect(m5.allocatable).toMatchObject({ cpu: 1930, memory: 6903 * 2 ** 20, pods: 29 });
   });
 
@@ -66,7 +86,12 @@ describe('ec2InstanceTypes', () => {
 
   it('accepts an explicit zone list for offerings and the zone requirement', () => {
     const t = find(ec2InstanceTypes({ region: 'us-west-2', zones: ['us-west-2c', 'us-west-2a'] }), 'c6g.large');
-    expect(t.offerings.map((o) => `${o.zone}/${o.capacityType}`)).toEqual(['us-west-2c/on-demand', 'us-west-2c/spot', 'us-west-2a/on-demand', 'us-west-2a/spot']);
+    expect(t.offerings.map((o) => `${o.zone}/${o.capacityType}`)).toEqual([
+      'us-west-2c/on-demand',
+      'us-west-2c/spot',
+      'us-west-2a/on-demand',
+      'us-west-2a/spot',
+    ]);
     expect(formatRequirement(t.requirements.get(ZONE_LABEL)!)).toBe(`${ZONE_LABEL} In [us-west-2a us-west-2c]`);
   });
 
@@ -79,13 +104,22 @@ describe('ec2InstanceTypes', () => {
   it('leaves out types whose ENI breakdown is unknown when reservedENIs > 0', () => {
     const withReserved = ec2InstanceTypes({ region: 'us-east-1', settings: { reservedENIs: 1 } });
     const missing = types.filter((t) => !withReserved.some((u) => u.name === t.name)).map((t) => t.name);
-    expect(missing).toEqual(ec2InstanceInfos().filter((i) => i.maxENIs === undefined).map((i) => i.name));
+    expect(missing).toEqual(
+      ec2InstanceInfos()
+        .filter((i) => i.maxENIs === undefined)
+        .map((i) => i.name),
+    );
     expect(missing).toContain('trn2.48xlarge');
     expect(find(withReserved, 'm5.large').capacity.pods).toBe(20);
     // With maxPods, or on Windows (110 pods), the ENI breakdown is not needed.
     const maxPods = ec2InstanceTypes({ region: 'us-east-1', settings: { reservedENIs: 1, kubelet: { maxPods: 50 } } });
     expect(find(maxPods, 'trn2.48xlarge').capacity.pods).toBe(50);
-    expect(find(ec2InstanceTypes({ region: 'us-east-1', settings: { reservedENIs: 1, amiFamily: 'Windows2022' } }), 'trn2.48xlarge').capacity.pods).toBe(110);
+    expect(
+      find(
+        ec2InstanceTypes({ region: 'us-east-1', settings: { reservedENIs: 1, amiFamily: 'Windows2022' } }),
+        'trn2.48xlarge',
+      ).capacity.pods,
+    ).toBe(110);
   });
 
   it('returns a fresh array each call, so callers may sort or filter it in place', () => {

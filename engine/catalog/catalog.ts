@@ -39,11 +39,19 @@ interface PriceLookup {
 }
 
 function tableLookup(t: PriceTable): PriceLookup {
-  return { onDemand: (type) => t.onDemand.get(type), spot: (type, zone) => t.spot.get(type)?.get(zone), listsSpot: (type) => t.spot.has(type) };
+  return {
+    onDemand: (type) => t.onDemand.get(type),
+    spot: (type, zone) => t.spot.get(type)?.get(zone),
+    listsSpot: (type) => t.spot.has(type),
+  };
 }
 
 function regionLookup(p: RegionPrices): PriceLookup {
-  return { onDemand: (type) => p.onDemand.get(type)?.price, spot: (type) => p.spot.get(type), listsSpot: (type) => p.spot.has(type) };
+  return {
+    onDemand: (type) => p.onDemand.get(type)?.price,
+    spot: (type) => p.spot.get(type),
+    listsSpot: (type) => p.spot.has(type),
+  };
 }
 
 /** Regions the catalog has prices and zones for, sorted. */
@@ -53,7 +61,8 @@ export function regionsInCatalog(): string[] {
 
 function regionOf(region: string): RegionPrices {
   const r = catalogData().regions.get(region);
-  if (!r) throw new Error(`EC2 catalog: region "${region}" is not in the catalog (known: ${regionsInCatalog().join(', ')})`);
+  if (!r)
+    throw new Error(`EC2 catalog: region "${region}" is not in the catalog (known: ${regionsInCatalog().join(', ')})`);
   return r;
 }
 
@@ -77,7 +86,8 @@ function checkZones(region: string, zones: readonly string[]): void {
   const seen = new Set<string>();
   for (const z of zones) {
     // A zone name is its region plus a letter suffix (us-east-1a); a zone of another region is a mistake.
-    if (typeof z !== 'string' || !z.startsWith(region) || z.length === region.length) throw new Error(`EC2 catalog: zone "${String(z)}" is not a zone of region ${region}`);
+    if (typeof z !== 'string' || !z.startsWith(region) || z.length === region.length)
+      throw new Error(`EC2 catalog: zone "${String(z)}" is not a zone of region ${region}`);
     if (seen.has(z)) throw new Error(`EC2 catalog: zone "${z}" is listed twice`);
     seen.add(z);
   }
@@ -94,7 +104,12 @@ function capacityTypesOf(e: CatalogEntry, prices: PriceLookup): CapacityType[] {
   return out;
 }
 
-function offeringsOf(e: CatalogEntry, zones: readonly string[], types: readonly CapacityType[], prices: PriceLookup): Offering[] {
+function offeringsOf(
+  e: CatalogEntry,
+  zones: readonly string[],
+  types: readonly CapacityType[],
+  prices: PriceLookup,
+): Offering[] {
   const od = prices.onDemand(e.info.name);
   const out: Offering[] = [];
   for (const zone of zones) {
@@ -126,7 +141,16 @@ function build(options: Ec2CatalogOptions, zones: readonly string[]): InstanceTy
     const capacityTypes = capacityTypesOf(e, prices);
     const key = `${e.info.arch}/${capacityTypes.join(',')}`;
     let ctx = context.get(key);
-    if (!ctx) context.set(key, (ctx = ec2ContextRequirements(e.info.arch, { region: options.region, zones, capacityTypes, amiFamily: s.amiFamily })));
+    if (!ctx)
+      context.set(
+        key,
+        (ctx = ec2ContextRequirements(e.info.arch, {
+          region: options.region,
+          zones,
+          capacityTypes,
+          amiFamily: s.amiFamily,
+        })),
+      );
     const r = instanceResourcesWith(e.info, s);
     out.push({
       name: e.info.name,

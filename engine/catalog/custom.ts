@@ -36,7 +36,8 @@ const CAPACITY_TYPES = new Set(['on-demand', 'spot', 'reserved']);
 
 function resources(spec: unknown, where: string): Resources {
   if (spec === undefined) return {};
-  if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) throw new CustomCatalogError(`${where}: must be a map of resource quantities`);
+  if (typeof spec !== 'object' || spec === null || Array.isArray(spec))
+    throw new CustomCatalogError(`${where}: must be a map of resource quantities`);
   try {
     return parseResources(spec as Record<string, string | number>);
   } catch (e) {
@@ -48,10 +49,21 @@ function offering(o: unknown, where: string): Offering {
   const s = o as Partial<CustomOfferingSpec> | null;
   if (typeof s !== 'object' || s === null) throw new CustomCatalogError(`${where}: must be an object`);
   if (typeof s.zone !== 'string' || !s.zone) throw new CustomCatalogError(`${where}.zone: must be a non-empty string`);
-  if (typeof s.capacityType !== 'string' || !CAPACITY_TYPES.has(s.capacityType)) throw new CustomCatalogError(`${where}.capacityType: must be on-demand, spot or reserved, got ${JSON.stringify(s.capacityType)}`);
-  if (typeof s.price !== 'number' || !Number.isFinite(s.price) || s.price < 0) throw new CustomCatalogError(`${where}.price: must be a number >= 0 (US dollars per hour), got ${JSON.stringify(s.price)}`);
-  if (s.capacityType === 'reserved' && (typeof s.reservationId !== 'string' || !Number.isInteger(s.reservationCapacity) || s.reservationCapacity! < 0)) {
-    throw new CustomCatalogError(`${where}: a reserved offering needs reservationId and an integer reservationCapacity >= 0`);
+  if (typeof s.capacityType !== 'string' || !CAPACITY_TYPES.has(s.capacityType))
+    throw new CustomCatalogError(
+      `${where}.capacityType: must be on-demand, spot or reserved, got ${JSON.stringify(s.capacityType)}`,
+    );
+  if (typeof s.price !== 'number' || !Number.isFinite(s.price) || s.price < 0)
+    throw new CustomCatalogError(
+      `${where}.price: must be a number >= 0 (US dollars per hour), got ${JSON.stringify(s.price)}`,
+    );
+  if (
+    s.capacityType === 'reserved' &&
+    (typeof s.reservationId !== 'string' || !Number.isInteger(s.reservationCapacity) || s.reservationCapacity! < 0)
+  ) {
+    throw new CustomCatalogError(
+      `${where}: a reserved offering needs reservationId and an integer reservationCapacity >= 0`,
+    );
   }
   return {
     zone: s.zone,
@@ -76,7 +88,8 @@ function instanceType(spec: unknown, where: string): InstanceType {
     allocatable[k] = v - (overhead[k] ?? 0);
     if (allocatable[k]! < 0) throw new CustomCatalogError(`${at}.overhead.${k}: exceeds the capacity`);
   }
-  if (!Array.isArray(s.offerings) || !s.offerings.length) throw new CustomCatalogError(`${at}.offerings: must list at least one offering`);
+  if (!Array.isArray(s.offerings) || !s.offerings.length)
+    throw new CustomCatalogError(`${at}.offerings: must list at least one offering`);
   const offerings = s.offerings.map((o, i) => offering(o, `${at}.offerings[${i}]`));
   const labels: Record<string, string> = { [ARCH_LABEL]: 'amd64', [OS_LABEL]: 'linux', ...(s.labels ?? {}) };
   const available = offerings.filter((o) => o.available);
@@ -85,8 +98,16 @@ function instanceType(spec: unknown, where: string): InstanceType {
     requirements: requirements(
       req(INSTANCE_TYPE_LABEL, false, [s.name]),
       ...Object.entries(labels).map(([k, v]) => req(k, false, [v])),
-      req(ZONE_LABEL, false, available.map((o) => o.zone)),
-      req(CAPACITY_TYPE_LABEL, false, available.map((o) => o.capacityType)),
+      req(
+        ZONE_LABEL,
+        false,
+        available.map((o) => o.zone),
+      ),
+      req(
+        CAPACITY_TYPE_LABEL,
+        false,
+        available.map((o) => o.capacityType),
+      ),
     ),
     capacity,
     overhead,

@@ -42,27 +42,68 @@ function pick<T extends object>(o: Record<string, unknown>): T {
 }
 
 function decodeRow(row: CatalogRow): CatalogEntry {
-  const [name, vcpu, memoryMiB, arch, maxENIs, ipv4PerENI, eniLimitedPods, podENIs, efaMax, gpu, accel, localNvmeGB,
-    cpuManufacturer, sustainedClockSpeedMhz, hypervisor, encryptionInTransitSupported, ebsBandwidthMbps,
-    networkBandwidthMbps, onDemandSupported, spotSupported] = row;
-  const gpus: GpuDevice[] | undefined = gpu ? [pick<GpuDevice>({ count: gpu[0], name: gpu[1], manufacturer: gpu[2], memoryMiB: gpu[3] })] : undefined;
+  const [
+    name,
+    vcpu,
+    memoryMiB,
+    arch,
+    maxENIs,
+    ipv4PerENI,
+    eniLimitedPods,
+    podENIs,
+    efaMax,
+    gpu,
+    accel,
+    localNvmeGB,
+    cpuManufacturer,
+    sustainedClockSpeedMhz,
+    hypervisor,
+    encryptionInTransitSupported,
+    ebsBandwidthMbps,
+    networkBandwidthMbps,
+    onDemandSupported,
+    spotSupported,
+  ] = row;
+  const gpus: GpuDevice[] | undefined = gpu
+    ? [pick<GpuDevice>({ count: gpu[0], name: gpu[1], manufacturer: gpu[2], memoryMiB: gpu[3] })]
+    : undefined;
   let neuronDevices: NeuronDevice[] | undefined;
   let inferenceAccelerators: InferenceAccelerator[] | undefined;
   // Neuron devices (Inferentia, Trainium) carry a core count; other accelerators (Qualcomm) do not.
-  if (accel && accel[3] !== null) neuronDevices = [pick<NeuronDevice>({ count: accel[0], name: accel[1], coresPerDevice: accel[3] })];
-  else if (accel) inferenceAccelerators = [pick<InferenceAccelerator>({ count: accel[0], name: accel[1], manufacturer: accel[2] })];
+  if (accel && accel[3] !== null)
+    neuronDevices = [pick<NeuronDevice>({ count: accel[0], name: accel[1], coresPerDevice: accel[3] })];
+  else if (accel)
+    inferenceAccelerators = [pick<InferenceAccelerator>({ count: accel[0], name: accel[1], manufacturer: accel[2] })];
   // The catalog's ENI limits come from the VPC limits table for every type it has (podENIs is null otherwise).
   const vpcIPv4PerInterface = podENIs === null ? null : ipv4PerENI;
   const info = pick<Ec2InstanceInfo>({
-    name, vcpu, memoryMiB, arch, maxENIs, ipv4PerENI, eniLimitedPods, podENIs, vpcIPv4PerInterface, efaMax, gpus, neuronDevices, inferenceAccelerators,
+    name,
+    vcpu,
+    memoryMiB,
+    arch,
+    maxENIs,
+    ipv4PerENI,
+    eniLimitedPods,
+    podENIs,
+    vpcIPv4PerInterface,
+    efaMax,
+    gpus,
+    neuronDevices,
+    inferenceAccelerators,
     instanceStorage: localNvmeGB === null ? undefined : { totalSizeGB: localNvmeGB, nvme: true },
-    cpuManufacturer, sustainedClockSpeedMhz, hypervisor, encryptionInTransitSupported, ebsBandwidthMbps, networkBandwidthMbps,
+    cpuManufacturer,
+    sustainedClockSpeedMhz,
+    hypervisor,
+    encryptionInTransitSupported,
+    ebsBandwidthMbps,
+    networkBandwidthMbps,
   });
   return { info, onDemandSupported, spotSupported };
 }
 
 function decode(file: CatalogFile): DecodedCatalog {
-  if (file._meta.fields.join() !== ROW_FIELDS.join()) throw new Error('zz_generated.catalog.json: row fields differ from format.ts; regenerate it');
+  if (file._meta.fields.join() !== ROW_FIELDS.join())
+    throw new Error('zz_generated.catalog.json: row fields differ from format.ts; regenerate it');
   const entries = file.rows.map(decodeRow);
   const fallback = file.regions[file.fallbackRegion];
   if (!fallback) throw new Error(`zz_generated.catalog.json: fallback region ${file.fallbackRegion} has no prices`);

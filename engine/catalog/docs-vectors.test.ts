@@ -5,13 +5,25 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { nonZero, parseResources } from '../domain/resources.ts';
 import { AWS_WELL_KNOWN as AWS_WELL_KNOWN_LABELS } from '../api/labels.ts';
-import { CAPACITY_TYPE_LABEL, REGION_LABEL, WINDOWS_BUILD_LABEL, ZONE_ID_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
+import {
+  CAPACITY_TYPE_LABEL,
+  REGION_LABEL,
+  WINDOWS_BUILD_LABEL,
+  ZONE_ID_LABEL,
+  ZONE_LABEL,
+} from '../scheduling/labels.ts';
 import { operatorOf, singleValueLabels } from '../scheduling/requirements.ts';
 import { instanceResources, POD_ENI } from './allocatable.ts';
 import { catalogData } from './data.ts';
 import { ec2InstanceRequirements, INSTANCE_NETWORK_BANDWIDTH_LABEL, INSTANCE_TENANCY_LABEL } from './labels.ts';
 
-const NOT_TYPE_LABELS = new Set<string>([ZONE_ID_LABEL, INSTANCE_TENANCY_LABEL, 'karpenter.k8s.aws/ec2nodeclass', 'karpenter.k8s.aws/placement-group-id', 'karpenter.k8s.aws/placement-group-partition']);
+const NOT_TYPE_LABELS = new Set<string>([
+  ZONE_ID_LABEL,
+  INSTANCE_TENANCY_LABEL,
+  'karpenter.k8s.aws/ec2nodeclass',
+  'karpenter.k8s.aws/placement-group-id',
+  'karpenter.k8s.aws/placement-group-partition',
+]);
 
 interface VectorFile {
   _meta: { resources: string[]; labelKeys: string[] };
@@ -27,7 +39,9 @@ function zip(keys: readonly string[], values: readonly (string | null)[]): Recor
   return out;
 }
 
-const file = JSON.parse(readFileSync(new URL('./testdata/zz_generated.docs-vectors.json', import.meta.url), 'utf8')) as VectorFile;
+const file = JSON.parse(
+  readFileSync(new URL('./testdata/zz_generated.docs-vectors.json', import.meta.url), 'utf8'),
+) as VectorFile;
 const vectors = file.rows.map(([name, alloc, labels]) => ({
   name,
   allocatable: zip(file._meta.resources, alloc),
@@ -77,7 +91,11 @@ describe('Karpenter docs vectors', () => {
     const context = new Set([ZONE_LABEL, REGION_LABEL, CAPACITY_TYPE_LABEL]);
     const mismatches: string[] = [];
     for (const v of vectors) {
-      const reqs = ec2InstanceRequirements(infoOf(v.name), { region: 'us-east-1', zones: ['us-east-1a'], capacityTypes: ['on-demand'] });
+      const reqs = ec2InstanceRequirements(infoOf(v.name), {
+        region: 'us-east-1',
+        zones: ['us-east-1a'],
+        capacityTypes: ['on-demand'],
+      });
       const labels = Object.fromEntries(Object.entries(singleValueLabels(reqs)).filter(([k]) => !context.has(k)));
       const want = { ...v.labels, ...NEWER_BANDWIDTH[v.name] };
       if (JSON.stringify(Object.entries(labels).sort()) !== JSON.stringify(Object.entries(want).sort())) {
@@ -89,7 +107,8 @@ describe('Karpenter docs vectors', () => {
         const r = reqs.get(key);
         if (!r || operatorOf(r) !== 'DoesNotExist') mismatches.push(`${v.name}: ${key} should be DoesNotExist`);
       }
-      if (operatorOf(reqs.get(WINDOWS_BUILD_LABEL)!) !== 'DoesNotExist') mismatches.push(`${v.name}: windows-build defined on Linux`);
+      if (operatorOf(reqs.get(WINDOWS_BUILD_LABEL)!) !== 'DoesNotExist')
+        mismatches.push(`${v.name}: windows-build defined on Linux`);
     }
     expect(mismatches).toEqual([]);
   });

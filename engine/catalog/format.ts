@@ -83,7 +83,10 @@ export interface CatalogFile {
  * Per type: the region's own on-demand price when its table has one, else the fallback (us-east-1) table's,
  * which is what Karpenter uses for a whole region it ships no table for until the Pricing API answers.
  */
-export function effectiveOnDemand(regional: number | null | undefined, fallback: number | null | undefined): number | undefined {
+export function effectiveOnDemand(
+  regional: number | null | undefined,
+  fallback: number | null | undefined,
+): number | undefined {
   return regional ?? fallback ?? undefined;
 }
 

@@ -14,11 +14,17 @@ describe.skipIf(!haveData)(`generated catalog (from ${dataDir})`, () => {
   const generated = haveData ? generateCatalog(dataDir) : { catalog: '', vectors: '' };
 
   it('the committed zz_generated.catalog.json equals the generator output', () => {
-    expect(readFileSync(CATALOG_PATH, 'utf8') === generated.catalog, 'regenerate: node --import tsx scripts/gen-catalog.ts').toBe(true);
+    expect(
+      readFileSync(CATALOG_PATH, 'utf8') === generated.catalog,
+      'regenerate: node --import tsx scripts/gen-catalog.ts',
+    ).toBe(true);
   });
 
   it('the committed docs vectors equal the generator output', () => {
-    expect(readFileSync(VECTORS_PATH, 'utf8') === generated.vectors, 'regenerate: node --import tsx scripts/gen-catalog.ts').toBe(true);
+    expect(
+      readFileSync(VECTORS_PATH, 'utf8') === generated.vectors,
+      'regenerate: node --import tsx scripts/gen-catalog.ts',
+    ).toBe(true);
   });
 
   it('is deterministic', () => {
@@ -30,7 +36,11 @@ describe.skipIf(!haveData)(`generated catalog (from ${dataDir})`, () => {
     const spot = JSON.parse(readFileSync(join(dataDir, 'spot-prices.sample.json'), 'utf8')) as {
       spotAdvisor: { regions: Record<string, { Linux: Record<string, { s: number }> }> };
     };
-    for (const [region, name] of [['us-east-1', 'm5.large'], ['us-west-2', 'c6g.large'], ['ap-northeast-2', 'c5.large']] as const) {
+    for (const [region, name] of [
+      ['us-east-1', 'm5.large'],
+      ['us-west-2', 'c6g.large'],
+      ['ap-northeast-2', 'c5.large'],
+    ] as const) {
       const s = spot.spotAdvisor.regions[region]!.Linux[name]!.s;
       const p = regionPrices(region);
       expect(p.spot.get(name)).toBe(p.onDemand.get(name)!.price * (1 - s / 100));

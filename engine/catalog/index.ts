@@ -4,7 +4,30 @@ export * from './amifamily.ts';
 export * from './allocatable.ts';
 export * from './labels.ts';
 export { nodeClassCapacitySettings, type ControllerSizing } from './nodeclass.ts';
-export { ec2InstanceTypes, ec2InstanceInfos, regionPrices, regionsInCatalog, regionZones, type Ec2CatalogOptions, type PriceTable } from './catalog.ts';
+export {
+  ec2InstanceTypes,
+  ec2InstanceInfos,
+  regionPrices,
+  regionsInCatalog,
+  regionZones,
+  type Ec2CatalogOptions,
+  type PriceTable,
+} from './catalog.ts';
 export type { OnDemandPriceSource, RegionPrices } from './data.ts';
-export { adjustedPrice, applyOverlays, byWeight, evaluateOverlays, selectedOfferings, type OverlayEvaluation, type OverlayOutcome, type OverlayUpdates, type PoolTypes } from './overlay.ts';
-export { customInstanceTypes, CustomCatalogError, type CustomInstanceTypeSpec, type CustomOfferingSpec } from './custom.ts';
+export {
+  adjustedPrice,
+  applyOverlays,
+  byWeight,
+  evaluateOverlays,
+  selectedOfferings,
+  type OverlayEvaluation,
+  type OverlayOutcome,
+  type OverlayUpdates,
+  type PoolTypes,
+} from './overlay.ts';
+export {
+  customInstanceTypes,
+  CustomCatalogError,
+  type CustomInstanceTypeSpec,
+  type CustomOfferingSpec,
+} from './custom.ts';

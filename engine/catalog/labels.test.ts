@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Requirements } from '../domain/types.ts';
-import { ARCH_LABEL, CAPACITY_TYPE_LABEL, OS_LABEL, REGION_LABEL, WINDOWS_BUILD_LABEL, ZONE_ID_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
+import {
+  ARCH_LABEL,
+  CAPACITY_TYPE_LABEL,
+  OS_LABEL,
+  REGION_LABEL,
+  WINDOWS_BUILD_LABEL,
+  ZONE_ID_LABEL,
+  ZONE_LABEL,
+} from '../scheduling/labels.ts';
 import { formatRequirement } from '../scheduling/requirements.ts';
 import { catalogData } from './data.ts';
 import {
@@ -58,19 +66,32 @@ describe('ec2InstanceRequirements', () => {
     const flex = ec2InstanceRequirements(info('m7i-flex.large'), ctx);
     expect(show(flex, INSTANCE_CAPABILITY_FLEX_LABEL)).toBe(`${INSTANCE_CAPABILITY_FLEX_LABEL} In [true]`);
     const odd = ec2InstanceRequirements({ name: 'weird', vcpu: 1, memoryMiB: 1024, arch: 'x86_64' }, ctx);
-    for (const k of [INSTANCE_CATEGORY_LABEL, INSTANCE_GENERATION_LABEL, INSTANCE_FAMILY_LABEL, INSTANCE_SIZE_LABEL]) expect(show(odd, k)).toBe(`${k} DoesNotExist`);
+    for (const k of [INSTANCE_CATEGORY_LABEL, INSTANCE_GENERATION_LABEL, INSTANCE_FAMILY_LABEL, INSTANCE_SIZE_LABEL])
+      expect(show(odd, k)).toBe(`${k} DoesNotExist`);
   });
 
   it('bare metal has the empty hypervisor value; local NVMe only with NVMe storage', () => {
     expect([...ec2InstanceRequirements(info('m5.metal'), ctx).get(INSTANCE_HYPERVISOR_LABEL)!.values]).toEqual(['']);
-    expect(show(ec2InstanceRequirements(info('m5d.large'), ctx), INSTANCE_LOCAL_NVME_LABEL)).toBe(`${INSTANCE_LOCAL_NVME_LABEL} In [75]`);
+    expect(show(ec2InstanceRequirements(info('m5d.large'), ctx), INSTANCE_LOCAL_NVME_LABEL)).toBe(
+      `${INSTANCE_LOCAL_NVME_LABEL} In [75]`,
+    );
     const hdd = { ...info('m5d.large'), instanceStorage: { totalSizeGB: 2000, nvme: false } };
-    expect(show(ec2InstanceRequirements(hdd, ctx), INSTANCE_LOCAL_NVME_LABEL)).toBe(`${INSTANCE_LOCAL_NVME_LABEL} DoesNotExist`);
+    expect(show(ec2InstanceRequirements(hdd, ctx), INSTANCE_LOCAL_NVME_LABEL)).toBe(
+      `${INSTANCE_LOCAL_NVME_LABEL} DoesNotExist`,
+    );
   });
 
   it('GPU labels need exactly one GPU entry; unknown GPU facts stay DoesNotExist', () => {
-    const two = { ...info('m5.large'), gpus: [{ count: 1, name: 'A', manufacturer: 'NVIDIA' }, { count: 1, name: 'B', manufacturer: 'NVIDIA' }] };
-    expect(show(ec2InstanceRequirements(two, ctx), INSTANCE_GPU_NAME_LABEL)).toBe(`${INSTANCE_GPU_NAME_LABEL} DoesNotExist`);
+    const two = {
+      ...info('m5.large'),
+      gpus: [
+        { count: 1, name: 'A', manufacturer: 'NVIDIA' },
+        { count: 1, name: 'B', manufacturer: 'NVIDIA' },
+      ],
+    };
+    expect(show(ec2InstanceRequirements(two, ctx), INSTANCE_GPU_NAME_LABEL)).toBe(
+      `${INSTANCE_GPU_NAME_LABEL} DoesNotExist`,
+    );
     const p3 = ec2InstanceRequirements(info('p3.2xlarge'), ctx);
     expect(show(p3, INSTANCE_GPU_COUNT_LABEL)).toBe(`${INSTANCE_GPU_COUNT_LABEL} In [1]`);
     expect(show(p3, INSTANCE_GPU_NAME_LABEL)).toBe(`${INSTANCE_GPU_NAME_LABEL} DoesNotExist`);
@@ -78,7 +99,9 @@ describe('ec2InstanceRequirements', () => {
 
   it('accelerator labels from a Neuron device (manufacturer aws) or a single inference accelerator', () => {
     const neuron = { ...info('m5.large'), neuronDevices: [{ count: 2, name: 'Inferentia2', coresPerDevice: 2 }] };
-    expect(show(ec2InstanceRequirements(neuron, ctx), INSTANCE_ACCELERATOR_NAME_LABEL)).toBe(`${INSTANCE_ACCELERATOR_NAME_LABEL} In [inferentia2]`);
+    expect(show(ec2InstanceRequirements(neuron, ctx), INSTANCE_ACCELERATOR_NAME_LABEL)).toBe(
+      `${INSTANCE_ACCELERATOR_NAME_LABEL} In [inferentia2]`,
+    );
     const q = ec2InstanceRequirements(info('dl2q.24xlarge'), ctx);
     expect(show(q, INSTANCE_ACCELERATOR_NAME_LABEL)).toBe(`${INSTANCE_ACCELERATOR_NAME_LABEL} In [qualcomm-ai100]`);
   });

@@ -90,7 +90,8 @@ function nameLabels(name: string): Requirement[] {
 function deviceLabels(info: Ec2InstanceInfo): Requirement[] {
   const gpu = info.gpus?.length === 1 ? info.gpus[0] : undefined;
   const neuron = info.neuronDevices?.length === 1 ? info.neuronDevices[0] : undefined;
-  const inference = !info.neuronDevices?.length && info.inferenceAccelerators?.length === 1 ? info.inferenceAccelerators[0] : undefined;
+  const inference =
+    !info.neuronDevices?.length && info.inferenceAccelerators?.length === 1 ? info.inferenceAccelerators[0] : undefined;
   const accel = neuron ? { name: neuron.name, manufacturer: 'aws', count: neuron.count } : inference;
   const kebab = (s: string | undefined) => (s === undefined ? undefined : lowerKebab(s));
   return [
@@ -119,7 +120,10 @@ export function ec2TypeRequirements(info: Ec2InstanceInfo): Requirement[] {
     req(CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL, false, []),
     defined(INSTANCE_CPU_LABEL, info.vcpu),
     defined(INSTANCE_MEMORY_LABEL, info.memoryMiB),
-    defined(INSTANCE_CPU_MANUFACTURER_LABEL, info.cpuManufacturer === undefined ? undefined : lowerKebab(info.cpuManufacturer)),
+    defined(
+      INSTANCE_CPU_MANUFACTURER_LABEL,
+      info.cpuManufacturer === undefined ? undefined : lowerKebab(info.cpuManufacturer),
+    ),
     defined(INSTANCE_CPU_SUSTAINED_CLOCK_SPEED_LABEL, info.sustainedClockSpeedMhz),
     defined(INSTANCE_EBS_BANDWIDTH_LABEL, info.ebsBandwidthMbps),
     defined(INSTANCE_NETWORK_BANDWIDTH_LABEL, info.networkBandwidthMbps),

@@ -14,7 +14,9 @@ export interface ControllerSizing {
 export function nodeClassCapacitySettings(nc: EC2NodeClass, s: ControllerSizing = {}): CapacitySettings {
   const spec = nc.spec;
   // aws-provider spec §ENI-limited pods: EFA-only interfaces on card 0 take ENIs away from pods.
-  const efaOnCard0 = spec.networkInterfaces.filter((n) => n.interfaceType === 'efa-only' && n.networkCardIndex === 0).length;
+  const efaOnCard0 = spec.networkInterfaces.filter(
+    (n) => n.interfaceType === 'efa-only' && n.networkCardIndex === 0,
+  ).length;
   const reservedENIs = (s.reservedENIs ?? 0) + efaOnCard0;
   return {
     ...(s.vmMemoryOverheadPercent !== undefined ? { vmMemoryOverheadPercent: s.vmMemoryOverheadPercent } : {}),

@@ -12,14 +12,28 @@ const ZONE = 'topology.kubernetes.io/zone';
 const CT = 'karpenter.sh/capacity-type';
 const inOp = (key: string, ...values: string[]): NodeSelectorRequirement => ({ key, operator: 'In', values });
 
-const overlay = (name: string, o: Partial<NodeOverlay> = {}): NodeOverlay => ({ name, weight: 0, requirements: [], runtimeProblems: [], ...o });
-const pools = (...names: string[]): PoolTypes[] => (names.length ? names : ['default']).map((n) => ({ pool: nodePool({ name: n, labels: n === 'labelled' ? { team: 'a' } : {} }), instanceTypes: fakeInstanceTypes(3) }));
+const overlay = (name: string, o: Partial<NodeOverlay> = {}): NodeOverlay => ({
+  name,
+  weight: 0,
+  requirements: [],
+  runtimeProblems: [],
+  ...o,
+});
+const pools = (...names: string[]): PoolTypes[] =>
+  (names.length ? names : ['default']).map((n) => ({
+    pool: nodePool({ name: n, labels: n === 'labelled' ? { team: 'a' } : {} }),
+    instanceTypes: fakeInstanceTypes(3),
+  }));
 
 function run(ps: PoolTypes[], ovs: NodeOverlay[]) {
   const e = evaluateOverlays(ps, ovs);
   const status = Object.fromEntries(e.outcomes.map((o) => [o.name, o.status]));
-  const types = (pool = 'default') => applyOverlays(e.updates, pool, ps.find((p) => p.pool.name === pool)!.instanceTypes);
-  const price = (type: string, pool = 'default') => types(pool).find((t) => t.name === type)!.offerings.map((o) => o.price);
+  const types = (pool = 'default') =>
+    applyOverlays(e.updates, pool, ps.find((p) => p.pool.name === pool)!.instanceTypes);
+  const price = (type: string, pool = 'default') =>
+    types(pool)
+      .find((t) => t.name === type)!
+      .offerings.map((o) => o.price);
   return { e, status, types, price };
 }
 
@@ -36,32 +50,51 @@ describe('NodeOverlay', () => {
 
   describe('Runtime Validation', () => {
     it('should fail validation for invalid requirements values', () => {
-      const { e, price } = run(pools(), [overlay('bad', { price: '9', runtimeProblems: ['invalid value: x in requirements, restricted'] })]);
-      expect(e.outcomes).toEqual([{ name: 'bad', status: 'RuntimeValidation', message: 'invalid value: x in requirements, restricted' }]);
+      const { e, price } = run(pools(), [
+        overlay('bad', { price: '9', runtimeProblems: ['invalid value: x in requirements, restricted'] }),
+      ]);
+      expect(e.outcomes).toEqual([
+        { name: 'bad', status: 'RuntimeValidation', message: 'invalid value: x in requirements, restricted' },
+      ]);
       expect(price('fake-it-0')).not.toContain(9);
     });
   });
 
   describe('Requirements Validations', () => {
     it('should fail when requirements overlays overlap', () => {
-      const { status } = run(pools(), [overlay('a', { price: '1', requirements: [inOp(IT, 'fake-it-0', 'fake-it-1')] }), overlay('b', { price: '2', requirements: [inOp(IT, 'fake-it-1')] })]);
+      const { status } = run(pools(), [
+        overlay('a', { price: '1', requirements: [inOp(IT, 'fake-it-0', 'fake-it-1')] }),
+        overlay('b', { price: '2', requirements: [inOp(IT, 'fake-it-1')] }),
+      ]);
       // Same weight: "b" goes first (later name), "a" then finds fake-it-1 already set at its weight.
       expect(status).toEqual({ a: 'Conflict', b: 'Applied' });
     });
     it("should succeed with requirements overlays don't overlap", () => {
-      const { status } = run(pools(), [overlay('a', { price: '1', requirements: [inOp(IT, 'fake-it-0')] }), overlay('b', { price: '2', requirements: [inOp(IT, 'fake-it-1')] })]);
+      const { status } = run(pools(), [
+        overlay('a', { price: '1', requirements: [inOp(IT, 'fake-it-0')] }),
+        overlay('b', { price: '2', requirements: [inOp(IT, 'fake-it-1')] }),
+      ]);
       expect(status).toEqual({ a: 'Applied', b: 'Applied' });
     });
     it('should fail with requirements overlays overlap on zone', () => {
-      const { status } = run(pools(), [overlay('a', { price: '1', requirements: [inOp(ZONE, 'test-zone-1', 'test-zone-2')] }), overlay('b', { price: '2', requirements: [inOp(ZONE, 'test-zone-2')] })]);
+      const { status } = run(pools(), [
+        overlay('a', { price: '1', requirements: [inOp(ZONE, 'test-zone-1', 'test-zone-2')] }),
+        overlay('b', { price: '2', requirements: [inOp(ZONE, 'test-zone-2')] }),
+      ]);
       expect(status['a']).toBe('Conflict');
     });
     it('should fail with requirements overlays overlap on capacity type', () => {
-      const { status } = run(pools(), [overlay('a', { price: '1', requirements: [inOp(CT, 'spot')] }), overlay('b', { price: '2', requirements: [inOp(CT, 'spot', 'on-demand')] })]);
+      const { status } = run(pools(), [
+        overlay('a', { price: '1', requirements: [inOp(CT, 'spot')] }),
+        overlay('b', { price: '2', requirements: [inOp(CT, 'spot', 'on-demand')] }),
+      ]);
       expect(status['a']).toBe('Conflict');
     });
     it("should succeed with offering requirements that don't overlap", () => {
-      const { status, price } = run(pools(), [overlay('a', { price: '1', requirements: [inOp(CT, 'spot')] }), overlay('b', { price: '2', requirements: [inOp(CT, 'on-demand')] })]);
+      const { status, price } = run(pools(), [
+        overlay('a', { price: '1', requirements: [inOp(CT, 'spot')] }),
+        overlay('b', { price: '2', requirements: [inOp(CT, 'on-demand')] }),
+      ]);
       expect(status).toEqual({ a: 'Applied', b: 'Applied' });
       const it0 = run(pools(), []).types()[0]!;
       expect(price('fake-it-0')).toEqual(it0.offerings.map((o) => (o.capacityType === 'spot' ? 1 : 2)));
@@ -70,16 +103,27 @@ describe('NodeOverlay', () => {
 
   describe('Capacity Adjustment', () => {
     it('should fail with conflicting capacity overlays with overlapping requirements', () => {
-      const { status } = run(pools(), [overlay('a', { capacity: { 'smarter-devices/fuse': 1 } }), overlay('b', { capacity: { 'smarter-devices/fuse': 2 } })]);
+      const { status } = run(pools(), [
+        overlay('a', { capacity: { 'smarter-devices/fuse': 1 } }),
+        overlay('b', { capacity: { 'smarter-devices/fuse': 2 } }),
+      ]);
       expect(status).toEqual({ a: 'Conflict', b: 'Applied' });
     });
     it('should pass with conflicting capacity overlays with mutually exclusive weights', () => {
-      const { status, types } = run(pools(), [overlay('a', { weight: 10, capacity: { 'smarter-devices/fuse': 1 } }), overlay('b', { weight: 5, capacity: { 'smarter-devices/fuse': 2 } })]);
+      const { status, types } = run(pools(), [
+        overlay('a', { weight: 10, capacity: { 'smarter-devices/fuse': 1 } }),
+        overlay('b', { weight: 5, capacity: { 'smarter-devices/fuse': 2 } }),
+      ]);
       expect(status).toEqual({ a: 'Applied', b: 'Applied' });
-      expect(types().every((t) => t.capacity['smarter-devices/fuse'] === 1 && t.allocatable['smarter-devices/fuse'] === 1)).toBe(true);
+      expect(
+        types().every((t) => t.capacity['smarter-devices/fuse'] === 1 && t.allocatable['smarter-devices/fuse'] === 1),
+      ).toBe(true);
     });
     it('should pass with non conflicting capacity overlays with overlapping requirements', () => {
-      const { status, types } = run(pools(), [overlay('a', { capacity: { 'example.com/a': 1 } }), overlay('b', { capacity: { 'example.com/b': 2 } })]);
+      const { status, types } = run(pools(), [
+        overlay('a', { capacity: { 'example.com/a': 1 } }),
+        overlay('b', { capacity: { 'example.com/b': 2 } }),
+      ]);
       expect(status).toEqual({ a: 'Applied', b: 'Applied' });
       expect(types()[0]!.capacity).toMatchObject({ 'example.com/a': 1, 'example.com/b': 2 });
     });
@@ -88,7 +132,9 @@ describe('NodeOverlay', () => {
   describe('Capacity', () => {
     it('should only apply override for nodepool that defined in the overlay requirements', () => {
       const ps = pools('default', 'other');
-      const { types } = run(ps, [overlay('a', { capacity: { 'example.com/a': 4 }, requirements: [inOp('karpenter.sh/nodepool', 'other')] })]);
+      const { types } = run(ps, [
+        overlay('a', { capacity: { 'example.com/a': 4 }, requirements: [inOp('karpenter.sh/nodepool', 'other')] }),
+      ]);
       expect(types('other')[0]!.capacity['example.com/a']).toBe(4);
       expect(types('default')[0]!.capacity['example.com/a']).toBeUndefined();
     });
@@ -99,11 +145,16 @@ describe('NodeOverlay', () => {
       expect(price('fake-it-0', 'default').some((p) => p === 7)).toBe(false);
     });
     it('should not apply capacity adjustments for instances types that do not overlap', () => {
-      const { types } = run(pools(), [overlay('a', { capacity: { 'example.com/a': 1 }, requirements: [inOp(IT, 'fake-it-2')] })]);
+      const { types } = run(pools(), [
+        overlay('a', { capacity: { 'example.com/a': 1 }, requirements: [inOp(IT, 'fake-it-2')] }),
+      ]);
       expect(types().map((t) => t.capacity['example.com/a'])).toEqual([undefined, undefined, 1]);
     });
     it('should apply higher weight overlay when multiple overlays match the same instance type', () => {
-      const { price } = run(pools(), [overlay('low', { weight: 1, price: '1' }), overlay('high', { weight: 100, price: '3' })]);
+      const { price } = run(pools(), [
+        overlay('low', { weight: 1, price: '1' }),
+        overlay('high', { weight: 100, price: '3' }),
+      ]);
       expect(price('fake-it-1').every((p) => p === 3)).toBe(true);
     });
     it('should that there is not a partial application for nodepools', () => {
@@ -119,7 +170,10 @@ describe('NodeOverlay', () => {
   });
 
   it('should apply pricing and capacity adjustment from two overlays on the same instance type', () => {
-    const { types } = run(pools(), [overlay('p', { price: '0.5' }), overlay('c', { capacity: { 'example.com/c': 2 } })]);
+    const { types } = run(pools(), [
+      overlay('p', { price: '0.5' }),
+      overlay('c', { capacity: { 'example.com/c': 2 } }),
+    ]);
     expect(types()[0]!.offerings.every((o) => o.price === 0.5)).toBe(true);
     expect(types()[0]!.capacity['example.com/c']).toBe(2);
   });

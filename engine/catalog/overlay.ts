@@ -16,19 +16,39 @@
 import type { InstanceType, NodePool, Offering, Requirements, Resources } from '../domain/types.ts';
 import type { NodeOverlay } from '../api/nodeoverlay.ts';
 import { CAPACITY_TYPE_LABEL, NODEPOOL_LABEL, RESERVATION_ID_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
-import { compatible, fromLabels, fromSelectorRequirements, has, operatorOf, req, requirements, addAll } from '../scheduling/requirements.ts';
+import {
+  compatible,
+  fromLabels,
+  fromSelectorRequirements,
+  has,
+  operatorOf,
+  req,
+  requirements,
+  addAll,
+} from '../scheduling/requirements.ts';
 
 /** Karpenter's AdjustedPrice: an absolute price, or ±amount, or ±percent of the price; never below 0. */
 export function adjustedPrice(price: number, change: string | undefined): number {
   if (!change) return price;
   if (!change.startsWith('+') && !change.startsWith('-')) return Number(change);
   const adjusted = change.endsWith('%') ? price * (1 + Number(change.slice(0, -1)) / 100) : price + Number(change);
+  // biome-ignore lint/complexity/useMathMinMax: NaN must become 0 too, which Math.max would not do
   return adjusted >= 0 ? adjusted : 0;
 }
 
-interface PriceUpdate { readonly change: string; lowestWeight: number }
-interface CapacityUpdate { readonly resources: Record<string, number>; lowestWeight: number; lowestResources: Resources }
-interface TypeUpdate { readonly price: Map<string, PriceUpdate>; capacity?: CapacityUpdate }
+interface PriceUpdate {
+  readonly change: string;
+  lowestWeight: number;
+}
+interface CapacityUpdate {
+  readonly resources: Record<string, number>;
+  lowestWeight: number;
+  lowestResources: Resources;
+}
+interface TypeUpdate {
+  readonly price: Map<string, PriceUpdate>;
+  capacity?: CapacityUpdate;
+}
 
 /** Per pool, per instance type: what the applied overlays change. */
 export type OverlayUpdates = ReadonlyMap<string, ReadonlyMap<string, TypeUpdate>>;
@@ -68,7 +88,10 @@ function offeringSelected(reqs: Requirements, o: Offering): boolean {
 
 /** The offerings of `it` the overlay selects in `pool` (none: the overlay does not select the type). */
 export function selectedOfferings(pool: NodePool, it: InstanceType, reqs: Requirements): Offering[] {
-  const typeReqs = addAll(requirements(req(NODEPOOL_LABEL, false, [pool.name]), ...fromLabels(pool.template.labels).values()), it.requirements);
+  const typeReqs = addAll(
+    requirements(req(NODEPOOL_LABEL, false, [pool.name]), ...fromLabels(pool.template.labels).values()),
+    it.requirements,
+  );
   if (compatible(typeReqs, reqs) !== undefined) return [];
   return it.offerings.filter((o) => offeringSelected(reqs, o));
 }
@@ -86,7 +109,12 @@ function conflicts(u: TypeUpdate | undefined, ov: NodeOverlay, offerings: readon
   const pricing = ov.price !== undefined || ov.priceAdjustment !== undefined;
   if (pricing && offerings.some((o) => u.price.get(offeringKey(o))?.lowestWeight === ov.weight)) return true;
   const cap = u.capacity;
-  return ov.capacity !== undefined && cap !== undefined && cap.lowestWeight === ov.weight && Object.keys(ov.capacity).some((k) => k in cap.lowestResources);
+  return (
+    ov.capacity !== undefined &&
+    cap !== undefined &&
+    cap.lowestWeight === ov.weight &&
+    Object.keys(ov.capacity).some((k) => k in cap.lowestResources)
+  );
 }
 
 function record(u: TypeUpdate, ov: NodeOverlay, offerings: readonly Offering[]): void {
@@ -99,7 +127,8 @@ function record(u: TypeUpdate, ov: NodeOverlay, offerings: readonly Offering[]):
     }
   }
   if (!ov.capacity) return;
-  if (!u.capacity) u.capacity = { resources: { ...ov.capacity }, lowestWeight: ov.weight, lowestResources: ov.capacity };
+  if (!u.capacity)
+    u.capacity = { resources: { ...ov.capacity }, lowestWeight: ov.weight, lowestResources: ov.capacity };
   else {
     for (const [k, v] of Object.entries(ov.capacity)) if (!(k in u.capacity.resources)) u.capacity.resources[k] = v;
     u.capacity.lowestWeight = ov.weight;
@@ -108,7 +137,11 @@ function record(u: TypeUpdate, ov: NodeOverlay, offerings: readonly Offering[]):
 }
 
 /** One overlay against every pool: a conflict anywhere means it applies nowhere (all or nothing). */
-function evaluateOne(updates: Map<string, Map<string, TypeUpdate>>, pools: readonly PoolTypes[], ov: NodeOverlay): boolean {
+function evaluateOne(
+  updates: Map<string, Map<string, TypeUpdate>>,
+  pools: readonly PoolTypes[],
+  ov: NodeOverlay,
+): boolean {
   const reqs = fromSelectorRequirements(ov.requirements);
   const selected: Array<{ pool: string; type: string; offerings: Offering[] }> = [];
   for (const { pool, instanceTypes } of pools) {
@@ -128,7 +161,8 @@ export function evaluateOverlays(pools: readonly PoolTypes[], overlays: readonly
   const updates = new Map<string, Map<string, TypeUpdate>>();
   const outcomes: OverlayOutcome[] = [];
   for (const ov of [...overlays].sort(byWeight)) {
-    if (ov.runtimeProblems.length) outcomes.push({ name: ov.name, status: 'RuntimeValidation', message: ov.runtimeProblems.join('; ') });
+    if (ov.runtimeProblems.length)
+      outcomes.push({ name: ov.name, status: 'RuntimeValidation', message: ov.runtimeProblems.join('; ') });
     else if (evaluateOne(updates, pools, ov)) outcomes.push({ name: ov.name, status: 'Applied' });
     else outcomes.push({ name: ov.name, status: 'Conflict', message: 'conflict with another overlay' });
   }
@@ -142,10 +176,12 @@ export function applyOverlays(updates: OverlayUpdates, pool: string, types: read
   return types.map((it) => {
     const u = byType.get(it.name);
     if (!u) return it;
-    const offerings = u.price.size ? it.offerings.map((o) => {
-      const p = u.price.get(offeringKey(o));
-      return p ? { ...o, price: adjustedPrice(o.price, p.change) } : o;
-    }) : it.offerings;
+    const offerings = u.price.size
+      ? it.offerings.map((o) => {
+          const p = u.price.get(offeringKey(o));
+          return p ? { ...o, price: adjustedPrice(o.price, p.change) } : o;
+        })
+      : it.offerings;
     const extra = u.capacity?.resources;
     if (!extra || !Object.keys(extra).length) return { ...it, offerings };
     return { ...it, offerings, capacity: { ...it.capacity, ...extra }, allocatable: { ...it.allocatable, ...extra } };

@@ -76,7 +76,15 @@ export interface Ec2InstanceInfo {
 /** spec.amiFamily of an EC2NodeClass (the alias families resolve to these). */
 export type AmiFamily = 'AL2' | 'AL2023' | 'Bottlerocket' | 'Windows2019' | 'Windows2022' | 'Windows2025' | 'Custom';
 
-export const AMI_FAMILIES: readonly AmiFamily[] = ['AL2', 'AL2023', 'Bottlerocket', 'Windows2019', 'Windows2022', 'Windows2025', 'Custom'];
+export const AMI_FAMILIES: readonly AmiFamily[] = [
+  'AL2',
+  'AL2023',
+  'Bottlerocket',
+  'Windows2019',
+  'Windows2022',
+  'Windows2025',
+  'Custom',
+];
 
 /** spec.kubelet fields that change capacity or overhead (v1.14.1 shape). Quantities as written in YAML. */
 export interface KubeletSettings {

@@ -3,7 +3,18 @@
 // worker's side (ClusterModel, model.ts) applies the delta. Everything here is plain data (msgpackr carries
 // it to the worker); pods and nodes travel once and are then referred to by uid and name.
 import type { DraState } from '../domain/dra.ts';
-import type { DaemonSet, EngineOptions, InstanceType, NodeClass, NodePool, Pod, PodDisruptionBudget, SelectorSources, Snapshot, StateNode } from '../domain/types.ts';
+import type {
+  DaemonSet,
+  EngineOptions,
+  InstanceType,
+  NodeClass,
+  NodePool,
+  Pod,
+  PodDisruptionBudget,
+  SelectorSources,
+  Snapshot,
+  StateNode,
+} from '../domain/types.ts';
 import { sameData } from './equal.ts';
 
 /** A state node without its pods, which travel on their own; `pods` lists their uids in order. */
@@ -73,7 +84,13 @@ interface Shipped {
 }
 
 const empty = (): Shipped => ({
-  pods: new Map(), nodes: new Map(), nodeOrder: [], pending: [], types: new Map(), typesByName: new Map(), catalog: new Map(),
+  pods: new Map(),
+  nodes: new Map(),
+  nodeOrder: [],
+  pending: [],
+  types: new Map(),
+  typesByName: new Map(),
+  catalog: new Map(),
 });
 
 /** The same list by element identity, else by content. */
@@ -84,7 +101,8 @@ function sameList<T>(a: readonly T[] | undefined, b: readonly T[]): boolean {
   return true;
 }
 
-const sameNames = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+const sameNames = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** A state node's fields but its pods, compared by content. */
 function sameNode(a: StateNode, b: StateNode): boolean {
@@ -92,7 +110,11 @@ function sameNode(a: StateNode, b: StateNode): boolean {
   let n = 0;
   for (const k in a) {
     if (k === 'pods') continue;
-    if (!(k in b) || !sameData((a as unknown as Record<string, unknown>)[k], (b as unknown as Record<string, unknown>)[k])) return false;
+    if (
+      !(k in b) ||
+      !sameData((a as unknown as Record<string, unknown>)[k], (b as unknown as Record<string, unknown>)[k])
+    )
+      return false;
     n++;
   }
   for (const k in b) if (k !== 'pods') n--;
@@ -118,11 +140,23 @@ export class ModelMirror {
    * The delta from what the model holds to `s` (plus `extra` pods an operation names); `refs` names pods as the
    * model will hold them once the delta is applied.
    */
-  diff(s: Snapshot, extra: readonly Pod[] = []): { delta: SnapshotDelta; commit: () => void; refs: (pods: readonly Pod[]) => PodRefs; stats: Omit<DeltaStats, 'bytes'> } {
+  diff(
+    s: Snapshot,
+    extra: readonly Pod[] = [],
+  ): {
+    delta: SnapshotDelta;
+    commit: () => void;
+    refs: (pods: readonly Pod[]) => PodRefs;
+    stats: Omit<DeltaStats, 'bytes'>;
+  } {
     const full = this.version === 0;
     const prev = full ? empty() : this.shipped;
     const next: Shipped = { ...prev, pods: new Map(), nodes: new Map() };
-    const d: { -readonly [K in keyof SnapshotDelta]: SnapshotDelta[K] } = { base: this.version, version: this.version + 1, now: s.now };
+    const d: { -readonly [K in keyof SnapshotDelta]: SnapshotDelta[K] } = {
+      base: this.version,
+      version: this.version + 1,
+      now: s.now,
+    };
     this.diffSmall(s, prev, next, d);
     this.diffCatalog(s, prev, next, d);
     const pods = diffPods(s, extra, prev, next, d);
@@ -135,11 +169,17 @@ export class ModelMirror {
       this.version = d.version;
     };
     // By uid when the model will hold these very pods, else the pods themselves.
-    const refs = (list: readonly Pod[]): PodRefs => (list.every((p) => next.pods.get(p.uid) === p) ? { uids: list.map((p) => p.uid) } : { pods: list });
+    const refs = (list: readonly Pod[]): PodRefs =>
+      list.every((p) => next.pods.get(p.uid) === p) ? { uids: list.map((p) => p.uid) } : { pods: list };
     return { delta: d, commit, refs, stats: { full, pods, nodes, types: d.types?.length ?? 0 } };
   }
 
-  private diffSmall(s: Snapshot, prev: Shipped, next: Shipped, d: { -readonly [K in keyof SnapshotDelta]: SnapshotDelta[K] }): void {
+  private diffSmall(
+    s: Snapshot,
+    prev: Shipped,
+    next: Shipped,
+    d: { -readonly [K in keyof SnapshotDelta]: SnapshotDelta[K] },
+  ): void {
     if (!prev.options || !sameData(prev.options, s.options)) d.options = s.options;
     next.options = s.options;
     if (!sameList(prev.nodePools, s.nodePools)) d.nodePools = s.nodePools;
@@ -159,7 +199,12 @@ export class ModelMirror {
   }
 
   /** New instance types get ids (a rebuilt type with the same content keeps its id); pools send id lists. */
-  private diffCatalog(s: Snapshot, prev: Shipped, next: Shipped, d: { -readonly [K in keyof SnapshotDelta]: SnapshotDelta[K] }): void {
+  private diffCatalog(
+    s: Snapshot,
+    prev: Shipped,
+    next: Shipped,
+    d: { -readonly [K in keyof SnapshotDelta]: SnapshotDelta[K] },
+  ): void {
     let changed = prev.catalog.size !== s.instanceTypes.size;
     for (const [pool, its] of s.instanceTypes) if (!sameIdentity(prev.catalog.get(pool), its)) changed = true;
     if (!changed) return;
@@ -186,7 +231,13 @@ const sameIdentity = <T>(a: readonly T[] | undefined, b: readonly T[]): boolean 
   a === b || (a !== undefined && a.length === b.length && a.every((x, i) => x === b[i]));
 
 /** Every pod of the snapshot (bound and pending) and `extra`: the changed ones shipped, the gone ones named. */
-function diffPods(s: Snapshot, extra: readonly Pod[], prev: Shipped, next: Shipped, d: { -readonly [K in keyof SnapshotDelta]: SnapshotDelta[K] }): number {
+function diffPods(
+  s: Snapshot,
+  extra: readonly Pod[],
+  prev: Shipped,
+  next: Shipped,
+  d: { -readonly [K in keyof SnapshotDelta]: SnapshotDelta[K] },
+): number {
   const changed: Pod[] = [];
   const see = (p: Pod): void => {
     if (next.pods.has(p.uid)) return;
@@ -205,7 +256,12 @@ function diffPods(s: Snapshot, extra: readonly Pod[], prev: Shipped, next: Shipp
 }
 
 /** State nodes whose fields or pod lists changed, the ones gone, and the order when it changed. */
-function diffNodes(s: Snapshot, prev: Shipped, next: Shipped, d: { -readonly [K in keyof SnapshotDelta]: SnapshotDelta[K] }): number {
+function diffNodes(
+  s: Snapshot,
+  prev: Shipped,
+  next: Shipped,
+  d: { -readonly [K in keyof SnapshotDelta]: SnapshotDelta[K] },
+): number {
   const changed: NodeRecord[] = [];
   for (const n of s.nodes) {
     const uids = n.pods.map((p) => p.uid);

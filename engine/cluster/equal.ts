@@ -4,7 +4,8 @@
 // relist) from one that changed.
 export function sameData(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return Number.isNaN(a) && Number.isNaN(b);
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null)
+    return Number.isNaN(a) && Number.isNaN(b);
   if (Array.isArray(a)) return Array.isArray(b) && sameList(a, b);
   if (a instanceof Map) return b instanceof Map && sameMap(a, b);
   if (a instanceof Set) return b instanceof Set && a.size === b.size && [...a].every((x) => b.has(x));

@@ -21,8 +21,19 @@ function cluster(n: number, pending = pods(3, { cpu: '1' })) {
   const bound = Array.from({ length: n }, (_, i) => pods(2, { cpu: '500m', memory: '512Mi', nodeName: `n${i}` }));
   const join = (changes: Partial<Record<number, Partial<StateNode>>> = {}, pendingPods = pending): Snapshot =>
     snapshot({
-      nodePools: [nodePool()], instanceTypes: its, pendingPods,
-      nodes: bound.map((ps, i) => ({ ...stateNode({ name: `n${i}`, instanceType: its[0]!, zone: 'test-zone-1', capacityType: 'on-demand', pods: ps }), ...changes[i] })),
+      nodePools: [nodePool()],
+      instanceTypes: its,
+      pendingPods,
+      nodes: bound.map((ps, i) => ({
+        ...stateNode({
+          name: `n${i}`,
+          instanceType: its[0]!,
+          zone: 'test-zone-1',
+          capacityType: 'on-demand',
+          pods: ps,
+        }),
+        ...changes[i],
+      })),
     });
   return { bound, join };
 }
@@ -67,7 +78,10 @@ describe('a warm cluster model', () => {
     ship(mirror, model, c.join());
     const before = model.snapshot();
     const solver = new WasmSolver({ improve: false });
-    const solve = () => solver.solve(provisionInput(model.snapshot(), model.snapshot().pendingPods, { caches: model.caches, wellKnownLabels }));
+    const solve = () =>
+      solver.solve(
+        provisionInput(model.snapshot(), model.snapshot().pendingPods, { caches: model.caches, wellKnownLabels }),
+      );
     solve();
     const starts = model.caches.stats()['node start']!;
     ship(mirror, model, c.join({ 4: { labels: { ...c.join().nodes[4]!.labels, team: 'a' } } }));
@@ -82,7 +96,7 @@ describe('a warm cluster model', () => {
     expect(next['templates']!.hits).toBeGreaterThan(0);
   });
 
-  it('decides on its copy exactly as on the caller\'s snapshot', () => {
+  it("decides on its copy exactly as on the caller's snapshot", () => {
     const c = cluster(30, pods(40, { cpu: '700m', memory: '1Gi' }));
     const mirror = new ModelMirror();
     const model = new ClusterModel();
@@ -90,7 +104,9 @@ describe('a warm cluster model', () => {
     ship(mirror, model, s);
     const solver = new WasmSolver({ improve: false });
     const here = solver.solve(provisionInput(s, s.pendingPods, { wellKnownLabels }));
-    const there = new WasmSolver({ improve: false }).solve(provisionInput(model.snapshot(), model.snapshot().pendingPods, { caches: model.caches, wellKnownLabels }));
+    const there = new WasmSolver({ improve: false }).solve(
+      provisionInput(model.snapshot(), model.snapshot().pendingPods, { caches: model.caches, wellKnownLabels }),
+    );
     expect(normalizePlan(there)).toEqual(normalizePlan(here));
   });
 
@@ -128,9 +144,12 @@ describe('a warm cluster model', () => {
   });
 });
 
-describe('decisions over the caller\'s objects', () => {
+describe("decisions over the caller's objects", () => {
   it('write nothing onto them: no memo properties, no symbols, nothing changed', async () => {
-    const c = cluster(12, pods(20, { cpu: '1', memory: '1Gi' }).map((p) => ({ ...p, unschedulable: true })));
+    const c = cluster(
+      12,
+      pods(20, { cpu: '1', memory: '1Gi' }).map((p) => ({ ...p, unschedulable: true })),
+    );
     const s = c.join();
     const objects: object[] = [...s.nodes, ...s.nodes.flatMap((n) => n.pods), ...s.pendingPods, ...s.nodePools, ...its];
     const keys = (o: object) => Reflect.ownKeys(o).map(String).join(',');

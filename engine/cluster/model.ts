@@ -5,7 +5,18 @@
 // answer again without redoing the work: the catalog and NodePool templates are encoded once per version
 // of them, existing nodes and their pods once per change.
 import type { DraState } from '../domain/dra.ts';
-import type { DaemonSet, EngineOptions, InstanceType, NodeClass, NodePool, Pod, PodDisruptionBudget, SelectorSources, Snapshot, StateNode } from '../domain/types.ts';
+import type {
+  DaemonSet,
+  EngineOptions,
+  InstanceType,
+  NodeClass,
+  NodePool,
+  Pod,
+  PodDisruptionBudget,
+  SelectorSources,
+  Snapshot,
+  StateNode,
+} from '../domain/types.ts';
 import { DEFAULT_ENGINE_OPTIONS } from '../domain/types.ts';
 import { ModelCaches } from '../model/caches.ts';
 import type { NodeRecord, PodRefs, SnapshotDelta } from './delta.ts';
@@ -51,7 +62,8 @@ export class ClusterModel {
 
   /** Applies a delta made against this model's version, or from nothing (else StaleModelError: the caller starts over). */
   apply(d: SnapshotDelta): void {
-    if (d.base !== 0 && d.base !== this.version) throw new StaleModelError(`the model is at version ${this.version}, the delta is for ${d.base}`);
+    if (d.base !== 0 && d.base !== this.version)
+      throw new StaleModelError(`the model is at version ${this.version}, the delta is for ${d.base}`);
     // Half-applied is unusable: until a delta from nothing comes, every delta is stale.
     this.version = -1;
     if (d.base === 0) this.clear();
@@ -62,7 +74,12 @@ export class ClusterModel {
     const pendingChanged = this.applyPods(d, dirty);
     this.applyNodes(d, dirty);
     this.rebuild(d, dirty, pendingChanged);
-    this.lastApply = { pods: d.pods?.length ?? 0, nodes: d.nodes?.length ?? 0, nodesRebuilt: dirty.size, types: d.types?.length ?? 0 };
+    this.lastApply = {
+      pods: d.pods?.length ?? 0,
+      nodes: d.nodes?.length ?? 0,
+      nodesRebuilt: dirty.size,
+      types: d.types?.length ?? 0,
+    };
     this.version = d.version;
   }
 

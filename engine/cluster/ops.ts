@@ -13,7 +13,8 @@ import type { PodRefs } from './delta.ts';
 import type { ClusterModel } from './model.ts';
 
 /** Disruption options as they cross to a worker. */
-export interface WireDisruptOptions extends Omit<DisruptOptions, 'solver' | 'repackSolver' | 'caches' | 'elapsedMs' | 'wellKnownLabels'> {
+export interface WireDisruptOptions
+  extends Omit<DisruptOptions, 'solver' | 'repackSolver' | 'caches' | 'elapsedMs' | 'wellKnownLabels'> {
   /** Method deadlines (Karpenter's timeouts, the repack's) count wall time in the worker; without it nothing times out. */
   readonly deadlines?: boolean;
   readonly wellKnownLabels?: ReadonlySet<string>;
@@ -31,7 +32,11 @@ export type EngineOp =
   | { readonly op: 'disrupt'; readonly opts: WireDisruptOptions }
   | { readonly op: 'validate'; readonly decision: Decision | Command; readonly opts: WireDisruptOptions }
   | { readonly op: 'explainNode'; readonly node: string; readonly opts: WireDisruptOptions }
-  | { readonly op: 'lowerBound'; readonly pods: PodRefs; readonly opts: { readonly timeLimitSec?: number; readonly wellKnownLabels?: ReadonlySet<string> } };
+  | {
+      readonly op: 'lowerBound';
+      readonly pods: PodRefs;
+      readonly opts: { readonly timeLimitSec?: number; readonly wellKnownLabels?: ReadonlySet<string> };
+    };
 
 export type OpResult = ProvisionPlan | DisruptResult | ValidationResult | NodeReport | LowerBound;
 
@@ -61,7 +66,11 @@ export async function runOp(model: ClusterModel, op: EngineOp, ctx: OpContext): 
   switch (op.op) {
     case 'provision': {
       const known = model.wellKnownLabels(op.opts.wellKnownLabels);
-      const input = provisionInput(s, model.podsOf(op.pending), { ...op.opts, caches: model.caches, ...(known ? { wellKnownLabels: known } : {}) });
+      const input = provisionInput(s, model.podsOf(op.pending), {
+        ...op.opts,
+        caches: model.caches,
+        ...(known ? { wellKnownLabels: known } : {}),
+      });
       return ctx.solver(op.opts.exact ?? false).solve(input);
     }
     case 'disrupt':
@@ -72,8 +81,15 @@ export async function runOp(model: ClusterModel, op: EngineOp, ctx: OpContext): 
       return explainNode(s, op.node, disruptOptions(model, op.opts, ctx));
     case 'lowerBound': {
       const known = model.wellKnownLabels(op.opts.wellKnownLabels);
-      const input = provisionInput(s, model.podsOf(op.pods), { caches: model.caches, ...(known ? { wellKnownLabels: known } : {}) });
-      return lowerBound(input, ctx.lp, op.opts.timeLimitSec !== undefined ? { timeLimitSec: op.opts.timeLimitSec } : {});
+      const input = provisionInput(s, model.podsOf(op.pods), {
+        caches: model.caches,
+        ...(known ? { wellKnownLabels: known } : {}),
+      });
+      return lowerBound(
+        input,
+        ctx.lp,
+        op.opts.timeLimitSec !== undefined ? { timeLimitSec: op.opts.timeLimitSec } : {},
+      );
     }
   }
 }

@@ -3,7 +3,14 @@
 // option in its cheapest allowed offering, and moved pods are bound to their destinations. Tests use it to
 // "execute the queue"; the repack uses it to plan later steps; what-if reports use it for "after".
 import type { Pod, Snapshot, StateNode } from '../domain/types.ts';
-import { CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, INITIALIZED_LABEL, NODEPOOL_LABEL, REGISTERED_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
+import {
+  CAPACITY_TYPE_LABEL,
+  HOSTNAME_LABEL,
+  INITIALIZED_LABEL,
+  NODEPOOL_LABEL,
+  REGISTERED_LABEL,
+  ZONE_LABEL,
+} from '../scheduling/labels.ts';
 import { singleValueLabels } from '../scheduling/requirements.ts';
 import { nodeClassLabel } from '../model/templates.ts';
 import type { NewNodeClaimPlan } from '../model/types.ts';
@@ -15,7 +22,13 @@ import type { Command } from './types.ts';
  * Its zone is launchOffering's: among equally cheap zones, the one with the fewest nodes of the pool in
  * `load` (default: counted in the snapshot).
  */
-export function launchedNode(s: Snapshot, claim: NewNodeClaimPlan, name: string, pods: readonly Pod[] = [], load?: ReadonlyMap<string, number>): StateNode | undefined {
+export function launchedNode(
+  s: Snapshot,
+  claim: NewNodeClaimPlan,
+  name: string,
+  pods: readonly Pod[] = [],
+  load?: ReadonlyMap<string, number>,
+): StateNode | undefined {
   const pool = s.nodePools.find((p) => p.name === claim.nodePool);
   const its = s.instanceTypes.get(claim.nodePool) ?? [];
   const reqs = claimRequirements(claim);
@@ -63,7 +76,9 @@ export function launchedNode(s: Snapshot, claim: NewNodeClaimPlan, name: string,
       lastPodEventTime: s.now,
       conditions: { consolidatable: after === 0, initializedAt: s.now },
       expireAfter: pool.template.expireAfter,
-      ...(pool.template.terminationGracePeriod !== undefined ? { terminationGracePeriod: pool.template.terminationGracePeriod } : {}),
+      ...(pool.template.terminationGracePeriod !== undefined
+        ? { terminationGracePeriod: pool.template.terminationGracePeriod }
+        : {}),
     };
   }
   return undefined;
@@ -98,7 +113,10 @@ export function applyCommand(s: Snapshot, cmd: Command, nameOf?: (i: number) => 
     let load = loads.get(claim.nodePool);
     if (!load) loads.set(claim.nodePool, (load = zoneLoad(remaining, claim.nodePool)));
     const n = launchedNode(s, claim, name, toReplacement.get(i) ?? [], load);
-    if (!n) throw new Error(`applying ${cmd.kind} of ${base}: replacement ${i} (nodepool ${claim.nodePool}) has no launchable instance type`);
+    if (!n)
+      throw new Error(
+        `applying ${cmd.kind} of ${base}: replacement ${i} (nodepool ${claim.nodePool}) has no launchable instance type`,
+      );
     const z = n.labels[ZONE_LABEL]!;
     load.set(z, (load.get(z) ?? 0) + 1);
     return n;
@@ -112,7 +130,12 @@ export function applyCommand(s: Snapshot, cmd: Command, nameOf?: (i: number) => 
       // A pod event restarts consolidateAfter (the controller would clear Consolidatable, §5.2).
       const after = s.nodePools.find((p) => p.name === n.nodePoolName)?.disruption.consolidateAfter;
       const consolidatable = after === 0 ? n.conditions.consolidatable : false;
-      return { ...n, pods: [...n.pods, ...bound], lastPodEventTime: s.now, conditions: { ...n.conditions, consolidatable } };
+      return {
+        ...n,
+        pods: [...n.pods, ...bound],
+        lastPodEventTime: s.now,
+        conditions: { ...n.conditions, consolidatable },
+      };
     });
   return { ...s, nodes: [...nodes, ...added] };
 }

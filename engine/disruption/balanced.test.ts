@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import type { InstanceType } from '../domain/types.ts';
 import { nodePool, pod, snapshot, stateNode } from '../../test/fixtures/builders.ts';
 import { fakeInstanceType, fakeOffering } from '../../test/fixtures/instancetypes.ts';
-import { approvalMessage, approves, couldApprove, evaluateBalancedMove, nodePoolTotals, scoreMove } from './balanced.ts';
+import {
+  approvalMessage,
+  approves,
+  couldApprove,
+  evaluateBalancedMove,
+  nodePoolTotals,
+  scoreMove,
+} from './balanced.ts';
 import { bySavingsRatio, candidateSet } from './candidates.ts';
 import { nodeOfferingPrice } from './pricing.ts';
 import type { Candidate } from './types.ts';
@@ -42,7 +49,10 @@ describe('scoreMove (balanced_test.go)', () => {
   });
 
   it('is scale invariant', () => {
-    expect(scoreMove(4.84, 5, { totalCost: 580.8, totalDisruptionCost: 900 })).toBeCloseTo(scoreMove(4.84, 5, DEFAULT), 12);
+    expect(scoreMove(4.84, 5, { totalCost: 580.8, totalDisruptionCost: 900 })).toBeCloseTo(
+      scoreMove(4.84, 5, DEFAULT),
+      12,
+    );
   });
 
   it('handles zero and negative figures', () => {
@@ -69,7 +79,14 @@ describe('scoreMove (balanced_test.go)', () => {
   it('follows the ScoreMove table', () => {
     // totals chosen so savings fraction and disruption fraction give the listed scores
     const t = { totalCost: 100, totalDisruptionCost: 100 };
-    const table: Array<[number, number, number, boolean]> = [[20, 5, 4.0, true], [10, 10, 1.0, true], [5, 50, 0.1, false], [10, 0, Infinity, true], [0, 10, 0, false], [-5, 10, 0, false]];
+    const table: Array<[number, number, number, boolean]> = [
+      [20, 5, 4.0, true],
+      [10, 10, 1.0, true],
+      [5, 50, 0.1, false],
+      [10, 0, Infinity, true],
+      [0, 10, 0, false],
+      [-5, 10, 0, false],
+    ];
     for (const [sav, dis, score, ok] of table) {
       expect(scoreMove(sav, dis, t)).toBeCloseTo(score, 9);
       expect(approves(scoreMove(sav, dis, t), 2)).toBe(ok);
@@ -84,9 +101,22 @@ const m7i: InstanceType = fakeInstanceType({
   offerings: [fakeOffering({ zone: 'test-zone-1', capacityType: 'on-demand', price: 4.84 })],
 });
 
-function clusterOf(n: number, podsEach: number, policy: 'Balanced' | 'WhenEmptyOrUnderutilized' = 'Balanced', poolName = 'default') {
+function clusterOf(
+  n: number,
+  podsEach: number,
+  policy: 'Balanced' | 'WhenEmptyOrUnderutilized' = 'Balanced',
+  poolName = 'default',
+) {
   const pool = nodePool({ name: poolName, consolidationPolicy: policy });
-  const nodes = Array.from({ length: n }, () => stateNode({ nodePool: poolName, instanceType: m7i, zone: 'test-zone-1', capacityType: 'on-demand', pods: Array.from({ length: podsEach }, () => pod()) }));
+  const nodes = Array.from({ length: n }, () =>
+    stateNode({
+      nodePool: poolName,
+      instanceType: m7i,
+      zone: 'test-zone-1',
+      capacityType: 'on-demand',
+      pods: Array.from({ length: podsEach }, () => pod()),
+    }),
+  );
   return { pool, nodes };
 }
 
@@ -101,13 +131,24 @@ describe('pool totals and moves (balanced_scoring_test.go)', () => {
 
   it('zero-priced candidates (unknown instance type) still add disruption: 9.68 and 6', () => {
     const { pool, nodes } = clusterOf(2, 1);
-    const unknown = [stateNode({ labels: { 'node.kubernetes.io/instance-type': 'gone' }, pods: [pod()] }), stateNode({ labels: { 'node.kubernetes.io/instance-type': 'gone' }, pods: [pod()] })];
+    const unknown = [
+      stateNode({ labels: { 'node.kubernetes.io/instance-type': 'gone' }, pods: [pod()] }),
+      stateNode({ labels: { 'node.kubernetes.io/instance-type': 'gone' }, pods: [pod()] }),
+    ];
     const s = snapshot({ nodePools: [pool], nodes: [...nodes, ...unknown], instanceTypes: [m7i] });
     const t = nodePoolTotals(s, candidateSet(s, 'graceful').all).get('default')!;
     expect(t.totalCost).toBeCloseTo(9.68, 9);
     expect(t.totalDisruptionCost).toBe(8);
     // the catalog's figure counts only the two zero-priced nodes and one priced node with 2 pods:
-    const small = snapshot({ nodePools: [pool], nodes: [stateNode({ instanceType: m7i, zone: 'test-zone-1', capacityType: 'on-demand', pods: [pod(), pod()] }), stateNode({ instanceType: m7i, zone: 'test-zone-1', capacityType: 'on-demand' }), unknown[0]!], instanceTypes: [m7i] });
+    const small = snapshot({
+      nodePools: [pool],
+      nodes: [
+        stateNode({ instanceType: m7i, zone: 'test-zone-1', capacityType: 'on-demand', pods: [pod(), pod()] }),
+        stateNode({ instanceType: m7i, zone: 'test-zone-1', capacityType: 'on-demand' }),
+        unknown[0]!,
+      ],
+      instanceTypes: [m7i],
+    });
     const t2 = nodePoolTotals(small, candidateSet(small, 'graceful').all).get('default')!;
     expect(t2.totalCost).toBeCloseTo(9.68, 9);
     expect(t2.totalDisruptionCost).toBe(6);
@@ -139,7 +180,14 @@ describe('pool totals and moves (balanced_scoring_test.go)', () => {
   it('deleting 1 of 10 nodes in a Balanced pool scores about 1.0, also across pools', () => {
     const a = clusterOf(10, 1);
     const b = clusterOf(10, 1, 'WhenEmptyOrUnderutilized', 'other');
-    const s = snapshot({ nodePools: [a.pool, b.pool], nodes: [...a.nodes, ...b.nodes], instanceTypes: new Map([['default', [m7i]], ['other', [m7i]]]) });
+    const s = snapshot({
+      nodePools: [a.pool, b.pool],
+      nodes: [...a.nodes, ...b.nodes],
+      instanceTypes: new Map([
+        ['default', [m7i]],
+        ['other', [m7i]],
+      ]),
+    });
     const all = candidateSet(s, 'graceful').all;
     const totals = nodePoolTotals(s, all);
     const one = all.find((c) => c.nodePool.name === 'default')!;
@@ -167,7 +215,13 @@ describe('pool totals and moves (balanced_scoring_test.go)', () => {
     const ratio = (c: Candidate) => c.price / c.disruptionCost;
     const { pool } = clusterOf(0, 0);
     const none = stateNode({ name: 'a', instanceType: m7i, zone: 'test-zone-1', capacityType: 'on-demand' });
-    const three = stateNode({ name: 'b', instanceType: m7i, zone: 'test-zone-1', capacityType: 'on-demand', pods: [pod(), pod(), pod()] });
+    const three = stateNode({
+      name: 'b',
+      instanceType: m7i,
+      zone: 'test-zone-1',
+      capacityType: 'on-demand',
+      pods: [pod(), pod(), pod()],
+    });
     const unknown = stateNode({ name: 'c', labels: { 'node.kubernetes.io/instance-type': 'gone' } });
     const s = snapshot({ nodePools: [pool], nodes: [unknown, three, none], instanceTypes: [m7i] });
     const all = candidateSet(s, 'graceful').all;
@@ -177,7 +231,12 @@ describe('pool totals and moves (balanced_scoring_test.go)', () => {
 
   it('the single-node pre-filter skips a candidate that even deleted alone cannot reach the threshold', () => {
     const { pool, nodes } = clusterOf(10, 1);
-    const crowded = stateNode({ instanceType: m7i, zone: 'test-zone-1', capacityType: 'on-demand', pods: Array.from({ length: 30 }, () => pod()) });
+    const crowded = stateNode({
+      instanceType: m7i,
+      zone: 'test-zone-1',
+      capacityType: 'on-demand',
+      pods: Array.from({ length: 30 }, () => pod()),
+    });
     const s = snapshot({ nodePools: [pool], nodes: [...nodes, crowded], instanceTypes: [m7i] });
     const all = candidateSet(s, 'graceful').all;
     const totals = nodePoolTotals(s, all);
@@ -188,9 +247,19 @@ describe('pool totals and moves (balanced_scoring_test.go)', () => {
 
 describe('balanced_adversarial_test.go', () => {
   it('a NaN offering price does not poison the totals or the score', () => {
-    const nan = fakeInstanceType({ name: 'nan', offerings: [fakeOffering({ zone: 'test-zone-1', capacityType: 'on-demand', price: NaN })] });
+    const nan = fakeInstanceType({
+      name: 'nan',
+      offerings: [fakeOffering({ zone: 'test-zone-1', capacityType: 'on-demand', price: NaN })],
+    });
     const pool = nodePool({ consolidationPolicy: 'Balanced' });
-    const s = snapshot({ nodePools: [pool], nodes: [stateNode({ instanceType: nan, zone: 'test-zone-1', capacityType: 'on-demand', pods: [pod()] }), stateNode({ instanceType: m7i, zone: 'test-zone-1', capacityType: 'on-demand', pods: [pod()] })], instanceTypes: [nan, m7i] });
+    const s = snapshot({
+      nodePools: [pool],
+      nodes: [
+        stateNode({ instanceType: nan, zone: 'test-zone-1', capacityType: 'on-demand', pods: [pod()] }),
+        stateNode({ instanceType: m7i, zone: 'test-zone-1', capacityType: 'on-demand', pods: [pod()] }),
+      ],
+      instanceTypes: [nan, m7i],
+    });
     const all = candidateSet(s, 'graceful').all;
     const t = nodePoolTotals(s, all).get('default')!;
     expect(Number.isNaN(t.totalCost)).toBe(false);
@@ -200,7 +269,15 @@ describe('balanced_adversarial_test.go', () => {
   });
 
   it('the source price ignores availability', () => {
-    const it0 = fakeInstanceType({ name: 'x', offerings: [fakeOffering({ zone: 'test-zone-1', capacityType: 'on-demand', price: 1.0, available: false })] });
-    expect(nodeOfferingPrice(it0, { 'topology.kubernetes.io/zone': 'test-zone-1', 'karpenter.sh/capacity-type': 'on-demand' })).toBe(1.0);
+    const it0 = fakeInstanceType({
+      name: 'x',
+      offerings: [fakeOffering({ zone: 'test-zone-1', capacityType: 'on-demand', price: 1.0, available: false })],
+    });
+    expect(
+      nodeOfferingPrice(it0, {
+        'topology.kubernetes.io/zone': 'test-zone-1',
+        'karpenter.sh/capacity-type': 'on-demand',
+      }),
+    ).toBe(1.0);
   });
 });

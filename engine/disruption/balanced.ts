@@ -22,7 +22,11 @@ export interface PoolTotals {
  * cost of every node (a candidate's RescheduleDisruptionCost, else 1 + Σ positive eviction costs of its
  * non-DaemonSet pods). `all` are the candidates before the method filter.
  */
-export function nodePoolTotals(s: Snapshot, all: readonly Candidate[], poolCosts?: ReadonlyMap<string, number>): Map<string, PoolTotals> {
+export function nodePoolTotals(
+  s: Snapshot,
+  all: readonly Candidate[],
+  poolCosts?: ReadonlyMap<string, number>,
+): Map<string, PoolTotals> {
   const byNode = new Map(all.map((c) => [c.node.name, c]));
   const cost = new Map<string, number>();
   for (const c of all) {
@@ -44,7 +48,10 @@ export function nodePoolTotals(s: Snapshot, all: readonly Candidate[], poolCosts
   for (const pool of s.nodePools) {
     if (!cost.has(pool.name) && !disruption.has(pool.name)) continue;
     const tracked = poolCosts?.get(pool.name);
-    out.set(pool.name, { totalCost: tracked !== undefined && tracked > 0 ? tracked : cost.get(pool.name) ?? 0, totalDisruptionCost: disruption.get(pool.name) ?? 0 });
+    out.set(pool.name, {
+      totalCost: tracked !== undefined && tracked > 0 ? tracked : (cost.get(pool.name) ?? 0),
+      totalDisruptionCost: disruption.get(pool.name) ?? 0,
+    });
   }
   return out;
 }
@@ -80,7 +87,12 @@ export interface BalancedEvaluation {
  * Scores a move (its candidates and estimated savings) per Balanced pool: a move spanning pools gives each
  * pool the share of the savings its candidates' prices make up. Every Balanced pool must approve.
  */
-export function evaluateBalancedMove(candidates: readonly Candidate[], savings: number, totals: ReadonlyMap<string, PoolTotals>, k = DEFAULT_K): BalancedEvaluation {
+export function evaluateBalancedMove(
+  candidates: readonly Candidate[],
+  savings: number,
+  totals: ReadonlyMap<string, PoolTotals>,
+  k = DEFAULT_K,
+): BalancedEvaluation {
   const perPool = new Map<string, PoolScore>();
   if (candidates.length === 0) return { approved: false, perPool };
   const price = (c: Candidate) => (Number.isFinite(c.price) ? c.price : 0);
@@ -127,11 +139,22 @@ export function approvalMessage(s: PoolScore, k = DEFAULT_K): string {
  * Karpenter's consolidation_moves_total / consolidation_score for a scored move: one entry per pool of the
  * candidates with the move's decision, and for Balanced pools the pool's own score and verdict.
  */
-export function movesOf(candidates: readonly Candidate[], ev: BalancedEvaluation, decision: 'approved' | 'rejected'): ConsolidationMove[] {
+export function movesOf(
+  candidates: readonly Candidate[],
+  ev: BalancedEvaluation,
+  decision: 'approved' | 'rejected',
+): ConsolidationMove[] {
   const pools = new Map<string, Candidate>();
   for (const c of candidates) if (!pools.has(c.nodePool.name)) pools.set(c.nodePool.name, c);
   return [...pools].map(([nodePool, c]) => {
     const sc = ev.perPool.get(nodePool);
-    return { decision, nodePool, policy: c.nodePool.disruption.consolidationPolicy, ...(sc ? { score: { value: sc.score, decision: sc.approved ? 'approved' as const : 'rejected' as const } } : {}) };
+    return {
+      decision,
+      nodePool,
+      policy: c.nodePool.disruption.consolidationPolicy,
+      ...(sc
+        ? { score: { value: sc.score, decision: sc.approved ? ('approved' as const) : ('rejected' as const) } }
+        : {}),
+    };
   });
 }

@@ -1,12 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import type { Budget } from '../domain/types.ts';
 import { nodePool, snapshot, stateNode } from '../../test/fixtures/builders.ts';
-import { budgetExplanation, budgetMapping, budgetNodes, checkBudget, MAX_INT32, poolBudget, windowEnd } from './budgets.ts';
+import {
+  budgetExplanation,
+  budgetMapping,
+  budgetNodes,
+  checkBudget,
+  MAX_INT32,
+  poolBudget,
+  windowEnd,
+} from './budgets.ts';
 
 const t = (iso: string): number => Date.parse(iso);
 const nodes = (n: number, o: Parameters<typeof stateNode>[0] = {}) => Array.from({ length: n }, () => stateNode(o));
 
-function allowed(budgets: Budget[], numNodes: number, now = t('2026-01-05T12:00:00Z'), reason: 'Underutilized' | 'Empty' | 'Drifted' = 'Underutilized') {
+function allowed(
+  budgets: Budget[],
+  numNodes: number,
+  now = t('2026-01-05T12:00:00Z'),
+  reason: 'Underutilized' | 'Empty' | 'Drifted' = 'Underutilized',
+) {
   return poolBudget(nodePool({ budgets }), reason, numNodes, 0, now).allowed;
 }
 
@@ -39,7 +52,11 @@ describe('budget values', () => {
 
 describe('allowed disruptions per pool', () => {
   it('is the minimum over the budgets that apply to the reason', () => {
-    const bs: Budget[] = [{ nodes: '50%' }, { nodes: '2', reasons: ['Drifted'] }, { nodes: '4', reasons: ['Underutilized', 'Empty'] }];
+    const bs: Budget[] = [
+      { nodes: '50%' },
+      { nodes: '2', reasons: ['Drifted'] },
+      { nodes: '4', reasons: ['Underutilized', 'Empty'] },
+    ];
     expect(allowed(bs, 10, undefined, 'Drifted')).toBe(2);
     expect(allowed(bs, 10, undefined, 'Underutilized')).toBe(4);
     expect(allowed(bs, 10, undefined, 'Empty')).toBe(4);
@@ -64,11 +81,23 @@ describe('allowed disruptions per pool', () => {
 
   it('keeps overlapping windows active (duration longer than the period)', () => {
     const bs: Budget[] = [{ nodes: '0', schedule: '@hourly', duration: 2 * 3600_000 }];
-    for (const iso of ['2026-01-05T00:00:00Z', '2026-01-05T00:30:00Z', '2026-01-05T13:59:59Z']) expect(allowed(bs, 10, t(iso))).toBe(0);
+    for (const iso of ['2026-01-05T00:00:00Z', '2026-01-05T00:30:00Z', '2026-01-05T13:59:59Z'])
+      expect(allowed(bs, 10, t(iso))).toBe(0);
   });
 
   it('fails closed on any invalid budget, even one for another reason', () => {
-    const pb = poolBudget(nodePool({ budgets: [{ nodes: '100%' }, { nodes: '1', reasons: ['Drifted'], schedule: '0 0 31 2-1 *', duration: 3600_000 }] }), 'Underutilized', 10, 0, t('2026-01-05T12:00:00Z'));
+    const pb = poolBudget(
+      nodePool({
+        budgets: [
+          { nodes: '100%' },
+          { nodes: '1', reasons: ['Drifted'], schedule: '0 0 31 2-1 *', duration: 3600_000 },
+        ],
+      }),
+      'Underutilized',
+      10,
+      0,
+      t('2026-01-05T12:00:00Z'),
+    );
     expect(pb.allowed).toBe(0);
     expect(pb.available).toBe(0);
     expect(pb.invalid).toMatch(/budget 1: schedule/);
@@ -86,7 +115,15 @@ describe('budgetMapping over cluster state (docs/karpenter/test-cases.md §1.3)'
   const ten = () => nodes(10);
 
   it('ignores unmanaged, uninitialized and instance-terminating nodes', () => {
-    const s = snapshot({ nodePools: [pool], nodes: [...ten(), stateNode({ managed: false }), stateNode({ initialized: false }), stateNode({ instanceTerminating: true })] });
+    const s = snapshot({
+      nodePools: [pool],
+      nodes: [
+        ...ten(),
+        stateNode({ managed: false }),
+        stateNode({ initialized: false }),
+        stateNode({ instanceTerminating: true }),
+      ],
+    });
     for (const reason of ['Empty', 'Drifted', 'Underutilized'] as const) {
       const b = budgetMapping(s, reason).get('default')!;
       expect(b.numNodes).toBe(10);
@@ -95,12 +132,18 @@ describe('budgetMapping over cluster state (docs/karpenter/test-cases.md §1.3)'
   });
 
   it('clamps to zero when every node is deleting (10%)', () => {
-    const s = snapshot({ nodePools: [nodePool({ budgets: [{ nodes: '10%' }] })], nodes: nodes(10, { deleting: true }) });
+    const s = snapshot({
+      nodePools: [nodePool({ budgets: [{ nodes: '10%' }] })],
+      nodes: nodes(10, { deleting: true }),
+    });
     expect(budgetMapping(s, 'Empty').get('default')!.available).toBe(0);
   });
 
   it('counts deleting and marked-for-deletion nodes against the budget', () => {
-    const s = snapshot({ nodePools: [pool], nodes: [...nodes(8), stateNode({ deleting: true }), stateNode({ markedForDeletion: true })] });
+    const s = snapshot({
+      nodePools: [pool],
+      nodes: [...nodes(8), stateNode({ deleting: true }), stateNode({ markedForDeletion: true })],
+    });
     const b = budgetMapping(s, 'Underutilized').get('default')!;
     expect(b.allowed).toBe(10);
     expect(b.disrupting).toBe(2);
@@ -128,7 +171,9 @@ describe('budget windows in explanations', () => {
     expect(windowEnd(closed, noon)).toBe(t('2026-01-05T10:00:00Z'));
     expect(windowEnd({ nodes: '0' }, noon)).toBeUndefined();
     // chained hourly hits 3h long: the window closes 3h after the last hit before it stops firing
-    expect(windowEnd({ nodes: '0', schedule: '0 8-10 * * *', duration: 3 * 3600_000 }, noon)).toBe(t('2026-01-05T13:00:00Z'));
+    expect(windowEnd({ nodes: '0', schedule: '0 8-10 * * *', duration: 3 * 3600_000 }, noon)).toBe(
+      t('2026-01-05T13:00:00Z'),
+    );
   });
 
   it('says how many nodes the budget allows and until when', () => {
@@ -141,6 +186,8 @@ describe('budget windows in explanations', () => {
 
   it('mentions nodes already disrupting', () => {
     const pb = poolBudget(nodePool({ budgets: [{ nodes: '2' }] }), 'Empty', 10, 2, noon);
-    expect(budgetExplanation('n', pb, noon).message).toBe('budget for Empty allows 2 of 10 nodes, 2 already disrupting');
+    expect(budgetExplanation('n', pb, noon).message).toBe(
+      'budget for Empty allows 2 of 10 nodes, 2 already disrupting',
+    );
   });
 });

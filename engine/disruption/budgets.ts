@@ -11,12 +11,16 @@ export const MAX_INT32 = 2_147_483_647;
 
 const NODES_PATTERN = /^((100|[0-9]{1,2})%|[0-9]+)$/;
 
-export type BudgetCheck = { readonly ok: true; readonly schedule?: CronSchedule } | { readonly ok: false; readonly message: string };
+export type BudgetCheck =
+  | { readonly ok: true; readonly schedule?: CronSchedule }
+  | { readonly ok: false; readonly message: string };
 
 /** Checks one budget's nodes value and schedule/duration pair. */
 export function checkBudget(b: Budget): BudgetCheck {
-  if (!NODES_PATTERN.test(b.nodes)) return { ok: false, message: `nodes "${b.nodes}" is neither a count nor a percentage 0-100%` };
-  if ((b.schedule === undefined) !== (b.duration === undefined)) return { ok: false, message: 'schedule and duration must be set together' };
+  if (!NODES_PATTERN.test(b.nodes))
+    return { ok: false, message: `nodes "${b.nodes}" is neither a count nor a percentage 0-100%` };
+  if ((b.schedule === undefined) !== (b.duration === undefined))
+    return { ok: false, message: 'schedule and duration must be set together' };
   if (b.schedule === undefined) return { ok: true };
   const c = parseCron(b.schedule);
   if (!c.ok) return { ok: false, message: `schedule "${b.schedule}": ${c.message}` };
@@ -88,7 +92,13 @@ function nodeCounts(s: Snapshot): Map<string, { num: number; disrupting: number 
   return out;
 }
 
-export function poolBudget(pool: NodePool, reason: DisruptionReason, numNodes: number, disrupting: number, now: number): PoolBudget {
+export function poolBudget(
+  pool: NodePool,
+  reason: DisruptionReason,
+  numNodes: number,
+  disrupting: number,
+  now: number,
+): PoolBudget {
   const base = { nodePool: pool.name, reason, numNodes, disrupting };
   const checks = pool.disruption.budgets.map(checkBudget);
   const bad = checks.findIndex((c) => !c.ok);
@@ -132,9 +142,20 @@ export function remaining(m: ReadonlyMap<string, PoolBudget>): Map<string, numbe
  * or (when `used` > 0) the share this loop already took.
  */
 export function budgetExplanation(node: string, pb: PoolBudget, now: number, used = 0): Explanation {
-  const data: Record<string, unknown> = { nodePool: pb.nodePool, reason: pb.reason, allowed: pb.allowed, disrupting: pb.disrupting, nodes: pb.numNodes };
+  const data: Record<string, unknown> = {
+    nodePool: pb.nodePool,
+    reason: pb.reason,
+    allowed: pb.allowed,
+    disrupting: pb.disrupting,
+    nodes: pb.numNodes,
+  };
   if (pb.invalid) {
-    return explanation(node, 'budget', `nodepool ${pb.nodePool} has an invalid budget (${pb.invalid}); disruption is closed until it is fixed`, data);
+    return explanation(
+      node,
+      'budget',
+      `nodepool ${pb.nodePool} has an invalid budget (${pb.invalid}); disruption is closed until it is fixed`,
+      data,
+    );
   }
   let msg = `budget for ${pb.reason} allows ${Math.min(pb.allowed, pb.numNodes)} of ${pb.numNodes} nodes`;
   if (pb.disrupting > 0) msg += `, ${pb.disrupting} already disrupting`;

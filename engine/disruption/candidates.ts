@@ -1,7 +1,13 @@
 // Building disruption candidates (docs/karpenter/disruption.md §1.3): the filters in Karpenter's order, each failure
 // with Karpenter's message (and the DisruptionBlocked event it publishes), then the per-candidate figures.
 import type { NodePool, Snapshot, StateNode } from '../domain/types.ts';
-import { CAPACITY_TYPE_LABEL, DO_NOT_DISRUPT_ANNOTATION, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
+import {
+  CAPACITY_TYPE_LABEL,
+  DO_NOT_DISRUPT_ANNOTATION,
+  INSTANCE_TYPE_LABEL,
+  NODEPOOL_LABEL,
+  ZONE_LABEL,
+} from '../scheduling/labels.ts';
 import type { ModelCaches } from '../model/caches.ts';
 import { podKey } from '../scheduling/pods.ts';
 import { podBlock, reschedulablePods, rescheduleDisruptionCost } from './pods.ts';
@@ -9,7 +15,9 @@ import { nodeOfferingPrice, typeByName } from './pricing.ts';
 import type { Candidate, DecisionCandidate, DisruptionClass, Explanation } from './types.ts';
 import { capitalize, explanation, utcTime } from './words.ts';
 
-export type CandidateResult = { readonly ok: true; readonly candidate: Candidate } | { readonly ok: false; readonly explanation: Explanation };
+export type CandidateResult =
+  | { readonly ok: true; readonly candidate: Candidate }
+  | { readonly ok: false; readonly explanation: Explanation };
 
 /** NodePools whose instance types are known (non-empty); nodes of other pools are "nodepool not found". */
 export function managedPools(s: Snapshot): Map<string, NodePool> {
@@ -18,8 +26,20 @@ export function managedPools(s: Snapshot): Map<string, NodePool> {
   return out;
 }
 
-function blocked(node: StateNode, code: Explanation['code'], message: string, data: Record<string, unknown> = {}, eventMessage?: string): CandidateResult {
-  return { ok: false, explanation: explanation(node.name, code, message, data, { reason: 'DisruptionBlocked', message: eventMessage ?? capitalize(message) }) };
+function blocked(
+  node: StateNode,
+  code: Explanation['code'],
+  message: string,
+  data: Record<string, unknown> = {},
+  eventMessage?: string,
+): CandidateResult {
+  return {
+    ok: false,
+    explanation: explanation(node.name, code, message, data, {
+      reason: 'DisruptionBlocked',
+      message: eventMessage ?? capitalize(message),
+    }),
+  };
 }
 
 /**
@@ -27,36 +47,78 @@ function blocked(node: StateNode, code: Explanation['code'], message: string, da
  * `queued` holds provider ids (or names) of nodes already in a queued command.
  */
 export function newCandidate(
-  s: Snapshot, node: StateNode, cls: DisruptionClass, pools: ReadonlyMap<string, NodePool>, queued?: ReadonlySet<string>, caches?: ModelCaches,
+  s: Snapshot,
+  node: StateNode,
+  cls: DisruptionClass,
+  pools: ReadonlyMap<string, NodePool>,
+  queued?: ReadonlySet<string>,
+  caches?: ModelCaches,
 ): CandidateResult {
   if (queued && (queued.has(node.providerId ?? '') || queued.has(node.name))) {
-    return { ok: false, explanation: explanation(node.name, 'already-disrupting', 'candidate is already being disrupted') };
+    return {
+      ok: false,
+      explanation: explanation(node.name, 'already-disrupting', 'candidate is already being disrupted'),
+    };
   }
   if (!node.hasNodeClaim) return blocked(node, 'not-managed', "node isn't managed by karpenter");
   if (!node.hasNode) return blocked(node, 'no-node', 'nodeclaim does not have an associated node');
   if (!node.initialized) return blocked(node, 'not-initialized', "node isn't initialized");
-  if (node.markedForDeletion || node.deleting || node.instanceTerminating) return blocked(node, 'deleting', 'node is deleting or marked for deletion');
+  if (node.markedForDeletion || node.deleting || node.instanceTerminating)
+    return blocked(node, 'deleting', 'node is deleting or marked for deletion');
   if (node.nominatedUntil !== undefined && node.nominatedUntil > s.now) {
     return blocked(node, 'nominated', 'node is nominated for a pending pod', { until: node.nominatedUntil });
   }
   if (node.annotations[DO_NOT_DISRUPT_ANNOTATION] === 'true') {
-    return blocked(node, 'node-do-not-disrupt', `disruption is blocked through the "${DO_NOT_DISRUPT_ANNOTATION}" annotation`);
+    return blocked(
+      node,
+      'node-do-not-disrupt',
+      `disruption is blocked through the "${DO_NOT_DISRUPT_ANNOTATION}" annotation`,
+    );
   }
   const poolName = node.labels[NODEPOOL_LABEL];
-  if (poolName === undefined) return blocked(node, 'no-nodepool-label', `node doesn't have required label (label=${NODEPOOL_LABEL})`);
+  if (poolName === undefined)
+    return blocked(node, 'no-nodepool-label', `node doesn't have required label (label=${NODEPOOL_LABEL})`);
   const pool = pools.get(poolName);
-  if (!pool) return blocked(node, 'nodepool-not-found', `nodepool not found (NodePool=${poolName})`, { nodePool: poolName }, `NodePool not found (NodePool=${poolName})`);
+  if (!pool)
+    return blocked(
+      node,
+      'nodepool-not-found',
+      `nodepool not found (NodePool=${poolName})`,
+      { nodePool: poolName },
+      `NodePool not found (NodePool=${poolName})`,
+    );
   const block = podBlock(node, s.pdbs, s.now, caches);
   if (block && !(cls === 'eventual' && node.terminationGracePeriod !== undefined)) {
     const pod = podKey(block.pod);
     if (block.kind === 'do-not-disrupt') {
-      const words = block.until !== undefined ? `pod ${pod} has ${DO_NOT_DISRUPT_ANNOTATION} until ${utcTime(block.until, s.now)}` : `pod ${pod} has ${DO_NOT_DISRUPT_ANNOTATION}`;
-      return blocked(node, 'pod-do-not-disrupt', words, { pod, ...(block.until !== undefined ? { until: block.until } : {}) }, capitalize(block.message));
+      const words =
+        block.until !== undefined
+          ? `pod ${pod} has ${DO_NOT_DISRUPT_ANNOTATION} until ${utcTime(block.until, s.now)}`
+          : `pod ${pod} has ${DO_NOT_DISRUPT_ANNOTATION}`;
+      return blocked(
+        node,
+        'pod-do-not-disrupt',
+        words,
+        { pod, ...(block.until !== undefined ? { until: block.until } : {}) },
+        capitalize(block.message),
+      );
     }
     if (block.kind === 'pdb-multiple') {
-      return blocked(node, 'pdb-multiple', `pod ${pod} is selected by several PDBs (${block.pdbs.join(', ')}); eviction supports only one`, { pod, pdbs: block.pdbs }, capitalize(block.message));
+      return blocked(
+        node,
+        'pdb-multiple',
+        `pod ${pod} is selected by several PDBs (${block.pdbs.join(', ')}); eviction supports only one`,
+        { pod, pdbs: block.pdbs },
+        capitalize(block.message),
+      );
     }
-    return blocked(node, 'pdb-blocked', `pdb ${block.pdb} allows 0 disruptions (pod ${pod})`, { pod, pdb: block.pdb }, capitalize(block.message));
+    return blocked(
+      node,
+      'pdb-blocked',
+      `pdb ${block.pdb} allows 0 disruptions (pod ${pod})`,
+      { pod, pdb: block.pdb },
+      capitalize(block.message),
+    );
   }
   const its = s.instanceTypes.get(pool.name) ?? [];
   const itName = node.labels[INSTANCE_TYPE_LABEL];
@@ -89,7 +151,12 @@ export interface CandidateSet {
 }
 
 /** Every state node through steps 1-9. */
-export function candidateSet(s: Snapshot, cls: DisruptionClass, queued?: ReadonlySet<string>, caches?: ModelCaches): CandidateSet {
+export function candidateSet(
+  s: Snapshot,
+  cls: DisruptionClass,
+  queued?: ReadonlySet<string>,
+  caches?: ModelCaches,
+): CandidateSet {
   const pools = managedPools(s);
   const all: Candidate[] = [];
   const rejected: Explanation[] = [];
@@ -103,7 +170,10 @@ export function candidateSet(s: Snapshot, cls: DisruptionClass, queued?: Readonl
 
 /** Price / RescheduleDisruptionCost, highest first (§1.5); stable. */
 export function bySavingsRatio(cs: readonly Candidate[]): Candidate[] {
-  return cs.map((c, i) => ({ c, i, r: c.price / c.disruptionCost })).sort((a, b) => b.r - a.r || a.i - b.i).map((x) => x.c);
+  return cs
+    .map((c, i) => ({ c, i, r: c.price / c.disruptionCost }))
+    .sort((a, b) => b.r - a.r || a.i - b.i)
+    .map((x) => x.c);
 }
 
 export function describeCandidate(c: Candidate): DecisionCandidate {
@@ -112,7 +182,11 @@ export function describeCandidate(c: Candidate): DecisionCandidate {
     ...(c.node.nodeClaimName !== undefined ? { nodeClaimName: c.node.nodeClaimName } : {}),
     ...(c.node.providerId !== undefined ? { providerId: c.node.providerId } : {}),
     nodePool: c.nodePool.name,
-    ...(c.instanceType ? { instanceType: c.instanceType.name } : c.node.labels[INSTANCE_TYPE_LABEL] !== undefined ? { instanceType: c.node.labels[INSTANCE_TYPE_LABEL] } : {}),
+    ...(c.instanceType
+      ? { instanceType: c.instanceType.name }
+      : c.node.labels[INSTANCE_TYPE_LABEL] !== undefined
+        ? { instanceType: c.node.labels[INSTANCE_TYPE_LABEL] }
+        : {}),
     ...(c.capacityType !== undefined ? { capacityType: c.capacityType } : {}),
     ...(c.zone !== undefined ? { zone: c.zone } : {}),
     price: c.price,

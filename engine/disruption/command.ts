@@ -16,7 +16,11 @@ const CONSOLIDATION_TYPE: Readonly<Record<MethodName, ConsolidationType>> = {
 };
 
 /** Where each candidate pod lands in the plan: an existing node or `replacement:<i>` (by pod uid). */
-export function podMoves(candidates: readonly Candidate[], plan: ProvisionPlan | undefined, replacements: readonly NewNodeClaimPlan[]): PodMove[] {
+export function podMoves(
+  candidates: readonly Candidate[],
+  plan: ProvisionPlan | undefined,
+  replacements: readonly NewNodeClaimPlan[],
+): PodMove[] {
   const dest = new Map<string, string>();
   if (plan) for (const [node, uids] of plan.existing) for (const u of uids) dest.set(u, node);
   replacements.forEach((r, i) => {
@@ -46,7 +50,10 @@ export function makeCommand(
     method,
     candidates: candidates.map(describeCandidate),
     replacements,
-    savingsPerHour: estimatedSavings(candidates.map((c) => c.price), replacements),
+    savingsPerHour: estimatedSavings(
+      candidates.map((c) => c.price),
+      replacements,
+    ),
     podsMoved: podMoves(candidates, plan, replacements),
     metricLabels: { decision: kind, reason: reason.toLowerCase(), consolidation_type: CONSOLIDATION_TYPE[method] },
   };

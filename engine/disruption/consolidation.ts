@@ -9,7 +9,14 @@ import type { NewNodeClaimPlan } from '../model/types.ts';
 import { minValuesNotMet } from '../scheduling/minvalues.ts';
 import { makeCommand } from './command.ts';
 import {
-  allowsCapacityType, cheapestAllowed, claimOptions, claimRequirements, filterByPrice, unmetMinValues, withOptions, worstLaunchPrice,
+  allowsCapacityType,
+  cheapestAllowed,
+  claimOptions,
+  claimRequirements,
+  filterByPrice,
+  unmetMinValues,
+  withOptions,
+  worstLaunchPrice,
 } from './pricing.ts';
 import { describeErrors, simulate, type SimContext, type Simulation } from './simulate.ts';
 import type { Candidate, Command, ExplanationCode } from './types.ts';
@@ -34,23 +41,52 @@ export interface ConsolidationContext extends SimContext {
   readonly method: 'single' | 'multi';
 }
 
-const noop = (code: ExplanationCode, message: string, data: Record<string, unknown> = {}, eventMessage?: string, sim?: Simulation): ConsolidationOutcome => ({
+const noop = (
+  code: ExplanationCode,
+  message: string,
+  data: Record<string, unknown> = {},
+  eventMessage?: string,
+  sim?: Simulation,
+): ConsolidationOutcome => ({
   kind: 'noop',
   why: { code, message, data, ...(eventMessage !== undefined ? { eventMessage } : {}) },
   ...(sim ? { sim } : {}),
 });
 
-export async function computeConsolidation(s: Snapshot, candidates: readonly Candidate[], ctx: ConsolidationContext): Promise<ConsolidationOutcome> {
-  const sim = await simulate(s, candidates.map((c) => c.node), ctx, true);
-  if (sim.candidateDeleting) return noop('candidate-deleting', 'a candidate is already being deleted', {}, undefined, sim);
+export async function computeConsolidation(
+  s: Snapshot,
+  candidates: readonly Candidate[],
+  ctx: ConsolidationContext,
+): Promise<ConsolidationOutcome> {
+  const sim = await simulate(
+    s,
+    candidates.map((c) => c.node),
+    ctx,
+    true,
+  );
+  if (sim.candidateDeleting)
+    return noop('candidate-deleting', 'a candidate is already being deleted', {}, undefined, sim);
   if (sim.errors.size) {
     const errs = describeErrors(sim);
-    return noop('pods-would-not-schedule', `pods would not schedule elsewhere: ${errs}`, { errors: Object.fromEntries(sim.errors) }, `Not all pods would schedule, ${errs}`, sim);
+    return noop(
+      'pods-would-not-schedule',
+      `pods would not schedule elsewhere: ${errs}`,
+      { errors: Object.fromEntries(sim.errors) },
+      `Not all pods would schedule, ${errs}`,
+      sim,
+    );
   }
   const claims = sim.plan.newNodeClaims;
-  if (claims.length === 0) return { kind: 'command', command: makeCommand('Underutilized', ctx.method, candidates, [], sim.plan), sim };
+  if (claims.length === 0)
+    return { kind: 'command', command: makeCommand('Underutilized', ctx.method, candidates, [], sim.plan), sim };
   if (claims.length > 1) {
-    return noop('needs-multiple-nodes', `its pods would need ${claims.length} new nodes; Karpenter's consolidation replaces with at most one`, { newNodes: claims.length }, `Can't remove without creating ${claims.length} candidates`, sim);
+    return noop(
+      'needs-multiple-nodes',
+      `its pods would need ${claims.length} new nodes; Karpenter's consolidation replaces with at most one`,
+      { newNodes: claims.length },
+      `Can't remove without creating ${claims.length} candidates`,
+      sim,
+    );
   }
   const r = replacement(s, candidates, claims[0]!, ctx.caches);
   if (!r.ok) return { kind: 'noop', why: r.why, sim };
@@ -59,13 +95,23 @@ export async function computeConsolidation(s: Snapshot, candidates: readonly Can
 
 type Replacement = { ok: true; claim: NewNodeClaimPlan } | { ok: false; why: NoConsolidation };
 
-const fail = (code: ExplanationCode, message: string, data: Record<string, unknown>, eventMessage?: string): Replacement => ({
+const fail = (
+  code: ExplanationCode,
+  message: string,
+  data: Record<string, unknown>,
+  eventMessage?: string,
+): Replacement => ({
   ok: false,
   why: { code, message, data, ...(eventMessage !== undefined ? { eventMessage } : {}) },
 });
 
 /** The one replacement, filtered by the price rule and, for spot candidates, the spot-to-spot rules. */
-export function replacement(s: Snapshot, candidates: readonly Candidate[], claim: NewNodeClaimPlan, caches?: ModelCaches): Replacement {
+export function replacement(
+  s: Snapshot,
+  candidates: readonly Candidate[],
+  claim: NewNodeClaimPlan,
+  caches?: ModelCaches,
+): Replacement {
   const candidatePrice = candidates.reduce((a, c) => a + c.price, 0);
   const reqs = claimRequirements(claim);
   const options = claimOptions(claim, s.instanceTypes, caches);
@@ -73,7 +119,12 @@ export function replacement(s: Snapshot, candidates: readonly Candidate[], claim
   // launch such a node (docs/karpenter/test-cases.md §5.13): it is judged against the NodePool's own minValues.
   if (claim.minValuesRelaxed) {
     const unmet = relaxedLabels(s, claim, options);
-    return fail('min-values', `its replacement would need minValues for ${unmet.join(', ') || 'unknown'} relaxed`, { label: unmet.join(',') || 'unknown' }, `Filtering by price: ${minValuesNotMet(unmet)}`);
+    return fail(
+      'min-values',
+      `its replacement would need minValues for ${unmet.join(', ') || 'unknown'} relaxed`,
+      { label: unmet.join(',') || 'unknown' },
+      `Filtering by price: ${minValuesNotMet(unmet)}`,
+    );
   }
   if (candidates.every((c) => c.capacityType === 'spot') && allowsCapacityType(reqs, 'spot')) {
     return spotToSpot(s, candidates, claim, reqs, options, candidatePrice);
@@ -84,7 +135,10 @@ export function replacement(s: Snapshot, candidates: readonly Candidate[], claim
   const ct = reqs.get(CAPACITY_TYPE_LABEL);
   // The price filter assumed a spot launch where spot is allowed: if spot runs out, fail rather than fall
   // back to a dearer on-demand node (Karpenter's on-demand -> spot consolidation).
-  const narrowed = ct && allowsCapacityType(reqs, 'spot') && allowsCapacityType(reqs, 'on-demand') ? add(reqs, req(CAPACITY_TYPE_LABEL, false, ['spot'])) : reqs;
+  const narrowed =
+    ct && allowsCapacityType(reqs, 'spot') && allowsCapacityType(reqs, 'on-demand')
+      ? add(reqs, req(CAPACITY_TYPE_LABEL, false, ['spot']))
+      : reqs;
   return { ok: true, claim: withOptions(claim, narrowed, filtered) };
 }
 
@@ -100,10 +154,20 @@ function relaxedLabels(s: Snapshot, claim: NewNodeClaimPlan, options: readonly I
   return labels;
 }
 
-function priceFilterFailure(reqs: Requirements, options: readonly InstanceType[], filtered: readonly InstanceType[], candidatePrice: number): Replacement | undefined {
+function priceFilterFailure(
+  reqs: Requirements,
+  options: readonly InstanceType[],
+  filtered: readonly InstanceType[],
+  candidatePrice: number,
+): Replacement | undefined {
   const unmet = unmetMinValues(reqs, filtered);
   if (unmet) {
-    return fail('min-values', `the options cheaper than ${usd(candidatePrice)} do not meet minValues for ${unmet}`, { label: unmet }, `Filtering by price: ${minValuesNotMet(minValuesUnmetKeys(reqs, filtered))}`);
+    return fail(
+      'min-values',
+      `the options cheaper than ${usd(candidatePrice)} do not meet minValues for ${unmet}`,
+      { label: unmet },
+      `Filtering by price: ${minValuesNotMet(minValuesUnmetKeys(reqs, filtered))}`,
+    );
   }
   if (filtered.length === 0) return noCheaper(reqs, options, candidatePrice);
   return undefined;
@@ -118,12 +182,29 @@ function noCheaper(reqs: Requirements, options: readonly InstanceType[], candida
   const msg = best
     ? `no cheaper replacement: cheapest fitting option ${best.name} ${usd(best.price)} is not below ${usd(candidatePrice)}`
     : `no cheaper replacement: no instance type fits the pods (current ${usd(candidatePrice)})`;
-  return fail('no-cheaper-replacement', msg, { candidatePrice, ...(best ? { cheapestOption: best.name, cheapestPrice: best.price } : {}) }, "Can't replace with a cheaper node");
+  return fail(
+    'no-cheaper-replacement',
+    msg,
+    { candidatePrice, ...(best ? { cheapestOption: best.name, cheapestPrice: best.price } : {}) },
+    "Can't replace with a cheaper node",
+  );
 }
 
-function spotToSpot(s: Snapshot, candidates: readonly Candidate[], claim: NewNodeClaimPlan, reqs0: Requirements, options0: readonly InstanceType[], candidatePrice: number): Replacement {
+function spotToSpot(
+  s: Snapshot,
+  candidates: readonly Candidate[],
+  claim: NewNodeClaimPlan,
+  reqs0: Requirements,
+  options0: readonly InstanceType[],
+  candidatePrice: number,
+): Replacement {
   if (!s.options.featureGates.spotToSpotConsolidation) {
-    return fail('spot-to-spot-disabled', 'spot-to-spot consolidation is disabled (feature gate SpotToSpotConsolidation)', {}, "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node");
+    return fail(
+      'spot-to-spot-disabled',
+      'spot-to-spot consolidation is disabled (feature gate SpotToSpotConsolidation)',
+      {},
+      "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node",
+    );
   }
   const reqs = add(reqs0, req(CAPACITY_TYPE_LABEL, false, ['spot']));
   const spotOptions = options0
@@ -149,6 +230,7 @@ function spotToSpot(s: Snapshot, candidates: readonly Candidate[], claim: NewNod
 /** 15, or the shortest price-ordered prefix that meets every minValues when that is longer (§2.5.3 step 6). */
 function truncation(reqs: Requirements, ordered: readonly InstanceType[]): number {
   if (![...reqs.values()].some((r) => r.minValues !== undefined)) return SPOT_TO_SPOT_MIN_TYPES;
-  for (let n = 1; n <= ordered.length; n++) if (!unmetMinValues(reqs, ordered.slice(0, n))) return Math.max(SPOT_TO_SPOT_MIN_TYPES, n);
+  for (let n = 1; n <= ordered.length; n++)
+    if (!unmetMinValues(reqs, ordered.slice(0, n))) return Math.max(SPOT_TO_SPOT_MIN_TYPES, n);
   return ordered.length;
 }

@@ -100,7 +100,8 @@ describe('parseCron errors', () => {
   });
 
   it('accepts the guide examples and whitespace runs', () => {
-    for (const e of ['0 9 * * MON-FRI', '0 2 * * *', '0  9 *  * 1-5', '@daily', '? ? ? ? ?']) expect(parseCron(e).ok).toBe(true);
+    for (const e of ['0 9 * * MON-FRI', '0 2 * * *', '0  9 *  * 1-5', '@daily', '? ? ? ? ?'])
+      expect(parseCron(e).ok).toBe(true);
   });
 });
 

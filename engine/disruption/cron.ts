@@ -22,7 +22,9 @@ export interface CronSchedule {
   readonly dowStar: boolean;
 }
 
-export type CronResult = { readonly ok: true; readonly schedule: CronSchedule } | { readonly ok: false; readonly message: string };
+export type CronResult =
+  | { readonly ok: true; readonly schedule: CronSchedule }
+  | { readonly ok: false; readonly message: string };
 
 export class CronError extends Error {
   override name = 'CronError';
@@ -66,11 +68,18 @@ export function parseCron(expr: string): CronResult {
 function parseOrThrow(expr: string): CronSchedule {
   const spec = expr.trim();
   if (spec === '') throw new CronError('the schedule is empty');
-  if (/^(CRON_)?TZ=/.test(spec)) throw new CronError('time zones are not supported: schedules are always evaluated in UTC');
+  if (/^(CRON_)?TZ=/.test(spec))
+    throw new CronError('time zones are not supported: schedules are always evaluated in UTC');
   if (spec.startsWith('@')) {
-    if (spec.startsWith('@every')) throw new CronError('"@every" is not supported in budget schedules; use five cron fields or @hourly/@daily/@weekly/@monthly/@yearly');
+    if (spec.startsWith('@every'))
+      throw new CronError(
+        '"@every" is not supported in budget schedules; use five cron fields or @hourly/@daily/@weekly/@monthly/@yearly',
+      );
     const fields = DESCRIPTORS[spec];
-    if (fields === undefined) throw new CronError(`unrecognized descriptor "${spec}" (use @yearly, @annually, @monthly, @weekly, @daily, @midnight or @hourly)`);
+    if (fields === undefined)
+      throw new CronError(
+        `unrecognized descriptor "${spec}" (use @yearly, @annually, @monthly, @weekly, @daily, @midnight or @hourly)`,
+      );
     return parseFields(fields);
   }
   return parseFields(spec);
@@ -79,11 +88,21 @@ function parseOrThrow(expr: string): CronSchedule {
 function parseFields(spec: string): CronSchedule {
   const fields = spec.split(/\s+/).filter((f) => f !== '');
   if (fields.length !== 5) {
-    throw new CronError(`expected exactly 5 fields (minute hour day-of-month month day-of-week), found ${fields.length}: "${spec}"`);
+    throw new CronError(
+      `expected exactly 5 fields (minute hour day-of-month month day-of-week), found ${fields.length}: "${spec}"`,
+    );
   }
   const parsed = fields.map((f, i) => parseField(f, FIELDS[i]!));
   const [minute, hour, dom, month, dow] = parsed as [Parsed, Parsed, Parsed, Parsed, Parsed];
-  return { minute: minute.bits, hour: hour.bits, dom: dom.bits, month: month.bits, dow: dow.bits, domStar: dom.star, dowStar: dow.star };
+  return {
+    minute: minute.bits,
+    hour: hour.bits,
+    dom: dom.bits,
+    month: month.bits,
+    dow: dow.bits,
+    domStar: dom.star,
+    dowStar: dow.star,
+  };
 }
 
 interface Parsed {

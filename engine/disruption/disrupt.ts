@@ -13,7 +13,16 @@ import { planRepack } from './repack.ts';
 import { singleNode } from './singlenode.ts';
 import { staticDrift } from './staticdrift.ts';
 import type {
-  Candidate, ConsolidationMove, Decision, DisruptMetrics, DisruptOptions, DisruptResult, Explanation, ExplanationCode, LoopState, MethodName,
+  Candidate,
+  ConsolidationMove,
+  Decision,
+  DisruptMetrics,
+  DisruptOptions,
+  DisruptResult,
+  Explanation,
+  ExplanationCode,
+  LoopState,
+  MethodName,
 } from './types.ts';
 import { PRODUCTION_ORDER } from './types.ts';
 import { explanation } from './words.ts';
@@ -33,15 +42,36 @@ export function methodsFor(repack: 'after' | 'only' | 'off' = 'after'): readonly
 
 const CONSOLIDATING: ReadonlySet<MethodName> = new Set(['emptiness', 'multi', 'single', 'repack']);
 /** Method-filter results that only say "this method is not for this node"; a later, specific reason wins. */
-const WEAK: ReadonlySet<ExplanationCode> = new Set(['not-drifted', 'not-empty', 'left-to-emptiness', 'static-nodepool']);
+const WEAK: ReadonlySet<ExplanationCode> = new Set([
+  'not-drifted',
+  'not-empty',
+  'left-to-emptiness',
+  'static-nodepool',
+]);
 /** A method's settings keep the node out of it (the pool's policy, consolidateAfter, missing labels). */
 const FILTER: ReadonlySet<ExplanationCode> = new Set([
-  'consolidation-disabled', 'buffer-pods', 'not-consolidatable', 'consolidate-after', 'when-empty-policy', 'instance-type-not-found',
-  'missing-label', 'already-consolidated',
+  'consolidation-disabled',
+  'buffer-pods',
+  'not-consolidatable',
+  'consolidate-after',
+  'when-empty-policy',
+  'instance-type-not-found',
+  'missing-label',
+  'already-consolidated',
 ]);
 const CANDIDACY: ReadonlySet<ExplanationCode> = new Set([
-  'already-disrupting', 'not-managed', 'no-node', 'not-initialized', 'deleting', 'nominated', 'node-do-not-disrupt', 'no-nodepool-label',
-  'nodepool-not-found', 'pod-do-not-disrupt', 'pdb-blocked', 'pdb-multiple',
+  'already-disrupting',
+  'not-managed',
+  'no-node',
+  'not-initialized',
+  'deleting',
+  'nominated',
+  'node-do-not-disrupt',
+  'no-nodepool-label',
+  'nodepool-not-found',
+  'pod-do-not-disrupt',
+  'pdb-blocked',
+  'pdb-multiple',
 ]);
 
 /**
@@ -70,7 +100,12 @@ async function run(m: MethodName, input: MethodInput): Promise<MethodOutput> {
     case 'repack': {
       const plan = await planRepack(input.s, input.candidates, input.all, input.budgets, input.r);
       const [first, ...rest] = plan.steps.map((st) => st.command);
-      return { commands: first ? [first] : [], explanations: plan.explanations, consolidated: !first && !plan.timedOut, followUps: rest };
+      return {
+        commands: first ? [first] : [],
+        explanations: plan.explanations,
+        consolidated: !first && !plan.timedOut,
+        followUps: rest,
+      };
     }
   }
 }
@@ -106,12 +141,28 @@ export async function disrupt(s: Snapshot, opts: DisruptOptions = {}): Promise<D
   const allowed = new Map<string, DisruptMetrics['allowedDisruptions'][number]>();
   const timeouts: Partial<Record<'single' | 'multi', number>> = {};
   const moves: ConsolidationMove[] = [];
-  const metrics = (): DisruptMetrics => ({ eligibleNodes: eligible, allowedDisruptions: [...allowed.values()], timeouts, ...(moves.length ? { consolidationMoves: moves } : {}) });
+  const metrics = (): DisruptMetrics => ({
+    eligibleNodes: eligible,
+    allowedDisruptions: [...allowed.values()],
+    timeouts,
+    ...(moves.length ? { consolidationMoves: moves } : {}),
+  });
   for (const m of order) {
     const set = setOf(m);
     const reason = reasonOf(m);
-    if (CONSOLIDATING.has(m) && opts.consolidationState !== undefined && state.consolidated[m] === opts.consolidationState) {
-      for (const c of set.all) reasons.add(explanation(c.node.name, 'already-consolidated', 'nothing changed since consolidation last found nothing to do'));
+    if (
+      CONSOLIDATING.has(m) &&
+      opts.consolidationState !== undefined &&
+      state.consolidated[m] === opts.consolidationState
+    ) {
+      for (const c of set.all)
+        reasons.add(
+          explanation(
+            c.node.name,
+            'already-consolidated',
+            'nothing changed since consolidation last found nothing to do',
+          ),
+        );
       continue;
     }
     const candidates: Candidate[] = [];
@@ -123,7 +174,13 @@ export async function disrupt(s: Snapshot, opts: DisruptOptions = {}): Promise<D
     eligible[reason] = candidates.length;
     if (!candidates.length) continue;
     const budgets = budgetMapping(s, reason);
-    for (const b of budgets.values()) allowed.set(`${b.nodePool}/${reason}`, { nodePool: b.nodePool, reason, allowed: b.allowed, disrupting: b.disrupting });
+    for (const b of budgets.values())
+      allowed.set(`${b.nodePool}/${reason}`, {
+        nodePool: b.nodePool,
+        reason,
+        allowed: b.allowed,
+        disrupting: b.disrupting,
+      });
     const sorted = m === 'drift' || m === 'static-drift' ? candidates : bySavingsRatio(candidates);
     const out = await run(m, { s, candidates: sorted, all: set.all, budgets, r });
     for (const e of out.explanations) reasons.add(e);
@@ -151,7 +208,8 @@ export async function disrupt(s: Snapshot, opts: DisruptOptions = {}): Promise<D
 
 function nextState(state: LoopState, m: MethodName, out: MethodOutput, version: number | undefined): LoopState {
   let next = state;
-  if (out.consolidated && version !== undefined && CONSOLIDATING.has(m)) next = { ...next, consolidated: { ...next.consolidated, [m]: version } };
+  if (out.consolidated && version !== undefined && CONSOLIDATING.has(m))
+    next = { ...next, consolidated: { ...next.consolidated, [m]: version } };
   if (out.unseenPools) next = { ...next, previouslyUnseenPools: out.unseenPools };
   return next;
 }
@@ -160,7 +218,13 @@ function nextState(state: LoopState, m: MethodName, out: MethodOutput, version: 
  * One explanation per node not in the decision; nodes no method reasoned about get `fallback` (as do nodes
  * with only a "not for this method" reason, when a decision was made before other methods looked at them).
  */
-function explainRest(s: Snapshot, reasons: Reasons, involved: ReadonlySet<string>, fallback: string, decided = false): Explanation[] {
+function explainRest(
+  s: Snapshot,
+  reasons: Reasons,
+  involved: ReadonlySet<string>,
+  fallback: string,
+  decided = false,
+): Explanation[] {
   const out: Explanation[] = [];
   for (const n of s.nodes) {
     if (involved.has(n.name)) continue;

@@ -15,7 +15,10 @@ export function driftOrder(cs: readonly Candidate[]): Candidate[] {
     .map((c, i) => ({ c, i, t: c.node.conditions.drifted?.since ?? 0 }))
     .sort((a, b) => a.t - b.t || a.i - b.i)
     .map((x) => x.c);
-  return [...byAge.filter((c) => c.reschedulablePods.length === 0), ...byAge.filter((c) => c.reschedulablePods.length > 0)];
+  return [
+    ...byAge.filter((c) => c.reschedulablePods.length === 0),
+    ...byAge.filter((c) => c.reschedulablePods.length > 0),
+  ];
 }
 
 export async function drift({ s, candidates, budgets, r }: MethodInput): Promise<MethodOutput> {
@@ -39,8 +42,14 @@ export async function drift({ s, candidates, budgets, r }: MethodInput): Promise
 }
 
 function blockedBySimulation(_s: Snapshot, c: Candidate, errs: string): Explanation {
-  return explanation(c.node.name, 'pods-would-not-schedule', `drifted, but its pods would not schedule elsewhere: ${errs}`, {}, {
-    reason: 'DisruptionBlocked',
-    message: `Not all pods would schedule, ${errs}`,
-  });
+  return explanation(
+    c.node.name,
+    'pods-would-not-schedule',
+    `drifted, but its pods would not schedule elsewhere: ${errs}`,
+    {},
+    {
+      reason: 'DisruptionBlocked',
+      message: `Not all pods would schedule, ${errs}`,
+    },
+  );
 }

@@ -4,7 +4,11 @@
 // older than an hour), or the provider's node-class drift (the StateNode's nodeClassDrift field).
 import type { NodePool, Snapshot, StateNode } from '../domain/types.ts';
 import {
-  CAPACITY_TYPE_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_HASH_ANNOTATION, NODEPOOL_HASH_VERSION_ANNOTATION, ZONE_LABEL,
+  CAPACITY_TYPE_LABEL,
+  INSTANCE_TYPE_LABEL,
+  NODEPOOL_HASH_ANNOTATION,
+  NODEPOOL_HASH_VERSION_ANNOTATION,
+  ZONE_LABEL,
 } from '../scheduling/labels.ts';
 import { compatible, fromLabels, fromSelectorRequirements } from '../scheduling/requirements.ts';
 import { typeByName } from './pricing.ts';
@@ -18,7 +22,8 @@ export const INSTANCE_TYPE_CHECK_AGE_MS = 3600_000;
 export function hashDrifted(pool: NodePool, node: StateNode): boolean {
   const hash = node.annotations[NODEPOOL_HASH_ANNOTATION];
   const version = node.annotations[NODEPOOL_HASH_VERSION_ANNOTATION];
-  if (pool.hash === undefined || pool.hashVersion === undefined || hash === undefined || version === undefined) return false;
+  if (pool.hash === undefined || pool.hashVersion === undefined || hash === undefined || version === undefined)
+    return false;
   return version === pool.hashVersion && hash !== pool.hash;
 }
 
@@ -39,7 +44,9 @@ export function instanceTypeNotFound(s: Snapshot, pool: NodePool, node: StateNod
   const zone = node.labels[ZONE_LABEL];
   const ct = node.labels[CAPACITY_TYPE_LABEL];
   const cts = ct === 'reserved' ? ['reserved', 'on-demand'] : ct === undefined ? undefined : [ct];
-  return !it.offerings.some((o) => (zone === undefined || o.zone === zone) && (cts === undefined || cts.includes(o.capacityType)));
+  return !it.offerings.some(
+    (o) => (zone === undefined || o.zone === zone) && (cts === undefined || cts.includes(o.capacityType)),
+  );
 }
 
 export interface DriftCheckOptions {

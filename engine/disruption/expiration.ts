@@ -13,5 +13,7 @@ export function expiresAt(s: Snapshot, node: StateNode): number | undefined {
 
 /** Names of the nodes (StateNode.name) whose NodeClaim has expired and is not already being deleted. */
 export function expired(s: Snapshot): string[] {
-  return s.nodes.filter((n) => !n.deleting && !n.instanceTerminating && (expiresAt(s, n) ?? Infinity) <= s.now).map((n) => n.name);
+  return s.nodes
+    .filter((n) => !n.deleting && !n.instanceTerminating && (expiresAt(s, n) ?? Infinity) <= s.now)
+    .map((n) => n.name);
 }

@@ -20,8 +20,16 @@ export type NodeReport =
 const kept = (e: Explanation): NodeReport => ({ node: e.node, disruptable: false, explanation: e });
 
 function would(cmd: Command): NodeReport {
-  const what = cmd.kind === 'delete' ? 'deleted' : `replaced by ${cmd.replacements[0]?.instanceTypes[0]?.name ?? 'a new node'}${cmd.replacements.length > 1 ? ` and ${cmd.replacements.length - 1} more` : ''}`;
-  return { node: cmd.candidates[0]!.name, disruptable: true, command: cmd, message: `would be ${what} (${cmd.reason}), saving ${usd(cmd.savingsPerHour)}, moving ${cmd.podsMoved.length} pods` };
+  const what =
+    cmd.kind === 'delete'
+      ? 'deleted'
+      : `replaced by ${cmd.replacements[0]?.instanceTypes[0]?.name ?? 'a new node'}${cmd.replacements.length > 1 ? ` and ${cmd.replacements.length - 1} more` : ''}`;
+  return {
+    node: cmd.candidates[0]!.name,
+    disruptable: true,
+    command: cmd,
+    message: `would be ${what} (${cmd.reason}), saving ${usd(cmd.savingsPerHour)}, moving ${cmd.podsMoved.length} pods`,
+  };
 }
 
 export async function explainNode(s: Snapshot, name: string, opts: DisruptOptions = {}): Promise<NodeReport> {
@@ -29,15 +37,40 @@ export async function explainNode(s: Snapshot, name: string, opts: DisruptOption
   if (!node) throw new Error(`explainNode: the snapshot has no node named "${name}"`);
   const r = resolve(opts);
   const pools = managedPools(s);
-  if (node.conditions.drifted && node.nodePoolName !== undefined && pools.get(node.nodePoolName)?.replicas === undefined) {
+  if (
+    node.conditions.drifted &&
+    node.nodePoolName !== undefined &&
+    pools.get(node.nodePoolName)?.replicas === undefined
+  ) {
     const c = newCandidate(s, node, 'eventual', pools, r.queued, r.caches);
     if (!c.ok) return kept(c.explanation);
     const f = driftFilter(c.candidate);
     if (f) return kept(f);
     const pb = budgetMapping(s, 'Drifted').get(c.candidate.nodePool.name);
-    if (!pb || pb.available <= 0) return kept(budgetExplanation(name, pb ?? { nodePool: c.candidate.nodePool.name, reason: 'Drifted', numNodes: 0, disrupting: 0, allowed: 0, available: 0 }, s.now));
+    if (!pb || pb.available <= 0)
+      return kept(
+        budgetExplanation(
+          name,
+          pb ?? {
+            nodePool: c.candidate.nodePool.name,
+            reason: 'Drifted',
+            numNodes: 0,
+            disrupting: 0,
+            allowed: 0,
+            available: 0,
+          },
+          s.now,
+        ),
+      );
     const sim = await simulate(s, [node], r.sim, false);
-    if (sim.errors.size) return kept(explanation(name, 'pods-would-not-schedule', `drifted, but its pods would not schedule elsewhere: ${describeErrors(sim)}`));
+    if (sim.errors.size)
+      return kept(
+        explanation(
+          name,
+          'pods-would-not-schedule',
+          `drifted, but its pods would not schedule elsewhere: ${describeErrors(sim)}`,
+        ),
+      );
     return would(makeCommand('Drifted', 'drift', [c.candidate], sim.plan.newNodeClaims, sim.plan));
   }
   const c = newCandidate(s, node, 'graceful', pools, r.queued, r.caches);
@@ -56,17 +89,30 @@ export async function explainNode(s: Snapshot, name: string, opts: DisruptOption
   if (pb.available <= 0) return kept(budgetExplanation(name, pb, s.now));
   const totals = nodePoolTotals(s, candidateSet(s, 'graceful', r.queued, r.caches).all, r.poolCosts);
   if (!couldApprove(cand, totals, r.k)) {
-    return kept(explanation(name, 'balanced-rejected', `even deleting it (saving ${usd(cand.price)}) would not reach the Balanced threshold ${(1 / r.k).toFixed(2)}`));
+    return kept(
+      explanation(
+        name,
+        'balanced-rejected',
+        `even deleting it (saving ${usd(cand.price)}) would not reach the Balanced threshold ${(1 / r.k).toFixed(2)}`,
+      ),
+    );
   }
   const out = await computeConsolidation(s, [cand], { ...r.sim, method: 'single' });
   if (out.kind === 'noop') {
-    const ev = out.why.eventMessage !== undefined ? { reason: 'Unconsolidatable' as const, message: out.why.eventMessage } : undefined;
+    const ev =
+      out.why.eventMessage !== undefined
+        ? { reason: 'Unconsolidatable' as const, message: out.why.eventMessage }
+        : undefined;
     return kept(explanation(name, out.why.code, out.why.message, { ...out.why.data }, ev));
   }
   const ev = evaluateBalancedMove([cand], out.command.savingsPerHour, totals, r.k);
   if (!ev.approved && ev.perPool.size > 0) {
     const sc = ev.perPool.get(cand.nodePool.name)!;
-    return kept(explanation(name, 'balanced-rejected', `Balanced score ${sc.score.toFixed(2)} is below ${(1 / r.k).toFixed(2)}`, { score: sc.score }));
+    return kept(
+      explanation(name, 'balanced-rejected', `Balanced score ${sc.score.toFixed(2)} is below ${(1 / r.k).toFixed(2)}`, {
+        score: sc.score,
+      }),
+    );
   }
   return would(out.command);
 }

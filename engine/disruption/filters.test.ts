@@ -7,7 +7,12 @@ import { consolidationFilter, driftFilter, emptinessFilter, staticDriftFilter } 
 
 const it0 = fakeInstanceType({ name: 'x' });
 const cand = (n: Parameters<typeof stateNode>[0] = {}, p: Parameters<typeof nodePool>[0] = {}, now = 0) => {
-  const s = snapshot({ now, nodePools: [nodePool(p)], instanceTypes: [it0], nodes: [stateNode({ name: 'n', instanceType: it0, zone: 'test-zone-1', capacityType: 'on-demand', ...n })] });
+  const s = snapshot({
+    now,
+    nodePools: [nodePool(p)],
+    instanceTypes: [it0],
+    nodes: [stateNode({ name: 'n', instanceType: it0, zone: 'test-zone-1', capacityType: 'on-demand', ...n })],
+  });
   return candidateSet(s, 'graceful').all[0]!;
 };
 
@@ -15,8 +20,12 @@ describe('emptiness filter', () => {
   it('passes an empty consolidatable node and names what stops the others, in order', () => {
     expect(emptinessFilter(cand(), 0)).toBeUndefined();
     expect(emptinessFilter(cand({}, { replicas: 1 }), 0)?.code).toBe('static-nodepool');
-    expect(emptinessFilter(cand({ pods: [pod()] }, { consolidateAfter: null }), 0)?.code).toBe('consolidation-disabled');
-    expect(emptinessFilter({ ...cand(), node: { ...cand().node, bufferPods: 2 } }, 0)?.event?.message).toBe('Node "n" has buffer pods');
+    expect(emptinessFilter(cand({ pods: [pod()] }, { consolidateAfter: null }), 0)?.code).toBe(
+      'consolidation-disabled',
+    );
+    expect(emptinessFilter({ ...cand(), node: { ...cand().node, bufferPods: 2 } }, 0)?.event?.message).toBe(
+      'Node "n" has buffer pods',
+    );
     expect(emptinessFilter(cand({ pods: [pod()] }), 0)?.code).toBe('not-empty');
     expect(emptinessFilter(cand({ conditions: {} }), 0)?.code).toBe('not-consolidatable');
   });
@@ -26,8 +35,12 @@ describe('consolidation filter', () => {
   it('checks instance type, labels, consolidateAfter, emptiness, policy and the condition, in that order', () => {
     const busy = { pods: [pod()] };
     expect(consolidationFilter(cand(busy), 0)).toBeUndefined();
-    expect(consolidationFilter(cand({ ...busy, labels: { 'node.kubernetes.io/instance-type': 'gone' } }), 0)?.event?.message).toBe('Instance Type "gone" not found');
-    expect(consolidationFilter(cand(busy, { consolidateAfter: null }), 0)?.event?.message).toBe('NodePool "default" has consolidation disabled');
+    expect(
+      consolidationFilter(cand({ ...busy, labels: { 'node.kubernetes.io/instance-type': 'gone' } }), 0)?.event?.message,
+    ).toBe('Instance Type "gone" not found');
+    expect(consolidationFilter(cand(busy, { consolidateAfter: null }), 0)?.event?.message).toBe(
+      'NodePool "default" has consolidation disabled',
+    );
     expect(consolidationFilter(cand(), 0)?.code).toBe('left-to-emptiness');
     expect(consolidationFilter(cand(), 0, true)).toBeUndefined();
     expect(consolidationFilter(cand(busy, { consolidationPolicy: 'WhenEmpty' }), 0)?.code).toBe('when-empty-policy');
@@ -36,12 +49,25 @@ describe('consolidation filter', () => {
 
   it('counts consolidateAfter from the last pod event, else from initialization', () => {
     const minute = 60_000;
-    const fromEvent = consolidationFilter(cand({ pods: [pod()], lastPodEventTime: 9 * minute, conditions: { initializedAt: 0 } }, { consolidateAfter: 5 * minute }, 10 * minute), 10 * minute);
+    const fromEvent = consolidationFilter(
+      cand(
+        { pods: [pod()], lastPodEventTime: 9 * minute, conditions: { initializedAt: 0 } },
+        { consolidateAfter: 5 * minute },
+        10 * minute,
+      ),
+      10 * minute,
+    );
     expect(fromEvent?.message).toBe('consolidateAfter 5m not elapsed (4m left)');
     expect(fromEvent?.data).toMatchObject({ consolidateAfter: '5m0s', remainingMs: 4 * minute });
-    const fromInit = consolidationFilter(cand({ pods: [pod()], conditions: { initializedAt: 8 * minute } }, { consolidateAfter: 5 * minute }, 10 * minute), 10 * minute);
+    const fromInit = consolidationFilter(
+      cand({ pods: [pod()], conditions: { initializedAt: 8 * minute } }, { consolidateAfter: 5 * minute }, 10 * minute),
+      10 * minute,
+    );
     expect(fromInit?.message).toBe('consolidateAfter 5m not elapsed (3m left)');
-    const elapsed = consolidationFilter(cand({ pods: [pod()], conditions: { initializedAt: 0 } }, { consolidateAfter: 5 * minute }, 10 * minute), 10 * minute);
+    const elapsed = consolidationFilter(
+      cand({ pods: [pod()], conditions: { initializedAt: 0 } }, { consolidateAfter: 5 * minute }, 10 * minute),
+      10 * minute,
+    );
     expect(elapsed?.code).toBe('not-consolidatable');
   });
 });

@@ -10,8 +10,21 @@ describe('nodepool template hash', () => {
   });
 
   it('is stable: a decimal string that does not depend on list or key order', () => {
-    const a = nodePool({ labels: { b: '2', a: '1' }, taints: [{ key: 'x', effect: 'NoSchedule' }, { key: 'y', value: 'v', effect: 'NoExecute' }] });
-    const b = nodePool({ labels: { a: '1', b: '2' }, taints: [{ key: 'y', value: 'v', effect: 'NoExecute' }, { key: 'x', effect: 'NoSchedule' }, { key: 'x', effect: 'NoSchedule' }] });
+    const a = nodePool({
+      labels: { b: '2', a: '1' },
+      taints: [
+        { key: 'x', effect: 'NoSchedule' },
+        { key: 'y', value: 'v', effect: 'NoExecute' },
+      ],
+    });
+    const b = nodePool({
+      labels: { a: '1', b: '2' },
+      taints: [
+        { key: 'y', value: 'v', effect: 'NoExecute' },
+        { key: 'x', effect: 'NoSchedule' },
+        { key: 'x', effect: 'NoSchedule' },
+      ],
+    });
     expect(nodePoolHash(a)).toMatch(/^\d+$/);
     expect(nodePoolHash(a)).toBe(nodePoolHash(b));
   });
@@ -19,8 +32,20 @@ describe('nodepool template hash', () => {
   it('ignores empty values and fields outside the template', () => {
     const base = nodePool();
     expect(nodePoolHash(nodePool({ labels: {}, annotations: {}, taints: [] }))).toBe(nodePoolHash(base));
-    expect(nodePoolHash(nodePool({ consolidationPolicy: 'WhenEmpty', consolidateAfter: 60_000, budgets: [{ nodes: '1' }], weight: 50, limits: { cpu: '10' } }))).toBe(nodePoolHash(base));
-    expect(nodePoolHash(nodePool({ requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['arm64'] }] }))).toBe(nodePoolHash(base));
+    expect(
+      nodePoolHash(
+        nodePool({
+          consolidationPolicy: 'WhenEmpty',
+          consolidateAfter: 60_000,
+          budgets: [{ nodes: '1' }],
+          weight: 50,
+          limits: { cpu: '10' },
+        }),
+      ),
+    ).toBe(nodePoolHash(base));
+    expect(
+      nodePoolHash(nodePool({ requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['arm64'] }] })),
+    ).toBe(nodePoolHash(base));
   });
 
   it('changes with every template field that shapes a node', () => {

@@ -17,7 +17,12 @@ import type { Candidate, Command, Explanation } from './types.ts';
  * cheapest such node: drop every option whose worst-case launch price is not below that price. Returns the
  * command with the remaining options, or undefined when none remain or minValues fails.
  */
-export function filterOutSameInstanceType(s: Snapshot, candidates: readonly Candidate[], cmd: Command, caches?: ModelCaches): Command | undefined {
+export function filterOutSameInstanceType(
+  s: Snapshot,
+  candidates: readonly Candidate[],
+  cmd: Command,
+  caches?: ModelCaches,
+): Command | undefined {
   const claim = cmd.replacements[0];
   if (!claim) return cmd;
   const prices = new Map<string, number>();
@@ -53,7 +58,14 @@ export async function multiNode({ s, candidates, all, budgets, r }: MethodInput)
   if (found.best) {
     const approvals = new Map([...found.best.ev.perPool].map(([pool, sc]) => [pool, approvalMessage(sc, r.k)]));
     const moves = movesOf(found.best.prefix, found.best.ev, 'approved');
-    return { commands: [found.best.cmd], explanations, consolidated: false, timedOut: found.timedOut, approvals, moves };
+    return {
+      commands: [found.best.cmd],
+      explanations,
+      consolidated: false,
+      timedOut: found.timedOut,
+      approvals,
+      moves,
+    };
   }
   // Rejections are counted once, for the last (smallest) window Balanced scoring turned down.
   const moves = found.rejected ? movesOf(found.rejected.prefix, found.rejected.ev, 'rejected') : [];
@@ -61,7 +73,11 @@ export async function multiNode({ s, candidates, all, budgets, r }: MethodInput)
 }
 
 /** The candidates in order, as far as each pool's budget goes (the kept list respects every pool's budget). */
-function withinBudgets(s: Snapshot, candidates: readonly Candidate[], budgets: MethodInput['budgets']): { kept: Candidate[]; explanations: Explanation[]; constrained: boolean } {
+function withinBudgets(
+  s: Snapshot,
+  candidates: readonly Candidate[],
+  budgets: MethodInput['budgets'],
+): { kept: Candidate[]; explanations: Explanation[]; constrained: boolean } {
   const left = new Map([...budgets].map(([k, v]) => [k, v.available]));
   const kept: Candidate[] = [];
   const explanations: Explanation[] = [];
@@ -88,7 +104,12 @@ interface Found {
 }
 
 /** Binary search for the largest prefix (at least two nodes) that consolidates, under the deadline. */
-async function search(s: Snapshot, kept: readonly Candidate[], totals: ReturnType<typeof nodePoolTotals>, r: MethodInput['r']): Promise<Found> {
+async function search(
+  s: Snapshot,
+  kept: readonly Candidate[],
+  totals: ReturnType<typeof nodePoolTotals>,
+  r: MethodInput['r'],
+): Promise<Found> {
   const max = Math.min(kept.length, r.multiNodeCap);
   let lo = 1;
   // Karpenter's bound: with more candidates than the cap the prefix can reach cap + 1 nodes (§2.4).
@@ -97,7 +118,8 @@ async function search(s: Snapshot, kept: readonly Candidate[], totals: ReturnTyp
   let rejected: Found['rejected'];
   const start = r.elapsedMs();
   while (lo <= hi) {
-    if (r.elapsedMs() - start >= r.multiNodeTimeoutMs) return { ...(best ? { best } : {}), ...(rejected ? { rejected } : {}), timedOut: true };
+    if (r.elapsedMs() - start >= r.multiNodeTimeoutMs)
+      return { ...(best ? { best } : {}), ...(rejected ? { rejected } : {}), timedOut: true };
     const mid = Math.floor((lo + hi) / 2);
     const prefix = kept.slice(0, mid + 1);
     const out = await computeConsolidation(s, prefix, { ...r.sim, method: 'multi' });

@@ -29,7 +29,8 @@ export function goDurationError(value: string): string {
     s = s.slice(num.length);
     const unit = /^[^\d.]*/.exec(s)![0];
     if (unit === '') return `time: missing unit in duration ${q}`;
-    if (!['ns', 'us', '\u00b5s', '\u03bcs', 'ms', 's', 'm', 'h'].includes(unit)) return `time: unknown unit ${JSON.stringify(unit)} in duration ${q}`;
+    if (!['ns', 'us', '\u00b5s', '\u03bcs', 'ms', 's', 'm', 'h'].includes(unit))
+      return `time: unknown unit ${JSON.stringify(unit)} in duration ${q}`;
     s = s.slice(unit.length);
   }
   return '';
@@ -45,14 +46,34 @@ export function doNotDisruptEvent(pod: Pod, now: number): PodEvent | undefined {
   switch (d.state) {
     case 'invalid': {
       const parse = goDurationError(d.value);
-      const why = parse ? `failed to parse ${JSON.stringify(d.value)} as a duration: ${parse}` : `duration ${JSON.stringify(d.value)} must be positive`;
-      return { pod, type: 'Warning', reason: 'InvalidDoNotDisruptAnnotation', message: `Invalid ${DO_NOT_DISRUPT_ANNOTATION} annotation: ${why}, ignoring annotation`, dedupeValues: [uid, why] };
+      const why = parse
+        ? `failed to parse ${JSON.stringify(d.value)} as a duration: ${parse}`
+        : `duration ${JSON.stringify(d.value)} must be positive`;
+      return {
+        pod,
+        type: 'Warning',
+        reason: 'InvalidDoNotDisruptAnnotation',
+        message: `Invalid ${DO_NOT_DISRUPT_ANNOTATION} annotation: ${why}, ignoring annotation`,
+        dedupeValues: [uid, why],
+      };
     }
     case 'active':
       if (d.until === undefined) return undefined;
-      return { pod, type: 'Normal', reason: 'DoNotDisruptUntil', message: `The ${DO_NOT_DISRUPT_ANNOTATION} grace period will elapse at ${rfc3339(d.until)}`, dedupeValues: [uid, rfc3339(d.until)] };
+      return {
+        pod,
+        type: 'Normal',
+        reason: 'DoNotDisruptUntil',
+        message: `The ${DO_NOT_DISRUPT_ANNOTATION} grace period will elapse at ${rfc3339(d.until)}`,
+        dedupeValues: [uid, rfc3339(d.until)],
+      };
     case 'elapsed':
-      return { pod, type: 'Normal', reason: 'DoNotDisruptGracePeriodElapsed', message: `The ${DO_NOT_DISRUPT_ANNOTATION} grace period has elapsed, pod is now disruptable`, dedupeValues: [uid] };
+      return {
+        pod,
+        type: 'Normal',
+        reason: 'DoNotDisruptGracePeriodElapsed',
+        message: `The ${DO_NOT_DISRUPT_ANNOTATION} grace period has elapsed, pod is now disruptable`,
+        dedupeValues: [uid],
+      };
     case 'none':
       return undefined;
   }
@@ -60,7 +81,8 @@ export function doNotDisruptEvent(pod: Pod, now: number): PodEvent | undefined {
 
 /** Whether Karpenter's candidate check reaches the node's pods (§1.3 steps 2-8). */
 function podsChecked(s: Snapshot, n: StateNode): boolean {
-  if (!n.hasNodeClaim || !n.hasNode || !n.initialized || n.markedForDeletion || n.deleting || n.instanceTerminating) return false;
+  if (!n.hasNodeClaim || !n.hasNode || !n.initialized || n.markedForDeletion || n.deleting || n.instanceTerminating)
+    return false;
   if (n.annotations[DO_NOT_DISRUPT_ANNOTATION] === 'true') return false;
   const pool = n.labels[NODEPOOL_LABEL];
   return pool !== undefined && s.nodePools.some((p) => p.name === pool);

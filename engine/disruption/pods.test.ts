@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { pdb, pod, stateNode } from '../../test/fixtures/builders.ts';
 import {
-  currentlyReschedulable, doNotDisrupt, evictionCost, movablePods, podBlock, reschedulablePods, rescheduleDisruptionCost, POD_DELETION_COST_ANNOTATION,
+  currentlyReschedulable,
+  doNotDisrupt,
+  evictionCost,
+  movablePods,
+  podBlock,
+  reschedulablePods,
+  rescheduleDisruptionCost,
+  POD_DELETION_COST_ANNOTATION,
 } from './pods.ts';
 
 const cost = (v: string) => evictionCost(pod({ annotations: { [POD_DELETION_COST_ANNOTATION]: v } }));
@@ -38,7 +45,8 @@ describe('reschedulable pods and RescheduleDisruptionCost', () => {
     const sts = pod({ name: 'db-0', owner: { kind: 'StatefulSet', name: 'db' }, deletionTimestamp: 5 });
     const n = stateNode({
       pods: [
-        keep, sts,
+        keep,
+        sts,
         pod({ owner: { kind: 'DaemonSet', name: 'ds' } }),
         pod({ owner: { kind: 'Node', name: 'n' } }),
         pod({ phase: 'Succeeded', nodeName: 'x' }),
@@ -57,7 +65,8 @@ describe('reschedulable pods and RescheduleDisruptionCost', () => {
 });
 
 describe('do-not-disrupt', () => {
-  const ann = (v: string, startTime?: number) => pod({ annotations: { 'karpenter.sh/do-not-disrupt': v }, ...(startTime !== undefined ? { startTime } : {}) });
+  const ann = (v: string, startTime?: number) =>
+    pod({ annotations: { 'karpenter.sh/do-not-disrupt': v }, ...(startTime !== undefined ? { startTime } : {}) });
 
   it('"true" is always active; other words are invalid', () => {
     expect(doNotDisrupt(ann('true'), 0).state).toBe('active');
@@ -80,34 +89,55 @@ describe('pod blocks (§1.3 step 9)', () => {
 
   it('a PDB with no disruptions allowed blocks, naming it', () => {
     const n = stateNode({ pods: [pod({ labels })] });
-    expect(podBlock(n, [pdb('web', { matchLabels: labels, disruptionsAllowed: 0 })], 0)?.message).toBe('pdb prevents pod evictions (PodDisruptionBudget=[default/web])');
+    expect(podBlock(n, [pdb('web', { matchLabels: labels, disruptionsAllowed: 0 })], 0)?.message).toBe(
+      'pdb prevents pod evictions (PodDisruptionBudget=[default/web])',
+    );
     expect(podBlock(n, [pdb('web', { matchLabels: labels, disruptionsAllowed: 1 })], 0)).toBeUndefined();
   });
 
   it('a pod selected by two PDBs blocks, naming both', () => {
     const n = stateNode({ pods: [pod({ labels })] });
-    const b = podBlock(n, [pdb('a', { matchLabels: labels, disruptionsAllowed: 1 }), pdb('b', { matchLabels: {}, disruptionsAllowed: 5 })], 0);
+    const b = podBlock(
+      n,
+      [pdb('a', { matchLabels: labels, disruptionsAllowed: 1 }), pdb('b', { matchLabels: {}, disruptionsAllowed: 5 })],
+      0,
+    );
     expect(b?.message).toBe('eviction does not support multiple PDBs (PodDisruptionBudget(s)=[default/a default/b])');
   });
 
   it('AlwaysAllow lets unready pods go; other namespaces do not count', () => {
     const n = stateNode({ pods: [pod({ labels, ready: false })] });
-    expect(podBlock(n, [pdb('web', { matchLabels: labels, disruptionsAllowed: 0, unhealthyPodEvictionPolicy: 'AlwaysAllow' })], 0)).toBeUndefined();
+    expect(
+      podBlock(
+        n,
+        [pdb('web', { matchLabels: labels, disruptionsAllowed: 0, unhealthyPodEvictionPolicy: 'AlwaysAllow' })],
+        0,
+      ),
+    ).toBeUndefined();
     expect(podBlock(n, [pdb('web', { matchLabels: labels, disruptionsAllowed: 0 })], 0)?.kind).toBe('pdb');
-    expect(podBlock(n, [pdb('web', { namespace: 'other', matchLabels: labels, disruptionsAllowed: 0 })], 0)).toBeUndefined();
+    expect(
+      podBlock(n, [pdb('web', { namespace: 'other', matchLabels: labels, disruptionsAllowed: 0 })], 0),
+    ).toBeUndefined();
   });
 
   it('mirror pods do not count for PDBs, DaemonSet pods do; pods tolerating the disrupted taint are skipped', () => {
     const block = [pdb('x', { matchLabels: labels, disruptionsAllowed: 0 })];
-    expect(podBlock(stateNode({ pods: [pod({ labels, owner: { kind: 'Node', name: 'n' } })] }), block, 0)).toBeUndefined();
-    expect(podBlock(stateNode({ pods: [pod({ labels, owner: { kind: 'DaemonSet', name: 'd' } })] }), block, 0)?.kind).toBe('pdb');
+    expect(
+      podBlock(stateNode({ pods: [pod({ labels, owner: { kind: 'Node', name: 'n' } })] }), block, 0),
+    ).toBeUndefined();
+    expect(
+      podBlock(stateNode({ pods: [pod({ labels, owner: { kind: 'DaemonSet', name: 'd' } })] }), block, 0)?.kind,
+    ).toBe('pdb');
     const tolerant = pod({ labels, tolerations: [{ key: 'karpenter.sh/disrupted', operator: 'Exists' }] });
     expect(podBlock(stateNode({ pods: [tolerant] }), block, 0)).toBeUndefined();
   });
 
   it('do-not-disrupt comes first and mirror or DaemonSet pods can carry it', () => {
     const dnd = { 'karpenter.sh/do-not-disrupt': 'true' };
-    for (const owner of [{ kind: 'Node', name: 'n' }, { kind: 'DaemonSet', name: 'd' }]) {
+    for (const owner of [
+      { kind: 'Node', name: 'n' },
+      { kind: 'DaemonSet', name: 'd' },
+    ]) {
       const b = podBlock(stateNode({ pods: [pod({ name: 'p', annotations: dnd, owner })] }), [], 0);
       expect(b?.message).toBe('pod has "karpenter.sh/do-not-disrupt" annotation (Pod=default/p)');
     }
@@ -116,7 +146,11 @@ describe('pod blocks (§1.3 step 9)', () => {
   it('terminal and terminating pods never block', () => {
     const dnd = { 'karpenter.sh/do-not-disrupt': 'true' };
     const block = [pdb('x', { matchLabels: labels, disruptionsAllowed: 0 })];
-    for (const p of [pod({ labels, annotations: dnd, phase: 'Succeeded', nodeName: 'n' }), pod({ labels, annotations: dnd, phase: 'Failed', nodeName: 'n' }), pod({ labels, annotations: dnd, deletionTimestamp: 1 })]) {
+    for (const p of [
+      pod({ labels, annotations: dnd, phase: 'Succeeded', nodeName: 'n' }),
+      pod({ labels, annotations: dnd, phase: 'Failed', nodeName: 'n' }),
+      pod({ labels, annotations: dnd, deletionTimestamp: 1 }),
+    ]) {
       expect(podBlock(stateNode({ pods: [p] }), block, 0)).toBeUndefined();
     }
   });
@@ -124,9 +158,15 @@ describe('pod blocks (§1.3 step 9)', () => {
   it('only spec-level fully blocking PDBs stop a pod from moving in a simulation', () => {
     const p = pod({ labels });
     expect(currentlyReschedulable(p, [pdb('x', { matchLabels: labels, disruptionsAllowed: 0 })], 0)).toBe(true);
-    expect(currentlyReschedulable(p, [pdb('x', { matchLabels: labels, disruptionsAllowed: 0, maxUnavailable: '0%' })], 0)).toBe(false);
-    expect(currentlyReschedulable(p, [pdb('x', { matchLabels: labels, disruptionsAllowed: 0, maxUnavailable: 0 })], 0)).toBe(false);
-    expect(currentlyReschedulable(p, [pdb('x', { matchLabels: labels, disruptionsAllowed: 0, minAvailable: '100%' })], 0)).toBe(false);
+    expect(
+      currentlyReschedulable(p, [pdb('x', { matchLabels: labels, disruptionsAllowed: 0, maxUnavailable: '0%' })], 0),
+    ).toBe(false);
+    expect(
+      currentlyReschedulable(p, [pdb('x', { matchLabels: labels, disruptionsAllowed: 0, maxUnavailable: 0 })], 0),
+    ).toBe(false);
+    expect(
+      currentlyReschedulable(p, [pdb('x', { matchLabels: labels, disruptionsAllowed: 0, minAvailable: '100%' })], 0),
+    ).toBe(false);
     expect(currentlyReschedulable(pod({ annotations: { 'karpenter.sh/do-not-disrupt': 'true' } }), [], 0)).toBe(false);
   });
 });

@@ -4,7 +4,15 @@
 import type { Pod, PodDisruptionBudget, StateNode } from '../domain/types.ts';
 import { parseGoDuration } from '../api/duration.ts';
 import { DISRUPTED_TAINT_KEY, DO_NOT_DISRUPT_ANNOTATION } from '../scheduling/labels.ts';
-import { isActive, isMirrorPod, isOwnedByDaemonSet, isStatefulSetPod, isTerminal, isTerminating, podKey } from '../scheduling/pods.ts';
+import {
+  isActive,
+  isMirrorPod,
+  isOwnedByDaemonSet,
+  isStatefulSetPod,
+  isTerminal,
+  isTerminating,
+  podKey,
+} from '../scheduling/pods.ts';
 import { tolerates } from '../scheduling/taints.ts';
 import { cacheSlot, type ModelCaches } from '../model/caches.ts';
 import { pdbsOf } from './pdb.ts';
@@ -42,7 +50,12 @@ export function reschedulablePods(node: StateNode, caches?: ModelCaches): readon
 }
 
 const reschedulableOf = (pods: readonly Pod[]): readonly Pod[] =>
-  pods.filter((p) => (isActive(p) || (isTerminating(p) && !isTerminal(p) && isStatefulSetPod(p))) && !isOwnedByDaemonSet(p) && !isMirrorPod(p));
+  pods.filter(
+    (p) =>
+      (isActive(p) || (isTerminating(p) && !isTerminal(p) && isStatefulSetPod(p))) &&
+      !isOwnedByDaemonSet(p) &&
+      !isMirrorPod(p),
+  );
 
 // Per pods array (immutable snapshot data): simulations of one disruption call ask for the same nodes' pods many times.
 const RESCHEDULABLE = cacheSlot<readonly Pod[], readonly Pod[]>('reschedulable pods');
@@ -112,7 +125,12 @@ function evictable(pod: Pod): boolean {
  * Remembered per pods array, PDB list and time, like movablePods: every disruption call builds candidate
  * sets over the same mostly unchanged nodes.
  */
-export function podBlock(node: StateNode, pdbs: readonly PodDisruptionBudget[], now: number, caches?: ModelCaches): PodBlock | undefined {
+export function podBlock(
+  node: StateNode,
+  pdbs: readonly PodDisruptionBudget[],
+  now: number,
+  caches?: ModelCaches,
+): PodBlock | undefined {
   const m = caches?.get(BLOCKS, node.pods);
   if (m && m.pdbs === pdbs && m.now === now) return m.block;
   const block = firstBlock(node, pdbs, now);
@@ -120,14 +138,22 @@ export function podBlock(node: StateNode, pdbs: readonly PodDisruptionBudget[], 
   return block;
 }
 
-const BLOCKS = cacheSlot<readonly Pod[], { readonly pdbs: readonly PodDisruptionBudget[]; readonly now: number; readonly block: PodBlock | undefined }>('pod blocks');
+const BLOCKS = cacheSlot<
+  readonly Pod[],
+  { readonly pdbs: readonly PodDisruptionBudget[]; readonly now: number; readonly block: PodBlock | undefined }
+>('pod blocks');
 
 function firstBlock(node: StateNode, pdbs: readonly PodDisruptionBudget[], now: number): PodBlock | undefined {
   for (const p of node.pods) {
     if (!isActive(p)) continue;
     const d = doNotDisrupt(p, now);
     if (d.state === 'active') {
-      return { kind: 'do-not-disrupt', pod: p, message: `pod has "${DO_NOT_DISRUPT_ANNOTATION}" annotation (Pod=${podKey(p)})`, ...(d.until !== undefined ? { until: d.until } : {}) };
+      return {
+        kind: 'do-not-disrupt',
+        pod: p,
+        message: `pod has "${DO_NOT_DISRUPT_ANNOTATION}" annotation (Pod=${podKey(p)})`,
+        ...(d.until !== undefined ? { until: d.until } : {}),
+      };
     }
   }
   for (const p of node.pods) {
@@ -135,7 +161,12 @@ function firstBlock(node: StateNode, pdbs: readonly PodDisruptionBudget[], now: 
     const matching = pdbsOf(p, pdbs);
     if (matching.length > 1) {
       const keys = matching.map((b) => `${b.namespace}/${b.name}`);
-      return { kind: 'pdb-multiple', pod: p, pdbs: keys, message: `eviction does not support multiple PDBs (PodDisruptionBudget(s)=[${keys.join(' ')}])` };
+      return {
+        kind: 'pdb-multiple',
+        pod: p,
+        pdbs: keys,
+        message: `eviction does not support multiple PDBs (PodDisruptionBudget(s)=[${keys.join(' ')}])`,
+      };
     }
     const b = matching[0];
     if (!b || b.disruptionsAllowed > 0) continue;
@@ -150,7 +181,12 @@ function firstBlock(node: StateNode, pdbs: readonly PodDisruptionBudget[], now: 
  * The node's reschedulable pods that may move now (not do-not-disrupt, no fully blocking PDB). Remembered per
  * pods array, PDB list and time: a disruption call simulates the same nodes many times.
  */
-export function movablePods(node: StateNode, pdbs: readonly PodDisruptionBudget[], now: number, caches?: ModelCaches): readonly Pod[] {
+export function movablePods(
+  node: StateNode,
+  pdbs: readonly PodDisruptionBudget[],
+  now: number,
+  caches?: ModelCaches,
+): readonly Pod[] {
   const m = caches?.get(MOVABLE, node.pods);
   if (m && m.pdbs === pdbs && m.now === now) return m.pods;
   const pods = reschedulablePods(node, caches).filter((p) => currentlyReschedulable(p, pdbs, now));
@@ -158,7 +194,10 @@ export function movablePods(node: StateNode, pdbs: readonly PodDisruptionBudget[
   return pods;
 }
 
-const MOVABLE = cacheSlot<readonly Pod[], { readonly pdbs: readonly PodDisruptionBudget[]; readonly now: number; readonly pods: readonly Pod[] }>('movable pods');
+const MOVABLE = cacheSlot<
+  readonly Pod[],
+  { readonly pdbs: readonly PodDisruptionBudget[]; readonly now: number; readonly pods: readonly Pod[] }
+>('movable pods');
 
 /**
  * Whether a pod may move right now in a simulation (§2.7 step 3b): not protected by do-not-disrupt and not

@@ -39,7 +39,9 @@ const LAUNCH_PRIORITY = ['reserved', 'spot', 'on-demand'] as const;
 export function worstLaunchPrice(reqs: Requirements, it: InstanceType): number {
   for (const ct of LAUNCH_PRIORITY) {
     let worst: number | undefined;
-    for (const o of it.offerings) if (o.capacityType === ct && offeringAllowed(reqs, o) && (worst === undefined || o.price > worst)) worst = o.price;
+    for (const o of it.offerings)
+      if (o.capacityType === ct && offeringAllowed(reqs, o) && (worst === undefined || o.price > worst))
+        worst = o.price;
     if (worst !== undefined) return worst;
   }
   return Infinity;
@@ -57,13 +59,18 @@ export function cheapestAllowed(reqs: Requirements, it: InstanceType): Offering 
  * name. A launch over equal prices may land in any of those zones: spreading is the neutral guess, where
  * always taking the first would pile every replacement into one zone.
  */
-export function launchOffering(reqs: Requirements, it: InstanceType, load?: ReadonlyMap<string, number>): Offering | undefined {
+export function launchOffering(
+  reqs: Requirements,
+  it: InstanceType,
+  load?: ReadonlyMap<string, number>,
+): Offering | undefined {
   let best: Offering | undefined;
   for (const o of it.offerings) {
     if (!offeringAllowed(reqs, o)) continue;
     if (!best || toMicros(o.price) < toMicros(best.price)) best = o;
     else if (toMicros(o.price) === toMicros(best.price) && o.capacityType === best.capacityType && load) {
-      const lo = load.get(o.zone) ?? 0, lb = load.get(best.zone) ?? 0;
+      const lo = load.get(o.zone) ?? 0,
+        lb = load.get(best.zone) ?? 0;
       if (lo < lb || (lo === lb && o.zone < best.zone)) best = o;
     }
   }
@@ -71,7 +78,10 @@ export function launchOffering(reqs: Requirements, it: InstanceType, load?: Read
 }
 
 /** Zone -> nodes of the pool in the snapshot (for launchOffering). */
-export function zoneLoad(nodes: readonly { readonly nodePoolName?: string; readonly labels: Readonly<Record<string, string>> }[], pool: string): Map<string, number> {
+export function zoneLoad(
+  nodes: readonly { readonly nodePoolName?: string; readonly labels: Readonly<Record<string, string>> }[],
+  pool: string,
+): Map<string, number> {
   const m = new Map<string, number>();
   for (const n of nodes) {
     const z = n.labels[ZONE_LABEL];
@@ -100,13 +110,21 @@ function typeIndex(its: readonly InstanceType[], caches?: ModelCaches): Readonly
 }
 
 /** The pool's instance type of that name. */
-export function typeByName(its: readonly InstanceType[] | undefined, name: string, caches?: ModelCaches): InstanceType | undefined {
+export function typeByName(
+  its: readonly InstanceType[] | undefined,
+  name: string,
+  caches?: ModelCaches,
+): InstanceType | undefined {
   if (!its) return undefined;
   return caches ? typeIndex(its, caches).get(name) : its.find((it) => it.name === name);
 }
 
 /** The instance types a planned NodeClaim lists, resolved against its pool's types (in the plan's order). */
-export function claimOptions(claim: NewNodeClaimPlan, types: ReadonlyMap<string, readonly InstanceType[]>, caches?: ModelCaches): InstanceType[] {
+export function claimOptions(
+  claim: NewNodeClaimPlan,
+  types: ReadonlyMap<string, readonly InstanceType[]>,
+  caches?: ModelCaches,
+): InstanceType[] {
   const its = types.get(claim.nodePool);
   if (!its) return [];
   const index = typeIndex(its, caches);
@@ -133,21 +151,51 @@ export function allowsCapacityType(reqs: Requirements, ct: string): boolean {
  * exactly the options, each option is priced at its cheapest offering the requirements allow, in price
  * order (stable), and the claim is priced at its first option.
  */
-export function withOptions(claim: NewNodeClaimPlan, reqs: Requirements, its: readonly InstanceType[]): NewNodeClaimPlan {
-  return withPricedOptions(claim, reqs, its.map((it) => ({ it, micros: toMicros(cheapestAllowed(reqs, it)?.price ?? Infinity) })));
+export function withOptions(
+  claim: NewNodeClaimPlan,
+  reqs: Requirements,
+  its: readonly InstanceType[],
+): NewNodeClaimPlan {
+  return withPricedOptions(
+    claim,
+    reqs,
+    its.map((it) => ({ it, micros: toMicros(cheapestAllowed(reqs, it)?.price ?? Infinity) })),
+  );
 }
 
 /** withOptions, for options already priced at their cheapest offering the requirements allow (micro-dollars). */
-export function withPricedOptions(claim: NewNodeClaimPlan, reqs: Requirements, options: ReadonlyArray<{ readonly it: InstanceType; readonly micros: number }>): NewNodeClaimPlan {
+export function withPricedOptions(
+  claim: NewNodeClaimPlan,
+  reqs: Requirements,
+  options: ReadonlyArray<{ readonly it: InstanceType; readonly micros: number }>,
+): NewNodeClaimPlan {
   const priced = options.map((o, i) => ({ ...o, i })).sort((a, b) => a.micros - b.micros || a.i - b.i);
   const itReq = reqs.get(INSTANCE_TYPE_LABEL);
-  const narrowed = add(reqs, req(INSTANCE_TYPE_LABEL, false, priced.map((p) => p.it.name), undefined, undefined, itReq?.minValues));
+  const narrowed = add(
+    reqs,
+    req(
+      INSTANCE_TYPE_LABEL,
+      false,
+      priced.map((p) => p.it.name),
+      undefined,
+      undefined,
+      itReq?.minValues,
+    ),
+  );
   const instanceTypes = priced.map((p) => ({ name: p.it.name, price: p.micros / 1e6 }));
-  return { ...claim, requirements: toSelectorRequirements(narrowed), instanceTypes, price: instanceTypes[0]?.price ?? 0 };
+  return {
+    ...claim,
+    requirements: toSelectorRequirements(narrowed),
+    instanceTypes,
+    price: instanceTypes[0]?.price ?? 0,
+  };
 }
 
 /** §2.5.4: Σ candidate prices − Σ the first option's cheapest available allowed offering per replacement. */
-export function estimatedSavings(candidatePrices: readonly number[], replacements: readonly NewNodeClaimPlan[]): number {
+export function estimatedSavings(
+  candidatePrices: readonly number[],
+  replacements: readonly NewNodeClaimPlan[],
+): number {
   let s = 0;
   for (const p of candidatePrices) s += p;
   for (const r of replacements) s -= Number.isFinite(r.price) ? r.price : 0;

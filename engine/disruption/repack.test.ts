@@ -29,7 +29,8 @@ const od = (price: number) => [fakeOffering({ zone: 'test-zone-1', capacityType:
 const big = fakeInstanceType({ name: 'big', resources: { cpu: 8000, memory: 8 * Gi, pods: 20 }, offerings: od(10) });
 const small = fakeInstanceType({ name: 'small', resources: { cpu: 4000, memory: 4 * Gi, pods: 20 }, offerings: od(1) });
 
-const onNode = (it: InstanceType, o: Parameters<typeof stateNode>[0] = {}) => stateNode({ instanceType: it, zone: 'test-zone-1', capacityType: 'on-demand', ...o });
+const onNode = (it: InstanceType, o: Parameters<typeof stateNode>[0] = {}) =>
+  stateNode({ instanceType: it, zone: 'test-zone-1', capacityType: 'on-demand', ...o });
 
 async function plan(s: Snapshot, solver = reference) {
   const r = resolve({ solver, wellKnownLabels });
@@ -46,7 +47,8 @@ describe('global repack', () => {
 
     const karpenter = await disrupt(s, { solver: reference, wellKnownLabels, repack: 'off' });
     expect(karpenter.decision.kind).toBe('noop');
-    if (karpenter.decision.kind === 'noop') expect(karpenter.decision.explanations[0]!.code).toBe('no-cheaper-replacement');
+    if (karpenter.decision.kind === 'noop')
+      expect(karpenter.decision.explanations[0]!.code).toBe('no-cheaper-replacement');
 
     const withRepack = await disrupt(s, { solver: reference, wellKnownLabels });
     const d = withRepack.decision;
@@ -65,24 +67,49 @@ describe('global repack', () => {
     // Validation after the delay re-solves within the planned options: an unconstrained solve would put
     // both pods on one dearer node and wrongly call the split stale.
     expect(await validate(s, d, { solver: reference, wellKnownLabels })).toMatchObject({ ok: true });
-    const busier = snapshot({ nodePools: [pool], nodes: [onNode(big, { name: 'big-node', pods: pods(3, { cpu: '2500m', memory: '1Gi' }) })], instanceTypes: [big, small] });
-    expect(await validate(busier, d, { solver: reference, wellKnownLabels })).toMatchObject({ ok: false, category: 'scheduling' });
+    const busier = snapshot({
+      nodePools: [pool],
+      nodes: [onNode(big, { name: 'big-node', pods: pods(3, { cpu: '2500m', memory: '1Gi' }) })],
+      instanceTypes: [big, small],
+    });
+    expect(await validate(busier, d, { solver: reference, wellKnownLabels })).toMatchObject({
+      ok: false,
+      category: 'scheduling',
+    });
   });
 
-  it('has the last word on a node it cannot improve, while single-node consolidation\'s event stays', async () => {
+  it("has the last word on a node it cannot improve, while single-node consolidation's event stays", async () => {
     const pool = nodePool({ consolidateAfter: 0, budgets: [{ nodes: '100%' }] });
-    const s = snapshot({ nodePools: [pool], nodes: [onNode(big, { name: 'big-node', pods: pods(2, { cpu: '3', memory: '1Gi' }) })], instanceTypes: [big] });
+    const s = snapshot({
+      nodePools: [pool],
+      nodes: [onNode(big, { name: 'big-node', pods: pods(2, { cpu: '3', memory: '1Gi' }) })],
+      instanceTypes: [big],
+    });
     const d = (await disrupt(s, { solver: reference, wellKnownLabels })).decision;
     expect(d.kind).toBe('noop');
-    expect(d.explanations[0]).toMatchObject({ code: 'no-saving-repack', event: { reason: 'Unconsolidatable', message: "Can't replace with a cheaper node" } });
+    expect(d.explanations[0]).toMatchObject({
+      code: 'no-saving-repack',
+      event: { reason: 'Unconsolidatable', message: "Can't replace with a cheaper node" },
+    });
   });
 
   it('never touches a node whose pods a PDB or do-not-disrupt protects', async () => {
     const pool = nodePool({ consolidateAfter: 0, budgets: [{ nodes: '100%' }] });
     const guarded = onNode(small, { name: 'guarded', pods: [pod({ cpu: '500m', labels: { app: 'db' } })] });
-    const pinned = onNode(small, { name: 'pinned', pods: [pod({ cpu: '500m', annotations: { 'karpenter.sh/do-not-disrupt': 'true' } })] });
-    const loose = [onNode(small, { name: 'a', pods: [pod({ cpu: '500m' })] }), onNode(small, { name: 'b', pods: [pod({ cpu: '500m' })] })];
-    const s = snapshot({ nodePools: [pool], nodes: [guarded, pinned, ...loose], instanceTypes: [small], pdbs: [pdb('db', { matchLabels: { app: 'db' }, disruptionsAllowed: 0 })] });
+    const pinned = onNode(small, {
+      name: 'pinned',
+      pods: [pod({ cpu: '500m', annotations: { 'karpenter.sh/do-not-disrupt': 'true' } })],
+    });
+    const loose = [
+      onNode(small, { name: 'a', pods: [pod({ cpu: '500m' })] }),
+      onNode(small, { name: 'b', pods: [pod({ cpu: '500m' })] }),
+    ];
+    const s = snapshot({
+      nodePools: [pool],
+      nodes: [guarded, pinned, ...loose],
+      instanceTypes: [small],
+      pdbs: [pdb('db', { matchLabels: { app: 'db' }, disruptionsAllowed: 0 })],
+    });
     const p = await plan(s);
     const touched = p.steps.flatMap((st) => st.command.candidates.map((c) => c.name));
     expect(touched.length).toBeGreaterThan(0);
@@ -112,7 +139,8 @@ describe('global repack', () => {
       expect(st.command.savingsPerHour).toBeGreaterThan(0);
       working = applyCommand(working, st.command);
     }
-    const cost = (x: Snapshot) => x.nodes.reduce((a, n) => a + (n.labels['node.kubernetes.io/instance-type'] === 'big' ? 10 : 1), 0);
+    const cost = (x: Snapshot) =>
+      x.nodes.reduce((a, n) => a + (n.labels['node.kubernetes.io/instance-type'] === 'big' ? 10 : 1), 0);
     expect(cost(working)).toBeLessThan(cost(s));
     // every pod still has a node
     expect(working.nodes.flatMap((n) => n.pods).length).toBe(10);
@@ -130,20 +158,35 @@ describe('global repack', () => {
     for (const f of r.decision.followUps ?? []) expect(f.candidates).toHaveLength(1);
   });
 
-  it('leaves a unit that saves less than the minimum share of its nodes\' price, and says why', async () => {
+  it("leaves a unit that saves less than the minimum share of its nodes' price, and says why", async () => {
     const pool = nodePool({ consolidateAfter: 0, budgets: [{ nodes: '100%' }] });
     // the pods fit a type 3 % cheaper: a saving, but not worth a move at the default minimum of 5 %
-    const dear = fakeInstanceType({ name: 'dear', resources: { cpu: 4000, memory: 4 * Gi, pods: 20 }, offerings: od(1) });
-    const near = fakeInstanceType({ name: 'near', resources: { cpu: 4000, memory: 4 * Gi, pods: 20 }, offerings: od(0.97) });
-    const s = snapshot({ nodePools: [pool], nodes: [onNode(dear, { name: 'n0', pods: pods(2, { cpu: '1', memory: '1Gi' }) })], instanceTypes: [dear, near] });
+    const dear = fakeInstanceType({
+      name: 'dear',
+      resources: { cpu: 4000, memory: 4 * Gi, pods: 20 },
+      offerings: od(1),
+    });
+    const near = fakeInstanceType({
+      name: 'near',
+      resources: { cpu: 4000, memory: 4 * Gi, pods: 20 },
+      offerings: od(0.97),
+    });
+    const s = snapshot({
+      nodePools: [pool],
+      nodes: [onNode(dear, { name: 'n0', pods: pods(2, { cpu: '1', memory: '1Gi' }) })],
+      instanceTypes: [dear, near],
+    });
     const d = (await disrupt(s, { solver: reference, wellKnownLabels, repack: 'only' })).decision;
     expect(d.kind).toBe('noop');
     expect(d.explanations[0]).toMatchObject({ code: 'small-saving-repack', data: { nodes: 1, minShare: 0.05 } });
     expect((d.explanations[0]!.data as { share: number }).share).toBeCloseTo(0.03, 9);
-    const any = (await disrupt(s, { solver: reference, wellKnownLabels, repack: 'only', repackMinSavingsShare: 0 })).decision;
+    const any = (await disrupt(s, { solver: reference, wellKnownLabels, repack: 'only', repackMinSavingsShare: 0 }))
+      .decision;
     expect(any.kind).toBe('replace');
-    if (any.kind !== 'noop') expect(any.replacements.map((r) => r.instanceTypes.map((o) => o.name))).toEqual([['near']]);
-    const just = (await disrupt(s, { solver: reference, wellKnownLabels, repack: 'only', repackMinSavingsShare: 0.03 })).decision;
+    if (any.kind !== 'noop')
+      expect(any.replacements.map((r) => r.instanceTypes.map((o) => o.name))).toEqual([['near']]);
+    const just = (await disrupt(s, { solver: reference, wellKnownLabels, repack: 'only', repackMinSavingsShare: 0.03 }))
+      .decision;
     expect(just.kind).toBe('replace');
   });
 
@@ -153,7 +196,12 @@ describe('global repack', () => {
     const nodes = Array.from({ length: 6 }, (_, i) => onNode(small, { name: `n${i}`, pods: [pod({ cpu: '500m' })] }));
     const s = snapshot({ nodePools: [pool], nodes, instanceTypes: [small, big] });
     const catalogs: number[] = [];
-    const counting = { name: 'counting', solve: (input: Parameters<typeof solveReference>[0]) => (catalogs.push(input.instanceTypes.get('default')!.length), solveReference(input)) };
+    const counting = {
+      name: 'counting',
+      solve: (input: Parameters<typeof solveReference>[0]) => (
+        catalogs.push(input.instanceTypes.get('default')!.length), solveReference(input)
+      ),
+    };
     const p = await plan(s, counting);
     expect(p.steps.flatMap((st) => st.command.candidates)).toHaveLength(5);
     expect(p.steps.flatMap((st) => st.command.replacements)).toEqual([]);
@@ -179,19 +227,65 @@ describe('global repack', () => {
 
   it('refines only where a concave savings curve through the tried lengths could beat the best', () => {
     // the 1,000-node benchmark's first loop: savings at 1/4, 1/2, 3/4 and all of 1,377 candidates
-    const pts = [{ k: 344, v: 254.1 }, { k: 689, v: 263.7 }, { k: 1033, v: 279.2 }, { k: 1377, v: 271.1 }];
+    const pts = [
+      { k: 344, v: 254.1 },
+      { k: 689, v: 263.7 },
+      { k: 1033, v: 279.2 },
+      { k: 1377, v: 271.1 },
+    ];
     expect(concaveBound(pts, 2, -1)).toBeCloseTo(263.7 + ((263.7 - 254.1) / 345) * 344, 9); // below 279.2: skip
     expect(concaveBound(pts, 2, 1)).toBeCloseTo(279.2 + ((279.2 - 263.7) / 344) * 344, 9); // nothing beyond 1,377 bounds it
     // the two secants cross inside the gap
-    const crossing = [{ k: 0, v: 0 }, { k: 10, v: 10 }, { k: 20, v: 12 }, { k: 30, v: 10 }];
+    const crossing = [
+      { k: 0, v: 0 },
+      { k: 10, v: 10 },
+      { k: 20, v: 12 },
+      { k: 30, v: 10 },
+    ];
     expect(concaveBound(crossing, 2, -1)).toBeCloseTo(40 / 3, 9);
     // a length whose pods could not move is no point of the curve: only the secant on the other side bounds
     expect(concaveBound([{ k: 344, v: undefined }, ...pts.slice(1)], 2, -1)).toBeCloseTo(279.2 + (279.2 - 271.1), 9);
-    expect(concaveBound([{ k: 10, v: 0 }, { k: 20, v: 5 }], 1, -1)).toBe(Infinity);
+    expect(
+      concaveBound(
+        [
+          { k: 10, v: 0 },
+          { k: 20, v: 5 },
+        ],
+        1,
+        -1,
+      ),
+    ).toBe(Infinity);
     // beyond the longest length tried: the last secant, from 0 saved at length 0
-    expect(concaveBeyond([{ k: 0, v: 0 }, { k: 235, v: 0 }, { k: 470, v: 0 }], 704)).toBe(0);
-    expect(concaveBeyond([{ k: 0, v: 0 }, { k: 344, v: 254.1 }, { k: 689, v: 263.7 }], 1033)).toBeCloseTo(263.7 + ((263.7 - 254.1) / 345) * 344, 9);
-    expect(concaveBeyond([{ k: 0, v: 0 }, { k: 344, v: undefined }, { k: 689, v: 263.7 }], 1033)).toBe(Infinity);
+    expect(
+      concaveBeyond(
+        [
+          { k: 0, v: 0 },
+          { k: 235, v: 0 },
+          { k: 470, v: 0 },
+        ],
+        704,
+      ),
+    ).toBe(0);
+    expect(
+      concaveBeyond(
+        [
+          { k: 0, v: 0 },
+          { k: 344, v: 254.1 },
+          { k: 689, v: 263.7 },
+        ],
+        1033,
+      ),
+    ).toBeCloseTo(263.7 + ((263.7 - 254.1) / 345) * 344, 9);
+    expect(
+      concaveBeyond(
+        [
+          { k: 0, v: 0 },
+          { k: 344, v: undefined },
+          { k: 689, v: 263.7 },
+        ],
+        1033,
+      ),
+    ).toBe(Infinity);
   });
 });
 
@@ -208,8 +302,15 @@ describe('capped instance types', () => {
   });
 
   const claim = (it: InstanceType, requests: { cpu: number; memory: number }): NewNodeClaimPlan => ({
-    nodePool: 'default', pods: [], requirements: [], instanceTypes: [{ name: it.name, price: it.offerings[0]!.price }],
-    requests, labels: {}, taints: [], startupTaints: [], price: it.offerings[0]!.price,
+    nodePool: 'default',
+    pods: [],
+    requirements: [],
+    instanceTypes: [{ name: it.name, price: it.offerings[0]!.price }],
+    requests,
+    labels: {},
+    taints: [],
+    startupTaints: [],
+    price: it.offerings[0]!.price,
   });
 
   it('bound what a cap could save by the cheapest fractional mix of the types within it', () => {
@@ -226,11 +327,27 @@ describe('capped instance types', () => {
   });
 
   it('mix a cpu-rich and a memory-rich type where neither alone is cheap, and ignore types no mix would use', () => {
-    const cpuRich = fakeInstanceType({ name: 'cpu-rich', resources: { cpu: 4000, memory: 2 * Gi, pods: 20 }, offerings: od(1) });
-    const memRich = fakeInstanceType({ name: 'mem-rich', resources: { cpu: 1000, memory: 8 * Gi, pods: 20 }, offerings: od(1) });
-    const worse = fakeInstanceType({ name: 'worse', resources: { cpu: 1000, memory: 2 * Gi, pods: 20 }, offerings: od(1) });
+    const cpuRich = fakeInstanceType({
+      name: 'cpu-rich',
+      resources: { cpu: 4000, memory: 2 * Gi, pods: 20 },
+      offerings: od(1),
+    });
+    const memRich = fakeInstanceType({
+      name: 'mem-rich',
+      resources: { cpu: 1000, memory: 8 * Gi, pods: 20 },
+      offerings: od(1),
+    });
+    const worse = fakeInstanceType({
+      name: 'worse',
+      resources: { cpu: 1000, memory: 2 * Gi, pods: 20 },
+      offerings: od(1),
+    });
     // not dominated by either, but below the line between them: any mix with it costs more
-    const inside = fakeInstanceType({ name: 'inside', resources: { cpu: 2000, memory: 4 * Gi, pods: 20 }, offerings: od(1) });
+    const inside = fakeInstanceType({
+      name: 'inside',
+      resources: { cpu: 2000, memory: 4 * Gi, pods: 20 },
+      offerings: od(1),
+    });
     const s = snapshot({ nodePools: [nodePool({})], instanceTypes: [big, cpuRich, inside, memRich, worse] });
     const [c, m] = [cpuRich.allocatable, memRich.allocatable];
     const want = { cpu: 4000, memory: 8 * Gi };
@@ -238,7 +355,10 @@ describe('capped instance types', () => {
     const det = c.cpu! * m.memory! - m.cpu! * c.memory!;
     const x = (want.cpu * m.memory! - m.cpu! * want.memory) / det;
     const y = (c.cpu! * want.memory - want.cpu * c.memory!) / det;
-    const single = Math.min(Math.max(want.cpu / c.cpu!, want.memory / c.memory!), Math.max(want.cpu / m.cpu!, want.memory / m.memory!));
+    const single = Math.min(
+      Math.max(want.cpu / c.cpu!, want.memory / c.memory!),
+      Math.max(want.cpu / m.cpu!, want.memory / m.memory!),
+    );
     expect(x + y).toBeLessThan(single);
     expect(capGain(s, [claim(big, want)], 5, caches).gain).toBeCloseTo(10 - (x + y), 9);
   });

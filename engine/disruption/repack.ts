@@ -38,7 +38,13 @@ export interface RepackPlan {
 
 const MAX_STEPS = 50;
 
-export async function planRepack(s: Snapshot, eligible: readonly Candidate[], all: readonly Candidate[], budgets: ReadonlyMap<string, PoolBudget>, r: Resolved): Promise<RepackPlan> {
+export async function planRepack(
+  s: Snapshot,
+  eligible: readonly Candidate[],
+  all: readonly Candidate[],
+  budgets: ReadonlyMap<string, PoolBudget>,
+  r: Resolved,
+): Promise<RepackPlan> {
   const search = new Search(r, nodePoolTotals(s, all, r.poolCosts));
   const start = r.elapsedMs();
   const late = () => r.elapsedMs() - start >= r.repackDeadlineMs;
@@ -57,17 +63,29 @@ export async function planRepack(s: Snapshot, eligible: readonly Candidate[], al
     if (!u) return explanations.push(explanation(c.node.name, 'no-saving-repack', none));
     const price = priceOf(u.candidates);
     const share = u.guaranteed / price;
-    explanations.push(explanation(c.node.name, 'small-saving-repack',
-      `the best repack including this node (${u.candidates.length === 1 ? 'it alone' : `${u.candidates.length} nodes`}, ${usd(price)}) saves only ${(share * 100).toFixed(1)}% (${usd(u.guaranteed)}), below the minimum of ${(search.r.repackMinSavingsShare * 100).toFixed(1)}%`,
-      { nodes: u.candidates.length, pricePerHour: price, savingsPerHour: u.guaranteed, share, minShare: search.r.repackMinSavingsShare }));
+    explanations.push(
+      explanation(
+        c.node.name,
+        'small-saving-repack',
+        `the best repack including this node (${u.candidates.length === 1 ? 'it alone' : `${u.candidates.length} nodes`}, ${usd(price)}) saves only ${(share * 100).toFixed(1)}% (${usd(u.guaranteed)}), below the minimum of ${(search.r.repackMinSavingsShare * 100).toFixed(1)}%`,
+        {
+          nodes: u.candidates.length,
+          pricePerHour: price,
+          savingsPerHour: u.guaranteed,
+          share,
+          minShare: search.r.repackMinSavingsShare,
+        },
+      ),
+    );
   };
   if (!best || !best.units.length) {
-    for (const c of ordered) explainKept(c, 'repacking its pods with other nodes\' pods finds no cheaper layout');
+    for (const c of ordered) explainKept(c, "repacking its pods with other nodes' pods finds no cheaper layout");
     return { steps: [], explanations, evaluations: search.evaluations, timedOut };
   }
   const steps = await cutIntoSteps(s, best, budgets, search, late);
   const moved = new Set(steps.flatMap((st) => st.command.candidates.map((c) => c.name)));
-  for (const c of ordered) if (!moved.has(c.node.name)) explainKept(c, 'no repack step including this node saves money within the budgets');
+  for (const c of ordered)
+    if (!moved.has(c.node.name)) explainKept(c, 'no repack step including this node saves money within the budgets');
   return { steps, explanations, evaluations: search.evaluations, timedOut };
 }
 
@@ -95,7 +113,9 @@ function stepOf(s: Snapshot, units: readonly Unit[], sim: Simulation): RepackSte
   const uids = new Set([...claims.flatMap((k) => k.pods), ...command.podsMoved.map((m) => m.uid)]);
   const pods = [...uids].map((u) => sim.pods.get(u)!).filter(Boolean);
   const nodes = s.nodes.map((n) => (names.has(n.name) ? { ...n, markedForDeletion: true } : n));
-  const input = provisionInput({ ...s, nodes }, pods, { consolidation: sim.input.consolidation ?? { blockedDestinations: new Set(), movedPods: new Set() } });
+  const input = provisionInput({ ...s, nodes }, pods, {
+    consolidation: sim.input.consolidation ?? { blockedDestinations: new Set(), movedPods: new Set() },
+  });
   const existing = new Map<string, string[]>();
   for (const m of command.podsMoved) {
     if (m.to.startsWith('replacement:')) continue;
@@ -103,7 +123,13 @@ function stepOf(s: Snapshot, units: readonly Unit[], sim: Simulation): RepackSte
     if (uids) uids.push(m.uid);
     else existing.set(m.to, [m.uid]);
   }
-  const plan: ProvisionPlan = { existing, newNodeClaims: claims, unschedulable: [], ignored: [], costPerHour: claims.reduce((a, k) => a + k.price, 0) };
+  const plan: ProvisionPlan = {
+    existing,
+    newNodeClaims: claims,
+    unschedulable: [],
+    ignored: [],
+    costPerHour: claims.reduce((a, k) => a + k.price, 0),
+  };
   return { command, input, plan };
 }
 
@@ -112,7 +138,13 @@ function stepOf(s: Snapshot, units: readonly Unit[], sim: Simulation): RepackSte
  * the moment allow), each planned against the snapshot after the previous step; a unit larger than a
  * pool's budget is re-solved in budget-sized chunks of its candidates.
  */
-async function cutIntoSteps(s: Snapshot, best: Evaluation, budgets: ReadonlyMap<string, PoolBudget>, search: Search, late: () => boolean): Promise<RepackStep[]> {
+async function cutIntoSteps(
+  s: Snapshot,
+  best: Evaluation,
+  budgets: ReadonlyMap<string, PoolBudget>,
+  search: Search,
+  late: () => boolean,
+): Promise<RepackStep[]> {
   const steps: RepackStep[] = [];
   let working = s;
   let pending = [...best.units].sort((a, b) => b.savings / b.disruption - a.savings / a.disruption);

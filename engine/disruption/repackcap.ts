@@ -18,7 +18,8 @@ const CAPPED = cacheSlot<readonly InstanceType[], Map<number, readonly InstanceT
 export function cappedTypes(its: readonly InstanceType[], lim: number, caches: ModelCaches): readonly InstanceType[] {
   const byCap = caches.memo(CAPPED, its, () => new Map<number, readonly InstanceType[]>());
   let out = byCap.get(lim);
-  if (!out) byCap.set(lim, (out = its.filter((it) => it.offerings.some((o) => o.available && toMicros(o.price) <= lim))));
+  if (!out)
+    byCap.set(lim, (out = its.filter((it) => it.offerings.some((o) => o.available && toMicros(o.price) <= lim))));
   return out;
 }
 
@@ -40,7 +41,8 @@ function frontier(k: NewNodeClaimPlan, its: readonly InstanceType[], caches: Mod
   for (const it of its) {
     if (intersects(reqs, it.requirements) !== undefined) continue;
     const price = cheapestAllowed(reqs, it)?.price;
-    if (price !== undefined && price > 0) pts.push({ c: (it.allocatable[CPU] ?? 0) / price, m: (it.allocatable[MEMORY] ?? 0) / price });
+    if (price !== undefined && price > 0)
+      pts.push({ c: (it.allocatable[CPU] ?? 0) / price, m: (it.allocatable[MEMORY] ?? 0) / price });
   }
   // Monotone chain over cpu descending: keep right turns only, from the most cpu per dollar to the most
   // memory per dollar; points below that chain are dominated by a mix of two on it.
@@ -88,7 +90,12 @@ function cheapestCover(hull: readonly Bundle[], cpu: number, mem: number): numbe
  * a cap changes), and their price: each costs at least the cheapest fractional mix of the types within the
  * cap that holds its requests (cheapestCover), so it could save its price less that.
  */
-export function capGain(s: Snapshot, claims: readonly NewNodeClaimPlan[], cap: number, caches: ModelCaches): { gain: number; price: number } {
+export function capGain(
+  s: Snapshot,
+  claims: readonly NewNodeClaimPlan[],
+  cap: number,
+  caches: ModelCaches,
+): { gain: number; price: number } {
   let gain = 0;
   let price = 0;
   for (const k of claims) {

@@ -35,13 +35,23 @@ function capped(s: Snapshot, cap: number, caches: ModelCaches): Snapshot {
 
 export class Search {
   evaluations = 0;
-  constructor(readonly r: Resolved, readonly totals: ReadonlyMap<string, PoolTotals>) {}
+  constructor(
+    readonly r: Resolved,
+    readonly totals: ReadonlyMap<string, PoolTotals>,
+  ) {}
 
   /** `avoid`: nodes the moved pods may not land on (later steps of the plan remove them). */
   async evaluate(s: Snapshot, cs: readonly Candidate[], cap = Infinity, avoid?: ReadonlySet<string>): Promise<Outcome> {
     this.evaluations++;
-    const sim = await simulate(cap === Infinity ? s : capped(s, cap, this.r.caches), cs.map((c) => c.node), this.r.repackSim, true, avoid);
-    if (sim.candidateDeleting) return { ok: false, failed: cs.filter((c) => c.node.markedForDeletion || c.node.deleting) };
+    const sim = await simulate(
+      cap === Infinity ? s : capped(s, cap, this.r.caches),
+      cs.map((c) => c.node),
+      this.r.repackSim,
+      true,
+      avoid,
+    );
+    if (sim.candidateDeleting)
+      return { ok: false, failed: cs.filter((c) => c.node.markedForDeletion || c.node.deleting) };
     if (sim.errors.size) {
       const failed = cs.filter((c) => c.reschedulablePods.some((p) => sim.errors.has(p.uid)));
       return { ok: false, failed };
@@ -61,7 +71,12 @@ export class Search {
   }
 
   /** Evaluates, dropping candidates whose pods cannot move (a few rounds). */
-  async evaluateMovable(s: Snapshot, cs: readonly Candidate[], cap = Infinity, avoid?: ReadonlySet<string>): Promise<Evaluation | undefined> {
+  async evaluateMovable(
+    s: Snapshot,
+    cs: readonly Candidate[],
+    cap = Infinity,
+    avoid?: ReadonlySet<string>,
+  ): Promise<Evaluation | undefined> {
     let set = cs;
     for (let round = 0; round < 3 && set.length; round++) {
       const o = await this.evaluate(s, set, cap, avoid);
@@ -73,4 +88,3 @@ export class Search {
     return undefined;
   }
 }
-

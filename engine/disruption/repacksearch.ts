@@ -63,7 +63,8 @@ type Point = { readonly k: number; readonly v: number | undefined };
  * (no point beyond, or a length whose pods could not move) bounds nothing; with neither, Infinity.
  */
 export function concaveBound(pts: readonly Point[], i: number, side: -1 | 1): number {
-  const line = (a: Point | undefined, b: Point | undefined) => (a?.v === undefined || b?.v === undefined ? undefined : { a, slope: (b.v - a.v) / (b.k - a.k) });
+  const line = (a: Point | undefined, b: Point | undefined) =>
+    a?.v === undefined || b?.v === undefined ? undefined : { a, slope: (b.v - a.v) / (b.k - a.k) };
   const at = (l: ReturnType<typeof line>, k: number) => (l ? l.a.v! + l.slope * (k - l.a.k) : Infinity);
   const near = pts[i + side]!;
   const outer = line(pts[i + 2 * side], near);
@@ -71,7 +72,8 @@ export function concaveBound(pts: readonly Point[], i: number, side: -1 | 1): nu
   // The minimum of the two lines peaks at an end of the gap or where they cross.
   const ends = [pts[i]!.k, near.k];
   if (outer && inner && outer.slope !== inner.slope) {
-    const x = (inner.a.v! - outer.a.v! + outer.slope * outer.a.k - inner.slope * inner.a.k) / (outer.slope - inner.slope);
+    const x =
+      (inner.a.v! - outer.a.v! + outer.slope * outer.a.k - inner.slope * inner.a.k) / (outer.slope - inner.slope);
     if (x > Math.min(...ends) && x < Math.max(...ends)) ends.push(x);
   }
   return Math.max(...ends.map((k) => Math.min(at(outer, k), at(inner, k))));
@@ -94,7 +96,12 @@ export function concaveBeyond(pts: readonly Point[], k: number): number {
 const MIN_GAIN = 1.02;
 
 /** The best layout the search finds before `late()`; the first evaluation always runs. */
-export async function searchLayout(s: Snapshot, ordered: readonly Candidate[], search: Search, late: () => boolean): Promise<Evaluation | undefined> {
+export async function searchLayout(
+  s: Snapshot,
+  ordered: readonly Candidate[],
+  search: Search,
+  late: () => boolean,
+): Promise<Evaluation | undefined> {
   const n = ordered.length;
   const tried = new Map<number, Evaluation | undefined>();
   let best: Evaluation | undefined;
@@ -118,11 +125,18 @@ export async function searchLayout(s: Snapshot, ordered: readonly Candidate[], s
   // from half to the full set is lower everywhere left of half). Refinement below fills the gaps.
   const half = Math.max(1, Math.round(n / 2));
   await tryPrefix(half);
-  const pts = () => [{ k: 0, v: 0 }, ...[...tried.keys()].sort((a, b) => a - b).map((x) => ({ k: x, v: tried.get(x) ? saved(x) : undefined }))];
+  const pts = () => [
+    { k: 0, v: 0 },
+    ...[...tried.keys()].sort((a, b) => a - b).map((x) => ({ k: x, v: tried.get(x) ? saved(x) : undefined })),
+  ];
   if (concaveBeyond(pts(), n) > saved(bestK) * MIN_GAIN) await tryPrefix(n);
   if (!(tried.has(n) && saved(n) > saved(half))) await tryPrefix(Math.max(1, Math.round(n / 4)));
   // Savings still rising towards short prefixes: keep halving while it pays.
-  for (let k = Math.round(n / 8); k >= 1 && bestK > 0 && bestK <= Math.round(n / 4) && saved(bestK) > 0; k = Math.floor(k / 2)) {
+  for (
+    let k = Math.round(n / 8);
+    k >= 1 && bestK > 0 && bestK <= Math.round(n / 4) && saved(bestK) > 0;
+    k = Math.floor(k / 2)
+  ) {
     const before = bestK;
     await tryPrefix(k);
     if (bestK === before) break;
@@ -138,7 +152,8 @@ export async function searchLayout(s: Snapshot, ordered: readonly Candidate[], s
     const before = saved(bestK);
     for (const side of [-1, 1] as const) {
       const other = ks[i + side];
-      if (other === undefined || Math.abs(other - bestK) <= 1 || concaveBound(pts, i, side) <= before * MIN_GAIN) continue;
+      if (other === undefined || Math.abs(other - bestK) <= 1 || concaveBound(pts, i, side) <= before * MIN_GAIN)
+        continue;
       await tryPrefix(Math.round((other + bestK) / 2));
     }
     if (saved(bestK) <= before * MIN_GAIN) break;
@@ -152,7 +167,11 @@ export async function searchLayout(s: Snapshot, ordered: readonly Candidate[], s
   // the tighter cap only after the looser one gained MIN_GAIN.
   for (const cap of [top / 2, top / 4]) {
     const dear = capGain(s, best?.sim.plan.newNodeClaims ?? [], cap, search.r.caches);
-    if (late() || dear.gain <= Math.max((best?.savings ?? 0) * (MIN_GAIN - 1), search.r.repackMinSavingsShare * dear.price)) break;
+    if (
+      late() ||
+      dear.gain <= Math.max((best?.savings ?? 0) * (MIN_GAIN - 1), search.r.repackMinSavingsShare * dear.price)
+    )
+      break;
     const before = best;
     best = better(best, await search.evaluateMovable(s, prefix, cap));
     if (best === before || (best?.savings ?? 0) <= (before?.savings ?? 0) * MIN_GAIN) break;
@@ -164,7 +183,8 @@ export async function searchLayout(s: Snapshot, ordered: readonly Candidate[], s
     const kept = chosen.units.flatMap((u) => u.candidates);
     const inUnit = new Set(kept);
     const idle = prefix.reduce((a, c) => a + (inUnit.has(c) ? 0 : c.price * idleShare(c)), 0);
-    if (kept.length && kept.length < prefix.length && idle > chosen.savings * (MIN_GAIN - 1)) best = better(best, await search.evaluateMovable(s, byWaste(kept)));
+    if (kept.length && kept.length < prefix.length && idle > chosen.savings * (MIN_GAIN - 1))
+      best = better(best, await search.evaluateMovable(s, byWaste(kept)));
   }
   return best;
 }

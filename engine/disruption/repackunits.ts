@@ -14,7 +14,16 @@ import { CAPACITY_TYPE_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import { add, req } from '../scheduling/requirements.ts';
 import { cacheSlot, type ModelCaches } from '../model/caches.ts';
 import type { NewNodeClaimPlan } from '../model/types.ts';
-import { allowsCapacityType, cheapestAllowed, claimOptions, claimRequirements, RESERVATION_ID_LABEL, unmetMinValues, withPricedOptions, worstLaunchPrice } from './pricing.ts';
+import {
+  allowsCapacityType,
+  cheapestAllowed,
+  claimOptions,
+  claimRequirements,
+  RESERVATION_ID_LABEL,
+  unmetMinValues,
+  withPricedOptions,
+  worstLaunchPrice,
+} from './pricing.ts';
 import type { Simulation } from './simulate.ts';
 import type { Candidate } from './types.ts';
 
@@ -36,10 +45,15 @@ export interface Unit {
   readonly disruption: number;
 }
 
-export type UnitResult = { readonly ok: true; readonly unit: Unit } | { readonly ok: false; readonly candidates: readonly Candidate[]; readonly why: string };
+export type UnitResult =
+  | { readonly ok: true; readonly unit: Unit }
+  | { readonly ok: false; readonly candidates: readonly Candidate[]; readonly why: string };
 
 /** Groups candidates and new NodeClaims that share pods (union-find over indices). */
-export function groupUnits(candidates: readonly Candidate[], sim: Simulation): Array<{ candidates: Candidate[]; claims: NewNodeClaimPlan[] }> {
+export function groupUnits(
+  candidates: readonly Candidate[],
+  sim: Simulation,
+): Array<{ candidates: Candidate[]; claims: NewNodeClaimPlan[] }> {
   const claims = sim.plan.newNodeClaims;
   const parent = Array.from({ length: candidates.length + claims.length }, (_, i) => i);
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
@@ -90,8 +104,10 @@ function memo(caches: ModelCaches, slot: typeof WORST, it: InstanceType, key: st
   return w;
 }
 
-const worstMicros = (reqs: Requirements, key: string, it: InstanceType, caches: ModelCaches) => memo(caches, WORST, it, key, () => worstLaunchPrice(reqs, it));
-const cheapestMicros = (reqs: Requirements, key: string, it: InstanceType, caches: ModelCaches) => memo(caches, CHEAPEST, it, key, () => cheapestAllowed(reqs, it)?.price ?? Infinity);
+const worstMicros = (reqs: Requirements, key: string, it: InstanceType, caches: ModelCaches) =>
+  memo(caches, WORST, it, key, () => worstLaunchPrice(reqs, it));
+const cheapestMicros = (reqs: Requirements, key: string, it: InstanceType, caches: ModelCaches) =>
+  memo(caches, CHEAPEST, it, key, () => cheapestAllowed(reqs, it)?.price ?? Infinity);
 
 interface Shaped {
   /** The claim's requirements allow spot (before on-demand is ruled out of a spot-or-on-demand claim). */
@@ -106,9 +122,16 @@ interface Shaped {
 // A claim's requirements and options are arrays the decoder shares between the NodeClaims of a solve that
 // were finished alike (thousands of claims share a few dozen), so their pricing is kept per pair of arrays
 // and catalog: the repack prices every claim of every simulation.
-const SHAPED = cacheSlot<object, { readonly options: object; readonly catalog: object | undefined; readonly shaped: Shaped }>('shaped claims');
+const SHAPED = cacheSlot<
+  object,
+  { readonly options: object; readonly catalog: object | undefined; readonly shaped: Shaped }
+>('shaped claims');
 
-function shapeClaim(k: NewNodeClaimPlan, types: ReadonlyMap<string, readonly InstanceType[]>, caches: ModelCaches): Shaped {
+function shapeClaim(
+  k: NewNodeClaimPlan,
+  types: ReadonlyMap<string, readonly InstanceType[]>,
+  caches: ModelCaches,
+): Shaped {
   const catalog = types.get(k.nodePool);
   const hit = caches.get(SHAPED, k.requirements);
   if (hit && hit.options === k.instanceTypes && hit.catalog === catalog) return hit.shaped;
@@ -116,14 +139,20 @@ function shapeClaim(k: NewNodeClaimPlan, types: ReadonlyMap<string, readonly Ins
   const spot = allowsCapacityType(reqs, 'spot');
   if (spot && allowsCapacityType(reqs, 'on-demand')) reqs = add(reqs, req(CAPACITY_TYPE_LABEL, false, ['spot']));
   const key = offeringKey(reqs);
-  const priced = claimOptions(k, types, caches).map((it) => ({ it, w: worstMicros(reqs, key, it, caches) })).filter((x) => x.w < Number.MAX_SAFE_INTEGER);
+  const priced = claimOptions(k, types, caches)
+    .map((it) => ({ it, w: worstMicros(reqs, key, it, caches) }))
+    .filter((x) => x.w < Number.MAX_SAFE_INTEGER);
   const shaped = { spot, reqs, key, priced, base: priced.length ? Math.min(...priced.map((x) => x.w)) : Infinity };
   caches.set(SHAPED, k.requirements, { options: k.instanceTypes, catalog, shaped });
   return shaped;
 }
 
 /** Applies the price rule to a unit; fails when it does not save or spot-to-spot is not allowed. */
-export function priceUnit(s: Snapshot, group: { candidates: readonly Candidate[]; claims: readonly NewNodeClaimPlan[] }, caches: ModelCaches): UnitResult {
+export function priceUnit(
+  s: Snapshot,
+  group: { candidates: readonly Candidate[]; claims: readonly NewNodeClaimPlan[] },
+  caches: ModelCaches,
+): UnitResult {
   const { candidates, claims } = group;
   const candidatePrice = candidates.reduce((a, c) => a + c.price, 0);
   const disruption = candidates.reduce((a, c) => a + c.disruptionCost, 0);
@@ -132,27 +161,57 @@ export function priceUnit(s: Snapshot, group: { candidates: readonly Candidate[]
   for (const k of claims) {
     const x = shapeClaim(k, s.instanceTypes, caches);
     if (allSpot && x.spot && !s.options.featureGates.spotToSpotConsolidation) {
-      return { ok: false, candidates, why: 'spot-to-spot consolidation is disabled (feature gate SpotToSpotConsolidation)' };
+      return {
+        ok: false,
+        candidates,
+        why: 'spot-to-spot consolidation is disabled (feature gate SpotToSpotConsolidation)',
+      };
     }
     if (!x.priced.length) return { ok: false, candidates, why: 'a replacement has no launchable option' };
     shaped.push({ claim: k, ...x });
   }
   const s0 = toMicros(candidatePrice) - shaped.reduce((a, x) => a + x.base, 0);
-  if (s0 <= 0) return { ok: false, candidates, why: `replacements cost at least as much as the nodes (${candidatePrice.toFixed(4)} $/h)` };
+  if (s0 <= 0)
+    return {
+      ok: false,
+      candidates,
+      why: `replacements cost at least as much as the nodes (${candidatePrice.toFixed(4)} $/h)`,
+    };
   const out: Replacement[] = [];
   let worst = 0;
   let price = 0;
   for (const x of shaped) {
     let kept = x.priced.filter((p) => p.w <= x.base + Math.floor(s0 / (2 * shaped.length)));
-    if (unmetMinValues(x.reqs, kept.map((p) => p.it))) kept = x.priced.filter((p) => p.w < x.base + Math.floor(s0 / shaped.length));
-    if (unmetMinValues(x.reqs, kept.map((p) => p.it))) return { ok: false, candidates, why: 'the affordable options do not meet minValues' };
+    if (
+      unmetMinValues(
+        x.reqs,
+        kept.map((p) => p.it),
+      )
+    )
+      kept = x.priced.filter((p) => p.w < x.base + Math.floor(s0 / shaped.length));
+    if (
+      unmetMinValues(
+        x.reqs,
+        kept.map((p) => p.it),
+      )
+    )
+      return { ok: false, candidates, why: 'the affordable options do not meet minValues' };
     worst += Math.max(...kept.map((p) => p.w));
     const options = kept.map((p) => ({ it: p.it, micros: cheapestMicros(x.reqs, x.key, p.it, caches) }));
     // A shaped NodeClaim is priced at its cheapest option (withPricedOptions sorts by price).
     price += Math.min(...options.map((o) => o.micros)) / 1e6;
     out.push({ claim: x.claim, reqs: x.reqs, options });
   }
-  return { ok: true, unit: { candidates, replacements: out, savings: candidatePrice - price, guaranteed: (toMicros(candidatePrice) - worst) / 1e6, disruption } };
+  return {
+    ok: true,
+    unit: {
+      candidates,
+      replacements: out,
+      savings: candidatePrice - price,
+      guaranteed: (toMicros(candidatePrice) - worst) / 1e6,
+      disruption,
+    },
+  };
 }
 
 /** The unit's NodeClaims: each with exactly the kept options, in price order, priced at the first. */

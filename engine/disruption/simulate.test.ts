@@ -8,7 +8,11 @@ import type { ProvisionInput, ProvisionPlan } from '../model/types.ts';
 import { simulate } from './simulate.ts';
 
 const wellKnownLabels = withExtraWellKnown(FAKE_WELL_KNOWN_LABELS);
-const it4 = fakeInstanceType({ name: 'four', resources: { cpu: 4000, memory: 4 * 2 ** 30, pods: 20 }, offerings: [fakeOffering({ zone: 'test-zone-1', capacityType: 'on-demand', price: 1 })] });
+const it4 = fakeInstanceType({
+  name: 'four',
+  resources: { cpu: 4000, memory: 4 * 2 ** 30, pods: 20 },
+  offerings: [fakeOffering({ zone: 'test-zone-1', capacityType: 'on-demand', price: 1 })],
+});
 
 /** The reference solver, with the given uids left out of every placement (a solver that loses pods). */
 function losing(uids: ReadonlySet<string>) {
@@ -32,28 +36,50 @@ describe('disruption simulation', () => {
   const s = snapshot({
     nodePools: [nodePool({ consolidateAfter: 0 })],
     instanceTypes: [it4],
-    nodes: [stateNode({ name: 'gone', instanceType: it4, zone: 'test-zone-1', capacityType: 'on-demand', pods: [moving] }),
-      stateNode({ name: 'other', instanceType: it4, zone: 'test-zone-1', capacityType: 'on-demand', pods: [staying] })],
+    nodes: [
+      stateNode({ name: 'gone', instanceType: it4, zone: 'test-zone-1', capacityType: 'on-demand', pods: [moving] }),
+      stateNode({ name: 'other', instanceType: it4, zone: 'test-zone-1', capacityType: 'on-demand', pods: [staying] }),
+    ],
     pendingPods: [waiting],
   });
   const gone = s.nodes[0]!;
 
   it('places the pods of the removed node and of pending pods without errors', async () => {
-    const sim = await simulate(s, [gone], { solver: { name: 'reference', solve: solveReference }, wellKnownLabels, caches: new ModelCaches() }, true);
+    const sim = await simulate(
+      s,
+      [gone],
+      { solver: { name: 'reference', solve: solveReference }, wellKnownLabels, caches: new ModelCaches() },
+      true,
+    );
     expect([...sim.errors]).toEqual([]);
     expect(sim.moved.map((p) => p.uid)).toEqual([moving.uid]);
     expect(sim.pods.size).toBe(2);
   });
 
   it('reports a moving pod the solver left out, but not a pending one', async () => {
-    const lost = await simulate(s, [gone], { solver: losing(new Set([moving.uid])), wellKnownLabels, caches: new ModelCaches() }, true);
+    const lost = await simulate(
+      s,
+      [gone],
+      { solver: losing(new Set([moving.uid])), wellKnownLabels, caches: new ModelCaches() },
+      true,
+    );
     expect([...lost.errors]).toEqual([[moving.uid, 'the solver did not place it']]);
-    const lostPending = await simulate(s, [gone], { solver: losing(new Set([waiting.uid])), wellKnownLabels, caches: new ModelCaches() }, true);
+    const lostPending = await simulate(
+      s,
+      [gone],
+      { solver: losing(new Set([waiting.uid])), wellKnownLabels, caches: new ModelCaches() },
+      true,
+    );
     expect([...lostPending.errors]).toEqual([]);
   });
 
   it('marks the removed node in the simulated cluster and leaves the snapshot as it was', async () => {
-    const sim = await simulate(s, [gone], { solver: { name: 'reference', solve: solveReference }, wellKnownLabels, caches: new ModelCaches() }, true);
+    const sim = await simulate(
+      s,
+      [gone],
+      { solver: { name: 'reference', solve: solveReference }, wellKnownLabels, caches: new ModelCaches() },
+      true,
+    );
     expect(sim.input.nodes.find((n) => n.name === 'gone')?.markedForDeletion).toBe(true);
     expect(sim.input.nodes.find((n) => n.name === 'other')).toBe(s.nodes[1]);
     expect(gone.markedForDeletion).toBeFalsy();

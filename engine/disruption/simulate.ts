@@ -39,8 +39,16 @@ function withoutHostnameVolumes(p: Pod): Pod {
 
 /** Pending pods the provisioner would act on (§2.7 step 3a). */
 export function provisionablePending(s: Snapshot): Pod[] {
-  return s.pendingPods.filter((p) => p.nodeName === undefined && isActive(p) && p.unschedulable === true && p.nominatedNodeName === undefined
-    && !isOwnedByDaemonSet(p) && !isMirrorPod(p) && podValidationError(p) === undefined);
+  return s.pendingPods.filter(
+    (p) =>
+      p.nodeName === undefined &&
+      isActive(p) &&
+      p.unschedulable === true &&
+      p.nominatedNodeName === undefined &&
+      !isOwnedByDaemonSet(p) &&
+      !isMirrorPod(p) &&
+      podValidationError(p) === undefined,
+  );
 }
 
 /**
@@ -64,19 +72,28 @@ export function blockedDestinations(s: Snapshot, exclude: ReadonlySet<string>): 
 // of a fresh copy of thousands of nodes per simulation.
 const MARKED = cacheSlot<StateNode, StateNode>('marked nodes');
 
-const marked = (n: StateNode, caches: ModelCaches): StateNode => caches.memo(MARKED, n, () => ({ ...n, markedForDeletion: true }));
+const marked = (n: StateNode, caches: ModelCaches): StateNode =>
+  caches.memo(MARKED, n, () => ({ ...n, markedForDeletion: true }));
 
 /**
  * Simulates removing `candidates`; `consolidation` turns on the destination rule (not for drift), and
  * `avoid` adds nodes the moved pods may not land on (nodes a multi-step plan removes later).
  */
-export async function simulate(s: Snapshot, candidates: readonly StateNode[], ctx: SimContext, consolidation: boolean, avoid?: ReadonlySet<string>): Promise<Simulation> {
+export async function simulate(
+  s: Snapshot,
+  candidates: readonly StateNode[],
+  ctx: SimContext,
+  consolidation: boolean,
+  avoid?: ReadonlySet<string>,
+): Promise<Simulation> {
   const names = new Set(candidates.map((c) => c.name));
   const candidateDeleting = candidates.some((c) => c.markedForDeletion || c.deleting);
   const nodes = s.nodes.map((n) => (names.has(n.name) ? marked(n, ctx.caches) : n));
   const pending = provisionablePending(s);
   const moved = candidates.flatMap((c) => movablePods(c, s.pdbs, s.now, ctx.caches));
-  const fromDeleting = s.nodes.filter((n) => !names.has(n.name) && (n.markedForDeletion || n.deleting)).flatMap((n) => movablePods(n, s.pdbs, s.now, ctx.caches));
+  const fromDeleting = s.nodes
+    .filter((n) => !names.has(n.name) && (n.markedForDeletion || n.deleting))
+    .flatMap((n) => movablePods(n, s.pdbs, s.now, ctx.caches));
   const all = [...pending, ...moved, ...fromDeleting].map(withoutHostnameVolumes);
   // DRA: the candidates are marked for deletion, so provisionInput frees what their moving pods hold and
   // leaves their slices out (engine/model/input.ts).
@@ -84,13 +101,27 @@ export async function simulate(s: Snapshot, candidates: readonly StateNode[], ct
   const input = provisionInput(sim, all, {
     caches: ctx.caches,
     ...(ctx.wellKnownLabels ? { wellKnownLabels: ctx.wellKnownLabels } : {}),
-    ...(consolidation ? { consolidation: { blockedDestinations: new Set([...blockedDestinations(s, names), ...(avoid ?? [])]), movedPods: new Set(moved.map((p) => p.uid)) } } : {}),
+    ...(consolidation
+      ? {
+          consolidation: {
+            blockedDestinations: new Set([...blockedDestinations(s, names), ...(avoid ?? [])]),
+            movedPods: new Set(moved.map((p) => p.uid)),
+          },
+        }
+      : {}),
     // Disruption simulations may fall back from contended reserved capacity (docs/karpenter/disruption.md §2.7 step 4).
     reservedOfferingMode: 'Fallback',
   });
   const plan = await ctx.solver.solve(input);
   const pods = new Map(all.map((p) => [p.uid, p]));
-  const errors = nonPendingErrors(s, plan, pods, new Set(pending.map((p) => p.uid)), new Set(fromDeleting.map((p) => p.uid)), ctx.caches);
+  const errors = nonPendingErrors(
+    s,
+    plan,
+    pods,
+    new Set(pending.map((p) => p.uid)),
+    new Set(fromDeleting.map((p) => p.uid)),
+    ctx.caches,
+  );
   return { input, plan, moved, errors, candidateDeleting, pods };
 }
 
@@ -107,7 +138,12 @@ const nodesByName = (nodes: readonly StateNode[], caches: ModelCaches): Readonly
  * some out, so placements are counted and only looked through when the count falls short.
  */
 function nonPendingErrors(
-  s: Snapshot, plan: ProvisionPlan, pods: ReadonlyMap<string, Pod>, pending: ReadonlySet<string>, fromDeleting: ReadonlySet<string>, caches: ModelCaches,
+  s: Snapshot,
+  plan: ProvisionPlan,
+  pods: ReadonlyMap<string, Pod>,
+  pending: ReadonlySet<string>,
+  fromDeleting: ReadonlySet<string>,
+  caches: ModelCaches,
 ): Map<string, string> {
   const errors = new Map<string, string>();
   let accounted = 0;
@@ -128,7 +164,8 @@ function nonPendingErrors(
   for (const c of plan.newNodeClaims) accounted += c.pods.length;
   if (accounted < pods.size) {
     const placed = new Set([...[...plan.existing.values()].flat(), ...plan.newNodeClaims.flatMap((c) => c.pods)]);
-    for (const [uid] of pods) if (!pending.has(uid) && !placed.has(uid) && !errors.has(uid)) errors.set(uid, 'the solver did not place it');
+    for (const [uid] of pods)
+      if (!pending.has(uid) && !placed.has(uid) && !errors.has(uid)) errors.set(uid, 'the solver did not place it');
   }
   return errors;
 }

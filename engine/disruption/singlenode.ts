@@ -16,7 +16,10 @@ export function interleave(sorted: readonly Candidate[], previouslyUnseen: reado
   const groups = new Map<string, Candidate[]>();
   for (const c of sorted) groups.set(c.nodePool.name, [...(groups.get(c.nodePool.name) ?? []), c]);
   const unseen = new Set(previouslyUnseen);
-  const order = [...[...groups.keys()].filter((p) => unseen.has(p)), ...[...groups.keys()].filter((p) => !unseen.has(p))];
+  const order = [
+    ...[...groups.keys()].filter((p) => unseen.has(p)),
+    ...[...groups.keys()].filter((p) => !unseen.has(p)),
+  ];
   const out: Candidate[] = [];
   for (let rank = 0; out.length < sorted.length; rank++) {
     for (const p of order) {
@@ -39,7 +42,10 @@ export async function singleNode({ s, candidates, all, budgets, r }: MethodInput
   for (const c of ordered) {
     if (r.elapsedMs() - start >= r.singleNodeTimeoutMs) {
       const unseenPools = [...new Set(ordered.map((x) => x.nodePool.name))].filter((p) => !seen.has(p));
-      for (const x of ordered.slice(ordered.indexOf(c))) explanations.push(explanation(x.node.name, 'timeout', 'single-node consolidation ran out of time before reaching this node'));
+      for (const x of ordered.slice(ordered.indexOf(c)))
+        explanations.push(
+          explanation(x.node.name, 'timeout', 'single-node consolidation ran out of time before reaching this node'),
+        );
       return { commands: [], explanations, consolidated: false, timedOut: true, unseenPools, moves };
     }
     seen.add(c.nodePool.name);
@@ -50,12 +56,22 @@ export async function singleNode({ s, candidates, all, budgets, r }: MethodInput
       continue;
     }
     if (!couldApprove(c, totals, r.k)) {
-      explanations.push(explanation(c.node.name, 'balanced-rejected', `even deleting it (saving ${usd(c.price)}) would not reach the Balanced threshold ${(1 / r.k).toFixed(2)}`, { k: r.k }));
+      explanations.push(
+        explanation(
+          c.node.name,
+          'balanced-rejected',
+          `even deleting it (saving ${usd(c.price)}) would not reach the Balanced threshold ${(1 / r.k).toFixed(2)}`,
+          { k: r.k },
+        ),
+      );
       continue;
     }
     const out = await computeConsolidation(s, [c], { ...r.sim, method: 'single' });
     if (out.kind === 'noop') {
-      const ev = out.why.eventMessage !== undefined ? { reason: 'Unconsolidatable' as const, message: out.why.eventMessage } : undefined;
+      const ev =
+        out.why.eventMessage !== undefined
+          ? { reason: 'Unconsolidatable' as const, message: out.why.eventMessage }
+          : undefined;
       explanations.push(explanation(c.node.name, out.why.code, out.why.message, { ...out.why.data }, ev));
       continue;
     }
@@ -63,7 +79,14 @@ export async function singleNode({ s, candidates, all, budgets, r }: MethodInput
     moves.push(...movesOf([c], ev, ev.approved ? 'approved' : 'rejected'));
     if (!ev.approved && ev.perPool.size > 0) {
       const sc = ev.perPool.get(c.nodePool.name)!;
-      explanations.push(explanation(c.node.name, 'balanced-rejected', `Balanced score ${sc.score.toFixed(2)} is below ${(1 / r.k).toFixed(2)} (saves ${usd(out.command.savingsPerHour)}, ${(sc.savingsFraction * 100).toFixed(1)}% of the pool's cost, for ${(sc.disruptionFraction * 100).toFixed(1)}% of its disruption)`, { score: sc.score, k: r.k }));
+      explanations.push(
+        explanation(
+          c.node.name,
+          'balanced-rejected',
+          `Balanced score ${sc.score.toFixed(2)} is below ${(1 / r.k).toFixed(2)} (saves ${usd(out.command.savingsPerHour)}, ${(sc.savingsFraction * 100).toFixed(1)}% of the pool's cost, for ${(sc.disruptionFraction * 100).toFixed(1)}% of its disruption)`,
+          { score: sc.score, k: r.k },
+        ),
+      );
       continue;
     }
     const approvals = new Map([...ev.perPool].map(([p, sc]) => [p, approvalMessage(sc, r.k)]));

@@ -15,9 +15,14 @@ import type { Candidate, Command, Explanation } from './types.ts';
 import { explanation } from './words.ts';
 
 /** A NodeClaim from the pool's template alone: every compatible type with an available offering. */
-export function templateClaim(s: Pick<Snapshot, 'instanceTypes' | 'options'>, pool: NodePool): NewNodeClaimPlan | undefined {
+export function templateClaim(
+  s: Pick<Snapshot, 'instanceTypes' | 'options'>,
+  pool: NodePool,
+): NewNodeClaimPlan | undefined {
   const reqs = new Map([...templateRequirements(pool)].filter(([k]) => !SIMULATION_LABELS.has(k)));
-  const its = (s.instanceTypes.get(pool.name) ?? []).filter((it) => intersects(it.requirements, reqs) === undefined && it.offerings.some((o) => offeringAllowed(reqs, o)));
+  const its = (s.instanceTypes.get(pool.name) ?? []).filter(
+    (it) => intersects(it.requirements, reqs) === undefined && it.offerings.some((o) => offeringAllowed(reqs, o)),
+  );
   if (!its.length) return undefined;
   const base: NewNodeClaimPlan = {
     nodePool: pool.name,
@@ -53,13 +58,22 @@ export function staticDrift({ s, candidates, budgets }: MethodInput): MethodOutp
     const replicas = pool.replicas ?? 0;
     const limit = pool.limits[NODES] ?? Infinity;
     const slots = Math.max(0, Math.min(pb.available, cs.length, limit - active - deleting - pending));
-    const why = active + pending > replicas
-      ? `nodepool ${poolName} has ${active + pending} nodes for ${replicas} replicas; drift waits for the scale-down`
-      : `nodepool ${poolName} is at its node limit (${limit}); no room for a replacement`;
+    const why =
+      active + pending > replicas
+        ? `nodepool ${poolName} has ${active + pending} nodes for ${replicas} replicas; drift waits for the scale-down`
+        : `nodepool ${poolName} is at its node limit (${limit}); no room for a replacement`;
     const claim = templateClaim(s, pool);
     cs.forEach((c, i) => {
       if (active + pending > replicas || i >= slots || !claim) {
-        explanations.push(i >= pb.available ? budgetExplanation(c.node.name, pb, s.now, pb.available) : explanation(c.node.name, 'static-limits', claim ? why : `nodepool ${poolName} offers no instance type for a replacement`));
+        explanations.push(
+          i >= pb.available
+            ? budgetExplanation(c.node.name, pb, s.now, pb.available)
+            : explanation(
+                c.node.name,
+                'static-limits',
+                claim ? why : `nodepool ${poolName} offers no instance type for a replacement`,
+              ),
+        );
         return;
       }
       commands.push(makeCommand('Drifted', 'static-drift', [c], [claim]));

@@ -11,7 +11,10 @@ import type { NodePool, Pod, StateNode } from '../domain/types.ts';
 import { isOwnedByDaemonSet } from '../scheduling/pods.ts';
 import { doNotDisrupt, lifetimeDisruptionCost } from './pods.ts';
 
-const guarded = (now: number) => (p: Pod): boolean => doNotDisrupt(p, now).state === 'active';
+const guarded =
+  (now: number) =>
+  (p: Pod): boolean =>
+    doNotDisrupt(p, now).state === 'active';
 
 /** Empty for a static scale-down: no pod, or only DaemonSet pods without an active do-not-disrupt. */
 export function staticEmpty(n: StateNode, now: number): boolean {
@@ -20,8 +23,16 @@ export function staticEmpty(n: StateNode, now: number): boolean {
 
 /** The launched NodeClaims of `pool` a scale-down may take: not marked for deletion and not deleting. */
 function launched(nodes: readonly StateNode[], pool: string, skip: ReadonlySet<string>): StateNode[] {
-  return nodes.filter((n) => n.nodePoolName === pool && n.hasNodeClaim && n.nodeClaimName !== undefined && n.providerId
-    && !n.markedForDeletion && !n.deleting && !skip.has(n.nodeClaimName));
+  return nodes.filter(
+    (n) =>
+      n.nodePoolName === pool &&
+      n.hasNodeClaim &&
+      n.nodeClaimName !== undefined &&
+      n.providerId &&
+      !n.markedForDeletion &&
+      !n.deleting &&
+      !skip.has(n.nodeClaimName),
+  );
 }
 
 /** Non-empty nodes, the cheapest to disrupt first and those with a do-not-disrupt pod last. */
@@ -36,12 +47,22 @@ function byDisruptionCost(nodes: readonly StateNode[], pool: NodePool, now: numb
 }
 
 /** The names of up to `count` NodeClaims of `pool` to delete, the most disposable first. */
-export function staticScaleDown(nodes: readonly StateNode[], now: number, pool: NodePool, unlaunched: readonly string[], count: number): string[] {
+export function staticScaleDown(
+  nodes: readonly StateNode[],
+  now: number,
+  pool: NodePool,
+  unlaunched: readonly string[],
+  count: number,
+): string[] {
   const out = unlaunched.slice(0, Math.max(0, count));
   if (out.length >= count) return out;
   const live = launched(nodes, pool.name, new Set(out));
   const empty = live.filter((n) => staticEmpty(n, now));
-  const rest = byDisruptionCost(live.filter((n) => !empty.includes(n)), pool, now);
+  const rest = byDisruptionCost(
+    live.filter((n) => !empty.includes(n)),
+    pool,
+    now,
+  );
   for (const n of [...empty, ...rest]) {
     if (out.length >= count) break;
     out.push(n.nodeClaimName!);

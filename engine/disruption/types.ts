@@ -1,8 +1,6 @@
 // The disruption engine's data: candidates, commands, decisions, explanations and the state that persists
 // between loops. Everything is plain readonly data; the functions that produce it live beside this file.
-import type {
-  ConsolidationPolicy, DisruptionReason, InstanceType, NodePool, Pod, StateNode,
-} from '../domain/types.ts';
+import type { ConsolidationPolicy, DisruptionReason, InstanceType, NodePool, Pod, StateNode } from '../domain/types.ts';
 import type { ModelCaches } from '../model/caches.ts';
 import type { NewNodeClaimPlan, ProvisionSolver } from '../model/types.ts';
 
@@ -74,18 +72,52 @@ export interface Command {
   readonly savingsPerHour: number;
   readonly podsMoved: readonly PodMove[];
   /** Labels of voluntary_disruption_decisions_total for this command. */
-  readonly metricLabels: { readonly decision: 'delete' | 'replace'; readonly reason: string; readonly consolidation_type: ConsolidationType };
+  readonly metricLabels: {
+    readonly decision: 'delete' | 'replace';
+    readonly reason: string;
+    readonly consolidation_type: ConsolidationType;
+  };
 }
 
 export type ExplanationCode =
-  | 'already-disrupting' | 'not-managed' | 'no-node' | 'not-initialized' | 'deleting' | 'nominated'
-  | 'node-do-not-disrupt' | 'no-nodepool-label' | 'nodepool-not-found' | 'pod-do-not-disrupt' | 'pdb-blocked'
-  | 'pdb-multiple' | 'static-nodepool' | 'consolidation-disabled' | 'buffer-pods' | 'not-consolidatable'
-  | 'consolidate-after' | 'when-empty-policy' | 'instance-type-not-found' | 'missing-label' | 'not-empty'
-  | 'left-to-emptiness' | 'not-drifted' | 'budget' | 'pods-would-not-schedule' | 'needs-multiple-nodes'
-  | 'no-cheaper-replacement' | 'spot-to-spot-disabled' | 'spot-to-spot-flexibility' | 'min-values'
-  | 'balanced-rejected' | 'candidate-deleting' | 'not-evaluated' | 'timeout' | 'already-consolidated'
-  | 'static-limits' | 'no-saving-repack' | 'small-saving-repack';
+  | 'already-disrupting'
+  | 'not-managed'
+  | 'no-node'
+  | 'not-initialized'
+  | 'deleting'
+  | 'nominated'
+  | 'node-do-not-disrupt'
+  | 'no-nodepool-label'
+  | 'nodepool-not-found'
+  | 'pod-do-not-disrupt'
+  | 'pdb-blocked'
+  | 'pdb-multiple'
+  | 'static-nodepool'
+  | 'consolidation-disabled'
+  | 'buffer-pods'
+  | 'not-consolidatable'
+  | 'consolidate-after'
+  | 'when-empty-policy'
+  | 'instance-type-not-found'
+  | 'missing-label'
+  | 'not-empty'
+  | 'left-to-emptiness'
+  | 'not-drifted'
+  | 'budget'
+  | 'pods-would-not-schedule'
+  | 'needs-multiple-nodes'
+  | 'no-cheaper-replacement'
+  | 'spot-to-spot-disabled'
+  | 'spot-to-spot-flexibility'
+  | 'min-values'
+  | 'balanced-rejected'
+  | 'candidate-deleting'
+  | 'not-evaluated'
+  | 'timeout'
+  | 'already-consolidated'
+  | 'static-limits'
+  | 'no-saving-repack'
+  | 'small-saving-repack';
 
 /** Why a node is not disrupted: data for tools, words for people, and the event Karpenter would publish. */
 export interface Explanation {
@@ -182,7 +214,12 @@ export interface ConsolidationMove {
 
 export interface DisruptMetrics {
   readonly eligibleNodes: Readonly<Partial<Record<DisruptionReason, number>>>;
-  readonly allowedDisruptions: readonly { readonly nodePool: string; readonly reason: DisruptionReason; readonly allowed: number; readonly disrupting: number }[];
+  readonly allowedDisruptions: readonly {
+    readonly nodePool: string;
+    readonly reason: DisruptionReason;
+    readonly allowed: number;
+    readonly disrupting: number;
+  }[];
   /** Consolidation timeouts per type this call (consolidation_timeouts_total). */
   readonly timeouts: Readonly<Partial<Record<'single' | 'multi', number>>>;
   /** Consolidation moves scored this call (single-node: every computed move; multi-node: the chosen or last rejected one). */

@@ -26,17 +26,34 @@ export type ValidationResult =
       readonly eventMessage: string;
     };
 
-function failure(cmd: Command, category: ValidationCategory, message: string, failedValidations: number): ValidationResult {
-  return { ok: false, category, message, failedValidations, eventMessage: `Consolidation rejected: ${commandString(cmd)}, reason: ${category} (savings: ${usd2(cmd.savingsPerHour)})` };
+function failure(
+  cmd: Command,
+  category: ValidationCategory,
+  message: string,
+  failedValidations: number,
+): ValidationResult {
+  return {
+    ok: false,
+    category,
+    message,
+    failedValidations,
+    eventMessage: `Consolidation rejected: ${commandString(cmd)}, reason: ${category} (savings: ${usd2(cmd.savingsPerHour)})`,
+  };
 }
 
 /** Re-checks a command (or a decision's command) against a fresh snapshot. */
-export async function validate(s: Snapshot, decision: Decision | Command, opts: DisruptOptions = {}): Promise<ValidationResult> {
+export async function validate(
+  s: Snapshot,
+  decision: Decision | Command,
+  opts: DisruptOptions = {},
+): Promise<ValidationResult> {
   if (decision.kind === 'noop') throw new Error('validate: a no-op decision has nothing to validate');
   const cmd: Command = decision;
   const r = resolve(opts);
   const eventual = cmd.method === 'drift' || cmd.method === 'static-drift';
-  const fresh = candidateSet(s, eventual ? 'eventual' : 'graceful', r.queued, r.caches).all.filter((c) => methodFilter(cmd.method, c, s.now) === undefined);
+  const fresh = candidateSet(s, eventual ? 'eventual' : 'graceful', r.queued, r.caches).all.filter(
+    (c) => methodFilter(cmd.method, c, s.now) === undefined,
+  );
   const byName = new Map(fresh.map((c) => [c.node.name, c]));
   const still = cmd.candidates.map((c) => byName.get(c.name)).filter((c): c is Candidate => c !== undefined);
   const n = cmd.candidates.length;
@@ -57,12 +74,23 @@ export async function validate(s: Snapshot, decision: Decision | Command, opts: 
   const left = new Map([...budgetMapping(s, 'Underutilized')].map(([k, v]) => [k, v.available]));
   for (const c of still) {
     const b = left.get(c.nodePool.name) ?? 0;
-    if (b <= 0) return failure(cmd, 'budget', `nodepool ${c.nodePool.name} has no Underutilized budget left for ${c.node.name}`, n);
+    if (b <= 0)
+      return failure(
+        cmd,
+        'budget',
+        `nodepool ${c.nodePool.name} has no Underutilized budget left for ${c.node.name}`,
+        n,
+      );
     left.set(c.nodePool.name, b - 1);
   }
   // The repack may have found its layout with instance types capped (to split a node); re-solve within the
   // options it planned, or an unconstrained solve packs the pods onto one dearer node and calls it stale.
-  const sim = await simulate(cmd.method === 'repack' ? withinPlannedOptions(s, cmd) : s, still.map((c) => c.node), cmd.method === 'repack' ? r.repackSim : r.sim, true);
+  const sim = await simulate(
+    cmd.method === 'repack' ? withinPlannedOptions(s, cmd) : s,
+    still.map((c) => c.node),
+    cmd.method === 'repack' ? r.repackSim : r.sim,
+    true,
+  );
   if (sim.candidateDeleting) return failure(cmd, 'churn', 'a candidate is being deleted', n);
   if (sim.errors.size) return failure(cmd, 'scheduling', `pods would not schedule: ${describeErrors(sim)}`, n);
   const claims = sim.plan.newNodeClaims;
@@ -70,19 +98,35 @@ export async function validate(s: Snapshot, decision: Decision | Command, opts: 
     const planned = cmd.replacements.reduce((a, k) => a + k.price, 0);
     const now = claims.reduce((a, k) => a + k.price, 0);
     if (claims.length > cmd.replacements.length || now > planned + 1e-9) {
-      return failure(cmd, 'scheduling', `the pods now need ${claims.length} new nodes at ${now.toFixed(4)} $/h; the plan had ${cmd.replacements.length} at ${planned.toFixed(4)} $/h`, n);
+      return failure(
+        cmd,
+        'scheduling',
+        `the pods now need ${claims.length} new nodes at ${now.toFixed(4)} $/h; the plan had ${cmd.replacements.length} at ${planned.toFixed(4)} $/h`,
+        n,
+      );
     }
     return { ok: true, command: cmd };
   }
   if (claims.length === 0) {
-    return cmd.replacements.length === 0 ? { ok: true, command: cmd } : failure(cmd, 'scheduling', 'the pods now fit without a replacement; a cheaper delete is possible', n);
+    return cmd.replacements.length === 0
+      ? { ok: true, command: cmd }
+      : failure(cmd, 'scheduling', 'the pods now fit without a replacement; a cheaper delete is possible', n);
   }
   if (claims.length > 1) return failure(cmd, 'scheduling', `the pods now need ${claims.length} new nodes`, n);
   const planned = cmd.replacements[0];
   if (!planned) return failure(cmd, 'scheduling', 'the pods now need a new node', n);
   const options = new Set(claims[0]!.instanceTypes.map((o) => o.name));
   const missing = planned.instanceTypes.filter((o) => !options.has(o.name));
-  if (missing.length) return failure(cmd, 'scheduling', `the planned instance types no longer all fit (${missing.slice(0, 3).map((o) => o.name).join(', ')})`, n);
+  if (missing.length)
+    return failure(
+      cmd,
+      'scheduling',
+      `the planned instance types no longer all fit (${missing
+        .slice(0, 3)
+        .map((o) => o.name)
+        .join(', ')})`,
+      n,
+    );
   return { ok: true, command: cmd };
 }
 
@@ -95,10 +139,12 @@ function withinPlannedOptions(s: Snapshot, cmd: Command): Snapshot {
     planned.set(k.nodePool, names);
   }
   if (!planned.size) return s;
-  const instanceTypes = new Map([...s.instanceTypes].map(([pool, its]) => {
-    const names = planned.get(pool);
-    return [pool, names ? its.filter((it) => names.has(it.name)) : its] as const;
-  }));
+  const instanceTypes = new Map(
+    [...s.instanceTypes].map(([pool, its]) => {
+      const names = planned.get(pool);
+      return [pool, names ? its.filter((it) => names.has(it.name)) : its] as const;
+    }),
+  );
   return { ...s, instanceTypes };
 }
 

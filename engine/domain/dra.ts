@@ -59,7 +59,12 @@ export type CompareOp = '==' | '!=' | '<' | '<=' | '>' | '>=';
 
 export type SelectorPredicate =
   | { readonly kind: 'driver'; readonly op: '==' | '!='; readonly value: string }
-  | { readonly kind: 'attribute'; readonly name: string; readonly op: CompareOp; readonly value: string | number | boolean }
+  | {
+      readonly kind: 'attribute';
+      readonly name: string;
+      readonly op: CompareOp;
+      readonly value: string | number | boolean;
+    }
   | { readonly kind: 'capacity'; readonly name: string; readonly op: CompareOp; readonly value: number };
 
 export interface DeviceClass {
@@ -126,7 +131,12 @@ export interface DraState {
   readonly resourceClaimTemplates: readonly ResourceClaimTemplate[];
 }
 
-export const EMPTY_DRA: DraState = { deviceClasses: [], resourceSlices: [], resourceClaims: [], resourceClaimTemplates: [] };
+export const EMPTY_DRA: DraState = {
+  deviceClasses: [],
+  resourceSlices: [],
+  resourceClaims: [],
+  resourceClaimTemplates: [],
+};
 
 /** A pod's spec.resourceClaims entry, with the generated claim's name from status.resourceClaimStatuses. */
 export interface PodResourceClaim {

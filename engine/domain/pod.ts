@@ -2,7 +2,14 @@
 // and tolerate is in selectors.ts), re-exported by types.ts. Readonly data in the units types.ts describes.
 import type { PodResourceClaim } from './dra.ts';
 import type { Resources } from './resources.ts';
-import type { LabelSelector, Labels, NodeSelectorRequirement, NodeSelectorTerm, PreferredSchedulingTerm, Toleration } from './selectors.ts';
+import type {
+  LabelSelector,
+  Labels,
+  NodeSelectorRequirement,
+  NodeSelectorTerm,
+  PreferredSchedulingTerm,
+  Toleration,
+} from './selectors.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // Pods

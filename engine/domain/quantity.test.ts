@@ -4,26 +4,51 @@ import { parseResources, resourceValue } from './resources.ts';
 
 describe('parseQuantity', () => {
   it.each([
-    ['1Ki', 1024], ['1Mi', 1024 ** 2], ['1Gi', 1024 ** 3], ['1Ti', 1024 ** 4], ['1Pi', 1024 ** 5], ['2Ei', 2 * 1024 ** 6],
-    ['1.5Gi', 1.5 * 1024 ** 3], ['0.5Ki', 512],
+    ['1Ki', 1024],
+    ['1Mi', 1024 ** 2],
+    ['1Gi', 1024 ** 3],
+    ['1Ti', 1024 ** 4],
+    ['1Pi', 1024 ** 5],
+    ['2Ei', 2 * 1024 ** 6],
+    ['1.5Gi', 1.5 * 1024 ** 3],
+    ['0.5Ki', 512],
   ])('reads the binary suffix in %s', (s, bytes) => {
     expect(unitValue(parseQuantity(s))).toBe(bytes);
   });
 
   it.each([
-    ['1k', 1e3], ['1M', 1e6], ['1G', 1e9], ['1T', 1e12], ['1P', 1e15], ['3E', 3e18], ['7', 7], ['2.5k', 2500],
+    ['1k', 1e3],
+    ['1M', 1e6],
+    ['1G', 1e9],
+    ['1T', 1e12],
+    ['1P', 1e15],
+    ['3E', 3e18],
+    ['7', 7],
+    ['2.5k', 2500],
   ])('reads the decimal suffix in %s', (s, v) => {
     expect(unitValue(parseQuantity(s))).toBe(v);
   });
 
   it.each([
-    ['500m', 500], ['1', 1000], ['0.1', 100], ['1.5', 1500], ['2500u', 3], ['1n', 1], ['100u', 1], ['.5', 500],
+    ['500m', 500],
+    ['1', 1000],
+    ['0.1', 100],
+    ['1.5', 1500],
+    ['2500u', 3],
+    ['1n', 1],
+    ['100u', 1],
+    ['.5', 500],
   ])('converts %s to millicores (rounding up)', (s, m) => {
     expect(milliValue(parseQuantity(s))).toBe(m);
   });
 
   it.each([
-    ['1e3', 1000], ['1E3', 1000], ['2e-3', 1], ['1.5e2', 150], ['5e+1', 50], ['12E0', 12],
+    ['1e3', 1000],
+    ['1E3', 1000],
+    ['2e-3', 1],
+    ['1.5e2', 150],
+    ['5e+1', 50],
+    ['12E0', 12],
   ])('reads the exponent form %s', (s, v) => {
     expect(unitValue(parseQuantity(s))).toBe(v);
   });
@@ -54,10 +79,15 @@ describe('parseQuantity', () => {
     expect(milliValue(parseQuantity(1.5e-7))).toBe(1);
   });
 
-  it.each(['', 'abc', '1.2.3', '5 Gi', '1Gb', '1KiB', 'Gi', '--1', '1e', '1e3Gi', '0x10', '1,5'])('rejects %j with a QuantityError naming the text', (s) => {
-    expect(() => parseQuantity(s)).toThrow(QuantityError);
-    expect(() => parseQuantity(s)).toThrow(s === '' ? /is not a valid quantity/ : new RegExp(s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
-  });
+  it.each(['', 'abc', '1.2.3', '5 Gi', '1Gb', '1KiB', 'Gi', '--1', '1e', '1e3Gi', '0x10', '1,5'])(
+    'rejects %j with a QuantityError naming the text',
+    (s) => {
+      expect(() => parseQuantity(s)).toThrow(QuantityError);
+      expect(() => parseQuantity(s)).toThrow(
+        s === '' ? /is not a valid quantity/ : new RegExp(s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+      );
+    },
+  );
 
   it('rejects non-finite numbers and huge exponents', () => {
     expect(() => parseQuantity(Number.NaN)).toThrow(QuantityError);
@@ -66,7 +96,12 @@ describe('parseQuantity', () => {
   });
 
   it('parses a resource list into integer units and names the bad key', () => {
-    expect(parseResources({ cpu: '1500m', memory: '1Gi', pods: 10, 'nvidia.com/gpu': '1' })).toEqual({ cpu: 1500, memory: 1024 ** 3, pods: 10, 'nvidia.com/gpu': 1 });
+    expect(parseResources({ cpu: '1500m', memory: '1Gi', pods: 10, 'nvidia.com/gpu': '1' })).toEqual({
+      cpu: 1500,
+      memory: 1024 ** 3,
+      pods: 10,
+      'nvidia.com/gpu': 1,
+    });
     expect(() => parseResources({ cpu: '1', memory: 'lots' })).toThrow(/^memory: /);
   });
 });

@@ -6,10 +6,24 @@
 // denominator) and converted to integers the way Kubernetes does: MilliValue() and Value() round up.
 
 const BINARY: Readonly<Record<string, bigint>> = {
-  Ki: 1n << 10n, Mi: 1n << 20n, Gi: 1n << 30n, Ti: 1n << 40n, Pi: 1n << 50n, Ei: 1n << 60n,
+  Ki: 1n << 10n,
+  Mi: 1n << 20n,
+  Gi: 1n << 30n,
+  Ti: 1n << 40n,
+  Pi: 1n << 50n,
+  Ei: 1n << 60n,
 };
 const DECIMAL_EXP: Readonly<Record<string, number>> = {
-  n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18,
+  n: -9,
+  u: -6,
+  m: -3,
+  '': 0,
+  k: 3,
+  M: 6,
+  G: 9,
+  T: 12,
+  P: 15,
+  E: 18,
 };
 
 /** An exact quantity: num / 10^scale. */
@@ -29,14 +43,26 @@ export function parseQuantity(input: string | number): Quantity {
   if (typeof input === 'number') {
     if (Number.isNaN(input)) throw new QuantityError('NaN is not a quantity');
     // YAML and JSON read 1e400 as infinity: the text is gone, say what it must have been.
-    if (!Number.isFinite(input)) throw new QuantityError(`the number is ${input > 0 ? '' : 'negatively '}too large to be a quantity (it reads as ${input > 0 ? '' : '-'}infinity, as 1e400 does)`);
+    if (!Number.isFinite(input))
+      throw new QuantityError(
+        `the number is ${input > 0 ? '' : 'negatively '}too large to be a quantity (it reads as ${input > 0 ? '' : '-'}infinity, as 1e400 does)`,
+      );
     // String() writes large and tiny numbers with an exponent (9e+30, 1e-7), which the grammar reads exactly.
     return parseQuantity(String(input));
   }
   const s = input.trim();
   const m = RE.exec(s);
-  if (!m) throw new QuantityError(`"${input}" is not a valid quantity (expected a number with an optional suffix such as 500m, 2Gi, 1.5, 1e3)`);
-  const [, sign, digits, suffix, exp] = m as unknown as [string, string, string, string | undefined, string | undefined];
+  if (!m)
+    throw new QuantityError(
+      `"${input}" is not a valid quantity (expected a number with an optional suffix such as 500m, 2Gi, 1.5, 1e3)`,
+    );
+  const [, sign, digits, suffix, exp] = m as unknown as [
+    string,
+    string,
+    string,
+    string | undefined,
+    string | undefined,
+  ];
   const [intPart, fracPart = ''] = digits.split('.');
   let num = BigInt((intPart || '0') + fracPart);
   let scale = fracPart.length;
@@ -76,7 +102,12 @@ export function isNegative(q: Quantity): boolean {
 
 /** Formats bytes the way people read them ("1.5Gi", "512Mi", "100"). */
 export function formatBytes(bytes: number): string {
-  const units: Array<[string, number]> = [['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]];
+  const units: Array<[string, number]> = [
+    ['Ti', 2 ** 40],
+    ['Gi', 2 ** 30],
+    ['Mi', 2 ** 20],
+    ['Ki', 2 ** 10],
+  ];
   for (const [u, v] of units) {
     if (Math.abs(bytes) >= v) {
       const x = bytes / v;

@@ -24,7 +24,10 @@ export function resourceValue(name: string, q: Quantity | string | number): numb
   const shown = typeof q === 'object' ? 'the quantity' : JSON.stringify(q);
   if (isNegative(quantity)) throw new QuantityError(`${shown} is negative: ${name} must be 0 or more`);
   const v = name === CPU ? milliValue(quantity) : unitValue(quantity);
-  if (!Number.isSafeInteger(v)) throw new QuantityError(`${shown} is too large: ${name} must be at most ${Number.MAX_SAFE_INTEGER} ${name === CPU ? 'millicores' : 'units'}`);
+  if (!Number.isSafeInteger(v))
+    throw new QuantityError(
+      `${shown} is too large: ${name} must be at most ${Number.MAX_SAFE_INTEGER} ${name === CPU ? 'millicores' : 'units'}`,
+    );
   return v;
 }
 
@@ -101,7 +104,12 @@ export function formatResources(r: Resources): string {
 export function formatResourceValue(name: string, v: number): string {
   if (name === CPU) return v % 1000 === 0 ? String(v / 1000) : `${v}m`;
   if (name === MEMORY || name === EPHEMERAL_STORAGE || name.startsWith('hugepages-')) {
-    for (const [u, s] of [['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]] as const) {
+    for (const [u, s] of [
+      ['Ti', 2 ** 40],
+      ['Gi', 2 ** 30],
+      ['Mi', 2 ** 20],
+      ['Ki', 2 ** 10],
+    ] as const) {
       if (v !== 0 && v % s === 0) return `${v / s}${u}`;
     }
   }

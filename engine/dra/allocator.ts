@@ -4,7 +4,14 @@
 // search (backtracking over requests and devices), not a heuristic: a claim is reported unsatisfiable only when no
 // assignment of the reachable free devices satisfies every request. docs/solver.md ("DRA") has the model.
 import type {
-  AllocatedDevice, CounterSet, Device, DeviceRequest, DeviceTemplate, DraState, ResourceClaim, ResourceSlice,
+  AllocatedDevice,
+  CounterSet,
+  Device,
+  DeviceRequest,
+  DeviceTemplate,
+  DraState,
+  ResourceClaim,
+  ResourceSlice,
 } from '../domain/dra.ts';
 import type { InstanceType, NodeSelectorTerm, Pod, Requirements } from '../domain/types.ts';
 import { add, compatible, fromLabels, fromSelector } from '../scheduling/requirements.ts';
@@ -15,7 +22,8 @@ import { Ledger, type Access, type DeviceRef, type Pick, type PodClaim } from '.
 
 export type { Access, DeviceRef, PodClaim, Pick };
 
-export const IGNORED_DRA_REASON = 'pod has Dynamic Resource Allocation resource claims, which are not provisioned while IGNORE_DRA_REQUESTS is true (set --ignore-dra-requests=false to simulate device allocation)';
+export const IGNORED_DRA_REASON =
+  'pod has Dynamic Resource Allocation resource claims, which are not provisioned while IGNORE_DRA_REQUESTS is true (set --ignore-dra-requests=false to simulate device allocation)';
 
 /** The pod uses DRA: spec.resourceClaims or container/init-container resources.claims. */
 export function hasDRA(pod: Pod): boolean {
@@ -31,9 +39,23 @@ function accessOf(s: ResourceSlice): Access {
   return { kind: 'all' };
 }
 
-function refsOf(driver: string, pool: string, devices: readonly Device[], counters: readonly CounterSet[], access: Access, keyPrefix = ''): DeviceRef[] {
+function refsOf(
+  driver: string,
+  pool: string,
+  devices: readonly Device[],
+  counters: readonly CounterSet[],
+  access: Access,
+  keyPrefix = '',
+): DeviceRef[] {
   const sets = new Map(counters.map((c) => [c.name, c]));
-  return devices.map((device) => ({ key: keyPrefix + deviceKey(driver, pool, device.name), driver, pool, device, counterSets: sets, access }));
+  return devices.map((device) => ({
+    key: keyPrefix + deviceKey(driver, pool, device.name),
+    driver,
+    pool,
+    device,
+    counterSets: sets,
+    access,
+  }));
 }
 
 export type AllocResult = { ok: true; picks: Pick[]; requirements: Requirements } | { ok: false; reason: string };
@@ -57,10 +79,16 @@ export class DeviceAllocator {
     const published = new Map<string, DeviceRef>();
     // Only the newest generation of a pool counts (older slices are being replaced by their driver).
     const newest = new Map<string, number>();
-    for (const s of dra.resourceSlices) newest.set(`${s.driver}/${s.pool.name}`, Math.max(newest.get(`${s.driver}/${s.pool.name}`) ?? -Infinity, s.pool.generation));
+    for (const s of dra.resourceSlices)
+      newest.set(
+        `${s.driver}/${s.pool.name}`,
+        Math.max(newest.get(`${s.driver}/${s.pool.name}`) ?? -Infinity, s.pool.generation),
+      );
     for (const s of dra.resourceSlices) {
       if (s.pool.generation !== newest.get(`${s.driver}/${s.pool.name}`)) continue;
-      const sets = dra.resourceSlices.filter((x) => x.driver === s.driver && x.pool.name === s.pool.name && x.pool.generation === s.pool.generation).flatMap((x) => x.sharedCounters);
+      const sets = dra.resourceSlices
+        .filter((x) => x.driver === s.driver && x.pool.name === s.pool.name && x.pool.generation === s.pool.generation)
+        .flatMap((x) => x.sharedCounters);
       for (const r of refsOf(s.driver, s.pool.name, s.devices, sets, accessOf(s))) published.set(r.key, r);
     }
     this.published = published;
@@ -69,7 +97,14 @@ export class DeviceAllocator {
       for (const a of c.allocation?.devices ?? []) {
         const ref = published.get(deviceKey(a.driver, a.pool, a.device));
         if (!ref) continue; // a device whose slice is gone holds nothing we could allocate anyway
-        this.ledger.take(ref, a.consumedCapacity ?? this.requestCapacity(c.requests.find((r) => r.name === a.request), ref));
+        this.ledger.take(
+          ref,
+          a.consumedCapacity ??
+            this.requestCapacity(
+              c.requests.find((r) => r.name === a.request),
+              ref,
+            ),
+        );
       }
     }
   }
@@ -79,7 +114,11 @@ export class DeviceAllocator {
     const out: PodClaim[] = [];
     const declared = new Set((pod.resourceClaims ?? []).map((c) => c.name));
     for (const n of pod.containerClaims ?? []) {
-      if (!declared.has(n)) return { ok: false, reason: `a container uses resource claim ${n}, which spec.resourceClaims does not declare` };
+      if (!declared.has(n))
+        return {
+          ok: false,
+          reason: `a container uses resource claim ${n}, which spec.resourceClaims does not declare`,
+        };
     }
     for (const rc of pod.resourceClaims ?? []) {
       let spec: { requests: readonly DeviceRequest[]; unsupported?: string } | undefined;
@@ -106,9 +145,14 @@ export class DeviceAllocator {
       for (const r of spec.requests) {
         if (r.unsupported) return { ok: false, reason: `${what}: ${r.unsupported}` };
         const cls = this.classes.get(r.deviceClassName);
-        if (!cls) return { ok: false, reason: `${what} request ${r.name}: DeviceClass ${r.deviceClassName} was not found` };
+        if (!cls)
+          return { ok: false, reason: `${what} request ${r.name}: DeviceClass ${r.deviceClassName} was not found` };
         for (const s of [...cls.selectors, ...r.selectors]) {
-          if (s.unsupported) return { ok: false, reason: `${what} request ${r.name}: selector ${JSON.stringify(s.expression)}: ${s.unsupported}` };
+          if (s.unsupported)
+            return {
+              ok: false,
+              reason: `${what} request ${r.name}: selector ${JSON.stringify(s.expression)}: ${s.unsupported}`,
+            };
         }
       }
       out.push({ key, requests: spec.requests, ...(allocated ? { allocated } : {}) });
@@ -122,7 +166,16 @@ export class DeviceAllocator {
     if (!byHost) this.templateRefs.set(it, (byHost = new Map()));
     let refs = byHost.get(hostname);
     if (refs === undefined) {
-      refs = deviceTemplatesOf(it).flatMap((t: DeviceTemplate) => refsOf(t.driver, t.pool, t.devices, t.sharedCounters ?? [], { kind: 'template', hostname }, `${hostname}/${it.name}/`));
+      refs = deviceTemplatesOf(it).flatMap((t: DeviceTemplate) =>
+        refsOf(
+          t.driver,
+          t.pool,
+          t.devices,
+          t.sharedCounters ?? [],
+          { kind: 'template', hostname },
+          `${hostname}/${it.name}/`,
+        ),
+      );
       byHost.set(hostname, refs);
     }
     return refs!;
@@ -136,11 +189,19 @@ export class DeviceAllocator {
   }
 
   /** undefined: reachable without narrowing; a term: reachable if the node takes it; null: unreachable. */
-  termFor(a: Access, nodeName: string | undefined, reqs: Requirements, hostname?: string): NodeSelectorTerm | undefined | null {
+  termFor(
+    a: Access,
+    nodeName: string | undefined,
+    reqs: Requirements,
+    hostname?: string,
+  ): NodeSelectorTerm | undefined | null {
     switch (a.kind) {
-      case 'all': return undefined;
-      case 'node': return nodeName !== undefined && a.node === nodeName ? undefined : null;
-      case 'template': return hostname !== undefined && a.hostname === hostname ? undefined : null;
+      case 'all':
+        return undefined;
+      case 'node':
+        return nodeName !== undefined && a.node === nodeName ? undefined : null;
+      case 'template':
+        return hostname !== undefined && a.hostname === hostname ? undefined : null;
       case 'selector':
         for (const t of a.terms) {
           if (compatible(reqs, add(new Map(), ...t.matchExpressions.map(fromSelector))) === undefined) return t;
@@ -178,7 +239,13 @@ export class DeviceAllocator {
    * devices from `candidates` (in order). Reachability through a ResourceSlice node selector narrows the
    * requirements. Does not change the ledger: `commit` does.
    */
-  allocate(claims: readonly PodClaim[], candidates: readonly DeviceRef[], nodeName: string | undefined, reqs: Requirements, hostname?: string): AllocResult {
+  allocate(
+    claims: readonly PodClaim[],
+    candidates: readonly DeviceRef[],
+    nodeName: string | undefined,
+    reqs: Requirements,
+    hostname?: string,
+  ): AllocResult {
     let requirements = reqs;
     const narrow = (t: NodeSelectorTerm | undefined): boolean => {
       if (!t) return true;
@@ -188,16 +255,24 @@ export class DeviceAllocator {
       return true;
     };
     const allocatedOf = (c: PodClaim): readonly AllocatedDevice[] | undefined =>
-      c.allocated ?? this.ledger.allocatedInSolve.get(c.key)?.map((p) => ({ request: p.request, driver: p.ref.driver, pool: p.ref.pool, device: p.ref.device.name }));
+      c.allocated ??
+      this.ledger.allocatedInSolve
+        .get(c.key)
+        ?.map((p) => ({ request: p.request, driver: p.ref.driver, pool: p.ref.pool, device: p.ref.device.name }));
     for (const c of claims) {
       const allocated = allocatedOf(c);
       if (!allocated) continue;
       for (const a of allocated) {
         const k = deviceKey(a.driver, a.pool, a.device);
         const ref = this.published.get(k) ?? this.inSolveRef(c.key, a);
-        if (!ref) return { ok: false, reason: `claim ${c.key} is allocated to device ${k}, which no ResourceSlice publishes` };
+        if (!ref)
+          return { ok: false, reason: `claim ${c.key} is allocated to device ${k}, which no ResourceSlice publishes` };
         const t = this.termFor(ref.access, nodeName, requirements, hostname);
-        if (t === null || !narrow(t)) return { ok: false, reason: `claim ${c.key} is allocated to device ${k}, which is not reachable from this node` };
+        if (t === null || !narrow(t))
+          return {
+            ok: false,
+            reason: `claim ${c.key} is allocated to device ${k}, which is not reachable from this node`,
+          };
       }
     }
     type Slot = { claim: string; request: DeviceRequest; options: DeviceRef[] };
@@ -208,10 +283,18 @@ export class DeviceAllocator {
       for (const r of c.requests) {
         const options = candidates.filter((ref) => this.matches(r, ref, errors));
         if (r.allocationMode === 'All') {
-          if (!options.length) return { ok: false, reason: `claim ${c.key} request ${r.name}: no device matches${errors.length ? ` (${errors[0]})` : ''}` };
+          if (!options.length)
+            return {
+              ok: false,
+              reason: `claim ${c.key} request ${r.name}: no device matches${errors.length ? ` (${errors[0]})` : ''}`,
+            };
           for (const o of options) slots.push({ claim: c.key, request: r, options: [o] });
         } else {
-          if (options.length < r.count) return { ok: false, reason: `claim ${c.key} request ${r.name}: ${options.length} reachable device(s) match, ${r.count} needed${errors.length ? ` (${errors[0]})` : ''}` };
+          if (options.length < r.count)
+            return {
+              ok: false,
+              reason: `claim ${c.key} request ${r.name}: ${options.length} reachable device(s) match, ${r.count} needed${errors.length ? ` (${errors[0]})` : ''}`,
+            };
           for (let i = 0; i < r.count; i++) slots.push({ claim: c.key, request: r, options });
         }
       }
@@ -233,7 +316,10 @@ export class DeviceAllocator {
         const t = this.termFor(ref.access, nodeName, requirements, hostname);
         if (t === null) continue;
         reqStack.push(requirements);
-        if (!narrow(t)) { requirements = reqStack.pop()!; continue; }
+        if (!narrow(t)) {
+          requirements = reqStack.pop()!;
+          continue;
+        }
         const before = taken.get(ref.key);
         const after = { ...(before ?? {}) };
         for (const [c, v] of Object.entries(consumed)) after[c] = (after[c] ?? 0) + v;
@@ -255,20 +341,29 @@ export class DeviceAllocator {
         if (r) return r;
         picks.pop();
         usedBySlot.delete(slotKey);
-        for (const [ck, prev] of counterKeys.reverse()) if (prev) taken.set(ck, prev); else taken.delete(ck);
-        if (before) taken.set(ref.key, before); else taken.delete(ref.key);
+        for (const [ck, prev] of counterKeys.reverse())
+          if (prev) taken.set(ck, prev);
+          else taken.delete(ck);
+        if (before) taken.set(ref.key, before);
+        else taken.delete(ref.key);
         requirements = reqStack.pop()!;
       }
       return false;
     };
     const r = search(0);
     if (r === 'limit') return { ok: false, reason: `device allocation search gave up after ${SEARCH_LIMIT} steps` };
-    if (!r) return { ok: false, reason: `the claims cannot be satisfied together by the reachable free devices${errors.length ? ` (${errors[0]})` : ''}` };
+    if (!r)
+      return {
+        ok: false,
+        reason: `the claims cannot be satisfied together by the reachable free devices${errors.length ? ` (${errors[0]})` : ''}`,
+      };
     return { ok: true, picks, requirements };
   }
 
   private inSolveRef(claim: string, a: AllocatedDevice): DeviceRef | undefined {
-    return this.ledger.allocatedInSolve.get(claim)?.find((p) => p.request === a.request && p.ref.device.name === a.device && p.ref.pool === a.pool)?.ref;
+    return this.ledger.allocatedInSolve
+      .get(claim)
+      ?.find((p) => p.request === a.request && p.ref.device.name === a.device && p.ref.pool === a.pool)?.ref;
   }
 
   /** Records picks in the ledger; claims allocated here are then allocated for every later pod sharing them. */
@@ -295,7 +390,13 @@ export type PodDra = { kind: 'none' } | { kind: 'claims'; claims: PodClaim[] } |
 export const DEVICE_REF_KEY = deviceKey;
 
 export type NewNodeAlloc =
-  | { ok: true; kept: InstanceType[]; requirements: Requirements; picks: Pick[]; driversByType: Map<string, Set<string>> }
+  | {
+      ok: true;
+      kept: InstanceType[];
+      requirements: Requirements;
+      picks: Pick[];
+      driversByType: Map<string, Set<string>>;
+    }
   | { ok: false; reason: string };
 
 /**
@@ -305,7 +406,13 @@ export type NewNodeAlloc =
  * those whose allocation takes the same published devices as the first type that succeeds (in list order).
  * Types without device templates share one evaluation.
  */
-export function allocateForNewNode(a: DeviceAllocator, claims: readonly PodClaim[], its: readonly InstanceType[], reqs: Requirements, hostname: string): NewNodeAlloc {
+export function allocateForNewNode(
+  a: DeviceAllocator,
+  claims: readonly PodClaim[],
+  its: readonly InstanceType[],
+  reqs: Requirements,
+  hostname: string,
+): NewNodeAlloc {
   const cluster = a.reachable(undefined, reqs);
   let plain: AllocResult | undefined;
   let chosen: string | undefined;
@@ -317,12 +424,17 @@ export function allocateForNewNode(a: DeviceAllocator, claims: readonly PodClaim
   const isTemplate = (p: Pick) => p.ref.access.kind === 'template';
   for (const it of its) {
     const own = a.templateDevices(it, hostname);
-    const r = own.length ? a.allocate(claims, [...own, ...cluster], undefined, reqs, hostname) : (plain ??= a.allocate(claims, cluster, undefined, reqs, hostname));
+    const r = own.length
+      ? a.allocate(claims, [...own, ...cluster], undefined, reqs, hostname)
+      : (plain ??= a.allocate(claims, cluster, undefined, reqs, hostname));
     if (!r.ok) {
       firstReason ??= r.reason;
       continue;
     }
-    const signature = r.picks.filter((p) => !isTemplate(p)).map((p) => `${p.claim}|${p.request}|${p.ref.key}`).join(',');
+    const signature = r.picks
+      .filter((p) => !isTemplate(p))
+      .map((p) => `${p.claim}|${p.request}|${p.ref.key}`)
+      .join(',');
     if (chosen === undefined) {
       chosen = signature;
       requirements = r.requirements;
@@ -333,6 +445,10 @@ export function allocateForNewNode(a: DeviceAllocator, claims: readonly PodClaim
     picks.push(...own2);
     if (own2.length) driversByType.set(it.name, new Set(own2.map((p) => p.ref.driver)));
   }
-  if (!kept.length) return { ok: false, reason: `no instance type can satisfy the pod's resource claims: ${firstReason ?? 'no instance types'}` };
+  if (!kept.length)
+    return {
+      ok: false,
+      reason: `no instance type can satisfy the pod's resource claims: ${firstReason ?? 'no instance types'}`,
+    };
   return { ok: true, kept, requirements, picks, driversByType };
 }

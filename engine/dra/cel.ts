@@ -10,7 +10,8 @@ import { parseQuantity, unitValue } from '../domain/quantity.ts';
 
 type Tok = { t: 'id' | 'str' | 'int' | 'op' | 'punct'; v: string };
 
-const SUPPORTED = 'supported: conjunctions (&&) of device.driver ==/!= "x", device.attributes["domain"].name <op> literal, device.capacity["domain"].name.compareTo(quantity("q")) <op> 0';
+const SUPPORTED =
+  'supported: conjunctions (&&) of device.driver ==/!= "x", device.attributes["domain"].name <op> literal, device.capacity["domain"].name.compareTo(quantity("q")) <op> 0';
 
 class Unsupported extends Error {}
 
@@ -19,7 +20,10 @@ function tokenize(src: string): Tok[] {
   let i = 0;
   while (i < src.length) {
     const c = src[i]!;
-    if (/\s/.test(c)) { i++; continue; }
+    if (/\s/.test(c)) {
+      i++;
+      continue;
+    }
     if (c === '"' || c === "'") {
       let j = i + 1;
       let v = '';
@@ -48,10 +52,22 @@ function tokenize(src: string): Tok[] {
       continue;
     }
     const two = src.slice(i, i + 2);
-    if (['==', '!=', '<=', '>=', '&&', '||'].includes(two)) { out.push({ t: 'op', v: two }); i += 2; continue; }
+    if (['==', '!=', '<=', '>=', '&&', '||'].includes(two)) {
+      out.push({ t: 'op', v: two });
+      i += 2;
+      continue;
+    }
     if (c === '!') throw new Unsupported('negation (!)');
-    if ('<>'.includes(c)) { out.push({ t: 'op', v: c }); i++; continue; }
-    if ('()[].,-'.includes(c)) { out.push({ t: 'punct', v: c }); i++; continue; }
+    if ('<>'.includes(c)) {
+      out.push({ t: 'op', v: c });
+      i++;
+      continue;
+    }
+    if ('()[].,-'.includes(c)) {
+      out.push({ t: 'punct', v: c });
+      i++;
+      continue;
+    }
     throw new Unsupported(`the character ${JSON.stringify(c)}`);
   }
   return out;
@@ -61,7 +77,9 @@ class Parser {
   private i = 0;
   constructor(private readonly toks: Tok[]) {}
 
-  private peek(): Tok | undefined { return this.toks[this.i]; }
+  private peek(): Tok | undefined {
+    return this.toks[this.i];
+  }
   private next(): Tok {
     const t = this.toks[this.i++];
     if (!t) throw new Unsupported('an incomplete expression');
@@ -69,13 +87,17 @@ class Parser {
   }
   private expect(t: Tok['t'], v?: string): Tok {
     const x = this.next();
-    if (x.t !== t || (v !== undefined && x.v !== v)) throw new Unsupported(`${JSON.stringify(x.v)} where ${v ?? t} was expected`);
+    if (x.t !== t || (v !== undefined && x.v !== v))
+      throw new Unsupported(`${JSON.stringify(x.v)} where ${v ?? t} was expected`);
     return x;
   }
 
   conjunction(): SelectorPredicate[] {
     const out = this.term();
-    while (this.peek()?.v === '&&') { this.next(); out.push(...this.term()); }
+    while (this.peek()?.v === '&&') {
+      this.next();
+      out.push(...this.term());
+    }
     const p = this.peek();
     if (p && p.v === '||') throw new Unsupported('disjunction (||)');
     return out;
@@ -97,7 +119,9 @@ class Parser {
       return inner;
     }
     if (p?.t === 'id' && p.v === 'device') return [this.predicate()];
-    throw new Unsupported(`${p ? JSON.stringify(p.v) : 'the end'} at the start of a predicate (negation, literals on the left and functions are not supported)`);
+    throw new Unsupported(
+      `${p ? JSON.stringify(p.v) : 'the end'} at the start of a predicate (negation, literals on the left and functions are not supported)`,
+    );
   }
 
   private qualified(): string {
@@ -169,12 +193,14 @@ class Parser {
 
 /** Reduces a CEL expression to predicates, or says why it is outside the supported subset. */
 export function parseSelector(expression: string): DeviceSelector {
-  if (expression.trim() === '') return { expression, unsupported: `an empty expression selects nothing (${SUPPORTED})` };
+  if (expression.trim() === '')
+    return { expression, unsupported: `an empty expression selects nothing (${SUPPORTED})` };
   try {
     const predicates = new Parser(tokenize(expression)).all();
     return { expression, predicates };
   } catch (e) {
-    if (e instanceof Unsupported) return { expression, unsupported: `${e.message} is outside the supported CEL subset (${SUPPORTED})` };
+    if (e instanceof Unsupported)
+      return { expression, unsupported: `${e.message} is outside the supported CEL subset (${SUPPORTED})` };
     throw e;
   }
 }
@@ -187,10 +213,14 @@ function compare(op: CompareOp, a: string | number | boolean, b: string | number
   if (op === '!=') return a !== b;
   if (typeof a !== typeof b) return { error: `no ordering between ${typeof a} and ${typeof b}` };
   switch (op) {
-    case '<': return a < b;
-    case '<=': return a <= b;
-    case '>': return a > b;
-    default: return a >= b;
+    case '<':
+      return a < b;
+    case '<=':
+      return a <= b;
+    case '>':
+      return a > b;
+    default:
+      return a >= b;
   }
 }
 
@@ -199,7 +229,10 @@ function evalPredicate(p: SelectorPredicate, driver: string, d: Device): Eval {
   if (p.kind === 'attribute') {
     const a = d.attributes[p.name];
     if (!a) return { error: `device ${d.name} has no attribute ${p.name}` };
-    if (a.kind === 'version') return p.op === '==' || p.op === '!=' ? p.op === '!=' : { error: `version attribute ${p.name} needs semver comparison` };
+    if (a.kind === 'version')
+      return p.op === '==' || p.op === '!='
+        ? p.op === '!='
+        : { error: `version attribute ${p.name} needs semver comparison` };
     return compare(p.op, a.value, p.value);
   }
   const c = d.capacity[p.name];

@@ -4,7 +4,11 @@
 // claim that any staying pod still holds keeps its devices (and a shared device keeps the other claims' shares).
 import type { DraState } from '../domain/dra.ts';
 
-export function draForSimulation(dra: DraState, removedNodes: ReadonlySet<string>, movedPods: ReadonlySet<string>): DraState {
+export function draForSimulation(
+  dra: DraState,
+  removedNodes: ReadonlySet<string>,
+  movedPods: ReadonlySet<string>,
+): DraState {
   return {
     ...dra,
     resourceSlices: dra.resourceSlices.filter((s) => s.nodeName === undefined || !removedNodes.has(s.nodeName)),

@@ -46,7 +46,11 @@ export class Ledger {
   }
 
   /** Whether `amount` more of the device's capacity (shared devices) or the whole device is free. */
-  canTake(ref: DeviceRef, consumed: Readonly<Record<string, number>>, taken: ReadonlyMap<string, Record<string, number>>): boolean {
+  canTake(
+    ref: DeviceRef,
+    consumed: Readonly<Record<string, number>>,
+    taken: ReadonlyMap<string, Record<string, number>>,
+  ): boolean {
     const k = ref.key;
     if (this.exclusive.has(k)) return false;
     const pending = taken.get(k);

@@ -14,15 +14,22 @@ const NVIDIA_GPU = 'nvidia.com/gpu';
 export function deviceTemplatesOf(it: InstanceType): readonly DeviceTemplate[] {
   if (it.deviceTemplates) return it.deviceTemplates;
   const n = it.capacity[NVIDIA_GPU] ?? 0;
-  return n > 0 ? [{
-    driver: NVIDIA_DRA_DRIVER,
-    pool: `${it.name}-gpu`,
-    devices: Array.from({ length: n }, (_, i) => ({
-      name: `gpu-${i}`,
-      attributes: { [`${NVIDIA_DRA_DRIVER}/type`]: { kind: 'string' as const, value: 'gpu' }, [`${NVIDIA_DRA_DRIVER}/index`]: { kind: 'int' as const, value: i } },
-      capacity: {},
-      allowMultipleAllocations: false,
-      consumesCounters: [],
-    })),
-  }] : [];
+  return n > 0
+    ? [
+        {
+          driver: NVIDIA_DRA_DRIVER,
+          pool: `${it.name}-gpu`,
+          devices: Array.from({ length: n }, (_, i) => ({
+            name: `gpu-${i}`,
+            attributes: {
+              [`${NVIDIA_DRA_DRIVER}/type`]: { kind: 'string' as const, value: 'gpu' },
+              [`${NVIDIA_DRA_DRIVER}/index`]: { kind: 'int' as const, value: i },
+            },
+            capacity: {},
+            allowMultipleAllocations: false,
+            consumesCounters: [],
+          })),
+        },
+      ]
+    : [];
 }

@@ -5,7 +5,12 @@ import type { InstanceType, Offering } from '../domain/types.ts';
 import { fromOperator, req, requirements } from '../scheduling/requirements.ts';
 import { isExotic, selectCandidates } from './filter.ts';
 
-const offer = (capacityType: 'spot' | 'on-demand', zone: string, price: number): Offering => ({ capacityType, zone, price, available: true });
+const offer = (capacityType: 'spot' | 'on-demand', zone: string, price: number): Offering => ({
+  capacityType,
+  zone,
+  price,
+  available: true,
+});
 
 function type(name: string, offerings: Offering[], opts: { size?: string; gpu?: number } = {}): InstanceType {
   return {
@@ -30,23 +35,38 @@ describe('launch filters', () => {
   });
 
   it('launches on-demand when every spot offering is dearer than the cheapest on-demand one (AWS provider order)', () => {
-    const sel = selectCandidates([type('m5.large', [offer('on-demand', 'a', 1), offer('spot', 'a', 1.3)]), type('r5.large', [offer('spot', 'a', 1.2)])], both, {});
+    const sel = selectCandidates(
+      [
+        type('m5.large', [offer('on-demand', 'a', 1), offer('spot', 'a', 1.3)]),
+        type('r5.large', [offer('spot', 'a', 1.2)]),
+      ],
+      both,
+      {},
+    );
     expect(sel.ok && sel.capacityType).toBe('on-demand');
     expect(sel.ok && sel.candidates.map((c) => c.type.name)).toEqual(['m5.large']);
   });
 
   it('drops a spot type dearer than the cheapest on-demand offering, keeping the cheaper spot ones', () => {
-    const sel = selectCandidates([
-      type('m5.large', [offer('on-demand', 'a', 1), offer('spot', 'a', 0.4)]),
-      type('r5.large', [offer('on-demand', 'a', 1.6), offer('spot', 'a', 1.2)]),
-      type('c5.large', [offer('on-demand', 'a', 0.9)]),
-    ], both, {});
+    const sel = selectCandidates(
+      [
+        type('m5.large', [offer('on-demand', 'a', 1), offer('spot', 'a', 0.4)]),
+        type('r5.large', [offer('on-demand', 'a', 1.6), offer('spot', 'a', 1.2)]),
+        type('c5.large', [offer('on-demand', 'a', 0.9)]),
+      ],
+      both,
+      {},
+    );
     expect(sel.ok && sel.capacityType).toBe('spot');
     expect(sel.ok && sel.candidates.map((c) => c.type.name)).toEqual(['m5.large']);
   });
 
   it('keeps exotic types when nothing generic fits', () => {
-    const sel = selectCandidates([type('g5.xlarge', [offer('on-demand', 'a', 1)], { gpu: 1 }), type('m5.large', [offer('on-demand', 'a', 0.1)])], both, { 'nvidia.com/gpu': 1 });
+    const sel = selectCandidates(
+      [type('g5.xlarge', [offer('on-demand', 'a', 1)], { gpu: 1 }), type('m5.large', [offer('on-demand', 'a', 0.1)])],
+      both,
+      { 'nvidia.com/gpu': 1 },
+    );
     expect(sel.ok && sel.candidates.map((c) => c.type.name)).toEqual(['g5.xlarge']);
   });
 });

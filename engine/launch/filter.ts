@@ -71,8 +71,10 @@ export function offeringAllowed(o: Offering, claim: Requirements): boolean {
 
 /** Metal sizes and types with GPUs or accelerators: launched only when nothing generic can take the NodeClaim. */
 export function isExotic(t: InstanceType): boolean {
-  return [...(t.requirements.get(INSTANCE_SIZE_LABEL)?.values ?? [])].some((v) => v.includes('metal')) ||
-    EXOTIC_RESOURCES.some((r) => (t.capacity[r] ?? 0) > 0);
+  return (
+    [...(t.requirements.get(INSTANCE_SIZE_LABEL)?.values ?? [])].some((v) => v.includes('metal')) ||
+    EXOTIC_RESOURCES.some((r) => (t.capacity[r] ?? 0) > 0)
+  );
 }
 
 const cheapest = (os: readonly Offering[]): number => os.reduce((m, o) => Math.min(m, o.price), Infinity);
@@ -95,21 +97,28 @@ function spotFilter(pool: Pool, claim: Requirements): Pool {
 }
 
 export function selectCandidates(
-  types: readonly InstanceType[], claim: Requirements, requests: Resources, minValuesPolicy: 'Strict' | 'BestEffort' = 'Strict', kindOf: ReservationKind = () => undefined,
+  types: readonly InstanceType[],
+  claim: Requirements,
+  requests: Resources,
+  minValuesPolicy: 'Strict' | 'BestEffort' = 'Strict',
+  kindOf: ReservationKind = () => undefined,
 ): Selection {
   // 1. compatible, fitting, with an allowed offering
   let pool: Pool = types
     .filter((t) => intersects(t.requirements, claim) === undefined && fits(requests, t.allocatable))
     .map((type) => ({ type, offerings: type.offerings.filter((o) => offeringAllowed(o, claim)) }))
     .filter((p) => p.offerings.length > 0);
-  if (!pool.length) return { ok: false, reason: 'no instance type satisfies the requirements and requests with an available offering' };
+  if (!pool.length)
+    return { ok: false, reason: 'no instance type satisfies the requirements and requests with an available offering' };
   const minValues = usesMinValues(claim);
   const allowed = (ct: string) => has(get(claim, CAPACITY_TYPE_LABEL), ct);
   // 2. reserved
   if (allowed('reserved') && pool.some((p) => p.offerings.some((o) => o.capacityType === 'reserved'))) {
     const reserved = reservedSelection(pool, kindOf);
     const unmet = minValues && minValuesPolicy === 'Strict' ? unmetMinValues(claim, reserved.candidates) : undefined;
-    return unmet ? { ok: false, reason: unmet } : { ok: true, capacityType: 'reserved', candidates: reserved.candidates, reservation: reserved.partition };
+    return unmet
+      ? { ok: false, reason: unmet }
+      : { ok: true, capacityType: 'reserved', candidates: reserved.candidates, reservation: reserved.partition };
   }
   if (!minValues) {
     // 3. exotic
@@ -119,10 +128,16 @@ export function selectCandidates(
     pool = spotFilter(pool, claim);
   }
   // 5. capacity type
-  const capacityType = allowed('spot') && pool.some((p) => p.offerings.some((o) => o.capacityType === 'spot')) ? 'spot' : 'on-demand';
+  const capacityType =
+    allowed('spot') && pool.some((p) => p.offerings.some((o) => o.capacityType === 'spot')) ? 'spot' : 'on-demand';
   // 6. cheapest first, truncated
   const candidates = pool
-    .map((p) => ({ type: p.type, offerings: p.offerings.filter((o) => o.capacityType === capacityType).sort((a, b) => a.price - b.price || a.zone.localeCompare(b.zone)) }))
+    .map((p) => ({
+      type: p.type,
+      offerings: p.offerings
+        .filter((o) => o.capacityType === capacityType)
+        .sort((a, b) => a.price - b.price || a.zone.localeCompare(b.zone)),
+    }))
     .filter((c) => c.offerings.length)
     .sort((a, b) => cheapest(a.offerings) - cheapest(b.offerings) || a.type.name.localeCompare(b.type.name))
     .slice(0, MAX_INSTANCE_TYPES);
@@ -136,14 +151,19 @@ function unmetMinValues(claim: Requirements, candidates: readonly Candidate[]): 
   for (const r of claim.values()) {
     if (r.minValues === undefined) continue;
     const values = new Set(candidates.flatMap((c) => [...(c.type.requirements.get(r.key)?.values ?? [])]));
-    if (values.size < r.minValues) return `minValues ${r.minValues} of ${r.key} cannot be met (${values.size} values left)`;
+    if (values.size < r.minValues)
+      return `minValues ${r.minValues} of ${r.key} cannot be met (${values.size} values left)`;
   }
   return undefined;
 }
 
 /** Reserved: one partition (cheapest first, ties by kind), then per type and zone the offering with most left. */
-function reservedSelection(pool: Pool, kindOf: ReservationKind): { candidates: Candidate[]; partition: ReservationKindOf } {
-  const kind = (o: Offering) => kindOf(o.reservationId ?? '') ?? { reservationType: 'default' as const, interruptible: false };
+function reservedSelection(
+  pool: Pool,
+  kindOf: ReservationKind,
+): { candidates: Candidate[]; partition: ReservationKindOf } {
+  const kind = (o: Offering) =>
+    kindOf(o.reservationId ?? '') ?? { reservationType: 'default' as const, interruptible: false };
   const reservedOf = (p: Pool[number]) => p.offerings.filter((o) => o.capacityType === 'reserved');
   const all = pool.flatMap(reservedOf);
   const best = [...all].sort((a, b) => a.price - b.price || reservationRank(kind(a)) - reservationRank(kind(b)))[0]!;
@@ -159,7 +179,10 @@ function reservedSelection(pool: Pool, kindOf: ReservationKind): { candidates: C
         const cur = perZone.get(o.zone);
         if (!cur || (o.reservationCapacity ?? 0) > (cur.reservationCapacity ?? 0)) perZone.set(o.zone, o);
       }
-      return { type: p.type, offerings: [...perZone.values()].sort((a, b) => a.price - b.price || a.zone.localeCompare(b.zone)) };
+      return {
+        type: p.type,
+        offerings: [...perZone.values()].sort((a, b) => a.price - b.price || a.zone.localeCompare(b.zone)),
+      };
     })
     .filter((c) => c.offerings.length)
     .sort((a, b) => cheapest(a.offerings) - cheapest(b.offerings) || a.type.name.localeCompare(b.type.name))

@@ -13,7 +13,10 @@ function launched(input: ProvisionInput, c: NewNodeClaimPlan): NewNodeClaimPlan 
   const types = c.instanceTypes.map((o) => byName.get(o.name)).filter((it) => it !== undefined);
   const sel = selectCandidates(types, fromSelectorRequirements(c.requirements), {}, input.options.minValuesPolicy);
   if (!sel.ok) return c;
-  const instanceTypes = sel.candidates.map((k) => ({ name: k.type.name, price: toMicros(k.offerings[0]!.price) / 1e6 }));
+  const instanceTypes = sel.candidates.map((k) => ({
+    name: k.type.name,
+    price: toMicros(k.offerings[0]!.price) / 1e6,
+  }));
   return { ...c, instanceTypes, price: instanceTypes[0]!.price };
 }
 

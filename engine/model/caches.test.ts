@@ -15,9 +15,14 @@ describe('ModelCaches', () => {
   it('are filled by a solve, reused by the next one over the same objects, and forgotten on reset', () => {
     const caches = new ModelCaches();
     const input: ProvisionInput = {
-      nodePools: [nodePool()], instanceTypes: new Map([['default', its]]), daemonSets: [], options: DEFAULT_ENGINE_OPTIONS,
+      nodePools: [nodePool()],
+      instanceTypes: new Map([['default', its]]),
+      daemonSets: [],
+      options: DEFAULT_ENGINE_OPTIONS,
       nodes: [stateNode({ name: 'a', instanceType: its[0]!, zone: 'test-zone-1', capacityType: 'on-demand' })],
-      pods: pods(5, { cpu: '1' }), wellKnownLabels: withExtraWellKnown(FAKE_WELL_KNOWN_LABELS), caches,
+      pods: pods(5, { cpu: '1' }),
+      wellKnownLabels: withExtraWellKnown(FAKE_WELL_KNOWN_LABELS),
+      caches,
     };
     const solver = new WasmSolver({ improve: false });
     solver.solve(input);

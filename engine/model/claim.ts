@@ -2,16 +2,35 @@
 // keys removed, the smallest daemonset overhead added to the requests, instance types ordered by price and
 // truncated, instance-type and capacity-type requirements narrowed to what remains. Shared by the reference
 // solver and the wasm decoder so both finish a NodeClaim the same way.
-import type { EngineOptions, InstanceType, NodeSelectorRequirement, Pod, Requirements, Resources } from '../domain/types.ts';
+import type {
+  EngineOptions,
+  InstanceType,
+  NodeSelectorRequirement,
+  Pod,
+  Requirements,
+  Resources,
+} from '../domain/types.ts';
 import { toMicros } from '../domain/money.ts';
 import {
-  CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, INSTANCE_TYPE_LABEL, SIMULATION_LABELS, schedulingRestrictedReason,
+  CAPACITY_TYPE_LABEL,
+  HOSTNAME_LABEL,
+  INSTANCE_TYPE_LABEL,
+  SIMULATION_LABELS,
+  schedulingRestrictedReason,
 } from '../scheduling/labels.ts';
 import { anyValue, toSelectorRequirements } from '../scheduling/requirements.ts';
 import { minValuesTruncated } from '../scheduling/minvalues.ts';
 import { cacheSlot, type ModelCaches } from './caches.ts';
 import type { NewNodeClaimPlan } from './types.ts';
-import { cheapestOffering, minValuesAchieved, minValuesUnmet, minValuesUnmetKeys, offeringAllowed, type DaemonGroup, type Template } from './templates.ts';
+import {
+  cheapestOffering,
+  minValuesAchieved,
+  minValuesUnmet,
+  minValuesUnmetKeys,
+  offeringAllowed,
+  type DaemonGroup,
+  type Template,
+} from './templates.ts';
 
 /** Per-resource minimum over resources present in every list. */
 function minOverhead(lists: readonly Resources[]): Resources {
@@ -27,7 +46,10 @@ function minOverhead(lists: readonly Resources[]): Resources {
 }
 
 /** Orders instance types by their cheapest compatible available offering; ties keep catalog order. */
-export function orderByPrice(reqs: Requirements, its: readonly InstanceType[]): Array<{ it: InstanceType; micros: number }> {
+export function orderByPrice(
+  reqs: Requirements,
+  its: readonly InstanceType[],
+): Array<{ it: InstanceType; micros: number }> {
   return its
     .map((it, i) => ({ it, i, micros: toMicros(cheapestOffering(reqs, it)?.price ?? Infinity) }))
     .sort((a, b) => a.micros - b.micros || a.i - b.i)
@@ -61,14 +83,27 @@ interface SetParts {
 }
 const SET_PARTS = cacheSlot<Requirements, Map<Template, SetParts>>('claim requirement parts');
 
-function setParts(template: Template, finalReqs: Requirements, wellKnown: ReadonlySet<string>, caches: ModelCaches): SetParts {
+function setParts(
+  template: Template,
+  finalReqs: Requirements,
+  wellKnown: ReadonlySet<string>,
+  caches: ModelCaches,
+): SetParts {
   const byTemplate = caches.memo(SET_PARTS, finalReqs, () => new Map<Template, SetParts>());
   let parts = byTemplate.get(template);
   if (parts) return parts;
-  const reqs = new Map([...finalReqs].filter(([k]) => k !== HOSTNAME_LABEL && !SIMULATION_LABELS.has(k))) as Requirements;
+  const reqs = new Map(
+    [...finalReqs].filter(([k]) => k !== HOSTNAME_LABEL && !SIMULATION_LABELS.has(k)),
+  ) as Requirements;
   const labels: Record<string, string> = { ...template.pool.template.labels };
   for (const r of reqs.values()) {
-    if (wellKnown.has(r.key) || SIMULATION_LABELS.has(r.key) || schedulingRestrictedReason(r.key, wellKnown) || labels[r.key] !== undefined) continue;
+    if (
+      wellKnown.has(r.key) ||
+      SIMULATION_LABELS.has(r.key) ||
+      schedulingRestrictedReason(r.key, wellKnown) ||
+      labels[r.key] !== undefined
+    )
+      continue;
     const v = anyValue(r);
     if (v !== undefined) labels[r.key] = v;
   }
@@ -91,7 +126,11 @@ interface ListParts {
 }
 const LIST_PARTS = cacheSlot<object, Map<Requirements, ListParts>>('claim instance-type parts');
 
-function listParts(ordered: ReadonlyArray<{ it: InstanceType; micros: number }>, reqs: Requirements, caches: ModelCaches): ListParts {
+function listParts(
+  ordered: ReadonlyArray<{ it: InstanceType; micros: number }>,
+  reqs: Requirements,
+  caches: ModelCaches,
+): ListParts {
   const byReqs = caches.memo(LIST_PARTS, ordered, () => new Map<Requirements, ListParts>());
   let parts = byReqs.get(reqs);
   if (parts) return parts;
@@ -145,14 +184,25 @@ export interface SolvedClaim {
  * The plan's NodeClaim. The instance-type requirement lists the types in price order. What NodeClaims with
  * the same requirements and instance-type list share is built once and shared (frozen) through `caches`.
  */
-export function claimPlan(c: SolvedClaim, options: EngineOptions, wellKnown: ReadonlySet<string>, caches: ModelCaches): Finalized {
+export function claimPlan(
+  c: SolvedClaim,
+  options: EngineOptions,
+  wellKnown: ReadonlySet<string>,
+  caches: ModelCaches,
+): Finalized {
   const parts = setParts(c.template, c.requirements, wellKnown, caches);
   const shared = listParts(c.ordered, parts.reqs, caches);
   let requirements = shared.unmet ? undefined : shared.requirements;
   if (shared.unmet) {
-    if (options.minValuesPolicy === 'Strict') return { ok: false, reason: minValuesTruncated(c.template.pool.name, minValuesUnmetKeys(parts.reqs, shared.kept)) };
+    if (options.minValuesPolicy === 'Strict')
+      return {
+        ok: false,
+        reason: minValuesTruncated(c.template.pool.name, minValuesUnmetKeys(parts.reqs, shared.kept)),
+      };
     const relaxed = relaxMinValues(parts.reqs, shared.kept);
-    const selectors = toSelectorRequirements(new Map([...relaxed].filter(([k]) => k !== INSTANCE_TYPE_LABEL && k !== CAPACITY_TYPE_LABEL)));
+    const selectors = toSelectorRequirements(
+      new Map([...relaxed].filter(([k]) => k !== INSTANCE_TYPE_LABEL && k !== CAPACITY_TYPE_LABEL)),
+    );
     requirements = nodeClaimRequirements(relaxed, selectors, shared);
   }
   // The same for every NodeClaim with these parts (4,000 NodeClaims of a solve share a few dozen): shared, frozen.
@@ -176,13 +226,27 @@ export function claimPlan(c: SolvedClaim, options: EngineOptions, wellKnown: Rea
 }
 
 /** The selector requirements plus instance-type and capacity-type requirements narrowed to the options. */
-function nodeClaimRequirements(reqs: Requirements, selectors: readonly NodeSelectorRequirement[], shared: ListParts): readonly NodeSelectorRequirement[] {
+function nodeClaimRequirements(
+  reqs: Requirements,
+  selectors: readonly NodeSelectorRequirement[],
+  shared: ListParts,
+): readonly NodeSelectorRequirement[] {
   const itMin = reqs.get(INSTANCE_TYPE_LABEL)?.minValues;
   const ctMin = reqs.get(CAPACITY_TYPE_LABEL)?.minValues;
   return Object.freeze([
     ...selectors,
-    { key: INSTANCE_TYPE_LABEL, operator: 'In' as const, values: shared.names, ...(itMin !== undefined ? { minValues: itMin } : {}) },
-    { key: CAPACITY_TYPE_LABEL, operator: 'In' as const, values: shared.capacityTypes, ...(ctMin !== undefined ? { minValues: ctMin } : {}) },
+    {
+      key: INSTANCE_TYPE_LABEL,
+      operator: 'In' as const,
+      values: shared.names,
+      ...(itMin !== undefined ? { minValues: itMin } : {}),
+    },
+    {
+      key: CAPACITY_TYPE_LABEL,
+      operator: 'In' as const,
+      values: shared.capacityTypes,
+      ...(ctMin !== undefined ? { minValues: ctMin } : {}),
+    },
   ]);
 }
 

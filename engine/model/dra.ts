@@ -23,7 +23,11 @@ export function draRoute(input: ProvisionInput): DraRoute {
   const errors = input.pods.filter(hasDRA).map((p) => ({ uid: p.uid, reason: IGNORED_DRA_REASON }));
   return {
     kind: 'stripped',
-    input: { ...input, pods: input.pods.filter((p) => !hasDRA(p)), daemonSets: input.daemonSets.filter((d) => !hasDRA(d.pod)) },
+    input: {
+      ...input,
+      pods: input.pods.filter((p) => !hasDRA(p)),
+      daemonSets: input.daemonSets.filter((d) => !hasDRA(d.pod)),
+    },
     errors,
   };
 }

@@ -36,7 +36,9 @@ export class TopologyGroup {
   ) {}
 
   selects(pod: Pod): boolean {
-    return (this.namespaces === 'all' || this.namespaces.has(pod.namespace)) && selectorMatches(this.selector, pod.labels);
+    return (
+      (this.namespaces === 'all' || this.namespaces.has(pod.namespace)) && selectorMatches(this.selector, pod.labels)
+    );
   }
 
   /** Does a node with these requirements and taints take part in this group's counts (TSC node policies)? */
@@ -58,9 +60,15 @@ export class TopologyGroup {
 }
 
 /** The selector with matchLabelKeys resolved against the pod's own labels (an In expression per present key). */
-export function selectorWithLabelKeys(sel: LabelSelector | undefined, keys: readonly string[] | undefined, labels: Readonly<Record<string, string>>): LabelSelector | undefined {
+export function selectorWithLabelKeys(
+  sel: LabelSelector | undefined,
+  keys: readonly string[] | undefined,
+  labels: Readonly<Record<string, string>>,
+): LabelSelector | undefined {
   if (!sel || !keys?.length) return sel;
-  const extra = keys.filter((k) => labels[k] !== undefined).map((k) => ({ key: k, operator: 'In' as const, values: [labels[k]!] }));
+  const extra = keys
+    .filter((k) => labels[k] !== undefined)
+    .map((k) => ({ key: k, operator: 'In' as const, values: [labels[k]!] }));
   return { ...sel, matchExpressions: [...(sel.matchExpressions ?? []), ...extra] };
 }
 

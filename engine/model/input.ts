@@ -76,13 +76,19 @@ export interface IncompatibleNodePool {
 }
 
 /** The provisioning NodePools no pod can get a new node from, because of their own requirements. */
-export function incompatibleNodePools(s: Snapshot, wellKnownLabels: ReadonlySet<string> = WELL_KNOWN_LABELS): IncompatibleNodePool[] {
+export function incompatibleNodePools(
+  s: Snapshot,
+  wellKnownLabels: ReadonlySet<string> = WELL_KNOWN_LABELS,
+): IncompatibleNodePool[] {
   const strict = s.options.minValuesPolicy === 'Strict';
   const out: IncompatibleNodePool[] = [];
   for (const pool of provisioningPools(s.nodePools)) {
     const its = s.instanceTypes.get(pool.name) ?? [];
     if (buildTemplate(pool, its, s.daemonSets, wellKnownLabels, strict).instanceTypes.length > 0) continue;
-    out.push({ nodePool: pool.name, minValues: strict && buildTemplate(pool, its, s.daemonSets, wellKnownLabels, false).instanceTypes.length > 0 });
+    out.push({
+      nodePool: pool.name,
+      minValues: strict && buildTemplate(pool, its, s.daemonSets, wellKnownLabels, false).instanceTypes.length > 0,
+    });
   }
   return out;
 }

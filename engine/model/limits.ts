@@ -20,7 +20,10 @@ export function withinLimits(capacity: Resources, remaining: Resources): boolean
 }
 
 export function describeLimits(remaining: Resources): string {
-  return Object.entries(remaining).filter(([k]) => k !== NODES).map(([k, v]) => `${k} remaining ${formatResourceValue(k, Math.max(v, 0))}`).join(', ');
+  return Object.entries(remaining)
+    .filter(([k]) => k !== NODES)
+    .map(([k, v]) => `${k} remaining ${formatResourceValue(k, Math.max(v, 0))}`)
+    .join(', ');
 }
 
 /**
@@ -28,7 +31,10 @@ export function describeLimits(remaining: Resources): string {
  * node. (Karpenter's scheduler leaves `nodes` to a check at NodeClaim creation; counting it here keeps a
  * plan within the limit instead of planning NodeClaims that creation would refuse.)
  */
-export function subtractMaxCapacity(remaining: Record<string, number>, instanceTypes: readonly { readonly capacity: Resources }[]): void {
+export function subtractMaxCapacity(
+  remaining: Record<string, number>,
+  instanceTypes: readonly { readonly capacity: Resources }[],
+): void {
   for (const k of Object.keys(remaining)) {
     if (k === NODES) {
       remaining[k] = remaining[k]! - 1;

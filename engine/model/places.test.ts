@@ -8,7 +8,8 @@ import { ExistingNode } from './places.ts';
 import { solveReference } from '../solver/reference/scheduler.ts';
 import { ModelCaches } from './caches.ts';
 
-const node = (o: Parameters<typeof stateNode>[0] = {}) => stateNode({ allocatable: { cpu: '4', memory: '4Gi', pods: '10' }, ...o });
+const node = (o: Parameters<typeof stateNode>[0] = {}) =>
+  stateNode({ allocatable: { cpu: '4', memory: '4Gi', pods: '10' }, ...o });
 
 describe('existing node preparation', () => {
   const caches = new ModelCaches();
@@ -34,7 +35,11 @@ describe('existing node preparation', () => {
   });
 
   it('counts topology over the pods array the node carries now', () => {
-    const anti = { podAntiAffinity: { required: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'x' } } }] } };
+    const anti = {
+      podAntiAffinity: {
+        required: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'x' } } }],
+      },
+    };
     const blocker = pod({ cpu: '100m', labels: { app: 'x' } });
     const busy = node({ name: 'a', pods: [blocker] });
     const pending = pod({ cpu: '100m', affinity: anti });

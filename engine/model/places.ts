@@ -2,7 +2,14 @@
 // keeps every instance type that can still hold its pods. The encoder reads their starting state; the
 // reference solver places pods on them and explanations ask them why a pod does not fit.
 import type {
-  DaemonSet, HostPort, InstanceType, Pod, Requirements, Resources, StateNode, Taint,
+  DaemonSet,
+  HostPort,
+  InstanceType,
+  Pod,
+  Requirements,
+  Resources,
+  StateNode,
+  Taint,
 } from '../domain/types.ts';
 import { add as addResources, fits, firstExceeded, subtract } from '../domain/resources.ts';
 import { HOSTNAME_LABEL } from '../scheduling/labels.ts';
@@ -18,7 +25,14 @@ import { allocateForNewNode, type DeviceAllocator, type DeviceRef, type Pick, ty
 import { cacheSlot, type ModelCaches } from './caches.ts';
 
 export type AddResult =
-  | { ok: true; requirements: Requirements; instanceTypes?: InstanceType[]; reservations?: ReadonlySet<string>; picks?: Pick[]; draDrivers?: Map<string, Set<string>> }
+  | {
+      ok: true;
+      requirements: Requirements;
+      instanceTypes?: InstanceType[];
+      reservations?: ReadonlySet<string>;
+      picks?: Pick[];
+      draDrivers?: Map<string, Set<string>>;
+    }
   | { ok: false; reason: string; reservedOffering?: true };
 
 /** The reservation manager a solve's NodeClaims share, and how strictly they keep reserved capacity (§2.15). */
@@ -49,7 +63,9 @@ export function hostPortsConflict(a: readonly HostPort[], b: readonly HostPort[]
 /** Taints that apply to scheduling on a node: ephemeral and startup taints are ignored until initialized. */
 export function effectiveTaints(node: StateNode): Taint[] {
   if (node.initialized) return [...node.taints];
-  return node.taints.filter((t) => !isKnownEphemeralTaint(t) && !node.startupTaints.some((s) => s.key === t.key && s.effect === t.effect));
+  return node.taints.filter(
+    (t) => !isKnownEphemeralTaint(t) && !node.startupTaints.some((s) => s.key === t.key && s.effect === t.effect),
+  );
 }
 
 function volumeAlternatives(pod: Pod): ReadonlyArray<Requirements | undefined> {
@@ -94,7 +110,9 @@ function computeNodeStart(node: StateNode, daemonSets: readonly DaemonSet[]): No
   }
   // Daemonset pods still to come: compatible daemonsets without a pod on this node yet.
   for (const ds of daemonSets) {
-    const has = bound.some((p) => p.owner?.kind === 'DaemonSet' && p.owner.name === ds.name && p.namespace === ds.namespace);
+    const has = bound.some(
+      (p) => p.owner?.kind === 'DaemonSet' && p.owner.name === ds.name && p.namespace === ds.namespace,
+    );
     if (has) continue;
     if (!toleratesAll(ds.pod.tolerations, node.taints)) continue;
     if (compatible(requirements, strictPodRequirements(ds.pod)) !== undefined) continue;
@@ -113,7 +131,11 @@ export class ExistingNode {
   hostPorts: readonly HostPort[];
   readonly added: Pod[] = [];
 
-  constructor(readonly node: StateNode, daemonSets: readonly DaemonSet[], caches?: ModelCaches) {
+  constructor(
+    readonly node: StateNode,
+    daemonSets: readonly DaemonSet[],
+    caches?: ModelCaches,
+  ) {
     const start = nodeStart(node, daemonSets, caches);
     this.hostname = start.hostname;
     // The start state is shared, not copied (the encoder builds thousands of these per solve and reads
@@ -129,7 +151,8 @@ export class ExistingNode {
     if (t) return { ok: false, reason: `did not tolerate taint (taint=${formatTaint(t)})` };
     const port = hostPortsConflict(pod.hostPorts, this.hostPorts);
     if (port) return { ok: false, reason: `host port ${port.port}/${port.protocol} is in use` };
-    if (!fits(pod.requests, this.remaining)) return { ok: false, reason: `exceeds node resources (${firstExceeded(pod.requests, this.remaining)})` };
+    if (!fits(pod.requests, this.remaining))
+      return { ok: false, reason: `exceeds node resources (${firstExceeded(pod.requests, this.remaining)})` };
     const incompatible = compatible(this.requirements, podReqs);
     if (incompatible) return { ok: false, reason: `incompatible requirements, ${incompatible}` };
     let last = 'incompatible volume requirements';
@@ -137,18 +160,33 @@ export class ExistingNode {
       let reqs = this.requirements;
       if (alt) {
         const e = compatible(reqs, alt);
-        if (e) { last = `incompatible volume requirements, ${e}`; continue; }
+        if (e) {
+          last = `incompatible volume requirements, ${e}`;
+          continue;
+        }
         reqs = add(reqs, ...alt.values());
       }
-      const topo = topology.addRequirements(pod, strictPodRequirements(pod), { requirements: reqs, taints: this.taints });
-      if (!topo.ok) { last = topo.reason; continue; }
+      const topo = topology.addRequirements(pod, strictPodRequirements(pod), {
+        requirements: reqs,
+        taints: this.taints,
+      });
+      if (!topo.ok) {
+        last = topo.reason;
+        continue;
+      }
       const out = add(topo.requirements, ...podReqs.values());
       const claims = dra?.claimsOf(pod);
       if (claims?.kind === 'error') return { ok: false, reason: claims.reason };
       if (claims?.kind === 'claims') {
-        const candidates = [...dra!.expectedDevices(this.node), ...dra!.allocator.reachable(this.node.name, this.requirements)];
+        const candidates = [
+          ...dra!.expectedDevices(this.node),
+          ...dra!.allocator.reachable(this.node.name, this.requirements),
+        ];
         const a = dra!.allocator.allocate(claims.claims, candidates, this.node.name, this.requirements, this.node.name);
-        if (!a.ok) { last = a.reason; continue; }
+        if (!a.ok) {
+          last = a.reason;
+          continue;
+        }
         return { ok: true, requirements: out, picks: a.picks };
       }
       return { ok: true, requirements: out };
@@ -178,14 +216,27 @@ export class SimNodeClaim {
   /** Per instance type: drivers of the node-local (template) devices its pods were allocated. */
   readonly draDrivers = new Map<string, Set<string>>();
 
-  constructor(readonly template: Template, instanceTypes: InstanceType[], seq: number, hostname: string, readonly reservations?: Reservations) {
+  constructor(
+    readonly template: Template,
+    instanceTypes: InstanceType[],
+    seq: number,
+    hostname: string,
+    readonly reservations?: Reservations,
+  ) {
     this.hostname = hostname;
     this.requirements = add(template.requirements, req(HOSTNAME_LABEL, false, [this.hostname]));
     this.instanceTypes = instanceTypes;
     this.seq = seq;
   }
 
-  canAdd(pod: Pod, podReqs: Requirements, topology: Topology, wellKnown: ReadonlySet<string>, strictMinValues: boolean, dra?: DraContext): AddResult {
+  canAdd(
+    pod: Pod,
+    podReqs: Requirements,
+    topology: Topology,
+    wellKnown: ReadonlySet<string>,
+    strictMinValues: boolean,
+    dra?: DraContext,
+  ): AddResult {
     const t = firstUntolerated(pod.tolerations, this.template.pool.template.taints);
     if (t) return { ok: false, reason: `did not tolerate taint (taint=${formatTaint(t)})` };
     const port = hostPortsConflict(pod.hostPorts, this.hostPorts);
@@ -200,16 +251,29 @@ export class SimNodeClaim {
       let reqs = merged;
       if (alt) {
         const e = compatible(reqs, alt, wellKnown);
-        if (e) { last = `incompatible volume requirements, ${e}`; continue; }
+        if (e) {
+          last = `incompatible volume requirements, ${e}`;
+          continue;
+        }
         reqs = add(reqs, ...alt.values());
       }
-      const topo = topology.addRequirements(pod, strictPodRequirements(pod), { requirements: reqs, taints: this.template.pool.template.taints });
-      if (!topo.ok) { last = topo.reason; continue; }
+      const topo = topology.addRequirements(pod, strictPodRequirements(pod), {
+        requirements: reqs,
+        taints: this.template.pool.template.taints,
+      });
+      if (!topo.ok) {
+        last = topo.reason;
+        continue;
+      }
       reqs = topo.requirements;
       const total = addResources(this.requests, pod.requests);
-      const conflict = (g: DaemonGroup) => g.daemons.some((d) => hostPortsConflict(pod.hostPorts, d.hostPorts) !== undefined);
+      const conflict = (g: DaemonGroup) =>
+        g.daemons.some((d) => hostPortsConflict(pod.hostPorts, d.hostPorts) !== undefined);
       const filtered = filterInstanceTypes(this.template, this.instanceTypes, reqs, total, conflict);
-      if (!filtered.kept.length) { last = filtered.reason!; continue; }
+      if (!filtered.kept.length) {
+        last = filtered.reason!;
+        continue;
+      }
       let kept = filtered.kept;
       let picks: Pick[] | undefined;
       let draDrivers: Map<string, Set<string>> | undefined;
@@ -219,24 +283,37 @@ export class SimNodeClaim {
         // DRA instance-type filter (§2.8 step 5); a device reached through a slice's node selector narrows
         // the requirements, and the types are filtered again against them.
         const a = allocateForNewNode(dra!.allocator, claims.claims, kept, reqs, this.hostname);
-        if (!a.ok) { last = a.reason; continue; }
+        if (!a.ok) {
+          last = a.reason;
+          continue;
+        }
         kept = a.kept;
         if (a.requirements !== reqs) {
           reqs = a.requirements;
           const again = filterInstanceTypes(this.template, kept, reqs, total, conflict);
-          if (!again.kept.length) { last = again.reason!; continue; }
+          if (!again.kept.length) {
+            last = again.reason!;
+            continue;
+          }
           kept = again.kept;
         }
         picks = a.picks;
         draDrivers = a.driversByType;
       }
       if (strictMinValues) {
-        if (minValuesUnmet(reqs, kept)) { last = minValuesNotMet(minValuesUnmetKeys(reqs, kept)); continue; }
+        if (minValuesUnmet(reqs, kept)) {
+          last = minValuesNotMet(minValuesUnmetKeys(reqs, kept));
+          continue;
+        }
       }
       const dr = { ...(picks ? { picks } : {}), ...(draDrivers ? { draDrivers } : {}) };
       if (this.reservations) {
         const r = checkReservations(this.reservations.manager, this.reservations.mode, this.hostname, reqs, kept);
-        if (!r.ok) { last = r.reason; reservedOffering = true; continue; }
+        if (!r.ok) {
+          last = r.reason;
+          reservedOffering = true;
+          continue;
+        }
         return { ok: true, requirements: reqs, instanceTypes: kept, reservations: r.held, ...dr };
       }
       return { ok: true, requirements: reqs, instanceTypes: kept, ...dr };
@@ -249,7 +326,12 @@ export class SimNodeClaim {
     return this.reservations?.manager.heldBy(this.hostname) ?? new Set();
   }
 
-  add(pod: Pod, requirements: Requirements, instanceTypes: InstanceType[], extra: { reservations?: ReadonlySet<string>; draDrivers?: ReadonlyMap<string, ReadonlySet<string>> } = {}): void {
+  add(
+    pod: Pod,
+    requirements: Requirements,
+    instanceTypes: InstanceType[],
+    extra: { reservations?: ReadonlySet<string>; draDrivers?: ReadonlyMap<string, ReadonlySet<string>> } = {},
+  ): void {
     if (this.reservations && extra.reservations) this.reservations.manager.commit(this.hostname, extra.reservations);
     for (const [it, ds] of extra.draDrivers ?? []) {
       let set = this.draDrivers.get(it);

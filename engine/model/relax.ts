@@ -18,11 +18,20 @@ export function relax(pod: Pod, policy: PreferencePolicy, anyPoolPreferNoSchedul
   if (policy === 'Respect') {
     // 2. Preferred pod affinity: the heaviest term.
     if (a?.podAffinity?.preferred?.length) {
-      return { ...pod, affinity: { ...a, podAffinity: { ...a.podAffinity, preferred: heaviestRemoved(a.podAffinity.preferred) } } };
+      return {
+        ...pod,
+        affinity: { ...a, podAffinity: { ...a.podAffinity, preferred: heaviestRemoved(a.podAffinity.preferred) } },
+      };
     }
     // 3. Preferred pod anti-affinity: the heaviest term.
     if (a?.podAntiAffinity?.preferred?.length) {
-      return { ...pod, affinity: { ...a, podAntiAffinity: { ...a.podAntiAffinity, preferred: heaviestRemoved(a.podAntiAffinity.preferred) } } };
+      return {
+        ...pod,
+        affinity: {
+          ...a,
+          podAntiAffinity: { ...a.podAntiAffinity, preferred: heaviestRemoved(a.podAntiAffinity.preferred) },
+        },
+      };
     }
     // 4. Preferred node affinity: the heaviest term (the next heaviest becomes active).
     if (na?.preferred?.length) {
@@ -33,7 +42,10 @@ export function relax(pod: Pod, policy: PreferencePolicy, anyPoolPreferNoSchedul
     if (i >= 0) return { ...pod, topologySpreadConstraints: pod.topologySpreadConstraints.filter((_, j) => j !== i) };
   }
   // 6. Tolerate PreferNoSchedule taints, when some NodePool has one.
-  if (anyPoolPreferNoSchedule && !pod.tolerations.some((t) => t.operator === 'Exists' && t.effect === 'PreferNoSchedule' && !t.key)) {
+  if (
+    anyPoolPreferNoSchedule &&
+    !pod.tolerations.some((t) => t.operator === 'Exists' && t.effect === 'PreferNoSchedule' && !t.key)
+  ) {
     return { ...pod, tolerations: [...pod.tolerations, PREFER_NO_SCHEDULE_TOLERATION] };
   }
   return undefined;

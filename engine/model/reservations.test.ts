@@ -10,11 +10,21 @@ import { solveReference } from '../solver/reference/scheduler.ts';
 const typeWith = (name: string, ...extra: Offering[]): InstanceType =>
   fakeInstanceType({ name, resources: { cpu: 2000 }, offerings: [...fakeDefaultOfferings(0.2), ...extra] });
 const reserved = (id: string, capacity: number, available = true) =>
-  fakeOffering({ zone: 'test-zone-1', capacityType: 'reserved', price: 0.00002, reservationId: id, reservationCapacity: capacity, available });
+  fakeOffering({
+    zone: 'test-zone-1',
+    capacityType: 'reserved',
+    price: 0.00002,
+    reservationId: id,
+    reservationCapacity: capacity,
+    available,
+  });
 
 describe('ReservationManager', () => {
   it('believes the smallest count when NodePools see one reservation differently', () => {
-    const rm = new ReservationManager([[typeWith('a', reserved('r-1', 3))], [typeWith('a', reserved('r-1', 1)), typeWith('b', reserved('r-2', 2))]]);
+    const rm = new ReservationManager([
+      [typeWith('a', reserved('r-1', 3))],
+      [typeWith('a', reserved('r-1', 1)), typeWith('b', reserved('r-2', 2))],
+    ]);
     expect(rm.remainingOf('r-1')).toBe(1);
     expect(rm.remainingOf('r-2')).toBe(2);
     expect(rm.remainingOf('r-unknown')).toBe(0);
@@ -38,15 +48,39 @@ describe('ReservationManager', () => {
 describe('reserved offerings that cannot be counted', () => {
   const input = (it: InstanceType) => {
     const pool = nodePool();
-    return { nodePools: [pool], instanceTypes: new Map([[pool.name, [it]]]), nodes: [], pods: pods(1, { cpu: '1' }), daemonSets: [], options: DEFAULT_ENGINE_OPTIONS };
+    return {
+      nodePools: [pool],
+      instanceTypes: new Map([[pool.name, [it]]]),
+      nodes: [],
+      pods: pods(1, { cpu: '1' }),
+      daemonSets: [],
+      options: DEFAULT_ENGINE_OPTIONS,
+    };
   };
 
   it('name the instance type and the field, in both solvers', () => {
-    const noId: Offering = { zone: 'test-zone-1', capacityType: 'reserved', price: 0.1, available: true, reservationCapacity: 1 };
-    const negative: Offering = { zone: 'test-zone-1', capacityType: 'reserved', price: 0.1, available: true, reservationId: 'r-9', reservationCapacity: -1 };
+    const noId: Offering = {
+      zone: 'test-zone-1',
+      capacityType: 'reserved',
+      price: 0.1,
+      available: true,
+      reservationCapacity: 1,
+    };
+    const negative: Offering = {
+      zone: 'test-zone-1',
+      capacityType: 'reserved',
+      price: 0.1,
+      available: true,
+      reservationId: 'r-9',
+      reservationCapacity: -1,
+    };
     for (const solve of [solveReference, (i: ReturnType<typeof input>) => new WasmSolver().solve(i)]) {
-      expect(() => solve(input(typeWith('m5.large', noId)))).toThrow('instance type m5.large: reserved offering in zone test-zone-1 has no reservationId');
-      expect(() => solve(input(typeWith('m5.large', negative)))).toThrow('instance type m5.large: reserved offering r-9 has reservationCapacity -1 (want an integer >= 0)');
+      expect(() => solve(input(typeWith('m5.large', noId)))).toThrow(
+        'instance type m5.large: reserved offering in zone test-zone-1 has no reservationId',
+      );
+      expect(() => solve(input(typeWith('m5.large', negative)))).toThrow(
+        'instance type m5.large: reserved offering r-9 has reservationCapacity -1 (want an integer >= 0)',
+      );
     }
   });
 });

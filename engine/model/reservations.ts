@@ -33,7 +33,9 @@ function reservedOf(it: InstanceType): readonly Offering[] {
     }
     const n = o.reservationCapacity;
     if (n === undefined || !Number.isInteger(n) || n < 0) {
-      throw new Error(`instance type ${it.name}: reserved offering ${o.reservationId} has reservationCapacity ${String(n)} (want an integer >= 0)`);
+      throw new Error(
+        `instance type ${it.name}: reserved offering ${o.reservationId} has reservationCapacity ${String(n)} (want an integer >= 0)`,
+      );
     }
     if (o.available) out.push(o);
   }
@@ -48,7 +50,10 @@ export class ReservationManager {
   private readonly remaining = new Map<string, number>();
   private readonly held = new Map<string, Set<string>>();
 
-  constructor(instanceTypes: Iterable<readonly InstanceType[]>, readonly caches?: ModelCaches) {
+  constructor(
+    instanceTypes: Iterable<readonly InstanceType[]>,
+    readonly caches?: ModelCaches,
+  ) {
     for (const its of instanceTypes) {
       for (const [id, n] of countsOf(its, caches)) {
         const cur = this.remaining.get(id);
@@ -111,9 +116,7 @@ function countReservations(its: readonly InstanceType[], caches?: ModelCaches): 
   return m;
 }
 
-export type ReservationCheck =
-  | { ok: true; held: ReadonlySet<string> }
-  | { ok: false; reason: string };
+export type ReservationCheck = { ok: true; held: ReadonlySet<string> } | { ok: false; reason: string };
 
 /**
  * Which reservations a NodeClaim would hold with these requirements and remaining instance types: every available
@@ -121,7 +124,11 @@ export type ReservationCheck =
  * compatible reserved offerings exist but none can be held, or when the NodeClaim held some and would hold none.
  */
 export function checkReservations(
-  rm: ReservationManager, mode: ReservedOfferingMode, hostname: string, reqs: Requirements, kept: readonly InstanceType[],
+  rm: ReservationManager,
+  mode: ReservedOfferingMode,
+  hostname: string,
+  reqs: Requirements,
+  kept: readonly InstanceType[],
 ): ReservationCheck {
   if (rm.empty) return { ok: true, held: EMPTY };
   let compatible = false;
@@ -135,10 +142,17 @@ export function checkReservations(
   }
   if (mode === 'Strict') {
     if (compatible && next.size === 0) {
-      return { ok: false, reason: 'one or more instance types with compatible reserved offerings are available, but could not be reserved' };
+      return {
+        ok: false,
+        reason:
+          'one or more instance types with compatible reserved offerings are available, but could not be reserved',
+      };
     }
     if (rm.heldBy(hostname).size > 0 && next.size === 0) {
-      return { ok: false, reason: 'satisfying updated nodeclaim constraints would remove all compatible reserved offering options' };
+      return {
+        ok: false,
+        reason: 'satisfying updated nodeclaim constraints would remove all compatible reserved offering options',
+      };
     }
   }
   return { ok: true, held: next };

@@ -28,7 +28,10 @@ const ACTIVE_PODS = cacheSlot<readonly Pod[], readonly Pod[]>('active pods');
  * some NodePool has a PreferNoSchedule taint, so the next solve over the same pod reuses the same relaxed pods (and
  * what is remembered of them: their classes, their topology groups) instead of building new ones.
  */
-const RELAXATION_CHAINS = cacheSlot<Pod, { readonly policy: string; readonly anyPreferNoSchedule: boolean; readonly chain: Pod[] }>('relaxation chains');
+const RELAXATION_CHAINS = cacheSlot<
+  Pod,
+  { readonly policy: string; readonly anyPreferNoSchedule: boolean; readonly chain: Pod[] }
+>('relaxation chains');
 
 /** Why a pod fits no new NodeClaim: one line, and the failure in each NodePool. */
 export interface PodExplanation {
@@ -69,16 +72,31 @@ export class SchedulingModel {
   private readonly chains = new WeakMap<Pod, Pod[]>();
   private hostnames = 0;
 
-  constructor(readonly input: ProvisionInput, pods: ModelPods) {
+  constructor(
+    readonly input: ProvisionInput,
+    pods: ModelPods,
+  ) {
     this.caches = input.caches ?? new ModelCaches();
     this.wellKnown = input.wellKnownLabels ?? WELL_KNOWN_LABELS;
     this.strictMinValues = input.options.minValuesPolicy === 'Strict';
     const pools = provisioningPools(input.nodePools);
     this.templates = pools
-      .map((p) => buildTemplate(p, input.instanceTypes.get(p.name) ?? [], input.daemonSets, this.wellKnown, this.strictMinValues, this.caches))
+      .map((p) =>
+        buildTemplate(
+          p,
+          input.instanceTypes.get(p.name) ?? [],
+          input.daemonSets,
+          this.wellKnown,
+          this.strictMinValues,
+          this.caches,
+        ),
+      )
       .filter((t) => t.instanceTypes.length > 0);
     this.reservations = {
-      manager: new ReservationManager(pools.map((p) => input.instanceTypes.get(p.name) ?? []), this.caches),
+      manager: new ReservationManager(
+        pools.map((p) => input.instanceTypes.get(p.name) ?? []),
+        this.caches,
+      ),
       mode: input.reservedOfferingMode ?? 'Strict',
     };
     this.anyPreferNoSchedule = pools.some((p) => p.template.taints.some((t) => t.effect === 'PreferNoSchedule'));
@@ -86,7 +104,14 @@ export class SchedulingModel {
     this.existing = [...active]
       .sort((a, b) => Number(b.initialized) - Number(a.initialized) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
       .map((n) => new ExistingNode(n, input.daemonSets, this.caches));
-    for (const p of pools) this.remaining.set(p.name, remainingLimits(p.limits, active.filter((n) => n.nodePoolName === p.name)));
+    for (const p of pools)
+      this.remaining.set(
+        p.name,
+        remainingLimits(
+          p.limits,
+          active.filter((n) => n.nodePoolName === p.name),
+        ),
+      );
     this.topology = this.buildTopology(pools, pods);
     for (const e of this.existing) this.topology.registerHostname(e.hostname);
     this.dra = !ignoresDRA(input) && pods.pods.some(hasDRA) ? draContext(input) : undefined;
@@ -149,7 +174,8 @@ export class SchedulingModel {
    * offerings, limits, topology), relaxing preferences as scheduling would.
    */
   explain(pod: Pod): PodExplanation {
-    if (this.templates.length === 0) return { reason: 'nodepool requirements filtered out all available instance types' };
+    if (this.templates.length === 0)
+      return { reason: 'nodepool requirements filtered out all available instance types' };
     const perNodePool: Record<string, string> = {};
     const fitsAlone: string[] = [];
     for (const tmpl of this.templates) {
@@ -158,23 +184,39 @@ export class SchedulingModel {
       else perNodePool[tmpl.pool.name] = failure;
     }
     if (fitsAlone.length) {
-      return { reason: `fits a new node from nodepool ${fitsAlone.join(', ')} on its own, but not together with the other pods of this batch (NodePool limits or topology constraints ran out)`, perNodePool };
+      return {
+        reason: `fits a new node from nodepool ${fitsAlone.join(', ')} on its own, but not together with the other pods of this batch (NodePool limits or topology constraints ran out)`,
+        perNodePool,
+      };
     }
     // Karpenter joins the NodePools' errors with "; " and names a NodePool as "(NodePool=name)".
-    return { reason: Object.entries(perNodePool).map(([p, e]) => `${e} (NodePool=${p})`).join('; '), perNodePool };
+    return {
+      reason: Object.entries(perNodePool)
+        .map(([p, e]) => `${e} (NodePool=${p})`)
+        .join('; '),
+      perNodePool,
+    };
   }
 
   /** Why no version of the pod fits a new NodeClaim of the template, or undefined when one does. */
   private newClaimFailure(tmpl: Template, pod: Pod): string | undefined {
     const pool = tmpl.pool.name;
     const remaining = this.remaining.get(pool)!;
-    if (remaining[NODES] !== undefined && remaining[NODES] <= 0) return `node limits have been exhausted for nodepool, limit ${tmpl.pool.limits[NODES]} nodes`;
+    if (remaining[NODES] !== undefined && remaining[NODES] <= 0)
+      return `node limits have been exhausted for nodepool, limit ${tmpl.pool.limits[NODES]} nodes`;
     const its = tmpl.instanceTypes.filter((it) => withinLimits(it.capacity, remaining));
     if (!its.length) return `all available instance types exceed limits for nodepool, ${describeLimits(remaining)}`;
     let first = '';
     for (const p of this.versions(pod)) {
       const claim = this.newClaim(tmpl, its, -1);
-      const r = claim.canAdd(p, podRequirements(p, this.input.options.preferencePolicy), this.topology, this.wellKnown, this.strictMinValues, this.dra);
+      const r = claim.canAdd(
+        p,
+        podRequirements(p, this.input.options.preferencePolicy),
+        this.topology,
+        this.wellKnown,
+        this.strictMinValues,
+        this.dra,
+      );
       if (r.ok) return undefined;
       if (!first) first = r.reason;
     }
@@ -186,7 +228,9 @@ export class SchedulingModel {
 function draContext(input: ProvisionInput): DraContext {
   const allocator = new DeviceAllocator(input.dra ?? EMPTY_DRA);
   const claims = new Map<string, PodDra>();
-  const publishing = new Set((input.dra?.resourceSlices ?? []).flatMap((sl) => (sl.nodeName !== undefined ? [sl.nodeName] : [])));
+  const publishing = new Set(
+    (input.dra?.resourceSlices ?? []).flatMap((sl) => (sl.nodeName !== undefined ? [sl.nodeName] : [])),
+  );
   return {
     allocator,
     // Until a launched node initializes (which waits for its drivers' pools), its instance type's device

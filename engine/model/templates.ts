@@ -1,20 +1,46 @@
 // NodeClaim templates (one per NodePool), daemonset overhead groups and the instance-type filter a solver
 // applies every time a pod joins a new NodeClaim (docs/karpenter/scheduling.md §1.11, §2.9, §2.10).
 import type {
-  DaemonSet, InstanceType, NodePool, Offering, Pod, Requirement, Requirements, Resources, Toleration,
+  DaemonSet,
+  InstanceType,
+  NodePool,
+  Offering,
+  Pod,
+  Requirement,
+  Requirements,
+  Resources,
+  Toleration,
 } from '../domain/types.ts';
 import { add as addResources, CPU, fits, formatResources, MEMORY } from '../domain/resources.ts';
 import {
-  CAPACITY_TYPE_LABEL, INITIALIZED_LABEL, NODEPOOL_LABEL, REGISTERED_LABEL, RESERVATION_ID_LABEL, WELL_KNOWN_LABELS, ZONE_LABEL,
+  CAPACITY_TYPE_LABEL,
+  INITIALIZED_LABEL,
+  NODEPOOL_LABEL,
+  REGISTERED_LABEL,
+  RESERVATION_ID_LABEL,
+  WELL_KNOWN_LABELS,
+  ZONE_LABEL,
 } from '../scheduling/labels.ts';
 import {
-  add, compatible, formatRequirement, fromLabels, fromSelector, get, has, intersects, operatorOf, req,
+  add,
+  compatible,
+  formatRequirement,
+  fromLabels,
+  fromSelector,
+  get,
+  has,
+  intersects,
+  operatorOf,
+  req,
 } from '../scheduling/requirements.ts';
 import { toleratesAll } from '../scheduling/taints.ts';
 import { cacheSlot, type ModelCaches } from './caches.ts';
 
 export function nodeClassLabel(pool: NodePool): [string, string] {
-  return [`${pool.template.nodeClassRef.group}/${pool.template.nodeClassRef.kind.toLowerCase()}`, pool.template.nodeClassRef.name];
+  return [
+    `${pool.template.nodeClassRef.group}/${pool.template.nodeClassRef.kind.toLowerCase()}`,
+    pool.template.nodeClassRef.name,
+  ];
 }
 
 const TEMPLATE_REQUIREMENTS = cacheSlot<NodePool, Requirements>('template requirements');
@@ -24,7 +50,9 @@ const TEMPLATE_REQUIREMENTS = cacheSlot<NodePool, Requirements>('template requir
  * Remembered per NodePool object in `caches` (domain objects are immutable).
  */
 export function templateRequirements(pool: NodePool, caches?: ModelCaches): Requirements {
-  return caches ? caches.memo(TEMPLATE_REQUIREMENTS, pool, () => computeTemplateRequirements(pool)) : computeTemplateRequirements(pool);
+  return caches
+    ? caches.memo(TEMPLATE_REQUIREMENTS, pool, () => computeTemplateRequirements(pool))
+    : computeTemplateRequirements(pool);
 }
 
 function computeTemplateRequirements(pool: NodePool): Requirements {
@@ -80,7 +108,13 @@ export interface Template {
   readonly hasPreferNoSchedule: boolean;
 }
 
-function daemonCompatible(pool: NodePool, tmplReqs: Requirements, it: InstanceType, pod: Pod, wellKnown: ReadonlySet<string>): boolean {
+function daemonCompatible(
+  pool: NodePool,
+  tmplReqs: Requirements,
+  it: InstanceType,
+  pod: Pod,
+  wellKnown: ReadonlySet<string>,
+): boolean {
   const tolerations: Toleration[] = [...pod.tolerations, { operator: 'Exists', effect: 'PreferNoSchedule' }];
   if (!toleratesAll(tolerations, pool.template.taints)) return false;
   const terms = pod.affinity?.nodeAffinity?.required ?? [];
@@ -88,13 +122,17 @@ function daemonCompatible(pool: NodePool, tmplReqs: Requirements, it: InstanceTy
     let reqs = fromLabels(pod.nodeSelector);
     const term = terms[drop];
     if (term) reqs = add(reqs, ...term.matchExpressions.map(fromSelector));
-    if (compatible(tmplReqs, reqs, wellKnown) === undefined && intersects(it.requirements, reqs) === undefined) return true;
+    if (compatible(tmplReqs, reqs, wellKnown) === undefined && intersects(it.requirements, reqs) === undefined)
+      return true;
   }
   return false;
 }
 
 /** Templates of one NodePool: by instance-type list, daemonset list, well-known labels and minValues policy. */
-type TemplatesOf = WeakMap<readonly InstanceType[], WeakMap<readonly DaemonSet[], WeakMap<ReadonlySet<string>, Map<boolean, Template>>>>;
+type TemplatesOf = WeakMap<
+  readonly InstanceType[],
+  WeakMap<readonly DaemonSet[], WeakMap<ReadonlySet<string>, Map<boolean, Template>>>
+>;
 const TEMPLATES = cacheSlot<NodePool, TemplatesOf>('templates');
 
 function level<K extends object, V>(m: WeakMap<K, V>, k: K, make: () => V): V {
@@ -109,27 +147,62 @@ function level<K extends object, V>(m: WeakMap<K, V>, k: K, make: () => V): V {
  * grouping their daemonset overhead.
  */
 export function buildTemplate(
-  pool: NodePool, its: readonly InstanceType[], daemonSets: readonly DaemonSet[], wellKnown: ReadonlySet<string> = WELL_KNOWN_LABELS,
-  strictMinValues = true, caches?: ModelCaches,
+  pool: NodePool,
+  its: readonly InstanceType[],
+  daemonSets: readonly DaemonSet[],
+  wellKnown: ReadonlySet<string> = WELL_KNOWN_LABELS,
+  strictMinValues = true,
+  caches?: ModelCaches,
 ): Template {
   if (!caches) return computeTemplate(pool, its, daemonSets, wellKnown, strictMinValues);
-  const byStrict = level(level(level(level(caches.map(TEMPLATES), pool, () => new WeakMap() as TemplatesOf), its, () => new WeakMap()), daemonSets, () => new WeakMap()), wellKnown, () => new Map<boolean, Template>());
+  const byStrict = level(
+    level(
+      level(
+        level(caches.map(TEMPLATES), pool, () => new WeakMap() as TemplatesOf),
+        its,
+        () => new WeakMap(),
+      ),
+      daemonSets,
+      () => new WeakMap(),
+    ),
+    wellKnown,
+    () => new Map<boolean, Template>(),
+  );
   let t = byStrict.get(strictMinValues);
   caches.record(TEMPLATES, t !== undefined);
-  if (!t) byStrict.set(strictMinValues, (t = computeTemplate(pool, its, daemonSets, wellKnown, strictMinValues, caches)));
+  if (!t)
+    byStrict.set(strictMinValues, (t = computeTemplate(pool, its, daemonSets, wellKnown, strictMinValues, caches)));
   return t;
 }
 
-function computeTemplate(pool: NodePool, its: readonly InstanceType[], daemonSets: readonly DaemonSet[], wellKnown: ReadonlySet<string>, strictMinValues: boolean, caches?: ModelCaches): Template {
+function computeTemplate(
+  pool: NodePool,
+  its: readonly InstanceType[],
+  daemonSets: readonly DaemonSet[],
+  wellKnown: ReadonlySet<string>,
+  strictMinValues: boolean,
+  caches?: ModelCaches,
+): Template {
   const requirements = templateRequirements(pool, caches);
-  const kept = its.filter((it) => intersects(it.requirements, requirements) === undefined && it.offerings.some((o) => offeringAllowed(requirements, o)));
+  const kept = its.filter(
+    (it) =>
+      intersects(it.requirements, requirements) === undefined &&
+      it.offerings.some((o) => offeringAllowed(requirements, o)),
+  );
   const groups = new Map<string, DaemonGroup>();
   const daemonGroupOf = new Map<string, DaemonGroup>();
   for (const it of kept) {
     const daemons = daemonSets.map((d) => d.pod).filter((p) => daemonCompatible(pool, requirements, it, p, wellKnown));
-    const key = daemons.map((p) => `${p.namespace}/${p.name}`).sort().join(',');
+    const key = daemons
+      .map((p) => `${p.namespace}/${p.name}`)
+      .sort()
+      .join(',');
     let g = groups.get(key);
-    if (!g) groups.set(key, (g = { overhead: daemons.reduce<Resources>((acc, p) => addResources(acc, p.requests), {}), daemons }));
+    if (!g)
+      groups.set(
+        key,
+        (g = { overhead: daemons.reduce<Resources>((acc, p) => addResources(acc, p.requests), {}), daemons }),
+      );
     daemonGroupOf.set(it.name, g);
   }
   return {
@@ -191,7 +264,13 @@ export interface FilterResult {
  * Keeps the instance types that are compatible with the requirements, have an available compatible offering,
  * and fit `requests` plus their daemon overhead (§2.9). Explains an empty result specifically.
  */
-export function filterInstanceTypes(tmpl: Template, candidates: readonly InstanceType[], reqs: Requirements, requests: Resources, hostPortConflict?: (g: DaemonGroup) => boolean): FilterResult {
+export function filterInstanceTypes(
+  tmpl: Template,
+  candidates: readonly InstanceType[],
+  reqs: Requirements,
+  requests: Resources,
+  hostPortConflict?: (g: DaemonGroup) => boolean,
+): FilterResult {
   const kept: InstanceType[] = [];
   let compat = 0;
   let compatFit = 0;
@@ -216,7 +295,15 @@ export function filterInstanceTypes(tmpl: Template, candidates: readonly Instanc
   return { kept, reason: explainEmpty(tmpl, candidates, reqs, requests, compat, compatFit, compatOffer) };
 }
 
-function explainEmpty(tmpl: Template, candidates: readonly InstanceType[], reqs: Requirements, requests: Resources, compat: number, compatFit: number, compatOffer: number): string {
+function explainEmpty(
+  tmpl: Template,
+  candidates: readonly InstanceType[],
+  reqs: Requirements,
+  requests: Resources,
+  compat: number,
+  compatFit: number,
+  compatOffer: number,
+): string {
   if (compat === 0) {
     // Name the requirement that rules the instance types out.
     for (const r of reqs.values()) {
@@ -229,7 +316,8 @@ function explainEmpty(tmpl: Template, candidates: readonly InstanceType[], reqs:
     const compatible = candidates.filter((it) => intersects(it.requirements, reqs) === undefined);
     for (const [k, v] of Object.entries(requests)) {
       let best = 0;
-      for (const it of compatible) best = Math.max(best, (it.allocatable[k] ?? 0) - (tmpl.daemonGroupOf.get(it.name)?.overhead[k] ?? 0));
+      for (const it of compatible)
+        best = Math.max(best, (it.allocatable[k] ?? 0) - (tmpl.daemonGroupOf.get(it.name)?.overhead[k] ?? 0));
       if (best < v) {
         return best === 0
           ? `no instance type has enough resources, requires ${formatResources({ [k]: v })} and no compatible instance type has ${k}`

@@ -6,10 +6,15 @@ import type { Pod } from '../domain/types.ts';
 import { HOSTNAME_LABEL } from '../scheduling/labels.ts';
 import { Topology, type TopologyNode } from './topology.ts';
 
-const anti = (name: string, app: string): Pod => pod({
-  name, nodeName: 'n1', labels: { app },
-  affinity: { podAntiAffinity: { required: [{ topologyKey: HOSTNAME_LABEL, labelSelector: { matchLabels: { app } } }] } },
-});
+const anti = (name: string, app: string): Pod =>
+  pod({
+    name,
+    nodeName: 'n1',
+    labels: { app },
+    affinity: {
+      podAntiAffinity: { required: [{ topologyKey: HOSTNAME_LABEL, labelSelector: { matchLabels: { app } } }] },
+    },
+  });
 
 const topo = (nodes: readonly TopologyNode[], pending: readonly Pod[] = []) =>
   new Topology({ nodePools: [], instanceTypes: new Map(), nodes, pending, policy: 'Respect' });
@@ -18,7 +23,12 @@ const counts = (t: Topology) => [...t.inverse.values()].map((g) => [...g.domains
 
 describe('Topology over running pods', () => {
   it('counts the required anti-affinity of the pods a node has now, not of an earlier pods array', () => {
-    const node = (pods: readonly Pod[]): TopologyNode => ({ name: 'n1', labels: { [HOSTNAME_LABEL]: 'n1' }, taints: [], pods });
+    const node = (pods: readonly Pod[]): TopologyNode => ({
+      name: 'n1',
+      labels: { [HOSTNAME_LABEL]: 'n1' },
+      taints: [],
+      pods,
+    });
     const first = [pod({ name: 'plain', nodeName: 'n1' }), anti('a', 'web')];
     expect(counts(topo([node(first)]))).toEqual([[['n1', 1]]]);
     // The same array again: the same answer (served from the memo).

@@ -4,7 +4,15 @@
 // and counts (the encoder writes them into the wasm solver's input); the reference solver then updates them
 // as it places pods. Written for clarity: it scans, where the wasm solver keeps counters.
 import type {
-  InstanceType, NodePool, Pod, PodAffinityTerm, PreferencePolicy, Requirement, Requirements, Taint, TopologySpreadConstraint,
+  InstanceType,
+  NodePool,
+  Pod,
+  PodAffinityTerm,
+  PreferencePolicy,
+  Requirement,
+  Requirements,
+  Taint,
+  TopologySpreadConstraint,
 } from '../domain/types.ts';
 import { HOSTNAME_LABEL } from '../scheduling/labels.ts';
 import { isActive, selectorMatches, strictPodRequirements } from '../scheduling/pods.ts';
@@ -68,7 +76,10 @@ export class Topology {
   /** key -> domain -> taint sets of the NodePools offering it. */
   private readonly universe = new Map<string, Map<string, Array<readonly Taint[]>>>();
   private excludedUids?: ReadonlySet<string>;
-  private readonly idsByPod = new WeakMap<Pod, { readonly owned: readonly string[]; readonly inverseOwned: readonly string[] }>();
+  private readonly idsByPod = new WeakMap<
+    Pod,
+    { readonly owned: readonly string[]; readonly inverseOwned: readonly string[] }
+  >();
   private readonly allNamespaces: readonly string[];
   private readonly declaredByPod = new WeakMap<Pod, ReadonlyArray<{ group: TopologyGroup; filter?: NodeFilter }>>();
 
@@ -116,7 +127,8 @@ export class Topology {
     const owned = new Set<string>();
     for (const { group, filter } of this.declared(pod)) owned.add(this.getOrCreate(this.groups, group, filter).id);
     const inverseOwned = new Set<string>();
-    for (const term of pod.affinity?.podAntiAffinity?.required ?? []) inverseOwned.add(this.inverseGroupFor(pod, term).id);
+    for (const term of pod.affinity?.podAntiAffinity?.required ?? [])
+      inverseOwned.add(this.inverseGroupFor(pod, term).id);
     return {
       owned: [...this.groups.keys()].filter((id) => owned.has(id)),
       inverseOwned: [...this.inverse.keys()].filter((id) => inverseOwned.has(id)),
@@ -158,7 +170,8 @@ export class Topology {
       const sel = term.namespaceSelector;
       if (!sel.matchLabels && !sel.matchExpressions?.length) return 'all';
       const out = new Set(term.namespaces ?? []);
-      for (const ns of this.allNamespaces) if (selectorMatches(sel, this.input.namespaceLabels?.get(ns) ?? {})) out.add(ns);
+      for (const ns of this.allNamespaces)
+        if (selectorMatches(sel, this.input.namespaceLabels?.get(ns) ?? {})) out.add(ns);
       return out;
     }
     return new Set(term.namespaces?.length ? term.namespaces : [pod.namespace]);
@@ -193,7 +206,10 @@ export class Topology {
     for (const node of this.input.nodes) {
       const d = nodeDomain(node, g.key);
       if (d === undefined) continue;
-      const placement = { requirements: add(fromLabels(node.labels), req(HOSTNAME_LABEL, false, [hostnameOf(node)])), taints: node.taints };
+      const placement = {
+        requirements: add(fromLabels(node.labels), req(HOSTNAME_LABEL, false, [hostnameOf(node)])),
+        taints: node.taints,
+      };
       if (g.type === 'spread' && !g.counts(placement)) continue;
       g.register(d);
       if (g.inverse) continue;
@@ -208,7 +224,17 @@ export class Topology {
     const namespaces = this.namespacesFor(pod, term);
     const selector = selectorWithLabelKeys(term.labelSelector, term.matchLabelKeys, pod.labels);
     const id = `inverse|${term.topologyKey}|${namespaces === 'all' ? '*' : [...namespaces].sort().join(',')}|${stableKey(selector)}`;
-    const g = new TopologyGroup(id, 'anti-affinity', term.topologyKey, namespaces, selector, Number.MAX_SAFE_INTEGER, undefined, undefined, true);
+    const g = new TopologyGroup(
+      id,
+      'anti-affinity',
+      term.topologyKey,
+      namespaces,
+      selector,
+      Number.MAX_SAFE_INTEGER,
+      undefined,
+      undefined,
+      true,
+    );
     return this.getOrCreate(this.inverse, g);
   }
 
@@ -233,19 +259,56 @@ export class Topology {
       const filter = this.nodeFilterFor(pod, tsc);
       const filterId = `${filter.alternatives.map((a) => JSON.stringify([...a.values()].map((r) => [r.key, r.complement, [...r.values].sort(), r.gte, r.lte]))).join('|')}#${filter.honorTaints ? JSON.stringify(pod.tolerations) : ''}`;
       const id = `spread|${tsc.topologyKey}|${pod.namespace}|${tsc.maxSkew}|${tsc.minDomains ?? ''}|${filterId}|${stableKey(selector)}`;
-      out.push({ group: new TopologyGroup(id, 'spread', tsc.topologyKey, new Set([pod.namespace]), selector, tsc.maxSkew, tsc.minDomains, filter, false), filter });
+      out.push({
+        group: new TopologyGroup(
+          id,
+          'spread',
+          tsc.topologyKey,
+          new Set([pod.namespace]),
+          selector,
+          tsc.maxSkew,
+          tsc.minDomains,
+          filter,
+          false,
+        ),
+        filter,
+      });
     }
-    const terms = (type: 'affinity' | 'anti-affinity', required: readonly PodAffinityTerm[], preferred: readonly PodAffinityTerm[]) => {
+    const terms = (
+      type: 'affinity' | 'anti-affinity',
+      required: readonly PodAffinityTerm[],
+      preferred: readonly PodAffinityTerm[],
+    ) => {
       for (const term of [...required, ...(respect ? preferred : [])]) {
         const namespaces = this.namespacesFor(pod, term);
         const selector = selectorWithLabelKeys(term.labelSelector, term.matchLabelKeys, pod.labels);
         const id = `${type}|${term.topologyKey}|${namespaces === 'all' ? '*' : [...namespaces].sort().join(',')}|${stableKey(selector)}`;
-        out.push({ group: new TopologyGroup(id, type, term.topologyKey, namespaces, selector, Number.MAX_SAFE_INTEGER, undefined, undefined, false) });
+        out.push({
+          group: new TopologyGroup(
+            id,
+            type,
+            term.topologyKey,
+            namespaces,
+            selector,
+            Number.MAX_SAFE_INTEGER,
+            undefined,
+            undefined,
+            false,
+          ),
+        });
       }
     };
     const a = pod.affinity;
-    terms('affinity', a?.podAffinity?.required ?? [], (a?.podAffinity?.preferred ?? []).map((w) => w.podAffinityTerm));
-    terms('anti-affinity', a?.podAntiAffinity?.required ?? [], (a?.podAntiAffinity?.preferred ?? []).map((w) => w.podAffinityTerm));
+    terms(
+      'affinity',
+      a?.podAffinity?.required ?? [],
+      (a?.podAffinity?.preferred ?? []).map((w) => w.podAffinityTerm),
+    );
+    terms(
+      'anti-affinity',
+      a?.podAntiAffinity?.required ?? [],
+      (a?.podAntiAffinity?.preferred ?? []).map((w) => w.podAffinityTerm),
+    );
     return out;
   }
 
@@ -258,9 +321,11 @@ export class Topology {
 
   /** Adds the pod as owner of the groups it declares (creating them if needed). */
   private own(pod: Pod): void {
-    for (const { group, filter } of this.declared(pod)) this.getOrCreate(this.groups, group, filter).owners.add(pod.uid);
+    for (const { group, filter } of this.declared(pod))
+      this.getOrCreate(this.groups, group, filter).owners.add(pod.uid);
     // The inverse groups of its required anti-affinity terms, as groupIds() created them (same ids).
-    if ((pod.affinity?.podAntiAffinity?.required?.length ?? 0) > 0) for (const id of this.groupIds(pod).inverseOwned) this.inverse.get(id)!.owners.add(pod.uid);
+    if ((pod.affinity?.podAntiAffinity?.required?.length ?? 0) > 0)
+      for (const id of this.groupIds(pod).inverseOwned) this.inverse.get(id)!.owners.add(pod.uid);
   }
 
   /** Groups that constrain this pod: its own, and inverse groups whose selector selects it. */
@@ -268,7 +333,8 @@ export class Topology {
     const out: TopologyGroup[] = [];
     for (const g of this.groups.values()) if (g.owners.has(pod.uid)) out.push(g);
     // An inverse group only constrains once one of its owners occupies a domain.
-    for (const g of this.inverse.values()) if (g.selects(pod) && [...g.domains.values()].some((c) => c > 0)) out.push(g);
+    for (const g of this.inverse.values())
+      if (g.selects(pod) && [...g.domains.values()].some((c) => c > 0)) out.push(g);
     return out;
   }
 
@@ -276,7 +342,11 @@ export class Topology {
    * The requirements topology adds to a candidate placement, or an error (§3.3). `podReqs` are the pod's
    * strict requirements; `node` the candidate's merged requirements.
    */
-  addRequirements(pod: Pod, podReqs: Requirements, node: Placement): { ok: true; requirements: Requirements } | { ok: false; reason: string } {
+  addRequirements(
+    pod: Pod,
+    podReqs: Requirements,
+    node: Placement,
+  ): { ok: true; requirements: Requirements } | { ok: false; reason: string } {
     let reqs = node.requirements;
     for (const g of this.matching(pod)) {
       if (g.type === 'spread' && !g.counts({ requirements: reqs, taints: node.taints })) continue;
@@ -284,7 +354,8 @@ export class Topology {
       const nodeDomains = get(reqs, g.key);
       const next = this.nextDomains(g, pod, podDomains, nodeDomains);
       if (operatorOf(next) === 'DoesNotExist' && !next.complement) {
-        const what = g.type === 'spread' ? 'topology spread' : g.type === 'affinity' ? 'pod affinity' : 'pod anti-affinity';
+        const what =
+          g.type === 'spread' ? 'topology spread' : g.type === 'affinity' ? 'pod affinity' : 'pod anti-affinity';
         return { ok: false, reason: `unsatisfiable topology constraint for ${what}, key=${g.key}` };
       }
       reqs = add(reqs, next);

@@ -4,7 +4,15 @@
 import type { DraState } from '../domain/dra.ts';
 import type { ModelCaches } from './caches.ts';
 import type {
-  DaemonSet, EngineOptions, InstanceType, NodePool, NodeSelectorRequirement, Pod, Resources, StateNode, Taint,
+  DaemonSet,
+  EngineOptions,
+  InstanceType,
+  NodePool,
+  NodeSelectorRequirement,
+  Pod,
+  Resources,
+  StateNode,
+  Taint,
 } from '../domain/types.ts';
 
 export interface ProvisionInput {

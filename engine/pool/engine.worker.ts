@@ -22,10 +22,19 @@ import { inThreadLp } from './lp.ts';
 export type TaskReply =
   | { readonly ok: true; readonly value: unknown }
   | { readonly ok: false; readonly stale: true; readonly message: string }
-  | { readonly ok: false; readonly error: { readonly name: string; readonly message: string; readonly stack?: string } };
+  | {
+      readonly ok: false;
+      readonly error: { readonly name: string; readonly message: string; readonly stack?: string };
+    };
 
 export type EngineTask =
-  | { readonly kind: 'op'; readonly model: string; readonly keep: boolean; readonly delta: ArrayBuffer; readonly op: ArrayBuffer }
+  | {
+      readonly kind: 'op';
+      readonly model: string;
+      readonly keep: boolean;
+      readonly delta: ArrayBuffer;
+      readonly op: ArrayBuffer;
+    }
   | { readonly kind: 'drop'; readonly model: string }
   | { readonly kind: 'whatIf'; readonly job: ArrayBuffer; readonly port?: MessagePort };
 
@@ -61,7 +70,11 @@ async function onModel(task: Extract<EngineTask, { kind: 'op' }>): Promise<TaskR
 async function onWhatIf(task: Extract<EngineTask, { kind: 'whatIf' }>): Promise<TaskReply> {
   const port = task.port;
   try {
-    const report = await runWhatIfJob(unpack<WhatIfJob>(task.job), whatIfEngine, port ? (fraction, stage) => port.postMessage({ fraction, stage }) : undefined);
+    const report = await runWhatIfJob(
+      unpack<WhatIfJob>(task.job),
+      whatIfEngine,
+      port ? (fraction, stage) => port.postMessage({ fraction, stage }) : undefined,
+    );
     return { ok: true, value: report };
   } finally {
     port?.close();
@@ -82,6 +95,13 @@ export default async function run(task: EngineTask): Promise<TaskReply> {
   } catch (e) {
     if (e instanceof StaleModelError) return { ok: false, stale: true, message: e.message };
     const err = e instanceof Error ? e : new Error(String(e));
-    return { ok: false, error: { name: e instanceof WhatIfError ? 'WhatIfError' : err.name, message: err.message, ...(err.stack ? { stack: err.stack } : {}) } };
+    return {
+      ok: false,
+      error: {
+        name: e instanceof WhatIfError ? 'WhatIfError' : err.name,
+        message: err.message,
+        ...(err.stack ? { stack: err.stack } : {}),
+      },
+    };
   }
 }

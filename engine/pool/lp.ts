@@ -13,17 +13,37 @@ async function solve(model: BoundModel, timeLimitSec: number): Promise<LpResult>
   if (model.numCols === 0) return { status: 'Optimal', statusCode: 7, objective: 0, seconds: 0 };
   const { numCols, numRows } = model;
   const data = {
-    numCols, numRows, colCost: model.colCost, colLower: new Float64Array(numCols), colUpper: new Float64Array(numCols).fill(h.infinity),
-    rowLower: model.rowLower, rowUpper: new Float64Array(numRows).fill(h.infinity),
-    matrix: { format: 'csc' as const, numRows, numCols, starts: model.starts, indices: model.indices, values: model.values },
+    numCols,
+    numRows,
+    colCost: model.colCost,
+    colLower: new Float64Array(numCols),
+    colUpper: new Float64Array(numCols).fill(h.infinity),
+    rowLower: model.rowLower,
+    rowUpper: new Float64Array(numRows).fill(h.infinity),
+    matrix: {
+      format: 'csc' as const,
+      numRows,
+      numCols,
+      starts: model.starts,
+      indices: model.indices,
+      values: model.values,
+    },
   };
-  return h.withModel(data as never, (m: { options: { set(o: object): void }; run(): void; getModelStatus(): unknown; getObjectiveValue(): number }) => {
-    m.options.set({ output_flag: false, solver: 'ipm', time_limit: timeLimitSec });
-    const t0 = performance.now();
-    m.run();
-    const status = m.getModelStatus();
-    return { status: String(status), statusCode: Number(status), objective: m.getObjectiveValue(), seconds: (performance.now() - t0) / 1000 };
-  });
+  return h.withModel(
+    data as never,
+    (m: { options: { set(o: object): void }; run(): void; getModelStatus(): unknown; getObjectiveValue(): number }) => {
+      m.options.set({ output_flag: false, solver: 'ipm', time_limit: timeLimitSec });
+      const t0 = performance.now();
+      m.run();
+      const status = m.getModelStatus();
+      return {
+        status: String(status),
+        statusCode: Number(status),
+        objective: m.getObjectiveValue(),
+        seconds: (performance.now() - t0) / 1000,
+      };
+    },
+  );
 }
 
 /** HiGHS in this thread. */

@@ -6,21 +6,29 @@ import { moduleUrl, workerModule } from './module-url.ts';
 
 describe('moduleUrl', () => {
   it('keeps the source name for a caller that runs from source', () => {
-    expect(moduleUrl('./solver.worker.ts', 'file:///app/engine/pool/pool.ts')).toBe('file:///app/engine/pool/solver.worker.ts');
+    expect(moduleUrl('./solver.worker.ts', 'file:///app/engine/pool/pool.ts')).toBe(
+      'file:///app/engine/pool/solver.worker.ts',
+    );
     expect(moduleUrl('../whatif/job.ts', 'file:///repo/cli/commands/whatif.ts')).toBe('file:///repo/cli/whatif/job.ts');
   });
 
   it('names the compiled sibling for a caller that runs from dist/', () => {
-    expect(moduleUrl('./solver.worker.ts', 'file:///app/dist/engine/pool/pool.js')).toBe('file:///app/dist/engine/pool/solver.worker.js');
+    expect(moduleUrl('./solver.worker.ts', 'file:///app/dist/engine/pool/pool.js')).toBe(
+      'file:///app/dist/engine/pool/solver.worker.js',
+    );
     expect(moduleUrl('./x.mts', 'file:///app/dist/a.js')).toBe('file:///app/dist/x.mjs');
     // Anything that is not a TypeScript module keeps its name (data files, plain .mjs).
-    expect(moduleUrl('../../examples/guide/guide-01.yaml', 'file:///app/dist/cli/whatif/job.js')).toBe('file:///app/dist/examples/guide/guide-01.yaml');
+    expect(moduleUrl('../../examples/guide/guide-01.yaml', 'file:///app/dist/cli/whatif/job.js')).toBe(
+      'file:///app/dist/examples/guide/guide-01.yaml',
+    );
   });
 });
 
 describe('workerModule', () => {
   it('needs no loader for a compiled worker', () => {
-    expect(workerModule('./solver.worker.ts', 'file:///app/dist/engine/pool/pool.js')).toEqual({ filename: 'file:///app/dist/engine/pool/solver.worker.js' });
+    expect(workerModule('./solver.worker.ts', 'file:///app/dist/engine/pool/pool.js')).toEqual({
+      filename: 'file:///app/dist/engine/pool/solver.worker.js',
+    });
   });
 
   it('starts a TypeScript worker from source with tsx loaded in the worker thread', async () => {

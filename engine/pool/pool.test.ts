@@ -24,8 +24,17 @@ const its = defaultFakeInstanceTypes();
 
 function cluster(nodes: number, pending: number): Snapshot {
   return snapshot({
-    nodePools: [nodePool({ consolidateAfter: 0 })], instanceTypes: its,
-    nodes: Array.from({ length: nodes }, (_, i) => stateNode({ name: `n${i}`, instanceType: its[1]!, zone: 'test-zone-1', capacityType: 'on-demand', pods: pods(1, { cpu: '100m', nodeName: `n${i}` }) })),
+    nodePools: [nodePool({ consolidateAfter: 0 })],
+    instanceTypes: its,
+    nodes: Array.from({ length: nodes }, (_, i) =>
+      stateNode({
+        name: `n${i}`,
+        instanceType: its[1]!,
+        zone: 'test-zone-1',
+        capacityType: 'on-demand',
+        pods: pods(1, { cpu: '100m', nodeName: `n${i}` }),
+      }),
+    ),
     pendingPods: pods(pending, { cpu: '1', memory: '1Gi' }).map((p) => ({ ...p, unschedulable: true })),
   });
 }
@@ -51,14 +60,18 @@ describe('the engine on two workers', () => {
   it('provisions and disrupts as the calling thread does', async () => {
     const s = cluster(6, 30);
     const pooled = await engine.provision(s, s.pendingPods, { wellKnownLabels, exact: true });
-    const local = new WasmSolver({ improve: false }).solve(provisionInput(s, s.pendingPods, { wellKnownLabels, exact: true }));
+    const local = new WasmSolver({ improve: false }).solve(
+      provisionInput(s, s.pendingPods, { wellKnownLabels, exact: true }),
+    );
     expect(normalizePlan(pooled)).toEqual(normalizePlan(local));
     expect(pooled.newNodeClaims.length).toBeGreaterThan(0);
     const quiet = { ...s, pendingPods: [] };
     const there = await engine.disrupt(quiet, { wellKnownLabels });
     const here = await disrupt(quiet, { wellKnownLabels, solver: new WasmSolver({ improveWork: 1e6 }) });
     expect(there.decision.kind).toBe(here.decision.kind);
-    expect(there.decision.kind === 'noop' ? [] : there.decision.candidates.map((c) => c.name)).toEqual(here.decision.kind === 'noop' ? [] : here.decision.candidates.map((c) => c.name));
+    expect(there.decision.kind === 'noop' ? [] : there.decision.candidates.map((c) => c.name)).toEqual(
+      here.decision.kind === 'noop' ? [] : here.decision.candidates.map((c) => c.name),
+    );
   });
 
   it('keeps a cluster on one worker, tells it only what changed, and leaves the other worker to one-off work', async () => {
@@ -69,7 +82,11 @@ describe('the engine on two workers', () => {
     const owner = engine.pool.owners.get('warm');
     // One more pending pod and one node's labels changed: that is all that travels.
     const extra = { ...pod({ cpu: '1' }), unschedulable: true };
-    const next = { ...s, nodes: s.nodes.map((n, i) => (i === 9 ? { ...n, labels: { ...n.labels, team: 'x' } } : { ...n })), pendingPods: [...s.pendingPods, extra] };
+    const next = {
+      ...s,
+      nodes: s.nodes.map((n, i) => (i === 9 ? { ...n, labels: { ...n.labels, team: 'x' } } : { ...n })),
+      pendingPods: [...s.pendingPods, extra],
+    };
     const plan = await c.provision(next, next.pendingPods, { wellKnownLabels });
     expect(c.lastShipped()).toMatchObject({ full: false, nodes: 1, pods: 1, types: 0 });
     expect(plan.newNodeClaims.flatMap((k) => k.pods).concat([...plan.existing.values()].flat())).toContain(extra.uid);
@@ -86,12 +103,21 @@ describe('the engine on two workers', () => {
     await c.provision(s, s.pendingPods, { wellKnownLabels });
     const owner = engine.pool.owners.get('crash');
     // Many pod shapes, so the decision keeps its worker busy for a while.
-    const shapes = Array.from({ length: 4000 }, (_, i) => pod({ cpu: `${100 + (i % 400)}m`, memory: `${128 + (i % 97)}Mi` }));
+    const shapes = Array.from({ length: 4000 }, (_, i) =>
+      pod({ cpu: `${100 + (i % 400)}m`, memory: `${128 + (i % 97)}Mi` }),
+    );
     const big = { ...s, pendingPods: shapes.map((p) => ({ ...p, unschedulable: true })) };
     const worker = engine.pool.workerThreads().find((w) => w.threadId === owner)!;
     let settled = false;
     const dying = c.provision(big, big.pendingPods, { wellKnownLabels });
-    dying.then(() => { settled = true; }, () => { settled = true; });
+    dying.then(
+      () => {
+        settled = true;
+      },
+      () => {
+        settled = true;
+      },
+    );
     // Stop the model's worker while it decides: once its event loop is seen busy, with the call still open.
     await busy(worker);
     expect(settled).toBe(false);

@@ -91,7 +91,11 @@ export class EnginePool {
   }
 
   /** Runs a task on the worker `routing` says; resolves with the worker's reply, rejects if the worker fails. */
-  async run(task: EngineTask, routing: TaskRouting, opts: CallOptions & { readonly transfer?: readonly Transferable[] } = {}): Promise<TaskReply> {
+  async run(
+    task: EngineTask,
+    routing: TaskRouting,
+    opts: CallOptions & { readonly transfer?: readonly Transferable[] } = {},
+  ): Promise<TaskReply> {
     const signal = combine(opts.signal, opts.timeoutMs);
     const routed = Object.assign({ ...task }, { [Piscina.queueOptionsSymbol]: routing });
     try {
@@ -100,7 +104,10 @@ export class EnginePool {
         ...(signal ? { signal } : {}),
       })) as TaskReply;
     } catch (e) {
-      if (signal?.aborted) throw new PoolError(`engine task aborted: ${String((signal.reason as Error)?.message ?? signal.reason)}`, { cause: e });
+      if (signal?.aborted)
+        throw new PoolError(`engine task aborted: ${String((signal.reason as Error)?.message ?? signal.reason)}`, {
+          cause: e,
+        });
       throw new PoolError(`engine worker failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
     }
   }

@@ -14,7 +14,14 @@
 // namespace. Deployment pods are grouped per ReplicaSet, i.e. per revision (its selector has pod-template-hash).
 // The defaults exist only on the scheduling copies of the pods; they feed the same topology machinery as a
 // pod's own constraints (ScheduleAnyway ones are preferences, relaxed as any other under PreferencePolicy).
-import type { LabelSelector, LabelSelectorRequirement, Labels, Pod, SelectorSources, TopologySpreadConstraint } from '../domain/types.ts';
+import type {
+  LabelSelector,
+  LabelSelectorRequirement,
+  Labels,
+  Pod,
+  SelectorSources,
+  TopologySpreadConstraint,
+} from '../domain/types.ts';
 import { ownerKey } from '../domain/types.ts';
 
 const EMPTY_SOURCES: SelectorSources = { services: [], owners: new Map() };
@@ -22,21 +29,28 @@ const EMPTY_SOURCES: SelectorSources = { services: [], owners: new Map() };
 /** A LabelSelector as requirements: each matchLabels entry an In of one value, then the expressions. */
 function requirementsFrom(sel: LabelSelector): LabelSelectorRequirement[] {
   return [
-    ...Object.keys(sel.matchLabels ?? {}).sort().map((key) => ({ key, operator: 'In' as const, values: [sel.matchLabels![key]!] })),
+    ...Object.keys(sel.matchLabels ?? {})
+      .sort()
+      .map((key) => ({ key, operator: 'In' as const, values: [sel.matchLabels![key]!] })),
     ...(sel.matchExpressions ?? []),
   ];
 }
 
-const selects = (selector: Labels, labels: Labels): boolean => Object.entries(selector).every(([k, v]) => labels[k] === v);
+const selects = (selector: Labels, labels: Labels): boolean =>
+  Object.entries(selector).every(([k, v]) => labels[k] === v);
 
 /** What the pod's controller adds: labels (ReplicationController) or expressions (ReplicaSet, StatefulSet). */
-function ownerContribution(pod: Pod, sources: SelectorSources): { labels?: Labels; expressions?: LabelSelectorRequirement[] } {
+function ownerContribution(
+  pod: Pod,
+  sources: SelectorSources,
+): { labels?: Labels; expressions?: LabelSelectorRequirement[] } {
   const o = pod.owner;
   if (!o?.controller) return {};
   const sel = sources.owners.get(ownerKey(o.kind, pod.namespace, o.name));
   if (!sel) return {};
   const gvk = `${o.apiVersion ?? ''}/${o.kind}`;
-  if (gvk === 'v1/ReplicationController') return sel.matchLabels && Object.keys(sel.matchLabels).length ? { labels: sel.matchLabels } : {};
+  if (gvk === 'v1/ReplicationController')
+    return sel.matchLabels && Object.keys(sel.matchLabels).length ? { labels: sel.matchLabels } : {};
   if (gvk === 'apps/v1/ReplicaSet' || gvk === 'apps/v1/StatefulSet') return { expressions: requirementsFrom(sel) };
   return {};
 }
@@ -52,13 +66,19 @@ export function defaultSelector(pod: Pod, sources: SelectorSources): LabelSelect
   if (owner.labels) Object.assign(matchLabels, owner.labels);
   const expressions = owner.expressions ?? [];
   if (!Object.keys(matchLabels).length && !expressions.length) return undefined;
-  return { ...(Object.keys(matchLabels).length ? { matchLabels } : {}), ...(expressions.length ? { matchExpressions: expressions } : {}) };
+  return {
+    ...(Object.keys(matchLabels).length ? { matchLabels } : {}),
+    ...(expressions.length ? { matchExpressions: expressions } : {}),
+  };
 }
 
 /** Pods of one workload share their inputs: namespace, controller and labels. */
 function inputsKey(p: Pod): string {
   const o = p.owner?.controller ? `${p.owner.apiVersion ?? ''}/${p.owner.kind}/${p.owner.name}` : '';
-  return `${p.namespace}\u0000${o}\u0000${Object.keys(p.labels).sort().map((k) => `${k}=${p.labels[k]}`).join(',')}`;
+  return `${p.namespace}\u0000${o}\u0000${Object.keys(p.labels)
+    .sort()
+    .map((k) => `${k}=${p.labels[k]}`)
+    .join(',')}`;
 }
 
 /**
@@ -66,7 +86,11 @@ function inputsKey(p: Pod): string {
  * when nothing changes). Pods of one workload share one constraint list; the data is immutable, so sharing is
  * safe where Karpenter copies per pod.
  */
-export function withDefaultSpread(pods: readonly Pod[], defaults: readonly TopologySpreadConstraint[] | undefined, sources: SelectorSources = EMPTY_SOURCES): readonly Pod[] {
+export function withDefaultSpread(
+  pods: readonly Pod[],
+  defaults: readonly TopologySpreadConstraint[] | undefined,
+  sources: SelectorSources = EMPTY_SOURCES,
+): readonly Pod[] {
   if (!defaults?.length) return pods;
   const byInputs = new Map<string, readonly TopologySpreadConstraint[] | null>();
   let changed = false;

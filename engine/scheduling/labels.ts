@@ -1,5 +1,9 @@
 // Label keys Karpenter gives meaning to (docs/karpenter/scheduling.md §1.9, docs/karpenter/aws-provider.md §2).
-import { WELL_KNOWN_LABELS as API_WELL_KNOWN_LABELS, k8sIoDomainRestricted, kubernetesDomainRestricted } from '../api/labels.ts';
+import {
+  WELL_KNOWN_LABELS as API_WELL_KNOWN_LABELS,
+  k8sIoDomainRestricted,
+  kubernetesDomainRestricted,
+} from '../api/labels.ts';
 
 export const NODEPOOL_LABEL = 'karpenter.sh/nodepool';
 export const CAPACITY_TYPE_LABEL = 'karpenter.sh/capacity-type';
@@ -63,7 +67,10 @@ function domainOf(key: string): string | undefined {
  * well-known keys in a restricted domain (karpenter.sh/capacity-type, karpenter.k8s.aws/instance-family)
  * are allowed in requirements; `karpenter.sh/nodepool` is allowed for pods, not for NodePools.
  */
-export function schedulingRestrictedReason(key: string, wellKnown: ReadonlySet<string> = WELL_KNOWN_LABELS): string | undefined {
+export function schedulingRestrictedReason(
+  key: string,
+  wellKnown: ReadonlySet<string> = WELL_KNOWN_LABELS,
+): string | undefined {
   const k = normalizeKey(key);
   if (RESTRICTED_LABELS.has(k)) return `label ${k} is restricted`;
   if (wellKnown.has(k)) return undefined;

@@ -1,7 +1,12 @@
 // What the scheduler derives from a pod: its requirements under a preference policy, its validity for
 // Karpenter, selector matching, and the small predicates the disruption code shares.
 import type {
-  LabelSelector, Labels, NodeSelectorRequirement, Pod, PreferencePolicy, Requirements,
+  LabelSelector,
+  Labels,
+  NodeSelectorRequirement,
+  Pod,
+  PreferencePolicy,
+  Requirements,
 } from '../domain/types.ts';
 import { NODEPOOL_LABEL, schedulingRestrictedReason } from './labels.ts';
 import { add, fromLabels, fromSelector, operatorOf } from './requirements.ts';
@@ -38,9 +43,11 @@ export function podValidationError(pod: Pod): string | undefined {
   const check = (r: NodeSelectorRequirement, where: string): string | undefined => {
     const restricted = schedulingRestrictedReason(r.key);
     if (restricted && r.key !== NODEPOOL_LABEL) return `${where}: ${restricted}`;
-    if (!['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'].includes(r.operator)) return `${where}: operator ${r.operator} is not supported for pods`;
+    if (!['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'].includes(r.operator))
+      return `${where}: operator ${r.operator} is not supported for pods`;
     if (r.operator === 'In' && r.values.length === 0) return `${where}: operator In needs at least one value`;
-    if ((r.operator === 'Gt' || r.operator === 'Lt') && (r.values.length !== 1 || !/^\d+$/.test(r.values[0]!))) return `${where}: operator ${r.operator} needs one non-negative integer value`;
+    if ((r.operator === 'Gt' || r.operator === 'Lt') && (r.values.length !== 1 || !/^\d+$/.test(r.values[0]!)))
+      return `${where}: operator ${r.operator} needs one non-negative integer value`;
     return undefined;
   };
   for (const [k, v] of Object.entries(pod.nodeSelector)) {
@@ -49,7 +56,8 @@ export function podValidationError(pod: Pod): string | undefined {
   }
   const terms = pod.affinity?.nodeAffinity?.required ?? [];
   for (const [i, term] of terms.entries()) {
-    if (term.matchFields?.length) return `required node affinity term ${i} uses matchFields, which Karpenter does not support`;
+    if (term.matchFields?.length)
+      return `required node affinity term ${i} uses matchFields, which Karpenter does not support`;
     for (const r of term.matchExpressions) {
       const e = check(r, `required node affinity term ${i} key ${r.key}`);
       if (e) return e;
@@ -202,7 +210,7 @@ function nonDecreasingRanks(xs: Float64Array): { rank: Uint32Array; count: numbe
   let k = 0;
   for (let i = 0; i < xs.length; i++) {
     const x = xs[i]!;
-    if (x !== x) return undefined;
+    if (Number.isNaN(x)) return undefined;
     if (i > 0 && x !== xs[i - 1]!) {
       if (x < xs[i - 1]!) return undefined;
       k++;
@@ -262,13 +270,19 @@ export function queueOrder(pods: readonly Pod[]): Uint32Array {
   const sizeRank = { rank: new Uint32Array(n), count: cpuRank.count * memRank.count };
   for (let i = 0; i < n; i++) sizeRank.rank[i] = cpuRank.rank[i]! * memRank.count + memRank.rank[i]!;
   const createdRank = ranks(created);
-  const order = sizeRank.count <= n && nonDecreasing(createdRank.rank) ? stableByKey(sizeRank.rank, sizeRank.count) : sortedBySizeAndAge(sizeRank, createdRank);
+  const order =
+    sizeRank.count <= n && nonDecreasing(createdRank.rank)
+      ? stableByKey(sizeRank.rank, sizeRank.count)
+      : sortedBySizeAndAge(sizeRank, createdRank);
   breakTiesByUid(pods, order, sizeRank.rank, createdRank.rank);
   return order;
 }
 
 /** Positions by (size rank, creation rank, position), with the engine's numeric sort where the keys are exact. */
-function sortedBySizeAndAge(sizeRank: { rank: Uint32Array; count: number }, createdRank: { rank: Uint32Array; count: number }): Uint32Array {
+function sortedBySizeAndAge(
+  sizeRank: { rank: Uint32Array; count: number },
+  createdRank: { rank: Uint32Array; count: number },
+): Uint32Array {
   const n = sizeRank.rank.length;
   const keys = new Float64Array(n);
   const exact = sizeRank.count * createdRank.count * n < 2 ** 52;
@@ -287,7 +301,12 @@ function sortedBySizeAndAge(sizeRank: { rank: Uint32Array; count: number }, crea
 }
 
 /** Runs of equal size and creation rank (pods of one size created in the same instant) sorted by uid. */
-function breakTiesByUid(pods: readonly Pod[], order: Uint32Array, sizeRank: Uint32Array, createdRank: Uint32Array): void {
+function breakTiesByUid(
+  pods: readonly Pod[],
+  order: Uint32Array,
+  sizeRank: Uint32Array,
+  createdRank: Uint32Array,
+): void {
   const n = order.length;
   const byUid = (a: number, b: number) => (pods[a]!.uid < pods[b]!.uid ? -1 : pods[a]!.uid > pods[b]!.uid ? 1 : 0);
   for (let i = 0; i < n; ) {

@@ -1,8 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import type { Operator } from '../domain/types.ts';
 import {
-  add, anyValue, compatible, fromLabels, fromOperator, get, has, hasIntersection, intersect, intersects, len, operatorOf,
-  requirements, toSelectorRequirements,
+  add,
+  anyValue,
+  compatible,
+  fromLabels,
+  fromOperator,
+  get,
+  has,
+  hasIntersection,
+  intersect,
+  intersects,
+  len,
+  operatorOf,
+  requirements,
+  toSelectorRequirements,
 } from './requirements.ts';
 import { schedulingRestrictedReason } from './labels.ts';
 
@@ -52,8 +64,16 @@ describe('requirement construction (§1.2)', () => {
 
 describe('intersection of every operator pair (§1.5, §1.6)', () => {
   const cases: Array<[Operator, string[]]> = [
-    ['In', ['a', '1', '5']], ['In', ['b', '5', '9']], ['NotIn', ['a', '5']], ['NotIn', ['x']], ['Exists', []],
-    ['DoesNotExist', []], ['Gt', ['2']], ['Lt', ['7']], ['Gte', ['5']], ['Lte', ['5']],
+    ['In', ['a', '1', '5']],
+    ['In', ['b', '5', '9']],
+    ['NotIn', ['a', '5']],
+    ['NotIn', ['x']],
+    ['Exists', []],
+    ['DoesNotExist', []],
+    ['Gt', ['2']],
+    ['Lt', ['7']],
+    ['Gte', ['5']],
+    ['Lte', ['5']],
   ];
   for (const [opA, va] of cases) {
     for (const [opB, vb] of cases) {
@@ -66,7 +86,10 @@ describe('intersection of every operator pair (§1.5, §1.6)', () => {
         expect(allowed(intersect(b, a))).toEqual(both);
         // HasIntersection is true for two complements even when their common set is empty of integers; and a
         // DoesNotExist (empty concrete set) never intersects.
-        const expectedHas = a.complement && b.complement ? !(i.gte !== undefined && i.lte !== undefined && i.gte > i.lte) && operatorOf(i) !== 'DoesNotExist' : both.length > 0 || (i.complement && operatorOf(i) !== 'DoesNotExist');
+        const expectedHas =
+          a.complement && b.complement
+            ? !(i.gte !== undefined && i.lte !== undefined && i.gte > i.lte) && operatorOf(i) !== 'DoesNotExist'
+            : both.length > 0 || (i.complement && operatorOf(i) !== 'DoesNotExist');
         expect(hasIntersection(a, b)).toBe(expectedHas);
       });
     }
@@ -104,11 +127,15 @@ describe('Requirements maps (§1.7, §1.8)', () => {
     const a = requirements(fromOperator('k', 'DoesNotExist', []));
     const b = requirements(fromOperator('k', 'NotIn', ['v']));
     expect(intersects(a, b)).toBeUndefined();
-    expect(intersects(requirements(fromOperator('k', 'In', ['a'])), requirements(fromOperator('k', 'In', ['b'])))).toMatch(/key k/);
+    expect(
+      intersects(requirements(fromOperator('k', 'In', ['a'])), requirements(fromOperator('k', 'In', ['b']))),
+    ).toMatch(/key k/);
   });
 
   it('Intersects ignores keys on one side only', () => {
-    expect(intersects(requirements(fromOperator('a', 'In', ['1'])), requirements(fromOperator('b', 'In', ['2'])))).toBeUndefined();
+    expect(
+      intersects(requirements(fromOperator('a', 'In', ['1'])), requirements(fromOperator('b', 'In', ['2']))),
+    ).toBeUndefined();
   });
 
   // The worked example of docs/karpenter/scheduling.md §1.11.

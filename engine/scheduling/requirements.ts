@@ -8,8 +8,22 @@ import { normalizeKey, WELL_KNOWN_LABELS } from './labels.ts';
 const EMPTY: ReadonlySet<string> = new Set();
 const MAX_INT = Number.MAX_SAFE_INTEGER;
 
-export function req(key: string, complement: boolean, values: Iterable<string>, gte?: number, lte?: number, minValues?: number): Requirement {
-  const r: { key: string; complement: boolean; values: ReadonlySet<string>; gte?: number; lte?: number; minValues?: number } = {
+export function req(
+  key: string,
+  complement: boolean,
+  values: Iterable<string>,
+  gte?: number,
+  lte?: number,
+  minValues?: number,
+): Requirement {
+  const r: {
+    key: string;
+    complement: boolean;
+    values: ReadonlySet<string>;
+    gte?: number;
+    lte?: number;
+    minValues?: number;
+  } = {
     key: normalizeKey(key),
     complement,
     values: new Set(values),
@@ -33,7 +47,9 @@ export function fromOperator(key: string, op: Operator, values: readonly string[
       return req(key, false, EMPTY, undefined, undefined, minValues);
     case 'Gt': {
       const n = Number(values[0]);
-      return n >= MAX_INT ? req(key, false, EMPTY, undefined, undefined, minValues) : req(key, true, EMPTY, n + 1, undefined, minValues);
+      return n >= MAX_INT
+        ? req(key, false, EMPTY, undefined, undefined, minValues)
+        : req(key, true, EMPTY, n + 1, undefined, minValues);
     }
     case 'Lt':
       return req(key, true, EMPTY, undefined, Number(values[0]) - 1, minValues);
@@ -80,7 +96,12 @@ export function intersect(a: Requirement, b: Requirement): Requirement {
   const complement = a.complement && b.complement;
   const gte = a.gte === undefined ? b.gte : b.gte === undefined ? a.gte : Math.max(a.gte, b.gte);
   const lte = a.lte === undefined ? b.lte : b.lte === undefined ? a.lte : Math.min(a.lte, b.lte);
-  const minValues = a.minValues === undefined ? b.minValues : b.minValues === undefined ? a.minValues : Math.max(a.minValues, b.minValues);
+  const minValues =
+    a.minValues === undefined
+      ? b.minValues
+      : b.minValues === undefined
+        ? a.minValues
+        : Math.max(a.minValues, b.minValues);
   if (boundsConflict(gte, lte)) return req(a.key, false, EMPTY, undefined, undefined, minValues);
   let values: Set<string>;
   if (a.complement && b.complement) values = new Set([...a.values, ...b.values]);
@@ -193,7 +214,11 @@ export function intersects(a: Requirements, b: Requirements): string | undefined
  * A.Compatible(B) ("B can loosely be met by A", §1.8): every key of B must be defined by A, allowed
  * undefined, or be NotIn/DoesNotExist on B's side; then Intersects.
  */
-export function compatible(a: Requirements, b: Requirements, allowUndefined: ReadonlySet<string> = EMPTY): string | undefined {
+export function compatible(
+  a: Requirements,
+  b: Requirements,
+  allowUndefined: ReadonlySet<string> = EMPTY,
+): string | undefined {
   for (const [k, rb] of b) {
     if (allowUndefined.has(k) || a.has(k)) continue;
     const ob = operatorOf(rb);
@@ -204,7 +229,11 @@ export function compatible(a: Requirements, b: Requirements, allowUndefined: Rea
 }
 
 /** Compatible with AllowUndefinedWellKnownLabels. */
-export function compatibleWellKnown(a: Requirements, b: Requirements, wellKnown: ReadonlySet<string> = WELL_KNOWN_LABELS): string | undefined {
+export function compatibleWellKnown(
+  a: Requirements,
+  b: Requirements,
+  wellKnown: ReadonlySet<string> = WELL_KNOWN_LABELS,
+): string | undefined {
   return compatible(a, b, wellKnown);
 }
 

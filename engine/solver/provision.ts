@@ -12,7 +12,11 @@ export interface ProvisionOptions extends InputOptions {
 }
 
 /** Plans pending pods onto existing and in-flight nodes and new NodeClaims. */
-export async function provision(s: Snapshot, pending: readonly Pod[], opts: ProvisionOptions = {}): Promise<ProvisionPlan> {
+export async function provision(
+  s: Snapshot,
+  pending: readonly Pod[],
+  opts: ProvisionOptions = {},
+): Promise<ProvisionPlan> {
   const solver = opts.solver ?? new WasmSolver();
   return solver.solve(provisionInput(s, pending, opts));
 }

@@ -36,7 +36,9 @@ const modules = new Map<Build, WebAssembly.Module>();
 export function solverModule(build: Build = 'release'): WebAssembly.Module {
   let m = modules.get(build);
   if (!m) {
-    m = new WebAssembly.Module(decodeBase64(build === "release" ? releaseWasmBase64 : debugWasmBase64) as Uint8Array<ArrayBuffer>);
+    m = new WebAssembly.Module(
+      decodeBase64(build === 'release' ? releaseWasmBase64 : debugWasmBase64) as Uint8Array<ArrayBuffer>,
+    );
     modules.set(build, m);
   }
   return m;
@@ -46,7 +48,10 @@ export function solverModule(build: Build = 'release'): WebAssembly.Module {
  * Instantiates the module and checks its ABI version. `clock` (ms) is what the improvement phase's safety net
  * reads (docs/solver.md, "Budget"); tests slow it down to show that plans do not depend on it.
  */
-export function instantiateSolver(module: WebAssembly.Module, clock: () => number = () => performance.now()): SolverExports {
+export function instantiateSolver(
+  module: WebAssembly.Module,
+  clock: () => number = () => performance.now(),
+): SolverExports {
   const inst = new WebAssembly.Instance(module, {
     env: {
       abort(msg: number, file: number, line: number, col: number) {
@@ -57,7 +62,8 @@ export function instantiateSolver(module: WebAssembly.Module, clock: () => numbe
   });
   const x = inst.exports as unknown as SolverExports;
   const v = x.abiVersion();
-  if (v !== ABI_VERSION) throw new AbiMismatchError(`solver module ABI ${v} does not match the engine's ${ABI_VERSION}`);
+  if (v !== ABI_VERSION)
+    throw new AbiMismatchError(`solver module ABI ${v} does not match the engine's ${ABI_VERSION}`);
   return x;
 }
 
@@ -99,7 +105,10 @@ export class WasmSolver implements ProvisionSolver {
   }
 
   private exports(): SolverExports {
-    return (this.x ??= instantiateSolver(this.opts.module ?? solverModule(this.opts.build ?? 'release'), this.opts.clock));
+    return (this.x ??= instantiateSolver(
+      this.opts.module ?? solverModule(this.opts.build ?? 'release'),
+      this.opts.clock,
+    ));
   }
 
   solve(given: ProvisionInput): ProvisionPlan {

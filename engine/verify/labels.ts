@@ -1,6 +1,15 @@
 // The verifier's own small matchers (engine/verify): node labels as a launched node would carry them, and the
 // kube-scheduler's view of whether a pod may run there. Shared by the verifier's checks, never by the solvers.
-import type { DaemonSet, InstanceType, NodePool, NodeSelectorRequirement, Offering, Pod, Taint, Toleration } from '../domain/types.ts';
+import type {
+  DaemonSet,
+  InstanceType,
+  NodePool,
+  NodeSelectorRequirement,
+  Offering,
+  Pod,
+  Taint,
+  Toleration,
+} from '../domain/types.ts';
 import type { NewNodeClaimPlan } from '../model/types.ts';
 
 export type Labels = Record<string, string>;
@@ -9,14 +18,22 @@ export function matchExpr(e: NodeSelectorRequirement, labels: Labels): boolean {
   const has = Object.prototype.hasOwnProperty.call(labels, e.key);
   const v = labels[e.key];
   switch (e.operator) {
-    case 'In': return has && e.values.includes(v!);
-    case 'NotIn': return !has || !e.values.includes(v!);
-    case 'Exists': return has;
-    case 'DoesNotExist': return !has;
-    case 'Gt': return has && /^-?\d+$/.test(v!) && Number(v) > Number(e.values[0]);
-    case 'Lt': return has && /^-?\d+$/.test(v!) && Number(v) < Number(e.values[0]);
-    case 'Gte': return has && /^-?\d+$/.test(v!) && Number(v) >= Number(e.values[0]);
-    case 'Lte': return has && /^-?\d+$/.test(v!) && Number(v) <= Number(e.values[0]);
+    case 'In':
+      return has && e.values.includes(v!);
+    case 'NotIn':
+      return !has || !e.values.includes(v!);
+    case 'Exists':
+      return has;
+    case 'DoesNotExist':
+      return !has;
+    case 'Gt':
+      return has && /^-?\d+$/.test(v!) && Number(v) > Number(e.values[0]);
+    case 'Lt':
+      return has && /^-?\d+$/.test(v!) && Number(v) < Number(e.values[0]);
+    case 'Gte':
+      return has && /^-?\d+$/.test(v!) && Number(v) >= Number(e.values[0]);
+    case 'Lte':
+      return has && /^-?\d+$/.test(v!) && Number(v) <= Number(e.values[0]);
   }
 }
 
@@ -33,10 +50,14 @@ export const norm = (k: string) => ALIASES[k] ?? k;
 export function podMatchesLabels(pod: Pod, labels: Labels): string | undefined {
   for (const [k, v] of Object.entries(pod.nodeSelector)) if (labels[norm(k)] !== v) return `nodeSelector ${k}=${v}`;
   const terms = pod.affinity?.nodeAffinity?.required ?? [];
-  if (terms.length && !terms.some((t) => t.matchExpressions.every((e) => matchExpr({ ...e, key: norm(e.key) }, labels)))) {
+  if (
+    terms.length &&
+    !terms.some((t) => t.matchExpressions.every((e) => matchExpr({ ...e, key: norm(e.key) }, labels)))
+  ) {
     return 'required node affinity';
   }
-  for (const alt of pod.volumeRequirements ?? []) if (alt.every((e) => matchExpr({ ...e, key: norm(e.key) }, labels))) return undefined;
+  for (const alt of pod.volumeRequirements ?? [])
+    if (alt.every((e) => matchExpr({ ...e, key: norm(e.key) }, labels))) return undefined;
   if (pod.volumeRequirements?.length) return 'volume topology';
   return undefined;
 }
@@ -95,14 +116,26 @@ export function allowedOfferings(claim: NewNodeClaimPlan, it: InstanceType): Off
   const zone = claim.requirements.filter((r) => norm(r.key) === 'topology.kubernetes.io/zone');
   const ct = claim.requirements.filter((r) => r.key === 'karpenter.sh/capacity-type');
   const rid = claim.requirements.filter((r) => r.key === RESERVATION_ID);
-  return it.offerings.filter((o) => o.available
-    && zone.every((r) => matchExpr(r, { 'topology.kubernetes.io/zone': o.zone }))
-    && ct.every((r) => matchExpr(r, { 'karpenter.sh/capacity-type': o.capacityType }))
-    && rid.every((r) => matchExpr(r, o.reservationId !== undefined ? { [RESERVATION_ID]: o.reservationId } : {})));
+  return it.offerings.filter(
+    (o) =>
+      o.available &&
+      zone.every((r) => matchExpr(r, { 'topology.kubernetes.io/zone': o.zone })) &&
+      ct.every((r) => matchExpr(r, { 'karpenter.sh/capacity-type': o.capacityType })) &&
+      rid.every((r) => matchExpr(r, o.reservationId !== undefined ? { [RESERVATION_ID]: o.reservationId } : {})),
+  );
 }
 
-export function daemonOverhead(daemonSets: readonly DaemonSet[], pool: NodePool, labels: Labels): Record<string, number> {
-  const pods = daemonSets.map((d) => d.pod).filter((p) => pool.template.taints.every((t) => t.effect === 'PreferNoSchedule' || tolerated(p.tolerations, t)) && podMatchesLabels(p, labels) === undefined);
+export function daemonOverhead(
+  daemonSets: readonly DaemonSet[],
+  pool: NodePool,
+  labels: Labels,
+): Record<string, number> {
+  const pods = daemonSets
+    .map((d) => d.pod)
+    .filter(
+      (p) =>
+        pool.template.taints.every((t) => t.effect === 'PreferNoSchedule' || tolerated(p.tolerations, t)) &&
+        podMatchesLabels(p, labels) === undefined,
+    );
   return sumRequests(pods);
 }
-

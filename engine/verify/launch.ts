@@ -7,7 +7,13 @@ import type { InstanceType, Offering } from '../domain/types.ts';
 import type { NewNodeClaimPlan } from '../model/types.ts';
 import { allowedOfferings } from './labels.ts';
 
-const ACCELERATORS = ['nvidia.com/gpu', 'amd.com/gpu', 'aws.amazon.com/neuron', 'aws.amazon.com/neuroncore', 'habana.ai/gaudi'];
+const ACCELERATORS = [
+  'nvidia.com/gpu',
+  'amd.com/gpu',
+  'aws.amazon.com/neuron',
+  'aws.amazon.com/neuroncore',
+  'habana.ai/gaudi',
+];
 
 function exotic(it: InstanceType): boolean {
   const size = it.requirements.get('karpenter.k8s.aws/instance-size');
@@ -33,7 +39,8 @@ export function launchMismatch(c: NewNodeClaimPlan, its: ReadonlyMap<string, Ins
   const capacityType = spot.length ? 'spot' : 'on-demand';
   const price = spot.length ? cheapest(spot) : floor;
   const named = its.get(c.instanceTypes[0]!.name);
-  if (!named || !pool.includes(named)) return `names ${c.instanceTypes[0]!.name}, which its launch would not use (exotic while generic types are offered)`;
+  if (!named || !pool.includes(named))
+    return `names ${c.instanceTypes[0]!.name}, which its launch would not use (exotic while generic types are offered)`;
   const own = cheapest((offered.get(named) ?? []).filter((o) => o.capacityType === capacityType));
   if (Math.abs(own - price) > 1e-6 || Math.abs(c.price - price) > 1e-6) {
     return `names ${named.name} at ${c.price}/h, but its launch would pick ${capacityType} at ${price}/h`;

@@ -14,7 +14,8 @@ import { blocks, daemonOverhead, matchExpr, norm, sumRequests, tolerated, typeLa
 
 /** Karpenter's order of the NodePools that provision. */
 function ordered(pools: readonly NodePool[]): NodePool[] {
-  return pools.filter((p) => p.ready && !p.deleting && p.replicas === undefined)
+  return pools
+    .filter((p) => p.ready && !p.deleting && p.replicas === undefined)
     .sort((a, b) => b.weight - a.weight || (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
 }
 
@@ -22,8 +23,17 @@ function ordered(pools: readonly NodePool[]): NodePool[] {
 function judgeable(p: Pod): boolean {
   const a = p.affinity;
   const terms = a?.nodeAffinity?.required ?? [];
-  return !p.topologySpreadConstraints.length && !a?.podAffinity && !a?.podAntiAffinity && !a?.nodeAffinity?.preferred?.length
-    && terms.length <= 1 && !p.hostPorts.length && !p.volumeRequirements?.length && !p.resourceClaims?.length && !p.containerClaims?.length;
+  return (
+    !p.topologySpreadConstraints.length &&
+    !a?.podAffinity &&
+    !a?.podAntiAffinity &&
+    !a?.nodeAffinity?.preferred?.length &&
+    terms.length <= 1 &&
+    !p.hostPorts.length &&
+    !p.volumeRequirements?.length &&
+    !p.resourceClaims?.length &&
+    !p.containerClaims?.length
+  );
 }
 
 function largestOf(its: readonly InstanceType[]): Record<string, number> {
@@ -37,12 +47,17 @@ function largestOf(its: readonly InstanceType[]): Record<string, number> {
  * its existing nodes and, for each of the plan's NodeClaims of the pool, the largest type the pool has (Karpenter
  * counts a NodeClaim at its largest option when it opens it, and the options it opened with are not in the plan).
  */
-function remainingFloor(input: ProvisionInput, claims: readonly NewNodeClaimPlan[]): Map<string, Record<string, number>> {
+function remainingFloor(
+  input: ProvisionInput,
+  claims: readonly NewNodeClaimPlan[],
+): Map<string, Record<string, number>> {
   const out = new Map<string, Record<string, number>>();
   const active = (n: StateNode) => !n.markedForDeletion && !n.deleting;
   for (const pool of input.nodePools) {
     const left: Record<string, number> = { ...pool.limits };
-    const take = (cap: Readonly<Record<string, number>>) => { for (const k of Object.keys(left)) left[k] = left[k]! - (k === 'nodes' ? 1 : (cap[k] ?? 0)); };
+    const take = (cap: Readonly<Record<string, number>>) => {
+      for (const k of Object.keys(left)) left[k] = left[k]! - (k === 'nodes' ? 1 : (cap[k] ?? 0));
+    };
     for (const n of input.nodes) if (n.nodePoolName === pool.name && active(n)) take(n.capacity);
     const largest = largestOf(input.instanceTypes.get(pool.name) ?? []);
     for (const c of claims) if (c.nodePool === pool.name) take(largest);
@@ -74,7 +89,9 @@ function selects(p: Pod, get: Get): boolean | undefined {
 
 /** The NodePool's own requirements on a label the type or offering carries hold. */
 function poolAllows(pool: NodePool, get: Get): boolean {
-  return pool.template.requirements.every((r) => get(norm(r.key)) === undefined || holds({ ...r, key: norm(r.key) }, get));
+  return pool.template.requirements.every(
+    (r) => get(norm(r.key)) === undefined || holds({ ...r, key: norm(r.key) }, get),
+  );
 }
 
 /** A type's own single-valued labels (its offerings' zone and capacity type aside), once per type and check. */
@@ -86,12 +103,20 @@ function labelsOf(it: InstanceType, own: OwnLabels): Labels {
 }
 
 /** A new node of `pool` could take pod p, with `left` of its limits. */
-function couldTake(input: ProvisionInput, pool: NodePool, p: Pod, left: Record<string, number>, labels: OwnLabels): boolean {
+function couldTake(
+  input: ProvisionInput,
+  pool: NodePool,
+  p: Pod,
+  left: Record<string, number>,
+  labels: OwnLabels,
+): boolean {
   if ((left['nodes'] ?? Infinity) < 1) return false;
   if (pool.template.requirements.some((r) => r.minValues !== undefined)) return false;
-  if (pool.template.taints.some((t) => !tolerated(p.tolerations, t) && (blocks(t) || t.effect === 'PreferNoSchedule'))) return false;
+  if (pool.template.taints.some((t) => !tolerated(p.tolerations, t) && (blocks(t) || t.effect === 'PreferNoSchedule')))
+    return false;
   const base: Labels = { ...pool.template.labels, 'karpenter.sh/nodepool': pool.name };
-  for (const r of pool.template.requirements) if (r.operator === 'In' && r.values.length === 1) base[norm(r.key)] = r.values[0]!;
+  for (const r of pool.template.requirements)
+    if (r.operator === 'In' && r.values.length === 1) base[norm(r.key)] = r.values[0]!;
   const need = Object.entries(sumRequests([p])).filter(([, v]) => v > 0);
   const daemons = daemonsOf(input);
   for (const it of input.instanceTypes.get(pool.name) ?? []) {
@@ -100,7 +125,7 @@ function couldTake(input: ProvisionInput, pool: NodePool, p: Pod, left: Record<s
     const own = labelsOf(it, labels);
     for (const o of it.offerings) {
       if (!o.available || o.capacityType === 'reserved') continue;
-      const get: Get = (k) => (k === ZONE ? o.zone : k === CAPACITY_TYPE ? o.capacityType : own[k] ?? base[k]);
+      const get: Get = (k) => (k === ZONE ? o.zone : k === CAPACITY_TYPE ? o.capacityType : (own[k] ?? base[k]));
       if (!poolAllows(pool, get) || selects(p, get) !== true) continue;
       if (!daemons.length) return true;
       const overhead = daemonOverhead(daemons, pool, { ...base, ...typeLabels(it, o) });
@@ -115,7 +140,9 @@ const CAPACITY_TYPE = 'karpenter.sh/capacity-type';
 
 /** IgnoreDRARequests (default): daemon pods with resource claims add no overhead. */
 export function daemonsOf(input: ProvisionInput): ProvisionInput['daemonSets'] {
-  return input.options.ignoreDRARequests === false ? input.daemonSets : input.daemonSets.filter((d) => !(d.pod.resourceClaims?.length || d.pod.containerClaims?.length));
+  return input.options.ignoreDRARequests === false
+    ? input.daemonSets
+    : input.daemonSets.filter((d) => !(d.pod.resourceClaims?.length || d.pod.containerClaims?.length));
 }
 
 function withinLeft(it: InstanceType, left: Record<string, number>): boolean {
@@ -133,7 +160,13 @@ export function orderViolations(input: ProvisionInput, claims: readonly NewNodeC
   const memo = new Map<string, boolean>();
   const labels: OwnLabels = new Map();
   const takes = (q: NodePool, p: Pod): boolean => {
-    const key = JSON.stringify([q.name, p.nodeSelector, p.affinity?.nodeAffinity?.required ?? null, p.tolerations, p.requests]);
+    const key = JSON.stringify([
+      q.name,
+      p.nodeSelector,
+      p.affinity?.nodeAffinity?.required ?? null,
+      p.tolerations,
+      p.requests,
+    ]);
     let r = memo.get(key);
     if (r === undefined) memo.set(key, (r = couldTake(input, q, p, left.get(q.name)!, labels)));
     return r;
@@ -147,7 +180,10 @@ export function orderViolations(input: ProvisionInput, claims: readonly NewNodeC
       const p = pods.get(uid);
       return !p || !judgeable(p) || earlier.every((q) => !takes(q, p));
     });
-    if (!anchored) out.push(`nodeclaim #${i} (nodepool ${c.nodePool}) holds only pods that an earlier NodePool (${earlier.map((q) => q.name).join(', ')}) could take`);
+    if (!anchored)
+      out.push(
+        `nodeclaim #${i} (nodepool ${c.nodePool}) holds only pods that an earlier NodePool (${earlier.map((q) => q.name).join(', ')}) could take`,
+      );
   });
   return out;
 }

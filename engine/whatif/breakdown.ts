@@ -15,7 +15,12 @@
 //      capacity through another family, generation or architecture.
 import { CPU, MEMORY } from '../domain/resources.ts';
 import type { InstanceType } from '../domain/types.ts';
-import { INSTANCE_CATEGORY_LABEL, INSTANCE_FAMILY_LABEL, INSTANCE_GENERATION_LABEL, INSTANCE_GPU_COUNT_LABEL } from '../catalog/labels.ts';
+import {
+  INSTANCE_CATEGORY_LABEL,
+  INSTANCE_FAMILY_LABEL,
+  INSTANCE_GENERATION_LABEL,
+  INSTANCE_GPU_COUNT_LABEL,
+} from '../catalog/labels.ts';
 import { anyValue } from '../scheduling/requirements.ts';
 import type { CostGroup, NodeRow, SavingsBreakdown } from './types.ts';
 
@@ -47,19 +52,36 @@ const round = (v: number): number => Math.round(v * 1e6) / 1e6 + 0;
 
 /** $/h per vCPU and per GiB that best explain the region's on-demand prices of general-purpose types. */
 export function capacityRates(catalog: ReadonlyMap<string, InstanceType>): { cpu: number; gib: number } {
-  let sxx = 0, sxy = 0, syy = 0, sxp = 0, syp = 0;
+  let sxx = 0,
+    sxy = 0,
+    syy = 0,
+    sxp = 0,
+    syp = 0;
   for (const it of catalog.values()) {
-    const label = (k: string): string | undefined => { const r = it.requirements.get(k); return r ? anyValue(r) : undefined; };
-    if (!['c', 'm', 'r'].includes(label(INSTANCE_CATEGORY_LABEL) ?? '') || Number(label(INSTANCE_GENERATION_LABEL) ?? 0) < 5) continue;
+    const label = (k: string): string | undefined => {
+      const r = it.requirements.get(k);
+      return r ? anyValue(r) : undefined;
+    };
+    if (
+      !['c', 'm', 'r'].includes(label(INSTANCE_CATEGORY_LABEL) ?? '') ||
+      Number(label(INSTANCE_GENERATION_LABEL) ?? 0) < 5
+    )
+      continue;
     if (Number(label(INSTANCE_GPU_COUNT_LABEL) ?? 0) > 0) continue;
     const od = it.offerings.find((o) => o.capacityType === 'on-demand' && o.available);
     if (!od) continue;
-    const x = (it.capacity[CPU] ?? 0) / 1000, y = (it.capacity[MEMORY] ?? 0) / GIB;
-    sxx += x * x; sxy += x * y; syy += y * y; sxp += x * od.price; syp += y * od.price;
+    const x = (it.capacity[CPU] ?? 0) / 1000,
+      y = (it.capacity[MEMORY] ?? 0) / GIB;
+    sxx += x * x;
+    sxy += x * y;
+    syy += y * y;
+    sxp += x * od.price;
+    syp += y * od.price;
   }
   const det = sxx * syy - sxy * sxy;
   if (!(det > 0)) return { cpu: 0.04, gib: 0.005 };
-  const cpu = (sxp * syy - syp * sxy) / det, gib = (syp * sxx - sxp * sxy) / det;
+  const cpu = (sxp * syy - syp * sxy) / det,
+    gib = (syp * sxx - sxp * sxy) / det;
   return cpu > 0 && gib > 0 ? { cpu, gib } : { cpu: 0.04, gib: 0.005 };
 }
 
@@ -71,7 +93,12 @@ function onDemandOf(n: PricedNode, catalog: ReadonlyMap<string, InstanceType>): 
   return inZone?.price ?? n.pricePerHour;
 }
 
-function capacityOf(n: PricedNode, catalog: ReadonlyMap<string, InstanceType>, rates: { cpu: number; gib: number }, fallback?: NodeRow): number {
+function capacityOf(
+  n: PricedNode,
+  catalog: ReadonlyMap<string, InstanceType>,
+  rates: { cpu: number; gib: number },
+  fallback?: NodeRow,
+): number {
   const it = n.instanceType ? catalog.get(n.instanceType) : undefined;
   const cpu = it?.capacity[CPU] ?? fallback?.cpu.allocatable ?? 0;
   const mem = it?.capacity[MEMORY] ?? fallback?.memory.allocatable ?? 0;
@@ -87,17 +114,37 @@ function parts(i: BreakdownInput): SavingsBreakdown['perHour'] {
   const replacements = i.rows.filter((r) => r.fate === 'new' && !launchedStaying.has(r.name));
   const removed: PricedNode[] = [...removedRows, ...i.launched.filter((l) => i.launchedRemoved.has(l.name))];
   const newCapacity = -sum(i.launched, (l) => l.pricePerHour);
-  const emptyNodes = sum(removed.filter((r) => i.empty.has(r.name)), (r) => r.pricePerHour);
-  const reservations = -sum(removed.filter((r) => r.capacityType === 'reserved'), (r) => r.pricePerHour);
+  const emptyNodes = sum(
+    removed.filter((r) => i.empty.has(r.name)),
+    (r) => r.pricePerHour,
+  );
+  const reservations = -sum(
+    removed.filter((r) => r.capacityType === 'reserved'),
+    (r) => r.pricePerHour,
+  );
   const rest = removed.filter((r) => !i.empty.has(r.name));
   const rates = capacityRates(i.catalog);
-  const odR = sum(rest, (r) => onDemandOf(r, i.catalog)), odA = sum(replacements, (r) => onDemandOf(r, i.catalog));
-  const capacityType = (odA - sum(replacements, (r) => r.pricePerHour)) - (odR - sum(rest, (r) => r.pricePerHour));
-  const capR = sum(rest, (r) => capacityOf(r, i.catalog, rates, removedRows.find((x) => x.name === r.name)));
+  const odR = sum(rest, (r) => onDemandOf(r, i.catalog)),
+    odA = sum(replacements, (r) => onDemandOf(r, i.catalog));
+  const capacityType = odA - sum(replacements, (r) => r.pricePerHour) - (odR - sum(rest, (r) => r.pricePerHour));
+  const capR = sum(rest, (r) =>
+    capacityOf(
+      r,
+      i.catalog,
+      rates,
+      removedRows.find((x) => x.name === r.name),
+    ),
+  );
   const capA = sum(replacements, (r) => capacityOf(r, i.catalog, rates, r));
   const unitR = capR > 0 ? odR / capR : 0;
   const packing = capR > 0 ? (capR - capA) * unitR : odR - odA;
-  const out = { newCapacity: round(newCapacity), emptyNodes: round(emptyNodes), reservations: round(reservations), capacityType: round(capacityType), packing: round(packing) };
+  const out = {
+    newCapacity: round(newCapacity),
+    emptyNodes: round(emptyNodes),
+    reservations: round(reservations),
+    capacityType: round(capacityType),
+    packing: round(packing),
+  };
   // instanceType closes the sum ((odR - odA) - packing = capA * (unitR - unitA)), so rounding never leaves a gap.
   return { ...out, instanceType: round(i.savingsPerHour - Object.values(out).reduce((a, v) => a + v, 0)) };
 }
@@ -110,19 +157,46 @@ function familyOf(r: NodeRow, catalog: ReadonlyMap<string, InstanceType>): strin
 
 /** Nodes and $/h per key before (kept + removed) and after (kept + new), sorted by cost before, then after. */
 export function groupBy(rows: readonly NodeRow[], key: (r: NodeRow) => string): CostGroup[] {
-  const m = new Map<string, { nodesBefore: number; nodesAfter: number; costPerHourBefore: number; costPerHourAfter: number }>();
+  const m = new Map<
+    string,
+    { nodesBefore: number; nodesAfter: number; costPerHourBefore: number; costPerHourAfter: number }
+  >();
   for (const r of rows) {
     const k = key(r);
     const g = m.get(k) ?? { nodesBefore: 0, nodesAfter: 0, costPerHourBefore: 0, costPerHourAfter: 0 };
-    if (r.fate !== 'new') { g.nodesBefore++; g.costPerHourBefore += r.pricePerHour; }
-    if (r.fate !== 'removed') { g.nodesAfter++; g.costPerHourAfter += r.pricePerHour; }
+    if (r.fate !== 'new') {
+      g.nodesBefore++;
+      g.costPerHourBefore += r.pricePerHour;
+    }
+    if (r.fate !== 'removed') {
+      g.nodesAfter++;
+      g.costPerHourAfter += r.pricePerHour;
+    }
     m.set(k, g);
   }
-  return [...m].map(([k, g]) => ({ key: k, ...g, costPerHourBefore: round(g.costPerHourBefore), costPerHourAfter: round(g.costPerHourAfter) }))
-    .sort((a, b) => b.costPerHourBefore - a.costPerHourBefore || b.costPerHourAfter - a.costPerHourAfter || a.key.localeCompare(b.key));
+  return [...m]
+    .map(([k, g]) => ({
+      key: k,
+      ...g,
+      costPerHourBefore: round(g.costPerHourBefore),
+      costPerHourAfter: round(g.costPerHourAfter),
+    }))
+    .sort(
+      (a, b) =>
+        b.costPerHourBefore - a.costPerHourBefore ||
+        b.costPerHourAfter - a.costPerHourAfter ||
+        a.key.localeCompare(b.key),
+    );
 }
 
-export const BREAKDOWN_ORDER = ['newCapacity', 'emptyNodes', 'reservations', 'capacityType', 'packing', 'instanceType'] as const;
+export const BREAKDOWN_ORDER = [
+  'newCapacity',
+  'emptyNodes',
+  'reservations',
+  'capacityType',
+  'packing',
+  'instanceType',
+] as const;
 
 export function savingsBreakdown(i: BreakdownInput): SavingsBreakdown {
   const perHour = parts(i);

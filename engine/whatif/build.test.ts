@@ -4,8 +4,26 @@ import { buildSnapshot, WhatIfError } from './build.ts';
 import type { ClusterObjects } from './types.ts';
 
 function objects(yaml: string): ClusterObjects {
-  const o: { [K in keyof ClusterObjects]: unknown[] } = { nodes: [], nodeClaims: [], pods: [], nodePools: [], nodeClasses: [], daemonSets: [], pdbs: [], nodeOverlays: [] };
-  const field = { Node: 'nodes', NodeClaim: 'nodeClaims', Pod: 'pods', NodePool: 'nodePools', EC2NodeClass: 'nodeClasses', NodeOverlay: 'nodeOverlays', DaemonSet: 'daemonSets', PodDisruptionBudget: 'pdbs' } as const;
+  const o: { [K in keyof ClusterObjects]: unknown[] } = {
+    nodes: [],
+    nodeClaims: [],
+    pods: [],
+    nodePools: [],
+    nodeClasses: [],
+    daemonSets: [],
+    pdbs: [],
+    nodeOverlays: [],
+  };
+  const field = {
+    Node: 'nodes',
+    NodeClaim: 'nodeClaims',
+    Pod: 'pods',
+    NodePool: 'nodePools',
+    EC2NodeClass: 'nodeClasses',
+    NodeOverlay: 'nodeOverlays',
+    DaemonSet: 'daemonSets',
+    PodDisruptionBudget: 'pdbs',
+  } as const;
   for (const e of parseText(yaml, { assumeReady: true })) {
     if (!e.result.ok) throw new Error(JSON.stringify(e.result.errors));
     const k = e.result.value.kind;
@@ -68,20 +86,49 @@ describe('buildSnapshot', () => {
   it('joins Nodes and NodeClaims by provider id and keeps an unmatched claim as an in-flight node', () => {
     expect(b.region).toBe('us-west-2');
     const [n1, inflight] = b.snapshot.nodes;
-    expect(n1).toMatchObject({ name: 'n1', nodeClaimName: 'web-abcde', hasNode: true, hasNodeClaim: true, managed: true, initialized: true, nodePoolName: 'web' });
+    expect(n1).toMatchObject({
+      name: 'n1',
+      nodeClaimName: 'web-abcde',
+      hasNode: true,
+      hasNodeClaim: true,
+      managed: true,
+      initialized: true,
+      nodePoolName: 'web',
+    });
     expect(n1!.conditions.consolidatable).toBe(true);
     expect(n1!.pods.map((p) => p.name)).toEqual(['on-n1']);
     expect(inflight).toMatchObject({ name: 'web-fghij', hasNode: false, initialized: false });
   });
 
   it('plans karpenter-labelled Nodes of an input without NodeClaims as if their claims were there, and says so', () => {
-    const noClaims = objects(CLUSTER.split('---').filter((d) => !d.includes('kind: NodeClaim')).join('---'));
+    const noClaims = objects(
+      CLUSTER.split('---')
+        .filter((d) => !d.includes('kind: NodeClaim'))
+        .join('---'),
+    );
     const nb = buildSnapshot(noClaims, { now: 1000 });
     expect(nb.snapshot.nodes.map((n) => n.name)).toEqual(['n1']);
-    expect(nb.snapshot.nodes[0]).toMatchObject({ hasNodeClaim: true, nodeClaimName: 'n1', managed: true, registered: true, initialized: true, nodePoolName: 'web' });
-    expect(nb.warnings).toContain('1 node carries the karpenter.sh/nodepool label but the input has no NodeClaims: planned as if each had its NodeClaim (registered and initialized); add the NodeClaims to the input (kubectl get nodeclaims -o yaml, or karpenter-ts snapshot) for their real conditions');
+    expect(nb.snapshot.nodes[0]).toMatchObject({
+      hasNodeClaim: true,
+      nodeClaimName: 'n1',
+      managed: true,
+      registered: true,
+      initialized: true,
+      nodePoolName: 'web',
+    });
+    expect(nb.warnings).toContain(
+      '1 node carries the karpenter.sh/nodepool label but the input has no NodeClaims: planned as if each had its NodeClaim (registered and initialized); add the NodeClaims to the input (kubectl get nodeclaims -o yaml, or karpenter-ts snapshot) for their real conditions',
+    );
     // With NodeClaims in the input, a Node without one stays unmanaged: that is a real orphan, not a partial dump.
-    const orphan = buildSnapshot(objects(CLUSTER.replace('aws:///us-west-2b/i-1"}\nstatus: {allocatable', 'aws:///us-west-2b/i-9"}\nstatus: {allocatable')), { now: 1000 });
+    const orphan = buildSnapshot(
+      objects(
+        CLUSTER.replace(
+          'aws:///us-west-2b/i-1"}\nstatus: {allocatable',
+          'aws:///us-west-2b/i-9"}\nstatus: {allocatable',
+        ),
+      ),
+      { now: 1000 },
+    );
     expect(orphan.snapshot.nodes.find((n) => n.name === 'n1')).toMatchObject({ hasNodeClaim: false });
   });
 
@@ -99,12 +146,20 @@ metadata: {name: agent-x1, namespace: kube-system, ownerReferences: [{apiVersion
 spec: {nodeName: n1, containers: [{name: c, resources: {requests: {cpu: 150m}}}]}
 status: {phase: Running}
 `;
-    const withDs = objects(CLUSTER + ds('logs') + ds('gpu-only', 'nodeSelector: {accelerator: nvidia}, ') + ds('agent') + present);
+    const withDs = objects(
+      CLUSTER + ds('logs') + ds('gpu-only', 'nodeSelector: {accelerator: nvidia}, ') + ds('agent') + present,
+    );
     const nb = buildSnapshot(withDs, { now: 1000 });
     const n1 = nb.snapshot.nodes.find((n) => n.name === 'n1')!;
     expect(n1.pods.map((p) => p.name).sort()).toEqual(['agent-x1', 'logs-whatif-n1', 'on-n1']);
-    expect(n1.pods.find((p) => p.name === 'logs-whatif-n1')).toMatchObject({ nodeName: 'n1', owner: { kind: 'DaemonSet', name: 'logs' }, requests: { cpu: 150 } });
-    expect(nb.warnings).toContain('1 DaemonSet pod is not in the input (kube-system/logs on 1 node): added to the nodes the DaemonSets select, from their templates');
+    expect(n1.pods.find((p) => p.name === 'logs-whatif-n1')).toMatchObject({
+      nodeName: 'n1',
+      owner: { kind: 'DaemonSet', name: 'logs' },
+      requests: { cpu: 150 },
+    });
+    expect(nb.warnings).toContain(
+      '1 DaemonSet pod is not in the input (kube-system/logs on 1 node): added to the nodes the DaemonSets select, from their templates',
+    );
     // Not pending pods: a DaemonSet's pods are never placed by the scheduler.
     expect(nb.snapshot.pendingPods.map((p) => p.name)).toEqual(['lost']);
   });
@@ -112,7 +167,9 @@ status: {phase: Running}
   it('treats a pod bound to a missing node as pending, says so, and skips finished pods', () => {
     expect(b.snapshot.pendingPods.map((p) => p.name)).toEqual(['lost']);
     expect(b.snapshot.pendingPods[0]!.nodeName).toBeUndefined();
-    expect(b.warnings).toContain('pod default/lost is bound to node gone-node, which is not in the input; treated as pending');
+    expect(b.warnings).toContain(
+      'pod default/lost is bound to node gone-node, which is not in the input; treated as pending',
+    );
   });
 
   it("offers a NodePool's types only in its node class's subnet zones", () => {
@@ -144,12 +201,15 @@ spec: {weight: 5, requirements: [], priceAdjustment: "+1"}
 
   it('rejects a region without built-in prices, naming the flag that reads them', () => {
     expect(() => buildSnapshot(objects(CLUSTER), { now: 0, region: 'mars-1' })).toThrow(WhatIfError);
-    expect(() => buildSnapshot(objects(CLUSTER), { now: 0, region: 'eu-west-3' })).toThrow(/^region eu-west-3 has no built-in prices \(built in: .*us-west-2.*\); run with --live-prices/);
+    expect(() => buildSnapshot(objects(CLUSTER), { now: 0, region: 'eu-west-3' })).toThrow(
+      /^region eu-west-3 has no built-in prices \(built in: .*us-west-2.*\); run with --live-prices/,
+    );
   });
 
   it('prices a region without built-in prices from live prices: zones from the spot answers, spot per zone', () => {
     const live = {
-      region: 'eu-west-3', fetchedAt: '2026-11-30T11:00:00.000Z',
+      region: 'eu-west-3',
+      fetchedAt: '2026-11-30T11:00:00.000Z',
       onDemand: { 'm5.large': 0.112, 'c5.large': 0.101 },
       spot: { 'm5.large': { 'eu-west-3a': 0.041, 'eu-west-3c': 0.043 }, 'c5.large': { 'eu-west-3b': 0.039 } },
     };
@@ -158,16 +218,25 @@ spec: {weight: 5, requirements: [], priceAdjustment: "+1"}
     expect(b.live?.fetchedAt).toBe(live.fetchedAt);
     const m5 = b.catalog.get('m5.large')!;
     const offer = (zone: string, ct: string) => m5.offerings.find((o) => o.zone === zone && o.capacityType === ct);
-    expect(m5.offerings.map((o) => o.zone).filter((z, i, a) => a.indexOf(z) === i)).toEqual(['eu-west-3a', 'eu-west-3b', 'eu-west-3c']);
+    expect(m5.offerings.map((o) => o.zone).filter((z, i, a) => a.indexOf(z) === i)).toEqual([
+      'eu-west-3a',
+      'eu-west-3b',
+      'eu-west-3c',
+    ]);
     expect(offer('eu-west-3a', 'on-demand')).toMatchObject({ price: 0.112, available: true });
     expect(offer('eu-west-3a', 'spot')).toMatchObject({ price: 0.041, available: true });
     expect(offer('eu-west-3b', 'spot')).toMatchObject({ available: false });
     expect(b.catalog.get('r5.large')!.offerings.every((o) => !o.available)).toBe(true);
-    expect(() => buildSnapshot(objects(CLUSTER), { now: 0, livePrices: live })).toThrow(/the live prices are for eu-west-3, the snapshot is in us-west-2/);
+    expect(() => buildSnapshot(objects(CLUSTER), { now: 0, livePrices: live })).toThrow(
+      /the live prices are for eu-west-3, the snapshot is in us-west-2/,
+    );
   });
 
   it('keeps the built-in price, and says so, for types the live answer lacks in a region that has a table', () => {
-    const b = buildSnapshot(objects(CLUSTER), { now: 0, livePrices: { region: 'us-west-2', fetchedAt: 'x', onDemand: { 'm5.large': 0.5 }, spot: {} } });
+    const b = buildSnapshot(objects(CLUSTER), {
+      now: 0,
+      livePrices: { region: 'us-west-2', fetchedAt: 'x', onDemand: { 'm5.large': 0.5 }, spot: {} },
+    });
     expect(b.catalog.get('m5.large')!.offerings.find((o) => o.capacityType === 'on-demand')!.price).toBe(0.5);
     expect(b.catalog.get('c5.large')!.offerings.find((o) => o.capacityType === 'on-demand')!.price).toBeGreaterThan(0);
     expect(b.live!.fallbackTypes.has('c5.large')).toBe(true);

@@ -8,7 +8,16 @@ import { ec2InstanceTypes, regionPrices, regionsInCatalog, regionZones, type Pri
 import { nodeClassCapacitySettings } from '../catalog/nodeclass.ts';
 import { applyOverlays, evaluateOverlays } from '../catalog/overlay.ts';
 import type { NodeOverlay } from '../api/nodeoverlay.ts';
-import { DEFAULT_ENGINE_OPTIONS, type DaemonSet, type InstanceType, type NodeClass, type NodePool, type Pod, type Snapshot, type StateNode } from '../domain/types.ts';
+import {
+  DEFAULT_ENGINE_OPTIONS,
+  type DaemonSet,
+  type InstanceType,
+  type NodeClass,
+  type NodePool,
+  type Pod,
+  type Snapshot,
+  type StateNode,
+} from '../domain/types.ts';
 import { REGION_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import { isMirrorPod, isOwnedByDaemonSet, isTerminal, podKey } from '../scheduling/pods.ts';
 import { podMatchesLabels, tolerated } from '../verify/labels.ts';
@@ -60,7 +69,8 @@ interface RegionSource {
 }
 
 /** An availability zone of the region: its name plus one letter (local and wavelength zones are left out). */
-const zoneOf = (region: string, zone: string): boolean => zone.startsWith(region) && /^[a-z]$/.test(zone.slice(region.length));
+const zoneOf = (region: string, zone: string): boolean =>
+  zone.startsWith(region) && /^[a-z]$/.test(zone.slice(region.length));
 
 /**
  * Live prices over the built-in table: on-demand from the Pricing API, with the built-in price (when the
@@ -72,44 +82,79 @@ function liveSource(region: string, live: LivePrices, o: ClusterObjects): Region
   const known = regionsInCatalog().includes(region);
   const onDemand = new Map<string, number>();
   const fallbackTypes = new Set<string>();
-  if (known) for (const [type, { price }] of regionPrices(region).onDemand) { onDemand.set(type, price); fallbackTypes.add(type); }
-  for (const [type, price] of Object.entries(live.onDemand)) { onDemand.set(type, price); fallbackTypes.delete(type); }
-  const spot = new Map(Object.entries(live.spot).map(([type, zones]) => [type, new Map(Object.entries(zones))] as const));
+  if (known)
+    for (const [type, { price }] of regionPrices(region).onDemand) {
+      onDemand.set(type, price);
+      fallbackTypes.add(type);
+    }
+  for (const [type, price] of Object.entries(live.onDemand)) {
+    onDemand.set(type, price);
+    fallbackTypes.delete(type);
+  }
+  const spot = new Map(
+    Object.entries(live.spot).map(([type, zones]) => [type, new Map(Object.entries(zones))] as const),
+  );
   const seen = [...spot.values()].flatMap((z) => [...z.keys()]).concat(o.nodes.map((n) => n.labels[ZONE_LABEL] ?? ''));
   const zones = known ? regionZones(region) : [...new Set(seen.filter((z) => zoneOf(region, z)))].sort();
-  if (zones.length === 0) throw new WhatIfError(`region ${region}: the live prices name no zone of the region, and no node does`);
-  return { zones, prices: { id: `${region}@${live.fetchedAt}`, onDemand, spot }, live: { fetchedAt: live.fetchedAt, fallbackTypes } };
+  if (zones.length === 0)
+    throw new WhatIfError(`region ${region}: the live prices name no zone of the region, and no node does`);
+  return {
+    zones,
+    prices: { id: `${region}@${live.fetchedAt}`, onDemand, spot },
+    live: { fetchedAt: live.fetchedAt, fallbackTypes },
+  };
 }
 
 /** Where the region's zones and prices come from; a region without built-in prices needs --live-prices. */
 function regionSource(region: string, o: ClusterObjects, live?: LivePrices): RegionSource {
   if (live) {
-    if (live.region !== region) throw new WhatIfError(`the live prices are for ${live.region}, the snapshot is in ${region}`);
+    if (live.region !== region)
+      throw new WhatIfError(`the live prices are for ${live.region}, the snapshot is in ${region}`);
     return liveSource(region, live, o);
   }
   if (!regionsInCatalog().includes(region)) {
-    throw new WhatIfError(`region ${region} has no built-in prices (built in: ${regionsInCatalog().join(', ')}); run with --live-prices to read its prices from the AWS APIs`);
+    throw new WhatIfError(
+      `region ${region} has no built-in prices (built in: ${regionsInCatalog().join(', ')}); run with --live-prices to read its prices from the AWS APIs`,
+    );
   }
   return { zones: regionZones(region) };
 }
 
-function typesFor(pool: NodePool, classes: readonly EC2NodeClass[], region: string, src: RegionSource, warnings: string[]): InstanceType[] {
+function typesFor(
+  pool: NodePool,
+  classes: readonly EC2NodeClass[],
+  region: string,
+  src: RegionSource,
+  warnings: string[],
+): InstanceType[] {
   const ref = pool.template.nodeClassRef;
   const nc = classes.find((c) => c.name === ref.name);
   const all = src.zones;
   const priced = { zones: all, ...(src.prices ? { prices: src.prices } : {}) };
   if (!nc) {
-    warnings.push(`NodePool ${pool.name}: ${ref.kind}/${ref.name} is not in the input; default node class settings and all zones of ${region} assumed`);
+    warnings.push(
+      `NodePool ${pool.name}: ${ref.kind}/${ref.name} is not in the input; default node class settings and all zones of ${region} assumed`,
+    );
     return ec2InstanceTypes({ region, ...priced });
   }
   const known = toNodeClass(nc).zones;
   const zones = known.filter((z) => all.includes(z));
   if (known.length > 0 && zones.length === 0) {
-    warnings.push(`NodePool ${pool.name}: the subnets of EC2NodeClass ${nc.name} are in zones ${known.join(', ')}, none in ${region}; no offerings`);
+    warnings.push(
+      `NodePool ${pool.name}: the subnets of EC2NodeClass ${nc.name} are in zones ${known.join(', ')}, none in ${region}; no offerings`,
+    );
   }
   try {
-    return ec2InstanceTypes({ region, ...priced, ...(zones.length > 0 ? { zones } : {}), settings: nodeClassCapacitySettings(nc) }).map((t) =>
-      (known.length > 0 && zones.length === 0 ? { ...t, offerings: t.offerings.map((o) => ({ ...o, available: false })) } : t));
+    return ec2InstanceTypes({
+      region,
+      ...priced,
+      ...(zones.length > 0 ? { zones } : {}),
+      settings: nodeClassCapacitySettings(nc),
+    }).map((t) =>
+      known.length > 0 && zones.length === 0
+        ? { ...t, offerings: t.offerings.map((o) => ({ ...o, available: false })) }
+        : t,
+    );
   } catch (e) {
     throw new WhatIfError(`EC2NodeClass ${nc.name}: ${(e as Error).message}`, { cause: e });
   }
@@ -140,9 +185,13 @@ function stateNodeOf(node: NodeInfo | undefined, claim: NodeClaimInfo | undefine
     deleting: node?.deletionTimestamp !== undefined || claim?.deletionTimestamp !== undefined,
     creationTimestamp: claim?.creationTimestamp ?? node?.creationTimestamp ?? 0,
     conditions: {
-      ...(drifted?.status === 'True' ? { drifted: { reason: drifted.reason ?? '', since: drifted.lastTransitionTime ?? 0 } } : {}),
+      ...(drifted?.status === 'True'
+        ? { drifted: { reason: drifted.reason ?? '', since: drifted.lastTransitionTime ?? 0 } }
+        : {}),
       ...(claim && conditionTrue(claim.conditions, 'Consolidatable') ? { consolidatable: true } : {}),
-      ...(initializedAt?.status === 'True' && initializedAt.lastTransitionTime !== undefined ? { initializedAt: initializedAt.lastTransitionTime } : {}),
+      ...(initializedAt?.status === 'True' && initializedAt.lastTransitionTime !== undefined
+        ? { initializedAt: initializedAt.lastTransitionTime }
+        : {}),
     },
   };
   const opt = (k: string, v: unknown): void => {
@@ -174,7 +223,8 @@ function joinNodes(o: ClusterObjects, warnings: string[]): { nodes: StateNode[];
     if (p.nodeName !== undefined && nodeNames.has(p.nodeName)) {
       bound.set(p.nodeName, [...(bound.get(p.nodeName) ?? []), p]);
     } else if (p.deletionTimestamp === undefined && !isOwnedByDaemonSet(p) && !isMirrorPod(p)) {
-      if (p.nodeName !== undefined) warnings.push(`pod ${podKey(p)} is bound to node ${p.nodeName}, which is not in the input; treated as pending`);
+      if (p.nodeName !== undefined)
+        warnings.push(`pod ${podKey(p)} is bound to node ${p.nodeName}, which is not in the input; treated as pending`);
       const { nodeName: _gone, ...rest } = p;
       pending.push(p.nodeName === undefined ? p : { ...rest, phase: 'Pending' });
     }
@@ -192,8 +242,12 @@ function joinNodes(o: ClusterObjects, warnings: string[]): { nodes: StateNode[];
 
 /** The DaemonSet runs on the node (its pod tolerates the node's taints and selects its labels) but has no pod there. */
 function daemonPodMissing(d: DaemonSet, n: NodeInfo, on: readonly Pod[]): boolean {
-  if (on.some((p) => p.namespace === d.namespace && p.owner?.kind === 'DaemonSet' && p.owner.name === d.name)) return false;
-  return n.taints.every((t) => t.effect === 'PreferNoSchedule' || tolerated(d.pod.tolerations, t)) && podMatchesLabels(d.pod, n.labels) === undefined;
+  if (on.some((p) => p.namespace === d.namespace && p.owner?.kind === 'DaemonSet' && p.owner.name === d.name))
+    return false;
+  return (
+    n.taints.every((t) => t.effect === 'PreferNoSchedule' || tolerated(d.pod.tolerations, t)) &&
+    podMatchesLabels(d.pod, n.labels) === undefined
+  );
 }
 
 /**
@@ -207,17 +261,28 @@ function addDaemonSetPods(o: ClusterObjects, bound: Map<string, Pod[]>, warnings
     const on = bound.get(n.name) ?? [];
     const missing = o.daemonSets.filter((d) => daemonPodMissing(d, n, on));
     if (missing.length === 0) continue;
-    const pods = missing.map((d): Pod => ({
-      ...d.pod, name: `${d.name}-whatif-${n.name}`, uid: `whatif/${d.namespace}/DaemonSet/${d.name}/${n.name}`, nodeName: n.name, phase: 'Running',
-      owner: d.pod.owner ?? { kind: 'DaemonSet', name: d.name, apiVersion: 'apps/v1', controller: true },
-    }));
+    const pods = missing.map(
+      (d): Pod => ({
+        ...d.pod,
+        name: `${d.name}-whatif-${n.name}`,
+        uid: `whatif/${d.namespace}/DaemonSet/${d.name}/${n.name}`,
+        nodeName: n.name,
+        phase: 'Running',
+        owner: d.pod.owner ?? { kind: 'DaemonSet', name: d.name, apiVersion: 'apps/v1', controller: true },
+      }),
+    );
     bound.set(n.name, [...on, ...pods]);
     for (const d of missing) added.set(`${d.namespace}/${d.name}`, (added.get(`${d.namespace}/${d.name}`) ?? 0) + 1);
   }
   if (added.size === 0) return;
   const total = [...added.values()].reduce((a, v) => a + v, 0);
-  const each = [...added].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k} on ${v} node${v === 1 ? '' : 's'}`).join(', ');
-  warnings.push(`${total} DaemonSet pod${total === 1 ? ' is' : 's are'} not in the input (${each}): added to the nodes the DaemonSets select, from their templates`);
+  const each = [...added]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `${k} on ${v} node${v === 1 ? '' : 's'}`)
+    .join(', ');
+  warnings.push(
+    `${total} DaemonSet pod${total === 1 ? ' is' : 's are'} not in the input (${each}): added to the nodes the DaemonSets select, from their templates`,
+  );
 }
 
 /**
@@ -232,21 +297,36 @@ function assumeNodeClaims(nodes: readonly StateNode[], warnings: string[]): Stat
     if (!n.managed || n.hasNodeClaim || !n.hasNode) return n;
     assumed++;
     return {
-      ...n, hasNodeClaim: true, nodeClaimName: n.name, registered: true, initialized: true,
+      ...n,
+      hasNodeClaim: true,
+      nodeClaimName: n.name,
+      registered: true,
+      initialized: true,
       conditions: { ...n.conditions, ...(n.creationTimestamp ? { initializedAt: n.creationTimestamp } : {}) },
     };
   });
   if (assumed > 0) {
-    warnings.push(`${assumed} node${assumed === 1 ? ' carries' : 's carry'} the karpenter.sh/nodepool label but the input has no NodeClaims: planned as if each had its NodeClaim (registered and initialized); add the NodeClaims to the input (kubectl get nodeclaims -o yaml, or karpenter-ts snapshot) for their real conditions`);
+    warnings.push(
+      `${assumed} node${assumed === 1 ? ' carries' : 's carry'} the karpenter.sh/nodepool label but the input has no NodeClaims: planned as if each had its NodeClaim (registered and initialized); add the NodeClaims to the input (kubectl get nodeclaims -o yaml, or karpenter-ts snapshot) for their real conditions`,
+    );
   }
   return out;
 }
 
 /** The pools' instance types with the NodeOverlays applied; an overlay that applies nowhere is a warning. */
-function overlaid(pools: readonly NodePool[], types: Map<string, InstanceType[]>, overlays: readonly NodeOverlay[], warnings: string[]): Map<string, InstanceType[]> {
+function overlaid(
+  pools: readonly NodePool[],
+  types: Map<string, InstanceType[]>,
+  overlays: readonly NodeOverlay[],
+  warnings: string[],
+): Map<string, InstanceType[]> {
   if (!overlays.length) return types;
-  const { updates, outcomes } = evaluateOverlays(pools.map((pool) => ({ pool, instanceTypes: types.get(pool.name) ?? [] })), overlays);
-  for (const o of outcomes) if (o.status !== 'Applied') warnings.push(`NodeOverlay ${o.name} is not applied (${o.status}): ${o.message}`);
+  const { updates, outcomes } = evaluateOverlays(
+    pools.map((pool) => ({ pool, instanceTypes: types.get(pool.name) ?? [] })),
+    overlays,
+  );
+  for (const o of outcomes)
+    if (o.status !== 'Applied') warnings.push(`NodeOverlay ${o.name} is not applied (${o.status}): ${o.message}`);
   return new Map(pools.map((p) => [p.name, applyOverlays(updates, p.name, types.get(p.name) ?? [])] as const));
 }
 
@@ -256,8 +336,16 @@ export function buildSnapshot(o: ClusterObjects, opts: BuildOptions): Built {
   const src = regionSource(region, o, opts.livePrices);
   const warnings: string[] = [];
   const pools = (opts.nodePools ?? o.nodePools).map((p) => ({ ...p, ready: true }));
-  const classes = [...(opts.nodeClasses ?? []), ...o.nodeClasses.filter((c) => !(opts.nodeClasses ?? []).some((x) => x.name === c.name))];
-  const instanceTypes = overlaid(pools, new Map(pools.map((p) => [p.name, typesFor(p, classes, region, src, warnings)] as const)), o.nodeOverlays ?? [], warnings);
+  const classes = [
+    ...(opts.nodeClasses ?? []),
+    ...o.nodeClasses.filter((c) => !(opts.nodeClasses ?? []).some((x) => x.name === c.name)),
+  ];
+  const instanceTypes = overlaid(
+    pools,
+    new Map(pools.map((p) => [p.name, typesFor(p, classes, region, src, warnings)] as const)),
+    o.nodeOverlays ?? [],
+    warnings,
+  );
   const { nodes, pending } = joinNodes(o, warnings);
   const nodeClasses: NodeClass[] = classes.map((c) => ({ ...toNodeClass(c), ready: true }));
   const snapshot: Snapshot = {
@@ -271,6 +359,10 @@ export function buildSnapshot(o: ClusterObjects, opts: BuildOptions): Built {
     pdbs: o.pdbs,
     options: DEFAULT_ENGINE_OPTIONS,
   };
-  const catalog = new Map(ec2InstanceTypes({ region, zones: src.zones, ...(src.prices ? { prices: src.prices } : {}) }).map((t) => [t.name, t] as const));
+  const catalog = new Map(
+    ec2InstanceTypes({ region, zones: src.zones, ...(src.prices ? { prices: src.prices } : {}) }).map(
+      (t) => [t.name, t] as const,
+    ),
+  );
   return { snapshot, region, catalog, warnings, ...(src.live ? { live: src.live } : {}) };
 }

@@ -43,8 +43,19 @@ export interface PlanProgress {
 export interface ConsolidationPlanner {
   readonly name: string;
   /** `name` gives new nodes names unique in the run (planners that name replacements use it). */
-  plan(s: Snapshot, opts: { readonly exact: boolean; readonly name?: (nodePool: string) => string; readonly onProgress?: (p: PlanProgress) => void }): Promise<ConsolidationPlan>;
+  plan(
+    s: Snapshot,
+    opts: {
+      readonly exact: boolean;
+      readonly name?: (nodePool: string) => string;
+      readonly onProgress?: (p: PlanProgress) => void;
+    },
+  ): Promise<ConsolidationPlan>;
 }
 
 /** How what-if places pending pods (the provisioning solver). */
-export type ProvisionFn = (s: Snapshot, pods: readonly Pod[], opts: { readonly exact: boolean }) => Promise<ProvisionPlan>;
+export type ProvisionFn = (
+  s: Snapshot,
+  pods: readonly Pod[],
+  opts: { readonly exact: boolean },
+) => Promise<ProvisionPlan>;

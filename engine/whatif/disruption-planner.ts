@@ -84,11 +84,21 @@ export function disruptionPlanner(solver: ProvisionSolver): ConsolidationPlanner
       for (let loop = 0; loop < MAX_LOOPS; loop++) {
         // No wall clock: deadlines would make the plan depend on how busy the machine is (what-if reports
         // must be the same on any machine), and an offline plan can afford every search step.
-        const r = await disrupt(s, { solver, caches, state, consolidationState: loop, repack: opts.exact ? 'off' : 'only', elapsedMs: () => 0 });
+        const r = await disrupt(s, {
+          solver,
+          caches,
+          state,
+          consolidationState: loop,
+          repack: opts.exact ? 'off' : 'only',
+          elapsedMs: () => 0,
+        });
         state = r.state;
         const d = r.decision;
         if (d.kind === 'noop') return { commands, kept: keptReasons(s, d.explanations), final: s };
-        opts.onProgress?.({ done: commands.length + 1 + (d.concurrent?.length ?? 0), planned: commands.length + 1 + (d.concurrent?.length ?? 0) + (d.followUps?.length ?? 0) });
+        opts.onProgress?.({
+          done: commands.length + 1 + (d.concurrent?.length ?? 0),
+          planned: commands.length + 1 + (d.concurrent?.length ?? 0) + (d.followUps?.length ?? 0),
+        });
         // Static drift starts several commands in one loop; repack follow-ups are re-planned by the next loop.
         for (const c of [d, ...(d.concurrent ?? [])]) {
           const names = c.replacements.map((r) => nameFor(r.nodePool));
@@ -96,7 +106,10 @@ export function disruptionPlanner(solver: ProvisionSolver): ConsolidationPlanner
           commands.push(toCommand(c, names));
         }
       }
-      const kept = s.nodes.map((n) => ({ node: n.name, reason: `not evaluated: the plan was cut after ${MAX_LOOPS} decisions` }));
+      const kept = s.nodes.map((n) => ({
+        node: n.name,
+        reason: `not evaluated: the plan was cut after ${MAX_LOOPS} decisions`,
+      }));
       return { commands, kept, final: s };
     },
   };
@@ -107,11 +120,18 @@ export function disruptionPlanner(solver: ProvisionSolver): ConsolidationPlanner
  * last is the most thorough look at the node (single-node consolidation or the repack, after multi-node's
  * budget pre-filter).
  */
-function keptReasons(s: Snapshot, explanations: ReadonlyArray<{ node: string; message: string; code: string }>): NodeExplanation[] {
+function keptReasons(
+  s: Snapshot,
+  explanations: ReadonlyArray<{ node: string; message: string; code: string }>,
+): NodeExplanation[] {
   const last = new Map<string, { message: string; code: string }>();
   for (const e of explanations) last.set(e.node, e);
-  return s.nodes.filter((n) => n.managed).map((n) => {
-    const e = last.get(n.name);
-    return e ? { node: n.name, reason: e.message, code: e.code } : { node: n.name, reason: 'no decision would disrupt it' };
-  });
+  return s.nodes
+    .filter((n) => n.managed)
+    .map((n) => {
+      const e = last.get(n.name);
+      return e
+        ? { node: n.name, reason: e.message, code: e.code }
+        : { node: n.name, reason: 'no decision would disrupt it' };
+    });
 }

@@ -7,4 +7,12 @@ export type { WhatIfEngine, WhatIfInput } from './run.ts';
 export type { WhatIfJob } from './job.ts';
 export { nodeGroups, type NodeGroup } from './nodegroups.ts';
 export { proposeNodePools, type Proposal, type ProposedNodePool, type ProposalOptions } from './proposal.ts';
-export { adoptForMigration, mapGroups, migrationReport, missingNodePools, renameNodePools, unmanagedCluster, withDrift } from './migration.ts';
+export {
+  adoptForMigration,
+  mapGroups,
+  migrationReport,
+  missingNodePools,
+  renameNodePools,
+  unmanagedCluster,
+  withDrift,
+} from './migration.ts';

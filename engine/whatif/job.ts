@@ -17,11 +17,23 @@ export interface WhatIfJob {
   readonly exact: boolean;
 }
 
-export async function runWhatIfJob(job: WhatIfJob, engine: WhatIfEngine, onProgress?: (fraction: number, stage: string) => void): Promise<WhatIfReport> {
+export async function runWhatIfJob(
+  job: WhatIfJob,
+  engine: WhatIfEngine,
+  onProgress?: (fraction: number, stage: string) => void,
+): Promise<WhatIfReport> {
   const plain = job.built ?? buildSnapshot(job.objects ?? emptyObjects(), job.build ?? { now: 0 });
   const built = job.notes?.length ? { ...plain, warnings: [...job.notes, ...plain.warnings] } : plain;
   const mode = job.mode ?? (built.snapshot.pendingPods.length > 0 ? 'provision' : 'consolidate');
-  return whatIf({ built, sources: job.sources, options: { mode, exact: job.exact, modeDefaulted: job.mode === undefined }, ...(onProgress ? { onProgress } : {}) }, engine);
+  return whatIf(
+    {
+      built,
+      sources: job.sources,
+      options: { mode, exact: job.exact, modeDefaulted: job.mode === undefined },
+      ...(onProgress ? { onProgress } : {}),
+    },
+    engine,
+  );
 }
 
 function emptyObjects(): ClusterObjects {

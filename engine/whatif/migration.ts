@@ -21,26 +21,40 @@ export const MIGRATION_DRIFT_REASON = 'NodeGroupMigration';
 /** Nodes exist, no NodeClaim, and no node carries a Karpenter label (karpenter.sh/...): none came from Karpenter. */
 export function unmanagedCluster(o: ClusterObjects): boolean {
   const claimed = claimedNodes(o);
-  const karpenterLabel = (labels: Readonly<Record<string, string>>) => Object.keys(labels).some((k) => k.startsWith('karpenter.sh/'));
-  return o.nodes.length > 0 && o.nodeClaims.length === 0 && !o.nodes.some((n) => karpenterManaged(n, claimed) || karpenterLabel(n.labels));
+  const karpenterLabel = (labels: Readonly<Record<string, string>>) =>
+    Object.keys(labels).some((k) => k.startsWith('karpenter.sh/'));
+  return (
+    o.nodes.length > 0 &&
+    o.nodeClaims.length === 0 &&
+    !o.nodes.some((n) => karpenterManaged(n, claimed) || karpenterLabel(n.labels))
+  );
 }
 
-const taintText = (ts: readonly Taint[]): string => ts.map((t) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`).join(', ') || 'no taints';
+const taintText = (ts: readonly Taint[]): string =>
+  ts.map((t) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`).join(', ') || 'no taints';
 
 /** Why `pool` cannot take over group `g`'s work, or undefined when it can. */
 function misfit(g: NodeGroup, pool: NodePool): string | undefined {
-  if (!sameTaints(g.taints, pool.template.taints)) return `taints: the group has ${taintText(g.taints)}, NodePool ${pool.name} ${taintText(pool.template.taints)}`;
+  if (!sameTaints(g.taints, pool.template.taints))
+    return `taints: the group has ${taintText(g.taints)}, NodePool ${pool.name} ${taintText(pool.template.taints)}`;
   const missing = Object.entries(g.selectedLabels).filter(([k, v]) => pool.template.labels[k] !== v);
-  if (missing.length) return `NodePool ${pool.name} does not set ${missing.map(([k, v]) => `${k}=${v}`).join(', ')}, which the group's pods select`;
+  if (missing.length)
+    return `NodePool ${pool.name} does not set ${missing.map(([k, v]) => `${k}=${v}`).join(', ')}, which the group's pods select`;
   const arch = pool.template.requirements.find((r) => r.key === 'kubernetes.io/arch');
-  if (arch && arch.operator === 'In' && !g.arches.some((a) => arch.values.includes(a))) return `NodePool ${pool.name} allows ${arch.values.join(', ')}, the group runs ${g.arches.join(', ')}`;
+  if (arch && arch.operator === 'In' && !g.arches.some((a) => arch.values.includes(a)))
+    return `NodePool ${pool.name} allows ${arch.values.join(', ')}, the group runs ${g.arches.join(', ')}`;
   return undefined;
 }
 
 function mappingOf(g: NodeGroup, nodePool: string | null, reason?: string): GroupMapping {
   return {
-    group: g.name, namedBy: g.namedBy, nodes: g.nodes.map((n) => n.name), instanceTypes: g.instanceTypes, capacityTypes: g.capacityTypes,
-    nodePool, ...(reason ? { reason } : {}),
+    group: g.name,
+    namedBy: g.namedBy,
+    nodes: g.nodes.map((n) => n.name),
+    instanceTypes: g.instanceTypes,
+    capacityTypes: g.capacityTypes,
+    nodePool,
+    ...(reason ? { reason } : {}),
   };
 }
 
@@ -48,7 +62,12 @@ function mappingOf(g: NodeGroup, nodePool: string | null, reason?: string): Grou
  * Each group's NodePool: the proposal's (`proposed`: group -> pool), else the first of `pools` (highest weight,
  * then name) with the group's taints, the labels its pods select and one of its architectures.
  */
-export function mapGroups(groups: readonly NodeGroup[], pools: readonly NodePool[], proposed?: Readonly<Record<string, string>>, left: readonly { group: string; reason: string }[] = []): GroupMapping[] {
+export function mapGroups(
+  groups: readonly NodeGroup[],
+  pools: readonly NodePool[],
+  proposed?: Readonly<Record<string, string>>,
+  left: readonly { group: string; reason: string }[] = [],
+): GroupMapping[] {
   const order = [...pools].sort((a, b) => b.weight - a.weight || a.name.localeCompare(b.name));
   return groups.map((g) => {
     const out = left.find((l) => l.group === g.name);
@@ -56,7 +75,9 @@ export function mapGroups(groups: readonly NodeGroup[], pools: readonly NodePool
     if (proposed) return mappingOf(g, proposed[g.name] ?? null, proposed[g.name] ? undefined : 'no proposed NodePool');
     const fits = order.find((p) => p.replicas === undefined && misfit(g, p) === undefined);
     if (fits) return mappingOf(g, fits.name);
-    const why = order.length ? order.map((p) => misfit(g, p) ?? `NodePool ${p.name} is static (replicas)`).join('; ') : 'there is no NodePool';
+    const why = order.length
+      ? order.map((p) => misfit(g, p) ?? `NodePool ${p.name} is static (replicas)`).join('; ')
+      : 'there is no NodePool';
     return mappingOf(g, null, `no NodePool fits: ${why}`);
   });
 }
@@ -69,10 +90,20 @@ function adopted(n: StateNode, pool: string, capacityType: string, now: number, 
     hasNodeClaim: true,
     nodeClaimName: n.nodeClaimName ?? n.name,
     nodePoolName: pool,
-    labels: { ...n.labels, [NODEPOOL_LABEL]: pool, [CAPACITY_TYPE_LABEL]: n.labels[CAPACITY_TYPE_LABEL] ?? capacityType, 'karpenter.sh/registered': 'true', 'karpenter.sh/initialized': 'true' },
+    labels: {
+      ...n.labels,
+      [NODEPOOL_LABEL]: pool,
+      [CAPACITY_TYPE_LABEL]: n.labels[CAPACITY_TYPE_LABEL] ?? capacityType,
+      'karpenter.sh/registered': 'true',
+      'karpenter.sh/initialized': 'true',
+    },
     registered: true,
     initialized: true,
-    conditions: { ...n.conditions, drifted: { reason: MIGRATION_DRIFT_REASON, since: now - order }, initializedAt: n.conditions.initializedAt ?? n.creationTimestamp },
+    conditions: {
+      ...n.conditions,
+      drifted: { reason: MIGRATION_DRIFT_REASON, since: now - order },
+      initializedAt: n.conditions.initializedAt ?? n.creationTimestamp,
+    },
   };
 }
 
@@ -146,7 +177,10 @@ export function withDrift(built: Built): { built: Built; drifted: { node: string
 function migrationNote(info: MigrationInfo): string {
   const moved = info.groups.filter((g) => g.nodePool !== null);
   const nodes = moved.reduce((a, g) => a + g.nodes.length, 0);
-  const how = info.trigger === 'detected' ? 'no node of the input is managed by Karpenter, so this is planned as a migration (as with --from cluster-autoscaler)' : 'migration from cluster-autoscaler';
+  const how =
+    info.trigger === 'detected'
+      ? 'no node of the input is managed by Karpenter, so this is planned as a migration (as with --from cluster-autoscaler)'
+      : 'migration from cluster-autoscaler';
   return `${how}: ${nodes} node${nodes === 1 ? '' : 's'} of ${moved.length} node group${moved.length === 1 ? '' : 's'} move to ${info.nodePools} NodePools, each replaced as Karpenter replaces a drifted node (budgets, PDBs and do-not-disrupt apply), then the cluster is consolidated`;
 }
 
@@ -155,9 +189,15 @@ export function migrationReport(r: WhatIfReport, info: MigrationInfo): WhatIfRep
   const groupOf = new Map(info.groups.flatMap((g) => g.nodes.map((n) => [n, g] as const)));
   const moves = r.moves.map((m) => {
     const g = m.remove.map((n) => groupOf.get(n)).find((x) => x?.nodePool);
-    return g ? { ...m, reason: `node group ${g.group} -> NodePool ${g.nodePool}: replaced as a drifted node (${m.reason})` } : m;
+    return g
+      ? { ...m, reason: `node group ${g.group} -> NodePool ${g.nodePool}: replaced as a drifted node (${m.reason})` }
+      : m;
   });
   const kept = r.kept.map((k) => (groupOf.get(k.node)?.nodePool ? { ...k, reason: `not migrated: ${k.reason}` } : k));
-  const unmapped = info.groups.filter((g) => g.nodePool === null).flatMap((g) => g.nodes.map((node) => ({ node, reason: `not migrated: ${g.reason ?? 'no NodePool'}`, code: 'not-migrated' })));
+  const unmapped = info.groups
+    .filter((g) => g.nodePool === null)
+    .flatMap((g) =>
+      g.nodes.map((node) => ({ node, reason: `not migrated: ${g.reason ?? 'no NodePool'}`, code: 'not-migrated' })),
+    );
   return { ...r, notes: [migrationNote(info), ...r.notes], moves, kept: [...kept, ...unmapped], migration: info };
 }

@@ -15,17 +15,26 @@ import { capacityTypeOf } from './prices.ts';
 import type { ClusterObjects } from './types.ts';
 
 /** Labels that name a node's group, most specific first (EKS, eksctl, kops, Cluster Autoscaler's AWS docs). */
-export const GROUP_LABELS = ['eks.amazonaws.com/nodegroup', 'alpha.eksctl.io/nodegroup-name', 'kops.k8s.io/instancegroup', 'node.kubernetes.io/nodegroup'] as const;
+export const GROUP_LABELS = [
+  'eks.amazonaws.com/nodegroup',
+  'alpha.eksctl.io/nodegroup-name',
+  'kops.k8s.io/instancegroup',
+  'node.kubernetes.io/nodegroup',
+] as const;
 /** Self-managed spot nodes often say so here (eksctl, kops, older node groups). */
 const LIFECYCLE_LABEL = 'node.kubernetes.io/lifecycle';
 
 /** Taints the node's life puts on it (cordon, not-ready, autoscaler marks), not taints a NodePool would carry. */
-const LIFECYCLE_TAINTS = /^(node\.kubernetes\.io\/|node\.cloudprovider\.kubernetes\.io\/|ToBeDeletedByClusterAutoscaler$|DeletionCandidateOfClusterAutoscaler$|karpenter\.sh\/)/;
+const LIFECYCLE_TAINTS =
+  /^(node\.kubernetes\.io\/|node\.cloudprovider\.kubernetes\.io\/|ToBeDeletedByClusterAutoscaler$|DeletionCandidateOfClusterAutoscaler$|karpenter\.sh\/)/;
 
 /** Karpenter's instance-type name scheme: category, optional size suffix, generation. */
 const NAME_SCHEME = /^([a-z]+)(-[0-9]+tb)?([0-9]+).*\./;
 
-export type Accelerator = { readonly kind: 'none' } | { readonly kind: 'gpu'; readonly manufacturer: string; readonly names: readonly string[] } | { readonly kind: 'neuron'; readonly families: readonly string[] };
+export type Accelerator =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'gpu'; readonly manufacturer: string; readonly names: readonly string[] }
+  | { readonly kind: 'neuron'; readonly families: readonly string[] };
 
 export interface NodeGroup {
   readonly name: string;
@@ -64,7 +73,11 @@ export function sameTaints(a: readonly Taint[], b: readonly Taint[]): boolean {
 
 /** A node Karpenter manages already (a NodeClaim or its nodepool label): not part of a migration. */
 export function karpenterManaged(n: NodeInfo, claimed: ReadonlySet<string>): boolean {
-  return n.labels[NODEPOOL_LABEL] !== undefined || claimed.has(n.name) || (n.providerId !== undefined && claimed.has(n.providerId));
+  return (
+    n.labels[NODEPOOL_LABEL] !== undefined ||
+    claimed.has(n.name) ||
+    (n.providerId !== undefined && claimed.has(n.providerId))
+  );
 }
 
 /** Node names and provider ids that have a NodeClaim in the input. */
@@ -90,8 +103,13 @@ function selectedKeys(pods: readonly Pod[]): Set<string> {
 function groupName(n: NodeInfo): { name: string; namedBy: string } {
   for (const l of GROUP_LABELS) if (n.labels[l]) return { name: n.labels[l]!, namedBy: l };
   const arch = n.labels[ARCH_LABEL] ?? 'amd64';
-  const taints = workloadTaints(n.taints).map((t) => t.key.replace(/[^a-z0-9]+/gi, '-')).join('-');
-  return { name: `nodes-${arch}-${capacityTypeOf(n.labels) ?? lifecycleOf(n) ?? 'on-demand'}${taints ? `-${taints}` : ''}`.toLowerCase(), namedBy: 'shape' };
+  const taints = workloadTaints(n.taints)
+    .map((t) => t.key.replace(/[^a-z0-9]+/gi, '-'))
+    .join('-');
+  return {
+    name: `nodes-${arch}-${capacityTypeOf(n.labels) ?? lifecycleOf(n) ?? 'on-demand'}${taints ? `-${taints}` : ''}`.toLowerCase(),
+    namedBy: 'shape',
+  };
 }
 
 function lifecycleOf(n: NodeInfo): string | undefined {
@@ -107,7 +125,11 @@ export function nodeCapacityType(n: NodeInfo): string {
 function acceleratorOf(infos: readonly (Ec2InstanceInfo | undefined)[], gpus: number): Accelerator {
   const gpuInfos = infos.flatMap((i) => i?.gpus ?? []);
   if (gpuInfos.length > 0 || gpus > 0) {
-    return { kind: 'gpu', manufacturer: (gpuInfos[0]?.manufacturer ?? 'nvidia').toLowerCase(), names: sorted(gpuInfos.flatMap((g) => (g.name ? [g.name.toLowerCase()] : []))) };
+    return {
+      kind: 'gpu',
+      manufacturer: (gpuInfos[0]?.manufacturer ?? 'nvidia').toLowerCase(),
+      names: sorted(gpuInfos.flatMap((g) => (g.name ? [g.name.toLowerCase()] : []))),
+    };
   }
   const neuron = infos.filter((i) => (i?.neuronDevices?.length ?? 0) > 0);
   if (neuron.length > 0) return { kind: 'neuron', families: sorted(neuron.map((i) => i!.name.split('.')[0]!)) };
@@ -132,14 +154,21 @@ function factsOf(name: string, namedBy: string, nodes: readonly NodeInfo[], keys
   const gens = schemes.map((m) => Number(m[3]));
   const gpus = nodes.reduce((a, n) => a + (n.capacity['nvidia.com/gpu'] ?? 0) + (n.capacity['amd.com/gpu'] ?? 0), 0);
   return {
-    name, namedBy, nodes,
+    name,
+    namedBy,
+    nodes,
     instanceTypes: types,
-    arches: sorted(nodes.map((n) => n.labels[ARCH_LABEL] ?? byNameArch(byName.get(n.labels[INSTANCE_TYPE_LABEL] ?? '')) ?? 'amd64')),
+    arches: sorted(
+      nodes.map((n) => n.labels[ARCH_LABEL] ?? byNameArch(byName.get(n.labels[INSTANCE_TYPE_LABEL] ?? '')) ?? 'amd64'),
+    ),
     capacityTypes: sorted(nodes.map(nodeCapacityType)),
     zones: sorted(nodes.flatMap((n) => (n.labels[ZONE_LABEL] ? [n.labels[ZONE_LABEL]!] : []))),
     taints: workloadTaints(nodes[0]!.taints),
     selectedLabels: selectedLabelsOf(nodes, keys),
-    accelerator: acceleratorOf(types.map((t) => byName.get(t)), gpus),
+    accelerator: acceleratorOf(
+      types.map((t) => byName.get(t)),
+      gpus,
+    ),
     categories: sorted(schemes.map((m) => m[1]!)),
     ...(gens.length ? { minGeneration: Math.min(...gens) } : {}),
     capacity: {
@@ -172,11 +201,14 @@ export function nodeGroups(o: ClusterObjects): NodeGroup[] {
   for (const n of o.nodes) {
     if (karpenterManaged(n, claimed)) continue;
     const g = groupName(n);
-    const name = [...by.entries()].find(([k, v]) => k.split('#')[0] === g.name && sameTaints(v.nodes[0]!.taints, n.taints))?.[0]
-      ?? (by.has(g.name) ? `${g.name}#${by.size}` : g.name);
+    const name =
+      [...by.entries()].find(([k, v]) => k.split('#')[0] === g.name && sameTaints(v.nodes[0]!.taints, n.taints))?.[0] ??
+      (by.has(g.name) ? `${g.name}#${by.size}` : g.name);
     const entry = by.get(name) ?? { namedBy: g.namedBy, nodes: [] };
     entry.nodes.push(n);
     by.set(name, entry);
   }
-  return [...by].sort(([a], [b]) => a.localeCompare(b)).map(([name, g]) => factsOf(name.replace('#', '-'), g.namedBy, g.nodes, keys));
+  return [...by]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, g]) => factsOf(name.replace('#', '-'), g.namedBy, g.nodes, keys));
 }

@@ -41,15 +41,38 @@ export function nodePrice(node: StateNode, catalog: ReadonlyMap<string, Instance
   const labelled = capacityTypeOf(node.labels);
   const capacityType = labelled ?? 'on-demand';
   const base = { ...(instanceType ? { instanceType } : {}), ...(zone ? { zone } : {}), capacityType };
-  if (!instanceType) return { ...base, price: 0, known: false, note: `node ${node.name} has no ${INSTANCE_TYPE_LABEL} label; counted at $0/h` };
+  if (!instanceType)
+    return {
+      ...base,
+      price: 0,
+      known: false,
+      note: `node ${node.name} has no ${INSTANCE_TYPE_LABEL} label; counted at $0/h`,
+    };
   const it = catalog.get(instanceType);
-  if (!it) return { ...base, price: 0, known: false, note: `node ${node.name}: instance type ${instanceType} is not in the catalog; counted at $0/h` };
+  if (!it)
+    return {
+      ...base,
+      price: 0,
+      known: false,
+      note: `node ${node.name}: instance type ${instanceType} is not in the catalog; counted at $0/h`,
+    };
   // A reservation (ODCR) is billed at the type's on-demand rate for its whole term, used or not.
   const billedAs = capacityType === 'reserved' ? 'on-demand' : capacityType;
   const offerings = it.offerings.filter((o) => o.capacityType === billedAs && (zone === undefined || o.zone === zone));
   const priced = offerings.find((o) => o.available) ?? offerings[0];
-  if (!priced || !(priced.price > 0)) return { ...base, price: 0, known: false, note: `node ${node.name}: no ${billedAs} price for ${instanceType}; counted at $0/h` };
-  return { ...base, price: priced.price, known: true, ...(labelled ? {} : { note: `node ${node.name} has no capacity-type label; priced as on-demand` }) };
+  if (!priced || !(priced.price > 0))
+    return {
+      ...base,
+      price: 0,
+      known: false,
+      note: `node ${node.name}: no ${billedAs} price for ${instanceType}; counted at $0/h`,
+    };
+  return {
+    ...base,
+    price: priced.price,
+    known: true,
+    ...(labelled ? {} : { note: `node ${node.name} has no capacity-type label; priced as on-demand` }),
+  };
 }
 
 export interface LaunchGuess {
@@ -61,7 +84,11 @@ export interface LaunchGuess {
  * The first (cheapest) option of a planned NodeClaim and the offering it would launch with (the engine's
  * launchOffering: equally cheap zones are told apart by `load`, zone -> nodes of the pool).
  */
-export function launchOf(plan: NewNodeClaimPlan, types: readonly InstanceType[], load?: ReadonlyMap<string, number>): LaunchGuess {
+export function launchOf(
+  plan: NewNodeClaimPlan,
+  types: readonly InstanceType[],
+  load?: ReadonlyMap<string, number>,
+): LaunchGuess {
   const first = plan.instanceTypes[0];
   const it = first ? types.find((t) => t.name === first.name) : undefined;
   if (!it) return {};
@@ -75,7 +102,11 @@ const FALLBACK_REGION = 'us-east-1';
 const datesIn = (text: string): string[] => [...new Set(text.match(/\d{4}-\d{2}-\d{2}/g) ?? [])].sort();
 
 /** Where the report's prices come from: the region's tables, their dates, and which types fell back. */
-export function priceInfo(region: string, rows: readonly { instanceType?: string; capacityType?: string; fate: string }[], live?: Built['live']): PriceInfo {
+export function priceInfo(
+  region: string,
+  rows: readonly { instanceType?: string; capacityType?: string; fate: string }[],
+  live?: Built['live'],
+): PriceInfo {
   const types = [...new Set(rows.map((r) => r.instanceType).filter((t): t is string => t !== undefined))].sort();
   const reservedNodes = rows.filter((r) => r.capacityType === 'reserved' && r.fate !== 'new').length;
   if (live) return livePriceInfo(region, types, live, reservedNodes);
@@ -84,7 +115,13 @@ export function priceInfo(region: string, rows: readonly { instanceType?: string
   const own = datesIn(p.onDemandSource).join(', ') || 'unknown';
   const fallback = fallbackTypes.length ? datesIn(regionPrices(FALLBACK_REGION).onDemandSource).join(', ') : '';
   return {
-    onDemand: { source: p.onDemandSource, asOf: fallback && fallback !== own ? `${own} (${FALLBACK_REGION} table of ${fallback} for types without a regional price)` : own },
+    onDemand: {
+      source: p.onDemandSource,
+      asOf:
+        fallback && fallback !== own
+          ? `${own} (${FALLBACK_REGION} table of ${fallback} for types without a regional price)`
+          : own,
+    },
     spot: { source: p.spotSource, asOf: datesIn(p.spotSource)[0] ?? 'unknown', estimate: true },
     live: false,
     fallbackTypes,
@@ -94,11 +131,23 @@ export function priceInfo(region: string, rows: readonly { instanceType?: string
 }
 
 /** Prices read from the AWS APIs at `fetchedAt`; types the Pricing API did not answer keep the built-in price. */
-function livePriceInfo(region: string, types: readonly string[], live: NonNullable<Built['live']>, reservedNodes: number): PriceInfo {
+function livePriceInfo(
+  region: string,
+  types: readonly string[],
+  live: NonNullable<Built['live']>,
+  reservedNodes: number,
+): PriceInfo {
   const fallbackTypes = types.filter((t) => live.fallbackTypes.has(t));
   return {
-    onDemand: { source: `AWS Price List API (GetProducts: AmazonEC2, ${region}, Linux, shared tenancy; bare metal as Dedicated), read at ${live.fetchedAt}`, asOf: live.fetchedAt },
-    spot: { source: `EC2 DescribeSpotPriceHistory (${region}, Linux/UNIX, the latest price per type and zone), read at ${live.fetchedAt}`, asOf: live.fetchedAt, estimate: false },
+    onDemand: {
+      source: `AWS Price List API (GetProducts: AmazonEC2, ${region}, Linux, shared tenancy; bare metal as Dedicated), read at ${live.fetchedAt}`,
+      asOf: live.fetchedAt,
+    },
+    spot: {
+      source: `EC2 DescribeSpotPriceHistory (${region}, Linux/UNIX, the latest price per type and zone), read at ${live.fetchedAt}`,
+      asOf: live.fetchedAt,
+      estimate: false,
+    },
     live: true,
     fallbackTypes,
     ...(fallbackTypes.length ? { fallbackSource: `the built-in table for ${region} (no live price)` } : {}),

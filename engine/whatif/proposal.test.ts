@@ -11,8 +11,26 @@ import { proposeNodePools } from './proposal.ts';
 import type { ClusterObjects } from './types.ts';
 
 function objects(yaml: string): ClusterObjects {
-  const o: Record<string, unknown[]> = { nodes: [], nodeClaims: [], pods: [], nodePools: [], nodeClasses: [], daemonSets: [], pdbs: [], nodeOverlays: [] };
-  const field = { Node: 'nodes', NodeClaim: 'nodeClaims', Pod: 'pods', NodePool: 'nodePools', EC2NodeClass: 'nodeClasses', NodeOverlay: 'nodeOverlays', DaemonSet: 'daemonSets', PodDisruptionBudget: 'pdbs' } as const;
+  const o: Record<string, unknown[]> = {
+    nodes: [],
+    nodeClaims: [],
+    pods: [],
+    nodePools: [],
+    nodeClasses: [],
+    daemonSets: [],
+    pdbs: [],
+    nodeOverlays: [],
+  };
+  const field = {
+    Node: 'nodes',
+    NodeClaim: 'nodeClaims',
+    Pod: 'pods',
+    NodePool: 'nodePools',
+    EC2NodeClass: 'nodeClasses',
+    NodeOverlay: 'nodeOverlays',
+    DaemonSet: 'daemonSets',
+    PodDisruptionBudget: 'pdbs',
+  } as const;
   for (const e of parseText(yaml, { assumeReady: true })) {
     if (!e.result.ok) throw new Error(JSON.stringify(e.result.errors));
     if (e.result.value.kind !== 'Other') o[field[e.result.value.kind]]!.push(e.result.value.value);
@@ -20,10 +38,20 @@ function objects(yaml: string): ClusterObjects {
   return o as unknown as ClusterObjects;
 }
 
-const node = (name: string, type: string, labels: Record<string, string> = {}, taints = '[]', capacity = 'cpu: "4", memory: 16Gi, pods: "58"') => `
+const node = (
+  name: string,
+  type: string,
+  labels: Record<string, string> = {},
+  taints = '[]',
+  capacity = 'cpu: "4", memory: 16Gi, pods: "58"',
+) => `
 apiVersion: v1
 kind: Node
-metadata: {name: ${name}, labels: {node.kubernetes.io/instance-type: ${type}, topology.kubernetes.io/zone: us-east-1a, ${Object.entries(labels).map(([k, v]) => `${k}: "${v}"`).join(', ')}}}
+metadata: {name: ${name}, labels: {node.kubernetes.io/instance-type: ${type}, topology.kubernetes.io/zone: us-east-1a, ${Object.entries(
+  labels,
+)
+  .map(([k, v]) => `${k}: "${v}"`)
+  .join(', ')}}}
 spec: {taints: ${taints}}
 status: {capacity: {${capacity}}, allocatable: {${capacity}}}
 ---`;
@@ -38,14 +66,41 @@ status: {phase: Running}
 const CLUSTER = [
   node('a1', 'm5.large', { 'kubernetes.io/arch': 'amd64' }),
   node('a2', 'm5.large', { 'kubernetes.io/arch': 'amd64', 'node.kubernetes.io/lifecycle': 'spot' }),
-  node('ml1', 'c6i.xlarge', { 'kubernetes.io/arch': 'amd64', team: 'ml', 'node-role.kubernetes.io/ml': '' }, '[{key: dedicated, value: ml, effect: NoSchedule}]'),
-  node('g1', 'g5.xlarge', { 'kubernetes.io/arch': 'amd64', 'eks.amazonaws.com/nodegroup': 'gpu' }, '[{key: nvidia.com/gpu, effect: NoSchedule}]', 'cpu: "4", memory: 16Gi, pods: "58", nvidia.com/gpu: "1"'),
+  node(
+    'ml1',
+    'c6i.xlarge',
+    { 'kubernetes.io/arch': 'amd64', team: 'ml', 'node-role.kubernetes.io/ml': '' },
+    '[{key: dedicated, value: ml, effect: NoSchedule}]',
+  ),
+  node(
+    'g1',
+    'g5.xlarge',
+    { 'kubernetes.io/arch': 'amd64', 'eks.amazonaws.com/nodegroup': 'gpu' },
+    '[{key: nvidia.com/gpu, effect: NoSchedule}]',
+    'cpu: "4", memory: 16Gi, pods: "58", nvidia.com/gpu: "1"',
+  ),
   node('inf1', 'inf2.xlarge', { 'kubernetes.io/arch': 'amd64', 'eks.amazonaws.com/nodegroup': 'neuron' }),
   node('arm1', 'm6g.large', { 'kubernetes.io/arch': 'arm64', 'eks.amazonaws.com/nodegroup': 'arm' }),
-  node('w1', 'm5.large', { 'kubernetes.io/arch': 'amd64', 'kubernetes.io/os': 'windows', 'eks.amazonaws.com/nodegroup': 'win' }),
-  node('f1', 'm5.large', { 'eks.amazonaws.com/compute-type': 'fargate', 'eks.amazonaws.com/nodegroup': 'fargate-profile' }),
-  node('cordoned', 'm5.large', { 'kubernetes.io/arch': 'amd64' }, '[{key: node.kubernetes.io/unschedulable, effect: NoSchedule}]'),
-  pod('train', 'ml1', 'nodeSelector: {team: ml, node-role.kubernetes.io/ml: "", kubernetes.io/arch: amd64}, tolerations: [{key: dedicated, operator: Exists}],'),
+  node('w1', 'm5.large', {
+    'kubernetes.io/arch': 'amd64',
+    'kubernetes.io/os': 'windows',
+    'eks.amazonaws.com/nodegroup': 'win',
+  }),
+  node('f1', 'm5.large', {
+    'eks.amazonaws.com/compute-type': 'fargate',
+    'eks.amazonaws.com/nodegroup': 'fargate-profile',
+  }),
+  node(
+    'cordoned',
+    'm5.large',
+    { 'kubernetes.io/arch': 'amd64' },
+    '[{key: node.kubernetes.io/unschedulable, effect: NoSchedule}]',
+  ),
+  pod(
+    'train',
+    'ml1',
+    'nodeSelector: {team: ml, node-role.kubernetes.io/ml: "", kubernetes.io/arch: amd64}, tolerations: [{key: dedicated, operator: Exists}],',
+  ),
 ].join('');
 
 describe('nodeGroups', () => {
@@ -94,20 +149,40 @@ describe('proposeNodePools', () => {
   });
 
   it('carries taints, selected labels, accelerators and weights into the manifests', () => {
-    const spec = (name: string) => (p.nodePools.find((x) => x.name === name)!.manifest as { spec: Record<string, any> }).spec;
+    const spec = (name: string) =>
+      (p.nodePools.find((x) => x.name === name)!.manifest as { spec: Record<string, any> }).spec;
     expect(spec('default').weight).toBe(10);
     expect(spec('arm').weight).toBeUndefined();
-    expect(spec('default').template.spec.requirements).toContainEqual({ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand', 'spot'] });
+    expect(spec('default').template.spec.requirements).toContainEqual({
+      key: 'karpenter.sh/capacity-type',
+      operator: 'In',
+      values: ['on-demand', 'spot'],
+    });
     expect(spec('nodes-amd64-on-demand-dedicated').template.metadata.labels).toEqual({ team: 'ml' });
-    expect(spec('nodes-amd64-on-demand-dedicated').template.spec.taints).toEqual([{ key: 'dedicated', value: 'ml', effect: 'NoSchedule' }]);
-    expect(spec('gpu').template.spec.requirements).toContainEqual({ key: 'karpenter.k8s.aws/instance-gpu-name', operator: 'In', values: ['a10g'] });
-    expect(spec('neuron').template.spec.requirements).toContainEqual({ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['inf2'] });
-    expect(spec('default').template.spec.requirements.find((r: { key: string }) => r.key === 'karpenter.k8s.aws/instance-size').values).toContain('metal');
+    expect(spec('nodes-amd64-on-demand-dedicated').template.spec.taints).toEqual([
+      { key: 'dedicated', value: 'ml', effect: 'NoSchedule' },
+    ]);
+    expect(spec('gpu').template.spec.requirements).toContainEqual({
+      key: 'karpenter.k8s.aws/instance-gpu-name',
+      operator: 'In',
+      values: ['a10g'],
+    });
+    expect(spec('neuron').template.spec.requirements).toContainEqual({
+      key: 'karpenter.k8s.aws/instance-family',
+      operator: 'In',
+      values: ['inf2'],
+    });
+    expect(
+      spec('default').template.spec.requirements.find(
+        (r: { key: string }) => r.key === 'karpenter.k8s.aws/instance-size',
+      ).values,
+    ).toContain('metal');
     expect(p.notes[0]).toContain('replace CLUSTER_NAME');
   });
 
   it('writes manifests that pass the validation `karpenter-ts validate` applies', () => {
-    for (const m of [p.nodeClass, ...p.nodePools.map((x) => x.manifest)]) expect(validateObject(m), JSON.stringify(m)).toEqual([]);
+    for (const m of [p.nodeClass, ...p.nodePools.map((x) => x.manifest)])
+      expect(validateObject(m), JSON.stringify(m)).toEqual([]);
   });
 
   it('maps groups to the proposal, and says the cluster is unmanaged', () => {

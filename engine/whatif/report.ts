@@ -17,7 +17,9 @@ export interface Ledger {
 
 function usageOf(node: StateNode, pods: readonly Pod[]): Pick<NodeRow, 'cpu' | 'memory' | 'pods'> {
   const r = requested({ ...node, pods });
-  const active = pods.filter((p) => p.phase !== 'Succeeded' && p.phase !== 'Failed' && p.deletionTimestamp === undefined);
+  const active = pods.filter(
+    (p) => p.phase !== 'Succeeded' && p.phase !== 'Failed' && p.deletionTimestamp === undefined,
+  );
   return {
     cpu: { requested: r[CPU] ?? 0, allocatable: node.allocatable[CPU] ?? 0 },
     memory: { requested: r[MEMORY] ?? 0, allocatable: node.allocatable[MEMORY] ?? 0 },
@@ -47,7 +49,9 @@ export function existingRow(node: StateNode, fate: 'kept' | 'removed', podsAfter
 export function newRow(v: VirtualNode, podsAfter: readonly Pod[]): NodeRow {
   const daemonOverhead = Math.max(0, (v.claim.requests['pods'] ?? 0) - v.claim.pods.length);
   const u = usageOf(v.node, podsAfter);
-  const share = (k: string): number => (v.claim.requests[k] ?? 0) - v.claim.pods.reduce((a, uid) => a + (v.node.pods.find((p) => p.uid === uid)?.requests[k] ?? 0), 0);
+  const share = (k: string): number =>
+    (v.claim.requests[k] ?? 0) -
+    v.claim.pods.reduce((a, uid) => a + (v.node.pods.find((p) => p.uid === uid)?.requests[k] ?? 0), 0);
   return {
     name: v.name,
     fate: 'new',
@@ -87,12 +91,21 @@ export function launchMove(plan: ProvisionPlan, virtual: readonly VirtualNode[],
 }
 
 /** One consolidation command as a move: only the pods on its candidates move now. */
-export function commandMove(step: number, c: ConsolidationCommand, names: readonly string[], homeOf: (uid: string) => string | undefined, l: Ledger): Move {
+export function commandMove(
+  step: number,
+  c: ConsolidationCommand,
+  names: readonly string[],
+  homeOf: (uid: string) => string | undefined,
+  l: Ledger,
+): Move {
   const leaving = new Set(c.candidates);
   const pods: ReportPodMove[] = [];
   const moves = (u: string): boolean => leaving.has(homeOf(u) ?? '');
-  c.replacements.forEach((r, i) => r.pods.filter(moves).forEach((u) => pods.push({ pod: key(l, u), from: homeOf(u) ?? null, to: names[i] ?? null })));
-  for (const [node, uids] of c.onExisting ?? []) for (const u of uids.filter(moves)) pods.push({ pod: key(l, u), from: homeOf(u) ?? null, to: node });
+  c.replacements.forEach((r, i) =>
+    r.pods.filter(moves).forEach((u) => pods.push({ pod: key(l, u), from: homeOf(u) ?? null, to: names[i] ?? null })),
+  );
+  for (const [node, uids] of c.onExisting ?? [])
+    for (const u of uids.filter(moves)) pods.push({ pod: key(l, u), from: homeOf(u) ?? null, to: node });
   const unknown = c.podsMoved - pods.length;
   return {
     step,

@@ -44,7 +44,12 @@ function podIndex(s: Snapshot): Map<string, Pod> {
 /** The best bound (engine/bound) over every pod Karpenter could move or must place, plus what unmanaged nodes cost. */
 async function bound(engine: WhatIfEngine, built: Built): Promise<{ perHour: number; status: string; kind: string }> {
   const s = built.snapshot;
-  const pods = [...s.nodes.filter((n) => n.managed).flatMap((n) => reschedulablePods(n).map(({ nodeName: _n, ...p }) => ({ ...p, phase: 'Pending' as const }))), ...s.pendingPods];
+  const pods = [
+    ...s.nodes
+      .filter((n) => n.managed)
+      .flatMap((n) => reschedulablePods(n).map(({ nodeName: _n, ...p }) => ({ ...p, phase: 'Pending' as const }))),
+    ...s.pendingPods,
+  ];
   const fixed = s.nodes.filter((n) => !n.managed).reduce((a, n) => a + nodePrice(n, built.catalog).price, 0);
   const lb = await engine.lowerBound({ ...s, nodes: [] }, pods);
   return { perHour: lb.status === 'optimal' ? fixed + lb.perHour : 0, status: lb.status, kind: lb.kind };
@@ -64,12 +69,17 @@ interface State {
 }
 
 /** Step 0: the pending pods through provision(); new NodeClaims become virtual nodes spread over equally cheap zones. */
-async function provisionStep(input: WhatIfInput, engine: WhatIfEngine, st: State): Promise<{ plan: ProvisionPlan; after: Snapshot }> {
+async function provisionStep(
+  input: WhatIfInput,
+  engine: WhatIfEngine,
+  st: State,
+): Promise<{ plan: ProvisionPlan; after: Snapshot }> {
   const s = input.built.snapshot;
   const plan = await engine.provision(s, s.pendingPods, { exact: input.options.exact });
   const loads = new Map<string, Map<string, number>>();
   const load = (pool: string) => loads.get(pool) ?? loads.set(pool, zoneLoad(s.nodes, pool)).get(pool)!;
-  for (const c of plan.newNodeClaims) st.launched.push(virtualNode(s, st.namer.next(c.nodePool), c, st.l.podsByUid, load(c.nodePool)));
+  for (const c of plan.newNodeClaims)
+    st.launched.push(virtualNode(s, st.namer.next(c.nodePool), c, st.l.podsByUid, load(c.nodePool)));
   st.added.push(...st.launched);
   const after = afterProvisioning(s, plan, st.launched, st.l.podsByUid);
   const first = launchMove(plan, st.launched, st.l);
@@ -82,14 +92,23 @@ async function provisionStep(input: WhatIfInput, engine: WhatIfEngine, st: State
 }
 
 /** One consolidation command carried out on the placement (replacements named, pods rebound, candidates gone). */
-function applyToPlacement(i: number, cmd: ConsolidationCommand, final: ReadonlyMap<string, StateNode>, s: Snapshot, st: State): void {
+function applyToPlacement(
+  i: number,
+  cmd: ConsolidationCommand,
+  final: ReadonlyMap<string, StateNode>,
+  s: Snapshot,
+  st: State,
+): void {
   const names = cmd.replacements.map((r, k) => cmd.replacementNames?.[k] ?? st.namer.next(r.nodePool));
   st.moves.push(commandMove(i + 1, cmd, names, (u) => st.home.get(u), st.l));
   if (cmd.kind === 'delete' && cmd.podsMoved === 0) for (const c of cmd.candidates) st.empty.add(c);
   const leaving = new Set(cmd.candidates);
   const moving = (uids: readonly string[]): string[] => uids.filter((u) => leaving.has(st.home.get(u) ?? ''));
   const land = (node: string, uids: readonly string[]): void => {
-    st.placement.set(node, [...(st.placement.get(node) ?? []), ...uids.flatMap((u) => (st.l.podsByUid.has(u) ? [st.l.podsByUid.get(u)!] : []))]);
+    st.placement.set(node, [
+      ...(st.placement.get(node) ?? []),
+      ...uids.flatMap((u) => (st.l.podsByUid.has(u) ? [st.l.podsByUid.get(u)!] : [])),
+    ]);
     for (const u of uids) st.home.set(u, node);
   };
   cmd.replacements.forEach((r, k) => {
@@ -105,11 +124,23 @@ function applyToPlacement(i: number, cmd: ConsolidationCommand, final: ReadonlyM
   }
 }
 
-async function consolidateStep(input: WhatIfInput, engine: WhatIfEngine, after: Snapshot, st: State): Promise<{ kept: readonly NodeExplanation[]; planner: string }> {
+async function consolidateStep(
+  input: WhatIfInput,
+  engine: WhatIfEngine,
+  after: Snapshot,
+  st: State,
+): Promise<{ kept: readonly NodeExplanation[]; planner: string }> {
   const p = engine.planner;
   const report = input.onProgress;
-  const onProgress = report ? (q: PlanProgress) => report(0.1 + (0.8 * q.done) / (q.planned + 1), `consolidation step ${q.done} of about ${q.planned}`) : undefined;
-  const c = await p.plan(after, { exact: input.options.exact, name: (pool) => st.namer.next(pool), ...(onProgress ? { onProgress } : {}) });
+  const onProgress = report
+    ? (q: PlanProgress) =>
+        report(0.1 + (0.8 * q.done) / (q.planned + 1), `consolidation step ${q.done} of about ${q.planned}`)
+    : undefined;
+  const c = await p.plan(after, {
+    exact: input.options.exact,
+    name: (pool) => st.namer.next(pool),
+    ...(onProgress ? { onProgress } : {}),
+  });
   const final = new Map((c.final?.nodes ?? []).map((n) => [n.name, n] as const));
   c.commands.forEach((cmd, i) => applyToPlacement(i, cmd, final, input.built.snapshot, st));
   return { kept: c.kept, planner: p.name };
@@ -117,7 +148,15 @@ async function consolidateStep(input: WhatIfInput, engine: WhatIfEngine, after: 
 
 function rowsOf(s: Snapshot, st: State): NodeRow[] {
   const rows: NodeRow[] = [];
-  for (const n of s.nodes) rows.push(existingRow(n, st.removed.has(n.name) ? 'removed' : 'kept', st.removed.has(n.name) ? n.pods : (st.placement.get(n.name) ?? []), st.l));
+  for (const n of s.nodes)
+    rows.push(
+      existingRow(
+        n,
+        st.removed.has(n.name) ? 'removed' : 'kept',
+        st.removed.has(n.name) ? n.pods : (st.placement.get(n.name) ?? []),
+        st.l,
+      ),
+    );
   for (const v of st.added) if (!st.removed.has(v.name)) rows.push(newRow(v, st.placement.get(v.name) ?? v.node.pods));
   return rows;
 }
@@ -125,22 +164,34 @@ function rowsOf(s: Snapshot, st: State): NodeRow[] {
 function notes(input: WhatIfInput, pending: number): string[] {
   const o = input.options;
   if (o.mode === 'provision') {
-    return [`pending pods only${o.modeDefaulted ? ` (the default: ${pending} pending pod${pending === 1 ? '' : 's'} in the snapshot)` : ''}; run with --mode consolidate to see consolidation`];
+    return [
+      `pending pods only${o.modeDefaulted ? ` (the default: ${pending} pending pod${pending === 1 ? '' : 's'} in the snapshot)` : ''}; run with --mode consolidate to see consolidation`,
+    ];
   }
-  return [o.modeDefaulted ? 'consolidation (the default: no pending pods in the snapshot); run with --mode provision for pending pods only' : 'pending pods placed, then the cluster consolidated'];
+  return [
+    o.modeDefaulted
+      ? 'consolidation (the default: no pending pods in the snapshot); run with --mode provision for pending pods only'
+      : 'pending pods placed, then the cluster consolidated',
+  ];
 }
 
 function unschedulableOf(plan: ProvisionPlan, podsByUid: ReadonlyMap<string, Pod>): WhatIfReport['unschedulable'] {
   return [...plan.unschedulable, ...plan.ignored].map((e) => {
     const p = podsByUid.get(e.uid);
-    return { pod: p ? `${p.namespace}/${p.name}` : e.uid, reason: e.reason, ...(e.perNodePool ? { perNodePool: e.perNodePool } : {}) };
+    return {
+      pod: p ? `${p.namespace}/${p.name}` : e.uid,
+      reason: e.reason,
+      ...(e.perNodePool ? { perNodePool: e.perNodePool } : {}),
+    };
   });
 }
 
 /** $/h before and after: a reserved node that goes is still paid for (its reservation bills either way). */
 function costs(rows: readonly NodeRow[]): { before: number; after: number } {
   const before = rows.filter((r) => r.fate !== 'new').reduce((a, r) => a + r.pricePerHour, 0);
-  const after = rows.filter((r) => r.fate !== 'removed' || r.capacityType === 'reserved').reduce((a, r) => a + r.pricePerHour, 0);
+  const after = rows
+    .filter((r) => r.fate !== 'removed' || r.capacityType === 'reserved')
+    .reduce((a, r) => a + r.pricePerHour, 0);
   return { before, after };
 }
 
@@ -148,8 +199,15 @@ export async function whatIf(input: WhatIfInput, engine: WhatIfEngine): Promise<
   const { built, options } = input;
   const s = built.snapshot;
   const st: State = {
-    l: { catalog: built.catalog, podsByUid: podIndex(s), warnings: [...built.warnings] }, namer: new Namer(),
-    placement: new Map(), home: new Map(), removed: new Set(), added: [], launched: [], empty: new Set(), moves: [],
+    l: { catalog: built.catalog, podsByUid: podIndex(s), warnings: [...built.warnings] },
+    namer: new Namer(),
+    placement: new Map(),
+    home: new Map(),
+    removed: new Set(),
+    added: [],
+    launched: [],
+    empty: new Set(),
+    moves: [],
   };
   const { plan, after } = await provisionStep(input, engine, st);
   input.onProgress?.(0.1, 'pending pods placed');
@@ -162,15 +220,34 @@ export async function whatIf(input: WhatIfInput, engine: WhatIfEngine): Promise<
   const eff = (c: number): number | null => (c > 0 && lb.perHour > 0 ? round(lb.perHour / c) : null);
   const unschedulable = unschedulableOf(plan, st.l.podsByUid);
   const kept = consolidation?.kept ?? [];
-  const launched = st.launched.map((v) => ({ name: v.name, ...(v.instanceType ? { instanceType: v.instanceType.name } : {}), ...(v.zone ? { zone: v.zone } : {}), ...(v.capacityType ? { capacityType: v.capacityType } : {}), nodePool: v.claim.nodePool, pricePerHour: v.claim.price }));
+  const launched = st.launched.map((v) => ({
+    name: v.name,
+    ...(v.instanceType ? { instanceType: v.instanceType.name } : {}),
+    ...(v.zone ? { zone: v.zone } : {}),
+    ...(v.capacityType ? { capacityType: v.capacityType } : {}),
+    nodePool: v.claim.nodePool,
+    pricePerHour: v.claim.price,
+  }));
   return {
     schema: 'karpenter-ts/whatif-report@2',
     input: {
-      sources: input.sources, region: built.region, now: new Date(s.now).toISOString(), mode: options.mode, modeSource: options.modeDefaulted ? 'default' : 'option', exact: options.exact,
+      sources: input.sources,
+      region: built.region,
+      now: new Date(s.now).toISOString(),
+      mode: options.mode,
+      modeSource: options.modeDefaulted ? 'default' : 'option',
+      exact: options.exact,
       ...(consolidation ? { planner: consolidation.planner } : {}),
     },
     notes: notes(input, s.pendingPods.length),
-    risks: risksOf({ rows, moves: st.moves, kept, placement: st.placement, catalog: built.catalog, nodePools: s.nodePools.length }),
+    risks: risksOf({
+      rows,
+      moves: st.moves,
+      kept,
+      placement: st.placement,
+      catalog: built.catalog,
+      nodePools: s.nodePools.length,
+    }),
     costPerHourBefore: round(cost.before),
     costPerHourAfter: round(cost.after),
     costPerMonthBefore: round(cost.before * HOURS_PER_MONTH),
@@ -188,7 +265,14 @@ export async function whatIf(input: WhatIfInput, engine: WhatIfEngine): Promise<
       pending: s.pendingPods.length,
       unschedulable: unschedulable.length,
     },
-    savingsBreakdown: savingsBreakdown({ rows, launched, launchedRemoved: new Set(launched.filter((l) => st.removed.has(l.name)).map((l) => l.name)), empty: st.empty, catalog: built.catalog, savingsPerHour }),
+    savingsBreakdown: savingsBreakdown({
+      rows,
+      launched,
+      launchedRemoved: new Set(launched.filter((l) => st.removed.has(l.name)).map((l) => l.name)),
+      empty: st.empty,
+      catalog: built.catalog,
+      savingsPerHour,
+    }),
     prices: priceInfo(built.region, rows, built.live),
     nodes: rows,
     moves: st.moves,

@@ -3,7 +3,13 @@
 // can look at the result of provisioning as if it had happened.
 import { add } from '../domain/resources.ts';
 import type { InstanceType, Pod, Snapshot, StateNode } from '../domain/types.ts';
-import { CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
+import {
+  CAPACITY_TYPE_LABEL,
+  HOSTNAME_LABEL,
+  INSTANCE_TYPE_LABEL,
+  NODEPOOL_LABEL,
+  ZONE_LABEL,
+} from '../scheduling/labels.ts';
 import { singleValueLabels } from '../scheduling/requirements.ts';
 import type { NewNodeClaimPlan, ProvisionPlan } from '../model/types.ts';
 import { launchOf } from './prices.ts';
@@ -25,7 +31,13 @@ function bind(p: Pod, node: string): Pod {
  * A StateNode for a planned NodeClaim, named `name`, with its pods bound. `load` (zone -> nodes of the pool)
  * tells equally cheap zones apart; the node's zone is counted into it.
  */
-export function virtualNode(s: Snapshot, name: string, claim: NewNodeClaimPlan, podsByUid: ReadonlyMap<string, Pod>, load?: Map<string, number>): VirtualNode {
+export function virtualNode(
+  s: Snapshot,
+  name: string,
+  claim: NewNodeClaimPlan,
+  podsByUid: ReadonlyMap<string, Pod>,
+  load?: Map<string, number>,
+): VirtualNode {
   const { instanceType, offering } = launchOf(claim, s.instanceTypes.get(claim.nodePool) ?? [], load);
   if (offering && load) load.set(offering.zone, (load.get(offering.zone) ?? 0) + 1);
   const labels: Record<string, string> = {
@@ -61,18 +73,27 @@ export function virtualNode(s: Snapshot, name: string, claim: NewNodeClaimPlan, 
     conditions: { consolidatable: true, initializedAt: s.now },
   };
   return {
-    name, claim, node,
+    name,
+    claim,
+    node,
     ...(instanceType ? { instanceType } : {}),
     ...(offering ? { zone: offering.zone, capacityType: offering.capacityType } : {}),
   };
 }
 
 /** A VirtualNode for a node the consolidation planner already launched on its own snapshot (same type and zone). */
-export function launchedVirtual(claim: NewNodeClaimPlan, node: StateNode, podsByUid: ReadonlyMap<string, Pod>, s: Snapshot): VirtualNode {
+export function launchedVirtual(
+  claim: NewNodeClaimPlan,
+  node: StateNode,
+  podsByUid: ReadonlyMap<string, Pod>,
+  s: Snapshot,
+): VirtualNode {
   const it = (s.instanceTypes.get(claim.nodePool) ?? []).find((t) => t.name === node.labels[INSTANCE_TYPE_LABEL]);
   const pods = claim.pods.flatMap((u) => (podsByUid.has(u) ? [bind(podsByUid.get(u)!, node.name)] : []));
   return {
-    name: node.name, claim, node: { ...node, pods },
+    name: node.name,
+    claim,
+    node: { ...node, pods },
     ...(it ? { instanceType: it } : {}),
     ...(node.labels[ZONE_LABEL] ? { zone: node.labels[ZONE_LABEL] } : {}),
     ...(node.labels[CAPACITY_TYPE_LABEL] ? { capacityType: node.labels[CAPACITY_TYPE_LABEL] } : {}),
@@ -88,19 +109,32 @@ export class Namer {
 }
 
 /** The snapshot after the provisioning plan: pending pods placed, new NodeClaims as initialized nodes. */
-export function afterProvisioning(s: Snapshot, plan: ProvisionPlan, virtual: readonly VirtualNode[], podsByUid: ReadonlyMap<string, Pod>): Snapshot {
+export function afterProvisioning(
+  s: Snapshot,
+  plan: ProvisionPlan,
+  virtual: readonly VirtualNode[],
+  podsByUid: ReadonlyMap<string, Pod>,
+): Snapshot {
   const nodes = s.nodes.map((n) => {
     const extra = plan.existing.get(n.name) ?? [];
     if (extra.length === 0) return n;
-    return { ...n, pods: [...n.pods, ...extra.flatMap((u) => (podsByUid.has(u) ? [bind(podsByUid.get(u)!, n.name)] : []))] };
+    return {
+      ...n,
+      pods: [...n.pods, ...extra.flatMap((u) => (podsByUid.has(u) ? [bind(podsByUid.get(u)!, n.name)] : []))],
+    };
   });
   const placed = new Set([...plan.existing.values()].flat().concat(plan.newNodeClaims.flatMap((c) => c.pods)));
-  return { ...s, nodes: [...nodes, ...virtual.map((v) => v.node)], pendingPods: s.pendingPods.filter((p) => !placed.has(p.uid)) };
+  return {
+    ...s,
+    nodes: [...nodes, ...virtual.map((v) => v.node)],
+    pendingPods: s.pendingPods.filter((p) => !placed.has(p.uid)),
+  };
 }
 
 /** Requests of a node's active pods (daemonset pods included). */
 export function requested(n: StateNode): Record<string, number> {
   let r: Record<string, number> = {};
-  for (const p of n.pods) if (p.phase !== 'Succeeded' && p.phase !== 'Failed' && p.deletionTimestamp === undefined) r = add(r, p.requests);
+  for (const p of n.pods)
+    if (p.phase !== 'Succeeded' && p.phase !== 'Failed' && p.deletionTimestamp === undefined) r = add(r, p.requests);
   return r;
 }

@@ -127,8 +127,18 @@ export interface SavingsBreakdown {
 }
 
 export type RiskKind =
-  | 'zone-concentration' | 'spread-constraint' | 'spot-concentration' | 'spot-share' | 'single-instance-type' | 'exotic-instance-type'
-  | 'pods-moved-twice' | 'blocked-by-pdb' | 'blocked-by-do-not-disrupt' | 'scarce-capacity' | 'no-nodepools' | 'unmanaged-nodes';
+  | 'zone-concentration'
+  | 'spread-constraint'
+  | 'spot-concentration'
+  | 'spot-share'
+  | 'single-instance-type'
+  | 'exotic-instance-type'
+  | 'pods-moved-twice'
+  | 'blocked-by-pdb'
+  | 'blocked-by-do-not-disrupt'
+  | 'scarce-capacity'
+  | 'no-nodepools'
+  | 'unmanaged-nodes';
 
 /** Something the plan makes more fragile, or something that keeps it from saving: who it concerns and what to set. */
 export interface Risk {
@@ -195,7 +205,11 @@ export interface MigrationInfo {
   readonly groups: readonly GroupMapping[];
   /** The proposal (nodePools: proposed): each NodePool with the reasons for it, and the manifests to apply. */
   readonly proposal?: {
-    readonly nodePools: readonly { readonly name: string; readonly groups: readonly string[]; readonly why: readonly string[] }[];
+    readonly nodePools: readonly {
+      readonly name: string;
+      readonly groups: readonly string[];
+      readonly why: readonly string[];
+    }[];
     readonly notes: readonly string[];
     readonly manifests: readonly Readonly<Record<string, unknown>>[];
   };

@@ -15,22 +15,39 @@ const TYPES: readonly InstanceType[] = ALL.filter((t) => /^(m6i|c6i|r6i)\.(large
 const type = (name: string): InstanceType => TYPES.find((t) => t.name === name)!;
 const engine = inThreadEngine({ improveMs: 20 });
 const ZONE = `${REGION}a`;
-const onDemand = (name: string) => type(name).offerings.find((o) => o.zone === ZONE && o.capacityType === 'on-demand')!.price;
+const onDemand = (name: string) =>
+  type(name).offerings.find((o) => o.zone === ZONE && o.capacityType === 'on-demand')!.price;
 
-function node(name: string, it: string, pods: ReturnType<typeof pod>[] = [], o: Partial<Parameters<typeof stateNode>[0]> = {}): StateNode {
+function node(
+  name: string,
+  it: string,
+  pods: ReturnType<typeof pod>[] = [],
+  o: Partial<Parameters<typeof stateNode>[0]> = {},
+): StateNode {
   return stateNode({ name, instanceType: type(it), zone: ZONE, capacityType: 'on-demand', pods, ...o });
 }
 
 function built(s: Partial<Snapshot> & { pools?: NodePool[] }): Built {
-  const pools = s.pools ?? [nodePool({ requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] }] })];
-  return { snapshot: snapshot({ ...s, nodePools: pools, instanceTypes: new Map(pools.map((p) => [p.name, TYPES])) }), region: REGION, catalog: new Map(ALL.map((t) => [t.name, t])), warnings: [] };
+  const pools = s.pools ?? [
+    nodePool({ requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] }] }),
+  ];
+  return {
+    snapshot: snapshot({ ...s, nodePools: pools, instanceTypes: new Map(pools.map((p) => [p.name, TYPES])) }),
+    region: REGION,
+    catalog: new Map(ALL.map((t) => [t.name, t])),
+    warnings: [],
+  };
 }
 
-const run = (b: Built, mode: WhatIfMode = 'consolidate'): Promise<WhatIfReport> => whatIf({ built: b, sources: ['test'], options: { mode, exact: true } }, engine);
+const run = (b: Built, mode: WhatIfMode = 'consolidate'): Promise<WhatIfReport> =>
+  whatIf({ built: b, sources: ['test'], options: { mode, exact: true } }, engine);
 
 describe('whatIf: provisioning', () => {
   it('launches capacity for pending pods and prices before and after from the catalog', async () => {
-    const b = built({ nodes: [node('busy', 'm6i.large', [pod({ cpu: '1500m', memory: '1Gi' })])], pendingPods: [pod({ name: 'p1', cpu: '3', memory: '4Gi' })] });
+    const b = built({
+      nodes: [node('busy', 'm6i.large', [pod({ cpu: '1500m', memory: '1Gi' })])],
+      pendingPods: [pod({ name: 'p1', cpu: '3', memory: '4Gi' })],
+    });
     const r = await run(b, 'provision');
     expect(r.schema).toBe('karpenter-ts/whatif-report@2');
     expect(r.costPerHourBefore).toBeCloseTo(onDemand('m6i.large'), 6);
@@ -38,7 +55,11 @@ describe('whatIf: provisioning', () => {
     expect(added).toHaveLength(1);
     expect(r.costPerHourAfter).toBeCloseTo(r.costPerHourBefore + added[0]!.pricePerHour, 6);
     expect(r.costPerMonthAfter).toBeCloseTo(r.costPerHourAfter * 730, 4);
-    expect(r.moves[0]).toMatchObject({ kind: 'launch', add: [added[0]!.name], pods: [{ pod: 'default/p1', from: null, to: added[0]!.name }] });
+    expect(r.moves[0]).toMatchObject({
+      kind: 'launch',
+      add: [added[0]!.name],
+      pods: [{ pod: 'default/p1', from: null, to: added[0]!.name }],
+    });
     expect(added[0]!.cpu.requested).toBe(3000);
     expect(r.lowerBoundStatus).toBe('optimal');
     expect(r.lowerBoundPerHour).toBeGreaterThan(0);
@@ -56,19 +77,37 @@ describe('whatIf: provisioning', () => {
   });
 });
 
-describe('whatIf: consolidation by the disruption engine (exact: Karpenter\'s methods)', () => {
+describe("whatIf: consolidation by the disruption engine (exact: Karpenter's methods)", () => {
   it('deletes an empty node first, then re-packs underutilized nodes into cheaper capacity', async () => {
     const nodes = [
       node('empty', 'm6i.xlarge', [], { pods: [pod({ cpu: '100m', owner: { kind: 'DaemonSet', name: 'ds' } })] }),
       node('a', 'm6i.2xlarge', [pod({ cpu: '500m', memory: '512Mi' })]),
       node('b', 'm6i.2xlarge', [pod({ cpu: '500m', memory: '512Mi' })]),
     ];
-    const r = await run(built({ nodes, pools: [nodePool({ budgets: [], requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] }] })] }));
+    const r = await run(
+      built({
+        nodes,
+        pools: [
+          nodePool({
+            budgets: [],
+            requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] }],
+          }),
+        ],
+      }),
+    );
     expect(r.moves[0]).toMatchObject({ step: 1, kind: 'delete', remove: ['empty'], pods: [] });
     expect(r.moves[0]!.savingsPerHour).toBeCloseTo(onDemand('m6i.xlarge'), 6);
-    expect(r.nodes.filter((n) => n.fate === 'removed').map((n) => n.name).sort()).toEqual(['a', 'b', 'empty']);
+    expect(
+      r.nodes
+        .filter((n) => n.fate === 'removed')
+        .map((n) => n.name)
+        .sort(),
+    ).toEqual(['a', 'b', 'empty']);
     expect(r.costPerHourAfter).toBeLessThan(r.costPerHourBefore);
-    expect(r.savingsPerHour).toBeCloseTo(r.moves.reduce((a, m) => a + m.savingsPerHour, 0), 6);
+    expect(r.savingsPerHour).toBeCloseTo(
+      r.moves.reduce((a, m) => a + m.savingsPerHour, 0),
+      6,
+    );
     const moved = r.moves.flatMap((m) => m.pods);
     expect(moved.map((p) => p.from).sort()).toEqual(['a', 'b']);
     const target = r.nodes.find((n) => n.fate === 'new')!;
@@ -99,8 +138,19 @@ describe('whatIf: consolidation by the disruption engine (exact: Karpenter\'s me
     expect(why['pinned']).toContain('karpenter.sh/do-not-disrupt');
     expect(r.moves).toEqual([]);
 
-    const lazy = await run(built({ nodes: [node('x', 'm6i.2xlarge', [pod({ cpu: '100m' })])], pools: [nodePool({ consolidationPolicy: 'WhenEmpty' })] }));
-    expect(lazy.kept).toEqual([{ node: 'x', code: 'when-empty-policy', reason: 'nodepool default consolidates only empty nodes (WhenEmpty) and this node has 1 pod' }]);
+    const lazy = await run(
+      built({
+        nodes: [node('x', 'm6i.2xlarge', [pod({ cpu: '100m' })])],
+        pools: [nodePool({ consolidationPolicy: 'WhenEmpty' })],
+      }),
+    );
+    expect(lazy.kept).toEqual([
+      {
+        node: 'x',
+        code: 'when-empty-policy',
+        reason: 'nodepool default consolidates only empty nodes (WhenEmpty) and this node has 1 pod',
+      },
+    ]);
   });
 
   it('keeps well-packed nodes when re-packing would not save, and counts daemonsets on new nodes', async () => {
@@ -108,18 +158,26 @@ describe('whatIf: consolidation by the disruption engine (exact: Karpenter\'s me
     const r = await run(built({ nodes: [full], daemonSets: [daemonSet('agent', { cpu: '100m', memory: '64Mi' })] }));
     expect(r.moves).toEqual([]);
     expect(r.kept).toHaveLength(1);
-    expect(r.kept[0]!.reason).toMatch(/^no cheaper replacement: cheapest fitting option \S+ \$[\d.]+\/h is not below \$[\d.]+\/h/);
+    expect(r.kept[0]!.reason).toMatch(
+      /^no cheaper replacement: cheapest fitting option \S+ \$[\d.]+\/h is not below \$[\d.]+\/h/,
+    );
   });
 });
 
 describe('whatIf: savings breakdown, risks, prices', () => {
-  const spotPool = () => nodePool({ budgets: [], requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand', 'spot'] }] });
+  const spotPool = () =>
+    nodePool({
+      budgets: [],
+      requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand', 'spot'] }],
+    });
   const sumParts = (r: WhatIfReport) => Object.values(r.savingsBreakdown.perHour).reduce((a, v) => a + v, 0);
 
   it('splits the saving into empty nodes, capacity type, packing and instance type, adding up to the total', async () => {
     const nodes = [
       node('empty', 'm6i.xlarge'),
-      ...['a', 'b', 'c'].map((n, i) => node(n, 'r6i.xlarge', [pod({ cpu: '600m', memory: '1Gi' })], { zone: `${REGION}${'abc'[i]}` })),
+      ...['a', 'b', 'c'].map((n, i) =>
+        node(n, 'r6i.xlarge', [pod({ cpu: '600m', memory: '1Gi' })], { zone: `${REGION}${'abc'[i]}` }),
+      ),
     ];
     const r = await run(built({ nodes, pools: [spotPool()] }));
     const b = r.savingsBreakdown.perHour;
@@ -128,7 +186,10 @@ describe('whatIf: savings breakdown, risks, prices', () => {
     expect(b.packing).toBeGreaterThan(0);
     expect(sumParts(r)).toBeCloseTo(r.savingsPerHour, 9);
     expect(b.newCapacity).toBe(0);
-    expect(r.savingsBreakdown.byCapacityType.find((g) => g.key === 'on-demand')).toMatchObject({ nodesBefore: 4, nodesAfter: 0 });
+    expect(r.savingsBreakdown.byCapacityType.find((g) => g.key === 'on-demand')).toMatchObject({
+      nodesBefore: 4,
+      nodesAfter: 0,
+    });
     expect(r.savingsBreakdown.byZone.reduce((a, g) => a + g.costPerHourAfter, 0)).toBeCloseTo(r.costPerHourAfter, 6);
   });
 
@@ -160,11 +221,25 @@ describe('whatIf: savings breakdown, risks, prices', () => {
     expect(r.prices.spot.asOf).toMatch(/\d{4}-\d{2}-\d{2}/);
   });
 
-  const budgetOne = () => nodePool({ budgets: [{ nodes: '1' }], requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] }] });
-  const fourNodes = (cpu: string) => ['a', 'b', 'c', 'd'].map((n, i) => node(n, 'm6i.2xlarge', [pod({ name: `${n}-p`, cpu, memory: '2Gi' })], { zone: `${REGION}${'abca'[i]}` }));
+  const budgetOne = () =>
+    nodePool({
+      budgets: [{ nodes: '1' }],
+      requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] }],
+    });
+  const fourNodes = (cpu: string) =>
+    ['a', 'b', 'c', 'd'].map((n, i) =>
+      node(n, 'm6i.2xlarge', [pod({ name: `${n}-p`, cpu, memory: '2Gi' })], { zone: `${REGION}${'abca'[i]}` }),
+    );
 
   it('spreads replacements over equally cheap zones and moves no pod twice (global repack)', async () => {
-    const r = await whatIf({ built: built({ nodes: fourNodes('3'), pools: [budgetOne()] }), sources: ['t'], options: { mode: 'consolidate', exact: false } }, engine);
+    const r = await whatIf(
+      {
+        built: built({ nodes: fourNodes('3'), pools: [budgetOne()] }),
+        sources: ['t'],
+        options: { mode: 'consolidate', exact: false },
+      },
+      engine,
+    );
     const added = r.nodes.filter((n) => n.fate === 'new');
     expect(added.length).toBeGreaterThan(1);
     expect(new Set(added.map((n) => n.zone)).size).toBeGreaterThan(1);
@@ -183,7 +258,12 @@ describe('whatIf: savings breakdown, risks, prices', () => {
 
   it('flags nodes a PDB or do-not-disrupt keeps, naming nodes and pods and what to set', async () => {
     const guarded = pod({ name: 'db', cpu: '100m', labels: { app: 'db' } });
-    const nodes = [node('pdb', 'm6i.large', [guarded]), node('pinned', 'm6i.large', [pod({ name: 'job', cpu: '100m', annotations: { 'karpenter.sh/do-not-disrupt': 'true' } })])];
+    const nodes = [
+      node('pdb', 'm6i.large', [guarded]),
+      node('pinned', 'm6i.large', [
+        pod({ name: 'job', cpu: '100m', annotations: { 'karpenter.sh/do-not-disrupt': 'true' } }),
+      ]),
+    ];
     const r = await run(built({ nodes, pdbs: [pdb('db-pdb', { matchLabels: { app: 'db' }, disruptionsAllowed: 0 })] }));
     const pdbRisk = r.risks.find((x) => x.kind === 'blocked-by-pdb')!;
     expect(pdbRisk.nodes).toEqual(['pdb']);
@@ -193,14 +273,26 @@ describe('whatIf: savings breakdown, risks, prices', () => {
   });
 
   it('flags a cluster with no NodePool and nodes karpenter does not manage', async () => {
-    const unmanaged = stateNode({ name: 'ca-1', instanceType: type('m6i.large'), zone: ZONE, capacityType: 'on-demand', managed: false, pods: [pod({ cpu: '100m' })] } as Parameters<typeof stateNode>[0]);
-    const r = await run({ ...built({ nodes: [unmanaged] }), snapshot: { ...built({ nodes: [unmanaged] }).snapshot, nodePools: [], instanceTypes: new Map() } });
+    const unmanaged = stateNode({
+      name: 'ca-1',
+      instanceType: type('m6i.large'),
+      zone: ZONE,
+      capacityType: 'on-demand',
+      managed: false,
+      pods: [pod({ cpu: '100m' })],
+    } as Parameters<typeof stateNode>[0]);
+    const r = await run({
+      ...built({ nodes: [unmanaged] }),
+      snapshot: { ...built({ nodes: [unmanaged] }).snapshot, nodePools: [], instanceTypes: new Map() },
+    });
     expect(r.risks.map((x) => x.kind)).toEqual(expect.arrayContaining(['no-nodepools', 'unmanaged-nodes']));
     expect(r.risks[0]!.severity).toBe('high');
   });
 
   it('gives the same report twice (nothing in it depends on the clock or the load)', async () => {
-    const nodes = ['a', 'b', 'c'].map((n) => node(n, 'm6i.2xlarge', [pod({ name: `${n}-p`, cpu: '700m', memory: '1Gi' })]));
+    const nodes = ['a', 'b', 'c'].map((n) =>
+      node(n, 'm6i.2xlarge', [pod({ name: `${n}-p`, cpu: '700m', memory: '1Gi' })]),
+    );
     const b = built({ nodes, pools: [spotPool()] });
     const one = await whatIf({ built: b, sources: ['t'], options: { mode: 'consolidate', exact: false } }, engine);
     const two = await whatIf({ built: b, sources: ['t'], options: { mode: 'consolidate', exact: false } }, engine);

@@ -20,7 +20,8 @@ const GUIDE = fileURLToPath(new URL('../guide/', import.meta.url));
 export const EXAMPLE_TIME = Date.parse('2026-11-30T11:30:00Z');
 const REGION = 'ap-northeast-2';
 
-const doc = (file: string): Record<string, unknown> => parseAllDocuments(readFileSync(join(GUIDE, file), 'utf8'))[0]!.toJS() as Record<string, unknown>;
+const doc = (file: string): Record<string, unknown> =>
+  parseAllDocuments(readFileSync(join(GUIDE, file), 'utf8'))[0]!.toJS() as Record<string, unknown>;
 
 /** The nodes a few scale-ups and scale-downs left behind: type, zone, capacity type. */
 const NODES: readonly (readonly [string, string, string])[] = [
@@ -32,7 +33,9 @@ const NODES: readonly (readonly [string, string, string])[] = [
 
 /** A resource list as a Node reports it (cpu in millicores, memory in KiB). */
 const quantities = (r: Readonly<Record<string, number>>): Record<string, string> => ({
-  cpu: `${r['cpu'] ?? 0}m`, memory: `${Math.floor((r['memory'] ?? 0) / 1024)}Ki`, pods: String(r['pods'] ?? 0),
+  cpu: `${r['cpu'] ?? 0}m`,
+  memory: `${Math.floor((r['memory'] ?? 0) / 1024)}Ki`,
+  pods: String(r['pods'] ?? 0),
 });
 
 function singleLabels(it: InstanceType): Record<string, string> {
@@ -43,7 +46,14 @@ function singleLabels(it: InstanceType): Record<string, string> {
 
 export async function generate(out: string): Promise<string> {
   const clock = manualClock(EXAMPLE_TIME - 3_600_000);
-  const cluster = await startSimCluster({ clock, unregisteredTaint: false, kubeletDelays: { registerMs: 1000, readyMs: 1000, startupTaintMs: 0, podStartMs: 1000 }, onError: (e) => { throw e; } });
+  const cluster = await startSimCluster({
+    clock,
+    unregisteredTaint: false,
+    kubeletDelays: { registerMs: 1000, readyMs: 1000, startupTaintMs: 0, podStartMs: 1000 },
+    onError: (e) => {
+      throw e;
+    },
+  });
   const tmp = mkdtempSync(join(tmpdir(), 'karpenter-ts-example-'));
   try {
     const api = cluster.api;
@@ -51,7 +61,9 @@ export async function generate(out: string): Promise<string> {
     api.create('ec2nodeclasses', undefined, nodeClass);
     api.patchStatus('ec2nodeclasses', undefined, 'default', {
       subnets: ['a', 'b', 'c'].map((z, i) => ({ id: `subnet-0${i + 1}`, zone: `${REGION}${z}` })),
-      conditions: [{ type: 'Ready', status: 'True', reason: 'Ready', lastTransitionTime: new Date(clock.now()).toISOString() }],
+      conditions: [
+        { type: 'Ready', status: 'True', reason: 'Ready', lastTransitionTime: new Date(clock.now()).toISOString() },
+      ],
     });
     api.create('nodepools', undefined, doc('guide-01.yaml'));
     const types = new Map(ec2InstanceTypes({ region: REGION }).map((t) => [t.name, t]));
@@ -59,23 +71,73 @@ export async function generate(out: string): Promise<string> {
       const it = types.get(type)!;
       const name = `ip-10-0-${i + 1}-${10 + i}.${REGION}.compute.internal`;
       const providerID = `aws:///${zone}/i-0example${i + 1}`;
-      const labels = { ...singleLabels(it), 'topology.kubernetes.io/zone': zone, 'karpenter.sh/capacity-type': capacityType, 'karpenter.sh/nodepool': 'default',
-        'karpenter.sh/registered': 'true', 'karpenter.sh/initialized': 'true', team: 'platform', environment: 'production' };
+      const labels = {
+        ...singleLabels(it),
+        'topology.kubernetes.io/zone': zone,
+        'karpenter.sh/capacity-type': capacityType,
+        'karpenter.sh/nodepool': 'default',
+        'karpenter.sh/registered': 'true',
+        'karpenter.sh/initialized': 'true',
+        team: 'platform',
+        environment: 'production',
+      };
       const claim = `default-${['x7k2p', 'm4q9d', 'h2n8w', 'b5t3r'][i]}`;
       api.create('nodeclaims', undefined, {
         metadata: { name: claim, labels },
-        spec: { requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: [type] }], nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' } },
+        spec: {
+          requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: [type] }],
+          nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+        },
       });
       api.patchStatus('nodeclaims', undefined, claim, {
-        providerID, nodeName: name, capacity: quantities(it.capacity), allocatable: quantities(it.allocatable),
-        conditions: ['Launched', 'Registered', 'Initialized', 'Ready'].map((type) => ({ type, status: 'True', reason: type, lastTransitionTime: new Date(clock.now()).toISOString() })),
+        providerID,
+        nodeName: name,
+        capacity: quantities(it.capacity),
+        allocatable: quantities(it.allocatable),
+        conditions: ['Launched', 'Registered', 'Initialized', 'Ready'].map((type) => ({
+          type,
+          status: 'True',
+          reason: type,
+          lastTransitionTime: new Date(clock.now()).toISOString(),
+        })),
       });
-      cluster.kubelet.registerInstance({ providerID, nodeName: name, labels, capacity: quantities(it.capacity), allocatable: quantities(it.allocatable) });
+      cluster.kubelet.registerInstance({
+        providerID,
+        nodeName: name,
+        labels,
+        capacity: quantities(it.capacity),
+        allocatable: quantities(it.allocatable),
+      });
     });
     await clock.advance(5_000);
-    const daemon = { metadata: { name: 'fluent-bit', namespace: 'kube-system' }, spec: { selector: { matchLabels: { app: 'fluent-bit' } }, template: { metadata: { labels: { app: 'fluent-bit' } }, spec: { containers: [{ name: 'fluent-bit', image: 'fluent-bit', resources: { requests: { cpu: '100m', memory: '128Mi' } } }] } } } };
+    const daemon = {
+      metadata: { name: 'fluent-bit', namespace: 'kube-system' },
+      spec: {
+        selector: { matchLabels: { app: 'fluent-bit' } },
+        template: {
+          metadata: { labels: { app: 'fluent-bit' } },
+          spec: {
+            containers: [
+              { name: 'fluent-bit', image: 'fluent-bit', resources: { requests: { cpu: '100m', memory: '128Mi' } } },
+            ],
+          },
+        },
+      },
+    };
     api.create('daemonsets.apps', 'kube-system', daemon);
-    const apiDeploy = { metadata: { name: 'api', namespace: 'default' }, spec: { replicas: 3, selector: { matchLabels: { app: 'api' } }, template: { metadata: { labels: { app: 'api' } }, spec: { containers: [{ name: 'api', image: 'api', resources: { requests: { cpu: '500m', memory: '2Gi' } } }] } } } };
+    const apiDeploy = {
+      metadata: { name: 'api', namespace: 'default' },
+      spec: {
+        replicas: 3,
+        selector: { matchLabels: { app: 'api' } },
+        template: {
+          metadata: { labels: { app: 'api' } },
+          spec: {
+            containers: [{ name: 'api', image: 'api', resources: { requests: { cpu: '500m', memory: '2Gi' } } }],
+          },
+        },
+      },
+    };
     api.create('deployments.apps', 'default', apiDeploy);
     const inflate = doc('guide-08.yaml');
     (inflate['spec'] as Record<string, unknown>)['replicas'] = 10;
@@ -87,7 +149,10 @@ export async function generate(out: string): Promise<string> {
     for (const c of cfg.clusters) c.cluster['insecure-skip-tls-verify'] = true;
     writeFileSync(kubeconfig, JSON.stringify(cfg));
     const io = memoryIo();
-    const code = await main(['snapshot', '-o', out, '--kubeconfig', kubeconfig, '--created-at', new Date(EXAMPLE_TIME).toISOString()], io);
+    const code = await main(
+      ['snapshot', '-o', out, '--kubeconfig', kubeconfig, '--created-at', new Date(EXAMPLE_TIME).toISOString()],
+      io,
+    );
     if (code !== 0) throw new Error(`snapshot failed: ${io.stderr}`);
     return io.stderr;
   } finally {

@@ -15,23 +15,42 @@ export class Api extends Registry {
     installGarbageCollector(this);
   }
 
-  delete(resource: string | ResourceInfo, namespace: string | undefined, name: string, opts: DeleteOptions = {}): KObject {
+  delete(
+    resource: string | ResourceInfo,
+    namespace: string | undefined,
+    name: string,
+    opts: DeleteOptions = {},
+  ): KObject {
     return deleteObject(this, resource, namespace, name, opts);
   }
 
-  deleteCollection(resource: string | ResourceInfo, namespace: string | undefined, list: ListOptions = {}, opts: DeleteOptions = {}): KObject[] {
+  deleteCollection(
+    resource: string | ResourceInfo,
+    namespace: string | undefined,
+    list: ListOptions = {},
+    opts: DeleteOptions = {},
+  ): KObject[] {
     const r = this.resources.resolve(resource);
     return deleteCollection(this, r, namespace, this.list(r, namespace, list).items, opts);
   }
 
   /** POST pods/NAME/eviction with a policy/v1 Eviction body (default: an empty one). */
-  evict(namespace: string, name: string, body: unknown = { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } }): Status {
+  evict(
+    namespace: string,
+    name: string,
+    body: unknown = { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } },
+  ): Status {
     return evict(this, namespace, name, body);
   }
 
   /** Binds a pod to a node (what kube-scheduler's POST pods/NAME/binding does). */
   bind(namespace: string, name: string, nodeName: string): KObject {
-    return bind(this, namespace, name, { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace }, target: { apiVersion: 'v1', kind: 'Node', name: nodeName } });
+    return bind(this, namespace, name, {
+      apiVersion: 'v1',
+      kind: 'Binding',
+      metadata: { name, namespace },
+      target: { apiVersion: 'v1', kind: 'Node', name: nodeName },
+    });
   }
 
   getScale(resource: string | ResourceInfo, namespace: string, name: string): JsonObject {
@@ -51,7 +70,7 @@ export class Api extends Registry {
   /** The object if it exists, else undefined (no 404). */
   find(resource: string | ResourceInfo, namespace: string | undefined, name: string): KObject | undefined {
     const r = this.resources.resolve(resource);
-    return this.store.get(r.key, r.namespaced ? namespace ?? '' : '', name);
+    return this.store.get(r.key, r.namespaced ? (namespace ?? '') : '', name);
   }
 }
 

@@ -36,14 +36,25 @@ export interface ApplyRegistry {
   commit(r: ResourceInfo, old: KObject, next: KObject, opts: WriteOptions): KObject;
 }
 
-export function serverSideApplyTo(reg: ApplyRegistry, r: ResourceInfo, ns: string, name: string, body: unknown, opts: WriteOptions): KObject {
+export function serverSideApplyTo(
+  reg: ApplyRegistry,
+  r: ResourceInfo,
+  ns: string,
+  name: string,
+  body: unknown,
+  opts: WriteOptions,
+): KObject {
   const manager = opts.fieldManager;
-  if (!manager) throw errors.badRequest('PATCH with application/apply-patch+yaml requires the fieldManager query parameter');
+  if (!manager)
+    throw errors.badRequest('PATCH with application/apply-patch+yaml requires the fieldManager query parameter');
   if (!isObject(body)) throw errors.badRequest('apply: the body must be an object');
   const applied = structuredClone(body);
   const meta = isObject(applied.metadata) ? applied.metadata : (applied.metadata = {});
   delete meta.managedFields;
-  if (meta.name !== undefined && meta.name !== name) throw errors.badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`);
+  if (meta.name !== undefined && meta.name !== name)
+    throw errors.badRequest(
+      `the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`,
+    );
   const key = `${manager}|${opts.subresource ?? ''}`;
   const remember = (obj: KObject): KObject => {
     if (!opts.dryRun && reg.store.getByUid(obj.metadata.uid!)) reg.applied.set(obj.metadata.uid!, key, applied);

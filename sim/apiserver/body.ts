@@ -47,7 +47,9 @@ export function parseBody(bytes: Buffer, format: Exclude<BodyFormat, 'protobuf'>
   try {
     value = format === 'json' ? JSON.parse(raw) : parseYaml(raw);
   } catch (e) {
-    throw errors.badRequest(`the request body is not valid ${format === 'json' ? 'JSON' : 'YAML'}: ${(e as Error).message}`);
+    throw errors.badRequest(
+      `the request body is not valid ${format === 'json' ? 'JSON' : 'YAML'}: ${(e as Error).message}`,
+    );
   }
   checkShape(value);
   return value;
@@ -59,13 +61,17 @@ export function checkShape(value: unknown): void {
   for (let item = todo.pop(); item; item = todo.pop()) {
     const { v, path, depth } = item;
     if (typeof v !== 'object' || v === null) continue;
-    if (depth >= MAX_BODY_DEPTH) throw errors.badRequest(`the request body nests deeper than ${MAX_BODY_DEPTH} levels (at ${path || '/'})`);
+    if (depth >= MAX_BODY_DEPTH)
+      throw errors.badRequest(`the request body nests deeper than ${MAX_BODY_DEPTH} levels (at ${path || '/'})`);
     if (Array.isArray(v)) {
       v.forEach((x, i) => todo.push({ v: x, path: `${path}[${i}]`, depth: depth + 1 }));
       continue;
     }
     for (const k of Object.keys(v)) {
-      if (k === FORBIDDEN_KEY) throw errors.badRequest(`the request body has a field named "${FORBIDDEN_KEY}" (at ${path || '/'}), which is not accepted`);
+      if (k === FORBIDDEN_KEY)
+        throw errors.badRequest(
+          `the request body has a field named "${FORBIDDEN_KEY}" (at ${path || '/'}), which is not accepted`,
+        );
       todo.push({ v: (v as Record<string, unknown>)[k], path: `${path}.${k}`, depth: depth + 1 });
     }
   }

@@ -30,7 +30,12 @@ const DAY_MS = 86_400_000;
 /** A fresh key and certificate for the names and addresses a loopback server is reached by. */
 export function selfSignedCert(extraHost?: string): ServerCert {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-  const hosts = ['localhost', '127.0.0.1', '::1', ...(extraHost && !['0.0.0.0', '::'].includes(extraHost) ? [extraHost] : [])];
+  const hosts = [
+    'localhost',
+    '127.0.0.1',
+    '::1',
+    ...(extraHost && !['0.0.0.0', '::'].includes(extraHost) ? [extraHost] : []),
+  ];
   const now = Date.now();
   const name = seq(set(seq(oid(OID.commonName), utf8('karpenter-ts-sim'))));
   const tbs = seq(
@@ -94,11 +99,18 @@ const boolean = (v: boolean): Buffer => tagged(0x01, Buffer.from([v ? 0xff : 0])
 const utf8 = (s: string): Buffer => tagged(0x0c, Buffer.from(s, 'utf8'));
 const bitString = (b: Buffer): Buffer => tagged(0x03, Buffer.concat([Buffer.from([0]), b]));
 const octets = (b: Buffer): Buffer => tagged(0x04, b);
-const extension = (id: string, critical: boolean, value: Buffer): Buffer => seq(oid(id), ...(critical ? [boolean(true)] : []), octets(value));
+const extension = (id: string, critical: boolean, value: Buffer): Buffer =>
+  seq(oid(id), ...(critical ? [boolean(true)] : []), octets(value));
 
 function utcTime(d: Date): Buffer {
   const iso = d.toISOString(); // 2025-01-01T00:00:00.000Z -> 250101000000Z
-  return tagged(0x17, Buffer.from(`${iso.slice(2, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}Z`, 'ascii'));
+  return tagged(
+    0x17,
+    Buffer.from(
+      `${iso.slice(2, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}Z`,
+      'ascii',
+    ),
+  );
 }
 
 function oid(dotted: string): Buffer {
@@ -113,6 +125,9 @@ function oid(dotted: string): Buffer {
 }
 
 function pem(label: string, der: Buffer): string {
-  const body = der.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '');
+  const body = der
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n$/, '');
   return `-----BEGIN ${label}-----\n${body}\n-----END ${label}-----\n`;
 }

@@ -48,12 +48,21 @@ const since = (t: unknown, now: number): string => {
   const ms = Date.parse(str(t));
   return Number.isNaN(ms) ? '<unknown>' : humanDuration(Math.max(0, now - ms));
 };
-const c = (name: string, cell: Column['cell'], priority = 0, type: Column['type'] = 'string'): Column => ({ name, type, priority, cell });
+const c = (name: string, cell: Column['cell'], priority = 0, type: Column['type'] = 'string'): Column => ({
+  name,
+  type,
+  priority,
+  cell,
+});
 
 function podStatus(o: KObject): string {
   if (o.metadata.deletionTimestamp) return 'Terminating';
-  const waiting = ((at(o, 'status', 'containerStatuses') as Any[] | undefined) ?? []).find((s) => s?.state?.waiting?.reason);
-  return str(waiting?.state?.waiting?.reason) || str(at(o, 'status', 'reason')) || str(at(o, 'status', 'phase')) || 'Pending';
+  const waiting = ((at(o, 'status', 'containerStatuses') as Any[] | undefined) ?? []).find(
+    (s) => s?.state?.waiting?.reason,
+  );
+  return (
+    str(waiting?.state?.waiting?.reason) || str(at(o, 'status', 'reason')) || str(at(o, 'status', 'phase')) || 'Pending'
+  );
 }
 
 function podReady(o: KObject): string {
@@ -69,7 +78,9 @@ function nodeStatus(o: KObject): string {
 }
 
 function nodeRoles(o: KObject): string {
-  const roles = Object.keys(o.metadata.labels ?? {}).filter((k) => k.startsWith('node-role.kubernetes.io/')).map((k) => k.slice(24));
+  const roles = Object.keys(o.metadata.labels ?? {})
+    .filter((k) => k.startsWith('node-role.kubernetes.io/'))
+    .map((k) => k.slice(24));
   return roles.length ? roles.sort().join(',') : '<none>';
 }
 
@@ -80,60 +91,97 @@ const orNone = (v: unknown): string => str(v) || '<none>';
 
 export const COLUMNS: Record<string, readonly Column[]> = {
   pods: [
-    c('Ready', podReady), c('Status', podStatus),
-    c('Restarts', (o) => ((at(o, 'status', 'containerStatuses') as Any[] | undefined) ?? []).reduce((n, s) => n + num(s?.restartCount), 0), 0, 'integer'),
-    AGE, c('IP', (o) => orNone(at(o, 'status', 'podIP')), 1), c('Node', (o) => orNone(at(o, 'spec', 'nodeName')), 1),
+    c('Ready', podReady),
+    c('Status', podStatus),
+    c(
+      'Restarts',
+      (o) =>
+        ((at(o, 'status', 'containerStatuses') as Any[] | undefined) ?? []).reduce(
+          (n, s) => n + num(s?.restartCount),
+          0,
+        ),
+      0,
+      'integer',
+    ),
+    AGE,
+    c('IP', (o) => orNone(at(o, 'status', 'podIP')), 1),
+    c('Node', (o) => orNone(at(o, 'spec', 'nodeName')), 1),
     c('Nominated Node', (o) => orNone(at(o, 'status', 'nominatedNodeName')), 1),
   ],
   nodes: [
-    c('Status', nodeStatus), c('Roles', nodeRoles), AGE, c('Version', (o) => str(at(o, 'status', 'nodeInfo', 'kubeletVersion'))),
-    c('Internal-IP', (o) => address(o, 'InternalIP'), 1), c('External-IP', (o) => address(o, 'ExternalIP'), 1),
+    c('Status', nodeStatus),
+    c('Roles', nodeRoles),
+    AGE,
+    c('Version', (o) => str(at(o, 'status', 'nodeInfo', 'kubeletVersion'))),
+    c('Internal-IP', (o) => address(o, 'InternalIP'), 1),
+    c('External-IP', (o) => address(o, 'ExternalIP'), 1),
     c('OS-Image', (o) => str(at(o, 'status', 'nodeInfo', 'osImage')), 1),
   ],
   namespaces: [c('Status', (o) => str(at(o, 'status', 'phase'))), AGE],
   'deployments.apps': [
     c('Ready', (o) => `${num(at(o, 'status', 'readyReplicas'))}/${num(at(o, 'spec', 'replicas'))}`),
     c('Up-to-date', (o) => num(at(o, 'status', 'updatedReplicas')), 0, 'integer'),
-    c('Available', (o) => num(at(o, 'status', 'availableReplicas')), 0, 'integer'), AGE,
+    c('Available', (o) => num(at(o, 'status', 'availableReplicas')), 0, 'integer'),
+    AGE,
   ],
   'replicasets.apps': [
-    c('Desired', (o) => num(at(o, 'spec', 'replicas')), 0, 'integer'), c('Current', (o) => num(at(o, 'status', 'replicas')), 0, 'integer'),
-    c('Ready', (o) => num(at(o, 'status', 'readyReplicas')), 0, 'integer'), AGE,
+    c('Desired', (o) => num(at(o, 'spec', 'replicas')), 0, 'integer'),
+    c('Current', (o) => num(at(o, 'status', 'replicas')), 0, 'integer'),
+    c('Ready', (o) => num(at(o, 'status', 'readyReplicas')), 0, 'integer'),
+    AGE,
   ],
   'daemonsets.apps': [
     c('Desired', (o) => num(at(o, 'status', 'desiredNumberScheduled')), 0, 'integer'),
     c('Current', (o) => num(at(o, 'status', 'currentNumberScheduled')), 0, 'integer'),
     c('Ready', (o) => num(at(o, 'status', 'numberReady')), 0, 'integer'),
-    c('Available', (o) => num(at(o, 'status', 'numberAvailable')), 0, 'integer'), AGE,
+    c('Available', (o) => num(at(o, 'status', 'numberAvailable')), 0, 'integer'),
+    AGE,
   ],
   'poddisruptionbudgets.policy': [
-    c('Min Available', (o) => str(at(o, 'spec', 'minAvailable')) || 'N/A'), c('Max Unavailable', (o) => str(at(o, 'spec', 'maxUnavailable')) || 'N/A'),
-    c('Allowed Disruptions', (o) => num(at(o, 'status', 'disruptionsAllowed')), 0, 'integer'), AGE,
+    c('Min Available', (o) => str(at(o, 'spec', 'minAvailable')) || 'N/A'),
+    c('Max Unavailable', (o) => str(at(o, 'spec', 'maxUnavailable')) || 'N/A'),
+    c('Allowed Disruptions', (o) => num(at(o, 'status', 'disruptionsAllowed')), 0, 'integer'),
+    AGE,
   ],
   'leases.coordination.k8s.io': [c('Holder', (o) => str(at(o, 'spec', 'holderIdentity'))), AGE],
   // As the real server prints core/v1 Events (kubectl get events): last seen, type, reason, object, message.
   events: [
     c('Last Seen', (o, now) => since(o['lastTimestamp'] ?? o['eventTime'] ?? o.metadata.creationTimestamp, now)),
-    c('Type', (o) => str(o['type'])), c('Reason', (o) => str(o['reason'])),
+    c('Type', (o) => str(o['type'])),
+    c('Reason', (o) => str(o['reason'])),
     c('Object', (o) => `${str(at(o, 'involvedObject', 'kind')).toLowerCase()}/${str(at(o, 'involvedObject', 'name'))}`),
-    c('Subobject', (o) => str(at(o, 'involvedObject', 'fieldPath')), 1), c('Source', (o) => [str(at(o, 'source', 'component')), str(at(o, 'source', 'host'))].filter(Boolean).join(', '), 1),
+    c('Subobject', (o) => str(at(o, 'involvedObject', 'fieldPath')), 1),
+    c('Source', (o) => [str(at(o, 'source', 'component')), str(at(o, 'source', 'host'))].filter(Boolean).join(', '), 1),
     c('Message', (o) => str(o['message'])),
     c('First Seen', (o, now) => since(o['firstTimestamp'] ?? o['eventTime'] ?? o.metadata.creationTimestamp, now), 1),
-    c('Count', (o) => num(o['count']) || 1, 1, 'integer'), c('Name', (o) => str(o.metadata.name), 1),
+    c('Count', (o) => num(o['count']) || 1, 1, 'integer'),
+    c('Name', (o) => str(o.metadata.name), 1),
   ],
   'nodeclaims.karpenter.sh': [
-    c('Type', (o) => label(o, 'node.kubernetes.io/instance-type')), c('Capacity', (o) => label(o, 'karpenter.sh/capacity-type')),
-    c('Zone', (o) => label(o, 'topology.kubernetes.io/zone')), c('Node', (o) => str(at(o, 'status', 'nodeName'))),
-    c('Ready', (o) => condition(o, 'Ready')), AGE,
-    c('ImageID', (o) => str(at(o, 'status', 'imageID')), 1), c('ID', (o) => str(at(o, 'status', 'providerID')), 1),
-    c('NodePool', (o) => label(o, 'karpenter.sh/nodepool'), 1), c('NodeClass', (o) => str(at(o, 'spec', 'nodeClassRef', 'name')), 1),
+    c('Type', (o) => label(o, 'node.kubernetes.io/instance-type')),
+    c('Capacity', (o) => label(o, 'karpenter.sh/capacity-type')),
+    c('Zone', (o) => label(o, 'topology.kubernetes.io/zone')),
+    c('Node', (o) => str(at(o, 'status', 'nodeName'))),
+    c('Ready', (o) => condition(o, 'Ready')),
+    AGE,
+    c('ImageID', (o) => str(at(o, 'status', 'imageID')), 1),
+    c('ID', (o) => str(at(o, 'status', 'providerID')), 1),
+    c('NodePool', (o) => label(o, 'karpenter.sh/nodepool'), 1),
+    c('NodeClass', (o) => str(at(o, 'spec', 'nodeClassRef', 'name')), 1),
     c('Drifted', (o) => condition(o, 'Drifted'), 1),
   ],
   'nodepools.karpenter.sh': [
     c('NodeClass', (o) => str(at(o, 'spec', 'template', 'spec', 'nodeClassRef', 'name'))),
-    c('Nodes', (o) => str(at(o, 'status', 'resources', 'nodes'))), c('Ready', (o) => condition(o, 'Ready')), AGE,
-    c('Weight', (o) => str(at(o, 'spec', 'weight')), 1), c('CPU', (o) => str(at(o, 'status', 'resources', 'cpu')), 1),
+    c('Nodes', (o) => str(at(o, 'status', 'resources', 'nodes'))),
+    c('Ready', (o) => condition(o, 'Ready')),
+    AGE,
+    c('Weight', (o) => str(at(o, 'spec', 'weight')), 1),
+    c('CPU', (o) => str(at(o, 'status', 'resources', 'cpu')), 1),
     c('Memory', (o) => str(at(o, 'status', 'resources', 'memory')), 1),
   ],
-  'ec2nodeclasses.karpenter.k8s.aws': [c('Ready', (o) => condition(o, 'Ready')), AGE, c('Role', (o) => str(at(o, 'spec', 'role')), 1)],
+  'ec2nodeclasses.karpenter.k8s.aws': [
+    c('Ready', (o) => condition(o, 'Ready')),
+    AGE,
+    c('Role', (o) => str(at(o, 'spec', 'role')), 1),
+  ],
 };

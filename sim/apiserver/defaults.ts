@@ -28,7 +28,11 @@ export function defaultPodSpec(spec: JsonObject): void {
 function defaultTolerations(spec: JsonObject): void {
   const tolerations = Array.isArray(spec.tolerations) ? (spec.tolerations as JsonObject[]) : [];
   for (const key of ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']) {
-    const covered = tolerations.some((t) => (t.key === key || (t.key === undefined && t.operator === 'Exists')) && (t.effect === undefined || t.effect === 'NoExecute'));
+    const covered = tolerations.some(
+      (t) =>
+        (t.key === key || (t.key === undefined && t.operator === 'Exists')) &&
+        (t.effect === undefined || t.effect === 'NoExecute'),
+    );
     if (!covered) tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 });
   }
   spec.tolerations = tolerations;
@@ -67,7 +71,10 @@ export const DEFAULTS: Record<string, Defaulter> = {
 
 /** The pod's QoS class (pkg/apis/core/helper/qos), from its containers' requests and limits. */
 export function qosClass(spec: JsonObject): 'BestEffort' | 'Burstable' | 'Guaranteed' {
-  const containers = [...((spec.initContainers as JsonObject[] | undefined) ?? []), ...((spec.containers as JsonObject[] | undefined) ?? [])];
+  const containers = [
+    ...((spec.initContainers as JsonObject[] | undefined) ?? []),
+    ...((spec.containers as JsonObject[] | undefined) ?? []),
+  ];
   let any = false;
   let guaranteed = containers.length > 0;
   for (const c of containers) {
@@ -93,7 +100,17 @@ export const STATUS_ON_CREATE: Record<string, (obj: KObject) => unknown> = {
   namespaces: () => ({ phase: 'Active' }),
   'deployments.apps': () => ({}),
   'replicasets.apps': () => ({ replicas: 0 }),
-  'daemonsets.apps': () => ({ currentNumberScheduled: 0, desiredNumberScheduled: 0, numberMisscheduled: 0, numberReady: 0 }),
+  'daemonsets.apps': () => ({
+    currentNumberScheduled: 0,
+    desiredNumberScheduled: 0,
+    numberMisscheduled: 0,
+    numberReady: 0,
+  }),
   'statefulsets.apps': () => ({ replicas: 0, availableReplicas: 0 }),
-  'poddisruptionbudgets.policy': () => ({ currentHealthy: 0, desiredHealthy: 0, disruptionsAllowed: 0, expectedPods: 0 }),
+  'poddisruptionbudgets.policy': () => ({
+    currentHealthy: 0,
+    desiredHealthy: 0,
+    disruptionsAllowed: 0,
+    expectedPods: 0,
+  }),
 };

@@ -33,13 +33,28 @@ function podGrace(pod: KObject, requested: number | undefined): number {
   return Math.max(0, requested ?? spec.terminationGracePeriodSeconds ?? 30);
 }
 
-export function deleteObject(reg: Registry, resource: string | ResourceInfo, namespace: string | undefined, name: string, opts: DeleteOptions = {}): KObject {
+export function deleteObject(
+  reg: Registry,
+  resource: string | ResourceInfo,
+  namespace: string | undefined,
+  name: string,
+  opts: DeleteOptions = {},
+): KObject {
   const r = reg.resources.resolve(resource);
   const old = reg.get(r, namespace, name);
   const pre = opts.preconditions;
-  if (pre?.uid && pre.uid !== old.metadata.uid) throw errors.conflict(r, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid}`);
+  if (pre?.uid && pre.uid !== old.metadata.uid)
+    throw errors.conflict(
+      r,
+      name,
+      `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid}`,
+    );
   if (pre?.resourceVersion && pre.resourceVersion !== old.metadata.resourceVersion) {
-    throw errors.conflict(r, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`);
+    throw errors.conflict(
+      r,
+      name,
+      `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`,
+    );
   }
   if (r.key === 'namespaces') return deleteNamespace(reg, r, old, opts);
   const policy = opts.propagationPolicy ?? 'Background';
@@ -57,7 +72,8 @@ export function deleteObject(reg: Registry, resource: string | ResourceInfo, nam
     if (m.deletionTimestamp) return old;
     m.deletionTimestamp = toKubeTime(now);
     m.deletionGracePeriodSeconds = 0;
-    if (policy === 'Foreground' && reg.store.dependents(m.uid!).length > 0) m.finalizers = [...(m.finalizers ?? []), FOREGROUND];
+    if (policy === 'Foreground' && reg.store.dependents(m.uid!).length > 0)
+      m.finalizers = [...(m.finalizers ?? []), FOREGROUND];
   }
   if (opts.dryRun) return next;
   if (reg.finished(r, next)) return reg.removeNow(r, old);
@@ -68,7 +84,13 @@ export function deleteObject(reg: Registry, resource: string | ResourceInfo, nam
 }
 
 /** Deletes every object of a collection that matches the list options. */
-export function deleteCollection(reg: Registry, r: ResourceInfo, namespace: string | undefined, items: readonly KObject[], opts: DeleteOptions = {}): KObject[] {
+export function deleteCollection(
+  reg: Registry,
+  r: ResourceInfo,
+  namespace: string | undefined,
+  items: readonly KObject[],
+  opts: DeleteOptions = {},
+): KObject[] {
   return items.map((o) => deleteObject(reg, r, namespace, o.metadata.name!, opts));
 }
 
@@ -105,7 +127,8 @@ function deleteNamespace(reg: Registry, r: ResourceInfo, old: KObject, opts: Del
   const ns = old.metadata.name!;
   for (const res of reg.resources.all) {
     if (!res.namespaced) continue;
-    for (const o of reg.store.list(res.key, { namespace: ns })) deleteQuietly(reg, { resource: res.key, namespace: ns, name: o.metadata.name! }, 'Background');
+    for (const o of reg.store.list(res.key, { namespace: ns }))
+      deleteQuietly(reg, { resource: res.key, namespace: ns, name: o.metadata.name! }, 'Background');
   }
   return finishNamespace(reg, ns) ?? next;
 }

@@ -15,22 +15,41 @@ beforeEach(async () => {
 afterEach(() => server.close());
 
 /** A pod bound to a node, Running and Ready unless told otherwise. */
-function runningPod(name: string, labels: Record<string, string>, ready = true, owner?: { kind: string; name: string; uid: string; apiVersion: string }): void {
+function runningPod(
+  name: string,
+  labels: Record<string, string>,
+  ready = true,
+  owner?: { kind: string; name: string; uid: string; apiVersion: string },
+): void {
   server.api.create('pods', 'default', {
     metadata: { name, labels, ...(owner ? { ownerReferences: [{ ...owner, controller: true }] } : {}) },
     spec: { containers: [{ name: 'c', image: 'pause' }] },
   });
   server.api.bind('default', name, 'node-1');
-  server.api.patch('pods', 'default', name, 'strategic', { status: { phase: 'Running', conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] } }, { subresource: 'status' });
+  server.api.patch(
+    'pods',
+    'default',
+    name,
+    'strategic',
+    { status: { phase: 'Running', conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] } },
+    { subresource: 'status' },
+  );
 }
 
 function pdb(name: string, spec: Record<string, unknown>): void {
   server.api.create('poddisruptionbudgets.policy', 'default', { metadata: { name }, spec });
 }
 
-const evict = (name: string) => core.createNamespacedPodEviction({ namespace: 'default', name, body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: 'default' } } });
+const evict = (name: string) =>
+  core.createNamespacedPodEviction({
+    namespace: 'default',
+    name,
+    body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: 'default' } },
+  });
 
-async function refusal(name: string): Promise<{ code: number; message: string; details?: { causes?: Array<{ reason: string; message: string }> } }> {
+async function refusal(
+  name: string,
+): Promise<{ code: number; message: string; details?: { causes?: Array<{ reason: string; message: string }> } }> {
   try {
     await evict(name);
   } catch (e) {
@@ -52,13 +71,19 @@ describe('eviction', () => {
     const denied = await refusal('b');
     expect(denied.code).toBe(429);
     expect(denied.message).toBe(PDB_VIOLATION_MESSAGE);
-    expect(denied.details?.causes?.[0]).toEqual({ reason: 'DisruptionBudget', message: 'The disruption budget web needs 2 healthy pods and has 2 currently' });
+    expect(denied.details?.causes?.[0]).toEqual({
+      reason: 'DisruptionBudget',
+      message: 'The disruption budget web needs 2 healthy pods and has 2 currently',
+    });
     expect(server.api.get('pods', 'default', 'b').metadata.deletionTimestamp).toBeUndefined();
   });
 
   it('evicts pods no budget covers, and pending pods regardless of their budget', async () => {
     runningPod('free', { app: 'other' });
-    server.api.create('pods', 'default', { metadata: { name: 'pending', labels: { app: 'web' } }, spec: { containers: [] } });
+    server.api.create('pods', 'default', {
+      metadata: { name: 'pending', labels: { app: 'web' } },
+      spec: { containers: [] },
+    });
     pdb('web', { maxUnavailable: 0, selector: { matchLabels: { app: 'web' } } });
     await evict('free');
     await evict('pending');
@@ -83,14 +108,21 @@ describe('eviction', () => {
     await evict('ill');
     pdb('web', { minAvailable: 2, selector: { matchLabels: { app: 'web' } } });
     expect((await refusal('sick')).code).toBe(429);
-    server.api.patch('poddisruptionbudgets.policy', 'default', 'web', 'merge', { spec: { unhealthyPodEvictionPolicy: 'AlwaysAllow' } });
+    server.api.patch('poddisruptionbudgets.policy', 'default', 'web', 'merge', {
+      spec: { unhealthyPodEvictionPolicy: 'AlwaysAllow' },
+    });
     await evict('sick');
     expect(server.api.get('pods', 'default', 'sick').metadata.deletionTimestamp).toBeDefined();
   });
 
   it('counts expected pods from the controller scale for maxUnavailable, and fails safe for bare pods', async () => {
     const rs = server.api.create('replicasets.apps', 'default', {
-      metadata: { name: 'web-rs' }, spec: { replicas: 4, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [] } } },
+      metadata: { name: 'web-rs' },
+      spec: {
+        replicas: 4,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [] } },
+      },
     });
     const owner = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-rs', uid: rs.metadata.uid! };
     for (const n of ['a', 'b', 'c']) runningPod(n, { app: 'web' }, true, owner);

@@ -14,7 +14,8 @@ import type { Registry } from './registry.ts';
 import { isObject, type KObject } from './types.ts';
 
 export const PDB_VIOLATION_MESSAGE = "Cannot evict pod as it would violate the pod's disruption budget.";
-export const MULTIPLE_PDBS_MESSAGE = 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.';
+export const MULTIPLE_PDBS_MESSAGE =
+  'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.';
 
 const success = (): Status => ({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
 
@@ -22,7 +23,8 @@ export function evict(reg: Registry, namespace: string, name: string, body: unkn
   const pod = reg.get('pods', namespace, name);
   if (!isObject(body)) throw errors.badRequest('the body of an eviction must be a policy/v1 Eviction object');
   const meta = isObject(body.metadata) ? body.metadata : {};
-  if (meta.name !== undefined && meta.name !== name) throw errors.badRequest(`name in URL does not match name in Eviction object (${name} vs ${String(meta.name)})`);
+  if (meta.name !== undefined && meta.name !== name)
+    throw errors.badRequest(`name in URL does not match name in Eviction object (${name} vs ${String(meta.name)})`);
   const deleteOptions = (isObject(body.deleteOptions) ? body.deleteOptions : {}) as DeleteOptions;
   const remove = (): Status => {
     deleteObject(reg, 'pods', namespace, name, deleteOptions);
@@ -30,7 +32,8 @@ export function evict(reg: Registry, namespace: string, name: string, body: unkn
   };
 
   const phase = (pod.status as { phase?: string } | undefined)?.phase;
-  if (pod.metadata.deletionTimestamp || phase === 'Succeeded' || phase === 'Failed' || phase === 'Pending') return remove();
+  if (pod.metadata.deletionTimestamp || phase === 'Succeeded' || phase === 'Failed' || phase === 'Pending')
+    return remove();
 
   const budgets = budgetsFor(reg.store, pod);
   if (budgets.length === 0) return remove();
@@ -45,10 +48,12 @@ export function evict(reg: Registry, namespace: string, name: string, body: unkn
     if (status.currentHealthy >= status.desiredHealthy && status.desiredHealthy > 0) return remove();
   }
   if (status.disruptionsAllowed <= 0) {
-    throw errors.tooManyRequests(PDB_VIOLATION_MESSAGE, [{
-      reason: 'DisruptionBudget',
-      message: `The disruption budget ${pdb.metadata.name} needs ${status.desiredHealthy} healthy pods and has ${status.currentHealthy} currently`,
-    }]);
+    throw errors.tooManyRequests(PDB_VIOLATION_MESSAGE, [
+      {
+        reason: 'DisruptionBudget',
+        message: `The disruption budget ${pdb.metadata.name} needs ${status.desiredHealthy} healthy pods and has ${status.currentHealthy} currently`,
+      },
+    ]);
   }
   const next: KObject = structuredClone(pdb);
   next.status = {

@@ -78,7 +78,10 @@ export class Faults {
 
   /** Adds `ms` of wall-clock latency to matching requests (all requests when `match` is omitted). */
   addLatency(ms: number, match: FaultMatch = {}): void {
-    this.latencies.push({ match: { ...match, ...(match.resource ? { resource: this.resolve(match.resource) } : {}) }, ms });
+    this.latencies.push({
+      match: { ...match, ...(match.resource ? { resource: this.resolve(match.resource) } : {}) },
+      ms,
+    });
   }
 
   /** Ends every open watch. With `gone`, each stream first gets an in-stream ERROR 410, forcing a relist. */
@@ -143,8 +146,14 @@ export class RequestLog {
   }
 
   /** Requests matching every given field. */
-  find(match: Partial<Pick<RequestRecord, 'verb' | 'resource' | 'subresource' | 'namespace' | 'name' | 'method' | 'status'>>): RequestRecord[] {
-    return this.entries.filter((e) => Object.entries(match).every(([k, v]) => (e as unknown as Record<string, unknown>)[k] === v));
+  find(
+    match: Partial<
+      Pick<RequestRecord, 'verb' | 'resource' | 'subresource' | 'namespace' | 'name' | 'method' | 'status'>
+    >,
+  ): RequestRecord[] {
+    return this.entries.filter((e) =>
+      Object.entries(match).every(([k, v]) => (e as unknown as Record<string, unknown>)[k] === v),
+    );
   }
 
   clear(): void {

@@ -24,7 +24,11 @@ export const PATCH_TYPES: Readonly<Record<string, PatchType>> = {
   'application/apply-patch+yaml': 'apply',
 };
 
-const BODY_TYPES: Readonly<Record<string, BodyFormat>> = { 'application/json': 'json', 'application/yaml': 'yaml', [PROTOBUF_MEDIA_TYPE]: 'protobuf' };
+const BODY_TYPES: Readonly<Record<string, BodyFormat>> = {
+  'application/json': 'json',
+  'application/yaml': 'yaml',
+  [PROTOBUF_MEDIA_TYPE]: 'protobuf',
+};
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version']);
 
@@ -48,7 +52,8 @@ export class RequestGuard {
   private readonly tokenDigest: Buffer | undefined;
 
   constructor(opts: GuardOptions) {
-    const own = opts.listenHost.includes(':') && !opts.listenHost.startsWith('[') ? `[${opts.listenHost}]` : opts.listenHost;
+    const own =
+      opts.listenHost.includes(':') && !opts.listenHost.startsWith('[') ? `[${opts.listenHost}]` : opts.listenHost;
     this.hosts = new Set([...LOOPBACK_HOSTS, ...(own === '0.0.0.0' || own === '[::]' ? [] : [own.toLowerCase()])]);
     this.tokenDigest = opts.token === undefined ? undefined : digest(opts.token);
   }
@@ -63,7 +68,9 @@ export class RequestGuard {
   private checkHost(host: string | undefined): void {
     const name = (host ?? '').toLowerCase().replace(/:\d+$/, '');
     if (!this.hosts.has(name)) {
-      throw errors.refused(`the simulated API server only answers requests addressed to ${[...this.hosts].join(', ')} (Host: ${JSON.stringify(host ?? '')})`);
+      throw errors.refused(
+        `the simulated API server only answers requests addressed to ${[...this.hosts].join(', ')} (Host: ${JSON.stringify(host ?? '')})`,
+      );
     }
   }
 
@@ -98,6 +105,7 @@ function mediaOf(method: string, header: string | undefined): Admitted {
   }
   const format = BODY_TYPES[type];
   if (format) return { format };
-  if (method === 'POST' || method === 'PUT' || (method === 'DELETE' && type !== '')) throw errors.unsupportedMediaType(type || '(none)', Object.keys(BODY_TYPES));
+  if (method === 'POST' || method === 'PUT' || (method === 'DELETE' && type !== ''))
+    throw errors.unsupportedMediaType(type || '(none)', Object.keys(BODY_TYPES));
   return { format: undefined };
 }

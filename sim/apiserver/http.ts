@@ -9,7 +9,17 @@ import type { Api } from './api.ts';
 import { checkShape, parseBody, readBody, type BodyFormat } from './body.ts';
 import { decodeProtobufBody } from './protobuf.ts';
 import type { DeleteOptions, PropagationPolicy } from './deletion.ts';
-import { apiGroupDoc, apiGroupListDoc, apiVersionsDoc, openApiGroupVersionDoc, openApiRootDoc, resourceListDoc, swaggerDoc, versionDoc, type VersionInfo } from './discovery.ts';
+import {
+  apiGroupDoc,
+  apiGroupListDoc,
+  apiVersionsDoc,
+  openApiGroupVersionDoc,
+  openApiRootDoc,
+  resourceListDoc,
+  swaggerDoc,
+  versionDoc,
+  type VersionInfo,
+} from './discovery.ts';
 import { ApiError, errors } from './errors.ts';
 import type { Faults, RequestInfo, RequestLog, Verb } from './faults.ts';
 import { RequestGuard } from './guard.ts';
@@ -41,7 +51,10 @@ type ResourceRoute = Extract<Route, { kind: 'resource' }>;
 
 /** A request's body, parsed on first use in the format its Content-Type named. */
 class Body {
-  constructor(private readonly raw: Buffer, private readonly format: BodyFormat | undefined) {}
+  constructor(
+    private readonly raw: Buffer,
+    private readonly format: BodyFormat | undefined,
+  ) {}
 
   get empty(): boolean {
     return this.format === 'protobuf' ? this.raw.length === 0 : this.raw.toString('utf8').trim() === '';
@@ -76,15 +89,25 @@ export class HttpFront {
   /** The Prometheus text GET /metrics answers; unset: 404. */
   metrics: (() => Promise<string>) | undefined;
 
-  constructor(private readonly api: Api, private readonly faults: Faults, private readonly log: RequestLog, private readonly opts: HttpOptions) {
-    this.hub = new WatchHub(api.store, () => api.clock.now(), { heartbeatMs: opts.heartbeatMs, maxBufferBytes: opts.watchBufferBytes });
+  constructor(
+    private readonly api: Api,
+    private readonly faults: Faults,
+    private readonly log: RequestLog,
+    private readonly opts: HttpOptions,
+  ) {
+    this.hub = new WatchHub(api.store, () => api.clock.now(), {
+      heartbeatMs: opts.heartbeatMs,
+      maxBufferBytes: opts.watchBufferBytes,
+    });
     this.guard = new RequestGuard({ token: opts.token, listenHost: opts.host });
     faults.dropWatchesHook = (gone) => this.hub.dropAll(gone);
   }
 
   async listen(): Promise<void> {
     const listener: RequestListener = (req, res) => void this.handle(req, res);
-    const server = this.opts.tls ? createTlsServer({ key: this.opts.tls.key, cert: this.opts.tls.cert }, listener) : createServer(listener);
+    const server = this.opts.tls
+      ? createTlsServer({ key: this.opts.tls.key, cert: this.opts.tls.cert }, listener)
+      : createServer(listener);
     server.on(this.opts.tls ? 'secureConnection' : 'connection', (s: Socket) => {
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));
@@ -115,8 +138,13 @@ export class HttpFront {
     const rt = route(this.api.resources, url.pathname);
     const info = requestInfo(rt, method, url.searchParams);
     const rec = {
-      time: this.api.clock.now(), method, path: url.pathname, query: url.search.replace(/^\?/, ''),
-      userAgent: req.headers['user-agent'] ?? '', ...info, status: 0,
+      time: this.api.clock.now(),
+      method,
+      path: url.pathname,
+      query: url.search.replace(/^\?/, ''),
+      userAgent: req.headers['user-agent'] ?? '',
+      ...info,
+      status: 0,
     };
     this.log.add(rec);
     try {
@@ -173,16 +201,27 @@ export class HttpFront {
       send(res, 200, doc);
     };
     switch (rt.kind) {
-      case 'version': return get(versionDoc(this.opts.version));
-      case 'health': res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'); return;
-      case 'api': return get(apiVersionsDoc(new URL(this.url).host));
-      case 'apis': return get(apiGroupListDoc(table));
-      case 'group': return get(apiGroupDoc(table, rt.group));
-      case 'resourceList': return get(resourceListDoc(table, rt.group, rt.version));
-      case 'openapi': return get(openApiRootDoc(table));
-      case 'openapiV2': return get(swaggerDoc(table));
-      case 'metrics': return this.serveMetrics(res);
-      case 'openapiGroupVersion': return get(openApiGroupVersionDoc(table, rt.group, rt.version));
+      case 'version':
+        return get(versionDoc(this.opts.version));
+      case 'health':
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+        return;
+      case 'api':
+        return get(apiVersionsDoc(new URL(this.url).host));
+      case 'apis':
+        return get(apiGroupListDoc(table));
+      case 'group':
+        return get(apiGroupDoc(table, rt.group));
+      case 'resourceList':
+        return get(resourceListDoc(table, rt.group, rt.version));
+      case 'openapi':
+        return get(openApiRootDoc(table));
+      case 'openapiV2':
+        return get(swaggerDoc(table));
+      case 'metrics':
+        return this.serveMetrics(res);
+      case 'openapiGroupVersion':
+        return get(openApiGroupVersionDoc(table, rt.group, rt.version));
       case 'bindings': {
         if (method !== 'POST') throw errors.methodNotAllowed(method, 'bindings');
         const body = call.body.value();
@@ -190,31 +229,47 @@ export class HttpFront {
         this.api.bind(rt.namespace, name, bindingTarget(body));
         return send(res, 201, successStatus(201));
       }
-      case 'notFound': throw errors.pathNotFound(req.url ?? '');
-      case 'resource': return this.resource(rt, call);
+      case 'notFound':
+        throw errors.pathNotFound(req.url ?? '');
+      case 'resource':
+        return this.resource(rt, call);
     }
   }
 
   private resource(rt: ResourceRoute, call: Call): void {
     const { r, sub } = rt;
-    if (sub !== undefined && sub !== 'status' && !r.subresources.includes(sub as never)) throw errors.pathNotFound(call.req.url ?? '');
+    if (sub !== undefined && sub !== 'status' && !r.subresources.includes(sub as never))
+      throw errors.pathNotFound(call.req.url ?? '');
     switch (call.method) {
-      case 'GET': return rt.watch || isTrue(call.q.get('watch')) ? this.watch(rt, call) : this.read(rt, call);
-      case 'POST': return this.post(rt, call);
-      case 'PUT': return this.put(rt, call);
-      case 'PATCH': return this.patch(rt, call);
-      case 'DELETE': return this.remove(rt, call);
-      default: throw errors.methodNotAllowed(call.method, r.key);
+      case 'GET':
+        return rt.watch || isTrue(call.q.get('watch')) ? this.watch(rt, call) : this.read(rt, call);
+      case 'POST':
+        return this.post(rt, call);
+      case 'PUT':
+        return this.put(rt, call);
+      case 'PATCH':
+        return this.patch(rt, call);
+      case 'DELETE':
+        return this.remove(rt, call);
+      default:
+        throw errors.methodNotAllowed(call.method, r.key);
     }
   }
 
   private watch(rt: ResourceRoute, { res, req, q }: Call): void {
     const ns = rt.r.namespaced ? rt.namespace : undefined;
-    if (rt.name !== undefined) q.set('fieldSelector', [q.get('fieldSelector'), `metadata.name=${rt.name}`].filter(Boolean).join(','));
+    if (rt.name !== undefined)
+      q.set('fieldSelector', [q.get('fieldSelector'), `metadata.name=${rt.name}`].filter(Boolean).join(','));
     this.hub.open(rt.r, res, {
       namespace: ns,
-      filter: { namespace: ns, labels: parseLabelSelector(q.get('labelSelector')), fields: parseFieldSelector(q.get('fieldSelector')) },
-      resourceVersion: q.get('resourceVersion') ?? undefined, bookmarks: isTrue(q.get('allowWatchBookmarks')), table: wantsTable(req.headers.accept),
+      filter: {
+        namespace: ns,
+        labels: parseLabelSelector(q.get('labelSelector')),
+        fields: parseFieldSelector(q.get('fieldSelector')),
+      },
+      resourceVersion: q.get('resourceVersion') ?? undefined,
+      bookmarks: isTrue(q.get('allowWatchBookmarks')),
+      table: wantsTable(req.headers.accept),
       timeoutSeconds: q.has('timeoutSeconds') ? Number(q.get('timeoutSeconds')) : undefined,
     });
   }
@@ -226,9 +281,17 @@ export class HttpFront {
     const asTable = wantsTable(req.headers.accept);
     const include = (q.get('includeObject') ?? 'Metadata') as IncludeObject;
     if (name === undefined) {
-      const list = this.api.list(r, ns, { labelSelector: q.get('labelSelector') ?? undefined, fieldSelector: q.get('fieldSelector') ?? undefined });
+      const list = this.api.list(r, ns, {
+        labelSelector: q.get('labelSelector') ?? undefined,
+        fieldSelector: q.get('fieldSelector') ?? undefined,
+      });
       if (asTable) return send(res, 200, toTable(r, list.items, now, list.resourceVersion, include));
-      return send(res, 200, { kind: `${r.kind}List`, apiVersion: r.apiVersion, metadata: { resourceVersion: list.resourceVersion }, items: list.items });
+      return send(res, 200, {
+        kind: `${r.kind}List`,
+        apiVersion: r.apiVersion,
+        metadata: { resourceVersion: list.resourceVersion },
+        items: list.items,
+      });
     }
     if (sub === 'scale') return send(res, 200, getScale(this.api, r, ns ?? '', name));
     if (sub !== undefined && sub !== 'status') throw errors.methodNotAllowed(method, `${r.key}/${sub}`);
@@ -272,18 +335,30 @@ export class HttpFront {
     const ns = r.namespaced ? rt.namespace : undefined;
     const options = deleteOptions(q, body.empty ? {} : body.value());
     if (name === undefined) {
-      const items = this.api.deleteCollection(r, ns, { labelSelector: q.get('labelSelector') ?? undefined, fieldSelector: q.get('fieldSelector') ?? undefined }, options);
-      return send(res, 200, { kind: `${r.kind}List`, apiVersion: r.apiVersion, metadata: { resourceVersion: String(this.api.store.resourceVersion()) }, items });
+      const items = this.api.deleteCollection(
+        r,
+        ns,
+        { labelSelector: q.get('labelSelector') ?? undefined, fieldSelector: q.get('fieldSelector') ?? undefined },
+        options,
+      );
+      return send(res, 200, {
+        kind: `${r.kind}List`,
+        apiVersion: r.apiVersion,
+        metadata: { resourceVersion: String(this.api.store.resourceVersion()) },
+        items,
+      });
     }
     if (sub !== undefined) throw errors.methodNotAllowed(method, `${r.key}/${sub}`);
     return send(res, 200, this.api.delete(r, ns, name, options));
   }
 }
 
-const bindingTarget = (body: unknown): string => (isObject(body) && isObject(body.target) ? String(body.target.name ?? '') : '');
+const bindingTarget = (body: unknown): string =>
+  isObject(body) && isObject(body.target) ? String(body.target.name ?? '') : '';
 
 function requestInfo(rt: Route, method: string, q: URLSearchParams): RequestInfo {
-  if (rt.kind === 'bindings') return { verb: 'create', resource: 'pods', subresource: 'binding', namespace: rt.namespace };
+  if (rt.kind === 'bindings')
+    return { verb: 'create', resource: 'pods', subresource: 'binding', namespace: rt.namespace };
   if (rt.kind !== 'resource') return {};
   let verb: Verb | undefined;
   if (method === 'GET') verb = rt.watch || isTrue(q.get('watch')) ? 'watch' : rt.name === undefined ? 'list' : 'get';
@@ -298,12 +373,16 @@ const isTrue = (v: string | null): boolean => v === 'true' || v === '1';
 
 function writeOptions(q: URLSearchParams, sub: string | undefined): WriteOptions {
   const fv = q.get('fieldValidation');
-  if (fv !== null && fv !== 'Strict' && fv !== 'Warn' && fv !== 'Ignore') throw errors.badRequest(`fieldValidation must be Strict, Warn or Ignore, got "${fv}"`);
+  if (fv !== null && fv !== 'Strict' && fv !== 'Warn' && fv !== 'Ignore')
+    throw errors.badRequest(`fieldValidation must be Strict, Warn or Ignore, got "${fv}"`);
   const dryRun = q.get('dryRun');
   if (dryRun !== null && dryRun !== 'All') throw errors.badRequest(`dryRun must be All, got "${dryRun}"`);
   return {
-    subresource: sub === 'status' ? 'status' : undefined, fieldManager: q.get('fieldManager') ?? undefined,
-    fieldValidation: (fv ?? undefined) as FieldValidation | undefined, dryRun: dryRun === 'All', force: isTrue(q.get('force')),
+    subresource: sub === 'status' ? 'status' : undefined,
+    fieldManager: q.get('fieldManager') ?? undefined,
+    fieldValidation: (fv ?? undefined) as FieldValidation | undefined,
+    dryRun: dryRun === 'All',
+    force: isTrue(q.get('force')),
   };
 }
 
@@ -318,12 +397,21 @@ function deleteOptions(q: URLSearchParams, body: unknown): DeleteOptions {
   if (gracePeriodSeconds !== undefined && !(Number.isInteger(gracePeriodSeconds) && gracePeriodSeconds >= 0)) {
     throw errors.badRequest(`gracePeriodSeconds must be a non-negative integer, got "${String(gracePeriodSeconds)}"`);
   }
-  return { gracePeriodSeconds, propagationPolicy: policy as PropagationPolicy | undefined, preconditions: b.preconditions, dryRun: q.get('dryRun') === 'All' || (b as { dryRun?: string[] }).dryRun?.includes('All') };
+  return {
+    gracePeriodSeconds,
+    propagationPolicy: policy as PropagationPolicy | undefined,
+    preconditions: b.preconditions,
+    dryRun: q.get('dryRun') === 'All' || (b as { dryRun?: string[] }).dryRun?.includes('All'),
+  };
 }
 
 function send(res: ServerResponse, code: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(code, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-cache, private' });
+  res.writeHead(code, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-cache, private',
+  });
   res.end(text);
 }
 

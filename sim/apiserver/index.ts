@@ -84,13 +84,25 @@ export const DEFAULT_WATCH_BUFFER_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
 /** Store and Api without HTTP, for in-process use. */
-export function createApi(opts: Pick<ApiServerOptions, 'clock' | 'eventWindow' | 'seed' | 'extraResources' | 'unservedGroups' | 'namespaces' | 'onError'>): Api {
+export function createApi(
+  opts: Pick<
+    ApiServerOptions,
+    'clock' | 'eventWindow' | 'seed' | 'extraResources' | 'unservedGroups' | 'namespaces' | 'onError'
+  >,
+): Api {
   const onError = opts.onError ?? ((err: unknown) => console.error('sim apiserver:', err));
   const unserved = new Set(opts.unservedGroups ?? []);
-  const resources = new ResourceTable([...BUILTIN_RESOURCES.filter((r) => !unserved.has(r.group)), ...(opts.extraResources ?? [])]);
-  const store = new Store({ ...(opts.eventWindow !== undefined ? { eventWindow: opts.eventWindow } : {}), onListenerError: onError });
+  const resources = new ResourceTable([
+    ...BUILTIN_RESOURCES.filter((r) => !unserved.has(r.group)),
+    ...(opts.extraResources ?? []),
+  ]);
+  const store = new Store({
+    ...(opts.eventWindow !== undefined ? { eventWindow: opts.eventWindow } : {}),
+    onListenerError: onError,
+  });
   const api = new Api({ clock: opts.clock, resources, store, random: seededRandom(opts.seed ?? 1) });
-  for (const ns of opts.namespaces ?? DEFAULT_NAMESPACES) api.create('namespaces', undefined, { metadata: { name: ns } });
+  for (const ns of opts.namespaces ?? DEFAULT_NAMESPACES)
+    api.create('namespaces', undefined, { metadata: { name: ns } });
   return api;
 }
 
@@ -99,17 +111,30 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
   const api = createApi({ ...opts, onError });
   const faults = new Faults((name) => api.resources.resolve(name).key);
   const requests = new RequestLog();
-  const token = opts.token === false ? undefined : opts.token ?? randomBytes(32).toString('base64url');
+  const token = opts.token === false ? undefined : (opts.token ?? randomBytes(32).toString('base64url'));
   const host = opts.host ?? '127.0.0.1';
   const tls = opts.tls ? selfSignedCert(host) : undefined;
   const front = new HttpFront(api, faults, requests, {
-    host, port: opts.port ?? 0, heartbeatMs: opts.heartbeatMs ?? 10_000,
-    version: opts.version ?? { major: '1', minor: '32' }, onError, token,
-    maxBodyBytes: opts.maxBodyBytes ?? MAX_BODY_BYTES, watchBufferBytes: opts.watchBufferBytes ?? DEFAULT_WATCH_BUFFER_BYTES, tls,
+    host,
+    port: opts.port ?? 0,
+    heartbeatMs: opts.heartbeatMs ?? 10_000,
+    version: opts.version ?? { major: '1', minor: '32' },
+    onError,
+    token,
+    maxBodyBytes: opts.maxBodyBytes ?? MAX_BODY_BYTES,
+    watchBufferBytes: opts.watchBufferBytes ?? DEFAULT_WATCH_BUFFER_BYTES,
+    tls,
   });
   await front.listen();
   return {
-    url: front.url, token, ca: tls?.cert, store: api.store, api, resources: api.resources, faults, requests,
+    url: front.url,
+    token,
+    ca: tls?.cert,
+    store: api.store,
+    api,
+    resources: api.resources,
+    faults,
+    requests,
     addValidator: (resource, fn) => api.addValidator(resource, fn),
     openWatches: () => front.hub.count(),
     droppedWatches: () => front.hub.dropped,
@@ -131,4 +156,11 @@ export type { AdmissionRequest, FieldValidation, ListOptions, PatchType, Validat
 export { BUILTIN_RESOURCES, resource, ResourceTable, type ResourceInfo } from './resources.ts';
 export { matchesLabelSelector, parseLabelSelector, type LabelSelectorObject } from './selectors.ts';
 export type { ListFilter, ObjectRef, Store } from './store.ts';
-export { draft, type FieldError, type KObject, type ObjectMeta, type OwnerReference, type StoreEvent } from './types.ts';
+export {
+  draft,
+  type FieldError,
+  type KObject,
+  type ObjectMeta,
+  type OwnerReference,
+  type StoreEvent,
+} from './types.ts';

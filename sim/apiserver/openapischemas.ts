@@ -12,13 +12,19 @@ type Model = { getAttributeTypeMap(): Attr[] };
 
 const models = k8s as unknown as Record<string, Model | undefined>;
 const PRIMITIVES: Readonly<Record<string, JsonObject>> = {
-  string: { type: 'string' }, number: { type: 'number' }, boolean: { type: 'boolean' }, Date: { type: 'string', format: 'date-time' },
-  any: {}, object: { type: 'object' }, 'IntOrString': { 'x-kubernetes-int-or-string': true },
+  string: { type: 'string' },
+  number: { type: 'number' },
+  boolean: { type: 'boolean' },
+  Date: { type: 'string', format: 'date-time' },
+  any: {},
+  object: { type: 'object' },
+  IntOrString: { 'x-kubernetes-int-or-string': true },
 };
 
 /** The client-node model of a built-in kind (V1Pod, EventsV1Event, ...). */
 function modelName(group: string, kind: string): string | undefined {
-  const candidates = group === 'events.k8s.io' ? [`EventsV1${kind}`] : kind === 'Event' ? ['CoreV1Event'] : [`V1${kind}`];
+  const candidates =
+    group === 'events.k8s.io' ? [`EventsV1${kind}`] : kind === 'Event' ? ['CoreV1Event'] : [`V1${kind}`];
   return candidates.find((n) => typeof models[n]?.getAttributeTypeMap === 'function');
 }
 
@@ -48,7 +54,9 @@ class ModelSchemas {
   }
 }
 
-const gvk = (group: string, version: string, kind: string): JsonObject => ({ 'x-kubernetes-group-version-kind': [{ group, version, kind }] });
+const gvk = (group: string, version: string, kind: string): JsonObject => ({
+  'x-kubernetes-group-version-kind': [{ group, version, kind }],
+});
 
 /** Every schema, by name (`io.k8s.V1Pod`, `sh.karpenter.v1.NodePool`, ...); a kind's own schema carries its GVK. */
 export function openApiSchemas(table: ResourceTable): Record<string, JsonObject> {
@@ -58,7 +66,10 @@ export function openApiSchemas(table: ResourceTable): Record<string, JsonObject>
     const crd = renderCrd(def) as { spec: { versions: Array<{ schema: { openAPIV3Schema: JsonObject } }> } };
     const schema = structuredClone(crd.spec.versions[0]!.schema.openAPIV3Schema);
     (schema['properties'] as JsonObject)['metadata'] = m.ref('V1ObjectMeta');
-    out[`${def.group.split('.').reverse().join('.')}.${def.version}.${def.kind}`] = { ...schema, ...gvk(def.group, def.version, def.kind) };
+    out[`${def.group.split('.').reverse().join('.')}.${def.version}.${def.kind}`] = {
+      ...schema,
+      ...gvk(def.group, def.version, def.kind),
+    };
   }
   const crdGroups = new Set(CRDS.map((d) => d.group));
   for (const r of table.all) {
@@ -67,7 +78,11 @@ export function openApiSchemas(table: ResourceTable): Record<string, JsonObject>
     const name = model ? `io.k8s.${model}` : `io.k8s.${r.group || 'core'}.${r.version}.${r.kind}`;
     if (model) m.ref(model);
     else m.out[name] = { type: 'object' };
-    m.out[name] = { ...m.out[name], description: `${r.kind} (${r.group || 'core'}/${r.version})`, ...gvk(r.group, r.version, r.kind) };
+    m.out[name] = {
+      ...m.out[name],
+      description: `${r.kind} (${r.group || 'core'}/${r.version})`,
+      ...gvk(r.group, r.version, r.kind),
+    };
   }
   return { ...m.out, ...out };
 }

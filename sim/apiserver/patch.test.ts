@@ -28,7 +28,9 @@ describe('JSON patch (RFC 6902)', () => {
   });
 
   it('answers 422 for a failed test or a missing path, 400 for a malformed patch', () => {
-    expect(() => jsonPatch(doc, [{ op: 'test', path: '/spec/n', value: 2 }])).toThrow(expect.objectContaining({ code: 422 }));
+    expect(() => jsonPatch(doc, [{ op: 'test', path: '/spec/n', value: 2 }])).toThrow(
+      expect.objectContaining({ code: 422 }),
+    );
     expect(() => jsonPatch(doc, [{ op: 'remove', path: '/spec/zz' }])).toThrow(expect.objectContaining({ code: 422 }));
     expect(() => jsonPatch(doc, { op: 'add' })).toThrow(expect.objectContaining({ code: 400 }));
     expect(() => jsonPatch(doc, [{ op: 'frobnicate', path: '/spec' }])).toThrow(expect.objectContaining({ code: 400 }));
@@ -39,10 +41,18 @@ describe('strategic merge patch', () => {
   const pod = {
     metadata: { finalizers: ['a'] },
     spec: {
-      containers: [{ name: 'app', image: 'v1', env: [{ name: 'X', value: '1' }] }, { name: 'side', image: 's1' }],
+      containers: [
+        { name: 'app', image: 'v1', env: [{ name: 'X', value: '1' }] },
+        { name: 'side', image: 's1' },
+      ],
       tolerations: [{ key: 't1', operator: 'Exists' }],
     },
-    status: { conditions: [{ type: 'Ready', status: 'False' }, { type: 'PodScheduled', status: 'True' }] },
+    status: {
+      conditions: [
+        { type: 'Ready', status: 'False' },
+        { type: 'PodScheduled', status: 'True' },
+      ],
+    },
   };
 
   it('merges containers by name and conditions by type, replaces other lists', () => {
@@ -50,9 +60,15 @@ describe('strategic merge patch', () => {
       spec: { containers: [{ name: 'app', image: 'v2' }], tolerations: [{ key: 't2', operator: 'Exists' }] },
       status: { conditions: [{ type: 'Ready', status: 'True' }] },
     }) as typeof pod;
-    expect(out.spec.containers).toEqual([{ name: 'app', image: 'v2', env: [{ name: 'X', value: '1' }] }, { name: 'side', image: 's1' }]);
+    expect(out.spec.containers).toEqual([
+      { name: 'app', image: 'v2', env: [{ name: 'X', value: '1' }] },
+      { name: 'side', image: 's1' },
+    ]);
     expect(out.spec.tolerations).toEqual([{ key: 't2', operator: 'Exists' }]);
-    expect(out.status.conditions).toEqual([{ type: 'Ready', status: 'True' }, { type: 'PodScheduled', status: 'True' }]);
+    expect(out.status.conditions).toEqual([
+      { type: 'Ready', status: 'True' },
+      { type: 'PodScheduled', status: 'True' },
+    ]);
   });
 
   it('understands $patch: delete, $deleteFromPrimitiveList, $setElementOrder and set-merges finalizers', () => {
@@ -75,15 +91,29 @@ describe('server-side apply', () => {
     expect(created).toEqual(first);
     const live = { ...created, metadata: { labels: { a: '1', b: '2', other: 'kept' } } };
     const second = { metadata: { labels: { a: '1' } }, spec: { replicas: 3 } };
-    const out = serverSideApply(live, second, first, true) as { metadata: { labels: Record<string, string> }; spec: Record<string, unknown> };
+    const out = serverSideApply(live, second, first, true) as {
+      metadata: { labels: Record<string, string> };
+      spec: Record<string, unknown>;
+    };
     expect(out.metadata.labels).toEqual({ a: '1', other: 'kept' });
     expect(out.spec).toEqual({ replicas: 3 });
   });
 
   it('merges keyed lists of core types and replaces lists of custom resources', () => {
-    const live = { spec: { containers: [{ name: 'a', image: '1' }, { name: 'b', image: '1' }] } };
+    const live = {
+      spec: {
+        containers: [
+          { name: 'a', image: '1' },
+          { name: 'b', image: '1' },
+        ],
+      },
+    };
     const applied = { spec: { containers: [{ name: 'a', image: '2' }] } };
-    expect((serverSideApply(live, applied, undefined, true).spec as { containers: unknown[] }).containers).toHaveLength(2);
-    expect((serverSideApply(live, applied, undefined, false).spec as { containers: unknown[] }).containers).toEqual([{ name: 'a', image: '2' }]);
+    expect((serverSideApply(live, applied, undefined, true).spec as { containers: unknown[] }).containers).toHaveLength(
+      2,
+    );
+    expect((serverSideApply(live, applied, undefined, false).spec as { containers: unknown[] }).containers).toEqual([
+      { name: 'a', image: '2' },
+    ]);
   });
 });

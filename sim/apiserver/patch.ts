@@ -25,9 +25,17 @@ interface Op {
 }
 
 function parsePointer(p: unknown, what: string): string[] {
-  if (typeof p !== 'string' || (p !== '' && !p.startsWith('/'))) throw errors.badRequest(`json patch: ${what} "${String(p)}" is not a JSON pointer`);
-  const tokens = p === '' ? [] : p.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (tokens.includes(FORBIDDEN_KEY)) throw errors.badRequest(`json patch: ${what} "${p}" goes through "${FORBIDDEN_KEY}", which is not accepted`);
+  if (typeof p !== 'string' || (p !== '' && !p.startsWith('/')))
+    throw errors.badRequest(`json patch: ${what} "${String(p)}" is not a JSON pointer`);
+  const tokens =
+    p === ''
+      ? []
+      : p
+          .slice(1)
+          .split('/')
+          .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (tokens.includes(FORBIDDEN_KEY))
+    throw errors.badRequest(`json patch: ${what} "${p}" goes through "${FORBIDDEN_KEY}", which is not accepted`);
   return tokens;
 }
 
@@ -46,7 +54,8 @@ function arrayIndex(arr: unknown[], t: string, path: string, forAdd: boolean): n
   if (forAdd && t === '-') return arr.length;
   if (!/^(0|[1-9]\d*)$/.test(t)) throw unprocessable(`json patch: "${t}" in "${path}" is not an array index`);
   const i = Number(t);
-  if (i > arr.length || (!forAdd && i === arr.length)) throw unprocessable(`json patch: index ${i} in "${path}" is out of range`);
+  if (i > arr.length || (!forAdd && i === arr.length))
+    throw unprocessable(`json patch: index ${i} in "${path}" is out of range`);
   return i;
 }
 
@@ -85,8 +94,12 @@ export function jsonPatch(target: unknown, ops: unknown): unknown {
     const op = raw as unknown as Op;
     const tokens = parsePointer(op.path, 'path');
     switch (op.op) {
-      case 'add': doc = add(doc, tokens, structuredClone(op.value), op.path); break;
-      case 'remove': doc = remove(doc, tokens, op.path); break;
+      case 'add':
+        doc = add(doc, tokens, structuredClone(op.value), op.path);
+        break;
+      case 'remove':
+        doc = remove(doc, tokens, op.path);
+        break;
       case 'replace':
         if (tokens.length === 0) doc = structuredClone(op.value);
         else doc = add(remove(doc, tokens, op.path), tokens, structuredClone(op.value), op.path);
@@ -103,7 +116,8 @@ export function jsonPatch(target: unknown, ops: unknown): unknown {
         break;
       }
       case 'test':
-        if (!jsonEqual(get(doc, tokens, op.path), op.value)) throw unprocessable(`json patch: test operation for path "${op.path}" failed`);
+        if (!jsonEqual(get(doc, tokens, op.path), op.value))
+          throw unprocessable(`json patch: test operation for path "${op.path}" failed`);
         break;
       default:
         throw errors.badRequest(`json patch: unknown operation "${op.op}" at index ${i}`);

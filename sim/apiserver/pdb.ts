@@ -38,19 +38,23 @@ export const DISRUPTED_POD_TIMEOUT_MS = 2 * 60 * 1000;
 export const pdbSpec = (pdb: KObject): PdbSpec => (pdb.spec ?? {}) as PdbSpec;
 
 export function isPodReady(pod: KObject): boolean {
-  const conditions = ((pod.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions) ?? [];
+  const conditions =
+    (pod.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? [];
   return conditions.some((c) => c.type === 'Ready' && c.status === 'True');
 }
 
 /** Pods in the budget's namespace that its selector matches (in policy/v1 an empty selector matches all). */
 export function podsOf(store: Store, pdb: KObject): KObject[] {
   const sel = pdbSpec(pdb).selector;
-  return store.list('pods', { namespace: pdb.metadata.namespace ?? '' }).filter((p) => matchesLabelSelector(sel, p.metadata.labels));
+  return store
+    .list('pods', { namespace: pdb.metadata.namespace ?? '' })
+    .filter((p) => matchesLabelSelector(sel, p.metadata.labels));
 }
 
 /** Budgets whose selector matches the pod. */
 export function budgetsFor(store: Store, pod: KObject): KObject[] {
-  return store.list('poddisruptionbudgets.policy', { namespace: pod.metadata.namespace ?? '' })
+  return store
+    .list('poddisruptionbudgets.policy', { namespace: pod.metadata.namespace ?? '' })
     .filter((b) => matchesLabelSelector(pdbSpec(b).selector, pod.metadata.labels));
 }
 
@@ -69,14 +73,15 @@ function controllerScale(store: Store, pod: KObject): { uid: string; replicas: n
   if (!ref) return undefined;
   const owner = store.getByUid(ref.uid);
   if (!owner) return undefined;
-  const replicasOf = (o: KObject): number => ((o.spec as { replicas?: number } | undefined)?.replicas ?? 1);
+  const replicasOf = (o: KObject): number => (o.spec as { replicas?: number } | undefined)?.replicas ?? 1;
   if (owner.resource === 'replicasets.apps') {
     const dref = owner.object.metadata.ownerReferences?.find((o) => o.controller && o.kind === 'Deployment');
     const dep = dref && store.getByUid(dref.uid);
     if (dep) return { uid: dref.uid, replicas: replicasOf(dep.object) };
     return { uid: ref.uid, replicas: replicasOf(owner.object) };
   }
-  if (owner.resource === 'statefulsets.apps' || owner.resource === 'deployments.apps') return { uid: ref.uid, replicas: replicasOf(owner.object) };
+  if (owner.resource === 'statefulsets.apps' || owner.resource === 'deployments.apps')
+    return { uid: ref.uid, replicas: replicasOf(owner.object) };
   return undefined;
 }
 
@@ -84,13 +89,15 @@ function controllerScale(store: Store, pod: KObject): { uid: string; replicas: n
 export function computePdbStatus(store: Store, pdb: KObject, now: number): PdbStatus {
   const spec = pdbSpec(pdb);
   const pods = podsOf(store, pdb);
-  const prior = ((pdb.status as { disruptedPods?: Record<string, string> } | undefined)?.disruptedPods) ?? {};
+  const prior = (pdb.status as { disruptedPods?: Record<string, string> } | undefined)?.disruptedPods ?? {};
   const disrupted: Record<string, string> = {};
   for (const [name, at] of Object.entries(prior)) {
     const pod = pods.find((p) => p.metadata.name === name);
     if (pod && !pod.metadata.deletionTimestamp && Date.parse(at) + DISRUPTED_POD_TIMEOUT_MS > now) disrupted[name] = at;
   }
-  const currentHealthy = pods.filter((p) => !p.metadata.deletionTimestamp && !(p.metadata.name! in disrupted) && isPodReady(p)).length;
+  const currentHealthy = pods.filter(
+    (p) => !p.metadata.deletionTimestamp && !(p.metadata.name! in disrupted) && isPodReady(p),
+  ).length;
   let expectedPods = pods.length;
   let desiredHealthy = 0;
   let failSafe = false;
@@ -102,24 +109,36 @@ export function computePdbStatus(store: Store, pdb: KObject, now: number): PdbSt
       else controllers.set(c.uid, c.replicas);
     }
     expectedPods = [...controllers.values()].reduce((a, b) => a + b, 0);
-    desiredHealthy = spec.maxUnavailable !== undefined
-      ? Math.max(0, expectedPods - scaled(spec.maxUnavailable, expectedPods))
-      : scaled(spec.minAvailable!, expectedPods);
+    desiredHealthy =
+      spec.maxUnavailable !== undefined
+        ? Math.max(0, expectedPods - scaled(spec.maxUnavailable, expectedPods))
+        : scaled(spec.minAvailable!, expectedPods);
   } else if (spec.minAvailable !== undefined) {
     desiredHealthy = spec.minAvailable;
   }
   const disruptionsAllowed = failSafe ? 0 : Math.max(0, currentHealthy - desiredHealthy);
   const status: PdbStatus = {
-    observedGeneration: pdb.metadata.generation ?? 1, currentHealthy, desiredHealthy, disruptionsAllowed, expectedPods,
+    observedGeneration: pdb.metadata.generation ?? 1,
+    currentHealthy,
+    desiredHealthy,
+    disruptionsAllowed,
+    expectedPods,
   };
   if (Object.keys(disrupted).length) status.disruptedPods = disrupted;
   const allowed = disruptionsAllowed > 0;
-  const prevCond = ((pdb.status as { conditions?: Array<Record<string, unknown>> } | undefined)?.conditions ?? []).find((c) => c.type === 'DisruptionAllowed');
+  const prevCond = ((pdb.status as { conditions?: Array<Record<string, unknown>> } | undefined)?.conditions ?? []).find(
+    (c) => c.type === 'DisruptionAllowed',
+  );
   const condStatus = allowed ? 'True' : 'False';
-  status.conditions = [{
-    type: 'DisruptionAllowed', status: condStatus, reason: failSafe ? 'SyncFailed' : allowed ? 'SufficientPods' : 'InsufficientPods', message: '',
-    observedGeneration: status.observedGeneration,
-    lastTransitionTime: prevCond && prevCond.status === condStatus ? prevCond.lastTransitionTime : toKubeTime(now),
-  }];
+  status.conditions = [
+    {
+      type: 'DisruptionAllowed',
+      status: condStatus,
+      reason: failSafe ? 'SyncFailed' : allowed ? 'SufficientPods' : 'InsufficientPods',
+      message: '',
+      observedGeneration: status.observedGeneration,
+      lastTransitionTime: prevCond && prevCond.status === condStatus ? prevCond.lastTransitionTime : toKubeTime(now),
+    },
+  ];
   return status;
 }

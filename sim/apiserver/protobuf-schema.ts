@@ -5,129 +5,206 @@
 // that its zero value is a value, ^ an embedded message whose fields JSON writes inline). Facts about the
 // wire format only.
 export const PROTOBUF_MESSAGES: Readonly<Record<string, string>> = {
-  'k8s.io.api.apps.v1.DaemonSet': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.apps.v1.DaemonSetSpec|status 3 k8s.io.api.apps.v1.DaemonSetStatus',
-  'k8s.io.api.apps.v1.DaemonSetCondition': 'type 1 string|status 2 string|lastTransitionTime 3 k8s.io.apimachinery.pkg.apis.meta.v1.Time|reason 4 string|message 5 string',
-  'k8s.io.api.apps.v1.DaemonSetSpec': 'selector 1 k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector|template 2 k8s.io.api.core.v1.PodTemplateSpec|updateStrategy 3 k8s.io.api.apps.v1.DaemonSetUpdateStrategy|minReadySeconds 4 int32|revisionHistoryLimit 6 int32?',
-  'k8s.io.api.apps.v1.DaemonSetStatus': 'currentNumberScheduled 1 int32|numberMisscheduled 2 int32|desiredNumberScheduled 3 int32|numberReady 4 int32|observedGeneration 5 int64|updatedNumberScheduled 6 int32|numberAvailable 7 int32|numberUnavailable 8 int32|collisionCount 9 int32?|conditions 10 k8s.io.api.apps.v1.DaemonSetCondition*',
-  'k8s.io.api.apps.v1.DaemonSetUpdateStrategy': 'type 1 string|rollingUpdate 2 k8s.io.api.apps.v1.RollingUpdateDaemonSet',
-  'k8s.io.api.apps.v1.Deployment': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.apps.v1.DeploymentSpec|status 3 k8s.io.api.apps.v1.DeploymentStatus',
-  'k8s.io.api.apps.v1.DeploymentCondition': 'type 1 string|status 2 string|lastUpdateTime 6 k8s.io.apimachinery.pkg.apis.meta.v1.Time|lastTransitionTime 7 k8s.io.apimachinery.pkg.apis.meta.v1.Time|reason 4 string|message 5 string',
-  'k8s.io.api.apps.v1.DeploymentSpec': 'replicas 1 int32?|selector 2 k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector|template 3 k8s.io.api.core.v1.PodTemplateSpec|strategy 4 k8s.io.api.apps.v1.DeploymentStrategy|minReadySeconds 5 int32|revisionHistoryLimit 6 int32?|paused 7 bool|progressDeadlineSeconds 9 int32?',
-  'k8s.io.api.apps.v1.DeploymentStatus': 'observedGeneration 1 int64|replicas 2 int32|updatedReplicas 3 int32|readyReplicas 7 int32|availableReplicas 4 int32|unavailableReplicas 5 int32|terminatingReplicas 9 int32?|conditions 6 k8s.io.api.apps.v1.DeploymentCondition*|collisionCount 8 int32?',
+  'k8s.io.api.apps.v1.DaemonSet':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.apps.v1.DaemonSetSpec|status 3 k8s.io.api.apps.v1.DaemonSetStatus',
+  'k8s.io.api.apps.v1.DaemonSetCondition':
+    'type 1 string|status 2 string|lastTransitionTime 3 k8s.io.apimachinery.pkg.apis.meta.v1.Time|reason 4 string|message 5 string',
+  'k8s.io.api.apps.v1.DaemonSetSpec':
+    'selector 1 k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector|template 2 k8s.io.api.core.v1.PodTemplateSpec|updateStrategy 3 k8s.io.api.apps.v1.DaemonSetUpdateStrategy|minReadySeconds 4 int32|revisionHistoryLimit 6 int32?',
+  'k8s.io.api.apps.v1.DaemonSetStatus':
+    'currentNumberScheduled 1 int32|numberMisscheduled 2 int32|desiredNumberScheduled 3 int32|numberReady 4 int32|observedGeneration 5 int64|updatedNumberScheduled 6 int32|numberAvailable 7 int32|numberUnavailable 8 int32|collisionCount 9 int32?|conditions 10 k8s.io.api.apps.v1.DaemonSetCondition*',
+  'k8s.io.api.apps.v1.DaemonSetUpdateStrategy':
+    'type 1 string|rollingUpdate 2 k8s.io.api.apps.v1.RollingUpdateDaemonSet',
+  'k8s.io.api.apps.v1.Deployment':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.apps.v1.DeploymentSpec|status 3 k8s.io.api.apps.v1.DeploymentStatus',
+  'k8s.io.api.apps.v1.DeploymentCondition':
+    'type 1 string|status 2 string|lastUpdateTime 6 k8s.io.apimachinery.pkg.apis.meta.v1.Time|lastTransitionTime 7 k8s.io.apimachinery.pkg.apis.meta.v1.Time|reason 4 string|message 5 string',
+  'k8s.io.api.apps.v1.DeploymentSpec':
+    'replicas 1 int32?|selector 2 k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector|template 3 k8s.io.api.core.v1.PodTemplateSpec|strategy 4 k8s.io.api.apps.v1.DeploymentStrategy|minReadySeconds 5 int32|revisionHistoryLimit 6 int32?|paused 7 bool|progressDeadlineSeconds 9 int32?',
+  'k8s.io.api.apps.v1.DeploymentStatus':
+    'observedGeneration 1 int64|replicas 2 int32|updatedReplicas 3 int32|readyReplicas 7 int32|availableReplicas 4 int32|unavailableReplicas 5 int32|terminatingReplicas 9 int32?|conditions 6 k8s.io.api.apps.v1.DeploymentCondition*|collisionCount 8 int32?',
   'k8s.io.api.apps.v1.DeploymentStrategy': 'type 1 string|rollingUpdate 2 k8s.io.api.apps.v1.RollingUpdateDeployment',
-  'k8s.io.api.apps.v1.ReplicaSet': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.apps.v1.ReplicaSetSpec|status 3 k8s.io.api.apps.v1.ReplicaSetStatus',
-  'k8s.io.api.apps.v1.ReplicaSetCondition': 'type 1 string|status 2 string|lastTransitionTime 3 k8s.io.apimachinery.pkg.apis.meta.v1.Time|reason 4 string|message 5 string',
-  'k8s.io.api.apps.v1.ReplicaSetSpec': 'replicas 1 int32?|minReadySeconds 4 int32|selector 2 k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector|template 3 k8s.io.api.core.v1.PodTemplateSpec',
-  'k8s.io.api.apps.v1.ReplicaSetStatus': 'replicas 1 int32|fullyLabeledReplicas 2 int32|readyReplicas 4 int32|availableReplicas 5 int32|terminatingReplicas 7 int32?|observedGeneration 3 int64|conditions 6 k8s.io.api.apps.v1.ReplicaSetCondition*',
-  'k8s.io.api.apps.v1.RollingUpdateDaemonSet': 'maxUnavailable 1 k8s.io.apimachinery.pkg.util.intstr.IntOrString|maxSurge 2 k8s.io.apimachinery.pkg.util.intstr.IntOrString',
-  'k8s.io.api.apps.v1.RollingUpdateDeployment': 'maxUnavailable 1 k8s.io.apimachinery.pkg.util.intstr.IntOrString|maxSurge 2 k8s.io.apimachinery.pkg.util.intstr.IntOrString',
-  'k8s.io.api.apps.v1.RollingUpdateStatefulSetStrategy': 'partition 1 int32?|maxUnavailable 2 k8s.io.apimachinery.pkg.util.intstr.IntOrString',
-  'k8s.io.api.apps.v1.StatefulSet': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.apps.v1.StatefulSetSpec|status 3 k8s.io.api.apps.v1.StatefulSetStatus',
-  'k8s.io.api.apps.v1.StatefulSetCondition': 'type 1 string|status 2 string|lastTransitionTime 3 k8s.io.apimachinery.pkg.apis.meta.v1.Time|reason 4 string|message 5 string',
+  'k8s.io.api.apps.v1.ReplicaSet':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.apps.v1.ReplicaSetSpec|status 3 k8s.io.api.apps.v1.ReplicaSetStatus',
+  'k8s.io.api.apps.v1.ReplicaSetCondition':
+    'type 1 string|status 2 string|lastTransitionTime 3 k8s.io.apimachinery.pkg.apis.meta.v1.Time|reason 4 string|message 5 string',
+  'k8s.io.api.apps.v1.ReplicaSetSpec':
+    'replicas 1 int32?|minReadySeconds 4 int32|selector 2 k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector|template 3 k8s.io.api.core.v1.PodTemplateSpec',
+  'k8s.io.api.apps.v1.ReplicaSetStatus':
+    'replicas 1 int32|fullyLabeledReplicas 2 int32|readyReplicas 4 int32|availableReplicas 5 int32|terminatingReplicas 7 int32?|observedGeneration 3 int64|conditions 6 k8s.io.api.apps.v1.ReplicaSetCondition*',
+  'k8s.io.api.apps.v1.RollingUpdateDaemonSet':
+    'maxUnavailable 1 k8s.io.apimachinery.pkg.util.intstr.IntOrString|maxSurge 2 k8s.io.apimachinery.pkg.util.intstr.IntOrString',
+  'k8s.io.api.apps.v1.RollingUpdateDeployment':
+    'maxUnavailable 1 k8s.io.apimachinery.pkg.util.intstr.IntOrString|maxSurge 2 k8s.io.apimachinery.pkg.util.intstr.IntOrString',
+  'k8s.io.api.apps.v1.RollingUpdateStatefulSetStrategy':
+    'partition 1 int32?|maxUnavailable 2 k8s.io.apimachinery.pkg.util.intstr.IntOrString',
+  'k8s.io.api.apps.v1.StatefulSet':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.apps.v1.StatefulSetSpec|status 3 k8s.io.api.apps.v1.StatefulSetStatus',
+  'k8s.io.api.apps.v1.StatefulSetCondition':
+    'type 1 string|status 2 string|lastTransitionTime 3 k8s.io.apimachinery.pkg.apis.meta.v1.Time|reason 4 string|message 5 string',
   'k8s.io.api.apps.v1.StatefulSetOrdinals': 'start 1 int32',
   'k8s.io.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy': 'whenDeleted 1 string|whenScaled 2 string',
-  'k8s.io.api.apps.v1.StatefulSetSpec': 'replicas 1 int32?|selector 2 k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector|template 3 k8s.io.api.core.v1.PodTemplateSpec|volumeClaimTemplates 4 k8s.io.api.core.v1.PersistentVolumeClaim*|serviceName 5 string|podManagementPolicy 6 string|updateStrategy 7 k8s.io.api.apps.v1.StatefulSetUpdateStrategy|revisionHistoryLimit 8 int32?|minReadySeconds 9 int32|persistentVolumeClaimRetentionPolicy 10 k8s.io.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy|ordinals 11 k8s.io.api.apps.v1.StatefulSetOrdinals',
-  'k8s.io.api.apps.v1.StatefulSetStatus': 'observedGeneration 1 int64|replicas 2 int32|readyReplicas 3 int32|currentReplicas 4 int32|updatedReplicas 5 int32|currentRevision 6 string|updateRevision 7 string|collisionCount 9 int32?|conditions 10 k8s.io.api.apps.v1.StatefulSetCondition*|availableReplicas 11 int32',
-  'k8s.io.api.apps.v1.StatefulSetUpdateStrategy': 'type 1 string|rollingUpdate 2 k8s.io.api.apps.v1.RollingUpdateStatefulSetStrategy',
-  'k8s.io.api.autoscaling.v1.Scale': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.autoscaling.v1.ScaleSpec|status 3 k8s.io.api.autoscaling.v1.ScaleStatus',
+  'k8s.io.api.apps.v1.StatefulSetSpec':
+    'replicas 1 int32?|selector 2 k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector|template 3 k8s.io.api.core.v1.PodTemplateSpec|volumeClaimTemplates 4 k8s.io.api.core.v1.PersistentVolumeClaim*|serviceName 5 string|podManagementPolicy 6 string|updateStrategy 7 k8s.io.api.apps.v1.StatefulSetUpdateStrategy|revisionHistoryLimit 8 int32?|minReadySeconds 9 int32|persistentVolumeClaimRetentionPolicy 10 k8s.io.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy|ordinals 11 k8s.io.api.apps.v1.StatefulSetOrdinals',
+  'k8s.io.api.apps.v1.StatefulSetStatus':
+    'observedGeneration 1 int64|replicas 2 int32|readyReplicas 3 int32|currentReplicas 4 int32|updatedReplicas 5 int32|currentRevision 6 string|updateRevision 7 string|collisionCount 9 int32?|conditions 10 k8s.io.api.apps.v1.StatefulSetCondition*|availableReplicas 11 int32',
+  'k8s.io.api.apps.v1.StatefulSetUpdateStrategy':
+    'type 1 string|rollingUpdate 2 k8s.io.api.apps.v1.RollingUpdateStatefulSetStrategy',
+  'k8s.io.api.autoscaling.v1.Scale':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.autoscaling.v1.ScaleSpec|status 3 k8s.io.api.autoscaling.v1.ScaleStatus',
   'k8s.io.api.autoscaling.v1.ScaleSpec': 'replicas 1 int32',
   'k8s.io.api.autoscaling.v1.ScaleStatus': 'replicas 1 int32|selector 2 string',
-  'k8s.io.api.coordination.v1.Lease': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.coordination.v1.LeaseSpec',
-  'k8s.io.api.coordination.v1.LeaseSpec': 'holderIdentity 1 string?|leaseDurationSeconds 2 int32?|acquireTime 3 k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime|renewTime 4 k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime|leaseTransitions 5 int32?|strategy 6 string?|preferredHolder 7 string?',
-  'k8s.io.api.core.v1.AWSElasticBlockStoreVolumeSource': 'volumeID 1 string|fsType 2 string|partition 3 int32|readOnly 4 bool',
-  'k8s.io.api.core.v1.Affinity': 'nodeAffinity 1 k8s.io.api.core.v1.NodeAffinity|podAffinity 2 k8s.io.api.core.v1.PodAffinity|podAntiAffinity 3 k8s.io.api.core.v1.PodAntiAffinity',
+  'k8s.io.api.coordination.v1.Lease':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.coordination.v1.LeaseSpec',
+  'k8s.io.api.coordination.v1.LeaseSpec':
+    'holderIdentity 1 string?|leaseDurationSeconds 2 int32?|acquireTime 3 k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime|renewTime 4 k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime|leaseTransitions 5 int32?|strategy 6 string?|preferredHolder 7 string?',
+  'k8s.io.api.core.v1.AWSElasticBlockStoreVolumeSource':
+    'volumeID 1 string|fsType 2 string|partition 3 int32|readOnly 4 bool',
+  'k8s.io.api.core.v1.Affinity':
+    'nodeAffinity 1 k8s.io.api.core.v1.NodeAffinity|podAffinity 2 k8s.io.api.core.v1.PodAffinity|podAntiAffinity 3 k8s.io.api.core.v1.PodAntiAffinity',
   'k8s.io.api.core.v1.AppArmorProfile': 'type 1 string|localhostProfile 2 string?',
   'k8s.io.api.core.v1.AttachedVolume': 'name 1 string|devicePath 2 string',
-  'k8s.io.api.core.v1.AzureDiskVolumeSource': 'diskName 1 string|diskURI 2 string|cachingMode 3 string?|fsType 4 string?|readOnly 5 bool?|kind 6 string?',
-  'k8s.io.api.core.v1.AzureFilePersistentVolumeSource': 'secretName 1 string|shareName 2 string|readOnly 3 bool|secretNamespace 4 string?',
+  'k8s.io.api.core.v1.AzureDiskVolumeSource':
+    'diskName 1 string|diskURI 2 string|cachingMode 3 string?|fsType 4 string?|readOnly 5 bool?|kind 6 string?',
+  'k8s.io.api.core.v1.AzureFilePersistentVolumeSource':
+    'secretName 1 string|shareName 2 string|readOnly 3 bool|secretNamespace 4 string?',
   'k8s.io.api.core.v1.AzureFileVolumeSource': 'secretName 1 string|shareName 2 string|readOnly 3 bool',
-  'k8s.io.api.core.v1.Binding': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|target 2 k8s.io.api.core.v1.ObjectReference',
-  'k8s.io.api.core.v1.CSIPersistentVolumeSource': 'driver 1 string|volumeHandle 2 string|readOnly 3 bool|fsType 4 string|volumeAttributes 5 map<string,string>|controllerPublishSecretRef 6 k8s.io.api.core.v1.SecretReference|nodeStageSecretRef 7 k8s.io.api.core.v1.SecretReference|nodePublishSecretRef 8 k8s.io.api.core.v1.SecretReference|controllerExpandSecretRef 9 k8s.io.api.core.v1.SecretReference|nodeExpandSecretRef 10 k8s.io.api.core.v1.SecretReference',
-  'k8s.io.api.core.v1.CSIVolumeSource': 'driver 1 string|readOnly 2 bool?|fsType 3 string?|volumeAttributes 4 map<string,string>|nodePublishSecretRef 5 k8s.io.api.core.v1.LocalObjectReference',
+  'k8s.io.api.core.v1.Binding':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|target 2 k8s.io.api.core.v1.ObjectReference',
+  'k8s.io.api.core.v1.CSIPersistentVolumeSource':
+    'driver 1 string|volumeHandle 2 string|readOnly 3 bool|fsType 4 string|volumeAttributes 5 map<string,string>|controllerPublishSecretRef 6 k8s.io.api.core.v1.SecretReference|nodeStageSecretRef 7 k8s.io.api.core.v1.SecretReference|nodePublishSecretRef 8 k8s.io.api.core.v1.SecretReference|controllerExpandSecretRef 9 k8s.io.api.core.v1.SecretReference|nodeExpandSecretRef 10 k8s.io.api.core.v1.SecretReference',
+  'k8s.io.api.core.v1.CSIVolumeSource':
+    'driver 1 string|readOnly 2 bool?|fsType 3 string?|volumeAttributes 4 map<string,string>|nodePublishSecretRef 5 k8s.io.api.core.v1.LocalObjectReference',
   'k8s.io.api.core.v1.Capabilities': 'add 1 string*|drop 2 string*',
-  'k8s.io.api.core.v1.CephFSPersistentVolumeSource': 'monitors 1 string*|path 2 string|user 3 string|secretFile 4 string|secretRef 5 k8s.io.api.core.v1.SecretReference|readOnly 6 bool',
-  'k8s.io.api.core.v1.CephFSVolumeSource': 'monitors 1 string*|path 2 string|user 3 string|secretFile 4 string|secretRef 5 k8s.io.api.core.v1.LocalObjectReference|readOnly 6 bool',
-  'k8s.io.api.core.v1.CinderPersistentVolumeSource': 'volumeID 1 string|fsType 2 string|readOnly 3 bool|secretRef 4 k8s.io.api.core.v1.SecretReference',
-  'k8s.io.api.core.v1.CinderVolumeSource': 'volumeID 1 string|fsType 2 string|readOnly 3 bool|secretRef 4 k8s.io.api.core.v1.LocalObjectReference',
+  'k8s.io.api.core.v1.CephFSPersistentVolumeSource':
+    'monitors 1 string*|path 2 string|user 3 string|secretFile 4 string|secretRef 5 k8s.io.api.core.v1.SecretReference|readOnly 6 bool',
+  'k8s.io.api.core.v1.CephFSVolumeSource':
+    'monitors 1 string*|path 2 string|user 3 string|secretFile 4 string|secretRef 5 k8s.io.api.core.v1.LocalObjectReference|readOnly 6 bool',
+  'k8s.io.api.core.v1.CinderPersistentVolumeSource':
+    'volumeID 1 string|fsType 2 string|readOnly 3 bool|secretRef 4 k8s.io.api.core.v1.SecretReference',
+  'k8s.io.api.core.v1.CinderVolumeSource':
+    'volumeID 1 string|fsType 2 string|readOnly 3 bool|secretRef 4 k8s.io.api.core.v1.LocalObjectReference',
   'k8s.io.api.core.v1.ClientIPConfig': 'timeoutSeconds 1 int32?',
-  'k8s.io.api.core.v1.ClusterTrustBundleProjection': 'name 1 string?|signerName 2 string?|labelSelector 3 k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector|optional 5 bool?|path 4 string|user 6 int64?',
-  'k8s.io.api.core.v1.ConfigMap': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|immutable 4 bool?|data 2 map<string,string>|binaryData 3 map<string,bytes>',
-  'k8s.io.api.core.v1.ConfigMapEnvSource': 'localObjectReference 1 k8s.io.api.core.v1.LocalObjectReference^|optional 2 bool?',
-  'k8s.io.api.core.v1.ConfigMapKeySelector': 'localObjectReference 1 k8s.io.api.core.v1.LocalObjectReference^|key 2 string|optional 3 bool?',
-  'k8s.io.api.core.v1.ConfigMapNodeConfigSource': 'namespace 1 string|name 2 string|uid 3 string|resourceVersion 4 string|kubeletConfigKey 5 string',
-  'k8s.io.api.core.v1.ConfigMapProjection': 'localObjectReference 1 k8s.io.api.core.v1.LocalObjectReference^|items 2 k8s.io.api.core.v1.KeyToPath*|optional 4 bool?',
-  'k8s.io.api.core.v1.ConfigMapVolumeSource': 'localObjectReference 1 k8s.io.api.core.v1.LocalObjectReference^|items 2 k8s.io.api.core.v1.KeyToPath*|defaultMode 3 int32?|optional 4 bool?|defaultUser 5 int64?',
-  'k8s.io.api.core.v1.Container': 'name 1 string|image 2 string|command 3 string*|args 4 string*|workingDir 5 string|ports 6 k8s.io.api.core.v1.ContainerPort*|envFrom 19 k8s.io.api.core.v1.EnvFromSource*|env 7 k8s.io.api.core.v1.EnvVar*|resources 8 k8s.io.api.core.v1.ResourceRequirements|resizePolicy 23 k8s.io.api.core.v1.ContainerResizePolicy*|restartPolicy 24 string?|restartPolicyRules 25 k8s.io.api.core.v1.ContainerRestartRule*|volumeMounts 9 k8s.io.api.core.v1.VolumeMount*|volumeDevices 21 k8s.io.api.core.v1.VolumeDevice*|livenessProbe 10 k8s.io.api.core.v1.Probe|readinessProbe 11 k8s.io.api.core.v1.Probe|startupProbe 22 k8s.io.api.core.v1.Probe|lifecycle 12 k8s.io.api.core.v1.Lifecycle|terminationMessagePath 13 string|terminationMessagePolicy 20 string|imagePullPolicy 14 string|securityContext 15 k8s.io.api.core.v1.SecurityContext|stdin 16 bool|stdinOnce 17 bool|tty 18 bool',
-  'k8s.io.api.core.v1.ContainerExtendedResourceRequest': 'containerName 1 string|resourceName 2 string|requestName 3 string',
+  'k8s.io.api.core.v1.ClusterTrustBundleProjection':
+    'name 1 string?|signerName 2 string?|labelSelector 3 k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector|optional 5 bool?|path 4 string|user 6 int64?',
+  'k8s.io.api.core.v1.ConfigMap':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|immutable 4 bool?|data 2 map<string,string>|binaryData 3 map<string,bytes>',
+  'k8s.io.api.core.v1.ConfigMapEnvSource':
+    'localObjectReference 1 k8s.io.api.core.v1.LocalObjectReference^|optional 2 bool?',
+  'k8s.io.api.core.v1.ConfigMapKeySelector':
+    'localObjectReference 1 k8s.io.api.core.v1.LocalObjectReference^|key 2 string|optional 3 bool?',
+  'k8s.io.api.core.v1.ConfigMapNodeConfigSource':
+    'namespace 1 string|name 2 string|uid 3 string|resourceVersion 4 string|kubeletConfigKey 5 string',
+  'k8s.io.api.core.v1.ConfigMapProjection':
+    'localObjectReference 1 k8s.io.api.core.v1.LocalObjectReference^|items 2 k8s.io.api.core.v1.KeyToPath*|optional 4 bool?',
+  'k8s.io.api.core.v1.ConfigMapVolumeSource':
+    'localObjectReference 1 k8s.io.api.core.v1.LocalObjectReference^|items 2 k8s.io.api.core.v1.KeyToPath*|defaultMode 3 int32?|optional 4 bool?|defaultUser 5 int64?',
+  'k8s.io.api.core.v1.Container':
+    'name 1 string|image 2 string|command 3 string*|args 4 string*|workingDir 5 string|ports 6 k8s.io.api.core.v1.ContainerPort*|envFrom 19 k8s.io.api.core.v1.EnvFromSource*|env 7 k8s.io.api.core.v1.EnvVar*|resources 8 k8s.io.api.core.v1.ResourceRequirements|resizePolicy 23 k8s.io.api.core.v1.ContainerResizePolicy*|restartPolicy 24 string?|restartPolicyRules 25 k8s.io.api.core.v1.ContainerRestartRule*|volumeMounts 9 k8s.io.api.core.v1.VolumeMount*|volumeDevices 21 k8s.io.api.core.v1.VolumeDevice*|livenessProbe 10 k8s.io.api.core.v1.Probe|readinessProbe 11 k8s.io.api.core.v1.Probe|startupProbe 22 k8s.io.api.core.v1.Probe|lifecycle 12 k8s.io.api.core.v1.Lifecycle|terminationMessagePath 13 string|terminationMessagePolicy 20 string|imagePullPolicy 14 string|securityContext 15 k8s.io.api.core.v1.SecurityContext|stdin 16 bool|stdinOnce 17 bool|tty 18 bool',
+  'k8s.io.api.core.v1.ContainerExtendedResourceRequest':
+    'containerName 1 string|resourceName 2 string|requestName 3 string',
   'k8s.io.api.core.v1.ContainerImage': 'names 1 string*|sizeBytes 2 int64',
-  'k8s.io.api.core.v1.ContainerPort': 'name 1 string|hostPort 2 int32|containerPort 3 int32|protocol 4 string|hostIP 5 string',
+  'k8s.io.api.core.v1.ContainerPort':
+    'name 1 string|hostPort 2 int32|containerPort 3 int32|protocol 4 string|hostIP 5 string',
   'k8s.io.api.core.v1.ContainerResizePolicy': 'resourceName 1 string|restartPolicy 2 string',
-  'k8s.io.api.core.v1.ContainerRestartRule': 'action 1 string|exitCodes 2 k8s.io.api.core.v1.ContainerRestartRuleOnExitCodes',
+  'k8s.io.api.core.v1.ContainerRestartRule':
+    'action 1 string|exitCodes 2 k8s.io.api.core.v1.ContainerRestartRuleOnExitCodes',
   'k8s.io.api.core.v1.ContainerRestartRuleOnExitCodes': 'operator 1 string|values 2 int32*',
-  'k8s.io.api.core.v1.ContainerState': 'waiting 1 k8s.io.api.core.v1.ContainerStateWaiting|running 2 k8s.io.api.core.v1.ContainerStateRunning|terminated 3 k8s.io.api.core.v1.ContainerStateTerminated',
+  'k8s.io.api.core.v1.ContainerState':
+    'waiting 1 k8s.io.api.core.v1.ContainerStateWaiting|running 2 k8s.io.api.core.v1.ContainerStateRunning|terminated 3 k8s.io.api.core.v1.ContainerStateTerminated',
   'k8s.io.api.core.v1.ContainerStateRunning': 'startedAt 1 k8s.io.apimachinery.pkg.apis.meta.v1.Time',
-  'k8s.io.api.core.v1.ContainerStateTerminated': 'exitCode 1 int32|signal 2 int32|reason 3 string|message 4 string|startedAt 5 k8s.io.apimachinery.pkg.apis.meta.v1.Time|finishedAt 6 k8s.io.apimachinery.pkg.apis.meta.v1.Time|containerID 7 string',
+  'k8s.io.api.core.v1.ContainerStateTerminated':
+    'exitCode 1 int32|signal 2 int32|reason 3 string|message 4 string|startedAt 5 k8s.io.apimachinery.pkg.apis.meta.v1.Time|finishedAt 6 k8s.io.apimachinery.pkg.apis.meta.v1.Time|containerID 7 string',
   'k8s.io.api.core.v1.ContainerStateWaiting': 'reason 1 string|message 2 string',
-  'k8s.io.api.core.v1.ContainerStatus': 'name 1 string|state 2 k8s.io.api.core.v1.ContainerState|lastState 3 k8s.io.api.core.v1.ContainerState|ready 4 bool|restartCount 5 int32|image 6 string|imageID 7 string|containerID 8 string|started 9 bool?|allocatedResources 10 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>|resources 11 k8s.io.api.core.v1.ResourceRequirements|volumeMounts 12 k8s.io.api.core.v1.VolumeMountStatus*|user 13 k8s.io.api.core.v1.ContainerUser|allocatedResourcesStatus 14 k8s.io.api.core.v1.ResourceStatus*|stopSignal 15 string?',
+  'k8s.io.api.core.v1.ContainerStatus':
+    'name 1 string|state 2 k8s.io.api.core.v1.ContainerState|lastState 3 k8s.io.api.core.v1.ContainerState|ready 4 bool|restartCount 5 int32|image 6 string|imageID 7 string|containerID 8 string|started 9 bool?|allocatedResources 10 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>|resources 11 k8s.io.api.core.v1.ResourceRequirements|volumeMounts 12 k8s.io.api.core.v1.VolumeMountStatus*|user 13 k8s.io.api.core.v1.ContainerUser|allocatedResourcesStatus 14 k8s.io.api.core.v1.ResourceStatus*|stopSignal 15 string?',
   'k8s.io.api.core.v1.ContainerUser': 'linux 1 k8s.io.api.core.v1.LinuxContainerUser',
   'k8s.io.api.core.v1.DaemonEndpoint': 'Port 1 int32',
   'k8s.io.api.core.v1.DownwardAPIProjection': 'items 1 k8s.io.api.core.v1.DownwardAPIVolumeFile*',
-  'k8s.io.api.core.v1.DownwardAPIVolumeFile': 'path 1 string|fieldRef 2 k8s.io.api.core.v1.ObjectFieldSelector|resourceFieldRef 3 k8s.io.api.core.v1.ResourceFieldSelector|mode 4 int32?|user 5 int64?',
-  'k8s.io.api.core.v1.DownwardAPIVolumeSource': 'items 1 k8s.io.api.core.v1.DownwardAPIVolumeFile*|defaultMode 2 int32?|defaultUser 3 int64?',
-  'k8s.io.api.core.v1.EmptyDirVolumeSource': 'medium 1 string|sizeLimit 2 k8s.io.apimachinery.pkg.api.resource.Quantity|mode 3 int32?',
-  'k8s.io.api.core.v1.EnvFromSource': 'prefix 1 string|configMapRef 2 k8s.io.api.core.v1.ConfigMapEnvSource|secretRef 3 k8s.io.api.core.v1.SecretEnvSource',
+  'k8s.io.api.core.v1.DownwardAPIVolumeFile':
+    'path 1 string|fieldRef 2 k8s.io.api.core.v1.ObjectFieldSelector|resourceFieldRef 3 k8s.io.api.core.v1.ResourceFieldSelector|mode 4 int32?|user 5 int64?',
+  'k8s.io.api.core.v1.DownwardAPIVolumeSource':
+    'items 1 k8s.io.api.core.v1.DownwardAPIVolumeFile*|defaultMode 2 int32?|defaultUser 3 int64?',
+  'k8s.io.api.core.v1.EmptyDirVolumeSource':
+    'medium 1 string|sizeLimit 2 k8s.io.apimachinery.pkg.api.resource.Quantity|mode 3 int32?',
+  'k8s.io.api.core.v1.EnvFromSource':
+    'prefix 1 string|configMapRef 2 k8s.io.api.core.v1.ConfigMapEnvSource|secretRef 3 k8s.io.api.core.v1.SecretEnvSource',
   'k8s.io.api.core.v1.EnvVar': 'name 1 string|value 2 string|valueFrom 3 k8s.io.api.core.v1.EnvVarSource',
-  'k8s.io.api.core.v1.EnvVarSource': 'fieldRef 1 k8s.io.api.core.v1.ObjectFieldSelector|resourceFieldRef 2 k8s.io.api.core.v1.ResourceFieldSelector|configMapKeyRef 3 k8s.io.api.core.v1.ConfigMapKeySelector|secretKeyRef 4 k8s.io.api.core.v1.SecretKeySelector|fileKeyRef 5 k8s.io.api.core.v1.FileKeySelector',
-  'k8s.io.api.core.v1.EphemeralContainer': 'ephemeralContainerCommon 1 k8s.io.api.core.v1.EphemeralContainerCommon|targetContainerName 2 string',
-  'k8s.io.api.core.v1.EphemeralContainerCommon': 'name 1 string|image 2 string|command 3 string*|args 4 string*|workingDir 5 string|ports 6 k8s.io.api.core.v1.ContainerPort*|envFrom 19 k8s.io.api.core.v1.EnvFromSource*|env 7 k8s.io.api.core.v1.EnvVar*|resources 8 k8s.io.api.core.v1.ResourceRequirements|resizePolicy 23 k8s.io.api.core.v1.ContainerResizePolicy*|restartPolicy 24 string?|restartPolicyRules 25 k8s.io.api.core.v1.ContainerRestartRule*|volumeMounts 9 k8s.io.api.core.v1.VolumeMount*|volumeDevices 21 k8s.io.api.core.v1.VolumeDevice*|livenessProbe 10 k8s.io.api.core.v1.Probe|readinessProbe 11 k8s.io.api.core.v1.Probe|startupProbe 22 k8s.io.api.core.v1.Probe|lifecycle 12 k8s.io.api.core.v1.Lifecycle|terminationMessagePath 13 string|terminationMessagePolicy 20 string|imagePullPolicy 14 string|securityContext 15 k8s.io.api.core.v1.SecurityContext|stdin 16 bool|stdinOnce 17 bool|tty 18 bool',
+  'k8s.io.api.core.v1.EnvVarSource':
+    'fieldRef 1 k8s.io.api.core.v1.ObjectFieldSelector|resourceFieldRef 2 k8s.io.api.core.v1.ResourceFieldSelector|configMapKeyRef 3 k8s.io.api.core.v1.ConfigMapKeySelector|secretKeyRef 4 k8s.io.api.core.v1.SecretKeySelector|fileKeyRef 5 k8s.io.api.core.v1.FileKeySelector',
+  'k8s.io.api.core.v1.EphemeralContainer':
+    'ephemeralContainerCommon 1 k8s.io.api.core.v1.EphemeralContainerCommon|targetContainerName 2 string',
+  'k8s.io.api.core.v1.EphemeralContainerCommon':
+    'name 1 string|image 2 string|command 3 string*|args 4 string*|workingDir 5 string|ports 6 k8s.io.api.core.v1.ContainerPort*|envFrom 19 k8s.io.api.core.v1.EnvFromSource*|env 7 k8s.io.api.core.v1.EnvVar*|resources 8 k8s.io.api.core.v1.ResourceRequirements|resizePolicy 23 k8s.io.api.core.v1.ContainerResizePolicy*|restartPolicy 24 string?|restartPolicyRules 25 k8s.io.api.core.v1.ContainerRestartRule*|volumeMounts 9 k8s.io.api.core.v1.VolumeMount*|volumeDevices 21 k8s.io.api.core.v1.VolumeDevice*|livenessProbe 10 k8s.io.api.core.v1.Probe|readinessProbe 11 k8s.io.api.core.v1.Probe|startupProbe 22 k8s.io.api.core.v1.Probe|lifecycle 12 k8s.io.api.core.v1.Lifecycle|terminationMessagePath 13 string|terminationMessagePolicy 20 string|imagePullPolicy 14 string|securityContext 15 k8s.io.api.core.v1.SecurityContext|stdin 16 bool|stdinOnce 17 bool|tty 18 bool',
   'k8s.io.api.core.v1.EphemeralVolumeSource': 'volumeClaimTemplate 1 k8s.io.api.core.v1.PersistentVolumeClaimTemplate',
-  'k8s.io.api.core.v1.Event': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|involvedObject 2 k8s.io.api.core.v1.ObjectReference|reason 3 string|message 4 string|source 5 k8s.io.api.core.v1.EventSource|firstTimestamp 6 k8s.io.apimachinery.pkg.apis.meta.v1.Time|lastTimestamp 7 k8s.io.apimachinery.pkg.apis.meta.v1.Time|count 8 int32|type 9 string|eventTime 10 k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime|series 11 k8s.io.api.core.v1.EventSeries|action 12 string|related 13 k8s.io.api.core.v1.ObjectReference|reportingComponent 14 string|reportingInstance 15 string',
+  'k8s.io.api.core.v1.Event':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|involvedObject 2 k8s.io.api.core.v1.ObjectReference|reason 3 string|message 4 string|source 5 k8s.io.api.core.v1.EventSource|firstTimestamp 6 k8s.io.apimachinery.pkg.apis.meta.v1.Time|lastTimestamp 7 k8s.io.apimachinery.pkg.apis.meta.v1.Time|count 8 int32|type 9 string|eventTime 10 k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime|series 11 k8s.io.api.core.v1.EventSeries|action 12 string|related 13 k8s.io.api.core.v1.ObjectReference|reportingComponent 14 string|reportingInstance 15 string',
   'k8s.io.api.core.v1.EventSeries': 'count 1 int32|lastObservedTime 2 k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime',
   'k8s.io.api.core.v1.EventSource': 'component 1 string|host 2 string',
   'k8s.io.api.core.v1.EvictionResponder': 'name 1 string|priority 2 int32?',
   'k8s.io.api.core.v1.ExecAction': 'command 1 string*',
-  'k8s.io.api.core.v1.FCVolumeSource': 'targetWWNs 1 string*|lun 2 int32?|fsType 3 string|readOnly 4 bool|wwids 5 string*',
+  'k8s.io.api.core.v1.FCVolumeSource':
+    'targetWWNs 1 string*|lun 2 int32?|fsType 3 string|readOnly 4 bool|wwids 5 string*',
   'k8s.io.api.core.v1.FileKeySelector': 'volumeName 1 string|path 2 string|key 3 string|optional 4 bool?',
-  'k8s.io.api.core.v1.FlexPersistentVolumeSource': 'driver 1 string|fsType 2 string|secretRef 3 k8s.io.api.core.v1.SecretReference|readOnly 4 bool|options 5 map<string,string>',
-  'k8s.io.api.core.v1.FlexVolumeSource': 'driver 1 string|fsType 2 string|secretRef 3 k8s.io.api.core.v1.LocalObjectReference|readOnly 4 bool|options 5 map<string,string>',
+  'k8s.io.api.core.v1.FlexPersistentVolumeSource':
+    'driver 1 string|fsType 2 string|secretRef 3 k8s.io.api.core.v1.SecretReference|readOnly 4 bool|options 5 map<string,string>',
+  'k8s.io.api.core.v1.FlexVolumeSource':
+    'driver 1 string|fsType 2 string|secretRef 3 k8s.io.api.core.v1.LocalObjectReference|readOnly 4 bool|options 5 map<string,string>',
   'k8s.io.api.core.v1.FlockerVolumeSource': 'datasetName 1 string|datasetUUID 2 string',
-  'k8s.io.api.core.v1.GCEPersistentDiskVolumeSource': 'pdName 1 string|fsType 2 string|partition 3 int32|readOnly 4 bool',
+  'k8s.io.api.core.v1.GCEPersistentDiskVolumeSource':
+    'pdName 1 string|fsType 2 string|partition 3 int32|readOnly 4 bool',
   'k8s.io.api.core.v1.GRPCAction': 'port 1 int32|service 2 string?|mode 3 string?',
   'k8s.io.api.core.v1.GitRepoVolumeSource': 'repository 1 string|revision 2 string|directory 3 string',
-  'k8s.io.api.core.v1.GlusterfsPersistentVolumeSource': 'endpoints 1 string|path 2 string|readOnly 3 bool|endpointsNamespace 4 string?',
+  'k8s.io.api.core.v1.GlusterfsPersistentVolumeSource':
+    'endpoints 1 string|path 2 string|readOnly 3 bool|endpointsNamespace 4 string?',
   'k8s.io.api.core.v1.GlusterfsVolumeSource': 'endpoints 1 string|path 2 string|readOnly 3 bool',
-  'k8s.io.api.core.v1.HTTPGetAction': 'path 1 string|port 2 k8s.io.apimachinery.pkg.util.intstr.IntOrString|host 3 string|scheme 4 string|httpHeaders 5 k8s.io.api.core.v1.HTTPHeader*|protocol 6 string?',
+  'k8s.io.api.core.v1.HTTPGetAction':
+    'path 1 string|port 2 k8s.io.apimachinery.pkg.util.intstr.IntOrString|host 3 string|scheme 4 string|httpHeaders 5 k8s.io.api.core.v1.HTTPHeader*|protocol 6 string?',
   'k8s.io.api.core.v1.HTTPHeader': 'name 1 string|value 2 string',
   'k8s.io.api.core.v1.HostAlias': 'ip 1 string|hostnames 2 string*',
   'k8s.io.api.core.v1.HostIP': 'ip 1 string',
   'k8s.io.api.core.v1.HostPathVolumeSource': 'path 1 string|type 2 string?',
-  'k8s.io.api.core.v1.ISCSIPersistentVolumeSource': 'targetPortal 1 string|iqn 2 string|lun 3 int32|iscsiInterface 4 string|fsType 5 string|readOnly 6 bool|portals 7 string*|chapAuthDiscovery 8 bool|chapAuthSession 11 bool|secretRef 10 k8s.io.api.core.v1.SecretReference|initiatorName 12 string?',
-  'k8s.io.api.core.v1.ISCSIVolumeSource': 'targetPortal 1 string|iqn 2 string|lun 3 int32|iscsiInterface 4 string|fsType 5 string|readOnly 6 bool|portals 7 string*|chapAuthDiscovery 8 bool|chapAuthSession 11 bool|secretRef 10 k8s.io.api.core.v1.LocalObjectReference|initiatorName 12 string?',
+  'k8s.io.api.core.v1.ISCSIPersistentVolumeSource':
+    'targetPortal 1 string|iqn 2 string|lun 3 int32|iscsiInterface 4 string|fsType 5 string|readOnly 6 bool|portals 7 string*|chapAuthDiscovery 8 bool|chapAuthSession 11 bool|secretRef 10 k8s.io.api.core.v1.SecretReference|initiatorName 12 string?',
+  'k8s.io.api.core.v1.ISCSIVolumeSource':
+    'targetPortal 1 string|iqn 2 string|lun 3 int32|iscsiInterface 4 string|fsType 5 string|readOnly 6 bool|portals 7 string*|chapAuthDiscovery 8 bool|chapAuthSession 11 bool|secretRef 10 k8s.io.api.core.v1.LocalObjectReference|initiatorName 12 string?',
   'k8s.io.api.core.v1.ImageVolumeSource': 'reference 1 string|pullPolicy 2 string',
   'k8s.io.api.core.v1.ImageVolumeStatus': 'imageRef 1 string',
   'k8s.io.api.core.v1.KeyToPath': 'key 1 string|path 2 string|mode 3 int32?|user 4 int64?',
-  'k8s.io.api.core.v1.Lifecycle': 'postStart 1 k8s.io.api.core.v1.LifecycleHandler|preStop 2 k8s.io.api.core.v1.LifecycleHandler|stopSignal 3 string?',
-  'k8s.io.api.core.v1.LifecycleHandler': 'exec 1 k8s.io.api.core.v1.ExecAction|httpGet 2 k8s.io.api.core.v1.HTTPGetAction|tcpSocket 3 k8s.io.api.core.v1.TCPSocketAction|sleep 4 k8s.io.api.core.v1.SleepAction',
+  'k8s.io.api.core.v1.Lifecycle':
+    'postStart 1 k8s.io.api.core.v1.LifecycleHandler|preStop 2 k8s.io.api.core.v1.LifecycleHandler|stopSignal 3 string?',
+  'k8s.io.api.core.v1.LifecycleHandler':
+    'exec 1 k8s.io.api.core.v1.ExecAction|httpGet 2 k8s.io.api.core.v1.HTTPGetAction|tcpSocket 3 k8s.io.api.core.v1.TCPSocketAction|sleep 4 k8s.io.api.core.v1.SleepAction',
   'k8s.io.api.core.v1.LinuxContainerUser': 'uid 1 int64|gid 2 int64|supplementalGroups 3 int64*',
-  'k8s.io.api.core.v1.LoadBalancerIngress': 'ip 1 string|hostname 2 string|ipMode 3 string?|ports 4 k8s.io.api.core.v1.PortStatus*',
+  'k8s.io.api.core.v1.LoadBalancerIngress':
+    'ip 1 string|hostname 2 string|ipMode 3 string?|ports 4 k8s.io.api.core.v1.PortStatus*',
   'k8s.io.api.core.v1.LoadBalancerStatus': 'ingress 1 k8s.io.api.core.v1.LoadBalancerIngress*',
   'k8s.io.api.core.v1.LocalObjectReference': 'name 1 string',
   'k8s.io.api.core.v1.LocalVolumeSource': 'path 1 string|fsType 2 string?',
   'k8s.io.api.core.v1.ModifyVolumeStatus': 'targetVolumeAttributesClassName 1 string|status 2 string',
   'k8s.io.api.core.v1.NFSVolumeSource': 'server 1 string|path 2 string|readOnly 3 bool',
-  'k8s.io.api.core.v1.Namespace': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.core.v1.NamespaceSpec|status 3 k8s.io.api.core.v1.NamespaceStatus',
-  'k8s.io.api.core.v1.NamespaceCondition': 'type 1 string|status 2 string|lastTransitionTime 4 k8s.io.apimachinery.pkg.apis.meta.v1.Time|reason 5 string|message 6 string',
+  'k8s.io.api.core.v1.Namespace':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.core.v1.NamespaceSpec|status 3 k8s.io.api.core.v1.NamespaceStatus',
+  'k8s.io.api.core.v1.NamespaceCondition':
+    'type 1 string|status 2 string|lastTransitionTime 4 k8s.io.apimachinery.pkg.apis.meta.v1.Time|reason 5 string|message 6 string',
   'k8s.io.api.core.v1.NamespaceSpec': 'finalizers 1 string*',
   'k8s.io.api.core.v1.NamespaceStatus': 'phase 1 string|conditions 2 k8s.io.api.core.v1.NamespaceCondition*',
-  'k8s.io.api.core.v1.Node': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.core.v1.NodeSpec|status 3 k8s.io.api.core.v1.NodeStatus',
+  'k8s.io.api.core.v1.Node':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.core.v1.NodeSpec|status 3 k8s.io.api.core.v1.NodeStatus',
   'k8s.io.api.core.v1.NodeAddress': 'type 1 string|address 2 string',
-  'k8s.io.api.core.v1.NodeAffinity': 'requiredDuringSchedulingIgnoredDuringExecution 1 k8s.io.api.core.v1.NodeSelector|preferredDuringSchedulingIgnoredDuringExecution 2 k8s.io.api.core.v1.PreferredSchedulingTerm*',
-  'k8s.io.api.core.v1.NodeAllocatableMappedResources': 'name 1 string|quantity 2 k8s.io.apimachinery.pkg.api.resource.Quantity',
-  'k8s.io.api.core.v1.NodeAllocatableOverheadResources': 'name 1 string|perPod 2 k8s.io.apimachinery.pkg.api.resource.Quantity|perContainer 3 k8s.io.apimachinery.pkg.api.resource.Quantity',
-  'k8s.io.api.core.v1.NodeAllocatableResourceClaimStatus': 'resourceClaimName 1 string|containers 2 string*|mapping 4 k8s.io.api.core.v1.NodeAllocatableMappedResources*|overhead 5 k8s.io.api.core.v1.NodeAllocatableOverheadResources*',
-  'k8s.io.api.core.v1.NodeCondition': 'type 1 string|status 2 string|lastHeartbeatTime 3 k8s.io.apimachinery.pkg.apis.meta.v1.Time|lastTransitionTime 4 k8s.io.apimachinery.pkg.apis.meta.v1.Time|reason 5 string|message 6 string',
+  'k8s.io.api.core.v1.NodeAffinity':
+    'requiredDuringSchedulingIgnoredDuringExecution 1 k8s.io.api.core.v1.NodeSelector|preferredDuringSchedulingIgnoredDuringExecution 2 k8s.io.api.core.v1.PreferredSchedulingTerm*',
+  'k8s.io.api.core.v1.NodeAllocatableMappedResources':
+    'name 1 string|quantity 2 k8s.io.apimachinery.pkg.api.resource.Quantity',
+  'k8s.io.api.core.v1.NodeAllocatableOverheadResources':
+    'name 1 string|perPod 2 k8s.io.apimachinery.pkg.api.resource.Quantity|perContainer 3 k8s.io.apimachinery.pkg.api.resource.Quantity',
+  'k8s.io.api.core.v1.NodeAllocatableResourceClaimStatus':
+    'resourceClaimName 1 string|containers 2 string*|mapping 4 k8s.io.api.core.v1.NodeAllocatableMappedResources*|overhead 5 k8s.io.api.core.v1.NodeAllocatableOverheadResources*',
+  'k8s.io.api.core.v1.NodeCondition':
+    'type 1 string|status 2 string|lastHeartbeatTime 3 k8s.io.apimachinery.pkg.apis.meta.v1.Time|lastTransitionTime 4 k8s.io.apimachinery.pkg.apis.meta.v1.Time|reason 5 string|message 6 string',
   'k8s.io.api.core.v1.NodeConfigSource': 'configMap 2 k8s.io.api.core.v1.ConfigMapNodeConfigSource',
-  'k8s.io.api.core.v1.NodeConfigStatus': 'assigned 1 k8s.io.api.core.v1.NodeConfigSource|active 2 k8s.io.api.core.v1.NodeConfigSource|lastKnownGood 3 k8s.io.api.core.v1.NodeConfigSource|error 4 string',
+  'k8s.io.api.core.v1.NodeConfigStatus':
+    'assigned 1 k8s.io.api.core.v1.NodeConfigSource|active 2 k8s.io.api.core.v1.NodeConfigSource|lastKnownGood 3 k8s.io.api.core.v1.NodeConfigSource|error 4 string',
   'k8s.io.api.core.v1.NodeDaemonEndpoints': 'kubeletEndpoint 1 k8s.io.api.core.v1.DaemonEndpoint',
   'k8s.io.api.core.v1.NodeFeatures': 'supplementalGroupsPolicy 1 bool?',
   'k8s.io.api.core.v1.NodePodPreemptionPolicy': 'disableResizePreemption 1 string*',
@@ -135,176 +212,292 @@ export const PROTOBUF_MESSAGES: Readonly<Record<string, string>> = {
   'k8s.io.api.core.v1.NodeRuntimeHandlerFeatures': 'recursiveReadOnlyMounts 1 bool?|userNamespaces 2 bool?',
   'k8s.io.api.core.v1.NodeSelector': 'nodeSelectorTerms 1 k8s.io.api.core.v1.NodeSelectorTerm*',
   'k8s.io.api.core.v1.NodeSelectorRequirement': 'key 1 string|operator 2 string|values 3 string*',
-  'k8s.io.api.core.v1.NodeSelectorTerm': 'matchExpressions 1 k8s.io.api.core.v1.NodeSelectorRequirement*|matchFields 2 k8s.io.api.core.v1.NodeSelectorRequirement*',
-  'k8s.io.api.core.v1.NodeSpec': 'podCIDR 1 string|podCIDRs 7 string*|providerID 3 string|unschedulable 4 bool|taints 5 k8s.io.api.core.v1.Taint*|configSource 6 k8s.io.api.core.v1.NodeConfigSource|externalID 2 string|podPreemptionPolicy 8 k8s.io.api.core.v1.NodePodPreemptionPolicy',
-  'k8s.io.api.core.v1.NodeStatus': 'capacity 1 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>|allocatable 2 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>|phase 3 string|conditions 4 k8s.io.api.core.v1.NodeCondition*|addresses 5 k8s.io.api.core.v1.NodeAddress*|daemonEndpoints 6 k8s.io.api.core.v1.NodeDaemonEndpoints|nodeInfo 7 k8s.io.api.core.v1.NodeSystemInfo|images 8 k8s.io.api.core.v1.ContainerImage*|volumesInUse 9 string*|volumesAttached 10 k8s.io.api.core.v1.AttachedVolume*|config 11 k8s.io.api.core.v1.NodeConfigStatus|runtimeHandlers 12 k8s.io.api.core.v1.NodeRuntimeHandler*|features 13 k8s.io.api.core.v1.NodeFeatures|declaredFeatures 14 string*',
+  'k8s.io.api.core.v1.NodeSelectorTerm':
+    'matchExpressions 1 k8s.io.api.core.v1.NodeSelectorRequirement*|matchFields 2 k8s.io.api.core.v1.NodeSelectorRequirement*',
+  'k8s.io.api.core.v1.NodeSpec':
+    'podCIDR 1 string|podCIDRs 7 string*|providerID 3 string|unschedulable 4 bool|taints 5 k8s.io.api.core.v1.Taint*|configSource 6 k8s.io.api.core.v1.NodeConfigSource|externalID 2 string|podPreemptionPolicy 8 k8s.io.api.core.v1.NodePodPreemptionPolicy',
+  'k8s.io.api.core.v1.NodeStatus':
+    'capacity 1 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>|allocatable 2 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>|phase 3 string|conditions 4 k8s.io.api.core.v1.NodeCondition*|addresses 5 k8s.io.api.core.v1.NodeAddress*|daemonEndpoints 6 k8s.io.api.core.v1.NodeDaemonEndpoints|nodeInfo 7 k8s.io.api.core.v1.NodeSystemInfo|images 8 k8s.io.api.core.v1.ContainerImage*|volumesInUse 9 string*|volumesAttached 10 k8s.io.api.core.v1.AttachedVolume*|config 11 k8s.io.api.core.v1.NodeConfigStatus|runtimeHandlers 12 k8s.io.api.core.v1.NodeRuntimeHandler*|features 13 k8s.io.api.core.v1.NodeFeatures|declaredFeatures 14 string*',
   'k8s.io.api.core.v1.NodeSwapStatus': 'capacity 1 int64?',
-  'k8s.io.api.core.v1.NodeSystemInfo': 'machineID 1 string|systemUUID 2 string|bootID 3 string|kernelVersion 4 string|osImage 5 string|containerRuntimeVersion 6 string|kubeletVersion 7 string|kubeProxyVersion 8 string|operatingSystem 9 string|architecture 10 string|swap 11 k8s.io.api.core.v1.NodeSwapStatus',
+  'k8s.io.api.core.v1.NodeSystemInfo':
+    'machineID 1 string|systemUUID 2 string|bootID 3 string|kernelVersion 4 string|osImage 5 string|containerRuntimeVersion 6 string|kubeletVersion 7 string|kubeProxyVersion 8 string|operatingSystem 9 string|architecture 10 string|swap 11 k8s.io.api.core.v1.NodeSwapStatus',
   'k8s.io.api.core.v1.ObjectFieldSelector': 'apiVersion 1 string|fieldPath 2 string',
-  'k8s.io.api.core.v1.ObjectReference': 'kind 1 string|namespace 2 string|name 3 string|uid 4 string|apiVersion 5 string|resourceVersion 6 string|fieldPath 7 string',
-  'k8s.io.api.core.v1.PersistentVolume': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.core.v1.PersistentVolumeSpec|status 3 k8s.io.api.core.v1.PersistentVolumeStatus',
-  'k8s.io.api.core.v1.PersistentVolumeClaim': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.core.v1.PersistentVolumeClaimSpec|status 3 k8s.io.api.core.v1.PersistentVolumeClaimStatus',
-  'k8s.io.api.core.v1.PersistentVolumeClaimCondition': 'type 1 string|status 2 string|lastProbeTime 3 k8s.io.apimachinery.pkg.apis.meta.v1.Time|lastTransitionTime 4 k8s.io.apimachinery.pkg.apis.meta.v1.Time|reason 5 string|message 6 string',
-  'k8s.io.api.core.v1.PersistentVolumeClaimSpec': 'accessModes 1 string*|selector 4 k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector|resources 2 k8s.io.api.core.v1.VolumeResourceRequirements|volumeName 3 string|storageClassName 5 string?|volumeMode 6 string?|dataSource 7 k8s.io.api.core.v1.TypedLocalObjectReference|dataSourceRef 8 k8s.io.api.core.v1.TypedObjectReference|volumeAttributesClassName 9 string?',
-  'k8s.io.api.core.v1.PersistentVolumeClaimStatus': 'phase 1 string|accessModes 2 string*|capacity 3 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>|conditions 4 k8s.io.api.core.v1.PersistentVolumeClaimCondition*|allocatedResources 5 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>|allocatedResourceStatuses 7 map<string,string>|currentVolumeAttributesClassName 8 string?|modifyVolumeStatus 9 k8s.io.api.core.v1.ModifyVolumeStatus|healthStatus 10 k8s.io.api.core.v1.VolumeHealthStatus',
-  'k8s.io.api.core.v1.PersistentVolumeClaimTemplate': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.core.v1.PersistentVolumeClaimSpec',
+  'k8s.io.api.core.v1.ObjectReference':
+    'kind 1 string|namespace 2 string|name 3 string|uid 4 string|apiVersion 5 string|resourceVersion 6 string|fieldPath 7 string',
+  'k8s.io.api.core.v1.PersistentVolume':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.core.v1.PersistentVolumeSpec|status 3 k8s.io.api.core.v1.PersistentVolumeStatus',
+  'k8s.io.api.core.v1.PersistentVolumeClaim':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.core.v1.PersistentVolumeClaimSpec|status 3 k8s.io.api.core.v1.PersistentVolumeClaimStatus',
+  'k8s.io.api.core.v1.PersistentVolumeClaimCondition':
+    'type 1 string|status 2 string|lastProbeTime 3 k8s.io.apimachinery.pkg.apis.meta.v1.Time|lastTransitionTime 4 k8s.io.apimachinery.pkg.apis.meta.v1.Time|reason 5 string|message 6 string',
+  'k8s.io.api.core.v1.PersistentVolumeClaimSpec':
+    'accessModes 1 string*|selector 4 k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector|resources 2 k8s.io.api.core.v1.VolumeResourceRequirements|volumeName 3 string|storageClassName 5 string?|volumeMode 6 string?|dataSource 7 k8s.io.api.core.v1.TypedLocalObjectReference|dataSourceRef 8 k8s.io.api.core.v1.TypedObjectReference|volumeAttributesClassName 9 string?',
+  'k8s.io.api.core.v1.PersistentVolumeClaimStatus':
+    'phase 1 string|accessModes 2 string*|capacity 3 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>|conditions 4 k8s.io.api.core.v1.PersistentVolumeClaimCondition*|allocatedResources 5 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>|allocatedResourceStatuses 7 map<string,string>|currentVolumeAttributesClassName 8 string?|modifyVolumeStatus 9 k8s.io.api.core.v1.ModifyVolumeStatus|healthStatus 10 k8s.io.api.core.v1.VolumeHealthStatus',
+  'k8s.io.api.core.v1.PersistentVolumeClaimTemplate':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.core.v1.PersistentVolumeClaimSpec',
   'k8s.io.api.core.v1.PersistentVolumeClaimVolumeSource': 'claimName 1 string|readOnly 2 bool',
-  'k8s.io.api.core.v1.PersistentVolumeSource': 'gcePersistentDisk 1 k8s.io.api.core.v1.GCEPersistentDiskVolumeSource|awsElasticBlockStore 2 k8s.io.api.core.v1.AWSElasticBlockStoreVolumeSource|hostPath 3 k8s.io.api.core.v1.HostPathVolumeSource|glusterfs 4 k8s.io.api.core.v1.GlusterfsPersistentVolumeSource|nfs 5 k8s.io.api.core.v1.NFSVolumeSource|rbd 6 k8s.io.api.core.v1.RBDPersistentVolumeSource|iscsi 7 k8s.io.api.core.v1.ISCSIPersistentVolumeSource|cinder 8 k8s.io.api.core.v1.CinderPersistentVolumeSource|cephfs 9 k8s.io.api.core.v1.CephFSPersistentVolumeSource|fc 10 k8s.io.api.core.v1.FCVolumeSource|flocker 11 k8s.io.api.core.v1.FlockerVolumeSource|flexVolume 12 k8s.io.api.core.v1.FlexPersistentVolumeSource|azureFile 13 k8s.io.api.core.v1.AzureFilePersistentVolumeSource|vsphereVolume 14 k8s.io.api.core.v1.VsphereVirtualDiskVolumeSource|quobyte 15 k8s.io.api.core.v1.QuobyteVolumeSource|azureDisk 16 k8s.io.api.core.v1.AzureDiskVolumeSource|photonPersistentDisk 17 k8s.io.api.core.v1.PhotonPersistentDiskVolumeSource|portworxVolume 18 k8s.io.api.core.v1.PortworxVolumeSource|scaleIO 19 k8s.io.api.core.v1.ScaleIOPersistentVolumeSource|local 20 k8s.io.api.core.v1.LocalVolumeSource|storageos 21 k8s.io.api.core.v1.StorageOSPersistentVolumeSource|csi 22 k8s.io.api.core.v1.CSIPersistentVolumeSource',
-  'k8s.io.api.core.v1.PersistentVolumeSpec': 'capacity 1 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>|persistentVolumeSource 2 k8s.io.api.core.v1.PersistentVolumeSource^|accessModes 3 string*|claimRef 4 k8s.io.api.core.v1.ObjectReference|persistentVolumeReclaimPolicy 5 string|storageClassName 6 string|mountOptions 7 string*|volumeMode 8 string?|nodeAffinity 9 k8s.io.api.core.v1.VolumeNodeAffinity|volumeAttributesClassName 10 string?',
-  'k8s.io.api.core.v1.PersistentVolumeStatus': 'phase 1 string|message 2 string|reason 3 string|lastPhaseTransitionTime 4 k8s.io.apimachinery.pkg.apis.meta.v1.Time',
+  'k8s.io.api.core.v1.PersistentVolumeSource':
+    'gcePersistentDisk 1 k8s.io.api.core.v1.GCEPersistentDiskVolumeSource|awsElasticBlockStore 2 k8s.io.api.core.v1.AWSElasticBlockStoreVolumeSource|hostPath 3 k8s.io.api.core.v1.HostPathVolumeSource|glusterfs 4 k8s.io.api.core.v1.GlusterfsPersistentVolumeSource|nfs 5 k8s.io.api.core.v1.NFSVolumeSource|rbd 6 k8s.io.api.core.v1.RBDPersistentVolumeSource|iscsi 7 k8s.io.api.core.v1.ISCSIPersistentVolumeSource|cinder 8 k8s.io.api.core.v1.CinderPersistentVolumeSource|cephfs 9 k8s.io.api.core.v1.CephFSPersistentVolumeSource|fc 10 k8s.io.api.core.v1.FCVolumeSource|flocker 11 k8s.io.api.core.v1.FlockerVolumeSource|flexVolume 12 k8s.io.api.core.v1.FlexPersistentVolumeSource|azureFile 13 k8s.io.api.core.v1.AzureFilePersistentVolumeSource|vsphereVolume 14 k8s.io.api.core.v1.VsphereVirtualDiskVolumeSource|quobyte 15 k8s.io.api.core.v1.QuobyteVolumeSource|azureDisk 16 k8s.io.api.core.v1.AzureDiskVolumeSource|photonPersistentDisk 17 k8s.io.api.core.v1.PhotonPersistentDiskVolumeSource|portworxVolume 18 k8s.io.api.core.v1.PortworxVolumeSource|scaleIO 19 k8s.io.api.core.v1.ScaleIOPersistentVolumeSource|local 20 k8s.io.api.core.v1.LocalVolumeSource|storageos 21 k8s.io.api.core.v1.StorageOSPersistentVolumeSource|csi 22 k8s.io.api.core.v1.CSIPersistentVolumeSource',
+  'k8s.io.api.core.v1.PersistentVolumeSpec':
+    'capacity 1 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>|persistentVolumeSource 2 k8s.io.api.core.v1.PersistentVolumeSource^|accessModes 3 string*|claimRef 4 k8s.io.api.core.v1.ObjectReference|persistentVolumeReclaimPolicy 5 string|storageClassName 6 string|mountOptions 7 string*|volumeMode 8 string?|nodeAffinity 9 k8s.io.api.core.v1.VolumeNodeAffinity|volumeAttributesClassName 10 string?',
+  'k8s.io.api.core.v1.PersistentVolumeStatus':
+    'phase 1 string|message 2 string|reason 3 string|lastPhaseTransitionTime 4 k8s.io.apimachinery.pkg.apis.meta.v1.Time',
   'k8s.io.api.core.v1.PhotonPersistentDiskVolumeSource': 'pdID 1 string|fsType 2 string',
-  'k8s.io.api.core.v1.Pod': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.core.v1.PodSpec|status 3 k8s.io.api.core.v1.PodStatus',
-  'k8s.io.api.core.v1.PodAffinity': 'requiredDuringSchedulingIgnoredDuringExecution 1 k8s.io.api.core.v1.PodAffinityTerm*|preferredDuringSchedulingIgnoredDuringExecution 2 k8s.io.api.core.v1.WeightedPodAffinityTerm*',
-  'k8s.io.api.core.v1.PodAffinityTerm': 'labelSelector 1 k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector|namespaces 2 string*|topologyKey 3 string|namespaceSelector 4 k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector|matchLabelKeys 5 string*|mismatchLabelKeys 6 string*',
-  'k8s.io.api.core.v1.PodAntiAffinity': 'requiredDuringSchedulingIgnoredDuringExecution 1 k8s.io.api.core.v1.PodAffinityTerm*|preferredDuringSchedulingIgnoredDuringExecution 2 k8s.io.api.core.v1.WeightedPodAffinityTerm*',
-  'k8s.io.api.core.v1.PodCertificateProjection': 'signerName 1 string|keyType 2 string|maxExpirationSeconds 3 int32?|credentialBundlePath 4 string|keyPath 5 string|certificateChainPath 6 string|userAnnotations 7 map<string,string>|user 8 int64?',
-  'k8s.io.api.core.v1.PodCondition': 'type 1 string|observedGeneration 7 int64|status 2 string|lastProbeTime 3 k8s.io.apimachinery.pkg.apis.meta.v1.Time|lastTransitionTime 4 k8s.io.apimachinery.pkg.apis.meta.v1.Time|reason 5 string|message 6 string',
-  'k8s.io.api.core.v1.PodDNSConfig': 'nameservers 1 string*|searches 2 string*|options 3 k8s.io.api.core.v1.PodDNSConfigOption*',
+  'k8s.io.api.core.v1.Pod':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.core.v1.PodSpec|status 3 k8s.io.api.core.v1.PodStatus',
+  'k8s.io.api.core.v1.PodAffinity':
+    'requiredDuringSchedulingIgnoredDuringExecution 1 k8s.io.api.core.v1.PodAffinityTerm*|preferredDuringSchedulingIgnoredDuringExecution 2 k8s.io.api.core.v1.WeightedPodAffinityTerm*',
+  'k8s.io.api.core.v1.PodAffinityTerm':
+    'labelSelector 1 k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector|namespaces 2 string*|topologyKey 3 string|namespaceSelector 4 k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector|matchLabelKeys 5 string*|mismatchLabelKeys 6 string*',
+  'k8s.io.api.core.v1.PodAntiAffinity':
+    'requiredDuringSchedulingIgnoredDuringExecution 1 k8s.io.api.core.v1.PodAffinityTerm*|preferredDuringSchedulingIgnoredDuringExecution 2 k8s.io.api.core.v1.WeightedPodAffinityTerm*',
+  'k8s.io.api.core.v1.PodCertificateProjection':
+    'signerName 1 string|keyType 2 string|maxExpirationSeconds 3 int32?|credentialBundlePath 4 string|keyPath 5 string|certificateChainPath 6 string|userAnnotations 7 map<string,string>|user 8 int64?',
+  'k8s.io.api.core.v1.PodCondition':
+    'type 1 string|observedGeneration 7 int64|status 2 string|lastProbeTime 3 k8s.io.apimachinery.pkg.apis.meta.v1.Time|lastTransitionTime 4 k8s.io.apimachinery.pkg.apis.meta.v1.Time|reason 5 string|message 6 string',
+  'k8s.io.api.core.v1.PodDNSConfig':
+    'nameservers 1 string*|searches 2 string*|options 3 k8s.io.api.core.v1.PodDNSConfigOption*',
   'k8s.io.api.core.v1.PodDNSConfigOption': 'name 1 string|value 2 string?',
-  'k8s.io.api.core.v1.PodExtendedResourceClaimStatus': 'requestMappings 1 k8s.io.api.core.v1.ContainerExtendedResourceRequest*|resourceClaimName 2 string',
+  'k8s.io.api.core.v1.PodExtendedResourceClaimStatus':
+    'requestMappings 1 k8s.io.api.core.v1.ContainerExtendedResourceRequest*|resourceClaimName 2 string',
   'k8s.io.api.core.v1.PodIP': 'ip 1 string',
   'k8s.io.api.core.v1.PodOS': 'name 1 string',
   'k8s.io.api.core.v1.PodReadinessGate': 'conditionType 1 string',
-  'k8s.io.api.core.v1.PodResourceClaim': 'name 1 string|resourceClaimName 3 string?|resourceClaimTemplateName 4 string?',
+  'k8s.io.api.core.v1.PodResourceClaim':
+    'name 1 string|resourceClaimName 3 string?|resourceClaimTemplateName 4 string?',
   'k8s.io.api.core.v1.PodResourceClaimStatus': 'name 1 string|resourceClaimName 2 string?',
   'k8s.io.api.core.v1.PodSchedulingGate': 'name 1 string',
   'k8s.io.api.core.v1.PodSchedulingGroup': 'podGroupName 1 string?',
-  'k8s.io.api.core.v1.PodSecurityContext': 'seLinuxOptions 1 k8s.io.api.core.v1.SELinuxOptions|windowsOptions 8 k8s.io.api.core.v1.WindowsSecurityContextOptions|runAsUser 2 int64?|runAsGroup 6 int64?|runAsNonRoot 3 bool?|supplementalGroups 4 int64*|supplementalGroupsPolicy 12 string?|fsGroup 5 int64?|sysctls 7 k8s.io.api.core.v1.Sysctl*|fsGroupChangePolicy 9 string?|seccompProfile 10 k8s.io.api.core.v1.SeccompProfile|appArmorProfile 11 k8s.io.api.core.v1.AppArmorProfile|seLinuxChangePolicy 13 string?',
-  'k8s.io.api.core.v1.PodSpec': 'volumes 1 k8s.io.api.core.v1.Volume*|initContainers 20 k8s.io.api.core.v1.Container*|containers 2 k8s.io.api.core.v1.Container*|ephemeralContainers 34 k8s.io.api.core.v1.EphemeralContainer*|restartPolicy 3 string|terminationGracePeriodSeconds 4 int64?|activeDeadlineSeconds 5 int64?|dnsPolicy 6 string|nodeSelector 7 map<string,string>|serviceAccountName 8 string|serviceAccount 9 string|automountServiceAccountToken 21 bool?|nodeName 10 string|hostNetwork 11 bool|hostPID 12 bool|hostIPC 13 bool|shareProcessNamespace 27 bool?|securityContext 14 k8s.io.api.core.v1.PodSecurityContext|imagePullSecrets 15 k8s.io.api.core.v1.LocalObjectReference*|hostname 16 string|subdomain 17 string|affinity 18 k8s.io.api.core.v1.Affinity|schedulerName 19 string|tolerations 22 k8s.io.api.core.v1.Toleration*|hostAliases 23 k8s.io.api.core.v1.HostAlias*|priorityClassName 24 string|priority 25 int32?|dnsConfig 26 k8s.io.api.core.v1.PodDNSConfig|readinessGates 28 k8s.io.api.core.v1.PodReadinessGate*|runtimeClassName 29 string?|enableServiceLinks 30 bool?|preemptionPolicy 31 string?|overhead 32 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>|topologySpreadConstraints 33 k8s.io.api.core.v1.TopologySpreadConstraint*|setHostnameAsFQDN 35 bool?|os 36 k8s.io.api.core.v1.PodOS|hostUsers 37 bool?|schedulingGates 38 k8s.io.api.core.v1.PodSchedulingGate*|resourceClaims 39 k8s.io.api.core.v1.PodResourceClaim*|resources 40 k8s.io.api.core.v1.ResourceRequirements|hostnameOverride 41 string?|schedulingGroup 43 k8s.io.api.core.v1.PodSchedulingGroup|evictionResponders 44 k8s.io.api.core.v1.EvictionResponder*',
-  'k8s.io.api.core.v1.PodStatus': 'observedGeneration 17 int64|phase 1 string|conditions 2 k8s.io.api.core.v1.PodCondition*|message 3 string|reason 4 string|nominatedNodeName 11 string|hostIP 5 string|hostIPs 16 k8s.io.api.core.v1.HostIP*|podIP 6 string|podIPs 12 k8s.io.api.core.v1.PodIP*|startTime 7 k8s.io.apimachinery.pkg.apis.meta.v1.Time|initContainerStatuses 10 k8s.io.api.core.v1.ContainerStatus*|containerStatuses 8 k8s.io.api.core.v1.ContainerStatus*|qosClass 9 string|ephemeralContainerStatuses 13 k8s.io.api.core.v1.ContainerStatus*|resize 14 string|resourceClaimStatuses 15 k8s.io.api.core.v1.PodResourceClaimStatus*|extendedResourceClaimStatus 18 k8s.io.api.core.v1.PodExtendedResourceClaimStatus|allocatedResources 19 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>|resources 20 k8s.io.api.core.v1.ResourceRequirements|nodeAllocatableResourceClaimStatuses 21 k8s.io.api.core.v1.NodeAllocatableResourceClaimStatus*|volumeHealth 22 k8s.io.api.core.v1.PodVolumeHealth*',
-  'k8s.io.api.core.v1.PodTemplateSpec': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.core.v1.PodSpec',
-  'k8s.io.api.core.v1.PodVolumeHealth': 'name 1 string|healthConditions 2 k8s.io.api.core.v1.VolumeHealthCondition*|lastTransitionTime 3 k8s.io.apimachinery.pkg.apis.meta.v1.Time',
+  'k8s.io.api.core.v1.PodSecurityContext':
+    'seLinuxOptions 1 k8s.io.api.core.v1.SELinuxOptions|windowsOptions 8 k8s.io.api.core.v1.WindowsSecurityContextOptions|runAsUser 2 int64?|runAsGroup 6 int64?|runAsNonRoot 3 bool?|supplementalGroups 4 int64*|supplementalGroupsPolicy 12 string?|fsGroup 5 int64?|sysctls 7 k8s.io.api.core.v1.Sysctl*|fsGroupChangePolicy 9 string?|seccompProfile 10 k8s.io.api.core.v1.SeccompProfile|appArmorProfile 11 k8s.io.api.core.v1.AppArmorProfile|seLinuxChangePolicy 13 string?',
+  'k8s.io.api.core.v1.PodSpec':
+    'volumes 1 k8s.io.api.core.v1.Volume*|initContainers 20 k8s.io.api.core.v1.Container*|containers 2 k8s.io.api.core.v1.Container*|ephemeralContainers 34 k8s.io.api.core.v1.EphemeralContainer*|restartPolicy 3 string|terminationGracePeriodSeconds 4 int64?|activeDeadlineSeconds 5 int64?|dnsPolicy 6 string|nodeSelector 7 map<string,string>|serviceAccountName 8 string|serviceAccount 9 string|automountServiceAccountToken 21 bool?|nodeName 10 string|hostNetwork 11 bool|hostPID 12 bool|hostIPC 13 bool|shareProcessNamespace 27 bool?|securityContext 14 k8s.io.api.core.v1.PodSecurityContext|imagePullSecrets 15 k8s.io.api.core.v1.LocalObjectReference*|hostname 16 string|subdomain 17 string|affinity 18 k8s.io.api.core.v1.Affinity|schedulerName 19 string|tolerations 22 k8s.io.api.core.v1.Toleration*|hostAliases 23 k8s.io.api.core.v1.HostAlias*|priorityClassName 24 string|priority 25 int32?|dnsConfig 26 k8s.io.api.core.v1.PodDNSConfig|readinessGates 28 k8s.io.api.core.v1.PodReadinessGate*|runtimeClassName 29 string?|enableServiceLinks 30 bool?|preemptionPolicy 31 string?|overhead 32 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>|topologySpreadConstraints 33 k8s.io.api.core.v1.TopologySpreadConstraint*|setHostnameAsFQDN 35 bool?|os 36 k8s.io.api.core.v1.PodOS|hostUsers 37 bool?|schedulingGates 38 k8s.io.api.core.v1.PodSchedulingGate*|resourceClaims 39 k8s.io.api.core.v1.PodResourceClaim*|resources 40 k8s.io.api.core.v1.ResourceRequirements|hostnameOverride 41 string?|schedulingGroup 43 k8s.io.api.core.v1.PodSchedulingGroup|evictionResponders 44 k8s.io.api.core.v1.EvictionResponder*',
+  'k8s.io.api.core.v1.PodStatus':
+    'observedGeneration 17 int64|phase 1 string|conditions 2 k8s.io.api.core.v1.PodCondition*|message 3 string|reason 4 string|nominatedNodeName 11 string|hostIP 5 string|hostIPs 16 k8s.io.api.core.v1.HostIP*|podIP 6 string|podIPs 12 k8s.io.api.core.v1.PodIP*|startTime 7 k8s.io.apimachinery.pkg.apis.meta.v1.Time|initContainerStatuses 10 k8s.io.api.core.v1.ContainerStatus*|containerStatuses 8 k8s.io.api.core.v1.ContainerStatus*|qosClass 9 string|ephemeralContainerStatuses 13 k8s.io.api.core.v1.ContainerStatus*|resize 14 string|resourceClaimStatuses 15 k8s.io.api.core.v1.PodResourceClaimStatus*|extendedResourceClaimStatus 18 k8s.io.api.core.v1.PodExtendedResourceClaimStatus|allocatedResources 19 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>|resources 20 k8s.io.api.core.v1.ResourceRequirements|nodeAllocatableResourceClaimStatuses 21 k8s.io.api.core.v1.NodeAllocatableResourceClaimStatus*|volumeHealth 22 k8s.io.api.core.v1.PodVolumeHealth*',
+  'k8s.io.api.core.v1.PodTemplateSpec':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.core.v1.PodSpec',
+  'k8s.io.api.core.v1.PodVolumeHealth':
+    'name 1 string|healthConditions 2 k8s.io.api.core.v1.VolumeHealthCondition*|lastTransitionTime 3 k8s.io.apimachinery.pkg.apis.meta.v1.Time',
   'k8s.io.api.core.v1.PortStatus': 'port 1 int32|protocol 2 string|error 3 string?',
   'k8s.io.api.core.v1.PortworxVolumeSource': 'volumeID 1 string|fsType 2 string|readOnly 3 bool',
   'k8s.io.api.core.v1.PreferredSchedulingTerm': 'weight 1 int32|preference 2 k8s.io.api.core.v1.NodeSelectorTerm',
-  'k8s.io.api.core.v1.Probe': 'handler 1 k8s.io.api.core.v1.ProbeHandler^|initialDelaySeconds 2 int32|timeoutSeconds 3 int32|periodSeconds 4 int32|successThreshold 5 int32|failureThreshold 6 int32|terminationGracePeriodSeconds 7 int64?',
-  'k8s.io.api.core.v1.ProbeHandler': 'exec 1 k8s.io.api.core.v1.ExecAction|httpGet 2 k8s.io.api.core.v1.HTTPGetAction|tcpSocket 3 k8s.io.api.core.v1.TCPSocketAction|grpc 4 k8s.io.api.core.v1.GRPCAction',
-  'k8s.io.api.core.v1.ProjectedVolumeSource': 'sources 1 k8s.io.api.core.v1.VolumeProjection*|defaultMode 2 int32?|defaultUser 3 int64?',
-  'k8s.io.api.core.v1.QuobyteVolumeSource': 'registry 1 string|volume 2 string|readOnly 3 bool|user 4 string|group 5 string|tenant 6 string',
-  'k8s.io.api.core.v1.RBDPersistentVolumeSource': 'monitors 1 string*|image 2 string|fsType 3 string|pool 4 string|user 5 string|keyring 6 string|secretRef 7 k8s.io.api.core.v1.SecretReference|readOnly 8 bool',
-  'k8s.io.api.core.v1.RBDVolumeSource': 'monitors 1 string*|image 2 string|fsType 3 string|pool 4 string|user 5 string|keyring 6 string|secretRef 7 k8s.io.api.core.v1.LocalObjectReference|readOnly 8 bool',
+  'k8s.io.api.core.v1.Probe':
+    'handler 1 k8s.io.api.core.v1.ProbeHandler^|initialDelaySeconds 2 int32|timeoutSeconds 3 int32|periodSeconds 4 int32|successThreshold 5 int32|failureThreshold 6 int32|terminationGracePeriodSeconds 7 int64?',
+  'k8s.io.api.core.v1.ProbeHandler':
+    'exec 1 k8s.io.api.core.v1.ExecAction|httpGet 2 k8s.io.api.core.v1.HTTPGetAction|tcpSocket 3 k8s.io.api.core.v1.TCPSocketAction|grpc 4 k8s.io.api.core.v1.GRPCAction',
+  'k8s.io.api.core.v1.ProjectedVolumeSource':
+    'sources 1 k8s.io.api.core.v1.VolumeProjection*|defaultMode 2 int32?|defaultUser 3 int64?',
+  'k8s.io.api.core.v1.QuobyteVolumeSource':
+    'registry 1 string|volume 2 string|readOnly 3 bool|user 4 string|group 5 string|tenant 6 string',
+  'k8s.io.api.core.v1.RBDPersistentVolumeSource':
+    'monitors 1 string*|image 2 string|fsType 3 string|pool 4 string|user 5 string|keyring 6 string|secretRef 7 k8s.io.api.core.v1.SecretReference|readOnly 8 bool',
+  'k8s.io.api.core.v1.RBDVolumeSource':
+    'monitors 1 string*|image 2 string|fsType 3 string|pool 4 string|user 5 string|keyring 6 string|secretRef 7 k8s.io.api.core.v1.LocalObjectReference|readOnly 8 bool',
   'k8s.io.api.core.v1.ResourceClaim': 'name 1 string|request 2 string',
-  'k8s.io.api.core.v1.ResourceFieldSelector': 'containerName 1 string|resource 2 string|divisor 3 k8s.io.apimachinery.pkg.api.resource.Quantity',
+  'k8s.io.api.core.v1.ResourceFieldSelector':
+    'containerName 1 string|resource 2 string|divisor 3 k8s.io.apimachinery.pkg.api.resource.Quantity',
   'k8s.io.api.core.v1.ResourceHealth': 'resourceID 1 string|health 2 string|message 6 string?',
-  'k8s.io.api.core.v1.ResourceRequirements': 'limits 1 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>|requests 2 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>|claims 3 k8s.io.api.core.v1.ResourceClaim*',
+  'k8s.io.api.core.v1.ResourceRequirements':
+    'limits 1 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>|requests 2 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>|claims 3 k8s.io.api.core.v1.ResourceClaim*',
   'k8s.io.api.core.v1.ResourceStatus': 'name 1 string|resources 2 k8s.io.api.core.v1.ResourceHealth*',
   'k8s.io.api.core.v1.SELinuxOptions': 'user 1 string|role 2 string|type 3 string|level 4 string',
-  'k8s.io.api.core.v1.ScaleIOPersistentVolumeSource': 'gateway 1 string|system 2 string|secretRef 3 k8s.io.api.core.v1.SecretReference|sslEnabled 4 bool|protectionDomain 5 string|storagePool 6 string|storageMode 7 string|volumeName 8 string|fsType 9 string|readOnly 10 bool',
-  'k8s.io.api.core.v1.ScaleIOVolumeSource': 'gateway 1 string|system 2 string|secretRef 3 k8s.io.api.core.v1.LocalObjectReference|sslEnabled 4 bool|protectionDomain 5 string|storagePool 6 string|storageMode 7 string|volumeName 8 string|fsType 9 string|readOnly 10 bool',
+  'k8s.io.api.core.v1.ScaleIOPersistentVolumeSource':
+    'gateway 1 string|system 2 string|secretRef 3 k8s.io.api.core.v1.SecretReference|sslEnabled 4 bool|protectionDomain 5 string|storagePool 6 string|storageMode 7 string|volumeName 8 string|fsType 9 string|readOnly 10 bool',
+  'k8s.io.api.core.v1.ScaleIOVolumeSource':
+    'gateway 1 string|system 2 string|secretRef 3 k8s.io.api.core.v1.LocalObjectReference|sslEnabled 4 bool|protectionDomain 5 string|storagePool 6 string|storageMode 7 string|volumeName 8 string|fsType 9 string|readOnly 10 bool',
   'k8s.io.api.core.v1.SeccompProfile': 'type 1 string|localhostProfile 2 string?',
-  'k8s.io.api.core.v1.SecretEnvSource': 'localObjectReference 1 k8s.io.api.core.v1.LocalObjectReference^|optional 2 bool?',
-  'k8s.io.api.core.v1.SecretKeySelector': 'localObjectReference 1 k8s.io.api.core.v1.LocalObjectReference^|key 2 string|optional 3 bool?',
-  'k8s.io.api.core.v1.SecretProjection': 'localObjectReference 1 k8s.io.api.core.v1.LocalObjectReference^|items 2 k8s.io.api.core.v1.KeyToPath*|optional 4 bool?',
+  'k8s.io.api.core.v1.SecretEnvSource':
+    'localObjectReference 1 k8s.io.api.core.v1.LocalObjectReference^|optional 2 bool?',
+  'k8s.io.api.core.v1.SecretKeySelector':
+    'localObjectReference 1 k8s.io.api.core.v1.LocalObjectReference^|key 2 string|optional 3 bool?',
+  'k8s.io.api.core.v1.SecretProjection':
+    'localObjectReference 1 k8s.io.api.core.v1.LocalObjectReference^|items 2 k8s.io.api.core.v1.KeyToPath*|optional 4 bool?',
   'k8s.io.api.core.v1.SecretReference': 'name 1 string|namespace 2 string',
-  'k8s.io.api.core.v1.SecretVolumeSource': 'secretName 1 string|items 2 k8s.io.api.core.v1.KeyToPath*|defaultMode 3 int32?|optional 4 bool?|defaultUser 5 int64?',
-  'k8s.io.api.core.v1.SecurityContext': 'capabilities 1 k8s.io.api.core.v1.Capabilities|privileged 2 bool?|seLinuxOptions 3 k8s.io.api.core.v1.SELinuxOptions|windowsOptions 10 k8s.io.api.core.v1.WindowsSecurityContextOptions|runAsUser 4 int64?|runAsGroup 8 int64?|runAsNonRoot 5 bool?|readOnlyRootFilesystem 6 bool?|allowPrivilegeEscalation 7 bool?|procMount 9 string?|seccompProfile 11 k8s.io.api.core.v1.SeccompProfile|appArmorProfile 12 k8s.io.api.core.v1.AppArmorProfile',
-  'k8s.io.api.core.v1.Service': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.core.v1.ServiceSpec|status 3 k8s.io.api.core.v1.ServiceStatus',
-  'k8s.io.api.core.v1.ServiceAccountTokenProjection': 'audience 1 string|expirationSeconds 2 int64?|path 3 string|user 4 int64?',
-  'k8s.io.api.core.v1.ServicePort': 'name 1 string|protocol 2 string|appProtocol 6 string?|port 3 int32|targetPort 4 k8s.io.apimachinery.pkg.util.intstr.IntOrString|nodePort 5 int32',
-  'k8s.io.api.core.v1.ServiceSpec': 'ports 1 k8s.io.api.core.v1.ServicePort*|selector 2 map<string,string>|clusterIP 3 string|clusterIPs 18 string*|type 4 string|externalIPs 5 string*|sessionAffinity 7 string|loadBalancerIP 8 string|loadBalancerSourceRanges 9 string*|externalName 10 string|externalTrafficPolicy 11 string|healthCheckNodePort 12 int32|publishNotReadyAddresses 13 bool|sessionAffinityConfig 14 k8s.io.api.core.v1.SessionAffinityConfig|ipFamilies 19 string*|ipFamilyPolicy 17 string?|allocateLoadBalancerNodePorts 20 bool?|loadBalancerClass 21 string?|internalTrafficPolicy 22 string?|trafficDistribution 23 string?',
-  'k8s.io.api.core.v1.ServiceStatus': 'loadBalancer 1 k8s.io.api.core.v1.LoadBalancerStatus|conditions 2 k8s.io.apimachinery.pkg.apis.meta.v1.Condition*',
+  'k8s.io.api.core.v1.SecretVolumeSource':
+    'secretName 1 string|items 2 k8s.io.api.core.v1.KeyToPath*|defaultMode 3 int32?|optional 4 bool?|defaultUser 5 int64?',
+  'k8s.io.api.core.v1.SecurityContext':
+    'capabilities 1 k8s.io.api.core.v1.Capabilities|privileged 2 bool?|seLinuxOptions 3 k8s.io.api.core.v1.SELinuxOptions|windowsOptions 10 k8s.io.api.core.v1.WindowsSecurityContextOptions|runAsUser 4 int64?|runAsGroup 8 int64?|runAsNonRoot 5 bool?|readOnlyRootFilesystem 6 bool?|allowPrivilegeEscalation 7 bool?|procMount 9 string?|seccompProfile 11 k8s.io.api.core.v1.SeccompProfile|appArmorProfile 12 k8s.io.api.core.v1.AppArmorProfile',
+  'k8s.io.api.core.v1.Service':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.core.v1.ServiceSpec|status 3 k8s.io.api.core.v1.ServiceStatus',
+  'k8s.io.api.core.v1.ServiceAccountTokenProjection':
+    'audience 1 string|expirationSeconds 2 int64?|path 3 string|user 4 int64?',
+  'k8s.io.api.core.v1.ServicePort':
+    'name 1 string|protocol 2 string|appProtocol 6 string?|port 3 int32|targetPort 4 k8s.io.apimachinery.pkg.util.intstr.IntOrString|nodePort 5 int32',
+  'k8s.io.api.core.v1.ServiceSpec':
+    'ports 1 k8s.io.api.core.v1.ServicePort*|selector 2 map<string,string>|clusterIP 3 string|clusterIPs 18 string*|type 4 string|externalIPs 5 string*|sessionAffinity 7 string|loadBalancerIP 8 string|loadBalancerSourceRanges 9 string*|externalName 10 string|externalTrafficPolicy 11 string|healthCheckNodePort 12 int32|publishNotReadyAddresses 13 bool|sessionAffinityConfig 14 k8s.io.api.core.v1.SessionAffinityConfig|ipFamilies 19 string*|ipFamilyPolicy 17 string?|allocateLoadBalancerNodePorts 20 bool?|loadBalancerClass 21 string?|internalTrafficPolicy 22 string?|trafficDistribution 23 string?',
+  'k8s.io.api.core.v1.ServiceStatus':
+    'loadBalancer 1 k8s.io.api.core.v1.LoadBalancerStatus|conditions 2 k8s.io.apimachinery.pkg.apis.meta.v1.Condition*',
   'k8s.io.api.core.v1.SessionAffinityConfig': 'clientIP 1 k8s.io.api.core.v1.ClientIPConfig',
   'k8s.io.api.core.v1.SleepAction': 'seconds 1 int64',
-  'k8s.io.api.core.v1.StorageOSPersistentVolumeSource': 'volumeName 1 string|volumeNamespace 2 string|fsType 3 string|readOnly 4 bool|secretRef 5 k8s.io.api.core.v1.ObjectReference',
-  'k8s.io.api.core.v1.StorageOSVolumeSource': 'volumeName 1 string|volumeNamespace 2 string|fsType 3 string|readOnly 4 bool|secretRef 5 k8s.io.api.core.v1.LocalObjectReference',
+  'k8s.io.api.core.v1.StorageOSPersistentVolumeSource':
+    'volumeName 1 string|volumeNamespace 2 string|fsType 3 string|readOnly 4 bool|secretRef 5 k8s.io.api.core.v1.ObjectReference',
+  'k8s.io.api.core.v1.StorageOSVolumeSource':
+    'volumeName 1 string|volumeNamespace 2 string|fsType 3 string|readOnly 4 bool|secretRef 5 k8s.io.api.core.v1.LocalObjectReference',
   'k8s.io.api.core.v1.Sysctl': 'name 1 string|value 2 string',
   'k8s.io.api.core.v1.TCPSocketAction': 'port 1 k8s.io.apimachinery.pkg.util.intstr.IntOrString|host 2 string',
-  'k8s.io.api.core.v1.Taint': 'key 1 string|value 2 string|effect 3 string|timeAdded 4 k8s.io.apimachinery.pkg.apis.meta.v1.Time',
-  'k8s.io.api.core.v1.Toleration': 'key 1 string|operator 2 string|value 3 string|effect 4 string|tolerationSeconds 5 int64?',
+  'k8s.io.api.core.v1.Taint':
+    'key 1 string|value 2 string|effect 3 string|timeAdded 4 k8s.io.apimachinery.pkg.apis.meta.v1.Time',
+  'k8s.io.api.core.v1.Toleration':
+    'key 1 string|operator 2 string|value 3 string|effect 4 string|tolerationSeconds 5 int64?',
   'k8s.io.api.core.v1.TopologySelectorLabelRequirement': 'key 1 string|values 2 string*',
-  'k8s.io.api.core.v1.TopologySelectorTerm': 'matchLabelExpressions 1 k8s.io.api.core.v1.TopologySelectorLabelRequirement*',
-  'k8s.io.api.core.v1.TopologySpreadConstraint': 'maxSkew 1 int32|topologyKey 2 string|whenUnsatisfiable 3 string|labelSelector 4 k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector|minDomains 5 int32?|nodeAffinityPolicy 6 string?|nodeTaintsPolicy 7 string?|matchLabelKeys 8 string*',
+  'k8s.io.api.core.v1.TopologySelectorTerm':
+    'matchLabelExpressions 1 k8s.io.api.core.v1.TopologySelectorLabelRequirement*',
+  'k8s.io.api.core.v1.TopologySpreadConstraint':
+    'maxSkew 1 int32|topologyKey 2 string|whenUnsatisfiable 3 string|labelSelector 4 k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector|minDomains 5 int32?|nodeAffinityPolicy 6 string?|nodeTaintsPolicy 7 string?|matchLabelKeys 8 string*',
   'k8s.io.api.core.v1.TypedLocalObjectReference': 'apiGroup 1 string?|kind 2 string|name 3 string',
   'k8s.io.api.core.v1.TypedObjectReference': 'apiGroup 1 string?|kind 2 string|name 3 string|namespace 4 string?',
   'k8s.io.api.core.v1.Volume': 'name 1 string|volumeSource 2 k8s.io.api.core.v1.VolumeSource^',
   'k8s.io.api.core.v1.VolumeDevice': 'name 1 string|devicePath 2 string',
   'k8s.io.api.core.v1.VolumeHealthCondition': 'status 1 string|reason 2 string|message 3 string',
-  'k8s.io.api.core.v1.VolumeHealthStatus': 'healthConditions 1 k8s.io.api.core.v1.VolumeHealthCondition*|lastTransitionTime 2 k8s.io.apimachinery.pkg.apis.meta.v1.Time',
-  'k8s.io.api.core.v1.VolumeMount': 'name 1 string|readOnly 2 bool|recursiveReadOnly 7 string?|mountPath 3 string|subPath 4 string|mountPropagation 5 string?|subPathExpr 6 string|bindMountOptions 8 string*',
-  'k8s.io.api.core.v1.VolumeMountStatus': 'name 1 string|mountPath 2 string|readOnly 3 bool|recursiveReadOnly 4 string?|volumeStatus 5 k8s.io.api.core.v1.VolumeStatus',
+  'k8s.io.api.core.v1.VolumeHealthStatus':
+    'healthConditions 1 k8s.io.api.core.v1.VolumeHealthCondition*|lastTransitionTime 2 k8s.io.apimachinery.pkg.apis.meta.v1.Time',
+  'k8s.io.api.core.v1.VolumeMount':
+    'name 1 string|readOnly 2 bool|recursiveReadOnly 7 string?|mountPath 3 string|subPath 4 string|mountPropagation 5 string?|subPathExpr 6 string|bindMountOptions 8 string*',
+  'k8s.io.api.core.v1.VolumeMountStatus':
+    'name 1 string|mountPath 2 string|readOnly 3 bool|recursiveReadOnly 4 string?|volumeStatus 5 k8s.io.api.core.v1.VolumeStatus',
   'k8s.io.api.core.v1.VolumeNodeAffinity': 'required 1 k8s.io.api.core.v1.NodeSelector',
-  'k8s.io.api.core.v1.VolumeProjection': 'secret 1 k8s.io.api.core.v1.SecretProjection|downwardAPI 2 k8s.io.api.core.v1.DownwardAPIProjection|configMap 3 k8s.io.api.core.v1.ConfigMapProjection|serviceAccountToken 4 k8s.io.api.core.v1.ServiceAccountTokenProjection|clusterTrustBundle 5 k8s.io.api.core.v1.ClusterTrustBundleProjection|podCertificate 6 k8s.io.api.core.v1.PodCertificateProjection',
-  'k8s.io.api.core.v1.VolumeResourceRequirements': 'limits 1 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>|requests 2 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>',
-  'k8s.io.api.core.v1.VolumeSource': 'hostPath 1 k8s.io.api.core.v1.HostPathVolumeSource|emptyDir 2 k8s.io.api.core.v1.EmptyDirVolumeSource|gcePersistentDisk 3 k8s.io.api.core.v1.GCEPersistentDiskVolumeSource|awsElasticBlockStore 4 k8s.io.api.core.v1.AWSElasticBlockStoreVolumeSource|gitRepo 5 k8s.io.api.core.v1.GitRepoVolumeSource|secret 6 k8s.io.api.core.v1.SecretVolumeSource|nfs 7 k8s.io.api.core.v1.NFSVolumeSource|iscsi 8 k8s.io.api.core.v1.ISCSIVolumeSource|glusterfs 9 k8s.io.api.core.v1.GlusterfsVolumeSource|persistentVolumeClaim 10 k8s.io.api.core.v1.PersistentVolumeClaimVolumeSource|rbd 11 k8s.io.api.core.v1.RBDVolumeSource|flexVolume 12 k8s.io.api.core.v1.FlexVolumeSource|cinder 13 k8s.io.api.core.v1.CinderVolumeSource|cephfs 14 k8s.io.api.core.v1.CephFSVolumeSource|flocker 15 k8s.io.api.core.v1.FlockerVolumeSource|downwardAPI 16 k8s.io.api.core.v1.DownwardAPIVolumeSource|fc 17 k8s.io.api.core.v1.FCVolumeSource|azureFile 18 k8s.io.api.core.v1.AzureFileVolumeSource|configMap 19 k8s.io.api.core.v1.ConfigMapVolumeSource|vsphereVolume 20 k8s.io.api.core.v1.VsphereVirtualDiskVolumeSource|quobyte 21 k8s.io.api.core.v1.QuobyteVolumeSource|azureDisk 22 k8s.io.api.core.v1.AzureDiskVolumeSource|photonPersistentDisk 23 k8s.io.api.core.v1.PhotonPersistentDiskVolumeSource|projected 26 k8s.io.api.core.v1.ProjectedVolumeSource|portworxVolume 24 k8s.io.api.core.v1.PortworxVolumeSource|scaleIO 25 k8s.io.api.core.v1.ScaleIOVolumeSource|storageos 27 k8s.io.api.core.v1.StorageOSVolumeSource|csi 28 k8s.io.api.core.v1.CSIVolumeSource|ephemeral 29 k8s.io.api.core.v1.EphemeralVolumeSource|image 30 k8s.io.api.core.v1.ImageVolumeSource',
+  'k8s.io.api.core.v1.VolumeProjection':
+    'secret 1 k8s.io.api.core.v1.SecretProjection|downwardAPI 2 k8s.io.api.core.v1.DownwardAPIProjection|configMap 3 k8s.io.api.core.v1.ConfigMapProjection|serviceAccountToken 4 k8s.io.api.core.v1.ServiceAccountTokenProjection|clusterTrustBundle 5 k8s.io.api.core.v1.ClusterTrustBundleProjection|podCertificate 6 k8s.io.api.core.v1.PodCertificateProjection',
+  'k8s.io.api.core.v1.VolumeResourceRequirements':
+    'limits 1 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>|requests 2 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>',
+  'k8s.io.api.core.v1.VolumeSource':
+    'hostPath 1 k8s.io.api.core.v1.HostPathVolumeSource|emptyDir 2 k8s.io.api.core.v1.EmptyDirVolumeSource|gcePersistentDisk 3 k8s.io.api.core.v1.GCEPersistentDiskVolumeSource|awsElasticBlockStore 4 k8s.io.api.core.v1.AWSElasticBlockStoreVolumeSource|gitRepo 5 k8s.io.api.core.v1.GitRepoVolumeSource|secret 6 k8s.io.api.core.v1.SecretVolumeSource|nfs 7 k8s.io.api.core.v1.NFSVolumeSource|iscsi 8 k8s.io.api.core.v1.ISCSIVolumeSource|glusterfs 9 k8s.io.api.core.v1.GlusterfsVolumeSource|persistentVolumeClaim 10 k8s.io.api.core.v1.PersistentVolumeClaimVolumeSource|rbd 11 k8s.io.api.core.v1.RBDVolumeSource|flexVolume 12 k8s.io.api.core.v1.FlexVolumeSource|cinder 13 k8s.io.api.core.v1.CinderVolumeSource|cephfs 14 k8s.io.api.core.v1.CephFSVolumeSource|flocker 15 k8s.io.api.core.v1.FlockerVolumeSource|downwardAPI 16 k8s.io.api.core.v1.DownwardAPIVolumeSource|fc 17 k8s.io.api.core.v1.FCVolumeSource|azureFile 18 k8s.io.api.core.v1.AzureFileVolumeSource|configMap 19 k8s.io.api.core.v1.ConfigMapVolumeSource|vsphereVolume 20 k8s.io.api.core.v1.VsphereVirtualDiskVolumeSource|quobyte 21 k8s.io.api.core.v1.QuobyteVolumeSource|azureDisk 22 k8s.io.api.core.v1.AzureDiskVolumeSource|photonPersistentDisk 23 k8s.io.api.core.v1.PhotonPersistentDiskVolumeSource|projected 26 k8s.io.api.core.v1.ProjectedVolumeSource|portworxVolume 24 k8s.io.api.core.v1.PortworxVolumeSource|scaleIO 25 k8s.io.api.core.v1.ScaleIOVolumeSource|storageos 27 k8s.io.api.core.v1.StorageOSVolumeSource|csi 28 k8s.io.api.core.v1.CSIVolumeSource|ephemeral 29 k8s.io.api.core.v1.EphemeralVolumeSource|image 30 k8s.io.api.core.v1.ImageVolumeSource',
   'k8s.io.api.core.v1.VolumeStatus': 'image 1 k8s.io.api.core.v1.ImageVolumeStatus',
-  'k8s.io.api.core.v1.VsphereVirtualDiskVolumeSource': 'volumePath 1 string|fsType 2 string|storagePolicyName 3 string|storagePolicyID 4 string',
+  'k8s.io.api.core.v1.VsphereVirtualDiskVolumeSource':
+    'volumePath 1 string|fsType 2 string|storagePolicyName 3 string|storagePolicyID 4 string',
   'k8s.io.api.core.v1.WeightedPodAffinityTerm': 'weight 1 int32|podAffinityTerm 2 k8s.io.api.core.v1.PodAffinityTerm',
-  'k8s.io.api.core.v1.WindowsSecurityContextOptions': 'gmsaCredentialSpecName 1 string?|gmsaCredentialSpec 2 string?|runAsUserName 3 string?|hostProcess 4 bool?',
-  'k8s.io.api.events.v1.Event': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|eventTime 2 k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime|series 3 k8s.io.api.events.v1.EventSeries|reportingController 4 string|reportingInstance 5 string|action 6 string|reason 7 string|regarding 8 k8s.io.api.core.v1.ObjectReference|related 9 k8s.io.api.core.v1.ObjectReference|note 10 string|type 11 string|deprecatedSource 12 k8s.io.api.core.v1.EventSource|deprecatedFirstTimestamp 13 k8s.io.apimachinery.pkg.apis.meta.v1.Time|deprecatedLastTimestamp 14 k8s.io.apimachinery.pkg.apis.meta.v1.Time|deprecatedCount 15 int32',
+  'k8s.io.api.core.v1.WindowsSecurityContextOptions':
+    'gmsaCredentialSpecName 1 string?|gmsaCredentialSpec 2 string?|runAsUserName 3 string?|hostProcess 4 bool?',
+  'k8s.io.api.events.v1.Event':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|eventTime 2 k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime|series 3 k8s.io.api.events.v1.EventSeries|reportingController 4 string|reportingInstance 5 string|action 6 string|reason 7 string|regarding 8 k8s.io.api.core.v1.ObjectReference|related 9 k8s.io.api.core.v1.ObjectReference|note 10 string|type 11 string|deprecatedSource 12 k8s.io.api.core.v1.EventSource|deprecatedFirstTimestamp 13 k8s.io.apimachinery.pkg.apis.meta.v1.Time|deprecatedLastTimestamp 14 k8s.io.apimachinery.pkg.apis.meta.v1.Time|deprecatedCount 15 int32',
   'k8s.io.api.events.v1.EventSeries': 'count 1 int32|lastObservedTime 2 k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime',
-  'k8s.io.api.policy.v1.Eviction': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|deleteOptions 2 k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions',
-  'k8s.io.api.policy.v1.PodDisruptionBudget': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.policy.v1.PodDisruptionBudgetSpec|status 3 k8s.io.api.policy.v1.PodDisruptionBudgetStatus',
-  'k8s.io.api.policy.v1.PodDisruptionBudgetSpec': 'minAvailable 1 k8s.io.apimachinery.pkg.util.intstr.IntOrString|selector 2 k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector|maxUnavailable 3 k8s.io.apimachinery.pkg.util.intstr.IntOrString|unhealthyPodEvictionPolicy 4 string?',
-  'k8s.io.api.policy.v1.PodDisruptionBudgetStatus': 'observedGeneration 1 int64|disruptedPods 2 map<string,k8s.io.apimachinery.pkg.apis.meta.v1.Time>|disruptionsAllowed 3 int32|currentHealthy 4 int32|desiredHealthy 5 int32|expectedPods 6 int32|conditions 7 k8s.io.apimachinery.pkg.apis.meta.v1.Condition*',
-  'k8s.io.api.resource.v1.AllocatedDeviceStatus': 'driver 1 string|pool 2 string|device 3 string|shareID 7 string?|conditions 4 k8s.io.apimachinery.pkg.apis.meta.v1.Condition*|data 5 k8s.io.apimachinery.pkg.runtime.RawExtension|networkData 6 k8s.io.api.resource.v1.NetworkDeviceData',
-  'k8s.io.api.resource.v1.AllocationResult': 'devices 1 k8s.io.api.resource.v1.DeviceAllocationResult|nodeSelector 3 k8s.io.api.core.v1.NodeSelector|allocationTimestamp 5 k8s.io.apimachinery.pkg.apis.meta.v1.Time',
+  'k8s.io.api.policy.v1.Eviction':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|deleteOptions 2 k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions',
+  'k8s.io.api.policy.v1.PodDisruptionBudget':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.policy.v1.PodDisruptionBudgetSpec|status 3 k8s.io.api.policy.v1.PodDisruptionBudgetStatus',
+  'k8s.io.api.policy.v1.PodDisruptionBudgetSpec':
+    'minAvailable 1 k8s.io.apimachinery.pkg.util.intstr.IntOrString|selector 2 k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector|maxUnavailable 3 k8s.io.apimachinery.pkg.util.intstr.IntOrString|unhealthyPodEvictionPolicy 4 string?',
+  'k8s.io.api.policy.v1.PodDisruptionBudgetStatus':
+    'observedGeneration 1 int64|disruptedPods 2 map<string,k8s.io.apimachinery.pkg.apis.meta.v1.Time>|disruptionsAllowed 3 int32|currentHealthy 4 int32|desiredHealthy 5 int32|expectedPods 6 int32|conditions 7 k8s.io.apimachinery.pkg.apis.meta.v1.Condition*',
+  'k8s.io.api.resource.v1.AllocatedDeviceStatus':
+    'driver 1 string|pool 2 string|device 3 string|shareID 7 string?|conditions 4 k8s.io.apimachinery.pkg.apis.meta.v1.Condition*|data 5 k8s.io.apimachinery.pkg.runtime.RawExtension|networkData 6 k8s.io.api.resource.v1.NetworkDeviceData',
+  'k8s.io.api.resource.v1.AllocationResult':
+    'devices 1 k8s.io.api.resource.v1.DeviceAllocationResult|nodeSelector 3 k8s.io.api.core.v1.NodeSelector|allocationTimestamp 5 k8s.io.apimachinery.pkg.apis.meta.v1.Time',
   'k8s.io.api.resource.v1.CELDeviceSelector': 'expression 1 string',
-  'k8s.io.api.resource.v1.CapacityRequestPolicy': 'default 1 k8s.io.apimachinery.pkg.api.resource.Quantity|validValues 3 k8s.io.apimachinery.pkg.api.resource.Quantity*|validRange 4 k8s.io.api.resource.v1.CapacityRequestPolicyRange',
-  'k8s.io.api.resource.v1.CapacityRequestPolicyRange': 'min 1 k8s.io.apimachinery.pkg.api.resource.Quantity|max 2 k8s.io.apimachinery.pkg.api.resource.Quantity|step 3 k8s.io.apimachinery.pkg.api.resource.Quantity',
+  'k8s.io.api.resource.v1.CapacityRequestPolicy':
+    'default 1 k8s.io.apimachinery.pkg.api.resource.Quantity|validValues 3 k8s.io.apimachinery.pkg.api.resource.Quantity*|validRange 4 k8s.io.api.resource.v1.CapacityRequestPolicyRange',
+  'k8s.io.api.resource.v1.CapacityRequestPolicyRange':
+    'min 1 k8s.io.apimachinery.pkg.api.resource.Quantity|max 2 k8s.io.apimachinery.pkg.api.resource.Quantity|step 3 k8s.io.apimachinery.pkg.api.resource.Quantity',
   'k8s.io.api.resource.v1.CapacityRequirements': 'requests 1 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>',
   'k8s.io.api.resource.v1.Counter': 'value 1 k8s.io.apimachinery.pkg.api.resource.Quantity',
   'k8s.io.api.resource.v1.CounterSet': 'name 1 string|counters 2 map<string,k8s.io.api.resource.v1.Counter>',
-  'k8s.io.api.resource.v1.Device': 'name 1 string|attributes 2 map<string,k8s.io.api.resource.v1.DeviceAttribute>|capacity 3 map<string,k8s.io.api.resource.v1.DeviceCapacity>|consumesCounters 4 k8s.io.api.resource.v1.DeviceCounterConsumption*|nodeName 5 string?|nodeSelector 6 k8s.io.api.core.v1.NodeSelector|allNodes 7 bool?|taints 8 k8s.io.api.resource.v1.DeviceTaint*|bindsToNode 9 bool?|bindingConditions 10 string*|bindingFailureConditions 11 string*|allowMultipleAllocations 12 bool?|nodeAllocatableResources 14 map<string,k8s.io.api.resource.v1.NodeAllocatableResource>',
-  'k8s.io.api.resource.v1.DeviceAllocationConfiguration': 'source 1 string|requests 2 string*|deviceConfiguration 3 k8s.io.api.resource.v1.DeviceConfiguration^',
-  'k8s.io.api.resource.v1.DeviceAllocationResult': 'results 1 k8s.io.api.resource.v1.DeviceRequestAllocationResult*|config 2 k8s.io.api.resource.v1.DeviceAllocationConfiguration*',
-  'k8s.io.api.resource.v1.DeviceAttribute': 'int 2 int64?|bool 3 bool?|string 4 string?|version 5 string?|ints 6 int64*|bools 7 bool*|strings 8 string*|versions 9 string*',
-  'k8s.io.api.resource.v1.DeviceCapacity': 'value 1 k8s.io.apimachinery.pkg.api.resource.Quantity|requestPolicy 2 k8s.io.api.resource.v1.CapacityRequestPolicy',
-  'k8s.io.api.resource.v1.DeviceClaim': 'requests 1 k8s.io.api.resource.v1.DeviceRequest*|constraints 2 k8s.io.api.resource.v1.DeviceConstraint*|config 3 k8s.io.api.resource.v1.DeviceClaimConfiguration*',
-  'k8s.io.api.resource.v1.DeviceClaimConfiguration': 'requests 1 string*|deviceConfiguration 2 k8s.io.api.resource.v1.DeviceConfiguration^',
-  'k8s.io.api.resource.v1.DeviceClass': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.resource.v1.DeviceClassSpec',
-  'k8s.io.api.resource.v1.DeviceClassConfiguration': 'deviceConfiguration 1 k8s.io.api.resource.v1.DeviceConfiguration^',
-  'k8s.io.api.resource.v1.DeviceClassSpec': 'selectors 1 k8s.io.api.resource.v1.DeviceSelector*|config 2 k8s.io.api.resource.v1.DeviceClassConfiguration*|extendedResourceName 4 string?',
+  'k8s.io.api.resource.v1.Device':
+    'name 1 string|attributes 2 map<string,k8s.io.api.resource.v1.DeviceAttribute>|capacity 3 map<string,k8s.io.api.resource.v1.DeviceCapacity>|consumesCounters 4 k8s.io.api.resource.v1.DeviceCounterConsumption*|nodeName 5 string?|nodeSelector 6 k8s.io.api.core.v1.NodeSelector|allNodes 7 bool?|taints 8 k8s.io.api.resource.v1.DeviceTaint*|bindsToNode 9 bool?|bindingConditions 10 string*|bindingFailureConditions 11 string*|allowMultipleAllocations 12 bool?|nodeAllocatableResources 14 map<string,k8s.io.api.resource.v1.NodeAllocatableResource>',
+  'k8s.io.api.resource.v1.DeviceAllocationConfiguration':
+    'source 1 string|requests 2 string*|deviceConfiguration 3 k8s.io.api.resource.v1.DeviceConfiguration^',
+  'k8s.io.api.resource.v1.DeviceAllocationResult':
+    'results 1 k8s.io.api.resource.v1.DeviceRequestAllocationResult*|config 2 k8s.io.api.resource.v1.DeviceAllocationConfiguration*',
+  'k8s.io.api.resource.v1.DeviceAttribute':
+    'int 2 int64?|bool 3 bool?|string 4 string?|version 5 string?|ints 6 int64*|bools 7 bool*|strings 8 string*|versions 9 string*',
+  'k8s.io.api.resource.v1.DeviceCapacity':
+    'value 1 k8s.io.apimachinery.pkg.api.resource.Quantity|requestPolicy 2 k8s.io.api.resource.v1.CapacityRequestPolicy',
+  'k8s.io.api.resource.v1.DeviceClaim':
+    'requests 1 k8s.io.api.resource.v1.DeviceRequest*|constraints 2 k8s.io.api.resource.v1.DeviceConstraint*|config 3 k8s.io.api.resource.v1.DeviceClaimConfiguration*',
+  'k8s.io.api.resource.v1.DeviceClaimConfiguration':
+    'requests 1 string*|deviceConfiguration 2 k8s.io.api.resource.v1.DeviceConfiguration^',
+  'k8s.io.api.resource.v1.DeviceClass':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.resource.v1.DeviceClassSpec',
+  'k8s.io.api.resource.v1.DeviceClassConfiguration':
+    'deviceConfiguration 1 k8s.io.api.resource.v1.DeviceConfiguration^',
+  'k8s.io.api.resource.v1.DeviceClassSpec':
+    'selectors 1 k8s.io.api.resource.v1.DeviceSelector*|config 2 k8s.io.api.resource.v1.DeviceClassConfiguration*|extendedResourceName 4 string?',
   'k8s.io.api.resource.v1.DeviceConfiguration': 'opaque 1 k8s.io.api.resource.v1.OpaqueDeviceConfiguration',
   'k8s.io.api.resource.v1.DeviceConstraint': 'requests 1 string*|matchAttribute 2 string?|distinctAttribute 3 string?',
-  'k8s.io.api.resource.v1.DeviceCounterConsumption': 'counterSet 1 string|counters 2 map<string,k8s.io.api.resource.v1.Counter>',
-  'k8s.io.api.resource.v1.DeviceRequest': 'name 1 string|exactly 2 k8s.io.api.resource.v1.ExactDeviceRequest|firstAvailable 3 k8s.io.api.resource.v1.DeviceSubRequest*',
-  'k8s.io.api.resource.v1.DeviceRequestAllocationResult': 'request 1 string|driver 2 string|pool 3 string|device 4 string|adminAccess 5 bool?|tolerations 6 k8s.io.api.resource.v1.DeviceToleration*|bindingConditions 7 string*|bindingFailureConditions 8 string*|shareID 9 string?|consumedCapacity 10 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>|skipNodeOperations 11 string*',
+  'k8s.io.api.resource.v1.DeviceCounterConsumption':
+    'counterSet 1 string|counters 2 map<string,k8s.io.api.resource.v1.Counter>',
+  'k8s.io.api.resource.v1.DeviceRequest':
+    'name 1 string|exactly 2 k8s.io.api.resource.v1.ExactDeviceRequest|firstAvailable 3 k8s.io.api.resource.v1.DeviceSubRequest*',
+  'k8s.io.api.resource.v1.DeviceRequestAllocationResult':
+    'request 1 string|driver 2 string|pool 3 string|device 4 string|adminAccess 5 bool?|tolerations 6 k8s.io.api.resource.v1.DeviceToleration*|bindingConditions 7 string*|bindingFailureConditions 8 string*|shareID 9 string?|consumedCapacity 10 map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>|skipNodeOperations 11 string*',
   'k8s.io.api.resource.v1.DeviceSelector': 'cel 1 k8s.io.api.resource.v1.CELDeviceSelector',
-  'k8s.io.api.resource.v1.DeviceSubRequest': 'name 1 string|deviceClassName 2 string|selectors 3 k8s.io.api.resource.v1.DeviceSelector*|allocationMode 4 string|count 5 int64|tolerations 6 k8s.io.api.resource.v1.DeviceToleration*|capacity 7 k8s.io.api.resource.v1.CapacityRequirements',
-  'k8s.io.api.resource.v1.DeviceTaint': 'key 1 string|value 2 string|effect 3 string|timeAdded 4 k8s.io.apimachinery.pkg.apis.meta.v1.Time',
-  'k8s.io.api.resource.v1.DeviceToleration': 'key 1 string|operator 2 string|value 3 string|effect 4 string|tolerationSeconds 5 int64?',
-  'k8s.io.api.resource.v1.ExactDeviceRequest': 'deviceClassName 1 string|selectors 2 k8s.io.api.resource.v1.DeviceSelector*|allocationMode 3 string|count 4 int64|adminAccess 5 bool?|tolerations 6 k8s.io.api.resource.v1.DeviceToleration*|capacity 7 k8s.io.api.resource.v1.CapacityRequirements',
+  'k8s.io.api.resource.v1.DeviceSubRequest':
+    'name 1 string|deviceClassName 2 string|selectors 3 k8s.io.api.resource.v1.DeviceSelector*|allocationMode 4 string|count 5 int64|tolerations 6 k8s.io.api.resource.v1.DeviceToleration*|capacity 7 k8s.io.api.resource.v1.CapacityRequirements',
+  'k8s.io.api.resource.v1.DeviceTaint':
+    'key 1 string|value 2 string|effect 3 string|timeAdded 4 k8s.io.apimachinery.pkg.apis.meta.v1.Time',
+  'k8s.io.api.resource.v1.DeviceToleration':
+    'key 1 string|operator 2 string|value 3 string|effect 4 string|tolerationSeconds 5 int64?',
+  'k8s.io.api.resource.v1.ExactDeviceRequest':
+    'deviceClassName 1 string|selectors 2 k8s.io.api.resource.v1.DeviceSelector*|allocationMode 3 string|count 4 int64|adminAccess 5 bool?|tolerations 6 k8s.io.api.resource.v1.DeviceToleration*|capacity 7 k8s.io.api.resource.v1.CapacityRequirements',
   'k8s.io.api.resource.v1.NetworkDeviceData': 'interfaceName 1 string|ips 2 string*|hardwareAddress 3 string',
-  'k8s.io.api.resource.v1.NodeAllocatableMapping': 'capacityKey 1 string?|capacityMultiplier 2 k8s.io.apimachinery.pkg.api.resource.Quantity|deviceMultiplier 3 k8s.io.apimachinery.pkg.api.resource.Quantity',
-  'k8s.io.api.resource.v1.NodeAllocatableOverhead': 'perPod 1 k8s.io.apimachinery.pkg.api.resource.Quantity|perContainer 2 k8s.io.apimachinery.pkg.api.resource.Quantity',
-  'k8s.io.api.resource.v1.NodeAllocatableResource': 'mapping 3 k8s.io.api.resource.v1.NodeAllocatableMapping|overhead 4 k8s.io.api.resource.v1.NodeAllocatableOverhead',
-  'k8s.io.api.resource.v1.OpaqueDeviceConfiguration': 'driver 1 string|parameters 2 k8s.io.apimachinery.pkg.runtime.RawExtension',
-  'k8s.io.api.resource.v1.ResourceClaim': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.resource.v1.ResourceClaimSpec|status 3 k8s.io.api.resource.v1.ResourceClaimStatus',
-  'k8s.io.api.resource.v1.ResourceClaimConsumerReference': 'apiGroup 1 string|resource 3 string|name 4 string|uid 5 string',
+  'k8s.io.api.resource.v1.NodeAllocatableMapping':
+    'capacityKey 1 string?|capacityMultiplier 2 k8s.io.apimachinery.pkg.api.resource.Quantity|deviceMultiplier 3 k8s.io.apimachinery.pkg.api.resource.Quantity',
+  'k8s.io.api.resource.v1.NodeAllocatableOverhead':
+    'perPod 1 k8s.io.apimachinery.pkg.api.resource.Quantity|perContainer 2 k8s.io.apimachinery.pkg.api.resource.Quantity',
+  'k8s.io.api.resource.v1.NodeAllocatableResource':
+    'mapping 3 k8s.io.api.resource.v1.NodeAllocatableMapping|overhead 4 k8s.io.api.resource.v1.NodeAllocatableOverhead',
+  'k8s.io.api.resource.v1.OpaqueDeviceConfiguration':
+    'driver 1 string|parameters 2 k8s.io.apimachinery.pkg.runtime.RawExtension',
+  'k8s.io.api.resource.v1.ResourceClaim':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.resource.v1.ResourceClaimSpec|status 3 k8s.io.api.resource.v1.ResourceClaimStatus',
+  'k8s.io.api.resource.v1.ResourceClaimConsumerReference':
+    'apiGroup 1 string|resource 3 string|name 4 string|uid 5 string',
   'k8s.io.api.resource.v1.ResourceClaimSpec': 'devices 1 k8s.io.api.resource.v1.DeviceClaim',
-  'k8s.io.api.resource.v1.ResourceClaimStatus': 'allocation 1 k8s.io.api.resource.v1.AllocationResult|reservedFor 2 k8s.io.api.resource.v1.ResourceClaimConsumerReference*|devices 4 k8s.io.api.resource.v1.AllocatedDeviceStatus*',
-  'k8s.io.api.resource.v1.ResourceClaimTemplate': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.resource.v1.ResourceClaimTemplateSpec',
-  'k8s.io.api.resource.v1.ResourceClaimTemplateSpec': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.resource.v1.ResourceClaimSpec',
+  'k8s.io.api.resource.v1.ResourceClaimStatus':
+    'allocation 1 k8s.io.api.resource.v1.AllocationResult|reservedFor 2 k8s.io.api.resource.v1.ResourceClaimConsumerReference*|devices 4 k8s.io.api.resource.v1.AllocatedDeviceStatus*',
+  'k8s.io.api.resource.v1.ResourceClaimTemplate':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.resource.v1.ResourceClaimTemplateSpec',
+  'k8s.io.api.resource.v1.ResourceClaimTemplateSpec':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.resource.v1.ResourceClaimSpec',
   'k8s.io.api.resource.v1.ResourcePool': 'name 1 string|generation 2 int64|resourceSliceCount 3 int64',
-  'k8s.io.api.resource.v1.ResourceSlice': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.resource.v1.ResourceSliceSpec',
-  'k8s.io.api.resource.v1.ResourceSliceSpec': 'driver 1 string|pool 2 k8s.io.api.resource.v1.ResourcePool|nodeName 3 string?|nodeSelector 4 k8s.io.api.core.v1.NodeSelector|allNodes 5 bool?|devices 6 k8s.io.api.resource.v1.Device*|perDeviceNodeSelection 7 bool?|sharedCounters 8 k8s.io.api.resource.v1.CounterSet*|partitionTypeAttribute 9 string?|skipNodeOperations 10 string*',
-  'k8s.io.api.storage.v1.CSINode': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.storage.v1.CSINodeSpec|status 3 k8s.io.api.storage.v1.CSINodeStatus',
-  'k8s.io.api.storage.v1.CSINodeDriver': 'name 1 string|nodeID 2 string|topologyKeys 3 string*|allocatable 4 k8s.io.api.storage.v1.VolumeNodeResources',
+  'k8s.io.api.resource.v1.ResourceSlice':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.resource.v1.ResourceSliceSpec',
+  'k8s.io.api.resource.v1.ResourceSliceSpec':
+    'driver 1 string|pool 2 k8s.io.api.resource.v1.ResourcePool|nodeName 3 string?|nodeSelector 4 k8s.io.api.core.v1.NodeSelector|allNodes 5 bool?|devices 6 k8s.io.api.resource.v1.Device*|perDeviceNodeSelection 7 bool?|sharedCounters 8 k8s.io.api.resource.v1.CounterSet*|partitionTypeAttribute 9 string?|skipNodeOperations 10 string*',
+  'k8s.io.api.storage.v1.CSINode':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.storage.v1.CSINodeSpec|status 3 k8s.io.api.storage.v1.CSINodeStatus',
+  'k8s.io.api.storage.v1.CSINodeDriver':
+    'name 1 string|nodeID 2 string|topologyKeys 3 string*|allocatable 4 k8s.io.api.storage.v1.VolumeNodeResources',
   'k8s.io.api.storage.v1.CSINodeSpec': 'drivers 1 k8s.io.api.storage.v1.CSINodeDriver*',
   'k8s.io.api.storage.v1.CSINodeStatus': 'storageHealth 1 k8s.io.api.storage.v1.StorageHealth*',
-  'k8s.io.api.storage.v1.StorageClass': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|provisioner 2 string|parameters 3 map<string,string>|reclaimPolicy 4 string?|mountOptions 5 string*|allowVolumeExpansion 6 bool?|volumeBindingMode 7 string?|allowedTopologies 8 k8s.io.api.core.v1.TopologySelectorTerm*',
-  'k8s.io.api.storage.v1.StorageHealth': 'name 1 string|healthConditions 2 k8s.io.api.storage.v1.StorageHealthCondition*',
-  'k8s.io.api.storage.v1.StorageHealthCondition': 'status 1 string|reason 2 string|message 3 string|accessMode 4 string?|volumeMode 5 string?|lastTransitionTime 6 k8s.io.apimachinery.pkg.apis.meta.v1.Time',
-  'k8s.io.api.storage.v1.VolumeAttachment': 'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.storage.v1.VolumeAttachmentSpec|status 3 k8s.io.api.storage.v1.VolumeAttachmentStatus',
-  'k8s.io.api.storage.v1.VolumeAttachmentSource': 'persistentVolumeName 1 string?|inlineVolumeSpec 2 k8s.io.api.core.v1.PersistentVolumeSpec',
-  'k8s.io.api.storage.v1.VolumeAttachmentSpec': 'attacher 1 string|source 2 k8s.io.api.storage.v1.VolumeAttachmentSource|nodeName 3 string',
-  'k8s.io.api.storage.v1.VolumeAttachmentStatus': 'attached 1 bool|attachmentMetadata 2 map<string,string>|attachError 3 k8s.io.api.storage.v1.VolumeError|detachError 4 k8s.io.api.storage.v1.VolumeError',
-  'k8s.io.api.storage.v1.VolumeError': 'time 1 k8s.io.apimachinery.pkg.apis.meta.v1.Time|message 2 string|errorCode 3 int32?',
+  'k8s.io.api.storage.v1.StorageClass':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|provisioner 2 string|parameters 3 map<string,string>|reclaimPolicy 4 string?|mountOptions 5 string*|allowVolumeExpansion 6 bool?|volumeBindingMode 7 string?|allowedTopologies 8 k8s.io.api.core.v1.TopologySelectorTerm*',
+  'k8s.io.api.storage.v1.StorageHealth':
+    'name 1 string|healthConditions 2 k8s.io.api.storage.v1.StorageHealthCondition*',
+  'k8s.io.api.storage.v1.StorageHealthCondition':
+    'status 1 string|reason 2 string|message 3 string|accessMode 4 string?|volumeMode 5 string?|lastTransitionTime 6 k8s.io.apimachinery.pkg.apis.meta.v1.Time',
+  'k8s.io.api.storage.v1.VolumeAttachment':
+    'metadata 1 k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta|spec 2 k8s.io.api.storage.v1.VolumeAttachmentSpec|status 3 k8s.io.api.storage.v1.VolumeAttachmentStatus',
+  'k8s.io.api.storage.v1.VolumeAttachmentSource':
+    'persistentVolumeName 1 string?|inlineVolumeSpec 2 k8s.io.api.core.v1.PersistentVolumeSpec',
+  'k8s.io.api.storage.v1.VolumeAttachmentSpec':
+    'attacher 1 string|source 2 k8s.io.api.storage.v1.VolumeAttachmentSource|nodeName 3 string',
+  'k8s.io.api.storage.v1.VolumeAttachmentStatus':
+    'attached 1 bool|attachmentMetadata 2 map<string,string>|attachError 3 k8s.io.api.storage.v1.VolumeError|detachError 4 k8s.io.api.storage.v1.VolumeError',
+  'k8s.io.api.storage.v1.VolumeError':
+    'time 1 k8s.io.apimachinery.pkg.apis.meta.v1.Time|message 2 string|errorCode 3 int32?',
   'k8s.io.api.storage.v1.VolumeNodeResources': 'count 1 int32?',
   'k8s.io.apimachinery.pkg.api.resource.Quantity': 'string 1 string',
-  'k8s.io.apimachinery.pkg.apis.meta.v1.Condition': 'type 1 string|status 2 string|observedGeneration 3 int64|lastTransitionTime 4 k8s.io.apimachinery.pkg.apis.meta.v1.Time|reason 5 string|message 6 string',
-  'k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions': 'gracePeriodSeconds 1 int64?|preconditions 2 k8s.io.apimachinery.pkg.apis.meta.v1.Preconditions|orphanDependents 3 bool?|propagationPolicy 4 string?|dryRun 5 string*|ignoreStoreReadErrorWithClusterBreakingPotential 6 bool?',
+  'k8s.io.apimachinery.pkg.apis.meta.v1.Condition':
+    'type 1 string|status 2 string|observedGeneration 3 int64|lastTransitionTime 4 k8s.io.apimachinery.pkg.apis.meta.v1.Time|reason 5 string|message 6 string',
+  'k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions':
+    'gracePeriodSeconds 1 int64?|preconditions 2 k8s.io.apimachinery.pkg.apis.meta.v1.Preconditions|orphanDependents 3 bool?|propagationPolicy 4 string?|dryRun 5 string*|ignoreStoreReadErrorWithClusterBreakingPotential 6 bool?',
   'k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1': 'Raw 1 bytes',
-  'k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector': 'matchLabels 1 map<string,string>|matchExpressions 2 k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement*',
+  'k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector':
+    'matchLabels 1 map<string,string>|matchExpressions 2 k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement*',
   'k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement': 'key 1 string|operator 2 string|values 3 string*',
-  'k8s.io.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry': 'manager 1 string|operation 2 string|apiVersion 3 string|time 4 k8s.io.apimachinery.pkg.apis.meta.v1.Time|fieldsType 6 string|fieldsV1 7 k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1|subresource 8 string',
+  'k8s.io.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry':
+    'manager 1 string|operation 2 string|apiVersion 3 string|time 4 k8s.io.apimachinery.pkg.apis.meta.v1.Time|fieldsType 6 string|fieldsV1 7 k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1|subresource 8 string',
   'k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime': 'seconds 1 int64|nanos 2 int32',
-  'k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta': 'name 1 string|generateName 2 string|namespace 3 string|selfLink 4 string|uid 5 string|resourceVersion 6 string|generation 7 int64|creationTimestamp 8 k8s.io.apimachinery.pkg.apis.meta.v1.Time|deletionTimestamp 9 k8s.io.apimachinery.pkg.apis.meta.v1.Time|deletionGracePeriodSeconds 10 int64?|labels 11 map<string,string>|annotations 12 map<string,string>|ownerReferences 13 k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference*|finalizers 14 string*|managedFields 17 k8s.io.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry*',
-  'k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference': 'apiVersion 5 string|kind 1 string|name 3 string|uid 4 string|controller 6 bool?|blockOwnerDeletion 7 bool?',
+  'k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta':
+    'name 1 string|generateName 2 string|namespace 3 string|selfLink 4 string|uid 5 string|resourceVersion 6 string|generation 7 int64|creationTimestamp 8 k8s.io.apimachinery.pkg.apis.meta.v1.Time|deletionTimestamp 9 k8s.io.apimachinery.pkg.apis.meta.v1.Time|deletionGracePeriodSeconds 10 int64?|labels 11 map<string,string>|annotations 12 map<string,string>|ownerReferences 13 k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference*|finalizers 14 string*|managedFields 17 k8s.io.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry*',
+  'k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference':
+    'apiVersion 5 string|kind 1 string|name 3 string|uid 4 string|controller 6 bool?|blockOwnerDeletion 7 bool?',
   'k8s.io.apimachinery.pkg.apis.meta.v1.Preconditions': 'uid 1 string?|resourceVersion 2 string?',
   'k8s.io.apimachinery.pkg.apis.meta.v1.Time': 'seconds 1 int64|nanos 2 int32',
   'k8s.io.apimachinery.pkg.runtime.RawExtension': 'raw 1 bytes',
   'k8s.io.apimachinery.pkg.runtime.TypeMeta': 'apiVersion 1 string|kind 2 string',
-  'k8s.io.apimachinery.pkg.runtime.Unknown': 'typeMeta 1 k8s.io.apimachinery.pkg.runtime.TypeMeta^|raw 2 bytes|contentEncoding 3 string|contentType 4 string',
+  'k8s.io.apimachinery.pkg.runtime.Unknown':
+    'typeMeta 1 k8s.io.apimachinery.pkg.runtime.TypeMeta^|raw 2 bytes|contentEncoding 3 string|contentType 4 string',
   'k8s.io.apimachinery.pkg.util.intstr.IntOrString': 'type 1 int64|intVal 2 int32|strVal 3 string',
 };

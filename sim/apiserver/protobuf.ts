@@ -36,7 +36,14 @@ function tableOf(message: string): ReadonlyMap<number, Field> | undefined {
     const mark = rawType.at(-1)!;
     const type = '*?^'.includes(mark) ? rawType.slice(0, -1) : rawType;
     const m = /^map<([^,]+),(.+)>$/.exec(type);
-    table.set(Number(number), { name, type, repeated: mark === '*', pointer: mark === '?', inline: mark === '^', ...(m ? { map: [m[1]!, m[2]!] as const } : {}) });
+    table.set(Number(number), {
+      name,
+      type,
+      repeated: mark === '*',
+      pointer: mark === '?',
+      inline: mark === '^',
+      ...(m ? { map: [m[1]!, m[2]!] as const } : {}),
+    });
   }
   tables.set(message, table);
   return table;
@@ -47,7 +54,7 @@ const RUNTIME = 'k8s.io.apimachinery.pkg.runtime';
 
 /** The proto message of a kind: k8s.io.api.<group's first label>.<version>.<Kind> (core: "core"). */
 export function messageOf(apiVersion: string, kind: string): string {
-  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') as [string, string] : ['', apiVersion];
+  const [group, version] = apiVersion.includes('/') ? (apiVersion.split('/') as [string, string]) : ['', apiVersion];
   if (group === 'meta.k8s.io' || (group === '' && kind === 'DeleteOptions')) return `${META}.${kind}`;
   return `k8s.io.api.${group === '' ? 'core' : group.split('.')[0]}.${version}.${kind}`;
 }
@@ -55,7 +62,12 @@ export function messageOf(apiVersion: string, kind: string): string {
 /** A bounded cursor over one message's bytes. */
 class Reader {
   pos: number;
-  constructor(readonly buf: Buffer, start: number, readonly end: number, readonly where: string) {
+  constructor(
+    readonly buf: Buffer,
+    start: number,
+    readonly end: number,
+    readonly where: string,
+  ) {
     this.pos = start;
   }
 
@@ -141,7 +153,10 @@ function mapEntry(f: Field, r: Reader, where: string): [string, unknown] {
     else e.fail(`map entry field ${n}`);
   }
   // As in JSON bodies: assigning this key would swap the map's prototype instead of adding an entry.
-  if (key === FORBIDDEN_KEY) throw errors.badRequest(`the request body has a field named "${FORBIDDEN_KEY}" (at ${where}), which is not accepted`);
+  if (key === FORBIDDEN_KEY)
+    throw errors.badRequest(
+      `the request body has a field named "${FORBIDDEN_KEY}" (at ${where}), which is not accepted`,
+    );
   return [key, value];
 }
 
@@ -154,13 +169,24 @@ function special(type: string, r: Reader, start: number, end: number, where: str
       if (start === end) return { value: null };
       const t = plain() as { seconds?: number; nanos?: number };
       const iso = new Date((t.seconds ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6)).toISOString();
-      return { value: type.endsWith('MicroTime') ? iso.replace(/\.(\d{3})Z$/, (_, ms: string) => `.${ms}${String(Math.floor((t.nanos ?? 0) / 1000) % 1000).padStart(3, '0')}Z`) : iso.replace(/\.\d{3}Z$/, 'Z') };
+      return {
+        value: type.endsWith('MicroTime')
+          ? iso.replace(
+              /\.(\d{3})Z$/,
+              (_, ms: string) => `.${ms}${String(Math.floor((t.nanos ?? 0) / 1000) % 1000).padStart(3, '0')}Z`,
+            )
+          : iso.replace(/\.\d{3}Z$/, 'Z'),
+      };
     }
     case 'k8s.io.apimachinery.pkg.api.resource.Quantity':
       return { value: (plain() as { string?: string }).string ?? '0' };
     case 'k8s.io.apimachinery.pkg.util.intstr.IntOrString': {
-      const v = decodeFields(type, r.buf, start, end, where, true) as { type?: number; intVal?: number; strVal?: string };
-      return { value: v.type === 1 ? v.strVal ?? '' : v.intVal ?? 0 };
+      const v = decodeFields(type, r.buf, start, end, where, true) as {
+        type?: number;
+        intVal?: number;
+        strVal?: string;
+      };
+      return { value: v.type === 1 ? (v.strVal ?? '') : (v.intVal ?? 0) };
     }
     case `${META}.Duration`: {
       const ns = (plain() as { duration?: number }).duration ?? 0;
@@ -188,10 +214,19 @@ function decodeMessage(type: string, buf: Buffer, start: number, end: number, wh
 }
 
 /** The fields of one message, as JSON; keepZeros keeps zero scalars (IntOrString's intVal 0 is a value). */
-function decodeFields(type: string, buf: Buffer, start: number, end: number, where: string, keepZeros = false): Record<string, unknown> {
-  if (where.split(/[.[]/).length > MAX_BODY_DEPTH) throw errors.badRequest(`the request body nests deeper than ${MAX_BODY_DEPTH} levels (at ${where})`);
+function decodeFields(
+  type: string,
+  buf: Buffer,
+  start: number,
+  end: number,
+  where: string,
+  keepZeros = false,
+): Record<string, unknown> {
+  if (where.split(/[.[]/).length > MAX_BODY_DEPTH)
+    throw errors.badRequest(`the request body nests deeper than ${MAX_BODY_DEPTH} levels (at ${where})`);
   const table = tableOf(type);
-  if (!table) throw errors.badRequest(`the protobuf request body holds a ${type}, which this server cannot decode (send JSON)`);
+  if (!table)
+    throw errors.badRequest(`the protobuf request body holds a ${type}, which this server cannot decode (send JSON)`);
   const out: Record<string, unknown> = {};
   const r = new Reader(buf, start, end, where);
   while (r.pos < end) {
@@ -199,7 +234,10 @@ function decodeFields(type: string, buf: Buffer, start: number, end: number, whe
     const n = tag >>> 3;
     const wire = tag & 7;
     const f = table.get(n);
-    if (!f) throw errors.badRequest(`the protobuf request body has field ${n} in ${where} (${type}), which this server does not know (send JSON)`);
+    if (!f)
+      throw errors.badRequest(
+        `the protobuf request body has field ${n} in ${where} (${type}), which this server does not know (send JSON)`,
+      );
     const path = `${where}.${f.name}`;
     if (f.map) {
       const [k, v] = mapEntry(f, r, path);
@@ -238,7 +276,10 @@ export function decodeProtobufBody(body: Buffer): Record<string, unknown> {
   const apiVersion = unknown.apiVersion ?? '';
   const kind = unknown.kind ?? '';
   if (!kind) throw errors.badRequest('the protobuf request body names no kind (typeMeta.kind is empty)');
-  if (unknown.contentEncoding) throw errors.badRequest(`the protobuf request body is encoded as ${unknown.contentEncoding}, which this server does not decode`);
+  if (unknown.contentEncoding)
+    throw errors.badRequest(
+      `the protobuf request body is encoded as ${unknown.contentEncoding}, which this server does not decode`,
+    );
   const raw = Buffer.from(unknown.raw ?? '', 'base64');
   const message = messageOf(apiVersion, kind);
   const object = decodeFields(message, raw, 0, raw.length, kind);

@@ -14,7 +14,16 @@ import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import type { Store } from './store.ts';
 import { AppliedConfigs, serverSideApplyTo } from './apply.ts';
 import { strategicMerge } from './strategic.ts';
-import { draft, isObject, jsonEqual, type FieldError, type FieldValidation, type JsonObject, type KObject, type WriteOptions } from './types.ts';
+import {
+  draft,
+  isObject,
+  jsonEqual,
+  type FieldError,
+  type FieldValidation,
+  type JsonObject,
+  type KObject,
+  type WriteOptions,
+} from './types.ts';
 
 export type { FieldValidation, WriteOptions };
 
@@ -33,7 +42,6 @@ export interface AdmissionRequest {
 
 /** A validation hook for one resource: returns the field errors (none = accepted). */
 export type Validator = (req: AdmissionRequest) => readonly FieldError[] | undefined | void;
-
 
 export interface ListOptions {
   readonly labelSelector?: string | undefined;
@@ -93,7 +101,11 @@ export class Registry {
     return obj;
   }
 
-  list(resource: string | ResourceInfo, namespace: string | undefined, opts: ListOptions = {}): { items: KObject[]; resourceVersion: string } {
+  list(
+    resource: string | ResourceInfo,
+    namespace: string | undefined,
+    opts: ListOptions = {},
+  ): { items: KObject[]; resourceVersion: string } {
     const r = this.resources.resolve(resource);
     const items = this.store.list(r.key, {
       namespace: r.namespaced ? namespace : undefined,
@@ -103,20 +115,33 @@ export class Registry {
     return { items, resourceVersion: String(this.store.resourceVersion()) };
   }
 
-  create(resource: string | ResourceInfo, namespace: string | undefined, body: unknown, opts: WriteOptions = {}): KObject {
+  create(
+    resource: string | ResourceInfo,
+    namespace: string | undefined,
+    body: unknown,
+    opts: WriteOptions = {},
+  ): KObject {
     const r = this.resources.resolve(resource);
     if (opts.subresource) throw errors.methodNotAllowed('POST', `${r.key}/${opts.subresource}`);
     const ns = this.namespaceOf(r, namespace);
     const obj = this.incoming(r, ns, body);
     const m = obj.metadata;
     if (!m.name) {
-      if (!m.generateName) throw errors.invalid(r, '', [{ field: 'metadata.name', type: 'FieldValueRequired', message: 'Required value: name or generateName is required' }]);
+      if (!m.generateName)
+        throw errors.invalid(r, '', [
+          {
+            field: 'metadata.name',
+            type: 'FieldValueRequired',
+            message: 'Required value: name or generateName is required',
+          },
+        ]);
       do m.name = `${m.generateName}${this.ids.suffix()}`;
       while (this.store.get(r.key, ns, m.name));
     }
     this.checkName(r, m.name);
     if (r.namespaced) this.checkNamespace(r, ns, m.name);
-    for (const k of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'resourceVersion', 'managedFields'] as const) delete m[k];
+    for (const k of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'resourceVersion', 'managedFields'] as const)
+      delete m[k];
     m.uid = this.ids.uid();
     m.creationTimestamp = toKubeTime(this.clock.now());
     m.generation = 1;
@@ -131,18 +156,33 @@ export class Registry {
     return obj;
   }
 
-  update(resource: string | ResourceInfo, namespace: string | undefined, name: string, body: unknown, opts: WriteOptions = {}): KObject {
+  update(
+    resource: string | ResourceInfo,
+    namespace: string | undefined,
+    name: string,
+    body: unknown,
+    opts: WriteOptions = {},
+  ): KObject {
     const r = this.resources.resolve(resource);
     const ns = this.namespaceOf(r, namespace);
     const old = this.get(r, ns, name);
     const incoming = this.incoming(r, ns, body);
     if (incoming.metadata.name && incoming.metadata.name !== name) {
-      throw errors.badRequest(`the name of the object (${incoming.metadata.name}) does not match the name on the URL (${name})`);
+      throw errors.badRequest(
+        `the name of the object (${incoming.metadata.name}) does not match the name on the URL (${name})`,
+      );
     }
     return this.commit(r, old, this.prepareUpdate(r, old, incoming, opts.subresource), opts);
   }
 
-  patch(resource: string | ResourceInfo, namespace: string | undefined, name: string, type: PatchType, body: unknown, opts: WriteOptions = {}): KObject {
+  patch(
+    resource: string | ResourceInfo,
+    namespace: string | undefined,
+    name: string,
+    type: PatchType,
+    body: unknown,
+    opts: WriteOptions = {},
+  ): KObject {
     const r = this.resources.resolve(resource);
     const ns = this.namespaceOf(r, namespace);
     if (type === 'apply') return serverSideApplyTo(this, r, ns, name, body, opts);
@@ -160,7 +200,13 @@ export class Registry {
   }
 
   /** Shorthand for the status subresource. */
-  updateStatus(resource: string | ResourceInfo, namespace: string | undefined, name: string, body: unknown, opts: WriteOptions = {}): KObject {
+  updateStatus(
+    resource: string | ResourceInfo,
+    namespace: string | undefined,
+    name: string,
+    body: unknown,
+    opts: WriteOptions = {},
+  ): KObject {
     return this.update(resource, namespace, name, body, { ...opts, subresource: 'status' });
   }
 
@@ -168,16 +214,24 @@ export class Registry {
   incoming(r: ResourceInfo, ns: string, body: unknown): KObject {
     if (!isObject(body)) throw errors.badRequest(`the body of a ${r.kind} request must be a JSON object`);
     const obj = structuredClone(body) as KObject;
-    if (obj.kind !== undefined && obj.kind !== r.kind) throw errors.badRequest(`the kind of the object (${String(obj.kind)}) does not match the resource ${r.key} (${r.kind})`);
+    if (obj.kind !== undefined && obj.kind !== r.kind)
+      throw errors.badRequest(
+        `the kind of the object (${String(obj.kind)}) does not match the resource ${r.key} (${r.kind})`,
+      );
     if (obj.apiVersion !== undefined && obj.apiVersion !== r.apiVersion) {
-      throw errors.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${r.apiVersion})`);
+      throw errors.badRequest(
+        `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${r.apiVersion})`,
+      );
     }
     obj.apiVersion = r.apiVersion;
     obj.kind = r.kind;
     if (!isObject(obj.metadata)) obj.metadata = {};
     const m = obj.metadata;
     if (r.namespaced) {
-      if (m.namespace && m.namespace !== ns) throw errors.badRequest(`the namespace of the provided object (${m.namespace}) does not match the namespace sent on the request (${ns})`);
+      if (m.namespace && m.namespace !== ns)
+        throw errors.badRequest(
+          `the namespace of the provided object (${m.namespace}) does not match the namespace sent on the request (${ns})`,
+        );
       m.namespace = ns;
     } else delete m.namespace;
     return obj;
@@ -197,7 +251,16 @@ export class Registry {
     }
     const next = incoming;
     const m = next.metadata;
-    for (const k of ['name', 'namespace', 'uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generateName', 'generation'] as const) {
+    for (const k of [
+      'name',
+      'namespace',
+      'uid',
+      'creationTimestamp',
+      'deletionTimestamp',
+      'deletionGracePeriodSeconds',
+      'generateName',
+      'generation',
+    ] as const) {
       if (om[k] === undefined) delete m[k];
       else (m as Record<string, unknown>)[k] = om[k];
     }
@@ -210,7 +273,14 @@ export class Registry {
     r.defaults?.(next);
     if (om.deletionTimestamp) {
       const added = (m.finalizers ?? []).filter((f) => !(om.finalizers ?? []).includes(f));
-      if (added.length) throw errors.invalid(r, om.name!, [{ field: 'metadata.finalizers', type: 'FieldValueForbidden', message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}` }]);
+      if (added.length)
+        throw errors.invalid(r, om.name!, [
+          {
+            field: 'metadata.finalizers',
+            type: 'FieldValueForbidden',
+            message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`,
+          },
+        ]);
     }
     if (!jsonEqual(withoutMetaAndStatus(old), withoutMetaAndStatus(next))) m.generation = (om.generation ?? 1) + 1;
     return next;
@@ -242,12 +312,25 @@ export class Registry {
     return e.object;
   }
 
-  private admit(r: ResourceInfo, operation: 'CREATE' | 'UPDATE', object: KObject, oldObject: KObject | undefined, opts: WriteOptions): void {
+  private admit(
+    r: ResourceInfo,
+    operation: 'CREATE' | 'UPDATE',
+    object: KObject,
+    oldObject: KObject | undefined,
+    opts: WriteOptions,
+  ): void {
     const hooks = this.validators.get(r.key);
     if (!hooks?.length) return;
     const found: FieldError[] = [];
     for (const hook of hooks) {
-      const errs = hook({ operation, resource: r, subresource: opts.subresource, object, oldObject, fieldValidation: opts.fieldValidation ?? 'Strict' });
+      const errs = hook({
+        operation,
+        resource: r,
+        subresource: opts.subresource,
+        object,
+        oldObject,
+        fieldValidation: opts.fieldValidation ?? 'Strict',
+      });
       if (errs) found.push(...errs);
     }
     if (found.length) throw errors.invalid(r, object.metadata.name ?? '', found);
@@ -255,14 +338,20 @@ export class Registry {
 
   private checkName(r: ResourceInfo, name: string): void {
     if (name.length > 253 || !NAME_RE.test(name)) {
-      throw errors.invalid(r, name, [{ field: 'metadata.name', message: `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character` }]);
+      throw errors.invalid(r, name, [
+        {
+          field: 'metadata.name',
+          message: `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+        },
+      ]);
     }
   }
 
   private checkNamespace(r: ResourceInfo, ns: string, name: string): void {
     const nsObj = this.store.get('namespaces', '', ns);
     if (!nsObj) throw errors.notFound(this.resources.resolve('namespaces'), ns);
-    if (nsObj.metadata.deletionTimestamp) throw errors.forbidden(r, name, `unable to create new content in namespace ${ns} because it is being terminated`);
+    if (nsObj.metadata.deletionTimestamp)
+      throw errors.forbidden(r, name, `unable to create new content in namespace ${ns} because it is being terminated`);
   }
 }
 

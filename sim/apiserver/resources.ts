@@ -41,9 +41,19 @@ interface Line {
 export function resource(group: string, version: string, plural: string, kind: string, o: Line = {}): ResourceInfo {
   const key = group ? `${plural}.${group}` : plural;
   return {
-    group, version, plural, kind, singular: o.singular ?? kind.toLowerCase(), namespaced: o.ns ?? false,
-    subresources: o.sub ?? [], shortNames: o.short ?? [], categories: o.cat ?? [], crd: o.crd ?? false, key,
-    apiVersion: group ? `${group}/${version}` : version, columns: COLUMNS[key] ?? [],
+    group,
+    version,
+    plural,
+    kind,
+    singular: o.singular ?? kind.toLowerCase(),
+    namespaced: o.ns ?? false,
+    subresources: o.sub ?? [],
+    shortNames: o.short ?? [],
+    categories: o.cat ?? [],
+    crd: o.crd ?? false,
+    key,
+    apiVersion: group ? `${group}/${version}` : version,
+    columns: COLUMNS[key] ?? [],
     ...(DEFAULTS[key] ? { defaults: DEFAULTS[key] } : {}),
   };
 }
@@ -54,15 +64,39 @@ export const BUILTIN_RESOURCES: readonly ResourceInfo[] = [
   resource('', 'v1', 'namespaces', 'Namespace', { sub: ['status'], short: ['ns'] }),
   resource('', 'v1', 'events', 'Event', { ns: true, short: ['ev'] }),
   resource('', 'v1', 'services', 'Service', { ns: true, sub: ['status'], short: ['svc'], cat: ['all'] }),
-  resource('', 'v1', 'replicationcontrollers', 'ReplicationController', { ns: true, sub: ['status', 'scale'], short: ['rc'], cat: ['all'] }),
+  resource('', 'v1', 'replicationcontrollers', 'ReplicationController', {
+    ns: true,
+    sub: ['status', 'scale'],
+    short: ['rc'],
+    cat: ['all'],
+  }),
   resource('', 'v1', 'configmaps', 'ConfigMap', { ns: true, short: ['cm'] }),
   resource('', 'v1', 'persistentvolumes', 'PersistentVolume', { sub: ['status'], short: ['pv'] }),
   resource('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', { ns: true, sub: ['status'], short: ['pvc'] }),
-  resource('apps', 'v1', 'deployments', 'Deployment', { ns: true, sub: ['status', 'scale'], short: ['deploy'], cat: ['all'] }),
-  resource('apps', 'v1', 'replicasets', 'ReplicaSet', { ns: true, sub: ['status', 'scale'], short: ['rs'], cat: ['all'] }),
+  resource('apps', 'v1', 'deployments', 'Deployment', {
+    ns: true,
+    sub: ['status', 'scale'],
+    short: ['deploy'],
+    cat: ['all'],
+  }),
+  resource('apps', 'v1', 'replicasets', 'ReplicaSet', {
+    ns: true,
+    sub: ['status', 'scale'],
+    short: ['rs'],
+    cat: ['all'],
+  }),
   resource('apps', 'v1', 'daemonsets', 'DaemonSet', { ns: true, sub: ['status'], short: ['ds'], cat: ['all'] }),
-  resource('apps', 'v1', 'statefulsets', 'StatefulSet', { ns: true, sub: ['status', 'scale'], short: ['sts'], cat: ['all'] }),
-  resource('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', { ns: true, sub: ['status'], short: ['pdb'] }),
+  resource('apps', 'v1', 'statefulsets', 'StatefulSet', {
+    ns: true,
+    sub: ['status', 'scale'],
+    short: ['sts'],
+    cat: ['all'],
+  }),
+  resource('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', {
+    ns: true,
+    sub: ['status'],
+    short: ['pdb'],
+  }),
   resource('coordination.k8s.io', 'v1', 'leases', 'Lease', { ns: true }),
   resource('storage.k8s.io', 'v1', 'storageclasses', 'StorageClass', { short: ['sc'] }),
   resource('storage.k8s.io', 'v1', 'csinodes', 'CSINode'),
@@ -74,8 +108,18 @@ export const BUILTIN_RESOURCES: readonly ResourceInfo[] = [
   resource('resource.k8s.io', 'v1', 'deviceclasses', 'DeviceClass'),
   resource('karpenter.sh', 'v1', 'nodepools', 'NodePool', { sub: ['status', 'scale'], crd: true, cat: ['karpenter'] }),
   resource('karpenter.sh', 'v1', 'nodeclaims', 'NodeClaim', { sub: ['status'], crd: true, cat: ['karpenter'] }),
-  resource('karpenter.sh', 'v1alpha1', 'nodeoverlays', 'NodeOverlay', { sub: ['status'], crd: true, short: ['overlays'], cat: ['karpenter'] }),
-  resource('karpenter.k8s.aws', 'v1', 'ec2nodeclasses', 'EC2NodeClass', { sub: ['status'], crd: true, short: ['ec2nc', 'ec2ncs'], cat: ['karpenter'] }),
+  resource('karpenter.sh', 'v1alpha1', 'nodeoverlays', 'NodeOverlay', {
+    sub: ['status'],
+    crd: true,
+    short: ['overlays'],
+    cat: ['karpenter'],
+  }),
+  resource('karpenter.k8s.aws', 'v1', 'ec2nodeclasses', 'EC2NodeClass', {
+    sub: ['status'],
+    crd: true,
+    short: ['ec2nc', 'ec2ncs'],
+    cat: ['karpenter'],
+  }),
 ];
 
 /** Lookup over a resource table. */

@@ -10,11 +10,21 @@ export type Route =
   | { kind: 'group'; group: string }
   | { kind: 'resourceList' | 'openapiGroupVersion'; group: string; version: string }
   | { kind: 'bindings'; namespace: string }
-  | { kind: 'resource'; r: ResourceInfo; namespace?: string | undefined; name?: string | undefined; sub?: string | undefined; watch: boolean }
+  | {
+      kind: 'resource';
+      r: ResourceInfo;
+      namespace?: string | undefined;
+      name?: string | undefined;
+      sub?: string | undefined;
+      watch: boolean;
+    }
   | { kind: 'notFound' };
 
 export function route(table: ResourceTable, path: string): Route {
-  const seg = path.split('/').filter((s) => s !== '').map((s) => decodeURIComponent(s));
+  const seg = path
+    .split('/')
+    .filter((s) => s !== '')
+    .map((s) => decodeURIComponent(s));
   const [a, b, c, d] = seg;
   if (seg.length === 1 && a === 'version') return { kind: 'version' };
   if (seg.length === 1 && (a === 'healthz' || a === 'readyz' || a === 'livez')) return { kind: 'health' };
@@ -54,7 +64,8 @@ function resourcePath(table: ResourceTable, group: string, version: string, rest
       rest = rest.slice(2);
     }
   }
-  if (group === '' && namespace !== undefined && rest.length === 1 && rest[0] === 'bindings') return { kind: 'bindings', namespace };
+  if (group === '' && namespace !== undefined && rest.length === 1 && rest[0] === 'bindings')
+    return { kind: 'bindings', namespace };
   const [plural, name, sub, ...extra] = rest;
   const r = plural === undefined ? undefined : table.fromPath(group, version, plural);
   if (!r || extra.length) return { kind: 'notFound' };

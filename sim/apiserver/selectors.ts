@@ -39,7 +39,15 @@ export function parseLabelSelector(s: string | null | undefined): Selector {
   if (!s) return [];
   return splitTerms(s).map((term): Requirement => {
     let m = SET_RE.exec(term);
-    if (m) return { key: m[1]!, op: m[2] as 'in' | 'notin', values: m[3]!.split(',').map((v) => v.trim()).filter((v) => v !== '') };
+    if (m)
+      return {
+        key: m[1]!,
+        op: m[2] as 'in' | 'notin',
+        values: m[3]!
+          .split(',')
+          .map((v) => v.trim())
+          .filter((v) => v !== ''),
+      };
     m = EQ_RE.exec(term);
     if (m) return { key: m[1]!, op: m[2] === '!=' ? 'neq' : 'eq', value: m[3]! };
     m = EXISTS_RE.exec(term);
@@ -62,25 +70,42 @@ export function matches(sel: Selector, get: (key: string) => string | undefined)
   for (const r of sel) {
     const v = get(r.key);
     switch (r.op) {
-      case 'eq': if ((v ?? '') !== r.value) return false; break;
-      case 'neq': if ((v ?? '') === r.value) return false; break;
-      case 'in': if (v === undefined || !r.values.includes(v)) return false; break;
-      case 'notin': if (v !== undefined && r.values.includes(v)) return false; break;
-      case 'exists': if (v === undefined) return false; break;
-      case 'notexists': if (v !== undefined) return false; break;
+      case 'eq':
+        if ((v ?? '') !== r.value) return false;
+        break;
+      case 'neq':
+        if ((v ?? '') === r.value) return false;
+        break;
+      case 'in':
+        if (v === undefined || !r.values.includes(v)) return false;
+        break;
+      case 'notin':
+        if (v !== undefined && r.values.includes(v)) return false;
+        break;
+      case 'exists':
+        if (v === undefined) return false;
+        break;
+      case 'notexists':
+        if (v !== undefined) return false;
+        break;
     }
   }
   return true;
 }
 
-export const labelsOf = (obj: KObject) => (key: string): string | undefined => obj.metadata.labels?.[key];
+export const labelsOf =
+  (obj: KObject) =>
+  (key: string): string | undefined =>
+    obj.metadata.labels?.[key];
 
 /** Field lookup by dotted path (metadata.name, spec.nodeName, status.phase, ...); absent reads as "". */
-export const fieldsOf = (obj: KObject) => (key: string): string | undefined => {
-  let v: unknown = obj;
-  for (const part of key.split('.')) v = isObject(v) ? v[part] : undefined;
-  return v === undefined || v === null ? '' : String(v);
-};
+export const fieldsOf =
+  (obj: KObject) =>
+  (key: string): string | undefined => {
+    let v: unknown = obj;
+    for (const part of key.split('.')) v = isObject(v) ? v[part] : undefined;
+    return v === undefined || v === null ? '' : String(v);
+  };
 
 export interface LabelSelectorObject {
   matchLabels?: Record<string, string>;
@@ -91,7 +116,10 @@ export interface LabelSelectorObject {
  * metav1.LabelSelector semantics: an empty selector matches everything, a missing one (undefined/null)
  * matches nothing. Unknown operators match nothing (the real server would have rejected the object).
  */
-export function matchesLabelSelector(sel: LabelSelectorObject | null | undefined, labels: Record<string, string> | undefined): boolean {
+export function matchesLabelSelector(
+  sel: LabelSelectorObject | null | undefined,
+  labels: Record<string, string> | undefined,
+): boolean {
   if (!sel) return false;
   const l = labels ?? {};
   for (const [k, v] of Object.entries(sel.matchLabels ?? {})) if (l[k] !== v) return false;
@@ -99,11 +127,20 @@ export function matchesLabelSelector(sel: LabelSelectorObject | null | undefined
     const has = Object.prototype.hasOwnProperty.call(l, e.key);
     const values = e.values ?? [];
     switch (e.operator) {
-      case 'In': if (!has || !values.includes(l[e.key]!)) return false; break;
-      case 'NotIn': if (has && values.includes(l[e.key]!)) return false; break;
-      case 'Exists': if (!has) return false; break;
-      case 'DoesNotExist': if (has) return false; break;
-      default: return false;
+      case 'In':
+        if (!has || !values.includes(l[e.key]!)) return false;
+        break;
+      case 'NotIn':
+        if (has && values.includes(l[e.key]!)) return false;
+        break;
+      case 'Exists':
+        if (!has) return false;
+        break;
+      case 'DoesNotExist':
+        if (has) return false;
+        break;
+      default:
+        return false;
     }
   }
   return true;
@@ -114,7 +151,8 @@ export function formatLabelSelector(sel: LabelSelectorObject | undefined): strin
   if (!sel) return '';
   const parts = Object.entries(sel.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
   for (const e of sel.matchExpressions ?? []) {
-    if (e.operator === 'In' || e.operator === 'NotIn') parts.push(`${e.key} ${e.operator.toLowerCase()} (${(e.values ?? []).join(',')})`);
+    if (e.operator === 'In' || e.operator === 'NotIn')
+      parts.push(`${e.key} ${e.operator.toLowerCase()} (${(e.values ?? []).join(',')})`);
     else if (e.operator === 'Exists') parts.push(e.key);
     else if (e.operator === 'DoesNotExist') parts.push(`!${e.key}`);
   }

@@ -26,7 +26,14 @@ afterEach(async () => {
 });
 
 /** The metav1 Status a failed call carried. */
-async function failure(p: Promise<unknown>): Promise<{ code: number; reason: string; message: string; details?: { causes?: Array<{ field: string; reason: string }> } }> {
+async function failure(
+  p: Promise<unknown>,
+): Promise<{
+  code: number;
+  reason: string;
+  message: string;
+  details?: { causes?: Array<{ field: string; reason: string }> };
+}> {
   try {
     await p;
   } catch (e) {
@@ -37,7 +44,8 @@ async function failure(p: Promise<unknown>): Promise<{ code: number; reason: str
 }
 
 const pod = (name: string, labels: Record<string, string> = {}): k8s.V1Pod => ({
-  metadata: { name, labels }, spec: { containers: [{ name: 'c', image: 'pause' }] },
+  metadata: { name, labels },
+  spec: { containers: [{ name: 'c', image: 'pause' }] },
 });
 const NC = { group: 'karpenter.sh', version: 'v1', plural: 'nodeclaims' };
 const mergePatch = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
@@ -57,7 +65,10 @@ describe('CRUD', () => {
   });
 
   it('generates names from generateName', async () => {
-    const p = await core.createNamespacedPod({ namespace: 'default', body: { metadata: { generateName: 'web-' }, spec: { containers: [] } } });
+    const p = await core.createNamespacedPod({
+      namespace: 'default',
+      body: { metadata: { generateName: 'web-' }, spec: { containers: [] } },
+    });
     expect(p.metadata?.name).toMatch(/^web-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
   });
 
@@ -68,11 +79,20 @@ describe('CRUD', () => {
     server.api.bind('default', 'a', 'node-1');
     const names = (l: k8s.V1PodList) => l.items.map((p) => p.metadata?.name).sort();
     expect(names(await core.listNamespacedPod({ namespace: 'default', labelSelector: 'app=web,tier' }))).toEqual(['a']);
-    expect(names(await core.listPodForAllNamespaces({ labelSelector: 'app in (web,dns),tier!=fe' }))).toEqual(['b', 'c']);
+    expect(names(await core.listPodForAllNamespaces({ labelSelector: 'app in (web,dns),tier!=fe' }))).toEqual([
+      'b',
+      'c',
+    ]);
     expect(names(await core.listPodForAllNamespaces({ fieldSelector: 'spec.nodeName=' }))).toEqual(['b', 'c']);
     expect(names(await core.listPodForAllNamespaces({ fieldSelector: 'spec.nodeName=node-1' }))).toEqual(['a']);
-    expect(names(await core.listPodForAllNamespaces({ fieldSelector: 'metadata.namespace=kube-system,status.phase=Pending' }))).toEqual(['c']);
-    expect(names(await core.listNamespacedPod({ namespace: 'default', fieldSelector: 'metadata.name=b' }))).toEqual(['b']);
+    expect(
+      names(
+        await core.listPodForAllNamespaces({ fieldSelector: 'metadata.namespace=kube-system,status.phase=Pending' }),
+      ),
+    ).toEqual(['c']);
+    expect(names(await core.listNamespacedPod({ namespace: 'default', fieldSelector: 'metadata.name=b' }))).toEqual([
+      'b',
+    ]);
     const bad = await failure(core.listNamespacedPod({ namespace: 'default', labelSelector: 'a in b' }));
     expect(bad.code).toBe(400);
   });
@@ -81,16 +101,35 @@ describe('CRUD', () => {
     const nf = await failure(core.readNamespacedPod({ namespace: 'default', name: 'nope' }));
     expect(nf).toMatchObject({ code: 404, reason: 'NotFound', message: 'pods "nope" not found' });
     await core.createNamespacedPod({ namespace: 'default', body: pod('a') });
-    expect(await failure(core.createNamespacedPod({ namespace: 'default', body: pod('a') }))).toMatchObject({ code: 409, reason: 'AlreadyExists' });
-    expect(await failure(core.createNamespacedPod({ namespace: 'default', body: pod('Bad_Name') }))).toMatchObject({ code: 422, reason: 'Invalid' });
-    expect(await failure(core.createNamespacedPod({ namespace: 'nowhere', body: pod('a') }))).toMatchObject({ code: 404, message: 'namespaces "nowhere" not found' });
+    expect(await failure(core.createNamespacedPod({ namespace: 'default', body: pod('a') }))).toMatchObject({
+      code: 409,
+      reason: 'AlreadyExists',
+    });
+    expect(await failure(core.createNamespacedPod({ namespace: 'default', body: pod('Bad_Name') }))).toMatchObject({
+      code: 422,
+      reason: 'Invalid',
+    });
+    expect(await failure(core.createNamespacedPod({ namespace: 'nowhere', body: pod('a') }))).toMatchObject({
+      code: 404,
+      message: 'namespaces "nowhere" not found',
+    });
   });
 
   it('rejects an update with a stale resourceVersion with 409 Conflict, and accepts a fresh one', async () => {
     const created = await core.createNamespacedPod({ namespace: 'default', body: pod('a') });
-    const updated = await core.replaceNamespacedPod({ namespace: 'default', name: 'a', body: { ...created, metadata: { ...created.metadata, labels: { v: '2' } } } });
+    const updated = await core.replaceNamespacedPod({
+      namespace: 'default',
+      name: 'a',
+      body: { ...created, metadata: { ...created.metadata, labels: { v: '2' } } },
+    });
     expect(updated.metadata?.labels).toEqual({ v: '2' });
-    const stale = await failure(core.replaceNamespacedPod({ namespace: 'default', name: 'a', body: { ...created, metadata: { ...created.metadata, labels: { v: '3' } } } }));
+    const stale = await failure(
+      core.replaceNamespacedPod({
+        namespace: 'default',
+        name: 'a',
+        body: { ...created, metadata: { ...created.metadata, labels: { v: '3' } } },
+      }),
+    );
     expect(stale).toMatchObject({ code: 409, reason: 'Conflict' });
     expect(stale.message).toContain('the object has been modified');
   });
@@ -104,74 +143,178 @@ describe('CRUD', () => {
 
 describe('patches', () => {
   it('applies merge patches and JSON patches to custom resources, and refuses strategic merge on them', async () => {
-    await co.createClusterCustomObject({ ...NC, body: { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name: 'nc', labels: { a: '1' } }, spec: { requirements: [] } } });
-    const merged = await co.patchClusterCustomObject({ ...NC, name: 'nc', body: { metadata: { labels: { b: '2' } } } }, mergePatch) as k8s.KubernetesObject;
+    await co.createClusterCustomObject({
+      ...NC,
+      body: {
+        apiVersion: 'karpenter.sh/v1',
+        kind: 'NodeClaim',
+        metadata: { name: 'nc', labels: { a: '1' } },
+        spec: { requirements: [] },
+      },
+    });
+    const merged = (await co.patchClusterCustomObject(
+      { ...NC, name: 'nc', body: { metadata: { labels: { b: '2' } } } },
+      mergePatch,
+    )) as k8s.KubernetesObject;
     expect(merged.metadata?.labels).toEqual({ a: '1', b: '2' });
-    const jp = await co.patchClusterCustomObject({ ...NC, name: 'nc', body: [{ op: 'remove', path: '/metadata/labels/a' }] }) as k8s.KubernetesObject;
+    const jp = (await co.patchClusterCustomObject({
+      ...NC,
+      name: 'nc',
+      body: [{ op: 'remove', path: '/metadata/labels/a' }],
+    })) as k8s.KubernetesObject;
     expect(jp.metadata?.labels).toEqual({ b: '2' });
-    const smp = await failure(co.patchClusterCustomObject({ ...NC, name: 'nc', body: { metadata: { labels: { c: '3' } } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch)));
+    const smp = await failure(
+      co.patchClusterCustomObject(
+        { ...NC, name: 'nc', body: { metadata: { labels: { c: '3' } } } },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch),
+      ),
+    );
     expect(smp.code).toBe(415);
   });
 
   it('applies strategic merge patches to core kinds, merging containers by name', async () => {
-    await core.createNamespacedPod({ namespace: 'default', body: { metadata: { name: 'a' }, spec: { containers: [{ name: 'app', image: 'v1' }, { name: 'side', image: 's1' }] } } });
-    const p = await core.patchNamespacedPod({ namespace: 'default', name: 'a', body: { spec: { containers: [{ name: 'app', image: 'v2' }] } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch));
+    await core.createNamespacedPod({
+      namespace: 'default',
+      body: {
+        metadata: { name: 'a' },
+        spec: {
+          containers: [
+            { name: 'app', image: 'v1' },
+            { name: 'side', image: 's1' },
+          ],
+        },
+      },
+    });
+    const p = await core.patchNamespacedPod(
+      { namespace: 'default', name: 'a', body: { spec: { containers: [{ name: 'app', image: 'v2' }] } } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch),
+    );
     expect(p.spec?.containers.map((c) => `${c.name}:${c.image}`)).toEqual(['app:v2', 'side:s1']);
   });
 
   it('honours a resourceVersion carried in a patch as an optimistic lock', async () => {
     const created = await core.createNamespacedPod({ namespace: 'default', body: pod('a') });
-    await core.patchNamespacedPod({ namespace: 'default', name: 'a', body: { metadata: { labels: { x: '1' } } } }, mergePatch);
-    const stale = await failure(core.patchNamespacedPod({ namespace: 'default', name: 'a', body: { metadata: { resourceVersion: created.metadata?.resourceVersion, labels: { y: '1' } } } }, mergePatch));
+    await core.patchNamespacedPod(
+      { namespace: 'default', name: 'a', body: { metadata: { labels: { x: '1' } } } },
+      mergePatch,
+    );
+    const stale = await failure(
+      core.patchNamespacedPod(
+        {
+          namespace: 'default',
+          name: 'a',
+          body: { metadata: { resourceVersion: created.metadata?.resourceVersion, labels: { y: '1' } } },
+        },
+        mergePatch,
+      ),
+    );
     expect(stale.code).toBe(409);
   });
 
   it('server-side applies through KubernetesObjectApi: create, then merge and prune per field manager', async () => {
     const oa = k8s.KubernetesObjectApi.makeApiClient(kc);
-    const cm = (data: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'default' }, data });
-    await oa.patch(cm({ a: '1', b: '2' }), undefined, undefined, 'karpenter-ts', true, k8s.PatchStrategy.ServerSideApply);
-    await core.patchNamespacedConfigMap({ namespace: 'default', name: 'cfg', body: { data: { other: 'x' } } }, mergePatch);
-    const out = await oa.patch(cm({ a: '9' }), undefined, undefined, 'karpenter-ts', true, k8s.PatchStrategy.ServerSideApply) as k8s.V1ConfigMap;
+    const cm = (data: Record<string, string>) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'cfg', namespace: 'default' },
+      data,
+    });
+    await oa.patch(
+      cm({ a: '1', b: '2' }),
+      undefined,
+      undefined,
+      'karpenter-ts',
+      true,
+      k8s.PatchStrategy.ServerSideApply,
+    );
+    await core.patchNamespacedConfigMap(
+      { namespace: 'default', name: 'cfg', body: { data: { other: 'x' } } },
+      mergePatch,
+    );
+    const out = (await oa.patch(
+      cm({ a: '9' }),
+      undefined,
+      undefined,
+      'karpenter-ts',
+      true,
+      k8s.PatchStrategy.ServerSideApply,
+    )) as k8s.V1ConfigMap;
     expect(out.data).toEqual({ a: '9', other: 'x' });
-    expect(server.requests.find({ verb: 'patch', resource: 'configmaps' }).map((r) => r.query)).toContain('fieldManager=karpenter-ts&force=true');
+    expect(server.requests.find({ verb: 'patch', resource: 'configmaps' }).map((r) => r.query)).toContain(
+      'fieldManager=karpenter-ts&force=true',
+    );
   });
 });
 
 describe('status subresource', () => {
-  const body = { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name: 'nc' }, spec: { requirements: [] }, status: { providerID: 'x' } };
+  const body = {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodeClaim',
+    metadata: { name: 'nc' },
+    spec: { requirements: [] },
+    status: { providerID: 'x' },
+  };
 
   it('drops status on create and keeps main-resource writes from changing it', async () => {
-    const created = await co.createClusterCustomObject({ ...NC, body }) as Record<string, unknown>;
+    const created = (await co.createClusterCustomObject({ ...NC, body })) as Record<string, unknown>;
     expect(created.status).toBeUndefined();
-    await co.patchClusterCustomObjectStatus({ ...NC, name: 'nc', body: { status: { providerID: 'aws:///a/i-1' } } }, mergePatch);
-    const patched = await co.patchClusterCustomObject({ ...NC, name: 'nc', body: { spec: { x: 1 }, status: { providerID: 'hacked' } } }, mergePatch) as Record<string, any>;
+    await co.patchClusterCustomObjectStatus(
+      { ...NC, name: 'nc', body: { status: { providerID: 'aws:///a/i-1' } } },
+      mergePatch,
+    );
+    const patched = (await co.patchClusterCustomObject(
+      { ...NC, name: 'nc', body: { spec: { x: 1 }, status: { providerID: 'hacked' } } },
+      mergePatch,
+    )) as Record<string, any>;
     expect(patched.status).toEqual({ providerID: 'aws:///a/i-1' });
     expect(patched.spec.x).toBe(1);
   });
 
   it('changes only status through /status and bumps generation only on spec changes', async () => {
-    const created = await co.createClusterCustomObject({ ...NC, body }) as Record<string, any>;
+    const created = (await co.createClusterCustomObject({ ...NC, body })) as Record<string, any>;
     expect(created.metadata.generation).toBe(1);
-    const s = await co.replaceClusterCustomObjectStatus({ ...NC, name: 'nc', body: { ...created, spec: { changed: true }, metadata: { ...created.metadata, labels: { l: '1' } }, status: { nodeName: 'n1' } } }) as Record<string, any>;
+    const s = (await co.replaceClusterCustomObjectStatus({
+      ...NC,
+      name: 'nc',
+      body: {
+        ...created,
+        spec: { changed: true },
+        metadata: { ...created.metadata, labels: { l: '1' } },
+        status: { nodeName: 'n1' },
+      },
+    })) as Record<string, any>;
     expect(s.status).toEqual({ nodeName: 'n1' });
     expect(s.spec).toEqual({ requirements: [] });
     expect(s.metadata.labels).toBeUndefined();
     expect(s.metadata.generation).toBe(1);
-    const m = await co.patchClusterCustomObject({ ...NC, name: 'nc', body: { spec: { requirements: [{ key: 'k', operator: 'Exists' }] } } }, mergePatch) as Record<string, any>;
+    const m = (await co.patchClusterCustomObject(
+      { ...NC, name: 'nc', body: { spec: { requirements: [{ key: 'k', operator: 'Exists' }] } } },
+      mergePatch,
+    )) as Record<string, any>;
     expect(m.metadata.generation).toBe(2);
   });
 });
 
 describe('deletion', () => {
-  const nodeclaim = { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name: 'nc', finalizers: ['karpenter.sh/termination'] }, spec: {} };
+  const nodeclaim = {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodeClaim',
+    metadata: { name: 'nc', finalizers: ['karpenter.sh/termination'] },
+    spec: {},
+  };
 
   it('keeps an object with finalizers, with a deletionTimestamp, until the last finalizer is removed', async () => {
     await co.createClusterCustomObject({ ...NC, body: nodeclaim });
     await clock.advance(7000);
     await co.deleteClusterCustomObject({ ...NC, name: 'nc' });
-    const deleting = await co.getClusterCustomObject({ ...NC, name: 'nc' }) as Record<string, any>;
+    const deleting = (await co.getClusterCustomObject({ ...NC, name: 'nc' })) as Record<string, any>;
     expect(deleting.metadata.deletionTimestamp).toBe('2025-01-01T00:00:07Z');
-    const refused = await failure(co.patchClusterCustomObject({ ...NC, name: 'nc', body: { metadata: { finalizers: ['karpenter.sh/termination', 'new'] } } }, mergePatch));
+    const refused = await failure(
+      co.patchClusterCustomObject(
+        { ...NC, name: 'nc', body: { metadata: { finalizers: ['karpenter.sh/termination', 'new'] } } },
+        mergePatch,
+      ),
+    );
     expect(refused.code).toBe(422);
     await co.patchClusterCustomObject({ ...NC, name: 'nc', body: { metadata: { finalizers: null } } }, mergePatch);
     expect((await failure(co.getClusterCustomObject({ ...NC, name: 'nc' }))).code).toBe(404);
@@ -180,7 +323,11 @@ describe('deletion', () => {
   it('deletes pods bound to a node gracefully and unbound pods at once', async () => {
     await core.createNamespacedPod({ namespace: 'default', body: pod('bound') });
     await core.createNamespacedPod({ namespace: 'default', body: pod('loose') });
-    await core.createNamespacedPodBinding({ namespace: 'default', name: 'bound', body: { metadata: { name: 'bound' }, target: { kind: 'Node', name: 'n1' } } });
+    await core.createNamespacedPodBinding({
+      namespace: 'default',
+      name: 'bound',
+      body: { metadata: { name: 'bound' }, target: { kind: 'Node', name: 'n1' } },
+    });
     await core.deleteNamespacedPod({ namespace: 'default', name: 'loose' });
     expect((await failure(core.readNamespacedPod({ namespace: 'default', name: 'loose' }))).code).toBe(404);
     await core.deleteNamespacedPod({ namespace: 'default', name: 'bound' });
@@ -193,17 +340,35 @@ describe('deletion', () => {
 
   it('checks delete preconditions', async () => {
     await core.createNamespacedPod({ namespace: 'default', body: pod('a') });
-    const c = await failure(core.deleteNamespacedPod({ namespace: 'default', name: 'a', body: { preconditions: { uid: 'other' } } }));
+    const c = await failure(
+      core.deleteNamespacedPod({ namespace: 'default', name: 'a', body: { preconditions: { uid: 'other' } } }),
+    );
     expect(c).toMatchObject({ code: 409, reason: 'Conflict' });
   });
 
   it('garbage-collects dependents in the background and leaves orphans when asked', async () => {
-    const dep = (name: string) => ({ metadata: { name }, spec: { replicas: 0, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [] } } } });
+    const dep = (name: string) => ({
+      metadata: { name },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: { app: name } },
+        template: { metadata: { labels: { app: name } }, spec: { containers: [] } },
+      },
+    });
     for (const name of ['gc', 'orphan']) {
       const d = await apps.createNamespacedDeployment({ namespace: 'default', body: dep(name) });
       server.api.create('replicasets.apps', 'default', {
-        metadata: { name: `${name}-rs`, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: d.metadata!.uid!, controller: true }] },
-        spec: { replicas: 0, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [] } } },
+        metadata: {
+          name: `${name}-rs`,
+          ownerReferences: [
+            { apiVersion: 'apps/v1', kind: 'Deployment', name, uid: d.metadata!.uid!, controller: true },
+          ],
+        },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: { app: name } },
+          template: { metadata: { labels: { app: name } }, spec: { containers: [] } },
+        },
       });
     }
     await apps.deleteNamespacedDeployment({ namespace: 'default', name: 'gc' });
@@ -219,13 +384,39 @@ describe('validation hook', () => {
     server.addValidator('nodepools', ({ object }) => {
       const spec = (object.spec ?? {}) as Record<string, any>;
       spec.weight ??= 0;
-      return spec.template?.spec?.nodeClassRef ? [] : [{ field: 'spec.template.spec.nodeClassRef', type: 'FieldValueRequired', message: 'Required value' }];
+      return spec.template?.spec?.nodeClassRef
+        ? []
+        : [{ field: 'spec.template.spec.nodeClassRef', type: 'FieldValueRequired', message: 'Required value' }];
     });
     const np = { group: 'karpenter.sh', version: 'v1', plural: 'nodepools' };
-    const bad = await failure(co.createClusterCustomObject({ ...np, body: { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: 'spot' }, spec: { template: { spec: {} } } } }));
-    expect(bad).toMatchObject({ code: 422, reason: 'Invalid', message: 'NodePool.karpenter.sh "spot" is invalid: spec.template.spec.nodeClassRef: Required value' });
-    expect(bad.details?.causes).toEqual([{ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.template.spec.nodeClassRef' }]);
-    const ok = await co.createClusterCustomObject({ ...np, body: { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: 'ok' }, spec: { template: { spec: { nodeClassRef: { name: 'default' } } } } } }) as Record<string, any>;
+    const bad = await failure(
+      co.createClusterCustomObject({
+        ...np,
+        body: {
+          apiVersion: 'karpenter.sh/v1',
+          kind: 'NodePool',
+          metadata: { name: 'spot' },
+          spec: { template: { spec: {} } },
+        },
+      }),
+    );
+    expect(bad).toMatchObject({
+      code: 422,
+      reason: 'Invalid',
+      message: 'NodePool.karpenter.sh "spot" is invalid: spec.template.spec.nodeClassRef: Required value',
+    });
+    expect(bad.details?.causes).toEqual([
+      { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.template.spec.nodeClassRef' },
+    ]);
+    const ok = (await co.createClusterCustomObject({
+      ...np,
+      body: {
+        apiVersion: 'karpenter.sh/v1',
+        kind: 'NodePool',
+        metadata: { name: 'ok' },
+        spec: { template: { spec: { nodeClassRef: { name: 'default' } } } },
+      },
+    })) as Record<string, any>;
     expect(ok.spec.weight).toBe(0);
   });
 });
@@ -233,22 +424,58 @@ describe('validation hook', () => {
 describe('leases', () => {
   it('supports leader-election style create and update with resourceVersion conflicts', async () => {
     const coord = kc.makeApiClient(k8s.CoordinationV1Api);
-    const lease = await coord.createNamespacedLease({ namespace: 'kube-system', body: { metadata: { name: 'karpenter-leader-election' }, spec: { holderIdentity: 'a', leaseDurationSeconds: 15 } } });
-    const taken = await coord.replaceNamespacedLease({ namespace: 'kube-system', name: 'karpenter-leader-election', body: { ...lease, spec: { ...lease.spec, holderIdentity: 'b' } } });
+    const lease = await coord.createNamespacedLease({
+      namespace: 'kube-system',
+      body: {
+        metadata: { name: 'karpenter-leader-election' },
+        spec: { holderIdentity: 'a', leaseDurationSeconds: 15 },
+      },
+    });
+    const taken = await coord.replaceNamespacedLease({
+      namespace: 'kube-system',
+      name: 'karpenter-leader-election',
+      body: { ...lease, spec: { ...lease.spec, holderIdentity: 'b' } },
+    });
     expect(taken.spec?.holderIdentity).toBe('b');
-    const lost = await failure(coord.replaceNamespacedLease({ namespace: 'kube-system', name: 'karpenter-leader-election', body: { ...lease, spec: { ...lease.spec, holderIdentity: 'c' } } }));
+    const lost = await failure(
+      coord.replaceNamespacedLease({
+        namespace: 'kube-system',
+        name: 'karpenter-leader-election',
+        body: { ...lease, spec: { ...lease.spec, holderIdentity: 'c' } },
+      }),
+    );
     expect(lost).toMatchObject({ code: 409, reason: 'Conflict' });
-    expect(await failure(coord.createNamespacedLease({ namespace: 'kube-system', body: { metadata: { name: 'karpenter-leader-election' }, spec: {} } }))).toMatchObject({ code: 409, reason: 'AlreadyExists' });
+    expect(
+      await failure(
+        coord.createNamespacedLease({
+          namespace: 'kube-system',
+          body: { metadata: { name: 'karpenter-leader-election' }, spec: {} },
+        }),
+      ),
+    ).toMatchObject({ code: 409, reason: 'AlreadyExists' });
   });
 });
 
 describe('scale subresource', () => {
   it('reads and patches a deployment scale', async () => {
-    await apps.createNamespacedDeployment({ namespace: 'default', body: { metadata: { name: 'web' }, spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [] } } } } });
+    await apps.createNamespacedDeployment({
+      namespace: 'default',
+      body: {
+        metadata: { name: 'web' },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { app: 'web' } },
+          template: { metadata: { labels: { app: 'web' } }, spec: { containers: [] } },
+        },
+      },
+    });
     const s = await apps.readNamespacedDeploymentScale({ namespace: 'default', name: 'web' });
     expect(s.spec?.replicas).toBe(1);
     expect(s.status?.selector).toBe('app=web');
-    await apps.patchNamespacedDeploymentScale({ namespace: 'default', name: 'web', body: { spec: { replicas: 3 } } }, mergePatch);
+    await apps.patchNamespacedDeploymentScale(
+      { namespace: 'default', name: 'web', body: { spec: { replicas: 3 } } },
+      mergePatch,
+    );
     expect((await apps.readNamespacedDeployment({ namespace: 'default', name: 'web' })).spec?.replicas).toBe(3);
   });
 });
@@ -256,22 +483,55 @@ describe('scale subresource', () => {
 describe('discovery', () => {
   const get = async (path: string, accept = 'application/json') => {
     const res = await fetch(server.url + path, { headers: { accept, authorization: `Bearer ${server.token}` } });
-    return { status: res.status, body: await res.json() as Record<string, any> };
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
   };
 
   it('serves /version, /api, /apis and APIResourceLists with subresources, short names and categories', async () => {
     expect((await get('/version')).body.gitVersion).toBe('v1.32.0');
     expect((await get('/api')).body.versions).toEqual(['v1']);
     const groups = (await get('/apis')).body.groups.map((g: any) => g.name);
-    expect(groups).toEqual(expect.arrayContaining(['apps', 'policy', 'coordination.k8s.io', 'storage.k8s.io', 'events.k8s.io', 'karpenter.sh', 'karpenter.k8s.aws']));
+    expect(groups).toEqual(
+      expect.arrayContaining([
+        'apps',
+        'policy',
+        'coordination.k8s.io',
+        'storage.k8s.io',
+        'events.k8s.io',
+        'karpenter.sh',
+        'karpenter.k8s.aws',
+      ]),
+    );
     const v1 = (await get('/api/v1')).body.resources.map((r: any) => r.name);
-    expect(v1).toEqual(expect.arrayContaining(['pods', 'pods/status', 'pods/eviction', 'pods/binding', 'nodes', 'nodes/status', 'namespaces', 'events', 'services', 'persistentvolumes', 'persistentvolumeclaims', 'bindings']));
+    expect(v1).toEqual(
+      expect.arrayContaining([
+        'pods',
+        'pods/status',
+        'pods/eviction',
+        'pods/binding',
+        'nodes',
+        'nodes/status',
+        'namespaces',
+        'events',
+        'services',
+        'persistentvolumes',
+        'persistentvolumeclaims',
+        'bindings',
+      ]),
+    );
     const ksh = (await get('/apis/karpenter.sh/v1')).body.resources;
-    expect(ksh.find((r: any) => r.name === 'nodeclaims')).toMatchObject({ singularName: 'nodeclaim', namespaced: false, kind: 'NodeClaim', categories: ['karpenter'] });
+    expect(ksh.find((r: any) => r.name === 'nodeclaims')).toMatchObject({
+      singularName: 'nodeclaim',
+      namespaced: false,
+      kind: 'NodeClaim',
+      categories: ['karpenter'],
+    });
     expect(ksh.map((r: any) => r.name)).toContain('nodeclaims/status');
     const aws = (await get('/apis/karpenter.k8s.aws/v1')).body.resources;
     expect(aws.find((r: any) => r.name === 'ec2nodeclasses').shortNames).toEqual(['ec2nc', 'ec2ncs']);
-    expect((await get('/apis/apps/v1')).body.resources.find((r: any) => r.name === 'deployments/scale')).toMatchObject({ group: 'autoscaling', kind: 'Scale' });
+    expect((await get('/apis/apps/v1')).body.resources.find((r: any) => r.name === 'deployments/scale')).toMatchObject({
+      group: 'autoscaling',
+      kind: 'Scale',
+    });
     expect((await get('/apis/nope/v1')).status).toBe(404);
   });
 
@@ -280,17 +540,48 @@ describe('discovery', () => {
     expect(Object.keys(root)).toEqual(expect.arrayContaining(['api/v1', 'apis/apps/v1', 'apis/karpenter.sh/v1']));
     const doc = (await get(root['apis/karpenter.sh/v1'].serverRelativeURL)).body;
     const patch = doc.paths['/apis/karpenter.sh/v1/nodeclaims/{name}'].patch;
-    expect(patch['x-kubernetes-group-version-kind']).toEqual({ group: 'karpenter.sh', version: 'v1', kind: 'NodeClaim' });
+    expect(patch['x-kubernetes-group-version-kind']).toEqual({
+      group: 'karpenter.sh',
+      version: 'v1',
+      kind: 'NodeClaim',
+    });
     expect(patch.parameters.map((p: any) => p.name)).toContain('fieldValidation');
-    expect(Object.keys((await get('/openapi/v3/api/v1')).body.paths)).toContain('/api/v1/namespaces/{namespace}/pods/{name}');
+    expect(Object.keys((await get('/openapi/v3/api/v1')).body.paths)).toContain(
+      '/api/v1/namespaces/{namespace}/pods/{name}',
+    );
   });
 
   it('answers Table requests with the kind printer columns', async () => {
-    await co.createClusterCustomObject({ ...NC, body: { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name: 'nc', labels: { 'node.kubernetes.io/instance-type': 'm5.large', 'karpenter.sh/capacity-type': 'spot', 'topology.kubernetes.io/zone': 'us-east-1a' } }, spec: {} } });
+    await co.createClusterCustomObject({
+      ...NC,
+      body: {
+        apiVersion: 'karpenter.sh/v1',
+        kind: 'NodeClaim',
+        metadata: {
+          name: 'nc',
+          labels: {
+            'node.kubernetes.io/instance-type': 'm5.large',
+            'karpenter.sh/capacity-type': 'spot',
+            'topology.kubernetes.io/zone': 'us-east-1a',
+          },
+        },
+        spec: {},
+      },
+    });
     await clock.advance(90_000);
-    const t = (await get('/apis/karpenter.sh/v1/nodeclaims', 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json')).body;
+    const t = (
+      await get('/apis/karpenter.sh/v1/nodeclaims', 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json')
+    ).body;
     expect(t.kind).toBe('Table');
-    expect(t.columnDefinitions.filter((c: any) => c.priority === 0).map((c: any) => c.name)).toEqual(['Name', 'Type', 'Capacity', 'Zone', 'Node', 'Ready', 'Age']);
+    expect(t.columnDefinitions.filter((c: any) => c.priority === 0).map((c: any) => c.name)).toEqual([
+      'Name',
+      'Type',
+      'Capacity',
+      'Zone',
+      'Node',
+      'Ready',
+      'Age',
+    ]);
     expect(t.rows[0].cells.slice(0, 4)).toEqual(['nc', 'm5.large', 'spot', 'us-east-1a']);
     expect(t.rows[0].cells[6]).toBe('90s');
     expect(t.rows[0].object.metadata.name).toBe('nc');
@@ -306,7 +597,12 @@ describe('fault injection and the request log', () => {
     await core.createNamespacedPod({ namespace: 'default', body: pod('a') });
     expect(server.faults.pending()).toBe(0);
     server.faults.failNext({ resource: 'nodeclaims', code: 409 });
-    const c = await failure(co.createClusterCustomObject({ ...NC, body: { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name: 'x' }, spec: {} } }));
+    const c = await failure(
+      co.createClusterCustomObject({
+        ...NC,
+        body: { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name: 'x' }, spec: {} },
+      }),
+    );
     expect(c).toMatchObject({ code: 409, reason: 'Conflict' });
     const creates = server.requests.find({ verb: 'create', resource: 'pods' });
     expect(creates.map((r) => r.status)).toEqual([500, 500, 201]);

@@ -16,9 +16,20 @@ import { errors } from './errors.ts';
 import { isObject, own, setOwn, type JsonObject } from './types.ts';
 
 const MERGE_KEYS: Readonly<Record<string, string>> = {
-  containers: 'name', initContainers: 'name', ephemeralContainers: 'name', volumes: 'name', env: 'name',
-  imagePullSecrets: 'name', resourceClaims: 'name', volumeMounts: 'mountPath', volumeDevices: 'devicePath',
-  conditions: 'type', addresses: 'type', ownerReferences: 'uid', hostAliases: 'ip', topologySpreadConstraints: 'topologyKey',
+  containers: 'name',
+  initContainers: 'name',
+  ephemeralContainers: 'name',
+  volumes: 'name',
+  env: 'name',
+  imagePullSecrets: 'name',
+  resourceClaims: 'name',
+  volumeMounts: 'mountPath',
+  volumeDevices: 'devicePath',
+  conditions: 'type',
+  addresses: 'type',
+  ownerReferences: 'uid',
+  hostAliases: 'ip',
+  topologySpreadConstraints: 'topologyKey',
 };
 const SET_LISTS = new Set(['finalizers']);
 
@@ -78,7 +89,12 @@ export function strategicMerge(original: unknown, patch: unknown): unknown {
     if (k.startsWith('$deleteFromPrimitiveList/')) {
       const field = k.slice('$deleteFromPrimitiveList/'.length);
       const drop = new Set(Array.isArray(v) ? v : []);
-      if (Array.isArray(own(out, field))) setOwn(out, field, listAt(out, field).filter((x) => !drop.has(x)));
+      if (Array.isArray(own(out, field)))
+        setOwn(
+          out,
+          field,
+          listAt(out, field).filter((x) => !drop.has(x)),
+        );
     } else if (v === null) {
       delete out[k];
     } else if (Array.isArray(v)) {
@@ -115,17 +131,36 @@ function prune(live: JsonObject, prev: JsonObject, cur: JsonObject, keyedLists: 
     const cv = own(cur, k);
     const lv = own(live, k);
     if (cv === undefined || cv === null) {
-      if (SET_LISTS.has(k) && Array.isArray(pv) && Array.isArray(lv)) setOwn(live, k, lv.filter((x) => !pv.includes(x)));
+      if (SET_LISTS.has(k) && Array.isArray(pv) && Array.isArray(lv))
+        setOwn(
+          live,
+          k,
+          lv.filter((x) => !pv.includes(x)),
+        );
       else delete live[k];
     } else if (isObject(pv) && isObject(cv) && isObject(lv)) {
       prune(lv, pv, cv, keyedLists);
     } else if (Array.isArray(pv) && Array.isArray(cv) && Array.isArray(lv)) {
       const key = keyedLists ? mergeKeyFor(k, pv) : undefined;
-      if (SET_LISTS.has(k)) setOwn(live, k, lv.filter((x) => !pv.includes(x) || cv.includes(x)));
+      if (SET_LISTS.has(k))
+        setOwn(
+          live,
+          k,
+          lv.filter((x) => !pv.includes(x) || cv.includes(x)),
+        );
       else if (key) {
         const keep = new Set(cv.filter(isObject).map((x) => x[key]));
-        const dropped = new Set(pv.filter(isObject).map((x) => x[key]).filter((x) => !keep.has(x)));
-        setOwn(live, k, lv.filter((x) => !(isObject(x) && dropped.has(x[key]))));
+        const dropped = new Set(
+          pv
+            .filter(isObject)
+            .map((x) => x[key])
+            .filter((x) => !keep.has(x)),
+        );
+        setOwn(
+          live,
+          k,
+          lv.filter((x) => !(isObject(x) && dropped.has(x[key]))),
+        );
       }
     }
   }
@@ -135,7 +170,12 @@ function prune(live: JsonObject, prev: JsonObject, cur: JsonObject, keyedLists: 
  * Server-side apply of `applied` over `live` (undefined when creating). `prev` is what the same field
  * manager applied last time on this object, if anything.
  */
-export function serverSideApply(live: JsonObject | undefined, applied: unknown, prev: JsonObject | undefined, keyedLists: boolean): JsonObject {
+export function serverSideApply(
+  live: JsonObject | undefined,
+  applied: unknown,
+  prev: JsonObject | undefined,
+  keyedLists: boolean,
+): JsonObject {
   if (!isObject(applied)) throw errors.badRequest('apply: the body must be an object');
   const base: JsonObject = live ? structuredClone(live) : {};
   if (prev) prune(base, prev, applied, keyedLists);

@@ -20,12 +20,18 @@ export function bind(reg: Registry, namespace: string, name: string, body: unkno
   const pod = reg.get(pods, namespace, name);
   const spec = (pod.spec ?? {}) as { nodeName?: string };
   if (spec.nodeName) throw errors.conflict(pods, name, `pod ${name} is already assigned to node "${spec.nodeName}"`);
-  if (pod.metadata.deletionTimestamp) throw errors.conflict(pods, name, `pod ${name} is being deleted, cannot be assigned to a host`);
+  if (pod.metadata.deletionTimestamp)
+    throw errors.conflict(pods, name, `pod ${name} is being deleted, cannot be assigned to a host`);
   const next = draft(pod);
   (next.spec as JsonObject).nodeName = body.target.name;
   const status = (isObject(next.status) ? next.status : (next.status = {})) as JsonObject;
   const conditions = ((status.conditions as JsonObject[] | undefined) ?? []).filter((c) => c.type !== 'PodScheduled');
-  conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: toKubeTime(reg.clock.now()) });
+  conditions.push({
+    type: 'PodScheduled',
+    status: 'True',
+    lastProbeTime: null,
+    lastTransitionTime: toKubeTime(reg.clock.now()),
+  });
   status.conditions = conditions;
   return reg.commit(pods, pod, next);
 }
@@ -35,13 +41,20 @@ export function scaleOf(r: ResourceInfo, obj: KObject): JsonObject {
   const spec = (obj.spec ?? {}) as { replicas?: number; selector?: LabelSelectorObject };
   const status = (obj.status ?? {}) as { replicas?: number; nodes?: number };
   return {
-    kind: 'Scale', apiVersion: 'autoscaling/v1',
+    kind: 'Scale',
+    apiVersion: 'autoscaling/v1',
     metadata: {
-      name: obj.metadata.name, namespace: obj.metadata.namespace, uid: obj.metadata.uid,
-      resourceVersion: obj.metadata.resourceVersion, creationTimestamp: obj.metadata.creationTimestamp,
+      name: obj.metadata.name,
+      namespace: obj.metadata.namespace,
+      uid: obj.metadata.uid,
+      resourceVersion: obj.metadata.resourceVersion,
+      creationTimestamp: obj.metadata.creationTimestamp,
     },
     spec: { replicas: spec.replicas ?? 0 },
-    status: r.kind === 'NodePool' ? { replicas: status.nodes ?? 0 } : { replicas: status.replicas ?? 0, selector: formatLabelSelector(spec.selector) },
+    status:
+      r.kind === 'NodePool'
+        ? { replicas: status.nodes ?? 0 }
+        : { replicas: status.replicas ?? 0, selector: formatLabelSelector(spec.selector) },
   };
 }
 
@@ -55,7 +68,14 @@ export function getScale(reg: Registry, r: ResourceInfo, namespace: string, name
 }
 
 /** PUT or PATCH of a Scale: only spec.replicas reaches the object (with its resourceVersion checked). */
-export function writeScale(reg: Registry, r: ResourceInfo, namespace: string, name: string, body: unknown, patchType?: PatchType): JsonObject {
+export function writeScale(
+  reg: Registry,
+  r: ResourceInfo,
+  namespace: string,
+  name: string,
+  body: unknown,
+  patchType?: PatchType,
+): JsonObject {
   requireScale(r);
   const obj = reg.get(r, namespace, name);
   const current = scaleOf(r, obj);
@@ -63,8 +83,16 @@ export function writeScale(reg: Registry, r: ResourceInfo, namespace: string, na
   if (patchType === 'json') scale = jsonPatch(current, body);
   else if (patchType === 'merge' || patchType === 'apply') scale = mergePatch(current, body);
   else if (patchType === 'strategic') scale = strategicMerge(current, body);
-  if (!isObject(scale) || !isObject(scale.spec) || typeof scale.spec.replicas !== 'number' || !Number.isInteger(scale.spec.replicas) || scale.spec.replicas < 0) {
-    throw errors.invalid({ group: 'autoscaling', plural: 'scales', kind: 'Scale' }, name, [{ field: 'spec.replicas', message: 'Invalid value: must be a non-negative integer' }]);
+  if (
+    !isObject(scale) ||
+    !isObject(scale.spec) ||
+    typeof scale.spec.replicas !== 'number' ||
+    !Number.isInteger(scale.spec.replicas) ||
+    scale.spec.replicas < 0
+  ) {
+    throw errors.invalid({ group: 'autoscaling', plural: 'scales', kind: 'Scale' }, name, [
+      { field: 'spec.replicas', message: 'Invalid value: must be a non-negative integer' },
+    ]);
   }
   const rv = isObject(scale.metadata) ? scale.metadata.resourceVersion : undefined;
   if (typeof rv === 'string' && rv && rv !== obj.metadata.resourceVersion) throw errors.conflict(r, name);

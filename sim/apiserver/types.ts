@@ -44,7 +44,15 @@ export interface FieldError {
   /** Dotted path, e.g. "spec.template.spec.nodeClassRef". */
   readonly field: string;
   /** Kubernetes cause reason; default FieldValueInvalid. */
-  readonly type?: 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueForbidden' | 'FieldValueDuplicate' | 'FieldValueTooLong' | 'FieldValueTypeInvalid' | 'FieldValueUnknown';
+  readonly type?:
+    | 'FieldValueRequired'
+    | 'FieldValueInvalid'
+    | 'FieldValueNotSupported'
+    | 'FieldValueForbidden'
+    | 'FieldValueDuplicate'
+    | 'FieldValueTooLong'
+    | 'FieldValueTypeInvalid'
+    | 'FieldValueUnknown';
   readonly message: string;
 }
 

@@ -19,7 +19,10 @@ async function start(heartbeatMs = 10_000): Promise<{ server: ApiServer; kc: k8s
   return { server, kc: kubeConfigFor(server) };
 }
 
-const pod = (name: string, labels: Record<string, string> = {}) => ({ metadata: { name, labels }, spec: { containers: [] } });
+const pod = (name: string, labels: Record<string, string> = {}) => ({
+  metadata: { name, labels },
+  spec: { containers: [] },
+});
 
 /** Collects watch events; `next(n)` resolves once n events have arrived. */
 function collector() {
@@ -30,7 +33,12 @@ function collector() {
   return {
     events,
     callback(type: string, obj: any) {
-      events.push({ type, name: obj?.metadata?.name ?? '', rv: obj?.metadata?.resourceVersion ?? '', ...(obj?.code ? { code: obj.code } : {}) });
+      events.push({
+        type,
+        name: obj?.metadata?.name ?? '',
+        rv: obj?.metadata?.resourceVersion ?? '',
+        ...(obj?.code ? { code: obj.code } : {}),
+      });
       for (const w of waiters.filter((x) => events.length >= x.n)) w.resolve();
     },
     done(err: unknown) {
@@ -54,7 +62,12 @@ describe('watch', () => {
     server.api.create('pods', 'default', pod('before'));
     const rv = server.api.list('pods', 'default').resourceVersion;
     const c = collector();
-    const req = await new k8s.Watch(kc).watch('/api/v1/namespaces/default/pods', { resourceVersion: rv }, c.callback, c.done);
+    const req = await new k8s.Watch(kc).watch(
+      '/api/v1/namespaces/default/pods',
+      { resourceVersion: rv },
+      c.callback,
+      c.done,
+    );
     stops.push(() => req.abort());
     server.api.create('pods', 'default', pod('a'));
     server.api.patch('pods', 'default', 'a', 'merge', { metadata: { labels: { x: '1' } } });
@@ -72,12 +85,22 @@ describe('watch', () => {
     server.api.create('pods', 'default', pod('a'));
     server.api.create('pods', 'default', pod('b'));
     const resumed = collector();
-    const first = await new k8s.Watch(kc).watch('/api/v1/pods', { resourceVersion: String(rv) }, resumed.callback, resumed.done);
+    const first = await new k8s.Watch(kc).watch(
+      '/api/v1/pods',
+      { resourceVersion: String(rv) },
+      resumed.callback,
+      resumed.done,
+    );
     stops.push(() => first.abort());
     await resumed.next(2);
     expect(resumed.events.map((e) => `${e.type} ${e.name}`)).toEqual(['ADDED a', 'ADDED b']);
     const fromZero = collector();
-    const req = await new k8s.Watch(kc).watch('/api/v1/pods', { resourceVersion: '0' }, fromZero.callback, fromZero.done);
+    const req = await new k8s.Watch(kc).watch(
+      '/api/v1/pods',
+      { resourceVersion: '0' },
+      fromZero.callback,
+      fromZero.done,
+    );
     stops.push(() => req.abort());
     await fromZero.next(2);
     expect(fromZero.events.map((e) => e.name).sort()).toEqual(['a', 'b']);
@@ -87,7 +110,12 @@ describe('watch', () => {
     const { server, kc } = await start();
     server.api.create('pods', 'default', pod('a', { app: 'web' }));
     const c = collector();
-    const req = await new k8s.Watch(kc).watch('/api/v1/namespaces/default/pods', { resourceVersion: String(server.store.resourceVersion()), labelSelector: 'app=web' }, c.callback, c.done);
+    const req = await new k8s.Watch(kc).watch(
+      '/api/v1/namespaces/default/pods',
+      { resourceVersion: String(server.store.resourceVersion()), labelSelector: 'app=web' },
+      c.callback,
+      c.done,
+    );
     stops.push(() => req.abort());
     server.api.patch('pods', 'default', 'a', 'merge', { metadata: { labels: { app: 'other' } } });
     server.api.patch('pods', 'default', 'a', 'merge', { metadata: { labels: { app: 'web' } } });
@@ -109,7 +137,12 @@ describe('watch', () => {
 
     server.faults.nextWatchGone();
     const h = collector();
-    await new k8s.Watch(kc).watch('/api/v1/pods', { resourceVersion: String(server.store.resourceVersion()) }, h.callback, h.done);
+    await new k8s.Watch(kc).watch(
+      '/api/v1/pods',
+      { resourceVersion: String(server.store.resourceVersion()) },
+      h.callback,
+      h.done,
+    );
     expect(await h.ended()).toMatchObject({ statusCode: 410 });
     expect(server.requests.find({ verb: 'watch', status: 410 })).toHaveLength(1);
   });
@@ -117,7 +150,10 @@ describe('watch', () => {
   it('sends a heartbeat line while idle, or a BOOKMARK when the client allows bookmarks', async () => {
     const { server } = await start(10);
     const read = async (query: string): Promise<string> => {
-      const res = await fetch(`${server.url}/api/v1/pods?watch=true&resourceVersion=${server.store.resourceVersion()}${query}`, { headers: { authorization: `Bearer ${server.token}` } });
+      const res = await fetch(
+        `${server.url}/api/v1/pods?watch=true&resourceVersion=${server.store.resourceVersion()}${query}`,
+        { headers: { authorization: `Bearer ${server.token}` } },
+      );
       const reader = res.body!.getReader();
       const { value } = await reader.read();
       await reader.cancel();
@@ -125,7 +161,10 @@ describe('watch', () => {
     };
     expect(await read('')).toBe('\n');
     const bookmark = JSON.parse(await read('&allowWatchBookmarks=true'));
-    expect(bookmark).toMatchObject({ type: 'BOOKMARK', object: { kind: 'Pod', metadata: { resourceVersion: String(server.store.resourceVersion()) } } });
+    expect(bookmark).toMatchObject({
+      type: 'BOOKMARK',
+      object: { kind: 'Pod', metadata: { resourceVersion: String(server.store.resourceVersion()) } },
+    });
   });
 
   it('ends every open stream on dropWatches', async () => {
@@ -152,14 +191,16 @@ describe('informer', () => {
       seen.push(e);
       for (const w of waits.filter((x) => x.want === e)) w.resolve();
     };
-    const saw = (want: string): Promise<void> => (seen.includes(want) ? Promise.resolve() : new Promise((resolve) => waits.push({ want, resolve })));
+    const saw = (want: string): Promise<void> =>
+      seen.includes(want) ? Promise.resolve() : new Promise((resolve) => waits.push({ want, resolve }));
     informer.on('add', record('add'));
     informer.on('delete', record('delete'));
     informer.on('error', (err) => seen.push(`error ${String(err)}`));
-    const connected = (n: number) => new Promise<void>((resolve) => {
-      const check = () => (server.openWatches() >= n ? resolve() : setImmediate(check));
-      check();
-    });
+    const connected = (n: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => (server.openWatches() >= n ? resolve() : setImmediate(check));
+        check();
+      });
     stops.push(() => informer.stop());
     await informer.start();
     await saw('add a');
@@ -180,7 +221,12 @@ describe('informer', () => {
     await saw('add c');
     await connected(1);
     expect(server.requests.find({ verb: 'list', resource: 'pods' }).length).toBe(listsBefore + 1);
-    expect(informer.list().map((p) => p.metadata?.name).sort()).toEqual(['b', 'c']);
+    expect(
+      informer
+        .list()
+        .map((p) => p.metadata?.name)
+        .sort(),
+    ).toEqual(['b', 'c']);
     expect(seen.filter((s) => s.startsWith('error'))).toEqual([]);
   });
 });

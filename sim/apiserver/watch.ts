@@ -69,7 +69,11 @@ export class WatchHub {
   /** Streams dropped because their client did not keep up. */
   dropped = 0;
 
-  constructor(private readonly store: Store, private readonly now: () => number, private readonly opts: WatchHubOptions) {
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => number,
+    private readonly opts: WatchHubOptions,
+  ) {
     this.unsubscribe = store.subscribe((e) => this.dispatch(e));
   }
 
@@ -88,15 +92,23 @@ export class WatchHub {
     if (rvText === '' || rvText === '0') initial = this.store.list(r.key, params.filter);
     else {
       const rv = Number(rvText);
-      if (!Number.isInteger(rv) || rv < 0) throw errors.badRequest(`resourceVersion "${rvText}" is not a valid resource version`);
+      if (!Number.isInteger(rv) || rv < 0)
+        throw errors.badRequest(`resourceVersion "${rvText}" is not a valid resource version`);
       replay = this.store.eventsSince(rv);
     }
-    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked' });
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'cache-control': 'no-cache, private',
+      'transfer-encoding': 'chunked',
+    });
     res.flushHeaders();
     const stream: Stream = { r, res, params, timers: [], queue: [], head: 0, queued: 0, waiting: false, ending: false };
     res.on('close', () => this.forget(stream, true));
     if (replay === 'gone') {
-      this.push(stream, { type: 'ERROR', object: errors.expired(`too old resource version: ${rvText} (${this.store.resourceVersion()})`).toStatus() });
+      this.push(stream, {
+        type: 'ERROR',
+        object: errors.expired(`too old resource version: ${rvText} (${this.store.resourceVersion()})`).toStatus(),
+      });
       this.end(stream);
       return;
     }
@@ -106,7 +118,8 @@ export class WatchHub {
     if (!set) this.streams.set(r.key, (set = new Set()));
     set.add(stream);
     stream.timers.push(setInterval(() => this.heartbeat(stream), this.opts.heartbeatMs));
-    if (params.timeoutSeconds && params.timeoutSeconds > 0) stream.timers.push(setTimeout(() => this.end(stream), params.timeoutSeconds * 1000));
+    if (params.timeoutSeconds && params.timeoutSeconds > 0)
+      stream.timers.push(setTimeout(() => this.end(stream), params.timeoutSeconds * 1000));
   }
 
   /** Ends every stream, optionally after an in-stream 410 (so informers relist). Returns how many. */
@@ -114,7 +127,11 @@ export class WatchHub {
     let n = 0;
     for (const set of this.streams.values()) {
       for (const s of [...set]) {
-        if (gone) this.push(s, { type: 'ERROR', object: errors.expired(`too old resource version (forced by the simulator)`).toStatus() });
+        if (gone)
+          this.push(s, {
+            type: 'ERROR',
+            object: errors.expired(`too old resource version (forced by the simulator)`).toStatus(),
+          });
         this.end(s);
         n++;
       }
@@ -139,7 +156,11 @@ export class WatchHub {
    * streams and makes the event count toward the stream's bound; replayed events are queued as objects.
    */
   private deliver(s: Stream, e: StoreEvent, lines: Map<string, Buffer> | undefined): void {
-    const type = transition(e, this.store.selects(e.object, s.params.filter), e.old !== undefined && this.store.selects(e.old, s.params.filter));
+    const type = transition(
+      e,
+      this.store.selects(e.object, s.params.filter),
+      e.old !== undefined && this.store.selects(e.old, s.params.filter),
+    );
     if (!type) return;
     if (!lines) return this.push(s, { type, object: e.object });
     let line = s.params.table ? Buffer.from(this.line(s, { type, object: e.object })) : lines.get(type);
@@ -151,9 +172,10 @@ export class WatchHub {
   }
 
   private line(s: Stream, p: Exclude<Pending, Buffer>): string {
-    const obj = s.params.table && p.type !== 'ERROR' && p.type !== 'BOOKMARK'
-      ? toTable(s.r, [p.object as KObject], this.now(), (p.object as KObject).metadata.resourceVersion ?? '')
-      : p.object;
+    const obj =
+      s.params.table && p.type !== 'ERROR' && p.type !== 'BOOKMARK'
+        ? toTable(s.r, [p.object as KObject], this.now(), (p.object as KObject).metadata.resourceVersion ?? '')
+        : p.object;
     return `${JSON.stringify({ type: p.type, object: obj })}\n`;
   }
 
@@ -188,7 +210,14 @@ export class WatchHub {
   private heartbeat(s: Stream): void {
     if (s.res.writableEnded || s.res.destroyed || s.waiting || s.head < s.queue.length) return;
     if (s.params.bookmarks) {
-      this.push(s, { type: 'BOOKMARK', object: { kind: s.r.kind, apiVersion: s.r.apiVersion, metadata: { resourceVersion: String(this.store.resourceVersion()) } } });
+      this.push(s, {
+        type: 'BOOKMARK',
+        object: {
+          kind: s.r.kind,
+          apiVersion: s.r.apiVersion,
+          metadata: { resourceVersion: String(this.store.resourceVersion()) },
+        },
+      });
     } else {
       s.queued += 1;
       this.push(s, NEWLINE);

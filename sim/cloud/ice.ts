@@ -4,14 +4,18 @@ import type { Clock } from '../../controller/operator/clock.ts';
 
 export const ICE_TTL_MS = 3 * 60_000;
 
-export const offeringKey = (capacityType: string, instanceType: string, zone: string): string => `${capacityType}:${instanceType}:${zone}`;
+export const offeringKey = (capacityType: string, instanceType: string, zone: string): string =>
+  `${capacityType}:${instanceType}:${zone}`;
 
 export class UnavailableOfferings {
   private readonly until = new Map<string, number>();
   /** Bumped on every mark, so callers can tell the cache changed. */
   seq = 0;
 
-  constructor(private readonly clock: Clock, private readonly ttlMs = ICE_TTL_MS) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly ttlMs = ICE_TTL_MS,
+  ) {}
 
   mark(capacityType: string, instanceType: string, zone: string): void {
     this.until.set(offeringKey(capacityType, instanceType, zone), this.clock.now() + this.ttlMs);

@@ -6,7 +6,11 @@
 // SQS may). markUnavailable is handed to the simulated cloud, which keeps the interrupted offering out of
 // launches.
 import type { Clock, Timer } from '../../controller/operator/clock.ts';
-import type { InterruptedCapacity, InterruptionEvent, InterruptionSource } from '../../controller/cloudprovider/types.ts';
+import type {
+  InterruptedCapacity,
+  InterruptionEvent,
+  InterruptionSource,
+} from '../../controller/cloudprovider/types.ts';
 
 /** SQS VisibilityTimeout the AWS provider's ReceiveMessage asks for. */
 export const VISIBILITY_TIMEOUT_MS = 20_000;
@@ -63,7 +67,9 @@ export class SimInterruptions implements InterruptionSource {
     for (const m of [...this.inFlight.values()]) this.timeOut(m);
   }
 
-  async receive(signal: AbortSignal): Promise<ReadonlyArray<{ readonly event: InterruptionEvent; readonly handle: string }>> {
+  async receive(
+    signal: AbortSignal,
+  ): Promise<ReadonlyArray<{ readonly event: InterruptionEvent; readonly handle: string }>> {
     if (!this.visible.length && !signal.aborted) await this.nextVisible(signal);
     // A receiver that gave up while it waited takes nothing (its messages would be lost to it).
     if (signal.aborted) return [];

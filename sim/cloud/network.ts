@@ -49,23 +49,52 @@ export const SIM_ACCOUNT_ID = '111122223333';
 /** Adds a reservation to the account with `count` free instances (targeted ODCR unless told otherwise). */
 export function addCapacityReservation(
   net: SimNetwork,
-  r: { id: string; instanceType: string; zone: string; count: number; reservationType?: 'default' | 'capacity-block'; instanceMatchCriteria?: 'open' | 'targeted'; tags?: Record<string, string> },
+  r: {
+    id: string;
+    instanceType: string;
+    zone: string;
+    count: number;
+    reservationType?: 'default' | 'capacity-block';
+    instanceMatchCriteria?: 'open' | 'targeted';
+    tags?: Record<string, string>;
+  },
 ): SimCapacityReservation {
-  if (!/^cr-[0-9a-z]+$/.test(r.id)) throw new Error(`capacity reservation id "${r.id}" is not of the form cr-0123abcd...`);
-  if (!Number.isInteger(r.count) || r.count < 0) throw new Error(`capacity reservation ${r.id}: count must be a whole number >= 0, got ${r.count}`);
-  if (!net.subnets.some((s) => s.zone === r.zone)) throw new Error(`capacity reservation ${r.id}: zone ${r.zone} is not a zone of ${net.region} (${net.subnets.map((s) => s.zone).join(', ')})`);
-  if (net.capacityReservations.some((c) => c.id === r.id)) throw new Error(`capacity reservation ${r.id} is defined twice`);
+  if (!/^cr-[0-9a-z]+$/.test(r.id))
+    throw new Error(`capacity reservation id "${r.id}" is not of the form cr-0123abcd...`);
+  if (!Number.isInteger(r.count) || r.count < 0)
+    throw new Error(`capacity reservation ${r.id}: count must be a whole number >= 0, got ${r.count}`);
+  if (!net.subnets.some((s) => s.zone === r.zone))
+    throw new Error(
+      `capacity reservation ${r.id}: zone ${r.zone} is not a zone of ${net.region} (${net.subnets.map((s) => s.zone).join(', ')})`,
+    );
+  if (net.capacityReservations.some((c) => c.id === r.id))
+    throw new Error(`capacity reservation ${r.id} is defined twice`);
   const cr: SimCapacityReservation = {
-    id: r.id, instanceType: r.instanceType, zone: r.zone, total: r.count, available: r.count,
-    reservationType: r.reservationType ?? 'default', instanceMatchCriteria: r.instanceMatchCriteria ?? 'targeted', ownerID: SIM_ACCOUNT_ID, tags: r.tags ?? {},
+    id: r.id,
+    instanceType: r.instanceType,
+    zone: r.zone,
+    total: r.count,
+    available: r.count,
+    reservationType: r.reservationType ?? 'default',
+    instanceMatchCriteria: r.instanceMatchCriteria ?? 'targeted',
+    ownerID: SIM_ACCOUNT_ID,
+    tags: r.tags ?? {},
   };
   net.capacityReservations.push(cr);
   return cr;
 }
 
-const ZONE_ID_PREFIX: Readonly<Record<string, string>> = { 'ap-northeast-2': 'apne2', 'us-east-1': 'use1', 'us-west-2': 'usw2' };
+const ZONE_ID_PREFIX: Readonly<Record<string, string>> = {
+  'ap-northeast-2': 'apne2',
+  'us-east-1': 'use1',
+  'us-west-2': 'usw2',
+};
 
-export function simNetwork(region: string, clusterName: string, zones: readonly string[] = regionZones(region)): SimNetwork {
+export function simNetwork(
+  region: string,
+  clusterName: string,
+  zones: readonly string[] = regionZones(region),
+): SimNetwork {
   const prefix = ZONE_ID_PREFIX[region] ?? region.replaceAll('-', '');
   const subnets = zones.map((zone, i) => ({
     id: `subnet-0sim${String(i + 1).padStart(12, '0')}`,
@@ -74,7 +103,13 @@ export function simNetwork(region: string, clusterName: string, zones: readonly 
     cidr: `10.0.${i * 32}.0/19`,
     tags: { 'karpenter.sh/discovery': clusterName, 'network-type': 'private', Name: `${clusterName}-private-${zone}` },
   }));
-  const securityGroups = [{ id: 'sg-0sim00000000000001', name: `${clusterName}-node`, tags: { 'karpenter.sh/discovery': clusterName, Name: `${clusterName}-node` } }];
+  const securityGroups = [
+    {
+      id: 'sg-0sim00000000000001',
+      name: `${clusterName}-node`,
+      tags: { 'karpenter.sh/discovery': clusterName, Name: `${clusterName}-node` },
+    },
+  ];
   return { region, clusterName, subnets, securityGroups, capacityReservations: [] };
 }
 
@@ -102,14 +137,26 @@ export function selectSecurityGroups(net: SimNetwork, nc: EC2NodeClass): SimSecu
  * or tags ANDed with ownerID and instanceMatchCriteria; terms ORed). Ids that match no reservation are
  * returned as problems naming the field.
  */
-export function selectCapacityReservations(net: SimNetwork, nc: EC2NodeClass): { reservations: SimCapacityReservation[]; unknown: string[] } {
+export function selectCapacityReservations(
+  net: SimNetwork,
+  nc: EC2NodeClass,
+): { reservations: SimCapacityReservation[]; unknown: string[] } {
   const terms = nc.spec.capacityReservationSelectorTerms;
-  const unknown = terms.flatMap((t, i) => (t.id && !net.capacityReservations.some((r) => r.id === t.id)
-    ? [`spec.capacityReservationSelectorTerms[${i}].id: capacity reservation ${t.id} does not exist (or is not shared with this account)`] : []));
-  const reservations = net.capacityReservations.filter((r) => terms.some((t) =>
-    termMatches({ ...(t.id !== undefined ? { id: t.id } : {}), ...(t.tags ? { tags: t.tags } : {}) }, r)
-    && (t.ownerID === undefined || t.ownerID === r.ownerID)
-    && (t.instanceMatchCriteria === undefined || t.instanceMatchCriteria === r.instanceMatchCriteria)));
+  const unknown = terms.flatMap((t, i) =>
+    t.id && !net.capacityReservations.some((r) => r.id === t.id)
+      ? [
+          `spec.capacityReservationSelectorTerms[${i}].id: capacity reservation ${t.id} does not exist (or is not shared with this account)`,
+        ]
+      : [],
+  );
+  const reservations = net.capacityReservations.filter((r) =>
+    terms.some(
+      (t) =>
+        termMatches({ ...(t.id !== undefined ? { id: t.id } : {}), ...(t.tags ? { tags: t.tags } : {}) }, r) &&
+        (t.ownerID === undefined || t.ownerID === r.ownerID) &&
+        (t.instanceMatchCriteria === undefined || t.instanceMatchCriteria === r.instanceMatchCriteria),
+    ),
+  );
   return { reservations, unknown };
 }
 

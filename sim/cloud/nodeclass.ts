@@ -10,24 +10,35 @@ export const NODECLASS_HASH_VERSION = 'v5';
 
 export function capacitySettingsOf(nc: EC2NodeClass): CapacitySettings {
   const k = nc.spec.kubelet;
-  const kubelet = k ? {
-    ...(k.maxPods !== undefined ? { maxPods: k.maxPods } : {}),
-    ...(k.podsPerCore !== undefined ? { podsPerCore: k.podsPerCore } : {}),
-    ...(k.kubeReserved ? { kubeReserved: k.kubeReserved } : {}),
-    ...(k.systemReserved ? { systemReserved: k.systemReserved } : {}),
-    ...(k.evictionHard ? { evictionHard: k.evictionHard } : {}),
-  } : undefined;
+  const kubelet = k
+    ? {
+        ...(k.maxPods !== undefined ? { maxPods: k.maxPods } : {}),
+        ...(k.podsPerCore !== undefined ? { podsPerCore: k.podsPerCore } : {}),
+        ...(k.kubeReserved ? { kubeReserved: k.kubeReserved } : {}),
+        ...(k.systemReserved ? { systemReserved: k.systemReserved } : {}),
+        ...(k.evictionHard ? { evictionHard: k.evictionHard } : {}),
+      }
+    : undefined;
   return {
     amiFamily: nc.amiFamily,
     ...(kubelet ? { kubelet } : {}),
     blockDeviceMappings: nc.spec.blockDeviceMappings.map((m) => ({
-      ...(m.deviceName ? { deviceName: m.deviceName } : {}), rootVolume: m.rootVolume, ...(m.ebs?.volumeSize ? { volumeSize: m.ebs.volumeSize } : {}),
+      ...(m.deviceName ? { deviceName: m.deviceName } : {}),
+      rootVolume: m.rootVolume,
+      ...(m.ebs?.volumeSize ? { volumeSize: m.ebs.volumeSize } : {}),
     })),
     ...(nc.spec.instanceStorePolicy ? { instanceStorePolicy: nc.spec.instanceStorePolicy } : {}),
   };
 }
 
 export function nodeClassHash(nc: EC2NodeClass): string {
-  const { subnetSelectorTerms: _s, securityGroupSelectorTerms: _g, amiSelectorTerms: _a, capacityReservationSelectorTerms: _c, amiFamily: _f, ...rest } = nc.spec;
+  const {
+    subnetSelectorTerms: _s,
+    securityGroupSelectorTerms: _g,
+    amiSelectorTerms: _a,
+    capacityReservationSelectorTerms: _c,
+    amiFamily: _f,
+    ...rest
+  } = nc.spec;
   return stableHash({ ...rest, amiFamily: nc.amiFamily });
 }

@@ -6,8 +6,15 @@
 // allows it and a reservation has an instance free (a capacity-reservation-id requirement picks among them).
 // EC2's price-capacity-optimized allocation is modelled as "cheapest first", with ties spread over zones.
 import {
-  fits, fromLabels, fromSelectorRequirements, intersects,
-  type CapacityType, type InstanceType, type NodeSelectorRequirement, type Offering, type Resources,
+  fits,
+  fromLabels,
+  fromSelectorRequirements,
+  intersects,
+  type CapacityType,
+  type InstanceType,
+  type NodeSelectorRequirement,
+  type Offering,
+  type Resources,
 } from '../../engine/index.ts';
 
 export interface Candidate {
@@ -58,20 +65,35 @@ export function selectOfferings(
   for (const it of types) {
     if (names && !names.has(it.name)) continue;
     if (intersects(it.requirements, reqs) !== undefined || !fits(req.requests, it.allocatable)) continue;
-    const offerings = it.offerings.filter((o) => o.available && !unavailable(o.capacityType, it.name, o.zone)
-      && intersects(fromLabels({ [ZONE]: o.zone, [CAPACITY_TYPE]: o.capacityType }), reqs) === undefined && reservationAllowed(o, reqs));
+    const offerings = it.offerings.filter(
+      (o) =>
+        o.available &&
+        !unavailable(o.capacityType, it.name, o.zone) &&
+        intersects(fromLabels({ [ZONE]: o.zone, [CAPACITY_TYPE]: o.capacityType }), reqs) === undefined &&
+        reservationAllowed(o, reqs),
+    );
     if (offerings.length) compatible.push({ type: it, offerings });
   }
-  if (!compatible.length) return { ok: false, reason: 'no instance type satisfies the requirements and requests with an available offering' };
+  if (!compatible.length)
+    return { ok: false, reason: 'no instance type satisfies the requirements and requests with an available offering' };
   if (!minValues && compatible.some((c) => !isExotic(c.type))) compatible = compatible.filter((c) => !isExotic(c.type));
   const offered = (ct: CapacityType) => compatible.some((c) => c.offerings.some((o) => o.capacityType === ct));
   const capacityType: CapacityType = offered('reserved') ? 'reserved' : offered('spot') ? 'spot' : 'on-demand';
-  let candidates: Candidate[] = compatible.flatMap((c) => c.offerings.filter((o) => o.capacityType === capacityType).map((offering) => ({ type: c.type, offering })));
+  let candidates: Candidate[] = compatible.flatMap((c) =>
+    c.offerings.filter((o) => o.capacityType === capacityType).map((offering) => ({ type: c.type, offering })),
+  );
   if (capacityType === 'spot' && !minValues && offered('on-demand')) {
-    const cheapestOnDemand = Math.min(...compatible.flatMap((c) => c.offerings.filter((o) => o.capacityType === 'on-demand').map((o) => o.price)));
+    const cheapestOnDemand = Math.min(
+      ...compatible.flatMap((c) => c.offerings.filter((o) => o.capacityType === 'on-demand').map((o) => o.price)),
+    );
     const kept = candidates.filter((c) => c.offering.price <= cheapestOnDemand);
     if (kept.length) candidates = kept;
   }
-  candidates.sort((a, b) => a.offering.price - b.offering.price || (a.type.name < b.type.name ? -1 : a.type.name > b.type.name ? 1 : 0) || (a.offering.zone < b.offering.zone ? -1 : 1));
+  candidates.sort(
+    (a, b) =>
+      a.offering.price - b.offering.price ||
+      (a.type.name < b.type.name ? -1 : a.type.name > b.type.name ? 1 : 0) ||
+      (a.offering.zone < b.offering.zone ? -1 : 1),
+  );
   return { ok: true, capacityType, candidates };
 }

@@ -1,15 +1,31 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseDocuments, parseEC2NodeClass, type EC2NodeClass, type NodeSelectorRequirement } from '../../engine/index.ts';
+import {
+  parseDocuments,
+  parseEC2NodeClass,
+  type EC2NodeClass,
+  type NodeSelectorRequirement,
+} from '../../engine/index.ts';
 import { GUIDE_EXAMPLES_DIR } from '../../test/fixtures/guide.ts';
 import { manualClock } from '../clock.ts';
-import { isInsufficientCapacity, isNodeClaimNotFound, isNodeClassNotReady, type LaunchRequest } from '../../controller/cloudprovider/types.ts';
+import {
+  isInsufficientCapacity,
+  isNodeClaimNotFound,
+  isNodeClassNotReady,
+  type LaunchRequest,
+} from '../../controller/cloudprovider/types.ts';
 import { SimCloudProvider, type SimKubeletPort } from './provider.ts';
 
 function nodeClass(ready = true): EC2NodeClass {
-  const obj = parseDocuments(readFileSync(join(GUIDE_EXAMPLES_DIR, 'guide-03.yaml'), 'utf8'))[0]!.value as Record<string, unknown>;
-  obj['status'] = { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: '2025-01-01T00:00:00Z' }], subnets: [{ id: 's-a', zone: 'ap-northeast-2a' }] };
+  const obj = parseDocuments(readFileSync(join(GUIDE_EXAMPLES_DIR, 'guide-03.yaml'), 'utf8'))[0]!.value as Record<
+    string,
+    unknown
+  >;
+  obj['status'] = {
+    conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: '2025-01-01T00:00:00Z' }],
+    subnets: [{ id: 's-a', zone: 'ap-northeast-2a' }],
+  };
   const r = parseEC2NodeClass(obj);
   if (!r.ok) throw new Error(JSON.stringify(r.errors));
   return r.value;
@@ -20,33 +36,76 @@ function setup(ready = true) {
   const registered: Parameters<SimKubeletPort['registerInstance']>[0][] = [];
   const terminated: string[] = [];
   const nc = nodeClass(ready);
-  const cp = new SimCloudProvider({ clock, kubelet: { registerInstance: (s) => registered.push(s), terminateInstance: (id) => terminated.push(id) }, nodeClass: (n) => (n === 'default' ? nc : undefined), launchMs: 2_000, terminateMs: 5_000 });
+  const cp = new SimCloudProvider({
+    clock,
+    kubelet: { registerInstance: (s) => registered.push(s), terminateInstance: (id) => terminated.push(id) },
+    nodeClass: (n) => (n === 'default' ? nc : undefined),
+    launchMs: 2_000,
+    terminateMs: 5_000,
+  });
   return { clock, cp, registered, terminated };
 }
 
 const req = (requirements: NodeSelectorRequirement[], cpu = 1_000): LaunchRequest => ({
-  nodeClaimName: 'default-abc', nodePoolName: 'default', nodeClassName: 'default', requirements, requests: { cpu, memory: 2 ** 30, pods: 1 },
-  labels: { team: 'a' }, annotations: {}, taints: [{ key: 'dedicated', effect: 'NoSchedule' }], startupTaints: [],
+  nodeClaimName: 'default-abc',
+  nodePoolName: 'default',
+  nodeClassName: 'default',
+  requirements,
+  requests: { cpu, memory: 2 ** 30, pods: 1 },
+  labels: { team: 'a' },
+  annotations: {},
+  taints: [{ key: 'dedicated', effect: 'NoSchedule' }],
+  startupTaints: [],
 });
-const types = (...names: string[]): NodeSelectorRequirement => ({ key: 'node.kubernetes.io/instance-type', operator: 'In', values: names });
-const capacity = (...values: string[]): NodeSelectorRequirement => ({ key: 'karpenter.sh/capacity-type', operator: 'In', values });
-const zone = (...values: string[]): NodeSelectorRequirement => ({ key: 'topology.kubernetes.io/zone', operator: 'In', values });
+const types = (...names: string[]): NodeSelectorRequirement => ({
+  key: 'node.kubernetes.io/instance-type',
+  operator: 'In',
+  values: names,
+});
+const capacity = (...values: string[]): NodeSelectorRequirement => ({
+  key: 'karpenter.sh/capacity-type',
+  operator: 'In',
+  values,
+});
+const zone = (...values: string[]): NodeSelectorRequirement => ({
+  key: 'topology.kubernetes.io/zone',
+  operator: 'In',
+  values,
+});
 
 describe('SimCloudProvider', () => {
   it('launches the cheapest allowed on-demand offering and boots it through the kubelet after the launch delay', async () => {
     const { clock, cp, registered } = setup();
-    const i = await cp.create(req([types('m5.large', 'c5.large', 'm5.xlarge'), capacity('on-demand'), zone('ap-northeast-2b')]));
-    expect(i).toMatchObject({ instanceType: 'c5.large', zone: 'ap-northeast-2b', capacityType: 'on-demand', state: 'pending', nodePoolName: 'default' });
+    const i = await cp.create(
+      req([types('m5.large', 'c5.large', 'm5.xlarge'), capacity('on-demand'), zone('ap-northeast-2b')]),
+    );
+    expect(i).toMatchObject({
+      instanceType: 'c5.large',
+      zone: 'ap-northeast-2b',
+      capacityType: 'on-demand',
+      state: 'pending',
+      nodePoolName: 'default',
+    });
     // As on AWS, the launch does not tag the instance with its NodeClaim; the simulator keeps it for the drills.
     expect(i.nodeClaimName).toBeUndefined();
     expect(cp.all().map((x) => x.launchedFor)).toEqual(['default-abc']);
     expect(i.providerID).toMatch(/^aws:\/\/\/ap-northeast-2b\/i-0[0-9a-f]{16}$/);
-    expect(i.labels).toMatchObject({ 'node.kubernetes.io/instance-type': 'c5.large', 'karpenter.k8s.aws/instance-family': 'c5', 'karpenter.sh/capacity-type': 'on-demand', 'topology.kubernetes.io/region': 'ap-northeast-2' });
+    expect(i.labels).toMatchObject({
+      'node.kubernetes.io/instance-type': 'c5.large',
+      'karpenter.k8s.aws/instance-family': 'c5',
+      'karpenter.sh/capacity-type': 'on-demand',
+      'topology.kubernetes.io/region': 'ap-northeast-2',
+    });
     expect(i.capacity['cpu']).toBe(2_000);
     expect(registered).toEqual([]);
     await clock.advance(2_000);
     expect(registered).toHaveLength(1);
-    expect(registered[0]).toMatchObject({ providerID: i.providerID, labels: { team: 'a', 'node.kubernetes.io/instance-type': 'c5.large' }, taints: [{ key: 'dedicated', effect: 'NoSchedule' }], capacity: { cpu: '2' } });
+    expect(registered[0]).toMatchObject({
+      providerID: i.providerID,
+      labels: { team: 'a', 'node.kubernetes.io/instance-type': 'c5.large' },
+      taints: [{ key: 'dedicated', effect: 'NoSchedule' }],
+      capacity: { cpu: '2' },
+    });
     expect((await cp.get(i.providerID)).state).toBe('running');
   });
 
@@ -71,16 +130,27 @@ describe('SimCloudProvider', () => {
     const err = await cp.create(req([types('c5.large'), capacity('on-demand')])).catch((e: unknown) => e);
     expect(isInsufficientCapacity(err)).toBe(true);
     if (!isInsufficientCapacity(err)) return;
-    expect(err.offerings.map((o) => o.zone).sort()).toEqual(['ap-northeast-2a', 'ap-northeast-2b', 'ap-northeast-2c', 'ap-northeast-2d']);
-    const pool = { template: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' } } } as never;
+    expect(err.offerings.map((o) => o.zone).sort()).toEqual([
+      'ap-northeast-2a',
+      'ap-northeast-2b',
+      'ap-northeast-2c',
+      'ap-northeast-2d',
+    ]);
+    const pool = {
+      template: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' } },
+    } as never;
     const c5 = (await cp.getInstanceTypes(pool)).find((t) => t.name === 'c5.large')!;
     expect(c5.offerings.filter((o) => o.capacityType === 'on-demand').every((o) => !o.available)).toBe(true);
     expect(c5.offerings.filter((o) => o.capacityType === 'spot').some((o) => o.available)).toBe(true);
     // With capacity back, the cache still keeps them out until the 3 minutes are over.
     cp.unblockCapacity();
-    await expect(cp.create(req([types('c5.large'), capacity('on-demand')]))).rejects.toThrow(/no instance type satisfies/);
+    await expect(cp.create(req([types('c5.large'), capacity('on-demand')]))).rejects.toThrow(
+      /no instance type satisfies/,
+    );
     await clock.advance(3 * 60_000);
-    await expect(cp.create(req([types('c5.large'), capacity('on-demand')]))).resolves.toMatchObject({ instanceType: 'c5.large' });
+    await expect(cp.create(req([types('c5.large'), capacity('on-demand')]))).resolves.toMatchObject({
+      instanceType: 'c5.large',
+    });
   });
 
   it('refuses launches for a node class that is not ready', async () => {
@@ -131,8 +201,16 @@ describe('SimCloudProvider', () => {
   it('reports NodeClassDrift once the node class spec changes after launch', async () => {
     const { cp } = setup();
     const i = await cp.create(req([types('c5.large')]));
-    const q = { nodeClaimName: 'x', providerID: i.providerID, nodeClassName: 'default', labels: {}, annotations: i.annotations };
+    const q = {
+      nodeClaimName: 'x',
+      providerID: i.providerID,
+      nodeClassName: 'default',
+      labels: {},
+      annotations: i.annotations,
+    };
     expect(await cp.isDrifted(q)).toBeUndefined();
-    expect(await cp.isDrifted({ ...q, annotations: { ...i.annotations, 'karpenter.k8s.aws/ec2nodeclass-hash': '1' } })).toBe('NodeClassDrift');
+    expect(
+      await cp.isDrifted({ ...q, annotations: { ...i.annotations, 'karpenter.k8s.aws/ec2nodeclass-hash': '1' } }),
+    ).toBe('NodeClassDrift');
   });
 });

@@ -7,34 +7,71 @@
 // the AWS provider's (on-demand / 10,000,000) with the reservation's free count; a launch into one takes an
 // instance from it and termination gives it back.
 import {
-  CAPACITY_RESERVATION_ID_LABEL, CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL, CAPACITY_RESERVATION_TYPE_LABEL, ec2InstanceTypes, formatResourceValue, INSTANCE_TYPE_LABEL,
-  nonZero, reqs, singleValueLabels, type Offering,
-  type EC2NodeClass, type InstanceType, type NodePool, type Resources,
+  CAPACITY_RESERVATION_ID_LABEL,
+  CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL,
+  CAPACITY_RESERVATION_TYPE_LABEL,
+  ec2InstanceTypes,
+  formatResourceValue,
+  INSTANCE_TYPE_LABEL,
+  nonZero,
+  reqs,
+  singleValueLabels,
+  type Offering,
+  type EC2NodeClass,
+  type InstanceType,
+  type NodePool,
+  type Resources,
 } from '../../engine/index.ts';
 import type { Clock, Timer } from '../../controller/operator/clock.ts';
 import {
-  InsufficientCapacityError, NodeClaimNotFoundError, NodeClassNotReadyError,
-  type CloudProvider, type DriftQuery, type RepairPolicy, type NodeClassProvider, type DriftReason, type Instance, type InterruptionEvent, type LaunchRequest, type UnavailableOffering,
+  InsufficientCapacityError,
+  NodeClaimNotFoundError,
+  NodeClassNotReadyError,
+  type CloudProvider,
+  type DriftQuery,
+  type RepairPolicy,
+  type NodeClassProvider,
+  type DriftReason,
+  type Instance,
+  type InterruptionEvent,
+  type LaunchRequest,
+  type UnavailableOffering,
 } from '../../controller/cloudprovider/types.ts';
 import { AWS_REPAIR_POLICIES } from '../../controller/cloudprovider/aws/repair.ts';
 import { UnavailableOfferings } from './ice.ts';
 import { SimInterruptions } from './interruptions.ts';
 import { simImageId, type SimCapacityReservation, type SimNetwork } from './network.ts';
 import { simNodeClasses } from './nodeclass-status.ts';
-import { capacitySettingsOf, NODECLASS_HASH_ANNOTATION, NODECLASS_HASH_VERSION, NODECLASS_HASH_VERSION_ANNOTATION, nodeClassHash } from './nodeclass.ts';
+import {
+  capacitySettingsOf,
+  NODECLASS_HASH_ANNOTATION,
+  NODECLASS_HASH_VERSION,
+  NODECLASS_HASH_VERSION_ANNOTATION,
+  nodeClassHash,
+} from './nodeclass.ts';
 import { selectOfferings, type Candidate } from './offerings.ts';
 
 /** What the provider needs of the simulated kubelets (sim/cluster/kubelet.ts implements it). */
 export interface SimKubeletPort {
   registerInstance(spec: {
-    providerID: string; nodeName: string; labels?: Record<string, string>; annotations?: Record<string, string>;
-    taints?: readonly { key: string; value?: string; effect: string }[]; startupTaints?: readonly { key: string; value?: string; effect: string }[];
-    capacity: Record<string, string>; allocatable: Record<string, string>;
+    providerID: string;
+    nodeName: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    taints?: readonly { key: string; value?: string; effect: string }[];
+    startupTaints?: readonly { key: string; value?: string; effect: string }[];
+    capacity: Record<string, string>;
+    allocatable: Record<string, string>;
   }): void;
   terminateInstance(providerID: string): void;
 }
 
-export type SimInterruptionKind = 'spotInterruption' | 'scheduledChange' | 'rebalanceRecommendation' | 'capacityReservationInterruption' | 'stateChange';
+export type SimInterruptionKind =
+  | 'spotInterruption'
+  | 'scheduledChange'
+  | 'rebalanceRecommendation'
+  | 'capacityReservationInterruption'
+  | 'stateChange';
 
 /** An offering (or a set of them: omitted fields match all) that has no capacity. */
 export interface CapacityRule {
@@ -64,7 +101,11 @@ export interface SimCloudOptions {
   readonly reservedCapacity?: boolean;
 }
 
-const RESERVATION_LABELS = [CAPACITY_RESERVATION_ID_LABEL, CAPACITY_RESERVATION_TYPE_LABEL, CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL];
+const RESERVATION_LABELS = [
+  CAPACITY_RESERVATION_ID_LABEL,
+  CAPACITY_RESERVATION_TYPE_LABEL,
+  CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL,
+];
 
 interface SimInstance {
   instance: Instance;
@@ -105,24 +146,40 @@ export class SimCloudProvider implements CloudProvider {
   async create(req: LaunchRequest): Promise<Instance> {
     const nc = this.opts.nodeClass(req.nodeClassName);
     if (!nc) throw new NodeClassNotReadyError(`EC2NodeClass ${req.nodeClassName} not found`);
-    if (!nc.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True')) throw new NodeClassNotReadyError(`EC2NodeClass ${req.nodeClassName} is not ready`);
+    if (!nc.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True'))
+      throw new NodeClassNotReadyError(`EC2NodeClass ${req.nodeClassName} is not ready`);
     const sel = selectOfferings(this.typesFor(nc), req, (ct, it, z) => this.ice.isUnavailable(ct, it, z));
     if (!sel.ok) throw new InsufficientCapacityError(`launching nodeclaim ${req.nodeClaimName}: ${sel.reason}`);
     const failed: UnavailableOffering[] = [];
     for (const c of this.spreadTies(sel.candidates)) {
-      const full = c.offering.capacityType === 'reserved' && (this.opts.network?.capacityReservations.find((r) => r.id === c.offering.reservationId)?.available ?? 0) <= 0;
+      const full =
+        c.offering.capacityType === 'reserved' &&
+        (this.opts.network?.capacityReservations.find((r) => r.id === c.offering.reservationId)?.available ?? 0) <= 0;
       if (full) {
-        failed.push({ instanceType: c.type.name, zone: c.offering.zone, capacityType: 'reserved', code: 'ReservationCapacityExceeded' });
+        failed.push({
+          instanceType: c.type.name,
+          zone: c.offering.zone,
+          capacityType: 'reserved',
+          code: 'ReservationCapacityExceeded',
+        });
         continue;
       }
       if (this.blocked(c)) {
-        failed.push({ instanceType: c.type.name, zone: c.offering.zone, capacityType: c.offering.capacityType, code: 'InsufficientInstanceCapacity' });
+        failed.push({
+          instanceType: c.type.name,
+          zone: c.offering.zone,
+          capacityType: c.offering.capacityType,
+          code: 'InsufficientInstanceCapacity',
+        });
         this.ice.mark(c.offering.capacityType, c.type.name, c.offering.zone);
         continue;
       }
       return this.launch(req, nc, c);
     }
-    throw new InsufficientCapacityError(`launching nodeclaim ${req.nodeClaimName}: all ${failed.length} ${sel.capacityType} offerings had insufficient capacity`, failed);
+    throw new InsufficientCapacityError(
+      `launching nodeclaim ${req.nodeClaimName}: all ${failed.length} ${sel.capacityType} offerings had insufficient capacity`,
+      failed,
+    );
   }
 
   async delete(providerID: string): Promise<void> {
@@ -145,14 +202,20 @@ export class SimCloudProvider implements CloudProvider {
     if (!this.ice.entries().length) return types;
     return types.map((it) => {
       if (!it.offerings.some((o) => o.available && this.ice.isUnavailable(o.capacityType, it.name, o.zone))) return it;
-      return { ...it, offerings: it.offerings.map((o) => (o.available && this.ice.isUnavailable(o.capacityType, it.name, o.zone) ? { ...o, available: false } : o)) };
+      return {
+        ...it,
+        offerings: it.offerings.map((o) =>
+          o.available && this.ice.isUnavailable(o.capacityType, it.name, o.zone) ? { ...o, available: false } : o,
+        ),
+      };
     });
   }
 
   async isDrifted(q: DriftQuery): Promise<DriftReason | undefined> {
     const nc = this.opts.nodeClass(q.nodeClassName);
     const launched = q.annotations[NODECLASS_HASH_ANNOTATION];
-    if (!nc || !launched || q.annotations[NODECLASS_HASH_VERSION_ANNOTATION] !== NODECLASS_HASH_VERSION) return undefined;
+    if (!nc || !launched || q.annotations[NODECLASS_HASH_VERSION_ANNOTATION] !== NODECLASS_HASH_VERSION)
+      return undefined;
     return launched === nodeClassHash(nc) ? undefined : 'NodeClassDrift';
   }
 
@@ -178,10 +241,19 @@ export class SimCloudProvider implements CloudProvider {
    * terminated happens to the instance now (its node goes NotReady). The controller's handling marks the
    * offering unavailable (markUnavailable above).
    */
-  interrupt(providerID: string, kind: SimInterruptionKind = 'spotInterruption', opts: { state?: string } = {}): InterruptionEvent {
+  interrupt(
+    providerID: string,
+    kind: SimInterruptionKind = 'spotInterruption',
+    opts: { state?: string } = {},
+  ): InterruptionEvent {
     const inst = this.live(providerID);
-    const base = { id: `sim-interruption-${++this.seq}`, instanceIds: [providerID.split('/').pop()!], time: this.opts.clock.now() };
-    const event: InterruptionEvent = kind === 'stateChange' ? { ...base, kind, state: opts.state ?? 'terminated' } : { ...base, kind };
+    const base = {
+      id: `sim-interruption-${++this.seq}`,
+      instanceIds: [providerID.split('/').pop()!],
+      time: this.opts.clock.now(),
+    };
+    const event: InterruptionEvent =
+      kind === 'stateChange' ? { ...base, kind, state: opts.state ?? 'terminated' } : { ...base, kind };
     if (kind === 'spotInterruption') {
       inst.timer?.cancel();
       inst.timer = this.opts.clock.setTimer(this.opts.spotReclaimMs ?? 120_000, () => {
@@ -189,14 +261,22 @@ export class SimCloudProvider implements CloudProvider {
       });
     }
     if (event.kind === 'stateChange' && ['stopping', 'stopped', 'shutting-down', 'terminated'].includes(event.state)) {
-      this.terminate(inst, event.state === 'terminated' || event.state === 'stopped' ? 0 : this.opts.terminateMs ?? 5_000);
+      this.terminate(
+        inst,
+        event.state === 'terminated' || event.state === 'stopped' ? 0 : (this.opts.terminateMs ?? 5_000),
+      );
     }
     this.interruptions.push(event);
     return event;
   }
 
   /** Every instance ever launched, with its node name, price and NodeClaim (for the simulator's tables and drills). */
-  all(): ReadonlyArray<{ readonly instance: Instance; readonly nodeName: string; readonly price: number; readonly launchedFor: string }> {
+  all(): ReadonlyArray<{
+    readonly instance: Instance;
+    readonly nodeName: string;
+    readonly price: number;
+    readonly launchedFor: string;
+  }> {
     return [...this.instances.values()];
   }
 
@@ -208,39 +288,69 @@ export class SimCloudProvider implements CloudProvider {
 
   private typesFor(nc: EC2NodeClass): InstanceType[] {
     const zones = this.opts.zonesOf?.(nc);
-    const types = ec2InstanceTypes({ region: this.region, ...(zones && zones.length ? { zones } : {}), settings: capacitySettingsOf(nc) });
+    const types = ec2InstanceTypes({
+      region: this.region,
+      ...(zones && zones.length ? { zones } : {}),
+      settings: capacitySettingsOf(nc),
+    });
     // The AWS provider's node-class compatibility check (docs/karpenter/aws-provider.md §3): no a1 with AL2023.
     const compatible = nc.amiFamily === 'AL2023' ? types.filter((t) => !t.name.startsWith('a1.')) : types;
     const reservations = this.reservationsOf(nc, zones);
     if (!reservations.length) return compatible;
-    return compatible.map((it) => this.withReservations(it, reservations.filter((r) => r.instanceType === it.name)));
+    return compatible.map((it) =>
+      this.withReservations(
+        it,
+        reservations.filter((r) => r.instanceType === it.name),
+      ),
+    );
   }
 
   /** The account's reservations the node class's status lists, in zones it can launch into. */
   private reservationsOf(nc: EC2NodeClass, zones: readonly string[] | undefined): SimCapacityReservation[] {
-    if (!(this.opts.reservedCapacity ?? true) || !this.opts.network || !nc.status.capacityReservations.length) return [];
+    if (!(this.opts.reservedCapacity ?? true) || !this.opts.network || !nc.status.capacityReservations.length)
+      return [];
     const listed = new Set(nc.status.capacityReservations.map((r) => r.id));
-    return this.opts.network.capacityReservations.filter((r) => listed.has(r.id) && (!zones?.length || zones.includes(r.zone)));
+    return this.opts.network.capacityReservations.filter(
+      (r) => listed.has(r.id) && (!zones?.length || zones.includes(r.zone)),
+    );
   }
 
   private withReservations(it: InstanceType, reservations: readonly SimCapacityReservation[]): InstanceType {
     const onDemand = it.offerings.find((o) => o.capacityType === 'on-demand');
     if (!reservations.length || !onDemand) return it;
-    const reserved = reservations.map((r): Offering => ({
-      zone: r.zone, ...(it.offerings.find((o) => o.zone === r.zone)?.zoneId ? { zoneId: it.offerings.find((o) => o.zone === r.zone)!.zoneId! } : {}),
-      capacityType: 'reserved', price: onDemand.price / 10_000_000, available: r.available > 0, reservationId: r.id, reservationCapacity: r.available,
-    }));
+    const reserved = reservations.map(
+      (r): Offering => ({
+        zone: r.zone,
+        ...(it.offerings.find((o) => o.zone === r.zone)?.zoneId
+          ? { zoneId: it.offerings.find((o) => o.zone === r.zone)!.zoneId! }
+          : {}),
+        capacityType: 'reserved',
+        price: onDemand.price / 10_000_000,
+        available: r.available > 0,
+        reservationId: r.id,
+        reservationCapacity: r.available,
+      }),
+    );
     const requirements = new Map(it.requirements);
     for (const k of RESERVATION_LABELS) requirements.delete(k);
     const values = (f: (r: SimCapacityReservation) => string) => [...new Set(reservations.map(f))].sort();
     const ct = it.requirements.get('karpenter.sh/capacity-type');
-    if (ct && !ct.complement) requirements.set(ct.key, reqs.req(ct.key, false, [...new Set([...ct.values, 'reserved'])]));
+    if (ct && !ct.complement)
+      requirements.set(ct.key, reqs.req(ct.key, false, [...new Set([...ct.values, 'reserved'])]));
     return {
       ...it,
       requirements: reqs.add(
         requirements,
-        reqs.req(CAPACITY_RESERVATION_ID_LABEL, false, values((r) => r.id)),
-        reqs.req(CAPACITY_RESERVATION_TYPE_LABEL, false, values((r) => r.reservationType)),
+        reqs.req(
+          CAPACITY_RESERVATION_ID_LABEL,
+          false,
+          values((r) => r.id),
+        ),
+        reqs.req(
+          CAPACITY_RESERVATION_TYPE_LABEL,
+          false,
+          values((r) => r.reservationType),
+        ),
         reqs.req(CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL, false, ['false']),
       ),
       offerings: [...it.offerings, ...reserved],
@@ -248,7 +358,12 @@ export class SimCloudProvider implements CloudProvider {
   }
 
   private blocked(c: Candidate): boolean {
-    return this.rules.some((r) => (!r.instanceType || r.instanceType === c.type.name) && (!r.zone || r.zone === c.offering.zone) && (!r.capacityType || r.capacityType === c.offering.capacityType));
+    return this.rules.some(
+      (r) =>
+        (!r.instanceType || r.instanceType === c.type.name) &&
+        (!r.zone || r.zone === c.offering.zone) &&
+        (!r.capacityType || r.capacityType === c.offering.capacityType),
+    );
   }
 
   /** The cheapest type's equally priced zones take turns, so identical launches spread over zones. */
@@ -279,7 +394,10 @@ export class SimCloudProvider implements CloudProvider {
     };
     // A type with reservations lists their ids; only the instance's own reservation is a label.
     for (const k of RESERVATION_LABELS) delete labels[k];
-    const reservation = c.offering.capacityType === 'reserved' ? this.opts.network?.capacityReservations.find((r) => r.id === c.offering.reservationId) : undefined;
+    const reservation =
+      c.offering.capacityType === 'reserved'
+        ? this.opts.network?.capacityReservations.find((r) => r.id === c.offering.reservationId)
+        : undefined;
     if (reservation) {
       labels[CAPACITY_RESERVATION_ID_LABEL] = reservation.id;
       labels[CAPACITY_RESERVATION_TYPE_LABEL] = reservation.reservationType;
@@ -287,23 +405,44 @@ export class SimCloudProvider implements CloudProvider {
       reservation.available--;
     }
     const instance: Instance = {
-      providerID, instanceType: c.type.name, zone, capacityType: c.offering.capacityType,
+      providerID,
+      instanceType: c.type.name,
+      zone,
+      capacityType: c.offering.capacityType,
       imageID: simImageId(nc.amiFamily, arch),
-      capacity: nonZero(c.type.capacity), allocatable: nonZero(c.type.allocatable), labels,
-      annotations: { [NODECLASS_HASH_ANNOTATION]: nodeClassHash(nc), [NODECLASS_HASH_VERSION_ANNOTATION]: NODECLASS_HASH_VERSION },
+      capacity: nonZero(c.type.capacity),
+      allocatable: nonZero(c.type.allocatable),
+      labels,
+      annotations: {
+        [NODECLASS_HASH_ANNOTATION]: nodeClassHash(nc),
+        [NODECLASS_HASH_VERSION_ANNOTATION]: NODECLASS_HASH_VERSION,
+      },
       // As on AWS, a launch carries the NodePool's tag, not the NodeClaim's (Karpenter tags the instance with
       // its NodeClaim only after registration, so identical launches can share one CreateFleet).
-      launchTime: this.opts.clock.now(), nodePoolName: req.nodePoolName, state: 'pending',
+      launchTime: this.opts.clock.now(),
+      nodePoolName: req.nodePoolName,
+      state: 'pending',
     };
     const nodeName = `ip-10-0-${(n >> 8) & 255}-${n & 255}.${this.region}.compute.internal`;
-    const sim: SimInstance = { instance, nodeName, price: c.offering.price, launchedFor: req.nodeClaimName, ...(reservation ? { reservation } : {}) };
+    const sim: SimInstance = {
+      instance,
+      nodeName,
+      price: c.offering.price,
+      launchedFor: req.nodeClaimName,
+      ...(reservation ? { reservation } : {}),
+    };
     this.instances.set(providerID, sim);
     sim.timer = this.opts.clock.setTimer(this.opts.launchMs ?? 2_000, () => {
       sim.timer = undefined;
       sim.instance = { ...sim.instance, state: 'running' };
       this.opts.kubelet.registerInstance({
-        providerID, nodeName, labels: { ...labels, ...req.labels }, taints: req.taints, startupTaints: req.startupTaints,
-        capacity: quantities(c.type.capacity), allocatable: quantities(c.type.allocatable),
+        providerID,
+        nodeName,
+        labels: { ...labels, ...req.labels },
+        taints: req.taints,
+        startupTaints: req.startupTaints,
+        capacity: quantities(c.type.capacity),
+        allocatable: quantities(c.type.allocatable),
       });
     });
     return instance;
@@ -327,7 +466,8 @@ export class SimCloudProvider implements CloudProvider {
 
   private live(providerID: string): SimInstance {
     const inst = this.instances.get(providerID);
-    if (!inst || inst.instance.state === 'terminated') throw new NodeClaimNotFoundError(`instance ${providerID} not found`);
+    if (!inst || inst.instance.state === 'terminated')
+      throw new NodeClaimNotFoundError(`instance ${providerID} not found`);
     return inst;
   }
 }

@@ -9,7 +9,15 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '../../controller/operator/clock.ts';
 import type { TopologySpreadConstraint } from '../../engine/index.ts';
-import { startApiServer, type Api, type ApiServer, type ApiServerOptions, type Faults, type RequestLog, type Store } from '../apiserver/index.ts';
+import {
+  startApiServer,
+  type Api,
+  type ApiServer,
+  type ApiServerOptions,
+  type Faults,
+  type RequestLog,
+  type Store,
+} from '../apiserver/index.ts';
 import { manualClock, SimClock } from '../clock.ts';
 import { DaemonSetController } from './daemonset.ts';
 import { DeploymentController } from './deployment.ts';
@@ -69,18 +77,48 @@ export async function startSimCluster(opts: SimClusterOptions = {}): Promise<Sim
   };
   const server = await startApiServer({ ...(opts.apiServer ?? {}), clock, onError });
   const api = server.api;
-  const kubelet = new Kubelet({ api, clock, onError, ...(opts.kubeletDelays ? { delays: opts.kubeletDelays } : {}), ...(opts.unregisteredTaint !== undefined ? { unregisteredTaint: opts.unregisteredTaint } : {}) });
-  const scheduler = new Scheduler({ api, clock, onError, ...(opts.defaultConstraints ? { defaultConstraints: opts.defaultConstraints } : {}) });
+  const kubelet = new Kubelet({
+    api,
+    clock,
+    onError,
+    ...(opts.kubeletDelays ? { delays: opts.kubeletDelays } : {}),
+    ...(opts.unregisteredTaint !== undefined ? { unregisteredTaint: opts.unregisteredTaint } : {}),
+  });
+  const scheduler = new Scheduler({
+    api,
+    clock,
+    onError,
+    ...(opts.defaultConstraints ? { defaultConstraints: opts.defaultConstraints } : {}),
+  });
   const deployments = new DeploymentController(api, onError);
   const daemonsets = new DaemonSetController(api, onError);
   const disruption = new DisruptionController(api, clock, onError);
-  const reactors: Reactor[] = [scheduler.reactor, kubelet.pods.reactor, deployments.reactor, daemonsets.reactor, disruption.reactor];
+  const reactors: Reactor[] = [
+    scheduler.reactor,
+    kubelet.pods.reactor,
+    deployments.reactor,
+    daemonsets.reactor,
+    disruption.reactor,
+  ];
   const settle = (): Promise<void> => settleReactors(reactors);
   const removeSettler = clock instanceof SimClock ? clock.addSettler(settle) : () => {};
   let closed = false;
   return {
-    url: server.url, token: server.token, ca: server.ca, clock, server, store: api.store, api, kubelet, scheduler, deployments, daemonsets, disruption,
-    faults: server.faults, requests: server.requests, errors,
+    url: server.url,
+    token: server.token,
+    ca: server.ca,
+    clock,
+    server,
+    store: api.store,
+    api,
+    kubelet,
+    scheduler,
+    deployments,
+    daemonsets,
+    disruption,
+    faults: server.faults,
+    requests: server.requests,
+    errors,
     kubeConfig: () => kubeConfigFor(server),
     settle,
     async close() {

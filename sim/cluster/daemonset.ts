@@ -21,7 +21,8 @@ type Toleration = NonNullable<PodSpec['tolerations']>[number];
 function daemonTolerations(spec: PodSpec & { hostNetwork?: boolean }): Toleration[] {
   const out: Toleration[] = [...(spec.tolerations ?? [])];
   const add = (key: string, effect: string): void => {
-    if (!out.some((t) => t.key === key && t.operator === 'Exists' && t.effect === effect)) out.push({ key, operator: 'Exists', effect });
+    if (!out.some((t) => t.key === key && t.operator === 'Exists' && t.effect === effect))
+      out.push({ key, operator: 'Exists', effect });
   };
   add('node.kubernetes.io/not-ready', 'NoExecute');
   add('node.kubernetes.io/unreachable', 'NoExecute');
@@ -37,7 +38,8 @@ function daemonTolerations(spec: PodSpec & { hostNetwork?: boolean }): Toleratio
 function targetNode(pod: KObject): string | undefined {
   const spec = podSpec(pod);
   if (spec.nodeName) return spec.nodeName;
-  for (const term of spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? []) {
+  for (const term of spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ??
+    []) {
     const f = term.matchFields?.find((m) => m.key === 'metadata.name' && m.operator === 'In');
     if (f?.values?.length === 1) return f.values[0];
   }
@@ -48,7 +50,10 @@ export class DaemonSetController {
   readonly reactor: Reactor;
   private readonly unsubscribe: () => void;
 
-  constructor(private readonly api: Api, onError: (err: unknown) => void) {
+  constructor(
+    private readonly api: Api,
+    onError: (err: unknown) => void,
+  ) {
     this.reactor = new Reactor('daemonset', () => this.pass(), onError);
     this.unsubscribe = api.store.subscribe((e: StoreEvent) => {
       if (WATCHED.has(e.resource)) this.reactor.kick();
@@ -73,10 +78,16 @@ export class DaemonSetController {
     const spec = (template.spec ?? {}) as PodSpec & { hostNetwork?: boolean };
     const tolerations = daemonTolerations(spec);
     const probe: KObject = { metadata: { name: 'probe' }, spec: { ...spec, tolerations } };
-    const wanted = new Set(nodes.filter((n) => {
-      const labels = n.metadata.labels ?? {};
-      return matchesNodeAffinity(probe, labels, n.metadata.name!) && !untoleratedTaint(tolerations, effectiveTaints(n));
-    }).map((n) => n.metadata.name!));
+    const wanted = new Set(
+      nodes
+        .filter((n) => {
+          const labels = n.metadata.labels ?? {};
+          return (
+            matchesNodeAffinity(probe, labels, n.metadata.name!) && !untoleratedTaint(tolerations, effectiveTaints(n))
+          );
+        })
+        .map((n) => n.metadata.name!),
+    );
     const pods = owned(this.api, 'pods', ds).filter(isActive);
     const byNode = new Map<string, KObject[]>();
     for (const p of pods) {
@@ -85,7 +96,8 @@ export class DaemonSetController {
     }
     for (const [node, list] of byNode) {
       const keep = wanted.has(node) ? 1 : 0;
-      for (const p of list.slice(keep)) this.api.delete('pods', p.metadata.namespace, p.metadata.name!, { preconditions: { uid: p.metadata.uid! } });
+      for (const p of list.slice(keep))
+        this.api.delete('pods', p.metadata.namespace, p.metadata.name!, { preconditions: { uid: p.metadata.uid! } });
     }
     for (const node of wanted) {
       if (byNode.has(node)) continue;
@@ -94,7 +106,11 @@ export class DaemonSetController {
       ps.tolerations = tolerations;
       ps.affinity = {
         ...(ps.affinity ?? {}),
-        nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }] } },
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }],
+          },
+        },
       };
       this.api.create('pods', ds.metadata.namespace, pod);
     }
@@ -105,7 +121,9 @@ export class DaemonSetController {
       desiredNumberScheduled: wanted.size,
       currentNumberScheduled: [...scheduledOn].filter((n) => wanted.has(n)).length,
       numberMisscheduled: [...scheduledOn].filter((n) => !wanted.has(n)).length,
-      numberReady: ready, numberAvailable: ready, updatedNumberScheduled: [...scheduledOn].filter((n) => wanted.has(n)).length,
+      numberReady: ready,
+      numberAvailable: ready,
+      updatedNumberScheduled: [...scheduledOn].filter((n) => wanted.has(n)).length,
       observedGeneration: ds.metadata.generation ?? 1,
     });
   }

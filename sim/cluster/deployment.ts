@@ -11,7 +11,15 @@ import type { Api, KObject, StoreEvent } from '../apiserver/index.ts';
 import { stableHash } from '../apiserver/ids.ts';
 import { Reactor } from './reactor.ts';
 import { podSpec } from './scheduling/nodes.ts';
-import { controllerRef, isActive, isPodReady, owned, podFromTemplate, writeStatus, type PodTemplate } from './workload.ts';
+import {
+  controllerRef,
+  isActive,
+  isPodReady,
+  owned,
+  podFromTemplate,
+  writeStatus,
+  type PodTemplate,
+} from './workload.ts';
 
 const HASH = 'pod-template-hash';
 const WATCHED = new Set(['deployments.apps', 'replicasets.apps', 'pods']);
@@ -28,7 +36,10 @@ export class DeploymentController {
   readonly reactor: Reactor;
   private readonly unsubscribe: () => void;
 
-  constructor(private readonly api: Api, onError: (err: unknown) => void) {
+  constructor(
+    private readonly api: Api,
+    onError: (err: unknown) => void,
+  ) {
     this.reactor = new Reactor('deployment', () => this.pass(), onError);
     this.unsubscribe = api.store.subscribe((e: StoreEvent) => {
       if (WATCHED.has(e.resource)) this.reactor.kick();
@@ -43,7 +54,8 @@ export class DeploymentController {
 
   private pass(): void {
     for (const d of this.api.store.list('deployments.apps')) if (!d.metadata.deletionTimestamp) this.syncDeployment(d);
-    for (const rs of this.api.store.list('replicasets.apps')) if (!rs.metadata.deletionTimestamp) this.syncReplicaSet(rs);
+    for (const rs of this.api.store.list('replicasets.apps'))
+      if (!rs.metadata.deletionTimestamp) this.syncReplicaSet(rs);
   }
 
   private syncDeployment(d: KObject): void {
@@ -54,16 +66,24 @@ export class DeploymentController {
     let current = sets.find((rs) => rs.metadata.labels?.[HASH] === hash);
     if (!current) {
       const template = structuredClone(spec.template ?? {});
-      template.metadata = { ...(template.metadata ?? {}), labels: { ...(template.metadata?.labels ?? {}), [HASH]: hash } };
+      template.metadata = {
+        ...(template.metadata ?? {}),
+        labels: { ...(template.metadata?.labels ?? {}), [HASH]: hash },
+      };
       const revision = sets.length + 1;
       current = this.api.create('replicasets.apps', d.metadata.namespace, {
         metadata: {
-          name: `${d.metadata.name}-${hash}`, labels: { ...(spec.template?.metadata?.labels ?? {}), [HASH]: hash },
-          annotations: { 'deployment.kubernetes.io/revision': String(revision), 'deployment.kubernetes.io/desired-replicas': String(desired) },
+          name: `${d.metadata.name}-${hash}`,
+          labels: { ...(spec.template?.metadata?.labels ?? {}), [HASH]: hash },
+          annotations: {
+            'deployment.kubernetes.io/revision': String(revision),
+            'deployment.kubernetes.io/desired-replicas': String(desired),
+          },
           ownerReferences: [controllerRef(d)],
         },
         spec: {
-          replicas: desired, template,
+          replicas: desired,
+          template,
           selector: { ...(spec.selector ?? {}), matchLabels: { ...(spec.selector?.matchLabels ?? {}), [HASH]: hash } },
         },
       });
@@ -71,21 +91,32 @@ export class DeploymentController {
       this.api.scale('replicasets.apps', current.metadata.namespace!, current.metadata.name!, desired);
     }
     for (const old of sets) {
-      if (old !== current && (specOf(old).replicas ?? 1) !== 0) this.api.scale('replicasets.apps', old.metadata.namespace!, old.metadata.name!, 0);
+      if (old !== current && (specOf(old).replicas ?? 1) !== 0)
+        this.api.scale('replicasets.apps', old.metadata.namespace!, old.metadata.name!, 0);
     }
     const all = owned(this.api, 'replicasets.apps', d);
-    const sum = (f: string): number => all.reduce((n, rs) => n + (((rs.status ?? {}) as Record<string, number>)[f] ?? 0), 0);
+    const sum = (f: string): number =>
+      all.reduce((n, rs) => n + (((rs.status ?? {}) as Record<string, number>)[f] ?? 0), 0);
     const cur = all.find((rs) => rs.metadata.uid === current!.metadata.uid);
     const available = sum('availableReplicas');
     writeStatus(this.api, 'deployments.apps', d, {
       observedGeneration: d.metadata.generation ?? 1,
-      replicas: sum('replicas'), updatedReplicas: ((cur?.status ?? {}) as Record<string, number>).replicas ?? 0,
-      readyReplicas: sum('readyReplicas'), availableReplicas: available, unavailableReplicas: Math.max(0, desired - available),
-      conditions: [{
-        type: 'Available', status: available >= desired ? 'True' : 'False',
-        reason: available >= desired ? 'MinimumReplicasAvailable' : 'MinimumReplicasUnavailable',
-        message: available >= desired ? 'Deployment has minimum availability.' : 'Deployment does not have minimum availability.',
-      }],
+      replicas: sum('replicas'),
+      updatedReplicas: ((cur?.status ?? {}) as Record<string, number>).replicas ?? 0,
+      readyReplicas: sum('readyReplicas'),
+      availableReplicas: available,
+      unavailableReplicas: Math.max(0, desired - available),
+      conditions: [
+        {
+          type: 'Available',
+          status: available >= desired ? 'True' : 'False',
+          reason: available >= desired ? 'MinimumReplicasAvailable' : 'MinimumReplicasUnavailable',
+          message:
+            available >= desired
+              ? 'Deployment has minimum availability.'
+              : 'Deployment does not have minimum availability.',
+        },
+      ],
     });
   }
 
@@ -95,7 +126,11 @@ export class DeploymentController {
     const pods = owned(this.api, 'pods', rs).filter(isActive);
     if (pods.length < desired) {
       for (let i = pods.length; i < desired; i++) {
-        this.api.create('pods', rs.metadata.namespace, podFromTemplate(rs, spec.template ?? {}, `${rs.metadata.name}-`));
+        this.api.create(
+          'pods',
+          rs.metadata.namespace,
+          podFromTemplate(rs, spec.template ?? {}, `${rs.metadata.name}-`),
+        );
       }
     } else if (pods.length > desired) {
       for (const p of [...pods].sort(deletionOrder).slice(0, pods.length - desired)) {
@@ -105,7 +140,10 @@ export class DeploymentController {
     const active = owned(this.api, 'pods', rs).filter(isActive);
     const ready = active.filter(isPodReady).length;
     writeStatus(this.api, 'replicasets.apps', rs, {
-      replicas: active.length, fullyLabeledReplicas: active.length, readyReplicas: ready, availableReplicas: ready,
+      replicas: active.length,
+      fullyLabeledReplicas: active.length,
+      readyReplicas: ready,
+      availableReplicas: ready,
       observedGeneration: rs.metadata.generation ?? 1,
     });
   }

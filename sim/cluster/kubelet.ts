@@ -29,7 +29,11 @@ export interface KubeletDelays {
 }
 
 export const DEFAULT_KUBELET_DELAYS: KubeletDelays = {
-  registerMs: 30_000, readyMs: 10_000, startupTaintMs: 5_000, podStartMs: 2_000, nodeRemovalMs: 30_000,
+  registerMs: 30_000,
+  readyMs: 10_000,
+  startupTaintMs: 5_000,
+  podStartMs: 2_000,
+  nodeRemovalMs: 30_000,
 };
 
 export interface InstanceSpec {
@@ -78,17 +82,31 @@ export class Kubelet {
 
   constructor(private readonly opts: KubeletOptions) {
     this.delays = { ...DEFAULT_KUBELET_DELAYS, ...(opts.delays ?? {}) };
-    for (const [k, v] of Object.entries(this.delays)) if (!(v >= 0)) throw new Error(`sim kubelet: delay ${k} must be >= 0 ms, got ${v}`);
-    this.pods = new PodLifecycle({ api: opts.api, clock: opts.clock, onError: opts.onError, podStartMs: this.delays.podStartMs, alive: (n) => !this.deadNodes.has(n) });
+    for (const [k, v] of Object.entries(this.delays))
+      if (!(v >= 0)) throw new Error(`sim kubelet: delay ${k} must be >= 0 ms, got ${v}`);
+    this.pods = new PodLifecycle({
+      api: opts.api,
+      clock: opts.clock,
+      onError: opts.onError,
+      podStartMs: this.delays.podStartMs,
+      alive: (n) => !this.deadNodes.has(n),
+    });
   }
 
   /** An instance has booted: its kubelet will register the Node after registerMs. */
   registerInstance(spec: InstanceSpec): void {
-    if (!spec.providerID || !spec.nodeName) throw new Error('sim kubelet: registerInstance needs providerID and nodeName');
+    if (!spec.providerID || !spec.nodeName)
+      throw new Error('sim kubelet: registerInstance needs providerID and nodeName');
     const prior = this.instances.get(spec.providerID);
-    if (prior && prior.state !== 'terminated') throw new Error(`sim kubelet: instance ${spec.providerID} is already registered (node ${prior.spec.nodeName})`);
+    if (prior && prior.state !== 'terminated')
+      throw new Error(`sim kubelet: instance ${spec.providerID} is already registered (node ${prior.spec.nodeName})`);
     const n = ++this.seq;
-    const inst: Instance = { spec, state: 'booting', timers: [], ip: spec.internalIP ?? `10.0.${(n >> 8) & 255}.${n & 255}` };
+    const inst: Instance = {
+      spec,
+      state: 'booting',
+      timers: [],
+      ip: spec.internalIP ?? `10.0.${(n >> 8) & 255}.${n & 255}`,
+    };
     this.instances.set(spec.providerID, inst);
     this.deadNodes.delete(spec.nodeName);
     this.after(inst, this.delays.registerMs, () => this.register(inst));
@@ -113,7 +131,8 @@ export class Kubelet {
     if (Number.isFinite(this.delays.nodeRemovalMs)) {
       this.after(inst, this.delays.nodeRemovalMs, () => {
         const cur = this.opts.api.find('nodes', undefined, name);
-        if (cur && cur.spec && (cur.spec as { providerID?: string }).providerID === providerID) this.opts.api.delete('nodes', undefined, name);
+        if (cur && cur.spec && (cur.spec as { providerID?: string }).providerID === providerID)
+          this.opts.api.delete('nodes', undefined, name);
       });
     }
   }
@@ -123,7 +142,10 @@ export class Kubelet {
    * node repair). The instance keeps running. Ready other than True also stops the kubelet: its pods turn not
    * ready, no pod starts there, and it never reports Ready again. Returns false for an unknown node.
    */
-  setNodeCondition(nodeName: string, c: { type: string; status: 'True' | 'False' | 'Unknown'; reason?: string; message?: string }): boolean {
+  setNodeCondition(
+    nodeName: string,
+    c: { type: string; status: 'True' | 'False' | 'Unknown'; reason?: string; message?: string },
+  ): boolean {
     const node = this.opts.api.find('nodes', undefined, nodeName);
     if (!node) return false;
     if (c.type === 'Ready') {
@@ -135,15 +157,33 @@ export class Kubelet {
           inst.timers = [];
         }
       }
-      this.setReady(node, c.status, c.reason ?? (c.status === 'True' ? 'KubeletReady' : 'KubeletNotReady'), c.message ?? (c.status === 'True' ? 'kubelet is posting ready status' : 'the kubelet stopped reporting ready (simulated failure)'));
+      this.setReady(
+        node,
+        c.status,
+        c.reason ?? (c.status === 'True' ? 'KubeletReady' : 'KubeletNotReady'),
+        c.message ??
+          (c.status === 'True'
+            ? 'kubelet is posting ready status'
+            : 'the kubelet stopped reporting ready (simulated failure)'),
+      );
       if (c.status !== 'True') this.pods.markPodsNotReady(nodeName);
       return true;
     }
     const now = toKubeTime(this.opts.clock.now());
     const all = (node.status as { conditions?: Array<Record<string, unknown>> }).conditions ?? [];
     const prev = all.find((x) => x.type === c.type);
-    const next = { type: c.type, status: c.status, reason: c.reason ?? c.type, message: c.message ?? '', lastHeartbeatTime: now, lastTransitionTime: prev?.status === c.status ? prev.lastTransitionTime : now };
-    this.opts.api.updateStatus('nodes', undefined, nodeName, { ...node, status: { ...(node.status as object), conditions: [...all.filter((x) => x.type !== c.type), next] } });
+    const next = {
+      type: c.type,
+      status: c.status,
+      reason: c.reason ?? c.type,
+      message: c.message ?? '',
+      lastHeartbeatTime: now,
+      lastTransitionTime: prev?.status === c.status ? prev.lastTransitionTime : now,
+    };
+    this.opts.api.updateStatus('nodes', undefined, nodeName, {
+      ...node,
+      status: { ...(node.status as object), conditions: [...all.filter((x) => x.type !== c.type), next] },
+    });
     return true;
   }
 
@@ -153,7 +193,11 @@ export class Kubelet {
   }
 
   instanceList(): Array<{ providerID: string; nodeName: string; state: InstanceState }> {
-    return [...this.instances.values()].map((i) => ({ providerID: i.spec.providerID, nodeName: i.spec.nodeName, state: i.state }));
+    return [...this.instances.values()].map((i) => ({
+      providerID: i.spec.providerID,
+      nodeName: i.spec.nodeName,
+      state: i.state,
+    }));
   }
 
   close(): void {
@@ -177,24 +221,54 @@ export class Kubelet {
     const s = inst.spec;
     const now = toKubeTime(this.opts.clock.now());
     const taints = [...(s.taints ?? []), ...(s.startupTaints ?? [])];
-    if ((this.opts.unregisteredTaint ?? true) && !taints.some((t) => sameTaint(t, UNREGISTERED_TAINT))) taints.push(UNREGISTERED_TAINT);
-    const labels: Record<string, string> = { 'kubernetes.io/hostname': s.nodeName, 'kubernetes.io/os': 'linux', ...(s.labels ?? {}) };
+    if ((this.opts.unregisteredTaint ?? true) && !taints.some((t) => sameTaint(t, UNREGISTERED_TAINT)))
+      taints.push(UNREGISTERED_TAINT);
+    const labels: Record<string, string> = {
+      'kubernetes.io/hostname': s.nodeName,
+      'kubernetes.io/os': 'linux',
+      ...(s.labels ?? {}),
+    };
     const status = {
-      capacity: { ...s.capacity }, allocatable: { ...s.allocatable },
-      conditions: [{ type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: 'container runtime network not ready', lastHeartbeatTime: now, lastTransitionTime: now }],
-      addresses: [{ type: 'InternalIP', address: inst.ip }, { type: 'Hostname', address: s.nodeName }],
+      capacity: { ...s.capacity },
+      allocatable: { ...s.allocatable },
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'False',
+          reason: 'KubeletNotReady',
+          message: 'container runtime network not ready',
+          lastHeartbeatTime: now,
+          lastTransitionTime: now,
+        },
+      ],
+      addresses: [
+        { type: 'InternalIP', address: inst.ip },
+        { type: 'Hostname', address: s.nodeName },
+      ],
       nodeInfo: {
-        kubeletVersion: 'v1.32.0', kubeProxyVersion: 'v1.32.0', containerRuntimeVersion: 'containerd://1.7.0', osImage: 'Simulated Linux',
-        operatingSystem: 'linux', architecture: labels['kubernetes.io/arch'] ?? 'amd64', kernelVersion: '6.1.0-sim', machineID: '', systemUUID: '', bootID: '',
+        kubeletVersion: 'v1.32.0',
+        kubeProxyVersion: 'v1.32.0',
+        containerRuntimeVersion: 'containerd://1.7.0',
+        osImage: 'Simulated Linux',
+        operatingSystem: 'linux',
+        architecture: labels['kubernetes.io/arch'] ?? 'amd64',
+        kernelVersion: '6.1.0-sim',
+        machineID: '',
+        systemUUID: '',
+        bootID: '',
       },
     };
     const existing = this.opts.api.find('nodes', undefined, s.nodeName);
     if (existing) {
-      this.opts.api.updateStatus('nodes', undefined, s.nodeName, { ...existing, status: { ...(existing.status as object), ...status } });
+      this.opts.api.updateStatus('nodes', undefined, s.nodeName, {
+        ...existing,
+        status: { ...(existing.status as object), ...status },
+      });
     } else {
       this.opts.api.create('nodes', undefined, {
         metadata: { name: s.nodeName, labels, ...(s.annotations ? { annotations: { ...s.annotations } } : {}) },
-        spec: { providerID: s.providerID, taints }, status,
+        spec: { providerID: s.providerID, taints },
+        status,
       });
     }
     inst.state = 'registered';
@@ -214,8 +288,13 @@ export class Kubelet {
     this.after(inst, this.delays.startupTaintMs, () => {
       const cur = this.opts.api.find('nodes', undefined, inst.spec.nodeName);
       if (cur) {
-        const taints = ((cur.spec as { taints?: Taint[] }).taints ?? []).filter((t) => !startup.some((st) => sameTaint(st, t)));
-        this.opts.api.update('nodes', undefined, inst.spec.nodeName, { ...cur, spec: { ...(cur.spec as object), taints } });
+        const taints = ((cur.spec as { taints?: Taint[] }).taints ?? []).filter(
+          (t) => !startup.some((st) => sameTaint(st, t)),
+        );
+        this.opts.api.update('nodes', undefined, inst.spec.nodeName, {
+          ...cur,
+          spec: { ...(cur.spec as object), taints },
+        });
       }
       inst.state = 'initialized';
     });
@@ -223,9 +302,23 @@ export class Kubelet {
 
   private setReady(node: KObject, status: 'True' | 'False' | 'Unknown', reason: string, message: string): void {
     const now = toKubeTime(this.opts.clock.now());
-    const conditions = ((node.status as { conditions?: Array<Record<string, unknown>> }).conditions ?? []).filter((c) => c.type !== 'Ready');
-    const prev = ((node.status as { conditions?: Array<Record<string, unknown>> }).conditions ?? []).find((c) => c.type === 'Ready');
-    conditions.push({ type: 'Ready', status, reason, message, lastHeartbeatTime: now, lastTransitionTime: prev?.status === status ? prev.lastTransitionTime : now });
-    this.opts.api.updateStatus('nodes', undefined, node.metadata.name!, { ...node, status: { ...(node.status as object), conditions } });
+    const conditions = ((node.status as { conditions?: Array<Record<string, unknown>> }).conditions ?? []).filter(
+      (c) => c.type !== 'Ready',
+    );
+    const prev = ((node.status as { conditions?: Array<Record<string, unknown>> }).conditions ?? []).find(
+      (c) => c.type === 'Ready',
+    );
+    conditions.push({
+      type: 'Ready',
+      status,
+      reason,
+      message,
+      lastHeartbeatTime: now,
+      lastTransitionTime: prev?.status === status ? prev.lastTransitionTime : now,
+    });
+    this.opts.api.updateStatus('nodes', undefined, node.metadata.name!, {
+      ...node,
+      status: { ...(node.status as object), conditions },
+    });
   }
 }

@@ -7,14 +7,24 @@ import { DISRUPTED_POD_TIMEOUT_MS } from '../apiserver/pdb.ts';
 import { Reactor } from './reactor.ts';
 import { writeStatus } from './workload.ts';
 
-const WATCHED = new Set(['poddisruptionbudgets.policy', 'pods', 'replicasets.apps', 'deployments.apps', 'statefulsets.apps']);
+const WATCHED = new Set([
+  'poddisruptionbudgets.policy',
+  'pods',
+  'replicasets.apps',
+  'deployments.apps',
+  'statefulsets.apps',
+]);
 
 export class DisruptionController {
   readonly reactor: Reactor;
   private readonly unsubscribe: () => void;
   private expiry: Timer | undefined;
 
-  constructor(private readonly api: Api, private readonly clock: Clock, onError: (err: unknown) => void) {
+  constructor(
+    private readonly api: Api,
+    private readonly clock: Clock,
+    onError: (err: unknown) => void,
+  ) {
     this.reactor = new Reactor('disruption', () => this.pass(), onError);
     this.unsubscribe = api.store.subscribe((e: StoreEvent) => {
       if (WATCHED.has(e.resource)) this.reactor.kick();
@@ -34,10 +44,13 @@ export class DisruptionController {
     for (const pdb of this.api.store.list('poddisruptionbudgets.policy')) {
       const status = computePdbStatus(this.api.store, pdb, now);
       writeStatus(this.api, 'poddisruptionbudgets.policy', pdb, status as unknown as Record<string, unknown>);
-      for (const at of Object.values(status.disruptedPods ?? {})) earliest = Math.min(earliest, Date.parse(at) + DISRUPTED_POD_TIMEOUT_MS);
+      for (const at of Object.values(status.disruptedPods ?? {}))
+        earliest = Math.min(earliest, Date.parse(at) + DISRUPTED_POD_TIMEOUT_MS);
     }
     // An evicted pod that is never deleted counts as healthy again after the timeout: recompute then.
     this.expiry?.cancel();
-    this.expiry = Number.isFinite(earliest) ? this.clock.setTimer(Math.max(1, earliest - now + 1), () => this.reactor.kick()) : undefined;
+    this.expiry = Number.isFinite(earliest)
+      ? this.clock.setTimer(Math.max(1, earliest - now + 1), () => this.reactor.kick())
+      : undefined;
   }
 }

@@ -50,7 +50,8 @@ export class PodLifecycle {
 
   /** Re-examines every pod bound to the node (after the node changed). */
   touchNode(nodeName: string): void {
-    for (const p of this.opts.api.store.list('pods', { fields: [{ key: 'spec.nodeName', op: 'eq', value: nodeName }] })) this.dirty.add(key(p));
+    for (const p of this.opts.api.store.list('pods', { fields: [{ key: 'spec.nodeName', op: 'eq', value: nodeName }] }))
+      this.dirty.add(key(p));
     this.reactor.kick();
   }
 
@@ -88,7 +89,10 @@ export class PodLifecycle {
     const k = key(pod);
     const node = this.opts.api.store.get('nodes', '', nodeName);
     if (!node) {
-      this.opts.api.delete('pods', pod.metadata.namespace, pod.metadata.name!, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid! } });
+      this.opts.api.delete('pods', pod.metadata.namespace, pod.metadata.name!, {
+        gracePeriodSeconds: 0,
+        preconditions: { uid: pod.metadata.uid! },
+      });
       return;
     }
     const live = this.opts.alive(nodeName) && nodeCondition(node, 'Ready') === 'True';
@@ -106,7 +110,10 @@ export class PodLifecycle {
     }
     const phase = (pod.status as { phase?: string } | undefined)?.phase;
     if (phase === 'Pending' && !isTerminal(pod) && !this.starting.has(k)) {
-      this.starting.set(k, this.opts.clock.setTimer(this.opts.podStartMs, () => this.start(pod)));
+      this.starting.set(
+        k,
+        this.opts.clock.setTimer(this.opts.podStartMs, () => this.start(pod)),
+      );
     }
   }
 
@@ -114,7 +121,10 @@ export class PodLifecycle {
     this.stopping.delete(key(pod));
     const cur = this.opts.api.store.get('pods', pod.metadata.namespace!, pod.metadata.name!);
     if (!cur || cur.metadata.uid !== pod.metadata.uid) return;
-    this.opts.api.delete('pods', pod.metadata.namespace, pod.metadata.name!, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid! } });
+    this.opts.api.delete('pods', pod.metadata.namespace, pod.metadata.name!, {
+      gracePeriodSeconds: 0,
+      preconditions: { uid: pod.metadata.uid! },
+    });
   }
 
   private start(pod: KObject): void {
@@ -124,18 +134,39 @@ export class PodLifecycle {
     const node = this.opts.api.store.get('nodes', '', podSpec(cur).nodeName ?? '');
     if (!node) return;
     const now = toKubeTime(this.opts.clock.now());
-    const hostIP = ((node.status as { addresses?: Array<{ type: string; address: string }> } | undefined)?.addresses ?? []).find((a) => a.type === 'InternalIP')?.address ?? '';
+    const hostIP =
+      ((node.status as { addresses?: Array<{ type: string; address: string }> } | undefined)?.addresses ?? []).find(
+        (a) => a.type === 'InternalIP',
+      )?.address ?? '';
     const n = this.nextIp++;
     const podIP = `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
-    const scheduled = ((cur.status as { conditions?: Array<Record<string, unknown>> } | undefined)?.conditions ?? []).find((c) => c.type === 'PodScheduled');
+    const scheduled = (
+      (cur.status as { conditions?: Array<Record<string, unknown>> } | undefined)?.conditions ?? []
+    ).find((c) => c.type === 'PodScheduled');
     const cond = (type: string) => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: now });
     const status = {
       ...(cur.status as object),
-      phase: 'Running', hostIP, podIP, podIPs: [{ ip: podIP }], startTime: now,
-      conditions: [cond('PodReadyToStartContainers'), cond('Initialized'), cond('Ready'), cond('ContainersReady'), scheduled ?? cond('PodScheduled')],
+      phase: 'Running',
+      hostIP,
+      podIP,
+      podIPs: [{ ip: podIP }],
+      startTime: now,
+      conditions: [
+        cond('PodReadyToStartContainers'),
+        cond('Initialized'),
+        cond('Ready'),
+        cond('ContainersReady'),
+        scheduled ?? cond('PodScheduled'),
+      ],
       containerStatuses: (podSpec(cur).containers ?? []).map((c, i) => ({
-        name: c.name, ready: true, started: true, restartCount: 0, image: (c as { image?: string }).image ?? '', imageID: '',
-        containerID: `containerd://sim-${cur.metadata.uid}-${i}`, state: { running: { startedAt: now } },
+        name: c.name,
+        ready: true,
+        started: true,
+        restartCount: 0,
+        image: (c as { image?: string }).image ?? '',
+        imageID: '',
+        containerID: `containerd://sim-${cur.metadata.uid}-${i}`,
+        state: { running: { startedAt: now } },
       })),
     };
     this.opts.api.updateStatus('pods', cur.metadata.namespace, cur.metadata.name!, { ...cur, status });
@@ -144,11 +175,20 @@ export class PodLifecycle {
   /** Marks every pod on the node not ready (what the node lifecycle controller does when a node stops reporting). */
   markPodsNotReady(nodeName: string): void {
     const now = toKubeTime(this.opts.clock.now());
-    for (const p of this.opts.api.store.list('pods', { fields: [{ key: 'spec.nodeName', op: 'eq', value: nodeName }] })) {
-      const conditions = ((p.status as { conditions?: Array<Record<string, unknown>> } | undefined)?.conditions ?? []);
+    for (const p of this.opts.api.store.list('pods', {
+      fields: [{ key: 'spec.nodeName', op: 'eq', value: nodeName }],
+    })) {
+      const conditions = (p.status as { conditions?: Array<Record<string, unknown>> } | undefined)?.conditions ?? [];
       if (!conditions.some((c) => c.type === 'Ready' && c.status === 'True')) continue;
-      const next = conditions.map((c) => (c.type === 'Ready' || c.type === 'ContainersReady' ? { ...c, status: 'False', reason: 'NodeNotReady', lastTransitionTime: now } : c));
-      this.opts.api.updateStatus('pods', p.metadata.namespace, p.metadata.name!, { ...p, status: { ...(p.status as object), conditions: next } });
+      const next = conditions.map((c) =>
+        c.type === 'Ready' || c.type === 'ContainersReady'
+          ? { ...c, status: 'False', reason: 'NodeNotReady', lastTransitionTime: now }
+          : c,
+      );
+      this.opts.api.updateStatus('pods', p.metadata.namespace, p.metadata.name!, {
+        ...p,
+        status: { ...(p.status as object), conditions: next },
+      });
     }
   }
 }

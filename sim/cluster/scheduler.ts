@@ -76,7 +76,12 @@ export class Scheduler {
   private track(p: KObject, gone: boolean): void {
     const spec = podSpec(p);
     const key = `${p.metadata.namespace}/${p.metadata.name}`;
-    const waiting = !gone && !spec.nodeName && !p.metadata.deletionTimestamp && !isTerminal(p) && (spec.schedulerName ?? 'default-scheduler') === this.schedulerName;
+    const waiting =
+      !gone &&
+      !spec.nodeName &&
+      !p.metadata.deletionTimestamp &&
+      !isTerminal(p) &&
+      (spec.schedulerName ?? 'default-scheduler') === this.schedulerName;
     if (waiting) this.waiting.set(key, { namespace: p.metadata.namespace!, name: p.metadata.name! });
     else this.waiting.delete(key);
   }
@@ -95,7 +100,10 @@ export class Scheduler {
     if (!todo.length) return;
     const generation = this.generation;
     const store = this.opts.api.store;
-    const nodes = store.list('nodes').filter((n) => !n.metadata.deletionTimestamp).map((n) => new NodeInfo(n));
+    const nodes = store
+      .list('nodes')
+      .filter((n) => !n.metadata.deletionTimestamp)
+      .map((n) => new NodeInfo(n));
     const byName = new Map(nodes.map((n) => [n.name, n]));
     for (const p of store.list('pods')) {
       const nodeName = podSpec(p).nodeName;
@@ -119,12 +127,26 @@ export class Scheduler {
   }
 
   private markUnschedulable(pod: KObject, message: string): void {
-    const conditions = ((pod.status as { conditions?: Array<Record<string, unknown>> } | undefined)?.conditions) ?? [];
+    const conditions = (pod.status as { conditions?: Array<Record<string, unknown>> } | undefined)?.conditions ?? [];
     const cur = conditions.find((c) => c.type === 'PodScheduled');
     if (cur?.status === 'False' && cur.reason === 'Unschedulable' && cur.message === message) return;
     const since = cur?.status === 'False' ? cur.lastTransitionTime : toKubeTime(this.opts.clock.now());
-    const condition = { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message, lastProbeTime: null, lastTransitionTime: since };
-    this.opts.api.patch('pods', pod.metadata.namespace, pod.metadata.name!, 'strategic', { status: { conditions: [condition] } }, { subresource: 'status' });
+    const condition = {
+      type: 'PodScheduled',
+      status: 'False',
+      reason: 'Unschedulable',
+      message,
+      lastProbeTime: null,
+      lastTransitionTime: since,
+    };
+    this.opts.api.patch(
+      'pods',
+      pod.metadata.namespace,
+      pod.metadata.name!,
+      'strategic',
+      { status: { conditions: [condition] } },
+      { subresource: 'status' },
+    );
     this.stats.unschedulable++;
   }
 }
@@ -135,10 +157,12 @@ function helps(e: StoreEvent): boolean {
   const old = e.old;
   if (e.type === 'DELETED') return !!podSpec(now).nodeName;
   if (!old) return !!podSpec(now).nodeName;
-  return podSpec(now).nodeName !== podSpec(old).nodeName
-    || isTerminal(now) !== isTerminal(old)
-    || !!now.metadata.deletionTimestamp !== !!old.metadata.deletionTimestamp
-    || JSON.stringify(now.metadata.labels ?? {}) !== JSON.stringify(old.metadata.labels ?? {});
+  return (
+    podSpec(now).nodeName !== podSpec(old).nodeName ||
+    isTerminal(now) !== isTerminal(old) ||
+    !!now.metadata.deletionTimestamp !== !!old.metadata.deletionTimestamp ||
+    JSON.stringify(now.metadata.labels ?? {}) !== JSON.stringify(old.metadata.labels ?? {})
+  );
 }
 
 function byPriorityThenAge(a: KObject, b: KObject): number {
@@ -152,12 +176,18 @@ function byPriorityThenAge(a: KObject, b: KObject): number {
 }
 
 /** Picks a node for one pod, or explains why none fits. */
-export function schedule(pod: KObject, nodes: readonly NodeInfo[], placement: Placement = new Placement(nodes)): ScheduleResult {
+export function schedule(
+  pod: KObject,
+  nodes: readonly NodeInfo[],
+  placement: Placement = new Placement(nodes),
+): ScheduleResult {
   if (!nodes.length) return { message: 'no nodes available to schedule pods' };
   try {
     podRequests(pod);
   } catch (e) {
-    return { message: `pod ${pod.metadata.namespace}/${pod.metadata.name} has invalid resource requests: ${(e as Error).message}` };
+    return {
+      message: `pod ${pod.metadata.namespace}/${pod.metadata.name} has invalid resource requests: ${(e as Error).message}`,
+    };
   }
   let check: ((n: NodeInfo) => string | undefined) | undefined;
   const reasons = new Map<string, number>();

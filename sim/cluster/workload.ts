@@ -4,7 +4,14 @@ import { isPodReady } from '../apiserver/index.ts';
 import { isTerminal } from './scheduling/nodes.ts';
 
 export function controllerRef(owner: KObject): OwnerReference {
-  return { apiVersion: owner.apiVersion!, kind: owner.kind!, name: owner.metadata.name!, uid: owner.metadata.uid!, controller: true, blockOwnerDeletion: true };
+  return {
+    apiVersion: owner.apiVersion!,
+    kind: owner.kind!,
+    name: owner.metadata.name!,
+    uid: owner.metadata.uid!,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
 }
 
 /** Objects of `resource` whose controller is the owner (through the store's owner index, not a scan). */
@@ -29,11 +36,18 @@ export interface PodTemplate {
 }
 
 /** A new pod from a template, owned by `owner`, named `<generateName>xxxxx`. */
-export function podFromTemplate(owner: KObject, template: PodTemplate, generateName: string, extraLabels: Record<string, string> = {}): KObject {
+export function podFromTemplate(
+  owner: KObject,
+  template: PodTemplate,
+  generateName: string,
+  extraLabels: Record<string, string> = {},
+): KObject {
   return {
-    apiVersion: 'v1', kind: 'Pod',
+    apiVersion: 'v1',
+    kind: 'Pod',
     metadata: {
-      generateName, namespace: owner.metadata.namespace,
+      generateName,
+      namespace: owner.metadata.namespace,
       labels: { ...(template.metadata?.labels ?? {}), ...extraLabels },
       ...(template.metadata?.annotations ? { annotations: { ...template.metadata.annotations } } : {}),
       ownerReferences: [controllerRef(owner)],

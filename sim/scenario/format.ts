@@ -39,7 +39,13 @@ export interface Conditions {
 }
 
 /** What an `interrupt` step can send (the simulated cloud's interruption kinds). */
-export const INTERRUPT_EVENTS = ['spotInterruption', 'scheduledChange', 'rebalanceRecommendation', 'capacityReservationInterruption', 'stateChange'] as const;
+export const INTERRUPT_EVENTS = [
+  'spotInterruption',
+  'scheduledChange',
+  'rebalanceRecommendation',
+  'capacityReservationInterruption',
+  'stateChange',
+] as const;
 export type InterruptEvent = (typeof INTERRUPT_EVENTS)[number];
 
 export type Step =
@@ -52,8 +58,21 @@ export type Step =
   | { readonly kind: 'expect'; readonly conditions: Conditions }
   | { readonly kind: 'ice'; readonly instanceType?: string; readonly zone?: string; readonly capacityType?: string }
   | { readonly kind: 'clearIce' }
-  | { readonly kind: 'interrupt'; readonly node?: string; readonly nodePool?: string; readonly event: InterruptEvent; readonly state?: string }
-  | { readonly kind: 'nodeCondition'; readonly node?: string; readonly nodePool?: string; readonly type: string; readonly status: 'True' | 'False' | 'Unknown'; readonly reason?: string }
+  | {
+      readonly kind: 'interrupt';
+      readonly node?: string;
+      readonly nodePool?: string;
+      readonly event: InterruptEvent;
+      readonly state?: string;
+    }
+  | {
+      readonly kind: 'nodeCondition';
+      readonly node?: string;
+      readonly nodePool?: string;
+      readonly type: string;
+      readonly status: 'True' | 'False' | 'Unknown';
+      readonly reason?: string;
+    }
   | { readonly kind: 'say'; readonly text: string }
   | { readonly kind: 'table' };
 
@@ -78,16 +97,52 @@ export interface Scenario {
 
 export class ScenarioError extends Error {
   override name = 'ScenarioError';
-  constructor(readonly source: string, readonly problems: readonly string[]) {
+  constructor(
+    readonly source: string,
+    readonly problems: readonly string[],
+  ) {
     super(`${source}:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   }
 }
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const STEP_KINDS = ['apply', 'delete', 'scale', 'wait', 'waitFor', 'expect', 'ice', 'clearIce', 'interrupt', 'nodeCondition', 'say', 'table'] as const;
-const COUNT_FIELDS = ['nodes', 'readyNodes', 'nodeClaims', 'runningPods', 'pendingPods', 'spotNodes', 'onDemandNodes', 'reservedNodes', 'driftedNodeClaims', 'podZones'] as const;
-const DELETABLE = ['NodePool', 'NodeClaim', 'EC2NodeClass', 'Node', 'Deployment', 'Pod', 'DaemonSet', 'PodDisruptionBudget'];
+const STEP_KINDS = [
+  'apply',
+  'delete',
+  'scale',
+  'wait',
+  'waitFor',
+  'expect',
+  'ice',
+  'clearIce',
+  'interrupt',
+  'nodeCondition',
+  'say',
+  'table',
+] as const;
+const COUNT_FIELDS = [
+  'nodes',
+  'readyNodes',
+  'nodeClaims',
+  'runningPods',
+  'pendingPods',
+  'spotNodes',
+  'onDemandNodes',
+  'reservedNodes',
+  'driftedNodeClaims',
+  'podZones',
+] as const;
+const DELETABLE = [
+  'NodePool',
+  'NodeClaim',
+  'EC2NodeClass',
+  'Node',
+  'Deployment',
+  'Pod',
+  'DaemonSet',
+  'PodDisruptionBudget',
+];
 
 class Checker {
   readonly problems: string[] = [];
@@ -96,7 +151,8 @@ class Checker {
   }
   str(v: unknown, path: string, required = true): string | undefined {
     if (v === undefined && !required) return undefined;
-    if (typeof v !== 'string' || v === '') this.err(path, required ? 'is required (a non-empty string)' : 'must be a non-empty string');
+    if (typeof v !== 'string' || v === '')
+      this.err(path, required ? 'is required (a non-empty string)' : 'must be a non-empty string');
     return typeof v === 'string' && v !== '' ? v : undefined;
   }
   duration(v: unknown, path: string): number | undefined {
@@ -117,7 +173,8 @@ class Checker {
     return { op: (m[1] ?? '==') as Count['op'], n: Number(m[2]) };
   }
   keys(o: Obj, path: string, allowed: readonly string[]): void {
-    for (const k of Object.keys(o)) if (!allowed.includes(k)) this.err(`${path}.${k}`, `unknown field (allowed: ${allowed.join(', ')})`);
+    for (const k of Object.keys(o))
+      if (!allowed.includes(k)) this.err(`${path}.${k}`, `unknown field (allowed: ${allowed.join(', ')})`);
   }
 }
 
@@ -126,7 +183,15 @@ function conditions(c: Checker, v: unknown, path: string): Conditions {
     c.err(path, 'must be a mapping of conditions (nodes, runningPods, ...)');
     return {};
   }
-  c.keys(v, path, [...COUNT_FIELDS, 'selector', 'namespace', 'events', 'nodePoolNodes', 'costPerHourAtMost', 'timeout']);
+  c.keys(v, path, [
+    ...COUNT_FIELDS,
+    'selector',
+    'namespace',
+    'events',
+    'nodePoolNodes',
+    'costPerHourAtMost',
+    'timeout',
+  ]);
   const out: Record<string, unknown> = {};
   for (const f of COUNT_FIELDS) if (v[f] !== undefined) out[f] = c.count(v[f], `${path}.${f}`);
   if (v['selector'] !== undefined) out['selector'] = c.str(v['selector'], `${path}.selector`);
@@ -136,19 +201,29 @@ function conditions(c: Checker, v: unknown, path: string): Conditions {
     if (!isObj(ev)) c.err(`${path}.events`, 'must be { reason, count, message? }');
     else {
       c.keys(ev, `${path}.events`, ['reason', 'count', 'message']);
-      out['events'] = { reason: c.str(ev['reason'], `${path}.events.reason`), count: c.count(ev['count'] ?? '>=1', `${path}.events.count`), ...(ev['message'] !== undefined ? { message: c.str(ev['message'], `${path}.events.message`) } : {}) };
+      out['events'] = {
+        reason: c.str(ev['reason'], `${path}.events.reason`),
+        count: c.count(ev['count'] ?? '>=1', `${path}.events.count`),
+        ...(ev['message'] !== undefined ? { message: c.str(ev['message'], `${path}.events.message`) } : {}),
+      };
     }
   }
   const np = v['nodePoolNodes'];
   if (np !== undefined) {
     if (!isObj(np)) c.err(`${path}.nodePoolNodes`, 'must be { nodePool, count }');
-    else out['nodePoolNodes'] = { nodePool: c.str(np['nodePool'], `${path}.nodePoolNodes.nodePool`), count: c.count(np['count'], `${path}.nodePoolNodes.count`) };
+    else
+      out['nodePoolNodes'] = {
+        nodePool: c.str(np['nodePool'], `${path}.nodePoolNodes.nodePool`),
+        count: c.count(np['count'], `${path}.nodePoolNodes.count`),
+      };
   }
   if (v['costPerHourAtMost'] !== undefined) {
-    if (typeof v['costPerHourAtMost'] !== 'number' || !(v['costPerHourAtMost'] >= 0)) c.err(`${path}.costPerHourAtMost`, 'must be a number of dollars per hour');
+    if (typeof v['costPerHourAtMost'] !== 'number' || !(v['costPerHourAtMost'] >= 0))
+      c.err(`${path}.costPerHourAtMost`, 'must be a number of dollars per hour');
     else out['costPerHourAtMost'] = v['costPerHourAtMost'];
   }
-  if (Object.keys(out).filter((k) => k !== 'selector' && k !== 'namespace').length === 0) c.err(path, 'names no condition');
+  if (Object.keys(out).filter((k) => k !== 'selector' && k !== 'namespace').length === 0)
+    c.err(path, 'names no condition');
   return out as Conditions;
 }
 
@@ -160,7 +235,10 @@ function step(c: Checker, raw: unknown, path: string): Step | undefined {
   }
   const kinds = Object.keys(raw).filter((k) => (STEP_KINDS as readonly string[]).includes(k));
   if (kinds.length !== 1) {
-    c.err(path, kinds.length ? `has ${kinds.join(' and ')}; one step does one thing` : `needs one of: ${STEP_KINDS.join(', ')}`);
+    c.err(
+      path,
+      kinds.length ? `has ${kinds.join(' and ')}; one step does one thing` : `needs one of: ${STEP_KINDS.join(', ')}`,
+    );
     return undefined;
   }
   const kind = kinds[0] as (typeof STEP_KINDS)[number];
@@ -173,7 +251,11 @@ function step(c: Checker, raw: unknown, path: string): Step | undefined {
       if (typeof v === 'string') return { kind, file: v };
       if (isObj(v) && (typeof v['file'] === 'string' || typeof v['yaml'] === 'string')) {
         c.keys(v, p, ['file', 'yaml']);
-        return { kind, ...(typeof v['file'] === 'string' ? { file: v['file'] } : {}), ...(typeof v['yaml'] === 'string' ? { yaml: v['yaml'] } : {}) };
+        return {
+          kind,
+          ...(typeof v['file'] === 'string' ? { file: v['file'] } : {}),
+          ...(typeof v['yaml'] === 'string' ? { yaml: v['yaml'] } : {}),
+        };
       }
       c.err(p, 'must be a file path, or { file } or { yaml: <inline manifests> }');
       return undefined;
@@ -193,7 +275,7 @@ function step(c: Checker, raw: unknown, path: string): Step | undefined {
       return ms === undefined ? undefined : { kind, ms };
     }
     case 'waitFor': {
-      const timeoutRaw = isObj(v) && v['timeout'] !== undefined ? v['timeout'] : raw['timeout'] ?? '10m';
+      const timeoutRaw = isObj(v) && v['timeout'] !== undefined ? v['timeout'] : (raw['timeout'] ?? '10m');
       const timeoutMs = c.duration(timeoutRaw, `${p}.timeout`) ?? 0;
       return { kind, conditions: conditions(c, v, p), timeoutMs };
     }
@@ -218,7 +300,8 @@ function step(c: Checker, raw: unknown, path: string): Step | undefined {
 function scale(c: Checker, v: unknown, p: string): Step | undefined {
   if (!isObj(v)) return void c.err(p, 'must be { deployment, replicas, namespace? } or { nodePool, replicas }');
   const replicas = v['replicas'];
-  if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) c.err(`${p}.replicas`, 'must be a whole number >= 0');
+  if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0)
+    c.err(`${p}.replicas`, 'must be a whole number >= 0');
   if (v['nodePool'] !== undefined) {
     c.keys(v, p, ['nodePool', 'replicas']);
     const nodePool = c.str(v['nodePool'], `${p}.nodePool`);
@@ -226,29 +309,48 @@ function scale(c: Checker, v: unknown, p: string): Step | undefined {
   }
   c.keys(v, p, ['deployment', 'replicas', 'namespace']);
   const deployment = c.str(v['deployment'], `${p}.deployment`);
-  return deployment && typeof replicas === 'number' ? { kind: 'scale', deployment, replicas, namespace: c.str(v['namespace'], `${p}.namespace`, false) ?? 'default' } : undefined;
+  return deployment && typeof replicas === 'number'
+    ? { kind: 'scale', deployment, replicas, namespace: c.str(v['namespace'], `${p}.namespace`, false) ?? 'default' }
+    : undefined;
 }
 
 function ice(c: Checker, v: unknown, p: string): Step | undefined {
-  if (!isObj(v)) return void c.err(p, 'must be { instanceType?, zone?, capacityType? } (omitted fields match every offering)');
+  if (!isObj(v))
+    return void c.err(p, 'must be { instanceType?, zone?, capacityType? } (omitted fields match every offering)');
   c.keys(v, p, ['instanceType', 'zone', 'capacityType']);
   const ct = c.str(v['capacityType'], `${p}.capacityType`, false);
   if (ct && ct !== 'spot' && ct !== 'on-demand') c.err(`${p}.capacityType`, 'must be spot or on-demand');
   const it = c.str(v['instanceType'], `${p}.instanceType`, false);
   const zone = c.str(v['zone'], `${p}.zone`, false);
-  return { kind: 'ice', ...(it ? { instanceType: it } : {}), ...(zone ? { zone } : {}), ...(ct ? { capacityType: ct } : {}) };
+  return {
+    kind: 'ice',
+    ...(it ? { instanceType: it } : {}),
+    ...(zone ? { zone } : {}),
+    ...(ct ? { capacityType: ct } : {}),
+  };
 }
 
 function interrupt(c: Checker, v: unknown, p: string): Step | undefined {
   if (!isObj(v)) return void c.err(p, 'must be { node? | nodePool?, event? }');
   c.keys(v, p, ['node', 'nodePool', 'event', 'state']);
   const event = (v['event'] ?? 'spotInterruption') as string;
-  if (!INTERRUPT_EVENTS.includes(event as InterruptEvent)) c.err(`${p}.event`, `must be ${INTERRUPT_EVENTS.join(', ')}`);
+  if (!INTERRUPT_EVENTS.includes(event as InterruptEvent))
+    c.err(`${p}.event`, `must be ${INTERRUPT_EVENTS.join(', ')}`);
   const state = c.str(v['state'], `${p}.state`, false);
-  if (state !== undefined && (event !== 'stateChange' || !['stopping', 'stopped', 'shutting-down', 'terminated'].includes(state))) c.err(`${p}.state`, 'goes with event stateChange and must be stopping, stopped, shutting-down or terminated');
+  if (
+    state !== undefined &&
+    (event !== 'stateChange' || !['stopping', 'stopped', 'shutting-down', 'terminated'].includes(state))
+  )
+    c.err(`${p}.state`, 'goes with event stateChange and must be stopping, stopped, shutting-down or terminated');
   const node = c.str(v['node'], `${p}.node`, false);
   const nodePool = c.str(v['nodePool'], `${p}.nodePool`, false);
-  return { kind: 'interrupt', event: event as InterruptEvent, ...(state ? { state } : {}), ...(node ? { node } : {}), ...(nodePool ? { nodePool } : {}) };
+  return {
+    kind: 'interrupt',
+    event: event as InterruptEvent,
+    ...(state ? { state } : {}),
+    ...(node ? { node } : {}),
+    ...(nodePool ? { nodePool } : {}),
+  };
 }
 
 function nodeCondition(c: Checker, v: unknown, p: string): Step | undefined {
@@ -256,23 +358,35 @@ function nodeCondition(c: Checker, v: unknown, p: string): Step | undefined {
   c.keys(v, p, ['node', 'nodePool', 'type', 'status', 'reason']);
   const type = c.str(v['type'], `${p}.type`);
   const status = v['status'];
-  if (status !== 'True' && status !== 'False' && status !== 'Unknown') c.err(`${p}.status`, 'must be "True", "False" or "Unknown" (quoted, so YAML keeps it a string)');
+  if (status !== 'True' && status !== 'False' && status !== 'Unknown')
+    c.err(`${p}.status`, 'must be "True", "False" or "Unknown" (quoted, so YAML keeps it a string)');
   const node = c.str(v['node'], `${p}.node`, false);
   const nodePool = c.str(v['nodePool'], `${p}.nodePool`, false);
   const reason = c.str(v['reason'], `${p}.reason`, false);
   if (!type || (status !== 'True' && status !== 'False' && status !== 'Unknown')) return undefined;
-  return { kind: 'nodeCondition', type, status, ...(node ? { node } : {}), ...(nodePool ? { nodePool } : {}), ...(reason ? { reason } : {}) };
+  return {
+    kind: 'nodeCondition',
+    type,
+    status,
+    ...(node ? { node } : {}),
+    ...(nodePool ? { nodePool } : {}),
+    ...(reason ? { reason } : {}),
+  };
 }
 
 /** Controller options by flag name; each value is checked the way the controller checks it. */
 function optionMap(c: Checker, v: unknown): Record<string, string> | undefined {
-  if (!isObj(v) || !Object.values(v).every((x) => typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean')) {
+  if (
+    !isObj(v) ||
+    !Object.values(v).every((x) => typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean')
+  ) {
     c.err('options', 'must be a mapping of controller flags to values, e.g. { feature-gates: "NodeRepair=true" }');
     return undefined;
   }
   const out = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, String(x)]));
   const known = new Set(OPTION_SPECS.map((o) => o.flag));
-  for (const k of Object.keys(out)) if (!known.has(k)) c.err(`options.${k}`, 'is not a controller option (see karpenter-ts controller --help)');
+  for (const k of Object.keys(out))
+    if (!known.has(k)) c.err(`options.${k}`, 'is not a controller option (see karpenter-ts controller --help)');
   try {
     resolveOptions([], {}, out);
   } catch (e) {
@@ -288,17 +402,42 @@ export function parseScenario(text: string, source = 'scenario'): Scenario {
   if (syntax.length) throw new ScenarioError(source, syntax);
   const docs = all.filter((d) => d.value !== null && d.value !== undefined);
   const c = new Checker();
-  if (docs.length !== 1 || !isObj(docs[0]!.value)) throw new ScenarioError(source, ['must be one YAML document: a mapping with name and steps']);
+  if (docs.length !== 1 || !isObj(docs[0]!.value))
+    throw new ScenarioError(source, ['must be one YAML document: a mapping with name and steps']);
   const doc = docs[0]!.value as Obj;
-  c.keys(doc, '', ['name', 'description', 'region', 'clusterName', 'speed', 'start', 'options', 'capacityReservations', 'steps']);
+  c.keys(doc, '', [
+    'name',
+    'description',
+    'region',
+    'clusterName',
+    'speed',
+    'start',
+    'options',
+    'capacityReservations',
+    'steps',
+  ]);
   const options = doc['options'] === undefined ? undefined : optionMap(c, doc['options']);
-  const reservations = doc['capacityReservations'] === undefined ? undefined : reservationList(c, doc['capacityReservations']);
+  const reservations =
+    doc['capacityReservations'] === undefined ? undefined : reservationList(c, doc['capacityReservations']);
   const name = c.str(doc['name'], 'name') ?? '';
-  if (doc['speed'] !== undefined && !(typeof doc['speed'] === 'number' && doc['speed'] > 0)) c.err('speed', 'must be a number > 0');
-  const start = doc['start'] instanceof Date ? doc['start'].getTime() : typeof doc['start'] === 'string' ? Date.parse(doc['start']) : undefined;
-  if (doc['start'] !== undefined && !Number.isFinite(start)) c.err('start', `must be a time such as 2025-01-01T00:00:00Z, got ${JSON.stringify(doc['start'])}`);
-  const steps = Array.isArray(doc['steps']) ? doc['steps'].map((s, i) => step(c, s, `steps[${i}]`)) : (c.err('steps', 'is required (a list of steps)'), []);
-  if (c.problems.length) throw new ScenarioError(source, c.problems.map((p) => p.replace(/^\./, '')));
+  if (doc['speed'] !== undefined && !(typeof doc['speed'] === 'number' && doc['speed'] > 0))
+    c.err('speed', 'must be a number > 0');
+  const start =
+    doc['start'] instanceof Date
+      ? doc['start'].getTime()
+      : typeof doc['start'] === 'string'
+        ? Date.parse(doc['start'])
+        : undefined;
+  if (doc['start'] !== undefined && !Number.isFinite(start))
+    c.err('start', `must be a time such as 2025-01-01T00:00:00Z, got ${JSON.stringify(doc['start'])}`);
+  const steps = Array.isArray(doc['steps'])
+    ? doc['steps'].map((s, i) => step(c, s, `steps[${i}]`))
+    : (c.err('steps', 'is required (a list of steps)'), []);
+  if (c.problems.length)
+    throw new ScenarioError(
+      source,
+      c.problems.map((p) => p.replace(/^\./, '')),
+    );
   return {
     name,
     steps: steps.filter((s): s is Step => s !== undefined),
@@ -314,7 +453,10 @@ export function parseScenario(text: string, source = 'scenario'): Scenario {
 
 function reservationList(c: Checker, v: unknown): ScenarioReservation[] {
   if (!Array.isArray(v)) {
-    c.err('capacityReservations', 'must be a list of { id, instanceType, zone, count, reservationType?, instanceMatchCriteria?, tags? }');
+    c.err(
+      'capacityReservations',
+      'must be a list of { id, instanceType, zone, count, reservationType?, instanceMatchCriteria?, tags? }',
+    );
     return [];
   }
   return v.flatMap((r, i): ScenarioReservation[] => {
@@ -322,23 +464,33 @@ function reservationList(c: Checker, v: unknown): ScenarioReservation[] {
     if (!isObj(r)) return (c.err(p, 'must be a mapping { id, instanceType, zone, count }'), []);
     c.keys(r, p, ['id', 'instanceType', 'zone', 'count', 'reservationType', 'instanceMatchCriteria', 'tags']);
     const id = c.str(r['id'], `${p}.id`);
-    if (id && !/^cr-[0-9a-z]+$/.test(id)) c.err(`${p}.id`, `is not a capacity reservation id (cr-0123abcd...): ${JSON.stringify(id)}`);
+    if (id && !/^cr-[0-9a-z]+$/.test(id))
+      c.err(`${p}.id`, `is not a capacity reservation id (cr-0123abcd...): ${JSON.stringify(id)}`);
     const instanceType = c.str(r['instanceType'], `${p}.instanceType`);
     const zone = c.str(r['zone'], `${p}.zone`);
     const count = r['count'];
-    if (!(typeof count === 'number' && Number.isInteger(count) && count >= 0)) c.err(`${p}.count`, 'must be a whole number >= 0');
+    if (!(typeof count === 'number' && Number.isInteger(count) && count >= 0))
+      c.err(`${p}.count`, 'must be a whole number >= 0');
     const type = r['reservationType'];
-    if (type !== undefined && type !== 'default' && type !== 'capacity-block') c.err(`${p}.reservationType`, 'must be default or capacity-block');
+    if (type !== undefined && type !== 'default' && type !== 'capacity-block')
+      c.err(`${p}.reservationType`, 'must be default or capacity-block');
     const match = r['instanceMatchCriteria'];
-    if (match !== undefined && match !== 'open' && match !== 'targeted') c.err(`${p}.instanceMatchCriteria`, 'must be open or targeted');
+    if (match !== undefined && match !== 'open' && match !== 'targeted')
+      c.err(`${p}.instanceMatchCriteria`, 'must be open or targeted');
     const tags = r['tags'];
-    if (tags !== undefined && !(isObj(tags) && Object.values(tags).every((t) => typeof t === 'string'))) c.err(`${p}.tags`, 'must be a mapping of strings');
+    if (tags !== undefined && !(isObj(tags) && Object.values(tags).every((t) => typeof t === 'string')))
+      c.err(`${p}.tags`, 'must be a mapping of strings');
     if (!id || !instanceType || !zone || typeof count !== 'number') return [];
-    return [{
-      id, instanceType, zone, count,
-      ...(type === 'default' || type === 'capacity-block' ? { reservationType: type } : {}),
-      ...(match === 'open' || match === 'targeted' ? { instanceMatchCriteria: match } : {}),
-      ...(isObj(tags) ? { tags: tags as Record<string, string> } : {}),
-    }];
+    return [
+      {
+        id,
+        instanceType,
+        zone,
+        count,
+        ...(type === 'default' || type === 'capacity-block' ? { reservationType: type } : {}),
+        ...(match === 'open' || match === 'targeted' ? { instanceMatchCriteria: match } : {}),
+        ...(isObj(tags) ? { tags: tags as Record<string, string> } : {}),
+      },
+    ];
   });
 }

@@ -52,18 +52,38 @@ function cloudFault(sim: Simulation, s: Extract<Step, { kind: 'ice' | 'clearIce'
     timeline.line('cloud: capacity is back everywhere');
     return true;
   }
-  const rule = { ...(s.instanceType ? { instanceType: s.instanceType } : {}), ...(s.zone ? { zone: s.zone } : {}), ...(s.capacityType ? { capacityType: s.capacityType } : {}) };
+  const rule = {
+    ...(s.instanceType ? { instanceType: s.instanceType } : {}),
+    ...(s.zone ? { zone: s.zone } : {}),
+    ...(s.capacityType ? { capacityType: s.capacityType } : {}),
+  };
   sim.provider.blockCapacity(rule);
-  timeline.line(`cloud: no capacity from now on for ${[s.capacityType ?? 'any capacity type', s.instanceType ?? 'any type', s.zone ?? 'any zone'].join(' / ')}`);
+  timeline.line(
+    `cloud: no capacity from now on for ${[s.capacityType ?? 'any capacity type', s.instanceType ?? 'any type', s.zone ?? 'any zone'].join(' / ')}`,
+  );
   return true;
 }
 
 /** The cloud sends the interruption event for the first running instance the step names. */
-function interrupt(sim: Simulation, s: Extract<Step, { kind: 'interrupt' }>, timeline: Timeline, failures: string[]): boolean {
-  const claims = sim.cluster.store.list('nodeclaims.karpenter.sh').filter((c) => !c.metadata.deletionTimestamp
-    && (!s.node || (c.status as { nodeName?: string } | undefined)?.nodeName === s.node)
-    && (!s.nodePool || c.metadata.labels?.['karpenter.sh/nodepool'] === s.nodePool));
-  const target = claims.map((c) => (c.status as { providerID?: string } | undefined)?.providerID).find((pid) => pid && sim.provider.all().some((i) => i.instance.providerID === pid && i.instance.state === 'running'));
+function interrupt(
+  sim: Simulation,
+  s: Extract<Step, { kind: 'interrupt' }>,
+  timeline: Timeline,
+  failures: string[],
+): boolean {
+  const claims = sim.cluster.store
+    .list('nodeclaims.karpenter.sh')
+    .filter(
+      (c) =>
+        !c.metadata.deletionTimestamp &&
+        (!s.node || (c.status as { nodeName?: string } | undefined)?.nodeName === s.node) &&
+        (!s.nodePool || c.metadata.labels?.['karpenter.sh/nodepool'] === s.nodePool),
+    );
+  const target = claims
+    .map((c) => (c.status as { providerID?: string } | undefined)?.providerID)
+    .find(
+      (pid) => pid && sim.provider.all().some((i) => i.instance.providerID === pid && i.instance.state === 'running'),
+    );
   if (!target) {
     failures.push(`interrupt: no running instance matches ${JSON.stringify({ node: s.node, nodePool: s.nodePool })}`);
     timeline.line(`interrupt: nothing to interrupt (${s.node ?? s.nodePool ?? 'any node'})`);
@@ -75,11 +95,33 @@ function interrupt(sim: Simulation, s: Extract<Step, { kind: 'interrupt' }>, tim
 }
 
 /** The first Ready node the step names (by name or NodePool) reports the condition. */
-function setNodeCondition(sim: Simulation, s: Extract<Step, { kind: 'nodeCondition' }>, timeline: Timeline, failures: string[]): boolean {
-  const isReady = (n: KObject): boolean => ((n.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
-  const node = sim.cluster.store.list('nodes').find((n) => !n.metadata.deletionTimestamp && isReady(n)
-    && (!s.node || n.metadata.name === s.node) && (!s.nodePool || n.metadata.labels?.['karpenter.sh/nodepool'] === s.nodePool));
-  if (!node || !sim.cluster.kubelet.setNodeCondition(node.metadata.name!, { type: s.type, status: s.status, ...(s.reason ? { reason: s.reason } : {}) })) {
+function setNodeCondition(
+  sim: Simulation,
+  s: Extract<Step, { kind: 'nodeCondition' }>,
+  timeline: Timeline,
+  failures: string[],
+): boolean {
+  const isReady = (n: KObject): boolean =>
+    ((n.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).some(
+      (c) => c.type === 'Ready' && c.status === 'True',
+    );
+  const node = sim.cluster.store
+    .list('nodes')
+    .find(
+      (n) =>
+        !n.metadata.deletionTimestamp &&
+        isReady(n) &&
+        (!s.node || n.metadata.name === s.node) &&
+        (!s.nodePool || n.metadata.labels?.['karpenter.sh/nodepool'] === s.nodePool),
+    );
+  if (
+    !node ||
+    !sim.cluster.kubelet.setNodeCondition(node.metadata.name!, {
+      type: s.type,
+      status: s.status,
+      ...(s.reason ? { reason: s.reason } : {}),
+    })
+  ) {
     failures.push(`nodeCondition: no Ready node matches ${JSON.stringify({ node: s.node, nodePool: s.nodePool })}`);
     timeline.line(`nodeCondition: no node to change (${s.node ?? s.nodePool ?? 'any node'})`);
     return false;
@@ -102,7 +144,9 @@ export async function runScenario(sim: Simulation, scenario: Scenario, opts: Run
       case 'apply': {
         const text = s.yaml ?? (await readFile(resolve(opts.baseDir, s.file!), 'utf8'));
         const objs = await sim.apply(text);
-        timeline.line(`apply ${s.file ?? '(inline)'}: ${objs.map((o) => `${o.kind}/${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`).join(', ')}`);
+        timeline.line(
+          `apply ${s.file ?? '(inline)'}: ${objs.map((o) => `${o.kind}/${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`).join(', ')}`,
+        );
         return true;
       }
       case 'delete':
@@ -116,7 +160,12 @@ export async function runScenario(sim: Simulation, scenario: Scenario, opts: Run
           return true;
         }
         timeline.line(`scale deployment/${s.deployment} to ${s.replicas} replicas`);
-        await sim.kube.patch('Deployment', s.deployment, { spec: { replicas: s.replicas } }, { namespace: s.namespace });
+        await sim.kube.patch(
+          'Deployment',
+          s.deployment,
+          { spec: { replicas: s.replicas } },
+          { namespace: s.namespace },
+        );
         return true;
       case 'wait': {
         const until = sim.clock.now() + s.ms;

@@ -22,7 +22,8 @@ type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 const BASE = { settings: { clusterName: 'my-cluster' } };
 
 function deepMerge(a: unknown, b: unknown): unknown {
-  if (!a || !b || typeof a !== 'object' || typeof b !== 'object' || Array.isArray(a) || Array.isArray(b)) return b === undefined ? a : b;
+  if (!a || !b || typeof a !== 'object' || typeof b !== 'object' || Array.isArray(a) || Array.isArray(b))
+    return b === undefined ? a : b;
   const out: Obj = { ...a };
   for (const [k, v] of Object.entries(b)) out[k] = deepMerge(out[k], v);
   return out;
@@ -44,7 +45,12 @@ const one = (objs: Obj[], kind: string): Obj => {
 };
 const pod = (objs: Obj[]): Obj => one(objs, 'Deployment').spec.template.spec;
 const controller = (objs: Obj[]): Obj => pod(objs).containers[0];
-const envOf = (objs: Obj[]): Record<string, string> => Object.fromEntries(controller(objs).env.filter((e: Obj) => 'value' in e).map((e: Obj) => [e.name, e.value]));
+const envOf = (objs: Obj[]): Record<string, string> =>
+  Object.fromEntries(
+    controller(objs)
+      .env.filter((e: Obj) => 'value' in e)
+      .map((e: Obj) => [e.name, e.value]),
+  );
 const named = (objs: Obj[]): Obj[] => objs.filter((o) => o.kind !== 'PodDisruptionBudget');
 const SELECTOR = { 'app.kubernetes.io/name': 'karpenter-ts', 'app.kubernetes.io/instance': 'karpenter-ts' };
 
@@ -57,7 +63,11 @@ interface Case {
 /** A settings.* key: the value set, and the environment variable and text the controller gets. */
 const SETTINGS: Record<string, [unknown, string, string]> = {
   clusterName: ['prod', 'CLUSTER_NAME', 'prod'],
-  clusterEndpoint: ['https://ABC.gr7.us-west-2.eks.amazonaws.com', 'CLUSTER_ENDPOINT', 'https://ABC.gr7.us-west-2.eks.amazonaws.com'],
+  clusterEndpoint: [
+    'https://ABC.gr7.us-west-2.eks.amazonaws.com',
+    'CLUSTER_ENDPOINT',
+    'https://ABC.gr7.us-west-2.eks.amazonaws.com',
+  ],
   clusterCABundle: ['Q0E=', 'CLUSTER_CA_BUNDLE', 'Q0E='],
   clusterCIDR: ['172.20.0.0/16', 'CLUSTER_CIDR', '172.20.0.0/16'],
   interruptionQueue: ['{{ .Release.Name }}-queue', 'INTERRUPTION_QUEUE', 'karpenter-ts-queue'],
@@ -70,7 +80,11 @@ const SETTINGS: Record<string, [unknown, string, string]> = {
   enableZonalShift: [true, 'ENABLE_ZONAL_SHIFT', 'true'],
   preferencePolicy: ['Ignore', 'PREFERENCE_POLICY', 'Ignore'],
   minValuesPolicy: ['BestEffort', 'MIN_VALUES_POLICY', 'BestEffort'],
-  schedulerConfig: ['podTopologySpread:\n  defaultConstraints:\n    - maxSkew: 1\n      topologyKey: topology.kubernetes.io/zone\n      whenUnsatisfiable: ScheduleAnyway\n', 'SCHEDULER_CONFIG', 'podTopologySpread:\n  defaultConstraints:\n    - maxSkew: 1\n      topologyKey: topology.kubernetes.io/zone\n      whenUnsatisfiable: ScheduleAnyway\n'],
+  schedulerConfig: [
+    'podTopologySpread:\n  defaultConstraints:\n    - maxSkew: 1\n      topologyKey: topology.kubernetes.io/zone\n      whenUnsatisfiable: ScheduleAnyway\n',
+    'SCHEDULER_CONFIG',
+    'podTopologySpread:\n  defaultConstraints:\n    - maxSkew: 1\n      topologyKey: topology.kubernetes.io/zone\n      whenUnsatisfiable: ScheduleAnyway\n',
+  ],
   ignoreDRARequests: [false, 'IGNORE_DRA_REQUESTS', 'false'],
   disableClusterStateObservability: [true, 'DISABLE_CLUSTER_STATE_OBSERVABILITY', 'true'],
   disableDryRun: [true, 'DISABLE_DRY_RUN', 'true'],
@@ -80,14 +94,21 @@ const SETTINGS: Record<string, [unknown, string, string]> = {
   consolidationRepackMinSavings: [0.1, 'CONSOLIDATION_REPACK_MIN_SAVINGS', '0.1'],
 };
 const GATES: Record<string, string> = {
-  nodeRepair: 'NodeRepair', nodeOverlay: 'NodeOverlay', reservedCapacity: 'ReservedCapacity',
-  spotToSpotConsolidation: 'SpotToSpotConsolidation', staticCapacity: 'StaticCapacity', capacityBuffer: 'CapacityBuffer',
+  nodeRepair: 'NodeRepair',
+  nodeOverlay: 'NodeOverlay',
+  reservedCapacity: 'ReservedCapacity',
+  spotToSpotConsolidation: 'SpotToSpotConsolidation',
+  staticCapacity: 'StaticCapacity',
+  capacityBuffer: 'CapacityBuffer',
 };
 
 function settingCases(): Record<string, Case> {
   const cases: Record<string, Case> = {};
   for (const [key, [value, env, text]] of Object.entries(SETTINGS)) {
-    cases[`settings.${key}`] = { values: { settings: { [key]: value } }, check: (objs) => expect(envOf(objs)[env]).toBe(text) };
+    cases[`settings.${key}`] = {
+      values: { settings: { [key]: value } },
+      check: (objs) => expect(envOf(objs)[env]).toBe(text),
+    };
   }
   for (const [key, gate] of Object.entries(GATES)) {
     const on = !(defaults.settings as Obj).featureGates[key];
@@ -143,7 +164,8 @@ function metadataCases(): Record<string, Case> {
     },
     'service.annotations': {
       values: { service: { annotations: { 'prometheus.io/scrape': 'true' } }, additionalAnnotations: { owner: 'sre' } },
-      check: (objs) => expect(one(objs, 'Service').metadata.annotations).toEqual({ 'prometheus.io/scrape': 'true', owner: 'sre' }),
+      check: (objs) =>
+        expect(one(objs, 'Service').metadata.annotations).toEqual({ 'prometheus.io/scrape': 'true', owner: 'sre' }),
     },
     'serviceAccount.create': {
       values: { serviceAccount: { create: false } },
@@ -157,16 +179,31 @@ function metadataCases(): Record<string, Case> {
       check: (objs) => {
         expect(one(objs, 'ServiceAccount').metadata.name).toBe('karpenter');
         expect(pod(objs).serviceAccountName).toBe('karpenter');
-        for (const b of ['ClusterRoleBinding', 'RoleBinding']) expect(one(objs, b).subjects).toEqual([{ kind: 'ServiceAccount', name: 'karpenter', namespace: 'karpenter' }]);
+        for (const b of ['ClusterRoleBinding', 'RoleBinding'])
+          expect(one(objs, b).subjects).toEqual([
+            { kind: 'ServiceAccount', name: 'karpenter', namespace: 'karpenter' },
+          ]);
       },
     },
     'serviceAccount.annotations': {
-      values: { serviceAccount: { annotations: { 'eks.amazonaws.com/role-arn': 'arn:aws:iam::123456789012:role/KarpenterControllerRole-c' } } },
-      check: (objs) => expect(one(objs, 'ServiceAccount').metadata.annotations).toEqual({ 'eks.amazonaws.com/role-arn': 'arn:aws:iam::123456789012:role/KarpenterControllerRole-c' }),
+      values: {
+        serviceAccount: {
+          annotations: { 'eks.amazonaws.com/role-arn': 'arn:aws:iam::123456789012:role/KarpenterControllerRole-c' },
+        },
+      },
+      check: (objs) =>
+        expect(one(objs, 'ServiceAccount').metadata.annotations).toEqual({
+          'eks.amazonaws.com/role-arn': 'arn:aws:iam::123456789012:role/KarpenterControllerRole-c',
+        }),
     },
     additionalClusterRoleRules: {
       values: { additionalClusterRoleRules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] },
-      check: (objs) => expect(one(objs, 'ClusterRole').rules.at(-1)).toEqual({ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }),
+      check: (objs) =>
+        expect(one(objs, 'ClusterRole').rules.at(-1)).toEqual({
+          apiGroups: [''],
+          resources: ['configmaps'],
+          verbs: ['get'],
+        }),
     },
   };
 }
@@ -200,14 +237,28 @@ function serviceMonitorCases(): Record<string, Case> {
       check: (objs) => expect(endpoint(objs).relabelings).toEqual(relabel),
     },
     'serviceMonitor.metricRelabelings': {
-      values: { serviceMonitor: { enabled: true, metricRelabelings: [{ action: 'drop', regex: 'go_.*', sourceLabels: ['__name__'] }] } },
+      values: {
+        serviceMonitor: {
+          enabled: true,
+          metricRelabelings: [{ action: 'drop', regex: 'go_.*', sourceLabels: ['__name__'] }],
+        },
+      },
       options: withMonitoring,
-      check: (objs) => expect(endpoint(objs).metricRelabelings).toEqual([{ action: 'drop', regex: 'go_.*', sourceLabels: ['__name__'] }]),
+      check: (objs) =>
+        expect(endpoint(objs).metricRelabelings).toEqual([
+          { action: 'drop', regex: 'go_.*', sourceLabels: ['__name__'] },
+        ]),
     },
     'serviceMonitor.endpointConfig': {
       values: { serviceMonitor: { enabled: true, endpointConfig: { interval: '15s', scrapeTimeout: '10s' } } },
       options: withMonitoring,
-      check: (objs) => expect(endpoint(objs)).toEqual({ port: 'http-metrics', path: '/metrics', interval: '15s', scrapeTimeout: '10s' }),
+      check: (objs) =>
+        expect(endpoint(objs)).toEqual({
+          port: 'http-metrics',
+          path: '/metrics',
+          interval: '15s',
+          scrapeTimeout: '10s',
+        }),
     },
     'serviceMonitor.sampleLimit': {
       values: { serviceMonitor: { enabled: true, sampleLimit: 5000 } },
@@ -219,12 +270,24 @@ function serviceMonitorCases(): Record<string, Case> {
 
 function podCases(): Record<string, Case> {
   const spec = (objs: Obj[]) => one(objs, 'Deployment').spec;
-  const volume = { name: 'aws-iam-token', projected: { sources: [{ serviceAccountToken: { audience: 'sts.amazonaws.com', path: 'token' } }] } };
+  const volume = {
+    name: 'aws-iam-token',
+    projected: { sources: [{ serviceAccountToken: { audience: 'sts.amazonaws.com', path: 'token' } }] },
+  };
   return {
-    imagePullPolicy: { values: { imagePullPolicy: 'Always' }, check: (objs) => expect(controller(objs).imagePullPolicy).toBe('Always') },
-    imagePullSecrets: { values: { imagePullSecrets: [{ name: 'regcred' }] }, check: (objs) => expect(pod(objs).imagePullSecrets).toEqual([{ name: 'regcred' }]) },
+    imagePullPolicy: {
+      values: { imagePullPolicy: 'Always' },
+      check: (objs) => expect(controller(objs).imagePullPolicy).toBe('Always'),
+    },
+    imagePullSecrets: {
+      values: { imagePullSecrets: [{ name: 'regcred' }] },
+      check: (objs) => expect(pod(objs).imagePullSecrets).toEqual([{ name: 'regcred' }]),
+    },
     replicas: { values: { replicas: 3 }, check: (objs) => expect(spec(objs).replicas).toBe(3) },
-    revisionHistoryLimit: { values: { revisionHistoryLimit: 3 }, check: (objs) => expect(spec(objs).revisionHistoryLimit).toBe(3) },
+    revisionHistoryLimit: {
+      values: { revisionHistoryLimit: 3 },
+      check: (objs) => expect(spec(objs).revisionHistoryLimit).toBe(3),
+    },
     strategy: {
       values: { strategy: { rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } } },
       check: (objs) => expect(spec(objs).strategy).toEqual({ rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } }),
@@ -236,83 +299,197 @@ function podCases(): Record<string, Case> {
         expect(spec(objs).selector.matchLabels).toEqual(SELECTOR);
       },
     },
-    podAnnotations: { values: { podAnnotations: { 'ad.datadoghq.com/x': 'y' } }, check: (objs) => expect(spec(objs).template.metadata.annotations).toEqual({ 'ad.datadoghq.com/x': 'y' }) },
-    'podDisruptionBudget.name': { values: { podDisruptionBudget: { name: 'karpenter' } }, check: (objs) => expect(one(objs, 'PodDisruptionBudget').metadata.name).toBe('karpenter') },
+    podAnnotations: {
+      values: { podAnnotations: { 'ad.datadoghq.com/x': 'y' } },
+      check: (objs) => expect(spec(objs).template.metadata.annotations).toEqual({ 'ad.datadoghq.com/x': 'y' }),
+    },
+    'podDisruptionBudget.name': {
+      values: { podDisruptionBudget: { name: 'karpenter' } },
+      check: (objs) => expect(one(objs, 'PodDisruptionBudget').metadata.name).toBe('karpenter'),
+    },
     'podDisruptionBudget.maxUnavailable': {
       values: { podDisruptionBudget: { maxUnavailable: 0 } },
-      check: (objs) => expect(one(objs, 'PodDisruptionBudget').spec).toEqual({ maxUnavailable: 0, selector: { matchLabels: SELECTOR } }),
+      check: (objs) =>
+        expect(one(objs, 'PodDisruptionBudget').spec).toEqual({
+          maxUnavailable: 0,
+          selector: { matchLabels: SELECTOR },
+        }),
     },
-    podSecurityContext: { values: { podSecurityContext: { fsGroup: 1000 } }, check: (objs) => expect(pod(objs).securityContext).toEqual({ fsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } }) },
-    priorityClassName: { values: { priorityClassName: 'high' }, check: (objs) => expect(pod(objs).priorityClassName).toBe('high') },
-    terminationGracePeriodSeconds: { values: { terminationGracePeriodSeconds: 120 }, check: (objs) => expect(pod(objs).terminationGracePeriodSeconds).toBe(120) },
+    podSecurityContext: {
+      values: { podSecurityContext: { fsGroup: 1000 } },
+      check: (objs) =>
+        expect(pod(objs).securityContext).toEqual({ fsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } }),
+    },
+    priorityClassName: {
+      values: { priorityClassName: 'high' },
+      check: (objs) => expect(pod(objs).priorityClassName).toBe('high'),
+    },
+    terminationGracePeriodSeconds: {
+      values: { terminationGracePeriodSeconds: 120 },
+      check: (objs) => expect(pod(objs).terminationGracePeriodSeconds).toBe(120),
+    },
     hostNetwork: { values: { hostNetwork: true }, check: (objs) => expect(pod(objs).hostNetwork).toBe(true) },
-    schedulerName: { values: { schedulerName: 'my-scheduler' }, check: (objs) => expect(pod(objs).schedulerName).toBe('my-scheduler') },
+    schedulerName: {
+      values: { schedulerName: 'my-scheduler' },
+      check: (objs) => expect(pod(objs).schedulerName).toBe('my-scheduler'),
+    },
     dnsPolicy: { values: { dnsPolicy: 'Default' }, check: (objs) => expect(pod(objs).dnsPolicy).toBe('Default') },
-    dnsConfig: { values: { dnsConfig: { options: [{ name: 'ndots', value: '1' }] } }, check: (objs) => expect(pod(objs).dnsConfig).toEqual({ options: [{ name: 'ndots', value: '1' }] }) },
+    dnsConfig: {
+      values: { dnsConfig: { options: [{ name: 'ndots', value: '1' }] } },
+      check: (objs) => expect(pod(objs).dnsConfig).toEqual({ options: [{ name: 'ndots', value: '1' }] }),
+    },
     initContainers: {
       values: { initContainers: [{ name: 'wait', image: 'busybox', command: ['true'] }] },
-      check: (objs) => expect(pod(objs).initContainers).toEqual([{ name: 'wait', image: 'busybox', command: ['true'] }]),
+      check: (objs) =>
+        expect(pod(objs).initContainers).toEqual([{ name: 'wait', image: 'busybox', command: ['true'] }]),
     },
-    nodeSelector: { values: { nodeSelector: { 'node-role': 'system' } }, check: (objs) => expect(pod(objs).nodeSelector).toEqual({ 'kubernetes.io/os': 'linux', 'node-role': 'system' }) },
+    nodeSelector: {
+      values: { nodeSelector: { 'node-role': 'system' } },
+      check: (objs) => expect(pod(objs).nodeSelector).toEqual({ 'kubernetes.io/os': 'linux', 'node-role': 'system' }),
+    },
     affinity: {
       values: {
         affinity: {
           podAffinity: {
             preferredDuringSchedulingIgnoredDuringExecution: [
               { weight: 50, podAffinityTerm: { topologyKey: 'topology.kubernetes.io/zone' } },
-              { weight: 10, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'x' } } } },
+              {
+                weight: 10,
+                podAffinityTerm: {
+                  topologyKey: 'kubernetes.io/hostname',
+                  labelSelector: { matchLabels: { app: 'x' } },
+                },
+              },
             ],
           },
         },
       },
       check: (objs) => {
         const a = pod(objs).affinity;
-        expect(a.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions).toEqual([{ key: 'karpenter.sh/nodepool', operator: 'DoesNotExist' }]);
+        expect(
+          a.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions,
+        ).toEqual([{ key: 'karpenter.sh/nodepool', operator: 'DoesNotExist' }]);
         // A term naming no labelSelector selects the controller's own pods; one that names one keeps it.
-        expect(a.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution).toEqual([{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: SELECTOR } }]);
+        expect(a.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution).toEqual([
+          { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: SELECTOR } },
+        ]);
         expect(a.podAffinity.preferredDuringSchedulingIgnoredDuringExecution).toEqual([
-          { weight: 50, podAffinityTerm: { topologyKey: 'topology.kubernetes.io/zone', labelSelector: { matchLabels: SELECTOR } } },
-          { weight: 10, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'x' } } } },
+          {
+            weight: 50,
+            podAffinityTerm: { topologyKey: 'topology.kubernetes.io/zone', labelSelector: { matchLabels: SELECTOR } },
+          },
+          {
+            weight: 10,
+            podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'x' } } },
+          },
         ]);
       },
     },
     topologySpreadConstraints: {
-      values: { topologySpreadConstraints: [{ maxSkew: 2, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway' }] },
+      values: {
+        topologySpreadConstraints: [
+          { maxSkew: 2, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway' },
+        ],
+      },
       check: (objs) => {
-        expect(pod(objs).topologySpreadConstraints).toEqual([{ maxSkew: 2, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: SELECTOR } }]);
+        expect(pod(objs).topologySpreadConstraints).toEqual([
+          {
+            maxSkew: 2,
+            topologyKey: 'kubernetes.io/hostname',
+            whenUnsatisfiable: 'ScheduleAnyway',
+            labelSelector: { matchLabels: SELECTOR },
+          },
+        ]);
         // The default: one replica per zone at most one apart, strictly, as Karpenter's chart.
-        expect(pod(renderChart()).topologySpreadConstraints).toEqual([{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: SELECTOR } }]);
+        expect(pod(renderChart()).topologySpreadConstraints).toEqual([
+          {
+            maxSkew: 1,
+            topologyKey: 'topology.kubernetes.io/zone',
+            whenUnsatisfiable: 'DoNotSchedule',
+            labelSelector: { matchLabels: SELECTOR },
+          },
+        ]);
       },
     },
-    tolerations: { values: { tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'system', effect: 'NoSchedule' }] }, check: (objs) => expect(pod(objs).tolerations).toEqual([{ key: 'dedicated', operator: 'Equal', value: 'system', effect: 'NoSchedule' }]) },
-    extraVolumes: { values: { extraVolumes: [volume] }, check: (objs) => expect(pod(objs).volumes).toEqual([{ name: 'tmp', emptyDir: {} }, volume]) },
+    tolerations: {
+      values: { tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'system', effect: 'NoSchedule' }] },
+      check: (objs) =>
+        expect(pod(objs).tolerations).toEqual([
+          { key: 'dedicated', operator: 'Equal', value: 'system', effect: 'NoSchedule' },
+        ]),
+    },
+    extraVolumes: {
+      values: { extraVolumes: [volume] },
+      check: (objs) => expect(pod(objs).volumes).toEqual([{ name: 'tmp', emptyDir: {} }, volume]),
+    },
   };
 }
 
 function controllerCases(): Record<string, Case> {
-  const mount = { name: 'aws-iam-token', mountPath: '/var/run/secrets/eks.amazonaws.com/serviceaccount', readOnly: true };
+  const mount = {
+    name: 'aws-iam-token',
+    mountPath: '/var/run/secrets/eks.amazonaws.com/serviceaccount',
+    readOnly: true,
+  };
   const sidecar = { name: 'proxy', image: 'envoy:v1' };
   return {
-    'controller.containerName': { values: { controller: { containerName: 'karpenter-controller' } }, check: (objs) => expect(controller(objs).name).toBe('karpenter-controller') },
-    'controller.image.repository': { values: { controller: { image: { repository: '123456789012.dkr.ecr.us-west-2.amazonaws.com/karpenter-ts' } } }, check: (objs) => expect(controller(objs).image).toBe('123456789012.dkr.ecr.us-west-2.amazonaws.com/karpenter-ts:0.1.0') },
-    'controller.image.tag': { values: { controller: { image: { tag: '0.2.0' } } }, check: (objs) => expect(controller(objs).image).toBe('karpenter-ts:0.2.0') },
-    'controller.image.digest': { values: { controller: { image: { digest: 'sha256:abc' } } }, check: (objs) => expect(controller(objs).image).toBe('karpenter-ts:0.1.0@sha256:abc') },
-    'controller.env': { values: { controller: { env: [{ name: 'AWS_REGION', value: 'eu-west-1' }] } }, check: (objs) => expect(controller(objs).env.at(-1)).toEqual({ name: 'AWS_REGION', value: 'eu-west-1' }) },
-    'controller.envFrom': { values: { controller: { envFrom: [{ configMapRef: { name: 'karpenter-settings' } }] } }, check: (objs) => expect(controller(objs).envFrom).toEqual([{ configMapRef: { name: 'karpenter-settings' } }]) },
-    'controller.securityContext.appArmorProfile': { values: { controller: { securityContext: { appArmorProfile: { type: 'RuntimeDefault' } } } }, check: (objs) => expect(controller(objs).securityContext.appArmorProfile).toEqual({ type: 'RuntimeDefault' }) },
-    'controller.securityContext.seLinuxOptions': { values: { controller: { securityContext: { seLinuxOptions: { level: 's0:c123,c456' } } } }, check: (objs) => expect(controller(objs).securityContext.seLinuxOptions).toEqual({ level: 's0:c123,c456' }) },
-    'controller.securityContext.seccompProfile': { values: { controller: { securityContext: { seccompProfile: { type: 'RuntimeDefault' } } } }, check: (objs) => expect(controller(objs).securityContext.seccompProfile).toEqual({ type: 'RuntimeDefault' }) },
+    'controller.containerName': {
+      values: { controller: { containerName: 'karpenter-controller' } },
+      check: (objs) => expect(controller(objs).name).toBe('karpenter-controller'),
+    },
+    'controller.image.repository': {
+      values: { controller: { image: { repository: '123456789012.dkr.ecr.us-west-2.amazonaws.com/karpenter-ts' } } },
+      check: (objs) =>
+        expect(controller(objs).image).toBe('123456789012.dkr.ecr.us-west-2.amazonaws.com/karpenter-ts:0.1.0'),
+    },
+    'controller.image.tag': {
+      values: { controller: { image: { tag: '0.2.0' } } },
+      check: (objs) => expect(controller(objs).image).toBe('karpenter-ts:0.2.0'),
+    },
+    'controller.image.digest': {
+      values: { controller: { image: { digest: 'sha256:abc' } } },
+      check: (objs) => expect(controller(objs).image).toBe('karpenter-ts:0.1.0@sha256:abc'),
+    },
+    'controller.env': {
+      values: { controller: { env: [{ name: 'AWS_REGION', value: 'eu-west-1' }] } },
+      check: (objs) => expect(controller(objs).env.at(-1)).toEqual({ name: 'AWS_REGION', value: 'eu-west-1' }),
+    },
+    'controller.envFrom': {
+      values: { controller: { envFrom: [{ configMapRef: { name: 'karpenter-settings' } }] } },
+      check: (objs) => expect(controller(objs).envFrom).toEqual([{ configMapRef: { name: 'karpenter-settings' } }]),
+    },
+    'controller.securityContext.appArmorProfile': {
+      values: { controller: { securityContext: { appArmorProfile: { type: 'RuntimeDefault' } } } },
+      check: (objs) => expect(controller(objs).securityContext.appArmorProfile).toEqual({ type: 'RuntimeDefault' }),
+    },
+    'controller.securityContext.seLinuxOptions': {
+      values: { controller: { securityContext: { seLinuxOptions: { level: 's0:c123,c456' } } } },
+      check: (objs) => expect(controller(objs).securityContext.seLinuxOptions).toEqual({ level: 's0:c123,c456' }),
+    },
+    'controller.securityContext.seccompProfile': {
+      values: { controller: { securityContext: { seccompProfile: { type: 'RuntimeDefault' } } } },
+      check: (objs) => expect(controller(objs).securityContext.seccompProfile).toEqual({ type: 'RuntimeDefault' }),
+    },
     'controller.resources': {
       values: { controller: { resources: { requests: { cpu: '500m' } } } },
-      check: (objs) => expect(controller(objs).resources).toEqual({ requests: { cpu: '500m', memory: '1Gi' }, limits: { cpu: '1', memory: '1Gi' } }),
+      check: (objs) =>
+        expect(controller(objs).resources).toEqual({
+          requests: { cpu: '500m', memory: '1Gi' },
+          limits: { cpu: '1', memory: '1Gi' },
+        }),
     },
-    'controller.extraVolumeMounts': { values: { controller: { extraVolumeMounts: [mount] } }, check: (objs) => expect(controller(objs).volumeMounts).toEqual([{ name: 'tmp', mountPath: '/tmp' }, mount]) },
+    'controller.extraVolumeMounts': {
+      values: { controller: { extraVolumeMounts: [mount] } },
+      check: (objs) => expect(controller(objs).volumeMounts).toEqual([{ name: 'tmp', mountPath: '/tmp' }, mount]),
+    },
     'controller.sidecarContainer': {
       values: { controller: { sidecarContainer: [sidecar], extraVolumeMounts: [mount] } },
       check: (objs) => expect(pod(objs).containers.slice(1)).toEqual([{ ...sidecar, volumeMounts: [mount] }]),
     },
     'controller.sidecarVolumeMounts': {
-      values: { controller: { sidecarContainer: [sidecar], sidecarVolumeMounts: [{ name: 'cfg', mountPath: '/cfg' }] } },
+      values: {
+        controller: { sidecarContainer: [sidecar], sidecarVolumeMounts: [{ name: 'cfg', mountPath: '/cfg' }] },
+      },
       check: (objs) => {
         expect(pod(objs).containers[1]).toEqual({ ...sidecar, volumeMounts: [{ name: 'cfg', mountPath: '/cfg' }] });
         expect(controller(objs).volumeMounts).toEqual([{ name: 'tmp', mountPath: '/tmp' }]);
@@ -323,7 +500,9 @@ function controllerCases(): Record<string, Case> {
       check: (objs) => {
         expect(envOf(objs).METRICS_PORT).toBe('9090');
         expect(controller(objs).ports[0]).toEqual({ name: 'http-metrics', containerPort: 9090, protocol: 'TCP' });
-        expect(one(objs, 'Service').spec.ports).toEqual([{ name: 'http-metrics', port: 9090, targetPort: 'http-metrics', protocol: 'TCP' }]);
+        expect(one(objs, 'Service').spec.ports).toEqual([
+          { name: 'http-metrics', port: 9090, targetPort: 'http-metrics', protocol: 'TCP' },
+        ]);
       },
     },
     'controller.healthProbe.port': {
@@ -334,12 +513,24 @@ function controllerCases(): Record<string, Case> {
       },
     },
     logLevel: { values: { logLevel: 'debug' }, check: (objs) => expect(envOf(objs).LOG_LEVEL).toBe('debug') },
-    logOutputPaths: { values: { logOutputPaths: ['stdout', '/tmp/karpenter.log'] }, check: (objs) => expect(envOf(objs).LOG_OUTPUT_PATHS).toBe('stdout,/tmp/karpenter.log') },
-    logErrorOutputPaths: { values: { logErrorOutputPaths: ['stderr', '/tmp/errors.log'] }, check: (objs) => expect(envOf(objs).LOG_ERROR_OUTPUT_PATHS).toBe('stderr,/tmp/errors.log') },
+    logOutputPaths: {
+      values: { logOutputPaths: ['stdout', '/tmp/karpenter.log'] },
+      check: (objs) => expect(envOf(objs).LOG_OUTPUT_PATHS).toBe('stdout,/tmp/karpenter.log'),
+    },
+    logErrorOutputPaths: {
+      values: { logErrorOutputPaths: ['stderr', '/tmp/errors.log'] },
+      check: (objs) => expect(envOf(objs).LOG_ERROR_OUTPUT_PATHS).toBe('stderr,/tmp/errors.log'),
+    },
   };
 }
 
-const CASES: Record<string, Case> = { ...metadataCases(), ...serviceMonitorCases(), ...podCases(), ...controllerCases(), ...settingCases() };
+const CASES: Record<string, Case> = {
+  ...metadataCases(),
+  ...serviceMonitorCases(),
+  ...podCases(),
+  ...controllerCases(),
+  ...settingCases(),
+};
 
 function hasPath(values: unknown, path: string): boolean {
   let v: unknown = values;
@@ -358,7 +549,12 @@ describe("charts/karpenter-ts: Karpenter's chart values", () => {
 
   it('checks every settings key of its own values too', () => {
     const settings = defaults.settings as Obj;
-    const keys = [...Object.keys(settings).filter((k) => !k.endsWith('eatureGates')).map((k) => `settings.${k}`), ...Object.keys(settings.featureGates).map((k) => `settings.featureGates.${k}`)];
+    const keys = [
+      ...Object.keys(settings)
+        .filter((k) => !k.endsWith('eatureGates'))
+        .map((k) => `settings.${k}`),
+      ...Object.keys(settings.featureGates).map((k) => `settings.featureGates.${k}`),
+    ];
     expect(keys.filter((k) => !CASES[k])).toEqual([]);
   });
 
@@ -373,15 +569,32 @@ describe("charts/karpenter-ts: Karpenter's chart values", () => {
 describe.skipIf(!helm)('charts/karpenter-ts: helm template', () => {
   it('renders every template to Kubernetes objects named after the release', () => {
     const objs = renderChart();
-    expect(objs.map((o) => o.kind).sort()).toEqual(['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'Service', 'ServiceAccount']);
+    expect(objs.map((o) => o.kind).sort()).toEqual([
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'Deployment',
+      'PodDisruptionBudget',
+      'Role',
+      'RoleBinding',
+      'Service',
+      'ServiceAccount',
+    ]);
     for (const o of objs) {
       expect(o.metadata.name, o.kind).toBe('karpenter-ts');
       if (!o.kind.startsWith('Cluster')) expect(o.metadata.namespace, o.kind).toBe('karpenter');
-      expect(o.metadata.labels, o.kind).toMatchObject({ ...SELECTOR, 'helm.sh/chart': 'karpenter-ts-0.1.0', 'app.kubernetes.io/managed-by': 'Helm', 'app.kubernetes.io/version': '0.1.0' });
+      expect(o.metadata.labels, o.kind).toMatchObject({
+        ...SELECTOR,
+        'helm.sh/chart': 'karpenter-ts-0.1.0',
+        'app.kubernetes.io/managed-by': 'Helm',
+        'app.kubernetes.io/version': '0.1.0',
+      });
     }
     const other = renderChart({}, { release: 'prod', namespace: 'kube-system' });
     for (const o of named(other)) expect(o.metadata.name, o.kind).toBe('prod-karpenter-ts');
-    expect(one(other, 'Deployment').spec.selector.matchLabels).toEqual({ 'app.kubernetes.io/name': 'karpenter-ts', 'app.kubernetes.io/instance': 'prod' });
+    expect(one(other, 'Deployment').spec.selector.matchLabels).toEqual({
+      'app.kubernetes.io/name': 'karpenter-ts',
+      'app.kubernetes.io/instance': 'prod',
+    });
   });
 
   it('refuses to render without settings.clusterName', () => {
@@ -396,14 +609,27 @@ describe.skipIf(!helm)('charts/karpenter-ts: helm template', () => {
     expect(c.image).toBe('karpenter-ts:0.1.0');
     expect(pod(objs).priorityClassName).toBe('system-cluster-critical');
     expect(pod(objs).tolerations).toEqual([{ key: 'CriticalAddonsOnly', operator: 'Exists' }]);
-    expect(c.securityContext).toMatchObject({ privileged: false, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, runAsUser: 65532, capabilities: { drop: ['ALL'] } });
+    expect(c.securityContext).toMatchObject({
+      privileged: false,
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      runAsUser: 65532,
+      capabilities: { drop: ['ALL'] },
+    });
     expect(c.resources).toEqual({ requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1', memory: '1Gi' } });
-    expect(c.env[0]).toEqual({ name: 'SYSTEM_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } });
+    expect(c.env[0]).toEqual({
+      name: 'SYSTEM_NAMESPACE',
+      valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } },
+    });
   });
 
   it("sets only environment variables the controller knows, and the controller accepts the chart's defaults and every value set above", () => {
     const known = new Set(OPTION_SPECS.map((s) => s.env));
-    const everySetting = { settings: Object.fromEntries(Object.entries(SETTINGS).map(([k, [value]]) => [k, value])), logOutputPaths: ['stdout', '/tmp/k.log'] };
+    const everySetting = {
+      settings: Object.fromEntries(Object.entries(SETTINGS).map(([k, [value]]) => [k, value])),
+      logOutputPaths: ['stdout', '/tmp/k.log'],
+    };
     for (const env of [envOf(renderChart()), envOf(renderChart(everySetting))]) {
       expect(Object.keys(env).filter((name) => !known.has(name))).toEqual([]);
       // Gates this build does not implement are refused on purpose: they stay at their defaults here.
@@ -414,7 +640,12 @@ describe.skipIf(!helm)('charts/karpenter-ts: helm template', () => {
 
 describe('RBAC', () => {
   const needs = JSON.parse(read('rbac-requirements.json')) as { cluster: Need[]; namespace: Need[] };
-  const triples = (rules: Rule[]) => new Set(rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => `${g}|${res}|${v}`)))));
+  const triples = (rules: Rule[]) =>
+    new Set(
+      rules.flatMap((r) =>
+        r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => `${g}|${res}|${v}`))),
+      ),
+    );
   const wanted = (list: Need[]) => new Set(list.flatMap((n) => n.verbs.map((v) => `${n.group}|${n.resource}|${v}`)));
   const code = calledInCode();
   const inCode = new Set(code.calls.map((c) => c.triple));
@@ -422,7 +653,14 @@ describe('RBAC', () => {
   it('reads every Kubernetes API call site of the controller (none it cannot classify)', () => {
     expect(code.problems).toEqual([]);
     // The reader finds the calls it must: a sample of sites across the controllers.
-    for (const t of ['karpenter.sh|nodeclaims|create', '|pods/eviction|create', 'karpenter.k8s.aws|ec2nodeclasses/status|patch', '|events|create', 'policy|poddisruptionbudgets|watch']) expect(inCode, t).toContain(t);
+    for (const t of [
+      'karpenter.sh|nodeclaims|create',
+      '|pods/eviction|create',
+      'karpenter.k8s.aws|ec2nodeclasses/status|patch',
+      '|events|create',
+      'policy|poddisruptionbudgets|watch',
+    ])
+      expect(inCode, t).toContain(t);
   });
 
   it('lists exactly the calls the code makes, plus the entries marked as ahead of the code', () => {
@@ -438,13 +676,24 @@ describe('RBAC', () => {
     // (--leader-election-namespace; the release namespace in the chart).
     const cluster = wanted(needs.cluster);
     const own = wanted(needs.namespace);
-    const ownNamespaceOnly = (c: { triple: string; where: string }) => own.has(c.triple) && c.where.startsWith('controller/operator/leaderelection.ts:');
-    expect(code.calls.filter((c) => !cluster.has(c.triple) && !ahead.has(c.triple) && !ownNamespaceOnly(c)).map((c) => c.where)).toEqual([]);
+    const ownNamespaceOnly = (c: { triple: string; where: string }) =>
+      own.has(c.triple) && c.where.startsWith('controller/operator/leaderelection.ts:');
+    expect(
+      code.calls
+        .filter((c) => !cluster.has(c.triple) && !ahead.has(c.triple) && !ownNamespaceOnly(c))
+        .map((c) => c.where),
+    ).toEqual([]);
   });
 
   it("the ClusterRole's rules are plain YAML (template logic only in metadata and the appended additionalClusterRoleRules)", () => {
-    const rules = read('templates/clusterrole.yaml').split(/^rules:$/m)[1]!.split('\n');
-    expect(rules.filter((l) => l.includes('{{'))).toEqual(['  {{- with .Values.additionalClusterRoleRules }}', '  {{- toYaml . | nindent 2 }}', '  {{- end }}']);
+    const rules = read('templates/clusterrole.yaml')
+      .split(/^rules:$/m)[1]!
+      .split('\n');
+    expect(rules.filter((l) => l.includes('{{'))).toEqual([
+      '  {{- with .Values.additionalClusterRoleRules }}',
+      '  {{- toYaml . | nindent 2 }}',
+      '  {{- end }}',
+    ]);
   });
 
   it('the ClusterRole grants every cluster-scoped call the controller makes, and nothing else', () => {
@@ -467,12 +716,23 @@ describe('RBAC', () => {
 
   it('the Role lets the controller read and renew only its own Lease; create is the one verb RBAC cannot scope by name', () => {
     const text = read('templates/role.yaml').split(/^---$/m)[0]!;
-    const role = parse(text.split('\n').filter((l) => !/^\s*\{\{.*\}\}\s*$/.test(l)).join('\n').replace(/\{\{[^}]*\}\}/g, 'x')) as { rules: Array<Rule & { resourceNames?: string[] }> };
+    const role = parse(
+      text
+        .split('\n')
+        .filter((l) => !/^\s*\{\{.*\}\}\s*$/.test(l))
+        .join('\n')
+        .replace(/\{\{[^}]*\}\}/g, 'x'),
+    ) as { rules: Array<Rule & { resourceNames?: string[] }> };
     const leaseName = OPTION_SPECS.find((o) => o.flag === 'leader-election-name')!.default;
     const unscoped = role.rules.filter((r) => !r.resourceNames?.length).flatMap((r) => r.verbs);
     expect(unscoped).toEqual(['create']);
     for (const r of role.rules.filter((x) => x.resourceNames?.length)) expect(r.resourceNames).toEqual([leaseName]);
-    expect(role.rules.filter((r) => r.resourceNames?.length).flatMap((r) => r.verbs).sort()).toEqual(['get', 'update']);
+    expect(
+      role.rules
+        .filter((r) => r.resourceNames?.length)
+        .flatMap((r) => r.verbs)
+        .sort(),
+    ).toEqual(['get', 'update']);
   });
 });
 

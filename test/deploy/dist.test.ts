@@ -38,7 +38,11 @@ function unresolved(dir: string): string[] {
 }
 
 function run(args: string[], cwd: string): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [join(root, 'bin', 'karpenter-ts.mjs'), ...args], { cwd, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, [join(root, 'bin', 'karpenter-ts.mjs'), ...args], {
+    cwd,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -49,12 +53,16 @@ describe('dist/', () => {
 
   it.runIf(built)('holds compiled JavaScript whose relative references all resolve, and no .ts specifiers', () => {
     expect(unresolved(dist)).toEqual([]);
-    const tsRefs = jsFiles(dist).filter((f) => /(?:from\s*|import\s*\(\s*|new URL\(\s*)['"]\.{1,2}\/[^'"]+\.ts['"]/.test(readFileSync(f, 'utf8')));
+    const tsRefs = jsFiles(dist).filter((f) =>
+      /(?:from\s*|import\s*\(\s*|new URL\(\s*)['"]\.{1,2}\/[^'"]+\.ts['"]/.test(readFileSync(f, 'utf8')),
+    );
     expect(tsRefs.map((f) => relative(dist, f))).toEqual([]);
   });
 
   it.runIf(built)('imports only production dependencies and Node built-ins', () => {
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
     // tsx is imported only to load TypeScript source (tests, benchmarks), which dist/ never does.
     const sourceOnly = new Set(['tsx']);
     const bare = /(?:^\s*(?:import|export)\b[^'";]*?\bfrom\s*|^\s*import\s*|\bimport\(\s*)(['"])([@a-z][\w@./-]*)\1/gm;
@@ -68,14 +76,18 @@ describe('dist/', () => {
       }
     }
     expect(outside).toEqual([]);
-    for (const dev of ['assemblyscript', 'binaryen', 'esbuild', 'tsx', 'typescript', 'vitest', 'vite']) expect(pkg.dependencies).not.toHaveProperty(dev);
+    for (const dev of ['assemblyscript', 'binaryen', 'esbuild', 'tsx', 'typescript', 'vitest', 'vite'])
+      expect(pkg.dependencies).not.toHaveProperty(dev);
   });
 
   it.runIf(built)('runs the command with plain Node: usage, and a what-if batch whose jobs run in pool workers', () => {
     const help = run(['--help'], root);
     expect(help.code).toBe(0);
     expect(help.stderr + help.stdout).toMatch(/commands:[\s\S]*whatif[\s\S]*controller/);
-    const batch = run(['whatif', '--grid', 'exact=true,false', '--jobs', '2', join(root, 'examples', 'snapshots', 'inflate.msgpack')], tmpdir());
+    const batch = run(
+      ['whatif', '--grid', 'exact=true,false', '--jobs', '2', join(root, 'examples', 'snapshots', 'inflate.msgpack')],
+      tmpdir(),
+    );
     expect(batch.stderr).not.toMatch(/Error|ERR_/);
     expect(batch.code).toBe(0);
     expect(batch.stdout).toMatch(/2 ok, 0 failed of 2 jobs/);
@@ -87,13 +99,16 @@ describe('the image tree (scripts/stage-image.mjs)', () => {
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
   it.runIf(built)('holds dist/ without the simulator or source maps, and every kept reference still resolves', () => {
-    const r = spawnSync(process.execPath, [join(root, 'scripts', 'stage-image.mjs'), out, '--no-install'], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(root, 'scripts', 'stage-image.mjs'), out, '--no-install'], {
+      encoding: 'utf8',
+    });
     expect(r.status, r.stderr).toBe(0);
     const staged = join(out, 'dist');
     expect(existsSync(join(out, 'bin', 'karpenter-ts.mjs'))).toBe(true);
     expect(existsSync(join(staged, 'cli', 'main.js'))).toBe(true);
     expect(existsSync(join(staged, 'examples', 'guide', 'guide-01.yaml'))).toBe(true);
-    for (const gone of ['sim', 'scenarios', 'cli/commands/sim.js']) expect(existsSync(join(staged, gone)), gone).toBe(false);
+    for (const gone of ['sim', 'scenarios', 'cli/commands/sim.js'])
+      expect(existsSync(join(staged, gone)), gone).toBe(false);
     expect(jsFiles(staged).length).toBeGreaterThan(100);
     expect(readdirSync(staged, { recursive: true }).filter((f) => String(f).endsWith('.map'))).toEqual([]);
     expect(unresolved(staged)).toEqual([]);

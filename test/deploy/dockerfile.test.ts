@@ -8,10 +8,12 @@ const lines = text.split('\n').filter((l) => !l.trimStart().startsWith('#'));
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 /** ARG defaults, for FROM ${X}. */
-const args = new Map(lines.flatMap((l) => {
-  const m = /^ARG\s+(\w+)=(\S+)/.exec(l.trim());
-  return m ? [[m[1]!, m[2]!] as const] : [];
-}));
+const args = new Map(
+  lines.flatMap((l) => {
+    const m = /^ARG\s+(\w+)=(\S+)/.exec(l.trim());
+    return m ? [[m[1]!, m[2]!] as const] : [];
+  }),
+);
 const bases = lines.flatMap((l) => {
   const m = /^FROM\s+(\S+)/.exec(l.trim());
   return m ? [m[1]!.replace(/^\$\{(\w+)\}$/, (_, name: string) => args.get(name) ?? _)] : [];
@@ -39,6 +41,8 @@ describe('deploy/Dockerfile', () => {
   it('installs production dependencies only into the image (scripts/stage-image.mjs)', () => {
     expect(text).toMatch(/scripts\/stage-image\.mjs \/stage/);
     expect(runtime).toMatch(/^COPY --from=build \/stage \/app$/m);
-    expect(readFileSync(new URL('../../scripts/stage-image.mjs', import.meta.url), 'utf8')).toMatch(/'ci', '--omit=dev', '--ignore-scripts'/);
+    expect(readFileSync(new URL('../../scripts/stage-image.mjs', import.meta.url), 'utf8')).toMatch(
+      /'ci', '--omit=dev', '--ignore-scripts'/,
+    );
   });
 });

@@ -2,7 +2,16 @@
 // devDependency @aws-cdk/asset-kubectl-v20 (an npm package whose lib/layer.zip carries a linux-x64 helm 3 build)
 // into node_modules/.cache. Undefined when none of these works here (tests then skip).
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 
@@ -12,7 +21,13 @@ const CACHE = join(ROOT, 'node_modules', '.cache', 'karpenter-ts-helm');
 
 const works = (bin: string): boolean => {
   try {
-    return /^v3\./.test(execFileSync(bin, ['version', '--short'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 30_000 }));
+    return /^v3\./.test(
+      execFileSync(bin, ['version', '--short'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+        timeout: 30_000,
+      }),
+    );
   } catch {
     return false;
   }
@@ -88,7 +103,17 @@ export function helmTemplate(chartDir: string, values: unknown, options: Templat
     const file = join(dir, 'values.json');
     writeFileSync(file, JSON.stringify(values));
     // helm's own default cluster version is older than the chart's kubeVersion floor.
-    const args = ['template', options.release ?? 'karpenter-ts', chartDir, '--namespace', options.namespace ?? 'karpenter', '--kube-version', options.kubeVersion ?? '1.32.0', '-f', file];
+    const args = [
+      'template',
+      options.release ?? 'karpenter-ts',
+      chartDir,
+      '--namespace',
+      options.namespace ?? 'karpenter',
+      '--kube-version',
+      options.kubeVersion ?? '1.32.0',
+      '-f',
+      file,
+    ];
     for (const v of options.apiVersions ?? []) args.push('--api-versions', v);
     return execFileSync(helm, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
   } finally {

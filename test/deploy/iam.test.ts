@@ -6,7 +6,15 @@ import { IAM_ACTIONS } from '../../controller/cloudprovider/aws/iam-actions.ts';
 import { mockedAws } from '../fakes/aws.ts';
 
 const read = (name: string) => readFileSync(new URL(`../../deploy/iam/${name}`, import.meta.url), 'utf8');
-const PLACEHOLDERS = new Set(['AWS_PARTITION', 'AWS_REGION', 'AWS_ACCOUNT_ID', 'CLUSTER_NAME', 'OIDC_ENDPOINT', 'KARPENTER_NAMESPACE', 'INTERRUPTION_QUEUE']);
+const PLACEHOLDERS = new Set([
+  'AWS_PARTITION',
+  'AWS_REGION',
+  'AWS_ACCOUNT_ID',
+  'CLUSTER_NAME',
+  'OIDC_ENDPOINT',
+  'KARPENTER_NAMESPACE',
+  'INTERRUPTION_QUEUE',
+]);
 
 interface Statement {
   Effect: string;
@@ -21,7 +29,10 @@ describe('deploy/iam', () => {
   it('uses only the documented ${...} placeholders (for envsubst)', () => {
     for (const f of ['controller-policy.json', 'node-role-policies.json', 'controller-trust-policy.json']) {
       const used = [...read(f).matchAll(/\$\{([A-Z_]+)\}/g)].map((m) => m[1]!);
-      expect(used.filter((p) => !PLACEHOLDERS.has(p)), f).toEqual([]);
+      expect(
+        used.filter((p) => !PLACEHOLDERS.has(p)),
+        f,
+      ).toEqual([]);
     }
   });
 
@@ -39,13 +50,23 @@ describe('deploy/iam', () => {
 
   it('grants no wildcard actions and no write action on every resource', () => {
     expect([...allowed].filter((a) => a.includes('*'))).toEqual([]);
-    const unscoped = policy.Statement.filter((s) => [s.Resource].flat().includes('*')).flatMap((s) => [s.Action].flat());
+    const unscoped = policy.Statement.filter((s) => [s.Resource].flat().includes('*')).flatMap((s) =>
+      [s.Action].flat(),
+    );
     expect(unscoped.filter((a) => !/^(ec2:Describe|pricing:GetProducts)/.test(a))).toEqual([]);
   });
 
   it('gives the node role the four managed policies and an EC2 trust', () => {
-    const node = JSON.parse(read('node-role-policies.json')) as { managedPolicyArns: string[]; assumeRolePolicyDocument: { Statement: { Principal: { Service: string } }[] } };
-    expect(node.managedPolicyArns.map((a) => a.split('/').pop()).sort()).toEqual(['AmazonEC2ContainerRegistryPullOnly', 'AmazonEKSWorkerNodePolicy', 'AmazonEKS_CNI_Policy', 'AmazonSSMManagedInstanceCore']);
+    const node = JSON.parse(read('node-role-policies.json')) as {
+      managedPolicyArns: string[];
+      assumeRolePolicyDocument: { Statement: { Principal: { Service: string } }[] };
+    };
+    expect(node.managedPolicyArns.map((a) => a.split('/').pop()).sort()).toEqual([
+      'AmazonEC2ContainerRegistryPullOnly',
+      'AmazonEKSWorkerNodePolicy',
+      'AmazonEKS_CNI_Policy',
+      'AmazonSSMManagedInstanceCore',
+    ]);
     expect(node.assumeRolePolicyDocument.Statement[0]!.Principal.Service).toBe('ec2.amazonaws.com');
   });
 });

@@ -24,7 +24,16 @@ export interface Call {
 export const triple = (group: string, resource: string, verb: string): string => `${group}|${resource}|${verb}`;
 
 /** Each method of controller/operator/kube.ts KubeClient and the verb it issues. */
-const VERBS: Readonly<Record<string, string>> = { get: 'get', find: 'get', list: 'list', create: 'create', replace: 'update', patch: 'patch', patchStatus: 'patch', delete: 'delete' };
+const VERBS: Readonly<Record<string, string>> = {
+  get: 'get',
+  find: 'get',
+  list: 'list',
+  create: 'create',
+  replace: 'update',
+  patch: 'patch',
+  patchStatus: 'patch',
+  delete: 'delete',
+};
 
 /** Call sites whose kind is a variable, and where its values come from. */
 const VARIABLE_KIND_SITES: Readonly<Record<string, string>> = {
@@ -63,7 +72,9 @@ export function calledInCode(): { calls: Call[]; problems: string[] } {
   const problems: string[] = [];
   for (const file of sourceFiles(join(ROOT, 'controller'))) {
     const rel = relative(ROOT, file).split('\\').join('/');
-    const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
+    const text = readFileSync(file, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/(^|[^:])\/\/.*$/gm, '$1');
     const line = (at: number) => text.slice(0, at).split('\n').length;
     for (const m of text.matchAll(/\bkube\.(\w+)\(/g)) {
       const method = m[1]!;
@@ -80,12 +91,15 @@ export function calledInCode(): { calls: Call[]; problems: string[] } {
         continue;
       }
       if (method === 'patch' && /subresource\s*:/.test(args)) {
-        problems.push(`${where}: kube.patch() with a subresource option; use patchStatus or teach test/deploy/rbac.ts the form`);
+        problems.push(
+          `${where}: kube.patch() with a subresource option; use patchStatus or teach test/deploy/rbac.ts the form`,
+        );
         continue;
       }
       const literal = /^\s*'(\w+)'/.exec(args)?.[1];
       if (literal === undefined) {
-        if (!VARIABLE_KIND_SITES[`${rel}:${method}`]) problems.push(`${where}: kube.${method}() with a kind that is not a string literal`);
+        if (!VARIABLE_KIND_SITES[`${rel}:${method}`])
+          problems.push(`${where}: kube.${method}() with a kind that is not a string literal`);
         continue;
       }
       if (!(literal in KINDS)) {
@@ -103,13 +117,21 @@ export function calledInCode(): { calls: Call[]; problems: string[] } {
 }
 
 /** (group, resource[/subresource], verb) of the API server's request records; resource keys look like `nodeclaims.karpenter.sh`. */
-export function requested(records: readonly RequestRecord[]): Array<{ triple: string; namespace?: string; path: string }> {
+export function requested(
+  records: readonly RequestRecord[],
+): Array<{ triple: string; namespace?: string; path: string }> {
   return records.flatMap((r) => {
     if (!r.verb || !r.resource) return [];
     const dot = r.resource.indexOf('.');
     const plural = dot < 0 ? r.resource : r.resource.slice(0, dot);
     const group = dot < 0 ? '' : r.resource.slice(dot + 1);
-    return [{ triple: triple(group, r.subresource ? `${plural}/${r.subresource}` : plural, r.verb), ...(r.namespace ? { namespace: r.namespace } : {}), path: `${r.method} ${r.path}` }];
+    return [
+      {
+        triple: triple(group, r.subresource ? `${plural}/${r.subresource}` : plural, r.verb),
+        ...(r.namespace ? { namespace: r.namespace } : {}),
+        path: `${r.method} ${r.path}`,
+      },
+    ];
   });
 }
 
@@ -120,19 +142,31 @@ interface Rule {
 }
 
 export const triplesOf = (rules: readonly Rule[]): Set<string> =>
-  new Set(rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => triple(g, res, v))))));
+  new Set(
+    rules.flatMap((r) =>
+      r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => triple(g, res, v)))),
+    ),
+  );
 
 /**
  * A template whose rules are plain YAML read without its template logic: lines that are only an action go
  * (metadata helpers, the user's additionalClusterRoleRules, empty by default), other actions become "x".
  */
 const withoutTemplateLogic = (text: string): string =>
-  text.split('\n').filter((line) => !/^\s*\{\{.*\}\}\s*$/.test(line)).join('\n').replace(/\{\{[^}]*\}\}/g, 'x');
+  text
+    .split('\n')
+    .filter((line) => !/^\s*\{\{.*\}\}\s*$/.test(line))
+    .join('\n')
+    .replace(/\{\{[^}]*\}\}/g, 'x');
 
 /** The ClusterRole's and the Role's rules, as written in the templates (both plain YAML). */
 export function chartRules(): { clusterRole: Set<string>; role: Set<string> } {
   const dir = join(ROOT, 'charts', 'karpenter-ts', 'templates');
-  const clusterRole = parse(withoutTemplateLogic(readFileSync(join(dir, 'clusterrole.yaml'), 'utf8'))) as { rules: Rule[] };
-  const role = parse(withoutTemplateLogic(readFileSync(join(dir, 'role.yaml'), 'utf8').split(/^---$/m)[0]!)) as { rules: Rule[] };
+  const clusterRole = parse(withoutTemplateLogic(readFileSync(join(dir, 'clusterrole.yaml'), 'utf8'))) as {
+    rules: Rule[];
+  };
+  const role = parse(withoutTemplateLogic(readFileSync(join(dir, 'role.yaml'), 'utf8').split(/^---$/m)[0]!)) as {
+    rules: Rule[];
+  };
   return { clusterRole: triplesOf(clusterRole.rules), role: triplesOf(role.rules) };
 }

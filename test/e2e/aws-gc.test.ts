@@ -5,7 +5,12 @@
 // touched, and the provider would refuse to terminate them anyway (aws/instance.test.ts).
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
-import { CreateFleetCommand, DescribeInstancesCommand, TerminateInstancesCommand, type Instance } from '@aws-sdk/client-ec2';
+import {
+  CreateFleetCommand,
+  DescribeInstancesCommand,
+  TerminateInstancesCommand,
+  type Instance,
+} from '@aws-sdk/client-ec2';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GC_PERIOD_MS } from '../../controller/controllers/nodeclaim/garbagecollection/reconcile.ts';
 import { awsSimulation, type AwsSimulation } from '../support/aws-simulation.ts';
@@ -18,7 +23,9 @@ afterEach(async () => {
 });
 
 const podsRunning = (s: AwsSimulation, app: string) =>
-  s.cluster.store.list('pods', { namespace: 'default' }).filter((p) => p.metadata.labels?.['app'] === app && (p.status as { phase?: string }).phase === 'Running').length;
+  s.cluster.store
+    .list('pods', { namespace: 'default' })
+    .filter((p) => p.metadata.labels?.['app'] === app && (p.status as { phase?: string }).phase === 'Running').length;
 
 describe('garbage collection on AWS', () => {
   it("terminates only this cluster's Karpenter instances that no NodeClaim records, once 30 s old", async () => {
@@ -32,21 +39,37 @@ describe('garbage collection on AWS', () => {
     // What a launch tags an instance with: Karpenter's set, the class's spec.tags plus these four. Every
     // launch of a NodePool carries the same tags, so identical launches can share one CreateFleet.
     const fleet = s.account.ec2.commandCalls(CreateFleetCommand)[0]!.args[0].input;
-    const launchTags = Object.fromEntries((fleet.TagSpecifications?.find((t) => t.ResourceType === 'instance')?.Tags ?? []).map((t) => [t.Key!, t.Value!]));
+    const launchTags = Object.fromEntries(
+      (fleet.TagSpecifications?.find((t) => t.ResourceType === 'instance')?.Tags ?? []).map((t) => [t.Key!, t.Value!]),
+    );
     expect(launchTags).toEqual({
-      Environment: 'production', ManagedBy: 'karpenter', Team: 'platform',
-      'kubernetes.io/cluster/my-cluster': 'owned', 'karpenter.sh/nodepool': 'spot-diverse', 'eks:eks-cluster-name': 'my-cluster', 'karpenter.k8s.aws/ec2nodeclass': 'default',
+      Environment: 'production',
+      ManagedBy: 'karpenter',
+      Team: 'platform',
+      'kubernetes.io/cluster/my-cluster': 'owned',
+      'karpenter.sh/nodepool': 'spot-diverse',
+      'eks:eks-cluster-name': 'my-cluster',
+      'karpenter.k8s.aws/ec2nodeclass': 'default',
     });
     // karpenter.sh/nodeclaim and Name come once the node registered (nodeclaim.tagging), as in Karpenter.
     const [claim] = s.cluster.store.list('nodeclaims.karpenter.sh');
-    expect(Object.fromEntries((s.account.instances.get(recorded!)!.Tags ?? []).map((t) => [t.Key!, t.Value!]))).toMatchObject({
-      ...launchTags, 'karpenter.sh/nodeclaim': claim!.metadata.name, Name: (claim!.status as { nodeName: string }).nodeName,
+    expect(
+      Object.fromEntries((s.account.instances.get(recorded!)!.Tags ?? []).map((t) => [t.Key!, t.Value!])),
+    ).toMatchObject({
+      ...launchTags,
+      'karpenter.sh/nodeclaim': claim!.metadata.name,
+      Name: (claim!.status as { nodeName: string }).nodeName,
     });
     const nextPass = s.operator.runtime.queue('nodeclaim.garbagecollection')!.pending()[0]!.at;
     const add = (id: string, tags: Record<string, string>, launchedAt: number): void => {
       const i: Instance = {
-        InstanceId: id, InstanceType: 'm5.large', ImageId: 'ami-1', Placement: { AvailabilityZone: 'ap-northeast-2a', Tenancy: 'default' },
-        State: { Name: 'running', Code: 16 }, LaunchTime: new Date(launchedAt), Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })),
+        InstanceId: id,
+        InstanceType: 'm5.large',
+        ImageId: 'ami-1',
+        Placement: { AvailabilityZone: 'ap-northeast-2a', Tenancy: 'default' },
+        State: { Name: 'running', Code: 16 },
+        LaunchTime: new Date(launchedAt),
+        Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })),
       };
       s.account.instances.set(id, i);
     };
@@ -58,14 +81,20 @@ describe('garbage collection on AWS', () => {
     add('i-0bastion', { Name: 'bastion', 'eks:eks-cluster-name': 'my-cluster' }, nextPass - 60_000);
 
     await s.clock.advance(nextPass - s.clock.now() + 1_000);
-    const terminated = () => s.account.ec2.commandCalls(TerminateInstancesCommand).flatMap((c) => c.args[0].input.InstanceIds ?? []);
+    const terminated = () =>
+      s.account.ec2.commandCalls(TerminateInstancesCommand).flatMap((c) => c.args[0].input.InstanceIds ?? []);
     expect(terminated()).toEqual(['i-0rphan']);
-    const lists = s.account.ec2.commandCalls(DescribeInstancesCommand).map((c) => c.args[0].input).filter((i) => !i.InstanceIds);
-    expect(lists.at(-1)!.Filters).toEqual(expect.arrayContaining([
-      { Name: 'tag:eks:eks-cluster-name', Values: ['my-cluster'] },
-      { Name: 'tag-key', Values: ['karpenter.sh/nodepool'] },
-      { Name: 'tag-key', Values: ['karpenter.k8s.aws/ec2nodeclass'] },
-    ]));
+    const lists = s.account.ec2
+      .commandCalls(DescribeInstancesCommand)
+      .map((c) => c.args[0].input)
+      .filter((i) => !i.InstanceIds);
+    expect(lists.at(-1)!.Filters).toEqual(
+      expect.arrayContaining([
+        { Name: 'tag:eks:eks-cluster-name', Values: ['my-cluster'] },
+        { Name: 'tag-key', Values: ['karpenter.sh/nodepool'] },
+        { Name: 'tag-key', Values: ['karpenter.k8s.aws/ec2nodeclass'] },
+      ]),
+    );
 
     // The young one is an orphan too, at the next pass; the others never are.
     await s.clock.advance(GC_PERIOD_MS);

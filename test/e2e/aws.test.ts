@@ -1,7 +1,13 @@
 // The controller with the AWS provider, end to end: the real operator and the provider as
 // `karpenter-ts controller` builds them, the simulated API server and kubelets, the AWS SDK v3 clients
 // answered by a fake account, on a manual clock. The guide's EC2NodeClass and NodePool apply unchanged.
-import { CreateFleetCommand, CreateLaunchTemplateCommand, DeleteLaunchTemplateCommand, TerminateInstancesCommand, type CreateFleetCommandInput } from '@aws-sdk/client-ec2';
+import {
+  CreateFleetCommand,
+  CreateLaunchTemplateCommand,
+  DeleteLaunchTemplateCommand,
+  TerminateInstancesCommand,
+  type CreateFleetCommandInput,
+} from '@aws-sdk/client-ec2';
 import { DeleteInstanceProfileCommand } from '@aws-sdk/client-iam';
 import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import { readFileSync } from 'node:fs';
@@ -34,33 +40,67 @@ afterEach(async () => {
 afterAll(() => {
   // The runs above exercised the writes that matter, so the check above was not vacuous.
   const exercised = [
-    'karpenter.sh|nodeclaims|create', 'karpenter.sh|nodeclaims/status|patch', 'karpenter.sh|nodeclaims|delete', 'karpenter.k8s.aws|ec2nodeclasses/status|patch',
-    'karpenter.k8s.aws|ec2nodeclasses|patch', '|nodes|patch', '|nodes|delete', '|pods/eviction|create', '|events|create', '|pods|watch',
+    'karpenter.sh|nodeclaims|create',
+    'karpenter.sh|nodeclaims/status|patch',
+    'karpenter.sh|nodeclaims|delete',
+    'karpenter.k8s.aws|ec2nodeclasses/status|patch',
+    'karpenter.k8s.aws|ec2nodeclasses|patch',
+    '|nodes|patch',
+    '|nodes|delete',
+    '|pods/eviction|create',
+    '|events|create',
+    '|pods|watch',
   ];
   if (seen.size) expect(exercised.filter((t) => !seen.has(t))).toEqual([]);
 });
 
 const claims = (s: AwsSimulation) => s.cluster.store.list('nodeclaims.karpenter.sh');
 const podsRunning = (s: AwsSimulation, app: string) =>
-  s.cluster.store.list('pods', { namespace: 'default' }).filter((p) => p.metadata.labels?.['app'] === app && (p.status as { phase?: string }).phase === 'Running' && !p.metadata.deletionTimestamp).length;
-const fleetInputs = (s: AwsSimulation): CreateFleetCommandInput[] => s.account.ec2.commandCalls(CreateFleetCommand).map((c) => c.args[0].input);
+  s.cluster.store
+    .list('pods', { namespace: 'default' })
+    .filter(
+      (p) =>
+        p.metadata.labels?.['app'] === app &&
+        (p.status as { phase?: string }).phase === 'Running' &&
+        !p.metadata.deletionTimestamp,
+    ).length;
+const fleetInputs = (s: AwsSimulation): CreateFleetCommandInput[] =>
+  s.account.ec2.commandCalls(CreateFleetCommand).map((c) => c.args[0].input);
 /** The class selects one AMI by id (an id term needs amiFamily; AL2023 is what the alias resolved to). */
-const withAmi = (yaml: string, id: string) => yaml.replace('  amiSelectorTerms:\n    - alias: al2023@latest', `  amiFamily: AL2023\n  amiSelectorTerms:\n    - id: ${id}`);
-const eventsOf = (s: AwsSimulation, reason: string) => s.cluster.store.list('events').filter((e) => e['reason'] === reason);
+const withAmi = (yaml: string, id: string) =>
+  yaml.replace(
+    '  amiSelectorTerms:\n    - alias: al2023@latest',
+    `  amiFamily: AL2023\n  amiSelectorTerms:\n    - id: ${id}`,
+  );
+const eventsOf = (s: AwsSimulation, reason: string) =>
+  s.cluster.store.list('events').filter((e) => e['reason'] === reason);
 
 describe('the AWS provider in the controller', () => {
   it("resolves the guide's EC2NodeClass, then launches one instance through CreateFleet for a pending pod", async () => {
     sim = await awsSimulation();
     await sim.apply(guide('guide-07.yaml'));
     const nc = sim.get('EC2NodeClass', 'production')!;
-    const status = nc.status as { subnets: Array<{ id: string; zone: string; zoneID: string }>; securityGroups: Array<{ id: string }>; amis: Array<{ id: string }>; instanceProfile: string };
+    const status = nc.status as {
+      subnets: Array<{ id: string; zone: string; zoneID: string }>;
+      securityGroups: Array<{ id: string }>;
+      amis: Array<{ id: string }>;
+      instanceProfile: string;
+    };
     expect(condition(nc, 'Ready')).toMatchObject({ status: 'True' });
-    for (const t of ['SubnetsReady', 'SecurityGroupsReady', 'AMIsReady', 'InstanceProfileReady', 'ValidationSucceeded']) expect(condition(nc, t)?.status, t).toBe('True');
-    expect(status.subnets.map((s) => s.zone).sort()).toEqual(['ap-northeast-2a', 'ap-northeast-2b', 'ap-northeast-2c', 'ap-northeast-2d']);
+    for (const t of ['SubnetsReady', 'SecurityGroupsReady', 'AMIsReady', 'InstanceProfileReady', 'ValidationSucceeded'])
+      expect(condition(nc, t)?.status, t).toBe('True');
+    expect(status.subnets.map((s) => s.zone).sort()).toEqual([
+      'ap-northeast-2a',
+      'ap-northeast-2b',
+      'ap-northeast-2c',
+      'ap-northeast-2d',
+    ]);
     expect(status.securityGroups).toEqual([{ id: 'sg-00000000000000001', name: 'my-cluster-node' }]);
     expect(status.amis.map((a) => a.id).sort()).toEqual(['ami-v1armstd', 'ami-v1x86gpu', 'ami-v1x86std']);
     expect(status.instanceProfile).toMatch(/^my-cluster_\d+$/);
-    expect(sim.account.profiles.get(status.instanceProfile)?.Roles?.map((r) => r.RoleName)).toEqual(['KarpenterNodeRole-my-cluster']);
+    expect(sim.account.profiles.get(status.instanceProfile)?.Roles?.map((r) => r.RoleName)).toEqual([
+      'KarpenterNodeRole-my-cluster',
+    ]);
     expect(nc.metadata.finalizers).toEqual(['karpenter.k8s.aws/termination']);
     expect(nc.metadata.annotations?.['karpenter.k8s.aws/ec2nodeclass-hash-version']).toBe('kts-v1');
     expect(condition(sim.get('NodePool', 'production')!, 'Ready')?.status).toBe('True');
@@ -70,16 +110,28 @@ describe('the AWS provider in the controller', () => {
     const fleets = fleetInputs(sim);
     expect(fleets).toHaveLength(1);
     const fleet = fleets[0]!;
-    expect(fleet).toMatchObject({ Type: 'instant', TargetCapacitySpecification: { TotalTargetCapacity: 1, DefaultTargetCapacityType: 'on-demand' }, OnDemandOptions: { AllocationStrategy: 'lowest-price' } });
+    expect(fleet).toMatchObject({
+      Type: 'instant',
+      TargetCapacitySpecification: { TotalTargetCapacity: 1, DefaultTargetCapacityType: 'on-demand' },
+      OnDemandOptions: { AllocationStrategy: 'lowest-price' },
+    });
     const overrides = fleet.LaunchTemplateConfigs!.flatMap((c) => c.Overrides ?? []);
     // guide-07: c/m/r, generation > 5, amd64, zones a-c: of the account's types m7i-flex.large and m6idn.32xlarge.
     expect(new Set(overrides.map((o) => o.InstanceType))).toEqual(new Set(['m7i-flex.large', 'm6idn.32xlarge']));
-    expect(new Set(overrides.map((o) => o.AvailabilityZone))).toEqual(new Set(['ap-northeast-2a', 'ap-northeast-2b', 'ap-northeast-2c']));
+    expect(new Set(overrides.map((o) => o.AvailabilityZone))).toEqual(
+      new Set(['ap-northeast-2a', 'ap-northeast-2b', 'ap-northeast-2c']),
+    );
     expect(overrides.every((o) => o.ImageId === 'ami-v1x86std' && (o.Priority ?? 0) > 0)).toBe(true);
-    const tags = Object.fromEntries(fleet.TagSpecifications!.find((t) => t.ResourceType === 'instance')!.Tags!.map((t) => [t.Key, t.Value]));
+    const tags = Object.fromEntries(
+      fleet.TagSpecifications!.find((t) => t.ResourceType === 'instance')!.Tags!.map((t) => [t.Key, t.Value]),
+    );
     expect(tags).toEqual({
-      Environment: 'production', ManagedBy: 'karpenter', 'kubernetes.io/cluster/my-cluster': 'owned', 'karpenter.sh/nodepool': 'production',
-      'eks:eks-cluster-name': 'my-cluster', 'karpenter.k8s.aws/ec2nodeclass': 'production',
+      Environment: 'production',
+      ManagedBy: 'karpenter',
+      'kubernetes.io/cluster/my-cluster': 'owned',
+      'karpenter.sh/nodepool': 'production',
+      'eks:eks-cluster-name': 'my-cluster',
+      'karpenter.k8s.aws/ec2nodeclass': 'production',
     });
 
     // The launch template's user data carries what the options gave: endpoint, CA, service CIDR (nodeadm).
@@ -96,16 +148,28 @@ describe('the AWS provider in the controller', () => {
     const [instance] = [...sim.account.instances.values()];
     expect(providerID).toBe(`aws:///${instance!.Placement!.AvailabilityZone}/${instance!.InstanceId}`);
     expect(instance!.InstanceType).toBe('m7i-flex.large');
-    expect(claim!.metadata.labels).toMatchObject({ 'node.kubernetes.io/instance-type': 'm7i-flex.large', 'karpenter.sh/capacity-type': 'on-demand', 'karpenter.sh/nodepool': 'production' });
+    expect(claim!.metadata.labels).toMatchObject({
+      'node.kubernetes.io/instance-type': 'm7i-flex.large',
+      'karpenter.sh/capacity-type': 'on-demand',
+      'karpenter.sh/nodepool': 'production',
+    });
     expect(claim!.metadata.annotations?.['karpenter.k8s.aws/instance-profile-name']).toBe(status.instanceProfile);
     expect(condition(claim!, 'Initialized')?.status).toBe('True');
 
     // nodeclaim.tagging: once registered, the instance carries its node's name and its NodeClaim.
     const nodeName = (claim!.status as { nodeName: string }).nodeName;
-    const tagsOf = () => Object.fromEntries((sim!.account.instances.get(instance!.InstanceId!)?.Tags ?? []).map((t) => [t.Key, t.Value]));
+    const tagsOf = () =>
+      Object.fromEntries((sim!.account.instances.get(instance!.InstanceId!)?.Tags ?? []).map((t) => [t.Key, t.Value]));
     await sim.clock.advanceUntil(() => tagsOf()['Name'] === nodeName, 10_000, 'instance tagged');
-    expect(tagsOf()).toMatchObject({ Name: nodeName, 'karpenter.sh/nodeclaim': claim!.metadata.name, 'eks:eks-cluster-name': 'my-cluster' });
-    expect(claims(sim)[0]!.metadata.annotations).toMatchObject({ 'karpenter.k8s.aws/tagged': 'true', 'compatibility.karpenter.k8s.aws/cluster-name-tagged': 'true' });
+    expect(tagsOf()).toMatchObject({
+      Name: nodeName,
+      'karpenter.sh/nodeclaim': claim!.metadata.name,
+      'eks:eks-cluster-name': 'my-cluster',
+    });
+    expect(claims(sim)[0]!.metadata.annotations).toMatchObject({
+      'karpenter.k8s.aws/tagged': 'true',
+      'compatibility.karpenter.k8s.aws/cluster-name-tagged': 'true',
+    });
   });
 
   it('reports a selector that matches no subnet on the EC2NodeClass and its NodePool, and recovers once the subnets are tagged', async () => {
@@ -116,20 +180,32 @@ describe('the AWS provider in the controller', () => {
     expect(condition(nc, 'SubnetsReady')).toMatchObject({ status: 'False', reason: 'SubnetsNotFound' });
     expect(condition(nc, 'SubnetsReady')?.message).toContain('karpenter.sh/discovery=<cluster name>');
     expect(condition(nc, 'Ready')).toMatchObject({ status: 'False', reason: 'UnhealthyDependents' });
-    expect(condition(nc, 'Ready')?.message).toMatch(/^SubnetsReady=False \(subnetSelectorTerms \[.*network-type.*\] matched no subnets/);
+    expect(condition(nc, 'Ready')?.message).toMatch(
+      /^SubnetsReady=False \(subnetSelectorTerms \[.*network-type.*\] matched no subnets/,
+    );
     expect((nc.status as { subnets: unknown[] }).subnets).toEqual([]);
     const pool = sim.get('NodePool', 'production')!;
     expect(condition(pool, 'NodeClassReady')).toMatchObject({ status: 'False', reason: 'UnhealthyDependents' });
     expect(condition(pool, 'Ready')).toMatchObject({ status: 'False', message: 'NodeClassReady is False' });
-    expect(eventsOf(sim, 'SubnetsNotFound').map((e) => (e['involvedObject'] as { name: string }).name)).toEqual(['production']);
+    expect(eventsOf(sim, 'SubnetsNotFound').map((e) => (e['involvedObject'] as { name: string }).name)).toEqual([
+      'production',
+    ]);
 
     await sim.apply(deployment('web', 1));
     await sim.clock.advance(30_000);
     expect(fleetInputs(sim)).toEqual([]);
-    expect(eventsOf(sim, 'FailedScheduling').some((e) => String(e['message']).includes('production (NodeClassReady is False'))).toBe(true);
+    expect(
+      eventsOf(sim, 'FailedScheduling').some((e) =>
+        String(e['message']).includes('production (NodeClassReady is False'),
+      ),
+    ).toBe(true);
 
     sim.account.setSubnetTags({ 'karpenter.sh/discovery': 'my-cluster', 'network-type': 'private' });
-    await sim.clock.advanceUntil(() => podsRunning(sim!, 'web') === 1, 300_000, 'web running once the subnets are tagged');
+    await sim.clock.advanceUntil(
+      () => podsRunning(sim!, 'web') === 1,
+      300_000,
+      'web running once the subnets are tagged',
+    );
     expect(condition(sim.get('EC2NodeClass', 'production')!, 'Ready')?.status).toBe('True');
     expect(fleetInputs(sim)).toHaveLength(1);
   });
@@ -146,8 +222,21 @@ describe('the AWS provider in the controller', () => {
     const type = instance!.InstanceType!;
     const zone = instance!.Placement!.AvailabilityZone!;
 
-    const event = JSON.parse(readFileSync(new URL('../../controller/cloudprovider/aws/testdata/interruption-events/spot-interruption-warning.json', import.meta.url), 'utf8')) as Record<string, unknown>;
-    const body = JSON.stringify({ ...event, time: new Date(sim.clock.now()).toISOString(), region: 'ap-northeast-2', detail: { 'instance-id': instance!.InstanceId, 'instance-action': 'terminate' } });
+    const event = JSON.parse(
+      readFileSync(
+        new URL(
+          '../../controller/cloudprovider/aws/testdata/interruption-events/spot-interruption-warning.json',
+          import.meta.url,
+        ),
+        'utf8',
+      ),
+    ) as Record<string, unknown>;
+    const body = JSON.stringify({
+      ...event,
+      time: new Date(sim.clock.now()).toISOString(),
+      region: 'ap-northeast-2',
+      detail: { 'instance-id': instance!.InstanceId, 'instance-action': 'terminate' },
+    });
     const spotHandle = sim.account.send(body);
     const badHandle = sim.account.send('{"this is": "not an EventBridge event"}');
     await sim.settle();
@@ -156,17 +245,34 @@ describe('the AWS provider in the controller', () => {
     expect(deleted.sort()).toEqual([spotHandle, badHandle].sort());
     expect(sim.account.undeleted()).toBe(0);
     const m = sim.operator.metrics;
-    expect(await m.value('karpenter_interruption_received_messages_total', { message_type: 'spot_interrupted' })).toBe(1);
+    expect(await m.value('karpenter_interruption_received_messages_total', { message_type: 'spot_interrupted' })).toBe(
+      1,
+    );
     expect(await m.value('karpenter_interruption_received_messages_total', { message_type: 'unparseable' })).toBe(1);
     expect(await m.value('karpenter_interruption_deleted_messages_total')).toBe(2);
     expect(await m.value('karpenter_interruption_message_queue_duration_seconds')).toBe(1);
-    expect(await m.value('karpenter_nodeclaims_disrupted_total', { reason: 'spot_interrupted', capacity_type: 'spot' })).toBe(1);
-    expect(eventsOf(sim, 'SpotInterrupted').map((e) => (e['involvedObject'] as { kind: string }).kind).sort()).toEqual(['Node', 'NodeClaim', 'Pod']);
+    expect(
+      await m.value('karpenter_nodeclaims_disrupted_total', { reason: 'spot_interrupted', capacity_type: 'spot' }),
+    ).toBe(1);
+    expect(
+      eventsOf(sim, 'SpotInterrupted')
+        .map((e) => (e['involvedObject'] as { kind: string }).kind)
+        .sort(),
+    ).toEqual(['Node', 'NodeClaim', 'Pod']);
     // Karpenter's ICE cache: the interrupted offering is kept from the replacement for 3 minutes.
     expect(sim.provider.aws.unavailableOfferings.isUnavailable('spot', type, zone)).toBe(true);
 
-    await sim.clock.advanceUntil(() => podsRunning(sim!, 'web') === 1 && claims(sim!).length === 1 && claims(sim!)[0]!.metadata.name !== first!.metadata.name, 300_000, 'web moved to a replacement');
-    expect(sim.account.ec2.commandCalls(TerminateInstancesCommand).flatMap((c) => c.args[0].input.InstanceIds)).toEqual([instance!.InstanceId]);
+    await sim.clock.advanceUntil(
+      () =>
+        podsRunning(sim!, 'web') === 1 &&
+        claims(sim!).length === 1 &&
+        claims(sim!)[0]!.metadata.name !== first!.metadata.name,
+      300_000,
+      'web moved to a replacement',
+    );
+    expect(sim.account.ec2.commandCalls(TerminateInstancesCommand).flatMap((c) => c.args[0].input.InstanceIds)).toEqual(
+      [instance!.InstanceId],
+    );
     const replacement = fleetInputs(sim)[1]!.LaunchTemplateConfigs!.flatMap((c) => c.Overrides ?? []);
     expect(replacement.some((o) => o.InstanceType === type && o.AvailabilityZone === zone)).toBe(false);
     expect(replacement.length).toBeGreaterThan(0);
@@ -189,41 +295,81 @@ describe('the AWS provider in the controller', () => {
     // Dynamic: the class now selects another AMI (selector terms are not hashed).
     sim.account.publishAmis('v2');
     await sim.apply(withAmi(guide('guide-07.yaml'), 'ami-v2x86std'));
-    expect((sim.get('EC2NodeClass', 'production')!.status as { amis: Array<{ id: string }> }).amis.map((a) => a.id)).toEqual(['ami-v2x86std']);
+    expect(
+      (sim.get('EC2NodeClass', 'production')!.status as { amis: Array<{ id: string }> }).amis.map((a) => a.id),
+    ).toEqual(['ami-v2x86std']);
     expect(await drift()).toBe('AMIDrift');
 
     // Static: a hashed field changes; the class's hash annotation moves, the NodeClaim keeps the one it launched with.
     const launchedHash = claims(sim)[0]!.metadata.annotations?.['karpenter.k8s.aws/ec2nodeclass-hash'];
-    await sim.apply(withAmi(guide('guide-07.yaml'), 'ami-v2x86std').replace('ManagedBy: karpenter', 'ManagedBy: karpenter-ts'));
-    expect(sim.get('EC2NodeClass', 'production')!.metadata.annotations?.['karpenter.k8s.aws/ec2nodeclass-hash']).not.toBe(launchedHash);
+    await sim.apply(
+      withAmi(guide('guide-07.yaml'), 'ami-v2x86std').replace('ManagedBy: karpenter', 'ManagedBy: karpenter-ts'),
+    );
+    expect(
+      sim.get('EC2NodeClass', 'production')!.metadata.annotations?.['karpenter.k8s.aws/ec2nodeclass-hash'],
+    ).not.toBe(launchedHash);
     expect(await drift()).toBe('NodeClassDrift');
-    expect(await sim.operator.metrics.value('karpenter_cloudprovider_duration_seconds', { controller: 'disruption', method: 'IsDrifted', provider: 'aws' })).toBe(3);
+    expect(
+      await sim.operator.metrics.value('karpenter_cloudprovider_duration_seconds', {
+        controller: 'disruption',
+        method: 'IsDrifted',
+        provider: 'aws',
+      }),
+    ).toBe(3);
 
     // A NodeClaim launched under another hash version (Karpenter's v5) gets the current hash instead of drifting.
     const name = claims(sim)[0]!.metadata.name!;
-    sim.cluster.api.patch('nodeclaims.karpenter.sh', undefined, name, 'merge', { metadata: { annotations: { 'karpenter.k8s.aws/ec2nodeclass-hash': '123', 'karpenter.k8s.aws/ec2nodeclass-hash-version': 'v5' } } });
-    await sim.apply(withAmi(guide('guide-07.yaml'), 'ami-v2x86std').replace('ManagedBy: karpenter', 'ManagedBy: platform'));
+    sim.cluster.api.patch('nodeclaims.karpenter.sh', undefined, name, 'merge', {
+      metadata: {
+        annotations: {
+          'karpenter.k8s.aws/ec2nodeclass-hash': '123',
+          'karpenter.k8s.aws/ec2nodeclass-hash-version': 'v5',
+        },
+      },
+    });
+    await sim.apply(
+      withAmi(guide('guide-07.yaml'), 'ami-v2x86std').replace('ManagedBy: karpenter', 'ManagedBy: platform'),
+    );
     const rewritten = sim.get('NodeClaim', name)!.metadata.annotations!;
     expect(rewritten['karpenter.k8s.aws/ec2nodeclass-hash-version']).toBe('kts-v1');
-    expect(rewritten['karpenter.k8s.aws/ec2nodeclass-hash']).toBe(sim.get('EC2NodeClass', 'production')!.metadata.annotations?.['karpenter.k8s.aws/ec2nodeclass-hash']);
+    expect(rewritten['karpenter.k8s.aws/ec2nodeclass-hash']).toBe(
+      sim.get('EC2NodeClass', 'production')!.metadata.annotations?.['karpenter.k8s.aws/ec2nodeclass-hash'],
+    );
     expect(await drift()).toBe('AMIDrift');
   });
 
   it('launches into a capacity reservation while it has room, then on-demand, and gets the instance back on termination', async () => {
     sim = await awsSimulation();
     const RID = 'cr-0a1b2c3d4e5f60718';
-    sim.account.addCapacityReservation({ id: RID, instanceType: 'm7i-flex.large', zone: 'ap-northeast-2a', count: 1, tags: { team: 'web' } });
+    sim.account.addCapacityReservation({
+      id: RID,
+      instanceType: 'm7i-flex.large',
+      zone: 'ap-northeast-2a',
+      count: 1,
+      tags: { team: 'web' },
+    });
     const yaml = guide('guide-07.yaml')
-      .replace('  tags:\n    Environment: production', `  capacityReservationSelectorTerms:\n    - id: ${RID}\n  tags:\n    Environment: production`)
+      .replace(
+        '  tags:\n    Environment: production',
+        `  capacityReservationSelectorTerms:\n    - id: ${RID}\n  tags:\n    Environment: production`,
+      )
       .replace("values: ['on-demand']", "values: ['reserved', 'on-demand']");
     await sim.apply(yaml);
     const nc = sim.get('EC2NodeClass', 'production')!;
     expect(condition(nc, 'CapacityReservationsReady')).toMatchObject({ status: 'True' });
     expect(condition(nc, 'Ready')?.status).toBe('True');
-    expect((nc.status as { capacityReservations: unknown[] }).capacityReservations).toEqual([{
-      id: RID, availabilityZone: 'ap-northeast-2a', instanceType: 'm7i-flex.large', ownerID: '123456789012', instanceMatchCriteria: 'targeted',
-      reservationType: 'default', interruptible: false, state: 'active',
-    }]);
+    expect((nc.status as { capacityReservations: unknown[] }).capacityReservations).toEqual([
+      {
+        id: RID,
+        availabilityZone: 'ap-northeast-2a',
+        instanceType: 'm7i-flex.large',
+        ownerID: '123456789012',
+        instanceMatchCriteria: 'targeted',
+        reservationType: 'default',
+        interruptible: false,
+        state: 'active',
+      },
+    ]);
 
     // Two pods that need a node each: the first takes the reservation's one instance; the second waits a
     // round (Strict: it may not relax while the reservation is held) and then goes on-demand.
@@ -233,17 +379,35 @@ describe('the AWS provider in the controller', () => {
     expect(Object.keys(byType).sort()).toEqual(['on-demand', 'reserved']);
     const reserved = byType['reserved']!;
     expect(reserved.metadata.labels).toMatchObject({
-      'karpenter.k8s.aws/capacity-reservation-id': RID, 'karpenter.k8s.aws/capacity-reservation-type': 'default', 'topology.kubernetes.io/zone': 'ap-northeast-2a',
+      'karpenter.k8s.aws/capacity-reservation-id': RID,
+      'karpenter.k8s.aws/capacity-reservation-type': 'default',
+      'topology.kubernetes.io/zone': 'ap-northeast-2a',
       'node.kubernetes.io/instance-type': 'm7i-flex.large',
     });
     expect(byType['on-demand']!.metadata.labels?.['karpenter.k8s.aws/capacity-reservation-id']).toBeUndefined();
-    const node = sim.cluster.store.list('nodes').find((n) => n.metadata.name === (reserved.status as { nodeName?: string }).nodeName);
+    const node = sim.cluster.store
+      .list('nodes')
+      .find((n) => n.metadata.name === (reserved.status as { nodeName?: string }).nodeName);
     expect(node?.metadata.labels?.['karpenter.k8s.aws/capacity-reservation-id']).toBe(RID);
     const fleets = fleetInputs(sim);
-    expect(fleets.map((f) => f.TargetCapacitySpecification?.DefaultTargetCapacityType)).toEqual(['on-demand', 'on-demand']);
-    const lts = new Map(sim.account.ec2.commandCalls(CreateLaunchTemplateCommand).map((c) => [c.args[0].input.LaunchTemplateName, c.args[0].input.LaunchTemplateData!]));
-    const targets = fleets.map((f) => lts.get(f.LaunchTemplateConfigs![0]!.LaunchTemplateSpecification!.LaunchTemplateName)?.CapacityReservationSpecification);
-    expect(targets).toEqual([{ CapacityReservationTarget: { CapacityReservationId: RID } }, { CapacityReservationPreference: 'none' }]);
+    expect(fleets.map((f) => f.TargetCapacitySpecification?.DefaultTargetCapacityType)).toEqual([
+      'on-demand',
+      'on-demand',
+    ]);
+    const lts = new Map(
+      sim.account.ec2
+        .commandCalls(CreateLaunchTemplateCommand)
+        .map((c) => [c.args[0].input.LaunchTemplateName, c.args[0].input.LaunchTemplateData!]),
+    );
+    const targets = fleets.map(
+      (f) =>
+        lts.get(f.LaunchTemplateConfigs![0]!.LaunchTemplateSpecification!.LaunchTemplateName)
+          ?.CapacityReservationSpecification,
+    );
+    expect(targets).toEqual([
+      { CapacityReservationTarget: { CapacityReservationId: RID } },
+      { CapacityReservationPreference: 'none' },
+    ]);
     expect(sim.account.capacityReservations.get(RID)!.AvailableInstanceCount).toBe(0);
     expect(sim.provider.aws.reservationCapacity.available(RID)).toBe(0);
     const inReservation = [...sim.account.instances.values()].filter((i) => i.CapacityReservationId === RID);
@@ -251,7 +415,11 @@ describe('the AWS provider in the controller', () => {
 
     // Deleting the reserved NodeClaim terminates its instance: the reservation has its instance back.
     sim.cluster.api.delete('nodeclaims.karpenter.sh', undefined, reserved.metadata.name!);
-    await sim.clock.advanceUntil(() => sim!.account.capacityReservations.get(RID)!.AvailableInstanceCount === 1, 300_000, 'the reserved instance terminated');
+    await sim.clock.advanceUntil(
+      () => sim!.account.capacityReservations.get(RID)!.AvailableInstanceCount === 1,
+      300_000,
+      'the reserved instance terminated',
+    );
     expect(sim.provider.aws.reservationCapacity.available(RID)).toBe(1);
   });
 
@@ -267,15 +435,23 @@ describe('the AWS provider in the controller', () => {
     sim.cluster.api.delete('ec2nodeclasses.karpenter.k8s.aws', undefined, 'production');
     await sim.settle();
     expect(sim.get('EC2NodeClass', 'production')?.metadata.deletionTimestamp).toBeDefined();
-    expect(eventsOf(sim, 'WaitingOnNodeClaimTermination').map((e) => e['message'])).toEqual([`Waiting on NodeClaim termination for ${claims(sim)[0]!.metadata.name}`]);
+    expect(eventsOf(sim, 'WaitingOnNodeClaimTermination').map((e) => e['message'])).toEqual([
+      `Waiting on NodeClaim termination for ${claims(sim)[0]!.metadata.name}`,
+    ]);
     expect(condition(sim.get('NodePool', 'production')!, 'NodeClassReady')?.reason).toBe('NodeClassTerminating');
 
     sim.cluster.api.delete('nodeclaims.karpenter.sh', undefined, claims(sim)[0]!.metadata.name!);
-    await sim.clock.advanceUntil(() => sim!.get('EC2NodeClass', 'production') === undefined, 300_000, 'the node class gone');
+    await sim.clock.advanceUntil(
+      () => sim!.get('EC2NodeClass', 'production') === undefined,
+      300_000,
+      'the node class gone',
+    );
     expect(claims(sim)).toEqual([]);
     expect(sim.account.ec2.commandCalls(DeleteLaunchTemplateCommand)).toHaveLength(templates);
     expect(sim.account.launchTemplates.size).toBe(0);
-    expect(sim.account.iam.commandCalls(DeleteInstanceProfileCommand).map((c) => c.args[0].input.InstanceProfileName)).toEqual([profile]);
+    expect(
+      sim.account.iam.commandCalls(DeleteInstanceProfileCommand).map((c) => c.args[0].input.InstanceProfileName),
+    ).toEqual([profile]);
     expect(sim.account.profiles.size).toBe(0);
   });
 });

@@ -25,7 +25,12 @@ afterEach(async () => {
   sim = undefined;
 });
 
-const PDB = JSON.stringify({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'web', namespace: 'default' }, spec: { minAvailable: 2, selector: { matchLabels: { app: 'web' } } } });
+const PDB = JSON.stringify({
+  apiVersion: 'policy/v1',
+  kind: 'PodDisruptionBudget',
+  metadata: { name: 'web', namespace: 'default' },
+  spec: { minAvailable: 2, selector: { matchLabels: { app: 'web' } } },
+});
 
 /** Three pods under a PDB (minAvailable 2), running on the guide's spot pool. */
 async function webCluster(): Promise<Simulation> {
@@ -39,7 +44,8 @@ async function webCluster(): Promise<Simulation> {
 }
 
 /** Evictions the API server granted so far. */
-const evictions = (s: Simulation): number => s.cluster.requests.all().filter((r) => r.subresource === 'eviction' && r.status > 0 && r.status < 300).length;
+const evictions = (s: Simulation): number =>
+  s.cluster.requests.all().filter((r) => r.subresource === 'eviction' && r.status > 0 && r.status < 300).length;
 const providerIdOf = (o: KObject): string => (o.status as { providerID: string }).providerID;
 
 interface Terminated {
@@ -63,7 +69,12 @@ interface Restart {
  * `fail.count` lists of one kind with 500, and starts a fresh replica (guarded or not). Every instance the
  * new replica terminates is recorded with the evictions granted by then.
  */
-async function restartWhileListFails(s: Simulation, fail: FailRule & { resource: string }, guarded: boolean, whileDown: () => Promise<void> = async () => {}): Promise<Restart> {
+async function restartWhileListFails(
+  s: Simulation,
+  fail: FailRule & { resource: string },
+  guarded: boolean,
+  whileDown: () => Promise<void> = async () => {},
+): Promise<Restart> {
   s.operator.kill();
   await whileDown();
   await s.settle();
@@ -71,15 +82,21 @@ async function restartWhileListFails(s: Simulation, fail: FailRule & { resource:
   const terminated: Terminated[] = [];
   const restartedAt = s.clock.now();
   const sameResource = (r?: string): boolean => r === fail.resource || r?.startsWith(`${fail.resource}.`) === true;
-  const listedAt = (): number | undefined => s.cluster.requests.all().find((r) => r.verb === 'list' && sameResource(r.resource) && r.status === 200 && r.time >= restartedAt)?.time;
+  const listedAt = (): number | undefined =>
+    s.cluster.requests
+      .all()
+      .find((r) => r.verb === 'list' && sameResource(r.resource) && r.status === 200 && r.time >= restartedAt)?.time;
   const operator = await s.startReplica({
-    name: guarded ? 'restarted' : 'restarted-unguarded', unsafeSkipCacheSync: !guarded,
-    cloud: (cp) => wrapCloud(cp, {
-      delete: (id) => {
-        if (!terminated.some((t) => t.providerID === id)) terminated.push({ providerID: id, at: s.clock.now(), evictionsBefore: evictions(s) });
-        return cp.delete(id);
-      },
-    }),
+    name: guarded ? 'restarted' : 'restarted-unguarded',
+    unsafeSkipCacheSync: !guarded,
+    cloud: (cp) =>
+      wrapCloud(cp, {
+        delete: (id) => {
+          if (!terminated.some((t) => t.providerID === id))
+            terminated.push({ providerID: id, at: s.clock.now(), evictionsBefore: evictions(s) });
+          return cp.delete(id);
+        },
+      }),
   });
   return { operator, terminated, listedAt, restartedAt };
 }
@@ -90,8 +107,14 @@ describe('controllers wait for the kinds they read to list (cache sync drills)',
       sim = await webCluster();
       const [node] = nodes(sim);
       const watch = watchDrill(sim, { maxUnboundMs: 150_000 });
-      const r = await restartWhileListFails(sim, { resource: 'pods', count: 3 }, guarded, () => sim!.kube.delete('Node', node!.metadata.name!));
-      await sim.clock.advanceUntil(() => r.terminated.length > 0 && (!guarded || running(sim!, 'web') === 3), 300_000, 'the instance terminated');
+      const r = await restartWhileListFails(sim, { resource: 'pods', count: 3 }, guarded, () =>
+        sim!.kube.delete('Node', node!.metadata.name!),
+      );
+      await sim.clock.advanceUntil(
+        () => r.terminated.length > 0 && (!guarded || running(sim!, 'web') === 3),
+        300_000,
+        'the instance terminated',
+      );
       await sim.clock.advance(30_000);
       return { r, violations: watch.violations() };
     };
@@ -118,8 +141,14 @@ describe('controllers wait for the kinds they read to list (cache sync drills)',
       sim = await webCluster();
       const [claim] = nodeClaims(sim);
       const watch = watchDrill(sim, { maxUnboundMs: 150_000 });
-      const r = await restartWhileListFails(sim, { resource: 'nodes', count: 3 }, guarded, () => sim!.kube.delete('NodeClaim', claim!.metadata.name!));
-      await sim.clock.advanceUntil(() => r.terminated.length > 0 && (!guarded || running(sim!, 'web') === 3), 300_000, 'the instance terminated');
+      const r = await restartWhileListFails(sim, { resource: 'nodes', count: 3 }, guarded, () =>
+        sim!.kube.delete('NodeClaim', claim!.metadata.name!),
+      );
+      await sim.clock.advanceUntil(
+        () => r.terminated.length > 0 && (!guarded || running(sim!, 'web') === 3),
+        300_000,
+        'the instance terminated',
+      );
       await sim.clock.advance(30_000);
       return { r, violations: watch.violations(), claim: claim! };
     };
@@ -201,7 +230,9 @@ describe('controllers wait for the kinds they read to list (cache sync drills)',
 
     it('guarded: handles the message once the NodeClaims list: drained in time, the PDB held', async () => {
       const { r, violations, claim } = await drill(true);
-      expect(await r.operator.metrics.value('karpenter_nodeclaims_disrupted_total', { reason: 'spot_interrupted' })).toBe(1);
+      expect(
+        await r.operator.metrics.value('karpenter_nodeclaims_disrupted_total', { reason: 'spot_interrupted' }),
+      ).toBe(1);
       expect(sim!.cluster.api.find('nodeclaims.karpenter.sh', undefined, claim.metadata.name!)).toBeUndefined();
       expect(sim!.provider.interruptions.acknowledged).toHaveLength(1);
       expect(running(sim!, 'web')).toBe(3);
@@ -211,7 +242,9 @@ describe('controllers wait for the kinds they read to list (cache sync drills)',
     it('control run without the guard: the message is acknowledged with no action and the node is reclaimed with its pods', async () => {
       const { r, violations } = await drill(false);
       expect(sim!.provider.interruptions.acknowledged).toHaveLength(1);
-      expect(await r.operator.metrics.value('karpenter_nodeclaims_disrupted_total', { reason: 'spot_interrupted' })).toBeUndefined();
+      expect(
+        await r.operator.metrics.value('karpenter_nodeclaims_disrupted_total', { reason: 'spot_interrupted' }),
+      ).toBeUndefined();
       expect(violations.some((v) => v.includes('PodDisruptionBudget default/web'))).toBe(true);
     });
   });

@@ -5,7 +5,18 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { manualClock } from '../../sim/clock.ts';
 import { watchInvariants, type InvariantChecker } from '../support/invariants.ts';
-import { condition, deployment, events, guide, nodeClaims, nodes, running, scale, simulation, type Simulation } from '../support/environment.ts';
+import {
+  condition,
+  deployment,
+  events,
+  guide,
+  nodeClaims,
+  nodes,
+  running,
+  scale,
+  simulation,
+  type Simulation,
+} from '../support/environment.ts';
 
 let sim: Simulation | undefined;
 let inv: InvariantChecker | undefined;
@@ -32,18 +43,32 @@ describe('drift and budget drills', () => {
     // production-v2: the template gains a label (release=v2) and the budget is 1 node.
     await sim.apply(story('production-v2.yaml'));
     expect(nodeClaims(sim).filter((c) => condition(c, 'Drifted')?.reason === 'NodePoolDrifted')).toHaveLength(3);
-    await sim.clock.advanceUntil(() => nodeClaims(sim!).every((c) => !before.has(c.metadata.name)) && running(sim!, 'web') === 3, 20 * 60_000, 'every node replaced');
+    await sim.clock.advanceUntil(
+      () => nodeClaims(sim!).every((c) => !before.has(c.metadata.name)) && running(sim!, 'web') === 3,
+      20 * 60_000,
+      'every node replaced',
+    );
 
     expect(nodes(sim)).toHaveLength(3);
     expect(nodes(sim).every((n) => n.metadata.labels?.['release'] === 'v2')).toBe(true);
     expect(nodeClaims(sim).some((c) => condition(c, 'Drifted'))).toBe(false);
     // Three drift commands, each started while no other node of the pool was disrupting.
-    expect(inv.disruptions().map((d) => [d.reason, d.disrupting, d.allowed])).toEqual([['Drifted', 1, 1], ['Drifted', 1, 1], ['Drifted', 1, 1]]);
-    expect(await metric(sim, 'karpenter_voluntary_disruption_decisions_total', { decision: 'replace', reason: 'drifted' })).toBe(3);
+    expect(inv.disruptions().map((d) => [d.reason, d.disrupting, d.allowed])).toEqual([
+      ['Drifted', 1, 1],
+      ['Drifted', 1, 1],
+      ['Drifted', 1, 1],
+    ]);
+    expect(
+      await metric(sim, 'karpenter_voluntary_disruption_decisions_total', { decision: 'replace', reason: 'drifted' }),
+    ).toBe(3);
     expect(await metric(sim, 'karpenter_nodeclaims_created_total', { reason: 'drifted' })).toBe(3);
     expect(await metric(sim, 'karpenter_nodeclaims_created_total', { reason: 'provisioned' })).toBe(3);
-    expect(await metric(sim, 'karpenter_nodeclaims_disrupted_total', { reason: 'drifted', nodepool: 'production' })).toBe(3);
-    expect(await metric(sim, 'karpenter_nodepools_allowed_disruptions', { nodepool: 'production', reason: 'drifted' })).toBe(1);
+    expect(
+      await metric(sim, 'karpenter_nodeclaims_disrupted_total', { reason: 'drifted', nodepool: 'production' }),
+    ).toBe(3);
+    expect(
+      await metric(sim, 'karpenter_nodepools_allowed_disruptions', { nodepool: 'production', reason: 'drifted' }),
+    ).toBe(1);
     expect(inv.violations()).toEqual([]);
   });
 
@@ -63,8 +88,12 @@ describe('drift and budget drills', () => {
     await sim.clock.advanceUntil(() => sim!.clock.now() >= Date.UTC(2025, 0, 1, 1, 19, 50), 30 * 60_000, '01:19:50');
     expect(nodes(sim)).toHaveLength(1);
     expect(nodeClaims(sim).every((c) => condition(c, 'Consolidatable')?.status === 'True')).toBe(true);
-    expect(events(sim, 'DisruptionBlocked').map((e) => e['message'])).toContain('No allowed disruptions for disruption reason Empty due to blocking budget');
-    expect(await metric(sim, 'karpenter_nodepools_allowed_disruptions', { nodepool: 'production', reason: 'empty' })).toBe(0);
+    expect(events(sim, 'DisruptionBlocked').map((e) => e['message'])).toContain(
+      'No allowed disruptions for disruption reason Empty due to blocking budget',
+    );
+    expect(
+      await metric(sim, 'karpenter_nodepools_allowed_disruptions', { nodepool: 'production', reason: 'empty' }),
+    ).toBe(0);
 
     await sim.clock.advanceUntil(() => nodes(sim!).length === 0, 5 * 60_000, 'the node gone');
     expect(sim.clock.now()).toBeGreaterThanOrEqual(Date.UTC(2025, 0, 1, 1, 20));
@@ -75,26 +104,43 @@ describe('drift and budget drills', () => {
 
   it('replaces a drifted node whose pod a PDB pins when the NodePool has a terminationGracePeriod, deleting the pod at the deadline', async () => {
     sim = await simulation();
-    const withTgp = (labels: string) => guide('guide-07.yaml')
-      .replace('      expireAfter: 168h', '      expireAfter: 168h\n      terminationGracePeriod: 2m')
-      .replace('        managed-by: karpenter', `        managed-by: karpenter${labels}`);
+    const withTgp = (labels: string) =>
+      guide('guide-07.yaml')
+        .replace('      expireAfter: 168h', '      expireAfter: 168h\n      terminationGracePeriod: 2m')
+        .replace('        managed-by: karpenter', `        managed-by: karpenter${labels}`);
     await sim.apply(withTgp(''));
     await sim.apply(deployment('db', 1));
-    await sim.apply(JSON.stringify({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'db', namespace: 'default' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'db' } } } }));
+    await sim.apply(
+      JSON.stringify({
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        metadata: { name: 'db', namespace: 'default' },
+        spec: { minAvailable: 1, selector: { matchLabels: { app: 'db' } } },
+      }),
+    );
     await sim.clock.advanceUntil(() => running(sim!, 'db') === 1, 180_000, 'db running');
     const [old] = nodeClaims(sim);
     // The replacement is up before the drain, the pod waits for the deadline: at most 2 min without a node.
     inv = watchInvariants(sim, { maxUnboundMs: 30_000 });
 
     await sim.apply(withTgp('\n        release: v2'));
-    await sim.clock.advanceUntil(() => !sim!.cluster.api.find('nodeclaims.karpenter.sh', undefined, old!.metadata.name!) && running(sim!, 'db') === 1, 10 * 60_000, 'the drifted node gone');
+    await sim.clock.advanceUntil(
+      () =>
+        !sim!.cluster.api.find('nodeclaims.karpenter.sh', undefined, old!.metadata.name!) && running(sim!, 'db') === 1,
+      10 * 60_000,
+      'the drifted node gone',
+    );
 
     // Eviction was refused (PDB) until the terminationGracePeriod deadline, then the pod was deleted.
     expect(events(sim, 'FailedDraining').some((e) => /violates a PDB/.test(String(e['message'])))).toBe(true);
     expect(events(sim, 'TerminationGracePeriodExpiring').length).toBeGreaterThan(0);
-    expect(events(sim, 'Disrupted').map((e) => String(e['message']))).toContainEqual(expect.stringMatching(/bypasses the PDB/));
+    expect(events(sim, 'Disrupted').map((e) => String(e['message']))).toContainEqual(
+      expect.stringMatching(/bypasses the PDB/),
+    );
     expect(nodes(sim).every((n) => n.metadata.labels?.['release'] === 'v2')).toBe(true);
-    expect(await metric(sim, 'karpenter_nodeclaims_disrupted_total', { reason: 'drifted', termination_mode: 'eventual' })).toBe(1);
+    expect(
+      await metric(sim, 'karpenter_nodeclaims_disrupted_total', { reason: 'drifted', termination_mode: 'eventual' }),
+    ).toBe(1);
     expect(inv.violations()).toEqual([]);
   });
 });

@@ -7,7 +7,18 @@ import type { KObject } from '../../sim/apiserver/index.ts';
 import { clusterCost } from '../../sim/view.ts';
 import { watchInvariants, type InvariantChecker } from '../support/invariants.ts';
 import { restartController, type Restarted } from '../support/restart.ts';
-import { condition, deployment, guide, nodeClaims, nodes, running, scale, simulation, taints, type Simulation } from '../support/environment.ts';
+import {
+  condition,
+  deployment,
+  guide,
+  nodeClaims,
+  nodes,
+  running,
+  scale,
+  simulation,
+  taints,
+  type Simulation,
+} from '../support/environment.ts';
 
 let sim: Simulation | undefined;
 let second: Restarted | undefined;
@@ -21,7 +32,8 @@ afterEach(async () => {
   sim = undefined;
 });
 
-const tainted = (n: KObject | undefined): boolean => taints(n ?? { metadata: {} }).some((t) => t.key === 'karpenter.sh/disrupted');
+const tainted = (n: KObject | undefined): boolean =>
+  taints(n ?? { metadata: {} }).some((t) => t.key === 'karpenter.sh/disrupted');
 
 describe('controller killed during a disruption command', () => {
   it('cleans the taint and the DisruptionReason left behind, loses no pod, and consolidates afterwards', async () => {
@@ -29,7 +41,14 @@ describe('controller killed during a disruption command', () => {
     await sim.apply(guide('guide-07.yaml').replace('consolidateAfter: 2m', 'consolidateAfter: 30s'));
     // Fifteen 1-CPU pods: one c6a.4xlarge (ten would be provisioned as a 2xlarge and an xlarge already).
     await sim.apply(deployment('web', 15));
-    await sim.apply(JSON.stringify({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'web', namespace: 'default' }, spec: { minAvailable: 2, selector: { matchLabels: { app: 'web' } } } }));
+    await sim.apply(
+      JSON.stringify({
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        metadata: { name: 'web', namespace: 'default' },
+        spec: { minAvailable: 2, selector: { matchLabels: { app: 'web' } } },
+      }),
+    );
     await sim.clock.advanceUntil(() => running(sim!, 'web') === 15, 180_000, 'web running');
     inv = watchInvariants(sim, { maxUnboundMs: 30_000 });
     await scale(sim, 'web', 3);
@@ -42,7 +61,9 @@ describe('controller killed during a disruption command', () => {
     expect(tainted(node())).toBe(true);
     expect(condition(claim()!, 'DisruptionReason')?.reason).toBe('Underutilized');
     const orphan = cmd.replacements[0]!.name;
-    expect(condition(sim.cluster.api.get('nodeclaims.karpenter.sh', undefined, orphan), 'Initialized')?.status).not.toBe('True');
+    expect(
+      condition(sim.cluster.api.get('nodeclaims.karpenter.sh', undefined, orphan), 'Initialized')?.status,
+    ).not.toBe('True');
 
     // Killed: the queue and every in-memory mark go with it. A new controller starts.
     second = await restartController(sim);
@@ -54,7 +75,11 @@ describe('controller killed during a disruption command', () => {
     expect(claim()!.metadata.deletionTimestamp).toBeUndefined();
 
     // The half-finished replacement comes up; the new controller consolidates from there: one small node.
-    await sim.clock.advanceUntil(() => nodes(sim!).length === 1 && !node() && running(sim!, 'web') === 3, 15 * 60_000, 'consolidated');
+    await sim.clock.advanceUntil(
+      () => nodes(sim!).length === 1 && !node() && running(sim!, 'web') === 3,
+      15 * 60_000,
+      'consolidated',
+    );
     expect(clusterCost(sim)).toBeLessThan(0.2);
     expect(nodeClaims(sim).every((c) => condition(c, 'DisruptionReason') === undefined)).toBe(true);
     expect(nodes(sim).some(tainted)).toBe(false);

@@ -1,9 +1,18 @@
 // Events Karpenter emits, with its reasons and texts, on the simulator: the status-condition transitions
 // operatorpkg publishes, and FailedConsistencyCheck when a Node comes up smaller than its NodeClaim said.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deployment, events, guide, nodeClaims, nodes, running, simulation, type Simulation } from '../support/environment.ts';
+import {
+  deployment,
+  events,
+  guide,
+  nodeClaims,
+  nodes,
+  running,
+  simulation,
+  type Simulation,
+} from '../support/environment.ts';
 
-describe('events with Karpenter\'s reasons and texts', () => {
+describe("events with Karpenter's reasons and texts", () => {
   let sim: Simulation;
 
   beforeAll(async () => {
@@ -20,8 +29,12 @@ describe('events with Karpenter\'s reasons and texts', () => {
   it('publishes status condition transitions on NodeClaims as operatorpkg does', async () => {
     await sim.clock.advance(15_000);
     const claim = nodeClaims(sim)[0]!.metadata.name;
-    const initialized = events(sim, 'Initialized').filter((e) => (e['involvedObject'] as { name?: string }).name === claim);
-    expect(initialized.map((e) => e['message'])).toContain('Status condition transitioned, Type: Initialized, Status: Unknown -> True, Reason: Initialized');
+    const initialized = events(sim, 'Initialized').filter(
+      (e) => (e['involvedObject'] as { name?: string }).name === claim,
+    );
+    expect(initialized.map((e) => e['message'])).toContain(
+      'Status condition transitioned, Type: Initialized, Status: Unknown -> True, Reason: Initialized',
+    );
     expect(initialized[0]!['type']).toBe('Normal');
   });
 
@@ -35,8 +48,14 @@ describe('events with Karpenter\'s reasons and texts', () => {
     const failed = events(sim, 'FailedConsistencyCheck');
     expect(failed.length).toBeGreaterThan(0);
     expect(failed[0]!['type']).toBe('Warning');
-    expect(String(failed[0]!['message'])).toMatch(new RegExp(`^expected ${expected} of resource memory, but found 1Gi \\(\\d+\\.\\d% of expected\\)$`));
-    const cond = ((sim.cluster.store.list('nodeclaims.karpenter.sh')[0]!.status as { conditions: Array<{ type: string; status: string; reason: string }> }).conditions).find((c) => c.type === 'ConsistentStateFound');
+    expect(String(failed[0]!['message'])).toMatch(
+      new RegExp(`^expected ${expected} of resource memory, but found 1Gi \\(\\d+\\.\\d% of expected\\)$`),
+    );
+    const cond = (
+      sim.cluster.store.list('nodeclaims.karpenter.sh')[0]!.status as {
+        conditions: Array<{ type: string; status: string; reason: string }>;
+      }
+    ).conditions.find((c) => c.type === 'ConsistentStateFound');
     expect(cond).toMatchObject({ status: 'False', reason: 'ConsistencyCheckFailed' });
   });
 });

@@ -9,7 +9,17 @@ import { SimCloudProvider } from '../../sim/cloud/provider.ts';
 import { ICE_TTL_MS } from '../../sim/cloud/ice.ts';
 import type { CloudProvider, Instance } from '../../controller/cloudprovider/types.ts';
 import { leaks, watchDrill, wrapCloud } from '../support/drills.ts';
-import { deployment, events, guide, label, nodeClaims, running, scale, simulation, type Simulation } from '../support/environment.ts';
+import {
+  deployment,
+  events,
+  guide,
+  label,
+  nodeClaims,
+  running,
+  scale,
+  simulation,
+  type Simulation,
+} from '../support/environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {
@@ -18,7 +28,8 @@ afterEach(async () => {
 });
 
 const metric = (name: string, labels: Record<string, string> = {}) => sim!.operator.metrics.value(name, labels);
-const createdIn = async (pool: string): Promise<number> => (await metric('karpenter_nodeclaims_created_total', { nodepool: pool })) ?? 0;
+const createdIn = async (pool: string): Promise<number> =>
+  (await metric('karpenter_nodeclaims_created_total', { nodepool: pool })) ?? 0;
 
 describe('insufficient capacity drills', () => {
   it('falls through to the next offering within the same launch when the first has no capacity', async () => {
@@ -26,21 +37,24 @@ describe('insufficient capacity drills', () => {
     // which instance type that is, and every offering of that type is blocked before the real launch.
     let first: Instance | undefined;
     const launched: Instance[] = [];
-    const probeFirst = (cp: CloudProvider): CloudProvider => wrapCloud(cp, {
-      create: async (req) => {
-        if (!first) {
-          const probe = new SimCloudProvider({
-            clock: sim!.clock, kubelet: { registerInstance() {}, terminateInstance() {} }, zonesOf: (nc) => toNodeClass(nc).zones,
-            nodeClass: (n) => sim!.operator.cluster.nodeClass(n)?.nodeClass,
-          });
-          first = await probe.create(req);
-          sim!.provider.blockCapacity({ instanceType: first.instanceType, capacityType: first.capacityType });
-        }
-        const i = await cp.create(req);
-        launched.push(i);
-        return i;
-      },
-    });
+    const probeFirst = (cp: CloudProvider): CloudProvider =>
+      wrapCloud(cp, {
+        create: async (req) => {
+          if (!first) {
+            const probe = new SimCloudProvider({
+              clock: sim!.clock,
+              kubelet: { registerInstance() {}, terminateInstance() {} },
+              zonesOf: (nc) => toNodeClass(nc).zones,
+              nodeClass: (n) => sim!.operator.cluster.nodeClass(n)?.nodeClass,
+            });
+            first = await probe.create(req);
+            sim!.provider.blockCapacity({ instanceType: first.instanceType, capacityType: first.capacityType });
+          }
+          const i = await cp.create(req);
+          launched.push(i);
+          return i;
+        },
+      });
     sim = await simulation({ cloud: probeFirst });
     await sim.apply(guide('guide-03.yaml'));
     await sim.apply(guide('guide-05.yaml'));
@@ -70,11 +84,17 @@ describe('insufficient capacity drills', () => {
     await sim.apply(guide('guide-03.yaml'));
     // guide-06's two pools, the spot one narrowed to offerings one NodeClaim covers (a launch tries at most
     // the NodeClaim's instance types; a wider pool would take a few batches to exhaust, as in Karpenter).
-    await sim.apply(guide('guide-06.yaml').replace("values: ['spot']", "values: ['spot']\n        - key: node.kubernetes.io/instance-type\n          operator: In\n          values: ['c5.large', 'c5.xlarge', 'm5.large', 'm5.xlarge']"));
+    await sim.apply(
+      guide('guide-06.yaml').replace(
+        "values: ['spot']",
+        "values: ['spot']\n        - key: node.kubernetes.io/instance-type\n          operator: In\n          values: ['c5.large', 'c5.xlarge', 'm5.large', 'm5.xlarge']",
+      ),
+    );
     sim.provider.blockCapacity({ capacityType: 'spot' });
     const created: Array<{ at: number; pool: string }> = [];
     const stop = sim.cluster.store.subscribe((e) => {
-      if (e.resource === 'nodeclaims.karpenter.sh' && e.type === 'ADDED') created.push({ at: sim!.clock.now(), pool: e.object.metadata.labels!['karpenter.sh/nodepool']! });
+      if (e.resource === 'nodeclaims.karpenter.sh' && e.type === 'ADDED')
+        created.push({ at: sim!.clock.now(), pool: e.object.metadata.labels!['karpenter.sh/nodepool']! });
     });
     const drill = watchDrill(sim, { maxUnboundMs: 60_000 });
     await sim.apply(deployment('web', 1, { onePerNode: true }));
@@ -84,7 +104,9 @@ describe('insufficient capacity drills', () => {
     expect(created.map((c) => c.pool)).toEqual(['spot-first', 'on-demand-fallback']);
     expect(created[1]!.at - created[0]!.at).toBeLessThanOrEqual(11_000);
     expect(events(sim, 'InsufficientCapacityError')).toHaveLength(1);
-    expect(await metric('karpenter_nodeclaims_disrupted_total', { reason: 'insufficient_capacity', nodepool: 'spot-first' })).toBe(1);
+    expect(
+      await metric('karpenter_nodeclaims_disrupted_total', { reason: 'insufficient_capacity', nodepool: 'spot-first' }),
+    ).toBe(1);
     const markedAt = sim.clock.now();
     expect(sim.provider.ice.entries().length).toBeGreaterThan(0);
 
@@ -101,8 +123,17 @@ describe('insufficient capacity drills', () => {
     expect(sim.provider.ice.entries()).toEqual([]);
     await scale(sim, 'web', 3);
     await sim.clock.advanceUntil(() => running(sim!, 'web') === 3, 120_000, 'third pod running');
-    expect(created.map((c) => c.pool)).toEqual(['spot-first', 'on-demand-fallback', 'on-demand-fallback', 'spot-first']);
-    expect(nodeClaims(sim).map((c) => label(c, 'karpenter.sh/capacity-type')).sort()).toEqual(['on-demand', 'on-demand', 'spot']);
+    expect(created.map((c) => c.pool)).toEqual([
+      'spot-first',
+      'on-demand-fallback',
+      'on-demand-fallback',
+      'spot-first',
+    ]);
+    expect(
+      nodeClaims(sim)
+        .map((c) => label(c, 'karpenter.sh/capacity-type'))
+        .sort(),
+    ).toEqual(['on-demand', 'on-demand', 'spot']);
     stop();
     expect(drill.violations()).toEqual([]);
     expect(leaks(sim)).toEqual([]);

@@ -28,7 +28,13 @@ describe('informers', () => {
     const watches = sim.cluster.requests.find({ verb: 'watch', resource: 'pods' }).length;
     expect(sim.cluster.faults.dropWatches()).toBeGreaterThanOrEqual(7);
     // client-node reconnects after 1 s (its delay runs on our clock) when no event came since the last connect.
-    await sim.clock.advanceUntil(() => sim!.cluster.requests.find({ verb: 'watch', resource: 'pods' }).length > watches && informer(sim!, 'Pod').state === 'watching', 10_000, 'pods watch back');
+    await sim.clock.advanceUntil(
+      () =>
+        sim!.cluster.requests.find({ verb: 'watch', resource: 'pods' }).length > watches &&
+        informer(sim!, 'Pod').state === 'watching',
+      10_000,
+      'pods watch back',
+    );
     expect(sim.cluster.requests.find({ verb: 'watch', resource: 'pods' }).length).toBe(watches + 1);
     expect(informer(sim, 'Pod').restarts).toBe(0);
     await provisioned(sim, 'after-drop');
@@ -47,7 +53,9 @@ describe('informers', () => {
     await sim.settle();
     // The relist noticed the deletion the closed watch never delivered.
     expect(sim.operator.cluster.nodePool('default')).toBeUndefined();
-    expect(sim.cluster.requests.find({ verb: 'list', resource: 'nodepools.karpenter.sh' }).length).toBeGreaterThan(lists);
+    expect(sim.cluster.requests.find({ verb: 'list', resource: 'nodepools.karpenter.sh' }).length).toBeGreaterThan(
+      lists,
+    );
     expect(sim.cluster.requests.find({ verb: 'watch', status: 410 }).length).toBe(1);
     await provisioned(sim, 'after-gone');
   });
@@ -63,7 +71,11 @@ describe('informers', () => {
     expect(sim.cluster.requests.find({ verb: 'watch', resource: 'pods', status: 500 })).toHaveLength(1);
     // Pods created while the informer is down are picked up once it is back.
     sim.cluster.api.create('deployments.apps', 'default', JSON.parse(deployment('while-down', 1)));
-    await sim.clock.advanceUntil(() => nodeClaims(sim!).length > 0, 60_000, 'a nodeclaim for the pods created while down');
+    await sim.clock.advanceUntil(
+      () => nodeClaims(sim!).length > 0,
+      60_000,
+      'a nodeclaim for the pods created while down',
+    );
     expect(informer(sim, 'Pod')).toMatchObject({ state: 'watching', restarts: 1 });
   });
 });
@@ -89,8 +101,17 @@ describe('cache sync', () => {
       // 1 s, 2 s, 4 s of backoff: the fourth list succeeds 7 s after the start.
       await sim.clock.advanceUntil(() => b.informers.synced(), 30_000, 'pods listed');
       expect(sim.clock.now() - started).toBe(7_000);
-      const lists = sim.cluster.requests.all().slice(before).filter((r) => r.verb === 'list' && r.resource === 'pods').map((r) => [r.time - started, r.status]);
-      expect(lists).toEqual([[0, 500], [1_000, 500], [3_000, 500], [7_000, 200]]);
+      const lists = sim.cluster.requests
+        .all()
+        .slice(before)
+        .filter((r) => r.verb === 'list' && r.resource === 'pods')
+        .map((r) => [r.time - started, r.status]);
+      expect(lists).toEqual([
+        [0, 500],
+        [1_000, 500],
+        [3_000, 500],
+        [7_000, 200],
+      ]);
       expect(b.runtime.waitingForSync()).toEqual([]);
       const ready = await fetch(`http://127.0.0.1:${probe.port}/readyz`);
       expect([ready.status, await ready.text()]).toEqual([200, 'ok']);
@@ -114,7 +135,13 @@ describe('cache sync', () => {
     expect(sim.operator.runtime.waitingForSync()).toEqual([]);
     // The cache kept what it had while the relist failed.
     expect(sim.operator.cluster.nodeClaims()).toHaveLength(claims);
-    await sim.clock.advanceUntil(() => informer(sim!, 'NodeClaim').state === 'watching', 30_000, 'nodeclaims watching again');
-    expect(sim.cluster.requests.find({ verb: 'list', resource: 'nodeclaims.karpenter.sh', status: 500 })).toHaveLength(2);
+    await sim.clock.advanceUntil(
+      () => informer(sim!, 'NodeClaim').state === 'watching',
+      30_000,
+      'nodeclaims watching again',
+    );
+    expect(sim.cluster.requests.find({ verb: 'list', resource: 'nodeclaims.karpenter.sh', status: 500 })).toHaveLength(
+      2,
+    );
   });
 });

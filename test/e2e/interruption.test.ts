@@ -5,7 +5,17 @@
 // terminates under us is cleaned up at once and its pods replaced.
 import { afterEach, describe, expect, it } from 'vitest';
 import { leaks, liveInstances, watchDrill } from '../support/drills.ts';
-import { deployment, events, guide, label, nodeClaims, nodes, running, simulation, type Simulation } from '../support/environment.ts';
+import {
+  deployment,
+  events,
+  guide,
+  label,
+  nodeClaims,
+  nodes,
+  running,
+  simulation,
+  type Simulation,
+} from '../support/environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {
@@ -13,10 +23,13 @@ afterEach(async () => {
   sim = undefined;
 });
 
-const pdb = (minAvailable: number): string => JSON.stringify({
-  apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'web', namespace: 'default' },
-  spec: { minAvailable, selector: { matchLabels: { app: 'web' } } },
-});
+const pdb = (minAvailable: number): string =>
+  JSON.stringify({
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name: 'web', namespace: 'default' },
+    spec: { minAvailable, selector: { matchLabels: { app: 'web' } } },
+  });
 
 /** Boot to ready for a replacement in the simulator: launch 2 s + registration 30 s + Ready 10 s, plus batching and pod start. */
 const REPLACEMENT_MS = 60_000;
@@ -43,12 +56,24 @@ describe('interruption drills', () => {
     const stop = sim.cluster.store.subscribe((e) => {
       const now = sim!.clock.now();
       if (e.resource === 'nodeclaims.karpenter.sh' && e.type === 'ADDED') times['replacementCreated'] ??= now;
-      if (e.resource === 'nodes' && e.object.metadata.name !== oldNode && (e.object.status as { conditions?: Array<{ type: string; status: string }> }).conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) times['replacementReady'] ??= now;
-      if (e.resource === 'nodes' && e.type === 'DELETED' && e.object.metadata.name === oldNode) times['oldNodeGone'] = now;
+      if (
+        e.resource === 'nodes' &&
+        e.object.metadata.name !== oldNode &&
+        (e.object.status as { conditions?: Array<{ type: string; status: string }> }).conditions?.some(
+          (c) => c.type === 'Ready' && c.status === 'True',
+        )
+      )
+        times['replacementReady'] ??= now;
+      if (e.resource === 'nodes' && e.type === 'DELETED' && e.object.metadata.name === oldNode)
+        times['oldNodeGone'] = now;
     });
     const t0 = sim.clock.now();
     sim.provider.interrupt((old!.status as { providerID: string }).providerID, 'spotInterruption');
-    await sim.clock.advanceUntil(() => times['oldNodeGone'] !== undefined && running(sim!, 'web') === 3, 180_000, 'old node gone, web running');
+    await sim.clock.advanceUntil(
+      () => times['oldNodeGone'] !== undefined && running(sim!, 'web') === 3,
+      180_000,
+      'old node gone, web running',
+    );
     stop();
 
     // The replacement was asked for in the next batch window, and came up before the old node went,
@@ -60,11 +85,15 @@ describe('interruption drills', () => {
     expect(rest).toEqual([]);
     expect(replacement!.metadata.name).not.toBe(old!.metadata.name);
     expect(label(replacement!, 'karpenter.sh/capacity-type')).toBe('spot');
-    expect(`${label(replacement!, 'node.kubernetes.io/instance-type')}/${label(replacement!, 'topology.kubernetes.io/zone')}`).not.toBe(`${oldType}/${oldZone}`);
+    expect(
+      `${label(replacement!, 'node.kubernetes.io/instance-type')}/${label(replacement!, 'topology.kubernetes.io/zone')}`,
+    ).not.toBe(`${oldType}/${oldZone}`);
     expect(events(sim, 'SpotInterrupted').length).toBeGreaterThanOrEqual(2 + 3);
     expect(events(sim, 'TerminatingOnInterruption')).toHaveLength(2);
     // Each pod was evicted once, through the Eviction API (the PDB was asked each time).
-    const evictions = sim.cluster.server.requests.find({ subresource: 'eviction', method: 'POST' }).filter((r) => r.status < 300);
+    const evictions = sim.cluster.server.requests
+      .find({ subresource: 'eviction', method: 'POST' })
+      .filter((r) => r.status < 300);
     expect(new Set(evictions.map((r) => r.name)).size).toBe(evictions.length);
     expect(evictions).toHaveLength(3);
 
@@ -84,7 +113,11 @@ describe('interruption drills', () => {
     // The node is NotReady and its instance gone: released without a drain.
     expect(sim.cluster.store.get('nodeclaims.karpenter.sh', '', old!.metadata.name!)).toBeUndefined();
     expect(events(sim, 'InstanceTerminating')).toHaveLength(2);
-    await sim.clock.advanceUntil(() => running(sim!, 'web') === 3 && nodes(sim!).length === 1, 180_000, 'web running again');
+    await sim.clock.advanceUntil(
+      () => running(sim!, 'web') === 3 && nodes(sim!).length === 1,
+      180_000,
+      'web running again',
+    );
     expect(nodeClaims(sim)).toHaveLength(1);
     expect([...liveInstances(sim).values()].flat()).toHaveLength(1);
     expect(drill.violations()).toEqual([]);

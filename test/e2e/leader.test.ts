@@ -16,28 +16,36 @@ afterEach(async () => {
 });
 
 const ELECTION = { 'disable-leader-election': 'false', 'leader-election-namespace': 'kube-system' };
-const lease = (s: Simulation) => s.cluster.store.get('leases.coordination.k8s.io', 'kube-system', 'karpenter-leader-election')?.spec as
-  { holderIdentity: string; renewTime: string; leaseTransitions: number } | undefined;
-const leaderGauge = (op: Operator) => op.metrics.value('leader_election_master_status', { name: 'karpenter-leader-election' });
+const lease = (s: Simulation) =>
+  s.cluster.store.get('leases.coordination.k8s.io', 'kube-system', 'karpenter-leader-election')?.spec as
+    | { holderIdentity: string; renewTime: string; leaseTransitions: number }
+    | undefined;
+const leaderGauge = (op: Operator) =>
+  op.metrics.value('leader_election_master_status', { name: 'karpenter-leader-election' });
 /** Jittered retry periods a follower may sleep between looks at the lease (client-go: up to x2.2). */
 const RETRY_MAX = LEASE_DEFAULTS.retryPeriodMs * 2.2;
 
 /** Counts a replica's launches; `die` makes the replica die inside its first launch, before the cloud sees it. */
 function counted(calls: string[], die?: () => void): (cp: CloudProvider) => CloudProvider {
-  return (cp) => wrapCloud(cp, {
-    create: async (req) => {
-      calls.push(req.nodeClaimName);
-      if (die) {
-        die();
-        return new Promise<Instance>(() => {});
-      }
-      return cp.create(req);
-    },
-  });
+  return (cp) =>
+    wrapCloud(cp, {
+      create: async (req) => {
+        calls.push(req.nodeClaimName);
+        if (die) {
+          die();
+          return new Promise<Instance>(() => {});
+        }
+        return cp.create(req);
+      },
+    });
 }
 
 async function twoReplicas(aCalls: string[], bCalls: string[], aDies = false): Promise<{ a: Operator; b: Operator }> {
-  sim = await simulation({ options: ELECTION, leaderElection: { identity: 'a' }, cloud: counted(aCalls, aDies ? () => sim!.operator.kill() : undefined) });
+  sim = await simulation({
+    options: ELECTION,
+    leaderElection: { identity: 'a' },
+    cloud: counted(aCalls, aDies ? () => sim!.operator.kill() : undefined),
+  });
   const b = await sim.startReplica({ leaderElection: { identity: 'b' }, cloud: counted(bCalls) });
   await sim.apply(guide('guide-03.yaml'));
   await sim.apply(guide('guide-05.yaml'));
@@ -111,17 +119,23 @@ describe('leader election drills', () => {
     const lastRenew = Date.parse(lease(sim!)!.renewTime);
     // Lease writes fail for a while: the API server is unreachable for the leader.
     sim!.cluster.server.faults.failNext({ resource: 'leases', verbs: ['update'], code: 500, count: 6 });
-    await sim!.clock.advanceUntil(() => {
-      if (!steppedDown && !a.leading()) steppedDown = sim!.clock.now();
-      if (!tookOver && b.leading()) tookOver = sim!.clock.now();
-      return tookOver > 0;
-    }, 60_000, 'b leading');
+    await sim!.clock.advanceUntil(
+      () => {
+        if (!steppedDown && !a.leading()) steppedDown = sim!.clock.now();
+        if (!tookOver && b.leading()) tookOver = sim!.clock.now();
+        return tookOver > 0;
+      },
+      60_000,
+      'b leading',
+    );
     expect(steppedDown).toBeGreaterThan(0);
     expect(steppedDown - lastRenew).toBeLessThanOrEqual(LEASE_DEFAULTS.renewDeadlineMs + LEASE_DEFAULTS.retryPeriodMs);
     expect(steppedDown).toBeLessThan(tookOver);
     expect(a.alive()).toBe(false);
     expect(await leaderGauge(a)).toBe(0);
-    await expect(a.kube.create('Event', { metadata: { generateName: 'x.', namespace: 'default' } })).rejects.toThrow(/lost the leader lease/);
+    await expect(a.kube.create('Event', { metadata: { generateName: 'x.', namespace: 'default' } })).rejects.toThrow(
+      /lost the leader lease/,
+    );
 
     await scale(sim!, 'web', 3);
     await sim!.clock.advanceUntil(() => running(sim!, 'web') === 3, 180_000, 'web scaled up');

@@ -6,30 +6,52 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deployment, guide, nodeClaims, nodes, running, scale, simulation, type Simulation } from '../support/environment.ts';
+import {
+  deployment,
+  guide,
+  nodeClaims,
+  nodes,
+  running,
+  scale,
+  simulation,
+  type Simulation,
+} from '../support/environment.ts';
 
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/karpenter/log-keys.json');
-const reference = JSON.parse(readFileSync(FIXTURE, 'utf8')) as { messages: Record<string, { event: string; controller: string; keys: string[] }> };
+const reference = JSON.parse(readFileSync(FIXTURE, 'utf8')) as {
+  messages: Record<string, { event: string; controller: string; keys: string[] }>;
+};
 
 type Line = Record<string, unknown>;
 
-describe('log lines in Karpenter\'s shape', () => {
+describe("log lines in Karpenter's shape", () => {
   let sim: Simulation;
   const lines: Line[] = [];
 
   beforeAll(async () => {
-    sim = await simulation({ logLevel: 'info', logDestination: { write: (s: string) => void lines.push(JSON.parse(s) as Line) } });
+    sim = await simulation({
+      logLevel: 'info',
+      logDestination: { write: (s: string) => void lines.push(JSON.parse(s) as Line) },
+    });
     await sim.apply(guide('guide-07.yaml').replace('consolidateAfter: 2m', 'consolidateAfter: 30s'));
     await sim.apply(deployment('web', 10));
     await sim.clock.advanceUntil(() => running(sim, 'web') === 10, 180_000, 'web running');
     // Disruption and termination: consolidation replaces the big node.
     await scale(sim, 'web', 2);
     const first = nodeClaims(sim)[0]!.metadata.name;
-    await sim.clock.advanceUntil(() => nodeClaims(sim).every((c) => c.metadata.name !== first) && nodes(sim).length === 1, 15 * 60_000, 'consolidated');
+    await sim.clock.advanceUntil(
+      () => nodeClaims(sim).every((c) => c.metadata.name !== first) && nodes(sim).length === 1,
+      15 * 60_000,
+      'consolidated',
+    );
     // Interruption: the remaining node gets an instance-stopping message.
     const pid = (nodeClaims(sim)[0]!.status as { providerID: string }).providerID;
     sim.provider.interrupt(pid, 'stateChange', { state: 'stopping' });
-    await sim.clock.advanceUntil(() => lines.some((l) => l['message'] === 'initiating delete from interruption message'), 120_000, 'interruption handled');
+    await sim.clock.advanceUntil(
+      () => lines.some((l) => l['message'] === 'initiating delete from interruption message'),
+      120_000,
+      'interruption handled',
+    );
     await sim.clock.advance(60_000);
   }, 120_000);
 
@@ -37,7 +59,7 @@ describe('log lines in Karpenter\'s shape', () => {
     await sim?.close();
   });
 
-  it('writes every line with Karpenter\'s level names, logger and commit', () => {
+  it("writes every line with Karpenter's level names, logger and commit", () => {
     expect(lines.length).toBeGreaterThan(20);
     for (const l of lines) {
       expect(['DEBUG', 'INFO', 'WARN', 'ERROR']).toContain(l['level']);
@@ -60,11 +82,18 @@ describe('log lines in Karpenter\'s shape', () => {
   it('writes object references as Karpenter does', () => {
     const launched = lines.find((l) => l['message'] === 'launched nodeclaim')!;
     expect(launched['NodeClaim']).toEqual({ name: launched['name'] });
-    expect(launched).toMatchObject({ controller: 'nodeclaim.lifecycle', controllerGroup: 'karpenter.sh', controllerKind: 'NodeClaim', namespace: '' });
+    expect(launched).toMatchObject({
+      controller: 'nodeclaim.lifecycle',
+      controllerGroup: 'karpenter.sh',
+      controllerKind: 'NodeClaim',
+      namespace: '',
+    });
     expect(String(launched['provider-id'])).toMatch(/^aws:\/\/\//);
     const created = lines.find((l) => l['message'] === 'created nodeclaim')!;
     expect(created['NodePool']).toEqual({ name: 'production' });
     expect(Object.keys(created['requests'] as object)).toContain('cpu');
-    expect(created['instance-types']).toMatch(/^[a-z0-9-]+\.[a-z0-9]+(, [a-z0-9-]+\.[a-z0-9]+)*( and \d+ other\(s\))?$/);
+    expect(created['instance-types']).toMatch(
+      /^[a-z0-9-]+\.[a-z0-9]+(, [a-z0-9-]+\.[a-z0-9]+)*( and \d+ other\(s\))?$/,
+    );
   });
 });

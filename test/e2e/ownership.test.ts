@@ -15,7 +15,16 @@ import { InstanceNotOwnedError, type CloudProvider } from '../../controller/clou
 import { GC_PERIOD_MS } from '../../controller/controllers/nodeclaim/garbagecollection/reconcile.ts';
 import type { KObject } from '../../sim/apiserver/index.ts';
 import { watchDrill, wrapCloud } from '../support/drills.ts';
-import { deployment, events, guide, nodeClaims, nodes, running, simulation, type Simulation } from '../support/environment.ts';
+import {
+  deployment,
+  events,
+  guide,
+  nodeClaims,
+  nodes,
+  running,
+  simulation,
+  type Simulation,
+} from '../support/environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {
@@ -23,11 +32,19 @@ afterEach(async () => {
   sim = undefined;
 });
 
-const PDB = JSON.stringify({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'web', namespace: 'default' }, spec: { minAvailable: 2, selector: { matchLabels: { app: 'web' } } } });
+const PDB = JSON.stringify({
+  apiVersion: 'policy/v1',
+  kind: 'PodDisruptionBudget',
+  metadata: { name: 'web', namespace: 'default' },
+  spec: { minAvailable: 2, selector: { matchLabels: { app: 'web' } } },
+});
 const providerIdOf = (o: KObject): string => (o.status as { providerID: string }).providerID;
-const stateOf = (s: Simulation, pid: string): string | undefined => s.provider.all().find((i) => i.instance.providerID === pid)?.instance.state;
-const evictions = (s: Simulation): number => s.cluster.requests.all().filter((r) => r.subresource === 'eviction' && r.status > 0 && r.status < 300).length;
-const eventsOn = (s: Simulation, reason: string, name: string): KObject[] => events(s, reason).filter((e) => (e['involvedObject'] as { name: string }).name === name);
+const stateOf = (s: Simulation, pid: string): string | undefined =>
+  s.provider.all().find((i) => i.instance.providerID === pid)?.instance.state;
+const evictions = (s: Simulation): number =>
+  s.cluster.requests.all().filter((r) => r.subresource === 'eviction' && r.status > 0 && r.status < 300).length;
+const eventsOn = (s: Simulation, reason: string, name: string): KObject[] =>
+  events(s, reason).filter((e) => (e['involvedObject'] as { name: string }).name === name);
 
 async function webCluster(cloud?: (cp: CloudProvider) => CloudProvider): Promise<Simulation> {
   const s = await simulation(cloud ? { cloud } : {});
@@ -47,7 +64,11 @@ describe('ownership before termination', () => {
     const victimNode = (victim!.status as { nodeName: string }).nodeName;
     const drill = watchDrill(sim, { maxUnboundMs: 150_000 });
     await sim.kube.create('Node', {
-      metadata: { name: 'impostor', finalizers: ['karpenter.sh/termination'], labels: { 'karpenter.sh/nodepool': 'spot-diverse' } },
+      metadata: {
+        name: 'impostor',
+        finalizers: ['karpenter.sh/termination'],
+        labels: { 'karpenter.sh/nodepool': 'spot-diverse' },
+      },
       spec: { providerID: pid },
     });
     await sim.settle();
@@ -55,17 +76,26 @@ describe('ownership before termination', () => {
     await sim.clock.advance(30_000);
 
     expect(sim.cluster.api.find('nodes', undefined, 'impostor')).toBeUndefined();
-    expect(eventsOn(sim, 'InstanceNotOwned', 'impostor').map((e) => [e['type'], e['message']])).toEqual([[
-      'Warning', `Not terminating an instance for node impostor: its providerID ${pid} is the instance of NodeClaim ${victim!.metadata.name}, whose node is ${victimNode}. The Node is finalized without it.`,
-    ]]);
-    expect(sim.cluster.api.find('nodeclaims.karpenter.sh', undefined, victim!.metadata.name!)?.metadata.deletionTimestamp).toBeUndefined();
+    expect(eventsOn(sim, 'InstanceNotOwned', 'impostor').map((e) => [e['type'], e['message']])).toEqual([
+      [
+        'Warning',
+        `Not terminating an instance for node impostor: its providerID ${pid} is the instance of NodeClaim ${victim!.metadata.name}, whose node is ${victimNode}. The Node is finalized without it.`,
+      ],
+    ]);
+    expect(
+      sim.cluster.api.find('nodeclaims.karpenter.sh', undefined, victim!.metadata.name!)?.metadata.deletionTimestamp,
+    ).toBeUndefined();
     expect(stateOf(sim, pid)).toBe('running');
     expect(evictions(sim)).toBe(0);
     expect(running(sim, 'web')).toBe(3);
 
     // The victim's own deletion still finds its real node: drained through evictions, then terminated.
     await sim.kube.delete('NodeClaim', victim!.metadata.name!);
-    await sim.clock.advanceUntil(() => !sim!.cluster.api.find('nodes', undefined, victimNode) && running(sim!, 'web') === 3, 300_000, 'the victim drained and replaced');
+    await sim.clock.advanceUntil(
+      () => !sim!.cluster.api.find('nodes', undefined, victimNode) && running(sim!, 'web') === 3,
+      300_000,
+      'the victim drained and replaced',
+    );
     expect(evictions(sim)).toBe(3);
     expect(['shutting-down', 'terminated']).toContain(stateOf(sim, pid));
     expect(drill.violations()).toEqual([]);
@@ -74,19 +104,40 @@ describe('ownership before termination', () => {
 
   it('a Node no NodeClaim records is drained and released without terminating its instance; garbage collection then takes the orphan', async () => {
     const deletes: Array<{ pid: string; at: number }> = [];
-    sim = await webCluster((cp) => wrapCloud(cp, {
-      delete: (id) => {
-        deletes.push({ pid: id, at: sim!.clock.now() });
-        return cp.delete(id);
-      },
-    }));
+    sim = await webCluster((cp) =>
+      wrapCloud(cp, {
+        delete: (id) => {
+          deletes.push({ pid: id, at: sim!.clock.now() });
+          return cp.delete(id);
+        },
+      }),
+    );
     // An instance no NodeClaim asked for (launched by hand), whose Node registered and got the finalizer.
-    const orphan = await sim.provider.create({ nodeClaimName: 'never-created', nodePoolName: 'spot-diverse', nodeClassName: 'default', requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['c5.large'] }], requests: {}, labels: {}, annotations: {}, taints: [], startupTaints: [] });
-    await sim.clock.advanceUntil(() => nodes(sim!).some((n) => (n.spec as { providerID?: string }).providerID === orphan.providerID), 120_000, 'the orphan registered');
-    const orphanNode = nodes(sim).find((n) => (n.spec as { providerID?: string }).providerID === orphan.providerID)!.metadata.name!;
+    const orphan = await sim.provider.create({
+      nodeClaimName: 'never-created',
+      nodePoolName: 'spot-diverse',
+      nodeClassName: 'default',
+      requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['c5.large'] }],
+      requests: {},
+      labels: {},
+      annotations: {},
+      taints: [],
+      startupTaints: [],
+    });
+    await sim.clock.advanceUntil(
+      () => nodes(sim!).some((n) => (n.spec as { providerID?: string }).providerID === orphan.providerID),
+      120_000,
+      'the orphan registered',
+    );
+    const orphanNode = nodes(sim).find((n) => (n.spec as { providerID?: string }).providerID === orphan.providerID)!
+      .metadata.name!;
     await sim.kube.patch('Node', orphanNode, { metadata: { finalizers: ['karpenter.sh/termination'] } });
     await sim.kube.delete('Node', orphanNode);
-    await sim.clock.advanceUntil(() => !sim!.cluster.api.find('nodes', undefined, orphanNode), 60_000, 'the node released');
+    await sim.clock.advanceUntil(
+      () => !sim!.cluster.api.find('nodes', undefined, orphanNode),
+      60_000,
+      'the node released',
+    );
     expect(deletes).toEqual([]);
     expect(stateOf(sim, orphan.providerID)).toBe('running');
     const released = sim.clock.now();
@@ -96,25 +147,35 @@ describe('ownership before termination', () => {
     expect(running(sim, 'web')).toBe(3);
   });
 
-  it('an instance the cloud provider says is not this cluster\'s: the Node is drained, then Node and NodeClaim are finalized without terminating it', async () => {
+  it("an instance the cloud provider says is not this cluster's: the Node is drained, then Node and NodeClaim are finalized without terminating it", async () => {
     let refused = 0;
-    sim = await webCluster((cp) => wrapCloud(cp, {
-      delete: async (id) => {
-        refused++;
-        throw new InstanceNotOwnedError(`instance ${id} does not carry this cluster's tags`);
-      },
-    }));
+    sim = await webCluster((cp) =>
+      wrapCloud(cp, {
+        delete: async (id) => {
+          refused++;
+          throw new InstanceNotOwnedError(`instance ${id} does not carry this cluster's tags`);
+        },
+      }),
+    );
     const [claim] = nodeClaims(sim);
     const pid = providerIdOf(claim!);
     const nodeName = (claim!.status as { nodeName: string }).nodeName;
     const drill = watchDrill(sim, { maxUnboundMs: 150_000 });
     await sim.kube.delete('NodeClaim', claim!.metadata.name!);
-    await sim.clock.advanceUntil(() => !sim!.cluster.api.find('nodeclaims.karpenter.sh', undefined, claim!.metadata.name!) && running(sim!, 'web') === 3, 300_000, 'NodeClaim finalized, web replaced');
+    await sim.clock.advanceUntil(
+      () =>
+        !sim!.cluster.api.find('nodeclaims.karpenter.sh', undefined, claim!.metadata.name!) &&
+        running(sim!, 'web') === 3,
+      300_000,
+      'NodeClaim finalized, web replaced',
+    );
     expect(refused).toBe(2);
     expect(stateOf(sim, pid)).toBe('running');
     expect(evictions(sim)).toBe(3);
     expect(eventsOn(sim, 'InstanceNotOwned', nodeName)).toHaveLength(1);
-    expect(eventsOn(sim, 'InstanceNotOwned', claim!.metadata.name!).map((e) => e['message'])).toEqual([`Not terminating the instance of NodeClaim ${claim!.metadata.name}: instance ${pid} does not carry this cluster's tags`]);
+    expect(eventsOn(sim, 'InstanceNotOwned', claim!.metadata.name!).map((e) => e['message'])).toEqual([
+      `Not terminating the instance of NodeClaim ${claim!.metadata.name}: instance ${pid} does not carry this cluster's tags`,
+    ]);
     expect(drill.violations()).toEqual([]);
     drill.stop();
   });

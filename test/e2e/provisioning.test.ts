@@ -2,7 +2,21 @@
 // client-node, pods from a Deployment, the controller choosing pools and launching through the simulated
 // cloud, on a manual clock.
 import { afterEach, describe, expect, it } from 'vitest';
-import { condition, deployment, events, guide, label, nodeClaims, nodeClassNamed, nodes, pods, running, scale, simulation, type Simulation } from '../support/environment.ts';
+import {
+  condition,
+  deployment,
+  events,
+  guide,
+  label,
+  nodeClaims,
+  nodeClassNamed,
+  nodes,
+  pods,
+  running,
+  scale,
+  simulation,
+  type Simulation,
+} from '../support/environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {
@@ -10,7 +24,7 @@ afterEach(async () => {
   sim = undefined;
 });
 
-describe('provisioning the guide\'s NodePools', () => {
+describe("provisioning the guide's NodePools", () => {
   it('puts pods on the production NodePool (weight 100, on-demand m/r) rather than development (weight 10)', async () => {
     sim = await simulation();
     await sim.apply(nodeClassNamed('production'));
@@ -31,21 +45,32 @@ describe('provisioning the guide\'s NodePools', () => {
       expect(c.metadata.annotations?.['karpenter.sh/nodepool-hash']).toMatch(/^\d+$/);
       expect(c.metadata.annotations?.['karpenter.sh/nodepool-hash-version']).toBe('v3');
       expect(c.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'NodePool', name: 'production' });
-      const spec = c.spec as { requirements: Array<{ key: string; operator: string; values: string[] }>; resources: { requests: Record<string, string> }; nodeClassRef: { name: string }; expireAfter: string };
+      const spec = c.spec as {
+        requirements: Array<{ key: string; operator: string; values: string[] }>;
+        resources: { requests: Record<string, string> };
+        nodeClassRef: { name: string };
+        expireAfter: string;
+      };
       expect(spec.nodeClassRef.name).toBe('production');
       expect(spec.requirements.find((r) => r.key === 'karpenter.sh/capacity-type')?.values).toEqual(['on-demand']);
-      expect(spec.requirements.find((r) => r.key === 'node.kubernetes.io/instance-type')?.values.length).toBeGreaterThan(1);
+      expect(
+        spec.requirements.find((r) => r.key === 'node.kubernetes.io/instance-type')?.values.length,
+      ).toBeGreaterThan(1);
       expect(spec.resources.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
       expect(spec.expireAfter).toMatch(/^168h/);
       expect(condition(c, 'Ready')?.status).toBe('True');
     }
     // The pool's hash annotation is the one stamped on its NodeClaims.
     const pool = sim.cluster.api.get('nodepools.karpenter.sh', undefined, 'production');
-    expect(pool.metadata.annotations?.['karpenter.sh/nodepool-hash']).toBe(claims[0]!.metadata.annotations?.['karpenter.sh/nodepool-hash']);
+    expect(pool.metadata.annotations?.['karpenter.sh/nodepool-hash']).toBe(
+      claims[0]!.metadata.annotations?.['karpenter.sh/nodepool-hash'],
+    );
     expect(condition(pool, 'Ready')?.status).toBe('True');
     expect((pool.status as { resources: Record<string, string> }).resources['nodes']).toBe(String(nodes(sim).length));
     const nominated = events(sim, 'Nominated');
-    expect(nominated.some((e) => String(e['message']).startsWith('Pod should schedule on: nodeclaim/production-'))).toBe(true);
+    expect(
+      nominated.some((e) => String(e['message']).startsWith('Pod should schedule on: nodeclaim/production-')),
+    ).toBe(true);
   });
 
   it('launches spot from the spot-first NodePool of guide-06', async () => {
@@ -98,9 +123,16 @@ spec:
     expect(nodeClaims(sim)).toHaveLength(1);
     const pending = pods(sim, 'web').filter((p) => (p.status as { phase: string }).phase === 'Pending');
     expect(pending).toHaveLength(2);
-    const failed = events(sim, 'FailedScheduling').filter((e) => (e['involvedObject'] as { name: string }).name === pending[0]!.metadata.name && e['source'] && (e['source'] as { component: string }).component === 'karpenter');
+    const failed = events(sim, 'FailedScheduling').filter(
+      (e) =>
+        (e['involvedObject'] as { name: string }).name === pending[0]!.metadata.name &&
+        e['source'] &&
+        (e['source'] as { component: string }).component === 'karpenter',
+    );
     expect(failed.length).toBeGreaterThan(0);
-    expect(String(failed.at(-1)!['message'])).toMatch(/^Failed to schedule pod, .*(limits? .*\(NodePool=small\)|nodepool small.*limit)/);
+    expect(String(failed.at(-1)!['message'])).toMatch(
+      /^Failed to schedule pod, .*(limits? .*\(NodePool=small\)|nodepool small.*limit)/,
+    );
     await scale(sim, 'web', 3);
     await sim.clock.advanceUntil(() => pods(sim!, 'web').length === 3, 60_000, 'scaled down');
   });

@@ -20,14 +20,15 @@ afterEach(async () => {
  * instance (`launch`), or before the request left. The call never returns to the dead controller.
  */
 function dyingOnCreate(launch: boolean, seen: Instance[], called: string[]): (cp: CloudProvider) => CloudProvider {
-  return (cp) => wrapCloud(cp, {
-    create: async (req) => {
-      called.push(req.nodeClaimName);
-      if (launch) seen.push(await cp.create(req));
-      sim!.operator.kill();
-      return new Promise<Instance>(() => {});
-    },
-  });
+  return (cp) =>
+    wrapCloud(cp, {
+      create: async (req) => {
+        called.push(req.nodeClaimName);
+        if (launch) seen.push(await cp.create(req));
+        sim!.operator.kill();
+        return new Promise<Instance>(() => {});
+      },
+    });
 }
 
 async function startWith(cloud: (cp: CloudProvider) => CloudProvider): Promise<Simulation> {
@@ -57,7 +58,11 @@ describe('restart drills', () => {
     expect(recorded).not.toBe(orphans[0]!.providerID);
     expect(await b.metrics.value('karpenter_nodeclaims_created_total')).toBeUndefined();
 
-    await sim.clock.advanceUntil(() => !liveInstances(sim!).get(claim)?.includes(orphans[0]!.providerID), GC_PERIOD_MS + ORPHAN_GRACE_MS, 'the orphan terminated');
+    await sim.clock.advanceUntil(
+      () => !liveInstances(sim!).get(claim)?.includes(orphans[0]!.providerID),
+      GC_PERIOD_MS + ORPHAN_GRACE_MS,
+      'the orphan terminated',
+    );
     expect(sim.clock.now() - restartedAt).toBeLessThanOrEqual(10_000 + GC_PERIOD_MS);
     expect(liveInstances(sim).get(claim)).toEqual([recorded]);
     // The orphan's node (it had registered itself) goes with its instance.
@@ -92,7 +97,14 @@ describe('restart drills', () => {
     await sim.clock.advance(60_000);
     const drill = watchDrill(sim, { maxUnboundMs: 150_000 });
     await sim.startReplica({ name: 'restarted' });
-    await sim.clock.advanceUntil(() => running(sim!, 'web') === 3 && nodeClaims(sim!).length === 1 && nodeClaims(sim!)[0]!.metadata.name !== old!.metadata.name, 180_000, 'web running on a new node');
+    await sim.clock.advanceUntil(
+      () =>
+        running(sim!, 'web') === 3 &&
+        nodeClaims(sim!).length === 1 &&
+        nodeClaims(sim!)[0]!.metadata.name !== old!.metadata.name,
+      180_000,
+      'web running on a new node',
+    );
     await sim.clock.advance(30_000);
     expect(leaks(sim)).toEqual([]);
     expect(drill.violations()).toEqual([]);

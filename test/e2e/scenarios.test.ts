@@ -18,14 +18,18 @@ describe('feature scenarios', () => {
     const out = await scenario('node-repair.yaml');
     expect(out).toMatch(/\[00:4\d\] node \S+: condition Ready=False/);
     expect(out).toMatch(/\[30:4\d\] nodeclaim \S+ is being deleted/);
-    expect(out).toMatch(/reached: nodes=1 \(want 1\), readyNodes=1 \(want 1\), nodeClaims=1 \(want 1\), runningPods=3 \(want 3\)/);
+    expect(out).toMatch(
+      /reached: nodes=1 \(want 1\), readyNodes=1 \(want 1\), nodeClaims=1 \(want 1\), runningPods=3 \(want 3\)/,
+    );
   });
 
   it('static-nodepool: replicas kept through scaling (under limits.nodes), idleness and drift', async () => {
     const out = await scenario('static-nodepool.yaml');
     expect(out).toMatch(/reached: readyNodes=2 \(want 2\), nodeClaims=2 \(want 2\)/);
     expect(out).toMatch(/expected and found: nodes=4 \(want 4\), nodeClaims=4 \(want 4\)/);
-    expect(out).toMatch(/expected and found: nodes=2 \(want 2\), nodeClaims=2 \(want 2\), driftedNodeClaims=0 \(want 0\)/);
+    expect(out).toMatch(
+      /expected and found: nodes=2 \(want 2\), nodeClaims=2 \(want 2\), driftedNodeClaims=0 \(want 0\)/,
+    );
     expect(out.match(/is being disrupted \(Drifted\)/g)).toHaveLength(2);
     expect(out).not.toMatch(/being disrupted \((Underutilized|Empty)\)/);
   });
@@ -40,7 +44,15 @@ describe('feature scenarios', () => {
 
   it('default-spread: the default zone constraint from SCHEDULER_CONFIG spreads a Deployment over three zones', async () => {
     const out = await scenario('default-spread.yaml');
-    expect(out).toMatch(/expected and found: nodes=3 \(want 3\), pendingPods=0 \(want 0\), zones of running pods=3 \(want 3\)/);
-    expect(out.match(/launched: \S+ in ap-northeast-2([abc])/g)?.slice(0, 3).map((l) => l.slice(-1)).sort()).toEqual(['a', 'b', 'c']);
+    expect(out).toMatch(
+      /expected and found: nodes=3 \(want 3\), pendingPods=0 \(want 0\), zones of running pods=3 \(want 3\)/,
+    );
+    expect(
+      out
+        .match(/launched: \S+ in ap-northeast-2([abc])/g)
+        ?.slice(0, 3)
+        .map((l) => l.slice(-1))
+        .sort(),
+    ).toEqual(['a', 'b', 'c']);
   });
 });

@@ -25,7 +25,15 @@ import { Informers } from '../../controller/state/informers.ts';
 import { startSilenceProxy, type SilenceProxy } from '../../sim/silence.ts';
 import { awsSimulation, type AwsSimulation } from '../support/aws-simulation.ts';
 import { liveInstances } from '../support/drills.ts';
-import { condition, deployment, guide, nodeClaims, running, simulation, type Simulation } from '../support/environment.ts';
+import {
+  condition,
+  deployment,
+  guide,
+  nodeClaims,
+  running,
+  simulation,
+  type Simulation,
+} from '../support/environment.ts';
 import { silentServer, type SilentServer } from '../support/silent.ts';
 
 let sim: Simulation | undefined;
@@ -56,12 +64,16 @@ async function wallUntil(done: () => boolean, ms: number, what: string): Promise
   }
 }
 
-const providerIdOf = (o: KubeObject): string | undefined => (o.status as { providerID?: string } | undefined)?.providerID;
+const providerIdOf = (o: KubeObject): string | undefined =>
+  (o.status as { providerID?: string } | undefined)?.providerID;
 
 describe('every outbound call is bounded', () => {
   it('an API server silent for NodeClaim status writes: each write times out (logged, counted) and is retried, the instance launched once; a deletion drains meanwhile', async () => {
     const lines: Line[] = [];
-    sim = await simulation({ logLevel: 'info', logDestination: { write: (l: string) => void lines.push(JSON.parse(l)) } });
+    sim = await simulation({
+      logLevel: 'info',
+      logDestination: { write: (l: string) => void lines.push(JSON.parse(l)) },
+    });
     await sim.apply(guide('guide-03.yaml'));
     await sim.apply(guide('guide-05.yaml'));
     await sim.apply(deployment('db', 1));
@@ -69,31 +81,61 @@ describe('every outbound call is bounded', () => {
     const [dbClaim] = nodeClaims(sim);
     proxy = await startSilenceProxy(sim.cluster);
     sim.operator.kill();
-    const b = await sim.startReplica({ name: 'proxied', kubeConfig: proxy.kubeConfig(), options: { 'kube-request-timeout': '300ms', 'kube-list-timeout': '1s' } });
+    const b = await sim.startReplica({
+      name: 'proxied',
+      kubeConfig: proxy.kubeConfig(),
+      options: { 'kube-request-timeout': '300ms', 'kube-list-timeout': '1s' },
+    });
 
     proxy.silence((r) => r.method === 'PATCH' && /\/nodeclaims\/[^/?]+\/status/.test(r.path));
     await sim.apply(deployment('web', 1, { cpu: '3' }));
     await sim.kube.delete('NodeClaim', dbClaim!.metadata.name!);
     const dbInstance = providerIdOf(dbClaim!)!;
-    await sim.clock.advanceUntil(() => !sim!.cluster.api.find('nodeclaims.karpenter.sh', undefined, dbClaim!.metadata.name!), 180_000, 'the deleted NodeClaim drained and gone');
+    await sim.clock.advanceUntil(
+      () => !sim!.cluster.api.find('nodeclaims.karpenter.sh', undefined, dbClaim!.metadata.name!),
+      180_000,
+      'the deleted NodeClaim drained and gone',
+    );
 
     // Node termination went on: drained, instance terminated, finalizers removed.
     expect(liveInstances(sim).get(dbClaim!.metadata.name!)?.includes(dbInstance) ?? false).toBe(false);
     // The launches' status writes hung and timed out, again and again; nothing recorded a providerID.
     const writes = proxy.held().filter((r) => r.method === 'PATCH').length;
     expect(writes).toBeGreaterThan(2);
-    const timedOut = await b.metrics.value('karpenter_ts_request_timeouts_total', { client: 'kubernetes', operation: 'patch NodeClaim/status' });
+    const timedOut = await b.metrics.value('karpenter_ts_request_timeouts_total', {
+      client: 'kubernetes',
+      operation: 'patch NodeClaim/status',
+    });
     // Every held write timed out and was counted; on a loaded machine a forwarded request can miss the
     // 300 ms bound too, so the count may be higher, never lower.
     expect(timedOut).toBeGreaterThanOrEqual(writes);
-    expect(lines.filter((l) => l.message.startsWith('kubernetes call timed out') && l.operation === 'patch NodeClaim/status' && l.level === 'ERROR').length).toBe(timedOut);
-    expect(nodeClaims(sim).filter((c) => !c.metadata.deletionTimestamp).every((c) => providerIdOf(c) === undefined)).toBe(true);
+    expect(
+      lines.filter(
+        (l) =>
+          l.message.startsWith('kubernetes call timed out') &&
+          l.operation === 'patch NodeClaim/status' &&
+          l.level === 'ERROR',
+      ).length,
+    ).toBe(timedOut);
+    expect(
+      nodeClaims(sim)
+        .filter((c) => !c.metadata.deletionTimestamp)
+        .every((c) => providerIdOf(c) === undefined),
+    ).toBe(true);
 
     proxy.speak();
-    await sim.clock.advanceUntil(() => running(sim!, 'web') === 1 && running(sim!, 'db') === 1, 300_000, 'web and db running once the writes are answered');
+    await sim.clock.advanceUntil(
+      () => running(sim!, 'web') === 1 && running(sim!, 'db') === 1,
+      300_000,
+      'web and db running once the writes are answered',
+    );
     // One instance per NodeClaim: a failed status write never launched a second one.
     for (const [claim, ids] of liveInstances(sim)) expect(ids, claim).toHaveLength(1);
-    expect([...liveInstances(sim).keys()].sort()).toEqual(nodeClaims(sim).map((c) => c.metadata.name).sort());
+    expect([...liveInstances(sim).keys()].sort()).toEqual(
+      nodeClaims(sim)
+        .map((c) => c.metadata.name)
+        .sort(),
+    );
   });
 
   it('informers against an API server that goes silent: watches dropped by their liveness and reopened, a list times out and backs off, nothing lost once it answers', async () => {
@@ -106,15 +148,28 @@ describe('every outbound call is bounded', () => {
     const seen = new Set<string>();
     informers.add('Pod', { apply: (o) => seen.add(o.metadata.name!), remove: (o) => seen.delete(o.metadata.name!) });
     informers.add('Node', { apply: () => {}, remove: () => {} });
-    const pod = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'pause' }] } });
+    const pod = (name: string) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: 'default' },
+      spec: { containers: [{ name: 'c', image: 'pause' }] },
+    });
     sim.cluster.api.create('pods', 'default', pod('before'));
     await informers.start();
-    await wallUntil(() => seen.has('before') && informers.status().every((i) => i.state === 'watching'), 5_000, 'synced and watching');
+    await wallUntil(
+      () => seen.has('before') && informers.status().every((i) => i.state === 'watching'),
+      5_000,
+      'synced and watching',
+    );
 
     proxy.silenceAll();
     sim.cluster.api.create('pods', 'default', pod('during'));
     // The silent watch is dropped after 200 ms and opened again (held again), repeatedly: not stuck.
-    await wallUntil(() => proxy!.held().filter((r) => r.path.includes('/pods?') && r.path.includes('watch=true')).length >= 3, 10_000, 'pod watches reopened');
+    await wallUntil(
+      () => proxy!.held().filter((r) => r.path.includes('/pods?') && r.path.includes('watch=true')).length >= 3,
+      10_000,
+      'pod watches reopened',
+    );
     expect(seen.has('during')).toBe(false);
     expect(informers.synced(['Pod'])).toBe(true);
 
@@ -146,39 +201,82 @@ describe('every outbound call is bounded', () => {
     // accepts and never answers; the operator's own reporter logs and counts what times out.
     silent = await silentServer();
     const silentEc2 = awsClients({
-      region: 'ap-northeast-2', endpoint: silent.url, credentials: { accessKeyId: 'AKIDFAKE', secretAccessKey: 'fake' },
-      maxAttempts: 2, backoffMs: () => 1, requestTimeoutMs: 100, onTimeout: timeoutReporter(s.operator.log, s.operator.metrics),
+      region: 'ap-northeast-2',
+      endpoint: silent.url,
+      credentials: { accessKeyId: 'AKIDFAKE', secretAccessKey: 'fake' },
+      maxAttempts: 2,
+      backoffMs: () => 1,
+      requestTimeoutMs: 100,
+      onTimeout: timeoutReporter(s.operator.log, s.operator.metrics),
     }).ec2;
     let quiet = true;
-    s.account.ec2.on(CreateFleetCommand).callsFake((input: CreateFleetCommandInput) => (quiet ? silentEc2.send(new CreateFleetCommand(input)) : s.account.createFleet(input)));
+    s.account.ec2
+      .on(CreateFleetCommand)
+      .callsFake((input: CreateFleetCommandInput) =>
+        quiet ? silentEc2.send(new CreateFleetCommand(input)) : s.account.createFleet(input),
+      );
 
     await s.apply(deployment('api', 1, { cpu: '3' }));
-    const event = JSON.parse(readFileSync(new URL('../../controller/cloudprovider/aws/testdata/interruption-events/spot-interruption-warning.json', import.meta.url), 'utf8')) as Record<string, unknown>;
-    s.account.send(JSON.stringify({ ...event, time: new Date(s.clock.now()).toISOString(), region: 'ap-northeast-2', detail: { 'instance-id': webInstance!.InstanceId, 'instance-action': 'terminate' } }));
+    const event = JSON.parse(
+      readFileSync(
+        new URL(
+          '../../controller/cloudprovider/aws/testdata/interruption-events/spot-interruption-warning.json',
+          import.meta.url,
+        ),
+        'utf8',
+      ),
+    ) as Record<string, unknown>;
+    s.account.send(
+      JSON.stringify({
+        ...event,
+        time: new Date(s.clock.now()).toISOString(),
+        region: 'ap-northeast-2',
+        detail: { 'instance-id': webInstance!.InstanceId, 'instance-action': 'terminate' },
+      }),
+    );
     await s.clock.advance(120_000);
 
     const m = s.operator.metrics;
     // The interruption was handled while every launch timed out: the NodeClaim deleted, its node drained and terminated.
     expect(await m.value('karpenter_nodeclaims_disrupted_total', { reason: 'spot_interrupted' })).toBe(1);
     expect(s.cluster.api.find('nodeclaims.karpenter.sh', undefined, webClaim!.metadata.name!)).toBeUndefined();
-    expect(s.account.ec2.commandCalls(TerminateInstancesCommand).flatMap((c) => c.args[0].input.InstanceIds)).toContain(webInstance!.InstanceId);
+    expect(s.account.ec2.commandCalls(TerminateInstancesCommand).flatMap((c) => c.args[0].input.InstanceIds)).toContain(
+      webInstance!.InstanceId,
+    );
     const fleets = silent.requests().length;
-    const timedOut = (await m.value('karpenter_ts_request_timeouts_total', { client: 'aws', operation: 'ec2:CreateFleet' }))!;
+    const timedOut = (await m.value('karpenter_ts_request_timeouts_total', {
+      client: 'aws',
+      operation: 'ec2:CreateFleet',
+    }))!;
     expect(timedOut).toBeGreaterThan(1);
     // Two attempts per call (the adaptive mode retried each timed-out attempt).
     expect(fleets).toBe(2 * timedOut);
     const waiting = s.cluster.store.list('nodeclaims.karpenter.sh');
     expect(waiting.length).toBeGreaterThan(0);
-    for (const c of waiting) expect(condition(c, 'Launched')).toMatchObject({ status: 'Unknown', reason: 'LaunchFailed' });
+    for (const c of waiting)
+      expect(condition(c, 'Launched')).toMatchObject({ status: 'Unknown', reason: 'LaunchFailed' });
 
     // Still silent 5 minutes on: the launch timeout deletes what never launched, and provisioning tries again.
     await s.clock.advance(5 * 60_000);
-    expect(await m.value('karpenter_nodeclaims_disrupted_total', { reason: 'launch_timeout' })).toBeGreaterThanOrEqual(1);
+    expect(await m.value('karpenter_nodeclaims_disrupted_total', { reason: 'launch_timeout' })).toBeGreaterThanOrEqual(
+      1,
+    );
 
     quiet = false;
-    await s.clock.advanceUntil(() => podsRunning(s, 'web') === 1 && podsRunning(s, 'api') === 1, 600_000, 'web and api running once EC2 answers');
+    await s.clock.advanceUntil(
+      () => podsRunning(s, 'web') === 1 && podsRunning(s, 'api') === 1,
+      600_000,
+      'web and api running once EC2 answers',
+    );
   });
 });
 
 const podsRunning = (s: AwsSimulation, app: string) =>
-  s.cluster.store.list('pods', { namespace: 'default' }).filter((p) => p.metadata.labels?.['app'] === app && (p.status as { phase?: string }).phase === 'Running' && !p.metadata.deletionTimestamp).length;
+  s.cluster.store
+    .list('pods', { namespace: 'default' })
+    .filter(
+      (p) =>
+        p.metadata.labels?.['app'] === app &&
+        (p.status as { phase?: string }).phase === 'Running' &&
+        !p.metadata.deletionTimestamp,
+    ).length;

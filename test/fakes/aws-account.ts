@@ -10,17 +10,49 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 import { randomUUID } from 'node:crypto';
 import {
-  CreateFleetCommand, CreateLaunchTemplateCommand, CreateTagsCommand, DeleteLaunchTemplateCommand, DescribeCapacityReservationsCommand, DescribeImagesCommand, DescribeInstancesCommand,
-  DescribeInstanceTypeOfferingsCommand, DescribeInstanceTypesCommand, DescribeLaunchTemplatesCommand, DescribeSecurityGroupsCommand,
-  DescribeSpotPriceHistoryCommand, DescribeSubnetsCommand, EC2Client, TerminateInstancesCommand,
-  type CapacityReservation, type Filter, type Image, type Instance, type LaunchTemplate, type RequestLaunchTemplateData, type SecurityGroup, type Subnet, type Tag,
+  CreateFleetCommand,
+  CreateLaunchTemplateCommand,
+  CreateTagsCommand,
+  DeleteLaunchTemplateCommand,
+  DescribeCapacityReservationsCommand,
+  DescribeImagesCommand,
+  DescribeInstancesCommand,
+  DescribeInstanceTypeOfferingsCommand,
+  DescribeInstanceTypesCommand,
+  DescribeLaunchTemplatesCommand,
+  DescribeSecurityGroupsCommand,
+  DescribeSpotPriceHistoryCommand,
+  DescribeSubnetsCommand,
+  EC2Client,
+  TerminateInstancesCommand,
+  type CapacityReservation,
+  type Filter,
+  type Image,
+  type Instance,
+  type LaunchTemplate,
+  type RequestLaunchTemplateData,
+  type SecurityGroup,
+  type Subnet,
+  type Tag,
 } from '@aws-sdk/client-ec2';
 import {
-  AddRoleToInstanceProfileCommand, CreateInstanceProfileCommand, DeleteInstanceProfileCommand, GetInstanceProfileCommand, IAMClient,
-  ListInstanceProfilesCommand, RemoveRoleFromInstanceProfileCommand, type InstanceProfile,
+  AddRoleToInstanceProfileCommand,
+  CreateInstanceProfileCommand,
+  DeleteInstanceProfileCommand,
+  GetInstanceProfileCommand,
+  IAMClient,
+  ListInstanceProfilesCommand,
+  RemoveRoleFromInstanceProfileCommand,
+  type InstanceProfile,
 } from '@aws-sdk/client-iam';
 import { GetProductsCommand, PricingClient } from '@aws-sdk/client-pricing';
-import { DeleteMessageCommand, GetQueueUrlCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import {
+  DeleteMessageCommand,
+  GetQueueUrlCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+  type Message,
+} from '@aws-sdk/client-sqs';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { AwsClients } from '../../controller/cloudprovider/aws/sdk-clients.ts';
@@ -40,12 +72,19 @@ export interface FakeAccountOptions {
   readonly bootMs?: number;
 }
 
-const awsError = (name: string, message: string): Error => Object.assign(new Error(message), { name, $fault: 'client', $metadata: {} });
-const tagList = (tags: Readonly<Record<string, string>>): Tag[] => Object.entries(tags).map(([Key, Value]) => ({ Key, Value }));
-const tagMap = (tags: readonly Tag[] | undefined): Record<string, string> => Object.fromEntries((tags ?? []).map((t) => [t.Key ?? '', t.Value ?? '']));
+const awsError = (name: string, message: string): Error =>
+  Object.assign(new Error(message), { name, $fault: 'client', $metadata: {} });
+const tagList = (tags: Readonly<Record<string, string>>): Tag[] =>
+  Object.entries(tags).map(([Key, Value]) => ({ Key, Value }));
+const tagMap = (tags: readonly Tag[] | undefined): Record<string, string> =>
+  Object.fromEntries((tags ?? []).map((t) => [t.Key ?? '', t.Value ?? '']));
 
 /** EC2's filter semantics: filters ANDed, values within one ORed. */
-function matches(filters: readonly Filter[] | undefined, fields: Readonly<Record<string, string | undefined>>, tags: Readonly<Record<string, string>>): boolean {
+function matches(
+  filters: readonly Filter[] | undefined,
+  fields: Readonly<Record<string, string | undefined>>,
+  tags: Readonly<Record<string, string>>,
+): boolean {
   return (filters ?? []).every((f) => {
     const values = f.Values ?? [];
     if (f.Name === 'tag-key') return values.some((v) => v in tags);
@@ -59,13 +98,20 @@ const credentials = { accessKeyId: 'AKIDTEST', secretAccessKey: 'test' };
 
 export class FakeAwsAccount {
   readonly clients: AwsClients;
-  readonly ec2; readonly ssm; readonly iam; readonly sqs; readonly pricing;
+  readonly ec2;
+  readonly ssm;
+  readonly iam;
+  readonly sqs;
+  readonly pricing;
   readonly subnets: Subnet[];
   readonly securityGroups: SecurityGroup[];
   readonly images = new Map<string, Image>();
   readonly parameters = new Map<string, string>();
   readonly profiles = new Map<string, InstanceProfile>();
-  readonly launchTemplates = new Map<string, LaunchTemplate & { securityGroupIds: string[]; data?: RequestLaunchTemplateData }>();
+  readonly launchTemplates = new Map<
+    string,
+    LaunchTemplate & { securityGroupIds: string[]; data?: RequestLaunchTemplateData }
+  >();
   readonly capacityReservations = new Map<string, CapacityReservation>();
   readonly instances = new Map<string, Instance>();
   /** Instances that reached "running" (tests register their nodes). */
@@ -80,8 +126,11 @@ export class FakeAwsAccount {
   constructor(readonly o: FakeAccountOptions) {
     const region = o.region;
     this.clients = {
-      ec2: new EC2Client({ region, credentials }), ssm: new SSMClient({ region, credentials }), iam: new IAMClient({ region, credentials }),
-      sqs: new SQSClient({ region, credentials }), pricing: new PricingClient({ region: 'ap-south-1', credentials }),
+      ec2: new EC2Client({ region, credentials }),
+      ssm: new SSMClient({ region, credentials }),
+      iam: new IAMClient({ region, credentials }),
+      sqs: new SQSClient({ region, credentials }),
+      pricing: new PricingClient({ region: 'ap-south-1', credentials }),
     };
     this.ec2 = mockClient(this.clients.ec2);
     this.ssm = mockClient(this.clients.ssm);
@@ -91,10 +140,16 @@ export class FakeAwsAccount {
     this.queueUrl = `https://sqs.${region}.amazonaws.com/123456789012/${o.clusterName}`;
     const discovery = { 'karpenter.sh/discovery': o.clusterName };
     this.subnets = o.zones.map((zone, i) => ({
-      SubnetId: `subnet-0${String(i + 1).padStart(16, '0')}`, AvailabilityZone: zone, AvailabilityZoneId: `apne2-az${i + 1}`,
-      AvailableIpAddressCount: 4000 - i * 10, CidrBlock: `10.0.${i * 32}.0/19`, Tags: tagList(o.subnetTags ?? { ...discovery, 'network-type': 'private' }),
+      SubnetId: `subnet-0${String(i + 1).padStart(16, '0')}`,
+      AvailabilityZone: zone,
+      AvailabilityZoneId: `apne2-az${i + 1}`,
+      AvailableIpAddressCount: 4000 - i * 10,
+      CidrBlock: `10.0.${i * 32}.0/19`,
+      Tags: tagList(o.subnetTags ?? { ...discovery, 'network-type': 'private' }),
     }));
-    this.securityGroups = [{ GroupId: 'sg-00000000000000001', GroupName: `${o.clusterName}-node`, Tags: tagList(discovery) }];
+    this.securityGroups = [
+      { GroupId: 'sg-00000000000000001', GroupName: `${o.clusterName}-node`, Tags: tagList(discovery) },
+    ];
     this.publishAmis('v1');
     this.answerEc2();
     this.answerOthers();
@@ -103,18 +158,47 @@ export class FakeAwsAccount {
   /** EKS-optimized AL2023 AMIs (standard and nvidia, both architectures) behind their SSM parameters. */
   publishAmis(release: string): void {
     const k8s = this.o.kubernetesVersion ?? '1.32';
-    for (const [arch, variant] of [['x86_64', 'standard'], ['arm64', 'standard'], ['x86_64', 'nvidia']] as const) {
+    for (const [arch, variant] of [
+      ['x86_64', 'standard'],
+      ['arm64', 'standard'],
+      ['x86_64', 'nvidia'],
+    ] as const) {
       const id = `ami-${release}${arch === 'arm64' ? 'arm' : 'x86'}${variant === 'nvidia' ? 'gpu' : 'std'}`;
-      this.images.set(id, { ImageId: id, Architecture: arch, Name: `amazon-eks-node-al2023-${arch}-${variant}-${k8s}-${release}`, CreationDate: '2026-08-01T00:00:00.000Z', State: 'available' });
-      this.parameters.set(`/aws/service/eks/optimized-ami/${k8s}/amazon-linux-2023/${arch}/${variant}/recommended/image_id`, id);
+      this.images.set(id, {
+        ImageId: id,
+        Architecture: arch,
+        Name: `amazon-eks-node-al2023-${arch}-${variant}-${k8s}-${release}`,
+        CreationDate: '2026-08-01T00:00:00.000Z',
+        State: 'available',
+      });
+      this.parameters.set(
+        `/aws/service/eks/optimized-ami/${k8s}/amazon-linux-2023/${arch}/${variant}/recommended/image_id`,
+        id,
+      );
     }
   }
 
   /** A targeted ODCR (default) or capacity block in this account, active, with `count` instances free. */
-  addCapacityReservation(r: { id: string; instanceType: string; zone: string; count: number; tags?: Record<string, string>; reservationType?: 'default' | 'capacity-block'; endDate?: Date }): CapacityReservation {
+  addCapacityReservation(r: {
+    id: string;
+    instanceType: string;
+    zone: string;
+    count: number;
+    tags?: Record<string, string>;
+    reservationType?: 'default' | 'capacity-block';
+    endDate?: Date;
+  }): CapacityReservation {
     const cr: CapacityReservation = {
-      CapacityReservationId: r.id, InstanceType: r.instanceType, AvailabilityZone: r.zone, OwnerId: '123456789012', InstanceMatchCriteria: 'targeted',
-      State: 'active', TotalInstanceCount: r.count, AvailableInstanceCount: r.count, ReservationType: r.reservationType ?? 'default', Tags: tagList(r.tags ?? {}),
+      CapacityReservationId: r.id,
+      InstanceType: r.instanceType,
+      AvailabilityZone: r.zone,
+      OwnerId: '123456789012',
+      InstanceMatchCriteria: 'targeted',
+      State: 'active',
+      TotalInstanceCount: r.count,
+      AvailableInstanceCount: r.count,
+      ReservationType: r.reservationType ?? 'default',
+      Tags: tagList(r.tags ?? {}),
       ...(r.endDate ? { EndDate: r.endDate } : {}),
     };
     this.capacityReservations.set(r.id, cr);
@@ -148,60 +232,125 @@ export class FakeAwsAccount {
     const types = fixtureInstanceTypes();
     this.ec2.on(DescribeInstanceTypesCommand).resolves({ InstanceTypes: types });
     this.ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({
-      InstanceTypeOfferings: types.flatMap((t) => zones.map((Location) => ({ InstanceType: t.InstanceType, Location, LocationType: 'availability-zone' as const }))),
+      InstanceTypeOfferings: types.flatMap((t) =>
+        zones.map((Location) => ({
+          InstanceType: t.InstanceType,
+          Location,
+          LocationType: 'availability-zone' as const,
+        })),
+      ),
     });
     this.ec2.on(DescribeSpotPriceHistoryCommand).callsFake(() => ({
-      SpotPriceHistory: types.flatMap((t) => zones.map((AvailabilityZone, i) => ({
-        InstanceType: t.InstanceType, AvailabilityZone, ProductDescription: 'Linux/UNIX' as const,
-        SpotPrice: ((t.VCpuInfo?.DefaultVCpus ?? 1) * 0.01 * (1 + i / 10)).toFixed(4), Timestamp: new Date(this.o.clock.now()),
-      }))),
+      SpotPriceHistory: types.flatMap((t) =>
+        zones.map((AvailabilityZone, i) => ({
+          InstanceType: t.InstanceType,
+          AvailabilityZone,
+          ProductDescription: 'Linux/UNIX' as const,
+          SpotPrice: ((t.VCpuInfo?.DefaultVCpus ?? 1) * 0.01 * (1 + i / 10)).toFixed(4),
+          Timestamp: new Date(this.o.clock.now()),
+        })),
+      ),
     }));
     this.ec2.on(DescribeSubnetsCommand).callsFake((input: { Filters?: Filter[] }) => ({
-      Subnets: this.subnets.filter((s) => matches(input.Filters, { 'subnet-id': s.SubnetId, 'cidr-block': s.CidrBlock }, tagMap(s.Tags))).map((s) => structuredClone(s)),
+      Subnets: this.subnets
+        .filter((s) => matches(input.Filters, { 'subnet-id': s.SubnetId, 'cidr-block': s.CidrBlock }, tagMap(s.Tags)))
+        .map((s) => structuredClone(s)),
     }));
     this.ec2.on(DescribeSecurityGroupsCommand).callsFake((input: { Filters?: Filter[] }) => ({
-      SecurityGroups: this.securityGroups.filter((g) => matches(input.Filters, { 'group-id': g.GroupId, 'group-name': g.GroupName }, tagMap(g.Tags))).map((g) => structuredClone(g)),
+      SecurityGroups: this.securityGroups
+        .filter((g) => matches(input.Filters, { 'group-id': g.GroupId, 'group-name': g.GroupName }, tagMap(g.Tags)))
+        .map((g) => structuredClone(g)),
     }));
     this.ec2.on(DescribeImagesCommand).callsFake((input: { Filters?: Filter[] }) => ({
-      Images: [...this.images.values()].filter((i) => matches(input.Filters, { 'image-id': i.ImageId, name: i.Name }, tagMap(i.Tags))),
+      Images: [...this.images.values()].filter((i) =>
+        matches(input.Filters, { 'image-id': i.ImageId, name: i.Name }, tagMap(i.Tags)),
+      ),
     }));
-    this.ec2.on(DescribeLaunchTemplatesCommand).callsFake((input: { LaunchTemplateNames?: string[]; Filters?: Filter[] }) => {
-      if (input.LaunchTemplateNames) {
-        const found = input.LaunchTemplateNames.map((n) => this.launchTemplates.get(n));
-        if (found.some((t) => !t)) throw awsError('InvalidLaunchTemplateName.NotFoundException', 'At least one of the launch templates specified in the request does not exist.');
-        return { LaunchTemplates: found };
-      }
-      return { LaunchTemplates: [...this.launchTemplates.values()].filter((t) => matches(input.Filters, {}, tagMap(t.Tags))) };
-    });
-    this.ec2.on(DescribeCapacityReservationsCommand).callsFake((input: { CapacityReservationIds?: string[]; Filters?: Filter[] }) => {
-      for (const id of input.CapacityReservationIds ?? []) {
-        if (!this.capacityReservations.has(id)) throw awsError('InvalidCapacityReservationId.NotFound', `The capacity reservation ID '${id}' does not exist`);
-      }
-      const out = [...this.capacityReservations.values()].filter((r) => (!input.CapacityReservationIds || input.CapacityReservationIds.includes(r.CapacityReservationId!))
-        && matches(input.Filters, { state: r.State, 'owner-id': r.OwnerId, 'instance-match-criteria': r.InstanceMatchCriteria, 'instance-type': r.InstanceType }, tagMap(r.Tags)));
-      return { CapacityReservations: out.map((r) => structuredClone(r)) };
-    });
-    this.ec2.on(CreateLaunchTemplateCommand).callsFake((input: { LaunchTemplateName: string; LaunchTemplateData?: RequestLaunchTemplateData; TagSpecifications?: Array<{ Tags?: Tag[] }> }) => {
-      if (this.launchTemplates.has(input.LaunchTemplateName)) throw awsError('InvalidLaunchTemplateName.AlreadyExistsException', 'exists');
-      const lt = {
-        LaunchTemplateName: input.LaunchTemplateName, LaunchTemplateId: `lt-${++this.seq}`, Tags: input.TagSpecifications?.[0]?.Tags ?? [], securityGroupIds: input.LaunchTemplateData?.SecurityGroupIds ?? [],
-        ...(input.LaunchTemplateData ? { data: input.LaunchTemplateData } : {}),
-      };
-      this.launchTemplates.set(input.LaunchTemplateName, lt);
-      return { LaunchTemplate: lt };
-    });
+    this.ec2
+      .on(DescribeLaunchTemplatesCommand)
+      .callsFake((input: { LaunchTemplateNames?: string[]; Filters?: Filter[] }) => {
+        if (input.LaunchTemplateNames) {
+          const found = input.LaunchTemplateNames.map((n) => this.launchTemplates.get(n));
+          if (found.some((t) => !t))
+            throw awsError(
+              'InvalidLaunchTemplateName.NotFoundException',
+              'At least one of the launch templates specified in the request does not exist.',
+            );
+          return { LaunchTemplates: found };
+        }
+        return {
+          LaunchTemplates: [...this.launchTemplates.values()].filter((t) => matches(input.Filters, {}, tagMap(t.Tags))),
+        };
+      });
+    this.ec2
+      .on(DescribeCapacityReservationsCommand)
+      .callsFake((input: { CapacityReservationIds?: string[]; Filters?: Filter[] }) => {
+        for (const id of input.CapacityReservationIds ?? []) {
+          if (!this.capacityReservations.has(id))
+            throw awsError(
+              'InvalidCapacityReservationId.NotFound',
+              `The capacity reservation ID '${id}' does not exist`,
+            );
+        }
+        const out = [...this.capacityReservations.values()].filter(
+          (r) =>
+            (!input.CapacityReservationIds || input.CapacityReservationIds.includes(r.CapacityReservationId!)) &&
+            matches(
+              input.Filters,
+              {
+                state: r.State,
+                'owner-id': r.OwnerId,
+                'instance-match-criteria': r.InstanceMatchCriteria,
+                'instance-type': r.InstanceType,
+              },
+              tagMap(r.Tags),
+            ),
+        );
+        return { CapacityReservations: out.map((r) => structuredClone(r)) };
+      });
+    this.ec2
+      .on(CreateLaunchTemplateCommand)
+      .callsFake(
+        (input: {
+          LaunchTemplateName: string;
+          LaunchTemplateData?: RequestLaunchTemplateData;
+          TagSpecifications?: Array<{ Tags?: Tag[] }>;
+        }) => {
+          if (this.launchTemplates.has(input.LaunchTemplateName))
+            throw awsError('InvalidLaunchTemplateName.AlreadyExistsException', 'exists');
+          const lt = {
+            LaunchTemplateName: input.LaunchTemplateName,
+            LaunchTemplateId: `lt-${++this.seq}`,
+            Tags: input.TagSpecifications?.[0]?.Tags ?? [],
+            securityGroupIds: input.LaunchTemplateData?.SecurityGroupIds ?? [],
+            ...(input.LaunchTemplateData ? { data: input.LaunchTemplateData } : {}),
+          };
+          this.launchTemplates.set(input.LaunchTemplateName, lt);
+          return { LaunchTemplate: lt };
+        },
+      );
     this.ec2.on(DeleteLaunchTemplateCommand).callsFake((input: { LaunchTemplateName: string }) => {
-      if (!this.launchTemplates.delete(input.LaunchTemplateName)) throw awsError('InvalidLaunchTemplateName.NotFoundException', 'not found');
+      if (!this.launchTemplates.delete(input.LaunchTemplateName))
+        throw awsError('InvalidLaunchTemplateName.NotFoundException', 'not found');
       return {};
     });
     this.ec2.on(CreateFleetCommand).callsFake((input) => this.createFleet(input));
     this.ec2.on(DescribeInstancesCommand).callsFake((input: { InstanceIds?: string[]; Filters?: Filter[] }) => {
-      for (const id of input.InstanceIds ?? []) if (!this.instances.has(id)) throw awsError('InvalidInstanceID.NotFound', `The instance ID '${id}' does not exist`);
-      const out = [...this.instances.values()].filter((i) => (!input.InstanceIds || input.InstanceIds.includes(i.InstanceId!))
-        && matches(input.Filters, { 'instance-state-name': i.State?.Name, 'instance-id': i.InstanceId }, tagMap(i.Tags)));
+      for (const id of input.InstanceIds ?? [])
+        if (!this.instances.has(id))
+          throw awsError('InvalidInstanceID.NotFound', `The instance ID '${id}' does not exist`);
+      const out = [...this.instances.values()].filter(
+        (i) =>
+          (!input.InstanceIds || input.InstanceIds.includes(i.InstanceId!)) &&
+          matches(input.Filters, { 'instance-state-name': i.State?.Name, 'instance-id': i.InstanceId }, tagMap(i.Tags)),
+      );
       return { Reservations: out.length ? [{ Instances: out.map((i) => structuredClone(i)) }] : [] };
     });
-    this.ec2.on(TerminateInstancesCommand).callsFake((input: { InstanceIds: string[] }) => ({ TerminatingInstances: input.InstanceIds.map((id) => this.terminate(id)) }));
+    this.ec2
+      .on(TerminateInstancesCommand)
+      .callsFake((input: { InstanceIds: string[] }) => ({
+        TerminatingInstances: input.InstanceIds.map((id) => this.terminate(id)),
+      }));
     this.ec2.on(CreateTagsCommand).callsFake((input: { Resources: string[]; Tags: Tag[] }) => {
       for (const id of input.Resources) {
         const i = this.instances.get(id);
@@ -215,29 +364,56 @@ export class FakeAwsAccount {
   createFleet(input: import('@aws-sdk/client-ec2').CreateFleetCommandInput) {
     const spot = input.TargetCapacitySpecification?.DefaultTargetCapacityType === 'spot';
     const configs = input.LaunchTemplateConfigs ?? [];
-    const candidates = configs.flatMap((c) => (c.Overrides ?? []).map((ov) => ({ ov, lt: c.LaunchTemplateSpecification?.LaunchTemplateName ?? '' })));
+    const candidates = configs.flatMap((c) =>
+      (c.Overrides ?? []).map((ov) => ({ ov, lt: c.LaunchTemplateSpecification?.LaunchTemplateName ?? '' })),
+    );
     candidates.sort((a, b) => (a.ov.Priority ?? 0) - (b.ov.Priority ?? 0));
     const pick = candidates[0];
     if (!pick) return { Instances: [], Errors: [{ ErrorCode: 'InvalidParameterValue', ErrorMessage: 'no overrides' }] };
     const ids: string[] = [];
     const tags = input.TagSpecifications?.find((t) => t.ResourceType === 'instance')?.Tags ?? [];
     // A template targeting a reservation launches into it or not at all.
-    const reservationId = this.launchTemplates.get(pick.lt)?.data?.CapacityReservationSpecification?.CapacityReservationTarget?.CapacityReservationId;
+    const reservationId = this.launchTemplates.get(pick.lt)?.data?.CapacityReservationSpecification
+      ?.CapacityReservationTarget?.CapacityReservationId;
     const reservation = reservationId ? this.capacityReservations.get(reservationId) : undefined;
     const wanted = input.TargetCapacitySpecification?.TotalTargetCapacity ?? 1;
-    if (reservationId && (!reservation || reservation.InstanceType !== pick.ov.InstanceType || reservation.AvailabilityZone !== pick.ov.AvailabilityZone || (reservation.AvailableInstanceCount ?? 0) < wanted)) {
-      return { Instances: [], Errors: [{ ErrorCode: 'ReservationCapacityExceeded', ErrorMessage: `capacity reservation ${reservationId} has no room`, LaunchTemplateAndOverrides: { Overrides: pick.ov } }] };
+    if (
+      reservationId &&
+      (!reservation ||
+        reservation.InstanceType !== pick.ov.InstanceType ||
+        reservation.AvailabilityZone !== pick.ov.AvailabilityZone ||
+        (reservation.AvailableInstanceCount ?? 0) < wanted)
+    ) {
+      return {
+        Instances: [],
+        Errors: [
+          {
+            ErrorCode: 'ReservationCapacityExceeded',
+            ErrorMessage: `capacity reservation ${reservationId} has no room`,
+            LaunchTemplateAndOverrides: { Overrides: pick.ov },
+          },
+        ],
+      };
     }
     for (let n = 0; n < wanted; n++) {
       const id = `i-0${(++this.seq).toString(16).padStart(16, '0')}`;
       ids.push(id);
       const inst: Instance = {
-        InstanceId: id, InstanceType: pick.ov.InstanceType, ImageId: pick.ov.ImageId, SubnetId: pick.ov.SubnetId,
-        Placement: { AvailabilityZone: pick.ov.AvailabilityZone, Tenancy: 'default' }, State: { Name: 'pending', Code: 0 }, LaunchTime: new Date(this.o.clock.now()),
-        SecurityGroups: (this.launchTemplates.get(pick.lt)?.securityGroupIds ?? []).map((GroupId) => ({ GroupId })), Tags: structuredClone(tags),
+        InstanceId: id,
+        InstanceType: pick.ov.InstanceType,
+        ImageId: pick.ov.ImageId,
+        SubnetId: pick.ov.SubnetId,
+        Placement: { AvailabilityZone: pick.ov.AvailabilityZone, Tenancy: 'default' },
+        State: { Name: 'pending', Code: 0 },
+        LaunchTime: new Date(this.o.clock.now()),
+        SecurityGroups: (this.launchTemplates.get(pick.lt)?.securityGroupIds ?? []).map((GroupId) => ({ GroupId })),
+        Tags: structuredClone(tags),
         ...(spot ? { InstanceLifecycle: 'spot' as const, SpotInstanceRequestId: `sir-${id}` } : {}),
         ...(reservation
-          ? { CapacityReservationId: reservationId, CapacityReservationSpecification: { CapacityReservationTarget: { CapacityReservationId: reservationId } } }
+          ? {
+              CapacityReservationId: reservationId,
+              CapacityReservationSpecification: { CapacityReservationTarget: { CapacityReservationId: reservationId } },
+            }
           : {}),
       };
       if (reservation) reservation.AvailableInstanceCount = (reservation.AvailableInstanceCount ?? 0) - 1;
@@ -248,7 +424,17 @@ export class FakeAwsAccount {
         this.onRunning(inst);
       });
     }
-    return { Instances: [{ InstanceIds: ids, InstanceType: pick.ov.InstanceType, Lifecycle: spot ? 'spot' as const : 'on-demand' as const, LaunchTemplateAndOverrides: { Overrides: pick.ov } }], Errors: [] };
+    return {
+      Instances: [
+        {
+          InstanceIds: ids,
+          InstanceType: pick.ov.InstanceType,
+          Lifecycle: spot ? ('spot' as const) : ('on-demand' as const),
+          LaunchTemplateAndOverrides: { Overrides: pick.ov },
+        },
+      ],
+      Errors: [],
+    };
   }
 
   private terminate(id: string) {
@@ -276,28 +462,52 @@ export class FakeAwsAccount {
       if (!p) throw awsError('NoSuchEntity', `Instance Profile ${name} cannot be found.`);
       return p;
     };
-    this.iam.on(GetInstanceProfileCommand).callsFake((input: { InstanceProfileName: string }) => ({ InstanceProfile: structuredClone(profile(input.InstanceProfileName)) }));
+    this.iam
+      .on(GetInstanceProfileCommand)
+      .callsFake((input: { InstanceProfileName: string }) => ({
+        InstanceProfile: structuredClone(profile(input.InstanceProfileName)),
+      }));
     this.iam.on(ListInstanceProfilesCommand).callsFake((input: { PathPrefix?: string }) => ({
-      InstanceProfiles: [...this.profiles.values()].filter((p) => p.Path?.startsWith(input.PathPrefix ?? '/')).map((p) => structuredClone(p)), IsTruncated: false,
+      InstanceProfiles: [...this.profiles.values()]
+        .filter((p) => p.Path?.startsWith(input.PathPrefix ?? '/'))
+        .map((p) => structuredClone(p)),
+      IsTruncated: false,
     }));
-    this.iam.on(CreateInstanceProfileCommand).callsFake((input: { InstanceProfileName: string; Path?: string; Tags?: Tag[] }) => {
-      if (this.profiles.has(input.InstanceProfileName)) throw awsError('EntityAlreadyExists', 'exists');
-      const p: InstanceProfile = {
-        InstanceProfileName: input.InstanceProfileName, Path: input.Path ?? '/', InstanceProfileId: `AIPA${++this.seq}`, Arn: `arn:aws:iam::123456789012:instance-profile${input.Path ?? '/'}${input.InstanceProfileName}`,
-        CreateDate: new Date(this.o.clock.now()), Roles: [], Tags: (input.Tags ?? []).map((t) => ({ Key: t.Key ?? '', Value: t.Value ?? '' })),
-      };
-      this.profiles.set(p.InstanceProfileName!, p);
-      return { InstanceProfile: structuredClone(p) };
-    });
-    this.iam.on(AddRoleToInstanceProfileCommand).callsFake((input: { InstanceProfileName: string; RoleName: string }) => {
-      profile(input.InstanceProfileName).Roles!.push({ RoleName: input.RoleName, RoleId: 'AROA1', Arn: `arn:aws:iam::123456789012:role/${input.RoleName}`, Path: '/', CreateDate: new Date(0) });
-      return {};
-    });
-    this.iam.on(RemoveRoleFromInstanceProfileCommand).callsFake((input: { InstanceProfileName: string; RoleName: string }) => {
-      const p = profile(input.InstanceProfileName);
-      p.Roles = p.Roles!.filter((r) => r.RoleName !== input.RoleName);
-      return {};
-    });
+    this.iam
+      .on(CreateInstanceProfileCommand)
+      .callsFake((input: { InstanceProfileName: string; Path?: string; Tags?: Tag[] }) => {
+        if (this.profiles.has(input.InstanceProfileName)) throw awsError('EntityAlreadyExists', 'exists');
+        const p: InstanceProfile = {
+          InstanceProfileName: input.InstanceProfileName,
+          Path: input.Path ?? '/',
+          InstanceProfileId: `AIPA${++this.seq}`,
+          Arn: `arn:aws:iam::123456789012:instance-profile${input.Path ?? '/'}${input.InstanceProfileName}`,
+          CreateDate: new Date(this.o.clock.now()),
+          Roles: [],
+          Tags: (input.Tags ?? []).map((t) => ({ Key: t.Key ?? '', Value: t.Value ?? '' })),
+        };
+        this.profiles.set(p.InstanceProfileName!, p);
+        return { InstanceProfile: structuredClone(p) };
+      });
+    this.iam
+      .on(AddRoleToInstanceProfileCommand)
+      .callsFake((input: { InstanceProfileName: string; RoleName: string }) => {
+        profile(input.InstanceProfileName).Roles!.push({
+          RoleName: input.RoleName,
+          RoleId: 'AROA1',
+          Arn: `arn:aws:iam::123456789012:role/${input.RoleName}`,
+          Path: '/',
+          CreateDate: new Date(0),
+        });
+        return {};
+      });
+    this.iam
+      .on(RemoveRoleFromInstanceProfileCommand)
+      .callsFake((input: { InstanceProfileName: string; RoleName: string }) => {
+        const p = profile(input.InstanceProfileName);
+        p.Roles = p.Roles!.filter((r) => r.RoleName !== input.RoleName);
+        return {};
+      });
     this.iam.on(DeleteInstanceProfileCommand).callsFake((input: { InstanceProfileName: string }) => {
       profile(input.InstanceProfileName);
       this.profiles.delete(input.InstanceProfileName);
@@ -305,21 +515,24 @@ export class FakeAwsAccount {
     });
     this.pricing.on(GetProductsCommand).resolves({ PriceList: [] });
     this.sqs.on(GetQueueUrlCommand).callsFake((input: { QueueName: string }) => {
-      if (input.QueueName !== this.o.clusterName) throw awsError('QueueDoesNotExist', 'The specified queue does not exist.');
+      if (input.QueueName !== this.o.clusterName)
+        throw awsError('QueueDoesNotExist', 'The specified queue does not exist.');
       return { QueueUrl: this.queueUrl };
     });
-    this.sqs.on(ReceiveMessageCommand).callsFake(async (input: { MaxNumberOfMessages?: number; VisibilityTimeout?: number }) => {
-      if (!this.queue.length) await this.longPoll(20_000);
-      const batch = this.queue.splice(0, input.MaxNumberOfMessages ?? 1);
-      for (const m of batch) {
-        this.inflight.set(m.ReceiptHandle!, m);
-        // Not deleted within the visibility timeout: visible again.
-        this.o.clock.setTimer((input.VisibilityTimeout ?? 30) * 1000, () => {
-          if (this.inflight.delete(m.ReceiptHandle!)) this.queue.push(m);
-        });
-      }
-      return { Messages: batch.map((m) => ({ ...m })) };
-    });
+    this.sqs
+      .on(ReceiveMessageCommand)
+      .callsFake(async (input: { MaxNumberOfMessages?: number; VisibilityTimeout?: number }) => {
+        if (!this.queue.length) await this.longPoll(20_000);
+        const batch = this.queue.splice(0, input.MaxNumberOfMessages ?? 1);
+        for (const m of batch) {
+          this.inflight.set(m.ReceiptHandle!, m);
+          // Not deleted within the visibility timeout: visible again.
+          this.o.clock.setTimer((input.VisibilityTimeout ?? 30) * 1000, () => {
+            if (this.inflight.delete(m.ReceiptHandle!)) this.queue.push(m);
+          });
+        }
+        return { Messages: batch.map((m) => ({ ...m })) };
+      });
     this.sqs.on(DeleteMessageCommand).callsFake((input: { ReceiptHandle: string }) => {
       this.inflight.delete(input.ReceiptHandle);
       return {};

@@ -93,12 +93,44 @@ export function readyNodeClass(spec: Raw = {}, generation = 1): EC2NodeClass {
       ],
       securityGroups: [{ id: 'sg-1', name: 'nodes' }],
       amis: [
-        { id: 'ami-amd64', name: 'al2023-amd64', requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }, { key: 'karpenter.k8s.aws/instance-gpu-count', operator: 'DoesNotExist' }, { key: 'karpenter.k8s.aws/instance-accelerator-count', operator: 'DoesNotExist' }] },
-        { id: 'ami-arm64', name: 'al2023-arm64', requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['arm64'] }, { key: 'karpenter.k8s.aws/instance-gpu-count', operator: 'DoesNotExist' }, { key: 'karpenter.k8s.aws/instance-accelerator-count', operator: 'DoesNotExist' }] },
-        { id: 'ami-nvidia', name: 'al2023-nvidia', requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }, { key: 'karpenter.k8s.aws/instance-gpu-count', operator: 'Exists' }] },
+        {
+          id: 'ami-amd64',
+          name: 'al2023-amd64',
+          requirements: [
+            { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+            { key: 'karpenter.k8s.aws/instance-gpu-count', operator: 'DoesNotExist' },
+            { key: 'karpenter.k8s.aws/instance-accelerator-count', operator: 'DoesNotExist' },
+          ],
+        },
+        {
+          id: 'ami-arm64',
+          name: 'al2023-arm64',
+          requirements: [
+            { key: 'kubernetes.io/arch', operator: 'In', values: ['arm64'] },
+            { key: 'karpenter.k8s.aws/instance-gpu-count', operator: 'DoesNotExist' },
+            { key: 'karpenter.k8s.aws/instance-accelerator-count', operator: 'DoesNotExist' },
+          ],
+        },
+        {
+          id: 'ami-nvidia',
+          name: 'al2023-nvidia',
+          requirements: [
+            { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+            { key: 'karpenter.k8s.aws/instance-gpu-count', operator: 'Exists' },
+          ],
+        },
       ],
       instanceProfile: 'my-cluster_123',
-      conditions: [{ type: 'Ready', status: 'True', reason: 'Ready', message: '', observedGeneration: generation, lastTransitionTime: at }],
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'Ready',
+          message: '',
+          observedGeneration: generation,
+          lastTransitionTime: at,
+        },
+      ],
     },
   });
 }
@@ -108,11 +140,18 @@ interface Fixture {
   DescribeInstanceTypeOfferingsOutput: { InstanceTypeOfferings: InstanceTypeOffering[] };
 }
 
-const fixture = JSON.parse(readFileSync(new URL('../../controller/cloudprovider/aws/testdata/describe-instance-types.json', import.meta.url), 'utf8')) as Fixture;
+const fixture = JSON.parse(
+  readFileSync(
+    new URL('../../controller/cloudprovider/aws/testdata/describe-instance-types.json', import.meta.url),
+    'utf8',
+  ),
+) as Fixture;
 
 /** Karpenter's 17-type DescribeInstanceTypes fixture (us-east-1 facts, zones test-zone-1a/b/c). */
-export const fixtureInstanceTypes = (): InstanceTypeInfo[] => structuredClone(fixture.DescribeInstanceTypesOutput.InstanceTypes);
-export const fixtureOfferings = (): InstanceTypeOffering[] => structuredClone(fixture.DescribeInstanceTypeOfferingsOutput.InstanceTypeOfferings);
+export const fixtureInstanceTypes = (): InstanceTypeInfo[] =>
+  structuredClone(fixture.DescribeInstanceTypesOutput.InstanceTypes);
+export const fixtureOfferings = (): InstanceTypeOffering[] =>
+  structuredClone(fixture.DescribeInstanceTypeOfferingsOutput.InstanceTypeOfferings);
 
 /** Karpenter's test price convention: on-demand = vCPUs + memory GiB / 100 (any positive, type-ordered number will do). */
 export function fixturePrices(): Record<string, number> {

@@ -5,8 +5,14 @@
 import { ec2InstanceTypes, nonZero, singleValueLabels, type InstanceType, type NodePool } from '../../engine/index.ts';
 import type { Clock } from '../../controller/operator/clock.ts';
 import {
-  InsufficientCapacityError, NodeClaimNotFoundError,
-  type CloudProvider, type DriftQuery, type DriftReason, type Instance, type LaunchRequest, type RepairPolicy,
+  InsufficientCapacityError,
+  NodeClaimNotFoundError,
+  type CloudProvider,
+  type DriftQuery,
+  type DriftReason,
+  type Instance,
+  type LaunchRequest,
+  type RepairPolicy,
 } from '../../controller/cloudprovider/types.ts';
 import { selectOfferings } from '../../sim/cloud/offerings.ts';
 
@@ -53,10 +59,24 @@ export class RecordingCloudProvider implements CloudProvider {
     const n = ++this.seq;
     const providerID = `aws:///${c.offering.zone}/i-fake${String(n).padStart(12, '0')}`;
     const instance: Instance = {
-      providerID, instanceType: c.type.name, zone: c.offering.zone, capacityType: c.offering.capacityType, imageID: 'ami-0fake',
-      capacity: nonZero(c.type.capacity), allocatable: nonZero(c.type.allocatable),
-      labels: { ...singleValueLabels(c.type.requirements), 'node.kubernetes.io/instance-type': c.type.name, 'topology.kubernetes.io/zone': c.offering.zone, 'karpenter.sh/capacity-type': c.offering.capacityType },
-      annotations: {}, launchTime: this.o.clock.now(), nodeClaimName: req.nodeClaimName, nodePoolName: req.nodePoolName, state: 'running',
+      providerID,
+      instanceType: c.type.name,
+      zone: c.offering.zone,
+      capacityType: c.offering.capacityType,
+      imageID: 'ami-0fake',
+      capacity: nonZero(c.type.capacity),
+      allocatable: nonZero(c.type.allocatable),
+      labels: {
+        ...singleValueLabels(c.type.requirements),
+        'node.kubernetes.io/instance-type': c.type.name,
+        'topology.kubernetes.io/zone': c.offering.zone,
+        'karpenter.sh/capacity-type': c.offering.capacityType,
+      },
+      annotations: {},
+      launchTime: this.o.clock.now(),
+      nodeClaimName: req.nodeClaimName,
+      nodePoolName: req.nodePoolName,
+      state: 'running',
     };
     this.instances.set(providerID, instance);
     return instance;
@@ -94,7 +114,16 @@ export class RecordingCloudProvider implements CloudProvider {
 
   /** Puts a running instance in the cloud (as if launched earlier), for NodeClaims a test writes itself. */
   addInstance(i: Partial<Instance> & Pick<Instance, 'providerID' | 'instanceType' | 'zone'>): Instance {
-    const instance: Instance = { capacityType: 'on-demand', capacity: {}, allocatable: {}, labels: {}, annotations: {}, launchTime: this.o.clock.now(), state: 'running', ...i };
+    const instance: Instance = {
+      capacityType: 'on-demand',
+      capacity: {},
+      allocatable: {},
+      labels: {},
+      annotations: {},
+      launchTime: this.o.clock.now(),
+      state: 'running',
+      ...i,
+    };
     this.instances.set(instance.providerID, instance);
     return instance;
   }

@@ -50,14 +50,29 @@ function feed(cluster: Cluster): Record<string, { apply: (o: KubeObject) => void
     nodes: { apply: (o) => cluster.applyNode(o), remove: (o) => cluster.removeNode(o) },
     'nodeclaims.karpenter.sh': { apply: (o) => cluster.applyNodeClaim(o), remove: (o) => cluster.removeNodeClaim(o) },
     'nodepools.karpenter.sh': { apply: (o) => cluster.applyNodePool(o), remove: (o) => cluster.removeNodePool(o) },
-    'ec2nodeclasses.karpenter.k8s.aws': { apply: (o) => cluster.applyNodeClass(o), remove: (o) => cluster.removeNodeClass(o) },
+    'ec2nodeclasses.karpenter.k8s.aws': {
+      apply: (o) => cluster.applyNodeClass(o),
+      remove: (o) => cluster.removeNodeClass(o),
+    },
     'daemonsets.apps': { apply: (o) => w.applyDaemonSet(o), remove: (o) => w.removeDaemonSet(o) },
     pods: { apply: (o) => w.applyPod(o), remove: (o) => w.removePod(o) },
     'poddisruptionbudgets.policy': { apply: (o) => w.applyPdb(o), remove: (o) => w.removePdb(o) },
-    'resourceslices.resource.k8s.io': { apply: (o) => dra.apply('ResourceSlice', o), remove: (o) => dra.remove('ResourceSlice', o) },
-    'resourceclaims.resource.k8s.io': { apply: (o) => dra.apply('ResourceClaim', o), remove: (o) => dra.remove('ResourceClaim', o) },
-    'resourceclaimtemplates.resource.k8s.io': { apply: (o) => dra.apply('ResourceClaimTemplate', o), remove: (o) => dra.remove('ResourceClaimTemplate', o) },
-    'deviceclasses.resource.k8s.io': { apply: (o) => dra.apply('DeviceClass', o), remove: (o) => dra.remove('DeviceClass', o) },
+    'resourceslices.resource.k8s.io': {
+      apply: (o) => dra.apply('ResourceSlice', o),
+      remove: (o) => dra.remove('ResourceSlice', o),
+    },
+    'resourceclaims.resource.k8s.io': {
+      apply: (o) => dra.apply('ResourceClaim', o),
+      remove: (o) => dra.remove('ResourceClaim', o),
+    },
+    'resourceclaimtemplates.resource.k8s.io': {
+      apply: (o) => dra.apply('ResourceClaimTemplate', o),
+      remove: (o) => dra.remove('ResourceClaimTemplate', o),
+    },
+    'deviceclasses.resource.k8s.io': {
+      apply: (o) => dra.apply('DeviceClass', o),
+      remove: (o) => dra.remove('DeviceClass', o),
+    },
   };
 }
 
@@ -82,7 +97,8 @@ export function fakeControllerEnv(o: FakeControllerOptions = {}): FakeController
   const log = newLogger({ level, now: () => clock.now() });
   const cluster = new Cluster({ clock, log, listed: () => true });
   const sinks = feed(cluster);
-  for (const [resource, sink] of Object.entries(sinks)) for (const obj of fake.api.store.list(resource)) sink.apply(copy(obj));
+  for (const [resource, sink] of Object.entries(sinks))
+    for (const obj of fake.api.store.list(resource)) sink.apply(copy(obj));
   fake.api.store.subscribe((e: StoreEvent) => {
     const sink = sinks[e.resource];
     if (!sink) return;
@@ -94,9 +110,16 @@ export function fakeControllerEnv(o: FakeControllerOptions = {}): FakeController
   const metrics = new Metrics();
   const options = resolveOptions([], {}, { 'cluster-name': 'my-cluster', ...(o.options ?? {}) });
   const ctx: ControllerContext = {
-    clock, kube: fake.kube, cluster, cloudProvider: o.cloudProvider ? o.cloudProvider(cloud) : cloud,
-    events: new Recorder({ kube: fake.kube, clock, log, activity }), metrics, log, options,
-    engineOptions: { ...DEFAULT_ENGINE_OPTIONS, ...engineOptionsOf(options) }, activity,
+    clock,
+    kube: fake.kube,
+    cluster,
+    cloudProvider: o.cloudProvider ? o.cloudProvider(cloud) : cloud,
+    events: new Recorder({ kube: fake.kube, clock, log, activity }),
+    metrics,
+    log,
+    options,
+    engineOptions: { ...DEFAULT_ENGINE_OPTIONS, ...engineOptionsOf(options) },
+    activity,
     // The process's shared engine (its workers start once), a warm model of this env's cluster on it.
     engine: simulationEngine().cluster(`fake-controller-${++envs}`),
   };
@@ -105,12 +128,20 @@ export function fakeControllerEnv(o: FakeControllerOptions = {}): FakeController
     for (let idle = 0, turns = 0; idle < 3; turns++) {
       await new Promise((r) => setImmediate(r));
       idle = activity.busy() || runtimes.some((r) => r.busy()) ? 0 : idle + 1;
-      if (turns > 100_000) throw new Error(`controllers did not settle (busy: ${runtimes.flatMap((r) => r.busyNames()).join(', ') || 'requests'})`);
+      if (turns > 100_000)
+        throw new Error(
+          `controllers did not settle (busy: ${runtimes.flatMap((r) => r.busyNames()).join(', ') || 'requests'})`,
+        );
     }
   };
   clock.addSettler(settle);
   const env: FakeControllerEnv = {
-    ...fake, clock, ctx, cluster, cloud, metrics,
+    ...fake,
+    clock,
+    ctx,
+    cluster,
+    cloud,
+    metrics,
     add: (resource, ...objects) => objects.map((obj) => fake.api.create(resource, obj.metadata.namespace, obj)),
     get: (resource, name, namespace) => fake.api.get(resource, namespace, name),
     apply: async (yaml) => {
@@ -131,8 +162,14 @@ export function fakeControllerEnv(o: FakeControllerOptions = {}): FakeController
 
 /** Store resource names of the kinds tests apply. */
 const RESOURCE_OF: Readonly<Record<string, string>> = {
-  NodePool: 'nodepools.karpenter.sh', NodeClaim: 'nodeclaims.karpenter.sh', EC2NodeClass: 'ec2nodeclasses.karpenter.k8s.aws',
-  Node: 'nodes', Pod: 'pods', DaemonSet: 'daemonsets.apps', Deployment: 'deployments.apps', PodDisruptionBudget: 'poddisruptionbudgets.policy',
+  NodePool: 'nodepools.karpenter.sh',
+  NodeClaim: 'nodeclaims.karpenter.sh',
+  EC2NodeClass: 'ec2nodeclasses.karpenter.k8s.aws',
+  Node: 'nodes',
+  Pod: 'pods',
+  DaemonSet: 'daemonsets.apps',
+  Deployment: 'deployments.apps',
+  PodDisruptionBudget: 'poddisruptionbudgets.policy',
 };
 
 function applyText(fake: FakeKube, yaml: string): KObject[] {
@@ -143,19 +180,31 @@ function applyText(fake: FakeKube, yaml: string): KObject[] {
     const resource = RESOURCE_OF[String(obj.kind)];
     if (!resource) throw new Error(`apply: no resource for kind ${String(obj.kind)}`);
     const r = fake.api.resources.resolve(resource);
-    const ns = r.namespaced ? obj.metadata.namespace ?? 'default' : undefined;
+    const ns = r.namespaced ? (obj.metadata.namespace ?? 'default') : undefined;
     const existing = fake.api.find(resource, ns, obj.metadata.name!);
-    out.push(existing
-      ? fake.api.patch(resource, ns, obj.metadata.name!, 'merge', { spec: obj['spec'] ?? null, metadata: { labels: obj.metadata.labels ?? null, annotations: obj.metadata.annotations ?? null } })
-      : fake.api.create(resource, ns, obj));
+    out.push(
+      existing
+        ? fake.api.patch(resource, ns, obj.metadata.name!, 'merge', {
+            spec: obj['spec'] ?? null,
+            metadata: { labels: obj.metadata.labels ?? null, annotations: obj.metadata.annotations ?? null },
+          })
+        : fake.api.create(resource, ns, obj),
+    );
   }
   return out;
 }
 
 /** Registers the controller and collects the keys it enqueues, now or after a delay (what its watches ask the runtime for). */
-export function enqueued(controller: Controller): { keys: string[]; later: Array<{ key: string; ms: number }>; stop: () => void } {
+export function enqueued(controller: Controller): {
+  keys: string[];
+  later: Array<{ key: string; ms: number }>;
+  stop: () => void;
+} {
   const keys: string[] = [];
   const later: Array<{ key: string; ms: number }> = [];
-  const stop = controller.register((key) => keys.push(key), (key, ms) => later.push({ key, ms }));
+  const stop = controller.register(
+    (key) => keys.push(key),
+    (key, ms) => later.push({ key, ms }),
+  );
   return { keys, later, stop };
 }

@@ -47,7 +47,14 @@ export interface FailRule {
   readonly message?: string;
 }
 
-const REASONS: Readonly<Record<number, string>> = { 404: 'NotFound', 409: 'Conflict', 422: 'Invalid', 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable' };
+const REASONS: Readonly<Record<number, string>> = {
+  404: 'NotFound',
+  409: 'Conflict',
+  422: 'Invalid',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+};
 
 /** KubeClient whose requests are served by `api` in this thread. */
 export class InMemoryKubeClient extends KubeClient {
@@ -64,20 +71,37 @@ export class InMemoryKubeClient extends KubeClient {
     return this.failures.length;
   }
 
-  constructor(readonly api: Api, opts: KubeClientOptions = {}) {
+  constructor(
+    readonly api: Api,
+    opts: KubeClientOptions = {},
+  ) {
     super(kubeConfig(), opts);
   }
 
-  protected override async send<T>(method: Method, path: string, o: { body?: unknown; contentType?: string; query?: Record<string, string> }): Promise<T> {
+  protected override async send<T>(
+    method: Method,
+    path: string,
+    o: { body?: unknown; contentType?: string; query?: Record<string, string> },
+  ): Promise<T> {
     this.requests.push({ method, path, ...(o.body !== undefined ? { body: wire(o.body) } : {}) });
     // A turn of the event loop, as a round trip takes: callers must not rely on a write being synchronous.
     await new Promise((r) => setImmediate(r));
-    const i = this.failures.findIndex((f) => (!f.method || f.method === method) && (typeof f.path === 'string' ? path.includes(f.path) : f.path.test(path)));
+    const i = this.failures.findIndex(
+      (f) =>
+        (!f.method || f.method === method) && (typeof f.path === 'string' ? path.includes(f.path) : f.path.test(path)),
+    );
     if (i >= 0) {
       const [f] = this.failures.splice(i, 1);
       const reason = f!.reason ?? REASONS[f!.code] ?? 'InternalError';
       const message = f!.message ?? `injected ${f!.code}`;
-      throw new KubeError(`${method} ${path}: ${message}`, f!.code, reason, { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: f!.code, reason, message });
+      throw new KubeError(`${method} ${path}: ${message}`, f!.code, reason, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        code: f!.code,
+        reason,
+        message,
+      });
     }
     try {
       return wire(this.serve(method, path, o.query ?? {}, wire(o.body), o.contentType)) as T;
@@ -90,28 +114,44 @@ export class InMemoryKubeClient extends KubeClient {
     }
   }
 
-  private serve(method: Method, path: string, query: Record<string, string>, body: unknown, contentType: string | undefined): unknown {
+  private serve(
+    method: Method,
+    path: string,
+    query: Record<string, string>,
+    body: unknown,
+    contentType: string | undefined,
+  ): unknown {
     const rt = route(this.api.resources, path);
     if (rt.kind === 'version') return { major: '1', minor: '32', gitVersion: 'v1.32.0-fake' };
-    if (rt.kind !== 'resource' || rt.watch) throw new ApiError(404, 'NotFound', `the fake API serves no ${method} ${path}`);
+    if (rt.kind !== 'resource' || rt.watch)
+      throw new ApiError(404, 'NotFound', `the fake API serves no ${method} ${path}`);
     const { r, name, sub } = rt;
     const ns = r.namespaced ? rt.namespace : undefined;
-    const subresource = sub === 'status' ? 'status' as const : undefined;
+    const subresource = sub === 'status' ? ('status' as const) : undefined;
     switch (method) {
       case 'GET': {
         if (name !== undefined) return this.api.get(r, ns, name);
-        const list = this.api.list(r, ns, { ...(query['labelSelector'] ? { labelSelector: query['labelSelector'] } : {}) });
-        return { kind: `${r.kind}List`, apiVersion: r.apiVersion, metadata: { resourceVersion: list.resourceVersion }, items: list.items };
+        const list = this.api.list(r, ns, {
+          ...(query['labelSelector'] ? { labelSelector: query['labelSelector'] } : {}),
+        });
+        return {
+          kind: `${r.kind}List`,
+          apiVersion: r.apiVersion,
+          metadata: { resourceVersion: list.resourceVersion },
+          items: list.items,
+        };
       }
       case 'POST':
         if (name === undefined) return this.api.create(r, ns, body, { fieldManager: query['fieldManager'] });
         if (sub === 'eviction') return this.api.evict(ns ?? '', name, body);
         break;
       case 'PUT':
-        if (name !== undefined) return this.api.update(r, ns, name, body, { subresource, fieldManager: query['fieldManager'] });
+        if (name !== undefined)
+          return this.api.update(r, ns, name, body, { subresource, fieldManager: query['fieldManager'] });
         break;
       case 'PATCH':
-        if (name !== undefined && contentType === 'application/merge-patch+json') return this.api.patch(r, ns, name, 'merge', body, { subresource, fieldManager: query['fieldManager'] });
+        if (name !== undefined && contentType === 'application/merge-patch+json')
+          return this.api.patch(r, ns, name, 'merge', body, { subresource, fieldManager: query['fieldManager'] });
         break;
       case 'DELETE': {
         if (name === undefined) break;
@@ -119,11 +159,17 @@ export class InMemoryKubeClient extends KubeClient {
         return this.api.delete(r, ns, name, {
           ...(typeof b['gracePeriodSeconds'] === 'number' ? { gracePeriodSeconds: b['gracePeriodSeconds'] } : {}),
           ...(isObject(b['preconditions']) ? { preconditions: b['preconditions'] as { uid?: string } } : {}),
-          ...(typeof b['propagationPolicy'] === 'string' ? { propagationPolicy: b['propagationPolicy'] as 'Background' } : {}),
+          ...(typeof b['propagationPolicy'] === 'string'
+            ? { propagationPolicy: b['propagationPolicy'] as 'Background' }
+            : {}),
         });
       }
     }
-    throw new ApiError(405, 'MethodNotAllowed', `the fake API serves no ${method} ${path}${contentType ? ` (${contentType})` : ''}`);
+    throw new ApiError(
+      405,
+      'MethodNotAllowed',
+      `the fake API serves no ${method} ${path}${contentType ? ` (${contentType})` : ''}`,
+    );
   }
 }
 
@@ -138,10 +184,17 @@ export interface FakeKube {
 /** A fresh in-memory API (default namespaces, resource.k8s.io served) and a client for the controller. */
 export function fakeKube(o: { clock?: Clock; client?: KubeClientOptions } = {}): FakeKube {
   const clock = o.clock ?? manualClock();
-  const api = createApi({ clock, onError: (err) => { throw err; } });
+  const api = createApi({
+    clock,
+    onError: (err) => {
+      throw err;
+    },
+  });
   const kube = new InMemoryKubeClient(api, o.client);
   return {
-    api, kube, clock,
+    api,
+    kube,
+    clock,
     writes: () => kube.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`),
   };
 }

@@ -44,17 +44,29 @@ export function launchedNode(env: FakeControllerEnv, s: NodeSpec): LaunchedNode 
   const providerID = `aws:///${zone}/i-${createHash('sha256').update(s.name).digest('hex').slice(0, 17)}`;
   const now = toKubeTime(env.clock.now());
   const labels = {
-    ...singleValueLabels(type.requirements), 'node.kubernetes.io/instance-type': type.name, 'topology.kubernetes.io/zone': zone,
-    'karpenter.sh/capacity-type': capacityType, 'karpenter.sh/nodepool': pool, 'karpenter.k8s.aws/ec2nodeclass': s.nodeClass ?? 'default', ...(s.labels ?? {}),
+    ...singleValueLabels(type.requirements),
+    'node.kubernetes.io/instance-type': type.name,
+    'topology.kubernetes.io/zone': zone,
+    'karpenter.sh/capacity-type': capacityType,
+    'karpenter.sh/nodepool': pool,
+    'karpenter.k8s.aws/ec2nodeclass': s.nodeClass ?? 'default',
+    ...(s.labels ?? {}),
   };
   const capacity = quantities(type.capacity);
   const allocatable = quantities(type.allocatable);
   const conditions = [
-    ...['Launched', 'Registered', 'Initialized'].map((t) => ({ type: t, status: 'True', reason: t, message: '', lastTransitionTime: now })),
+    ...['Launched', 'Registered', 'Initialized'].map((t) => ({
+      type: t,
+      status: 'True',
+      reason: t,
+      message: '',
+      lastTransitionTime: now,
+    })),
     ...(s.conditions ?? []).map((c) => ({ reason: c.type, message: '', lastTransitionTime: now, ...c })),
   ];
   const [claim] = env.add('nodeclaims.karpenter.sh', {
-    apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim',
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodeClaim',
     metadata: { name: s.name, labels, annotations: s.annotations ?? {}, finalizers: ['karpenter.sh/termination'] },
     spec: {
       nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: s.nodeClass ?? 'default' },
@@ -64,37 +76,99 @@ export function launchedNode(env: FakeControllerEnv, s: NodeSpec): LaunchedNode 
     },
   });
   const [node] = env.add('nodes', {
-    apiVersion: 'v1', kind: 'Node',
+    apiVersion: 'v1',
+    kind: 'Node',
     metadata: {
       name: `${s.name}-node`,
-      labels: { ...labels, 'kubernetes.io/hostname': `${s.name}-node`, 'karpenter.sh/registered': 'true', 'karpenter.sh/initialized': 'true' },
+      labels: {
+        ...labels,
+        'kubernetes.io/hostname': `${s.name}-node`,
+        'karpenter.sh/registered': 'true',
+        'karpenter.sh/initialized': 'true',
+      },
       finalizers: ['karpenter.sh/termination'],
-      ownerReferences: [{ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', name: s.name, uid: claim!.metadata.uid!, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: 'karpenter.sh/v1',
+          kind: 'NodeClaim',
+          name: s.name,
+          uid: claim!.metadata.uid!,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     spec: { providerID },
-    status: { capacity, allocatable, conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: '', lastHeartbeatTime: now, lastTransitionTime: now }] },
+    status: {
+      capacity,
+      allocatable,
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'KubeletReady',
+          message: '',
+          lastHeartbeatTime: now,
+          lastTransitionTime: now,
+        },
+      ],
+    },
   });
   // The NodeClaim's status last, as registration writes it once the Node exists.
   const status = { providerID, nodeName: `${s.name}-node`, capacity, allocatable, imageID: 'ami-fake', conditions };
   const storedClaim = env.api.patchStatus('nodeclaims.karpenter.sh', undefined, s.name, status);
   env.cloud.addInstance({
-    providerID, instanceType: type.name, zone, capacityType, capacity: type.capacity, allocatable: type.allocatable,
-    labels, nodeClaimName: s.name, nodePoolName: pool,
+    providerID,
+    instanceType: type.name,
+    zone,
+    capacityType,
+    capacity: type.capacity,
+    allocatable: type.allocatable,
+    labels,
+    nodeClaimName: s.name,
+    nodePoolName: pool,
   });
   return { providerID, claim: storedClaim, node: node! };
 }
 
 /** A running pod bound to `node` (owned by a ReplicaSet unless `owner` is null). */
-export function runningPod(env: FakeControllerEnv, name: string, node: string, o: { cpu?: string; memory?: string; labels?: Record<string, string>; annotations?: Record<string, string>; namespace?: string } = {}): KObject {
+export function runningPod(
+  env: FakeControllerEnv,
+  name: string,
+  node: string,
+  o: {
+    cpu?: string;
+    memory?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    namespace?: string;
+  } = {},
+): KObject {
   const namespace = o.namespace ?? 'default';
   env.add('pods', {
-    apiVersion: 'v1', kind: 'Pod',
+    apiVersion: 'v1',
+    kind: 'Pod',
     metadata: {
-      name, namespace, labels: o.labels ?? { app: name }, ...(o.annotations ? { annotations: o.annotations } : {}),
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `${name}-rs`, uid: `${name}-rs-uid`, controller: true }],
+      name,
+      namespace,
+      labels: o.labels ?? { app: name },
+      ...(o.annotations ? { annotations: o.annotations } : {}),
+      ownerReferences: [
+        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `${name}-rs`, uid: `${name}-rs-uid`, controller: true },
+      ],
     },
-    spec: { nodeName: node, containers: [{ name: 'app', image: 'pause', resources: { requests: { cpu: o.cpu ?? '100m', memory: o.memory ?? '128Mi' } } }] },
+    spec: {
+      nodeName: node,
+      containers: [
+        { name: 'app', image: 'pause', resources: { requests: { cpu: o.cpu ?? '100m', memory: o.memory ?? '128Mi' } } },
+      ],
+    },
   });
   const now = toKubeTime(env.clock.now());
-  return env.api.patchStatus('pods', namespace, name, { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now }, { type: 'PodScheduled', status: 'True', lastTransitionTime: now }] });
+  return env.api.patchStatus('pods', namespace, name, {
+    phase: 'Running',
+    conditions: [
+      { type: 'Ready', status: 'True', lastTransitionTime: now },
+      { type: 'PodScheduled', status: 'True', lastTransitionTime: now },
+    ],
+  });
 }

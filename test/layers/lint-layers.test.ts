@@ -49,14 +49,22 @@ describe('lint-layers', () => {
       'cli/commands/whatif.ts': "const m = await import('../../engine/local.ts');\n",
     });
     expect(r.code).toBe(1);
-    expect(r.lines).toEqual(expect.arrayContaining([
-      expect.stringMatching(/^controller\/controllers\/provisioning\/reconcile\.ts: imports .*local\.ts: controller\/ reaches the engine only through engine\/index\.ts$/),
-      expect.stringMatching(/^sim\/warmup\.ts: imports .*wasm\.ts: sim\/ reaches the engine only through engine\/index\.ts$/),
-      expect.stringMatching(/^cli\/commands\/whatif\.ts: imports .*local\.ts: cli\/ reaches the engine only through engine\/index\.ts$/),
-      expect.stringMatching(/^engine\/index\.ts: exports provision, which decides in the calling thread/),
-      expect.stringMatching(/^engine\/index\.ts: exports WasmSolver, which decides in the calling thread/),
-      'lint-layers: 5 problem(s)',
-    ]));
+    expect(r.lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^controller\/controllers\/provisioning\/reconcile\.ts: imports .*local\.ts: controller\/ reaches the engine only through engine\/index\.ts$/,
+        ),
+        expect.stringMatching(
+          /^sim\/warmup\.ts: imports .*wasm\.ts: sim\/ reaches the engine only through engine\/index\.ts$/,
+        ),
+        expect.stringMatching(
+          /^cli\/commands\/whatif\.ts: imports .*local\.ts: cli\/ reaches the engine only through engine\/index\.ts$/,
+        ),
+        expect.stringMatching(/^engine\/index\.ts: exports provision, which decides in the calling thread/),
+        expect.stringMatching(/^engine\/index\.ts: exports WasmSolver, which decides in the calling thread/),
+        'lint-layers: 5 problem(s)',
+      ]),
+    );
   });
 
   it('passes the repository itself', () => {

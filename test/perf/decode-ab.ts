@@ -12,9 +12,10 @@ async function load(root: string): Promise<{ decode(): ProvisionPlan }> {
   const { decodeProvision } = await import(`${root}/engine/abi/decode.ts`);
   const wasm = await import(`${root}/engine/solver/wasm.ts`);
   const { ModelCaches } = await import(`${root}/engine/model/caches.ts`);
-  const base = mix === 'generic'
-    ? (await import(`${root}/bench/scenarios/generic.ts`)).genericInput(Number(size))
-    : await import(`${root}/bench/scenarios/karpenter.ts`).then((k) => k.karpenterInput(k.diversePods(Number(size))));
+  const base =
+    mix === 'generic'
+      ? (await import(`${root}/bench/scenarios/generic.ts`)).genericInput(Number(size))
+      : await import(`${root}/bench/scenarios/karpenter.ts`).then((k) => k.karpenterInput(k.diversePods(Number(size))));
   const input = { ...base, caches: new ModelCaches() };
   const { block, ctx } = encodeProvision(input, { improve: false });
   const result = wasm.runBlock(wasm.instantiateSolver(wasm.solverModule('release')), block, ctx.keys.setBytes);
@@ -23,7 +24,10 @@ async function load(root: string): Promise<{ decode(): ProvisionPlan }> {
 const trees = { other: await load(other!), here: await load(new URL('../..', import.meta.url).pathname) };
 const cpu = { other: [] as number[], here: [] as number[] };
 const plans: Record<string, string> = {};
-const usage = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const usage = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 for (let r = 0; r <= rounds; r++) {
   for (const k of (r & 1 ? ['here', 'other'] : ['other', 'here']) as Array<'here' | 'other'>) {
     const c0 = usage();
@@ -38,6 +42,6 @@ const med = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1]!;
 const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
 process.stdout.write(
   `${scenario} decode, ${rounds} rounds (cpu ms, median / mean): other ${med(cpu.other).toFixed(2)} / ${mean(cpu.other).toFixed(2)}, ` +
-  `here ${med(cpu.here).toFixed(2)} / ${mean(cpu.here).toFixed(2)}, ratio ${(med(cpu.other) / med(cpu.here)).toFixed(3)} / ` +
-  `${(mean(cpu.other) / mean(cpu.here)).toFixed(3)}; plans ${plans.other === plans.here ? 'identical' : 'DIFFER'}\n`,
+    `here ${med(cpu.here).toFixed(2)} / ${mean(cpu.here).toFixed(2)}, ratio ${(med(cpu.other) / med(cpu.here)).toFixed(3)} / ` +
+    `${(mean(cpu.other) / mean(cpu.here)).toFixed(3)}; plans ${plans.other === plans.here ? 'identical' : 'DIFFER'}\n`,
 );

@@ -11,17 +11,29 @@ import { DEFAULT_ENGINE_OPTIONS } from '../../engine/index.ts';
 const n = Number(process.argv[2] ?? 10_000);
 const runs = Number(process.argv[3] ?? 5);
 const pool = guideDefaultNodePool();
-const snap = (seed: number): Snapshot => ({
-  nodePools: [pool], instanceTypes: new Map([[pool.name, catalog()]]), nodes: [], daemonSets: [], pdbs: [],
-  nodeClasses: [], pendingPods: genericPods(n, seed), options: DEFAULT_ENGINE_OPTIONS, now: 0,
-} as unknown as Snapshot);
+const snap = (seed: number): Snapshot =>
+  ({
+    nodePools: [pool],
+    instanceTypes: new Map([[pool.name, catalog()]]),
+    nodes: [],
+    daemonSets: [],
+    pdbs: [],
+    nodeClasses: [],
+    pendingPods: genericPods(n, seed),
+    options: DEFAULT_ENGINE_OPTIONS,
+    now: 0,
+  }) as unknown as Snapshot;
 const median = (a: number[]) => [...a].sort((p, q) => p - q)[a.length >> 1]!;
 const t: Record<string, number[]> = { local: [], oneOff: [], warm: [], warmLongestBlock: [] };
 /** The calling thread's longest stretch without a turn of its event loop while `f` runs (a 1 ms timer's gaps). */
 async function longestBlock(f: () => Promise<unknown>): Promise<number> {
   let last = performance.now();
   let worst = 0;
-  const timer = setInterval(() => { const now = performance.now(); worst = Math.max(worst, now - last); last = now; }, 1);
+  const timer = setInterval(() => {
+    const now = performance.now();
+    worst = Math.max(worst, now - last);
+    last = now;
+  }, 1);
   try {
     await f();
   } finally {
@@ -50,7 +62,11 @@ try {
     t['warm']!.push(warm);
     t['warmLongestBlock']!.push(block);
   }
-  process.stdout.write(`${n} pending pods, empty cluster: ${Object.entries(t).map(([k, v]) => `${k} ${median(v).toFixed(0)} ms`).join(', ')} (medians of ${runs}); last shipped ${JSON.stringify(c.lastShipped())}\n`);
+  process.stdout.write(
+    `${n} pending pods, empty cluster: ${Object.entries(t)
+      .map(([k, v]) => `${k} ${median(v).toFixed(0)} ms`)
+      .join(', ')} (medians of ${runs}); last shipped ${JSON.stringify(c.lastShipped())}\n`,
+  );
 } finally {
   await engine.close();
 }

@@ -16,13 +16,23 @@ const improve = process.argv.includes('--improve');
 const scenario = /^\d+$/.test(args[0] ?? '') || args[0] === undefined ? `diverse-${args[0] ?? 20000}` : args[0];
 const n = Number(scenario.split('-')[1]);
 const runs = Number(args[1] ?? 9);
-const input = { ...(scenario.startsWith('generic') ? genericInput(n) : karpenterInput(diversePods(n))), caches: new ModelCaches() };
+const input = {
+  ...(scenario.startsWith('generic') ? genericInput(n) : karpenterInput(diversePods(n))),
+  caches: new ModelCaches(),
+};
 // WASM_FILE: a solver build of the same ABI to load instead (e.g. a release build with a name section, for profiles).
-const x = instantiateSolver(process.env.WASM_FILE ? new WebAssembly.Module(readFileSync(process.env.WASM_FILE)) : solverModule(process.env.BUILD === 'debug' ? 'debug' : 'release'));
+const x = instantiateSolver(
+  process.env.WASM_FILE
+    ? new WebAssembly.Module(readFileSync(process.env.WASM_FILE))
+    : solverModule(process.env.BUILD === 'debug' ? 'debug' : 'release'),
+);
 const t: Record<'encode' | 'wasm' | 'decode' | 'total', number[]> = { encode: [], wasm: [], decode: [], total: [] };
 // CPU time of the process per phase too: on a shared, loaded machine it moves far less than wall time.
 const c: Record<'encode' | 'wasm' | 'decode' | 'total', number[]> = { encode: [], wasm: [], decode: [], total: [] };
-const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const cpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 // PROFILE=file.cpuprofile: a V8 CPU profile of the measured solves only (after the warm-up), for Chrome DevTools.
 const profiler = process.env.PROFILE ? new Session() : undefined;
 let nodes = 0;
@@ -61,5 +71,10 @@ for (let r = 0; r < runs + 1; r++) {
 }
 if (profiler) writeFileSync(process.env.PROFILE!, JSON.stringify((await profiler.post('Profiler.stop')).profile));
 const median = (a: number[]) => [...a].sort((p, q) => p - q)[a.length >> 1]!;
-const line = (m: typeof t) => Object.entries(m).map(([k, v]) => `${k} ${median(v).toFixed(1)}`).join(', ');
-process.stdout.write(`${scenario}${improve ? ' improved' : ''}: ${nodes} nodes; wall ms: ${line(t)}; ${Math.round((n / median(t.total)) * 1000)} pods/s; cpu ms: ${line(c)} (medians of ${runs})\n`);
+const line = (m: typeof t) =>
+  Object.entries(m)
+    .map(([k, v]) => `${k} ${median(v).toFixed(1)}`)
+    .join(', ');
+process.stdout.write(
+  `${scenario}${improve ? ' improved' : ''}: ${nodes} nodes; wall ms: ${line(t)}; ${Math.round((n / median(t.total)) * 1000)} pods/s; cpu ms: ${line(c)} (medians of ${runs})\n`,
+);

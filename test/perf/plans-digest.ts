@@ -15,7 +15,10 @@ const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const tree = args.find((a) => !a.startsWith('--')) ?? new URL('../..', import.meta.url).pathname;
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
-const api: Any = { ...(await import(`${tree}/engine/index.ts`)), ...(existsSync(`${tree}/engine/local.ts`) ? await import(`${tree}/engine/local.ts`) : {}) };
+const api: Any = {
+  ...(await import(`${tree}/engine/index.ts`)),
+  ...(existsSync(`${tree}/engine/local.ts`) ? await import(`${tree}/engine/local.ts`) : {}),
+};
 const { encodeProvision } = await import(`${tree}/engine/abi/encode.ts`);
 const { diversePods, preferencePods, karpenterInput } = await import(`${tree}/bench/scenarios/karpenter.ts`);
 const { genericInput } = await import(`${tree}/bench/scenarios/generic.ts`);
@@ -23,7 +26,11 @@ const { fragmentedCluster } = await import(`${tree}/bench/suites/consolidation-s
 const { problemArb } = await import(`${tree}/test/solver/arbitraries.ts`);
 const { normalizePlan } = await import(`${tree}/test/solver/normalize.ts`);
 
-const sha = (x: unknown): string => createHash('sha256').update(typeof x === 'string' ? x : x instanceof Uint8Array ? x : JSON.stringify(x)).digest('hex').slice(0, 16);
+const sha = (x: unknown): string =>
+  createHash('sha256')
+    .update(typeof x === 'string' ? x : x instanceof Uint8Array ? x : JSON.stringify(x))
+    .digest('hex')
+    .slice(0, 16);
 const line = (name: string, digest: string): void => void process.stdout.write(`${name} ${digest}\n`);
 const exact = new api.WasmSolver({ improve: false });
 
@@ -37,18 +44,26 @@ for (const n of quick ? [2000] : [2000, 10000, 20000]) plans(`diverse-${n}`, kar
 plans('preference-4000', karpenterInput(preferencePods(4000).pods), true);
 for (const n of quick ? [2000] : [2000, 10000]) plans(`generic-${n}`, genericInput(n), n <= 2000);
 const improved = new api.WasmSolver();
-for (const n of quick ? [2000] : [2000, 20000, 100000]) line(`generic-${n} improved`, sha(normalizePlan(improved.solve(genericInput(n)))));
+for (const n of quick ? [2000] : [2000, 20000, 100000])
+  line(`generic-${n} improved`, sha(normalizePlan(improved.solve(genericInput(n)))));
 
 const problems = fc.sample(problemArb, { seed: 20261202, numRuns: quick ? 40 : 150 });
 const all: string[] = [];
-for (const input of problems) all.push(sha(normalizePlan(exact.solve(input))), sha(normalizePlan(api.solveReference(input))));
+for (const input of problems)
+  all.push(sha(normalizePlan(exact.solve(input))), sha(normalizePlan(api.solveReference(input))));
 line(`arbitraries-${problems.length} wasm+reference`, sha(all.join(',')));
 
 function decisionDigest(d: Any): string {
   if (d.kind === 'noop') return sha(d.explanations.map((e: Any) => `${e.node}:${e.code}`));
   const cmds = [d, ...(d.followUps ?? []), ...(d.concurrent ?? [])].map((c: Any) => ({
-    kind: c.kind, method: c.method, candidates: c.candidates.map((x: Any) => x.name), savings: c.savingsPerHour.toFixed(6),
-    replacements: c.replacements.map((r: Any) => ({ pods: [...r.pods].sort(), its: r.instanceTypes.map((o: Any) => o.name) })),
+    kind: c.kind,
+    method: c.method,
+    candidates: c.candidates.map((x: Any) => x.name),
+    savings: c.savingsPerHour.toFixed(6),
+    replacements: c.replacements.map((r: Any) => ({
+      pods: [...r.pods].sort(),
+      its: r.instanceTypes.map((o: Any) => o.name),
+    })),
     moved: c.podsMoved.map((m: Any) => `${m.uid}>${m.to}`).sort(),
   }));
   return sha({ cmds, explanations: d.explanations.map((e: Any) => `${e.node}:${e.code}`) });
@@ -60,12 +75,20 @@ async function consolidation(nodes: number, repack: 'off' | 'only', loops: numbe
   let state = api.INITIAL_LOOP_STATE;
   const out: string[] = [];
   for (let i = 0; i < loops; i++) {
-    const r = await api.disrupt(s, { solver: exact, repack, state, consolidationState: i, methods: repack === 'off' ? undefined : ['repack'], repackDeadlineMs: 1e12 });
+    const r = await api.disrupt(s, {
+      solver: exact,
+      repack,
+      state,
+      consolidationState: i,
+      methods: repack === 'off' ? undefined : ['repack'],
+      repackDeadlineMs: 1e12,
+    });
     state = r.state;
     const d = r.decision;
     out.push(decisionDigest(d));
     if (d.kind === 'noop') break;
-    for (const c of [d, ...(d.followUps ?? []), ...(d.concurrent ?? [])]) s = api.applyCommand(s, c, (k: number) => `v${i}-r${k}`);
+    for (const c of [d, ...(d.followUps ?? []), ...(d.concurrent ?? [])])
+      s = api.applyCommand(s, c, (k: number) => `v${i}-r${k}`);
   }
   line(`consolidation-${nodes} ${repack} (${out.length} decisions)`, sha(out.join(',')));
 }

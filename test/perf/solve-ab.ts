@@ -8,7 +8,10 @@
 import type { ProvisionInput, ProvisionPlan } from '../../engine/index.ts';
 
 interface Tree {
-  encodeProvision(input: ProvisionInput, opts: { improve: boolean; improveMs?: number }): { block: Uint8Array; ctx: { keys: { setBytes: number } } };
+  encodeProvision(
+    input: ProvisionInput,
+    opts: { improve: boolean; improveMs?: number },
+  ): { block: Uint8Array; ctx: { keys: { setBytes: number } } };
   decodeProvision(ctx: unknown, result: ArrayBuffer): ProvisionPlan;
   runBlock(x: unknown, block: Uint8Array, setBytes: number): ArrayBuffer;
   x: unknown;
@@ -33,16 +36,25 @@ async function load(root: string): Promise<Tree> {
     input = k.karpenterInput(k.diversePods(n));
   }
   return {
-    encodeProvision: enc.encodeProvision, decodeProvision: dec.decodeProvision, runBlock: wasm.runBlock,
-    x: wasm.instantiateSolver(wasm.solverModule('release')), input: { ...input, caches: new ModelCaches() },
+    encodeProvision: enc.encodeProvision,
+    decodeProvision: dec.decodeProvision,
+    runBlock: wasm.runBlock,
+    x: wasm.instantiateSolver(wasm.solverModule('release')),
+    input: { ...input, caches: new ModelCaches() },
   };
 }
 const trees = { other: await load(other!), here: await load(new URL('../..', import.meta.url).pathname) };
 type Phase = 'encode' | 'wasm' | 'decode' | 'total';
-const t = { other: { encode: [], wasm: [], decode: [], total: [] }, here: { encode: [], wasm: [], decode: [], total: [] } } as Record<'other' | 'here', Record<Phase, number[]>>;
+const t = {
+  other: { encode: [], wasm: [], decode: [], total: [] },
+  here: { encode: [], wasm: [], decode: [], total: [] },
+} as Record<'other' | 'here', Record<Phase, number[]>>;
 const plans: Record<string, ProvisionPlan> = {};
 const cpu = { other: [] as number[], here: [] as number[] };
-const usage = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const usage = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 for (let r = 0; r <= rounds; r++) {
   // Alternate which tree goes first, so neither always runs right after the other's garbage.
   const order = (r & 1 ? ['here', 'other'] : ['other', 'here']) as Array<'other' | 'here'>;
@@ -68,10 +80,12 @@ for (let r = 0; r <= rounds; r++) {
   }
 }
 const med = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1]!;
-const line = (m: Record<Phase, number[]>) => (Object.keys(m) as Phase[]).map((p) => `${p} ${med(m[p]).toFixed(1)}`).join(', ');
-const summary = (p: ProvisionPlan) => `${p.newNodeClaims.length} nodes, $${p.costPerHour.toFixed(4)}/h, ${p.unschedulable.length} unschedulable`;
+const line = (m: Record<Phase, number[]>) =>
+  (Object.keys(m) as Phase[]).map((p) => `${p} ${med(m[p]).toFixed(1)}`).join(', ');
+const summary = (p: ProvisionPlan) =>
+  `${p.newNodeClaims.length} nodes, $${p.costPerHour.toFixed(4)}/h, ${p.unschedulable.length} unschedulable`;
 const same = JSON.stringify(plans.other) === JSON.stringify(plans.here);
 process.stdout.write(
   `${scenario}${improve ? ' improved' : ''}, ${rounds} rounds (median wall ms):\n  other: ${line(t.other)}; cpu ${med(cpu.other).toFixed(1)}; ${summary(plans.other!)}\n  here:  ${line(t.here)}; cpu ${med(cpu.here).toFixed(1)}; ${summary(plans.here!)}\n` +
-  `  total ratio other/here: wall ${(med(t.other.total) / med(t.here.total)).toFixed(3)}, cpu ${(med(cpu.other) / med(cpu.here)).toFixed(3)}; plans ${same ? 'identical' : 'DIFFER'}\n`,
+    `  total ratio other/here: wall ${(med(t.other.total) / med(t.here.total)).toFixed(3)}, cpu ${(med(cpu.other) / med(cpu.here)).toFixed(3)}; plans ${same ? 'identical' : 'DIFFER'}\n`,
 );

@@ -20,7 +20,10 @@ const { block, ctx } = encodeProvision(input, { improve, improveMs: 60_000 });
 const solvers = [a, b].map((f) => instantiateSolver(new WebAssembly.Module(readFileSync(f))));
 const wall: number[][] = [[], []];
 const cpu: number[][] = [[], []];
-const usage = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const usage = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 const results: string[] = [];
 for (let r = 0; r <= rounds; r++) {
   // Alternate which build goes first.
@@ -31,12 +34,15 @@ for (let r = 0; r <= rounds; r++) {
     const t1 = performance.now();
     const c1 = usage();
     if (r === 0) results[i] = Buffer.from(out).toString('base64');
-    else { wall[i]!.push(t1 - t0); cpu[i]!.push(c1 - c0); }
+    else {
+      wall[i]!.push(t1 - t0);
+      cpu[i]!.push(c1 - c0);
+    }
   }
 }
 const med = (v: number[]) => [...v].sort((p, q) => p - q)[v.length >> 1]!;
 process.stdout.write(
   `${scenario}${improve ? ' improved' : ''}, ${rounds} rounds: A ${med(wall[0]!).toFixed(1)} ms wall / ${med(cpu[0]!).toFixed(1)} ms cpu; ` +
-  `B ${med(wall[1]!).toFixed(1)} ms wall / ${med(cpu[1]!).toFixed(1)} ms cpu; A/B cpu ${(med(cpu[0]!) / med(cpu[1]!)).toFixed(3)}; ` +
-  `result blocks ${results[0] === results[1] ? 'identical' : 'DIFFER'}\n`,
+    `B ${med(wall[1]!).toFixed(1)} ms wall / ${med(cpu[1]!).toFixed(1)} ms cpu; A/B cpu ${(med(cpu[0]!) / med(cpu[1]!)).toFixed(3)}; ` +
+    `result blocks ${results[0] === results[1] ? 'identical' : 'DIFFER'}\n`,
 );

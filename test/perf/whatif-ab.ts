@@ -11,18 +11,32 @@ const other = process.argv[2]!;
 const count = Number(process.argv[3] ?? 16);
 const engine = inThreadEngine();
 const here: Run = async (input) => {
-  const r = await whatIf({ built: scenario(input), sources: [`seed-${input.seed}`], options: { mode: 'consolidate', exact: true } }, engine);
-  return { seed: input.seed, costPerHourBefore: r.costPerHourBefore, costPerHourAfter: r.costPerHourAfter, moves: r.moves.length };
+  const r = await whatIf(
+    { built: scenario(input), sources: [`seed-${input.seed}`], options: { mode: 'consolidate', exact: true } },
+    engine,
+  );
+  return {
+    seed: input.seed,
+    costPerHourBefore: r.costPerHourBefore,
+    costPerHourAfter: r.costPerHourAfter,
+    moves: r.moves.length,
+  };
 };
 const there: Run = (await import(`${other}/bench/scenarios/whatif.ts`)).runScenario;
-const usage = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const usage = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 const t = { other: { cpu: [] as number[], wall: [] as number[] }, here: { cpu: [] as number[], wall: [] as number[] } };
 for (const run of [there, here]) await run({ seed: 999, nodes: 6, pending: 6 });
 let same = true;
 for (let s = 1; s <= count; s++) {
   const input = { seed: s, nodes: 6, pending: 6 };
   const out: string[] = [];
-  for (const [k, run] of [['other', there], ['here', here]] as const) {
+  for (const [k, run] of [
+    ['other', there],
+    ['here', here],
+  ] as const) {
     const c0 = usage();
     const t0 = performance.now();
     out.push(JSON.stringify(await run(input)));
@@ -32,4 +46,6 @@ for (let s = 1; s <= count; s++) {
   if (out[0] !== out[1]) same = false;
 }
 const med = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1]!.toFixed(1);
-process.stdout.write(`${count} what-if scenarios: other tree ${med(t.other.cpu)} ms cpu / ${med(t.other.wall)} ms wall; this tree ${med(t.here.cpu)} ms cpu / ${med(t.here.wall)} ms wall (medians per scenario); results ${same ? 'identical' : 'DIFFER'}\n`);
+process.stdout.write(
+  `${count} what-if scenarios: other tree ${med(t.other.cpu)} ms cpu / ${med(t.other.wall)} ms wall; this tree ${med(t.here.cpu)} ms cpu / ${med(t.here.wall)} ms wall (medians per scenario); results ${same ? 'identical' : 'DIFFER'}\n`,
+);

@@ -37,7 +37,10 @@ export class CloudFaults {
   /** Launches that came back partial, hung calls that launched anyway. */
   readonly effects = { partialLaunches: 0, lostLaunches: 0 };
 
-  constructor(private readonly now: () => number, private readonly rng: Rng) {}
+  constructor(
+    private readonly now: () => number,
+    private readonly rng: Rng,
+  ) {}
 
   /** The next `n` calls of `method` meet `mode`. */
   arm(method: CloudMethod, mode: CloudFaultMode, n = 1): void {
@@ -70,7 +73,9 @@ export class CloudFaults {
         }
         if (this.now() < this.partialUntil && this.rng.chance(0.5)) {
           this.effects.partialLaunches++;
-          throw new InsufficientCapacityError(`${what}: the fleet filled part of the request; no instance for this one`);
+          throw new InsufficientCapacityError(
+            `${what}: the fleet filled part of the request; no instance for this one`,
+          );
         }
         return cp.create(req);
       },

@@ -50,8 +50,11 @@ const podsResource = 'pods';
 const isDaemonPod = (p: KObject): boolean => (p.metadata.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet');
 const nodeNameOf = (p: KObject): string | undefined => (p.spec as { nodeName?: string } | undefined)?.nodeName;
 const phaseOf = (p: KObject): string | undefined => (p.status as { phase?: string } | undefined)?.phase;
-const providerIdOf = (o: KObject): string | undefined => (o.status as { providerID?: string } | undefined)?.providerID ?? (o.spec as { providerID?: string } | undefined)?.providerID;
-const conditionsOf = (o: KObject): Array<{ type: string; status: string; reason?: string }> => ((o.status as { conditions?: Array<{ type: string; status: string; reason?: string }> } | undefined)?.conditions ?? []);
+const providerIdOf = (o: KObject): string | undefined =>
+  (o.status as { providerID?: string } | undefined)?.providerID ??
+  (o.spec as { providerID?: string } | undefined)?.providerID;
+const conditionsOf = (o: KObject): Array<{ type: string; status: string; reason?: string }> =>
+  (o.status as { conditions?: Array<{ type: string; status: string; reason?: string }> } | undefined)?.conditions ?? [];
 const workloadPod = (p: KObject): boolean => p.metadata.namespace !== 'kube-system' && !isDaemonPod(p);
 
 export class InvariantMonitor {
@@ -65,7 +68,10 @@ export class InvariantMonitor {
   private longestPending = 0;
   private readonly unsubscribe: () => void;
 
-  constructor(private readonly sim: Simulation, private readonly budgets: (pool: string) => number | undefined) {
+  constructor(
+    private readonly sim: Simulation,
+    private readonly budgets: (pool: string) => number | undefined,
+  ) {
     this.unsubscribe = sim.cluster.store.subscribe((e) => this.onChange(e));
     for (const p of sim.cluster.store.list(podsResource)) if (workloadPod(p) && !nodeNameOf(p)) this.trackUnbound(p);
   }
@@ -75,7 +81,12 @@ export class InvariantMonitor {
   }
 
   stats(): InvariantStats {
-    return { checks: { ...this.checks }, breaches: [...this.found], explainedWaits: this.explained.size, longestPendingMs: this.longestPending };
+    return {
+      checks: { ...this.checks },
+      breaches: [...this.found],
+      explainedWaits: this.explained.size,
+      longestPendingMs: this.longestPending,
+    };
   }
 
   /** The controller is about to terminate `providerID` (called by the soak's cloud wrapper). */
@@ -84,10 +95,28 @@ export class InvariantMonitor {
     if (!inst || inst.state === 'shutting-down' || inst.state === 'terminated') return;
     this.checks.undrained++;
     const store = this.sim.cluster.store;
-    const names = new Set(store.list('nodes').filter((n) => providerIdOf(n) === providerID).map((n) => n.metadata.name!));
-    const held = store.list(podsResource).filter((p) => names.has(nodeNameOf(p) ?? '') && workloadPod(p) && !p.metadata.deletionTimestamp && phaseOf(p) !== 'Succeeded' && phaseOf(p) !== 'Failed');
+    const names = new Set(
+      store
+        .list('nodes')
+        .filter((n) => providerIdOf(n) === providerID)
+        .map((n) => n.metadata.name!),
+    );
+    const held = store
+      .list(podsResource)
+      .filter(
+        (p) =>
+          names.has(nodeNameOf(p) ?? '') &&
+          workloadPod(p) &&
+          !p.metadata.deletionTimestamp &&
+          phaseOf(p) !== 'Succeeded' &&
+          phaseOf(p) !== 'Failed',
+      );
     if (held.length) {
-      this.report('undrained', `undrained:${providerID}`, `${replica} terminated ${providerID} (node ${[...names].join(', ')}) with ${held.length} pods not drained: ${held.map((p) => `${p.metadata.namespace}/${p.metadata.name}`).join(', ')}`);
+      this.report(
+        'undrained',
+        `undrained:${providerID}`,
+        `${replica} terminated ${providerID} (node ${[...names].join(', ')}) with ${held.length} pods not drained: ${held.map((p) => `${p.metadata.namespace}/${p.metadata.name}`).join(', ')}`,
+      );
     }
   }
 
@@ -116,7 +145,10 @@ export class InvariantMonitor {
     if (e.type === 'DELETED' || nodeNameOf(pod)) this.closeUnbound(uid);
     else if (!this.unbound.has(uid)) this.trackUnbound(pod);
     const before = e.old;
-    const goes = e.type === 'DELETED' ? !before?.metadata.deletionTimestamp : Boolean(pod.metadata.deletionTimestamp) && !before?.metadata.deletionTimestamp;
+    const goes =
+      e.type === 'DELETED'
+        ? !before?.metadata.deletionTimestamp
+        : Boolean(pod.metadata.deletionTimestamp) && !before?.metadata.deletionTimestamp;
     if (goes && before && isPodReady(before)) this.checkPdb(pod);
   }
 
@@ -131,7 +163,11 @@ export class InvariantMonitor {
       const selects = (pdb.spec as { selector?: { matchLabels?: Record<string, string> } }).selector?.matchLabels ?? {};
       if (!Object.entries(selects).every(([k, v]) => pod.metadata.labels?.[k] === v)) continue;
       if (s.currentHealthy < s.desiredHealthy) {
-        this.report('pdb', `pdb:${pod.metadata.uid}`, `${by} took pod ${pod.metadata.namespace}/${pod.metadata.name}: PodDisruptionBudget ${pdb.metadata.name} left with ${s.currentHealthy} healthy pods, desires ${s.desiredHealthy}`);
+        this.report(
+          'pdb',
+          `pdb:${pod.metadata.uid}`,
+          `${by} took pod ${pod.metadata.namespace}/${pod.metadata.name}: PodDisruptionBudget ${pdb.metadata.name} left with ${s.currentHealthy} healthy pods, desires ${s.desiredHealthy}`,
+        );
       }
     }
   }
@@ -141,7 +177,13 @@ export class InvariantMonitor {
     const all = this.sim.cluster.requests.all();
     for (let i = all.length - 1, n = 0; i >= 0 && n < 500; i--, n++) {
       const r = all[i]!;
-      if (r.status !== 0 || r.resource !== podsResource || r.name !== pod.metadata.name || r.namespace !== pod.metadata.namespace) continue;
+      if (
+        r.status !== 0 ||
+        r.resource !== podsResource ||
+        r.name !== pod.metadata.name ||
+        r.namespace !== pod.metadata.namespace
+      )
+        continue;
       if (r.subresource === 'eviction') return 'an eviction';
       if (r.verb === 'delete') return 'a pod delete';
     }
@@ -151,14 +193,23 @@ export class InvariantMonitor {
   private checkBudgets(): void {
     const deleting = new Map<string, number>();
     for (const c of this.sim.cluster.store.list('nodeclaims.karpenter.sh')) {
-      if (!c.metadata.deletionTimestamp || !conditionsOf(c).some((x) => x.type === 'DisruptionReason' && x.status === 'True')) continue;
+      if (
+        !c.metadata.deletionTimestamp ||
+        !conditionsOf(c).some((x) => x.type === 'DisruptionReason' && x.status === 'True')
+      )
+        continue;
       const pool = c.metadata.labels?.['karpenter.sh/nodepool'] ?? '';
       deleting.set(pool, (deleting.get(pool) ?? 0) + 1);
     }
     this.checks.budget++;
     for (const [pool, n] of deleting) {
       const allowed = this.budgets(pool);
-      if (allowed !== undefined && n > allowed) this.report('budget', `budget:${pool}:${this.sim.clock.now()}`, `NodePool ${pool} has ${n} NodeClaims deleting for disruption at once; its budget allows ${allowed}`);
+      if (allowed !== undefined && n > allowed)
+        this.report(
+          'budget',
+          `budget:${pool}:${this.sim.clock.now()}`,
+          `NodePool ${pool} has ${n} NodeClaims deleting for disruption at once; its budget allows ${allowed}`,
+        );
     }
   }
 
@@ -177,19 +228,47 @@ export class InvariantMonitor {
       perClaim.set(launchedFor, [...(perClaim.get(launchedFor) ?? []), i.providerID]);
       this.checks.orphan++;
       const owners = recordedBy.get(i.providerID) ?? [];
-      if (owners.length > 1) this.report('duplicate', `shared:${i.providerID}`, `instance ${i.providerID} is recorded by ${owners.length} NodeClaims: ${owners.join(', ')}`);
-      this.overdue('orphan', this.unownedSince, i.providerID, owners.length === 0, now, (ms) => `instance ${i.providerID} (launched for ${launchedFor}) has had no NodeClaim for ${Math.round(ms / 1000)} s`);
+      if (owners.length > 1)
+        this.report(
+          'duplicate',
+          `shared:${i.providerID}`,
+          `instance ${i.providerID} is recorded by ${owners.length} NodeClaims: ${owners.join(', ')}`,
+        );
+      this.overdue(
+        'orphan',
+        this.unownedSince,
+        i.providerID,
+        owners.length === 0,
+        now,
+        (ms) =>
+          `instance ${i.providerID} (launched for ${launchedFor}) has had no NodeClaim for ${Math.round(ms / 1000)} s`,
+      );
     }
     for (const pid of this.unownedSince.keys()) if (!live.has(pid)) this.unownedSince.delete(pid);
     for (const [claim, ids] of perClaim) {
       this.checks.duplicate++;
-      this.overdue('duplicate', this.duplicateSince, claim, ids.length > 1, now, (ms) => `nodeclaim ${claim} has had ${ids.length} live instances for ${Math.round(ms / 1000)} s: ${ids.join(', ')}`);
+      this.overdue(
+        'duplicate',
+        this.duplicateSince,
+        claim,
+        ids.length > 1,
+        now,
+        (ms) =>
+          `nodeclaim ${claim} has had ${ids.length} live instances for ${Math.round(ms / 1000)} s: ${ids.join(', ')}`,
+      );
     }
     for (const claim of this.duplicateSince.keys()) if (!perClaim.has(claim)) this.duplicateSince.delete(claim);
   }
 
   /** Tracks how long `bad` has held for `key`; reports once it has held past the orphan bound. */
-  private overdue(invariant: Invariant, since: Map<string, number>, key: string, bad: boolean, now: number, message: (ms: number) => string): void {
+  private overdue(
+    invariant: Invariant,
+    since: Map<string, number>,
+    key: string,
+    bad: boolean,
+    now: number,
+    message: (ms: number) => string,
+  ): void {
     if (!bad) {
       since.delete(key);
       return;
@@ -215,13 +294,28 @@ export class InvariantMonitor {
     const overdue = [...this.unbound].filter(([, u]) => now - u.since > PENDING_BOUND_MS);
     this.checks.pending += this.unbound.size;
     if (!overdue.length) return;
-    const explainedNames = new Set(this.sim.cluster.store.list('events')
-      .filter((e) => e['reason'] === 'FailedScheduling' && (e['source'] as { component?: string } | undefined)?.component === 'karpenter')
-      .map((e) => { const o = e['involvedObject'] as { namespace?: string; name?: string }; return `${o.namespace}/${o.name}`; }));
+    const explainedNames = new Set(
+      this.sim.cluster.store
+        .list('events')
+        .filter(
+          (e) =>
+            e['reason'] === 'FailedScheduling' &&
+            (e['source'] as { component?: string } | undefined)?.component === 'karpenter',
+        )
+        .map((e) => {
+          const o = e['involvedObject'] as { namespace?: string; name?: string };
+          return `${o.namespace}/${o.name}`;
+        }),
+    );
     for (const [uid, u] of overdue) {
       this.longestPending = Math.max(this.longestPending, now - u.since);
       if (explainedNames.has(`${u.ns}/${u.name}`)) this.explained.add(uid);
-      else this.report('pending', `pending:${uid}`, `pod ${u.ns}/${u.name} has been without a node for ${Math.round((now - u.since) / 1000)} s, and no FailedScheduling event explains it`);
+      else
+        this.report(
+          'pending',
+          `pending:${uid}`,
+          `pod ${u.ns}/${u.name} has been without a node for ${Math.round((now - u.since) / 1000)} s, and no FailedScheduling event explains it`,
+        );
     }
   }
 }

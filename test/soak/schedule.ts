@@ -5,8 +5,19 @@ import { Rng } from './rng.ts';
 
 export const WORKLOAD_KINDS = ['scale', 'rollout', 'spot-interruption', 'drift'] as const;
 export const FAULT_KINDS = [
-  'api-500', 'api-409', 'api-429', 'list-failure', 'watch-failure', 'list-failure-at-start',
-  'cloud-500', 'hung-call', 'lost-launch', 'controller-kill', 'leader-failover', 'ice', 'partial-fleet',
+  'api-500',
+  'api-409',
+  'api-429',
+  'list-failure',
+  'watch-failure',
+  'list-failure-at-start',
+  'cloud-500',
+  'hung-call',
+  'lost-launch',
+  'controller-kill',
+  'leader-failover',
+  'ice',
+  'partial-fleet',
 ] as const;
 export type WorkloadKind = (typeof WORKLOAD_KINDS)[number];
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -14,9 +25,22 @@ export type EventKind = WorkloadKind | Exclude<FaultKind, 'list-failure-at-start
 
 /** Arrivals per simulated hour. `list-failure-at-start` is not scheduled: it comes with restarts. */
 export const RATES_PER_HOUR: Readonly<Record<EventKind, number>> = {
-  'scale': 12, 'rollout': 3, 'spot-interruption': 4, 'drift': 1,
-  'api-500': 8, 'api-409': 6, 'api-429': 4, 'list-failure': 4, 'watch-failure': 4,
-  'cloud-500': 6, 'hung-call': 4, 'lost-launch': 2, 'controller-kill': 2, 'leader-failover': 1, 'ice': 2, 'partial-fleet': 2,
+  scale: 12,
+  rollout: 3,
+  'spot-interruption': 4,
+  drift: 1,
+  'api-500': 8,
+  'api-409': 6,
+  'api-429': 4,
+  'list-failure': 4,
+  'watch-failure': 4,
+  'cloud-500': 6,
+  'hung-call': 4,
+  'lost-launch': 2,
+  'controller-kill': 2,
+  'leader-failover': 1,
+  ice: 2,
+  'partial-fleet': 2,
 };
 
 export interface ScheduledEvent {
@@ -32,7 +56,8 @@ export function schedule(seed: number, durationMs: number): ScheduledEvent[] {
   for (const kind of Object.keys(RATES_PER_HOUR) as EventKind[]) {
     const meanGapMs = 3_600_000 / RATES_PER_HOUR[kind];
     // The first minutes belong to the cluster coming up.
-    for (let t = 5 * 60_000 + exponential(rng, meanGapMs); t < durationMs; t += exponential(rng, meanGapMs)) out.push({ at: Math.round(t), kind });
+    for (let t = 5 * 60_000 + exponential(rng, meanGapMs); t < durationMs; t += exponential(rng, meanGapMs))
+      out.push({ at: Math.round(t), kind });
   }
   return out.sort((a, b) => a.at - b.at || a.kind.localeCompare(b.kind));
 }

@@ -31,11 +31,15 @@ describe('fault soak', () => {
     expect(r.leaks, text).toEqual([]);
     expect(r.passed).toBe(true);
     // The faults were injected, and the invariants checked, for real.
-    expect(Object.values(r.faults).reduce((a, b) => a + b, 0), text).toBeGreaterThanOrEqual(30);
+    expect(
+      Object.values(r.faults).reduce((a, b) => a + b, 0),
+      text,
+    ).toBeGreaterThanOrEqual(30);
     expect(r.faults['controller-kill'] + r.faults['leader-failover'], text).toBeGreaterThanOrEqual(2);
     expect(r.cluster.replicasStarted, text).toBeGreaterThanOrEqual(3);
     expect(r.workload.scale, text).toBeGreaterThan(0);
-    for (const [name, n] of Object.entries(r.invariants.checks)) expect(n, `${name} checked\n${text}`).toBeGreaterThan(0);
+    for (const [name, n] of Object.entries(r.invariants.checks))
+      expect(n, `${name} checked\n${text}`).toBeGreaterThan(0);
     expect(text).toMatch(/reproduce: npm run soak -- --hours 0.75 --seed 5/);
   }, 600_000);
 
@@ -50,7 +54,9 @@ describe('fault soak', () => {
     } finally {
       process.stderr.write = write;
     }
-    expect(err.join('')).toMatch(/--hours needs a number >= 0[\s\S]*--seed must be an integer[\s\S]*unknown argument "--minutes"/);
+    expect(err.join('')).toMatch(
+      /--hours needs a number >= 0[\s\S]*--seed must be an integer[\s\S]*unknown argument "--minutes"/,
+    );
   });
 });
 
@@ -60,7 +66,14 @@ describe('the soak monitor (control runs)', () => {
     await s.apply(guide('guide-03.yaml'));
     await s.apply(guide('guide-05.yaml'));
     await s.apply(deployment('web', 3));
-    await s.apply(JSON.stringify({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'web', namespace: 'default' }, spec: { minAvailable: 3, selector: { matchLabels: { app: 'web' } } } }));
+    await s.apply(
+      JSON.stringify({
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        metadata: { name: 'web', namespace: 'default' },
+        spec: { minAvailable: 3, selector: { matchLabels: { app: 'web' } } },
+      }),
+    );
     await s.clock.advanceUntil(() => running(s, 'web') === 3, 180_000, 'web running');
     return s;
   }
@@ -68,7 +81,9 @@ describe('the soak monitor (control runs)', () => {
   it('reports a pod deleted through the API in breach of its PDB, and a termination of a node that still holds pods', async () => {
     sim = await webWithPdb();
     const monitor = new InvariantMonitor(sim, () => 0);
-    const [pod, other] = sim.cluster.store.list('pods', { namespace: 'default' }).filter((p) => p.metadata.labels?.['app'] === 'web');
+    const [pod, other] = sim.cluster.store
+      .list('pods', { namespace: 'default' })
+      .filter((p) => p.metadata.labels?.['app'] === 'web');
     // What a controller that skipped the Eviction API would do.
     await sim.kube.delete('Pod', pod!.metadata.name!, { namespace: 'default' });
     const inst = sim.provider.all().find((i) => i.nodeName === (other!.spec as { nodeName: string }).nodeName);
@@ -76,7 +91,11 @@ describe('the soak monitor (control runs)', () => {
     const breaches = monitor.stats().breaches;
     monitor.stop();
     expect(breaches.map((b) => b.invariant)).toEqual(['pdb', 'undrained']);
-    expect(breaches[0]!.message).toMatch(new RegExp(`a pod delete took pod default/${pod!.metadata.name}: PodDisruptionBudget web left with 2 healthy pods, desires 3`));
+    expect(breaches[0]!.message).toMatch(
+      new RegExp(
+        `a pod delete took pod default/${pod!.metadata.name}: PodDisruptionBudget web left with 2 healthy pods, desires 3`,
+      ),
+    );
     expect(breaches[1]!.message).toMatch(/control terminated .* with \d+ pods not drained: default\/web-/);
   });
 
@@ -85,7 +104,17 @@ describe('the soak monitor (control runs)', () => {
     await sim.apply(guide('guide-03.yaml'));
     const monitor = new InvariantMonitor(sim, (pool) => (pool === 'default' ? 0 : undefined));
     // An instance nobody records, with no garbage collection running (only the node class controller does).
-    await sim.provider.create({ nodeClaimName: 'never-created', nodePoolName: 'default', nodeClassName: 'default', requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['c5.large'] }], requests: {}, labels: {}, annotations: {}, taints: [], startupTaints: [] });
+    await sim.provider.create({
+      nodeClaimName: 'never-created',
+      nodePoolName: 'default',
+      nodeClassName: 'default',
+      requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['c5.large'] }],
+      requests: {},
+      labels: {},
+      annotations: {},
+      taints: [],
+      startupTaints: [],
+    });
     for (let i = 0; i < 12; i++) {
       await sim.clock.advance(60_000);
       monitor.check();
@@ -95,12 +124,24 @@ describe('the soak monitor (control runs)', () => {
       metadata: { name: 'disrupted', labels: { 'karpenter.sh/nodepool': 'default' }, finalizers: ['soak.test/hold'] },
       spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [] },
     });
-    await sim.kube.patchStatus('NodeClaim', 'disrupted', { conditions: [{ type: 'DisruptionReason', status: 'True', reason: 'Underutilized', message: '', lastTransitionTime: new Date(sim.clock.now()).toISOString() }] });
+    await sim.kube.patchStatus('NodeClaim', 'disrupted', {
+      conditions: [
+        {
+          type: 'DisruptionReason',
+          status: 'True',
+          reason: 'Underutilized',
+          message: '',
+          lastTransitionTime: new Date(sim.clock.now()).toISOString(),
+        },
+      ],
+    });
     await sim.kube.delete('NodeClaim', 'disrupted');
     const breaches = monitor.stats().breaches;
     monitor.stop();
     expect(breaches.map((b) => b.invariant)).toEqual(['orphan', 'budget']);
     expect(breaches[0]!.message).toMatch(/launched for never-created\) has had no NodeClaim for \d+ s/);
-    expect(breaches[1]!.message).toBe('NodePool default has 1 NodeClaims deleting for disruption at once; its budget allows 0');
+    expect(breaches[1]!.message).toBe(
+      'NodePool default has 1 NodeClaims deleting for disruption at once; its budget allows 0',
+    );
   });
 });

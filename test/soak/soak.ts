@@ -16,7 +16,14 @@ import { deployment, guide, simulation, type Simulation } from '../support/envir
 import { CloudFaults } from './cloud.ts';
 import { INVARIANTS, InvariantMonitor, type InvariantStats } from './invariants.ts';
 import { Rng } from './rng.ts';
-import { FAULT_KINDS, schedule, WORKLOAD_KINDS, type EventKind, type FaultKind, type WorkloadKind } from './schedule.ts';
+import {
+  FAULT_KINDS,
+  schedule,
+  WORKLOAD_KINDS,
+  type EventKind,
+  type FaultKind,
+  type WorkloadKind,
+} from './schedule.ts';
 
 export interface SoakOptions {
   readonly hours: number;
@@ -37,7 +44,14 @@ export interface SoakReport {
   readonly invariants: InvariantStats;
   /** What is left unmatched at the end (instances, NodeClaims, Nodes), after the quiet tail. */
   readonly leaks: readonly string[];
-  readonly cluster: { readonly launches: number; readonly maxLiveInstances: number; readonly replicasStarted: number; readonly leaderChanges: number; readonly lostLaunches: number; readonly partialLaunches: number };
+  readonly cluster: {
+    readonly launches: number;
+    readonly maxLiveInstances: number;
+    readonly replicasStarted: number;
+    readonly leaderChanges: number;
+    readonly lostLaunches: number;
+    readonly partialLaunches: number;
+  };
   /** A failure of the soak itself (the simulation threw), if any. */
   readonly error?: string;
   readonly passed: boolean;
@@ -53,24 +67,42 @@ const APPS = [
   { name: 'batch', cpu: '2', memory: '2Gi', min: 0, max: 12 },
 ] as const;
 const PDBS = [
-  { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'web', namespace: 'default' }, spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'web' } } } },
-  { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'api', namespace: 'default' }, spec: { minAvailable: 2, selector: { matchLabels: { app: 'api' } } } },
+  {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name: 'web', namespace: 'default' },
+    spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'web' } } },
+  },
+  {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name: 'api', namespace: 'default' },
+    spec: { minAvailable: 2, selector: { matchLabels: { app: 'api' } } },
+  },
 ];
 
 /** One NodePool: spot and on-demand, consolidation, a budget of two nodes. */
 const NODEPOOL = JSON.stringify({
-  apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: POOL },
+  apiVersion: 'karpenter.sh/v1',
+  kind: 'NodePool',
+  metadata: { name: POOL },
   spec: {
-    template: { spec: {
-      requirements: [
-        { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot', 'on-demand'] },
-        { key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['c', 'm', 'r'] },
-        { key: 'karpenter.k8s.aws/instance-size', operator: 'In', values: ['large', 'xlarge', '2xlarge'] },
-      ],
-      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
-      expireAfter: '720h',
-    } },
-    disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '1m', budgets: [{ nodes: String(BUDGET_NODES) }] },
+    template: {
+      spec: {
+        requirements: [
+          { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot', 'on-demand'] },
+          { key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['c', 'm', 'r'] },
+          { key: 'karpenter.k8s.aws/instance-size', operator: 'In', values: ['large', 'xlarge', '2xlarge'] },
+        ],
+        nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+        expireAfter: '720h',
+      },
+    },
+    disruption: {
+      consolidationPolicy: 'WhenEmptyOrUnderutilized',
+      consolidateAfter: '1m',
+      budgets: [{ nodes: String(BUDGET_NODES) }],
+    },
   },
 });
 
@@ -115,16 +147,25 @@ async function bringUp(seed: number): Promise<Run> {
   const cloud = new CloudFaults(() => now(), new Rng(seed ^ 0xc10d));
   let monitor: InvariantMonitor | undefined;
   const sim = await simulation({
-    options: ELECTION, leaderElection: { identity: 'r1' },
+    options: ELECTION,
+    leaderElection: { identity: 'r1' },
     cloud: (cp) => cloud.wrap(cp, (id) => monitor?.beforeTerminate(id, 'r1')),
   });
   now = () => sim.clock.now();
   monitor = new InvariantMonitor(sim, (pool) => (pool === POOL ? BUDGET_NODES : undefined));
   const run: Run = {
-    sim, rng, cloud, monitor,
+    sim,
+    rng,
+    cloud,
+    monitor,
     faults: Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>,
     workload: Object.fromEntries(WORKLOAD_KINDS.map((k) => [k, 0])) as Record<WorkloadKind, number>,
-    replicaSeq: 1, restartAt: undefined, leader: 'r1', leaderChanges: 0, maxLive: 0, driftSeq: 0,
+    replicaSeq: 1,
+    restartAt: undefined,
+    leader: 'r1',
+    leaderChanges: 0,
+    maxLive: 0,
+    driftSeq: 0,
   };
   await startReplica(run, false);
   await sim.apply(guide('guide-03.yaml'));
@@ -146,7 +187,9 @@ async function playSchedule(run: Run, o: SoakOptions): Promise<void> {
     while (next < events.length && events[next]!.at <= elapsed) await apply(run, events[next++]!.kind);
     if (o.progress && Math.floor(elapsed / 3_600_000) > lastHour) {
       lastHour = Math.floor(elapsed / 3_600_000);
-      o.progress(`hour ${lastHour}: ${run.monitor.stats().breaches.length} breaches, ${liveInstances(run)} instances, ${run.sim.replicas.filter((r) => r.alive()).length} replicas`);
+      o.progress(
+        `hour ${lastHour}: ${run.monitor.stats().breaches.length} breaches, ${liveInstances(run)} instances, ${run.sim.replicas.filter((r) => r.alive()).length} replicas`,
+      );
     }
   }
 }
@@ -162,10 +205,16 @@ async function advance(run: Run, ms: number, upkeep: boolean): Promise<void> {
   }
 }
 
-const liveInstances = (run: Run): number => run.sim.provider.all().filter((i) => i.instance.state !== 'terminated' && i.instance.state !== 'shutting-down').length;
+const liveInstances = (run: Run): number =>
+  run.sim.provider.all().filter((i) => i.instance.state !== 'terminated' && i.instance.state !== 'shutting-down')
+    .length;
 
 function noteLeader(run: Run): void {
-  const holder = (run.sim.cluster.store.get('leases.coordination.k8s.io', 'kube-system', 'karpenter-leader-election')?.spec as { holderIdentity?: string } | undefined)?.holderIdentity;
+  const holder = (
+    run.sim.cluster.store.get('leases.coordination.k8s.io', 'kube-system', 'karpenter-leader-election')?.spec as
+      | { holderIdentity?: string }
+      | undefined
+  )?.holderIdentity;
   if (holder && holder !== run.leader) {
     run.leader = holder;
     run.leaderChanges++;
@@ -190,10 +239,16 @@ async function startReplica(run: Run, failingLists: boolean): Promise<Operator> 
   const identity = `r${++run.replicaSeq}`;
   if (failingLists) {
     run.faults['list-failure-at-start']++;
-    run.sim.cluster.server.faults.failNext({ resource: run.rng.pick(['pods', 'nodes', 'nodeclaims']), verbs: ['list'], code: 500, count: run.rng.int(2, 6) });
+    run.sim.cluster.server.faults.failNext({
+      resource: run.rng.pick(['pods', 'nodes', 'nodeclaims']),
+      verbs: ['list'],
+      code: 500,
+      count: run.rng.int(2, 6),
+    });
   }
   return run.sim.startReplica({
-    name: identity, leaderElection: { identity },
+    name: identity,
+    leaderElection: { identity },
     cloud: (cp) => run.cloud.wrap(cp, (id) => run.monitor.beforeTerminate(id, identity)),
   });
 }
@@ -209,22 +264,36 @@ async function applyWorkload(run: Run, kind: WorkloadKind): Promise<boolean> {
   switch (kind) {
     case 'scale': {
       const a = rng.pick(APPS);
-      await sim.kube.patch('Deployment', a.name, { spec: { replicas: rng.int(a.min, a.max) } }, { namespace: 'default' });
+      await sim.kube.patch(
+        'Deployment',
+        a.name,
+        { spec: { replicas: rng.int(a.min, a.max) } },
+        { namespace: 'default' },
+      );
       return true;
     }
     case 'rollout': {
       const a = rng.pick(APPS);
-      await sim.kube.patch('Deployment', a.name, { spec: { template: { metadata: { annotations: { 'soak/restartedAt': String(sim.clock.now()) } } } } }, { namespace: 'default' });
+      await sim.kube.patch(
+        'Deployment',
+        a.name,
+        { spec: { template: { metadata: { annotations: { 'soak/restartedAt': String(sim.clock.now()) } } } } },
+        { namespace: 'default' },
+      );
       return true;
     }
     case 'spot-interruption': {
-      const spot = sim.provider.all().filter((i) => i.instance.state === 'running' && i.instance.capacityType === 'spot');
+      const spot = sim.provider
+        .all()
+        .filter((i) => i.instance.state === 'running' && i.instance.capacityType === 'spot');
       if (!spot.length) return false;
       sim.provider.interrupt(rng.pick(spot).instance.providerID, 'spotInterruption');
       return true;
     }
     case 'drift':
-      await sim.kube.patch('EC2NodeClass', 'default', { spec: { tags: { 'soak/generation': String(++run.driftSeq) } } });
+      await sim.kube.patch('EC2NodeClass', 'default', {
+        spec: { tags: { 'soak/generation': String(++run.driftSeq) } },
+      });
       return true;
   }
 }
@@ -237,16 +306,35 @@ async function applyFault(run: Run, kind: FaultKind): Promise<boolean> {
   switch (kind) {
     case 'api-500':
     case 'api-409':
-      faults.failNext({ resource: rng.pick(API_RESOURCES), code: kind === 'api-500' ? 500 : 409, count: rng.int(1, 3), ...(kind === 'api-409' ? { message: 'the object has been modified; please apply your changes to the latest version and try again' } : {}) });
+      faults.failNext({
+        resource: rng.pick(API_RESOURCES),
+        code: kind === 'api-500' ? 500 : 409,
+        count: rng.int(1, 3),
+        ...(kind === 'api-409'
+          ? { message: 'the object has been modified; please apply your changes to the latest version and try again' }
+          : {}),
+      });
       return true;
     case 'api-429':
       // Throttling on writes, and on evictions (which a PDB also answers with 429).
-      if (rng.chance(0.5)) faults.failNext({ resource: 'pods', verbs: ['create'], subresource: 'eviction', code: 429, count: rng.int(1, 3) });
+      if (rng.chance(0.5))
+        faults.failNext({
+          resource: 'pods',
+          verbs: ['create'],
+          subresource: 'eviction',
+          code: 429,
+          count: rng.int(1, 3),
+        });
       else faults.failNext({ resource: rng.pick(API_RESOURCES), code: 429, count: rng.int(1, 3) });
       return true;
     case 'list-failure':
       // Watches end with 410 Gone, and the relists that follow fail for a while.
-      faults.failNext({ resource: rng.pick(['pods', 'nodes', 'nodeclaims', 'nodepools']), verbs: ['list'], code: 500, count: rng.int(1, 5) });
+      faults.failNext({
+        resource: rng.pick(['pods', 'nodes', 'nodeclaims', 'nodepools']),
+        verbs: ['list'],
+        code: 500,
+        count: rng.int(1, 5),
+      });
       faults.dropWatches({ gone: true });
       return true;
     case 'watch-failure':
@@ -293,10 +381,21 @@ function finish(run: Run, o: SoakOptions, quietMinutes: number, wallMs: number, 
   run.monitor.stop();
   const left = leaks(run.sim);
   return {
-    seed: o.seed, hours: o.hours, quietMinutes, wallMs, faults: run.faults, workload: run.workload, invariants, leaks: left,
+    seed: o.seed,
+    hours: o.hours,
+    quietMinutes,
+    wallMs,
+    faults: run.faults,
+    workload: run.workload,
+    invariants,
+    leaks: left,
     cluster: {
-      launches: run.sim.provider.all().length, maxLiveInstances: run.maxLive, replicasStarted: run.replicaSeq, leaderChanges: run.leaderChanges,
-      lostLaunches: run.cloud.effects.lostLaunches, partialLaunches: run.cloud.effects.partialLaunches,
+      launches: run.sim.provider.all().length,
+      maxLiveInstances: run.maxLive,
+      replicasStarted: run.replicaSeq,
+      leaderChanges: run.leaderChanges,
+      lostLaunches: run.cloud.effects.lostLaunches,
+      partialLaunches: run.cloud.effects.partialLaunches,
     },
     ...(error ? { error } : {}),
     passed: !error && invariants.breaches.length === 0 && left.length === 0,
@@ -305,7 +404,10 @@ function finish(run: Run, o: SoakOptions, quietMinutes: number, wallMs: number, 
 
 /** The invariant report, as `npm run soak` prints it. */
 export function formatReport(r: SoakReport): string {
-  const counts = (o: Record<string, number>) => Object.entries(o).map(([k, v]) => `${k} ${v}`).join(', ');
+  const counts = (o: Record<string, number>) =>
+    Object.entries(o)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
   const total = (o: Record<string, number>) => Object.values(o).reduce((a, b) => a + b, 0);
   const byInvariant = INVARIANTS.map((i) => {
     const n = r.invariants.breaches.filter((b) => b.invariant === i).length;
@@ -336,20 +438,26 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`soak: ${args}\nusage: npm run soak -- --hours H --seed S [--quiet-minutes M]\n`);
     return 2;
   }
-  process.stdout.write(`soak: seed ${args.seed}, ${args.hours} simulated hours (reproduce: npm run soak -- --hours ${args.hours} --seed ${args.seed})\n`);
+  process.stdout.write(
+    `soak: seed ${args.seed}, ${args.hours} simulated hours (reproduce: npm run soak -- --hours ${args.hours} --seed ${args.seed})\n`,
+  );
   const report = await runSoak({ ...args, progress: (l) => process.stdout.write(`soak: ${l}\n`) });
   process.stdout.write(`${formatReport(report)}\n`);
   return report.passed ? 0 : 1;
 }
 
 function parseArgs(argv: readonly string[]): { hours: number; seed: number; quietMinutes?: number } | string {
-  const out: { hours: number; seed: number; quietMinutes?: number } = { hours: 1, seed: Math.floor(Math.random() * 2 ** 31) };
+  const out: { hours: number; seed: number; quietMinutes?: number } = {
+    hours: 1,
+    seed: Math.floor(Math.random() * 2 ** 31),
+  };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
     const value = argv[i + 1];
     const n = Number(value);
     if (!['--hours', '--seed', '--quiet-minutes'].includes(flag)) return `unknown argument ${JSON.stringify(flag)}`;
-    if (value === undefined || !Number.isFinite(n) || n < 0) return `${flag} needs a number >= 0, got ${JSON.stringify(value)}`;
+    if (value === undefined || !Number.isFinite(n) || n < 0)
+      return `${flag} needs a number >= 0, got ${JSON.stringify(value)}`;
     if (flag === '--hours') out.hours = n;
     else if (flag === '--seed') {
       if (!Number.isInteger(n) || n >= 2 ** 32) return `--seed must be an integer below 2^32, got ${value}`;

@@ -12,8 +12,14 @@ import { ec2InstanceTypes } from '../../engine/catalog/index.ts';
 import { plainProblemArb, problemArb } from './arbitraries.ts';
 import { normalizePlan } from './normalize.ts';
 
-const exact = { release: new WasmSolver({ build: 'release', improve: false }), debug: new WasmSolver({ build: 'debug', improve: false }) };
-const improved = { release: new WasmSolver({ build: 'release', improve: true }), debug: new WasmSolver({ build: 'debug', improve: true }) };
+const exact = {
+  release: new WasmSolver({ build: 'release', improve: false }),
+  debug: new WasmSolver({ build: 'debug', improve: false }),
+};
+const improved = {
+  release: new WasmSolver({ build: 'release', improve: true }),
+  debug: new WasmSolver({ build: 'debug', improve: true }),
+};
 
 describe('wasm solver against the reference solver', () => {
   it('makes exactly the reference plan without the improvement phase, in release and debug builds', () => {

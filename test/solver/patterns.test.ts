@@ -16,9 +16,14 @@ import { nodePool, pod } from '../fixtures/builders.ts';
 const pool = inThreadLp;
 
 const SHAPES = [
-  { cpu: '3', memory: '2Gi', n: 70 }, { cpu: '1', memory: '6Gi', n: 105 }, { cpu: '500m', memory: '3Gi', n: 68 },
-  { cpu: '250m', memory: '512Mi', n: 65 }, { cpu: '2', memory: '4Gi', n: 81 }, { cpu: '2', memory: '12Gi', n: 108 },
-  { cpu: '500m', memory: '1Gi', n: 67 }, { cpu: '1', memory: '2Gi', n: 72 },
+  { cpu: '3', memory: '2Gi', n: 70 },
+  { cpu: '1', memory: '6Gi', n: 105 },
+  { cpu: '500m', memory: '3Gi', n: 68 },
+  { cpu: '250m', memory: '512Mi', n: 65 },
+  { cpu: '2', memory: '4Gi', n: 81 },
+  { cpu: '2', memory: '12Gi', n: 108 },
+  { cpu: '500m', memory: '1Gi', n: 67 },
+  { cpu: '1', memory: '2Gi', n: 72 },
 ];
 
 function mixInput(): ProvisionInput {
@@ -37,14 +42,24 @@ function mixInput(): ProvisionInput {
   for (let round = 0; left.some((n) => n > 0); round++) {
     for (let s = 0; s < SHAPES.length; s++) {
       const k = Math.min(12, left[s]!);
-      for (let i = 0; i < k; i++) pods.push(pod({ name: `s${s}-r${round}-${i}`, cpu: SHAPES[s]!.cpu, memory: SHAPES[s]!.memory, createdAt: pods.length }));
+      for (let i = 0; i < k; i++)
+        pods.push(
+          pod({ name: `s${s}-r${round}-${i}`, cpu: SHAPES[s]!.cpu, memory: SHAPES[s]!.memory, createdAt: pods.length }),
+        );
       left[s] = left[s]! - k;
     }
   }
   return {
     nodePools: [np],
     // The pool's types only (the others could not be used anyway), so that the bound's LP stays small.
-    instanceTypes: new Map([[np.name, ec2InstanceTypes({ region: 'us-east-1', zones: ['us-east-1a'] }).filter((t) => /^[cmr]\d[a-z]*\.(large|xlarge|2xlarge|4xlarge)$/.test(t.name))]]),
+    instanceTypes: new Map([
+      [
+        np.name,
+        ec2InstanceTypes({ region: 'us-east-1', zones: ['us-east-1a'] }).filter((t) =>
+          /^[cmr]\d[a-z]*\.(large|xlarge|2xlarge|4xlarge)$/.test(t.name),
+        ),
+      ],
+    ]),
     nodes: [],
     pods,
     daemonSets: [],

@@ -28,22 +28,35 @@ function guideDefault(): NodePool {
 }
 
 function input(pools: NodePool[], pods: Pod[]): ProvisionInput {
-  return { nodePools: pools, instanceTypes: new Map(pools.map((p) => [p.name, its])), nodes: [], pods, daemonSets: [], options: DEFAULT_ENGINE_OPTIONS };
+  return {
+    nodePools: pools,
+    instanceTypes: new Map(pools.map((p) => [p.name, its])),
+    nodes: [],
+    pods,
+    daemonSets: [],
+    options: DEFAULT_ENGINE_OPTIONS,
+  };
 }
 
 const pods = (n: number, cpu: string, memory: string, prefix = 'p', extra: Parameters<typeof pod>[0] = {}) =>
   Array.from({ length: n }, (_, i) => pod({ name: `${prefix}-${i}`, cpu, memory, createdAt: i, ...extra }));
 
 /** Nodes as (pool, named type, price, pods): what the limits must not change when they do not bind. */
-const shape = (p: ProvisionPlan) => p.newNodeClaims.map((c) => `${c.nodePool} ${c.instanceTypes[0]!.name} ${c.price} ${[...c.pods].sort().join(',')}`).sort();
+const shape = (p: ProvisionPlan) =>
+  p.newNodeClaims
+    .map((c) => `${c.nodePool} ${c.instanceTypes[0]!.name} ${c.price} ${[...c.pods].sort().join(',')}`)
+    .sort();
 
 function largestCpu(p: ProvisionPlan): number {
   const byName = new Map(its.map((it) => [it.name, it]));
-  return p.newNodeClaims.reduce((sum, c) => sum + Math.max(...c.instanceTypes.map((o) => byName.get(o.name)!.capacity['cpu']!)), 0);
+  return p.newNodeClaims.reduce(
+    (sum, c) => sum + Math.max(...c.instanceTypes.map((o) => byName.get(o.name)!.capacity['cpu']!)),
+    0,
+  );
 }
 
 describe('NodePool limits in the improvement phase', () => {
-  it('re-packs under the guide\'s default NodePool as without its limits when they do not bind', () => {
+  it("re-packs under the guide's default NodePool as without its limits when they do not bind", () => {
     const work = pods(90, '1', '256Mi');
     const limited = input([guideDefault()], work);
     const free = input([{ ...guideDefault(), limits: {} }], work);
@@ -55,7 +68,7 @@ describe('NodePool limits in the improvement phase', () => {
     expect(largestCpu(plan)).toBeLessThanOrEqual(1_000_000);
   });
 
-  it('packs within the limits when they bind, cheaper than Karpenter\'s plan and never above them', () => {
+  it("packs within the limits when they bind, cheaper than Karpenter's plan and never above them", () => {
     // 600 cpu of pods under cpu 1000: Karpenter's large NodeClaims take their largest option's share, ours fit.
     const work = [...pods(300, '1', '2Gi', 'a'), ...pods(150, '2', '1Gi', 'b')];
     const limited = input([{ ...guideDefault(), limits: { cpu: 700_000, memory: 1000 * 2 ** 30 } }], work);
@@ -69,55 +82,89 @@ describe('NodePool limits in the improvement phase', () => {
 });
 
 describe('NodePool weights in the improvement phase', () => {
-  const general = nodePool({ name: 'general', weight: 50, requirements: [{ key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['c', 'm', 'r'] }] });
-  const gpu = nodePool({ name: 'gpu', weight: 10, requirements: [{ key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['g', 'p'] }] });
+  const general = nodePool({
+    name: 'general',
+    weight: 50,
+    requirements: [{ key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['c', 'm', 'r'] }],
+  });
+  const gpu = nodePool({
+    name: 'gpu',
+    weight: 10,
+    requirements: [{ key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['g', 'p'] }],
+  });
 
   it('puts CPU pods on the weight-50 general pool, GPU pods on the GPU pool (no GPU node holds only CPU pods)', () => {
-    const work = [...pods(20, '4', '16Gi', 'g', { resources: { 'nvidia.com/gpu': '1' } }), ...pods(300, '500m', '1Gi', 'c')];
+    const work = [
+      ...pods(20, '4', '16Gi', 'g', { resources: { 'nvidia.com/gpu': '1' } }),
+      ...pods(300, '500m', '1Gi', 'c'),
+    ];
     const mixed = input([general, gpu], work);
     const plan = solver.solve(mixed);
     expect(verifyPlan(mixed, plan)).toEqual([]);
-    for (const c of plan.newNodeClaims.filter((c) => c.nodePool === 'gpu')) expect(c.pods.some((u) => u.startsWith('uid-g-'))).toBe(true);
+    for (const c of plan.newNodeClaims.filter((c) => c.nodePool === 'gpu'))
+      expect(c.pods.some((u) => u.startsWith('uid-g-'))).toBe(true);
     expect(plan.newNodeClaims.filter((c) => c.nodePool === 'general').flatMap((c) => c.pods).length).toBeGreaterThan(0);
   });
 
-  it('keeps Karpenter\'s order on random multi-pool problems (checked by the verifier)', () => {
-    const poolArb = (i: number) => fc.record({
-      weight: fc.integer({ min: 1, max: 100 }),
-      categories: fc.subarray(['c', 'm', 'r', 'g', 't'], { minLength: 1 }),
-      cts: fc.constantFrom(['on-demand'], ['spot'], ['spot', 'on-demand']),
-      cpuLimit: fc.option(fc.constantFrom(64_000, 200_000), { nil: undefined }),
-    }).map((o) => nodePool({
-      name: `pool-${i}`,
-      weight: o.weight,
-      requirements: [
-        { key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: o.categories },
-        { key: 'karpenter.sh/capacity-type', operator: 'In', values: o.cts },
-      ],
-      ...(o.cpuLimit ? { limits: { cpu: String(o.cpuLimit / 1000) } } : {}),
-    }));
-    const problem = fc.record({
-      pools: fc.integer({ min: 2, max: 3 }).chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => poolArb(i)))),
-      deployments: fc.array(fc.record({
-        n: fc.integer({ min: 1, max: 30 }),
-        cpu: fc.constantFrom('250m', '1', '2', '4'),
-        memory: fc.constantFrom('512Mi', '2Gi', '8Gi'),
-        gpu: fc.boolean(),
-        category: fc.option(fc.constantFrom('c', 'm', 'r'), { nil: undefined }),
-      }), { minLength: 1, maxLength: 4 }),
-    }).map((o) => input(o.pools, o.deployments.flatMap((d, i) => pods(d.n, d.cpu, d.memory, `d${i}`, {
-      ...(d.gpu ? { resources: { 'nvidia.com/gpu': '1' } } : {}),
-      ...(d.category ? { nodeSelector: { 'karpenter.k8s.aws/instance-category': d.category } } : {}),
-    }))));
-    fc.assert(fc.property(problem, (p) => {
-      const plan = solver.solve(p);
-      expect(verifyPlan(p, plan)).toEqual([]);
-      // Karpenter's plan keeps Karpenter's order too (its NodeClaims named as their launches would pick them).
-      const ref = solveReference(p);
-      expect(verifyPlan(p, asLaunched(p, ref))).toEqual([]);
-      expect(plan.unschedulable.map((e) => e.uid).sort()).toEqual(ref.unschedulable.map((e) => e.uid).sort());
-      expect(plan.costPerHour).toBeLessThanOrEqual(asLaunched(p, ref).costPerHour + 1e-9);
-    }), { numRuns: 15 });
+  it("keeps Karpenter's order on random multi-pool problems (checked by the verifier)", () => {
+    const poolArb = (i: number) =>
+      fc
+        .record({
+          weight: fc.integer({ min: 1, max: 100 }),
+          categories: fc.subarray(['c', 'm', 'r', 'g', 't'], { minLength: 1 }),
+          cts: fc.constantFrom(['on-demand'], ['spot'], ['spot', 'on-demand']),
+          cpuLimit: fc.option(fc.constantFrom(64_000, 200_000), { nil: undefined }),
+        })
+        .map((o) =>
+          nodePool({
+            name: `pool-${i}`,
+            weight: o.weight,
+            requirements: [
+              { key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: o.categories },
+              { key: 'karpenter.sh/capacity-type', operator: 'In', values: o.cts },
+            ],
+            ...(o.cpuLimit ? { limits: { cpu: String(o.cpuLimit / 1000) } } : {}),
+          }),
+        );
+    const problem = fc
+      .record({
+        pools: fc
+          .integer({ min: 2, max: 3 })
+          .chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => poolArb(i)))),
+        deployments: fc.array(
+          fc.record({
+            n: fc.integer({ min: 1, max: 30 }),
+            cpu: fc.constantFrom('250m', '1', '2', '4'),
+            memory: fc.constantFrom('512Mi', '2Gi', '8Gi'),
+            gpu: fc.boolean(),
+            category: fc.option(fc.constantFrom('c', 'm', 'r'), { nil: undefined }),
+          }),
+          { minLength: 1, maxLength: 4 },
+        ),
+      })
+      .map((o) =>
+        input(
+          o.pools,
+          o.deployments.flatMap((d, i) =>
+            pods(d.n, d.cpu, d.memory, `d${i}`, {
+              ...(d.gpu ? { resources: { 'nvidia.com/gpu': '1' } } : {}),
+              ...(d.category ? { nodeSelector: { 'karpenter.k8s.aws/instance-category': d.category } } : {}),
+            }),
+          ),
+        ),
+      );
+    fc.assert(
+      fc.property(problem, (p) => {
+        const plan = solver.solve(p);
+        expect(verifyPlan(p, plan)).toEqual([]);
+        // Karpenter's plan keeps Karpenter's order too (its NodeClaims named as their launches would pick them).
+        const ref = solveReference(p);
+        expect(verifyPlan(p, asLaunched(p, ref))).toEqual([]);
+        expect(plan.unschedulable.map((e) => e.uid).sort()).toEqual(ref.unschedulable.map((e) => e.uid).sort());
+        expect(plan.costPerHour).toBeLessThanOrEqual(asLaunched(p, ref).costPerHour + 1e-9);
+      }),
+      { numRuns: 15 },
+    );
   });
 });
 

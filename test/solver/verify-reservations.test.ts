@@ -18,7 +18,16 @@ function problem(capacity: number): ProvisionInput {
   const small: InstanceType = fakeInstanceType({
     name: 'small',
     resources: { cpu: 2000 },
-    offerings: [...fakeDefaultOfferings(0.2), fakeOffering({ zone: 'test-zone-1', capacityType: 'reserved', price: 0.00002, reservationId: 'r-1', reservationCapacity: capacity })],
+    offerings: [
+      ...fakeDefaultOfferings(0.2),
+      fakeOffering({
+        zone: 'test-zone-1',
+        capacityType: 'reserved',
+        price: 0.00002,
+        reservationId: 'r-1',
+        reservationCapacity: capacity,
+      }),
+    ],
   });
   const pool = nodePool({ requirements: [{ key: CT, operator: 'In', values: ['spot', 'on-demand', 'reserved'] }] });
   return {
@@ -31,7 +40,10 @@ function problem(capacity: number): ProvisionInput {
   };
 }
 
-const kinds = (input: ProvisionInput, plan: ProvisionPlan) => verifyPlan(input, plan).filter((x) => x.kind === 'reservation').map((x) => x.message);
+const kinds = (input: ProvisionInput, plan: ProvisionPlan) =>
+  verifyPlan(input, plan)
+    .filter((x) => x.kind === 'reservation')
+    .map((x) => x.message);
 
 describe('verifier: reserved capacity', () => {
   it("passes the solvers' plans, which hold each reservation at most as often as it has instances", () => {
@@ -48,8 +60,18 @@ describe('verifier: reserved capacity', () => {
     const plan = solveReference({ ...input, reservedOfferingMode: 'Fallback' });
     const holder = plan.newNodeClaims.find((c) => c.requirements.some((r) => r.key === RID))!;
     expect(holder).toBeDefined();
-    const forged: ProvisionPlan = { ...plan, newNodeClaims: plan.newNodeClaims.map((c) => ({ ...c, requirements: holder.requirements, instanceTypes: holder.instanceTypes, price: holder.price })) };
-    expect(kinds(input, forged)).toContainEqual(expect.stringContaining('reservation r-1 is held by 3 NodeClaims but has 1 instance(s)'));
+    const forged: ProvisionPlan = {
+      ...plan,
+      newNodeClaims: plan.newNodeClaims.map((c) => ({
+        ...c,
+        requirements: holder.requirements,
+        instanceTypes: holder.instanceTypes,
+        price: holder.price,
+      })),
+    };
+    expect(kinds(input, forged)).toContainEqual(
+      expect.stringContaining('reservation r-1 is held by 3 NodeClaims but has 1 instance(s)'),
+    );
   });
 
   it('rejects, in Strict mode, a NodeClaim that may launch into a reservation it does not hold', () => {
@@ -57,17 +79,31 @@ describe('verifier: reserved capacity', () => {
     const plan = solveReference(input);
     const strip = (c: NewNodeClaimPlan): NewNodeClaimPlan => ({
       ...c,
-      requirements: [...c.requirements.filter((r) => r.key !== RID && r.key !== CT), { key: CT, operator: 'In', values: ['on-demand', 'reserved', 'spot'] }],
+      requirements: [
+        ...c.requirements.filter((r) => r.key !== RID && r.key !== CT),
+        { key: CT, operator: 'In', values: ['on-demand', 'reserved', 'spot'] },
+      ],
     });
     const forged: ProvisionPlan = { ...plan, newNodeClaims: plan.newNodeClaims.map(strip) };
-    expect(kinds(input, forged).some((m) => m.includes('may launch into reservation r-1') && m.includes('without holding it'))).toBe(true);
+    expect(
+      kinds(input, forged).some(
+        (m) => m.includes('may launch into reservation r-1') && m.includes('without holding it'),
+      ),
+    ).toBe(true);
   });
 
   it('rejects a NodeClaim holding a reservation that may launch as on-demand', () => {
     const input = problem(1);
     const plan = solveReference(input);
-    const loosen = (c: NewNodeClaimPlan): NewNodeClaimPlan => ({ ...c, requirements: c.requirements.map((r) => (r.key === CT ? { ...r, values: ['on-demand', 'reserved'] } : r)) });
+    const loosen = (c: NewNodeClaimPlan): NewNodeClaimPlan => ({
+      ...c,
+      requirements: c.requirements.map((r) => (r.key === CT ? { ...r, values: ['on-demand', 'reserved'] } : r)),
+    });
     const forged: ProvisionPlan = { ...plan, newNodeClaims: plan.newNodeClaims.map(loosen) };
-    expect(kinds(input, forged).some((m) => m.includes('holds reservations r-1 but may launch as other than capacity-type reserved'))).toBe(true);
+    expect(
+      kinds(input, forged).some((m) =>
+        m.includes('holds reservations r-1 but may launch as other than capacity-type reserved'),
+      ),
+    ).toBe(true);
   });
 });

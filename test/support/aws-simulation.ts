@@ -18,7 +18,9 @@ import { settler } from '../../sim/environment.ts';
 import { FakeAwsAccount, type FakeAccountOptions } from '../fakes/aws-account.ts';
 
 export const CLUSTER_ENDPOINT = 'https://0123456789ABCDEF.gr7.ap-northeast-2.eks.amazonaws.com';
-export const CLUSTER_CA = Buffer.from('-----BEGIN CERTIFICATE-----\nsimulated\n-----END CERTIFICATE-----\n').toString('base64');
+export const CLUSTER_CA = Buffer.from('-----BEGIN CERTIFICATE-----\nsimulated\n-----END CERTIFICATE-----\n').toString(
+  'base64',
+);
 
 export interface AwsSimulation {
   readonly clock: SimClock;
@@ -36,8 +38,13 @@ export interface AwsSimulation {
 }
 
 const RESOURCE_OF: Readonly<Record<string, string>> = {
-  EC2NodeClass: 'ec2nodeclasses.karpenter.k8s.aws', NodePool: 'nodepools.karpenter.sh', NodeClaim: 'nodeclaims.karpenter.sh',
-  Deployment: 'deployments.apps', Pod: 'pods', DaemonSet: 'daemonsets.apps', PodDisruptionBudget: 'poddisruptionbudgets.policy',
+  EC2NodeClass: 'ec2nodeclasses.karpenter.k8s.aws',
+  NodePool: 'nodepools.karpenter.sh',
+  NodeClaim: 'nodeclaims.karpenter.sh',
+  Deployment: 'deployments.apps',
+  Pod: 'pods',
+  DaemonSet: 'daemonsets.apps',
+  PodDisruptionBudget: 'poddisruptionbudgets.policy',
 };
 
 export interface AwsSimulationOptions {
@@ -50,25 +57,51 @@ export async function awsSimulation(o: AwsSimulationOptions = {}): Promise<AwsSi
   const clock = manualClock();
   const level = (process.env['LOG_LEVEL'] as 'debug' | 'info' | 'warn' | 'error' | undefined) ?? 'silent';
   const log = newLogger({ level, now: () => clock.now() });
-  const cluster = await startSimCluster({ clock, onError: (err) => log.error({ err: String(err) }, 'simulated cluster error') });
-  installAdmission(cluster.server);
-  const account = new FakeAwsAccount({ region: 'ap-northeast-2', clusterName: 'my-cluster', clock, zones: ['ap-northeast-2a', 'ap-northeast-2b', 'ap-northeast-2c', 'ap-northeast-2d'], ...(o.account ?? {}) });
-  const options = resolveOptions([], {}, {
-    'cluster-name': 'my-cluster', 'cluster-endpoint': CLUSTER_ENDPOINT, 'cluster-ca-bundle': CLUSTER_CA, 'cluster-cidr': '10.100.0.0/16', 'interruption-queue': 'my-cluster', 'metrics-port': '0', 'health-probe-port': '0', 'disable-leader-election': 'true', ...(o.options ?? {}),
+  const cluster = await startSimCluster({
+    clock,
+    onError: (err) => log.error({ err: String(err) }, 'simulated cluster error'),
   });
+  installAdmission(cluster.server);
+  const account = new FakeAwsAccount({
+    region: 'ap-northeast-2',
+    clusterName: 'my-cluster',
+    clock,
+    zones: ['ap-northeast-2a', 'ap-northeast-2b', 'ap-northeast-2c', 'ap-northeast-2d'],
+    ...(o.account ?? {}),
+  });
+  const options = resolveOptions(
+    [],
+    {},
+    {
+      'cluster-name': 'my-cluster',
+      'cluster-endpoint': CLUSTER_ENDPOINT,
+      'cluster-ca-bundle': CLUSTER_CA,
+      'cluster-cidr': '10.100.0.0/16',
+      'interruption-queue': 'my-cluster',
+      'metrics-port': '0',
+      'health-probe-port': '0',
+      'disable-leader-election': 'true',
+      ...(o.options ?? {}),
+    },
+  );
   const factory = awsProviderFactory({ env: { AWS_REGION: 'ap-northeast-2' }, clients: () => account.clients });
   const operator = await newOperator({ options, clock, log, kubeConfig: cluster.kubeConfig(), cloudProvider: factory });
   const provider = operator.cloudProvider as AwsProviderHandle;
   const boot = bootNodes(cluster, clock);
   account.onRunning = boot.running;
-  account.onTerminated = (i) => cluster.kubelet.terminateInstance(`aws:///${i.Placement?.AvailabilityZone}/${i.InstanceId}`);
+  account.onTerminated = (i) =>
+    cluster.kubelet.terminateInstance(`aws:///${i.Placement?.AvailabilityZone}/${i.InstanceId}`);
   const settle = settler(cluster, operator);
   const removeSettler = clock.addSettler(settle);
   const firstRequest = cluster.requests.find({}).length;
   await operator.start();
   await settle();
   return {
-    clock, cluster, operator, account, provider,
+    clock,
+    cluster,
+    operator,
+    account,
+    provider,
     async apply(yaml) {
       const out: KObject[] = [];
       for (const doc of parseDocuments(yaml)) {
@@ -76,18 +109,30 @@ export async function awsSimulation(o: AwsSimulationOptions = {}): Promise<AwsSi
         if (!obj || typeof obj !== 'object') continue;
         const resource = RESOURCE_OF[String(obj.kind)];
         if (!resource) throw new Error(`apply: unsupported kind ${String(obj.kind)}`);
-        const ns = resource.includes('karpenter') ? undefined : obj.metadata.namespace ?? 'default';
+        const ns = resource.includes('karpenter') ? undefined : (obj.metadata.namespace ?? 'default');
         const existing = cluster.api.find(resource, ns, obj.metadata.name!);
-        out.push(existing
-          ? cluster.api.patch(resource, ns, obj.metadata.name!, 'merge', { spec: obj['spec'] ?? null, metadata: { labels: obj.metadata.labels ?? null, annotations: obj.metadata.annotations ?? null } })
-          : cluster.api.create(resource, ns, { ...obj, metadata: { ...obj.metadata, ...(ns ? { namespace: ns } : {}) } }));
+        out.push(
+          existing
+            ? cluster.api.patch(resource, ns, obj.metadata.name!, 'merge', {
+                spec: obj['spec'] ?? null,
+                metadata: { labels: obj.metadata.labels ?? null, annotations: obj.metadata.annotations ?? null },
+              })
+            : cluster.api.create(resource, ns, {
+                ...obj,
+                metadata: { ...obj.metadata, ...(ns ? { namespace: ns } : {}) },
+              }),
+        );
       }
       await settle();
       return out;
     },
     get: (resource, name, namespace) => cluster.api.find(RESOURCE_OF[resource] ?? resource, namespace, name),
     settle,
-    controllerRequests: () => cluster.requests.find({}).slice(firstRequest).filter((r) => r.verb !== undefined),
+    controllerRequests: () =>
+      cluster.requests
+        .find({})
+        .slice(firstRequest)
+        .filter((r) => r.verb !== undefined),
     async close() {
       boot.stop();
       account.close();
@@ -104,17 +149,26 @@ function bootNodes(cluster: SimCluster, clock: SimClock): { running: (i: Instanc
   let stopped = false;
   const register = (providerID: string, attempt: number): void => {
     if (stopped) return;
-    const claim = cluster.store.list('nodeclaims.karpenter.sh').find((c) => (c.status as { providerID?: string } | undefined)?.providerID === providerID);
+    const claim = cluster.store
+      .list('nodeclaims.karpenter.sh')
+      .find((c) => (c.status as { providerID?: string } | undefined)?.providerID === providerID);
     if (!claim) {
       if (attempt < 60) clock.setTimer(1_000, () => register(providerID, attempt + 1));
       return;
     }
-    const spec = claim.spec as { taints?: Array<{ key: string; effect: string; value?: string }>; startupTaints?: Array<{ key: string; effect: string; value?: string }> };
+    const spec = claim.spec as {
+      taints?: Array<{ key: string; effect: string; value?: string }>;
+      startupTaints?: Array<{ key: string; effect: string; value?: string }>;
+    };
     const status = claim.status as { capacity?: Record<string, string>; allocatable?: Record<string, string> };
     const [, zone, id] = /^aws:\/\/\/([^/]+)\/(.+)$/.exec(providerID)!;
     cluster.kubelet.registerInstance({
-      providerID, nodeName: `${id}.${zone!.slice(0, -1)}.compute.internal`, // EC2's resource-based host names labels: { ...claim.metadata.labels },
-      taints: spec.taints ?? [], startupTaints: spec.startupTaints ?? [], capacity: status.capacity ?? {}, allocatable: status.allocatable ?? {},
+      providerID,
+      nodeName: `${id}.${zone!.slice(0, -1)}.compute.internal`, // EC2's resource-based host names labels: { ...claim.metadata.labels },
+      taints: spec.taints ?? [],
+      startupTaints: spec.startupTaints ?? [],
+      capacity: status.capacity ?? {},
+      allocatable: status.allocatable ?? {},
     });
   };
   return {

@@ -37,7 +37,9 @@ export interface DrillWatch {
 
 const nodeNameOf = (p: KObject): string | undefined => (p.spec as { nodeName?: string } | undefined)?.nodeName;
 const isDaemonPod = (p: KObject): boolean => (p.metadata.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet');
-const providerIdOf = (o: KObject): string | undefined => (o.status as { providerID?: string } | undefined)?.providerID ?? (o.spec as { providerID?: string } | undefined)?.providerID;
+const providerIdOf = (o: KObject): string | undefined =>
+  (o.status as { providerID?: string } | undefined)?.providerID ??
+  (o.spec as { providerID?: string } | undefined)?.providerID;
 
 /** Live instances (not shutting down or terminated) by the NodeClaim name they were launched for. */
 export function liveInstances(sim: Simulation): Map<string, string[]> {
@@ -64,14 +66,16 @@ export function watchDrill(sim: Simulation, opts: DrillOptions = {}): DrillWatch
   const metPdbs = new Set<string>();
   let longest = 0;
 
-  const created = (p: KObject): number => (p.metadata.creationTimestamp ? Date.parse(p.metadata.creationTimestamp) : sim.clock.now());
+  const created = (p: KObject): number =>
+    p.metadata.creationTimestamp ? Date.parse(p.metadata.creationTimestamp) : sim.clock.now();
   const closeUnbound = (uid: string, now: number): void => {
     const u = unboundSince.get(uid);
     if (!u) return;
     unboundSince.delete(uid);
     const d = now - u.since;
     longest = Math.max(longest, d);
-    if (d > maxUnbound) report(`unbound:${uid}`, `pod ${u.name} went ${d / 1000} s without a node (allowed ${maxUnbound / 1000} s)`);
+    if (d > maxUnbound)
+      report(`unbound:${uid}`, `pod ${u.name} went ${d / 1000} s without a node (allowed ${maxUnbound / 1000} s)`);
   };
 
   function checkPdbs(now: number): void {
@@ -79,13 +83,21 @@ export function watchDrill(sim: Simulation, opts: DrillOptions = {}): DrillWatch
       const key = `${pdb.metadata.namespace}/${pdb.metadata.name}`;
       const s = computePdbStatus(store, pdb, now);
       if (s.currentHealthy >= s.desiredHealthy) metPdbs.add(key);
-      else if (metPdbs.has(key)) report(`pdb:${key}:${now}`, `PodDisruptionBudget ${key} has ${s.currentHealthy} healthy pods, desires ${s.desiredHealthy}`);
+      else if (metPdbs.has(key))
+        report(
+          `pdb:${key}:${now}`,
+          `PodDisruptionBudget ${key} has ${s.currentHealthy} healthy pods, desires ${s.desiredHealthy}`,
+        );
     }
   }
 
   function checkInstances(): void {
     for (const [claim, ids] of liveInstances(sim)) {
-      if (ids.length > maxPerClaim) report(`dup:${claim}:${ids.join(',')}`, `nodeclaim ${claim} has ${ids.length} live instances: ${ids.join(', ')}`);
+      if (ids.length > maxPerClaim)
+        report(
+          `dup:${claim}:${ids.join(',')}`,
+          `nodeclaim ${claim} has ${ids.length} live instances: ${ids.join(', ')}`,
+        );
     }
   }
 
@@ -99,7 +111,8 @@ export function watchDrill(sim: Simulation, opts: DrillOptions = {}): DrillWatch
     if (pod.metadata.namespace === 'kube-system' || isDaemonPod(pod)) return;
     const uid = pod.metadata.uid!;
     if (e.type === 'DELETED' || nodeNameOf(pod)) closeUnbound(uid, now);
-    else if (!unboundSince.has(uid)) unboundSince.set(uid, { since: created(pod), name: `${pod.metadata.namespace}/${pod.metadata.name}` });
+    else if (!unboundSince.has(uid))
+      unboundSince.set(uid, { since: created(pod), name: `${pod.metadata.namespace}/${pod.metadata.name}` });
     if (opts.pdb ?? true) checkPdbs(now);
   });
 
@@ -108,7 +121,11 @@ export function watchDrill(sim: Simulation, opts: DrillOptions = {}): DrillWatch
       const now = sim.clock.now();
       checkInstances();
       for (const [uid, u] of unboundSince) {
-        if (now - u.since > maxUnbound) report(`unbound:${uid}`, `pod ${u.name} has been without a node for ${(now - u.since) / 1000} s (allowed ${maxUnbound / 1000} s)`);
+        if (now - u.since > maxUnbound)
+          report(
+            `unbound:${uid}`,
+            `pod ${u.name} has been without a node for ${(now - u.since) / 1000} s (allowed ${maxUnbound / 1000} s)`,
+          );
       }
       return [...found];
     },
@@ -130,21 +147,27 @@ export function leaks(sim: Simulation): string[] {
   for (const { instance: i, launchedFor } of sim.provider.all()) {
     if (i.state === 'terminated' || i.state === 'shutting-down') continue;
     live.add(i.providerID);
-    if (!claimByPid.has(i.providerID)) out.push(`instance ${i.providerID} (launched for ${launchedFor}) belongs to no NodeClaim`);
+    if (!claimByPid.has(i.providerID))
+      out.push(`instance ${i.providerID} (launched for ${launchedFor}) belongs to no NodeClaim`);
   }
   for (const c of claims) {
     const pid = providerIdOf(c);
-    if (pid && !live.has(pid) && !c.metadata.deletionTimestamp) out.push(`nodeclaim ${c.metadata.name} names instance ${pid}, which is gone`);
+    if (pid && !live.has(pid) && !c.metadata.deletionTimestamp)
+      out.push(`nodeclaim ${c.metadata.name} names instance ${pid}, which is gone`);
   }
   for (const n of store.list('nodes')) {
     const pid = providerIdOf(n);
-    if (pid && !live.has(pid) && !n.metadata.deletionTimestamp) out.push(`node ${n.metadata.name} has no instance (${pid})`);
+    if (pid && !live.has(pid) && !n.metadata.deletionTimestamp)
+      out.push(`node ${n.metadata.name} has no instance (${pid})`);
   }
   return out;
 }
 
 /** The provider with some methods replaced (the others bound to it), for a replica's view of the cloud. */
-export function wrapCloud(cp: CloudProvider, over: Partial<Pick<CloudProvider, 'create' | 'delete' | 'get' | 'list'>>): CloudProvider {
+export function wrapCloud(
+  cp: CloudProvider,
+  over: Partial<Pick<CloudProvider, 'create' | 'delete' | 'get' | 'list'>>,
+): CloudProvider {
   return {
     name: cp.name,
     create: over.create ?? ((req) => cp.create(req)),

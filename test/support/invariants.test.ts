@@ -16,8 +16,12 @@ describe('allowedByBudgets', () => {
   it('takes the smallest active budget for the reason, rounds percentages up, and fails closed', () => {
     expect(allowedByBudgets([{ nodes: '10%' }], 'Drifted', 3, at(12))).toBe(1);
     expect(allowedByBudgets([{ nodes: '50%' }, { nodes: '0', reasons: ['Empty'] }], 'Drifted', 3, at(12))).toBe(2);
-    expect(allowedByBudgets([{ nodes: '5' }, { nodes: '0', schedule: '0 2 * * *', duration: 3_600_000 }], 'Empty', 3, at(2))).toBe(0);
-    expect(allowedByBudgets([{ nodes: '5' }, { nodes: '0', schedule: '0 2 * * *', duration: 3_600_000 }], 'Empty', 3, at(4))).toBe(5);
+    expect(
+      allowedByBudgets([{ nodes: '5' }, { nodes: '0', schedule: '0 2 * * *', duration: 3_600_000 }], 'Empty', 3, at(2)),
+    ).toBe(0);
+    expect(
+      allowedByBudgets([{ nodes: '5' }, { nodes: '0', schedule: '0 2 * * *', duration: 3_600_000 }], 'Empty', 3, at(4)),
+    ).toBe(5);
     expect(allowedByBudgets([{ nodes: 'ten' }], 'Empty', 3, at(4))).toBe(0);
     expect(allowedByBudgets([], 'Empty', 3, at(4))).toBe(Number.MAX_SAFE_INTEGER);
   });
@@ -25,10 +29,19 @@ describe('allowedByBudgets', () => {
 
 describe('watchInvariants', () => {
   it('reports a PDB-protected pod deleted from a disrupted node, a disruption over budget, and a pod unbound too long', async () => {
-    sim = await simulation({ only: ['nodeclass.status', 'nodepool.hash', 'nodepool.readiness', 'provisioner', 'nodeclaim.lifecycle'] });
+    sim = await simulation({
+      only: ['nodeclass.status', 'nodepool.hash', 'nodepool.readiness', 'provisioner', 'nodeclaim.lifecycle'],
+    });
     await sim.apply(guide('guide-07.yaml').replace("- nodes: '10%'", "- nodes: '0'"));
     await sim.apply(deployment('web', 2, { cpu: '100m', memory: '128Mi' }));
-    await sim.apply(JSON.stringify({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'web', namespace: 'default' }, spec: { minAvailable: 2, selector: { matchLabels: { app: 'web' } } } }));
+    await sim.apply(
+      JSON.stringify({
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        metadata: { name: 'web', namespace: 'default' },
+        spec: { minAvailable: 2, selector: { matchLabels: { app: 'web' } } },
+      }),
+    );
     await sim.clock.advanceUntil(() => running(sim!, 'web') === 2, 180_000, 'web running');
     const inv = watchInvariants(sim, { maxUnboundMs: 60_000 });
 
@@ -37,12 +50,22 @@ describe('watchInvariants', () => {
 
     // A budget of 0 and a NodeClaim marked disrupted anyway.
     const claim = nodeClaims(sim)[0]!;
-    const conditions = [...((claim.status as { conditions: object[] }).conditions), { type: 'DisruptionReason', status: 'True', reason: 'Underutilized', lastTransitionTime: new Date(sim.clock.now()).toISOString() }];
+    const conditions = [
+      ...(claim.status as { conditions: object[] }).conditions,
+      {
+        type: 'DisruptionReason',
+        status: 'True',
+        reason: 'Underutilized',
+        lastTransitionTime: new Date(sim.clock.now()).toISOString(),
+      },
+    ];
     sim.cluster.api.patchStatus('nodeclaims.karpenter.sh', undefined, claim.metadata.name!, { conditions });
 
     // The node tainted as disrupted, and a protected pod deleted from it directly (no eviction).
     const node = nodes(sim)[0]!;
-    sim.cluster.api.patch('nodes', undefined, node.metadata.name!, 'merge', { spec: { taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }] } });
+    sim.cluster.api.patch('nodes', undefined, node.metadata.name!, 'merge', {
+      spec: { taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }] },
+    });
     sim.cluster.api.delete('pods', 'default', pods(sim, 'web')[0]!.metadata.name!);
 
     // A pod nothing can place.
@@ -52,7 +75,9 @@ describe('watchInvariants', () => {
     const kinds = inv.violations().map((v) => v.kind);
     expect(kinds).toEqual(expect.arrayContaining(['budget', 'pdb', 'unbound']));
     expect(inv.violations().find((v) => v.kind === 'budget')!.message).toMatch(/allow 0/);
-    expect(inv.violations().find((v) => v.kind === 'pdb')!.message).toMatch(/PodDisruptionBudget default\/web had 1 healthy of 2 desired/);
+    expect(inv.violations().find((v) => v.kind === 'pdb')!.message).toMatch(
+      /PodDisruptionBudget default\/web had 1 healthy of 2 desired/,
+    );
     expect(inv.violations().find((v) => v.kind === 'unbound')!.message).toMatch(/pod default\/nowhere-/);
     expect(inv.disruptions()).toMatchObject([{ nodeClaim: claim.metadata.name, reason: 'Underutilized', allowed: 0 }]);
     inv.stop();

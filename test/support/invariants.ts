@@ -15,7 +15,14 @@
 //   ... drive the drill ...
 //   expect(inv.violations()).toEqual([]);
 //   inv.stop();
-import { budgetActive, budgetNodes, checkBudget, parseNodePool, type Budget, type DisruptionReason } from '../../engine/index.ts';
+import {
+  budgetActive,
+  budgetNodes,
+  checkBudget,
+  parseNodePool,
+  type Budget,
+  type DisruptionReason,
+} from '../../engine/index.ts';
 import type { Clock } from '../../controller/operator/clock.ts';
 import { computePdbStatus, type KObject, type StoreEvent } from '../../sim/apiserver/index.ts';
 import { budgetsFor, isPodReady } from '../../sim/apiserver/pdb.ts';
@@ -65,8 +72,11 @@ type Condition = { type: string; status?: string; reason?: string };
 const conditionOf = (o: KObject | undefined, type: string): Condition | undefined =>
   ((o?.status as { conditions?: Condition[] } | undefined)?.conditions ?? []).find((c) => c.type === type);
 const nodeNameOf = (p: KObject): string | undefined => (p.spec as { nodeName?: string } | undefined)?.nodeName;
-const providerIdOf = (o: KObject): string | undefined => ((o.status as { providerID?: string } | undefined)?.providerID) ?? (o.spec as { providerID?: string } | undefined)?.providerID;
-const taintsOf = (n: KObject): Array<{ key: string; effect: string }> => ((n.spec as { taints?: Array<{ key: string; effect: string }> } | undefined)?.taints ?? []);
+const providerIdOf = (o: KObject): string | undefined =>
+  (o.status as { providerID?: string } | undefined)?.providerID ??
+  (o.spec as { providerID?: string } | undefined)?.providerID;
+const taintsOf = (n: KObject): Array<{ key: string; effect: string }> =>
+  (n.spec as { taints?: Array<{ key: string; effect: string }> } | undefined)?.taints ?? [];
 const isDaemonPod = (p: KObject): boolean => (p.metadata.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet');
 const podKey = (p: KObject): string => `${p.metadata.namespace}/${p.metadata.name}`;
 
@@ -83,7 +93,10 @@ export function allowedByBudgets(budgets: readonly Budget[], reason: string, num
   return allowed;
 }
 
-export function watchInvariants(sim: { readonly cluster: SimCluster; readonly clock: Clock }, opts: InvariantOptions = {}): InvariantChecker {
+export function watchInvariants(
+  sim: { readonly cluster: SimCluster; readonly clock: Clock },
+  opts: InvariantOptions = {},
+): InvariantChecker {
   const store = sim.cluster.store;
   const maxUnbound = opts.maxUnboundMs ?? 180_000;
   const found: Violation[] = [];
@@ -108,16 +121,27 @@ export function watchInvariants(sim: { readonly cluster: SimCluster; readonly cl
     let disrupting = 0;
     for (const c of store.list('nodeclaims.karpenter.sh')) {
       if (c.metadata.labels?.['karpenter.sh/nodepool'] !== poolName) continue;
-      if (conditionOf(c, 'Initialized')?.status !== 'True' || conditionOf(c, 'InstanceTerminating')?.status === 'True') continue;
+      if (conditionOf(c, 'Initialized')?.status !== 'True' || conditionOf(c, 'InstanceTerminating')?.status === 'True')
+        continue;
       numNodes++;
       const node = nodeOfClaim(c);
       const ready = conditionOf(node, 'Ready')?.status === 'True';
-      if (c.metadata.deletionTimestamp || conditionOf(c, 'DisruptionReason')?.status === 'True' || !ready || node?.metadata.deletionTimestamp) disrupting++;
+      if (
+        c.metadata.deletionTimestamp ||
+        conditionOf(c, 'DisruptionReason')?.status === 'True' ||
+        !ready ||
+        node?.metadata.deletionTimestamp
+      )
+        disrupting++;
     }
     const allowed = allowedByBudgets(parsed.value.disruption.budgets, reason, numNodes, now);
     starts.push({ at: now, nodeClaim: claim.metadata.name!, nodePool: poolName, reason, disrupting, allowed });
     if (disrupting > allowed) {
-      found.push({ at: now, kind: 'budget', message: `nodeclaim ${claim.metadata.name} started a ${reason} disruption with ${disrupting} node(s) of nodepool ${poolName} disrupting; its budgets allow ${allowed} (of ${numNodes} nodes)` });
+      found.push({
+        at: now,
+        kind: 'budget',
+        message: `nodeclaim ${claim.metadata.name} started a ${reason} disruption with ${disrupting} node(s) of nodepool ${poolName} disrupting; its budgets allow ${allowed} (of ${numNodes} nodes)`,
+      });
     }
   }
 
@@ -127,16 +151,23 @@ export function watchInvariants(sim: { readonly cluster: SimCluster; readonly cl
     const nodeName = nodeNameOf(before);
     const node = nodeName ? store.get('nodes', '', nodeName) : undefined;
     if (!node) return;
-    const disrupted = node.metadata.deletionTimestamp !== undefined || taintsOf(node).some((t) => t.key === DISRUPTED_TAINT_KEY);
+    const disrupted =
+      node.metadata.deletionTimestamp !== undefined || taintsOf(node).some((t) => t.key === DISRUPTED_TAINT_KEY);
     if (!disrupted) return;
     const claim = store.list('nodeclaims.karpenter.sh').find((c) => providerIdOf(c) === providerIdOf(node));
     const deadline = claim?.metadata.annotations?.[TERMINATION_TIMESTAMP];
-    const grace = ((before.spec as { terminationGracePeriodSeconds?: number } | undefined)?.terminationGracePeriodSeconds ?? 30) * 1000;
+    const grace =
+      ((before.spec as { terminationGracePeriodSeconds?: number } | undefined)?.terminationGracePeriodSeconds ?? 30) *
+      1000;
     if (deadline && now >= Date.parse(deadline) - grace) return;
     for (const pdb of budgetsFor(store, before)) {
       const status = computePdbStatus(store, pdb, now);
       if (status.currentHealthy < status.desiredHealthy) {
-        found.push({ at: now, kind: 'pdb', message: `pod ${podKey(before)} on disrupted node ${nodeName} went while PodDisruptionBudget ${pdb.metadata.namespace}/${pdb.metadata.name} had ${status.currentHealthy} healthy of ${status.desiredHealthy} desired` });
+        found.push({
+          at: now,
+          kind: 'pdb',
+          message: `pod ${podKey(before)} on disrupted node ${nodeName} went while PodDisruptionBudget ${pdb.metadata.namespace}/${pdb.metadata.name} had ${status.currentHealthy} healthy of ${status.desiredHealthy} desired`,
+        });
       }
     }
   }
@@ -150,8 +181,12 @@ export function watchInvariants(sim: { readonly cluster: SimCluster; readonly cl
       unboundSince.set(uid, { since: created, key: podKey(pod) });
     }
     const gone = e.type === 'DELETED';
-    const startedTerminating = e.type === 'MODIFIED' && pod.metadata.deletionTimestamp !== undefined && e.old?.metadata.deletionTimestamp === undefined;
-    if ((gone && !e.old?.metadata.deletionTimestamp && !pod.metadata.deletionTimestamp) || startedTerminating) checkPdb(e.old ?? pod, now);
+    const startedTerminating =
+      e.type === 'MODIFIED' &&
+      pod.metadata.deletionTimestamp !== undefined &&
+      e.old?.metadata.deletionTimestamp === undefined;
+    if ((gone && !e.old?.metadata.deletionTimestamp && !pod.metadata.deletionTimestamp) || startedTerminating)
+      checkPdb(e.old ?? pod, now);
     if (gone || nodeNameOf(pod)) {
       const u = unboundSince.get(uid);
       if (u) {
@@ -165,7 +200,11 @@ export function watchInvariants(sim: { readonly cluster: SimCluster; readonly cl
   function record(uid: string, u: { since: number; key: string }, now: number): void {
     if (reportedUnbound.has(uid)) return;
     reportedUnbound.add(uid);
-    found.push({ at: now, kind: 'unbound', message: `pod ${u.key} was without a node for ${Math.round((now - u.since) / 1000)} s (allowed ${maxUnbound / 1000} s)` });
+    found.push({
+      at: now,
+      kind: 'unbound',
+      message: `pod ${u.key} was without a node for ${Math.round((now - u.since) / 1000)} s (allowed ${maxUnbound / 1000} s)`,
+    });
   }
 
   function claimEvent(e: StoreEvent, now: number): void {
@@ -183,7 +222,10 @@ export function watchInvariants(sim: { readonly cluster: SimCluster; readonly cl
   // Pods already waiting when the watch starts count from their creation.
   for (const p of store.list('pods')) {
     if (!nodeNameOf(p) && p.metadata.namespace !== 'kube-system' && !isDaemonPod(p) && !p.metadata.deletionTimestamp) {
-      unboundSince.set(p.metadata.uid!, { since: p.metadata.creationTimestamp ? Date.parse(p.metadata.creationTimestamp) : sim.clock.now(), key: podKey(p) });
+      unboundSince.set(p.metadata.uid!, {
+        since: p.metadata.creationTimestamp ? Date.parse(p.metadata.creationTimestamp) : sim.clock.now(),
+        key: podKey(p),
+      });
     }
   }
 

@@ -17,11 +17,28 @@ export interface Restarted {
 }
 
 /** Stops `current` (default the simulation's own operator) and starts a new one in its place. */
-export async function restartController(sim: Simulation, current: Operator = sim.operator, options: Readonly<Record<string, string>> = {}): Promise<Restarted> {
+export async function restartController(
+  sim: Simulation,
+  current: Operator = sim.operator,
+  options: Readonly<Record<string, string>> = {},
+): Promise<Restarted> {
   await current.stop();
-  const resolved = resolveOptions([], {}, { 'cluster-name': 'my-cluster', 'metrics-port': '0', 'health-probe-port': '0', 'disable-leader-election': 'true', ...options });
+  const resolved = resolveOptions(
+    [],
+    {},
+    {
+      'cluster-name': 'my-cluster',
+      'metrics-port': '0',
+      'health-probe-port': '0',
+      'disable-leader-election': 'true',
+      ...options,
+    },
+  );
   const operator = await newOperator({
-    options: resolved, clock: sim.clock, log: sim.log.child({ incarnation: 'restarted' }), kubeConfig: sim.cluster.kubeConfig(),
+    options: resolved,
+    clock: sim.clock,
+    log: sim.log.child({ incarnation: 'restarted' }),
+    kubeConfig: sim.cluster.kubeConfig(),
     // The same simulated cloud (its instances, node classes and interruption feed outlive the controller).
     cloudProvider: () => sim.provider,
   });

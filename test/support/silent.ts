@@ -41,10 +41,11 @@ export async function silentServer(): Promise<SilentServer> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests: () => seen,
     abandoned: () => abandoned,
-    close: () => new Promise<void>((resolve) => {
-      held.clear();
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        held.clear();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

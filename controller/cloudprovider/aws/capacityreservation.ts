@@ -38,17 +38,19 @@ export function statusReservations(nc: EC2NodeClass): ResolvedReservation[] {
     const instanceType = str(r['instanceType']);
     if (!availabilityZone || !instanceType) return [];
     const endTime = str(r['endTime']);
-    return [{
-      id: r.id,
-      availabilityZone,
-      instanceType,
-      ownerID: str(r['ownerID']) ?? '',
-      instanceMatchCriteria: r['instanceMatchCriteria'] === 'open' ? 'open' : 'targeted',
-      reservationType: r['reservationType'] === 'capacity-block' ? 'capacity-block' : 'default',
-      interruptible: r['interruptible'] === true,
-      state: r['state'] === 'expiring' ? 'expiring' : 'active',
-      ...(endTime ? { endTime } : {}),
-    }];
+    return [
+      {
+        id: r.id,
+        availabilityZone,
+        instanceType,
+        ownerID: str(r['ownerID']) ?? '',
+        instanceMatchCriteria: r['instanceMatchCriteria'] === 'open' ? 'open' : 'targeted',
+        reservationType: r['reservationType'] === 'capacity-block' ? 'capacity-block' : 'default',
+        interruptible: r['interruptible'] === true,
+        state: r['state'] === 'expiring' ? 'expiring' : 'active',
+        ...(endTime ? { endTime } : {}),
+      },
+    ];
   });
 }
 

@@ -3,7 +3,7 @@ import { regionPrices } from '../../../engine/index.ts';
 import { catalogExtraFacts, catalogStaticPrices } from './catalog.ts';
 
 describe('catalogStaticPrices', () => {
-  it('takes the region\'s table, whose gaps the catalog already priced from us-east-1', () => {
+  it("takes the region's table, whose gaps the catalog already priced from us-east-1", () => {
     const p = catalogStaticPrices('ap-northeast-2');
     expect(p.region).toBe('ap-northeast-2');
     expect(p.onDemand['m5.large']).toBe(0.118); // regional, differs from us-east-1's 0.096

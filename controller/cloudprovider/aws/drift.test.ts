@@ -7,17 +7,35 @@ import { EC2NODECLASS_HASH_VERSION, nodeClassHash } from './hash.ts';
 import { Instances } from './instance.ts';
 import type { EC2NodeClass } from '../../../engine/index.ts';
 
-function setup(nc: EC2NodeClass, instance: { SubnetId?: string; groups?: string[]; reservation?: string } = {}, reservedCapacity = true) {
+function setup(
+  nc: EC2NodeClass,
+  instance: { SubnetId?: string; groups?: string[]; reservation?: string } = {},
+  reservedCapacity = true,
+) {
   const aws = mockedAws();
   const r = instance.reservation;
   aws.ec2.on(DescribeInstancesCommand).resolves({
-    Reservations: [{ Instances: [{
-      InstanceId: 'i-1', SubnetId: instance.SubnetId ?? 'subnet-a', SecurityGroups: (instance.groups ?? ['sg-1']).map((GroupId) => ({ GroupId })),
-      ...(r ? { CapacityReservationId: r, CapacityReservationSpecification: { CapacityReservationTarget: { CapacityReservationId: r } } } : {}),
-    }] }],
+    Reservations: [
+      {
+        Instances: [
+          {
+            InstanceId: 'i-1',
+            SubnetId: instance.SubnetId ?? 'subnet-a',
+            SecurityGroups: (instance.groups ?? ['sg-1']).map((GroupId) => ({ GroupId })),
+            ...(r
+              ? {
+                  CapacityReservationId: r,
+                  CapacityReservationSpecification: { CapacityReservationTarget: { CapacityReservationId: r } },
+                }
+              : {}),
+          },
+        ],
+      },
+    ],
   });
   const instances = new Instances({ ec2: aws.ports.ec2, clusterName: 'my-cluster' });
-  return (q: Partial<DriftQuery> = {}) => isDrifted(query(nc, q), { nodeClass: (n) => (n === nc.name ? nc : undefined), instances, reservedCapacity });
+  return (q: Partial<DriftQuery> = {}) =>
+    isDrifted(query(nc, q), { nodeClass: (n) => (n === nc.name ? nc : undefined), instances, reservedCapacity });
 }
 
 function query(nc: EC2NodeClass, over: Partial<DriftQuery>): DriftQuery {
@@ -36,7 +54,7 @@ function query(nc: EC2NodeClass, over: Partial<DriftQuery>): DriftQuery {
 }
 
 describe('isDrifted', () => {
-  it('reports CapacityReservationDrift when the instance\'s reservation left status.capacityReservations (gate on only)', async () => {
+  it("reports CapacityReservationDrift when the instance's reservation left status.capacityReservations (gate on only)", async () => {
     const nc = readyNodeClass();
     const listed = { ...nc, status: { ...nc.status, capacityReservations: [{ id: 'cr-1' }] } };
     expect(await setup(listed, { reservation: 'cr-1' })()).toBeUndefined();
@@ -58,14 +76,26 @@ describe('isDrifted', () => {
   it('does not drift when the hash version differs (the controller rewrites the hash instead)', async () => {
     const nc = readyNodeClass();
     const check = setup({ ...nc, spec: { ...nc.spec, tags: { Team: 'new' } } });
-    expect(await check({ annotations: { 'karpenter.k8s.aws/ec2nodeclass-hash': '123', 'karpenter.k8s.aws/ec2nodeclass-hash-version': 'v5' } })).toBeUndefined();
+    expect(
+      await check({
+        annotations: {
+          'karpenter.k8s.aws/ec2nodeclass-hash': '123',
+          'karpenter.k8s.aws/ec2nodeclass-hash-version': 'v5',
+        },
+      }),
+    ).toBeUndefined();
   });
 
   it('reports AMIDrift when the image is not the AMI the instance type maps to', async () => {
     const check = setup(readyNodeClass());
     expect(await check({ imageID: 'ami-old' })).toBe('AMIDrift');
     expect(await check({ imageID: 'ami-arm64', labels: { 'kubernetes.io/arch': 'arm64' } })).toBeUndefined();
-    expect(await check({ imageID: 'ami-amd64', labels: { 'kubernetes.io/arch': 'amd64', 'karpenter.k8s.aws/instance-gpu-count': '1' } })).toBe('AMIDrift');
+    expect(
+      await check({
+        imageID: 'ami-amd64',
+        labels: { 'kubernetes.io/arch': 'amd64', 'karpenter.k8s.aws/instance-gpu-count': '1' },
+      }),
+    ).toBe('AMIDrift');
   });
 
   it('reports SecurityGroupDrift when the instance groups differ from status.securityGroups', async () => {

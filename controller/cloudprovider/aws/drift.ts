@@ -60,6 +60,12 @@ export async function isDrifted(q: DriftQuery, deps: DriftDeps): Promise<DriftRe
   const subnets = nc.status.subnets;
   if (subnets.length && inst.SubnetId && !subnets.some((s) => s.id === inst.SubnetId)) return 'SubnetDrift';
   const rid = inst.CapacityReservationId;
-  if ((deps.reservedCapacity ?? true) && rid && capacityTypeOf(inst) === 'reserved' && !nc.status.capacityReservations.some((r) => r.id === rid)) return 'CapacityReservationDrift';
+  if (
+    (deps.reservedCapacity ?? true) &&
+    rid &&
+    capacityTypeOf(inst) === 'reserved' &&
+    !nc.status.capacityReservations.some((r) => r.id === rid)
+  )
+    return 'CapacityReservationDrift';
   return undefined;
 }

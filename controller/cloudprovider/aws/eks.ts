@@ -14,7 +14,10 @@ export async function describeCluster(eks: Pick<EKSClient, 'send'>, name: string
   try {
     out = await eks.send(new DescribeClusterCommand({ name }));
   } catch (e) {
-    throw new Error(`eks:DescribeCluster for cluster ${name} failed (set --cluster-endpoint / CLUSTER_ENDPOINT, or allow eks:DescribeCluster): ${(e as Error).message}`, { cause: e });
+    throw new Error(
+      `eks:DescribeCluster for cluster ${name} failed (set --cluster-endpoint / CLUSTER_ENDPOINT, or allow eks:DescribeCluster): ${(e as Error).message}`,
+      { cause: e },
+    );
   }
   const c = out.cluster;
   const net = c?.kubernetesNetworkConfig;

@@ -53,10 +53,12 @@ export const isNotFound = (e: unknown): boolean => hasCode(e, NOT_FOUND_CODES);
 export const isAlreadyExists = (e: unknown): boolean => hasCode(e, ALREADY_EXISTS_CODES);
 export const isLaunchTemplateNotFound = (e: unknown): boolean => hasCode(e, LAUNCH_TEMPLATE_NOT_FOUND_CODES);
 
-export const isUnfulfillableCapacity = (code: string | undefined): boolean => code !== undefined && UNFULFILLABLE_CAPACITY_CODES.has(code);
+export const isUnfulfillableCapacity = (code: string | undefined): boolean =>
+  code !== undefined && UNFULFILLABLE_CAPACITY_CODES.has(code);
 
 /** Capacity-like errors: when every CreateFleet error is one of these, the launch is InsufficientCapacity. */
-export const isCapacityOrSlrCode = (code: string | undefined): boolean => isUnfulfillableCapacity(code) || code === SERVICE_LINKED_ROLE_CODE;
+export const isCapacityOrSlrCode = (code: string | undefined): boolean =>
+  isUnfulfillableCapacity(code) || code === SERVICE_LINKED_ROLE_CODE;
 
 /** Ordered (first match wins): a launch failure's code or message -> the Launched condition's reason. */
 const REASONS: ReadonlyArray<readonly [RegExp, string]> = [
@@ -77,6 +79,7 @@ const REASONS: ReadonlyArray<readonly [RegExp, string]> = [
 export const DEFAULT_LAUNCH_FAILURE_REASON = 'LaunchFailed';
 
 export function launchFailureReason(code: string | undefined, message = ''): string {
-  for (const [re, reason] of REASONS) if ((code !== undefined && re.test(code)) || (re.flags.includes('i') && re.test(message))) return reason;
+  for (const [re, reason] of REASONS)
+    if ((code !== undefined && re.test(code)) || (re.flags.includes('i') && re.test(message))) return reason;
   return DEFAULT_LAUNCH_FAILURE_REASON;
 }

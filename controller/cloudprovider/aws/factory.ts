@@ -57,11 +57,17 @@ export function kubeConfigCA(ctx: Pick<CloudProviderContext, 'kube'>): string | 
 }
 
 /** The provider's settings; `discovered` fills what the options leave out (eks:DescribeCluster). */
-export function awsSettingsOf(ctx: CloudProviderContext, region: string, discovered: DiscoveredCluster = {}): AwsSettings {
+export function awsSettingsOf(
+  ctx: CloudProviderContext,
+  region: string,
+  discovered: DiscoveredCluster = {},
+): AwsSettings {
   const o = ctx.options;
   const endpoint = o.clusterEndpoint || discovered.endpoint;
   if (!endpoint) {
-    throw new Error('--cluster-endpoint (CLUSTER_ENDPOINT) is required by the AWS provider when eks:DescribeCluster cannot tell it: nodes need the API server URL in their user data');
+    throw new Error(
+      '--cluster-endpoint (CLUSTER_ENDPOINT) is required by the AWS provider when eks:DescribeCluster cannot tell it: nodes need the API server URL in their user data',
+    );
   }
   const ca = o.clusterCABundle || kubeConfigCA(ctx);
   const cidr = o.clusterCIDR || discovered.serviceCIDR;
@@ -88,7 +94,8 @@ export function kubernetesVersionOf(ctx: Pick<CloudProviderContext, 'kube' | 'cl
     const v = await ctx.kube.serverVersion();
     const major = v.major?.replace(/\D+$/, '');
     const minor = v.minor?.replace(/\D+$/, '');
-    if (!major || !minor) throw new Error(`the API server's /version has no major and minor version (${JSON.stringify(v)})`);
+    if (!major || !minor)
+      throw new Error(`the API server's /version has no major and minor version (${JSON.stringify(v)})`);
     cached = { at: now, value: `${major}.${minor}` };
     return cached.value;
   };
@@ -115,7 +122,10 @@ export function awsProviderFactory(f: AwsFactoryOptions = {}): CloudProviderFact
     const region = await resolveRegion({ env: f.env ?? process.env, ...(f.region ?? {}) });
     // Every SDK call bounded (--aws-request-timeout per attempt); a call whose attempts all timed out is
     // logged and counted here.
-    const bounds = { requestTimeoutMs: ctx.options.awsRequestTimeoutMs, onTimeout: timeoutReporter(ctx.log, ctx.metrics) };
+    const bounds = {
+      requestTimeoutMs: ctx.options.awsRequestTimeoutMs,
+      onTimeout: timeoutReporter(ctx.log, ctx.metrics),
+    };
     const clients = f.clients ? f.clients(region) : awsClients({ region, ...bounds, ...(f.clientOptions ?? {}) });
     instrumentSdkClients(clients, ctx.metrics);
     const o = ctx.options;
@@ -134,7 +144,12 @@ export function awsProviderFactory(f: AwsFactoryOptions = {}): CloudProviderFact
       timers: f.timers ?? realTimers,
       registry: ctx.metrics.registry,
       interruptionMetrics: { received: ctx.metrics.interruptionReceived, deleted: ctx.metrics.interruptionDeleted },
-      providerMetrics: { batchSize: ctx.metrics.batchSize, batchTime: ctx.metrics.batchTime, launchFailures: ctx.metrics.instanceLaunchFailures, terminationFailures: ctx.metrics.instanceTerminationFailures },
+      providerMetrics: {
+        batchSize: ctx.metrics.batchSize,
+        batchTime: ctx.metrics.batchTime,
+        launchFailures: ctx.metrics.instanceLaunchFailures,
+        terminationFailures: ctx.metrics.instanceTerminationFailures,
+      },
       minValuesPolicy: ctx.options.minValuesPolicy,
       reservedCapacity: ctx.options.featureGates.reservedCapacity,
       log: (message, fields, level = 'warn') => log[level](fields, message),
@@ -150,11 +165,24 @@ export function awsProviderFactory(f: AwsFactoryOptions = {}): CloudProviderFact
       iam: ports.iam,
       clusterName: settings.clusterName,
       region,
-      profileInUse: (profile) => ctx.cluster.nodeClaims().some((c) => c.info.annotations[INSTANCE_PROFILE_ANNOTATION] === profile),
+      profileInUse: (profile) =>
+        ctx.cluster.nodeClaims().some((c) => c.info.annotations[INSTANCE_PROFILE_ANNOTATION] === profile),
     });
     let stopJobs: (() => void) | undefined;
-    if (!settings.clusterCIDR) log.warn({}, 'no --cluster-cidr (CLUSTER_CIDR): AL2023 nodes cannot be launched without the service CIDR nodeadm needs');
-    log.info({ region, cluster: settings.clusterName, interruptionQueue: settings.interruptionQueue ?? '', isolatedVPC: settings.isolatedVPC }, 'AWS cloud provider ready');
+    if (!settings.clusterCIDR)
+      log.warn(
+        {},
+        'no --cluster-cidr (CLUSTER_CIDR): AL2023 nodes cannot be launched without the service CIDR nodeadm needs',
+      );
+    log.info(
+      {
+        region,
+        cluster: settings.clusterName,
+        interruptionQueue: settings.interruptionQueue ?? '',
+        isolatedVPC: settings.isolatedVPC,
+      },
+      'AWS cloud provider ready',
+    );
     const handle: AwsProviderHandle = {
       name: aws.name,
       create: (req) => aws.create(req),

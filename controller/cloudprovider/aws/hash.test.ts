@@ -26,7 +26,9 @@ describe('nodeClassHash', () => {
   });
 
   it('treats lists as sets and ignores key order', () => {
-    expect(h(spec({ tags: { Env: 'prod', Team: 'platform' }, blockDeviceMappings: [...raw.blockDeviceMappings].reverse() }))).toBe(h(base));
+    expect(
+      h(spec({ tags: { Env: 'prod', Team: 'platform' }, blockDeviceMappings: [...raw.blockDeviceMappings].reverse() })),
+    ).toBe(h(base));
   });
 
   it('ignores zero values', () => {
@@ -34,12 +36,25 @@ describe('nodeClassHash', () => {
   });
 
   it('hashes the defaulted spec: writing the CRD defaults changes nothing', () => {
-    const defaults = { httpEndpoint: 'enabled', httpProtocolIPv6: 'disabled', httpPutResponseHopLimit: 1, httpTokens: 'required' };
+    const defaults = {
+      httpEndpoint: 'enabled',
+      httpProtocolIPv6: 'disabled',
+      httpPutResponseHopLimit: 1,
+      httpTokens: 'required',
+    };
     expect(h(spec({ metadataOptions: defaults }))).toBe(h(base));
   });
 
   it('ignores the selector terms and amiFamily but hashes the resolved family', () => {
-    expect(h(spec({ subnetSelectorTerms: [{ id: 'subnet-1' }], amiSelectorTerms: [{ alias: 'al2023@v20240625' }], amiFamily: 'AL2023' }))).toBe(h(base));
+    expect(
+      h(
+        spec({
+          subnetSelectorTerms: [{ id: 'subnet-1' }],
+          amiSelectorTerms: [{ alias: 'al2023@v20240625' }],
+          amiFamily: 'AL2023',
+        }),
+      ),
+    ).toBe(h(base));
     expect(h(base, 'Bottlerocket')).not.toBe(h(base));
   });
 
@@ -55,8 +70,18 @@ describe('nodeClassHash', () => {
 describe('currentHash', () => {
   it('prefers the annotations the controller wrote, else computes with the parsed family', () => {
     const nc = nodeClass({ ...raw, amiSelectorTerms: [{ alias: 'bottlerocket@latest' }] });
-    expect(currentHash(nc)).toEqual({ hash: nodeClassHash({ spec: nc.spec, amiFamily: 'Bottlerocket' }), version: EC2NODECLASS_HASH_VERSION });
-    const annotated = nodeClass(raw, { metadata: { annotations: { 'karpenter.k8s.aws/ec2nodeclass-hash': '42', 'karpenter.k8s.aws/ec2nodeclass-hash-version': 'v5' } } });
+    expect(currentHash(nc)).toEqual({
+      hash: nodeClassHash({ spec: nc.spec, amiFamily: 'Bottlerocket' }),
+      version: EC2NODECLASS_HASH_VERSION,
+    });
+    const annotated = nodeClass(raw, {
+      metadata: {
+        annotations: {
+          'karpenter.k8s.aws/ec2nodeclass-hash': '42',
+          'karpenter.k8s.aws/ec2nodeclass-hash-version': 'v5',
+        },
+      },
+    });
     expect(currentHash(annotated, 'ca')).toEqual({ hash: '42', version: 'v5' });
   });
 });

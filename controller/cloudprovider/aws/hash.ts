@@ -31,7 +31,10 @@ export function normalize(v: unknown): unknown {
     const items = v.map(normalize).filter((x) => x !== undefined);
     if (!items.length) return undefined;
     // A list is a set: order does not matter.
-    return items.map((x) => [canonical(x), x] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, x]) => x);
+    return items
+      .map((x) => [canonical(x), x] as const)
+      .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+      .map(([, x]) => x);
   }
   if (typeof v === 'object') {
     const out: Record<string, unknown> = {};
@@ -74,9 +77,14 @@ export function nodeClassHash({ spec, amiFamily, caBundle }: HashInputs): string
  * The node class's hash and version: its annotations when the controller has written them, else computed
  * now (a node class not yet reconciled), with the engine's resolved AMI family.
  */
-export function currentHash(nc: Pick<EC2NodeClass, 'spec' | 'amiFamily' | 'annotations'>, caBundle?: string): { readonly hash: string; readonly version: string } {
+export function currentHash(
+  nc: Pick<EC2NodeClass, 'spec' | 'amiFamily' | 'annotations'>,
+  caBundle?: string,
+): { readonly hash: string; readonly version: string } {
   return {
-    hash: nc.annotations[NODECLASS_HASH_ANNOTATION] ?? nodeClassHash({ spec: nc.spec, amiFamily: nc.amiFamily, ...(caBundle ? { caBundle } : {}) }),
+    hash:
+      nc.annotations[NODECLASS_HASH_ANNOTATION] ??
+      nodeClassHash({ spec: nc.spec, amiFamily: nc.amiFamily, ...(caBundle ? { caBundle } : {}) }),
     version: nc.annotations[NODECLASS_HASH_VERSION_ANNOTATION] ?? EC2NODECLASS_HASH_VERSION,
   };
 }

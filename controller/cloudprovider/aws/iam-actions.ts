@@ -30,6 +30,10 @@ export const IAM_ACTIONS = {
     removeRoleFromInstanceProfile: ['iam:RemoveRoleFromInstanceProfile'],
     deleteInstanceProfile: ['iam:DeleteInstanceProfile'],
   },
-  sqs: { getQueueUrl: ['sqs:GetQueueUrl'], receiveMessages: ['sqs:ReceiveMessage'], deleteMessage: ['sqs:DeleteMessage'] },
+  sqs: {
+    getQueueUrl: ['sqs:GetQueueUrl'],
+    receiveMessages: ['sqs:ReceiveMessage'],
+    deleteMessage: ['sqs:DeleteMessage'],
+  },
   pricing: { getProducts: ['pricing:GetProducts'] },
 } as const;

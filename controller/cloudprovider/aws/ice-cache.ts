@@ -9,7 +9,8 @@ import { TtlCache } from './ttl-cache.ts';
 
 export const UNAVAILABLE_OFFERINGS_TTL_MS = 3 * 60_000;
 
-export const offeringKey = (capacityType: string, instanceType: string, zone: string): string => `${capacityType}:${instanceType}:${zone}`;
+export const offeringKey = (capacityType: string, instanceType: string, zone: string): string =>
+  `${capacityType}:${instanceType}:${zone}`;
 
 export class UnavailableOfferings {
   private readonly offerings: TtlCache<string, string>;

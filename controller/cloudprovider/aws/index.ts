@@ -5,7 +5,13 @@ export type { AwsPorts, Ec2Port, IamPort, PricingPort, SqsPort, SsmPort } from '
 export { validateSettings, systemClock, type AwsSettings, type Clock } from './settings.ts';
 export { reconcileNodeClass, type NodeClassDeps, type NodeClassReconcileResult } from './nodeclass/reconcile.ts';
 export { isReady as isNodeClassReady } from './nodeclass/conditions.ts';
-export { parseNodeClass, mustParseNodeClass, statusObject, observedGeneration, type NodeClassCondition } from './nodeclass/object.ts';
+export {
+  parseNodeClass,
+  mustParseNodeClass,
+  statusObject,
+  observedGeneration,
+  type NodeClassCondition,
+} from './nodeclass/object.ts';
 export { EC2NODECLASS_HASH_VERSION, nodeClassHash } from './hash.ts';
 export { UnavailableOfferings, UNAVAILABLE_OFFERINGS_TTL_MS } from './ice-cache.ts';
 export { SqsInterruptionSource } from './interruption/sqs.ts';
@@ -16,6 +22,13 @@ export type { StaticPrices } from './pricing.ts';
 export { catalogExtraFacts, catalogStaticPrices, FALLBACK_PRICE_REGION } from './catalog.ts';
 export type { ExtraFacts, ExtraFactsLookup } from './instancetype/facts.ts';
 export type { Timers } from './periodic.ts';
-export { createCloudProvider, awsProviderFactory, awsSettingsOf, kubernetesVersionOf, type AwsFactoryOptions, type AwsProviderHandle } from './factory.ts';
+export {
+  createCloudProvider,
+  awsProviderFactory,
+  awsSettingsOf,
+  kubernetesVersionOf,
+  type AwsFactoryOptions,
+  type AwsProviderHandle,
+} from './factory.ts';
 export { awsNodeClasses, type AwsNodeClasses } from './nodeclasses.ts';
 export { resolveRegion, imdsRegion } from './region.ts';

@@ -4,7 +4,17 @@
 // instance that is gone is NodeClaimNotFoundError; one that is not this cluster's, InstanceNotOwnedError.
 import type { Instance as Ec2Instance } from '@aws-sdk/client-ec2';
 import {
-  CAPACITY_RESERVATION_ID_LABEL, CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL, CAPACITY_RESERVATION_TYPE_LABEL, CAPACITY_TYPE_LABEL, INSTANCE_TENANCY_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, nonZero, reqs, ZONE_LABEL, type InstanceType,
+  CAPACITY_RESERVATION_ID_LABEL,
+  CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL,
+  CAPACITY_RESERVATION_TYPE_LABEL,
+  CAPACITY_TYPE_LABEL,
+  INSTANCE_TENANCY_LABEL,
+  INSTANCE_TYPE_LABEL,
+  NODEPOOL_LABEL,
+  nonZero,
+  reqs,
+  ZONE_LABEL,
+  type InstanceType,
 } from '../../../engine/index.ts';
 import { InstanceNotOwnedError, NodeClaimNotFoundError, type Instance } from '../types.ts';
 import { Batcher } from './batcher.ts';
@@ -35,14 +45,19 @@ export interface InstanceDeps {
   readonly onTerminateFailed?: (zone: string, zoneId: string) => void;
 }
 
-const tagsOf = (i: Ec2Instance): Record<string, string> => Object.fromEntries((i.Tags ?? []).flatMap((t) => (t.Key ? [[t.Key, t.Value ?? '']] : [])));
+const tagsOf = (i: Ec2Instance): Record<string, string> =>
+  Object.fromEntries((i.Tags ?? []).flatMap((t) => (t.Key ? [[t.Key, t.Value ?? '']] : [])));
 
 export function capacityTypeOf(i: Ec2Instance): Instance['capacityType'] {
   if (i.SpotInstanceRequestId || i.InstanceLifecycle === 'spot') return 'spot';
   // Launched into a reservation on purpose: capacity-reservations-only, or a template targeting the reservation
   // (what this provider sends); an instance that merely landed in an open ODCR stays on-demand.
   const spec = i.CapacityReservationSpecification;
-  if (i.CapacityReservationId && (spec?.CapacityReservationPreference === 'capacity-reservations-only' || spec?.CapacityReservationTarget?.CapacityReservationId === i.CapacityReservationId)) {
+  if (
+    i.CapacityReservationId &&
+    (spec?.CapacityReservationPreference === 'capacity-reservations-only' ||
+      spec?.CapacityReservationTarget?.CapacityReservationId === i.CapacityReservationId)
+  ) {
     return 'reserved';
   }
   return 'on-demand';
@@ -50,7 +65,12 @@ export function capacityTypeOf(i: Ec2Instance): Instance['capacityType'] {
 
 /** A type with reservations lists their ids in its requirements; only the instance's own reservation is a label. */
 function withoutReservationLabels(labels: Record<string, string>): Record<string, string> {
-  for (const key of [CAPACITY_RESERVATION_ID_LABEL, CAPACITY_RESERVATION_TYPE_LABEL, CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL]) delete labels[key];
+  for (const key of [
+    CAPACITY_RESERVATION_ID_LABEL,
+    CAPACITY_RESERVATION_TYPE_LABEL,
+    CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL,
+  ])
+    delete labels[key];
   return labels;
 }
 
@@ -83,10 +103,14 @@ export class Instances {
       capacity: nonZero(type?.capacity ?? {}),
       allocatable: nonZero(type?.allocatable ?? {}),
       labels: {
-        ...withoutReservationLabels(type ? reqs.singleValueLabels(type.requirements) : { [INSTANCE_TYPE_LABEL]: typeName }),
+        ...withoutReservationLabels(
+          type ? reqs.singleValueLabels(type.requirements) : { [INSTANCE_TYPE_LABEL]: typeName },
+        ),
         [ZONE_LABEL]: zone,
         [CAPACITY_TYPE_LABEL]: capacityType,
-        ...(capacityType === 'reserved' && i.CapacityReservationId ? { [CAPACITY_RESERVATION_ID_LABEL]: i.CapacityReservationId } : {}),
+        ...(capacityType === 'reserved' && i.CapacityReservationId
+          ? { [CAPACITY_RESERVATION_ID_LABEL]: i.CapacityReservationId }
+          : {}),
         ...(tags[k.NODEPOOL_TAG] ? { [NODEPOOL_LABEL]: tags[k.NODEPOOL_TAG] } : {}),
         [INSTANCE_TENANCY_LABEL]: i.Placement?.Tenancy ?? 'default',
       },
@@ -107,7 +131,10 @@ export class Instances {
     const id = parseProviderID(providerID);
     let found: Ec2Instance[];
     try {
-      found = await this.deps.ec2.describeInstances({ instanceIds: [id], filters: [{ Name: 'instance-state-name', Values: ACTIVE_STATES }] });
+      found = await this.deps.ec2.describeInstances({
+        instanceIds: [id],
+        filters: [{ Name: 'instance-state-name', Values: ACTIVE_STATES }],
+      });
     } catch (e) {
       if (isNotFound(e)) throw new NodeClaimNotFoundError(`instance ${id} not found`, { cause: e });
       throw new Error(`describing instance ${id}`, { cause: e });
@@ -134,14 +161,17 @@ export class Instances {
   async delete(providerID: string): Promise<void> {
     const inst = await this.describe(providerID);
     const notOwned = this.notOwnedReason(inst);
-    if (notOwned) throw new InstanceNotOwnedError(`instance ${inst.InstanceId ?? providerID} ${notOwned}; not terminating it`);
+    if (notOwned)
+      throw new InstanceNotOwnedError(`instance ${inst.InstanceId ?? providerID} ${notOwned}; not terminating it`);
     try {
       await this.terminator.add(parseProviderID(providerID));
     } catch (e) {
-      if (!(e instanceof NodeClaimNotFoundError)) this.deps.onTerminateFailed?.(inst.Placement?.AvailabilityZone ?? '', inst.Placement?.AvailabilityZoneId ?? '');
+      if (!(e instanceof NodeClaimNotFoundError))
+        this.deps.onTerminateFailed?.(inst.Placement?.AvailabilityZone ?? '', inst.Placement?.AvailabilityZoneId ?? '');
       throw e;
     }
-    if (capacityTypeOf(inst) === 'reserved' && inst.CapacityReservationId && inst.InstanceId) this.deps.onReservedTerminated?.(inst.CapacityReservationId, inst.InstanceId);
+    if (capacityTypeOf(inst) === 'reserved' && inst.CapacityReservationId && inst.InstanceId)
+      this.deps.onReservedTerminated?.(inst.CapacityReservationId, inst.InstanceId);
   }
 
   /**
@@ -175,7 +205,9 @@ export class Instances {
     const unique = [...new Set(ids)];
     let terminating: Set<string>;
     try {
-      terminating = new Set((await this.deps.ec2.terminateInstances(unique)).flatMap((c) => (c.InstanceId ? [c.InstanceId] : [])));
+      terminating = new Set(
+        (await this.deps.ec2.terminateInstances(unique)).flatMap((c) => (c.InstanceId ? [c.InstanceId] : [])),
+      );
     } catch (e) {
       if (!isNotFound(e) || unique.length === 1) {
         if (isNotFound(e)) return ids.map((id) => new NodeClaimNotFoundError(`instance ${id} not found`, { cause: e }));

@@ -1,4 +1,9 @@
-import { DeleteInstanceProfileCommand, GetInstanceProfileCommand, ListInstanceProfilesCommand, RemoveRoleFromInstanceProfileCommand } from '@aws-sdk/client-iam';
+import {
+  DeleteInstanceProfileCommand,
+  GetInstanceProfileCommand,
+  ListInstanceProfilesCommand,
+  RemoveRoleFromInstanceProfileCommand,
+} from '@aws-sdk/client-iam';
 import 'aws-sdk-client-mock-vitest/extend';
 import { describe, expect, it } from 'vitest';
 import { mockedAws, readyNodeClass } from '../../../test/fakes/aws.ts';
@@ -7,7 +12,11 @@ import { awsNodeClasses } from './nodeclasses.ts';
 import type { NodeClassReconcileResult } from './nodeclass/reconcile.ts';
 
 const profile = (name: string, role?: string) => ({
-  InstanceProfileName: name, InstanceProfileId: 'id', Arn: 'arn', Path: '/karpenter/us-west-2/my-cluster/uid/', CreateDate: new Date(0),
+  InstanceProfileName: name,
+  InstanceProfileId: 'id',
+  Arn: 'arn',
+  Path: '/karpenter/us-west-2/my-cluster/uid/',
+  CreateDate: new Date(0),
   Roles: role ? [{ RoleName: role, RoleId: 'r', Arn: 'a', Path: '/', CreateDate: new Date(0) }] : [],
 });
 
@@ -21,8 +30,16 @@ function setup(results: Array<Partial<NodeClassReconcileResult>>, inUse: Set<str
   const adapter = awsNodeClasses({
     provider: {
       reconcileNodeClass: async (c: EC2NodeClass) => ({
-        status: c.status, conditions: c.status.conditions, ready: true, subnets: [], errors: [], requeueAfterMs: 300_000,
-        annotations: { 'karpenter.k8s.aws/ec2nodeclass-hash': '42', 'karpenter.k8s.aws/ec2nodeclass-hash-version': 'kts-v1' },
+        status: c.status,
+        conditions: c.status.conditions,
+        ready: true,
+        subnets: [],
+        errors: [],
+        requeueAfterMs: 300_000,
+        annotations: {
+          'karpenter.k8s.aws/ec2nodeclass-hash': '42',
+          'karpenter.k8s.aws/ec2nodeclass-hash-version': 'kts-v1',
+        },
         ...results[Math.min(n++, results.length - 1)],
       }),
       finalizeNodeClass: async (c: EC2NodeClass) => void finalized.push(c.name),
@@ -40,20 +57,31 @@ describe('awsNodeClasses', () => {
     const { adapter, nc } = setup([{}]);
     const r = await adapter.resolve(nc);
     expect(r.status['instanceProfile']).toBe('my-cluster_123');
-    expect((r.status['conditions'] as Array<{ lastTransitionTime: string }>)[0]!.lastTransitionTime).toBe('2026-08-21T11:00:00Z');
-    expect(r.nodeClaimAnnotations).toEqual({ key: 'karpenter.k8s.aws/ec2nodeclass-hash-version', values: r.annotations });
+    expect((r.status['conditions'] as Array<{ lastTransitionTime: string }>)[0]!.lastTransitionTime).toBe(
+      '2026-08-21T11:00:00Z',
+    );
+    expect(r.nodeClaimAnnotations).toEqual({
+      key: 'karpenter.k8s.aws/ec2nodeclass-hash-version',
+      values: r.annotations,
+    });
     expect(r.requeueAfterMs).toBe(300_000);
   });
 
   it('deletes an instance profile replaced after a role change once no NodeClaim uses it', async () => {
-    const { aws, adapter, nc, inUse } = setup([{ staleInstanceProfile: 'my-cluster_old' }, {}], new Set(['my-cluster_old']));
+    const { aws, adapter, nc, inUse } = setup(
+      [{ staleInstanceProfile: 'my-cluster_old' }, {}],
+      new Set(['my-cluster_old']),
+    );
     aws.iam.on(GetInstanceProfileCommand).resolves({ InstanceProfile: profile('my-cluster_old', 'OldRole') });
     await adapter.resolve(nc);
     expect(adapter.stale('default')).toEqual(['my-cluster_old']);
     expect(aws.iam).not.toHaveReceivedCommand(DeleteInstanceProfileCommand);
     inUse.clear();
     await adapter.resolve(nc);
-    expect(aws.iam).toHaveReceivedCommandWith(RemoveRoleFromInstanceProfileCommand, { InstanceProfileName: 'my-cluster_old', RoleName: 'OldRole' });
+    expect(aws.iam).toHaveReceivedCommandWith(RemoveRoleFromInstanceProfileCommand, {
+      InstanceProfileName: 'my-cluster_old',
+      RoleName: 'OldRole',
+    });
     expect(aws.iam).toHaveReceivedCommandWith(DeleteInstanceProfileCommand, { InstanceProfileName: 'my-cluster_old' });
     expect(adapter.stale('default')).toEqual([]);
   });
@@ -62,18 +90,31 @@ describe('awsNodeClasses', () => {
     const { aws, adapter, nc } = setup([{ staleInstanceProfile: 'my-cluster_old' }]);
     aws.iam.on(GetInstanceProfileCommand).rejects(Object.assign(new Error('throttled'), { name: 'Throttling' }));
     const r = await adapter.resolve(nc);
-    expect(r.errors.map((e) => e.message)).toEqual(['deleting stale instance profile my-cluster_old of EC2NodeClass default']);
+    expect(r.errors.map((e) => e.message)).toEqual([
+      'deleting stale instance profile my-cluster_old of EC2NodeClass default',
+    ]);
     expect(r.requeueAfterMs).toBe(60_000);
     expect(adapter.stale('default')).toEqual(['my-cluster_old']);
   });
 
   it('on deletion cleans up through the provider and removes every other profile under the class path', async () => {
     const { aws, adapter, nc, finalized } = setup([{}]);
-    aws.iam.on(ListInstanceProfilesCommand).resolves({ InstanceProfiles: [profile('my-cluster_123', 'KarpenterNodeRole-my-cluster'), profile('my-cluster_lost', 'OldRole')] });
-    aws.iam.on(GetInstanceProfileCommand, { InstanceProfileName: 'my-cluster_lost' }).resolves({ InstanceProfile: profile('my-cluster_lost', 'OldRole') });
+    aws.iam
+      .on(ListInstanceProfilesCommand)
+      .resolves({
+        InstanceProfiles: [
+          profile('my-cluster_123', 'KarpenterNodeRole-my-cluster'),
+          profile('my-cluster_lost', 'OldRole'),
+        ],
+      });
+    aws.iam
+      .on(GetInstanceProfileCommand, { InstanceProfileName: 'my-cluster_lost' })
+      .resolves({ InstanceProfile: profile('my-cluster_lost', 'OldRole') });
     await adapter.finalize(nc);
     expect(finalized).toEqual(['default']);
-    expect(aws.iam).toHaveReceivedCommandWith(ListInstanceProfilesCommand, { PathPrefix: '/karpenter/us-west-2/my-cluster/0f6c4f1a-1111-2222-3333-444455556666/' });
+    expect(aws.iam).toHaveReceivedCommandWith(ListInstanceProfilesCommand, {
+      PathPrefix: '/karpenter/us-west-2/my-cluster/0f6c4f1a-1111-2222-3333-444455556666/',
+    });
     expect(aws.iam).toHaveReceivedCommandTimes(DeleteInstanceProfileCommand, 1);
     expect(aws.iam).toHaveReceivedCommandWith(DeleteInstanceProfileCommand, { InstanceProfileName: 'my-cluster_lost' });
   });

@@ -37,7 +37,8 @@ export function awsNodeClasses(deps: AwsNodeClassDeps): AwsNodeClasses {
 
   async function deleteProfile(name: string): Promise<void> {
     const profile = await deps.iam.getInstanceProfile(name);
-    for (const role of profile?.Roles ?? []) if (role.RoleName) await deps.iam.removeRoleFromInstanceProfile(name, role.RoleName);
+    for (const role of profile?.Roles ?? [])
+      if (role.RoleName) await deps.iam.removeRoleFromInstanceProfile(name, role.RoleName);
     await deps.iam.deleteInstanceProfile(name);
   }
 
@@ -82,7 +83,11 @@ export function awsNodeClasses(deps: AwsNodeClassDeps): AwsNodeClasses {
         const path = profilePath(deps.region, deps.clusterName, nc.uid ?? nc.name);
         for (const p of await deps.iam.listInstanceProfiles(path)) {
           if (!p.InstanceProfileName || p.InstanceProfileName === nc.status.instanceProfile) continue;
-          await deleteProfile(p.InstanceProfileName).catch((e: unknown) => errors.push(new Error(`deleting instance profile ${p.InstanceProfileName} of EC2NodeClass ${nc.name}`, { cause: e })));
+          await deleteProfile(p.InstanceProfileName).catch((e: unknown) =>
+            errors.push(
+              new Error(`deleting instance profile ${p.InstanceProfileName} of EC2NodeClass ${nc.name}`, { cause: e }),
+            ),
+          );
         }
       }
       if (errors.length) throw new AggregateError(errors, errors.map((e) => e.message).join('; '));

@@ -35,13 +35,19 @@ export function onDemandQueries(region: string): PricingFilter[][] {
   const base = [{ field: 'regionCode', value: region }, ...BASE_FILTERS];
   return [
     [...base, { field: 'tenancy', value: 'Shared' }, { field: 'productFamily', value: 'Compute Instance' }],
-    [...base, { field: 'tenancy', value: 'Dedicated' }, { field: 'productFamily', value: 'Compute Instance (bare metal)' }],
+    [
+      ...base,
+      { field: 'tenancy', value: 'Dedicated' },
+      { field: 'productFamily', value: 'Compute Instance (bare metal)' },
+    ],
   ];
 }
 
 interface PriceItem {
   product?: { attributes?: { instanceType?: string } };
-  terms?: { OnDemand?: Record<string, { priceDimensions?: Record<string, { pricePerUnit?: Record<string, string> }> }> };
+  terms?: {
+    OnDemand?: Record<string, { priceDimensions?: Record<string, { pricePerUnit?: Record<string, string> }> }>;
+  };
 }
 
 /** PriceList JSON strings -> type -> price. Zero, unparsable and malformed entries are skipped. */
@@ -110,7 +116,8 @@ export class PricingProvider {
     const currency = this.deps.region.startsWith('cn-') ? 'CNY' : 'USD';
     const results = await Promise.all(onDemandQueries(this.deps.region).map((f) => this.deps.pricing.getProducts(f)));
     const parsed = results.map((list) => parsePriceList(list, currency));
-    if (parsed.some((m) => m.size === 0)) throw new Error(`updating on-demand prices for ${this.deps.region}: the Pricing API returned no prices`);
+    if (parsed.some((m) => m.size === 0))
+      throw new Error(`updating on-demand prices for ${this.deps.region}: the Pricing API returned no prices`);
     for (const m of parsed) for (const [k, v] of m) this.onDemand.set(k, v);
     this.updates++;
   }
@@ -130,7 +137,8 @@ export class PricingProvider {
       zones.set(r.AvailabilityZone, price); // later pages overwrite earlier ones
       n++;
     }
-    if (n === 0) throw new Error(`updating spot prices for ${this.deps.region}: DescribeSpotPriceHistory returned no prices`);
+    if (n === 0)
+      throw new Error(`updating spot prices for ${this.deps.region}: DescribeSpotPriceHistory returned no prices`);
     for (const [type, zones] of fresh) {
       const cur = this.spot.get(type) ?? new Map<string, number>();
       for (const [z, p] of zones) cur.set(z, p);
@@ -144,6 +152,7 @@ export class PricingProvider {
   async refresh(): Promise<void> {
     const results = await Promise.allSettled([this.updateOnDemand(), this.updateSpot()]);
     const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
-    if (errors.length) throw new AggregateError(errors, `refreshing prices: ${errors.map((e) => (e as Error).message).join('; ')}`);
+    if (errors.length)
+      throw new AggregateError(errors, `refreshing prices: ${errors.map((e) => (e as Error).message).join('; ')}`);
   }
 }

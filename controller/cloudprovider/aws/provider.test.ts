@@ -11,20 +11,39 @@ import {
   DescribeSubnetsCommand,
   EC2ServiceException,
 } from '@aws-sdk/client-ec2';
-import { DeleteInstanceProfileCommand, GetInstanceProfileCommand, RemoveRoleFromInstanceProfileCommand } from '@aws-sdk/client-iam';
+import {
+  DeleteInstanceProfileCommand,
+  GetInstanceProfileCommand,
+  RemoveRoleFromInstanceProfileCommand,
+} from '@aws-sdk/client-iam';
 import { GetProductsCommand } from '@aws-sdk/client-pricing';
 import { GetParameterCommand } from '@aws-sdk/client-ssm';
 import 'aws-sdk-client-mock-vitest/extend';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { reqs, type NodePool } from '../../../engine/index.ts';
-import { FakeClock, fixtureInstanceTypes, fixtureOfferings, fixturePrices, mockedAws, readyNodeClass, settings } from '../../../test/fakes/aws.ts';
+import {
+  FakeClock,
+  fixtureInstanceTypes,
+  fixtureOfferings,
+  fixturePrices,
+  mockedAws,
+  readyNodeClass,
+  settings,
+} from '../../../test/fakes/aws.ts';
 import { isNodeClassNotReady, type CloudProvider } from '../types.ts';
 import type { EC2NodeClass } from '../../../engine/index.ts';
 import type { Timers } from './periodic.ts';
 import { awsCloudProvider, type AwsCloudProviderDeps } from './provider.ts';
 
-const pool = (name: string): NodePool => ({ name: 'default', template: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name } } }) as unknown as NodePool;
-const nextTurn: Timers = { setTimeout: (fn) => setImmediate(fn), clearTimeout: (h) => clearImmediate(h as NodeJS.Immediate) };
+const pool = (name: string): NodePool =>
+  ({
+    name: 'default',
+    template: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name } },
+  }) as unknown as NodePool;
+const nextTurn: Timers = {
+  setTimeout: (fn) => setImmediate(fn),
+  clearTimeout: (h) => clearImmediate(h as NodeJS.Immediate),
+};
 
 function build(over: Partial<AwsCloudProviderDeps> = {}, classes = new Map<string, EC2NodeClass>()) {
   const aws = mockedAws();
@@ -54,7 +73,9 @@ describe('awsCloudProvider', () => {
   });
 
   it('refuses settings without a cluster name', () => {
-    expect(() => build({ settings: settings({ clusterName: '' }) })).toThrow(/clusterName \(CLUSTER_NAME\) is required/);
+    expect(() => build({ settings: settings({ clusterName: '' }) })).toThrow(
+      /clusterName \(CLUSTER_NAME\) is required/,
+    );
   });
 
   it('answers getInstanceTypes for a NodePool through its node class, discovering once', async () => {
@@ -67,7 +88,7 @@ describe('awsCloudProvider', () => {
     await expect(cp.getInstanceTypes(pool('missing'))).rejects.toSatisfy(isNodeClassNotReady);
   });
 
-  it('starts from the engine catalog\'s prices and extra facts unless given others', async () => {
+  it("starts from the engine catalog's prices and extra facts unless given others", async () => {
     const { cp, classes } = build({ staticPrices: undefined });
     classes.set('default', readyNodeClass());
     expect(cp.pricing.onDemandPrice('m5.large')).toBe(0.096); // us-west-2 in the catalog
@@ -83,44 +104,123 @@ describe('awsCloudProvider', () => {
     aws.ec2.on(DescribeImagesCommand).resolves({ Images: [{ ImageId: 'ami-amd64', Architecture: 'x86_64' }] });
     aws.ec2.on(DescribeSubnetsCommand).resolves({
       Subnets: [
-        { SubnetId: 'subnet-small', AvailabilityZone: 'test-zone-1a', AvailabilityZoneId: 'tz1-az1', AvailableIpAddressCount: 5 },
-        { SubnetId: 'subnet-big', AvailabilityZone: 'test-zone-1a', AvailabilityZoneId: 'tz1-az1', AvailableIpAddressCount: 900 },
+        {
+          SubnetId: 'subnet-small',
+          AvailabilityZone: 'test-zone-1a',
+          AvailabilityZoneId: 'tz1-az1',
+          AvailableIpAddressCount: 5,
+        },
+        {
+          SubnetId: 'subnet-big',
+          AvailabilityZone: 'test-zone-1a',
+          AvailabilityZoneId: 'tz1-az1',
+          AvailableIpAddressCount: 900,
+        },
       ],
     });
     aws.ec2.on(DescribeSecurityGroupsCommand).resolves({ SecurityGroups: [{ GroupId: 'sg-1' }] });
-    aws.iam.on(GetInstanceProfileCommand).resolves({ InstanceProfile: { InstanceProfileName: 'my-cluster_123', InstanceProfileId: 'x', Arn: 'a', Path: '/', CreateDate: new Date(), Roles: [{ RoleName: 'KarpenterNodeRole-my-cluster', RoleId: 'r', Arn: 'a', Path: '/', CreateDate: new Date() }] } });
+    aws.iam
+      .on(GetInstanceProfileCommand)
+      .resolves({
+        InstanceProfile: {
+          InstanceProfileName: 'my-cluster_123',
+          InstanceProfileId: 'x',
+          Arn: 'a',
+          Path: '/',
+          CreateDate: new Date(),
+          Roles: [
+            { RoleName: 'KarpenterNodeRole-my-cluster', RoleId: 'r', Arn: 'a', Path: '/', CreateDate: new Date() },
+          ],
+        },
+      });
     const r = await cp.reconcileNodeClass(nc);
     expect(r.ready).toBe(true);
     classes.set('default', { ...nc, status: { ...r.status, subnets: [...r.status.subnets!].reverse() } });
-    aws.ec2.on(DescribeLaunchTemplatesCommand).rejects(new EC2ServiceException({ name: 'InvalidLaunchTemplateName.NotFoundException', $fault: 'client', $metadata: {}, message: 'x' }));
+    aws.ec2
+      .on(DescribeLaunchTemplatesCommand)
+      .rejects(
+        new EC2ServiceException({
+          name: 'InvalidLaunchTemplateName.NotFoundException',
+          $fault: 'client',
+          $metadata: {},
+          message: 'x',
+        }),
+      );
     aws.ec2.on(CreateLaunchTemplateCommand).resolves({ LaunchTemplate: { LaunchTemplateId: 'lt-1' } });
-    aws.ec2.on(CreateFleetCommand).resolves({ Instances: [{ InstanceIds: ['i-1'], InstanceType: 'm5.large', LaunchTemplateAndOverrides: { Overrides: { SubnetId: 'subnet-big', AvailabilityZone: 'test-zone-1a' } } }] });
+    aws.ec2
+      .on(CreateFleetCommand)
+      .resolves({
+        Instances: [
+          {
+            InstanceIds: ['i-1'],
+            InstanceType: 'm5.large',
+            LaunchTemplateAndOverrides: { Overrides: { SubnetId: 'subnet-big', AvailabilityZone: 'test-zone-1a' } },
+          },
+        ],
+      });
     await cp.create({
-      nodeClaimName: 'a', nodePoolName: 'default', nodeClassName: 'default', requests: {}, labels: {}, annotations: {}, taints: [], startupTaints: [],
-      requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m5.large'] }, { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] }],
+      nodeClaimName: 'a',
+      nodePoolName: 'default',
+      nodeClassName: 'default',
+      requests: {},
+      labels: {},
+      annotations: {},
+      taints: [],
+      startupTaints: [],
+      requirements: [
+        { key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m5.large'] },
+        { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
+      ],
     });
-    const overrides = aws.ec2.commandCalls(CreateFleetCommand)[0]!.args[0].input.LaunchTemplateConfigs!.flatMap((c) => c.Overrides ?? []);
+    const overrides = aws.ec2
+      .commandCalls(CreateFleetCommand)[0]!
+      .args[0].input.LaunchTemplateConfigs!.flatMap((c) => c.Overrides ?? []);
     expect(overrides.map((o) => o.SubnetId)).toEqual(['subnet-big']);
   });
 
   it('cleans up a deleted node class: its launch templates and its managed instance profile', async () => {
     const { aws, cp } = build();
-    aws.ec2.on(DescribeLaunchTemplatesCommand).resolves({ LaunchTemplates: [{ LaunchTemplateName: 'karpenter.k8s.aws/1' }] });
+    aws.ec2
+      .on(DescribeLaunchTemplatesCommand)
+      .resolves({ LaunchTemplates: [{ LaunchTemplateName: 'karpenter.k8s.aws/1' }] });
     aws.ec2.on(DeleteLaunchTemplateCommand).resolves({});
     aws.iam.on(RemoveRoleFromInstanceProfileCommand).resolves({});
     aws.iam.on(DeleteInstanceProfileCommand).resolves({});
     await cp.finalizeNodeClass(readyNodeClass());
-    expect(aws.ec2).toHaveReceivedCommandWith(DeleteLaunchTemplateCommand, { LaunchTemplateName: 'karpenter.k8s.aws/1' });
-    expect(aws.iam).toHaveReceivedCommandWith(RemoveRoleFromInstanceProfileCommand, { InstanceProfileName: 'my-cluster_123', RoleName: 'KarpenterNodeRole-my-cluster' });
+    expect(aws.ec2).toHaveReceivedCommandWith(DeleteLaunchTemplateCommand, {
+      LaunchTemplateName: 'karpenter.k8s.aws/1',
+    });
+    expect(aws.iam).toHaveReceivedCommandWith(RemoveRoleFromInstanceProfileCommand, {
+      InstanceProfileName: 'my-cluster_123',
+      RoleName: 'KarpenterNodeRole-my-cluster',
+    });
     expect(aws.iam).toHaveReceivedCommandWith(DeleteInstanceProfileCommand, { InstanceProfileName: 'my-cluster_123' });
   });
 
   it('refreshes types and prices at start and every 12 hours, and stops', async () => {
     vi.useFakeTimers();
-    const timers: Timers = { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>) };
+    const timers: Timers = {
+      setTimeout: (fn, ms) => setTimeout(fn, ms),
+      clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+    };
     const { aws, cp } = build({ timers });
-    aws.pricing.on(GetProductsCommand).resolves({ PriceList: [JSON.stringify({ product: { attributes: { instanceType: 'm5.large' } }, terms: { OnDemand: { a: { priceDimensions: { b: { pricePerUnit: { USD: '0.1' } } } } } } })] });
-    aws.ec2.on(DescribeSpotPriceHistoryCommand).resolves({ SpotPriceHistory: [{ InstanceType: 'm5.large', AvailabilityZone: 'test-zone-1a', SpotPrice: '0.03', Timestamp: new Date() }] });
+    aws.pricing
+      .on(GetProductsCommand)
+      .resolves({
+        PriceList: [
+          JSON.stringify({
+            product: { attributes: { instanceType: 'm5.large' } },
+            terms: { OnDemand: { a: { priceDimensions: { b: { pricePerUnit: { USD: '0.1' } } } } } },
+          }),
+        ],
+      });
+    aws.ec2
+      .on(DescribeSpotPriceHistoryCommand)
+      .resolves({
+        SpotPriceHistory: [
+          { InstanceType: 'm5.large', AvailabilityZone: 'test-zone-1a', SpotPrice: '0.03', Timestamp: new Date() },
+        ],
+      });
     aws.ec2.on(DescribeLaunchTemplatesCommand).resolves({});
     const stop = cp.start();
     await vi.advanceTimersByTimeAsync(0);
@@ -137,7 +237,10 @@ describe('awsCloudProvider', () => {
 
   it('retries a failed price refresh with backoff rather than waiting 12 hours', async () => {
     vi.useFakeTimers();
-    const timers: Timers = { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>) };
+    const timers: Timers = {
+      setTimeout: (fn, ms) => setTimeout(fn, ms),
+      clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+    };
     const errors: string[] = [];
     const { aws, cp } = build({ timers, log: (m) => errors.push(m) });
     aws.pricing.on(GetProductsCommand).rejects(new Error('throttled'));

@@ -90,7 +90,14 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
   const ice = new UnavailableOfferings(clock);
   const reservedCapacity = deps.reservedCapacity ?? true;
   const reservationCapacity = new ReservationCapacity();
-  const pricing = new PricingProvider({ ec2, pricing: deps.ports.pricing, region: settings.region, isolatedVPC: settings.isolatedVPC, clock, staticPrices: deps.staticPrices ?? catalogStaticPrices(settings.region) });
+  const pricing = new PricingProvider({
+    ec2,
+    pricing: deps.ports.pricing,
+    region: settings.region,
+    isolatedVPC: settings.isolatedVPC,
+    clock,
+    staticPrices: deps.staticPrices ?? catalogStaticPrices(settings.region),
+  });
   const instanceTypeProvider = new InstanceTypeProvider({
     ec2,
     pricing,
@@ -102,8 +109,23 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
     ...(deps.log ? { onSkip: (why: string) => deps.log?.('skipping an instance type', { why }, 'debug') } : {}),
   });
   const templates = new LaunchTemplates(ec2, clock, settings.clusterName);
-  const batchSize = deps.providerMetrics?.batchSize ?? new Histogram({ name: 'karpenter_cloudprovider_batcher_batch_size', help: 'Requests per batched AWS call.', labelNames: ['batcher'], buckets: [1, 2, 4, 5, 10, 15, 20, 25, 50, 100, 250, 500, 1000], registers: [registry] });
-  const batchTime = deps.providerMetrics?.batchTime ?? new Histogram({ name: 'karpenter_cloudprovider_batcher_batch_time_seconds', help: 'Duration of batched AWS calls.', labelNames: ['batcher'], registers: [registry] });
+  const batchSize =
+    deps.providerMetrics?.batchSize ??
+    new Histogram({
+      name: 'karpenter_cloudprovider_batcher_batch_size',
+      help: 'Requests per batched AWS call.',
+      labelNames: ['batcher'],
+      buckets: [1, 2, 4, 5, 10, 15, 20, 25, 50, 100, 250, 500, 1000],
+      registers: [registry],
+    });
+  const batchTime =
+    deps.providerMetrics?.batchTime ??
+    new Histogram({
+      name: 'karpenter_cloudprovider_batcher_batch_time_seconds',
+      help: 'Duration of batched AWS calls.',
+      labelNames: ['batcher'],
+      registers: [registry],
+    });
   const fleet = fleetBatcher(ec2, deps.timers, (size, ms) => {
     batchSize.observe({ batcher: 'create_fleet' }, size);
     batchTime.observe({ batcher: 'create_fleet' }, ms / 1000);
@@ -124,15 +146,24 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
     ...(deps.timers ? { timers: deps.timers } : {}),
   });
   let discovered: Promise<void> | undefined;
-  const ensureDiscovered = () => (discovered ??= instanceTypeProvider.refresh().catch((e: unknown) => {
-    discovered = undefined;
-    throw new Error('discovering instance types', { cause: e });
-  }));
+  const ensureDiscovered = () =>
+    (discovered ??= instanceTypeProvider.refresh().catch((e: unknown) => {
+      discovered = undefined;
+      throw new Error('discovering instance types', { cause: e });
+    }));
 
   const sqsSource = settings.interruptionQueue
-    ? new SqsInterruptionSource({ sqs, queueName: settings.interruptionQueue, metrics: deps.interruptionMetrics ?? interruptionMetrics(registry), ...(deps.log ? { log: deps.log } : {}) })
+    ? new SqsInterruptionSource({
+        sqs,
+        queueName: settings.interruptionQueue,
+        metrics: deps.interruptionMetrics ?? interruptionMetrics(registry),
+        ...(deps.log ? { log: deps.log } : {}),
+      })
     : undefined;
-  const interruptions = sqsSource && deps.instanceAt ? markingSpotInterruptions(sqsSource, ice, deps.instanceAt, reservationCapacity) : sqsSource;
+  const interruptions =
+    sqsSource && deps.instanceAt
+      ? markingSpotInterruptions(sqsSource, ice, deps.instanceAt, reservationCapacity)
+      : sqsSource;
 
   const cloudProvider = {
     name: 'aws',
@@ -150,7 +181,13 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
         reservedCapacity,
         reservations: reservationCapacity,
         ...(deps.minValuesPolicy ? { minValuesPolicy: deps.minValuesPolicy } : {}),
-        launchFailed: (f) => deps.providerMetrics?.launchFailures?.inc({ zone: f.zone, zone_id: f.zoneId, capacity_type: f.capacityType, reason: f.reason }),
+        launchFailed: (f) =>
+          deps.providerMetrics?.launchFailures?.inc({
+            zone: f.zone,
+            zone_id: f.zoneId,
+            capacity_type: f.capacityType,
+            reason: f.reason,
+          }),
       });
     },
     delete: (providerID: string) => instances.delete(providerID),
@@ -163,7 +200,14 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
       await ensureDiscovered();
       return instanceTypeProvider.list(nc);
     },
-    isDrifted: (q: DriftQuery) => isDrifted(q, { nodeClass: deps.nodeClass, instances, instanceType: typeFor, reservedCapacity, ...(settings.clusterCABundle ? { caBundle: settings.clusterCABundle } : {}) }),
+    isDrifted: (q: DriftQuery) =>
+      isDrifted(q, {
+        nodeClass: deps.nodeClass,
+        instances,
+        instanceType: typeFor,
+        reservedCapacity,
+        ...(settings.clusterCABundle ? { caBundle: settings.clusterCABundle } : {}),
+      }),
     repairPolicies: () => AWS_REPAIR_POLICIES,
     instanceTagging: awsInstanceTagging({ instances, clusterName: settings.clusterName }),
     ...(interruptions ? { interruptions } : {}),
@@ -207,18 +251,33 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
       const results = await Promise.allSettled([instanceTypeProvider.refresh(), pricing.refresh()]);
       discovered = results[0].status === 'fulfilled' ? Promise.resolve() : discovered;
       const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
-      if (errors.length) throw new AggregateError(errors, `refreshing the AWS provider: ${errors.map((e) => (e as Error).message).join('; ')}`);
+      if (errors.length)
+        throw new AggregateError(
+          errors,
+          `refreshing the AWS provider: ${errors.map((e) => (e as Error).message).join('; ')}`,
+        );
     },
     start: () => {
       const onError = (what: string) => (e: unknown) => deps.log?.(`${what} failed`, { error: (e as Error).message });
       const timers = deps.timers ? { timers: deps.timers } : {};
       const jobs = [
-        runPeriodically(() => instanceTypeProvider.refresh(), { intervalMs: INSTANCE_TYPES_REFRESH_MS, onError: onError('refreshing instance types'), ...timers }),
-        runPeriodically(() => pricing.refresh(), { intervalMs: PRICING_REFRESH_MS, onError: onError('refreshing prices'), ...timers }),
-        runPeriodically(async () => void (await templates.sweep()), { intervalMs: 60_000, onError: onError('deleting expired launch templates'), ...timers }),
+        runPeriodically(() => instanceTypeProvider.refresh(), {
+          intervalMs: INSTANCE_TYPES_REFRESH_MS,
+          onError: onError('refreshing instance types'),
+          ...timers,
+        }),
+        runPeriodically(() => pricing.refresh(), {
+          intervalMs: PRICING_REFRESH_MS,
+          onError: onError('refreshing prices'),
+          ...timers,
+        }),
+        runPeriodically(async () => void (await templates.sweep()), {
+          intervalMs: 60_000,
+          onError: onError('deleting expired launch templates'),
+          ...timers,
+        }),
       ];
       return () => jobs.forEach((j) => j.stop());
     },
   };
 }
-

@@ -44,9 +44,16 @@ async function sdkConfigRegion(): Promise<string> {
 /** IMDSv2: a session token, then placement/region; 1 s each (off EC2 nothing answers). */
 export async function imdsRegion(base = 'http://169.254.169.254'): Promise<string | undefined> {
   try {
-    const token = await fetch(`${base}/latest/api/token`, { method: 'PUT', headers: { 'x-aws-ec2-metadata-token-ttl-seconds': '60' }, signal: AbortSignal.timeout(1000) });
+    const token = await fetch(`${base}/latest/api/token`, {
+      method: 'PUT',
+      headers: { 'x-aws-ec2-metadata-token-ttl-seconds': '60' },
+      signal: AbortSignal.timeout(1000),
+    });
     if (!token.ok) return undefined;
-    const res = await fetch(`${base}/latest/meta-data/placement/region`, { headers: { 'x-aws-ec2-metadata-token': await token.text() }, signal: AbortSignal.timeout(1000) });
+    const res = await fetch(`${base}/latest/meta-data/placement/region`, {
+      headers: { 'x-aws-ec2-metadata-token': await token.text() },
+      signal: AbortSignal.timeout(1000),
+    });
     return res.ok ? (await res.text()).trim() || undefined : undefined;
   } catch {
     return undefined;

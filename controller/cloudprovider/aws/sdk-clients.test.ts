@@ -17,7 +17,8 @@ import { describe, expect, it } from 'vitest';
 import { mockedAws } from '../../../test/fakes/aws.ts';
 import { pricingRegion } from './sdk-clients.ts';
 
-const ec2Error = (name: string) => new EC2ServiceException({ name, $fault: 'client', $metadata: { httpStatusCode: 400 }, message: name });
+const ec2Error = (name: string) =>
+  new EC2ServiceException({ name, $fault: 'client', $metadata: { httpStatusCode: 400 }, message: name });
 
 describe('SDK-backed ports', () => {
   it('pages DescribeInstanceTypes 100 at a time with the given filters and returns every page', async () => {
@@ -50,7 +51,10 @@ describe('SDK-backed ports', () => {
       .resolvesOnce({ InstanceTypeOfferings: [{ InstanceType: 'm5.large', Location: 'us-west-2b' }] });
     const got = await aws.ports.ec2.describeInstanceTypeOfferings();
     expect(got.map((o) => o.Location)).toEqual(['us-west-2a', 'us-west-2b']);
-    expect(aws.ec2).toHaveReceivedNthCommandWith(DescribeInstanceTypeOfferingsCommand, 1, { LocationType: 'availability-zone', MaxResults: 1000 });
+    expect(aws.ec2).toHaveReceivedNthCommandWith(DescribeInstanceTypeOfferingsCommand, 1, {
+      LocationType: 'availability-zone',
+      MaxResults: 1000,
+    });
   });
 
   it('pages DescribeSpotPriceHistory 2000 at a time from the given start time', async () => {
@@ -58,16 +62,26 @@ describe('SDK-backed ports', () => {
     const start = new Date('2026-08-21T12:00:00Z');
     aws.ec2
       .on(DescribeSpotPriceHistoryCommand)
-      .resolvesOnce({ SpotPriceHistory: [{ InstanceType: 'm5.large', AvailabilityZone: 'a', SpotPrice: '0.04' }], NextToken: 'n' })
+      .resolvesOnce({
+        SpotPriceHistory: [{ InstanceType: 'm5.large', AvailabilityZone: 'a', SpotPrice: '0.04' }],
+        NextToken: 'n',
+      })
       .resolvesOnce({ SpotPriceHistory: [{ InstanceType: 'm5.large', AvailabilityZone: 'b', SpotPrice: '0.05' }] });
     const got = await aws.ports.ec2.describeSpotPriceHistory({ productDescriptions: ['Linux/UNIX'], startTime: start });
     expect(got).toHaveLength(2);
-    expect(aws.ec2).toHaveReceivedNthCommandWith(DescribeSpotPriceHistoryCommand, 1, { ProductDescriptions: ['Linux/UNIX'], StartTime: start, MaxResults: 2000 });
+    expect(aws.ec2).toHaveReceivedNthCommandWith(DescribeSpotPriceHistoryCommand, 1, {
+      ProductDescriptions: ['Linux/UNIX'],
+      StartTime: start,
+      MaxResults: 2000,
+    });
   });
 
   it('pages GetProducts with TERM_MATCH filters and returns the PriceList strings', async () => {
     const aws = mockedAws();
-    aws.pricing.on(GetProductsCommand).resolvesOnce({ PriceList: ['{"a":1}'], NextToken: 'n' }).resolvesOnce({ PriceList: ['{"b":2}'] });
+    aws.pricing
+      .on(GetProductsCommand)
+      .resolvesOnce({ PriceList: ['{"a":1}'], NextToken: 'n' })
+      .resolvesOnce({ PriceList: ['{"b":2}'] });
     const got = await aws.ports.pricing.getProducts([{ field: 'regionCode', value: 'us-west-2' }]);
     expect(got).toEqual(['{"a":1}', '{"b":2}']);
     expect(aws.pricing).toHaveReceivedNthCommandWith(GetProductsCommand, 1, {
@@ -79,8 +93,19 @@ describe('SDK-backed ports', () => {
 
   it('flattens the reservations of DescribeInstances', async () => {
     const aws = mockedAws();
-    aws.ec2.on(DescribeInstancesCommand).resolves({ Reservations: [{ Instances: [{ InstanceId: 'i-1' }] }, { Instances: [{ InstanceId: 'i-2' }, { InstanceId: 'i-3' }] }] });
-    expect((await aws.ports.ec2.describeInstances({ instanceIds: ['i-1'] })).map((i) => i.InstanceId)).toEqual(['i-1', 'i-2', 'i-3']);
+    aws.ec2
+      .on(DescribeInstancesCommand)
+      .resolves({
+        Reservations: [
+          { Instances: [{ InstanceId: 'i-1' }] },
+          { Instances: [{ InstanceId: 'i-2' }, { InstanceId: 'i-3' }] },
+        ],
+      });
+    expect((await aws.ports.ec2.describeInstances({ instanceIds: ['i-1'] })).map((i) => i.InstanceId)).toEqual([
+      'i-1',
+      'i-2',
+      'i-3',
+    ]);
   });
 
   it('includes deprecated images when describing AMIs', async () => {
@@ -94,7 +119,9 @@ describe('SDK-backed ports', () => {
     const aws = mockedAws();
     aws.ssm.on(GetParameterCommand).rejects(new ParameterNotFound({ $metadata: {}, message: 'nope' }));
     aws.ec2.on(DescribeLaunchTemplatesCommand).rejects(ec2Error('InvalidLaunchTemplateName.NotFoundException'));
-    aws.iam.on(GetInstanceProfileCommand).rejects(new IAMServiceException({ name: 'NoSuchEntity', $fault: 'client', $metadata: {}, message: 'no' }));
+    aws.iam
+      .on(GetInstanceProfileCommand)
+      .rejects(new IAMServiceException({ name: 'NoSuchEntity', $fault: 'client', $metadata: {}, message: 'no' }));
     expect(await aws.ports.ssm.getParameter('/aws/service/x')).toBeUndefined();
     expect(await aws.ports.ec2.describeLaunchTemplate('karpenter.k8s.aws/1')).toBeUndefined();
     expect(await aws.ports.iam.getInstanceProfile('p')).toBeUndefined();
@@ -105,7 +132,9 @@ describe('SDK-backed ports', () => {
     aws.ssm.on(GetParameterCommand).rejects(ec2Error('AccessDeniedException'));
     aws.ec2.on(CreateLaunchTemplateCommand).rejects(ec2Error('UnauthorizedOperation'));
     await expect(aws.ports.ssm.getParameter('/x')).rejects.toMatchObject({ name: 'AccessDeniedException' });
-    await expect(aws.ports.ec2.createLaunchTemplate({ LaunchTemplateName: 'n', LaunchTemplateData: {} })).rejects.toMatchObject({ name: 'UnauthorizedOperation' });
+    await expect(
+      aws.ports.ec2.createLaunchTemplate({ LaunchTemplateName: 'n', LaunchTemplateData: {} }),
+    ).rejects.toMatchObject({ name: 'UnauthorizedOperation' });
   });
 
   it('treats deleting an already deleted launch template as done', async () => {

@@ -61,28 +61,56 @@ async function unlessNotFound<T>(p: Promise<T>): Promise<T | undefined> {
 export function ec2Port(client: EC2Client): Ec2Port {
   const c = { client };
   return {
-    describeInstanceTypes: (filters) => all(paginateDescribeInstanceTypes(c, { Filters: filters, MaxResults: 100 }), (p) => p.InstanceTypes),
+    describeInstanceTypes: (filters) =>
+      all(paginateDescribeInstanceTypes(c, { Filters: filters, MaxResults: 100 }), (p) => p.InstanceTypes),
     describeInstanceTypeOfferings: () =>
-      all(paginateDescribeInstanceTypeOfferings(c, { LocationType: 'availability-zone', MaxResults: 1000 }), (p) => p.InstanceTypeOfferings),
+      all(
+        paginateDescribeInstanceTypeOfferings(c, { LocationType: 'availability-zone', MaxResults: 1000 }),
+        (p) => p.InstanceTypeOfferings,
+      ),
     describeSpotPriceHistory: ({ productDescriptions, startTime }) =>
-      all(paginateDescribeSpotPriceHistory(c, { ProductDescriptions: productDescriptions, StartTime: startTime, MaxResults: 2000 }), (p) => p.SpotPriceHistory),
+      all(
+        paginateDescribeSpotPriceHistory(c, {
+          ProductDescriptions: productDescriptions,
+          StartTime: startTime,
+          MaxResults: 2000,
+        }),
+        (p) => p.SpotPriceHistory,
+      ),
     describeSubnets: (filters) => all(paginateDescribeSubnets(c, { Filters: filters }), (p) => p.Subnets),
-    describeSecurityGroups: (filters) => all(paginateDescribeSecurityGroups(c, { Filters: filters }), (p) => p.SecurityGroups),
+    describeSecurityGroups: (filters) =>
+      all(paginateDescribeSecurityGroups(c, { Filters: filters }), (p) => p.SecurityGroups),
     describeCapacityReservations: ({ ids, filters }) =>
       all(
-        paginateDescribeCapacityReservations(c, { ...(ids?.length ? { CapacityReservationIds: ids } : {}), ...(filters?.length ? { Filters: filters } : {}), MaxResults: 1000 }),
+        paginateDescribeCapacityReservations(c, {
+          ...(ids?.length ? { CapacityReservationIds: ids } : {}),
+          ...(filters?.length ? { Filters: filters } : {}),
+          MaxResults: 1000,
+        }),
         (p) => p.CapacityReservations,
       ),
     describeImages: ({ filters, owners }) =>
-      all(paginateDescribeImages(c, { Filters: filters, ...(owners ? { Owners: owners } : {}), IncludeDeprecated: true, MaxResults: 1000 }), (p) => p.Images),
+      all(
+        paginateDescribeImages(c, {
+          Filters: filters,
+          ...(owners ? { Owners: owners } : {}),
+          IncludeDeprecated: true,
+          MaxResults: 1000,
+        }),
+        (p) => p.Images,
+      ),
     describeLaunchTemplate: async (name) => {
-      const out = await unlessNotFound(client.send(new DescribeLaunchTemplatesCommand({ LaunchTemplateNames: [name] })));
+      const out = await unlessNotFound(
+        client.send(new DescribeLaunchTemplatesCommand({ LaunchTemplateNames: [name] })),
+      );
       return out?.LaunchTemplates?.[0];
     },
-    describeLaunchTemplates: (filters) => all(paginateDescribeLaunchTemplates(c, { Filters: filters }), (p) => p.LaunchTemplates),
+    describeLaunchTemplates: (filters) =>
+      all(paginateDescribeLaunchTemplates(c, { Filters: filters }), (p) => p.LaunchTemplates),
     createLaunchTemplate: async (input) => {
       const out = await client.send(new CreateLaunchTemplateCommand(input));
-      if (!out.LaunchTemplate) throw new Error(`creating launch template ${input.LaunchTemplateName}: the response has no LaunchTemplate`);
+      if (!out.LaunchTemplate)
+        throw new Error(`creating launch template ${input.LaunchTemplateName}: the response has no LaunchTemplate`);
       return out.LaunchTemplate;
     },
     deleteLaunchTemplate: async (name) => {
@@ -94,26 +122,36 @@ export function ec2Port(client: EC2Client): Ec2Port {
     },
     describeInstances: (input) =>
       all(
-        paginateDescribeInstances(c, { ...(input.instanceIds ? { InstanceIds: input.instanceIds } : {}), ...(input.filters ? { Filters: input.filters } : {}) }),
+        paginateDescribeInstances(c, {
+          ...(input.instanceIds ? { InstanceIds: input.instanceIds } : {}),
+          ...(input.filters ? { Filters: input.filters } : {}),
+        }),
         (p) => (p.Reservations ?? []).flatMap((r) => r.Instances ?? []),
       ),
-    terminateInstances: async (ids) => (await client.send(new TerminateInstancesCommand({ InstanceIds: ids }))).TerminatingInstances ?? [],
+    terminateInstances: async (ids) =>
+      (await client.send(new TerminateInstancesCommand({ InstanceIds: ids }))).TerminatingInstances ?? [],
     createTags: async (ids, tags) => {
-      await client.send(new CreateTagsCommand({ Resources: ids, Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) }));
+      await client.send(
+        new CreateTagsCommand({ Resources: ids, Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) }),
+      );
     },
   };
 }
 
 export function ssmPort(client: SSMClient): SsmPort {
   return {
-    getParameter: async (name) => (await unlessNotFound(client.send(new GetParameterCommand({ Name: name }))))?.Parameter?.Value,
+    getParameter: async (name) =>
+      (await unlessNotFound(client.send(new GetParameterCommand({ Name: name }))))?.Parameter?.Value,
   };
 }
 
 export function iamPort(client: IAMClient): IamPort {
   return {
-    getInstanceProfile: async (name) => (await unlessNotFound(client.send(new GetInstanceProfileCommand({ InstanceProfileName: name }))))?.InstanceProfile,
-    listInstanceProfiles: (pathPrefix) => all(paginateListInstanceProfiles({ client }, { PathPrefix: pathPrefix }), (p) => p.InstanceProfiles),
+    getInstanceProfile: async (name) =>
+      (await unlessNotFound(client.send(new GetInstanceProfileCommand({ InstanceProfileName: name }))))
+        ?.InstanceProfile,
+    listInstanceProfiles: (pathPrefix) =>
+      all(paginateListInstanceProfiles({ client }, { PathPrefix: pathPrefix }), (p) => p.InstanceProfiles),
     createInstanceProfile: async ({ name, path, tags }) => {
       const out = await client.send(
         new CreateInstanceProfileCommand({
@@ -122,14 +160,17 @@ export function iamPort(client: IAMClient): IamPort {
           Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })),
         }),
       );
-      if (!out.InstanceProfile) throw new Error(`creating instance profile ${name}: the response has no InstanceProfile`);
+      if (!out.InstanceProfile)
+        throw new Error(`creating instance profile ${name}: the response has no InstanceProfile`);
       return out.InstanceProfile;
     },
     addRoleToInstanceProfile: async (profile, role) => {
       await client.send(new AddRoleToInstanceProfileCommand({ InstanceProfileName: profile, RoleName: role }));
     },
     removeRoleFromInstanceProfile: async (profile, role) => {
-      await unlessNotFound(client.send(new RemoveRoleFromInstanceProfileCommand({ InstanceProfileName: profile, RoleName: role })));
+      await unlessNotFound(
+        client.send(new RemoveRoleFromInstanceProfileCommand({ InstanceProfileName: profile, RoleName: role })),
+      );
     },
     deleteInstanceProfile: async (name) => {
       await unlessNotFound(client.send(new DeleteInstanceProfileCommand({ InstanceProfileName: name })));
@@ -157,8 +198,16 @@ export function sqsPort(client: SQSClient, requestTimeoutMs = AWS_REQUEST_TIMEOU
       return out.QueueUrl;
     },
     receiveMessages: async (queueUrl, signal) => {
-      const input = { QueueUrl: queueUrl, ...RECEIVE_PARAMETERS, MessageSystemAttributeNames: [...RECEIVE_PARAMETERS.MessageSystemAttributeNames], MessageAttributeNames: [...RECEIVE_PARAMETERS.MessageAttributeNames] };
-      const out = await client.send(new ReceiveMessageCommand(input), { requestTimeout: RECEIVE_WAIT_MS + requestTimeoutMs, ...(signal ? { abortSignal: signal } : {}) });
+      const input = {
+        QueueUrl: queueUrl,
+        ...RECEIVE_PARAMETERS,
+        MessageSystemAttributeNames: [...RECEIVE_PARAMETERS.MessageSystemAttributeNames],
+        MessageAttributeNames: [...RECEIVE_PARAMETERS.MessageAttributeNames],
+      };
+      const out = await client.send(new ReceiveMessageCommand(input), {
+        requestTimeout: RECEIVE_WAIT_MS + requestTimeoutMs,
+        ...(signal ? { abortSignal: signal } : {}),
+      });
       return out.Messages ?? [];
     },
     deleteMessage: async (queueUrl, receiptHandle) => {
@@ -173,7 +222,11 @@ export function pricingPort(client: PricingClient): PricingPort {
       all(
         paginateGetProducts(
           { client },
-          { ServiceCode: 'AmazonEC2', MaxResults: 100, Filters: filters.map((f) => ({ Field: f.field, Type: 'TERM_MATCH', Value: f.value })) },
+          {
+            ServiceCode: 'AmazonEC2',
+            MaxResults: 100,
+            Filters: filters.map((f) => ({ Field: f.field, Type: 'TERM_MATCH', Value: f.value })),
+          },
         ),
         (p) => p.PriceList,
       ),
@@ -223,8 +276,15 @@ export function awsClients(o: ClientOptions): AwsClients {
   const common = () => ({
     ...(o.endpoint ? { endpoint: o.endpoint } : {}),
     ...(o.credentials ? { credentials: { ...o.credentials } } : {}),
-    retryStrategy: new AdaptiveRetryStrategy(maxAttempts, { maxAttempts, backoff: { computeNextBackoffDelay: (retry: number) => backoff(retry + 1), setDelayBase: () => {} } }),
-    requestHandler: { connectionTimeout: o.connectTimeoutMs ?? AWS_CONNECT_TIMEOUT_MS, requestTimeout: o.requestTimeoutMs ?? AWS_REQUEST_TIMEOUT_MS, throwOnRequestTimeout: true },
+    retryStrategy: new AdaptiveRetryStrategy(maxAttempts, {
+      maxAttempts,
+      backoff: { computeNextBackoffDelay: (retry: number) => backoff(retry + 1), setDelayBase: () => {} },
+    }),
+    requestHandler: {
+      connectionTimeout: o.connectTimeoutMs ?? AWS_CONNECT_TIMEOUT_MS,
+      requestTimeout: o.requestTimeoutMs ?? AWS_REQUEST_TIMEOUT_MS,
+      throwOnRequestTimeout: true,
+    },
   });
   const clients = {
     ec2: new EC2Client({ region: o.region, ...common() }),
@@ -239,26 +299,50 @@ export function awsClients(o: ClientOptions): AwsClients {
 }
 
 /** SDK errors that mean no answer in time (connection, request or socket timeout). */
-const isSdkTimeout = (e: unknown): boolean => e instanceof Error && (e.name === 'TimeoutError' || (e as { code?: string }).code === 'ETIMEDOUT');
+const isSdkTimeout = (e: unknown): boolean =>
+  e instanceof Error && (e.name === 'TimeoutError' || (e as { code?: string }).code === 'ETIMEDOUT');
 
 interface Observable {
-  readonly middlewareStack: { add(mw: (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => (args: unknown) => Promise<unknown>, o: { step: 'initialize'; name: string }): void };
+  readonly middlewareStack: {
+    add(
+      mw: (
+        next: (args: unknown) => Promise<unknown>,
+        context: { commandName?: string },
+      ) => (args: unknown) => Promise<unknown>,
+      o: { step: 'initialize'; name: string },
+    ): void;
+  };
 }
 
 /** Reports a call that failed by timing out, after the SDK's retries (the initialize step wraps them all). */
 function observeTimeouts(client: unknown, service: string, o: ClientOptions): void {
   const report = o.onTimeout;
   if (!report) return;
-  (client as Observable).middlewareStack.add((next, context) => async (args) => {
-    try {
-      return await next(args);
-    } catch (e) {
-      if (isSdkTimeout(e)) report({ client: 'aws', operation: `${service}:${(context.commandName ?? 'unknown').replace(/Command$/, '')}`, timeoutMs: o.requestTimeoutMs ?? AWS_REQUEST_TIMEOUT_MS, err: e });
-      throw e;
-    }
-  }, { step: 'initialize', name: 'karpenterTimeoutReport' });
+  (client as Observable).middlewareStack.add(
+    (next, context) => async (args) => {
+      try {
+        return await next(args);
+      } catch (e) {
+        if (isSdkTimeout(e))
+          report({
+            client: 'aws',
+            operation: `${service}:${(context.commandName ?? 'unknown').replace(/Command$/, '')}`,
+            timeoutMs: o.requestTimeoutMs ?? AWS_REQUEST_TIMEOUT_MS,
+            err: e,
+          });
+        throw e;
+      }
+    },
+    { step: 'initialize', name: 'karpenterTimeoutReport' },
+  );
 }
 
 export function sdkPorts(c: AwsClients): AwsPorts {
-  return { ec2: ec2Port(c.ec2), ssm: ssmPort(c.ssm), iam: iamPort(c.iam), sqs: sqsPort(c.sqs, c.requestTimeoutMs), pricing: pricingPort(c.pricing) };
+  return {
+    ec2: ec2Port(c.ec2),
+    ssm: ssmPort(c.ssm),
+    iam: iamPort(c.iam),
+    sqs: sqsPort(c.sqs, c.requestTimeoutMs),
+    pricing: pricingPort(c.pricing),
+  };
 }

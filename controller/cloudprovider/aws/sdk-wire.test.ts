@@ -24,7 +24,9 @@ interface Seen {
 let server: Server | undefined;
 afterEach(() => new Promise<void>((r) => (server ? server.close(() => r()) : r())));
 
-async function serve(handler: (req: Seen) => { status?: number; headers?: Record<string, string>; body: string }): Promise<{ endpoint: string; seen: Seen[] }> {
+async function serve(
+  handler: (req: Seen) => { status?: number; headers?: Record<string, string>; body: string },
+): Promise<{ endpoint: string; seen: Seen[] }> {
   const seen: Seen[] = [];
   server = createServer((req, res) => {
     let body = '';
@@ -42,10 +44,21 @@ async function serve(handler: (req: Seen) => { status?: number; headers?: Record
 }
 
 const clients = (endpoint: string) =>
-  sdkPorts(awsClients({ region: 'us-west-2', endpoint, credentials: { accessKeyId: 'AKIDFAKE', secretAccessKey: 'fake' }, maxAttempts: 3, backoffMs: () => 1 }));
+  sdkPorts(
+    awsClients({
+      region: 'us-west-2',
+      endpoint,
+      credentials: { accessKeyId: 'AKIDFAKE', secretAccessKey: 'fake' },
+      maxAttempts: 3,
+      backoffMs: () => 1,
+    }),
+  );
 
 /** Flushes a batch on the next turn of the event loop: requests made in the same turn merge. */
-const nextTurn: Timers = { setTimeout: (fn) => setImmediate(fn), clearTimeout: (h) => clearImmediate(h as NodeJS.Immediate) };
+const nextTurn: Timers = {
+  setTimeout: (fn) => setImmediate(fn),
+  clearTimeout: (h) => clearImmediate(h as NodeJS.Immediate),
+};
 
 const XMLNS = 'xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"';
 
@@ -55,7 +68,10 @@ describe('EC2 over the Query protocol', () => {
     const { endpoint, seen } = await serve(() => {
       calls++;
       if (calls <= 2) {
-        return { status: 503, body: '<Response><Errors><Error><Code>RequestLimitExceeded</Code><Message>Request limit exceeded.</Message></Error></Errors><RequestID>r</RequestID></Response>' };
+        return {
+          status: 503,
+          body: '<Response><Errors><Error><Code>RequestLimitExceeded</Code><Message>Request limit exceeded.</Message></Error></Errors><RequestID>r</RequestID></Response>',
+        };
       }
       return {
         body: `<DescribeInstanceTypesResponse ${XMLNS}><requestId>r</requestId><instanceTypeSet><item><instanceType>m5.large</instanceType>
@@ -63,9 +79,17 @@ describe('EC2 over the Query protocol', () => {
           <supportedUsageClasses><item>on-demand</item><item>spot</item></supportedUsageClasses></item></instanceTypeSet></DescribeInstanceTypesResponse>`,
       };
     });
-    const got = await clients(endpoint).ec2.describeInstanceTypes([{ Name: 'supported-virtualization-type', Values: ['hvm'] }]);
+    const got = await clients(endpoint).ec2.describeInstanceTypes([
+      { Name: 'supported-virtualization-type', Values: ['hvm'] },
+    ]);
     expect(seen).toHaveLength(3);
-    expect(got).toEqual([expect.objectContaining({ InstanceType: 'm5.large', VCpuInfo: { DefaultVCpus: 2 }, SupportedUsageClasses: ['on-demand', 'spot'] })]);
+    expect(got).toEqual([
+      expect.objectContaining({
+        InstanceType: 'm5.large',
+        VCpuInfo: { DefaultVCpus: 2 },
+        SupportedUsageClasses: ['on-demand', 'spot'],
+      }),
+    ]);
     const form = new URLSearchParams(seen[2]!.body);
     expect(form.get('Action')).toBe('DescribeInstanceTypes');
     expect(form.get('Filter.1.Name')).toBe('supported-virtualization-type');
@@ -73,8 +97,13 @@ describe('EC2 over the Query protocol', () => {
   });
 
   it('gives up after the configured attempts and surfaces the EC2 error code', async () => {
-    const { endpoint, seen } = await serve(() => ({ status: 503, body: '<Response><Errors><Error><Code>RequestLimitExceeded</Code><Message>slow down</Message></Error></Errors><RequestID>r</RequestID></Response>' }));
-    await expect(clients(endpoint).ec2.terminateInstances(['i-1'])).rejects.toMatchObject({ name: 'RequestLimitExceeded' });
+    const { endpoint, seen } = await serve(() => ({
+      status: 503,
+      body: '<Response><Errors><Error><Code>RequestLimitExceeded</Code><Message>slow down</Message></Error></Errors><RequestID>r</RequestID></Response>',
+    }));
+    await expect(clients(endpoint).ec2.terminateInstances(['i-1'])).rejects.toMatchObject({
+      name: 'RequestLimitExceeded',
+    });
     expect(seen).toHaveLength(3);
   });
 
@@ -88,10 +117,15 @@ describe('EC2 over the Query protocol', () => {
         </CreateFleetResponse>`,
     }));
     const input = createFleetInput(
-      [{ templateName: 'karpenter.k8s.aws/1', overrides: [
-        { instanceType: 'm5.large', subnetId: 'subnet-a', zone: 'us-west-2a', imageId: 'ami-1', price: 0.04 },
-        { instanceType: 'c5.large', subnetId: 'subnet-b', zone: 'us-west-2b', imageId: 'ami-1', price: 0.035 },
-      ] }],
+      [
+        {
+          templateName: 'karpenter.k8s.aws/1',
+          overrides: [
+            { instanceType: 'm5.large', subnetId: 'subnet-a', zone: 'us-west-2a', imageId: 'ami-1', price: 0.04 },
+            { instanceType: 'c5.large', subnetId: 'subnet-b', zone: 'us-west-2b', imageId: 'ami-1', price: 0.035 },
+          ],
+        },
+      ],
       'spot',
       { 'karpenter.sh/nodepool': 'default', 'eks:eks-cluster-name': 'my-cluster' },
     );
@@ -122,48 +156,106 @@ describe('EC2 over the Query protocol', () => {
     });
     expect(form.get('OnDemandOptions.AllocationStrategy')).toBeNull();
     expect([a.instance?.id, b.instance?.id, c.instance]).toEqual(['i-0aaa', 'i-0bbb', undefined]);
-    expect(a.instance).toMatchObject({ instanceType: 'm5.large', zone: 'us-west-2a', subnetId: 'subnet-a', lifecycle: 'spot' });
-    expect(c.errors).toEqual([expect.objectContaining({ ErrorCode: 'InsufficientInstanceCapacity', Lifecycle: 'spot' })]);
-    expect(c.errors[0]?.LaunchTemplateAndOverrides?.Overrides).toMatchObject({ InstanceType: 'c5.large', AvailabilityZone: 'us-west-2b' });
+    expect(a.instance).toMatchObject({
+      instanceType: 'm5.large',
+      zone: 'us-west-2a',
+      subnetId: 'subnet-a',
+      lifecycle: 'spot',
+    });
+    expect(c.errors).toEqual([
+      expect.objectContaining({ ErrorCode: 'InsufficientInstanceCapacity', Lifecycle: 'spot' }),
+    ]);
+    expect(c.errors[0]?.LaunchTemplateAndOverrides?.Overrides).toMatchObject({
+      InstanceType: 'c5.large',
+      AvailabilityZone: 'us-west-2b',
+    });
   });
 });
 
 describe('SQS over JSON 1.0', () => {
   it('resolves the queue once, long-polls with Karpenter parameters, verifies MD5OfBody and deletes on acknowledge', async () => {
-    const body = readFileSync(new URL('./testdata/interruption-events/spot-interruption-warning.json', import.meta.url), 'utf8');
+    const body = readFileSync(
+      new URL('./testdata/interruption-events/spot-interruption-warning.json', import.meta.url),
+      'utf8',
+    );
     const md5 = createHash('md5').update(body).digest('hex');
     const { endpoint, seen } = await serve((req) => {
       const json = { 'content-type': 'application/x-amz-json-1.0' };
       switch (req.headers['x-amz-target']) {
         case 'AmazonSQS.GetQueueUrl':
-          return { headers: json, body: JSON.stringify({ QueueUrl: 'https://sqs.us-west-2.amazonaws.com/123456789012/my-cluster' }) };
+          return {
+            headers: json,
+            body: JSON.stringify({ QueueUrl: 'https://sqs.us-west-2.amazonaws.com/123456789012/my-cluster' }),
+          };
         case 'AmazonSQS.ReceiveMessage':
-          return { headers: json, body: JSON.stringify({ Messages: [{ MessageId: 'm-1', ReceiptHandle: 'rh-1', Body: body, MD5OfBody: md5 }] }) };
+          return {
+            headers: json,
+            body: JSON.stringify({
+              Messages: [{ MessageId: 'm-1', ReceiptHandle: 'rh-1', Body: body, MD5OfBody: md5 }],
+            }),
+          };
         case 'AmazonSQS.DeleteMessage':
           return { headers: json, body: '{}' };
         default:
-          return { status: 400, headers: json, body: JSON.stringify({ __type: 'com.amazonaws.sqs#InvalidAction', message: 'no' }) };
+          return {
+            status: 400,
+            headers: json,
+            body: JSON.stringify({ __type: 'com.amazonaws.sqs#InvalidAction', message: 'no' }),
+          };
       }
     });
     const registry = new Registry();
-    const source = new SqsInterruptionSource({ sqs: clients(endpoint).sqs, queueName: 'my-cluster', metrics: interruptionMetrics(registry) });
+    const source = new SqsInterruptionSource({
+      sqs: clients(endpoint).sqs,
+      queueName: 'my-cluster',
+      metrics: interruptionMetrics(registry),
+    });
     const first = await source.receive(new AbortController().signal);
     await source.receive(new AbortController().signal);
-    expect(first).toEqual([{ event: { kind: 'spotInterruption', id: '1e5527d7-bb36-4607-3370-4164db56a40e', instanceIds: ['i-0b662ef9931388ba0'], time: Date.parse('2026-08-21T14:05:12Z') }, handle: 'rh-1' }]);
+    expect(first).toEqual([
+      {
+        event: {
+          kind: 'spotInterruption',
+          id: '1e5527d7-bb36-4607-3370-4164db56a40e',
+          instanceIds: ['i-0b662ef9931388ba0'],
+          time: Date.parse('2026-08-21T14:05:12Z'),
+        },
+        handle: 'rh-1',
+      },
+    ]);
     await source.acknowledge('rh-1');
     const targets = seen.map((s) => s.headers['x-amz-target']);
-    expect(targets).toEqual(['AmazonSQS.GetQueueUrl', 'AmazonSQS.ReceiveMessage', 'AmazonSQS.ReceiveMessage', 'AmazonSQS.DeleteMessage']);
+    expect(targets).toEqual([
+      'AmazonSQS.GetQueueUrl',
+      'AmazonSQS.ReceiveMessage',
+      'AmazonSQS.ReceiveMessage',
+      'AmazonSQS.DeleteMessage',
+    ]);
     expect(seen[1]!.headers['content-type']).toBe('application/x-amz-json-1.0');
-    expect(JSON.parse(seen[1]!.body)).toMatchObject({ MaxNumberOfMessages: 10, WaitTimeSeconds: 20, VisibilityTimeout: 20, MessageAttributeNames: ['All'] });
-    expect(JSON.parse(seen[3]!.body)).toEqual({ QueueUrl: 'https://sqs.us-west-2.amazonaws.com/123456789012/my-cluster', ReceiptHandle: 'rh-1' });
+    expect(JSON.parse(seen[1]!.body)).toMatchObject({
+      MaxNumberOfMessages: 10,
+      WaitTimeSeconds: 20,
+      VisibilityTimeout: 20,
+      MessageAttributeNames: ['All'],
+    });
+    expect(JSON.parse(seen[3]!.body)).toEqual({
+      QueueUrl: 'https://sqs.us-west-2.amazonaws.com/123456789012/my-cluster',
+      ReceiptHandle: 'rh-1',
+    });
   });
 
   it('rejects a message whose MD5OfBody does not match its body', async () => {
     const { endpoint } = await serve(() => ({
       headers: { 'content-type': 'application/x-amz-json-1.0' },
-      body: JSON.stringify({ Messages: [{ MessageId: 'm-1', ReceiptHandle: 'rh-1', Body: '{}', MD5OfBody: '00000000000000000000000000000000' }] }),
+      body: JSON.stringify({
+        Messages: [
+          { MessageId: 'm-1', ReceiptHandle: 'rh-1', Body: '{}', MD5OfBody: '00000000000000000000000000000000' },
+        ],
+      }),
     }));
-    await expect(clients(endpoint).sqs.receiveMessages('https://sqs.us-west-2.amazonaws.com/1/q')).rejects.toThrow(/MD5/i);
+    await expect(clients(endpoint).sqs.receiveMessages('https://sqs.us-west-2.amazonaws.com/1/q')).rejects.toThrow(
+      /MD5/i,
+    );
   });
 });
 
@@ -177,11 +269,29 @@ describe('bounded calls', () => {
   it('an EC2 endpoint that accepts and never answers: every attempt times out, the call fails with TimeoutError and is reported once', async () => {
     silent = await silentServer();
     const reports: TimeoutReport[] = [];
-    const ports = sdkPorts(awsClients({
-      region: 'us-west-2', endpoint: silent.url, credentials: { accessKeyId: 'AKIDFAKE', secretAccessKey: 'fake' },
-      maxAttempts: 3, backoffMs: () => 1, requestTimeoutMs: 200, onTimeout: (r) => reports.push(r),
-    }));
-    const input = createFleetInput([{ templateName: 'lt', overrides: [{ instanceType: 'm5.large', subnetId: 'subnet-a', zone: 'us-west-2a', imageId: 'ami-1', price: 0.1 }] }], 'on-demand', {});
+    const ports = sdkPorts(
+      awsClients({
+        region: 'us-west-2',
+        endpoint: silent.url,
+        credentials: { accessKeyId: 'AKIDFAKE', secretAccessKey: 'fake' },
+        maxAttempts: 3,
+        backoffMs: () => 1,
+        requestTimeoutMs: 200,
+        onTimeout: (r) => reports.push(r),
+      }),
+    );
+    const input = createFleetInput(
+      [
+        {
+          templateName: 'lt',
+          overrides: [
+            { instanceType: 'm5.large', subnetId: 'subnet-a', zone: 'us-west-2a', imageId: 'ami-1', price: 0.1 },
+          ],
+        },
+      ],
+      'on-demand',
+      {},
+    );
     await expect(ports.ec2.createFleet(input)).rejects.toMatchObject({ name: 'TimeoutError' });
     // The adaptive retry mode retried the timed-out attempts, each on a new connection.
     expect(silent.requests()).toHaveLength(3);
@@ -194,25 +304,39 @@ describe('bounded calls', () => {
 
   it('the SQS long poll may stay silent for its 20 s wait: the request timeout counts on top of it', async () => {
     let answerIn = 0;
-    const { endpoint } = await serve(() => ({ headers: { 'content-type': 'application/x-amz-json-1.0' }, body: JSON.stringify({ Messages: [] }) }));
+    const { endpoint } = await serve(() => ({
+      headers: { 'content-type': 'application/x-amz-json-1.0' },
+      body: JSON.stringify({ Messages: [] }),
+    }));
     // A server that holds the receive longer than the request timeout (as SQS does while it waits) answers in time.
     server!.removeAllListeners('request');
     server!.on('request', (req, res) => {
       req.resume();
       answerIn = 600;
-      setTimeout(() => res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end(JSON.stringify({ Messages: [] })), answerIn);
+      setTimeout(
+        () =>
+          res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end(JSON.stringify({ Messages: [] })),
+        answerIn,
+      );
     });
     const reports: TimeoutReport[] = [];
-    const ports = sdkPorts(awsClients({
-      region: 'us-west-2', endpoint, credentials: { accessKeyId: 'AKIDFAKE', secretAccessKey: 'fake' },
-      maxAttempts: 1, requestTimeoutMs: 200, onTimeout: (r) => reports.push(r),
-    }));
+    const ports = sdkPorts(
+      awsClients({
+        region: 'us-west-2',
+        endpoint,
+        credentials: { accessKeyId: 'AKIDFAKE', secretAccessKey: 'fake' },
+        maxAttempts: 1,
+        requestTimeoutMs: 200,
+        onTimeout: (r) => reports.push(r),
+      }),
+    );
     await expect(ports.sqs.receiveMessages('https://sqs.us-west-2.amazonaws.com/1/q')).resolves.toEqual([]);
     expect(answerIn).toBeGreaterThan(200);
     expect(reports).toEqual([]);
     // Any other call is bounded by the request timeout alone.
-    await expect(ports.sqs.deleteMessage('https://sqs.us-west-2.amazonaws.com/1/q', 'rh')).rejects.toMatchObject({ name: 'TimeoutError' });
+    await expect(ports.sqs.deleteMessage('https://sqs.us-west-2.amazonaws.com/1/q', 'rh')).rejects.toMatchObject({
+      name: 'TimeoutError',
+    });
     expect(reports.map((r) => r.operation)).toEqual(['sqs:DeleteMessage']);
   });
 });
-

@@ -46,7 +46,9 @@ export interface Ec2Port {
   createLaunchTemplate(input: CreateLaunchTemplateCommandInput): Promise<LaunchTemplate>;
   /** Succeeds when the template is already gone. */
   deleteLaunchTemplate(name: string): Promise<void>;
-  createFleet(input: CreateFleetCommandInput): Promise<{ instances: CreateFleetInstance[]; errors: CreateFleetError[] }>;
+  createFleet(
+    input: CreateFleetCommandInput,
+  ): Promise<{ instances: CreateFleetInstance[]; errors: CreateFleetError[] }>;
   /** Instances of every reservation, all pages. */
   describeInstances(input: { instanceIds?: string[]; filters?: Filter[] }): Promise<Ec2Instance[]>;
   terminateInstances(instanceIds: string[]): Promise<InstanceStateChange[]>;

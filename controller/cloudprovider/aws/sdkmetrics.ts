@@ -5,7 +5,13 @@ import type { Metrics } from '../../operator/metrics.ts';
 
 interface Stackable {
   readonly middlewareStack: {
-    add(mw: (next: (args: unknown) => Promise<unknown>, context: { clientName?: string; commandName?: string }) => (args: unknown) => Promise<unknown>, opts: { step: 'initialize' | 'deserialize'; name: string }): void;
+    add(
+      mw: (
+        next: (args: unknown) => Promise<unknown>,
+        context: { clientName?: string; commandName?: string },
+      ) => (args: unknown) => Promise<unknown>,
+      opts: { step: 'initialize' | 'deserialize'; name: string },
+    ): void;
   };
 }
 
@@ -19,11 +25,21 @@ const codeOf = (r: unknown): string => {
   return String(m?.$metadata?.httpStatusCode ?? m?.$response?.statusCode ?? 0);
 };
 
-function labelsOf(context: { clientName?: string; commandName?: string }, code: string): { service: string; action: string; code: string } {
-  return { service: (context.clientName ?? '').replace(/Client$/, ''), action: (context.commandName ?? '').replace(/Command$/, ''), code };
+function labelsOf(
+  context: { clientName?: string; commandName?: string },
+  code: string,
+): { service: string; action: string; code: string } {
+  return {
+    service: (context.clientName ?? '').replace(/Client$/, ''),
+    action: (context.commandName ?? '').replace(/Command$/, ''),
+    code,
+  };
 }
 
-async function timed(next: (args: unknown) => Promise<unknown>, args: unknown): Promise<{ out?: unknown; err?: unknown; ms: number }> {
+async function timed(
+  next: (args: unknown) => Promise<unknown>,
+  args: unknown,
+): Promise<{ out?: unknown; err?: unknown; ms: number }> {
   const start = performance.now();
   try {
     const out = await next(args);
@@ -35,25 +51,34 @@ async function timed(next: (args: unknown) => Promise<unknown>, args: unknown): 
 
 /** Adds the metric middlewares to an SDK v3 client. */
 export function instrumentSdkClient(client: Stackable, metrics: Metrics): void {
-  client.middlewareStack.add((next, context) => async (args) => {
-    const r = await timed(next, args);
-    const meta = (r.err ?? (r.out as { output?: unknown } | undefined)?.output) as Meta | undefined;
-    const labels = labelsOf(context, codeOf(meta));
-    metrics.awsRequests.inc(labels);
-    metrics.awsRequestDuration.observe(labels, r.ms / 1000);
-    metrics.awsRetryCount.observe(labels, Math.max(0, (meta?.$metadata?.attempts ?? 1) - 1));
-    if (r.err !== undefined) throw r.err;
-    return r.out;
-  }, { step: 'initialize', name: 'karpenterTsRequestMetrics' });
-  client.middlewareStack.add((next, context) => async (args) => {
-    const r = await timed(next, args);
-    const response = (r.out as { response?: { statusCode?: number } } | undefined)?.response;
-    const labels = labelsOf(context, response?.statusCode !== undefined ? String(response.statusCode) : codeOf(r.err));
-    metrics.awsRequestAttempts.inc(labels);
-    metrics.awsAttemptDuration.observe(labels, r.ms / 1000);
-    if (r.err !== undefined) throw r.err;
-    return r.out;
-  }, { step: 'deserialize', name: 'karpenterTsAttemptMetrics' });
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const r = await timed(next, args);
+      const meta = (r.err ?? (r.out as { output?: unknown } | undefined)?.output) as Meta | undefined;
+      const labels = labelsOf(context, codeOf(meta));
+      metrics.awsRequests.inc(labels);
+      metrics.awsRequestDuration.observe(labels, r.ms / 1000);
+      metrics.awsRetryCount.observe(labels, Math.max(0, (meta?.$metadata?.attempts ?? 1) - 1));
+      if (r.err !== undefined) throw r.err;
+      return r.out;
+    },
+    { step: 'initialize', name: 'karpenterTsRequestMetrics' },
+  );
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const r = await timed(next, args);
+      const response = (r.out as { response?: { statusCode?: number } } | undefined)?.response;
+      const labels = labelsOf(
+        context,
+        response?.statusCode !== undefined ? String(response.statusCode) : codeOf(r.err),
+      );
+      metrics.awsRequestAttempts.inc(labels);
+      metrics.awsAttemptDuration.observe(labels, r.ms / 1000);
+      if (r.err !== undefined) throw r.err;
+      return r.out;
+    },
+    { step: 'deserialize', name: 'karpenterTsAttemptMetrics' },
+  );
 }
 
 /** Instruments every SDK client of a set (fields that are not clients, like the timeout, are passed over). */

@@ -37,7 +37,9 @@ export function validateSettings(s: AwsSettings): AwsSettings {
   if (!s.clusterName) problems.push('clusterName (CLUSTER_NAME) is required');
   if (!s.region) problems.push('region is required (AWS_REGION or the SDK config)');
   if (!(s.vmMemoryOverheadPercent >= 0 && s.vmMemoryOverheadPercent < 1)) {
-    problems.push(`vmMemoryOverheadPercent (VM_MEMORY_OVERHEAD_PERCENT) must be in [0, 1), got ${s.vmMemoryOverheadPercent}`);
+    problems.push(
+      `vmMemoryOverheadPercent (VM_MEMORY_OVERHEAD_PERCENT) must be in [0, 1), got ${s.vmMemoryOverheadPercent}`,
+    );
   }
   if (!(Number.isInteger(s.reservedENIs) && s.reservedENIs >= 0)) {
     problems.push(`reservedENIs (RESERVED_ENIS) must be a non-negative integer, got ${s.reservedENIs}`);
@@ -62,6 +64,7 @@ export const INSTANCE_PROFILE_ANNOTATION = 'karpenter.k8s.aws/instance-profile-n
 /** spec.tags keys Karpenter sets itself (§4.1): a node class may not use them. */
 export function restrictedTagReason(key: string): string | undefined {
   if (key.startsWith('kubernetes.io/cluster')) return 'kubernetes.io/cluster/* is set by Karpenter';
-  if (key === NODEPOOL_TAG || key === EKS_CLUSTER_NAME_TAG || key === NODECLASS_TAG || key === NODECLAIM_TAG) return `${key} is set by Karpenter`;
+  if (key === NODEPOOL_TAG || key === EKS_CLUSTER_NAME_TAG || key === NODECLASS_TAG || key === NODECLAIM_TAG)
+    return `${key} is set by Karpenter`;
   return undefined;
 }

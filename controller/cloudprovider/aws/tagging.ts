@@ -12,7 +12,10 @@ export const NAME_TAG = 'Name';
 export const TAGGED_ANNOTATION = 'karpenter.k8s.aws/tagged';
 export const CLUSTER_NAME_TAGGED_ANNOTATION = 'compatibility.karpenter.k8s.aws/cluster-name-tagged';
 
-export function awsInstanceTagging(deps: { readonly instances: Instances; readonly clusterName: string }): InstanceTagging {
+export function awsInstanceTagging(deps: {
+  readonly instances: Instances;
+  readonly clusterName: string;
+}): InstanceTagging {
   return {
     taggedAnnotations: Object.freeze({ [TAGGED_ANNOTATION]: 'true', [CLUSTER_NAME_TAGGED_ANNOTATION]: 'true' }),
     async tag(claim): Promise<TagResult> {
@@ -23,7 +26,11 @@ export function awsInstanceTagging(deps: { readonly instances: Instances; readon
       }
       const inst = await deps.instances.describe(claim.providerID);
       const present = new Set((inst.Tags ?? []).flatMap((t) => (t.Key !== undefined ? [t.Key] : [])));
-      const wanted: Record<string, string> = { [NAME_TAG]: claim.nodeName, [NODECLAIM_TAG]: claim.name, [EKS_CLUSTER_NAME_TAG]: deps.clusterName };
+      const wanted: Record<string, string> = {
+        [NAME_TAG]: claim.nodeName,
+        [NODECLAIM_TAG]: claim.name,
+        [EKS_CLUSTER_NAME_TAG]: deps.clusterName,
+      };
       const tags = Object.fromEntries(Object.entries(wanted).filter(([k]) => !present.has(k)));
       if (!Object.keys(tags).length) return { kind: 'unchanged' };
       await deps.instances.tag(claim.providerID, tags);

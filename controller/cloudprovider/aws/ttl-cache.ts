@@ -5,7 +5,10 @@ import type { Clock } from './settings.ts';
 export class TtlCache<K, V> {
   private readonly entries = new Map<K, { value: V; expires: number }>();
 
-  constructor(private readonly clock: Clock, readonly ttlMs: number) {}
+  constructor(
+    private readonly clock: Clock,
+    readonly ttlMs: number,
+  ) {}
 
   get(key: K): V | undefined {
     const e = this.entries.get(key);

@@ -21,7 +21,10 @@ export async function cleanStaleMarks(ctx: ControllerContext, queued: ReadonlySe
       if (taint) await setDisruptedTaint(ctx, pid, false);
       if (condition) await setDisruptionReason(ctx, sn.nodeClaimName!, undefined);
       cleaned++;
-      ctx.log.info({ node: sn.name, nodeclaim: sn.nodeClaimName }, 'removed disruption marks left by a command that is no longer running');
+      ctx.log.info(
+        { node: sn.name, nodeclaim: sn.nodeClaimName },
+        'removed disruption marks left by a command that is no longer running',
+      );
     } catch (err) {
       ctx.log.warn({ node: sn.name, err: errText(err) }, 'removing stale disruption marks failed; retried next pass');
     }

@@ -2,7 +2,19 @@
 // initializes, and one that never initializes (the command times out). Either way the candidate keeps
 // running untouched: no taint, no DisruptionReason, no mark, and the replacement is gone.
 import { afterEach, describe, expect, it } from 'vitest';
-import { condition, deployment, events, guide, nodeClaims, nodes, running, scale, simulation, taints, type Simulation } from '../../../test/support/environment.ts';
+import {
+  condition,
+  deployment,
+  events,
+  guide,
+  nodeClaims,
+  nodes,
+  running,
+  scale,
+  simulation,
+  taints,
+  type Simulation,
+} from '../../../test/support/environment.ts';
 import { watchInvariants } from '../../../test/support/invariants.ts';
 
 let sim: Simulation | undefined;
@@ -31,13 +43,22 @@ describe('disruption.queue', () => {
     await sim.clock.advanceUntil(() => events(sim!, 'DisruptionFailed').length > 0, 5 * 60_000, 'the command failed');
 
     expect(events(sim, 'InsufficientCapacityError').length).toBeGreaterThan(0);
-    expect(String(events(sim, 'DisruptionFailed')[0]!['message'])).toMatch(/replacement .* (was deleted|is being deleted)/);
+    expect(String(events(sim, 'DisruptionFailed')[0]!['message'])).toMatch(
+      /replacement .* (was deleted|is being deleted)/,
+    );
     expect(loop.queue.commands()).toEqual([]);
     expect(disrupted(sim)).toEqual([]);
     expect(withReason(sim)).toEqual([]);
     expect(nodeClaims(sim).map((c) => c.metadata.name)).toEqual([original!.metadata.name]);
-    expect(sim.operator.cluster.isMarkedForDeletion((original!.status as { providerID: string }).providerID)).toBe(false);
-    expect(await sim.operator.metrics.value('karpenter_voluntary_disruption_queue_failures_total', { decision: 'replace', reason: 'underutilized' })).toBe(1);
+    expect(sim.operator.cluster.isMarkedForDeletion((original!.status as { providerID: string }).providerID)).toBe(
+      false,
+    );
+    expect(
+      await sim.operator.metrics.value('karpenter_voluntary_disruption_queue_failures_total', {
+        decision: 'replace',
+        reason: 'underutilized',
+      }),
+    ).toBe(1);
     expect(running(sim, 'web')).toBe(3);
     expect(inv.violations()).toEqual([]);
     inv.stop();
@@ -52,21 +73,40 @@ describe('disruption.queue', () => {
     const inv = watchInvariants(sim, { maxUnboundMs: 30_000 });
     const [original] = nodeClaims(sim);
     // A startup taint nothing removes: the template changes (drift), and no new node ever initializes.
-    await sim.apply(guide('guide-07.yaml').replace('    spec:\n      requirements:', '    spec:\n      startupTaints:\n        - key: example.com/never-ready\n          effect: NoSchedule\n      requirements:'));
+    await sim.apply(
+      guide('guide-07.yaml').replace(
+        '    spec:\n      requirements:',
+        '    spec:\n      startupTaints:\n        - key: example.com/never-ready\n          effect: NoSchedule\n      requirements:',
+      ),
+    );
     const loop = sim.operator.controllers.disruption!;
     await sim.clock.advanceUntil(() => loop.queue.commands().length === 1, 5 * 60_000, 'a drift command');
     const replacement = loop.queue.commands()[0]!.replacements[0]!.name;
     expect(disrupted(sim)).toHaveLength(1);
     expect(withReason(sim).map((c) => condition(c, 'DisruptionReason')?.reason)).toEqual(['Drifted']);
-    await sim.clock.advanceUntil(() => events(sim!, 'DisruptionFailed').length > 0, 15 * 60_000, 'the command timed out');
+    await sim.clock.advanceUntil(
+      () => events(sim!, 'DisruptionFailed').length > 0,
+      15 * 60_000,
+      'the command timed out',
+    );
 
     expect(String(events(sim, 'DisruptionFailed')[0]!['message'])).toMatch(/timed out after 600 s/);
     await sim.settle();
     const left = sim.cluster.api.find('nodeclaims.karpenter.sh', undefined, replacement);
     expect(left === undefined || left.metadata.deletionTimestamp !== undefined).toBe(true);
     expect(disrupted(sim).filter((n) => !n.metadata.deletionTimestamp)).toEqual([]);
-    expect(condition(sim.cluster.api.get('nodeclaims.karpenter.sh', undefined, original!.metadata.name!), 'DisruptionReason')).toBeUndefined();
-    expect(await sim.operator.metrics.value('karpenter_voluntary_disruption_queue_failures_total', { decision: 'replace', reason: 'drifted' })).toBe(1);
+    expect(
+      condition(
+        sim.cluster.api.get('nodeclaims.karpenter.sh', undefined, original!.metadata.name!),
+        'DisruptionReason',
+      ),
+    ).toBeUndefined();
+    expect(
+      await sim.operator.metrics.value('karpenter_voluntary_disruption_queue_failures_total', {
+        decision: 'replace',
+        reason: 'drifted',
+      }),
+    ).toBe(1);
     expect(running(sim, 'web')).toBe(2);
     expect(inv.violations()).toEqual([]);
     inv.stop();

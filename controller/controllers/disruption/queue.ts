@@ -9,7 +9,13 @@
 // condition and are unmarked, and the replacements that never initialized are deleted. Other errors are
 // retried with the work queue's backoff; one command's failure never touches another.
 import { randomUUID } from 'node:crypto';
-import { commandString, commandTimeoutMs, type Command, type DecisionCandidate, type Snapshot } from '../../../engine/index.ts';
+import {
+  commandString,
+  commandTimeoutMs,
+  type Command,
+  type DecisionCandidate,
+  type Snapshot,
+} from '../../../engine/index.ts';
 import { isTrue } from '../../operator/conditions.ts';
 import { targetOf } from '../../operator/events.ts';
 import { ignoreNotFound } from '../../operator/kube.ts';
@@ -47,14 +53,24 @@ class Unrecoverable extends Error {
   override name = 'Unrecoverable';
 }
 
-const podTarget = (p: { name: string; namespace: string; uid: string }) => ({ kind: 'Pod', name: p.name, namespace: p.namespace, uid: p.uid, apiVersion: 'v1' });
+const podTarget = (p: { name: string; namespace: string; uid: string }) => ({
+  kind: 'Pod',
+  name: p.name,
+  namespace: p.namespace,
+  uid: p.uid,
+  apiVersion: 'v1',
+});
 
 export function newOrchestrationQueue(ctx: ControllerContext): OrchestrationQueue {
   const log = ctx.log;
   const queued = new Map<string, QueuedCommand>();
   let enqueue: (id: string) => void = () => {};
 
-  const labels = (c: Command) => ({ decision: c.metricLabels.decision, reason: c.metricLabels.reason, consolidation_type: c.metricLabels.consolidation_type });
+  const labels = (c: Command) => ({
+    decision: c.metricLabels.decision,
+    reason: c.metricLabels.reason,
+    consolidation_type: c.metricLabels.consolidation_type,
+  });
   const pidsOf = (cands: readonly DecisionCandidate[]) => cands.flatMap((c) => (c.providerId ? [c.providerId] : []));
 
   function providerIds(): Set<string> {
@@ -69,27 +85,35 @@ export function newOrchestrationQueue(ctx: ControllerContext): OrchestrationQueu
       const node = ctx.cluster.nodeByProviderID(c.providerId);
       // A Node already being deleted keeps its taint: termination put it there for good.
       if (node?.info.deletionTimestamp !== undefined) continue;
-      await markDisrupted(ctx, { providerId: c.providerId, nodeClaimName: c.nodeClaimName }, undefined)
-        .catch((err: unknown) => log.error({ nodeclaim: c.nodeClaimName, err: errText(err) }, 'removing disruption marks failed; the next disruption pass retries'));
+      await markDisrupted(ctx, { providerId: c.providerId, nodeClaimName: c.nodeClaimName }, undefined).catch(
+        (err: unknown) =>
+          log.error(
+            { nodeclaim: c.nodeClaimName, err: errText(err) },
+            'removing disruption marks failed; the next disruption pass retries',
+          ),
+      );
     }
   }
 
   async function start(cmd: Command, snapshot: Snapshot): Promise<QueuedCommand> {
     const busy = providerIds();
-    if (cmd.candidates.some((c) => c.providerId && busy.has(c.providerId))) throw new Error('candidate is being disrupted');
+    if (cmd.candidates.some((c) => c.providerId && busy.has(c.providerId)))
+      throw new Error('candidate is being disrupted');
     const id = randomUUID();
     log.info({ command: commandString(cmd), ...commandLogValues(cmd) }, 'disrupting node(s)');
     const marked: DecisionCandidate[] = [];
     const failures: unknown[] = [];
-    await Promise.all(cmd.candidates.map(async (c) => {
-      try {
-        if (!c.providerId || !c.nodeClaimName) throw new Error(`candidate ${c.name} has no NodeClaim`);
-        await markDisrupted(ctx, { providerId: c.providerId, nodeClaimName: c.nodeClaimName }, cmd.reason);
-        marked.push(c);
-      } catch (err) {
-        failures.push(err);
-      }
-    }));
+    await Promise.all(
+      cmd.candidates.map(async (c) => {
+        try {
+          if (!c.providerId || !c.nodeClaimName) throw new Error(`candidate ${c.name} has no NodeClaim`);
+          await markDisrupted(ctx, { providerId: c.providerId, nodeClaimName: c.nodeClaimName }, cmd.reason);
+          marked.push(c);
+        } catch (err) {
+          failures.push(err);
+        }
+      }),
+    );
     if (failures.length && (cmd.replacements.length || !marked.length)) {
       await unmark(marked);
       throw new Error(`marking ${failures.length} candidate(s) disrupted failed`, { cause: failures[0] });
@@ -103,11 +127,19 @@ export function newOrchestrationQueue(ctx: ControllerContext): OrchestrationQueu
       throw new Error('launching replacement nodeclaims', { cause: err });
     }
     nominate(cmd, names, snapshot);
-    const q: QueuedCommand = { id, command: cmd, candidates, replacements: names.map((name) => ({ name, initialized: false })), startedAt: ctx.clock.now(), deleted: new Set() };
+    const q: QueuedCommand = {
+      id,
+      command: cmd,
+      candidates,
+      replacements: names.map((name) => ({ name, initialized: false })),
+      startedAt: ctx.clock.now(),
+      deleted: new Set(),
+    };
     queued.set(id, q);
     ctx.cluster.markForDeletion(...pidsOf(candidates));
     ctx.metrics.disruptionDecisions.inc(labels(cmd));
-    for (const pool of new Set(candidates.map((c) => c.nodePool))) ctx.metrics.disruptionDecisionsByNodePool.inc({ nodepool: pool, ...labels(cmd) });
+    for (const pool of new Set(candidates.map((c) => c.nodePool)))
+      ctx.metrics.disruptionDecisionsByNodePool.inc({ nodepool: pool, ...labels(cmd) });
     enqueue(id);
     return q;
   }
@@ -117,8 +149,16 @@ export function newOrchestrationQueue(ctx: ControllerContext): OrchestrationQueu
     const until = ctx.clock.now() + nominationWindow(ctx.options.batchMaxDurationMs);
     for (const d of destinations(cmd, names, snapshot)) {
       if (d.providerId) ctx.cluster.nominate(d.providerId, until);
-      const where = [d.nodeClaim ? `nodeclaim/${d.nodeClaim}` : '', d.node ? `node/${d.node}` : ''].filter(Boolean).join(', ');
-      ctx.events.publish({ involved: podTarget(d.pod), type: 'Normal', reason: 'Nominated', message: `Pod should schedule on: ${where}`, dedupeValues: [d.pod.uid, where] });
+      const where = [d.nodeClaim ? `nodeclaim/${d.nodeClaim}` : '', d.node ? `node/${d.node}` : '']
+        .filter(Boolean)
+        .join(', ');
+      ctx.events.publish({
+        involved: podTarget(d.pod),
+        type: 'Normal',
+        reason: 'Nominated',
+        message: `Pod should schedule on: ${where}`,
+        dedupeValues: [d.pod.uid, where],
+      });
     }
   }
 
@@ -130,10 +170,21 @@ export function newOrchestrationQueue(ctx: ControllerContext): OrchestrationQueu
       if (r.initialized) continue;
       const claim = ctx.cluster.nodeClaim(r.name)?.obj ?? (await ctx.kube.find('NodeClaim', r.name));
       if (!claim) throw new Unrecoverable(`replacement ${r.name} was deleted`);
-      if (claim.metadata.deletionTimestamp) throw new Unrecoverable(`replacement ${r.name} is being deleted before it initialized`);
-      ctx.events.publish({ involved: targetOf(claim, 'NodeClaim'), type: 'Normal', reason: 'DisruptionLaunching', message: `Launching NodeClaim: ${reason}` });
+      if (claim.metadata.deletionTimestamp)
+        throw new Unrecoverable(`replacement ${r.name} is being deleted before it initialized`);
+      ctx.events.publish({
+        involved: targetOf(claim, 'NodeClaim'),
+        type: 'Normal',
+        reason: 'DisruptionLaunching',
+        message: `Launching NodeClaim: ${reason}`,
+      });
       if (!isTrue(claim, 'Initialized')) {
-        ctx.events.publish({ involved: targetOf(claim, 'NodeClaim'), type: 'Normal', reason: 'DisruptionWaitingReadiness', message: 'Waiting on readiness to continue disruption' });
+        ctx.events.publish({
+          involved: targetOf(claim, 'NodeClaim'),
+          type: 'Normal',
+          reason: 'DisruptionWaitingReadiness',
+          message: 'Waiting on readiness to continue disruption',
+        });
         waiting = true;
         continue;
       }
@@ -146,13 +197,27 @@ export function newOrchestrationQueue(ctx: ControllerContext): OrchestrationQueu
       const claim = ctx.cluster.nodeClaim(c.nodeClaimName);
       await ctx.kube.delete('NodeClaim', c.nodeClaimName).catch(ignoreNotFound);
       q.deleted.add(c.nodeClaimName);
-      if (node) ctx.events.publish({ involved: targetOf(node.obj, 'Node'), type: 'Normal', reason: 'DisruptionTerminating', message: `Disrupting Node: ${reason}` });
-      if (claim) ctx.events.publish({ involved: targetOf(claim.obj, 'NodeClaim'), type: 'Normal', reason: 'DisruptionTerminating', message: `Disrupting NodeClaim: ${reason}` });
+      if (node)
+        ctx.events.publish({
+          involved: targetOf(node.obj, 'Node'),
+          type: 'Normal',
+          reason: 'DisruptionTerminating',
+          message: `Disrupting Node: ${reason}`,
+        });
+      if (claim)
+        ctx.events.publish({
+          involved: targetOf(claim.obj, 'NodeClaim'),
+          type: 'Normal',
+          reason: 'DisruptionTerminating',
+          message: `Disrupting NodeClaim: ${reason}`,
+        });
       const pool = ctx.cluster.nodePool(c.nodePool)?.pool;
       const tgp = claim?.info.terminationGracePeriod;
       const m = {
-        reason: reason.toLowerCase(), nodepool: c.nodePool, capacity_type: c.capacityType ?? '',
-        consolidation_policy: reason === 'Drifted' ? '' : pool?.disruption.consolidationPolicy ?? '',
+        reason: reason.toLowerCase(),
+        nodepool: c.nodePool,
+        capacity_type: c.capacityType ?? '',
+        consolidation_policy: reason === 'Drifted' ? '' : (pool?.disruption.consolidationPolicy ?? ''),
         termination_mode: tgp === undefined ? 'graceful' : tgp > 0 ? 'eventual' : 'forceful',
       };
       ctx.metrics.nodeClaimsDisrupted.inc(m);
@@ -164,10 +229,20 @@ export function newOrchestrationQueue(ctx: ControllerContext): OrchestrationQueu
   async function fail(q: QueuedCommand, why: string): Promise<void> {
     const uninitialized = q.replacements.filter((r) => !r.initialized).map((r) => r.name);
     ctx.metrics.disruptionQueueFailures.inc(labels(q.command), uninitialized.length);
-    log.error({ commandId: q.id, command: commandString(q.command), why }, 'disruption command failed; undoing its marks');
+    log.error(
+      { commandId: q.id, command: commandString(q.command), why },
+      'disruption command failed; undoing its marks',
+    );
     await unmark(q.candidates.filter((c) => !c.nodeClaimName || !q.deleted.has(c.nodeClaimName)));
-    ctx.cluster.unmarkForDeletion(...pidsOf(q.candidates.filter((c) => !c.nodeClaimName || !q.deleted.has(c.nodeClaimName))));
-    await deleteNodeClaims(ctx, uninitialized).catch((err: unknown) => log.error({ err: errText(err), replacements: uninitialized }, 'deleting replacements that never initialized failed'));
+    ctx.cluster.unmarkForDeletion(
+      ...pidsOf(q.candidates.filter((c) => !c.nodeClaimName || !q.deleted.has(c.nodeClaimName))),
+    );
+    await deleteNodeClaims(ctx, uninitialized).catch((err: unknown) =>
+      log.error(
+        { err: errText(err), replacements: uninitialized },
+        'deleting replacements that never initialized failed',
+      ),
+    );
     for (const c of q.candidates) {
       const node = c.providerId ? ctx.cluster.nodeByProviderID(c.providerId) : undefined;
       const claim = c.nodeClaimName ? ctx.cluster.nodeClaim(c.nodeClaimName) : undefined;
@@ -190,7 +265,8 @@ export function newOrchestrationQueue(ctx: ControllerContext): OrchestrationQueu
         queued.delete(id);
         return done;
       }
-      if (late()) await fail(q, `timed out after ${Math.round(timeout / 1000)} s waiting for replacements to initialize`);
+      if (late())
+        await fail(q, `timed out after ${Math.round(timeout / 1000)} s waiting for replacements to initialize`);
       return queued.has(id) ? requeueAfter(QUEUE_POLL_MS) : done;
     } catch (err) {
       if (err instanceof Unrecoverable || late()) {
@@ -219,7 +295,11 @@ export function newOrchestrationQueue(ctx: ControllerContext): OrchestrationQueu
 /** The command as Karpenter's "disrupting node(s)" line describes it (Command.LogValues). */
 export function commandLogValues(cmd: Command): Record<string, unknown> {
   const ct = (r: Command['replacements'][number]): string => {
-    const types = new Set(r.requirements.find((q) => q.key === 'karpenter.sh/capacity-type' && q.operator === 'In')?.values ?? ['on-demand']);
+    const types = new Set(
+      r.requirements.find((q) => q.key === 'karpenter.sh/capacity-type' && q.operator === 'In')?.values ?? [
+        'on-demand',
+      ],
+    );
     return types.has('reserved') ? 'reserved' : types.has('spot') ? 'spot' : 'on-demand';
   };
   return {
@@ -227,8 +307,17 @@ export function commandLogValues(cmd: Command): Record<string, unknown> {
     'disrupted-node-count': cmd.candidates.length,
     'replacement-node-count': cmd.replacements.length,
     'pod-count': cmd.candidates.reduce((a, c) => a + c.reschedulablePods, 0),
-    'disrupted-nodes': cmd.candidates.map((c) => ({ Node: { name: c.name }, NodeClaim: { name: c.nodeClaimName ?? '' }, 'instance-type': c.instanceType ?? '', 'capacity-type': c.capacityType ?? '' })),
-    'replacement-nodes': cmd.replacements.map((r) => ({ 'capacity-type': ct(r), ...(cmd.replacements.length === 1 ? { 'instance-types': instanceTypeList(r.instanceTypes.map((o) => o.name)) } : {}) })),
+    'disrupted-nodes': cmd.candidates.map((c) => ({
+      Node: { name: c.name },
+      NodeClaim: { name: c.nodeClaimName ?? '' },
+      'instance-type': c.instanceType ?? '',
+      'capacity-type': c.capacityType ?? '',
+    })),
+    'replacement-nodes': cmd.replacements.map((r) => ({
+      'capacity-type': ct(r),
+      ...(cmd.replacements.length === 1
+        ? { 'instance-types': instanceTypeList(r.instanceTypes.map((o) => o.name)) }
+        : {}),
+    })),
   };
 }
-

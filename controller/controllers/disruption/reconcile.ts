@@ -12,7 +12,14 @@
 // The loop polls every 10 s; a pass that started or validated a command runs again at once.
 import { performance } from 'node:perf_hooks';
 import {
-  INITIAL_LOOP_STATE, methodsFor, type Command, type Decision, type EngineDisruptOptions, type LoopState, type MethodName, type Snapshot,
+  INITIAL_LOOP_STATE,
+  methodsFor,
+  type Command,
+  type Decision,
+  type EngineDisruptOptions,
+  type LoopState,
+  type MethodName,
+  type Snapshot,
 } from '../../../engine/index.ts';
 import { requeueAfter, type ReconcileResult } from '../../operator/result.ts';
 import { errText, type Controller } from '../../operator/runtime.ts';
@@ -43,7 +50,8 @@ export interface DisruptionLoopOptions {
 }
 
 /** Consolidation waits Karpenter's 15 s before re-checking; drift has no validator upstream. */
-export const validationDelay = (m: MethodName): number => (m === 'drift' || m === 'static-drift' ? 0 : VALIDATION_DELAY_MS);
+export const validationDelay = (m: MethodName): number =>
+  m === 'drift' || m === 'static-drift' ? 0 : VALIDATION_DELAY_MS;
 
 export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOptions): DisruptionLoop {
   const { queue } = opts;
@@ -68,13 +76,17 @@ export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOption
     repackMinSavingsShare: ctx.options.consolidationRepackMinSavings,
   });
   const snapshot = (): Promise<Snapshot> => buildSnapshot(ctx, ctx.clock.now(), ctx.engineOptions);
-  const changeKey = (): string => `${ctx.cluster.version}/${ctx.cluster.consolidationState()}/${queue.commands().length}`;
+  const changeKey = (): string =>
+    `${ctx.cluster.version}/${ctx.cluster.consolidationState()}/${queue.commands().length}`;
 
   async function startCommand(cmd: Command, s: Snapshot): Promise<void> {
     try {
       await queue.start(cmd, s);
     } catch (err) {
-      ctx.log.error({ command: cmd.kind, reason: cmd.reason, err: errText(err) }, 'starting a disruption command failed');
+      ctx.log.error(
+        { command: cmd.kind, reason: cmd.reason, err: errText(err) },
+        'starting a disruption command failed',
+      );
     }
   }
 
@@ -88,8 +100,14 @@ export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOption
         await startCommand(r.command, s);
         continue;
       }
-      ctx.metrics.failedValidations.inc({ consolidation_type: cmd.metricLabels.consolidation_type }, r.failedValidations);
-      ctx.log.info({ command: cmd.kind, method: cmd.method, category: r.category, why: r.message }, 'disruption command no longer valid; dropped');
+      ctx.metrics.failedValidations.inc(
+        { consolidation_type: cmd.metricLabels.consolidation_type },
+        r.failedValidations,
+      );
+      ctx.log.info(
+        { command: cmd.kind, method: cmd.method, category: r.category, why: r.message },
+        'disruption command no longer valid; dropped',
+      );
       publishRejected(ctx, s, cmd, r.eventMessage);
       resumeAfter = cmd.method;
     }
@@ -106,7 +124,12 @@ export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOption
     state = r.state;
     last = r.decision;
     const d = r.decision;
-    ctx.metrics.decisionEvaluationDuration.observe(d.kind === 'noop' ? { reason: '', consolidation_type: '' } : { reason: d.metricLabels.reason, consolidation_type: d.metricLabels.consolidation_type }, (performance.now() - started) / 1000);
+    ctx.metrics.decisionEvaluationDuration.observe(
+      d.kind === 'noop'
+        ? { reason: '', consolidation_type: '' }
+        : { reason: d.metricLabels.reason, consolidation_type: d.metricLabels.consolidation_type },
+      (performance.now() - started) / 1000,
+    );
     publishPass(ctx, s, r);
     if (d.kind === 'noop') {
       const heldBack = d.explanations.some((e) => e.code === 'budget');
@@ -117,7 +140,18 @@ export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOption
     publishDecision(ctx, s, d);
     const delay = validationDelay(d.method);
     pending = { decision: d, at: ctx.clock.now() + delay };
-    ctx.log.info({ method: d.method, decision: d.kind, reason: d.reason, candidates: d.candidates.map((c) => c.name), replacements: d.replacements.length, savingsPerHour: d.savingsPerHour, validateInMs: delay }, 'disruption decided; validating');
+    ctx.log.info(
+      {
+        method: d.method,
+        decision: d.kind,
+        reason: d.reason,
+        candidates: d.candidates.map((c) => c.name),
+        replacements: d.replacements.length,
+        savingsPerHour: d.savingsPerHour,
+        validateInMs: delay,
+      },
+      'disruption decided; validating',
+    );
     return requeueAfter(delay);
   }
 

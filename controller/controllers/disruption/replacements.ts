@@ -20,15 +20,31 @@ export async function createReplacements(ctx: ControllerContext, cmd: Command, s
       const entry = ctx.cluster.nodePool(plan.nodePool);
       const pool = entry?.pool;
       if (!entry || !pool) throw new Error(`nodepool ${plan.nodePool} of a replacement is gone`);
-      const next = add(usage.get(pool.name) ?? poolUsage(others, pool.name), worstCaseCapacity(plan, snapshot.instanceTypes.get(pool.name) ?? []));
+      const next = add(
+        usage.get(pool.name) ?? poolUsage(others, pool.name),
+        worstCaseCapacity(plan, snapshot.instanceTypes.get(pool.name) ?? []),
+      );
       const exceeded = exceededLimit(pool.name, pool.limits, next);
       if (exceeded) throw new Error(`replacement for ${cmd.kind} would exceed a limit: ${exceeded}`);
       const created = await ctx.kube.create('NodeClaim', nodeClaimFor(plan, pool, entry.obj));
       usage.set(pool.name, next);
       ctx.cluster.applyNodeClaim(created);
       names.push(created.metadata.name!);
-      ctx.metrics.nodeClaimsCreated.inc({ reason: cmd.reason.toLowerCase(), nodepool: pool.name, min_values_relaxed: String(plan.minValuesRelaxed ?? false) });
-      ctx.log.info({ nodeclaim: created.metadata.name, nodepool: pool.name, reason: cmd.reason, pods: plan.pods.length, instanceTypes: plan.instanceTypes.slice(0, 5).map((o) => o.name) }, 'created replacement nodeclaim');
+      ctx.metrics.nodeClaimsCreated.inc({
+        reason: cmd.reason.toLowerCase(),
+        nodepool: pool.name,
+        min_values_relaxed: String(plan.minValuesRelaxed ?? false),
+      });
+      ctx.log.info(
+        {
+          nodeclaim: created.metadata.name,
+          nodepool: pool.name,
+          reason: cmd.reason,
+          pods: plan.pods.length,
+          instanceTypes: plan.instanceTypes.slice(0, 5).map((o) => o.name),
+        },
+        'created replacement nodeclaim',
+      );
     }
   } catch (err) {
     await deleteNodeClaims(ctx, names);
@@ -42,7 +58,11 @@ export async function deleteNodeClaims(ctx: ControllerContext, names: readonly s
 }
 
 /** Who goes where, for Nominated events: moved pods by uid, with their destination. */
-export function destinations(cmd: Command, replacementNames: readonly string[], snapshot: Snapshot): Array<{ pod: Pod; nodeClaim?: string; node?: string; providerId?: string }> {
+export function destinations(
+  cmd: Command,
+  replacementNames: readonly string[],
+  snapshot: Snapshot,
+): Array<{ pod: Pod; nodeClaim?: string; node?: string; providerId?: string }> {
   const pods = new Map<string, Pod>();
   for (const n of snapshot.nodes) for (const p of n.pods) pods.set(p.uid, p);
   const out: Array<{ pod: Pod; nodeClaim?: string; node?: string; providerId?: string }> = [];
@@ -56,7 +76,12 @@ export function destinations(cmd: Command, replacementNames: readonly string[], 
     }
     const dest = snapshot.nodes.find((n) => n.name === m.to);
     if (!dest) continue;
-    out.push({ pod, ...(dest.nodeClaimName ? { nodeClaim: dest.nodeClaimName } : {}), ...(dest.hasNode ? { node: dest.name } : {}), ...(dest.providerId ? { providerId: dest.providerId } : {}) });
+    out.push({
+      pod,
+      ...(dest.nodeClaimName ? { nodeClaim: dest.nodeClaimName } : {}),
+      ...(dest.hasNode ? { node: dest.name } : {}),
+      ...(dest.providerId ? { providerId: dest.providerId } : {}),
+    });
   }
   return out;
 }

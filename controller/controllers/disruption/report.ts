@@ -3,14 +3,25 @@
 // Unconsolidatable on Node and NodeClaim with the engine's explanation of each node, DisruptionBlocked on a
 // NodePool whose budget allows nothing, ConsolidationCandidate / ConsolidationApproved / ConsolidationRejected,
 // the Balanced policy's consolidation_moves_total and consolidation_score, and the pods' do-not-disrupt events.
-import { commandString, doNotDisruptEvents, type Command, type Decision, type DisruptResult, type Snapshot, type StateNode } from '../../../engine/index.ts';
+import {
+  commandString,
+  doNotDisruptEvents,
+  type Command,
+  type Decision,
+  type DisruptResult,
+  type Snapshot,
+  type StateNode,
+} from '../../../engine/index.ts';
 import { targetOf, type EventTarget } from '../../operator/events.ts';
 import type { ControllerContext } from '../context.ts';
 
 const usd = (x: number): string => `$${x.toFixed(2)}`;
 
 /** The Node and NodeClaim targets of a snapshot node (either may be missing). */
-export function targetsOf(ctx: ControllerContext, n: Pick<StateNode, 'providerId' | 'nodeClaimName'> | undefined): EventTarget[] {
+export function targetsOf(
+  ctx: ControllerContext,
+  n: Pick<StateNode, 'providerId' | 'nodeClaimName'> | undefined,
+): EventTarget[] {
   if (!n) return [];
   const node = n.providerId ? ctx.cluster.nodeByProviderID(n.providerId) : undefined;
   const claim = n.nodeClaimName ? ctx.cluster.nodeClaim(n.nodeClaimName) : undefined;
@@ -19,10 +30,12 @@ export function targetsOf(ctx: ControllerContext, n: Pick<StateNode, 'providerId
 
 export function publishPass(ctx: ControllerContext, s: Snapshot, r: DisruptResult): void {
   const m = ctx.metrics;
-  for (const [reason, n] of Object.entries(r.metrics.eligibleNodes)) m.eligibleNodes.set({ reason: reason.toLowerCase() }, n ?? 0);
+  for (const [reason, n] of Object.entries(r.metrics.eligibleNodes))
+    m.eligibleNodes.set({ reason: reason.toLowerCase() }, n ?? 0);
   const numNodes = new Map<string, number>();
   for (const n of s.nodes) {
-    if (n.hasNodeClaim && n.initialized && !n.instanceTerminating && n.nodePoolName) numNodes.set(n.nodePoolName, (numNodes.get(n.nodePoolName) ?? 0) + 1);
+    if (n.hasNodeClaim && n.initialized && !n.instanceTerminating && n.nodePoolName)
+      numNodes.set(n.nodePoolName, (numNodes.get(n.nodePoolName) ?? 0) + 1);
   }
   for (const b of r.metrics.allowedDisruptions) {
     const labels = { nodepool: b.nodePool, reason: b.reason.toLowerCase() };
@@ -30,21 +43,33 @@ export function publishPass(ctx: ControllerContext, s: Snapshot, r: DisruptResul
     m.nodesConsumingBudgets.set(labels, b.disrupting);
     const entry = ctx.cluster.nodePool(b.nodePool);
     if (b.allowed === 0 && entry && (numNodes.get(b.nodePool) ?? 0) > 0) {
-      ctx.events.publish({ involved: targetOf(entry.obj, 'NodePool'), type: 'Normal', reason: 'DisruptionBlocked', message: `No allowed disruptions for disruption reason ${b.reason} due to blocking budget`, dedupeTimeoutMs: 60_000 });
+      ctx.events.publish({
+        involved: targetOf(entry.obj, 'NodePool'),
+        type: 'Normal',
+        reason: 'DisruptionBlocked',
+        message: `No allowed disruptions for disruption reason ${b.reason} due to blocking budget`,
+        dedupeTimeoutMs: 60_000,
+      });
     }
   }
-  for (const [type, n] of Object.entries(r.metrics.timeouts)) if (n) m.consolidationTimeouts.inc({ consolidation_type: type }, n);
+  for (const [type, n] of Object.entries(r.metrics.timeouts))
+    if (n) m.consolidationTimeouts.inc({ consolidation_type: type }, n);
   publishPodEvents(ctx, s);
   for (const mv of r.metrics.consolidationMoves ?? []) {
     m.consolidationMoves.inc({ decision: mv.decision, nodepool: mv.nodePool, policy: mv.policy });
-    if (mv.score) m.consolidationScore.observe({ decision: mv.score.decision, nodepool: mv.nodePool, policy: mv.policy }, mv.score.value);
+    if (mv.score)
+      m.consolidationScore.observe(
+        { decision: mv.score.decision, nodepool: mv.nodePool, policy: mv.policy },
+        mv.score.value,
+      );
   }
   const byName = new Map(s.nodes.map((n) => [n.name, n]));
   for (const e of r.decision.explanations) {
     if (!e.event) continue;
     const n = byName.get(e.node);
     if (!n?.managed) continue;
-    for (const t of targetsOf(ctx, n)) ctx.events.publish({ involved: t, type: 'Normal', reason: e.event.reason, message: e.event.message });
+    for (const t of targetsOf(ctx, n))
+      ctx.events.publish({ involved: t, type: 'Normal', reason: e.event.reason, message: e.event.message });
   }
 }
 
@@ -52,12 +77,32 @@ export function publishPass(ctx: ControllerContext, s: Snapshot, r: DisruptResul
 export function publishDecision(ctx: ControllerContext, s: Snapshot, d: Exclude<Decision, { kind: 'noop' }>): void {
   if (d.kind === 'replace' && d.reason === 'Underutilized') {
     const message = `Consolidation candidate: ${commandString(d)} (savings: ${usd(d.savingsPerHour)})`;
-    for (const c of d.candidates) for (const t of targetsOf(ctx, s.nodes.find((n) => n.name === c.name))) ctx.events.publish({ involved: t, type: 'Normal', reason: 'ConsolidationCandidate', message });
+    for (const c of d.candidates)
+      for (const t of targetsOf(
+        ctx,
+        s.nodes.find((n) => n.name === c.name),
+      ))
+        ctx.events.publish({ involved: t, type: 'Normal', reason: 'ConsolidationCandidate', message });
   }
   for (const [pool, message] of Object.entries(d.approvals ?? {})) {
     // Karpenter: a single-node move is approved on its Node and NodeClaim, a multi-node move on each NodePool.
-    const targets = d.method === 'single' ? d.candidates.flatMap((c) => targetsOf(ctx, s.nodes.find((n) => n.name === c.name))) : [ctx.cluster.nodePool(pool)?.obj].flatMap((o) => (o ? [targetOf(o, 'NodePool')] : []));
-    for (const t of targets) ctx.events.publish({ involved: t, type: 'Normal', reason: 'ConsolidationApproved', message, dedupeValues: [t.uid ?? `${t.kind}/${t.name}`] });
+    const targets =
+      d.method === 'single'
+        ? d.candidates.flatMap((c) =>
+            targetsOf(
+              ctx,
+              s.nodes.find((n) => n.name === c.name),
+            ),
+          )
+        : [ctx.cluster.nodePool(pool)?.obj].flatMap((o) => (o ? [targetOf(o, 'NodePool')] : []));
+    for (const t of targets)
+      ctx.events.publish({
+        involved: t,
+        type: 'Normal',
+        reason: 'ConsolidationApproved',
+        message,
+        dedupeValues: [t.uid ?? `${t.kind}/${t.name}`],
+      });
   }
 }
 
@@ -65,8 +110,12 @@ export function publishDecision(ctx: ControllerContext, s: Snapshot, d: Exclude<
 export function publishRejected(ctx: ControllerContext, s: Snapshot, cmd: Command, eventMessage: string): void {
   if (cmd.method === 'emptiness' || cmd.method === 'drift' || cmd.method === 'static-drift') return;
   for (const c of cmd.candidates) {
-    const n = s.nodes.find((x) => x.name === c.name) ?? { ...(c.providerId ? { providerId: c.providerId } : {}), ...(c.nodeClaimName ? { nodeClaimName: c.nodeClaimName } : {}) };
-    for (const t of targetsOf(ctx, n)) ctx.events.publish({ involved: t, type: 'Normal', reason: 'ConsolidationRejected', message: eventMessage });
+    const n = s.nodes.find((x) => x.name === c.name) ?? {
+      ...(c.providerId ? { providerId: c.providerId } : {}),
+      ...(c.nodeClaimName ? { nodeClaimName: c.nodeClaimName } : {}),
+    };
+    for (const t of targetsOf(ctx, n))
+      ctx.events.publish({ involved: t, type: 'Normal', reason: 'ConsolidationRejected', message: eventMessage });
   }
 }
 
@@ -74,6 +123,12 @@ export function publishRejected(ctx: ControllerContext, s: Snapshot, cmd: Comman
 function publishPodEvents(ctx: ControllerContext, s: Snapshot): void {
   for (const e of doNotDisruptEvents(s)) {
     const p = e.pod;
-    ctx.events.publish({ involved: { kind: 'Pod', name: p.name, namespace: p.namespace, uid: p.uid, apiVersion: 'v1' }, type: e.type, reason: e.reason, message: e.message, dedupeValues: e.dedupeValues });
+    ctx.events.publish({
+      involved: { kind: 'Pod', name: p.name, namespace: p.namespace, uid: p.uid, apiVersion: 'v1' },
+      type: e.type,
+      reason: e.reason,
+      message: e.message,
+      dedupeValues: e.dedupeValues,
+    });
   }
 }

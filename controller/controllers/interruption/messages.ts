@@ -54,12 +54,24 @@ export function actionFor(kind: MessageKind): Action {
 
 const NOTICES: Readonly<Record<MessageKind, Notice | undefined>> = {
   spot_interrupted: { reason: 'SpotInterrupted', type: 'Warning', message: 'Spot interruption warning was triggered' },
-  rebalance_recommendation: { reason: 'SpotRebalanceRecommendation', type: 'Normal', message: 'Spot rebalance recommendation was triggered' },
-  scheduled_change: { reason: 'InstanceUnhealthy', type: 'Warning', message: 'An unhealthy warning was triggered for the instance' },
+  rebalance_recommendation: {
+    reason: 'SpotRebalanceRecommendation',
+    type: 'Normal',
+    message: 'Spot rebalance recommendation was triggered',
+  },
+  scheduled_change: {
+    reason: 'InstanceUnhealthy',
+    type: 'Warning',
+    message: 'An unhealthy warning was triggered for the instance',
+  },
   instance_stopped: { reason: 'InstanceStopping', type: 'Warning', message: 'Instance is stopping' },
   instance_terminated: { reason: 'InstanceTerminating', type: 'Warning', message: 'Instance is terminating' },
   // Karpenter's events.go has no helper for it yet; the reason is the one docs/karpenter/aws-provider.md §6 names.
-  capacity_reservation_interrupted: { reason: 'CapacityReservationInstanceInterrupted', type: 'Warning', message: 'Capacity Reservation interruption warning was triggered' },
+  capacity_reservation_interrupted: {
+    reason: 'CapacityReservationInstanceInterrupted',
+    type: 'Warning',
+    message: 'Capacity Reservation interruption warning was triggered',
+  },
   no_op: undefined,
 };
 

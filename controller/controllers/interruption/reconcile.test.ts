@@ -14,13 +14,22 @@ afterEach(async () => {
 /** `n` pods that each need their own node (hostname anti-affinity) on the guide's spot-diverse pool. */
 function spread(n: number): string {
   return JSON.stringify({
-    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' },
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web', namespace: 'default' },
     spec: {
-      replicas: n, selector: { matchLabels: { app: 'web' } },
+      replicas: n,
+      selector: { matchLabels: { app: 'web' } },
       template: {
         metadata: { labels: { app: 'web' } },
         spec: {
-          affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'web' } } }] } },
+          affinity: {
+            podAntiAffinity: {
+              requiredDuringSchedulingIgnoredDuringExecution: [
+                { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'web' } } },
+              ],
+            },
+          },
           containers: [{ name: 'app', image: 'pause', resources: { requests: { cpu: '1', memory: '1Gi' } } }],
         },
       },
@@ -47,10 +56,12 @@ async function cluster(n: number): Promise<{ sim: Simulation; claims: Claim[] }>
   return { sim: s, claims };
 }
 
-const claimObj = (s: Simulation, name: string): KObject | undefined => s.cluster.store.get('nodeclaims.karpenter.sh', '', name);
+const claimObj = (s: Simulation, name: string): KObject | undefined =>
+  s.cluster.store.get('nodeclaims.karpenter.sh', '', name);
 const eventsOn = (s: Simulation, reason: string, name: string): KObject[] =>
   events(s, reason).filter((e) => (e['involvedObject'] as { name: string }).name === name);
-const metric = (s: Simulation, name: string, labels: Record<string, string> = {}) => s.operator.metrics.value(name, labels);
+const metric = (s: Simulation, name: string, labels: Record<string, string> = {}) =>
+  s.operator.metrics.value(name, labels);
 
 describe('interruption', () => {
   it('deletes the NodeClaim for scheduled maintenance, a stopping or terminated instance and a reservation interruption; only records a rebalance recommendation', async () => {
@@ -73,8 +84,12 @@ describe('interruption', () => {
     for (const [c, reason, kind] of expectations) {
       expect(eventsOn(sim, reason, c.name), `${reason} on ${c.name}`).toHaveLength(1);
       expect(eventsOn(sim, reason, c.node), `${reason} on ${c.node}`).toHaveLength(1);
-      expect(eventsOn(sim, 'TerminatingOnInterruption', c.name)[0]?.['message']).toBe('Interruption triggered termination for the NodeClaim');
-      expect(eventsOn(sim, 'TerminatingOnInterruption', c.node)[0]?.['message']).toBe('Interruption triggered termination for the Node');
+      expect(eventsOn(sim, 'TerminatingOnInterruption', c.name)[0]?.['message']).toBe(
+        'Interruption triggered termination for the NodeClaim',
+      );
+      expect(eventsOn(sim, 'TerminatingOnInterruption', c.node)[0]?.['message']).toBe(
+        'Interruption triggered termination for the Node',
+      );
       // Deleting, or already gone (an instance that is already terminated is released without a drain).
       const left = claimObj(sim, c.name);
       expect(left === undefined || left.metadata.deletionTimestamp !== undefined, c.name).toBe(true);
@@ -83,12 +98,16 @@ describe('interruption', () => {
     }
     // A rebalance recommendation is a Normal event on both objects, and nothing else.
     const rb = eventsOn(sim, 'SpotRebalanceRecommendation', rebalance.name);
-    expect(rb.map((e) => [e['type'], e['message']])).toEqual([['Normal', 'Spot rebalance recommendation was triggered']]);
+    expect(rb.map((e) => [e['type'], e['message']])).toEqual([
+      ['Normal', 'Spot rebalance recommendation was triggered'],
+    ]);
     expect(eventsOn(sim, 'SpotRebalanceRecommendation', rebalance.node)).toHaveLength(1);
     expect(claimObj(sim, rebalance.name)?.metadata.deletionTimestamp).toBeUndefined();
     expect(eventsOn(sim, 'TerminatingOnInterruption', rebalance.name)).toHaveLength(0);
 
-    expect(await metric(sim, 'karpenter_interruption_actions_performed_total', { action_type: 'CordonAndDrain' })).toBe(4);
+    expect(await metric(sim, 'karpenter_interruption_actions_performed_total', { action_type: 'CordonAndDrain' })).toBe(
+      4,
+    );
     expect(await metric(sim, 'karpenter_interruption_actions_performed_total', { action_type: 'NoAction' })).toBe(1);
     expect(await metric(sim, 'karpenter_interruption_deleted_messages_total')).toBe(5);
     expect(await metric(sim, 'karpenter_interruption_message_queue_duration_seconds')).toBe(5);
@@ -107,13 +126,31 @@ describe('interruption', () => {
     expect(eventsOn(sim, 'SpotInterrupted', c.name).map((e) => e['type'])).toEqual(['Warning']);
     expect(eventsOn(sim, 'SpotInterrupted', c.node)).toHaveLength(1);
     const pod = sim.cluster.store.list('pods', { namespace: 'default' })[0]!;
-    expect(eventsOn(sim, 'SpotInterrupted', pod.metadata.name!)[0]?.['message']).toBe('Spot interruption warning was triggered');
-    expect(sim.provider.interruptions.marked.map((m) => m.capacity)).toEqual([{
-      instanceType: obj.metadata.labels!['node.kubernetes.io/instance-type'], zone: obj.metadata.labels!['topology.kubernetes.io/zone'], capacityType: 'spot',
-    }]);
-    expect(sim.provider.ice.isUnavailable('spot', obj.metadata.labels!['node.kubernetes.io/instance-type']!, obj.metadata.labels!['topology.kubernetes.io/zone']!)).toBe(true);
+    expect(eventsOn(sim, 'SpotInterrupted', pod.metadata.name!)[0]?.['message']).toBe(
+      'Spot interruption warning was triggered',
+    );
+    expect(sim.provider.interruptions.marked.map((m) => m.capacity)).toEqual([
+      {
+        instanceType: obj.metadata.labels!['node.kubernetes.io/instance-type'],
+        zone: obj.metadata.labels!['topology.kubernetes.io/zone'],
+        capacityType: 'spot',
+      },
+    ]);
+    expect(
+      sim.provider.ice.isUnavailable(
+        'spot',
+        obj.metadata.labels!['node.kubernetes.io/instance-type']!,
+        obj.metadata.labels!['topology.kubernetes.io/zone']!,
+      ),
+    ).toBe(true);
     expect(claimObj(sim, c.name)?.metadata.deletionTimestamp).toBeDefined();
-    expect(await metric(sim, 'karpenter_nodeclaims_disrupted_total', { reason: 'spot_interrupted', capacity_type: 'spot', nodepool: 'spot-diverse' })).toBe(1);
+    expect(
+      await metric(sim, 'karpenter_nodeclaims_disrupted_total', {
+        reason: 'spot_interrupted',
+        capacity_type: 'spot',
+        nodepool: 'spot-diverse',
+      }),
+    ).toBe(1);
   });
 
   it('counts and acknowledges no-ops, unknown kinds and messages for instances it does not manage, and keeps going', async () => {
@@ -122,15 +159,25 @@ describe('interruption', () => {
     const feed = sim.provider.interruptions;
     const now = sim.clock.now();
     feed.push({ kind: 'noop', id: 'n-1', detail: 'no handler for aws.ec2 "EC2 Fleet Error"', time: now - 30_000 });
-    feed.push({ kind: 'stateChange', id: 'n-2', instanceIds: [r.claims[0]!.providerID.split('/').pop()!], state: 'running', time: now });
+    feed.push({
+      kind: 'stateChange',
+      id: 'n-2',
+      instanceIds: [r.claims[0]!.providerID.split('/').pop()!],
+      state: 'running',
+      time: now,
+    });
     feed.push({ kind: 'spotInterruption', id: 'n-3', instanceIds: ['i-0000000000000dead'], time: now });
     feed.push({ kind: 'someFutureKind', id: 'n-4', time: now } as never);
     feed.push({ kind: 'scheduledChange', id: 'n-5', time: now } as never);
     await sim.settle();
     expect(feed.acknowledged).toHaveLength(5);
     expect(await metric(sim, 'karpenter_interruption_received_messages_total', { message_type: 'no_op' })).toBe(3);
-    expect(await metric(sim, 'karpenter_interruption_received_messages_total', { message_type: 'spot_interrupted' })).toBe(1);
-    expect(await metric(sim, 'karpenter_interruption_received_messages_total', { message_type: 'scheduled_change' })).toBe(1);
+    expect(
+      await metric(sim, 'karpenter_interruption_received_messages_total', { message_type: 'spot_interrupted' }),
+    ).toBe(1);
+    expect(
+      await metric(sim, 'karpenter_interruption_received_messages_total', { message_type: 'scheduled_change' }),
+    ).toBe(1);
     expect(claimObj(sim, r.claims[0]!.name)?.metadata.deletionTimestamp).toBeUndefined();
     // The loop still works.
     sim.provider.interrupt(r.claims[0]!.providerID, 'scheduledChange');
@@ -182,19 +229,26 @@ describe('interruption messages the controller cannot act on yet, and redeliveri
     let seenAtFirstDelivery: { acknowledged: number; received: number } | undefined;
     let interrupted: string | undefined;
     const s = await simulation({
-      cloud: (cp) => wrapCloud(cp, {
-        // The warning arrives while the launch is still in flight: the instance exists, the NodeClaim does not name it yet.
-        create: async (req) => {
-          const inst = await cp.create(req);
-          if (interrupted) return inst;
-          interrupted = sim!.provider.interrupt(inst.providerID, 'spotInterruption').id;
-          const feed = sim!.provider.interruptions;
-          const interruption = () => sim!.operator.runtime.queue('interruption');
-          await turnsUntil(() => feed.receiveCounts().get(interrupted!) === 1 && interruption()?.busy() === false, 'the first delivery handled');
-          seenAtFirstDelivery = { acknowledged: feed.acknowledged.length, received: (await metric(sim!, 'karpenter_interruption_received_messages_total')) ?? 0 };
-          return inst;
-        },
-      }),
+      cloud: (cp) =>
+        wrapCloud(cp, {
+          // The warning arrives while the launch is still in flight: the instance exists, the NodeClaim does not name it yet.
+          create: async (req) => {
+            const inst = await cp.create(req);
+            if (interrupted) return inst;
+            interrupted = sim!.provider.interrupt(inst.providerID, 'spotInterruption').id;
+            const feed = sim!.provider.interruptions;
+            const interruption = () => sim!.operator.runtime.queue('interruption');
+            await turnsUntil(
+              () => feed.receiveCounts().get(interrupted!) === 1 && interruption()?.busy() === false,
+              'the first delivery handled',
+            );
+            seenAtFirstDelivery = {
+              acknowledged: feed.acknowledged.length,
+              received: (await metric(sim!, 'karpenter_interruption_received_messages_total')) ?? 0,
+            };
+            return inst;
+          },
+        }),
     });
     sim = s;
     await s.apply(guide('guide-03.yaml'));
@@ -230,7 +284,9 @@ describe('interruption messages the controller cannot act on yet, and redeliveri
     sim.cluster.server.faults.reset();
 
     expect(sim.cluster.requests.find({ verb: 'delete', resource: 'nodeclaims.karpenter.sh' })).toHaveLength(1);
-    expect(await metric(sim, 'karpenter_interruption_actions_performed_total', { action_type: 'CordonAndDrain' })).toBe(1);
+    expect(await metric(sim, 'karpenter_interruption_actions_performed_total', { action_type: 'CordonAndDrain' })).toBe(
+      1,
+    );
     expect(eventsOn(sim, 'TerminatingOnInterruption', r.claims[0]!.name)).toHaveLength(1);
     expect(feed.marked).toHaveLength(1);
     // Deleted once, with the handle of the second delivery (the first one no longer deletes it).
@@ -256,7 +312,9 @@ describe('interruption messages the controller cannot act on yet, and redeliveri
     expect(feed.deleted).toHaveLength(0);
     await sim.clock.advance(1_000);
     expect(feed.deleted).toHaveLength(1);
-    expect(await metric(sim, 'karpenter_interruption_actions_performed_total', { action_type: 'CordonAndDrain' })).toBe(1);
+    expect(await metric(sim, 'karpenter_interruption_actions_performed_total', { action_type: 'CordonAndDrain' })).toBe(
+      1,
+    );
     expect(eventsOn(sim, 'InstanceUnhealthy', r.claims[0]!.name)).toHaveLength(1);
   });
 });

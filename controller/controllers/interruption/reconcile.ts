@@ -57,7 +57,9 @@ export function newInterruption(ctx: ControllerContext, source: InterruptionSour
 
   /** NodeClaims by instance id, from cluster state (Karpenter's status.instanceID field index). */
   function claimsOn(instanceId: string): NodeClaimEntry[] {
-    return ctx.cluster.nodeClaims().filter((c) => c.info.providerId !== undefined && instanceIdOf(c.info.providerId) === instanceId);
+    return ctx.cluster
+      .nodeClaims()
+      .filter((c) => c.info.providerId !== undefined && instanceIdOf(c.info.providerId) === instanceId);
   }
 
   async function handleClaim(e: InterruptionEvent, kind: MessageKind, claim: NodeClaimEntry): Promise<void> {
@@ -67,10 +69,22 @@ export function newInterruption(ctx: ControllerContext, source: InterruptionSour
     const notice = noticeFor(kind);
     const targets = [targetOf(claim.obj, 'NodeClaim'), ...(node ? [targetOf(node.obj, 'Node')] : [])];
     if (notice) {
-      const evts: Event[] = targets.map((t) => ({ involved: t, type: notice.type, reason: notice.reason, message: notice.message, dedupeValues: [notice.reason, t.uid ?? t.name] }));
+      const evts: Event[] = targets.map((t) => ({
+        involved: t,
+        type: notice.type,
+        reason: notice.reason,
+        message: notice.message,
+        dedupeValues: [notice.reason, t.uid ?? t.name],
+      }));
       if (kind === 'spot_interrupted' && node) {
         for (const p of ctx.cluster.workloads.podsOn(node.info.name)) {
-          evts.push({ involved: { kind: 'Pod', apiVersion: 'v1', name: p.name, namespace: p.namespace, uid: p.uid }, type: 'Warning', reason: notice.reason, message: notice.message, dedupeValues: [notice.reason, p.uid] });
+          evts.push({
+            involved: { kind: 'Pod', apiVersion: 'v1', name: p.name, namespace: p.namespace, uid: p.uid },
+            type: 'Warning',
+            reason: notice.reason,
+            message: notice.message,
+            dedupeValues: [notice.reason, p.uid],
+          });
         }
       }
       ctx.events.publish(...evts);
@@ -78,20 +92,46 @@ export function newInterruption(ctx: ControllerContext, source: InterruptionSour
     ctx.metrics.interruptionActions.inc({ action_type: action });
     if (kind === 'spot_interrupted' || kind === 'capacity_reservation_interrupted') {
       source.markUnavailable?.(e, {
-        ...(info.labels['node.kubernetes.io/instance-type'] ? { instanceType: info.labels['node.kubernetes.io/instance-type'] } : {}),
+        ...(info.labels['node.kubernetes.io/instance-type']
+          ? { instanceType: info.labels['node.kubernetes.io/instance-type'] }
+          : {}),
         ...(info.labels['topology.kubernetes.io/zone'] ? { zone: info.labels['topology.kubernetes.io/zone'] } : {}),
-        ...(info.labels['karpenter.sh/capacity-type'] ? { capacityType: info.labels['karpenter.sh/capacity-type'] } : {}),
-        ...(info.labels['karpenter.k8s.aws/capacity-reservation-id'] ? { reservationId: info.labels['karpenter.k8s.aws/capacity-reservation-id'] } : {}),
+        ...(info.labels['karpenter.sh/capacity-type']
+          ? { capacityType: info.labels['karpenter.sh/capacity-type'] }
+          : {}),
+        ...(info.labels['karpenter.k8s.aws/capacity-reservation-id']
+          ? { reservationId: info.labels['karpenter.k8s.aws/capacity-reservation-id'] }
+          : {}),
       });
     }
     if (action === 'NoAction' || info.deletionTimestamp !== undefined) return;
-    await ctx.kube.delete('NodeClaim', info.name, { ...(claim.obj.metadata.uid ? { uid: claim.obj.metadata.uid } : {}) }).catch(ignoreNotFound);
-    log.info({ queue: ctx.options.interruptionQueue, messageKind: kind, nodeclaim: info.name, action, ...(node ? { node: node.info.name } : {}) }, 'initiating delete from interruption message');
-    ctx.events.publish(...targets.map((t) => ({
-      involved: t, type: 'Warning' as const, reason: TERMINATING.reason,
-      message: t.kind === 'Node' ? TERMINATING.node : TERMINATING.nodeClaim, dedupeValues: [TERMINATING.reason, t.uid ?? t.name],
-    })));
-    ctx.metrics.nodeClaimsDisrupted.inc({ reason: kind, nodepool: info.nodePoolName ?? '', capacity_type: info.labels['karpenter.sh/capacity-type'] ?? '' });
+    await ctx.kube
+      .delete('NodeClaim', info.name, { ...(claim.obj.metadata.uid ? { uid: claim.obj.metadata.uid } : {}) })
+      .catch(ignoreNotFound);
+    log.info(
+      {
+        queue: ctx.options.interruptionQueue,
+        messageKind: kind,
+        nodeclaim: info.name,
+        action,
+        ...(node ? { node: node.info.name } : {}),
+      },
+      'initiating delete from interruption message',
+    );
+    ctx.events.publish(
+      ...targets.map((t) => ({
+        involved: t,
+        type: 'Warning' as const,
+        reason: TERMINATING.reason,
+        message: t.kind === 'Node' ? TERMINATING.node : TERMINATING.nodeClaim,
+        dedupeValues: [TERMINATING.reason, t.uid ?? t.name],
+      })),
+    );
+    ctx.metrics.nodeClaimsDisrupted.inc({
+      reason: kind,
+      nodepool: info.nodePoolName ?? '',
+      capacity_type: info.labels['karpenter.sh/capacity-type'] ?? '',
+    });
   }
 
   /** The instance ids a message names (none for a no-op). */
@@ -124,7 +164,10 @@ export function newInterruption(ctx: ControllerContext, source: InterruptionSour
   async function act(e: InterruptionEvent): Promise<Outcome> {
     const kind = kindOf(e);
     if (kind === 'no_op') {
-      log.debug({ id: e.id, detail: e.kind === 'noop' ? e.detail : `state ${e.kind === 'stateChange' ? e.state : ''}` }, 'ignoring interruption message');
+      log.debug(
+        { id: e.id, detail: e.kind === 'noop' ? e.detail : `state ${e.kind === 'stateChange' ? e.state : ''}` },
+        'ignoring interruption message',
+      );
       return 'handled';
     }
     if (!instancesOf(e).length) log.warn({ id: e.id, messageKind: kind }, 'interruption message names no instance');
@@ -148,7 +191,8 @@ export function newInterruption(ctx: ControllerContext, source: InterruptionSour
     const first = !waitingLogged.has(entry.event.id);
     waitingLogged.add(entry.event.id);
     const fields = { id: entry.event.id, messageKind: kindOf(entry.event), instances: instancesOf(entry.event) };
-    const message = 'no visible nodeclaim names the instance yet and cluster state is not synced; leaving the message in the queue';
+    const message =
+      'no visible nodeclaim names the instance yet and cluster state is not synced; leaving the message in the queue';
     if (first) log.info(fields, message);
     else log.debug(fields, message);
     return done;
@@ -171,21 +215,31 @@ export function newInterruption(ctx: ControllerContext, source: InterruptionSour
   /** Counts and times a message each time it is delivered (a retried handling does not count it again). */
   function received(e: InterruptionEvent): void {
     ctx.metrics.interruptionReceived.inc({ message_type: kindOf(e) });
-    if (Number.isFinite(e.time)) ctx.metrics.interruptionQueueDuration.observe(Math.max(0, (ctx.clock.now() - e.time) / 1000));
+    if (Number.isFinite(e.time))
+      ctx.metrics.interruptionQueueDuration.observe(Math.max(0, (ctx.clock.now() - e.time) / 1000));
   }
 
   /** A delivered message: new ones go to the inbox; a redelivery only updates the handle, or is deleted if handled. */
-  function arrived(m: { readonly event: InterruptionEvent; readonly handle: string }, enqueue: (key: string) => void): void {
+  function arrived(
+    m: { readonly event: InterruptionEvent; readonly handle: string },
+    enqueue: (key: string) => void,
+  ): void {
     const id = m.event.id;
     forgetOldHandled();
     if (handled.has(id)) {
       log.debug({ id }, 'interruption message delivered again after it was handled; deleting it');
-      source.acknowledge(m.handle).then(() => ctx.metrics.interruptionDeleted.inc(), (err: unknown) => log.warn({ id, err: errText(err) }, 'deleting a redelivered interruption message failed'));
+      source.acknowledge(m.handle).then(
+        () => ctx.metrics.interruptionDeleted.inc(),
+        (err: unknown) => log.warn({ id, err: errText(err) }, 'deleting a redelivered interruption message failed'),
+      );
       return;
     }
     const entry = inbox.get(id);
     if (entry) {
-      log.debug({ id, acted: entry.acted }, 'interruption message delivered again while in hand; keeping its latest receipt handle');
+      log.debug(
+        { id, acted: entry.acted },
+        'interruption message delivered again while in hand; keeping its latest receipt handle',
+      );
       entry.handle = m.handle;
       return;
     }
@@ -207,7 +261,10 @@ export function newInterruption(ctx: ControllerContext, source: InterruptionSour
         for (const m of batch) arrived(m, enqueue);
       } catch (err) {
         if (abort.signal.aborted) break;
-        log.error({ err: errText(err) }, `receiving interruption messages failed; retrying in ${RECEIVE_RETRY_MS / 1000} s`);
+        log.error(
+          { err: errText(err) },
+          `receiving interruption messages failed; retrying in ${RECEIVE_RETRY_MS / 1000} s`,
+        );
         await ctx.clock.sleep(RECEIVE_RETRY_MS, abort.signal).catch(() => undefined);
       }
     }

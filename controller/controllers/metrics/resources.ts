@@ -19,7 +19,11 @@ function limitsOf(c: Container): Resources {
 
 /** The pod's limits in the engine's integer units (missing limits count as none). */
 export function podLimits(obj: KubeObject): Resources {
-  const spec = (obj.spec ?? {}) as { containers?: Container[]; initContainers?: Container[]; overhead?: Record<string, string> };
+  const spec = (obj.spec ?? {}) as {
+    containers?: Container[];
+    initContainers?: Container[];
+    overhead?: Record<string, string>;
+  };
   let total: Resources = {};
   let sidecars: Resources = {};
   let initMax: Resources = {};

@@ -25,7 +25,10 @@ function zonesOf(reqs: readonly NodeSelectorRequirement[], all: ReadonlySet<stri
 }
 
 /** OR over alternatives (node-affinity terms, volume topologies); undefined when one leaves zones open. */
-function anyOf(alternatives: ReadonlyArray<readonly NodeSelectorRequirement[]>, all: ReadonlySet<string>): Set<string> | undefined {
+function anyOf(
+  alternatives: ReadonlyArray<readonly NodeSelectorRequirement[]>,
+  all: ReadonlySet<string>,
+): Set<string> | undefined {
   if (!alternatives.length) return undefined;
   const out = new Set<string>();
   for (const alt of alternatives) {
@@ -45,7 +48,12 @@ export function effectiveZone(pod: Pod, all: ReadonlySet<string>): string {
   const selected = pod.nodeSelector[ZONE];
   if (selected !== undefined) narrow(new Set([selected]));
   const terms = pod.affinity?.nodeAffinity?.required ?? [];
-  narrow(anyOf(terms.map((t) => t.matchExpressions), all));
+  narrow(
+    anyOf(
+      terms.map((t) => t.matchExpressions),
+      all,
+    ),
+  );
   narrow(anyOf(pod.volumeRequirements ?? [], all));
   if (!zones) return 'flexible';
   if (zones.size === 0) return 'none';
@@ -59,7 +67,14 @@ function zonesOfSnapshot(s: Snapshot): Set<string> {
 }
 
 /** After a provisioning pass: ignored pods, pending pods by zone, and the first decision for each pod. */
-export function recordSchedulingPass(metrics: Metrics, controller: string, snapshot: Snapshot, plan: ProvisionPlan, pods: ReadonlyMap<string, Pod>, now: number): void {
+export function recordSchedulingPass(
+  metrics: Metrics,
+  controller: string,
+  snapshot: Snapshot,
+  plan: ProvisionPlan,
+  pods: ReadonlyMap<string, Pod>,
+  now: number,
+): void {
   metrics.ignoredPods.set(plan.ignored.length);
   const all = zonesOfSnapshot(snapshot);
   const byZone = new Map<string, number>();

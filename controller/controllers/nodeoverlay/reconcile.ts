@@ -23,14 +23,26 @@ const ready = (o: KubeObject | undefined): boolean => isTrue(o, 'Ready');
 const SIX_HOURS = 6 * 3_600_000;
 
 /** The conditions an overlay's outcome gives it (Karpenter's ValidationSucceeded, rolled up into Ready). */
-export function overlayConditions(obj: KubeObject, outcome: OverlayOutcome | { status: 'Invalid'; message: string }, now: number): ReturnType<typeof conditionsOf> {
+export function overlayConditions(
+  obj: KubeObject,
+  outcome: OverlayOutcome | { status: 'Invalid'; message: string },
+  now: number,
+): ReturnType<typeof conditionsOf> {
   const g = obj.metadata.generation !== undefined ? { generation: obj.metadata.generation } : {};
   const ok = outcome.status === 'Applied';
   const reason = outcome.status === 'Invalid' ? 'RuntimeValidation' : outcome.status;
   const message = 'message' in outcome ? outcome.message : '';
   let conds = conditionsOf(obj);
-  conds = ok ? withCondition(conds, 'ValidationSucceeded', 'True', now, { reason: 'ValidationSucceeded', ...g }) : withCondition(conds, 'ValidationSucceeded', 'False', now, { reason, message, ...g });
-  return withCondition(conds, 'Ready', ok ? 'True' : 'False', now, ok ? { reason: 'Ready', ...g } : { reason: 'UnhealthyDependents', message: 'ValidationSucceeded is False', ...g });
+  conds = ok
+    ? withCondition(conds, 'ValidationSucceeded', 'True', now, { reason: 'ValidationSucceeded', ...g })
+    : withCondition(conds, 'ValidationSucceeded', 'False', now, { reason, message, ...g });
+  return withCondition(
+    conds,
+    'Ready',
+    ok ? 'True' : 'False',
+    now,
+    ok ? { reason: 'Ready', ...g } : { reason: 'UnhealthyDependents', message: 'ValidationSucceeded is False', ...g },
+  );
 }
 
 export function newNodeOverlay(ctx: ControllerContext, store: OverlayStore, base: CloudProvider): Controller {
@@ -48,7 +60,10 @@ export function newNodeOverlay(ctx: ControllerContext, store: OverlayStore, base
     return { pools, failed };
   }
 
-  async function writeStatus(name: string, outcome: OverlayOutcome | { status: 'Invalid'; message: string }): Promise<void> {
+  async function writeStatus(
+    name: string,
+    outcome: OverlayOutcome | { status: 'Invalid'; message: string },
+  ): Promise<void> {
     const entry = ctx.cluster.nodeOverlay(name);
     if (!entry) return;
     const conds = overlayConditions(entry.obj, outcome, ctx.clock.now());
@@ -63,10 +78,16 @@ export function newNodeOverlay(ctx: ControllerContext, store: OverlayStore, base
     const overlays = entries.flatMap((e) => (e.overlay ? [e.overlay] : [])) as NodeOverlay[];
     const { updates, outcomes } = evaluateOverlays(pools, overlays);
     for (const o of outcomes) await writeStatus(o.name, o);
-    for (const e of entries) if (!e.overlay) await writeStatus(e.obj.metadata.name!, { status: 'Invalid', message: e.errors.join('; ') });
-    store.swap(updates, pools.map((p) => p.pool.name));
+    for (const e of entries)
+      if (!e.overlay) await writeStatus(e.obj.metadata.name!, { status: 'Invalid', message: e.errors.join('; ') });
+    store.swap(
+      updates,
+      pools.map((p) => p.pool.name),
+    );
     ctx.cluster.markUnconsolidated();
-    for (const o of outcomes) if (o.status !== 'Applied') ctx.log.info({ nodeoverlay: o.name, reason: o.status, message: o.message }, 'nodeoverlay not applied');
+    for (const o of outcomes)
+      if (o.status !== 'Applied')
+        ctx.log.info({ nodeoverlay: o.name, reason: o.status, message: o.message }, 'nodeoverlay not applied');
     if (failed.length) throw new Error(failed.join('; '));
     return requeueAfter(SIX_HOURS);
   }
@@ -81,7 +102,11 @@ export function newNodeOverlay(ctx: ControllerContext, store: OverlayStore, base
         const spec = (o: KubeObject | undefined) => JSON.stringify(o?.spec ?? null);
         if (c.kind === 'NodeOverlay' && (c.type === 'delete' || spec(c.obj) !== spec(c.old))) enqueue(KEY);
         // Spec changes (Karpenter filters on generation), and a pool or class turning Ready (its types listable).
-        if ((c.kind === 'NodePool' || c.kind === 'EC2NodeClass') && (c.type === 'delete' || spec(c.obj) !== spec(c.old) || ready(c.obj) !== ready(c.old))) enqueue(KEY);
+        if (
+          (c.kind === 'NodePool' || c.kind === 'EC2NodeClass') &&
+          (c.type === 'delete' || spec(c.obj) !== spec(c.old) || ready(c.obj) !== ready(c.old))
+        )
+          enqueue(KEY);
       });
     },
   };

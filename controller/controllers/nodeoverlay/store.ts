@@ -30,6 +30,9 @@ export class OverlayStore {
 
   /** `cp` with its instance types overlaid. */
   decorate(cp: CloudProvider): CloudProvider {
-    return { ...cp, getInstanceTypes: async (pool: NodePool) => this.apply(pool.name, await cp.getInstanceTypes(pool)) };
+    return {
+      ...cp,
+      getInstanceTypes: async (pool: NodePool) => this.apply(pool.name, await cp.getInstanceTypes(pool)),
+    };
   }
 }

@@ -7,7 +7,12 @@ export class Batcher {
   private idle: Timer | undefined;
   private max: Timer | undefined;
 
-  constructor(private readonly clock: Clock, private readonly idleMs: number, private readonly maxMs: number, private readonly onClose: () => void) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly idleMs: number,
+    private readonly maxMs: number,
+    private readonly onClose: () => void,
+  ) {}
 
   trigger(): void {
     const now = this.clock.now();

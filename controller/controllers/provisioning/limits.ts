@@ -1,7 +1,15 @@
 // NodePool limits, re-checked against current usage right before each NodeClaim is created
 // (docs/karpenter/scheduling.md §2.13): the engine planned within the remaining limits, but nodes may have come up
 // since the snapshot, and several NodeClaims of one plan add up.
-import { add, formatResourceValue, NODES, type InstanceType, type NewNodeClaimPlan, type Resources, type StateNode } from '../../../engine/index.ts';
+import {
+  add,
+  formatResourceValue,
+  NODES,
+  type InstanceType,
+  type NewNodeClaimPlan,
+  type Resources,
+  type StateNode,
+} from '../../../engine/index.ts';
 
 /** What the pool's nodes use: the sum of their capacities, plus one `nodes` each (docs/karpenter/disruption.md §6.6). */
 export function poolUsage(nodes: readonly StateNode[], pool: string): Record<string, number> {
@@ -27,7 +35,8 @@ export function worstCaseCapacity(plan: NewNodeClaimPlan, types: readonly Instan
 export function exceededLimit(pool: string, limits: Resources, usage: Resources): string | undefined {
   for (const [k, limit] of Object.entries(limits)) {
     const used = usage[k] ?? 0;
-    if (used > limit) return `nodepool ${pool}: ${k} limit ${formatResourceValue(k, limit)} would be exceeded (in use ${formatResourceValue(k, used)})`;
+    if (used > limit)
+      return `nodepool ${pool}: ${k} limit ${formatResourceValue(k, limit)} would be exceeded (in use ${formatResourceValue(k, used)})`;
   }
   return undefined;
 }

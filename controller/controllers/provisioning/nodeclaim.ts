@@ -3,11 +3,23 @@
 // nodepool and node-class labels, the nodepool-hash annotations, the plan's requirements (price-ordered
 // instance types, capacity types, zones) and the requests of the pods it is for.
 import {
-  formatDuration, formatResourceValue, nodePoolHash, NODEPOOL_HASH_VERSION, nonZero, type NewNodeClaimPlan, type NodePool, type Resources, type Taint,
+  formatDuration,
+  formatResourceValue,
+  nodePoolHash,
+  NODEPOOL_HASH_VERSION,
+  nonZero,
+  type NewNodeClaimPlan,
+  type NodePool,
+  type Resources,
+  type Taint,
 } from '../../../engine/index.ts';
 import { apiVersionOf, type KubeObject } from '../../operator/kube.ts';
 import {
-  MIN_VALUES_RELAXED_ANNOTATION, NODEPOOL_HASH_ANNOTATION, NODEPOOL_HASH_VERSION_ANNOTATION, NODEPOOL_LABEL, nodeClassLabel,
+  MIN_VALUES_RELAXED_ANNOTATION,
+  NODEPOOL_HASH_ANNOTATION,
+  NODEPOOL_HASH_VERSION_ANNOTATION,
+  NODEPOOL_LABEL,
+  nodeClassLabel,
 } from '../keys.ts';
 
 export function quantities(r: Resources): Record<string, string> {
@@ -36,14 +48,20 @@ export function nodeClaimFor(plan: NewNodeClaimPlan, pool: NodePool, poolObj: Ku
     ...(plan.annotations ?? {}),
   };
   const spec: Record<string, unknown> = {
-    requirements: plan.requirements.map((r) => ({ key: r.key, operator: r.operator, values: [...r.values], ...(r.minValues !== undefined ? { minValues: r.minValues } : {}) })),
+    requirements: plan.requirements.map((r) => ({
+      key: r.key,
+      operator: r.operator,
+      values: [...r.values],
+      ...(r.minValues !== undefined ? { minValues: r.minValues } : {}),
+    })),
     resources: { requests: quantities(plan.requests) },
     nodeClassRef: { group: ref.group, kind: ref.kind, name: ref.name },
     expireAfter: pool.template.expireAfter === null ? 'Never' : formatDuration(pool.template.expireAfter),
   };
   if (plan.taints.length) spec['taints'] = plan.taints.map(taintJson);
   if (plan.startupTaints.length) spec['startupTaints'] = plan.startupTaints.map(taintJson);
-  if (pool.template.terminationGracePeriod !== undefined) spec['terminationGracePeriod'] = formatDuration(pool.template.terminationGracePeriod);
+  if (pool.template.terminationGracePeriod !== undefined)
+    spec['terminationGracePeriod'] = formatDuration(pool.template.terminationGracePeriod);
   return {
     apiVersion: apiVersionOf('NodeClaim'),
     kind: 'NodeClaim',
@@ -51,7 +69,19 @@ export function nodeClaimFor(plan: NewNodeClaimPlan, pool: NodePool, poolObj: Ku
       generateName: `${pool.name}-`,
       labels,
       annotations,
-      ...(poolObj.metadata.uid ? { ownerReferences: [{ apiVersion: apiVersionOf('NodePool'), kind: 'NodePool', name: pool.name, uid: poolObj.metadata.uid, blockOwnerDeletion: true }] } : {}),
+      ...(poolObj.metadata.uid
+        ? {
+            ownerReferences: [
+              {
+                apiVersion: apiVersionOf('NodePool'),
+                kind: 'NodePool',
+                name: pool.name,
+                uid: poolObj.metadata.uid,
+                blockOwnerDeletion: true,
+              },
+            ],
+          }
+        : {}),
     },
     spec,
   };

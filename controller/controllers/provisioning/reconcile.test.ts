@@ -3,7 +3,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ClusterEngine, Engine } from '../../../engine/index.ts';
 import { simulationEngine } from '../../../sim/engine.ts';
-import { deployment, events, guide, nodeClaims, scale, simulation, type Simulation } from '../../../test/support/environment.ts';
+import {
+  deployment,
+  events,
+  guide,
+  nodeClaims,
+  scale,
+  simulation,
+  type Simulation,
+} from '../../../test/support/environment.ts';
 
 let sim: Simulation | undefined;
 afterEach(async () => {
@@ -25,7 +33,11 @@ describe('provisioner', () => {
     await sim.clock.advanceUntil(() => nodeClaims(sim!).length > 0, 30_000, 'a nodeclaim');
     const claims = nodeClaims(sim);
     expect(claims).toHaveLength(1);
-    expect((claims[0]!.spec as { resources: { requests: Record<string, string> } }).resources.requests).toMatchObject({ cpu: '5', memory: '5Gi', pods: '5' });
+    expect((claims[0]!.spec as { resources: { requests: Record<string, string> } }).resources.requests).toMatchObject({
+      cpu: '5',
+      memory: '5Gi',
+      pods: '5',
+    });
     // Without the lifecycle controller the NodeClaim never launches: cluster state is not synced, and the
     // provisioner plans nothing more while it waits.
     expect(sim.operator.cluster.synced()).toBe(false);
@@ -39,43 +51,74 @@ describe('provisioner', () => {
     sim = await simulation({ only: ONLY });
     await sim.apply(guide('guide-03.yaml'));
     await sim.apply(guide('guide-05.yaml'));
-    await sim.apply(deployment('arm', 1, { nodeSelector: { 'kubernetes.io/arch': 'arm64', 'karpenter.k8s.aws/instance-family': 'c5' } }));
+    await sim.apply(
+      deployment('arm', 1, {
+        nodeSelector: { 'kubernetes.io/arch': 'arm64', 'karpenter.k8s.aws/instance-family': 'c5' },
+      }),
+    );
     await sim.clock.advance(5_000);
     expect(nodeClaims(sim)).toHaveLength(0);
-    const failed = events(sim, 'FailedScheduling').filter((e) => (e['source'] as { component?: string } | undefined)?.component === 'karpenter');
+    const failed = events(sim, 'FailedScheduling').filter(
+      (e) => (e['source'] as { component?: string } | undefined)?.component === 'karpenter',
+    );
     expect(failed).toHaveLength(1);
     expect(String(failed[0]!['message'])).toMatch(/^Failed to schedule pod, .*spot-diverse/);
-    expect(await sim.operator.metrics.value('karpenter_scheduler_unschedulable_pods_count', { controller: 'provisioner' })).toBe(1);
-    expect(await sim.operator.metrics.value('karpenter_scheduler_scheduling_duration_seconds', { controller: 'provisioner' })).toBeGreaterThanOrEqual(1);
+    expect(
+      await sim.operator.metrics.value('karpenter_scheduler_unschedulable_pods_count', { controller: 'provisioner' }),
+    ).toBe(1);
+    expect(
+      await sim.operator.metrics.value('karpenter_scheduler_scheduling_duration_seconds', {
+        controller: 'provisioner',
+      }),
+    ).toBeGreaterThanOrEqual(1);
   });
 
   it('says NoCompatibleInstanceTypes on a NodePool whose own minValues its instance types cannot meet', async () => {
     sim = await simulation({ only: ONLY });
     await sim.apply(guide('guide-03.yaml'));
     // Two c5 sizes in spot-diverse's range cannot give the 3 distinct instance types minValues asks for.
-    await sim.apply(guide('guide-05.yaml').replace("values: ['large', 'xlarge', '2xlarge', '4xlarge']", "values: ['large', 'xlarge']\n        - key: karpenter.k8s.aws/instance-family\n          operator: In\n          values: ['c5']\n        - key: node.kubernetes.io/instance-type\n          operator: Exists\n          minValues: 3"));
+    await sim.apply(
+      guide('guide-05.yaml').replace(
+        "values: ['large', 'xlarge', '2xlarge', '4xlarge']",
+        "values: ['large', 'xlarge']\n        - key: karpenter.k8s.aws/instance-family\n          operator: In\n          values: ['c5']\n        - key: node.kubernetes.io/instance-type\n          operator: Exists\n          minValues: 3",
+      ),
+    );
     await sim.apply(deployment('web', 1));
     await sim.clock.advance(5_000);
     expect(nodeClaims(sim)).toHaveLength(0);
     const e = events(sim, 'NoCompatibleInstanceTypes');
-    expect(e.map((x) => [(x['involvedObject'] as { kind: string; name: string }).name, x['type'], x['message']])).toEqual([
-      ['spot-diverse', 'Warning', 'NodePool requirements filtered out all compatible available instance types due to minValues incompatibility'],
+    expect(
+      e.map((x) => [(x['involvedObject'] as { kind: string; name: string }).name, x['type'], x['message']]),
+    ).toEqual([
+      [
+        'spot-diverse',
+        'Warning',
+        'NodePool requirements filtered out all compatible available instance types due to minValues incompatibility',
+      ],
     ]);
-    expect(String(events(sim, 'FailedScheduling')[0]!['message'])).toContain('nodepool requirements filtered out all available instance types');
+    expect(String(events(sim, 'FailedScheduling')[0]!['message'])).toContain(
+      'nodepool requirements filtered out all available instance types',
+    );
   });
 
-  it('creates the batch\'s NodeClaims before it reports the pods that fit nowhere', async () => {
+  it("creates the batch's NodeClaims before it reports the pods that fit nowhere", async () => {
     sim = await simulation({ only: ONLY });
     await sim.apply(guide('guide-03.yaml'));
     await sim.apply(guide('guide-05.yaml'));
-    await sim.apply(deployment('arm', 3, { nodeSelector: { 'kubernetes.io/arch': 'arm64', 'karpenter.k8s.aws/instance-family': 'c5' } }));
+    await sim.apply(
+      deployment('arm', 3, {
+        nodeSelector: { 'kubernetes.io/arch': 'arm64', 'karpenter.k8s.aws/instance-family': 'c5' },
+      }),
+    );
     await sim.apply(deployment('web', 2));
     await sim.clock.advanceUntil(() => nodeClaims(sim!).length > 0, 30_000, 'a nodeclaim');
     await sim.clock.advance(1_000);
     // The API server's resource versions count writes in order.
     const version = (o: { metadata?: unknown }) => Number((o.metadata as { resourceVersion: string }).resourceVersion);
     const claims = nodeClaims(sim);
-    const failed = events(sim, 'FailedScheduling').filter((e) => (e['source'] as { component?: string } | undefined)?.component === 'karpenter');
+    const failed = events(sim, 'FailedScheduling').filter(
+      (e) => (e['source'] as { component?: string } | undefined)?.component === 'karpenter',
+    );
     expect(claims).toHaveLength(1);
     expect(failed).toHaveLength(3);
     expect(Math.min(...failed.map(version))).toBeGreaterThan(version(claims[0]!));
@@ -89,12 +132,24 @@ describe('provisioner', () => {
     await sim.clock.advance(10_000);
     expect(nodeClaims(sim)).toHaveLength(0);
     const nc = sim.cluster.api.get('ec2nodeclasses.karpenter.k8s.aws', undefined, 'default');
-    expect(((nc.status as { conditions: Array<{ type: string; status: string; message: string }> }).conditions.find((c) => c.type === 'SubnetsReady'))).toMatchObject({ status: 'False', message: expect.stringContaining('SubnetSelector did not match any subnets') });
+    expect(
+      (nc.status as { conditions: Array<{ type: string; status: string; message: string }> }).conditions.find(
+        (c) => c.type === 'SubnetsReady',
+      ),
+    ).toMatchObject({ status: 'False', message: expect.stringContaining('SubnetSelector did not match any subnets') });
     const pool = sim.cluster.api.get('nodepools.karpenter.sh', undefined, 'spot-diverse');
-    expect((pool.status as { conditions: Array<{ type: string; status: string }> }).conditions.find((c) => c.type === 'NodeClassReady')?.status).toBe('False');
+    expect(
+      (pool.status as { conditions: Array<{ type: string; status: string }> }).conditions.find(
+        (c) => c.type === 'NodeClassReady',
+      )?.status,
+    ).toBe('False');
     // The pod's event says which NodePool sat out, and why.
-    const failed = events(sim, 'FailedScheduling').filter((e) => (e['source'] as { component?: string } | undefined)?.component === 'karpenter');
-    expect(String(failed.at(-1)!['message'])).toContain('NodePools not ready: spot-diverse (NodeClassReady is False: SubnetsReady, SecurityGroupsReady not True)');
+    const failed = events(sim, 'FailedScheduling').filter(
+      (e) => (e['source'] as { component?: string } | undefined)?.component === 'karpenter',
+    );
+    expect(String(failed.at(-1)!['message'])).toContain(
+      'NodePools not ready: spot-diverse (NodeClassReady is False: SubnetsReady, SecurityGroupsReady not True)',
+    );
   });
 });
 
@@ -113,7 +168,11 @@ describe('provisioner: a plan cut short by the clock', () => {
       explainNode: (s, n, o) => c.explainNode(s, n, o),
       lowerBound: (s, p, o) => c.lowerBound(s, p, o),
     });
-    return { ...base, cluster: (name: string) => truncate(base.cluster(name)), close: () => Promise.resolve() } as Engine;
+    return {
+      ...base,
+      cluster: (name: string) => truncate(base.cluster(name)),
+      close: () => Promise.resolve(),
+    } as Engine;
   }
 
   it('counts it in karpenter_ts_solver_truncated_total and still creates its NodeClaims', async () => {
@@ -122,7 +181,9 @@ describe('provisioner: a plan cut short by the clock', () => {
     await sim.apply(guide('guide-05.yaml'));
     await sim.apply(deployment('web', 3));
     await sim.clock.advanceUntil(() => nodeClaims(sim!).length > 0, 30_000, 'a nodeclaim');
-    expect(await sim.operator.metrics.value('karpenter_ts_solver_truncated_total', { controller: 'provisioner' })).toBe(1);
+    expect(await sim.operator.metrics.value('karpenter_ts_solver_truncated_total', { controller: 'provisioner' })).toBe(
+      1,
+    );
   });
 
   it('counts nothing for plans the work budget finished', async () => {
@@ -131,6 +192,8 @@ describe('provisioner: a plan cut short by the clock', () => {
     await sim.apply(guide('guide-05.yaml'));
     await sim.apply(deployment('web', 3));
     await sim.clock.advanceUntil(() => nodeClaims(sim!).length > 0, 30_000, 'a nodeclaim');
-    expect(await sim.operator.metrics.value('karpenter_ts_solver_truncated_total', { controller: 'provisioner' })).toBeFalsy();
+    expect(
+      await sim.operator.metrics.value('karpenter_ts_solver_truncated_total', { controller: 'provisioner' }),
+    ).toBeFalsy();
   });
 });

@@ -9,7 +9,13 @@
 // 3. Plan; for each new NodeClaim: re-check its NodePool's limits against current usage, create it.
 // 4. Nominate; publish events; update the scheduler metrics.
 import { randomUUID } from 'node:crypto';
-import { incompatibleNodePools, type NewNodeClaimPlan, type Pod, type ProvisionPlan, type Snapshot } from '../../../engine/index.ts';
+import {
+  incompatibleNodePools,
+  type NewNodeClaimPlan,
+  type Pod,
+  type ProvisionPlan,
+  type Snapshot,
+} from '../../../engine/index.ts';
 import { findCondition } from '../../operator/conditions.ts';
 import { targetOf } from '../../operator/events.ts';
 import type { KubeObject } from '../../operator/kube.ts';
@@ -41,8 +47,16 @@ export function triggers(c: Change): boolean {
     case 'Pod': {
       if (c.type === 'delete') return false;
       const spec = (o.spec ?? {}) as { nodeName?: string };
-      const conds = ((o.status ?? {})['conditions'] ?? []) as Array<{ type?: string; status?: string; reason?: string }>;
-      return !spec.nodeName && !o.metadata.deletionTimestamp && conds.some((x) => x.type === 'PodScheduled' && x.status === 'False' && x.reason === 'Unschedulable');
+      const conds = ((o.status ?? {})['conditions'] ?? []) as Array<{
+        type?: string;
+        status?: string;
+        reason?: string;
+      }>;
+      return (
+        !spec.nodeName &&
+        !o.metadata.deletionTimestamp &&
+        conds.some((x) => x.type === 'PodScheduled' && x.status === 'False' && x.reason === 'Unschedulable')
+      );
     }
     case 'Node':
     case 'NodeClaim':
@@ -58,7 +72,12 @@ export function triggers(c: Change): boolean {
     case 'NodePool':
     case 'EC2NodeClass':
       // A new or changed spec, or a readiness flip; status-only writes (usage counts) are not news.
-      return c.type === 'upsert' && (!c.old || o.metadata.generation !== c.old.metadata.generation || findCondition(o, 'Ready')?.status !== findCondition(c.old, 'Ready')?.status);
+      return (
+        c.type === 'upsert' &&
+        (!c.old ||
+          o.metadata.generation !== c.old.metadata.generation ||
+          findCondition(o, 'Ready')?.status !== findCondition(c.old, 'Ready')?.status)
+      );
     default:
       return false;
   }
@@ -67,11 +86,17 @@ export function triggers(c: Change): boolean {
 export function newProvisioner(ctx: ControllerContext): Provisioner {
   const log = ctx.log;
   let enqueueNow: (key: string) => void = () => {};
-  const batcher = new Batcher(ctx.clock, ctx.options.batchIdleDurationMs, ctx.options.batchMaxDurationMs, () => enqueueNow(''));
+  const batcher = new Batcher(ctx.clock, ctx.options.batchIdleDurationMs, ctx.options.batchMaxDurationMs, () =>
+    enqueueNow(''),
+  );
   let last: ProvisionPlan | undefined;
   let solving: { id: string; since: number } | undefined;
   ctx.metrics.beforeScrape.push(() => {
-    if (solving) ctx.metrics.unfinishedWork.set({ controller: 'provisioner', scheduling_id: solving.id }, (performance.now() - solving.since) / 1000);
+    if (solving)
+      ctx.metrics.unfinishedWork.set(
+        { controller: 'provisioner', scheduling_id: solving.id },
+        (performance.now() - solving.since) / 1000,
+      );
   });
 
   async function createNodeClaims(snapshot: Snapshot, plan: ProvisionPlan, pods: Map<string, Pod>): Promise<void> {
@@ -92,12 +117,36 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
         const created = await ctx.kube.create('NodeClaim', nodeClaimFor(nc, pool, entry.obj));
         createdUsage.set(pool.name, usage);
         ctx.cluster.applyNodeClaim(created);
-        ctx.metrics.nodeClaimsCreated.inc({ reason: 'provisioned', nodepool: pool.name, min_values_relaxed: String(nc.minValuesRelaxed ?? false) });
-        log.info({ nodepool: pool.name, nodeclaim: created.metadata.name, requests: (created.spec?.['resources'] as { requests?: unknown } | undefined)?.requests, instanceTypes: instanceTypeList(nc.instanceTypes.map((o) => o.name)) }, 'created nodeclaim');
-        ctx.events.publish(...nc.pods.flatMap((uid) => {
-          const p = pods.get(uid);
-          return p ? [{ involved: podTarget(p), type: 'Normal' as const, reason: 'Nominated', message: `Pod should schedule on: nodeclaim/${created.metadata.name}`, dedupeValues: [p.uid, created.metadata.name!] }] : [];
-        }));
+        ctx.metrics.nodeClaimsCreated.inc({
+          reason: 'provisioned',
+          nodepool: pool.name,
+          min_values_relaxed: String(nc.minValuesRelaxed ?? false),
+        });
+        log.info(
+          {
+            nodepool: pool.name,
+            nodeclaim: created.metadata.name,
+            requests: (created.spec?.['resources'] as { requests?: unknown } | undefined)?.requests,
+            instanceTypes: instanceTypeList(nc.instanceTypes.map((o) => o.name)),
+          },
+          'created nodeclaim',
+        );
+        ctx.events.publish(
+          ...nc.pods.flatMap((uid) => {
+            const p = pods.get(uid);
+            return p
+              ? [
+                  {
+                    involved: podTarget(p),
+                    type: 'Normal' as const,
+                    reason: 'Nominated',
+                    message: `Pod should schedule on: nodeclaim/${created.metadata.name}`,
+                    dedupeValues: [p.uid, created.metadata.name!],
+                  },
+                ]
+              : [];
+          }),
+        );
       } catch (err) {
         errors.push(err);
         log.error({ nodepool: pool.name, err: String(err) }, 'creating nodeclaim failed');
@@ -107,10 +156,22 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
   }
 
   function failPods(nc: NewNodeClaimPlan, pods: Map<string, Pod>, reason: string): void {
-    ctx.events.publish(...nc.pods.flatMap((uid) => {
-      const p = pods.get(uid);
-      return p ? [{ involved: podTarget(p), type: 'Warning' as const, reason: 'FailedScheduling', message: `Failed to schedule pod, ${reason}`, dedupeValues: [p.uid, reason] }] : [];
-    }));
+    ctx.events.publish(
+      ...nc.pods.flatMap((uid) => {
+        const p = pods.get(uid);
+        return p
+          ? [
+              {
+                involved: podTarget(p),
+                type: 'Warning' as const,
+                reason: 'FailedScheduling',
+                message: `Failed to schedule pod, ${reason}`,
+                dedupeValues: [p.uid, reason],
+              },
+            ]
+          : [];
+      }),
+    );
   }
 
   function nominate(snapshot: Snapshot, plan: ProvisionPlan, pods: Map<string, Pod>): void {
@@ -120,11 +181,25 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
       const sn = byName?.get(nodeName);
       if (!sn) continue;
       if (sn.providerId) ctx.cluster.nominate(sn.providerId, until);
-      const where = [sn.nodeClaimName ? `nodeclaim/${sn.nodeClaimName}` : '', sn.hasNode ? `node/${sn.name}` : ''].filter(Boolean).join(', ');
-      ctx.events.publish(...uids.flatMap((uid) => {
-        const p = pods.get(uid);
-        return p && p.nodeName === undefined ? [{ involved: podTarget(p), type: 'Normal' as const, reason: 'Nominated', message: `Pod should schedule on: ${where}`, dedupeValues: [p.uid, where] }] : [];
-      }));
+      const where = [sn.nodeClaimName ? `nodeclaim/${sn.nodeClaimName}` : '', sn.hasNode ? `node/${sn.name}` : '']
+        .filter(Boolean)
+        .join(', ');
+      ctx.events.publish(
+        ...uids.flatMap((uid) => {
+          const p = pods.get(uid);
+          return p && p.nodeName === undefined
+            ? [
+                {
+                  involved: podTarget(p),
+                  type: 'Normal' as const,
+                  reason: 'Nominated',
+                  message: `Pod should schedule on: ${where}`,
+                  dedupeValues: [p.uid, where],
+                },
+              ]
+            : [];
+        }),
+      );
     }
   }
 
@@ -132,9 +207,16 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
   function logPlan(plan: ProvisionPlan, pending: readonly Pod[], ms: number): void {
     if (plan.newNodeClaims.length) {
       log.info({ Pods: podList(pending), duration: `${ms.toFixed(3)}ms` }, 'found provisionable pod(s)');
-      log.info({ nodeclaims: plan.newNodeClaims.length, pods: plan.newNodeClaims.reduce((a, nc) => a + nc.pods.length, 0) }, 'computed new nodeclaim(s) to fit pod(s)');
+      log.info(
+        { nodeclaims: plan.newNodeClaims.length, pods: plan.newNodeClaims.reduce((a, nc) => a + nc.pods.length, 0) },
+        'computed new nodeclaim(s) to fit pod(s)',
+      );
     }
-    if (plan.existing.size) log.info({ nodes: plan.existing.size, pods: [...plan.existing.values()].reduce((a, uids) => a + uids.length, 0) }, 'computed unready node(s) will fit pod(s)');
+    if (plan.existing.size)
+      log.info(
+        { nodes: plan.existing.size, pods: [...plan.existing.values()].reduce((a, uids) => a + uids.length, 0) },
+        'computed unready node(s) will fit pod(s)',
+      );
   }
 
   /** NodePools that take no part in provisioning, and why (guide §13: "describe the NodePool"). */
@@ -144,7 +226,10 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
       if (e.pool?.ready) continue;
       const ready = findCondition(e.obj, 'Ready');
       const nodeClass = findCondition(e.obj, 'NodeClassReady');
-      const why = e.errors.length ? e.errors.join('; ') : [ready?.message, nodeClass?.status !== 'True' ? nodeClass?.message : undefined].filter(Boolean).join(': ') || 'readiness not yet known';
+      const why = e.errors.length
+        ? e.errors.join('; ')
+        : [ready?.message, nodeClass?.status !== 'True' ? nodeClass?.message : undefined].filter(Boolean).join(': ') ||
+          'readiness not yet known';
       out.push(`${e.obj.metadata.name} (${why})`);
     }
     return out.length ? `; NodePools not ready: ${out.join(', ')}` : '';
@@ -156,7 +241,13 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
       const obj = ctx.cluster.nodePool(nodePool)?.obj;
       if (!obj) continue;
       const message = `NodePool requirements filtered out all compatible available instance types${minValues ? ' due to minValues incompatibility' : ''}`;
-      ctx.events.publish({ involved: targetOf(obj, 'NodePool'), type: 'Warning', reason: 'NoCompatibleInstanceTypes', message, dedupeValues: [obj.metadata.uid ?? nodePool] });
+      ctx.events.publish({
+        involved: targetOf(obj, 'NodePool'),
+        type: 'Warning',
+        reason: 'NoCompatibleInstanceTypes',
+        message,
+        dedupeValues: [obj.metadata.uid ?? nodePool],
+      });
     }
   }
 
@@ -174,8 +265,17 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
         continue;
       }
       const reason = `${e.reason}${notReady}`;
-      ctx.events.publish({ involved: podTarget(p), type: 'Warning', reason: 'FailedScheduling', message: `Failed to schedule pod, ${reason}`, dedupeValues: [p.uid, reason] });
-      log.info({ pod: `${p.namespace}/${p.name}`, reason: e.reason, perNodePool: e.perNodePool }, 'could not schedule pod');
+      ctx.events.publish({
+        involved: podTarget(p),
+        type: 'Warning',
+        reason: 'FailedScheduling',
+        message: `Failed to schedule pod, ${reason}`,
+        dedupeValues: [p.uid, reason],
+      });
+      log.info(
+        { pod: `${p.namespace}/${p.name}`, reason: e.reason, perNodePool: e.perNodePool },
+        'could not schedule pod',
+      );
     }
     ctx.metrics.unschedulablePods.set({ controller: 'provisioner' }, plan.unschedulable.length);
   }
@@ -204,7 +304,10 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
     last = plan;
     if (plan.truncated) {
       ctx.metrics.solverTruncated.inc({ controller: 'provisioner' });
-      log.warn({ pods: pods.size }, "the improvement phase hit its wall-clock safety net; this plan may differ from one made on an idle machine");
+      log.warn(
+        { pods: pods.size },
+        'the improvement phase hit its wall-clock safety net; this plan may differ from one made on an idle machine',
+      );
     }
     recordSchedulingPass(ctx.metrics, 'provisioner', snapshot, plan, pods, ctx.clock.now());
     logPlan(plan, pending, performance.now() - started);
@@ -242,7 +345,10 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
 
 /** Pods as Karpenter lists them in a log line: the first five `namespace/name`, then "and N other(s)". */
 function podList(pods: readonly Pod[]): string {
-  const head = pods.slice(0, 5).map((p) => `${p.namespace}/${p.name}`).join(', ');
+  const head = pods
+    .slice(0, 5)
+    .map((p) => `${p.namespace}/${p.name}`)
+    .join(', ');
   return pods.length > 5 ? `${head} and ${pods.length - 5} other(s)` : head;
 }
 

@@ -31,7 +31,9 @@ export function staticCounts(cluster: Cluster, pool: string): StaticCounts {
 type Versioned = { spec?: Record<string, unknown>; status?: Record<string, unknown> };
 
 const ready = (o: Versioned): boolean =>
-  ((o.status?.['conditions'] ?? []) as Array<{ type?: string; status?: string }>).some((x) => x.type === 'Ready' && x.status === 'True');
+  ((o.status?.['conditions'] ?? []) as Array<{ type?: string; status?: string }>).some(
+    (x) => x.type === 'Ready' && x.status === 'True',
+  );
 
 /** Karpenter's HasNodePoolReplicaOrStatusChanged: new, replicas changed, or the pool just became Ready. */
 export function replicasOrReadinessChanged(obj: Versioned, old: Versioned | undefined): boolean {

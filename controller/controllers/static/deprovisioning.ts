@@ -29,9 +29,13 @@ export function newStaticDeprovisioning(ctx: ControllerContext): Controller {
     const { active } = staticCounts(ctx.cluster, name);
     const surplus = active.length - pool.replicas;
     if (surplus <= 0) return requeueAfter(MINUTE);
-    ctx.log.info({ nodepool: name, current: active.length, desired: pool.replicas, 'deprovision-count': surplus }, 'deprovisioning nodeclaims to satisfy replica count');
+    ctx.log.info(
+      { nodepool: name, current: active.length, desired: pool.replicas, 'deprovision-count': surplus },
+      'deprovisioning nodeclaims to satisfy replica count',
+    );
     const unlaunched = active.filter((c) => !c.info.providerId).map((c) => c.info.name);
-    for (const victim of staticScaleDown(ctx.cluster.stateNodes(), ctx.clock.now(), pool, unlaunched, surplus)) await remove(pool, victim);
+    for (const victim of staticScaleDown(ctx.cluster.stateNodes(), ctx.clock.now(), pool, unlaunched, surplus))
+      await remove(pool, victim);
     return requeueAfter(MINUTE);
   }
 
@@ -42,7 +46,13 @@ export function newStaticDeprovisioning(ctx: ControllerContext): Controller {
     register(enqueue) {
       for (const p of ctx.cluster.nodePools()) if (p.pool?.replicas !== undefined) enqueue(p.obj.metadata.name!);
       return ctx.cluster.subscribe((c) => {
-        if (c.kind === 'NodePool' && c.type === 'upsert' && c.obj.spec?.['replicas'] !== undefined && replicasChanged(c.obj, c.old)) enqueue(c.name);
+        if (
+          c.kind === 'NodePool' &&
+          c.type === 'upsert' &&
+          c.obj.spec?.['replicas'] !== undefined &&
+          replicasChanged(c.obj, c.old)
+        )
+          enqueue(c.name);
         // A new static NodeClaim may be one too many (a scale-down racing a scale-up).
         if (c.kind === 'NodeClaim' && c.type === 'upsert' && !c.old) {
           const pool = c.obj.metadata.labels?.[NODEPOOL_LABEL];

@@ -21,7 +21,12 @@ import { replicasOrReadinessChanged, staticCounts } from './counts.ts';
 const MINUTE = 60_000;
 
 /** How many NodeClaims a static pool should create now, or how long to wait and why. */
-export function staticShortfall(active: number, pendingDisruption: number, deleting: number, pool: NodePool): { n: number } | { waitMs: number; why?: string } {
+export function staticShortfall(
+  active: number,
+  pendingDisruption: number,
+  deleting: number,
+  pool: NodePool,
+): { n: number } | { waitMs: number; why?: string } {
   const replicas = pool.replicas ?? 0;
   if (active + pendingDisruption >= replicas) return { waitMs: MINUTE };
   const limit = pool.limits[NODES] ?? Infinity;
@@ -56,7 +61,10 @@ export function newStaticProvisioning(ctx: ControllerContext): Controller {
       if (w.why) ctx.log.info({ nodepool: name, limit: pool.limits[NODES] }, w.why);
       return requeueAfter(w.waitMs);
     }
-    ctx.log.info({ nodepool: name, current: counts.active.length, desired: pool.replicas, 'provision-count': w.n }, 'provisioning nodeclaims to satisfy replica count');
+    ctx.log.info(
+      { nodepool: name, current: counts.active.length, desired: pool.replicas, 'provision-count': w.n },
+      'provisioning nodeclaims to satisfy replica count',
+    );
     await create(pool, w.n);
     return requeueAfter(MINUTE);
   }
@@ -68,9 +76,18 @@ export function newStaticProvisioning(ctx: ControllerContext): Controller {
     register(enqueue) {
       for (const p of ctx.cluster.nodePools()) if (p.pool?.replicas !== undefined) enqueue(p.obj.metadata.name!);
       return ctx.cluster.subscribe((c) => {
-        if (c.kind === 'NodePool' && c.type === 'upsert' && c.obj.spec?.['replicas'] !== undefined && replicasOrReadinessChanged(c.obj, c.old)) enqueue(c.name);
+        if (
+          c.kind === 'NodePool' &&
+          c.type === 'upsert' &&
+          c.obj.spec?.['replicas'] !== undefined &&
+          replicasOrReadinessChanged(c.obj, c.old)
+        )
+          enqueue(c.name);
         // A static NodeClaim that starts deleting or is gone may leave the pool short.
-        if (c.kind === 'NodeClaim' && (c.type === 'delete' || (c.obj.metadata.deletionTimestamp && !c.old?.metadata.deletionTimestamp))) {
+        if (
+          c.kind === 'NodeClaim' &&
+          (c.type === 'delete' || (c.obj.metadata.deletionTimestamp && !c.old?.metadata.deletionTimestamp))
+        ) {
           const pool = c.obj.metadata.labels?.[NODEPOOL_LABEL];
           if (pool && ctx.cluster.nodePool(pool)?.pool?.replicas !== undefined) enqueue(pool);
         }

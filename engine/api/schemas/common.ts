@@ -2,13 +2,21 @@
 // reference, durations, quantities and status conditions. Constraints are Karpenter v1's (its CRDs under
 // pkg/apis/crds and the runtime validation in pkg/apis/v1); the wording is ours.
 import {
-  AWS_WELL_KNOWN, KARPENTER_WELL_KNOWN, KUBERNETES_WELL_KNOWN, LABEL_VALUE_RE, QUALIFIED_NAME_RE,
-  awsDomainRestricted, k8sIoDomainRestricted, karpenterDomainRestricted, kubernetesDomainRestricted,
+  AWS_WELL_KNOWN,
+  KARPENTER_WELL_KNOWN,
+  KUBERNETES_WELL_KNOWN,
+  LABEL_VALUE_RE,
+  QUALIFIED_NAME_RE,
+  awsDomainRestricted,
+  k8sIoDomainRestricted,
+  karpenterDomainRestricted,
+  kubernetesDomainRestricted,
   type LabelContext,
 } from '../labels.ts';
 import type { CelRule, Schema, Violation } from './types.ts';
 
-export const QUANTITY_PATTERN = '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
+export const QUANTITY_PATTERN =
+  '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
 export const NILLABLE_DURATION_PATTERN = '^(([0-9]+(s|m|h))+|Never)$';
 export const DURATION_PATTERN = '^([0-9]+(s|m|h))+$';
 export const QUALIFIED_NAME_PATTERN = QUALIFIED_NAME_RE.source;
@@ -43,11 +51,15 @@ const celList = (xs: readonly string[]): string => `[${xs.map((x) => `'${x}'`).j
 const DOMAIN = `find('^([^/]+)')`;
 
 /** The restricted-label rules, as predicates over one key; `self` is the key or `x` the map key. */
-function labelRulePredicates(ctx: LabelContext): { expr: (v: string) => string; message: string; bad: (k: string) => boolean }[] {
+function labelRulePredicates(
+  ctx: LabelContext,
+): { expr: (v: string) => string; message: string; bad: (k: string) => boolean }[] {
   const rules = [
     {
-      expr: (v: string) => `${v} in ${celList(KUBERNETES_WELL_KNOWN)} || ${v}.${DOMAIN}.endsWith('node.kubernetes.io') || ${v}.${DOMAIN}.endsWith('node-restriction.kubernetes.io') || !${v}.${DOMAIN}.endsWith('kubernetes.io')`,
-      message: 'label domain "kubernetes.io" is restricted (only well-known labels and keys under node.kubernetes.io or node-restriction.kubernetes.io)',
+      expr: (v: string) =>
+        `${v} in ${celList(KUBERNETES_WELL_KNOWN)} || ${v}.${DOMAIN}.endsWith('node.kubernetes.io') || ${v}.${DOMAIN}.endsWith('node-restriction.kubernetes.io') || !${v}.${DOMAIN}.endsWith('kubernetes.io')`,
+      message:
+        'label domain "kubernetes.io" is restricted (only well-known labels and keys under node.kubernetes.io or node-restriction.kubernetes.io)',
       bad: kubernetesDomainRestricted,
     },
     {
@@ -67,7 +79,8 @@ function labelRulePredicates(ctx: LabelContext): { expr: (v: string) => string; 
     },
     {
       expr: (v: string) => `${v} in ${celList(AWS_WELL_KNOWN)} || !${v}.${DOMAIN}.endsWith('karpenter.k8s.aws')`,
-      message: 'label domain "karpenter.k8s.aws" is restricted (only the AWS provider\'s well-known labels such as karpenter.k8s.aws/instance-family)',
+      message:
+        'label domain "karpenter.k8s.aws" is restricted (only the AWS provider\'s well-known labels such as karpenter.k8s.aws/instance-family)',
       bad: awsDomainRestricted,
     },
   ];
@@ -95,13 +108,26 @@ export function labelMapRules(ctx: LabelContext): CelRule[] {
   const syntax: CelRule = {
     rule: `self.all(x, x.matches('${QUALIFIED_NAME_PATTERN.replace(/\\/g, '\\\\')}') && x.size() <= 316)`,
     message: 'label keys must be qualified names (letters, digits, "-", "_", ".", with an optional "prefix/")',
-    check: (self: Record<string, unknown>) => viol(Object.keys(self).filter((k) => !QUALIFIED_NAME_RE.test(k) || k.length > 316).map((k) => [{ key: k }])),
+    check: (self: Record<string, unknown>) =>
+      viol(
+        Object.keys(self)
+          .filter((k) => !QUALIFIED_NAME_RE.test(k) || k.length > 316)
+          .map((k) => [{ key: k }]),
+      ),
   };
-  return [syntax, ...labelRulePredicates(ctx).map((p) => ({
-    rule: `self.all(x, ${p.expr('x')})`,
-    message: p.message,
-    check: (self: Record<string, unknown>) => viol(Object.keys(self).filter(p.bad).map((k) => [{ key: k }])),
-  }))];
+  return [
+    syntax,
+    ...labelRulePredicates(ctx).map((p) => ({
+      rule: `self.all(x, ${p.expr('x')})`,
+      message: p.message,
+      check: (self: Record<string, unknown>) =>
+        viol(
+          Object.keys(self)
+            .filter(p.bad)
+            .map((k) => [{ key: k }]),
+        ),
+    })),
+  ];
 }
 
 function viol(paths: Violation['path'][]): boolean | Violation[] {
@@ -120,18 +146,31 @@ export function requirementListRules(): CelRule[] {
   return [
     {
       rule: "self.all(x, x.operator == 'In' ? (has(x.values) && x.values.size() != 0) : true)",
-      message: "a requirement with operator In must list at least one value",
-      check: (self: Req[]) => viol(self.flatMap((x, i) => (x.operator === 'In' && (x.values ?? []).length === 0 ? [[i, 'values']] : []))),
+      message: 'a requirement with operator In must list at least one value',
+      check: (self: Req[]) =>
+        viol(self.flatMap((x, i) => (x.operator === 'In' && (x.values ?? []).length === 0 ? [[i, 'values']] : []))),
     },
     {
       rule: "self.all(x, x.operator in ['Gt', 'Lt', 'Gte', 'Lte'] ? (has(x.values) && x.values.size() == 1 && x.values[0].matches('^[+]?[0-9]+$') && int(x.values[0]) >= 0) : true)",
       message: 'a requirement with operator Gt, Lt, Gte or Lte must have exactly one value, a non-negative integer',
-      check: (self: Req[]) => viol(self.flatMap((x, i) => (NUMERIC_OPERATORS.includes(x.operator ?? '') && !singleNonNegativeInt(x.values) ? [[i, 'values']] : []))),
+      check: (self: Req[]) =>
+        viol(
+          self.flatMap((x, i) =>
+            NUMERIC_OPERATORS.includes(x.operator ?? '') && !singleNonNegativeInt(x.values) ? [[i, 'values']] : [],
+          ),
+        ),
     },
     {
       rule: "self.all(x, (x.operator == 'In' && has(x.minValues)) ? x.values.size() >= x.minValues : true)",
       message: "a requirement's minValues cannot exceed the number of values it lists",
-      check: (self: Req[]) => viol(self.flatMap((x, i) => (x.operator === 'In' && x.minValues !== undefined && (x.values ?? []).length < x.minValues ? [[i, 'minValues']] : []))),
+      check: (self: Req[]) =>
+        viol(
+          self.flatMap((x, i) =>
+            x.operator === 'In' && x.minValues !== undefined && (x.values ?? []).length < x.minValues
+              ? [[i, 'minValues']]
+              : [],
+          ),
+        ),
     },
   ];
 }
@@ -159,9 +198,19 @@ export function requirement(ctx: LabelContext): Schema {
       values: {
         type: 'array',
         listType: 'atomic',
-        items: { type: 'string', maxLength: 63, pattern: LABEL_VALUE_PATTERN, patternHint: 'is not a valid label value' },
+        items: {
+          type: 'string',
+          maxLength: 63,
+          pattern: LABEL_VALUE_PATTERN,
+          patternHint: 'is not a valid label value',
+        },
       },
-      minValues: { type: 'integer', minimum: 1, maximum: 50, description: 'Minimum number of distinct values the instance-type options must span.' },
+      minValues: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 50,
+        description: 'Minimum number of distinct values the instance-type options must span.',
+      },
     },
   };
 }
@@ -190,7 +239,11 @@ export const taint: Schema = {
 
 export const taints = (description: string): Schema => ({ type: 'array', description, items: taint });
 
-const nonEmpty = (what: string): CelRule => ({ rule: "self != ''", message: `${what} may not be empty`, check: (self: string) => self !== '' });
+const nonEmpty = (what: string): CelRule => ({
+  rule: "self != ''",
+  message: `${what} may not be empty`,
+  check: (self: string) => self !== '',
+});
 
 export const nodeClassRef: Schema = {
   type: 'object',
@@ -198,7 +251,13 @@ export const nodeClassRef: Schema = {
   required: ['group', 'kind', 'name'],
   hint: 'reference the node class, e.g. {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}',
   properties: {
-    group: { type: 'string', pattern: '^[^/]*$', patternHint: 'must be an API group without a version (e.g. karpenter.k8s.aws)', rules: [nonEmpty('group')], hint: 'e.g. karpenter.k8s.aws' },
+    group: {
+      type: 'string',
+      pattern: '^[^/]*$',
+      patternHint: 'must be an API group without a version (e.g. karpenter.k8s.aws)',
+      rules: [nonEmpty('group')],
+      hint: 'e.g. karpenter.k8s.aws',
+    },
     kind: { type: 'string', rules: [nonEmpty('kind')], hint: 'e.g. EC2NodeClass' },
     name: { type: 'string', rules: [nonEmpty('name')], hint: 'the name of the EC2NodeClass' },
   },

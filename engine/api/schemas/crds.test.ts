@@ -28,7 +28,11 @@ describe('generated CRDs', () => {
       const crd = (docs as { toJS(): any; errors: unknown[] }[])[0]!;
       expect(crd.errors).toEqual([]);
       const o = crd.toJS();
-      expect(o).toMatchObject({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `${def.plural}.${def.group}` } });
+      expect(o).toMatchObject({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: `${def.plural}.${def.group}` },
+      });
       expect(o.spec.scope).toBe('Cluster');
       expect(o.spec.names).toMatchObject({ kind: def.kind, plural: def.plural, categories: ['karpenter'] });
       const [version] = o.spec.versions;

@@ -3,7 +3,14 @@
 import { QUANTITY_PATTERN } from './common.ts';
 import type { CelRule, Schema, Violation } from './types.ts';
 
-const EVICTION_SIGNALS = ['memory.available', 'nodefs.available', 'nodefs.inodesFree', 'imagefs.available', 'imagefs.inodesFree', 'pid.available'];
+const EVICTION_SIGNALS = [
+  'memory.available',
+  'nodefs.available',
+  'nodefs.inodesFree',
+  'imagefs.available',
+  'imagefs.inodesFree',
+  'pid.available',
+];
 const RESERVED_KEYS = ['cpu', 'memory', 'ephemeral-storage', 'pid'];
 const QUANTITY_BODY = QUANTITY_PATTERN.slice(1, -1);
 
@@ -12,7 +19,9 @@ function keysIn(field: string, allowed: readonly string[]): CelRule {
     rule: `self.all(x, x in [${allowed.map((k) => `'${k}'`).join(',')}])`,
     message: `valid keys for ${field} are ${allowed.join(', ')}`,
     check: (self: Record<string, unknown>) => {
-      const bad = Object.keys(self).filter((k) => !allowed.includes(k)).map((k) => ({ path: [{ key: k }] }));
+      const bad = Object.keys(self)
+        .filter((k) => !allowed.includes(k))
+        .map((k) => ({ path: [{ key: k }] }));
       return bad.length === 0 ? true : bad;
     },
   };
@@ -22,14 +31,20 @@ const notNegative = (field: string): CelRule => ({
   rule: "self.all(x, !self[x].startsWith('-'))",
   message: `${field} values cannot be negative`,
   check: (self: Record<string, string>) => {
-    const bad = Object.entries(self).filter(([, v]) => v.startsWith('-')).map(([k]) => ({ path: [{ key: k }] }));
+    const bad = Object.entries(self)
+      .filter(([, v]) => v.startsWith('-'))
+      .map(([k]) => ({ path: [{ key: k }] }));
     return bad.length === 0 ? true : bad;
   },
 });
 
 const reserved = (field: string): Schema => ({
   type: 'object',
-  additionalProperties: { type: 'string', pattern: QUANTITY_PATTERN, patternHint: 'is not a quantity (e.g. 100m, 1Gi)' },
+  additionalProperties: {
+    type: 'string',
+    pattern: QUANTITY_PATTERN,
+    patternHint: 'is not a quantity (e.g. 100m, 1Gi)',
+  },
   rules: [keysIn(field, RESERVED_KEYS), notNegative(field)],
 });
 
@@ -50,12 +65,16 @@ interface KubeletValue {
   evictionSoftGracePeriod?: Record<string, string>;
 }
 
-function matching(from: 'evictionSoft' | 'evictionSoftGracePeriod', to: 'evictionSoft' | 'evictionSoftGracePeriod'): CelRule {
+function matching(
+  from: 'evictionSoft' | 'evictionSoftGracePeriod',
+  to: 'evictionSoft' | 'evictionSoftGracePeriod',
+): CelRule {
   return {
     rule: `has(self.${from}) ? (has(self.${to}) && self.${from}.all(e, e in self.${to})) : true`,
     message: `every ${from} signal needs a matching ${to} entry`,
     check: (self: KubeletValue) => {
-      const bad: Violation[] = Object.keys(self[from] ?? {}).filter((k) => self[to]?.[k] === undefined)
+      const bad: Violation[] = Object.keys(self[from] ?? {})
+        .filter((k) => self[to]?.[k] === undefined)
         .map((k) => ({ path: [from, { key: k }], message: `has no matching ${to} entry` }));
       return bad.length === 0 ? true : bad;
     },
@@ -75,7 +94,11 @@ export const kubelet: Schema = {
     evictionSoft: eviction('evictionSoft'),
     evictionSoftGracePeriod: {
       type: 'object',
-      additionalProperties: { type: 'string', pattern: '^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$', patternHint: 'must be a duration such as 1m or 1m30s' },
+      additionalProperties: {
+        type: 'string',
+        pattern: '^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$',
+        patternHint: 'must be a duration such as 1m or 1m30s',
+      },
       rules: [keysIn('evictionSoftGracePeriod', EVICTION_SIGNALS)],
     },
     evictionMaxPodGracePeriod: { type: 'integer', format: 'int32' },
@@ -87,8 +110,10 @@ export const kubelet: Schema = {
     {
       rule: 'has(self.imageGCHighThresholdPercent) && has(self.imageGCLowThresholdPercent) ? self.imageGCHighThresholdPercent > self.imageGCLowThresholdPercent : true',
       message: 'imageGCHighThresholdPercent must be greater than imageGCLowThresholdPercent',
-      check: (self: KubeletValue) => self.imageGCHighThresholdPercent === undefined || self.imageGCLowThresholdPercent === undefined
-        || self.imageGCHighThresholdPercent > self.imageGCLowThresholdPercent,
+      check: (self: KubeletValue) =>
+        self.imageGCHighThresholdPercent === undefined ||
+        self.imageGCLowThresholdPercent === undefined ||
+        self.imageGCHighThresholdPercent > self.imageGCLowThresholdPercent,
     },
     matching('evictionSoft', 'evictionSoftGracePeriod'),
     matching('evictionSoftGracePeriod', 'evictionSoft'),
@@ -101,7 +126,8 @@ interface Ebs {
   volumeInitializationRate?: number;
 }
 
-const VOLUME_SIZE_PATTERN = '^(([1-9][0-9]{0,3}|[1-4][0-9]{4}|5[0-8][0-9]{3}|59000)Gi|([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-3][0-9]{3}|64000)G|([1-9]|[1-4][0-9]|5[0-8])Ti|([1-9]|[1-5][0-9]|6[0-4])T)$';
+const VOLUME_SIZE_PATTERN =
+  '^(([1-9][0-9]{0,3}|[1-4][0-9]{4}|5[0-8][0-9]{3}|59000)Gi|([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-3][0-9]{3}|64000)G|([1-9]|[1-4][0-9]|5[0-8])Ti|([1-9]|[1-5][0-9]|6[0-4])T)$';
 
 const ebs: Schema = {
   type: 'object',
@@ -141,17 +167,24 @@ export const blockDeviceMappings: Schema = {
     type: 'object',
     properties: { deviceName: { type: 'string' }, ebs, rootVolume: { type: 'boolean' } },
   },
-  rules: [{
-    rule: 'self.filter(x, has(x.rootVolume) ? x.rootVolume == true : false).size() <= 1',
-    message: 'at most one block device mapping may be the root volume',
-    check: (self: { rootVolume?: boolean }[]) => self.filter((x) => x.rootVolume === true).length <= 1,
-  }],
+  rules: [
+    {
+      rule: 'self.filter(x, has(x.rootVolume) ? x.rootVolume == true : false).size() <= 1',
+      message: 'at most one block device mapping may be the root volume',
+      check: (self: { rootVolume?: boolean }[]) => self.filter((x) => x.rootVolume === true).length <= 1,
+    },
+  ],
 };
 
 export const metadataOptions: Schema = {
   type: 'object',
   description: 'Instance Metadata Service options of the launch template.',
-  default: { httpEndpoint: 'enabled', httpProtocolIPv6: 'disabled', httpPutResponseHopLimit: 1, httpTokens: 'required' },
+  default: {
+    httpEndpoint: 'enabled',
+    httpProtocolIPv6: 'disabled',
+    httpPutResponseHopLimit: 1,
+    httpTokens: 'required',
+  },
   properties: {
     httpEndpoint: { type: 'string', default: 'enabled', enum: ['enabled', 'disabled'] },
     httpProtocolIPv6: { type: 'string', default: 'disabled', enum: ['enabled', 'disabled'] },
@@ -168,7 +201,7 @@ interface Nic {
 
 export const networkInterfaces: Schema = {
   type: 'array',
-  description: 'Network interfaces of the instances (ASSUMED constraints: EC2\'s).',
+  description: "Network interfaces of the instances (ASSUMED constraints: EC2's).",
   maxItems: 64,
   items: {
     type: 'object',
@@ -182,8 +215,11 @@ export const networkInterfaces: Schema = {
   rules: [
     {
       rule: "self.size() == 0 || self.exists(x, x.networkCardIndex == 0 && x.deviceIndex == 0 && x.interfaceType == 'interface')",
-      message: 'the network interfaces must include the primary interface: networkCardIndex 0, deviceIndex 0, interfaceType interface',
-      check: (self: Nic[]) => self.length === 0 || self.some((x) => x.networkCardIndex === 0 && x.deviceIndex === 0 && x.interfaceType === 'interface'),
+      message:
+        'the network interfaces must include the primary interface: networkCardIndex 0, deviceIndex 0, interfaceType interface',
+      check: (self: Nic[]) =>
+        self.length === 0 ||
+        self.some((x) => x.networkCardIndex === 0 && x.deviceIndex === 0 && x.interfaceType === 'interface'),
     },
     {
       rule: 'self.all(x, self.filter(y, y.networkCardIndex == x.networkCardIndex && y.deviceIndex == x.deviceIndex).size() == 1)',

@@ -1,19 +1,46 @@
 // EC2NodeClass (karpenter.k8s.aws/v1): the AWS settings of nodes, fields of v1.14.1 (docs/karpenter/aws-provider.md §5).
 import { conditions } from './common.ts';
 import {
-  amiSelectorTerms, capacityReservationSelectorTerms, placementGroupSelector, securityGroupSelectorTerms, subnetSelectorTerms,
+  amiSelectorTerms,
+  capacityReservationSelectorTerms,
+  placementGroupSelector,
+  securityGroupSelectorTerms,
+  subnetSelectorTerms,
 } from './ec2parts.ts';
-import { blockDeviceMappings, connectionTracking, cpuOptions, kubelet, metadataOptions, networkInterfaces } from './ec2node.ts';
+import {
+  blockDeviceMappings,
+  connectionTracking,
+  cpuOptions,
+  kubelet,
+  metadataOptions,
+  networkInterfaces,
+} from './ec2node.ts';
 import type { CelRule, CrdDefinition, Schema } from './types.ts';
 
-export const AMI_FAMILIES = ['AL2', 'AL2023', 'Bottlerocket', 'Custom', 'Windows2019', 'Windows2022', 'Windows2025'] as const;
+export const AMI_FAMILIES = [
+  'AL2',
+  'AL2023',
+  'Bottlerocket',
+  'Custom',
+  'Windows2019',
+  'Windows2022',
+  'Windows2025',
+] as const;
 
 const RESTRICTED_TAGS: readonly { test: (k: string) => boolean; cel: string; what: string }[] = [
   { test: (k) => k === 'eks:eks-cluster-name', cel: "k != 'eks:eks-cluster-name'", what: 'eks:eks-cluster-name' },
-  { test: (k) => k.startsWith('kubernetes.io/cluster'), cel: "!k.startsWith('kubernetes.io/cluster')", what: 'kubernetes.io/cluster/*' },
+  {
+    test: (k) => k.startsWith('kubernetes.io/cluster'),
+    cel: "!k.startsWith('kubernetes.io/cluster')",
+    what: 'kubernetes.io/cluster/*',
+  },
   { test: (k) => k === 'karpenter.sh/nodepool', cel: "k != 'karpenter.sh/nodepool'", what: 'karpenter.sh/nodepool' },
   { test: (k) => k === 'karpenter.sh/nodeclaim', cel: "k != 'karpenter.sh/nodeclaim'", what: 'karpenter.sh/nodeclaim' },
-  { test: (k) => k === 'karpenter.k8s.aws/ec2nodeclass', cel: "k != 'karpenter.k8s.aws/ec2nodeclass'", what: 'karpenter.k8s.aws/ec2nodeclass' },
+  {
+    test: (k) => k === 'karpenter.k8s.aws/ec2nodeclass',
+    cel: "k != 'karpenter.k8s.aws/ec2nodeclass'",
+    what: 'karpenter.k8s.aws/ec2nodeclass',
+  },
 ];
 
 const tags: Schema = {
@@ -26,18 +53,26 @@ const tags: Schema = {
       message: 'tag keys may not be empty',
       check: (self: Record<string, string>) => !Object.keys(self).includes(''),
     },
-    ...RESTRICTED_TAGS.map((t): CelRule => ({
-      rule: `self.all(k, ${t.cel})`,
-      message: `the tag ${t.what} is restricted: Karpenter sets it`,
-      check: (self: Record<string, string>) => {
-        const bad = Object.keys(self).filter(t.test).map((k) => ({ path: [{ key: k }] }));
-        return bad.length === 0 ? true : bad;
-      },
-    })),
+    ...RESTRICTED_TAGS.map(
+      (t): CelRule => ({
+        rule: `self.all(k, ${t.cel})`,
+        message: `the tag ${t.what} is restricted: Karpenter sets it`,
+        check: (self: Record<string, string>) => {
+          const bad = Object.keys(self)
+            .filter(t.test)
+            .map((k) => ({ path: [{ key: k }] }));
+          return bad.length === 0 ? true : bad;
+        },
+      }),
+    ),
   ],
 };
 
-const nonEmpty = (field: string): CelRule => ({ rule: "self != ''", message: `${field} cannot be empty`, check: (self: string) => self !== '' });
+const nonEmpty = (field: string): CelRule => ({
+  rule: "self != ''",
+  message: `${field} cannot be empty`,
+  check: (self: string) => self !== '',
+});
 
 interface SpecValue {
   role?: string;
@@ -55,8 +90,13 @@ const aliasFamily = (s: SpecValue): string | undefined => {
 const familyRules: CelRule[] = AMI_FAMILIES.filter((f) => f !== 'Custom').map((family) => ({
   rule: `!has(self.amiFamily) || (self.amiSelectorTerms.exists(x, has(x.alias) && x.alias.find('^[^@]+') == '${family.toLowerCase()}') ? (self.amiFamily == 'Custom' || self.amiFamily == '${family}') : true)`,
   message: `amiFamily must be '${family}' or 'Custom' when using a ${family} alias`,
-  check: (self: SpecValue) => self.amiFamily === undefined || aliasFamily(self) !== family.toLowerCase()
-    || self.amiFamily === 'Custom' || self.amiFamily === family ? true : [{ path: ['amiFamily'] }],
+  check: (self: SpecValue) =>
+    self.amiFamily === undefined ||
+    aliasFamily(self) !== family.toLowerCase() ||
+    self.amiFamily === 'Custom' ||
+    self.amiFamily === family
+      ? true
+      : [{ path: ['amiFamily'] }],
 }));
 
 export const ec2NodeClassSpec: Schema = {
@@ -71,10 +111,22 @@ export const ec2NodeClassSpec: Schema = {
     associatePublicIPAddress: { type: 'boolean' },
     ipPrefixCount: { type: 'integer', format: 'int32', minimum: 0 },
     amiSelectorTerms,
-    amiFamily: { type: 'string', enum: AMI_FAMILIES, description: 'User data format and default block devices; inferred from an alias.' },
+    amiFamily: {
+      type: 'string',
+      enum: AMI_FAMILIES,
+      description: 'User data format and default block devices; inferred from an alias.',
+    },
     userData: { type: 'string' },
-    role: { type: 'string', rules: [nonEmpty('role')], description: 'IAM role of the nodes; Karpenter manages the instance profile.' },
-    instanceProfile: { type: 'string', rules: [nonEmpty('instanceProfile')], description: 'An existing instance profile.' },
+    role: {
+      type: 'string',
+      rules: [nonEmpty('role')],
+      description: 'IAM role of the nodes; Karpenter manages the instance profile.',
+    },
+    instanceProfile: {
+      type: 'string',
+      rules: [nonEmpty('instanceProfile')],
+      description: 'An existing instance profile.',
+    },
     tags,
     kubelet,
     blockDeviceMappings,
@@ -95,8 +147,10 @@ export const ec2NodeClassSpec: Schema = {
     ...familyRules,
     {
       rule: 'self.amiSelectorTerms.exists(x, has(x.alias)) ? true : has(self.amiFamily)',
-      message: "amiFamily is required when amiSelectorTerms has no 'alias' term (or add a term such as {alias: al2023@latest})",
-      check: (self: SpecValue) => aliasFamily(self) !== undefined || self.amiFamily !== undefined ? true : [{ path: ['amiFamily'] }],
+      message:
+        "amiFamily is required when amiSelectorTerms has no 'alias' term (or add a term such as {alias: al2023@latest})",
+      check: (self: SpecValue) =>
+        aliasFamily(self) !== undefined || self.amiFamily !== undefined ? true : [{ path: ['amiFamily'] }],
     },
   ],
 };
@@ -123,7 +177,11 @@ export const ec2NodeClassStatus: Schema = {
           items: {
             type: 'object',
             required: ['key', 'operator'],
-            properties: { key: { type: 'string' }, operator: { type: 'string' }, values: { type: 'array', items: { type: 'string' } } },
+            properties: {
+              key: { type: 'string' },
+              operator: { type: 'string' },
+              values: { type: 'array', items: { type: 'string' } },
+            },
           },
         },
       }),

@@ -18,14 +18,18 @@ export const tagSelector: Schema = {
   description: 'Tags to select by; "*" as a value selects any value of the key.',
   maxProperties: 20,
   additionalProperties: { type: 'string' },
-  rules: [{
-    rule: "self.all(k, k != '' && self[k] != '')",
-    message: "tag selectors may not have empty keys or values (use '*' to match any value)",
-    check: (self: Record<string, string>) => {
-      const bad = Object.entries(self).filter(([k, v]) => k === '' || v === '').map(([k]) => ({ path: [{ key: k }] }));
-      return bad.length === 0 ? true : bad;
+  rules: [
+    {
+      rule: "self.all(k, k != '' && self[k] != '')",
+      message: "tag selectors may not have empty keys or values (use '*' to match any value)",
+      check: (self: Record<string, string>) => {
+        const bad = Object.entries(self)
+          .filter(([k, v]) => k === '' || v === '')
+          .map(([k]) => ({ path: [{ key: k }] }));
+        return bad.length === 0 ? true : bad;
+      },
     },
-  }],
+  ],
 };
 
 const nonEmptyList = (field: string): CelRule => ({
@@ -62,7 +66,11 @@ export const subnetSelectorTerms: Schema = {
       cidr: { type: 'string', description: 'The CIDR block of the subnet.' },
     },
   },
-  rules: [nonEmptyList('subnetSelectorTerms'), atLeastOne(['tags', 'id', 'cidr']), exclusive('id', ['tags'], 'a subnet selector term')],
+  rules: [
+    nonEmptyList('subnetSelectorTerms'),
+    atLeastOne(['tags', 'id', 'cidr']),
+    exclusive('id', ['tags'], 'a subnet selector term'),
+  ],
 };
 
 export const securityGroupSelectorTerms: Schema = {
@@ -92,7 +100,11 @@ export const capacityReservationSelectorTerms: Schema = {
     type: 'object',
     properties: {
       tags: tagSelector,
-      id: { type: 'string', pattern: '^cr-[0-9a-z]+$', patternHint: 'is not a capacity reservation id (cr-0123abcd...)' },
+      id: {
+        type: 'string',
+        pattern: '^cr-[0-9a-z]+$',
+        patternHint: 'is not a capacity reservation id (cr-0123abcd...)',
+      },
       ownerID: { type: 'string', pattern: '^[0-9]{12}$', patternHint: 'is not a 12-digit AWS account id' },
       instanceMatchCriteria: { type: 'string', enum: ['open', 'targeted'] },
     },
@@ -163,9 +175,11 @@ export const placementGroupSelector: Schema = {
     name: { type: 'string', minLength: 1 },
     id: { type: 'string', pattern: '^pg-[0-9a-z]+$', patternHint: 'is not a placement group id (pg-0123abcd...)' },
   },
-  rules: [{
-    rule: 'has(self.name) != has(self.id)',
-    message: "placementGroupSelector must set exactly one of 'name' or 'id'",
-    check: (self: Term) => has(self, 'name') !== has(self, 'id'),
-  }],
+  rules: [
+    {
+      rule: 'has(self.name) != has(self.id)',
+      message: "placementGroupSelector must set exactly one of 'name' or 'id'",
+      check: (self: Term) => has(self, 'name') !== has(self, 'id'),
+    },
+  ],
 };

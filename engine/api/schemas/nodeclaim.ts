@@ -13,18 +13,23 @@ export const nodeClaimSpec: Schema = {
     requirements: requirements('nodeclaim'),
     resources: {
       type: 'object',
-      properties: { requests: { ...resourceList, description: 'Resources the node must provide for the pods it was launched for.' } },
+      properties: {
+        requests: { ...resourceList, description: 'Resources the node must provide for the pods it was launched for.' },
+      },
     },
     nodeClassRef,
     terminationGracePeriod: duration('Maximum time to drain the node before its pods are deleted forcefully.'),
     expireAfter: { ...nillableDuration('Node lifetime, measured from creation, or Never.'), default: '720h' },
   },
-  rules: [{
-    rule: 'self == oldSelf',
-    message: 'spec is immutable: a NodeClaim cannot be changed once created (delete it and let Karpenter create a new one)',
-    transition: true,
-    check: (self: unknown, oldSelf: unknown) => deepEqual(self, oldSelf),
-  }],
+  rules: [
+    {
+      rule: 'self == oldSelf',
+      message:
+        'spec is immutable: a NodeClaim cannot be changed once created (delete it and let Karpenter create a new one)',
+      transition: true,
+      check: (self: unknown, oldSelf: unknown) => deepEqual(self, oldSelf),
+    },
+  ],
 };
 
 export const nodeClaimStatus: Schema = {

@@ -1,12 +1,20 @@
 // NodePool (karpenter.sh/v1): the schema of Karpenter v1.14's CRD, with its CEL rules' TypeScript twins.
 import {
-  conditions, duration, labelMapRules, nillableDuration, nodeClassRef, requirements, resourceList, stringMap, taints,
+  conditions,
+  duration,
+  labelMapRules,
+  nillableDuration,
+  nodeClassRef,
+  requirements,
+  resourceList,
+  stringMap,
+  taints,
 } from './common.ts';
 import type { CrdDefinition, Schema } from './types.ts';
 
 const budget: Schema = {
   type: 'object',
-  description: 'Limits how many of the pool\'s nodes may be disrupted at once, optionally only during a schedule.',
+  description: "Limits how many of the pool's nodes may be disrupted at once, optionally only during a schedule.",
   required: ['nodes'],
   properties: {
     nodes: {
@@ -24,7 +32,8 @@ const budget: Schema = {
       type: 'string',
       description: 'Cron schedule (UTC) at which the budget becomes active; requires duration.',
       pattern: '^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\\s(.+)\\s(.+)\\s(.+)\\s(.+))$',
-      patternHint: 'is not a cron schedule: use five fields (minute hour day-of-month month day-of-week, e.g. "0 9 * * MON-FRI") or @hourly, @daily, @weekly, @monthly, @yearly',
+      patternHint:
+        'is not a cron schedule: use five fields (minute hour day-of-month month day-of-week, e.g. "0 9 * * MON-FRI") or @hourly, @daily, @weekly, @monthly, @yearly',
     },
     duration: {
       type: 'string',
@@ -47,7 +56,7 @@ interface BudgetValue {
 
 const disruption: Schema = {
   type: 'object',
-  description: 'How and when Karpenter may disrupt the pool\'s nodes.',
+  description: "How and when Karpenter may disrupt the pool's nodes.",
   default: { consolidateAfter: '0s' },
   required: ['consolidateAfter'],
   properties: {
@@ -66,18 +75,28 @@ const disruption: Schema = {
       default: [{ nodes: '10%' }],
       maxItems: 50,
       items: budget,
-      rules: [{
-        rule: 'self.all(x, has(x.schedule) == has(x.duration))',
-        message: "'schedule' must be set with 'duration'",
-        check: (self: BudgetValue[]) => {
-          const bad = self.flatMap((b, i) => ((b.schedule === undefined) !== (b.duration === undefined)
-            ? [{ path: [i, b.schedule === undefined ? 'schedule' : 'duration'], message: b.schedule === undefined
-              ? 'is required when duration is set (a budget window needs both a schedule and a duration)'
-              : 'is required when schedule is set (a budget window needs both a schedule and a duration)' }]
-            : []));
-          return bad.length === 0 ? true : bad;
+      rules: [
+        {
+          rule: 'self.all(x, has(x.schedule) == has(x.duration))',
+          message: "'schedule' must be set with 'duration'",
+          check: (self: BudgetValue[]) => {
+            const bad = self.flatMap((b, i) =>
+              (b.schedule === undefined) !== (b.duration === undefined)
+                ? [
+                    {
+                      path: [i, b.schedule === undefined ? 'schedule' : 'duration'],
+                      message:
+                        b.schedule === undefined
+                          ? 'is required when duration is set (a budget window needs both a schedule and a duration)'
+                          : 'is required when schedule is set (a budget window needs both a schedule and a duration)',
+                    },
+                  ]
+                : [],
+            );
+            return bad.length === 0 ? true : bad;
+          },
         },
-      }],
+      ],
     },
   },
 };
@@ -93,8 +112,18 @@ const templateSpec: Schema = {
     nodeClassRef: {
       ...nodeClassRef,
       rules: [
-        { rule: 'self.group == oldSelf.group', message: 'nodeClassRef.group is immutable', transition: true, check: (s: Ref, o: Ref) => s.group === o.group },
-        { rule: 'self.kind == oldSelf.kind', message: 'nodeClassRef.kind is immutable', transition: true, check: (s: Ref, o: Ref) => s.kind === o.kind },
+        {
+          rule: 'self.group == oldSelf.group',
+          message: 'nodeClassRef.group is immutable',
+          transition: true,
+          check: (s: Ref, o: Ref) => s.group === o.group,
+        },
+        {
+          rule: 'self.kind == oldSelf.kind',
+          message: 'nodeClassRef.kind is immutable',
+          transition: true,
+          check: (s: Ref, o: Ref) => s.kind === o.kind,
+        },
       ],
     },
     terminationGracePeriod: duration('Maximum time to drain a node before its pods are deleted forcefully.'),
@@ -112,7 +141,12 @@ const template: Schema = {
         labels: {
           type: 'object',
           maxProperties: 100,
-          additionalProperties: { type: 'string', maxLength: 63, pattern: '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$', patternHint: 'is not a valid label value' },
+          additionalProperties: {
+            type: 'string',
+            maxLength: 63,
+            pattern: '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$',
+            patternHint: 'is not a valid label value',
+          },
           rules: labelMapRules('nodepool'),
         },
         annotations: stringMap,
@@ -135,15 +169,30 @@ export const nodePoolSpec: Schema = {
   properties: {
     template,
     disruption,
-    limits: { ...resourceList, description: 'Upper bounds on the resources of all the pool\'s nodes (cpu, memory, nodes, ...).' },
-    weight: { type: 'integer', format: 'int32', minimum: 1, maximum: 100, description: 'Priority among NodePools; higher first.' },
-    replicas: { type: 'integer', format: 'int64', minimum: 0, description: 'Makes the pool static: it keeps exactly this many nodes.' },
+    limits: {
+      ...resourceList,
+      description: "Upper bounds on the resources of all the pool's nodes (cpu, memory, nodes, ...).",
+    },
+    weight: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 1,
+      maximum: 100,
+      description: 'Priority among NodePools; higher first.',
+    },
+    replicas: {
+      type: 'integer',
+      format: 'int64',
+      minimum: 0,
+      description: 'Makes the pool static: it keeps exactly this many nodes.',
+    },
   },
   rules: [
     {
       rule: '!has(self.replicas) || !has(self.weight)',
       message: "'weight' cannot be set on a static NodePool (one with 'replicas')",
-      check: (self: SpecValue) => (self.replicas === undefined || self.weight === undefined ? true : [{ path: ['weight'] }]),
+      check: (self: SpecValue) =>
+        self.replicas === undefined || self.weight === undefined ? true : [{ path: ['weight'] }],
     },
     {
       rule: "!has(self.replicas) || !has(self.limits) || self.limits.all(x, x == 'nodes')",
@@ -158,7 +207,8 @@ export const nodePoolSpec: Schema = {
       rule: 'has(self.replicas) == has(oldSelf.replicas)',
       message: 'a NodePool cannot switch between static (replicas) and dynamic provisioning',
       transition: true,
-      check: (self: SpecValue, oldSelf: SpecValue) => (self.replicas === undefined) === (oldSelf.replicas === undefined),
+      check: (self: SpecValue, oldSelf: SpecValue) =>
+        (self.replicas === undefined) === (oldSelf.replicas === undefined),
     },
   ],
 };

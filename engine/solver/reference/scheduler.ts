@@ -14,7 +14,9 @@ import type { NewNodeClaimPlan, PodError, ProvisionInput, ProvisionPlan } from '
 import { compareQueueOrder, optsOutOfKarpenter, podRequirements, podValidationError } from '../../scheduling/pods.ts';
 import { finalizeClaim } from './finalize.ts';
 
-type Attempt = { ok: true } | { ok: false; reason: string; perNodePool?: Record<string, string>; reservedOffering?: true };
+type Attempt =
+  | { ok: true }
+  | { ok: false; reason: string; perNodePool?: Record<string, string>; reservedOffering?: true };
 type Placed = AddResult & { ok: true };
 
 export class ReferenceScheduler {
@@ -92,7 +94,14 @@ export class ReferenceScheduler {
   private addToInflight(pod: Pod, reqs: Requirements): boolean {
     const inflight = [...this.claims].sort((a, b) => a.pods.length - b.pods.length || a.seq - b.seq);
     for (const claim of inflight) {
-      const r = claim.canAdd(pod, reqs, this.model.topology, this.model.wellKnown, this.model.strictMinValues, this.model.dra);
+      const r = claim.canAdd(
+        pod,
+        reqs,
+        this.model.topology,
+        this.model.wellKnown,
+        this.model.strictMinValues,
+        this.model.dra,
+      );
       if (!r.ok) continue;
       this.addToClaim(claim, pod, r);
       return true;
@@ -102,7 +111,8 @@ export class ReferenceScheduler {
 
   /** A new NodeClaim from the first NodePool (in weight order) whose template and limits take the pod. */
   private addToNewClaim(pod: Pod, reqs: Requirements): Attempt {
-    if (this.model.templates.length === 0) return { ok: false, reason: 'nodepool requirements filtered out all available instance types' };
+    if (this.model.templates.length === 0)
+      return { ok: false, reason: 'nodepool requirements filtered out all available instance types' };
     const perNodePool: Record<string, string> = {};
     for (const tmpl of this.model.templates) {
       const pool = tmpl.pool.name;
@@ -110,20 +120,42 @@ export class ReferenceScheduler {
       if (opened.ok) return opened;
       perNodePool[pool] = opened.reason;
       // Reserved capacity contended here: no fallback to lower-weight NodePools (§2.6).
-      if (opened.reservedOffering) return { ok: false, reason: `nodepool ${pool}: ${opened.reason}`, perNodePool, reservedOffering: true };
+      if (opened.reservedOffering)
+        return { ok: false, reason: `nodepool ${pool}: ${opened.reason}`, perNodePool, reservedOffering: true };
     }
-    return { ok: false, reason: Object.entries(perNodePool).map(([p, e]) => `nodepool ${p}: ${e}`).join('; '), perNodePool };
+    return {
+      ok: false,
+      reason: Object.entries(perNodePool)
+        .map(([p, e]) => `nodepool ${p}: ${e}`)
+        .join('; '),
+      perNodePool,
+    };
   }
 
   /** Opens a NodeClaim of the template for the pod within the pool's limits, or says why not. */
   private openClaim(tmpl: Template, pod: Pod, reqs: Requirements): Attempt {
     const remaining = this.model.remainingLimits(tmpl.pool.name)!;
-    if (remaining[NODES] !== undefined && remaining[NODES] <= 0) return { ok: false, reason: 'node limits have been exhausted' };
+    if (remaining[NODES] !== undefined && remaining[NODES] <= 0)
+      return { ok: false, reason: 'node limits have been exhausted' };
     const its = tmpl.instanceTypes.filter((it) => withinLimits(it.capacity, remaining));
-    if (!its.length) return { ok: false, reason: `all available instance types exceed limits for nodepool ${describeLimits(remaining)}` };
+    if (!its.length)
+      return {
+        ok: false,
+        reason: `all available instance types exceed limits for nodepool ${describeLimits(remaining)}`,
+      };
     const claim = this.model.newClaim(tmpl, its, this.claimSeq);
-    const r = claim.canAdd(pod, reqs, this.model.topology, this.model.wellKnown, this.model.strictMinValues, this.model.dra);
-    if (!r.ok) return r.reservedOffering ? { ok: false, reason: r.reason, reservedOffering: true } : { ok: false, reason: r.reason };
+    const r = claim.canAdd(
+      pod,
+      reqs,
+      this.model.topology,
+      this.model.wellKnown,
+      this.model.strictMinValues,
+      this.model.dra,
+    );
+    if (!r.ok)
+      return r.reservedOffering
+        ? { ok: false, reason: r.reason, reservedOffering: true }
+        : { ok: false, reason: r.reason };
     this.claimSeq++;
     this.take(claim, pod, r);
     this.claims.push(claim);
@@ -141,7 +173,10 @@ export class ReferenceScheduler {
 
   /** The claim takes the pod (requirements and options narrowed, reservations held, devices allocated). */
   private take(claim: SimNodeClaim, pod: Pod, r: Placed): void {
-    claim.add(pod, r.requirements, r.instanceTypes!, { ...(r.reservations ? { reservations: r.reservations } : {}), ...(r.draDrivers ? { draDrivers: r.draDrivers } : {}) });
+    claim.add(pod, r.requirements, r.instanceTypes!, {
+      ...(r.reservations ? { reservations: r.reservations } : {}),
+      ...(r.draDrivers ? { draDrivers: r.draDrivers } : {}),
+    });
     if (r.picks) this.model.dra!.allocator.commit(r.picks);
   }
 
@@ -174,7 +209,13 @@ export function solveReference(input: ProvisionInput): ProvisionPlan {
   const s = new ReferenceScheduler(new SchedulingModel(input, { pods }));
   const errors = s.run(pods);
   const unschedulable: PodError[] = [];
-  for (const [uid, e] of errors) unschedulable.push({ uid, reason: e.reason, ...(e.perNodePool ? { perNodePool: e.perNodePool } : {}), ...(e.reservedOffering ? { reservedOffering: true as const } : {}) });
+  for (const [uid, e] of errors)
+    unschedulable.push({
+      uid,
+      reason: e.reason,
+      ...(e.perNodePool ? { perNodePool: e.perNodePool } : {}),
+      ...(e.reservedOffering ? { reservedOffering: true as const } : {}),
+    });
   const newNodeClaims: NewNodeClaimPlan[] = [];
   for (const c of s.claims) {
     const f = finalizeClaim(c, input.options, s.model.wellKnown, s.model.caches);
@@ -182,6 +223,17 @@ export function solveReference(input: ProvisionInput): ProvisionPlan {
     else for (const p of c.pods) unschedulable.push({ uid: p.uid, reason: f.reason });
   }
   const existing = new Map<string, string[]>();
-  for (const e of s.model.existing) if (e.added.length) existing.set(e.node.name, e.added.map((p) => p.uid));
-  return { existing, newNodeClaims, unschedulable, ignored, costPerHour: newNodeClaims.reduce((acc, c) => acc + c.price, 0) };
+  for (const e of s.model.existing)
+    if (e.added.length)
+      existing.set(
+        e.node.name,
+        e.added.map((p) => p.uid),
+      );
+  return {
+    existing,
+    newNodeClaims,
+    unschedulable,
+    ignored,
+    costPerHour: newNodeClaims.reduce((acc, c) => acc + c.price, 0),
+  };
 }

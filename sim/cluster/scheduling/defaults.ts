@@ -5,8 +5,15 @@
 // configured alike). Only DoNotSchedule constraints filter nodes here; ScheduleAnyway is a score the simulated
 // scheduler does not compute.
 import {
-  defaultSelector, ownerKey, parseServiceSelector, parseWorkloadSelector,
-  type LabelSelector, type OwnerRef, type Pod, type SelectorSources, type TopologySpreadConstraint,
+  defaultSelector,
+  ownerKey,
+  parseServiceSelector,
+  parseWorkloadSelector,
+  type LabelSelector,
+  type OwnerRef,
+  type Pod,
+  type SelectorSources,
+  type TopologySpreadConstraint,
 } from '../../../engine/index.ts';
 import type { KObject, Store } from '../../apiserver/index.ts';
 import { podSpec } from './nodes.ts';
@@ -17,7 +24,11 @@ function sourcesOf(store: Store): SelectorSources {
     return r.ok ? [r.value] : [];
   });
   const owners = new Map<string, LabelSelector>();
-  for (const [resource, kind] of [['replicasets.apps', 'ReplicaSet'], ['statefulsets.apps', 'StatefulSet'], ['replicationcontrollers', 'ReplicationController']] as const) {
+  for (const [resource, kind] of [
+    ['replicasets.apps', 'ReplicaSet'],
+    ['statefulsets.apps', 'StatefulSet'],
+    ['replicationcontrollers', 'ReplicationController'],
+  ] as const) {
     for (const o of store.list(resource)) {
       const r = parseWorkloadSelector(o, kind);
       if (r.ok) owners.set(ownerKey(kind, r.value.namespace, r.value.name), r.value.selector);
@@ -29,12 +40,28 @@ function sourcesOf(store: Store): SelectorSources {
 /** What the deduction reads of a pod object. */
 function podView(p: KObject): Pod {
   const controller = p.metadata.ownerReferences?.find((o) => o.controller);
-  const owner: OwnerRef | undefined = controller ? { kind: controller.kind, name: controller.name, uid: controller.uid, apiVersion: controller.apiVersion, controller: true } : undefined;
-  return { namespace: p.metadata.namespace ?? 'default', labels: p.metadata.labels ?? {}, ...(owner ? { owner } : {}) } as Pod;
+  const owner: OwnerRef | undefined = controller
+    ? {
+        kind: controller.kind,
+        name: controller.name,
+        uid: controller.uid,
+        apiVersion: controller.apiVersion,
+        controller: true,
+      }
+    : undefined;
+  return {
+    namespace: p.metadata.namespace ?? 'default',
+    labels: p.metadata.labels ?? {},
+    ...(owner ? { owner } : {}),
+  } as Pod;
 }
 
 /** The pods, those without spread constraints given the defaults (as copies); the same array without defaults. */
-export function withDefaultConstraints(pods: KObject[], defaults: readonly TopologySpreadConstraint[], store: Store): KObject[] {
+export function withDefaultConstraints(
+  pods: KObject[],
+  defaults: readonly TopologySpreadConstraint[],
+  store: Store,
+): KObject[] {
   if (!defaults.length || pods.every((p) => (podSpec(p).topologySpreadConstraints ?? []).length)) return pods;
   const sources = sourcesOf(store);
   return pods.map((p) => {

@@ -1,7 +1,16 @@
 // Per-node filters of the simulated scheduler, each returning kube-scheduler's reason text when the node
 // does not fit (those texts end up in the pod's PodScheduled=False message, where people read them).
 import type { KObject } from '../../apiserver/index.ts';
-import { hostPorts, podRequests, podSpec, portsConflict, type NodeInfo, type NodeSelectorRequirement, type NodeSelectorTerm, type Taint } from './nodes.ts';
+import {
+  hostPorts,
+  podRequests,
+  podSpec,
+  portsConflict,
+  type NodeInfo,
+  type NodeSelectorRequirement,
+  type NodeSelectorTerm,
+  type Taint,
+} from './nodes.ts';
 
 export const REASON_AFFINITY = "node(s) didn't match Pod's node affinity/selector";
 export const REASON_PORTS = "node(s) didn't have free ports for the requested pod ports";
@@ -9,10 +18,14 @@ export const REASON_PORTS = "node(s) didn't have free ports for the requested po
 function matchRequirement(req: NodeSelectorRequirement, value: string | undefined): boolean {
   const values = req.values ?? [];
   switch (req.operator) {
-    case 'In': return value !== undefined && values.includes(value);
-    case 'NotIn': return value === undefined || !values.includes(value);
-    case 'Exists': return value !== undefined;
-    case 'DoesNotExist': return value === undefined;
+    case 'In':
+      return value !== undefined && values.includes(value);
+    case 'NotIn':
+      return value === undefined || !values.includes(value);
+    case 'Exists':
+      return value !== undefined;
+    case 'DoesNotExist':
+      return value === undefined;
     case 'Gt':
     case 'Lt': {
       if (value === undefined || values.length !== 1) return false;
@@ -21,7 +34,8 @@ function matchRequirement(req: NodeSelectorRequirement, value: string | undefine
       if (!Number.isFinite(a) || !Number.isFinite(b) || String(a) !== value.trim()) return false;
       return req.operator === 'Gt' ? a > b : a < b;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -30,8 +44,11 @@ export function matchTerm(term: NodeSelectorTerm, labels: Record<string, string>
   const exprs = term.matchExpressions ?? [];
   const fields = term.matchFields ?? [];
   if (exprs.length === 0 && fields.length === 0) return false;
-  return exprs.every((e) => matchRequirement(e, Object.prototype.hasOwnProperty.call(labels, e.key) ? labels[e.key] : undefined))
-    && fields.every((f) => matchRequirement(f, f.key === 'metadata.name' ? nodeName : undefined));
+  return (
+    exprs.every((e) =>
+      matchRequirement(e, Object.prototype.hasOwnProperty.call(labels, e.key) ? labels[e.key] : undefined),
+    ) && fields.every((f) => matchRequirement(f, f.key === 'metadata.name' ? nodeName : undefined))
+  );
 }
 
 /** nodeSelector and required node affinity (terms ORed). */
@@ -52,8 +69,15 @@ export function tolerates(t: Toleration, taint: Taint): boolean {
 }
 
 /** The first NoSchedule/NoExecute taint none of the tolerations covers. */
-export function untoleratedTaint(tolerations: readonly Toleration[] | undefined, taints: readonly Taint[]): Taint | undefined {
-  return taints.find((taint) => (taint.effect === 'NoSchedule' || taint.effect === 'NoExecute') && !(tolerations ?? []).some((t) => tolerates(t, taint)));
+export function untoleratedTaint(
+  tolerations: readonly Toleration[] | undefined,
+  taints: readonly Taint[],
+): Taint | undefined {
+  return taints.find(
+    (taint) =>
+      (taint.effect === 'NoSchedule' || taint.effect === 'NoExecute') &&
+      !(tolerations ?? []).some((t) => tolerates(t, taint)),
+  );
 }
 
 export const taintReason = (t: Taint): string => `node(s) had untolerated taint {${t.key}: ${t.value ?? ''}}`;

@@ -67,7 +67,7 @@ export interface PodSpec {
 }
 
 export const podSpec = (pod: KObject): PodSpec => (pod.spec ?? {}) as PodSpec;
-export const podPhase = (pod: KObject): string => ((pod.status as { phase?: string } | undefined)?.phase ?? '');
+export const podPhase = (pod: KObject): string => (pod.status as { phase?: string } | undefined)?.phase ?? '';
 export const isTerminal = (pod: KObject): boolean => podPhase(pod) === 'Succeeded' || podPhase(pod) === 'Failed';
 
 /** Container requests; a limit without a request counts as the request, as the API server defaults it. */
@@ -100,7 +100,9 @@ export function podRequests(pod: KObject): Resources {
 }
 
 export function nodeCondition(node: KObject, type: string): string | undefined {
-  return ((node.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).find((c) => c.type === type)?.status;
+  return ((node.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).find(
+    (c) => c.type === type,
+  )?.status;
 }
 
 /**
@@ -120,7 +122,8 @@ export function effectiveTaints(node: KObject): Taint[] {
 export function hostPorts(pod: KObject): string[] {
   const out: string[] = [];
   for (const c of podSpec(pod).containers ?? []) {
-    for (const p of c.ports ?? []) if (p.hostPort) out.push(`${p.protocol ?? 'TCP'}/${p.hostIP || '0.0.0.0'}/${p.hostPort}`);
+    for (const p of c.ports ?? [])
+      if (p.hostPort) out.push(`${p.protocol ?? 'TCP'}/${p.hostIP || '0.0.0.0'}/${p.hostPort}`);
   }
   return out;
 }
@@ -150,7 +153,9 @@ export class NodeInfo {
     this.name = node.metadata.name!;
     this.labels = node.metadata.labels ?? {};
     this.taints = effectiveTaints(node);
-    this.allocatable = safeResources((node.status as { allocatable?: Record<string, string> } | undefined)?.allocatable);
+    this.allocatable = safeResources(
+      (node.status as { allocatable?: Record<string, string> } | undefined)?.allocatable,
+    );
   }
 
   use(pod: KObject): void {

@@ -15,9 +15,12 @@ export const REASON_SPREAD_LABEL = "node(s) didn't match pod topology spread con
 /** Whether `other` is selected by `term`, written on a pod in namespace `ownerNs`. */
 function termSelects(term: PodAffinityTerm, ownerNs: string, other: KObject): boolean {
   const ns = other.metadata.namespace ?? '';
-  const inNs = term.namespaceSelector && Object.keys(term.namespaceSelector).length === 0
-    ? true
-    : (term.namespaces?.length ? term.namespaces.includes(ns) : ns === ownerNs);
+  const inNs =
+    term.namespaceSelector && Object.keys(term.namespaceSelector).length === 0
+      ? true
+      : term.namespaces?.length
+        ? term.namespaces.includes(ns)
+        : ns === ownerNs;
   return inNs && matchesLabelSelector(term.labelSelector, other.metadata.labels);
 }
 
@@ -28,7 +31,8 @@ interface Placed {
 
 export type NodeCheck = (info: NodeInfo) => string | undefined;
 
-const antiTermsOf = (p: KObject): PodAffinityTerm[] => podSpec(p).affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
+const antiTermsOf = (p: KObject): PodAffinityTerm[] =>
+  podSpec(p).affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
 const counts = (p: KObject): boolean => !isTerminal(p) && !p.metadata.deletionTimestamp;
 const none: NodeCheck = () => undefined;
 
@@ -54,15 +58,22 @@ export class Placement {
 
   check(pod: KObject): NodeCheck {
     const spec = podSpec(pod);
-    const hasOwn = antiTermsOf(pod).length || spec.affinity?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.length
-      || (spec.topologySpreadConstraints ?? []).some((c) => c.whenUnsatisfiable === 'DoNotSchedule');
+    const hasOwn =
+      antiTermsOf(pod).length ||
+      spec.affinity?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.length ||
+      (spec.topologySpreadConstraints ?? []).some((c) => c.whenUnsatisfiable === 'DoNotSchedule');
     if (!hasOwn && !this.antiHolders.length) return none;
     return placementCheck(pod, this.nodes, this.placed, this.antiHolders);
   }
 }
 
 /** Prepares the inter-pod and spread checks for `pod` against the current placement. */
-function placementCheck(pod: KObject, nodes: readonly NodeInfo[], all: readonly Placed[], antiHolders: readonly Placed[]): NodeCheck {
+function placementCheck(
+  pod: KObject,
+  nodes: readonly NodeInfo[],
+  all: readonly Placed[],
+  antiHolders: readonly Placed[],
+): NodeCheck {
   const spec = podSpec(pod);
   const ns = pod.metadata.namespace ?? '';
   const antiTerms = antiTermsOf(pod);
@@ -71,18 +82,27 @@ function placementCheck(pod: KObject, nodes: readonly NodeInfo[], all: readonly 
   const checks: NodeCheck[] = [];
   // The incoming pod's anti-affinity: domains already holding a selected pod are closed.
   for (const term of antiTerms) {
-    const closed = new Set(all.filter((p) => termSelects(term, ns, p.pod)).map((p) => p.node.labels[term.topologyKey]).filter((v) => v !== undefined));
-    checks.push((n) => (n.labels[term.topologyKey] !== undefined && closed.has(n.labels[term.topologyKey]!) ? REASON_ANTI : undefined));
+    const closed = new Set(
+      all
+        .filter((p) => termSelects(term, ns, p.pod))
+        .map((p) => p.node.labels[term.topologyKey])
+        .filter((v) => v !== undefined),
+    );
+    checks.push((n) =>
+      n.labels[term.topologyKey] !== undefined && closed.has(n.labels[term.topologyKey]!) ? REASON_ANTI : undefined,
+    );
   }
   // Existing pods' anti-affinity against the incoming pod.
   const blocking: Array<{ key: string; value: string }> = [];
   for (const p of antiHolders) {
     for (const term of antiTermsOf(p.pod)) {
       const v = p.node.labels[term.topologyKey];
-      if (v !== undefined && termSelects(term, p.pod.metadata.namespace ?? '', pod)) blocking.push({ key: term.topologyKey, value: v });
+      if (v !== undefined && termSelects(term, p.pod.metadata.namespace ?? '', pod))
+        blocking.push({ key: term.topologyKey, value: v });
     }
   }
-  if (blocking.length) checks.push((n) => (blocking.some((b) => n.labels[b.key] === b.value) ? REASON_EXISTING_ANTI : undefined));
+  if (blocking.length)
+    checks.push((n) => (blocking.some((b) => n.labels[b.key] === b.value) ? REASON_EXISTING_ANTI : undefined));
   // The incoming pod's affinity: the domain must hold a selected pod (unless none exists anywhere and the
   // pod selects itself, so the first replica of a self-affine group can start).
   for (const term of affTerms) {
@@ -100,15 +120,28 @@ function placementCheck(pod: KObject, nodes: readonly NodeInfo[], all: readonly 
     const selector = { ...(c.labelSelector ?? {}) };
     if (c.matchLabelKeys?.length) {
       selector.matchLabels = { ...(selector.matchLabels ?? {}) };
-      for (const k of c.matchLabelKeys) { const v = pod.metadata.labels?.[k]; if (v !== undefined) selector.matchLabels[k] = v; }
+      for (const k of c.matchLabelKeys) {
+        const v = pod.metadata.labels?.[k];
+        if (v !== undefined) selector.matchLabels[k] = v;
+      }
     }
-    const eligible = nodes.filter((n) => n.labels[c.topologyKey] !== undefined && (c.nodeAffinityPolicy === 'Ignore' || matchesNodeAffinity(pod, n.labels, n.name)));
+    const eligible = nodes.filter(
+      (n) =>
+        n.labels[c.topologyKey] !== undefined &&
+        (c.nodeAffinityPolicy === 'Ignore' || matchesNodeAffinity(pod, n.labels, n.name)),
+    );
     const counts = new Map<string, number>();
     for (const n of eligible) counts.set(n.labels[c.topologyKey]!, 0);
     const eligibleNames = new Set(eligible.map((n) => n.name));
     for (const p of all) {
       const v = p.node.labels[c.topologyKey];
-      if (v !== undefined && eligibleNames.has(p.node.name) && (p.pod.metadata.namespace ?? '') === ns && matchesLabelSelector(selector, p.pod.metadata.labels)) counts.set(v, counts.get(v)! + 1);
+      if (
+        v !== undefined &&
+        eligibleNames.has(p.node.name) &&
+        (p.pod.metadata.namespace ?? '') === ns &&
+        matchesLabelSelector(selector, p.pod.metadata.labels)
+      )
+        counts.set(v, counts.get(v)! + 1);
     }
     let min = counts.size ? Math.min(...counts.values()) : 0;
     if (c.minDomains !== undefined && counts.size < c.minDomains) min = 0;

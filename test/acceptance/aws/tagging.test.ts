@@ -2,7 +2,12 @@
 // nodeclaim.tagging controller with the AWS provider's tagging over the real EC2 client, whose calls
 // aws-sdk-client-mock answers from one stored instance. NodeClaims live in the simulated API server; as upstream's
 // ExpectObjectReconciled, the test runs the controller's reconcile itself.
-import { CreateTagsCommand, DescribeInstancesCommand, type Instance as Ec2Instance, type Tag } from '@aws-sdk/client-ec2';
+import {
+  CreateTagsCommand,
+  DescribeInstancesCommand,
+  type Instance as Ec2Instance,
+  type Tag,
+} from '@aws-sdk/client-ec2';
 import 'aws-sdk-client-mock-vitest/extend';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Instances } from '../../../controller/cloudprovider/aws/instance.ts';
@@ -39,43 +44,85 @@ interface Env {
   instance: Ec2Instance | undefined;
 }
 
-const tagMap = (tags: Tag[] | undefined): Record<string, string> => Object.fromEntries((tags ?? []).map((t) => [t.Key!, t.Value!]));
+const tagMap = (tags: Tag[] | undefined): Record<string, string> =>
+  Object.fromEntries((tags ?? []).map((t) => [t.Key!, t.Value!]));
 
 async function start(): Promise<Env> {
   sim = await simulation({ only: ['none'] });
   const aws = mockedAws('ap-northeast-2');
   const env: Env = {
-    sim, aws,
+    sim,
+    aws,
     instance: {
-      InstanceId: INSTANCE_ID, InstanceType: 'm5.large', State: { Name: 'running', Code: 16 }, Placement: { AvailabilityZone: 'ap-northeast-2a' },
-      Tags: [{ Key: `kubernetes.io/cluster/${CLUSTER}`, Value: 'owned' }, { Key: 'karpenter.sh/nodepool', Value: 'default' }, { Key: EKS_CLUSTER_NAME, Value: CLUSTER }],
+      InstanceId: INSTANCE_ID,
+      InstanceType: 'm5.large',
+      State: { Name: 'running', Code: 16 },
+      Placement: { AvailabilityZone: 'ap-northeast-2a' },
+      Tags: [
+        { Key: `kubernetes.io/cluster/${CLUSTER}`, Value: 'owned' },
+        { Key: 'karpenter.sh/nodepool', Value: 'default' },
+        { Key: EKS_CLUSTER_NAME, Value: CLUSTER },
+      ],
     },
     controller: undefined as unknown as Controller,
   };
-  aws.ec2.on(DescribeInstancesCommand).callsFake(() => ({ Reservations: env.instance ? [{ Instances: [env.instance] }] : [] }));
+  aws.ec2
+    .on(DescribeInstancesCommand)
+    .callsFake(() => ({ Reservations: env.instance ? [{ Instances: [env.instance] }] : [] }));
   aws.ec2.on(CreateTagsCommand).callsFake((input: { Resources: string[]; Tags: Tag[] }) => {
-    if (env.instance && input.Resources.includes(INSTANCE_ID)) env.instance = { ...env.instance, Tags: Object.entries({ ...tagMap(env.instance.Tags), ...tagMap(input.Tags) }).map(([Key, Value]) => ({ Key, Value })) };
+    if (env.instance && input.Resources.includes(INSTANCE_ID))
+      env.instance = {
+        ...env.instance,
+        Tags: Object.entries({ ...tagMap(env.instance.Tags), ...tagMap(input.Tags) }).map(([Key, Value]) => ({
+          Key,
+          Value,
+        })),
+      };
     return {};
   });
-  const tagging = awsInstanceTagging({ instances: new Instances({ ec2: aws.ports.ec2, clusterName: CLUSTER }), clusterName: CLUSTER });
+  const tagging = awsInstanceTagging({
+    instances: new Instances({ ec2: aws.ports.ec2, clusterName: CLUSTER }),
+    clusterName: CLUSTER,
+  });
   const op = sim.operator;
   const options = resolveOptions([], {}, { 'cluster-name': CLUSTER });
-  (env as { controller: Controller }).controller = newNodeClaimTagging({
-    clock: op.clock, kube: op.kube, cluster: op.cluster, events: op.events, metrics: op.metrics, activity: op.activity, log: op.log,
-    options, engineOptions: engineOptionsOf(options), cloudProvider: { ...wrapCloud(op.cloudProvider, {}), instanceTagging: tagging },
-    engine: simulationEngine().cluster('tagging-test'),
-  }, tagging);
+  (env as { controller: Controller }).controller = newNodeClaimTagging(
+    {
+      clock: op.clock,
+      kube: op.kube,
+      cluster: op.cluster,
+      events: op.events,
+      metrics: op.metrics,
+      activity: op.activity,
+      log: op.log,
+      options,
+      engineOptions: engineOptionsOf(options),
+      cloudProvider: { ...wrapCloud(op.cloudProvider, {}), instanceTagging: tagging },
+      engine: simulationEngine().cluster('tagging-test'),
+    },
+    tagging,
+  );
   return env;
 }
 
 /** A NodeClaim whose status names the instance (and a node, unless nodeName is null). */
-async function nodeClaim(env: Env, o: { providerID?: string; nodeName?: string | null; finalizers?: string[] } = {}): Promise<string> {
+async function nodeClaim(
+  env: Env,
+  o: { providerID?: string; nodeName?: string | null; finalizers?: string[] } = {},
+): Promise<string> {
   const name = 'default-abcde';
   await env.sim.kube.create('NodeClaim', {
-    metadata: { name, labels: { 'karpenter.sh/nodepool': 'default' }, ...(o.finalizers ? { finalizers: o.finalizers } : {}) },
+    metadata: {
+      name,
+      labels: { 'karpenter.sh/nodepool': 'default' },
+      ...(o.finalizers ? { finalizers: o.finalizers } : {}),
+    },
     spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [] },
   });
-  await env.sim.kube.patchStatus('NodeClaim', name, { providerID: o.providerID ?? PROVIDER_ID, ...(o.nodeName === null ? {} : { nodeName: o.nodeName ?? 'default' }) });
+  await env.sim.kube.patchStatus('NodeClaim', name, {
+    providerID: o.providerID ?? PROVIDER_ID,
+    ...(o.nodeName === null ? {} : { nodeName: o.nodeName ?? 'default' }),
+  });
   await env.sim.settle();
   return name;
 }
@@ -86,7 +133,8 @@ async function reconcile(env: Env, name: string): Promise<ReconcileResult> {
   return r;
 }
 
-const annotations = (env: Env, name: string) => env.sim.cluster.api.find('nodeclaims.karpenter.sh', undefined, name)?.metadata.annotations ?? {};
+const annotations = (env: Env, name: string) =>
+  env.sim.cluster.api.find('nodeclaims.karpenter.sh', undefined, name)?.metadata.annotations ?? {};
 
 describe('TaggingController', () => {
   it("shouldn't tag instances without a Node", async () => {
@@ -146,16 +194,31 @@ describe('TaggingController', () => {
     for (const [title, custom] of entries) {
       it(title, async () => {
         const env = await start();
-        env.instance = { ...env.instance!, Tags: Object.entries({ ...tagMap(env.instance!.Tags), ...Object.fromEntries(custom.map((k) => [k, 'custom-tag'])) }).map(([Key, Value]) => ({ Key, Value })) };
+        env.instance = {
+          ...env.instance!,
+          Tags: Object.entries({
+            ...tagMap(env.instance!.Tags),
+            ...Object.fromEntries(custom.map((k) => [k, 'custom-tag'])),
+          }).map(([Key, Value]) => ({ Key, Value })),
+        };
         const name = await nodeClaim(env);
         await reconcile(env, name);
-        expect(annotations(env, name)).toMatchObject({ [TAGGED]: 'true', 'compatibility.karpenter.k8s.aws/cluster-name-tagged': 'true' });
+        expect(annotations(env, name)).toMatchObject({
+          [TAGGED]: 'true',
+          'compatibility.karpenter.k8s.aws/cluster-name-tagged': 'true',
+        });
         const want: Record<string, string> = { [NAME]: 'default', [NODECLAIM]: name, [EKS_CLUSTER_NAME]: CLUSTER };
         for (const k of custom) want[k] = 'custom-tag';
         expect(tagMap(env.instance!.Tags)).toMatchObject(want);
         // Only the keys the instance lacked are written, so a user's own value is never overwritten.
-        const missing = [NAME, NODECLAIM, EKS_CLUSTER_NAME].filter((k) => !custom.includes(k) && !(k === EKS_CLUSTER_NAME));
-        if (missing.length) expect(env.aws.ec2).toHaveReceivedCommandWith(CreateTagsCommand, { Resources: [INSTANCE_ID], Tags: missing.map((k) => ({ Key: k, Value: want[k]! })) });
+        const missing = [NAME, NODECLAIM, EKS_CLUSTER_NAME].filter(
+          (k) => !custom.includes(k) && !(k === EKS_CLUSTER_NAME),
+        );
+        if (missing.length)
+          expect(env.aws.ec2).toHaveReceivedCommandWith(CreateTagsCommand, {
+            Resources: [INSTANCE_ID],
+            Tags: missing.map((k) => ({ Key: k, Value: want[k]! })),
+          });
         else expect(env.aws.ec2).not.toHaveReceivedCommand(CreateTagsCommand);
       });
     }

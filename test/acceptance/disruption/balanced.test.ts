@@ -10,7 +10,8 @@ beforeEach(() => resetIds());
 
 const balanced = (o: Parameters<typeof pool>[0] = {}) => pool({ consolidationPolicy: 'Balanced', ...o });
 const cmd = (d: Decision): Command & { approvals?: Readonly<Record<string, string>> } => {
-  if (d.kind === 'noop') throw new Error(`expected a command: ${d.explanations.map((e) => `${e.node}: ${e.message}`).join('; ')}`);
+  if (d.kind === 'noop')
+    throw new Error(`expected a command: ${d.explanations.map((e) => `${e.node}: ${e.message}`).join('; ')}`);
   return d;
 };
 const cheap = () => leastExpensiveInstance(types());
@@ -24,11 +25,21 @@ describe('§9.4 Balanced integration', () => {
     expect(c.approvals?.['default']).toMatch(/>= threshold 0\.50 \(k: 2,/);
     expect(c.replacements[0]!.instanceTypes.map((o) => o.name)).not.toContain(mostExpensiveInstance(types()).name);
     // consolidation_moves_total / consolidation_score: the scored single-node move, approved with its score.
-    expect(r.metrics.consolidationMoves).toEqual([{ decision: 'approved', nodePool: 'default', policy: 'Balanced', score: { value: expect.any(Number), decision: 'approved' } }]);
+    expect(r.metrics.consolidationMoves).toEqual([
+      {
+        decision: 'approved',
+        nodePool: 'default',
+        policy: 'Balanced',
+        score: { value: expect.any(Number), decision: 'approved' },
+      },
+    ]);
     expect(r.metrics.consolidationMoves![0]!.score!.value).toBeGreaterThanOrEqual(0.5);
   });
   it('Single-Node: should reject replacing a well-packed node', async () => {
-    const s = env({ nodePools: [balanced()], nodes: [bigNode({ it: cheap(), name: 'packed', pods: pods(8, { cpu: '3.5' }) })] });
+    const s = env({
+      nodePools: [balanced()],
+      nodes: [bigNode({ it: cheap(), name: 'packed', pods: pods(8, { cpu: '3.5' }) })],
+    });
     const r = await reconcile(s);
     expect(r.decision.kind).toBe('noop');
     // Never scored: moving its pods would take two nodes, which consolidation does not do.
@@ -43,13 +54,21 @@ describe('§9.4 Balanced integration', () => {
     const c = cmd(r.decision);
     expect(c).toMatchObject({ method: 'single', kind: 'delete' });
     const [multi, single] = r.metrics.consolidationMoves!;
-    expect(multi).toMatchObject({ decision: 'rejected', nodePool: 'default', policy: 'Balanced', score: { decision: 'rejected' } });
+    expect(multi).toMatchObject({
+      decision: 'rejected',
+      nodePool: 'default',
+      policy: 'Balanced',
+      score: { decision: 'rejected' },
+    });
     expect(multi!.score!.value).toBeLessThan(0.5);
     expect(single).toMatchObject({ decision: 'approved', score: { decision: 'approved' } });
     expect(r.metrics.consolidationMoves).toHaveLength(2);
   });
   it('Multi-Node: should approve consolidating 3 underutilized nodes', async () => {
-    const s = env({ nodePools: [balanced()], nodes: [0, 1, 2].map((i) => bigNode({ name: `n${i}`, pods: [pod({ cpu: '500m' })] })) });
+    const s = env({
+      nodePools: [balanced()],
+      nodes: [0, 1, 2].map((i) => bigNode({ name: `n${i}`, pods: [pod({ cpu: '500m' })] })),
+    });
     const r = await reconcile(s);
     const c = cmd(r.decision);
     expect(c.method).toBe('multi');
@@ -57,27 +76,45 @@ describe('§9.4 Balanced integration', () => {
     expect(c.approvals?.['default']).toContain('k: 2');
     expect(managedNodes(execute(s, r.decision)).length).toBeLessThan(3);
     // Multi-node counts the chosen move once per pool, not every step of its binary search.
-    expect(r.metrics.consolidationMoves).toEqual([{ decision: 'approved', nodePool: 'default', policy: 'Balanced', score: { value: expect.any(Number), decision: 'approved' } }]);
+    expect(r.metrics.consolidationMoves).toEqual([
+      {
+        decision: 'approved',
+        nodePool: 'default',
+        policy: 'Balanced',
+        score: { value: expect.any(Number), decision: 'approved' },
+      },
+    ]);
   });
   it('Budgets: should produce no commands with a 0% budget', async () => {
-    const s = env({ nodePools: [balanced({ budgets: [{ nodes: '0%' }] })], nodes: [0, 1, 2].map((i) => bigNode({ name: `n${i}`, pods: [pod({ cpu: '500m' })] })) });
+    const s = env({
+      nodePools: [balanced({ budgets: [{ nodes: '0%' }] })],
+      nodes: [0, 1, 2].map((i) => bigNode({ name: `n${i}`, pods: [pod({ cpu: '500m' })] })),
+    });
     const r = await reconcile(s);
     expect(r.decision.kind).toBe('noop');
     expect(r.decision.explanations.every((e) => e.code === 'budget')).toBe(true);
   });
   it('Priority Ordering: an empty node goes before an underutilized one under budget 1', async () => {
-    const s = env({ nodePools: [balanced({ budgets: [{ nodes: '1' }] })], nodes: [bigNode({ name: 'busy', pods: [pod({ cpu: '500m' })] }), bigNode({ name: 'empty' })] });
+    const s = env({
+      nodePools: [balanced({ budgets: [{ nodes: '1' }] })],
+      nodes: [bigNode({ name: 'busy', pods: [pod({ cpu: '500m' })] }), bigNode({ name: 'empty' })],
+    });
     const c = cmd((await reconcile(s)).decision);
     expect(c.candidates.map((x) => x.name)).toEqual(['empty']);
   });
   it('Decision and Savings: delete when pods fit on existing nodes', async () => {
-    const s = env({ nodePools: [balanced()], nodes: [bigNode({ it: cheap(), name: 'a', pods: pods(2) }), bigNode({ it: cheap(), name: 'b', pods: pods(1) })] });
+    const s = env({
+      nodePools: [balanced()],
+      nodes: [bigNode({ it: cheap(), name: 'a', pods: pods(2) }), bigNode({ it: cheap(), name: 'b', pods: pods(1) })],
+    });
     const c = cmd((await reconcile(s)).decision);
     expect(c.kind).toBe('delete');
     expect(c.savingsPerHour).toBeCloseTo(cheap().offerings[0]!.price, 9);
   });
   it('Decision and Savings: replace when a new cheaper node is needed', async () => {
-    const c = cmd((await reconcile(env({ nodePools: [balanced()], nodes: [bigNode({ pods: [pod({ cpu: '500m' })] })] }))).decision);
+    const c = cmd(
+      (await reconcile(env({ nodePools: [balanced()], nodes: [bigNode({ pods: [pod({ cpu: '500m' })] })] }))).decision,
+    );
     expect(c.kind).toBe('replace');
     expect(c.savingsPerHour).toBeGreaterThan(0);
     expect(c.savingsPerHour).toBeLessThan(mostExpensiveInstance(types()).offerings[0]!.price);
@@ -95,8 +132,14 @@ describe('§9.4 Balanced integration', () => {
   it('Mixed-Policy NodePools: both pools are consolidated, the Balanced one approves with k: 2', async () => {
     const s = env({
       nodePools: [balanced({ name: 'balanced' }), pool({ name: 'default' })],
-      instanceTypes: new Map([['balanced', types()], ['default', types()]]),
-      nodes: [bigNode({ name: 'b1', nodePool: 'balanced', pods: [pod({ cpu: '500m' })] }), bigNode({ name: 'd1', nodePool: 'default', pods: [pod({ cpu: '500m' })] })],
+      instanceTypes: new Map([
+        ['balanced', types()],
+        ['default', types()],
+      ]),
+      nodes: [
+        bigNode({ name: 'b1', nodePool: 'balanced', pods: [pod({ cpu: '500m' })] }),
+        bigNode({ name: 'd1', nodePool: 'default', pods: [pod({ cpu: '500m' })] }),
+      ],
     });
     const r = await reconcile(s);
     const c = cmd(r.decision);
@@ -106,7 +149,12 @@ describe('§9.4 Balanced integration', () => {
     // Every pool of the move is counted; only the Balanced one has a score.
     const moves = [...(r.metrics.consolidationMoves ?? [])].sort((a, b) => a.nodePool.localeCompare(b.nodePool));
     expect(moves).toEqual([
-      { decision: 'approved', nodePool: 'balanced', policy: 'Balanced', score: { value: expect.any(Number), decision: 'approved' } },
+      {
+        decision: 'approved',
+        nodePool: 'balanced',
+        policy: 'Balanced',
+        score: { value: expect.any(Number), decision: 'approved' },
+      },
       { decision: 'approved', nodePool: 'default', policy: 'WhenEmptyOrUnderutilized' },
     ]);
   });

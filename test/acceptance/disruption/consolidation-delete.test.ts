@@ -14,20 +14,38 @@ const cheapNode = (o: Parameters<typeof bigNode>[0] = {}) => bigNode({ it: least
 const DND = { 'karpenter.sh/do-not-disrupt': 'true' };
 const TGP = 300_000;
 const cmd = (d: Decision): Command => {
-  if (d.kind === 'noop') throw new Error(`expected a command, got a no-op: ${d.explanations.map((e) => `${e.node}: ${e.message}`).join('; ')}`);
+  if (d.kind === 'noop')
+    throw new Error(
+      `expected a command, got a no-op: ${d.explanations.map((e) => `${e.node}: ${e.message}`).join('; ')}`,
+    );
   return d;
 };
-const bind = (n: StateNode, p: Pod): StateNode => ({ ...n, pods: [...n.pods, { ...p, nodeName: n.name, phase: 'Running', unschedulable: false }] });
-const withNode = (s: Snapshot, name: string, f: (n: StateNode) => StateNode): Snapshot => ({ ...s, nodes: s.nodes.map((n) => (n.name === name ? f(n) : n)) });
+const bind = (n: StateNode, p: Pod): StateNode => ({
+  ...n,
+  pods: [...n.pods, { ...p, nodeName: n.name, phase: 'Running', unschedulable: false }],
+});
+const withNode = (s: Snapshot, name: string, f: (n: StateNode) => StateNode): Snapshot => ({
+  ...s,
+  nodes: s.nodes.map((n) => (n.name === name ? f(n) : n)),
+});
 
 async function run(nodes: StateNode[], o: Partial<Snapshot> = {}) {
   const s = env({ nodes, ...o });
   const r = await reconcile(s);
-  return { s, r, left: managedNodes(execute(s, r.decision)).map((n) => n.name).sort() };
+  return {
+    s,
+    r,
+    left: managedNodes(execute(s, r.decision))
+      .map((n) => n.name)
+      .sort(),
+  };
 }
 
 describe('§5.5 Delete (2 nodes of the cheapest type, 32 CPU / 100 pods)', () => {
-  const two = (p0: Pod[], p1: Pod[], o1: Parameters<typeof bigNode>[0] = {}) => [cheapNode({ name: 'node0', pods: p0 }), cheapNode({ name: 'node1', pods: p1, ...o1 })];
+  const two = (p0: Pod[], p1: Pod[], o1: Parameters<typeof bigNode>[0] = {}) => [
+    cheapNode({ name: 'node0', pods: p0 }),
+    cheapNode({ name: 'node1', pods: p1, ...o1 }),
+  ];
 
   it('can delete nodes', async () => {
     expect((await run(two(pods(2), pods(1)))).left).toEqual(['node0']);
@@ -37,13 +55,27 @@ describe('§5.5 Delete (2 nodes of the cheapest type, 32 CPU / 100 pods)', () =>
     const r = await reconcile(s, { consolidationState: 1 });
     expect(cmd(r.decision).candidates).toHaveLength(2);
     // a pod binds to node0 during the validation delay
-    const v = await validate(withNode(s, 'node0', (n) => bind(n, pod())), cmd(r.decision), { solver: reference, wellKnownLabels: wellKnown });
+    const v = await validate(
+      withNode(s, 'node0', (n) => bind(n, pod())),
+      cmd(r.decision),
+      { solver: reference, wellKnownLabels: wellKnown },
+    );
     expect(v.ok).toBe(true);
     if (v.ok) expect(v.command.candidates.map((c) => c.name)).toEqual(['node1']);
     expect(r.state.consolidated.emptiness).toBeUndefined();
   });
   it('can delete nodes if another nodePool has no node template', async () => {
-    expect((await run(two(pods(2), pods(1)), { nodePools: [pool(), pool({ name: 'no-template' })], instanceTypes: new Map([['default', types()], ['no-template', []]]) })).left).toEqual(['node0']);
+    expect(
+      (
+        await run(two(pods(2), pods(1)), {
+          nodePools: [pool(), pool({ name: 'no-template' })],
+          instanceTypes: new Map([
+            ['default', types()],
+            ['no-template', []],
+          ]),
+        })
+      ).left,
+    ).toEqual(['node0']);
   });
   it('can delete nodes, when non-Karpenter capacity can fit pods', async () => {
     const unmanaged = stateNode({ name: 'unmanaged', managed: false, allocatable: { cpu: '32', pods: '100' } });
@@ -54,7 +86,13 @@ describe('§5.5 Delete (2 nodes of the cheapest type, 32 CPU / 100 pods)', () =>
   });
   it('can delete nodes, considers PDB', async () => {
     const labels = { app: 'test' };
-    expect((await run(two(pods(2), pods(1, { labels })), { pdbs: [pdb('p', { matchLabels: labels, disruptionsAllowed: 0 })] })).left).toEqual(['node1']);
+    expect(
+      (
+        await run(two(pods(2), pods(1, { labels })), {
+          pdbs: [pdb('p', { matchLabels: labels, disruptionsAllowed: 0 })],
+        })
+      ).left,
+    ).toEqual(['node1']);
   });
   it('can delete nodes, considers karpenter.sh/do-not-disrupt on nodes', async () => {
     expect((await run(two(pods(2), pods(1), { annotations: DND }))).left).toEqual(['node1']);
@@ -62,19 +100,33 @@ describe('§5.5 Delete (2 nodes of the cheapest type, 32 CPU / 100 pods)', () =>
   it('can delete nodes, considers karpenter.sh/do-not-disrupt on pods', async () => {
     expect((await run(two(pods(2), [pod({ annotations: DND })]))).left).toEqual(['node1']);
   });
-  it('does not consolidate nodes with karpenter.sh/do-not-disrupt on pods when the NodeClaim\'s TerminationGracePeriod is set', async () => {
-    const nodes = [cheapNode({ name: 'node0', pods: pods(2, { annotations: DND }), terminationGracePeriod: TGP }), cheapNode({ name: 'node1', pods: [pod({ annotations: DND })], terminationGracePeriod: TGP })];
+  it("does not consolidate nodes with karpenter.sh/do-not-disrupt on pods when the NodeClaim's TerminationGracePeriod is set", async () => {
+    const nodes = [
+      cheapNode({ name: 'node0', pods: pods(2, { annotations: DND }), terminationGracePeriod: TGP }),
+      cheapNode({ name: 'node1', pods: [pod({ annotations: DND })], terminationGracePeriod: TGP }),
+    ];
     const { r, left } = await run(nodes);
     expect(r.decision.kind).toBe('noop');
     expect(left).toEqual(['node0', 'node1']);
   });
-  it('does not consolidate nodes with PDB-blocked pods when the NodeClaim\'s TerminationGracePeriod is set', async () => {
+  it("does not consolidate nodes with PDB-blocked pods when the NodeClaim's TerminationGracePeriod is set", async () => {
     const labels = { app: 'test' };
-    const nodes = [cheapNode({ name: 'node0', pods: pods(2, { labels }), terminationGracePeriod: TGP }), cheapNode({ name: 'node1', pods: pods(1, { labels }), terminationGracePeriod: TGP })];
-    expect((await run(nodes, { pdbs: [pdb('p', { matchLabels: labels, disruptionsAllowed: 0 })] })).r.decision.kind).toBe('noop');
+    const nodes = [
+      cheapNode({ name: 'node0', pods: pods(2, { labels }), terminationGracePeriod: TGP }),
+      cheapNode({ name: 'node1', pods: pods(1, { labels }), terminationGracePeriod: TGP }),
+    ];
+    expect(
+      (await run(nodes, { pdbs: [pdb('p', { matchLabels: labels, disruptionsAllowed: 0 })] })).r.decision.kind,
+    ).toBe('noop');
   });
   it('does not consolidate nodes while a duration-based karpenter.sh/do-not-disrupt is active', async () => {
-    expect((await run(two(pods(2), [pod({ annotations: { 'karpenter.sh/do-not-disrupt': '2m' }, startTime: 0 })]), { now: 60_000 })).left).toEqual(['node1']);
+    expect(
+      (
+        await run(two(pods(2), [pod({ annotations: { 'karpenter.sh/do-not-disrupt': '2m' }, startTime: 0 })]), {
+          now: 60_000,
+        })
+      ).left,
+    ).toEqual(['node1']);
   });
   it('can consolidate nodes after a duration-based karpenter.sh/do-not-disrupt expires', async () => {
     const dnd = (n: number) => pods(n, { annotations: { 'karpenter.sh/do-not-disrupt': '2m' }, startTime: 0 });
@@ -83,21 +135,29 @@ describe('§5.5 Delete (2 nodes of the cheapest type, 32 CPU / 100 pods)', () =>
     expect((await run(nodes, { now: 3 * 60_000 })).r.decision.kind).toBe('delete');
   });
   it('invalid karpenter.sh/do-not-disrupt format does not block consolidation', async () => {
-    expect((await run(two(pods(2), [pod({ annotations: { 'karpenter.sh/do-not-disrupt': 'soon' } })]))).left).toEqual(['node0']);
+    expect((await run(two(pods(2), [pod({ annotations: { 'karpenter.sh/do-not-disrupt': 'soon' } })]))).left).toEqual([
+      'node0',
+    ]);
   });
   it('can delete nodes, evicts pods without an ownerRef', async () => {
     const standalone: Pod = { ...pod(), owner: undefined };
     expect((await run(two(pods(2), [standalone]))).left).toEqual(['node0']);
   });
-  it('won\'t delete node if it would require pods to schedule on an uninitialized node', async () => {
+  it("won't delete node if it would require pods to schedule on an uninitialized node", async () => {
     const { r } = await run(two(pods(2), pods(1)).map((n) => (n.name === 'node0' ? { ...n, initialized: false } : n)));
     expect(r.decision.kind).toBe('noop');
     const e = r.decision.explanations.find((x) => x.node === 'node1')!;
-    expect(e.event?.message).toMatch(/^Not all pods would schedule, default\/pod-\d+ => would schedule against uninitialized nodeclaim\/nc-node0, node\/node0/);
+    expect(e.event?.message).toMatch(
+      /^Not all pods would schedule, default\/pod-\d+ => would schedule against uninitialized nodeclaim\/nc-node0, node\/node0/,
+    );
   });
   it('should not consolidate pods onto a destination node that is still within its consolidateAfter window', async () => {
     const minute = 60_000;
-    const nodes = two(pods(2), pods(1)).map((n) => ({ ...n, lastPodEventTime: 0, conditions: { consolidatable: true, initializedAt: 0 } }));
+    const nodes = two(pods(2), pods(1)).map((n) => ({
+      ...n,
+      lastPodEventTime: 0,
+      conditions: { consolidatable: true, initializedAt: 0 },
+    }));
     const p = pool({ consolidateAfter: minute });
     expect((await run(nodes, { nodePools: [p], now: 30_000 })).r.decision.kind).toBe('noop');
     expect((await run(nodes, { nodePools: [p], now: 2 * minute })).left).toEqual(['node0']);
@@ -105,7 +165,13 @@ describe('§5.5 Delete (2 nodes of the cheapest type, 32 CPU / 100 pods)', () =>
   it('should consolidate pods onto a destination node with consolidateAfter Never', async () => {
     const dest = cheapNode({ name: 'never', nodePool: 'never', pods: pods(2), lastPodEventTime: 0 });
     const src = cheapNode({ name: 'src', pods: pods(1) });
-    const { left } = await run([dest, src], { nodePools: [pool(), pool({ name: 'never', consolidateAfter: null })], instanceTypes: new Map([['default', types()], ['never', types()]]) });
+    const { left } = await run([dest, src], {
+      nodePools: [pool(), pool({ name: 'never', consolidateAfter: null })],
+      instanceTypes: new Map([
+        ['default', types()],
+        ['never', types()],
+      ]),
+    });
     expect(left).toEqual(['never']);
   });
   it('should replace a node with a cheaper one even when consolidateAfter has not expired on the destination', async () => {
@@ -119,7 +185,15 @@ describe('§5.5 Delete (2 nodes of the cheapest type, 32 CPU / 100 pods)', () =>
   it('should consider initialized nodes before uninitialized nodes', async () => {
     const def = types().find((t) => t.name === '4-cpu-4-mem-amd64-linux-test-zone-1-on-demand')!;
     const lucky = 37;
-    const many = Array.from({ length: 100 }, (_, i) => bigNode({ it: def, name: `default-${String(i).padStart(3, '0')}`, allocatable: { cpu: '3', pods: '100' }, initialized: i === lucky, conditions: { initializedAt: 0 } }));
+    const many = Array.from({ length: 100 }, (_, i) =>
+      bigNode({
+        it: def,
+        name: `default-${String(i).padStart(3, '0')}`,
+        allocatable: { cpu: '3', pods: '100' },
+        initialized: i === lucky,
+        conditions: { initializedAt: 0 },
+      }),
+    );
     const small = cheapNode({ name: 'small', pods: [pod({ cpu: '1' })] });
     const { s, r } = await run([...many, small]);
     const c = cmd(r.decision);
@@ -133,15 +207,23 @@ describe('§5.5 Delete (2 nodes of the cheapest type, 32 CPU / 100 pods)', () =>
     expect(left).toEqual(['node0']);
     expect(execute(s, r.decision).pendingPods).toEqual([pending]);
   });
-  it('won\'t delete nodes if it would make a non-pending pod go pending', async () => {
+  it("won't delete nodes if it would make a non-pending pod go pending", async () => {
     // each pod selects a label only its own node has (and no NodePool can give a new node)
-    const pinned = two([], []).map((n, i) => bind({ ...n, labels: { ...n.labels, pin: `p${i}` } }, pod({ nodeSelector: { pin: `p${i}` } })));
+    const pinned = two([], []).map((n, i) =>
+      bind({ ...n, labels: { ...n.labels, pin: `p${i}` } }, pod({ nodeSelector: { pin: `p${i}` } })),
+    );
     const { r, left } = await run(pinned);
     expect(left).toEqual(['node0', 'node1']);
     expect(r.decision.explanations.map((e) => e.code)).toEqual(['pods-would-not-schedule', 'pods-would-not-schedule']);
   });
   it('can delete nodes while an invalid node pool exists', async () => {
-    const { left } = await run(two(pods(2), pods(1)), { nodePools: [pool(), pool({ name: 'invalid', ready: false })], instanceTypes: new Map([['default', types()], ['invalid', []]]) });
+    const { left } = await run(two(pods(2), pods(1)), {
+      nodePools: [pool(), pool({ name: 'invalid', ready: false })],
+      instanceTypes: new Map([
+        ['default', types()],
+        ['invalid', []],
+      ]),
+    });
     expect(left).toEqual(['node0']);
   });
 });
@@ -150,7 +232,9 @@ describe('§5.6 TTL (validation after the delay)', () => {
   const opts = { solver: reference, wellKnownLabels: wellKnown };
 
   it('should wait for the node TTL for non-empty nodes before consolidating', async () => {
-    const s = env({ nodes: [cheapNode({ name: 'node0', pods: pods(2) }), cheapNode({ name: 'node1', pods: pods(1) })] });
+    const s = env({
+      nodes: [cheapNode({ name: 'node0', pods: pods(2) }), cheapNode({ name: 'node1', pods: pods(1) })],
+    });
     const r = await reconcile(s);
     const v = await validate({ ...s, now: s.now + 31_000 }, cmd(r.decision), opts);
     expect(v.ok).toBe(true);
@@ -160,28 +244,48 @@ describe('§5.6 TTL (validation after the delay)', () => {
     const s = env({ nodes: [bigNode({ name: 'node', pods: [pod({ cpu: '1' })] })] });
     const r = await reconcile(s);
     expect(cmd(r.decision).kind).toBe('replace');
-    const v = await validate(withNode(s, 'node', (n) => bind(n, pod({ cpu: '1' }))), cmd(r.decision), opts);
+    const v = await validate(
+      withNode(s, 'node', (n) => bind(n, pod({ cpu: '1' }))),
+      cmd(r.decision),
+      opts,
+    );
     expect(v.ok).toBe(false);
     if (!v.ok) expect(v.category).toBe('scheduling');
   });
   it('should not consolidate if the action becomes invalid during the node TTL wait', async () => {
     const s = env({ nodes: [bigNode({ name: 'node', pods: [pod({ cpu: '1' })] })] });
     const r = await reconcile(s);
-    const v = await validate(withNode(s, 'node', (n) => bind(n, pod({ annotations: DND }))), cmd(r.decision), opts);
+    const v = await validate(
+      withNode(s, 'node', (n) => bind(n, pod({ annotations: DND }))),
+      cmd(r.decision),
+      opts,
+    );
     expect(v.ok).toBe(false);
-    if (!v.ok) expect([v.category, v.eventMessage]).toEqual(['churn', expect.stringMatching(/^Consolidation rejected: replace: \[node\] -> \[1 replacement\], reason: churn \(savings: \$\d+\.\d\d\)$/)]);
+    if (!v.ok)
+      expect([v.category, v.eventMessage]).toEqual([
+        'churn',
+        expect.stringMatching(
+          /^Consolidation rejected: replace: \[node\] -> \[1 replacement\], reason: churn \(savings: \$\d+\.\d\d\)$/,
+        ),
+      ]);
   });
   for (const [what, change] of [
     ['a pod with karpenter.sh/do-not-disrupt', (n: StateNode) => bind(n, pod({ annotations: DND }))],
     ['a pod with a blocking PDB', (n: StateNode) => bind(n, pod({ labels: { app: 'blocked' } }))],
   ] as const) {
     it(`should not replace node if ${what} schedules during the TTL wait`, async () => {
-      const s = env({ nodes: [bigNode({ name: 'node', pods: [pod({ cpu: '1' })] })], pdbs: [pdb('b', { matchLabels: { app: 'blocked' }, disruptionsAllowed: 0 })] });
+      const s = env({
+        nodes: [bigNode({ name: 'node', pods: [pod({ cpu: '1' })] })],
+        pdbs: [pdb('b', { matchLabels: { app: 'blocked' }, disruptionsAllowed: 0 })],
+      });
       const r = await reconcile(s);
       expect((await validate(withNode(s, 'node', change), cmd(r.decision), opts)).ok).toBe(false);
     });
     it(`should not delete node if ${what} schedules during the TTL wait`, async () => {
-      const s = env({ nodes: [cheapNode({ name: 'node0', pods: pods(2) }), cheapNode({ name: 'node1', pods: pods(1) })], pdbs: [pdb('b', { matchLabels: { app: 'blocked' }, disruptionsAllowed: 0 })] });
+      const s = env({
+        nodes: [cheapNode({ name: 'node0', pods: pods(2) }), cheapNode({ name: 'node1', pods: pods(1) })],
+        pdbs: [pdb('b', { matchLabels: { app: 'blocked' }, disruptionsAllowed: 0 })],
+      });
       const r = await reconcile(s);
       expect(cmd(r.decision).candidates.map((c) => c.name)).toEqual(['node1']);
       expect((await validate(withNode(s, 'node1', change), cmd(r.decision), opts)).ok).toBe(false);
@@ -191,7 +295,11 @@ describe('§5.6 TTL (validation after the delay)', () => {
 
 describe('§5.7 Multi-NodeClaim (3 most expensive 32-CPU nodes)', () => {
   const spotIt = () => mostExpensiveSpotInstance(types());
-  for (const [variant, mk] of [['on-demand', () => ({})], ['spot', () => ({ it: spotIt() })], ['mixed', (i: number) => (i === 1 ? { it: spotIt() } : {})]] as const) {
+  for (const [variant, mk] of [
+    ['on-demand', () => ({})],
+    ['spot', () => ({ it: spotIt() })],
+    ['mixed', (i: number) => (i === 1 ? { it: spotIt() } : {})],
+  ] as const) {
     it(`can merge 3 nodes into 1 (${variant})`, async () => {
       const nodes = [0, 1, 2].map((i) => bigNode({ name: `n${i}`, pods: pods(1), ...mk(i) }));
       const { r, left } = await run(nodes);
@@ -201,7 +309,7 @@ describe('§5.7 Multi-NodeClaim (3 most expensive 32-CPU nodes)', () => {
       expect(left[0]).not.toMatch(/^n\d$/);
     });
   }
-  it('won\'t merge 2 nodes into 1 of the same type', async () => {
+  it("won't merge 2 nodes into 1 of the same type", async () => {
     const nodes = [cheapNode({ name: 'node0', pods: pods(1) }), cheapNode({ name: 'node1', pods: pods(2) })];
     const { r, left } = await run(nodes);
     expect(cmd(r.decision)).toMatchObject({ kind: 'delete', method: 'single' });
@@ -211,7 +319,9 @@ describe('§5.7 Multi-NodeClaim (3 most expensive 32-CPU nodes)', () => {
     const s = env({ nodes: [bigNode({ name: 'n0', pods: pods(1) }), bigNode({ name: 'n1', pods: pods(1) })] });
     const r = await reconcile(s);
     expect(cmd(r.decision)).toMatchObject({ kind: 'replace', method: 'multi' });
-    expect((await validate({ ...s, now: 31_000 }, cmd(r.decision), { solver: reference, wellKnownLabels: wellKnown })).ok).toBe(true);
+    expect(
+      (await validate({ ...s, now: 31_000 }, cmd(r.decision), { solver: reference, wellKnownLabels: wellKnown })).ok,
+    ).toBe(true);
     expect(managedNodes(execute(s, r.decision))).toHaveLength(1);
   });
   it('should consolidate multiple empty nodes via multi-nodeclaim consolidation', async () => {
@@ -222,18 +332,28 @@ describe('§5.7 Multi-NodeClaim (3 most expensive 32-CPU nodes)', () => {
     expect(multiOnly.decision.kind).toBe('noop'); // Multi leaves empty nodes to Emptiness (§1.4)
   });
   it('should continue to single nodeclaim consolidation when multi-nodeclaim consolidation fails validation', async () => {
-    const s = env({ nodes: [0, 1, 2].map((i) => cheapNode({ name: `n${i + 1}`, allocatable: { cpu: '32', pods: '100' }, pods: pods(1, { cpu: '1' }) })) });
+    const s = env({
+      nodes: [0, 1, 2].map((i) =>
+        cheapNode({ name: `n${i + 1}`, allocatable: { cpu: '32', pods: '100' }, pods: pods(1, { cpu: '1' }) }),
+      ),
+    });
     const r = await reconcile(s);
     const multi = cmd(r.decision);
     expect(multi.method).toBe('multi');
     // during the wait, pods bind to node1 and node2
-    const fresh = withNode(withNode(s, 'n1', (n) => bind(n, pod({ cpu: '1' }))), 'n2', (n) => bind(n, pod({ cpu: '1' })));
+    const fresh = withNode(
+      withNode(s, 'n1', (n) => bind(n, pod({ cpu: '1' }))),
+      'n2',
+      (n) => bind(n, pod({ cpu: '1' })),
+    );
     const v = await validate(fresh, multi, { solver: reference, wellKnownLabels: wellKnown });
     expect(v.ok).toBe(false);
     // the controller goes on with single-node consolidation in the same loop
     const single = await reconcile(fresh, { methods: ['single'] });
     expect(cmd(single.decision).candidates.map((c) => c.name)).toEqual(['n3']);
-    expect((await validate(fresh, cmd(single.decision), { solver: reference, wellKnownLabels: wellKnown })).ok).toBe(true);
+    expect((await validate(fresh, cmd(single.decision), { solver: reference, wellKnownLabels: wellKnown })).ok).toBe(
+      true,
+    );
     expect(managedNodes(execute(fresh, single.decision))).toHaveLength(2);
   });
 });

@@ -7,12 +7,25 @@ import type { Command, Decision } from '../../../engine/disruption/types.ts';
 import { provision } from '../../../engine/solver/provision.ts';
 import { pod, pods, resetIds } from '../../fixtures/builders.ts';
 import { leastExpensiveInstance, mostExpensiveInstance } from '../../fixtures/instancetypes.ts';
-import { bigNode, env, execute, managedNodes, OPTIONS, pool, reconcile, reference, start, types, wellKnown } from './harness.ts';
+import {
+  bigNode,
+  env,
+  execute,
+  managedNodes,
+  OPTIONS,
+  pool,
+  reconcile,
+  reference,
+  start,
+  types,
+  wellKnown,
+} from './harness.ts';
 
 beforeEach(() => resetIds());
 
 const cmd = (d: Decision): Command => {
-  if (d.kind === 'noop') throw new Error(`expected a command: ${d.explanations.map((e) => `${e.node}: ${e.message}`).join('; ')}`);
+  if (d.kind === 'noop')
+    throw new Error(`expected a command: ${d.explanations.map((e) => `${e.node}: ${e.message}`).join('; ')}`);
   return d;
 };
 const cheapNode = (o: Parameters<typeof bigNode>[0] = {}) => bigNode({ it: leastExpensiveInstance(types()), ...o });
@@ -25,17 +38,31 @@ const inZone = (zone: string, cheapest: boolean) => {
 describe('§5.8 Node Lifetime Consideration', () => {
   it('should consolidate the node with the best savings ratio first', async () => {
     const p = pool({ expireAfter: 3000 });
-    const s = env({ nodePools: [p], nodes: [cheapNode({ name: 'node0', pods: pods(2) }), cheapNode({ name: 'node1', pods: pods(1) })] });
+    const s = env({
+      nodePools: [p],
+      nodes: [cheapNode({ name: 'node0', pods: pods(2) }), cheapNode({ name: 'node1', pods: pods(1) })],
+    });
     const r = await reconcile(s);
     expect(cmd(r.decision).candidates.map((c) => c.name)).toEqual(['node1']);
   });
 });
 
 describe('§5.9 Topology Consideration', () => {
-  const spread = { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule' as const, labelSelector: { matchLabels: { app: 'test' } } };
+  const spread = {
+    maxSkew: 1,
+    topologyKey: 'topology.kubernetes.io/zone',
+    whenUnsatisfiable: 'DoNotSchedule' as const,
+    labelSelector: { matchLabels: { app: 'test' } },
+  };
 
   it('can replace node maintaining zonal topology spread', async () => {
-    const mk = (zone: string, cheapest: boolean, name: string) => bigNode({ it: inZone(zone, cheapest), name, zone, pods: [pod({ cpu: '1', labels: { app: 'test' }, spread: [spread] })] });
+    const mk = (zone: string, cheapest: boolean, name: string) =>
+      bigNode({
+        it: inZone(zone, cheapest),
+        name,
+        zone,
+        pods: [pod({ cpu: '1', labels: { app: 'test' }, spread: [spread] })],
+      });
     const nodes = [mk('test-zone-1', true, 'z1'), mk('test-zone-2', false, 'z2'), mk('test-zone-3', true, 'z3')];
     const s = env({ nodes });
     const r = await reconcile(s);
@@ -45,9 +72,20 @@ describe('§5.9 Topology Consideration', () => {
     const zones = after.map((n) => n.labels['topology.kubernetes.io/zone']).sort();
     expect(zones).toEqual(['test-zone-1', 'test-zone-2', 'test-zone-3']);
   });
-  it('won\'t delete node if it would violate pod anti-affinity', async () => {
-    const anti = { podAntiAffinity: { required: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'test' } } }] } };
-    const nodes = ['test-zone-1', 'test-zone-2', 'test-zone-3'].map((zone, i) => bigNode({ it: inZone(zone, true), name: `n${i}`, zone, pods: [pod({ labels: { app: 'test' }, affinity: anti })] }));
+  it("won't delete node if it would violate pod anti-affinity", async () => {
+    const anti = {
+      podAntiAffinity: {
+        required: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'test' } } }],
+      },
+    };
+    const nodes = ['test-zone-1', 'test-zone-2', 'test-zone-3'].map((zone, i) =>
+      bigNode({
+        it: inZone(zone, true),
+        name: `n${i}`,
+        zone,
+        pods: [pod({ labels: { app: 'test' }, affinity: anti })],
+      }),
+    );
     const r = await reconcile(env({ nodes }));
     expect(r.decision.kind).toBe('noop');
   });
@@ -72,23 +110,45 @@ describe('§5.10 Parallelization', () => {
     const started = start(s, r.decision, { initialized: false });
     const again = await reconcile(started);
     expect(again.decision.kind).toBe('noop');
-    expect(again.decision.explanations.map((e) => [e.node, e.code])).toEqual([['old', 'deleting'], ['old-r0', 'not-initialized']]);
+    expect(again.decision.explanations.map((e) => [e.node, e.code])).toEqual([
+      ['old', 'deleting'],
+      ['old-r0', 'not-initialized'],
+    ]);
   });
 });
 
 describe('§5.12 Preferences (PreferencePolicy=Ignore)', () => {
   const ignore: EngineOptions = { ...OPTIONS, preferencePolicy: 'Ignore' };
   it('should consolidate through deletion when ignoring preferences', async () => {
-    const pref = { podAntiAffinity: { preferred: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'test' } } } }] } };
+    const pref = {
+      podAntiAffinity: {
+        preferred: [
+          {
+            weight: 100,
+            podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'test' } } },
+          },
+        ],
+      },
+    };
     const mk = (): Pod => pod({ labels: { app: 'test' }, affinity: pref });
-    const s = env({ options: ignore, nodes: [cheapNode({ name: 'node0', pods: [mk(), mk()] }), cheapNode({ name: 'node1', pods: [mk()] })] });
+    const s = env({
+      options: ignore,
+      nodes: [cheapNode({ name: 'node0', pods: [mk(), mk()] }), cheapNode({ name: 'node1', pods: [mk()] })],
+    });
     const r = await reconcile(s);
     expect(cmd(r.decision)).toMatchObject({ kind: 'delete' });
     expect(managedNodes(execute(s, r.decision)).map((n) => n.name)).toEqual(['node0']);
   });
   it('should consolidate through replacement when ignoring preferences', async () => {
     const expensive = mostExpensiveInstance(types()).name;
-    const p = pod({ preferred: [{ weight: 100, expressions: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: [expensive] }] }] });
+    const p = pod({
+      preferred: [
+        {
+          weight: 100,
+          expressions: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: [expensive] }],
+        },
+      ],
+    });
     const r = await reconcile(env({ options: ignore, nodes: [bigNode({ pods: [p] })] }));
     expect(cmd(r.decision).kind).toBe('replace');
     expect(cmd(r.decision).replacements[0]!.instanceTypes.map((o) => o.name)).not.toContain(expensive);
@@ -97,12 +157,30 @@ describe('§5.12 Preferences (PreferencePolicy=Ignore)', () => {
 
 describe('§5.13 MinValuesPolicy', () => {
   it('should not consolidate by relaxing minValues when policy is BestEffort', async () => {
-    const p = pool({ requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: types().filter((t) => t.name.includes('amd64-linux-test-zone-1-on-demand')).slice(0, 20).map((t) => t.name), minValues: 50 }] });
-    const s = env({ nodePools: [p], options: { ...OPTIONS, minValuesPolicy: 'BestEffort' }, nodes: [bigNode({ name: 'n', pods: [pod({ cpu: '1' })] })] });
+    const p = pool({
+      requirements: [
+        {
+          key: 'node.kubernetes.io/instance-type',
+          operator: 'In',
+          values: types()
+            .filter((t) => t.name.includes('amd64-linux-test-zone-1-on-demand'))
+            .slice(0, 20)
+            .map((t) => t.name),
+          minValues: 50,
+        },
+      ],
+    });
+    const s = env({
+      nodePools: [p],
+      options: { ...OPTIONS, minValuesPolicy: 'BestEffort' },
+      nodes: [bigNode({ name: 'n', pods: [pod({ cpu: '1' })] })],
+    });
     const r = await reconcile(s);
     expect(r.decision.kind).toBe('noop');
     const e = r.decision.explanations.find((x) => x.node === 'n')!;
-    expect(e.event?.message).toContain('minValues requirement is not met for label(s) (label(s)=[node.kubernetes.io/instance-type])');
+    expect(e.event?.message).toContain(
+      'minValues requirement is not met for label(s) (label(s)=[node.kubernetes.io/instance-type])',
+    );
   });
 });
 
@@ -118,7 +196,9 @@ describe('§5.14 Buffer Pods', () => {
     expect(cmd(r.decision).kind).toBe('replace');
   });
   it('should skip buffer-only nodes in single-node consolidation but protect via emptiness', async () => {
-    const s = env({ nodes: [buffered(bigNode({ name: 'b' }), 1), bigNode({ name: 'real', pods: [pod({ cpu: '1' })] })] });
+    const s = env({
+      nodes: [buffered(bigNode({ name: 'b' }), 1), bigNode({ name: 'real', pods: [pod({ cpu: '1' })] })],
+    });
     const r = await reconcile(s);
     expect(cmd(r.decision).candidates.map((c) => c.name)).toEqual(['real']);
     expect(managedNodes(execute(s, r.decision)).map((n) => n.name)).toContain('b');
@@ -126,13 +206,17 @@ describe('§5.14 Buffer Pods', () => {
   it('should consolidate a buffer node once buffer pods are cleared', async () => {
     const n = bigNode({ name: 'b' });
     expect((await reconcile(env({ nodes: [buffered(n, 1)] }))).decision.kind).toBe('noop');
-    expect(cmd((await reconcile(env({ nodes: [buffered(n, 0)] }))).decision).candidates.map((c) => c.name)).toEqual(['b']);
+    expect(cmd((await reconcile(env({ nodes: [buffered(n, 0)] }))).decision).candidates.map((c) => c.name)).toEqual([
+      'b',
+    ]);
   });
 });
 
 describe('§5.15 Static NodePool', () => {
   it('should not consolidate static NodePool nodes', async () => {
-    const r = await reconcile(env({ nodePools: [pool({ replicas: 2 })], nodes: [bigNode({ pods: [pod()] }), bigNode({ pods: [pod()] })] }));
+    const r = await reconcile(
+      env({ nodePools: [pool({ replicas: 2 })], nodes: [bigNode({ pods: [pod()] }), bigNode({ pods: [pod()] })] }),
+    );
     expect(r.decision.kind).toBe('noop');
     expect(r.metrics.eligibleNodes.Underutilized).toBe(0);
   });

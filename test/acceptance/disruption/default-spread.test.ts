@@ -12,12 +12,16 @@ beforeEach(() => resetIds());
 const ZONE = 'topology.kubernetes.io/zone';
 const labels = { app: 'web' };
 const zoneDefault: TopologySpreadConstraint = { maxSkew: 1, topologyKey: ZONE, whenUnsatisfiable: 'DoNotSchedule' };
-const sources: SelectorSources = { services: [], owners: new Map([[ownerKey('ReplicaSet', 'default', 'web'), { matchLabels: labels }]]) };
+const sources: SelectorSources = {
+  services: [],
+  owners: new Map([[ownerKey('ReplicaSet', 'default', 'web'), { matchLabels: labels }]]),
+};
 const owner = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', controller: true };
 
 function twoZones(defaults: readonly TopologySpreadConstraint[]) {
   const cheap = leastExpensiveInstance(types());
-  const node = (name: string, zone: string) => bigNode({ it: cheap, name, labels: { [ZONE]: zone }, pods: [pod({ labels, owner, nodeName: name })] });
+  const node = (name: string, zone: string) =>
+    bigNode({ it: cheap, name, labels: { [ZONE]: zone }, pods: [pod({ labels, owner, nodeName: name })] });
   return env({
     nodes: [node('a', 'test-zone-1'), node('b', 'test-zone-2')],
     options: { ...OPTIONS, ...(defaults.length ? { defaultTopologySpreadConstraints: defaults } : {}) },

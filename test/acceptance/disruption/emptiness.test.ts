@@ -24,7 +24,9 @@ describe('§2.1 Metrics', () => {
 
 describe('§2.2 Budgets (10 empty nodes)', () => {
   const run = async (budget: string, poolCount = 1, perPool = 10) => {
-    const pools = Array.from({ length: poolCount }, (_, i) => whenEmpty({ name: poolCount === 1 ? 'default' : `pool-${i}`, budgets: [{ nodes: budget }] }));
+    const pools = Array.from({ length: poolCount }, (_, i) =>
+      whenEmpty({ name: poolCount === 1 ? 'default' : `pool-${i}`, budgets: [{ nodes: budget }] }),
+    );
     const nodes = pools.flatMap((p) => empties(perPool, { nodePool: p.name }));
     const s = env({ nodePools: pools, nodes });
     const r = await reconcile(s);
@@ -74,11 +76,17 @@ describe('§2.3 Emptiness', () => {
 
   it('can delete empty nodes', async () => {
     const { r, after } = await one(bigNode());
-    expect(r.decision.kind !== 'noop' && r.decision.metricLabels).toEqual({ decision: 'delete', reason: 'empty', consolidation_type: 'empty' });
+    expect(r.decision.kind !== 'noop' && r.decision.metricLabels).toEqual({
+      decision: 'delete',
+      reason: 'empty',
+      consolidation_type: 'empty',
+    });
     expect(managedNodes(after)).toHaveLength(0);
   });
   it('can delete empty and drifted nodes', async () => {
-    const drifted = bigNode({ conditions: { consolidatable: true, initializedAt: 0, drifted: { reason: 'x', since: 0 } } });
+    const drifted = bigNode({
+      conditions: { consolidatable: true, initializedAt: 0, drifted: { reason: 'x', since: 0 } },
+    });
     // Production order: Emptiness runs first and deletes it as Empty.
     const prod = await one(drifted);
     expect(prod.r.decision.kind !== 'noop' && prod.r.decision.reason).toBe('Empty');
@@ -118,7 +126,11 @@ describe('§2.3 Emptiness', () => {
   });
   it('considers pending pods when consolidating', async () => {
     const cheap64 = types().find((t) => t.name === '64-cpu-64-mem-amd64-linux-test-zone-1-on-demand')!;
-    const n = bigNode({ it: cheap64, allocatable: { cpu: '64', memory: '64Gi', pods: '100' }, pods: [pod({ cpu: '1' })] });
+    const n = bigNode({
+      it: cheap64,
+      allocatable: { cpu: '64', memory: '64Gi', pods: '100' },
+      pods: [pod({ cpu: '1' })],
+    });
     const s = env({ nodePools: [whenEmpty()], nodes: [n], pendingPods: [pod({ cpu: '62' })] });
     const r = await reconcile(s);
     expect(r.decision.kind).toBe('noop');
@@ -132,7 +144,9 @@ describe('§2.3 Emptiness', () => {
     expect(managedNodes(after)).toHaveLength(0);
   });
   it('will not consider a node with a terminating StatefulSet pod as empty', async () => {
-    const { r, after } = await one(bigNode({ pods: [pod({ owner: { kind: 'StatefulSet', name: 'ss' }, deletionTimestamp: 1 })] }));
+    const { r, after } = await one(
+      bigNode({ pods: [pod({ owner: { kind: 'StatefulSet', name: 'ss' }, deletionTimestamp: 1 })] }),
+    );
     expect(r.decision.kind).toBe('noop');
     expect(managedNodes(after)).toHaveLength(1);
   });
@@ -142,7 +156,10 @@ describe('§2.3 Emptiness', () => {
     expect(r.decision.kind).toBe('delete');
     if (r.decision.kind === 'noop') return;
     // 15 s later nothing changed: the command survives and runs
-    const v = await validate({ ...s, now: s.now + 15_000 }, r.decision, { solver: reference, wellKnownLabels: wellKnown });
+    const v = await validate({ ...s, now: s.now + 15_000 }, r.decision, {
+      solver: reference,
+      wellKnownLabels: wellKnown,
+    });
     expect(v.ok).toBe(true);
     if (v.ok) expect(managedNodes(execute(s, { ...r.decision, ...v.command }))).toHaveLength(0);
   });
@@ -163,13 +180,21 @@ describe('§2.5 Buffer pod protection', () => {
   const run = async (nodes: StateNode[]) => {
     const s = env({ nodePools: [whenEmpty()], nodes });
     const r = await reconcile(s);
-    return { r, left: managedNodes(execute(s, r.decision)).map((n) => n.name).sort() };
+    return {
+      r,
+      left: managedNodes(execute(s, r.decision))
+        .map((n) => n.name)
+        .sort(),
+    };
   };
 
   it('should not disrupt a node that hosts virtual buffer pods', async () => {
     const { r, left } = await run([withBuffers(3, { name: 'a' })]);
     expect(left).toEqual(['a']);
-    expect(r.decision.explanations[0]!.event).toEqual({ reason: 'Unconsolidatable', message: 'Node "a" has buffer pods' });
+    expect(r.decision.explanations[0]!.event).toEqual({
+      reason: 'Unconsolidatable',
+      message: 'Node "a" has buffer pods',
+    });
   });
   it('should disrupt a node once buffer pods are cleared', async () => {
     expect((await run([withBuffers(3, { name: 'a' })])).left).toEqual(['a']);
@@ -188,4 +213,3 @@ describe('§2.5 Buffer pod protection', () => {
     expect((await run([withBuffers(0, { name: 'a' })])).left).toEqual([]);
   });
 });
-

@@ -12,7 +12,12 @@ import { withExtraWellKnown } from '../../../engine/scheduling/labels.ts';
 import { solveReference } from '../../../engine/solver/reference/scheduler.ts';
 import type { ProvisionSolver } from '../../../engine/model/types.ts';
 import { nodePool, snapshot, stateNode, type NodePoolOptions, type StateNodeOptions } from '../../fixtures/builders.ts';
-import { FAKE_WELL_KNOWN_LABELS, firstOffering, instanceTypesAssorted, mostExpensiveInstance } from '../../fixtures/instancetypes.ts';
+import {
+  FAKE_WELL_KNOWN_LABELS,
+  firstOffering,
+  instanceTypesAssorted,
+  mostExpensiveInstance,
+} from '../../fixtures/instancetypes.ts';
 
 export const reference: ProvisionSolver = { name: 'reference', solve: solveReference };
 export const wellKnown = withExtraWellKnown(FAKE_WELL_KNOWN_LABELS);
@@ -24,7 +29,10 @@ export function types(): InstanceType[] {
 }
 
 /** The consolidation suite turns SpotToSpotConsolidation on. */
-export const OPTIONS: EngineOptions = { ...DEFAULT_ENGINE_OPTIONS, featureGates: { ...DEFAULT_ENGINE_OPTIONS.featureGates, spotToSpotConsolidation: true } };
+export const OPTIONS: EngineOptions = {
+  ...DEFAULT_ENGINE_OPTIONS,
+  featureGates: { ...DEFAULT_ENGINE_OPTIONS.featureGates, spotToSpotConsolidation: true },
+};
 
 /** A NodePool with the suites' usual disruption settings: consolidateAfter 0s, budget 100%. */
 export function pool(o: NodePoolOptions = {}): NodePool {
@@ -37,8 +45,17 @@ export function node(it: InstanceType, o: StateNodeOptions = {}): StateNode {
   return stateNode({ instanceType: it, zone: off.zone, capacityType: off.capacityType, ...o });
 }
 
-export function env(o: Omit<Partial<Snapshot>, 'instanceTypes'> & { instanceTypes?: readonly InstanceType[] | Snapshot['instanceTypes'] } = {}): Snapshot {
-  return snapshot({ options: OPTIONS, instanceTypes: o.instanceTypes ?? types(), ...o, nodePools: o.nodePools ?? [pool()] });
+export function env(
+  o: Omit<Partial<Snapshot>, 'instanceTypes'> & {
+    instanceTypes?: readonly InstanceType[] | Snapshot['instanceTypes'];
+  } = {},
+): Snapshot {
+  return snapshot({
+    options: OPTIONS,
+    instanceTypes: o.instanceTypes ?? types(),
+    ...o,
+    nodePools: o.nodePools ?? [pool()],
+  });
 }
 
 export async function reconcile(s: Snapshot, o: DisruptOptions = {}): Promise<DisruptResult> {
@@ -54,7 +71,11 @@ export function execute(s: Snapshot, d: Decision): Snapshot {
 }
 
 /** Reconcile, then (if the command survives validation against `fresh`, default the same snapshot) execute. */
-export async function reconcileAndExecute(s: Snapshot, o: DisruptOptions = {}, fresh?: (s: Snapshot) => Snapshot): Promise<{ result: DisruptResult; after: Snapshot }> {
+export async function reconcileAndExecute(
+  s: Snapshot,
+  o: DisruptOptions = {},
+  fresh?: (s: Snapshot) => Snapshot,
+): Promise<{ result: DisruptResult; after: Snapshot }> {
   const result = await reconcile(s, o);
   if (result.decision.kind === 'noop') return { result, after: s };
   const later = fresh ? fresh(s) : s;
@@ -72,7 +93,10 @@ export const GiB = 2 ** 30;
 /** A node of the suite's most expensive on-demand type with Karpenter's usual 32 CPU / 100 pods allocatable. */
 export function bigNode(o: StateNodeOptions & { it?: InstanceType } = {}): StateNode {
   const { it, ...rest } = o;
-  return node(it ?? mostExpensiveInstance(types()), { allocatable: { cpu: '32', memory: '128Gi', pods: '100' }, ...rest });
+  return node(it ?? mostExpensiveInstance(types()), {
+    allocatable: { cpu: '32', memory: '128Gi', pods: '100' },
+    ...rest,
+  });
 }
 
 export function names(xs: readonly { name: string }[]): string[] {
@@ -91,15 +115,28 @@ export function start(s: Snapshot, d: Decision, o: { initialized?: boolean } = {
     const marked = new Set(c.candidates.map((x) => x.name));
     const destinations = new Set(c.podsMoved.map((m) => m.to));
     const after = applyCommand(out, c);
-    const added = after.nodes.filter((n) => !out.nodes.some((m) => m.name === n.name)).map((n) => ({
-      ...n,
-      pods: [],
-      ...(o.initialized === false ? { initialized: false, labels: Object.fromEntries(Object.entries(n.labels).filter(([k]) => k !== 'karpenter.sh/initialized')) } : {}),
-    }));
+    const added = after.nodes
+      .filter((n) => !out.nodes.some((m) => m.name === n.name))
+      .map((n) => ({
+        ...n,
+        pods: [],
+        ...(o.initialized === false
+          ? {
+              initialized: false,
+              labels: Object.fromEntries(Object.entries(n.labels).filter(([k]) => k !== 'karpenter.sh/initialized')),
+            }
+          : {}),
+      }));
     out = {
       ...out,
       nodes: [
-        ...out.nodes.map((n) => (marked.has(n.name) ? { ...n, markedForDeletion: true } : destinations.has(n.name) ? { ...n, nominatedUntil: s.now + 20_000 } : n)),
+        ...out.nodes.map((n) =>
+          marked.has(n.name)
+            ? { ...n, markedForDeletion: true }
+            : destinations.has(n.name)
+              ? { ...n, nominatedUntil: s.now + 20_000 }
+              : n,
+        ),
         ...added,
       ],
     };

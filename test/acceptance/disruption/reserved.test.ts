@@ -7,7 +7,14 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { InstanceType, Offering } from '../../../engine/domain/types.ts';
 import type { Command, Decision } from '../../../engine/disruption/types.ts';
 import { pod, resetIds } from '../../fixtures/builders.ts';
-import { fakeOffering, firstOffering, leastExpensiveInstance, mostExpensiveInstance, mostExpensiveSpotInstance, withOfferings } from '../../fixtures/instancetypes.ts';
+import {
+  fakeOffering,
+  firstOffering,
+  leastExpensiveInstance,
+  mostExpensiveInstance,
+  mostExpensiveSpotInstance,
+  withOfferings,
+} from '../../fixtures/instancetypes.ts';
 import { WasmSolver } from '../../../engine/solver/wasm.ts';
 import { bigNode, env, execute, managedNodes, reconcile as reconcileWith, reference, types } from './harness.ts';
 
@@ -17,13 +24,20 @@ const CT = 'karpenter.sh/capacity-type';
 beforeEach(() => resetIds());
 
 const cmd = (d: Decision): Command => {
-  if (d.kind === 'noop') throw new Error(`expected a command: ${d.explanations.map((e) => `${e.node}: ${e.message}`).join('; ')}`);
+  if (d.kind === 'noop')
+    throw new Error(`expected a command: ${d.explanations.map((e) => `${e.node}: ${e.message}`).join('; ')}`);
   return d;
 };
 
 /** A reserved offering in the type's own zone at 1/10000 of its price. */
 const reservedOf = (it: InstanceType, id: string, capacity = 1): Offering =>
-  fakeOffering({ zone: firstOffering(it).zone, capacityType: 'reserved', price: firstOffering(it).price / 10000, reservationId: id, reservationCapacity: capacity });
+  fakeOffering({
+    zone: firstOffering(it).zone,
+    capacityType: 'reserved',
+    price: firstOffering(it).price / 10000,
+    reservationId: id,
+    reservationCapacity: capacity,
+  });
 
 /** The suite's types with reserved offerings added to some of them. */
 function withReserved(add: ReadonlyMap<string, Offering>): InstanceType[] {
@@ -42,8 +56,19 @@ describe.each([
   it('can consolidate from one reserved offering to another', async () => {
     const most = mostExpensiveInstance(types());
     const least = leastExpensiveInstance(types());
-    const its = withReserved(new Map([[most.name, reservedOf(most, 'r-most')], [least.name, reservedOf(least, 'r-least')]]));
-    const node = bigNode({ name: 'reserved-node', it: its.find((t) => t.name === most.name)!, capacityType: 'reserved', labels: { [RID]: 'r-most' }, pods: [pod({ cpu: '100m' })] });
+    const its = withReserved(
+      new Map([
+        [most.name, reservedOf(most, 'r-most')],
+        [least.name, reservedOf(least, 'r-least')],
+      ]),
+    );
+    const node = bigNode({
+      name: 'reserved-node',
+      it: its.find((t) => t.name === most.name)!,
+      capacityType: 'reserved',
+      labels: { [RID]: 'r-most' },
+      pods: [pod({ cpu: '100m' })],
+    });
     const s = env({ instanceTypes: its, nodes: [node] });
     const r = await reconcile(s);
     const c = cmd(r.decision);
@@ -67,7 +92,12 @@ describe.each([
       const base = pick();
       expect(firstOffering(base).capacityType).toBe(capacityType);
       const its = withReserved(new Map([[base.name, reservedOf(base, 'r-pool')]]));
-      const node = bigNode({ name: 'node', it: its.find((t) => t.name === base.name)!, capacityType, pods: [pod({ cpu: '100m' })] });
+      const node = bigNode({
+        name: 'node',
+        it: its.find((t) => t.name === base.name)!,
+        capacityType,
+        pods: [pod({ cpu: '100m' })],
+      });
       const s = env({ instanceTypes: its, nodes: [node] });
       const r = await reconcile(s);
       const c = cmd(r.decision);
@@ -86,8 +116,19 @@ describe.each([
     // The converse of the first case: the node already runs in the cheapest reservation its pods can use.
     const least = leastExpensiveInstance(types());
     const most = mostExpensiveInstance(types());
-    const its = withReserved(new Map([[least.name, reservedOf(least, 'r-least')], [most.name, reservedOf(most, 'r-most')]]));
-    const node = bigNode({ name: 'cheap-reserved', it: its.find((t) => t.name === least.name)!, capacityType: 'reserved', labels: { [RID]: 'r-least' }, pods: [pod({ cpu: '100m' })] });
+    const its = withReserved(
+      new Map([
+        [least.name, reservedOf(least, 'r-least')],
+        [most.name, reservedOf(most, 'r-most')],
+      ]),
+    );
+    const node = bigNode({
+      name: 'cheap-reserved',
+      it: its.find((t) => t.name === least.name)!,
+      capacityType: 'reserved',
+      labels: { [RID]: 'r-least' },
+      pods: [pod({ cpu: '100m' })],
+    });
     const r = await reconcile(env({ instanceTypes: its, nodes: [node] }));
     expect(r.decision.kind).toBe('noop');
   });

@@ -9,9 +9,16 @@ import { bigNode, env, execute, managedNodes, pool, reconcile } from './harness.
 
 beforeEach(() => resetIds());
 
-const staticPool = (replicas: number, o: Parameters<typeof pool>[0] = {}) => pool({ replicas, budgets: [{ nodes: '100%' }], ...o });
-const drifted = (poolName = 'default', o: Parameters<typeof bigNode>[0] = {}) => bigNode({ nodePool: poolName, conditions: { initializedAt: 0, drifted: { reason: 'NodePoolDrifted', since: 0 } }, ...o });
-const commandsOf = (d: Awaited<ReturnType<typeof reconcile>>['decision']): Command[] => (d.kind === 'noop' ? [] : [d, ...(d.concurrent ?? [])]);
+const staticPool = (replicas: number, o: Parameters<typeof pool>[0] = {}) =>
+  pool({ replicas, budgets: [{ nodes: '100%' }], ...o });
+const drifted = (poolName = 'default', o: Parameters<typeof bigNode>[0] = {}) =>
+  bigNode({
+    nodePool: poolName,
+    conditions: { initializedAt: 0, drifted: { reason: 'NodePoolDrifted', since: 0 } },
+    ...o,
+  });
+const commandsOf = (d: Awaited<ReturnType<typeof reconcile>>['decision']): Command[] =>
+  d.kind === 'noop' ? [] : [d, ...(d.concurrent ?? [])];
 
 async function run(pools: NodePool[], nodes: ReturnType<typeof drifted>[]) {
   const s = env({ nodePools: pools, nodes });
@@ -28,14 +35,22 @@ describe('§4.1 Budgets', () => {
   const five = () => Array.from({ length: 5 }, () => drifted());
 
   it('should respect disruption budgets (Nodes Count) for static drift', async () => {
-    const { r, commands, after } = await run([staticPool(5, { budgets: [{ nodes: '2', reasons: ['Drifted'] }] })], five());
+    const { r, commands, after } = await run(
+      [staticPool(5, { budgets: [{ nodes: '2', reasons: ['Drifted'] }] })],
+      five(),
+    );
     expect(allowed(r)).toBe(2);
     expect(commands).toHaveLength(2);
-    expect(commands.every((c) => c.kind === 'replace' && c.replacements.length === 1 && c.metricLabels.reason === 'drifted')).toBe(true);
+    expect(
+      commands.every((c) => c.kind === 'replace' && c.replacements.length === 1 && c.metricLabels.reason === 'drifted'),
+    ).toBe(true);
     expect(managedNodes(after)).toHaveLength(5);
   });
   it('should respect disruption budgets (Nodes Percentage) for static drift', async () => {
-    const { r, commands, after } = await run([staticPool(5, { budgets: [{ nodes: '20%', reasons: ['Drifted'] }] })], five());
+    const { r, commands, after } = await run(
+      [staticPool(5, { budgets: [{ nodes: '20%', reasons: ['Drifted'] }] })],
+      five(),
+    );
     expect(allowed(r)).toBe(1);
     expect(commands).toHaveLength(1);
     expect(managedNodes(after)).toHaveLength(5);
@@ -46,7 +61,10 @@ describe('§4.1 Budgets', () => {
       staticPool(3, { name: 'static-nodepool-2', budgets: [{ nodes: '2', reasons: ['Drifted'] }] }),
       staticPool(2, { name: 'static-nodepool-3', budgets: [{ nodes: '100%', reasons: ['Drifted'] }] }),
     ];
-    const { r, commands, after } = await run(pools, pools.flatMap((p) => [drifted(p.name), drifted(p.name)]));
+    const { r, commands, after } = await run(
+      pools,
+      pools.flatMap((p) => [drifted(p.name), drifted(p.name)]),
+    );
     expect(pools.map((p) => allowed(r, p.name))).toEqual([1, 2, 2]);
     const perPool = (name: string) => commands.filter((c) => c.candidates[0]!.nodePool === name).length;
     expect(pools.map((p) => perPool(p.name))).toEqual([1, 2, 2]);
@@ -55,7 +73,8 @@ describe('§4.1 Budgets', () => {
 });
 
 describe('§4.2 Limits and Scaling', () => {
-  const limited = (replicas: number, limit?: number) => staticPool(replicas, limit === undefined ? {} : { limits: { nodes: String(limit) } });
+  const limited = (replicas: number, limit?: number) =>
+    staticPool(replicas, limit === undefined ? {} : { limits: { nodes: String(limit) } });
   const n = (k: number) => Array.from({ length: k }, () => drifted());
 
   it('should not drift nodes when we cannot acquire limits', async () => {
@@ -97,8 +116,15 @@ describe('§4.2 Limits and Scaling', () => {
 
 describe('§4.3 Multiple NodePools', () => {
   it('should handle drift for multiple static NodePools independently', async () => {
-    const pools = [staticPool(3, { name: 'p1' }), staticPool(2, { name: 'p2', limits: { nodes: '2' } }), staticPool(2, { name: 'p3' })];
-    const { commands } = await run(pools, pools.flatMap((p) => [drifted(p.name), drifted(p.name)]));
+    const pools = [
+      staticPool(3, { name: 'p1' }),
+      staticPool(2, { name: 'p2', limits: { nodes: '2' } }),
+      staticPool(2, { name: 'p3' }),
+    ];
+    const { commands } = await run(
+      pools,
+      pools.flatMap((p) => [drifted(p.name), drifted(p.name)]),
+    );
     const perPool = (name: string) => commands.filter((c) => c.candidates[0]!.nodePool === name).length;
     expect(pools.map((p) => perPool(p.name))).toEqual([2, 0, 2]);
   });
@@ -109,7 +135,14 @@ describe('§4.4 Edge Cases', () => {
     expect((await run([staticPool(0)], [drifted()])).commands).toHaveLength(0);
   });
   it('should handle missing node limits', async () => {
-    expect((await run([staticPool(5)], Array.from({ length: 5 }, () => drifted()))).commands).toHaveLength(5);
+    expect(
+      (
+        await run(
+          [staticPool(5)],
+          Array.from({ length: 5 }, () => drifted()),
+        )
+      ).commands,
+    ).toHaveLength(5);
   });
   it('should not drift nodes without the Drifted condition', async () => {
     expect((await run([staticPool(1)], [bigNode({ conditions: { initializedAt: 0 } })])).commands).toHaveLength(0);
@@ -119,7 +152,10 @@ describe('§4.4 Edge Cases', () => {
     expect(r.metrics.eligibleNodes.Drifted).toBe(0);
   });
   it('should not drift nodes with the do-not-disrupt annotation', async () => {
-    expect((await run([staticPool(1)], [drifted('default', { annotations: { 'karpenter.sh/do-not-disrupt': 'true' } })])).commands).toHaveLength(0);
+    expect(
+      (await run([staticPool(1)], [drifted('default', { annotations: { 'karpenter.sh/do-not-disrupt': 'true' } })]))
+        .commands,
+    ).toHaveLength(0);
   });
 });
 

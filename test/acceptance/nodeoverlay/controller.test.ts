@@ -26,7 +26,12 @@ spec:
 `;
 
 function overlay(name: string, spec: Record<string, unknown>): string {
-  return JSON.stringify({ apiVersion: 'karpenter.sh/v1alpha1', kind: 'NodeOverlay', metadata: { name }, spec: { requirements: [], ...spec } });
+  return JSON.stringify({
+    apiVersion: 'karpenter.sh/v1alpha1',
+    kind: 'NodeOverlay',
+    metadata: { name },
+    spec: { requirements: [], ...spec },
+  });
 }
 
 async function start(): Promise<Simulation> {
@@ -38,7 +43,13 @@ async function start(): Promise<Simulation> {
 }
 
 const conditionOf = (s: Simulation, name: string, type: string) =>
-  ((s.cluster.api.find('nodeoverlays.karpenter.sh', undefined, name)?.status as { conditions?: Array<{ type: string; status: string; reason: string; message: string }> } | undefined)?.conditions ?? []).find((c) => c.type === type);
+  (
+    (
+      s.cluster.api.find('nodeoverlays.karpenter.sh', undefined, name)?.status as
+        | { conditions?: Array<{ type: string; status: string; reason: string; message: string }> }
+        | undefined
+    )?.conditions ?? []
+  ).find((c) => c.type === type);
 
 describe('NodeOverlay controller', () => {
   it('should pass with a single overlay', async () => {
@@ -52,16 +63,26 @@ describe('NodeOverlay controller', () => {
   describe('Runtime Validation', () => {
     it('should fail validation for invalid requirements values', async () => {
       const s = await start();
-      await s.apply(overlay('restricted', { price: '1', requirements: [{ key: 'kubernetes.io/custom', operator: 'In', values: ['x'] }] }));
+      await s.apply(
+        overlay('restricted', {
+          price: '1',
+          requirements: [{ key: 'kubernetes.io/custom', operator: 'In', values: ['x'] }],
+        }),
+      );
       await s.settle();
-      expect(conditionOf(s, 'restricted', 'ValidationSucceeded')).toMatchObject({ status: 'False', reason: 'RuntimeValidation' });
+      expect(conditionOf(s, 'restricted', 'ValidationSucceeded')).toMatchObject({
+        status: 'False',
+        reason: 'RuntimeValidation',
+      });
       expect(conditionOf(s, 'restricted', 'ValidationSucceeded')?.message).toMatch(/kubernetes\.io\/custom/);
       expect(conditionOf(s, 'restricted', 'Ready')).toMatchObject({ status: 'False' });
     });
     it('refuses at admission what the CRD refuses: well-known capacity, price with priceAdjustment, weight out of range', async () => {
       const s = await start();
       await expect(s.apply(overlay('cpu', { capacity: { cpu: '1' } }))).rejects.toThrow(/invalid resource restricted/);
-      await expect(s.apply(overlay('both', { price: '1', priceAdjustment: '+1' }))).rejects.toThrow(/cannot set both 'price' and 'priceAdjustment'/);
+      await expect(s.apply(overlay('both', { price: '1', priceAdjustment: '+1' }))).rejects.toThrow(
+        /cannot set both 'price' and 'priceAdjustment'/,
+      );
       await expect(s.apply(overlay('heavy', { price: '1', weight: 10001 }))).rejects.toThrow(/weight/);
     });
   });
@@ -69,14 +90,29 @@ describe('NodeOverlay controller', () => {
   describe('Requirements Validations', () => {
     it('should fail when requirements overlays overlap', async () => {
       const s = await start();
-      await s.apply(overlay('a-first', { price: '0.5', requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m5.large'] }] }));
+      await s.apply(
+        overlay('a-first', {
+          price: '0.5',
+          requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m5.large'] }],
+        }),
+      );
       await s.apply(overlay('b-second', { price: '0.7' }));
       await s.settle();
       // Equal weights: b-second is applied first (the later name), a-first then sets m5.large again.
       expect(conditionOf(s, 'b-second', 'ValidationSucceeded')).toMatchObject({ status: 'True' });
-      expect(conditionOf(s, 'a-first', 'ValidationSucceeded')).toMatchObject({ status: 'False', reason: 'Conflict', message: 'conflict with another overlay' });
+      expect(conditionOf(s, 'a-first', 'ValidationSucceeded')).toMatchObject({
+        status: 'False',
+        reason: 'Conflict',
+        message: 'conflict with another overlay',
+      });
       // Giving it a higher weight resolves it.
-      await s.apply(overlay('a-first', { price: '0.5', weight: 10, requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m5.large'] }] }));
+      await s.apply(
+        overlay('a-first', {
+          price: '0.5',
+          weight: 10,
+          requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m5.large'] }],
+        }),
+      );
       await s.settle();
       expect(conditionOf(s, 'a-first', 'ValidationSucceeded')).toMatchObject({ status: 'True' });
     });
@@ -84,9 +120,18 @@ describe('NodeOverlay controller', () => {
 
   it('provisioning sees the overlaid prices', async () => {
     const s = await start();
-    await s.apply(overlay('xlarge-cheap', { price: '0.001', requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m5.xlarge'] }] }));
+    await s.apply(
+      overlay('xlarge-cheap', {
+        price: '0.001',
+        requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m5.xlarge'] }],
+      }),
+    );
     await s.apply(deployment('web', 1));
-    await s.clock.advanceUntil(() => s.operator.controllers.provisioner!.lastPlan()?.newNodeClaims.length === 1, 60_000, 'a plan');
+    await s.clock.advanceUntil(
+      () => s.operator.controllers.provisioner!.lastPlan()?.newNodeClaims.length === 1,
+      60_000,
+      'a plan',
+    );
     const [claim] = s.operator.controllers.provisioner!.lastPlan()!.newNodeClaims;
     // By the catalog m5.large ($0.118/h) is the cheaper option; with the overlay m5.xlarge is, at $0.001/h.
     expect(claim!.instanceTypes[0]).toEqual({ name: 'm5.xlarge', price: 0.001 });

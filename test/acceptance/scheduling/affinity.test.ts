@@ -7,14 +7,22 @@ import { ARCH, Cluster, counts, eachSolver, HOSTNAME, req, topologyPool, ZONE } 
 
 const labels = { test: 'test' };
 const aff = { security: 's2' };
-const term = (topologyKey: string, matchLabels: Record<string, string> = aff, o: Partial<PodAffinityTerm> = {}): PodAffinityTerm =>
-  ({ labelSelector: { matchLabels }, topologyKey, ...o });
+const term = (
+  topologyKey: string,
+  matchLabels: Record<string, string> = aff,
+  o: Partial<PodAffinityTerm> = {},
+): PodAffinityTerm => ({ labelSelector: { matchLabels }, topologyKey, ...o });
 const affinity = (a: Affinity): PodOptions => ({ affinity: a });
 const requiredAffinity = (...t: PodAffinityTerm[]) => affinity({ podAffinity: { required: t } });
 const requiredAnti = (...t: PodAffinityTerm[]) => affinity({ podAntiAffinity: { required: t } });
-const preferredAnti = (t: PodAffinityTerm) => affinity({ podAntiAffinity: { preferred: [{ weight: 10, podAffinityTerm: t }] } });
-const hostSpread = (matchLabels: Record<string, string> = labels): TopologySpreadConstraint =>
-  ({ maxSkew: 1, topologyKey: HOSTNAME, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels } });
+const preferredAnti = (t: PodAffinityTerm) =>
+  affinity({ podAntiAffinity: { preferred: [{ weight: 10, podAffinityTerm: t }] } });
+const hostSpread = (matchLabels: Record<string, string> = labels): TopologySpreadConstraint => ({
+  maxSkew: 1,
+  topologyKey: HOSTNAME,
+  whenUnsatisfiable: 'DoNotSchedule',
+  labelSelector: { matchLabels },
+});
 /** Ten pods spread one per host: they create ten nodes for the pods under test to choose from. */
 const tenHosts = () => pods(10, { labels, spread: [hostSpread()] });
 
@@ -65,7 +73,11 @@ eachSolver((s) => {
   it('should respect self pod affinity for first empty topology domain only (hostname/constrained zones)', () => {
     const c = cluster();
     c.provision([pod({ labels: aff, nodeSelector: { [ZONE]: 'test-zone-1' }, ...requiredAffinity(term(HOSTNAME)) })]);
-    const ps = pods(10, { labels: aff, required: [[req(ZONE, 'In', 'test-zone-2', 'test-zone-3')]], ...requiredAffinity(term(HOSTNAME)) });
+    const ps = pods(10, {
+      labels: aff,
+      required: [[req(ZONE, 'In', 'test-zone-2', 'test-zone-3')]],
+      ...requiredAffinity(term(HOSTNAME)),
+    });
     c.provision(ps);
     for (const p of ps) expect(c.scheduled(p)).toBe(false);
   });
@@ -85,7 +97,9 @@ eachSolver((s) => {
     const b = pod({ labels: aff, nodeSelector: { [ZONE]: 'test-zone-3' }, ...requiredAffinity(term(ZONE)) });
     const c = place([a, b]);
     expect(c.nodes).toHaveLength(2);
-    expect(new Set([a, b].map((p) => c.scheduledNode(p).labels[ZONE]))).toEqual(new Set(['test-zone-2', 'test-zone-3']));
+    expect(new Set([a, b].map((p) => c.scheduledNode(p).labels[ZONE]))).toEqual(
+      new Set(['test-zone-2', 'test-zone-3']),
+    );
   });
   it('should allow violation of preferred pod affinity', () => {
     const a2 = pod(affinity({ podAffinity: { preferred: [{ weight: 50, podAffinityTerm: term(HOSTNAME) }] } }));
@@ -93,7 +107,12 @@ eachSolver((s) => {
   });
   it('should allow violation of preferred pod anti-affinity', () => {
     const affPods = pods(10, preferredAnti(term(ZONE, labels)));
-    const zoneSpread: TopologySpreadConstraint = { maxSkew: 1, topologyKey: ZONE, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: labels } };
+    const zoneSpread: TopologySpreadConstraint = {
+      maxSkew: 1,
+      topologyKey: ZONE,
+      whenUnsatisfiable: 'DoNotSchedule',
+      labelSelector: { matchLabels: labels },
+    };
     const c = place([...pods(3, { labels, spread: [zoneSpread] }), ...affPods]);
     for (const p of affPods) expect(c.scheduled(p)).toBe(true);
   });
@@ -107,7 +126,8 @@ eachSolver((s) => {
       expect(sameNode(c, a1, a2)).toBe(false);
     }
   });
-  const zonePods = (o: PodOptions) => ['test-zone-1', 'test-zone-2', 'test-zone-3'].map((z) => pod({ cpu: '2', nodeSelector: { [ZONE]: z }, ...o }));
+  const zonePods = (o: PodOptions) =>
+    ['test-zone-1', 'test-zone-2', 'test-zone-3'].map((z) => pod({ cpu: '2', nodeSelector: { [ZONE]: z }, ...o }));
   it('should not violate pod anti-affinity on zone', () => {
     const zs = zonePods({ labels: aff });
     const anti = pod(requiredAnti(term(ZONE)));
@@ -170,7 +190,11 @@ eachSolver((s) => {
   });
   it('should allow violation of a pod affinity preference with a conflicting required constraint', () => {
     const a1 = pod({ labels: aff });
-    const affPods = pods(3, { labels, spread: [hostSpread()], ...affinity({ podAffinity: { preferred: [{ weight: 50, podAffinityTerm: term(HOSTNAME) }] } }) });
+    const affPods = pods(3, {
+      labels,
+      spread: [hostSpread()],
+      ...affinity({ podAffinity: { preferred: [{ weight: 50, podAffinityTerm: term(HOSTNAME) }] } }),
+    });
     const c = place([...affPods, a1]);
     for (const p of [...affPods, a1]) expect(c.scheduled(p)).toBe(true);
     expect(c.skew(HOSTNAME, { matchLabels: labels })).toEqual(counts(1, 1, 1));
@@ -218,7 +242,10 @@ eachSolver((s) => {
     for (const p of ps) expect(c.scheduled(p)).toBe(true);
   });
   it('should fail to schedule pods with unsatisfiable dependencies', () => {
-    const p = pod({ labels: { type: 'db', spread: 'spread' }, ...requiredAffinity(term(HOSTNAME, { type: 'web', spread: 'spread' })) });
+    const p = pod({
+      labels: { type: 'db', spread: 'spread' },
+      ...requiredAffinity(term(HOSTNAME, { type: 'web', spread: 'spread' })),
+    });
     expect(place([p]).scheduled(p)).toBe(false);
   });
   describe('namespaces', () => {
@@ -237,7 +264,10 @@ eachSolver((s) => {
       expect(sameNode(c, a1, a2)).toBe(true);
     });
     it('should filter pod affinity topologies by namespace, empty namespace selector', () => {
-      const { a1, a2, c } = withTarget('empty-ns-selector', term(HOSTNAME, aff, { namespaceSelector: { matchLabels: {} } }));
+      const { a1, a2, c } = withTarget(
+        'empty-ns-selector',
+        term(HOSTNAME, aff, { namespaceSelector: { matchLabels: {} } }),
+      );
       expect(sameNode(c, a1, a2)).toBe(true);
     });
   });

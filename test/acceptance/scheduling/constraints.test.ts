@@ -4,7 +4,18 @@
 import { expect, it, describe } from 'vitest';
 import { pod } from '../../fixtures/builders.ts';
 import { INTEGER_INSTANCE_LABEL_KEY } from '../../fixtures/instancetypes.ts';
-import { ARCH, CAPACITY_TYPE, Cluster, eachSolver, HOSTNAME, INSTANCE_TYPE, OS, req, suitePool, ZONE } from './harness.ts';
+import {
+  ARCH,
+  CAPACITY_TYPE,
+  Cluster,
+  eachSolver,
+  HOSTNAME,
+  INSTANCE_TYPE,
+  OS,
+  req,
+  suitePool,
+  ZONE,
+} from './harness.ts';
 
 const Z1 = 'test-zone-1';
 const Z2 = 'test-zone-2';
@@ -12,7 +23,8 @@ const Z3 = 'test-zone-3';
 
 eachSolver((s) => {
   const cluster = (pool = suitePool()) => new Cluster(s, { nodePools: [pool] });
-  const withReqs = (...r: ReturnType<typeof req>[]) => suitePool({ requirements: [req(CAPACITY_TYPE, 'In', 'spot', 'on-demand'), ...r] });
+  const withReqs = (...r: ReturnType<typeof req>[]) =>
+    suitePool({ requirements: [req(CAPACITY_TYPE, 'In', 'spot', 'on-demand'), ...r] });
   /** One pass with one pod; the pod's node labels, or undefined when it stays pending. */
   const labelsFor = (c: Cluster, p: ReturnType<typeof pod>) => {
     c.provision([p]);
@@ -35,7 +47,9 @@ eachSolver((s) => {
       expect(labelsFor(cluster(labelled()), p)).toMatchObject({ 'test-key': 'test-value' });
     });
     it('should not schedule pods that have conflicting requirements', () => {
-      expect(labelsFor(cluster(labelled()), pod({ required: [[req('test-key', 'In', 'another-value')]] }))).toBeUndefined();
+      expect(
+        labelsFor(cluster(labelled()), pod({ required: [[req('test-key', 'In', 'another-value')]] })),
+      ).toBeUndefined();
     });
   });
 
@@ -44,7 +58,9 @@ eachSolver((s) => {
       expect(labelsFor(cluster(withReqs(req(ZONE, 'In', Z2))), pod())?.[ZONE]).toBe(Z2);
     });
     it('should use node selectors', () => {
-      expect(labelsFor(cluster(withReqs(req(ZONE, 'In', Z1, Z2))), pod({ nodeSelector: { [ZONE]: Z2 } }))?.[ZONE]).toBe(Z2);
+      expect(labelsFor(cluster(withReqs(req(ZONE, 'In', Z1, Z2))), pod({ nodeSelector: { [ZONE]: Z2 } }))?.[ZONE]).toBe(
+        Z2,
+      );
     });
     it('should not schedule nodes with a hostname selector', () => {
       const c = cluster();
@@ -53,7 +69,9 @@ eachSolver((s) => {
       expect(c.nodes).toHaveLength(0);
     });
     it('should not schedule the pod if nodeselector unknown', () => {
-      expect(labelsFor(cluster(withReqs(req(ZONE, 'In', Z1))), pod({ nodeSelector: { [ZONE]: 'unknown' } }))).toBeUndefined();
+      expect(
+        labelsFor(cluster(withReqs(req(ZONE, 'In', Z1))), pod({ nodeSelector: { [ZONE]: 'unknown' } })),
+      ).toBeUndefined();
     });
     it('should not schedule if node selector outside of NodePool constraints', () => {
       expect(labelsFor(cluster(withReqs(req(ZONE, 'In', Z1))), pod({ nodeSelector: { [ZONE]: Z2 } }))).toBeUndefined();
@@ -62,16 +80,24 @@ eachSolver((s) => {
       expect(labelsFor(cluster(), pod({ required: [[req(ZONE, 'In', Z3)]] }))?.[ZONE]).toBe(Z3);
     });
     it('should schedule compatible requirements with Operator=Gt', () => {
-      expect(labelsFor(cluster(withReqs(req(INTEGER_INSTANCE_LABEL_KEY, 'Gt', '8'))), pod())?.[INTEGER_INSTANCE_LABEL_KEY]).toBe('16');
+      expect(
+        labelsFor(cluster(withReqs(req(INTEGER_INSTANCE_LABEL_KEY, 'Gt', '8'))), pod())?.[INTEGER_INSTANCE_LABEL_KEY],
+      ).toBe('16');
     });
     it('should schedule compatible requirements with Operator=Lt', () => {
-      expect(labelsFor(cluster(withReqs(req(INTEGER_INSTANCE_LABEL_KEY, 'Lt', '8'))), pod())?.[INTEGER_INSTANCE_LABEL_KEY]).toBe('2');
+      expect(
+        labelsFor(cluster(withReqs(req(INTEGER_INSTANCE_LABEL_KEY, 'Lt', '8'))), pod())?.[INTEGER_INSTANCE_LABEL_KEY],
+      ).toBe('2');
     });
     it('should schedule compatible requirements with Operator=Gte', () => {
-      expect(labelsFor(cluster(withReqs(req(INTEGER_INSTANCE_LABEL_KEY, 'Gte', '16'))), pod())?.[INTEGER_INSTANCE_LABEL_KEY]).toBe('16');
+      expect(
+        labelsFor(cluster(withReqs(req(INTEGER_INSTANCE_LABEL_KEY, 'Gte', '16'))), pod())?.[INTEGER_INSTANCE_LABEL_KEY],
+      ).toBe('16');
     });
     it('should schedule compatible requirements with Operator=Lte', () => {
-      expect(labelsFor(cluster(withReqs(req(INTEGER_INSTANCE_LABEL_KEY, 'Lte', '2'))), pod())?.[INTEGER_INSTANCE_LABEL_KEY]).toBe('2');
+      expect(
+        labelsFor(cluster(withReqs(req(INTEGER_INSTANCE_LABEL_KEY, 'Lte', '2'))), pod())?.[INTEGER_INSTANCE_LABEL_KEY],
+      ).toBe('2');
     });
     it('should not schedule incompatible preferences and requirements with Operator=In', () => {
       expect(labelsFor(cluster(), pod({ required: [[req(ZONE, 'In', 'unknown')]] }))).toBeUndefined();
@@ -84,7 +110,10 @@ eachSolver((s) => {
     });
     const anyZone = req(ZONE, 'In', Z1, Z2, Z3, 'unknown');
     it('should schedule compatible preferences and requirements with Operator=In', () => {
-      const p = pod({ required: [[anyZone]], preferred: [{ weight: 1, expressions: [req(ZONE, 'In', Z2, 'unknown')] }] });
+      const p = pod({
+        required: [[anyZone]],
+        preferred: [{ weight: 1, expressions: [req(ZONE, 'In', Z2, 'unknown')] }],
+      });
       expect(labelsFor(cluster(), p)?.[ZONE]).toBe(Z2);
     });
     it('should schedule incompatible preferences and requirements with Operator=In', () => {
@@ -96,7 +125,10 @@ eachSolver((s) => {
       expect(labelsFor(cluster(), p)?.[ZONE]).toBe(Z2);
     });
     it('should schedule incompatible preferences and requirements with Operator=NotIn', () => {
-      const p = pod({ required: [[anyZone]], preferred: [{ weight: 1, expressions: [req(ZONE, 'NotIn', Z1, Z2, Z3)] }] });
+      const p = pod({
+        required: [[anyZone]],
+        preferred: [{ weight: 1, expressions: [req(ZONE, 'NotIn', Z1, Z2, Z3)] }],
+      });
       expect(labelsFor(cluster(), p)).toBeDefined();
     });
     it('should schedule compatible node selectors, preferences and requirements', () => {
@@ -111,7 +143,9 @@ eachSolver((s) => {
       const p = pod({
         nodeSelector: { [ZONE]: Z3, [INSTANCE_TYPE]: 'arm-instance-type' },
         required: [[req(ZONE, 'In', Z1, Z3), req(INSTANCE_TYPE, 'In', 'default-instance-type', 'arm-instance-type')]],
-        preferred: [{ weight: 1, expressions: [req(ZONE, 'NotIn', 'unknown'), req(INSTANCE_TYPE, 'NotIn', 'unknown')] }],
+        preferred: [
+          { weight: 1, expressions: [req(ZONE, 'NotIn', 'unknown'), req(INSTANCE_TYPE, 'NotIn', 'unknown')] },
+        ],
       });
       expect(labelsFor(cluster(), p)).toMatchObject({ [ZONE]: Z3, [INSTANCE_TYPE]: 'arm-instance-type' });
     });
@@ -133,7 +167,10 @@ eachSolver((s) => {
         const p = pod({ required: [[req(`${domain}/test`, 'In', 'test')]] });
         const { plan } = c.provision([p]);
         expect(c.scheduled(p)).toBe(false);
-        expect(plan.ignored.map((e) => e.uid), domain).toEqual([p.uid]);
+        expect(
+          plan.ignored.map((e) => e.uid),
+          domain,
+        ).toEqual([p.uid]);
       }
     });
     // Karpenter's LabelDomainExceptions: sub-domains of the restricted kubernetes domains that NodePools may set.
@@ -185,10 +222,14 @@ eachSolver((s) => {
       expect(labelsFor(cluster(defined()), pod())?.['test-key']).toBe('test-value');
     });
     it('should schedule pods that have node selectors with matching value and In operator', () => {
-      expect(labelsFor(cluster(defined()), pod({ required: [[req('test-key', 'In', 'test-value')]] }))?.['test-key']).toBe('test-value');
+      expect(
+        labelsFor(cluster(defined()), pod({ required: [[req('test-key', 'In', 'test-value')]] }))?.['test-key'],
+      ).toBe('test-value');
     });
     it('should not schedule pods that have node selectors with matching value and NotIn operator', () => {
-      expect(labelsFor(cluster(defined()), pod({ required: [[req('test-key', 'NotIn', 'test-value')]] }))).toBeUndefined();
+      expect(
+        labelsFor(cluster(defined()), pod({ required: [[req('test-key', 'NotIn', 'test-value')]] })),
+      ).toBeUndefined();
     });
     it('should schedule the pod with Exists operator and defined key', () => {
       expect(labelsFor(cluster(defined()), pod({ required: [[req('test-key', 'Exists')]] }))).toBeDefined();
@@ -197,15 +238,22 @@ eachSolver((s) => {
       expect(labelsFor(cluster(defined()), pod({ required: [[req('test-key', 'DoesNotExist')]] }))).toBeUndefined();
     });
     it('should not schedule pods that have node selectors with different value and In operator', () => {
-      expect(labelsFor(cluster(defined()), pod({ required: [[req('test-key', 'In', 'another-value')]] }))).toBeUndefined();
+      expect(
+        labelsFor(cluster(defined()), pod({ required: [[req('test-key', 'In', 'another-value')]] })),
+      ).toBeUndefined();
     });
     it('should schedule pods that have node selectors with different value and NotIn operator', () => {
-      expect(labelsFor(cluster(defined()), pod({ required: [[req('test-key', 'NotIn', 'another-value')]] }))?.['test-key']).toBe('test-value');
+      expect(
+        labelsFor(cluster(defined()), pod({ required: [[req('test-key', 'NotIn', 'another-value')]] }))?.['test-key'],
+      ).toBe('test-value');
     });
     const twoValues = () => withReqs(req('test-key', 'In', 'test-value', 'another-value'));
     it('should schedule compatible pods to the same node', () => {
       const c = cluster(twoValues());
-      const ps = [pod({ required: [[req('test-key', 'In', 'test-value')]] }), pod({ required: [[req('test-key', 'NotIn', 'another-value')]] })];
+      const ps = [
+        pod({ required: [[req('test-key', 'In', 'test-value')]] }),
+        pod({ required: [[req('test-key', 'NotIn', 'another-value')]] }),
+      ];
       c.provision(ps);
       const [n1, n2] = ps.map((p) => c.scheduledNode(p));
       expect(n1!.labels['test-key']).toBe('test-value');
@@ -214,7 +262,10 @@ eachSolver((s) => {
     });
     it('should schedule incompatible pods to the different node', () => {
       const c = cluster(twoValues());
-      const ps = [pod({ required: [[req('test-key', 'In', 'test-value')]] }), pod({ required: [[req('test-key', 'In', 'another-value')]] })];
+      const ps = [
+        pod({ required: [[req('test-key', 'In', 'test-value')]] }),
+        pod({ required: [[req('test-key', 'In', 'another-value')]] }),
+      ];
       c.provision(ps);
       const [n1, n2] = ps.map((p) => c.scheduledNode(p));
       expect(n1!.labels['test-key']).toBe('test-value');

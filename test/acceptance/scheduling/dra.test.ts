@@ -6,7 +6,15 @@ import { REQUESTED_DRA_DRIVERS_ANNOTATION } from '../../../engine/domain/dra.ts'
 import { IGNORED_DRA_REASON } from '../../../engine/dra/allocator.ts';
 import { daemonSet, pod } from '../../fixtures/builders.ts';
 import {
-  claim, claimTemplate, clusterWideSlice, deviceClass, draPod, draState, GPU_DRIVER, gpuTemplates, nodeLocalSlice,
+  claim,
+  claimTemplate,
+  clusterWideSlice,
+  deviceClass,
+  draPod,
+  draState,
+  GPU_DRIVER,
+  gpuTemplates,
+  nodeLocalSlice,
 } from '../../fixtures/dra.ts';
 import { defaultFakeInstanceTypes, fakeInstanceType } from '../../fixtures/instancetypes.ts';
 import { Cluster, eachSolver, INSTANCE_TYPE } from './harness.ts';
@@ -22,7 +30,9 @@ eachSolver((s) => {
     };
     for (const [what, shape] of Object.entries(shapes)) {
       it(`should not schedule a pod with DRA ${what}`, () => {
-        const c = new Cluster(s, { dra: draState({ deviceClasses: [gpuClass], resourceClaims: [claim('gpu-claim')] }) });
+        const c = new Cluster(s, {
+          dra: draState({ deviceClasses: [gpuClass], resourceClaims: [claim('gpu-claim')] }),
+        });
         const p = draPod({ name: 'dra', claims: [{ name: 'gpu', claim: 'gpu-claim' }], ...shape });
         const { plan } = c.provision([p]);
         expect(plan.newNodeClaims).toHaveLength(0);
@@ -40,7 +50,14 @@ eachSolver((s) => {
     });
     it('should leave a DaemonSet with a DRA claim out of the overhead (smaller instance than with IgnoreDRARequests=false)', () => {
       const ds = { ...daemonSet('dra-ds', { cpu: '3' }) };
-      const dsWithClaim = { ...ds, pod: { ...ds.pod, resourceClaims: [{ name: 'gpu', resourceClaimTemplateName: 'gpu-template' }], containerClaims: ['gpu'] } };
+      const dsWithClaim = {
+        ...ds,
+        pod: {
+          ...ds.pod,
+          resourceClaims: [{ name: 'gpu', resourceClaimTemplateName: 'gpu-template' }],
+          containerClaims: ['gpu'],
+        },
+      };
       const typeWith = (ignoreDRARequests: boolean) => {
         const c = new Cluster(s, { daemonSets: [dsWithClaim], options: { ignoreDRARequests } });
         const p = pod({ cpu: '1' });
@@ -60,13 +77,23 @@ eachSolver((s) => {
   });
 
   describe('Dynamic Resource Allocation (IgnoreDRARequests=false)', () => {
-    const gpu1 = { ...fakeInstanceType({ name: 'gpu-1', resources: { cpu: 4000 } }), deviceTemplates: gpuTemplates('gpu-1', 1) };
-    const gpu2 = { ...fakeInstanceType({ name: 'gpu-2', resources: { cpu: 8000 } }), deviceTemplates: gpuTemplates('gpu-2', 2) };
+    const gpu1 = {
+      ...fakeInstanceType({ name: 'gpu-1', resources: { cpu: 4000 } }),
+      deviceTemplates: gpuTemplates('gpu-1', 1),
+    };
+    const gpu2 = {
+      ...fakeInstanceType({ name: 'gpu-2', resources: { cpu: 8000 } }),
+      deviceTemplates: gpuTemplates('gpu-2', 2),
+    };
     const plainIt = fakeInstanceType({ name: 'no-gpu', resources: { cpu: 2000 } });
     const options = { ignoreDRARequests: false };
 
     it('narrows instance types to those whose devices satisfy the claim, and annotates the driver', () => {
-      const c = new Cluster(s, { instanceTypes: [plainIt, gpu1, gpu2], options, dra: draState({ deviceClasses: [gpuClass], resourceClaimTemplates: [claimTemplate('one-gpu')] }) });
+      const c = new Cluster(s, {
+        instanceTypes: [plainIt, gpu1, gpu2],
+        options,
+        dra: draState({ deviceClasses: [gpuClass], resourceClaimTemplates: [claimTemplate('one-gpu')] }),
+      });
       const p = draPod({ name: 'a', claims: [{ name: 'gpu', template: 'one-gpu' }], containerClaims: ['gpu'] });
       const { plan } = c.provision([p]);
       expect(plan.unschedulable).toEqual([]);
@@ -75,20 +102,34 @@ eachSolver((s) => {
       expect(plan.newNodeClaims[0]!.annotations).toEqual({ [REQUESTED_DRA_DRIVERS_ANNOTATION]: GPU_DRIVER });
     });
     it('counts template devices per NodeClaim: two one-GPU pods share a two-GPU node, a third needs another node', () => {
-      const c = new Cluster(s, { instanceTypes: [gpu2], options, dra: draState({ deviceClasses: [gpuClass], resourceClaimTemplates: [claimTemplate('one-gpu')] }) });
-      const ps = ['a', 'b', 'c'].map((name) => draPod({ name, claims: [{ name: 'gpu', template: 'one-gpu' }], containerClaims: ['gpu'] }));
+      const c = new Cluster(s, {
+        instanceTypes: [gpu2],
+        options,
+        dra: draState({ deviceClasses: [gpuClass], resourceClaimTemplates: [claimTemplate('one-gpu')] }),
+      });
+      const ps = ['a', 'b', 'c'].map((name) =>
+        draPod({ name, claims: [{ name: 'gpu', template: 'one-gpu' }], containerClaims: ['gpu'] }),
+      );
       const { plan } = c.provision(ps);
       expect(plan.unschedulable).toEqual([]);
       expect(plan.newNodeClaims.map((n) => n.pods.length).sort()).toEqual([1, 2]);
     });
     it('needs two GPUs on one node for a claim of count 2', () => {
-      const c = new Cluster(s, { instanceTypes: [gpu1, gpu2], options, dra: draState({ deviceClasses: [gpuClass], resourceClaims: [claim('two', 'gpu', { count: 2 })] }) });
+      const c = new Cluster(s, {
+        instanceTypes: [gpu1, gpu2],
+        options,
+        dra: draState({ deviceClasses: [gpuClass], resourceClaims: [claim('two', 'gpu', { count: 2 })] }),
+      });
       const p = draPod({ name: 'a', claims: [{ name: 'gpu', claim: 'two' }], containerClaims: ['gpu'] });
       const { plan } = c.provision([p]);
       expect(plan.newNodeClaims.map((n) => n.instanceTypes.map((i) => i.name))).toEqual([['gpu-2']]);
     });
     it("counts an in-flight node's expected devices (its instance type's templates) until it publishes", () => {
-      const c = new Cluster(s, { instanceTypes: [gpu1], options, dra: draState({ deviceClasses: [gpuClass], resourceClaims: [claim('one'), claim('two')] }) });
+      const c = new Cluster(s, {
+        instanceTypes: [gpu1],
+        options,
+        dra: draState({ deviceClasses: [gpuClass], resourceClaims: [claim('one'), claim('two')] }),
+      });
       const a = draPod({ name: 'a', claims: [{ name: 'gpu', claim: 'one' }], containerClaims: ['gpu'] });
       const b = draPod({ name: 'b', claims: [{ name: 'gpu', claim: 'two' }], containerClaims: ['gpu'] });
       const first = c.provision([a], { bind: false });
@@ -109,14 +150,26 @@ eachSolver((s) => {
       c.provision([pod({ cpu: '100m' })]);
       c.launch();
       const node = c.nodes[0]!.name;
-      c.dra = draState({ deviceClasses: [gpuClass], resourceClaims: [claim('one')], resourceSlices: [nodeLocalSlice(node, GPU_DRIVER, 'dev-0')] });
+      c.dra = draState({
+        deviceClasses: [gpuClass],
+        resourceClaims: [claim('one')],
+        resourceSlices: [nodeLocalSlice(node, GPU_DRIVER, 'dev-0')],
+      });
       const p = draPod({ name: 'a', cpu: '100m', claims: [{ name: 'gpu', claim: 'one' }], containerClaims: ['gpu'] });
       const { plan } = c.provision([p]);
       expect([...plan.existing]).toEqual([[node, [p.uid]]]);
       expect(plan.newNodeClaims).toHaveLength(0);
     });
     it('uses a cluster-wide device on a new node without device templates, once', () => {
-      const c = new Cluster(s, { instanceTypes: [plainIt], options, dra: draState({ deviceClasses: [gpuClass], resourceClaims: [claim('one'), claim('two')], resourceSlices: [clusterWideSlice('net', GPU_DRIVER, 'net-0')] }) });
+      const c = new Cluster(s, {
+        instanceTypes: [plainIt],
+        options,
+        dra: draState({
+          deviceClasses: [gpuClass],
+          resourceClaims: [claim('one'), claim('two')],
+          resourceSlices: [clusterWideSlice('net', GPU_DRIVER, 'net-0')],
+        }),
+      });
       const a = draPod({ name: 'a', claims: [{ name: 'gpu', claim: 'one' }], containerClaims: ['gpu'] });
       const b = draPod({ name: 'b', claims: [{ name: 'gpu', claim: 'two' }], containerClaims: ['gpu'] });
       const { plan } = c.provision([a, b]);
@@ -126,12 +179,18 @@ eachSolver((s) => {
     });
     it('explains a CEL selector outside the supported subset instead of allocating', () => {
       const cls = deviceClass('fancy', GPU_DRIVER, 'device.attributes["gpu.example.com"].model.startsWith("A100")');
-      const c = new Cluster(s, { instanceTypes: [gpu1], options, dra: draState({ deviceClasses: [cls], resourceClaims: [claim('x', 'fancy')] }) });
+      const c = new Cluster(s, {
+        instanceTypes: [gpu1],
+        options,
+        dra: draState({ deviceClasses: [cls], resourceClaims: [claim('x', 'fancy')] }),
+      });
       const p = draPod({ name: 'a', claims: [{ name: 'gpu', claim: 'x' }], containerClaims: ['gpu'] });
       const { plan } = c.provision([p]);
       expect(plan.newNodeClaims).toHaveLength(0);
       expect(plan.unschedulable).toHaveLength(1);
-      expect(plan.unschedulable[0]!.reason).toMatch(/DRA: ResourceClaim default\/x request req-0: selector .*startsWith.*outside the supported CEL subset/);
+      expect(plan.unschedulable[0]!.reason).toMatch(
+        /DRA: ResourceClaim default\/x request req-0: selector .*startsWith.*outside the supported CEL subset/,
+      );
     });
     it('explains a missing ResourceClaim', () => {
       const c = new Cluster(s, { instanceTypes: [gpu1], options, dra: draState({ deviceClasses: [gpuClass] }) });

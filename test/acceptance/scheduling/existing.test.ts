@@ -13,7 +13,8 @@ import { daemonSet, pod, pods, stateNode } from '../../fixtures/builders.ts';
 import { defaultFakeInstanceTypes } from '../../fixtures/instancetypes.ts';
 import { ARCH, CAPACITY_TYPE, Cluster, eachSolver, INSTANCE_TYPE, req, suitePool, ZONE } from './harness.ts';
 
-const unowned = (allocatable: Record<string, string>) => stateNode({ name: 'unowned', managed: false, allocatable, labels: { 'kubernetes.io/arch': 'amd64' } });
+const unowned = (allocatable: Record<string, string>) =>
+  stateNode({ name: 'unowned', managed: false, allocatable, labels: { 'kubernetes.io/arch': 'amd64' } });
 const FILTERED = 'nodepool requirements filtered out all available instance types';
 
 eachSolver((s) => {
@@ -33,16 +34,26 @@ eachSolver((s) => {
     });
     it('should order initialized nodes for scheduling uninitialized nodes', () => {
       const type = defaultFakeInstanceTypes()[0]!;
-      const nodes = Array.from({ length: 100 }, (_, i) => stateNode({
-        name: `node-${String(i).padStart(3, '0')}`, instanceType: type, zone: 'test-zone-1', capacityType: 'spot', initialized: i === 77,
-      }));
+      const nodes = Array.from({ length: 100 }, (_, i) =>
+        stateNode({
+          name: `node-${String(i).padStart(3, '0')}`,
+          instanceType: type,
+          zone: 'test-zone-1',
+          capacityType: 'spot',
+          initialized: i === 77,
+        }),
+      );
       const c = new Cluster(s, { nodes });
       const p = pod();
       c.provision([p]);
       expect(c.scheduledNode(p).name).toBe('node-077');
     });
     it('should consider a pod incompatible with an existing node but compatible with NodePool', () => {
-      const node = stateNode({ name: 'plain', nodePool: 'other', allocatable: { cpu: '10', memory: '10Gi', pods: '110' } });
+      const node = stateNode({
+        name: 'plain',
+        nodePool: 'other',
+        allocatable: { cpu: '10', memory: '10Gi', pods: '110' },
+      });
       const c = new Cluster(s, { nodePools: [], nodes: [node] });
       const p = pod({ required: [[req(ZONE, 'In', 'test-zone-1')]] });
       c.provision([p]);
@@ -83,7 +94,10 @@ eachSolver((s) => {
     });
     it('should respect self pod affinity without pod binding (zone)', () => {
       const aff = { security: 's2' };
-      const ps = pods(2, { labels: aff, affinity: { podAffinity: { required: [{ labelSelector: { matchLabels: aff }, topologyKey: ZONE }] } } });
+      const ps = pods(2, {
+        labels: aff,
+        affinity: { podAffinity: { required: [{ labelSelector: { matchLabels: aff }, topologyKey: ZONE }] } },
+      });
       const c = new Cluster(s);
       c.provision([ps[0]!], { bind: false });
       c.provision([ps[1]!], { bind: false });
@@ -100,7 +114,9 @@ eachSolver((s) => {
       expect(n1.labels[INSTANCE_TYPE]).toBe('small-instance-type');
       c.update(n1.name, (x) => ({ ...x, markedForDeletion: true }));
       // The provisioner re-provisions the active pods of nodes marked for deletion.
-      const { plan } = c.provision([{ ...p, nodeName: undefined, phase: 'Pending', unschedulable: true }], { bind: false });
+      const { plan } = c.provision([{ ...p, nodeName: undefined, phase: 'Pending', unschedulable: true }], {
+        bind: false,
+      });
       expect(plan.existing.size).toBe(0);
       expect(c.nodes).toHaveLength(2);
       for (const n of c.nodes) expect(n.labels[INSTANCE_TYPE]).toBe('small-instance-type');
@@ -111,7 +127,13 @@ eachSolver((s) => {
     // docs/karpenter/scheduling.md §2.1, §1.10, after the cases of Karpenter's provisioning suite.
     const poolOf = (c: Cluster, p: ReturnType<typeof pod>) => c.scheduledNode(p).labels['karpenter.sh/nodepool'];
     it('should schedule to the nodepool with the highest priority always', () => {
-      const c = new Cluster(s, { nodePools: [suitePool({ name: 'low', weight: 10 }), suitePool({ name: 'high', weight: 100 }), suitePool({ name: 'none' })] });
+      const c = new Cluster(s, {
+        nodePools: [
+          suitePool({ name: 'low', weight: 10 }),
+          suitePool({ name: 'high', weight: 100 }),
+          suitePool({ name: 'none' }),
+        ],
+      });
       const ps = pods(3);
       c.provision(ps);
       for (const p of ps) expect(poolOf(c, p)).toBe('high');
@@ -123,7 +145,9 @@ eachSolver((s) => {
       expect(poolOf(c, p)).toBe('b');
     });
     it('should schedule to explicitly selected nodepool even if other nodePools are higher priority', () => {
-      const c = new Cluster(s, { nodePools: [suitePool({ name: 'low', weight: 10 }), suitePool({ name: 'high', weight: 100 })] });
+      const c = new Cluster(s, {
+        nodePools: [suitePool({ name: 'low', weight: 10 }), suitePool({ name: 'high', weight: 100 })],
+      });
       const p = pod({ nodeSelector: { 'karpenter.sh/nodepool': 'low' } });
       c.provision([p]);
       expect(poolOf(c, p)).toBe('low');
@@ -146,7 +170,8 @@ eachSolver((s) => {
       for (const p of ps) expect(c.scheduled(p)).toBe(false);
       return plan.unschedulable.map((e) => e.reason);
     };
-    const withReqs = (...r: ReturnType<typeof req>[]) => suitePool({ requirements: [req(CAPACITY_TYPE, 'In', 'spot', 'on-demand'), ...r] });
+    const withReqs = (...r: ReturnType<typeof req>[]) =>
+      suitePool({ requirements: [req(CAPACITY_TYPE, 'In', 'spot', 'on-demand'), ...r] });
     it('should fail to schedule when the nodepool requires a non-existent instance type', () => {
       const e = errors(withReqs(req(INSTANCE_TYPE, 'In', 'non-existent-instance-type')));
       expect(e).toHaveLength(1);

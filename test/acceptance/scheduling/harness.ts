@@ -18,7 +18,17 @@
 //   ReplicaSets) is not implemented anywhere in the engine.
 import { describe, expect } from 'vitest';
 import type {
-  DaemonSet, EngineOptions, InstanceType, LabelSelector, NodePool, NodeSelectorRequirement, Offering, Pod, StateNode, Taint, SelectorSources,
+  DaemonSet,
+  EngineOptions,
+  InstanceType,
+  LabelSelector,
+  NodePool,
+  NodeSelectorRequirement,
+  Offering,
+  Pod,
+  StateNode,
+  Taint,
+  SelectorSources,
 } from '../../../engine/domain/types.ts';
 import { DEFAULT_ENGINE_OPTIONS } from '../../../engine/domain/types.ts';
 import type { DraState } from '../../../engine/domain/dra.ts';
@@ -70,7 +80,11 @@ export function topologyPool(o: NodePoolOptions = {}): NodePool {
   return nodePool({ requirements: [{ key: CAPACITY_TYPE, operator: 'Exists', values: [] }], ...o });
 }
 
-export const req = (key: string, operator: NodeSelectorRequirement['operator'], ...values: string[]): NodeSelectorRequirement => ({ key, operator, values });
+export const req = (
+  key: string,
+  operator: NodeSelectorRequirement['operator'],
+  ...values: string[]
+): NodeSelectorRequirement => ({ key, operator, values });
 
 export interface ClusterOptions {
   nodePools?: NodePool[];
@@ -116,7 +130,10 @@ export class Cluster {
   selectorSources: SelectorSources | undefined;
   private seq = 0;
 
-  constructor(readonly solver: Solver, o: ClusterOptions = {}) {
+  constructor(
+    readonly solver: Solver,
+    o: ClusterOptions = {},
+  ) {
     this.nodePools = o.nodePools ?? [suitePool()];
     this.instanceTypes = o.instanceTypes ?? defaultFakeInstanceTypes();
     this.instanceTypesByPool = { ...o.instanceTypesByPool };
@@ -133,7 +150,11 @@ export class Cluster {
       instanceTypes: new Map(this.nodePools.map((p) => [p.name, this.typesOf(p.name)])),
       nodes: this.nodes,
       // As engine/model/input.ts provisionInput gives them: kube-scheduler's defaults on pods without spread.
-      pods: withDefaultSpread(this.pending.filter(provisionable), this.options.defaultTopologySpreadConstraints, this.selectorSources),
+      pods: withDefaultSpread(
+        this.pending.filter(provisionable),
+        this.options.defaultTopologySpreadConstraints,
+        this.selectorSources,
+      ),
       daemonSets: this.daemonSets,
       options: this.options,
       wellKnownLabels: WELL_KNOWN,
@@ -150,7 +171,8 @@ export class Cluster {
     const input = this.input();
     const plan = this.solver.solve(input);
     expect(verifyPlan(input, plan), `${this.solver.name}: verifyPlan`).toEqual([]);
-    if (this.solver.name !== 'reference') expect(normalizePlan(plan), 'wasm plan equals the reference plan').toEqual(normalizePlan(solveReference(input)));
+    if (this.solver.name !== 'reference')
+      expect(normalizePlan(plan), 'wasm plan equals the reference plan').toEqual(normalizePlan(solveReference(input)));
     const passed = new Set(o.bind === false ? [] : pods.map((p) => p.uid));
     const placeOn = (node: string, uids: readonly string[]) => {
       for (const uid of uids) {
@@ -186,31 +208,50 @@ export class Cluster {
    * reservation's offerings become unavailable (Karpenter's fake cloud provider and the AWS provider do the same).
    */
   private consumeReservation(id: string): void {
-    const take = (its: readonly InstanceType[]) => its.map((it) => {
-      if (!it.offerings.some((o) => o.reservationId === id)) return it;
-      return withOfferings(it, it.offerings.map((o) => {
-        if (o.reservationId !== id) return o;
-        const left = (o.reservationCapacity ?? 0) - 1;
-        return { ...o, reservationCapacity: left, available: o.available && left > 0 };
-      }));
-    });
+    const take = (its: readonly InstanceType[]) =>
+      its.map((it) => {
+        if (!it.offerings.some((o) => o.reservationId === id)) return it;
+        return withOfferings(
+          it,
+          it.offerings.map((o) => {
+            if (o.reservationId !== id) return o;
+            const left = (o.reservationCapacity ?? 0) - 1;
+            return { ...o, reservationCapacity: left, available: o.available && left > 0 };
+          }),
+        );
+      });
     this.instanceTypes = take(this.instanceTypes);
-    for (const k of Object.keys(this.instanceTypesByPool)) this.instanceTypesByPool[k] = take(this.instanceTypesByPool[k]!);
+    for (const k of Object.keys(this.instanceTypesByPool))
+      this.instanceTypesByPool[k] = take(this.instanceTypesByPool[k]!);
   }
 
   /** The node the fake cloud provider launches for a NodeClaim: its cheapest option, a reserved offering first. */
   private launchClaim(c: NewNodeClaimPlan): StateNode {
     const pool = this.nodePools.find((p) => p.name === c.nodePool)!;
     const it = this.typesOf(pool.name).find((t) => t.name === c.instanceTypes[0]!.name)!;
-    const allows = (key: string, v: string | undefined) => c.requirements.filter((r) => r.key === key).every((r) => (v === undefined ? r.operator === 'NotIn' || r.operator === 'DoesNotExist' : matches(r, v)));
-    const allowed = it.offerings.filter((o) => o.available && allows(ZONE, o.zone) && allows(CAPACITY_TYPE, o.capacityType) && allows(RESERVATION_ID, o.reservationId));
+    const allows = (key: string, v: string | undefined) =>
+      c.requirements
+        .filter((r) => r.key === key)
+        .every((r) => (v === undefined ? r.operator === 'NotIn' || r.operator === 'DoesNotExist' : matches(r, v)));
+    const allowed = it.offerings.filter(
+      (o) =>
+        o.available &&
+        allows(ZONE, o.zone) &&
+        allows(CAPACITY_TYPE, o.capacityType) &&
+        allows(RESERVATION_ID, o.reservationId),
+    );
     const offering: Offering = allowed.find((o) => o.capacityType === 'reserved') ?? allowed[0]!;
     if (offering.reservationId !== undefined) this.consumeReservation(offering.reservationId);
     const name = `node-${String(++this.seq).padStart(4, '0')}`;
     const labels: Record<string, string> = {};
-    for (const r of it.requirements.values()) if (!r.complement && r.values.size) labels[r.key] = [...r.values].sort()[0]!;
+    for (const r of it.requirements.values())
+      if (!r.complement && r.values.size) labels[r.key] = [...r.values].sort()[0]!;
     for (const r of c.requirements) if (r.operator === 'In' && r.values.length === 1) labels[r.key] = r.values[0]!;
-    Object.assign(labels, c.labels, { [ZONE]: offering.zone, [CAPACITY_TYPE]: offering.capacityType, [INSTANCE_TYPE]: it.name });
+    Object.assign(labels, c.labels, {
+      [ZONE]: offering.zone,
+      [CAPACITY_TYPE]: offering.capacityType,
+      [INSTANCE_TYPE]: it.name,
+    });
     if (offering.reservationId !== undefined) labels[RESERVATION_ID] = offering.reservationId;
     Object.assign(labels, { 'karpenter.sh/nodepool': pool.name, [HOSTNAME]: name });
     return {
@@ -246,7 +287,9 @@ export class Cluster {
         initialized: true,
         ready: true,
         labels: { ...x.labels, 'karpenter.sh/initialized': 'true', 'karpenter.sh/registered': 'true' },
-        taints: x.taints.filter((t) => t.key !== NOT_READY.key && !x.startupTaints.some((s) => s.key === t.key && s.effect === t.effect)),
+        taints: x.taints.filter(
+          (t) => t.key !== NOT_READY.key && !x.startupTaints.some((s) => s.key === t.key && s.effect === t.effect),
+        ),
       }));
     }
   }
@@ -312,10 +355,14 @@ export class Cluster {
 
 function matches(r: NodeSelectorRequirement, v: string): boolean {
   switch (r.operator) {
-    case 'In': return r.values.includes(v);
-    case 'NotIn': return !r.values.includes(v);
-    case 'DoesNotExist': return false;
-    default: return true;
+    case 'In':
+      return r.values.includes(v);
+    case 'NotIn':
+      return !r.values.includes(v);
+    case 'DoesNotExist':
+      return false;
+    default:
+      return true;
   }
 }
 

@@ -4,12 +4,29 @@ import { describe, expect, it } from 'vitest';
 import type { Pod, StateNode, Taint } from '../../../engine/domain/types.ts';
 import { daemonSet, pod, pods, stateNode } from '../../fixtures/builders.ts';
 import { defaultFakeInstanceTypes, fakeInstanceType } from '../../fixtures/instancetypes.ts';
-import { ARCH, CAPACITY_TYPE, Cluster, counts, eachSolver, HOSTNAME, INSTANCE_TYPE, NOT_READY, req, suitePool, ZONE } from './harness.ts';
+import {
+  ARCH,
+  CAPACITY_TYPE,
+  Cluster,
+  counts,
+  eachSolver,
+  HOSTNAME,
+  INSTANCE_TYPE,
+  NOT_READY,
+  req,
+  suitePool,
+  ZONE,
+} from './harness.ts';
 
 const foo = { foo: 'bar' };
-const spread = (key: string) => [{ maxSkew: 1, topologyKey: key, whenUnsatisfiable: 'DoNotSchedule' as const, labelSelector: { matchLabels: foo } }];
-const dsPodOn = (ds: ReturnType<typeof daemonSet>, node: string, o: { cpu: string; memory: string; nodeSelector?: Record<string, string> }): Pod =>
-  pod({ ...o, namespace: ds.namespace, owner: { kind: 'DaemonSet', name: ds.name }, nodeName: node });
+const spread = (key: string) => [
+  { maxSkew: 1, topologyKey: key, whenUnsatisfiable: 'DoNotSchedule' as const, labelSelector: { matchLabels: foo } },
+];
+const dsPodOn = (
+  ds: ReturnType<typeof daemonSet>,
+  node: string,
+  o: { cpu: string; memory: string; nodeSelector?: Record<string, string> },
+): Pod => pod({ ...o, namespace: ds.namespace, owner: { kind: 'DaemonSet', name: ds.name }, nodeName: node });
 
 eachSolver((s) => {
   const cluster = (o: ConstructorParameters<typeof Cluster>[1] = {}) => new Cluster(s, o);
@@ -41,7 +58,11 @@ eachSolver((s) => {
   });
   it('should launch a second node if an in-flight node is terminating', () => {
     const c = cluster();
-    expect(samePlace(c, pod({ cpu: '10m' }), pod({ cpu: '10m' }), (n) => c.update(n.name, (x) => ({ ...x, deleting: true })))).toBe(false);
+    expect(
+      samePlace(c, pod({ cpu: '10m' }), pod({ cpu: '10m' }), (n) =>
+        c.update(n.name, (x) => ({ ...x, deleting: true })),
+      ),
+    ).toBe(false);
   });
 
   describe('Topology', () => {
@@ -67,52 +88,67 @@ eachSolver((s) => {
     it('should assume pod will schedule to a tainted node with no taints', () => {
       const c = cluster();
       const first = pod({ cpu: '8' });
-      expect(samePlace(c, first, pod(), (n) => {
-        c.deletePod(first);
-        c.update(n.name, (x) => ({ ...x, taints: [] }));
-      })).toBe(true);
+      expect(
+        samePlace(c, first, pod(), (n) => {
+          c.deletePod(first);
+          c.update(n.name, (x) => ({ ...x, taints: [] }));
+        }),
+      ).toBe(true);
     });
     it('should not assume pod will schedule to a tainted node', () => {
       const c = cluster();
       const first = pod({ cpu: '8' });
-      expect(samePlace(c, first, pod(), (n) => {
-        c.deletePod(first);
-        c.launch(n.name);
-        c.update(n.name, (x) => ({ ...x, taints: [...x.taints, { key: 'foo.com/taint', value: 'tainted', effect: 'NoSchedule' }] }));
-      })).toBe(false);
+      expect(
+        samePlace(c, first, pod(), (n) => {
+          c.deletePod(first);
+          c.launch(n.name);
+          c.update(n.name, (x) => ({
+            ...x,
+            taints: [...x.taints, { key: 'foo.com/taint', value: 'tainted', effect: 'NoSchedule' }],
+          }));
+        }),
+      ).toBe(false);
     });
     it('should assume pod will schedule to a tainted node with a custom startup taint', () => {
       const startup: Taint = { key: 'foo.com/taint', value: 'tainted', effect: 'NoSchedule' };
       const c = cluster({ nodePools: [suitePool({ startupTaints: [startup] })] });
       const first = pod({ cpu: '8' });
-      expect(samePlace(c, first, pod(), (n) => {
-        c.deletePod(first);
-        // startup taint + node not ready taint = 2
-        expect(c.node(n.name)!.taints).toEqual([startup, NOT_READY]);
-      })).toBe(true);
+      expect(
+        samePlace(c, first, pod(), (n) => {
+          c.deletePod(first);
+          // startup taint + node not ready taint = 2
+          expect(c.node(n.name)!.taints).toEqual([startup, NOT_READY]);
+        }),
+      ).toBe(true);
     });
     it('should not assume pod will schedule to a node with startup taints after initialization', () => {
       const startup: Taint = { key: 'ignore-me', value: 'nothing-to-see-here', effect: 'NoSchedule' };
       const c = cluster({ nodePools: [suitePool({ startupTaints: [startup] })] });
       const first = pod();
-      expect(samePlace(c, first, pod(), (n) => {
-        c.deletePod(first);
-        c.launch(n.name);
-        c.update(n.name, (x) => ({ ...x, taints: [startup], capacity: { pods: 10 } }));
-      })).toBe(false);
+      expect(
+        samePlace(c, first, pod(), (n) => {
+          c.deletePod(first);
+          c.launch(n.name);
+          c.update(n.name, (x) => ({ ...x, taints: [startup], capacity: { pods: 10 } }));
+        }),
+      ).toBe(false);
     });
     it('should consider a tainted NotReady node as in-flight even if initialized', () => {
       const c = cluster();
       // Only the Node's label says initialized; its NodeClaim is not, so cluster state keeps it in flight.
-      expect(samePlace(c, pod({ cpu: '10m' }), pod({ cpu: '10m' }), (n) => c.update(n.name, (x) => ({
-        ...x,
-        labels: { ...x.labels, 'karpenter.sh/initialized': 'true' },
-        taints: [
-          { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' },
-          { key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule' },
-          { key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' },
-        ],
-      })))).toBe(true);
+      expect(
+        samePlace(c, pod({ cpu: '10m' }), pod({ cpu: '10m' }), (n) =>
+          c.update(n.name, (x) => ({
+            ...x,
+            labels: { ...x.labels, 'karpenter.sh/initialized': 'true' },
+            taints: [
+              { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' },
+              { key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule' },
+              { key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' },
+            ],
+          })),
+        ),
+      ).toBe(true);
     });
   });
 
@@ -173,7 +209,9 @@ eachSolver((s) => {
     const c = cluster({ instanceTypes: [medium] });
     // Karpenter draws each batch size at random from [0, 10); any sequence must pack.
     for (const n of [3, 7, 0, 9, 4, 1, 8, 2, 6, 5]) c.provision(pods(n, { cpu: '1' }));
-    const free = c.nodes.map((n) => n.allocatable['cpu']! - n.pods.reduce((acc, p) => acc + (p.requests['cpu'] ?? 0), 0));
+    const free = c.nodes.map(
+      (n) => n.allocatable['cpu']! - n.pods.reduce((acc, p) => acc + (p.requests['cpu'] ?? 0), 0),
+    );
     expect(c.pending).toHaveLength(0);
     expect(free.filter((f) => f >= 1000).length).toBeLessThanOrEqual(1);
   });
@@ -187,10 +225,16 @@ eachSolver((s) => {
   });
   it('should order initialized nodes for scheduling uninitialized nodes when all other nodes are inflight', () => {
     const type = defaultFakeInstanceTypes()[0]!;
-    const nodes = Array.from({ length: 100 }, (_, i) => stateNode({
-      name: `claim-${String(i).padStart(3, '0')}`, instanceType: type, zone: 'test-zone-1', capacityType: 'spot',
-      initialized: i === 42, hasNode: i === 42,
-    }));
+    const nodes = Array.from({ length: 100 }, (_, i) =>
+      stateNode({
+        name: `claim-${String(i).padStart(3, '0')}`,
+        instanceType: type,
+        zone: 'test-zone-1',
+        capacityType: 'spot',
+        initialized: i === 42,
+        hasNode: i === 42,
+      }),
+    );
     const c = cluster({ nodes });
     const p = pod();
     c.provision([p]);
@@ -207,6 +251,10 @@ eachSolver((s) => {
     const c = cluster();
     const p = pod({ nodeSelector: { [CAPACITY_TYPE]: 'on-demand', [ZONE]: 'test-zone-3' } });
     c.provision([p]);
-    expect(c.scheduledNode(p).labels).toMatchObject({ [CAPACITY_TYPE]: 'on-demand', [ZONE]: 'test-zone-3', [INSTANCE_TYPE]: 'small-instance-type' });
+    expect(c.scheduledNode(p).labels).toMatchObject({
+      [CAPACITY_TYPE]: 'on-demand',
+      [ZONE]: 'test-zone-3',
+      [INSTANCE_TYPE]: 'small-instance-type',
+    });
   });
 });

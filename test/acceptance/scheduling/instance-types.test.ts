@@ -7,7 +7,11 @@ import type { InstanceType, Pod } from '../../../engine/domain/types.ts';
 import { parsePod } from '../../../engine/api/pod.ts';
 import { nodePool, pod, pods } from '../../fixtures/builders.ts';
 import {
-  EXOTIC_INSTANCE_LABEL_KEY, fakeInstanceType, fakeInstanceTypes, fakeOffering, LABEL_INSTANCE_SIZE,
+  EXOTIC_INSTANCE_LABEL_KEY,
+  fakeInstanceType,
+  fakeInstanceTypes,
+  fakeOffering,
+  LABEL_INSTANCE_SIZE,
 } from '../../fixtures/instancetypes.ts';
 import { ARCH, CAPACITY_TYPE, Cluster, eachSolver, INSTANCE_TYPE, OS, req, suitePool, ZONE } from './harness.ts';
 
@@ -26,8 +30,10 @@ function withResource(it: InstanceType, name: string, qty: number): InstanceType
 }
 
 eachSolver((s) => {
-  const withReqs = (...r: ReturnType<typeof req>[]) => suitePool({ requirements: [req(CAPACITY_TYPE, 'In', 'spot', 'on-demand'), ...r] });
-  const cluster = (pool = suitePool(), instanceTypes?: InstanceType[]) => new Cluster(s, { nodePools: [pool], ...(instanceTypes ? { instanceTypes } : {}) });
+  const withReqs = (...r: ReturnType<typeof req>[]) =>
+    suitePool({ requirements: [req(CAPACITY_TYPE, 'In', 'spot', 'on-demand'), ...r] });
+  const cluster = (pool = suitePool(), instanceTypes?: InstanceType[]) =>
+    new Cluster(s, { nodePools: [pool], ...(instanceTypes ? { instanceTypes } : {}) });
   const nodesOf = (c: Cluster, ps: Pod[]) => new Set(ps.map((p) => c.scheduledNode(p).name));
 
   describe('Preferential Fallback', () => {
@@ -40,7 +46,14 @@ eachSolver((s) => {
       });
       it('should relax multiple terms', () => {
         const c = cluster();
-        const p = pod({ required: [[req(ZONE, 'In', 'invalid')], [req(ZONE, 'In', 'invalid')], [req(ZONE, 'In', 'test-zone-1')], [req(ZONE, 'In', 'test-zone-2')]] });
+        const p = pod({
+          required: [
+            [req(ZONE, 'In', 'invalid')],
+            [req(ZONE, 'In', 'invalid')],
+            [req(ZONE, 'In', 'test-zone-1')],
+            [req(ZONE, 'In', 'test-zone-2')],
+          ],
+        });
         c.provision([p]);
         expect(c.scheduledNode(p).labels[ZONE]).toBe('test-zone-1');
       });
@@ -48,7 +61,12 @@ eachSolver((s) => {
     describe('Preferred', () => {
       it('should relax all terms', () => {
         const c = cluster();
-        const p = pod({ preferred: [{ weight: 1, expressions: [req(ZONE, 'In', 'invalid')] }, { weight: 1, expressions: [req(INSTANCE_TYPE, 'In', 'invalid')] }] });
+        const p = pod({
+          preferred: [
+            { weight: 1, expressions: [req(ZONE, 'In', 'invalid')] },
+            { weight: 1, expressions: [req(INSTANCE_TYPE, 'In', 'invalid')] },
+          ],
+        });
         c.provision([p]);
         expect(c.scheduled(p)).toBe(true);
       });
@@ -66,13 +84,18 @@ eachSolver((s) => {
       });
       it('should schedule even if preference is conflicting with requirement', () => {
         const c = cluster();
-        const p = pod({ preferred: [{ weight: 1, expressions: [req(ZONE, 'NotIn', 'test-zone-3')] }], required: [[req(ZONE, 'In', 'test-zone-3')]] });
+        const p = pod({
+          preferred: [{ weight: 1, expressions: [req(ZONE, 'NotIn', 'test-zone-3')] }],
+          required: [[req(ZONE, 'In', 'test-zone-3')]],
+        });
         c.provision([p]);
         expect(c.scheduledNode(p).labels[ZONE]).toBe('test-zone-3');
       });
       it('should schedule even if preference requirements are conflicting', () => {
         const c = cluster();
-        const p = pod({ preferred: [{ weight: 1, expressions: [req(ZONE, 'In', 'invalid'), req(ZONE, 'NotIn', 'invalid')] }] });
+        const p = pod({
+          preferred: [{ weight: 1, expressions: [req(ZONE, 'In', 'invalid'), req(ZONE, 'NotIn', 'invalid')] }],
+        });
         c.provision([p]);
         expect(c.scheduled(p)).toBe(true);
       });
@@ -118,10 +141,16 @@ eachSolver((s) => {
       twoNodes(bothArchs(), [pod({ nodeSelector: { [OS]: 'linux' } }), pod({ nodeSelector: { [OS]: 'windows' } })]);
     });
     it('should launch pods with different instance type node selectors on different instances', () => {
-      twoNodes(bothArchs(), [pod({ nodeSelector: { 'beta.kubernetes.io/instance-type': 'small-instance-type' } }), pod({ nodeSelector: { [INSTANCE_TYPE]: 'default-instance-type' } })]);
+      twoNodes(bothArchs(), [
+        pod({ nodeSelector: { 'beta.kubernetes.io/instance-type': 'small-instance-type' } }),
+        pod({ nodeSelector: { [INSTANCE_TYPE]: 'default-instance-type' } }),
+      ]);
     });
     it('should launch pods with different zone selectors on different instances', () => {
-      twoNodes(bothArchs(), [pod({ nodeSelector: { [ZONE]: 'test-zone-1' } }), pod({ nodeSelector: { [ZONE]: 'test-zone-2' } })]);
+      twoNodes(bothArchs(), [
+        pod({ nodeSelector: { [ZONE]: 'test-zone-1' } }),
+        pod({ nodeSelector: { [ZONE]: 'test-zone-2' } }),
+      ]);
     });
     const gpuTypes = () => {
       const its = fakeInstanceTypes(5);
@@ -130,7 +159,14 @@ eachSolver((s) => {
       return its;
     };
     it("should launch pods with resources that aren't on any single instance type on different instances", () => {
-      twoNodes(suitePool(), [pod({ resources: { 'karpenter.sh/super-great-gpu': '1' } }), pod({ resources: { 'karpenter.sh/even-better-gpu': '1' } })], gpuTypes());
+      twoNodes(
+        suitePool(),
+        [
+          pod({ resources: { 'karpenter.sh/super-great-gpu': '1' } }),
+          pod({ resources: { 'karpenter.sh/even-better-gpu': '1' } }),
+        ],
+        gpuTypes(),
+      );
     });
     it("should fail to schedule a pod with resources requests that aren't on a single instance type", () => {
       const c = cluster(suitePool(), gpuTypes());
@@ -142,7 +178,10 @@ eachSolver((s) => {
       const five = () => cluster(suitePool(), fakeInstanceTypes(5));
       it('should filter instance types that match labels', () => {
         const c = five();
-        const ps = [pod({ nodeSelector: { [LABEL_INSTANCE_SIZE]: 'large' } }), pod({ nodeSelector: { [LABEL_INSTANCE_SIZE]: 'small' } })];
+        const ps = [
+          pod({ nodeSelector: { [LABEL_INSTANCE_SIZE]: 'large' } }),
+          pod({ nodeSelector: { [LABEL_INSTANCE_SIZE]: 'small' } }),
+        ];
         c.provision(ps);
         expect(c.scheduledNode(ps[0]!).labels[INSTANCE_TYPE]).toBe('fake-it-4');
         expect(c.scheduledNode(ps[1]!).labels[INSTANCE_TYPE]).toBe('fake-it-0');
@@ -176,7 +215,7 @@ eachSolver((s) => {
     const typeOf = (ps: Pod[], its?: InstanceType[], pool = suitePool()) => {
       const c = cluster(pool, its);
       c.provision(ps);
-      return { c, types: ps.map((p) => c.scheduled(p) ? c.scheduledNode(p).labels[INSTANCE_TYPE] : undefined) };
+      return { c, types: ps.map((p) => (c.scheduled(p) ? c.scheduledNode(p).labels[INSTANCE_TYPE] : undefined)) };
     };
     it('should schedule a small pod on the smallest instance', () => {
       expect(typeOf([pod({ memory: '100M' })]).types).toEqual(['small-instance-type']);
@@ -186,7 +225,10 @@ eachSolver((s) => {
     });
     it('should take pod runtime class into consideration', () => {
       // The RuntimeClass admission copies its 2-CPU overhead into spec.overhead; 1 + 2 CPU needs 3 CPUs.
-      const p = manifestPod('runtime', { containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }], overhead: { cpu: '2' } });
+      const p = manifestPod('runtime', {
+        containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }],
+        overhead: { cpu: '2' },
+      });
       expect(typeOf([p]).types).toEqual(['default-instance-type']);
     });
     it('should schedule multiple small pods on the smallest possible instance type', () => {
@@ -202,7 +244,10 @@ eachSolver((s) => {
       expect(nodesOf(c, ps).size).toBe(20);
     });
     it('should pack small and large pods together', () => {
-      const ps = [...pods(40, { nodeSelector: { [ARCH]: 'amd64' }, memory: '1.8G' }), ...pods(20, { nodeSelector: { [ARCH]: 'amd64' }, memory: '400M' })];
+      const ps = [
+        ...pods(40, { nodeSelector: { [ARCH]: 'amd64' }, memory: '1.8G' }),
+        ...pods(20, { nodeSelector: { [ARCH]: 'amd64' }, memory: '400M' }),
+      ];
       const { c, types } = typeOf(ps);
       expect(new Set(types)).toEqual(new Set(['default-instance-type']));
       expect(nodesOf(c, ps).size).toBe(20);
@@ -240,11 +285,12 @@ eachSolver((s) => {
       expect(typeOf([p]).types).toEqual([undefined]);
     });
     it('should select for valid instance types, regardless of price', () => {
-      const priced = (name: string, cpu: number, price: number) => fakeInstanceType({
-        name,
-        resources: { cpu: cpu * 1000, memory: cpu * Gi },
-        offerings: [fakeOffering({ zone: 'test-zone-1a', capacityType: 'on-demand', price })],
-      });
+      const priced = (name: string, cpu: number, price: number) =>
+        fakeInstanceType({
+          name,
+          resources: { cpu: cpu * 1000, memory: cpu * Gi },
+          offerings: [fakeOffering({ zone: 'test-zone-1a', capacityType: 'on-demand', price })],
+        });
       const its = [priced('medium', 2, 3), priced('small', 1, 2), priced('large', 4, 1)];
       const c = cluster(suitePool(), its);
       const p = pod({ cpu: '1m', memory: '1Mi' });

@@ -11,7 +11,17 @@ import { describe, expect, it } from 'vitest';
 import type { InstanceType, Offering, Pod } from '../../../engine/domain/types.ts';
 import { pod, pods } from '../../fixtures/builders.ts';
 import { fakeDefaultOfferings, fakeInstanceType, fakeOffering, fakePrice } from '../../fixtures/instancetypes.ts';
-import { CAPACITY_TYPE, Cluster, eachSolver, HOSTNAME, INSTANCE_TYPE, RESERVATION_ID, req, suitePool, type Pass } from './harness.ts';
+import {
+  CAPACITY_TYPE,
+  Cluster,
+  eachSolver,
+  HOSTNAME,
+  INSTANCE_TYPE,
+  RESERVATION_ID,
+  req,
+  suitePool,
+  type Pass,
+} from './harness.ts';
 
 const Gi = 1024 ** 3;
 const NODEPOOL = 'karpenter.sh/nodepool';
@@ -22,14 +32,30 @@ type Size = keyof typeof sizes;
 function fixtureType(size: Size, reservations: ReadonlyArray<{ id: string; capacity: number }> = []): InstanceType {
   const resources = { cpu: sizes[size], memory: 8 * Gi, pods: 10 };
   const price = fakePrice(resources);
-  const reserved: Offering[] = reservations.map((r) => fakeOffering({ zone: 'test-zone-1', capacityType: 'reserved', price: price / 100000, reservationId: r.id, reservationCapacity: r.capacity }));
+  const reserved: Offering[] = reservations.map((r) =>
+    fakeOffering({
+      zone: 'test-zone-1',
+      capacityType: 'reserved',
+      price: price / 100000,
+      reservationId: r.id,
+      reservationCapacity: r.capacity,
+    }),
+  );
   return fakeInstanceType({ name: size, resources, offerings: [...fakeDefaultOfferings(price), ...reserved] });
 }
 
 /** The catalog's fixture: medium and small with one reserved instance each. */
-const catalogTypes = (): InstanceType[] => [fixtureType('large'), fixtureType('medium', [{ id: 'r-medium', capacity: 1 }]), fixtureType('small', [{ id: 'r-small', capacity: 1 }])];
+const catalogTypes = (): InstanceType[] => [
+  fixtureType('large'),
+  fixtureType('medium', [{ id: 'r-medium', capacity: 1 }]),
+  fixtureType('small', [{ id: 'r-small', capacity: 1 }]),
+];
 /** Only small carries a reservation (r-small, one instance). */
-const smallReservedTypes = (id = 'r-small', capacity = 1): InstanceType[] => [fixtureType('large'), fixtureType('medium'), fixtureType('small', [{ id, capacity }])];
+const smallReservedTypes = (id = 'r-small', capacity = 1): InstanceType[] => [
+  fixtureType('large'),
+  fixtureType('medium'),
+  fixtureType('small', [{ id, capacity }]),
+];
 
 const allCapacityTypes = [req(CAPACITY_TYPE, 'In', 'spot', 'on-demand', 'reserved')];
 const pool = (name = 'default', weight = 0) => suitePool({ name, weight, requirements: allCapacityTypes });
@@ -38,7 +64,10 @@ const pool = (name = 'default', weight = 0) => suitePool({ name, weight, require
 function launched(c: Cluster, pass: Pass): Array<{ node: string; pods: string[] }> {
   return pass.created.map((n) => ({
     node: `${n.labels[INSTANCE_TYPE]}/${n.labels[CAPACITY_TYPE]}/${n.labels[RESERVATION_ID] ?? '-'}`,
-    pods: c.node(n.name)!.pods.map((p) => p.name).sort(),
+    pods: c
+      .node(n.name)!
+      .pods.map((p) => p.name)
+      .sort(),
   }));
 }
 
@@ -56,7 +85,9 @@ eachSolver((s) => {
       // The NodeClaim held both reservations the first pod could use; the other two pods waited for them.
       const claim = p1.plan.newNodeClaims[0]!;
       expect(claim.requirements).toContainEqual({ key: CAPACITY_TYPE, operator: 'In', values: ['reserved'] });
-      expect(new Set(claim.requirements.find((r) => r.key === RESERVATION_ID)!.values)).toEqual(new Set(['r-medium', 'r-small']));
+      expect(new Set(claim.requirements.find((r) => r.key === RESERVATION_ID)!.values)).toEqual(
+        new Set(['r-medium', 'r-small']),
+      );
       expect(p1.plan.unschedulable.map((e) => e.uid).sort()).toEqual([ps[1]!.uid, ps[2]!.uid]);
       expect(p1.plan.unschedulable.every((e) => e.reservedOffering === true)).toBe(true);
       const p2 = again(c, ps);
@@ -72,9 +103,23 @@ eachSolver((s) => {
       // apart by hostname anti-affinity.
       const types = smallReservedTypes();
       const c = new Cluster(s, { nodePools: [pool('np-1'), pool('np-2')], instanceTypes: types });
-      const anti = { podAntiAffinity: { required: [{ labelSelector: { matchLabels: { app: 'r' } }, topologyKey: HOSTNAME }] } };
-      const a = pod({ name: 'a', cpu: '1800m', labels: { app: 'r' }, nodeSelector: { [NODEPOOL]: 'np-1' }, affinity: anti });
-      const b = pod({ name: 'b', cpu: '1800m', labels: { app: 'r' }, nodeSelector: { [NODEPOOL]: 'np-2' }, affinity: anti });
+      const anti = {
+        podAntiAffinity: { required: [{ labelSelector: { matchLabels: { app: 'r' } }, topologyKey: HOSTNAME }] },
+      };
+      const a = pod({
+        name: 'a',
+        cpu: '1800m',
+        labels: { app: 'r' },
+        nodeSelector: { [NODEPOOL]: 'np-1' },
+        affinity: anti,
+      });
+      const b = pod({
+        name: 'b',
+        cpu: '1800m',
+        labels: { app: 'r' },
+        nodeSelector: { [NODEPOOL]: 'np-2' },
+        affinity: anti,
+      });
       const p1 = c.provision([a, b]);
       expect(launched(c, p1)).toEqual([{ node: 'small/reserved/r-small', pods: ['a'] }]);
       expect(p1.plan.unschedulable.map((e) => e.uid)).toEqual([b.uid]);
@@ -100,11 +145,22 @@ eachSolver((s) => {
 
     it('multiple reservations for the same pool', () => {
       // small carries r-small (one instance) and r-small-extra (two); the pods ask for small.
-      const types = [fixtureType('large'), fixtureType('medium'), fixtureType('small', [{ id: 'r-small', capacity: 1 }, { id: 'r-small-extra', capacity: 2 }])];
+      const types = [
+        fixtureType('large'),
+        fixtureType('medium'),
+        fixtureType('small', [
+          { id: 'r-small', capacity: 1 },
+          { id: 'r-small-extra', capacity: 2 },
+        ]),
+      ];
       const c = new Cluster(s, { nodePools: [pool()], instanceTypes: types });
       const ps = pods(4, { cpu: '1800m', nodeSelector: { [INSTANCE_TYPE]: 'small' } });
       const p1 = c.provision(ps);
-      expect(launched(c, p1).map((n) => n.node).sort()).toEqual(['small/reserved/r-small', 'small/reserved/r-small-extra']);
+      expect(
+        launched(c, p1)
+          .map((n) => n.node)
+          .sort(),
+      ).toEqual(['small/reserved/r-small', 'small/reserved/r-small-extra']);
       const p2 = again(c, ps);
       expect(launched(c, p2).map((n) => n.node)).toEqual(['small/reserved/r-small-extra']);
       const p3 = again(c, ps);
@@ -112,7 +168,9 @@ eachSolver((s) => {
       expect(launched(c, p3)[0]!.node).toMatch(/^small\/(spot|on-demand)\/-$/);
       // No plan ever asked for more instances of a reservation than it had.
       for (const p of [p1, p2, p3]) {
-        const held = p.plan.newNodeClaims.flatMap((n) => n.requirements.filter((r) => r.key === RESERVATION_ID).flatMap((r) => r.values));
+        const held = p.plan.newNodeClaims.flatMap((n) =>
+          n.requirements.filter((r) => r.key === RESERVATION_ID).flatMap((r) => r.values),
+        );
         expect(held.filter((id) => id === 'r-small').length).toBeLessThanOrEqual(1);
       }
     });
@@ -121,7 +179,10 @@ eachSolver((s) => {
       // np-primary (weight 100) has small with r-small; np-fallback (weight 10) has no reservations.
       const c = new Cluster(s, {
         nodePools: [pool('np-primary', 100), pool('np-fallback', 10)],
-        instanceTypesByPool: { 'np-primary': smallReservedTypes(), 'np-fallback': [fixtureType('large'), fixtureType('medium'), fixtureType('small')] },
+        instanceTypesByPool: {
+          'np-primary': smallReservedTypes(),
+          'np-fallback': [fixtureType('large'), fixtureType('medium'), fixtureType('small')],
+        },
       });
       const ps = pods(2, { cpu: '1800m' });
       const p1 = c.provision(ps);
@@ -138,7 +199,10 @@ eachSolver((s) => {
       // np-1 has small with r-small.
       const c = new Cluster(s, {
         nodePools: [pool('np-2', 100), pool('np-1', 10)],
-        instanceTypesByPool: { 'np-1': smallReservedTypes(), 'np-2': [fixtureType('large'), fixtureType('medium'), fixtureType('small')] },
+        instanceTypesByPool: {
+          'np-1': smallReservedTypes(),
+          'np-2': [fixtureType('large'), fixtureType('medium'), fixtureType('small')],
+        },
       });
       const ps = pods(2, { cpu: '1800m', preferred: [{ weight: 1, expressions: [req(NODEPOOL, 'In', 'np-1')] }] });
       const p1 = c.provision(ps);
@@ -153,7 +217,9 @@ eachSolver((s) => {
     it('multiple pods on reserved nodes', () => {
       const c = new Cluster(s, { nodePools: [pool()], instanceTypes: catalogTypes() });
       const labels = { app: 'together' };
-      const affinity = { podAffinity: { required: [{ labelSelector: { matchLabels: labels }, topologyKey: HOSTNAME }] } };
+      const affinity = {
+        podAffinity: { required: [{ labelSelector: { matchLabels: labels }, topologyKey: HOSTNAME }] },
+      };
       const ps = pods(2, { cpu: '500m', labels, affinity, nodeSelector: { [CAPACITY_TYPE]: 'reserved' } });
       const p1 = c.provision(ps);
       expect(launched(c, p1)).toEqual([{ node: 'small/reserved/r-small', pods: names(ps) }]);

@@ -6,7 +6,17 @@ import { describe, expect, it } from 'vitest';
 import type { Taint } from '../../../engine/domain/types.ts';
 import { daemonSet, pod, pods, stateNode } from '../../fixtures/builders.ts';
 import { defaultFakeInstanceTypes, RESOURCE_GPU_VENDOR_A } from '../../fixtures/instancetypes.ts';
-import { CAPACITY_TYPE, Cluster, eachSolver, HOSTNAME, INSTANCE_TYPE, NOT_READY, req, suitePool, topologyPool } from './harness.ts';
+import {
+  CAPACITY_TYPE,
+  Cluster,
+  eachSolver,
+  HOSTNAME,
+  INSTANCE_TYPE,
+  NOT_READY,
+  req,
+  suitePool,
+  topologyPool,
+} from './harness.ts';
 
 const testTaint: Taint = { key: 'test', value: 'bar', effect: 'NoSchedule' };
 
@@ -20,7 +30,9 @@ eachSolver((s) => {
       expect(c.scheduledNode(p).taints).toContainEqual(testTaint);
     });
     it('should schedule pods that tolerate NodePool constraints', () => {
-      const c = new Cluster(s, { nodePools: [topologyPool({ taints: [{ key: 'test-key', value: 'test-value', effect: 'NoSchedule' }] })] });
+      const c = new Cluster(s, {
+        nodePools: [topologyPool({ taints: [{ key: 'test-key', value: 'test-value', effect: 'NoSchedule' }] })],
+      });
       const tolerating = [
         pod({ tolerations: [{ key: 'test-key', operator: 'Exists', effect: 'NoSchedule' }] }),
         pod({ tolerations: [{ key: 'test-key', value: 'test-value', operator: 'Equal', effect: 'NoSchedule' }] }),
@@ -36,7 +48,11 @@ eachSolver((s) => {
       for (const p of others) expect(c.scheduled(p), p.name).toBe(false);
     });
     it('should provision nodes with taints and schedule pods if the taint is only a startup taint', () => {
-      const c = new Cluster(s, { nodePools: [topologyPool({ startupTaints: [{ key: 'ignore-me', value: 'nothing-to-see-here', effect: 'NoSchedule' }] })] });
+      const c = new Cluster(s, {
+        nodePools: [
+          topologyPool({ startupTaints: [{ key: 'ignore-me', value: 'nothing-to-see-here', effect: 'NoSchedule' }] }),
+        ],
+      });
       const p = pod();
       c.provision([p]);
       expect(c.scheduled(p)).toBe(true);
@@ -63,7 +79,12 @@ eachSolver((s) => {
   describe('Limits', () => {
     const limited = (limits: Record<string, string>) => suitePool({ limits });
     it('should not schedule when limits are exceeded', () => {
-      const used = stateNode({ name: 'used', instanceType: defaultFakeInstanceTypes()[4]!, zone: 'test-zone-1', capacityType: 'spot' });
+      const used = stateNode({
+        name: 'used',
+        instanceType: defaultFakeInstanceTypes()[4]!,
+        zone: 'test-zone-1',
+        capacityType: 'spot',
+      });
       const c = new Cluster(s, { nodePools: [limited({ cpu: '10' })], nodes: [used] });
       // The existing 16-CPU node already uses more than the 10-CPU limit; a pod it cannot take stays pending.
       const q = pod({ cpu: '15.9' });
@@ -105,7 +126,9 @@ eachSolver((s) => {
     });
     it('should not plan more NodeClaims than the node limit allows', () => {
       const c = new Cluster(s, { nodePools: [limited({ nodes: '2' })] });
-      const anti = { podAntiAffinity: { required: [{ labelSelector: { matchLabels: { app: 'a' } }, topologyKey: HOSTNAME }] } };
+      const anti = {
+        podAntiAffinity: { required: [{ labelSelector: { matchLabels: { app: 'a' } }, topologyKey: HOSTNAME }] },
+      };
       const ps = pods(3, { labels: { app: 'a' }, affinity: anti });
       c.provision(ps);
       expect(c.nodes).toHaveLength(2);
@@ -114,7 +137,11 @@ eachSolver((s) => {
   });
 
   describe('Daemonsets and Node Overhead', () => {
-    const typeFor = (daemonSets: ReturnType<typeof daemonSet>[], pool = suitePool(), podOptions: Parameters<typeof pod>[0] = { cpu: '1', memory: '1Gi' }) => {
+    const typeFor = (
+      daemonSets: ReturnType<typeof daemonSet>[],
+      pool = suitePool(),
+      podOptions: Parameters<typeof pod>[0] = { cpu: '1', memory: '1Gi' },
+    ) => {
       const c = new Cluster(s, { nodePools: [pool], daemonSets });
       const p = pod(podOptions);
       const { plan } = c.provision([p]);
@@ -128,23 +155,37 @@ eachSolver((s) => {
     });
     it('should account for overhead (with startup taint)', () => {
       const pool = suitePool({ startupTaints: [{ key: 'foo.com/taint', effect: 'NoSchedule' }] });
-      expect(typeFor([daemonSet('ds', { cpu: '1', memory: '1Gi' })], pool).node!.labels[INSTANCE_TYPE]).toBe('default-instance-type');
+      expect(typeFor([daemonSet('ds', { cpu: '1', memory: '1Gi' })], pool).node!.labels[INSTANCE_TYPE]).toBe(
+        'default-instance-type',
+      );
     });
     it('should not schedule if overhead is too large', () => {
       expect(typeFor([daemonSet('ds', { cpu: '10000', memory: '10000Gi' })]).node).toBeUndefined();
     });
     it('should ignore daemonsets without matching tolerations', () => {
       const pool = suitePool({ taints: [{ key: 'foo', value: 'bar', effect: 'NoSchedule' }] });
-      const p = { cpu: '1', memory: '1Gi', tolerations: [{ key: 'foo', operator: 'Equal' as const, value: 'bar', effect: 'NoSchedule' as const }] };
-      expect(typeFor([daemonSet('ds', { cpu: '1', memory: '1Gi' })], pool, p).node!.labels[INSTANCE_TYPE]).toBe('small-instance-type');
+      const p = {
+        cpu: '1',
+        memory: '1Gi',
+        tolerations: [{ key: 'foo', operator: 'Equal' as const, value: 'bar', effect: 'NoSchedule' as const }],
+      };
+      expect(typeFor([daemonSet('ds', { cpu: '1', memory: '1Gi' })], pool, p).node!.labels[INSTANCE_TYPE]).toBe(
+        'small-instance-type',
+      );
     });
     it('should count daemonsets that do not tolerate PreferNoSchedule taints', () => {
       const pool = suitePool({ taints: [{ key: 'foo', value: 'bar', effect: 'PreferNoSchedule' }] });
       const p = { cpu: '1', memory: '1Gi', tolerations: [{ operator: 'Exists' as const }] };
-      expect(typeFor([daemonSet('ds', { cpu: '1', memory: '1Gi' })], pool, p).node!.labels[INSTANCE_TYPE]).toBe('default-instance-type');
+      expect(typeFor([daemonSet('ds', { cpu: '1', memory: '1Gi' })], pool, p).node!.labels[INSTANCE_TYPE]).toBe(
+        'default-instance-type',
+      );
     });
     it('should ignore daemonsets with an invalid selector', () => {
-      expect(typeFor([daemonSet('ds', { cpu: '1', memory: '1Gi', nodeSelector: { node: 'invalid' } })]).node!.labels[INSTANCE_TYPE]).toBe('small-instance-type');
+      expect(
+        typeFor([daemonSet('ds', { cpu: '1', memory: '1Gi', nodeSelector: { node: 'invalid' } })]).node!.labels[
+          INSTANCE_TYPE
+        ],
+      ).toBe('small-instance-type');
     });
     it('should not place a pod whose host port a daemonset on every node already uses', () => {
       // spec §2.11: a daemon group whose host ports conflict with the pod's is skipped entirely.
@@ -153,7 +194,9 @@ eachSolver((s) => {
       expect(typeFor([ds], suitePool(), { cpu: '1', hostPorts: [9090] }).node).toBeDefined();
     });
     it('should account for daemonset spec affinity', () => {
-      const pool = suitePool({ requirements: [req(CAPACITY_TYPE, 'In', 'spot', 'on-demand'), req('foo', 'In', 'voo')] });
+      const pool = suitePool({
+        requirements: [req(CAPACITY_TYPE, 'In', 'spot', 'on-demand'), req('foo', 'In', 'voo')],
+      });
       const matching = daemonSet('match', { cpu: '1', memory: '1Gi', required: [[req('foo', 'In', 'voo')]] });
       expect(typeFor([matching], pool).node!.labels[INSTANCE_TYPE]).toBe('default-instance-type');
       const other = daemonSet('other', { cpu: '1', memory: '1Gi', required: [[req('foo', 'In', 'bar')]] });

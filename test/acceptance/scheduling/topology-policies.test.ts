@@ -8,16 +8,23 @@ import { CAPACITY_TYPE, Cluster, counts, eachSolver, HOSTNAME, req, topologyPool
 const labels = { test: 'test' };
 const sel = { matchLabels: labels };
 const SPREAD = 'fake-label';
-const tsc = (topologyKey: string, o: Partial<TopologySpreadConstraint> = {}): TopologySpreadConstraint =>
-  ({ maxSkew: 1, topologyKey, whenUnsatisfiable: 'DoNotSchedule', labelSelector: sel, ...o });
-const spreadPods = (n: number, spread: TopologySpreadConstraint[], o: PodOptions = {}) => pods(n, { labels, spread, ...o });
+const tsc = (topologyKey: string, o: Partial<TopologySpreadConstraint> = {}): TopologySpreadConstraint => ({
+  maxSkew: 1,
+  topologyKey,
+  whenUnsatisfiable: 'DoNotSchedule',
+  labelSelector: sel,
+  ...o,
+});
+const spreadPods = (n: number, spread: TopologySpreadConstraint[], o: PodOptions = {}) =>
+  pods(n, { labels, spread, ...o });
 const taint: Taint = { key: 'taintname', value: 'taintvalue', effect: 'NoSchedule' };
 /** A node Karpenter does not own, too small for the test pods, that only contributes a domain. */
 const domainNode = (name: string, nodeLabels: Record<string, string>, taints: Taint[] = []) =>
   stateNode({ name, managed: false, labels: nodeLabels, taints, allocatable: { cpu: '100m' } });
 
 eachSolver((s) => {
-  const cluster = (...nodePools: ReturnType<typeof topologyPool>[]) => new Cluster(s, { nodePools: nodePools.length ? nodePools : [topologyPool()] });
+  const cluster = (...nodePools: ReturnType<typeof topologyPool>[]) =>
+    new Cluster(s, { nodePools: nodePools.length ? nodePools : [topologyPool()] });
 
   describe('MatchLabelKeys', () => {
     it('should support matchLabelKeys', () => {
@@ -56,7 +63,11 @@ eachSolver((s) => {
     const poolDomains = (policy: 'Honor' | 'Ignore') => {
       const c = cluster(
         topologyPool({ name: 'plain', requirements: [req(CAPACITY_TYPE, 'Exists'), req(SPREAD, 'In', 'foo')] }),
-        topologyPool({ name: 'tainted', requirements: [req(CAPACITY_TYPE, 'Exists'), req(SPREAD, 'In', 'bar')], taints: [{ key: 'taint-key', value: 'taint-value', effect: 'NoSchedule' }] }),
+        topologyPool({
+          name: 'tainted',
+          requirements: [req(CAPACITY_TYPE, 'Exists'), req(SPREAD, 'In', 'bar')],
+          taints: [{ key: 'taint-key', value: 'taint-value', effect: 'NoSchedule' }],
+        }),
       );
       c.provision(spreadPods(2, [tsc(SPREAD, { nodeTaintsPolicy: policy })]));
       return c.skew(SPREAD, sel);
@@ -68,14 +79,20 @@ eachSolver((s) => {
       expect(poolDomains('Honor')).toEqual([2]);
     });
     it('should balance pods across a label when mutually exclusive NodePools (by taints) share domains (NodeTaintsPolicy=honor)', () => {
-      const pools = [['foo', 'bar'], ['foo', 'baz']].map((domains, i) => topologyPool({
-        name: `np-${i}`,
-        requirements: [req(CAPACITY_TYPE, 'Exists'), req(SPREAD, 'In', ...domains)],
-        taints: [{ key: 'taint-key', value: `nodepool-${i}`, effect: 'NoSchedule' }],
-      }));
+      const pools = [
+        ['foo', 'bar'],
+        ['foo', 'baz'],
+      ].map((domains, i) =>
+        topologyPool({
+          name: `np-${i}`,
+          requirements: [req(CAPACITY_TYPE, 'Exists'), req(SPREAD, 'In', ...domains)],
+          taints: [{ key: 'taint-key', value: `nodepool-${i}`, effect: 'NoSchedule' }],
+        }),
+      );
       const c = cluster(...pools);
       const spread = [tsc(SPREAD, { nodeTaintsPolicy: 'Honor' })];
-      const tolerating = (i: number, n: number) => spreadPods(n, spread, { tolerations: [{ key: 'taint-key', effect: 'NoSchedule', value: `nodepool-${i}` }] });
+      const tolerating = (i: number, n: number) =>
+        spreadPods(n, spread, { tolerations: [{ key: 'taint-key', effect: 'NoSchedule', value: `nodepool-${i}` }] });
       c.provision([...tolerating(0, 2), ...tolerating(1, 4)]);
       // foo: 2 (either pool), bar: 1 (pool 0), baz: 3 (pool 1).
       expect(c.skew(SPREAD, sel)).toEqual(counts(3, 2, 1));
@@ -86,9 +103,14 @@ eachSolver((s) => {
     const affinityDomains = (policy: 'Honor' | 'Ignore') => {
       const c = new Cluster(s, {
         nodePools: [topologyPool({ labels: { [SPREAD]: 'baz', selector: 'value' } })],
-        nodes: [domainNode('n-foo', { [SPREAD]: 'foo', selector: 'mismatch' }), domainNode('n-bar', { [SPREAD]: 'bar', selector: 'mismatch' })],
+        nodes: [
+          domainNode('n-foo', { [SPREAD]: 'foo', selector: 'mismatch' }),
+          domainNode('n-bar', { [SPREAD]: 'bar', selector: 'mismatch' }),
+        ],
       });
-      c.provision(spreadPods(5, [tsc(SPREAD, { nodeAffinityPolicy: policy })], { cpu: '1', nodeSelector: { selector: 'value' } }));
+      c.provision(
+        spreadPods(5, [tsc(SPREAD, { nodeAffinityPolicy: policy })], { cpu: '1', nodeSelector: { selector: 'value' } }),
+      );
       return c.skew(SPREAD, sel);
     };
     it('should balance pods across a label (NodeAffinityPolicy=ignore)', () => {
@@ -126,7 +148,11 @@ eachSolver((s) => {
     });
     it('should not limit spread options by preferred node affinity', () => {
       const c = cluster();
-      c.provision(spreadPods(6, [tsc(ZONE)], { preferred: [{ weight: 1, expressions: [req(ZONE, 'In', 'test-zone-1', 'test-zone-2')] }] }));
+      c.provision(
+        spreadPods(6, [tsc(ZONE)], {
+          preferred: [{ weight: 1, expressions: [req(ZONE, 'In', 'test-zone-1', 'test-zone-2')] }],
+        }),
+      );
       expect(c.skew(ZONE, sel)).toEqual(counts(2, 2, 2));
     });
   });

@@ -9,13 +9,21 @@ import { CAPACITY_TYPE, Cluster, counts, eachSolver, HOSTNAME, req, topologyPool
 
 const labels = { test: 'test' };
 const sel = { matchLabels: labels };
-const tsc = (o: Partial<TopologySpreadConstraint> = {}): TopologySpreadConstraint =>
-  ({ maxSkew: 1, topologyKey: ZONE, whenUnsatisfiable: 'DoNotSchedule', labelSelector: sel, ...o });
-const spreadPods = (n: number, c: TopologySpreadConstraint = tsc(), o: PodOptions = {}): Pod[] => pods(n, { labels, spread: [c], ...o });
-const zonePool = (...zones: string[]) => topologyPool({ requirements: [req(CAPACITY_TYPE, 'Exists'), req(ZONE, 'In', ...zones)] });
+const tsc = (o: Partial<TopologySpreadConstraint> = {}): TopologySpreadConstraint => ({
+  maxSkew: 1,
+  topologyKey: ZONE,
+  whenUnsatisfiable: 'DoNotSchedule',
+  labelSelector: sel,
+  ...o,
+});
+const spreadPods = (n: number, c: TopologySpreadConstraint = tsc(), o: PodOptions = {}): Pod[] =>
+  pods(n, { labels, spread: [c], ...o });
+const zonePool = (...zones: string[]) =>
+  topologyPool({ requirements: [req(CAPACITY_TYPE, 'Exists'), req(ZONE, 'In', ...zones)] });
 
 eachSolver((s) => {
-  const cluster = (...nodePools: ReturnType<typeof topologyPool>[]) => new Cluster(s, { nodePools: nodePools.length ? nodePools : [topologyPool()] });
+  const cluster = (...nodePools: ReturnType<typeof topologyPool>[]) =>
+    new Cluster(s, { nodePools: nodePools.length ? nodePools : [topologyPool()] });
 
   describe('Topology', () => {
     it('should ignore unknown topology keys', () => {
@@ -60,13 +68,22 @@ eachSolver((s) => {
       expect(c.skew(ZONE, sel)).toEqual([4]);
     });
     it('should respect NodePool zonal constraints (subset) with requirements and labels', () => {
-      const c = cluster(topologyPool({ requirements: [req(ZONE, 'In', 'test-zone-1', 'test-zone-2')], labels: { [ZONE]: 'test-zone-1' } }));
+      const c = cluster(
+        topologyPool({
+          requirements: [req(ZONE, 'In', 'test-zone-1', 'test-zone-2')],
+          labels: { [ZONE]: 'test-zone-1' },
+        }),
+      );
       c.provision(spreadPods(4));
       expect(c.skew(ZONE, sel)).toEqual([4]);
     });
     it('should respect NodePool zonal constraints (subset) with labels across NodePools', () => {
       const c = cluster(
-        topologyPool({ name: 'a', requirements: [req(ZONE, 'In', 'test-zone-1', 'test-zone-2')], labels: { [ZONE]: 'test-zone-1' } }),
+        topologyPool({
+          name: 'a',
+          requirements: [req(ZONE, 'In', 'test-zone-1', 'test-zone-2')],
+          labels: { [ZONE]: 'test-zone-1' },
+        }),
         topologyPool({ name: 'b', requirements: [], labels: { [ZONE]: 'test-zone-2' } }),
       );
       c.provision(spreadPods(4));
@@ -120,8 +137,12 @@ eachSolver((s) => {
       expect(c.skew(ZONE, sel)).toEqual(counts(1, 2, 2));
     });
     it('should only count running/scheduled pods with matching labels scheduled to nodes with a corresponding domain', () => {
-      const node = (name: string, zone?: string) => stateNode({ name, managed: false, labels: zone ? { [ZONE]: zone } : {} });
-      const c = new Cluster(s, { nodePools: [topologyPool()], nodes: [node('first', 'test-zone-1'), node('second', 'test-zone-2'), node('third')] });
+      const node = (name: string, zone?: string) =>
+        stateNode({ name, managed: false, labels: zone ? { [ZONE]: zone } : {} });
+      const c = new Cluster(s, {
+        nodePools: [topologyPool()],
+        nodes: [node('first', 'test-zone-1'), node('second', 'test-zone-2'), node('third')],
+      });
       c.provision([
         pod({ nodeName: 'first' }), // ignored, missing labels
         { ...pod({ labels }), unschedulable: false }, // ignored, pending

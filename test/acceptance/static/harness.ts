@@ -24,7 +24,19 @@ export interface Static {
 function contextOf(sim: Simulation): ControllerContext {
   const op = sim.operator;
   const options = resolveOptions([], {}, { 'cluster-name': 'my-cluster', ...GATES });
-  return { clock: op.clock, kube: op.kube, cluster: op.cluster, events: op.events, metrics: op.metrics, activity: op.activity, log: op.log, options, engineOptions: engineOptionsOf(options), cloudProvider: op.cloudProvider, engine: simulationEngine().cluster('static-test') };
+  return {
+    clock: op.clock,
+    kube: op.kube,
+    cluster: op.cluster,
+    events: op.events,
+    metrics: op.metrics,
+    activity: op.activity,
+    log: op.log,
+    options,
+    engineOptions: engineOptionsOf(options),
+    cloudProvider: op.cloudProvider,
+    engine: simulationEngine().cluster('static-test'),
+  };
 }
 
 /** A simulation with the guide's EC2NodeClass resolved, and `make`'s controller ready to reconcile. */
@@ -60,14 +72,25 @@ export async function staticPool(sim: Simulation, o: PoolSpec = {}): Promise<voi
       ...(o.labels ? { metadata: { labels: o.labels } } : {}),
       spec: {
         nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
-        requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: [...(o.instanceTypes ?? ['m5.large', 'm5.xlarge'])] }],
+        requirements: [
+          {
+            key: 'node.kubernetes.io/instance-type',
+            operator: 'In',
+            values: [...(o.instanceTypes ?? ['m5.large', 'm5.xlarge'])],
+          },
+        ],
         ...(o.taints ? { taints: o.taints } : {}),
       },
     },
     ...(o.replicas !== undefined ? { replicas: o.replicas } : {}),
     ...(o.nodeLimit !== undefined ? { limits: { nodes: String(o.nodeLimit) } } : {}),
   };
-  await sim.kube.create('NodePool', { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: o.name ?? 'static' }, spec });
+  await sim.kube.create('NodePool', {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    metadata: { name: o.name ?? 'static' },
+    spec,
+  });
   await sim.settle();
 }
 
@@ -78,7 +101,11 @@ export interface ClaimSpec {
   /** Launched: a providerID and a Node (default true). */
   readonly launched?: boolean;
   readonly deleting?: boolean;
-  readonly pods?: ReadonlyArray<{ readonly daemonSet?: boolean; readonly doNotDisrupt?: boolean; readonly deletionCost?: number }>;
+  readonly pods?: ReadonlyArray<{
+    readonly daemonSet?: boolean;
+    readonly doNotDisrupt?: boolean;
+    readonly deletionCost?: number;
+  }>;
   readonly expireAfter?: string;
 }
 
@@ -90,7 +117,11 @@ export async function staticClaim(sim: Simulation, o: ClaimSpec = {}): Promise<s
   const labels = { 'karpenter.sh/nodepool': pool };
   await sim.kube.create('NodeClaim', {
     metadata: { name, labels, finalizers: ['karpenter.sh/termination'] },
-    spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [], expireAfter: o.expireAfter ?? '720h' },
+    spec: {
+      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+      requirements: [],
+      expireAfter: o.expireAfter ?? '720h',
+    },
   });
   if (o.launched ?? true) await launch(sim, name, n, labels, o);
   if (o.deleting) await sim.kube.delete('NodeClaim', name);
@@ -98,12 +129,21 @@ export async function staticClaim(sim: Simulation, o: ClaimSpec = {}): Promise<s
   return name;
 }
 
-async function launch(sim: Simulation, claim: string, n: number, labels: Record<string, string>, o: ClaimSpec): Promise<void> {
+async function launch(
+  sim: Simulation,
+  claim: string,
+  n: number,
+  labels: Record<string, string>,
+  o: ClaimSpec,
+): Promise<void> {
   const node = `node-${n}`;
   const pid = `aws:///ap-northeast-2a/i-${String(n).padStart(17, '0')}`;
   await sim.kube.patchStatus('NodeClaim', claim, { providerID: pid, nodeName: node, imageID: 'ami-0123' });
   sim.cluster.api.create('nodes', undefined, {
-    metadata: { name: node, labels: { ...labels, 'karpenter.sh/capacity-type': 'on-demand', 'karpenter.sh/registered': 'true' } },
+    metadata: {
+      name: node,
+      labels: { ...labels, 'karpenter.sh/capacity-type': 'on-demand', 'karpenter.sh/registered': 'true' },
+    },
     spec: { providerID: pid },
     status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: toKubeTime(sim.clock.now()) }] },
   });
@@ -113,7 +153,18 @@ async function launch(sim: Simulation, claim: string, n: number, labels: Record<
       ...(p.deletionCost !== undefined ? { 'controller.kubernetes.io/pod-deletion-cost': String(p.deletionCost) } : {}),
     };
     sim.cluster.api.create('pods', 'default', {
-      metadata: { name: `${node}-pod-${i}`, namespace: 'default', annotations, ...(p.daemonSet ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'ds', uid: 'ds-uid', controller: true }] } : {}) },
+      metadata: {
+        name: `${node}-pod-${i}`,
+        namespace: 'default',
+        annotations,
+        ...(p.daemonSet
+          ? {
+              ownerReferences: [
+                { apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'ds', uid: 'ds-uid', controller: true },
+              ],
+            }
+          : {}),
+      },
       spec: { nodeName: node, containers: [{ name: 'c', image: 'pause' }] },
       status: { phase: 'Running' },
     });
@@ -121,6 +172,15 @@ async function launch(sim: Simulation, claim: string, n: number, labels: Record<
 }
 
 export const claims = (sim: Simulation, pool = 'static') =>
-  sim.cluster.store.list('nodeclaims.karpenter.sh').filter((c) => c.metadata.labels?.['karpenter.sh/nodepool'] === pool);
-export const live = (sim: Simulation, pool = 'static') => claims(sim, pool).filter((c) => !c.metadata.deletionTimestamp).map((c) => c.metadata.name!);
-export const deletingNames = (sim: Simulation, pool = 'static') => claims(sim, pool).filter((c) => c.metadata.deletionTimestamp).map((c) => c.metadata.name!).sort();
+  sim.cluster.store
+    .list('nodeclaims.karpenter.sh')
+    .filter((c) => c.metadata.labels?.['karpenter.sh/nodepool'] === pool);
+export const live = (sim: Simulation, pool = 'static') =>
+  claims(sim, pool)
+    .filter((c) => !c.metadata.deletionTimestamp)
+    .map((c) => c.metadata.name!);
+export const deletingNames = (sim: Simulation, pool = 'static') =>
+  claims(sim, pool)
+    .filter((c) => c.metadata.deletionTimestamp)
+    .map((c) => c.metadata.name!)
+    .sort();

@@ -19,7 +19,17 @@ describe('Static Provisioning', () => {
     it('should return early if nodepool root condition is not true', async () => {
       const s = await start();
       await staticPool(s.sim, { replicas: 3 });
-      await s.sim.kube.patchStatus('NodePool', 'static', { conditions: [{ type: 'Ready', status: 'False', reason: 'NodeClassNotReady', message: 'x', lastTransitionTime: '2026-01-01T00:00:00Z' }] });
+      await s.sim.kube.patchStatus('NodePool', 'static', {
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'False',
+            reason: 'NodeClassNotReady',
+            message: 'x',
+            lastTransitionTime: '2026-01-01T00:00:00Z',
+          },
+        ],
+      });
       s.sim.operator.cluster.applyNodePool((await s.sim.kube.find('NodePool', 'static'))!);
       expect(await s.reconcile()).toEqual({ kind: 'done' });
       expect(claims(s.sim)).toHaveLength(0);
@@ -42,7 +52,13 @@ describe('Static Provisioning', () => {
       await staticPool(s.sim, { replicas: 3 });
       expect(await s.reconcile()).toEqual({ kind: 'requeueAfter', ms: MIN });
       expect(claims(s.sim)).toHaveLength(3);
-      expect(await s.sim.operator.metrics.value('karpenter_nodeclaims_created_total', { reason: 'provisioned', nodepool: 'static', min_values_relaxed: 'false' })).toBe(3);
+      expect(
+        await s.sim.operator.metrics.value('karpenter_nodeclaims_created_total', {
+          reason: 'provisioned',
+          nodepool: 'static',
+          min_values_relaxed: 'false',
+        }),
+      ).toBe(3);
     });
     it('should create additional nodeclaims to reach desired replicas', async () => {
       const s = await start();
@@ -78,7 +94,12 @@ describe('Static Provisioning', () => {
     });
     it('should respect nodepool template specifications', async () => {
       const s = await start();
-      await staticPool(s.sim, { replicas: 2, labels: { team: 'search' }, taints: [{ key: 'dedicated', value: 'search', effect: 'NoSchedule' }], instanceTypes: ['m5.xlarge'] });
+      await staticPool(s.sim, {
+        replicas: 2,
+        labels: { team: 'search' },
+        taints: [{ key: 'dedicated', value: 'search', effect: 'NoSchedule' }],
+        instanceTypes: ['m5.xlarge'],
+      });
       await s.reconcile();
       const made = claims(s.sim);
       expect(made).toHaveLength(2);
@@ -87,7 +108,9 @@ describe('Static Provisioning', () => {
         expect(c.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'NodePool', name: 'static' });
         const spec = c.spec as { taints?: unknown[]; requirements: Array<{ key: string; values: string[] }> };
         expect(spec.taints).toEqual([{ key: 'dedicated', value: 'search', effect: 'NoSchedule' }]);
-        expect(spec.requirements.find((r) => r.key === 'node.kubernetes.io/instance-type')?.values).toEqual(['m5.xlarge']);
+        expect(spec.requirements.find((r) => r.key === 'node.kubernetes.io/instance-type')?.values).toEqual([
+          'm5.xlarge',
+        ]);
       }
     });
     it('should handle large replica counts', async () => {
@@ -99,7 +122,8 @@ describe('Static Provisioning', () => {
   });
 
   describe('Helper Functions', () => {
-    const pool = (replicas: number, nodes?: number) => ({ replicas, limits: nodes === undefined ? {} : { nodes } }) as unknown as NodePool;
+    const pool = (replicas: number, nodes?: number) =>
+      ({ replicas, limits: nodes === undefined ? {} : { nodes } }) as unknown as NodePool;
     it('counts NodeClaims pending disruption as present for scale-up, and every NodeClaim against limits.nodes', () => {
       expect(staticShortfall(2, 1, 0, pool(3))).toEqual({ waitMs: MIN });
       expect(staticShortfall(1, 0, 0, pool(3))).toEqual({ n: 2 });
@@ -111,7 +135,9 @@ describe('Static Provisioning', () => {
       expect(replicasOrReadinessChanged({ spec: { replicas: 3 } }, { spec: { replicas: 2 } })).toBe(true);
       expect(replicasOrReadinessChanged({ spec: { replicas: 3 } }, { spec: { replicas: 3 } })).toBe(false);
       expect(replicasOrReadinessChanged({ spec: { replicas: 3 }, ...ready }, { spec: { replicas: 3 } })).toBe(true);
-      expect(replicasOrReadinessChanged({ spec: { replicas: 3 }, ...ready }, { spec: { replicas: 3 }, ...ready })).toBe(false);
+      expect(replicasOrReadinessChanged({ spec: { replicas: 3 }, ...ready }, { spec: { replicas: 3 }, ...ready })).toBe(
+        false,
+      );
     });
   });
 });

@@ -30,27 +30,49 @@ const nonEmpty = <T>(list: T[] | undefined): T[] | undefined => (list?.length ? 
 // GPU and accelerator names stay as EC2 writes them ("Radeon Pro V520", "AMD"): the engine's formulas compare
 // manufacturers case-insensitively and its labels lower-kebab the names.
 function devices(info: InstanceTypeInfo): Pick<Ec2InstanceInfo, 'gpus' | 'neuronDevices' | 'inferenceAccelerators'> {
-  const gpus = info.GpuInfo?.Gpus?.map((g) => known<NonNullable<Ec2InstanceInfo['gpus']>[number]>({
-    count: g.Count ?? 0, name: g.Name, manufacturer: g.Manufacturer, memoryMiB: g.MemoryInfo?.SizeInMiB,
-  }));
-  const neuronDevices = info.NeuronInfo?.NeuronDevices?.map((d) => known<NonNullable<Ec2InstanceInfo['neuronDevices']>[number]>({
-    count: d.Count ?? 0, name: d.Name, coresPerDevice: d.CoreInfo?.Count ?? 0,
-  }));
-  const inferenceAccelerators = info.InferenceAcceleratorInfo?.Accelerators?.map((a) => known<NonNullable<Ec2InstanceInfo['inferenceAccelerators']>[number]>({
-    count: a.Count ?? 0, name: a.Name, manufacturer: a.Manufacturer,
-  }));
-  return known({ gpus: nonEmpty(gpus), neuronDevices: nonEmpty(neuronDevices), inferenceAccelerators: nonEmpty(inferenceAccelerators) });
+  const gpus = info.GpuInfo?.Gpus?.map((g) =>
+    known<NonNullable<Ec2InstanceInfo['gpus']>[number]>({
+      count: g.Count ?? 0,
+      name: g.Name,
+      manufacturer: g.Manufacturer,
+      memoryMiB: g.MemoryInfo?.SizeInMiB,
+    }),
+  );
+  const neuronDevices = info.NeuronInfo?.NeuronDevices?.map((d) =>
+    known<NonNullable<Ec2InstanceInfo['neuronDevices']>[number]>({
+      count: d.Count ?? 0,
+      name: d.Name,
+      coresPerDevice: d.CoreInfo?.Count ?? 0,
+    }),
+  );
+  const inferenceAccelerators = info.InferenceAcceleratorInfo?.Accelerators?.map((a) =>
+    known<NonNullable<Ec2InstanceInfo['inferenceAccelerators']>[number]>({
+      count: a.Count ?? 0,
+      name: a.Name,
+      manufacturer: a.Manufacturer,
+    }),
+  );
+  return known({
+    gpus: nonEmpty(gpus),
+    neuronDevices: nonEmpty(neuronDevices),
+    inferenceAccelerators: nonEmpty(inferenceAccelerators),
+  });
 }
 
 /** The facts, or `{ skip }` with the reason when the record lacks what every formula needs. */
-export function factsFromInstanceTypeInfo(info: InstanceTypeInfo, extra?: ExtraFacts): Ec2InstanceInfo | { readonly skip: string } {
+export function factsFromInstanceTypeInfo(
+  info: InstanceTypeInfo,
+  extra?: ExtraFacts,
+): Ec2InstanceInfo | { readonly skip: string } {
   const name = info.InstanceType;
   const vcpu = info.VCpuInfo?.DefaultVCpus;
   const memoryMiB = info.MemoryInfo?.SizeInMiB;
   const arch = info.ProcessorInfo?.SupportedArchitectures?.[0];
   if (!name) return { skip: 'a DescribeInstanceTypes record has no InstanceType' };
-  if (vcpu === undefined || memoryMiB === undefined) return { skip: `${name}: no VCpuInfo.DefaultVCpus or MemoryInfo.SizeInMiB` };
-  if (arch !== 'x86_64' && arch !== 'arm64') return { skip: `${name}: architecture ${String(arch)} is not x86_64 or arm64` };
+  if (vcpu === undefined || memoryMiB === undefined)
+    return { skip: `${name}: no VCpuInfo.DefaultVCpus or MemoryInfo.SizeInMiB` };
+  if (arch !== 'x86_64' && arch !== 'arm64')
+    return { skip: `${name}: architecture ${String(arch)} is not x86_64 or arm64` };
   const p = info.ProcessorInfo;
   const n = info.NetworkInfo;
   const ebs = info.EbsInfo;
@@ -64,9 +86,13 @@ export function factsFromInstanceTypeInfo(info: InstanceTypeInfo, extra?: ExtraF
     ipv4PerENI: n?.Ipv4AddressesPerInterface,
     efaMax: n?.EfaInfo?.MaximumEfaInterfaces,
     ...devices(info),
-    instanceStorage: storage?.TotalSizeInGB !== undefined ? { totalSizeGB: storage.TotalSizeInGB, nvme: storage.NvmeSupport !== 'unsupported' } : undefined,
+    instanceStorage:
+      storage?.TotalSizeInGB !== undefined
+        ? { totalSizeGB: storage.TotalSizeInGB, nvme: storage.NvmeSupport !== 'unsupported' }
+        : undefined,
     cpuManufacturer: p?.Manufacturer ? lowerKebab(p.Manufacturer) : undefined,
-    sustainedClockSpeedMhz: p?.SustainedClockSpeedInGhz !== undefined ? Math.round(p.SustainedClockSpeedInGhz * 1000) : undefined,
+    sustainedClockSpeedMhz:
+      p?.SustainedClockSpeedInGhz !== undefined ? Math.round(p.SustainedClockSpeedInGhz * 1000) : undefined,
     // Karpenter labels bare metal (no Hypervisor in the record) with an empty hypervisor.
     hypervisor: info.Hypervisor ?? (info.BareMetal ? '' : undefined),
     encryptionInTransitSupported: n?.EncryptionInTransitSupported,

@@ -4,7 +4,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseResources, reqs } from '../../../../engine/index.ts';
-import { FakeClock, fixtureInstanceTypes, fixturePrices, mockedAws, readyNodeClass } from '../../../../test/fakes/aws.ts';
+import {
+  FakeClock,
+  fixtureInstanceTypes,
+  fixturePrices,
+  mockedAws,
+  readyNodeClass,
+} from '../../../../test/fakes/aws.ts';
 import { catalogExtraFacts } from '../catalog.ts';
 import { UnavailableOfferings } from '../ice-cache.ts';
 import { PricingProvider } from '../pricing.ts';
@@ -15,25 +21,47 @@ interface Expected {
   readonly karpenterAllocatableAL2023: Record<string, string>;
   readonly karpenterLabels: Record<string, string>;
 }
-const docs = JSON.parse(readFileSync(new URL('../testdata/karpenter-docs.17.json', import.meta.url), 'utf8')) as { instanceTypes: Expected[] };
+const docs = JSON.parse(readFileSync(new URL('../testdata/karpenter-docs.17.json', import.meta.url), 'utf8')) as {
+  instanceTypes: Expected[];
+};
 
 // Labels Karpenter's docs leave out: where and how a type is offered, and tenancy (newer than the docs).
-const NOT_IN_DOCS = new Set(['topology.kubernetes.io/zone', 'topology.kubernetes.io/region', 'topology.k8s.aws/zone-id', 'karpenter.sh/capacity-type', 'karpenter.k8s.aws/instance-tenancy']);
+const NOT_IN_DOCS = new Set([
+  'topology.kubernetes.io/zone',
+  'topology.kubernetes.io/region',
+  'topology.k8s.aws/zone-id',
+  'karpenter.sh/capacity-type',
+  'karpenter.k8s.aws/instance-tenancy',
+]);
 
 function allTypes() {
   const aws = mockedAws();
   const clock = new FakeClock();
-  const pricing = new PricingProvider({ ec2: aws.ports.ec2, pricing: aws.ports.pricing, region: 'us-west-2', isolatedVPC: false, clock, staticPrices: { onDemand: fixturePrices() } });
+  const pricing = new PricingProvider({
+    ec2: aws.ports.ec2,
+    pricing: aws.ports.pricing,
+    region: 'us-west-2',
+    isolatedVPC: false,
+    clock,
+    staticPrices: { onDemand: fixturePrices() },
+  });
   const provider = new InstanceTypeProvider({
-    ec2: aws.ports.ec2, pricing, ice: new UnavailableOfferings(clock), settings: { region: 'us-west-2', vmMemoryOverheadPercent: 0.075, reservedENIs: 0 }, extraFacts: catalogExtraFacts,
+    ec2: aws.ports.ec2,
+    pricing,
+    ice: new UnavailableOfferings(clock),
+    settings: { region: 'us-west-2', vmMemoryOverheadPercent: 0.075, reservedENIs: 0 },
+    extraFacts: catalogExtraFacts,
   });
   const infos = fixtureInstanceTypes();
   // Every type in one zone, so that none is dropped for lack of an offering.
-  provider.load(infos, infos.map((i) => ({ instanceType: i.InstanceType!, zone: 'test-zone-1a' })));
+  provider.load(
+    infos,
+    infos.map((i) => ({ instanceType: i.InstanceType!, zone: 'test-zone-1a' })),
+  );
   return provider.list(readyNodeClass());
 }
 
-describe('the 17 DescribeInstanceTypes fixture types against Karpenter\'s published values', () => {
+describe("the 17 DescribeInstanceTypes fixture types against Karpenter's published values", () => {
   const types = allTypes();
 
   it('covers every fixture type', () => {
@@ -48,7 +76,9 @@ describe('the 17 DescribeInstanceTypes fixture types against Karpenter\'s publis
 
   it.each(docs.instanceTypes)('$name: labels match karpenterLabels', (e) => {
     const t = types.find((x) => x.name === e.name)!;
-    const labels = Object.fromEntries(Object.entries(reqs.singleValueLabels(t.requirements)).filter(([k]) => !NOT_IN_DOCS.has(k)));
+    const labels = Object.fromEntries(
+      Object.entries(reqs.singleValueLabels(t.requirements)).filter(([k]) => !NOT_IN_DOCS.has(k)),
+    );
     expect(labels).toEqual(e.karpenterLabels);
   });
 });
@@ -60,7 +90,11 @@ describe('testdata/karpenter-docs.17.json', () => {
     const all = JSON.parse(readFileSync(dataFile, 'utf8')) as { instanceTypes: Expected[] };
     for (const e of docs.instanceTypes) {
       const s = all.instanceTypes.find((x) => x.name === e.name);
-      expect({ name: e.name, a: s?.karpenterAllocatableAL2023, l: s?.karpenterLabels }).toEqual({ name: e.name, a: e.karpenterAllocatableAL2023, l: e.karpenterLabels });
+      expect({ name: e.name, a: s?.karpenterAllocatableAL2023, l: s?.karpenterLabels }).toEqual({
+        name: e.name,
+        a: e.karpenterAllocatableAL2023,
+        l: e.karpenterLabels,
+      });
     }
   });
 });

@@ -11,11 +11,21 @@
 // allow `reserved` and those reservations' ids, types and interruptible values.
 import type { InstanceTypeInfo } from '@aws-sdk/client-ec2';
 import {
-  ec2ContextRequirements, ec2TypeRequirements, hasEniLimitedPods, reqs, type AMIFamily, type EC2NodeClass, type Ec2InstanceInfo, type InstanceType,
-  type Offering, type Requirement,
+  ec2ContextRequirements,
+  ec2TypeRequirements,
+  hasEniLimitedPods,
+  reqs,
+  type AMIFamily,
+  type EC2NodeClass,
+  type Ec2InstanceInfo,
+  type InstanceType,
+  type Offering,
+  type Requirement,
 } from '../../../../engine/index.ts';
 import {
-  CAPACITY_RESERVATION_ID_LABEL, CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL, CAPACITY_RESERVATION_TYPE_LABEL,
+  CAPACITY_RESERVATION_ID_LABEL,
+  CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL,
+  CAPACITY_RESERVATION_TYPE_LABEL,
 } from '../../../../engine/index.ts';
 import { statusReservations, type ReservationCapacity, type ResolvedReservation } from '../capacityreservation.ts';
 import type { UnavailableOfferings } from '../ice-cache.ts';
@@ -64,21 +74,32 @@ export class InstanceTypeProvider {
 
   /** DescribeInstanceTypes + DescribeInstanceTypeOfferings; the previous data stays if either fails. */
   async refresh(): Promise<void> {
-    const [infos, offerings] = await Promise.all([this.deps.ec2.describeInstanceTypes(INSTANCE_TYPE_FILTERS), this.deps.ec2.describeInstanceTypeOfferings()]);
-    this.load(infos, offerings.map((o) => ({ instanceType: o.InstanceType ?? '', zone: o.Location ?? '' })));
+    const [infos, offerings] = await Promise.all([
+      this.deps.ec2.describeInstanceTypes(INSTANCE_TYPE_FILTERS),
+      this.deps.ec2.describeInstanceTypeOfferings(),
+    ]);
+    this.load(
+      infos,
+      offerings.map((o) => ({ instanceType: o.InstanceType ?? '', zone: o.Location ?? '' })),
+    );
   }
 
   /** Replaces the discovered data (also how tests and the simulator seed it). */
   load(infos: readonly InstanceTypeInfo[], offerings: ReadonlyArray<{ instanceType: string; zone: string }>): void {
     const types = new Map<string, Discovered>();
     for (const info of infos) {
-      const f = factsFromInstanceTypeInfo(info, info.InstanceType ? this.deps.extraFacts?.(info.InstanceType) : undefined);
+      const f = factsFromInstanceTypeInfo(
+        info,
+        info.InstanceType ? this.deps.extraFacts?.(info.InstanceType) : undefined,
+      );
       if ('skip' in f) {
         this.deps.onSkip?.(f.skip);
         continue;
       }
       if (!hasEniLimitedPods(f)) {
-        this.deps.onSkip?.(`${f.name}: no NetworkInfo ENI limits (MaximumNetworkInterfaces, Ipv4AddressesPerInterface) to size pods with`);
+        this.deps.onSkip?.(
+          `${f.name}: no NetworkInfo ENI limits (MaximumNetworkInterfaces, Ipv4AddressesPerInterface) to size pods with`,
+        );
         continue;
       }
       types.set(f.name, { facts: f, capacityTypes: capacityTypesOf(info), typeRequirements: ec2TypeRequirements(f) });
@@ -149,7 +170,8 @@ export class InstanceTypeProvider {
       const offerings: Offering[] = [];
       for (const zone of zones) {
         for (const ct of capacityTypes) {
-          const price = ct === 'spot' ? this.deps.pricing.spotPrice(facts.name, zone) : this.deps.pricing.onDemandPrice(facts.name);
+          const price =
+            ct === 'spot' ? this.deps.pricing.spotPrice(facts.name, zone) : this.deps.pricing.onDemandPrice(facts.name);
           if (price === undefined) continue;
           const zoneId = zoneIds.get(zone);
           offerings.push({
@@ -161,7 +183,12 @@ export class InstanceTypeProvider {
           });
         }
       }
-      const reserved = this.reservedOfferings(facts.name, reservationsByType.get(facts.name) ?? [], zoneIds, usableZones);
+      const reserved = this.reservedOfferings(
+        facts.name,
+        reservationsByType.get(facts.name) ?? [],
+        zoneIds,
+        usableZones,
+      );
       offerings.push(...reserved.offerings);
       if (!offerings.length) continue;
       const context = ec2ContextRequirements(facts.arch, {
@@ -172,14 +199,26 @@ export class InstanceTypeProvider {
         capacityTypes: reserved.offerings.length ? [...capacityTypes, 'reserved'] : capacityTypes,
       });
       const { capacity, overhead, allocatable } = sizeInstance(facts, sizing);
-      const base = reserved.requirements.length ? typeRequirements.filter((r) => !RESERVATION_LABELS.has(r.key)) : typeRequirements;
-      out.push({ name: facts.name, requirements: reqs.requirements(...base, ...context, ...reserved.requirements), capacity, overhead, allocatable, offerings });
+      const base = reserved.requirements.length
+        ? typeRequirements.filter((r) => !RESERVATION_LABELS.has(r.key))
+        : typeRequirements;
+      out.push({
+        name: facts.name,
+        requirements: reqs.requirements(...base, ...context, ...reserved.requirements),
+        capacity,
+        overhead,
+        allocatable,
+        offerings,
+      });
     }
     return out.sort((a, b) => a.name.localeCompare(b.name));
   }
 
   private reservedOfferings(
-    type: string, reservations: readonly ResolvedReservation[], zoneIds: ReadonlyMap<string, string>, usableZones: ReadonlySet<string>,
+    type: string,
+    reservations: readonly ResolvedReservation[],
+    zoneIds: ReadonlyMap<string, string>,
+    usableZones: ReadonlySet<string>,
   ): { offerings: Offering[]; requirements: Requirement[] } {
     const onDemand = this.deps.pricing.onDemandPrice(type);
     if (!reservations.length || onDemand === undefined) return { offerings: [], requirements: [] };
@@ -200,15 +239,31 @@ export class InstanceTypeProvider {
     return {
       offerings,
       requirements: [
-        reqs.req(CAPACITY_RESERVATION_ID_LABEL, false, values((r) => r.id)),
-        reqs.req(CAPACITY_RESERVATION_TYPE_LABEL, false, values((r) => r.reservationType)),
-        reqs.req(CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL, false, values((r) => String(r.interruptible))),
+        reqs.req(
+          CAPACITY_RESERVATION_ID_LABEL,
+          false,
+          values((r) => r.id),
+        ),
+        reqs.req(
+          CAPACITY_RESERVATION_TYPE_LABEL,
+          false,
+          values((r) => r.reservationType),
+        ),
+        reqs.req(
+          CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL,
+          false,
+          values((r) => String(r.interruptible)),
+        ),
       ],
     };
   }
 }
 
-const RESERVATION_LABELS = new Set([CAPACITY_RESERVATION_ID_LABEL, CAPACITY_RESERVATION_TYPE_LABEL, CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL]);
+const RESERVATION_LABELS = new Set([
+  CAPACITY_RESERVATION_ID_LABEL,
+  CAPACITY_RESERVATION_TYPE_LABEL,
+  CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL,
+]);
 
 /** On-demand price / 10,000,000: reserved capacity, already paid for, always sorts cheapest. */
 export const RESERVED_PRICE_DIVISOR = 10_000_000;

@@ -17,7 +17,8 @@ function fixture(name: string): Ec2InstanceInfo {
 }
 const size = (name: string | Ec2InstanceInfo, spec: Record<string, unknown> = {}, settings = defaults) =>
   sizeInstance(typeof name === 'string' ? fixture(name) : name, nodeClassSizing(nodeClass(spec), settings));
-const pods = (name: string, spec: Record<string, unknown> = {}, settings = defaults) => size(name, spec, settings).capacity.pods;
+const pods = (name: string, spec: Record<string, unknown> = {}, settings = defaults) =>
+  size(name, spec, settings).capacity.pods;
 
 describe('sizing under a node class', () => {
   it('reproduces the m5.large worked example: 1930m cpu, 6903Mi memory, 17Gi ephemeral, 29 pods', () => {
@@ -27,7 +28,9 @@ describe('sizing under a node class', () => {
   });
 
   it('subtracts the Graviton CMA reservation before the VM overhead (t4g.micro: 888Mi)', () => {
-    expect(size({ name: 't4g.micro', vcpu: 2, memoryMiB: 1024, arch: 'arm64', maxENIs: 2, ipv4PerENI: 2 }).capacity.memory).toBe(888 * MiB);
+    expect(
+      size({ name: 't4g.micro', vcpu: 2, memoryMiB: 1024, arch: 'arm64', maxENIs: 2, ipv4PerENI: 2 }).capacity.memory,
+    ).toBe(888 * MiB);
   });
 
   it('takes RESERVED_ENIS off the pods and gives 0 pods when none are left', () => {
@@ -38,7 +41,9 @@ describe('sizing under a node class', () => {
   it('applies kubelet maxPods, then podsPerCore; Bottlerocket ignores podsPerCore; Windows uses 110', () => {
     expect(pods('m5.large', { kubelet: { maxPods: 50 } })).toBe(50);
     expect(pods('m5.large', { kubelet: { podsPerCore: 4 } })).toBe(8);
-    expect(pods('m5.large', { amiSelectorTerms: [{ alias: 'bottlerocket@latest' }], kubelet: { podsPerCore: 4 } })).toBe(29);
+    expect(
+      pods('m5.large', { amiSelectorTerms: [{ alias: 'bottlerocket@latest' }], kubelet: { podsPerCore: 4 } }),
+    ).toBe(29);
     expect(pods('m5.large', { amiSelectorTerms: [{ alias: 'windows2022@latest' }] })).toBe(110);
   });
 
@@ -49,14 +54,29 @@ describe('sizing under a node class', () => {
   });
 
   it('sizes ephemeral storage from the root volume, the family device, RAID0 instance storage, or the default', () => {
-    expect(size('m5.large', { blockDeviceMappings: [{ deviceName: '/dev/xvda', ebs: { volumeSize: '100Gi' } }] }).capacity['ephemeral-storage']).toBe(100 * GiB);
-    expect(size('m5.large', { blockDeviceMappings: [{ deviceName: '/dev/xvdz', rootVolume: true, ebs: { volumeSize: '50Gi' } }] }).capacity['ephemeral-storage']).toBe(50 * GiB);
+    expect(
+      size('m5.large', { blockDeviceMappings: [{ deviceName: '/dev/xvda', ebs: { volumeSize: '100Gi' } }] }).capacity[
+        'ephemeral-storage'
+      ],
+    ).toBe(100 * GiB);
+    expect(
+      size('m5.large', {
+        blockDeviceMappings: [{ deviceName: '/dev/xvdz', rootVolume: true, ebs: { volumeSize: '50Gi' } }],
+      }).capacity['ephemeral-storage'],
+    ).toBe(50 * GiB);
     expect(size('g4ad.16xlarge', { instanceStorePolicy: 'RAID0' }).capacity['ephemeral-storage']).toBe(2400e9);
-    expect(size('m5.large', { amiSelectorTerms: [{ alias: 'windows2019@latest' }] }).capacity['ephemeral-storage']).toBe(50 * GiB);
+    expect(
+      size('m5.large', { amiSelectorTerms: [{ alias: 'windows2019@latest' }] }).capacity['ephemeral-storage'],
+    ).toBe(50 * GiB);
   });
 
   it('honours evictionHard as a quantity or a percentage, and system-reserved', () => {
-    const r = size('m5.large', { kubelet: { evictionHard: { 'memory.available': '500Mi', 'nodefs.available': '5%' }, systemReserved: { cpu: '100m', pid: '100' } } });
+    const r = size('m5.large', {
+      kubelet: {
+        evictionHard: { 'memory.available': '500Mi', 'nodefs.available': '5%' },
+        systemReserved: { cpu: '100m', pid: '100' },
+      },
+    });
     expect(r.overhead.memory).toBe((574 + 500) * MiB);
     expect(r.overhead['ephemeral-storage']).toBe(GiB + Math.ceil(20 * GiB * 0.05));
     expect(r.overhead.cpu).toBe(170);
@@ -78,9 +98,13 @@ describe('sizing under a node class', () => {
   });
 
   it('refuses bad kubelet values at parse time, and names the node class and field if one gets past the parser', () => {
-    expect(() => nodeClass({ kubelet: { kubeReserved: { memory: 'lots' } } })).toThrow(/EC2NodeClass\/default: spec\.kubelet\.kubeReserved\[memory\]/);
+    expect(() => nodeClass({ kubelet: { kubeReserved: { memory: 'lots' } } })).toThrow(
+      /EC2NodeClass\/default: spec\.kubelet\.kubeReserved\[memory\]/,
+    );
     const nc = nodeClass();
     const unparsed: EC2NodeClass = { ...nc, spec: { ...nc.spec, kubelet: { kubeReserved: { memory: 'lots' } } } };
-    expect(() => sizeInstance(fixture('m5.large'), nodeClassSizing(unparsed, defaults))).toThrow(/EC2NodeClass default: spec\.kubelet\.kubeReserved\.memory/);
+    expect(() => sizeInstance(fixture('m5.large'), nodeClassSizing(unparsed, defaults))).toThrow(
+      /EC2NodeClass default: spec\.kubelet\.kubeReserved\.memory/,
+    );
   });
 });

@@ -7,8 +7,14 @@
 // * Here: when spec.networkInterfaces is set, vpc.amazonaws.com/efa is the number of EFA-only interfaces in it
 //   rather than the type's MaximumEfaInterfaces.
 import {
-  instanceResourcesWith, nodeClassCapacitySettings, resolveCapacitySettings, type CapacitySettings, type EC2NodeClass, type Ec2InstanceInfo,
-  type InstanceResources, type ResolvedCapacitySettings,
+  instanceResourcesWith,
+  nodeClassCapacitySettings,
+  resolveCapacitySettings,
+  type CapacitySettings,
+  type EC2NodeClass,
+  type Ec2InstanceInfo,
+  type InstanceResources,
+  type ResolvedCapacitySettings,
 } from '../../../../engine/index.ts';
 import type { AwsSettings } from '../settings.ts';
 
@@ -32,15 +38,28 @@ function inNodeClass<T>(nodeClass: string, f: () => T): T {
   }
 }
 
-export function capacitySettings(nc: EC2NodeClass, s: Pick<AwsSettings, 'vmMemoryOverheadPercent' | 'reservedENIs'>): CapacitySettings {
-  return nodeClassCapacitySettings(nc, { vmMemoryOverheadPercent: s.vmMemoryOverheadPercent, reservedENIs: s.reservedENIs });
+export function capacitySettings(
+  nc: EC2NodeClass,
+  s: Pick<AwsSettings, 'vmMemoryOverheadPercent' | 'reservedENIs'>,
+): CapacitySettings {
+  return nodeClassCapacitySettings(nc, {
+    vmMemoryOverheadPercent: s.vmMemoryOverheadPercent,
+    reservedENIs: s.reservedENIs,
+  });
 }
 
 /** Resolved once per node class; throws naming the node class and field when a setting is invalid. */
-export function nodeClassSizing(nc: EC2NodeClass, s: Pick<AwsSettings, 'vmMemoryOverheadPercent' | 'reservedENIs'>): NodeClassSizing {
+export function nodeClassSizing(
+  nc: EC2NodeClass,
+  s: Pick<AwsSettings, 'vmMemoryOverheadPercent' | 'reservedENIs'>,
+): NodeClassSizing {
   const settings = inNodeClass(nc.name, () => resolveCapacitySettings(capacitySettings(nc, s)));
   const nis = nc.spec.networkInterfaces;
-  return { nodeClass: nc.name, settings, ...(nis.length ? { efaInterfaces: nis.filter((n) => n.interfaceType === 'efa-only').length } : {}) };
+  return {
+    nodeClass: nc.name,
+    settings,
+    ...(nis.length ? { efaInterfaces: nis.filter((n) => n.interfaceType === 'efa-only').length } : {}),
+  };
 }
 
 /** The type's resources under the node class (its ENI facts are known: the provider skips types without them). */

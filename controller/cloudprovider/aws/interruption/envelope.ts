@@ -19,7 +19,8 @@ export class UnparseableMessageError extends Error {
   override name = 'UnparseableMessageError';
 }
 
-const str = (o: Record<string, unknown>, k: string): string | undefined => (typeof o[k] === 'string' ? (o[k] as string) : undefined);
+const str = (o: Record<string, unknown>, k: string): string | undefined =>
+  typeof o[k] === 'string' ? (o[k] as string) : undefined;
 
 export function parseEnvelope(body: string): Envelope {
   let raw: unknown;
@@ -28,12 +29,15 @@ export function parseEnvelope(body: string): Envelope {
   } catch (e) {
     throw new UnparseableMessageError(`message body is not JSON: ${(e as Error).message}`, { cause: e });
   }
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new UnparseableMessageError('message body is not a JSON object');
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+    throw new UnparseableMessageError('message body is not a JSON object');
   const o = raw as Record<string, unknown>;
   const missing = ['version', 'id', 'detail-type', 'source', 'time'].filter((k) => str(o, k) === undefined);
-  if (missing.length) throw new UnparseableMessageError(`message is not an EventBridge event: missing ${missing.join(', ')}`);
+  if (missing.length)
+    throw new UnparseableMessageError(`message is not an EventBridge event: missing ${missing.join(', ')}`);
   const time = Date.parse(str(o, 'time')!);
-  if (Number.isNaN(time)) throw new UnparseableMessageError(`event ${str(o, 'id')}: time "${str(o, 'time')}" is not a timestamp`);
+  if (Number.isNaN(time))
+    throw new UnparseableMessageError(`event ${str(o, 'id')}: time "${str(o, 'time')}" is not a timestamp`);
   const detail = o.detail;
   if (detail !== undefined && (detail === null || typeof detail !== 'object' || Array.isArray(detail))) {
     throw new UnparseableMessageError(`event ${str(o, 'id')}: detail is not an object`);
@@ -54,6 +58,7 @@ export function parseEnvelope(body: string): Envelope {
 /** detail["instance-id"], required by the EC2 event kinds. */
 export function instanceId(e: Envelope): string {
   const id = e.detail['instance-id'];
-  if (typeof id !== 'string' || !id) throw new UnparseableMessageError(`event ${e.id} (${e.detailType}): detail.instance-id is missing`);
+  if (typeof id !== 'string' || !id)
+    throw new UnparseableMessageError(`event ${e.id} (${e.detailType}): detail.instance-id is missing`);
   return id;
 }

@@ -32,7 +32,8 @@ export function markingSpotInterruptions(
     },
     acknowledge: (handle) => source.acknowledge(handle),
     markUnavailable: (event, capacity) => {
-      if (event.kind === 'capacityReservationInterruption' && capacity.reservationId) reservations?.markUnavailable(capacity.reservationId);
+      if (event.kind === 'capacityReservationInterruption' && capacity.reservationId)
+        reservations?.markUnavailable(capacity.reservationId);
     },
   };
 }

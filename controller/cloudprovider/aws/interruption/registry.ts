@@ -17,12 +17,21 @@ interface MessageParser {
 const keyOf = (version: string, source: string, detailType: string): string => `${version}/${source}/${detailType}`;
 
 export const PARSERS: ReadonlyMap<string, MessageParser> = new Map(
-  [spot, rebalance, stateChange, health, capacityReservation].map((p) => [keyOf(p.key.version, p.key.source, p.key.detailType), p]),
+  [spot, rebalance, stateChange, health, capacityReservation].map((p) => [
+    keyOf(p.key.version, p.key.source, p.key.detailType),
+    p,
+  ]),
 );
 
 export function parseMessage(body: string): InterruptionEvent {
   const e = parseEnvelope(body);
   const parser = PARSERS.get(keyOf(e.version, e.source, e.detailType));
-  if (!parser) return { kind: 'noop', id: e.id, detail: `no handler for ${e.source} "${e.detailType}" (version ${e.version})`, time: e.time };
+  if (!parser)
+    return {
+      kind: 'noop',
+      id: e.id,
+      detail: `no handler for ${e.source} "${e.detailType}" (version ${e.version})`,
+      time: e.time,
+    };
   return parser.parse(e);
 }

@@ -1,5 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { DeleteMessageCommand, GetQueueUrlCommand, QueueDoesNotExist, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import {
+  DeleteMessageCommand,
+  GetQueueUrlCommand,
+  QueueDoesNotExist,
+  ReceiveMessageCommand,
+} from '@aws-sdk/client-sqs';
 import 'aws-sdk-client-mock-vitest/extend';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
@@ -7,7 +12,8 @@ import { mockedAws } from '../../../../test/fakes/aws.ts';
 import { interruptionMetrics } from './metrics.ts';
 import { SqsInterruptionSource } from './sqs.ts';
 
-const sample = (name: string) => readFileSync(new URL(`../testdata/interruption-events/${name}`, import.meta.url), 'utf8');
+const sample = (name: string) =>
+  readFileSync(new URL(`../testdata/interruption-events/${name}`, import.meta.url), 'utf8');
 const URL_ = 'https://sqs.us-west-2.amazonaws.com/123456789012/my-cluster';
 
 function setup() {
@@ -16,7 +22,12 @@ function setup() {
   aws.sqs.on(DeleteMessageCommand).resolves({});
   const registry = new Registry();
   const logs: string[] = [];
-  const source = new SqsInterruptionSource({ sqs: aws.ports.sqs, queueName: 'my-cluster', metrics: interruptionMetrics(registry), log: (m) => logs.push(m) });
+  const source = new SqsInterruptionSource({
+    sqs: aws.ports.sqs,
+    queueName: 'my-cluster',
+    metrics: interruptionMetrics(registry),
+    log: (m) => logs.push(m),
+  });
   return { aws, registry, source, logs };
 }
 
@@ -33,7 +44,12 @@ describe('SqsInterruptionSource', () => {
     expect(aws.sqs).toHaveReceivedCommandTimes(GetQueueUrlCommand, 1);
     expect(aws.sqs).toHaveReceivedCommandWith(GetQueueUrlCommand, { QueueName: 'my-cluster' });
     expect(aws.sqs).toHaveReceivedCommandWith(ReceiveMessageCommand, {
-      QueueUrl: URL_, MaxNumberOfMessages: 10, WaitTimeSeconds: 20, VisibilityTimeout: 20, MessageSystemAttributeNames: ['SentTimestamp'], MessageAttributeNames: ['All'],
+      QueueUrl: URL_,
+      MaxNumberOfMessages: 10,
+      WaitTimeSeconds: 20,
+      VisibilityTimeout: 20,
+      MessageSystemAttributeNames: ['SentTimestamp'],
+      MessageAttributeNames: ['All'],
     });
   });
 
@@ -47,14 +63,23 @@ describe('SqsInterruptionSource', () => {
       ],
     });
     const got = await source.receive(new AbortController().signal);
-    expect(got.map((m) => [m.handle, m.event.kind])).toEqual([['h1', 'spotInterruption'], ['h2', 'noop'], ['h3', 'scheduledChange']]);
+    expect(got.map((m) => [m.handle, m.event.kind])).toEqual([
+      ['h1', 'spotInterruption'],
+      ['h2', 'noop'],
+      ['h3', 'scheduledChange'],
+    ]);
     expect(aws.sqs).not.toHaveReceivedCommand(DeleteMessageCommand);
     expect(await metric(registry, 'karpenter_interruption_received_messages_total')).toEqual([]);
   });
 
   it('logs, counts and deletes a message that cannot be parsed, without returning it', async () => {
     const { aws, source, registry, logs } = setup();
-    aws.sqs.on(ReceiveMessageCommand).resolves({ Messages: [{ MessageId: 'bad', ReceiptHandle: 'hb', Body: '{"not":"an event"}' }, { MessageId: '1', ReceiptHandle: 'h1', Body: sample('rebalance-recommendation.json') }] });
+    aws.sqs.on(ReceiveMessageCommand).resolves({
+      Messages: [
+        { MessageId: 'bad', ReceiptHandle: 'hb', Body: '{"not":"an event"}' },
+        { MessageId: '1', ReceiptHandle: 'h1', Body: sample('rebalance-recommendation.json') },
+      ],
+    });
     const got = await source.receive(new AbortController().signal);
     expect(got.map((m) => m.handle)).toEqual(['h1']);
     expect(aws.sqs).toHaveReceivedCommandWith(DeleteMessageCommand, { QueueUrl: URL_, ReceiptHandle: 'hb' });
@@ -77,9 +102,14 @@ describe('SqsInterruptionSource', () => {
     ac.abort();
     expect(await source.receive(ac.signal)).toEqual([]);
     expect(aws.sqs).not.toHaveReceivedAnyCommand();
-    aws.sqs.on(GetQueueUrlCommand).rejectsOnce(new QueueDoesNotExist({ $metadata: {}, message: 'no queue' })).resolves({ QueueUrl: URL_ });
+    aws.sqs
+      .on(GetQueueUrlCommand)
+      .rejectsOnce(new QueueDoesNotExist({ $metadata: {}, message: 'no queue' }))
+      .resolves({ QueueUrl: URL_ });
     aws.sqs.on(ReceiveMessageCommand).resolves({});
-    await expect(source.receive(new AbortController().signal)).rejects.toThrow('getting the url of interruption queue my-cluster');
+    await expect(source.receive(new AbortController().signal)).rejects.toThrow(
+      'getting the url of interruption queue my-cluster',
+    );
     await expect(source.receive(new AbortController().signal)).resolves.toEqual([]);
   });
 });

@@ -17,7 +17,8 @@ export interface SqsSourceDeps {
   readonly log?: (message: string, fields: Record<string, unknown>) => void;
 }
 
-const isAbort = (e: unknown, signal: AbortSignal): boolean => signal.aborted || (e instanceof Error && e.name === 'AbortError');
+const isAbort = (e: unknown, signal: AbortSignal): boolean =>
+  signal.aborted || (e instanceof Error && e.name === 'AbortError');
 
 export class SqsInterruptionSource implements InterruptionSource {
   private url: Promise<string> | undefined;
@@ -53,7 +54,10 @@ export class SqsInterruptionSource implements InterruptionSource {
         event = parseMessage(m.Body ?? '');
       } catch (e) {
         this.deps.metrics.received.inc({ message_type: 'unparseable' });
-        this.deps.log?.('deleting an interruption message that cannot be parsed', { messageId: m.MessageId, error: (e as Error).message });
+        this.deps.log?.('deleting an interruption message that cannot be parsed', {
+          messageId: m.MessageId,
+          error: (e as Error).message,
+        });
         await this.acknowledge(m.ReceiptHandle);
         this.deps.metrics.deleted.inc();
         continue;

@@ -12,17 +12,31 @@ import {
 import 'aws-sdk-client-mock-vitest/extend';
 import { describe, expect, it } from 'vitest';
 import type { NodePool, NodeSelectorRequirement } from '../../../../engine/index.ts';
-import { FakeClock, fixtureInstanceTypes, fixtureOfferings, fixturePrices, mockedAws, readyNodeClass, settings } from '../../../../test/fakes/aws.ts';
+import {
+  FakeClock,
+  fixtureInstanceTypes,
+  fixtureOfferings,
+  fixturePrices,
+  mockedAws,
+  readyNodeClass,
+  settings,
+} from '../../../../test/fakes/aws.ts';
 import { isCreateError, isInsufficientCapacity, isNodeClassNotReady, type LaunchRequest } from '../../types.ts';
 import type { EC2NodeClass } from '../../../../engine/index.ts';
 import type { Timers } from '../periodic.ts';
 import { awsCloudProvider } from '../provider.ts';
 
 /** Batches flush on the next turn of the event loop: launches started together merge. */
-const nextTurn: Timers = { setTimeout: (fn) => setImmediate(fn), clearTimeout: (h) => clearImmediate(h as NodeJS.Immediate) };
+const nextTurn: Timers = {
+  setTimeout: (fn) => setImmediate(fn),
+  clearTimeout: (h) => clearImmediate(h as NodeJS.Immediate),
+};
 const ec2Error = (name: string) => new EC2ServiceException({ name, $fault: 'client', $metadata: {}, message: name });
 
-function harness(nc: EC2NodeClass = readyNodeClass({ tags: { Team: 'platform' } }), over: Partial<ReturnType<typeof settings>> = {}) {
+function harness(
+  nc: EC2NodeClass = readyNodeClass({ tags: { Team: 'platform' } }),
+  over: Partial<ReturnType<typeof settings>> = {},
+) {
   const aws = mockedAws();
   aws.ec2.on(DescribeInstanceTypesCommand).resolves({ InstanceTypes: fixtureInstanceTypes() });
   aws.ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({ InstanceTypeOfferings: fixtureOfferings() });
@@ -54,24 +68,46 @@ const request = (requirements: NodeSelectorRequirement[], over: Partial<LaunchRe
   startupTaints: [],
   ...over,
 });
-const types = (...names: string[]): NodeSelectorRequirement => ({ key: 'node.kubernetes.io/instance-type', operator: 'In', values: names });
-const capacity = (...cts: string[]): NodeSelectorRequirement => ({ key: 'karpenter.sh/capacity-type', operator: 'In', values: cts });
+const types = (...names: string[]): NodeSelectorRequirement => ({
+  key: 'node.kubernetes.io/instance-type',
+  operator: 'In',
+  values: names,
+});
+const capacity = (...cts: string[]): NodeSelectorRequirement => ({
+  key: 'karpenter.sh/capacity-type',
+  operator: 'In',
+  values: cts,
+});
 
-const fleetInstance = (id: string | string[], type: string, zone: string, subnet: string, lifecycle: 'spot' | 'on-demand' = 'on-demand') => ({
+const fleetInstance = (
+  id: string | string[],
+  type: string,
+  zone: string,
+  subnet: string,
+  lifecycle: 'spot' | 'on-demand' = 'on-demand',
+) => ({
   InstanceIds: Array.isArray(id) ? id : [id],
   InstanceType: type as 'm5.large',
   Lifecycle: lifecycle,
-  LaunchTemplateAndOverrides: { Overrides: { InstanceType: type as 'm5.large', SubnetId: subnet, AvailabilityZone: zone } },
+  LaunchTemplateAndOverrides: {
+    Overrides: { InstanceType: type as 'm5.large', SubnetId: subnet, AvailabilityZone: zone },
+  },
 });
 const fleetError = (code: string, type: string, zone: string, subnet: string) => ({
   ErrorCode: code,
   ErrorMessage: `${code} for ${type}`,
-  LaunchTemplateAndOverrides: { Overrides: { InstanceType: type as 'm5.large', SubnetId: subnet, AvailabilityZone: zone } },
+  LaunchTemplateAndOverrides: {
+    Overrides: { InstanceType: type as 'm5.large', SubnetId: subnet, AvailabilityZone: zone },
+  },
 });
-const sentFleets = (aws: ReturnType<typeof mockedAws>): CreateFleetCommandInput[] => aws.ec2.commandCalls(CreateFleetCommand).map((c) => c.args[0].input);
+const sentFleets = (aws: ReturnType<typeof mockedAws>): CreateFleetCommandInput[] =>
+  aws.ec2.commandCalls(CreateFleetCommand).map((c) => c.args[0].input);
 
 const pool = (nodeClass = 'default'): NodePool =>
-  ({ name: 'default', template: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: nodeClass } } }) as unknown as NodePool;
+  ({
+    name: 'default',
+    template: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: nodeClass } },
+  }) as unknown as NodePool;
 
 describe('create', () => {
   it('refuses an AL2023 launch without the service CIDR nodeadm needs, unless the class user data brings one', async () => {
@@ -80,14 +116,25 @@ describe('create', () => {
     expect(isCreateError(err) && err.reason).toBe('ClusterCIDRUnknown');
     expect((err as Error).message).toContain('--cluster-cidr (CLUSTER_CIDR');
     expect(aws.ec2).not.toHaveReceivedCommand(CreateFleetCommand);
-    const own = harness(readyNodeClass({ userData: 'apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    cidr: 172.20.0.0/16\n' }), { clusterCIDR: undefined });
-    own.aws.ec2.on(CreateFleetCommand).resolves({ Instances: [fleetInstance('i-0abc', 'm5.large', 'test-zone-1a', 'subnet-a')], Errors: [] });
-    expect((await own.cp.create(request([types('m5.large'), capacity('on-demand')]))).providerID).toBe('aws:///test-zone-1a/i-0abc');
+    const own = harness(
+      readyNodeClass({
+        userData: 'apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    cidr: 172.20.0.0/16\n',
+      }),
+      { clusterCIDR: undefined },
+    );
+    own.aws.ec2
+      .on(CreateFleetCommand)
+      .resolves({ Instances: [fleetInstance('i-0abc', 'm5.large', 'test-zone-1a', 'subnet-a')], Errors: [] });
+    expect((await own.cp.create(request([types('m5.large'), capacity('on-demand')]))).providerID).toBe(
+      'aws:///test-zone-1a/i-0abc',
+    );
   });
 
   it('launches on-demand with CreateFleet instant, lowest-price, overrides per type x subnet zone, and Karpenter tags', async () => {
     const { aws, cp } = harness();
-    aws.ec2.on(CreateFleetCommand).resolves({ Instances: [fleetInstance('i-0abc', 'm5.large', 'test-zone-1b', 'subnet-b')], Errors: [] });
+    aws.ec2
+      .on(CreateFleetCommand)
+      .resolves({ Instances: [fleetInstance('i-0abc', 'm5.large', 'test-zone-1b', 'subnet-b')], Errors: [] });
     const inst = await cp.create(request([types('m5.large', 'm5.xlarge'), capacity('on-demand')]));
     const [input] = sentFleets(aws);
     expect(input).toMatchObject({
@@ -98,11 +145,17 @@ describe('create', () => {
     expect(input!.SpotOptions).toBeUndefined();
     const overrides = input!.LaunchTemplateConfigs!.flatMap((c) => c.Overrides ?? []);
     expect(overrides.map((o) => `${o.InstanceType}@${o.AvailabilityZone}/${o.SubnetId}/${o.ImageId}`).sort()).toEqual([
-      'm5.large@test-zone-1a/subnet-a/ami-amd64', 'm5.large@test-zone-1b/subnet-b/ami-amd64', 'm5.large@test-zone-1c/subnet-c/ami-amd64',
-      'm5.xlarge@test-zone-1a/subnet-a/ami-amd64', 'm5.xlarge@test-zone-1b/subnet-b/ami-amd64', // the fixture offers m5.xlarge in 1a and 1b only
+      'm5.large@test-zone-1a/subnet-a/ami-amd64',
+      'm5.large@test-zone-1b/subnet-b/ami-amd64',
+      'm5.large@test-zone-1c/subnet-c/ami-amd64',
+      'm5.xlarge@test-zone-1a/subnet-a/ami-amd64',
+      'm5.xlarge@test-zone-1b/subnet-b/ami-amd64', // the fixture offers m5.xlarge in 1a and 1b only
     ]);
     expect(overrides.find((o) => o.InstanceType === 'm5.large')!.Priority).toBe(fixturePrices()['m5.large']);
-    expect(input!.LaunchTemplateConfigs![0]!.LaunchTemplateSpecification).toEqual({ LaunchTemplateName: expect.stringMatching(/^karpenter\.k8s\.aws\/\d+$/), Version: '$Latest' });
+    expect(input!.LaunchTemplateConfigs![0]!.LaunchTemplateSpecification).toEqual({
+      LaunchTemplateName: expect.stringMatching(/^karpenter\.k8s\.aws\/\d+$/),
+      Version: '$Latest',
+    });
     expect(input!.TagSpecifications!.map((t) => t.ResourceType)).toEqual(['instance', 'volume', 'fleet']);
     expect(Object.fromEntries(input!.TagSpecifications![0]!.Tags!.map((t) => [t.Key, t.Value]))).toEqual({
       Team: 'platform',
@@ -138,40 +191,65 @@ describe('create', () => {
     expect(inst.capacity['vpc.amazonaws.com/efa']).toBeUndefined();
     // One template per (AMI, max pods): m5.large (29 pods) and m5.xlarge (58 pods) get their own user data.
     expect(aws.ec2).toHaveReceivedCommandTimes(CreateLaunchTemplateCommand, 2);
-    expect(input!.LaunchTemplateConfigs!.map((c) => [...new Set((c.Overrides ?? []).map((o) => o.InstanceType))])).toEqual([['m5.large'], ['m5.xlarge']]);
+    expect(
+      input!.LaunchTemplateConfigs!.map((c) => [...new Set((c.Overrides ?? []).map((o) => o.InstanceType))]),
+    ).toEqual([['m5.large'], ['m5.xlarge']]);
   });
 
   it('launches spot with price-capacity-optimized and drops spot types dearer than the cheapest on-demand', async () => {
     const { aws, cp } = harness();
-    aws.ec2.on(CreateFleetCommand).resolves({ Instances: [fleetInstance('i-1', 'm5.large', 'test-zone-1a', 'subnet-a', 'spot')], Errors: [] });
+    aws.ec2
+      .on(CreateFleetCommand)
+      .resolves({ Instances: [fleetInstance('i-1', 'm5.large', 'test-zone-1a', 'subnet-a', 'spot')], Errors: [] });
     const inst = await cp.create(request([types('m5.large', 'm5.xlarge'), capacity('spot', 'on-demand')]));
     const [input] = sentFleets(aws);
-    expect(input).toMatchObject({ SpotOptions: { AllocationStrategy: 'price-capacity-optimized' }, TargetCapacitySpecification: { DefaultTargetCapacityType: 'spot' } });
+    expect(input).toMatchObject({
+      SpotOptions: { AllocationStrategy: 'price-capacity-optimized' },
+      TargetCapacitySpecification: { DefaultTargetCapacityType: 'spot' },
+    });
     // Before the first spot refresh spot prices equal on-demand ones, so m5.xlarge (spot) costs more than m5.large (on-demand).
-    expect([...new Set(input!.LaunchTemplateConfigs!.flatMap((c) => c.Overrides ?? []).map((o) => o.InstanceType))]).toEqual(['m5.large']);
+    expect([
+      ...new Set(input!.LaunchTemplateConfigs!.flatMap((c) => c.Overrides ?? []).map((o) => o.InstanceType)),
+    ]).toEqual(['m5.large']);
     expect(inst.capacityType).toBe('spot');
     expect(inst.labels['karpenter.sh/capacity-type']).toBe('spot');
   });
 
   it('leaves out metal and GPU types while a generic type fits, and maps GPU types to the GPU AMI when only they fit', async () => {
     const { aws, cp } = harness();
-    aws.ec2.on(CreateFleetCommand).resolves({ Instances: [fleetInstance('i-1', 'm5.large', 'test-zone-1a', 'subnet-a')], Errors: [] });
+    aws.ec2
+      .on(CreateFleetCommand)
+      .resolves({ Instances: [fleetInstance('i-1', 'm5.large', 'test-zone-1a', 'subnet-a')], Errors: [] });
     await cp.create(request([types('m5.large', 'm5.metal', 'g4dn.8xlarge'), capacity('on-demand')]));
-    await cp.create(request([types('m5.metal', 'g4dn.8xlarge'), capacity('on-demand')], { requests: { 'nvidia.com/gpu': 1 } }));
+    await cp.create(
+      request([types('m5.metal', 'g4dn.8xlarge'), capacity('on-demand')], { requests: { 'nvidia.com/gpu': 1 } }),
+    );
     const [first, second] = sentFleets(aws);
-    expect([...new Set(first!.LaunchTemplateConfigs!.flatMap((c) => c.Overrides ?? []).map((o) => o.InstanceType))]).toEqual(['m5.large']);
-    expect([...new Set(second!.LaunchTemplateConfigs!.flatMap((c) => c.Overrides ?? []).map((o) => `${o.InstanceType}/${o.ImageId}`))]).toEqual(['g4dn.8xlarge/ami-nvidia']);
+    expect([
+      ...new Set(first!.LaunchTemplateConfigs!.flatMap((c) => c.Overrides ?? []).map((o) => o.InstanceType)),
+    ]).toEqual(['m5.large']);
+    expect([
+      ...new Set(
+        second!.LaunchTemplateConfigs!.flatMap((c) => c.Overrides ?? []).map((o) => `${o.InstanceType}/${o.ImageId}`),
+      ),
+    ]).toEqual(['g4dn.8xlarge/ami-nvidia']);
   });
 
   it('marks ICE offerings from per-override errors, so they are unavailable for 3 minutes', async () => {
     const { aws, cp, clock } = harness();
     aws.ec2.on(CreateFleetCommand).resolves({
       Instances: [fleetInstance('i-1', 'm5.xlarge', 'test-zone-1b', 'subnet-b', 'spot')],
-      Errors: [fleetError('InsufficientInstanceCapacity', 'm5.large', 'test-zone-1a', 'subnet-a'), fleetError('InsufficientInstanceCapacity', 'm5.large', 'test-zone-1b', 'subnet-b')],
+      Errors: [
+        fleetError('InsufficientInstanceCapacity', 'm5.large', 'test-zone-1a', 'subnet-a'),
+        fleetError('InsufficientInstanceCapacity', 'm5.large', 'test-zone-1b', 'subnet-b'),
+      ],
     });
     await cp.create(request([types('m5.large', 'm5.xlarge'), capacity('spot')]));
     const available = async () =>
-      (await cp.getInstanceTypes(pool())).find((t) => t.name === 'm5.large')!.offerings.filter((o) => o.capacityType === 'spot' && !o.available).map((o) => o.zone);
+      (await cp.getInstanceTypes(pool()))
+        .find((t) => t.name === 'm5.large')!
+        .offerings.filter((o) => o.capacityType === 'spot' && !o.available)
+        .map((o) => o.zone);
     expect(await available()).toEqual(['test-zone-1a', 'test-zone-1b']);
     expect(cp.unavailableOfferings.reason('spot', 'm5.large', 'test-zone-1a')).toBe('InsufficientInstanceCapacity');
     clock.step(3 * 60_000);
@@ -180,7 +258,15 @@ describe('create', () => {
 
   it('throws InsufficientCapacityError when every override failed for capacity', async () => {
     const { aws, cp } = harness();
-    aws.ec2.on(CreateFleetCommand).resolves({ Instances: [], Errors: [fleetError('InsufficientInstanceCapacity', 'm5.large', 'test-zone-1a', 'subnet-a'), fleetError('MaxSpotInstanceCountExceeded', 'm5.large', 'test-zone-1b', 'subnet-b')] });
+    aws.ec2
+      .on(CreateFleetCommand)
+      .resolves({
+        Instances: [],
+        Errors: [
+          fleetError('InsufficientInstanceCapacity', 'm5.large', 'test-zone-1a', 'subnet-a'),
+          fleetError('MaxSpotInstanceCountExceeded', 'm5.large', 'test-zone-1b', 'subnet-b'),
+        ],
+      });
     const err = await cp.create(request([types('m5.large'), capacity('spot')])).catch((e: unknown) => e);
     expect(isInsufficientCapacity(err)).toBe(true);
     expect((err as { offerings: unknown[] }).offerings).toEqual([
@@ -191,7 +277,15 @@ describe('create', () => {
 
   it('throws a CreateError with a mapped reason when an error is not about capacity', async () => {
     const { aws, cp } = harness();
-    aws.ec2.on(CreateFleetCommand).resolves({ Instances: [], Errors: [fleetError('InsufficientInstanceCapacity', 'm5.large', 'test-zone-1a', 'subnet-a'), fleetError('UnauthorizedOperation', 'm5.large', 'test-zone-1b', 'subnet-b')] });
+    aws.ec2
+      .on(CreateFleetCommand)
+      .resolves({
+        Instances: [],
+        Errors: [
+          fleetError('InsufficientInstanceCapacity', 'm5.large', 'test-zone-1a', 'subnet-a'),
+          fleetError('UnauthorizedOperation', 'm5.large', 'test-zone-1b', 'subnet-b'),
+        ],
+      });
     const err = await cp.create(request([types('m5.large'), capacity('on-demand')])).catch((e: unknown) => e);
     expect(isCreateError(err) && err.reason).toBe('Unauthorized');
     aws.ec2.on(CreateFleetCommand).rejects(ec2Error('VcpuLimitExceeded'));
@@ -201,17 +295,32 @@ describe('create', () => {
 
   it('marks the subnet when it is out of addresses and launches elsewhere next time', async () => {
     const { aws, cp } = harness();
-    aws.ec2.on(CreateFleetCommand).resolvesOnce({ Instances: [], Errors: [fleetError('InsufficientFreeAddressesInSubnet', 'm5.large', 'test-zone-1a', 'subnet-a')] })
+    aws.ec2
+      .on(CreateFleetCommand)
+      .resolvesOnce({
+        Instances: [],
+        Errors: [fleetError('InsufficientFreeAddressesInSubnet', 'm5.large', 'test-zone-1a', 'subnet-a')],
+      })
       .resolves({ Instances: [fleetInstance('i-2', 'm5.large', 'test-zone-1b', 'subnet-b')], Errors: [] });
-    await expect(cp.create(request([types('m5.large'), capacity('on-demand')]))).rejects.toSatisfy(isInsufficientCapacity);
+    await expect(cp.create(request([types('m5.large'), capacity('on-demand')]))).rejects.toSatisfy(
+      isInsufficientCapacity,
+    );
     await cp.create(request([types('m5.large'), capacity('on-demand')]));
     const second = sentFleets(aws)[1]!;
-    expect(second.LaunchTemplateConfigs!.flatMap((c) => c.Overrides ?? []).map((o) => o.SubnetId).sort()).toEqual(['subnet-b', 'subnet-c']);
+    expect(
+      second
+        .LaunchTemplateConfigs!.flatMap((c) => c.Overrides ?? [])
+        .map((o) => o.SubnetId)
+        .sort(),
+    ).toEqual(['subnet-b', 'subnet-c']);
   });
 
   it('re-creates the launch template and retries once when CreateFleet cannot find it', async () => {
     const { aws, cp } = harness();
-    aws.ec2.on(CreateFleetCommand).rejectsOnce(ec2Error('InvalidLaunchTemplateName.NotFoundException')).resolves({ Instances: [fleetInstance('i-3', 'm5.large', 'test-zone-1a', 'subnet-a')], Errors: [] });
+    aws.ec2
+      .on(CreateFleetCommand)
+      .rejectsOnce(ec2Error('InvalidLaunchTemplateName.NotFoundException'))
+      .resolves({ Instances: [fleetInstance('i-3', 'm5.large', 'test-zone-1a', 'subnet-a')], Errors: [] });
     const inst = await cp.create(request([types('m5.large'), capacity('on-demand')]));
     expect(inst.providerID).toBe('aws:///test-zone-1a/i-3');
     expect(aws.ec2).toHaveReceivedCommandTimes(CreateFleetCommand, 2);
@@ -220,30 +329,43 @@ describe('create', () => {
 
   it('merges concurrent identical launches into one CreateFleet and hands out a partial fulfilment', async () => {
     const { aws, cp } = harness();
-    aws.ec2.on(CreateFleetCommand).callsFake((input: CreateFleetCommandInput): Partial<CreateFleetCommandOutput> => ({
-      Instances: [fleetInstance(['i-a', 'i-b'], 'm5.large', 'test-zone-1a', 'subnet-a')],
-      Errors: [fleetError('InsufficientInstanceCapacity', 'm5.large', 'test-zone-1b', 'subnet-b')],
-      FleetId: String(input.TargetCapacitySpecification?.TotalTargetCapacity),
-    }));
+    aws.ec2.on(CreateFleetCommand).callsFake(
+      (input: CreateFleetCommandInput): Partial<CreateFleetCommandOutput> => ({
+        Instances: [fleetInstance(['i-a', 'i-b'], 'm5.large', 'test-zone-1a', 'subnet-a')],
+        Errors: [fleetError('InsufficientInstanceCapacity', 'm5.large', 'test-zone-1b', 'subnet-b')],
+        FleetId: String(input.TargetCapacitySpecification?.TotalTargetCapacity),
+      }),
+    );
     const req = request([types('m5.large'), capacity('on-demand')]);
-    const results = await Promise.allSettled([cp.create({ ...req, nodeClaimName: 'a' }), cp.create({ ...req, nodeClaimName: 'b' }), cp.create({ ...req, nodeClaimName: 'c' })]);
+    const results = await Promise.allSettled([
+      cp.create({ ...req, nodeClaimName: 'a' }),
+      cp.create({ ...req, nodeClaimName: 'b' }),
+      cp.create({ ...req, nodeClaimName: 'c' }),
+    ]);
     expect(aws.ec2).toHaveReceivedCommandTimes(CreateFleetCommand, 1);
     expect(sentFleets(aws)[0]!.TargetCapacitySpecification?.TotalTargetCapacity).toBe(3);
     const ok = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
-    expect(ok.map((i) => [i.nodeClaimName, i.providerID])).toEqual([['a', 'aws:///test-zone-1a/i-a'], ['b', 'aws:///test-zone-1a/i-b']]);
+    expect(ok.map((i) => [i.nodeClaimName, i.providerID])).toEqual([
+      ['a', 'aws:///test-zone-1a/i-a'],
+      ['b', 'aws:///test-zone-1a/i-b'],
+    ]);
     expect(results[2]!.status === 'rejected' && isInsufficientCapacity(results[2].reason)).toBe(true);
   });
 
   it('refuses restricted tags from the NodeClaim', async () => {
     const { cp } = harness();
-    const err = await cp.create(request([types('m5.large')], { tags: { 'kubernetes.io/cluster/other': 'owned' } })).catch((e: unknown) => e);
+    const err = await cp
+      .create(request([types('m5.large')], { tags: { 'kubernetes.io/cluster/other': 'owned' } }))
+      .catch((e: unknown) => e);
     expect(isCreateError(err) && err.reason).toBe('InvalidTags');
     expect((err as Error).message).toContain('kubernetes.io/cluster/other');
   });
 
   it('refuses node classes that are missing, deleting, or not Ready for their generation', async () => {
     const { cp, classes } = harness();
-    await expect(cp.create(request([types('m5.large')], { nodeClassName: 'nope' }))).rejects.toSatisfy(isNodeClassNotReady);
+    await expect(cp.create(request([types('m5.large')], { nodeClassName: 'nope' }))).rejects.toSatisfy(
+      isNodeClassNotReady,
+    );
     const stale = readyNodeClass({}, 1);
     classes.set('default', { ...stale, generation: 2 });
     await expect(cp.create(request([types('m5.large')]))).rejects.toSatisfy(isNodeClassNotReady);
@@ -253,7 +375,9 @@ describe('create', () => {
 
   it('throws InsufficientCapacityError without calling EC2 when no type fits the requests', async () => {
     const { aws, cp } = harness();
-    await expect(cp.create(request([types('m5.large')], { requests: { cpu: 64_000 } }))).rejects.toSatisfy(isInsufficientCapacity);
+    await expect(cp.create(request([types('m5.large')], { requests: { cpu: 64_000 } }))).rejects.toSatisfy(
+      isInsufficientCapacity,
+    );
     expect(aws.ec2).not.toHaveReceivedCommand(CreateFleetCommand);
   });
 });

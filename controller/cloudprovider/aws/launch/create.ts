@@ -8,10 +8,29 @@
 // launch: the reservation's count); instance -> Instance (a reserved one takes one from its reservation's count)
 import type { CreateFleetCommandInput } from '@aws-sdk/client-ec2';
 import {
-  CAPACITY_RESERVATION_ID_LABEL, CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL, CAPACITY_RESERVATION_TYPE_LABEL, CAPACITY_TYPE_LABEL, EFA, INSTANCE_TENANCY_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, nonZero, reqs, ZONE_ID_LABEL, ZONE_LABEL, type EC2NodeClass,
-  type InstanceType, type Requirements,
+  CAPACITY_RESERVATION_ID_LABEL,
+  CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL,
+  CAPACITY_RESERVATION_TYPE_LABEL,
+  CAPACITY_TYPE_LABEL,
+  EFA,
+  INSTANCE_TENANCY_LABEL,
+  INSTANCE_TYPE_LABEL,
+  NODEPOOL_LABEL,
+  nonZero,
+  reqs,
+  ZONE_ID_LABEL,
+  ZONE_LABEL,
+  type EC2NodeClass,
+  type InstanceType,
+  type Requirements,
 } from '../../../../engine/index.ts';
-import { CreateError, InsufficientCapacityError, NodeClassNotReadyError, type Instance, type LaunchRequest } from '../../types.ts';
+import {
+  CreateError,
+  InsufficientCapacityError,
+  NodeClassNotReadyError,
+  type Instance,
+  type LaunchRequest,
+} from '../../types.ts';
 import type { Batcher } from '../batcher.ts';
 import { statusReservations, type ReservationCapacity, type ResolvedReservation } from '../capacityreservation.ts';
 import { isLaunchTemplateNotFound, launchFailureReason, errorCodes } from '../errors.ts';
@@ -46,10 +65,17 @@ export interface LaunchDeps {
 }
 
 export function launchTags(nc: EC2NodeClass, req: LaunchRequest, cluster: string): Record<string, string> {
-  for (const [where, tags] of [['spec.tags', nc.spec.tags], ['the NodeClaim tags', req.tags]] as const) {
+  for (const [where, tags] of [
+    ['spec.tags', nc.spec.tags],
+    ['the NodeClaim tags', req.tags],
+  ] as const) {
     for (const key of Object.keys(tags ?? {})) {
       const why = k.restrictedTagReason(key);
-      if (why) throw new CreateError(`launching nodeclaim ${req.nodeClaimName}: ${where} of EC2NodeClass ${nc.name} use the restricted tag "${key}" (${why})`, 'InvalidTags');
+      if (why)
+        throw new CreateError(
+          `launching nodeclaim ${req.nodeClaimName}: ${where} of EC2NodeClass ${nc.name} use the restricted tag "${key}" (${why})`,
+          'InvalidTags',
+        );
     }
   }
   return {
@@ -67,7 +93,8 @@ function readyNodeClass(req: LaunchRequest, deps: LaunchDeps): EC2NodeClass {
   const where = `EC2NodeClass ${req.nodeClassName} of nodeclaim ${req.nodeClaimName}`;
   if (!nc) throw new NodeClassNotReadyError(`${where} does not exist`);
   if (nc.deleting) throw new NodeClassNotReadyError(`${where} is being deleted`);
-  if (!isReady(nc.status.conditions, nc.generation)) throw new NodeClassNotReadyError(`${where} is not Ready for generation ${nc.generation ?? '?'}`);
+  if (!isReady(nc.status.conditions, nc.generation))
+    throw new NodeClassNotReadyError(`${where} is not Ready for generation ${nc.generation ?? '?'}`);
   return nc;
 }
 
@@ -105,7 +132,12 @@ function amiGroups(nc: EC2NodeClass, candidates: readonly Candidate[]): AmiGroup
 }
 
 async function fleetGroups(
-  nc: EC2NodeClass, req: LaunchRequest, deps: LaunchDeps, groups: readonly AmiGroup[], capacityType: 'on-demand' | 'spot' | 'reserved', tags: Record<string, string>,
+  nc: EC2NodeClass,
+  req: LaunchRequest,
+  deps: LaunchDeps,
+  groups: readonly AmiGroup[],
+  capacityType: 'on-demand' | 'spot' | 'reserved',
+  tags: Record<string, string>,
   reservations: ReadonlyMap<string, ResolvedReservation>,
 ): Promise<FleetGroup[]> {
   const family = nc.amiFamily;
@@ -118,7 +150,7 @@ async function fleetGroups(
       for (const o of c.offerings) {
         const subnetId = subnets.get(o.zone);
         if (!subnetId) continue;
-        const key = capacityType === 'reserved' ? o.reservationId ?? '' : '';
+        const key = capacityType === 'reserved' ? (o.reservationId ?? '') : '';
         const list = byReservation.get(key) ?? [];
         list.push({ instanceType: c.type.name, subnetId, zone: o.zone, imageId: g.imageId, price: o.price });
         byReservation.set(key, list);
@@ -155,13 +187,22 @@ async function fleetGroups(
   return out;
 }
 
-async function callFleet(input: CreateFleetCommandInput, req: LaunchRequest, deps: LaunchDeps, retry: () => Promise<CreateFleetCommandInput>): Promise<FleetOutcome> {
+async function callFleet(
+  input: CreateFleetCommandInput,
+  req: LaunchRequest,
+  deps: LaunchDeps,
+  retry: () => Promise<CreateFleetCommandInput>,
+): Promise<FleetOutcome> {
   try {
     return await deps.fleet.add(input);
   } catch (e) {
     if (isLaunchTemplateNotFound(e)) return deps.fleet.add(await retry());
     const code = errorCodes(e)[0];
-    throw new CreateError(`launching nodeclaim ${req.nodeClaimName}: CreateFleet failed: ${(e as Error).message}`, launchFailureReason(code, (e as Error).message), { cause: e });
+    throw new CreateError(
+      `launching nodeclaim ${req.nodeClaimName}: CreateFleet failed: ${(e as Error).message}`,
+      launchFailureReason(code, (e as Error).message),
+      { cause: e },
+    );
   }
 }
 
@@ -180,16 +221,32 @@ export async function launch(req: LaunchRequest, deps: LaunchDeps): Promise<Inst
   const tags = launchTags(nc, req, deps.settings.clusterName);
   const claim: Requirements = reqs.fromSelectorRequirements(req.requirements);
   const reservations = new Map(statusReservations(nc).map((r) => [r.id, r]));
-  const sel = selectCandidates(deps.instanceTypes.list(nc), claim, req.requests, deps.minValuesPolicy, (id) => reservations.get(id));
+  const sel = selectCandidates(deps.instanceTypes.list(nc), claim, req.requests, deps.minValuesPolicy, (id) =>
+    reservations.get(id),
+  );
   if (!sel.ok) throw new InsufficientCapacityError(`launching nodeclaim ${req.nodeClaimName}: ${sel.reason}`);
   const groups = amiGroups(nc, sel.candidates);
-  if (!groups.length) throw new InsufficientCapacityError(`launching nodeclaim ${req.nodeClaimName}: no AMI of EC2NodeClass ${nc.name} serves the candidate instance types`);
+  if (!groups.length)
+    throw new InsufficientCapacityError(
+      `launching nodeclaim ${req.nodeClaimName}: no AMI of EC2NodeClass ${nc.name} serves the candidate instance types`,
+    );
   const build = async () =>
-    createFleetInput(await fleetGroups(nc, req, deps, groups, sel.capacityType, tags, reservations), sel.capacityType, tags, nc.spec.context, sel.reservation);
+    createFleetInput(
+      await fleetGroups(nc, req, deps, groups, sel.capacityType, tags, reservations),
+      sel.capacityType,
+      tags,
+      nc.spec.context,
+      sel.reservation,
+    );
   const input = await build();
-  if (!input.LaunchTemplateConfigs?.length) throw new InsufficientCapacityError(`launching nodeclaim ${req.nodeClaimName}: no zone of the offerings has a usable subnet`);
+  if (!input.LaunchTemplateConfigs?.length)
+    throw new InsufficientCapacityError(
+      `launching nodeclaim ${req.nodeClaimName}: no zone of the offerings has a usable subnet`,
+    );
   const outcome = await callFleet(input, req, deps, async () => {
-    for (const c of input.LaunchTemplateConfigs ?? []) if (c.LaunchTemplateSpecification?.LaunchTemplateName) deps.templates.invalidate(c.LaunchTemplateSpecification.LaunchTemplateName);
+    for (const c of input.LaunchTemplateConfigs ?? [])
+      if (c.LaunchTemplateSpecification?.LaunchTemplateName)
+        deps.templates.invalidate(c.LaunchTemplateSpecification.LaunchTemplateName);
     return build();
   });
   const zoneOf = (id: string) => nc.status.subnets.find((s) => s.id === id)?.zone;
@@ -199,20 +256,43 @@ export async function launch(req: LaunchRequest, deps: LaunchDeps): Promise<Inst
   for (const e of outcome.errors) {
     const ov = e.LaunchTemplateAndOverrides?.Overrides;
     const subnet = nc.status.subnets.find((x) => x.id === ov?.SubnetId);
-    deps.launchFailed?.({ zone: ov?.AvailabilityZone ?? subnet?.zone ?? '', zoneId: subnet?.zoneID ?? '', capacityType: sel.capacityType, reason: e.ErrorCode ?? '' });
+    deps.launchFailed?.({
+      zone: ov?.AvailabilityZone ?? subnet?.zone ?? '',
+      zoneId: subnet?.zoneID ?? '',
+      capacityType: sel.capacityType,
+      reason: e.ErrorCode ?? '',
+    });
   }
-  const marked = recordFleetErrors(outcome.errors, sel.capacityType, deps.ice, zoneOf, deps.reservations && { reservationOf, markUnavailable: (id) => deps.reservations!.markUnavailable(id) });
+  const marked = recordFleetErrors(
+    outcome.errors,
+    sel.capacityType,
+    deps.ice,
+    zoneOf,
+    deps.reservations && { reservationOf, markUnavailable: (id) => deps.reservations!.markUnavailable(id) },
+  );
   if (!outcome.instance) throw noInstanceError(req.nodeClaimName, outcome.errors, marked);
-  const zone = outcome.instance.zone ?? (outcome.instance.subnetId ? zoneOf(outcome.instance.subnetId) : undefined) ?? '';
-  const reservation = sel.capacityType === 'reserved' ? reservations.get(reservationOf(outcome.instance.instanceType, zone) ?? '') : undefined;
+  const zone =
+    outcome.instance.zone ?? (outcome.instance.subnetId ? zoneOf(outcome.instance.subnetId) : undefined) ?? '';
+  const reservation =
+    sel.capacityType === 'reserved'
+      ? reservations.get(reservationOf(outcome.instance.instanceType, zone) ?? '')
+      : undefined;
   if (reservation) deps.reservations?.launched(reservation.id);
   return toInstance(req, nc, deps, sel.candidates, groups, outcome.instance, sel.capacityType, reservation);
 }
 
-const RESERVATION_LABELS = [CAPACITY_RESERVATION_ID_LABEL, CAPACITY_RESERVATION_TYPE_LABEL, CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL];
+const RESERVATION_LABELS = [
+  CAPACITY_RESERVATION_ID_LABEL,
+  CAPACITY_RESERVATION_TYPE_LABEL,
+  CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL,
+];
 
 /** The instance type's single-valued labels, with the reservation labels only for an instance in a reservation. */
-function typeLabels(type: InstanceType | undefined, instanceType: string, reservation: ResolvedReservation | undefined): Record<string, string> {
+function typeLabels(
+  type: InstanceType | undefined,
+  instanceType: string,
+  reservation: ResolvedReservation | undefined,
+): Record<string, string> {
   const labels = type ? reqs.singleValueLabels(type.requirements) : { [INSTANCE_TYPE_LABEL]: instanceType };
   for (const k of RESERVATION_LABELS) delete labels[k];
   if (reservation) {
@@ -234,7 +314,8 @@ function toInstance(
   reservation: ResolvedReservation | undefined,
 ): Instance {
   const type = candidates.find((c) => c.type.name === inst.instanceType)?.type;
-  const zone = inst.zone ?? (inst.subnetId ? nc.status.subnets.find((s) => s.id === inst.subnetId)?.zone : undefined) ?? '';
+  const zone =
+    inst.zone ?? (inst.subnetId ? nc.status.subnets.find((s) => s.id === inst.subnetId)?.zone : undefined) ?? '';
   const zoneId = nc.status.subnets.find((s) => s.zone === zone)?.zoneID;
   const imageID = groups.find((g) => g.candidates.some((c) => c.type.name === inst.instanceType))?.imageId;
   const efa = nc.spec.networkInterfaces.some((n) => n.interfaceType === 'efa-only');
@@ -247,7 +328,14 @@ function toInstance(
     providerID: `aws:///${zone}/${inst.id}`,
     instanceType: inst.instanceType,
     zone,
-    capacityType: inst.lifecycle === 'spot' ? 'spot' : capacityType === 'reserved' ? 'reserved' : inst.lifecycle === 'on-demand' ? 'on-demand' : capacityType,
+    capacityType:
+      inst.lifecycle === 'spot'
+        ? 'spot'
+        : capacityType === 'reserved'
+          ? 'reserved'
+          : inst.lifecycle === 'on-demand'
+            ? 'on-demand'
+            : capacityType,
     ...(imageID ? { imageID } : {}),
     capacity: strip(nonZero(type?.capacity ?? {})),
     allocatable: strip(nonZero(type?.allocatable ?? {})),

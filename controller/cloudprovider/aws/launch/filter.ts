@@ -2,6 +2,9 @@
 // the engine (engine/launch/filter.ts), so that the planner names the type a launch would get; this module keeps
 // the launch path's names for them.
 export {
-  MAX_LAUNCH_INSTANCE_TYPES as MAX_INSTANCE_TYPES, selectLaunchCandidates as selectCandidates,
-  type LaunchCandidate as Candidate, type LaunchReservationKind as ReservationKind, type LaunchSelection as Selection,
+  MAX_LAUNCH_INSTANCE_TYPES as MAX_INSTANCE_TYPES,
+  selectLaunchCandidates as selectCandidates,
+  type LaunchCandidate as Candidate,
+  type LaunchReservationKind as ReservationKind,
+  type LaunchSelection as Selection,
 } from '../../../../engine/index.ts';

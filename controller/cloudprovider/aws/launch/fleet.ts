@@ -5,7 +5,13 @@
 import type { CreateFleetCommandInput, CreateFleetError } from '@aws-sdk/client-ec2';
 import { CreateError, InsufficientCapacityError, type UnavailableOffering } from '../../types.ts';
 import { Batcher } from '../batcher.ts';
-import { INSUFFICIENT_FREE_ADDRESSES_CODE, isCapacityOrSlrCode, isUnfulfillableCapacity, launchFailureReason, SERVICE_LINKED_ROLE_CODE } from '../errors.ts';
+import {
+  INSUFFICIENT_FREE_ADDRESSES_CODE,
+  isCapacityOrSlrCode,
+  isUnfulfillableCapacity,
+  launchFailureReason,
+  SERVICE_LINKED_ROLE_CODE,
+} from '../errors.ts';
 import { canonical } from '../hash.ts';
 import type { UnavailableOfferings } from '../ice-cache.ts';
 import type { Timers } from '../periodic.ts';
@@ -36,25 +42,44 @@ export interface FleetReservationKind {
  * The target capacity type: on-demand or spot; a reserved launch is on-demand into its reservations, except
  * capacity blocks (`capacity-block`) and interruptible ODCRs (`reserved-capacity`, with ReservedCapacityOptions).
  */
-function targetCapacity(capacityType: 'on-demand' | 'spot' | 'reserved', kind?: FleetReservationKind): 'on-demand' | 'spot' | 'capacity-block' | 'reserved-capacity' {
+function targetCapacity(
+  capacityType: 'on-demand' | 'spot' | 'reserved',
+  kind?: FleetReservationKind,
+): 'on-demand' | 'spot' | 'capacity-block' | 'reserved-capacity' {
   if (capacityType !== 'reserved') return capacityType;
   if (kind?.reservationType === 'capacity-block') return 'capacity-block';
   return kind?.interruptible ? 'reserved-capacity' : 'on-demand';
 }
 
 export function createFleetInput(
-  groups: readonly FleetGroup[], capacityType: 'on-demand' | 'spot' | 'reserved', tags: Readonly<Record<string, string>>, context?: string, reservation?: FleetReservationKind,
+  groups: readonly FleetGroup[],
+  capacityType: 'on-demand' | 'spot' | 'reserved',
+  tags: Readonly<Record<string, string>>,
+  context?: string,
+  reservation?: FleetReservationKind,
 ): CreateFleetCommandInput {
-  const tagList = Object.keys(tags).sort().map((Key) => ({ Key, Value: tags[Key]! }));
+  const tagList = Object.keys(tags)
+    .sort()
+    .map((Key) => ({ Key, Value: tags[Key]! }));
   const target = targetCapacity(capacityType, reservation);
   return {
     Type: 'instant',
     TargetCapacitySpecification: { TotalTargetCapacity: 1, DefaultTargetCapacityType: target },
-    ...(capacityType === 'spot' ? { SpotOptions: { AllocationStrategy: 'price-capacity-optimized' } } : { OnDemandOptions: { AllocationStrategy: 'lowest-price' } }),
-    ...(target === 'reserved-capacity' ? { ReservedCapacityOptions: { ReservationTypes: ['interruptible-capacity-reservation'] } } : {}),
+    ...(capacityType === 'spot'
+      ? { SpotOptions: { AllocationStrategy: 'price-capacity-optimized' } }
+      : { OnDemandOptions: { AllocationStrategy: 'lowest-price' } }),
+    ...(target === 'reserved-capacity'
+      ? { ReservedCapacityOptions: { ReservationTypes: ['interruptible-capacity-reservation'] } }
+      : {}),
     LaunchTemplateConfigs: groups.map((g) => ({
       LaunchTemplateSpecification: { LaunchTemplateName: g.templateName, Version: '$Latest' },
-      Overrides: g.overrides.map((o) => ({ InstanceType: o.instanceType as 'm5.large', SubnetId: o.subnetId, ImageId: o.imageId, AvailabilityZone: o.zone, Priority: o.price })),
+      Overrides: g.overrides.map((o) => ({
+        InstanceType: o.instanceType as 'm5.large',
+        SubnetId: o.subnetId,
+        ImageId: o.imageId,
+        AvailabilityZone: o.zone,
+        Priority: o.price,
+      })),
     })),
     TagSpecifications: RESOURCE_TYPES.map((ResourceType) => ({ ResourceType, Tags: tagList })),
     ...(context ? { Context: context } : {}),
@@ -63,13 +88,23 @@ export function createFleetInput(
 
 /** One caller's share of a (possibly merged) CreateFleet call. */
 export interface FleetOutcome {
-  readonly instance?: { readonly id: string; readonly instanceType: string; readonly zone?: string; readonly subnetId?: string; readonly lifecycle?: string };
+  readonly instance?: {
+    readonly id: string;
+    readonly instanceType: string;
+    readonly zone?: string;
+    readonly subnetId?: string;
+    readonly lifecycle?: string;
+  };
   readonly errors: readonly CreateFleetError[];
 }
 
 export const FLEET_BATCH = { idleMs: 35, maxMs: 1000, maxItems: 1000 } as const;
 
-export function fleetBatcher(ec2: Ec2Port, timers?: Timers, onBatch?: (size: number, ms: number) => void): Batcher<CreateFleetCommandInput, FleetOutcome> {
+export function fleetBatcher(
+  ec2: Ec2Port,
+  timers?: Timers,
+  onBatch?: (size: number, ms: number) => void,
+): Batcher<CreateFleetCommandInput, FleetOutcome> {
   return new Batcher<CreateFleetCommandInput, FleetOutcome>({
     ...FLEET_BATCH,
     key: (input) => canonical(input),
@@ -104,8 +139,14 @@ export function fleetBatcher(ec2: Ec2Port, timers?: Timers, onBatch?: (size: num
  * (`reservationOf`) instead of the (type, zone) offering: on-demand capacity there is not implied to be short.
  */
 export function recordFleetErrors(
-  errors: readonly CreateFleetError[], capacityType: string, ice: UnavailableOfferings, zoneOfSubnet: (id: string) => string | undefined,
-  reservations?: { readonly reservationOf: (instanceType: string, zone: string) => string | undefined; readonly markUnavailable: (id: string) => void },
+  errors: readonly CreateFleetError[],
+  capacityType: string,
+  ice: UnavailableOfferings,
+  zoneOfSubnet: (id: string) => string | undefined,
+  reservations?: {
+    readonly reservationOf: (instanceType: string, zone: string) => string | undefined;
+    readonly markUnavailable: (id: string) => void;
+  },
 ): UnavailableOffering[] {
   const marked: UnavailableOffering[] = [];
   for (const e of errors) {
@@ -129,13 +170,27 @@ export function recordFleetErrors(
 }
 
 /** The error for a launch that got no instance. */
-export function noInstanceError(nodeClaim: string, errors: readonly CreateFleetError[], marked: readonly UnavailableOffering[]): Error {
+export function noInstanceError(
+  nodeClaim: string,
+  errors: readonly CreateFleetError[],
+  marked: readonly UnavailableOffering[],
+): Error {
   const summary = errors.map((e) => `${e.ErrorCode ?? 'Unknown'}: ${e.ErrorMessage ?? ''}`.trim());
   const unique = [...new Set(summary)].slice(0, 5).join('; ');
-  if (errors.length === 0) return new CreateError(`launching nodeclaim ${nodeClaim}: CreateFleet returned no instance and no error`, 'LaunchFailed');
+  if (errors.length === 0)
+    return new CreateError(
+      `launching nodeclaim ${nodeClaim}: CreateFleet returned no instance and no error`,
+      'LaunchFailed',
+    );
   if (errors.every((e) => isCapacityOrSlrCode(e.ErrorCode))) {
-    return new InsufficientCapacityError(`launching nodeclaim ${nodeClaim}: no offering had capacity (${unique})`, marked);
+    return new InsufficientCapacityError(
+      `launching nodeclaim ${nodeClaim}: no offering had capacity (${unique})`,
+      marked,
+    );
   }
   const first = errors.find((e) => !isCapacityOrSlrCode(e.ErrorCode));
-  return new CreateError(`launching nodeclaim ${nodeClaim}: ${unique}`, launchFailureReason(first?.ErrorCode, first?.ErrorMessage));
+  return new CreateError(
+    `launching nodeclaim ${nodeClaim}: ${unique}`,
+    launchFailureReason(first?.ErrorCode, first?.ErrorMessage),
+  );
 }

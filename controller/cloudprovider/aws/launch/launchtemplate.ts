@@ -3,7 +3,11 @@
 // 1-minute cache refreshed on use; sweep() deletes templates whose entry expired (Karpenter deletes them from
 // EC2 on eviction), and deleteAll() removes a deleted node class's templates.
 import { createHash } from 'node:crypto';
-import type { CreateLaunchTemplateCommandInput, LaunchTemplateBlockDeviceMappingRequest, RequestLaunchTemplateData } from '@aws-sdk/client-ec2';
+import type {
+  CreateLaunchTemplateCommandInput,
+  LaunchTemplateBlockDeviceMappingRequest,
+  RequestLaunchTemplateData,
+} from '@aws-sdk/client-ec2';
 import type { AMIFamily, BlockDeviceMapping, EC2NodeClassSpec } from '../../../../engine/index.ts';
 import { isAlreadyExists } from '../errors.ts';
 import { canonical } from '../hash.ts';
@@ -27,7 +31,11 @@ export interface TemplateOptions {
   /** Feature gate ReservedCapacity: templates then say which reservation to use (or none). */
   readonly reservedCapacity?: boolean;
   /** For reserved launches: the reservation this template launches into. */
-  readonly reservation?: { readonly id: string; readonly reservationType: 'default' | 'capacity-block'; readonly interruptible: boolean };
+  readonly reservation?: {
+    readonly id: string;
+    readonly reservationType: 'default' | 'capacity-block';
+    readonly interruptible: boolean;
+  };
 }
 
 export interface TemplateRef {
@@ -40,7 +48,9 @@ const GiB = 2 ** 30;
 /** Default volumes per family (Karpenter DefaultBlockDeviceMappings): 20Gi gp3 encrypted roots; Bottlerocket 4Gi OS + 20Gi data. */
 export function defaultBlockDevices(family: AMIFamily): BlockDeviceMapping[] {
   const device = (deviceName: string, gi: number): BlockDeviceMapping => ({
-    deviceName, rootVolume: false, ebs: { volumeSize: `${gi}Gi`, volumeSizeBytes: gi * GiB, volumeType: 'gp3', encrypted: true },
+    deviceName,
+    rootVolume: false,
+    ebs: { volumeSize: `${gi}Gi`, volumeSizeBytes: gi * GiB, volumeType: 'gp3', encrypted: true },
   });
   switch (family) {
     case 'AL2':
@@ -77,7 +87,10 @@ function blockDevices(list: readonly BlockDeviceMapping[]): LaunchTemplateBlockD
   });
 }
 
-const tagList = (tags: Readonly<Record<string, string>>) => Object.keys(tags).sort().map((Key) => ({ Key, Value: tags[Key]! }));
+const tagList = (tags: Readonly<Record<string, string>>) =>
+  Object.keys(tags)
+    .sort()
+    .map((Key) => ({ Key, Value: tags[Key]! }));
 
 export function launchTemplateData(o: TemplateOptions): RequestLaunchTemplateData {
   const s = o.spec;
@@ -88,7 +101,9 @@ export function launchTemplateData(o: TemplateOptions): RequestLaunchTemplateDat
     ImageId: o.imageId,
     ...(o.userData ? { UserData: Buffer.from(o.userData, 'utf8').toString('base64') } : {}),
     IamInstanceProfile: { Name: o.instanceProfile },
-    BlockDeviceMappings: blockDevices(s.blockDeviceMappings.length ? s.blockDeviceMappings : defaultBlockDevices(o.family)),
+    BlockDeviceMappings: blockDevices(
+      s.blockDeviceMappings.length ? s.blockDeviceMappings : defaultBlockDevices(o.family),
+    ),
     MetadataOptions: {
       HttpEndpoint: m.httpEndpoint,
       HttpProtocolIpv6: m.httpProtocolIPv6,
@@ -104,7 +119,9 @@ export function launchTemplateData(o: TemplateOptions): RequestLaunchTemplateDat
     ...capacityReservationData(o),
     TagSpecifications: [
       { ResourceType: 'network-interface', Tags: tagList(o.tags) },
-      ...(o.capacityType === 'spot' ? [{ ResourceType: 'spot-instances-request' as const, Tags: tagList(o.tags) }] : []),
+      ...(o.capacityType === 'spot'
+        ? [{ ResourceType: 'spot-instances-request' as const, Tags: tagList(o.tags) }]
+        : []),
     ],
   };
 }
@@ -114,11 +131,19 @@ export function launchTemplateData(o: TemplateOptions): RequestLaunchTemplateDat
  * reservation (EC2 takes a preference or a target, not both), with the capacity-block or interruptible market
  * type for those kinds; any other launch says `none`, so it never consumes an open reservation unasked.
  */
-function capacityReservationData(o: TemplateOptions): Pick<RequestLaunchTemplateData, 'CapacityReservationSpecification' | 'InstanceMarketOptions'> {
+function capacityReservationData(
+  o: TemplateOptions,
+): Pick<RequestLaunchTemplateData, 'CapacityReservationSpecification' | 'InstanceMarketOptions'> {
   if (!(o.reservedCapacity ?? false)) return {};
   const r = o.reservation;
-  if (o.capacityType !== 'reserved' || !r) return { CapacityReservationSpecification: { CapacityReservationPreference: 'none' } };
-  const market = r.reservationType === 'capacity-block' ? 'capacity-block' : r.interruptible ? 'interruptible-capacity-reservation' : undefined;
+  if (o.capacityType !== 'reserved' || !r)
+    return { CapacityReservationSpecification: { CapacityReservationPreference: 'none' } };
+  const market =
+    r.reservationType === 'capacity-block'
+      ? 'capacity-block'
+      : r.interruptible
+        ? 'interruptible-capacity-reservation'
+        : undefined;
   return {
     CapacityReservationSpecification: { CapacityReservationTarget: { CapacityReservationId: r.id } },
     ...(market ? { InstanceMarketOptions: { MarketType: market } } : {}),
@@ -128,14 +153,20 @@ function capacityReservationData(o: TemplateOptions): Pick<RequestLaunchTemplate
 /** The template name: a hash of everything the template contains. */
 export function launchTemplateName(o: TemplateOptions): string {
   const data = launchTemplateData(o);
-  const digest = createHash('sha256').update(canonical({ data, tags: o.tags })).digest();
+  const digest = createHash('sha256')
+    .update(canonical({ data, tags: o.tags }))
+    .digest();
   return `${LAUNCH_TEMPLATE_PREFIX}${digest.readBigUInt64BE(0).toString(10)}`;
 }
 
 export class LaunchTemplates {
   private readonly cache: TtlCache<string, TemplateRef>;
 
-  constructor(private readonly ec2: Ec2Port, clock: Clock, private readonly clusterName: string) {
+  constructor(
+    private readonly ec2: Ec2Port,
+    clock: Clock,
+    private readonly clusterName: string,
+  ) {
     this.cache = new TtlCache(clock, LAUNCH_TEMPLATE_TTL_MS);
   }
 

@@ -31,7 +31,8 @@ function splitHeaders(block: string): { headers: Map<string, string>; body: stri
 export function parseMime(userData: string): MimePart[] {
   const { headers, body } = splitHeaders(userData.trimStart());
   const type = headers.get('content-type') ?? '';
-  if (!/^multipart\//i.test(type)) throw new Error(`spec.userData: a MIME document must be multipart (Content-Type is "${type}")`);
+  if (!/^multipart\//i.test(type))
+    throw new Error(`spec.userData: a MIME document must be multipart (Content-Type is "${type}")`);
   const m = /boundary="?([^";]+)"?/i.exec(type);
   if (!m) throw new Error('spec.userData: the multipart Content-Type has no boundary');
   const delimiter = `--${m[1]}`;
@@ -62,7 +63,8 @@ export function parseMime(userData: string): MimePart[] {
 
 export function serializeMime(parts: readonly MimePart[]): string {
   const lines = ['MIME-Version: 1.0', `Content-Type: multipart/mixed; boundary="${BOUNDARY}"`, ''];
-  for (const p of parts) lines.push(`--${BOUNDARY}`, `Content-Type: ${p.contentType}`, '', p.content.replace(/\n$/, ''));
+  for (const p of parts)
+    lines.push(`--${BOUNDARY}`, `Content-Type: ${p.contentType}`, '', p.content.replace(/\n$/, ''));
   lines.push(`--${BOUNDARY}--`, '');
   return lines.join('\n');
 }

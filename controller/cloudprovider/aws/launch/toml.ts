@@ -52,7 +52,12 @@ export function parseToml(text: string): TomlDoc {
     if (eq < 0) throw new Error(`spec.userData line ${n}: expected key = value`);
     const path = splitKey(line.slice(0, eq), n);
     const value = line.slice(eq + 1).trim();
-    if (value === '' || value.startsWith('"""') || value.startsWith("'''") || (value.startsWith('[') && !value.endsWith(']'))) {
+    if (
+      value === '' ||
+      value.startsWith('"""') ||
+      value.startsWith("'''") ||
+      (value.startsWith('[') && !value.endsWith(']'))
+    ) {
       throw new Error(`spec.userData line ${n}: multi-line TOML values are not supported`);
     }
     const parent = [table, ...path.slice(0, -1)].filter(Boolean).join('.');

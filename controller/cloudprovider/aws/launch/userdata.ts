@@ -4,7 +4,16 @@
 // settings written over it, Windows a PowerShell block with the user's lines before Start-EKSBootstrap.ps1,
 // and Custom the user's data unchanged. Output is plain text; the launch template base64-encodes it.
 import { stringify, parse } from 'yaml';
-import { ARCH_LABEL, INSTANCE_TYPE_LABEL, OS_LABEL, REGION_LABEL, ZONE_LABEL, type AMIFamily, type KubeletConfiguration, type Taint } from '../../../../engine/index.ts';
+import {
+  ARCH_LABEL,
+  INSTANCE_TYPE_LABEL,
+  OS_LABEL,
+  REGION_LABEL,
+  ZONE_LABEL,
+  type AMIFamily,
+  type KubeletConfiguration,
+  type Taint,
+} from '../../../../engine/index.ts';
 import { isMime, NODE_CONFIG, parseMime, serializeMime, SHELL_SCRIPT, type MimePart } from './mime.ts';
 import { parseToml, serializeToml, setValue, tomlString, tomlStringArray } from './toml.ts';
 
@@ -29,13 +38,21 @@ export function kubeletLabels(labels: Readonly<Record<string, string>>): Array<[
     .filter(([k]) => {
       const domain = k.includes('/') ? k.slice(0, k.indexOf('/')) : '';
       const restricted = /(^|\.)(kubernetes\.io|k8s\.io)$/.test(domain);
-      return !restricted || KUBELET_ALLOWED.has(k) || domain.endsWith('kubelet.kubernetes.io') || domain.endsWith('node.kubernetes.io');
+      return (
+        !restricted ||
+        KUBELET_ALLOWED.has(k) ||
+        domain.endsWith('kubelet.kubernetes.io') ||
+        domain.endsWith('node.kubernetes.io')
+      );
     })
     .sort(([a], [b]) => a.localeCompare(b));
 }
 
 const joinMap = (m: Readonly<Record<string, string>>, sep: string): string =>
-  Object.keys(m).sort().map((k) => `${k}${sep}${m[k]}`).join(',');
+  Object.keys(m)
+    .sort()
+    .map((k) => `${k}${sep}${m[k]}`)
+    .join(',');
 const taintString = (t: Taint): string => `${t.key}=${t.value ?? ''}:${t.effect}`;
 
 /** kubelet flags for bootstrap.sh and Start-EKSBootstrap.ps1. */
@@ -53,8 +70,10 @@ export function kubeletExtraArgs(o: BootstrapOptions): string[] {
   if (k.evictionHard) args.push(`--eviction-hard="${joinMap(k.evictionHard, '<')}"`);
   if (k.evictionSoft) args.push(`--eviction-soft="${joinMap(k.evictionSoft, '<')}"`);
   if (k.evictionSoftGracePeriod) args.push(`--eviction-soft-grace-period="${joinMap(k.evictionSoftGracePeriod, '=')}"`);
-  if (k.evictionMaxPodGracePeriod !== undefined) args.push(`--eviction-max-pod-grace-period=${k.evictionMaxPodGracePeriod}`);
-  if (k.imageGCHighThresholdPercent !== undefined) args.push(`--image-gc-high-threshold=${k.imageGCHighThresholdPercent}`);
+  if (k.evictionMaxPodGracePeriod !== undefined)
+    args.push(`--eviction-max-pod-grace-period=${k.evictionMaxPodGracePeriod}`);
+  if (k.imageGCHighThresholdPercent !== undefined)
+    args.push(`--image-gc-high-threshold=${k.imageGCHighThresholdPercent}`);
   if (k.imageGCLowThresholdPercent !== undefined) args.push(`--image-gc-low-threshold=${k.imageGCLowThresholdPercent}`);
   if (k.cpuCFSQuota !== undefined) args.push(`--cpu-cfs-quota=${k.cpuCFSQuota}`);
   return args;
@@ -66,7 +85,12 @@ function nodeConfig(o: BootstrapOptions): string {
   const pods = maxPods ?? o.maxPods;
   if (pods !== undefined) config.maxPods = pods;
   if (clusterDNS?.length) config.clusterDNS = [...clusterDNS];
-  if (o.taints.length) config.registerWithTaints = o.taints.map((t) => ({ key: t.key, ...(t.value ? { value: t.value } : {}), effect: t.effect }));
+  if (o.taints.length)
+    config.registerWithTaints = o.taints.map((t) => ({
+      key: t.key,
+      ...(t.value ? { value: t.value } : {}),
+      effect: t.effect,
+    }));
   const labels = kubeletLabels(o.labels);
   const doc = {
     apiVersion: 'node.eks.aws/v1alpha1',
@@ -98,7 +122,11 @@ function isYamlMap(text: string): boolean {
 
 function al2023(o: BootstrapOptions): string {
   const custom = o.customUserData ?? '';
-  const user: MimePart[] = !custom ? [] : isMime(custom) ? parseMime(custom) : [{ contentType: isYamlMap(custom) ? NODE_CONFIG : SHELL_SCRIPT, content: custom }];
+  const user: MimePart[] = !custom
+    ? []
+    : isMime(custom)
+      ? parseMime(custom)
+      : [{ contentType: isYamlMap(custom) ? NODE_CONFIG : SHELL_SCRIPT, content: custom }];
   return serializeMime([{ contentType: NODE_CONFIG, content: nodeConfig(o) }, ...user]);
 }
 
@@ -115,7 +143,11 @@ function al2(o: BootstrapOptions): string {
   if (extra.length) lines.push(`--kubelet-extra-args '${extra.join(' ')}'`);
   const script = lines.slice(0, 2).join('\n') + '\n' + lines.slice(2).join(' \\\n');
   const custom = o.customUserData ?? '';
-  const user: MimePart[] = !custom ? [] : isMime(custom) ? parseMime(custom) : [{ contentType: SHELL_SCRIPT, content: custom }];
+  const user: MimePart[] = !custom
+    ? []
+    : isMime(custom)
+      ? parseMime(custom)
+      : [{ contentType: SHELL_SCRIPT, content: custom }];
   return serializeMime([...user, { contentType: SHELL_SCRIPT, content: script }]);
 }
 
@@ -129,9 +161,14 @@ function bottlerocket(o: BootstrapOptions): string {
   const maxPods = k.maxPods ?? o.maxPods;
   if (maxPods !== undefined) setValue(doc, k8s, 'max-pods', String(maxPods));
   if (k.clusterDNS?.[0]) setValue(doc, k8s, 'cluster-dns-ip', tomlString(k.clusterDNS[0]));
-  if (doc.get('settings.autoscaling')?.has('should-wait')) setValue(doc, 'settings.autoscaling', 'should-wait', 'false');
+  if (doc.get('settings.autoscaling')?.has('should-wait'))
+    setValue(doc, 'settings.autoscaling', 'should-wait', 'false');
   for (const [key, v] of kubeletLabels(o.labels)) setValue(doc, `${k8s}.node-labels`, key, tomlString(v));
-  for (const [table, m] of [['kube-reserved', k.kubeReserved], ['system-reserved', k.systemReserved], ['eviction-hard', k.evictionHard]] as const) {
+  for (const [table, m] of [
+    ['kube-reserved', k.kubeReserved],
+    ['system-reserved', k.systemReserved],
+    ['eviction-hard', k.evictionHard],
+  ] as const) {
     for (const [key, v] of Object.entries(m ?? {})) setValue(doc, `${k8s}.${table}`, key, tomlString(v));
   }
   doc.set(`${k8s}.node-taints`, new Map()); // Karpenter's taints replace the user's

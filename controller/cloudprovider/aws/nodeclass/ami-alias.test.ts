@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { aliasParameters, parseAlias, variantRequirements } from './ami-alias.ts';
 
-const paths = (alias: string, k8s: string) => aliasParameters(parseAlias(alias), k8s).map((p) => `${p.arch} ${p.variants.join('+')} ${p.path}`);
+const paths = (alias: string, k8s: string) =>
+  aliasParameters(parseAlias(alias), k8s).map((p) => `${p.arch} ${p.variants.join('+')} ${p.path}`);
 
 describe('AMI alias parameters', () => {
   it('al2023@latest reads the recommended image per arch and variant (neuron on x86_64 only)', () => {
@@ -45,13 +46,21 @@ describe('AMI alias parameters', () => {
       'x86_64 nvidia /aws/service/bottlerocket/aws-k8s-1.31-nvidia/x86_64/latest/image_id',
       'arm64 nvidia /aws/service/bottlerocket/aws-k8s-1.31-nvidia/arm64/latest/image_id',
     ]);
-    expect(paths('bottlerocket@v1.20.3', '1.31')[0]).toBe('x86_64 standard /aws/service/bottlerocket/aws-k8s-1.31/x86_64/1.20.3/image_id');
+    expect(paths('bottlerocket@v1.20.3', '1.31')[0]).toBe(
+      'x86_64 standard /aws/service/bottlerocket/aws-k8s-1.31/x86_64/1.20.3/image_id',
+    );
   });
 
   it('windows reads the EKS-optimized Core image; 2025 needs Kubernetes 1.35', () => {
-    expect(paths('windows2019@latest', '1.31')).toEqual(['x86_64 standard /aws/service/ami-windows-latest/Windows_Server-2019-English-Core-EKS_Optimized-1.31/image_id']);
-    expect(paths('windows2022@latest', '1.31')).toEqual(['x86_64 standard /aws/service/ami-windows-latest/Windows_Server-2022-English-Core-EKS_Optimized-1.31/image_id']);
-    expect(paths('windows2025@latest', '1.35')).toEqual(['x86_64 standard /aws/service/ami-windows-latest/Windows_Server-2025-English-Core-EKS_Optimized-1.35/image_id']);
+    expect(paths('windows2019@latest', '1.31')).toEqual([
+      'x86_64 standard /aws/service/ami-windows-latest/Windows_Server-2019-English-Core-EKS_Optimized-1.31/image_id',
+    ]);
+    expect(paths('windows2022@latest', '1.31')).toEqual([
+      'x86_64 standard /aws/service/ami-windows-latest/Windows_Server-2022-English-Core-EKS_Optimized-1.31/image_id',
+    ]);
+    expect(paths('windows2025@latest', '1.35')).toEqual([
+      'x86_64 standard /aws/service/ami-windows-latest/Windows_Server-2025-English-Core-EKS_Optimized-1.35/image_id',
+    ]);
     expect(() => paths('windows2025@latest', '1.34')).toThrow(/1\.35/);
   });
 
@@ -68,11 +77,21 @@ describe('variant requirements', () => {
       { key: 'karpenter.k8s.aws/instance-gpu-count', operator: 'DoesNotExist' },
       { key: 'karpenter.k8s.aws/instance-accelerator-count', operator: 'DoesNotExist' },
     ]);
-    expect(variantRequirements('arm64', 'nvidia')).toContainEqual({ key: 'karpenter.k8s.aws/instance-gpu-count', operator: 'Exists' });
-    expect(variantRequirements('x86_64', 'neuron')).toContainEqual({ key: 'karpenter.k8s.aws/instance-accelerator-count', operator: 'Exists' });
+    expect(variantRequirements('arm64', 'nvidia')).toContainEqual({
+      key: 'karpenter.k8s.aws/instance-gpu-count',
+      operator: 'Exists',
+    });
+    expect(variantRequirements('x86_64', 'neuron')).toContainEqual({
+      key: 'karpenter.k8s.aws/instance-accelerator-count',
+      operator: 'Exists',
+    });
   });
 
   it('windows images require the windows OS and build', () => {
-    expect(variantRequirements('x86_64', 'standard', 'Windows2022')).toContainEqual({ key: 'node.kubernetes.io/windows-build', operator: 'In', values: ['10.0.20348'] });
+    expect(variantRequirements('x86_64', 'standard', 'Windows2022')).toContainEqual({
+      key: 'node.kubernetes.io/windows-build',
+      operator: 'In',
+      values: ['10.0.20348'],
+    });
   });
 });

@@ -3,7 +3,13 @@
 // self+amazon unless given, ssmParameter read from SSM). Per unique requirement set the newest
 // non-deprecated image wins.
 import type { Image } from '@aws-sdk/client-ec2';
-import { reqs, type AMISelectorTerm, type EC2NodeClass, type NodeSelectorRequirement, type Requirements } from '../../../../engine/index.ts';
+import {
+  reqs,
+  type AMISelectorTerm,
+  type EC2NodeClass,
+  type NodeSelectorRequirement,
+  type Requirements,
+} from '../../../../engine/index.ts';
 import type { Ec2Port, Filter, SsmPort } from '../sdk.ts';
 import type { TtlCache } from '../ttl-cache.ts';
 import { aliasParameters, parseAlias, variantRequirements, type AmiRequirement, type Variant } from './ami-alias.ts';
@@ -72,7 +78,9 @@ async function aliasQuery(alias: string, deps: AmiDeps): Promise<Query> {
     else known.set(id, { arch: p.arch, variants: [...p.variants] });
   }
   if (known.size === 0) {
-    throw new AmiResolutionError(`no AMI found for alias ${alias} on Kubernetes ${deps.kubernetesVersion}: none of the SSM parameters exist (${missing.join(', ')})`);
+    throw new AmiResolutionError(
+      `no AMI found for alias ${alias} on Kubernetes ${deps.kubernetesVersion}: none of the SSM parameters exist (${missing.join(', ')})`,
+    );
   }
   return { filters: [{ Name: 'image-id', Values: [...known.keys()] }], known };
 }
@@ -84,8 +92,12 @@ async function termQueries(terms: readonly AMISelectorTerm[], deps: AmiDeps): Pr
     if (t.id) ids.push(t.id);
     if (t.ssmParameter) {
       const v = await readParameter(deps, t.ssmParameter, USER_PARAMETER_TTL_MS);
-      if (v === undefined) throw new AmiResolutionError(`amiSelectorTerms ssmParameter ${t.ssmParameter} does not exist`);
-      if (!v.startsWith('ami-')) throw new AmiResolutionError(`amiSelectorTerms ssmParameter ${t.ssmParameter} holds "${v}", which is not an AMI id (ami-...)`);
+      if (v === undefined)
+        throw new AmiResolutionError(`amiSelectorTerms ssmParameter ${t.ssmParameter} does not exist`);
+      if (!v.startsWith('ami-'))
+        throw new AmiResolutionError(
+          `amiSelectorTerms ssmParameter ${t.ssmParameter} holds "${v}", which is not an AMI id (ami-...)`,
+        );
       ids.push(v);
     }
     if (t.name || t.tags) {
@@ -97,7 +109,8 @@ async function termQueries(terms: readonly AMISelectorTerm[], deps: AmiDeps): Pr
   return out;
 }
 
-const requirementKey = (r: readonly AmiRequirement[]): string => JSON.stringify([...r].map((x) => [x.key, x.operator, [...(x.values ?? [])].sort()]).sort());
+const requirementKey = (r: readonly AmiRequirement[]): string =>
+  JSON.stringify([...r].map((x) => [x.key, x.operator, [...(x.values ?? [])].sort()]).sort());
 
 function isDeprecated(img: Image, now: number): boolean {
   return img.DeprecationTime !== undefined && Date.parse(img.DeprecationTime) <= now;
@@ -117,7 +130,10 @@ export async function resolveAmis(nc: Pick<EC2NodeClass, 'spec' | 'amiFamily'>, 
   const queries = alias ? [await aliasQuery(alias, deps)] : await termQueries(spec.amiSelectorTerms, deps);
   const candidates: ResolvedAmi[] = [];
   for (const q of queries) {
-    for (const img of await deps.ec2.describeImages({ filters: q.filters, ...(q.owners?.length ? { owners: q.owners } : {}) })) {
+    for (const img of await deps.ec2.describeImages({
+      filters: q.filters,
+      ...(q.owners?.length ? { owners: q.owners } : {}),
+    })) {
       if (!img.ImageId) continue;
       const known = q.known?.get(img.ImageId);
       const arch = img.Architecture ?? known?.arch ?? 'x86_64';
@@ -149,7 +165,10 @@ const OPERATORS: ReadonlySet<string> = new Set(['In', 'NotIn', 'Exists', 'DoesNo
 export function statusAmis(nc: EC2NodeClass): Array<{ readonly id: string; readonly requirements: Requirements }> {
   return nc.status.amis.map((a, i) => {
     const list = (a.requirements ?? []).map((r, j): NodeSelectorRequirement => {
-      if (!OPERATORS.has(r.operator)) throw new Error(`EC2NodeClass ${nc.name}: status.amis[${i}].requirements[${j}].operator "${r.operator}" is not a node selector operator`);
+      if (!OPERATORS.has(r.operator))
+        throw new Error(
+          `EC2NodeClass ${nc.name}: status.amis[${i}].requirements[${j}].operator "${r.operator}" is not a node selector operator`,
+        );
       return { key: r.key, operator: r.operator as NodeSelectorRequirement['operator'], values: r.values ?? [] };
     });
     return { id: a.id, requirements: reqs.fromSelectorRequirements(list) };

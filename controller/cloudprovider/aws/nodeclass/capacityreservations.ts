@@ -28,12 +28,14 @@ export interface ResolvedReservations {
 export function reservationFilterSets(terms: readonly CapacityReservationSelectorTerm[]): Filter[][] {
   return terms.flatMap((t) => {
     if (t.id) return [];
-    return [[
-      ...tagFilters(t.tags ?? {}),
-      ...(t.ownerID ? [{ Name: 'owner-id', Values: [t.ownerID] }] : []),
-      ...(t.instanceMatchCriteria ? [{ Name: 'instance-match-criteria', Values: [t.instanceMatchCriteria] }] : []),
-      ACTIVE,
-    ]];
+    return [
+      [
+        ...tagFilters(t.tags ?? {}),
+        ...(t.ownerID ? [{ Name: 'owner-id', Values: [t.ownerID] }] : []),
+        ...(t.instanceMatchCriteria ? [{ Name: 'instance-match-criteria', Values: [t.instanceMatchCriteria] }] : []),
+        ACTIVE,
+      ],
+    ];
   });
 }
 
@@ -75,18 +77,25 @@ async function byIds(ec2: Ec2Port, nc: EC2NodeClass): Promise<CapacityReservatio
     } catch (e) {
       if (!isUnknownId(e)) throw e;
       const at = terms.findIndex((t) => t.id === id);
-      unknown.push(`spec.capacityReservationSelectorTerms[${at}].id: capacity reservation ${id} does not exist (or is not shared with this account)`);
+      unknown.push(
+        `spec.capacityReservationSelectorTerms[${at}].id: capacity reservation ${id} does not exist (or is not shared with this account)`,
+      );
     }
   }
   if (unknown.length) throw new UnknownCapacityReservationError(`EC2NodeClass ${nc.name}: ${unknown.join('; ')}`);
   return found;
 }
 
-export async function resolveCapacityReservations(ec2: Ec2Port, nc: EC2NodeClass, now: number): Promise<ResolvedReservations> {
+export async function resolveCapacityReservations(
+  ec2: Ec2Port,
+  nc: EC2NodeClass,
+  now: number,
+): Promise<ResolvedReservations> {
   const found = new Map<string, CapacityReservation>();
   for (const r of await byIds(ec2, nc)) if (r.CapacityReservationId) found.set(r.CapacityReservationId, r);
   for (const filters of reservationFilterSets(nc.spec.capacityReservationSelectorTerms)) {
-    for (const r of await ec2.describeCapacityReservations({ filters })) if (r.CapacityReservationId) found.set(r.CapacityReservationId, r);
+    for (const r of await ec2.describeCapacityReservations({ filters }))
+      if (r.CapacityReservationId) found.set(r.CapacityReservationId, r);
   }
   const reservations: ResolvedReservation[] = [];
   const counts = new Map<string, { available: number; total: number }>();
@@ -96,7 +105,10 @@ export async function resolveCapacityReservations(ec2: Ec2Port, nc: EC2NodeClass
     const v = toResolved(r, now);
     if (!v) continue;
     reservations.push(v);
-    counts.set(v.id, { available: r.AvailableInstanceCount ?? 0, total: r.TotalInstanceCount ?? r.AvailableInstanceCount ?? 0 });
+    counts.set(v.id, {
+      available: r.AvailableInstanceCount ?? 0,
+      total: r.TotalInstanceCount ?? r.AvailableInstanceCount ?? 0,
+    });
   }
   reservations.sort((a, b) => a.id.localeCompare(b.id));
   return { reservations, counts };

@@ -4,7 +4,14 @@
 import type { Condition } from '../../../../engine/index.ts';
 import { observedGeneration, type NodeClassCondition } from './object.ts';
 
-export const CONDITION_TYPES = ['AMIsReady', 'CapacityReservationsReady', 'SubnetsReady', 'SecurityGroupsReady', 'InstanceProfileReady', 'ValidationSucceeded'] as const;
+export const CONDITION_TYPES = [
+  'AMIsReady',
+  'CapacityReservationsReady',
+  'SubnetsReady',
+  'SecurityGroupsReady',
+  'InstanceProfileReady',
+  'ValidationSucceeded',
+] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 
 export interface ConditionInput {
@@ -27,7 +34,8 @@ export function buildConditions(
     return {
       ...c,
       ...(generation !== undefined ? { observedGeneration: generation } : {}),
-      lastTransitionTime: prev && prev.status === c.status && prev.lastTransitionTime !== undefined ? prev.lastTransitionTime : at,
+      lastTransitionTime:
+        prev && prev.status === c.status && prev.lastTransitionTime !== undefined ? prev.lastTransitionTime : at,
     };
   };
   const out = inputs.map(make);

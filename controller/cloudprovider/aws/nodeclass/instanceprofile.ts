@@ -26,7 +26,8 @@ export interface InstanceProfileResult {
 /** Role names may arrive as "name", "path/name" or a role ARN; the profile takes the bare name. */
 export const roleName = (role: string): string => role.slice(role.lastIndexOf('/') + 1);
 
-export const profilePath = (region: string, cluster: string, uid: string): string => `/karpenter/${region}/${cluster}/${uid}/`;
+export const profilePath = (region: string, cluster: string, uid: string): string =>
+  `/karpenter/${region}/${cluster}/${uid}/`;
 
 /** A uint64 from sha256, printed in decimal (the shape of Karpenter's hashstructure names). */
 export function profileName(cluster: string, region: string, nodeClassName: string, uuid: string): string {
@@ -34,10 +35,14 @@ export function profileName(cluster: string, region: string, nodeClassName: stri
   return `${cluster}_${digest.readBigUInt64BE(0).toString(10)}`;
 }
 
-const holds = (p: InstanceProfile | undefined, role: string): boolean => (p?.Roles ?? []).some((r) => r.RoleName === role);
+const holds = (p: InstanceProfile | undefined, role: string): boolean =>
+  (p?.Roles ?? []).some((r) => r.RoleName === role);
 const empty = (p: InstanceProfile | undefined): boolean => p !== undefined && (p.Roles ?? []).length === 0;
 
-export async function reconcileInstanceProfile(nc: EC2NodeClass, deps: InstanceProfileDeps): Promise<InstanceProfileResult> {
+export async function reconcileInstanceProfile(
+  nc: EC2NodeClass,
+  deps: InstanceProfileDeps,
+): Promise<InstanceProfileResult> {
   const spec = nc.spec;
   if (spec.instanceProfile) return { name: spec.instanceProfile };
   if (!spec.role) throw new Error(`EC2NodeClass ${nc.name}: set spec.role or spec.instanceProfile`);
@@ -58,7 +63,8 @@ export async function reconcileInstanceProfile(nc: EC2NodeClass, deps: InstanceP
   // 2. Another profile under the node class's path holds the role (status lost, or a role changed back).
   const siblings = await deps.iam.listInstanceProfiles(path);
   const reuse = siblings.find((p) => holds(p, role) && p.InstanceProfileName);
-  if (reuse?.InstanceProfileName) return { name: reuse.InstanceProfileName, ...(stale && stale !== reuse.InstanceProfileName ? { stale } : {}) };
+  if (reuse?.InstanceProfileName)
+    return { name: reuse.InstanceProfileName, ...(stale && stale !== reuse.InstanceProfileName ? { stale } : {}) };
 
   // 3. Create a new one.
   const name = profileName(deps.clusterName, deps.region, nc.name, (deps.uuid ?? randomUUID)());

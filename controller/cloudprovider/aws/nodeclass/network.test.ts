@@ -2,20 +2,38 @@ import { DescribeSecurityGroupsCommand, DescribeSubnetsCommand } from '@aws-sdk/
 import 'aws-sdk-client-mock-vitest/extend';
 import { describe, expect, it } from 'vitest';
 import { mockedAws } from '../../../../test/fakes/aws.ts';
-import { describeTerms, resolveSecurityGroups, resolveSubnets, securityGroupFilterSets, subnetFilterSets } from './network.ts';
+import {
+  describeTerms,
+  resolveSecurityGroups,
+  resolveSubnets,
+  securityGroupFilterSets,
+  subnetFilterSets,
+} from './network.ts';
 
 describe('selector filters', () => {
   it('turns each tags term into one filter set, "*" into a tag-key filter, and merges ids', () => {
-    expect(subnetFilterSets([{ tags: { 'karpenter.sh/discovery': 'c', tier: '*' } }, { id: 'subnet-1' }, { id: 'subnet-2' }])).toEqual([
+    expect(
+      subnetFilterSets([
+        { tags: { 'karpenter.sh/discovery': 'c', tier: '*' } },
+        { id: 'subnet-1' },
+        { id: 'subnet-2' },
+      ]),
+    ).toEqual([
       [{ Name: 'subnet-id', Values: ['subnet-1', 'subnet-2'] }],
-      [{ Name: 'tag:karpenter.sh/discovery', Values: ['c'] }, { Name: 'tag-key', Values: ['tier'] }],
+      [
+        { Name: 'tag:karpenter.sh/discovery', Values: ['c'] },
+        { Name: 'tag-key', Values: ['tier'] },
+      ],
     ]);
   });
 
   it('turns a cidr term (which the engine accepts) into an exact cidr-block filter, ANDed with its tags', () => {
     expect(subnetFilterSets([{ cidr: '10.0.0.0/19' }, { cidr: '10.0.32.0/19', tags: { tier: 'private' } }])).toEqual([
       [{ Name: 'cidr-block', Values: ['10.0.0.0/19'] }],
-      [{ Name: 'cidr-block', Values: ['10.0.32.0/19'] }, { Name: 'tag:tier', Values: ['private'] }],
+      [
+        { Name: 'cidr-block', Values: ['10.0.32.0/19'] },
+        { Name: 'tag:tier', Values: ['private'] },
+      ],
     ]);
   });
 
@@ -28,7 +46,9 @@ describe('selector filters', () => {
   });
 
   it('writes terms back as people wrote them', () => {
-    expect(describeTerms([{ tags: { 'karpenter.sh/discovery': 'my-cluster' } }, { id: 'sg-1' }])).toBe('{tags: {karpenter.sh/discovery: my-cluster}}, {id: sg-1}');
+    expect(describeTerms([{ tags: { 'karpenter.sh/discovery': 'my-cluster' } }, { id: 'sg-1' }])).toBe(
+      '{tags: {karpenter.sh/discovery: my-cluster}}, {id: sg-1}',
+    );
   });
 });
 
@@ -37,11 +57,31 @@ describe('resolution', () => {
     const aws = mockedAws();
     aws.ec2.on(DescribeSubnetsCommand).callsFake((input: { Filters: { Name: string }[] }) =>
       input.Filters[0]!.Name === 'subnet-id'
-        ? { Subnets: [{ SubnetId: 'subnet-1', AvailabilityZone: 'us-west-2a', AvailabilityZoneId: 'usw2-az1', AvailableIpAddressCount: 10 }] }
+        ? {
+            Subnets: [
+              {
+                SubnetId: 'subnet-1',
+                AvailabilityZone: 'us-west-2a',
+                AvailabilityZoneId: 'usw2-az1',
+                AvailableIpAddressCount: 10,
+              },
+            ],
+          }
         : {
             Subnets: [
-              { SubnetId: 'subnet-1', AvailabilityZone: 'us-west-2a', AvailabilityZoneId: 'usw2-az1', AvailableIpAddressCount: 10 },
-              { SubnetId: 'subnet-2', AvailabilityZone: 'us-west-2b', AvailabilityZoneId: 'usw2-az2', AvailableIpAddressCount: 500, Tags: [{ Key: 'Name', Value: 'b' }] },
+              {
+                SubnetId: 'subnet-1',
+                AvailabilityZone: 'us-west-2a',
+                AvailabilityZoneId: 'usw2-az1',
+                AvailableIpAddressCount: 10,
+              },
+              {
+                SubnetId: 'subnet-2',
+                AvailabilityZone: 'us-west-2b',
+                AvailabilityZoneId: 'usw2-az2',
+                AvailableIpAddressCount: 500,
+                Tags: [{ Key: 'Name', Value: 'b' }],
+              },
             ],
           },
     );
@@ -57,6 +97,8 @@ describe('resolution', () => {
     const aws = mockedAws();
     aws.ec2.on(DescribeSecurityGroupsCommand).resolves({ SecurityGroups: [] });
     expect(await resolveSecurityGroups(aws.ports.ec2, [{ tags: { 'karpenter.sh/discovery': 'c' } }])).toEqual([]);
-    expect(aws.ec2).toHaveReceivedCommandWith(DescribeSecurityGroupsCommand, { Filters: [{ Name: 'tag:karpenter.sh/discovery', Values: ['c'] }] });
+    expect(aws.ec2).toHaveReceivedCommandWith(DescribeSecurityGroupsCommand, {
+      Filters: [{ Name: 'tag:karpenter.sh/discovery', Values: ['c'] }],
+    });
   });
 });

@@ -6,7 +6,9 @@ import type { Filter, Ec2Port } from '../sdk.ts';
 import type { SecurityGroupSelectorTerm, SubnetSelectorTerm } from '../../../../engine/index.ts';
 
 export function tagFilters(tags: Readonly<Record<string, string>>): Filter[] {
-  return Object.entries(tags).map(([k, v]) => (v === '*' ? { Name: 'tag-key', Values: [k] } : { Name: `tag:${k}`, Values: [v] }));
+  return Object.entries(tags).map(([k, v]) =>
+    v === '*' ? { Name: 'tag-key', Values: [k] } : { Name: `tag:${k}`, Values: [v] },
+  );
 }
 
 /** A cidr term matches the subnet whose IPv4 CIDR block is exactly that (EC2 filter cidr-block), ANDed with its tags. */
@@ -35,7 +37,11 @@ export function describeTerms(terms: readonly object[]): string {
   return terms
     .map((t) => {
       const parts = Object.entries(t).map(([k, v]) =>
-        typeof v === 'object' && v ? `${k}: {${Object.entries(v as Record<string, string>).map(([a, b]) => `${a}: ${b}`).join(', ')}}` : `${k}: ${String(v)}`,
+        typeof v === 'object' && v
+          ? `${k}: {${Object.entries(v as Record<string, string>)
+              .map(([a, b]) => `${a}: ${b}`)
+              .join(', ')}}`
+          : `${k}: ${String(v)}`,
       );
       return `{${parts.join(', ')}}`;
     })
@@ -74,7 +80,10 @@ export async function resolveSubnets(ec2: Ec2Port, terms: readonly SubnetSelecto
   return [...found.values()].sort((a, b) => b.availableIps - a.availableIps || a.id.localeCompare(b.id));
 }
 
-export async function resolveSecurityGroups(ec2: Ec2Port, terms: readonly SecurityGroupSelectorTerm[]): Promise<ResolvedSecurityGroup[]> {
+export async function resolveSecurityGroups(
+  ec2: Ec2Port,
+  terms: readonly SecurityGroupSelectorTerm[],
+): Promise<ResolvedSecurityGroup[]> {
   const found = new Map<string, ResolvedSecurityGroup>();
   for (const filters of securityGroupFilterSets(terms)) {
     for (const g of await ec2.describeSecurityGroups(filters)) {

@@ -16,19 +16,35 @@ const raw = (generation: number, readyFor: number) => ({
   },
   status: {
     conditions: [
-      { type: 'SubnetsReady', status: 'True', reason: 'SubnetsReady', message: '', lastTransitionTime: '2026-08-21T11:00:00Z' },
-      { type: 'Ready', status: 'True', reason: 'Ready', message: '', observedGeneration: readyFor, lastTransitionTime: '2026-08-21T11:00:00Z' },
+      {
+        type: 'SubnetsReady',
+        status: 'True',
+        reason: 'SubnetsReady',
+        message: '',
+        lastTransitionTime: '2026-08-21T11:00:00Z',
+      },
+      {
+        type: 'Ready',
+        status: 'True',
+        reason: 'Ready',
+        message: '',
+        observedGeneration: readyFor,
+        lastTransitionTime: '2026-08-21T11:00:00Z',
+      },
     ],
   },
 });
 
 describe('parseNodeClass', () => {
-  it('is the engine parser plus each condition\'s observedGeneration', () => {
+  it("is the engine parser plus each condition's observedGeneration", () => {
     const r = parseNodeClass(raw(3, 2));
     const engine = parseEC2NodeClass(raw(3, 2));
     if (!r.ok || !engine.ok) throw new Error('parse failed');
     expect(r.value.spec).toEqual(engine.value.spec);
-    expect(r.value.status.conditions.map((c) => [c.type, observedGeneration(c)])).toEqual([['SubnetsReady', undefined], ['Ready', 2]]);
+    expect(r.value.status.conditions.map((c) => [c.type, observedGeneration(c)])).toEqual([
+      ['SubnetsReady', undefined],
+      ['Ready', 2],
+    ]);
   });
 
   it('makes Ready count only for the generation it was computed for', () => {
@@ -41,7 +57,7 @@ describe('parseNodeClass', () => {
     expect(engine.ok && isReady(engine.value.status.conditions, engine.value.generation)).toBe(true);
   });
 
-  it('returns the engine\'s field errors, and mustParseNodeClass throws them', () => {
+  it("returns the engine's field errors, and mustParseNodeClass throws them", () => {
     const bad = { ...raw(1, 1), spec: { ...raw(1, 1).spec, subnetSelectorTerms: [] } };
     const r = parseNodeClass(bad);
     expect(r.ok).toBe(false);
@@ -60,14 +76,28 @@ describe('statusObject', () => {
     );
     const status = { ...nc.status, conditions };
     const wire = statusObject(status);
-    expect(wire['conditions']).toContainEqual({ type: 'SubnetsReady', status: 'False', observedGeneration: 4, lastTransitionTime: '2026-08-21T12:34:56Z', reason: 'SubnetsNotFound', message: 'none' });
+    expect(wire['conditions']).toContainEqual({
+      type: 'SubnetsReady',
+      status: 'False',
+      observedGeneration: 4,
+      lastTransitionTime: '2026-08-21T12:34:56Z',
+      reason: 'SubnetsNotFound',
+      message: 'none',
+    });
     const back = nodeClass({}, { metadata: { generation: 4 }, status: wire });
     expect(back.status).toEqual(status);
   });
 
   it('writes empty lists and a null instance profile when the status has none, so a merge patch clears the old values', () => {
     const wire = statusObject(nodeClass().status);
-    expect(wire).toEqual({ subnets: [], securityGroups: [], amis: [], capacityReservations: [], instanceProfile: null, conditions: [] });
+    expect(wire).toEqual({
+      subnets: [],
+      securityGroups: [],
+      amis: [],
+      capacityReservations: [],
+      instanceProfile: null,
+      conditions: [],
+    });
     // A null reads back as "no instance profile", as the API server stores it (the field removed).
     expect(nodeClass({}, { status: wire }).status.instanceProfile).toBeUndefined();
   });

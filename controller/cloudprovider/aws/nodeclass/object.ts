@@ -7,7 +7,12 @@
 // * Writing status back: the engine's conditions hold lastTransitionTime in ms since the epoch; the API server
 //   wants RFC 3339. statusObject() renders the status the reconciler computed in the wire shape.
 import {
-  formatFieldError, parseEC2NodeClass, type Condition, type EC2NodeClass, type EC2NodeClassStatus, type Result,
+  formatFieldError,
+  parseEC2NodeClass,
+  type Condition,
+  type EC2NodeClass,
+  type EC2NodeClassStatus,
+  type Result,
 } from '../../../../engine/index.ts';
 
 /** A condition as the provider writes it: the engine's Condition plus the generation it was computed for. */
@@ -18,7 +23,8 @@ export function observedGeneration(c: Condition): number | undefined {
   return typeof g === 'number' ? g : undefined;
 }
 
-const record = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const record = (v: unknown): Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
 /** parseEC2NodeClass, keeping each condition's observedGeneration (matched by type). */
 export function parseNodeClass(obj: unknown): Result<EC2NodeClass> {
@@ -61,7 +67,11 @@ export function statusObject(status: EC2NodeClassStatus): Record<string, unknown
       message: c.message ?? '',
     };
   });
-  const out: Record<string, unknown> = { subnets: status.subnets, securityGroups: status.securityGroups, amis: status.amis };
+  const out: Record<string, unknown> = {
+    subnets: status.subnets,
+    securityGroups: status.securityGroups,
+    amis: status.amis,
+  };
   // Always written: status is merge-patched, so a list that became empty must be written as empty, and a
   // field that went away as null (which removes it).
   out['capacityReservations'] = status.capacityReservations;

@@ -1,4 +1,9 @@
-import { DescribeImagesCommand, DescribeSecurityGroupsCommand, DescribeSubnetsCommand, EC2ServiceException } from '@aws-sdk/client-ec2';
+import {
+  DescribeImagesCommand,
+  DescribeSecurityGroupsCommand,
+  DescribeSubnetsCommand,
+  EC2ServiceException,
+} from '@aws-sdk/client-ec2';
 import { GetInstanceProfileCommand, ListInstanceProfilesCommand } from '@aws-sdk/client-iam';
 import { GetParameterCommand, ParameterNotFound } from '@aws-sdk/client-ssm';
 import { describe, expect, it } from 'vitest';
@@ -13,16 +18,48 @@ function happyAws() {
     if (input.Name.includes('/x86_64/standard/')) return { Parameter: { Value: 'ami-x86' } };
     throw new ParameterNotFound({ $metadata: {}, message: 'no' });
   });
-  aws.ec2.on(DescribeImagesCommand).resolves({ Images: [{ ImageId: 'ami-x86', Architecture: 'x86_64', Name: 'al2023' }] });
-  aws.ec2.on(DescribeSubnetsCommand).resolves({ Subnets: [{ SubnetId: 'subnet-a', AvailabilityZone: 'us-west-2a', AvailabilityZoneId: 'usw2-az1', AvailableIpAddressCount: 100 }] });
+  aws.ec2
+    .on(DescribeImagesCommand)
+    .resolves({ Images: [{ ImageId: 'ami-x86', Architecture: 'x86_64', Name: 'al2023' }] });
+  aws.ec2
+    .on(DescribeSubnetsCommand)
+    .resolves({
+      Subnets: [
+        {
+          SubnetId: 'subnet-a',
+          AvailabilityZone: 'us-west-2a',
+          AvailabilityZoneId: 'usw2-az1',
+          AvailableIpAddressCount: 100,
+        },
+      ],
+    });
   aws.ec2.on(DescribeSecurityGroupsCommand).resolves({ SecurityGroups: [{ GroupId: 'sg-1', GroupName: 'nodes' }] });
-  aws.iam.on(GetInstanceProfileCommand).resolves({ InstanceProfile: { InstanceProfileName: 'my-cluster_1', InstanceProfileId: 'x', Arn: 'a', Path: '/', CreateDate: new Date(), Roles: [{ RoleName: 'KarpenterNodeRole-my-cluster', RoleId: 'r', Arn: 'a', Path: '/', CreateDate: new Date() }] } });
+  aws.iam
+    .on(GetInstanceProfileCommand)
+    .resolves({
+      InstanceProfile: {
+        InstanceProfileName: 'my-cluster_1',
+        InstanceProfileId: 'x',
+        Arn: 'a',
+        Path: '/',
+        CreateDate: new Date(),
+        Roles: [{ RoleName: 'KarpenterNodeRole-my-cluster', RoleId: 'r', Arn: 'a', Path: '/', CreateDate: new Date() }],
+      },
+    });
   aws.iam.on(ListInstanceProfilesCommand).resolves({ InstanceProfiles: [] });
   return aws;
 }
 
 const run = (aws: ReturnType<typeof mockedAws>, nc: EC2NodeClass, clock = new FakeClock()) =>
-  reconcileNodeClass(nc, { ec2: aws.ports.ec2, ssm: aws.ports.ssm, iam: aws.ports.iam, clusterName: 'my-cluster', region: 'us-west-2', kubernetesVersion: async () => '1.31', clock });
+  reconcileNodeClass(nc, {
+    ec2: aws.ports.ec2,
+    ssm: aws.ports.ssm,
+    iam: aws.ports.iam,
+    clusterName: 'my-cluster',
+    region: 'us-west-2',
+    kubernetesVersion: async () => '1.31',
+    clock,
+  });
 
 const cond = (r: { conditions: readonly Condition[] }, type: string) => r.conditions.find((c) => c.type === type);
 
@@ -34,14 +71,29 @@ describe('reconcileNodeClass', () => {
     expect(r.status).toMatchObject({
       subnets: [{ id: 'subnet-a', zone: 'us-west-2a', zoneID: 'usw2-az1' }],
       securityGroups: [{ id: 'sg-1', name: 'nodes' }],
-      amis: [{ id: 'ami-x86', name: 'al2023', requirements: expect.arrayContaining([{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }]) }],
+      amis: [
+        {
+          id: 'ami-x86',
+          name: 'al2023',
+          requirements: expect.arrayContaining([{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }]),
+        },
+      ],
       instanceProfile: 'my-cluster_1',
     });
     expect(r.conditions.map((c) => `${c.type}=${c.status}`)).toEqual([
-      'AMIsReady=True', 'CapacityReservationsReady=True', 'SubnetsReady=True', 'SecurityGroupsReady=True', 'InstanceProfileReady=True', 'ValidationSucceeded=True', 'Ready=True',
+      'AMIsReady=True',
+      'CapacityReservationsReady=True',
+      'SubnetsReady=True',
+      'SecurityGroupsReady=True',
+      'InstanceProfileReady=True',
+      'ValidationSucceeded=True',
+      'Ready=True',
     ]);
     expect(r.conditions.every((c) => c.observedGeneration === 1)).toBe(true);
-    expect(Object.keys(r.annotations).sort()).toEqual(['karpenter.k8s.aws/ec2nodeclass-hash', 'karpenter.k8s.aws/ec2nodeclass-hash-version']);
+    expect(Object.keys(r.annotations).sort()).toEqual([
+      'karpenter.k8s.aws/ec2nodeclass-hash',
+      'karpenter.k8s.aws/ec2nodeclass-hash-version',
+    ]);
     expect(r.subnets[0]?.availableIps).toBe(100);
     expect(r.errors).toEqual([]);
   });
@@ -49,10 +101,21 @@ describe('reconcileNodeClass', () => {
   it('says which subnet selector matched nothing and points at the discovery tag', async () => {
     const aws = happyAws();
     aws.ec2.on(DescribeSubnetsCommand).resolves({ Subnets: [] });
-    const r = await run(aws, nodeClass({ subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'my-cluster', 'network-type': 'private' } }] }, { status: { instanceProfile: 'my-cluster_1' } }));
+    const r = await run(
+      aws,
+      nodeClass(
+        { subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'my-cluster', 'network-type': 'private' } }] },
+        { status: { instanceProfile: 'my-cluster_1' } },
+      ),
+    );
     expect(r.ready).toBe(false);
     expect(cond(r, 'SubnetsReady')).toMatchObject({ status: 'False', reason: 'SubnetsNotFound' });
-    expect(cond(r, 'SubnetsReady')).toHaveProperty('message', expect.stringContaining('subnetSelectorTerms [{tags: {karpenter.sh/discovery: my-cluster, network-type: private}}] matched no subnets'));
+    expect(cond(r, 'SubnetsReady')).toHaveProperty(
+      'message',
+      expect.stringContaining(
+        'subnetSelectorTerms [{tags: {karpenter.sh/discovery: my-cluster, network-type: private}}] matched no subnets',
+      ),
+    );
     expect(cond(r, 'SubnetsReady')).toHaveProperty('message', expect.stringContaining('karpenter.sh/discovery'));
     expect(cond(r, 'Ready')).toMatchObject({ status: 'False', reason: 'UnhealthyDependents' });
     expect(r.status.subnets).toEqual([]);
@@ -63,7 +126,10 @@ describe('reconcileNodeClass', () => {
     aws.ec2.on(DescribeSecurityGroupsCommand).resolves({ SecurityGroups: [] });
     const r = await run(aws, nodeClass({}, { status: { instanceProfile: 'my-cluster_1' } }));
     expect(cond(r, 'SecurityGroupsReady')).toMatchObject({ status: 'False', reason: 'SecurityGroupsNotFound' });
-    expect(cond(r, 'SecurityGroupsReady')).toHaveProperty('message', expect.stringContaining('securityGroupSelectorTerms [{tags: {karpenter.sh/discovery: my-cluster}}]'));
+    expect(cond(r, 'SecurityGroupsReady')).toHaveProperty(
+      'message',
+      expect.stringContaining('securityGroupSelectorTerms [{tags: {karpenter.sh/discovery: my-cluster}}]'),
+    );
   });
 
   it('sets AMIsReady=False when the alias has no SSM parameter for the cluster version', async () => {
@@ -78,7 +144,16 @@ describe('reconcileNodeClass', () => {
 
   it('keeps the previous status field and condition when an AWS call fails, and requeues sooner', async () => {
     const aws = happyAws();
-    aws.ec2.on(DescribeSubnetsCommand).rejects(new EC2ServiceException({ name: 'RequestLimitExceeded', $fault: 'client', $metadata: {}, message: 'slow down' }));
+    aws.ec2
+      .on(DescribeSubnetsCommand)
+      .rejects(
+        new EC2ServiceException({
+          name: 'RequestLimitExceeded',
+          $fault: 'client',
+          $metadata: {},
+          message: 'slow down',
+        }),
+      );
     const clock = new FakeClock();
     const first = await run(happyAws(), nodeClass({}, { status: { instanceProfile: 'my-cluster_1' } }), clock);
     clock.step(60_000);
@@ -96,7 +171,11 @@ describe('reconcileNodeClass', () => {
     expect(() => nodeClass({ tags })).toThrow(/spec\.tags\[karpenter\.sh\/nodepool\]/);
     const nc = nodeClass({}, { status: { instanceProfile: 'my-cluster_1' } });
     const r = await run(happyAws(), { ...nc, spec: { ...nc.spec, tags } });
-    expect(cond(r, 'ValidationSucceeded')).toMatchObject({ status: 'False', reason: 'TagValidationFailed', message: expect.stringContaining('"karpenter.sh/nodepool"') });
+    expect(cond(r, 'ValidationSucceeded')).toMatchObject({
+      status: 'False',
+      reason: 'TagValidationFailed',
+      message: expect.stringContaining('"karpenter.sh/nodepool"'),
+    });
     expect(r.ready).toBe(false);
   });
 

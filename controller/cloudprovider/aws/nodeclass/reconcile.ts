@@ -10,11 +10,20 @@
 import type { EC2NodeClass, EC2NodeClassStatus } from '../../../../engine/index.ts';
 import { EC2NODECLASS_HASH_VERSION, nodeClassHash } from '../hash.ts';
 import type { Ec2Port, IamPort, SsmPort } from '../sdk.ts';
-import { NODECLASS_HASH_ANNOTATION, NODECLASS_HASH_VERSION_ANNOTATION, restrictedTagReason, type Clock } from '../settings.ts';
+import {
+  NODECLASS_HASH_ANNOTATION,
+  NODECLASS_HASH_VERSION_ANNOTATION,
+  restrictedTagReason,
+  type Clock,
+} from '../settings.ts';
 import type { TtlCache } from '../ttl-cache.ts';
 import type { ReservationCapacity } from '../capacityreservation.ts';
 import { AmiResolutionError, resolveAmis } from './amis.ts';
-import { resolveCapacityReservations, UnknownCapacityReservationError, type ResolvedReservations } from './capacityreservations.ts';
+import {
+  resolveCapacityReservations,
+  UnknownCapacityReservationError,
+  type ResolvedReservations,
+} from './capacityreservations.ts';
 import { buildConditions, type ConditionInput, type ConditionType } from './conditions.ts';
 import { reconcileInstanceProfile } from './instanceprofile.ts';
 import type { NodeClassCondition } from './object.ts';
@@ -75,13 +84,21 @@ export async function reconcileNodeClass(nc: EC2NodeClass, deps: NodeClassDeps):
   const keep = (type: ConditionType, e: unknown): void => {
     errors.push(e instanceof Error ? e : new Error(String(e)));
     const p = prev.conditions.find((c) => c.type === type);
-    inputs.push(p ? { type, status: p.status, reason: p.reason ?? '', message: p.message ?? '' } : { type, status: 'Unknown', reason: 'ResolutionFailed', message: (e as Error).message });
+    inputs.push(
+      p
+        ? { type, status: p.status, reason: p.reason ?? '', message: p.message ?? '' }
+        : { type, status: 'Unknown', reason: 'ResolutionFailed', message: (e as Error).message },
+    );
   };
   async function step<T>(s: Step<T>): Promise<T | undefined> {
     try {
       const v = await s.run();
       const bad = s.check(v);
-      inputs.push(bad ? { type: s.type, status: 'False', ...bad } : { type: s.type, status: 'True', reason: s.readyReason, message: '' });
+      inputs.push(
+        bad
+          ? { type: s.type, status: 'False', ...bad }
+          : { type: s.type, status: 'True', reason: s.readyReason, message: '' },
+      );
       return v;
     } catch (e) {
       if (e instanceof AmiResolutionError) {
@@ -101,7 +118,14 @@ export async function reconcileNodeClass(nc: EC2NodeClass, deps: NodeClassDeps):
   const amis = await step({
     type: 'AMIsReady',
     readyReason: 'AMIsReady',
-    run: async () => resolveAmis(nc, { ec2: deps.ec2, ssm: deps.ssm, kubernetesVersion: await deps.kubernetesVersion(), now: deps.clock.now(), ...(deps.ssmCache ? { ssmCache: deps.ssmCache } : {}) }),
+    run: async () =>
+      resolveAmis(nc, {
+        ec2: deps.ec2,
+        ssm: deps.ssm,
+        kubernetesVersion: await deps.kubernetesVersion(),
+        now: deps.clock.now(),
+        ...(deps.ssmCache ? { ssmCache: deps.ssmCache } : {}),
+      }),
     check: () => undefined,
   });
   // 2. Capacity reservations (none are resolved, and no condition is set, with the gate off)
@@ -123,7 +147,10 @@ export async function reconcileNodeClass(nc: EC2NodeClass, deps: NodeClassDeps):
     check: (v) =>
       v.length
         ? undefined
-        : { reason: 'SubnetsNotFound', message: `subnetSelectorTerms [${describeTerms(spec.subnetSelectorTerms)}] matched no subnets: ${DISCOVERY_HINT}` },
+        : {
+            reason: 'SubnetsNotFound',
+            message: `subnetSelectorTerms [${describeTerms(spec.subnetSelectorTerms)}] matched no subnets: ${DISCOVERY_HINT}`,
+          },
   });
   // 4. Security groups
   const groups = await step({
@@ -142,24 +169,51 @@ export async function reconcileNodeClass(nc: EC2NodeClass, deps: NodeClassDeps):
   const profile = await step({
     type: 'InstanceProfileReady',
     readyReason: 'InstanceProfileReady',
-    run: () => reconcileInstanceProfile(nc, { iam: deps.iam, clusterName: deps.clusterName, region: deps.region, ...(deps.uuid ? { uuid: deps.uuid } : {}) }),
+    run: () =>
+      reconcileInstanceProfile(nc, {
+        iam: deps.iam,
+        clusterName: deps.clusterName,
+        region: deps.region,
+        ...(deps.uuid ? { uuid: deps.uuid } : {}),
+      }),
     check: () => undefined,
   });
   // 6. Validation
   const invalid = validate(nc);
-  inputs.push(invalid ? { type: 'ValidationSucceeded', status: 'False', ...invalid } : { type: 'ValidationSucceeded', status: 'True', reason: 'ValidationSucceeded', message: '' });
+  inputs.push(
+    invalid
+      ? { type: 'ValidationSucceeded', status: 'False', ...invalid }
+      : { type: 'ValidationSucceeded', status: 'True', reason: 'ValidationSucceeded', message: '' },
+  );
 
   const conditions = buildConditions(inputs, prev.conditions, nc.generation, deps.clock.now());
   const status: EC2NodeClassStatus = {
-    subnets: subnets ? subnets.map((s) => ({ id: s.id, zone: s.zone, ...(s.zoneId ? { zoneID: s.zoneId } : {}) })) : prev.subnets,
+    subnets: subnets
+      ? subnets.map((s) => ({ id: s.id, zone: s.zone, ...(s.zoneId ? { zoneID: s.zoneId } : {}) }))
+      : prev.subnets,
     securityGroups: groups ? groups.map((g) => ({ ...g })) : prev.securityGroups,
-    amis: amis ? amis.map((a) => ({ id: a.id, ...(a.name ? { name: a.name } : {}), ...(a.deprecated ? { deprecated: true } : {}), requirements: a.requirements })) : prev.amis,
+    amis: amis
+      ? amis.map((a) => ({
+          id: a.id,
+          ...(a.name ? { name: a.name } : {}),
+          ...(a.deprecated ? { deprecated: true } : {}),
+          requirements: a.requirements,
+        }))
+      : prev.amis,
     capacityReservations: reservations ? reservations.reservations.map((r) => ({ ...r })) : prev.capacityReservations,
-    ...(profile ? { instanceProfile: profile.name } : prev.instanceProfile ? { instanceProfile: prev.instanceProfile } : {}),
+    ...(profile
+      ? { instanceProfile: profile.name }
+      : prev.instanceProfile
+        ? { instanceProfile: prev.instanceProfile }
+        : {}),
     conditions,
   };
   const ready = conditions.find((c) => c.type === 'Ready')?.status === 'True';
-  const hash = nodeClassHash({ spec, amiFamily: nc.amiFamily, ...(deps.clusterCABundle ? { caBundle: deps.clusterCABundle } : {}) });
+  const hash = nodeClassHash({
+    spec,
+    amiFamily: nc.amiFamily,
+    ...(deps.clusterCABundle ? { caBundle: deps.clusterCABundle } : {}),
+  });
   return {
     status,
     conditions,
@@ -168,7 +222,7 @@ export async function reconcileNodeClass(nc: EC2NodeClass, deps: NodeClassDeps):
     subnets: subnets ?? [],
     ...(profile?.stale ? { staleInstanceProfile: profile.stale } : {}),
     errors,
-    requeueAfterMs: errors.length ? 30_000 : ready ? deps.refreshMs ?? 5 * 60_000 : 60_000,
+    requeueAfterMs: errors.length ? 30_000 : ready ? (deps.refreshMs ?? 5 * 60_000) : 60_000,
   };
 }
 
@@ -179,8 +233,15 @@ function validate(nc: EC2NodeClass): { reason: string; message: string } | undef
     if (why) return { reason: 'TagValidationFailed', message: `spec.tags: "${k}" is restricted (${why})` };
   }
   const k = nc.spec.kubelet;
-  if (k?.imageGCHighThresholdPercent !== undefined && k.imageGCLowThresholdPercent !== undefined && k.imageGCLowThresholdPercent >= k.imageGCHighThresholdPercent) {
-    return { reason: 'KubeletValidationFailed', message: 'spec.kubelet.imageGCLowThresholdPercent must be below imageGCHighThresholdPercent' };
+  if (
+    k?.imageGCHighThresholdPercent !== undefined &&
+    k.imageGCLowThresholdPercent !== undefined &&
+    k.imageGCLowThresholdPercent >= k.imageGCHighThresholdPercent
+  ) {
+    return {
+      reason: 'KubeletValidationFailed',
+      message: 'spec.kubelet.imageGCLowThresholdPercent must be below imageGCHighThresholdPercent',
+    };
   }
   return undefined;
 }

@@ -17,10 +17,13 @@ export function newCloudProviderMetrics(ctx: ControllerContext): Controller {
     for (const e of ctx.cluster.nodePools()) {
       if (!e.pool) continue;
       try {
-        out.push(...await ctx.cloudProvider.getInstanceTypes(e.pool));
+        out.push(...(await ctx.cloudProvider.getInstanceTypes(e.pool)));
       } catch (err) {
         // One NodePool that cannot list its types costs only its own series.
-        ctx.log.error({ nodepool: e.pool.name, err: errText(err) }, 'listing instance types for the offering metrics failed');
+        ctx.log.error(
+          { nodepool: e.pool.name, err: errText(err) },
+          'listing instance types for the offering metrics failed',
+        );
       }
     }
     return out;

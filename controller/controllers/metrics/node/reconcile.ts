@@ -23,10 +23,20 @@ interface NodeUse {
 
 export function newNodeMetrics(ctx: ControllerContext): Controller {
   const m = ctx.metrics;
-  const resourceGauges = [m.nodeAllocatable, m.nodeSystemOverhead, m.nodePodRequests, m.nodePodLimits, m.nodeDaemonRequests, m.nodeDaemonLimits];
+  const resourceGauges = [
+    m.nodeAllocatable,
+    m.nodeSystemOverhead,
+    m.nodePodRequests,
+    m.nodePodLimits,
+    m.nodeDaemonRequests,
+    m.nodeDaemonLimits,
+  ];
 
   function usageOf(nodeName: string): NodeUse {
-    let requests: Resources = {}, limits: Resources = {}, daemonRequests: Resources = {}, daemonLimits: Resources = {};
+    let requests: Resources = {},
+      limits: Resources = {},
+      daemonRequests: Resources = {},
+      daemonLimits: Resources = {};
     for (const pod of ctx.cluster.workloads.podsOn(nodeName)) {
       if (!isActive(pod)) continue;
       const obj = ctx.cluster.workloads.pod(pod.namespace, pod.name)?.obj;
@@ -42,13 +52,15 @@ export function newNodeMetrics(ctx: ControllerContext): Controller {
   }
 
   function setAll(g: Gauge<string>, base: Record<string, string>, list: Resources): void {
-    for (const [r, v] of Object.entries(list)) g.set({ ...base, resource_type: resourceTypeLabel(r) }, metricValue(r, v));
+    for (const [r, v] of Object.entries(list))
+      g.set({ ...base, resource_type: resourceTypeLabel(r) }, metricValue(r, v));
   }
 
   function observeNode(n: NodeEntry, now: number): { allocatable: Resources; requests: Resources } {
     const info = n.info;
     const phase = String((n.obj.status as { phase?: string } | undefined)?.phase ?? '');
-    const managed = info.nodePoolName !== undefined || ctx.cluster.nodeClaimByProviderID(info.providerId ?? '') !== undefined;
+    const managed =
+      info.nodePoolName !== undefined || ctx.cluster.nodeClaimByProviderID(info.providerId ?? '') !== undefined;
     const base = nodeLabelValues(info.name, info.labels, phase, managed);
     const use = usageOf(info.name);
     const overhead: Record<string, number> = {};

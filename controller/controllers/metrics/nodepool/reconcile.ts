@@ -15,14 +15,22 @@ import { STATE_NODES } from '../../reads.ts';
 const PERIOD_MS = 10_000;
 
 /** The hourly price of the offering a NodeClaim runs on, or undefined when it cannot be told. */
-export function offeringPrice(types: readonly InstanceType[], labels: Readonly<Record<string, string>>): number | undefined {
+export function offeringPrice(
+  types: readonly InstanceType[],
+  labels: Readonly<Record<string, string>>,
+): number | undefined {
   const type = labels['node.kubernetes.io/instance-type'];
   const zone = labels['topology.kubernetes.io/zone'];
   const ct = labels['karpenter.sh/capacity-type'];
   if (!type || !zone || !ct) return undefined;
   const reservation = labels['karpenter.k8s.aws/capacity-reservation-id'];
   const offerings = types.find((t) => t.name === type)?.offerings ?? [];
-  const o = offerings.find((x) => x.zone === zone && x.capacityType === ct && (ct !== 'reserved' || !reservation || x.reservationId === reservation));
+  const o = offerings.find(
+    (x) =>
+      x.zone === zone &&
+      x.capacityType === ct &&
+      (ct !== 'reserved' || !reservation || x.reservationId === reservation),
+  );
   return o?.price;
 }
 

@@ -10,19 +10,35 @@ describe('metrics.pod', () => {
     env.run(newPodMetrics(env.ctx));
     const { node } = launchedNode(env, { name: 'production-a', nodePool: 'production', instanceType: 'm5.large' });
     env.add('pods', {
-      apiVersion: 'v1', kind: 'Pod',
-      metadata: { name: 'web-1', namespace: 'default', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-5d8f', uid: 'rs-1', controller: true }] },
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: 'web-1',
+        namespace: 'default',
+        ownerReferences: [
+          { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-5d8f', uid: 'rs-1', controller: true },
+        ],
+      },
       spec: { containers: [{ name: 'app', image: 'pause' }] },
     });
     await env.settle();
-    expect(await env.metrics.value('karpenter_pods_state', { namespace: 'default', phase: 'Pending', node: '' })).toBe(1);
+    expect(await env.metrics.value('karpenter_pods_state', { namespace: 'default', phase: 'Pending', node: '' })).toBe(
+      1,
+    );
     env.api.bind('default', 'web-1', node.metadata.name!);
     env.api.patchStatus('pods', 'default', 'web-1', { phase: 'Running' });
     await env.settle();
     expect(await env.metrics.value('karpenter_pods_state', { phase: 'Pending' })).toBeUndefined();
     const series = (await env.metrics.podsState.get()).values;
     expect(series).toHaveLength(1);
-    expect(series[0]!.labels).toMatchObject({ phase: 'Running', node: node.metadata.name, nodepool: 'production', capacity_type: 'on-demand', instance_type: 'm5.large', owner: 'ReplicaSet/web-5d8f' });
+    expect(series[0]!.labels).toMatchObject({
+      phase: 'Running',
+      node: node.metadata.name,
+      nodepool: 'production',
+      capacity_type: 'on-demand',
+      instance_type: 'm5.large',
+      owner: 'ReplicaSet/web-5d8f',
+    });
     env.api.delete('pods', 'default', 'web-1', { gracePeriodSeconds: 0 });
     await env.settle();
     expect((await env.metrics.podsState.get()).values).toHaveLength(0);

@@ -28,10 +28,11 @@ export function newPodMetrics(ctx: ControllerContext): Controller {
   const current = new Map<string, Tracked>();
 
   function stateLabels(obj: KubeObject, pod: Pod): Labels {
-    const nodeLabels = pod.nodeName ? ctx.cluster.node(pod.nodeName)?.info.labels ?? {} : {};
+    const nodeLabels = pod.nodeName ? (ctx.cluster.node(pod.nodeName)?.info.labels ?? {}) : {};
     const owner = obj.metadata.ownerReferences?.find((o) => o.controller) ?? obj.metadata.ownerReferences?.[0];
     return {
-      name: pod.name, namespace: pod.namespace,
+      name: pod.name,
+      namespace: pod.namespace,
       owner: owner ? `${owner.kind}/${owner.name}` : '',
       node: pod.nodeName ?? '',
       scheduled: findCondition(obj, 'PodScheduled')?.status ?? '',
@@ -47,7 +48,14 @@ export function newPodMetrics(ctx: ControllerContext): Controller {
   }
 
   function clearWaiting(ident: Labels): void {
-    for (const g of [m.podUnboundTime, m.podUnstartedTime, m.podProvisioningUnboundTime, m.podProvisioningUnstartedTime, m.podSchedulingUndecidedTime]) g.remove(ident);
+    for (const g of [
+      m.podUnboundTime,
+      m.podUnstartedTime,
+      m.podProvisioningUnboundTime,
+      m.podProvisioningUnstartedTime,
+      m.podSchedulingUndecidedTime,
+    ])
+      g.remove(ident);
   }
 
   /** Observes the pod's timings; true while it still waits (not yet running). */
@@ -60,13 +68,15 @@ export function newPodMetrics(ctx: ControllerContext): Controller {
       t.bound = true;
       const at = transitionTime(findCondition(obj, 'PodScheduled')) ?? now;
       m.podBoundDuration.observe(Math.max(0, (at - created) / 1000));
-      if (times?.decided !== undefined) m.podProvisioningBoundDuration.observe(Math.max(0, (at - times.decided) / 1000));
+      if (times?.decided !== undefined)
+        m.podProvisioningBoundDuration.observe(Math.max(0, (at - times.decided) / 1000));
     }
     if (running && !t.started) {
       t.started = true;
       const at = transitionTime(findCondition(obj, 'Ready')) ?? now;
       m.podStartupDuration.observe(Math.max(0, (at - created) / 1000));
-      if (times?.decided !== undefined) m.podProvisioningStartupDuration.observe(Math.max(0, (at - times.decided) / 1000));
+      if (times?.decided !== undefined)
+        m.podProvisioningStartupDuration.observe(Math.max(0, (at - times.decided) / 1000));
     }
     clearWaiting(ident);
     if (running || pod.deletionTimestamp !== undefined) return false;

@@ -16,7 +16,12 @@ import type { Controller } from '../../../operator/runtime.ts';
 import type { ControllerContext } from '../../context.ts';
 
 const PERIOD_MS = 10_000;
-const KIND_OF: Readonly<Record<string, StatusKind>> = { NodeClaim: 'nodeclaim', Node: 'node', NodePool: 'nodepool', EC2NodeClass: 'ec2nodeclass' };
+const KIND_OF: Readonly<Record<string, StatusKind>> = {
+  NodeClaim: 'nodeclaim',
+  Node: 'node',
+  NodePool: 'nodepool',
+  EC2NodeClass: 'ec2nodeclass',
+};
 
 interface Seen {
   readonly conditions: readonly KubeCondition[];
@@ -30,18 +35,25 @@ export function newStatusMetrics(ctx: ControllerContext): Controller {
 
   function find(kind: StatusKind, name: string): KubeObject | undefined {
     switch (kind) {
-      case 'nodeclaim': return ctx.cluster.nodeClaim(name)?.obj;
-      case 'node': return ctx.cluster.node(name)?.obj;
-      case 'nodepool': return ctx.cluster.nodePool(name)?.obj;
-      case 'ec2nodeclass': return ctx.cluster.nodeClass(name)?.obj;
+      case 'nodeclaim':
+        return ctx.cluster.nodeClaim(name)?.obj;
+      case 'node':
+        return ctx.cluster.node(name)?.obj;
+      case 'nodepool':
+        return ctx.cluster.nodePool(name)?.obj;
+      case 'ec2nodeclass':
+        return ctx.cluster.nodeClass(name)?.obj;
     }
   }
 
   /** The families to write for `kind`: its own, plus the deprecated ones where Karpenter emits them. */
-  function families(kind: StatusKind): Array<{ f: StatusMetrics; extra: (e: Record<string, string>) => Record<string, string> }> {
+  function families(
+    kind: StatusKind,
+  ): Array<{ f: StatusMetrics; extra: (e: Record<string, string>) => Record<string, string> }> {
     const spec = STATUS_KINDS[kind];
     const out = [{ f: ctx.metrics.status[kind], extra: (e: Record<string, string>) => e }];
-    if (spec.deprecated) out.push({ f: ctx.metrics.deprecatedStatus, extra: () => ({ group: spec.group, kind: spec.kind }) });
+    if (spec.deprecated)
+      out.push({ f: ctx.metrics.deprecatedStatus, extra: () => ({ group: spec.group, kind: spec.kind }) });
     return out;
   }
 
@@ -56,19 +68,36 @@ export function newStatusMetrics(ctx: ControllerContext): Controller {
     }
   }
 
-  function transitions(kind: StatusKind, obj: KubeObject, prior: Seen | undefined, extra: Record<string, string>): void {
+  function transitions(
+    kind: StatusKind,
+    obj: KubeObject,
+    prior: Seen | undefined,
+    extra: Record<string, string>,
+  ): void {
     for (const c of conditionsOf(obj)) {
       const before = prior?.conditions.find((x) => x.type === c.type);
       if (before?.status === c.status) continue;
       for (const { f, extra: ex } of families(kind)) {
         f.transitions.inc({ type: c.type, status: c.status, reason: c.reason ?? '', ...ex(extra) });
-        const from = transitionTime(before), to = transitionTime(c);
-        if (before && from !== undefined && to !== undefined) f.transitionSeconds.observe({ type: before.type, status: before.status, ...ex(extra) }, Math.max(0, (to - from) / 1000));
+        const from = transitionTime(before),
+          to = transitionTime(c);
+        if (before && from !== undefined && to !== undefined)
+          f.transitionSeconds.observe(
+            { type: before.type, status: before.status, ...ex(extra) },
+            Math.max(0, (to - from) / 1000),
+          );
       }
       if (!before || !prior) continue;
       ctx.events.publish({
-        involved: { kind: STATUS_KINDS[kind].kind, name: obj.metadata.name ?? '', ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}), ...(obj.metadata.uid ? { uid: obj.metadata.uid } : {}), ...(obj.apiVersion ? { apiVersion: obj.apiVersion } : {}) },
-        type: 'Normal', reason: c.type,
+        involved: {
+          kind: STATUS_KINDS[kind].kind,
+          name: obj.metadata.name ?? '',
+          ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}),
+          ...(obj.metadata.uid ? { uid: obj.metadata.uid } : {}),
+          ...(obj.apiVersion ? { apiVersion: obj.apiVersion } : {}),
+        },
+        type: 'Normal',
+        reason: c.type,
         message: `Status condition transitioned, Type: ${c.type}, Status: ${before.status} -> ${c.status}, Reason: ${c.reason ?? ''}${c.message ? `, Message: ${c.message}` : ''}`,
       });
     }
@@ -89,16 +118,23 @@ export function newStatusMetrics(ctx: ControllerContext): Controller {
         const since = transitionTime(conditionsOf(obj)[i]);
         f.currentStatusSeconds.set({ ...g, ...ex(extra) }, since === undefined ? 0 : Math.max(0, (now - since) / 1000));
       }
-      if (terminating) f.terminationCurrentTime.set({ ...ident, ...ex(extra) }, Math.max(0, (now - terminating.since) / 1000));
+      if (terminating)
+        f.terminationCurrentTime.set({ ...ident, ...ex(extra) }, Math.max(0, (now - terminating.since) / 1000));
     }
-    seen.set(key, { conditions: conditionsOf(obj).map((c) => ({ ...c })), gauges, extra, ...(terminating ? { terminating } : {}) });
+    seen.set(key, {
+      conditions: conditionsOf(obj).map((c) => ({ ...c })),
+      gauges,
+      extra,
+      ...(terminating ? { terminating } : {}),
+    });
   }
 
   function gone(kind: StatusKind, key: string, prior: Seen | undefined, now: number): void {
     clearGauges(kind, prior);
     seen.delete(key);
     if (!prior?.terminating) return;
-    for (const { f, extra } of families(kind)) f.terminationDuration.observe(extra(prior.extra), Math.max(0, (now - prior.terminating.since) / 1000));
+    for (const { f, extra } of families(kind))
+      f.terminationDuration.observe(extra(prior.extra), Math.max(0, (now - prior.terminating.since) / 1000));
   }
 
   async function reconcile(key: string): Promise<ReconcileResult> {

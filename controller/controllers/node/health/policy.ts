@@ -20,7 +20,10 @@ export interface Unhealthy {
  * The condition a repair policy matches whose toleration runs out first, or undefined for a healthy node. A
  * condition without a transition time counts from the epoch, as Karpenter's zero time does.
  */
-export function unhealthyCondition(policies: readonly RepairPolicy[], conditions: readonly Condition[]): Unhealthy | undefined {
+export function unhealthyCondition(
+  policies: readonly RepairPolicy[],
+  conditions: readonly Condition[],
+): Unhealthy | undefined {
   let best: Unhealthy | undefined;
   for (const policy of policies) {
     const condition = conditions.find((c) => c.type === policy.conditionType);
@@ -40,5 +43,8 @@ export const allowedUnhealthy = (total: number): number => Math.ceil((total * AL
 
 /** Karpenter's label form of a condition type (pretty.ToSnakeCase): AcceleratedHardwareReady -> accelerated_hardware_ready. */
 export function snakeCase(s: string): string {
-  return s.replace(/(.)([A-Z][a-z]+)/g, '$1_$2').replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+  return s
+    .replace(/(.)([A-Z][a-z]+)/g, '$1_$2')
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase();
 }

@@ -21,7 +21,15 @@ import type { Change } from '../../../state/cluster.ts';
 import type { NodeClaimEntry, NodeEntry } from '../../../state/statenode.ts';
 import type { ControllerContext } from '../../context.ts';
 import { NODEPOOL_LABEL, TERMINATION_TIMESTAMP_ANNOTATION } from '../../keys.ts';
-import { ALLOWED_UNHEALTHY_PERCENT, allowedUnhealthy, BLOCKED_RETRY_MS, matchesAnyPolicy, snakeCase, unhealthyCondition, type Unhealthy } from './policy.ts';
+import {
+  ALLOWED_UNHEALTHY_PERCENT,
+  allowedUnhealthy,
+  BLOCKED_RETRY_MS,
+  matchesAnyPolicy,
+  snakeCase,
+  unhealthyCondition,
+  type Unhealthy,
+} from './policy.ts';
 import { STATE_NODES } from '../../reads.ts';
 
 /** Karpenter deduplicates NodeRepairBlocked for 15 minutes. */
@@ -32,7 +40,7 @@ export function conditionsChanged(c: Change): boolean {
   if (c.kind !== 'Node' || c.type !== 'upsert') return false;
   if (!c.old) return true;
   type Cond = { type?: string; status?: string; lastTransitionTime?: string };
-  const conds = (o: typeof c.obj): Cond[] => ((o.status?.['conditions'] ?? []) as Cond[]);
+  const conds = (o: typeof c.obj): Cond[] => (o.status?.['conditions'] ?? []) as Cond[];
   const before = conds(c.old);
   const after = conds(c.obj);
   if (before.length !== after.length) return true;
@@ -52,13 +60,28 @@ export function newNodeHealth(ctx: ControllerContext): Controller {
   }
 
   function blocked(node: NodeEntry, claim: NodeClaimEntry, poolName: string | undefined): ReconcileResult {
-    const message = poolName === undefined
-      ? `more then ${ALLOWED_UNHEALTHY_PERCENT}% nodes are unhealthy in the cluster`
-      : `more than ${ALLOWED_UNHEALTHY_PERCENT}% nodes are unhealthy in the nodepool`;
-    const event = (involved: Event['involved']): Event => ({ involved, type: 'Warning', reason: 'NodeRepairBlocked', message, dedupeValues: [involved.uid ?? `${involved.kind}/${involved.name}`], dedupeTimeoutMs: BLOCKED_DEDUPE_MS });
+    const message =
+      poolName === undefined
+        ? `more then ${ALLOWED_UNHEALTHY_PERCENT}% nodes are unhealthy in the cluster`
+        : `more than ${ALLOWED_UNHEALTHY_PERCENT}% nodes are unhealthy in the nodepool`;
+    const event = (involved: Event['involved']): Event => ({
+      involved,
+      type: 'Warning',
+      reason: 'NodeRepairBlocked',
+      message,
+      dedupeValues: [involved.uid ?? `${involved.kind}/${involved.name}`],
+      dedupeTimeoutMs: BLOCKED_DEDUPE_MS,
+    });
     const pool = poolName === undefined ? undefined : ctx.cluster.nodePool(poolName);
-    ctx.events.publish(event(targetOf(node.obj, 'Node')), event(targetOf(claim.obj, 'NodeClaim')), ...(pool ? [event(targetOf(pool.obj, 'NodePool'))] : []));
-    ctx.log.info({ node: node.info.name, nodeclaim: claim.info.name, nodepool: poolName }, `node repair blocked: ${message}`);
+    ctx.events.publish(
+      event(targetOf(node.obj, 'Node')),
+      event(targetOf(claim.obj, 'NodeClaim')),
+      ...(pool ? [event(targetOf(pool.obj, 'NodePool'))] : []),
+    );
+    ctx.log.info(
+      { node: node.info.name, nodeclaim: claim.info.name, nodepool: poolName },
+      `node repair blocked: ${message}`,
+    );
     return requeueAfter(BLOCKED_RETRY_MS);
   }
 
@@ -68,7 +91,11 @@ export function newNodeHealth(ctx: ControllerContext): Controller {
     const current = Date.parse(claim.info.annotations[TERMINATION_TIMESTAMP_ANNOTATION] ?? '');
     if (current < now) return;
     const at = toKubeTime(now);
-    ctx.cluster.applyNodeClaim(await ctx.kube.patch('NodeClaim', claim.info.name, { metadata: { annotations: { [TERMINATION_TIMESTAMP_ANNOTATION]: at } } }));
+    ctx.cluster.applyNodeClaim(
+      await ctx.kube.patch('NodeClaim', claim.info.name, {
+        metadata: { annotations: { [TERMINATION_TIMESTAMP_ANNOTATION]: at } },
+      }),
+    );
     ctx.log.info({ nodeclaim: claim.info.name, [TERMINATION_TIMESTAMP_ANNOTATION]: at }, 'annotated nodeclaim');
   }
 
@@ -76,15 +103,37 @@ export function newNodeHealth(ctx: ControllerContext): Controller {
     await forceTermination(claim);
     if (claim.info.deletionTimestamp !== undefined) return;
     await ctx.kube.delete('NodeClaim', claim.info.name).catch(ignoreNotFound);
-    const pods = ctx.cluster.workloads.podsOn(node.info.name).filter((p) => isActive(p) && !isOwnedByDaemonSet(p) && !isMirrorPod(p)).length;
+    const pods = ctx.cluster.workloads
+      .podsOn(node.info.name)
+      .filter((p) => isActive(p) && !isOwnedByDaemonSet(p) && !isMirrorPod(p)).length;
     const tgp = claim.info.terminationGracePeriod;
     const nodepool = node.info.labels[NODEPOOL_LABEL] ?? '';
     const capacityType = node.info.labels['karpenter.sh/capacity-type'] ?? '';
-    const labels = { reason: 'unhealthy', nodepool, capacity_type: capacityType, consolidation_policy: '', termination_mode: tgp === undefined ? 'graceful' : tgp > 0 ? 'eventual' : 'forceful' };
+    const labels = {
+      reason: 'unhealthy',
+      nodepool,
+      capacity_type: capacityType,
+      consolidation_policy: '',
+      termination_mode: tgp === undefined ? 'graceful' : tgp > 0 ? 'eventual' : 'forceful',
+    };
     ctx.metrics.nodeClaimsDisrupted.inc(labels);
     ctx.metrics.podsDisruptionInitiated.inc(labels, pods);
-    ctx.metrics.nodeClaimsUnhealthyDisrupted.inc({ condition: snakeCase(unhealthy.condition.type), nodepool, capacity_type: capacityType, image_id: claim.info.imageId ?? '' });
-    ctx.log.info({ node: node.info.name, nodeclaim: claim.info.name, condition: unhealthy.condition.type, status: unhealthy.condition.status, pods }, 'deleting unhealthy node');
+    ctx.metrics.nodeClaimsUnhealthyDisrupted.inc({
+      condition: snakeCase(unhealthy.condition.type),
+      nodepool,
+      capacity_type: capacityType,
+      image_id: claim.info.imageId ?? '',
+    });
+    ctx.log.info(
+      {
+        node: node.info.name,
+        nodeclaim: claim.info.name,
+        condition: unhealthy.condition.type,
+        status: unhealthy.condition.status,
+        pods,
+      },
+      'deleting unhealthy node',
+    );
   }
 
   async function reconcile(name: string): Promise<ReconcileResult> {
@@ -96,7 +145,10 @@ export function newNodeHealth(ctx: ControllerContext): Controller {
     const now = ctx.clock.now();
     if (now < unhealthy.repairAt) return requeueAfter(unhealthy.repairAt - now);
     const poolName = claim.info.labels[NODEPOOL_LABEL];
-    const peers = ctx.cluster.allNodes().map((n) => n.info).filter((n) => poolName === undefined || n.labels[NODEPOOL_LABEL] === poolName);
+    const peers = ctx.cluster
+      .allNodes()
+      .map((n) => n.info)
+      .filter((n) => poolName === undefined || n.labels[NODEPOOL_LABEL] === poolName);
     if (!healthyEnough(peers)) return blocked(node, claim, poolName);
     await repair(node, claim, unhealthy);
     return done;

@@ -20,7 +20,12 @@ describe('drain', () => {
 
   it('evicts in tiers: non-critical, non-critical DaemonSet, critical, critical DaemonSet', () => {
     const critical = (p: ReturnType<typeof pod>) => ({ ...p, priorityClassName: 'system-node-critical' });
-    const all = [critical(pod({ name: 'crit-ds', owner: ds })), critical(pod({ name: 'crit' })), pod({ name: 'ds', owner: ds }), pod({ name: 'app' })];
+    const all = [
+      critical(pod({ name: 'crit-ds', owner: ds })),
+      critical(pod({ name: 'crit' })),
+      pod({ name: 'ds', owner: ds }),
+      pod({ name: 'app' }),
+    ];
     expect(evictionTier(all).map((p) => p.name)).toEqual(['app']);
     expect(evictionTier(all.slice(0, 3)).map((p) => p.name)).toEqual(['ds']);
     expect(evictionTier(all.slice(0, 2)).map((p) => p.name)).toEqual(['crit']);
@@ -30,7 +35,11 @@ describe('drain', () => {
 
   it('force-deletes pods whose grace period would run past the termination deadline', () => {
     const deadline = now + 60_000;
-    const pods = [pod({ name: 'short', terminationGracePeriodSeconds: 30 }), pod({ name: 'long', terminationGracePeriodSeconds: 120 }), pod({ name: 'late', deletionTimestamp: deadline + 1 })];
+    const pods = [
+      pod({ name: 'short', terminationGracePeriodSeconds: 30 }),
+      pod({ name: 'long', terminationGracePeriodSeconds: 120 }),
+      pod({ name: 'late', deletionTimestamp: deadline + 1 }),
+    ];
     expect(forceDeletions(pods, deadline, now).map((p) => p.name)).toEqual(['long', 'late']);
     expect(forceDeletions(pods, undefined, now)).toEqual([]);
   });
@@ -38,7 +47,11 @@ describe('drain', () => {
   it('honours karpenter.sh/do-not-disrupt as "true" or as a duration since the pod started', () => {
     expect(doNotDisrupt(pod({ annotations: { 'karpenter.sh/do-not-disrupt': 'true' } }), now)).toBe(true);
     expect(doNotDisrupt(pod({ annotations: { 'karpenter.sh/do-not-disrupt': 'false' } }), now)).toBe(false);
-    expect(doNotDisrupt(pod({ annotations: { 'karpenter.sh/do-not-disrupt': '10m' }, startTime: now - 5 * 60_000 }), now)).toBe(true);
-    expect(doNotDisrupt(pod({ annotations: { 'karpenter.sh/do-not-disrupt': '10m' }, startTime: now - 11 * 60_000 }), now)).toBe(false);
+    expect(
+      doNotDisrupt(pod({ annotations: { 'karpenter.sh/do-not-disrupt': '10m' }, startTime: now - 5 * 60_000 }), now),
+    ).toBe(true);
+    expect(
+      doNotDisrupt(pod({ annotations: { 'karpenter.sh/do-not-disrupt': '10m' }, startTime: now - 11 * 60_000 }), now),
+    ).toBe(false);
   });
 });

@@ -3,7 +3,14 @@
 // deleted outright (bypassing PDBs and do-not-disrupt); the rest are evicted through the Eviction API in
 // Karpenter's four tiers (non-critical, non-critical DaemonSet, critical, critical DaemonSet), one tier
 // per pass. do-not-disrupt pods are waited for, never evicted; a PDB that says no (429) is retried.
-import { durationMs, isMirrorPod, isOwnedByDaemonSet, isTerminal, tolerates, type Pod } from '../../../../engine/index.ts';
+import {
+  durationMs,
+  isMirrorPod,
+  isOwnedByDaemonSet,
+  isTerminal,
+  tolerates,
+  type Pod,
+} from '../../../../engine/index.ts';
 import { DISRUPTED_TAINT, DO_NOT_DISRUPT_ANNOTATION } from '../../keys.ts';
 
 export const STUCK_TERMINATING_MS = 60_000;

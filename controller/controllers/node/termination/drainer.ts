@@ -32,8 +32,17 @@ export function newDrainer(ctx: ControllerContext): Drainer {
     const has = taints.some((t) => t.key === DISRUPTED_TAINT.key && t.effect === DISRUPTED_TAINT.effect);
     if (has && n.obj.metadata.labels?.[EXCLUDE_LB_LABEL] === 'karpenter') return;
     const next = [...taints.filter((t) => t.key !== DISRUPTED_TAINT.key), { ...DISRUPTED_TAINT }];
-    ctx.cluster.applyNode(await ctx.kube.patch('Node', n.info.name, { metadata: { resourceVersion: n.obj.metadata.resourceVersion, labels: { [EXCLUDE_LB_LABEL]: 'karpenter' } }, spec: { taints: next } }));
-    if (!has) ctx.log.info({ ...claimOf(n), 'taint.Key': DISRUPTED_TAINT.key, 'taint.Value': '', 'taint.Effect': DISRUPTED_TAINT.effect }, 'tainted node');
+    ctx.cluster.applyNode(
+      await ctx.kube.patch('Node', n.info.name, {
+        metadata: { resourceVersion: n.obj.metadata.resourceVersion, labels: { [EXCLUDE_LB_LABEL]: 'karpenter' } },
+        spec: { taints: next },
+      }),
+    );
+    if (!has)
+      ctx.log.info(
+        { ...claimOf(n), 'taint.Key': DISRUPTED_TAINT.key, 'taint.Value': '', 'taint.Effect': DISRUPTED_TAINT.effect },
+        'tainted node',
+      );
   }
 
   /** Returns how many pods still hold the node. */
@@ -44,9 +53,16 @@ export function newDrainer(ctx: ControllerContext): Drainer {
     const forced = forceDeletions(waiting, deadline, now);
     for (const p of forced) {
       const grace = Math.max(1, Math.floor(((deadline ?? now) - now) / 1000));
-      await ctx.kube.delete('Pod', p.name, { namespace: p.namespace, gracePeriodSeconds: grace, uid: p.uid }).catch(ignoreNotFound);
+      await ctx.kube
+        .delete('Pod', p.name, { namespace: p.namespace, gracePeriodSeconds: grace, uid: p.uid })
+        .catch(ignoreNotFound);
       ctx.metrics.podsDrained.inc({ reason: 'Forceful Termination' });
-      ctx.events.publish({ involved: podTarget(p), type: 'Normal', reason: 'Disrupted', message: `Deleting the pod to accommodate the terminationTime ${goTime(deadline!)} of the node. The pod was granted ${grace} seconds of grace-period of its ${p.terminationGracePeriodSeconds ?? 30} terminationGracePeriodSeconds. This bypasses the PDB of the pod and the do-not-disrupt annotation.` });
+      ctx.events.publish({
+        involved: podTarget(p),
+        type: 'Normal',
+        reason: 'Disrupted',
+        message: `Deleting the pod to accommodate the terminationTime ${goTime(deadline!)} of the node. The pod was granted ${grace} seconds of grace-period of its ${p.terminationGracePeriodSeconds ?? 30} terminationGracePeriodSeconds. This bypasses the PDB of the pod and the do-not-disrupt annotation.`,
+      });
     }
     const rest = waiting.filter((p) => !forced.includes(p));
     for (const p of evictionTier(rest)) {
@@ -55,17 +71,32 @@ export function newDrainer(ctx: ControllerContext): Drainer {
         await ctx.kube.evict(p.namespace, p.name, p.uid);
         ctx.metrics.evictionRequests.inc({ code: '200' });
         ctx.metrics.podsDrained.inc({ reason });
-        ctx.events.publish({ involved: podTarget(p), type: 'Normal', reason: 'Evicted', message: `Evicted pod: ${reason}` });
+        ctx.events.publish({
+          involved: podTarget(p),
+          type: 'Normal',
+          reason: 'Evicted',
+          message: `Evicted pod: ${reason}`,
+        });
       } catch (err) {
         const code = err instanceof KubeError ? err.code : 0;
         ctx.metrics.evictionRequests.inc({ code: String(code) });
         if (isNotFound(err) || code === 409) continue;
         if (!isTooManyRequests(err)) throw new Error(`evicting pod ${p.namespace}/${p.name}`, { cause: err });
         const multiple = (err as KubeError).message.includes('multiple');
-        ctx.events.publish({ involved: targetOf(n.obj, 'Node'), type: 'Warning', reason: 'FailedDraining', message: `Failed to drain node, ${multiple ? 'eviction does not support multiple PDBs' : `evicting pod ${p.namespace}/${p.name} violates a PDB`}` });
+        ctx.events.publish({
+          involved: targetOf(n.obj, 'Node'),
+          type: 'Warning',
+          reason: 'FailedDraining',
+          message: `Failed to drain node, ${multiple ? 'eviction does not support multiple PDBs' : `evicting pod ${p.namespace}/${p.name} violates a PDB`}`,
+        });
       }
     }
-    ctx.events.publish({ involved: targetOf(n.obj, 'Node'), type: 'Warning', reason: 'FailedDraining', message: `Failed to drain node, ${waiting.length} pods are waiting to be evicted` });
+    ctx.events.publish({
+      involved: targetOf(n.obj, 'Node'),
+      type: 'Warning',
+      reason: 'FailedDraining',
+      message: `Failed to drain node, ${waiting.length} pods are waiting to be evicted`,
+    });
     return waiting.length;
   }
 

@@ -25,7 +25,6 @@ export const DRAIN_REQUEUE_MS = 1_000;
 export const MIN_DRAIN_MS = 5_000;
 export const INSTANCE_POLL_MS = 5_000;
 
-
 export function newNodeTermination(ctx: ControllerContext): Controller {
   /** The node's NodeClaim for log lines (Karpenter's node termination logs it with every line). */
   const claimOf = (n: NodeEntry): { nodeclaim?: string } => {
@@ -38,14 +37,23 @@ export function newNodeTermination(ctx: ControllerContext): Controller {
 
   async function reconcile(name: string): Promise<ReconcileResult> {
     const n = ctx.cluster.node(name);
-    if (!n || n.info.deletionTimestamp === undefined || !(n.obj.metadata.finalizers ?? []).includes(TERMINATION_FINALIZER)) {
+    if (
+      !n ||
+      n.info.deletionTimestamp === undefined ||
+      !(n.obj.metadata.finalizers ?? []).includes(TERMINATION_FINALIZER)
+    ) {
       forget(name);
       return done;
     }
     const owner = ownershipOf(ctx.cluster, n);
-    if (owner.kind === 'foreign') return releaseNotOwned(n, `its providerID ${n.info.providerId} is the instance of NodeClaim ${owner.claim.info.name}, whose node is ${owner.claim.info.nodeName}`);
+    if (owner.kind === 'foreign')
+      return releaseNotOwned(
+        n,
+        `its providerID ${n.info.providerId} is the instance of NodeClaim ${owner.claim.info.name}, whose node is ${owner.claim.info.nodeName}`,
+      );
     const claim = owner.kind === 'owned' ? owner.claim : undefined;
-    if (claim && claim.info.deletionTimestamp === undefined) await ctx.kube.delete('NodeClaim', claim.info.name).catch(ignoreNotFound);
+    if (claim && claim.info.deletionTimestamp === undefined)
+      await ctx.kube.delete('NodeClaim', claim.info.name).catch(ignoreNotFound);
     const pid = n.info.providerId;
     if (!n.info.ready && pid && !(await exists(pid))) return release(n);
     const draining = await drainStep(ctx.cluster.node(name) ?? n, claim);
@@ -70,7 +78,11 @@ export function newNodeTermination(ctx: ControllerContext): Controller {
     await taint(n);
     const now = ctx.clock.now();
     if (!drainStarted.has(name)) drainStarted.set(name, now);
-    const reason = claim?.obj.status && ((claim.obj.status['conditions'] ?? []) as Array<{ type: string; status: string; reason?: string }>).find((c) => c.type === 'DisruptionReason' && c.status === 'True')?.reason;
+    const reason =
+      claim?.obj.status &&
+      ((claim.obj.status['conditions'] ?? []) as Array<{ type: string; status: string; reason?: string }>).find(
+        (c) => c.type === 'DisruptionReason' && c.status === 'True',
+      )?.reason;
     const waiting = await drain(ctx.cluster.node(name) ?? n, deadline, reason ?? 'Forceful Termination');
     if (waiting > 0) return requeueAfter(DRAIN_REQUEUE_MS);
     const drainedFor = now - drainStarted.get(name)!;
@@ -105,7 +117,14 @@ export function newNodeTermination(ctx: ControllerContext): Controller {
 
   async function removeFinalizer(n: NodeEntry): Promise<void> {
     const m = n.obj.metadata;
-    await ctx.kube.patch('Node', n.info.name, { metadata: { resourceVersion: m.resourceVersion, finalizers: (m.finalizers ?? []).filter((f) => f !== TERMINATION_FINALIZER) } }).catch(ignoreNotFound);
+    await ctx.kube
+      .patch('Node', n.info.name, {
+        metadata: {
+          resourceVersion: m.resourceVersion,
+          finalizers: (m.finalizers ?? []).filter((f) => f !== TERMINATION_FINALIZER),
+        },
+      })
+      .catch(ignoreNotFound);
     forget(n.info.name);
   }
 
@@ -123,8 +142,17 @@ export function newNodeTermination(ctx: ControllerContext): Controller {
   /** The Node goes, and no instance is terminated on its account. */
   async function releaseNotOwned(n: NodeEntry, why: string): Promise<ReconcileResult> {
     const message = `Not terminating an instance for node ${n.info.name}: ${why}. The Node is finalized without it.`;
-    ctx.events.publish({ involved: targetOf(n.obj, 'Node'), type: 'Warning', reason: 'InstanceNotOwned', message, dedupeValues: ['InstanceNotOwned', n.obj.metadata.uid ?? n.info.name] });
-    ctx.log.warn({ node: n.info.name, providerID: n.info.providerId, why }, 'finalizing a node without terminating an instance it does not own');
+    ctx.events.publish({
+      involved: targetOf(n.obj, 'Node'),
+      type: 'Warning',
+      reason: 'InstanceNotOwned',
+      message,
+      dedupeValues: ['InstanceNotOwned', n.obj.metadata.uid ?? n.info.name],
+    });
+    ctx.log.warn(
+      { node: n.info.name, providerID: n.info.providerId, why },
+      'finalizing a node without terminating an instance it does not own',
+    );
     await removeFinalizer(n);
     return done;
   }

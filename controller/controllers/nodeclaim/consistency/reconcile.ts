@@ -16,13 +16,20 @@ export const SCAN_PERIOD_MS = 10 * 60_000;
 const raw = (o: unknown, key: string): string => String((o as Record<string, unknown> | undefined)?.[key] ?? '0');
 
 /** The node-shape issues of one NodeClaim and its Node, in Karpenter's words. */
-export function nodeShapeIssues(claim: NodeClaimEntry, nodeCapacity: Readonly<Record<string, number>>, nodeCapacityRaw: unknown): string[] {
+export function nodeShapeIssues(
+  claim: NodeClaimEntry,
+  nodeCapacity: Readonly<Record<string, number>>,
+  nodeCapacityRaw: unknown,
+): string[] {
   const issues: string[] = [];
   for (const [resource, requested] of Object.entries(claim.info.requests)) {
     const expected = claim.info.capacity[resource] ?? 0;
     if (!requested || !expected) continue;
     const pct = (nodeCapacity[resource] ?? 0) / expected;
-    if (pct < 0.9) issues.push(`expected ${raw(claim.obj.status?.['capacity'], resource)} of resource ${resource}, but found ${raw(nodeCapacityRaw, resource)} (${(pct * 100).toFixed(1)}% of expected)`);
+    if (pct < 0.9)
+      issues.push(
+        `expected ${raw(claim.obj.status?.['capacity'], resource)} of resource ${resource}, but found ${raw(nodeCapacityRaw, resource)} (${(pct * 100).toFixed(1)}% of expected)`,
+      );
   }
   return issues;
 }
@@ -46,15 +53,25 @@ export function newConsistency(ctx: ControllerContext): Controller {
     const issues = nodeShapeIssues(claim, node.info.capacity, node.obj.status?.['capacity']);
     for (const issue of issues) {
       ctx.log.info({ node: node.info.name, issue }, 'failed consistency check');
-      ctx.events.publish({ involved: targetOf(claim.obj, 'NodeClaim'), type: 'Warning', reason: 'FailedConsistencyCheck', message: issue });
+      ctx.events.publish({
+        involved: targetOf(claim.obj, 'NodeClaim'),
+        type: 'Warning',
+        reason: 'FailedConsistencyCheck',
+        message: issue,
+      });
     }
     const want = issues.length ? 'False' : 'True';
     if (findCondition(claim.obj, 'ConsistentStateFound')?.status !== want) {
       const conds = issues.length
-        ? withCondition(conditionsOf(claim.obj), 'ConsistentStateFound', 'False', now, { reason: 'ConsistencyCheckFailed', message: 'Consistency Check Failed' })
+        ? withCondition(conditionsOf(claim.obj), 'ConsistentStateFound', 'False', now, {
+            reason: 'ConsistencyCheckFailed',
+            message: 'Consistency Check Failed',
+          })
         : withCondition(conditionsOf(claim.obj), 'ConsistentStateFound', 'True', now);
       const rv = claim.obj.metadata.resourceVersion;
-      ctx.cluster.applyNodeClaim(await ctx.kube.patchStatus('NodeClaim', name, { conditions: conds }, rv ? { resourceVersion: rv } : {}));
+      ctx.cluster.applyNodeClaim(
+        await ctx.kube.patchStatus('NodeClaim', name, { conditions: conds }, rv ? { resourceVersion: rv } : {}),
+      );
     }
     return requeueAfter(SCAN_PERIOD_MS);
   }

@@ -13,7 +13,11 @@ async function env1(pool: string) {
   await env.apply(pool);
   launchedNode(env, { name: 'production-a', nodePool: 'production', nodeClass: 'production' });
   await env.settle();
-  return { env, consolidatable: () => condition(env.get('nodeclaims.karpenter.sh', 'production-a'), 'Consolidatable')?.status === 'True' };
+  return {
+    env,
+    consolidatable: () =>
+      condition(env.get('nodeclaims.karpenter.sh', 'production-a'), 'Consolidatable')?.status === 'True',
+  };
 }
 
 describe('nodeclaim.consolidatable', () => {
@@ -23,14 +27,18 @@ describe('nodeclaim.consolidatable', () => {
     expect(await env.clock.advanceUntil(consolidatable, 5 * 60_000, 'consolidatable')).toBe(120_000);
     // A pod event (what nodeclaim.podevents stamps) starts the wait again.
     await env.clock.advance(30_000);
-    env.api.patchStatus('nodeclaims.karpenter.sh', undefined, 'production-a', { lastPodEventTime: toKubeTime(env.clock.now()) });
+    env.api.patchStatus('nodeclaims.karpenter.sh', undefined, 'production-a', {
+      lastPodEventTime: toKubeTime(env.clock.now()),
+    });
     await env.settle();
     expect(consolidatable()).toBe(false);
     expect(await env.clock.advanceUntil(consolidatable, 5 * 60_000, 'consolidatable again')).toBe(120_000);
   });
 
   it('is never set when consolidateAfter is Never', async () => {
-    const { env, consolidatable } = await env1(guide('guide-07.yaml').replace('consolidateAfter: 2m', 'consolidateAfter: Never'));
+    const { env, consolidatable } = await env1(
+      guide('guide-07.yaml').replace('consolidateAfter: 2m', 'consolidateAfter: Never'),
+    );
     await env.clock.advance(30 * 60_000);
     expect(consolidatable()).toBe(false);
     expect(condition(env.get('nodeclaims.karpenter.sh', 'production-a'), 'Consolidatable')).toBeUndefined();

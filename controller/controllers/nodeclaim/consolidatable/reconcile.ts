@@ -1,7 +1,13 @@
 // nodeclaim.consolidatable (docs/karpenter/disruption.md §5.2): Consolidatable=True once the NodeClaim is
 // initialized and consolidateAfter has passed since its last pod event (or since initialization);
 // cleared while the wait runs, when consolidateAfter is Never, or before initialization.
-import { conditionsOf, findCondition, transitionTime, withCondition, withoutCondition } from '../../../operator/conditions.ts';
+import {
+  conditionsOf,
+  findCondition,
+  transitionTime,
+  withCondition,
+  withoutCondition,
+} from '../../../operator/conditions.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../../operator/result.ts';
 import type { Controller } from '../../../operator/runtime.ts';
 import type { ControllerContext } from '../../context.ts';
@@ -24,9 +30,13 @@ export function newConsolidatable(ctx: ControllerContext): Controller {
       else wait = since + after - now;
     }
     if (want !== has) {
-      const conds = want ? withCondition(conditionsOf(claim.obj), 'Consolidatable', 'True', now) : withoutCondition(conditionsOf(claim.obj), 'Consolidatable');
+      const conds = want
+        ? withCondition(conditionsOf(claim.obj), 'Consolidatable', 'True', now)
+        : withoutCondition(conditionsOf(claim.obj), 'Consolidatable');
       const rv = claim.obj.metadata.resourceVersion;
-      ctx.cluster.applyNodeClaim(await ctx.kube.patchStatus('NodeClaim', name, { conditions: conds }, rv ? { resourceVersion: rv } : {}));
+      ctx.cluster.applyNodeClaim(
+        await ctx.kube.patchStatus('NodeClaim', name, { conditions: conds }, rv ? { resourceVersion: rv } : {}),
+      );
     }
     return wait !== undefined ? requeueAfter(wait) : done;
   }
@@ -39,7 +49,8 @@ export function newConsolidatable(ctx: ControllerContext): Controller {
       for (const c of ctx.cluster.nodeClaims()) enqueue(c.info.name);
       return ctx.cluster.subscribe((c) => {
         if (c.kind === 'NodeClaim' && c.type === 'upsert') enqueue(c.name);
-        if (c.kind === 'NodePool' && c.type === 'upsert') for (const nc of ctx.cluster.nodeClaims()) if (nc.info.nodePoolName === c.name) enqueue(nc.info.name);
+        if (c.kind === 'NodePool' && c.type === 'upsert')
+          for (const nc of ctx.cluster.nodeClaims()) if (nc.info.nodePoolName === c.name) enqueue(nc.info.name);
       });
     },
   };

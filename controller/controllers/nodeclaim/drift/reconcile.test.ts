@@ -18,8 +18,17 @@ describe('nodeclaim.drift', () => {
     await env.apply(guide('guide-07.yaml'));
     const parsed = parseNodePool(env.get('nodepools.karpenter.sh', 'production'));
     if (!parsed.ok) throw new Error('guide-07 NodePool does not parse');
-    const hash = { 'karpenter.sh/nodepool-hash': nodePoolHash(parsed.value), 'karpenter.sh/nodepool-hash-version': 'v3' };
-    const { providerID } = launchedNode(env, { name: 'production-a', nodePool: 'production', nodeClass: 'production', zone: 'ap-northeast-2a', annotations: hash });
+    const hash = {
+      'karpenter.sh/nodepool-hash': nodePoolHash(parsed.value),
+      'karpenter.sh/nodepool-hash-version': 'v3',
+    };
+    const { providerID } = launchedNode(env, {
+      name: 'production-a',
+      nodePool: 'production',
+      nodeClass: 'production',
+      zone: 'ap-northeast-2a',
+      annotations: hash,
+    });
     const drifted = () => condition(env.get('nodeclaims.karpenter.sh', 'production-a'), 'Drifted');
     await env.settle();
     expect(drifted()).toBeUndefined();
@@ -27,24 +36,34 @@ describe('nodeclaim.drift', () => {
     const original = (pool().spec as { template: { spec: { requirements: Requirement[] } } }).template.spec;
 
     // The pool no longer allows the node's zone: RequirementsDrifted.
-    const requirements = original.requirements.map((r) => (r.key === 'topology.kubernetes.io/zone' ? { ...r, values: ['ap-northeast-2b', 'ap-northeast-2c'] } : r));
-    env.api.patch('nodepools.karpenter.sh', undefined, 'production', 'merge', { spec: { template: { spec: { ...original, requirements } } } });
+    const requirements = original.requirements.map((r) =>
+      r.key === 'topology.kubernetes.io/zone' ? { ...r, values: ['ap-northeast-2b', 'ap-northeast-2c'] } : r,
+    );
+    env.api.patch('nodepools.karpenter.sh', undefined, 'production', 'merge', {
+      spec: { template: { spec: { ...original, requirements } } },
+    });
     await env.settle();
     expect(drifted()).toMatchObject({ status: 'True', reason: 'RequirementsDrifted' });
-    env.api.patch('nodepools.karpenter.sh', undefined, 'production', 'merge', { spec: { template: { spec: original } } });
+    env.api.patch('nodepools.karpenter.sh', undefined, 'production', 'merge', {
+      spec: { template: { spec: original } },
+    });
     await env.settle();
     expect(drifted()).toBeUndefined();
 
     // The EC2NodeClass changes and the cloud provider calls the instance drifted: its reason is written.
     const asked = env.cloud.callsOf('isDrifted').length;
     env.cloud.drift.set(providerID, 'NodeClassDrift');
-    env.api.patch('ec2nodeclasses.karpenter.k8s.aws', undefined, 'production', 'merge', { spec: { tags: { Environment: 'staging' } } });
+    env.api.patch('ec2nodeclasses.karpenter.k8s.aws', undefined, 'production', 'merge', {
+      spec: { tags: { Environment: 'staging' } },
+    });
     await env.settle();
     expect(env.cloud.callsOf('isDrifted').length).toBeGreaterThan(asked);
     expect(drifted()).toMatchObject({ status: 'True', reason: 'NodeClassDrift' });
 
     // The template changes too: the NodePool hash is checked first.
-    env.api.patch('nodepools.karpenter.sh', undefined, 'production', 'merge', { spec: { template: { metadata: { labels: { release: 'v2' } } } } });
+    env.api.patch('nodepools.karpenter.sh', undefined, 'production', 'merge', {
+      spec: { template: { metadata: { labels: { release: 'v2' } } } },
+    });
     await env.settle();
     expect(drifted()).toMatchObject({ status: 'True', reason: 'NodePoolDrifted' });
   });

@@ -5,7 +5,14 @@
 // only for NodeClaims older than an hour, a success cached for 30 minutes), or the cloud provider's
 // isDrifted (node class drift: AMI, subnets, security groups, ...). Runs on NodeClaim, NodePool and
 // EC2NodeClass changes and every 5 minutes. The disruption loop replaces Drifted nodes within budgets.
-import { driftReason, INSTANCE_TYPE_CHECK_AGE_MS, type InstanceType, type NodePool, type Snapshot, type StateNode } from '../../../../engine/index.ts';
+import {
+  driftReason,
+  INSTANCE_TYPE_CHECK_AGE_MS,
+  type InstanceType,
+  type NodePool,
+  type Snapshot,
+  type StateNode,
+} from '../../../../engine/index.ts';
 import { conditionsOf, findCondition, isTrue, withCondition, withoutCondition } from '../../../operator/conditions.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../../operator/result.ts';
 import type { Controller } from '../../../operator/runtime.ts';
@@ -32,15 +39,26 @@ export function newDrift(ctx: ControllerContext): Controller {
     let types: readonly InstanceType[] = [];
     if (checkType) types = await ctx.cloudProvider.getInstanceTypes(pool);
     const s: Snapshot = {
-      now, nodePools: [pool], nodeClasses: [], instanceTypes: new Map([[pool.name, types]]), nodes: [node],
-      pendingPods: [], daemonSets: [], pdbs: [], options: ctx.engineOptions,
+      now,
+      nodePools: [pool],
+      nodeClasses: [],
+      instanceTypes: new Map([[pool.name, types]]),
+      nodes: [node],
+      pendingPods: [],
+      daemonSets: [],
+      pdbs: [],
+      options: ctx.engineOptions,
     };
     const found = driftReason(s, node, { checkInstanceType: checkType });
     if (checkType && found !== 'InstanceTypeNotFound') typeCheckedAt.set(e.info.name, now);
     if (found) return found;
     return ctx.cloudProvider.isDrifted({
-      nodeClaimName: e.info.name, providerID: pid, nodeClassName: e.info.nodeClassRef.name,
-      ...(e.info.imageId ? { imageID: e.info.imageId } : {}), labels: e.info.labels, annotations: e.info.annotations,
+      nodeClaimName: e.info.name,
+      providerID: pid,
+      nodeClassName: e.info.nodeClassRef.name,
+      ...(e.info.imageId ? { imageID: e.info.imageId } : {}),
+      labels: e.info.labels,
+      annotations: e.info.annotations,
     });
   }
 
@@ -57,10 +75,18 @@ export function newDrift(ctx: ControllerContext): Controller {
     const same = why === undefined ? cur === undefined : cur?.status === 'True' && cur.reason === why;
     if (!same) {
       const now = ctx.clock.now();
-      const conds = why === undefined ? withoutCondition(conditionsOf(e.obj), 'Drifted') : withCondition(conditionsOf(e.obj), 'Drifted', 'True', now, { reason: why, message: why });
+      const conds =
+        why === undefined
+          ? withoutCondition(conditionsOf(e.obj), 'Drifted')
+          : withCondition(conditionsOf(e.obj), 'Drifted', 'True', now, { reason: why, message: why });
       const rv = e.obj.metadata.resourceVersion;
-      ctx.cluster.applyNodeClaim(await ctx.kube.patchStatus('NodeClaim', name, { conditions: conds }, rv ? { resourceVersion: rv } : {}));
-      ctx.log.info({ nodeclaim: name, drifted: why ?? false }, why ? 'nodeclaim drifted' : 'nodeclaim no longer drifted');
+      ctx.cluster.applyNodeClaim(
+        await ctx.kube.patchStatus('NodeClaim', name, { conditions: conds }, rv ? { resourceVersion: rv } : {}),
+      );
+      ctx.log.info(
+        { nodeclaim: name, drifted: why ?? false },
+        why ? 'nodeclaim drifted' : 'nodeclaim no longer drifted',
+      );
     }
     return requeueAfter(DRIFT_RECHECK_MS);
   }
@@ -73,8 +99,10 @@ export function newDrift(ctx: ControllerContext): Controller {
       for (const c of ctx.cluster.nodeClaims()) enqueue(c.info.name);
       return ctx.cluster.subscribe((c) => {
         if (c.kind === 'NodeClaim' && c.type === 'upsert') enqueue(c.name);
-        if (c.kind === 'NodePool' && c.type === 'upsert') for (const nc of ctx.cluster.nodeClaims()) if (nc.info.nodePoolName === c.name) enqueue(nc.info.name);
-        if (c.kind === 'EC2NodeClass' && c.type === 'upsert') for (const nc of ctx.cluster.nodeClaims()) if (nc.info.nodeClassRef.name === c.name) enqueue(nc.info.name);
+        if (c.kind === 'NodePool' && c.type === 'upsert')
+          for (const nc of ctx.cluster.nodeClaims()) if (nc.info.nodePoolName === c.name) enqueue(nc.info.name);
+        if (c.kind === 'EC2NodeClass' && c.type === 'upsert')
+          for (const nc of ctx.cluster.nodeClaims()) if (nc.info.nodeClassRef.name === c.name) enqueue(nc.info.name);
       });
     },
   };

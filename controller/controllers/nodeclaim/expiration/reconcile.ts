@@ -23,7 +23,9 @@ export function newExpiration(ctx: ControllerContext): Controller {
     await ctx.kube.delete('NodeClaim', name).catch(ignoreNotFound);
     const tgp = e.info.terminationGracePeriod;
     const labels = {
-      reason: 'expired', nodepool: e.info.nodePoolName, capacity_type: e.info.labels['karpenter.sh/capacity-type'] ?? '',
+      reason: 'expired',
+      nodepool: e.info.nodePoolName,
+      capacity_type: e.info.labels['karpenter.sh/capacity-type'] ?? '',
       termination_mode: tgp === undefined ? 'graceful' : tgp > 0 ? 'eventual' : 'forceful',
     };
     ctx.metrics.nodeClaimsDisrupted.inc(labels);

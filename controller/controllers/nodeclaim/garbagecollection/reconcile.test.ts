@@ -15,8 +15,15 @@ async function gcEnv(): Promise<FakeControllerEnv> {
 }
 
 const request = (nodeClaimName: string): LaunchRequest => ({
-  nodeClaimName, nodePoolName: 'x', nodeClassName: 'default', requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['c5.large'] }],
-  requests: {}, labels: {}, annotations: {}, taints: [], startupTaints: [],
+  nodeClaimName,
+  nodePoolName: 'x',
+  nodeClassName: 'default',
+  requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['c5.large'] }],
+  requests: {},
+  labels: {},
+  annotations: {},
+  taints: [],
+  startupTaints: [],
 });
 
 const state = (env: FakeControllerEnv, providerID: string) => env.cloud.instances.get(providerID)!.state;
@@ -38,7 +45,10 @@ describe('nodeclaim.garbagecollection', () => {
 
   it('keeps an instance whose NodeClaim has not recorded it yet (a launch in flight), and collects it once the NodeClaim records another', async () => {
     const env = await gcEnv();
-    const spec = { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In' as const, values: ['c5.large'] }] };
+    const spec = {
+      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+      requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In' as const, values: ['c5.large'] }],
+    };
     await env.kube.create('NodeClaim', { metadata: { name: 'slow', labels: { 'karpenter.sh/nodepool': 'x' } }, spec });
     const first = await env.cloud.create(request('slow'));
     await env.clock.advance(2 * 60_000 + 12_000);
@@ -56,11 +66,22 @@ describe('nodeclaim.garbagecollection', () => {
     const { providerID, node } = launchedNode(env, { name: 'default-a' });
     // The instance vanishes behind the controller's back (terminated in the console); the node is still Ready.
     env.cloud.instances.set(providerID, { ...env.cloud.instances.get(providerID)!, state: 'terminated' });
-    const gone = () => env.api.find('nodeclaims.karpenter.sh', undefined, 'default-a')?.metadata.deletionTimestamp !== undefined;
+    const gone = () =>
+      env.api.find('nodeclaims.karpenter.sh', undefined, 'default-a')?.metadata.deletionTimestamp !== undefined;
     await env.clock.advance(3 * 60_000);
     expect(gone()).toBe(false);
     // The kubelet stops reporting: the node turns NotReady, and the next pass deletes the NodeClaim.
-    env.api.patchStatus('nodes', undefined, node.metadata.name!, { conditions: [{ type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: '', lastTransitionTime: new Date(env.clock.now()).toISOString() }] });
+    env.api.patchStatus('nodes', undefined, node.metadata.name!, {
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'Unknown',
+          reason: 'NodeStatusUnknown',
+          message: '',
+          lastTransitionTime: new Date(env.clock.now()).toISOString(),
+        },
+      ],
+    });
     await env.clock.advanceUntil(gone, 3 * 60_000, 'nodeclaim deleted');
     expect(await env.metrics.value('karpenter_nodeclaims_disrupted_total', { reason: 'garbage_collected' })).toBe(1);
   });

@@ -30,7 +30,10 @@ export function newGarbageCollection(ctx: ControllerContext, periodMs = GC_PERIO
       if (i.state === 'shutting-down' || i.state === 'terminated') continue;
       live.add(i.providerID);
       if (ctx.cluster.nodeClaimByProviderID(i.providerID) || now - i.launchTime < ORPHAN_GRACE_MS) continue;
-      log.info({ providerID: i.providerID, instanceType: i.instanceType, nodeclaim: i.nodeClaimName }, 'terminating an instance no nodeclaim owns');
+      log.info(
+        { providerID: i.providerID, instanceType: i.instanceType, nodeclaim: i.nodeClaimName },
+        'terminating an instance no nodeclaim owns',
+      );
       await ctx.cloudProvider.delete(i.providerID).catch((err: unknown) => {
         if (!isNodeClaimNotFound(err)) throw err;
       });
@@ -41,7 +44,11 @@ export function newGarbageCollection(ctx: ControllerContext, periodMs = GC_PERIO
       if (ctx.cluster.nodeByProviderID(pid)?.info.ready) continue;
       log.info({ nodeclaim: c.info.name, providerID: pid }, 'deleting a nodeclaim whose instance is gone');
       await ctx.kube.delete('NodeClaim', c.info.name).catch(ignoreNotFound);
-      ctx.metrics.nodeClaimsDisrupted.inc({ reason: 'garbage_collected', nodepool: c.info.nodePoolName ?? '', capacity_type: c.info.labels['karpenter.sh/capacity-type'] ?? '' });
+      ctx.metrics.nodeClaimsDisrupted.inc({
+        reason: 'garbage_collected',
+        nodepool: c.info.nodePoolName ?? '',
+        capacity_type: c.info.labels['karpenter.sh/capacity-type'] ?? '',
+      });
     }
     return requeueAfter(periodMs);
   }

@@ -15,7 +15,8 @@ export interface Draft {
 
 export function draftOf(obj: KubeObject, info: NodeClaimInfo): Draft {
   return {
-    obj, info,
+    obj,
+    info,
     labels: { ...(obj.metadata.labels ?? {}) },
     annotations: { ...(obj.metadata.annotations ?? {}) },
     status: { ...(obj.status ?? {}) },
@@ -23,9 +24,18 @@ export function draftOf(obj: KubeObject, info: NodeClaimInfo): Draft {
   };
 }
 
-export function setCondition(d: Draft, type: string, status: KubeCondition['status'], now: number, reason?: string, message?: string): void {
+export function setCondition(
+  d: Draft,
+  type: string,
+  status: KubeCondition['status'],
+  now: number,
+  reason?: string,
+  message?: string,
+): void {
   d.conditions = withCondition(d.conditions, type, status, now, {
-    ...(reason !== undefined ? { reason } : {}), ...(message !== undefined ? { message } : {}), ...(d.obj.metadata.generation !== undefined ? { generation: d.obj.metadata.generation } : {}),
+    ...(reason !== undefined ? { reason } : {}),
+    ...(message !== undefined ? { message } : {}),
+    ...(d.obj.metadata.generation !== undefined ? { generation: d.obj.metadata.generation } : {}),
   });
 }
 
@@ -33,11 +43,16 @@ export function condition(d: Draft, type: string): KubeCondition | undefined {
   return d.conditions.find((c) => c.type === type);
 }
 
-export const conditionIs = (d: Draft, type: string, status: KubeCondition['status']): boolean => condition(d, type)?.status === status;
+export const conditionIs = (d: Draft, type: string, status: KubeCondition['status']): boolean =>
+  condition(d, type)?.status === status;
 
 /** What a sub-reconciler tells the lifecycle: go on, stop here (with a requeue), or the NodeClaim is gone. */
-export type Step = { readonly kind: 'continue' } | { readonly kind: 'stop'; readonly requeueMs?: number } | { readonly kind: 'deleted' };
+export type Step =
+  | { readonly kind: 'continue' }
+  | { readonly kind: 'stop'; readonly requeueMs?: number }
+  | { readonly kind: 'deleted' };
 
 export const next: Step = { kind: 'continue' };
-export const stop = (requeueMs?: number): Step => (requeueMs === undefined ? { kind: 'stop' } : { kind: 'stop', requeueMs });
+export const stop = (requeueMs?: number): Step =>
+  requeueMs === undefined ? { kind: 'stop' } : { kind: 'stop', requeueMs };
 export const deleted: Step = { kind: 'deleted' };

@@ -28,7 +28,10 @@ export function launchRequest(d: Draft): LaunchRequest {
 export class Launcher {
   private readonly launched = new Map<string, Instance>();
 
-  constructor(private readonly ctx: ControllerContext, private readonly cp: CloudProvider) {}
+  constructor(
+    private readonly ctx: ControllerContext,
+    private readonly cp: CloudProvider,
+  ) {}
 
   forget(uid: string): void {
     this.launched.delete(uid);
@@ -54,7 +57,16 @@ export class Launcher {
     d.status['capacity'] = quantities(instance.capacity);
     d.status['allocatable'] = quantities(instance.allocatable);
     setCondition(d, 'Launched', 'True', now);
-    this.ctx.log.info({ providerID: instance.providerID, instanceType: instance.instanceType, zone: instance.zone, capacityType: instance.capacityType, allocatable: d.status['allocatable'] }, 'launched nodeclaim');
+    this.ctx.log.info(
+      {
+        providerID: instance.providerID,
+        instanceType: instance.instanceType,
+        zone: instance.zone,
+        capacityType: instance.capacityType,
+        allocatable: d.status['allocatable'],
+      },
+      'launched nodeclaim',
+    );
     return next;
   }
 
@@ -63,16 +75,33 @@ export class Launcher {
     const pool = d.info.nodePoolName ?? '';
     const remove = async (reason: string): Promise<Step> => {
       await this.ctx.kube.delete('NodeClaim', name).catch(ignoreNotFound);
-      this.ctx.metrics.nodeClaimsDisrupted.inc({ reason, nodepool: pool, capacity_type: d.labels['karpenter.sh/capacity-type'] ?? '' });
+      this.ctx.metrics.nodeClaimsDisrupted.inc({
+        reason,
+        nodepool: pool,
+        capacity_type: d.labels['karpenter.sh/capacity-type'] ?? '',
+      });
       return deleted;
     };
     if (isInsufficientCapacity(err)) {
-      this.ctx.events.publish({ involved: targetOf(d.obj, 'NodeClaim'), type: 'Warning', reason: 'InsufficientCapacityError', message: `NodeClaim ${name} event: ${err.message}` });
-      this.ctx.log.warn({ nodeclaim: name, err: err.message, offerings: err.offerings.length }, 'insufficient capacity; deleting nodeclaim');
+      this.ctx.events.publish({
+        involved: targetOf(d.obj, 'NodeClaim'),
+        type: 'Warning',
+        reason: 'InsufficientCapacityError',
+        message: `NodeClaim ${name} event: ${err.message}`,
+      });
+      this.ctx.log.warn(
+        { nodeclaim: name, err: err.message, offerings: err.offerings.length },
+        'insufficient capacity; deleting nodeclaim',
+      );
       return remove('insufficient_capacity');
     }
     if (isNodeClassNotReady(err)) {
-      this.ctx.events.publish({ involved: targetOf(d.obj, 'NodeClaim'), type: 'Warning', reason: 'NodeClassNotReady', message: `NodeClaim ${name} event: ${err.message}` });
+      this.ctx.events.publish({
+        involved: targetOf(d.obj, 'NodeClaim'),
+        type: 'Warning',
+        reason: 'NodeClassNotReady',
+        message: `NodeClaim ${name} event: ${err.message}`,
+      });
       return remove('nodeclass_not_ready');
     }
     const reason = isCreateError(err) ? err.reason : 'LaunchFailed';

@@ -9,8 +9,16 @@ import type { KubeObject } from '../../../operator/kube.ts';
 import { newNodeClaimLifecycle } from './reconcile.ts';
 
 const claim = (name: string, o: { nodeClass?: string; types?: string[]; capacity?: string[] } = {}): KubeObject => ({
-  apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim',
-  metadata: { name, labels: { 'karpenter.sh/nodepool': 'spot-diverse', 'karpenter.k8s.aws/ec2nodeclass': o.nodeClass ?? 'default', team: 'a' } },
+  apiVersion: 'karpenter.sh/v1',
+  kind: 'NodeClaim',
+  metadata: {
+    name,
+    labels: {
+      'karpenter.sh/nodepool': 'spot-diverse',
+      'karpenter.k8s.aws/ec2nodeclass': o.nodeClass ?? 'default',
+      team: 'a',
+    },
+  },
   spec: {
     nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: o.nodeClass ?? 'default' },
     requirements: [
@@ -29,7 +37,8 @@ async function lifecycleEnv(o: Parameters<typeof fakeControllerEnv>[0] = {}): Pr
 }
 
 const get = (env: FakeControllerEnv, name: string) => env.api.find('nodeclaims.karpenter.sh', undefined, name);
-const events = (env: FakeControllerEnv, reason: string) => env.api.store.list('events').filter((e) => e['reason'] === reason);
+const events = (env: FakeControllerEnv, reason: string) =>
+  env.api.store.list('events').filter((e) => e['reason'] === reason);
 
 describe('nodeclaim.lifecycle', () => {
   it('adds the finalizer, launches once, and records the instance in labels and status', async () => {
@@ -41,13 +50,27 @@ describe('nodeclaim.lifecycle', () => {
     expect(condition(nc, 'Launched')?.status).toBe('True');
     expect(condition(nc, 'Registered')).toMatchObject({ status: 'Unknown', reason: 'NodeNotFound' });
     expect(condition(nc, 'Ready')?.status).toBe('Unknown');
-    const status = nc.status as { providerID: string; imageID: string; capacity: Record<string, string>; allocatable: Record<string, string> };
+    const status = nc.status as {
+      providerID: string;
+      imageID: string;
+      capacity: Record<string, string>;
+      allocatable: Record<string, string>;
+    };
     expect(status.providerID).toMatch(/^aws:\/\/\/ap-northeast-2[a-d]\/i-/);
     expect(status.imageID).toMatch(/^ami-/);
     expect(status.capacity).toMatchObject({ cpu: '2' });
-    expect(nc.metadata.labels).toMatchObject({ team: 'a', 'node.kubernetes.io/instance-type': 'c5.large', 'karpenter.sh/capacity-type': 'on-demand' });
+    expect(nc.metadata.labels).toMatchObject({
+      team: 'a',
+      'node.kubernetes.io/instance-type': 'c5.large',
+      'karpenter.sh/capacity-type': 'on-demand',
+    });
     expect(env.cloud.callsOf('create')).toHaveLength(1);
-    expect(env.cloud.callsOf('create')[0]).toMatchObject({ nodeClaimName: 'a', nodePoolName: 'spot-diverse', nodeClassName: 'default', requests: { cpu: 1000 } });
+    expect(env.cloud.callsOf('create')[0]).toMatchObject({
+      nodeClaimName: 'a',
+      nodePoolName: 'spot-diverse',
+      nodeClassName: 'default',
+      requests: { cpu: 1000 },
+    });
     // Touching the NodeClaim again does not launch a second instance.
     await env.kube.patch('NodeClaim', 'a', { metadata: { annotations: { touched: 'yes' } } });
     await env.settle();
@@ -56,12 +79,19 @@ describe('nodeclaim.lifecycle', () => {
 
   it('deletes the NodeClaim with an InsufficientCapacityError event when no offering has capacity', async () => {
     const env = await lifecycleEnv();
-    env.cloud.failNext('create', new InsufficientCapacityError('launching nodeclaim a: all 2 on-demand offerings had insufficient capacity'));
+    env.cloud.failNext(
+      'create',
+      new InsufficientCapacityError('launching nodeclaim a: all 2 on-demand offerings had insufficient capacity'),
+    );
     await env.kube.create('NodeClaim', claim('a'));
     await env.settle();
     expect(get(env, 'a')?.metadata.deletionTimestamp).toBeDefined();
-    expect(events(env, 'InsufficientCapacityError').map((e) => (e['involvedObject'] as { name: string }).name)).toEqual(['a']);
-    expect(await env.metrics.value('karpenter_nodeclaims_disrupted_total', { reason: 'insufficient_capacity' })).toBe(1);
+    expect(events(env, 'InsufficientCapacityError').map((e) => (e['involvedObject'] as { name: string }).name)).toEqual(
+      ['a'],
+    );
+    expect(await env.metrics.value('karpenter_nodeclaims_disrupted_total', { reason: 'insufficient_capacity' })).toBe(
+      1,
+    );
   });
 
   it('deletes a NodeClaim whose EC2NodeClass is not ready', async () => {
@@ -87,12 +117,13 @@ describe('nodeclaim.lifecycle', () => {
   it('deletes a NodeClaim whose launch keeps failing 5 minutes after Launched last moved (the failed launch does not hold it)', async () => {
     let attempts = 0;
     const env = await lifecycleEnv({
-      cloudProvider: (cp) => wrapCloud(cp, {
-        create: async () => {
-          attempts++;
-          throw new CreateError('launching: the EC2 endpoint did not answer', 'LaunchFailed');
-        },
-      }),
+      cloudProvider: (cp) =>
+        wrapCloud(cp, {
+          create: async () => {
+            attempts++;
+            throw new CreateError('launching: the EC2 endpoint did not answer', 'LaunchFailed');
+          },
+        }),
     });
     await env.kube.create('NodeClaim', claim('a'));
     await env.settle();
@@ -104,6 +135,8 @@ describe('nodeclaim.lifecycle', () => {
     expect(get(env, 'a')?.metadata.deletionTimestamp).toBeDefined();
     expect(attempts).toBeGreaterThan(5);
     expect(await env.metrics.value('karpenter_nodeclaims_disrupted_total', { reason: 'launch_timeout' })).toBe(1);
-    expect(events(env, 'NodeClaimTimedOut').map((e) => e['message'])).toEqual(['NodeClaim a did not launch within 5 minutes; deleting it']);
+    expect(events(env, 'NodeClaimTimedOut').map((e) => e['message'])).toEqual([
+      'NodeClaim a did not launch within 5 minutes; deleting it',
+    ]);
   });
 });

@@ -29,13 +29,20 @@ export function newNodeClaimLifecycle(ctx: ControllerContext): Controller {
     const annotationsChanged = JSON.stringify(d.annotations) !== JSON.stringify(m.annotations ?? {});
     let latest: KubeObject | undefined;
     if (labelsChanged || annotationsChanged) {
-      latest = await ctx.kube.patch('NodeClaim', d.info.name, { metadata: { labels: d.labels, annotations: d.annotations } });
+      latest = await ctx.kube.patch('NodeClaim', d.info.name, {
+        metadata: { labels: d.labels, annotations: d.annotations },
+      });
     }
     const { conditions: _c, ...oldRest } = d.obj.status ?? {};
     const { conditions: _d, ...newRest } = d.status;
     if (JSON.stringify(oldRest) !== JSON.stringify(newRest) || !sameConditions(conditionsOf(d.obj), d.conditions)) {
       const rv = latest?.metadata.resourceVersion ?? m.resourceVersion;
-      latest = await ctx.kube.patchStatus('NodeClaim', d.info.name, { ...newRest, conditions: d.conditions }, rv ? { resourceVersion: rv } : {});
+      latest = await ctx.kube.patchStatus(
+        'NodeClaim',
+        d.info.name,
+        { ...newRest, conditions: d.conditions },
+        rv ? { resourceVersion: rv } : {},
+      );
     }
     if (latest) ctx.cluster.applyNodeClaim(latest);
   }
@@ -49,7 +56,14 @@ export function newNodeClaimLifecycle(ctx: ControllerContext): Controller {
     }
     if (!(entry.obj.metadata.finalizers ?? []).includes(TERMINATION_FINALIZER)) {
       const m = entry.obj.metadata;
-      ctx.cluster.applyNodeClaim(await ctx.kube.patch('NodeClaim', name, { metadata: { resourceVersion: m.resourceVersion, finalizers: [...(m.finalizers ?? []), TERMINATION_FINALIZER] } }));
+      ctx.cluster.applyNodeClaim(
+        await ctx.kube.patch('NodeClaim', name, {
+          metadata: {
+            resourceVersion: m.resourceVersion,
+            finalizers: [...(m.finalizers ?? []), TERMINATION_FINALIZER],
+          },
+        }),
+      );
       entry = ctx.cluster.nodeClaim(name);
       if (!entry) return done;
     }
@@ -58,7 +72,12 @@ export function newNodeClaimLifecycle(ctx: ControllerContext): Controller {
     for (const t of DEPENDENTS) if (!condition(d, t)) setCondition(d, t, 'Unknown', now);
     const steps: Step[] = [];
     try {
-      for (const sub of [(x: Draft) => launcher.reconcile(x), (x: Draft) => register(ctx, x), (x: Draft) => initialize(ctx, x), (x: Draft) => liveness(ctx, x)]) {
+      for (const sub of [
+        (x: Draft) => launcher.reconcile(x),
+        (x: Draft) => register(ctx, x),
+        (x: Draft) => initialize(ctx, x),
+        (x: Draft) => liveness(ctx, x),
+      ]) {
         const step = await sub(d);
         if (step.kind === 'deleted') return done;
         steps.push(step);
@@ -75,7 +94,9 @@ export function newNodeClaimLifecycle(ctx: ControllerContext): Controller {
     if (notReady) setCondition(d, 'Ready', 'Unknown', now, `${notReady}NotTrue`, `${notReady} is not True`);
     else setCondition(d, 'Ready', 'True', now);
     await write(d);
-    return minResult(...steps.map((s) => (s.kind === 'stop' && s.requeueMs !== undefined ? requeueAfter(s.requeueMs) : done)));
+    return minResult(
+      ...steps.map((s) => (s.kind === 'stop' && s.requeueMs !== undefined ? requeueAfter(s.requeueMs) : done)),
+    );
   }
 
   return {

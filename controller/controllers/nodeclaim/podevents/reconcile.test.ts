@@ -5,10 +5,24 @@ import type { Change } from '../../../state/cluster.ts';
 import { newPodEvents, podEventNode } from './reconcile.ts';
 
 const podObj = (o: { node?: string; phase?: string; deleting?: boolean; daemon?: boolean }) => ({
-  metadata: { name: 'p', namespace: 'default', ...(o.deleting ? { deletionTimestamp: 'x' } : {}), ...(o.daemon ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'd', uid: 'd', controller: true }] } : {}) },
-  spec: { ...(o.node ? { nodeName: o.node } : {}) }, status: { phase: o.phase ?? 'Running' },
+  metadata: {
+    name: 'p',
+    namespace: 'default',
+    ...(o.deleting ? { deletionTimestamp: 'x' } : {}),
+    ...(o.daemon
+      ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'd', uid: 'd', controller: true }] }
+      : {}),
+  },
+  spec: { ...(o.node ? { nodeName: o.node } : {}) },
+  status: { phase: o.phase ?? 'Running' },
 });
-const change = (obj: object, old?: object, type: 'upsert' | 'delete' = 'upsert'): Change => ({ kind: 'Pod', type, name: 'p', obj: obj as never, ...(old ? { old: old as never } : {}) });
+const change = (obj: object, old?: object, type: 'upsert' | 'delete' = 'upsert'): Change => ({
+  kind: 'Pod',
+  type,
+  name: 'p',
+  obj: obj as never,
+  ...(old ? { old: old as never } : {}),
+});
 
 describe('nodeclaim.podevents', () => {
   it('counts binding, finishing, terminating and deletion of non-DaemonSet pods as pod events', () => {
@@ -24,7 +38,8 @@ describe('nodeclaim.podevents', () => {
     const env = fakeControllerEnv();
     env.run(newPodEvents(env.ctx));
     const { node } = launchedNode(env, { name: 'default-a' });
-    const stamp = () => (env.get('nodeclaims.karpenter.sh', 'default-a').status as { lastPodEventTime?: string }).lastPodEventTime;
+    const stamp = () =>
+      (env.get('nodeclaims.karpenter.sh', 'default-a').status as { lastPodEventTime?: string }).lastPodEventTime;
     await env.settle();
     expect(stamp()).toBeUndefined();
     runningPod(env, 'web-1', node.metadata.name!);

@@ -11,7 +11,8 @@ import { STATE_NODES } from '../../reads.ts';
 
 export const POD_EVENT_DEDUPE_MS = 10_000;
 
-const nodeName = (o: KubeObject | undefined): string | undefined => (o?.spec as { nodeName?: string } | undefined)?.nodeName || undefined;
+const nodeName = (o: KubeObject | undefined): string | undefined =>
+  (o?.spec as { nodeName?: string } | undefined)?.nodeName || undefined;
 const phase = (o: KubeObject | undefined): string | undefined => (o?.status as { phase?: string } | undefined)?.phase;
 const terminal = (o: KubeObject | undefined): boolean => phase(o) === 'Succeeded' || phase(o) === 'Failed';
 
@@ -43,7 +44,9 @@ export function newPodEvents(ctx: ControllerContext): Controller {
       latest.delete(claimName);
       return done;
     }
-    ctx.cluster.applyNodeClaim(await ctx.kube.patchStatus('NodeClaim', claimName, { lastPodEventTime: toKubeTime(at) }));
+    ctx.cluster.applyNodeClaim(
+      await ctx.kube.patchStatus('NodeClaim', claimName, { lastPodEventTime: toKubeTime(at) }),
+    );
     if (latest.get(claimName) === at) latest.delete(claimName);
     return done;
   }

@@ -18,7 +18,10 @@ import type { ControllerContext } from '../../context.ts';
 export const TAG_WRITE_INTERVAL_MS = 1_000;
 
 /** Whether the NodeClaim still needs its instance tagged (Karpenter's isTaggable). */
-export function taggable(e: NodeClaimEntry | undefined, tagging: InstanceTagging): e is NodeClaimEntry & { info: { nodeName: string; providerId: string } } {
+export function taggable(
+  e: NodeClaimEntry | undefined,
+  tagging: InstanceTagging,
+): e is NodeClaimEntry & { info: { nodeName: string; providerId: string } } {
   if (!e || e.info.deletionTimestamp !== undefined || !e.info.nodeName || !e.info.providerId) return false;
   const annotations = e.obj.metadata.annotations ?? {};
   return !Object.entries(tagging.taggedAnnotations).every(([k, v]) => annotations[k] === v);
@@ -41,14 +44,22 @@ export function newNodeClaimTagging(ctx: ControllerContext, tagging: InstanceTag
       throw new Error(`tagging the instance of nodeclaim ${name}`, { cause: err });
     }
     if (result.kind === 'invalid') {
-      ctx.log.error({ nodeclaim: name, providerID: claim.providerID, reason: result.reason }, 'failed parsing instance id; not tagging');
+      ctx.log.error(
+        { nodeclaim: name, providerID: claim.providerID, reason: result.reason },
+        'failed parsing instance id; not tagging',
+      );
       return done;
     }
     if (result.kind === 'tagged') {
       lastWrite = ctx.clock.now();
-      ctx.log.info({ nodeclaim: name, node: claim.nodeName, providerID: claim.providerID, tags: result.tags }, 'tagged instance');
+      ctx.log.info(
+        { nodeclaim: name, node: claim.nodeName, providerID: claim.providerID, tags: result.tags },
+        'tagged instance',
+      );
     }
-    const patched = await ctx.kube.patch('NodeClaim', name, { metadata: { annotations: { ...tagging.taggedAnnotations } } }).catch(ignoreNotFound);
+    const patched = await ctx.kube
+      .patch('NodeClaim', name, { metadata: { annotations: { ...tagging.taggedAnnotations } } })
+      .catch(ignoreNotFound);
     if (patched) ctx.cluster.applyNodeClaim(patched);
     return done;
   }
@@ -61,7 +72,8 @@ export function newNodeClaimTagging(ctx: ControllerContext, tagging: InstanceTag
     register(enqueue) {
       for (const c of ctx.cluster.nodeClaims()) if (taggable(c, tagging)) enqueue(c.info.name);
       return ctx.cluster.subscribe((c) => {
-        if (c.kind === 'NodeClaim' && c.type === 'upsert' && taggable(ctx.cluster.nodeClaim(c.name), tagging)) enqueue(c.name);
+        if (c.kind === 'NodeClaim' && c.type === 'upsert' && taggable(ctx.cluster.nodeClaim(c.name), tagging))
+          enqueue(c.name);
       });
     },
   };

@@ -24,12 +24,26 @@ export function newNodeClaimTermination(ctx: ControllerContext): Controller {
 
   async function deadline(e: NodeClaimEntry): Promise<void> {
     const tgp = e.info.terminationGracePeriod;
-    if (tgp === undefined || e.info.annotations[TERMINATION_TIMESTAMP_ANNOTATION] || e.info.deletionTimestamp === undefined) return;
+    if (
+      tgp === undefined ||
+      e.info.annotations[TERMINATION_TIMESTAMP_ANNOTATION] ||
+      e.info.deletionTimestamp === undefined
+    )
+      return;
     const at = toKubeTime(e.info.deletionTimestamp + tgp);
-    ctx.cluster.applyNodeClaim(await ctx.kube.patch('NodeClaim', e.info.name, { metadata: { annotations: { [TERMINATION_TIMESTAMP_ANNOTATION]: at } } }));
+    ctx.cluster.applyNodeClaim(
+      await ctx.kube.patch('NodeClaim', e.info.name, {
+        metadata: { annotations: { [TERMINATION_TIMESTAMP_ANNOTATION]: at } },
+      }),
+    );
     const node = e.info.providerId ? ctx.cluster.nodeByProviderID(e.info.providerId) : undefined;
     for (const t of [targetOf(e.obj, 'NodeClaim'), ...(node ? [targetOf(node.obj, 'Node')] : [])]) {
-      ctx.events.publish({ involved: t, type: 'Warning', reason: 'TerminationGracePeriodExpiring', message: `All pods will be deleted by ${at}` });
+      ctx.events.publish({
+        involved: t,
+        type: 'Warning',
+        reason: 'TerminationGracePeriodExpiring',
+        message: `All pods will be deleted by ${at}`,
+      });
     }
   }
 
@@ -60,7 +74,10 @@ export function newNodeClaimTermination(ctx: ControllerContext): Controller {
       return false;
     } catch (err) {
       if (isNodeClaimNotFound(err)) {
-        ctx.metrics.instanceTerminationDuration.observe({ nodepool: e.info.nodePoolName ?? '' }, (ctx.clock.now() - terminatingSince.get(name)!) / 1000);
+        ctx.metrics.instanceTerminationDuration.observe(
+          { nodepool: e.info.nodePoolName ?? '' },
+          (ctx.clock.now() - terminatingSince.get(name)!) / 1000,
+        );
         return true;
       }
       throw err;
@@ -69,14 +86,27 @@ export function newNodeClaimTermination(ctx: ControllerContext): Controller {
 
   /** The NodeClaim names an instance that is not this cluster's: it goes without terminating it. */
   function notOwned(e: NodeClaimEntry, why: string): true {
-    ctx.events.publish({ involved: targetOf(e.obj, 'NodeClaim'), type: 'Warning', reason: 'InstanceNotOwned', message: `Not terminating the instance of NodeClaim ${e.info.name}: ${why}`, dedupeValues: ['InstanceNotOwned', e.obj.metadata.uid ?? e.info.name] });
-    ctx.log.warn({ nodeclaim: e.info.name, providerID: e.info.providerId, why }, 'finalizing a nodeclaim without terminating an instance that is not this cluster\'s');
+    ctx.events.publish({
+      involved: targetOf(e.obj, 'NodeClaim'),
+      type: 'Warning',
+      reason: 'InstanceNotOwned',
+      message: `Not terminating the instance of NodeClaim ${e.info.name}: ${why}`,
+      dedupeValues: ['InstanceNotOwned', e.obj.metadata.uid ?? e.info.name],
+    });
+    ctx.log.warn(
+      { nodeclaim: e.info.name, providerID: e.info.providerId, why },
+      "finalizing a nodeclaim without terminating an instance that is not this cluster's",
+    );
     return true;
   }
 
   async function reconcile(name: string): Promise<ReconcileResult> {
     const e = ctx.cluster.nodeClaim(name);
-    if (!e || e.info.deletionTimestamp === undefined || !(e.obj.metadata.finalizers ?? []).includes(TERMINATION_FINALIZER)) {
+    if (
+      !e ||
+      e.info.deletionTimestamp === undefined ||
+      !(e.obj.metadata.finalizers ?? []).includes(TERMINATION_FINALIZER)
+    ) {
       terminatingSince.delete(name);
       return done;
     }
@@ -84,18 +114,36 @@ export function newNodeClaimTermination(ctx: ControllerContext): Controller {
     const pid = e.info.providerId;
     const node = pid ? ctx.cluster.nodeByProviderID(pid) : undefined;
     if (node) {
-      if (node.info.deletionTimestamp === undefined) await ctx.kube.delete('Node', node.info.name).catch(ignoreNotFound);
+      if (node.info.deletionTimestamp === undefined)
+        await ctx.kube.delete('Node', node.info.name).catch(ignoreNotFound);
       return requeueAfter(INSTANCE_POLL_MS);
     }
     const current = ctx.cluster.nodeClaim(name) ?? e;
     if (!(await instanceGone(current))) return requeueAfter(INSTANCE_POLL_MS);
     const m = current.obj.metadata;
-    await ctx.kube.patch('NodeClaim', name, { metadata: { resourceVersion: m.resourceVersion, finalizers: (m.finalizers ?? []).filter((f) => f !== TERMINATION_FINALIZER) } }).catch(ignoreNotFound);
+    await ctx.kube
+      .patch('NodeClaim', name, {
+        metadata: {
+          resourceVersion: m.resourceVersion,
+          finalizers: (m.finalizers ?? []).filter((f) => f !== TERMINATION_FINALIZER),
+        },
+      })
+      .catch(ignoreNotFound);
     terminatingSince.delete(name);
     const labels = current.info.labels;
-    ctx.metrics.nodeClaimsTerminated.inc({ nodepool: current.info.nodePoolName ?? '', capacity_type: labels['karpenter.sh/capacity-type'] ?? '', zone: labels['topology.kubernetes.io/zone'] ?? '' });
-    ctx.metrics.nodeClaimTerminationDuration.observe({ nodepool: current.info.nodePoolName ?? '' }, (ctx.clock.now() - (current.info.deletionTimestamp ?? ctx.clock.now())) / 1000);
-    ctx.log.info({ providerID: pid, ...(current.info.nodeName ? { node: current.info.nodeName } : {}) }, 'deleted nodeclaim');
+    ctx.metrics.nodeClaimsTerminated.inc({
+      nodepool: current.info.nodePoolName ?? '',
+      capacity_type: labels['karpenter.sh/capacity-type'] ?? '',
+      zone: labels['topology.kubernetes.io/zone'] ?? '',
+    });
+    ctx.metrics.nodeClaimTerminationDuration.observe(
+      { nodepool: current.info.nodePoolName ?? '' },
+      (ctx.clock.now() - (current.info.deletionTimestamp ?? ctx.clock.now())) / 1000,
+    );
+    ctx.log.info(
+      { providerID: pid, ...(current.info.nodeName ? { node: current.info.nodeName } : {}) },
+      'deleted nodeclaim',
+    );
     return done;
   }
 

@@ -16,23 +16,42 @@ function statusEnv(): FakeControllerEnv {
 }
 
 const get = (env: FakeControllerEnv, name: string) => env.api.find('ec2nodeclasses.karpenter.k8s.aws', undefined, name);
-const events = (env: FakeControllerEnv, reason: string) => env.api.store.list('events').filter((e) => e['reason'] === reason);
+const events = (env: FakeControllerEnv, reason: string) =>
+  env.api.store.list('events').filter((e) => e['reason'] === reason);
 
 describe('nodeclass.status', () => {
-  it('resolves the guide\'s EC2NodeClass against the simulated subnets, security groups and AMIs', async () => {
+  it("resolves the guide's EC2NodeClass against the simulated subnets, security groups and AMIs", async () => {
     const env = statusEnv();
     await env.apply(guide('guide-07.yaml'));
     const nc = get(env, 'production')!;
-    const status = nc.status as { subnets: Array<{ zone: string }>; securityGroups: unknown[]; amis: Array<{ id: string }>; instanceProfile: string };
-    expect(status.subnets.map((s) => s.zone)).toEqual(['ap-northeast-2a', 'ap-northeast-2b', 'ap-northeast-2c', 'ap-northeast-2d']);
+    const status = nc.status as {
+      subnets: Array<{ zone: string }>;
+      securityGroups: unknown[];
+      amis: Array<{ id: string }>;
+      instanceProfile: string;
+    };
+    expect(status.subnets.map((s) => s.zone)).toEqual([
+      'ap-northeast-2a',
+      'ap-northeast-2b',
+      'ap-northeast-2c',
+      'ap-northeast-2d',
+    ]);
     expect(status.securityGroups).toHaveLength(1);
     expect(status.amis.map((a) => a.id)).toEqual(['ami-0simal2023amd64', 'ami-0simal2023arm64']);
     expect(status.instanceProfile).toMatch(/^my-cluster_\d+$/);
-    for (const t of ['SubnetsReady', 'SecurityGroupsReady', 'AMIsReady', 'InstanceProfileReady', 'ValidationSucceeded', 'Ready']) expect(condition(nc, t)?.status).toBe('True');
+    for (const t of [
+      'SubnetsReady',
+      'SecurityGroupsReady',
+      'AMIsReady',
+      'InstanceProfileReady',
+      'ValidationSucceeded',
+      'Ready',
+    ])
+      expect(condition(nc, t)?.status).toBe('True');
     expect(nc.metadata.finalizers).toEqual(['karpenter.k8s.aws/termination']);
   });
 
-  it('is not Ready when no subnet carries the selected tags (the guide\'s troubleshooting case), and says so in an event', async () => {
+  it("is not Ready when no subnet carries the selected tags (the guide's troubleshooting case), and says so in an event", async () => {
     const env = statusEnv();
     await env.apply(guide('guide-07.yaml').replace('network-type: private', 'network-type: public'));
     const nc = get(env, 'production')!;
@@ -45,11 +64,18 @@ describe('nodeclass.status', () => {
 
   it('retries the status write with a fresh resourceVersion after a conflict', async () => {
     const env = statusEnv();
-    env.kube.failNext({ method: 'PATCH', path: '/ec2nodeclasses/production/status', code: 409, message: 'the object has been modified' });
+    env.kube.failNext({
+      method: 'PATCH',
+      path: '/ec2nodeclasses/production/status',
+      code: 409,
+      message: 'the object has been modified',
+    });
     await env.apply(guide('guide-07.yaml'));
     expect(env.kube.pendingFailures()).toBe(0);
     expect(condition(get(env, 'production')!, 'Ready')?.status).toBe('True');
-    expect(env.kube.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/ec2nodeclasses/production'))).toHaveLength(1);
+    expect(
+      env.kube.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/ec2nodeclasses/production')),
+    ).toHaveLength(1);
   });
 
   it('does not resolve again on its own status and annotation writes', async () => {
@@ -68,7 +94,9 @@ describe('nodeclass.status', () => {
     await env.kube.delete('EC2NodeClass', 'default');
     await env.settle();
     expect(get(env, 'default')?.metadata.deletionTimestamp).toBeDefined();
-    expect(events(env, 'WaitingOnNodeClaimTermination').map((e) => e['message'])).toEqual(['Waiting on NodeClaim termination for default-a']);
+    expect(events(env, 'WaitingOnNodeClaimTermination').map((e) => e['message'])).toEqual([
+      'Waiting on NodeClaim termination for default-a',
+    ]);
     // The NodeClaim goes (its termination finalizer removed, as nodeclaim.termination does once the instance is gone).
     await env.kube.delete('NodeClaim', 'default-a');
     env.api.patch('nodeclaims.karpenter.sh', undefined, 'default-a', 'merge', { metadata: { finalizers: null } });

@@ -46,7 +46,10 @@ function sameStatus(old: Record<string, unknown>, next: Readonly<Record<string, 
     if (v === null) delete merged[k];
     else merged[k] = v;
   }
-  return canonicalJson(oldRest) === canonicalJson(merged) && sameConditions((oc ?? []) as KubeCondition[], (nc ?? []) as KubeCondition[]);
+  return (
+    canonicalJson(oldRest) === canonicalJson(merged) &&
+    sameConditions((oc ?? []) as KubeCondition[], (nc ?? []) as KubeCondition[])
+  );
 }
 
 /**
@@ -56,13 +59,19 @@ function sameStatus(old: Record<string, unknown>, next: Readonly<Record<string, 
 function needsLook(obj: KubeObject, old: KubeObject | undefined): boolean {
   if (!old) return true;
   const m = obj.metadata;
-  return m.generation !== old.metadata.generation || Boolean(m.deletionTimestamp) !== Boolean(old.metadata.deletionTimestamp) || !(m.finalizers ?? []).includes(NODECLASS_FINALIZER);
+  return (
+    m.generation !== old.metadata.generation ||
+    Boolean(m.deletionTimestamp) !== Boolean(old.metadata.deletionTimestamp) ||
+    !(m.finalizers ?? []).includes(NODECLASS_FINALIZER)
+  );
 }
 
 export function newNodeClassStatus(ctx: ControllerContext, provider: NodeClassProvider): Controller {
   async function addFinalizer(obj: KubeObject): Promise<KubeObject> {
     const m = obj.metadata;
-    const latest = await ctx.kube.patch('EC2NodeClass', m.name!, { metadata: { resourceVersion: m.resourceVersion, finalizers: [...(m.finalizers ?? []), NODECLASS_FINALIZER] } });
+    const latest = await ctx.kube.patch('EC2NodeClass', m.name!, {
+      metadata: { resourceVersion: m.resourceVersion, finalizers: [...(m.finalizers ?? []), NODECLASS_FINALIZER] },
+    });
     ctx.cluster.applyNodeClass(latest);
     return latest;
   }
@@ -73,7 +82,12 @@ export function newNodeClassStatus(ctx: ControllerContext, provider: NodeClassPr
     for (let attempt = 1; ; attempt++) {
       if (sameStatus(cur.status ?? {}, next)) return cur;
       try {
-        const latest = await ctx.kube.patchStatus('EC2NodeClass', cur.metadata.name!, { ...next }, { ...(cur.metadata.resourceVersion ? { resourceVersion: cur.metadata.resourceVersion } : {}) });
+        const latest = await ctx.kube.patchStatus(
+          'EC2NodeClass',
+          cur.metadata.name!,
+          { ...next },
+          { ...(cur.metadata.resourceVersion ? { resourceVersion: cur.metadata.resourceVersion } : {}) },
+        );
         ctx.cluster.applyNodeClass(latest);
         return latest;
       } catch (e) {
@@ -99,8 +113,12 @@ export function newNodeClassStatus(ctx: ControllerContext, provider: NodeClassPr
     const version = want.values[want.key];
     for (const c of ctx.cluster.nodeClaims()) {
       const have = c.info.annotations[want.key];
-      if (!usesClass(c, name) || have === undefined || have === version || c.info.deletionTimestamp !== undefined) continue;
-      ctx.log.info({ nodeclaim: c.info.name, from: have, to: version }, 'rewriting the node-class hash of a nodeclaim launched under another hash version');
+      if (!usesClass(c, name) || have === undefined || have === version || c.info.deletionTimestamp !== undefined)
+        continue;
+      ctx.log.info(
+        { nodeclaim: c.info.name, from: have, to: version },
+        'rewriting the node-class hash of a nodeclaim launched under another hash version',
+      );
       await ctx.kube.patch('NodeClaim', c.info.name, { metadata: { annotations: want.values } }).catch(ignoreNotFound);
     }
   }
@@ -108,7 +126,12 @@ export function newNodeClassStatus(ctx: ControllerContext, provider: NodeClassPr
   function reportFalse(obj: KubeObject): void {
     for (const c of conditionsOf(obj)) {
       if (c.type === 'Ready' || c.status !== 'False') continue;
-      ctx.events.publish({ involved: targetOf(obj, 'EC2NodeClass'), type: 'Warning', reason: c.reason || `${c.type}False`, message: c.message || `${c.type} is False` });
+      ctx.events.publish({
+        involved: targetOf(obj, 'EC2NodeClass'),
+        type: 'Warning',
+        reason: c.reason || `${c.type}False`,
+        message: c.message || `${c.type} is False`,
+      });
     }
   }
 
@@ -116,8 +139,16 @@ export function newNodeClassStatus(ctx: ControllerContext, provider: NodeClassPr
     const now = ctx.clock.now();
     const gen = obj.metadata.generation;
     const g = gen !== undefined ? { generation: gen } : {};
-    let conds = withCondition(conditionsOf(obj), 'ValidationSucceeded', 'False', now, { reason: 'ValidationFailed', message: errors.join('; '), ...g });
-    conds = withCondition(conds, 'Ready', 'False', now, { reason: 'UnhealthyDependents', message: 'ValidationSucceeded is False', ...g });
+    let conds = withCondition(conditionsOf(obj), 'ValidationSucceeded', 'False', now, {
+      reason: 'ValidationFailed',
+      message: errors.join('; '),
+      ...g,
+    });
+    conds = withCondition(conds, 'Ready', 'False', now, {
+      reason: 'UnhealthyDependents',
+      message: 'ValidationSucceeded is False',
+      ...g,
+    });
     reportFalse(await writeStatus(obj, { ...(obj.status ?? {}), conditions: conds }));
     return done;
   }
@@ -125,14 +156,30 @@ export function newNodeClassStatus(ctx: ControllerContext, provider: NodeClassPr
   async function terminate(obj: KubeObject, nc: EC2NodeClass | undefined): Promise<ReconcileResult> {
     const m = obj.metadata;
     if (!(m.finalizers ?? []).includes(NODECLASS_FINALIZER)) return done;
-    const users = ctx.cluster.nodeClaims().filter((c) => usesClass(c, m.name!)).map((c) => c.info.name).sort();
+    const users = ctx.cluster
+      .nodeClaims()
+      .filter((c) => usesClass(c, m.name!))
+      .map((c) => c.info.name)
+      .sort();
     if (users.length) {
       const shown = users.slice(0, 5).join(', ') + (users.length > 5 ? ` and ${users.length - 5} other(s)` : '');
-      ctx.events.publish({ involved: targetOf(obj, 'EC2NodeClass'), type: 'Normal', reason: 'WaitingOnNodeClaimTermination', message: `Waiting on NodeClaim termination for ${shown}` });
+      ctx.events.publish({
+        involved: targetOf(obj, 'EC2NodeClass'),
+        type: 'Normal',
+        reason: 'WaitingOnNodeClaimTermination',
+        message: `Waiting on NodeClaim termination for ${shown}`,
+      });
       return requeueAfter(WAIT_FOR_NODECLAIMS_MS);
     }
     if (nc) await provider.finalize(nc);
-    await ctx.kube.patch('EC2NodeClass', m.name!, { metadata: { resourceVersion: m.resourceVersion, finalizers: (m.finalizers ?? []).filter((f) => f !== NODECLASS_FINALIZER) } }).catch(ignoreNotFound);
+    await ctx.kube
+      .patch('EC2NodeClass', m.name!, {
+        metadata: {
+          resourceVersion: m.resourceVersion,
+          finalizers: (m.finalizers ?? []).filter((f) => f !== NODECLASS_FINALIZER),
+        },
+      })
+      .catch(ignoreNotFound);
     ctx.log.info({ ec2nodeclass: m.name }, 'released the node class');
     return done;
   }
@@ -145,7 +192,11 @@ export function newNodeClassStatus(ctx: ControllerContext, provider: NodeClassPr
     if (!(obj.metadata.finalizers ?? []).includes(NODECLASS_FINALIZER)) obj = await addFinalizer(obj);
     if (!entry.nodeClass) return invalid(obj, entry.errors);
     const r = await provider.resolve(entry.nodeClass);
-    for (const e of r.errors) ctx.log.warn({ ec2nodeclass: name, err: errText(e) }, 'resolving the node class: a cloud call failed; its status fields were kept');
+    for (const e of r.errors)
+      ctx.log.warn(
+        { ec2nodeclass: name, err: errText(e) },
+        'resolving the node class: a cloud call failed; its status fields were kept',
+      );
     obj = await writeAnnotations(obj, r.annotations);
     await rewriteClaimHashes(name, r);
     reportFalse(await writeStatus(obj, r.status));

@@ -6,20 +6,38 @@ import { guide } from '../../../../test/support/environment.ts';
 import { newNodePoolCounter } from './reconcile.ts';
 
 describe('nodepool.counter', () => {
-  it('writes the resources and node count of the pool\'s nodes into its status and the usage gauges', async () => {
+  it("writes the resources and node count of the pool's nodes into its status and the usage gauges", async () => {
     const env = fakeControllerEnv();
     env.run(newNodePoolCounter(env.ctx));
     await env.apply(guide('guide-07.yaml'));
-    const status = () => env.get('nodepools.karpenter.sh', 'production').status as { resources: Record<string, string>; nodes: number };
+    const status = () =>
+      env.get('nodepools.karpenter.sh', 'production').status as { resources: Record<string, string>; nodes: number };
     expect(status().resources).toMatchObject({ cpu: '0', memory: '0', pods: '0', nodes: '0' });
-    const { node } = launchedNode(env, { name: 'production-a', nodePool: 'production', nodeClass: 'production', instanceType: 'm5.xlarge' });
+    const { node } = launchedNode(env, {
+      name: 'production-a',
+      nodePool: 'production',
+      nodeClass: 'production',
+      instanceType: 'm5.xlarge',
+    });
     launchedNode(env, { name: 'other-b', nodePool: 'elsewhere', instanceType: 'm5.large' });
     await env.settle();
     const capacity = (node.status as { capacity: Record<string, string> }).capacity;
-    expect(status()).toMatchObject({ nodes: 1, resources: { cpu: capacity['cpu'], pods: capacity['pods'], nodes: '1' } });
-    expect(await env.metrics.value('karpenter_nodepools_usage', { nodepool: 'production', resource_type: 'nodes' })).toBe(1);
-    expect(await env.metrics.value('karpenter_nodepools_limit', { nodepool: 'production', resource_type: 'cpu' })).toBe(1_000_000);
-    launchedNode(env, { name: 'production-c', nodePool: 'production', nodeClass: 'production', instanceType: 'm5.xlarge' });
+    expect(status()).toMatchObject({
+      nodes: 1,
+      resources: { cpu: capacity['cpu'], pods: capacity['pods'], nodes: '1' },
+    });
+    expect(
+      await env.metrics.value('karpenter_nodepools_usage', { nodepool: 'production', resource_type: 'nodes' }),
+    ).toBe(1);
+    expect(await env.metrics.value('karpenter_nodepools_limit', { nodepool: 'production', resource_type: 'cpu' })).toBe(
+      1_000_000,
+    );
+    launchedNode(env, {
+      name: 'production-c',
+      nodePool: 'production',
+      nodeClass: 'production',
+      instanceType: 'm5.xlarge',
+    });
     await env.settle();
     expect(status()).toMatchObject({ nodes: 2, resources: { cpu: '8', nodes: '2' } });
   });

@@ -25,10 +25,19 @@ export function newNodePoolCounter(ctx: ControllerContext): Controller {
       usage = add(usage, { ...n.capacity, [NODES]: 1 });
     }
     for (const [k, v] of Object.entries(usage)) ctx.metrics.nodePoolUsage.set({ nodepool: name, resource_type: k }, v);
-    for (const [k, v] of Object.entries(entry.pool?.limits ?? {})) ctx.metrics.nodePoolLimit.set({ nodepool: name, resource_type: k }, v);
-    const resources = { ...quantities(usage), ...Object.fromEntries(Object.entries(usage).filter(([, v]) => v === 0).map(([k]) => [k, '0'])) };
+    for (const [k, v] of Object.entries(entry.pool?.limits ?? {}))
+      ctx.metrics.nodePoolLimit.set({ nodepool: name, resource_type: k }, v);
+    const resources = {
+      ...quantities(usage),
+      ...Object.fromEntries(
+        Object.entries(usage)
+          .filter(([, v]) => v === 0)
+          .map(([k]) => [k, '0']),
+      ),
+    };
     const status = entry.obj.status ?? {};
-    if (canonicalJson(status['resources'] ?? {}) === canonicalJson(resources) && status['nodes'] === usage[NODES]) return done;
+    if (canonicalJson(status['resources'] ?? {}) === canonicalJson(resources) && status['nodes'] === usage[NODES])
+      return done;
     ctx.cluster.applyNodePool(await ctx.kube.patchStatus('NodePool', name, { resources, nodes: usage[NODES] }));
     return done;
   }
@@ -40,7 +49,11 @@ export function newNodePoolCounter(ctx: ControllerContext): Controller {
     register(enqueue) {
       for (const p of ctx.cluster.nodePools()) enqueue(p.obj.metadata.name!);
       return ctx.cluster.subscribe((c) => {
-        if (c.kind === 'NodePool' && (c.type === 'delete' || JSON.stringify(c.obj.spec) !== JSON.stringify(c.old?.spec))) enqueue(c.name);
+        if (
+          c.kind === 'NodePool' &&
+          (c.type === 'delete' || JSON.stringify(c.obj.spec) !== JSON.stringify(c.old?.spec))
+        )
+          enqueue(c.name);
         if (c.kind === 'NodeClaim' || c.kind === 'Node') {
           const pool = c.obj.metadata.labels?.['karpenter.sh/nodepool'];
           if (pool) enqueue(pool);

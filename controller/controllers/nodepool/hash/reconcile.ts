@@ -15,10 +15,19 @@ import { NODEPOOL_HASH_ANNOTATION, NODEPOOL_HASH_VERSION_ANNOTATION } from '../.
 export function newNodePoolHash(ctx: ControllerContext): Controller {
   async function migrateNodeClaims(pool: string, hash: string): Promise<void> {
     for (const c of ctx.cluster.nodeClaims()) {
-      if (c.info.nodePoolName !== pool || c.info.annotations[NODEPOOL_HASH_VERSION_ANNOTATION] === NODEPOOL_HASH_VERSION) continue;
+      if (
+        c.info.nodePoolName !== pool ||
+        c.info.annotations[NODEPOOL_HASH_VERSION_ANNOTATION] === NODEPOOL_HASH_VERSION
+      )
+        continue;
       const drifted = findCondition(c.obj, 'Drifted') !== undefined;
-      const annotations = { [NODEPOOL_HASH_VERSION_ANNOTATION]: NODEPOOL_HASH_VERSION, ...(drifted ? {} : { [NODEPOOL_HASH_ANNOTATION]: hash }) };
-      const updated = await ctx.kube.patch('NodeClaim', c.info.name, { metadata: { annotations } }).catch(ignoreNotFound);
+      const annotations = {
+        [NODEPOOL_HASH_VERSION_ANNOTATION]: NODEPOOL_HASH_VERSION,
+        ...(drifted ? {} : { [NODEPOOL_HASH_ANNOTATION]: hash }),
+      };
+      const updated = await ctx.kube
+        .patch('NodeClaim', c.info.name, { metadata: { annotations } })
+        .catch(ignoreNotFound);
       if (updated) ctx.cluster.applyNodeClaim(updated);
     }
   }
@@ -28,9 +37,16 @@ export function newNodePoolHash(ctx: ControllerContext): Controller {
     if (!entry?.pool || entry.obj.metadata.deletionTimestamp) return done;
     const hash = nodePoolHash(entry.pool);
     const a = entry.obj.metadata.annotations ?? {};
-    if (a[NODEPOOL_HASH_ANNOTATION] === hash && a[NODEPOOL_HASH_VERSION_ANNOTATION] === NODEPOOL_HASH_VERSION) return done;
+    if (a[NODEPOOL_HASH_ANNOTATION] === hash && a[NODEPOOL_HASH_VERSION_ANNOTATION] === NODEPOOL_HASH_VERSION)
+      return done;
     if (a[NODEPOOL_HASH_VERSION_ANNOTATION] !== NODEPOOL_HASH_VERSION) await migrateNodeClaims(name, hash);
-    ctx.cluster.applyNodePool(await ctx.kube.patch('NodePool', name, { metadata: { annotations: { [NODEPOOL_HASH_ANNOTATION]: hash, [NODEPOOL_HASH_VERSION_ANNOTATION]: NODEPOOL_HASH_VERSION } } }));
+    ctx.cluster.applyNodePool(
+      await ctx.kube.patch('NodePool', name, {
+        metadata: {
+          annotations: { [NODEPOOL_HASH_ANNOTATION]: hash, [NODEPOOL_HASH_VERSION_ANNOTATION]: NODEPOOL_HASH_VERSION },
+        },
+      }),
+    );
     return done;
   }
   return {

@@ -1,7 +1,13 @@
 // nodepool.readiness (docs/karpenter/disruption.md §6.6): ValidationSucceeded from the NodePool's own validation,
 // NodeClassReady mirroring its EC2NodeClass's Ready condition, and the root Ready = both. Only Ready
 // NodePools provision.
-import { conditionsOf, findCondition, sameConditions, withCondition, type KubeCondition } from '../../../operator/conditions.ts';
+import {
+  conditionsOf,
+  findCondition,
+  sameConditions,
+  withCondition,
+  type KubeCondition,
+} from '../../../operator/conditions.ts';
 import { done, type ReconcileResult } from '../../../operator/result.ts';
 import type { Controller } from '../../../operator/runtime.ts';
 import type { ControllerContext } from '../../context.ts';
@@ -9,19 +15,53 @@ import type { ControllerContext } from '../../context.ts';
 type Status = KubeCondition['status'];
 
 export function newNodePoolReadiness(ctx: ControllerContext): Controller {
-  function nodeClassReady(ref: { name?: string } | undefined): { status: Status; reason: string; message: string; generation?: number } {
+  function nodeClassReady(ref: { name?: string } | undefined): {
+    status: Status;
+    reason: string;
+    message: string;
+    generation?: number;
+  } {
     const nc = ref?.name ? ctx.cluster.nodeClass(ref.name) : undefined;
-    if (!nc) return { status: 'False', reason: 'NodeClassNotFound', message: `EC2NodeClass ${ref?.name ?? ''} not found` };
+    if (!nc)
+      return { status: 'False', reason: 'NodeClassNotFound', message: `EC2NodeClass ${ref?.name ?? ''} not found` };
     const generation = nc.obj.metadata.generation;
-    if (nc.obj.metadata.deletionTimestamp) return { status: 'False', reason: 'NodeClassTerminating', message: `EC2NodeClass ${ref!.name} is terminating`, ...(generation !== undefined ? { generation } : {}) };
+    if (nc.obj.metadata.deletionTimestamp)
+      return {
+        status: 'False',
+        reason: 'NodeClassTerminating',
+        message: `EC2NodeClass ${ref!.name} is terminating`,
+        ...(generation !== undefined ? { generation } : {}),
+      };
     const ready = findCondition(nc.obj, 'Ready');
-    if (!ready || ready.status === 'Unknown') return { status: 'Unknown', reason: 'NodeClassReadinessUnknown', message: 'Node Class readiness is unknown', ...(generation !== undefined ? { generation } : {}) };
+    if (!ready || ready.status === 'Unknown')
+      return {
+        status: 'Unknown',
+        reason: 'NodeClassReadinessUnknown',
+        message: 'Node Class readiness is unknown',
+        ...(generation !== undefined ? { generation } : {}),
+      };
     // A Ready computed for an older spec says nothing about this one (a new AMI or subnet selector may not resolve).
     if (generation !== undefined && ready.observedGeneration !== undefined && ready.observedGeneration < generation) {
-      return { status: 'Unknown', reason: 'NodeClassReadinessUnknown', message: `EC2NodeClass ${ref!.name} Ready was computed for generation ${ready.observedGeneration}, the spec is at generation ${generation}`, generation };
+      return {
+        status: 'Unknown',
+        reason: 'NodeClassReadinessUnknown',
+        message: `EC2NodeClass ${ref!.name} Ready was computed for generation ${ready.observedGeneration}, the spec is at generation ${generation}`,
+        generation,
+      };
     }
-    if (ready.status === 'False') return { status: 'False', reason: ready.reason || 'NodeClassNotReady', message: ready.message ?? '', ...(generation !== undefined ? { generation } : {}) };
-    return { status: 'True', reason: 'NodeClassReady', message: '', ...(generation !== undefined ? { generation } : {}) };
+    if (ready.status === 'False')
+      return {
+        status: 'False',
+        reason: ready.reason || 'NodeClassNotReady',
+        message: ready.message ?? '',
+        ...(generation !== undefined ? { generation } : {}),
+      };
+    return {
+      status: 'True',
+      reason: 'NodeClassReady',
+      message: '',
+      ...(generation !== undefined ? { generation } : {}),
+    };
   }
 
   async function reconcile(name: string): Promise<ReconcileResult> {
@@ -32,19 +72,42 @@ export function newNodePoolReadiness(ctx: ControllerContext): Controller {
     const g = gen !== undefined ? { generation: gen } : {};
     let conds = conditionsOf(entry.obj);
     conds = entry.errors.length
-      ? withCondition(conds, 'ValidationSucceeded', 'False', now, { reason: 'NodePoolValidationFailed', message: entry.errors.join('; '), ...g })
+      ? withCondition(conds, 'ValidationSucceeded', 'False', now, {
+          reason: 'NodePoolValidationFailed',
+          message: entry.errors.join('; '),
+          ...g,
+        })
       : withCondition(conds, 'ValidationSucceeded', 'True', now, { reason: 'ValidationSucceeded', ...g });
-    const ref = (entry.obj.spec?.['template'] as { spec?: { nodeClassRef?: { name?: string } } } | undefined)?.spec?.nodeClassRef;
+    const ref = (entry.obj.spec?.['template'] as { spec?: { nodeClassRef?: { name?: string } } } | undefined)?.spec
+      ?.nodeClassRef;
     const nc = nodeClassReady(ref);
     conds = withCondition(conds, 'NodeClassReady', nc.status, now, { reason: nc.reason, message: nc.message, ...g });
     const valid = entry.errors.length === 0;
-    const readyStatus: Status = valid && nc.status === 'True' ? 'True' : !valid || nc.status === 'False' ? 'False' : 'Unknown';
+    const readyStatus: Status =
+      valid && nc.status === 'True' ? 'True' : !valid || nc.status === 'False' ? 'False' : 'Unknown';
     const why = !valid ? 'ValidationSucceeded is False' : nc.status !== 'True' ? `NodeClassReady is ${nc.status}` : '';
-    conds = withCondition(conds, 'Ready', readyStatus, now, { reason: readyStatus === 'True' ? 'Ready' : 'UnhealthyDependents', message: why, ...g });
+    conds = withCondition(conds, 'Ready', readyStatus, now, {
+      reason: readyStatus === 'True' ? 'Ready' : 'UnhealthyDependents',
+      message: why,
+      ...g,
+    });
     const status = entry.obj.status ?? {};
-    if (sameConditions(conditionsOf(entry.obj), conds) && (nc.generation === undefined || status['nodeClassObservedGeneration'] === nc.generation)) return done;
-    ctx.cluster.applyNodePool(await ctx.kube.patchStatus('NodePool', name, { conditions: conds, ...(nc.generation !== undefined ? { nodeClassObservedGeneration: nc.generation } : {}) }));
-    if (readyStatus !== 'True') ctx.log.info({ nodepool: name, reason: why, detail: nc.message || entry.errors.join('; ') }, 'nodepool is not ready');
+    if (
+      sameConditions(conditionsOf(entry.obj), conds) &&
+      (nc.generation === undefined || status['nodeClassObservedGeneration'] === nc.generation)
+    )
+      return done;
+    ctx.cluster.applyNodePool(
+      await ctx.kube.patchStatus('NodePool', name, {
+        conditions: conds,
+        ...(nc.generation !== undefined ? { nodeClassObservedGeneration: nc.generation } : {}),
+      }),
+    );
+    if (readyStatus !== 'True')
+      ctx.log.info(
+        { nodepool: name, reason: why, detail: nc.message || entry.errors.join('; ') },
+        'nodepool is not ready',
+      );
     return done;
   }
 
@@ -58,7 +121,8 @@ export function newNodePoolReadiness(ctx: ControllerContext): Controller {
         if (c.kind === 'NodePool' && c.type === 'upsert') enqueue(c.name);
         if (c.kind === 'EC2NodeClass') {
           for (const p of ctx.cluster.nodePools()) {
-            const ref = (p.obj.spec?.['template'] as { spec?: { nodeClassRef?: { name?: string } } } | undefined)?.spec?.nodeClassRef;
+            const ref = (p.obj.spec?.['template'] as { spec?: { nodeClassRef?: { name?: string } } } | undefined)?.spec
+              ?.nodeClassRef;
             if (ref?.name === c.name) enqueue(p.obj.metadata.name!);
           }
         }

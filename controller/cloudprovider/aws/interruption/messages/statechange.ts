@@ -8,8 +8,10 @@ export const ACCEPTED_STATES: ReadonlySet<string> = new Set(['stopping', 'stoppe
 
 export function parse(e: Envelope): InterruptionEvent {
   const state = e.detail.state;
-  if (typeof state !== 'string') throw new UnparseableMessageError(`event ${e.id} (${e.detailType}): detail.state is missing`);
+  if (typeof state !== 'string')
+    throw new UnparseableMessageError(`event ${e.id} (${e.detailType}): detail.state is missing`);
   const id = instanceId(e);
-  if (!ACCEPTED_STATES.has(state)) return { kind: 'noop', id: e.id, detail: `instance ${id} state ${state} needs no action`, time: e.time };
+  if (!ACCEPTED_STATES.has(state))
+    return { kind: 'noop', id: e.id, detail: `instance ${id} state ${state} needs no action`, time: e.time };
   return { kind: 'stateChange', id: e.id, instanceIds: [id], state, time: e.time };
 }
