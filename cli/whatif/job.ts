@@ -66,9 +66,7 @@ async function nodePoolsFrom(file: string, cwd: string) {
 }
 
 /** The inputs as ClusterObjects plus the file names and snapshot time. */
-async function inputs(
-  spec: JobSpec,
-): Promise<{
+async function inputs(spec: JobSpec): Promise<{
   objects: ClusterObjects;
   sources: string[];
   notes?: readonly string[];

@@ -92,15 +92,13 @@ describe.skipIf(!existsSync(CHROMIUM))('HTML report in headless Chromium', () =>
     expect(await tab.locator('#legend').innerText()).toMatch(
       /removed by the plan[\s\S]*efficiency = lower bound \/ cost/,
     );
-    const parts = await tab
-      .locator('#breakdown-chart .breakdown-bar')
-      .evaluateAll((els) =>
-        els.map((x) => ({
-          part: x.getAttribute('data-part'),
-          v: Number(x.getAttribute('data-value')),
-          w: (x.querySelector('rect') as SVGRectElement).getBBox().width,
-        })),
-      );
+    const parts = await tab.locator('#breakdown-chart .breakdown-bar').evaluateAll((els) =>
+      els.map((x) => ({
+        part: x.getAttribute('data-part'),
+        v: Number(x.getAttribute('data-value')),
+        w: (x.querySelector('rect') as SVGRectElement).getBBox().width,
+      })),
+    );
     expect(parts.at(-1)!.part).toBe('total');
     expect(parts.slice(0, -1).reduce((a, p) => a + p.v, 0)).toBeCloseTo(example.savingsPerHour, 6);
     expect(parts.every((p) => p.w > 0)).toBe(true);

@@ -26,9 +26,7 @@ afterEach(async () => {
 });
 
 /** The metav1 Status a failed call carried. */
-async function failure(
-  p: Promise<unknown>,
-): Promise<{
+async function failure(p: Promise<unknown>): Promise<{
   code: number;
   reason: string;
   message: string;

@@ -346,11 +346,9 @@ export class FakeAwsAccount {
       );
       return { Reservations: out.length ? [{ Instances: out.map((i) => structuredClone(i)) }] : [] };
     });
-    this.ec2
-      .on(TerminateInstancesCommand)
-      .callsFake((input: { InstanceIds: string[] }) => ({
-        TerminatingInstances: input.InstanceIds.map((id) => this.terminate(id)),
-      }));
+    this.ec2.on(TerminateInstancesCommand).callsFake((input: { InstanceIds: string[] }) => ({
+      TerminatingInstances: input.InstanceIds.map((id) => this.terminate(id)),
+    }));
     this.ec2.on(CreateTagsCommand).callsFake((input: { Resources: string[]; Tags: Tag[] }) => {
       for (const id of input.Resources) {
         const i = this.instances.get(id);
@@ -462,11 +460,9 @@ export class FakeAwsAccount {
       if (!p) throw awsError('NoSuchEntity', `Instance Profile ${name} cannot be found.`);
       return p;
     };
-    this.iam
-      .on(GetInstanceProfileCommand)
-      .callsFake((input: { InstanceProfileName: string }) => ({
-        InstanceProfile: structuredClone(profile(input.InstanceProfileName)),
-      }));
+    this.iam.on(GetInstanceProfileCommand).callsFake((input: { InstanceProfileName: string }) => ({
+      InstanceProfile: structuredClone(profile(input.InstanceProfileName)),
+    }));
     this.iam.on(ListInstanceProfilesCommand).callsFake((input: { PathPrefix?: string }) => ({
       InstanceProfiles: [...this.profiles.values()]
         .filter((p) => p.Path?.startsWith(input.PathPrefix ?? '/'))

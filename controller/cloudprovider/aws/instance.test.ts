@@ -104,16 +104,12 @@ describe('Instances', () => {
 
   it('terminates concurrent deletes in one batched call, and is NotFound once the instance is gone', async () => {
     const aws = mockedAws();
-    aws.ec2
-      .on(DescribeInstancesCommand)
-      .callsFake((input: { InstanceIds: string[] }) => ({
-        Reservations: [{ Instances: input.InstanceIds.map((id) => ec2Instance(id)) }],
-      }));
-    aws.ec2
-      .on(TerminateInstancesCommand)
-      .callsFake((input: { InstanceIds: string[] }) => ({
-        TerminatingInstances: input.InstanceIds.map((id) => ({ InstanceId: id })),
-      }));
+    aws.ec2.on(DescribeInstancesCommand).callsFake((input: { InstanceIds: string[] }) => ({
+      Reservations: [{ Instances: input.InstanceIds.map((id) => ec2Instance(id)) }],
+    }));
+    aws.ec2.on(TerminateInstancesCommand).callsFake((input: { InstanceIds: string[] }) => ({
+      TerminatingInstances: input.InstanceIds.map((id) => ({ InstanceId: id })),
+    }));
     const instances = make(aws);
     await Promise.all([instances.delete('aws:///us-west-2a/i-1'), instances.delete('aws:///us-west-2b/i-2')]);
     expect(aws.ec2).toHaveReceivedCommandTimes(TerminateInstancesCommand, 1);
@@ -124,11 +120,9 @@ describe('Instances', () => {
 
   it('retries a batch one id at a time when EC2 rejects it for an unknown id', async () => {
     const aws = mockedAws();
-    aws.ec2
-      .on(DescribeInstancesCommand)
-      .callsFake((input: { InstanceIds: string[] }) => ({
-        Reservations: [{ Instances: input.InstanceIds.map((id) => ec2Instance(id)) }],
-      }));
+    aws.ec2.on(DescribeInstancesCommand).callsFake((input: { InstanceIds: string[] }) => ({
+      Reservations: [{ Instances: input.InstanceIds.map((id) => ec2Instance(id)) }],
+    }));
     aws.ec2.on(TerminateInstancesCommand).callsFake((input: { InstanceIds: string[] }) => {
       if (input.InstanceIds.includes('i-gone')) throw notFound();
       return { TerminatingInstances: input.InstanceIds.map((id) => ({ InstanceId: id })) };

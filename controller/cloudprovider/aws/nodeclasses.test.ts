@@ -99,14 +99,12 @@ describe('awsNodeClasses', () => {
 
   it('on deletion cleans up through the provider and removes every other profile under the class path', async () => {
     const { aws, adapter, nc, finalized } = setup([{}]);
-    aws.iam
-      .on(ListInstanceProfilesCommand)
-      .resolves({
-        InstanceProfiles: [
-          profile('my-cluster_123', 'KarpenterNodeRole-my-cluster'),
-          profile('my-cluster_lost', 'OldRole'),
-        ],
-      });
+    aws.iam.on(ListInstanceProfilesCommand).resolves({
+      InstanceProfiles: [
+        profile('my-cluster_123', 'KarpenterNodeRole-my-cluster'),
+        profile('my-cluster_lost', 'OldRole'),
+      ],
+    });
     aws.iam
       .on(GetInstanceProfileCommand, { InstanceProfileName: 'my-cluster_lost' })
       .resolves({ InstanceProfile: profile('my-cluster_lost', 'OldRole') });

@@ -119,45 +119,37 @@ describe('awsCloudProvider', () => {
       ],
     });
     aws.ec2.on(DescribeSecurityGroupsCommand).resolves({ SecurityGroups: [{ GroupId: 'sg-1' }] });
-    aws.iam
-      .on(GetInstanceProfileCommand)
-      .resolves({
-        InstanceProfile: {
-          InstanceProfileName: 'my-cluster_123',
-          InstanceProfileId: 'x',
-          Arn: 'a',
-          Path: '/',
-          CreateDate: new Date(),
-          Roles: [
-            { RoleName: 'KarpenterNodeRole-my-cluster', RoleId: 'r', Arn: 'a', Path: '/', CreateDate: new Date() },
-          ],
-        },
-      });
+    aws.iam.on(GetInstanceProfileCommand).resolves({
+      InstanceProfile: {
+        InstanceProfileName: 'my-cluster_123',
+        InstanceProfileId: 'x',
+        Arn: 'a',
+        Path: '/',
+        CreateDate: new Date(),
+        Roles: [{ RoleName: 'KarpenterNodeRole-my-cluster', RoleId: 'r', Arn: 'a', Path: '/', CreateDate: new Date() }],
+      },
+    });
     const r = await cp.reconcileNodeClass(nc);
     expect(r.ready).toBe(true);
     classes.set('default', { ...nc, status: { ...r.status, subnets: [...r.status.subnets!].reverse() } });
-    aws.ec2
-      .on(DescribeLaunchTemplatesCommand)
-      .rejects(
-        new EC2ServiceException({
-          name: 'InvalidLaunchTemplateName.NotFoundException',
-          $fault: 'client',
-          $metadata: {},
-          message: 'x',
-        }),
-      );
+    aws.ec2.on(DescribeLaunchTemplatesCommand).rejects(
+      new EC2ServiceException({
+        name: 'InvalidLaunchTemplateName.NotFoundException',
+        $fault: 'client',
+        $metadata: {},
+        message: 'x',
+      }),
+    );
     aws.ec2.on(CreateLaunchTemplateCommand).resolves({ LaunchTemplate: { LaunchTemplateId: 'lt-1' } });
-    aws.ec2
-      .on(CreateFleetCommand)
-      .resolves({
-        Instances: [
-          {
-            InstanceIds: ['i-1'],
-            InstanceType: 'm5.large',
-            LaunchTemplateAndOverrides: { Overrides: { SubnetId: 'subnet-big', AvailabilityZone: 'test-zone-1a' } },
-          },
-        ],
-      });
+    aws.ec2.on(CreateFleetCommand).resolves({
+      Instances: [
+        {
+          InstanceIds: ['i-1'],
+          InstanceType: 'm5.large',
+          LaunchTemplateAndOverrides: { Overrides: { SubnetId: 'subnet-big', AvailabilityZone: 'test-zone-1a' } },
+        },
+      ],
+    });
     await cp.create({
       nodeClaimName: 'a',
       nodePoolName: 'default',
@@ -204,23 +196,19 @@ describe('awsCloudProvider', () => {
       clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
     };
     const { aws, cp } = build({ timers });
-    aws.pricing
-      .on(GetProductsCommand)
-      .resolves({
-        PriceList: [
-          JSON.stringify({
-            product: { attributes: { instanceType: 'm5.large' } },
-            terms: { OnDemand: { a: { priceDimensions: { b: { pricePerUnit: { USD: '0.1' } } } } } },
-          }),
-        ],
-      });
-    aws.ec2
-      .on(DescribeSpotPriceHistoryCommand)
-      .resolves({
-        SpotPriceHistory: [
-          { InstanceType: 'm5.large', AvailabilityZone: 'test-zone-1a', SpotPrice: '0.03', Timestamp: new Date() },
-        ],
-      });
+    aws.pricing.on(GetProductsCommand).resolves({
+      PriceList: [
+        JSON.stringify({
+          product: { attributes: { instanceType: 'm5.large' } },
+          terms: { OnDemand: { a: { priceDimensions: { b: { pricePerUnit: { USD: '0.1' } } } } } },
+        }),
+      ],
+    });
+    aws.ec2.on(DescribeSpotPriceHistoryCommand).resolves({
+      SpotPriceHistory: [
+        { InstanceType: 'm5.large', AvailabilityZone: 'test-zone-1a', SpotPrice: '0.03', Timestamp: new Date() },
+      ],
+    });
     aws.ec2.on(DescribeLaunchTemplatesCommand).resolves({});
     const stop = cp.start();
     await vi.advanceTimersByTimeAsync(0);

@@ -93,14 +93,12 @@ describe('SDK-backed ports', () => {
 
   it('flattens the reservations of DescribeInstances', async () => {
     const aws = mockedAws();
-    aws.ec2
-      .on(DescribeInstancesCommand)
-      .resolves({
-        Reservations: [
-          { Instances: [{ InstanceId: 'i-1' }] },
-          { Instances: [{ InstanceId: 'i-2' }, { InstanceId: 'i-3' }] },
-        ],
-      });
+    aws.ec2.on(DescribeInstancesCommand).resolves({
+      Reservations: [
+        { Instances: [{ InstanceId: 'i-1' }] },
+        { Instances: [{ InstanceId: 'i-2' }, { InstanceId: 'i-3' }] },
+      ],
+    });
     expect((await aws.ports.ec2.describeInstances({ instanceIds: ['i-1'] })).map((i) => i.InstanceId)).toEqual([
       'i-1',
       'i-2',

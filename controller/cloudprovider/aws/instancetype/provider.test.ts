@@ -117,13 +117,11 @@ describe('InstanceTypeProvider', () => {
   it('leaves out offerings without a price once spot prices are known', async () => {
     const { provider, pricing, aws } = await setup();
     const { DescribeSpotPriceHistoryCommand } = await import('@aws-sdk/client-ec2');
-    aws.ec2
-      .on(DescribeSpotPriceHistoryCommand)
-      .resolves({
-        SpotPriceHistory: [
-          { InstanceType: 'm5.large', AvailabilityZone: 'test-zone-1a', SpotPrice: '0.03', Timestamp: new Date() },
-        ],
-      });
+    aws.ec2.on(DescribeSpotPriceHistoryCommand).resolves({
+      SpotPriceHistory: [
+        { InstanceType: 'm5.large', AvailabilityZone: 'test-zone-1a', SpotPrice: '0.03', Timestamp: new Date() },
+      ],
+    });
     await pricing.updateSpot();
     const m5 = provider.list(readyNodeClass()).find((t) => t.name === 'm5.large')!;
     expect(m5.offerings.filter((o) => o.capacityType === 'spot').map((o) => [o.zone, o.price])).toEqual([

@@ -258,15 +258,13 @@ describe('create', () => {
 
   it('throws InsufficientCapacityError when every override failed for capacity', async () => {
     const { aws, cp } = harness();
-    aws.ec2
-      .on(CreateFleetCommand)
-      .resolves({
-        Instances: [],
-        Errors: [
-          fleetError('InsufficientInstanceCapacity', 'm5.large', 'test-zone-1a', 'subnet-a'),
-          fleetError('MaxSpotInstanceCountExceeded', 'm5.large', 'test-zone-1b', 'subnet-b'),
-        ],
-      });
+    aws.ec2.on(CreateFleetCommand).resolves({
+      Instances: [],
+      Errors: [
+        fleetError('InsufficientInstanceCapacity', 'm5.large', 'test-zone-1a', 'subnet-a'),
+        fleetError('MaxSpotInstanceCountExceeded', 'm5.large', 'test-zone-1b', 'subnet-b'),
+      ],
+    });
     const err = await cp.create(request([types('m5.large'), capacity('spot')])).catch((e: unknown) => e);
     expect(isInsufficientCapacity(err)).toBe(true);
     expect((err as { offerings: unknown[] }).offerings).toEqual([
@@ -277,15 +275,13 @@ describe('create', () => {
 
   it('throws a CreateError with a mapped reason when an error is not about capacity', async () => {
     const { aws, cp } = harness();
-    aws.ec2
-      .on(CreateFleetCommand)
-      .resolves({
-        Instances: [],
-        Errors: [
-          fleetError('InsufficientInstanceCapacity', 'm5.large', 'test-zone-1a', 'subnet-a'),
-          fleetError('UnauthorizedOperation', 'm5.large', 'test-zone-1b', 'subnet-b'),
-        ],
-      });
+    aws.ec2.on(CreateFleetCommand).resolves({
+      Instances: [],
+      Errors: [
+        fleetError('InsufficientInstanceCapacity', 'm5.large', 'test-zone-1a', 'subnet-a'),
+        fleetError('UnauthorizedOperation', 'm5.large', 'test-zone-1b', 'subnet-b'),
+      ],
+    });
     const err = await cp.create(request([types('m5.large'), capacity('on-demand')])).catch((e: unknown) => e);
     expect(isCreateError(err) && err.reason).toBe('Unauthorized');
     aws.ec2.on(CreateFleetCommand).rejects(ec2Error('VcpuLimitExceeded'));

@@ -163,16 +163,14 @@ describe('LaunchTemplates', () => {
   it('tolerates a concurrent creation of the same template', async () => {
     const aws = mockedAws();
     aws.ec2.on(DescribeLaunchTemplatesCommand).rejects(notFound());
-    aws.ec2
-      .on(CreateLaunchTemplateCommand)
-      .rejects(
-        new EC2ServiceException({
-          name: 'InvalidLaunchTemplateName.AlreadyExistsException',
-          $fault: 'client',
-          $metadata: {},
-          message: 'exists',
-        }),
-      );
+    aws.ec2.on(CreateLaunchTemplateCommand).rejects(
+      new EC2ServiceException({
+        name: 'InvalidLaunchTemplateName.AlreadyExistsException',
+        $fault: 'client',
+        $metadata: {},
+        message: 'exists',
+      }),
+    );
     const lts = new LaunchTemplates(aws.ports.ec2, new FakeClock(), 'my-cluster');
     expect(await lts.ensure(opts())).toEqual({ name: launchTemplateName(opts()) });
   });
@@ -194,11 +192,9 @@ describe('LaunchTemplates', () => {
 
   it("deletes every template of a deleted node class, found by Karpenter's tags", async () => {
     const aws = mockedAws();
-    aws.ec2
-      .on(DescribeLaunchTemplatesCommand)
-      .resolves({
-        LaunchTemplates: [{ LaunchTemplateName: 'karpenter.k8s.aws/1' }, { LaunchTemplateName: 'karpenter.k8s.aws/2' }],
-      });
+    aws.ec2.on(DescribeLaunchTemplatesCommand).resolves({
+      LaunchTemplates: [{ LaunchTemplateName: 'karpenter.k8s.aws/1' }, { LaunchTemplateName: 'karpenter.k8s.aws/2' }],
+    });
     aws.ec2.on(DeleteLaunchTemplateCommand).resolves({});
     const lts = new LaunchTemplates(aws.ports.ec2, new FakeClock(), 'my-cluster');
     expect(await lts.deleteAll('default')).toEqual(['karpenter.k8s.aws/1', 'karpenter.k8s.aws/2']);

@@ -176,18 +176,16 @@ function happyAws() {
     .on(DescribeSubnetsCommand)
     .resolves({ Subnets: [{ SubnetId: 'subnet-a', AvailabilityZone: 'us-west-2a', AvailableIpAddressCount: 100 }] });
   aws.ec2.on(DescribeSecurityGroupsCommand).resolves({ SecurityGroups: [{ GroupId: 'sg-1' }] });
-  aws.iam
-    .on(GetInstanceProfileCommand)
-    .resolves({
-      InstanceProfile: {
-        InstanceProfileName: 'my-cluster_1',
-        InstanceProfileId: 'x',
-        Arn: 'a',
-        Path: '/',
-        CreateDate: new Date(),
-        Roles: [{ RoleName: 'KarpenterNodeRole-my-cluster', RoleId: 'r', Arn: 'a', Path: '/', CreateDate: new Date() }],
-      },
-    });
+  aws.iam.on(GetInstanceProfileCommand).resolves({
+    InstanceProfile: {
+      InstanceProfileName: 'my-cluster_1',
+      InstanceProfileId: 'x',
+      Arn: 'a',
+      Path: '/',
+      CreateDate: new Date(),
+      Roles: [{ RoleName: 'KarpenterNodeRole-my-cluster', RoleId: 'r', Arn: 'a', Path: '/', CreateDate: new Date() }],
+    },
+  });
   aws.iam.on(ListInstanceProfilesCommand).resolves({ InstanceProfiles: [] });
   return aws;
 }
@@ -256,16 +254,14 @@ describe('the CapacityReservationsReady step of the node class reconciler', () =
 
   it('keeps the previous reservations when the call fails (throttled), and reports the error', async () => {
     const aws = happyAws();
-    aws.ec2
-      .on(DescribeCapacityReservationsCommand)
-      .rejects(
-        new EC2ServiceException({
-          name: 'UnauthorizedOperation',
-          $fault: 'client',
-          $metadata: {},
-          message: 'not authorized',
-        }),
-      );
+    aws.ec2.on(DescribeCapacityReservationsCommand).rejects(
+      new EC2ServiceException({
+        name: 'UnauthorizedOperation',
+        $fault: 'client',
+        $metadata: {},
+        message: 'not authorized',
+      }),
+    );
     const nc = nodeClass(
       { capacityReservationSelectorTerms: [{ id: 'cr-1' }] },
       {

@@ -21,31 +21,27 @@ function happyAws() {
   aws.ec2
     .on(DescribeImagesCommand)
     .resolves({ Images: [{ ImageId: 'ami-x86', Architecture: 'x86_64', Name: 'al2023' }] });
-  aws.ec2
-    .on(DescribeSubnetsCommand)
-    .resolves({
-      Subnets: [
-        {
-          SubnetId: 'subnet-a',
-          AvailabilityZone: 'us-west-2a',
-          AvailabilityZoneId: 'usw2-az1',
-          AvailableIpAddressCount: 100,
-        },
-      ],
-    });
-  aws.ec2.on(DescribeSecurityGroupsCommand).resolves({ SecurityGroups: [{ GroupId: 'sg-1', GroupName: 'nodes' }] });
-  aws.iam
-    .on(GetInstanceProfileCommand)
-    .resolves({
-      InstanceProfile: {
-        InstanceProfileName: 'my-cluster_1',
-        InstanceProfileId: 'x',
-        Arn: 'a',
-        Path: '/',
-        CreateDate: new Date(),
-        Roles: [{ RoleName: 'KarpenterNodeRole-my-cluster', RoleId: 'r', Arn: 'a', Path: '/', CreateDate: new Date() }],
+  aws.ec2.on(DescribeSubnetsCommand).resolves({
+    Subnets: [
+      {
+        SubnetId: 'subnet-a',
+        AvailabilityZone: 'us-west-2a',
+        AvailabilityZoneId: 'usw2-az1',
+        AvailableIpAddressCount: 100,
       },
-    });
+    ],
+  });
+  aws.ec2.on(DescribeSecurityGroupsCommand).resolves({ SecurityGroups: [{ GroupId: 'sg-1', GroupName: 'nodes' }] });
+  aws.iam.on(GetInstanceProfileCommand).resolves({
+    InstanceProfile: {
+      InstanceProfileName: 'my-cluster_1',
+      InstanceProfileId: 'x',
+      Arn: 'a',
+      Path: '/',
+      CreateDate: new Date(),
+      Roles: [{ RoleName: 'KarpenterNodeRole-my-cluster', RoleId: 'r', Arn: 'a', Path: '/', CreateDate: new Date() }],
+    },
+  });
   aws.iam.on(ListInstanceProfilesCommand).resolves({ InstanceProfiles: [] });
   return aws;
 }
@@ -144,16 +140,14 @@ describe('reconcileNodeClass', () => {
 
   it('keeps the previous status field and condition when an AWS call fails, and requeues sooner', async () => {
     const aws = happyAws();
-    aws.ec2
-      .on(DescribeSubnetsCommand)
-      .rejects(
-        new EC2ServiceException({
-          name: 'RequestLimitExceeded',
-          $fault: 'client',
-          $metadata: {},
-          message: 'slow down',
-        }),
-      );
+    aws.ec2.on(DescribeSubnetsCommand).rejects(
+      new EC2ServiceException({
+        name: 'RequestLimitExceeded',
+        $fault: 'client',
+        $metadata: {},
+        message: 'slow down',
+      }),
+    );
     const clock = new FakeClock();
     const first = await run(happyAws(), nodeClass({}, { status: { instanceProfile: 'my-cluster_1' } }), clock);
     clock.step(60_000);
