@@ -76,7 +76,7 @@ export function calledInCode(): { calls: Call[]; problems: string[] } {
       .replace(/\/\*[\s\S]*?\*\//g, '')
       .replace(/(^|[^:])\/\/.*$/gm, '$1');
     const line = (at: number) => text.slice(0, at).split('\n').length;
-    for (const m of text.matchAll(/\bkube\.(\w+)\(/g)) {
+    for (const m of text.matchAll(/\bkube\s*\.(\w+)\(/g)) {
       const method = m[1]!;
       const where = `${rel}:${line(m.index)}`;
       const args = argsAt(text, m.index + m[0].length - 1);
@@ -108,7 +108,7 @@ export function calledInCode(): { calls: Call[]; problems: string[] } {
       }
       calls.push({ ...kindTriple(literal as Kind, verb, method === 'patchStatus' ? 'status' : undefined), where });
     }
-    for (const m of text.matchAll(/\binformers\.add\(\s*'(\w+)'/g)) {
+    for (const m of text.matchAll(/\binformers\s*\.add\(\s*'(\w+)'/g)) {
       const where = `${rel}:${line(m.index)}`;
       for (const verb of ['list', 'watch']) calls.push({ ...kindTriple(m[1] as Kind, verb), where });
     }
