@@ -39,6 +39,8 @@ describe('feature scenarios', () => {
     expect(out).toMatch(/launched: m5\.xlarge in \S+, on-demand/);
     expect(out).toMatch(/Consolidation candidate: replace: \[\S+\] -> \[1 replacement\] \(savings: \$0\.70\)/);
     expect(out).toMatch(/launched: r5\.xlarge in \S+, on-demand/);
+    expect(out).toMatch(/reached: runningPods=1 \(want 1\)/);
+    expect(out).not.toMatch(/InsufficientCapacity/);
     expect(out).toMatch(/PASSED: scenario node-overlay/);
   });
 
