@@ -25,7 +25,7 @@ export interface PreloadDeps {
 /** After a pod arrives, wait this long for more before shipping (pods of a batch come in bursts). */
 const DELAY_MS = 100;
 /** Pods per call: bounds how long one call holds the event loop (diff and pack on this thread). */
-const CHUNK = 1_000;
+const CHUNK = 2_000;
 
 export class PendingPreloader {
   private readonly waiting = new Set<string>();
