@@ -246,13 +246,14 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
         'the improvement phase hit its wall-clock safety net; this plan may differ from one made on an idle machine',
       );
     }
-    recordSchedulingPass(ctx.metrics, 'provisioner', snapshot, plan, pods, ctx.clock.now());
     logPlan(plan, pending, performance.now() - started);
     nominate(snapshot, plan, pods);
-    // NodeClaims first: reporting thousands of failed pods (an event and a log line each) would otherwise
-    // delay the first launch of the batch.
+    // NodeClaims first: the first creates go out before the pass's per-pod metrics are worked out, and
+    // reporting thousands of failed pods (an event and a log line each) waits until every create settled.
+    const creating = createNodeClaims(ctx, snapshot, plan, pods);
+    recordSchedulingPass(ctx.metrics, 'provisioner', snapshot, plan, pods, ctx.clock.now());
     try {
-      await createNodeClaims(ctx, snapshot, plan, pods);
+      await creating;
     } finally {
       reportFailures(snapshot, plan, pods);
     }
