@@ -446,6 +446,7 @@ export const IMPLEMENTED_GATES: ReadonlySet<keyof FeatureGates> = new Set<keyof 
   'nodeRepair',
   'staticCapacity',
   'nodeOverlay',
+  'capacityBuffer',
 ]);
 
 export class OptionsError extends Error {

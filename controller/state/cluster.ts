@@ -58,6 +58,7 @@ export class Cluster {
     this.workloads = new Workloads({
       log: deps.log,
       changed: (c) => this.changed(c, c.kind === 'Pod' && podBindingChanged(c)),
+      unconsolidated: () => this.changed(undefined, true),
     });
   }
 
@@ -299,10 +300,12 @@ export class Cluster {
 
   private join(node: NodeEntry | undefined, claim: NodeClaimEntry | undefined, key: string): StateNode {
     const until = this.nominated.get(key);
+    const buffered = this.workloads.buffers.bufferPodsOn(key);
     return joinStateNode(node, claim, {
       pods: node ? this.workloads.podsOn(node.info.name) : [],
       markedForDeletion: this.marked.has(key),
       ...(until !== undefined && until > this.deps.clock.now() ? { nominatedUntil: until } : {}),
+      ...(buffered ? { bufferPods: buffered } : {}),
     });
   }
 

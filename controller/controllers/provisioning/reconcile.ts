@@ -22,6 +22,7 @@ import type { KubeObject } from '../../operator/kube.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../operator/result.ts';
 import type { Controller } from '../../operator/runtime.ts';
 import { nominationWindow, type Change } from '../../state/cluster.ts';
+import { observeBufferPlan } from '../capacitybuffer/provisioning.ts';
 import { recordSchedulingPass } from '../metrics/scheduler.ts';
 import { instanceTypeList } from '../../operator/logger.ts';
 import { buildSnapshot } from '../../state/snapshot.ts';
@@ -180,7 +181,9 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
     for (const [nodeName, uids] of plan.existing) {
       const sn = byName?.get(nodeName);
       if (!sn) continue;
-      if (sn.providerId) ctx.cluster.nominate(sn.providerId, until);
+      // Capacity-buffer virtual pods (not in `pods`) nominate nothing: they come back every pass, and a node
+      // nominated for them would never become a disruption candidate.
+      if (sn.providerId && uids.some((uid) => pods.has(uid))) ctx.cluster.nominate(sn.providerId, until);
       const where = [sn.nodeClaimName ? `nodeclaim/${sn.nodeClaimName}` : '', sn.hasNode ? `node/${sn.name}` : '']
         .filter(Boolean)
         .join(', ');
@@ -283,7 +286,9 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
   async function reconcile(): Promise<ReconcileResult> {
     if (!ctx.cluster.synced()) return requeueAfter(1_000);
     const pending = ctx.cluster.provisionablePods();
-    if (!pending.length) return done;
+    // CapacityBuffer virtual pods are scheduled with the real ones, so their room is launched; never bound.
+    const virtual = ctx.cluster.workloads.buffers.virtualPods();
+    if (!pending.length && !virtual.length) return done;
     const pods = new Map(pending.map((p) => [p.uid, p]));
     const started = performance.now();
     ctx.metrics.podTimes.seen(pending, ctx.clock.now());
@@ -294,7 +299,7 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
     solving = { id: schedulingId, since: performance.now() };
     let plan: ProvisionPlan;
     try {
-      plan = await ctx.engine.provision(snapshot, [...pods.values()]);
+      plan = await ctx.engine.provision(snapshot, [...pods.values(), ...virtual]);
     } finally {
       end();
       solving = undefined;
@@ -318,6 +323,7 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
       await createNodeClaims(snapshot, plan, pods);
     } finally {
       reportFailures(snapshot, plan, pods);
+      if (ctx.options.featureGates.capacityBuffer) await observeBufferPlan(ctx, plan, snapshot);
     }
     return done;
   }
