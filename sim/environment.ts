@@ -215,74 +215,20 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
     now: () => clock.now(),
     ...(opts.logDestination ? { destination: opts.logDestination } : {}),
   });
-  // The simulated kube-scheduler is configured as the controller is told it is (SCHEDULER_CONFIG).
-  const defaultConstraints = resolveOptions([], {}, { 'cluster-name': clusterName, ...(opts.options ?? {}) })
-    .schedulerConfig?.podTopologySpread?.defaultConstraints;
-  const cluster = await startSimCluster({
-    clock,
-    ...(opts.kubeletDelays ? { kubeletDelays: opts.kubeletDelays } : {}),
-    apiServer: apiServerOptions(opts),
-    onError: (err) => log.error({ err: String(err) }, 'simulated cluster error'),
-    ...(defaultConstraints?.length ? { defaultConstraints } : {}),
-  });
+  const cluster = await startCluster(opts, clock, clusterName, log);
   installAdmission(cluster.server);
   const network = simNetwork(region, clusterName);
   for (const r of opts.capacityReservations ?? []) addCapacityReservation(network, r);
-  // The simulator runs one replica without leader election unless asked (leader-election drills).
-  // No client-side rate limit against the loopback server: the simulated clock runs faster than the wall.
-  const baseOverrides = {
-    'cluster-name': clusterName,
-    'metrics-port': '0',
-    'health-probe-port': '0',
-    'disable-leader-election': 'true',
-    'leader-election-namespace': 'kube-system',
-    'kube-client-qps': '0',
-    ...(opts.options ?? {}),
-  };
-  const replicas: Operator[] = [];
-  const live = (): Operator[] => replicas.filter((r) => r.alive());
-  const provider = (existing?: SimCloudProvider): SimCloudProvider =>
-    existing ??
-    new SimCloudProvider({
-      clock,
-      region,
-      kubelet: cluster.kubelet,
-      network,
-      zonesOf: (nc) => toNodeClass(nc).zones,
-      reservedCapacity: resolveOptions([], {}, baseOverrides).featureGates.reservedCapacity,
-      // The cloud is shared by every replica; node classes come from whichever replica is still running,
-      // else (an operator started outside this simulation, as test/support/restart.ts does) from the API server.
-      nodeClass: (name) =>
-        live()
-          .map((r) => r.cluster.nodeClass(name)?.nodeClass)
-          .find((nc) => nc !== undefined) ?? storedNodeClass(name),
-      ...(opts.launchMs !== undefined ? { launchMs: opts.launchMs } : {}),
-      ...(opts.terminateMs !== undefined ? { terminateMs: opts.terminateMs } : {}),
-    });
-  const storedNodeClass = storedNodeClasses(cluster);
-  let cloud: SimCloudProvider | undefined;
-  const makeReplica = async (o: ReplicaOptions, first: boolean): Promise<Operator> => {
-    const options = resolveOptions([], {}, { ...baseOverrides, ...(o.options ?? {}) });
-    const name = o.name ?? o.leaderElection?.identity ?? `replica-${replicas.length + 1}`;
-    const op = await newOperator({
-      options,
-      clock,
-      log: first ? log : log.child({ replica: name }),
-      kubeConfig: o.kubeConfig ?? cluster.kubeConfig(),
-      engine: opts.engine ?? simulationEngine(),
-      ...(opts.only ? { only: opts.only } : {}),
-      ...(opts.informerBackoff ? { informerBackoff: opts.informerBackoff } : {}),
-      ...(o.leaderElection ? { leaderElection: o.leaderElection } : {}),
-      ...(o.unsafeSkipCacheSync ? { unsafeSkipCacheSync: true } : {}),
-      cloudProvider: () => {
-        cloud = provider(cloud);
-        return o.cloud ? o.cloud(cloud) : cloud;
-      },
-    });
-    replicas.push(op);
-    return op;
-  };
-  const operator = await makeReplica(
+  const replicas = newReplicas({
+    opts,
+    clock,
+    log,
+    cluster,
+    network,
+    region,
+    overrides: baseOverrides(opts, clusterName),
+  });
+  const operator = await replicas.make(
     {
       ...(opts.leaderElection ? { leaderElection: opts.leaderElection } : {}),
       ...(opts.cloud ? { cloud: opts.cloud } : {}),
@@ -290,8 +236,8 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
     true,
   );
   // `kubectl get --raw /metrics` against the simulated API server shows the controller's metrics.
-  cluster.server.serveMetrics(() => (live()[0] ?? operator).metrics.text());
-  const settle = settler(cluster, live);
+  cluster.server.serveMetrics(() => (replicas.live()[0] ?? operator).metrics.text());
+  const settle = settler(cluster, replicas.live);
   const removeSettler = clock.addSettler(settle);
   await operator.start();
   const kc = cluster.kubeConfig();
@@ -300,14 +246,14 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
     clock,
     cluster,
     operator,
-    provider: cloud!,
+    provider: replicas.cloud()!,
     network,
     log,
     kube,
-    replicas,
+    replicas: replicas.all,
     kubeConfig: () => kc,
     async startReplica(o = {}) {
-      const op = await makeReplica(o, false);
+      const op = await replicas.make(o, false);
       await op.start();
       await settle();
       return op;
@@ -321,10 +267,98 @@ export async function startSimulation(opts: SimulationOptions = {}): Promise<Sim
     async close() {
       removeSettler();
       // No replica takes over while the others stop.
-      for (const r of live()) r.elector?.halt();
-      for (const r of live()) await r.stop();
+      for (const r of replicas.live()) r.elector?.halt();
+      for (const r of replicas.live()) await r.stop();
       await cluster.close();
       clock.dispose();
     },
   };
+}
+
+/** The simulated cluster; its kube-scheduler is configured as the controller is told it is (SCHEDULER_CONFIG). */
+function startCluster(opts: SimulationOptions, clock: SimClock, clusterName: string, log: Logger): Promise<SimCluster> {
+  const defaultConstraints = resolveOptions([], {}, { 'cluster-name': clusterName, ...(opts.options ?? {}) })
+    .schedulerConfig?.podTopologySpread?.defaultConstraints;
+  return startSimCluster({
+    clock,
+    ...(opts.kubeletDelays ? { kubeletDelays: opts.kubeletDelays } : {}),
+    apiServer: apiServerOptions(opts),
+    onError: (err) => log.error({ err: String(err) }, 'simulated cluster error'),
+    ...(defaultConstraints?.length ? { defaultConstraints } : {}),
+  });
+}
+
+/**
+ * The options every replica starts from. The simulator runs one replica without leader election unless asked
+ * (leader-election drills), and no client-side rate limit against the loopback server: the simulated clock runs
+ * faster than the wall.
+ */
+function baseOverrides(opts: SimulationOptions, clusterName: string): Record<string, string> {
+  return {
+    'cluster-name': clusterName,
+    'metrics-port': '0',
+    'health-probe-port': '0',
+    'disable-leader-election': 'true',
+    'leader-election-namespace': 'kube-system',
+    'kube-client-qps': '0',
+    ...(opts.options ?? {}),
+  };
+}
+
+interface ReplicaContext {
+  readonly opts: SimulationOptions;
+  readonly clock: SimClock;
+  readonly log: Logger;
+  readonly cluster: SimCluster;
+  readonly network: SimNetwork;
+  readonly region: string;
+  readonly overrides: Readonly<Record<string, string>>;
+}
+
+/** The operator replicas of one simulation and the one simulated cloud they share (made by the first to ask). */
+function newReplicas(ctx: ReplicaContext) {
+  const { opts, clock, log, cluster } = ctx;
+  const all: Operator[] = [];
+  const live = (): Operator[] => all.filter((r) => r.alive());
+  const storedNodeClass = storedNodeClasses(cluster);
+  let cloud: SimCloudProvider | undefined;
+  const provider = (): SimCloudProvider =>
+    new SimCloudProvider({
+      clock,
+      region: ctx.region,
+      kubelet: cluster.kubelet,
+      network: ctx.network,
+      zonesOf: (nc) => toNodeClass(nc).zones,
+      reservedCapacity: resolveOptions([], {}, ctx.overrides).featureGates.reservedCapacity,
+      // The cloud is shared by every replica; node classes come from whichever replica is still running,
+      // else (an operator started outside this simulation, as test/support/restart.ts does) from the API server.
+      nodeClass: (name) =>
+        live()
+          .map((r) => r.cluster.nodeClass(name)?.nodeClass)
+          .find((nc) => nc !== undefined) ?? storedNodeClass(name),
+      ...(opts.launchMs !== undefined ? { launchMs: opts.launchMs } : {}),
+      ...(opts.terminateMs !== undefined ? { terminateMs: opts.terminateMs } : {}),
+    });
+  async function make(o: ReplicaOptions, first: boolean): Promise<Operator> {
+    const options = resolveOptions([], {}, { ...ctx.overrides, ...(o.options ?? {}) });
+    const name = o.name ?? o.leaderElection?.identity ?? `replica-${all.length + 1}`;
+    const op = await newOperator({
+      options,
+      clock,
+      log: first ? log : log.child({ replica: name }),
+      kubeConfig: o.kubeConfig ?? cluster.kubeConfig(),
+      engine: opts.engine ?? simulationEngine(),
+      ...(opts.only ? { only: opts.only } : {}),
+      ...(opts.informerBackoff ? { informerBackoff: opts.informerBackoff } : {}),
+      ...(o.leaderElection ? { leaderElection: o.leaderElection } : {}),
+      ...(o.unsafeSkipCacheSync ? { unsafeSkipCacheSync: true } : {}),
+      cloudProvider: () => {
+        cloud ??= provider();
+        return o.cloud ? o.cloud(cloud) : cloud;
+      },
+    });
+    all.push(op);
+    return op;
+  }
+  return { all: all as readonly Operator[], live, make, cloud: () => cloud };
 }

@@ -62,6 +62,31 @@ export type AllocResult = { ok: true; picks: Pick[]; requirements: Requirements 
 
 const SEARCH_LIMIT = 50_000;
 
+/** One device to find for a request, and the reachable devices that match it. */
+type Slot = { claim: string; request: DeviceRequest; options: DeviceRef[] };
+
+/** The state of one allocate() search; `place` changes it and the returned undo restores it. */
+interface SearchState {
+  requirements: Requirements;
+  readonly nodeName: string | undefined;
+  readonly hostname: string | undefined;
+  /** Capacity and counters taken so far in this search, by device key and counter-set key. */
+  readonly taken: Map<string, Record<string, number>>;
+  readonly picks: Pick[];
+  readonly usedBySlot: Set<string>;
+  steps: number;
+}
+
+/** a + b, key by key (a may be absent). */
+function sum(
+  a: Readonly<Record<string, number>> | undefined,
+  b: Readonly<Record<string, number>>,
+): Record<string, number> {
+  const out = { ...(a ?? {}) };
+  for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) + v;
+  return out;
+}
+
 /** The DRA world of one solve: classes, published devices, claims and the ledger. */
 export class DeviceAllocator {
   readonly ledger: Ledger;
@@ -246,118 +271,143 @@ export class DeviceAllocator {
     reqs: Requirements,
     hostname?: string,
   ): AllocResult {
-    let requirements = reqs;
-    const narrow = (t: NodeSelectorTerm | undefined): boolean => {
-      if (!t) return true;
-      const tr = add(new Map(), ...t.matchExpressions.map(fromSelector));
-      if (compatible(requirements, tr) !== undefined) return false;
-      requirements = add(requirements, ...tr.values());
-      return true;
+    const st: SearchState = {
+      requirements: reqs,
+      nodeName,
+      hostname,
+      taken: new Map(),
+      picks: [],
+      usedBySlot: new Set(),
+      steps: 0,
     };
-    const allocatedOf = (c: PodClaim): readonly AllocatedDevice[] | undefined =>
-      c.allocated ??
-      this.ledger.allocatedInSolve
-        .get(c.key)
-        ?.map((p) => ({ request: p.request, driver: p.ref.driver, pool: p.ref.pool, device: p.ref.device.name }));
-    for (const c of claims) {
-      const allocated = allocatedOf(c);
-      if (!allocated) continue;
-      for (const a of allocated) {
-        const k = deviceKey(a.driver, a.pool, a.device);
-        const ref = this.published.get(k) ?? this.inSolveRef(c.key, a);
-        if (!ref)
-          return { ok: false, reason: `claim ${c.key} is allocated to device ${k}, which no ResourceSlice publishes` };
-        const t = this.termFor(ref.access, nodeName, requirements, hostname);
-        if (t === null || !narrow(t))
-          return {
-            ok: false,
-            reason: `claim ${c.key} is allocated to device ${k}, which is not reachable from this node`,
-          };
-      }
-    }
-    type Slot = { claim: string; request: DeviceRequest; options: DeviceRef[] };
-    const slots: Slot[] = [];
+    const unreachable = this.checkAllocated(claims, st);
+    if (unreachable) return { ok: false, reason: unreachable };
     const errors: string[] = [];
-    for (const c of claims) {
-      if (allocatedOf(c)) continue;
-      for (const r of c.requests) {
-        const options = candidates.filter((ref) => this.matches(r, ref, errors));
-        if (r.allocationMode === 'All') {
-          if (!options.length)
-            return {
-              ok: false,
-              reason: `claim ${c.key} request ${r.name}: no device matches${errors.length ? ` (${errors[0]})` : ''}`,
-            };
-          for (const o of options) slots.push({ claim: c.key, request: r, options: [o] });
-        } else {
-          if (options.length < r.count)
-            return {
-              ok: false,
-              reason: `claim ${c.key} request ${r.name}: ${options.length} reachable device(s) match, ${r.count} needed${errors.length ? ` (${errors[0]})` : ''}`,
-            };
-          for (let i = 0; i < r.count; i++) slots.push({ claim: c.key, request: r, options });
-        }
-      }
-    }
-    const taken = new Map<string, Record<string, number>>();
-    const picks: Pick[] = [];
-    const usedBySlot = new Set<string>();
-    let steps = 0;
-    const reqStack: Requirements[] = [];
-    const search = (i: number): boolean | 'limit' => {
-      if (i === slots.length) return true;
-      const s = slots[i]!;
-      for (const ref of s.options) {
-        if (++steps > SEARCH_LIMIT) return 'limit';
-        const slotKey = `${s.claim}|${s.request.name}|${ref.key}`;
-        if (usedBySlot.has(slotKey)) continue; // one device at most once per request
-        const consumed = this.requestCapacity(s.request, ref);
-        if (!this.ledger.canTake(ref, consumed, taken)) continue;
-        const t = this.termFor(ref.access, nodeName, requirements, hostname);
-        if (t === null) continue;
-        reqStack.push(requirements);
-        if (!narrow(t)) {
-          requirements = reqStack.pop()!;
-          continue;
-        }
-        const before = taken.get(ref.key);
-        const after = { ...(before ?? {}) };
-        for (const [c, v] of Object.entries(consumed)) after[c] = (after[c] ?? 0) + v;
-        taken.set(ref.key, after);
-        const counterKeys: Array<[string, Record<string, number> | undefined]> = [];
-        if (!before && !this.ledger.inUse(ref.key)) {
-          for (const cc of ref.device.consumesCounters) {
-            const ck = `counters:${ref.driver}/${ref.pool}/${cc.counterSet}`;
-            const prev = taken.get(ck);
-            counterKeys.push([ck, prev]);
-            const next = { ...(prev ?? {}) };
-            for (const [c, v] of Object.entries(cc.counters)) next[c] = (next[c] ?? 0) + v;
-            taken.set(ck, next);
-          }
-        }
-        usedBySlot.add(slotKey);
-        picks.push({ claim: s.claim, request: s.request.name, ref, consumed });
-        const r = search(i + 1);
-        if (r) return r;
-        picks.pop();
-        usedBySlot.delete(slotKey);
-        for (const [ck, prev] of counterKeys.reverse())
-          if (prev) taken.set(ck, prev);
-          else taken.delete(ck);
-        if (before) taken.set(ref.key, before);
-        else taken.delete(ref.key);
-        requirements = reqStack.pop()!;
-      }
-      return false;
-    };
-    const r = search(0);
+    const slots = this.slotsFor(claims, candidates, errors);
+    if (typeof slots === 'string') return { ok: false, reason: slots };
+    const r = this.search(slots, 0, st);
     if (r === 'limit') return { ok: false, reason: `device allocation search gave up after ${SEARCH_LIMIT} steps` };
     if (!r)
       return {
         ok: false,
         reason: `the claims cannot be satisfied together by the reachable free devices${errors.length ? ` (${errors[0]})` : ''}`,
       };
-    return { ok: true, picks, requirements };
+    return { ok: true, picks: st.picks, requirements: st.requirements };
+  }
+
+  /** The claim's devices if it is allocated already (in the cluster, or earlier in this solve). */
+  private allocatedOf(c: PodClaim): readonly AllocatedDevice[] | undefined {
+    return (
+      c.allocated ??
+      this.ledger.allocatedInSolve
+        .get(c.key)
+        ?.map((p) => ({ request: p.request, driver: p.ref.driver, pool: p.ref.pool, device: p.ref.device.name }))
+    );
+  }
+
+  /** Narrows the search's requirements by a ResourceSlice node-selector term; false if the node cannot take it. */
+  private narrow(st: SearchState, t: NodeSelectorTerm | undefined): boolean {
+    if (!t) return true;
+    const tr = add(new Map(), ...t.matchExpressions.map(fromSelector));
+    if (compatible(st.requirements, tr) !== undefined) return false;
+    st.requirements = add(st.requirements, ...tr.values());
+    return true;
+  }
+
+  /** Already allocated claims must be reachable from the node; the reason why one is not, else undefined. */
+  private checkAllocated(claims: readonly PodClaim[], st: SearchState): string | undefined {
+    for (const c of claims) {
+      for (const a of this.allocatedOf(c) ?? []) {
+        const k = deviceKey(a.driver, a.pool, a.device);
+        const ref = this.published.get(k) ?? this.inSolveRef(c.key, a);
+        if (!ref) return `claim ${c.key} is allocated to device ${k}, which no ResourceSlice publishes`;
+        const t = this.termFor(ref.access, st.nodeName, st.requirements, st.hostname);
+        if (t === null || !this.narrow(st, t))
+          return `claim ${c.key} is allocated to device ${k}, which is not reachable from this node`;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * One slot per device to find (a request for N devices is N slots; allocationMode All is one slot per matching
+   * device), each with the candidates that match it; a reason when a request cannot be met by any choice.
+   */
+  private slotsFor(claims: readonly PodClaim[], candidates: readonly DeviceRef[], errors: string[]): Slot[] | string {
+    const slots: Slot[] = [];
+    const hint = () => (errors.length ? ` (${errors[0]})` : '');
+    for (const c of claims) {
+      if (this.allocatedOf(c)) continue;
+      for (const r of c.requests) {
+        const options = candidates.filter((ref) => this.matches(r, ref, errors));
+        if (r.allocationMode === 'All') {
+          if (!options.length) return `claim ${c.key} request ${r.name}: no device matches${hint()}`;
+          for (const o of options) slots.push({ claim: c.key, request: r, options: [o] });
+        } else {
+          if (options.length < r.count)
+            return `claim ${c.key} request ${r.name}: ${options.length} reachable device(s) match, ${r.count} needed${hint()}`;
+          for (let i = 0; i < r.count; i++) slots.push({ claim: c.key, request: r, options });
+        }
+      }
+    }
+    return slots;
+  }
+
+  /** Backtracking over slots from i: true when every slot has a device, 'limit' when the step budget runs out. */
+  private search(slots: readonly Slot[], i: number, st: SearchState): boolean | 'limit' {
+    if (i === slots.length) return true;
+    const s = slots[i]!;
+    for (const ref of s.options) {
+      if (++st.steps > SEARCH_LIMIT) return 'limit';
+      const undo = this.place(st, s, ref);
+      if (!undo) continue;
+      const r = this.search(slots, i + 1, st);
+      if (r) return r;
+      undo();
+    }
+    return false;
+  }
+
+  /**
+   * Takes `ref` for slot `s` if it is free enough and reachable: its capacity, its counters (on first use) and
+   * the narrowed requirements are recorded; returns how to take it back, or undefined if it cannot be taken.
+   */
+  private place(st: SearchState, s: Slot, ref: DeviceRef): (() => void) | undefined {
+    const slotKey = `${s.claim}|${s.request.name}|${ref.key}`;
+    if (st.usedBySlot.has(slotKey)) return undefined; // one device at most once per request
+    const consumed = this.requestCapacity(s.request, ref);
+    const { taken } = st;
+    if (!this.ledger.canTake(ref, consumed, taken)) return undefined;
+    const t = this.termFor(ref.access, st.nodeName, st.requirements, st.hostname);
+    if (t === null) return undefined;
+    const requirements = st.requirements;
+    if (!this.narrow(st, t)) {
+      st.requirements = requirements;
+      return undefined;
+    }
+    const before = taken.get(ref.key);
+    taken.set(ref.key, sum(before, consumed));
+    const counterKeys: Array<[string, Record<string, number> | undefined]> = [];
+    if (!before && !this.ledger.inUse(ref.key)) {
+      for (const cc of ref.device.consumesCounters) {
+        const ck = `counters:${ref.driver}/${ref.pool}/${cc.counterSet}`;
+        const prev = taken.get(ck);
+        counterKeys.push([ck, prev]);
+        taken.set(ck, sum(prev, cc.counters));
+      }
+    }
+    st.usedBySlot.add(slotKey);
+    st.picks.push({ claim: s.claim, request: s.request.name, ref, consumed });
+    return () => {
+      st.picks.pop();
+      st.usedBySlot.delete(slotKey);
+      for (const [ck, prev] of counterKeys.reverse())
+        if (prev) taken.set(ck, prev);
+        else taken.delete(ck);
+      if (before) taken.set(ref.key, before);
+      else taken.delete(ref.key);
+      st.requirements = requirements;
+    };
   }
 
   private inSolveRef(claim: string, a: AllocatedDevice): DeviceRef | undefined {

@@ -83,9 +83,76 @@ export interface AwsCloudProvider extends CloudProvider {
 }
 
 export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
+  const parts = buildParts(deps);
+  const { settings, instanceTypeProvider, pricing, instances, ice, reservationCapacity, discovery } = parts;
+  const typeFor = instanceTypeOf(deps, instanceTypeProvider);
+  const interruptions = interruptionsOf(deps, parts);
+  const cloudProvider = {
+    name: 'aws',
+    create: async (req: LaunchRequest) => {
+      await discovery.ensure();
+      return launch(req, launchDeps(deps, parts));
+    },
+    delete: (providerID: string) => instances.delete(providerID),
+    get: (providerID: string) => instances.get(providerID),
+    list: () => instances.list(),
+    getInstanceTypes: async (nodePool: NodePool) => {
+      const name = nodePool.template.nodeClassRef.name;
+      const nc = deps.nodeClass(name);
+      if (!nc) throw new NodeClassNotReadyError(`EC2NodeClass ${name} of NodePool ${nodePool.name} does not exist`);
+      await discovery.ensure();
+      return instanceTypeProvider.list(nc);
+    },
+    isDrifted: (q: DriftQuery) =>
+      isDrifted(q, {
+        nodeClass: deps.nodeClass,
+        instances,
+        instanceType: typeFor,
+        reservedCapacity: parts.reservedCapacity,
+        ...(settings.clusterCABundle ? { caBundle: settings.clusterCABundle } : {}),
+      }),
+    repairPolicies: () => AWS_REPAIR_POLICIES,
+    instanceTagging: awsInstanceTagging({ instances, clusterName: settings.clusterName }),
+    ...(interruptions ? { interruptions } : {}),
+  } satisfies CloudProvider;
+
+  return {
+    ...cloudProvider,
+    unavailableOfferings: ice,
+    pricing,
+    instanceTypeProvider,
+    reservationCapacity,
+    reconcileNodeClass: (nc) => reconcileClass(nc, deps, parts),
+    finalizeNodeClass: (nc) => finalizeClass(nc, deps, parts),
+    tagInstance: (providerID, tags) => instances.tag(providerID, tags),
+    refresh: () => refreshAll(parts),
+    start: () => startPeriodic(deps, parts),
+  };
+}
+
+/** The provider's parts, built once from its dependencies and shared by its methods. */
+interface Parts {
+  readonly settings: ReturnType<typeof validateSettings>;
+  readonly clock: Clock;
+  readonly registry: Registry;
+  readonly ice: UnavailableOfferings;
+  readonly reservedCapacity: boolean;
+  readonly reservationCapacity: ReservationCapacity;
+  readonly pricing: PricingProvider;
+  readonly instanceTypeProvider: InstanceTypeProvider;
+  readonly templates: LaunchTemplates;
+  readonly fleet: ReturnType<typeof fleetBatcher>;
+  readonly ssmCache: TtlCache<string, string>;
+  /** Free addresses by subnet id, from the last node-class resolution. */
+  readonly subnetIps: Map<string, number>;
+  readonly instances: Instances;
+  readonly discovery: Discovery;
+}
+
+function buildParts(deps: AwsCloudProviderDeps): Parts {
   const settings = validateSettings(deps.settings);
   const clock = deps.clock ?? systemClock;
-  const { ec2, ssm, iam, sqs } = deps.ports;
+  const { ec2 } = deps.ports;
   const registry = deps.registry ?? new Registry();
   const ice = new UnavailableOfferings(clock);
   const reservedCapacity = deps.reservedCapacity ?? true;
@@ -108,176 +175,198 @@ export function awsCloudProvider(deps: AwsCloudProviderDeps): AwsCloudProvider {
     reservations: reservationCapacity,
     ...(deps.log ? { onSkip: (why: string) => deps.log?.('skipping an instance type', { why }, 'debug') } : {}),
   });
-  const templates = new LaunchTemplates(ec2, clock, settings.clusterName);
-  const batchSize =
-    deps.providerMetrics?.batchSize ??
-    new Histogram({
-      name: 'karpenter_cloudprovider_batcher_batch_size',
-      help: 'Requests per batched AWS call.',
-      labelNames: ['batcher'],
-      buckets: [1, 2, 4, 5, 10, 15, 20, 25, 50, 100, 250, 500, 1000],
-      registers: [registry],
-    });
-  const batchTime =
-    deps.providerMetrics?.batchTime ??
-    new Histogram({
-      name: 'karpenter_cloudprovider_batcher_batch_time_seconds',
-      help: 'Duration of batched AWS calls.',
-      labelNames: ['batcher'],
-      registers: [registry],
-    });
+  const { batchSize, batchTime } = batcherMetrics(deps, registry);
   const fleet = fleetBatcher(ec2, deps.timers, (size, ms) => {
     batchSize.observe({ batcher: 'create_fleet' }, size);
     batchTime.observe({ batcher: 'create_fleet' }, ms / 1000);
   });
-  const ssmCache = new TtlCache<string, string>(clock, 24 * 3600_000);
-  const subnetIps = new Map<string, number>();
-
-  const typeFor = (nodeClassName: string | undefined, typeName: string): InstanceType | undefined => {
-    const nc = nodeClassName ? deps.nodeClass(nodeClassName) : undefined;
-    return nc ? instanceTypeProvider.list(nc).find((t) => t.name === typeName) : undefined;
-  };
   const instances = new Instances({
     ec2,
     clusterName: settings.clusterName,
-    instanceType: typeFor,
+    instanceType: instanceTypeOf(deps, instanceTypeProvider),
     onReservedTerminated: (id, instanceId) => reservationCapacity.terminated(id, instanceId),
     onTerminateFailed: (zone, zoneId) => deps.providerMetrics?.terminationFailures?.inc({ zone, zone_id: zoneId }),
     ...(deps.timers ? { timers: deps.timers } : {}),
   });
-  let discovered: Promise<void> | undefined;
-  const ensureDiscovered = () =>
-    (discovered ??= instanceTypeProvider.refresh().catch((e: unknown) => {
-      discovered = undefined;
-      throw new Error('discovering instance types', { cause: e });
-    }));
+  return {
+    settings,
+    clock,
+    registry,
+    ice,
+    reservedCapacity,
+    reservationCapacity,
+    pricing,
+    instanceTypeProvider,
+    templates: new LaunchTemplates(ec2, clock, settings.clusterName),
+    fleet,
+    ssmCache: new TtlCache<string, string>(clock, 24 * 3600_000),
+    subnetIps: new Map(),
+    instances,
+    discovery: discoveryOf(instanceTypeProvider),
+  };
+}
 
+/** The batcher histograms: the operator's families, else new ones on `registry`. */
+function batcherMetrics(
+  deps: AwsCloudProviderDeps,
+  registry: Registry,
+): { batchSize: Histogram<'batcher'>; batchTime: Histogram<'batcher'> } {
+  return {
+    batchSize:
+      deps.providerMetrics?.batchSize ??
+      new Histogram({
+        name: 'karpenter_cloudprovider_batcher_batch_size',
+        help: 'Requests per batched AWS call.',
+        labelNames: ['batcher'],
+        buckets: [1, 2, 4, 5, 10, 15, 20, 25, 50, 100, 250, 500, 1000],
+        registers: [registry],
+      }),
+    batchTime:
+      deps.providerMetrics?.batchTime ??
+      new Histogram({
+        name: 'karpenter_cloudprovider_batcher_batch_time_seconds',
+        help: 'Duration of batched AWS calls.',
+        labelNames: ['batcher'],
+        registers: [registry],
+      }),
+  };
+}
+
+/** An instance type of a node class by name (undefined if either is unknown). */
+function instanceTypeOf(
+  deps: AwsCloudProviderDeps,
+  provider: InstanceTypeProvider,
+): (nodeClassName: string | undefined, typeName: string) => InstanceType | undefined {
+  return (nodeClassName, typeName) => {
+    const nc = nodeClassName ? deps.nodeClass(nodeClassName) : undefined;
+    return nc ? provider.list(nc).find((t) => t.name === typeName) : undefined;
+  };
+}
+
+/** Instance-type discovery, run once before the first launch or listing (again after it fails). */
+interface Discovery {
+  ensure(): Promise<void>;
+  /** A refresh succeeded: later calls need not discover. */
+  done(): void;
+}
+
+function discoveryOf(provider: InstanceTypeProvider): Discovery {
+  let discovered: Promise<void> | undefined;
+  return {
+    ensure: () =>
+      (discovered ??= provider.refresh().catch((e: unknown) => {
+        discovered = undefined;
+        throw new Error('discovering instance types', { cause: e });
+      })),
+    done: () => {
+      discovered = Promise.resolve();
+    },
+  };
+}
+
+/** The SQS interruption queue (when one is set), marking spot-interrupted offerings unavailable when it can. */
+function interruptionsOf(deps: AwsCloudProviderDeps, parts: Parts): CloudProvider['interruptions'] {
+  const { settings } = parts;
   const sqsSource = settings.interruptionQueue
     ? new SqsInterruptionSource({
-        sqs,
+        sqs: deps.ports.sqs,
         queueName: settings.interruptionQueue,
-        metrics: deps.interruptionMetrics ?? interruptionMetrics(registry),
+        metrics: deps.interruptionMetrics ?? interruptionMetrics(parts.registry),
         ...(deps.log ? { log: deps.log } : {}),
       })
     : undefined;
-  const interruptions =
-    sqsSource && deps.instanceAt
-      ? markingSpotInterruptions(sqsSource, ice, deps.instanceAt, reservationCapacity)
-      : sqsSource;
+  return sqsSource && deps.instanceAt
+    ? markingSpotInterruptions(sqsSource, parts.ice, deps.instanceAt, parts.reservationCapacity)
+    : sqsSource;
+}
 
-  const cloudProvider = {
-    name: 'aws',
-    create: async (req: LaunchRequest) => {
-      await ensureDiscovered();
-      return launch(req, {
-        settings,
-        clock,
-        nodeClass: deps.nodeClass,
-        instanceTypes: instanceTypeProvider,
-        ice,
-        templates,
-        fleet,
-        subnetIps: (id) => subnetIps.get(id),
-        reservedCapacity,
-        reservations: reservationCapacity,
-        ...(deps.minValuesPolicy ? { minValuesPolicy: deps.minValuesPolicy } : {}),
-        launchFailed: (f) =>
-          deps.providerMetrics?.launchFailures?.inc({
-            zone: f.zone,
-            zone_id: f.zoneId,
-            capacity_type: f.capacityType,
-            reason: f.reason,
-          }),
-      });
-    },
-    delete: (providerID: string) => instances.delete(providerID),
-    get: (providerID: string) => instances.get(providerID),
-    list: () => instances.list(),
-    getInstanceTypes: async (nodePool: NodePool) => {
-      const name = nodePool.template.nodeClassRef.name;
-      const nc = deps.nodeClass(name);
-      if (!nc) throw new NodeClassNotReadyError(`EC2NodeClass ${name} of NodePool ${nodePool.name} does not exist`);
-      await ensureDiscovered();
-      return instanceTypeProvider.list(nc);
-    },
-    isDrifted: (q: DriftQuery) =>
-      isDrifted(q, {
-        nodeClass: deps.nodeClass,
-        instances,
-        instanceType: typeFor,
-        reservedCapacity,
-        ...(settings.clusterCABundle ? { caBundle: settings.clusterCABundle } : {}),
-      }),
-    repairPolicies: () => AWS_REPAIR_POLICIES,
-    instanceTagging: awsInstanceTagging({ instances, clusterName: settings.clusterName }),
-    ...(interruptions ? { interruptions } : {}),
-  } satisfies CloudProvider;
-
+function launchDeps(deps: AwsCloudProviderDeps, parts: Parts): Parameters<typeof launch>[1] {
   return {
-    ...cloudProvider,
-    unavailableOfferings: ice,
-    pricing,
-    instanceTypeProvider,
-    reservationCapacity,
-    reconcileNodeClass: async (nc) => {
-      const r = await reconcileNodeClass(nc, {
-        ec2,
-        ssm,
-        iam,
-        clusterName: settings.clusterName,
-        region: settings.region,
-        ...(settings.clusterCABundle ? { clusterCABundle: settings.clusterCABundle } : {}),
-        kubernetesVersion: deps.kubernetesVersion,
-        clock,
-        ssmCache,
-        reservedCapacity,
-        reservationCapacity,
-        ...(deps.uuid ? { uuid: deps.uuid } : {}),
-        ...(settings.refreshMs ? { refreshMs: settings.refreshMs } : {}),
-      });
-      for (const s of r.subnets) subnetIps.set(s.id, s.availableIps);
-      return r;
-    },
-    finalizeNodeClass: async (nc) => {
-      await templates.deleteAll(nc.name);
-      const profile = nc.status.instanceProfile;
-      if (nc.spec.role && profile) {
-        await iam.removeRoleFromInstanceProfile(profile, roleName(nc.spec.role));
-        await iam.deleteInstanceProfile(profile);
-      }
-    },
-    tagInstance: (providerID, tags) => instances.tag(providerID, tags),
-    refresh: async () => {
-      const results = await Promise.allSettled([instanceTypeProvider.refresh(), pricing.refresh()]);
-      discovered = results[0].status === 'fulfilled' ? Promise.resolve() : discovered;
-      const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
-      if (errors.length)
-        throw new AggregateError(
-          errors,
-          `refreshing the AWS provider: ${errors.map((e) => (e as Error).message).join('; ')}`,
-        );
-    },
-    start: () => {
-      const onError = (what: string) => (e: unknown) => deps.log?.(`${what} failed`, { error: (e as Error).message });
-      const timers = deps.timers ? { timers: deps.timers } : {};
-      const jobs = [
-        runPeriodically(() => instanceTypeProvider.refresh(), {
-          intervalMs: INSTANCE_TYPES_REFRESH_MS,
-          onError: onError('refreshing instance types'),
-          ...timers,
-        }),
-        runPeriodically(() => pricing.refresh(), {
-          intervalMs: PRICING_REFRESH_MS,
-          onError: onError('refreshing prices'),
-          ...timers,
-        }),
-        runPeriodically(async () => void (await templates.sweep()), {
-          intervalMs: 60_000,
-          onError: onError('deleting expired launch templates'),
-          ...timers,
-        }),
-      ];
-      return () => jobs.forEach((j) => j.stop());
-    },
+    settings: parts.settings,
+    clock: parts.clock,
+    nodeClass: deps.nodeClass,
+    instanceTypes: parts.instanceTypeProvider,
+    ice: parts.ice,
+    templates: parts.templates,
+    fleet: parts.fleet,
+    subnetIps: (id) => parts.subnetIps.get(id),
+    reservedCapacity: parts.reservedCapacity,
+    reservations: parts.reservationCapacity,
+    ...(deps.minValuesPolicy ? { minValuesPolicy: deps.minValuesPolicy } : {}),
+    launchFailed: (f) =>
+      deps.providerMetrics?.launchFailures?.inc({
+        zone: f.zone,
+        zone_id: f.zoneId,
+        capacity_type: f.capacityType,
+        reason: f.reason,
+      }),
   };
+}
+
+/** The EC2NodeClass status reconciler; keeps each subnet's free addresses for launches. */
+async function reconcileClass(nc: EC2NodeClass, deps: AwsCloudProviderDeps, parts: Parts) {
+  const { settings } = parts;
+  const r = await reconcileNodeClass(nc, {
+    ec2: deps.ports.ec2,
+    ssm: deps.ports.ssm,
+    iam: deps.ports.iam,
+    clusterName: settings.clusterName,
+    region: settings.region,
+    ...(settings.clusterCABundle ? { clusterCABundle: settings.clusterCABundle } : {}),
+    kubernetesVersion: deps.kubernetesVersion,
+    clock: parts.clock,
+    ssmCache: parts.ssmCache,
+    reservedCapacity: parts.reservedCapacity,
+    reservationCapacity: parts.reservationCapacity,
+    ...(deps.uuid ? { uuid: deps.uuid } : {}),
+    ...(settings.refreshMs ? { refreshMs: settings.refreshMs } : {}),
+  });
+  for (const sn of r.subnets) parts.subnetIps.set(sn.id, sn.availableIps);
+  return r;
+}
+
+/** On node-class deletion: its launch templates, then its managed instance profile. */
+async function finalizeClass(nc: EC2NodeClass, deps: AwsCloudProviderDeps, parts: Parts): Promise<void> {
+  await parts.templates.deleteAll(nc.name);
+  const profile = nc.status.instanceProfile;
+  if (nc.spec.role && profile) {
+    await deps.ports.iam.removeRoleFromInstanceProfile(profile, roleName(nc.spec.role));
+    await deps.ports.iam.deleteInstanceProfile(profile);
+  }
+}
+
+/** Instance types and prices together; rejects with every failure. */
+async function refreshAll(parts: Parts): Promise<void> {
+  const results = await Promise.allSettled([parts.instanceTypeProvider.refresh(), parts.pricing.refresh()]);
+  if (results[0].status === 'fulfilled') parts.discovery.done();
+  const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  if (errors.length)
+    throw new AggregateError(
+      errors,
+      `refreshing the AWS provider: ${errors.map((e) => (e as Error).message).join('; ')}`,
+    );
+}
+
+/** The periodic refreshes (types, prices) and the launch-template sweep; returns a stop function. */
+function startPeriodic(deps: AwsCloudProviderDeps, parts: Parts): () => void {
+  const onError = (what: string) => (e: unknown) => deps.log?.(`${what} failed`, { error: (e as Error).message });
+  const timers = deps.timers ? { timers: deps.timers } : {};
+  const jobs = [
+    runPeriodically(() => parts.instanceTypeProvider.refresh(), {
+      intervalMs: INSTANCE_TYPES_REFRESH_MS,
+      onError: onError('refreshing instance types'),
+      ...timers,
+    }),
+    runPeriodically(() => parts.pricing.refresh(), {
+      intervalMs: PRICING_REFRESH_MS,
+      onError: onError('refreshing prices'),
+      ...timers,
+    }),
+    runPeriodically(async () => void (await parts.templates.sweep()), {
+      intervalMs: 60_000,
+      onError: onError('deleting expired launch templates'),
+      ...timers,
+    }),
+  ];
+  return () => jobs.forEach((j) => j.stop());
 }

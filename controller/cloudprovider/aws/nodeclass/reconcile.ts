@@ -77,24 +77,37 @@ interface Step<T> {
 }
 
 export async function reconcileNodeClass(nc: EC2NodeClass, deps: NodeClassDeps): Promise<NodeClassReconcileResult> {
-  const spec = nc.spec;
-  const prev = nc.status;
-  const inputs: ConditionInput[] = [];
-  const errors: Error[] = [];
-  const keep = (type: ConditionType, e: unknown): void => {
-    errors.push(e instanceof Error ? e : new Error(String(e)));
-    const p = prev.conditions.find((c) => c.type === type);
-    inputs.push(
-      p
-        ? { type, status: p.status, reason: p.reason ?? '', message: p.message ?? '' }
-        : { type, status: 'Unknown', reason: 'ResolutionFailed', message: (e as Error).message },
-    );
+  const steps = new StepRunner(nc.status);
+  const resolved = await resolveAll(nc, deps, steps);
+  steps.validated(validate(nc));
+  const conditions = buildConditions(steps.inputs, nc.status.conditions, nc.generation, deps.clock.now());
+  const ready = conditions.find((c) => c.type === 'Ready')?.status === 'True';
+  return {
+    status: statusOf(nc.status, resolved, conditions),
+    conditions,
+    ready,
+    annotations: hashAnnotations(nc, deps),
+    subnets: resolved.subnets ?? [],
+    ...(resolved.profile?.stale ? { staleInstanceProfile: resolved.profile.stale } : {}),
+    errors: steps.errors,
+    requeueAfterMs: steps.errors.length ? 30_000 : ready ? (deps.refreshMs ?? 5 * 60_000) : 60_000,
   };
-  async function step<T>(s: Step<T>): Promise<T | undefined> {
+}
+
+/**
+ * Runs each resolution step and records its condition input. A step that throws keeps the previous condition
+ * (and, through an undefined result, the previous status field); a selector that resolves to nothing is False.
+ */
+class StepRunner {
+  readonly inputs: ConditionInput[] = [];
+  readonly errors: Error[] = [];
+  constructor(private readonly prev: EC2NodeClassStatus) {}
+
+  async run<T>(s: Step<T>): Promise<T | undefined> {
     try {
       const v = await s.run();
       const bad = s.check(v);
-      inputs.push(
+      this.inputs.push(
         bad
           ? { type: s.type, status: 'False', ...bad }
           : { type: s.type, status: 'True', reason: s.readyReason, message: '' },
@@ -102,71 +115,63 @@ export async function reconcileNodeClass(nc: EC2NodeClass, deps: NodeClassDeps):
       return v;
     } catch (e) {
       if (e instanceof AmiResolutionError) {
-        inputs.push({ type: s.type, status: 'False', reason: 'AMINotFound', message: e.message });
+        this.inputs.push({ type: s.type, status: 'False', reason: 'AMINotFound', message: e.message });
         return [] as T;
       }
       if (e instanceof UnknownCapacityReservationError) {
-        inputs.push({ type: s.type, status: 'False', reason: 'CapacityReservationNotFound', message: e.message });
+        this.inputs.push({ type: s.type, status: 'False', reason: 'CapacityReservationNotFound', message: e.message });
         return { reservations: [], counts: new Map() } as T;
       }
-      keep(s.type, e);
+      this.keep(s.type, e);
       return undefined;
     }
   }
 
-  // 1. AMIs
-  const amis = await step({
-    type: 'AMIsReady',
-    readyReason: 'AMIsReady',
-    run: async () =>
-      resolveAmis(nc, {
-        ec2: deps.ec2,
-        ssm: deps.ssm,
-        kubernetesVersion: await deps.kubernetesVersion(),
-        now: deps.clock.now(),
-        ...(deps.ssmCache ? { ssmCache: deps.ssmCache } : {}),
-      }),
-    check: () => undefined,
-  });
-  // 2. Capacity reservations (none are resolved, and no condition is set, with the gate off)
-  const gate = deps.reservedCapacity ?? true;
-  const reservations: ResolvedReservations | undefined = !gate
-    ? { reservations: [], counts: new Map() }
-    : await step({
-        type: 'CapacityReservationsReady',
-        readyReason: 'CapacityReservationsReady',
-        run: () => resolveCapacityReservations(deps.ec2, nc, deps.clock.now()),
-        check: () => undefined,
-      });
+  validated(invalid: { reason: string; message: string } | undefined): void {
+    this.inputs.push(
+      invalid
+        ? { type: 'ValidationSucceeded', status: 'False', ...invalid }
+        : { type: 'ValidationSucceeded', status: 'True', reason: 'ValidationSucceeded', message: '' },
+    );
+  }
+
+  /** A failed AWS call: the previous condition stays (Unknown when there was none) and the error is returned. */
+  private keep(type: ConditionType, e: unknown): void {
+    this.errors.push(e instanceof Error ? e : new Error(String(e)));
+    const p = this.prev.conditions.find((c) => c.type === type);
+    this.inputs.push(
+      p
+        ? { type, status: p.status, reason: p.reason ?? '', message: p.message ?? '' }
+        : { type, status: 'Unknown', reason: 'ResolutionFailed', message: (e as Error).message },
+    );
+  }
+}
+
+interface Resolved {
+  readonly amis: Awaited<ReturnType<typeof resolveAmis>> | undefined;
+  readonly reservations: ResolvedReservations | undefined;
+  readonly subnets: ResolvedSubnet[] | undefined;
+  readonly groups: Awaited<ReturnType<typeof resolveSecurityGroups>> | undefined;
+  readonly profile: Awaited<ReturnType<typeof reconcileInstanceProfile>> | undefined;
+}
+
+/** Steps 1-5 in order; undefined = that AWS call failed and the previous status field stays. */
+async function resolveAll(nc: EC2NodeClass, deps: NodeClassDeps, steps: StepRunner): Promise<Resolved> {
+  const amis = await steps.run(amiStep(nc, deps));
+  // With the ReservedCapacity gate off none are resolved and no condition is set.
+  const reservations: ResolvedReservations | undefined =
+    (deps.reservedCapacity ?? true)
+      ? await steps.run({
+          type: 'CapacityReservationsReady',
+          readyReason: 'CapacityReservationsReady',
+          run: () => resolveCapacityReservations(deps.ec2, nc, deps.clock.now()),
+          check: () => undefined,
+        })
+      : { reservations: [], counts: new Map() };
   for (const [id, c] of reservations?.counts ?? []) deps.reservationCapacity?.refresh(id, c.available, c.total);
-  // 3. Subnets
-  const subnets = await step({
-    type: 'SubnetsReady',
-    readyReason: 'SubnetsReady',
-    run: () => resolveSubnets(deps.ec2, spec.subnetSelectorTerms),
-    check: (v) =>
-      v.length
-        ? undefined
-        : {
-            reason: 'SubnetsNotFound',
-            message: `subnetSelectorTerms [${describeTerms(spec.subnetSelectorTerms)}] matched no subnets: ${DISCOVERY_HINT}`,
-          },
-  });
-  // 4. Security groups
-  const groups = await step({
-    type: 'SecurityGroupsReady',
-    readyReason: 'SecurityGroupsReady',
-    run: () => resolveSecurityGroups(deps.ec2, spec.securityGroupSelectorTerms),
-    check: (v) =>
-      v.length
-        ? undefined
-        : {
-            reason: 'SecurityGroupsNotFound',
-            message: `securityGroupSelectorTerms [${describeTerms(spec.securityGroupSelectorTerms)}] matched no security groups: ${DISCOVERY_HINT}`,
-          },
-  });
-  // 5. Instance profile
-  const profile = await step({
+  const subnets = await steps.run(subnetStep(nc, deps));
+  const groups = await steps.run(securityGroupStep(nc, deps));
+  const profile = await steps.run({
     type: 'InstanceProfileReady',
     readyReason: 'InstanceProfileReady',
     run: () =>
@@ -178,52 +183,99 @@ export async function reconcileNodeClass(nc: EC2NodeClass, deps: NodeClassDeps):
       }),
     check: () => undefined,
   });
-  // 6. Validation
-  const invalid = validate(nc);
-  inputs.push(
-    invalid
-      ? { type: 'ValidationSucceeded', status: 'False', ...invalid }
-      : { type: 'ValidationSucceeded', status: 'True', reason: 'ValidationSucceeded', message: '' },
-  );
+  return { amis, reservations, subnets, groups, profile };
+}
 
-  const conditions = buildConditions(inputs, prev.conditions, nc.generation, deps.clock.now());
-  const status: EC2NodeClassStatus = {
-    subnets: subnets
-      ? subnets.map((s) => ({ id: s.id, zone: s.zone, ...(s.zoneId ? { zoneID: s.zoneId } : {}) }))
+function amiStep(nc: EC2NodeClass, deps: NodeClassDeps): Step<Awaited<ReturnType<typeof resolveAmis>>> {
+  return {
+    type: 'AMIsReady',
+    readyReason: 'AMIsReady',
+    run: async () =>
+      resolveAmis(nc, {
+        ec2: deps.ec2,
+        ssm: deps.ssm,
+        kubernetesVersion: await deps.kubernetesVersion(),
+        now: deps.clock.now(),
+        ...(deps.ssmCache ? { ssmCache: deps.ssmCache } : {}),
+      }),
+    check: () => undefined,
+  };
+}
+
+function subnetStep(nc: EC2NodeClass, deps: NodeClassDeps): Step<ResolvedSubnet[]> {
+  const terms = nc.spec.subnetSelectorTerms;
+  return {
+    type: 'SubnetsReady',
+    readyReason: 'SubnetsReady',
+    run: () => resolveSubnets(deps.ec2, terms),
+    check: (v) =>
+      v.length
+        ? undefined
+        : {
+            reason: 'SubnetsNotFound',
+            message: `subnetSelectorTerms [${describeTerms(terms)}] matched no subnets: ${DISCOVERY_HINT}`,
+          },
+  };
+}
+
+function securityGroupStep(
+  nc: EC2NodeClass,
+  deps: NodeClassDeps,
+): Step<Awaited<ReturnType<typeof resolveSecurityGroups>>> {
+  const terms = nc.spec.securityGroupSelectorTerms;
+  return {
+    type: 'SecurityGroupsReady',
+    readyReason: 'SecurityGroupsReady',
+    run: () => resolveSecurityGroups(deps.ec2, terms),
+    check: (v) =>
+      v.length
+        ? undefined
+        : {
+            reason: 'SecurityGroupsNotFound',
+            message: `securityGroupSelectorTerms [${describeTerms(terms)}] matched no security groups: ${DISCOVERY_HINT}`,
+          },
+  };
+}
+
+/** The new status: each resolved field, or the previous one where its AWS call failed. */
+function statusOf(
+  prev: EC2NodeClassStatus,
+  r: Resolved,
+  conditions: EC2NodeClassStatus['conditions'],
+): EC2NodeClassStatus {
+  return {
+    subnets: r.subnets
+      ? r.subnets.map((s) => ({ id: s.id, zone: s.zone, ...(s.zoneId ? { zoneID: s.zoneId } : {}) }))
       : prev.subnets,
-    securityGroups: groups ? groups.map((g) => ({ ...g })) : prev.securityGroups,
-    amis: amis
-      ? amis.map((a) => ({
+    securityGroups: r.groups ? r.groups.map((g) => ({ ...g })) : prev.securityGroups,
+    amis: r.amis
+      ? r.amis.map((a) => ({
           id: a.id,
           ...(a.name ? { name: a.name } : {}),
           ...(a.deprecated ? { deprecated: true } : {}),
           requirements: a.requirements,
         }))
       : prev.amis,
-    capacityReservations: reservations ? reservations.reservations.map((r) => ({ ...r })) : prev.capacityReservations,
-    ...(profile
-      ? { instanceProfile: profile.name }
+    capacityReservations: r.reservations
+      ? r.reservations.reservations.map((c) => ({ ...c }))
+      : prev.capacityReservations,
+    ...(r.profile
+      ? { instanceProfile: r.profile.name }
       : prev.instanceProfile
         ? { instanceProfile: prev.instanceProfile }
         : {}),
     conditions,
   };
-  const ready = conditions.find((c) => c.type === 'Ready')?.status === 'True';
+}
+
+/** The static hash of the spec and its version, for drift. */
+function hashAnnotations(nc: EC2NodeClass, deps: NodeClassDeps): Record<string, string> {
   const hash = nodeClassHash({
-    spec,
+    spec: nc.spec,
     amiFamily: nc.amiFamily,
     ...(deps.clusterCABundle ? { caBundle: deps.clusterCABundle } : {}),
   });
-  return {
-    status,
-    conditions,
-    ready,
-    annotations: { [NODECLASS_HASH_ANNOTATION]: hash, [NODECLASS_HASH_VERSION_ANNOTATION]: EC2NODECLASS_HASH_VERSION },
-    subnets: subnets ?? [],
-    ...(profile?.stale ? { staleInstanceProfile: profile.stale } : {}),
-    errors,
-    requeueAfterMs: errors.length ? 30_000 : ready ? (deps.refreshMs ?? 5 * 60_000) : 60_000,
-  };
+  return { [NODECLASS_HASH_ANNOTATION]: hash, [NODECLASS_HASH_VERSION_ANNOTATION]: EC2NODECLASS_HASH_VERSION };
 }
 
 /** Static checks (Karpenter: restricted tags, kubelet config); the message names the field. */
