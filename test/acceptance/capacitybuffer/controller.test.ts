@@ -3,6 +3,8 @@
 // trigger and the virtual pods kept in cluster state; plus the CRD's admission rules. Against the operator in
 // the simulator with the gate CapacityBuffer on.
 import { afterEach, describe, expect, it } from 'vitest';
+import { newCapacityBuffer } from '../../../controller/controllers/capacitybuffer/reconcile.ts';
+import { fakeControllerEnv } from '../../fakes/controller.ts';
 import { deployment, type Simulation } from '../../support/environment.ts';
 import { buffer, bufferCondition, bufferStatus, podTemplate, run, start } from './harness.ts';
 
@@ -164,6 +166,43 @@ describe('CapacityBuffer Controller', () => {
       expect(bufferStatus(s, 'buf').podTemplateGeneration).toBe(2);
       expect(virtual(s, 'buf')[0]!.requests).toMatchObject({ cpu: 2000 });
     });
+  });
+
+  describe('Provisioner trigger', () => {
+    const setup = (withTemplate: boolean) => {
+      const env = fakeControllerEnv();
+      if (withTemplate) env.add('podtemplates', JSON.parse(podTemplate('web')));
+      env.add(
+        'capacitybuffers.autoscaling.x-k8s.io',
+        JSON.parse(buffer('buf', { podTemplateRef: { name: 'web' }, replicas: 1 })),
+      );
+      let triggers = 0;
+      const c = newCapacityBuffer(env.ctx, { trigger: () => triggers++ });
+      return { env, c, triggers: () => triggers };
+    };
+    it('should trigger the provisioner after a successful reconcile', async () => {
+      const t = setup(true);
+      expect(await t.c.reconcile('default/buf')).toEqual({ kind: 'requeueAfter', ms: 30_000 });
+      expect(t.triggers()).toBe(1);
+    });
+    it('should NOT trigger the provisioner when resolution fails', async () => {
+      const t = setup(false);
+      await t.c.reconcile('default/buf');
+      expect(t.triggers()).toBe(0);
+      expect(t.env.cluster.workloads.buffers.virtualPods()).toEqual([]);
+    });
+  });
+
+  it('should not touch the cache when a buffer has neither ref set', async () => {
+    const s = await started();
+    await s.apply(buffer('bare', { replicas: 2 }));
+    await s.settle();
+    expect(bufferCondition(s, 'bare', 'ReadyForProvisioning')).toMatchObject({
+      status: 'False',
+      reason: 'ResolutionFailed',
+      message: 'Neither podTemplateRef nor scalableRef is set',
+    });
+    expect(virtual(s, 'bare')).toEqual([]);
   });
 
   describe('Virtual pod cache', () => {

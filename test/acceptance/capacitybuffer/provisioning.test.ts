@@ -163,6 +163,27 @@ describe('CapacityBuffer', () => {
     });
   });
 
+  describe('Drift', () => {
+    it('should allow drift to replace buffer nodes', async () => {
+      const s = await started();
+      await s.apply(podTemplate('web', { cpu: '1' }));
+      await s.apply(buffer('buf', { podTemplateRef: { name: 'web' }, replicas: 1 }));
+      await until(s, () => claims(s).length === 1, 60_000, 'a nodeclaim');
+      await run(s, 5 * 60_000);
+      const [old] = claims(s).map((c) => c.metadata.name);
+      await s.apply(POOL.replace('  template:\n', '  template:\n    metadata:\n      labels:\n        release: v2\n'));
+      await s.settle();
+      await until(
+        s,
+        () => claims(s).length === 1 && claims(s)[0]!.metadata.name !== old && label(claims(s)[0]!, 'release') === 'v2',
+        30 * 60_000,
+        'the drifted buffer node replaced',
+      );
+      await run(s, 2 * 60_000);
+      expect(bufferCondition(s, 'buf', 'Provisioning')).toMatchObject({ status: 'True' });
+    });
+  });
+
   describe('NodePool Limits', () => {
     it('should not provision buffer capacity beyond NodePool CPU limit', async () => {
       const s = await started({ pool: POOL.replace('  disruption:', '  limits:\n    cpu: "8"\n  disruption:') });
