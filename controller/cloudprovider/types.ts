@@ -27,6 +27,13 @@ export interface LaunchRequest {
   readonly startupTaints: readonly Taint[];
   /** Instance tags from the NodePool/NodeClaim (the provider adds its own). */
   readonly tags?: Readonly<Record<string, string>>;
+  /**
+   * The NodeOverlays of the NodeClaim's NodePool (feature gate NodeOverlay), applied to the instance types the
+   * provider lists for the launch: the launch fits, filters and prices against the catalog the plan saw, as
+   * Karpenter's AWS provider applies the overlay store in Create. Absent for a NodeClaim without a NodePool.
+   * Throws UnevaluatedNodePoolError while the overlays have not been evaluated for the pool.
+   */
+  readonly overlay?: (types: readonly InstanceType[]) => InstanceType[];
 }
 
 /** A launched instance as the controller sees it: enough to fill the NodeClaim's status and labels. */

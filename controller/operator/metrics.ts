@@ -576,7 +576,7 @@ export class Metrics {
   );
   readonly solverTruncated = this.counter(
     'karpenter_ts_solver_truncated_total',
-    "Plans whose improvement phase hit its wall-clock safety net (the phase is budgeted by work; a plan cut short by the clock may depend on the machine's load)",
+    "Decisions a wall-clock safety net cut short: a provisioning plan's improvement phase, a disruption decision's simulations or repack search (each is budgeted by work; a decision cut short by the clock may depend on the machine's load)",
     ['controller'],
   );
   readonly eventLoopLag = new Gauge({

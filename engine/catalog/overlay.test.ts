@@ -5,7 +5,7 @@ import type { NodeOverlay } from '../api/nodeoverlay.ts';
 import type { NodeSelectorRequirement } from '../domain/types.ts';
 import { fakeInstanceTypes } from '../../test/fixtures/instancetypes.ts';
 import { nodePool } from '../../test/fixtures/builders.ts';
-import { adjustedPrice, applyOverlays, evaluateOverlays, type PoolTypes } from './overlay.ts';
+import { adjustedPrice, applyOverlays, evaluateOverlays, overlayAnnotations, type PoolTypes } from './overlay.ts';
 
 const IT = 'node.kubernetes.io/instance-type';
 const ZONE = 'topology.kubernetes.io/zone';
@@ -176,6 +176,25 @@ describe('NodeOverlay', () => {
     ]);
     expect(types()[0]!.offerings.every((o) => o.price === 0.5)).toBe(true);
     expect(types()[0]!.capacity['example.com/c']).toBe(2);
+  });
+
+  it('marks what it overlaid, and a NodeClaim over those types carries the matching annotations', () => {
+    const { types } = run(pools(), [
+      overlay('p', { price: '0.5', requirements: [inOp(IT, 'fake-it-0')] }),
+      overlay('c', { capacity: { 'example.com/c': 2 }, requirements: [inOp(IT, 'fake-it-1')] }),
+    ]);
+    const [priced, grown, plain] = types();
+    expect(priced!.offerings.every((o) => o.priceOverlaid)).toBe(true);
+    expect(priced!.capacityOverlaid).toBeUndefined();
+    expect(grown!.capacityOverlaid).toBe(true);
+    expect(grown!.offerings.some((o) => o.priceOverlaid)).toBe(false);
+    expect(overlayAnnotations([plain!])).toBeUndefined();
+    expect(overlayAnnotations([plain!, priced!])).toEqual({ 'karpenter.sh/price-overlay-applied': 'true' });
+    expect(overlayAnnotations([grown!])).toEqual({ 'karpenter.sh/capacity-overlay-applied': 'true' });
+    expect(overlayAnnotations([priced!, grown!])).toEqual({
+      'karpenter.sh/price-overlay-applied': 'true',
+      'karpenter.sh/capacity-overlay-applied': 'true',
+    });
   });
 
   it('adjusts prices as Karpenter: absolute, signed amount, percentage, never below zero', () => {

@@ -179,11 +179,38 @@ export function applyOverlays(updates: OverlayUpdates, pool: string, types: read
     const offerings = u.price.size
       ? it.offerings.map((o) => {
           const p = u.price.get(offeringKey(o));
-          return p ? { ...o, price: adjustedPrice(o.price, p.change) } : o;
+          return p ? { ...o, price: adjustedPrice(o.price, p.change), priceOverlaid: true as const } : o;
         })
       : it.offerings;
     const extra = u.capacity?.resources;
     if (!extra || !Object.keys(extra).length) return { ...it, offerings };
-    return { ...it, offerings, capacity: { ...it.capacity, ...extra }, allocatable: { ...it.allocatable, ...extra } };
+    return {
+      ...it,
+      offerings,
+      capacity: { ...it.capacity, ...extra },
+      allocatable: { ...it.allocatable, ...extra },
+      capacityOverlaid: true as const,
+    };
+  });
+}
+
+/** On a NodeClaim one of whose instance types has an offering a NodeOverlay priced (Karpenter v1alpha1). */
+export const PRICE_OVERLAY_APPLIED_ANNOTATION = 'karpenter.sh/price-overlay-applied';
+/** On a NodeClaim one of whose instance types a NodeOverlay added capacity to (Karpenter v1alpha1). */
+export const CAPACITY_OVERLAY_APPLIED_ANNOTATION = 'karpenter.sh/capacity-overlay-applied';
+
+/**
+ * The annotations a NodeClaim launched from these instance types (its price-ordered, truncated list) carries:
+ * Karpenter's NodeClaimTemplate marks a NodeClaim whose types include an overlaid price or capacity, and its
+ * AWS provider launches a price-overlaid one with the prioritized allocation strategies (the overlay's prices
+ * as priorities). Undefined when no overlay touched them.
+ */
+export function overlayAnnotations(types: readonly InstanceType[]): Readonly<Record<string, string>> | undefined {
+  const price = types.some((it) => it.offerings.some((o) => o.priceOverlaid));
+  const capacity = types.some((it) => it.capacityOverlaid);
+  if (!price && !capacity) return undefined;
+  return Object.freeze({
+    ...(price ? { [PRICE_OVERLAY_APPLIED_ANNOTATION]: 'true' } : {}),
+    ...(capacity ? { [CAPACITY_OVERLAY_APPLIED_ANNOTATION]: 'true' } : {}),
   });
 }

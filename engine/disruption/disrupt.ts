@@ -7,7 +7,7 @@ import { bySavingsRatio, candidateSet, type CandidateSet } from './candidates.ts
 import { drift } from './drift.ts';
 import { emptiness } from './emptiness.ts';
 import { methodFilter } from './filters.ts';
-import { resolve, type MethodInput, type MethodOutput } from './method.ts';
+import { resolve, type MethodInput, type MethodOutput, type Resolved } from './method.ts';
 import { multiNode } from './multinode.ts';
 import { planRepack } from './repack.ts';
 import { singleNode } from './singlenode.ts';
@@ -196,14 +196,24 @@ export async function disrupt(s: Snapshot, opts: DisruptOptions = {}): Promise<D
       ...(concurrent.length ? { concurrent } : {}),
       ...(out.followUps?.length ? { followUps: out.followUps } : {}),
       ...(out.approvals?.size ? { approvals: Object.fromEntries(out.approvals) } : {}),
+      ...truncated(r),
     };
     return { decision, state, metrics: metrics() };
   }
   return {
-    decision: { kind: 'noop', explanations: explainRest(s, reasons, new Set(), 'no disruption method considered it') },
+    decision: {
+      kind: 'noop',
+      explanations: explainRest(s, reasons, new Set(), 'no disruption method considered it'),
+      ...truncated(r),
+    },
     state,
     metrics: metrics(),
   };
+}
+
+/** `truncated: true` when a wall-clock safety net fired during the call (Decision.truncated). */
+function truncated(r: Resolved): { truncated?: true } {
+  return r.truncation.fired ? { truncated: true } : {};
 }
 
 function nextState(state: LoopState, m: MethodName, out: MethodOutput, version: number | undefined): LoopState {

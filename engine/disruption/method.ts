@@ -5,7 +5,7 @@ import type { ProvisionSolver } from '../model/types.ts';
 import { WasmSolver } from '../solver/wasm.ts';
 import { DEFAULT_K } from './balanced.ts';
 import type { PoolBudget } from './budgets.ts';
-import type { SimContext } from './simulate.ts';
+import type { SimContext, Truncation } from './simulate.ts';
 import type { Candidate, Command, ConsolidationMove, DisruptOptions, Explanation, LoopState } from './types.ts';
 import { INITIAL_LOOP_STATE } from './types.ts';
 
@@ -17,6 +17,8 @@ export interface Resolved {
   readonly caches: ModelCaches;
   readonly sim: SimContext;
   readonly repackSim: SimContext;
+  /** Fired when a simulation's solver, or the repack's search, was cut short by its wall-clock safety net. */
+  readonly truncation: Truncation;
   readonly state: LoopState;
   readonly elapsedMs: () => number;
   readonly singleNodeTimeoutMs: number;
@@ -34,15 +36,18 @@ export function resolve(opts: DisruptOptions): Resolved {
   const caches = opts.caches ?? new ModelCaches();
   // One solver instance for every simulation of the call (a wasm instance per simulation would cost its set-up each time).
   const solver: ProvisionSolver = opts.solver ?? new WasmSolver();
+  const truncation: Truncation = { fired: false };
   const sim: SimContext = {
     solver,
     caches,
+    truncation,
     ...(opts.wellKnownLabels ? { wellKnownLabels: opts.wellKnownLabels } : {}),
   };
   return {
     caches,
     sim,
     repackSim: { ...sim, solver: opts.repackSolver ?? solver },
+    truncation,
     state: opts.state ?? INITIAL_LOOP_STATE,
     // Without a clock nothing times out: elapsed time stays 0.
     elapsedMs: opts.elapsedMs ?? (() => 0),

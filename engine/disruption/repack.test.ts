@@ -225,6 +225,45 @@ describe('global repack', () => {
     expect(p.steps[0]!.command.kind).toBe('delete');
   });
 
+  it('says the decision is truncated when the deadline cut its search short, and not otherwise', async () => {
+    const pool = nodePool({ consolidateAfter: 0, budgets: [{ nodes: '100%' }] });
+    const nodes = Array.from({ length: 6 }, (_, i) => onNode(small, { name: `n${i}`, pods: [pod({ cpu: '700m' })] }));
+    const s = snapshot({ nodePools: [pool], nodes, instanceTypes: [small] });
+    let t = 0;
+    const opts = { solver: reference, wellKnownLabels, repack: 'only' as const, repackDeadlineMs: 500 };
+    const cut = await disrupt(s, { ...opts, elapsedMs: () => (t += 1000) });
+    expect(cut.decision).toMatchObject({ kind: 'delete', method: 'repack', truncated: true });
+    const whole = await disrupt(s, opts);
+    expect(whole.decision.kind).toBe('delete');
+    expect(whole.decision.truncated).toBeUndefined();
+    // A search the deadline cut short that found nothing is no "consolidated": the next loop looks again.
+    const busy = snapshot({ nodePools: [pool], nodes: nodes.slice(0, 1), instanceTypes: [small] });
+    const noop = await disrupt(busy, { ...opts, elapsedMs: () => (t += 1000), consolidationState: 7 });
+    expect(noop.decision).toMatchObject({ kind: 'noop', truncated: true });
+    expect(noop.state.consolidated['repack']).toBeUndefined();
+    const done = await disrupt(busy, { ...opts, consolidationState: 7 });
+    expect(done.decision.truncated).toBeUndefined();
+    expect(done.state.consolidated['repack']).toBe(7);
+  });
+
+  it("carries a simulation plan's truncated mark into the decision", async () => {
+    const pool = nodePool({ consolidateAfter: 0, budgets: [{ nodes: '100%' }] });
+    const n = onNode(big, { name: 'big-node', pods: pods(2, { cpu: '3', memory: '1Gi' }) });
+    const s = snapshot({ nodePools: [pool], nodes: [n], instanceTypes: [big, small] });
+    const cutShort = {
+      name: 'reference-cut-short',
+      solve: async (input: Parameters<typeof solveReference>[0]) => ({
+        ...(await solveReference(input)),
+        truncated: true as const,
+      }),
+    };
+    for (const repack of ['only', 'off'] as const) {
+      const d = (await disrupt(s, { solver: cutShort, wellKnownLabels, repack })).decision;
+      expect(d.truncated).toBe(true);
+      expect((await disrupt(s, { solver: reference, wellKnownLabels, repack })).decision.truncated).toBeUndefined();
+    }
+  });
+
   it('refines only where a concave savings curve through the tried lengths could beat the best', () => {
     // the 1,000-node benchmark's first loop: savings at 1/4, 1/2, 3/4 and all of 1,377 candidates
     const pts = [

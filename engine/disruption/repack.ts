@@ -33,6 +33,7 @@ export interface RepackPlan {
   readonly explanations: readonly Explanation[];
   /** Simulations run. */
   readonly evaluations: number;
+  /** The search deadline fired and work was skipped (the plan may depend on the machine's load). */
   readonly timedOut: boolean;
 }
 
@@ -47,7 +48,13 @@ export async function planRepack(
 ): Promise<RepackPlan> {
   const search = new Search(r, nodePoolTotals(s, all, r.poolCosts));
   const start = r.elapsedMs();
-  const late = () => r.elapsedMs() - start >= r.repackDeadlineMs;
+  // The deadline is a safety net (the search is bounded by its solves): every caller skips work when it fires.
+  let cut = false;
+  const late = () => {
+    if (r.elapsedMs() - start < r.repackDeadlineMs) return false;
+    cut = r.truncation.fired = true;
+    return true;
+  };
   const ordered = byWaste(eligible.filter((c) => (budgets.get(c.nodePool.name)?.available ?? 0) > 0));
   const explanations: Explanation[] = [];
   for (const c of eligible) {
@@ -56,7 +63,6 @@ export async function planRepack(
   }
   if (!ordered.length) return { steps: [], explanations, evaluations: 0, timedOut: false };
   const best = await searchLayout(s, ordered, search, late);
-  const timedOut = late();
   const smallOf = new Map((best?.small ?? []).flatMap((u) => u.candidates.map((c) => [c.node.name, u] as const)));
   const explainKept = (c: Candidate, none: string) => {
     const u = smallOf.get(c.node.name);
@@ -80,13 +86,13 @@ export async function planRepack(
   };
   if (!best || !best.units.length) {
     for (const c of ordered) explainKept(c, "repacking its pods with other nodes' pods finds no cheaper layout");
-    return { steps: [], explanations, evaluations: search.evaluations, timedOut };
+    return { steps: [], explanations, evaluations: search.evaluations, timedOut: cut };
   }
   const steps = await cutIntoSteps(s, best, budgets, search, late);
   const moved = new Set(steps.flatMap((st) => st.command.candidates.map((c) => c.name)));
   for (const c of ordered)
     if (!moved.has(c.node.name)) explainKept(c, 'no repack step including this node saves money within the budgets');
-  return { steps, explanations, evaluations: search.evaluations, timedOut };
+  return { steps, explanations, evaluations: search.evaluations, timedOut: cut };
 }
 
 function counts(cs: readonly Candidate[]): Map<string, number> {

@@ -13,6 +13,13 @@ export interface SimContext {
   readonly solver: ProvisionSolver;
   readonly caches: ModelCaches;
   readonly wellKnownLabels?: ReadonlySet<string>;
+  /** Set when a simulation's plan says `truncated` (the solver's wall-clock safety net fired). */
+  readonly truncation?: Truncation;
+}
+
+/** Whether a wall-clock safety net fired during a call: a plan made then may depend on the machine's load. */
+export interface Truncation {
+  fired: boolean;
 }
 
 export interface Simulation {
@@ -113,6 +120,7 @@ export async function simulate(
     reservedOfferingMode: 'Fallback',
   });
   const plan = await ctx.solver.solve(input);
+  if (plan.truncated && ctx.truncation) ctx.truncation.fired = true;
   const pods = new Map(all.map((p) => [p.uid, p]));
   const errors = nonPendingErrors(
     s,

@@ -130,9 +130,16 @@ export interface Explanation {
 
 /** A command plus, for the global repack, the later steps (each within the budgets of its time). */
 export type Decision =
-  | { readonly kind: 'noop'; readonly explanations: readonly Explanation[] }
+  | { readonly kind: 'noop'; readonly explanations: readonly Explanation[]; readonly truncated?: true }
   | (Command & {
       readonly explanations: readonly Explanation[];
+      /**
+       * A wall-clock safety net fired while deciding: a simulation's improvement phase (ProvisionPlan.truncated)
+       * or the repack's search deadline. Every search is budgeted by work, so the same snapshot gives the same
+       * decision on any machine, except when this is set. Absent otherwise. Karpenter's own method timeouts
+       * (single- and multi-node) are its semantics, not a safety net: DisruptMetrics.timeouts counts them.
+       */
+      readonly truncated?: true;
       /** Static drift: further commands to start in the same loop. */
       readonly concurrent?: readonly Command[];
       /** Repack: the next steps, to run after this one completes (re-planned by later loops). */

@@ -25,6 +25,8 @@ export interface Offering {
   readonly available: boolean;
   readonly reservationId?: string;
   readonly reservationCapacity?: number;
+  /** A NodeOverlay set this offering's price (Karpenter's IsPriceOverlaid). */
+  readonly priceOverlaid?: true;
 }
 
 /** Requirements as the engine holds them: one per key, already intersected. See scheduling/requirements.ts. */
@@ -56,6 +58,8 @@ export interface InstanceType {
    * the engine derives NVIDIA GPUs from `nvidia.com/gpu` capacity (engine/dra/templates.ts).
    */
   readonly deviceTemplates?: readonly DeviceTemplate[];
+  /** A NodeOverlay added capacity to this type (Karpenter's IsCapacityOverlayApplied). */
+  readonly capacityOverlaid?: true;
 }
 
 // ---------------------------------------------------------------------------------------------------

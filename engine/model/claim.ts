@@ -11,6 +11,7 @@ import type {
   Resources,
 } from '../domain/types.ts';
 import { toMicros } from '../domain/money.ts';
+import { overlayAnnotations } from '../catalog/overlay.ts';
 import {
   CAPACITY_TYPE_LABEL,
   HOSTNAME_LABEL,
@@ -121,6 +122,8 @@ interface ListParts {
   readonly capacityTypes: readonly string[];
   /** minValuesUnmet(reqs, kept): a function of these parts' key. */
   readonly unmet: string | undefined;
+  /** The NodeOverlay annotations the kept types call for (overlayAnnotations). */
+  readonly annotations: Readonly<Record<string, string>> | undefined;
   /** The NodeClaim requirements for these parts' set (when minValues hold), built on first use; read-only. */
   requirements?: readonly NodeSelectorRequirement[];
 }
@@ -147,6 +150,7 @@ function listParts(
     options: Object.freeze(ordered.map((o) => Object.freeze({ name: o.it.name, price: o.micros / 1e6 }))),
     capacityTypes: Object.freeze([...cts].sort()),
     unmet: minValuesUnmet(reqs, kept),
+    annotations: overlayAnnotations(kept),
   };
   byReqs.set(reqs, parts);
   return parts;
@@ -221,6 +225,7 @@ export function claimPlan(
       startupTaints: c.template.pool.template.startupTaints,
       price: instanceTypes[0]?.price ?? 0,
       ...(shared.unmet ? { minValuesRelaxed: true } : {}),
+      ...(shared.annotations ? { annotations: shared.annotations } : {}),
     },
   };
 }

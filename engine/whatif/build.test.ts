@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseText } from '../api/objects.ts';
+import { provisionInput } from '../model/input.ts';
+import { solveReference } from '../solver/reference/scheduler.ts';
+import { provision } from '../solver/provision.ts';
 import { buildSnapshot, WhatIfError } from './build.ts';
 import type { ClusterObjects } from './types.ts';
 
@@ -197,6 +200,39 @@ spec: {weight: 5, requirements: [], priceAdjustment: "+1"}
     expect(m5.offerings.every((x) => x.price === 2.5)).toBe(true);
     expect(m5.capacity['example.com/fuse']).toBe(2);
     expect(o.warnings).toContain('NodeOverlay a-same-weight is not applied (Conflict): conflict with another overlay');
+  });
+
+  it('plans a pending pod that requests a resource only a NodeOverlay adds (both solvers), and marks the claim', async () => {
+    const overlay = `
+---
+apiVersion: karpenter.sh/v1alpha1
+kind: NodeOverlay
+metadata: {name: fuse}
+spec: {requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}], capacity: {example.com/fuse: "2"}}
+`;
+    const pod = `
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: fuse-user, namespace: default}
+spec: {containers: [{name: c, resources: {requests: {cpu: 500m, example.com/fuse: "1"}, limits: {example.com/fuse: "1"}}}]}
+status: {phase: Pending}
+`;
+    const without = buildSnapshot(objects(CLUSTER + pod), { now: 1000 });
+    const user = (s: typeof without.snapshot) => s.pendingPods.filter((p) => p.name === 'fuse-user');
+    expect(user(without.snapshot)).toHaveLength(1);
+    const refused = solveReference(provisionInput(without.snapshot, user(without.snapshot)));
+    expect(refused.newNodeClaims).toHaveLength(0);
+    const o = buildSnapshot(objects(CLUSTER + pod + overlay), { now: 1000 });
+    for (const plan of [
+      solveReference(provisionInput(o.snapshot, user(o.snapshot))),
+      await provision(o.snapshot, user(o.snapshot)),
+    ]) {
+      expect(plan.unschedulable).toEqual([]);
+      expect(plan.newNodeClaims).toHaveLength(1);
+      expect(plan.newNodeClaims[0]!.instanceTypes.map((t) => t.name)).toEqual(['m5.large']);
+      expect(plan.newNodeClaims[0]!.annotations).toEqual({ 'karpenter.sh/capacity-overlay-applied': 'true' });
+    }
   });
 
   it('rejects a region without built-in prices, naming the flag that reads them', () => {

@@ -148,7 +148,10 @@ export class SimCloudProvider implements CloudProvider {
     if (!nc) throw new NodeClassNotReadyError(`EC2NodeClass ${req.nodeClassName} not found`);
     if (!nc.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True'))
       throw new NodeClassNotReadyError(`EC2NodeClass ${req.nodeClassName} is not ready`);
-    const sel = selectOfferings(this.typesFor(nc), req, (ct, it, z) => this.ice.isUnavailable(ct, it, z));
+    const own = this.typesFor(nc);
+    const sel = selectOfferings(req.overlay ? req.overlay(own) : own, req, (ct, it, z) =>
+      this.ice.isUnavailable(ct, it, z),
+    );
     if (!sel.ok) throw new InsufficientCapacityError(`launching nodeclaim ${req.nodeClaimName}: ${sel.reason}`);
     const failed: UnavailableOffering[] = [];
     for (const c of this.spreadTies(sel.candidates)) {
@@ -174,7 +177,7 @@ export class SimCloudProvider implements CloudProvider {
         this.ice.mark(c.offering.capacityType, c.type.name, c.offering.zone);
         continue;
       }
-      return this.launch(req, nc, c);
+      return this.launch(req, nc, c, billedPrice(own, c));
     }
     throw new InsufficientCapacityError(
       `launching nodeclaim ${req.nodeClaimName}: all ${failed.length} ${sel.capacityType} offerings had insufficient capacity`,
@@ -376,7 +379,7 @@ export class SimCloudProvider implements CloudProvider {
     return [...rotated, ...candidates.filter((c) => !ties.includes(c))];
   }
 
-  private launch(req: LaunchRequest, nc: EC2NodeClass, c: Candidate): Instance {
+  private launch(req: LaunchRequest, nc: EC2NodeClass, c: Candidate, price: number): Instance {
     const n = ++this.seq;
     const id = `i-0${(0x5e0000000000000 + n * 7919).toString(16).padStart(16, '0')}`;
     const zone = c.offering.zone;
@@ -427,7 +430,7 @@ export class SimCloudProvider implements CloudProvider {
     const sim: SimInstance = {
       instance,
       nodeName,
-      price: c.offering.price,
+      price,
       launchedFor: req.nodeClaimName,
       ...(reservation ? { reservation } : {}),
     };
@@ -479,3 +482,17 @@ function quantities(r: Resources): Record<string, string> {
 }
 
 export type { Resources };
+
+/**
+ * What the cloud bills for the candidate: its offering's price in the provider's own catalog. A NodeOverlay's
+ * price steers the choice (the launch sees the overlaid catalog) but does not change EC2's bill.
+ */
+function billedPrice(own: readonly InstanceType[], c: Candidate): number {
+  const o = c.offering;
+  const base = own
+    .find((t) => t.name === c.type.name)
+    ?.offerings.find(
+      (x) => x.zone === o.zone && x.capacityType === o.capacityType && x.reservationId === o.reservationId,
+    );
+  return base?.price ?? o.price;
+}

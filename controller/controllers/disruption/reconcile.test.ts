@@ -1,5 +1,7 @@
 // The disruption loop over the engine against the simulator: emptiness, validation, budgets.
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ClusterEngine, Engine } from '../../../engine/index.ts';
+import { simulationEngine } from '../../../sim/engine.ts';
 import {
   deployment,
   events,
@@ -118,5 +120,56 @@ describe('disruption loop (emptiness)', () => {
     // Even empty, the annotated node stays.
     expect(nodes(sim)).toHaveLength(1);
     expect(await sim.operator.metrics.value('karpenter_voluntary_disruption_decisions_total')).toBeUndefined();
+  });
+});
+
+describe('disruption loop: a decision cut short by the clock', () => {
+  /** The simulation's engine, with every disruption decision marked as the engine marks one a safety net cut short. */
+  function truncatingEngine(): Engine {
+    const base = simulationEngine();
+    const truncate = (c: ClusterEngine): ClusterEngine => ({
+      ...c,
+      name: c.name,
+      lastShipped: () => c.lastShipped(),
+      close: () => c.close(),
+      provision: (s, pending, o) => c.provision(s, pending, o),
+      disrupt: async (s, o) => {
+        const r = await c.disrupt(s, o);
+        return { ...r, decision: { ...r.decision, truncated: true as const } };
+      },
+      validate: (s, d, o) => c.validate(s, d, o),
+      explainNode: (s, n, o) => c.explainNode(s, n, o),
+      lowerBound: (s, p, o) => c.lowerBound(s, p, o),
+    });
+    return {
+      ...base,
+      cluster: (name: string) => truncate(base.cluster(name)),
+      close: () => Promise.resolve(),
+    } as Engine;
+  }
+
+  const truncatedTotal = (s: Simulation) =>
+    s.operator.metrics.value('karpenter_ts_solver_truncated_total', { controller: 'disruption' });
+
+  it('counts it in karpenter_ts_solver_truncated_total and still carries the command out', async () => {
+    sim = await simulation({ engine: truncatingEngine() });
+    await sim.apply(guide('guide-07.yaml'));
+    await sim.apply(deployment('web', 2));
+    await sim.clock.advanceUntil(() => running(sim!, 'web') === 2, 180_000, 'running');
+    await scale(sim, 'web', 0);
+    await sim.clock.advanceUntil(() => nodes(sim!).length === 0, 5 * 60_000, 'nodes gone');
+    // Every pass counts one: the noop passes before consolidateAfter, and the one that decided.
+    expect(await truncatedTotal(sim)).toBeGreaterThanOrEqual(1);
+    expect(sim.operator.controllers.disruption!.lastDecision()).toMatchObject({ truncated: true });
+  });
+
+  it('counts nothing for decisions the work budgets finished', async () => {
+    sim = await simulation();
+    await sim.apply(guide('guide-07.yaml'));
+    await sim.apply(deployment('web', 2));
+    await sim.clock.advanceUntil(() => running(sim!, 'web') === 2, 180_000, 'running');
+    await scale(sim, 'web', 0);
+    await sim.clock.advanceUntil(() => nodes(sim!).length === 0, 5 * 60_000, 'nodes gone');
+    expect(await truncatedTotal(sim)).toBeFalsy();
   });
 });

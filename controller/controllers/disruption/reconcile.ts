@@ -113,6 +113,14 @@ export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOption
     }
   }
 
+  function reportTruncated(d: Decision): void {
+    ctx.metrics.solverTruncated.inc({ controller: 'disruption' });
+    ctx.log.warn(
+      d.kind === 'noop' ? { decision: 'noop' } : { decision: d.kind, method: d.method },
+      "a wall-clock safety net cut this disruption decision's search short; it may differ from one made on an idle machine",
+    );
+  }
+
   async function decide(): Promise<ReconcileResult> {
     const key = changeKey();
     if (resumeAfter === undefined && key === quietAt) return requeueAfter(POLL_MS);
@@ -131,9 +139,11 @@ export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOption
       (performance.now() - started) / 1000,
     );
     publishPass(ctx, s, r);
+    if (d.truncated) reportTruncated(d);
     if (d.kind === 'noop') {
+      // A search the clock cut short has not shown there is nothing to do: look again at the next poll.
       const heldBack = d.explanations.some((e) => e.code === 'budget');
-      quietAt = heldBack ? undefined : key;
+      quietAt = heldBack || d.truncated ? undefined : key;
       return requeueAfter(POLL_MS);
     }
     quietAt = undefined;

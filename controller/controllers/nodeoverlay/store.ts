@@ -4,7 +4,7 @@
 // applies it to the instance types of each NodePool. A NodePool the controller has not evaluated yet gets an
 // UnevaluatedNodePoolError instead of un-overlaid types, so no decision is made on prices the user overrode.
 import { applyOverlays, type InstanceType, type NodePool, type OverlayUpdates } from '../../../engine/index.ts';
-import type { CloudProvider } from '../../cloudprovider/types.ts';
+import type { CloudProvider, LaunchRequest } from '../../cloudprovider/types.ts';
 
 export class UnevaluatedNodePoolError extends Error {
   override name = 'UnevaluatedNodePoolError';
@@ -28,11 +28,16 @@ export class OverlayStore {
     return applyOverlays(this.updates, pool, types);
   }
 
-  /** `cp` with its instance types overlaid. */
+  /**
+   * `cp` with its instance types overlaid: those it lists for a NodePool, and those a launch for a NodePool's
+   * NodeClaim fits against (a NodeClaim without a NodePool launches from the provider's own types).
+   */
   decorate(cp: CloudProvider): CloudProvider {
     return {
       ...cp,
       getInstanceTypes: async (pool: NodePool) => this.apply(pool.name, await cp.getInstanceTypes(pool)),
+      create: (req: LaunchRequest) =>
+        cp.create(req.nodePoolName ? { ...req, overlay: (types) => this.apply(req.nodePoolName, types) } : req),
     };
   }
 }

@@ -35,6 +35,9 @@ export function finalizeClaim(
   if (!drivers.size) return f;
   return {
     ok: true,
-    claim: { ...f.claim, annotations: { [REQUESTED_DRA_DRIVERS_ANNOTATION]: [...drivers].sort().join(',') } },
+    claim: {
+      ...f.claim,
+      annotations: { ...f.claim.annotations, [REQUESTED_DRA_DRIVERS_ANNOTATION]: [...drivers].sort().join(',') },
+    },
   };
 }

@@ -24,6 +24,8 @@ import {
 import { isCreateError, isInsufficientCapacity, isNodeClassNotReady, type LaunchRequest } from '../../types.ts';
 import type { EC2NodeClass } from '../../../../engine/index.ts';
 import type { Timers } from '../periodic.ts';
+import { OverlayStore, UnevaluatedNodePoolError } from '../../../controllers/nodeoverlay/store.ts';
+import { evaluateOverlays, parseNodeOverlay, PRICE_OVERLAY_APPLIED_ANNOTATION } from '../../../../engine/index.ts';
 import { awsCloudProvider } from '../provider.ts';
 
 /** Batches flush on the next turn of the event loop: launches started together merge. */
@@ -375,5 +377,115 @@ describe('create', () => {
       isInsufficientCapacity,
     );
     expect(aws.ec2).not.toHaveReceivedCommand(CreateFleetCommand);
+  });
+});
+
+/** The provider decorated as the operator decorates it with the gate NodeOverlay on, these overlays evaluated. */
+async function overlaid(h: ReturnType<typeof harness>, ...overlays: Record<string, unknown>[]) {
+  const parsed = overlays.map((spec, i) => {
+    const r = parseNodeOverlay({
+      apiVersion: 'karpenter.sh/v1alpha1',
+      kind: 'NodeOverlay',
+      metadata: { name: `overlay-${i}` },
+      spec: { requirements: [], ...spec },
+    });
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    return r.value;
+  });
+  const store = new OverlayStore();
+  const p = { ...pool(), template: { ...pool().template, labels: {} } } as NodePool;
+  const { updates } = evaluateOverlays([{ pool: p, instanceTypes: await h.cp.getInstanceTypes(p) }], parsed);
+  store.swap(updates, ['default']);
+  return store.decorate(h.cp);
+}
+
+const PRICED = { [PRICE_OVERLAY_APPLIED_ANNOTATION]: 'true' };
+
+// Karpenter aws pkg/providers/instance/suite_test.go (v1.14.1): the allocation strategies of a NodeClaim
+// carrying the price-overlay annotation; and aws pkg/cloudprovider (Create applies the overlay store).
+describe('create with NodeOverlays', () => {
+  it('should use prioritized allocation strategy for an on-demand nodeclaim using nodeoverlay pricing', async () => {
+    const h = harness();
+    h.aws.ec2
+      .on(CreateFleetCommand)
+      .resolves({ Instances: [fleetInstance('i-1', 'm5.xlarge', 'test-zone-1a', 'subnet-a')], Errors: [] });
+    const cp = await overlaid(h, {
+      requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m5.xlarge'] }],
+      price: '0.01',
+    });
+    await cp.create(request([types('m5.large', 'm5.xlarge'), capacity('on-demand')], { annotations: PRICED }));
+    const [input] = sentFleets(h.aws);
+    expect(input!.OnDemandOptions).toEqual({ AllocationStrategy: 'prioritized' });
+    // The priorities are the prices the plan saw: the overlaid one for m5.xlarge, the catalog's for m5.large.
+    const overrides = input!.LaunchTemplateConfigs!.flatMap((c) => c.Overrides ?? []);
+    expect(new Set(overrides.filter((o) => o.InstanceType === 'm5.xlarge').map((o) => o.Priority))).toEqual(
+      new Set([0.01]),
+    );
+    expect(overrides.find((o) => o.InstanceType === 'm5.large')!.Priority).toBe(fixturePrices()['m5.large']);
+  });
+
+  it('should use lowest price allocation strategy by default for on-demand nodeclaims', async () => {
+    const h = harness();
+    h.aws.ec2
+      .on(CreateFleetCommand)
+      .resolves({ Instances: [fleetInstance('i-1', 'm5.large', 'test-zone-1a', 'subnet-a')], Errors: [] });
+    await (await overlaid(h)).create(request([types('m5.large'), capacity('on-demand')]));
+    expect(sentFleets(h.aws)[0]!.OnDemandOptions).toEqual({ AllocationStrategy: 'lowest-price' });
+  });
+
+  it('should use capacity optimized prioritized allocation strategy for a spot nodeclaim using nodeoverlay', async () => {
+    const h = harness();
+    h.aws.ec2
+      .on(CreateFleetCommand)
+      .resolves({ Instances: [fleetInstance('i-1', 'm5.large', 'test-zone-1a', 'subnet-a', 'spot')], Errors: [] });
+    const cp = await overlaid(h, { priceAdjustment: '-10%' });
+    await cp.create(request([types('m5.large'), capacity('spot')], { annotations: PRICED }));
+    const [input] = sentFleets(h.aws);
+    expect(input!.SpotOptions).toEqual({ AllocationStrategy: 'capacity-optimized-prioritized' });
+    expect(input!.OnDemandOptions).toBeUndefined();
+  });
+
+  it('should use price capacity optimized allocation strategy by default for spot nodeclaims', async () => {
+    const h = harness();
+    h.aws.ec2
+      .on(CreateFleetCommand)
+      .resolves({ Instances: [fleetInstance('i-1', 'm5.large', 'test-zone-1a', 'subnet-a', 'spot')], Errors: [] });
+    await (await overlaid(h)).create(request([types('m5.large'), capacity('spot')]));
+    expect(sentFleets(h.aws)[0]!.SpotOptions).toEqual({ AllocationStrategy: 'price-capacity-optimized' });
+  });
+
+  it('fits the NodeClaim against the overlaid capacity: a resource only an overlay adds launches, and the instance reports it', async () => {
+    const h = harness();
+    h.aws.ec2
+      .on(CreateFleetCommand)
+      .resolves({ Instances: [fleetInstance('i-1', 'm5.xlarge', 'test-zone-1a', 'subnet-a')], Errors: [] });
+    const widget = request([types('m5.large', 'm5.xlarge'), capacity('on-demand')], {
+      requests: { cpu: 500, memory: 2 ** 30, pods: 1, 'example.com/widget': 1 },
+    });
+    // The provider's own catalog has no widget: nothing fits, EC2 is not called.
+    await expect(h.cp.create(widget)).rejects.toSatisfy(isInsufficientCapacity);
+    expect(h.aws.ec2).not.toHaveReceivedCommand(CreateFleetCommand);
+    const cp = await overlaid(h, {
+      requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m5.xlarge'] }],
+      capacity: { 'example.com/widget': '2' },
+    });
+    const inst = await cp.create(widget);
+    const overrides = sentFleets(h.aws)[0]!.LaunchTemplateConfigs!.flatMap((c) => c.Overrides ?? []);
+    expect(new Set(overrides.map((o) => o.InstanceType))).toEqual(new Set(['m5.xlarge']));
+    expect(inst.capacity['example.com/widget']).toBe(2);
+  });
+
+  it("launches a NodeClaim without a NodePool from the provider's own types, and waits for a pool not evaluated yet", async () => {
+    const h = harness();
+    h.aws.ec2
+      .on(CreateFleetCommand)
+      .resolves({ Instances: [fleetInstance('i-1', 'm5.large', 'test-zone-1a', 'subnet-a')], Errors: [] });
+    const cp = await overlaid(h, { price: '0.01' });
+    await cp.create(request([types('m5.large'), capacity('on-demand')], { nodePoolName: '' }));
+    const overrides = sentFleets(h.aws)[0]!.LaunchTemplateConfigs!.flatMap((c) => c.Overrides ?? []);
+    expect(overrides[0]!.Priority).toBe(fixturePrices()['m5.large']);
+    await expect(
+      cp.create(request([types('m5.large'), capacity('on-demand')], { nodePoolName: 'other' })),
+    ).rejects.toThrow(UnevaluatedNodePoolError);
   });
 });

@@ -17,6 +17,7 @@ import {
   INSTANCE_TYPE_LABEL,
   NODEPOOL_LABEL,
   nonZero,
+  PRICE_OVERLAY_APPLIED_ANNOTATION,
   reqs,
   ZONE_ID_LABEL,
   ZONE_LABEL,
@@ -221,8 +222,13 @@ export async function launch(req: LaunchRequest, deps: LaunchDeps): Promise<Inst
   const tags = launchTags(nc, req, deps.settings.clusterName);
   const claim: Requirements = reqs.fromSelectorRequirements(req.requirements);
   const reservations = new Map(statusReservations(nc).map((r) => [r.id, r]));
-  const sel = selectCandidates(deps.instanceTypes.list(nc), claim, req.requests, deps.minValuesPolicy, (id) =>
-    reservations.get(id),
+  const listed = deps.instanceTypes.list(nc);
+  const sel = selectCandidates(
+    req.overlay ? req.overlay(listed) : listed,
+    claim,
+    req.requests,
+    deps.minValuesPolicy,
+    (id) => reservations.get(id),
   );
   if (!sel.ok) throw new InsufficientCapacityError(`launching nodeclaim ${req.nodeClaimName}: ${sel.reason}`);
   const groups = amiGroups(nc, sel.candidates);
@@ -237,6 +243,7 @@ export async function launch(req: LaunchRequest, deps: LaunchDeps): Promise<Inst
       tags,
       nc.spec.context,
       sel.reservation,
+      req.annotations[PRICE_OVERLAY_APPLIED_ANNOTATION] !== undefined,
     );
   const input = await build();
   if (!input.LaunchTemplateConfigs?.length)

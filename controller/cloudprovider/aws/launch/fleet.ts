@@ -51,12 +51,32 @@ function targetCapacity(
   return kind?.interruptible ? 'reserved-capacity' : 'on-demand';
 }
 
+/**
+ * The allocation strategy. A NodeClaim whose types carry NodeOverlay prices (the annotation
+ * karpenter.sh/price-overlay-applied) launches by the overrides' priorities (their overlaid prices) instead of
+ * EC2's own prices: `prioritized` on demand, `capacity-optimized-prioritized` for spot (aws pkg/providers/
+ * instance/types.go, v1.14.1).
+ */
+function allocation(
+  capacityType: 'on-demand' | 'spot' | 'reserved',
+  overlaidPrices: boolean,
+): Pick<CreateFleetCommandInput, 'SpotOptions' | 'OnDemandOptions'> {
+  if (capacityType === 'spot')
+    return {
+      SpotOptions: {
+        AllocationStrategy: overlaidPrices ? 'capacity-optimized-prioritized' : 'price-capacity-optimized',
+      },
+    };
+  return { OnDemandOptions: { AllocationStrategy: overlaidPrices ? 'prioritized' : 'lowest-price' } };
+}
+
 export function createFleetInput(
   groups: readonly FleetGroup[],
   capacityType: 'on-demand' | 'spot' | 'reserved',
   tags: Readonly<Record<string, string>>,
   context?: string,
   reservation?: FleetReservationKind,
+  overlaidPrices = false,
 ): CreateFleetCommandInput {
   const tagList = Object.keys(tags)
     .sort()
@@ -65,9 +85,7 @@ export function createFleetInput(
   return {
     Type: 'instant',
     TargetCapacitySpecification: { TotalTargetCapacity: 1, DefaultTargetCapacityType: target },
-    ...(capacityType === 'spot'
-      ? { SpotOptions: { AllocationStrategy: 'price-capacity-optimized' } }
-      : { OnDemandOptions: { AllocationStrategy: 'lowest-price' } }),
+    ...allocation(capacityType, overlaidPrices),
     ...(target === 'reserved-capacity'
       ? { ReservedCapacityOptions: { ReservationTypes: ['interruptible-capacity-reservation'] } }
       : {}),
