@@ -17,6 +17,7 @@ import type { KubeObject } from '../../operator/kube.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../operator/result.ts';
 import type { Controller } from '../../operator/runtime.ts';
 import { nominationWindow, type Change } from '../../state/cluster.ts';
+import { observeBufferPlan } from '../capacitybuffer/provisioning.ts';
 import { recordSchedulingPass } from '../metrics/scheduler.ts';
 import { buildSnapshot } from '../../state/snapshot.ts';
 import type { ControllerContext } from '../context.ts';
@@ -107,7 +108,9 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
     for (const [nodeName, uids] of plan.existing) {
       const sn = byName?.get(nodeName);
       if (!sn) continue;
-      if (sn.providerId) ctx.cluster.nominate(sn.providerId, until);
+      // Capacity-buffer virtual pods (not in `pods`) nominate nothing: they come back every pass, and a node
+      // nominated for them would never become a disruption candidate.
+      if (sn.providerId && uids.some((uid) => pods.has(uid))) ctx.cluster.nominate(sn.providerId, until);
       const where = [sn.nodeClaimName ? `nodeclaim/${sn.nodeClaimName}` : '', sn.hasNode ? `node/${sn.name}` : '']
         .filter(Boolean)
         .join(', ');
@@ -220,7 +223,9 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
     if (!ctx.cluster.synced()) return requeueAfter(1_000);
     preloader.clear();
     const pending = ctx.cluster.provisionablePods();
-    if (!pending.length) return done;
+    // CapacityBuffer virtual pods are scheduled with the real ones, so their room is launched; never bound.
+    const virtual = ctx.cluster.workloads.buffers.virtualPods();
+    if (!pending.length && !virtual.length) return done;
     const pods = new Map(pending.map((p) => [p.uid, p]));
     const started = performance.now();
     ctx.metrics.podTimes.seen(pending, ctx.clock.now());
@@ -231,7 +236,7 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
     solving = { id: schedulingId, since: performance.now() };
     let plan: ProvisionPlan;
     try {
-      plan = await ctx.engine.provision(snapshot, [...pods.values()]);
+      plan = await ctx.engine.provision(snapshot, [...pods.values(), ...virtual]);
     } finally {
       end();
       solving = undefined;
@@ -256,6 +261,7 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
       await creating;
     } finally {
       reportFailures(snapshot, plan, pods);
+      if (ctx.options.featureGates.capacityBuffer) await observeBufferPlan(ctx, plan, snapshot);
     }
     return done;
   }
