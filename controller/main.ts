@@ -173,6 +173,7 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
     watchTimeoutMs: options.kubeRequestTimeoutMs,
     defaultSpread: Boolean(options.schedulerConfig?.podTopologySpread?.defaultConstraints.length),
     nodeOverlays: options.featureGates.nodeOverlay,
+    capacityBuffers: options.featureGates.capacityBuffer,
     ...(deps.informerBackoff ? { backoff: deps.informerBackoff } : {}),
     ...(deps.unsafeSkipCacheSync ? { unsafeSkipCacheSync: true } : {}),
   });

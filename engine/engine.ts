@@ -50,6 +50,11 @@ export interface ClusterDecisions {
     opts?: EngineDisruptOptions & EngineCallOptions,
   ): Promise<ValidationResult>;
   explainNode(s: Snapshot, node: string, opts?: EngineDisruptOptions & EngineCallOptions): Promise<NodeReport>;
+  /**
+   * Ships pods ahead of a decision that will name them (a warm model only: a one-off decision has no model to
+   * fill), so the decision itself sends only what changed since. Decides nothing.
+   */
+  preload?(pods: readonly Pod[], opts?: EngineCallOptions): Promise<void>;
   /** The LP lower bound on the $/h of new capacity for these pods (engine/bound). */
   lowerBound(
     s: Snapshot,
@@ -79,6 +84,7 @@ export interface ClusterEngine extends ClusterDecisions {
   readonly name: string;
   /** What the last call shipped to the model. */
   lastShipped(): DeltaStats | undefined;
+  preload(pods: readonly Pod[], opts?: EngineCallOptions): Promise<void>;
   /** Forgets the model here and in its worker (the next call sends everything). */
   close(): Promise<void>;
 }
@@ -254,12 +260,37 @@ function clusterEngine(name: string, pool: EnginePool, timeoutMs: number, onClos
     }
   }
 
+  /** Ships the pods the model lacks, with no operation; nothing to ship: no task. */
+  async function preload(pods: readonly Pod[], signal?: AbortSignal): Promise<void> {
+    const ahead = mirror.preload(pods);
+    if (!ahead) return;
+    const body = { kind: 'op' as const, model: name, keep: true, delta: pack(ahead.delta) };
+    try {
+      const reply = await pool.run(
+        body,
+        { model: name },
+        { transfer: [body.delta], timeoutMs, ...(signal ? { signal } : {}) },
+      );
+      // A stale model (its worker restarted): the next decision starts it over and sends everything anyway.
+      if (!reply.ok && 'stale' in reply) return mirror.reset();
+      replyValue<void>(reply, `cluster ${name}`);
+      ahead.commit();
+      shipped = { ...ahead.stats, bytes: body.delta.byteLength };
+    } catch (e) {
+      mirror.reset();
+      throw e;
+    }
+  }
+
   /** Calls run in order, each after the previous settled. */
-  function queued<T>(s: Snapshot, op: OpOf, extra: readonly Pod[], signal?: AbortSignal): Promise<T> {
-    const run = tail.then(() => call<T>(s, op, extra, signal));
+  function inOrder<T>(f: () => Promise<T>): Promise<T> {
+    const run = tail.then(f);
     tail = run.catch(() => {});
     return run;
   }
+
+  const queued = <T>(s: Snapshot, op: OpOf, extra: readonly Pod[], signal?: AbortSignal): Promise<T> =>
+    inOrder(() => call<T>(s, op, extra, signal));
 
   return {
     name,
@@ -272,6 +303,7 @@ function clusterEngine(name: string, pool: EnginePool, timeoutMs: number, onClos
     staticClaim: (s, pool, o) => queued(s, ops.staticClaim(pool), [], o?.signal),
     staticScaleDown: (s, pool, unlaunched, count, o) =>
       queued(s, ops.staticScaleDown(pool, unlaunched, count), [], o?.signal),
+    preload: (pods, o) => inOrder(() => preload(pods, o?.signal)),
     async close() {
       onClose();
       await tail;

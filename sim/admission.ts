@@ -16,13 +16,14 @@ export function karpenterAdmission(req: AdmissionRequest): FieldError[] {
   return [];
 }
 
-/** Installs the hook on nodepools, nodeclaims, ec2nodeclasses and nodeoverlays; returns what removes it. */
+/** Installs the hook on nodepools, nodeclaims, ec2nodeclasses, nodeoverlays and capacitybuffers; returns what removes it. */
 export function installAdmission(server: Pick<ApiServer, 'addValidator'>): () => void {
   const off = [
     'nodepools.karpenter.sh',
     'nodeclaims.karpenter.sh',
     'ec2nodeclasses.karpenter.k8s.aws',
     'nodeoverlays.karpenter.sh',
+    'capacitybuffers.autoscaling.x-k8s.io',
   ].map((r) => server.addValidator(r, karpenterAdmission));
   return () => off.forEach((f) => f());
 }

@@ -112,6 +112,8 @@ const KIND_OF: Readonly<Record<string, Kind>> = {
   NodeClaim: 'NodeClaim',
   EC2NodeClass: 'EC2NodeClass',
   NodeOverlay: 'NodeOverlay',
+  CapacityBuffer: 'CapacityBuffer',
+  PodTemplate: 'PodTemplate',
   Service: 'Service',
 };
 
@@ -184,6 +186,8 @@ async function applyYaml(kube: KubeClient, yaml: string): Promise<KubeObject[]> 
             body.metadata.name!,
             {
               spec: body.spec ?? null,
+              // A PodTemplate's shape is its top-level template.
+              ...(obj['template'] !== undefined ? { template: obj['template'] } : {}),
               metadata: { labels: body.metadata.labels ?? null, annotations: body.metadata.annotations ?? null },
             },
             body.metadata.namespace ? { namespace: body.metadata.namespace } : {},

@@ -4,6 +4,7 @@
 import type { CloudProvider, InstanceTagging, InterruptionSource, NodeClassProvider } from '../cloudprovider/types.ts';
 import type { FeatureGates } from '../operator/options.ts';
 import type { Controller } from '../operator/runtime.ts';
+import { newCapacityBuffer } from './capacitybuffer/reconcile.ts';
 import type { ControllerContext } from './context.ts';
 import { newDisruption, type DisruptionLoop } from './disruption/reconcile.ts';
 import { newOrchestrationQueue } from './disruption/queue.ts';
@@ -54,7 +55,7 @@ export interface ControllerOptions {
   readonly only?: readonly string[];
   /** DISABLE_CLUSTER_STATE_OBSERVABILITY: no pod, node, NodePool, offering and status-condition metrics. */
   readonly disableObservability?: boolean;
-  /** The feature gates that add controllers (NodeRepair: node.health; StaticCapacity: static.provisioning and static.deprovisioning). */
+  /** The feature gates that add controllers (NodeRepair: node.health; StaticCapacity: static.provisioning and static.deprovisioning; CapacityBuffer: capacitybuffer). */
   readonly featureGates?: FeatureGates;
   /** NodeOverlay on: the store the contexts' cloud provider reads, and the provider without overlays by controller name. */
   readonly nodeOverlays?: { readonly store: OverlayStore; readonly base: (controller: string) => CloudProvider };
@@ -83,6 +84,7 @@ export function newControllers(
   const overlays = opts.nodeOverlays;
   if (overlays) add('nodeoverlay', (ctx) => newNodeOverlay(ctx, overlays.store, overlays.base('nodeoverlay')));
   const provisioner = add('provisioner', newProvisioner);
+  if (opts.featureGates?.capacityBuffer) add('capacitybuffer', (ctx) => newCapacityBuffer(ctx, provisioner));
   add('nodeclaim.lifecycle', newNodeClaimLifecycle);
   add('nodeclaim.podevents', newPodEvents);
   add('nodeclaim.consolidatable', newConsolidatable);

@@ -76,6 +76,8 @@ export const KINDS = {
   NodeClaim: { group: 'karpenter.sh', version: 'v1', plural: 'nodeclaims', namespaced: false },
   EC2NodeClass: { group: 'karpenter.k8s.aws', version: 'v1', plural: 'ec2nodeclasses', namespaced: false },
   NodeOverlay: { group: 'karpenter.sh', version: 'v1alpha1', plural: 'nodeoverlays', namespaced: false },
+  CapacityBuffer: { group: 'autoscaling.x-k8s.io', version: 'v1beta1', plural: 'capacitybuffers', namespaced: true },
+  PodTemplate: { group: '', version: 'v1', plural: 'podtemplates', namespaced: true },
   Lease: { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', namespaced: true },
   ResourceSlice: { group: 'resource.k8s.io', version: 'v1', plural: 'resourceslices', namespaced: false },
   ResourceClaim: { group: 'resource.k8s.io', version: 'v1', plural: 'resourceclaims', namespaced: true },

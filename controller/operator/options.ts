@@ -447,6 +447,7 @@ export const IMPLEMENTED_GATES: ReadonlySet<keyof FeatureGates> = new Set<keyof 
   'nodeRepair',
   'staticCapacity',
   'nodeOverlay',
+  'capacityBuffer',
 ]);
 
 export class OptionsError extends Error {

@@ -16,6 +16,8 @@ export type ChangeKind =
   | 'NodePool'
   | 'EC2NodeClass'
   | 'NodeOverlay'
+  | 'CapacityBuffer'
+  | 'PodTemplate'
   | 'DaemonSet'
   | 'PodDisruptionBudget'
   | 'ResourceSlice'

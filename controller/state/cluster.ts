@@ -41,6 +41,7 @@ interface JoinedNode {
   readonly podsVersion: number;
   readonly markedForDeletion: boolean;
   readonly nominatedUntil: number | undefined;
+  readonly bufferPods: number;
   readonly sn: StateNode;
   /** The stateNodes pass that last returned it. */
   epoch: number;
@@ -77,6 +78,7 @@ export class Cluster {
     this.workloads = new Workloads({
       log: deps.log,
       changed: (c) => this.changed(c, c.kind === 'Pod' && podBindingChanged(c)),
+      unconsolidated: () => this.changed(undefined, true),
     });
   }
 
@@ -318,12 +320,13 @@ export class Cluster {
     return claim || node ? this.join(node, claim, providerID) : undefined;
   }
 
-  /** The joined state node, from the cache while its Node, NodeClaim, pods, mark and nomination are the same. */
+  /** The joined state node, from the cache while its Node, NodeClaim, pods, mark, nomination and buffer pods are the same. */
   private join(node: NodeEntry | undefined, claim: NodeClaimEntry | undefined, key: string): StateNode {
     const until = this.nominated.get(key);
     const nominatedUntil = until !== undefined && until > this.deps.clock.now() ? until : undefined;
     const podsVersion = node ? this.workloads.podsVersion(node.info.name) : -1;
     const markedForDeletion = this.marked.has(key);
+    const bufferPods = this.workloads.buffers.bufferPodsOn(key);
     const hit = this.joined.get(key);
     if (
       hit &&
@@ -331,7 +334,8 @@ export class Cluster {
       hit.claim === claim &&
       hit.podsVersion === podsVersion &&
       hit.markedForDeletion === markedForDeletion &&
-      hit.nominatedUntil === nominatedUntil
+      hit.nominatedUntil === nominatedUntil &&
+      hit.bufferPods === bufferPods
     ) {
       hit.epoch = this.joinEpoch;
       return hit.sn;
@@ -340,8 +344,18 @@ export class Cluster {
       pods: node ? this.workloads.podsOn(node.info.name) : [],
       markedForDeletion,
       ...(nominatedUntil !== undefined ? { nominatedUntil } : {}),
+      ...(bufferPods ? { bufferPods } : {}),
     });
-    this.joined.set(key, { node, claim, podsVersion, markedForDeletion, nominatedUntil, sn, epoch: this.joinEpoch });
+    this.joined.set(key, {
+      node,
+      claim,
+      podsVersion,
+      markedForDeletion,
+      nominatedUntil,
+      bufferPods,
+      sn,
+      epoch: this.joinEpoch,
+    });
     return sn;
   }
 

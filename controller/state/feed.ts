@@ -19,6 +19,8 @@ export interface ClusterStateDeps {
   readonly defaultSpread?: boolean;
   /** Watch NodeOverlays (karpenter.sh/v1alpha1): only with the feature gate NodeOverlay. */
   readonly nodeOverlays?: boolean;
+  /** Watch CapacityBuffers (autoscaling.x-k8s.io/v1beta1) and PodTemplates: only with the feature gate CapacityBuffer. */
+  readonly capacityBuffers?: boolean;
   /** A watch silent (no event, no heartbeat) for this long is dropped and re-established (default client-node's 30 s). */
   readonly watchTimeoutMs?: number;
   /** Tests only (the control runs of the cache-sync drills): the synced gate does not wait for any list. */
@@ -84,6 +86,15 @@ export function newClusterState(deps: ClusterStateDeps): { cluster: Cluster; inf
       apply: (o) => cluster.applyNodeOverlay(o),
       remove: (o) => cluster.removeNodeOverlay(o),
     });
+  if (deps.capacityBuffers) {
+    const b = w.buffers;
+    // One literal call per kind: test/deploy/rbac.ts reads these to check the chart's RBAC.
+    informers.add('CapacityBuffer', { apply: (o) => b.applyBuffer(o), remove: (o) => b.removeBuffer(o) });
+    informers.add('PodTemplate', {
+      apply: (o) => b.podTemplateChanged(o, 'upsert'),
+      remove: (o) => b.podTemplateChanged(o, 'delete'),
+    });
+  }
   if (deps.defaultSpread) {
     const sel = w.selectors;
     // One literal call per kind: test/deploy/rbac.ts reads these to check the chart's RBAC.

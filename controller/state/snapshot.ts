@@ -7,6 +7,7 @@ import {
   type InstanceType,
   type NodeClass,
   type NodePool,
+  type Pod,
   type Snapshot,
 } from '../../engine/index.ts';
 import type { CloudProvider } from '../cloudprovider/types.ts';
@@ -76,6 +77,16 @@ async function listingOrNothing(
   }
 }
 
+/**
+ * The pending pods, with the capacity-buffer virtual pods after them (feature gate CapacityBuffer): the
+ * disruption simulation schedules them like pending pods, so consolidation keeps the room they hold.
+ */
+function withVirtualPods(cluster: Cluster): readonly Pod[] {
+  const pending = cluster.workloads.pendingPods();
+  const virtual = cluster.workloads.buffers.virtualPods();
+  return virtual.length ? [...pending, ...virtual] : pending;
+}
+
 export async function buildSnapshot(
   deps: { cluster: Cluster; cloudProvider: CloudProvider; log: Logger },
   now: number,
@@ -98,7 +109,7 @@ export async function buildSnapshot(
     nodeClasses,
     instanceTypes,
     nodes: cluster.stateNodes(),
-    pendingPods: cluster.workloads.pendingPods(),
+    pendingPods: withVirtualPods(cluster),
     daemonSets: cluster.workloads.daemonSetList(),
     pdbs: cluster.workloads.pdbList(),
     options,

@@ -19,6 +19,8 @@ export interface JoinContext {
   readonly pods: readonly Pod[];
   readonly markedForDeletion: boolean;
   readonly nominatedUntil?: number;
+  /** Capacity-buffer virtual pods the last provisioning pass placed here. */
+  readonly bufferPods?: number;
 }
 
 function backfill(node: Resources, claim: Resources): Resources {
@@ -88,6 +90,7 @@ export function joinStateNode(
   opt('nodePoolName', nodePoolName);
   opt('instanceTerminating', cond('InstanceTerminating')?.status === 'True' ? true : undefined);
   opt('nominatedUntil', ctx.nominatedUntil);
+  opt('bufferPods', ctx.bufferPods);
   opt('lastPodEventTime', c?.lastPodEventTime);
   opt('terminationGracePeriod', c?.terminationGracePeriod);
   if (c) out['expireAfter'] = c.expireAfter;

@@ -16,6 +16,7 @@ import {
 import type { KubeObject } from '../operator/kube.ts';
 import type { Logger } from '../operator/logger.ts';
 import type { Change } from './changes.ts';
+import { BufferObjects } from './buffers.ts';
 import { DraObjects } from './dra.ts';
 import { SelectorObjects } from './selectors.ts';
 
@@ -44,9 +45,13 @@ export class Workloads {
   /** Services and workload selectors (watched only when SCHEDULER_CONFIG sets default topology spread). */
   readonly selectors: SelectorObjects;
 
-  constructor(private readonly deps: { log: Logger; changed: (c: Change) => void }) {
+  /** CapacityBuffers, their virtual pods and where they were placed (watched only with the gate CapacityBuffer). */
+  readonly buffers: BufferObjects;
+
+  constructor(private readonly deps: { log: Logger; changed: (c: Change) => void; unconsolidated?: () => void }) {
     this.dra = new DraObjects(deps.log, deps.changed);
     this.selectors = new SelectorObjects(deps);
+    this.buffers = new BufferObjects({ changed: deps.changed, unconsolidated: deps.unconsolidated ?? (() => {}) });
   }
 
   applyPod(obj: KubeObject): void {

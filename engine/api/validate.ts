@@ -9,7 +9,7 @@ import { CRDS, objectSchema } from './schemas/crds.ts';
 import type { CrdDefinition } from './schemas/types.ts';
 import { ec2NodeClassErrors, metadataErrors, nodeClaimErrors, nodePoolErrors } from './semantic.ts';
 
-export type ValidatedKind = 'NodePool' | 'NodeClaim' | 'EC2NodeClass' | 'NodeOverlay';
+export type ValidatedKind = 'NodePool' | 'NodeClaim' | 'EC2NodeClass' | 'NodeOverlay' | 'CapacityBuffer';
 
 /** The CRD this object claims to be (matching apiVersion and kind), if it is one of ours. */
 export function crdFor(obj: unknown): CrdDefinition | undefined {
@@ -85,6 +85,9 @@ function kindErrors(kind: ValidatedKind, value: Record<string, unknown>, object:
       return ec2NodeClassErrors(value, object);
     // Its run-time checks are reported on the overlay's status, not refused (engine/api/nodeoverlay.ts).
     case 'NodeOverlay':
+      return [];
+    // A reference that does not resolve is reported on the buffer's status (ReadyForProvisioning=False).
+    case 'CapacityBuffer':
       return [];
   }
 }

@@ -54,8 +54,15 @@ export interface SnapshotDelta {
   readonly pending?: readonly string[];
 }
 
-/** Pods an operation names: by uid when the model has them as the caller does, else in full. */
-export type PodRefs = { readonly uids: readonly string[] } | { readonly pods: readonly Pod[] };
+/**
+ * Pods an operation names: by their places in the snapshot's pending list when they are all pending pods the
+ * model holds as the caller does (the common case: a provisioning decision), else by uid when the model has
+ * them, else in full.
+ */
+export type PodRefs =
+  | { readonly pendingAt: Uint32Array }
+  | { readonly uids: readonly string[] }
+  | { readonly pods: readonly Pod[] };
 
 /** What was shipped and how much (tests and the controller's metrics read it). */
 export interface DeltaStats {
@@ -67,6 +74,7 @@ export interface DeltaStats {
 }
 
 interface Shipped {
+  now: number;
   readonly pods: Map<string, Pod>;
   readonly nodes: Map<string, { readonly node: StateNode; readonly pods: readonly string[] }>;
   nodeOrder: readonly string[];
@@ -84,6 +92,7 @@ interface Shipped {
 }
 
 const empty = (): Shipped => ({
+  now: 0,
   pods: new Map(),
   nodes: new Map(),
   nodeOrder: [],
@@ -151,7 +160,7 @@ export class ModelMirror {
   } {
     const full = this.version === 0;
     const prev = full ? empty() : this.shipped;
-    const next: Shipped = { ...prev, pods: new Map(), nodes: new Map() };
+    const next: Shipped = { ...prev, now: s.now, pods: new Map(), nodes: new Map() };
     const d: { -readonly [K in keyof SnapshotDelta]: SnapshotDelta[K] } = {
       base: this.version,
       version: this.version + 1,
@@ -168,10 +177,28 @@ export class ModelMirror {
       this.shipped = next;
       this.version = d.version;
     };
-    // By uid when the model will hold these very pods, else the pods themselves.
-    const refs = (list: readonly Pod[]): PodRefs =>
-      list.every((p) => next.pods.get(p.uid) === p) ? { uids: list.map((p) => p.uid) } : { pods: list };
+    const refs = (list: readonly Pod[]): PodRefs => podRefs(list, s.pendingPods, next.pods);
     return { delta: d, commit, refs, stats: { full, pods, nodes, types: d.types?.length ?? 0 } };
+  }
+
+  /**
+   * Pods shipped ahead of a decision (a provisioning batch window fills while its pods arrive): the delta that
+   * adds the pods the model does not hold as they are here, nothing else, or undefined when it holds them all.
+   * The next `diff` finds them shipped and sends only what changed since.
+   */
+  preload(
+    pods: readonly Pod[],
+  ): { delta: SnapshotDelta; commit: () => void; stats: Omit<DeltaStats, 'bytes'> } | undefined {
+    if (this.version === 0) return undefined;
+    const shipped = this.shipped.pods;
+    const fresh = pods.filter((p) => shipped.get(p.uid) !== p);
+    if (!fresh.length) return undefined;
+    const delta: SnapshotDelta = { base: this.version, version: this.version + 1, now: this.shipped.now, pods: fresh };
+    const commit = (): void => {
+      for (const p of fresh) shipped.set(p.uid, p);
+      this.version = delta.version;
+    };
+    return { delta, commit, stats: { full: false, pods: fresh.length, nodes: 0, types: 0 } };
   }
 
   private diffSmall(
@@ -225,6 +252,20 @@ export class ModelMirror {
     if (fresh.length) d.types = fresh;
     Object.assign(next, { types, typesByName: byName, catalog: new Map(s.instanceTypes) });
   }
+}
+
+/** By places in the pending list when every pod is pending there, by uid when the model will hold these very pods, else in full. */
+function podRefs(list: readonly Pod[], pending: readonly Pod[], shipped: ReadonlyMap<string, Pod>): PodRefs {
+  if (!list.every((p) => shipped.get(p.uid) === p)) return { pods: list };
+  const at = new Map<Pod, number>();
+  for (let i = 0; i < pending.length; i++) at.set(pending[i]!, i);
+  const places = new Uint32Array(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const j = at.get(list[i]!);
+    if (j === undefined) return { uids: list.map((p) => p.uid) };
+    places[i] = j;
+  }
+  return { pendingAt: places };
 }
 
 const sameIdentity = <T>(a: readonly T[] | undefined, b: readonly T[]): boolean =>

@@ -106,6 +106,12 @@ export class ClusterModel {
   /** The pods an operation names. */
   podsOf(refs: PodRefs): Pod[] {
     if ('pods' in refs) return [...refs.pods];
+    if ('pendingAt' in refs)
+      return Array.from(refs.pendingAt, (i) => {
+        const p = this.pendingList[i];
+        if (!p) throw new StaleModelError(`the model has no pending pod at ${i}`);
+        return p;
+      });
     return refs.uids.map((uid) => {
       const p = this.pods.get(uid);
       if (!p) throw new StaleModelError(`the model has no pod ${uid}`);

@@ -33,7 +33,8 @@ export type EngineTask =
       readonly model: string;
       readonly keep: boolean;
       readonly delta: ArrayBuffer;
-      readonly op: ArrayBuffer;
+      /** Absent: the delta only (pods shipped ahead of a decision). */
+      readonly op?: ArrayBuffer;
     }
   | { readonly kind: 'drop'; readonly model: string }
   | { readonly kind: 'whatIf'; readonly job: ArrayBuffer; readonly port?: MessagePort };
@@ -61,6 +62,7 @@ async function onModel(task: Extract<EngineTask, { kind: 'op' }>): Promise<TaskR
   try {
     model.apply(unpack<SnapshotDelta>(task.delta));
     if (task.keep) models.set(task.model, model);
+    if (!task.op) return { ok: true, value: undefined };
     return { ok: true, value: await runOp(model, unpack<EngineOp>(task.op), ctx) };
   } finally {
     if (!task.keep) models.delete(task.model);

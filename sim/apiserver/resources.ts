@@ -71,6 +71,7 @@ export const BUILTIN_RESOURCES: readonly ResourceInfo[] = [
     cat: ['all'],
   }),
   resource('', 'v1', 'configmaps', 'ConfigMap', { ns: true, short: ['cm'] }),
+  resource('', 'v1', 'podtemplates', 'PodTemplate', { ns: true }),
   resource('', 'v1', 'persistentvolumes', 'PersistentVolume', { sub: ['status'], short: ['pv'] }),
   resource('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', { ns: true, sub: ['status'], short: ['pvc'] }),
   resource('apps', 'v1', 'deployments', 'Deployment', {
@@ -113,6 +114,13 @@ export const BUILTIN_RESOURCES: readonly ResourceInfo[] = [
     crd: true,
     short: ['overlays'],
     cat: ['karpenter'],
+  }),
+  resource('autoscaling.x-k8s.io', 'v1beta1', 'capacitybuffers', 'CapacityBuffer', {
+    ns: true,
+    sub: ['status'],
+    crd: true,
+    short: ['cb'],
+    cat: ['autoscaling'],
   }),
   resource('karpenter.k8s.aws', 'v1', 'ec2nodeclasses', 'EC2NodeClass', {
     sub: ['status'],

@@ -142,6 +142,8 @@ const DELETABLE = [
   'Pod',
   'DaemonSet',
   'PodDisruptionBudget',
+  'CapacityBuffer',
+  'PodTemplate',
 ];
 
 class Checker {

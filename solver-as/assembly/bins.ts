@@ -296,6 +296,43 @@ export function binsCost(ts: Types, cl: Classes, bins: Array<Bin>): f64 {
 
 /** Indices of `v` by value, largest first (ties: lower index first); insertion sort, n is small. */
 export function descending(v: Float64Array): Array<i32> {
+  const n = v.length;
+  for (let i = 0; i < n; i++) if (isNaN(unchecked(v[i]))) return insertionDescending(v);
+  // Bottom-up merge sort, stable: the order insertion sort gives, in n log n.
+  let a = new Int32Array(n);
+  let b = new Int32Array(n);
+  for (let i = 0; i < n; i++) unchecked((a[i] = i));
+  for (let width = 1; width < n; width <<= 1) {
+    for (let lo = 0; lo < n; lo += width << 1) {
+      const mid = min(lo + width, n);
+      const hi = min(lo + (width << 1), n);
+      let i = lo;
+      let j = mid;
+      let k = lo;
+      while (i < mid && j < hi) {
+        // The right run's element goes first only when strictly larger (ties keep index order).
+        if (unchecked(v[unchecked(a[j])]) > unchecked(v[unchecked(a[i])])) unchecked((b[k++] = unchecked(a[j++])));
+        else unchecked((b[k++] = unchecked(a[i++])));
+      }
+      while (i < mid) unchecked((b[k++] = unchecked(a[i++])));
+      while (j < hi) unchecked((b[k++] = unchecked(a[j++])));
+    }
+    const t = a;
+    a = b;
+    b = t;
+  }
+  const out = new Array<i32>(n);
+  for (let i = 0; i < n; i++) unchecked((out[i] = unchecked(a[i])));
+  return out;
+}
+
+/** Work of sorting n keys (n log n). */
+export function sortWork(n: i32): f64 {
+  return <f64>n * <f64>(32 - clz(n));
+}
+
+/** Insertion sort, for keys with a NaN (which stops every key behind it from passing). */
+function insertionDescending(v: Float64Array): Array<i32> {
   const out = new Array<i32>();
   for (let i = 0; i < v.length; i++) {
     out.push(i);

@@ -8,7 +8,7 @@
 //
 // Types another type dominates (as large in every resource, no dearer) are never priced: every pattern of
 // theirs fits the dominating type, which launches it for no more.
-import { descending } from './bins';
+import { descending, sortWork } from './bins';
 import { Problem } from './problem';
 import { spend } from './budget';
 
@@ -191,7 +191,7 @@ export function price(p: Problem, x: i32, u: Int32Array, pi: Float64Array, best:
   for (let v = 0; v < p.R + 2; v++) {
     if (!orderKeys(p, x, pi, v, key)) continue;
     const order = descending(key);
-    spend(<f64>(C * C));
+    spend(sortWork(C));
     const w = fillInOrder(p, x, order, u, pi, take, room);
     if (w > bestW + 1e-12) {
       bestW = w;

@@ -24,6 +24,11 @@ export class Master {
   readonly C: i32;
   /** Column j's take of class c at take[j][c]; costs are divided by `scale` inside. */
   take: Array<Float64Array> = new Array<Float64Array>();
+  /** The same columns sparse: the classes each takes (ascending) and how many. Patterns hold a few classes each. */
+  nzAt: Array<Int32Array> = new Array<Int32Array>();
+  nzVal: Array<Float64Array> = new Array<Float64Array>();
+  /** Nonzeros over all columns: what pricing every column costs. */
+  nnz: i32 = 0;
   cost: Array<f64> = new Array<f64>();
   scale: f64 = 1;
   demand: Float64Array;
@@ -59,8 +64,24 @@ export class Master {
   addColumn(t: Int32Array, cost: f64): void {
     if (this.take.length == 0) this.scale = cost > 0 ? cost : 1;
     const a = new Float64Array(this.C);
-    for (let c = 0; c < this.C; c++) unchecked((a[c] = <f64>unchecked(t[c])));
+    let n = 0;
+    for (let c = 0; c < this.C; c++) {
+      unchecked((a[c] = <f64>unchecked(t[c])));
+      if (unchecked(t[c]) != 0) n++;
+    }
+    const at = new Int32Array(n);
+    const val = new Float64Array(n);
+    n = 0;
+    for (let c = 0; c < this.C; c++) {
+      if (unchecked(t[c]) == 0) continue;
+      unchecked((at[n] = c));
+      unchecked((val[n] = <f64>unchecked(t[c])));
+      n++;
+    }
     this.take.push(a);
+    this.nzAt.push(at);
+    this.nzVal.push(val);
+    this.nnz += n;
     this.cost.push(cost / this.scale);
   }
 
@@ -76,7 +97,10 @@ export class Master {
     const J = this.take.length;
     const map = new Int32Array(J);
     const take = new Array<Float64Array>();
+    const nzAt = new Array<Int32Array>();
+    const nzVal = new Array<Float64Array>();
     const cost = new Array<f64>();
+    let nnz = 0;
     for (let j = 0; j < J; j++) {
       if (unchecked(keep[j]) == 0) {
         unchecked((map[j] = -1));
@@ -84,9 +108,15 @@ export class Master {
       }
       unchecked((map[j] = take.length));
       take.push(unchecked(this.take[j]));
+      nzAt.push(unchecked(this.nzAt[j]));
+      nzVal.push(unchecked(this.nzVal[j]));
+      nnz += unchecked(this.nzAt[j]).length;
       cost.push(unchecked(this.cost[j]));
     }
     this.take = take;
+    this.nzAt = nzAt;
+    this.nzVal = nzVal;
+    this.nnz = nnz;
     this.cost = cost;
     for (let i = 0; i < this.C; i++) {
       const k = unchecked(this.basis[i]);
@@ -146,8 +176,9 @@ export class Master {
   /** Rebuilds the basis inverse (Gauss-Jordan, partial pivoting) and xB; false if singular. */
   private refactor(): bool {
     const C = this.C;
-    spend(<f64>C * <f64>C * <f64>(C + 1));
     const m = new Float64Array(C * C);
+    // The work is the row operations done (a sparse basis needs few), each over two rows of C.
+    let ops: f64 = <f64>C;
     for (let i = 0; i < C; i++) {
       this.colVec(unchecked(this.basis[i]), this.col);
       for (let r = 0; r < C; r++) unchecked((m[r * C + i] = unchecked(this.col[r])));
@@ -178,12 +209,14 @@ export class Master {
         if (r == k) continue;
         const f = unchecked(m[r * C + k]);
         if (f == 0) continue;
+        ops += 1;
         for (let j = 0; j < C; j++) {
           unchecked((m[r * C + j] -= f * unchecked(m[k * C + j])));
           unchecked((inv[r * C + j] -= f * unchecked(inv[k * C + j])));
         }
       }
     }
+    spend(ops * <f64>(2 * C) + <f64>C * <f64>C);
     // Rows of B^-1 follow the basis order: B's column i is basis[i], so row i of B^-1 gives xB[i].
     for (let i = 0; i < C; i++) {
       let v: f64 = 0;
@@ -207,22 +240,25 @@ export class Master {
   /** Duals y = c_B B^-1 (in scaled cost units). */
   private prices(): void {
     const C = this.C;
-    for (let c = 0; c < C; c++) {
-      let v: f64 = 0;
-      for (let i = 0; i < C; i++) {
-        const j = unchecked(this.basis[i]);
-        if (j >= 0) v += unchecked(this.cost[j]) * unchecked(this.binv[i * C + c]);
-      }
-      unchecked((this.duals[c] = v));
+    const y = this.duals;
+    y.fill(0);
+    // Row by row of B^-1 (contiguous), each dual still summed over the rows in order.
+    for (let i = 0; i < C; i++) {
+      const j = unchecked(this.basis[i]);
+      if (j < 0) continue;
+      const cb = unchecked(this.cost[j]);
+      const row = i * C;
+      for (let c = 0; c < C; c++) unchecked((y[c] += cb * unchecked(this.binv[row + c])));
     }
   }
 
   /** Reduced cost of variable k (a column, or a surplus) at the current duals. */
   private reduced(k: i32): f64 {
     if (k < 0) return unchecked(this.duals[-k - 1]);
-    const a = unchecked(this.take[k]);
+    const at = unchecked(this.nzAt[k]);
+    const val = unchecked(this.nzVal[k]);
     let d = unchecked(this.cost[k]);
-    for (let c = 0; c < this.C; c++) d -= unchecked(this.duals[c]) * unchecked(a[c]);
+    for (let n = 0; n < at.length; n++) d -= unchecked(this.duals[unchecked(at[n])]) * unchecked(val[n]);
     return d;
   }
 
@@ -257,10 +293,17 @@ export class Master {
 
   private direction(k: i32): void {
     const C = this.C;
-    this.colVec(k, this.col);
+    if (k < 0) {
+      // A surplus: minus column -k - 1 of B^-1.
+      const c = -k - 1;
+      for (let i = 0; i < C; i++) unchecked((this.w[i] = -unchecked(this.binv[i * C + c])));
+      return;
+    }
+    const at = unchecked(this.nzAt[k]);
+    const val = unchecked(this.nzVal[k]);
     for (let i = 0; i < C; i++) {
       let v: f64 = 0;
-      for (let c = 0; c < C; c++) v += unchecked(this.binv[i * C + c]) * unchecked(this.col[c]);
+      for (let n = 0; n < at.length; n++) v += unchecked(this.binv[i * C + unchecked(at[n])]) * unchecked(val[n]);
       unchecked((this.w[i] = v));
     }
   }
@@ -272,7 +315,7 @@ export class Master {
     let bland = false;
     let last: f64 = Infinity;
     for (let it = 0; it < limit; it++) {
-      spend(<f64>((3 * C + this.take.length) * C));
+      spend(this.pivotWork());
       this.prices();
       if (stalled > STALL) bland = true;
       // Entering: most negative reduced cost (Dantzig), or the first negative (Bland: surpluses, then columns).
@@ -318,6 +361,11 @@ export class Master {
     return false;
   }
 
+  /** One pivot's work: the duals and the update of B^-1 (C x C each), pricing every column (its nonzeros). */
+  @inline private pivotWork(): f64 {
+    return <f64>(2 * this.C * this.C + this.nnz + this.take.length);
+  }
+
   @inline private order(k: i32): i32 {
     return k < 0 ? -k - 1 : this.C + k;
   }
@@ -329,7 +377,7 @@ export class Master {
     // the primal simplex from the single-class basis (solve) is the cheaper way out.
     const limit = 10 * C + 100;
     for (let it = 0; it < limit; it++) {
-      spend(<f64>((3 * C + this.take.length) * C));
+      spend(this.pivotWork());
       // Leaving: the most infeasible row, or after a while (degenerate bases cycle) the first by variable order.
       const bland = it > 2 * C;
       let p = -1;
@@ -358,8 +406,9 @@ export class Master {
           alpha = -unchecked(this.binv[p * C + q]);
         } else {
           k = q - C;
-          const a = unchecked(this.take[k]);
-          for (let c = 0; c < C; c++) alpha += unchecked(this.binv[p * C + c]) * unchecked(a[c]);
+          const at = unchecked(this.nzAt[k]);
+          const val = unchecked(this.nzVal[k]);
+          for (let n = 0; n < at.length; n++) alpha += unchecked(this.binv[p * C + unchecked(at[n])]) * unchecked(val[n]);
         }
         if (alpha >= -PIVOT_TOL) continue;
         const r = max(0, this.reduced(k)) / -alpha;

@@ -44,6 +44,19 @@ describe('feature scenarios', () => {
     expect(out).toMatch(/PASSED: scenario node-overlay/);
   });
 
+  it('capacity-buffer: the buffer launches room with no pod, keeps it through consolidation, the pods use it at once and it refills', async () => {
+    const out = await scenario('capacity-buffer.yaml');
+    expect(out).toMatch(
+      /expected and found: nodes=1 \(want 1\), nodeClaims=1 \(want 1\), events DisruptionTerminating=0 \(want 0\)/,
+    );
+    // Scaled at 30:4x, the three pods run within seconds on the room: no node is launched for them.
+    expect(out).toMatch(/\[30:4\d\] scale deployment\/inflate to 3 replicas/);
+    expect(out).toMatch(/\[30:4\d\] reached: runningPods=3 \(want 3\)/);
+    expect(out).toMatch(/nodeclaim \S+ created \(nodepool default; requests cpu 3, memory 3Gi, 3 pods;/);
+    expect(out).toMatch(/reached: readyNodes=2 \(want 2\), nodeClaims=2 \(want 2\)/);
+    expect(out).toMatch(/is being disrupted \(Empty\)/);
+  });
+
   it('default-spread: the default zone constraint from SCHEDULER_CONFIG spreads a Deployment over three zones', async () => {
     const out = await scenario('default-spread.yaml');
     expect(out).toMatch(

@@ -73,6 +73,14 @@ function feed(cluster: Cluster): Record<string, { apply: (o: KubeObject) => void
       apply: (o) => dra.apply('DeviceClass', o),
       remove: (o) => dra.remove('DeviceClass', o),
     },
+    'capacitybuffers.autoscaling.x-k8s.io': {
+      apply: (o) => w.buffers.applyBuffer(o),
+      remove: (o) => w.buffers.removeBuffer(o),
+    },
+    podtemplates: {
+      apply: (o) => w.buffers.podTemplateChanged(o, 'upsert'),
+      remove: (o) => w.buffers.podTemplateChanged(o, 'delete'),
+    },
   };
 }
 

@@ -21,9 +21,15 @@ export function poolUsage(nodes: readonly StateNode[], pool: string): Record<str
   return usage;
 }
 
-/** The most a planned NodeClaim can add: the per-resource maximum over its instance-type options. */
-export function worstCaseCapacity(plan: NewNodeClaimPlan, types: readonly InstanceType[]): Record<string, number> {
-  const byName = new Map(types.map((t) => [t.name, t]));
+/**
+ * The most a planned NodeClaim can add: the per-resource maximum over its instance-type options. `types` by
+ * name when the caller checks many NodeClaims of one pool (the map is built once).
+ */
+export function worstCaseCapacity(
+  plan: NewNodeClaimPlan,
+  types: readonly InstanceType[] | ReadonlyMap<string, InstanceType>,
+): Record<string, number> {
+  const byName = 'get' in types ? types : new Map(types.map((t) => [t.name, t]));
   const out: Record<string, number> = { [NODES]: 1 };
   for (const o of plan.instanceTypes) {
     for (const [k, v] of Object.entries(byName.get(o.name)?.capacity ?? {})) out[k] = Math.max(out[k] ?? 0, v);

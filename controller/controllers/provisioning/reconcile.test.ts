@@ -197,3 +197,50 @@ describe('provisioner: a plan cut short by the clock', () => {
     ).toBeFalsy();
   });
 });
+
+describe('provisioner: pods shipped while the batch window is open', () => {
+  /** The simulation's engine, recording what the provisioner's model is sent ahead of its decisions. */
+  function recordingEngine(preloaded: number[], decided: Array<number | undefined>): Engine {
+    const base = simulationEngine();
+    const record = (c: ClusterEngine): ClusterEngine => ({
+      ...c,
+      name: c.name,
+      lastShipped: () => c.lastShipped(),
+      close: () => c.close(),
+      provision: async (s, pending, o) => {
+        const plan = await c.provision(s, pending, o);
+        decided.push(c.lastShipped()?.pods);
+        return plan;
+      },
+      preload: async (pods, o) => {
+        preloaded.push(pods.length);
+        await c.preload(pods, o);
+      },
+      disrupt: (s, o) => c.disrupt(s, o),
+      validate: (s, d, o) => c.validate(s, d, o),
+      explainNode: (s, n, o) => c.explainNode(s, n, o),
+      lowerBound: (s, p, o) => c.lowerBound(s, p, o),
+    });
+    return {
+      ...base,
+      cluster: (name: string) => record(base.cluster(name)),
+      close: () => Promise.resolve(),
+    } as Engine;
+  }
+
+  it('ships the pods to the model before the window closes, so the decision ships none of them', async () => {
+    const preloaded: number[] = [];
+    const decided: Array<number | undefined> = [];
+    sim = await simulation({ only: [...ONLY, 'nodeclaim.lifecycle'], engine: recordingEngine(preloaded, decided) });
+    await sim.apply(guide('guide-03.yaml'));
+    await sim.apply(guide('guide-05.yaml'));
+    await sim.apply(deployment('web', 2));
+    await sim.clock.advanceUntil(() => nodeClaims(sim!).length > 0, 30_000, 'a nodeclaim');
+    await sim.clock.advanceUntil(() => sim!.operator.cluster.synced(), 60_000, 'the NodeClaim to launch');
+    const before = decided.length;
+    await scale(sim, 'web', 12);
+    await sim.clock.advanceUntil(() => decided.length > before, 30_000, 'the next decision');
+    expect(preloaded.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(10);
+    expect(decided.at(-1)).toBe(0);
+  });
+});

@@ -1,34 +1,29 @@
-// The provisioner (a singleton): pending pods open a batch window; when it closes and cluster state is
-// synced, it snapshots the cluster, asks engine.provision where the pods go, creates the planned NodeClaims
-// (writing each into cluster state at once, to beat informer lag), nominates the existing and in-flight
-// nodes that will take pods, and tells every pod what happened with an event: Nominated, or
+// The provisioner (a singleton): pending pods open a batch window; while it is open their pods are shipped to
+// the engine's warm model ahead of the decision (preload.ts); when it closes and cluster state is synced, it
+// snapshots the cluster, asks engine.provision where the pods go, nominates the existing and in-flight nodes
+// that will take pods, creates the planned NodeClaims (create.ts: several at once, each written into cluster
+// state at once, to beat informer lag), and tells every pod what happened with an event: Nominated, or
 // FailedScheduling naming the constraint that failed in each NodePool.
 //
 // 1. Not synced -> try again in 1 s (a NodeClaim is mid-launch, or informers have not listed).
 // 2. No provisionable pods -> done.
-// 3. Plan; for each new NodeClaim: re-check its NodePool's limits against current usage, create it.
-// 4. Nominate; publish events; update the scheduler metrics.
+// 3. Plan; nominate; create the new NodeClaims, each after its NodePool's limits are re-checked.
+// 4. Publish the failures' events; update the scheduler metrics.
 import { randomUUID } from 'node:crypto';
-import {
-  incompatibleNodePools,
-  type NewNodeClaimPlan,
-  type Pod,
-  type ProvisionPlan,
-  type Snapshot,
-} from '../../../engine/index.ts';
+import { incompatibleNodePools, type Pod, type ProvisionPlan, type Snapshot } from '../../../engine/index.ts';
 import { findCondition } from '../../operator/conditions.ts';
 import { targetOf } from '../../operator/events.ts';
 import type { KubeObject } from '../../operator/kube.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../operator/result.ts';
 import type { Controller } from '../../operator/runtime.ts';
 import { nominationWindow, type Change } from '../../state/cluster.ts';
+import { observeBufferPlan } from '../capacitybuffer/provisioning.ts';
 import { recordSchedulingPass } from '../metrics/scheduler.ts';
-import { instanceTypeList } from '../../operator/logger.ts';
 import { buildSnapshot } from '../../state/snapshot.ts';
 import type { ControllerContext } from '../context.ts';
 import { Batcher } from './batcher.ts';
-import { add, exceededLimit, poolUsage, worstCaseCapacity } from './limits.ts';
-import { nodeClaimFor } from './nodeclaim.ts';
+import { PendingPreloader } from './preload.ts';
+import { createNodeClaims } from './create.ts';
 import { EVERY_KIND } from '../reads.ts';
 
 export interface Provisioner extends Controller {
@@ -91,6 +86,14 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
   );
   let last: ProvisionPlan | undefined;
   let solving: { id: string; since: number } | undefined;
+  let deciding = false;
+  const preloader = new PendingPreloader({
+    clock: ctx.clock,
+    pod: (namespace, name) => ctx.cluster.workloads.pod(namespace, name)?.pod,
+    ...(ctx.engine.preload ? { preload: (pods: readonly Pod[]) => ctx.engine.preload!(pods) } : {}),
+    ready: () => !deciding && ctx.cluster.synced(),
+    onError: (err) => log.debug({ err: String(err) }, 'shipping pending pods ahead of the decision failed'),
+  });
   ctx.metrics.beforeScrape.push(() => {
     if (solving)
       ctx.metrics.unfinishedWork.set(
@@ -99,88 +102,15 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
       );
   });
 
-  async function createNodeClaims(snapshot: Snapshot, plan: ProvisionPlan, pods: Map<string, Pod>): Promise<void> {
-    const createdUsage = new Map<string, Record<string, number>>();
-    const errors: unknown[] = [];
-    for (const nc of plan.newNodeClaims) {
-      const entry = ctx.cluster.nodePool(nc.nodePool);
-      const pool = entry?.pool;
-      if (!entry || !pool) continue;
-      const worst = worstCaseCapacity(nc, snapshot.instanceTypes.get(pool.name) ?? []);
-      const usage = add(createdUsage.get(pool.name) ?? poolUsage(ctx.cluster.stateNodes(), pool.name), worst);
-      const exceeded = exceededLimit(pool.name, pool.limits, usage);
-      if (exceeded) {
-        failPods(nc, pods, exceeded);
-        continue;
-      }
-      try {
-        const created = await ctx.kube.create('NodeClaim', nodeClaimFor(nc, pool, entry.obj));
-        createdUsage.set(pool.name, usage);
-        ctx.cluster.applyNodeClaim(created);
-        ctx.metrics.nodeClaimsCreated.inc({
-          reason: 'provisioned',
-          nodepool: pool.name,
-          min_values_relaxed: String(nc.minValuesRelaxed ?? false),
-        });
-        log.info(
-          {
-            nodepool: pool.name,
-            nodeclaim: created.metadata.name,
-            requests: (created.spec?.['resources'] as { requests?: unknown } | undefined)?.requests,
-            instanceTypes: instanceTypeList(nc.instanceTypes.map((o) => o.name)),
-          },
-          'created nodeclaim',
-        );
-        ctx.events.publish(
-          ...nc.pods.flatMap((uid) => {
-            const p = pods.get(uid);
-            return p
-              ? [
-                  {
-                    involved: podTarget(p),
-                    type: 'Normal' as const,
-                    reason: 'Nominated',
-                    message: `Pod should schedule on: nodeclaim/${created.metadata.name}`,
-                    dedupeValues: [p.uid, created.metadata.name!],
-                  },
-                ]
-              : [];
-          }),
-        );
-      } catch (err) {
-        errors.push(err);
-        log.error({ nodepool: pool.name, err: String(err) }, 'creating nodeclaim failed');
-      }
-    }
-    if (errors.length) throw new Error(`creating ${errors.length} nodeclaim(s)`, { cause: errors[0] });
-  }
-
-  function failPods(nc: NewNodeClaimPlan, pods: Map<string, Pod>, reason: string): void {
-    ctx.events.publish(
-      ...nc.pods.flatMap((uid) => {
-        const p = pods.get(uid);
-        return p
-          ? [
-              {
-                involved: podTarget(p),
-                type: 'Warning' as const,
-                reason: 'FailedScheduling',
-                message: `Failed to schedule pod, ${reason}`,
-                dedupeValues: [p.uid, reason],
-              },
-            ]
-          : [];
-      }),
-    );
-  }
-
   function nominate(snapshot: Snapshot, plan: ProvisionPlan, pods: Map<string, Pod>): void {
     const until = ctx.clock.now() + nominationWindow(ctx.options.batchMaxDurationMs);
     const byName = plan.existing.size ? new Map(snapshot.nodes.map((n) => [n.name, n])) : undefined;
     for (const [nodeName, uids] of plan.existing) {
       const sn = byName?.get(nodeName);
       if (!sn) continue;
-      if (sn.providerId) ctx.cluster.nominate(sn.providerId, until);
+      // Capacity-buffer virtual pods (not in `pods`) nominate nothing: they come back every pass, and a node
+      // nominated for them would never become a disruption candidate.
+      if (sn.providerId && uids.some((uid) => pods.has(uid))) ctx.cluster.nominate(sn.providerId, until);
       const where = [sn.nodeClaimName ? `nodeclaim/${sn.nodeClaimName}` : '', sn.hasNode ? `node/${sn.name}` : '']
         .filter(Boolean)
         .join(', ');
@@ -281,9 +211,21 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
   }
 
   async function reconcile(): Promise<ReconcileResult> {
+    deciding = true;
+    try {
+      return await decide();
+    } finally {
+      deciding = false;
+    }
+  }
+
+  async function decide(): Promise<ReconcileResult> {
     if (!ctx.cluster.synced()) return requeueAfter(1_000);
+    preloader.clear();
     const pending = ctx.cluster.provisionablePods();
-    if (!pending.length) return done;
+    // CapacityBuffer virtual pods are scheduled with the real ones, so their room is launched; never bound.
+    const virtual = ctx.cluster.workloads.buffers.virtualPods();
+    if (!pending.length && !virtual.length) return done;
     const pods = new Map(pending.map((p) => [p.uid, p]));
     const started = performance.now();
     ctx.metrics.podTimes.seen(pending, ctx.clock.now());
@@ -294,7 +236,7 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
     solving = { id: schedulingId, since: performance.now() };
     let plan: ProvisionPlan;
     try {
-      plan = await ctx.engine.provision(snapshot, [...pods.values()]);
+      plan = await ctx.engine.provision(snapshot, [...pods.values(), ...virtual]);
     } finally {
       end();
       solving = undefined;
@@ -309,15 +251,17 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
         'the improvement phase hit its wall-clock safety net; this plan may differ from one made on an idle machine',
       );
     }
-    recordSchedulingPass(ctx.metrics, 'provisioner', snapshot, plan, pods, ctx.clock.now());
     logPlan(plan, pending, performance.now() - started);
     nominate(snapshot, plan, pods);
-    // NodeClaims first: reporting thousands of failed pods (an event and a log line each) would otherwise
-    // delay the first launch of the batch.
+    // NodeClaims first: the first creates go out before the pass's per-pod metrics are worked out, and
+    // reporting thousands of failed pods (an event and a log line each) waits until every create settled.
+    const creating = createNodeClaims(ctx, snapshot, plan, pods);
+    recordSchedulingPass(ctx.metrics, 'provisioner', snapshot, plan, pods, ctx.clock.now());
     try {
-      await createNodeClaims(snapshot, plan, pods);
+      await creating;
     } finally {
       reportFailures(snapshot, plan, pods);
+      if (ctx.options.featureGates.capacityBuffer) await observeBufferPlan(ctx, plan, snapshot);
     }
     return done;
   }
@@ -332,12 +276,15 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
     register(enqueue) {
       enqueueNow = enqueue;
       const unsubscribe = ctx.cluster.subscribe((c) => {
-        if (triggers(c)) batcher.trigger();
+        if (!triggers(c)) return;
+        batcher.trigger();
+        preloader.saw(c);
       });
       batcher.trigger();
       return () => {
         unsubscribe();
         batcher.stop();
+        preloader.stop();
       };
     },
   };

@@ -33,8 +33,8 @@ describe('generated CRDs', () => {
         kind: 'CustomResourceDefinition',
         metadata: { name: `${def.plural}.${def.group}` },
       });
-      expect(o.spec.scope).toBe('Cluster');
-      expect(o.spec.names).toMatchObject({ kind: def.kind, plural: def.plural, categories: ['karpenter'] });
+      expect(o.spec.scope).toBe(def.scope);
+      expect(o.spec.names).toMatchObject({ kind: def.kind, plural: def.plural, categories: [...def.categories] });
       const [version] = o.spec.versions;
       expect(version).toMatchObject({ name: def.version, served: true, storage: true, subresources: { status: {} } });
       expect(version.schema.openAPIV3Schema.properties.spec.type).toBe('object');

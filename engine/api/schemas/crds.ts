@@ -2,13 +2,20 @@
 // them to charts/karpenter-ts/crds/), and builds the whole-object schema the validator evaluates, so the
 // CRD the cluster enforces and the validator we run come from the same data.
 import { stringify } from 'yaml';
+import { CAPACITYBUFFER_CRD } from './capacitybuffer.ts';
 import { EC2NODECLASS_CRD } from './ec2nodeclass.ts';
 import { NODECLAIM_CRD } from './nodeclaim.ts';
 import { NODEOVERLAY_CRD } from './nodeoverlay.ts';
 import { NODEPOOL_CRD } from './nodepool.ts';
 import type { CrdDefinition, Schema } from './types.ts';
 
-export const CRDS: readonly CrdDefinition[] = [NODEPOOL_CRD, NODECLAIM_CRD, EC2NODECLASS_CRD, NODEOVERLAY_CRD];
+export const CRDS: readonly CrdDefinition[] = [
+  NODEPOOL_CRD,
+  NODECLAIM_CRD,
+  EC2NODECLASS_CRD,
+  NODEOVERLAY_CRD,
+  CAPACITYBUFFER_CRD,
+];
 
 /** The schema of a whole object of this kind (apiVersion, kind, metadata, spec, status). */
 export function objectSchema(def: CrdDefinition): Schema {
