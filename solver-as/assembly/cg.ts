@@ -226,16 +226,16 @@ export class ColumnGen {
     const J = this.takes.length;
     const cap = max(POOL_MIN, POOL_PER_CLASS * C);
     if (J <= cap) return;
-    const rc = new Float64Array(J);
+    const reducedCost = new Float64Array(J);
     for (let j = 0; j < J; j++) {
       let d = unchecked(this.costs[j]);
       const t = unchecked(this.takes[j]);
       for (let c = 0; c < C; c++) d -= <f64>unchecked(t[c]) * unchecked(this.m.duals[c]);
-      unchecked((rc[j] = j < C || this.m.isBasic(j) ? -Infinity : d));
+      unchecked((reducedCost[j] = j < C || this.m.isBasic(j) ? -Infinity : d));
     }
     spend(<f64>(J * C * 2));
     // Ascending reduced cost: the first cap / 2 stay.
-    const order = descending(rc.map<f64>((v) => -v));
+    const order = descending(reducedCost.map<f64>((v) => -v));
     const keep = new Uint8Array(J);
     for (let k = 0; k < cap / 2; k++) unchecked((keep[unchecked(order[k])] = 1));
     const map = this.m.dropColumns(keep);
