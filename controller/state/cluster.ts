@@ -58,6 +58,8 @@ export class Cluster {
   /** Node names by providerID: several Nodes may name one instance (a copied providerID), see nodeByProviderID. */
   private readonly nodesByProvider = new Map<string, Set<string>>();
   private readonly claimByProvider = new Map<string, string>();
+  /** NodeClaims without a providerID (waiting for their launch): the synced gate asks often, so it is counted. */
+  private readonly launching = new Set<string>();
   private readonly pools = new Map<string, NodePoolEntry>();
   private readonly classes = new Map<string, NodeClassEntry>();
   private readonly overlays = new Map<string, NodeOverlayEntry>();
@@ -148,6 +150,8 @@ export class Cluster {
     if (old?.info.providerId && old.info.providerId !== r.value.providerId)
       this.claimByProvider.delete(old.info.providerId);
     if (r.value.providerId) this.claimByProvider.set(r.value.providerId, name);
+    if (r.value.providerId) this.launching.delete(name);
+    else this.launching.add(name);
     this.claims.set(name, { obj, info: r.value });
     // Consolidatable flips make consolidation worth re-evaluating (a new candidate appeared or left).
     const flips = !old || consolidatable(old.obj) !== consolidatable(obj);
@@ -159,6 +163,7 @@ export class Cluster {
     const old = this.claims.get(name);
     if (!old) return;
     this.claims.delete(name);
+    this.launching.delete(name);
     const pid = old.info.providerId;
     if (pid && this.claimByProvider.get(pid) === name) {
       this.claimByProvider.delete(pid);
@@ -241,8 +246,13 @@ export class Cluster {
    * the one its NodeClaim's status names; without that, the oldest.
    */
   nodeByProviderID(pid: string): NodeEntry | undefined {
+    const names = this.nodesByProvider.get(pid);
+    // One Node per instance is the rule: answered without building a list (every join asks).
+    if (!names || names.size <= 1) {
+      const only = names?.values().next().value;
+      return only === undefined ? undefined : this.nodes.get(only);
+    }
     const nodes = this.nodesByProviderID(pid);
-    if (nodes.length <= 1) return nodes[0];
     const named = this.nodeClaimByProviderID(pid)?.info.nodeName;
     return (
       nodes.find((n) => n.info.name === named) ??
@@ -418,8 +428,7 @@ export class Cluster {
       if (!this.deps.listed()) return false;
       this.listedOnce = true;
     }
-    for (const c of this.claims.values()) if (!c.info.providerId) return false;
-    return true;
+    return this.launching.size === 0;
   }
 
   private changed(c: Change | undefined, consolidation: boolean): void {
