@@ -1,6 +1,7 @@
 // `npm run bench -- <suite> [--json] [--quick] [--sizes=N,N]`: runs one benchmark suite and prints a table with the
 // machine line (or, with --json, one JSON array of rows and nothing else on stdout). Progress goes to stderr
 // when it is a terminal.
+import { parseArgs } from 'node:util';
 import { ABI_VERSION } from '../engine/index.ts';
 import { machine, machineLine, table, type BenchRow } from './report.ts';
 
@@ -20,22 +21,43 @@ function summary(rows: readonly BenchRow[]): string[] {
   return lines;
 }
 
+const USAGE = `usage: npm run bench -- <${SUITES.join('|')}> [--json] [--quick] [--sizes=N,N] (consolidation: cluster sizes; controller: its big cluster's nodes)\n`;
+
+interface BenchArgs {
+  readonly name: (typeof SUITES)[number];
+  readonly json: boolean;
+  readonly quick: boolean;
+  readonly sizes?: number[];
+}
+
+/** The command line (node:util parseArgs), or what is wrong with it. */
+function readArgs(argv: string[]): BenchArgs | string {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { json: { type: 'boolean' }, quick: { type: 'boolean' }, sizes: { type: 'string' } },
+    });
+  } catch (e) {
+    return `bench: ${(e as Error).message}\n${USAGE}`;
+  }
+  const { values, positionals } = parsed;
+  const sizes = values.sizes?.split(',').map(Number);
+  if (sizes && (sizes.length === 0 || sizes.some((n) => !Number.isInteger(n) || n <= 0)))
+    return `bench: --sizes takes positive integers separated by commas, got --sizes=${values.sizes}\n`;
+  const name = SUITES.find((s) => s === positionals[0]);
+  if (!name || positionals.length > 1) return USAGE;
+  return { name, json: values.json === true, quick: values.quick === true, ...(sizes ? { sizes } : {}) };
+}
+
 export async function main(argv: string[]): Promise<number> {
-  const name = argv.find((a) => !a.startsWith('-'));
-  const json = argv.includes('--json');
-  const quick = argv.includes('--quick');
-  const sizesArg = argv.find((a) => a.startsWith('--sizes='));
-  const sizes = sizesArg?.slice('--sizes='.length).split(',').map(Number);
-  if (sizes && (sizes.length === 0 || sizes.some((n) => !Number.isInteger(n) || n <= 0))) {
-    process.stderr.write(`bench: --sizes takes positive integers separated by commas, got ${sizesArg}\n`);
+  const args = readArgs(argv);
+  if (typeof args === 'string') {
+    process.stderr.write(args);
     return 2;
   }
-  if (!name || !(SUITES as readonly string[]).includes(name)) {
-    process.stderr.write(
-      `usage: npm run bench -- <${SUITES.join('|')}> [--json] [--quick] [--sizes=N,N] (consolidation: cluster sizes; controller: its big cluster's nodes)\n`,
-    );
-    return 2;
-  }
+  const { name, json, quick, sizes } = args;
   const progress = (msg: string) => {
     if (process.stderr.isTTY) process.stderr.write(`\r\x1b[K${msg}`);
   };

@@ -83,6 +83,7 @@ export {
   type EngineDisruptOptions,
 } from './engine.ts';
 export type { DeltaStats } from './cluster/delta.ts';
+export { PodInterner } from './cluster/intern.ts';
 export { PoolError, type EnginePool, type PoolOptions, type CallOptions } from './pool/pool.ts';
 export { moduleUrl, workerModule, type WorkerModule } from './pool/module-url.ts';
 // The requirement algebra as a namespace (its add/get/has would collide with resources.ts), for the

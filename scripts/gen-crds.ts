@@ -2,6 +2,7 @@
 // the same data, so the CRDs and `karpenter-ts validate` agree). Run: npx tsx scripts/gen-crds.ts
 // With --check it writes nothing and exits 1 if a committed file differs from what would be generated.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CRDS, crdFileName, crdYaml } from '../engine/api/index.ts';
@@ -10,7 +11,13 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const CRD_DIR = join(root, 'charts', 'karpenter-ts', 'crds');
 
 function main(): number {
-  const check = process.argv.includes('--check');
+  let check: boolean;
+  try {
+    check = parseArgs({ options: { check: { type: 'boolean' } } }).values.check === true;
+  } catch (e) {
+    console.error(`gen-crds: ${(e as Error).message}\nusage: npx tsx scripts/gen-crds.ts [--check]`);
+    return 2;
+  }
   let stale = 0;
   mkdirSync(CRD_DIR, { recursive: true });
   for (const def of CRDS) {

@@ -10,6 +10,7 @@
 //
 // then prints the size of each part (bytes of the files, as `du --apparent-size` counts them). Run outside
 // Docker it computes what the image adds to its base image (README quotes it). --no-install skips npm ci.
+import { parseArgs } from 'node:util';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -78,9 +79,15 @@ function report(out) {
   }
 }
 
-const args = process.argv.slice(2);
-const target = args.find((a) => !a.startsWith('--'));
+let args;
+try {
+  args = parseArgs({ allowPositionals: true, options: { 'no-install': { type: 'boolean' } } });
+} catch (e) {
+  usage(e.message);
+}
+const [target, ...extra] = args.positionals;
 if (!target) usage('OUT is required');
+if (extra.length) usage(`one OUT folder, got ${args.positionals.length}`);
 const out = resolve(target);
 // OUT is replaced: refuse the checkout itself, a folder above it, or a non-empty folder that is not a staged tree.
 if (
@@ -93,5 +100,5 @@ mkdirSync(join(out, 'bin'), { recursive: true });
 for (const f of ['package.json', 'package-lock.json']) cpSync(join(root, f), join(out, f));
 cpSync(join(root, 'bin', 'karpenter-ts.mjs'), join(out, 'bin', 'karpenter-ts.mjs'));
 copyDist(out);
-if (!args.includes('--no-install')) install(out);
+if (!args.values['no-install']) install(out);
 report(out);

@@ -3,26 +3,27 @@
 //
 // One solve = one input block copied into linear memory, one call, one result block read back:
 //
-//   input block (written by engine/abi/encode.ts)                   all offsets are bytes from the block start
-//   +--------------------------------------------------------------+
-//   | header: H_WORDS x i32 (counts and section offsets, H_* below) |
-//   +--------------------------------------------------------------+
-//   | keys       NK x KEY_STRIDE i32   words, bit offset, flags     |
-//   | sets       NS x setBytes         dense requirement sets       |
-//   |            setBytes = NK x SREC_BYTES + setWords x 4         |
-//   | templates  NT x TMPL_STRIDE i32                               |
-//   | its        NIT x IT_STRIDE i32   per template instance type   |
-//   | offerings  NO x OFF_STRIDE i32                               |
-//   | versions   NV x VER_STRIDE i32   pod class versions          |
-//   | pods       NP x POD_STRIDE i32   in queue order               |
-//   | nodes      NN x NODE_STRIDE i32  existing / in-flight nodes   |
-//   | groups     NG x GRP_STRIDE i32   topology groups              |
-//   | dgroups    NDG x DG_STRIDE i32   daemonset overhead groups    |
-//   | tol        NV x NTS u8           version tolerates taint set  |
-//   | lists      i32 pool              variable-length lists        |
-//   | f64s       f64 pool              vectors (resources, limits)  |
-//   | resv       NRV x i32             instances left per reservation|
-//   +--------------------------------------------------------------+
+//   input block (written by engine/abi/encode.ts); offsets are bytes from the block start, and X_COUNT below is
+//   the header word H_X_COUNT
+//   +--------------------------------------------------------------------------+
+//   | header     H_WORDS x i32 (counts and section offsets, H_* below)          |
+//   +--------------------------------------------------------------------------+
+//   | keys       LABEL_KEY_COUNT x KEY_STRIDE i32: words, bit offset, flags    |
+//   | sets       INPUT_SET_COUNT x setBytes: dense requirement sets            |
+//   |            setBytes = LABEL_KEY_COUNT x SREC_BYTES + H_SET_WORDS x 4     |
+//   | templates  TEMPLATE_COUNT x T_STRIDE i32                                 |
+//   | its        INSTANCE_TYPE_COUNT x IT_STRIDE i32: per template inst. type  |
+//   | offerings  OFFERING_COUNT x O_STRIDE i32                                 |
+//   | versions   POD_VERSION_COUNT x V_STRIDE i32: pod class versions          |
+//   | pods       POD_COUNT x P_STRIDE i32: in queue order                      |
+//   | nodes      NODE_COUNT x N_STRIDE i32: existing / in-flight nodes         |
+//   | groups     TOPOLOGY_GROUP_COUNT x G_STRIDE i32: topology groups          |
+//   | dgroups    DAEMON_GROUP_COUNT x DG_STRIDE i32: daemonset overhead groups |
+//   | tol        POD_VERSION_COUNT x TAINT_SET_COUNT u8: version tolerates set |
+//   | lists      i32 pool: variable-length lists                               |
+//   | f64s       f64 pool: vectors (resources, limits)                         |
+//   | resv       RESERVATION_COUNT x i32: instances left per reservation       |
+//   +--------------------------------------------------------------------------+
 //
 // Reservations are the values of the reservation-id key (H_RESV_KEY), in interned order: resv[r] is the count of
 // instances reservation r has left when the solve starts (0 for an ID no reserved offering carries). A reserved
@@ -34,18 +35,17 @@
 // list's word index in the pool, or -1 for an empty list.
 //
 //   result block (allocated by the solver; solve() returns its address)
-//   +--------------------------------------------------------------+
-//   | R_WORDS x i32 header: status, claim count, section pointers  |
-//   | placements  NP x i32   >= 0 node index; claim i as           |
-//   |                        PLACED_CLAIM_BASE - i; PLACED_NOWHERE  |
-//   | errors      NP x i32   failure code of unplaced pods; a pod   |
-//   |                        with E_MIN_VALUES keeps its claim in   |
-//   |                        placements (the claim has no pods)     |
-//   | claims      NC x CLAIM_STRIDE i32                             |
-//   | claim its   i32 lists (live instance types, catalog order)   |
-//   | claim resv  i32 lists (reservations each claim holds)        |
-//   | sets        dense sets referenced by claims (copied)         |
-//   +--------------------------------------------------------------+
+//   +--------------------------------------------------------------------------+
+//   | R_WORDS x i32 header: status, claim count, section pointers              |
+//   | placements  POD_COUNT x i32: >= 0 node index; claim i as                 |
+//   |             PLACED_CLAIM_BASE - i; PLACED_NOWHERE                        |
+//   | errors      POD_COUNT x i32: failure code of unplaced pods; a pod with   |
+//   |             E_MIN_VALUES keeps its claim in placements (no pods in it)   |
+//   | claims      claim count x C_STRIDE i32                                   |
+//   | claim its   i32 lists (live instance types, catalog order)               |
+//   | claim resv  i32 lists (reservations each claim holds)                    |
+//   | sets        dense sets referenced by claims (copied)                     |
+//   +--------------------------------------------------------------------------+
 
 export const ABI_VERSION = 6;
 export const MAGIC = 0x4b545331;
@@ -53,30 +53,30 @@ export const MAGIC = 0x4b545331;
 // ---- input header (i32 word indices) ----
 export const H_MAGIC = 0;
 export const H_VERSION = 1;
-export const H_NR = 2;
-export const H_NLD = 3;
-export const H_NK = 4;
+export const H_RESOURCE_COUNT = 2;
+export const H_LIMIT_DIM_COUNT = 3;
+export const H_LABEL_KEY_COUNT = 4;
 export const H_SET_WORDS = 5;
 export const H_KEYS = 6;
-export const H_NS = 7;
+export const H_INPUT_SET_COUNT = 7;
 export const H_SETS = 8;
-export const H_NT = 9;
+export const H_TEMPLATE_COUNT = 9;
 export const H_TMPLS = 10;
-export const H_NIT = 11;
+export const H_INSTANCE_TYPE_COUNT = 11;
 export const H_ITS = 12;
-export const H_NO = 13;
+export const H_OFFERING_COUNT = 13;
 export const H_OFFS = 14;
-export const H_NV = 15;
+export const H_POD_VERSION_COUNT = 15;
 export const H_VERS = 16;
-export const H_NP = 17;
+export const H_POD_COUNT = 17;
 export const H_PODS = 18;
-export const H_NN = 19;
+export const H_NODE_COUNT = 19;
 export const H_NODES = 20;
-export const H_NG = 21;
+export const H_TOPOLOGY_GROUP_COUNT = 21;
 export const H_GROUPS = 22;
-export const H_NDG = 23;
+export const H_DAEMON_GROUP_COUNT = 23;
 export const H_DGROUPS = 24;
-export const H_NTS = 25;
+export const H_TAINT_SET_COUNT = 25;
 export const H_TOL = 26;
 export const H_LISTS = 27;
 export const H_F64S = 28;
@@ -87,7 +87,7 @@ export const H_ZONE_KEY = 32;
 export const H_CT_KEY = 33;
 export const H_RESV_KEY = 34;
 export const H_IMPROVE_MS = 35;
-export const H_NRV = 36;
+export const H_RESERVATION_COUNT = 36;
 export const H_RESV = 37;
 export const H_CT_RESERVED = 38;
 /** Work budget of the improvement phase, in thousands of work units (solver-as/assembly/budget.ts). */

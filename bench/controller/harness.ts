@@ -1,15 +1,26 @@
 // The controller benchmark's parent process: the simulated cluster (API server on loopback, kubelets,
-// workload controllers) on the wall clock, and the controller forked into a child process (child.ts) that
-// reaches the API server over HTTP. Kubelet calls from the child's simulated cloud arrive over IPC.
+// workload controllers) on the wall clock, and the controller forked into a child process
+// (sim/remote/controller-process.ts) that reaches the API server over HTTP. Kubelet calls from the child's
+// simulated cloud arrive over IPC. The child runs compiled (dist/, as the image runs the controller: no
+// TypeScript loader, whose hook threads would add to its memory) or from source (tests).
 import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { workerModule } from '../../engine/index.ts';
 import { installAdmission } from '../../sim/admission.ts';
 import type { KObject } from '../../sim/apiserver/index.ts';
 import { scaledClock } from '../../sim/clock.ts';
 import { startSimCluster, type SimCluster } from '../../sim/cluster/cluster.ts';
+import type {
+  ChildStatus,
+  FromChild,
+  ObservedEvents,
+  PhaseStats,
+  Request,
+  ToChild,
+} from '../../sim/remote/protocol.ts';
 import { Binder } from './binder.ts';
-import type { ChildStatus, FromChild, ObservedEvents, PhaseStats, Request, ToChild } from './protocol.ts';
 
 export interface HarnessOptions {
   /** The simulated cloud's CreateFleet-to-running delay in the child. */
@@ -17,6 +28,8 @@ export interface HarnessOptions {
   readonly terminateMs?: number;
   /** Controller option overrides by flag name. */
   readonly options?: Readonly<Record<string, string>>;
+  /** Run the controller compiled (dist/, checked to be newer than the sources) or from source (default). */
+  readonly from?: 'dist' | 'source';
 }
 
 export interface Harness {
@@ -78,11 +91,54 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   };
 }
 
-/** Forks child.ts (TypeScript through tsx, as the benchmarks run) and waits until its operator has started. */
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The first runtime source newer than dist/'s build stamp (as bin/karpenter-ts.mjs checks), if any. */
+function newerThanBuild(): string | undefined {
+  const stamp = join(root, 'dist', 'BUILD');
+  if (!existsSync(stamp)) return 'dist/ (not built)';
+  const built = statSync(stamp).mtimeMs;
+  const walk = (dir: string): string | undefined => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      const found = e.isDirectory()
+        ? walk(p)
+        : /\.(ts|json|yaml)$/.test(e.name) && !e.name.endsWith('.test.ts') && statSync(p).mtimeMs > built
+          ? p
+          : undefined;
+      if (found) return found;
+    }
+    return undefined;
+  };
+  for (const d of ['engine', 'controller', 'sim', 'solver-as/build']) {
+    const found = existsSync(join(root, d)) ? walk(join(root, d)) : undefined;
+    if (found) return found.slice(root.length);
+  }
+  return undefined;
+}
+
+/** The controller process's module and Node flags. */
+function childModule(from: 'dist' | 'source'): { file: string; execArgv: string[] } {
+  // BENCH_CONTROLLER_NODE_ARGS: extra Node flags for the controller process (and so its engine workers), e.g.
+  // `--cpu-prof --cpu-prof-dir=/tmp/prof` or `--heapsnapshot-signal=SIGUSR2` to profile it.
+  const extra = (process.env['BENCH_CONTROLLER_NODE_ARGS'] ?? '').split(/\s+/).filter(Boolean);
+  if (from === 'dist') {
+    const stale = newerThanBuild();
+    if (stale)
+      throw new Error(
+        `controller bench: ${stale} is newer than dist/: run \`npm run build\` first (it runs the compiled controller)`,
+      );
+    return { file: join(root, 'dist', 'sim', 'remote', 'controller-process.js'), execArgv: extra };
+  }
+  const m = workerModule('../../sim/remote/controller-process.ts', import.meta.url);
+  return { file: fileURLToPath(m.filename), execArgv: [...(m.execArgv ?? []), ...extra] };
+}
+
+/** Forks the controller process and waits until its operator has started. */
 async function forkController(cluster: SimCluster, o: HarnessOptions): Promise<ChildProcess> {
-  const m = workerModule('./child.ts', import.meta.url);
-  const child = fork(fileURLToPath(m.filename), [], {
-    execArgv: m.execArgv ?? [],
+  const m = childModule(o.from ?? 'source');
+  const child = fork(m.file, [], {
+    execArgv: m.execArgv,
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

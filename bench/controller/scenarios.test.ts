@@ -2,7 +2,7 @@
 // benchmark's pods against the simulator, the binder binds them, and the child reports what it measured.
 import { describe, expect, it } from 'vitest';
 import { startHarness, waitFor } from './harness.ts';
-import type { ObservedEvents } from './protocol.ts';
+import type { ObservedEvents } from '../../sim/remote/protocol.ts';
 import { decisionAfter } from './scenarios.ts';
 import { createPendingPods, guideNodeClass, SMALL, uniformNodePool } from './workload.ts';
 

@@ -13,7 +13,7 @@
 import { performance } from 'node:perf_hooks';
 import { mulberry32 } from '../../engine/index.ts';
 import type { KObject } from '../../sim/apiserver/index.ts';
-import type { ObservedEvents, PhaseStats } from './protocol.ts';
+import type { ObservedEvents, PhaseStats } from '../../sim/remote/protocol.ts';
 import { startHarness, waitFor, type Harness } from './harness.ts';
 import {
   createPendingPods,
@@ -38,7 +38,10 @@ export interface ControllerRow {
   readonly decisions: number;
   readonly eventLoopP99Ms: number;
   readonly eventLoopMaxMs: number;
+  /** Peak resident set of the controller process (main thread and its engine worker threads), MiB. */
   readonly rssMiB: number;
+  /** The controller's main-thread V8 heap in use at the phase's end, MiB. */
+  readonly heapMiB: number;
   /** Median time of the disruption passes that ran the engine (the decision-evaluation metric), ms. */
   readonly consolidationPlanMs?: number;
   readonly passes?: number;
@@ -58,6 +61,9 @@ const median = (xs: readonly number[]): number | undefined => {
   const mid = s.length >> 1;
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 };
+
+/** The compiled controller (dist/) unless BENCH_CONTROLLER_FROM=source. */
+const from = (): 'dist' | 'source' => (process.env['BENCH_CONTROLLER_FROM'] === 'source' ? 'source' : 'dist');
 
 const now = (): number => performance.timeOrigin + performance.now();
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -157,6 +163,7 @@ function row(
     eventLoopP99Ms: stats.eventLoopP99Ms,
     eventLoopMaxMs: stats.eventLoopMaxMs,
     rssMiB: stats.rssPeakMiB,
+    heapMiB: stats.heapUsedMiB,
     seconds: stats.seconds,
     ...extra,
   };
@@ -165,7 +172,7 @@ function row(
 /** 10,000 pending pods onto an empty cluster, `rounds` times after a warm-up round. */
 export async function provisionEmpty(o: ScenarioOptions, pods = 10_000): Promise<ControllerRow> {
   const rounds = o.quick ? 1 : 3;
-  const h = await startHarness({ launchMs: 3_600_000 });
+  const h = await startHarness({ launchMs: 3_600_000, from: from() });
   try {
     await applyPools(h, guideNodePool());
     const decisions: number[] = [];
@@ -288,7 +295,7 @@ async function churn(h: Harness, small: string[], seconds: number, o: ScenarioOp
 
 /** steady-churn and consolidate-fragmented on one 5,000-node cluster. */
 export async function bigClusterScenarios(o: ScenarioOptions, nodes = 5_000): Promise<ControllerRow[]> {
-  const h = await startHarness({ launchMs: 0 });
+  const h = await startHarness({ launchMs: 0, from: from() });
   try {
     const small = await bigCluster(h, nodes, o);
     const before = h.list('nodes').length;

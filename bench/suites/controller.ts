@@ -3,7 +3,8 @@
 // decision latency (batch window closed -> first NodeClaim created, median), the controller process's
 // event-loop delay (p99, max) and peak resident memory over the measured phase, and the disruption passes'
 // evaluation time where consolidation runs. --sizes sets the big cluster's node count (default 5,000; 20 pods
-// a node); --quick runs fewer rounds and shorter phases.
+// a node); --quick runs fewer rounds and shorter phases. BENCH_CONTROLLER_SCENARIOS=empty or =big runs only
+// provision-empty or only the big cluster's scenarios (steady-churn, consolidate-fragmented).
 import { bigClusterScenarios, provisionEmpty, type ControllerRow } from '../controller/scenarios.ts';
 
 export async function run(opts: {
@@ -14,8 +15,11 @@ export async function run(opts: {
   // Progress on stderr, with --json too (stdout carries only the rows): a full run takes a long while.
   const log = (m: string) => process.stderr.write(`${m}\n`);
   const o = { quick: opts.quick, log };
+  const only = process.env['BENCH_CONTROLLER_SCENARIOS'] ?? '';
+  if (only && only !== 'empty' && only !== 'big')
+    throw new Error(`BENCH_CONTROLLER_SCENARIOS must be empty or big, got ${only}`);
   const rows: ControllerRow[] = [];
-  rows.push(await provisionEmpty(o));
-  rows.push(...(await bigClusterScenarios(o, opts.sizes?.[0] ?? 5_000)));
+  if (only !== 'big') rows.push(await provisionEmpty(o));
+  if (only !== 'empty') rows.push(...(await bigClusterScenarios(o, opts.sizes?.[0] ?? 5_000)));
   return rows;
 }

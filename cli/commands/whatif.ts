@@ -5,7 +5,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { safeLines, type WhatIfReport } from '../../engine/index.ts';
 import type { Io } from '../io.ts';
-import { parseArgs, USAGE, type WhatIfArgs } from '../whatif/args.ts';
+import { parseWhatIfArgs, USAGE, type WhatIfArgs } from '../whatif/args.ts';
 import { expandJobs, runBatch } from '../whatif/batch.ts';
 import { withLivePrices } from '../whatif/live-prices.ts';
 import { fsProblem, InputError, UsageError } from '../whatif/errors.ts';
@@ -142,7 +142,7 @@ async function mergeShards(a: WhatIfArgs, io: Io): Promise<number> {
 
 export async function run(args: string[], io: Io): Promise<number> {
   try {
-    const a = parseArgs(args);
+    const a = parseWhatIfArgs(args);
     if (a.help) {
       io.out(USAGE);
       return 0;

@@ -1,4 +1,5 @@
 // `karpenter-ts whatif` options: parsed and checked once, every mistake a usage error naming the option.
+import { parseArgs as parseCommandLine, type ParseArgsConfig } from 'node:util';
 import type { WhatIfMode } from '../../engine/index.ts';
 import { UsageError } from './errors.ts';
 
@@ -141,106 +142,105 @@ function gridAxis(a: Mutable, v: string): void {
 
 /** Options that take no value. */
 const FLAGS: Readonly<Record<string, (a: Mutable) => void>> = {
-  '-h': (a) => {
+  help: (a) => {
     a.help = true;
   },
-  '--help': (a) => {
-    a.help = true;
-  },
-  '--exact': (a) => {
+  exact: (a) => {
     a.exact = true;
   },
-  '--live-prices': (a) => {
+  'live-prices': (a) => {
     a.livePrices = true;
   },
-  '--json': (a) => {
+  json: (a) => {
     a.json = true;
   },
-  '--merge': (a) => {
+  merge: (a) => {
     a.merge = true;
   },
 };
 
 /** Options that take a value, each checked where it is read. */
 const VALUED: Readonly<Record<string, (a: Mutable, v: string) => void>> = {
-  '--mode': (a, v) => {
+  mode: (a, v) => {
     a.mode = checkMode(v, '--mode');
   },
-  '--nodepools': (a, v) => {
+  nodepools: (a, v) => {
     a.nodePools = v;
   },
-  '--map-nodepool': (a, v) => {
+  'map-nodepool': (a, v) => {
     a.mapNodePools = nodePoolPair(v, { ...(a.mapNodePools ?? {}) });
   },
-  '--from': (a, v) => {
+  from: (a, v) => {
     if (v !== 'cluster-autoscaler')
       throw new UsageError(`--from: "${v}" is not cluster-autoscaler (the one autoscaler a migration is planned from)`);
     a.from = v;
   },
-  '--write-proposal': (a, v) => {
+  'write-proposal': (a, v) => {
     a.writeProposal = v;
   },
-  '--cluster-name': (a, v) => {
+  'cluster-name': (a, v) => {
     if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/.test(v))
       throw new UsageError(`--cluster-name: "${v}" is not an EKS cluster name (letters, digits, - and _, up to 100)`);
     a.clusterName = v;
   },
-  '--pods': (a, v) => {
+  pods: (a, v) => {
     a.pods = v;
   },
-  '--region': (a, v) => {
+  region: (a, v) => {
     a.region = v;
   },
-  '--now': (a, v) => {
+  now: (a, v) => {
     const t = Date.parse(v);
     if (Number.isNaN(t)) throw new UsageError(`--now: "${v}" is not an ISO time such as 2026-11-30T09:00:00Z`);
     a.now = t;
   },
-  '--html': (a, v) => {
+  html: (a, v) => {
     a.html = v;
   },
-  '--csv': (a, v) => {
+  csv: (a, v) => {
     a.csv = v;
   },
-  '--out': (a, v) => {
+  out: (a, v) => {
     a.out = v;
   },
-  '--grid': gridAxis,
-  '--shard': (a, v) => {
+  grid: gridAxis,
+  shard: (a, v) => {
     const m = /^(\d+)\/(\d+)$/.exec(v);
     if (!m || Number(m[2]) < 1 || Number(m[1]) >= Number(m[2]))
       throw new UsageError(`--shard: "${v}" is not I/N with 0 <= I < N`);
     a.shard = { index: Number(m[1]), count: Number(m[2]) };
   },
-  '--jobs': (a, v) => {
+  jobs: (a, v) => {
     if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 64)
       throw new UsageError(`--jobs: "${v}" is not a number from 1 to 64`);
     a.jobs = Number(v);
   },
 };
 
-export function parseArgs(argv: readonly string[]): WhatIfArgs {
+/** What node:util's parseArgs is told: every option above, -h for --help. */
+const OPTIONS: ParseArgsConfig['options'] = {
+  ...Object.fromEntries(Object.keys(FLAGS).map((k) => [k, { type: 'boolean' as const }])),
+  ...Object.fromEntries(Object.keys(VALUED).map((k) => [k, { type: 'string' as const, multiple: true }])),
+  help: { type: 'boolean', short: 'h' },
+};
+
+/**
+ * Parses the command line with node:util's parseArgs (its tokens, in order, so that repeated options and the
+ * option checks apply left to right) and checks it; every mistake is a UsageError naming the option.
+ */
+export function parseWhatIfArgs(argv: readonly string[]): WhatIfArgs {
   const a: Mutable = { help: false, inputs: [], exact: false, livePrices: false, json: false, grid: [], merge: false };
+  const { tokens } = parseCommandLine({
+    args: [...argv],
+    options: OPTIONS,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   const inputs: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const [flag, inline] =
-      arg.startsWith('--') && arg.includes('=')
-        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
-        : [arg, undefined];
-    const set = VALUED[flag];
-    if (set) {
-      const v = inline ?? argv[++i];
-      if (v === undefined || (inline === undefined && v.startsWith('--')))
-        throw new UsageError(`${flag} needs a value`);
-      set(a, v);
-    } else if (FLAGS[flag] && inline === undefined) {
-      FLAGS[flag]!(a);
-    } else if (arg.startsWith('-') && arg !== '-') {
-      throw new UsageError(`unknown option "${arg}"`);
-    } else {
-      inputs.push(arg);
-    }
+  for (const t of tokens) {
+    if (t.kind === 'positional') inputs.push(t.value);
+    else if (t.kind === 'option') applyOption(a, t);
   }
   a.inputs = inputs;
   if (a.help) return a;
@@ -250,4 +250,23 @@ export function parseArgs(argv: readonly string[]): WhatIfArgs {
   }
   checkCombination(a);
   return a;
+}
+
+type OptionToken = Extract<NonNullable<ReturnType<typeof parseCommandLine>['tokens']>[number], { kind: 'option' }>;
+
+/**
+ * One option as typed. Unknown ones (and a value given to a flag) are refused; a value that is the next
+ * argument must not look like an option (`--mode --json` lacks the mode; `--mode=--json` is a bad mode).
+ */
+function applyOption(a: Mutable, t: OptionToken): void {
+  const set = VALUED[t.name];
+  if (set) {
+    if (t.value === undefined || (!t.inlineValue && t.value.startsWith('--')))
+      throw new UsageError(`${t.rawName} needs a value`);
+    set(a, t.value);
+  } else if (FLAGS[t.name] && t.value === undefined) {
+    FLAGS[t.name]!(a);
+  } else {
+    throw new UsageError(`unknown option "${t.rawName}${t.inlineValue ? `=${t.value}` : ''}"`);
+  }
 }

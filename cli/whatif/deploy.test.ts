@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { parseArgs } from './args.ts';
+import { parseWhatIfArgs } from './args.ts';
 
 const docs = parseAllDocuments(
   readFileSync(fileURLToPath(new URL('../../deploy/whatif-job.yaml', import.meta.url)), 'utf8'),
@@ -38,7 +38,7 @@ describe('deploy/whatif-job.yaml', () => {
     const n = shards.spec.completions!;
     expect(shards.spec.parallelism).toBe(n);
     for (let i = 0; i < n; i++) {
-      const a = parseArgs(whatifArgs(line, i).map((x) => (x === '/snapshots/*' ? 'snap.yaml' : x)));
+      const a = parseWhatIfArgs(whatifArgs(line, i).map((x) => (x === '/snapshots/*' ? 'snap.yaml' : x)));
       expect(a.shard).toEqual({ index: i, count: n });
       expect(a.json).toBe(true);
     }
@@ -46,7 +46,7 @@ describe('deploy/whatif-job.yaml', () => {
 
   it('has a merge step over the shard files', () => {
     expect(merge.kind).toBe('Job');
-    const a = parseArgs(whatifArgs(merge.spec.template.spec.containers[0]!.args[0]!, 0));
+    const a = parseWhatIfArgs(whatifArgs(merge.spec.template.spec.containers[0]!.args[0]!, 0));
     expect(a.merge).toBe(true);
     expect(a.inputs).toEqual(['/results/shard-*.json']);
   });

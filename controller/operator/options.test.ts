@@ -102,6 +102,31 @@ describe('resolveOptions', () => {
     expect(engineOptionsOf(resolveOptions([], {})).ignoreDRARequests).toBe(true);
   });
 
+  it("reads the command line as Go's flag package does: one or two dashes, =value or the next word", () => {
+    const o = resolveOptions(
+      ['-cluster-name', 'a', '--log-level', 'debug', '-batch-idle-duration=2s', '--batch-max-duration=20s'],
+      {},
+    );
+    expect(o).toMatchObject({
+      clusterName: 'a',
+      logLevel: 'debug',
+      batchIdleDurationMs: 2000,
+      batchMaxDurationMs: 20_000,
+    });
+    expect(resolveOptions(['-disable-leader-election', '--cluster-name=b'], {}).disableLeaderElection).toBe(true);
+    expect(resolveOptions(['--disable-leader-election=false'], {}).disableLeaderElection).toBe(false);
+    expect(resolveOptions(['--disable-leader-election', 'FALSE'], {}).disableLeaderElection).toBe(false);
+    // The value of a flag may start with a dash; a later flag wins.
+    expect(resolveOptions(['--cluster-name', '-x', '--cluster-name=c'], {}).clusterName).toBe('c');
+    expect(resolveOptions(['--cluster-name', '-dash'], {}).clusterName).toBe('-dash');
+    expect(problems(['--log-level'])).toEqual(['--log-level needs a value']);
+    expect(problems(['--log-level', '--cluster-name=x'])).toEqual(['--log-level needs a value']);
+    expect(problems(['-bogus', '--', 'stray'])).toEqual([
+      'unknown option --bogus',
+      'unexpected argument "stray" (options look like --name=value)',
+    ]);
+  });
+
   it('says that the batch max duration must not be shorter than the idle duration', () => {
     expect(problems(['--batch-max-duration=500ms'])).toEqual([
       '--batch-max-duration (500ms) must be >= --batch-idle-duration (1s)',

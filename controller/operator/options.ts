@@ -1,6 +1,7 @@
 // Controller options: command-line flags with environment fallbacks, validated once into a frozen object.
 // Names follow Karpenter's settings (pkg/operator/options) where it has them; flags win over the
 // environment, which wins over the default. Every problem is reported at once, naming the flag.
+import { parseArgs as parseCommandLine, type ParseArgsConfig } from 'node:util';
 import { formatDuration, parseGoDuration, parseSchedulerConfig, type SchedulerConfig } from '../../engine/index.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -455,40 +456,66 @@ export class OptionsError extends Error {
   }
 }
 
-/** Splits `--flag=value` / `--flag value` arguments; unknown flags and stray words are problems. */
+/**
+ * Reads the command line as Go's flag package does, with node:util's parseArgs: `--name=value`, `--name value`,
+ * the same with one dash (`-name=value`), and a boolean alone (`--disable-leader-election`) or followed by true or
+ * false. Unknown flags, flags without their value and stray words are problems; later flags win.
+ */
 function readFlags(
   argv: readonly string[],
   known: ReadonlySet<string>,
   problems: string[],
   booleans: ReadonlySet<string> = new Set(),
 ): Map<string, string> {
+  const options: ParseArgsConfig['options'] = Object.fromEntries(
+    [...known].map((name) => [name, { type: booleans.has(name) ? ('boolean' as const) : ('string' as const) }]),
+  );
+  const { tokens } = parseCommandLine({
+    // Go's flag package takes `-name` as `--name` (parseArgs would read -n -a -m -e), but not where it is a value.
+    args: argv.map((arg, i) => (i > 0 && awaitsValue(argv[i - 1]!) ? arg : goStyleFlag(arg))),
+    options,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   const out = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const m = /^--([a-z0-9-]+)(?:=(.*))?$/s.exec(arg);
-    if (!m) {
-      problems.push(`unexpected argument "${arg}" (options look like --name=value)`);
-      continue;
+  const consumed = new Set<number>();
+  tokens.forEach((t, i) => {
+    if (t.kind === 'positional' && !consumed.has(t.index))
+      problems.push(`unexpected argument "${t.value}" (options look like --name=value)`);
+    if (t.kind !== 'option') return;
+    if (!known.has(t.name)) {
+      problems.push(`unknown option --${t.name}`);
+      return;
     }
-    const name = m[1]!;
-    if (!known.has(name)) {
-      problems.push(`unknown option --${name}`);
-      continue;
+    let value = t.value;
+    if (booleans.has(t.name) && value === undefined) {
+      // A boolean's value may follow it as a separate word, as with Go's flag package on Karpenter's command line.
+      const next = tokens[i + 1];
+      const word =
+        next?.kind === 'positional' && next.index === t.index + 1 && /^(true|false)$/i.test(next.value)
+          ? next
+          : undefined;
+      if (word) consumed.add(word.index);
+      value = word?.value ?? 'true';
     }
-    let value = m[2];
-    // A boolean flag may stand alone (`--disable-leader-election`), as Go's flag package allows.
-    if (value === undefined && booleans.has(name) && !/^(true|false)$/i.test(argv[i + 1] ?? '')) value = 'true';
-    if (value === undefined) {
-      value = argv[i + 1];
-      if (value === undefined || value.startsWith('--')) {
-        problems.push(`--${name} needs a value`);
-        continue;
-      }
-      i++;
+    if (value === undefined || (!t.inlineValue && value.startsWith('--'))) {
+      problems.push(`--${t.name} needs a value`);
+      return;
     }
-    out.set(name, value);
-  }
+    out.set(t.name, value);
+  });
   return out;
+
+  function awaitsValue(prev: string): boolean {
+    const m = /^--?([a-z0-9-]+)$/i.exec(prev);
+    return m !== null && known.has(m[1]!) && !booleans.has(m[1]!);
+  }
+}
+
+/** `-name` and `-name=value` as `--name...` (a word starting with a letter: `-1s` stays a value). */
+function goStyleFlag(arg: string): string {
+  return /^-[a-z][a-z0-9-]*(=|$)/i.test(arg) ? `-${arg}` : arg;
 }
 
 function parseGates(raw: string, where: string, problems: string[]): FeatureGates {

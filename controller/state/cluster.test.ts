@@ -123,6 +123,44 @@ describe('Cluster', () => {
     expect(sn!.allocatable).toMatchObject({ cpu: 3900, memory: 0 });
   });
 
+  it('keeps a joined state node until its Node, NodeClaim, pods, mark or nomination changes', async () => {
+    const { c, clock } = cluster();
+    c.applyNodeClaim(nodeClaim('nc-1', { providerID: 'aws:///a/i-1' }));
+    c.applyNode(node('node-1', 'aws:///a/i-1', { initialized: true }));
+    c.applyNodeClaim(nodeClaim('nc-2', { providerID: 'aws:///a/i-2' }));
+    c.applyNode(node('node-2', 'aws:///a/i-2', { initialized: true }));
+    c.workloads.applyPod(pod('p1', { nodeName: 'node-1' }));
+    const first = c.stateNodes();
+    // Nothing changed: the very same objects (a decision's delta and the NodePool counter rely on it).
+    expect(c.stateNodes()).toEqual(first);
+    expect(c.stateNodes().every((sn, i) => sn === first[i])).toBe(true);
+    expect(c.stateNode('aws:///a/i-1')).toBe(first[0]);
+    // A pod bound to node-1: node-1 is joined again with it, node-2 stays.
+    c.workloads.applyPod(pod('p2', { nodeName: 'node-1' }));
+    const [one, two] = c.stateNodes();
+    expect(one).not.toBe(first[0]);
+    expect(one!.pods.map((p) => p.name)).toEqual(['p1', 'p2']);
+    expect(two).toBe(first[1]);
+    // A pod removed, a mark, a nomination and its end, a NodeClaim update: each makes a new join.
+    c.workloads.removePod(pod('p1', { nodeName: 'node-1' }));
+    expect(c.stateNodes()[0]!.pods.map((p) => p.name)).toEqual(['p2']);
+    c.markForDeletion('aws:///a/i-2');
+    expect(c.stateNodes()[1]!.markedForDeletion).toBe(true);
+    c.unmarkForDeletion('aws:///a/i-2');
+    c.nominate('aws:///a/i-2', clock.now() + 1_000);
+    expect(c.stateNodes()[1]!.nominatedUntil).toBe(clock.now() + 1_000);
+    await clock.advance(2_000);
+    expect(c.stateNodes()[1]).not.toHaveProperty('nominatedUntil');
+    c.applyNodeClaim(
+      nodeClaim('nc-2', { providerID: 'aws:///a/i-2', conditions: [{ type: 'Consolidatable', status: 'True' }] }),
+    );
+    expect(c.stateNodes()[1]!.conditions).toMatchObject({ consolidatable: true });
+    // A NodeClaim and its Node gone: the state node goes with them.
+    c.removeNode(node('node-2', 'aws:///a/i-2'));
+    c.removeNodeClaim(nodeClaim('nc-2', { providerID: 'aws:///a/i-2' }));
+    expect(c.stateNodes().map((sn) => sn.name)).toEqual(['node-1']);
+  });
+
   it("speaks for an uninitialized node with the NodeClaim's taints until registration, and back-fills zero capacities", () => {
     const { c } = cluster();
     c.applyNodeClaim(nodeClaim('nc-1', { providerID: 'aws:///a/i-1' }));

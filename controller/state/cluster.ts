@@ -34,6 +34,18 @@ import { joinStateNode, type NodeClaimEntry, type NodeEntry } from './statenode.
 export const nominationWindow = (batchMaxMs: number): number => Math.max(2 * batchMaxMs, 10_000);
 const CONSOLIDATION_REFRESH_MS = 5 * 60_000;
 
+/** A joined state node and the inputs it was joined from (Cluster.join compares them). */
+interface JoinedNode {
+  readonly node: NodeEntry | undefined;
+  readonly claim: NodeClaimEntry | undefined;
+  readonly podsVersion: number;
+  readonly markedForDeletion: boolean;
+  readonly nominatedUntil: number | undefined;
+  readonly sn: StateNode;
+  /** The stateNodes pass that last returned it. */
+  epoch: number;
+}
+
 export type { Change, ChangeKind, NodeClassEntry, NodeOverlayEntry, NodePoolEntry } from './changes.ts';
 
 export class Cluster {
@@ -53,6 +65,13 @@ export class Cluster {
   private readonly listeners = new Set<(c: Change) => void>();
   private consolidatedAt = 0;
   private listedOnce = false;
+  /**
+   * Joined state nodes by join key (providerID, or the node name of a Node without one), each with what it
+   * was joined from: a decision, the NodePool counter and the metrics read every node many times a second at
+   * scale, and rejoining 5,000 nodes with their pods each time made cluster-wide work of every change.
+   */
+  private readonly joined = new Map<string, JoinedNode>();
+  private joinEpoch = 0;
 
   constructor(private readonly deps: { clock: Clock; log: Logger; listed: () => boolean }) {
     this.workloads = new Workloads({
@@ -271,6 +290,7 @@ export class Cluster {
   stateNodes(): StateNode[] {
     const out: StateNode[] = [];
     const seenNodes = new Set<string>();
+    const epoch = ++this.joinEpoch;
     for (const claim of this.claims.values()) {
       const pid = claim.info.providerId;
       if (!pid) continue;
@@ -288,6 +308,7 @@ export class Cluster {
         continue;
       out.push(this.join(node, undefined, node.info.providerId ?? node.info.name));
     }
+    this.pruneJoined(epoch);
     return out;
   }
 
@@ -297,13 +318,36 @@ export class Cluster {
     return claim || node ? this.join(node, claim, providerID) : undefined;
   }
 
+  /** The joined state node, from the cache while its Node, NodeClaim, pods, mark and nomination are the same. */
   private join(node: NodeEntry | undefined, claim: NodeClaimEntry | undefined, key: string): StateNode {
     const until = this.nominated.get(key);
-    return joinStateNode(node, claim, {
+    const nominatedUntil = until !== undefined && until > this.deps.clock.now() ? until : undefined;
+    const podsVersion = node ? this.workloads.podsVersion(node.info.name) : -1;
+    const markedForDeletion = this.marked.has(key);
+    const hit = this.joined.get(key);
+    if (
+      hit &&
+      hit.node === node &&
+      hit.claim === claim &&
+      hit.podsVersion === podsVersion &&
+      hit.markedForDeletion === markedForDeletion &&
+      hit.nominatedUntil === nominatedUntil
+    ) {
+      hit.epoch = this.joinEpoch;
+      return hit.sn;
+    }
+    const sn = joinStateNode(node, claim, {
       pods: node ? this.workloads.podsOn(node.info.name) : [],
-      markedForDeletion: this.marked.has(key),
-      ...(until !== undefined && until > this.deps.clock.now() ? { nominatedUntil: until } : {}),
+      markedForDeletion,
+      ...(nominatedUntil !== undefined ? { nominatedUntil } : {}),
     });
+    this.joined.set(key, { node, claim, podsVersion, markedForDeletion, nominatedUntil, sn, epoch: this.joinEpoch });
+    return sn;
+  }
+
+  /** Drops the joined nodes the last full pass (stateNodes) did not visit: their keys are gone. */
+  private pruneJoined(epoch: number): void {
+    for (const [key, j] of this.joined) if (j.epoch !== epoch) this.joined.delete(key);
   }
 
   /**

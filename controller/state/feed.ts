@@ -5,6 +5,7 @@ import type { KubeClient } from '../operator/kube.ts';
 import type { Logger } from '../operator/logger.ts';
 import { Cluster } from './cluster.ts';
 import { Informers, type Backoff } from './informers.ts';
+import { stripMetadata, stripPod } from './strip.ts';
 
 export interface ClusterStateDeps {
   readonly kube: KubeClient;
@@ -32,13 +33,23 @@ export function newClusterState(deps: ClusterStateDeps): { cluster: Cluster; inf
     listed: deps.unsafeSkipCacheSync ? () => true : () => informers.synced(),
   });
   const w = cluster.workloads;
-  informers.add('Node', { apply: (o) => cluster.applyNode(o), remove: (o) => cluster.removeNode(o) });
-  informers.add('NodeClaim', { apply: (o) => cluster.applyNodeClaim(o), remove: (o) => cluster.removeNodeClaim(o) });
-  informers.add('NodePool', { apply: (o) => cluster.applyNodePool(o), remove: (o) => cluster.removeNodePool(o) });
-  informers.add('EC2NodeClass', { apply: (o) => cluster.applyNodeClass(o), remove: (o) => cluster.removeNodeClass(o) });
-  informers.add('DaemonSet', { apply: (o) => w.applyDaemonSet(o), remove: (o) => w.removeDaemonSet(o) });
-  informers.add('Pod', { apply: (o) => w.applyPod(o), remove: (o) => w.removePod(o) });
-  informers.add('PodDisruptionBudget', { apply: (o) => w.applyPdb(o), remove: (o) => w.removePdb(o) });
+  // Cache transforms (strip.ts): what no part of the controller reads is dropped before anything caches it.
+  const lean = { transform: stripMetadata };
+  informers.add('Node', { apply: (o) => cluster.applyNode(o), remove: (o) => cluster.removeNode(o) }, lean);
+  informers.add(
+    'NodeClaim',
+    { apply: (o) => cluster.applyNodeClaim(o), remove: (o) => cluster.removeNodeClaim(o) },
+    lean,
+  );
+  informers.add('NodePool', { apply: (o) => cluster.applyNodePool(o), remove: (o) => cluster.removeNodePool(o) }, lean);
+  informers.add(
+    'EC2NodeClass',
+    { apply: (o) => cluster.applyNodeClass(o), remove: (o) => cluster.removeNodeClass(o) },
+    lean,
+  );
+  informers.add('DaemonSet', { apply: (o) => w.applyDaemonSet(o), remove: (o) => w.removeDaemonSet(o) }, lean);
+  informers.add('Pod', { apply: (o) => w.applyPod(o), remove: (o) => w.removePod(o) }, { transform: stripPod });
+  informers.add('PodDisruptionBudget', { apply: (o) => w.applyPdb(o), remove: (o) => w.removePdb(o) }, lean);
   if (deps.dra) {
     const dra = cluster.workloads.dra;
     // Kubernetes before 1.34 has no resource.k8s.io/v1: the controller must still sync and provision the

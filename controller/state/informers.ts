@@ -25,6 +25,11 @@ export interface InformerOptions {
    * longest backoff until the API appears.
    */
   readonly unservedMeans?: string;
+  /**
+   * Applied to every object a list or watch delivers, before client-node's cache or the handlers see it
+   * (strip.ts: the fields the controller never reads); it may change the object in place.
+   */
+  readonly transform?: (o: KubeObject) => KubeObject;
 }
 
 export interface Backoff {
@@ -53,6 +58,7 @@ class TrackedWatch extends Watch {
     kc: KubeConfig,
     private readonly onOpen: (open: boolean) => void,
     livenessMs?: number,
+    private readonly transform?: (o: KubeObject) => KubeObject,
   ) {
     super(kc);
     // client-node's liveness: a watch silent for this long is aborted with a TimeoutError and ListWatch
@@ -68,7 +74,12 @@ class TrackedWatch extends Watch {
     done: (err: unknown) => void,
   ): Promise<AbortController> {
     this.onOpen(true);
-    return super.watch(path, query, callback, (err: unknown) => {
+    const t = this.transform;
+    const deliver = t
+      ? (phase: string, obj: unknown, watchObj?: unknown) =>
+          callback(phase, obj && typeof obj === 'object' ? t(obj as KubeObject) : obj, watchObj)
+      : callback;
+    return super.watch(path, query, deliver, (err: unknown) => {
       this.onOpen(false);
       done(err);
     });
@@ -101,6 +112,7 @@ class KindInformer {
         items: KubernetesObject[];
         metadata?: { resourceVersion?: string };
       };
+      if (opts.transform) items.items = items.items.map((o) => opts.transform!(o as KubeObject) as KubernetesObject);
       this.listAnswered = true;
       return items;
     };
@@ -118,6 +130,7 @@ class KindInformer {
         else if (open && this.listed && this.state === 'starting') this.state = 'watching';
       },
       deps.watchTimeoutMs,
+      opts.transform,
     );
     this.lw = new ListWatch(collectionPath(kind), watch, list, false, undefined, undefined, {
       delayFn: async (ms) => {

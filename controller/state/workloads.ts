@@ -7,6 +7,7 @@ import {
   parseDaemonSet,
   parsePod,
   parsePodDisruptionBudget,
+  PodInterner,
   type DaemonSet,
   type FieldError,
   type Pod,
@@ -31,6 +32,11 @@ interface DaemonSetEntry {
 export class Workloads {
   private readonly pods = new Map<string, { obj: KubeObject; pod: Pod }>();
   private readonly byNode = new Map<string, Set<string>>();
+  /** Per node name: a number that changes whenever a pod on it is added, changed or removed (see podsVersion). */
+  private readonly nodePodsVersion = new Map<string, number>();
+  private podsSeq = 0;
+  /** Shared copies of equal pod parts (labels, requests, tolerations, ...): one per workload, not one per pod. */
+  private readonly interner = new PodInterner();
   private readonly daemonSets = new Map<string, DaemonSetEntry>();
   private readonly pdbs = new Map<string, { obj: KubeObject; pdb?: PodDisruptionBudget }>();
   /** DRA objects (watched only when IGNORE_DRA_REQUESTS is false). */
@@ -53,12 +59,15 @@ export class Workloads {
       return;
     }
     this.unindex(key, old?.obj);
-    this.pods.set(key, { obj, pod: r.value });
+    // Parts of pods long gone stay in the table until it outgrows the pods it serves; then it starts afresh.
+    if (this.interner.size > Math.max(10_000, 4 * this.pods.size)) this.interner.clear();
+    this.pods.set(key, { obj, pod: this.interner.intern(r.value) });
     const node = nodeNameOf(obj);
     if (node) {
       let set = this.byNode.get(node);
       if (!set) this.byNode.set(node, (set = new Set()));
       set.add(key);
+      this.nodePodsVersion.set(node, ++this.podsSeq);
     }
     this.trackDaemonPod(obj);
     this.deps.changed({
@@ -138,6 +147,14 @@ export class Workloads {
     return this.pods.get(`${namespace}/${name}`);
   }
 
+  /**
+   * Changes whenever the pods on `nodeName` change (one added, changed or removed): cluster state keeps a
+   * node's joined StateNode until this or its Node or NodeClaim moves.
+   */
+  podsVersion(nodeName: string): number {
+    return this.nodePodsVersion.get(nodeName) ?? 0;
+  }
+
   podsOn(nodeName: string): Pod[] {
     const out: Pod[] = [];
     for (const k of this.byNode.get(nodeName) ?? []) {
@@ -191,6 +208,7 @@ export class Workloads {
     const set = this.byNode.get(node);
     set?.delete(key);
     if (set && set.size === 0) this.byNode.delete(node);
+    this.nodePodsVersion.set(node, ++this.podsSeq);
   }
 
   private readonly reported = new Set<string>();

@@ -21,6 +21,7 @@ import { DEFAULT_ENGINE_OPTIONS } from '../domain/types.ts';
 import { ModelCaches } from '../model/caches.ts';
 import type { NodeRecord, PodRefs, SnapshotDelta } from './delta.ts';
 import { sameData } from './equal.ts';
+import { PodInterner } from './intern.ts';
 
 export class StaleModelError extends Error {
   override name = 'StaleModelError';
@@ -50,6 +51,8 @@ export class ClusterModel {
   private catalog = new Map<string, readonly InstanceType[]>();
   private catalogIds = new Map<string, readonly number[]>();
   private readonly pods = new Map<string, Pod>();
+  /** Shared copies of the pods' labels, requests, tolerations, ... (intern.ts). */
+  private readonly interner = new PodInterner();
   private readonly records = new Map<string, NodeRecord>();
   private readonly states = new Map<string, StateNode>();
   /** Pod uid -> names of the nodes whose records list it. */
@@ -122,6 +125,7 @@ export class ClusterModel {
     this.catalog = new Map();
     this.catalogIds = new Map();
     this.pods.clear();
+    this.interner.clear();
     this.records.clear();
     this.states.clear();
     this.podNodes.clear();
@@ -175,8 +179,10 @@ export class ClusterModel {
       for (const n of this.podNodes.get(uid) ?? []) dirty.add(n);
       if (pending.has(uid)) pendingChanged = true;
     };
+    // Parts of pods long gone stay in the table until it outgrows the pods it serves; then it starts afresh.
+    if (this.interner.size > Math.max(10_000, 4 * this.pods.size)) this.interner.clear();
     for (const p of d.pods ?? []) {
-      this.pods.set(p.uid, p);
+      this.pods.set(p.uid, this.interner.intern(p));
       touch(p.uid);
     }
     for (const uid of d.podsRemoved ?? []) {

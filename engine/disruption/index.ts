@@ -72,5 +72,3 @@ export { commandString, commandTimeoutMs, makeCommand } from './command.ts';
 export { interleave } from './singlenode.ts';
 export { filterOutSameInstanceType } from './multinode.ts';
 export { driftOrder } from './drift.ts';
-export { templateClaim } from './staticdrift.ts';
-export { staticScaleDown, staticEmpty } from './staticscale.ts';

@@ -5,7 +5,7 @@
 // Pods of different Deployments with the same requests are interchangeable for packing, so a group of
 // thousands of pods is a few dozen classes.
 import { DG_OVERHEAD, IT_ALLOC, IT_DG, IT_FLAGS, IT_NOFFS, IT_OFFS, ITF_EXOTIC, O_CT, O_PRICE, V_REQUESTS } from '../abi';
-import { CT_ON_DEMAND, CT_SPOT, NR, dg, f64At, it, off, offPrice, ver } from './layout';
+import { CT_ON_DEMAND, CT_SPOT, RESOURCES, dg, f64At, it, off, offPrice, ver } from './layout';
 import { offeringAllowed } from './its';
 import { setAddr } from './sets';
 import { templateStart } from './state';
@@ -17,7 +17,7 @@ export class Classes {
   versions: Array<i32> = new Array<i32>();
   counts: Array<i32> = new Array<i32>();
   pods: Array<Array<i32>> = new Array<Array<i32>>();
-  /** Request vectors, class-major (NR per class), copied out of the input block for the packers' loops. */
+  /** Request vectors, class-major (RESOURCES per class), copied out of the input block for the packers' loops. */
   reqs: Array<f64> = new Array<f64>();
   /** The classes `idx` (versions, counts and requests; not their pods): for costing residual problems. */
   subset(idx: Int32Array): Classes {
@@ -27,7 +27,7 @@ export class Classes {
       out.versions.push(unchecked(this.versions[c]));
       out.counts.push(unchecked(this.counts[c]));
       out.pods.push(new Array<i32>());
-      for (let r = 0; r < NR; r++) out.reqs.push(unchecked(this.reqs[c * NR + r]));
+      for (let r = 0; r < RESOURCES; r++) out.reqs.push(unchecked(this.reqs[c * RESOURCES + r]));
     }
     return out;
   }
@@ -42,7 +42,7 @@ export class Classes {
     }
     this.versions.push(v);
     const rq = ver(v, V_REQUESTS);
-    for (let r = 0; r < NR; r++) this.reqs.push(f64At(rq + r));
+    for (let r = 0; r < RESOURCES; r++) this.reqs.push(f64At(rq + r));
     this.counts.push(1);
     const l = new Array<i32>();
     l.push(p);
@@ -54,7 +54,7 @@ function sameRequests(a: i32, b: i32): bool {
   if (a == b) return true;
   const ra = ver(a, V_REQUESTS);
   const rb = ver(b, V_REQUESTS);
-  for (let r = 0; r < NR; r++) if (f64At(ra + r) != f64At(rb + r)) return false;
+  for (let r = 0; r < RESOURCES; r++) if (f64At(ra + r) != f64At(rb + r)) return false;
   return true;
 }
 
@@ -94,7 +94,7 @@ export class Types {
   constructor(readonly t: i32, readonly local: Array<i32>, set: i32, price: Float64Array) {
     const n = local.length;
     this.n = n;
-    this.caps = new Float64Array(NR * n);
+    this.caps = new Float64Array(RESOURCES * n);
     this.prices = new Float64Array(n);
     this.base = new Float64Array(n);
     this.spot = new Float64Array(n);
@@ -108,7 +108,7 @@ export class Types {
       const gi = start + unchecked(local[x]);
       const a = it(gi, IT_ALLOC);
       const o = dg(it(gi, IT_DG), DG_OVERHEAD);
-      for (let r = 0; r < NR; r++) unchecked((this.caps[r * this.n + x] = max(0, f64At(a + r) - f64At(o + r))));
+      for (let r = 0; r < RESOURCES; r++) unchecked((this.caps[r * this.n + x] = max(0, f64At(a + r) - f64At(o + r))));
       unchecked((this.prices[x] = unchecked(price[unchecked(local[x])])));
       unchecked((this.base[x] = unchecked(this.prices[x])));
       unchecked((this.spot[x] = cheapestOf(s, gi, CT_SPOT)));
@@ -122,7 +122,7 @@ export class Types {
 
   /** The type a bin of `total` launches as (local index), or -1 when no type holds it. */
   pick(total: Float64Array): i32 {
-    spend(<f64>(this.n * NR));
+    spend(<f64>(this.n * RESOURCES));
     if (!this.penalized) return this.cheapestHolding(total);
     const n = this.n;
     let anyGeneric = false;
@@ -265,12 +265,12 @@ function cheapestOf(s: usize, gi: i32, ct: i32): f64 {
 }
 
 @inline export function req(cl: Classes, c: i32, r: i32): f64 {
-  return unchecked(cl.reqs[c * NR + r]);
+  return unchecked(cl.reqs[c * RESOURCES + r]);
 }
 
 /** Whether type x holds `total` (to 1e-6). */
 @inline export function holds(ts: Types, x: i32, total: Float64Array): bool {
-  for (let r = 0; r < NR; r++) if (unchecked(total[r]) > ts.cap(x, r) + 1e-6) return false;
+  for (let r = 0; r < RESOURCES; r++) if (unchecked(total[r]) > ts.cap(x, r) + 1e-6) return false;
   return true;
 }
 
@@ -280,13 +280,13 @@ export function takeTotal(cl: Classes, take: Int32Array, total: Float64Array): v
   for (let c = 0; c < take.length; c++) {
     const k = unchecked(take[c]);
     if (k == 0) continue;
-    for (let r = 0; r < NR; r++) unchecked((total[r] += <f64>k * req(cl, c, r)));
+    for (let r = 0; r < RESOURCES; r++) unchecked((total[r] += <f64>k * req(cl, c, r)));
   }
 }
 
 export function binsCost(ts: Types, cl: Classes, bins: Array<Bin>): f64 {
   let sum: f64 = 0;
-  const total = new Float64Array(NR);
+  const total = new Float64Array(RESOURCES);
   for (let b = 0; b < bins.length; b++) {
     takeTotal(cl, unchecked(bins[b]).take, total);
     sum += ts.cost(total);
@@ -312,7 +312,7 @@ export function descending(v: Float64Array): Array<i32> {
 /** How many more pods of class c fit in the remaining room. */
 export function fitCount(cl: Classes, c: i32, room: Float64Array): i32 {
   let k: i32 = i32.MAX_VALUE;
-  for (let r = 0; r < NR; r++) {
+  for (let r = 0; r < RESOURCES; r++) {
     const s = req(cl, c, r);
     if (s <= 0) continue;
     const f = unchecked(room[r]) < s ? 0 : <i32>Math.floor(unchecked(room[r]) / s + 1e-9);

@@ -3,7 +3,7 @@
 // instance-type filter with its resource bound, minValues and reserved capacity. Results are the node's or
 // claim's new requirement set, or a verdict (verdict.ts): NOT_NOW, NEVER (see `dead` in schedule.ts), RESERVED.
 import { T_TAINTSET, V_DG_CONFLICT, V_REQS, V_REQUESTS, V_VOLUMES } from '../abi';
-import { NR, f64Addr, listAt, listLen, tmpl, tolerates, ver } from './layout';
+import { RESOURCES, f64Addr, listAt, listLen, tmpl, tolerates, ver } from './layout';
 import { Compat, compatFor, minValuesMet } from './its';
 import { MODE_PLAIN, MODE_STRICT, MODE_WELL_KNOWN, mergeCompatible, setHasMinValues } from './sets';
 import {
@@ -19,7 +19,7 @@ let strictMinValues = false;
 /** Per solve: whether minValues is Strict, and anyFits' scratch bound. */
 export function resetCanAdd(strict: bool): void {
   strictMinValues = strict;
-  scratchRoom = new Float64Array(NR);
+  scratchRoom = new Float64Array(RESOURCES);
 }
 
 /** The node's set with v added, or NOT_NOW, or NEVER (see `dead` in schedule.ts). */
@@ -62,7 +62,7 @@ function anyFits(c: Claim, compat: Compat, v: i32): bool {
   if (exceedsRoom(c.total, v, c.room)) return false;
   const start = templateStart(c.tmpl);
   const room = scratchRoom;
-  for (let i = 0; i < NR; i++) unchecked((room[i] = -Infinity));
+  for (let i = 0; i < RESOURCES; i++) unchecked((room[i] = -Infinity));
   const live = c.live;
   const t = c.total.dataStart;
   const rq = f64Addr(ver(v, V_REQUESTS));
@@ -84,7 +84,7 @@ function anyFits(c: Claim, compat: Compat, v: i32): bool {
     widenRoom(start + j, room);
     x++;
   }
-  for (let i = 0; i < NR; i++) unchecked((c.room[i] = room[i]));
+  for (let i = 0; i < RESOURCES; i++) unchecked((c.room[i] = room[i]));
   return false;
 }
 

@@ -226,16 +226,16 @@ export class ColumnGen {
     const J = this.takes.length;
     const cap = max(POOL_MIN, POOL_PER_CLASS * C);
     if (J <= cap) return;
-    const rc = new Float64Array(J);
+    const reducedCost = new Float64Array(J);
     for (let j = 0; j < J; j++) {
       let d = unchecked(this.costs[j]);
       const t = unchecked(this.takes[j]);
       for (let c = 0; c < C; c++) d -= <f64>unchecked(t[c]) * unchecked(this.m.duals[c]);
-      unchecked((rc[j] = j < C || this.m.isBasic(j) ? -Infinity : d));
+      unchecked((reducedCost[j] = j < C || this.m.isBasic(j) ? -Infinity : d));
     }
     spend(<f64>(J * C * 2));
     // Ascending reduced cost: the first cap / 2 stay.
-    const order = descending(rc.map<f64>((v) => -v));
+    const order = descending(reducedCost.map<f64>((v) => -v));
     const keep = new Uint8Array(J);
     for (let k = 0; k < cap / 2; k++) unchecked((keep[unchecked(order[k])] = 1));
     const map = this.m.dropColumns(keep);
@@ -308,6 +308,35 @@ export class ColumnGen {
       const j = unchecked(best[k]);
       if (unchecked(gain[j]) <= WORTH_TOLERANCE) break;
       if (this.add(unchecked(found[j]), unchecked(this.und[unchecked(order[j])]))) added++;
+    }
+    // Few types (bin packing: one) give few columns a round; each best type also gives disjoint patterns.
+    for (let k = 0; k < best.length && added < this.addPerRound(); k++) {
+      const j = unchecked(best[k]);
+      if (unchecked(gain[j]) <= WORTH_TOLERANCE) break;
+      added += this.disjoint(left, pi, unchecked(this.und[unchecked(order[j])]), unchecked(found[j]), this.addPerRound() - added);
+    }
+    return added;
+  }
+
+  /**
+   * Patterns of type x over the pods `first` leaves, then over what those leave, and so on (the best pattern, then
+   * the best among the rest: together they look like a packing), while each is worth more than it costs at the
+   * master's duals; at most `most` added.
+   */
+  private disjoint(left: Int32Array, pi: Float64Array, x: i32, first: Int32Array, most: i32): i32 {
+    const p = this.p;
+    const u = left.slice();
+    let t = first;
+    let added = 0;
+    while (added < most) {
+      for (let c = 0; c < p.C; c++) unchecked((u[c] = max(0, unchecked(u[c]) - unchecked(t[c]))));
+      const take = new Int32Array(p.C);
+      const w = price(p, x, u, pi, take, false);
+      if (w <= 0) break;
+      const cost = p.cost(take, x);
+      if (cost == Infinity || !this.helps(take, cost)) break;
+      if (this.add(take, x)) added++;
+      t = take;
     }
     return added;
   }

@@ -14,8 +14,8 @@
 //    node at what its launch would pay (bins.ts); fit the NodePool's limits as Karpenter counts them (quota.ts);
 // 4. keep the result if it is cheaper and every NodeClaim left as Karpenter planned it still holds a pod no
 //    earlier NodePool could take (the order holds for the whole plan), then commit it.
-import { T_SET, V_INV_SELECT, V_OWNED, V_PORTS, V_RECORD, V_REQS, V_REQUESTS, V_VOLUMES } from '../abi';
-import { NLD, NP, NR, NT, f64At, listLen, tmpl, ver } from './layout';
+import { PLACED_CLAIM_BASE, T_SET, V_INV_SELECT, V_OWNED, V_PORTS, V_RECORD, V_REQS, V_REQUESTS, V_VOLUMES } from '../abi';
+import { LIMIT_DIMS, PODS, RESOURCES, TEMPLATES, f64At, listLen, tmpl, ver } from './layout';
 import { compatFor } from './its';
 import { Bin, Classes, Types } from './bins';
 import { packGroup } from './pack';
@@ -54,8 +54,8 @@ function claimPrice(c: Claim, memo: Map<u64, Types>): f64 {
 /** Templates the phase leaves as Karpenter planned them: reserved offerings (a re-packed claim would hold none yet
  * could launch into one), or minValues (which the packers do not count). */
 function excludedTemplates(): Uint8Array {
-  const out = new Uint8Array(NT);
-  for (let t = 0; t < NT; t++) {
+  const out = new Uint8Array(TEMPLATES);
+  for (let t = 0; t < TEMPLATES; t++) {
     if (templateReserved(t) || setHasMinValues(canonicalInput(tmpl(t, T_SET)))) unchecked((out[t] = 1));
   }
   return out;
@@ -71,10 +71,10 @@ class Candidates {
     const allFree = new Uint8Array(nClaims);
     allFree.fill(1);
     const hasPods = new Uint8Array(nClaims);
-    for (let p = 0; p < NP; p++) {
+    for (let p = 0; p < PODS; p++) {
       const at = unchecked(placement[p]);
-      if (at > -2) continue;
-      const c = -(at + 2);
+      if (at > PLACED_CLAIM_BASE) continue;
+      const c = PLACED_CLAIM_BASE - at;
       unchecked((hasPods[c] = 1));
       if (!isFree(unchecked(placedVersion[p]))) unchecked((allFree[c] = 0));
     }
@@ -83,9 +83,9 @@ class Candidates {
       unchecked((this.isCand[c] = 1));
       this.claims.push(c);
     }
-    for (let p = 0; p < NP; p++) {
+    for (let p = 0; p < PODS; p++) {
       const at = unchecked(placement[p]);
-      if (at <= -2 && unchecked(this.isCand[-(at + 2)]) != 0) this.pods.push(p);
+      if (at <= PLACED_CLAIM_BASE && unchecked(this.isCand[PLACED_CLAIM_BASE - at]) != 0) this.pods.push(p);
     }
   }
 }
@@ -93,7 +93,7 @@ class Candidates {
 /** Per template: its remaining limits plus what the candidate claims took from them (given back if replaced). */
 function roomsOf(cand: Candidates): Array<Float64Array> {
   const rooms = new Array<Float64Array>();
-  for (let t = 0; t < NT; t++) rooms.push(limitsOf(t).slice());
+  for (let t = 0; t < TEMPLATES; t++) rooms.push(limitsOf(t).slice());
   for (let i = 0; i < cand.claims.length; i++) {
     const c = claimAt(unchecked(cand.claims[i]));
     const r = unchecked(rooms[c.tmpl]);
@@ -170,13 +170,13 @@ function freshOf(g: Group, bins: Array<Bin>, out: Array<Fresh>): bool {
   const cursor = new Int32Array(cl.versions.length);
   for (let b = 0; b < bins.length; b++) {
     const take = unchecked(bins[b]).take;
-    const total = new Float64Array(NR);
+    const total = new Float64Array(RESOURCES);
     const pods = new Array<i32>();
     for (let c = 0; c < cl.versions.length; c++) {
       const k = unchecked(take[c]);
       if (k == 0) continue;
       const rq = ver(unchecked(cl.versions[c]), V_REQUESTS);
-      for (let r = 0; r < NR; r++) unchecked((total[r] += <f64>k * f64At(rq + r)));
+      for (let r = 0; r < RESOURCES; r++) unchecked((total[r] += <f64>k * f64At(rq + r)));
       const src = unchecked(cl.pods[c]);
       for (let q = 0; q < k; q++) pods.push(unchecked(src[unchecked(cursor[c]) + q]));
       unchecked((cursor[c] += k));
@@ -268,10 +268,10 @@ function podsOf(groups: Array<Group>): i32 {
 function keptStillAnchored(cand: Candidates, finals: Array<Float64Array>): bool {
   const n = cand.nClaims;
   const anchored = new Uint8Array(n);
-  for (let p = 0; p < NP; p++) {
+  for (let p = 0; p < PODS; p++) {
     const at = unchecked(placement[p]);
-    if (at > -2) continue;
-    const c = -(at + 2);
+    if (at > PLACED_CLAIM_BASE) continue;
+    const c = PLACED_CLAIM_BASE - at;
     if (unchecked(cand.isCand[c]) != 0 || unchecked(anchored[c]) != 0) continue;
     const v = unchecked(placedVersion[p]);
     if (!isFree(v) || anchors(v, claimAt(c).tmpl, finals)) unchecked((anchored[c] = 1));
@@ -291,24 +291,29 @@ function commit(cand: Candidates, plans: Array<Array<Fresh> | null>, finals: Arr
     c.liveLen = 0;
   }
   let changed = 0;
-  for (let t = 0; t < NT; t++) {
+  for (let t = 0; t < TEMPLATES; t++) {
     const fresh = unchecked(plans[t]);
     const lim = limitsOf(t);
-    for (let d = 0; d <= NLD; d++) unchecked((lim[d] = unchecked(unchecked(finals[t])[d])));
+    for (let d = 0; d <= LIMIT_DIMS; d++) unchecked((lim[d] = unchecked(unchecked(finals[t])[d])));
     if (fresh == null) continue;
     changed++;
     for (let i = 0; i < fresh.length; i++) {
       const f = unchecked(fresh[i]);
       const cl = new Claim(t, f.set, f.live, f.live.length, claimCount(), 0);
-      for (let r = 0; r < NR; r++) unchecked((cl.total[r] = unchecked(f.total[r])));
+      for (let r = 0; r < RESOURCES; r++) unchecked((cl.total[r] = unchecked(f.total[r])));
       cl.pods = f.pods.length;
       cl.reserved = f.reserved;
       const ci = pushClaim(cl);
-      for (let q = 0; q < f.pods.length; q++) unchecked((placement[unchecked(f.pods[q])] = -(ci + 2)));
+      for (let q = 0; q < f.pods.length; q++) unchecked((placement[unchecked(f.pods[q])] = PLACED_CLAIM_BASE - ci));
     }
   }
   return changed;
 }
+
+/** Plan.failed when every template was planned. */
+const PLAN_OK: i32 = -1;
+/** Plan.failed when the phase must stop (a group it cannot plan, or the time is up). */
+const PLAN_STOP: i32 = -2;
 
 /** A plan of every template: the new claims per template (null: none), the room each has left, and the totals. */
 class Plan {
@@ -316,18 +321,18 @@ class Plan {
   finals: Array<Float64Array> = new Array<Float64Array>();
   cost: f64 = 0;
   count: i32 = 0;
-  /** The template whose pods its limits could not hold (-1: none), or -2 when the phase must stop. */
-  failed: i32 = -1;
+  /** The template whose pods its limits could not hold, or PLAN_OK, or PLAN_STOP when the phase must stop. */
+  failed: i32 = PLAN_OK;
 }
 
 /** Step 3 for every template in order; stops at the first that cannot be planned. */
 function planAll(cand: Candidates, rooms: Array<Float64Array>, homes: Int32Array, state: Budgeting): Plan {
   const out = new Plan();
-  for (let t = 0; t < NT; t++) {
+  for (let t = 0; t < TEMPLATES; t++) {
     const room = unchecked(rooms[t]);
     const groups = groupsOf(t, cand, homes, room);
     if (groups == null || late()) {
-      out.failed = -2;
+      out.failed = PLAN_STOP;
       return out;
     }
     let fresh: Array<Fresh> | null = null;
@@ -343,7 +348,7 @@ function planAll(cand: Candidates, rooms: Array<Float64Array>, homes: Int32Array
     if (fresh != null) {
       for (let i = 0; i < fresh.length; i++) {
         const f = unchecked(fresh[i]);
-        for (let d = 0; d <= NLD; d++) unchecked((fin[d] -= unchecked(f.reserved[d])));
+        for (let d = 0; d <= LIMIT_DIMS; d++) unchecked((fin[d] -= unchecked(f.reserved[d])));
         out.cost += f.price;
       }
       out.count += fresh.length;
@@ -363,14 +368,14 @@ export function improve(): i32 {
   const nClaims = claimCount();
   if (nClaims == 0) return 0;
   const excluded = excludedTemplates();
-  for (let attempt = 0; attempt <= NT; attempt++) {
+  for (let attempt = 0; attempt <= TEMPLATES; attempt++) {
     const cand = new Candidates(nClaims, excluded);
     if (cand.pods.length == 0) return 0;
     const rooms = roomsOf(cand);
     const homes = homesOf(cand, rooms, excluded);
     if (homes == null) return 0;
     const plan = planAll(cand, rooms, homes, new Budgeting(cand.pods.length));
-    if (plan.failed == -2) return 0;
+    if (plan.failed == PLAN_STOP) return 0;
     if (plan.failed >= 0) {
       unchecked((excluded[plan.failed] = 1));
       continue;

@@ -4,7 +4,7 @@
 import {
   IT_OFFS, IT_NOFFS, IT_REQS, O_AVAILABLE, O_CT, O_PRICE, O_RESV, O_ZONE, SF_COMPLEMENT, SF_EXCL, T_ITS, T_NITS,
 } from '../abi';
-import { CT_KEY, NK, RESV_KEY, ZONE_KEY, it, keyWords, listAddr, off, offPrice, tmpl } from './layout';
+import { CT_KEY, LABEL_KEYS, RESV_KEY, ZONE_KEY, it, keyWords, listAddr, off, offPrice, tmpl } from './layout';
 import { bits, complement, defined, hasValue, minValues, notInOrDne, setAddr } from './sets';
 
 export class Compat {
@@ -142,7 +142,7 @@ export function compatFor(setId: i32, t: i32): Compat {
  */
 export function minValuesMet(setId: i32, list: Int32Array, len: i32): bool {
   const s = setAddr(setId);
-  for (let k = 0; k < NK; k++) {
+  for (let k = 0; k < LABEL_KEYS; k++) {
     if (!defined(s, k)) continue;
     const mv = minValues(s, k);
     if (mv <= 0) continue;

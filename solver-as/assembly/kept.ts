@@ -8,7 +8,7 @@
 // found by a binary search per resource over the template's types ordered by room (allocatable minus daemonset
 // overhead). The claim's list is then named by (set, template, those types), a few words, and built once.
 import { DG_OVERHEAD, IT_ALLOC, IT_DG } from '../abi';
-import { MAX_ITS, NR, NT, dg, f64At, it } from './layout';
+import { MAX_ITS, RESOURCES, TEMPLATES, dg, f64At, it } from './layout';
 import { Compat, compatFor } from './its';
 import { Claim, REMOVED_TYPE, claimAt, claimCount, templateLen, templateStart, totalFits } from './state';
 
@@ -38,9 +38,9 @@ class Rooms {
   readonly order: Int32Array;
   readonly room: Float64Array;
   constructor(readonly n: i32, start: i32) {
-    this.order = new Int32Array(NR * n);
-    this.room = new Float64Array(NR * n);
-    for (let r = 0; r < NR; r++) {
+    this.order = new Int32Array(RESOURCES * n);
+    this.room = new Float64Array(RESOURCES * n);
+    for (let r = 0; r < RESOURCES; r++) {
       sortKeys = new Array<f64>(n);
       const idx = new Array<i32>(n);
       for (let j = 0; j < n; j++) {
@@ -90,15 +90,15 @@ function resetKept(): void {
   listOf = new Int32Array(claimCount());
   byHash = new Map<u64, i32>();
   nextSameHash = new Array<i32>();
-  rooms = new Array<Rooms | null>(NT);
+  rooms = new Array<Rooms | null>(TEMPLATES);
   let longest = 0;
   exact = true;
-  for (let t = 0; t < NT; t++) {
+  for (let t = 0; t < TEMPLATES; t++) {
     const n = templateLen(t);
     longest = max(longest, n);
     const start = templateStart(t);
     for (let j = 0; j < n && exact; j++) {
-      for (let r = 0; r < NR; r++) {
+      for (let r = 0; r < RESOURCES; r++) {
         const gi = start + j;
         if (!isExactInteger(f64At(it(gi, IT_ALLOC) + r)) || !isExactInteger(f64At(dg(it(gi, IT_DG), DG_OVERHEAD) + r))) exact = false;
       }
@@ -142,7 +142,7 @@ function listFor(c: Claim): i32 {
 }
 
 function totalIsExact(c: Claim): bool {
-  for (let r = 0; r < NR; r++) if (!isExactInteger(unchecked(c.total[r]))) return false;
+  for (let r = 0; r < RESOURCES; r++) if (!isExactInteger(unchecked(c.total[r]))) return false;
   return true;
 }
 
@@ -156,7 +156,7 @@ function totalIsExact(c: Claim): bool {
 function fewDoNotFit(c: Claim): bool {
   const rs = roomsOf(c.tmpl);
   let below = 0;
-  for (let r = 0; r < NR; r++) below += rs.below(r, unchecked(c.total[r]));
+  for (let r = 0; r < RESOURCES; r++) below += rs.below(r, unchecked(c.total[r]));
   return below * 4 <= rs.n;
 }
 
@@ -200,7 +200,7 @@ function excludedTypes(c: Claim, compat: Compat): i32 {
   const rs = roomsOf(c.tmpl);
   stamp++;
   let n = 0;
-  for (let r = 0; r < NR; r++) {
+  for (let r = 0; r < RESOURCES; r++) {
     const below = rs.below(r, unchecked(c.total[r]));
     const base = r * rs.n;
     for (let i = 0; i < below; i++) {

@@ -1,32 +1,41 @@
 // Pointer arithmetic over the input block (solver-as/abi.ts): the only file that knows section offsets.
 // Section base addresses are cached in globals when a solve starts (bind()).
 import {
-  H_DGROUPS, H_F64S, H_FLAGS, H_GROUPS, H_ITS, H_KEYS, H_LISTS, H_NDG, H_NG, H_NIT, H_NK, H_NN, H_NODES, H_NO, H_NP,
-  H_NR, H_NLD, H_NS, H_NT, H_NTS, H_NV, H_OFFS, H_PODS, H_SETS, H_SET_WORDS, H_TMPLS, H_TOL, H_VERS, H_MAX_ITS,
-  H_HOSTNAME_KEY, H_ZONE_KEY, H_CT_KEY, H_RESV_KEY, H_IMPROVE_MS, H_IMPROVE_WORK, H_NRV, H_RESV, H_CT_RESERVED, H_CT_SPOT, H_CT_ON_DEMAND, SREC_BYTES, KEY_STRIDE, KEY_WORDS, KEY_BITOFF,
+  H_DGROUPS, H_F64S, H_FLAGS, H_GROUPS, H_ITS, H_KEYS, H_LISTS, H_DAEMON_GROUP_COUNT, H_TOPOLOGY_GROUP_COUNT, H_INSTANCE_TYPE_COUNT, H_LABEL_KEY_COUNT, H_NODE_COUNT, H_NODES, H_OFFERING_COUNT, H_POD_COUNT,
+  H_RESOURCE_COUNT, H_LIMIT_DIM_COUNT, H_INPUT_SET_COUNT, H_TEMPLATE_COUNT, H_TAINT_SET_COUNT, H_POD_VERSION_COUNT, H_OFFS, H_PODS, H_SETS, H_SET_WORDS, H_TMPLS, H_TOL, H_VERS, H_MAX_ITS,
+  H_HOSTNAME_KEY, H_ZONE_KEY, H_CT_KEY, H_RESV_KEY, H_IMPROVE_MS, H_IMPROVE_WORK, H_RESERVATION_COUNT, H_RESV, H_CT_RESERVED, H_CT_SPOT, H_CT_ON_DEMAND, SREC_BYTES, KEY_STRIDE, KEY_WORDS, KEY_BITOFF,
   KEY_FLAGS, T_STRIDE, IT_STRIDE, O_STRIDE, V_STRIDE, P_STRIDE, N_STRIDE, G_STRIDE, DG_STRIDE,
 } from '../abi';
 
+/** The input block's address. */
 export let IN: usize = 0;
-// The section counts of the header (H_N*): NR resources, NLD limited dimensions (NodePool limits), NK label keys,
-// NS input sets, NT templates, NIT instance types (of all templates), NO offerings, NV pod class versions, NP pods,
-// NG topology groups, NDG daemonset overhead groups, NTS taint sets.
-export let NR: i32 = 0;
-export let NLD: i32 = 0;
-export let NK: i32 = 0;
+// The section counts of the header (H_*_COUNT), one global each, named for what they count.
+/** Resource dimensions of every request, capacity and limit vector (cpu, memory, pods, ...). */
+export let RESOURCES: i32 = 0;
+/** Dimensions a NodePool limit can bound (the resources and the node count). */
+export let LIMIT_DIMS: i32 = 0;
+/** Interned label keys: one record per key in every dense requirement set. */
+export let LABEL_KEYS: i32 = 0;
 export let SET_WORDS: i32 = 0;
 export let SET_BYTES: i32 = 0;
-export let NS: i32 = 0;
-export let NT: i32 = 0;
-export let NIT: i32 = 0;
-export let NO: i32 = 0;
-export let NV: i32 = 0;
-export let NP: i32 = 0;
+/** Requirement sets of the input (templates', pods', nodes' requirements), stored densely. */
+export let INPUT_SETS: i32 = 0;
+/** NodeClaim templates (one per NodePool and node class). */
+export let TEMPLATES: i32 = 0;
+/** Instance types of all templates together (each template lists its own). */
+export let INSTANCE_TYPES: i32 = 0;
+export let OFFERINGS: i32 = 0;
+/** Pod class versions: pods that schedule alike share one. */
+export let POD_VERSIONS: i32 = 0;
+export let PODS: i32 = 0;
 /** Existing (and in-flight) nodes of the cluster: node ids 0 .. EXISTING_NODES - 1; the solve's NodeClaims follow as hosts. */
 export let EXISTING_NODES: i32 = 0;
-export let NG: i32 = 0;
-export let NDG: i32 = 0;
-export let NTS: i32 = 0;
+/** Topology spread, affinity and anti-affinity groups. */
+export let TOPOLOGY_GROUPS: i32 = 0;
+/** DaemonSet overhead groups (what a new node of a template must leave for its daemons). */
+export let DAEMON_GROUPS: i32 = 0;
+/** Distinct taint sets (the tolerates matrix is POD_VERSIONS x TAINT_SETS). */
+export let TAINT_SETS: i32 = 0;
 export let FLAGS: i32 = 0;
 export let MAX_ITS: i32 = 0;
 export let HOSTNAME_KEY: i32 = -1;
@@ -37,7 +46,7 @@ export let IMPROVE_MS: i32 = 0;
 /** Work budget of the improvement phase, thousands of units (budget.ts). */
 export let IMPROVE_WORK: i32 = 0;
 /** Reservations (values of the reservation-id key) and the capacity-type value `reserved` (-1: none). */
-export let NRV: i32 = 0;
+export let RESERVATIONS: i32 = 0;
 export let CT_RESERVED: i32 = -1;
 /** The capacity-type values spot and on-demand (-1: absent). */
 export let CT_SPOT: i32 = -1;
@@ -64,21 +73,21 @@ let pResv: usize = 0;
 
 export function bind(base: usize): void {
   IN = base;
-  NR = hdr(H_NR);
-  NLD = hdr(H_NLD);
-  NK = hdr(H_NK);
+  RESOURCES = hdr(H_RESOURCE_COUNT);
+  LIMIT_DIMS = hdr(H_LIMIT_DIM_COUNT);
+  LABEL_KEYS = hdr(H_LABEL_KEY_COUNT);
   SET_WORDS = hdr(H_SET_WORDS);
-  SET_BYTES = NK * SREC_BYTES + SET_WORDS * 4;
-  NS = hdr(H_NS);
-  NT = hdr(H_NT);
-  NIT = hdr(H_NIT);
-  NO = hdr(H_NO);
-  NV = hdr(H_NV);
-  NP = hdr(H_NP);
-  EXISTING_NODES = hdr(H_NN);
-  NG = hdr(H_NG);
-  NDG = hdr(H_NDG);
-  NTS = hdr(H_NTS);
+  SET_BYTES = LABEL_KEYS * SREC_BYTES + SET_WORDS * 4;
+  INPUT_SETS = hdr(H_INPUT_SET_COUNT);
+  TEMPLATES = hdr(H_TEMPLATE_COUNT);
+  INSTANCE_TYPES = hdr(H_INSTANCE_TYPE_COUNT);
+  OFFERINGS = hdr(H_OFFERING_COUNT);
+  POD_VERSIONS = hdr(H_POD_VERSION_COUNT);
+  PODS = hdr(H_POD_COUNT);
+  EXISTING_NODES = hdr(H_NODE_COUNT);
+  TOPOLOGY_GROUPS = hdr(H_TOPOLOGY_GROUP_COUNT);
+  DAEMON_GROUPS = hdr(H_DAEMON_GROUP_COUNT);
+  TAINT_SETS = hdr(H_TAINT_SET_COUNT);
   FLAGS = hdr(H_FLAGS);
   MAX_ITS = hdr(H_MAX_ITS);
   HOSTNAME_KEY = hdr(H_HOSTNAME_KEY);
@@ -87,7 +96,7 @@ export function bind(base: usize): void {
   RESV_KEY = hdr(H_RESV_KEY);
   IMPROVE_MS = hdr(H_IMPROVE_MS);
   IMPROVE_WORK = hdr(H_IMPROVE_WORK);
-  NRV = hdr(H_NRV);
+  RESERVATIONS = hdr(H_RESERVATION_COUNT);
   CT_RESERVED = hdr(H_CT_RESERVED);
   CT_SPOT = hdr(H_CT_SPOT);
   CT_ON_DEMAND = hdr(H_CT_ON_DEMAND);
@@ -158,7 +167,7 @@ export function bind(base: usize): void {
   return load<i32>(pDgroups + (<usize>(d * DG_STRIDE + f) << 2));
 }
 @inline export function tolerates(v: i32, ts: i32): bool {
-  return load<u8>(pTol + <usize>(v * NTS + ts)) != 0;
+  return load<u8>(pTol + <usize>(v * TAINT_SETS + ts)) != 0;
 }
 
 // ---- pools ----

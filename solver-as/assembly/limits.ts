@@ -8,7 +8,7 @@
 // v only through its requests and daemon port conflicts. 4,000 anti-affinity pods open 4,000 NodeClaims from a
 // few dozen such keys; the outcome is memoised per solve (keys: schedule.ts).
 import { IT_CAP, T_LIMITS } from '../abi';
-import { NLD, NT, f64At, it, tmpl } from './layout';
+import { LIMIT_DIMS, TEMPLATES, f64At, it, tmpl } from './layout';
 import { Claim, templateLen, templateStart } from './state';
 
 /** Per template: remaining limits [nodes, dims...] (Infinity = unlimited). */
@@ -25,16 +25,16 @@ export function resetLimits(): void {
   limits = new Array<Float64Array>();
   maxCap = new Array<Float64Array>();
   opened = new Array<Map<u64, Opened>>();
-  for (let t = 0; t < NT; t++) {
-    const l = new Float64Array(NLD + 1);
+  for (let t = 0; t < TEMPLATES; t++) {
+    const l = new Float64Array(LIMIT_DIMS + 1);
     const base = tmpl(t, T_LIMITS);
-    for (let i = 0; i <= NLD; i++) unchecked((l[i] = f64At(base + i)));
+    for (let i = 0; i <= LIMIT_DIMS; i++) unchecked((l[i] = f64At(base + i)));
     limits.push(l);
-    const m = new Float64Array(NLD);
+    const m = new Float64Array(LIMIT_DIMS);
     const start = templateStart(t);
     for (let j = 0; j < templateLen(t); j++) {
       const cap = it(start + j, IT_CAP);
-      for (let d = 0; d < NLD; d++) unchecked((m[d] = max(m[d], f64At(cap + d))));
+      for (let d = 0; d < LIMIT_DIMS; d++) unchecked((m[d] = max(m[d], f64At(cap + d))));
     }
     maxCap.push(m);
     opened.push(new Map<u64, Opened>());
@@ -48,28 +48,28 @@ export function limitsOf(t: i32): Float64Array {
 /** Every instance type of template t is within the remaining limits `lim`. */
 export function allWithinLimits(t: i32, lim: Float64Array): bool {
   const m = unchecked(maxCap[t]);
-  for (let d = 0; d < NLD; d++) if (unchecked(m[d]) > unchecked(lim[d + 1])) return false;
+  for (let d = 0; d < LIMIT_DIMS; d++) if (unchecked(m[d]) > unchecked(lim[d + 1])) return false;
   return true;
 }
 
 export function withinLimits(gi: i32, lim: Float64Array): bool {
   const cap = it(gi, IT_CAP);
-  for (let d = 0; d < NLD; d++) if (f64At(cap + d) > unchecked(lim[d + 1])) return false;
+  for (let d = 0; d < LIMIT_DIMS; d++) if (f64At(cap + d) > unchecked(lim[d + 1])) return false;
   return true;
 }
 
 /** The claim consumes the largest capacity among its options, and one node (see the reference solver). */
 export function subtractMaxCapacity(c: Claim, lim: Float64Array): void {
   c.reserved = maxCapacity(c);
-  for (let d = 0; d <= NLD; d++) unchecked((lim[d] -= c.reserved[d]));
+  for (let d = 0; d <= LIMIT_DIMS; d++) unchecked((lim[d] -= c.reserved[d]));
 }
 
 /** [1 node, the largest capacity per limited dimension among the claim's options]. */
 export function maxCapacity(c: Claim): Float64Array {
-  const out = new Float64Array(NLD + 1);
+  const out = new Float64Array(LIMIT_DIMS + 1);
   out[0] = 1;
   const start = templateStart(c.tmpl);
-  for (let d = 0; d < NLD; d++) {
+  for (let d = 0; d < LIMIT_DIMS; d++) {
     let m: f64 = 0;
     for (let x = 0; x < c.liveLen; x++) {
       const j = unchecked(c.live[x]);

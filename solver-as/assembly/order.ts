@@ -5,7 +5,7 @@
 // that could take it, within that template's limits; so no new NodeClaim of a lower-weight NodePool holds only
 // pods a higher-weight one could take. The verifier (engine/verify) checks the same rule independently.
 import { IT_CAP, T_SET, T_TAINTSET, V_REQS } from '../abi';
-import { NLD, NR, NT, f64At, it, tmpl, tolerates, ver } from './layout';
+import { LIMIT_DIMS, RESOURCES, TEMPLATES, f64At, it, tmpl, tolerates, ver } from './layout';
 import { compatFor } from './its';
 import { MODE_WELL_KNOWN, canonicalInput, mergeCompatible } from './sets';
 import { dgConflict, itFits, templateLen, templateStart } from './state';
@@ -15,13 +15,13 @@ import { spend } from './budget';
 let zero: Float64Array = new Float64Array(0);
 
 export function resetOrder(): void {
-  zero = new Float64Array(NR);
+  zero = new Float64Array(RESOURCES);
 }
 
 /** Type gi's capacity is within `room` ([nodes, limited dims...]) in every limited dimension. */
 export function capWithin(gi: i32, room: Float64Array): bool {
   const cap = it(gi, IT_CAP);
-  for (let d = 0; d < NLD; d++) if (f64At(cap + d) > unchecked(room[d + 1]) + 1e-6) return false;
+  for (let d = 0; d < LIMIT_DIMS; d++) if (f64At(cap + d) > unchecked(room[d + 1]) + 1e-6) return false;
   return true;
 }
 
@@ -39,7 +39,7 @@ export function canTake(t: i32, v: i32, room: Float64Array): bool {
   const compat = compatFor(s, t);
   const start = templateStart(t);
   const n = templateLen(t);
-  spend(<f64>(n * NR));
+  spend(<f64>(n * RESOURCES));
   for (let j = 0; j < n; j++) {
     if (unchecked(compat.ok[j]) == 0) continue;
     const gi = start + j;
@@ -50,7 +50,7 @@ export function canTake(t: i32, v: i32, room: Float64Array): bool {
 
 /** The first template (weight order) whose fresh NodeClaim could take a pod of version v within `rooms`, or -1. */
 export function homeOf(v: i32, rooms: Array<Float64Array>): i32 {
-  for (let t = 0; t < NT; t++) if (canTake(t, v, unchecked(rooms[t]))) return t;
+  for (let t = 0; t < TEMPLATES; t++) if (canTake(t, v, unchecked(rooms[t]))) return t;
   return -1;
 }
 

@@ -4,7 +4,7 @@ import {
   C_CHEAPEST, C_FLAGS, PLACED_CLAIM_BASE, C_ITS, C_NPODS, C_RESV, C_SET, C_STRIDE, C_TMPL, CF_LAUNCH, FLAG_IMPROVE, E_MIN_VALUES, FLAG_STRICT_MIN_VALUES, R_CLAIMS, R_ERRORS,
   R_IMPROVED, R_NCLAIMS, R_NSETS, R_PLACEMENTS, R_SETS, R_STATUS, R_TRUNCATED, R_WORDS, R_WORK, S_OK,
 } from '../abi';
-import { FLAGS, NP, SET_BYTES } from './layout';
+import { FLAGS, PODS, SET_BYTES } from './layout';
 import { compatFor, minValuesMet } from './its';
 import { errors, placement } from './schedule';
 import { setAddr } from './sets';
@@ -34,7 +34,7 @@ function failBrokenMinValues(c: Claim, ci: i32): void {
   if (minValuesMet(c.set, globalList, kept)) return;
   // The pods keep pointing at the claim (their error says they are not placed), so the decoder can
   // name its NodePool and the labels that lost their minValues.
-  for (let p = 0; p < NP; p++) {
+  for (let p = 0; p < PODS; p++) {
     if (unchecked(placement[p]) == PLACED_CLAIM_BASE - ci) unchecked((errors[p] = E_MIN_VALUES));
   }
   c.pods = 0;
@@ -58,7 +58,7 @@ class Layout {
   bytes: i32 = 0;
   constructor(n: i32) {
     this.setOf = new Int32Array(n);
-    this.claims = R_WORDS + 2 * NP;
+    this.claims = R_WORDS + 2 * PODS;
     this.lists = this.claims + n * C_STRIDE;
   }
 }
@@ -88,9 +88,9 @@ export function writeResult(improved: i32): usize {
   const base = heap.alloc(<usize>l.bytes);
   OUT = base;
   writeHeader(l, improved);
-  for (let p = 0; p < NP; p++) {
+  for (let p = 0; p < PODS; p++) {
     w(R_WORDS + p, unchecked(placement[p]));
-    w(R_WORDS + NP + p, unchecked(errors[p]));
+    w(R_WORDS + PODS + p, unchecked(errors[p]));
   }
   // The lists (each once: NodeClaims of similar size share one), then the claim records pointing at them.
   const listPos = new Int32Array(keptListCount());
@@ -110,7 +110,7 @@ function writeHeader(l: Layout, improved: i32): void {
   w(R_STATUS, S_OK);
   w(R_NCLAIMS, claimCount());
   w(R_PLACEMENTS, R_WORDS);
-  w(R_ERRORS, R_WORDS + NP);
+  w(R_ERRORS, R_WORDS + PODS);
   w(R_CLAIMS, l.claims);
   w(R_NSETS, l.setIds.length);
   w(R_SETS, l.setsOff);

@@ -12,7 +12,7 @@
 //
 // Every node then launches as the cheapest type that holds its pods (the NodeClaim keeps all that fit), so
 // a half-empty node costs what a smaller type costs. Pods are grouped by request vectors (bins.ts).
-import { NR } from './layout';
+import { RESOURCES } from './layout';
 import { Bin, Classes, Types, binsCost, descending, fitCount, req } from './bins';
 import { patternPack } from './patterns';
 import { Problem } from './problem';
@@ -26,28 +26,28 @@ function valuePack(ts: Types, cl: Classes, left: Int32Array, duals: Float64Array
   const worth = new Float64Array(C);
   for (let c = 0; c < C; c++) {
     let w: f64 = 0;
-    for (let r = 0; r < NR; r++) w += unchecked(duals[r]) * req(cl, c, r);
+    for (let r = 0; r < RESOURCES; r++) w += unchecked(duals[r]) * req(cl, c, r);
     unchecked((worth[c] = w));
   }
   const orderC = descending(worth);
   let remaining = 0;
   for (let c = 0; c < C; c++) remaining += unchecked(left[c]);
   const take = new Int32Array(C);
-  const room = new Float64Array(NR);
+  const room = new Float64Array(RESOURCES);
   while (remaining > 0) {
     if (late()) return false;
-    spend(<f64>((shortlist.length + 1) * C * NR + ts.n * NR));
+    spend(<f64>((shortlist.length + 1) * C * RESOURCES + ts.n * RESOURCES));
     let bestX = -1;
     let bestEff: f64 = -1;
     let bestTake = new Int32Array(0);
     let bestAll = false;
     // Closing: whatever is left fits one node of some type; take the one its launch would pick.
-    const total = new Float64Array(NR);
-    for (let c = 0; c < C; c++) for (let r = 0; r < NR; r++) unchecked((total[r] += <f64>unchecked(left[c]) * req(cl, c, r)));
+    const total = new Float64Array(RESOURCES);
+    for (let c = 0; c < C; c++) for (let r = 0; r < RESOURCES; r++) unchecked((total[r] += <f64>unchecked(left[c]) * req(cl, c, r)));
     const closeX = ts.pick(total);
     for (let si = 0; si < shortlist.length; si++) {
       const x = unchecked(shortlist[si]);
-      for (let r = 0; r < NR; r++) unchecked((room[r] = ts.cap(x, r)));
+      for (let r = 0; r < RESOURCES; r++) unchecked((room[r] = ts.cap(x, r)));
       take.fill(0);
       let W: f64 = 0;
       let packed = 0;
@@ -58,7 +58,7 @@ function valuePack(ts: Types, cl: Classes, left: Int32Array, duals: Float64Array
         unchecked((take[c] = k));
         packed += k;
         W += <f64>k * unchecked(worth[c]);
-        for (let r = 0; r < NR; r++) unchecked((room[r] -= <f64>k * req(cl, c, r)));
+        for (let r = 0; r < RESOURCES; r++) unchecked((room[r] -= <f64>k * req(cl, c, r)));
       }
       if (packed == 0) continue;
       const eff = W / unchecked(ts.prices[x]);
@@ -102,7 +102,7 @@ function efficient(ts: Types, duals: Float64Array): Array<i32> {
   const eff = new Float64Array(ts.n);
   for (let x = 0; x < ts.n; x++) {
     let v: f64 = 0;
-    for (let r = 0; r < NR; r++) v += unchecked(duals[r]) * ts.cap(x, r);
+    for (let r = 0; r < RESOURCES; r++) v += unchecked(duals[r]) * ts.cap(x, r);
     unchecked((eff[x] = v / unchecked(ts.prices[x])));
   }
   const order = descending(eff);
@@ -124,10 +124,10 @@ const EXTRA_NODE_SAVING: f64 = 5000;
  */
 export function packGroup(ts: Types, cl: Classes, mark: f64): Array<Bin> | null {
   const C = cl.versions.length;
-  const demand = new Float64Array(NR);
-  for (let c = 0; c < C; c++) for (let r = 0; r < NR; r++) unchecked((demand[r] += req(cl, c, r) * <f64>unchecked(cl.counts[c])));
-  const duals = new Float64Array(NR);
-  if (coverDuals(ts.caps, ts.prices, demand, NR, ts.n, duals) < 0) return null;
+  const demand = new Float64Array(RESOURCES);
+  for (let c = 0; c < C; c++) for (let r = 0; r < RESOURCES; r++) unchecked((demand[r] += req(cl, c, r) * <f64>unchecked(cl.counts[c])));
+  const duals = new Float64Array(RESOURCES);
+  if (coverDuals(ts.caps, ts.prices, demand, RESOURCES, ts.n, duals) < 0) return null;
   const left = new Int32Array(C);
   for (let c = 0; c < C; c++) unchecked((left[c] = unchecked(cl.counts[c])));
   const bins = new Array<Bin>();

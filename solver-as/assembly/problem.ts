@@ -4,7 +4,7 @@
 // launch would pay); the integer-aware lower bound (boundcg.ts) builds one over every NodePool's options, where a
 // class may use only the options its pods allow (`allowed`).
 import { Classes, Types, takeTotal } from './bins';
-import { NR } from './layout';
+import { RESOURCES } from './layout';
 
 export class Problem {
   /** Item requests, class-major (R per class). */
@@ -102,14 +102,14 @@ export class Problem {
   /** The improvement phase's problem for one group: its classes and types (all allowed), costed as launched. */
   static ofGroup(ts: Types, cl: Classes): Problem {
     const C = cl.versions.length;
-    const p = new Problem(C, ts.n, NR);
+    const p = new Problem(C, ts.n, RESOURCES);
     for (let c = 0; c < C; c++) {
       unchecked((p.counts[c] = unchecked(cl.counts[c])));
-      for (let r = 0; r < NR; r++) unchecked((p.reqs[c * NR + r] = unchecked(cl.reqs[c * NR + r])));
+      for (let r = 0; r < RESOURCES; r++) unchecked((p.reqs[c * RESOURCES + r] = unchecked(cl.reqs[c * RESOURCES + r])));
     }
     for (let x = 0; x < ts.n; x++) {
       unchecked((p.prices[x] = unchecked(ts.prices[x])));
-      for (let r = 0; r < NR; r++) unchecked((p.caps[x * NR + r] = ts.cap(x, r)));
+      for (let r = 0; r < RESOURCES; r++) unchecked((p.caps[x * RESOURCES + r] = ts.cap(x, r)));
     }
     p.launch = ts;
     p.launchClasses = cl;

@@ -7,7 +7,7 @@
 // has[k][j] those whose set allows value j. A NodeClaim passes quick rejection on k exactly when it is in
 // open[k] or in has[k][j] for some allowed value j (the same test as quickReject, a word at a time).
 import { G_KEY } from '../abi';
-import { NG, NK, grp, keyWords } from './layout';
+import { TOPOLOGY_GROUPS, LABEL_KEYS, grp, keyWords } from './layout';
 import { bits, complement, defined, setAddr } from './sets';
 import { quickCount, quickKey, quickMask } from './topology';
 
@@ -25,19 +25,19 @@ let indexedSet: Int32Array = new Int32Array(0);
 let capWords: i32 = 0;
 
 export function resetQuickIndex(): void {
-  slotOf = new Int32Array(NK).fill(-1);
+  slotOf = new Int32Array(LABEL_KEYS).fill(-1);
   open = new Array<Uint32Array>();
   has = new Array<Array<Uint32Array>>();
   capWords = 8;
   indexedSet = new Int32Array(capWords << 5).fill(-1);
   let n = 0;
-  for (let g = 0; g < NG; g++) {
+  for (let g = 0; g < TOPOLOGY_GROUPS; g++) {
     const k = grp(g, G_KEY);
     if (k < 0 || unchecked(slotOf[k]) >= 0 || (keyWords(k) << 5) > MAX_INDEXED_VALUES) continue;
     unchecked((slotOf[k] = n++));
   }
   slotKey = new Int32Array(n);
-  for (let k = 0; k < NK; k++) {
+  for (let k = 0; k < LABEL_KEYS; k++) {
     const s = unchecked(slotOf[k]);
     if (s < 0) continue;
     unchecked((slotKey[s] = k));

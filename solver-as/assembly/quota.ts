@@ -13,7 +13,7 @@
 // Then each NodeClaim keeps only what its launch would use (generic before exotic, the spot price rule), so the
 // type a plan names is one the launch would get.
 import { IT_CAP } from '../abi';
-import { NLD, f64At, it } from './layout';
+import { LIMIT_DIMS, f64At, it } from './layout';
 import { Types, holds } from './bins';
 import { templateStart } from './state';
 
@@ -40,17 +40,17 @@ export class Fresh {
 
 /** What the nodes take of the limits when each launches as its picked type ([nodes, dims...]). */
 export function namedUse(fresh: Array<Fresh>): Float64Array {
-  const use = new Float64Array(NLD + 1);
+  const use = new Float64Array(LIMIT_DIMS + 1);
   for (let i = 0; i < fresh.length; i++) {
     const f = unchecked(fresh[i]);
     use[0] += 1;
-    for (let d = 0; d < NLD; d++) unchecked((use[d + 1] += capOf(f.ts, f.pick, d)));
+    for (let d = 0; d < LIMIT_DIMS; d++) unchecked((use[d + 1] += capOf(f.ts, f.pick, d)));
   }
   return use;
 }
 
 export function within(use: Float64Array, room: Float64Array): bool {
-  for (let d = 0; d <= NLD; d++) if (unchecked(use[d]) > unchecked(room[d]) + 1e-6) return false;
+  for (let d = 0; d <= LIMIT_DIMS; d++) if (unchecked(use[d]) > unchecked(room[d]) + 1e-6) return false;
   return true;
 }
 
@@ -62,7 +62,7 @@ export function within(use: Float64Array, room: Float64Array): bool {
 export function narrow(fresh: Array<Fresh>, room: Float64Array): void {
   const use = namedUse(fresh);
   const n = <f64>max(1, fresh.length);
-  const allow = new Float64Array(NLD);
+  const allow = new Float64Array(LIMIT_DIMS);
   for (let i = 0; i < fresh.length; i++) {
     const f = unchecked(fresh[i]);
     // A node like the one before (same types, type and pods' total: a pattern's copies) keeps the same options.
@@ -72,7 +72,7 @@ export function narrow(fresh: Array<Fresh>, room: Float64Array): void {
       f.reserved = prev.reserved.slice();
       continue;
     }
-    for (let d = 0; d < NLD; d++) unchecked((allow[d] = capOf(f.ts, f.pick, d) + (unchecked(room[d + 1]) - unchecked(use[d + 1])) / n));
+    for (let d = 0; d < LIMIT_DIMS; d++) unchecked((allow[d] = capOf(f.ts, f.pick, d) + (unchecked(room[d + 1]) - unchecked(use[d + 1])) / n));
     const keep = new Array<i32>();
     for (let x = 0; x < f.ts.n; x++) {
       if (x != f.pick && !fitsAllowance(f.ts, x, allow)) continue;
@@ -80,12 +80,12 @@ export function narrow(fresh: Array<Fresh>, room: Float64Array): void {
     }
     launchFilter(f.ts, keep);
     f.live = new Int32Array(keep.length);
-    f.reserved = new Float64Array(NLD + 1);
+    f.reserved = new Float64Array(LIMIT_DIMS + 1);
     f.reserved[0] = 1;
     for (let k = 0; k < keep.length; k++) {
       const x = unchecked(keep[k]);
       unchecked((f.live[k] = unchecked(f.ts.local[x])));
-      for (let d = 0; d < NLD; d++) unchecked((f.reserved[d + 1] = max(unchecked(f.reserved[d + 1]), capOf(f.ts, x, d))));
+      for (let d = 0; d < LIMIT_DIMS; d++) unchecked((f.reserved[d + 1] = max(unchecked(f.reserved[d + 1]), capOf(f.ts, x, d))));
     }
   }
 }
@@ -98,7 +98,7 @@ function sameNode(a: Fresh, b: Fresh): bool {
 }
 
 function fitsAllowance(ts: Types, x: i32, allow: Float64Array): bool {
-  for (let d = 0; d < NLD; d++) if (capOf(ts, x, d) > unchecked(allow[d]) + 1e-6) return false;
+  for (let d = 0; d < LIMIT_DIMS; d++) if (capOf(ts, x, d) > unchecked(allow[d]) + 1e-6) return false;
   return true;
 }
 
@@ -141,7 +141,7 @@ export function setPenalty(ts: Types, room: Float64Array, lambda: f64, scale: f6
   ts.penalized = lambda > 0;
   for (let x = 0; x < ts.n; x++) {
     let share: f64 = unchecked(room[0]) < Infinity ? 1 / max(1, unchecked(room[0])) : 0;
-    for (let d = 0; d < NLD; d++) {
+    for (let d = 0; d < LIMIT_DIMS; d++) {
       const r = unchecked(room[d + 1]);
       if (r < Infinity) share += capOf(ts, x, d) / max(1, r);
     }

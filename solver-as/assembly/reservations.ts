@@ -4,7 +4,7 @@
 // with the pod added (`pending`); adding the pod commits that, taking one instance of each newly held reservation
 // and giving back each dropped one. Templates without reserved offerings skip all of it.
 import { FLAG_RESERVED_STRICT, IT_NOFFS, IT_OFFS, O_AVAILABLE, O_CT, O_RESV, T_ITS, T_NITS } from '../abi';
-import { CT_RESERVED, FLAGS, NIT, NRV, NT, it, off, resvCapacity, tmpl } from './layout';
+import { CT_RESERVED, FLAGS, INSTANCE_TYPES, RESERVATIONS, TEMPLATES, it, off, resvCapacity, tmpl } from './layout';
 import { offeringAllowed } from './its';
 import { setAddr } from './sets';
 import { Claim, dgConflict, itFits, templateStart } from './state';
@@ -25,31 +25,31 @@ let epoch = 0;
 
 export function resetReservations(): void {
   strict = (FLAGS & FLAG_RESERVED_STRICT) != 0;
-  left = new Int32Array(NRV);
-  for (let r = 0; r < NRV; r++) unchecked((left[r] = resvCapacity(r)));
-  pending = new Int32Array(NRV);
+  left = new Int32Array(RESERVATIONS);
+  for (let r = 0; r < RESERVATIONS; r++) unchecked((left[r] = resvCapacity(r)));
+  pending = new Int32Array(RESERVATIONS);
   pendingLen = 0;
-  stamp = new Int32Array(NRV);
+  stamp = new Int32Array(RESERVATIONS);
   epoch = 0;
-  resvStart = new Int32Array(NIT + 1);
-  tmplResv = new Uint8Array(NT);
-  if (NRV == 0 || CT_RESERVED < 0) return;
+  resvStart = new Int32Array(INSTANCE_TYPES + 1);
+  tmplResv = new Uint8Array(TEMPLATES);
+  if (RESERVATIONS == 0 || CT_RESERVED < 0) return;
   let n = 0;
-  for (let i = 0; i < NIT; i++) {
+  for (let i = 0; i < INSTANCE_TYPES; i++) {
     const o0 = it(i, IT_OFFS);
     const no = it(i, IT_NOFFS);
     for (let o = o0; o < o0 + no; o++) if (isReserved(o)) n++;
   }
   resvOffs = new Int32Array(n);
   n = 0;
-  for (let i = 0; i < NIT; i++) {
+  for (let i = 0; i < INSTANCE_TYPES; i++) {
     unchecked((resvStart[i] = n));
     const o0 = it(i, IT_OFFS);
     const no = it(i, IT_NOFFS);
     for (let o = o0; o < o0 + no; o++) if (isReserved(o)) unchecked((resvOffs[n++] = o));
   }
-  unchecked((resvStart[NIT] = n));
-  for (let t = 0; t < NT; t++) {
+  unchecked((resvStart[INSTANCE_TYPES] = n));
+  for (let t = 0; t < TEMPLATES; t++) {
     const s = tmpl(t, T_ITS);
     if (unchecked(resvStart[s + tmpl(t, T_NITS)]) > unchecked(resvStart[s])) unchecked((tmplResv[t] = 1));
   }

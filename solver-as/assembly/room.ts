@@ -1,6 +1,6 @@
 // Running out of room, shared by request class (schedule.ts reads it in its node and claim scans).
 import { V_REQUESTS } from '../abi';
-import { NR, NV, f64At, ver } from './layout';
+import { RESOURCES, POD_VERSIONS, f64At, ver } from './layout';
 
 /**
  * Versions with equal requests share a request class (reqClass[v]). Whether requests fit is a property of the
@@ -55,15 +55,15 @@ export function firstClaimWordWithRoom(k: i32): i32 {
 
 /** Fills reqClass (versions with equal request vectors share a class) and returns the number of classes. */
 function requestClasses(): i32 {
-  reqClass = new Int32Array(NV);
-  const rep = new Int32Array(NV); // a version of each class
-  const next = new Int32Array(NV); // the next class with the same hash, -1 at the end
+  reqClass = new Int32Array(POD_VERSIONS);
+  const rep = new Int32Array(POD_VERSIONS); // a version of each class
+  const next = new Int32Array(POD_VERSIONS); // the next class with the same hash, -1 at the end
   const byHash = new Map<u64, i32>();
   let classes = 0;
-  for (let v = 0; v < NV; v++) {
+  for (let v = 0; v < POD_VERSIONS; v++) {
     const r = ver(v, V_REQUESTS);
     let h: u64 = 14695981039346656037;
-    for (let i = 0; i < NR; i++) h = (h ^ reinterpret<u64>(f64At(r + i))) * 1099511628211;
+    for (let i = 0; i < RESOURCES; i++) h = (h ^ reinterpret<u64>(f64At(r + i))) * 1099511628211;
     let k = byHash.has(h) ? byHash.get(h) : -1;
     let last = -1;
     while (k >= 0 && !sameRequests(unchecked(rep[k]), v)) {
@@ -85,7 +85,7 @@ function requestClasses(): i32 {
 function sameRequests(a: i32, b: i32): bool {
   const ra = ver(a, V_REQUESTS);
   const rb = ver(b, V_REQUESTS);
-  for (let i = 0; i < NR; i++) if (f64At(ra + i) != f64At(rb + i)) return false;
+  for (let i = 0; i < RESOURCES; i++) if (f64At(ra + i) != f64At(rb + i)) return false;
   return true;
 }
 

@@ -6,7 +6,7 @@ import {
   E_FAILED, E_NO_TEMPLATES, E_RESERVED, FLAG_STRICT_MIN_VALUES, N_SET, NF_BLOCKED_FOR_MOVED, P_MOVED, P_VERSION, PLACED_CLAIM_BASE,
   PLACED_NOWHERE, T_SET, T_TAINTSET, V_DG_CONFLICT, V_INV_SELECT, V_NEXT, V_OWNED,
 } from '../abi';
-import { EXISTING_NODES, FLAGS, NLD, NP, NT, NV, listLen, node, pod, tmpl, ver } from './layout';
+import { EXISTING_NODES, FLAGS, LIMIT_DIMS, PODS, TEMPLATES, POD_VERSIONS, listLen, node, pod, tmpl, ver } from './layout';
 import { canonicalInput } from './sets';
 import {
   Claim, addPorts, addRequests, claimAt, claimCount, exceedsRoom, fitsRemaining, nodeAt, pushClaim, subtractRequests, templateLen, templateStart,
@@ -76,10 +76,10 @@ const WORK_OUT_OF_ROOM = 7;
 
 export function resetSchedule(): void {
   counters = new Int32Array(8);
-  placement = new Int32Array(NP);
-  placedVersion = new Int32Array(NP);
-  errors = new Int32Array(NP);
-  for (let p = 0; p < NP; p++) unchecked((placement[p] = PLACED_NOWHERE));
+  placement = new Int32Array(PODS);
+  placedVersion = new Int32Array(PODS);
+  errors = new Int32Array(PODS);
+  for (let p = 0; p < PODS; p++) unchecked((placement[p] = PLACED_NOWHERE));
   levels = new Array<Uint32Array>();
   nonEmpty = new Array<Uint32Array>();
   levelWords = 8;
@@ -88,14 +88,14 @@ export function resetSchedule(): void {
   levelCount = new Int32Array(8);
   resetLimits();
   resetCanAdd((FLAGS & FLAG_STRICT_MIN_VALUES) != 0);
-  dead = new Array<Uint32Array>(NV);
-  deadNodes = new Array<Uint32Array>(NV);
-  deadCount = new Int32Array(NV);
-  failedAt = new Array<Int32Array>(NV);
+  dead = new Array<Uint32Array>(POD_VERSIONS);
+  deadNodes = new Array<Uint32Array>(POD_VERSIONS);
+  deadCount = new Int32Array(POD_VERSIONS);
+  failedAt = new Array<Int32Array>(POD_VERSIONS);
 
-  topologyFree = new Uint8Array(NV);
+  topologyFree = new Uint8Array(POD_VERSIONS);
   const nodeWords = (EXISTING_NODES >>> 5) + 1;
-  for (let v = 0; v < NV; v++) {
+  for (let v = 0; v < POD_VERSIONS; v++) {
     unchecked((dead[v] = new Uint32Array(8)));
     unchecked((failedAt[v] = new Int32Array(0)));
     unchecked((deadNodes[v] = new Uint32Array(nodeWords)));
@@ -132,24 +132,24 @@ function markNodeDead(v: i32, n: i32): void {
 }
 
 export function run(): void {
-  const queue = new Int32Array(NP);
-  const lastLen = new Int32Array(NP);
-  for (let p = 0; p < NP; p++) {
+  const queue = new Int32Array(PODS);
+  const lastLen = new Int32Array(PODS);
+  for (let p = 0; p < PODS; p++) {
     unchecked((queue[p] = p));
     unchecked((lastLen[p] = -1));
   }
   let head = 0;
-  let len = NP;
+  let len = PODS;
   while (len > 0) {
     const p = unchecked(queue[head]);
     if (unchecked(lastLen[p]) == len) break;
-    head = head + 1 == NP ? 0 : head + 1;
+    head = head + 1 == PODS ? 0 : head + 1;
     len--;
     if (trySchedule(p)) {
       unchecked((errors[p] = 0));
       continue;
     }
-    const tail = head + len < NP ? head + len : head + len - NP;
+    const tail = head + len < PODS ? head + len : head + len - PODS;
     unchecked((queue[tail] = p));
     len++;
     unchecked((lastLen[p] = len));
@@ -315,11 +315,11 @@ function tryClaim(p: i32, v: i32, ci: i32, L: i32, free: bool, indexed: bool, ep
 
 /** A new NodeClaim from the first template (weight order) that takes pod p as version v. */
 function addToNewClaim(p: i32, v: i32): bool {
-  if (NT == 0) {
+  if (TEMPLATES == 0) {
     unchecked((errors[p] = E_NO_TEMPLATES));
     return false;
   }
-  for (let t = 0; t < NT; t++) {
+  for (let t = 0; t < TEMPLATES; t++) {
     const opened = openClaim(p, v, t);
     if (opened == OPEN_RESERVED) {
       // Reserved capacity is contended in this pool: no fallback to lower-weight templates (§2.6).
@@ -396,7 +396,7 @@ function reopen(c: Claim, v: i32, s: i32, lim: Float64Array, live: Int32Array, r
   addPorts(v, c.ports);
   c.pods++;
   c.reserved = reserved.slice();
-  for (let d = 0; d <= NLD; d++) unchecked((lim[d] -= c.reserved[d]));
+  for (let d = 0; d <= LIMIT_DIMS; d++) unchecked((lim[d] -= c.reserved[d]));
 }
 
 /** Moves claim ci from pod-count level `from` (0 = not in any level) to level `to`. */

@@ -1,13 +1,13 @@
 // Dense requirement sets and their algebra (docs/karpenter/scheduling.md §1), over interned values.
 //
-// A set is NK records (flags, minValues, gte, lte) followed by the value bits of every key. Sets are
+// A set is LABEL_KEYS records (flags, minValues, gte, lte) followed by the value bits of every key. Sets are
 // hash-consed: equal sets share one id, so the memo tables below (merge results, compatible instance
 // types per template) hit whenever the same combination of requirements comes up again, which is the
 // common case (10,000 replicas of a Deployment produce the same merges over and over).
 import {
   SF_COMPLEMENT, SF_DEFINED, SF_EXCL, SREC_BYTES, SREC_FLAGS, SREC_GTE, SREC_LTE, SREC_MINV, KEYF_WELL_KNOWN,
 } from '../abi';
-import { NK, NS, SET_BYTES, SET_WORDS, inputSet, keyBitOff, keyFlags, keyWords } from './layout';
+import { LABEL_KEYS, INPUT_SETS, SET_BYTES, SET_WORDS, inputSet, keyBitOff, keyFlags, keyWords } from './layout';
 
 let derived: Array<usize> = new Array<usize>();
 let hashHead: Map<u32, i32> = new Map<u32, i32>();
@@ -23,12 +23,12 @@ export function resetSets(): void {
   hasMinV = new Array<bool>();
   mergeMemo = new Map<u64, i32>();
   scratch = heap.alloc(<usize>SET_BYTES);
-  canonical = new Array<i32>(NS);
-  for (let i = 0; i < NS; i++) {
+  canonical = new Array<i32>(INPUT_SETS);
+  for (let i = 0; i < INPUT_SETS; i++) {
     nextSame.push(-1);
     hasMinV.push(computeHasMinV(inputSet(i)));
   }
-  for (let i = 0; i < NS; i++) unchecked((canonical[i] = intern(i)));
+  for (let i = 0; i < INPUT_SETS; i++) unchecked((canonical[i] = intern(i)));
 }
 
 /** Input set id -> the id of the first equal set (dedupes equal label sets of existing nodes). */
@@ -38,11 +38,11 @@ export function canonicalInput(i: i32): i32 {
 }
 
 export function setCount(): i32 {
-  return NS + derived.length;
+  return INPUT_SETS + derived.length;
 }
 
 @inline export function setAddr(id: i32): usize {
-  return id < NS ? inputSet(id) : unchecked(derived[id - NS]);
+  return id < INPUT_SETS ? inputSet(id) : unchecked(derived[id - INPUT_SETS]);
 }
 
 // ---- record fields ----
@@ -69,7 +69,7 @@ export function setCount(): i32 {
 }
 /** Address of key k's value bits in set s. */
 @inline export function bits(s: usize, k: i32): usize {
-  return s + <usize>(NK * SREC_BYTES) + (<usize>keyBitOff(k) << 2);
+  return s + <usize>(LABEL_KEYS * SREC_BYTES) + (<usize>keyBitOff(k) << 2);
 }
 
 export function hasValue(s: usize, k: i32, v: i32): bool {
@@ -107,7 +107,7 @@ export function keyIntersects(a: usize, b: usize, k: i32): bool {
 
 /** A.Intersects(B) over keys both define (§1.8). */
 export function intersects(a: usize, b: usize): bool {
-  for (let k = 0; k < NK; k++) {
+  for (let k = 0; k < LABEL_KEYS; k++) {
     if (!defined(a, k) || !defined(b, k)) continue;
     if (keyIntersects(a, b, k)) continue;
     if (notInOrDne(a, k) && notInOrDne(b, k)) continue;
@@ -118,7 +118,7 @@ export function intersects(a: usize, b: usize): bool {
 
 /** A.Compatible(B); with allowWellKnown, B's well-known keys may be undefined in A (§1.8). */
 export function compatible(a: usize, b: usize, allowWellKnown: bool): bool {
-  for (let k = 0; k < NK; k++) {
+  for (let k = 0; k < LABEL_KEYS; k++) {
     if (!defined(b, k) || defined(a, k)) continue;
     if (allowWellKnown && (keyFlags(k) & KEYF_WELL_KNOWN) != 0) continue;
     if (notInOrDne(b, k)) continue;
@@ -129,7 +129,7 @@ export function compatible(a: usize, b: usize, allowWellKnown: bool): bool {
 
 /** dst = a ∩ b (§1.5), in canonical form (undefined keys zeroed, absent bounds ±Inf). */
 export function intersectInto(dst: usize, a: usize, b: usize): void {
-  for (let k = 0; k < NK; k++) {
+  for (let k = 0; k < LABEL_KEYS; k++) {
     const da = defined(a, k);
     const db = defined(b, k);
     const w = keyWords(k);
@@ -214,7 +214,7 @@ function hashAt(p: usize): u32 {
 }
 
 function computeHasMinV(p: usize): bool {
-  for (let k = 0; k < NK; k++) if (defined(p, k) && minValues(p, k) > 0) return true;
+  for (let k = 0; k < LABEL_KEYS; k++) if (defined(p, k) && minValues(p, k) > 0) return true;
   return false;
 }
 
@@ -250,7 +250,7 @@ export function internScratch(): i32 {
   }
   const p = heap.alloc(<usize>SET_BYTES);
   memory.copy(p, scratch, <usize>SET_BYTES);
-  const id = NS + derived.length;
+  const id = INPUT_SETS + derived.length;
   derived.push(p);
   nextSame.push(hashHead.has(h) ? hashHead.get(h) : -1);
   hasMinV.push(computeHasMinV(p));
@@ -272,8 +272,8 @@ export const MODE_PLAIN: i32 = 2;
  */
 export function mergeCompatible(a: i32, b: i32, mode: i32): i32 {
   // Equal input sets (pod classes with the same requirements) share one canonical id, and so one memo entry.
-  if (a < NS) a = unchecked(canonical[a]);
-  if (b < NS) b = unchecked(canonical[b]);
+  if (a < INPUT_SETS) a = unchecked(canonical[a]);
+  if (b < INPUT_SETS) b = unchecked(canonical[b]);
   const key: u64 = (<u64>a << 34) | (<u64>b << 2) | <u64>mode;
   if (mergeMemo.has(key)) return mergeMemo.get(key);
   let r: i32 = -1;

@@ -4,7 +4,7 @@ import {
   DG_OVERHEAD, DG_PORTS, IT_ALLOC, IT_DG, N_FLAGS, N_PORTS, N_REMAINING, N_SET, N_TAINTSET, T_ITS, T_NITS, V_DG_CONFLICT,
   V_PORTS, V_REQUESTS,
 } from '../abi';
-import { NIT, EXISTING_NODES, NR, dg, f64At, it, listAt, listLen, node, tmpl, ver } from './layout';
+import { INSTANCE_TYPES, EXISTING_NODES, RESOURCES, dg, f64At, it, listAt, listLen, node, tmpl, ver } from './layout';
 import { canonicalInput } from './sets';
 
 export class NodeState {
@@ -13,9 +13,9 @@ export class NodeState {
   ports: Array<i32> = new Array<i32>();
   constructor(readonly index: i32, readonly taintSet: i32, readonly flags: i32) {
     this.set = canonicalInput(node(index, N_SET));
-    this.remaining = new Float64Array(NR);
+    this.remaining = new Float64Array(RESOURCES);
     const r = node(index, N_REMAINING);
-    for (let i = 0; i < NR; i++) unchecked((this.remaining[i] = f64At(r + i)));
+    for (let i = 0; i < RESOURCES; i++) unchecked((this.remaining[i] = f64At(r + i)));
     const pl = node(index, N_PORTS);
     const n = listLen(pl);
     for (let i = 0; i < n; i++) this.ports.push(listAt(pl, i));
@@ -55,9 +55,9 @@ export class Claim {
     this.set = set;
     this.live = live;
     this.liveLen = liveLen;
-    this.total = new Float64Array(NR);
-    this.room = new Float64Array(NR);
-    for (let i = 0; i < NR; i++) unchecked((this.room[i] = Infinity));
+    this.total = new Float64Array(RESOURCES);
+    this.room = new Float64Array(RESOURCES);
+    for (let i = 0; i < RESOURCES; i++) unchecked((this.room[i] = Infinity));
   }
 }
 
@@ -74,13 +74,13 @@ export function resetState(): void {
   nodes = new Array<NodeState>();
   claims = new Array<Claim>();
   for (let n = 0; n < EXISTING_NODES; n++) nodes.push(new NodeState(n, node(n, N_TAINTSET), node(n, N_FLAGS)));
-  fitTab = new Float64Array(NIT * NR * 2);
-  for (let gi = 0; gi < NIT; gi++) {
+  fitTab = new Float64Array(INSTANCE_TYPES * RESOURCES * 2);
+  for (let gi = 0; gi < INSTANCE_TYPES; gi++) {
     const a = it(gi, IT_ALLOC);
     const o = dg(it(gi, IT_DG), DG_OVERHEAD);
-    for (let i = 0; i < NR; i++) {
-      unchecked((fitTab[(gi * NR + i) * 2] = f64At(a + i)));
-      unchecked((fitTab[(gi * NR + i) * 2 + 1] = f64At(o + i)));
+    for (let i = 0; i < RESOURCES; i++) {
+      unchecked((fitTab[(gi * RESOURCES + i) * 2] = f64At(a + i)));
+      unchecked((fitTab[(gi * RESOURCES + i) * 2 + 1] = f64At(o + i)));
     }
   }
 }
@@ -127,28 +127,28 @@ export function addPorts(v: i32, used: Array<i32>): void {
 /** Requests of version v fit the remaining resources. */
 export function fitsRemaining(v: i32, rem: Float64Array): bool {
   const r = ver(v, V_REQUESTS);
-  for (let i = 0; i < NR; i++) if (f64At(r + i) > unchecked(rem[i])) return false;
+  for (let i = 0; i < RESOURCES; i++) if (f64At(r + i) > unchecked(rem[i])) return false;
   return true;
 }
 
 export function subtractRequests(v: i32, rem: Float64Array): void {
   const r = ver(v, V_REQUESTS);
-  for (let i = 0; i < NR; i++) unchecked((rem[i] -= f64At(r + i)));
+  for (let i = 0; i < RESOURCES; i++) unchecked((rem[i] -= f64At(r + i)));
 }
 
 export function addRequests(v: i32, total: Float64Array): void {
   const r = ver(v, V_REQUESTS);
-  for (let i = 0; i < NR; i++) unchecked((total[i] += f64At(r + i)));
+  for (let i = 0; i < RESOURCES; i++) unchecked((total[i] += f64At(r + i)));
 }
 
 /** total (+ version v's requests unless v is NO_VERSION) + the daemon overhead of the IT fits its allocatable. */
 export function itFits(gi: i32, total: Float64Array, v: i32): bool {
   if (v == NO_VERSION) return totalFits(gi, total.dataStart);
   // The same sums in the same order as (total + overhead [+ requests]) > allocatable: the same answers.
-  const row = fitTab.dataStart + (<usize>(gi * NR) << 4);
+  const row = fitTab.dataStart + (<usize>(gi * RESOURCES) << 4);
   const t = total.dataStart;
   const r = ver(v, V_REQUESTS);
-  for (let i = 0; i < NR; i++) {
+  for (let i = 0; i < RESOURCES; i++) {
     const p = row + (<usize>i << 4);
     const need = load<f64>(t + (<usize>i << 3)) + load<f64>(p + 8) + f64At(r + i);
     if (need > load<f64>(p)) return false;
@@ -158,9 +158,9 @@ export function itFits(gi: i32, total: Float64Array, v: i32): bool {
 
 /** itFits(gi, total, NO_VERSION) for the address of `total`'s data, inlined into the loops over every live type. */
 @inline export function totalFits(gi: i32, t: usize): bool {
-  const row = fitTab.dataStart + (<usize>(gi * NR) << 4);
+  const row = fitTab.dataStart + (<usize>(gi * RESOURCES) << 4);
   let fits = true;
-  for (let i = 0; i < NR; i++) {
+  for (let i = 0; i < RESOURCES; i++) {
     const p = row + (<usize>i << 4);
     if (load<f64>(t + (<usize>i << 3)) + load<f64>(p + 8) > load<f64>(p)) {
       fits = false;
@@ -176,9 +176,9 @@ export function itFits(gi: i32, total: Float64Array, v: i32): bool {
  * the requests, 2 when both fit. anyFits reads every live type of a claim this way on each pod check.
  */
 @inline export function fitLevel(gi: i32, t: usize, rq: usize): i32 {
-  const row = fitTab.dataStart + (<usize>(gi * NR) << 4);
+  const row = fitTab.dataStart + (<usize>(gi * RESOURCES) << 4);
   let level = 2;
-  for (let i = 0; i < NR; i++) {
+  for (let i = 0; i < RESOURCES; i++) {
     const p = row + (<usize>i << 4);
     const a = load<f64>(p);
     const withOverhead = load<f64>(t + (<usize>i << 3)) + load<f64>(p + 8);
@@ -193,8 +193,8 @@ export function itFits(gi: i32, total: Float64Array, v: i32): bool {
  * its fitTab row (the two numbers the type record and its daemon group hold).
  */
 export function widenRoom(gi: i32, room: Float64Array): void {
-  const row = fitTab.dataStart + (<usize>(gi * NR) << 4);
-  for (let i = 0; i < NR; i++) {
+  const row = fitTab.dataStart + (<usize>(gi * RESOURCES) << 4);
+  for (let i = 0; i < RESOURCES; i++) {
     const p = row + (<usize>i << 4);
     const r = load<f64>(p) - load<f64>(p + 8);
     if (r > unchecked(room[i])) unchecked((room[i] = r));
@@ -205,7 +205,7 @@ export function widenRoom(gi: i32, room: Float64Array): void {
 export function exceedsRoom(total: Float64Array, v: i32, room: Float64Array): bool {
   const r = ver(v, V_REQUESTS);
   // Resources are integer units, so sums are exact; the half unit only guards the comparison's direction.
-  for (let i = 0; i < NR; i++) if (unchecked(total[i]) + f64At(r + i) > unchecked(room[i]) + 0.5) return true;
+  for (let i = 0; i < RESOURCES; i++) if (unchecked(total[i]) + f64At(r + i) > unchecked(room[i]) + 0.5) return true;
   return false;
 }
 

@@ -7,7 +7,7 @@ import {
   G_COUNTS, G_FILTER, G_FLAGS, G_KEY, G_MAX_SKEW, G_MIN_DOMAINS, G_REGISTERED, G_TOL, G_TYPE, GF_HAS_FILTER,
   GF_HONOR_TAINTS, GF_INVERSE, GT_AFFINITY, GT_ANTI, GT_SPREAD, V_INV_OWNED, V_INV_SELECT, V_OWNED, V_RECORD, V_STRICT,
 } from '../abi';
-import { NG, EXISTING_NODES, NV, grp, keyWords, listAt, listLen, ver } from './layout';
+import { TOPOLOGY_GROUPS, EXISTING_NODES, POD_VERSIONS, grp, keyWords, listAt, listLen, ver } from './layout';
 import { bits, compatible, complement, defined, narrow, setAddr } from './sets';
 import { NEVER, NOT_NOW } from './verdict';
 
@@ -24,7 +24,7 @@ class Group {
 }
 
 let groups: Array<Group> = new Array<Group>();
-/** selects[v * NG + g] = 1 when group g's selector selects version v's pod. */
+/** selects[v * TOPOLOGY_GROUPS + g] = 1 when group g's selector selects version v's pod. */
 let selects: Uint8Array = new Uint8Array(0);
 let filterMemo: Map<u64, bool> = new Map<u64, bool>();
 let vals: usize = 0;
@@ -32,13 +32,13 @@ let hostCap: i32 = 0;
 
 export function resetTopology(maxWords: i32): void {
   groups = new Array<Group>();
-  qKey = new Int32Array(8);
-  qMask = new Array<Uint32Array>();
-  qN = 0;
+  quickKeys = new Int32Array(8);
+  quickMasks = new Array<Uint32Array>();
+  quickSlots = 0;
   filterMemo = new Map<u64, bool>();
   vals = heap.alloc(<usize>(max(maxWords, 1) << 2));
   hostCap = EXISTING_NODES + 64;
-  for (let g = 0; g < NG; g++) {
+  for (let g = 0; g < TOPOLOGY_GROUPS; g++) {
     const key = grp(g, G_KEY);
     const hostname = key < 0;
     const n = hostname ? hostCap : (keyWords(key) << 5);
@@ -58,11 +58,11 @@ export function resetTopology(maxWords: i32): void {
     }
     groups.push(gr);
   }
-  selects = new Uint8Array(NV * NG);
-  for (let v = 0; v < NV; v++) {
+  selects = new Uint8Array(POD_VERSIONS * TOPOLOGY_GROUPS);
+  for (let v = 0; v < POD_VERSIONS; v++) {
     const l = ver(v, V_RECORD);
     const n = listLen(l);
-    for (let i = 0; i < n; i++) unchecked((selects[v * NG + listAt(l, i)] = 1));
+    for (let i = 0; i < n; i++) unchecked((selects[v * TOPOLOGY_GROUPS + listAt(l, i)] = 1));
   }
 }
 
@@ -144,7 +144,7 @@ export function addRequirements(v: i32, s: i32, ts: i32, h: i32): i32 {
 function apply(g: i32, v: i32, s: i32, ts: i32, h: i32): i32 {
   const gr = unchecked(groups[g]);
   if (gr.type == GT_SPREAD && !counts(g, s, ts)) return s;
-  const self = unchecked(selects[v * NG + g]) != 0 ? 1 : 0;
+  const self = unchecked(selects[v * TOPOLOGY_GROUPS + g]) != 0 ? 1 : 0;
   if (gr.key < 0) {
     const c = unchecked(gr.counts[h]);
     if (gr.type == GT_SPREAD) return c + self <= gr.maxSkew ? s : NEVER;
@@ -287,24 +287,24 @@ export function versionEpoch(v: i32): i32 {
 // domains it may land in (the same rules as apply() for a node whose domain is already decided); a node
 // whose requirement on that key is a concrete value set outside those domains fails without further work.
 // This turns the common failure of zone-constrained pods on zone-decided NodeClaims into a few loads.
-let qKey: Int32Array = new Int32Array(8);
-let qMask: Array<Uint32Array> = new Array<Uint32Array>();
-let qN: i32 = 0;
+let quickKeys: Int32Array = new Int32Array(8);
+let quickMasks: Array<Uint32Array> = new Array<Uint32Array>();
+let quickSlots: i32 = 0;
 
 function quickSlot(k: i32): Uint32Array {
-  for (let i = 0; i < qN; i++) if (unchecked(qKey[i]) == k) return unchecked(qMask[i]);
-  if (qN == qKey.length) {
-    const n = new Int32Array(qN * 2);
-    n.set(qKey);
-    qKey = n;
+  for (let i = 0; i < quickSlots; i++) if (unchecked(quickKeys[i]) == k) return unchecked(quickMasks[i]);
+  if (quickSlots == quickKeys.length) {
+    const n = new Int32Array(quickSlots * 2);
+    n.set(quickKeys);
+    quickKeys = n;
   }
-  unchecked((qKey[qN] = k));
+  unchecked((quickKeys[quickSlots] = k));
   const w = keyWords(k);
   const m = new Uint32Array(w);
   m.fill(0xffffffff);
-  if (qN < qMask.length) unchecked((qMask[qN] = m));
-  else qMask.push(m);
-  qN++;
+  if (quickSlots < quickMasks.length) unchecked((quickMasks[quickSlots] = m));
+  else quickMasks.push(m);
+  quickSlots++;
   return m;
 }
 
@@ -315,7 +315,7 @@ function quickGroup(g: i32, v: i32): void {
   if (gr.type == GT_SPREAD && (gr.flags & (GF_HAS_FILTER | GF_HONOR_TAINTS)) != 0) return;
   const k = gr.key;
   const ps = setAddr(ver(v, V_STRICT));
-  const self = unchecked(selects[v * NG + g]) != 0 ? 1 : 0;
+  const self = unchecked(selects[v * TOPOLOGY_GROUPS + g]) != 0 ? 1 : 0;
   const nv = keyWords(k) << 5;
   const m = quickSlot(k);
   const allowed = new Uint32Array(keyWords(k));
@@ -347,7 +347,7 @@ function quickGroup(g: i32, v: i32): void {
 
 /** Prepares quick rejection for one attempt of version v (call once per attempt). */
 export function prepareQuick(v: i32): void {
-  qN = 0;
+  quickSlots = 0;
   const owned = ver(v, V_OWNED);
   const no = listLen(owned);
   for (let i = 0; i < no; i++) quickGroup(listAt(owned, i), v);
@@ -361,23 +361,23 @@ export function prepareQuick(v: i32): void {
 
 /** The prepared attempt's keys and allowed-domain masks (quick.ts reads them to reject a word of claims at once). */
 export function quickCount(): i32 {
-  return qN;
+  return quickSlots;
 }
 export function quickKey(i: i32): i32 {
-  return unchecked(qKey[i]);
+  return unchecked(quickKeys[i]);
 }
 export function quickMask(i: i32): Uint32Array {
-  return unchecked(qMask[i]);
+  return unchecked(quickMasks[i]);
 }
 
 /** True when set s certainly fails the prepared attempt's topology (a decided domain outside the allowed ones). */
 export function quickReject(s: i32): bool {
-  if (qN == 0) return false;
+  if (quickSlots == 0) return false;
   const ps = setAddr(s);
-  for (let i = 0; i < qN; i++) {
-    const k = unchecked(qKey[i]);
+  for (let i = 0; i < quickSlots; i++) {
+    const k = unchecked(quickKeys[i]);
     if (!defined(ps, k) || complement(ps, k)) continue;
-    const m = unchecked(qMask[i]);
+    const m = unchecked(quickMasks[i]);
     const b = bits(ps, k);
     let hit = false;
     for (let x = 0; x < m.length; x++) {

@@ -10,6 +10,7 @@
 // the periodic checks after each; replicas that die (killed, or stepped down after losing the lease) are
 // replaced after 20-60 s, half of them meeting failing lists as they start. A quiet tail (no new faults)
 // follows, for garbage collection and pending pods to settle, then the final checks.
+import { parseArgs } from 'node:util';
 import type { Operator } from '../../controller/main.ts';
 import { leaks } from '../support/drills.ts';
 import { deployment, guide, simulation, type Simulation } from '../support/environment.ts';
@@ -433,7 +434,7 @@ export function formatReport(r: SoakReport): string {
 
 /** `npm run soak -- --hours H --seed S [--quiet-minutes M]`; exit 0 when every invariant held, 1 otherwise, 2 on bad arguments. */
 export async function main(argv: readonly string[]): Promise<number> {
-  const args = parseArgs(argv);
+  const args = readArgs(argv);
   if (typeof args === 'string') {
     process.stderr.write(`soak: ${args}\nusage: npm run soak -- --hours H --seed S [--quiet-minutes M]\n`);
     return 2;
@@ -446,24 +447,30 @@ export async function main(argv: readonly string[]): Promise<number> {
   return report.passed ? 0 : 1;
 }
 
-function parseArgs(argv: readonly string[]): { hours: number; seed: number; quietMinutes?: number } | string {
+function readArgs(argv: readonly string[]): { hours: number; seed: number; quietMinutes?: number } | string {
+  const { tokens } = parseArgs({
+    args: [...argv],
+    options: { hours: { type: 'string' }, seed: { type: 'string' }, 'quiet-minutes': { type: 'string' } },
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   const out: { hours: number; seed: number; quietMinutes?: number } = {
     hours: 1,
     seed: Math.floor(Math.random() * 2 ** 31),
   };
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i]!;
-    const value = argv[i + 1];
-    const n = Number(value);
-    if (!['--hours', '--seed', '--quiet-minutes'].includes(flag)) return `unknown argument ${JSON.stringify(flag)}`;
-    if (value === undefined || !Number.isFinite(n) || n < 0)
-      return `${flag} needs a number >= 0, got ${JSON.stringify(value)}`;
-    if (flag === '--hours') out.hours = n;
-    else if (flag === '--seed') {
-      if (!Number.isInteger(n) || n >= 2 ** 32) return `--seed must be an integer below 2^32, got ${value}`;
+  for (const t of tokens) {
+    if (t.kind === 'positional') return `unknown argument ${JSON.stringify(t.value)}`;
+    if (t.kind !== 'option') continue;
+    if (!['hours', 'seed', 'quiet-minutes'].includes(t.name)) return `unknown argument ${JSON.stringify(t.rawName)}`;
+    const n = Number(t.value);
+    if (t.value === undefined || t.value === '' || !Number.isFinite(n) || n < 0)
+      return `${t.rawName} needs a number >= 0, got ${JSON.stringify(t.value)}`;
+    if (t.name === 'hours') out.hours = n;
+    else if (t.name === 'seed') {
+      if (!Number.isInteger(n) || n >= 2 ** 32) return `--seed must be an integer below 2^32, got ${t.value}`;
       out.seed = n;
     } else out.quietMinutes = n;
-    i++;
   }
   if (out.hours <= 0) return '--hours must be more than 0';
   return out;

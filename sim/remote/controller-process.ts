@@ -1,7 +1,9 @@
-// The controller under benchmark, in a process of its own (forked by harness.ts): the real operator with the
-// simulated cloud (sim/operator.ts), talking to the parent's simulated API server over HTTP; the instances it
-// launches boot in the parent's simulated kubelets (IPC). It measures itself: event-loop delay, resident
-// memory, and the timestamps of batch windows closing, NodeClaims appearing and disruption passes.
+// The controller in a process of its own, driven over IPC (the controller benchmark forks it:
+// bench/controller/harness.ts): the real operator with the simulated cloud (../operator.ts), talking to the
+// parent's simulated API server over HTTP; the instances it launches boot in the parent's simulated kubelets
+// (IPC). It measures itself: event-loop delay, resident memory, and the timestamps of batch windows closing,
+// NodeClaims appearing and disruption passes. It lives in sim/ so that `npm run build` compiles it: the
+// benchmark runs the compiled controller (dist/), as the image does, with no TypeScript loader in any thread.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import {
   observeDecisions,
@@ -9,7 +11,7 @@ import {
   startSimOperator,
   wallClockMs,
   type SimOperator,
-} from '../../sim/operator.ts';
+} from '../operator.ts';
 import type { ChildInit, ChildStatus, FromChild, ObservedEvents, PhaseStats, ToChild } from './protocol.ts';
 
 const MiB = 1024 * 1024;
@@ -41,14 +43,18 @@ class PhaseProbe {
   end(): PhaseStats {
     this.delay.disable();
     clearInterval(this.sampler);
-    this.peak = Math.max(this.peak, process.memoryUsage.rss());
+    const mem = process.memoryUsage();
+    this.peak = Math.max(this.peak, mem.rss);
     const ms = (ns: number) => ns / 1e6;
     return {
       eventLoopP50Ms: ms(this.delay.percentile(50)),
       eventLoopP99Ms: ms(this.delay.percentile(99)),
       eventLoopMaxMs: ms(this.delay.max),
       rssPeakMiB: this.peak / MiB,
-      heapUsedMiB: process.memoryUsage().heapUsed / MiB,
+      rssEndMiB: mem.rss / MiB,
+      heapUsedMiB: mem.heapUsed / MiB,
+      heapTotalMiB: mem.heapTotal / MiB,
+      externalMiB: mem.external / MiB,
       seconds: (wallClockMs() - this.started) / 1000,
     };
   }

@@ -1,6 +1,7 @@
 // Messages between the controller benchmark (the parent: simulated cluster, workload, measurements) and the
-// controller it runs in a child process (child.ts). IPC with the `advanced` serialization (structured clone).
-import type { InstanceSpec } from '../../sim/cluster/kubelet.ts';
+// controller it runs in a child process (controller-process.ts). IPC with the `advanced` serialization
+// (structured clone).
+import type { InstanceSpec } from '../cluster/kubelet.ts';
 
 export interface ChildInit {
   readonly t: 'init';
@@ -34,7 +35,11 @@ export interface PhaseStats {
   readonly eventLoopMaxMs: number;
   /** Peak of the process's resident set size, sampled every 100 ms during the phase, MiB. */
   readonly rssPeakMiB: number;
+  /** At the phase's end: the process's RSS, and the main thread's V8 heap (used, reserved) and external memory. */
+  readonly rssEndMiB: number;
   readonly heapUsedMiB: number;
+  readonly heapTotalMiB: number;
+  readonly externalMiB: number;
   readonly seconds: number;
 }
 

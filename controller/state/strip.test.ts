@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { parsePod } from '../../engine/index.ts';
+import type { KubeObject } from '../operator/kube.ts';
+import { stripMetadata, stripPod } from './strip.ts';
+
+const T = '2025-01-01T00:00:00Z';
+
+function fullPod(): KubeObject {
+  // managedFields: not in our ObjectMeta type (nothing reads it), but API servers send it.
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: 'web-1',
+      namespace: 'default',
+      uid: 'u1',
+      resourceVersion: '7',
+      creationTimestamp: T,
+      labels: { app: 'web' },
+      annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"big":true}', keep: 'me' },
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: 'rs', controller: true }],
+      managedFields: [{ manager: 'kubectl', operation: 'Apply', fieldsV1: { 'f:spec': {} } }],
+    },
+    spec: {
+      nodeName: 'node-1',
+      priority: 10,
+      tolerations: [{ key: 'dedicated', operator: 'Exists', effect: 'NoSchedule' }],
+      volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }],
+      containers: [
+        {
+          name: 'app',
+          image: 'example/web:1',
+          command: ['serve'],
+          env: [{ name: 'A', value: 'b' }],
+          livenessProbe: { httpGet: { path: '/', port: 80 } },
+          volumeMounts: [{ name: 'data', mountPath: '/data' }],
+          ports: [{ containerPort: 80, hostPort: 8080, protocol: 'TCP' }],
+          resources: { requests: { cpu: '500m', memory: '1Gi' }, limits: { cpu: '1' } },
+        },
+      ],
+      initContainers: [
+        {
+          name: 'sidecar',
+          image: 'example/proxy:1',
+          restartPolicy: 'Always',
+          resources: { requests: { cpu: '100m' } },
+        },
+      ],
+    },
+    status: {
+      phase: 'Running',
+      podIP: '10.0.0.1',
+      podIPs: [{ ip: '10.0.0.1' }],
+      hostIP: '10.1.0.1',
+      startTime: T,
+      conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: T }],
+      containerStatuses: [
+        {
+          name: 'app',
+          image: 'example/web:1',
+          ready: true,
+          state: { running: { startedAt: T } },
+          allocatedResources: { cpu: '500m', memory: '1Gi' },
+        },
+      ],
+    },
+  } as KubeObject;
+}
+
+describe('informer cache transforms', () => {
+  it('drops managed fields and the last-applied annotation from any object, and keeps the rest', () => {
+    const o = stripMetadata(fullPod());
+    expect(o.metadata).not.toHaveProperty('managedFields');
+    expect(o.metadata.annotations).toEqual({ keep: 'me' });
+    expect((o.spec as { containers: unknown[] }).containers[0]).toHaveProperty('image');
+  });
+
+  it('drops what no part of the controller reads from a pod; the engine parses it to the same Pod', () => {
+    const before = parsePod(stripMetadata(fullPod()));
+    const o = stripPod(fullPod());
+    const spec = o.spec as {
+      containers: Array<Record<string, unknown>>;
+      initContainers: Array<Record<string, unknown>>;
+    };
+    expect(Object.keys(spec.containers[0]!).sort()).toEqual(['name', 'ports', 'resources']);
+    expect(Object.keys(spec.initContainers[0]!).sort()).toEqual(['name', 'resources', 'restartPolicy']);
+    expect(o.status).toEqual({
+      phase: 'Running',
+      startTime: T,
+      conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: T }],
+      containerStatuses: [{ name: 'app', allocatedResources: { cpu: '500m', memory: '1Gi' } }],
+    });
+    expect(o.metadata).not.toHaveProperty('managedFields');
+    expect(before.ok).toBe(true);
+    expect(parsePod(o)).toEqual(before);
+  });
+});

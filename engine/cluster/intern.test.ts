@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import type { Pod } from '../domain/types.ts';
+import { PodInterner } from './intern.ts';
+
+const pod = (name: string, app: string, extra: Partial<Record<keyof Pod, unknown>> = {}): Pod =>
+  ({
+    uid: `u-${name}`,
+    namespace: 'default',
+    name,
+    labels: { app },
+    annotations: {},
+    requests: { cpu: 390, memory: 2 ** 30, pods: 1 },
+    nodeSelector: {},
+    tolerations: [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute' }],
+    topologySpreadConstraints: [],
+    hostPorts: [],
+    creationTimestamp: 1,
+    phase: 'Running',
+    ...extra,
+  }) as unknown as Pod;
+
+describe('PodInterner', () => {
+  it('gives pods with equal parts the same part objects, and keeps each pod its own fields', () => {
+    const i = new PodInterner();
+    const a = i.intern(pod('a', 'web'));
+    const b = i.intern(pod('b', 'web'));
+    const c = i.intern(pod('c', 'db'));
+    expect(b).toEqual(pod('b', 'web'));
+    expect(b.labels).toBe(a.labels);
+    expect(b.requests).toBe(a.requests);
+    expect(b.tolerations).toBe(a.tolerations);
+    expect(c.labels).not.toBe(a.labels);
+    expect(c.labels).toEqual({ app: 'db' });
+    expect(c.requests).toBe(a.requests);
+    expect([a.name, b.name, c.name]).toEqual(['a', 'b', 'c']);
+  });
+
+  it('never shares a part whose JSON would not say all of it (undefined fields, Maps, Sets)', () => {
+    const i = new PodInterner();
+    const a = i.intern(pod('a', 'web', { nodeSelector: { zone: undefined } }));
+    const b = i.intern(pod('b', 'web', { nodeSelector: {} }));
+    expect(b.nodeSelector).not.toBe(a.nodeSelector);
+    const m = i.intern(pod('m', 'web', { affinity: { sets: new Set(['x']) } }));
+    const n = i.intern(pod('n', 'web', { affinity: { sets: new Set(['y']) } }));
+    expect(n.affinity).not.toBe(m.affinity);
+  });
+
+  it('forgets its parts on clear: later pods share new copies', () => {
+    const i = new PodInterner();
+    const a = i.intern(pod('a', 'web'));
+    expect(i.size).toBeGreaterThan(0);
+    i.clear();
+    expect(i.size).toBe(0);
+    const b = i.intern(pod('b', 'web'));
+    expect(b.labels).toEqual(a.labels);
+    expect(b.labels).not.toBe(a.labels);
+  });
+});
