@@ -14,6 +14,7 @@ import type { Command, Decision, DisruptOptions, DisruptResult } from './disrupt
 import type { ValidationResult } from './disruption/validate.ts';
 import type { Pod, Snapshot } from './domain/types.ts';
 import type { NewNodeClaimPlan, ProvisionPlan } from './model/types.ts';
+import { TypeShipper } from './pool/catalogs.ts';
 import { pack } from './pool/codec.ts';
 import type { TaskReply } from './pool/engine.worker.ts';
 import { EnginePool, PoolError, type PoolOptions } from './pool/pool.ts';
@@ -167,6 +168,7 @@ let oneOffs = 0;
 
 export function createEngine(config: EngineConfig = {}): Engine {
   const pool = new EnginePool(config);
+  const types = new TypeShipper();
   const timeoutMs = config.timeoutMs ?? 60_000;
   const clusters = new Map<string, ClusterEngine>();
 
@@ -212,7 +214,14 @@ export function createEngine(config: EngineConfig = {}): Engine {
       if (port1)
         port1.onmessage = (e: MessageEvent<{ fraction: number; stage: string }>) =>
           opts.onProgress!(e.data.fraction, e.data.stage);
-      const body = { kind: 'whatIf' as const, job: pack(job), ...(port2 ? { port: port2 } : {}) };
+      // A built snapshot's instance types travel once per engine (pool/catalogs.ts), not with every job.
+      const wire = job.built ? types.encode(job.built) : undefined;
+      const body = {
+        kind: 'whatIf' as const,
+        job: pack(wire ? { ...job, built: wire.built } : job),
+        ...(wire ? { types: wire.chunks } : {}),
+        ...(port2 ? { port: port2 } : {}),
+      };
       try {
         const reply = await pool.run(
           body as never,

@@ -1,7 +1,10 @@
 // `npm run bench -- pool`: what-if jobs on the engine's workers, 64 seeded scenarios (bench/scenarios/whatif.ts:
 // a fragmented cluster plus pending pods, consolidate mode, Karpenter's exact algorithm) on 1 worker and on 2.
 // Each row is the median wall time of the whole batch (the two worker counts' batches alternate, after a warm-up
-// that starts every worker); `speedup` is 1-worker time over this row's time.
+// that starts every worker); `speedup` is 1-worker time over this row's time. On a machine with as many cores
+// as workers a speed-up means something only when nothing else runs: every row carries the one-minute load
+// average when the timed batches started and when they ended (`loadStart`, `loadEnd`).
+import { loadavg } from 'node:os';
 import { createEngine, type Engine } from '../../engine/index.ts';
 import type { BenchRow } from '../report.ts';
 import { runScenario, type ScenarioInput, type ScenarioResult } from '../scenarios/whatif.ts';
@@ -25,6 +28,7 @@ export async function run(opts: SuiteOptions): Promise<BenchRow[]> {
       opts.progress(`pool: ${counts[i]} worker(s), warm-up`);
       await batch(engine, inputs.slice(0, counts[i]! * 2));
     }
+    const loadStart = loadavg()[0]!;
     const times: number[][] = counts.map(() => []);
     const results: ScenarioResult[][] = counts.map(() => []);
     for (let r = 0; r < REPEATS; r++) {
@@ -38,6 +42,7 @@ export async function run(opts: SuiteOptions): Promise<BenchRow[]> {
     // Same answers whatever the worker count: the speed-up is for the same work.
     if (JSON.stringify(results[0]) !== JSON.stringify(results[1]))
       throw new Error('pool bench: results differ between worker counts');
+    const loadEnd = loadavg()[0]!;
     const medians = times.map((t) => [...t].sort((a, b) => a - b)[Math.floor(t.length / 2)]!);
     return counts.map((threads, i) => ({
       suite: 'pool',
@@ -49,6 +54,8 @@ export async function run(opts: SuiteOptions): Promise<BenchRow[]> {
       scenariosPerSec: Math.round((count / medians[i]!) * 1000 * 10) / 10,
       speedup: Math.round((medians[0]! / medians[i]!) * 100) / 100,
       costPerHour: Math.round(results[i]!.reduce((a, x) => a + x.costPerHourAfter, 0) * 1e4) / 1e4,
+      loadStart: Math.round(loadStart * 100) / 100,
+      loadEnd: Math.round(loadEnd * 100) / 100,
     }));
   } finally {
     await Promise.all(engines.map((e) => e.close()));

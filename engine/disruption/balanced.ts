@@ -99,7 +99,11 @@ export function evaluateBalancedMove(
   const totalPrice = candidates.reduce((a, c) => a + price(c), 0);
   let approved = true;
   const pools = new Map<string, Candidate[]>();
-  for (const c of candidates) pools.set(c.nodePool.name, [...(pools.get(c.nodePool.name) ?? []), c]);
+  for (const c of candidates) {
+    const cs = pools.get(c.nodePool.name);
+    if (cs) cs.push(c);
+    else pools.set(c.nodePool.name, [c]);
+  }
   for (const [pool, cs] of pools) {
     if (cs[0]!.nodePool.disruption.consolidationPolicy !== 'Balanced') continue;
     const share = totalPrice > 0 ? cs.reduce((a, c) => a + price(c), 0) / totalPrice : cs.length / candidates.length;

@@ -169,6 +169,14 @@ export function withPricedOptions(
   reqs: Requirements,
   options: ReadonlyArray<{ readonly it: InstanceType; readonly micros: number }>,
 ): NewNodeClaimPlan {
+  return { ...claim, ...pricedOptions(reqs, options) };
+}
+
+/** The requirements, options and price withPricedOptions gives a NodeClaim (the same for claims of one shape). */
+export function pricedOptions(
+  reqs: Requirements,
+  options: ReadonlyArray<{ readonly it: InstanceType; readonly micros: number }>,
+): Pick<NewNodeClaimPlan, 'requirements' | 'instanceTypes' | 'price'> {
   const priced = options.map((o, i) => ({ ...o, i })).sort((a, b) => a.micros - b.micros || a.i - b.i);
   const itReq = reqs.get(INSTANCE_TYPE_LABEL);
   const narrowed = add(
@@ -184,7 +192,6 @@ export function withPricedOptions(
   );
   const instanceTypes = priced.map((p) => ({ name: p.it.name, price: p.micros / 1e6 }));
   return {
-    ...claim,
     requirements: toSelectorRequirements(narrowed),
     instanceTypes,
     price: instanceTypes[0]?.price ?? 0,

@@ -21,7 +21,7 @@ import {
   claimRequirements,
   RESERVATION_ID_LABEL,
   unmetMinValues,
-  withPricedOptions,
+  pricedOptions,
   worstLaunchPrice,
 } from './pricing.ts';
 import type { Simulation } from './simulate.ts';
@@ -147,6 +147,43 @@ function shapeClaim(
   return shaped;
 }
 
+interface KeptOptions {
+  readonly options: Replacement['options'];
+  /** The dearest kept option's worst-case launch price, micro-dollars. */
+  readonly worst: number;
+  /** The cheapest kept option's price, $/h. */
+  readonly price: number;
+}
+
+/**
+ * The options a claim of this shape keeps in a unit saving `s0` over `m` NodeClaims: those within S0 / 2M of its
+ * cheapest worst case (within S0 / M when that misses the claim's minValues); undefined when even those miss it.
+ */
+function keptOptions(x: Shaped, s0: number, m: number, caches: ModelCaches): KeptOptions | undefined {
+  let kept = x.priced.filter((p) => p.w <= x.base + Math.floor(s0 / (2 * m)));
+  if (
+    unmetMinValues(
+      x.reqs,
+      kept.map((p) => p.it),
+    )
+  )
+    kept = x.priced.filter((p) => p.w < x.base + Math.floor(s0 / m));
+  if (
+    unmetMinValues(
+      x.reqs,
+      kept.map((p) => p.it),
+    )
+  )
+    return undefined;
+  const options = kept.map((p) => ({ it: p.it, micros: cheapestMicros(x.reqs, x.key, p.it, caches) }));
+  // A shaped NodeClaim is priced at its cheapest option (withPricedOptions sorts by price).
+  return {
+    options,
+    worst: Math.max(...kept.map((p) => p.w)),
+    price: Math.min(...options.map((o) => o.micros)) / 1e6,
+  };
+}
+
 /** Applies the price rule to a unit; fails when it does not save or spot-to-spot is not allowed. */
 export function priceUnit(
   s: Snapshot,
@@ -168,9 +205,9 @@ export function priceUnit(
       };
     }
     if (!x.priced.length) return { ok: false, candidates, why: 'a replacement has no launchable option' };
-    shaped.push({ claim: k, ...x });
+    shaped.push({ claim: k, shape: x });
   }
-  const s0 = toMicros(candidatePrice) - shaped.reduce((a, x) => a + x.base, 0);
+  const s0 = toMicros(candidatePrice) - shaped.reduce((a, x) => a + x.shape.base, 0);
   if (s0 <= 0)
     return {
       ok: false,
@@ -180,27 +217,16 @@ export function priceUnit(
   const out: Replacement[] = [];
   let worst = 0;
   let price = 0;
+  // The options a claim keeps depend only on its shape and the unit's S0 and M: NodeClaims of one shape (a big
+  // unit has thousands, in a few dozen shapes) are priced once.
+  const byShape = new Map<Shaped, KeptOptions | undefined>();
   for (const x of shaped) {
-    let kept = x.priced.filter((p) => p.w <= x.base + Math.floor(s0 / (2 * shaped.length)));
-    if (
-      unmetMinValues(
-        x.reqs,
-        kept.map((p) => p.it),
-      )
-    )
-      kept = x.priced.filter((p) => p.w < x.base + Math.floor(s0 / shaped.length));
-    if (
-      unmetMinValues(
-        x.reqs,
-        kept.map((p) => p.it),
-      )
-    )
-      return { ok: false, candidates, why: 'the affordable options do not meet minValues' };
-    worst += Math.max(...kept.map((p) => p.w));
-    const options = kept.map((p) => ({ it: p.it, micros: cheapestMicros(x.reqs, x.key, p.it, caches) }));
-    // A shaped NodeClaim is priced at its cheapest option (withPricedOptions sorts by price).
-    price += Math.min(...options.map((o) => o.micros)) / 1e6;
-    out.push({ claim: x.claim, reqs: x.reqs, options });
+    let k = byShape.get(x.shape);
+    if (!byShape.has(x.shape)) byShape.set(x.shape, (k = keptOptions(x.shape, s0, shaped.length, caches)));
+    if (!k) return { ok: false, candidates, why: 'the affordable options do not meet minValues' };
+    worst += k.worst;
+    price += k.price;
+    out.push({ claim: x.claim, reqs: x.shape.reqs, options: k.options });
   }
   return {
     ok: true,
@@ -216,5 +242,11 @@ export function priceUnit(
 
 /** The unit's NodeClaims: each with exactly the kept options, in price order, priced at the first. */
 export function claimsOf(u: Unit): NewNodeClaimPlan[] {
-  return u.replacements.map((r) => withPricedOptions(r.claim, r.reqs, r.options));
+  // Claims of one shape share their kept options (priceUnit): their requirements are made once.
+  const byOptions = new Map<Replacement['options'], ReturnType<typeof pricedOptions>>();
+  return u.replacements.map((r) => {
+    let p = byOptions.get(r.options);
+    if (!p) byOptions.set(r.options, (p = pricedOptions(r.reqs, r.options)));
+    return { ...r.claim, ...p };
+  });
 }

@@ -15,6 +15,7 @@ import { disruptionPlanner } from '../whatif/disruption-planner.ts';
 import { WhatIfError } from '../whatif/build.ts';
 import { runWhatIfJob, type WhatIfJob } from '../whatif/job.ts';
 import type { WhatIfEngine } from '../whatif/run.ts';
+import { TypeStore, type TypeChunk, type WireBuilt } from './catalogs.ts';
 import { unpack } from './codec.ts';
 import { inThreadLp } from './lp.ts';
 
@@ -37,7 +38,13 @@ export type EngineTask =
       readonly op?: ArrayBuffer;
     }
   | { readonly kind: 'drop'; readonly model: string }
-  | { readonly kind: 'whatIf'; readonly job: ArrayBuffer; readonly port?: MessagePort };
+  | {
+      readonly kind: 'whatIf';
+      readonly job: ArrayBuffer;
+      /** Present when the job's built snapshot names its instance types (pool/catalogs.ts). */
+      readonly types?: readonly TypeChunk[];
+      readonly port?: MessagePort;
+    };
 
 export interface EngineWorkerData {
   readonly module: WebAssembly.Module;
@@ -50,6 +57,7 @@ const data = workerData as EngineWorkerData;
 const solver = new WasmSolver({ ...data.solver, module: data.module });
 const ctx: OpContext = { solver: () => solver, lp: inThreadLp, clock: () => performance.now() };
 const models = new Map<string, ClusterModel>();
+const typeStore = new TypeStore();
 
 const whatIfEngine: WhatIfEngine = {
   provision: (s, pods, o) => provision(s, pods, { exact: o.exact, solver }),
@@ -72,8 +80,11 @@ async function onModel(task: Extract<EngineTask, { kind: 'op' }>): Promise<TaskR
 async function onWhatIf(task: Extract<EngineTask, { kind: 'whatIf' }>): Promise<TaskReply> {
   const port = task.port;
   try {
+    const job = unpack<WhatIfJob>(task.job);
     const report = await runWhatIfJob(
-      unpack<WhatIfJob>(task.job),
+      task.types && job.built
+        ? { ...job, built: typeStore.decode(job.built as unknown as WireBuilt, task.types) }
+        : job,
       whatIfEngine,
       port ? (fraction, stage) => port.postMessage({ fraction, stage }) : undefined,
     );

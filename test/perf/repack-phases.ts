@@ -4,7 +4,7 @@
 // cluster model as the suite does. Prints each run's time (wall, and this process's CPU, all threads), loops,
 // nodes and $/h after, so a change can be checked for both speed and plan. REPACK_PROFILE=FILE writes a CPU
 // profile of the last local run (the earlier ones warm the caches and the JIT); for the engine, use
-// `node --cpu-prof`, which profiles the worker too.
+// `node --cpu-prof`, which profiles the worker too. REPACK_LOOPS=1 prints each loop's time (and what was shipped).
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import {
@@ -47,7 +47,12 @@ try {
     let loops = 0;
     for (let version = 0; ; version++) {
       loops++;
+      const d0 = performance.now();
       const r = await decide(s, { repack: 'only', repackDeadlineMs: 30_000, state, consolidationState: version });
+      if (process.env['REPACK_LOOPS'])
+        process.stderr.write(
+          `  loop ${loops}: ${(performance.now() - d0).toFixed(0)} ms${cluster ? `, shipped ${JSON.stringify(cluster.lastShipped())}` : ''}\n`,
+        );
       state = r.state;
       const d = r.decision;
       if (d.kind === 'noop') break;
