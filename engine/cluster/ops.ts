@@ -38,7 +38,7 @@ export type EngineOp =
       readonly opts: { readonly timeLimitSec?: number; readonly wellKnownLabels?: ReadonlySet<string> };
     };
 
-export type OpResult = ProvisionPlan | DisruptResult | ValidationResult | NodeReport | LowerBound;
+type OpResult = ProvisionPlan | DisruptResult | ValidationResult | NodeReport | LowerBound;
 
 /** What a worker lends the operations: its solvers and a clock for deadlines. */
 export interface OpContext {
