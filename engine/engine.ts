@@ -13,7 +13,7 @@ import type { NodeReport } from './disruption/explain.ts';
 import type { Command, Decision, DisruptOptions, DisruptResult } from './disruption/types.ts';
 import type { ValidationResult } from './disruption/validate.ts';
 import type { Pod, Snapshot } from './domain/types.ts';
-import type { ProvisionPlan } from './model/types.ts';
+import type { NewNodeClaimPlan, ProvisionPlan } from './model/types.ts';
 import { pack } from './pool/codec.ts';
 import type { TaskReply } from './pool/engine.worker.ts';
 import { EnginePool, PoolError, type PoolOptions } from './pool/pool.ts';
@@ -56,6 +56,22 @@ export interface ClusterDecisions {
     pods: readonly Pod[],
     opts?: { readonly timeLimitSec?: number; readonly wellKnownLabels?: ReadonlySet<string> } & EngineCallOptions,
   ): Promise<LowerBound>;
+  /**
+   * A NodeClaim of the static NodePool `pool` built from its template alone (every compatible type of the
+   * snapshot's with an available offering, cheapest first); undefined when there is none.
+   */
+  staticClaim(s: Snapshot, pool: string, opts?: EngineCallOptions): Promise<NewNodeClaimPlan | undefined>;
+  /**
+   * The names of up to `count` NodeClaims the static NodePool `pool` gives up, the most disposable first: the
+   * `unlaunched` ones, then empty nodes, then the cheapest to disrupt, do-not-disrupt last.
+   */
+  staticScaleDown(
+    s: Snapshot,
+    pool: string,
+    unlaunched: readonly string[],
+    count: number,
+    opts?: EngineCallOptions,
+  ): Promise<string[]>;
 }
 
 /** A warm model of one cluster on one worker. */
@@ -120,6 +136,12 @@ const ops = {
         ...(o.wellKnownLabels ? { wellKnownLabels: o.wellKnownLabels } : {}),
       },
     }),
+  staticClaim:
+    (pool: string): OpOf =>
+    () => ({ op: 'staticClaim', pool }),
+  staticScaleDown:
+    (pool: string, unlaunched: readonly string[], count: number): OpOf =>
+    () => ({ op: 'staticScaleDown', pool, unlaunched, count }),
 };
 
 /** The reply's value, or the worker's error as an Error here. */
@@ -166,6 +188,9 @@ export function createEngine(config: EngineConfig = {}): Engine {
     validate: (s, d, o) => oneOff(s, ops.validate(d, o), [], o?.signal),
     explainNode: (s, node, o) => oneOff(s, ops.explainNode(node, o), [], o?.signal),
     lowerBound: (s, pods, o = {}) => oneOff(s, ops.lowerBound(pods, o), pods, o.signal),
+    staticClaim: (s, pool, o) => oneOff(s, ops.staticClaim(pool), [], o?.signal),
+    staticScaleDown: (s, pool, unlaunched, count, o) =>
+      oneOff(s, ops.staticScaleDown(pool, unlaunched, count), [], o?.signal),
   };
 
   return {
@@ -244,6 +269,9 @@ function clusterEngine(name: string, pool: EnginePool, timeoutMs: number, onClos
     validate: (s, d, o) => queued(s, ops.validate(d, o), [], o?.signal),
     explainNode: (s, node, o) => queued(s, ops.explainNode(node, o), [], o?.signal),
     lowerBound: (s, pods, o = {}) => queued(s, ops.lowerBound(pods, o), pods, o.signal),
+    staticClaim: (s, pool, o) => queued(s, ops.staticClaim(pool), [], o?.signal),
+    staticScaleDown: (s, pool, unlaunched, count, o) =>
+      queued(s, ops.staticScaleDown(pool, unlaunched, count), [], o?.signal),
     async close() {
       onClose();
       await tail;

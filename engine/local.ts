@@ -9,6 +9,8 @@ export { ModelCaches } from './model/caches.ts';
 export { disrupt } from './disruption/disrupt.ts';
 export { validate } from './disruption/validate.ts';
 export { explainNode } from './disruption/explain.ts';
+export { templateClaim } from './disruption/staticdrift.ts';
+export { staticScaleDown } from './disruption/staticscale.ts';
 export { planRepack } from './disruption/repack.ts';
 export { computeConsolidation } from './disruption/consolidation.ts';
 export { simulate } from './disruption/simulate.ts';

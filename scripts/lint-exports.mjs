@@ -38,7 +38,7 @@ function sources() {
       encoding: 'utf8',
     })
       .split('\n')
-      .filter(wanted);
+      .filter((f, i, all) => wanted(f) && all.indexOf(f) === i); // an unmerged file is listed once per stage
   return readdirSync(root, { recursive: true, encoding: 'utf8' })
     .map((f) => f.split('\\').join('/'))
     .filter(wanted);

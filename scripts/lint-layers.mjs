@@ -183,6 +183,8 @@ const IN_THREAD = [
   'disrupt',
   'validate',
   'explainNode',
+  'templateClaim',
+  'staticScaleDown',
   'planRepack',
   'computeConsolidation',
   'simulate',

@@ -1,5 +1,5 @@
 // The engine's decisions over a cluster model, as a pool worker runs them: provision, disrupt, validate,
-// explain a node, bound the cost. An operation is plain data (it crosses a thread); options that are
+// explain a node, bound the cost, and a static NodePool's NodeClaim and scale-down. An operation is plain data (it crosses a thread); options that are
 // functions or objects with behaviour on the caller's side (a solver, a clock) are replaced by what the
 // worker provides: its own wasm solver, and its monotonic clock when the caller asks for deadlines.
 import { lowerBound, type LowerBound, type LpSolver } from '../bound/index.ts';
@@ -7,8 +7,11 @@ import { disrupt } from '../disruption/disrupt.ts';
 import { explainNode, type NodeReport } from '../disruption/explain.ts';
 import type { Command, Decision, DisruptOptions, DisruptResult } from '../disruption/types.ts';
 import { validate, type ValidationResult } from '../disruption/validate.ts';
+import { templateClaim } from '../disruption/staticdrift.ts';
+import { staticScaleDown } from '../disruption/staticscale.ts';
+import type { NodePool, Snapshot } from '../domain/types.ts';
 import { provisionInput } from '../model/input.ts';
-import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from '../model/types.ts';
+import type { NewNodeClaimPlan, ProvisionInput, ProvisionPlan, ProvisionSolver } from '../model/types.ts';
 import type { PodRefs } from './delta.ts';
 import type { ClusterModel } from './model.ts';
 
@@ -36,9 +39,24 @@ export type EngineOp =
       readonly op: 'lowerBound';
       readonly pods: PodRefs;
       readonly opts: { readonly timeLimitSec?: number; readonly wellKnownLabels?: ReadonlySet<string> };
+    }
+  | { readonly op: 'staticClaim'; readonly pool: string }
+  | {
+      readonly op: 'staticScaleDown';
+      readonly pool: string;
+      readonly unlaunched: readonly string[];
+      readonly count: number;
     };
 
-type OpResult = ProvisionPlan | DisruptResult | ValidationResult | NodeReport | LowerBound;
+type OpResult =
+  | ProvisionPlan
+  | DisruptResult
+  | ValidationResult
+  | NodeReport
+  | LowerBound
+  | NewNodeClaimPlan
+  | undefined
+  | readonly string[];
 
 /** What a worker lends the operations: its solvers and a clock for deadlines. */
 export interface OpContext {
@@ -59,6 +77,13 @@ function disruptOptions(model: ClusterModel, o: WireDisruptOptions, ctx: OpConte
     ...(deadlines ? { elapsedMs: ctx.clock } : {}),
     ...(known ? { wellKnownLabels: known } : {}),
   };
+}
+
+/** The snapshot's NodePool of that name (a static decision names the pool it is about). */
+function poolNamed(s: Snapshot, name: string): NodePool {
+  const pool = s.nodePools.find((p) => p.name === name);
+  if (!pool) throw new Error(`the snapshot has no NodePool ${name}`);
+  return pool;
 }
 
 export async function runOp(model: ClusterModel, op: EngineOp, ctx: OpContext): Promise<OpResult> {
@@ -91,5 +116,9 @@ export async function runOp(model: ClusterModel, op: EngineOp, ctx: OpContext): 
         op.opts.timeLimitSec !== undefined ? { timeLimitSec: op.opts.timeLimitSec } : {},
       );
     }
+    case 'staticClaim':
+      return templateClaim(s, poolNamed(s, op.pool));
+    case 'staticScaleDown':
+      return staticScaleDown(s.nodes, s.now, poolNamed(s, op.pool), op.unlaunched, op.count);
   }
 }

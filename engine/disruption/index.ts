@@ -56,5 +56,3 @@ export { worstLaunchPrice, filterByPrice, nodeOfferingPrice, estimatedSavings } 
 export { provisionablePending, type Simulation, type SimContext } from './simulate.ts';
 export { commandString, commandTimeoutMs, makeCommand } from './command.ts';
 export { interleave } from './singlenode.ts';
-export { templateClaim } from './staticdrift.ts';
-export { staticScaleDown } from './staticscale.ts';

@@ -1,16 +1,17 @@
 // static.deprovisioning (feature gate StaticCapacity; Karpenter core pkg/controllers/static/deprovisioning,
 // main after v1.14.1): a static NodePool with more active NodeClaims than replicas deletes the surplus, the most
-// disposable first (engine/disruption/staticscale.ts: not launched yet, then empty, then cheapest to disrupt,
-// do-not-disrupt last). NodeClaims a disruption command is replacing do not count, so a drift replacement in
+// disposable first (engine/disruption/staticscale.ts, on the engine's workers: not launched yet, then empty,
+// then cheapest to disrupt, do-not-disrupt last). NodeClaims a disruption command is replacing do not count, so a drift replacement in
 // flight is not taken for surplus. Disruption budgets do not apply: the user is scaling down; the drain still
 // honours PDBs and the termination grace period.
-import { staticScaleDown, type NodePool } from '../../../engine/index.ts';
+import type { NodePool } from '../../../engine/index.ts';
 import { ignoreNotFound } from '../../operator/kube.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../operator/result.ts';
 import type { Controller } from '../../operator/runtime.ts';
 import type { ControllerContext } from '../context.ts';
 import { NODEPOOL_LABEL } from '../keys.ts';
 import { replicasChanged, staticCounts } from './counts.ts';
+import { staticSnapshot } from './snapshot.ts';
 
 const MINUTE = 60_000;
 
@@ -34,8 +35,9 @@ export function newStaticDeprovisioning(ctx: ControllerContext): Controller {
       'deprovisioning nodeclaims to satisfy replica count',
     );
     const unlaunched = active.filter((c) => !c.info.providerId).map((c) => c.info.name);
-    for (const victim of staticScaleDown(ctx.cluster.stateNodes(), ctx.clock.now(), pool, unlaunched, surplus))
-      await remove(pool, victim);
+    const nodes = ctx.cluster.stateNodes().filter((n) => n.nodePoolName === name);
+    const victims = await ctx.engine.staticScaleDown(staticSnapshot(ctx, pool, { nodes }), name, unlaunched, surplus);
+    for (const victim of victims) await remove(pool, victim);
     return requeueAfter(MINUTE);
   }
 

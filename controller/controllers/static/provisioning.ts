@@ -8,8 +8,9 @@
 // 3. Active + pending disruption >= replicas -> look again in a minute (scale-down is static.deprovisioning's).
 // 4. Room under limits.nodes (active, pending disruption and deleting NodeClaims all count against it): none
 //    -> "nodepool node limit reached", again in 30 s.
-// 5. Create the missing NodeClaims (written straight into cluster state, so the next pass counts them).
-import { NODES, templateClaim, type NodePool } from '../../../engine/index.ts';
+// 5. Create the missing NodeClaims (written straight into cluster state, so the next pass counts them), all
+//    from one template NodeClaim the engine builds on its workers.
+import { NODES, type NodePool } from '../../../engine/index.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../operator/result.ts';
 import type { Controller } from '../../operator/runtime.ts';
 import { poolInstanceTypes } from '../../state/snapshot.ts';
@@ -17,6 +18,7 @@ import type { ControllerContext } from '../context.ts';
 import { NODEPOOL_LABEL } from '../keys.ts';
 import { nodeClaimFor } from '../provisioning/nodeclaim.ts';
 import { replicasOrReadinessChanged, staticCounts } from './counts.ts';
+import { staticSnapshot } from './snapshot.ts';
 
 const MINUTE = 60_000;
 
@@ -40,8 +42,8 @@ export function newStaticProvisioning(ctx: ControllerContext): Controller {
 
   async function create(pool: NodePool, n: number): Promise<void> {
     const entry = ctx.cluster.nodePool(pool.name)!;
-    const types = await poolInstanceTypes(ctx, pool);
-    const plan = templateClaim({ instanceTypes: new Map([[pool.name, types]]), options: ctx.engineOptions }, pool);
+    const instanceTypes = await poolInstanceTypes(ctx, pool);
+    const plan = await ctx.engine.staticClaim(staticSnapshot(ctx, pool, { instanceTypes }), pool.name);
     if (!plan) throw new Error(`nodepool ${pool.name}: no instance type its template allows has an available offering`);
     for (let i = 0; i < n; i++) {
       const created = await ctx.kube.create('NodeClaim', nodeClaimFor(plan, pool, entry.obj));

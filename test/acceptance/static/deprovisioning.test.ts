@@ -46,6 +46,8 @@ describe('Static Deprovisioning', () => {
       expect(await s.reconcile()).toEqual({ kind: 'requeueAfter', ms: MIN });
       expect(live(s.sim)).toHaveLength(2);
       expect(deletingNames(s.sim)).toHaveLength(3);
+      // The ranking is the engine's, on its workers: one call for the three.
+      expect(s.engineCalls).toEqual(['staticScaleDown']);
     });
     it('should handle zero replicas by terminating all nodeclaims', async () => {
       const s = await start();

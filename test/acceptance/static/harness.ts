@@ -8,6 +8,7 @@ import { resolveOptions } from '../../../controller/operator/options.ts';
 import type { ReconcileResult } from '../../../controller/operator/result.ts';
 import type { Controller } from '../../../controller/operator/runtime.ts';
 import type { ControllerContext } from '../../../controller/controllers/context.ts';
+import type { ClusterDecisions } from '../../../engine/index.ts';
 import { simulationEngine } from '../../../sim/engine.ts';
 import { guide, simulation, type Simulation } from '../../support/environment.ts';
 
@@ -17,11 +18,27 @@ const GATES = { 'feature-gates': 'StaticCapacity=true' };
 export interface Static {
   readonly sim: Simulation;
   readonly controller: Controller;
+  /** The engine decisions the controller asked for, in order (a static decision runs on the engine's workers). */
+  readonly engineCalls: readonly string[];
   reconcile(pool?: string): Promise<ReconcileResult>;
 }
 
+/** `engine` with every call's name written to `calls`. */
+function recorded(engine: ClusterDecisions, calls: string[]): ClusterDecisions {
+  return new Proxy(engine, {
+    get(target, key, receiver) {
+      const v = Reflect.get(target, key, receiver);
+      if (typeof v !== 'function') return v;
+      return (...args: unknown[]) => {
+        calls.push(String(key));
+        return (v as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
+
 /** The operator's parts as a controller context (the one the controller list would hand it). */
-function contextOf(sim: Simulation): ControllerContext {
+function contextOf(sim: Simulation, calls: string[]): ControllerContext {
   const op = sim.operator;
   const options = resolveOptions([], {}, { 'cluster-name': 'my-cluster', ...GATES });
   return {
@@ -35,7 +52,7 @@ function contextOf(sim: Simulation): ControllerContext {
     options,
     engineOptions: engineOptionsOf(options),
     cloudProvider: op.cloudProvider,
-    engine: simulationEngine().cluster('static-test'),
+    engine: recorded(simulationEngine().cluster('static-test'), calls),
   };
 }
 
@@ -44,10 +61,12 @@ export async function startStatic(make: (ctx: ControllerContext) => Controller):
   const sim = await simulation({ only: ['nodeclass.status', 'nodepool.readiness', 'nodepool.hash'], options: GATES });
   await sim.apply(guide('guide-03.yaml'));
   await sim.settle();
-  const controller = make(contextOf(sim));
+  const engineCalls: string[] = [];
+  const controller = make(contextOf(sim, engineCalls));
   return {
     sim,
     controller,
+    engineCalls,
     async reconcile(pool = 'static') {
       const r = await controller.reconcile(pool);
       await sim.settle();

@@ -59,6 +59,8 @@ describe('Static Provisioning', () => {
           min_values_relaxed: 'false',
         }),
       ).toBe(3);
+      // The template NodeClaim is the engine's, built on its workers: one call for the three.
+      expect(s.engineCalls).toEqual(['staticClaim']);
     });
     it('should create additional nodeclaims to reach desired replicas', async () => {
       const s = await start();
