@@ -2,13 +2,13 @@
 // the median absolute deviation are what rows report (the machines are shared and noisy).
 import { Bench } from 'tinybench';
 
-export interface Timing {
+interface Timing {
   readonly ms: number;
   readonly madMs: number;
   readonly samples: number;
 }
 
-export interface MeasureOptions {
+interface MeasureOptions {
   /** Time budget for sampling, ms (default 2000). */
   readonly timeMs?: number;
   /** Minimum number of samples (default 5). */

@@ -17,7 +17,7 @@ export interface BenchRow {
   readonly [extra: string]: unknown;
 }
 
-export interface Machine {
+interface Machine {
   readonly cpu: string;
   readonly cores: number;
   readonly memoryGiB: number;

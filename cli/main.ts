@@ -50,7 +50,7 @@ function usage(): string {
 }
 
 /** `karpenter-ts <version> (commit <sha>)`: what --version prints and the image is labelled with. */
-export function versionLine(): string {
+function versionLine(): string {
   return `karpenter-ts ${VERSION}${COMMIT ? ` (commit ${COMMIT})` : ''}\n`;
 }
 

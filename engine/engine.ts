@@ -22,7 +22,7 @@ import { WhatIfError } from './whatif/build.ts';
 import type { WhatIfJob } from './whatif/job.ts';
 import type { WhatIfReport } from './whatif/types.ts';
 
-export interface EngineConfig extends PoolOptions {
+interface EngineConfig extends PoolOptions {
   /** Per-call timeout, ms (default 60 s, Karpenter's solve timeout). */
   readonly timeoutMs?: number;
 }
@@ -33,7 +33,7 @@ export type EngineDisruptOptions = Omit<DisruptOptions, 'solver' | 'repackSolver
   readonly deadlines?: boolean;
 };
 
-export interface EngineCallOptions {
+interface EngineCallOptions {
   readonly signal?: AbortSignal;
 }
 

@@ -14,31 +14,25 @@ export {
   parseCron,
   scheduleActive,
   CronError,
-  type CronResult,
   type CronSchedule,
 } from './disruption/cron.ts';
 export * from './disruption/index.ts';
 export * from './domain/money.ts';
-export { incompatibleNodePools, provisionInput, snapshotOf, type IncompatibleNodePool } from './model/input.ts';
+export { incompatibleNodePools, provisionInput, snapshotOf } from './model/input.ts';
 export type {
-  InstanceTypeOption,
   NewNodeClaimPlan,
   PodError,
   ProvisionInput,
   ProvisionPlan,
   ProvisionSolver,
 } from './model/types.ts';
-export type { CacheStats } from './model/caches.ts';
-export { verifyPlan, type Violation } from './verify/verify.ts';
+export { verifyPlan } from './verify/verify.ts';
 // The AWS provider's launch-time filters (engine/launch/filter.ts): the launch path and the planner share them.
 export {
   isExotic,
   MAX_INSTANCE_TYPES as MAX_LAUNCH_INSTANCE_TYPES,
-  reservationRank as launchReservationRank,
   selectCandidates as selectLaunchCandidates,
   type Candidate as LaunchCandidate,
-  type ReservationKind as LaunchReservationKind,
-  type Selection as LaunchSelection,
 } from './launch/filter.ts';
 export { asLaunched } from './launch/price.ts';
 export {
@@ -58,7 +52,6 @@ export {
   NODEPOOL_HASH_ANNOTATION,
   NODEPOOL_HASH_VERSION_ANNOTATION,
   DISRUPTED_TAINT_KEY,
-  UNREGISTERED_TAINT_KEY,
   withExtraWellKnown,
   normalizeKey,
 } from './scheduling/labels.ts';
@@ -78,14 +71,12 @@ export {
   type ClusterDecisions,
   type ClusterEngine,
   type Engine,
-  type EngineCallOptions,
-  type EngineConfig,
   type EngineDisruptOptions,
 } from './engine.ts';
 export type { DeltaStats } from './cluster/delta.ts';
 export { PodInterner } from './cluster/intern.ts';
-export { PoolError, type EnginePool, type PoolOptions, type CallOptions } from './pool/pool.ts';
-export { moduleUrl, workerModule, type WorkerModule } from './pool/module-url.ts';
+export { PoolError, type EnginePool, type PoolOptions } from './pool/pool.ts';
+export { moduleUrl, workerModule } from './pool/module-url.ts';
 // The requirement algebra as a namespace (its add/get/has would collide with resources.ts), for the
 // controller's cloud providers, which build instance-type requirements and check launch compatibility.
 export * as reqs from './scheduling/requirements.ts';

@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { AcceleratorCell, CatalogFile, CatalogRegion, CatalogRow, GpuCell } from '../engine/catalog/format.ts';
 import { effectiveOnDemand, ROW_FIELDS, spotEstimate } from '../engine/catalog/format.ts';
 
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const CATALOG_PATH = join(REPO_ROOT, 'engine/catalog/zz_generated.catalog.json');
 export const VECTORS_PATH = join(REPO_ROOT, 'engine/catalog/testdata/zz_generated.docs-vectors.json');
 
@@ -156,7 +156,7 @@ function regionEntry(
 }
 
 /** Karpenter docs resource names, in the order vector rows hold them. */
-export const VECTOR_RESOURCES = [
+const VECTOR_RESOURCES = [
   'cpu',
   'memory',
   'ephemeral-storage',
@@ -195,7 +195,7 @@ function vectorsFile(records: readonly RawRecord[]): string {
   return `{\n"_meta": ${JSON.stringify(head._meta)},\n"rows": [\n${rows.map((r) => JSON.stringify(r)).join(',\n')}\n]\n}\n`;
 }
 
-export interface Generated {
+interface Generated {
   readonly catalog: string;
   readonly vectors: string;
 }

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { CRDS, crdFileName, crdYaml } from '../engine/api/index.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-export const CRD_DIR = join(root, 'charts', 'karpenter-ts', 'crds');
+const CRD_DIR = join(root, 'charts', 'karpenter-ts', 'crds');
 
 function main(): number {
   let check: boolean;

@@ -6,7 +6,7 @@ import type { AdmissionRequest, ApiServer, FieldError } from './apiserver/index.
 
 const toSim = (e: EngineFieldError): FieldError => ({ field: e.path || 'metadata', message: e.message });
 
-export function karpenterAdmission(req: AdmissionRequest): FieldError[] {
+function karpenterAdmission(req: AdmissionRequest): FieldError[] {
   const errors = req.operation === 'CREATE' ? validateObject(req.object) : validateUpdate(req.oldObject, req.object);
   if (errors.length) return errors.map(toSim);
   if (req.subresource !== 'status') {

@@ -19,7 +19,7 @@ interface Entry {
   live: boolean;
 }
 
-export interface SimClockOptions {
+interface SimClockOptions {
   /** 0 (the default) for manual mode; otherwise the speed-up over wall time. */
   readonly speed?: number;
   /** Start time in ms since the epoch (default 2025-01-01T00:00:00Z, so runs are reproducible). */

@@ -68,7 +68,7 @@ export interface SimReservationSpec {
 }
 
 /** Another operator replica against the same simulated cluster and cloud. */
-export interface ReplicaOptions {
+interface ReplicaOptions {
   /** Option overrides by flag name, on top of the first replica's. */
   readonly options?: Readonly<Record<string, string>>;
   readonly leaderElection?: OperatorDeps['leaderElection'];

@@ -17,7 +17,7 @@ import { triggers } from '../controller/controllers/provisioning/reconcile.ts';
 import { simNetwork } from './cloud/network.ts';
 import { SimCloudProvider, type SimKubeletPort } from './cloud/provider.ts';
 
-export interface SimOperatorOptions {
+interface SimOperatorOptions {
   /** The simulated API server's kubeconfig (kubeConfigText / KubeConfig.exportConfig). */
   readonly kubeConfig: string;
   readonly kubelet: SimKubeletPort;
@@ -79,7 +79,7 @@ export async function startSimOperator(o: SimOperatorOptions): Promise<SimOperat
   return { operator, options, provider: provider!, stop: () => operator.stop() };
 }
 
-export interface DecisionObserver {
+interface DecisionObserver {
   /** A provisioning batch window closed (ms, the wall clock). */
   readonly onWindowClosed: (at: number) => void;
   /** A NodeClaim this operator did not know before entered its cluster state (created by it, or listed). */
@@ -108,7 +108,7 @@ export function observeDecisions(sim: SimOperator, o: DecisionObserver, now: () 
 export const wallClockMs = (): number => performance.timeOrigin + performance.now();
 
 /** One disruption pass as the operator's decision-evaluation metric records it. */
-export interface DisruptionPass {
+interface DisruptionPass {
   readonly at: number;
   readonly seconds: number;
   /** The deciding method's reason label (empty for a pass that decided nothing). */

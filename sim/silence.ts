@@ -16,13 +16,13 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { kubeConfigFor, type SimEndpoint } from './kubeconfig.ts';
 
 /** What a rule sees of a request. */
-export interface ProxiedRequest {
+interface ProxiedRequest {
   readonly method: string;
   /** Path and query, as sent. */
   readonly path: string;
 }
 
-export type SilenceRule = (r: ProxiedRequest) => boolean;
+type SilenceRule = (r: ProxiedRequest) => boolean;
 
 export interface SilenceProxy {
   readonly url: string;

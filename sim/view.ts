@@ -4,7 +4,7 @@ import { formatBytes, formatMillicores, parsePod, parseResources, type Resources
 import type { KObject } from './apiserver/index.ts';
 import type { Simulation } from './environment.ts';
 
-export interface NodeRow {
+interface NodeRow {
   readonly name: string;
   readonly nodePool: string;
   readonly type: string;
@@ -20,7 +20,7 @@ export interface NodeRow {
 const labels = (o: KObject): Record<string, string> => o.metadata.labels ?? {};
 const phase = (p: KObject): string | undefined => (p.status as { phase?: string } | undefined)?.phase;
 
-export function nodeRows(sim: Simulation): NodeRow[] {
+function nodeRows(sim: Simulation): NodeRow[] {
   const pods = sim.cluster.store.list('pods');
   const byNode = new Map<string, KObject[]>();
   for (const p of pods) {

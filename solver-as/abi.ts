@@ -247,7 +247,6 @@ export const CF_LAUNCH = 1;
 // ---- status and failure codes ----
 export const S_OK = 0;
 export const S_BAD_INPUT = 1;
-export const E_NONE = 0;
 export const E_NO_TEMPLATES = 1;
 export const E_FAILED = 2;
 export const E_MIN_VALUES = 3;

@@ -22,7 +22,7 @@ import type {
 } from '../../sim/remote/protocol.ts';
 import { Binder } from './binder.ts';
 
-export interface HarnessOptions {
+interface HarnessOptions {
   /** The simulated cloud's CreateFleet-to-running delay in the child. */
   readonly launchMs: number;
   readonly terminateMs?: number;

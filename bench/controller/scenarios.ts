@@ -50,7 +50,7 @@ export interface ControllerRow {
   readonly [extra: string]: unknown;
 }
 
-export interface ScenarioOptions {
+interface ScenarioOptions {
   readonly quick: boolean;
   readonly log: (m: string) => void;
 }

@@ -12,7 +12,7 @@ import { mulberry32, pick } from '../scenarios/random.ts';
 
 export const NAMESPACE = 'default';
 export const BENCH_SCHEDULER = 'controller-bench';
-export const UNSCHEDULABLE_MESSAGE = 'no nodes available to schedule pods';
+const UNSCHEDULABLE_MESSAGE = 'no nodes available to schedule pods';
 
 const guideFile = (name: string): string => fileURLToPath(new URL(`../../examples/guide/${name}`, import.meta.url));
 
@@ -75,7 +75,7 @@ export interface PodShape {
 }
 
 /** A pod as a user would submit it, for the benchmark's scheduler. */
-export function podObject(name: string, shape: PodShape, app: string): KObject {
+function podObject(name: string, shape: PodShape, app: string): KObject {
   return {
     apiVersion: 'v1',
     kind: 'Pod',

@@ -10,7 +10,7 @@ import { customInstanceTypes, DEFAULT_ENGINE_OPTIONS, type Pod, type ProvisionIn
 import { nodePool, pod } from '../../test/fixtures/builders.ts';
 import { mulberry32, type Rng } from './random.ts';
 
-export const DIM3 = 'example.com/dim3';
+const DIM3 = 'example.com/dim3';
 type Item = readonly number[];
 
 export interface PackingInstance {

@@ -54,7 +54,7 @@ function shaped(
   );
 }
 
-export interface QualityScenario {
+interface QualityScenario {
   readonly name: string;
   readonly generic: boolean;
   readonly build: () => ProvisionInput;

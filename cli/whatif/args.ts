@@ -47,7 +47,7 @@ options:
 exit status: 0 done; 1 some jobs of a batch failed; 2 usage error or unreadable input
 `;
 
-export type GridKey = 'exact' | 'mode' | 'region' | 'nodepools';
+type GridKey = 'exact' | 'mode' | 'region' | 'nodepools';
 const GRID_KEYS: readonly GridKey[] = ['exact', 'mode', 'region', 'nodepools'];
 
 export interface WhatIfArgs {
@@ -86,7 +86,7 @@ function checkMode(v: string, where: string): WhatIfMode {
   return v;
 }
 
-export function checkGridValue(key: GridKey, v: string): string {
+function checkGridValue(key: GridKey, v: string): string {
   if (key === 'exact' && v !== 'true' && v !== 'false')
     throw new UsageError(`--grid exact: "${v}" is not true or false`);
   if (key === 'mode') checkMode(v, '--grid mode');

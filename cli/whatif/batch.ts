@@ -19,7 +19,7 @@ import type { SummaryRow } from './summary.ts';
 const SNAPSHOT_FILE = /\.(ya?ml|json|msgpack)$/i;
 
 /** The clusters an input names: a file is one; a folder is one per snapshot file or sub-folder in it (sorted). */
-export async function clustersIn(input: string, cwd: string): Promise<string[]> {
+async function clustersIn(input: string, cwd: string): Promise<string[]> {
   const st = await stat(resolve(cwd, input)).catch((e: unknown) => {
     throw fsProblem(input, e);
   });
@@ -65,7 +65,7 @@ export async function expandJobs(a: WhatIfArgs, cwd: string, defaultNow: number)
   return a.shard ? jobs.filter((j) => j.index % a.shard!.count === a.shard!.index) : jobs;
 }
 
-export function rowOf(spec: JobSpec, r: JobResult): SummaryRow {
+function rowOf(spec: JobSpec, r: JobResult): SummaryRow {
   const input = spec.snapshot ?? spec.pods ?? '';
   if (!r.ok) return { job: spec.index, input, variant: spec.variant, status: 'error', error: r.error };
   const p = r.report;
@@ -87,7 +87,7 @@ export function rowOf(spec: JobSpec, r: JobResult): SummaryRow {
   };
 }
 
-export interface BatchResult {
+interface BatchResult {
   readonly rows: SummaryRow[];
   /** The reports of the jobs that ran, by job index. */
   readonly reports: Map<number, WhatIfReport>;

@@ -16,7 +16,7 @@ import { InputError } from './errors.ts';
 import { loadSnapshot, readTextInput } from './load.ts';
 import { finish, prepare } from './migrate.ts';
 
-export const GUIDE_NODEPOOL = fileURLToPath(new URL('../../examples/guide/guide-01.yaml', import.meta.url));
+const GUIDE_NODEPOOL = fileURLToPath(new URL('../../examples/guide/guide-01.yaml', import.meta.url));
 
 export interface JobSpec {
   /** Position in the whole (unsharded) batch. */

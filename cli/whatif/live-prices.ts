@@ -15,7 +15,7 @@ import { jobRegion, type JobSpec } from './job.ts';
  */
 const COMMERCIAL_REGION = /^(us|eu|ap|sa|ca|me|af|il|mx)-[a-z]+-\d+$/;
 
-export type PriceReader = (region: string) => Promise<LivePrices>;
+type PriceReader = (region: string) => Promise<LivePrices>;
 
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
@@ -28,7 +28,7 @@ function checkCommercial(region: string): void {
   }
 }
 
-export async function readLivePrices(region: string, now: () => number = Date.now): Promise<LivePrices> {
+async function readLivePrices(region: string, now: () => number = Date.now): Promise<LivePrices> {
   checkCommercial(region);
   const ports = sdkPorts(awsClients({ region }));
   const p = new PricingProvider({

@@ -70,7 +70,7 @@ const SKIPPED_KINDS = new Set([
 
 const READ_KINDS = 'Node, Pod, NodePool, NodeClaim, EC2NodeClass, NodeOverlay, DaemonSet, PodDisruptionBudget';
 
-export interface Loaded {
+interface Loaded {
   readonly objects: ClusterObjects;
   /** The files read, in order. */
   readonly files: readonly string[];

@@ -29,13 +29,13 @@ import {
 import { InputError } from './errors.ts';
 import { daemonSetNote } from './workloads.ts';
 
-export interface Pools {
+interface Pools {
   readonly nodePools: readonly NodePool[];
   readonly nodeClasses: readonly EC2NodeClass[];
 }
 
 /** What the job asked for (JobSpec's fields that matter here). */
-export interface PrepareOptions {
+interface PrepareOptions {
   readonly from?: 'cluster-autoscaler';
   readonly mapNodePools?: Readonly<Record<string, string>>;
   readonly clusterName?: string;
@@ -44,7 +44,7 @@ export interface PrepareOptions {
   readonly nodePoolsFile?: string;
 }
 
-export interface Prepared {
+interface Prepared {
   /**
    * The job for the engine's workers: the objects to build there (nothing to decide before the build), or
    * the snapshot built here when a migration, a mapping or given NodePools reshape it first.

@@ -11,7 +11,7 @@ export const QUIET_MS = 2000;
 export const LINE_EVERY_MS = 5000;
 const REDRAW_MS = 200;
 
-export interface Progress {
+interface Progress {
   /** Job `index` is `fraction` done (0..1). */
   update(index: number, fraction: number, stage?: string): void;
   done(index: number): void;
@@ -19,7 +19,7 @@ export interface Progress {
   finish(): void;
 }
 
-export interface ProgressOptions {
+interface ProgressOptions {
   readonly total: number;
   /** What one unit is called: "job" for batches, "" for a single report. */
   readonly unit: string;

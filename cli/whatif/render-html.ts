@@ -20,7 +20,7 @@ export function escapeHtml(s: string): string {
 }
 
 const e = escapeHtml;
-export const FATE_COLOUR = { kept: '#4a7bd0', removed: '#9aa3ad', new: '#3c9a5f' } as const;
+const FATE_COLOUR = { kept: '#4a7bd0', removed: '#9aa3ad', new: '#3c9a5f' } as const;
 const FATE_WORDS = {
   kept: 'kept: stays as it is',
   removed: 'removed by the plan',
@@ -31,7 +31,7 @@ const GOOD = '#1f7a8c',
 const HOURS = 730;
 
 /** Bars for before and after, a dashed line at the lower bound. */
-export function costChart(r: WhatIfReport): string {
+function costChart(r: WhatIfReport): string {
   const w = 420,
     h = 220,
     base = 180,
@@ -62,7 +62,7 @@ export function costChart(r: WhatIfReport): string {
 }
 
 /** One horizontal bar per part of the savings breakdown (green saves, orange costs), on a shared zero line. */
-export function breakdownChart(r: WhatIfReport): string {
+function breakdownChart(r: WhatIfReport): string {
   const b = r.savingsBreakdown;
   const parts = [
     ...b.order.filter((k) => b.perHour[k] !== 0).map((k) => [BREAKDOWN_WORDS[k]!, b.perHour[k]] as const),
@@ -93,7 +93,7 @@ export function breakdownChart(r: WhatIfReport): string {
 }
 
 /** $/h after each step of the plan (step 0: provisioning), as a stepped line from today's cost down to the end. */
-export function stepsChart(r: WhatIfReport): string {
+function stepsChart(r: WhatIfReport): string {
   const w = 560,
     h = 220,
     left = 70,
@@ -142,7 +142,7 @@ const frac = (u: { requested: number; allocatable: number }): number =>
   u.allocatable > 0 ? Math.min(1, u.requested / u.allocatable) : 0;
 
 /** Two bars per node (cpu, memory: requested / allocatable), coloured by what the plan does with the node. */
-export function utilisationChart(nodes: readonly NodeRow[]): string {
+function utilisationChart(nodes: readonly NodeRow[]): string {
   const rowH = 30,
     left = 190,
     width = 300,
@@ -169,7 +169,7 @@ export function utilisationChart(nodes: readonly NodeRow[]): string {
  * How full the nodes are, before and after, for clusters too big for a bar per node: nodes per 10% band of
  * cpu requested / allocatable, before (kept + removed) next to after (kept + new).
  */
-export function utilisationHistogram(nodes: readonly NodeRow[]): string {
+function utilisationHistogram(nodes: readonly NodeRow[]): string {
   const bands = (rows: readonly NodeRow[]) => {
     const out = Array.from({ length: 10 }, () => 0);
     for (const r of rows) out[Math.min(9, Math.floor(frac(r.cpu) * 10))]!++;

@@ -15,7 +15,7 @@ import {
 import { change, count, perHour, perMonth, plural, someOf, usd } from './numbers.ts';
 import { migrationLines } from './render-migration.ts';
 
-export interface Style {
+interface Style {
   readonly color: boolean;
 }
 
@@ -25,12 +25,12 @@ type Colour = keyof typeof CODES;
 /** Above this many nodes the node table is grouped (fate, NodePool, type, zone, capacity type) with counts. */
 export const GROUP_ABOVE = 50;
 
-export function paint(st: Style, c: Colour, text: string): string {
+function paint(st: Style, c: Colour, text: string): string {
   return st.color ? `\x1b[${CODES[c]}m${text}\x1b[0m` : text;
 }
 
 /** A bar of `width` cells, filled in proportion; colour by how full (green < 70% < yellow < 90% < red). */
-export function bar(st: Style, used: number, total: number, width = 20): string {
+function bar(st: Style, used: number, total: number, width = 20): string {
   const f = total > 0 ? Math.min(1, Math.max(0, used / total)) : 0;
   const full = Math.round(f * width);
   const cells = '█'.repeat(full) + '░'.repeat(width - full);
@@ -38,7 +38,7 @@ export function bar(st: Style, used: number, total: number, width = 20): string 
   return `${paint(st, f >= 0.9 ? 'red' : f >= 0.7 ? 'yellow' : 'green', cells)} ${label}`;
 }
 
-export function table(rows: readonly string[][], rightAlign: ReadonlySet<number> = new Set()): string[] {
+function table(rows: readonly string[][], rightAlign: ReadonlySet<number> = new Set()): string[] {
   const strip = (s: string): number => s.replace(/\x1b\[[0-9;]*m/g, '').length;
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => strip(r[i] ?? ''))));
   return rows.map((r) =>
@@ -151,7 +151,7 @@ function moveLines(st: Style, m: Move): string[] {
 
 const SEVERITY_COLOUR = { high: 'red', medium: 'yellow', low: 'dim' } as const;
 
-export function riskLines(st: Style, risks: readonly Risk[]): string[] {
+function riskLines(st: Style, risks: readonly Risk[]): string[] {
   if (!risks.length)
     return ['  none found (zone and spot spread, instance types, pods moved twice, blocked nodes checked)'];
   return risks.flatMap((r) => [

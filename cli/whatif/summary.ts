@@ -26,7 +26,7 @@ export interface SummaryRow {
 }
 
 /** One cluster of the batch (one input), with each grid variant's result side by side. */
-export interface ClusterRow {
+interface ClusterRow {
   readonly input: string;
   readonly nodesBefore?: number;
   /** The cluster's cost today, counted once however many variants ran (the first variant that ran). */
@@ -42,7 +42,7 @@ export interface ClusterRow {
   }[];
 }
 
-export interface BatchSummary {
+interface BatchSummary {
   readonly schema: 'karpenter-ts/whatif-batch@2';
   /** Jobs in the whole batch (all shards). */
   readonly total: number;
@@ -136,7 +136,7 @@ export function summarize(
 }
 
 /** The batch as a table: one row per cluster, today's cost once, each variant's result side by side. */
-export function summaryTable(s: BatchSummary): string {
+function summaryTable(s: BatchSummary): string {
   const head = [
     'CLUSTER',
     'NODES',

@@ -13,7 +13,7 @@ import {
 type Method = 'Create' | 'Delete' | 'Get' | 'List' | 'GetInstanceTypes' | 'IsDrifted';
 
 /** The `error` label of a failed call. */
-export function errorLabel(err: unknown): string {
+function errorLabel(err: unknown): string {
   if (err instanceof InsufficientCapacityError) return 'InsufficientCapacityError';
   if (err instanceof NodeClaimNotFoundError) return 'NodeClaimNotFoundError';
   if (err instanceof NodeClassNotReadyError) return 'NodeClassNotReadyError';

@@ -301,9 +301,3 @@ export const isNodeClassNotReady = (e: unknown): e is NodeClassNotReadyError =>
 export const isCreateError = (e: unknown): e is CreateError => e instanceof Error && e.name === 'CreateError';
 export const isInstanceNotOwned = (e: unknown): e is InstanceNotOwnedError =>
   e instanceof Error && e.name === 'InstanceNotOwnedError';
-
-/** Returns undefined for NodeClaimNotFoundError, rethrows anything else. */
-export function ignoreNodeClaimNotFound(e: unknown): undefined {
-  if (isNodeClaimNotFound(e)) return undefined;
-  throw e;
-}

@@ -42,7 +42,7 @@ export interface ControllerSet {
   readonly all: readonly Controller[];
 }
 
-export interface ControllerOptions {
+interface ControllerOptions {
   /** The cloud provider's node-class resolution: adds the EC2NodeClass controller. */
   readonly nodeClasses?: NodeClassProvider;
   /** The cloud provider's post-registration instance tagging: adds nodeclaim.tagging. */

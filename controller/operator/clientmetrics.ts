@@ -12,7 +12,7 @@ interface PathParts {
 }
 
 /** /api/v1/namespaces/ns/pods/name/eviction -> core group, v1, pods, eviction; undefined for non-resource paths. */
-export function pathParts(path: string): PathParts | undefined {
+function pathParts(path: string): PathParts | undefined {
   const seg = path.split('?')[0]!.split('/').filter(Boolean);
   let rest: string[];
   let group = '';

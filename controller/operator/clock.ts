@@ -22,7 +22,7 @@ export interface Clock {
 }
 
 /** The reason a sleep rejects with: the signal's own reason, or a standard AbortError. */
-export function abortReason(signal: AbortSignal): unknown {
+function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
 }
 

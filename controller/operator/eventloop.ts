@@ -8,7 +8,7 @@ const RESOLUTION_MS = 10;
 /** A reading holds at most the last this many delays (ten minutes of ticks): a ring, older ones overwritten. */
 const MAX_SAMPLES = 60_000;
 
-export interface LagReading {
+interface LagReading {
   /** Seconds, over the time since the last reading. */
   readonly p50: number;
   readonly p90: number;

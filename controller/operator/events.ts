@@ -29,7 +29,7 @@ export interface Event {
   readonly dedupeTimeoutMs?: number;
 }
 
-export interface RecordedEvent extends Event {
+interface RecordedEvent extends Event {
   readonly time: number;
 }
 
@@ -40,7 +40,7 @@ const REASON_TIMEOUTS: Readonly<Record<string, number>> = {
   NoCompatibleInstanceTypes: 60_000,
 };
 
-export const DEFAULT_DEDUPE_MS = 2 * 60_000;
+const DEFAULT_DEDUPE_MS = 2 * 60_000;
 
 /** The event target of an object we hold as JSON. */
 export function targetOf(obj: KubeObject, kind?: string): EventTarget {
@@ -54,8 +54,8 @@ export function targetOf(obj: KubeObject, kind?: string): EventTarget {
 }
 
 /** Writes in flight at once, and writes waiting, before new events are dropped. */
-export const EVENT_WRITERS = 4;
-export const MAX_QUEUED_EVENTS = 1000;
+const EVENT_WRITERS = 4;
+const MAX_QUEUED_EVENTS = 1000;
 
 export class Recorder {
   private readonly seen = new Map<string, number>();

@@ -10,7 +10,7 @@ export interface Readiness {
   readonly detail: readonly string[];
 }
 
-export interface Endpoints {
+interface Endpoints {
   readonly metrics?: () => Promise<string>;
   readonly ready?: () => Readiness;
 }

@@ -14,7 +14,7 @@ import {
   type TimeoutReporter,
 } from './timeouts.ts';
 
-export interface ObjectMeta {
+interface ObjectMeta {
   name?: string;
   generateName?: string;
   namespace?: string;
@@ -29,7 +29,7 @@ export interface ObjectMeta {
   ownerReferences?: OwnerReference[];
 }
 
-export interface OwnerReference {
+interface OwnerReference {
   apiVersion: string;
   kind: string;
   name: string;
@@ -48,12 +48,12 @@ export interface KubeObject {
   [k: string]: unknown;
 }
 
-export interface KubeList {
+interface KubeList {
   items: KubeObject[];
   metadata?: { resourceVersion?: string };
 }
 
-export interface KindInfo {
+interface KindInfo {
   readonly group: string;
   readonly version: string;
   readonly plural: string;
@@ -128,8 +128,6 @@ export class KubeError extends Error {
 const codeOf = (e: unknown): number | undefined => (e instanceof KubeError ? e.code : undefined);
 export const isNotFound = (e: unknown): boolean => codeOf(e) === 404;
 export const isConflict = (e: unknown): boolean => codeOf(e) === 409;
-export const isAlreadyExists = (e: unknown): boolean =>
-  codeOf(e) === 409 && (e as KubeError).reason === 'AlreadyExists';
 export const isTooManyRequests = (e: unknown): boolean => codeOf(e) === 429;
 
 /** Returns undefined for a 404, rethrows anything else. */
@@ -138,7 +136,7 @@ export function ignoreNotFound(e: unknown): undefined {
   throw e;
 }
 
-export interface DeleteOptions {
+interface DeleteOptions {
   readonly namespace?: string;
   readonly gracePeriodSeconds?: number;
   /** Delete only if the object still has this uid. */
@@ -171,7 +169,7 @@ export interface KubeClientOptions {
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-export interface RequestSpec {
+interface RequestSpec {
   /** Low-cardinality name for the metric: `list Pod`, `patch NodeClaim/status`. */
   readonly op: string;
   readonly body?: unknown;

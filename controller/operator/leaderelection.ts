@@ -33,7 +33,7 @@ export interface LeaderElectionConfig {
 export const LEASE_DEFAULTS = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 } as const;
 const JITTER = 1.2;
 
-export interface ElectorDeps {
+interface ElectorDeps {
   /** A client that is never fenced (the elector writes the Lease whether or not it leads). */
   readonly kube: KubeClient;
   readonly clock: Clock;

@@ -14,7 +14,7 @@ import { COMMIT } from './version.ts';
 
 export type { Logger };
 
-export interface LoggerOptions {
+interface LoggerOptions {
   readonly level: LogLevel | 'silent';
   /** Where lines go; overrides outputPaths (tests, the simulator). */
   readonly destination?: DestinationStream;
@@ -52,7 +52,7 @@ function objectRef(value: unknown): unknown {
 }
 
 /** Renames our keys to Karpenter's (formatters.log: runs on every line after the reconcile fields merge in). */
-export function karpenterKeys(obj: Record<string, unknown>): Record<string, unknown> {
+function karpenterKeys(obj: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj)) {
     const kind = OBJECT_KEYS[k];
@@ -117,23 +117,4 @@ export function newLogger(opts: LoggerOptions): Logger {
 export function instanceTypeList(names: readonly string[]): string {
   const head = names.slice(0, 5).join(', ');
   return names.length > 5 ? `${head} and ${names.length - 5} other(s)` : head;
-}
-
-/**
- * Remembers the last value logged per key and says whether a new value differs, so a reconcile that
- * runs every few seconds logs a state once, when it changes (Karpenter's ChangeMonitor).
- */
-export class ChangeMonitor {
-  private readonly last = new Map<string, string>();
-
-  hasChanged(key: string, value: unknown): boolean {
-    const v = JSON.stringify(value);
-    if (this.last.get(key) === v) return false;
-    this.last.set(key, v);
-    return true;
-  }
-
-  forget(key: string): void {
-    this.last.delete(key);
-  }
 }

@@ -4,7 +4,7 @@
 // snake case, so `karpenter.k8s.aws/instance-cpu` is `instance_cpu`.
 
 /** The well-known node labels Karpenter (core plus the AWS provider) reports on every node series. */
-export const WELL_KNOWN_NODE_LABELS: readonly string[] = [
+const WELL_KNOWN_NODE_LABELS: readonly string[] = [
   'karpenter.sh/nodepool',
   'topology.kubernetes.io/zone',
   'topology.kubernetes.io/region',
@@ -45,7 +45,7 @@ export const WELL_KNOWN_NODE_LABELS: readonly string[] = [
 ];
 
 /** `karpenter.k8s.aws/instance-cpu` -> `instance_cpu`. */
-export const promLabelOf = (key: string): string => (key.split('/')[1] ?? key).toLowerCase().replaceAll('-', '_');
+const promLabelOf = (key: string): string => (key.split('/')[1] ?? key).toLowerCase().replaceAll('-', '_');
 
 /** The label names of a per-node series: the well-known labels, then node_name, phase, managed. */
 export const NODE_LABEL_NAMES: readonly string[] = [

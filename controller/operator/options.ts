@@ -573,6 +573,19 @@ export function resolveOptions(
   overrides: Readonly<Record<string, string>> = {},
 ): ResolvedOptions {
   const problems: string[] = [];
+  const values = readValues(argv, env, overrides, problems);
+  problems.push(...crossChecks(values));
+  if (problems.length) throw new OptionsError(problems);
+  return resolved(values);
+}
+
+/** Each option's value: its flag, else its environment variable, else the override, else the default. */
+function readValues(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  overrides: Readonly<Record<string, string>>,
+  problems: string[],
+): Record<string, unknown> {
   const flags = readFlags(
     argv,
     new Set(OPTION_SPECS.map((s) => s.flag)),
@@ -592,6 +605,12 @@ export function resolveOptions(
       fromFlag !== undefined ? `--${spec.flag}` : fromEnv ? `${spec.env} (--${spec.flag})` : `--${spec.flag}`;
     values[spec.flag] = parseValue(spec, raw, where, problems);
   }
+  return values;
+}
+
+/** The rules between options (and the ones a single option's parser cannot see). */
+function crossChecks(values: Readonly<Record<string, unknown>>): string[] {
+  const problems: string[] = [];
   const idle = values['batch-idle-duration'] as number;
   const max = values['batch-max-duration'] as number;
   if (Number.isFinite(idle) && Number.isFinite(max) && max < idle) {
@@ -607,15 +626,19 @@ export function resolveOptions(
     if (!((values[flag] as number) > 0))
       problems.push(`--${flag} must be longer than 0 (every outbound call is bounded)`);
   }
-  if (problems.length) throw new OptionsError(problems);
+  return problems;
+}
+
+/** The checked values under their ResolvedOptions names; options accepted with no effect listed in `ignored`. */
+function resolved(values: Readonly<Record<string, unknown>>): ResolvedOptions {
   const ignored = OPTION_SPECS.filter(
     (spec) => spec.noop && values[spec.flag] !== parseValue(spec, spec.default, '', []),
   ).map((spec) => ({ flag: spec.flag, env: spec.env, reason: spec.noop! }));
   return Object.freeze({
     clusterName: values['cluster-name'] as string,
-    batchMaxDurationMs: max,
-    batchIdleDurationMs: idle,
-    metricsPort: metrics,
+    batchMaxDurationMs: values['batch-max-duration'] as number,
+    batchIdleDurationMs: values['batch-idle-duration'] as number,
+    metricsPort: values['metrics-port'] as number,
     healthProbePort: values['health-probe-port'] as number,
     logLevel: values['log-level'] as LogLevel,
     featureGates: Object.freeze(values['feature-gates'] as FeatureGates),

@@ -5,7 +5,7 @@
 import type { Clock, Timer } from './clock.ts';
 import type { ReconcileResult } from './result.ts';
 
-export interface QueueOptions {
+interface QueueOptions {
   readonly name: string;
   readonly clock: Clock;
   readonly reconcile: (key: string) => Promise<ReconcileResult>;
@@ -18,7 +18,7 @@ export interface QueueOptions {
   readonly observer?: QueueObserver;
 }
 
-export type ReconcileOutcome = 'success' | 'error' | 'requeue_after';
+type ReconcileOutcome = 'success' | 'error' | 'requeue_after';
 
 export interface QueueObserver {
   /** A key was queued (not a no-op add of a key already waiting); `depth` keys wait now. */

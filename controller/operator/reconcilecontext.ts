@@ -27,7 +27,7 @@ const RECONCILED_KINDS: Readonly<Record<string, { group: string; kind: string }>
 const scope = new AsyncLocalStorage<Record<string, unknown>>();
 
 /** The fields of one reconcile of `controller` for `key`. */
-export function fieldsFor(controller: string, key: string): Record<string, unknown> {
+function fieldsFor(controller: string, key: string): Record<string, unknown> {
   const k = RECONCILED_KINDS[controller];
   if (!k) return { namespace: '', name: '', reconcileID: randomUUID() };
   const slash = key.indexOf('/');

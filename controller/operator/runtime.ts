@@ -34,7 +34,7 @@ export interface Controller {
   readonly reads: readonly Kind[];
 }
 
-export interface RuntimeDeps {
+interface RuntimeDeps {
   readonly clock: Clock;
   readonly log: Logger;
   /** Without it (unit tests, and the control runs of the sync drills) controllers start at once. */
@@ -164,7 +164,7 @@ export class Runtime {
 }
 
 /** The error and its causes, outermost first. */
-export function causes(err: unknown): unknown[] {
+function causes(err: unknown): unknown[] {
   const out: unknown[] = [];
   for (let e: unknown = err, depth = 0; e !== undefined && depth < 5; depth++) {
     out.push(e);

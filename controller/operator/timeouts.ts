@@ -16,7 +16,7 @@ export const AWS_REQUEST_TIMEOUT_MS = 30_000;
 /** Establishing the TCP (and TLS) connection to an AWS endpoint. */
 export const AWS_CONNECT_TIMEOUT_MS = 5_000;
 
-export type OutboundClient = 'kubernetes' | 'aws';
+type OutboundClient = 'kubernetes' | 'aws';
 
 /** A call that got no answer in time. `operation` is low-cardinality (`patch NodeClaim/status`, `ec2:CreateFleet`). */
 export class RequestTimeoutError extends Error {

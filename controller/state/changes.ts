@@ -9,7 +9,7 @@ import {
 } from '../../engine/index.ts';
 import type { KubeObject } from '../operator/kube.ts';
 
-export type ChangeKind =
+type ChangeKind =
   | 'Node'
   | 'NodeClaim'
   | 'Pod'
@@ -58,7 +58,7 @@ export interface NodeClassEntry {
   readonly errors: readonly string[];
 }
 
-export const rvOf = (o: KubeObject | undefined): number => Number(o?.metadata.resourceVersion ?? NaN);
+const rvOf = (o: KubeObject | undefined): number => Number(o?.metadata.resourceVersion ?? NaN);
 /** Whether `next` is not older than `cur` (resourceVersions compared as integers when both are). */
 export const notOlder = (cur: KubeObject | undefined, next: KubeObject): boolean => !(rvOf(next) < rvOf(cur));
 export const errorsText = (errs: readonly FieldError[]): string[] => errs.map(formatFieldError);

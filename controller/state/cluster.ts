@@ -47,7 +47,7 @@ interface JoinedNode {
   epoch: number;
 }
 
-export type { Change, ChangeKind, NodeClassEntry, NodeOverlayEntry, NodePoolEntry } from './changes.ts';
+export type { Change, NodeClassEntry, NodeOverlayEntry, NodePoolEntry } from './changes.ts';
 
 export class Cluster {
   /** Bumped on every change (the disruption loop compares it to skip work). */

@@ -16,7 +16,7 @@ import type { KubeObject } from '../operator/kube.ts';
 import type { Logger } from '../operator/logger.ts';
 import type { Change } from './changes.ts';
 
-export type DraKind = 'ResourceSlice' | 'ResourceClaim' | 'ResourceClaimTemplate' | 'DeviceClass';
+type DraKind = 'ResourceSlice' | 'ResourceClaim' | 'ResourceClaimTemplate' | 'DeviceClass';
 
 const keyOf = (o: KubeObject): string =>
   o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : `${o.metadata.name}`;

@@ -7,7 +7,7 @@ import { Cluster } from './cluster.ts';
 import { Informers, type Backoff } from './informers.ts';
 import { stripMetadata, stripPod } from './strip.ts';
 
-export interface ClusterStateDeps {
+interface ClusterStateDeps {
   readonly kube: KubeClient;
   readonly kubeConfig: KubeConfig;
   readonly clock: Clock;

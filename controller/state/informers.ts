@@ -13,12 +13,12 @@ import { collectionPath, isNotFound, type Kind, type KubeClient, type KubeObject
 import type { Logger } from '../operator/logger.ts';
 import { errText } from '../operator/runtime.ts';
 
-export interface InformerHandlers {
+interface InformerHandlers {
   apply(obj: KubeObject): void;
   remove(obj: KubeObject): void;
 }
 
-export interface InformerOptions {
+interface InformerOptions {
   /**
    * The kind may not be served (an older API server): a 404 on list counts as listed-and-empty, so the synced
    * gate does not wait forever; it is logged once as an error with this text, and the list is retried at the
@@ -37,11 +37,11 @@ export interface Backoff {
   readonly maxMs: number;
 }
 
-export const DEFAULT_BACKOFF: Backoff = { baseMs: 1_000, maxMs: 30_000 };
+const DEFAULT_BACKOFF: Backoff = { baseMs: 1_000, maxMs: 30_000 };
 
-export type InformerState = 'stopped' | 'starting' | 'watching' | 'waiting' | 'backoff';
+type InformerState = 'stopped' | 'starting' | 'watching' | 'waiting' | 'backoff';
 
-export interface InformerStatus {
+interface InformerStatus {
   readonly kind: Kind;
   readonly state: InformerState;
   readonly listed: boolean;
@@ -226,7 +226,7 @@ class KindInformer {
   }
 }
 
-export interface InformersDeps {
+interface InformersDeps {
   readonly kube: KubeClient;
   readonly kubeConfig: KubeConfig;
   readonly clock: Clock;

@@ -18,7 +18,7 @@ import type { Cluster } from './cluster.ts';
 const ZONE = 'topology.kubernetes.io/zone';
 
 /** Offerings limited to `zones` (types left with no offering are dropped); an empty list means no filter. */
-export function restrictToZones(types: readonly InstanceType[], zones: readonly string[]): InstanceType[] {
+function restrictToZones(types: readonly InstanceType[], zones: readonly string[]): InstanceType[] {
   if (zones.length === 0) return [...types];
   const allowed = new Set(zones);
   const out: InstanceType[] = [];

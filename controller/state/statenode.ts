@@ -15,7 +15,7 @@ export interface NodeClaimEntry {
   readonly info: NodeClaimInfo;
 }
 
-export interface JoinContext {
+interface JoinContext {
   readonly pods: readonly Pod[];
   readonly markedForDeletion: boolean;
   readonly nominatedUntil?: number;

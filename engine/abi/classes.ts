@@ -109,7 +109,7 @@ export function samePodClass(a: Pod, b: Pod): boolean {
  * which select it) and node requirements are functions of the shape, so they are worked out once per shape;
  * the karpenter suite's 20,000 diverse pods are 3,198 classes but 113 shapes.
  */
-export function samePodShape(a: Pod, b: Pod): boolean {
+function samePodShape(a: Pod, b: Pod): boolean {
   return (
     a.namespace === b.namespace &&
     a.ignoredReason === b.ignoredReason &&

@@ -12,7 +12,7 @@ import { selectCandidates } from '../launch/filter.ts';
 import { toMicros } from '../domain/money.ts';
 import { decodeSet } from './keyspace.ts';
 
-export class SolverResultError extends Error {
+class SolverResultError extends Error {
   override name = 'SolverResultError';
 }
 

@@ -7,7 +7,7 @@ import type { Requirements, StateNode, Taint } from '../domain/types.ts';
 import { cacheSlot, type ModelCaches } from '../model/caches.ts';
 import { withoutHostname } from './catalog.ts';
 
-export interface LabelSet {
+interface LabelSet {
   readonly set: Requirements;
   /** Equal for equal label sets. */
   readonly key: string;

@@ -17,9 +17,7 @@ const UNIT_NS: Readonly<Record<string, bigint>> = {
 };
 const MAX_NS = (1n << 63n) - 1n;
 
-export type DurationResult =
-  | { readonly ok: true; readonly ns: bigint }
-  | { readonly ok: false; readonly message: string };
+type DurationResult = { readonly ok: true; readonly ns: bigint } | { readonly ok: false; readonly message: string };
 
 export function parseGoDuration(input: string): DurationResult {
   const bad = (why: string): DurationResult => ({ ok: false, message: `"${input}" is not a valid duration: ${why}` });

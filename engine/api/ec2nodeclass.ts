@@ -8,7 +8,7 @@ import type { AMI_FAMILIES } from './schemas/ec2nodeclass.ts';
 import { admit } from './validate.ts';
 
 export type AMIFamily = (typeof AMI_FAMILIES)[number];
-export type Tags = Readonly<Record<string, string>>;
+type Tags = Readonly<Record<string, string>>;
 
 export interface SubnetSelectorTerm {
   readonly tags?: Tags;
@@ -48,7 +48,7 @@ export interface KubeletConfiguration {
   readonly imageGCLowThresholdPercent?: number;
   readonly cpuCFSQuota?: boolean;
 }
-export interface BlockDevice {
+interface BlockDevice {
   readonly deleteOnTermination?: boolean;
   readonly encrypted?: boolean;
   readonly iops?: number;
@@ -66,13 +66,13 @@ export interface BlockDeviceMapping {
   readonly rootVolume: boolean;
   readonly ebs?: BlockDevice;
 }
-export interface MetadataOptions {
+interface MetadataOptions {
   readonly httpEndpoint: 'enabled' | 'disabled';
   readonly httpProtocolIPv6: 'enabled' | 'disabled';
   readonly httpPutResponseHopLimit: number;
   readonly httpTokens: 'required' | 'optional';
 }
-export interface NetworkInterface {
+interface NetworkInterface {
   readonly networkCardIndex: number;
   readonly deviceIndex: number;
   readonly interfaceType: 'interface' | 'efa-only';

@@ -31,7 +31,7 @@ export function fail<T>(errors: readonly FieldError[]): Result<T> {
   return { ok: false, errors };
 }
 
-export function formatPath(segments: readonly PathSeg[]): string {
+function formatPath(segments: readonly PathSeg[]): string {
   let out = '';
   for (const s of segments) {
     if (typeof s === 'number') out += `[${s}]`;

@@ -5,16 +5,15 @@ export {
   fail,
   fieldError,
   formatFieldError,
-  formatPath,
   objectRef,
   ok,
   type FieldError,
   type PathSeg,
   type Result,
 } from './errors.ts';
-export { objectDocument, parseDocuments, type SourceDocument } from './yaml.ts';
-export { parseSchedulerConfig, type SchedulerConfig, type SchedulerConfigResult } from './schedulerconfig.ts';
-export { durationMs, formatDuration, nillableDurationMs, parseGoDuration, type DurationResult } from './duration.ts';
+export { parseDocuments, type SourceDocument } from './yaml.ts';
+export { parseSchedulerConfig, type SchedulerConfig } from './schedulerconfig.ts';
+export { durationMs, formatDuration, nillableDurationMs, parseGoDuration } from './duration.ts';
 export {
   AWS_WELL_KNOWN,
   NORMALIZED_LABELS,
@@ -27,14 +26,12 @@ export {
 export { requirementProblem } from './problems.ts';
 export {
   admit,
-  crdFor,
   isValidatedObject,
   karpenterKindProblem,
   validateObject,
   validateUpdate,
-  type ValidatedKind,
 } from './validate.ts';
-export { listItems, parseObject, parseText, type ParsedObject, type ParseOptions, type TextEntry } from './objects.ts';
+export { listItems, parseObject, parseText, type ParsedObject } from './objects.ts';
 export { parsePod, type PodOptions } from './pod.ts';
 export { parseDeviceClass, parseResourceClaim, parseResourceClaimTemplate, parseResourceSlice } from './dra.ts';
 export { parseNode, type NodeInfo } from './node.ts';
@@ -62,15 +59,12 @@ export {
   toNodeClass,
   type AMIFamily,
   type AMISelectorTerm,
-  type BlockDevice,
   type BlockDeviceMapping,
   type CapacityReservationSelectorTerm,
   type EC2NodeClass,
   type EC2NodeClassSpec,
   type EC2NodeClassStatus,
   type KubeletConfiguration,
-  type MetadataOptions,
-  type NetworkInterface,
   type SecurityGroupSelectorTerm,
   type SubnetSelectorTerm,
 } from './ec2nodeclass.ts';
@@ -79,9 +73,8 @@ export {
   parsePodDisruptionBudget,
   parseServiceSelector,
   parseWorkloadSelector,
-  type DaemonSetOptions,
   type ServiceSelector,
   type WorkloadSelector,
 } from './workloads.ts';
 export { CRDS, crdFileName, crdYaml, renderCrd } from './schemas/crds.ts';
-export type { CrdDefinition, PrinterColumn, Schema } from './schemas/types.ts';
+export type { CrdDefinition, Schema } from './schemas/types.ts';

@@ -66,7 +66,7 @@ export const WELL_KNOWN_LABELS: ReadonlySet<string> = new Set<string>([
   'topology.k8s.aws/zone-id',
 ]);
 
-export function labelDomain(key: string): string {
+function labelDomain(key: string): string {
   const i = key.indexOf('/');
   return i < 0 ? key : key.slice(0, i);
 }

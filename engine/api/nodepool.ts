@@ -98,7 +98,7 @@ export function taintList(v: unknown): Taint[] {
 }
 
 /** The Ready condition of a status: true/false, or undefined when the object has no status conditions. */
-export function readyCondition(status: unknown): boolean | undefined {
+function readyCondition(status: unknown): boolean | undefined {
   const conds = rec(status)['conditions'];
   if (!Array.isArray(conds)) return undefined;
   const ready = conds.find((c) => rec(c)['type'] === 'Ready');

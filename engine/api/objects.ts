@@ -25,7 +25,7 @@ export type ParsedObject =
   /** Any other kind: kept as decoded, not judged. */
   | { readonly kind: 'Other'; readonly value: Readonly<Record<string, unknown>> };
 
-export type ParseOptions = PodOptions & NodePoolOptions;
+type ParseOptions = PodOptions & NodePoolOptions;
 
 const wrap = <K extends ParsedObject['kind'], V>(kind: K, r: Result<V>): Result<ParsedObject> =>
   r.ok ? ok({ kind, value: r.value } as unknown as ParsedObject) : fail(r.errors);
@@ -66,7 +66,7 @@ export function parseObject(obj: unknown, opts: ParseOptions = {}): Result<Parse
 }
 
 /** One object found in a text: where it came from and what it parsed to. */
-export interface TextEntry {
+interface TextEntry {
   /** 1-based document index in the stream. */
   readonly document: number;
   /** Index inside a List document, when the object came from one. */

@@ -33,7 +33,7 @@ export function applyDefaults(schema: Schema, value: unknown): unknown {
   return value;
 }
 
-export interface SchemaContext {
+interface SchemaContext {
   /** "NodePool/default": every error names its object. */
   readonly object: string;
 }

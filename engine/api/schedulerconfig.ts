@@ -20,7 +20,7 @@ export interface SchedulerConfig {
   readonly podTopologySpread?: { readonly defaultConstraints: readonly TopologySpreadConstraint[] };
 }
 
-export type SchedulerConfigResult =
+type SchedulerConfigResult =
   | { readonly ok: true; readonly value: SchedulerConfig | undefined }
   | { readonly ok: false; readonly problems: readonly string[] };
 

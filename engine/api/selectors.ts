@@ -22,12 +22,12 @@ import type { PathSeg } from './errors.ts';
 const CORE_OPERATORS: readonly Operator[] = ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'];
 const KARPENTER_OPERATORS: readonly Operator[] = [...CORE_OPERATORS, 'Gte', 'Lte'];
 const SELECTOR_OPERATORS: readonly LabelSelectorOperator[] = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
-export const TAINT_EFFECTS: readonly TaintEffect[] = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
+const TAINT_EFFECTS: readonly TaintEffect[] = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 
 type P = readonly PathSeg[];
 
 /** A node selector requirement; `karpenter` allows Gte/Lte and minValues (NodePool/NodeClaim). */
-export function nodeSelectorRequirement(
+function nodeSelectorRequirement(
   d: Decoder,
   v: unknown,
   path: P,
@@ -44,12 +44,7 @@ export function nodeSelectorRequirement(
   return minValues === undefined ? { key, operator, values } : { key, operator, values, minValues };
 }
 
-export function nodeSelectorRequirements(
-  d: Decoder,
-  v: unknown,
-  path: P,
-  karpenter = false,
-): NodeSelectorRequirement[] {
+function nodeSelectorRequirements(d: Decoder, v: unknown, path: P, karpenter = false): NodeSelectorRequirement[] {
   return d.arr(v, path).flatMap((x, i) => nodeSelectorRequirement(d, x, [...path, i], karpenter) ?? []);
 }
 

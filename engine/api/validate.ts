@@ -9,10 +9,10 @@ import { CRDS, objectSchema } from './schemas/crds.ts';
 import type { CrdDefinition } from './schemas/types.ts';
 import { ec2NodeClassErrors, metadataErrors, nodeClaimErrors, nodePoolErrors } from './semantic.ts';
 
-export type ValidatedKind = 'NodePool' | 'NodeClaim' | 'EC2NodeClass' | 'NodeOverlay' | 'CapacityBuffer';
+type ValidatedKind = 'NodePool' | 'NodeClaim' | 'EC2NodeClass' | 'NodeOverlay' | 'CapacityBuffer';
 
 /** The CRD this object claims to be (matching apiVersion and kind), if it is one of ours. */
-export function crdFor(obj: unknown): CrdDefinition | undefined {
+function crdFor(obj: unknown): CrdDefinition | undefined {
   if (!isRecord(obj)) return undefined;
   return CRDS.find((d) => obj['apiVersion'] === `${d.group}/${d.version}` && obj['kind'] === d.kind);
 }

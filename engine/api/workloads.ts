@@ -6,7 +6,7 @@ import { fail, isRecord, objectRef, ok, type Result } from './errors.ts';
 import { decodePod, type PodOptions } from './pod.ts';
 import { affinity, labelSelector } from './selectors.ts';
 
-export interface DaemonSetOptions extends PodOptions {
+interface DaemonSetOptions extends PodOptions {
   /**
    * The DaemonSet's newest pod, if any. Its requests reflect what actually runs (e.g. after a mutating
    * webhook), but its node affinity was pinned to one node by the DaemonSet controller, so the template's

@@ -58,11 +58,6 @@ export function parseDocuments(text: string): SourceDocument[] {
   return out;
 }
 
-/** Wraps an already-decoded object as a document (no line information). */
-export function objectDocument(value: unknown, index = 1): SourceDocument {
-  return { index, value, syntaxErrors: [], lineOf: () => undefined };
-}
-
 function emptyDoc(index: number, syntaxErrors: { message: string; line?: number }[]): SourceDocument {
   return { index, value: undefined, syntaxErrors, lineOf: () => undefined };
 }

@@ -40,7 +40,7 @@ export interface LowerBound {
 
 const STATUS: Record<number, string> = { 7: 'optimal', 8: 'infeasible', 13: 'time-limit', 6: 'empty' };
 
-export interface BoundOptions {
+interface BoundOptions {
   readonly signal?: AbortSignal;
   readonly timeLimitSec?: number;
   /** Work budget of the pattern bound (default DEFAULT_BOUND_WORK); 0 leaves it out. */

@@ -49,7 +49,7 @@ export interface BoundGroups {
   readonly classes: readonly PodClass[];
 }
 
-export interface Option {
+interface Option {
   /** Micro-dollars per hour per node. */
   readonly price: number;
   /** Capacity net of daemonset overhead, per resource. */
@@ -62,7 +62,7 @@ export interface Option {
 }
 
 /** Pods with the same options and the same requests. */
-export interface PodClass {
+interface PodClass {
   readonly options: readonly number[];
   readonly requests: Float64Array;
   count: number;

@@ -7,7 +7,7 @@ import { instantiateSolver, solverModule, type SolverExports } from '../solver/w
 import type { BoundGroups } from './model.ts';
 
 /** Default work budget of the bound (units of solver-as/assembly/budget.ts). */
-export const DEFAULT_BOUND_WORK = 5e8;
+const DEFAULT_BOUND_WORK = 5e8;
 
 export interface PatternBound {
   /** US dollars per hour; no plan placing these pods on new nodes costs less. */

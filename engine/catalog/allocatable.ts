@@ -21,7 +21,7 @@ export const AWS_NEURON = 'aws.amazon.com/neuron';
 export const AWS_NEURON_CORE = 'aws.amazon.com/neuroncore';
 export const PRIVATE_IPV4_ADDRESS = 'vpc.amazonaws.com/PrivateIPv4Address';
 
-export const DEFAULT_VM_MEMORY_OVERHEAD_PERCENT = 0.075;
+const DEFAULT_VM_MEMORY_OVERHEAD_PERCENT = 0.075;
 
 /** Settings with every default applied and every field checked. */
 export interface ResolvedCapacitySettings {
@@ -101,7 +101,7 @@ export function eniLimitedPods(info: Ec2InstanceInfo, reservedENIs = 0): number 
 }
 
 /** maxPods > ENI-limited (families that support it) > 110, then capped by podsPerCore × vCPUs where honoured. */
-export function podCapacity(info: Ec2InstanceInfo, s: ResolvedCapacitySettings): number {
+function podCapacity(info: Ec2InstanceInfo, s: ResolvedCapacitySettings): number {
   const traits = amiFamilyTraits(s.amiFamily);
   let count: number;
   if (s.kubelet.maxPods !== undefined) count = s.kubelet.maxPods;
@@ -132,7 +132,7 @@ function volumeBytes(field: string, size: string): number {
 }
 
 /** Bytes of ephemeral storage: RAID0 instance store > rootVolume mapping > family device mapping > default. */
-export function ephemeralStorageCapacity(info: Ec2InstanceInfo, s: ResolvedCapacitySettings): number {
+function ephemeralStorageCapacity(info: Ec2InstanceInfo, s: ResolvedCapacitySettings): number {
   if (s.instanceStorePolicy === 'RAID0' && info.instanceStorage) return info.instanceStorage.totalSizeGB * 1e9;
   const traits = amiFamilyTraits(s.amiFamily);
   const bdms = s.blockDeviceMappings;
@@ -183,7 +183,7 @@ export function extendedResources(info: Ec2InstanceInfo, amiFamily: AmiFamily = 
   return out;
 }
 
-export function instanceCapacity(info: Ec2InstanceInfo, s: ResolvedCapacitySettings): Record<string, number> {
+function instanceCapacity(info: Ec2InstanceInfo, s: ResolvedCapacitySettings): Record<string, number> {
   return {
     [CPU]: info.vcpu * 1000,
     [MEMORY]: memoryCapacity(info, s.vmMemoryOverheadPercent),
@@ -231,7 +231,7 @@ function parseReserved(field: string, list: Readonly<Record<string, string>> | u
 }
 
 /** Defaults (cpu bands, 11 × pods + 255 MiB, 1Gi ephemeral), then kubelet.kubeReserved per key. */
-export function kubeReserved(info: Ec2InstanceInfo, s: ResolvedCapacitySettings): Record<string, number> {
+function kubeReserved(info: Ec2InstanceInfo, s: ResolvedCapacitySettings): Record<string, number> {
   const traits = amiFamilyTraits(s.amiFamily);
   // AL2, AL2023 and Custom size memory by the ENI-limited count (reservedENIs 0) whatever maxPods says.
   const pods = traits.usesENILimitedMemoryOverhead ? eniLimitedPods(info, 0) : podCapacity(info, s);
@@ -243,7 +243,7 @@ export function kubeReserved(info: Ec2InstanceInfo, s: ResolvedCapacitySettings)
   return { ...defaults, ...parseReserved('kubelet.kubeReserved', s.kubelet.kubeReserved) };
 }
 
-export function systemReserved(s: ResolvedCapacitySettings): Record<string, number> {
+function systemReserved(s: ResolvedCapacitySettings): Record<string, number> {
   return parseReserved('kubelet.systemReserved', s.kubelet.systemReserved);
 }
 
@@ -299,7 +299,7 @@ export interface InstanceResources {
   readonly allocatable: Resources;
 }
 
-export function allocatableOf(capacity: Resources, overhead: Resources): Record<string, number> {
+function allocatableOf(capacity: Resources, overhead: Resources): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [k, v] of Object.entries(capacity)) out[k] = v - (overhead[k] ?? 0);
   return out;

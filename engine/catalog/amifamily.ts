@@ -6,7 +6,7 @@ import { AMI_FAMILIES } from './types.ts';
 const GiB = 2 ** 30;
 
 /** What an AMI family changes (amifamily FeatureFlags, EphemeralBlockDevice, DefaultBlockDeviceMappings). */
-export interface AmiFamilyTraits {
+interface AmiFamilyTraits {
   readonly supportsENILimitedPodDensity: boolean;
   readonly podsPerCoreEnabled: boolean;
   readonly usesENILimitedMemoryOverhead: boolean;

@@ -9,7 +9,7 @@ import { catalogData, type CatalogEntry, type RegionPrices } from './data.ts';
 import { ec2ContextRequirements, ec2TypeRequirements } from './labels.ts';
 import type { CapacitySettings, Ec2InstanceInfo } from './types.ts';
 
-export interface Ec2CatalogOptions {
+interface Ec2CatalogOptions {
   readonly region: string;
   /** Zones to offer in; default the region's standard zones (regionZones). */
   readonly zones?: readonly string[];

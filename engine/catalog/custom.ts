@@ -7,7 +7,7 @@ import type { InstanceType, Offering, Resources } from '../domain/types.ts';
 import { ARCH_LABEL, CAPACITY_TYPE_LABEL, INSTANCE_TYPE_LABEL, OS_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import { req, requirements } from '../scheduling/requirements.ts';
 
-export interface CustomOfferingSpec {
+interface CustomOfferingSpec {
   readonly zone: string;
   readonly capacityType: 'on-demand' | 'spot' | 'reserved';
   /** US dollars per hour. */
@@ -17,7 +17,7 @@ export interface CustomOfferingSpec {
   readonly reservationCapacity?: number;
 }
 
-export interface CustomInstanceTypeSpec {
+interface CustomInstanceTypeSpec {
   readonly name: string;
   /** Kubernetes quantities ({ cpu: '4', memory: '16Gi', pods: 110, 'nvidia.com/gpu': 1 }). */
   readonly capacity: Readonly<Record<string, string | number>>;

@@ -13,7 +13,7 @@ export interface CatalogEntry {
   readonly spotSupported: boolean | null;
 }
 
-export type OnDemandPriceSource = 'regional' | 'fallback';
+type OnDemandPriceSource = 'regional' | 'fallback';
 
 export interface RegionPrices {
   readonly zones: readonly string[];
@@ -25,7 +25,7 @@ export interface RegionPrices {
   readonly spot: ReadonlyMap<string, number>;
 }
 
-export interface DecodedCatalog {
+interface DecodedCatalog {
   readonly entries: readonly CatalogEntry[];
   readonly byName: ReadonlyMap<string, CatalogEntry>;
   readonly regions: ReadonlyMap<string, RegionPrices>;

@@ -3,27 +3,22 @@ export * from './types.ts';
 export * from './amifamily.ts';
 export * from './allocatable.ts';
 export * from './labels.ts';
-export { nodeClassCapacitySettings, type ControllerSizing } from './nodeclass.ts';
+export { nodeClassCapacitySettings } from './nodeclass.ts';
 export {
   ec2InstanceTypes,
   ec2InstanceInfos,
   regionPrices,
   regionsInCatalog,
   regionZones,
-  type Ec2CatalogOptions,
   type PriceTable,
 } from './catalog.ts';
-export type { OnDemandPriceSource, RegionPrices } from './data.ts';
+export type { RegionPrices } from './data.ts';
 export {
   adjustedPrice,
   applyOverlays,
-  byWeight,
-  CAPACITY_OVERLAY_APPLIED_ANNOTATION,
   evaluateOverlays,
   overlayAnnotations,
   PRICE_OVERLAY_APPLIED_ANNOTATION,
-  selectedOfferings,
-  type OverlayEvaluation,
   type OverlayOutcome,
   type OverlayUpdates,
   type PoolTypes,
@@ -31,6 +26,4 @@ export {
 export {
   customInstanceTypes,
   CustomCatalogError,
-  type CustomInstanceTypeSpec,
-  type CustomOfferingSpec,
 } from './custom.ts';

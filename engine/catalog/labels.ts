@@ -24,21 +24,21 @@ export const INSTANCE_FAMILY_LABEL = `${AWS}instance-family`;
 export const INSTANCE_GENERATION_LABEL = `${AWS}instance-generation`;
 export const INSTANCE_SIZE_LABEL = `${AWS}instance-size`;
 export const INSTANCE_CAPABILITY_FLEX_LABEL = `${AWS}instance-capability-flex`;
-export const INSTANCE_CPU_LABEL = `${AWS}instance-cpu`;
-export const INSTANCE_CPU_MANUFACTURER_LABEL = `${AWS}instance-cpu-manufacturer`;
-export const INSTANCE_CPU_SUSTAINED_CLOCK_SPEED_LABEL = `${AWS}instance-cpu-sustained-clock-speed-mhz`;
-export const INSTANCE_MEMORY_LABEL = `${AWS}instance-memory`;
-export const INSTANCE_EBS_BANDWIDTH_LABEL = `${AWS}instance-ebs-bandwidth`;
+const INSTANCE_CPU_LABEL = `${AWS}instance-cpu`;
+const INSTANCE_CPU_MANUFACTURER_LABEL = `${AWS}instance-cpu-manufacturer`;
+const INSTANCE_CPU_SUSTAINED_CLOCK_SPEED_LABEL = `${AWS}instance-cpu-sustained-clock-speed-mhz`;
+const INSTANCE_MEMORY_LABEL = `${AWS}instance-memory`;
+const INSTANCE_EBS_BANDWIDTH_LABEL = `${AWS}instance-ebs-bandwidth`;
 export const INSTANCE_NETWORK_BANDWIDTH_LABEL = `${AWS}instance-network-bandwidth`;
 export const INSTANCE_HYPERVISOR_LABEL = `${AWS}instance-hypervisor`;
-export const INSTANCE_ENCRYPTION_IN_TRANSIT_LABEL = `${AWS}instance-encryption-in-transit-supported`;
+const INSTANCE_ENCRYPTION_IN_TRANSIT_LABEL = `${AWS}instance-encryption-in-transit-supported`;
 export const INSTANCE_LOCAL_NVME_LABEL = `${AWS}instance-local-nvme`;
 export const INSTANCE_GPU_NAME_LABEL = `${AWS}instance-gpu-name`;
-export const INSTANCE_GPU_MANUFACTURER_LABEL = `${AWS}instance-gpu-manufacturer`;
+const INSTANCE_GPU_MANUFACTURER_LABEL = `${AWS}instance-gpu-manufacturer`;
 export const INSTANCE_GPU_COUNT_LABEL = `${AWS}instance-gpu-count`;
-export const INSTANCE_GPU_MEMORY_LABEL = `${AWS}instance-gpu-memory`;
+const INSTANCE_GPU_MEMORY_LABEL = `${AWS}instance-gpu-memory`;
 export const INSTANCE_ACCELERATOR_NAME_LABEL = `${AWS}instance-accelerator-name`;
-export const INSTANCE_ACCELERATOR_MANUFACTURER_LABEL = `${AWS}instance-accelerator-manufacturer`;
+const INSTANCE_ACCELERATOR_MANUFACTURER_LABEL = `${AWS}instance-accelerator-manufacturer`;
 export const INSTANCE_ACCELERATOR_COUNT_LABEL = `${AWS}instance-accelerator-count`;
 export const INSTANCE_TENANCY_LABEL = `${AWS}instance-tenancy`;
 export const CAPACITY_RESERVATION_ID_LABEL = `${AWS}capacity-reservation-id`;
@@ -59,7 +59,7 @@ export function kubeArch(arch: string): string {
 }
 
 /** Where the instance type is offered, and under which node class. */
-export interface InstanceLabelContext {
+interface InstanceLabelContext {
   readonly region?: string;
   /** Zones the type is offered in (that the node class can use). */
   readonly zones: readonly string[];

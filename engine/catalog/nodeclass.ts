@@ -4,7 +4,7 @@
 import type { EC2NodeClass } from '../api/ec2nodeclass.ts';
 import type { CapacitySettings } from './types.ts';
 
-export interface ControllerSizing {
+interface ControllerSizing {
   /** VM_MEMORY_OVERHEAD_PERCENT (the catalog's default when absent). */
   readonly vmMemoryOverheadPercent?: number;
   /** RESERVED_ENIS (default 0). */

@@ -57,7 +57,7 @@ export type OverlayOutcome =
   | { readonly name: string; readonly status: 'Applied' }
   | { readonly name: string; readonly status: 'Conflict' | 'RuntimeValidation'; readonly message: string };
 
-export interface OverlayEvaluation {
+interface OverlayEvaluation {
   readonly updates: OverlayUpdates;
   readonly outcomes: readonly OverlayOutcome[];
 }
@@ -70,7 +70,7 @@ export interface PoolTypes {
 const offeringKey = (o: Offering): string => `${o.zone}/${o.capacityType}/${o.reservationId ?? ''}`;
 
 /** Karpenter's OrderByWeight: heavier first; equal weights, the later name first. */
-export function byWeight(a: NodeOverlay, b: NodeOverlay): number {
+function byWeight(a: NodeOverlay, b: NodeOverlay): number {
   return b.weight - a.weight || (a.name < b.name ? 1 : a.name > b.name ? -1 : 0);
 }
 
@@ -87,7 +87,7 @@ function offeringSelected(reqs: Requirements, o: Offering): boolean {
 }
 
 /** The offerings of `it` the overlay selects in `pool` (none: the overlay does not select the type). */
-export function selectedOfferings(pool: NodePool, it: InstanceType, reqs: Requirements): Offering[] {
+function selectedOfferings(pool: NodePool, it: InstanceType, reqs: Requirements): Offering[] {
   const typeReqs = addAll(
     requirements(req(NODEPOOL_LABEL, false, [pool.name]), ...fromLabels(pool.template.labels).values()),
     it.requirements,
@@ -197,7 +197,7 @@ export function applyOverlays(updates: OverlayUpdates, pool: string, types: read
 /** On a NodeClaim one of whose instance types has an offering a NodeOverlay priced (Karpenter v1alpha1). */
 export const PRICE_OVERLAY_APPLIED_ANNOTATION = 'karpenter.sh/price-overlay-applied';
 /** On a NodeClaim one of whose instance types a NodeOverlay added capacity to (Karpenter v1alpha1). */
-export const CAPACITY_OVERLAY_APPLIED_ANNOTATION = 'karpenter.sh/capacity-overlay-applied';
+const CAPACITY_OVERLAY_APPLIED_ANNOTATION = 'karpenter.sh/capacity-overlay-applied';
 
 /**
  * The annotations a NodeClaim launched from these instance types (its price-ordered, truncated list) carries:

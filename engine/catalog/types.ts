@@ -5,7 +5,7 @@
 // guessed.
 
 /** EC2's spelling of the architecture (ProcessorInfo.SupportedArchitectures[0]). */
-export type Ec2Architecture = 'x86_64' | 'arm64';
+type Ec2Architecture = 'x86_64' | 'arm64';
 
 /** One GpuInfo.Gpus entry. Manufacturer as EC2 writes it ("NVIDIA", "AMD", "Habana") or lower-kebab. */
 export interface GpuDevice {
@@ -98,7 +98,7 @@ export interface KubeletSettings {
 }
 
 /** One spec.blockDeviceMappings entry, reduced to what sizing needs. */
-export interface CapacityBlockDevice {
+interface CapacityBlockDevice {
   readonly deviceName?: string;
   readonly rootVolume?: boolean;
   /** ebs.volumeSize as a quantity ("100Gi"). */

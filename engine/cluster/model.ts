@@ -28,7 +28,7 @@ export class StaleModelError extends Error {
 }
 
 /** What the last delta changed (tests check that only changed objects were shipped and rebuilt). */
-export interface ApplyStats {
+interface ApplyStats {
   readonly pods: number;
   readonly nodes: number;
   readonly nodesRebuilt: number;

@@ -48,7 +48,7 @@ export type EngineOp =
       readonly count: number;
     };
 
-export type OpResult =
+type OpResult =
   | ProvisionPlan
   | DisruptResult
   | ValidationResult

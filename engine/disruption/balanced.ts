@@ -68,7 +68,7 @@ export function approves(score: number, k: number): boolean {
   return score >= 1 / k - EPS;
 }
 
-export interface PoolScore {
+interface PoolScore {
   readonly score: number;
   readonly approved: boolean;
   readonly savings: number;

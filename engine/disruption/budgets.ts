@@ -11,7 +11,7 @@ export const MAX_INT32 = 2_147_483_647;
 
 const NODES_PATTERN = /^((100|[0-9]{1,2})%|[0-9]+)$/;
 
-export type BudgetCheck =
+type BudgetCheck =
   | { readonly ok: true; readonly schedule?: CronSchedule }
   | { readonly ok: false; readonly message: string };
 
@@ -33,7 +33,7 @@ export function budgetNodes(b: Budget, numNodes: number): number {
   return Number(b.nodes);
 }
 
-export function appliesTo(b: Budget, reason: DisruptionReason): boolean {
+function appliesTo(b: Budget, reason: DisruptionReason): boolean {
   return b.reasons === undefined || b.reasons.length === 0 || b.reasons.includes(reason);
 }
 
@@ -129,11 +129,6 @@ export function budgetMapping(s: Snapshot, reason: DisruptionReason): Map<string
     out.set(pool.name, poolBudget(pool, reason, c.num, c.disrupting, s.now));
   }
   return out;
-}
-
-/** Remaining budget per pool, as a mutable counter map methods decrement. */
-export function remaining(m: ReadonlyMap<string, PoolBudget>): Map<string, number> {
-  return new Map([...m].map(([k, v]) => [k, v.available]));
 }
 
 /**

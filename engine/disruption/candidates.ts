@@ -15,7 +15,7 @@ import { nodeOfferingPrice, typeByName } from './pricing.ts';
 import type { Candidate, DecisionCandidate, DisruptionClass, Explanation } from './types.ts';
 import { capitalize, explanation, utcTime } from './words.ts';
 
-export type CandidateResult =
+type CandidateResult =
   | { readonly ok: true; readonly candidate: Candidate }
   | { readonly ok: false; readonly explanation: Explanation };
 

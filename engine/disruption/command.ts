@@ -16,7 +16,7 @@ const CONSOLIDATION_TYPE: Readonly<Record<MethodName, ConsolidationType>> = {
 };
 
 /** Where each candidate pod lands in the plan: an existing node or `replacement:<i>` (by pod uid). */
-export function podMoves(
+function podMoves(
   candidates: readonly Candidate[],
   plan: ProvisionPlan | undefined,
   replacements: readonly NewNodeClaimPlan[],

@@ -23,9 +23,9 @@ import type { Candidate, Command, ExplanationCode } from './types.ts';
 import { usd, usd2 } from './words.ts';
 
 /** Spot-to-spot needs this many cheaper options for a single node (§2.5.3). */
-export const SPOT_TO_SPOT_MIN_TYPES = 15;
+const SPOT_TO_SPOT_MIN_TYPES = 15;
 
-export interface NoConsolidation {
+interface NoConsolidation {
   readonly code: ExplanationCode;
   readonly message: string;
   readonly data: Readonly<Record<string, unknown>>;
@@ -33,11 +33,11 @@ export interface NoConsolidation {
   readonly eventMessage?: string;
 }
 
-export type ConsolidationOutcome =
+type ConsolidationOutcome =
   | { readonly kind: 'command'; readonly command: Command; readonly sim: Simulation }
   | { readonly kind: 'noop'; readonly why: NoConsolidation; readonly sim?: Simulation };
 
-export interface ConsolidationContext extends SimContext {
+interface ConsolidationContext extends SimContext {
   readonly method: 'single' | 'multi';
 }
 
@@ -106,7 +106,7 @@ const fail = (
 });
 
 /** The one replacement, filtered by the price rule and, for spot candidates, the spot-to-spot rules. */
-export function replacement(
+function replacement(
   s: Snapshot,
   candidates: readonly Candidate[],
   claim: NewNodeClaimPlan,

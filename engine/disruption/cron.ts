@@ -22,7 +22,7 @@ export interface CronSchedule {
   readonly dowStar: boolean;
 }
 
-export type CronResult =
+type CronResult =
   | { readonly ok: true; readonly schedule: CronSchedule }
   | { readonly ok: false; readonly message: string };
 

@@ -27,7 +27,7 @@ import type {
 import { PRODUCTION_ORDER } from './types.ts';
 import { explanation } from './words.ts';
 
-export function reasonOf(m: MethodName): DisruptionReason {
+function reasonOf(m: MethodName): DisruptionReason {
   if (m === 'emptiness') return 'Empty';
   if (m === 'drift' || m === 'static-drift') return 'Drifted';
   return 'Underutilized';

@@ -10,7 +10,7 @@ import type { Candidate, Explanation } from './types.ts';
 import { explanation } from './words.ts';
 
 /** Oldest Drifted transition first, then (stably) nodes with nothing to reschedule before the rest. */
-export function driftOrder(cs: readonly Candidate[]): Candidate[] {
+function driftOrder(cs: readonly Candidate[]): Candidate[] {
   const byAge = cs
     .map((c, i) => ({ c, i, t: c.node.conditions.drifted?.since ?? 0 }))
     .sort((a, b) => a.t - b.t || a.i - b.i)

@@ -13,13 +13,13 @@ import {
 import { compatible, fromLabels, fromSelectorRequirements } from '../scheduling/requirements.ts';
 import { typeByName } from './pricing.ts';
 
-export type DriftReason = 'NodePoolDrifted' | 'RequirementsDrifted' | 'InstanceTypeNotFound' | (string & {});
+type DriftReason = 'NodePoolDrifted' | 'RequirementsDrifted' | 'InstanceTypeNotFound' | (string & {});
 
 /** Instance-type existence is checked only for NodeClaims older than this. */
 export const INSTANCE_TYPE_CHECK_AGE_MS = 3600_000;
 
 /** Static drift: both carry a hash and the same hash version, and the hashes differ. */
-export function hashDrifted(pool: NodePool, node: StateNode): boolean {
+function hashDrifted(pool: NodePool, node: StateNode): boolean {
   const hash = node.annotations[NODEPOOL_HASH_ANNOTATION];
   const version = node.annotations[NODEPOOL_HASH_VERSION_ANNOTATION];
   if (pool.hash === undefined || pool.hashVersion === undefined || hash === undefined || version === undefined)
@@ -28,7 +28,7 @@ export function hashDrifted(pool: NodePool, node: StateNode): boolean {
 }
 
 /** The node's labels, read as requirements, no longer meet the pool's template requirements. */
-export function requirementsDrifted(pool: NodePool, node: StateNode): boolean {
+function requirementsDrifted(pool: NodePool, node: StateNode): boolean {
   return compatible(fromLabels(node.labels), fromSelectorRequirements(pool.template.requirements)) !== undefined;
 }
 
@@ -36,7 +36,7 @@ export function requirementsDrifted(pool: NodePool, node: StateNode): boolean {
  * The node's instance type is missing from the pool's types, or none of its offerings (available or not)
  * matches the node's zone and capacity type (a reserved node also matches on-demand offerings).
  */
-export function instanceTypeNotFound(s: Snapshot, pool: NodePool, node: StateNode): boolean {
+function instanceTypeNotFound(s: Snapshot, pool: NodePool, node: StateNode): boolean {
   const name = node.labels[INSTANCE_TYPE_LABEL];
   if (name === undefined) return true;
   const it = typeByName(s.instanceTypes.get(pool.name), name);
@@ -49,7 +49,7 @@ export function instanceTypeNotFound(s: Snapshot, pool: NodePool, node: StateNod
   );
 }
 
-export interface DriftCheckOptions {
+interface DriftCheckOptions {
   /** Check instance-type existence (the controller caches a success for 30 min). Default: when older than 1 h. */
   readonly checkInstanceType?: boolean;
 }

@@ -30,7 +30,7 @@ function sortedEntries(m: Readonly<Record<string, string>>): Array<[string, stri
 }
 
 /** The canonical text the hash is taken over (exported for tests and debugging). */
-export function canonicalTemplate(pool: NodePool): string {
+function canonicalTemplate(pool: NodePool): string {
   const t = pool.template;
   const parts: Array<[string, unknown]> = [];
   const labels = sortedEntries(t.labels);

@@ -2,23 +2,17 @@
 // validate, explainNode, the repack, the simulations) run on the Engine's workers; engine/local.ts has them
 // for those workers, benchmarks and tests.
 export * from './types.ts';
-export { methodsFor, reasonOf } from './disrupt.ts';
-export { doNotDisruptEvent, doNotDisruptEvents, goDurationError, type PodEvent } from './podevents.ts';
-export { validationFailureReason, type ValidationCategory, type ValidationResult } from './validate.ts';
+export { methodsFor } from './disrupt.ts';
+export { doNotDisruptEvent, doNotDisruptEvents, goDurationError } from './podevents.ts';
+export { validationFailureReason, type ValidationResult } from './validate.ts';
 export type { NodeReport } from './explain.ts';
 export { applyCommand, launchedNode } from './apply.ts';
-export type { RepackPlan, RepackStep } from './repack.ts';
 export { expired, expiresAt } from './expiration.ts';
 export {
   driftReason,
-  hashDrifted,
-  requirementsDrifted,
-  instanceTypeNotFound,
   INSTANCE_TYPE_CHECK_AGE_MS,
-  type DriftReason,
-  type DriftCheckOptions,
 } from './driftcheck.ts';
-export { nodePoolHash, canonicalTemplate, NODEPOOL_HASH_VERSION } from './hash.ts';
+export { nodePoolHash, NODEPOOL_HASH_VERSION } from './hash.ts';
 export {
   budgetMapping,
   budgetNodes,
@@ -28,7 +22,6 @@ export {
   budgetExplanation,
   MAX_INT32,
   type PoolBudget,
-  type BudgetCheck,
 } from './budgets.ts';
 export {
   candidateSet,
@@ -37,21 +30,16 @@ export {
   bySavingsRatio,
   describeCandidate,
   type CandidateSet,
-  type CandidateResult,
 } from './candidates.ts';
 export {
   evictionCost,
   doNotDisrupt,
-  doNotDisruptActive,
   podBlock,
   reschedulablePods,
   rescheduleDisruptionCost,
-  lifetimeRemaining,
   lifetimeDisruptionCost,
   currentlyReschedulable,
   POD_DELETION_COST_ANNOTATION,
-  type DoNotDisrupt,
-  type PodBlock,
 } from './pods.ts';
 export {
   nodePoolTotals,
@@ -62,13 +50,9 @@ export {
   approvalMessage,
   DEFAULT_K,
   type PoolTotals,
-  type PoolScore,
   type BalancedEvaluation,
 } from './balanced.ts';
 export { worstLaunchPrice, filterByPrice, nodeOfferingPrice, estimatedSavings } from './pricing.ts';
-export { SPOT_TO_SPOT_MIN_TYPES, type ConsolidationOutcome, type NoConsolidation } from './consolidation.ts';
-export { provisionablePending, blockedDestinations, type Simulation, type SimContext } from './simulate.ts';
+export { provisionablePending, type Simulation, type SimContext } from './simulate.ts';
 export { commandString, commandTimeoutMs, makeCommand } from './command.ts';
 export { interleave } from './singlenode.ts';
-export { filterOutSameInstanceType } from './multinode.ts';
-export { driftOrder } from './drift.ts';

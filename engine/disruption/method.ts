@@ -10,7 +10,7 @@ import type { Candidate, Command, ConsolidationMove, DisruptOptions, Explanation
 import { INITIAL_LOOP_STATE } from './types.ts';
 
 /** The repack's default minimum saving, as a share of the replaced nodes' price (DisruptOptions.repackMinSavingsShare). */
-export const DEFAULT_MIN_SAVINGS_SHARE = 0.05;
+const DEFAULT_MIN_SAVINGS_SHARE = 0.05;
 
 export interface Resolved {
   /** What this call remembers per input object (the caller's, or its own). */

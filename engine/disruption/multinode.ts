@@ -17,7 +17,7 @@ import type { Candidate, Command, Explanation } from './types.ts';
  * cheapest such node: drop every option whose worst-case launch price is not below that price. Returns the
  * command with the remaining options, or undefined when none remain or minValues fails.
  */
-export function filterOutSameInstanceType(
+function filterOutSameInstanceType(
   s: Snapshot,
   candidates: readonly Candidate[],
   cmd: Command,

@@ -9,7 +9,7 @@ import { DO_NOT_DISRUPT_ANNOTATION, NODEPOOL_LABEL } from '../scheduling/labels.
 import { isActive } from '../scheduling/pods.ts';
 import { doNotDisrupt } from './pods.ts';
 
-export interface PodEvent {
+interface PodEvent {
   readonly pod: Pod;
   readonly type: 'Normal' | 'Warning';
   readonly reason: 'DoNotDisruptUntil' | 'DoNotDisruptGracePeriodElapsed' | 'InvalidDoNotDisruptAnnotation';

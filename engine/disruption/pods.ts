@@ -68,7 +68,7 @@ export function rescheduleDisruptionCost(pods: readonly Pod[]): number {
 }
 
 /** LifetimeRemaining = clamp((expireAfter − age) / expireAfter, 0, 1); 1 with no expiry. */
-export function lifetimeRemaining(node: StateNode, expireAfter: number | null | undefined, now: number): number {
+function lifetimeRemaining(node: StateNode, expireAfter: number | null | undefined, now: number): number {
   if (expireAfter === null || expireAfter === undefined || expireAfter <= 0) return 1;
   const age = now - node.creationTimestamp;
   return Math.min(1, Math.max(0, (expireAfter - age) / expireAfter));
@@ -80,7 +80,7 @@ export function lifetimeDisruptionCost(node: StateNode, expireAfter: number | nu
   return node.pods.reduce((acc, p) => acc + evictionCost(p) * lr, 0);
 }
 
-export type DoNotDisrupt =
+type DoNotDisrupt =
   | { readonly state: 'none' }
   | { readonly state: 'active'; readonly value: string; readonly until?: number }
   | { readonly state: 'elapsed'; readonly value: string; readonly since: number }
@@ -103,12 +103,8 @@ export function doNotDisrupt(pod: Pod, now: number): DoNotDisrupt {
   return now < until ? { state: 'active', value, until } : { state: 'elapsed', value, since: until };
 }
 
-export function doNotDisruptActive(pod: Pod, now: number): boolean {
-  return isActive(pod) && doNotDisrupt(pod, now).state === 'active';
-}
-
 /** Why the pods of a node block graceful disruption, as Karpenter words it, or undefined. */
-export type PodBlock =
+type PodBlock =
   | { readonly kind: 'do-not-disrupt'; readonly pod: Pod; readonly message: string; readonly until?: number }
   | { readonly kind: 'pdb-multiple'; readonly pod: Pod; readonly pdbs: readonly string[]; readonly message: string }
   | { readonly kind: 'pdb'; readonly pod: Pod; readonly pdb: string; readonly message: string };

@@ -21,14 +21,14 @@ import type { Simulation } from './simulate.ts';
 import type { Candidate, Command, Explanation } from './types.ts';
 import { explanation, usd } from './words.ts';
 
-export interface RepackStep {
+interface RepackStep {
   readonly command: Command;
   /** What the step was solved against and the plan it carries out, for verifyPlan. */
   readonly input: ProvisionInput;
   readonly plan: ProvisionPlan;
 }
 
-export interface RepackPlan {
+interface RepackPlan {
   readonly steps: readonly RepackStep[];
   readonly explanations: readonly Explanation[];
   /** Simulations run. */

@@ -18,7 +18,7 @@ import type { Evaluation, Search } from './repackeval.ts';
 import type { Candidate } from './types.ts';
 
 /** The unused share of the node's scarcer resource (cpu or memory), by requests of its active pods. */
-export function idleShare(c: Candidate): number {
+function idleShare(c: Candidate): number {
   let cpu = 0;
   let mem = 0;
   for (const p of c.node.pods) {

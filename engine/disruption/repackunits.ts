@@ -28,7 +28,7 @@ import type { Simulation } from './simulate.ts';
 import type { Candidate } from './types.ts';
 
 /** A planned NodeClaim and the options the price rule keeps, each at its cheapest allowed offering (micro-dollars). */
-export interface Replacement {
+interface Replacement {
   readonly claim: NewNodeClaimPlan;
   readonly reqs: Requirements;
   readonly options: ReadonlyArray<{ readonly it: InstanceType; readonly micros: number }>;
@@ -45,7 +45,7 @@ export interface Unit {
   readonly disruption: number;
 }
 
-export type UnitResult =
+type UnitResult =
   | { readonly ok: true; readonly unit: Unit }
   | { readonly ok: false; readonly candidates: readonly Candidate[]; readonly why: string };
 

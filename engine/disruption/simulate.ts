@@ -62,7 +62,7 @@ export function provisionablePending(s: Snapshot): Pod[] {
  * Existing nodes that may not receive pods moved off candidates: initialized nodes of a pool with a
  * non-zero consolidateAfter that saw a pod event (or initialized) less than consolidateAfter ago.
  */
-export function blockedDestinations(s: Snapshot, exclude: ReadonlySet<string>): Set<string> {
+function blockedDestinations(s: Snapshot, exclude: ReadonlySet<string>): Set<string> {
   const pools = new Map(s.nodePools.map((p) => [p.name, p]));
   const out = new Set<string>();
   for (const n of s.nodes) {

@@ -17,7 +17,7 @@ const guarded =
     doNotDisrupt(p, now).state === 'active';
 
 /** Empty for a static scale-down: no pod, or only DaemonSet pods without an active do-not-disrupt. */
-export function staticEmpty(n: StateNode, now: number): boolean {
+function staticEmpty(n: StateNode, now: number): boolean {
   return n.pods.every(isOwnedByDaemonSet) && !n.pods.some(guarded(now));
 }
 

@@ -12,7 +12,7 @@ import { describeErrors, simulate } from './simulate.ts';
 import type { Candidate, Command, Decision, DisruptOptions } from './types.ts';
 import { usd2 } from './words.ts';
 
-export type ValidationCategory = 'churn' | 'budget' | 'scheduling' | 'unknown';
+type ValidationCategory = 'churn' | 'budget' | 'scheduling' | 'unknown';
 
 export type ValidationResult =
   | { readonly ok: true; readonly command: Command }

@@ -6,12 +6,4 @@ export function toMicros(pricePerHour: number): number {
   return Number.isFinite(pricePerHour) ? Math.round(pricePerHour * 1e6) : Number.MAX_SAFE_INTEGER;
 }
 
-export function fromMicros(micros: number): number {
-  return micros / 1e6;
-}
-
 export const HOURS_PER_MONTH = 730;
-
-export function formatUsd(pricePerHour: number, digits = 4): string {
-  return `$${pricePerHour.toFixed(digits)}`;
-}

@@ -134,7 +134,7 @@ export interface NodeClass {
 // ---------------------------------------------------------------------------------------------------
 // Cluster state
 
-export interface NodeConditions {
+interface NodeConditions {
   /** Drifted=True with its reason and transition time. */
   readonly drifted?: { readonly reason: string; readonly since: number };
   /** Consolidatable=True (set by the controller from consolidateAfter). */
@@ -211,7 +211,7 @@ export interface PodDisruptionBudget {
 }
 
 export type PreferencePolicy = 'Respect' | 'Ignore';
-export type MinValuesPolicy = 'Strict' | 'BestEffort';
+type MinValuesPolicy = 'Strict' | 'BestEffort';
 
 export interface EngineOptions {
   readonly preferencePolicy: PreferencePolicy;

@@ -58,7 +58,7 @@ function refsOf(
   }));
 }
 
-export type AllocResult = { ok: true; picks: Pick[]; requirements: Requirements } | { ok: false; reason: string };
+type AllocResult = { ok: true; picks: Pick[]; requirements: Requirements } | { ok: false; reason: string };
 
 const SEARCH_LIMIT = 50_000;
 
@@ -437,9 +437,7 @@ export class DeviceAllocator {
 /** What a pod needs from the allocator, decided once per solve. */
 export type PodDra = { kind: 'none' } | { kind: 'claims'; claims: PodClaim[] } | { kind: 'error'; reason: string };
 
-export const DEVICE_REF_KEY = deviceKey;
-
-export type NewNodeAlloc =
+type NewNodeAlloc =
   | {
       ok: true;
       kept: InstanceType[];

@@ -206,7 +206,7 @@ export function parseSelector(expression: string): DeviceSelector {
 }
 
 /** true / false / an error (CEL runtime error: a missing attribute, an ordering between different types). */
-export type Eval = true | false | { readonly error: string };
+type Eval = true | false | { readonly error: string };
 
 function compare(op: CompareOp, a: string | number | boolean, b: string | number | boolean): Eval {
   if (op === '==') return a === b;

@@ -26,13 +26,13 @@ import { get, has, intersects } from '../scheduling/requirements.ts';
 export const MAX_INSTANCE_TYPES = 60;
 const EXOTIC_RESOURCES = [NVIDIA_GPU, AMD_GPU, AWS_NEURON, HABANA_GAUDI];
 
-export type ReservationType = 'default' | 'capacity-block';
-export interface ReservationKindOf {
+type ReservationType = 'default' | 'capacity-block';
+interface ReservationKindOf {
   readonly reservationType: ReservationType;
   readonly interruptible: boolean;
 }
 /** The kind of a reservation, by id (EC2NodeClass status.capacityReservations). */
-export type ReservationKind = (id: string) => ReservationKindOf | undefined;
+type ReservationKind = (id: string) => ReservationKindOf | undefined;
 
 export interface Candidate {
   readonly type: InstanceType;
@@ -40,7 +40,7 @@ export interface Candidate {
   readonly offerings: readonly Offering[];
 }
 
-export type Selection =
+type Selection =
   | {
       readonly ok: true;
       readonly capacityType: 'on-demand' | 'spot' | 'reserved';
@@ -51,11 +51,11 @@ export type Selection =
   | { readonly ok: false; readonly reason: string };
 
 /** Reservations of one partition launch together: ODCRs first, then capacity blocks, then interruptible ODCRs. */
-export function reservationRank(r: ReservationKindOf): number {
+function reservationRank(r: ReservationKindOf): number {
   return r.interruptible ? 2 : r.reservationType === 'capacity-block' ? 1 : 0;
 }
 
-export function offeringAllowed(o: Offering, claim: Requirements): boolean {
+function offeringAllowed(o: Offering, claim: Requirements): boolean {
   if (!o.available) return false;
   if (!has(get(claim, ZONE_LABEL), o.zone)) return false;
   if (!has(get(claim, CAPACITY_TYPE_LABEL), o.capacityType)) return false;

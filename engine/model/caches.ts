@@ -10,7 +10,7 @@
 // themselves, and no cache lives in a module: `reset()` forgets everything, `stats()` says what was reused.
 
 /** A named cache: the key type, the value type and its index in every ModelCaches. */
-export interface CacheSlot<K extends object, V> {
+interface CacheSlot<K extends object, V> {
   readonly id: number;
   readonly name: string;
   /** Phantom fields: the key and value types. */
@@ -27,7 +27,7 @@ export function cacheSlot<K extends object, V>(name: string): CacheSlot<K, V> {
   return { id: names.length - 1, name };
 }
 
-export interface CacheStats {
+interface CacheStats {
   readonly hits: number;
   readonly misses: number;
 }

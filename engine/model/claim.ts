@@ -170,7 +170,7 @@ function keptOverhead(template: Template, kept: readonly InstanceType[], caches:
 }
 
 /** A solve's NodeClaim as both solvers describe it to `claimPlan`. */
-export interface SolvedClaim {
+interface SolvedClaim {
   readonly template: Template;
   /** Final requirements (hostname and simulation keys are dropped here). */
   readonly requirements: Requirements;

@@ -6,7 +6,7 @@
 import { hasDRA, IGNORED_DRA_REASON } from '../dra/allocator.ts';
 import type { PodError, ProvisionInput, ProvisionPlan } from './types.ts';
 
-export type DraRoute =
+type DraRoute =
   | { readonly kind: 'plain' }
   | { readonly kind: 'reference' }
   | { readonly kind: 'stripped'; readonly input: ProvisionInput; readonly errors: readonly PodError[] };

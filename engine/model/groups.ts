@@ -5,7 +5,7 @@ import { selectorMatches } from '../scheduling/pods.ts';
 import { compatible } from '../scheduling/requirements.ts';
 import { toleratesAll } from '../scheduling/taints.ts';
 
-export type GroupType = 'spread' | 'affinity' | 'anti-affinity';
+type GroupType = 'spread' | 'affinity' | 'anti-affinity';
 
 /** Where a pod would land, as topology sees it. */
 export interface Placement {

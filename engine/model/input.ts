@@ -69,7 +69,7 @@ export function snapshotOf(input: ProvisionInput, now = 0): Snapshot {
 }
 
 /** A NodePool that provisions but whose requirements leave none of its instance types (Karpenter: NoCompatibleInstanceTypes). */
-export interface IncompatibleNodePool {
+interface IncompatibleNodePool {
   readonly nodePool: string;
   /** The types were there, but minValues (Strict) could not be met with them. */
   readonly minValues: boolean;

@@ -61,7 +61,7 @@ export function hostPortsConflict(a: readonly HostPort[], b: readonly HostPort[]
 }
 
 /** Taints that apply to scheduling on a node: ephemeral and startup taints are ignored until initialized. */
-export function effectiveTaints(node: StateNode): Taint[] {
+function effectiveTaints(node: StateNode): Taint[] {
   if (node.initialized) return [...node.taints];
   return node.taints.filter(
     (t) => !isKnownEphemeralTaint(t) && !node.startupTaints.some((s) => s.key === t.key && s.effect === t.effect),

@@ -20,7 +20,7 @@ export type ReservedOfferingMode = 'Strict' | 'Fallback';
 /** The available reserved offerings of an instance type (checked once per type object). */
 const RESERVED = cacheSlot<InstanceType, readonly Offering[]>('reserved offerings');
 
-export function reservedOfferings(it: InstanceType, caches?: ModelCaches): readonly Offering[] {
+function reservedOfferings(it: InstanceType, caches?: ModelCaches): readonly Offering[] {
   return caches ? caches.memo(RESERVED, it, () => reservedOf(it)) : reservedOf(it);
 }
 
@@ -116,7 +116,7 @@ function countReservations(its: readonly InstanceType[], caches?: ModelCaches): 
   return m;
 }
 
-export type ReservationCheck = { ok: true; held: ReadonlySet<string> } | { ok: false; reason: string };
+type ReservationCheck = { ok: true; held: ReadonlySet<string> } | { ok: false; reason: string };
 
 /**
  * Which reservations a NodeClaim would hold with these requirements and remaining instance types: every available

@@ -2,7 +2,7 @@
 import type { Pod } from '../domain/types.ts';
 import { cacheSlot, type ModelCaches } from './caches.ts';
 
-export interface RunningPods {
+interface RunningPods {
   readonly namespaces: readonly string[];
   /** The pods with required anti-affinity (usually none). */
   readonly antiAffinity: readonly Pod[];

@@ -34,12 +34,12 @@ const RELAXATION_CHAINS = cacheSlot<
 >('relaxation chains');
 
 /** Why a pod fits no new NodeClaim: one line, and the failure in each NodePool. */
-export interface PodExplanation {
+interface PodExplanation {
   readonly reason: string;
   readonly perNodePool?: Record<string, string>;
 }
 
-export interface ModelPods {
+interface ModelPods {
   /** The pods to schedule. */
   readonly pods: readonly Pod[];
   /**

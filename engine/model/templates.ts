@@ -254,7 +254,7 @@ function minValuesOk(reqs: Requirements, its: readonly InstanceType[]): boolean 
   return minValuesUnmet(reqs, its) === undefined;
 }
 
-export interface FilterResult {
+interface FilterResult {
   readonly kept: InstanceType[];
   /** When nothing is kept: the most specific reason. */
   readonly reason?: string;

@@ -23,7 +23,7 @@ import type { ModelCaches } from './caches.ts';
 import { podsOf } from './running.ts';
 import { templateRequirements } from './templates.ts';
 
-export { TopologyGroup, type GroupType, type Placement } from './groups.ts';
+export { TopologyGroup, type Placement } from './groups.ts';
 
 /** A node that exists before the solve, for domain discovery and counting. */
 export interface TopologyNode {
@@ -33,7 +33,7 @@ export interface TopologyNode {
   readonly pods: readonly Pod[];
 }
 
-export interface TopologyInput {
+interface TopologyInput {
   readonly nodePools: readonly NodePool[];
   readonly instanceTypes: ReadonlyMap<string, readonly InstanceType[]>;
   readonly nodes: readonly TopologyNode[];

@@ -54,7 +54,7 @@ export interface ProvisionInput {
   readonly caches?: ModelCaches;
 }
 
-export interface InstanceTypeOption {
+interface InstanceTypeOption {
   readonly name: string;
   /** Cheapest available offering compatible with the NodeClaim's requirements, $/h. */
   readonly price: number;

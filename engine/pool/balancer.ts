@@ -11,7 +11,7 @@ export interface TaskRouting {
 }
 
 /** What the balancer reads of a worker (piscina's PiscinaWorker). */
-export interface BalancedWorker {
+interface BalancedWorker {
   readonly id: number;
   readonly currentUsage: number;
   readonly terminating: boolean;

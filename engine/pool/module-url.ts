@@ -14,7 +14,7 @@ export function moduleUrl(relative: string, base: string): string {
 }
 
 /** What a piscina pool (or a Worker) needs to start the worker module `relative` next to `base`. */
-export interface WorkerModule {
+interface WorkerModule {
   /** The worker's file URL (href). */
   readonly filename: string;
   /** The worker's execArgv: the parent's plus tsx's loader when the worker is TypeScript source. */

@@ -24,7 +24,7 @@ export interface PoolOptions {
   readonly whatIfLpSeconds?: number;
 }
 
-export interface CallOptions {
+interface CallOptions {
   readonly signal?: AbortSignal;
   /** Rejects with a PoolError when the call has not finished by then (the worker is stopped). */
   readonly timeoutMs?: number;

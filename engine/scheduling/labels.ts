@@ -24,7 +24,6 @@ export const DO_NOT_DISRUPT_ANNOTATION = 'karpenter.sh/do-not-disrupt';
 export const NODEPOOL_HASH_ANNOTATION = 'karpenter.sh/nodepool-hash';
 export const NODEPOOL_HASH_VERSION_ANNOTATION = 'karpenter.sh/nodepool-hash-version';
 export const DISRUPTED_TAINT_KEY = 'karpenter.sh/disrupted';
-export const UNREGISTERED_TAINT_KEY = 'karpenter.sh/unregistered';
 
 /**
  * The well-known label set used by Compatible's AllowUndefinedWellKnownLabels: Karpenter's core labels and

@@ -12,7 +12,7 @@ import { NODEPOOL_LABEL, schedulingRestrictedReason } from './labels.ts';
 import { add, fromLabels, fromSelector, operatorOf } from './requirements.ts';
 
 /** The preferred node affinity terms, heaviest first (stable). */
-export function preferredTermsByWeight(pod: Pod) {
+function preferredTermsByWeight(pod: Pod) {
   const prefs = pod.affinity?.nodeAffinity?.preferred ?? [];
   return [...prefs].sort((a, b) => b.weight - a.weight);
 }

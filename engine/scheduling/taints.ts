@@ -45,7 +45,3 @@ export function isKnownEphemeralTaint(t: Taint): boolean {
   if (t.key === 'karpenter.sh/unregistered') return true;
   return t.key.startsWith('readiness.k8s.io/');
 }
-
-export function sameTaint(a: Taint, b: Taint): boolean {
-  return a.key === b.key && a.effect === b.effect && (a.value ?? '') === (b.value ?? '');
-}

@@ -6,7 +6,7 @@ import { provisionInput, type ProvisionOptions as InputOptions } from '../model/
 import type { ProvisionPlan, ProvisionSolver } from '../model/types.ts';
 import { WasmSolver } from './wasm.ts';
 
-export interface ProvisionOptions extends InputOptions {
+interface ProvisionOptions extends InputOptions {
   /** The solver to use; default: a release wasm solver with its improvement phase. */
   readonly solver?: ProvisionSolver;
 }

@@ -19,7 +19,7 @@ export interface SolverExports {
   solve(input: number): number;
 }
 
-export class AbiMismatchError extends Error {
+class AbiMismatchError extends Error {
   override name = 'AbiMismatchError';
 }
 

@@ -18,7 +18,7 @@ import {
 import { launchMismatch } from './launch.ts';
 import { daemonsOf, orderViolations } from './order.ts';
 
-export interface Violation {
+interface Violation {
   readonly kind:
     | 'accounting'
     | 'fit'

@@ -25,7 +25,7 @@ import { anyValue } from '../scheduling/requirements.ts';
 import type { CostGroup, NodeRow, SavingsBreakdown } from './types.ts';
 
 /** A node the breakdown prices: a row of the report, or a node launched for pending pods and removed again. */
-export interface PricedNode {
+interface PricedNode {
   readonly name: string;
   readonly instanceType?: string;
   readonly zone?: string;
@@ -34,7 +34,7 @@ export interface PricedNode {
   readonly pricePerHour: number;
 }
 
-export interface BreakdownInput {
+interface BreakdownInput {
   readonly rows: readonly NodeRow[];
   /** Nodes launched by the provisioning step (whether they stay or are consolidated away later). */
   readonly launched: readonly PricedNode[];
@@ -51,7 +51,7 @@ const GIB = 1024 ** 3;
 const round = (v: number): number => Math.round(v * 1e6) / 1e6 + 0;
 
 /** $/h per vCPU and per GiB that best explain the region's on-demand prices of general-purpose types. */
-export function capacityRates(catalog: ReadonlyMap<string, InstanceType>): { cpu: number; gib: number } {
+function capacityRates(catalog: ReadonlyMap<string, InstanceType>): { cpu: number; gib: number } {
   let sxx = 0,
     sxy = 0,
     syy = 0,
@@ -156,7 +156,7 @@ function familyOf(r: NodeRow, catalog: ReadonlyMap<string, InstanceType>): strin
 }
 
 /** Nodes and $/h per key before (kept + removed) and after (kept + new), sorted by cost before, then after. */
-export function groupBy(rows: readonly NodeRow[], key: (r: NodeRow) => string): CostGroup[] {
+function groupBy(rows: readonly NodeRow[], key: (r: NodeRow) => string): CostGroup[] {
   const m = new Map<
     string,
     { nodesBefore: number; nodesAfter: number; costPerHourBefore: number; costPerHourAfter: number }
@@ -189,7 +189,7 @@ export function groupBy(rows: readonly NodeRow[], key: (r: NodeRow) => string): 
     );
 }
 
-export const BREAKDOWN_ORDER = [
+const BREAKDOWN_ORDER = [
   'newCapacity',
   'emptyNodes',
   'reservations',

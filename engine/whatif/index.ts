@@ -3,10 +3,10 @@
 export * from './types.ts';
 export { buildSnapshot, regionOf, DEFAULT_REGION, WhatIfError, type BuildOptions, type Built } from './build.ts';
 export type { ConsolidationCommand, ConsolidationPlan, ConsolidationPlanner, ProvisionFn } from './consolidation.ts';
-export type { WhatIfEngine, WhatIfInput } from './run.ts';
+export type { WhatIfEngine } from './run.ts';
 export type { WhatIfJob } from './job.ts';
 export { nodeGroups, type NodeGroup } from './nodegroups.ts';
-export { proposeNodePools, type Proposal, type ProposedNodePool, type ProposalOptions } from './proposal.ts';
+export { proposeNodePools, type Proposal } from './proposal.ts';
 export {
   adoptForMigration,
   mapGroups,

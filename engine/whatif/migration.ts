@@ -16,7 +16,7 @@ import { claimedNodes, karpenterManaged, nodeCapacityType, sameTaints, type Node
 import type { ClusterObjects, GroupMapping, MigrationInfo, WhatIfReport } from './types.ts';
 
 /** The drift reason a migrated node carries (it shows in explanations). */
-export const MIGRATION_DRIFT_REASON = 'NodeGroupMigration';
+const MIGRATION_DRIFT_REASON = 'NodeGroupMigration';
 
 /** Nodes exist, no NodeClaim, and no node carries a Karpenter label (karpenter.sh/...): none came from Karpenter. */
 export function unmanagedCluster(o: ClusterObjects): boolean {

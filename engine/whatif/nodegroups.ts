@@ -15,7 +15,7 @@ import { capacityTypeOf } from './prices.ts';
 import type { ClusterObjects } from './types.ts';
 
 /** Labels that name a node's group, most specific first (EKS, eksctl, kops, Cluster Autoscaler's AWS docs). */
-export const GROUP_LABELS = [
+const GROUP_LABELS = [
   'eks.amazonaws.com/nodegroup',
   'alpha.eksctl.io/nodegroup-name',
   'kops.k8s.io/instancegroup',
@@ -31,7 +31,7 @@ const LIFECYCLE_TAINTS =
 /** Karpenter's instance-type name scheme: category, optional size suffix, generation. */
 const NAME_SCHEME = /^([a-z]+)(-[0-9]+tb)?([0-9]+).*\./;
 
-export type Accelerator =
+type Accelerator =
   | { readonly kind: 'none' }
   | { readonly kind: 'gpu'; readonly manufacturer: string; readonly names: readonly string[] }
   | { readonly kind: 'neuron'; readonly families: readonly string[] };
@@ -63,7 +63,7 @@ const sorted = (xs: Iterable<string>): string[] => [...new Set(xs)].sort();
 const taintKey = (t: Taint): string => `${t.key}=${t.value ?? ''}:${t.effect}`;
 
 /** The node's taints a NodePool would carry (lifecycle taints left out), in a stable order. */
-export function workloadTaints(taints: readonly Taint[]): Taint[] {
+function workloadTaints(taints: readonly Taint[]): Taint[] {
   return taints.filter((t) => !LIFECYCLE_TAINTS.test(t.key)).sort((a, b) => taintKey(a).localeCompare(taintKey(b)));
 }
 
@@ -186,7 +186,7 @@ function byNameArch(i: Ec2InstanceInfo | undefined): string | undefined {
 }
 
 /** The active pods that are not daemonset or mirror pods: what a node group is there to run. */
-export function workloadPods(pods: readonly Pod[]): Pod[] {
+function workloadPods(pods: readonly Pod[]): Pod[] {
   return pods.filter((p) => !isTerminal(p) && !isOwnedByDaemonSet(p) && !isMirrorPod(p));
 }
 

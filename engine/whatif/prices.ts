@@ -15,7 +15,7 @@ import type { NewNodeClaimPlan } from '../model/types.ts';
 /** EKS managed node groups write their capacity type here (ON_DEMAND / SPOT). */
 const EKS_CAPACITY_LABEL = 'eks.amazonaws.com/capacityType';
 
-export interface NodePrice {
+interface NodePrice {
   readonly instanceType?: string;
   readonly zone?: string;
   readonly capacityType?: CapacityType;
@@ -75,7 +75,7 @@ export function nodePrice(node: StateNode, catalog: ReadonlyMap<string, Instance
   };
 }
 
-export interface LaunchGuess {
+interface LaunchGuess {
   readonly instanceType?: InstanceType;
   readonly offering?: Offering;
 }

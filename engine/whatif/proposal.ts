@@ -9,7 +9,7 @@ import type { NodeGroup } from './nodegroups.ts';
 
 type Manifest = Record<string, unknown>;
 
-export interface ProposedNodePool {
+interface ProposedNodePool {
   readonly name: string;
   /** The node groups it replaces. */
   readonly groups: readonly string[];
@@ -31,12 +31,12 @@ export interface Proposal {
   readonly groupPool: Readonly<Record<string, string>>;
 }
 
-export interface ProposalOptions {
+interface ProposalOptions {
   /** The cluster's name, for the node role and discovery tags; else from node labels, else a placeholder. */
   readonly clusterName?: string;
 }
 
-export const NODE_CLASS_NAME = 'default';
+const NODE_CLASS_NAME = 'default';
 const CLUSTER_PLACEHOLDER = 'CLUSTER_NAME';
 const GIB = 1024 ** 3;
 /** AL2023's root volume when the EC2NodeClass sets none. */

@@ -24,7 +24,7 @@ export interface WhatIfEngine {
   readonly planner: ConsolidationPlanner;
 }
 
-export interface WhatIfInput {
+interface WhatIfInput {
   readonly built: Built;
   readonly sources: readonly string[];
   readonly options: WhatIfOptions;

@@ -31,7 +31,7 @@ export interface ClusterObjects {
   readonly nodeOverlays?: readonly NodeOverlay[];
 }
 
-export interface Usage {
+interface Usage {
   /** Sum of the requests of the node's active pods (daemonset pods included), cpu in millicores, memory in bytes. */
   readonly requested: number;
   readonly allocatable: number;
@@ -79,7 +79,7 @@ export interface Move {
   readonly reason: string;
 }
 
-export interface Unschedulable {
+interface Unschedulable {
   readonly pod: string;
   readonly reason: string;
   readonly perNodePool?: Readonly<Record<string, string>>;
@@ -126,7 +126,7 @@ export interface SavingsBreakdown {
   readonly byFamily: readonly CostGroup[];
 }
 
-export type RiskKind =
+type RiskKind =
   | 'zone-concentration'
   | 'spread-constraint'
   | 'spot-concentration'

@@ -17,7 +17,7 @@ import { kubeConfigText } from '../../sim/kubeconfig.ts';
 import { ec2InstanceTypes, type InstanceType } from '../../engine/index.ts';
 
 const GUIDE = fileURLToPath(new URL('../guide/', import.meta.url));
-export const EXAMPLE_TIME = Date.parse('2026-11-30T11:30:00Z');
+const EXAMPLE_TIME = Date.parse('2026-11-30T11:30:00Z');
 const REGION = 'ap-northeast-2';
 
 const doc = (file: string): Record<string, unknown> =>

@@ -27,7 +27,7 @@ export class AppliedConfigs {
 }
 
 /** What apply needs of the registry: its store, the applied configurations, and its write steps. */
-export interface ApplyRegistry {
+interface ApplyRegistry {
   readonly store: Pick<Store, 'get' | 'getByUid'>;
   readonly applied: AppliedConfigs;
   create(r: ResourceInfo, ns: string, body: unknown, opts: WriteOptions): KObject;

@@ -8,7 +8,7 @@
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { isIP } from 'node:net';
 
-export interface ServerCert {
+interface ServerCert {
   /** PEM private key. */
   readonly key: string;
   /** PEM certificate (also the CA clients trust). */

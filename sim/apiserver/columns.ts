@@ -28,7 +28,7 @@ export function humanAge(obj: KObject, now: number): string {
   return humanDuration(Math.max(0, now - t));
 }
 
-export function humanDuration(ms: number): string {
+function humanDuration(ms: number): string {
   const s = Math.floor(ms / 1000);
   if (s < 60 * 2) return `${s}s`;
   const m = Math.floor(s / 60);

@@ -17,7 +17,7 @@ function child(o: JsonObject, key: string): JsonObject {
 }
 
 /** PodSpec defaults (pkg/apis/core/v1/defaults.go) and the DefaultTolerationSeconds admission plugin. */
-export function defaultPodSpec(spec: JsonObject): void {
+function defaultPodSpec(spec: JsonObject): void {
   setIfAbsent(spec, 'restartPolicy', 'Always');
   setIfAbsent(spec, 'terminationGracePeriodSeconds', 30);
   setIfAbsent(spec, 'dnsPolicy', 'ClusterFirst');
@@ -70,7 +70,7 @@ export const DEFAULTS: Record<string, Defaulter> = {
 };
 
 /** The pod's QoS class (pkg/apis/core/helper/qos), from its containers' requests and limits. */
-export function qosClass(spec: JsonObject): 'BestEffort' | 'Burstable' | 'Guaranteed' {
+function qosClass(spec: JsonObject): 'BestEffort' | 'Burstable' | 'Guaranteed' {
   const containers = [
     ...((spec.initContainers as JsonObject[] | undefined) ?? []),
     ...((spec.containers as JsonObject[] | undefined) ?? []),

@@ -3,7 +3,7 @@
 // such as Karpenter match on reason and code, and people read the message).
 import type { FieldError } from './types.ts';
 
-export type StatusReason =
+type StatusReason =
   | 'NotFound'
   | 'AlreadyExists'
   | 'Conflict'
@@ -22,13 +22,13 @@ export type StatusReason =
   | 'Unauthorized'
   | 'RequestEntityTooLarge';
 
-export interface StatusCause {
+interface StatusCause {
   reason?: string;
   message?: string;
   field?: string;
 }
 
-export interface StatusDetails {
+interface StatusDetails {
   name?: string;
   group?: string;
   kind?: string;
@@ -73,7 +73,7 @@ export class ApiError extends Error {
 }
 
 /** How a resource is named in messages: `pods`, `nodeclaims.karpenter.sh`. */
-export interface Named {
+interface Named {
   readonly group: string;
   readonly plural: string;
   readonly kind: string;
@@ -152,7 +152,7 @@ export const errors = {
   injected: (code: number, message: string) => new ApiError(code, reasonFor(code), message),
 };
 
-export function reasonFor(code: number): StatusReason {
+function reasonFor(code: number): StatusReason {
   const map: Record<number, StatusReason> = {
     400: 'BadRequest',
     401: 'Unauthorized',

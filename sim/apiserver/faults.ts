@@ -4,7 +4,7 @@ import { errors, type ApiError } from './errors.ts';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
-export const WRITE_VERBS: readonly Verb[] = ['create', 'update', 'patch', 'delete', 'deletecollection'];
+const WRITE_VERBS: readonly Verb[] = ['create', 'update', 'patch', 'delete', 'deletecollection'];
 
 /** What a request was, once routed. Non-resource requests (discovery, openapi) have no verb. */
 export interface RequestInfo {
@@ -27,7 +27,7 @@ export interface RequestRecord extends RequestInfo {
   status: number;
 }
 
-export interface FaultMatch {
+interface FaultMatch {
   /** Resource name as the store resolves it (`nodeclaims`, `pods`, `leases.coordination.k8s.io`); any if absent. */
   readonly resource?: string;
   /** Verbs to fail; default every write verb (create, update, patch, delete, deletecollection). */

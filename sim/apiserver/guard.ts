@@ -17,7 +17,7 @@ import { errors } from './errors.ts';
 import { PROTOBUF_MEDIA_TYPE } from './protobuf.ts';
 import type { PatchType } from './registry.ts';
 
-export const PATCH_TYPES: Readonly<Record<string, PatchType>> = {
+const PATCH_TYPES: Readonly<Record<string, PatchType>> = {
   'application/merge-patch+json': 'merge',
   'application/strategic-merge-patch+json': 'strategic',
   'application/json-patch+json': 'json',
@@ -32,7 +32,7 @@ const BODY_TYPES: Readonly<Record<string, BodyFormat>> = {
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version']);
 
-export interface GuardOptions {
+interface GuardOptions {
   /** The bearer token every request must carry; undefined: no authentication. */
   readonly token: string | undefined;
   /** The address the server listens on (allowed as a Host besides the loopback names). */
@@ -40,7 +40,7 @@ export interface GuardOptions {
 }
 
 /** What the guard learnt about the body: how to parse it. */
-export interface Admitted {
+interface Admitted {
   /** JSON, YAML or protobuf; undefined: the request may not carry a body (a DELETE without a Content-Type). */
   readonly format: BodyFormat | undefined;
   /** The patch type of a PATCH. */
@@ -88,7 +88,7 @@ export class RequestGuard {
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 
 /** The media type (no parameters, lower case) of a Content-Type header, '' when absent. */
-export function mediaType(header: string | undefined): string {
+function mediaType(header: string | undefined): string {
   return (header ?? '').split(';')[0]!.trim().toLowerCase();
 }
 

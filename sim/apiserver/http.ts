@@ -31,7 +31,7 @@ import { toTable, wantsTable, type IncludeObject } from './table.ts';
 import { isObject, type JsonObject } from './types.ts';
 import { WatchHub } from './watch.ts';
 
-export interface HttpOptions {
+interface HttpOptions {
   readonly host: string;
   readonly port: number;
   readonly heartbeatMs: number;

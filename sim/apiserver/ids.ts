@@ -44,7 +44,7 @@ export function stableHash(value: unknown): string {
 }
 
 /** JSON with object keys sorted, so equal values hash equally. */
-export function canonicalJson(v: unknown): string {
+function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (v && typeof v === 'object') {
     const keys = Object.keys(v)

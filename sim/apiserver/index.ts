@@ -79,9 +79,9 @@ export interface ApiServer {
   close(): Promise<void>;
 }
 
-export const DEFAULT_WATCH_BUFFER_BYTES = 16 * 1024 * 1024;
+const DEFAULT_WATCH_BUFFER_BYTES = 16 * 1024 * 1024;
 
-export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
 /** Store and Api without HTTP, for in-process use. */
 export function createApi(
@@ -150,17 +150,16 @@ export { MAX_BODY_BYTES, MAX_BODY_DEPTH } from './body.ts';
 export type { DeleteOptions, PropagationPolicy } from './deletion.ts';
 export { ApiError, errors, type Status } from './errors.ts';
 export { MULTIPLE_PDBS_MESSAGE, PDB_VIOLATION_MESSAGE } from './eviction.ts';
-export type { FailRule, FaultMatch, Faults, RequestLog, RequestRecord, Verb } from './faults.ts';
+export type { FailRule, Faults, RequestLog, RequestRecord, Verb } from './faults.ts';
 export { computePdbStatus, isPodReady } from './pdb.ts';
 export type { AdmissionRequest, FieldValidation, ListOptions, PatchType, Validator, WriteOptions } from './registry.ts';
-export { BUILTIN_RESOURCES, resource, ResourceTable, type ResourceInfo } from './resources.ts';
+export { BUILTIN_RESOURCES, ResourceTable, type ResourceInfo } from './resources.ts';
 export { matchesLabelSelector, parseLabelSelector, type LabelSelectorObject } from './selectors.ts';
 export type { ListFilter, ObjectRef, Store } from './store.ts';
 export {
   draft,
   type FieldError,
   type KObject,
-  type ObjectMeta,
   type OwnerReference,
   type StoreEvent,
 } from './types.ts';

@@ -15,7 +15,7 @@ import { matchesLabelSelector, type LabelSelectorObject } from './selectors.ts';
 import type { Store } from './store.ts';
 import type { KObject } from './types.ts';
 
-export interface PdbStatus {
+interface PdbStatus {
   observedGeneration: number;
   currentHealthy: number;
   desiredHealthy: number;
@@ -44,7 +44,7 @@ export function isPodReady(pod: KObject): boolean {
 }
 
 /** Pods in the budget's namespace that its selector matches (in policy/v1 an empty selector matches all). */
-export function podsOf(store: Store, pdb: KObject): KObject[] {
+function podsOf(store: Store, pdb: KObject): KObject[] {
   const sel = pdbSpec(pdb).selector;
   return store
     .list('pods', { namespace: pdb.metadata.namespace ?? '' })
@@ -59,7 +59,7 @@ export function budgetsFor(store: Store, pod: KObject): KObject[] {
 }
 
 /** intstr.GetScaledValueFromIntOrPercent with roundUp = true. */
-export function scaled(v: number | string, total: number): number {
+function scaled(v: number | string, total: number): number {
   if (typeof v === 'number') return v;
   const m = /^(\d+)%$/.exec(v);
   if (m) return Math.ceil((Number(m[1]) * total) / 100);

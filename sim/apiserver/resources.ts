@@ -5,7 +5,7 @@ import { COLUMNS, type Column } from './columns.ts';
 import { DEFAULTS } from './defaults.ts';
 import type { KObject } from './types.ts';
 
-export type Subresource = 'status' | 'scale' | 'eviction' | 'binding';
+type Subresource = 'status' | 'scale' | 'eviction' | 'binding';
 
 export interface ResourceInfo {
   readonly group: string;
@@ -38,7 +38,7 @@ interface Line {
 }
 
 /** Builds one table row; `singular` defaults to the lower-cased kind. */
-export function resource(group: string, version: string, plural: string, kind: string, o: Line = {}): ResourceInfo {
+function resource(group: string, version: string, plural: string, kind: string, o: Line = {}): ResourceInfo {
   const key = group ? `${plural}.${group}` : plural;
   return {
     group,

@@ -3,7 +3,7 @@
 import { errors } from './errors.ts';
 import { isObject, type KObject } from './types.ts';
 
-export type Requirement =
+type Requirement =
   | { key: string; op: 'eq' | 'neq'; value: string }
   | { key: string; op: 'in' | 'notin'; values: string[] }
   | { key: string; op: 'exists' | 'notexists' };

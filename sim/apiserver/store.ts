@@ -19,7 +19,7 @@ export interface ListFilter {
   readonly fields?: Selector | undefined;
 }
 
-export interface StoreOptions {
+interface StoreOptions {
   /** How many changes to keep for resuming watches (default 10,000). */
   readonly eventWindow?: number;
   /** Where a failing subscriber's error goes (the write itself still succeeds). */

@@ -37,7 +37,7 @@ export function bind(reg: Registry, namespace: string, name: string, body: unkno
 }
 
 /** The autoscaling/v1 Scale view of a Deployment, ReplicaSet, StatefulSet or NodePool (its status replicas: status.nodes, as Karpenter's CRD maps them). */
-export function scaleOf(r: ResourceInfo, obj: KObject): JsonObject {
+function scaleOf(r: ResourceInfo, obj: KObject): JsonObject {
   const spec = (obj.spec ?? {}) as { replicas?: number; selector?: LabelSelectorObject };
   const status = (obj.status ?? {}) as { replicas?: number; nodes?: number };
   return {

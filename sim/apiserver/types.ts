@@ -11,7 +11,7 @@ export interface OwnerReference {
   blockOwnerDeletion?: boolean;
 }
 
-export interface ObjectMeta {
+interface ObjectMeta {
   name?: string;
   generateName?: string;
   namespace?: string;
@@ -35,8 +35,6 @@ export interface KObject {
   metadata: ObjectMeta;
   [k: string]: unknown;
 }
-
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue };
 export type JsonObject = Record<string, unknown>;
 
 /** One field error from validation, turned into a cause of a 422 Invalid Status. */

@@ -22,7 +22,7 @@ import type { ListFilter, Store } from './store.ts';
 import { toTable } from './table.ts';
 import type { KObject, StoreEvent } from './types.ts';
 
-export interface WatchParams {
+interface WatchParams {
   readonly namespace: string | undefined;
   readonly filter: ListFilter;
   readonly resourceVersion: string | undefined;
@@ -34,7 +34,7 @@ export interface WatchParams {
 
 const NEWLINE = Buffer.from('\n');
 
-export interface WatchHubOptions {
+interface WatchHubOptions {
   /** Wall-clock ms between heartbeats. */
   readonly heartbeatMs: number;
   /** A stream whose queued live events exceed this many bytes is dropped. */

@@ -4,7 +4,7 @@ import type { Clock } from '../../controller/operator/clock.ts';
 
 export const ICE_TTL_MS = 3 * 60_000;
 
-export const offeringKey = (capacityType: string, instanceType: string, zone: string): string =>
+const offeringKey = (capacityType: string, instanceType: string, zone: string): string =>
   `${capacityType}:${instanceType}:${zone}`;
 
 export class UnavailableOfferings {

@@ -13,7 +13,7 @@ import type {
 } from '../../controller/cloudprovider/types.ts';
 
 /** SQS VisibilityTimeout the AWS provider's ReceiveMessage asks for. */
-export const VISIBILITY_TIMEOUT_MS = 20_000;
+const VISIBILITY_TIMEOUT_MS = 20_000;
 
 interface Message {
   readonly event: InterruptionEvent;
@@ -23,7 +23,7 @@ interface Message {
   timer?: Timer;
 }
 
-export interface SimInterruptionsOptions {
+interface SimInterruptionsOptions {
   readonly clock: Clock;
   readonly onUnavailable?: (event: InterruptionEvent, capacity: InterruptedCapacity) => void;
   readonly visibilityTimeoutMs?: number;

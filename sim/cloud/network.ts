@@ -5,7 +5,7 @@
 // matching any value, terms ORed).
 import { regionZones, type EC2NodeClass } from '../../engine/index.ts';
 
-export interface SimSubnet {
+interface SimSubnet {
   readonly id: string;
   readonly zone: string;
   readonly zoneID: string;
@@ -13,7 +13,7 @@ export interface SimSubnet {
   readonly tags: Readonly<Record<string, string>>;
 }
 
-export interface SimSecurityGroup {
+interface SimSecurityGroup {
   readonly id: string;
   readonly name: string;
   readonly tags: Readonly<Record<string, string>>;
@@ -44,7 +44,7 @@ export interface SimNetwork {
   readonly capacityReservations: SimCapacityReservation[];
 }
 
-export const SIM_ACCOUNT_ID = '111122223333';
+const SIM_ACCOUNT_ID = '111122223333';
 
 /** Adds a reservation to the account with `count` free instances (targeted ODCR unless told otherwise). */
 export function addCapacityReservation(

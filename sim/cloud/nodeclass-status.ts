@@ -29,7 +29,7 @@ function kubeConditions(nc: EC2NodeClass): KubeCondition[] {
   }));
 }
 
-export function simNodeClassStatus(
+function simNodeClassStatus(
   network: SimNetwork,
   nc: EC2NodeClass,
   now: number,

@@ -22,7 +22,7 @@ export interface Candidate {
   readonly offering: Offering;
 }
 
-export type Selection =
+type Selection =
   | { readonly ok: true; readonly capacityType: CapacityType; readonly candidates: readonly Candidate[] }
   | { readonly ok: false; readonly reason: string };
 
@@ -44,7 +44,7 @@ const single = (it: InstanceType, key: string): string | undefined => {
 };
 
 /** Metal sizes, GPUs, Neuron/inference accelerators and Gaudi: launched only when nothing generic fits. */
-export function isExotic(it: InstanceType): boolean {
+function isExotic(it: InstanceType): boolean {
   if (single(it, 'karpenter.k8s.aws/instance-size')?.includes('metal')) return true;
   if (single(it, 'karpenter.k8s.aws/instance-gpu-count') !== undefined) return true;
   if (single(it, 'karpenter.k8s.aws/instance-accelerator-count') !== undefined) return true;

@@ -66,7 +66,7 @@ export interface SimKubeletPort {
   terminateInstance(providerID: string): void;
 }
 
-export type SimInterruptionKind =
+type SimInterruptionKind =
   | 'spotInterruption'
   | 'scheduledChange'
   | 'rebalanceRecommendation'
@@ -74,13 +74,13 @@ export type SimInterruptionKind =
   | 'stateChange';
 
 /** An offering (or a set of them: omitted fields match all) that has no capacity. */
-export interface CapacityRule {
+interface CapacityRule {
   readonly instanceType?: string;
   readonly zone?: string;
   readonly capacityType?: string;
 }
 
-export interface SimCloudOptions {
+interface SimCloudOptions {
   readonly clock: Clock;
   readonly kubelet: SimKubeletPort;
   /** Default ap-northeast-2, the guide's region. */

@@ -27,7 +27,7 @@ import { DisruptionController } from './pdb.ts';
 import { settleReactors, type Reactor } from './reactor.ts';
 import { Scheduler } from './scheduler.ts';
 
-export interface SimClusterOptions {
+interface SimClusterOptions {
   /** Default: a manual SimClock. A SimClock gets the cluster's settle() between the timers it fires. */
   readonly clock?: Clock;
   readonly kubeletDelays?: Partial<KubeletDelays>;

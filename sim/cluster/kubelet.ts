@@ -28,7 +28,7 @@ export interface KubeletDelays {
   readonly nodeRemovalMs: number;
 }
 
-export const DEFAULT_KUBELET_DELAYS: KubeletDelays = {
+const DEFAULT_KUBELET_DELAYS: KubeletDelays = {
   registerMs: 30_000,
   readyMs: 10_000,
   startupTaintMs: 5_000,
@@ -49,11 +49,11 @@ export interface InstanceSpec {
   readonly internalIP?: string;
 }
 
-export type InstanceState = 'booting' | 'registered' | 'ready' | 'initialized' | 'terminated';
+type InstanceState = 'booting' | 'registered' | 'ready' | 'initialized' | 'terminated';
 
 export type { Taint };
 
-export const UNREGISTERED_TAINT: Taint = { key: 'karpenter.sh/unregistered', effect: 'NoExecute' };
+const UNREGISTERED_TAINT: Taint = { key: 'karpenter.sh/unregistered', effect: 'NoExecute' };
 
 interface Instance {
   spec: InstanceSpec;
@@ -62,7 +62,7 @@ interface Instance {
   ip: string;
 }
 
-export interface KubeletOptions {
+interface KubeletOptions {
   readonly api: Api;
   readonly clock: Clock;
   readonly delays?: Partial<KubeletDelays>;

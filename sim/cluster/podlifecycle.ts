@@ -12,7 +12,7 @@ import type { Api, KObject, StoreEvent } from '../apiserver/index.ts';
 import { Reactor } from './reactor.ts';
 import { isTerminal, nodeCondition, podSpec } from './scheduling/nodes.ts';
 
-export interface PodLifecycleOptions {
+interface PodLifecycleOptions {
   readonly api: Api;
   readonly clock: Clock;
   readonly onError: (err: unknown) => void;

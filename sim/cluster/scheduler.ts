@@ -24,7 +24,7 @@ import { Placement } from './scheduling/placement.ts';
 import { withDefaultConstraints } from './scheduling/defaults.ts';
 import type { TopologySpreadConstraint } from '../../engine/index.ts';
 
-export interface SchedulerOptions {
+interface SchedulerOptions {
   readonly api: Api;
   readonly clock: Clock;
   readonly onError: (err: unknown) => void;
@@ -34,7 +34,7 @@ export interface SchedulerOptions {
   readonly defaultConstraints?: readonly TopologySpreadConstraint[];
 }
 
-export type ScheduleResult = { node: string } | { message: string };
+type ScheduleResult = { node: string } | { message: string };
 
 export class Scheduler {
   readonly reactor: Reactor;

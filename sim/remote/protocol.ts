@@ -17,7 +17,7 @@ export type Request = 'phase-start' | 'phase-end' | 'events' | 'status' | 'stop'
 export type ToChild = ChildInit | { readonly t: 'req'; readonly id: number; readonly op: Request };
 
 /** The simulated kubelet calls the child's cloud makes (the kubelets live with the API server, in the parent). */
-export type KubeletCall =
+type KubeletCall =
   | { readonly t: 'kubelet'; readonly op: 'register'; readonly spec: InstanceSpec }
   | { readonly t: 'kubelet'; readonly op: 'terminate'; readonly providerID: string };
 

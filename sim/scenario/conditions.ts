@@ -4,7 +4,7 @@ import type { Simulation } from '../environment.ts';
 import { clusterCost } from '../view.ts';
 import type { Conditions, Count } from './format.ts';
 
-export const holds = (c: Count, v: number): boolean =>
+const holds = (c: Count, v: number): boolean =>
   c.op === '==' ? v === c.n : c.op === '>=' ? v >= c.n : c.op === '<=' ? v <= c.n : c.op === '>' ? v > c.n : v < c.n;
 
 const show = (c: Count): string => (c.op === '==' ? String(c.n) : `${c.op}${c.n}`);

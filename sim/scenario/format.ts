@@ -39,14 +39,14 @@ export interface Conditions {
 }
 
 /** What an `interrupt` step can send (the simulated cloud's interruption kinds). */
-export const INTERRUPT_EVENTS = [
+const INTERRUPT_EVENTS = [
   'spotInterruption',
   'scheduledChange',
   'rebalanceRecommendation',
   'capacityReservationInterruption',
   'stateChange',
 ] as const;
-export type InterruptEvent = (typeof INTERRUPT_EVENTS)[number];
+type InterruptEvent = (typeof INTERRUPT_EVENTS)[number];
 
 export type Step =
   | { readonly kind: 'apply'; readonly file?: string; readonly yaml?: string }
@@ -77,7 +77,7 @@ export type Step =
   | { readonly kind: 'table' };
 
 /** A capacity reservation in the simulated account (what `startSimulation` takes). */
-export type ScenarioReservation = SimReservationSpec;
+type ScenarioReservation = SimReservationSpec;
 
 export interface Scenario {
   readonly name: string;

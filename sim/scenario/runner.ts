@@ -10,7 +10,7 @@ import { nodeTable } from '../view.ts';
 import { evaluate } from './conditions.ts';
 import type { Scenario, Step } from './format.ts';
 
-export interface RunOptions {
+interface RunOptions {
   /** Where relative `apply` paths start (the scenario file's folder). */
   readonly baseDir: string;
   readonly print: (line: string) => void;
@@ -18,7 +18,7 @@ export interface RunOptions {
   readonly tables?: boolean;
 }
 
-export interface RunResult {
+interface RunResult {
   readonly ok: boolean;
   readonly failures: readonly string[];
   /** Simulated time the scenario took. */

@@ -37,10 +37,6 @@ export function workSpent(): f64 {
   return spent;
 }
 
-export function workBudget(): f64 {
-  return budget;
-}
-
 /** The work budget is spent: searching stops, what is found so far is finished. */
 export function exhausted(): bool {
   return spent >= budget || late();

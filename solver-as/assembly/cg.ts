@@ -19,7 +19,7 @@ import { price, undominated } from './knapsack';
 import { exhausted, late, spend, workSpent } from './budget';
 
 /** A pattern is added only if it is worth more than this times what its node costs. */
-export const WORTH_TOLERANCE: f64 = 1.0005;
+const WORTH_TOLERANCE: f64 = 1.0005;
 /** Types priced heuristically per round (the best bounds), those of them searched harder, columns added per round. */
 const PRICED = 16;
 const SEARCHED = 8;
@@ -48,7 +48,7 @@ const POOL_MIN = 400;
 const ALPHA: f64 = 0.0;
 
 export const CG_OPTIMAL = 0;
-export const CG_STOPPED = 1;
+const CG_STOPPED = 1;
 export const CG_FAILED = 2;
 
 function patternHash(t: Int32Array): u64 {

@@ -132,7 +132,7 @@ function lineMin(p: Problem, x: i32, pi: Float64Array, u: Int32Array, mu: Float6
 }
 
 /** The result of an exact pricing call. */
-export class ExactResult {
+class ExactResult {
   /** The patterns better than `start`, best first, at most KEEP. */
   found: Array<Int32Array> = new Array<Int32Array>();
   worth: f64 = 0;

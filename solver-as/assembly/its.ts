@@ -59,7 +59,7 @@ function entryAnyBit(p: usize, w: i32): bool {
 }
 
 /** Instance type requirements (sparse list) Intersects the set. */
-export function itIntersects(s: usize, i: i32): bool {
+function itIntersects(s: usize, i: i32): bool {
   const l = it(i, IT_REQS);
   if (l < 0) return true;
   const n = load<i32>(listAddr(l));
@@ -104,7 +104,7 @@ export function offeringAllowed(s: usize, o: i32): bool {
 }
 
 /** Cheapest allowed offering of instance type i under set s (micro-dollars), Infinity if none. */
-export function cheapest(s: usize, i: i32): f64 {
+function cheapest(s: usize, i: i32): f64 {
   const o0 = it(i, IT_OFFS);
   const n = it(i, IT_NOFFS);
   let best = Infinity;

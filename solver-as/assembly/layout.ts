@@ -8,7 +8,7 @@ import {
 } from '../abi';
 
 /** The input block's address. */
-export let IN: usize = 0;
+let IN: usize = 0;
 // The section counts of the header (H_*_COUNT), one global each, named for what they count.
 /** Resource dimensions of every request, capacity and limit vector (cpu, memory, pods, ...). */
 export let RESOURCES: i32 = 0;
@@ -24,7 +24,7 @@ export let INPUT_SETS: i32 = 0;
 export let TEMPLATES: i32 = 0;
 /** Instance types of all templates together (each template lists its own). */
 export let INSTANCE_TYPES: i32 = 0;
-export let OFFERINGS: i32 = 0;
+let OFFERINGS: i32 = 0;
 /** Pod class versions: pods that schedule alike share one. */
 export let POD_VERSIONS: i32 = 0;
 export let PODS: i32 = 0;
@@ -33,12 +33,12 @@ export let EXISTING_NODES: i32 = 0;
 /** Topology spread, affinity and anti-affinity groups. */
 export let TOPOLOGY_GROUPS: i32 = 0;
 /** DaemonSet overhead groups (what a new node of a template must leave for its daemons). */
-export let DAEMON_GROUPS: i32 = 0;
+let DAEMON_GROUPS: i32 = 0;
 /** Distinct taint sets (the tolerates matrix is POD_VERSIONS x TAINT_SETS). */
-export let TAINT_SETS: i32 = 0;
+let TAINT_SETS: i32 = 0;
 export let FLAGS: i32 = 0;
 export let MAX_ITS: i32 = 0;
-export let HOSTNAME_KEY: i32 = -1;
+let HOSTNAME_KEY: i32 = -1;
 export let ZONE_KEY: i32 = -1;
 export let CT_KEY: i32 = -1;
 export let RESV_KEY: i32 = -1;

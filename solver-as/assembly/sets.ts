@@ -37,19 +37,15 @@ export function canonicalInput(i: i32): i32 {
   return unchecked(canonical[i]);
 }
 
-export function setCount(): i32 {
-  return INPUT_SETS + derived.length;
-}
-
 @inline export function setAddr(id: i32): usize {
   return id < INPUT_SETS ? inputSet(id) : unchecked(derived[id - INPUT_SETS]);
 }
 
 // ---- record fields ----
-@inline export function rec(s: usize, k: i32): usize {
+@inline function rec(s: usize, k: i32): usize {
   return s + <usize>(k * SREC_BYTES);
 }
-@inline export function flags(s: usize, k: i32): i32 {
+@inline function flags(s: usize, k: i32): i32 {
   return load<i32>(rec(s, k) + SREC_FLAGS);
 }
 @inline export function defined(s: usize, k: i32): bool {
@@ -61,10 +57,10 @@ export function setCount(): i32 {
 @inline export function minValues(s: usize, k: i32): i32 {
   return load<i32>(rec(s, k) + SREC_MINV);
 }
-@inline export function gte(s: usize, k: i32): f64 {
+@inline function gte(s: usize, k: i32): f64 {
   return load<f64>(rec(s, k) + SREC_GTE);
 }
-@inline export function lte(s: usize, k: i32): f64 {
+@inline function lte(s: usize, k: i32): f64 {
   return load<f64>(rec(s, k) + SREC_LTE);
 }
 /** Address of key k's value bits in set s. */
@@ -97,7 +93,7 @@ export function notInOrDne(s: usize, k: i32): bool {
 }
 
 /** HasIntersection for key k of two sets where both define k (§1.6). */
-export function keyIntersects(a: usize, b: usize, k: i32): bool {
+function keyIntersects(a: usize, b: usize, k: i32): bool {
   const lo = max(gte(a, k), gte(b, k));
   const hi = min(lte(a, k), lte(b, k));
   if (lo > hi) return false;
@@ -106,7 +102,7 @@ export function keyIntersects(a: usize, b: usize, k: i32): bool {
 }
 
 /** A.Intersects(B) over keys both define (§1.8). */
-export function intersects(a: usize, b: usize): bool {
+function intersects(a: usize, b: usize): bool {
   for (let k = 0; k < LABEL_KEYS; k++) {
     if (!defined(a, k) || !defined(b, k)) continue;
     if (keyIntersects(a, b, k)) continue;
@@ -128,7 +124,7 @@ export function compatible(a: usize, b: usize, allowWellKnown: bool): bool {
 }
 
 /** dst = a ∩ b (§1.5), in canonical form (undefined keys zeroed, absent bounds ±Inf). */
-export function intersectInto(dst: usize, a: usize, b: usize): void {
+function intersectInto(dst: usize, a: usize, b: usize): void {
   for (let k = 0; k < LABEL_KEYS; k++) {
     const da = defined(a, k);
     const db = defined(b, k);
@@ -185,7 +181,7 @@ export function intersectInto(dst: usize, a: usize, b: usize): void {
 }
 
 /** dst = s with key k narrowed to the concrete value set `vals` (word array of keyWords(k) words). */
-export function narrowInto(dst: usize, s: usize, k: i32, vals: usize): void {
+function narrowInto(dst: usize, s: usize, k: i32, vals: usize): void {
   memory.copy(dst, s, <usize>SET_BYTES);
   const rd = rec(dst, k);
   const bd = bits(dst, k);
@@ -239,7 +235,7 @@ function intern(id: i32): i32 {
 }
 
 /** Interns the scratch set: returns an existing id or copies it into a new derived set. */
-export function internScratch(): i32 {
+function internScratch(): i32 {
   const h = hashAt(scratch);
   if (hashHead.has(h)) {
     let c = hashHead.get(h);
@@ -256,10 +252,6 @@ export function internScratch(): i32 {
   hasMinV.push(computeHasMinV(p));
   hashHead.set(h, id);
   return id;
-}
-
-export function scratchAddr(): usize {
-  return scratch;
 }
 
 export const MODE_STRICT: i32 = 0;
@@ -291,21 +283,6 @@ export function mergeCompatible(a: i32, b: i32, mode: i32): i32 {
 export function narrow(a: i32, k: i32, vals: usize): i32 {
   narrowInto(scratch, setAddr(a), k, vals);
   return internScratch();
-}
-
-/** True when key k of set s allows exactly one value; returns it through `single`. */
-export function singleValue(s: usize, k: i32): i32 {
-  if (!defined(s, k) || complement(s, k)) return -1;
-  const p = bits(s, k);
-  const w = keyWords(k);
-  let found = -1;
-  for (let i = 0; i < w; i++) {
-    const x = load<u32>(p + (<usize>i << 2));
-    if (x == 0) continue;
-    if ((x & (x - 1)) != 0 || found >= 0) return -1;
-    found = (i << 5) + <i32>ctz(x);
-  }
-  return found;
 }
 
 export { SET_WORDS };

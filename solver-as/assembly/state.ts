@@ -7,7 +7,7 @@ import {
 import { INSTANCE_TYPES, EXISTING_NODES, RESOURCES, dg, f64At, it, listAt, listLen, node, tmpl, ver } from './layout';
 import { canonicalInput } from './sets';
 
-export class NodeState {
+class NodeState {
   set: i32;
   remaining: Float64Array;
   ports: Array<i32> = new Array<i32>();

@@ -34,7 +34,7 @@ const works = (bin: string): boolean => {
 };
 
 /** One stored or deflated entry of a zip archive, found through its central directory. */
-export function zipEntry(zip: Buffer, name: string): Buffer | undefined {
+function zipEntry(zip: Buffer, name: string): Buffer | undefined {
   const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
   if (eocd < 0) return undefined;
   const count = zip.readUInt16LE(eocd + 10);

@@ -15,13 +15,13 @@ import type { RequestRecord } from '../../sim/apiserver/index.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-export interface Call {
+interface Call {
   readonly triple: string;
   readonly namespaced: boolean;
   readonly where: string;
 }
 
-export const triple = (group: string, resource: string, verb: string): string => `${group}|${resource}|${verb}`;
+const triple = (group: string, resource: string, verb: string): string => `${group}|${resource}|${verb}`;
 
 /** Each method of controller/operator/kube.ts KubeClient and the verb it issues. */
 const VERBS: Readonly<Record<string, string>> = {
@@ -141,7 +141,7 @@ interface Rule {
   verbs: string[];
 }
 
-export const triplesOf = (rules: readonly Rule[]): Set<string> =>
+const triplesOf = (rules: readonly Rule[]): Set<string> =>
   new Set(
     rules.flatMap((r) =>
       r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => triple(g, res, v)))),

@@ -16,9 +16,9 @@ import {
 } from '../../controller/cloudprovider/types.ts';
 import { selectOfferings } from '../../sim/cloud/offerings.ts';
 
-export type CloudMethod = 'create' | 'delete' | 'get' | 'list' | 'getInstanceTypes' | 'isDrifted';
+type CloudMethod = 'create' | 'delete' | 'get' | 'list' | 'getInstanceTypes' | 'isDrifted';
 
-export interface CloudCall {
+interface CloudCall {
   readonly method: CloudMethod;
   /** The request, providerID, NodePool name or drift query. */
   readonly arg?: unknown;

@@ -86,7 +86,7 @@ function feed(cluster: Cluster): Record<string, { apply: (o: KubeObject) => void
 
 const copy = (o: KObject): KubeObject => JSON.parse(JSON.stringify(o)) as KubeObject;
 
-export interface FakeControllerOptions {
+interface FakeControllerOptions {
   /** Controller option overrides by flag name. */
   readonly options?: Readonly<Record<string, string>>;
   /** Another cloud instead of the recording one (it is still returned as `cloud` for its instances). */
@@ -200,19 +200,4 @@ function applyText(fake: FakeKube, yaml: string): KObject[] {
     );
   }
   return out;
-}
-
-/** Registers the controller and collects the keys it enqueues, now or after a delay (what its watches ask the runtime for). */
-export function enqueued(controller: Controller): {
-  keys: string[];
-  later: Array<{ key: string; ms: number }>;
-  stop: () => void;
-} {
-  const keys: string[] = [];
-  const later: Array<{ key: string; ms: number }> = [];
-  const stop = controller.register(
-    (key) => keys.push(key),
-    (key, ms) => later.push({ key, ms }),
-  );
-  return { keys, later, stop };
 }

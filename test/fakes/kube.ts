@@ -15,7 +15,7 @@ import { ApiError, createApi, type Api } from '../../sim/apiserver/index.ts';
 import { route } from '../../sim/apiserver/routes.ts';
 import { manualClock } from '../../sim/clock.ts';
 
-export interface RecordedRequest {
+interface RecordedRequest {
   readonly method: Method;
   readonly path: string;
   readonly body?: unknown;
@@ -38,7 +38,7 @@ function kubeConfig(): KubeConfig {
 }
 
 /** A request the fake answers with an error once (failure drills: conflicts, throttling, outages). */
-export interface FailRule {
+interface FailRule {
   readonly method?: Method;
   /** Matches the request path (a substring, or a RegExp). */
   readonly path: string | RegExp;
@@ -57,7 +57,7 @@ const REASONS: Readonly<Record<number, string>> = {
 };
 
 /** KubeClient whose requests are served by `api` in this thread. */
-export class InMemoryKubeClient extends KubeClient {
+class InMemoryKubeClient extends KubeClient {
   readonly requests: RecordedRequest[] = [];
   private readonly failures: FailRule[] = [];
 

@@ -16,7 +16,7 @@ const catalogType = (name: string): InstanceType => {
   return t;
 };
 
-export interface NodeSpec {
+interface NodeSpec {
   readonly name: string;
   readonly nodePool?: string;
   readonly nodeClass?: string;
@@ -29,7 +29,7 @@ export interface NodeSpec {
   readonly conditions?: ReadonlyArray<{ type: string; status: string; reason?: string; message?: string }>;
 }
 
-export interface LaunchedNode {
+interface LaunchedNode {
   readonly providerID: string;
   readonly claim: KObject;
   readonly node: KObject;

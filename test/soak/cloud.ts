@@ -14,8 +14,8 @@ import { InsufficientCapacityError, type CloudProvider } from '../../controller/
 import { wrapCloud } from '../support/drills.ts';
 import type { Rng } from './rng.ts';
 
-export type CloudMethod = 'create' | 'delete' | 'get' | 'list';
-export type CloudFaultMode = 'fail' | 'hang' | 'lost';
+type CloudMethod = 'create' | 'delete' | 'get' | 'list';
+type CloudFaultMode = 'fail' | 'hang' | 'lost';
 
 const HANG_WALL_MS = 5;
 

@@ -23,13 +23,13 @@ import { computePdbStatus, isPodReady } from '../../sim/apiserver/index.ts';
 import type { Simulation } from '../support/environment.ts';
 
 export const INVARIANTS = ['pdb', 'undrained', 'orphan', 'duplicate', 'pending', 'budget'] as const;
-export type Invariant = (typeof INVARIANTS)[number];
+type Invariant = (typeof INVARIANTS)[number];
 
 /** Garbage collection's 30 s grace and 2-minute period, a leader failover, and a failed pass or two. */
-export const ORPHAN_BOUND_MS = 10 * 60_000;
-export const PENDING_BOUND_MS = 15 * 60_000;
+const ORPHAN_BOUND_MS = 10 * 60_000;
+const PENDING_BOUND_MS = 15 * 60_000;
 
-export interface Breach {
+interface Breach {
   readonly invariant: Invariant;
   /** Simulated time, ms since the epoch. */
   readonly at: number;

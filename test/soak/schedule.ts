@@ -43,7 +43,7 @@ export const RATES_PER_HOUR: Readonly<Record<EventKind, number>> = {
   'partial-fleet': 2,
 };
 
-export interface ScheduledEvent {
+interface ScheduledEvent {
   /** Offset from the start of the soak, ms of simulated time. */
   readonly at: number;
   readonly kind: EventKind;

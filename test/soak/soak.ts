@@ -26,7 +26,7 @@ import {
   type WorkloadKind,
 } from './schedule.ts';
 
-export interface SoakOptions {
+interface SoakOptions {
   readonly hours: number;
   readonly seed: number;
   /** Simulated minutes after the last fault for things to settle (default 20). */
@@ -35,7 +35,7 @@ export interface SoakOptions {
   readonly progress?: (line: string) => void;
 }
 
-export interface SoakReport {
+interface SoakReport {
   readonly seed: number;
   readonly hours: number;
   readonly quietMinutes: number;

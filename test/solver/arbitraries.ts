@@ -32,7 +32,7 @@ const CT = 'karpenter.sh/capacity-type';
 const ARCH = 'kubernetes.io/arch';
 const HOST = 'kubernetes.io/hostname';
 
-export const instanceTypeSet = fc
+const instanceTypeSet = fc
   .constantFrom('defaults', 'sized')
   .map((kind): InstanceType[] => (kind === 'defaults' ? defaultFakeInstanceTypes() : fakeInstanceTypes(10)));
 

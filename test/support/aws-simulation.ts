@@ -47,7 +47,7 @@ const RESOURCE_OF: Readonly<Record<string, string>> = {
   PodDisruptionBudget: 'poddisruptionbudgets.policy',
 };
 
-export interface AwsSimulationOptions {
+interface AwsSimulationOptions {
   readonly account?: Partial<Omit<FakeAccountOptions, 'clock'>>;
   /** Controller option overrides by flag name. */
   readonly options?: Readonly<Record<string, string>>;

@@ -18,7 +18,7 @@ import type { CloudProvider } from '../../controller/cloudprovider/types.ts';
 import { computePdbStatus, type KObject } from '../../sim/apiserver/index.ts';
 import type { Simulation } from './environment.ts';
 
-export interface DrillOptions {
+interface DrillOptions {
   /** Longest a pod may stay without a node, from its creation (default 2 min). */
   readonly maxUnboundMs?: number;
   /** Check PodDisruptionBudgets (default true). */
@@ -27,7 +27,7 @@ export interface DrillOptions {
   readonly maxInstancesPerNodeClaim?: number;
 }
 
-export interface DrillWatch {
+interface DrillWatch {
   /** Every broken promise so far, including pods without a node for too long right now. */
   violations(): string[];
   /** The longest any pod went (or is going) without a node, ms. */

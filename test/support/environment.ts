@@ -75,7 +75,7 @@ export const nodes = (sim: Simulation): KObject[] => sim.cluster.store.list('nod
 export const nodeClaims = (sim: Simulation): KObject[] => sim.cluster.store.list('nodeclaims.karpenter.sh');
 export const pods = (sim: Simulation, app?: string): KObject[] =>
   sim.cluster.store.list('pods', { namespace: 'default' }).filter((p) => !app || p.metadata.labels?.['app'] === app);
-export const phase = (p: KObject): string | undefined => (p.status as { phase?: string } | undefined)?.phase;
+const phase = (p: KObject): string | undefined => (p.status as { phase?: string } | undefined)?.phase;
 export const running = (sim: Simulation, app?: string): number =>
   pods(sim, app).filter((p) => phase(p) === 'Running' && !p.metadata.deletionTimestamp).length;
 export const events = (sim: Simulation, reason?: string): KObject[] =>

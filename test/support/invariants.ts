@@ -28,9 +28,9 @@ import { computePdbStatus, type KObject, type StoreEvent } from '../../sim/apise
 import { budgetsFor, isPodReady } from '../../sim/apiserver/pdb.ts';
 import type { SimCluster } from '../../sim/cluster/cluster.ts';
 
-export type ViolationKind = 'pdb' | 'budget' | 'unbound';
+type ViolationKind = 'pdb' | 'budget' | 'unbound';
 
-export interface Violation {
+interface Violation {
   /** Simulated ms since the epoch. */
   readonly at: number;
   readonly kind: ViolationKind;
@@ -38,7 +38,7 @@ export interface Violation {
 }
 
 /** A voluntary disruption the checker saw start: a NodeClaim that got DisruptionReason=True. */
-export interface DisruptionStart {
+interface DisruptionStart {
   readonly at: number;
   readonly nodeClaim: string;
   readonly nodePool: string;
@@ -48,7 +48,7 @@ export interface DisruptionStart {
   readonly allowed: number;
 }
 
-export interface InvariantOptions {
+interface InvariantOptions {
   /** Longest a pod may stay unbound, from its creation (default 3 min). */
   readonly maxUnboundMs?: number;
   /** Pod deletions the drill makes itself and that are not a disruption (default: none exempt). */

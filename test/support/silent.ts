@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface SilentRequest {
+interface SilentRequest {
   readonly method: string;
   readonly path: string;
   readonly headers: IncomingMessage['headers'];

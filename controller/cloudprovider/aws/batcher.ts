@@ -4,7 +4,7 @@
 // uses 35 ms idle / 1 s max / 1000 items; TerminateInstances batches instance ids the same way.
 import { realTimers, type Timers } from './periodic.ts';
 
-export interface BatcherOptions<I, O> {
+interface BatcherOptions<I, O> {
   readonly idleMs: number;
   readonly maxMs: number;
   readonly maxItems: number;

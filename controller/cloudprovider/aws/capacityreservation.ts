@@ -6,7 +6,7 @@
 // refused for lack of capacity (until the next refresh says otherwise).
 import type { EC2NodeClass } from '../../../engine/index.ts';
 
-export type ReservationType = 'default' | 'capacity-block';
+type ReservationType = 'default' | 'capacity-block';
 
 /** One entry of EC2NodeClass status.capacityReservations (Karpenter's field names). */
 export interface ResolvedReservation {
@@ -52,11 +52,6 @@ export function statusReservations(nc: EC2NodeClass): ResolvedReservation[] {
       },
     ];
   });
-}
-
-/** Karpenter's partition order for a launch: ODCRs, then capacity blocks, then interruptible ODCRs. */
-export function reservationRank(r: Pick<ResolvedReservation, 'reservationType' | 'interruptible'>): number {
-  return r.interruptible ? 2 : r.reservationType === 'capacity-block' ? 1 : 0;
 }
 
 /** Instances left per reservation id, as this controller last knew it. */

@@ -7,7 +7,7 @@ import type { ExtraFacts, ExtraFactsLookup } from './instancetype/facts.ts';
 import type { StaticPrices } from './pricing.ts';
 
 /** Karpenter ships its static on-demand table for us-east-1 and uses it in any region it has no table for. */
-export const FALLBACK_PRICE_REGION = 'us-east-1';
+const FALLBACK_PRICE_REGION = 'us-east-1';
 
 /**
  * The static on-demand prices for a region: the catalog's table for it (types it lacks already priced from

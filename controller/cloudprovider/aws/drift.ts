@@ -14,7 +14,7 @@ import type { Instances } from './instance.ts';
 import { statusAmis } from './nodeclass/amis.ts';
 import { NODECLASS_HASH_ANNOTATION, NODECLASS_HASH_VERSION_ANNOTATION } from './settings.ts';
 
-export interface DriftDeps {
+interface DriftDeps {
   readonly nodeClass: (name: string) => EC2NodeClass | undefined;
   readonly instances: Pick<Instances, 'describe'>;
   readonly instanceType?: (nodeClassName: string, instanceType: string) => InstanceType | undefined;
@@ -23,7 +23,7 @@ export interface DriftDeps {
   readonly reservedCapacity?: boolean;
 }
 
-export function staticDrift(q: DriftQuery, nc: EC2NodeClass, caBundle?: string): boolean {
+function staticDrift(q: DriftQuery, nc: EC2NodeClass, caBundle?: string): boolean {
   const claimHash = q.annotations[NODECLASS_HASH_ANNOTATION];
   const claimVersion = q.annotations[NODECLASS_HASH_VERSION_ANNOTATION];
   const { hash, version } = currentHash(nc, caBundle);
@@ -31,7 +31,7 @@ export function staticDrift(q: DriftQuery, nc: EC2NodeClass, caBundle?: string):
   return claimHash !== undefined && claimVersion === version && claimHash !== hash;
 }
 
-export function amiDrift(q: DriftQuery, nc: EC2NodeClass, type?: InstanceType): boolean {
+function amiDrift(q: DriftQuery, nc: EC2NodeClass, type?: InstanceType): boolean {
   if (!q.imageID || nc.status.amis.length === 0) return false;
   const typeReqs = type?.requirements ?? reqs.fromLabels(q.labels);
   const mapped = statusAmis(nc).find((a) => reqs.intersects(typeReqs, a.requirements) === undefined);

@@ -3,7 +3,7 @@
 // mode (SQS) also carry the legacy code in `Code`, so both are checked.
 
 /** Codes meaning the thing asked about does not exist. */
-export const NOT_FOUND_CODES: ReadonlySet<string> = new Set([
+const NOT_FOUND_CODES: ReadonlySet<string> = new Set([
   'InvalidInstanceID.NotFound',
   'InvalidLaunchTemplateId.NotFound',
   'InvalidLaunchTemplateName.NotFoundException',
@@ -14,13 +14,13 @@ export const NOT_FOUND_CODES: ReadonlySet<string> = new Set([
   'AWS.SimpleQueueService.NonExistentQueue',
 ]);
 
-export const LAUNCH_TEMPLATE_NOT_FOUND_CODES: ReadonlySet<string> = new Set([
+const LAUNCH_TEMPLATE_NOT_FOUND_CODES: ReadonlySet<string> = new Set([
   'InvalidLaunchTemplateId.NotFound',
   'InvalidLaunchTemplateName.NotFoundException',
 ]);
 
 /** CreateFleet error codes that make an offering unavailable for the ICE TTL. */
-export const UNFULFILLABLE_CAPACITY_CODES: ReadonlySet<string> = new Set([
+const UNFULFILLABLE_CAPACITY_CODES: ReadonlySet<string> = new Set([
   'InsufficientInstanceCapacity',
   'MaxSpotInstanceCountExceeded',
   'VcpuLimitExceeded',
@@ -34,7 +34,7 @@ export const UNFULFILLABLE_CAPACITY_CODES: ReadonlySet<string> = new Set([
 export const SERVICE_LINKED_ROLE_CODE = 'AuthFailure.ServiceLinkedRoleCreationNotPermitted';
 export const INSUFFICIENT_FREE_ADDRESSES_CODE = 'InsufficientFreeAddressesInSubnet';
 
-export const ALREADY_EXISTS_CODES: ReadonlySet<string> = new Set([
+const ALREADY_EXISTS_CODES: ReadonlySet<string> = new Set([
   'InvalidLaunchTemplateName.AlreadyExistsException',
   'EntityAlreadyExists',
 ]);
@@ -48,7 +48,7 @@ export function errorCodes(e: unknown): string[] {
   return out;
 }
 
-export const hasCode = (e: unknown, codes: ReadonlySet<string>): boolean => errorCodes(e).some((c) => codes.has(c));
+const hasCode = (e: unknown, codes: ReadonlySet<string>): boolean => errorCodes(e).some((c) => codes.has(c));
 export const isNotFound = (e: unknown): boolean => hasCode(e, NOT_FOUND_CODES);
 export const isAlreadyExists = (e: unknown): boolean => hasCode(e, ALREADY_EXISTS_CODES);
 export const isLaunchTemplateNotFound = (e: unknown): boolean => hasCode(e, LAUNCH_TEMPLATE_NOT_FOUND_CODES);
@@ -76,7 +76,7 @@ const REASONS: ReadonlyArray<readonly [RegExp, string]> = [
   [/^InvalidParameter/, 'InvalidParameter'],
 ];
 
-export const DEFAULT_LAUNCH_FAILURE_REASON = 'LaunchFailed';
+const DEFAULT_LAUNCH_FAILURE_REASON = 'LaunchFailed';
 
 export function launchFailureReason(code: string | undefined, message = ''): string {
   for (const [re, reason] of REASONS)

@@ -26,9 +26,9 @@ import { instrumentSdkClients } from './sdkmetrics.ts';
 import { awsClients, sdkPorts, type AwsClients, type ClientOptions } from './sdk-clients.ts';
 import { INSTANCE_PROFILE_ANNOTATION, type AwsSettings } from './settings.ts';
 
-export const KUBERNETES_VERSION_TTL_MS = 5 * 60_000;
+const KUBERNETES_VERSION_TTL_MS = 5 * 60_000;
 
-export interface AwsFactoryOptions {
+interface AwsFactoryOptions {
   /** Where AWS_REGION / AWS_DEFAULT_REGION are read (default process.env). */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Region lookups after the environment (tests replace them). */

@@ -25,7 +25,7 @@ const IGNORED: ReadonlySet<string> = new Set([
 ]);
 
 /** Drops zero values (undefined, null, "", 0, false, [], {}) recursively; undefined when nothing is left. */
-export function normalize(v: unknown): unknown {
+function normalize(v: unknown): unknown {
   if (v === undefined || v === null || v === '' || v === 0 || v === false) return undefined;
   if (Array.isArray(v)) {
     const items = v.map(normalize).filter((x) => x !== undefined);
@@ -59,7 +59,7 @@ export function canonical(v: unknown): string {
   return JSON.stringify(v) ?? 'null';
 }
 
-export interface HashInputs {
+interface HashInputs {
   readonly spec: EC2NodeClassSpec;
   readonly amiFamily: AMIFamily;
   readonly caBundle?: string;

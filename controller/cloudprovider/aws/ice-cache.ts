@@ -7,7 +7,7 @@
 import type { Clock } from './settings.ts';
 import { TtlCache } from './ttl-cache.ts';
 
-export const UNAVAILABLE_OFFERINGS_TTL_MS = 3 * 60_000;
+const UNAVAILABLE_OFFERINGS_TTL_MS = 3 * 60_000;
 
 export const offeringKey = (capacityType: string, instanceType: string, zone: string): string =>
   `${capacityType}:${instanceType}:${zone}`;

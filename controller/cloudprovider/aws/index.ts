@@ -3,7 +3,7 @@ export { awsCloudProvider, type AwsCloudProvider, type AwsCloudProviderDeps } fr
 export { awsClients, sdkPorts, pricingRegion, type AwsClients, type ClientOptions } from './sdk-clients.ts';
 export type { AwsPorts, Ec2Port, IamPort, PricingPort, SqsPort, SsmPort } from './sdk.ts';
 export { validateSettings, systemClock, type AwsSettings, type Clock } from './settings.ts';
-export { reconcileNodeClass, type NodeClassDeps, type NodeClassReconcileResult } from './nodeclass/reconcile.ts';
+export { reconcileNodeClass, type NodeClassReconcileResult } from './nodeclass/reconcile.ts';
 export { isReady as isNodeClassReady } from './nodeclass/conditions.ts';
 export {
   parseNodeClass,
@@ -13,13 +13,13 @@ export {
   type NodeClassCondition,
 } from './nodeclass/object.ts';
 export { EC2NODECLASS_HASH_VERSION, nodeClassHash } from './hash.ts';
-export { UnavailableOfferings, UNAVAILABLE_OFFERINGS_TTL_MS } from './ice-cache.ts';
+export { UnavailableOfferings } from './ice-cache.ts';
 export { SqsInterruptionSource } from './interruption/sqs.ts';
 export { parseMessage } from './interruption/registry.ts';
 export { interruptionMetrics, type InterruptionMetrics } from './interruption/metrics.ts';
 export { parseProviderID } from './instance.ts';
 export type { StaticPrices } from './pricing.ts';
-export { catalogExtraFacts, catalogStaticPrices, FALLBACK_PRICE_REGION } from './catalog.ts';
+export { catalogExtraFacts, catalogStaticPrices } from './catalog.ts';
 export type { ExtraFacts, ExtraFactsLookup } from './instancetype/facts.ts';
 export type { Timers } from './periodic.ts';
 export {
@@ -27,8 +27,7 @@ export {
   awsProviderFactory,
   awsSettingsOf,
   kubernetesVersionOf,
-  type AwsFactoryOptions,
   type AwsProviderHandle,
 } from './factory.ts';
 export { awsNodeClasses, type AwsNodeClasses } from './nodeclasses.ts';
-export { resolveRegion, imdsRegion } from './region.ts';
+export { resolveRegion } from './region.ts';

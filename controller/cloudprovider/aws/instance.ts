@@ -33,7 +33,7 @@ export function parseProviderID(providerID: string): string {
   return m[2]!;
 }
 
-export interface InstanceDeps {
+interface InstanceDeps {
   readonly ec2: Ec2Port;
   readonly clusterName: string;
   /** The instance type with the node class's capacity and labels, when known. */

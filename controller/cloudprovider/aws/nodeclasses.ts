@@ -18,7 +18,7 @@ import type { AwsCloudProvider } from './provider.ts';
 import type { IamPort } from './sdk.ts';
 import { NODECLASS_HASH_VERSION_ANNOTATION } from './settings.ts';
 
-export interface AwsNodeClassDeps {
+interface AwsNodeClassDeps {
   readonly provider: Pick<AwsCloudProvider, 'reconcileNodeClass' | 'finalizeNodeClass'>;
   readonly iam: IamPort;
   /** Whether some NodeClaim was launched with this instance profile. */

@@ -16,7 +16,7 @@ export const realTimers: Timers = {
   clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
 };
 
-export interface PeriodicOptions {
+interface PeriodicOptions {
   readonly intervalMs: number;
   /** Delay after the n-th consecutive failure (1-based). Default: 1 s doubling to 5 min. */
   readonly backoffMs?: (failures: number) => number;
@@ -24,7 +24,7 @@ export interface PeriodicOptions {
   readonly onError?: (e: unknown) => void;
 }
 
-export interface Periodic {
+interface Periodic {
   stop(): void;
 }
 

@@ -10,7 +10,7 @@ export interface StaticPrices {
   readonly onDemand: Readonly<Record<string, number>>;
 }
 
-export interface PricingDeps {
+interface PricingDeps {
   readonly ec2: Ec2Port;
   readonly pricing: PricingPort;
   readonly region: string;
@@ -20,7 +20,7 @@ export interface PricingDeps {
 }
 
 export const PRICING_REFRESH_MS = 12 * 3600_000;
-export const SPOT_PRODUCT_DESCRIPTIONS = ['Linux/UNIX', 'Linux/UNIX (Amazon VPC)'];
+const SPOT_PRODUCT_DESCRIPTIONS = ['Linux/UNIX', 'Linux/UNIX (Amazon VPC)'];
 
 const BASE_FILTERS: readonly PricingFilter[] = [
   { field: 'serviceCode', value: 'AmazonEC2' },

@@ -42,7 +42,7 @@ async function sdkConfigRegion(): Promise<string> {
 }
 
 /** IMDSv2: a session token, then placement/region; 1 s each (off EC2 nothing answers). */
-export async function imdsRegion(base = 'http://169.254.169.254'): Promise<string | undefined> {
+async function imdsRegion(base = 'http://169.254.169.254'): Promise<string | undefined> {
   try {
     const token = await fetch(`${base}/latest/api/token`, {
       method: 'PUT',

@@ -58,7 +58,7 @@ async function unlessNotFound<T>(p: Promise<T>): Promise<T | undefined> {
   }
 }
 
-export function ec2Port(client: EC2Client): Ec2Port {
+function ec2Port(client: EC2Client): Ec2Port {
   const c = { client };
   return {
     describeInstanceTypes: (filters) =>
@@ -138,14 +138,14 @@ export function ec2Port(client: EC2Client): Ec2Port {
   };
 }
 
-export function ssmPort(client: SSMClient): SsmPort {
+function ssmPort(client: SSMClient): SsmPort {
   return {
     getParameter: async (name) =>
       (await unlessNotFound(client.send(new GetParameterCommand({ Name: name }))))?.Parameter?.Value,
   };
 }
 
-export function iamPort(client: IAMClient): IamPort {
+function iamPort(client: IAMClient): IamPort {
   return {
     getInstanceProfile: async (name) =>
       (await unlessNotFound(client.send(new GetInstanceProfileCommand({ InstanceProfileName: name }))))
@@ -179,7 +179,7 @@ export function iamPort(client: IAMClient): IamPort {
 }
 
 /** ReceiveMessage parameters of docs/karpenter/aws-provider.md §6. */
-export const RECEIVE_PARAMETERS = {
+const RECEIVE_PARAMETERS = {
   MaxNumberOfMessages: 10,
   WaitTimeSeconds: 20,
   VisibilityTimeout: 20,
@@ -188,9 +188,9 @@ export const RECEIVE_PARAMETERS = {
 } as const;
 
 /** The long poll's own wait on top of the request timeout (an SQS receive is silent while it waits). */
-export const RECEIVE_WAIT_MS = RECEIVE_PARAMETERS.WaitTimeSeconds * 1000;
+const RECEIVE_WAIT_MS = RECEIVE_PARAMETERS.WaitTimeSeconds * 1000;
 
-export function sqsPort(client: SQSClient, requestTimeoutMs = AWS_REQUEST_TIMEOUT_MS): SqsPort {
+function sqsPort(client: SQSClient, requestTimeoutMs = AWS_REQUEST_TIMEOUT_MS): SqsPort {
   return {
     getQueueUrl: async (queueName) => {
       const out = await client.send(new GetQueueUrlCommand({ QueueName: queueName }));
@@ -216,7 +216,7 @@ export function sqsPort(client: SQSClient, requestTimeoutMs = AWS_REQUEST_TIMEOU
   };
 }
 
-export function pricingPort(client: PricingClient): PricingPort {
+function pricingPort(client: PricingClient): PricingPort {
   return {
     getProducts: (filters) =>
       all(

@@ -50,7 +50,7 @@ async function timed(
 }
 
 /** Adds the metric middlewares to an SDK v3 client. */
-export function instrumentSdkClient(client: Stackable, metrics: Metrics): void {
+function instrumentSdkClient(client: Stackable, metrics: Metrics): void {
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const r = await timed(next, args);

@@ -8,9 +8,9 @@ import type { InstanceTagging, TagResult } from '../types.ts';
 import { parseProviderID, type Instances } from './instance.ts';
 import { EKS_CLUSTER_NAME_TAG, NODECLAIM_TAG } from './settings.ts';
 
-export const NAME_TAG = 'Name';
-export const TAGGED_ANNOTATION = 'karpenter.k8s.aws/tagged';
-export const CLUSTER_NAME_TAGGED_ANNOTATION = 'compatibility.karpenter.k8s.aws/cluster-name-tagged';
+const NAME_TAG = 'Name';
+const TAGGED_ANNOTATION = 'karpenter.k8s.aws/tagged';
+const CLUSTER_NAME_TAGGED_ANNOTATION = 'compatibility.karpenter.k8s.aws/cluster-name-tagged';
 
 export function awsInstanceTagging(deps: {
   readonly instances: Instances;

@@ -28,9 +28,9 @@ import { markDisrupted } from './marks.ts';
 import { createReplacements, deleteNodeClaims, destinations } from './replacements.ts';
 import { EVERY_KIND } from '../reads.ts';
 
-export const QUEUE_POLL_MS = 1_000;
+const QUEUE_POLL_MS = 1_000;
 
-export interface QueuedCommand {
+interface QueuedCommand {
   readonly id: string;
   readonly command: Command;
   /** The candidates that were marked (a pure delete goes on with the ones that could be). */
@@ -293,7 +293,7 @@ export function newOrchestrationQueue(ctx: ControllerContext): OrchestrationQueu
 }
 
 /** The command as Karpenter's "disrupting node(s)" line describes it (Command.LogValues). */
-export function commandLogValues(cmd: Command): Record<string, unknown> {
+function commandLogValues(cmd: Command): Record<string, unknown> {
   const ct = (r: Command['replacements'][number]): string => {
     const types = new Set(
       r.requirements.find((q) => q.key === 'karpenter.sh/capacity-type' && q.operator === 'In')?.values ?? [

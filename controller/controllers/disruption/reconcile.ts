@@ -30,8 +30,8 @@ import type { OrchestrationQueue } from './queue.ts';
 import { publishDecision, publishPass, publishRejected } from './report.ts';
 import { EVERY_KIND } from '../reads.ts';
 
-export const POLL_MS = 10_000;
-export const VALIDATION_DELAY_MS = 15_000;
+const POLL_MS = 10_000;
+const VALIDATION_DELAY_MS = 15_000;
 
 type Acting = Exclude<Decision, { kind: 'noop' }>;
 
@@ -43,15 +43,14 @@ export interface DisruptionLoop extends Controller {
   readonly queue: OrchestrationQueue;
 }
 
-export interface DisruptionLoopOptions {
+interface DisruptionLoopOptions {
   readonly queue: OrchestrationQueue;
   /** Engine methods in order (default: Karpenter's production order, then the repack per the options). */
   readonly methods?: readonly MethodName[];
 }
 
 /** Consolidation waits Karpenter's 15 s before re-checking; drift has no validator upstream. */
-export const validationDelay = (m: MethodName): number =>
-  m === 'drift' || m === 'static-drift' ? 0 : VALIDATION_DELAY_MS;
+const validationDelay = (m: MethodName): number => (m === 'drift' || m === 'static-drift' ? 0 : VALIDATION_DELAY_MS);
 
 export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOptions): DisruptionLoop {
   const { queue } = opts;

@@ -18,7 +18,7 @@ import type { ControllerContext } from '../context.ts';
 const usd = (x: number): string => `$${x.toFixed(2)}`;
 
 /** The Node and NodeClaim targets of a snapshot node (either may be missing). */
-export function targetsOf(
+function targetsOf(
   ctx: ControllerContext,
   n: Pick<StateNode, 'providerId' | 'nodeClaimName'> | undefined,
 ): EventTarget[] {

@@ -13,9 +13,9 @@ export type MessageKind =
   | 'capacity_reservation_interrupted'
   | 'no_op';
 
-export type Action = 'CordonAndDrain' | 'NoAction';
+type Action = 'CordonAndDrain' | 'NoAction';
 
-export interface Notice {
+interface Notice {
   readonly reason: string;
   readonly type: 'Normal' | 'Warning';
   readonly message: string;

@@ -29,11 +29,11 @@ import { LAUNCH_TIMEOUT_MS } from '../nodeclaim/lifecycle/liveness.ts';
 import { STATE_NODES } from '../reads.ts';
 
 /** Pause after a failed receive (SQS unreachable, credentials) before polling again. */
-export const RECEIVE_RETRY_MS = 10_000;
+const RECEIVE_RETRY_MS = 10_000;
 /** An unmatched message older than this is stale however busy launches are (a launch that takes longer is deleted). */
-export const UNMATCHED_MAX_AGE_MS = LAUNCH_TIMEOUT_MS;
+const UNMATCHED_MAX_AGE_MS = LAUNCH_TIMEOUT_MS;
 /** How long a handled message's event id is remembered, so a late redelivery is deleted without acting. */
-export const HANDLED_MEMORY_MS = 10 * 60_000;
+const HANDLED_MEMORY_MS = 10 * 60_000;
 
 /** A message in the inbox: its latest receipt handle, and how far its handling got. */
 interface Entry {

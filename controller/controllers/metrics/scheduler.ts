@@ -40,7 +40,7 @@ function anyOf(
 }
 
 /** The zone label value of one pod: a zone name, `flexible` or `none`. */
-export function effectiveZone(pod: Pod, all: ReadonlySet<string>): string {
+function effectiveZone(pod: Pod, all: ReadonlySet<string>): string {
   let zones: Set<string> | undefined;
   const narrow = (z: Set<string> | undefined): void => {
     if (z) zones = zones ? new Set([...zones].filter((x) => z.has(x))) : z;

@@ -23,7 +23,7 @@ const ready = (o: KubeObject | undefined): boolean => isTrue(o, 'Ready');
 const SIX_HOURS = 6 * 3_600_000;
 
 /** The conditions an overlay's outcome gives it (Karpenter's ValidationSucceeded, rolled up into Ready). */
-export function overlayConditions(
+function overlayConditions(
   obj: KubeObject,
   outcome: OverlayOutcome | { status: 'Invalid'; message: string },
   now: number,

@@ -8,7 +8,7 @@ import type { Cluster } from '../../state/cluster.ts';
 import { isTrue } from '../../operator/conditions.ts';
 import { NODEPOOL_LABEL } from '../keys.ts';
 
-export interface StaticCounts {
+interface StaticCounts {
   readonly active: readonly NodeClaimEntry[];
   readonly pendingDisruption: number;
   readonly deleting: number;

@@ -17,8 +17,8 @@ import type { CelRule, Schema, Violation } from './types.ts';
 
 export const QUANTITY_PATTERN =
   '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
-export const NILLABLE_DURATION_PATTERN = '^(([0-9]+(s|m|h))+|Never)$';
-export const DURATION_PATTERN = '^([0-9]+(s|m|h))+$';
+const NILLABLE_DURATION_PATTERN = '^(([0-9]+(s|m|h))+|Never)$';
+const DURATION_PATTERN = '^([0-9]+(s|m|h))+$';
 export const QUALIFIED_NAME_PATTERN = QUALIFIED_NAME_RE.source;
 export const LABEL_VALUE_PATTERN = LABEL_VALUE_RE.source;
 
@@ -95,7 +95,7 @@ function labelRulePredicates(
 }
 
 /** Rules on a single label key (a requirement's key). */
-export function keyRules(ctx: LabelContext): CelRule[] {
+function keyRules(ctx: LabelContext): CelRule[] {
   return labelRulePredicates(ctx).map((p) => ({
     rule: p.expr('self'),
     message: p.message,
@@ -142,7 +142,7 @@ interface Req {
 }
 
 /** The requirement list rules (In needs values, numeric operators need one integer, minValues <= values). */
-export function requirementListRules(): CelRule[] {
+function requirementListRules(): CelRule[] {
   return [
     {
       rule: "self.all(x, x.operator == 'In' ? (has(x.values) && x.values.size() != 0) : true)",
@@ -181,7 +181,7 @@ export function singleNonNegativeInt(values: readonly string[] | undefined): boo
   return /^\+?[0-9]+$/.test(v) && BigInt(v) <= (1n << 63n) - 1n;
 }
 
-export function requirement(ctx: LabelContext): Schema {
+function requirement(ctx: LabelContext): Schema {
   return {
     type: 'object',
     description: 'A node selector requirement with an optional minimum number of distinct values (minValues).',
@@ -226,7 +226,7 @@ export function requirements(ctx: LabelContext): Schema {
   };
 }
 
-export const taint: Schema = {
+const taint: Schema = {
   type: 'object',
   required: ['key', 'effect'],
   properties: {

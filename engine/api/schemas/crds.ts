@@ -34,7 +34,7 @@ export function objectSchema(def: CrdDefinition): Schema {
 }
 
 /** Our schema as Kubernetes OpenAPI v3 (drops the TypeScript-only parts: check, hint, patternHint). */
-export function toOpenApi(s: Schema): Record<string, unknown> {
+function toOpenApi(s: Schema): Record<string, unknown> {
   const o: Record<string, unknown> = {};
   if (s.description !== undefined) o['description'] = s.description;
   if (s.intOrString) {

@@ -99,7 +99,7 @@ const familyRules: CelRule[] = AMI_FAMILIES.filter((f) => f !== 'Custom').map((f
       : [{ path: ['amiFamily'] }],
 }));
 
-export const ec2NodeClassSpec: Schema = {
+const ec2NodeClassSpec: Schema = {
   type: 'object',
   description: 'How Karpenter launches EC2 instances: networks, images, identity, storage and instance options.',
   required: ['subnetSelectorTerms', 'securityGroupSelectorTerms', 'amiSelectorTerms'],
@@ -161,7 +161,7 @@ const idName = (extra: Record<string, Schema> = {}): Schema => ({
   properties: { id: { type: 'string' }, ...extra },
 });
 
-export const ec2NodeClassStatus: Schema = {
+const ec2NodeClassStatus: Schema = {
   type: 'object',
   preserveUnknownFields: true,
   properties: {

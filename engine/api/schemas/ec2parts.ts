@@ -13,7 +13,7 @@ function each(self: Term[], bad: (t: Term) => boolean, field?: string): boolean 
   return out.length === 0 ? true : out;
 }
 
-export const tagSelector: Schema = {
+const tagSelector: Schema = {
   type: 'object',
   description: 'Tags to select by; "*" as a value selects any value of the key.',
   maxProperties: 20,
@@ -115,7 +115,7 @@ export const capacityReservationSelectorTerms: Schema = {
   ],
 };
 
-export const ALIAS_FAMILIES = ['al2', 'al2023', 'bottlerocket', 'windows2019', 'windows2022', 'windows2025'] as const;
+const ALIAS_FAMILIES = ['al2', 'al2023', 'bottlerocket', 'windows2019', 'windows2022', 'windows2025'] as const;
 
 const alias: Schema = {
   type: 'string',

@@ -3,7 +3,7 @@ import { conditions, duration, nillableDuration, nodeClassRef, requirements, res
 import { deepEqual } from '../equal.ts';
 import type { CrdDefinition, Schema } from './types.ts';
 
-export const nodeClaimSpec: Schema = {
+const nodeClaimSpec: Schema = {
   type: 'object',
   description: 'The node Karpenter should launch: its constraints, resources and node class.',
   required: ['requirements', 'nodeClassRef'],
@@ -32,7 +32,7 @@ export const nodeClaimSpec: Schema = {
   ],
 };
 
-export const nodeClaimStatus: Schema = {
+const nodeClaimStatus: Schema = {
   type: 'object',
   properties: {
     nodeName: { type: 'string' },

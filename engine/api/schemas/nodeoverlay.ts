@@ -1,8 +1,3 @@
-// NodeOverlay (karpenter.sh/v1alpha1): the schema of Karpenter's CRD (core pkg/apis/crds/
-// karpenter.sh_nodeoverlays.yaml and pkg/apis/v1alpha1/nodeoverlay.go, main after v1.14.1): requirements
-// that select instance types and offerings, a price or a price adjustment (not both), extended-resource
-// capacity (never cpu, memory, ephemeral-storage or pods), and a weight from 1 to 10000. The wording is ours.
-import { QUALIFIED_NAME_RE } from '../labels.ts';
 import {
   LABEL_VALUE_PATTERN,
   OPERATORS,
@@ -14,9 +9,8 @@ import {
 import type { CelRule, CrdDefinition, Schema, Violation } from './types.ts';
 
 /** Karpenter's priceAdjustment pattern: ±N (a fixed change), +N% (any rise), -N% below 100, or -100%. */
-export const PRICE_ADJUSTMENT_PATTERN =
-  '^(([+-]{1}(\\d*\\.?\\d+))|(\\+{1}\\d*\\.?\\d+%)|(^(-\\d{1,2}(\\.\\d+)?%)$)|(-100%))$';
-export const PRICE_PATTERN = '^\\d+(\\.\\d+)?$';
+const PRICE_ADJUSTMENT_PATTERN = '^(([+-]{1}(\\d*\\.?\\d+))|(\\+{1}\\d*\\.?\\d+%)|(^(-\\d{1,2}(\\.\\d+)?%)$)|(-100%))$';
+const PRICE_PATTERN = '^\\d+(\\.\\d+)?$';
 const WELL_KNOWN_RESOURCES = ['cpu', 'memory', 'ephemeral-storage', 'pods'];
 
 interface Req {
@@ -175,9 +169,3 @@ export const NODEOVERLAY_CRD: CrdDefinition = {
   spec,
   status: { type: 'object', properties: { conditions } },
 };
-
-/** A label key NodeOverlay requirements may name (the CRD's key rules). */
-export const overlayKeyProblem = (key: string): string | undefined =>
-  !QUALIFIED_NAME_RE.test(key)
-    ? 'is not a valid label key'
-    : keyRules.find((r) => !(r.check as (s: string) => boolean)(key))?.message;

@@ -162,7 +162,7 @@ interface SpecValue {
   limits?: Record<string, unknown>;
 }
 
-export const nodePoolSpec: Schema = {
+const nodePoolSpec: Schema = {
   type: 'object',
   description: 'A NodePool launches nodes for pods that cannot be scheduled, within its template and limits.',
   required: ['template'],
@@ -213,7 +213,7 @@ export const nodePoolSpec: Schema = {
   ],
 };
 
-export const nodePoolStatus: Schema = {
+const nodePoolStatus: Schema = {
   type: 'object',
   properties: {
     conditions,

@@ -25,7 +25,7 @@ export interface CelRule {
 }
 
 /** Rules comparing with the stored object (oldSelf): evaluated on updates only (validateUpdate). */
-export interface TransitionRule {
+interface TransitionRule {
   readonly rule: string;
   readonly message: string;
   readonly transition: true;
@@ -33,7 +33,7 @@ export interface TransitionRule {
   readonly check: (self: never, oldSelf: never) => boolean;
 }
 
-export type SchemaType = 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
+type SchemaType = 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
 
 export interface Schema {
   readonly type?: SchemaType;
@@ -74,7 +74,7 @@ export function isTransitionRule(r: CelRule | TransitionRule): r is TransitionRu
 }
 
 /** A printer column of `kubectl get`. */
-export interface PrinterColumn {
+interface PrinterColumn {
   readonly name: string;
   readonly type: 'string' | 'integer' | 'date' | 'boolean' | 'number';
   readonly jsonPath: string;

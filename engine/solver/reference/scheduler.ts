@@ -19,7 +19,7 @@ type Attempt =
   | { ok: false; reason: string; perNodePool?: Record<string, string>; reservedOffering?: true };
 type Placed = AddResult & { ok: true };
 
-export class ReferenceScheduler {
+class ReferenceScheduler {
   /** NodeClaims planned so far, in the order they were opened. */
   readonly claims: SimNodeClaim[] = [];
   private claimSeq = 0;

@@ -12,8 +12,8 @@ import {
   type Taint,
 } from './nodes.ts';
 
-export const REASON_AFFINITY = "node(s) didn't match Pod's node affinity/selector";
-export const REASON_PORTS = "node(s) didn't have free ports for the requested pod ports";
+const REASON_AFFINITY = "node(s) didn't match Pod's node affinity/selector";
+const REASON_PORTS = "node(s) didn't have free ports for the requested pod ports";
 
 function matchRequirement(req: NodeSelectorRequirement, value: string | undefined): boolean {
   const values = req.values ?? [];
@@ -40,7 +40,7 @@ function matchRequirement(req: NodeSelectorRequirement, value: string | undefine
 }
 
 /** One nodeSelectorTerm: expressions on labels and fields (metadata.name) ANDed; an empty term matches nothing. */
-export function matchTerm(term: NodeSelectorTerm, labels: Record<string, string>, nodeName: string): boolean {
+function matchTerm(term: NodeSelectorTerm, labels: Record<string, string>, nodeName: string): boolean {
   const exprs = term.matchExpressions ?? [];
   const fields = term.matchFields ?? [];
   if (exprs.length === 0 && fields.length === 0) return false;
@@ -62,7 +62,7 @@ export function matchesNodeAffinity(pod: KObject, labels: Record<string, string>
 
 type Toleration = NonNullable<ReturnType<typeof podSpec>['tolerations']>[number];
 
-export function tolerates(t: Toleration, taint: Taint): boolean {
+function tolerates(t: Toleration, taint: Taint): boolean {
   if (t.effect && t.effect !== taint.effect) return false;
   if (t.operator === 'Exists') return !t.key || t.key === taint.key;
   return t.key === taint.key && (t.value ?? '') === (taint.value ?? '');
@@ -80,10 +80,10 @@ export function untoleratedTaint(
   );
 }
 
-export const taintReason = (t: Taint): string => `node(s) had untolerated taint {${t.key}: ${t.value ?? ''}}`;
+const taintReason = (t: Taint): string => `node(s) had untolerated taint {${t.key}: ${t.value ?? ''}}`;
 
 /** "Insufficient cpu", "Too many pods", ... for each resource the node lacks. */
-export function insufficient(pod: KObject, info: NodeInfo): string[] {
+function insufficient(pod: KObject, info: NodeInfo): string[] {
   const out: string[] = [];
   const free = (k: string): number => (info.allocatable[k] ?? 0) - (info.used[k] ?? 0);
   if (free('pods') < 1) out.push('Too many pods');

@@ -36,13 +36,13 @@ export interface PodAffinityTerm {
   topologyKey: string;
 }
 
-export interface Affinity {
+interface Affinity {
   nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: NodeSelectorTerm[] } };
   podAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[] };
   podAntiAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[] };
 }
 
-export interface TopologySpreadConstraint {
+interface TopologySpreadConstraint {
   maxSkew: number;
   topologyKey: string;
   whenUnsatisfiable: string;
@@ -67,7 +67,7 @@ export interface PodSpec {
 }
 
 export const podSpec = (pod: KObject): PodSpec => (pod.spec ?? {}) as PodSpec;
-export const podPhase = (pod: KObject): string => (pod.status as { phase?: string } | undefined)?.phase ?? '';
+const podPhase = (pod: KObject): string => (pod.status as { phase?: string } | undefined)?.phase ?? '';
 export const isTerminal = (pod: KObject): boolean => podPhase(pod) === 'Succeeded' || podPhase(pod) === 'Failed';
 
 /** Container requests; a limit without a request counts as the request, as the API server defaults it. */

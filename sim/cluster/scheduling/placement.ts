@@ -6,11 +6,11 @@ import { matchesLabelSelector, type KObject } from '../../apiserver/index.ts';
 import { matchesNodeAffinity } from './filters.ts';
 import { isTerminal, podSpec, type NodeInfo, type PodAffinityTerm } from './nodes.ts';
 
-export const REASON_ANTI = "node(s) didn't match pod anti-affinity rules";
-export const REASON_EXISTING_ANTI = "node(s) didn't satisfy existing pods anti-affinity rules";
-export const REASON_AFFINITY = "node(s) didn't match pod affinity rules";
-export const REASON_SPREAD = "node(s) didn't match pod topology spread constraints";
-export const REASON_SPREAD_LABEL = "node(s) didn't match pod topology spread constraints (missing required label)";
+const REASON_ANTI = "node(s) didn't match pod anti-affinity rules";
+const REASON_EXISTING_ANTI = "node(s) didn't satisfy existing pods anti-affinity rules";
+const REASON_AFFINITY = "node(s) didn't match pod affinity rules";
+const REASON_SPREAD = "node(s) didn't match pod topology spread constraints";
+const REASON_SPREAD_LABEL = "node(s) didn't match pod topology spread constraints (missing required label)";
 
 /** Whether `other` is selected by `term`, written on a pod in namespace `ownerNs`. */
 function termSelects(term: PodAffinityTerm, ownerNs: string, other: KObject): boolean {
@@ -29,7 +29,7 @@ interface Placed {
   node: NodeInfo;
 }
 
-export type NodeCheck = (info: NodeInfo) => string | undefined;
+type NodeCheck = (info: NodeInfo) => string | undefined;
 
 const antiTermsOf = (p: KObject): PodAffinityTerm[] =>
   podSpec(p).affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];

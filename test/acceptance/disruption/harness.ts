@@ -7,7 +7,6 @@ import { DEFAULT_ENGINE_OPTIONS } from '../../../engine/domain/types.ts';
 import { applyCommand } from '../../../engine/disruption/apply.ts';
 import { disrupt } from '../../../engine/disruption/disrupt.ts';
 import type { Decision, DisruptOptions, DisruptResult } from '../../../engine/disruption/types.ts';
-import { validate } from '../../../engine/disruption/validate.ts';
 import { withExtraWellKnown } from '../../../engine/scheduling/labels.ts';
 import { solveReference } from '../../../engine/solver/reference/scheduler.ts';
 import type { ProvisionSolver } from '../../../engine/model/types.ts';
@@ -70,20 +69,6 @@ export function execute(s: Snapshot, d: Decision): Snapshot {
   return out;
 }
 
-/** Reconcile, then (if the command survives validation against `fresh`, default the same snapshot) execute. */
-export async function reconcileAndExecute(
-  s: Snapshot,
-  o: DisruptOptions = {},
-  fresh?: (s: Snapshot) => Snapshot,
-): Promise<{ result: DisruptResult; after: Snapshot }> {
-  const result = await reconcile(s, o);
-  if (result.decision.kind === 'noop') return { result, after: s };
-  const later = fresh ? fresh(s) : s;
-  const v = await validate(later, result.decision, { solver: reference, wellKnownLabels: wellKnown, ...o });
-  if (!v.ok) return { result, after: later };
-  return { result, after: execute(later, { ...result.decision, ...v.command }) };
-}
-
 export function managedNodes(s: Snapshot): StateNode[] {
   return s.nodes.filter((n) => n.hasNodeClaim);
 }
@@ -97,10 +82,6 @@ export function bigNode(o: StateNodeOptions & { it?: InstanceType } = {}): State
     allocatable: { cpu: '32', memory: '128Gi', pods: '100' },
     ...rest,
   });
-}
-
-export function names(xs: readonly { name: string }[]): string[] {
-  return xs.map((x) => x.name).sort();
 }
 
 /**

@@ -50,17 +50,17 @@ export const INSTANCE_TYPE = 'node.kubernetes.io/instance-type';
 export const ARCH = 'kubernetes.io/arch';
 export const RESERVATION_ID = 'karpenter.k8s.aws/capacity-reservation-id';
 export const OS = 'kubernetes.io/os';
-export const WELL_KNOWN = withExtraWellKnown(FAKE_WELL_KNOWN_LABELS);
+const WELL_KNOWN = withExtraWellKnown(FAKE_WELL_KNOWN_LABELS);
 /** The taint a freshly launched node carries until it is ready (Karpenter's test nodes have it too). */
 export const NOT_READY: Taint = { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' };
 
-export interface Solver {
+interface Solver {
   readonly name: string;
   solve(input: ProvisionInput): ProvisionPlan;
 }
 
 const wasm = new WasmSolver({ build: 'release', improve: false });
-export const SOLVERS: readonly Solver[] = [
+const SOLVERS: readonly Solver[] = [
   { name: 'reference', solve: solveReference },
   { name: 'wasm', solve: (i) => wasm.solve(i) },
 ];
@@ -86,7 +86,7 @@ export const req = (
   ...values: string[]
 ): NodeSelectorRequirement => ({ key, operator, values });
 
-export interface ClusterOptions {
+interface ClusterOptions {
   nodePools?: NodePool[];
   /** The fake cloud provider's types, the same for every NodePool (default: the suite's six). */
   instanceTypes?: readonly InstanceType[];

@@ -75,7 +75,7 @@ export async function startStatic(make: (ctx: ControllerContext) => Controller):
   };
 }
 
-export interface PoolSpec {
+interface PoolSpec {
   readonly name?: string;
   readonly replicas?: number;
   readonly nodeLimit?: number;
@@ -115,7 +115,7 @@ export async function staticPool(sim: Simulation, o: PoolSpec = {}): Promise<voi
 
 let seq = 0;
 
-export interface ClaimSpec {
+interface ClaimSpec {
   readonly pool?: string;
   /** Launched: a providerID and a Node (default true). */
   readonly launched?: boolean;

@@ -42,7 +42,7 @@ export const INSTANCE_TYPE_FILTERS = [
 
 export const INSTANCE_TYPES_REFRESH_MS = 12 * 3600_000;
 
-export interface InstanceTypeProviderDeps {
+interface InstanceTypeProviderDeps {
   readonly ec2: Ec2Port;
   readonly pricing: PricingProvider;
   readonly ice: UnavailableOfferings;
@@ -266,7 +266,7 @@ const RESERVATION_LABELS = new Set([
 ]);
 
 /** On-demand price / 10,000,000: reserved capacity, already paid for, always sorts cheapest. */
-export const RESERVED_PRICE_DIVISOR = 10_000_000;
+const RESERVED_PRICE_DIVISOR = 10_000_000;
 
 /** Karpenter's family compatibility: Windows needs amd64; a1 does not run AL2023. */
 function compatibleWithFamily(f: Ec2InstanceInfo, family: AMIFamily): boolean {

@@ -18,7 +18,7 @@ import {
 } from '../../../../engine/index.ts';
 import type { AwsSettings } from '../settings.ts';
 
-export interface NodeClassSizing {
+interface NodeClassSizing {
   readonly nodeClass: string;
   readonly settings: ResolvedCapacitySettings;
   /** EFA-only interfaces in spec.networkInterfaces, when that list is set. */
@@ -38,7 +38,7 @@ function inNodeClass<T>(nodeClass: string, f: () => T): T {
   }
 }
 
-export function capacitySettings(
+function capacitySettings(
   nc: EC2NodeClass,
   s: Pick<AwsSettings, 'vmMemoryOverheadPercent' | 'reservedENIs'>,
 ): CapacitySettings {

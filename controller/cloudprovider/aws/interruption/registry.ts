@@ -16,7 +16,7 @@ interface MessageParser {
 
 const keyOf = (version: string, source: string, detailType: string): string => `${version}/${source}/${detailType}`;
 
-export const PARSERS: ReadonlyMap<string, MessageParser> = new Map(
+const PARSERS: ReadonlyMap<string, MessageParser> = new Map(
   [spot, rebalance, stateChange, health, capacityReservation].map((p) => [
     keyOf(p.key.version, p.key.source, p.key.detailType),
     p,

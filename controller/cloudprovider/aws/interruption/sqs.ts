@@ -8,7 +8,7 @@ import type { SqsPort } from '../sdk.ts';
 import type { InterruptionMetrics } from './metrics.ts';
 import { parseMessage } from './registry.ts';
 
-export interface SqsSourceDeps {
+interface SqsSourceDeps {
   readonly sqs: SqsPort;
   /** INTERRUPTION_QUEUE: the queue's name. */
   readonly queueName: string;

@@ -46,7 +46,7 @@ import { selectCandidates, type Candidate } from './filter.ts';
 import type { LaunchTemplates } from './launchtemplate.ts';
 import { userData } from './userdata.ts';
 
-export interface LaunchDeps {
+interface LaunchDeps {
   readonly settings: k.AwsSettings;
   readonly clock: k.Clock;
   readonly nodeClass: (name: string) => EC2NodeClass | undefined;
@@ -65,7 +65,7 @@ export interface LaunchDeps {
   readonly launchFailed?: (f: { zone: string; zoneId: string; capacityType: string; reason: string }) => void;
 }
 
-export function launchTags(nc: EC2NodeClass, req: LaunchRequest, cluster: string): Record<string, string> {
+function launchTags(nc: EC2NodeClass, req: LaunchRequest, cluster: string): Record<string, string> {
   for (const [where, tags] of [
     ['spec.tags', nc.spec.tags],
     ['the NodeClaim tags', req.tags],

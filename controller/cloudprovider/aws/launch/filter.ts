@@ -5,6 +5,4 @@ export {
   MAX_LAUNCH_INSTANCE_TYPES as MAX_INSTANCE_TYPES,
   selectLaunchCandidates as selectCandidates,
   type LaunchCandidate as Candidate,
-  type LaunchReservationKind as ReservationKind,
-  type LaunchSelection as Selection,
 } from '../../../../engine/index.ts';

@@ -17,7 +17,7 @@ import type { UnavailableOfferings } from '../ice-cache.ts';
 import type { Timers } from '../periodic.ts';
 import type { Ec2Port } from '../sdk.ts';
 
-export interface FleetOverride {
+interface FleetOverride {
   readonly instanceType: string;
   readonly subnetId: string;
   readonly zone: string;
@@ -33,7 +33,7 @@ export interface FleetGroup {
 const RESOURCE_TYPES = ['instance', 'volume', 'fleet'] as const;
 
 /** The kind of reservation a reserved launch targets. */
-export interface FleetReservationKind {
+interface FleetReservationKind {
   readonly reservationType: 'default' | 'capacity-block';
   readonly interruptible: boolean;
 }
@@ -116,7 +116,7 @@ export interface FleetOutcome {
   readonly errors: readonly CreateFleetError[];
 }
 
-export const FLEET_BATCH = { idleMs: 35, maxMs: 1000, maxItems: 1000 } as const;
+const FLEET_BATCH = { idleMs: 35, maxMs: 1000, maxItems: 1000 } as const;
 
 export function fleetBatcher(
   ec2: Ec2Port,

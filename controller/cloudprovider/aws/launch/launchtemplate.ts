@@ -15,8 +15,8 @@ import type { Ec2Port } from '../sdk.ts';
 import { EKS_CLUSTER_NAME_TAG, NODECLASS_TAG, type Clock } from '../settings.ts';
 import { TtlCache } from '../ttl-cache.ts';
 
-export const LAUNCH_TEMPLATE_TTL_MS = 60_000;
-export const LAUNCH_TEMPLATE_PREFIX = 'karpenter.k8s.aws/';
+const LAUNCH_TEMPLATE_TTL_MS = 60_000;
+const LAUNCH_TEMPLATE_PREFIX = 'karpenter.k8s.aws/';
 
 export interface TemplateOptions {
   readonly family: AMIFamily;
@@ -38,7 +38,7 @@ export interface TemplateOptions {
   };
 }
 
-export interface TemplateRef {
+interface TemplateRef {
   readonly id?: string;
   readonly name: string;
 }
@@ -46,7 +46,7 @@ export interface TemplateRef {
 const GiB = 2 ** 30;
 
 /** Default volumes per family (Karpenter DefaultBlockDeviceMappings): 20Gi gp3 encrypted roots; Bottlerocket 4Gi OS + 20Gi data. */
-export function defaultBlockDevices(family: AMIFamily): BlockDeviceMapping[] {
+function defaultBlockDevices(family: AMIFamily): BlockDeviceMapping[] {
   const device = (deviceName: string, gi: number): BlockDeviceMapping => ({
     deviceName,
     rootVolume: false,

@@ -6,7 +6,7 @@ export interface MimePart {
   readonly content: string;
 }
 
-export const BOUNDARY = '//';
+const BOUNDARY = '//';
 export const SHELL_SCRIPT = 'text/x-shellscript; charset="us-ascii"';
 export const NODE_CONFIG = 'application/node.eks.aws';
 

@@ -3,7 +3,7 @@
 // so Karpenter's settings can overwrite or add keys, then the map is written back. Arrays of tables and
 // multi-line values are refused with a clear error rather than mangled.
 
-export type TomlDoc = Map<string, Map<string, string>>;
+type TomlDoc = Map<string, Map<string, string>>;
 
 function splitKey(raw: string, line: number): string[] {
   const out: string[] = [];
@@ -68,7 +68,7 @@ export function parseToml(text: string): TomlDoc {
 }
 
 const BARE = /^[A-Za-z0-9_-]+$/;
-export const tomlKey = (k: string): string => (BARE.test(k) ? k : JSON.stringify(k));
+const tomlKey = (k: string): string => (BARE.test(k) ? k : JSON.stringify(k));
 export const tomlString = (s: string): string => JSON.stringify(s);
 export const tomlStringArray = (xs: readonly string[]): string => `[${xs.map(tomlString).join(', ')}]`;
 

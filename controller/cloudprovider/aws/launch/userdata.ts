@@ -56,7 +56,7 @@ const joinMap = (m: Readonly<Record<string, string>>, sep: string): string =>
 const taintString = (t: Taint): string => `${t.key}=${t.value ?? ''}:${t.effect}`;
 
 /** kubelet flags for bootstrap.sh and Start-EKSBootstrap.ps1. */
-export function kubeletExtraArgs(o: BootstrapOptions): string[] {
+function kubeletExtraArgs(o: BootstrapOptions): string[] {
   const k = o.kubelet ?? {};
   const args: string[] = [];
   const labels = kubeletLabels(o.labels);

@@ -16,16 +16,16 @@ import {
 export type AmiRequirement = NonNullable<EC2NodeClassStatus['amis'][number]['requirements']>[number];
 
 export type Variant = 'standard' | 'nvidia' | 'neuron';
-export type Ec2Arch = 'x86_64' | 'arm64';
+type Ec2Arch = 'x86_64' | 'arm64';
 
-export interface AliasParameter {
+interface AliasParameter {
   readonly path: string;
   readonly arch: Ec2Arch;
   /** The variants the image serves (the AL2 "-gpu" image serves both nvidia and neuron). */
   readonly variants: readonly Variant[];
 }
 
-export interface Alias {
+interface Alias {
   readonly family: 'al2' | 'al2023' | 'bottlerocket' | 'windows2019' | 'windows2022' | 'windows2025';
   readonly version: string;
 }

@@ -15,7 +15,7 @@ import type { TtlCache } from '../ttl-cache.ts';
 import { aliasParameters, parseAlias, variantRequirements, type AmiRequirement, type Variant } from './ami-alias.ts';
 import { describeTerms, tagFilters } from './network.ts';
 
-export interface ResolvedAmi {
+interface ResolvedAmi {
   readonly id: string;
   readonly name?: string;
   readonly deprecated: boolean;
@@ -23,7 +23,7 @@ export interface ResolvedAmi {
   readonly requirements: readonly AmiRequirement[];
 }
 
-export interface AmiDeps {
+interface AmiDeps {
   readonly ec2: Ec2Port;
   readonly ssm: SsmPort;
   /** "1.31": from the API server (or EKS) version. */
@@ -40,7 +40,7 @@ export class AmiResolutionError extends Error {
 }
 
 /** Karpenter caches public parameters 24 h and user-supplied ones 5 min. */
-export const USER_PARAMETER_TTL_MS = 5 * 60_000;
+const USER_PARAMETER_TTL_MS = 5 * 60_000;
 
 async function readParameter(deps: AmiDeps, name: string, ttlMs?: number): Promise<string | undefined> {
   const cached = deps.ssmCache?.get(name);

@@ -4,7 +4,7 @@
 import type { Condition } from '../../../../engine/index.ts';
 import { observedGeneration, type NodeClassCondition } from './object.ts';
 
-export const CONDITION_TYPES = [
+const CONDITION_TYPES = [
   'AMIsReady',
   'CapacityReservationsReady',
   'SubnetsReady',

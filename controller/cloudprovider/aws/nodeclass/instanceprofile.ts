@@ -10,14 +10,14 @@ import { isAlreadyExists } from '../errors.ts';
 import type { IamPort } from '../sdk.ts';
 import { clusterTag, EKS_CLUSTER_NAME_TAG, NODECLASS_TAG } from '../settings.ts';
 
-export interface InstanceProfileDeps {
+interface InstanceProfileDeps {
   readonly iam: IamPort;
   readonly clusterName: string;
   readonly region: string;
   readonly uuid?: () => string;
 }
 
-export interface InstanceProfileResult {
+interface InstanceProfileResult {
   readonly name: string;
   /** A profile this node class used before a role change, to delete once no instance uses it. */
   readonly stale?: string;

@@ -56,7 +56,7 @@ export interface ResolvedSubnet {
   readonly tags: Readonly<Record<string, string>>;
 }
 
-export interface ResolvedSecurityGroup {
+interface ResolvedSecurityGroup {
   readonly id: string;
   readonly name?: string;
 }

@@ -29,7 +29,7 @@ import { reconcileInstanceProfile } from './instanceprofile.ts';
 import type { NodeClassCondition } from './object.ts';
 import { describeTerms, resolveSecurityGroups, resolveSubnets, type ResolvedSubnet } from './network.ts';
 
-export interface NodeClassDeps {
+interface NodeClassDeps {
   readonly ec2: Ec2Port;
   readonly ssm: SsmPort;
   readonly iam: IamPort;

@@ -15,10 +15,7 @@ import { STATE_NODES } from '../../reads.ts';
 const PERIOD_MS = 10_000;
 
 /** The hourly price of the offering a NodeClaim runs on, or undefined when it cannot be told. */
-export function offeringPrice(
-  types: readonly InstanceType[],
-  labels: Readonly<Record<string, string>>,
-): number | undefined {
+function offeringPrice(types: readonly InstanceType[], labels: Readonly<Record<string, string>>): number | undefined {
   const type = labels['node.kubernetes.io/instance-type'];
   const zone = labels['topology.kubernetes.io/zone'];
   const ct = labels['karpenter.sh/capacity-type'];

@@ -36,7 +36,7 @@ import { STATE_NODES } from '../../reads.ts';
 const BLOCKED_DEDUPE_MS = 15 * 60_000;
 
 /** A Node update worth a look: it is new, or a condition appeared, went, or changed status or transition time. */
-export function conditionsChanged(c: Change): boolean {
+function conditionsChanged(c: Change): boolean {
   if (c.kind !== 'Node' || c.type !== 'upsert') return false;
   if (!c.old) return true;
   type Cond = { type?: string; status?: string; lastTransitionTime?: string };

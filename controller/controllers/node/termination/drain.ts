@@ -13,7 +13,7 @@ import {
 } from '../../../../engine/index.ts';
 import { DISRUPTED_TAINT, DO_NOT_DISRUPT_ANNOTATION } from '../../keys.ts';
 
-export const STUCK_TERMINATING_MS = 60_000;
+const STUCK_TERMINATING_MS = 60_000;
 
 const CRITICAL = new Set(['system-cluster-critical', 'system-node-critical']);
 

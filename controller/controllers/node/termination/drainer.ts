@@ -13,7 +13,7 @@ import { doNotDisrupt, evictionTier, forceDeletions, waitingPods } from './drain
 type TaintJson = { key: string; value?: string; effect: string };
 const podTarget = (p: Pod) => ({ kind: 'Pod', name: p.name, namespace: p.namespace, uid: p.uid, apiVersion: 'v1' });
 
-export interface Drainer {
+interface Drainer {
   /** Taints the node karpenter.sh/disrupted:NoSchedule and excludes it from load balancers (once). */
   taint(n: NodeEntry): Promise<void>;
   /** One drain pass; returns how many pods still hold the node. */

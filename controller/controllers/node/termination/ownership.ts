@@ -12,7 +12,7 @@
 import type { Cluster } from '../../../state/cluster.ts';
 import type { NodeClaimEntry, NodeEntry } from '../../../state/statenode.ts';
 
-export type Ownership =
+type Ownership =
   | { readonly kind: 'owned'; readonly claim: NodeClaimEntry }
   | { readonly kind: 'unclaimed' }
   | { readonly kind: 'foreign'; readonly claim: NodeClaimEntry };

@@ -21,9 +21,9 @@ import { newDrainer } from './drainer.ts';
 import { ownershipOf } from './ownership.ts';
 import { STATE_NODES } from '../../reads.ts';
 
-export const DRAIN_REQUEUE_MS = 1_000;
-export const MIN_DRAIN_MS = 5_000;
-export const INSTANCE_POLL_MS = 5_000;
+const DRAIN_REQUEUE_MS = 1_000;
+const MIN_DRAIN_MS = 5_000;
+const INSTANCE_POLL_MS = 5_000;
 
 export function newNodeTermination(ctx: ControllerContext): Controller {
   /** The node's NodeClaim for log lines (Karpenter's node termination logs it with every line). */

@@ -10,13 +10,13 @@ import type { Controller } from '../../../operator/runtime.ts';
 import type { NodeClaimEntry } from '../../../state/statenode.ts';
 import type { ControllerContext } from '../../context.ts';
 
-export const SCAN_PERIOD_MS = 10 * 60_000;
+const SCAN_PERIOD_MS = 10 * 60_000;
 
 /** The raw quantity strings of a resource list (status.capacity), for the messages. */
 const raw = (o: unknown, key: string): string => String((o as Record<string, unknown> | undefined)?.[key] ?? '0');
 
 /** The node-shape issues of one NodeClaim and its Node, in Karpenter's words. */
-export function nodeShapeIssues(
+function nodeShapeIssues(
   claim: NodeClaimEntry,
   nodeCapacity: Readonly<Record<string, number>>,
   nodeCapacityRaw: unknown,

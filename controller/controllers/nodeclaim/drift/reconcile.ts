@@ -20,8 +20,8 @@ import type { NodeClaimEntry } from '../../../state/statenode.ts';
 import type { ControllerContext } from '../../context.ts';
 import { STATE_NODES } from '../../reads.ts';
 
-export const DRIFT_RECHECK_MS = 5 * 60_000;
-export const INSTANCE_TYPE_CHECK_CACHE_MS = 30 * 60_000;
+const DRIFT_RECHECK_MS = 5 * 60_000;
+const INSTANCE_TYPE_CHECK_CACHE_MS = 30 * 60_000;
 
 export function newDrift(ctx: ControllerContext): Controller {
   /** NodeClaim name -> when its instance type was last found to exist. */

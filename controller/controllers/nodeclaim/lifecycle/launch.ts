@@ -10,7 +10,7 @@ import { quantities } from '../../provisioning/nodeclaim.ts';
 import type { ControllerContext } from '../../context.ts';
 import { conditionIs, deleted, next, setCondition, type Draft, type Step } from './draft.ts';
 
-export function launchRequest(d: Draft): LaunchRequest {
+function launchRequest(d: Draft): LaunchRequest {
   const i = d.info;
   return {
     nodeClaimName: i.name,

@@ -8,7 +8,7 @@ import type { ControllerContext } from '../../context.ts';
 import { condition, conditionIs, deleted, stop, type Draft, type Step } from './draft.ts';
 
 export const LAUNCH_TIMEOUT_MS = 5 * 60_000;
-export const REGISTRATION_TIMEOUT_MS = 15 * 60_000;
+const REGISTRATION_TIMEOUT_MS = 15 * 60_000;
 
 export async function liveness(ctx: ControllerContext, d: Draft): Promise<Step> {
   if (conditionIs(d, 'Registered', 'True')) return stop();

@@ -13,7 +13,7 @@ const same = (a: TaintJson, b: TaintJson): boolean =>
   a.key === b.key && a.effect === b.effect && (a.value ?? '') === (b.value ?? '');
 
 /** The node's taints after registration: the NodeClaim's taints and startup taints added, unregistered removed. */
-export function registeredTaints(node: readonly TaintJson[], claim: readonly Taint[], sync: boolean): TaintJson[] {
+function registeredTaints(node: readonly TaintJson[], claim: readonly Taint[], sync: boolean): TaintJson[] {
   const out = node.filter((t) => !(t.key === UNREGISTERED_TAINT.key && t.effect === UNREGISTERED_TAINT.effect));
   if (sync)
     for (const t of claim)

@@ -9,7 +9,7 @@ import type { Change } from '../../../state/cluster.ts';
 import type { ControllerContext } from '../../context.ts';
 import { STATE_NODES } from '../../reads.ts';
 
-export const POD_EVENT_DEDUPE_MS = 10_000;
+const POD_EVENT_DEDUPE_MS = 10_000;
 
 const nodeName = (o: KubeObject | undefined): string | undefined =>
   (o?.spec as { nodeName?: string } | undefined)?.nodeName || undefined;

@@ -15,10 +15,10 @@ import type { Controller } from '../../../operator/runtime.ts';
 import type { NodeClaimEntry } from '../../../state/statenode.ts';
 import type { ControllerContext } from '../../context.ts';
 
-export const TAG_WRITE_INTERVAL_MS = 1_000;
+const TAG_WRITE_INTERVAL_MS = 1_000;
 
 /** Whether the NodeClaim still needs its instance tagged (Karpenter's isTaggable). */
-export function taggable(
+function taggable(
   e: NodeClaimEntry | undefined,
   tagging: InstanceTagging,
 ): e is NodeClaimEntry & { info: { nodeName: string; providerId: string } } {

@@ -17,7 +17,7 @@ import type { ControllerContext } from '../../context.ts';
 import { TERMINATION_FINALIZER, TERMINATION_TIMESTAMP_ANNOTATION } from '../../keys.ts';
 import { CLAIMS_AND_NODES } from '../../reads.ts';
 
-export const INSTANCE_POLL_MS = 5_000;
+const INSTANCE_POLL_MS = 5_000;
 
 export function newNodeClaimTermination(ctx: ControllerContext): Controller {
   const terminatingSince = new Map<string, number>();

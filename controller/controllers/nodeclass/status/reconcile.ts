@@ -25,7 +25,7 @@ import type { NodeClaimEntry } from '../../../state/statenode.ts';
 import type { ControllerContext } from '../../context.ts';
 
 /** Karpenter's EC2NodeClass finalizer (karpenter.k8s.aws/v1 TerminationFinalizer). */
-export const NODECLASS_FINALIZER = 'karpenter.k8s.aws/termination';
+const NODECLASS_FINALIZER = 'karpenter.k8s.aws/termination';
 const WAIT_FOR_NODECLAIMS_MS = 10_000;
 const STATUS_WRITE_ATTEMPTS = 3;
 
