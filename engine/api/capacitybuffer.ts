@@ -14,13 +14,11 @@ import { parsePod } from './pod.ts';
 import { admit } from './validate.ts';
 
 /** Annotations Karpenter puts on a virtual pod (pkg/apis/autoscaling/v1beta1/constants.go). */
-export const VIRTUAL_POD_ANNOTATION = 'karpenter.sh/capacity-buffer-fake-pod';
-export const BUFFER_NAME_ANNOTATION = 'karpenter.sh/capacity-buffer-name';
-export const BUFFER_NAMESPACE_ANNOTATION = 'karpenter.sh/capacity-buffer-namespace';
+const VIRTUAL_POD_ANNOTATION = 'karpenter.sh/capacity-buffer-fake-pod';
+const BUFFER_NAME_ANNOTATION = 'karpenter.sh/capacity-buffer-name';
+const BUFFER_NAMESPACE_ANNOTATION = 'karpenter.sh/capacity-buffer-namespace';
 /** The priority of a virtual pod: the lowest an int32 holds (Karpenter's VirtualPodPriority). */
-export const VIRTUAL_POD_PRIORITY = -2147483648;
-/** The scalableRef kinds Karpenter resolves (group apps). */
-export const SCALABLE_KINDS = ['Deployment', 'StatefulSet', 'ReplicaSet'] as const;
+const VIRTUAL_POD_PRIORITY = -2147483648;
 
 export interface CapacityBuffer {
   readonly namespace: string;

@@ -38,11 +38,6 @@ export { parseNode, type NodeInfo } from './node.ts';
 export { parseNodePool, type NodePoolOptions } from './nodepool.ts';
 export { parseNodeOverlay, type NodeOverlay } from './nodeoverlay.ts';
 export {
-  BUFFER_NAME_ANNOTATION,
-  BUFFER_NAMESPACE_ANNOTATION,
-  SCALABLE_KINDS,
-  VIRTUAL_POD_ANNOTATION,
-  VIRTUAL_POD_PRIORITY,
   bufferOf,
   bufferReplicas,
   limitReplicas,
@@ -52,7 +47,6 @@ export {
   virtualPods,
   type CapacityBuffer,
 } from './capacitybuffer.ts';
-export { ACTIVE_CAPACITY_STRATEGY } from './schemas/capacitybuffer.ts';
 export { condition, conditionTrue, parseNodeClaim, type Condition, type NodeClaimInfo } from './nodeclaim.ts';
 export {
   parseEC2NodeClass,

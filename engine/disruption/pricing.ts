@@ -164,7 +164,7 @@ export function withOptions(
 }
 
 /** withOptions, for options already priced at their cheapest offering the requirements allow (micro-dollars). */
-export function withPricedOptions(
+function withPricedOptions(
   claim: NewNodeClaimPlan,
   reqs: Requirements,
   options: ReadonlyArray<{ readonly it: InstanceType; readonly micros: number }>,

@@ -15,17 +15,17 @@ import { bufferKey, type BufferEntry } from '../../state/buffers.ts';
 import type { ControllerContext } from '../context.ts';
 import { READY_FOR_PROVISIONING } from './reconcile.ts';
 
-export const PROVISIONING = 'Provisioning';
+const PROVISIONING = 'Provisioning';
 
 /** Where a buffer's virtual pods went in one plan. */
-export interface BufferPlacement {
+interface BufferPlacement {
   existing: number;
   requiresNewClaim: number;
   failed: number;
 }
 
 /** The plan's virtual pods by buffer key, and per providerID the count placed on existing nodes. */
-export function classifyBufferPods(
+function classifyBufferPods(
   plan: ProvisionPlan,
   snapshot: Pick<Snapshot, 'nodes'>,
   virtual: ReadonlyMap<string, string>,
@@ -61,7 +61,7 @@ export function classifyBufferPods(
 type Verdict = { status: 'True' | 'False'; reason: string; message: string } | undefined;
 
 /** The Provisioning condition a buffer gets from one plan, or undefined to leave it as it is. */
-export function provisioningVerdict(entry: BufferEntry, s: BufferPlacement | undefined): Verdict {
+function provisioningVerdict(entry: BufferEntry, s: BufferPlacement | undefined): Verdict {
   if (findCondition(entry.obj, READY_FOR_PROVISIONING)?.status !== 'True')
     return { status: 'False', reason: 'NotReadyForProvisioning', message: 'Buffer is not ReadyForProvisioning' };
   const desired = Number((entry.obj.status as { replicas?: number } | undefined)?.replicas ?? 0);

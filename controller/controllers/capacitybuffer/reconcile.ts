@@ -30,7 +30,7 @@ interface Outcome {
   readonly retry?: unknown;
 }
 
-export interface BufferTrigger {
+interface BufferTrigger {
   trigger(): void;
 }
 

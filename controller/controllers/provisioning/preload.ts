@@ -11,7 +11,7 @@ import type { Pod } from '../../../engine/index.ts';
 import type { Clock, Timer } from '../../operator/clock.ts';
 import type { Change } from '../../state/changes.ts';
 
-export interface PreloadDeps {
+interface PreloadDeps {
   readonly clock: Clock;
   /** The pod as cluster state holds it now (undefined once it is gone). */
   readonly pod: (namespace: string, name: string) => Pod | undefined;

@@ -7,7 +7,7 @@
 import { conditions, quantity } from './common.ts';
 import type { CrdDefinition, Schema } from './types.ts';
 
-export const ACTIVE_CAPACITY_STRATEGY = 'buffer.x-k8s.io/active-capacity';
+const ACTIVE_CAPACITY_STRATEGY = 'buffer.x-k8s.io/active-capacity';
 
 const localRef = (description: string): Schema => ({
   type: 'object',

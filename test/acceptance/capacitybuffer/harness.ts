@@ -61,7 +61,7 @@ export function buffer(name: string, spec: Record<string, unknown>): string {
   });
 }
 
-export const bufferObj = (s: Simulation, name: string): KObject | undefined =>
+const bufferObj = (s: Simulation, name: string): KObject | undefined =>
   s.cluster.api.find('capacitybuffers.autoscaling.x-k8s.io', 'default', name);
 
 export const bufferStatus = (s: Simulation, name: string) =>
