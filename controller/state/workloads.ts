@@ -212,7 +212,13 @@ export class Workloads {
     if (!node) return;
     const set = this.byNode.get(node);
     set?.delete(key);
-    if (set && set.size === 0) this.byNode.delete(node);
+    if (set && set.size === 0) {
+      // No pods left: forget the node's version too (node names are not reused, so keeping it would grow without
+      // bound). 0 again is safe: a join cached at version 0 was made with no pods on the node either.
+      this.byNode.delete(node);
+      this.nodePodsVersion.delete(node);
+      return;
+    }
     this.nodePodsVersion.set(node, ++this.podsSeq);
   }
 
