@@ -11,6 +11,7 @@ import {
   type EC2NodeClass,
   type Engine,
   type EngineOptions,
+  type WorkerMemory,
 } from '../engine/index.ts';
 import { withFence } from './cloudprovider/fence.ts';
 import { withMetrics } from './cloudprovider/metrics.ts';
@@ -114,6 +115,8 @@ export interface Operator {
   serve(host?: string): Promise<HttpServer[]>;
   /** Work that can run now: a reconcile, a queued key, a request in flight. */
   busy(): boolean;
+  /** What each engine worker's memory holds (heap, wasm memory, models). */
+  engineMemory(): Promise<WorkerMemory[]>;
   /** A clean stop: running reconciles finish, then the lease is handed back. */
   stop(): Promise<void>;
   /**
@@ -295,6 +298,7 @@ const ENGINE_THREADS = 2;
 interface OperatorEngine {
   /** The controller's warm model of the cluster. */
   cluster(controller: string): ClusterEngine;
+  memory(): Promise<WorkerMemory[]>;
   close(): Promise<void>;
 }
 
@@ -312,6 +316,7 @@ function operatorEngine(shared: Engine | undefined): OperatorEngine {
       if (!c) models.set(controller, (c = engine.cluster(`${id}/${controller}`)));
       return c;
     },
+    memory: () => engine.pool.memory(),
     async close() {
       await Promise.all([...models.values()].map((c) => c.close()));
       models.clear();
@@ -448,6 +453,7 @@ function operatorHandle(p: HandleParts): Operator {
       return servers;
     },
     busy: () => !life.dead && (runtime.busy() || activity.busy()),
+    engineMemory: () => life.engine.memory(),
     async stop() {
       life.gauges.cancel();
       await runtime.stop();

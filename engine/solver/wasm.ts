@@ -111,6 +111,11 @@ export class WasmSolver implements ProvisionSolver {
     ));
   }
 
+  /** The instance's linear memory, bytes (0 before the first solve). */
+  memoryBytes(): number {
+    return this.x?.memory.buffer.byteLength ?? 0;
+  }
+
   solve(given: ProvisionInput): ProvisionPlan {
     const full = given.caches ? given : { ...given, caches: this.caches };
     // DRA (engine/model/dra.ts): claims ignored -> solve without those pods; simulated -> the reference solver.
