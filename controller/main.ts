@@ -292,8 +292,17 @@ function controllerSet(
   });
 }
 
-/** Worker threads of an operator's own engine: one per controller that decides (provisioning, disruption). */
+/**
+ * Worker threads of an operator's own engine: the cluster's model lives on one; the other serves the static
+ * NodePools' models and takes a call whose model's worker died meanwhile.
+ */
 const ENGINE_THREADS = 2;
+
+/**
+ * Controllers that decide over the whole cluster share one warm model (the same snapshot from cluster state):
+ * one copy of every node and pod in one worker instead of one per controller. Their calls take turns on it.
+ */
+const WHOLE_CLUSTER: ReadonlySet<string> = new Set(['provisioner', 'disruption', 'disruption.queue']);
 
 interface OperatorEngine {
   /** The controller's warm model of the cluster. */
@@ -303,8 +312,8 @@ interface OperatorEngine {
 }
 
 /**
- * The operator's decisions: a warm cluster model per controller (provisioning and disruption decide at the
- * same time, each on its own worker when there are two), on the given engine or one of its own.
+ * The operator's decisions: a warm cluster model per controller, but one for the controllers that decide over
+ * the whole cluster (provisioning and disruption), on the given engine or one of its own.
  */
 function operatorEngine(shared: Engine | undefined): OperatorEngine {
   const engine = shared ?? createEngine({ threads: ENGINE_THREADS });
@@ -312,8 +321,9 @@ function operatorEngine(shared: Engine | undefined): OperatorEngine {
   const models = new Map<string, ClusterEngine>();
   return {
     cluster(controller) {
-      let c = models.get(controller);
-      if (!c) models.set(controller, (c = engine.cluster(`${id}/${controller}`)));
+      const model = WHOLE_CLUSTER.has(controller) ? 'cluster' : controller;
+      let c = models.get(model);
+      if (!c) models.set(model, (c = engine.cluster(`${id}/${model}`)));
       return c;
     },
     memory: () => engine.pool.memory(),
