@@ -25,8 +25,8 @@ import { MODE_WELL_KNOWN, canonicalInput, mergeCompatible, setHasMinValues } fro
 import { templateReserved } from './reservations';
 import { Claim, claimAt, claimCount, pushClaim, templateLen, templateStart } from './state';
 import { late, markFor, restartWork } from './budget';
-import { anchors, capWithin, homeOf } from './order';
-import { Fresh, PENALTY_STEPS, namedUse, narrow, setPenalty, within } from './quota';
+import { anchors, canTake, capWithin, homeOf } from './order';
+import { Fresh, PENALTY_STEPS, capOf, namedUse, narrow, setPenalty, within } from './quota';
 
 function isFree(v: i32): bool {
   return listLen(ver(v, V_OWNED)) == 0 && listLen(ver(v, V_INV_SELECT)) == 0 && listLen(ver(v, V_RECORD)) == 0
@@ -34,22 +34,24 @@ function isFree(v: i32): bool {
 }
 
 /**
- * What a claim's launch would pay (micros; Infinity if no type holds it): the plan names every claim of a solve
- * with this phase as its launch would pick (engine/abi/decode.ts), Karpenter's too. The types of (set, template)
- * are shared by the claims with that set.
+ * The types a claim's launch may pick from (the claims with the same set share them), memoised per (set, template).
+ * The plan names every claim of a solve with this phase as its launch would pick (engine/abi/decode.ts), Karpenter's
+ * too.
  */
-function claimPrice(c: Claim, memo: Map<u64, Types>): f64 {
+function typesOf(c: Claim, memo: Map<u64, Types>): Types {
   const key = (<u64>c.set << 16) | <u64>c.tmpl;
-  let ts: Types;
-  if (memo.has(key)) ts = memo.get(key);
-  else {
-    const compat = compatFor(c.set, c.tmpl);
-    const local = new Array<i32>();
-    for (let j = 0; j < templateLen(c.tmpl); j++) if (unchecked(compat.ok[j]) != 0) local.push(j);
-    ts = new Types(c.tmpl, local, c.set, compat.price);
-    memo.set(key, ts);
-  }
-  return ts.cost(c.total);
+  if (memo.has(key)) return memo.get(key);
+  const compat = compatFor(c.set, c.tmpl);
+  const local = new Array<i32>();
+  for (let j = 0; j < templateLen(c.tmpl); j++) if (unchecked(compat.ok[j]) != 0) local.push(j);
+  const ts = new Types(c.tmpl, local, c.set, compat.price);
+  memo.set(key, ts);
+  return ts;
+}
+
+/** What a claim's launch would pay (micros; Infinity if no type holds it). */
+function claimPrice(c: Claim, memo: Map<u64, Types>): f64 {
+  return typesOf(c, memo).cost(c.total);
 }
 
 /** Templates the phase leaves as Karpenter planned them: reserved offerings (a re-packed claim would hold none yet
@@ -97,12 +99,11 @@ class Candidates {
   }
 
   /**
-   * Adds the pods Karpenter's plan left unplaced that the phase may place (extrasOf) and whose home, with the room
-   * the candidates give back, is a template it may pack into (the others stay unplaced).
+   * Adds the first `n` of `extra` (extrasOf) whose home, with the room the candidates give back, is a template the
+   * phase may pack into.
    */
-  addExtras(rooms: Array<Float64Array>): void {
-    const extra = extrasOf();
-    for (let i = 0; i < extra.length; i++) {
+  addExtras(extra: Array<i32>, n: i32, rooms: Array<Float64Array>): void {
+    for (let i = 0; i < extra.length && this.extras < n; i++) {
       const p = unchecked(extra[i]);
       const v = pod(p, P_VERSION);
       const h = homeOf(v, rooms);
@@ -112,6 +113,42 @@ class Candidates {
       this.extras++;
     }
   }
+}
+
+/**
+ * The pending pods (extrasOf) worth trying: those that a fresh NodeClaim of their home could take in the room its
+ * limits would have if each of Karpenter's NodeClaims there took only what the type its launch picks takes, instead
+ * of its largest option. Where Karpenter's NodeClaims launch as their largest options (pods filling them), that room
+ * is what Karpenter's plan left, no pending pod fits it, and the phase does not try.
+ */
+function hopefulExtras(cand: Candidates, rooms: Array<Float64Array>): Array<i32> {
+  const out = new Array<i32>();
+  const extra = extrasOf();
+  if (extra.length == 0) return out;
+  const narrow = narrowRooms(cand);
+  for (let i = 0; i < extra.length; i++) {
+    const p = unchecked(extra[i]);
+    const v = pod(p, P_VERSION);
+    const h = homeOf(v, rooms);
+    if (h >= 0 && unchecked(cand.excluded[h]) == 0 && canTake(h, v, unchecked(narrow[h]))) out.push(p);
+  }
+  return out;
+}
+
+/** Per template: its remaining limits plus what each candidate claim takes beyond the type its launch picks. */
+function narrowRooms(cand: Candidates): Array<Float64Array> {
+  const out = new Array<Float64Array>();
+  for (let t = 0; t < TEMPLATES; t++) out.push(limitsOf(t).slice());
+  const memo = new Map<u64, Types>();
+  for (let i = 0; i < cand.claims.length; i++) {
+    const c = claimAt(unchecked(cand.claims[i]));
+    const ts = typesOf(c, memo);
+    const x = ts.pick(c.total);
+    if (x < 0) continue;
+    const r = unchecked(out[c.tmpl]);
+    for (let d = 0; d < LIMIT_DIMS; d++) unchecked((r[d + 1] += max(0, unchecked(c.reserved[d + 1]) - capOf(ts, x, d))));
+  }
+  return out;
 }
 
 /**
@@ -407,35 +444,43 @@ function planAll(cand: Candidates, rooms: Array<Float64Array>, homes: Int32Array
 
 /**
  * Re-packs free pods; returns the number of templates whose NodeClaims were replaced (0: Karpenter's plan kept).
- * First with the pods Karpenter's plan left unplaced (Candidates.addExtras): Karpenter counts each NodeClaim at its
- * largest option, so its wide NodeClaims can use up limits that narrow ones leave room in; if every one of them
- * then finds a place, the plan places them (Karpenter would, on its next pass once its NodeClaims launch). Else,
- * with a fresh work budget, the pods Karpenter placed only.
+ * First with pods Karpenter's plan left pending (hopefulExtras): Karpenter counts each NodeClaim at its largest
+ * option, so its wide NodeClaims can use up limits that narrow ones leave room in; if the pods tried all find a
+ * place, the plan places them (Karpenter would, on its next pass once its NodeClaims launch). Else, with a fresh work
+ * budget, the pods Karpenter placed only.
  */
 export function improve(): i32 {
   const nClaims = claimCount();
   if (nClaims == 0) return 0;
-  if (extrasOf().length > 0) {
-    const changed = improveWith(nClaims, true);
+  const first = new Candidates(nClaims, excludedTemplates());
+  const extra = hopefulExtras(first, roomsOf(first));
+  // All of them, then the first half, then the first quarter (queue order), each with the whole work budget.
+  for (let k = 0, n = extra.length; k < EXTRA_TRIES && n > 0; k++, n >>= 1) {
+    const changed = improveWith(nClaims, extra, n);
     if (changed > 0) return changed;
     restartWork();
   }
-  return improveWith(nClaims, false);
+  restartWork();
+  return improveWith(nClaims, extra, 0);
 }
+
+/** How many times the phase tries to place pending pods (all, half, a quarter) before it plans without them. */
+const EXTRA_TRIES = 3;
 
 /**
  * One pass of the phase. A template whose limits cannot hold every pod whose home it is (Karpenter's plan overflowed
  * it into a later NodePool) keeps Karpenter's NodeClaims, and the phase starts again with it left out: its room is
  * then what Karpenter's plan left it, so the pods it could not take find their home further down, as in Karpenter's
- * order. With `extras`, the plan is kept only if it places some of them, whatever it costs; without, only if it is
- * cheaper (or as cheap with fewer nodes).
+ * order. With n > 0, the first n of `extra` that have a home are added, and the plan is kept only if it places them,
+ * whatever it costs; with none, only if it is cheaper (or as cheap with fewer nodes).
  */
-function improveWith(nClaims: i32, extras: bool): i32 {
+function improveWith(nClaims: i32, extra: Array<i32>, n: i32): i32 {
+  const extras = n > 0;
   const excluded = excludedTemplates();
   for (let attempt = 0; attempt <= TEMPLATES; attempt++) {
     const cand = new Candidates(nClaims, excluded);
     const rooms = roomsOf(cand);
-    if (extras) cand.addExtras(rooms);
+    if (extras) cand.addExtras(extra, n, rooms);
     if (cand.pods.length == 0 || (extras && cand.extras == 0)) return 0;
     const homes = homesOf(cand, rooms, excluded);
     if (homes == null) return 0;
