@@ -71,6 +71,22 @@ describe('the pattern bound', () => {
     expect(reached).toBeGreaterThanOrEqual(20);
   });
 
+  it('stays below the optimum when its work budget stops the generation early (the closing exact search)', async () => {
+    const item = fc.tuple(fc.integer({ min: 15, max: 60 }), fc.integer({ min: 15, max: 60 }));
+    const samples = fc.sample(fc.array(item, { minLength: 6, maxLength: 10 }), { numRuns: 20, seed: 11 });
+    let stopped = 0;
+    for (const items of samples) {
+      const opt = optimum(100, items);
+      for (const work of [1e3, 3e4, 3e5]) {
+        const b = await lowerBound(binPacking(100, items), pool, { patternWork: work });
+        if (b.patterns.status === 'stopped') stopped++;
+        expect(b.patterns.perHour).toBeLessThanOrEqual(opt + 1e-9);
+      }
+    }
+    // The budgets are small enough that most generations are cut short before they prove the LP optimal.
+    expect(stopped).toBeGreaterThanOrEqual(20);
+  });
+
   it("proves most of the gap on large pods is the LP bound's, and stays below the plan", async () => {
     const its = ec2InstanceTypes({ region: 'ap-northeast-2' });
     const np = nodePool({

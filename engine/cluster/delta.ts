@@ -44,6 +44,13 @@ export interface SnapshotDelta {
   readonly catalog?: ReadonlyArray<readonly [string, readonly number[]]>;
   /** Pods added or changed (bound ones and pending ones alike, by uid). */
   readonly pods?: readonly Pod[];
+  /**
+   * Pods that changed only in fields holding a string, number or boolean (a pod bound or moved: nodeName,
+   * phase, unschedulable): the uid and those fields, which replace the model's.
+   */
+  readonly podPatches?: ReadonlyArray<
+    readonly [uid: string, fields: Readonly<Record<string, string | number | boolean>>]
+  >;
   readonly podsRemoved?: readonly string[];
   /** State nodes added or changed (their fields, or which pods they hold). */
   readonly nodes?: readonly NodeRecord[];
@@ -271,6 +278,36 @@ function podRefs(list: readonly Pod[], pending: readonly Pod[], shipped: Readonl
 const sameIdentity = <T>(a: readonly T[] | undefined, b: readonly T[]): boolean =>
   a === b || (a !== undefined && a.length === b.length && a.every((x, i) => x === b[i]));
 
+type Patch = NonNullable<SnapshotDelta['podPatches']>[number];
+type Fields = Record<string, string | number | boolean>;
+
+const isScalar = (x: unknown): x is string | number | boolean =>
+  typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean';
+
+/**
+ * How `p` differs from `old`: undefined when alike, a patch when only fields holding a string, number or
+ * boolean (on both sides, or new in `p`) differ and `p` has every field `old` has, else 'whole'.
+ */
+function podChange(old: Pod, p: Pod): Fields | undefined | 'whole' {
+  const o = old as unknown as Record<string, unknown>;
+  const n = p as unknown as Record<string, unknown>;
+  let fields: Fields | undefined;
+  let keys = 0;
+  for (const k in n) {
+    const v = n[k];
+    if (k in o) keys++;
+    const was = o[k];
+    if (v === was || sameData(was, v)) {
+      if (v !== undefined || k in o) continue;
+      return 'whole';
+    }
+    if (!isScalar(v) || (was !== undefined && !isScalar(was)) || (was === undefined && k in o)) return 'whole';
+    (fields ??= {})[k] = v;
+  }
+  for (const _ in o) keys--;
+  return keys === 0 ? fields : 'whole';
+}
+
 /** Every pod of the snapshot (bound and pending) and `extra`: the changed ones shipped, the gone ones named. */
 function diffPods(
   s: Snapshot,
@@ -280,11 +317,15 @@ function diffPods(
   d: { -readonly [K in keyof SnapshotDelta]: SnapshotDelta[K] },
 ): number {
   const changed: Pod[] = [];
+  const patches: Patch[] = [];
   const see = (p: Pod): void => {
     if (next.pods.has(p.uid)) return;
     const old = prev.pods.get(p.uid);
     next.pods.set(p.uid, p);
-    if (old !== p && (old === undefined || !sameData(old, p))) changed.push(p);
+    if (old === p) return;
+    const change = old === undefined ? 'whole' : podChange(old, p);
+    if (change === 'whole') changed.push(p);
+    else if (change) patches.push([p.uid, change]);
   };
   for (const n of s.nodes) for (const p of n.pods) see(p);
   for (const p of s.pendingPods) see(p);
@@ -292,8 +333,9 @@ function diffPods(
   const removed: string[] = [];
   for (const uid of prev.pods.keys()) if (!next.pods.has(uid)) removed.push(uid);
   if (changed.length) d.pods = changed;
+  if (patches.length) d.podPatches = patches;
   if (removed.length) d.podsRemoved = removed;
-  return changed.length;
+  return changed.length + patches.length;
 }
 
 /** State nodes whose fields or pod lists changed, the ones gone, and the order when it changed. */

@@ -71,6 +71,34 @@ describe('a warm cluster model', () => {
     expect(model.snapshot().nodes[3]!.pods[0]!.labels).toEqual({ app: 'changed' });
   });
 
+  it('ships a pod that was bound or moved as its changed fields, and the model holds the same pod', () => {
+    const c = cluster(4);
+    const mirror = new ModelMirror();
+    const model = new ClusterModel();
+    ship(mirror, model, c.join());
+    // A pod moved to another node (nodeName changes) and a pending pod bound (nodeName new, phase and
+    // unschedulable change): fields only. A pod whose labels changed travels whole.
+    const moved = { ...c.bound[1]![0]!, nodeName: 'n2' };
+    c.bound[1]!.splice(0, 1);
+    c.bound[2]!.push(moved);
+    const [bound, ...stillPending] = c.join().pendingPods;
+    const placed = { ...bound!, nodeName: 'n3', phase: 'Running' as const, unschedulable: false };
+    c.bound[3]!.push(placed);
+    c.bound[0]![0] = { ...c.bound[0]![0]!, labels: { app: 'relabelled' } };
+    const d = ship(mirror, model, c.join({}, stillPending));
+    expect(d.pods?.map((p) => p.uid)).toEqual([c.bound[0]![0]!.uid]);
+    expect(d.podPatches).toEqual([
+      [moved.uid, { nodeName: 'n2' }],
+      [placed.uid, { nodeName: 'n3', phase: 'Running', unschedulable: false }],
+    ]);
+    expect(model.lastApply.pods).toBe(3);
+    const s = model.snapshot();
+    expect(s.nodes[2]!.pods.at(-1)).toEqual(moved);
+    expect(s.nodes[3]!.pods.at(-1)).toEqual(placed);
+    expect(s.nodes[0]!.pods[0]!.labels).toEqual({ app: 'relabelled' });
+    expect(s.pendingPods.map((p) => p.uid)).toEqual(stillPending.map((p) => p.uid));
+  });
+
   it('keeps the objects it was not told changed, so their cached work is reused', () => {
     const c = cluster(10);
     const mirror = new ModelMirror();

@@ -78,7 +78,7 @@ export class ClusterModel {
     this.applyNodes(d, dirty);
     this.rebuild(d, dirty, pendingChanged);
     this.lastApply = {
-      pods: d.pods?.length ?? 0,
+      pods: (d.pods?.length ?? 0) + (d.podPatches?.length ?? 0),
       nodes: d.nodes?.length ?? 0,
       nodesRebuilt: dirty.size,
       types: d.types?.length ?? 0,
@@ -190,6 +190,11 @@ export class ClusterModel {
     for (const p of d.pods ?? []) {
       this.pods.set(p.uid, this.interner.intern(p));
       touch(p.uid);
+    }
+    // A patched pod keeps the model's shared parts: only its scalar fields change.
+    for (const [uid, fields] of d.podPatches ?? []) {
+      this.pods.set(uid, { ...this.podOf(uid), ...fields });
+      touch(uid);
     }
     for (const uid of d.podsRemoved ?? []) {
       this.pods.delete(uid);

@@ -2,7 +2,7 @@
 // initialized: the candidates disappear, each replacement becomes an initialized node of its first (cheapest)
 // option in its cheapest allowed offering, and moved pods are bound to their destinations. Tests use it to
 // "execute the queue"; the repack uses it to plan later steps; what-if reports use it for "after".
-import type { Pod, Snapshot, StateNode } from '../domain/types.ts';
+import type { InstanceType, NodePool, Pod, Requirements, Snapshot, StateNode } from '../domain/types.ts';
 import {
   CAPACITY_TYPE_LABEL,
   HOSTNAME_LABEL,
@@ -14,8 +14,64 @@ import {
 import { singleValueLabels } from '../scheduling/requirements.ts';
 import { nodeClassLabel } from '../model/templates.ts';
 import type { NewNodeClaimPlan } from '../model/types.ts';
-import { claimRequirements, launchOffering, RESERVATION_ID_LABEL, typeByName, zoneLoad } from './pricing.ts';
+import { claimRequirements, launchOffering, RESERVATION_ID_LABEL, zoneLoad } from './pricing.ts';
 import type { Command } from './types.ts';
+
+/**
+ * What launching many NodeClaims of one snapshot works out once: NodePools by name, each catalog's types by
+ * name, and per requirement array (the decoder shares one between NodeClaims finished alike) and type the
+ * parsed requirements and single-value labels. A repack command launches thousands of NodeClaims of a few
+ * dozen shapes.
+ */
+class Launcher {
+  private readonly pools: ReadonlyMap<string, NodePool>;
+  private readonly types = new Map<string, ReadonlyMap<string, InstanceType>>();
+  private readonly reqs = new Map<NewNodeClaimPlan['requirements'], { reqs: Requirements; labels: Labels }>();
+  private readonly typeLabels = new Map<InstanceType, Labels>();
+
+  /** `indexed`: index the catalogs by name (worth it for many NodeClaims; one is looked up by a scan). */
+  constructor(
+    private readonly s: Snapshot,
+    private readonly indexed = true,
+  ) {
+    const pools = new Map<string, NodePool>();
+    for (const p of s.nodePools) if (!pools.has(p.name)) pools.set(p.name, p);
+    this.pools = pools;
+  }
+
+  pool(name: string): NodePool | undefined {
+    return this.pools.get(name);
+  }
+
+  typeNamed(pool: string, name: string): InstanceType | undefined {
+    if (!this.indexed) return this.s.instanceTypes.get(pool)?.find((it) => it.name === name);
+    let byName = this.types.get(pool);
+    if (!byName) {
+      const m = new Map<string, InstanceType>();
+      // The first of a name wins, as a search from the start would find it.
+      for (const it of this.s.instanceTypes.get(pool) ?? []) if (!m.has(it.name)) m.set(it.name, it);
+      this.types.set(pool, (byName = m));
+    }
+    return byName.get(name);
+  }
+
+  requirements(claim: NewNodeClaimPlan): { reqs: Requirements; labels: Labels } {
+    let r = this.reqs.get(claim.requirements);
+    if (!r) {
+      const reqs = claimRequirements(claim);
+      this.reqs.set(claim.requirements, (r = { reqs, labels: singleValueLabels(reqs) }));
+    }
+    return r;
+  }
+
+  labelsOf(it: InstanceType): Labels {
+    let l = this.typeLabels.get(it);
+    if (!l) this.typeLabels.set(it, (l = singleValueLabels(it.requirements)));
+    return l;
+  }
+}
+
+type Labels = Readonly<Record<string, string>>;
 
 /**
  * The state node a planned NodeClaim becomes once launched and initialized, or undefined if it cannot launch.
@@ -29,19 +85,29 @@ export function launchedNode(
   pods: readonly Pod[] = [],
   load?: ReadonlyMap<string, number>,
 ): StateNode | undefined {
-  const pool = s.nodePools.find((p) => p.name === claim.nodePool);
-  const its = s.instanceTypes.get(claim.nodePool) ?? [];
-  const reqs = claimRequirements(claim);
+  return launch(new Launcher(s, false), s, claim, name, pods, load);
+}
+
+function launch(
+  launcher: Launcher,
+  s: Snapshot,
+  claim: NewNodeClaimPlan,
+  name: string,
+  pods: readonly Pod[],
+  load: ReadonlyMap<string, number> | undefined,
+): StateNode | undefined {
+  const pool = launcher.pool(claim.nodePool);
+  const { reqs, labels: claimLabels } = launcher.requirements(claim);
   const zones = load ?? zoneLoad(s.nodes, claim.nodePool);
   for (const opt of claim.instanceTypes) {
-    const it = typeByName(its, opt.name);
+    const it = launcher.typeNamed(claim.nodePool, opt.name);
     const offering = it && launchOffering(reqs, it, zones);
     if (!it || !offering || !pool) continue;
     const [ncKey, ncVal] = nodeClassLabel(pool);
     const labels = {
-      ...singleValueLabels(reqs),
+      ...claimLabels,
       ...claim.labels,
-      ...singleValueLabels(it.requirements),
+      ...launcher.labelsOf(it),
       [ZONE_LABEL]: offering.zone,
       [CAPACITY_TYPE_LABEL]: offering.capacityType,
       ...(offering.reservationId !== undefined ? { [RESERVATION_ID_LABEL]: offering.reservationId } : {}),
@@ -99,20 +165,25 @@ export function applyCommand(s: Snapshot, cmd: Command, nameOf?: (i: number) => 
     if (!p) continue;
     if (m.to.startsWith('replacement:')) {
       const i = Number(m.to.slice('replacement:'.length));
-      toReplacement.set(i, [...(toReplacement.get(i) ?? []), p]);
+      const list = toReplacement.get(i);
+      if (list) list.push(p);
+      else toReplacement.set(i, [p]);
     } else {
-      toExisting.set(m.to, [...(toExisting.get(m.to) ?? []), p]);
+      const list = toExisting.get(m.to);
+      if (list) list.push(p);
+      else toExisting.set(m.to, [p]);
     }
   }
   const base = cmd.candidates[0]?.name ?? 'node';
   // Zone loads per pool of the cluster as it will be (candidates gone), counting each replacement as it lands.
   const remaining = s.nodes.filter((n) => !gone.has(n.name));
   const loads = new Map<string, Map<string, number>>();
+  const launcher = new Launcher(s);
   const added = cmd.replacements.map((claim, i) => {
     const name = nameOf ? nameOf(i) : `${base}-r${i}`;
     let load = loads.get(claim.nodePool);
     if (!load) loads.set(claim.nodePool, (load = zoneLoad(remaining, claim.nodePool)));
-    const n = launchedNode(s, claim, name, toReplacement.get(i) ?? [], load);
+    const n = launch(launcher, s, claim, name, toReplacement.get(i) ?? [], load);
     if (!n)
       throw new Error(
         `applying ${cmd.kind} of ${base}: replacement ${i} (nodepool ${claim.nodePool}) has no launchable instance type`,
@@ -128,7 +199,8 @@ export function applyCommand(s: Snapshot, cmd: Command, nameOf?: (i: number) => 
       if (!extra) return n;
       const bound = extra.map((p) => ({ ...p, nodeName: n.name, phase: 'Running' as const, unschedulable: false }));
       // A pod event restarts consolidateAfter (the controller would clear Consolidatable, §5.2).
-      const after = s.nodePools.find((p) => p.name === n.nodePoolName)?.disruption.consolidateAfter;
+      const after =
+        n.nodePoolName === undefined ? undefined : launcher.pool(n.nodePoolName)?.disruption.consolidateAfter;
       const consolidatable = after === 0 ? n.conditions.consolidatable : false;
       return {
         ...n,

@@ -62,18 +62,39 @@ export function provisionablePending(s: Snapshot): Pod[] {
  * Existing nodes that may not receive pods moved off candidates: initialized nodes of a pool with a
  * non-zero consolidateAfter that saw a pod event (or initialized) less than consolidateAfter ago.
  */
-function blockedDestinations(s: Snapshot, exclude: ReadonlySet<string>): Set<string> {
-  const pools = new Map(s.nodePools.map((p) => [p.name, p]));
+function blockedDestinations(s: Snapshot, exclude: ReadonlySet<string>, caches: ModelCaches): Set<string> {
   const out = new Set<string>();
+  for (const name of recentlyActive(s, caches)) if (!exclude.has(name)) out.add(name);
+  return out;
+}
+
+// Which nodes are within their consolidateAfter is a function of the node list, the NodePools and the time:
+// worked out once per snapshot node list, not over every node for each of the hundreds of simulations.
+const RECENT = cacheSlot<
+  readonly StateNode[],
+  { readonly pools: Snapshot['nodePools']; readonly now: number; readonly names: readonly string[] }
+>('recently active nodes');
+
+function recentlyActive(s: Snapshot, caches: ModelCaches): readonly string[] {
+  const hit = caches.get(RECENT, s.nodes);
+  if (hit && hit.pools === s.nodePools && hit.now === s.now) return hit.names;
+  const pools = new Map(s.nodePools.map((p) => [p.name, p]));
+  const names: string[] = [];
   for (const n of s.nodes) {
-    if (exclude.has(n.name) || !n.initialized || n.nodePoolName === undefined) continue;
+    if (!n.initialized || n.nodePoolName === undefined) continue;
     const after = pools.get(n.nodePoolName)?.disruption.consolidateAfter;
     if (after === null || after === undefined || after <= 0) continue;
     const ref = n.lastPodEventTime ?? n.conditions.initializedAt;
-    if (ref !== undefined && s.now - ref < after) out.add(n.name);
+    if (ref !== undefined && s.now - ref < after) names.push(n.name);
   }
-  return out;
+  return caches.set(RECENT, s.nodes, { pools: s.nodePools, now: s.now, names }).names;
 }
+
+const DELETING = cacheSlot<readonly StateNode[], readonly StateNode[]>('deleting nodes');
+
+/** The nodes already deleting or marked for deletion, once per (immutable) node list. */
+const deletingNodes = (nodes: readonly StateNode[], caches: ModelCaches): readonly StateNode[] =>
+  caches.memo(DELETING, nodes, () => nodes.filter((n) => n.markedForDeletion || n.deleting));
 
 // A disruption call simulates the same candidates many times: one marked copy per node object, instead
 // of a fresh copy of thousands of nodes per simulation.
@@ -98,8 +119,8 @@ export async function simulate(
   const nodes = s.nodes.map((n) => (names.has(n.name) ? marked(n, ctx.caches) : n));
   const pending = provisionablePending(s);
   const moved = candidates.flatMap((c) => movablePods(c, s.pdbs, s.now, ctx.caches));
-  const fromDeleting = s.nodes
-    .filter((n) => !names.has(n.name) && (n.markedForDeletion || n.deleting))
+  const fromDeleting = deletingNodes(s.nodes, ctx.caches)
+    .filter((n) => !names.has(n.name))
     .flatMap((n) => movablePods(n, s.pdbs, s.now, ctx.caches));
   const all = [...pending, ...moved, ...fromDeleting].map(withoutHostnameVolumes);
   // DRA: the candidates are marked for deletion, so provisionInput frees what their moving pods hold and
@@ -111,7 +132,7 @@ export async function simulate(
     ...(consolidation
       ? {
           consolidation: {
-            blockedDestinations: new Set([...blockedDestinations(s, names), ...(avoid ?? [])]),
+            blockedDestinations: new Set([...blockedDestinations(s, names, ctx.caches), ...(avoid ?? [])]),
             movedPods: new Set(moved.map((p) => p.uid)),
           },
         }

@@ -13,6 +13,8 @@ import { startBudget, workSpent } from './budget';
 
 /** Rounds at most (the work budget usually ends it first). */
 const MAX_ROUNDS = 100000;
+/** Nodes the closing exact search of each type may visit (past the budget: it runs once, and only when stopped). */
+const FINAL_NODES = EXACT_NODES_MAX * 4;
 
 @inline function word(input: usize, i: i32): i32 {
   return load<i32>(input + (<usize>i << 2));
@@ -64,5 +66,6 @@ export function boundPatterns(input: usize): usize {
   cg.maxNodes = EXACT_NODES_MAX;
   const status = cg.run(left, MAX_ROUNDS, Infinity);
   if (status == CG_FAILED) return result(BS_FAILED, cg.lower, cg.m.obj, cg.rounds);
+  if (status != CG_OPTIMAL) cg.exactFarley(left, FINAL_NODES);
   return result(status == CG_OPTIMAL ? BS_OPTIMAL : BS_STOPPED, cg.lower, cg.m.obj, cg.rounds);
 }

@@ -381,6 +381,37 @@ export class ColumnGen {
     return added;
   }
 
+  /**
+   * Farley's bound at the master's own duals with every type's best pattern searched exactly (to `limit` nodes):
+   * during the generation a round that found columns heuristically bounds a pattern's worth only by the fractional
+   * knapsack, so the bound it notes is weak until the generation converges. Searched once at the end, at the duals
+   * of the last master, the ratio is that of the true best pattern and the bound is close to the master's value.
+   * A type whose search does not finish keeps its fractional bound, so the result stays valid.
+   */
+  exactFarley(left: Int32Array, limit: i32): void {
+    const p = this.p;
+    const m = this.m;
+    m.setDemand(left);
+    if (!m.solve()) return;
+    const pi = new Float64Array(p.C);
+    for (let c = 0; c < p.C; c++) unchecked((pi[c] = max(0, unchecked(m.duals[c]))));
+    const rb = new ResourceBounds(p, pi, left);
+    const take = new Int32Array(p.C);
+    const mu = new Float64Array(p.R);
+    const ratio = new Float64Array(this.und.length);
+    for (let i = 0; i < this.und.length; i++) {
+      const x = unchecked(this.und[i]);
+      const price = unchecked(p.prices[x]);
+      let ub = min(rb.bound(x), lagrangeBound(p, x, pi, left, mu));
+      if (ub > price) {
+        const res = exactBest(p, x, pi, left, limit, price, take);
+        if (res.complete) ub = res.worth;
+      }
+      unchecked((ratio[i] = ub / price));
+    }
+    this.noteBound(pi, left, ratio);
+  }
+
   /** Type x holds more than CROWDED pods of some class: pricing it exactly is a search it cannot finish. */
   private crowded(x: i32, left: Int32Array): bool {
     const p = this.p;

@@ -14,6 +14,7 @@
 // a half-empty node costs what a smaller type costs. Pods are grouped by request vectors (bins.ts).
 import { RESOURCES } from './layout';
 import { Bin, Classes, Types, binsCost, descending, fitCount, req } from './bins';
+import { fillPack } from './fill';
 import { patternPack } from './patterns';
 import { Problem } from './problem';
 import { coverDuals } from './lp';
@@ -117,10 +118,30 @@ function efficient(ts: Types, duals: Float64Array): Array<i32> {
 
 const EXTRA_NODE_SAVING: f64 = 5000;
 
+/** The cheaper of two plans (a null one loses): `b` only if its extra nodes pay for themselves. */
+function cheaper(ts: Types, cl: Classes, a: Array<Bin> | null, b: Array<Bin> | null): Array<Bin> | null {
+  if (b == null) return a;
+  if (a == null) return b;
+  // More nodes must pay for themselves: each carries what prices do not show (its root volume, about
+  // $0.002/h for 20 GiB of gp3; addresses; one more node to run), so a plan with more nodes must save
+  // EXTRA_NODE_SAVING (micro-dollars per hour) per extra node.
+  const bc = binsCost(ts, cl, b);
+  const ac = binsCost(ts, cl, a);
+  if (b.length > a.length) return bc < ac - EXTRA_NODE_SAVING * <f64>(b.length - a.length) ? b : a;
+  return bc < ac ? b : a;
+}
+
+/** Both plans' nodes as the pattern packer's seed columns. */
+function seeds(a: Array<Bin> | null, b: Array<Bin> | null): Array<Bin> | null {
+  if (a == null) return b;
+  if (b == null) return a;
+  return a.concat(b);
+}
+
 /**
- * Packs the group into nodes, or returns null (safety-net deadline, or no feasible LP): by resource value (above)
- * and by patterns (patterns.ts) until the work mark `mark`, keeping the cheaper (the value plan on a tie, or unless
- * each extra node saves $0.005/h).
+ * Packs the group into nodes, or returns null (safety-net deadline, or no feasible LP): by resource value (above),
+ * for one instance type also by fullest nodes (fill.ts), and by patterns (patterns.ts) until the work mark `mark`,
+ * keeping the cheapest (the value plan on a tie, or unless each extra node saves $0.005/h).
  */
 export function packGroup(ts: Types, cl: Classes, mark: f64): Array<Bin> | null {
   const C = cl.versions.length;
@@ -132,14 +153,8 @@ export function packGroup(ts: Types, cl: Classes, mark: f64): Array<Bin> | null 
   for (let c = 0; c < C; c++) unchecked((left[c] = unchecked(cl.counts[c])));
   const bins = new Array<Bin>();
   const byValue = valuePack(ts, cl, left, duals, efficient(ts, duals), bins) ? bins : null;
-  const byPattern = patternPack(Problem.ofGroup(ts, cl), byValue, mark);
-  if (byPattern == null) return byValue;
-  if (byValue == null) return byPattern;
-  // More nodes must pay for themselves: each carries what prices do not show (its root volume, about
-  // $0.002/h for 20 GiB of gp3; addresses; one more node to run), so a plan with more nodes must save
-  // EXTRA_NODE_SAVING (micro-dollars per hour) per extra node.
-  const pc = binsCost(ts, cl, byPattern);
-  const vc = binsCost(ts, cl, byValue);
-  if (byPattern.length > byValue.length) return pc < vc - EXTRA_NODE_SAVING * <f64>(byPattern.length - byValue.length) ? byPattern : byValue;
-  return pc < vc ? byPattern : byValue;
+  const problem = Problem.ofGroup(ts, cl);
+  const byFill = ts.n == 1 ? fillPack(problem) : null;
+  const byPattern = patternPack(problem, seeds(byValue, byFill), mark);
+  return cheaper(ts, cl, cheaper(ts, cl, byValue, byFill), byPattern);
 }
