@@ -7,7 +7,7 @@ import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { solverModule, type Build } from '../solver/wasm.ts';
 import { affinityBalancer, type AffinityBalancer, type TaskRouting } from './balancer.ts';
-import type { EngineTask, EngineWorkerData, TaskReply } from './engine.worker.ts';
+import type { EngineTask, EngineWorkerData, TaskReply, WorkerMemory } from './engine.worker.ts';
 import { workerModule } from './module-url.ts';
 
 export interface PoolOptions {
@@ -45,9 +45,12 @@ export class EnginePool {
   private readonly piscina: Piscina;
   private readonly errors: Error[] = [];
   private readonly balancer: AffinityBalancer = affinityBalancer();
+  /** The worker threads it keeps (piscina's `threads` lists those started so far). */
+  readonly size: number;
 
   constructor(opts: PoolOptions = {}) {
     const threads = opts.threads ?? Math.min(4, Math.max(1, availableParallelism()));
+    this.size = threads;
     const worker = opts.filename ? { filename: opts.filename } : workerModule('./engine.worker.ts', import.meta.url);
     const workerData: EngineWorkerData = {
       module: solverModule(opts.build ?? 'release'),
@@ -110,6 +113,16 @@ export class EnginePool {
         });
       throw new PoolError(`engine worker failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
     }
+  }
+
+  /** What each worker's memory holds (each reading waits until its worker is idle). */
+  async memory(opts: CallOptions = {}): Promise<WorkerMemory[]> {
+    const ids = this.piscina.threads.map((t) => t.threadId);
+    const replies = await Promise.all(ids.map((worker) => this.run({ kind: 'memory' }, { worker }, opts)));
+    return replies.map((r) => {
+      if (!r.ok) throw new PoolError(`engine worker memory: ${'stale' in r ? r.message : r.error.message}`);
+      return r.value as WorkerMemory;
+    });
   }
 
   /** The model is gone: no worker owns it any more. */
