@@ -11,7 +11,7 @@ import { ModelMirror, type DeltaStats, type PodRefs } from './cluster/delta.ts';
 import type { EngineOp, WireDisruptOptions, WireProvisionOptions } from './cluster/ops.ts';
 import type { NodeReport } from './disruption/explain.ts';
 import type { Command, Decision, DisruptOptions, DisruptResult } from './disruption/types.ts';
-import type { ValidationResult } from './disruption/validate.ts';
+import type { ValidationResult } from './disruption/types.ts';
 import type { Pod, Snapshot } from './domain/types.ts';
 import type { NewNodeClaimPlan, ProvisionPlan } from './model/types.ts';
 import { TypeShipper } from './pool/catalogs.ts';
