@@ -14,12 +14,13 @@ import type { Command, Decision, DisruptOptions, DisruptResult } from './disrupt
 import type { ValidationResult } from './disruption/types.ts';
 import type { Pod, Snapshot } from './domain/types.ts';
 import type { NewNodeClaimPlan, ProvisionPlan } from './model/types.ts';
-import { TypeShipper } from './pool/catalogs.ts';
+import { TypeShipper, type TypeChunk } from './pool/catalogs.ts';
 import { pack } from './pool/codec.ts';
 import type { TaskReply } from './pool/engine.worker.ts';
 import { EnginePool, PoolError, type PoolOptions } from './pool/pool.ts';
 import { WhatIfError } from './whatif/build.ts';
-import type { WhatIfJob } from './whatif/job.ts';
+import type { WhatIfJob, WhatIfPart, WhatIfPartResult } from './whatif/job.ts';
+import { withBound, type ReportBound, type UnboundReport } from './whatif/run.ts';
 import type { WhatIfReport } from './whatif/types.ts';
 
 interface EngineConfig extends PoolOptions {
@@ -166,6 +167,32 @@ function replyValue<T>(reply: TaskReply, what: string): T {
 
 let oneOffs = 0;
 
+type ProgressFn = (fraction: number, stage: string) => void;
+
+/** One what-if task (a job or a part of one) on a worker; `onProgress` hears the worker's progress. */
+async function whatIfTask(
+  pool: EnginePool,
+  task: { readonly part: WhatIfPart; readonly job: ArrayBuffer; readonly types?: readonly TypeChunk[] },
+  signal: AbortSignal | undefined,
+  onProgress: ProgressFn | undefined,
+): Promise<WhatIfPartResult> {
+  const { port1, port2 } = onProgress ? new MessageChannel() : { port1: undefined, port2: undefined };
+  if (port1)
+    port1.onmessage = (e: MessageEvent<{ fraction: number; stage: string }>) =>
+      onProgress!(e.data.fraction, e.data.stage);
+  const body = { kind: 'whatIf' as const, ...task, ...(port2 ? { port: port2 } : {}) };
+  try {
+    const reply = await pool.run(
+      body as never,
+      {},
+      { transfer: [body.job, ...(port2 ? [port2] : [])], ...(signal ? { signal } : {}) },
+    );
+    return replyValue<WhatIfPartResult>(reply, 'what-if');
+  } finally {
+    port1?.close();
+  }
+}
+
 export function createEngine(config: EngineConfig = {}): Engine {
   const pool = new EnginePool(config);
   const types = new TypeShipper();
@@ -210,28 +237,22 @@ export function createEngine(config: EngineConfig = {}): Engine {
       return c;
     },
     async whatIf(job, opts = {}) {
-      const { port1, port2 } = opts.onProgress ? new MessageChannel() : { port1: undefined, port2: undefined };
-      if (port1)
-        port1.onmessage = (e: MessageEvent<{ fraction: number; stage: string }>) =>
-          opts.onProgress!(e.data.fraction, e.data.stage);
       // A built snapshot's instance types travel once per engine (pool/catalogs.ts), not with every job.
       const wire = job.built ? types.encode(job.built) : undefined;
-      const body = {
-        kind: 'whatIf' as const,
-        job: pack(wire ? { ...job, built: wire.built } : job),
-        ...(wire ? { types: wire.chunks } : {}),
-        ...(port2 ? { port: port2 } : {}),
-      };
-      try {
-        const reply = await pool.run(
-          body as never,
-          {},
-          { transfer: [body.job, ...(port2 ? [port2] : [])], ...(opts.signal ? { signal: opts.signal } : {}) },
-        );
-        return replyValue<WhatIfReport>(reply, 'what-if');
-      } finally {
-        port1?.close();
-      }
+      const bytes = pack(wire ? { ...job, built: wire.built } : job);
+      const part = (which: WhatIfPart, buf: ArrayBuffer, onProgress?: ProgressFn) =>
+        whatIfTask(pool, { part: which, job: buf, ...(wire ? { types: wire.chunks } : {}) }, opts.signal, onProgress);
+      // One worker: the job whole. More: its plan and its bound at once, on two workers (whatif/job.ts).
+      if (pool.size < 2) return (await part('all', bytes, opts.onProgress)) as WhatIfReport;
+      const bound = part('bound', bytes.slice(0));
+      const plan = part('plan', bytes, opts.onProgress).then((r) => {
+        opts.onProgress?.(0.9, 'lower bound');
+        return r;
+      });
+      const [p, b] = await Promise.allSettled([plan, bound]);
+      if (p.status === 'rejected') throw p.reason;
+      if (b.status === 'rejected') throw b.reason;
+      return withBound(p.value as UnboundReport, b.value as ReportBound);
     },
     async close() {
       await Promise.all([...clusters.values()].map((c) => c.close().catch(() => {})));

@@ -1,7 +1,8 @@
 // What-if scenarios for the pool benchmark: a seeded fragmented cluster (nodes of mixed types in three
 // Seoul zones, half full of generic pods) plus some pending pods, under the guide's default NodePool.
 // runScenario() runs one through the engine's whatIf (provisioning, consolidation, LP bound) on a worker.
-import type { Built, Engine, InstanceType, StateNode } from '../../engine/index.ts';
+import { createHash } from 'node:crypto';
+import type { Built, Engine, InstanceType, NodePool, StateNode } from '../../engine/index.ts';
 import { snapshot, stateNode } from '../../test/fixtures/builders.ts';
 import { catalog, genericPods, guideDefaultNodePool, REGION } from './generic.ts';
 import { mulberry32, pick } from './random.ts';
@@ -17,7 +18,13 @@ export interface ScenarioResult {
   readonly costPerHourBefore: number;
   readonly costPerHourAfter: number;
   readonly moves: number;
+  readonly lowerBoundPerHour: number;
+  /** SHA-256 of the whole report's JSON: runs that must agree are compared on every field, not only the costs. */
+  readonly digest: string;
 }
+
+/** The NodePool every scenario runs under, read from the guide once (a batch's jobs share it). */
+let pool: NodePool | undefined;
 
 const TYPES = ['m6i.xlarge', 'm6i.2xlarge', 'c6i.2xlarge', 'r6i.xlarge', 'm7g.xlarge', 'c7g.2xlarge'];
 
@@ -25,7 +32,7 @@ export function scenario(input: ScenarioInput): Built {
   const rng = mulberry32(input.seed);
   const all = catalog();
   const byName = new Map(all.map((t) => [t.name, t] as const));
-  const pool = guideDefaultNodePool();
+  pool ??= guideDefaultNodePool();
   const pods = genericPods(input.nodes * 12 + input.pending, input.seed);
   const nodes: StateNode[] = [];
   let next = 0;
@@ -75,5 +82,7 @@ export async function runScenario(engine: Engine, input: ScenarioInput): Promise
     costPerHourBefore: r.costPerHourBefore,
     costPerHourAfter: r.costPerHourAfter,
     moves: r.moves.length,
+    lowerBoundPerHour: r.lowerBoundPerHour,
+    digest: createHash('sha256').update(JSON.stringify(r)).digest('hex'),
   };
 }

@@ -39,7 +39,8 @@ export async function run(opts: SuiteOptions): Promise<BenchRow[]> {
         times[i]!.push(performance.now() - t0);
       }
     }
-    // Same answers whatever the worker count: the speed-up is for the same work.
+    // Same answers whatever the worker count (every report compared whole, by digest): the speed-up is for the
+    // same work.
     if (JSON.stringify(results[0]) !== JSON.stringify(results[1]))
       throw new Error('pool bench: results differ between worker counts');
     const loadEnd = loadavg()[0]!;

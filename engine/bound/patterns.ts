@@ -99,11 +99,20 @@ function components(b: BoundGroups): BoundGroups[] {
   return [...groups.values()].map((classes) => ({ ...b, classes }));
 }
 
+let instance: BoundExports | undefined;
+
+/**
+ * This thread's instance of the solver module for the bound, made on first use and reused: every run starts by
+ * resetting it, and a fresh instance per component would allocate (and have the kernel zero) its memory again.
+ */
+function boundInstance(): BoundExports {
+  return (instance ??= instantiateSolver(solverModule('release')) as BoundExports);
+}
+
 /** One component's bound within `work` units. */
 function componentBound(b: BoundGroups, work: number): PatternBound {
   const { block, prices } = encode(b, work);
-  const x = instantiateSolver(solverModule('release')) as BoundExports;
-  const r = run(x, block);
+  const r = run(boundInstance(), block);
   const code = r[A.BR_STATUS]!;
   const status: PatternBound['status'] =
     code === A.BS_OPTIMAL ? 'optimal' : code === A.BS_STOPPED ? 'stopped' : 'failed';

@@ -1,7 +1,8 @@
 // An engine worker: the engine's decisions run here, off the caller's event loop. It holds the warm cluster
 // models of the clusters routed to it (the balancer keeps a model on one worker), one wasm solver instance
 // made from the module its pool compiled, and HiGHS for the lower bound. A task is a model's delta plus one
-// operation, a model to drop, or a what-if job. A crash loses the models; their callers rebuild them.
+// operation, a model to drop, or a what-if job (whole, or one of its two parts: whatif/job.ts). A crash loses the
+// models; their callers rebuild them.
 import type { MessagePort } from 'node:worker_threads';
 import { workerData } from 'node:worker_threads';
 import { ClusterModel, StaleModelError } from '../cluster/model.ts';
@@ -13,7 +14,7 @@ import { provisionInput } from '../model/input.ts';
 import { lowerBound } from '../bound/index.ts';
 import { disruptionPlanner } from '../whatif/disruption-planner.ts';
 import { WhatIfError } from '../whatif/build.ts';
-import { runWhatIfJob, type WhatIfJob } from '../whatif/job.ts';
+import { runWhatIfJob, type WhatIfJob, type WhatIfPart } from '../whatif/job.ts';
 import type { WhatIfEngine } from '../whatif/run.ts';
 import { TypeStore, type TypeChunk, type WireBuilt } from './catalogs.ts';
 import { unpack } from './codec.ts';
@@ -44,6 +45,8 @@ export type EngineTask =
       /** Present when the job's built snapshot names its instance types (pool/catalogs.ts). */
       readonly types?: readonly TypeChunk[];
       readonly port?: MessagePort;
+      /** Default 'all'. */
+      readonly part?: WhatIfPart;
     };
 
 export interface EngineWorkerData {
@@ -87,6 +90,7 @@ async function onWhatIf(task: Extract<EngineTask, { kind: 'whatIf' }>): Promise<
         : job,
       whatIfEngine,
       port ? (fraction, stage) => port.postMessage({ fraction, stage }) : undefined,
+      task.part,
     );
     return { ok: true, value: report };
   } finally {

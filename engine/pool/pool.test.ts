@@ -17,6 +17,8 @@ import { createEngine } from '../engine.ts';
 import { provisionInput } from '../model/input.ts';
 import { withExtraWellKnown } from '../scheduling/labels.ts';
 import { WasmSolver } from '../solver/wasm.ts';
+import { inThreadEngine } from '../whatif/engines.ts';
+import { runWhatIfJob } from '../whatif/job.ts';
 import { PoolError } from './pool.ts';
 
 const wellKnownLabels = withExtraWellKnown(FAKE_WELL_KNOWN_LABELS);
@@ -72,6 +74,24 @@ describe('the engine on two workers', () => {
     expect(there.decision.kind === 'noop' ? [] : there.decision.candidates.map((c) => c.name)).toEqual(
       here.decision.kind === 'noop' ? [] : here.decision.candidates.map((c) => c.name),
     );
+  });
+
+  it('runs a what-if job as its plan and its bound on two workers, and reports what the job reports whole', async () => {
+    const built = {
+      snapshot: cluster(6, 4),
+      region: 'us-east-1',
+      catalog: new Map(its.map((t) => [t.name, t])),
+      warnings: [],
+    };
+    const job = { built, sources: ['test'], mode: 'consolidate' as const, exact: true };
+    const stages: string[] = [];
+    const split = await engine.whatIf(job, { onProgress: (_f, stage) => stages.push(stage) });
+    const whole = await runWhatIfJob(job, inThreadEngine({ improveWork: 1e6 }));
+    // The same report, field for field and in the same order (the JSON a user reads).
+    expect(JSON.stringify(split)).toBe(JSON.stringify(whole));
+    expect(split.lowerBoundStatus).toBe('optimal');
+    expect(split.lowerBoundPerHour).toBeGreaterThan(0);
+    expect(stages).toContain('lower bound');
   });
 
   it('keeps a cluster on one worker, tells it only what changed, and leaves the other worker to one-off work', async () => {

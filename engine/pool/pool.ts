@@ -45,9 +45,12 @@ export class EnginePool {
   private readonly piscina: Piscina;
   private readonly errors: Error[] = [];
   private readonly balancer: AffinityBalancer = affinityBalancer();
+  /** The worker threads it keeps (piscina's `threads` lists those started so far). */
+  readonly size: number;
 
   constructor(opts: PoolOptions = {}) {
     const threads = opts.threads ?? Math.min(4, Math.max(1, availableParallelism()));
+    this.size = threads;
     const worker = opts.filename ? { filename: opts.filename } : workerModule('./engine.worker.ts', import.meta.url);
     const workerData: EngineWorkerData = {
       module: solverModule(opts.build ?? 'release'),

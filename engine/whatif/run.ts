@@ -41,8 +41,18 @@ function podIndex(s: Snapshot): Map<string, Pod> {
   return m;
 }
 
-/** The best bound (engine/bound) over every pod Karpenter could move or must place, plus what unmanaged nodes cost. */
-async function bound(engine: WhatIfEngine, built: Built): Promise<{ perHour: number; status: string; kind: string }> {
+/** A report's lower bound: plain data, so it can be worked out apart from the plan (on another worker). */
+export interface ReportBound {
+  readonly perHour: number;
+  readonly status: string;
+  readonly kind: string;
+}
+
+/**
+ * The best bound (engine/bound) over every pod Karpenter could move or must place, plus what unmanaged nodes cost.
+ * It depends on the snapshot alone, not on the plan.
+ */
+export async function reportBound(engine: Pick<WhatIfEngine, 'lowerBound'>, built: Built): Promise<ReportBound> {
   const s = built.snapshot;
   const pods = [
     ...s.nodes
@@ -195,7 +205,48 @@ function costs(rows: readonly NodeRow[]): { before: number; after: number } {
   return { before, after };
 }
 
+/**
+ * A report before its lower bound is known (whatIfPlan); withBound completes it. `cost` is the $/h before and after
+ * unrounded, which the efficiencies divide by.
+ */
+export type UnboundReport = Omit<
+  WhatIfReport,
+  'lowerBoundPerHour' | 'lowerBoundStatus' | 'lowerBoundKind' | 'efficiencyBefore' | 'efficiencyAfter'
+> & { readonly cost: { readonly before: number; readonly after: number } };
+
+/** The report with its bound: the bound's fields and the efficiencies, in the report's order. */
+export function withBound(report: UnboundReport, lb: ReportBound): WhatIfReport {
+  const eff = (c: number): number | null => (c > 0 && lb.perHour > 0 ? round(lb.perHour / c) : null);
+  const { cost, schema, input, notes, risks, costPerHourBefore, costPerHourAfter, ...rest } = report;
+  const { costPerMonthBefore, costPerMonthAfter, savingsPerHour, ...tail } = rest;
+  return {
+    schema,
+    input,
+    notes,
+    risks,
+    costPerHourBefore,
+    costPerHourAfter,
+    costPerMonthBefore,
+    costPerMonthAfter,
+    savingsPerHour,
+    lowerBoundPerHour: round(lb.perHour),
+    lowerBoundStatus: lb.status,
+    lowerBoundKind: lb.kind,
+    efficiencyBefore: eff(cost.before),
+    efficiencyAfter: eff(cost.after),
+    ...tail,
+  };
+}
+
+/** One snapshot through the engine: the plan, then its lower bound. */
 export async function whatIf(input: WhatIfInput, engine: WhatIfEngine): Promise<WhatIfReport> {
+  const report = await whatIfPlan(input, engine);
+  input.onProgress?.(0.9, 'lower bound');
+  return withBound(report, await reportBound(engine, input.built));
+}
+
+/** The report but its lower bound: provisioning, then (consolidate mode) the consolidation plan. */
+export async function whatIfPlan(input: WhatIfInput, engine: WhatIfEngine): Promise<UnboundReport> {
   const { built, options } = input;
   const s = built.snapshot;
   const st: State = {
@@ -215,9 +266,6 @@ export async function whatIf(input: WhatIfInput, engine: WhatIfEngine): Promise<
   const rows = rowsOf(s, st);
   const cost = costs(rows);
   const savingsPerHour = round(cost.before - cost.after);
-  input.onProgress?.(0.9, 'lower bound');
-  const lb = await bound(engine, built);
-  const eff = (c: number): number | null => (c > 0 && lb.perHour > 0 ? round(lb.perHour / c) : null);
   const unschedulable = unschedulableOf(plan, st.l.podsByUid);
   const kept = consolidation?.kept ?? [];
   const launched = st.launched.map((v) => ({
@@ -229,6 +277,7 @@ export async function whatIf(input: WhatIfInput, engine: WhatIfEngine): Promise<
     pricePerHour: v.claim.price,
   }));
   return {
+    cost,
     schema: 'karpenter-ts/whatif-report@2',
     input: {
       sources: input.sources,
@@ -253,11 +302,6 @@ export async function whatIf(input: WhatIfInput, engine: WhatIfEngine): Promise<
     costPerMonthBefore: round(cost.before * HOURS_PER_MONTH),
     costPerMonthAfter: round(cost.after * HOURS_PER_MONTH),
     savingsPerHour,
-    lowerBoundPerHour: round(lb.perHour),
-    lowerBoundStatus: lb.status,
-    lowerBoundKind: lb.kind,
-    efficiencyBefore: eff(cost.before),
-    efficiencyAfter: eff(cost.after),
     counts: {
       nodesBefore: s.nodes.length,
       nodesAfter: rows.filter((r) => r.fate !== 'removed').length,

@@ -6,7 +6,9 @@ import type { ScenarioInput, ScenarioResult } from '../../bench/scenarios/whatif
 import { scenario } from '../../bench/scenarios/whatif.ts';
 import { inThreadEngine, whatIf } from '../../engine/local.ts';
 
-type Run = (i: ScenarioInput) => Promise<ScenarioResult>;
+/** What both trees' scenarios report (older trees have no report digest). */
+type Common = Pick<ScenarioResult, 'seed' | 'costPerHourBefore' | 'costPerHourAfter' | 'moves'>;
+type Run = (i: ScenarioInput) => Promise<Common>;
 const other = process.argv[2]!;
 const count = Number(process.argv[3] ?? 16);
 const engine = inThreadEngine();
@@ -22,7 +24,11 @@ const here: Run = async (input) => {
     moves: r.moves.length,
   };
 };
-const there: Run = (await import(`${other}/bench/scenarios/whatif.ts`)).runScenario;
+const theirs = (await import(`${other}/bench/scenarios/whatif.ts`)).runScenario as Run;
+const there: Run = async (input) => {
+  const { seed, costPerHourBefore, costPerHourAfter, moves } = await theirs(input);
+  return { seed, costPerHourBefore, costPerHourAfter, moves };
+};
 const usage = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
