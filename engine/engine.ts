@@ -20,7 +20,7 @@ import type { TaskReply } from './pool/engine.worker.ts';
 import { EnginePool, PoolError, type PoolOptions } from './pool/pool.ts';
 import { WhatIfError } from './whatif/build.ts';
 import type { WhatIfJob, WhatIfPart, WhatIfPartResult } from './whatif/job.ts';
-import { withBound, type ReportBound, type UnboundReport } from './whatif/run.ts';
+import { withBound, type ReportBound, type UnboundReport } from './whatif/bounded.ts';
 import type { WhatIfReport } from './whatif/types.ts';
 
 interface EngineConfig extends PoolOptions {
