@@ -24,12 +24,13 @@ export type UnboundReport = Omit<
 /** The report with its bound: the bound's fields and the efficiencies, in the report's order. */
 export function withBound(report: UnboundReport, lb: ReportBound): WhatIfReport {
   const eff = (c: number): number | null => (c > 0 && lb.perHour > 0 ? round(lb.perHour / c) : null);
-  const { cost, schema, input, notes, risks, costPerHourBefore, costPerHourAfter, ...rest } = report;
+  const { cost, schema, input, notes, truncated, risks, costPerHourBefore, costPerHourAfter, ...rest } = report;
   const { costPerMonthBefore, costPerMonthAfter, savingsPerHour, ...tail } = rest;
   return {
     schema,
     input,
     notes,
+    ...(truncated ? { truncated } : {}),
     risks,
     costPerHourBefore,
     costPerHourAfter,

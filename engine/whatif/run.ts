@@ -133,7 +133,7 @@ async function consolidateStep(
   engine: WhatIfEngine,
   after: Snapshot,
   st: State,
-): Promise<{ kept: readonly NodeExplanation[]; planner: string }> {
+): Promise<{ kept: readonly NodeExplanation[]; planner: string; truncated: boolean }> {
   const p = engine.planner;
   const report = input.onProgress;
   const onProgress = report
@@ -147,7 +147,7 @@ async function consolidateStep(
   });
   const final = new Map((c.final?.nodes ?? []).map((n) => [n.name, n] as const));
   c.commands.forEach((cmd, i) => applyToPlacement(i, cmd, final, input.built.snapshot, st));
-  return { kept: c.kept, planner: p.name };
+  return { kept: c.kept, planner: p.name, truncated: c.truncated === true };
 }
 
 function rowsOf(s: Snapshot, st: State): NodeRow[] {
@@ -164,6 +164,9 @@ function rowsOf(s: Snapshot, st: State): NodeRow[] {
   for (const v of st.added) if (!st.removed.has(v.name)) rows.push(newRow(v, st.placement.get(v.name) ?? v.node.pods));
   return rows;
 }
+
+const TRUNCATED_NOTE =
+  "the improvement phase's wall-clock safety net fired: this plan is not the one its work budget gives, and may differ on another machine (raise the safety net or lower the work budget)";
 
 function notes(input: WhatIfInput, pending: number): string[] {
   const o = input.options;
@@ -229,6 +232,7 @@ export async function whatIfPlan(input: WhatIfInput, engine: WhatIfEngine): Prom
   const savingsPerHour = round(cost.before - cost.after);
   const unschedulable = unschedulableOf(plan, st.l.podsByUid);
   const kept = consolidation?.kept ?? [];
+  const truncated = plan.truncated === true || consolidation?.truncated === true;
   const launched = st.launched.map((v) => ({
     name: v.name,
     ...(v.instanceType ? { instanceType: v.instanceType.name } : {}),
@@ -249,7 +253,8 @@ export async function whatIfPlan(input: WhatIfInput, engine: WhatIfEngine): Prom
       exact: options.exact,
       ...(consolidation ? { planner: consolidation.planner } : {}),
     },
-    notes: notes(input, s.pendingPods.length),
+    notes: [...notes(input, s.pendingPods.length), ...(truncated ? [TRUNCATED_NOTE] : [])],
+    ...(truncated ? { truncated: true as const } : {}),
     risks: risksOf({
       rows,
       moves: st.moves,
