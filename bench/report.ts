@@ -56,7 +56,10 @@ export function table(rows: readonly BenchRow[], columns?: readonly string[]): s
   const preferred = ['scenario', 'engine', 'pods', 'nodes', 'costPerHour', 'ms', 'madMs', 'samples', 'podsPerSec'];
   const keys = columns ?? [
     ...preferred.filter((k) => rows.some((r) => r[k] !== undefined)),
-    ...[...new Set(rows.flatMap((r) => Object.keys(r)))].filter((k) => !preferred.includes(k) && k !== 'suite'),
+    ...[...new Set(rows.flatMap((r) => Object.keys(r)))].filter(
+      // Nested breakdowns (a row's `memory`) are for --json, not for a column.
+      (k) => !preferred.includes(k) && k !== 'suite' && !rows.some((r) => typeof r[k] === 'object' && r[k] !== null),
+    ),
   ];
   const cells = [keys, ...rows.map((r) => keys.map((k) => fmt(r[k])))];
   const width = keys.map((_, i) => Math.max(...cells.map((c) => c[i]!.length)));

@@ -11,6 +11,7 @@ import {
   type EC2NodeClass,
   type Engine,
   type EngineOptions,
+  type WorkerMemory,
 } from '../engine/index.ts';
 import { withFence } from './cloudprovider/fence.ts';
 import { withMetrics } from './cloudprovider/metrics.ts';
@@ -114,6 +115,8 @@ export interface Operator {
   serve(host?: string): Promise<HttpServer[]>;
   /** Work that can run now: a reconcile, a queued key, a request in flight. */
   busy(): boolean;
+  /** What each engine worker's memory holds (heap, wasm memory, models). */
+  engineMemory(): Promise<WorkerMemory[]>;
   /** A clean stop: running reconciles finish, then the lease is handed back. */
   stop(): Promise<void>;
   /**
@@ -289,18 +292,28 @@ function controllerSet(
   });
 }
 
-/** Worker threads of an operator's own engine: one per controller that decides (provisioning, disruption). */
+/**
+ * Worker threads of an operator's own engine: the cluster's model lives on one; the other serves the static
+ * NodePools' models and takes a call whose model's worker died meanwhile.
+ */
 const ENGINE_THREADS = 2;
+
+/**
+ * Controllers that decide over the whole cluster share one warm model (the same snapshot from cluster state):
+ * one copy of every node and pod in one worker instead of one per controller. Their calls take turns on it.
+ */
+const WHOLE_CLUSTER: ReadonlySet<string> = new Set(['provisioner', 'disruption', 'disruption.queue']);
 
 interface OperatorEngine {
   /** The controller's warm model of the cluster. */
   cluster(controller: string): ClusterEngine;
+  memory(): Promise<WorkerMemory[]>;
   close(): Promise<void>;
 }
 
 /**
- * The operator's decisions: a warm cluster model per controller (provisioning and disruption decide at the
- * same time, each on its own worker when there are two), on the given engine or one of its own.
+ * The operator's decisions: a warm cluster model per controller, but one for the controllers that decide over
+ * the whole cluster (provisioning and disruption), on the given engine or one of its own.
  */
 function operatorEngine(shared: Engine | undefined): OperatorEngine {
   const engine = shared ?? createEngine({ threads: ENGINE_THREADS });
@@ -308,10 +321,12 @@ function operatorEngine(shared: Engine | undefined): OperatorEngine {
   const models = new Map<string, ClusterEngine>();
   return {
     cluster(controller) {
-      let c = models.get(controller);
-      if (!c) models.set(controller, (c = engine.cluster(`${id}/${controller}`)));
+      const model = WHOLE_CLUSTER.has(controller) ? 'cluster' : controller;
+      let c = models.get(model);
+      if (!c) models.set(model, (c = engine.cluster(`${id}/${model}`)));
       return c;
     },
+    memory: () => engine.pool.memory(),
     async close() {
       await Promise.all([...models.values()].map((c) => c.close()));
       models.clear();
@@ -448,6 +463,7 @@ function operatorHandle(p: HandleParts): Operator {
       return servers;
     },
     busy: () => !life.dead && (runtime.busy() || activity.busy()),
+    engineMemory: () => life.engine.memory(),
     async stop() {
       life.gauges.cancel();
       await runtime.stop();

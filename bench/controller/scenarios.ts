@@ -164,8 +164,42 @@ function row(
     eventLoopMaxMs: stats.eventLoopMaxMs,
     rssMiB: stats.rssPeakMiB,
     heapMiB: stats.heapUsedMiB,
+    workersMiB: workersMiB(stats),
     seconds: stats.seconds,
+    memory: memoryBreakdown(stats),
     ...extra,
+  };
+}
+
+/** The engine workers' resident heaps and wasm memories together, MiB. */
+const workersMiB = (s: PhaseStats): number => s.workers.reduce((a, w) => a + w.heapPhysicalMiB + w.wasmMiB, 0);
+
+const r1 = (x: number): number => Math.round(x * 10) / 10;
+
+/** Where the controller process's memory was at the phase's end (docs/benchmarks.md, "Controller memory"). */
+function memoryBreakdown(s: PhaseStats): Record<string, unknown> {
+  const main = s.heapPhysicalMiB + s.externalMiB + s.mallocedMiB;
+  return {
+    rssEnd: r1(s.rssEndMiB),
+    main: {
+      heapUsed: r1(s.heapUsedMiB),
+      heapTotal: r1(s.heapTotalMiB),
+      heapResident: r1(s.heapPhysicalMiB),
+      ...(s.liveHeapMiB !== undefined ? { liveHeap: r1(s.liveHeapMiB) } : {}),
+      external: r1(s.externalMiB),
+      arrayBuffers: r1(s.arrayBuffersMiB),
+      malloced: r1(s.mallocedMiB),
+    },
+    workers: s.workers.map((w) => ({
+      heapUsed: r1(w.heapUsedMiB),
+      heapTotal: r1(w.heapTotalMiB),
+      heapResident: r1(w.heapPhysicalMiB),
+      ...(w.liveHeapMiB !== undefined ? { liveHeap: r1(w.liveHeapMiB) } : {}),
+      wasm: r1(w.wasmMiB),
+      models: w.models.length,
+    })),
+    // Code, thread stacks, malloc arenas and what the allocator keeps: RSS less what V8 accounts for.
+    unaccounted: r1(s.rssEndMiB - main - workersMiB(s)),
   };
 }
 

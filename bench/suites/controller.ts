@@ -21,5 +21,6 @@ export async function run(opts: {
   const rows: ControllerRow[] = [];
   if (only !== 'big') rows.push(await provisionEmpty(o));
   if (only !== 'empty') rows.push(...(await bigClusterScenarios(o, opts.sizes?.[0] ?? 5_000)));
+  for (const r of rows) log(`${r.scenario}: memory at the end (MiB) ${JSON.stringify(r['memory'])}`);
   return rows;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { manualClock } from '../../sim/clock.ts';
-import { Recorder } from './events.ts';
+import { POD_NOMINATION_RATE, Recorder } from './events.ts';
 import { newLogger } from './logger.ts';
 import type { KubeClient } from './kube.ts';
 
@@ -41,6 +41,27 @@ describe('Recorder', () => {
       dedupeValues: ['u1'],
     });
     expect(r.publish(e('on node a'), e('on node b'))).toBe(1);
+  });
+
+  it('writes pod nominations at 5 a second after a burst of 10, as Karpenter, and drops the rest', async () => {
+    const clock = manualClock();
+    const r = new Recorder({ clock, log: newLogger({ level: 'silent' }) });
+    const nominated = (i: number) => ({
+      involved: { ...pod, name: `web-${i}`, uid: `u${i}` },
+      type: 'Normal' as const,
+      reason: 'Nominated',
+      message: 'Pod should schedule on: nodeclaim/default-abcde',
+      dedupeValues: [`u${i}`],
+      rateLimit: POD_NOMINATION_RATE,
+    });
+    expect(r.publish(...Array.from({ length: 30 }, (_, i) => nominated(i)))).toBe(10);
+    await clock.advance(1_000);
+    expect(r.publish(...Array.from({ length: 30 }, (_, i) => nominated(100 + i)))).toBe(5);
+    // A deduplicated event takes no token; events without the rate are not limited.
+    await clock.advance(200);
+    expect(r.publish(nominated(100), nominated(200))).toBe(1);
+    expect(r.publish({ involved: pod, type: 'Warning', reason: 'FailedDraining', message: 'x' })).toBe(1);
+    expect(r.recent({ reason: 'Nominated' })).toHaveLength(16);
   });
 
   it('writes through a few workers and a bounded queue, dropping (and counting) what does not fit', async () => {

@@ -27,6 +27,45 @@ export interface Event {
   readonly dedupeValues?: readonly string[];
   /** Default 2 min. */
   readonly dedupeTimeoutMs?: number;
+  /** A rate shared by every event that names it: past it, such events are dropped (after dedupe). */
+  readonly rateLimit?: EventRate;
+}
+
+interface EventRate {
+  readonly name: string;
+  /** Events per second, sustained, and at once. */
+  readonly qps: number;
+  readonly burst: number;
+}
+
+/**
+ * Karpenter's pod-nomination events share one token bucket of 5 per second, burst 10, and the ones past it are
+ * not written (sigs.k8s.io/karpenter pkg/controllers/provisioning/scheduling/events.go, PodNominationRateLimiter,
+ * v1.14): a batch that nominates 10,000 pods writes a handful of events, not 10,000 API requests that would
+ * share the client's rate limit with the NodeClaims and Nodes the controller writes.
+ */
+export const POD_NOMINATION_RATE: EventRate = { name: 'pod-nomination', qps: 5, burst: 10 };
+
+/** A token bucket that answers at once (client-go's TryAccept): a token now, or no. */
+class TryBucket {
+  private tokens: number;
+  private last: number;
+
+  constructor(
+    private readonly rate: EventRate,
+    now: number,
+  ) {
+    this.tokens = rate.burst;
+    this.last = now;
+  }
+
+  tryAccept(now: number): boolean {
+    this.tokens = Math.min(this.rate.burst, this.tokens + (Math.max(0, now - this.last) / 1000) * this.rate.qps);
+    this.last = now;
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
 }
 
 interface RecordedEvent extends Event {
@@ -63,6 +102,7 @@ export class Recorder {
   private lastPrune = 0;
   private readonly queue: Array<{ body: KubeObject; e: Event; done: () => void }> = [];
   private writing = 0;
+  private readonly rates = new Map<string, TryBucket>();
   /** Events dropped because the write queue was full (since start). */
   dropped = 0;
 
@@ -92,12 +132,19 @@ export class Recorder {
       const last = this.seen.get(key);
       if (last !== undefined && now - last < timeout) continue;
       this.seen.set(key, now);
+      if (e.rateLimit && !this.accepts(e.rateLimit, now)) continue;
       n++;
       this.ring.push({ ...e, time: now });
       if (this.ring.length > (this.deps.keep ?? 1000)) this.ring.shift();
       this.write(e, now);
     }
     return n;
+  }
+
+  private accepts(rate: EventRate, now: number): boolean {
+    let bucket = this.rates.get(rate.name);
+    if (!bucket) this.rates.set(rate.name, (bucket = new TryBucket(rate, now)));
+    return bucket.tryAccept(now);
   }
 
   /** Events published recently, oldest first (for tests and the simulator's timeline). */

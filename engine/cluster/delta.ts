@@ -347,8 +347,13 @@ function diffNodes(
 ): number {
   const changed: NodeRecord[] = [];
   for (const n of s.nodes) {
-    const uids = n.pods.map((p) => p.uid);
     const old = prev.nodes.get(n.name);
+    // The very node object shipped last time (snapshot data is immutable): its fields and pods are the same.
+    if (old?.node === n) {
+      next.nodes.set(n.name, old);
+      continue;
+    }
+    const uids = n.pods.map((p) => p.uid);
     next.nodes.set(n.name, { node: n, pods: uids });
     if (old && sameNames(old.pods, uids) && sameNode(old.node, n)) continue;
     const { pods: _pods, ...rest } = n;

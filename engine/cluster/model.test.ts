@@ -47,6 +47,18 @@ function ship(mirror: ModelMirror, model: ClusterModel, s: Snapshot): SnapshotDe
 }
 
 describe('a warm cluster model', () => {
+  it('holds no more than the cluster has after pods come and go on its nodes', () => {
+    const mirror = new ModelMirror();
+    const model = new ClusterModel();
+    for (let round = 0; round < 5; round++) {
+      // Every round the nodes run new pods (new uids), as churn replaces them.
+      ship(mirror, model, cluster(4, []).join());
+      expect(model.held()).toEqual({ pods: 8, nodes: 4, podLinks: 8 });
+    }
+    ship(mirror, model, cluster(2, []).join());
+    expect(model.held()).toEqual({ pods: 4, nodes: 2, podLinks: 4 });
+  });
+
   it('gets everything once, then only what changed', () => {
     const c = cluster(20);
     const mirror = new ModelMirror();

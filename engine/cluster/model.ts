@@ -119,6 +119,11 @@ export class ClusterModel {
     });
   }
 
+  /** How many pods and nodes the model holds, and pod -> node links (tests check that churn does not grow them). */
+  held(): { readonly pods: number; readonly nodes: number; readonly podLinks: number } {
+    return { pods: this.pods.size, nodes: this.records.size, podLinks: this.podNodes.size };
+  }
+
   /** The same set object as last time when the content is the same (caches key on its identity). */
   wellKnownLabels(labels: ReadonlySet<string> | undefined): ReadonlySet<string> | undefined {
     if (!labels) return undefined;
@@ -203,17 +208,25 @@ export class ClusterModel {
     return pendingChanged;
   }
 
+  /** The pod is no longer listed on the node; a pod listed on no node leaves the table. */
+  private unlink(uid: string, name: string): void {
+    const set = this.podNodes.get(uid);
+    if (!set) return;
+    set.delete(name);
+    if (!set.size) this.podNodes.delete(uid);
+  }
+
   private applyNodes(d: SnapshotDelta, dirty: Set<string>): void {
     for (const name of d.nodesRemoved ?? []) {
       const old = this.records.get(name);
-      for (const uid of old?.pods ?? []) this.podNodes.get(uid)?.delete(name);
+      for (const uid of old?.pods ?? []) this.unlink(uid, name);
       this.records.delete(name);
       this.states.delete(name);
       dirty.delete(name);
     }
     for (const rec of d.nodes ?? []) {
       const name = rec.node.name;
-      for (const uid of this.records.get(name)?.pods ?? []) this.podNodes.get(uid)?.delete(name);
+      for (const uid of this.records.get(name)?.pods ?? []) this.unlink(uid, name);
       for (const uid of rec.pods) {
         let set = this.podNodes.get(uid);
         if (!set) this.podNodes.set(uid, (set = new Set()));

@@ -33,10 +33,11 @@ function idleShare(c: Candidate): number {
 
 /** Most wasted dollars first (price × idle share); ties by savings ratio. */
 export function byWaste(cs: readonly Candidate[]): Candidate[] {
-  const ratio = new Map(bySavingsRatio(cs).map((c, i) => [c, i]));
+  const ratio = new Map<Candidate, number>();
+  bySavingsRatio(cs).forEach((c, i) => ratio.set(c, i));
   return cs
-    .map((c) => ({ c, w: c.price * idleShare(c) }))
-    .sort((a, b) => b.w - a.w || ratio.get(a.c)! - ratio.get(b.c)!)
+    .map((c) => ({ c, w: c.price * idleShare(c), r: ratio.get(c)! }))
+    .sort((a, b) => b.w - a.w || a.r - b.r)
     .map((x) => x.c);
 }
 

@@ -63,9 +63,13 @@ export function groupUnits(
   const byNode = new Map<string, number>();
   candidates.forEach((c, i) => byNode.set(c.node.name, i));
   claims.forEach((k, j) => {
+    // A NodeClaim's pods mostly come off a few nodes, one after another: each node is joined once in a row.
+    let last: string | undefined;
     for (const uid of k.pods) {
       const from = sim.pods.get(uid)?.nodeName;
-      const i = from === undefined ? undefined : byNode.get(from);
+      if (from === undefined || from === last) continue;
+      last = from;
+      const i = byNode.get(from);
       if (i !== undefined) parent[find(i)] = find(candidates.length + j);
     }
   });

@@ -96,6 +96,25 @@ const DELETING = cacheSlot<readonly StateNode[], readonly StateNode[]>('deleting
 const deletingNodes = (nodes: readonly StateNode[], caches: ModelCaches): readonly StateNode[] =>
   caches.memo(DELETING, nodes, () => nodes.filter((n) => n.markedForDeletion || n.deleting));
 
+const PENDING = cacheSlot<readonly Pod[], readonly Pod[]>('provisionable pending pods');
+
+/** provisionablePending, once per (immutable) pending list: every simulation of a call starts from it. */
+const pendingOf = (s: Snapshot, caches: ModelCaches): readonly Pod[] =>
+  caches.memo(PENDING, s.pendingPods, () => provisionablePending(s));
+
+/** The nodes' movable pods, in node order (a simulation's moved pods run to tens of thousands). */
+function podsOf(nodes: readonly StateNode[], s: Snapshot, caches: ModelCaches): Pod[] {
+  const out: Pod[] = [];
+  for (const n of nodes) for (const p of movablePods(n, s.pdbs, s.now, caches)) out.push(p);
+  return out;
+}
+
+function uids(pods: readonly Pod[]): Set<string> {
+  const out = new Set<string>();
+  for (const p of pods) out.add(p.uid);
+  return out;
+}
+
 // A disruption call simulates the same candidates many times: one marked copy per node object, instead
 // of a fresh copy of thousands of nodes per simulation.
 const MARKED = cacheSlot<StateNode, StateNode>('marked nodes');
@@ -117,12 +136,15 @@ export async function simulate(
   const names = new Set(candidates.map((c) => c.name));
   const candidateDeleting = candidates.some((c) => c.markedForDeletion || c.deleting);
   const nodes = s.nodes.map((n) => (names.has(n.name) ? marked(n, ctx.caches) : n));
-  const pending = provisionablePending(s);
-  const moved = candidates.flatMap((c) => movablePods(c, s.pdbs, s.now, ctx.caches));
-  const fromDeleting = deletingNodes(s.nodes, ctx.caches)
-    .filter((n) => !names.has(n.name))
-    .flatMap((n) => movablePods(n, s.pdbs, s.now, ctx.caches));
-  const all = [...pending, ...moved, ...fromDeleting].map(withoutHostnameVolumes);
+  const pending = pendingOf(s, ctx.caches);
+  const moved = podsOf(candidates, s, ctx.caches);
+  const fromDeleting = podsOf(
+    deletingNodes(s.nodes, ctx.caches).filter((n) => !names.has(n.name)),
+    s,
+    ctx.caches,
+  );
+  const all: Pod[] = [];
+  for (const list of [pending, moved, fromDeleting]) for (const p of list) all.push(withoutHostnameVolumes(p));
   // DRA: the candidates are marked for deletion, so provisionInput frees what their moving pods hold and
   // leaves their slices out (engine/model/input.ts).
   const sim: Snapshot = { ...s, nodes };
@@ -133,7 +155,7 @@ export async function simulate(
       ? {
           consolidation: {
             blockedDestinations: new Set([...blockedDestinations(s, names, ctx.caches), ...(avoid ?? [])]),
-            movedPods: new Set(moved.map((p) => p.uid)),
+            movedPods: uids(moved),
           },
         }
       : {}),
@@ -142,15 +164,9 @@ export async function simulate(
   });
   const plan = await ctx.solver.solve(input);
   if (plan.truncated && ctx.truncation) ctx.truncation.fired = true;
-  const pods = new Map(all.map((p) => [p.uid, p]));
-  const errors = nonPendingErrors(
-    s,
-    plan,
-    pods,
-    new Set(pending.map((p) => p.uid)),
-    new Set(fromDeleting.map((p) => p.uid)),
-    ctx.caches,
-  );
+  const pods = new Map<string, Pod>();
+  for (const p of all) pods.set(p.uid, p);
+  const errors = nonPendingErrors(s, plan, pods, uids(pending), uids(fromDeleting), ctx.caches);
   return { input, plan, moved, errors, candidateDeleting, pods };
 }
 

@@ -8,6 +8,8 @@ import { Piscina } from 'piscina';
 /** Queue options a task carries (under Piscina.queueOptionsSymbol): the model it needs, if any. */
 export interface TaskRouting {
   readonly model?: string;
+  /** This worker (thread id) and no other: per-worker tasks such as a memory reading. */
+  readonly worker?: number;
 }
 
 /** What the balancer reads of a worker (piscina's PiscinaWorker). */
@@ -56,6 +58,7 @@ export function affinityBalancer(): AffinityBalancer {
     forget: (model) => void owners.delete(model),
     balance<W extends BalancedWorker>(task: object, workers: W[]): W | null {
       const routing = (task as unknown as Record<symbol, TaskRouting | null>)[Piscina.queueOptionsSymbol];
+      if (routing?.worker !== undefined) return workers.find((w) => w.id === routing.worker && idle(w)) ?? null;
       return routing?.model !== undefined ? forModel(routing.model, workers) : forAnyone(workers);
     },
   };

@@ -1,10 +1,11 @@
 // An engine worker: the engine's decisions run here, off the caller's event loop. It holds the warm cluster
 // models of the clusters routed to it (the balancer keeps a model on one worker), one wasm solver instance
 // made from the module its pool compiled, and HiGHS for the lower bound. A task is a model's delta plus one
-// operation, a model to drop, or a what-if job (whole, or one of its two parts: whatif/job.ts). A crash loses the
-// models; their callers rebuild them.
+// operation, a model to drop, a memory reading, or a what-if job (whole, or one of its two parts:
+// whatif/job.ts). A crash loses the models; their callers rebuild them.
+import { getHeapStatistics } from 'node:v8';
 import type { MessagePort } from 'node:worker_threads';
-import { workerData } from 'node:worker_threads';
+import { threadId, workerData } from 'node:worker_threads';
 import { ClusterModel, StaleModelError } from '../cluster/model.ts';
 import { runOp, type EngineOp, type OpContext } from '../cluster/ops.ts';
 import type { SnapshotDelta } from '../cluster/delta.ts';
@@ -39,6 +40,8 @@ export type EngineTask =
       readonly op?: ArrayBuffer;
     }
   | { readonly kind: 'drop'; readonly model: string }
+  /** What this worker's memory holds (routed to one worker by its thread id). */
+  | { readonly kind: 'memory' }
   | {
       readonly kind: 'whatIf';
       readonly job: ArrayBuffer;
@@ -54,6 +57,40 @@ export interface EngineWorkerData {
   readonly solver: Omit<WasmSolverOptions, 'module' | 'clock'>;
   /** The LP time limit of a what-if report's bound, s. */
   readonly whatIfLpSeconds: number;
+}
+
+/** One worker's memory: its V8 isolate's heap and the solver's wasm linear memory (bytes). */
+export interface WorkerMemory {
+  readonly threadId: number;
+  readonly heapUsed: number;
+  /** The isolate's heap as reserved (used plus what V8 keeps for the next allocations). */
+  readonly heapTotal: number;
+  /** Of heapTotal, the pages actually resident. */
+  readonly heapPhysical: number;
+  /** Memory outside the heap that V8 accounts to it (ArrayBuffers, wasm memory included). */
+  readonly external: number;
+  /** The wasm solver's linear memory (grows to the largest solve, never shrinks while the instance lives). */
+  readonly wasm: number;
+  /** The cluster models this worker holds, by name. */
+  readonly models: readonly string[];
+  /** The heap in use after a full collection: only when the process runs with --expose-gc (benchmarks). */
+  readonly live?: number;
+}
+
+function workerMemory(): WorkerMemory {
+  const h = getHeapStatistics();
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  return {
+    threadId,
+    heapUsed: h.used_heap_size,
+    heapTotal: h.total_heap_size,
+    heapPhysical: h.total_physical_size,
+    external: h.external_memory,
+    wasm: solver.memoryBytes(),
+    models: [...models.keys()],
+    ...(gc ? { live: getHeapStatistics().used_heap_size } : {}),
+  };
 }
 
 const data = workerData as EngineWorkerData;
@@ -106,6 +143,8 @@ export default async function run(task: EngineTask): Promise<TaskReply> {
       case 'drop':
         models.delete(task.model);
         return { ok: true, value: undefined };
+      case 'memory':
+        return { ok: true, value: workerMemory() };
       case 'whatIf':
         return await onWhatIf(task);
     }

@@ -7,7 +7,7 @@ import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { solverModule, type Build } from '../solver/wasm.ts';
 import { affinityBalancer, type AffinityBalancer, type TaskRouting } from './balancer.ts';
-import type { EngineTask, EngineWorkerData, TaskReply } from './engine.worker.ts';
+import type { EngineTask, EngineWorkerData, TaskReply, WorkerMemory } from './engine.worker.ts';
 import { workerModule } from './module-url.ts';
 
 export interface PoolOptions {
@@ -113,6 +113,16 @@ export class EnginePool {
         });
       throw new PoolError(`engine worker failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
     }
+  }
+
+  /** What each worker's memory holds (each reading waits until its worker is idle). */
+  async memory(opts: CallOptions = {}): Promise<WorkerMemory[]> {
+    const ids = this.piscina.threads.map((t) => t.threadId);
+    const replies = await Promise.all(ids.map((worker) => this.run({ kind: 'memory' }, { worker }, opts)));
+    return replies.map((r) => {
+      if (!r.ok) throw new PoolError(`engine worker memory: ${'stale' in r ? r.message : r.error.message}`);
+      return r.value as WorkerMemory;
+    });
   }
 
   /** The model is gone: no worker owns it any more. */

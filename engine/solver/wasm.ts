@@ -92,7 +92,16 @@ export interface WasmSolverOptions {
   readonly clock?: () => number;
   /** The compiled module (a pool worker gets the one its pool compiled); default: `build`'s, compiled here. */
   readonly module?: WebAssembly.Module;
+  /**
+   * Linear memory an instance may keep between solves, bytes (default RETAINED_WASM_BYTES). A wasm memory
+   * only grows, so after a solve that needed more the instance is let go (the garbage collector frees its
+   * memory) and the next solve instantiates the compiled module afresh: every solve starts from reset().
+   */
+  readonly retainBytes?: number;
 }
+
+/** What a solver instance keeps between solves: enough for the decisions of a cluster of thousands of nodes. */
+const RETAINED_WASM_BYTES = 64 * 1024 * 1024;
 
 export class WasmSolver implements ProvisionSolver {
   readonly name: string;
@@ -109,6 +118,11 @@ export class WasmSolver implements ProvisionSolver {
       this.opts.module ?? solverModule(this.opts.build ?? 'release'),
       this.opts.clock,
     ));
+  }
+
+  /** The instance's linear memory, bytes (0 before the first solve). */
+  memoryBytes(): number {
+    return this.x?.memory.buffer.byteLength ?? 0;
   }
 
   solve(given: ProvisionInput): ProvisionPlan {
@@ -129,6 +143,7 @@ export class WasmSolver implements ProvisionSolver {
       ...(this.opts.improveWork !== undefined ? { improveWork: this.opts.improveWork } : {}),
     });
     const result = runBlock(this.exports(), block, ctx.keys.setBytes);
+    if (this.memoryBytes() > (this.opts.retainBytes ?? RETAINED_WASM_BYTES)) this.x = undefined;
     return decodeProvision(ctx, result);
   }
 }

@@ -5,6 +5,8 @@
 // NodeClaims appearing and disruption passes. It lives in sim/ so that `npm run build` compiles it: the
 // benchmark runs the compiled controller (dist/), as the image does, with no TypeScript loader in any thread.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { getHeapStatistics } from 'node:v8';
+import type { WorkerMemory } from '../../engine/index.ts';
 import {
   observeDecisions,
   observeDisruptionPasses,
@@ -12,7 +14,15 @@ import {
   wallClockMs,
   type SimOperator,
 } from '../operator.ts';
-import type { ChildInit, ChildStatus, FromChild, ObservedEvents, PhaseStats, ToChild } from './protocol.ts';
+import type {
+  ChildInit,
+  ChildStatus,
+  FromChild,
+  ObservedEvents,
+  PhaseStats,
+  ToChild,
+  WorkerMemoryMiB,
+} from './protocol.ts';
 
 const MiB = 1024 * 1024;
 
@@ -40,10 +50,11 @@ class PhaseProbe {
     }, 100);
   }
 
-  end(): PhaseStats {
+  end(workers: readonly WorkerMemory[]): PhaseStats {
     this.delay.disable();
     clearInterval(this.sampler);
     const mem = process.memoryUsage();
+    const heap = getHeapStatistics();
     this.peak = Math.max(this.peak, mem.rss);
     const ms = (ns: number) => ns / 1e6;
     return {
@@ -55,10 +66,32 @@ class PhaseProbe {
       heapUsedMiB: mem.heapUsed / MiB,
       heapTotalMiB: mem.heapTotal / MiB,
       externalMiB: mem.external / MiB,
+      arrayBuffersMiB: mem.arrayBuffers / MiB,
+      heapPhysicalMiB: heap.total_physical_size / MiB,
+      mallocedMiB: heap.malloced_memory / MiB,
+      ...liveHeap(),
+      workers: workers.map(workerMiB),
       seconds: (wallClockMs() - this.started) / 1000,
     };
   }
 }
+
+/** The main thread's heap in use after a full collection, when the process runs with --expose-gc. */
+function liveHeap(): { liveHeapMiB?: number } {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) return {};
+  gc();
+  return { liveHeapMiB: process.memoryUsage().heapUsed / MiB };
+}
+
+const workerMiB = (w: WorkerMemory): WorkerMemoryMiB => ({
+  heapUsedMiB: w.heapUsed / MiB,
+  heapTotalMiB: w.heapTotal / MiB,
+  heapPhysicalMiB: w.heapPhysical / MiB,
+  ...(w.live !== undefined ? { liveHeapMiB: w.live / MiB } : {}),
+  wasmMiB: w.wasm / MiB,
+  models: w.models,
+});
 
 /** What the observers saw since the last phase-start. */
 class Recorder {
@@ -104,7 +137,8 @@ async function start(init: ChildInit): Promise<void> {
       seen.reset();
       probe.start();
     },
-    'phase-end': () => probe.end(),
+    // The workers are read first (each when idle), then the main thread, so the figures are of one moment.
+    'phase-end': async () => probe.end(await sim.operator.engineMemory()),
     events: () => seen.snapshot(),
     status: (): ChildStatus => ({ synced: sim.operator.cluster.synced(), busy: sim.operator.busy() }),
     stop: async () => {

@@ -40,7 +40,25 @@ export interface PhaseStats {
   readonly heapUsedMiB: number;
   readonly heapTotalMiB: number;
   readonly externalMiB: number;
+  /** Of external: ArrayBuffers (msgpackr buffers, HTTP bodies). */
+  readonly arrayBuffersMiB: number;
+  /** The main thread's heap pages actually resident, and V8's malloc'd memory outside the heap. */
+  readonly heapPhysicalMiB: number;
+  readonly mallocedMiB: number;
+  /** The main thread's heap in use after a full collection (only with --expose-gc). */
+  readonly liveHeapMiB?: number;
+  /** Each engine worker at the phase's end: its heap (used, reserved, resident), wasm memory and models. */
+  readonly workers: readonly WorkerMemoryMiB[];
   readonly seconds: number;
+}
+
+export interface WorkerMemoryMiB {
+  readonly heapUsedMiB: number;
+  readonly heapTotalMiB: number;
+  readonly heapPhysicalMiB: number;
+  readonly liveHeapMiB?: number;
+  readonly wasmMiB: number;
+  readonly models: readonly string[];
 }
 
 /** Timestamps (wall-clock ms, comparable with the parent's) the child observed since the phase started. */

@@ -28,6 +28,12 @@ export function startBudget(workThousands: i32, safetyMs: i32): void {
   nextClock = 0;
 }
 
+/** Gives the phase its whole work budget again (a second pass), keeping the safety-net deadline and its verdict. */
+export function restartWork(): void {
+  spent = 0;
+  nextClock = 0;
+}
+
 /** Records `units` of work. */
 @inline export function spend(units: f64): void {
   spent += units;

@@ -2,18 +2,22 @@
 // node takes the largest pod left and, with it, the set of pods left that fills the node most, found by the same
 // bounded branch and bound that prices patterns (exact.ts), each search cut off after FILL_NODES nodes. Where pods
 // come in sets that fill a node exactly (triplets that sum to the capacity in every resource), the search finds
-// such a set whenever one is left, which rounding the pattern LP and the value packing (pack.ts) miss; its nodes
-// also seed the pattern packer's columns.
+// such a set whenever one is left, which rounding the pattern LP and the value packing (pack.ts) miss. It may use a
+// tenth of the group's work allowance at full depth; past that, each node's search is cut short early, so that the
+// pattern packer after it keeps nearly all of its share.
 //
 // It is for groups of one instance type (bin packing proper: every node costs the same, so the fullest node is the
 // best one); with several types the fullest node is not the cheapest per pod, and the other two packings price that.
 import { Bin } from './bins';
 import { exactBest } from './exact';
 import { Problem } from './problem';
-import { exhausted, late } from './budget';
+import { late, workSpent } from './budget';
 
-/** Search nodes per packed node. */
+/** Search nodes per packed node, while the packing is within its share of the allowance; past it, FILL_NODES_LATE. */
 const FILL_NODES = 20000;
+const FILL_NODES_LATE = 200;
+/** The share of the group's work allowance (up to its mark) the search may use before it cuts its searches short. */
+const FILL_SHARE: f64 = 0.1;
 /** The bonus of larger pods in a node's worth (pods are searched largest first; among sets that fill a node equally, the one with larger pods wins). */
 const LARGE_BIAS: f64 = 0.01;
 
@@ -40,9 +44,9 @@ function largest(size: Float64Array, left: Int32Array): i32 {
 
 /**
  * Packs every pod of `p` (one type, x = 0) into nodes, fullest first; null when the type cannot hold some pod, or
- * the work budget (or the safety net) ends it before every pod is placed.
+ * the safety net fires. Its searches are cut short once it has used its share of the work up to `mark`.
  */
-export function fillPack(p: Problem): Array<Bin> | null {
+export function fillPack(p: Problem, mark: f64): Array<Bin> | null {
   if (p.X != 1) return null;
   const size = sizes(p, 0);
   const left = p.counts.slice();
@@ -51,11 +55,12 @@ export function fillPack(p: Problem): Array<Bin> | null {
   const force = <f64>(p.R + 1) * (1 + LARGE_BIAS * <f64>p.R);
   const take = new Int32Array(p.C);
   const bins = new Array<Bin>();
+  const soft = workSpent() + max(0, mark - workSpent()) * FILL_SHARE;
   for (let big = largest(size, left); big >= 0; big = largest(size, left)) {
-    if (exhausted() || late()) return null;
+    if (late()) return null;
     for (let c = 0; c < p.C; c++) unchecked((pi[c] = unchecked(size[c]) * (1 + LARGE_BIAS * unchecked(size[c]))));
     unchecked((pi[big] += force));
-    exactBest(p, 0, pi, left, FILL_NODES, 0, take);
+    exactBest(p, 0, pi, left, workSpent() < soft ? FILL_NODES : FILL_NODES_LATE, 0, take);
     if (unchecked(take[big]) <= 0) return null;
     for (let c = 0; c < p.C; c++) unchecked((left[c] -= unchecked(take[c])));
     bins.push(new Bin(-1, take.slice()));

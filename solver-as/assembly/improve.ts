@@ -1,7 +1,8 @@
 // The improvement phase: after Karpenter's algorithm has placed every pod it can, re-pack the pods of new
 // NodeClaims whose placement nothing else depends on, choosing node shapes by price, and keep the result only if
-// it is strictly cheaper (or as cheap with fewer nodes). It never changes which pods are placed. docs/solver.md
-// describes what it may change and what it never changes.
+// it is strictly cheaper (or as cheap with fewer nodes), or if it also places pods Karpenter's plan left pending at
+// the limits (improve). It never leaves a pod unplaced that Karpenter's plan places. docs/solver.md describes what
+// it may change and what it never changes.
 //
 // Karpenter packs greedily into ever-larger NodeClaims and only then picks the cheapest type that holds each one,
 // so its plans follow the pods' arrival order, not the prices. The steps:
@@ -12,20 +13,20 @@
 //    it within its limits (order.ts), so re-packing keeps the NodePools' weights;
 // 3. per NodePool and requirement group, pack the pods two ways and keep the cheaper (pack.ts), costing each
 //    node at what its launch would pay (bins.ts); fit the NodePool's limits as Karpenter counts them (quota.ts);
-// 4. keep the result if it is cheaper and every NodeClaim left as Karpenter planned it still holds a pod no
+// 4. keep the result if it is cheaper (or places pods Karpenter's plan left pending) and every NodeClaim left as Karpenter planned it still holds a pod no
 //    earlier NodePool could take (the order holds for the whole plan), then commit it.
-import { PLACED_CLAIM_BASE, T_SET, V_INV_SELECT, V_OWNED, V_PORTS, V_RECORD, V_REQS, V_REQUESTS, V_VOLUMES } from '../abi';
-import { LIMIT_DIMS, PODS, RESOURCES, TEMPLATES, f64At, listLen, tmpl, ver } from './layout';
+import { E_RESERVED, FLAG_CONSOLIDATION, PLACED_CLAIM_BASE, PLACED_NOWHERE, P_MOVED, P_VERSION, T_SET, V_INV_SELECT, V_OWNED, V_PORTS, V_RECORD, V_REQS, V_REQUESTS, V_VOLUMES } from '../abi';
+import { FLAGS, LIMIT_DIMS, PODS, RESOURCES, TEMPLATES, f64At, listLen, pod, tmpl, ver } from './layout';
 import { compatFor } from './its';
 import { Bin, Classes, Types } from './bins';
 import { packGroup } from './pack';
-import { limitsOf, placedVersion, placement } from './schedule';
+import { errors, limitsOf, placedVersion, placement } from './schedule';
 import { MODE_WELL_KNOWN, canonicalInput, mergeCompatible, setHasMinValues } from './sets';
 import { templateReserved } from './reservations';
 import { Claim, claimAt, claimCount, pushClaim, templateLen, templateStart } from './state';
-import { late, markFor } from './budget';
-import { anchors, capWithin, homeOf } from './order';
-import { Fresh, PENALTY_STEPS, namedUse, narrow, setPenalty, within } from './quota';
+import { late, markFor, restartWork } from './budget';
+import { anchors, canTake, capWithin, homeOf } from './order';
+import { Fresh, PENALTY_STEPS, capOf, namedUse, narrow, setPenalty, within } from './quota';
 
 function isFree(v: i32): bool {
   return listLen(ver(v, V_OWNED)) == 0 && listLen(ver(v, V_INV_SELECT)) == 0 && listLen(ver(v, V_RECORD)) == 0
@@ -33,22 +34,24 @@ function isFree(v: i32): bool {
 }
 
 /**
- * What a claim's launch would pay (micros; Infinity if no type holds it): the plan names every claim of a solve
- * with this phase as its launch would pick (engine/abi/decode.ts), Karpenter's too. The types of (set, template)
- * are shared by the claims with that set.
+ * The types a claim's launch may pick from (the claims with the same set share them), memoised per (set, template).
+ * The plan names every claim of a solve with this phase as its launch would pick (engine/abi/decode.ts), Karpenter's
+ * too.
  */
-function claimPrice(c: Claim, memo: Map<u64, Types>): f64 {
+function typesOf(c: Claim, memo: Map<u64, Types>): Types {
   const key = (<u64>c.set << 16) | <u64>c.tmpl;
-  let ts: Types;
-  if (memo.has(key)) ts = memo.get(key);
-  else {
-    const compat = compatFor(c.set, c.tmpl);
-    const local = new Array<i32>();
-    for (let j = 0; j < templateLen(c.tmpl); j++) if (unchecked(compat.ok[j]) != 0) local.push(j);
-    ts = new Types(c.tmpl, local, c.set, compat.price);
-    memo.set(key, ts);
-  }
-  return ts.cost(c.total);
+  if (memo.has(key)) return memo.get(key);
+  const compat = compatFor(c.set, c.tmpl);
+  const local = new Array<i32>();
+  for (let j = 0; j < templateLen(c.tmpl); j++) if (unchecked(compat.ok[j]) != 0) local.push(j);
+  const ts = new Types(c.tmpl, local, c.set, compat.price);
+  memo.set(key, ts);
+  return ts;
+}
+
+/** What a claim's launch would pay (micros; Infinity if no type holds it). */
+function claimPrice(c: Claim, memo: Map<u64, Types>): f64 {
+  return typesOf(c, memo).cost(c.total);
 }
 
 /** Templates the phase leaves as Karpenter planned them: reserved offerings (a re-packed claim would hold none yet
@@ -61,11 +64,14 @@ function excludedTemplates(): Uint8Array {
   return out;
 }
 
-/** Step 1: the claims the phase may replace, and their pods. */
+/** Step 1: the claims the phase may replace, their pods, and each pod's version. */
 class Candidates {
   isCand: Uint8Array;
   claims: Array<i32> = new Array<i32>();
   pods: Array<i32> = new Array<i32>();
+  vers: Array<i32> = new Array<i32>();
+  /** How many of `pods` (the last ones) Karpenter's plan left unplaced (extrasOf). */
+  extras: i32 = 0;
   constructor(readonly nClaims: i32, readonly excluded: Uint8Array) {
     this.isCand = new Uint8Array(nClaims);
     const allFree = new Uint8Array(nClaims);
@@ -85,9 +91,81 @@ class Candidates {
     }
     for (let p = 0; p < PODS; p++) {
       const at = unchecked(placement[p]);
-      if (at <= PLACED_CLAIM_BASE && unchecked(this.isCand[PLACED_CLAIM_BASE - at]) != 0) this.pods.push(p);
+      if (at <= PLACED_CLAIM_BASE && unchecked(this.isCand[PLACED_CLAIM_BASE - at]) != 0) {
+        this.pods.push(p);
+        this.vers.push(unchecked(placedVersion[p]));
+      }
     }
   }
+
+  /**
+   * Adds the first `n` of `extra` (extrasOf) whose home, with the room the candidates give back, is a template the
+   * phase may pack into.
+   */
+  addExtras(extra: Array<i32>, n: i32, rooms: Array<Float64Array>): void {
+    for (let i = 0; i < extra.length && this.extras < n; i++) {
+      const p = unchecked(extra[i]);
+      const v = pod(p, P_VERSION);
+      const h = homeOf(v, rooms);
+      if (h < 0 || unchecked(this.excluded[h]) != 0) continue;
+      this.pods.push(p);
+      this.vers.push(v);
+      this.extras++;
+    }
+  }
+}
+
+/**
+ * The pending pods (extrasOf) worth trying: those that a fresh NodeClaim of their home could take in the room its
+ * limits would have if each of Karpenter's NodeClaims there took only what the type its launch picks takes, instead
+ * of its largest option. Where Karpenter's NodeClaims launch as their largest options (pods filling them), that room
+ * is what Karpenter's plan left, no pending pod fits it, and the phase does not try.
+ */
+function hopefulExtras(cand: Candidates, rooms: Array<Float64Array>): Array<i32> {
+  const out = new Array<i32>();
+  const extra = extrasOf();
+  if (extra.length == 0) return out;
+  const narrow = narrowRooms(cand);
+  for (let i = 0; i < extra.length; i++) {
+    const p = unchecked(extra[i]);
+    const v = pod(p, P_VERSION);
+    const h = homeOf(v, rooms);
+    if (h >= 0 && unchecked(cand.excluded[h]) == 0 && canTake(h, v, unchecked(narrow[h]))) out.push(p);
+  }
+  return out;
+}
+
+/** Per template: its remaining limits plus what each candidate claim takes beyond the type its launch picks. */
+function narrowRooms(cand: Candidates): Array<Float64Array> {
+  const out = new Array<Float64Array>();
+  for (let t = 0; t < TEMPLATES; t++) out.push(limitsOf(t).slice());
+  const memo = new Map<u64, Types>();
+  for (let i = 0; i < cand.claims.length; i++) {
+    const c = claimAt(unchecked(cand.claims[i]));
+    const ts = typesOf(c, memo);
+    const x = ts.pick(c.total);
+    if (x < 0) continue;
+    const r = unchecked(out[c.tmpl]);
+    for (let d = 0; d < LIMIT_DIMS; d++) unchecked((r[d + 1] += max(0, unchecked(c.reserved[d + 1]) - capOf(ts, x, d))));
+  }
+  return out;
+}
+
+/**
+ * Pods Karpenter's plan left unplaced that the phase may place, in queue order: free in their first form (all their
+ * preferences kept), not moving off a node, not waiting for reserved capacity. Only in provisioning: a disruption
+ * simulation keeps Karpenter's verdict on its pending pods (they decide nothing there, and new NodeClaims for them
+ * would change what a consolidation needs).
+ */
+function extrasOf(): Array<i32> {
+  const out = new Array<i32>();
+  if ((FLAGS & FLAG_CONSOLIDATION) != 0) return out;
+  for (let p = 0; p < PODS; p++) {
+    if (unchecked(placement[p]) != PLACED_NOWHERE || unchecked(errors[p]) == E_RESERVED) continue;
+    if (pod(p, P_MOVED) != 0 || !isFree(pod(p, P_VERSION))) continue;
+    out.push(p);
+  }
+  return out;
 }
 
 /** Per template: its remaining limits plus what the candidate claims took from them (given back if replaced). */
@@ -107,7 +185,7 @@ function homesOf(cand: Candidates, rooms: Array<Float64Array>, excluded: Uint8Ar
   const homes = new Int32Array(cand.pods.length);
   const byVersion = new Map<i32, i32>();
   for (let i = 0; i < cand.pods.length; i++) {
-    const v = unchecked(placedVersion[unchecked(cand.pods[i])]);
+    const v = unchecked(cand.vers[i]);
     let h: i32;
     if (byVersion.has(v)) h = byVersion.get(v);
     else {
@@ -132,7 +210,7 @@ function groupsOf(t: i32, cand: Candidates, homes: Int32Array, room: Float64Arra
   for (let i = 0; i < cand.pods.length; i++) {
     if (unchecked(homes[i]) != t) continue;
     const p = unchecked(cand.pods[i]);
-    const v = unchecked(placedVersion[p]);
+    const v = unchecked(cand.vers[i]);
     const rq = canonicalInput(ver(v, V_REQS));
     let g = -1;
     for (let k = 0; k < reqs.length; k++) if (unchecked(reqs[k]) == rq) g = k;
@@ -307,6 +385,12 @@ function commit(cand: Candidates, plans: Array<Array<Fresh> | null>, finals: Arr
       for (let q = 0; q < f.pods.length; q++) unchecked((placement[unchecked(f.pods[q])] = PLACED_CLAIM_BASE - ci));
     }
   }
+  // Pods Karpenter's plan left unplaced: placed in their first form.
+  for (let i = cand.pods.length - cand.extras; i < cand.pods.length; i++) {
+    const p = unchecked(cand.pods[i]);
+    unchecked((placedVersion[p] = unchecked(cand.vers[i])));
+    unchecked((errors[p] = 0));
+  }
   return changed;
 }
 
@@ -360,18 +444,44 @@ function planAll(cand: Candidates, rooms: Array<Float64Array>, homes: Int32Array
 
 /**
  * Re-packs free pods; returns the number of templates whose NodeClaims were replaced (0: Karpenter's plan kept).
- * A template whose limits cannot hold every pod whose home it is (Karpenter's plan overflowed it into a later
- * NodePool) keeps Karpenter's NodeClaims, and the phase starts again with it left out: its room is then what
- * Karpenter's plan left it, so the pods it could not take find their home further down, as in Karpenter's order.
+ * First with pods Karpenter's plan left pending (hopefulExtras): Karpenter counts each NodeClaim at its largest
+ * option, so its wide NodeClaims can use up limits that narrow ones leave room in; if the pods tried all find a
+ * place, the plan places them (Karpenter would, on its next pass once its NodeClaims launch). Else, with a fresh work
+ * budget, the pods Karpenter placed only.
  */
 export function improve(): i32 {
   const nClaims = claimCount();
   if (nClaims == 0) return 0;
+  const first = new Candidates(nClaims, excludedTemplates());
+  const extra = hopefulExtras(first, roomsOf(first));
+  // All of them, then the first half, then the first quarter (queue order), each with the whole work budget.
+  for (let k = 0, n = extra.length; k < EXTRA_TRIES && n > 0; k++, n >>= 1) {
+    const changed = improveWith(nClaims, extra, n);
+    if (changed > 0) return changed;
+    restartWork();
+  }
+  restartWork();
+  return improveWith(nClaims, extra, 0);
+}
+
+/** How many times the phase tries to place pending pods (all, half, a quarter) before it plans without them. */
+const EXTRA_TRIES = 3;
+
+/**
+ * One pass of the phase. A template whose limits cannot hold every pod whose home it is (Karpenter's plan overflowed
+ * it into a later NodePool) keeps Karpenter's NodeClaims, and the phase starts again with it left out: its room is
+ * then what Karpenter's plan left it, so the pods it could not take find their home further down, as in Karpenter's
+ * order. With n > 0, the first n of `extra` that have a home are added, and the plan is kept only if it places them,
+ * whatever it costs; with none, only if it is cheaper (or as cheap with fewer nodes).
+ */
+function improveWith(nClaims: i32, extra: Array<i32>, n: i32): i32 {
+  const extras = n > 0;
   const excluded = excludedTemplates();
   for (let attempt = 0; attempt <= TEMPLATES; attempt++) {
     const cand = new Candidates(nClaims, excluded);
-    if (cand.pods.length == 0) return 0;
     const rooms = roomsOf(cand);
+    if (extras) cand.addExtras(extra, n, rooms);
+    if (cand.pods.length == 0 || (extras && cand.extras == 0)) return 0;
     const homes = homesOf(cand, rooms, excluded);
     if (homes == null) return 0;
     const plan = planAll(cand, rooms, homes, new Budgeting(cand.pods.length));
@@ -380,12 +490,17 @@ export function improve(): i32 {
       unchecked((excluded[plan.failed] = 1));
       continue;
     }
-    let oldCost: f64 = 0;
-    const memo = new Map<u64, Types>();
-    for (let i = 0; i < cand.claims.length; i++) oldCost += claimPrice(claimAt(unchecked(cand.claims[i])), memo);
-    const better = plan.cost < oldCost - 0.5 || (Math.abs(plan.cost - oldCost) <= 0.5 && plan.count < cand.claims.length);
-    if (!better || !keptStillAnchored(cand, plan.finals)) return 0;
+    if (!extras && !cheaper(cand, plan)) return 0;
+    if (!keptStillAnchored(cand, plan.finals)) return 0;
     return commit(cand, plan.plans, plan.finals);
   }
   return 0;
+}
+
+/** The plan costs less than the candidates (or as much with fewer nodes). */
+function cheaper(cand: Candidates, plan: Plan): bool {
+  let oldCost: f64 = 0;
+  const memo = new Map<u64, Types>();
+  for (let i = 0; i < cand.claims.length; i++) oldCost += claimPrice(claimAt(unchecked(cand.claims[i])), memo);
+  return plan.cost < oldCost - 0.5 || (Math.abs(plan.cost - oldCost) <= 0.5 && plan.count < cand.claims.length);
 }

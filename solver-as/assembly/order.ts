@@ -31,7 +31,7 @@ export function capWithin(gi: i32, room: Float64Array): bool {
  * allowed instance type within the room that holds the pod next to its daemonsets. (The free pods the phase moves
  * have no topology, host ports or volume alternatives, so nothing else could refuse them.)
  */
-function canTake(t: i32, v: i32, room: Float64Array): bool {
+export function canTake(t: i32, v: i32, room: Float64Array): bool {
   if (unchecked(room[0]) < 1) return false;
   if (!tolerates(v, tmpl(t, T_TAINTSET))) return false;
   const s = mergeCompatible(canonicalInput(tmpl(t, T_SET)), ver(v, V_REQS), MODE_WELL_KNOWN);

@@ -131,13 +131,6 @@ function cheaper(ts: Types, cl: Classes, a: Array<Bin> | null, b: Array<Bin> | n
   return bc < ac ? b : a;
 }
 
-/** Both plans' nodes as the pattern packer's seed columns. */
-function seeds(a: Array<Bin> | null, b: Array<Bin> | null): Array<Bin> | null {
-  if (a == null) return b;
-  if (b == null) return a;
-  return a.concat(b);
-}
-
 /**
  * Packs the group into nodes, or returns null (safety-net deadline, or no feasible LP): by resource value (above),
  * for one instance type also by fullest nodes (fill.ts), and by patterns (patterns.ts) until the work mark `mark`,
@@ -154,7 +147,7 @@ export function packGroup(ts: Types, cl: Classes, mark: f64): Array<Bin> | null 
   const bins = new Array<Bin>();
   const byValue = valuePack(ts, cl, left, duals, efficient(ts, duals), bins) ? bins : null;
   const problem = Problem.ofGroup(ts, cl);
-  const byFill = ts.n == 1 ? fillPack(problem) : null;
-  const byPattern = patternPack(problem, seeds(byValue, byFill), mark);
+  const byFill = ts.n == 1 ? fillPack(problem, mark) : null;
+  const byPattern = patternPack(problem, byValue, mark);
   return cheaper(ts, cl, cheaper(ts, cl, byValue, byFill), byPattern);
 }

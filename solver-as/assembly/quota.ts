@@ -34,7 +34,7 @@ export class Fresh {
 }
 
 /** Capacity of group-local type x of `ts` in limited dimension d. */
-@inline function capOf(ts: Types, x: i32, d: i32): f64 {
+@inline export function capOf(ts: Types, x: i32, d: i32): f64 {
   return f64At(it(templateStart(ts.t) + unchecked(ts.local[x]), IT_CAP) + d);
 }
 

@@ -3,6 +3,7 @@
 // longer than the drill allows (replacements are up before the candidates drain, so only seconds).
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KObject } from '../../sim/apiserver/index.ts';
+import { simulationEngine } from '../../sim/engine.ts';
 import { clusterCost } from '../../sim/view.ts';
 import { watchInvariants, type InvariantChecker } from '../support/invariants.ts';
 import {
@@ -84,6 +85,10 @@ describe('consolidation drills', () => {
     );
     expect(inv.violations()).toEqual([]);
     expect(inv.disruptions().map((d) => d.reason)).toEqual(['Underutilized']);
+    // Provisioning and disruption decided on one warm model of the cluster, not one copy each.
+    const models = [...simulationEngine().pool.owners.keys()];
+    expect(models.filter((m) => m.endsWith('/cluster'))).toHaveLength(1);
+    expect(models.filter((m) => /\/(provisioner|disruption)$/.test(m))).toEqual([]);
   });
 
   it('counts and scores Balanced moves, approves a single-node move on its Node and NodeClaim, and tells a do-not-disrupt pod when its grace period ends', async () => {

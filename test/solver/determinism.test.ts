@@ -1,7 +1,8 @@
 // Plans do not depend on the machine: the improvement phase is budgeted by work, and the wall clock is only a
 // safety net that a plan reports when it fires (docs/solver.md, "Budget"). The same random problem is solved with
 // the clock running ten times slower, with half the safety-net time, and in the debug build; the plans must be
-// the same to the byte (serialised in order, nothing sorted) and none may be truncated.
+// the same to the byte (serialised in order, nothing sorted) and none may be truncated. A solver that lets its
+// instance go after every solve (as after an outsized one) gives the same plans as one whose instance is warm.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ec2InstanceTypes } from '../../engine/catalog/index.ts';
@@ -20,16 +21,19 @@ const normal = new WasmSolver({ build: 'release' });
 const slowClock = new WasmSolver({ build: 'release', clock: () => performance.now() / 10 });
 const halfTime = new WasmSolver({ build: 'release', improveMs: DEFAULT_IMPROVE_SAFETY_MS / 2 });
 const debug = new WasmSolver({ build: 'debug' });
+/** Keeps no wasm memory between solves: every solve on a fresh instance (the warm ones above reuse theirs). */
+const fresh = new WasmSolver({ build: 'release', retainBytes: 0 });
 
 function sameEverywhere(input: ProvisionInput): void {
   const plan = normal.solve(input);
   expect(plan.truncated).toBeUndefined();
   const bytes = planBytes(plan);
-  for (const other of [slowClock, halfTime, debug]) {
+  for (const other of [slowClock, halfTime, debug, fresh]) {
     const p = other.solve(input);
     expect(p.truncated).toBeUndefined();
     expect(planBytes(p)).toBe(bytes);
   }
+  expect(fresh.memoryBytes()).toBe(0);
 }
 
 describe('the plan does not depend on the clock or the build', () => {

@@ -1,7 +1,7 @@
 // The wasm solver, run without its improvement phase, must make exactly the reference solver's plan (both
 // builds); with the improvement phase it must pass the verifier, cost no more than the reference plan as its
 // launches would pay (a plan with the phase names every NodeClaim as its launch would pick, engine/launch), and
-// leave the same pods unplaced. Random problems from ./arbitraries.ts; the seed is printed by fast-check on failure.
+// leave no pod unplaced that the reference places (it may place more: docs/solver.md, NodePool limits). Random problems from ./arbitraries.ts; the seed is printed by fast-check on failure.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { solveReference } from '../../engine/solver/reference/scheduler.ts';
@@ -33,7 +33,7 @@ describe('wasm solver against the reference solver', () => {
     );
   });
 
-  it('passes the verifier, costs no more and leaves the same pods unplaced with the improvement phase', () => {
+  it('passes the verifier and never places fewer pods, nor the same pods at a higher cost, with the improvement phase', () => {
     fc.assert(
       fc.property(problemArb, (input) => {
         const ref = solveReference(input);
@@ -41,8 +41,12 @@ describe('wasm solver against the reference solver', () => {
         for (const solver of [improved.release, improved.debug]) {
           const plan = solver.solve(input);
           expect(verifyPlan(input, plan)).toEqual([]);
-          expect(plan.costPerHour).toBeLessThanOrEqual(refCost + 1e-9);
-          expect(plan.unschedulable.map((e) => e.uid).sort()).toEqual(ref.unschedulable.map((e) => e.uid).sort());
+          // Never fewer pods placed; the same pods at no higher cost, or more pods (room that Karpenter's NodeClaims,
+          // each counted against its NodePool's limits at its largest option, used up; docs/solver.md).
+          const left = plan.unschedulable.map((e) => e.uid);
+          const refLeft = new Set(ref.unschedulable.map((e) => e.uid));
+          for (const uid of left) expect(refLeft.has(uid)).toBe(true);
+          if (left.length === refLeft.size) expect(plan.costPerHour).toBeLessThanOrEqual(refCost + 1e-9);
         }
       }),
       { numRuns: 100 },

@@ -22,4 +22,14 @@ describe('packing by fullest nodes', () => {
       expect(plan.newNodeClaims.length).toBeLessThan(karpenter);
     }
   });
+
+  it('gives the same plan with a slower clock and in the debug build (one instance type)', () => {
+    const inst = packingInstances([60], 1).find((i) => i.family === 'uniform-3d')!;
+    const input = packingInput(inst);
+    const names = (p: { newNodeClaims: readonly { pods: readonly string[] }[] }) =>
+      p.newNodeClaims.map((c) => [...c.pods].sort().join(','));
+    const base = names(new WasmSolver({ build: 'release' }).solve(input));
+    expect(names(new WasmSolver({ build: 'release', clock: () => performance.now() / 10 }).solve(input))).toEqual(base);
+    expect(names(new WasmSolver({ build: 'debug' }).solve(input))).toEqual(base);
+  });
 });

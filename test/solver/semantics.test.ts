@@ -68,16 +68,113 @@ describe('NodePool limits in the improvement phase', () => {
     expect(largestCpu(plan)).toBeLessThanOrEqual(1_000_000);
   });
 
+  it("places the pods Karpenter's wide NodeClaims leave pending, within the limits as Karpenter counts them", () => {
+    // 600 pods of about 400 cpu under the guide's cpu 1000: Karpenter opens NodeClaims that may launch as types of up
+    // to 192 cpu and counts each at its largest option, so the limits run out with pods still pending.
+    const cpus = ['100m', '250m', '500m', '1000m', '1500m'];
+    const mems = ['100Mi', '256Mi', '512Mi', '1Gi', '2Gi', '4Gi'];
+    const work = Array.from({ length: 600 }, (_, i) =>
+      pod({ name: `w-${i}`, cpu: cpus[i % 5]!, memory: mems[(i * 7) % 6]!, createdAt: i }),
+    );
+    const limited = input([guideDefault()], work);
+    const ref = solveReference(limited);
+    expect(ref.unschedulable.length).toBeGreaterThan(50);
+    const plan = solver.solve(limited);
+    expect(verifyPlan(limited, plan)).toEqual([]);
+    expect(plan.unschedulable).toEqual([]);
+    expect(largestCpu(plan)).toBeLessThanOrEqual(1_000_000);
+    // What those pods cost on their own nodes without limits, within a few percent.
+    const free = solver.solve(input([{ ...guideDefault(), limits: {} }], work));
+    expect(plan.costPerHour).toBeLessThanOrEqual(free.costPerHour * 1.05);
+    // In a disruption simulation the pending pods keep Karpenter's verdict.
+    const sim = solver.solve({ ...limited, consolidation: { blockedDestinations: new Set(), movedPods: new Set() } });
+    expect(sim.unschedulable.map((e) => e.uid).sort()).toEqual(ref.unschedulable.map((e) => e.uid).sort());
+  });
+
   it("packs within the limits when they bind, cheaper than Karpenter's plan and never above them", () => {
-    // 600 cpu of pods under cpu 1000: Karpenter's large NodeClaims take their largest option's share, ours fit.
+    // 600 cpu of pods under cpu 700: Karpenter's large NodeClaims take their largest option's share, ours fit, and
+    // the room they leave places some of the pods Karpenter leaves pending (not all: the limits bind).
     const work = [...pods(300, '1', '2Gi', 'a'), ...pods(150, '2', '1Gi', 'b')];
     const limited = input([{ ...guideDefault(), limits: { cpu: 700_000, memory: 1000 * 2 ** 30 } }], work);
     const ref = solveReference(limited);
+    const refLeft = ref.unschedulable.map((e) => e.uid);
     const plan = solver.solve(limited);
     expect(verifyPlan(limited, plan)).toEqual([]);
-    expect(plan.unschedulable.map((e) => e.uid).sort()).toEqual(ref.unschedulable.map((e) => e.uid).sort());
-    expect(plan.costPerHour).toBeLessThan(asLaunched(limited, ref).costPerHour);
     expect(largestCpu(plan)).toBeLessThanOrEqual(700_000);
+    const left = plan.unschedulable.map((e) => e.uid);
+    expect(left.length).toBeGreaterThan(0);
+    expect(left.length).toBeLessThan(refLeft.length);
+    for (const uid of left) expect(refLeft).toContain(uid);
+    // The pods Karpenter places alone (a disruption simulation keeps its verdict on pending pods): cheaper.
+    const sim = { ...limited, consolidation: { blockedDestinations: new Set<string>(), movedPods: new Set<string>() } };
+    const same = solver.solve(sim);
+    expect(verifyPlan(sim, same)).toEqual([]);
+    expect(same.unschedulable.map((e) => e.uid).sort()).toEqual([...refLeft].sort());
+    expect(same.costPerHour).toBeLessThan(asLaunched(limited, ref).costPerHour);
+    expect(largestCpu(same)).toBeLessThanOrEqual(700_000);
+  });
+});
+
+describe('NodePool limits in the improvement phase, on random problems', () => {
+  it('never exceeds the limits, never places fewer pods, keeps the order (verifier), and places pending pods', () => {
+    const poolArb = (i: number) =>
+      fc
+        .record({
+          weight: fc.integer({ min: 1, max: 100 }),
+          categories: fc.subarray(['c', 'm', 'r'], { minLength: 1 }),
+          cts: fc.constantFrom(['on-demand'], ['spot'], ['spot', 'on-demand']),
+          cpu: fc.constantFrom(16, 48, 100, 300),
+          nodes: fc.option(fc.integer({ min: 2, max: 12 }), { nil: undefined }),
+        })
+        .map((o) =>
+          nodePool({
+            name: `pool-${i}`,
+            weight: o.weight,
+            requirements: [
+              { key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: o.categories },
+              { key: 'karpenter.sh/capacity-type', operator: 'In', values: o.cts },
+            ],
+            limits: { cpu: String(o.cpu), ...(o.nodes ? { nodes: String(o.nodes) } : {}) },
+          }),
+        );
+    const problem = fc
+      .record({
+        pools: fc
+          .integer({ min: 1, max: 3 })
+          .chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => poolArb(i)))),
+        deployments: fc.array(
+          fc.record({
+            n: fc.integer({ min: 1, max: 60 }),
+            cpu: fc.constantFrom('100m', '250m', '500m', '1', '1500m', '2'),
+            memory: fc.constantFrom('256Mi', '1Gi', '2Gi', '4Gi'),
+          }),
+          { minLength: 1, maxLength: 4 },
+        ),
+      })
+      .map((o) =>
+        input(
+          o.pools,
+          o.deployments.flatMap((d, i) => pods(d.n, d.cpu, d.memory, `d${i}`)),
+        ),
+      );
+    let more = 0;
+    fc.assert(
+      fc.property(problem, (p) => {
+        const plan = solver.solve(p);
+        // Limits counted at each NodeClaim's largest option, the order, the launch: the verifier's rules.
+        expect(verifyPlan(p, plan)).toEqual([]);
+        const ref = solveReference(p);
+        const left = plan.unschedulable.map((e) => e.uid);
+        const refLeft = new Set(ref.unschedulable.map((e) => e.uid));
+        for (const uid of left) expect(refLeft.has(uid)).toBe(true);
+        if (left.length === refLeft.size)
+          expect(plan.costPerHour).toBeLessThanOrEqual(asLaunched(p, ref).costPerHour + 1e-9);
+        else more++;
+      }),
+      { numRuns: 30, seed: 16 },
+    );
+    // A fixed seed: in this sample the phase places pods Karpenter's plan leaves pending in at least one problem.
+    expect(more).toBeGreaterThanOrEqual(1);
   });
 });
 
@@ -160,8 +257,13 @@ describe('NodePool weights in the improvement phase', () => {
         // Karpenter's plan keeps Karpenter's order too (its NodeClaims named as their launches would pick them).
         const ref = solveReference(p);
         expect(verifyPlan(p, asLaunched(p, ref))).toEqual([]);
-        expect(plan.unschedulable.map((e) => e.uid).sort()).toEqual(ref.unschedulable.map((e) => e.uid).sort());
-        expect(plan.costPerHour).toBeLessThanOrEqual(asLaunched(p, ref).costPerHour + 1e-9);
+        // Never fewer pods placed: every pod ours leaves out, Karpenter's leaves out too; placing the same pods, ours
+        // costs no more, and placing more (room Karpenter's wide NodeClaims used up), it may cost more.
+        const left = plan.unschedulable.map((e) => e.uid);
+        const refLeft = new Set(ref.unschedulable.map((e) => e.uid));
+        for (const uid of left) expect(refLeft.has(uid)).toBe(true);
+        if (left.length === refLeft.size)
+          expect(plan.costPerHour).toBeLessThanOrEqual(asLaunched(p, ref).costPerHour + 1e-9);
       }),
       { numRuns: 15 },
     );

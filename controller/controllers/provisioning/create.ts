@@ -10,6 +10,7 @@
 import type { InstanceType, NewNodeClaimPlan, NodePool, Pod, ProvisionPlan, Snapshot } from '../../../engine/index.ts';
 import type { NodePoolEntry } from '../../state/changes.ts';
 import { instanceTypeList } from '../../operator/logger.ts';
+import { POD_NOMINATION_RATE } from '../../operator/events.ts';
 import type { ControllerContext } from '../context.ts';
 import { add, exceededLimit, poolUsage, worstCaseCapacity } from './limits.ts';
 import { nodeClaimFor } from './nodeclaim.ts';
@@ -119,6 +120,7 @@ async function createOne(
               reason: 'Nominated',
               message: `Pod should schedule on: nodeclaim/${created.metadata.name}`,
               dedupeValues: [p.uid, created.metadata.name!],
+              rateLimit: POD_NOMINATION_RATE,
             },
           ]
         : [];

@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { incompatibleNodePools, type Pod, type ProvisionPlan, type Snapshot } from '../../../engine/index.ts';
 import { findCondition } from '../../operator/conditions.ts';
-import { targetOf } from '../../operator/events.ts';
+import { POD_NOMINATION_RATE, targetOf } from '../../operator/events.ts';
 import type { KubeObject } from '../../operator/kube.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../operator/result.ts';
 import type { Controller } from '../../operator/runtime.ts';
@@ -125,6 +125,7 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
                   reason: 'Nominated',
                   message: `Pod should schedule on: ${where}`,
                   dedupeValues: [p.uid, where],
+                  rateLimit: POD_NOMINATION_RATE,
                 },
               ]
             : [];
