@@ -7,11 +7,12 @@
 // in order. A call that fails (a worker crash, a timeout) drops the model; the next call rebuilds it from
 // that call's snapshot. The Engine's own methods are one-off: a fresh model per call, sent in full.
 import type { LowerBound } from './bound/index.ts';
-import { ModelMirror, type DeltaStats, type PodRefs } from './cluster/delta.ts';
+import { ModelMirror, type DeltaStats, type PodRefs, type SnapshotDelta } from './cluster/delta.ts';
+import { SpeculativePlan } from './cluster/speculation.ts';
 import type { EngineOp, WireDisruptOptions, WireProvisionOptions } from './cluster/ops.ts';
 import type { NodeReport } from './disruption/explain.ts';
 import type { Command, Decision, DisruptOptions, DisruptResult } from './disruption/types.ts';
-import type { ValidationResult } from './disruption/validate.ts';
+import type { ValidationResult } from './disruption/types.ts';
 import type { Pod, Snapshot } from './domain/types.ts';
 import type { NewNodeClaimPlan, ProvisionPlan } from './model/types.ts';
 import { TypeShipper, type TypeChunk } from './pool/catalogs.ts';
@@ -20,7 +21,7 @@ import type { TaskReply } from './pool/engine.worker.ts';
 import { EnginePool, PoolError, type PoolOptions } from './pool/pool.ts';
 import { WhatIfError } from './whatif/build.ts';
 import type { WhatIfJob, WhatIfPart, WhatIfPartResult } from './whatif/job.ts';
-import { withBound, type ReportBound, type UnboundReport } from './whatif/run.ts';
+import { withBound, type ReportBound, type UnboundReport } from './whatif/bounded.ts';
 import type { WhatIfReport } from './whatif/types.ts';
 
 interface EngineConfig extends PoolOptions {
@@ -57,6 +58,12 @@ export interface ClusterDecisions {
    * fill), so the decision itself sends only what changed since. Decides nothing.
    */
   preload?(pods: readonly Pod[], opts?: EngineCallOptions): Promise<void>;
+  /**
+   * Solves a provisioning decision ahead of time and keeps its plan (a warm model only): a later `provision`
+   * over the same cluster (nothing in its delta but the clock) with the same pods and options returns that plan
+   * instead of solving again. Anything else that changed in between makes `provision` solve as usual.
+   */
+  speculate?(s: Snapshot, pending: readonly Pod[], opts?: WireProvisionOptions & EngineCallOptions): Promise<void>;
   /** The LP lower bound on the $/h of new capacity for these pods (engine/bound). */
   lowerBound(
     s: Snapshot,
@@ -86,7 +93,10 @@ export interface ClusterEngine extends ClusterDecisions {
   readonly name: string;
   /** What the last call shipped to the model. */
   lastShipped(): DeltaStats | undefined;
+  /** Whether the last `provision` returned the plan of a speculative solve (nothing shipped, nothing solved). */
+  lastReused(): boolean;
   preload(pods: readonly Pod[], opts?: EngineCallOptions): Promise<void>;
+  speculate(s: Snapshot, pending: readonly Pod[], opts?: WireProvisionOptions & EngineCallOptions): Promise<void>;
   /** Forgets the model here and in its worker (the next call sends everything). */
   close(): Promise<void>;
 }
@@ -266,35 +276,88 @@ function clusterEngine(name: string, pool: EnginePool, timeoutMs: number, onClos
   const mirror = new ModelMirror();
   let tail: Promise<unknown> = Promise.resolve();
   let shipped: DeltaStats | undefined;
+  const ahead = new SpeculativePlan();
+  let reused = false;
+
+  /** The model is lost or half-updated: the next call starts it over, and no plan made on it is reused. */
+  function restart(): void {
+    mirror.reset();
+    ahead.forget();
+  }
 
   async function call<T>(s: Snapshot, op: OpOf, extra: readonly Pod[], signal?: AbortSignal): Promise<T> {
+    reused = false;
     const { delta, commit, refs, stats } = mirror.diff(s, extra);
-    const body = { kind: 'op' as const, model: name, keep: true, delta: pack(delta), op: pack(op(refs)) };
-    shipped = { ...stats, bytes: body.delta.byteLength };
+    return send<T>(delta, pack(op(refs)), { commit, stats, retry: () => call<T>(s, op, extra, signal), signal });
+  }
+
+  /** Runs a delta and an operation on the model's worker; a stale model is started over once (`retry`). */
+  async function send<T>(
+    delta: SnapshotDelta,
+    op: ArrayBuffer,
+    how: {
+      commit: () => void;
+      stats: Omit<DeltaStats, 'bytes'>;
+      retry: () => Promise<T>;
+      signal: AbortSignal | undefined;
+    },
+  ): Promise<T> {
+    const body = { kind: 'op' as const, model: name, keep: true, delta: pack(delta), op };
+    shipped = { ...how.stats, bytes: body.delta.byteLength };
     try {
       const reply = await pool.run(
         body,
         { model: name },
-        { transfer: [body.delta, body.op], timeoutMs, ...(signal ? { signal } : {}) },
+        { transfer: [body.delta, body.op], timeoutMs, ...(how.signal ? { signal: how.signal } : {}) },
       );
       if (!reply.ok && 'stale' in reply) {
-        mirror.reset();
-        return await call<T>(s, op, extra, signal);
+        restart();
+        return await how.retry();
       }
-      commit();
+      how.commit();
       return replyValue<T>(reply, `cluster ${name}`);
     } catch (e) {
       // The worker died or the call was cut short: its model is lost or half-updated; start it over next time.
-      mirror.reset();
+      restart();
       throw e;
     }
   }
 
+  /**
+   * A provisioning decision: the speculative plan when the model has not changed since it was solved (only the
+   * clock moved) and the operation is byte for byte the same, else a solve on the worker, kept for next time.
+   */
+  async function provision(
+    s: Snapshot,
+    pending: readonly Pod[],
+    o: (WireProvisionOptions & EngineCallOptions) | undefined,
+  ): Promise<ProvisionPlan> {
+    reused = false;
+    const { delta, commit, refs, stats } = mirror.diff(s, pending);
+    const op = pack(ops.provision(pending, o)(refs));
+    const key = new Uint8Array(op.slice(0));
+    const kept = ahead.take(mirror.version, delta, key);
+    if (kept) {
+      reused = true;
+      shipped = { full: false, pods: 0, nodes: 0, types: 0, bytes: 0 };
+      return kept;
+    }
+    ahead.forget();
+    const plan = await send<ProvisionPlan>(delta, op, {
+      commit,
+      stats,
+      retry: () => provision(s, pending, o),
+      signal: o?.signal,
+    });
+    ahead.keep(mirror.version, key, plan);
+    return plan;
+  }
+
   /** Ships the pods the model lacks, with no operation; nothing to ship: no task. */
   async function preload(pods: readonly Pod[], signal?: AbortSignal): Promise<void> {
-    const ahead = mirror.preload(pods);
-    if (!ahead) return;
-    const body = { kind: 'op' as const, model: name, keep: true, delta: pack(ahead.delta) };
+    const early = mirror.preload(pods);
+    if (!early) return;
+    const body = { kind: 'op' as const, model: name, keep: true, delta: pack(early.delta) };
     try {
       const reply = await pool.run(
         body,
@@ -302,12 +365,12 @@ function clusterEngine(name: string, pool: EnginePool, timeoutMs: number, onClos
         { transfer: [body.delta], timeoutMs, ...(signal ? { signal } : {}) },
       );
       // A stale model (its worker restarted): the next decision starts it over and sends everything anyway.
-      if (!reply.ok && 'stale' in reply) return mirror.reset();
+      if (!reply.ok && 'stale' in reply) return restart();
       replyValue<void>(reply, `cluster ${name}`);
-      ahead.commit();
-      shipped = { ...ahead.stats, bytes: body.delta.byteLength };
+      early.commit();
+      shipped = { ...early.stats, bytes: body.delta.byteLength };
     } catch (e) {
-      mirror.reset();
+      restart();
       throw e;
     }
   }
@@ -325,7 +388,11 @@ function clusterEngine(name: string, pool: EnginePool, timeoutMs: number, onClos
   return {
     name,
     lastShipped: () => shipped,
-    provision: (s, pending, o) => queued(s, ops.provision(pending, o), pending, o?.signal),
+    lastReused: () => reused,
+    provision: (s, pending, o) => inOrder(() => provision(s, pending, o)),
+    speculate: async (s, pending, o) => {
+      await inOrder(() => provision(s, pending, o));
+    },
     disrupt: (s, o) => queued(s, ops.disrupt(o), [], o?.signal),
     validate: (s, d, o) => queued(s, ops.validate(d, o), [], o?.signal),
     explainNode: (s, node, o) => queued(s, ops.explainNode(node, o), [], o?.signal),
@@ -337,7 +404,7 @@ function clusterEngine(name: string, pool: EnginePool, timeoutMs: number, onClos
     async close() {
       onClose();
       await tail;
-      mirror.reset();
+      restart();
       // The drop goes to the model's worker (routed by name), then no worker owns the name.
       await pool.run({ kind: 'drop', model: name }, { model: name }).catch(() => {});
       pool.forget(name);

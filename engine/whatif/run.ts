@@ -13,6 +13,7 @@ import type { ConsolidationCommand, ConsolidationPlanner, PlanProgress, Provisio
 import type { Built } from './build.ts';
 import { nodePrice, priceInfo } from './prices.ts';
 import { commandMove, existingRow, launchMove, newRow, trimWarnings, type Ledger } from './report.ts';
+import { withBound, type ReportBound, type UnboundReport } from './bounded.ts';
 import { risksOf } from './risks.ts';
 import { afterProvisioning, launchedVirtual, Namer, virtualNode, type VirtualNode } from './state.ts';
 import type { Move, NodeExplanation, NodeRow, WhatIfOptions, WhatIfReport } from './types.ts';
@@ -39,13 +40,6 @@ function podIndex(s: Snapshot): Map<string, Pod> {
   for (const n of s.nodes) for (const p of n.pods) m.set(p.uid, p);
   for (const p of s.pendingPods) m.set(p.uid, p);
   return m;
-}
-
-/** A report's lower bound: plain data, so it can be worked out apart from the plan (on another worker). */
-export interface ReportBound {
-  readonly perHour: number;
-  readonly status: string;
-  readonly kind: string;
 }
 
 /**
@@ -203,39 +197,6 @@ function costs(rows: readonly NodeRow[]): { before: number; after: number } {
     .filter((r) => r.fate !== 'removed' || r.capacityType === 'reserved')
     .reduce((a, r) => a + r.pricePerHour, 0);
   return { before, after };
-}
-
-/**
- * A report before its lower bound is known (whatIfPlan); withBound completes it. `cost` is the $/h before and after
- * unrounded, which the efficiencies divide by.
- */
-export type UnboundReport = Omit<
-  WhatIfReport,
-  'lowerBoundPerHour' | 'lowerBoundStatus' | 'lowerBoundKind' | 'efficiencyBefore' | 'efficiencyAfter'
-> & { readonly cost: { readonly before: number; readonly after: number } };
-
-/** The report with its bound: the bound's fields and the efficiencies, in the report's order. */
-export function withBound(report: UnboundReport, lb: ReportBound): WhatIfReport {
-  const eff = (c: number): number | null => (c > 0 && lb.perHour > 0 ? round(lb.perHour / c) : null);
-  const { cost, schema, input, notes, risks, costPerHourBefore, costPerHourAfter, ...rest } = report;
-  const { costPerMonthBefore, costPerMonthAfter, savingsPerHour, ...tail } = rest;
-  return {
-    schema,
-    input,
-    notes,
-    risks,
-    costPerHourBefore,
-    costPerHourAfter,
-    costPerMonthBefore,
-    costPerMonthAfter,
-    savingsPerHour,
-    lowerBoundPerHour: round(lb.perHour),
-    lowerBoundStatus: lb.status,
-    lowerBoundKind: lb.kind,
-    efficiencyBefore: eff(cost.before),
-    efficiencyAfter: eff(cost.after),
-    ...tail,
-  };
 }
 
 /** One snapshot through the engine: the plan, then its lower bound. */

@@ -1,12 +1,20 @@
-// Pending pods shipped to the engine's warm model while the batch window is still open. A window closes a
-// second after its last pod arrived; by then the model already holds the batch's pods, so the decision ships
-// only what changed since (the pending list, the clock) instead of every pod of the batch, and the time from
-// the window closing to the first NodeClaim is the decision itself. Nothing is decided here: the plan comes
-// from the snapshot taken when the window closes, exactly as without the preload.
+// Work done for a provisioning decision while its batch window is still open. A window closes a second after
+// its last pod arrived; by then:
+//
+// - the engine's warm model already holds the batch's pods (shipped `CHUNK` at a time as they arrive, one call
+//   in flight, so no single call holds the event loop for long), so the decision ships only what changed since
+//   (the pending list, the clock) instead of every pod of the batch;
+// - and once the window has been quiet for a moment (SETTLE_MS, no triggering change), the decision has been
+//   solved speculatively: the provisioner takes the snapshot a close would take now and asks the engine to
+//   solve it and keep the plan (ClusterEngine.speculate). When the window closes, the decision takes its own
+//   snapshot as always; if nothing in it differs from the speculative one but the clock, the engine answers
+//   with the kept plan, which is the plan the solve at the close would make (same input, deterministic solver).
+//   Any change since (a pod, a node, a NodePool, ...) makes the decision solve as it would without any of this.
+//
+// Nothing is decided here: the plan always comes from the snapshot taken when the window closes.
 //
 // Pods are collected from the change stream (only the ones that opened or extended the window), looked up in
-// cluster state when the timer fires (a pod bound or deleted meanwhile is skipped), and shipped `chunk` at a
-// time, one call in flight, so no single call holds the event loop for long.
+// cluster state when the timer fires (a pod bound or deleted meanwhile is skipped).
 import type { Pod } from '../../../engine/index.ts';
 import type { Clock, Timer } from '../../operator/clock.ts';
 import type { Change } from '../../state/changes.ts';
@@ -17,6 +25,10 @@ interface PreloadDeps {
   readonly pod: (namespace: string, name: string) => Pod | undefined;
   /** The engine's preload; absent when the engine keeps no model (nothing to preload). */
   readonly preload?: (pods: readonly Pod[]) => Promise<void>;
+  /** Solves the decision the window would make if it closed now, for the engine to keep; absent: no model. */
+  readonly speculate?: () => Promise<void>;
+  /** The batch window's idle duration, ms (a speculation starts well before the window can close). */
+  readonly idleMs: number;
   /** Whether shipping now is worthwhile (cluster state synced, no decision running). */
   readonly ready: () => boolean;
   readonly onError: (err: unknown) => void;
@@ -26,25 +38,34 @@ interface PreloadDeps {
 const DELAY_MS = 100;
 /** Pods per call: bounds how long one call holds the event loop (diff and pack on this thread). */
 const CHUNK = 2_000;
+/** Quiet this long (a quarter of the idle duration at most) before a speculative solve. */
+const SETTLE_MS = 200;
 
 export class PendingPreloader {
   private readonly waiting = new Set<string>();
   private timer: Timer | undefined;
   private inFlight = false;
   private stopped = false;
+  /** A triggering change came since the last speculative solve (or none was made yet). */
+  private unsolved = false;
+  private lastChange = 0;
 
   constructor(private readonly deps: PreloadDeps) {}
 
-  /** A pending pod that triggers provisioning arrived or changed. */
+  /** A change that triggers provisioning: a pending pod to ship, and a decision to solve again. */
   saw(c: Change): void {
-    if (!this.deps.preload || c.kind !== 'Pod' || c.type !== 'upsert') return;
-    this.waiting.add(`${c.namespace ?? ''}/${c.name}`);
+    if (!this.deps.preload && !this.deps.speculate) return;
+    if (this.deps.preload && c.kind === 'Pod' && c.type === 'upsert')
+      this.waiting.add(`${c.namespace ?? ''}/${c.name}`);
+    this.unsolved = Boolean(this.deps.speculate);
+    this.lastChange = this.deps.clock.now();
     this.schedule(DELAY_MS);
   }
 
   /** Forgets what is waiting (a decision is about to ship everything anyway). */
   clear(): void {
     this.waiting.clear();
+    this.unsolved = false;
     this.timer?.cancel();
     this.timer = undefined;
   }
@@ -58,25 +79,36 @@ export class PendingPreloader {
     if (this.timer || this.inFlight || this.stopped) return;
     this.timer = this.deps.clock.setTimer(ms, () => {
       this.timer = undefined;
-      void this.ship();
+      void this.step();
     });
   }
 
-  private async ship(): Promise<void> {
-    if (!this.waiting.size || this.stopped) return;
+  /** Ships waiting pods, or once none wait and the window has settled, solves ahead; then looks again. */
+  private async step(): Promise<void> {
+    if ((!this.waiting.size && !this.unsolved) || this.stopped) return;
     // A decision is running (it ships what it needs itself) or state is not synced: look again shortly.
     if (!this.deps.ready()) return this.schedule(DELAY_MS);
-    const pods = this.take();
-    if (!pods.length) return;
+    const settle = Math.min(SETTLE_MS, this.deps.idleMs / 4);
+    const quietFor = this.deps.clock.now() - this.lastChange;
+    if (!this.waiting.size && quietFor < settle) return this.schedule(settle - quietFor);
     this.inFlight = true;
     try {
-      await this.deps.preload!(pods);
+      if (this.waiting.size) await this.ship();
+      else {
+        this.unsolved = false;
+        await this.deps.speculate!();
+      }
     } catch (err) {
       this.deps.onError(err);
     } finally {
       this.inFlight = false;
     }
-    if (this.waiting.size) this.schedule(0);
+    if (this.waiting.size || this.unsolved) this.schedule(0);
+  }
+
+  private async ship(): Promise<void> {
+    const pods = this.take();
+    if (pods.length) await this.deps.preload!(pods);
   }
 
   /** Up to CHUNK waiting pods that are still pending, in arrival order. */

@@ -244,3 +244,136 @@ describe('provisioner: pods shipped while the batch window is open', () => {
     expect(decided.at(-1)).toBe(0);
   });
 });
+
+describe('provisioner: the decision solved while the batch window is open', () => {
+  interface Seen {
+    speculated: number;
+    /** Per decision: whether it got the speculative plan. */
+    reused: boolean[];
+    /** Engine calls of the window still in flight (the sim clock does not wait for them). */
+    inFlight: Promise<unknown>[];
+  }
+
+  /** The simulation's engine, recording speculative solves and whether each decision reused one. */
+  function speculatingEngine(seen: Seen): Engine {
+    const base = simulationEngine();
+    const track = <T>(p: Promise<T>): Promise<T> => {
+      seen.inFlight.push(p.catch(() => {}));
+      return p;
+    };
+    const record = (c: ClusterEngine): ClusterEngine => ({
+      ...c,
+      provision: async (s, pending, o) => {
+        const plan = await c.provision(s, pending, o);
+        seen.reused.push(c.lastReused());
+        return plan;
+      },
+      speculate: (s, pending, o) => track(c.speculate(s, pending, o).then(() => void seen.speculated++)),
+      preload: (pods, o) => track(c.preload(pods, o)),
+    });
+    return {
+      ...base,
+      cluster: (name: string) => record(base.cluster(name)),
+      close: () => Promise.resolve(),
+    } as Engine;
+  }
+
+  /** Moves the sim clock in small steps, letting the window's engine calls finish in between, until `done`. */
+  async function stepUntil(s: Simulation, seen: Seen, done: () => boolean, what: string): Promise<void> {
+    for (let ms = 0; ms < 900 && !done(); ms += 20) {
+      await s.clock.advance(20);
+      await Promise.all(seen.inFlight);
+    }
+    if (!done()) throw new Error(`${what} did not happen within the batch window`);
+  }
+
+  const podUids = (s: Simulation): string[] =>
+    s.operator.cluster
+      .provisionablePods()
+      .map((p) => p.uid)
+      .sort();
+
+  it('reuses the speculative plan when nothing changed before the window closed', async () => {
+    const seen: Seen = { speculated: 0, reused: [], inFlight: [] };
+    sim = await simulation({ only: ONLY, engine: speculatingEngine(seen) });
+    await sim.apply(guide('guide-03.yaml'));
+    await sim.apply(guide('guide-05.yaml'));
+    await sim.apply(deployment('web', 4));
+    await stepUntil(sim, seen, () => seen.speculated > 0, 'a speculative solve');
+    expect(nodeClaims(sim)).toHaveLength(0);
+    const pending = podUids(sim);
+    await sim.clock.advanceUntil(() => nodeClaims(sim!).length > 0, 30_000, 'a nodeclaim');
+    expect(seen.reused).toEqual([true]);
+    const plan = sim.operator.controllers.provisioner!.lastPlan()!;
+    expect(plan.newNodeClaims.flatMap((nc) => nc.pods).sort()).toEqual(pending);
+  });
+
+  it('places a pod that arrives after the speculative solve, whether or not the window solves ahead again', async () => {
+    const seen: Seen = { speculated: 0, reused: [], inFlight: [] };
+    sim = await simulation({ only: ONLY, engine: speculatingEngine(seen) });
+    await sim.apply(guide('guide-03.yaml'));
+    await sim.apply(guide('guide-05.yaml'));
+    await sim.apply(deployment('web', 4));
+    await stepUntil(sim, seen, () => seen.speculated > 0, 'a speculative solve');
+    const before = podUids(sim);
+    await scale(sim, 'web', 5);
+    await sim.clock.settle();
+    const pending = podUids(sim);
+    expect(pending).toHaveLength(before.length + 1);
+    // Straight to the close: the engine call a timer started may or may not have finished by then.
+    await sim.clock.advanceUntil(() => nodeClaims(sim!).length > 0, 30_000, 'a nodeclaim');
+    const plan = sim.operator.controllers.provisioner!.lastPlan()!;
+    expect(plan.newNodeClaims.flatMap((nc) => nc.pods).sort()).toEqual(pending);
+  });
+
+  it('solves ahead again after a pod arrives, and the decision gets that plan', async () => {
+    const seen: Seen = { speculated: 0, reused: [], inFlight: [] };
+    sim = await simulation({ only: ONLY, engine: speculatingEngine(seen) });
+    await sim.apply(guide('guide-03.yaml'));
+    await sim.apply(guide('guide-05.yaml'));
+    await sim.apply(deployment('web', 4));
+    await stepUntil(sim, seen, () => seen.speculated > 0, 'a speculative solve');
+    await scale(sim, 'web', 5);
+    await stepUntil(sim, seen, () => seen.speculated > 1, 'a second speculative solve');
+    const pending = podUids(sim);
+    await sim.clock.advanceUntil(() => nodeClaims(sim!).length > 0, 30_000, 'a nodeclaim');
+    expect(seen.reused).toEqual([true]);
+    const plan = sim.operator.controllers.provisioner!.lastPlan()!;
+    expect(plan.newNodeClaims.flatMap((nc) => nc.pods).sort()).toEqual(pending);
+    expect(pending).toHaveLength(5);
+  });
+
+  it('solves again when the cluster changed after the speculative solve without reopening the window', async () => {
+    const seen: Seen = { speculated: 0, reused: [], inFlight: [] };
+    sim = await simulation({ only: ONLY, engine: speculatingEngine(seen) });
+    await sim.apply(guide('guide-03.yaml'));
+    await sim.apply(guide('guide-05.yaml'));
+    await sim.apply(deployment('web', 4, { cpu: '1' }));
+    await stepUntil(sim, seen, () => seen.speculated > 0, 'a speculative solve');
+    // A DaemonSet is no reason to provision (no trigger), but its pods take room on every new node.
+    await sim.apply(daemonSet('agent', '2'));
+    await sim.clock.advanceUntil(() => nodeClaims(sim!).length > 0, 30_000, 'a nodeclaim');
+    expect(seen.speculated).toBe(1);
+    expect(seen.reused).toEqual([false]);
+    const requests = nodeClaims(sim).map(
+      (c) => (c.spec as { resources: { requests: Record<string, string> } }).resources.requests['cpu'],
+    );
+    expect(requests).toEqual(['6']);
+  });
+});
+
+/** A DaemonSet whose pods request `cpu` each. */
+function daemonSet(name: string, cpu: string): string {
+  return JSON.stringify({
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { name, namespace: 'kube-system' },
+    spec: {
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'agent', image: 'pause', resources: { requests: { cpu, memory: '64Mi' } } }] },
+      },
+    },
+  });
+}

@@ -89,8 +89,10 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
   let deciding = false;
   const preloader = new PendingPreloader({
     clock: ctx.clock,
+    idleMs: ctx.options.batchIdleDurationMs,
     pod: (namespace, name) => ctx.cluster.workloads.pod(namespace, name)?.pod,
     ...(ctx.engine.preload ? { preload: (pods: readonly Pod[]) => ctx.engine.preload!(pods) } : {}),
+    ...(ctx.engine.speculate ? { speculate } : {}),
     ready: () => !deciding && ctx.cluster.synced(),
     onError: (err) => log.debug({ err: String(err) }, 'shipping pending pods ahead of the decision failed'),
   });
@@ -211,6 +213,28 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
     ctx.metrics.unschedulablePods.set({ controller: 'provisioner' }, plan.unschedulable.length);
   }
 
+  /** The pods a decision now would place: the provisionable ones by uid, then the capacity buffers' virtual ones. */
+  function decisionPods(): { pending: Pod[]; pods: Map<string, Pod>; all: Pod[] } {
+    const pending = ctx.cluster.provisionablePods();
+    // CapacityBuffer virtual pods are scheduled with the real ones, so their room is launched; never bound.
+    const virtual = ctx.cluster.workloads.buffers.virtualPods();
+    const pods = new Map(pending.map((p) => [p.uid, p]));
+    return { pending, pods, all: pending.length || virtual.length ? [...pods.values(), ...virtual] : [] };
+  }
+
+  /**
+   * The decision the open window would make if it closed now, solved for the engine to keep (preload.ts): the
+   * same pods and snapshot a close would take, nothing published. The decision at the close gets the kept plan
+   * only if its own snapshot differs from this one in nothing but the clock.
+   */
+  async function speculate(): Promise<void> {
+    if (!batcher.isOpen() || deciding || !ctx.cluster.synced()) return;
+    const { all } = decisionPods();
+    if (!all.length) return;
+    const snapshot = await buildSnapshot(ctx, ctx.clock.now(), ctx.engineOptions);
+    if (!deciding) await ctx.engine.speculate!(snapshot, all);
+  }
+
   async function reconcile(): Promise<ReconcileResult> {
     deciding = true;
     try {
@@ -223,11 +247,8 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
   async function decide(): Promise<ReconcileResult> {
     if (!ctx.cluster.synced()) return requeueAfter(1_000);
     preloader.clear();
-    const pending = ctx.cluster.provisionablePods();
-    // CapacityBuffer virtual pods are scheduled with the real ones, so their room is launched; never bound.
-    const virtual = ctx.cluster.workloads.buffers.virtualPods();
-    if (!pending.length && !virtual.length) return done;
-    const pods = new Map(pending.map((p) => [p.uid, p]));
+    const { pending, pods, all } = decisionPods();
+    if (!all.length) return done;
     const started = performance.now();
     ctx.metrics.podTimes.seen(pending, ctx.clock.now());
     const snapshot = await buildSnapshot(ctx, ctx.clock.now(), ctx.engineOptions);
@@ -237,7 +258,7 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
     solving = { id: schedulingId, since: performance.now() };
     let plan: ProvisionPlan;
     try {
-      plan = await ctx.engine.provision(snapshot, [...pods.values(), ...virtual]);
+      plan = await ctx.engine.provision(snapshot, all);
     } finally {
       end();
       solving = undefined;

@@ -1,0 +1,138 @@
+// A provisioning decision solved ahead of its batch window's close (ClusterEngine.speculate): the decision at
+// the close gets the kept plan only when its cluster differs from the speculative one in nothing but the clock
+// and it asks for the same pods with the same options; any pod, node or option that changed in between makes it
+// solve again, and the plan it returns is always the one a solve of its own snapshot gives.
+import { afterAll, describe, expect, it } from 'vitest';
+import { nodePool, pods, snapshot, stateNode } from '../../test/fixtures/builders.ts';
+import { defaultFakeInstanceTypes, FAKE_WELL_KNOWN_LABELS } from '../../test/fixtures/instancetypes.ts';
+import { normalizePlan } from '../../test/solver/normalize.ts';
+import { DEFAULT_ENGINE_OPTIONS, type Pod, type Snapshot, type StateNode } from '../domain/types.ts';
+import { createEngine } from '../engine.ts';
+import type { ProvisionPlan } from '../model/types.ts';
+import { withExtraWellKnown } from '../scheduling/labels.ts';
+import type { SnapshotDelta } from './delta.ts';
+import { SpeculativePlan } from './speculation.ts';
+
+const wellKnownLabels = withExtraWellKnown(FAKE_WELL_KNOWN_LABELS);
+const its = defaultFakeInstanceTypes();
+const pool = nodePool();
+
+const pending = (n: number, cpu: string): Pod[] =>
+  pods(n, { cpu, memory: '1Gi' }).map((p) => ({ ...p, unschedulable: true }));
+
+const cluster = (pendingPods: readonly Pod[], nodes: StateNode[] = [], now = 1_000): Snapshot =>
+  snapshot({ nodePools: [pool], instanceTypes: its, pendingPods: [...pendingPods], nodes, now });
+
+const placed = (plan: ProvisionPlan): string[] =>
+  [...plan.newNodeClaims.flatMap((nc) => nc.pods), ...[...plan.existing.values()].flat()].sort();
+
+describe('a provisioning decision solved ahead of the close', () => {
+  const engine = createEngine({ threads: 1, improveWork: 1e5 });
+  afterAll(() => engine.close());
+
+  it('is returned at the close when only the clock moved, and is the plan a solve at the close makes', async () => {
+    const c = engine.cluster('unchanged');
+    const batch = [...pending(30, '700m'), ...pending(20, '1500m')];
+    await c.speculate(cluster(batch, [], 1_000), batch, { wellKnownLabels });
+    expect(c.lastReused()).toBe(false);
+    const atClose = cluster(batch, [], 2_000);
+    const plan = await c.provision(atClose, batch, { wellKnownLabels });
+    expect(c.lastReused()).toBe(true);
+    expect(c.lastShipped()).toMatchObject({ pods: 0, nodes: 0, bytes: 0 });
+    const solved = await engine.provision(atClose, batch, { wellKnownLabels });
+    expect(normalizePlan(plan)).toEqual(normalizePlan(solved));
+    expect(placed(plan)).toEqual(batch.map((p) => p.uid).sort());
+    await c.close();
+  });
+
+  it('is not used when a pod arrived after it: the plan places that pod too', async () => {
+    const c = engine.cluster('pod-after');
+    const batch = pending(12, '1');
+    await c.speculate(cluster(batch), batch, { wellKnownLabels });
+    const late = pending(1, '3');
+    const all = [...batch, ...late];
+    const atClose = cluster(all);
+    const plan = await c.provision(atClose, all, { wellKnownLabels });
+    expect(c.lastReused()).toBe(false);
+    expect(placed(plan)).toContain(late[0]!.uid);
+    expect(normalizePlan(plan)).toEqual(normalizePlan(await engine.provision(atClose, all, { wellKnownLabels })));
+    await c.close();
+  });
+
+  it('is not used when a node arrived after it: the plan puts pods on that node', async () => {
+    const c = engine.cluster('node-after');
+    const batch = pending(4, '500m');
+    await c.speculate(cluster(batch), batch, { wellKnownLabels });
+    const speculative = await c.provision(cluster(batch), batch, { wellKnownLabels });
+    expect(c.lastReused()).toBe(true);
+    expect(speculative.existing.size).toBe(0);
+    const roomy = stateNode({ name: 'joined', allocatable: { cpu: '16', memory: '64Gi', pods: '110' } });
+    const atClose = cluster(batch, [roomy]);
+    const plan = await c.provision(atClose, batch, { wellKnownLabels });
+    expect(c.lastReused()).toBe(false);
+    expect(plan.existing.get('joined')?.length).toBe(4);
+    expect(plan.newNodeClaims).toHaveLength(0);
+    await c.close();
+  });
+
+  it('is not used for other pods or other options, nor after another call changed the model', async () => {
+    const c = engine.cluster('other-op');
+    const batch = pending(6, '1');
+    const s = cluster(batch);
+    await c.speculate(s, batch, { wellKnownLabels });
+    await c.provision(s, batch.slice(1), { wellKnownLabels });
+    expect(c.lastReused()).toBe(false);
+    await c.speculate(s, batch, { wellKnownLabels });
+    await c.provision(s, batch, { wellKnownLabels, exact: true });
+    expect(c.lastReused()).toBe(false);
+    await c.speculate(s, batch, { wellKnownLabels });
+    await c.preload(pending(2, '1'));
+    await c.provision(s, batch, { wellKnownLabels });
+    expect(c.lastReused()).toBe(false);
+    await c.close();
+  });
+
+  it('is forgotten with its model (closed, so the next call starts the model over)', async () => {
+    const c = engine.cluster('closed');
+    const batch = pending(3, '1');
+    await c.speculate(cluster(batch), batch, { wellKnownLabels });
+    await c.close();
+    const again = engine.cluster('closed');
+    await again.provision(cluster(batch), batch, { wellKnownLabels });
+    expect(again.lastReused()).toBe(false);
+    expect(again.lastShipped()?.full).toBe(true);
+    await again.close();
+  });
+});
+
+describe('when a kept plan may be had (SpeculativePlan)', () => {
+  const plan: ProvisionPlan = {
+    existing: new Map(),
+    newNodeClaims: [],
+    unschedulable: [],
+    ignored: [],
+    costPerHour: 0,
+  };
+  const op = new Uint8Array([1, 2, 3]);
+  const delta = (extra: Partial<SnapshotDelta> = {}): SnapshotDelta => ({ base: 7, version: 8, now: 5, ...extra });
+
+  it('only for the same version, a delta of the clock alone and the same operation', () => {
+    const kept = new SpeculativePlan();
+    kept.keep(7, op, plan);
+    expect(kept.take(7, delta(), new Uint8Array([1, 2, 3]))).toBe(plan);
+    expect(kept.take(6, { ...delta(), base: 6 }, op)).toBeUndefined();
+    expect(kept.take(7, delta(), new Uint8Array([1, 2, 4]))).toBeUndefined();
+    expect(kept.take(7, delta(), new Uint8Array([1, 2]))).toBeUndefined();
+    expect(kept.take(7, delta({ pending: ['a'] }), op)).toBeUndefined();
+    expect(kept.take(7, delta({ nodesRemoved: ['n'] }), op)).toBeUndefined();
+    expect(kept.take(7, delta({ options: DEFAULT_ENGINE_OPTIONS }), op)).toBeUndefined();
+    kept.forget();
+    expect(kept.take(7, delta(), op)).toBeUndefined();
+  });
+
+  it('never for a plan the safety net cut short', () => {
+    const kept = new SpeculativePlan();
+    kept.keep(7, op, { ...plan, truncated: true });
+    expect(kept.take(7, delta(), op)).toBeUndefined();
+  });
+});
