@@ -1,5 +1,7 @@
 // The `karpenter-ts` command: dispatches to cli/commands/<name>.ts, each exporting
 // `run(args: string[], io: Io): Promise<number>` and a one-line `summary`.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { Io } from './io.ts';
 import { processIo } from './io.ts';
 import { COMMIT, VERSION } from '../controller/operator/version.ts';
@@ -21,8 +23,15 @@ interface CommandModule {
   run(args: string[], io: Io): Promise<number>;
 }
 
+/** This module's own extension: `.ts` from source, `.js` compiled. */
+const EXT = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+
+/** A command this build holds: the image leaves the simulator's `sim` out. */
+const present = (name: string): boolean =>
+  existsSync(fileURLToPath(new URL(`./commands/${name}${EXT}`, import.meta.url)));
+
 async function load(name: string): Promise<CommandModule | undefined> {
-  if (!(COMMANDS as readonly string[]).includes(name)) return undefined;
+  if (!(COMMANDS as readonly string[]).includes(name) || !present(name)) return undefined;
   try {
     return (await import(`./commands/${name}.ts`)) as CommandModule;
   } catch (e) {
@@ -37,7 +46,7 @@ async function load(name: string): Promise<CommandModule | undefined> {
 
 function usage(): string {
   const lines = ['usage: karpenter-ts <command> [options]', '', 'commands:'];
-  for (const name of COMMANDS) lines.push(`  ${name.padEnd(12)}${SUMMARIES[name]}`);
+  for (const name of COMMANDS.filter(present)) lines.push(`  ${name.padEnd(12)}${SUMMARIES[name]}`);
   lines.push(
     '',
     'options:',

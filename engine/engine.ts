@@ -12,7 +12,7 @@ import { SpeculativePlan } from './cluster/speculation.ts';
 import type { EngineOp, WireDisruptOptions, WireProvisionOptions } from './cluster/ops.ts';
 import type { NodeReport } from './disruption/explain.ts';
 import type { Command, Decision, DisruptOptions, DisruptResult } from './disruption/types.ts';
-import type { ValidationResult } from './disruption/validate.ts';
+import type { ValidationResult } from './disruption/types.ts';
 import type { Pod, Snapshot } from './domain/types.ts';
 import type { NewNodeClaimPlan, ProvisionPlan } from './model/types.ts';
 import { TypeShipper, type TypeChunk } from './pool/catalogs.ts';
@@ -21,7 +21,7 @@ import type { TaskReply } from './pool/engine.worker.ts';
 import { EnginePool, PoolError, type PoolOptions } from './pool/pool.ts';
 import { WhatIfError } from './whatif/build.ts';
 import type { WhatIfJob, WhatIfPart, WhatIfPartResult } from './whatif/job.ts';
-import { withBound, type ReportBound, type UnboundReport } from './whatif/run.ts';
+import { withBound, type ReportBound, type UnboundReport } from './whatif/bounded.ts';
 import type { WhatIfReport } from './whatif/types.ts';
 
 interface EngineConfig extends PoolOptions {

@@ -16,13 +16,11 @@ const dist = join(root, 'dist');
 
 /**
  * Read at run time by path, relative to the compiled module that reads them:
- * - workers that are not TypeScript yet (loaded by URL by engine/pool/pool.ts);
  * - the guide's NodePool (cli/whatif/job.ts: what-if without --nodepools) and the other guide examples
  *   the scenarios apply;
  * - the simulator's scenarios (cli/commands/sim.ts: the default scenario and the files it applies).
  */
 const ASSETS = [
-  { from: 'engine/pool', match: /\.worker\.mjs$/ },
   { from: 'examples/guide', match: /\.yaml$/ },
   { from: 'scenarios', match: /\.yaml$/ },
 ];

@@ -5,7 +5,7 @@
 // Outside the repository (a failure wherever it appears):
 // - `spec/<page>.md`, `test-catalog`, `stack-notes`: documents that are not in the repo. Karpenter's behaviour by
 //   case is in docs/karpenter/ (same section numbers), the stack's sharp edges in docs/stack.md;
-// - `../shared`, `shared/{docs,data,seed,hooks}`, `/work/...`: files next to a checkout, not in it;
+// - `../shared`, `shared/{docs,data,seed,hooks}`, `seed/examples/`, `/work/...`: files next to a checkout, not in it;
 // - `DESIGN.md`, `STYLE.md`, `USERS.md` unless such a file is committed.
 // Files: everything git knows (tracked, or untracked and not ignored), so node_modules, dist and build output are
 // never read. Exits 1 with one `file:line: what` per finding.
@@ -24,6 +24,7 @@ const OUTSIDE = [
   [/(?:\.\.\/)+shared(?![\w-])/g, 'reaches ../shared outside the repo'],
   [/(?<![\w./-])shared\/(?:docs|data|seed|hooks)\b/g, 'cites a shared/ folder outside the repo'],
   [/(?<![\w.-])\/work\/[\w.]/g, 'names an absolute path of this machine'],
+  [/(?<![\w./-])seed\/examples\//g, "cites the guide's seed folder outside the repo (use examples/guide/)"],
 ];
 const MAYBE_OUTSIDE = /(?<![\w-])(?:docs\/)?(?:DESIGN|STYLE|USERS)\.md/g;
 const KARPENTER_CITE = /docs\/karpenter\/([\w-]+)\.md`?\s?§\s?([0-9A-Z](?:[0-9.]*[0-9])?)/g;

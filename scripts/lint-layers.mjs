@@ -16,7 +16,8 @@
 // - cli/ reaches the engine only through engine/index.ts too.
 // - engine/index.ts exports no decision that runs in the calling thread (the solvers, provision, disrupt,
 //   validate, the bound, what-if, ...): controller/, sim/ and cli/ decide through createEngine's worker pool.
-//   Those live in engine/local.ts, for the workers, benchmarks and tests.
+//   Those live in engine/local.ts, for the workers, benchmarks and tests. Nor does any module engine/index.ts
+//   loads, directly or in turn, define one (a renamed re-export cannot bring one back).
 // - bench/ imports engine/index.ts, engine/local.ts and test/fixtures only (plus its own files); bench/controller/
 //   (the controller benchmark, which runs the real controller against the simulator) may also import sim/.
 // - nothing outside test code imports test/ (except bench -> test/fixtures).
@@ -214,7 +215,87 @@ function checkPublicSurface() {
   }
 }
 
+/** The decisions themselves: no module the calling thread loads may define one (the workers' modules do). */
+const DECISIONS = [
+  'provision',
+  'WasmSolver',
+  'instantiateSolver',
+  'solveReference',
+  'disrupt',
+  'validate',
+  'explainNode',
+  'templateClaim',
+  'staticScaleDown',
+  'planRepack',
+  'computeConsolidation',
+  'simulate',
+  'lowerBound',
+  'buildBoundModel',
+  'inThreadLp',
+  'whatIf',
+  'inThreadEngine',
+  'runWhatIfJob',
+  'ClusterModel',
+  'encodeProvision',
+  'decodeProvision',
+];
+
+/** Relative modules `file` loads at run time (`import type` and `export type` load nothing). */
+function valueImports(file) {
+  const code = stripComments(readFileSync(file, 'utf8'));
+  const out = [];
+  for (const m of code.matchAll(
+    /(?:^|\n)\s*(?:import|export)\s+(type\s+)?[^'"`;]*?from\s*['"](\.[^'"]+)['"]|(?:^|[^.\w])import\s*\(\s*['"](\.[^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"](\.[^'"]+)['"]/g,
+  )) {
+    if (m[1]) continue;
+    out.push(resolve(dirname(file), m[2] ?? m[3] ?? m[4]));
+  }
+  return out;
+}
+
+/**
+ * What controller/, sim/ and cli/ load of the engine is engine/index.ts and everything it loads in turn: a
+ * renamed re-export (`export { provision as plan }`) or a helper kept beside a decision would bring the decision
+ * into the calling thread's module graph, where any caller could reach it. Walks that graph and reports a module
+ * in it that defines a decision, with the chain of imports that reaches it.
+ */
+function checkMainThreadGraph() {
+  const entry = join(root, 'engine', 'index.ts');
+  const via = new Map([[entry, undefined]]);
+  const todo = [entry];
+  while (todo.length) {
+    const file = todo.pop();
+    for (const t of valueImports(file)) {
+      if (via.has(t) || !/\.ts$/.test(t)) continue;
+      try {
+        statSync(t);
+      } catch {
+        continue;
+      }
+      via.set(t, file);
+      todo.push(t);
+    }
+  }
+  const chain = (f) => {
+    const out = [];
+    for (let x = f; x; x = via.get(x)) out.unshift(relative(root, x));
+    return out.join(' -> ');
+  };
+  for (const file of via.keys()) {
+    const code = stripComments(readFileSync(file, 'utf8'));
+    for (const m of code.matchAll(
+      /(?:^|\n)(?:export\s+)?(?:declare\s+)?(?:async\s+)?(?:function\*?|class)\s+([A-Za-z_$][\w$]*)/g,
+    )) {
+      if (DECISIONS.includes(m[1]))
+        problems.push(
+          `${relative(root, file)}: defines ${m[1]}, a decision, and the calling thread loads it (${chain(file)}); the decision belongs to the workers' modules (engine/local.ts), its helpers in a module of their own`,
+        );
+    }
+  }
+}
+
 checkPublicSurface();
+checkMainThreadGraph();
 
 for (const dir of ['solver-as', 'engine', 'controller', 'sim', 'cli', 'bench', 'scripts']) {
   try {

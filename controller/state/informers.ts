@@ -239,6 +239,8 @@ interface InformersDeps {
 export class Informers {
   private readonly informers = new Map<Kind, KindInformer>();
   private readonly waiters = new Set<() => void>();
+  /** Per signal that waits here: its one abort listener and the waits it ends. */
+  private readonly aborts = new WeakMap<AbortSignal, { set: Set<() => void>; all: () => void }>();
 
   constructor(private readonly deps: InformersDeps) {}
 
@@ -274,24 +276,50 @@ export class Informers {
     return wanted.filter((k) => this.informers.get(k)?.listed === false);
   }
 
-  /** Resolves once every one of `kinds` has synced; rejects with the signal's reason if it aborts first. */
+  /**
+   * Resolves once every one of `kinds` has synced; rejects with the signal's reason if it aborts first. Any number
+   * of waits may share one signal (the runtime's controllers wait on one): the signal gets one listener for all.
+   */
   waitForSync(kinds: readonly Kind[], signal?: AbortSignal): Promise<void> {
     if (this.synced(kinds)) return Promise.resolve();
+    if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
     return new Promise<void>((resolve, reject) => {
       const check = (): void => {
         if (!this.synced(kinds)) return;
         this.waiters.delete(check);
-        signal?.removeEventListener('abort', abort);
+        stopWatching();
         resolve();
       };
-      const abort = (): void => {
-        this.waiters.delete(check);
-        reject(signal?.reason ?? new Error('aborted'));
-      };
-      if (signal?.aborted) return abort();
-      signal?.addEventListener('abort', abort, { once: true });
+      const stopWatching = signal
+        ? this.onAbort(signal, () => {
+            this.waiters.delete(check);
+            reject(signal.reason ?? new Error('aborted'));
+          })
+        : () => {};
       this.waiters.add(check);
     });
+  }
+
+  /** Calls `f` when `signal` aborts, through the one listener this signal has here; returns how to stop. */
+  private onAbort(signal: AbortSignal, f: () => void): () => void {
+    let calls = this.aborts.get(signal);
+    if (!calls) {
+      const set = new Set<() => void>();
+      const all = (): void => {
+        this.aborts.delete(signal);
+        for (const g of [...set]) g();
+      };
+      signal.addEventListener('abort', all, { once: true });
+      this.aborts.set(signal, (calls = { set, all }));
+    }
+    const { set, all } = calls;
+    set.add(f);
+    return () => {
+      set.delete(f);
+      if (set.size > 0) return;
+      signal.removeEventListener('abort', all);
+      this.aborts.delete(signal);
+    };
   }
 
   private notify(): void {

@@ -3,7 +3,8 @@
 // LP is valid whenever the generation stops; when every option costs the same, the number of nodes is a whole
 // number, so the bound rounds up to a whole number of nodes (the Gilmore-Gomory argument for cutting stock).
 import * as A from '../../solver-as/abi.ts';
-import { instantiateSolver, solverModule, type SolverExports } from '../solver/wasm.ts';
+import { solverModule } from '../solver/module.ts';
+import { instantiateSolver, type SolverExports } from '../solver/wasm.ts';
 import type { BoundGroups } from './model.ts';
 
 /** Default work budget of the bound (units of solver-as/assembly/budget.ts). */

@@ -194,3 +194,25 @@ export function describeCandidate(c: Candidate): DecisionCandidate {
     disruptionCost: c.disruptionCost,
   };
 }
+
+/**
+ * Round-robin by pool over the (already ratio-sorted) candidates: pools not reached before the last timeout
+ * first, then the others, each in order of first appearance; rank 0 of every pool, then rank 1, ...
+ */
+export function interleave(sorted: readonly Candidate[], previouslyUnseen: readonly string[]): Candidate[] {
+  const groups = new Map<string, Candidate[]>();
+  for (const c of sorted) groups.set(c.nodePool.name, [...(groups.get(c.nodePool.name) ?? []), c]);
+  const unseen = new Set(previouslyUnseen);
+  const order = [
+    ...[...groups.keys()].filter((p) => unseen.has(p)),
+    ...[...groups.keys()].filter((p) => !unseen.has(p)),
+  ];
+  const out: Candidate[] = [];
+  for (let rank = 0; out.length < sorted.length; rank++) {
+    for (const p of order) {
+      const c = groups.get(p)![rank];
+      if (c) out.push(c);
+    }
+  }
+  return out;
+}

@@ -13,7 +13,7 @@ import { candidateSet } from './candidates.ts';
 import { commandString } from './command.ts';
 import { computeConsolidation } from './consolidation.ts';
 import { estimatedSavings, filterByPrice, withOptions, worstLaunchPrice } from './pricing.ts';
-import { validationFailureReason } from './validate.ts';
+import { validationFailureReason } from './types.ts';
 
 const solver = { name: 'reference', solve: solveReference };
 const wellKnownLabels = withExtraWellKnown(FAKE_WELL_KNOWN_LABELS);

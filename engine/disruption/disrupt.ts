@@ -24,20 +24,13 @@ import type {
   LoopState,
   MethodName,
 } from './types.ts';
-import { PRODUCTION_ORDER } from './types.ts';
+import { methodsFor } from './types.ts';
 import { explanation } from './words.ts';
 
 function reasonOf(m: MethodName): DisruptionReason {
   if (m === 'emptiness') return 'Empty';
   if (m === 'drift' || m === 'static-drift') return 'Drifted';
   return 'Underutilized';
-}
-
-/** The method list for a repack option: Karpenter's order, with the repack after it, instead of its consolidation, or not at all. */
-export function methodsFor(repack: 'after' | 'only' | 'off' = 'after'): readonly MethodName[] {
-  if (repack === 'off') return PRODUCTION_ORDER;
-  if (repack === 'only') return ['static-drift', 'drift', 'repack'];
-  return [...PRODUCTION_ORDER, 'repack'];
 }
 
 const CONSOLIDATING: ReadonlySet<MethodName> = new Set(['emptiness', 'multi', 'single', 'repack']);

@@ -2,9 +2,7 @@
 // validate, explainNode, the repack, the simulations) run on the Engine's workers; engine/local.ts has them
 // for those workers, benchmarks and tests.
 export * from './types.ts';
-export { methodsFor } from './disrupt.ts';
 export { doNotDisruptEvent, doNotDisruptEvents, goDurationError } from './podevents.ts';
-export { validationFailureReason, type ValidationResult } from './validate.ts';
 export type { NodeReport } from './explain.ts';
 export { applyCommand, launchedNode } from './apply.ts';
 export { expired, expiresAt } from './expiration.ts';
@@ -29,6 +27,7 @@ export {
   managedPools,
   bySavingsRatio,
   describeCandidate,
+  interleave,
   type CandidateSet,
 } from './candidates.ts';
 export {
@@ -40,6 +39,7 @@ export {
   lifetimeDisruptionCost,
   currentlyReschedulable,
   POD_DELETION_COST_ANNOTATION,
+  provisionablePending,
 } from './pods.ts';
 export {
   nodePoolTotals,
@@ -53,6 +53,5 @@ export {
   type BalancedEvaluation,
 } from './balanced.ts';
 export { worstLaunchPrice, filterByPrice, nodeOfferingPrice, estimatedSavings } from './pricing.ts';
-export { provisionablePending, type Simulation, type SimContext } from './simulate.ts';
+export type { Simulation, SimContext } from './simulate.ts';
 export { commandString, commandTimeoutMs, makeCommand } from './command.ts';
-export { interleave } from './singlenode.ts';

@@ -1,7 +1,7 @@
 // What disruption needs to know about pods: eviction cost (docs/karpenter/disruption.md §1.5), the do-not-disrupt
 // annotation with its duration form (§1.3 step 9), which pods must move when their node goes, and which of
 // them may move now.
-import type { Pod, PodDisruptionBudget, StateNode } from '../domain/types.ts';
+import type { Pod, PodDisruptionBudget, Snapshot, StateNode } from '../domain/types.ts';
 import { parseGoDuration } from '../api/duration.ts';
 import { DISRUPTED_TAINT_KEY, DO_NOT_DISRUPT_ANNOTATION } from '../scheduling/labels.ts';
 import {
@@ -12,6 +12,7 @@ import {
   isTerminal,
   isTerminating,
   podKey,
+  podValidationError,
 } from '../scheduling/pods.ts';
 import { tolerates } from '../scheduling/taints.ts';
 import { cacheSlot, type ModelCaches } from '../model/caches.ts';
@@ -208,4 +209,18 @@ function fullyBlocking(b: PodDisruptionBudget): boolean {
   const mu = b.maxUnavailable;
   if (mu !== undefined && (mu === 0 || mu === '0' || mu === '0%')) return true;
   return b.minAvailable === '100%';
+}
+
+/** Pending pods the provisioner would act on (§2.7 step 3a). */
+export function provisionablePending(s: Snapshot): Pod[] {
+  return s.pendingPods.filter(
+    (p) =>
+      p.nodeName === undefined &&
+      isActive(p) &&
+      p.unschedulable === true &&
+      p.nominatedNodeName === undefined &&
+      !isOwnedByDaemonSet(p) &&
+      !isMirrorPod(p) &&
+      podValidationError(p) === undefined,
+  );
 }

@@ -6,8 +6,8 @@ import { cacheSlot, type ModelCaches } from '../model/caches.ts';
 import { provisionInput } from '../model/input.ts';
 import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from '../model/types.ts';
 import { HOSTNAME_LABEL } from '../scheduling/labels.ts';
-import { isActive, isMirrorPod, isOwnedByDaemonSet, podKey, podValidationError } from '../scheduling/pods.ts';
-import { movablePods } from './pods.ts';
+import { podKey } from '../scheduling/pods.ts';
+import { movablePods, provisionablePending } from './pods.ts';
 
 export interface SimContext {
   readonly solver: ProvisionSolver;
@@ -42,20 +42,6 @@ function withoutHostnameVolumes(p: Pod): Pod {
   const alts = p.volumeRequirements;
   if (!alts?.some((alt) => alt.some((r) => r.key === HOSTNAME_LABEL))) return p;
   return { ...p, volumeRequirements: alts.map((alt) => alt.filter((r) => r.key !== HOSTNAME_LABEL)) };
-}
-
-/** Pending pods the provisioner would act on (§2.7 step 3a). */
-export function provisionablePending(s: Snapshot): Pod[] {
-  return s.pendingPods.filter(
-    (p) =>
-      p.nodeName === undefined &&
-      isActive(p) &&
-      p.unschedulable === true &&
-      p.nominatedNodeName === undefined &&
-      !isOwnedByDaemonSet(p) &&
-      !isMirrorPod(p) &&
-      podValidationError(p) === undefined,
-  );
 }
 
 /**

@@ -1,34 +1,13 @@
 // Single-node consolidation (docs/karpenter/disruption.md §2.3): candidates one at a time, interleaved across pools so
 // every pool gets a turn before the deadline; the first node that can be deleted or replaced by one cheaper
 // node (and that Balanced pools approve) is the command.
+import { interleave } from './candidates.ts';
 import { approvalMessage, couldApprove, evaluateBalancedMove, movesOf, nodePoolTotals } from './balanced.ts';
 import { budgetExplanation } from './budgets.ts';
 import { computeConsolidation } from './consolidation.ts';
 import type { MethodInput, MethodOutput } from './method.ts';
-import type { Candidate, ConsolidationMove, Explanation } from './types.ts';
+import type { ConsolidationMove, Explanation } from './types.ts';
 import { explanation, usd } from './words.ts';
-
-/**
- * Round-robin by pool over the (already ratio-sorted) candidates: pools not reached before the last timeout
- * first, then the others, each in order of first appearance; rank 0 of every pool, then rank 1, ...
- */
-export function interleave(sorted: readonly Candidate[], previouslyUnseen: readonly string[]): Candidate[] {
-  const groups = new Map<string, Candidate[]>();
-  for (const c of sorted) groups.set(c.nodePool.name, [...(groups.get(c.nodePool.name) ?? []), c]);
-  const unseen = new Set(previouslyUnseen);
-  const order = [
-    ...[...groups.keys()].filter((p) => unseen.has(p)),
-    ...[...groups.keys()].filter((p) => !unseen.has(p)),
-  ];
-  const out: Candidate[] = [];
-  for (let rank = 0; out.length < sorted.length; rank++) {
-    for (const p of order) {
-      const c = groups.get(p)![rank];
-      if (c) out.push(c);
-    }
-  }
-  return out;
-}
 
 export async function singleNode({ s, candidates, all, budgets, r }: MethodInput): Promise<MethodOutput> {
   const ordered = interleave(candidates, r.state.previouslyUnseenPools);

@@ -8,7 +8,14 @@ import type { NewNodeClaimPlan, ProvisionSolver } from '../model/types.ts';
 export type MethodName = 'emptiness' | 'static-drift' | 'drift' | 'multi' | 'single' | 'repack';
 
 /** Karpenter's production order (docs/karpenter/disruption.md §1.1). At most one method acts per loop. */
-export const PRODUCTION_ORDER: readonly MethodName[] = ['emptiness', 'static-drift', 'drift', 'multi', 'single'];
+const PRODUCTION_ORDER: readonly MethodName[] = ['emptiness', 'static-drift', 'drift', 'multi', 'single'];
+
+/** The method list for a repack option: Karpenter's order, with the repack after it, instead of its consolidation, or not at all. */
+export function methodsFor(repack: 'after' | 'only' | 'off' = 'after'): readonly MethodName[] {
+  if (repack === 'off') return PRODUCTION_ORDER;
+  if (repack === 'only') return ['static-drift', 'drift', 'repack'];
+  return [...PRODUCTION_ORDER, 'repack'];
+}
 
 /**
  * The order Karpenter's own test harness uses (StaticDrift, Drift, Emptiness, Multi, Single): offered so a
@@ -231,4 +238,23 @@ export interface DisruptMetrics {
   readonly timeouts: Readonly<Partial<Record<'single' | 'multi', number>>>;
   /** Consolidation moves scored this call (single-node: every computed move; multi-node: the chosen or last rejected one). */
   readonly consolidationMoves?: readonly ConsolidationMove[];
+}
+
+export type ValidationCategory = 'churn' | 'budget' | 'scheduling' | 'unknown';
+
+export type ValidationResult =
+  | { readonly ok: true; readonly command: Command }
+  | {
+      readonly ok: false;
+      readonly category: ValidationCategory;
+      readonly message: string;
+      /** What failed_validations_total grows by. */
+      readonly failedValidations: number;
+      /** Karpenter's ConsolidationRejected event text. */
+      readonly eventMessage: string;
+    };
+
+/** Karpenter's reason label for a validation failure (getValidationFailureReason). */
+export function validationFailureReason(r: ValidationResult | undefined): ValidationCategory {
+  return r && !r.ok ? r.category : 'unknown';
 }

@@ -9,22 +9,8 @@ import { commandString, makeCommand } from './command.ts';
 import { methodFilter } from './filters.ts';
 import { resolve } from './method.ts';
 import { describeErrors, simulate } from './simulate.ts';
-import type { Candidate, Command, Decision, DisruptOptions } from './types.ts';
+import type { Candidate, Command, Decision, DisruptOptions, ValidationCategory, ValidationResult } from './types.ts';
 import { usd2 } from './words.ts';
-
-type ValidationCategory = 'churn' | 'budget' | 'scheduling' | 'unknown';
-
-export type ValidationResult =
-  | { readonly ok: true; readonly command: Command }
-  | {
-      readonly ok: false;
-      readonly category: ValidationCategory;
-      readonly message: string;
-      /** What failed_validations_total grows by. */
-      readonly failedValidations: number;
-      /** Karpenter's ConsolidationRejected event text. */
-      readonly eventMessage: string;
-    };
 
 function failure(
   cmd: Command,
@@ -146,9 +132,4 @@ function withinPlannedOptions(s: Snapshot, cmd: Command): Snapshot {
     }),
   );
   return { ...s, instanceTypes };
-}
-
-/** Karpenter's reason label for a validation failure (getValidationFailureReason). */
-export function validationFailureReason(r: ValidationResult | undefined): ValidationCategory {
-  return r && !r.ok ? r.category : 'unknown';
 }

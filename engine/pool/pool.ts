@@ -5,7 +5,7 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { solverModule, type Build } from '../solver/wasm.ts';
+import { solverModule, type Build } from '../solver/module.ts';
 import { affinityBalancer, type AffinityBalancer, type TaskRouting } from './balancer.ts';
 import type { EngineTask, EngineWorkerData, TaskReply, WorkerMemory } from './engine.worker.ts';
 import { workerModule } from './module-url.ts';

@@ -1,15 +1,13 @@
 // The WebAssembly solver, in the calling thread: encode, copy into linear memory, solve, copy the result
 // out, decode. engine/pool/ runs the same module in worker threads.
 import { ABI_VERSION } from '../../solver-as/abi.ts';
-import { debugWasmBase64, releaseWasmBase64 } from '../../solver-as/build/embedded.ts';
 import { decodeProvision, resultSize } from '../abi/decode.ts';
 import { DEFAULT_IMPROVE_SAFETY_MS, encodeProvision } from '../abi/encode.ts';
 import { ModelCaches } from '../model/caches.ts';
 import { draRoute, withDraErrors } from '../model/dra.ts';
 import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from '../model/types.ts';
+import { type Build, solverModule } from './module.ts';
 import { solveReference } from './reference/scheduler.ts';
-
-export type Build = 'release' | 'debug';
 
 export interface SolverExports {
   readonly memory: WebAssembly.Memory;
@@ -21,27 +19,6 @@ export interface SolverExports {
 
 class AbiMismatchError extends Error {
   override name = 'AbiMismatchError';
-}
-
-function decodeBase64(b64: string): Uint8Array<ArrayBuffer> {
-  const bin = atob(b64);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
-
-const modules = new Map<Build, WebAssembly.Module>();
-
-/** The compiled solver module (compiled once per process and build; shareable with workers). */
-export function solverModule(build: Build = 'release'): WebAssembly.Module {
-  let m = modules.get(build);
-  if (!m) {
-    m = new WebAssembly.Module(
-      decodeBase64(build === 'release' ? releaseWasmBase64 : debugWasmBase64) as Uint8Array<ArrayBuffer>,
-    );
-    modules.set(build, m);
-  }
-  return m;
 }
 
 /**

@@ -32,6 +32,8 @@ export interface ConsolidationPlan {
   readonly kept: readonly NodeExplanation[];
   /** The snapshot after every command, when the planner carried them out (replacements as launched nodes). */
   readonly final?: Snapshot;
+  /** A decision of the plan was cut by the improvement phase's wall-clock safety net. */
+  readonly truncated?: true;
 }
 
 /** Progress of a long plan: commands decided so far, and how many more the current plan foresees. */

@@ -79,6 +79,13 @@ export function disruptionPlanner(solver: ProvisionSolver): ConsolidationPlanner
       // Loop after loop over mostly the same node and pod objects: what one decision worked out, the next reuses.
       const caches = new ModelCaches();
       const commands: ConsolidationCommand[] = [];
+      let truncated = false;
+      const done = (kept: NodeExplanation[]): ConsolidationPlan => ({
+        commands,
+        kept,
+        final: s,
+        ...(truncated ? { truncated: true as const } : {}),
+      });
       let seq = 0;
       const nameFor = (pool: string): string => opts.name?.(pool) ?? `${pool}-whatif-${++seq}`;
       for (let loop = 0; loop < MAX_LOOPS; loop++) {
@@ -94,7 +101,8 @@ export function disruptionPlanner(solver: ProvisionSolver): ConsolidationPlanner
         });
         state = r.state;
         const d = r.decision;
-        if (d.kind === 'noop') return { commands, kept: keptReasons(s, d.explanations), final: s };
+        if (d.truncated) truncated = true;
+        if (d.kind === 'noop') return done(keptReasons(s, d.explanations));
         opts.onProgress?.({
           done: commands.length + 1 + (d.concurrent?.length ?? 0),
           planned: commands.length + 1 + (d.concurrent?.length ?? 0) + (d.followUps?.length ?? 0),
@@ -106,11 +114,9 @@ export function disruptionPlanner(solver: ProvisionSolver): ConsolidationPlanner
           commands.push(toCommand(c, names));
         }
       }
-      const kept = s.nodes.map((n) => ({
-        node: n.name,
-        reason: `not evaluated: the plan was cut after ${MAX_LOOPS} decisions`,
-      }));
-      return { commands, kept, final: s };
+      return done(
+        s.nodes.map((n) => ({ node: n.name, reason: `not evaluated: the plan was cut after ${MAX_LOOPS} decisions` })),
+      );
     },
   };
 }

@@ -1,9 +1,10 @@
 // One what-if job as the engine runs it in a pool worker: the cluster's objects (parsed by the caller, who
 // reads the files) joined into a snapshot, the mode chosen when not given, and the report. A job runs whole,
 // or in its two independent parts on two workers at once: the plan (provisioning and consolidation) and the
-// lower bound, which depends on the snapshot alone; the caller joins them (run.ts, withBound).
+// lower bound, which depends on the snapshot alone; the caller joins them (bounded.ts, withBound).
 import { buildSnapshot, type BuildOptions, type Built } from './build.ts';
-import { reportBound, whatIf, whatIfPlan, type ReportBound, type UnboundReport, type WhatIfEngine } from './run.ts';
+import type { ReportBound, UnboundReport } from './bounded.ts';
+import { reportBound, whatIf, whatIfPlan, type WhatIfEngine } from './run.ts';
 import type { ClusterObjects, WhatIfMode, WhatIfReport } from './types.ts';
 
 export interface WhatIfJob {

@@ -13,6 +13,7 @@ import type { ConsolidationCommand, ConsolidationPlanner, PlanProgress, Provisio
 import type { Built } from './build.ts';
 import { nodePrice, priceInfo } from './prices.ts';
 import { commandMove, existingRow, launchMove, newRow, trimWarnings, type Ledger } from './report.ts';
+import { withBound, type ReportBound, type UnboundReport } from './bounded.ts';
 import { risksOf } from './risks.ts';
 import { afterProvisioning, launchedVirtual, Namer, virtualNode, type VirtualNode } from './state.ts';
 import type { Move, NodeExplanation, NodeRow, WhatIfOptions, WhatIfReport } from './types.ts';
@@ -39,13 +40,6 @@ function podIndex(s: Snapshot): Map<string, Pod> {
   for (const n of s.nodes) for (const p of n.pods) m.set(p.uid, p);
   for (const p of s.pendingPods) m.set(p.uid, p);
   return m;
-}
-
-/** A report's lower bound: plain data, so it can be worked out apart from the plan (on another worker). */
-export interface ReportBound {
-  readonly perHour: number;
-  readonly status: string;
-  readonly kind: string;
 }
 
 /**
@@ -139,7 +133,7 @@ async function consolidateStep(
   engine: WhatIfEngine,
   after: Snapshot,
   st: State,
-): Promise<{ kept: readonly NodeExplanation[]; planner: string }> {
+): Promise<{ kept: readonly NodeExplanation[]; planner: string; truncated: boolean }> {
   const p = engine.planner;
   const report = input.onProgress;
   const onProgress = report
@@ -153,7 +147,7 @@ async function consolidateStep(
   });
   const final = new Map((c.final?.nodes ?? []).map((n) => [n.name, n] as const));
   c.commands.forEach((cmd, i) => applyToPlacement(i, cmd, final, input.built.snapshot, st));
-  return { kept: c.kept, planner: p.name };
+  return { kept: c.kept, planner: p.name, truncated: c.truncated === true };
 }
 
 function rowsOf(s: Snapshot, st: State): NodeRow[] {
@@ -170,6 +164,9 @@ function rowsOf(s: Snapshot, st: State): NodeRow[] {
   for (const v of st.added) if (!st.removed.has(v.name)) rows.push(newRow(v, st.placement.get(v.name) ?? v.node.pods));
   return rows;
 }
+
+const TRUNCATED_NOTE =
+  "the improvement phase's wall-clock safety net fired: this plan is not the one its work budget gives, and may differ on another machine (raise the safety net or lower the work budget)";
 
 function notes(input: WhatIfInput, pending: number): string[] {
   const o = input.options;
@@ -205,39 +202,6 @@ function costs(rows: readonly NodeRow[]): { before: number; after: number } {
   return { before, after };
 }
 
-/**
- * A report before its lower bound is known (whatIfPlan); withBound completes it. `cost` is the $/h before and after
- * unrounded, which the efficiencies divide by.
- */
-export type UnboundReport = Omit<
-  WhatIfReport,
-  'lowerBoundPerHour' | 'lowerBoundStatus' | 'lowerBoundKind' | 'efficiencyBefore' | 'efficiencyAfter'
-> & { readonly cost: { readonly before: number; readonly after: number } };
-
-/** The report with its bound: the bound's fields and the efficiencies, in the report's order. */
-export function withBound(report: UnboundReport, lb: ReportBound): WhatIfReport {
-  const eff = (c: number): number | null => (c > 0 && lb.perHour > 0 ? round(lb.perHour / c) : null);
-  const { cost, schema, input, notes, risks, costPerHourBefore, costPerHourAfter, ...rest } = report;
-  const { costPerMonthBefore, costPerMonthAfter, savingsPerHour, ...tail } = rest;
-  return {
-    schema,
-    input,
-    notes,
-    risks,
-    costPerHourBefore,
-    costPerHourAfter,
-    costPerMonthBefore,
-    costPerMonthAfter,
-    savingsPerHour,
-    lowerBoundPerHour: round(lb.perHour),
-    lowerBoundStatus: lb.status,
-    lowerBoundKind: lb.kind,
-    efficiencyBefore: eff(cost.before),
-    efficiencyAfter: eff(cost.after),
-    ...tail,
-  };
-}
-
 /** One snapshot through the engine: the plan, then its lower bound. */
 export async function whatIf(input: WhatIfInput, engine: WhatIfEngine): Promise<WhatIfReport> {
   const report = await whatIfPlan(input, engine);
@@ -268,6 +232,7 @@ export async function whatIfPlan(input: WhatIfInput, engine: WhatIfEngine): Prom
   const savingsPerHour = round(cost.before - cost.after);
   const unschedulable = unschedulableOf(plan, st.l.podsByUid);
   const kept = consolidation?.kept ?? [];
+  const truncated = plan.truncated === true || consolidation?.truncated === true;
   const launched = st.launched.map((v) => ({
     name: v.name,
     ...(v.instanceType ? { instanceType: v.instanceType.name } : {}),
@@ -288,7 +253,8 @@ export async function whatIfPlan(input: WhatIfInput, engine: WhatIfEngine): Prom
       exact: options.exact,
       ...(consolidation ? { planner: consolidation.planner } : {}),
     },
-    notes: notes(input, s.pendingPods.length),
+    notes: [...notes(input, s.pendingPods.length), ...(truncated ? [TRUNCATED_NOTE] : [])],
+    ...(truncated ? { truncated: true as const } : {}),
     risks: risksOf({
       rows,
       moves: st.moves,

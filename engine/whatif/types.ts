@@ -231,6 +231,12 @@ export interface WhatIfReport {
   };
   /** What the run did, in words (provision-only runs say how to see consolidation). */
   readonly notes: readonly string[];
+  /**
+   * Present when the improvement phase's wall-clock safety net fired in a decision of this run (a provisioning plan
+   * or a consolidation simulation): the plan is then not the one its work budget would give on any machine, and
+   * `notes` says so too.
+   */
+  readonly truncated?: true;
   /** Things that make the plan fragile or keep it from saving, most severe first. */
   readonly risks: readonly Risk[];
   readonly costPerHourBefore: number;

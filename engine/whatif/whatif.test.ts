@@ -5,6 +5,8 @@ import { daemonSet, nodePool, pdb, pod, snapshot, stateNode } from '../../test/f
 import { ec2InstanceTypes } from '../catalog/catalog.ts';
 import type { InstanceType, NodePool, Snapshot, StateNode } from '../domain/types.ts';
 import type { Built } from './build.ts';
+import { WasmSolver } from '../solver/wasm.ts';
+import { disruptionPlanner } from './disruption-planner.ts';
 import { inThreadEngine } from './engines.ts';
 import { whatIf } from './run.ts';
 import type { WhatIfMode, WhatIfReport } from './types.ts';
@@ -297,5 +299,61 @@ describe('whatIf: savings breakdown, risks, prices', () => {
     const one = await whatIf({ built: b, sources: ['t'], options: { mode: 'consolidate', exact: false } }, engine);
     const two = await whatIf({ built: b, sources: ['t'], options: { mode: 'consolidate', exact: false } }, engine);
     expect(JSON.stringify(two)).toBe(JSON.stringify(one));
+  });
+});
+
+describe('whatIf: a plan the safety net cut short', () => {
+  // The improvement phase is budgeted by work; its wall-clock safety net firing is the one way a plan can depend
+  // on the machine (test/solver/determinism.test.ts shows when it fires). Here the solvers mark their plans
+  // truncated, as a fired safety net does, and the report must say so.
+  const cutShort = {
+    name: 'cut-short',
+    solve: async (input: Parameters<WasmSolver['solve']>[0]) => ({
+      ...(await new WasmSolver({ improveMs: 20 }).solve(input)),
+      truncated: true as const,
+    }),
+  };
+  const underused = () =>
+    built({
+      nodes: [
+        node('a', 'm6i.2xlarge', [pod({ cpu: '500m', memory: '512Mi' })]),
+        node('b', 'm6i.2xlarge', [pod({ cpu: '500m', memory: '512Mi' })]),
+      ],
+      pendingPods: [pod({ name: 'p1', cpu: '3', memory: '4Gi' })],
+      pools: [
+        nodePool({
+          budgets: [],
+          requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] }],
+        }),
+      ],
+    });
+  const input = (b: Built, mode: WhatIfMode) => ({ built: b, sources: ['test'], options: { mode, exact: false } });
+
+  it('marks the report and adds a note when provisioning was cut short', async () => {
+    const cut = {
+      ...engine,
+      provision: async (...a: Parameters<typeof engine.provision>) => ({
+        ...(await engine.provision(...a)),
+        truncated: true as const,
+      }),
+    };
+    const r = await whatIf(input(underused(), 'provision'), cut);
+    expect(r.truncated).toBe(true);
+    expect(r.notes.at(-1)).toMatch(/safety net fired/);
+    expect(Object.keys(r).indexOf('truncated')).toBe(Object.keys(r).indexOf('notes') + 1);
+  });
+
+  it('marks the report when a consolidation simulation was cut short', async () => {
+    const cut = { ...engine, planner: disruptionPlanner(cutShort) };
+    const r = await whatIf(input(underused(), 'consolidate'), cut);
+    expect(r.moves.length).toBeGreaterThan(1);
+    expect(r.truncated).toBe(true);
+    expect(r.notes.some((n) => /safety net fired/.test(n))).toBe(true);
+  });
+
+  it('says nothing of the kind when nothing was cut', async () => {
+    const r = await whatIf(input(underused(), 'consolidate'), engine);
+    expect(r.truncated).toBeUndefined();
+    expect(r.notes.some((n) => /safety net/.test(n))).toBe(false);
   });
 });

@@ -112,5 +112,10 @@ describe('the image tree (scripts/stage-image.mjs)', () => {
     expect(jsFiles(staged).length).toBeGreaterThan(100);
     expect(readdirSync(staged, { recursive: true }).filter((f) => String(f).endsWith('.map'))).toEqual([]);
     expect(unresolved(staged)).toEqual([]);
+    // The image's help offers only the commands it holds: `sim` is the simulator's.
+    const help = spawnSync(process.execPath, [join(out, 'bin', 'karpenter-ts.mjs'), '--help'], { encoding: 'utf8' });
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toMatch(/commands:[\s\S]*whatif[\s\S]*controller/);
+    expect(help.stdout).not.toMatch(/^\s+sim\s/m);
   });
 });

@@ -1,5 +1,6 @@
 // scripts/lint-layers.mjs keeps decisions off the controller's thread: a controller, simulator or CLI file that
-// reaches past engine/index.ts, or an engine/index.ts that exports an in-thread decision, fails the lint.
+// reaches past engine/index.ts, an engine/index.ts that exports an in-thread decision, or a module engine/index.ts
+// loads (directly or in turn) that defines one, fails the lint.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -62,9 +63,41 @@ describe('lint-layers', () => {
         ),
         expect.stringMatching(/^engine\/index\.ts: exports provision, which decides in the calling thread/),
         expect.stringMatching(/^engine\/index\.ts: exports WasmSolver, which decides in the calling thread/),
-        'lint-layers: 5 problem(s)',
+        expect.stringMatching(/^engine\/local\.ts: defines provision, a decision, and the calling thread loads it/),
+        'lint-layers: 7 problem(s)',
       ]),
     );
+  });
+
+  it('fails a decision the public surface loads under another name or beside a helper', () => {
+    const r = lint({
+      ...engine,
+      'engine/solver/provision.ts': 'export function provision() {}\n',
+      'engine/disruption/disrupt.ts': 'export function disrupt() {}\nexport function methodsFor() {}\n',
+      'engine/disruption/index.ts': "export { methodsFor } from './disrupt.ts';\n",
+      'engine/index.ts':
+        "export { provision as plan } from './solver/provision.ts';\nexport * from './disruption/index.ts';\nexport { createEngine } from './engine.ts';\n",
+    });
+    expect(r.code).toBe(1);
+    expect(r.lines).toEqual([
+      expect.stringMatching(
+        /^engine\/solver\/provision\.ts: defines provision, a decision, and the calling thread loads it \(engine\/index\.ts -> engine\/solver\/provision\.ts\)/,
+      ),
+      expect.stringMatching(
+        /^engine\/disruption\/disrupt\.ts: defines disrupt, .*\(engine\/index\.ts -> engine\/disruption\/index\.ts -> engine\/disruption\/disrupt\.ts\)/,
+      ),
+      'lint-layers: 2 problem(s)',
+    ]);
+  });
+
+  it('passes a type the public surface takes from a decision module (types load nothing)', () => {
+    const r = lint({
+      ...engine,
+      'engine/disruption/disrupt.ts': 'export interface Decision {}\nexport function disrupt() {}\n',
+      'engine/index.ts':
+        "export type { Decision } from './disruption/disrupt.ts';\nimport type { WasmSolver } from './solver/wasm.ts';\nexport { createEngine } from './engine.ts';\n",
+    });
+    expect(r).toEqual({ code: 0, lines: ['lint-layers: ok'] });
   });
 
   it('passes the repository itself', () => {

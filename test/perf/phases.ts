@@ -7,7 +7,8 @@ import { Session } from 'node:inspector/promises';
 import { decodeProvision } from '../../engine/abi/decode.ts';
 import { encodeProvision } from '../../engine/abi/encode.ts';
 import { ModelCaches } from '../../engine/model/caches.ts';
-import { instantiateSolver, runBlock, solverModule } from '../../engine/solver/wasm.ts';
+import { solverModule } from '../../engine/solver/module.ts';
+import { instantiateSolver, runBlock } from '../../engine/solver/wasm.ts';
 import { diversePods, karpenterInput } from '../../bench/scenarios/karpenter.ts';
 import { genericInput } from '../../bench/scenarios/generic.ts';
 

@@ -2,7 +2,7 @@
 // preferences, minValues policy, buffer pods, static pools. §5.11 (reserved capacity) is in reserved.test.ts.
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { EngineOptions, Pod, StateNode } from '../../../engine/domain/types.ts';
-import { provisionablePending } from '../../../engine/disruption/simulate.ts';
+import { provisionablePending } from '../../../engine/disruption/pods.ts';
 import type { Command, Decision } from '../../../engine/disruption/types.ts';
 import { provision } from '../../../engine/solver/provision.ts';
 import { pod, pods, resetIds } from '../../fixtures/builders.ts';

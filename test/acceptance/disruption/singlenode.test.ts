@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { InstanceType, StateNode } from '../../../engine/domain/types.ts';
 import { bySavingsRatio, candidateSet } from '../../../engine/disruption/candidates.ts';
 import { commandTimeoutMs } from '../../../engine/disruption/command.ts';
-import { interleave } from '../../../engine/disruption/singlenode.ts';
+import { interleave } from '../../../engine/disruption/candidates.ts';
 import { pods, resetIds } from '../../fixtures/builders.ts';
 import { fakeInstanceType, fakeOffering } from '../../fixtures/instancetypes.ts';
 import { env, GiB, node, pool, reconcile } from './harness.ts';

@@ -5,7 +5,8 @@ import type { StateNode } from '../../../engine/domain/types.ts';
 import { budgetMapping } from '../../../engine/disruption/budgets.ts';
 import { candidateSet, managedPools, newCandidate } from '../../../engine/disruption/candidates.ts';
 import { evictionCost } from '../../../engine/disruption/pods.ts';
-import { provisionablePending, simulate } from '../../../engine/disruption/simulate.ts';
+import { provisionablePending } from '../../../engine/disruption/pods.ts';
+import { simulate } from '../../../engine/disruption/simulate.ts';
 import { provision } from '../../../engine/solver/provision.ts';
 import { pdb, pod, pods, resetIds } from '../../fixtures/builders.ts';
 import {
