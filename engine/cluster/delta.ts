@@ -198,7 +198,16 @@ export class ModelMirror {
   ): { delta: SnapshotDelta; commit: () => void; stats: Omit<DeltaStats, 'bytes'> } | undefined {
     if (this.version === 0) return undefined;
     const shipped = this.shipped.pods;
-    const fresh = pods.filter((p) => shipped.get(p.uid) !== p);
+    const fresh: Pod[] = [];
+    for (const p of pods) {
+      const old = shipped.get(p.uid);
+      if (old === p) continue;
+      // A new object with the data the model holds (the watch re-sent the pod, or changed only what the engine
+      // does not read) is recorded as shipped without a delta: the model's version stays where a plan solved
+      // ahead of the decision expects it.
+      if (old !== undefined && podChange(old, p) === undefined) shipped.set(p.uid, p);
+      else fresh.push(p);
+    }
     if (!fresh.length) return undefined;
     const delta: SnapshotDelta = { base: this.version, version: this.version + 1, now: this.shipped.now, pods: fresh };
     const commit = (): void => {

@@ -51,6 +51,24 @@ describe('pods shipped ahead of a decision', () => {
     expect(model.snapshot().pendingPods.map((p) => p.uid)).toEqual(s.pendingPods.map((p) => p.uid));
   });
 
+  it('leave the model where it is when the pods are new objects with the same content (the watch re-sent them)', () => {
+    const mirror = new ModelMirror();
+    const first = pending(3, '1');
+    const start = mirror.diff(cluster(first));
+    start.commit();
+    const version = mirror.version;
+    // An informer update the engine does not read (another status condition, a label-less annotation the cache
+    // transform dropped) gives the same pod data in a new object: no delta, and the model's version stays, so a
+    // plan solved ahead at this version still holds.
+    expect(mirror.preload(first.map((p) => ({ ...p })))).toBeUndefined();
+    expect(mirror.version).toBe(version);
+    // One of them really changed: only that one travels.
+    const again = first.map((p) => ({ ...p }));
+    again[1] = { ...again[1]!, priority: 7 };
+    const d = mirror.preload(again)!;
+    expect(d.delta.pods?.map((p) => p.uid)).toEqual([again[1]!.uid]);
+  });
+
   it('are not shipped to a model that does not exist yet (the first decision sends everything)', () => {
     expect(new ModelMirror().preload(pending(2, '1'))).toBeUndefined();
   });
