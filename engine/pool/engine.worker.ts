@@ -135,7 +135,32 @@ async function onWhatIf(task: Extract<EngineTask, { kind: 'whatIf' }>): Promise<
   }
 }
 
+/**
+ * Wasm linear memory a worker keeps once it has been idle for TRIM_IDLE_MS: enough for the decisions of a cluster
+ * of thousands of nodes. A burst of large solves (a repack's simulations, a 10,000-pod decision) keeps its memory
+ * while it lasts; an idle worker gives back what one outsized decision grew (wasm memory never shrinks while its
+ * instance lives). A fresh instance makes the same plans (test/solver/determinism.test.ts).
+ */
+const RETAINED_WASM_BYTES = 64 * 1024 * 1024;
+const TRIM_IDLE_MS = 5_000;
+let trimTimer: ReturnType<typeof setTimeout> | undefined;
+
+function trimWhenIdle(): void {
+  clearTimeout(trimTimer);
+  trimTimer = setTimeout(() => solver.trim(RETAINED_WASM_BYTES), TRIM_IDLE_MS);
+  trimTimer.unref();
+}
+
 export default async function run(task: EngineTask): Promise<TaskReply> {
+  clearTimeout(trimTimer);
+  try {
+    return await runTask(task);
+  } finally {
+    trimWhenIdle();
+  }
+}
+
+async function runTask(task: EngineTask): Promise<TaskReply> {
   try {
     switch (task.kind) {
       case 'op':

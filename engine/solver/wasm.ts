@@ -70,15 +70,14 @@ export interface WasmSolverOptions {
   /** The compiled module (a pool worker gets the one its pool compiled); default: `build`'s, compiled here. */
   readonly module?: WebAssembly.Module;
   /**
-   * Linear memory an instance may keep between solves, bytes (default RETAINED_WASM_BYTES). A wasm memory
-   * only grows, so after a solve that needed more the instance is let go (the garbage collector frees its
-   * memory) and the next solve instantiates the compiled module afresh: every solve starts from reset().
+   * Linear memory an instance may keep after a solve, bytes (default: all of it). A wasm memory only grows, so
+   * after a solve that needed more the instance is let go (the garbage collector frees its memory) and the next
+   * solve instantiates the compiled module afresh: every solve starts from reset(). Letting go after every large
+   * solve makes a burst of them (a repack's simulations) grow the memory again each time; a pool worker instead
+   * calls `trim` once it has been idle a while.
    */
   readonly retainBytes?: number;
 }
-
-/** What a solver instance keeps between solves: enough for the decisions of a cluster of thousands of nodes. */
-const RETAINED_WASM_BYTES = 64 * 1024 * 1024;
 
 export class WasmSolver implements ProvisionSolver {
   readonly name: string;
@@ -95,6 +94,16 @@ export class WasmSolver implements ProvisionSolver {
       this.opts.module ?? solverModule(this.opts.build ?? 'release'),
       this.opts.clock,
     ));
+  }
+
+  /**
+   * Lets the instance go when its linear memory is above `limit` bytes (the next solve instantiates the module
+   * afresh, with the same plans); true when it did.
+   */
+  trim(limit: number): boolean {
+    if (this.memoryBytes() <= limit) return false;
+    this.x = undefined;
+    return true;
   }
 
   /** The instance's linear memory, bytes (0 before the first solve). */
@@ -120,7 +129,7 @@ export class WasmSolver implements ProvisionSolver {
       ...(this.opts.improveWork !== undefined ? { improveWork: this.opts.improveWork } : {}),
     });
     const result = runBlock(this.exports(), block, ctx.keys.setBytes);
-    if (this.memoryBytes() > (this.opts.retainBytes ?? RETAINED_WASM_BYTES)) this.x = undefined;
+    if (this.opts.retainBytes !== undefined) this.trim(this.opts.retainBytes);
     return decodeProvision(ctx, result);
   }
 }
