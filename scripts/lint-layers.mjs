@@ -40,12 +40,15 @@ function walk(dir, out = []) {
   return out;
 }
 
+// An import or re-export (group 1: `type ` for a type-only one, 2: its specifier), a dynamic import (3) or a bare
+// import (4).
 const importRe =
-  /(?:^|\n)\s*(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[^.\w])import\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g;
+  /(?:^|\n)\s*(?:import|export)\s+(type\s+)?[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[^.\w])import\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g;
 
-function importsOf(text) {
+/** Specifiers `text` imports; with `valuesOnly`, not the type-only ones (they load nothing at run time). */
+function importsOf(text, valuesOnly = false) {
   const out = [];
-  for (const m of text.matchAll(importRe)) out.push(m[1] ?? m[2] ?? m[3]);
+  for (const m of text.matchAll(importRe)) if (!(valuesOnly && m[1])) out.push(m[2] ?? m[3] ?? m[4]);
   return out;
 }
 
@@ -176,45 +179,6 @@ function exportedValues(file, seen = new Set()) {
   return out;
 }
 
-/** In-thread decisions: engine/local.ts has them; the public surface must not. */
-const IN_THREAD = [
-  'provision',
-  'WasmSolver',
-  'solveReference',
-  'disrupt',
-  'validate',
-  'explainNode',
-  'templateClaim',
-  'staticScaleDown',
-  'planRepack',
-  'computeConsolidation',
-  'simulate',
-  'lowerBound',
-  'buildBoundModel',
-  'inThreadLp',
-  'whatIf',
-  'inThreadEngine',
-  'runWhatIfJob',
-  'ClusterModel',
-  'ModelMirror',
-  'ModelCaches',
-  'encodeProvision',
-  'decodeProvision',
-  'EnginePool',
-  'SolverPool',
-  'PooledSolver',
-];
-
-function checkPublicSurface() {
-  const surface = exportedValues(join(root, 'engine', 'index.ts'));
-  for (const name of IN_THREAD) {
-    if (surface.has(name))
-      problems.push(
-        `engine/index.ts: exports ${name}, which decides in the calling thread; it belongs in engine/local.ts (controller/, sim/ and cli/ decide through createEngine)`,
-      );
-  }
-}
-
 /** The decisions themselves: no module the calling thread loads may define one (the workers' modules do). */
 const DECISIONS = [
   'provision',
@@ -240,17 +204,25 @@ const DECISIONS = [
   'decodeProvision',
 ];
 
-/** Relative modules `file` loads at run time (`import type` and `export type` load nothing). */
+/** What engine/index.ts must not export: the decisions and the in-thread machinery they run on (engine/local.ts). */
+const IN_THREAD = [...DECISIONS, 'ModelMirror', 'ModelCaches', 'EnginePool', 'SolverPool', 'PooledSolver'];
+
+function checkPublicSurface() {
+  const surface = exportedValues(join(root, 'engine', 'index.ts'));
+  for (const name of IN_THREAD) {
+    if (surface.has(name))
+      problems.push(
+        `engine/index.ts: exports ${name}, which decides in the calling thread; it belongs in engine/local.ts (controller/, sim/ and cli/ decide through createEngine)`,
+      );
+  }
+}
+
+/** Relative modules `file` loads at run time. */
 function valueImports(file) {
   const code = stripComments(readFileSync(file, 'utf8'));
-  const out = [];
-  for (const m of code.matchAll(
-    /(?:^|\n)\s*(?:import|export)\s+(type\s+)?[^'"`;]*?from\s*['"](\.[^'"]+)['"]|(?:^|[^.\w])import\s*\(\s*['"](\.[^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"](\.[^'"]+)['"]/g,
-  )) {
-    if (m[1]) continue;
-    out.push(resolve(dirname(file), m[2] ?? m[3] ?? m[4]));
-  }
-  return out;
+  return importsOf(code, true)
+    .filter((spec) => spec.startsWith('.'))
+    .map((spec) => resolve(dirname(file), spec));
 }
 
 /**

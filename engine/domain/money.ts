@@ -7,3 +7,8 @@ export function toMicros(pricePerHour: number): number {
 }
 
 export const HOURS_PER_MONTH = 730;
+
+/** A report's figure to the micro-unit ($/h, ratios), with -0 as 0: what what-if prints. */
+export function roundMicro(v: number): number {
+  return Math.round(v * 1e6) / 1e6 + 0;
+}

@@ -1,9 +1,8 @@
 // A what-if report and its lower bound, worked out apart (on two workers when the engine has them) and joined
 // here: the types that travel between them and the join. Kept out of run.ts, which plans: the calling thread
 // joins the parts (engine/engine.ts) and must not load the planner (scripts/lint-layers.mjs).
+import { roundMicro } from '../domain/money.ts';
 import type { WhatIfReport } from './types.ts';
-
-const round = (v: number): number => Math.round(v * 1e6) / 1e6 + 0;
 
 /** A report's lower bound: plain data, so it can be worked out apart from the plan (on another worker). */
 export interface ReportBound {
@@ -23,7 +22,7 @@ export type UnboundReport = Omit<
 
 /** The report with its bound: the bound's fields and the efficiencies, in the report's order. */
 export function withBound(report: UnboundReport, lb: ReportBound): WhatIfReport {
-  const eff = (c: number): number | null => (c > 0 && lb.perHour > 0 ? round(lb.perHour / c) : null);
+  const eff = (c: number): number | null => (c > 0 && lb.perHour > 0 ? roundMicro(lb.perHour / c) : null);
   const { cost, schema, input, notes, truncated, risks, costPerHourBefore, costPerHourAfter, ...rest } = report;
   const { costPerMonthBefore, costPerMonthAfter, savingsPerHour, ...tail } = rest;
   return {
@@ -37,7 +36,7 @@ export function withBound(report: UnboundReport, lb: ReportBound): WhatIfReport 
     costPerMonthBefore,
     costPerMonthAfter,
     savingsPerHour,
-    lowerBoundPerHour: round(lb.perHour),
+    lowerBoundPerHour: roundMicro(lb.perHour),
     lowerBoundStatus: lb.status,
     lowerBoundKind: lb.kind,
     efficiencyBefore: eff(cost.before),

@@ -13,6 +13,7 @@
 //      rates (a least-squares fit of $/h = a*vCPU + b*GiB over general-purpose types).
 //   6. instanceType: the rest, cap(A) * (od(R)/cap(R) - od(A)/cap(A)): cheaper (or dearer) per unit of
 //      capacity through another family, generation or architecture.
+import { roundMicro } from '../domain/money.ts';
 import { CPU, MEMORY } from '../domain/resources.ts';
 import type { InstanceType } from '../domain/types.ts';
 import {
@@ -48,7 +49,6 @@ interface BreakdownInput {
 }
 
 const GIB = 1024 ** 3;
-const round = (v: number): number => Math.round(v * 1e6) / 1e6 + 0;
 
 /** $/h per vCPU and per GiB that best explain the region's on-demand prices of general-purpose types. */
 function capacityRates(catalog: ReadonlyMap<string, InstanceType>): { cpu: number; gib: number } {
@@ -139,14 +139,14 @@ function parts(i: BreakdownInput): SavingsBreakdown['perHour'] {
   const unitR = capR > 0 ? odR / capR : 0;
   const packing = capR > 0 ? (capR - capA) * unitR : odR - odA;
   const out = {
-    newCapacity: round(newCapacity),
-    emptyNodes: round(emptyNodes),
-    reservations: round(reservations),
-    capacityType: round(capacityType),
-    packing: round(packing),
+    newCapacity: roundMicro(newCapacity),
+    emptyNodes: roundMicro(emptyNodes),
+    reservations: roundMicro(reservations),
+    capacityType: roundMicro(capacityType),
+    packing: roundMicro(packing),
   };
   // instanceType closes the sum ((odR - odA) - packing = capA * (unitR - unitA)), so rounding never leaves a gap.
-  return { ...out, instanceType: round(i.savingsPerHour - Object.values(out).reduce((a, v) => a + v, 0)) };
+  return { ...out, instanceType: roundMicro(i.savingsPerHour - Object.values(out).reduce((a, v) => a + v, 0)) };
 }
 
 function familyOf(r: NodeRow, catalog: ReadonlyMap<string, InstanceType>): string {
@@ -178,8 +178,8 @@ function groupBy(rows: readonly NodeRow[], key: (r: NodeRow) => string): CostGro
     .map(([k, g]) => ({
       key: k,
       ...g,
-      costPerHourBefore: round(g.costPerHourBefore),
-      costPerHourAfter: round(g.costPerHourAfter),
+      costPerHourBefore: roundMicro(g.costPerHourBefore),
+      costPerHourAfter: roundMicro(g.costPerHourAfter),
     }))
     .sort(
       (a, b) =>

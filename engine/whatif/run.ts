@@ -4,7 +4,7 @@
 // WhatIfReport (types.ts): costs, the savings broken down by cause, the risks of the plan, the moves.
 import type { LowerBound } from '../bound/index.ts';
 import { zoneLoad } from '../disruption/pricing.ts';
-import { HOURS_PER_MONTH } from '../domain/money.ts';
+import { HOURS_PER_MONTH, roundMicro } from '../domain/money.ts';
 import type { Pod, Snapshot, StateNode } from '../domain/types.ts';
 import { reschedulablePods } from '../disruption/pods.ts';
 import type { ProvisionPlan } from '../model/types.ts';
@@ -32,8 +32,6 @@ interface WhatIfInput {
   /** How far the run is (0..1) and what it is doing: provisioning, the consolidation plan's steps, the bound. */
   readonly onProgress?: (fraction: number, stage: string) => void;
 }
-
-const round = (v: number): number => Math.round(v * 1e6) / 1e6 + 0;
 
 function podIndex(s: Snapshot): Map<string, Pod> {
   const m = new Map<string, Pod>();
@@ -229,7 +227,7 @@ export async function whatIfPlan(input: WhatIfInput, engine: WhatIfEngine): Prom
   const consolidation = options.mode === 'consolidate' ? await consolidateStep(input, engine, after, st) : undefined;
   const rows = rowsOf(s, st);
   const cost = costs(rows);
-  const savingsPerHour = round(cost.before - cost.after);
+  const savingsPerHour = roundMicro(cost.before - cost.after);
   const unschedulable = unschedulableOf(plan, st.l.podsByUid);
   const kept = consolidation?.kept ?? [];
   const truncated = plan.truncated === true || consolidation?.truncated === true;
@@ -263,10 +261,10 @@ export async function whatIfPlan(input: WhatIfInput, engine: WhatIfEngine): Prom
       catalog: built.catalog,
       nodePools: s.nodePools.length,
     }),
-    costPerHourBefore: round(cost.before),
-    costPerHourAfter: round(cost.after),
-    costPerMonthBefore: round(cost.before * HOURS_PER_MONTH),
-    costPerMonthAfter: round(cost.after * HOURS_PER_MONTH),
+    costPerHourBefore: roundMicro(cost.before),
+    costPerHourAfter: roundMicro(cost.after),
+    costPerMonthBefore: roundMicro(cost.before * HOURS_PER_MONTH),
+    costPerMonthAfter: roundMicro(cost.after * HOURS_PER_MONTH),
     savingsPerHour,
     counts: {
       nodesBefore: s.nodes.length,
