@@ -31,7 +31,7 @@ type LabelSet<L extends string> = Partial<Record<L, string>>;
  * state anyway, so holding a labels object and prom-client's hash key for each of 100,000 pods would be a
  * second copy of that state. set/inc/remove are not for it: the source is the only truth.
  */
-export class DerivedGauge<L extends string> extends Gauge<L> {
+class DerivedGauge<L extends string> extends Gauge<L> {
   private source: () => Iterable<readonly [LabelSet<L>, number]> = () => [];
 
   /** Where the series come from: [labels, value] pairs, read at every get(). */
