@@ -7,6 +7,8 @@ import { zoneLoad } from '../disruption/pricing.ts';
 import { HOURS_PER_MONTH, roundMicro } from '../domain/money.ts';
 import type { Pod, Snapshot, StateNode } from '../domain/types.ts';
 import { reschedulablePods } from '../disruption/pods.ts';
+import { asLaunched } from '../launch/price.ts';
+import { provisionInput } from '../model/input.ts';
 import type { ProvisionPlan } from '../model/types.ts';
 import { savingsBreakdown } from './breakdown.ts';
 import type { ConsolidationCommand, ConsolidationPlanner, PlanProgress, ProvisionFn } from './consolidation.ts';
@@ -70,14 +72,21 @@ interface State {
   readonly moves: Move[];
 }
 
-/** Step 0: the pending pods through provision(); new NodeClaims become virtual nodes spread over equally cheap zones. */
+/**
+ * Step 0: the pending pods through provision(); new NodeClaims become virtual nodes spread over equally cheap zones.
+ * Karpenter's algorithm (--exact) names each NodeClaim's cheapest option, whatever its launch would do (a metal type
+ * while generic ones remain, a spot price where the launch takes on-demand); the report names the type and price the
+ * AWS provider's launch filters pick among the same options (engine/launch/price.ts), as the improvement phase's
+ * plans do already. Placements are Karpenter's either way.
+ */
 async function provisionStep(
   input: WhatIfInput,
   engine: WhatIfEngine,
   st: State,
 ): Promise<{ plan: ProvisionPlan; after: Snapshot }> {
   const s = input.built.snapshot;
-  const plan = await engine.provision(s, s.pendingPods, { exact: input.options.exact });
+  const planned = await engine.provision(s, s.pendingPods, { exact: input.options.exact });
+  const plan = input.options.exact ? asLaunched(provisionInput(s, []), planned) : planned;
   const loads = new Map<string, Map<string, number>>();
   const load = (pool: string) => loads.get(pool) ?? loads.set(pool, zoneLoad(s.nodes, pool)).get(pool)!;
   for (const c of plan.newNodeClaims)
