@@ -209,6 +209,18 @@ function costs(rows: readonly NodeRow[]): { before: number; after: number } {
   return { before, after };
 }
 
+/** The nodes provisioning launched, as the savings breakdown reads them. */
+function launchedNodes(st: State) {
+  return st.launched.map((v) => ({
+    name: v.name,
+    ...(v.instanceType ? { instanceType: v.instanceType.name } : {}),
+    ...(v.zone ? { zone: v.zone } : {}),
+    ...(v.capacityType ? { capacityType: v.capacityType } : {}),
+    nodePool: v.claim.nodePool,
+    pricePerHour: v.claim.price,
+  }));
+}
+
 /** One snapshot through the engine: the plan, then its lower bound. */
 export async function whatIf(input: WhatIfInput, engine: WhatIfEngine): Promise<WhatIfReport> {
   const report = await whatIfPlan(input, engine);
@@ -240,14 +252,7 @@ export async function whatIfPlan(input: WhatIfInput, engine: WhatIfEngine): Prom
   const unschedulable = unschedulableOf(plan, st.l.podsByUid);
   const kept = consolidation?.kept ?? [];
   const truncated = plan.truncated === true || consolidation?.truncated === true;
-  const launched = st.launched.map((v) => ({
-    name: v.name,
-    ...(v.instanceType ? { instanceType: v.instanceType.name } : {}),
-    ...(v.zone ? { zone: v.zone } : {}),
-    ...(v.capacityType ? { capacityType: v.capacityType } : {}),
-    nodePool: v.claim.nodePool,
-    pricePerHour: v.claim.price,
-  }));
+  const launched = launchedNodes(st);
   return {
     cost,
     schema: 'karpenter-ts/whatif-report@2',
