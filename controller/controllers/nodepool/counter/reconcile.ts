@@ -1,6 +1,9 @@
 // nodepool.counter (docs/karpenter/disruption.md §6.6): status.resources is the sum of the capacities of the pool's
 // nodes not marked for deletion (cpu, memory, pods, ephemeral-storage and nodes always present), and
-// status.nodes their count; the karpenter_nodepools_usage and _limit gauges follow.
+// status.nodes their count; the karpenter_nodepools_usage and _limit gauges follow. Every 5 s per NodePool, as
+// Karpenter (pkg/controllers/nodepool/counter/controller.go: requeue after 5 s; reconciled on NodePool create),
+// and when the NodePool's spec changes: not on every Node and NodeClaim change, which made a pass over every
+// state node of every change while a cluster came up (thousands of NodeClaims, each written several times).
 import { add, NODES } from '../../../../engine/index.ts';
 import { canonicalJson } from '../../../operator/hash.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../../operator/result.ts';
@@ -10,6 +13,9 @@ import { quantities } from '../../provisioning/nodeclaim.ts';
 import { STATE_NODES } from '../../reads.ts';
 
 const BASE = { cpu: 0, memory: 0, pods: 0, 'ephemeral-storage': 0, [NODES]: 0 };
+
+/** Karpenter's counter period. */
+const COUNTER_PERIOD_MS = 5_000;
 
 export function newNodePoolCounter(ctx: ControllerContext): Controller {
   async function reconcile(name: string): Promise<ReconcileResult> {
@@ -36,10 +42,9 @@ export function newNodePoolCounter(ctx: ControllerContext): Controller {
       ),
     };
     const status = entry.obj.status ?? {};
-    if (canonicalJson(status['resources'] ?? {}) === canonicalJson(resources) && status['nodes'] === usage[NODES])
-      return done;
-    ctx.cluster.applyNodePool(await ctx.kube.patchStatus('NodePool', name, { resources, nodes: usage[NODES] }));
-    return done;
+    if (canonicalJson(status['resources'] ?? {}) !== canonicalJson(resources) || status['nodes'] !== usage[NODES])
+      ctx.cluster.applyNodePool(await ctx.kube.patchStatus('NodePool', name, { resources, nodes: usage[NODES] }));
+    return requeueAfter(COUNTER_PERIOD_MS);
   }
 
   return {
@@ -54,10 +59,6 @@ export function newNodePoolCounter(ctx: ControllerContext): Controller {
           (c.type === 'delete' || JSON.stringify(c.obj.spec) !== JSON.stringify(c.old?.spec))
         )
           enqueue(c.name);
-        if (c.kind === 'NodeClaim' || c.kind === 'Node') {
-          const pool = c.obj.metadata.labels?.['karpenter.sh/nodepool'];
-          if (pool) enqueue(pool);
-        }
       });
     },
   };
