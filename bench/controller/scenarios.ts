@@ -244,6 +244,8 @@ interface SetupReport {
   /** Batch windows closed during the set-up (each a provisioning decision's start). */
   readonly windows: number;
   readonly requests: Record<string, number>;
+  /** Events in the cluster at the end of the set-up, by reason. */
+  readonly events: Record<string, number>;
 }
 
 /** The 5,000-node cluster, set up through the controller: the pods pending, the controller provisions, the binder binds. */
@@ -281,11 +283,21 @@ async function bigCluster(
     steps: timeline.summary(),
     windows: (await h.request('events')).windowsClosed.filter((t) => t >= t0).length,
     requests: Object.fromEntries(requestsBetween(before, h.cluster.requests.tally())),
+    events: eventReasons(h.list('events')),
   };
   timeline.close();
   logSetup(o, h, setup);
   await quiet(h);
   return { names, setup };
+}
+
+function eventReasons(events: readonly KObject[]): Record<string, number> {
+  const n = new Map<string, number>();
+  for (const e of events) {
+    const k = `${(e as { involvedObject?: { kind?: string } }).involvedObject?.kind ?? '?'} ${(e as { reason?: string }).reason ?? '?'}`;
+    n.set(k, (n.get(k) ?? 0) + 1);
+  }
+  return Object.fromEntries([...n].sort((a, b) => b[1] - a[1]));
 }
 
 function logSetup(o: ScenarioOptions, h: Harness, s: SetupReport): void {
@@ -296,6 +308,11 @@ function logSetup(o: ScenarioOptions, h: Harness, s: SetupReport): void {
   o.log(`  batch windows closed: ${s.windows}`);
   const top = Object.entries(s.requests).slice(0, 12);
   o.log(`  controller requests: ${top.map(([k, n]) => `${k} ${n}`).join(', ')}`);
+  o.log(
+    `  events by reason: ${Object.entries(s.events)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}`,
+  );
 }
 
 const running = (h: Harness): number =>
