@@ -46,7 +46,13 @@ class FakeState {
   }
 
   snapshot(now: number): Snapshot {
-    return snapshot({ now, nodePools: pools, instanceTypes: its, nodes: [...this.nodes], pendingPods: [...this.pending] });
+    return snapshot({
+      now,
+      nodePools: pools,
+      instanceTypes: its,
+      nodes: [...this.nodes],
+      pendingPods: [...this.pending],
+    });
   }
 
   private newPod(nodeName?: string): Pod {
@@ -94,7 +100,11 @@ class FakeState {
       const scalar = r.chance(0.5);
       this.rejoin(i, (n) => ({
         pods: n.pods.map((p, x) =>
-          x !== j ? p : scalar ? { ...p, phase: p.phase === 'Running' ? 'Pending' : 'Running' } : { ...p, labels: { v: `${r.int(9)}` } },
+          x !== j
+            ? p
+            : scalar
+              ? { ...p, phase: p.phase === 'Running' ? 'Pending' : 'Running' }
+              : { ...p, labels: { v: `${r.int(9)}` } },
         ),
       }));
       return scalar ? 'patch pod' : 'change pod';
@@ -102,10 +112,12 @@ class FakeState {
     if (k === 6) {
       // A node goes: its pods with it, or back to pending (their controller recreates them elsewhere).
       const [n] = this.nodes.splice(i, 1);
-      if (r.chance(0.5)) for (const p of n!.pods) this.pending.push({ ...p, nodeName: undefined, unschedulable: true } as Pod);
+      if (r.chance(0.5))
+        for (const p of n!.pods) this.pending.push({ ...p, nodeName: undefined, unschedulable: true } as Pod);
       return 'remove node';
     }
-    if (k === 7) return (this.rejoin(i, () => ({ taints: r.chance(0.5) ? [{ key: 'k', effect: 'NoSchedule' }] : [] })), 'taint');
+    if (k === 7)
+      return (this.rejoin(i, () => ({ taints: r.chance(0.5) ? [{ key: 'k', effect: 'NoSchedule' }] : [] })), 'taint');
     if (k === 8) return (this.rejoin(i), 'rejoin unchanged');
     if (k === 9 && this.nodes.length > 1) {
       const j = r.int(this.nodes.length);
@@ -141,40 +153,44 @@ function plan(m: ClusterModel, pods: readonly Pod[]) {
 }
 
 describe('the model a diff keeps up to date', () => {
-  it.each([1, 2, 3, 4, 5, 6])('equals a full rebuild after every step of a random change sequence (seed %i)', (seed) => {
-    const r = rng(seed);
-    const state = new FakeState(r);
-    const mirror = new ModelMirror();
-    let model = new ClusterModel();
-    for (let t = 1; t <= 120; t++) {
-      const what = state.step();
-      if (r.chance(0.05)) {
-        // The worker died: a new model, the mirror starts over.
-        model = new ClusterModel();
-        mirror.reset();
-      }
-      if (r.chance(0.2) && state.pending.length) {
-        // Pods shipped ahead of a decision (some as new objects).
-        const some = state.pending.filter(() => r.chance(0.5)).map((p) => (r.chance(0.3) ? { ...p } : p));
-        const early = mirror.preload(some);
-        if (early) {
-          model.apply(unpack<SnapshotDelta>(pack(early.delta)));
-          early.commit();
+  it.each([1, 2, 3, 4, 5, 6])(
+    'equals a full rebuild after every step of a random change sequence (seed %i)',
+    (seed) => {
+      const r = rng(seed);
+      const state = new FakeState(r);
+      const mirror = new ModelMirror();
+      let model = new ClusterModel();
+      for (let t = 1; t <= 120; t++) {
+        const what = state.step();
+        if (r.chance(0.05)) {
+          // The worker died: a new model, the mirror starts over.
+          model = new ClusterModel();
+          mirror.reset();
         }
+        if (r.chance(0.2) && state.pending.length) {
+          // Pods shipped ahead of a decision (some as new objects).
+          const some = state.pending.filter(() => r.chance(0.5)).map((p) => (r.chance(0.3) ? { ...p } : p));
+          const early = mirror.preload(some);
+          if (early) {
+            model.apply(unpack<SnapshotDelta>(pack(early.delta)));
+            early.commit();
+          }
+        }
+        const s = state.snapshot(t);
+        // An operation may name pods the snapshot does not have (a pod of a node being deleted, a buffer's pod).
+        const extra = r.chance(0.2) ? [pod({ cpu: '1' })] : [];
+        const { delta, commit, refs } = mirror.diff(s, extra);
+        model.apply(unpack<SnapshotDelta>(pack(delta)));
+        commit();
+        const full = fromScratch(s, extra);
+        expect(view(model), `seed ${seed}, step ${t} (${what})`).toEqual(view(full.model));
+        const named = [...s.pendingPods, ...extra];
+        expect(model.podsOf(unpack(pack(refs(named))))).toEqual(full.names(named));
+        if (t % 30 === 0)
+          expect(plan(model, model.podsOf(unpack(pack(refs(named)))))).toEqual(plan(full.model, full.names(named)));
       }
-      const s = state.snapshot(t);
-      // An operation may name pods the snapshot does not have (a pod of a node being deleted, a buffer's pod).
-      const extra = r.chance(0.2) ? [pod({ cpu: '1' })] : [];
-      const { delta, commit, refs } = mirror.diff(s, extra);
-      model.apply(unpack<SnapshotDelta>(pack(delta)));
-      commit();
-      const full = fromScratch(s, extra);
-      expect(view(model), `seed ${seed}, step ${t} (${what})`).toEqual(view(full.model));
-      const named = [...s.pendingPods, ...extra];
-      expect(model.podsOf(unpack(pack(refs(named))))).toEqual(full.names(named));
-      if (t % 30 === 0) expect(plan(model, model.podsOf(unpack(pack(refs(named)))))).toEqual(plan(full.model, full.names(named)));
-    }
-  });
+    },
+  );
 
   it('reads no pod of a node it shipped before and that is the same object now', () => {
     const r = rng(7);
