@@ -2,7 +2,7 @@
 // reference; docs/controller.md lists them with the few that do not apply), so its Grafana dashboards and
 // alerts work unchanged. One Registry per operator (not prom-client's global one), so tests and the
 // simulator can run several operators in one process.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, Summary } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, Summary, type MetricValue } from 'prom-client';
 import type { EventLoopLag } from './eventloop.ts';
 import {
   DEFAULT_BUCKETS,
@@ -22,6 +22,34 @@ const LONG_BUCKETS = [1, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600, 
 const POD_LABELS = ['name', 'namespace'] as const;
 const QUEUE_LABELS = ['name', 'controller'] as const;
 const AWS_SDK_LABELS = ['service', 'action', 'code'] as const;
+
+type LabelSet<L extends string> = Partial<Record<L, string>>;
+
+/**
+ * A gauge whose series are worked out when it is read (a scrape, or a test reading it) from a source, instead
+ * of being held between scrapes: for per-object families (one series per pod) whose labels are all in cluster
+ * state anyway, so holding a labels object and prom-client's hash key for each of 100,000 pods would be a
+ * second copy of that state. set/inc/remove are not for it: the source is the only truth.
+ */
+class DerivedGauge<L extends string> extends Gauge<L> {
+  private source: () => Iterable<readonly [LabelSet<L>, number]> = () => [];
+
+  /** Where the series come from: [labels, value] pairs, read at every get(). */
+  derive(source: () => Iterable<readonly [LabelSet<L>, number]>): void {
+    this.source = source;
+  }
+
+  override async get(): Promise<Awaited<ReturnType<Gauge<L>['get']>>> {
+    const values: Array<MetricValue<L>> = [];
+    for (const [labels, value] of this.source()) values.push({ labels, value });
+    // The family's name, help, type and aggregator as prom-client's Gauge keeps them (set by its constructor).
+    const { help, name, type, aggregator, collect } = this as unknown as Omit<
+      Awaited<ReturnType<Gauge<L>['get']>>,
+      'values'
+    >;
+    return { help, name, type, aggregator, collect, values };
+  }
+}
 
 /** operator_<kind>_status_condition_* and operator_<kind>_termination_* for one kind. */
 export interface StatusMetrics {
@@ -149,21 +177,27 @@ export class Metrics {
     'Reschedulable pods on NodeClaims the controller disrupted',
     ['reason', 'nodepool', 'capacity_type', 'consolidation_policy', 'termination_mode'],
   );
-  readonly podsState = this.gauge('karpenter_pods_state', 'One series per pod: its phase and where it runs', [
-    'name',
-    'namespace',
-    'owner',
-    'node',
-    'scheduled',
-    'nodepool',
-    'zone',
-    'arch',
-    'capacity_type',
-    'instance_type',
-    'phase',
-    'ready',
-    'managed',
-  ]);
+  /** Derived at each scrape from cluster state (metrics.pod sets the source): no label set held per pod. */
+  readonly podsState = new DerivedGauge({
+    name: 'karpenter_pods_state',
+    help: 'One series per pod: its phase and where it runs',
+    registers: [this.registry],
+    labelNames: [
+      'name',
+      'namespace',
+      'owner',
+      'node',
+      'scheduled',
+      'nodepool',
+      'zone',
+      'arch',
+      'capacity_type',
+      'instance_type',
+      'phase',
+      'ready',
+      'managed',
+    ] as const,
+  });
   readonly podStartupDuration = this.summary(
     'karpenter_pods_startup_duration_seconds',
     'Time from pod creation until the pod is running',

@@ -23,6 +23,11 @@ function fullPod(): KubeObject {
     },
     spec: {
       nodeName: 'node-1',
+      schedulerName: 'default-scheduler',
+      dnsPolicy: 'ClusterFirst',
+      securityContext: {},
+      serviceAccountName: 'default',
+      terminationGracePeriodSeconds: 30,
       priority: 10,
       tolerations: [{ key: 'dedicated', operator: 'Exists', effect: 'NoSchedule' }],
       volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }],
@@ -53,7 +58,12 @@ function fullPod(): KubeObject {
       podIPs: [{ ip: '10.0.0.1' }],
       hostIP: '10.1.0.1',
       startTime: T,
-      conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: T }],
+      qosClass: 'Burstable',
+      conditions: [
+        { type: 'Initialized', status: 'True', lastProbeTime: null, lastTransitionTime: T },
+        { type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: T },
+        { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: T },
+      ],
       containerStatuses: [
         {
           name: 'app',
@@ -84,14 +94,38 @@ describe('informer cache transforms', () => {
     };
     expect(Object.keys(spec.containers[0]!).sort()).toEqual(['name', 'ports', 'resources']);
     expect(Object.keys(spec.initContainers[0]!).sort()).toEqual(['name', 'resources', 'restartPolicy']);
+    expect(Object.keys(o.spec!).sort()).toEqual([
+      'containers',
+      'initContainers',
+      'nodeName',
+      'priority',
+      'terminationGracePeriodSeconds',
+      'tolerations',
+      'volumes',
+    ]);
     expect(o.status).toEqual({
       phase: 'Running',
       startTime: T,
-      conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: T }],
+      conditions: [
+        { type: 'Ready', status: 'True', lastTransitionTime: T },
+        { type: 'PodScheduled', status: 'True', lastTransitionTime: T },
+      ],
       containerStatuses: [{ name: 'app', allocatedResources: { cpu: '500m', memory: '1Gi' } }],
     });
     expect(o.metadata).not.toHaveProperty('managedFields');
     expect(before.ok).toBe(true);
     expect(parsePod(o)).toEqual(before);
+  });
+
+  it('copies a pod: the object the list or watch delivered is left as it was, and two strips are equal', () => {
+    const input = fullPod();
+    const copy = structuredClone(input);
+    const a = stripPod(input);
+    const b = stripPod(input);
+    expect(input).toEqual(copy);
+    expect(a).toEqual(b);
+    expect(a.metadata.ownerReferences).not.toBe(input.metadata.ownerReferences);
+    expect(a.metadata.labels).not.toBe(input.metadata.labels);
+    expect(a.metadata.ownerReferences).toEqual(input.metadata.ownerReferences);
   });
 });

@@ -59,6 +59,50 @@ describe('a warm cluster model', () => {
     expect(model.held()).toEqual({ pods: 4, nodes: 2, podLinks: 4 });
   });
 
+  it('rebuilds every node that lists a changed pod, also while two nodes list it', () => {
+    const moving = pod({ name: 'moving', cpu: '100m', nodeName: 'n1' });
+    const others = [pod({ cpu: '100m', nodeName: 'n0' }), pod({ cpu: '100m', nodeName: 'n1' })];
+    const join = (on0: readonly (typeof moving)[], on1: readonly (typeof moving)[]): Snapshot =>
+      snapshot({
+        nodePools: [nodePool()],
+        instanceTypes: its,
+        nodes: [
+          stateNode({
+            name: 'n0',
+            instanceType: its[0]!,
+            zone: 'test-zone-1',
+            capacityType: 'on-demand',
+            pods: [...on0],
+          }),
+          stateNode({
+            name: 'n1',
+            instanceType: its[0]!,
+            zone: 'test-zone-1',
+            capacityType: 'on-demand',
+            pods: [...on1],
+          }),
+        ],
+      });
+    const mirror = new ModelMirror();
+    const model = new ClusterModel();
+    ship(mirror, model, join([others[0]!, moving], [others[1]!, moving]));
+    expect(model.held()).toEqual({ pods: 3, nodes: 2, podLinks: 3 });
+    // Only the pod changes: both nodes that list it are rebuilt.
+    const moved = { ...moving, labels: { changed: 'yes' } };
+    ship(mirror, model, join([others[0]!, moved], [others[1]!, moved]));
+    expect(model.lastApply.nodesRebuilt).toBe(2);
+    expect(model.snapshot().nodes.map((n) => n.pods.find((p) => p.name === 'moving')?.labels)).toEqual([
+      { changed: 'yes' },
+      { changed: 'yes' },
+    ]);
+    // n0 lets go of it; a later change to the pod rebuilds n1 only.
+    ship(mirror, model, join([others[0]!], [others[1]!, moved]));
+    ship(mirror, model, join([others[0]!], [others[1]!, { ...moved, labels: { changed: 'again' } }]));
+    expect(model.lastApply.nodesRebuilt).toBe(1);
+    expect(model.snapshot().nodes[1]!.pods.find((p) => p.name === 'moving')?.labels).toEqual({ changed: 'again' });
+    expect(model.held()).toEqual({ pods: 3, nodes: 2, podLinks: 3 });
+  });
+
   it('gets everything once, then only what changed', () => {
     const c = cluster(20);
     const mirror = new ModelMirror();

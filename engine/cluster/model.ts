@@ -55,8 +55,11 @@ export class ClusterModel {
   private readonly interner = new PodInterner();
   private readonly records = new Map<string, NodeRecord>();
   private readonly states = new Map<string, StateNode>();
-  /** Pod uid -> names of the nodes whose records list it. */
-  private readonly podNodes = new Map<string, Set<string>>();
+  /**
+   * Pod uid -> the name of the node whose record lists it, or the names when more than one does (a pod moving
+   * between two deltas' nodes): a Set for every pod cost about 100 bytes a pod for what is nearly always one name.
+   */
+  private readonly podNodes = new Map<string, string | Set<string>>();
   private nodeOrder: readonly string[] = [];
   private pendingUids: readonly string[] = [];
   private nodeList: readonly StateNode[] = [];
@@ -187,7 +190,7 @@ export class ClusterModel {
     const pending = new Set(this.pendingUids);
     let pendingChanged = false;
     const touch = (uid: string): void => {
-      for (const n of this.podNodes.get(uid) ?? []) dirty.add(n);
+      for (const n of this.nodesOf(uid)) dirty.add(n);
       if (pending.has(uid)) pendingChanged = true;
     };
     // Parts of pods long gone stay in the table until it outgrows the pods it serves; then it starts afresh.
@@ -208,12 +211,31 @@ export class ClusterModel {
     return pendingChanged;
   }
 
+  /** The names of the nodes whose records list the pod. */
+  private nodesOf(uid: string): Iterable<string> {
+    const at = this.podNodes.get(uid);
+    return at === undefined ? [] : typeof at === 'string' ? [at] : at;
+  }
+
+  /** The pod is listed on the node too. */
+  private link(uid: string, name: string): void {
+    const at = this.podNodes.get(uid);
+    if (at === undefined || at === name) this.podNodes.set(uid, name);
+    else if (typeof at === 'string') this.podNodes.set(uid, new Set([at, name]));
+    else at.add(name);
+  }
+
   /** The pod is no longer listed on the node; a pod listed on no node leaves the table. */
   private unlink(uid: string, name: string): void {
-    const set = this.podNodes.get(uid);
-    if (!set) return;
-    set.delete(name);
-    if (!set.size) this.podNodes.delete(uid);
+    const at = this.podNodes.get(uid);
+    if (at === undefined) return;
+    if (typeof at === 'string') {
+      if (at === name) this.podNodes.delete(uid);
+      return;
+    }
+    at.delete(name);
+    if (at.size === 1) this.podNodes.set(uid, at.values().next().value!);
+    else if (!at.size) this.podNodes.delete(uid);
   }
 
   private applyNodes(d: SnapshotDelta, dirty: Set<string>): void {
@@ -227,11 +249,7 @@ export class ClusterModel {
     for (const rec of d.nodes ?? []) {
       const name = rec.node.name;
       for (const uid of this.records.get(name)?.pods ?? []) this.unlink(uid, name);
-      for (const uid of rec.pods) {
-        let set = this.podNodes.get(uid);
-        if (!set) this.podNodes.set(uid, (set = new Set()));
-        set.add(name);
-      }
+      for (const uid of rec.pods) this.link(uid, name);
       this.records.set(name, rec);
       dirty.add(name);
     }

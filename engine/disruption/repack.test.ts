@@ -62,7 +62,10 @@ describe('global repack', () => {
     expect(new Set(d.podsMoved.map((m) => m.to))).toEqual(new Set(['replacement:0', 'replacement:1']));
 
     const p = await plan(s);
-    for (const step of p.steps) expect(verifyPlan(step.input, step.plan)).toEqual([]);
+    for (const step of p.steps) {
+      const v = step.verification();
+      expect(verifyPlan(v.input, v.plan)).toEqual([]);
+    }
 
     // Validation after the delay re-solves within the planned options: an unconstrained solve would put
     // both pods on one dearer node and wrongly call the split stale.
@@ -117,7 +120,8 @@ describe('global repack', () => {
     expect(touched).not.toContain('pinned');
     let after = s;
     for (const st of p.steps) {
-      expect(verifyPlan(st.input, st.plan)).toEqual([]);
+      const v = st.verification();
+      expect(verifyPlan(v.input, v.plan)).toEqual([]);
       after = applyCommand(after, st.command);
     }
     expect(after.nodes.map((n) => n.name)).toEqual(expect.arrayContaining(['guarded', 'pinned']));
@@ -135,7 +139,8 @@ describe('global repack', () => {
     for (const st of p.steps) {
       const allowed = budgetMapping(working, 'Underutilized').get('default')!.available;
       expect(st.command.candidates.length).toBeLessThanOrEqual(allowed);
-      expect(verifyPlan(st.input, st.plan)).toEqual([]);
+      const v = st.verification();
+      expect(verifyPlan(v.input, v.plan)).toEqual([]);
       expect(st.command.savingsPerHour).toBeGreaterThan(0);
       working = applyCommand(working, st.command);
     }

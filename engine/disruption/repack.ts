@@ -23,9 +23,12 @@ import { explanation, usd } from './words.ts';
 
 interface RepackStep {
   readonly command: Command;
-  /** What the step was solved against and the plan it carries out, for verifyPlan. */
-  readonly input: ProvisionInput;
-  readonly plan: ProvisionPlan;
+  /**
+   * What the step was solved against and the plan it carries out, for verifyPlan (tests check every step).
+   * Built when asked: a decision carries only the command, and building these looks up every moved pod by uid
+   * and copies the node list, for each step of every repack.
+   */
+  verification(): { readonly input: ProvisionInput; readonly plan: ProvisionPlan };
 }
 
 interface RepackPlan {
@@ -110,11 +113,22 @@ function fitsBudget(cs: readonly Candidate[], left: Map<string, number>): boolea
   return true;
 }
 
-/** One command (and its verification input/plan) from units of one simulation. */
+/** One command (and, on demand, its verification input/plan) from units of one simulation. */
 function stepOf(s: Snapshot, units: readonly Unit[], sim: Simulation): RepackStep {
   const cands = units.flatMap((u) => u.candidates);
   const claims: NewNodeClaimPlan[] = units.flatMap(claimsOf);
   const command = makeCommand('Underutilized', 'repack', cands, claims, sim.plan);
+  return { command, verification: () => verificationOf(s, cands, claims, command, sim) };
+}
+
+/** The input a step's command was solved against (its candidates marked) and the plan it carries out. */
+function verificationOf(
+  s: Snapshot,
+  cands: readonly Candidate[],
+  claims: readonly NewNodeClaimPlan[],
+  command: Command,
+  sim: Simulation,
+): { input: ProvisionInput; plan: ProvisionPlan } {
   const names = new Set(cands.map((c) => c.node.name));
   const uids = new Set([...claims.flatMap((k) => k.pods), ...command.podsMoved.map((m) => m.uid)]);
   const pods = [...uids].map((u) => sim.pods.get(u)!).filter(Boolean);
@@ -136,7 +150,7 @@ function stepOf(s: Snapshot, units: readonly Unit[], sim: Simulation): RepackSte
     ignored: [],
     costPerHour: claims.reduce((a, k) => a + k.price, 0),
   };
-  return { command, input, plan };
+  return { input, plan };
 }
 
 /**

@@ -104,15 +104,18 @@ export async function searchLayout(
   late: () => boolean,
 ): Promise<Evaluation | undefined> {
   const n = ordered.length;
-  const tried = new Map<number, Evaluation | undefined>();
+  // What each tried length saved (undefined: its pods could not move). Only the savings: an evaluation holds its
+  // simulation (every simulated pod, the plan), and keeping each one alive to the end of the search made
+  // them survive into the old generation, where collecting them cost more than any other step of a solve.
+  const tried = new Map<number, number | undefined>();
   let best: Evaluation | undefined;
   let bestK = 0;
   let bestAnyK = 0;
-  const saved = (k: number) => tried.get(k)?.savings ?? 0;
+  const saved = (k: number) => tried.get(k) ?? 0;
   const tryPrefix = async (k: number) => {
     if (k < 1 || k > n || tried.has(k) || (tried.size > 0 && late())) return;
     const ev = await search.evaluateMovable(s, ordered.slice(0, k));
-    tried.set(k, ev);
+    tried.set(k, ev?.savings);
     const b = better(best, ev);
     if (b !== best) {
       best = b;
@@ -128,7 +131,7 @@ export async function searchLayout(
   await tryPrefix(half);
   const pts = () => [
     { k: 0, v: 0 },
-    ...[...tried.keys()].sort((a, b) => a - b).map((x) => ({ k: x, v: tried.get(x) ? saved(x) : undefined })),
+    ...[...tried.keys()].sort((a, b) => a - b).map((x) => ({ k: x, v: tried.get(x) })),
   ];
   if (concaveBeyond(pts(), n) > saved(bestK) * MIN_GAIN) await tryPrefix(n);
   if (!(tried.has(n) && saved(n) > saved(half))) await tryPrefix(Math.max(1, Math.round(n / 4)));
@@ -148,7 +151,7 @@ export async function searchLayout(
   // sides where a savings curve that rises and then falls (concave) through the tried lengths could.
   for (let round = 0; round < 4 && bestK && !late(); round++) {
     const ks = [...tried.keys()].sort((a, b) => a - b);
-    const pts = ks.map((k) => ({ k, v: tried.get(k) ? saved(k) : undefined }));
+    const pts = ks.map((k) => ({ k, v: tried.get(k) }));
     const i = ks.indexOf(bestK);
     const before = saved(bestK);
     for (const side of [-1, 1] as const) {

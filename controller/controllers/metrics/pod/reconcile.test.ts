@@ -39,6 +39,13 @@ describe('metrics.pod', () => {
       instance_type: 'm5.large',
       owner: 'ReplicaSet/web-5d8f',
     });
+    // The exposition line as Karpenter's labels in their order, worked out at the scrape.
+    const line = (await env.metrics.text()).split('\n').find((l) => l.startsWith('karpenter_pods_state{'));
+    expect(line).toBe(
+      `karpenter_pods_state{name="web-1",namespace="default",owner="ReplicaSet/web-5d8f",node="${node.metadata.name}",` +
+        'scheduled="True",nodepool="production",zone="ap-northeast-2a",arch="amd64",capacity_type="on-demand",' +
+        'instance_type="m5.large",phase="Running",ready="",managed="true"} 1',
+    );
     env.api.delete('pods', 'default', 'web-1', { gracePeriodSeconds: 0 });
     await env.settle();
     expect((await env.metrics.podsState.get()).values).toHaveLength(0);
