@@ -25,7 +25,7 @@ export interface BenchRow {
   readonly afterCostPerHour: number;
   /** The best lower bound on $/h of new capacity for the pods left on managed nodes (engine.lowerBound). */
   readonly lowerBound: number;
-  /** Which bound it is (engine/bound: 'lp', 'patterns', 'patterns-rounded'). */
+  /** Which bound it is (engine/bound: 'lp', 'patterns', 'patterns-rounded', 'whole-nodes'). */
   readonly lowerBoundKind: string;
   /** afterCostPerHour / lowerBound. */
   readonly ratio: number;

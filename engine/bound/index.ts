@@ -1,5 +1,6 @@
 // engine.lowerBound: the LP bound on the $/h of new capacity for a set of pods (model.ts explains it).
 import type { ProvisionInput } from '../model/types.ts';
+import { limitsBound } from './limits.ts';
 import { buildBoundModel, type BoundModel } from './model.ts';
 import { patternBound, type PatternBound } from './patterns.ts';
 
@@ -22,10 +23,15 @@ export interface LpSolver {
 export interface LowerBound {
   /** US dollars per hour; no plan for these pods on new nodes can cost less: the best of the bounds below. */
   readonly perHour: number;
-  /** Which bound `perHour` is: the resource LP, or the pattern bound (rounded up to whole nodes when it could be). */
-  readonly kind: 'lp' | 'patterns' | 'patterns-rounded';
+  /**
+   * Which bound `perHour` is: the resource LP, the pattern bound (rounded up to whole nodes when it could be), or the
+   * whole-node bound under binding NodePool limits (limits.ts).
+   */
+  readonly kind: 'lp' | 'patterns' | 'patterns-rounded' | 'whole-nodes';
   /** The resource LP bound, $/h (0 when not proven). */
   readonly lp: number;
+  /** The whole-node bound under NodePool limits, $/h (0 where no limit makes it apply). */
+  readonly wholeNodes: number;
   /** The integer-aware pattern bound (patterns.ts). */
   readonly patterns: PatternBound;
   /** 'optimal', or why the bound is not proven ('time-limit', 'infeasible', ...). */
@@ -61,11 +67,14 @@ export async function lowerBound(input: ProvisionInput, pool: LpSolver, opts: Bo
     opts.patternWork === 0
       ? { perHour: 0, status: 'empty' as const, rounded: false, work: 0, rounds: 0 }
       : patternBound(b, opts.patternWork !== undefined ? { work: opts.patternWork } : {});
+  const wholeNodes = limitsBound(input, b);
   const best = patterns.perHour > lp;
+  const top = Math.max(lp, patterns.perHour);
   return {
-    perHour: best ? patterns.perHour : lp,
-    kind: !best ? 'lp' : patterns.rounded ? 'patterns-rounded' : 'patterns',
+    perHour: Math.max(top, wholeNodes),
+    kind: wholeNodes > top ? 'whole-nodes' : !best ? 'lp' : patterns.rounded ? 'patterns-rounded' : 'patterns',
     lp,
+    wholeNodes,
     patterns,
     status: optimal ? 'optimal' : (STATUS[r.statusCode] ?? `status ${r.statusCode}`),
     groups: b.groups,

@@ -15,7 +15,7 @@
 // uses each pod's most permissive form (every required term, no preferences).
 import type { ProvisionInput } from '../model/types.ts';
 import { toMicros } from '../domain/money.ts';
-import type { InstanceType, Pod, Requirements, Resources } from '../domain/types.ts';
+import type { InstanceType, NodePool, Pod, Requirements, Resources } from '../domain/types.ts';
 import { NODES } from '../domain/resources.ts';
 import { isExotic } from '../launch/filter.ts';
 import { optsOutOfKarpenter, podValidationError, strictPodRequirements } from '../scheduling/pods.ts';
@@ -47,6 +47,8 @@ export interface BoundGroups {
   readonly resources: readonly string[];
   readonly options: readonly Option[];
   readonly classes: readonly PodClass[];
+  /** The NodePool of each template (an option's `template` indexes it). */
+  readonly pools: readonly NodePool[];
 }
 
 interface Option {
@@ -154,6 +156,16 @@ function launchable(opts: number[], options: readonly Option[]): number[] {
   return opts.filter((o) => !options[o]!.exotic || !opts.some((g) => covers(options[g]!, options[o]!)));
 }
 
+/** What NodePool `pool`'s limit on k leaves for new nodes after its active nodes (Infinity: no limit on k). */
+export function limitLeft(input: ProvisionInput, pool: NodePool, k: string): number {
+  let left = pool.limits[k] ?? Infinity;
+  for (const n of input.nodes) {
+    if (n.nodePoolName !== pool.name || n.markedForDeletion || n.deleting) continue;
+    left -= k === NODES ? 1 : (n.capacity[k] ?? 0);
+  }
+  return left;
+}
+
 /**
  * NodePool limits: the new nodes of a pool take at most what its limits leave after its active nodes, in every
  * limited resource and in nodes. Any plan within the limits meets these rows (a node takes at least its own type's
@@ -168,12 +180,8 @@ function addLimitRows(
 ): void {
   templates.forEach((t, ti) => {
     const pool = t.pool;
-    for (const [k, lim] of Object.entries(pool.limits)) {
-      let left = lim;
-      for (const n of input.nodes) {
-        if (n.nodePoolName !== pool.name || n.markedForDeletion || n.deleting) continue;
-        left -= k === NODES ? 1 : (n.capacity[k] ?? 0);
-      }
+    for (const k of Object.keys(pool.limits)) {
+      const left = limitLeft(input, pool, k);
       const mine = lp.used.filter(
         (oi) => options[oi]!.template === ti && (k === NODES || (options[oi]!.capacity[k] ?? 0) > 0),
       );
@@ -235,6 +243,7 @@ export function buildBoundModel(input: ProvisionInput, opts: { limits?: boolean 
     resources,
     options,
     classes,
+    pools: sched.templates.map((t) => t.pool),
   };
 }
 

@@ -26,10 +26,11 @@ const cheapest = (os: readonly Offering[]) => os.reduce((m, o) => Math.min(m, o.
 /** Why the NodeClaim's named type or price is not what its launch would get, or undefined when it is. */
 export function launchMismatch(c: NewNodeClaimPlan, its: ReadonlyMap<string, InstanceType>): string | undefined {
   if (c.requirements.some((r) => r.minValues !== undefined)) return undefined;
-  const ct = c.requirements.find((r) => r.key === 'karpenter.sh/capacity-type' && r.operator === 'In');
-  if (ct?.values.includes('reserved')) return undefined;
   const options = c.instanceTypes.map((o) => its.get(o.name)).filter((it): it is InstanceType => it !== undefined);
   if (!options.length) return undefined;
+  // A NodeClaim that may launch into reserved capacity launches there, at the reservation's price, not by the spot
+  // and on-demand rule; one whose options offer no reservation it allows is judged by that rule.
+  if (options.some((it) => allowedOfferings(c, it).some((o) => o.capacityType === 'reserved'))) return undefined;
   const generic = options.filter((it) => !exotic(it));
   const pool = generic.length ? generic : options;
   const offered = new Map(pool.map((it) => [it, allowedOfferings(c, it)]));

@@ -1,7 +1,8 @@
 // An independent plan verifier. It shares no code with the solvers (no requirement algebra, no
 // scheduling helpers): it judges a plan by what would actually happen if it were carried out — every
 // NodeClaim could launch any of its instance types, so each of them must hold the claim's pods — with its
-// own small matchers. Tests run it on every plan; the what-if report can run it too.
+// own small matchers. Tests run it on every plan: provisioning plans, what-if plans, and the replacements
+// consolidation commands launch (verifyReplacements).
 import type { InstanceType, NodePool, Pod, StateNode } from '../domain/types.ts';
 import type { NewNodeClaimPlan, ProvisionInput, ProvisionPlan } from '../model/types.ts';
 import {
@@ -312,4 +313,19 @@ export function verifyPlan(input: ProvisionInput, plan: ProvisionPlan): Violatio
   checkReservations(input, plan, v);
   checkLimits(input, plan, v);
   return out;
+}
+
+/**
+ * A consolidation command's replacements, judged as the plan the command carries out: the simulation it was
+ * decided from (candidates marked for deletion), with the command's replacements as its new NodeClaims. The
+ * replacements are the simulation's NodeClaims with their options narrowed by the price rules, so each must
+ * still hold its pods on every option, keep the NodePools' limits and order, name the type and price its launch
+ * would get, and hold every pod the simulation gave the NodeClaim it replaces.
+ */
+export function verifyReplacements(
+  input: ProvisionInput,
+  simulation: ProvisionPlan,
+  replacements: readonly NewNodeClaimPlan[],
+): Violation[] {
+  return verifyPlan(input, { ...simulation, newNodeClaims: replacements });
 }

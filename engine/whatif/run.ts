@@ -7,6 +7,8 @@ import { zoneLoad } from '../disruption/pricing.ts';
 import { HOURS_PER_MONTH, roundMicro } from '../domain/money.ts';
 import type { Pod, Snapshot, StateNode } from '../domain/types.ts';
 import { reschedulablePods } from '../disruption/pods.ts';
+import { asLaunched } from '../launch/price.ts';
+import { provisionInput } from '../model/input.ts';
 import type { ProvisionPlan } from '../model/types.ts';
 import { savingsBreakdown } from './breakdown.ts';
 import type { ConsolidationCommand, ConsolidationPlanner, PlanProgress, ProvisionFn } from './consolidation.ts';
@@ -70,14 +72,21 @@ interface State {
   readonly moves: Move[];
 }
 
-/** Step 0: the pending pods through provision(); new NodeClaims become virtual nodes spread over equally cheap zones. */
+/**
+ * Step 0: the pending pods through provision(); new NodeClaims become virtual nodes spread over equally cheap zones.
+ * Karpenter's algorithm (--exact) names each NodeClaim's cheapest option, whatever its launch would do (a metal type
+ * while generic ones remain, a spot price where the launch takes on-demand); the report names the type and price the
+ * AWS provider's launch filters pick among the same options (engine/launch/price.ts), as the improvement phase's
+ * plans do already. Placements are Karpenter's either way.
+ */
 async function provisionStep(
   input: WhatIfInput,
   engine: WhatIfEngine,
   st: State,
 ): Promise<{ plan: ProvisionPlan; after: Snapshot }> {
   const s = input.built.snapshot;
-  const plan = await engine.provision(s, s.pendingPods, { exact: input.options.exact });
+  const planned = await engine.provision(s, s.pendingPods, { exact: input.options.exact });
+  const plan = input.options.exact ? asLaunched(provisionInput(s, []), planned) : planned;
   const loads = new Map<string, Map<string, number>>();
   const load = (pool: string) => loads.get(pool) ?? loads.set(pool, zoneLoad(s.nodes, pool)).get(pool)!;
   for (const c of plan.newNodeClaims)
@@ -200,6 +209,18 @@ function costs(rows: readonly NodeRow[]): { before: number; after: number } {
   return { before, after };
 }
 
+/** The nodes provisioning launched, as the savings breakdown reads them. */
+function launchedNodes(st: State) {
+  return st.launched.map((v) => ({
+    name: v.name,
+    ...(v.instanceType ? { instanceType: v.instanceType.name } : {}),
+    ...(v.zone ? { zone: v.zone } : {}),
+    ...(v.capacityType ? { capacityType: v.capacityType } : {}),
+    nodePool: v.claim.nodePool,
+    pricePerHour: v.claim.price,
+  }));
+}
+
 /** One snapshot through the engine: the plan, then its lower bound. */
 export async function whatIf(input: WhatIfInput, engine: WhatIfEngine): Promise<WhatIfReport> {
   const report = await whatIfPlan(input, engine);
@@ -231,14 +252,7 @@ export async function whatIfPlan(input: WhatIfInput, engine: WhatIfEngine): Prom
   const unschedulable = unschedulableOf(plan, st.l.podsByUid);
   const kept = consolidation?.kept ?? [];
   const truncated = plan.truncated === true || consolidation?.truncated === true;
-  const launched = st.launched.map((v) => ({
-    name: v.name,
-    ...(v.instanceType ? { instanceType: v.instanceType.name } : {}),
-    ...(v.zone ? { zone: v.zone } : {}),
-    ...(v.capacityType ? { capacityType: v.capacityType } : {}),
-    nodePool: v.claim.nodePool,
-    pricePerHour: v.claim.price,
-  }));
+  const launched = launchedNodes(st);
   return {
     cost,
     schema: 'karpenter-ts/whatif-report@2',

@@ -106,4 +106,38 @@ describe('verifier: reserved capacity', () => {
       ),
     ).toBe(true);
   });
+
+  it('judges a NodeClaim that allows reserved capacity but is offered none by the spot and on-demand rule', () => {
+    // The NodePool allows reserved, spot and on-demand; its type has spot offerings cheaper than on-demand and no
+    // reservation: the launch takes spot, so a NodeClaim named at the on-demand price is caught.
+    const it1: InstanceType = fakeInstanceType({
+      name: 'plain',
+      resources: { cpu: 2000 },
+      offerings: [
+        fakeOffering({ zone: 'test-zone-1', capacityType: 'spot', price: 0.05 }),
+        fakeOffering({ zone: 'test-zone-1', capacityType: 'on-demand', price: 0.2 }),
+      ],
+    });
+    const input: ProvisionInput = { ...problem(0), instanceTypes: new Map([['default', [it1]]]) };
+    for (const improve of [false, true])
+      expect(verifyPlan(input, new WasmSolver({ improve }).solve(input))).toEqual([]);
+    const plan = new WasmSolver().solve(input);
+    const asOnDemand: ProvisionPlan = {
+      ...plan,
+      newNodeClaims: plan.newNodeClaims.map((c) => ({
+        ...c,
+        // The NodePool's capacity types, reserved among them, as the NodeClaim's requirement.
+        requirements: [
+          ...c.requirements.filter((r) => r.key !== CT),
+          { key: CT, operator: 'In' as const, values: ['reserved', 'spot', 'on-demand'] },
+        ],
+        instanceTypes: [{ name: 'plain', price: 0.2 }],
+        price: 0.2,
+      })),
+    };
+    const launch = verifyPlan(input, asOnDemand).filter((x) => x.kind === 'launch');
+    expect(launch.map((x) => x.message)).toContainEqual(
+      expect.stringContaining('its launch would pick spot at 0.05/h'),
+    );
+  });
 });
