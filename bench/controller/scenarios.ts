@@ -15,6 +15,7 @@ import { mulberry32 } from '../../engine/index.ts';
 import type { KObject } from '../../sim/apiserver/index.ts';
 import type { ObservedEvents, PhaseStats } from '../../sim/remote/protocol.ts';
 import { startHarness, waitFor, type Harness } from './harness.ts';
+import { requestsBetween, SetupTimeline } from './timeline.ts';
 import {
   createPendingPods,
   deletePods,
@@ -236,10 +237,27 @@ export async function provisionEmpty(o: ScenarioOptions, pods = 10_000): Promise
   }
 }
 
+/** How the big cluster's set-up went: its length, each step's times and the controller's requests. */
+interface SetupReport {
+  readonly seconds: number;
+  readonly steps: ReturnType<SetupTimeline['summary']>;
+  /** Batch windows closed during the set-up (each a provisioning decision's start). */
+  readonly windows: number;
+  readonly requests: Record<string, number>;
+  /** Events in the cluster at the end of the set-up, by reason. */
+  readonly events: Record<string, number>;
+}
+
 /** The 5,000-node cluster, set up through the controller: the pods pending, the controller provisions, the binder binds. */
-async function bigCluster(h: Harness, nodes: number, o: ScenarioOptions): Promise<string[]> {
+async function bigCluster(
+  h: Harness,
+  nodes: number,
+  o: ScenarioOptions,
+): Promise<{ names: string[]; setup: SetupReport }> {
   await applyPools(h, uniformNodePool());
   const names = Array.from({ length: nodes * 20 }, (_, i) => `s-${i}`);
+  const before = h.cluster.requests.tally();
+  const timeline = new SetupTimeline(h.cluster.api, now);
   const t0 = now();
   await createPendingPods(
     h.cluster.api,
@@ -252,20 +270,49 @@ async function bigCluster(h: Harness, nodes: number, o: ScenarioOptions): Promis
       const done = h.binder.pending === 0 && h.list('nodes').length >= nodes && running(h) >= names.length;
       if (!done && now() - reported > 30_000) {
         reported = now();
-        o.log(
-          `cluster: ${h.list('nodeclaims.karpenter.sh').length} NodeClaims, ${h.list('nodes').length} nodes, ${h.binder.bound} pods bound after ${((now() - t0) / 1000).toFixed(0)} s`,
-        );
+        const c = Object.entries(timeline.counts()).map(([k, v]) => `${k} ${v}`);
+        o.log(`cluster after ${((now() - t0) / 1000).toFixed(0)} s: ${c.join(', ')}`);
       }
       return done;
     },
     3 * 3_600_000,
     1_000,
   );
-  o.log(
-    `cluster: ${h.list('nodes').length} nodes, ${running(h)} pods running, set up in ${((now() - t0) / 1000).toFixed(0)} s`,
-  );
+  const setup: SetupReport = {
+    seconds: Math.round((now() - t0) / 100) / 10,
+    steps: timeline.summary(),
+    windows: (await h.request('events')).windowsClosed.filter((t) => t >= t0).length,
+    requests: Object.fromEntries(requestsBetween(before, h.cluster.requests.tally())),
+    events: eventReasons(h.list('events')),
+  };
+  timeline.close();
+  logSetup(o, h, setup);
   await quiet(h);
-  return names;
+  return { names, setup };
+}
+
+function eventReasons(events: readonly KObject[]): Record<string, number> {
+  const n = new Map<string, number>();
+  for (const e of events) {
+    const k = `${(e as { involvedObject?: { kind?: string } }).involvedObject?.kind ?? '?'} ${(e as { reason?: string }).reason ?? '?'}`;
+    n.set(k, (n.get(k) ?? 0) + 1);
+  }
+  return Object.fromEntries([...n].sort((a, b) => b[1] - a[1]));
+}
+
+function logSetup(o: ScenarioOptions, h: Harness, s: SetupReport): void {
+  o.log(`cluster: ${h.list('nodes').length} nodes, ${running(h)} pods running, set up in ${s.seconds.toFixed(0)} s`);
+  o.log(`cluster set-up, seconds from the first pod written (first / median / 90% / last):`);
+  for (const [step, t] of Object.entries(s.steps))
+    o.log(`  ${step.padEnd(22)} ${String(t.count).padStart(7)}  ${t.first} / ${t.p50} / ${t.p90} / ${t.last}`);
+  o.log(`  batch windows closed: ${s.windows}`);
+  const top = Object.entries(s.requests).slice(0, 12);
+  o.log(`  controller requests: ${top.map(([k, n]) => `${k} ${n}`).join(', ')}`);
+  o.log(
+    `  events by reason: ${Object.entries(s.events)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}`,
+  );
 }
 
 const running = (h: Harness): number =>
@@ -327,16 +374,36 @@ async function churn(h: Harness, small: string[], seconds: number, o: ScenarioOp
   return decisions;
 }
 
+/**
+ * Only the big cluster's set-up, measured as a phase of its own (BENCH_CONTROLLER_SCENARIOS=setup): the
+ * controller's event loop and memory while it brings up `nodes` nodes for 20 times as many pending pods.
+ */
+export async function setupScenario(o: ScenarioOptions, nodes = 5_000): Promise<ControllerRow> {
+  const h = await startHarness({ launchMs: 0, from: from() });
+  try {
+    await h.request('phase-start');
+    const { names, setup } = await bigCluster(h, nodes, o);
+    return row('setup', h.list('nodes').length, names.length, await h.request('phase-end'), [], {
+      setupSeconds: setup.seconds,
+      setup,
+    });
+  } finally {
+    await h.close();
+  }
+}
+
 /** steady-churn and consolidate-fragmented on one 5,000-node cluster. */
 export async function bigClusterScenarios(o: ScenarioOptions, nodes = 5_000): Promise<ControllerRow[]> {
   const h = await startHarness({ launchMs: 0, from: from() });
   try {
-    const small = await bigCluster(h, nodes, o);
+    const { names: small, setup } = await bigCluster(h, nodes, o);
     const before = h.list('nodes').length;
     await h.request('phase-start');
     const decisions = await churn(h, small, o.quick ? 20 : 60, o);
     const steady = row('steady-churn', before, 0, await h.request('phase-end'), decisions, {
       pods: h.list('pods').length,
+      setupSeconds: setup.seconds,
+      setup,
     });
     const rng = mulberry32(11);
     const gone = small.filter(() => rng() < 0.6);

@@ -69,10 +69,14 @@ export function scenario(input: ScenarioInput): Built {
   return { snapshot: s, region: REGION, catalog: byName, warnings: [] };
 }
 
-/** One scenario through the engine's whatIf (Karpenter's exact algorithm). */
-export async function runScenario(engine: Engine, input: ScenarioInput): Promise<ScenarioResult> {
+/** One scenario through the engine's whatIf (Karpenter's exact algorithm); `built` when made ahead. */
+export async function runScenario(
+  engine: Engine,
+  input: ScenarioInput,
+  built: Built = scenario(input),
+): Promise<ScenarioResult> {
   const r = await engine.whatIf({
-    built: scenario(input),
+    built,
     sources: [`seed-${input.seed}`],
     mode: 'consolidate',
     exact: true,

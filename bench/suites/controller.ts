@@ -4,8 +4,9 @@
 // event-loop delay (p99, max) and peak resident memory over the measured phase, and the disruption passes'
 // evaluation time where consolidation runs. --sizes sets the big cluster's node count (default 5,000; 20 pods
 // a node); --quick runs fewer rounds and shorter phases. BENCH_CONTROLLER_SCENARIOS=empty or =big runs only
-// provision-empty or only the big cluster's scenarios (steady-churn, consolidate-fragmented).
-import { bigClusterScenarios, provisionEmpty, type ControllerRow } from '../controller/scenarios.ts';
+// provision-empty or only the big cluster's scenarios (steady-churn, consolidate-fragmented); =setup only sets the
+// big cluster up, as a measured phase of its own (where the set-up time goes: bench/controller/timeline.ts).
+import { bigClusterScenarios, provisionEmpty, setupScenario, type ControllerRow } from '../controller/scenarios.ts';
 
 export async function run(opts: {
   json: boolean;
@@ -16,11 +17,13 @@ export async function run(opts: {
   const log = (m: string) => process.stderr.write(`${m}\n`);
   const o = { quick: opts.quick, log };
   const only = process.env['BENCH_CONTROLLER_SCENARIOS'] ?? '';
-  if (only && only !== 'empty' && only !== 'big')
-    throw new Error(`BENCH_CONTROLLER_SCENARIOS must be empty or big, got ${only}`);
+  if (only && only !== 'empty' && only !== 'big' && only !== 'setup')
+    throw new Error(`BENCH_CONTROLLER_SCENARIOS must be empty, big or setup, got ${only}`);
   const rows: ControllerRow[] = [];
-  if (only !== 'big') rows.push(await provisionEmpty(o));
-  if (only !== 'empty') rows.push(...(await bigClusterScenarios(o, opts.sizes?.[0] ?? 5_000)));
+  const nodes = opts.sizes?.[0] ?? 5_000;
+  if (only === 'setup') rows.push(await setupScenario(o, nodes));
+  if (!only || only === 'empty') rows.push(await provisionEmpty(o));
+  if (!only || only === 'big') rows.push(...(await bigClusterScenarios(o, nodes)));
   for (const r of rows) log(`${r.scenario}: memory at the end (MiB) ${JSON.stringify(r['memory'])}`);
   return rows;
 }

@@ -178,9 +178,15 @@ interface RequestSpec {
   readonly list?: boolean;
 }
 
+type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
+
+/** How long one shared connection pool serves before it is rebuilt from the kubeconfig (rotated TLS files). */
+const DISPATCHER_MAX_AGE_MS = 10 * 60_000;
+
 export class KubeClient {
   private readonly http = new IsomorphicFetchHttpLibrary();
   private readonly server: string;
+  private shared: { readonly key: string; readonly at: number; readonly dispatcher: Dispatcher } | undefined;
   private readonly fieldManager: string;
   private readonly limiter: TokenBucket | undefined;
 
@@ -308,6 +314,7 @@ export class KubeClient {
       ctx.setBody(JSON.stringify(o.body));
     }
     await this.kubeConfig.applySecurityAuthentication(ctx);
+    this.shareDispatcher(ctx);
     const { status, text } = await this.exchange(ctx, method, path, o);
     let json: unknown;
     try {
@@ -324,6 +331,29 @@ export class KubeClient {
       typeof st['reason'] === 'string' ? st['reason'] : undefined,
       st,
     );
+  }
+
+  /**
+   * One connection pool for every request. client-node's applySecurityAuthentication gives each request a new
+   * undici Agent whenever TLS options apply (a CA, a client certificate, or verification off), so every request
+   * opened a connection of its own (a TLS handshake, on a real cluster) and left it for the collector; client-go
+   * keeps one transport per TLS configuration and reuses its connections. The pool is rebuilt when the
+   * kubeconfig's cluster or user changes and every DISPATCHER_MAX_AGE_MS, so that certificates rotated in
+   * files or by an exec plugin are picked up; the old pool finishes its requests in flight, then closes.
+   */
+  private shareDispatcher(ctx: RequestContext): void {
+    const fresh = ctx.getDispatcher();
+    if (!fresh) return;
+    const key = JSON.stringify([this.kubeConfig.getCurrentCluster(), this.kubeConfig.getCurrentUser()]);
+    const now = performance.now();
+    const s = this.shared;
+    if (s && s.key === key && now - s.at < DISPATCHER_MAX_AGE_MS) {
+      ctx.setDispatcher(s.dispatcher);
+      void fresh.close().catch(() => undefined);
+      return;
+    }
+    if (s) void s.dispatcher.close().catch(() => undefined);
+    this.shared = { key, at: now, dispatcher: fresh };
   }
 
   /** Sends the request and reads the whole answer, aborting both at the timeout. */

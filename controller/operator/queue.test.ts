@@ -8,6 +8,28 @@ const idle = async (q: WorkQueue): Promise<void> => {
 };
 
 describe('WorkQueue', () => {
+  it('runs keys in the order they were added, across thousands of them and adds while it runs', async () => {
+    const seen: string[] = [];
+    const q = new WorkQueue({
+      name: 't',
+      clock: manualClock(),
+      concurrency: 3,
+      reconcile: async (k) => {
+        seen.push(k);
+        if (k === 'k-2500') for (let i = 0; i < 2000; i++) q.add(`m-${i}`);
+        return done;
+      },
+      onError: () => {},
+    });
+    for (let i = 0; i < 5000; i++) q.add(`k-${i}`);
+    await idle(q);
+    const want = [
+      ...Array.from({ length: 5000 }, (_, i) => `k-${i}`),
+      ...Array.from({ length: 2000 }, (_, i) => `m-${i}`),
+    ];
+    expect(seen).toEqual(want);
+  });
+
   it('runs a key once however often it is added before it runs', async () => {
     const seen: string[] = [];
     const q = new WorkQueue({

@@ -31,8 +31,41 @@ export interface QueueObserver {
   finished(tookMs: number, outcome: ReconcileOutcome, err: unknown, active: number): void;
 }
 
+/**
+ * Keys in arrival order. Array.shift moves every remaining key, and a queue of a key per pod holds 100,000 of
+ * them while a big cluster comes up (each reconcile started cost a pass over the rest); this takes from a head
+ * index and drops the taken part once it is most of the array.
+ */
+class Fifo {
+  private items: string[] = [];
+  private head = 0;
+
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  push(key: string): void {
+    this.items.push(key);
+  }
+
+  shift(): string | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const key = this.items[this.head++];
+    if (this.head >= 1024 && this.head * 2 >= this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return key;
+  }
+
+  clear(): void {
+    this.items = [];
+    this.head = 0;
+  }
+}
+
 export class WorkQueue {
-  private readonly ready: string[] = [];
+  private readonly ready = new Fifo();
   private readonly queued = new Set<string>();
   private readonly running = new Set<string>();
   private readonly dirty = new Set<string>();
@@ -102,7 +135,7 @@ export class WorkQueue {
     this.stopped = true;
     for (const t of this.timers.values()) t.timer.cancel();
     this.timers.clear();
-    this.ready.length = 0;
+    this.ready.clear();
     this.queued.clear();
     this.queuedAt.clear();
     if (this.scheduled) clearImmediate(this.scheduled);

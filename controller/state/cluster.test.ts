@@ -300,3 +300,83 @@ describe('Cluster', () => {
     expect(bare.nodeByProviderID(pid)?.info.name).toBe('victim');
   });
 });
+
+describe('the state node list kept up to date', () => {
+  /** A seeded generator (mulberry32): a failing sequence replays from its seed. */
+  function rng(seed: number): (n: number) => number {
+    let a = seed >>> 0;
+    return (n) => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
+    };
+  }
+
+  type Step = (c: Cluster) => void;
+
+  /** One random change to cluster state, as a function that makes it on any Cluster. */
+  function randomStep(r: (n: number) => number, seq: number): Step {
+    const i = r(6);
+    const pid = `aws:///a/i-${i}`;
+    switch (r(12)) {
+      case 0: {
+        const o = nodeClaim(`nc-${i}`, r(4) ? { providerID: pid } : {});
+        return (c) => c.applyNodeClaim(o);
+      }
+      case 1: {
+        const o = node(`node-${i}`, r(5) ? pid : `aws:///a/i-${r(6)}`, { initialized: r(2) === 0, ready: r(3) > 0 });
+        return (c) => c.applyNode(o);
+      }
+      case 2: {
+        const o = nodeClaim(`nc-${i}`);
+        return (c) => c.removeNodeClaim(o);
+      }
+      case 3: {
+        const o = node(`node-${i}`, pid);
+        return (c) => c.removeNode(o);
+      }
+      case 4:
+      case 5:
+      case 6: {
+        const o = pod(`p-${r(20)}`, r(4) ? { nodeName: `node-${i}` } : { unschedulable: true });
+        return (c) => c.workloads.applyPod(o);
+      }
+      case 7: {
+        const o = pod(`p-${r(20)}`);
+        return (c) => c.workloads.removePod(o);
+      }
+      case 8:
+        return (c) => c.markForDeletion(pid);
+      case 9:
+        return (c) => c.unmarkForDeletion(pid);
+      case 10: {
+        const until = 1_000 * (seq + 1 + r(5));
+        return (c) => c.nominate(pid, until);
+      }
+      default: {
+        // A Node updated in place: same providerID, new status (capacity) or readiness.
+        const o = node(`node-${i}`, pid, { initialized: true, ready: r(2) === 0, capacity: { cpu: `${1 + r(8)}` } });
+        return (c) => c.applyNode(o);
+      }
+    }
+  }
+
+  it.each([1, 2, 3, 4, 5])('equals the list joined from scratch after every change (seed %i)', async (seed) => {
+    const r = rng(seed);
+    const kept = cluster();
+    const steps: Step[] = [];
+    for (let t = 0; t < 200; t++) {
+      const step = randomStep(r, t);
+      steps.push(step);
+      step(kept.c);
+      // Time moves (nominations run out) now and then.
+      if (r(4) === 0) await kept.clock.advance(1_000);
+      const fresh = cluster();
+      await fresh.clock.advance(kept.clock.now());
+      for (const s of steps) s(fresh.c);
+      expect(kept.c.stateNodes(), `seed ${seed}, step ${t}`).toEqual(fresh.c.stateNodes());
+    }
+  });
+});

@@ -47,6 +47,31 @@ interface JoinedNode {
   epoch: number;
 }
 
+/** Where a state node sits in the last list, and what it was joined from (a NodeClaim by name, else a Node). */
+interface ListedAt {
+  readonly index: number;
+  readonly claim?: string;
+  readonly node?: string;
+}
+
+interface StateNodeList {
+  readonly nodes: readonly StateNode[];
+  readonly at: ReadonlyMap<string, ListedAt>;
+  /** Two entries share a join key (Nodes with a copied providerID): a change to either rebuilds the list. */
+  readonly sharedKeys: boolean;
+  /** The clock time the earliest nomination in it runs out. */
+  nominationsExpire: number;
+}
+
+/** A managed Node without providerID (or without instance type before initialization) is not yet real. */
+const real = (node: { readonly info: NodeEntry['info'] }): boolean =>
+  node.info.nodePoolName === undefined ||
+  (Boolean(node.info.providerId) &&
+    (Boolean(node.info.labels['node.kubernetes.io/instance-type']) || node.info.initialized));
+
+const nodeNameOf = (o: KubeObject): string | undefined =>
+  (o.spec as { nodeName?: string } | undefined)?.nodeName || undefined;
+
 export type { Change, NodeClassEntry, NodeOverlayEntry, NodePoolEntry } from './changes.ts';
 
 export class Cluster {
@@ -75,12 +100,30 @@ export class Cluster {
    */
   private readonly joined = new Map<string, JoinedNode>();
   private joinEpoch = 0;
+  /**
+   * The last stateNodes list, and what changed since: the keys of state nodes whose inputs changed (a pod on
+   * the node, its Node or NodeClaim updated in place, a mark, a nomination), or 'all' when the list itself may
+   * have changed (a node or NodeClaim came or went or changed its providerID, buffer room moved). A call with
+   * only keys dirty rejoins just those: the other entries are the very objects of the last list, which is
+   * what lets a decision's delta (ModelMirror) pass them over.
+   */
+  private listed: StateNodeList | undefined;
+  private dirty: Set<string> | 'all' = 'all';
+  /** Names of nodes whose pods changed since the last list (resolved to keys when the list is next asked for). */
+  private readonly dirtyPods = new Set<string>();
 
   constructor(private readonly deps: { clock: Clock; log: Logger; listed: () => boolean }) {
     this.workloads = new Workloads({
       log: deps.log,
-      changed: (c) => this.changed(c, c.kind === 'Pod' && podBindingChanged(c)),
-      unconsolidated: () => this.changed(undefined, true),
+      changed: (c) => {
+        this.touchWorkload(c);
+        this.changed(c, c.kind === 'Pod' && podBindingChanged(c));
+      },
+      unconsolidated: () => {
+        // Buffer room moved between nodes (or virtual pods changed): any state node's bufferPods may differ.
+        this.dirty = 'all';
+        this.changed(undefined, true);
+      },
     });
   }
 
@@ -107,6 +150,7 @@ export class Cluster {
     if (old?.info.providerId && old.info.providerId !== r.value.providerId) this.unindexNode(old.info.providerId, name);
     if (r.value.providerId) this.indexNode(r.value.providerId, name);
     this.nodes.set(name, { obj, info: r.value });
+    this.touchNode(old, r.value);
     const flips =
       !old ||
       old.info.initialized !== r.value.initialized ||
@@ -120,6 +164,7 @@ export class Cluster {
     if (!old) return;
     this.nodes.delete(name);
     if (old.info.providerId) this.unindexNode(old.info.providerId, name);
+    this.dirty = 'all';
     this.changed({ kind: 'Node', type: 'delete', name, obj: old.obj }, true);
   }
 
@@ -153,6 +198,7 @@ export class Cluster {
     if (r.value.providerId) this.launching.delete(name);
     else this.launching.add(name);
     this.claims.set(name, { obj, info: r.value });
+    this.touchClaim(old?.info.providerId, r.value.providerId, !old);
     // Consolidatable flips make consolidation worth re-evaluating (a new candidate appeared or left).
     const flips = !old || consolidatable(old.obj) !== consolidatable(obj);
     this.changed({ kind: 'NodeClaim', type: 'upsert', name, obj, ...(old ? { old: old.obj } : {}) }, flips);
@@ -164,6 +210,7 @@ export class Cluster {
     if (!old) return;
     this.claims.delete(name);
     this.launching.delete(name);
+    this.dirty = 'all';
     const pid = old.info.providerId;
     if (pid && this.claimByProvider.get(pid) === name) {
       this.claimByProvider.delete(pid);
@@ -298,42 +345,117 @@ export class Cluster {
     return [...this.classes.values()];
   }
 
-  /** State nodes (spec §6.1): NodeClaims with a providerID joined with their Node, plus Nodes without one. */
-  stateNodes(): StateNode[] {
+  /**
+   * State nodes (spec §6.1): NodeClaims with a providerID joined with their Node, plus Nodes without one. The
+   * list is the same array until something in it changes, and then a new one: callers must not change it.
+   */
+  stateNodes(): readonly StateNode[] {
+    const now = this.deps.clock.now();
+    const l = this.listed;
+    if (this.dirty === 'all' || !l || now >= l.nominationsExpire) return this.listAll(now);
+    if (this.dirtyPods.size) for (const name of this.dirtyPods) this.dirty.add(this.keyOfNode(name));
+    this.dirtyPods.clear();
+    if (!this.dirty.size) return l.nodes;
+    if (l.sharedKeys) return this.listAll(now);
+    const nodes = l.nodes.slice();
+    for (const key of this.dirty) {
+      const at = l.at.get(key);
+      if (!at) continue;
+      const claim = at.claim === undefined ? undefined : this.claims.get(at.claim);
+      const node = at.claim === undefined ? this.nodes.get(at.node!) : this.nodeByProviderID(key);
+      // Its NodeClaim or Node went without the list being marked: rebuild it whole.
+      if ((at.claim !== undefined && !claim) || (at.claim === undefined && !node)) return this.listAll(now);
+      nodes[at.index] = this.join(node, claim, key, now);
+    }
+    this.dirty.clear();
+    this.listed = { ...l, nodes };
+    return nodes;
+  }
+
+  /** Every state node joined (from the join cache where its inputs did not change), and the list remembered. */
+  private listAll(now: number): readonly StateNode[] {
     const out: StateNode[] = [];
+    const at = new Map<string, ListedAt>();
     const seenNodes = new Set<string>();
     const epoch = ++this.joinEpoch;
+    const place = (key: string, where: Omit<ListedAt, 'index'>): void => {
+      if (at.has(key)) sharedKeys = true;
+      at.set(key, { index: out.length, ...where });
+    };
+    let sharedKeys = false;
     for (const claim of this.claims.values()) {
       const pid = claim.info.providerId;
       if (!pid) continue;
       const node = this.nodeByProviderID(pid);
       if (node) seenNodes.add(node.info.name);
-      out.push(this.join(node, claim, pid));
+      place(pid, { claim: claim.info.name });
+      out.push(this.join(node, claim, pid, now));
     }
     for (const node of this.nodes.values()) {
-      if (seenNodes.has(node.info.name)) continue;
-      // A managed node without providerID (or without instance type before initialization) is not yet real.
-      if (
-        node.info.nodePoolName !== undefined &&
-        (!node.info.providerId || (!node.info.labels['node.kubernetes.io/instance-type'] && !node.info.initialized))
-      )
-        continue;
-      out.push(this.join(node, undefined, node.info.providerId ?? node.info.name));
+      if (seenNodes.has(node.info.name) || !real(node)) continue;
+      const key = node.info.providerId ?? node.info.name;
+      place(key, { node: node.info.name });
+      out.push(this.join(node, undefined, key, now));
     }
     this.pruneJoined(epoch);
+    this.listed = { nodes: out, at, sharedKeys, nominationsExpire: this.nextNominationExpiry(now) };
+    this.dirty = new Set();
+    this.dirtyPods.clear();
     return out;
+  }
+
+  /** When the earliest live nomination runs out (a state node's nominatedUntil then changes): Infinity if none. */
+  private nextNominationExpiry(now: number): number {
+    let next = Infinity;
+    for (const until of this.nominated.values()) if (until > now && until < next) next = until;
+    return next;
+  }
+
+  /** The join key of the node called `name` (its providerID, or its name without one). */
+  private keyOfNode(name: string): string {
+    return this.nodes.get(name)?.info.providerId ?? name;
+  }
+
+  /** A Node upserted: its state node is dirty, or the list when the Node came, moved instance, or became real or not. */
+  private touchNode(old: NodeEntry | undefined, now: NodeEntry['info']): void {
+    if (this.dirty === 'all') return;
+    const pid = now.providerId;
+    if (!old || old.info.providerId !== pid || real(old) !== real({ info: now }) || (pid && this.shared(pid)))
+      this.dirty = 'all';
+    else this.dirty.add(pid ?? now.name);
+  }
+
+  /** A NodeClaim upserted: its state node is dirty, or the list when it is new or its providerID changed. */
+  private touchClaim(oldPid: string | undefined, pid: string | undefined, created: boolean): void {
+    if (this.dirty === 'all') return;
+    if (created || oldPid !== pid || (pid && this.shared(pid))) this.dirty = 'all';
+    else if (pid) this.dirty.add(pid);
+  }
+
+  /** A pod changed on a node (either side of a move): that node's state node is dirty. */
+  private touchWorkload(c: Change): void {
+    if (c.kind !== 'Pod') return;
+    const on = nodeNameOf(c.obj);
+    if (on) this.dirtyPods.add(on);
+    const was = c.old && nodeNameOf(c.old);
+    if (was) this.dirtyPods.add(was);
+  }
+
+  /** Whether several Nodes name the instance (which one joins depends on more than its own entry). */
+  private shared(pid: string): boolean {
+    return (this.nodesByProvider.get(pid)?.size ?? 0) > 1;
   }
 
   stateNode(providerID: string): StateNode | undefined {
     const claim = this.nodeClaimByProviderID(providerID);
     const node = this.nodeByProviderID(providerID);
-    return claim || node ? this.join(node, claim, providerID) : undefined;
+    return claim || node ? this.join(node, claim, providerID, this.deps.clock.now()) : undefined;
   }
 
   /** The joined state node, from the cache while its Node, NodeClaim, pods, mark, nomination and buffer pods are the same. */
-  private join(node: NodeEntry | undefined, claim: NodeClaimEntry | undefined, key: string): StateNode {
+  private join(node: NodeEntry | undefined, claim: NodeClaimEntry | undefined, key: string, now: number): StateNode {
     const until = this.nominated.get(key);
-    const nominatedUntil = until !== undefined && until > this.deps.clock.now() ? until : undefined;
+    const nominatedUntil = until !== undefined && until > now ? until : undefined;
     const podsVersion = node ? this.workloads.podsVersion(node.info.name) : -1;
     const markedForDeletion = this.marked.has(key);
     const bufferPods = this.workloads.buffers.bufferPodsOn(key);
@@ -395,17 +517,30 @@ export class Cluster {
   /** Nominates a state node (by providerID) until `until`; re-nomination extends it. */
   nominate(providerID: string, until: number): void {
     const prior = this.nominated.get(providerID) ?? 0;
-    if (until > prior) this.nominated.set(providerID, until);
+    if (until <= prior) return;
+    this.nominated.set(providerID, until);
+    this.touchKey(providerID);
+    if (this.listed && until < this.listed.nominationsExpire) this.listed.nominationsExpire = until;
   }
 
   markForDeletion(...providerIDs: string[]): void {
-    for (const p of providerIDs) this.marked.add(p);
+    for (const p of providerIDs) {
+      this.marked.add(p);
+      this.touchKey(p);
+    }
     this.changed(undefined, true);
   }
 
   unmarkForDeletion(...providerIDs: string[]): void {
-    for (const p of providerIDs) this.marked.delete(p);
+    for (const p of providerIDs) {
+      this.marked.delete(p);
+      this.touchKey(p);
+    }
     this.changed(undefined, true);
+  }
+
+  private touchKey(key: string): void {
+    if (this.dirty !== 'all') this.dirty.add(key);
   }
 
   isMarkedForDeletion(providerID: string): boolean {

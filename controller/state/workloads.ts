@@ -33,6 +33,12 @@ interface DaemonSetEntry {
 export class Workloads {
   private readonly pods = new Map<string, { obj: KubeObject; pod: Pod }>();
   private readonly byNode = new Map<string, Set<string>>();
+  /**
+   * Keys of the pods bound to no node, in the order the pods map holds them (a pod's nodeName is set once and
+   * never cleared, so a pod leaves this set only when it is bound or deleted): a decision reads the pending pods
+   * without walking every pod of the cluster.
+   */
+  private readonly unbound = new Set<string>();
   /** Per node name: a number that changes whenever a pod on it is added, changed or removed (see podsVersion). */
   private readonly nodePodsVersion = new Map<string, number>();
   private podsSeq = 0;
@@ -68,6 +74,8 @@ export class Workloads {
     if (this.interner.size > Math.max(10_000, 4 * this.pods.size)) this.interner.clear();
     this.pods.set(key, { obj, pod: this.interner.intern(r.value) });
     const node = nodeNameOf(obj);
+    if (!node) this.unbound.add(key);
+    else this.unbound.delete(key);
     if (node) {
       let set = this.byNode.get(node);
       if (!set) this.byNode.set(node, (set = new Set()));
@@ -90,6 +98,7 @@ export class Workloads {
     const old = this.pods.get(key);
     if (!old) return;
     this.pods.delete(key);
+    this.unbound.delete(key);
     this.unindex(key, old.obj);
     this.deps.changed({
       kind: 'Pod',
@@ -172,7 +181,10 @@ export class Workloads {
   /** Active pods not bound to a node. */
   pendingPods(): Pod[] {
     const out: Pod[] = [];
-    for (const { pod } of this.pods.values()) if (!pod.nodeName && isActive(pod)) out.push(pod);
+    for (const key of this.unbound) {
+      const pod = this.pods.get(key)?.pod;
+      if (pod && !pod.nodeName && isActive(pod)) out.push(pod);
+    }
     return out;
   }
 

@@ -80,12 +80,15 @@ export interface DeltaStats {
   readonly bytes: number;
 }
 
-interface Shipped {
+/** A node as shipped: the very StateNode object (an unchanged node is the same object next time) and its pods' uids. */
+interface ShippedNode {
+  readonly node: StateNode;
+  readonly pods: readonly string[];
+}
+
+/** What the model holds that is not a node or a pod. */
+interface ShippedRest {
   now: number;
-  readonly pods: Map<string, Pod>;
-  readonly nodes: Map<string, { readonly node: StateNode; readonly pods: readonly string[] }>;
-  nodeOrder: readonly string[];
-  pending: readonly string[];
   readonly types: Map<InstanceType, number>;
   readonly typesByName: Map<string, Array<readonly [InstanceType, number]>>;
   readonly catalog: Map<string, readonly InstanceType[]>;
@@ -98,9 +101,23 @@ interface Shipped {
   selectors?: { readonly sources?: SelectorSources };
 }
 
+/** What the model holds. Kept up to date in place by a diff's commit, in time proportional to what changed. */
+interface Shipped extends ShippedRest {
+  readonly pods: Map<string, Pod>;
+  /** Pod uid -> the node whose pod list names it (the last one, should two). */
+  readonly podNode: Map<string, string>;
+  /** Pods held but named by no node (pending pods, pods an operation named, preloaded pods). */
+  loose: Set<string>;
+  readonly nodes: Map<string, ShippedNode>;
+  nodeOrder: readonly string[];
+  pending: readonly string[];
+}
+
 const empty = (): Shipped => ({
   now: 0,
   pods: new Map(),
+  podNode: new Map(),
+  loose: new Set(),
   nodes: new Map(),
   nodeOrder: [],
   pending: [],
@@ -108,6 +125,8 @@ const empty = (): Shipped => ({
   typesByName: new Map(),
   catalog: new Map(),
 });
+
+type MutableDelta = { -readonly [K in keyof SnapshotDelta]: SnapshotDelta[K] };
 
 /** The same list by element identity, else by content. */
 function sameList<T>(a: readonly T[] | undefined, b: readonly T[]): boolean {
@@ -141,6 +160,11 @@ function sameNode(a: StateNode, b: StateNode): boolean {
  * The caller's record of one warm model: what it holds, at which version. `diff` returns the delta from that
  * to a snapshot and a `commit` to call once the model applied it; after any failure, `reset` (the next
  * delta starts the model from nothing).
+ *
+ * A diff costs what changed, not the cluster's size: a node that is the very object shipped last time (cluster
+ * state hands out the same StateNode until its Node, NodeClaim, pods or marks change; snapshot data is never
+ * changed in place) is passed over with its pods unread, so only the pods of new or rejoined nodes, the pending
+ * pods and the operation's own pods are compared. What remains per node is one identity check and its name.
  */
 export class ModelMirror {
   version = 0;
@@ -167,25 +191,27 @@ export class ModelMirror {
   } {
     const full = this.version === 0;
     const prev = full ? empty() : this.shipped;
-    const next: Shipped = { ...prev, now: s.now, pods: new Map(), nodes: new Map() };
-    const d: { -readonly [K in keyof SnapshotDelta]: SnapshotDelta[K] } = {
-      base: this.version,
-      version: this.version + 1,
-      now: s.now,
-    };
-    this.diffSmall(s, prev, next, d);
-    this.diffCatalog(s, prev, next, d);
-    const pods = diffPods(s, extra, prev, next, d);
-    const nodes = diffNodes(s, prev, next, d);
-    const pendingUids = s.pendingPods.map((p) => p.uid);
-    if (!sameNames(prev.pending, pendingUids)) d.pending = pendingUids;
-    next.pending = pendingUids;
+    const rest = restOf(prev, s.now);
+    const d: MutableDelta = { base: this.version, version: this.version + 1, now: s.now };
+    diffSmall(s, prev, rest, d);
+    this.diffCatalog(s, prev, rest, d);
+    const pass = diffObjects(s, extra, prev, d);
     const commit = (): void => {
-      this.shipped = next;
+      const target = full ? empty() : this.shipped;
+      Object.assign(target, rest);
+      applyPass(target, pass);
+      this.shipped = target;
       this.version = d.version;
     };
-    const refs = (list: readonly Pod[]): PodRefs => podRefs(list, s.pendingPods, next.pods);
-    return { delta: d, commit, refs, stats: { full, pods, nodes, types: d.types?.length ?? 0 } };
+    const shippedPod = (uid: string): Pod | undefined =>
+      pass.seen.get(uid) ?? (pass.removed.has(uid) ? undefined : prev.pods.get(uid));
+    const refs = (list: readonly Pod[]): PodRefs => podRefs(list, s.pendingPods, shippedPod);
+    return {
+      delta: d,
+      commit,
+      refs,
+      stats: { full, pods: pass.podsShipped, nodes: pass.nodesShipped, types: d.types?.length ?? 0 },
+    };
   }
 
   /**
@@ -197,57 +223,31 @@ export class ModelMirror {
     pods: readonly Pod[],
   ): { delta: SnapshotDelta; commit: () => void; stats: Omit<DeltaStats, 'bytes'> } | undefined {
     if (this.version === 0) return undefined;
-    const shipped = this.shipped.pods;
+    const shipped = this.shipped;
     const fresh: Pod[] = [];
     for (const p of pods) {
-      const old = shipped.get(p.uid);
+      const old = shipped.pods.get(p.uid);
       if (old === p) continue;
       // A new object with the data the model holds (the watch re-sent the pod, or changed only what the engine
       // does not read) is recorded as shipped without a delta: the model's version stays where a plan solved
       // ahead of the decision expects it.
-      if (old !== undefined && podChange(old, p) === undefined) shipped.set(p.uid, p);
+      if (old !== undefined && podChange(old, p) === undefined) shipped.pods.set(p.uid, p);
       else fresh.push(p);
     }
     if (!fresh.length) return undefined;
-    const delta: SnapshotDelta = { base: this.version, version: this.version + 1, now: this.shipped.now, pods: fresh };
+    const delta: SnapshotDelta = { base: this.version, version: this.version + 1, now: shipped.now, pods: fresh };
     const commit = (): void => {
-      for (const p of fresh) shipped.set(p.uid, p);
+      for (const p of fresh) {
+        shipped.pods.set(p.uid, p);
+        if (!shipped.podNode.has(p.uid)) shipped.loose.add(p.uid);
+      }
       this.version = delta.version;
     };
     return { delta, commit, stats: { full: false, pods: fresh.length, nodes: 0, types: 0 } };
   }
 
-  private diffSmall(
-    s: Snapshot,
-    prev: Shipped,
-    next: Shipped,
-    d: { -readonly [K in keyof SnapshotDelta]: SnapshotDelta[K] },
-  ): void {
-    if (!prev.options || !sameData(prev.options, s.options)) d.options = s.options;
-    next.options = s.options;
-    if (!sameList(prev.nodePools, s.nodePools)) d.nodePools = s.nodePools;
-    next.nodePools = s.nodePools;
-    if (!sameList(prev.nodeClasses, s.nodeClasses)) d.nodeClasses = s.nodeClasses;
-    next.nodeClasses = s.nodeClasses;
-    if (!sameList(prev.daemonSets, s.daemonSets)) d.daemonSets = s.daemonSets;
-    next.daemonSets = s.daemonSets;
-    if (!sameList(prev.pdbs, s.pdbs)) d.pdbs = s.pdbs;
-    next.pdbs = s.pdbs;
-    const dra = s.dra ? { state: s.dra } : {};
-    if (!prev.dra || !sameData(prev.dra, dra)) d.dra = dra;
-    next.dra = dra;
-    const selectors = s.selectorSources ? { sources: s.selectorSources } : {};
-    if (!prev.selectors || !sameData(prev.selectors, selectors)) d.selectors = selectors;
-    next.selectors = selectors;
-  }
-
   /** New instance types get ids (a rebuilt type with the same content keeps its id); pools send id lists. */
-  private diffCatalog(
-    s: Snapshot,
-    prev: Shipped,
-    next: Shipped,
-    d: { -readonly [K in keyof SnapshotDelta]: SnapshotDelta[K] },
-  ): void {
+  private diffCatalog(s: Snapshot, prev: ShippedRest, next: ShippedRest, d: MutableDelta): void {
     let changed = prev.catalog.size !== s.instanceTypes.size;
     for (const [pool, its] of s.instanceTypes) if (!sameIdentity(prev.catalog.get(pool), its)) changed = true;
     if (!changed) return;
@@ -270,9 +270,34 @@ export class ModelMirror {
   }
 }
 
+/** The mirror's record of all but nodes and pods, with the snapshot's clock. */
+function restOf(prev: ShippedRest, now: number): ShippedRest {
+  const { types, typesByName, catalog, options, nodePools, nodeClasses, daemonSets, pdbs, dra, selectors } = prev;
+  return { now, types, typesByName, catalog, options, nodePools, nodeClasses, daemonSets, pdbs, dra, selectors };
+}
+
+function diffSmall(s: Snapshot, prev: ShippedRest, next: ShippedRest, d: MutableDelta): void {
+  if (!prev.options || !sameData(prev.options, s.options)) d.options = s.options;
+  next.options = s.options;
+  if (!sameList(prev.nodePools, s.nodePools)) d.nodePools = s.nodePools;
+  next.nodePools = s.nodePools;
+  if (!sameList(prev.nodeClasses, s.nodeClasses)) d.nodeClasses = s.nodeClasses;
+  next.nodeClasses = s.nodeClasses;
+  if (!sameList(prev.daemonSets, s.daemonSets)) d.daemonSets = s.daemonSets;
+  next.daemonSets = s.daemonSets;
+  if (!sameList(prev.pdbs, s.pdbs)) d.pdbs = s.pdbs;
+  next.pdbs = s.pdbs;
+  const dra = s.dra ? { state: s.dra } : {};
+  if (!prev.dra || !sameData(prev.dra, dra)) d.dra = dra;
+  next.dra = dra;
+  const selectors = s.selectorSources ? { sources: s.selectorSources } : {};
+  if (!prev.selectors || !sameData(prev.selectors, selectors)) d.selectors = selectors;
+  next.selectors = selectors;
+}
+
 /** By places in the pending list when every pod is pending there, by uid when the model will hold these very pods, else in full. */
-function podRefs(list: readonly Pod[], pending: readonly Pod[], shipped: ReadonlyMap<string, Pod>): PodRefs {
-  if (!list.every((p) => shipped.get(p.uid) === p)) return { pods: list };
+function podRefs(list: readonly Pod[], pending: readonly Pod[], shipped: (uid: string) => Pod | undefined): PodRefs {
+  if (!list.every((p) => shipped(p.uid) === p)) return { pods: list };
   const at = new Map<Pod, number>();
   for (let i = 0; i < pending.length; i++) at.set(pending[i]!, i);
   const places = new Uint32Array(list.length);
@@ -317,63 +342,164 @@ function podChange(old: Pod, p: Pod): Fields | undefined | 'whole' {
   return keys === 0 ? fields : 'whole';
 }
 
-/** Every pod of the snapshot (bound and pending) and `extra`: the changed ones shipped, the gone ones named. */
-function diffPods(
-  s: Snapshot,
-  extra: readonly Pod[],
-  prev: Shipped,
-  next: Shipped,
-  d: { -readonly [K in keyof SnapshotDelta]: SnapshotDelta[K] },
-): number {
-  const changed: Pod[] = [];
-  const patches: Patch[] = [];
-  const see = (p: Pod): void => {
-    if (next.pods.has(p.uid)) return;
-    const old = prev.pods.get(p.uid);
-    next.pods.set(p.uid, p);
-    if (old === p) return;
-    const change = old === undefined ? 'whole' : podChange(old, p);
-    if (change === 'whole') changed.push(p);
-    else if (change) patches.push([p.uid, change]);
-  };
-  for (const n of s.nodes) for (const p of n.pods) see(p);
-  for (const p of s.pendingPods) see(p);
-  for (const p of extra) see(p);
-  const removed: string[] = [];
-  for (const uid of prev.pods.keys()) if (!next.pods.has(uid)) removed.push(uid);
-  if (changed.length) d.pods = changed;
-  if (patches.length) d.podPatches = patches;
-  if (removed.length) d.podsRemoved = removed;
-  return changed.length + patches.length;
+/** What a diff found, for its commit to apply to the mirror. */
+interface ObjectPass {
+  /** Every pod read this time (on new or rejoined nodes, pending, named by the operation): uid -> the pod. */
+  readonly seen: Map<string, Pod>;
+  /** Of those, the ones no node names. */
+  readonly loose: Set<string>;
+  /** Nodes new or rejoined (shipped or not: their record is kept either way). */
+  readonly touched: readonly ShippedNode[];
+  readonly nodesRemoved: readonly string[];
+  readonly removed: ReadonlySet<string>;
+  readonly nodeOrder: readonly string[];
+  readonly pending: readonly string[];
+  podsShipped: number;
+  nodesShipped: number;
 }
 
-/** State nodes whose fields or pod lists changed, the ones gone, and the order when it changed. */
-function diffNodes(
-  s: Snapshot,
-  prev: Shipped,
-  next: Shipped,
-  d: { -readonly [K in keyof SnapshotDelta]: SnapshotDelta[K] },
-): number {
-  const changed: NodeRecord[] = [];
-  for (const n of s.nodes) {
+/**
+ * Nodes and pods: the nodes that are not the very objects shipped last time are read (their fields, their pods),
+ * the others passed over; then the pending pods and `extra`; then which pods and nodes the model holds that the
+ * snapshot no longer has.
+ */
+function diffObjects(s: Snapshot, extra: readonly Pod[], prev: Shipped, d: MutableDelta): ObjectPass {
+  const pods = new PodDiff(prev);
+  const touched: ShippedNode[] = [];
+  const shipNodes: NodeRecord[] = [];
+  const order: string[] = new Array(s.nodes.length);
+  for (let i = 0; i < s.nodes.length; i++) {
+    const n = s.nodes[i]!;
+    order[i] = n.name;
     const old = prev.nodes.get(n.name);
     // The very node object shipped last time (snapshot data is immutable): its fields and pods are the same.
-    if (old?.node === n) {
-      next.nodes.set(n.name, old);
-      continue;
-    }
+    if (old?.node === n) continue;
     const uids = n.pods.map((p) => p.uid);
-    next.nodes.set(n.name, { node: n, pods: uids });
+    for (const p of n.pods) pods.see(p, true);
+    touched.push({ node: n, pods: uids });
     if (old && sameNames(old.pods, uids) && sameNode(old.node, n)) continue;
     const { pods: _pods, ...rest } = n;
-    changed.push({ node: rest, pods: uids });
+    shipNodes.push({ node: rest, pods: uids });
   }
-  const removed: string[] = [];
-  for (const name of prev.nodes.keys()) if (!next.nodes.has(name)) removed.push(name);
-  const order = s.nodes.map((n) => n.name);
+  const nodesRemoved = sameNames(prev.nodeOrder, order) ? [] : goneNodes(prev, order);
+  const linked = linkedElsewhere(prev, touched, nodesRemoved);
+  for (const p of s.pendingPods) if (!linked(p.uid)) pods.see(p, false);
+  for (const p of extra) if (!linked(p.uid)) pods.see(p, false);
+  const removed = pods.gone(prev, touched, nodesRemoved, linked);
+  const pending = s.pendingPods.map((p) => p.uid);
+  if (!sameNames(prev.pending, pending)) d.pending = pending;
   if (!sameNames(prev.nodeOrder, order)) d.nodeOrder = order;
-  next.nodeOrder = order;
-  if (changed.length) d.nodes = changed;
-  if (removed.length) d.nodesRemoved = removed;
-  return changed.length;
+  if (shipNodes.length) d.nodes = shipNodes;
+  if (nodesRemoved.length) d.nodesRemoved = nodesRemoved;
+  pods.into(d, removed);
+  return {
+    seen: pods.seen,
+    loose: pods.loose,
+    touched,
+    nodesRemoved,
+    removed,
+    nodeOrder: order,
+    pending,
+    podsShipped: pods.shipped(),
+    nodesShipped: shipNodes.length,
+  };
+}
+
+/** Names of the shipped nodes the snapshot no longer has. */
+function goneNodes(prev: Shipped, order: readonly string[]): string[] {
+  const now = new Set(order);
+  const out: string[] = [];
+  for (const name of prev.nodes.keys()) if (!now.has(name)) out.push(name);
+  return out;
+}
+
+/**
+ * Whether a pod is named by a shipped node this diff passed over (that node still names it, with the object
+ * shipped: the node's object wins over a pending or operation pod with the same uid, as a full pass would).
+ */
+function linkedElsewhere(
+  prev: Shipped,
+  touched: readonly ShippedNode[],
+  nodesRemoved: readonly string[],
+): (uid: string) => boolean {
+  const stale = new Set(nodesRemoved);
+  for (const t of touched) stale.add(t.node.name);
+  return (uid) => {
+    const at = prev.podNode.get(uid);
+    return at !== undefined && !stale.has(at);
+  };
+}
+
+/** The pods read by one diff: which changed, how, and which the model holds that nothing names any more. */
+class PodDiff {
+  readonly seen = new Map<string, Pod>();
+  readonly loose = new Set<string>();
+  private readonly changed: Pod[] = [];
+  private readonly patches: Patch[] = [];
+
+  constructor(private readonly prev: Shipped) {}
+
+  /** A pod of the snapshot (`onNode`: named by a node read this time); the first object for a uid wins. */
+  see(p: Pod, onNode: boolean): void {
+    if (this.seen.has(p.uid)) return;
+    this.seen.set(p.uid, p);
+    if (!onNode) this.loose.add(p.uid);
+    const old = this.prev.pods.get(p.uid);
+    if (old === p) return;
+    const change = old === undefined ? 'whole' : podChange(old, p);
+    if (change === 'whole') this.changed.push(p);
+    else if (change) this.patches.push([p.uid, change]);
+  }
+
+  /**
+   * Pods the model holds that this snapshot has nowhere: of the pods the touched and removed nodes named and
+   * the loose ones, those not read this time and not named by a node passed over.
+   */
+  gone(
+    prev: Shipped,
+    touched: readonly ShippedNode[],
+    nodesRemoved: readonly string[],
+    linked: (uid: string) => boolean,
+  ): Set<string> {
+    const out = new Set<string>();
+    const check = (uid: string): void => {
+      if (!this.seen.has(uid) && !linked(uid)) out.add(uid);
+    };
+    for (const t of touched) for (const uid of prev.nodes.get(t.node.name)?.pods ?? []) check(uid);
+    for (const name of nodesRemoved) for (const uid of prev.nodes.get(name)?.pods ?? []) check(uid);
+    for (const uid of prev.loose) check(uid);
+    return out;
+  }
+
+  into(d: MutableDelta, removed: ReadonlySet<string>): void {
+    if (this.changed.length) d.pods = this.changed;
+    if (this.patches.length) d.podPatches = this.patches;
+    if (removed.size) d.podsRemoved = [...removed];
+  }
+
+  shipped(): number {
+    return this.changed.length + this.patches.length;
+  }
+}
+
+/** A diff's findings into the mirror, in time proportional to them. */
+function applyPass(sh: Shipped, pass: ObjectPass): void {
+  const unlink = (name: string): void => {
+    for (const uid of sh.nodes.get(name)?.pods ?? []) if (sh.podNode.get(uid) === name) sh.podNode.delete(uid);
+  };
+  for (const t of pass.touched) unlink(t.node.name);
+  for (const name of pass.nodesRemoved) {
+    unlink(name);
+    sh.nodes.delete(name);
+  }
+  for (const t of pass.touched) {
+    sh.nodes.set(t.node.name, t);
+    for (const uid of t.pods) sh.podNode.set(uid, t.node.name);
+  }
+  for (const [uid, p] of pass.seen) sh.pods.set(uid, p);
+  for (const uid of pass.removed) sh.pods.delete(uid);
+  for (const uid of pass.loose) if (sh.podNode.has(uid)) pass.loose.delete(uid);
+  sh.loose = pass.loose;
+  sh.nodeOrder = pass.nodeOrder;
+  sh.pending = pass.pending;
 }

@@ -10,6 +10,7 @@ import { ClusterModel, StaleModelError } from '../cluster/model.ts';
 import { runOp, type EngineOp, type OpContext } from '../cluster/ops.ts';
 import type { SnapshotDelta } from '../cluster/delta.ts';
 import { WasmSolver, type WasmSolverOptions } from '../solver/wasm.ts';
+import { adoptSolverModule } from '../solver/module.ts';
 import { provision } from '../solver/provision.ts';
 import { provisionInput } from '../model/input.ts';
 import { lowerBound } from '../bound/index.ts';
@@ -19,6 +20,7 @@ import { runWhatIfJob, type WhatIfJob, type WhatIfPart } from '../whatif/job.ts'
 import type { WhatIfEngine } from '../whatif/run.ts';
 import { TypeStore, type TypeChunk, type WireBuilt } from './catalogs.ts';
 import { unpack } from './codec.ts';
+import { IdleTrim, type IdleTrimOptions } from './idle-trim.ts';
 import { inThreadLp } from './lp.ts';
 
 /** What a task sends back: the operation's result, or why not (plain data: it crosses the thread). */
@@ -57,6 +59,8 @@ export interface EngineWorkerData {
   readonly solver: Omit<WasmSolverOptions, 'module' | 'clock'>;
   /** The LP time limit of a what-if report's bound, s. */
   readonly whatIfLpSeconds: number;
+  /** When the worker gives back its solver's wasm memory (idle-trim.ts). */
+  readonly idleTrim: IdleTrimOptions;
 }
 
 /** One worker's memory: its V8 isolate's heap and the solver's wasm linear memory (bytes). */
@@ -71,6 +75,8 @@ export interface WorkerMemory {
   readonly external: number;
   /** The wasm solver's linear memory (grows to the largest solve, never shrinks while the instance lives). */
   readonly wasm: number;
+  /** Times the worker let an idle solver's instance go (idle-trim.ts). */
+  readonly trims: number;
   /** The cluster models this worker holds, by name. */
   readonly models: readonly string[];
   /** The heap in use after a full collection: only when the process runs with --expose-gc (benchmarks). */
@@ -88,13 +94,17 @@ function workerMemory(): WorkerMemory {
     heapPhysical: h.total_physical_size,
     external: h.external_memory,
     wasm: solver.memoryBytes(),
+    trims: trimmer.trims,
     models: [...models.keys()],
     ...(gc ? { live: getHeapStatistics().used_heap_size } : {}),
   };
 }
 
 const data = workerData as EngineWorkerData;
+// Whatever in this thread asks for the solver module (the solver, the pattern bound) gets the pool's.
+adoptSolverModule(data.solver.build ?? 'release', data.module);
 const solver = new WasmSolver({ ...data.solver, module: data.module });
+const trimmer = new IdleTrim(solver, data.idleTrim);
 const ctx: OpContext = { solver: () => solver, lp: inThreadLp, clock: () => performance.now() };
 const models = new Map<string, ClusterModel>();
 const typeStore = new TypeStore();
@@ -135,28 +145,12 @@ async function onWhatIf(task: Extract<EngineTask, { kind: 'whatIf' }>): Promise<
   }
 }
 
-/**
- * Wasm linear memory a worker keeps once it has been idle for TRIM_IDLE_MS: enough for the decisions of a cluster
- * of thousands of nodes. A burst of large solves (a repack's simulations, a 10,000-pod decision) keeps its memory
- * while it lasts; an idle worker gives back what one outsized decision grew (wasm memory never shrinks while its
- * instance lives). A fresh instance makes the same plans (test/solver/determinism.test.ts).
- */
-const RETAINED_WASM_BYTES = 64 * 1024 * 1024;
-const TRIM_IDLE_MS = 5_000;
-let trimTimer: ReturnType<typeof setTimeout> | undefined;
-
-function trimWhenIdle(): void {
-  clearTimeout(trimTimer);
-  trimTimer = setTimeout(() => solver.trim(RETAINED_WASM_BYTES), TRIM_IDLE_MS);
-  trimTimer.unref();
-}
-
 export default async function run(task: EngineTask): Promise<TaskReply> {
-  clearTimeout(trimTimer);
+  trimmer.busy();
   try {
     return await runTask(task);
   } finally {
-    trimWhenIdle();
+    trimmer.idle();
   }
 }
 

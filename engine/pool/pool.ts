@@ -8,13 +8,17 @@ import { Piscina } from 'piscina';
 import { solverModule, type Build } from '../solver/module.ts';
 import { affinityBalancer, type AffinityBalancer, type TaskRouting } from './balancer.ts';
 import type { EngineTask, EngineWorkerData, TaskReply, WorkerMemory } from './engine.worker.ts';
+import type { IdleTrimOptions } from './idle-trim.ts';
 import { workerModule } from './module-url.ts';
 
 export interface PoolOptions {
   /** Worker threads (default: available parallelism, at most 4). */
   readonly threads?: number;
   readonly build?: Build;
-  /** Worker file (tests point it at a broken one); default engine.worker.ts beside this file. */
+  /**
+   * Worker file URL (tests point it at a broken one, or at a TypeScript one that wraps the engine worker); default
+   * engine.worker.ts beside this file.
+   */
   readonly filename?: string;
   readonly idleTimeoutMs?: number;
   /** The improvement phase's wall-clock safety net, ms, and its work budget (engine/solver/wasm.ts). */
@@ -22,7 +26,15 @@ export interface PoolOptions {
   readonly improveWork?: number;
   /** LP time limit of a what-if report's lower bound, s (default 30: the bound is a yardstick). */
   readonly whatIfLpSeconds?: number;
+  /** When a worker gives back its solver's wasm memory (default IDLE_TRIM; tests shorten it). */
+  readonly idleTrim?: IdleTrimOptions;
 }
+
+/**
+ * A worker keeps 64 MiB of wasm linear memory once it has been idle for 5 s: enough for the decisions of a cluster
+ * of thousands of nodes, while an idle worker gives back what one outsized decision grew (idle-trim.ts).
+ */
+const IDLE_TRIM: IdleTrimOptions = { idleMs: 5_000, retainBytes: 64 * 1024 * 1024 };
 
 interface CallOptions {
   readonly signal?: AbortSignal;
@@ -51,7 +63,7 @@ export class EnginePool {
   constructor(opts: PoolOptions = {}) {
     const threads = opts.threads ?? Math.min(4, Math.max(1, availableParallelism()));
     this.size = threads;
-    const worker = opts.filename ? { filename: opts.filename } : workerModule('./engine.worker.ts', import.meta.url);
+    const worker = workerModule(opts.filename ?? './engine.worker.ts', import.meta.url);
     const workerData: EngineWorkerData = {
       module: solverModule(opts.build ?? 'release'),
       solver: {
@@ -60,6 +72,7 @@ export class EnginePool {
         ...(opts.improveWork !== undefined ? { improveWork: opts.improveWork } : {}),
       },
       whatIfLpSeconds: opts.whatIfLpSeconds ?? 30,
+      idleTrim: opts.idleTrim ?? IDLE_TRIM,
     };
     this.piscina = new Piscina({
       filename: worker.filename,
@@ -69,6 +82,11 @@ export class EnginePool {
       idleTimeout: opts.idleTimeoutMs ?? 60_000,
       loadBalancer: (task, workers) => this.balancer.balance(task, workers),
       workerData,
+      // piscina's default ('sync') has an idle worker block in Atomics.wait until its next task: nothing else runs
+      // in that thread meanwhile, so the worker's idle trim (a timer) never fired. 'async' waits with
+      // Atomics.waitAsync and keeps the worker's event loop running; a task's round trip costs the same
+      // (docs/engine.md, "Workers, affinity and failure").
+      atomics: 'async',
     });
     // A worker that dies outside a task must not become an unhandled 'error' event.
     this.piscina.on('error', (e: Error) => this.errors.push(e));

@@ -134,11 +134,20 @@ function matchesRule(m: FaultMatch, info: RequestInfo, defaultVerbs: readonly Ve
 /** A bounded log of HTTP requests. */
 export class RequestLog {
   private entries: RequestRecord[] = [];
+  /** Every request ever logged, counted by `verb resource[/subresource]` (the entries keep only the latest). */
+  private readonly counts = new Map<string, number>();
   constructor(private readonly limit = 10_000) {}
 
   add(r: RequestRecord): void {
+    const k = `${r.verb ?? r.method} ${r.resource ?? r.path}${r.subresource ? `/${r.subresource}` : ''}`;
+    this.counts.set(k, (this.counts.get(k) ?? 0) + 1);
     this.entries.push(r);
     if (this.entries.length > this.limit * 1.5) this.entries = this.entries.slice(-this.limit);
+  }
+
+  /** A copy of the running counts by `verb resource[/subresource]`, over every request since the start. */
+  tally(): Map<string, number> {
+    return new Map(this.counts);
   }
 
   all(): readonly RequestRecord[] {

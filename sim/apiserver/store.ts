@@ -1,7 +1,8 @@
 // The in-memory object store: the simulated etcd. It owns the global resourceVersion (one counter for all
 // kinds, like etcd's revision), keeps every object deep-frozen (readers share them, writers copy), keeps
 // a window of recent changes so watches can resume from a resourceVersion (older ones get 410 Gone), and
-// indexes owners so garbage collection finds dependents without scanning.
+// indexes owners so garbage collection finds dependents without scanning, and pods by spec.nodeName (as
+// kube-apiserver's watch cache does), so that listing one node's pods does not read every pod.
 //
 // The store knows nothing of API semantics (finalizers, status, validation): registry.ts does.
 import { matches, labelsOf, fieldsOf, type Selector } from './selectors.ts';
@@ -28,11 +29,18 @@ interface StoreOptions {
 
 const nsKey = (namespace: string, name: string): string => `${namespace}/${name}`;
 
+const nodeNameOf = (pod: KObject): string | undefined => {
+  const n = (pod.spec as { nodeName?: unknown } | undefined)?.nodeName;
+  return typeof n === 'string' && n !== '' ? n : undefined;
+};
+
 export class Store {
   private rv = 0;
   private readonly objects = new Map<string, Map<string, KObject>>();
   private readonly byUid = new Map<string, ObjectRef>();
   private readonly dependentsOf = new Map<string, Set<string>>(); // owner uid -> dependent uids
+  /** Pods by spec.nodeName (bound pods only), each node's in the order they were bound. */
+  private readonly podsByNode = new Map<string, Map<string, KObject>>();
   private history: StoreEvent[] = [];
   /** resourceVersions at or below this are no longer in the history. */
   private floor = 0;
@@ -62,10 +70,20 @@ export class Store {
 
   list(resource: string, filter: ListFilter = {}): KObject[] {
     const out: KObject[] = [];
-    for (const obj of this.objects.get(resource)?.values() ?? []) {
+    for (const obj of this.candidates(resource, filter)) {
       if (this.selects(obj, filter)) out.push(obj);
     }
     return out;
+  }
+
+  /** What a list must look at: one node's pods when the field selector names the node, else every object. */
+  private candidates(resource: string, filter: ListFilter): Iterable<KObject> {
+    const node =
+      resource === 'pods'
+        ? filter.fields?.find((r) => r.key === 'spec.nodeName' && r.op === 'eq' && r.value !== '')
+        : undefined;
+    if (node?.op === 'eq') return this.podsByNode.get(node.value)?.values() ?? [];
+    return this.objects.get(resource)?.values() ?? [];
   }
 
   count(resource: string): number {
@@ -99,7 +117,7 @@ export class Store {
     obj.metadata.resourceVersion = String(++this.rv);
     deepFreeze(obj);
     byName.set(nsKey(namespace, name), obj);
-    if (old) this.unindex(old);
+    if (old) this.unindex(resource, old, obj);
     this.index(resource, obj);
     return this.record(old ? 'MODIFIED' : 'ADDED', resource, obj, old);
   }
@@ -110,7 +128,7 @@ export class Store {
     const old = byName?.get(nsKey(namespace, name));
     if (!byName || !old) return undefined;
     byName.delete(nsKey(namespace, name));
-    this.unindex(old);
+    this.unindex(resource, old);
     const gone = structuredClone(old);
     gone.metadata.resourceVersion = String(++this.rv);
     return this.record('DELETED', resource, deepFreeze(gone), old);
@@ -164,6 +182,12 @@ export class Store {
   }
 
   private index(resource: string, obj: KObject): void {
+    const node = resource === 'pods' ? nodeNameOf(obj) : undefined;
+    if (node) {
+      let pods = this.podsByNode.get(node);
+      if (!pods) this.podsByNode.set(node, (pods = new Map()));
+      pods.set(nsKey(obj.metadata.namespace ?? '', obj.metadata.name!), obj);
+    }
     const uid = obj.metadata.uid;
     if (!uid) return;
     this.byUid.set(uid, { resource, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name! });
@@ -174,7 +198,14 @@ export class Store {
     }
   }
 
-  private unindex(obj: KObject): void {
+  /** Drops `obj` from the indexes; a pod that stays on its node (`next`) keeps its place in the node's list. */
+  private unindex(resource: string, obj: KObject, next?: KObject): void {
+    const node = resource === 'pods' ? nodeNameOf(obj) : undefined;
+    const pods = node ? this.podsByNode.get(node) : undefined;
+    if (pods && (!next || nodeNameOf(next) !== node)) {
+      pods.delete(nsKey(obj.metadata.namespace ?? '', obj.metadata.name!));
+      if (!pods.size) this.podsByNode.delete(node!);
+    }
     const uid = obj.metadata.uid;
     if (!uid) return;
     this.byUid.delete(uid);

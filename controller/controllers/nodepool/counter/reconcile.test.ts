@@ -21,6 +21,9 @@ describe('nodepool.counter', () => {
     });
     launchedNode(env, { name: 'other-b', nodePool: 'elsewhere', instanceType: 'm5.large' });
     await env.settle();
+    // Counted every 5 s, as Karpenter does, not on each node's arrival.
+    expect(status().nodes).toBe(0);
+    await env.clock.advance(5_000);
     const capacity = (node.status as { capacity: Record<string, string> }).capacity;
     expect(status()).toMatchObject({
       nodes: 1,
@@ -38,7 +41,7 @@ describe('nodepool.counter', () => {
       nodeClass: 'production',
       instanceType: 'm5.xlarge',
     });
-    await env.settle();
+    await env.clock.advance(5_000);
     expect(status()).toMatchObject({ nodes: 2, resources: { cpu: '8', nodes: '2' } });
   });
 });

@@ -1,7 +1,10 @@
 // nodepool.counter (docs/karpenter/disruption.md §6.6): status.resources is the sum of the capacities of the pool's
 // nodes not marked for deletion (cpu, memory, pods, ephemeral-storage and nodes always present), and
-// status.nodes their count; the karpenter_nodepools_usage and _limit gauges follow.
-import { add, NODES } from '../../../../engine/index.ts';
+// status.nodes their count; the karpenter_nodepools_usage and _limit gauges follow. Every 5 s per NodePool, as
+// Karpenter (pkg/controllers/nodepool/counter/controller.go: requeue after 5 s; reconciled on NodePool create),
+// and when the NodePool's spec changes: not on every Node and NodeClaim change, which made a pass over every
+// state node of every change while a cluster came up (thousands of NodeClaims, each written several times).
+import { NODES, type StateNode } from '../../../../engine/index.ts';
 import { canonicalJson } from '../../../operator/hash.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../../operator/result.ts';
 import type { Controller } from '../../../operator/runtime.ts';
@@ -11,6 +14,23 @@ import { STATE_NODES } from '../../reads.ts';
 
 const BASE = { cpu: 0, memory: 0, pods: 0, 'ephemeral-storage': 0, [NODES]: 0 };
 
+/** Karpenter's counter period. */
+const COUNTER_PERIOD_MS = 5_000;
+
+/**
+ * The summed capacities and count of the pool's nodes not marked for deletion, added up in place over every
+ * state node.
+ */
+function poolUsage(nodes: readonly StateNode[], pool: string): Record<string, number> {
+  const usage: Record<string, number> = { ...BASE };
+  for (const n of nodes) {
+    if (n.nodePoolName !== pool || n.markedForDeletion) continue;
+    for (const k in n.capacity) usage[k] = (usage[k] ?? 0) + n.capacity[k]!;
+    usage[NODES]! += 1;
+  }
+  return usage;
+}
+
 export function newNodePoolCounter(ctx: ControllerContext): Controller {
   async function reconcile(name: string): Promise<ReconcileResult> {
     const entry = ctx.cluster.nodePool(name);
@@ -19,11 +39,7 @@ export function newNodePoolCounter(ctx: ControllerContext): Controller {
       return done;
     }
     if (!ctx.cluster.synced()) return requeueAfter(1_000);
-    let usage: Record<string, number> = { ...BASE };
-    for (const n of ctx.cluster.stateNodes()) {
-      if (n.nodePoolName !== name || n.markedForDeletion) continue;
-      usage = add(usage, { ...n.capacity, [NODES]: 1 });
-    }
+    const usage = poolUsage(ctx.cluster.stateNodes(), name);
     for (const [k, v] of Object.entries(usage)) ctx.metrics.nodePoolUsage.set({ nodepool: name, resource_type: k }, v);
     for (const [k, v] of Object.entries(entry.pool?.limits ?? {}))
       ctx.metrics.nodePoolLimit.set({ nodepool: name, resource_type: k }, v);
@@ -36,10 +52,9 @@ export function newNodePoolCounter(ctx: ControllerContext): Controller {
       ),
     };
     const status = entry.obj.status ?? {};
-    if (canonicalJson(status['resources'] ?? {}) === canonicalJson(resources) && status['nodes'] === usage[NODES])
-      return done;
-    ctx.cluster.applyNodePool(await ctx.kube.patchStatus('NodePool', name, { resources, nodes: usage[NODES] }));
-    return done;
+    if (canonicalJson(status['resources'] ?? {}) !== canonicalJson(resources) || status['nodes'] !== usage[NODES])
+      ctx.cluster.applyNodePool(await ctx.kube.patchStatus('NodePool', name, { resources, nodes: usage[NODES] }));
+    return requeueAfter(COUNTER_PERIOD_MS);
   }
 
   return {
@@ -54,10 +69,6 @@ export function newNodePoolCounter(ctx: ControllerContext): Controller {
           (c.type === 'delete' || JSON.stringify(c.obj.spec) !== JSON.stringify(c.old?.spec))
         )
           enqueue(c.name);
-        if (c.kind === 'NodeClaim' || c.kind === 'Node') {
-          const pool = c.obj.metadata.labels?.['karpenter.sh/nodepool'];
-          if (pool) enqueue(pool);
-        }
       });
     },
   };

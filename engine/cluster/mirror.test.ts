@@ -1,0 +1,219 @@
+// The mirror's diff reads only what changed (nodes that are not the very objects it shipped, pending pods, the
+// operation's pods), so the model it keeps up to date must still be the model a full rebuild gives. Random
+// change sequences, made the way cluster state makes them (a node is the same object until its fields or pods
+// change), applied incrementally and from scratch side by side: the same model after every step, the same pods
+// named, and the same provisioning plans.
+import { describe, expect, it } from 'vitest';
+import { nodePool, pod, snapshot, stateNode } from '../../test/fixtures/builders.ts';
+import { defaultFakeInstanceTypes, FAKE_WELL_KNOWN_LABELS } from '../../test/fixtures/instancetypes.ts';
+import { normalizePlan } from '../../test/solver/normalize.ts';
+import type { Pod, Snapshot, StateNode } from '../domain/types.ts';
+import { provisionInput } from '../model/input.ts';
+import { pack, unpack } from '../pool/codec.ts';
+import { withExtraWellKnown } from '../scheduling/labels.ts';
+import { WasmSolver } from '../solver/wasm.ts';
+import { ModelMirror, type SnapshotDelta } from './delta.ts';
+import { ClusterModel } from './model.ts';
+
+const wellKnownLabels = withExtraWellKnown(FAKE_WELL_KNOWN_LABELS);
+const its = defaultFakeInstanceTypes();
+const pools = [nodePool()];
+
+/** A small seeded generator (mulberry32), so a failing sequence can be replayed from its seed. */
+function rng(seed: number): { int(n: number): number; chance(p: number): boolean } {
+  let a = seed >>> 0;
+  const next = (): number => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return { int: (n) => Math.floor(next() * n), chance: (p) => next() < p };
+}
+
+const cpus = ['250m', '500m', '1', '1500m'];
+
+/** Cluster state as the controller keeps it: a node is a new object only when something of it changed. */
+class FakeState {
+  nodes: StateNode[] = [];
+  pending: Pod[] = [];
+  private seq = 0;
+
+  constructor(private readonly r: ReturnType<typeof rng>) {
+    for (let i = 0; i < 6; i++) this.addNode();
+    for (let i = 0; i < 5; i++) this.addPending();
+  }
+
+  snapshot(now: number): Snapshot {
+    return snapshot({
+      now,
+      nodePools: pools,
+      instanceTypes: its,
+      nodes: [...this.nodes],
+      pendingPods: [...this.pending],
+    });
+  }
+
+  private newPod(nodeName?: string): Pod {
+    const p = pod({ cpu: cpus[this.r.int(cpus.length)]!, memory: '256Mi', ...(nodeName ? { nodeName } : {}) });
+    return p;
+  }
+
+  addPending(): void {
+    this.pending.push(this.newPod());
+  }
+
+  addNode(): void {
+    const name = `node-${++this.seq}`;
+    const pods = Array.from({ length: this.r.int(4) }, () => this.newPod(name));
+    this.nodes.push(
+      stateNode({ name, instanceType: its[this.r.int(3)]!, zone: 'test-zone-1', capacityType: 'on-demand', pods }),
+    );
+  }
+
+  /** A node rebuilt (a new object) with `change` applied to a copy of it. */
+  private rejoin(i: number, change: (n: StateNode) => Partial<StateNode> = () => ({})): void {
+    const n = this.nodes[i]!;
+    this.nodes[i] = { ...n, ...change(n) };
+  }
+
+  /** One random change. */
+  step(): string {
+    const r = this.r;
+    const i = this.nodes.length ? r.int(this.nodes.length) : -1;
+    const k = r.int(11);
+    if (k === 0 || i < 0) return (this.addNode(), 'add node');
+    if (k === 1 && this.pending.length) {
+      // The kube-scheduler binds a pending pod: a new pod object on a rejoined node.
+      const [p] = this.pending.splice(r.int(this.pending.length), 1);
+      const name = this.nodes[i]!.name;
+      this.rejoin(i, (n) => ({ pods: [...n.pods, { ...p!, nodeName: name, phase: 'Running', unschedulable: false }] }));
+      return 'bind';
+    }
+    if (k === 2) return (this.addPending(), 'add pending');
+    if (k === 3 && this.pending.length) return (this.pending.splice(r.int(this.pending.length), 1), 'delete pending');
+    if (k === 4 && this.nodes[i]!.pods.length)
+      return (this.rejoin(i, (n) => ({ pods: n.pods.filter((_, j) => j !== r.int(n.pods.length)) })), 'delete pod');
+    if (k === 5 && this.nodes[i]!.pods.length) {
+      const j = r.int(this.nodes[i]!.pods.length);
+      const scalar = r.chance(0.5);
+      this.rejoin(i, (n) => ({
+        pods: n.pods.map((p, x) =>
+          x !== j
+            ? p
+            : scalar
+              ? { ...p, phase: p.phase === 'Running' ? 'Pending' : 'Running' }
+              : { ...p, labels: { v: `${r.int(9)}` } },
+        ),
+      }));
+      return scalar ? 'patch pod' : 'change pod';
+    }
+    if (k === 6) {
+      // A node goes: its pods with it, or back to pending (their controller recreates them elsewhere).
+      const [n] = this.nodes.splice(i, 1);
+      if (r.chance(0.5))
+        for (const p of n!.pods) this.pending.push({ ...p, nodeName: undefined, unschedulable: true } as Pod);
+      return 'remove node';
+    }
+    if (k === 7)
+      return (this.rejoin(i, () => ({ taints: r.chance(0.5) ? [{ key: 'k', effect: 'NoSchedule' }] : [] })), 'taint');
+    if (k === 8) return (this.rejoin(i), 'rejoin unchanged');
+    if (k === 9 && this.nodes.length > 1) {
+      const j = r.int(this.nodes.length);
+      [this.nodes[i], this.nodes[j]] = [this.nodes[j]!, this.nodes[i]!];
+      return 'reorder';
+    }
+    if (this.pending.length) {
+      // The watch re-sends a pending pod: a new object with the same data.
+      const j = r.int(this.pending.length);
+      this.pending[j] = { ...this.pending[j]! };
+      return 're-sent pending';
+    }
+    return 'nothing';
+  }
+}
+
+/** The model from nothing, as a full rebuild gives it. */
+function fromScratch(s: Snapshot, extra: readonly Pod[]): { model: ClusterModel; names: (p: readonly Pod[]) => Pod[] } {
+  const model = new ClusterModel();
+  const { delta, refs } = new ModelMirror().diff(s, extra);
+  model.apply(unpack<SnapshotDelta>(pack(delta)));
+  return { model, names: (p) => model.podsOf(unpack(pack(refs(p)))) };
+}
+
+const view = (m: ClusterModel) => {
+  const s = m.snapshot();
+  return { nodes: s.nodes, pending: s.pendingPods, now: s.now, held: m.held() };
+};
+
+function plan(m: ClusterModel, pods: readonly Pod[]) {
+  const input = provisionInput(m.snapshot(), pods, { caches: m.caches, wellKnownLabels });
+  return normalizePlan(new WasmSolver({ improve: false }).solve(input));
+}
+
+describe('the model a diff keeps up to date', () => {
+  it.each([1, 2, 3, 4, 5, 6])(
+    'equals a full rebuild after every step of a random change sequence (seed %i)',
+    (seed) => {
+      const r = rng(seed);
+      const state = new FakeState(r);
+      const mirror = new ModelMirror();
+      let model = new ClusterModel();
+      for (let t = 1; t <= 120; t++) {
+        const what = state.step();
+        if (r.chance(0.05)) {
+          // The worker died: a new model, the mirror starts over.
+          model = new ClusterModel();
+          mirror.reset();
+        }
+        if (r.chance(0.2) && state.pending.length) {
+          // Pods shipped ahead of a decision (some as new objects).
+          const some = state.pending.filter(() => r.chance(0.5)).map((p) => (r.chance(0.3) ? { ...p } : p));
+          const early = mirror.preload(some);
+          if (early) {
+            model.apply(unpack<SnapshotDelta>(pack(early.delta)));
+            early.commit();
+          }
+        }
+        const s = state.snapshot(t);
+        // An operation may name pods the snapshot does not have (a pod of a node being deleted, a buffer's pod).
+        const extra = r.chance(0.2) ? [pod({ cpu: '1' })] : [];
+        const { delta, commit, refs } = mirror.diff(s, extra);
+        model.apply(unpack<SnapshotDelta>(pack(delta)));
+        commit();
+        const full = fromScratch(s, extra);
+        expect(view(model), `seed ${seed}, step ${t} (${what})`).toEqual(view(full.model));
+        const named = [...s.pendingPods, ...extra];
+        expect(model.podsOf(unpack(pack(refs(named))))).toEqual(full.names(named));
+        if (t % 30 === 0)
+          expect(plan(model, model.podsOf(unpack(pack(refs(named)))))).toEqual(plan(full.model, full.names(named)));
+      }
+    },
+  );
+
+  it('reads no pod of a node it shipped before and that is the same object now', () => {
+    const r = rng(7);
+    const state = new FakeState(r);
+    const mirror = new ModelMirror();
+    mirror.diff(state.snapshot(1)).commit();
+    // Every pod of every node made unreadable: a diff that reads one throws.
+    const guarded = state.nodes.map((n) => {
+      const pods = n.pods.map(
+        (p) =>
+          new Proxy(p, {
+            get: () => {
+              throw new Error(`pod ${p.uid} was read`);
+            },
+          }),
+      );
+      return { n, pods };
+    });
+    // The guard goes on the pods the mirror already holds, through the same node objects.
+    for (const { n, pods } of guarded) (n as { pods: readonly Pod[] }).pods = pods;
+    state.addPending();
+    const { delta } = mirror.diff(state.snapshot(2));
+    expect(delta.pods).toHaveLength(1);
+    expect(delta.nodes).toBeUndefined();
+  });
+});
