@@ -20,7 +20,7 @@ import { metricValue, podLimits } from '../resources.ts';
 
 const PERIOD_MS = 5_000;
 /** Nodes observed between two turns of the event loop. */
-const CHUNK = 200;
+const CHUNK = 100;
 
 const yieldTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
