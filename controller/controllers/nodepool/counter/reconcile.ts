@@ -4,6 +4,12 @@
 // Karpenter (pkg/controllers/nodepool/counter/controller.go: requeue after 5 s; reconciled on NodePool create),
 // and when the NodePool's spec changes: not on every Node and NodeClaim change, which made a pass over every
 // state node of every change while a cluster came up (thousands of NodeClaims, each written several times).
+//
+// It waits for the state to have listed once, not for the whole synced gate (§6.5) as Karpenter's does: that
+// gate is false while any NodeClaim is mid-launch, which during a scale-up is nearly all the time, and the status
+// then stood still while the pool grew. Listing once is what keeps the count from being written low
+// at start-up; a NodeClaim mid-launch has no capacity to count either way, and is counted in the first period after
+// its launch. Limits do not read this status: provisioning and disruption check them against cluster state.
 import { NODES, type StateNode } from '../../../../engine/index.ts';
 import { canonicalJson } from '../../../operator/hash.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../../operator/result.ts';
@@ -38,7 +44,7 @@ export function newNodePoolCounter(ctx: ControllerContext): Controller {
       ctx.metrics.nodePoolUsage.remove({ nodepool: name });
       return done;
     }
-    if (!ctx.cluster.synced()) return requeueAfter(1_000);
+    if (!ctx.cluster.hydrated()) return requeueAfter(1_000);
     const usage = poolUsage(ctx.cluster.stateNodes(), name);
     for (const [k, v] of Object.entries(usage)) ctx.metrics.nodePoolUsage.set({ nodepool: name, resource_type: k }, v);
     for (const [k, v] of Object.entries(entry.pool?.limits ?? {}))
