@@ -76,4 +76,27 @@ describe('nodepool.counter', () => {
       ).toBe(n);
     }
   });
+
+  it('drops a resource no node of the pool has any more, and then leaves the status alone', async () => {
+    const env = fakeControllerEnv();
+    env.run(newNodePoolCounter(env.ctx));
+    await env.apply(guide('guide-07.yaml'));
+    const pool = () => env.get('nodepools.karpenter.sh', 'production');
+    const resources = () => (pool().status as { resources: Record<string, string> }).resources;
+    const spec = { nodePool: 'production', nodeClass: 'production' };
+    const gpu = launchedNode(env, { name: 'production-gpu', instanceType: 'g4dn.xlarge', ...spec });
+    launchedNode(env, { name: 'production-cpu', instanceType: 'm5.xlarge', ...spec });
+    await env.clock.advance(5_000);
+    expect(resources()).toMatchObject({ 'nvidia.com/gpu': '1', nodes: '2' });
+    env.cluster.markForDeletion(gpu.providerID);
+    await env.clock.advance(5_000);
+    expect(resources()['nvidia.com/gpu']).toBeUndefined();
+    expect(resources()['nodes']).toBe('1');
+    const gauge = { nodepool: 'production', resource_type: 'nvidia.com/gpu' };
+    expect(await env.metrics.value('karpenter_nodepools_usage', gauge)).toBeUndefined();
+    // Nothing changed since: the next period writes nothing.
+    const version = pool().metadata.resourceVersion;
+    await env.clock.advance(5_000);
+    expect(pool().metadata.resourceVersion).toBe(version);
+  });
 });
