@@ -13,7 +13,7 @@ import type { Controller } from '../../../operator/runtime.ts';
 import type { NodeEntry } from '../../../state/statenode.ts';
 import type { ControllerContext } from '../../context.ts';
 import { STATE_NODES } from '../../reads.ts';
-import { metricValue, podLimits } from '../resources.ts';
+import { metricValue } from '../resources.ts';
 
 const PERIOD_MS = 5_000;
 /** Nodes observed between two turns of the event loop. */
@@ -53,8 +53,7 @@ export function newNodeMetrics(ctx: ControllerContext): Controller {
       daemonLimits: Resources = {};
     for (const pod of ctx.cluster.workloads.podsOn(nodeName)) {
       if (!isActive(pod)) continue;
-      const obj = ctx.cluster.workloads.pod(pod.namespace, pod.name)?.obj;
-      const l = obj ? podLimits(obj) : {};
+      const l = ctx.cluster.workloads.pod(pod.namespace, pod.name)?.limits ?? {};
       requests = add(requests, pod.requests);
       limits = add(limits, l);
       if (isOwnedByDaemonSet(pod)) {
