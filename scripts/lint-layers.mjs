@@ -255,12 +255,16 @@ function checkMainThreadGraph() {
   };
   for (const file of via.keys()) {
     const code = stripComments(readFileSync(file, 'utf8'));
+    // A decision is defined at module level by a function or class declaration, or by a binding to a function or
+    // class expression (`const provision = (...) => ...`, `let disrupt = function ...`, `const WasmSolver = class`).
+    // Inner functions of the same name (a method of the pooled engine's client) are not decisions.
     for (const m of code.matchAll(
-      /(?:^|\n)(?:export\s+)?(?:declare\s+)?(?:async\s+)?(?:function\*?|class)\s+([A-Za-z_$][\w$]*)/g,
+      /(?:^|\n)(?:export\s+)?(?:declare\s+)?(?:async\s+)?(?:function\*?|class)\s+([A-Za-z_$][\w$]*)|(?:^|\n)(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::(?:[^=;]|=>)+?)?=\s*(?:async\s+)?(?:function\b|class\b|\(|[A-Za-z_$][\w$]*\s*=>)/g,
     )) {
-      if (DECISIONS.includes(m[1]))
+      const name = m[1] ?? m[2];
+      if (DECISIONS.includes(name))
         problems.push(
-          `${relative(root, file)}: defines ${m[1]}, a decision, and the calling thread loads it (${chain(file)}); the decision belongs to the workers' modules (engine/local.ts), its helpers in a module of their own`,
+          `${relative(root, file)}: defines ${name}, a decision, and the calling thread loads it (${chain(file)}); the decision belongs to the workers' modules (engine/local.ts), its helpers in a module of their own`,
         );
     }
   }

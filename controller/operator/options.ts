@@ -674,93 +674,96 @@ function resolved(values: Readonly<Record<string, unknown>>): ResolvedOptions {
   });
 }
 
-function parseValue(spec: Spec, raw: string, where: string, problems: string[]): unknown {
-  switch (spec.kind) {
-    case 'string':
-      return raw.trim();
-    case 'duration': {
-      const r = parseGoDuration(raw.trim());
-      if (!r.ok) {
-        problems.push(`${where}: ${r.message}`);
-        return NaN;
-      }
-      const ms = Number(r.ns) / 1e6;
-      if (!(ms > 0)) problems.push(`${where} must be a positive duration, got "${raw}"`);
-      return ms;
-    }
-    case 'paths': {
-      const list = raw
-        .split(',')
-        .map((p) => p.trim())
-        .filter(Boolean);
-      if (!list.length) problems.push(`${where} must name at least one of stdout, stderr or a file path, got "${raw}"`);
-      return list;
-    }
-    case 'int': {
-      const n = /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : NaN;
-      if (!Number.isSafeInteger(n)) problems.push(`${where} must be a whole number, got "${raw}"`);
-      return n;
-    }
-    case 'interval': {
-      const r = parseGoDuration(raw.trim());
-      if (!r.ok) {
-        problems.push(`${where}: ${r.message}`);
-        return NaN;
-      }
-      const ms = Number(r.ns) / 1e6;
-      if (!(ms >= 60_000)) problems.push(`${where} must be at least 1m, got "${raw}"`);
-      return ms;
-    }
-    case 'port': {
-      const n = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
-      if (!(n >= 0 && n <= 65535)) problems.push(`${where} must be a port number from 0 to 65535, got "${raw}"`);
-      return n;
-    }
-    case 'enum': {
-      const v = spec.values!.find((x) => x.toLowerCase() === raw.trim().toLowerCase());
-      if (!v) problems.push(`${where} must be one of ${spec.values!.join(', ')}, got "${raw}"`);
-      return v;
-    }
-    case 'gates':
-      return parseGates(raw, where, problems);
-    case 'schedulerConfig': {
-      const r = parseSchedulerConfig(raw);
-      if (!r.ok) for (const p of r.problems) problems.push(`${where}: ${p}`);
-      return r.ok ? r.value : undefined;
-    }
-    case 'fraction': {
-      const n = /^\s*\d*\.?\d+(e-?\d+)?\s*$/i.test(raw) ? Number(raw) : NaN;
-      if (!(n >= 0 && n < 1)) problems.push(`${where} must be a number from 0 up to (not including) 1, got "${raw}"`);
-      return n;
-    }
-    case 'count': {
-      const n = /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
-      if (!Number.isSafeInteger(n)) problems.push(`${where} must be a whole number >= 0, got "${raw}"`);
-      return n;
-    }
-    case 'cidr': {
-      const v = raw.trim();
-      if (v && !/^(\d{1,3}(\.\d{1,3}){3}\/\d{1,2}|[0-9a-fA-F:]+:[0-9a-fA-F:]*\/\d{1,3})$/.test(v))
-        problems.push(`${where} must be a CIDR such as 10.100.0.0/16, got "${raw}"`);
-      return v;
-    }
-    case 'bool': {
-      // Go's strconv.ParseBool, which Karpenter's flags use.
-      const v = raw.trim();
-      if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(v)) return true;
-      if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(v)) return false;
-      problems.push(`${where} must be true or false, got "${raw}"`);
-      return false;
-    }
-    case 'name': {
-      // A Kubernetes object name (DNS-1123 subdomain); empty means "not set".
-      const v = raw.trim();
-      if (v && (v.length > 253 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(v))) {
-        problems.push(`${where} must be a lower-case DNS name (letters, digits, '-' and '.'), got "${raw}"`);
-      }
-      return v;
-    }
+/** Parses one option's raw text; appends a problem naming the option (`where`) when the text is not valid. */
+type Parser = (raw: string, where: string, problems: string[], spec: Spec) => unknown;
+
+/** A Go duration in milliseconds, which must be at least `min` (exclusive when `min` is 0): `what` says the rule. */
+function durationMs(raw: string, where: string, problems: string[], min: number, what: string): number {
+  const r = parseGoDuration(raw.trim());
+  if (!r.ok) {
+    problems.push(`${where}: ${r.message}`);
+    return NaN;
   }
+  const ms = Number(r.ns) / 1e6;
+  if (!(min === 0 ? ms > 0 : ms >= min)) problems.push(`${where} must be ${what}, got "${raw}"`);
+  return ms;
+}
+
+/** A number when `raw` matches `shape`, else NaN. */
+const numberIf = (shape: RegExp, raw: string): number => (shape.test(raw) ? Number(raw) : NaN);
+
+// Go's strconv.ParseBool, which Karpenter's flags use.
+const TRUE_WORDS = ['1', 't', 'T', 'true', 'TRUE', 'True'];
+const FALSE_WORDS = ['0', 'f', 'F', 'false', 'FALSE', 'False'];
+const CIDR = /^(\d{1,3}(\.\d{1,3}){3}\/\d{1,2}|[0-9a-fA-F:]+:[0-9a-fA-F:]*\/\d{1,3})$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+const PARSERS: Record<Kind, Parser> = {
+  string: (raw) => raw.trim(),
+  duration: (raw, where, problems) => durationMs(raw, where, problems, 0, 'a positive duration'),
+  interval: (raw, where, problems) => durationMs(raw, where, problems, 60_000, 'at least 1m'),
+  paths: (raw, where, problems) => {
+    const list = raw
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean);
+    if (!list.length) problems.push(`${where} must name at least one of stdout, stderr or a file path, got "${raw}"`);
+    return list;
+  },
+  int: (raw, where, problems) => {
+    const n = numberIf(/^\s*-?\d+\s*$/, raw);
+    if (!Number.isSafeInteger(n)) problems.push(`${where} must be a whole number, got "${raw}"`);
+    return n;
+  },
+  count: (raw, where, problems) => {
+    const n = numberIf(/^\s*\d+\s*$/, raw);
+    if (!Number.isSafeInteger(n)) problems.push(`${where} must be a whole number >= 0, got "${raw}"`);
+    return n;
+  },
+  port: (raw, where, problems) => {
+    const n = numberIf(/^\d+$/, raw.trim());
+    if (!(n >= 0 && n <= 65535)) problems.push(`${where} must be a port number from 0 to 65535, got "${raw}"`);
+    return n;
+  },
+  fraction: (raw, where, problems) => {
+    const n = numberIf(/^\s*\d*\.?\d+(e-?\d+)?\s*$/i, raw);
+    if (!(n >= 0 && n < 1)) problems.push(`${where} must be a number from 0 up to (not including) 1, got "${raw}"`);
+    return n;
+  },
+  enum: (raw, where, problems, spec) => {
+    const v = spec.values!.find((x) => x.toLowerCase() === raw.trim().toLowerCase());
+    if (!v) problems.push(`${where} must be one of ${spec.values!.join(', ')}, got "${raw}"`);
+    return v;
+  },
+  gates: (raw, where, problems) => parseGates(raw, where, problems),
+  schedulerConfig: (raw, where, problems) => {
+    const r = parseSchedulerConfig(raw);
+    if (!r.ok) for (const p of r.problems) problems.push(`${where}: ${p}`);
+    return r.ok ? r.value : undefined;
+  },
+  cidr: (raw, where, problems) => {
+    const v = raw.trim();
+    if (v && !CIDR.test(v)) problems.push(`${where} must be a CIDR such as 10.100.0.0/16, got "${raw}"`);
+    return v;
+  },
+  bool: (raw, where, problems) => {
+    const v = raw.trim();
+    if (TRUE_WORDS.includes(v)) return true;
+    if (FALSE_WORDS.includes(v)) return false;
+    problems.push(`${where} must be true or false, got "${raw}"`);
+    return false;
+  },
+  // A Kubernetes object name (DNS-1123 subdomain); empty means "not set".
+  name: (raw, where, problems) => {
+    const v = raw.trim();
+    if (v && (v.length > 253 || !DNS_SUBDOMAIN.test(v)))
+      problems.push(`${where} must be a lower-case DNS name (letters, digits, '-' and '.'), got "${raw}"`);
+    return v;
+  },
+};
+
+function parseValue(spec: Spec, raw: string, where: string, problems: string[]): unknown {
+  return PARSERS[spec.kind](raw, where, problems, spec);
 }
 
 /** The options as `--help` prints them. */

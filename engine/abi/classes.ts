@@ -250,6 +250,15 @@ export class PodShapes {
   }
 }
 
+// Whether a pod opts out of Karpenter or is invalid reads only its shape's fields: per shape-leading pod, kept
+// across solves (the same pods lead their shapes simulation after simulation).
+const VERDICTS = cacheSlot<Pod, { readonly verdict: 'ok' | 'skip' | string }>('pod verdicts');
+
+function verdictOf(shape: Pod, caches: ModelCaches | undefined): 'ok' | 'skip' | string {
+  const compute = () => ({ verdict: optsOutOfKarpenter(shape) ? 'skip' : (podValidationError(shape) ?? 'ok') });
+  return (caches ? caches.memo(VERDICTS, shape, compute) : compute()).verdict;
+}
+
 /**
  * The pods of a solve in queue order with their class numbers, and one representative per class; pods that
  * opt out of Karpenter are dropped and invalid ones set aside with their reason (validated once per class).
@@ -283,8 +292,7 @@ export function queueClasses(
       representatives.push(p);
       const shape = shapes.shapeOf(p);
       let v = shapeVerdict.get(shape);
-      if (v === undefined)
-        shapeVerdict.set(shape, (v = optsOutOfKarpenter(shape) ? 'skip' : (podValidationError(shape) ?? 'ok')));
+      if (v === undefined) shapeVerdict.set(shape, (v = verdictOf(shape, caches)));
       classVerdict.push(v);
     }
     const verdict = classVerdict[key]!;

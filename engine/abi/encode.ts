@@ -11,9 +11,9 @@
 // tolerance table. Records point into shared pools (i32 lists, f64 vectors, dense requirement sets, taint
 // sets), which `Pools` numbers in first-use order.
 import * as A from '../../solver-as/abi.ts';
-import type { Pod, Requirements, Taint } from '../domain/types.ts';
+import type { Pod, PreferencePolicy, Requirements, Taint } from '../domain/types.ts';
 import { NODES } from '../domain/resources.ts';
-import { ModelCaches } from '../model/caches.ts';
+import { cacheSlot, ModelCaches } from '../model/caches.ts';
 import { hostPortsConflict } from '../model/places.ts';
 import { SchedulingModel } from '../model/scheduling.ts';
 import type { DaemonGroup, Template } from '../model/templates.ts';
@@ -210,6 +210,30 @@ function topologyGroups(topo: Topology): { list: TopologyGroup[]; index: Map<str
   return { list: [...topo.groups.values(), ...topo.inverse.values()], index };
 }
 
+interface ShapeRequirements {
+  readonly policy: PreferencePolicy;
+  readonly reqs: Requirements;
+  readonly strict: Requirements;
+  readonly volumes: Requirements[];
+}
+
+// A shape's requirements are a function of the pod (its node selector, affinity and volume topology) and the
+// preference policy; the pods leading their shapes are mostly the same objects from one simulation to the next,
+// so they are parsed once, not for each of thousands of shapes in every solve. Never written to: the encoder
+// only reads them (a set's identity is its place in the block, per solve).
+const SHAPE_REQUIREMENTS = cacheSlot<Pod, ShapeRequirements>('shape requirements');
+
+function shapeRequirements(s: Pod, policy: PreferencePolicy, caches: ModelCaches): ShapeRequirements {
+  const hit = caches.get(SHAPE_REQUIREMENTS, s);
+  if (hit && hit.policy === policy) return hit;
+  return caches.set(SHAPE_REQUIREMENTS, s, {
+    policy,
+    reqs: withoutHostname(podRequirements(s, policy)),
+    strict: withoutHostname(strictPodRequirements(s)),
+    volumes: (s.volumeRequirements ?? []).map((alt) => add(new Map(), ...alt.map(fromSelector))),
+  });
+}
+
 /** Pod classes and their relaxation chains: the versions, and the version of each pod's class. */
 function versionChains(
   model: SchedulingModel,
@@ -224,11 +248,8 @@ function versionChains(
     const s = shapeOf(vp);
     let sp = shapeList.get(s);
     if (sp === undefined) {
-      sp = {
-        reqs: withoutHostname(podRequirements(s, policy)),
-        strict: withoutHostname(strictPodRequirements(s)),
-        volumes: (s.volumeRequirements ?? []).map((alt) => add(new Map(), ...alt.map(fromSelector))),
-      };
+      const r = shapeRequirements(s, policy, model.caches);
+      sp = { reqs: r.reqs, strict: r.strict, volumes: r.volumes };
       shapeList.set(s, sp);
     }
     return sp;
@@ -290,7 +311,8 @@ function keySpace(
     for (const a of v.volumes) ks.addRequirements(a);
   }
   const nodeReqs = sharedNodeLabelSets(model);
-  for (const r of nodeReqs) ks.addRequirements(r);
+  // Thousands of nodes share a few dozen label sets; the key space collects values, so each set once is enough.
+  for (const r of new Set(nodeReqs)) ks.addRequirements(r);
   for (const g of groups) {
     if (g.key !== HOSTNAME_LABEL) ks.addValues(g.key, g.domains.keys());
     for (const alt of g.nodeFilter?.alternatives ?? []) ks.addRequirements(alt);

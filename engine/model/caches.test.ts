@@ -34,6 +34,10 @@ describe('ModelCaches', () => {
     expect(second['templates']).toEqual({ hits: 1, misses: 1 });
     expect(second['node start']).toEqual({ hits: 1, misses: 1 });
     expect(second['catalog chunks']!.hits).toBe(1);
+    // Five replicas are one shape: its requirements and verdict are worked out once, then found again.
+    expect(first['shape requirements']).toEqual({ hits: 0, misses: 1 });
+    expect(second['shape requirements']).toEqual({ hits: 1, misses: 1 });
+    expect(second['pod verdicts']).toEqual({ hits: 1, misses: 1 });
     caches.reset();
     expect(caches.stats()).toEqual({});
     solver.solve(input);

@@ -70,6 +70,19 @@ function nodeDomain(node: TopologyNode, key: string): string | undefined {
   return key === HOSTNAME_LABEL ? hostnameOf(node) : node.labels[key];
 }
 
+/**
+ * Whether the pod declares any group: spread constraints or pod (anti-)affinity terms. Most pods declare none,
+ * and a solve asks for thousands of pod shapes, each in a Topology of its own.
+ */
+function declaresTopology(pod: Pod): boolean {
+  return pod.topologySpreadConstraints.length > 0 || !!pod.affinity?.podAffinity || !!pod.affinity?.podAntiAffinity;
+}
+
+const NO_GROUP_IDS: { readonly owned: readonly string[]; readonly inverseOwned: readonly string[] } = Object.freeze({
+  owned: Object.freeze([]),
+  inverseOwned: Object.freeze([]),
+});
+
 export class Topology {
   readonly groups = new Map<string, TopologyGroup>();
   readonly inverse = new Map<string, TopologyGroup>();
@@ -115,6 +128,7 @@ export class Topology {
 
   /** The ids of the groups the pod declares, creating them if needed, in group creation order. */
   groupIds(pod: Pod): { readonly owned: readonly string[]; readonly inverseOwned: readonly string[] } {
+    if (!declaresTopology(pod)) return NO_GROUP_IDS;
     const shape = this.input.shapeOf?.(pod) ?? pod;
     let ids = this.idsByPod.get(shape);
     if (ids) return ids;
@@ -244,6 +258,7 @@ export class Topology {
    * building the group ids is most of the work and both groupIds() and update() ask.
    */
   private declared(pod: Pod): ReadonlyArray<{ group: TopologyGroup; filter?: NodeFilter }> {
+    if (!declaresTopology(pod)) return [];
     const shape = this.input.shapeOf?.(pod) ?? pod;
     let d = this.declaredByPod.get(shape);
     if (!d) this.declaredByPod.set(shape, (d = this.computeDeclared(shape)));

@@ -90,6 +90,26 @@ describe('lint-layers', () => {
     ]);
   });
 
+  it('fails a decision written as a function expression bound to a name', () => {
+    const r = lint({
+      ...engine,
+      'engine/solver/provision.ts': 'export const provision = async (input: unknown) => input;\n',
+      'engine/disruption/disrupt.ts': 'export let disrupt = function () {};\nexport const methodsFor = 3;\n',
+      'engine/solver/wasm2.ts':
+        'const WasmSolver = class {};\nexport const validate: (x: number) => number = x => x;\n',
+      'engine/index.ts':
+        "export { provision as plan } from './solver/provision.ts';\nexport { methodsFor } from './disruption/disrupt.ts';\nimport './solver/wasm2.ts';\nexport { createEngine } from './engine.ts';\n",
+    });
+    expect(r.code).toBe(1);
+    expect(r.lines.map((l) => l.split(',')[0])).toEqual([
+      'engine/solver/provision.ts: defines provision',
+      'engine/disruption/disrupt.ts: defines disrupt',
+      'engine/solver/wasm2.ts: defines WasmSolver',
+      'engine/solver/wasm2.ts: defines validate',
+      'lint-layers: 4 problem(s)',
+    ]);
+  });
+
   it('passes a type the public surface takes from a decision module (types load nothing)', () => {
     const r = lint({
       ...engine,

@@ -42,7 +42,7 @@ interface Affinity {
   podAntiAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[] };
 }
 
-interface TopologySpreadConstraint {
+export interface TopologySpreadConstraint {
   maxSkew: number;
   topologyKey: string;
   whenUnsatisfiable: string;

@@ -4,7 +4,7 @@
 // (domain counts) and then checked per node in O(constraints).
 import { matchesLabelSelector, type KObject } from '../../apiserver/index.ts';
 import { matchesNodeAffinity } from './filters.ts';
-import { isTerminal, podSpec, type NodeInfo, type PodAffinityTerm } from './nodes.ts';
+import { isTerminal, podSpec, type NodeInfo, type PodAffinityTerm, type TopologySpreadConstraint } from './nodes.ts';
 
 const REASON_ANTI = "node(s) didn't match pod anti-affinity rules";
 const REASON_EXISTING_ANTI = "node(s) didn't satisfy existing pods anti-affinity rules";
@@ -76,23 +76,37 @@ function placementCheck(
 ): NodeCheck {
   const spec = podSpec(pod);
   const ns = pod.metadata.namespace ?? '';
-  const antiTerms = antiTermsOf(pod);
   const affTerms = spec.affinity?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
   const spread = (spec.topologySpreadConstraints ?? []).filter((c) => c.whenUnsatisfiable === 'DoNotSchedule');
-  const checks: NodeCheck[] = [];
-  // The incoming pod's anti-affinity: domains already holding a selected pod are closed.
-  for (const term of antiTerms) {
-    const closed = new Set(
-      all
-        .filter((p) => termSelects(term, ns, p.pod))
-        .map((p) => p.node.labels[term.topologyKey])
-        .filter((v) => v !== undefined),
-    );
-    checks.push((n) =>
-      n.labels[term.topologyKey] !== undefined && closed.has(n.labels[term.topologyKey]!) ? REASON_ANTI : undefined,
-    );
-  }
-  // Existing pods' anti-affinity against the incoming pod.
+  const checks: NodeCheck[] = [
+    ...antiTermsOf(pod).map((term) => ownAntiAffinity(term, ns, all)),
+    ...existingAntiAffinity(pod, antiHolders),
+    ...affTerms.map((term) => ownAffinity(term, ns, pod, all)),
+    ...spread.map((c) => topologySpread(c, ns, pod, nodes, all)),
+  ];
+  return (n) => {
+    for (const check of checks) {
+      const reason = check(n);
+      if (reason) return reason;
+    }
+    return undefined;
+  };
+}
+
+/** The incoming pod's anti-affinity: domains already holding a selected pod are closed. */
+function ownAntiAffinity(term: PodAffinityTerm, ns: string, all: readonly Placed[]): NodeCheck {
+  const closed = new Set(
+    all
+      .filter((p) => termSelects(term, ns, p.pod))
+      .map((p) => p.node.labels[term.topologyKey])
+      .filter((v) => v !== undefined),
+  );
+  return (n) =>
+    n.labels[term.topologyKey] !== undefined && closed.has(n.labels[term.topologyKey]!) ? REASON_ANTI : undefined;
+}
+
+/** Existing pods' anti-affinity against the incoming pod: none, or one check closing every blocked domain. */
+function existingAntiAffinity(pod: KObject, antiHolders: readonly Placed[]): NodeCheck[] {
   const blocking: Array<{ key: string; value: string }> = [];
   for (const p of antiHolders) {
     for (const term of antiTermsOf(p.pod)) {
@@ -101,62 +115,74 @@ function placementCheck(
         blocking.push({ key: term.topologyKey, value: v });
     }
   }
-  if (blocking.length)
-    checks.push((n) => (blocking.some((b) => n.labels[b.key] === b.value) ? REASON_EXISTING_ANTI : undefined));
-  // The incoming pod's affinity: the domain must hold a selected pod (unless none exists anywhere and the
-  // pod selects itself, so the first replica of a self-affine group can start).
-  for (const term of affTerms) {
-    const selected = all.filter((p) => termSelects(term, ns, p.pod));
-    const open = new Set(selected.map((p) => p.node.labels[term.topologyKey]).filter((v) => v !== undefined));
-    const first = selected.length === 0 && termSelects(term, ns, pod);
-    checks.push((n) => {
-      const v = n.labels[term.topologyKey];
-      if (v === undefined) return REASON_AFFINITY;
-      return first || open.has(v) ? undefined : REASON_AFFINITY;
-    });
-  }
-  // Topology spread: skew = pods in the node's domain (+1 for this pod if it matches) - the global minimum.
-  for (const c of spread) {
-    const selector = { ...(c.labelSelector ?? {}) };
-    if (c.matchLabelKeys?.length) {
-      selector.matchLabels = { ...(selector.matchLabels ?? {}) };
-      for (const k of c.matchLabelKeys) {
-        const v = pod.metadata.labels?.[k];
-        if (v !== undefined) selector.matchLabels[k] = v;
-      }
-    }
-    const eligible = nodes.filter(
-      (n) =>
-        n.labels[c.topologyKey] !== undefined &&
-        (c.nodeAffinityPolicy === 'Ignore' || matchesNodeAffinity(pod, n.labels, n.name)),
-    );
-    const counts = new Map<string, number>();
-    for (const n of eligible) counts.set(n.labels[c.topologyKey]!, 0);
-    const eligibleNames = new Set(eligible.map((n) => n.name));
-    for (const p of all) {
-      const v = p.node.labels[c.topologyKey];
-      if (
-        v !== undefined &&
-        eligibleNames.has(p.node.name) &&
-        (p.pod.metadata.namespace ?? '') === ns &&
-        matchesLabelSelector(selector, p.pod.metadata.labels)
-      )
-        counts.set(v, counts.get(v)! + 1);
-    }
-    let min = counts.size ? Math.min(...counts.values()) : 0;
-    if (c.minDomains !== undefined && counts.size < c.minDomains) min = 0;
-    const self = matchesLabelSelector(selector, pod.metadata.labels) ? 1 : 0;
-    checks.push((n) => {
-      const v = n.labels[c.topologyKey];
-      if (v === undefined) return REASON_SPREAD_LABEL;
-      return (counts.get(v) ?? 0) + self - min > c.maxSkew ? REASON_SPREAD : undefined;
-    });
-  }
+  if (!blocking.length) return [];
+  return [(n) => (blocking.some((b) => n.labels[b.key] === b.value) ? REASON_EXISTING_ANTI : undefined)];
+}
+
+/**
+ * The incoming pod's affinity: the domain must hold a selected pod (unless none exists anywhere and the pod
+ * selects itself, so the first replica of a self-affine group can start).
+ */
+function ownAffinity(term: PodAffinityTerm, ns: string, pod: KObject, all: readonly Placed[]): NodeCheck {
+  const selected = all.filter((p) => termSelects(term, ns, p.pod));
+  const open = new Set(selected.map((p) => p.node.labels[term.topologyKey]).filter((v) => v !== undefined));
+  const first = selected.length === 0 && termSelects(term, ns, pod);
   return (n) => {
-    for (const check of checks) {
-      const reason = check(n);
-      if (reason) return reason;
-    }
-    return undefined;
+    const v = n.labels[term.topologyKey];
+    if (v === undefined) return REASON_AFFINITY;
+    return first || open.has(v) ? undefined : REASON_AFFINITY;
   };
+}
+
+/** Topology spread: skew = pods in the node's domain (+1 for this pod if it matches) - the global minimum. */
+function topologySpread(
+  c: TopologySpreadConstraint,
+  ns: string,
+  pod: KObject,
+  nodes: readonly NodeInfo[],
+  all: readonly Placed[],
+): NodeCheck {
+  const selector = spreadSelector(c, pod);
+  const eligible = nodes.filter(
+    (n) =>
+      n.labels[c.topologyKey] !== undefined &&
+      (c.nodeAffinityPolicy === 'Ignore' || matchesNodeAffinity(pod, n.labels, n.name)),
+  );
+  const counts = new Map<string, number>();
+  for (const n of eligible) counts.set(n.labels[c.topologyKey]!, 0);
+  const eligibleNames = new Set(eligible.map((n) => n.name));
+  for (const p of all) {
+    const v = p.node.labels[c.topologyKey];
+    if (
+      v !== undefined &&
+      eligibleNames.has(p.node.name) &&
+      (p.pod.metadata.namespace ?? '') === ns &&
+      matchesLabelSelector(selector, p.pod.metadata.labels)
+    )
+      counts.set(v, counts.get(v)! + 1);
+  }
+  let min = counts.size ? Math.min(...counts.values()) : 0;
+  if (c.minDomains !== undefined && counts.size < c.minDomains) min = 0;
+  const self = matchesLabelSelector(selector, pod.metadata.labels) ? 1 : 0;
+  return (n) => {
+    const v = n.labels[c.topologyKey];
+    if (v === undefined) return REASON_SPREAD_LABEL;
+    return (counts.get(v) ?? 0) + self - min > c.maxSkew ? REASON_SPREAD : undefined;
+  };
+}
+
+/** A spread constraint's selector, with its matchLabelKeys filled in from the pod's own labels. */
+function spreadSelector(
+  c: TopologySpreadConstraint,
+  pod: KObject,
+): NonNullable<TopologySpreadConstraint['labelSelector']> {
+  const selector = { ...(c.labelSelector ?? {}) };
+  if (c.matchLabelKeys?.length) {
+    selector.matchLabels = { ...(selector.matchLabels ?? {}) };
+    for (const k of c.matchLabelKeys) {
+      const v = pod.metadata.labels?.[k];
+      if (v !== undefined) selector.matchLabels[k] = v;
+    }
+  }
+  return selector;
 }
