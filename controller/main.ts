@@ -190,7 +190,8 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
     kube,
     metrics,
   });
-  const events = new Recorder({ kube, clock, log, activity });
+  // Events have a token bucket of their own (KubeClient.withOwnRateLimit): a burst of them cannot starve reconciles.
+  const events = new Recorder({ kube: kube.withOwnRateLimit(), clock, log, activity });
   const defaults = options.schedulerConfig?.podTopologySpread?.defaultConstraints;
   if (defaults?.length)
     log.info(

@@ -25,7 +25,7 @@ export interface BenchRow {
   readonly afterCostPerHour: number;
   /** The best lower bound on $/h of new capacity for the pods left on managed nodes (engine.lowerBound). */
   readonly lowerBound: number;
-  /** Which bound it is (engine/bound: 'lp', 'patterns', 'patterns-rounded', 'whole-nodes'). */
+  /** Which bound it is (engine/bound: 'lp', 'patterns', 'patterns-rounded', 'whole-nodes', 'whole-node-patterns'). */
   readonly lowerBoundKind: string;
   /** afterCostPerHour / lowerBound. */
   readonly ratio: number;

@@ -5,7 +5,10 @@
 // before the timed batches: building them is the benchmark's, not the engine's, and the calling thread's work
 // inside a batch runs on the core one worker leaves idle but takes a core from two. On a machine with as many cores
 // as workers a speed-up means something only when nothing else runs: every row carries the one-minute load
-// average when the timed batches started and when they ended (`loadStart`, `loadEnd`).
+// average when the timed batches started and when they ended (`loadStart`, `loadEnd`), and `cpuMsPerJob`: the
+// process's CPU time (every thread: the calling one, the workers, V8's background threads) per job, the median over
+// the timed batches. CPU time holds up under load better than wall time: if two workers take more of it per job
+// than one, that is work the 2-worker row pays on cores the 1-worker row has spare (docs/benchmarks.md).
 import { loadavg } from 'node:os';
 import { createEngine, type Built, type Engine } from '../../engine/index.ts';
 import type { BenchRow } from '../report.ts';
@@ -37,13 +40,17 @@ export async function run(opts: SuiteOptions): Promise<BenchRow[]> {
     }
     const loadStart = loadavg()[0]!;
     const times: number[][] = counts.map(() => []);
+    const cpu: number[][] = counts.map(() => []);
     const results: ScenarioResult[][] = counts.map(() => []);
     for (let r = 0; r < REPEATS; r++) {
       for (const [i, engine] of engines.entries()) {
         opts.progress(`pool: ${counts[i]} worker(s), run ${r + 1}/${REPEATS}`);
         const t0 = performance.now();
+        const c0 = process.cpuUsage();
         results[i] = await batch(engine, inputs, built);
         times[i]!.push(performance.now() - t0);
+        const c = process.cpuUsage(c0);
+        cpu[i]!.push((c.user + c.system) / 1000 / count);
       }
     }
     // Same answers whatever the worker count (every report compared whole, by digest): the speed-up is for the
@@ -51,7 +58,8 @@ export async function run(opts: SuiteOptions): Promise<BenchRow[]> {
     if (JSON.stringify(results[0]) !== JSON.stringify(results[1]))
       throw new Error('pool bench: results differ between worker counts');
     const loadEnd = loadavg()[0]!;
-    const medians = times.map((t) => [...t].sort((a, b) => a - b)[Math.floor(t.length / 2)]!);
+    const median = (t: readonly number[]) => [...t].sort((a, b) => a - b)[Math.floor(t.length / 2)]!;
+    const medians = times.map(median);
     return counts.map((threads, i) => ({
       suite: 'pool',
       scenario: `whatif-${count}`,
@@ -61,6 +69,7 @@ export async function run(opts: SuiteOptions): Promise<BenchRow[]> {
       samples: REPEATS,
       scenariosPerSec: Math.round((count / medians[i]!) * 1000 * 10) / 10,
       speedup: Math.round((medians[0]! / medians[i]!) * 100) / 100,
+      cpuMsPerJob: Math.round(median(cpu[i]!)),
       costPerHour: Math.round(results[i]!.reduce((a, x) => a + x.costPerHourAfter, 0) * 1e4) / 1e4,
       loadStart: Math.round(loadStart * 100) / 100,
       loadEnd: Math.round(loadEnd * 100) / 100,

@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { manualClock } from '../../sim/clock.ts';
 import { POD_NOMINATION_RATE, Recorder } from './events.ts';
 import { newLogger } from './logger.ts';
 import type { KubeClient } from './kube.ts';
+import { fakeKube } from '../../test/fakes/kube.ts';
 
 const pod = { kind: 'Pod', name: 'web-1', namespace: 'default', uid: 'u1' };
 
@@ -108,5 +109,45 @@ describe('Recorder', () => {
     // Once drained, the queue takes events again.
     r.publish(e(99));
     expect(pending).toHaveLength(1);
+  });
+  it("writes through a token bucket of its own: a burst of events does not hold up the controller's requests", async () => {
+    // The client-side rate limit counts wall time (ratelimit.ts): fake timers stand still until told.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const { kube, api } = fakeKube({ client: { rateLimit: { qps: 1, burst: 2 } } });
+      const turns = async (n: number) => {
+        for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+      };
+      const written = () => api.store.list('events').length;
+      // As the operator wires it (main.ts): the recorder writes through the client's sibling.
+      const r = new Recorder({
+        kube: kube.withOwnRateLimit(),
+        clock: manualClock(),
+        log: newLogger({ level: 'silent' }),
+      });
+      const e = (i: number) => ({
+        involved: { ...pod, name: `web-${i}`, uid: `u${i}` },
+        type: 'Normal' as const,
+        reason: 'Nominated',
+        message: 'x',
+      });
+      expect(r.publish(...Array.from({ length: 12 }, (_, i) => e(i)))).toBe(12);
+      await turns(20);
+      // The events' burst of 2 is spent and the rest wait for their bucket to refill...
+      expect(written()).toBe(2);
+      // ...while the controller's own bucket is untouched: a reconcile's request goes at once, twice.
+      let answered = 0;
+      void kube.list('Node').then(() => answered++);
+      void kube.list('Pod').then(() => answered++);
+      await turns(20);
+      expect(answered).toBe(2);
+      expect(written()).toBe(2);
+      // The events go on at their own rate, one a second.
+      await vi.advanceTimersByTimeAsync(10_000);
+      await turns(20);
+      expect(written()).toBe(12);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -183,6 +183,10 @@ type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
 /** How long one shared connection pool serves before it is rebuilt from the kubeconfig (rotated TLS files). */
 const DISPATCHER_MAX_AGE_MS = 10 * 60_000;
 
+function tokenBucket(rl: KubeClientOptions['rateLimit']): TokenBucket | undefined {
+  return rl && rl.qps > 0 ? new TokenBucket(rl.qps, Math.max(1, rl.burst)) : undefined;
+}
+
 export class KubeClient {
   private readonly http = new IsomorphicFetchHttpLibrary();
   private readonly server: string;
@@ -198,8 +202,21 @@ export class KubeClient {
     if (!cluster) throw new Error('kubeconfig: no current cluster (set a current-context)');
     this.server = cluster.server.replace(/\/+$/, '');
     this.fieldManager = opts.fieldManager ?? 'karpenter-ts';
-    const rl = opts.rateLimit;
-    this.limiter = rl && rl.qps > 0 ? new TokenBucket(rl.qps, Math.max(1, rl.burst)) : undefined;
+    this.limiter = tokenBucket(opts.rateLimit);
+  }
+
+  /**
+   * This client with a token bucket of its own at the same rate: the same server, credentials, options and
+   * transport, but its requests neither wait for this client's tokens nor take them. The Kubernetes events of
+   * the controller go through one, as controller-runtime's event recorder writes through an events client of
+   * its own made from the manager's config (pkg/internal/recorder/recorder.go, NewProvider), and client-go
+   * gives every client its own token bucket of the config's QPS and Burst (rest/config.go,
+   * RESTClientForConfigAndClient): a burst of events cannot hold up a reconcile's requests.
+   */
+  withOwnRateLimit(): KubeClient {
+    const own = Object.create(this) as KubeClient;
+    Object.defineProperty(own, 'limiter', { value: tokenBucket(this.opts.rateLimit) });
+    return own;
   }
 
   get(kind: Kind, name: string, namespace?: string): Promise<KubeObject> {

@@ -61,6 +61,8 @@ export interface ResolvedOptions {
   /** KUBE_CLIENT_QPS and KUBE_CLIENT_BURST: the Kubernetes client's token bucket. */
   readonly kubeClientQPS: number;
   readonly kubeClientBurst: number;
+  /** CPU_REQUESTS (millicores): scales nodeclaim.lifecycle's and node.termination's reconciles (operator/reconciles.ts). */
+  readonly cpuRequests: number;
   /** AMI_REFRESH_INTERVAL and SUBNET_REFRESH_INTERVAL (ms): how often a Ready EC2NodeClass is resolved again. */
   readonly amiRefreshIntervalMs: number;
   readonly subnetRefreshIntervalMs: number;
@@ -377,8 +379,7 @@ export const OPTION_SPECS: readonly Spec[] = [
     env: 'CPU_REQUESTS',
     kind: 'int',
     default: '1000',
-    help: 'Accepted for Karpenter compatibility (millicores)',
-    noop: "Karpenter sizes Go's scheduler from it; the solver pool here sizes itself from the CPUs the container sees",
+    help: "The controller container's CPU request (millicores): the busiest per-object controllers run more reconciles at once with more CPU (0 or less: 1000)",
   },
   {
     flag: 'memory-limit',
@@ -664,6 +665,7 @@ function resolved(values: Readonly<Record<string, unknown>>): ResolvedOptions {
     logErrorOutputPaths: values['log-error-output-paths'] as string[],
     kubeClientQPS: values['kube-client-qps'] as number,
     kubeClientBurst: values['kube-client-burst'] as number,
+    cpuRequests: values['cpu-requests'] as number,
     amiRefreshIntervalMs: values['ami-refresh-interval'] as number,
     subnetRefreshIntervalMs: values['subnet-refresh-interval'] as number,
     disableClusterStateObservability: values['disable-cluster-state-observability'] as boolean,

@@ -112,4 +112,31 @@ describe('WorkQueue', () => {
     expect(minResult(...results)).toEqual(requeueAfter(1_000));
     expect(minResult(done, done)).toEqual(done);
   });
+  it('starts at most 10 reconciles a turn of the event loop, and goes on to its concurrency over the next turns', async () => {
+    let started = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const q = new WorkQueue({
+      name: 't',
+      clock: manualClock(),
+      concurrency: 1000,
+      reconcile: async () => {
+        started++;
+        await gate;
+        return done;
+      },
+      onError: () => {},
+    });
+    for (let i = 0; i < 45; i++) q.add(`k-${i}`);
+    const turn = () => new Promise((r) => setImmediate(r));
+    const seen: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      await turn();
+      seen.push(started);
+    }
+    expect(seen).toEqual([10, 20, 30, 40, 45, 45]);
+    release();
+    await idle(q);
+    expect(q.runs).toBe(45);
+  });
 });

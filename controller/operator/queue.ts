@@ -64,6 +64,9 @@ class Fifo {
   }
 }
 
+/** Reconciles a queue starts in one turn of the event loop (pump). */
+const STARTS_PER_TURN = 10;
+
 export class WorkQueue {
   private readonly ready = new Fifo();
   private readonly queued = new Set<string>();
@@ -151,9 +154,20 @@ export class WorkQueue {
     });
   }
 
+  /**
+   * Starts waiting keys up to the concurrency, at most STARTS_PER_TURN of them in this turn of the event loop; the
+   * rest in the next. A reconcile that has nothing to write runs to its end in the turn it starts in (its awaits
+   * resolve at once), so a controller allowed 1,000 at once (operator/reconciles.ts) that started 1,000 such keys
+   * in one turn would hold the event loop for all of them: this keeps a turn to what 10 at once did, while
+   * reconciles that wait on the API server or the cloud still pile up to the concurrency over a few turns.
+   */
   private pump(): void {
     const limit = this.opts.concurrency ?? 10;
-    while (!this.stopped && this.running.size < limit && this.ready.length) {
+    for (let started = 0; !this.stopped && this.running.size < limit && this.ready.length; started++) {
+      if (started === STARTS_PER_TURN) {
+        this.schedule();
+        return;
+      }
       const key = this.ready.shift()!;
       this.queued.delete(key);
       this.running.add(key);

@@ -150,7 +150,7 @@ describe('the Pod informer', () => {
       const rec = cluster.workloads.pod('default', name)!;
       expect(rec).toBeInstanceOf(PodRecord);
       expect(rec.pod.requests).toMatchObject({ cpu: 250 });
-      expect(rec.spec['containers'], 'the record keeps no JSON spec').toBeUndefined();
+      expect((rec.spec as Record<string, unknown>)['containers'], 'the record keeps no JSON spec').toBeUndefined();
       expect(seen).toContain(rec);
     }
   });

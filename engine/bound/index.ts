@@ -1,5 +1,6 @@
 // engine.lowerBound: the LP bound on the $/h of new capacity for a set of pods (model.ts explains it).
 import type { ProvisionInput } from '../model/types.ts';
+import { wholeNodePatternBound, type WholeNodePatterns } from './lagrange.ts';
 import { limitsBound } from './limits.ts';
 import { buildBoundModel, type BoundModel } from './model.ts';
 import { patternBound, type PatternBound } from './patterns.ts';
@@ -25,13 +26,16 @@ export interface LowerBound {
   readonly perHour: number;
   /**
    * Which bound `perHour` is: the resource LP, the pattern bound (rounded up to whole nodes when it could be), or the
-   * whole-node bound under binding NodePool limits (limits.ts).
+   * whole-node bound under binding NodePool limits (limits.ts), or that bound with the scarce pod sizes counted whole
+   * (lagrange.ts).
    */
-  readonly kind: 'lp' | 'patterns' | 'patterns-rounded' | 'whole-nodes';
+  readonly kind: 'lp' | 'patterns' | 'patterns-rounded' | 'whole-nodes' | 'whole-node-patterns';
   /** The resource LP bound, $/h (0 when not proven). */
   readonly lp: number;
   /** The whole-node bound under NodePool limits, $/h (0 where no limit makes it apply). */
   readonly wholeNodes: number;
+  /** The whole-node pattern bound under NodePool limits (lagrange.ts): perHour 0 where it does not apply. */
+  readonly wholeNodePatterns: WholeNodePatterns;
   /** The integer-aware pattern bound (patterns.ts). */
   readonly patterns: PatternBound;
   /** 'optimal', or why the bound is not proven ('time-limit', 'infeasible', ...). */
@@ -51,6 +55,8 @@ interface BoundOptions {
   readonly timeLimitSec?: number;
   /** Work budget of the pattern bound (default DEFAULT_BOUND_WORK); 0 leaves it out. */
   readonly patternWork?: number;
+  /** Subgradient steps of the whole-node pattern bound (default 40); 0 leaves it out. */
+  readonly wholeNodeSteps?: number;
 }
 
 export async function lowerBound(input: ProvisionInput, pool: LpSolver, opts: BoundOptions = {}): Promise<LowerBound> {
@@ -68,13 +74,28 @@ export async function lowerBound(input: ProvisionInput, pool: LpSolver, opts: Bo
       ? { perHour: 0, status: 'empty' as const, rounded: false, work: 0, rounds: 0 }
       : patternBound(b, opts.patternWork !== undefined ? { work: opts.patternWork } : {});
   const wholeNodes = limitsBound(input, b);
+  const wholeNodePatterns =
+    opts.wholeNodeSteps === 0
+      ? { perHour: 0, steps: 0 }
+      : wholeNodePatternBound(input, b, opts.wholeNodeSteps !== undefined ? { steps: opts.wholeNodeSteps } : {});
   const best = patterns.perHour > lp;
   const top = Math.max(lp, patterns.perHour);
+  const whole = Math.max(wholeNodes, wholeNodePatterns.perHour);
   return {
-    perHour: Math.max(top, wholeNodes),
-    kind: wholeNodes > top ? 'whole-nodes' : !best ? 'lp' : patterns.rounded ? 'patterns-rounded' : 'patterns',
+    perHour: Math.max(top, whole),
+    kind:
+      whole > top
+        ? wholeNodePatterns.perHour > wholeNodes
+          ? 'whole-node-patterns'
+          : 'whole-nodes'
+        : !best
+          ? 'lp'
+          : patterns.rounded
+            ? 'patterns-rounded'
+            : 'patterns',
     lp,
     wholeNodes,
+    wholeNodePatterns,
     patterns,
     status: optimal ? 'optimal' : (STATUS[r.statusCode] ?? `status ${r.statusCode}`),
     groups: b.groups,

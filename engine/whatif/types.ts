@@ -247,7 +247,7 @@ export interface WhatIfReport {
   /** No cluster hosting these pods on these NodePools costs less (LP bound, plus nodes Karpenter does not manage). */
   readonly lowerBoundPerHour: number;
   readonly lowerBoundStatus: string;
-  /** Which bound lowerBoundPerHour is: 'lp', 'patterns', 'patterns-rounded' or 'whole-nodes' (engine/bound, docs/lower-bound.md). */
+  /** Which bound lowerBoundPerHour is: 'lp', 'patterns', 'patterns-rounded', 'whole-nodes' or 'whole-node-patterns' (engine/bound, docs/lower-bound.md). */
   readonly lowerBoundKind: string;
   /** lowerBound / cost: 1 = no cheaper cluster exists; null when a cost is 0. */
   readonly efficiencyBefore: number | null;

@@ -66,7 +66,7 @@ describe('whatIf: provisioning', () => {
     expect(r.lowerBoundStatus).toBe('optimal');
     expect(r.lowerBoundPerHour).toBeGreaterThan(0);
     expect(r.lowerBoundPerHour).toBeLessThanOrEqual(r.costPerHourAfter + 1e-9);
-    expect(['lp', 'patterns', 'patterns-rounded', 'whole-nodes']).toContain(r.lowerBoundKind);
+    expect(['lp', 'patterns', 'patterns-rounded', 'whole-nodes', 'whole-node-patterns']).toContain(r.lowerBoundKind);
     expect(r.kept).toEqual([]);
   });
 

@@ -26,6 +26,7 @@ import { templateReserved } from './reservations';
 import { Claim, claimAt, claimCount, pushClaim, templateLen, templateStart } from './state';
 import { late, markFor, restartWork } from './budget';
 import { anchors, canTake, capWithin, homeOf } from './order';
+import { fillLimits } from './limitfill';
 import { Fresh, PENALTY_STEPS, capOf, namedUse, narrow, setPenalty, within } from './quota';
 
 function isFree(v: i32): bool {
@@ -452,16 +453,32 @@ function planAll(cand: Candidates, rooms: Array<Float64Array>, homes: Int32Array
 export function improve(): i32 {
   const nClaims = claimCount();
   if (nClaims == 0) return 0;
+  limitBound = new Uint8Array(TEMPLATES);
   const first = new Candidates(nClaims, excludedTemplates());
   const extra = hopefulExtras(first, roomsOf(first));
   // All of them, then the first half, then the first quarter (queue order), each with the whole work budget.
   for (let k = 0, n = extra.length; k < EXTRA_TRIES && n > 0; k++, n >>= 1) {
     const changed = improveWith(nClaims, extra, n);
-    if (changed > 0) return changed;
+    if (changed > 0) return changed + filled();
     restartWork();
   }
   restartWork();
-  return improveWith(nClaims, extra, 0);
+  return improveWith(nClaims, extra, 0) + filled();
+}
+
+/**
+ * Templates whose limits could not hold the pods whose home they are, in the last pass (improveWith): they keep
+ * Karpenter's NodeClaims, which the exact fill (limitfill.ts) then improves.
+ */
+let limitBound: Uint8Array = new Uint8Array(0);
+
+/** The exact fill over the bound templates' claims, with a fresh work budget; the templates it changed. */
+function filled(): i32 {
+  let any = false;
+  for (let t = 0; t < limitBound.length; t++) if (unchecked(limitBound[t]) != 0) any = true;
+  if (!any || late()) return 0;
+  restartWork();
+  return fillLimits(limitBound, new Candidates(claimCount(), excludedTemplates()).isCand);
 }
 
 /** How many times the phase tries to place pending pods (all, half, a quarter) before it plans without them. */
@@ -477,6 +494,7 @@ const EXTRA_TRIES = 3;
 function improveWith(nClaims: i32, extra: Array<i32>, n: i32): i32 {
   const extras = n > 0;
   const excluded = excludedTemplates();
+  limitBound.fill(0);
   for (let attempt = 0; attempt <= TEMPLATES; attempt++) {
     const cand = new Candidates(nClaims, excluded);
     const rooms = roomsOf(cand);
@@ -488,6 +506,7 @@ function improveWith(nClaims: i32, extra: Array<i32>, n: i32): i32 {
     if (plan.failed == PLAN_STOP) return 0;
     if (plan.failed >= 0) {
       unchecked((excluded[plan.failed] = 1));
+      unchecked((limitBound[plan.failed] = 1));
       continue;
     }
     if (!extras && !cheaper(cand, plan)) return 0;

@@ -622,6 +622,12 @@ describe.skipIf(!helm)('charts/karpenter-ts: helm template', () => {
       name: 'SYSTEM_NAMESPACE',
       valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } },
     });
+    // The container's CPU request in millicores, as Karpenter's chart passes it: the lifecycle and termination
+    // controllers' reconciles at once grow with it (controller/operator/reconciles.ts).
+    expect(c.env[1]).toEqual({
+      name: 'CPU_REQUESTS',
+      valueFrom: { resourceFieldRef: { containerName: 'controller', divisor: '1m', resource: 'requests.cpu' } },
+    });
   });
 
   it("sets only environment variables the controller knows, and the controller accepts the chart's defaults and every value set above", () => {

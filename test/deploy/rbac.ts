@@ -81,6 +81,7 @@ export function calledInCode(): { calls: Call[]; problems: string[] } {
       const where = `${rel}:${line(m.index)}`;
       const args = argsAt(text, m.index + m[0].length - 1);
       if (method === 'serverVersion') continue; // GET /version: a non-resource URL every authenticated client may read
+      if (method === 'withOwnRateLimit') continue; // no request: the same client with a token bucket of its own
       if (method === 'evict') {
         calls.push({ triple: triple('', 'pods/eviction', 'create'), namespaced: true, where });
         continue;

@@ -13,6 +13,7 @@ import { isInstanceNotOwned, isNodeClaimNotFound } from '../../../cloudprovider/
 import { targetOf } from '../../../operator/events.ts';
 import { ignoreNotFound } from '../../../operator/kube.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../../operator/result.ts';
+import { cpuCount, linearScaleReconciles, NODE_TERMINATION_RECONCILES } from '../../../operator/reconciles.ts';
 import type { Controller } from '../../../operator/runtime.ts';
 import type { NodeClaimEntry, NodeEntry } from '../../../state/statenode.ts';
 import type { ControllerContext } from '../../context.ts';
@@ -160,6 +161,8 @@ export function newNodeTermination(ctx: ControllerContext): Controller {
   return {
     name: 'node.termination',
     reads: STATE_NODES,
+    // Karpenter's: draining many nodes at once, each waiting on its evictions (operator/reconciles.ts).
+    concurrency: linearScaleReconciles(cpuCount(ctx.options.cpuRequests), NODE_TERMINATION_RECONCILES),
     reconcile,
     register(enqueue) {
       for (const n of ctx.cluster.allNodes()) if (n.info.deletionTimestamp !== undefined) enqueue(n.info.name);

@@ -139,4 +139,29 @@ describe('nodeclaim.lifecycle', () => {
       'NodeClaim a did not launch within 5 minutes; deleting it',
     ]);
   });
+  it('launches many NodeClaims at once: 1,000 reconciles at 1 core, as Karpenter (operator/reconciles.ts)', async () => {
+    let inFlight = 0;
+    let most = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const env = await lifecycleEnv({
+      cloudProvider: (cp) =>
+        wrapCloud(cp, {
+          create: async (req) => {
+            most = Math.max(most, ++inFlight);
+            await gate;
+            inFlight--;
+            return cp.create(req);
+          },
+        }),
+    });
+    const n = 40;
+    for (let i = 0; i < n; i++) await env.kube.create('NodeClaim', claim(`c${i}`));
+    // Every launch waits on the gate: with 10 reconciles at once, 10 of them would be waiting here, not 40.
+    for (let turns = 0; most < n && turns < 10_000; turns++) await new Promise((r) => setImmediate(r));
+    expect(most).toBe(n);
+    release();
+    await env.settle();
+    for (let i = 0; i < n; i++) expect(condition(get(env, `c${i}`)!, 'Launched')?.status).toBe('True');
+  });
 });

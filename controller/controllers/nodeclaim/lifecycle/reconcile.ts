@@ -8,6 +8,7 @@
 import { conditionsOf, sameConditions } from '../../../operator/conditions.ts';
 import type { KubeObject } from '../../../operator/kube.ts';
 import { done, minResult, requeueAfter, type ReconcileResult } from '../../../operator/result.ts';
+import { cpuCount, linearScaleReconciles, NODECLAIM_LIFECYCLE_RECONCILES } from '../../../operator/reconciles.ts';
 import type { Controller } from '../../../operator/runtime.ts';
 import type { ControllerContext } from '../../context.ts';
 import { TERMINATION_FINALIZER } from '../../keys.ts';
@@ -102,6 +103,8 @@ export function newNodeClaimLifecycle(ctx: ControllerContext): Controller {
   return {
     name: 'nodeclaim.lifecycle',
     reads: [...CLAIMS_AND_NODES, 'ResourceSlice'],
+    // Karpenter's: a launch or a registration does not wait behind a thousand others (operator/reconciles.ts).
+    concurrency: linearScaleReconciles(cpuCount(ctx.options.cpuRequests), NODECLAIM_LIFECYCLE_RECONCILES),
     reconcile,
     register(enqueue) {
       for (const c of ctx.cluster.nodeClaims()) enqueue(c.info.name);
