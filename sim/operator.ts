@@ -32,6 +32,8 @@ interface SimOperatorOptions {
   /** Terminate call to instance gone (default 5 s). */
   readonly terminateMs?: number;
   readonly logLevel?: LogLevel | 'silent';
+  /** Where log lines go (LOG_OUTPUT_PATHS: stdout, stderr or files; default stdout). */
+  readonly logOutputPaths?: readonly string[];
 }
 
 export interface SimOperator {
@@ -60,7 +62,7 @@ export async function startSimOperator(o: SimOperatorOptions): Promise<SimOperat
   const operator = await newOperator({
     options,
     clock: realClock,
-    log: newLogger({ level: o.logLevel ?? 'silent' }),
+    log: newLogger({ level: o.logLevel ?? 'silent', ...(o.logOutputPaths ? { outputPaths: o.logOutputPaths } : {}) }),
     kubeConfig: kc,
     cloudProvider: (ctx) =>
       (provider = new SimCloudProvider({

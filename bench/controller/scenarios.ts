@@ -315,6 +315,18 @@ function logSetup(o: ScenarioOptions, h: Harness, s: SetupReport): void {
   );
 }
 
+/** How many NodeClaims carry each of Launched, Registered, Initialized and Consolidatable as True. */
+function claimConditions(h: Harness): string {
+  const claims = h.list('nodeclaims.karpenter.sh');
+  const n = new Map<string, number>();
+  for (const c of claims)
+    for (const cond of (c.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ??
+      [])
+      if (cond.status === 'True') n.set(cond.type, (n.get(cond.type) ?? 0) + 1);
+  const shown = ['Launched', 'Registered', 'Initialized', 'Consolidatable'].map((t) => `${t} ${n.get(t) ?? 0}`);
+  return `${claims.length} NodeClaims: ${shown.join(', ')}`;
+}
+
 const running = (h: Harness): number =>
   h.list('pods').filter((p) => (p.status as { phase?: string } | undefined)?.phase === 'Running').length;
 
@@ -392,12 +404,35 @@ export async function setupScenario(o: ScenarioOptions, nodes = 5_000): Promise<
   }
 }
 
+/** How long consolidate-fragmented runs: BENCH_CONTROLLER_CONSOLIDATE_SECONDS, else 90 s (40 s with --quick). */
+function consolidateSeconds(quick: boolean): number {
+  const v = process.env['BENCH_CONTROLLER_CONSOLIDATE_SECONDS'];
+  if (v === undefined || v === '') return quick ? 40 : 90;
+  const s = Number(v);
+  if (!Number.isInteger(s) || s <= 0)
+    throw new Error(`BENCH_CONTROLLER_CONSOLIDATE_SECONDS: "${v}" is not a whole number of seconds above 0`);
+  return s;
+}
+
+/** Lets consolidation run for `seconds`, logging the node and NodeClaim counts every 10 s. */
+async function consolidating(h: Harness, seconds: number, o: ScenarioOptions): Promise<void> {
+  const start = now();
+  for (let t = 10; t < seconds; t += 10) {
+    await sleep(Math.max(0, start + t * 1_000 - now()));
+    o.log(
+      `consolidate-fragmented: after ${t} s: ${h.list('nodes').length} nodes, ${h.list('nodeclaims.karpenter.sh').length} NodeClaims`,
+    );
+  }
+  await sleep(Math.max(0, start + seconds * 1_000 - now()));
+}
+
 /** steady-churn and consolidate-fragmented on one 5,000-node cluster. */
 export async function bigClusterScenarios(o: ScenarioOptions, nodes = 5_000): Promise<ControllerRow[]> {
   const h = await startHarness({ launchMs: 0, from: from() });
   try {
     const { names: small, setup } = await bigCluster(h, nodes, o);
     const before = h.list('nodes').length;
+    o.log(`steady-churn: at the start: ${claimConditions(h)}`);
     await h.request('phase-start');
     const decisions = await churn(h, small, o.quick ? 20 : 60, o);
     const steady = row('steady-churn', before, 0, await h.request('phase-end'), decisions, {
@@ -410,12 +445,14 @@ export async function bigClusterScenarios(o: ScenarioOptions, nodes = 5_000): Pr
     await deletePods(h.cluster.api, gone);
     await quiet(h);
     const fragmented = h.list('nodes').length;
+    o.log(`consolidate-fragmented: at the start: ${claimConditions(h)}`);
     await h.request('phase-start');
     const pool = h.cluster.api.find('nodepools.karpenter.sh', undefined, 'uniform')!;
     h.cluster.api.patch('nodepools.karpenter.sh', undefined, 'uniform', 'merge', {
       spec: { disruption: { ...(pool.spec as { disruption: object }).disruption, consolidateAfter: '0s' } },
     });
-    await sleep((o.quick ? 40 : 90) * 1_000);
+    const start = now();
+    await consolidating(h, consolidateSeconds(o.quick), o);
     const events = await h.request('events');
     const passes = events.disruptionPasses.map((p) => p.seconds * 1000);
     const consolidation = row('consolidate-fragmented', fragmented, 0, await h.request('phase-end'), [], {
@@ -427,6 +464,10 @@ export async function bigClusterScenarios(o: ScenarioOptions, nodes = 5_000): Pr
     o.log(
       `consolidate-fragmented: ${passes.length} passes (${passes.map((p) => p.toFixed(0)).join(', ')} ms), nodes ${fragmented} -> ${h.list('nodes').length}`,
     );
+    for (const p of events.disruptionPasses)
+      o.log(
+        `  pass at ${((p.at - start) / 1000).toFixed(1)} s: ${(p.seconds * 1000).toFixed(0)} ms, ${p.reason ? `${p.reason} (${p.consolidationType})` : 'nothing'}`,
+      );
     return [steady, consolidation];
   } finally {
     await h.close();

@@ -128,8 +128,24 @@ class Recorder {
   }
 }
 
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+
+/**
+ * BENCH_CONTROLLER_LOG=debug|info|warn|error: the controller's log lines at that level, on stderr (stdout carries
+ * the benchmark's JSON). Unset: silent.
+ */
+function logLevel(): (typeof LOG_LEVELS)[number] | 'silent' {
+  const v = process.env['BENCH_CONTROLLER_LOG'];
+  if (!v) return 'silent';
+  const level = LOG_LEVELS.find((l) => l === v);
+  if (!level) throw new Error(`BENCH_CONTROLLER_LOG: "${v}" is not one of ${LOG_LEVELS.join(', ')}`);
+  return level;
+}
+
 async function start(init: ChildInit): Promise<void> {
   const sim: SimOperator = await startSimOperator({
+    logLevel: logLevel(),
+    logOutputPaths: ['stderr'],
     kubeConfig: init.kubeConfig,
     kubelet: {
       registerInstance: (spec) => send({ t: 'kubelet', op: 'register', spec }),

@@ -506,7 +506,7 @@ function improveWith(nClaims: i32, extra: Array<i32>, n: i32): i32 {
     if (plan.failed == PLAN_STOP) return 0;
     if (plan.failed >= 0) {
       unchecked((excluded[plan.failed] = 1));
-      unchecked((limitBound[plan.failed] = 1));
+      if (hasLimits(unchecked(rooms[plan.failed]))) unchecked((limitBound[plan.failed] = 1));
       continue;
     }
     if (!extras && !cheaper(cand, plan)) return 0;

@@ -6,9 +6,11 @@
 //
 // - a step takes one or two nodes (of one NodePool or of two), their pods, and the room their types take of the
 //   limits plus what the limits leave, and re-types them as one or two cheaper nodes whose types fit that room
-//   (exact fill: the limited capacity never grows beyond what is there);
-// - their pods are packed into the new nodes (three orders: balancing, first fit, best fit), and a pod that does not
-//   fit may go to the free room of another node of these NodePools (so a split between the pools can shift);
+//   (exact fill: the limited capacity never grows beyond what is there); a one-node step may pack other nodes along
+//   at their own types (the three with most room left, then all, with up to three new types);
+// - the pods are packed into the nodes (six orders: balancing, first fit, best fit, balancing the largest pods, and
+//   two knapsack fills to the last unit of cpu, dpPack), and a pod that does not fit may go to the free room of
+//   another node of these NodePools (so the split between the pools can shift);
 // - the step is kept if it costs less and Karpenter's order still holds: no pod on a node of a lower-weight NodePool
 //   could go to a fresh NodeClaim of a higher-weight one within the room the step leaves it (order.ts canTake).
 //
@@ -264,6 +266,8 @@ class Target {
 
 /** A combination of one or two new types (b < 0: one) for a step, by estimated price. */
 class Combo {
+  /** A third type, of side sa (-1: none). */
+  c: i32 = -1;
   constructor(readonly est: f64, readonly a: i32, readonly sa: i32, readonly b: i32, readonly sb: i32) {}
 }
 
@@ -271,8 +275,10 @@ class Combo {
 const EPS: f64 = 0.5;
 /** How many combinations a step packs at most (cheapest first). */
 const MAX_TRIES = 6;
+/** How many combinations a step that packs every node along tries (each packing is of every pod). */
+const WIDE_TRIES = 40;
 /** Packing orders tried per combination: balancing, first fit, best fit, balancing the largest pods only. */
-const MODES = 4;
+const MODES = 6;
 
 /** The side a new node may take: one of the step's nodes' (template, group). */
 class Side {
@@ -364,6 +370,39 @@ function combosOf(sides: Array<Side>, budgets: Array<Float64Array>, old: f64, ne
   return out;
 }
 
+/** The combinations of three types of one side that fit its budget, hold `need` and cost less than `old`. */
+function triplesOf(side: Side, budget: Float64Array, old: f64, need: Float64Array, out: Array<Combo>): void {
+  if (unchecked(budget[0]) < 3 - 1e-9) return;
+  const F = side.front;
+  const ts = side.ts;
+  for (let i = 0; i < F.length; i++) {
+    const a = unchecked(F[i]);
+    const pa = alonePrice(ts, a);
+    if (pa * 3 >= old - EPS) break;
+    for (let j = i; j < F.length; j++) {
+      const b = unchecked(F[j]);
+      const pb = pa + alonePrice(ts, b);
+      if (pb + alonePrice(ts, b) >= old - EPS) break;
+      spend(<f64>(F.length * (LIMIT_DIMS + RESOURCES)));
+      for (let k = j; k < F.length; k++) {
+        const c = unchecked(F[k]);
+        const est = pb + alonePrice(ts, c);
+        if (est >= old - EPS) break;
+        if (!tripleFits(ts, a, b, c, budget, need)) continue;
+        const combo = new Combo(est, a, 0, b, 0);
+        combo.c = c;
+        out.push(combo);
+      }
+    }
+  }
+}
+
+function tripleFits(ts: Types, a: i32, b: i32, c: i32, budget: Float64Array, need: Float64Array): bool {
+  for (let d = 0; d < LIMIT_DIMS; d++) if (capOf(ts, a, d) + capOf(ts, b, d) + capOf(ts, c, d) > unchecked(budget[d + 1]) + 1e-6) return false;
+  for (let r = 0; r < RESOURCES; r++) if (ts.cap(a, r) + ts.cap(b, r) + ts.cap(c, r) + 1e-6 < unchecked(need[r])) return false;
+  return true;
+}
+
 /** A step's pods: cpu first, then memory, largest first (ties: pod index). */
 function sortedPods(s: Array<Node>): Array<i32> {
   const out = new Array<i32>();
@@ -439,6 +478,7 @@ function spillTo(f: Fill, rooms: Array<Float64Array>, inStep: Uint8Array, p: i32
 
 /** Packs the step's pods into the targets (and spills); per pod, where it went (bin, or -(node + 1)); null if one fits nowhere. */
 function packStep(f: Fill, pods: Array<i32>, bins: Array<Target>, inStep: Uint8Array, mode: i32): Int32Array | null {
+  if (mode >= 4) return dpPack(f, pods, bins, mode == 5);
   const rooms = spillRooms(f, inStep);
   const where = new Int32Array(pods.length);
   const largest = pods.length > 0 ? reqOf(unchecked(pods[0]), 0) : 0;
@@ -676,12 +716,17 @@ function tryStep(f: Fill, idx: Array<i32>, keep: Array<i32>, others: Array<Array
   }
   let kept: f64 = 0;
   for (let i = 0; i < keep.length; i++) kept += unchecked(f.nodes[unchecked(keep[i])]).price;
-  const combos = combosOf(sides, budgetsOf(f, s), old - kept, need);
+  const budgets = budgetsOf(f, s);
+  const combos = combosOf(sides, budgets, old - kept, need);
+  if (idx.length == 1 && keep.length > HELPERS) {
+    triplesOf(unchecked(sides[0]), unchecked(budgets[unchecked(sides[0]).t]), old - kept, need, combos);
+    combos.sort((p, q) => (p.est < q.est ? -1 : p.est > q.est ? 1 : p.a != q.a ? p.a - q.a : p.b != q.b ? p.b - q.b : p.c - q.c));
+  }
   if (combos.length == 0) return false;
   const all2 = new Array<Node>();
   for (let i = 0; i < all.length; i++) all2.push(unchecked(f.nodes[unchecked(all[i])]));
   const pods = sortedPods(all2);
-  for (let k = 0; k < combos.length && k < MAX_TRIES && !exhausted(); k++) {
+  for (let k = 0; k < combos.length && k < (keep.length > HELPERS ? WIDE_TRIES : MAX_TRIES) && !exhausted(); k++) {
     for (let mode = 0; mode < MODES; mode++) {
       const bins = binsOf(f, sides, unchecked(combos[k]), keep);
       const where = packStep(f, pods, bins, inStep, mode);
@@ -705,11 +750,19 @@ function binsOf(f: Fill, sides: Array<Side>, c: Combo, keep: Array<i32>): Array<
     const B = unchecked(sides[c.sb]);
     bins.push(new Target(B.t, B.gset, B.ts, c.b));
   }
+  if (c.c >= 0) bins.push(new Target(A.t, A.gset, A.ts, c.c));
   for (let i = 0; i < keep.length; i++) {
     const n = unchecked(f.nodes[unchecked(keep[i])]);
     bins.push(new Target(n.t, n.gset, n.ts, n.x));
   }
   return bins;
+}
+
+/** Every alive node but i. */
+function allBut(f: Fill, i: i32): Array<i32> {
+  const out = new Array<i32>();
+  for (let j = 0; j < f.nodes.length; j++) if (j != i && unchecked(f.nodes[j]).alive) out.push(j);
+  return out;
 }
 
 /** How many nodes a one-node step packs along when it fails alone. */
@@ -761,6 +814,7 @@ function search(f: Fill, changed: Uint8Array): bool {
       if (!unchecked(f.nodes[i]).alive) continue;
       unchecked((one[0] = i));
       if (tryStep(f, one, none, others, changed) || tryStep(f, one, helpersOf(f, i), others, changed)) again = true;
+      else if (tryStep(f, one, allBut(f, i), others, changed)) again = true;
     }
     for (let i = 0; i < n && !exhausted(); i++) {
       for (let j = i + 1; j < n && !exhausted(); j++) {
@@ -848,4 +902,176 @@ export function fillLimits(bound: Uint8Array, isCand: Uint8Array): i32 {
   if (!search(f, changed)) return 0;
   if (aliveCost(f) >= f.oldCost - EPS) return 0;
   return commitFill(f, changed);
+}
+
+/** Greatest common divisor of two non-negative integers. */
+function gcd(a: i64, b: i64): i64 {
+  while (b != 0) {
+    const t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+/** The most cpu units a DP fill may span (larger nodes are left to the other orders). */
+const DP_UNITS: i64 = 20000;
+
+/**
+ * Fills bins one at a time, each with the pods left that fill its cpu most (a knapsack over the pods' classes by
+ * cpu in units of the requests' greatest common divisor, least memory at each fill, within its memory), bins in
+ * the given order or largest first. Where the limits leave a few millicores, this fills nodes to the last unit where
+ * the orders above leave gaps. Per pod, its bin; null when pods are left.
+ */
+function dpPack(f: Fill, pods: Array<i32>, bins: Array<Target>, largestFirst: bool): Int32Array | null {
+  if (RESOURCES < 2 || pods.length == 0) return null;
+  let g: i64 = 0;
+  for (let k = 0; k < pods.length; k++) g = gcd(<i64>Math.round(reqOf(unchecked(pods[k]), 0)), g);
+  if (g <= 0) return null;
+  const where = new Int32Array(pods.length);
+  where.fill(-1);
+  const order = binOrder(bins, largestFirst);
+  let podsMem: f64 = 0;
+  let binsMem: f64 = 0;
+  for (let k = 0; k < pods.length; k++) podsMem += reqOf(unchecked(pods[k]), 1);
+  for (let i = 0; i < bins.length; i++) binsMem += unchecked(bins[i]).rem[1];
+  for (let oi = 0; oi < order.length; oi++) {
+    const b = unchecked(bins[unchecked(order[oi])]);
+    // Its share of the memory left, so that the bins filled last are not left the heaviest pods.
+    const goal = binsMem > 0 ? (b.rem[1] * podsMem) / binsMem : 0;
+    binsMem -= b.rem[1];
+    const before = b.rem[1];
+    if (!dpFill(f, pods, where, b, unchecked(order[oi]), g, goal)) return null;
+    podsMem -= before - b.rem[1];
+  }
+  for (let k = 0; k < pods.length; k++) if (unchecked(where[k]) < 0) return null;
+  return where;
+}
+
+function binOrder(bins: Array<Target>, largestFirst: bool): Array<i32> {
+  const out = new Array<i32>();
+  for (let i = 0; i < bins.length; i++) {
+    out.push(i);
+    if (!largestFirst) continue;
+    let k = out.length - 1;
+    while (k > 0 && unchecked(bins[unchecked(out[k - 1])]).rem[0] < unchecked(bins[i]).rem[0]) {
+      unchecked((out[k] = unchecked(out[k - 1])));
+      k--;
+    }
+    unchecked((out[k] = i));
+  }
+  return out;
+}
+
+/** One bin's knapsack fill (dpPack); false when its units exceed DP_UNITS. */
+function dpFill(f: Fill, pods: Array<i32>, where: Int32Array, b: Target, bi: i32, g: i64, goal: f64): bool {
+  const A = <i32>(<i64>Math.floor(b.rem[0] + 1e-6) / g);
+  if (<i64>A > DP_UNITS) return false;
+  // Items: the pods left that the bin's group takes, in runs of equal requests split in powers of two.
+  const first = new Array<i32>();
+  const runLen = new Array<i32>();
+  const v0 = new Array<i32>();
+  for (let k = 0; k < pods.length; k++) {
+    if (unchecked(where[k]) >= 0) continue;
+    const p = unchecked(pods[k]);
+    if (f.gsetOf(unchecked(placedVersion[p]), b.t) != b.gset) continue;
+    const n = first.length;
+    if (n > 0 && sameReq(unchecked(pods[unchecked(first[n - 1])]), p) && unchecked(v0[n - 1]) == k - 1) {
+      unchecked((runLen[n - 1] += 1));
+      unchecked((v0[n - 1] = k));
+      continue;
+    }
+    first.push(k);
+    runLen.push(1);
+    v0.push(k);
+  }
+  const itemRun = new Array<i32>();
+  const itemCount = new Array<i32>();
+  for (let r = 0; r < first.length; r++) {
+    let left = unchecked(runLen[r]);
+    for (let m = 1; left > 0; m <<= 1) {
+      const c = min(m, left);
+      itemRun.push(r);
+      itemCount.push(c);
+      left -= c;
+    }
+  }
+  const I = itemRun.length;
+  const dp = new Float64Array(A + 1);
+  dp.fill(Infinity);
+  dp[0] = 0;
+  const choice = new Uint8Array(I * (A + 1));
+  spend(<f64>I * <f64>(A + 1));
+  for (let i = 0; i < I; i++) {
+    const p = unchecked(pods[unchecked(first[unchecked(itemRun[i])])]);
+    const cnt = unchecked(itemCount[i]);
+    const w = <i32>(<i64>Math.round(reqOf(p, 0) * <f64>cnt) / g);
+    const m = reqOf(p, 1) * <f64>cnt;
+    for (let c = A; c >= w; c--) {
+      const nv = unchecked(dp[c - w]) + m;
+      if (nv < unchecked(dp[c])) {
+        unchecked((dp[c] = nv));
+        unchecked((choice[i * (A + 1) + c] = 1));
+      }
+    }
+  }
+  let c = A;
+  while (c > 0 && !(unchecked(dp[c]) <= b.rem[1] + 1e-6)) c--;
+  // Take the chosen items: the first pods left of each run.
+  const takeRun = new Int32Array(first.length);
+  for (let i = I - 1; i >= 0 && c > 0; i--) {
+    if (unchecked(choice[i * (A + 1) + c]) == 0) continue;
+    const r = unchecked(itemRun[i]);
+    const cnt = unchecked(itemCount[i]);
+    unchecked((takeRun[r] += cnt));
+    c -= <i32>(<i64>Math.round(reqOf(unchecked(pods[unchecked(first[r])]), 0) * <f64>cnt) / g);
+  }
+  rebalance(pods, first, runLen, takeRun, min(goal, b.rem[1]));
+  for (let r = 0; r < first.length; r++) {
+    let need = unchecked(takeRun[r]);
+    for (let k = unchecked(first[r]); k < pods.length && need > 0; k++) {
+      if (unchecked(where[k]) >= 0) continue;
+      const p = unchecked(pods[k]);
+      if (!sameReq(unchecked(pods[unchecked(first[r])]), p) || slackAfter(b.rem, b.ts, b.x, p) < 0) continue;
+      for (let q = 0; q < RESOURCES; q++) unchecked((b.rem[q] -= reqOf(p, q)));
+      b.pods.push(p);
+      unchecked((where[k] = bi));
+      need--;
+    }
+  }
+  return true;
+}
+
+function sameReq(a: i32, b: i32): bool {
+  for (let r = 0; r < RESOURCES; r++) if (reqOf(a, r) != reqOf(b, r)) return false;
+  return true;
+}
+
+/**
+ * Moves a knapsack fill's memory toward `goal` without changing its cpu: swaps pods it takes for pods left with the
+ * same cpu and more memory, while the fill stays within the goal.
+ */
+function rebalance(pods: Array<i32>, first: Array<i32>, runLen: Array<i32>, take: Int32Array, goal: f64): void {
+  const R = first.length;
+  let mem: f64 = 0;
+  for (let r = 0; r < R; r++) mem += <f64>unchecked(take[r]) * reqOf(unchecked(pods[unchecked(first[r])]), 1);
+  let moved = true;
+  while (moved && mem < goal) {
+    moved = false;
+    spend(<f64>(R * R));
+    for (let lo = R - 1; lo >= 0 && !moved; lo--) {
+      if (unchecked(take[lo]) == 0) continue;
+      const pl = unchecked(pods[unchecked(first[lo])]);
+      for (let hi = 0; hi < R && !moved; hi++) {
+        const ph = unchecked(pods[unchecked(first[hi])]);
+        if (unchecked(take[hi]) >= unchecked(runLen[hi]) || reqOf(ph, 0) != reqOf(pl, 0)) continue;
+        const d = reqOf(ph, 1) - reqOf(pl, 1);
+        if (d <= 0 || mem + d > goal) continue;
+        unchecked((take[lo] -= 1));
+        unchecked((take[hi] += 1));
+        mem += d;
+        moved = true;
+      }
+    }
+  }
 }

@@ -2,7 +2,8 @@
 // StartCommand: mark the candidates disrupted (taint + DisruptionReason), create the replacements, nominate
 // the destinations, only then mark the candidates for deletion in cluster state (earlier, the provisioner
 // would launch capacity for their pods a second time), and enqueue the command. Each reconcile waits for
-// the replacements to initialize (1 s polls) and then deletes the candidates; termination drains them.
+// the replacements to initialize (1 s polls) and then deletes the candidates' NodeClaims, all at once;
+// termination drains them.
 //
 // A command fails when a replacement disappears before initializing or when it outlives its timeout
 // (engine.commandTimeoutMs). A failed command leaves nothing behind: the candidates lose the taint and the
@@ -162,6 +163,41 @@ export function newOrchestrationQueue(ctx: ControllerContext): OrchestrationQueu
     }
   }
 
+  /** Deletes a candidate's NodeClaim (termination drains it), with its events and metrics; once per candidate. */
+  async function terminate(q: QueuedCommand, c: DecisionCandidate): Promise<void> {
+    if (!c.nodeClaimName || q.deleted.has(c.nodeClaimName)) return;
+    const reason = q.command.reason;
+    const node = c.providerId ? ctx.cluster.nodeByProviderID(c.providerId) : undefined;
+    const claim = ctx.cluster.nodeClaim(c.nodeClaimName);
+    await ctx.kube.delete('NodeClaim', c.nodeClaimName).catch(ignoreNotFound);
+    q.deleted.add(c.nodeClaimName);
+    if (node)
+      ctx.events.publish({
+        involved: targetOf(node.obj, 'Node'),
+        type: 'Normal',
+        reason: 'DisruptionTerminating',
+        message: `Disrupting Node: ${reason}`,
+      });
+    if (claim)
+      ctx.events.publish({
+        involved: targetOf(claim.obj, 'NodeClaim'),
+        type: 'Normal',
+        reason: 'DisruptionTerminating',
+        message: `Disrupting NodeClaim: ${reason}`,
+      });
+    const pool = ctx.cluster.nodePool(c.nodePool)?.pool;
+    const tgp = claim?.info.terminationGracePeriod;
+    const m = {
+      reason: reason.toLowerCase(),
+      nodepool: c.nodePool,
+      capacity_type: c.capacityType ?? '',
+      consolidation_policy: reason === 'Drifted' ? '' : (pool?.disruption.consolidationPolicy ?? ''),
+      termination_mode: tgp === undefined ? 'graceful' : tgp > 0 ? 'eventual' : 'forceful',
+    };
+    ctx.metrics.nodeClaimsDisrupted.inc(m);
+    ctx.metrics.podsDisruptionInitiated.inc(m, c.reschedulablePods);
+  }
+
   /** true once every replacement is initialized and every candidate's NodeClaim has been deleted. */
   async function waitOrTerminate(q: QueuedCommand): Promise<boolean> {
     const reason = q.command.reason;
@@ -191,38 +227,11 @@ export function newOrchestrationQueue(ctx: ControllerContext): OrchestrationQueu
       r.initialized = true;
     }
     if (waiting) return false;
-    for (const c of q.candidates) {
-      if (!c.nodeClaimName || q.deleted.has(c.nodeClaimName)) continue;
-      const node = c.providerId ? ctx.cluster.nodeByProviderID(c.providerId) : undefined;
-      const claim = ctx.cluster.nodeClaim(c.nodeClaimName);
-      await ctx.kube.delete('NodeClaim', c.nodeClaimName).catch(ignoreNotFound);
-      q.deleted.add(c.nodeClaimName);
-      if (node)
-        ctx.events.publish({
-          involved: targetOf(node.obj, 'Node'),
-          type: 'Normal',
-          reason: 'DisruptionTerminating',
-          message: `Disrupting Node: ${reason}`,
-        });
-      if (claim)
-        ctx.events.publish({
-          involved: targetOf(claim.obj, 'NodeClaim'),
-          type: 'Normal',
-          reason: 'DisruptionTerminating',
-          message: `Disrupting NodeClaim: ${reason}`,
-        });
-      const pool = ctx.cluster.nodePool(c.nodePool)?.pool;
-      const tgp = claim?.info.terminationGracePeriod;
-      const m = {
-        reason: reason.toLowerCase(),
-        nodepool: c.nodePool,
-        capacity_type: c.capacityType ?? '',
-        consolidation_policy: reason === 'Drifted' ? '' : (pool?.disruption.consolidationPolicy ?? ''),
-        termination_mode: tgp === undefined ? 'graceful' : tgp > 0 ? 'eventual' : 'forceful',
-      };
-      ctx.metrics.nodeClaimsDisrupted.inc(m);
-      ctx.metrics.podsDisruptionInitiated.inc(m, c.reschedulablePods);
-    }
+    // All at once, as Karpenter's workqueue.ParallelizeUntil with a worker per candidate: one after another,
+    // each delete waited its turn in the client's rate limiter behind every other controller's requests.
+    const failures: unknown[] = [];
+    await Promise.all(q.candidates.map((c) => terminate(q, c).catch((err: unknown) => void failures.push(err))));
+    if (failures.length) throw failures[0];
     return true;
   }
 
