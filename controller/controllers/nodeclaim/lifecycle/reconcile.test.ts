@@ -94,6 +94,38 @@ describe('nodeclaim.lifecycle', () => {
     );
   });
 
+  it('neither launches nor deletes again a NodeClaim it deleted whose deletion the watch has not shown yet', async () => {
+    const env = fakeControllerEnv();
+    await env.apply(guide('guide-03.yaml'));
+    await env.kube.create('NodeClaim', claim('a'));
+    await env.settle();
+    // The API server takes the delete, but the watch delivers it only later: cluster state still shows `a` live.
+    const late: Array<() => Promise<void>> = [];
+    const kube = new Proxy(env.ctx.kube, {
+      get(target, prop) {
+        if (prop === 'delete')
+          return (...args: Parameters<typeof target.delete>) => {
+            late.push(() => target.delete(...args));
+            return Promise.resolve();
+          };
+        const v = Reflect.get(target, prop, target) as unknown;
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const lifecycle = newNodeClaimLifecycle({ ...env.ctx, kube });
+    env.cloud.failNext('create', new InsufficientCapacityError('launching nodeclaim a: no capacity'));
+    await lifecycle.reconcile('a');
+    expect(late).toHaveLength(1);
+    await lifecycle.reconcile('a');
+    expect(env.cloud.callsOf('create')).toHaveLength(1);
+    expect(late).toHaveLength(1);
+    await env.settle();
+    expect(events(env, 'InsufficientCapacityError')).toHaveLength(1);
+    for (const f of late) await f();
+    await env.settle();
+    expect(get(env, 'a')?.metadata.deletionTimestamp).toBeDefined();
+  });
+
   it('deletes a NodeClaim whose EC2NodeClass is not ready', async () => {
     const env = await lifecycleEnv();
     env.cloud.failNext('create', new NodeClassNotReadyError('EC2NodeClass missing not found'));

@@ -4,7 +4,8 @@
 //    when a step before it failed);
 // 3. write what changed: metadata, then status (conditions, providerID, capacity, nodeName).
 // Node changes requeue the NodeClaim with the same providerID, so registration and initialization follow
-// the kubelet without polling.
+// the kubelet without polling. A NodeClaim this controller deleted (no capacity, its class not ready, timed
+// out) is left alone until the watch shows the deletion: a reconcile in between must not launch it again.
 import { conditionsOf, sameConditions } from '../../../operator/conditions.ts';
 import type { KubeObject } from '../../../operator/kube.ts';
 import { done, minResult, requeueAfter, type ReconcileResult } from '../../../operator/result.ts';
@@ -23,6 +24,8 @@ const DEPENDENTS = ['Launched', 'Registered', 'Initialized'] as const;
 
 export function newNodeClaimLifecycle(ctx: ControllerContext): Controller {
   const launcher = new Launcher(ctx, ctx.cloudProvider);
+  /** NodeClaims (name -> uid) this controller deleted whose deletion cluster state has not shown yet. */
+  const deleting = new Map<string, string>();
 
   async function write(d: Draft): Promise<void> {
     const m = d.obj.metadata;
@@ -48,13 +51,25 @@ export function newNodeClaimLifecycle(ctx: ControllerContext): Controller {
     if (latest) ctx.cluster.applyNodeClaim(latest);
   }
 
+  /** A step deleted the NodeClaim: remember it until cluster state shows the deletion. */
+  function gone(name: string, uid: string): ReconcileResult {
+    deleting.set(name, uid);
+    return done;
+  }
+
   async function reconcile(name: string): Promise<ReconcileResult> {
     let entry = ctx.cluster.nodeClaim(name);
-    if (!entry) return done;
-    if (entry.info.deletionTimestamp) {
-      launcher.forget(entry.obj.metadata.uid ?? name);
+    if (!entry) {
+      deleting.delete(name);
       return done;
     }
+    const uid = entry.obj.metadata.uid ?? name;
+    if (entry.info.deletionTimestamp) {
+      launcher.forget(uid);
+      deleting.delete(name);
+      return done;
+    }
+    if (deleting.get(name) === uid) return done;
     if (!(entry.obj.metadata.finalizers ?? []).includes(TERMINATION_FINALIZER)) {
       const m = entry.obj.metadata;
       ctx.cluster.applyNodeClaim(
@@ -80,14 +95,14 @@ export function newNodeClaimLifecycle(ctx: ControllerContext): Controller {
         (x: Draft) => liveness(ctx, x),
       ]) {
         const step = await sub(d);
-        if (step.kind === 'deleted') return done;
+        if (step.kind === 'deleted') return gone(name, uid);
         steps.push(step);
       }
     } catch (err) {
       // Liveness runs whatever failed before it, as Karpenter's sub-reconcilers all run: a launch that keeps
       // failing (a silent EC2 endpoint, a template EC2 refuses) ends when the launch timeout deletes the
       // NodeClaim, instead of holding cluster state unsynced (a NodeClaim without providerID) for good.
-      if ((await liveness(ctx, d)).kind === 'deleted') return done;
+      if ((await liveness(ctx, d)).kind === 'deleted') return gone(name, uid);
       await write(d).catch(() => undefined);
       throw err;
     }
