@@ -6,6 +6,7 @@ import { newLogger } from '../operator/logger.ts';
 import { startApiServer, type ApiServer } from '../../sim/apiserver/index.ts';
 import { manualClock } from '../../sim/clock.ts';
 import { kubeConfigFor } from '../../sim/kubeconfig.ts';
+import { SLICE } from './delivery.ts';
 import { newClusterState } from './feed.ts';
 import { PodRecord } from './podrecord.ts';
 
@@ -153,5 +154,52 @@ describe('the Pod informer', () => {
       expect((rec.spec as Record<string, unknown>)['containers'], 'the record keeps no JSON spec').toBeUndefined();
       expect(seen).toContain(rec);
     }
+  });
+});
+
+describe('pod watch bursts', () => {
+  const pod = (name: string) => ({
+    metadata: { name, namespace: 'default' },
+    spec: { containers: [{ name: 'app', image: 'pause', resources: { requests: { cpu: '100m' } } }] },
+  });
+
+  it('reach cluster state in the order they happened, a slice per turn of the event loop, once synced', async () => {
+    server = await startApiServer({ clock: manualClock() });
+    const kc = kubeConfigFor(server);
+    // Listed before the informers start: the synced gate opens only once these are all in cluster state.
+    for (let i = 0; i < 300; i++) server.api.create('pods', 'default', pod(`before-${i}`));
+    const { cluster, informers } = newClusterState({
+      kube: new KubeClient(kc),
+      kubeConfig: kc,
+      clock: realClock,
+      log: newLogger({ level: 'silent' }),
+    });
+    let turn = 0;
+    let ticker: ReturnType<typeof setImmediate> | undefined;
+    const tick = (): void => {
+      turn++;
+      ticker = setImmediate(tick);
+    };
+    ticker = setImmediate(tick);
+    stops.push(() => clearImmediate(ticker!));
+    const seen: Array<{ what: string; turn: number }> = [];
+    stops.push(cluster.subscribe((c) => void (c.kind === 'Pod' && seen.push({ what: `${c.type} ${c.name}`, turn }))));
+    stops.push(() => informers.stop());
+    await informers.start();
+    await until(() => informers.listed());
+    expect(cluster.workloads.allPods()).toHaveLength(300);
+
+    // A burst written in one go: 2,000 creations, then every one deleted again.
+    seen.length = 0;
+    const names = Array.from({ length: 2000 }, (_, i) => `burst-${i}`);
+    for (const n of names) server.api.create('pods', 'default', pod(n));
+    for (const n of names) server.api.delete('pods', 'default', n, { gracePeriodSeconds: 0 });
+    await until(() => seen.length >= 4000);
+    expect(seen.map((s) => s.what)).toEqual([...names.map((n) => `upsert ${n}`), ...names.map((n) => `delete ${n}`)]);
+    expect(cluster.workloads.allPods()).toHaveLength(300);
+    const perTurn = new Map<number, number>();
+    for (const s of seen) perTurn.set(s.turn, (perTurn.get(s.turn) ?? 0) + 1);
+    expect(Math.max(...perTurn.values())).toBeLessThanOrEqual(SLICE);
+    expect(perTurn.size).toBeGreaterThanOrEqual(4000 / SLICE);
   });
 });

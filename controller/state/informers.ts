@@ -12,6 +12,7 @@ import type { Clock, Timer } from '../operator/clock.ts';
 import { collectionPath, isNotFound, type Kind, type KubeClient, type KubeObject } from '../operator/kube.ts';
 import type { Logger } from '../operator/logger.ts';
 import { errText } from '../operator/runtime.ts';
+import { SlicedDelivery } from './delivery.ts';
 
 interface InformerHandlers {
   apply(obj: KubeObject): void;
@@ -65,11 +66,15 @@ interface InformerStatus {
   readonly resourceVersion: string;
 }
 
-/** client-node's Watch, telling us when a watch request starts and when its stream ends. */
+/**
+ * client-node's Watch, telling us when a watch request starts and when its stream ends, and handing its events
+ * to the informers' sliced delivery (delivery.ts) instead of handling them in the socket read that parsed them.
+ */
 class TrackedWatch extends Watch {
   constructor(
     kc: KubeConfig,
     private readonly onOpen: (open: boolean) => void,
+    private readonly delivery: SlicedDelivery,
     livenessMs?: number,
     private readonly transform?: (o: KubeObject) => KubeObject,
   ) {
@@ -88,14 +93,34 @@ class TrackedWatch extends Watch {
   ): Promise<AbortController> {
     this.onOpen(true);
     const t = this.transform;
-    const deliver = t
-      ? (phase: string, obj: unknown, watchObj?: unknown) =>
-          callback(phase, obj && typeof obj === 'object' ? t(obj as KubeObject) : obj, watchObj)
-      : callback;
-    return super.watch(path, query, deliver, (err: unknown) => {
-      this.onOpen(false);
-      done(err);
+    const queue = this.delivery;
+    /** Cleared when ListWatch aborts this stream (it stops or restarts): its queued events are dropped. */
+    let live = true;
+    // Parsed and stripped on arrival (the queue holds the lean copy); handled in the delivery's slices.
+    const deliver = (phase: string, obj: unknown): void => {
+      const o = t && obj && typeof obj === 'object' ? t(obj as KubeObject) : obj;
+      queue.push(() => {
+        if (live) callback(phase, o);
+      });
+    };
+    const inner = await super.watch(path, query, deliver, (err: unknown) => {
+      // The end of the stream is handled after its events: ListWatch then reconnects (or relists) from the
+      // resourceVersion of the last event it handled, and a relist never overtakes the events before it.
+      queue.push(() => {
+        this.onOpen(false);
+        done(err);
+      });
     });
+    const outer = new AbortController();
+    outer.signal.addEventListener(
+      'abort',
+      () => {
+        live = false;
+        inner.abort();
+      },
+      { once: true },
+    );
+    return outer;
   }
 }
 
@@ -118,6 +143,7 @@ class KindInformer {
     private readonly deps: InformersDeps,
     handlers: InformerHandlers,
     private readonly opts: InformerOptions = {},
+    delivery: SlicedDelivery,
     private readonly onListed: () => void = () => {},
   ) {
     const list = async () => {
@@ -143,6 +169,7 @@ class KindInformer {
         if (!open && this.state === 'watching') this.state = 'starting';
         else if (open && this.listed && this.state === 'starting') this.state = 'watching';
       },
+      delivery,
       deps.watchTimeoutMs,
       prepare(opts),
     );
@@ -256,11 +283,18 @@ export class Informers {
   /** Per signal that waits here: its one abort listener and the waits it ends. */
   private readonly aborts = new WeakMap<AbortSignal, { set: Set<() => void>; all: () => void }>();
 
-  constructor(private readonly deps: InformersDeps) {}
+  /** Every kind's watch events, in arrival order, handled a slice per turn of the event loop. */
+  private readonly delivery: SlicedDelivery;
+
+  constructor(private readonly deps: InformersDeps) {
+    this.delivery = new SlicedDelivery((err) =>
+      deps.log.error({ err: errText(err) }, 'handling a watch event failed; the events after it are still handled'),
+    );
+  }
 
   add(kind: Kind, handlers: InformerHandlers, opts: InformerOptions = {}): void {
     if (this.informers.has(kind)) throw new Error(`an informer for ${kind} already exists`);
-    this.informers.set(kind, new KindInformer(kind, this.deps, handlers, opts, () => this.notify()));
+    this.informers.set(kind, new KindInformer(kind, this.deps, handlers, opts, this.delivery, () => this.notify()));
   }
 
   /**
@@ -353,5 +387,6 @@ export class Informers {
 
   stop(): void {
     for (const i of this.informers.values()) i.stop();
+    this.delivery.clear();
   }
 }
