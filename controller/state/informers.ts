@@ -75,6 +75,8 @@ class TrackedWatch extends Watch {
     kc: KubeConfig,
     private readonly onOpen: (open: boolean) => void,
     private readonly delivery: SlicedDelivery,
+    /** This kind's lane in the delivery: its events keep their order there. */
+    private readonly lane: string,
     livenessMs?: number,
     private readonly transform?: (o: KubeObject) => KubeObject,
   ) {
@@ -94,19 +96,20 @@ class TrackedWatch extends Watch {
     this.onOpen(true);
     const t = this.transform;
     const queue = this.delivery;
+    const lane = this.lane;
     /** Cleared when ListWatch aborts this stream (it stops or restarts): its queued events are dropped. */
     let live = true;
     // Parsed and stripped on arrival (the queue holds the lean copy); handled in the delivery's slices.
     const deliver = (phase: string, obj: unknown): void => {
       const o = t && obj && typeof obj === 'object' ? t(obj as KubeObject) : obj;
-      queue.push(() => {
+      queue.push(lane, () => {
         if (live) callback(phase, o);
       });
     };
     const inner = await super.watch(path, query, deliver, (err: unknown) => {
       // The end of the stream is handled after its events: ListWatch then reconnects (or relists) from the
       // resourceVersion of the last event it handled, and a relist never overtakes the events before it.
-      queue.push(() => {
+      queue.push(lane, () => {
         this.onOpen(false);
         done(err);
       });
@@ -170,6 +173,7 @@ class KindInformer {
         else if (open && this.listed && this.state === 'starting') this.state = 'watching';
       },
       delivery,
+      kind,
       deps.watchTimeoutMs,
       prepare(opts),
     );
@@ -283,7 +287,7 @@ export class Informers {
   /** Per signal that waits here: its one abort listener and the waits it ends. */
   private readonly aborts = new WeakMap<AbortSignal, { set: Set<() => void>; all: () => void }>();
 
-  /** Every kind's watch events, in arrival order, handled a slice per turn of the event loop. */
+  /** Every kind's watch events, each kind's in arrival order, handled a slice per turn of the event loop. */
   private readonly delivery: SlicedDelivery;
 
   constructor(private readonly deps: InformersDeps) {
