@@ -39,6 +39,9 @@ interface InformerOptions {
   readonly keep?: (o: KubeObject) => KubeObject;
 }
 
+/** Watch phases that carry an object of the kind (not an error Status or a bookmark). */
+const DATA_PHASES = new Set(['ADDED', 'MODIFIED', 'DELETED']);
+
 /** The options' transform and keep, one after the other. */
 function prepare(opts: InformerOptions): ((o: KubeObject) => KubeObject) | undefined {
   const { transform, keep } = opts;
@@ -79,6 +82,7 @@ class TrackedWatch extends Watch {
     private readonly lane: string,
     livenessMs?: number,
     private readonly transform?: (o: KubeObject) => KubeObject,
+    private readonly keep?: (o: KubeObject) => KubeObject,
   ) {
     super(kc);
     // client-node's liveness: a watch silent for this long is aborted with a TimeoutError and ListWatch
@@ -95,15 +99,18 @@ class TrackedWatch extends Watch {
   ): Promise<AbortController> {
     this.onOpen(true);
     const t = this.transform;
+    const k = this.keep;
     const queue = this.delivery;
     const lane = this.lane;
     /** Cleared when ListWatch aborts this stream (it stops or restarts): its queued events are dropped. */
     let live = true;
-    // Parsed and stripped on arrival (the queue holds the lean copy); handled in the delivery's slices.
+    const isObject = (obj: unknown): obj is KubeObject => !!obj && typeof obj === 'object';
+    // Stripped on arrival (the queue holds the lean copy); kept (a pod parsed into its record) and handled in
+    // the delivery's slices, so the parse is paced with the handling rather than done in the socket read.
     const deliver = (phase: string, obj: unknown): void => {
-      const o = t && obj && typeof obj === 'object' ? t(obj as KubeObject) : obj;
+      const o = t && isObject(obj) ? t(obj) : obj;
       queue.push(lane, () => {
-        if (live) callback(phase, o);
+        if (live) callback(phase, k && isObject(o) && DATA_PHASES.has(phase) ? k(o) : o);
       });
     };
     const inner = await super.watch(path, query, deliver, (err: unknown) => {
@@ -175,7 +182,8 @@ class KindInformer {
       delivery,
       kind,
       deps.watchTimeoutMs,
-      prepare(opts),
+      opts.transform,
+      opts.keep,
     );
     this.lw = new ListWatch(collectionPath(kind), watch, list, false, undefined, undefined, {
       delayFn: async (ms) => {
