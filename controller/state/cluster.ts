@@ -555,15 +555,23 @@ export class Cluster {
   }
 
   /**
-   * The synced gate (spec §6.5): every informer has listed once (which latches), and no NodeClaim is
-   * waiting for its launch (a NodeClaim without providerID).
+   * Every informer has listed once (latches): the state holds at least what the API server held when the
+   * controller started. The first half of the synced gate, without its "nothing mid-launch" half.
    */
-  synced(): boolean {
+  hydrated(): boolean {
     if (!this.listedOnce) {
       if (!this.deps.listed()) return false;
       this.listedOnce = true;
     }
-    return this.launching.size === 0;
+    return true;
+  }
+
+  /**
+   * The synced gate (spec §6.5): every informer has listed once (which latches), and no NodeClaim is
+   * waiting for its launch (a NodeClaim without providerID).
+   */
+  synced(): boolean {
+    return this.hydrated() && this.launching.size === 0;
   }
 
   private changed(c: Change | undefined, consolidation: boolean): void {

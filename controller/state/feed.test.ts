@@ -7,6 +7,7 @@ import { startApiServer, type ApiServer } from '../../sim/apiserver/index.ts';
 import { manualClock } from '../../sim/clock.ts';
 import { kubeConfigFor } from '../../sim/kubeconfig.ts';
 import { newClusterState } from './feed.ts';
+import { PodRecord } from './podrecord.ts';
 
 let server: ApiServer | undefined;
 const stops: Array<() => void> = [];
@@ -120,5 +121,37 @@ describe('DRA informers on an API server without resource.k8s.io/v1', () => {
     await informers.start();
     expect(informers.listed()).toBe(false);
     expect(informers.status().find((x) => x.kind === 'ResourceSlice')?.unserved).toBe(false);
+  });
+});
+
+describe('the Pod informer', () => {
+  it('hands cluster state one record per pod, listed or watched, and its subscribers the same record', async () => {
+    server = await startApiServer({ clock: manualClock() });
+    const kc = kubeConfigFor(server);
+    const podObject = (name: string) => ({
+      metadata: { name, labels: { app: 'web' } },
+      spec: { containers: [{ name: 'app', image: 'web:1', resources: { requests: { cpu: '250m' } } }] },
+    });
+    server.api.create('pods', 'default', podObject('listed'));
+    const { cluster, informers } = newClusterState({
+      kube: new KubeClient(kc),
+      kubeConfig: kc,
+      clock: realClock,
+      log: newLogger({ level: 'silent' }),
+    });
+    const seen: unknown[] = [];
+    stops.push(cluster.subscribe((c) => c.kind === 'Pod' && void seen.push(c.obj)));
+    stops.push(() => informers.stop());
+    await informers.start();
+    await until(() => informers.listed());
+    server.api.create('pods', 'default', podObject('watched'));
+    await until(() => cluster.workloads.pod('default', 'watched') !== undefined);
+    for (const name of ['listed', 'watched']) {
+      const rec = cluster.workloads.pod('default', name)!;
+      expect(rec).toBeInstanceOf(PodRecord);
+      expect(rec.pod.requests).toMatchObject({ cpu: 250 });
+      expect((rec.spec as Record<string, unknown>)['containers'], 'the record keeps no JSON spec').toBeUndefined();
+      expect(seen).toContain(rec);
+    }
   });
 });

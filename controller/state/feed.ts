@@ -50,7 +50,12 @@ export function newClusterState(deps: ClusterStateDeps): { cluster: Cluster; inf
     lean,
   );
   informers.add('DaemonSet', { apply: (o) => w.applyDaemonSet(o), remove: (o) => w.removeDaemonSet(o) }, lean);
-  informers.add('Pod', { apply: (o) => w.applyPod(o), remove: (o) => w.removePod(o) }, { transform: stripPod });
+  // Pods: the informer's cache and cluster state hold one record of each (podrecord.ts), made as its transform.
+  informers.add(
+    'Pod',
+    { apply: (o) => w.applyPod(o), remove: (o) => w.removePod(o) },
+    { transform: stripPod, keep: (o) => w.podRecord(o) },
+  );
   informers.add('PodDisruptionBudget', { apply: (o) => w.applyPdb(o), remove: (o) => w.removePdb(o) }, lean);
   if (deps.dra) {
     const dra = cluster.workloads.dra;

@@ -30,6 +30,19 @@ interface InformerOptions {
    * (strip.ts: the fields the controller never reads); it may change the object in place.
    */
   readonly transform?: (o: KubeObject) => KubeObject;
+  /**
+   * Applied after `transform` to each object when it is handled, before client-node's cache or the handlers see
+   * it: what both keep (a pod's record, podrecord.ts, which parses the pod). Kept apart from `transform` so that
+   * the parse can run where events are handled rather than where a socket read hands them over.
+   */
+  readonly keep?: (o: KubeObject) => KubeObject;
+}
+
+/** The options' transform and keep, one after the other. */
+function prepare(opts: InformerOptions): ((o: KubeObject) => KubeObject) | undefined {
+  const { transform, keep } = opts;
+  if (transform && keep) return (o) => keep(transform(o));
+  return transform ?? keep;
 }
 
 export interface Backoff {
@@ -112,7 +125,8 @@ class KindInformer {
         items: KubernetesObject[];
         metadata?: { resourceVersion?: string };
       };
-      if (opts.transform) items.items = items.items.map((o) => opts.transform!(o as KubeObject) as KubernetesObject);
+      const prep = prepare(opts);
+      if (prep) items.items = items.items.map((o) => prep(o as KubeObject) as KubernetesObject);
       this.listAnswered = true;
       return items;
     };
@@ -130,7 +144,7 @@ class KindInformer {
         else if (open && this.listed && this.state === 'starting') this.state = 'watching';
       },
       deps.watchTimeoutMs,
-      opts.transform,
+      prepare(opts),
     );
     this.lw = new ListWatch(collectionPath(kind), watch, list, false, undefined, undefined, {
       delayFn: async (ms) => {

@@ -1,7 +1,8 @@
 // What the informers drop from an object before it is cached (controller-runtime's cache transforms, e.g.
 // TransformStripManagedFields, do the same for Karpenter): fields no part of the controller reads, which at
 // 100,000 pods are most of the cache's memory. The informer passes the stripped copy on in place of the object
-// the list or watch delivered, so client-node's own cache and cluster state hold that one copy.
+// the list or watch delivered, so client-node's own cache and cluster state hold that one copy; a pod's copy is
+// then made into its record (podrecord.ts), which is what both hold of a pod.
 //
 // - every kind: metadata.managedFields and the `kubectl.kubernetes.io/last-applied-configuration` annotation
 //   (a second copy of the object as last applied);

@@ -5,9 +5,7 @@ import {
   formatFieldError,
   isActive,
   parseDaemonSet,
-  parsePod,
   parsePodDisruptionBudget,
-  PodInterner,
   type DaemonSet,
   type FieldError,
   type Pod,
@@ -17,21 +15,21 @@ import type { KubeObject } from '../operator/kube.ts';
 import type { Logger } from '../operator/logger.ts';
 import type { Change } from './changes.ts';
 import { BufferObjects } from './buffers.ts';
+import { type PodRecord, PodRecords, type ParsedPodRecord } from './podrecord.ts';
 import { DraObjects } from './dra.ts';
 import { SelectorObjects } from './selectors.ts';
 
 const keyOf = (o: KubeObject): string => `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`;
-const nodeNameOf = (o: KubeObject): string | undefined =>
-  (o.spec as { nodeName?: string } | undefined)?.nodeName || undefined;
 
 interface DaemonSetEntry {
   obj: KubeObject;
-  newest?: KubeObject;
+  newest?: ParsedPodRecord;
   parsed?: { ds?: DaemonSet; for: string };
 }
 
 export class Workloads {
-  private readonly pods = new Map<string, { obj: KubeObject; pod: Pod }>();
+  /** The pods by `namespace/name`: what the Pod informer's cache holds too (podrecord.ts). */
+  private readonly pods = new Map<string, ParsedPodRecord>();
   private readonly byNode = new Map<string, Set<string>>();
   /**
    * Keys of the pods bound to no node, in the order the pods map holds them (a pod's nodeName is set once and
@@ -42,8 +40,8 @@ export class Workloads {
   /** Per node name: a number that changes whenever a pod on it is added, changed or removed (see podsVersion). */
   private readonly nodePodsVersion = new Map<string, number>();
   private podsSeq = 0;
-  /** Shared copies of equal pod parts (labels, requests, tolerations, ...): one per workload, not one per pod. */
-  private readonly interner = new PodInterner();
+  /** Makes the pod records, with shared copies of equal parts (labels, requests, ...): one per workload, not per pod. */
+  private readonly records = new PodRecords(() => this.pods.size);
   private readonly daemonSets = new Map<string, DaemonSetEntry>();
   private readonly pdbs = new Map<string, { obj: KubeObject; pdb?: PodDisruptionBudget }>();
   /** DRA objects (watched only when IGNORE_DRA_REQUESTS is false). */
@@ -60,20 +58,27 @@ export class Workloads {
     this.buffers = new BufferObjects({ changed: deps.changed, unconsolidated: deps.unconsolidated ?? (() => {}) });
   }
 
+  /**
+   * What the Pod informer caches and hands to applyPod and removePod: the record of the object a list or watch
+   * delivered, once its transform (strip.ts) made the stripped copy.
+   */
+  podRecord(stripped: KubeObject): PodRecord {
+    return this.records.record(stripped, true);
+  }
+
+  /** A pod added or changed: a record, or a pod object (made into its record). */
   applyPod(obj: KubeObject): void {
-    const key = keyOf(obj);
+    const rec = this.records.record(obj);
+    const key = keyOf(rec);
     const old = this.pods.get(key);
-    if (Number(obj.metadata.resourceVersion) < Number(old?.obj.metadata.resourceVersion)) return;
-    const r = parsePod(obj);
-    if (!r.ok) {
-      this.problem('pod', key, r.errors);
+    if (Number(rec.metadata.resourceVersion) < Number(old?.metadata.resourceVersion)) return;
+    if (!rec.pod) {
+      this.problem('pod', key, rec.errors);
       return;
     }
-    this.unindex(key, old?.obj);
-    // Parts of pods long gone stay in the table until it outgrows the pods it serves; then it starts afresh.
-    if (this.interner.size > Math.max(10_000, 4 * this.pods.size)) this.interner.clear();
-    this.pods.set(key, { obj, pod: this.interner.intern(r.value) });
-    const node = nodeNameOf(obj);
+    this.unindex(key, old);
+    this.pods.set(key, rec as ParsedPodRecord);
+    const node = rec.spec.nodeName || undefined;
     if (!node) this.unbound.add(key);
     else this.unbound.delete(key);
     if (node) {
@@ -82,14 +87,14 @@ export class Workloads {
       set.add(key);
       this.nodePodsVersion.set(node, ++this.podsSeq);
     }
-    this.trackDaemonPod(obj);
+    this.trackDaemonPod(rec as ParsedPodRecord);
     this.deps.changed({
       kind: 'Pod',
       type: 'upsert',
-      name: obj.metadata.name!,
-      namespace: obj.metadata.namespace ?? 'default',
-      obj,
-      ...(old ? { old: old.obj } : {}),
+      name: rec.metadata.name!,
+      namespace: rec.metadata.namespace ?? 'default',
+      obj: rec,
+      ...(old ? { old } : {}),
     });
   }
 
@@ -99,13 +104,13 @@ export class Workloads {
     if (!old) return;
     this.pods.delete(key);
     this.unbound.delete(key);
-    this.unindex(key, old.obj);
+    this.unindex(key, old);
     this.deps.changed({
       kind: 'Pod',
       type: 'delete',
       name: obj.metadata.name!,
       namespace: obj.metadata.namespace ?? 'default',
-      obj: old.obj,
+      obj: old,
     });
   }
 
@@ -157,7 +162,8 @@ export class Workloads {
     });
   }
 
-  pod(namespace: string, name: string): { obj: KubeObject; pod: Pod } | undefined {
+  /** The pod's record: `pod` the parsed pod, the rest what controllers read of the object (podrecord.ts). */
+  pod(namespace: string, name: string): ParsedPodRecord | undefined {
     return this.pods.get(`${namespace}/${name}`);
   }
 
@@ -189,7 +195,7 @@ export class Workloads {
   }
 
   allPods(): Pod[] {
-    return [...this.pods.values()].map((e) => e.pod);
+    return Array.from(this.pods.values(), (e) => e.pod);
   }
 
   daemonSetList(): DaemonSet[] {
@@ -197,7 +203,7 @@ export class Workloads {
     for (const [key, e] of this.daemonSets) {
       const version = `${e.obj.metadata.resourceVersion}/${e.newest?.metadata.resourceVersion ?? ''}`;
       if (e.parsed?.for !== version) {
-        const r = parseDaemonSet(e.obj, e.newest ? { newestPod: e.newest } : {});
+        const r = parseDaemonSet(e.obj, e.newest?.source ? { newestPod: e.newest.source } : {});
         if (!r.ok) this.problem('daemonset', key, r.errors);
         e.parsed = { for: version, ...(r.ok ? { ds: r.value } : {}) };
       }
@@ -210,17 +216,16 @@ export class Workloads {
     return [...this.pdbs.values()].flatMap((e) => (e.pdb ? [e.pdb] : []));
   }
 
-  private trackDaemonPod(obj: KubeObject): void {
-    const owner = obj.metadata.ownerReferences?.find((o) => o.kind === 'DaemonSet' && o.controller);
+  private trackDaemonPod(rec: ParsedPodRecord): void {
+    const owner = rec.metadata.ownerReferences?.find((o) => o.kind === 'DaemonSet' && o.controller);
     if (!owner) return;
-    const e = this.daemonSets.get(`${obj.metadata.namespace ?? 'default'}/${owner.name}`);
+    const e = this.daemonSets.get(`${rec.metadata.namespace ?? 'default'}/${owner.name}`);
     if (!e) return;
-    if (!e.newest || String(obj.metadata.creationTimestamp) >= String(e.newest.metadata.creationTimestamp))
-      e.newest = obj;
+    if (!e.newest || rec.pod.creationTimestamp >= e.newest.pod.creationTimestamp) e.newest = rec;
   }
 
-  private unindex(key: string, old: KubeObject | undefined): void {
-    const node = old && nodeNameOf(old);
+  private unindex(key: string, old: PodRecord | undefined): void {
+    const node = old?.spec.nodeName || undefined;
     if (!node) return;
     const set = this.byNode.get(node);
     set?.delete(key);

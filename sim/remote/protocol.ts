@@ -50,6 +50,8 @@ export interface PhaseStats {
   /** Each engine worker at the phase's end: its heap (used, reserved, resident), wasm memory and models. */
   readonly workers: readonly WorkerMemoryMiB[];
   readonly seconds: number;
+  /** The main thread's heap snapshot written at the phase's end (only with BENCH_CONTROLLER_HEAP_SNAPSHOTS). */
+  readonly heapSnapshot?: string;
 }
 
 export interface WorkerMemoryMiB {

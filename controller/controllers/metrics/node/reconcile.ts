@@ -16,7 +16,7 @@ import type { NodeEntry } from '../../../state/statenode.ts';
 import type { Metrics } from '../../../operator/metrics.ts';
 import type { ControllerContext } from '../../context.ts';
 import { STATE_NODES } from '../../reads.ts';
-import { metricValue, podLimits } from '../resources.ts';
+import { metricValue } from '../resources.ts';
 
 const PERIOD_MS = 5_000;
 /** Nodes observed between two turns of the event loop. */
@@ -60,8 +60,7 @@ function usageOf(ctx: ControllerContext, nodeName: string): NodeUse {
     daemonLimits: Resources = {};
   for (const pod of ctx.cluster.workloads.podsOn(nodeName)) {
     if (!isActive(pod)) continue;
-    const obj = ctx.cluster.workloads.pod(pod.namespace, pod.name)?.obj;
-    const l = obj ? podLimits(obj) : {};
+    const l = ctx.cluster.workloads.pod(pod.namespace, pod.name)?.limits ?? {};
     requests = add(requests, pod.requests);
     limits = add(limits, l);
     if (isOwnedByDaemonSet(pod)) {

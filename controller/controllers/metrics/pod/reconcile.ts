@@ -104,10 +104,10 @@ export function newPodMetrics(ctx: ControllerContext): Controller {
       }
       t = undefined;
     }
-    const { obj, pod } = entry;
+    const { pod } = entry;
     const tracked: Tracked = t ?? { uid: pod.uid, bound: false, started: false };
     current.set(key, tracked);
-    const waiting = timings(obj, pod, tracked, m.podTimes.get(namespace, name, pod.uid), ctx.clock.now());
+    const waiting = timings(entry, pod, tracked, m.podTimes.get(namespace, name, pod.uid), ctx.clock.now());
     return waiting ? requeueAfter(WAITING_REFRESH_MS) : done;
   }
 
@@ -116,7 +116,7 @@ export function newPodMetrics(ctx: ControllerContext): Controller {
     for (const [key, t] of current) {
       const slash = key.indexOf('/');
       const entry = ctx.cluster.workloads.pod(key.slice(0, slash), key.slice(slash + 1));
-      if (entry && entry.pod.uid === t.uid) yield [stateLabels(entry.obj, entry.pod), 1];
+      if (entry && entry.pod.uid === t.uid) yield [stateLabels(entry, entry.pod), 1];
     }
   }
 

@@ -4,6 +4,12 @@
 // Karpenter (pkg/controllers/nodepool/counter/controller.go: requeue after 5 s; reconciled on NodePool create),
 // and when the NodePool's spec changes: not on every Node and NodeClaim change, which made a pass over every
 // state node of every change while a cluster came up (thousands of NodeClaims, each written several times).
+//
+// It waits for the state to have listed once, not for the whole synced gate (§6.5) as Karpenter's does: that
+// gate is false while any NodeClaim is mid-launch, which during a scale-up is nearly all the time, and the status
+// then stood still while the pool grew. Listing once is what keeps the count from being written low
+// at start-up; a NodeClaim mid-launch has no capacity to count either way, and is counted in the first period after
+// its launch. Limits do not read this status: provisioning and disruption check them against cluster state.
 import { NODES, type StateNode } from '../../../../engine/index.ts';
 import { canonicalJson } from '../../../operator/hash.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../../operator/result.ts';
@@ -11,6 +17,7 @@ import type { Controller } from '../../../operator/runtime.ts';
 import type { ControllerContext } from '../../context.ts';
 import { quantities } from '../../provisioning/nodeclaim.ts';
 import { STATE_NODES } from '../../reads.ts';
+import type { NodePoolEntry } from '../../../state/changes.ts';
 
 const BASE = { cpu: 0, memory: 0, pods: 0, 'ephemeral-storage': 0, [NODES]: 0 };
 
@@ -31,29 +38,48 @@ function poolUsage(nodes: readonly StateNode[], pool: string): Record<string, nu
   return usage;
 }
 
+/** status.resources as quantities, with the zeros written as '0'. */
+function resourcesOf(usage: Record<string, number>): Record<string, string> {
+  const out = quantities(usage);
+  for (const [k, v] of Object.entries(usage)) if (v === 0) out[k] = '0';
+  return out;
+}
+
+/**
+ * The resources the stored status names and the pool's nodes no longer have (the last GPU node gone): the
+ * status write is a merge patch, which keeps a key it does not mention, so these are written as null.
+ */
+function droppedResources(stored: unknown, resources: Record<string, string>): string[] {
+  if (typeof stored !== 'object' || stored === null) return [];
+  return Object.keys(stored).filter((k) => !(k in resources));
+}
+
 export function newNodePoolCounter(ctx: ControllerContext): Controller {
+  function setGauges(name: string, entry: NodePoolEntry, usage: Record<string, number>, dropped: string[]): void {
+    for (const [k, v] of Object.entries(usage)) ctx.metrics.nodePoolUsage.set({ nodepool: name, resource_type: k }, v);
+    for (const k of dropped) ctx.metrics.nodePoolUsage.remove({ nodepool: name, resource_type: k });
+    for (const [k, v] of Object.entries(entry.pool?.limits ?? {}))
+      ctx.metrics.nodePoolLimit.set({ nodepool: name, resource_type: k }, v);
+  }
+
   async function reconcile(name: string): Promise<ReconcileResult> {
     const entry = ctx.cluster.nodePool(name);
     if (!entry) {
       ctx.metrics.nodePoolUsage.remove({ nodepool: name });
       return done;
     }
-    if (!ctx.cluster.synced()) return requeueAfter(1_000);
+    if (!ctx.cluster.hydrated()) return requeueAfter(1_000);
     const usage = poolUsage(ctx.cluster.stateNodes(), name);
-    for (const [k, v] of Object.entries(usage)) ctx.metrics.nodePoolUsage.set({ nodepool: name, resource_type: k }, v);
-    for (const [k, v] of Object.entries(entry.pool?.limits ?? {}))
-      ctx.metrics.nodePoolLimit.set({ nodepool: name, resource_type: k }, v);
-    const resources = {
-      ...quantities(usage),
-      ...Object.fromEntries(
-        Object.entries(usage)
-          .filter(([, v]) => v === 0)
-          .map(([k]) => [k, '0']),
-      ),
-    };
+    const resources = resourcesOf(usage);
     const status = entry.obj.status ?? {};
-    if (canonicalJson(status['resources'] ?? {}) !== canonicalJson(resources) || status['nodes'] !== usage[NODES])
-      ctx.cluster.applyNodePool(await ctx.kube.patchStatus('NodePool', name, { resources, nodes: usage[NODES] }));
+    const dropped = droppedResources(status['resources'], resources);
+    setGauges(name, entry, usage, dropped);
+    if (canonicalJson(status['resources'] ?? {}) !== canonicalJson(resources) || status['nodes'] !== usage[NODES]) {
+      const patch = { ...resources, ...Object.fromEntries(dropped.map((k) => [k, null])) };
+      ctx.cluster.applyNodePool(
+        await ctx.kube.patchStatus('NodePool', name, { resources: patch, nodes: usage[NODES] }),
+      );
+    }
     return requeueAfter(COUNTER_PERIOD_MS);
   }
 

@@ -1,0 +1,160 @@
+// What cluster state and the Pod informer's cache keep of a pod: one record holding the parsed, interned Pod
+// (what decisions read) and the few fields of the object that controllers read and the Pod does not carry.
+// The informer builds it as its cache transform, so the list/watch cache and cluster state hold this one
+// record; the pod's JSON is garbage once the record is made.
+//
+// Kept of the object (and who reads it):
+// - metadata: name, namespace, uid, resourceVersion (the informer's cache, stale-update checks),
+//   deletionTimestamp (provisioning's trigger, pod events), ownerReferences (pod events, pod metrics);
+// - spec.nodeName (cluster state's node index, node termination, pod events, provisioning's trigger);
+// - status.phase (pod events) and the PodScheduled and Ready conditions without their message (provisioning's
+//   trigger, pod metrics);
+// - the pod's limits, summed (node metrics);
+// - for a DaemonSet's pods only, the stripped object itself: the DaemonSet's newest pod stands for the
+//   overhead a new node reserves, and is parsed with the DaemonSet's template (engine/api/workloads.ts).
+//
+// Anything else a controller wants of a pod, it reads from the Pod. Before, the cache held the stripped JSON
+// (strip.ts; about 1.3 KiB and 29 objects a pod) beside the Pod (docs/controller-benchmark.md, "Where the
+// controller's memory goes").
+import {
+  add,
+  max,
+  parsePod,
+  parseResources,
+  PodInterner,
+  type FieldError,
+  type Pod,
+  type Resources,
+} from '../../engine/index.ts';
+import type { KubeCondition } from '../operator/conditions.ts';
+import type { KubeObject } from '../operator/kube.ts';
+import { stripPod } from './strip.ts';
+
+/** The pod conditions a controller reads from the record (the Pod has the rest it needs). */
+const CONDITIONS_KEPT: ReadonlySet<string> = new Set(['PodScheduled', 'Ready']);
+
+type Meta = KubeObject['metadata'];
+
+// Type literals (not interfaces): a KubeObject's spec and status are records.
+type PodRecordSpec = { readonly nodeName?: string };
+type PodRecordStatus = { readonly phase?: string; readonly conditions?: readonly KubeCondition[] };
+
+export class PodRecord implements KubeObject {
+  [k: string]: unknown;
+
+  constructor(
+    readonly metadata: Meta,
+    readonly spec: PodRecordSpec,
+    readonly status: PodRecordStatus,
+    /** The containers' limits as Karpenter's node metrics sum them (see podLimits). */
+    readonly limits: Resources,
+    /** The parsed, interned pod; undefined when the object does not parse (errors says why). */
+    readonly pod: Pod | undefined,
+    readonly errors: readonly FieldError[],
+    /** The stripped object, for a DaemonSet's pods only. */
+    readonly source: KubeObject | undefined,
+  ) {}
+}
+
+const NO_ERRORS: readonly FieldError[] = Object.freeze([]);
+
+/** A record whose object parsed (what cluster state holds). */
+export type ParsedPodRecord = PodRecord & { readonly pod: Pod };
+
+type Container = { resources?: { limits?: Record<string, string> }; restartPolicy?: string };
+
+function limitsOf(c: Container): Resources {
+  try {
+    return parseResources(c.resources?.limits);
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The pod's limits in the engine's integer units (missing limits count as none), summed the way requests are:
+ * containers and sidecars add up, a plain init container counts only when it needs more than they do.
+ */
+function podLimits(obj: KubeObject): Resources {
+  const spec = (obj.spec ?? {}) as { containers?: Container[]; initContainers?: Container[] };
+  let total: Resources = {};
+  let sidecars: Resources = {};
+  let initMax: Resources = {};
+  for (const c of spec.containers ?? []) total = add(total, limitsOf(c));
+  for (const c of spec.initContainers ?? []) {
+    const l = limitsOf(c);
+    if (c.restartPolicy === 'Always') {
+      total = add(total, l);
+      sidecars = add(sidecars, l);
+      initMax = max(initMax, sidecars);
+    } else initMax = max(initMax, add(l, sidecars));
+  }
+  return max(total, initMax);
+}
+
+const isDaemonPod = (o: KubeObject): boolean =>
+  o.metadata.ownerReferences?.some((r) => r.kind === 'DaemonSet' && r.controller) ?? false;
+
+// Every object below is built with all its fields, absent ones undefined: objects of one shape share V8's hidden
+// class, where conditional spreads left each pod's status object a dictionary of its own (about 300 bytes).
+
+function leanConditions(status: Record<string, unknown> | undefined): KubeCondition[] | undefined {
+  const list = status?.['conditions'];
+  if (!Array.isArray(list)) return undefined;
+  // filter, then map: the array kept is allocated at its length (one grown by push keeps room for 17).
+  return (list as KubeCondition[])
+    .filter((c) => c && CONDITIONS_KEPT.has(c.type))
+    .map((c) => ({ type: c.type, status: c.status, reason: c.reason, lastTransitionTime: c.lastTransitionTime }));
+}
+
+/**
+ * Makes the records: parses and interns each pod, and shares equal owner lists and limits between pods (a
+ * workload's pods have the same ones). The tables start afresh once they outgrow the pods held.
+ */
+export class PodRecords {
+  private readonly interner = new PodInterner();
+  private readonly parts = new Map<string, object>();
+
+  /** `held`: how many pods cluster state holds (the tables are cleared when far larger than that). */
+  constructor(private readonly held: () => number) {}
+
+  /**
+   * The record of a pod object; `stripped`: the object is strip.ts's copy already (the informer's transform made
+   * it), else it is stripped here. A record is returned as it is.
+   */
+  record(obj: KubeObject, stripped = false): PodRecord {
+    if (obj instanceof PodRecord) return obj;
+    const o = stripped ? obj : stripPod(obj);
+    const bound = Math.max(10_000, 4 * this.held());
+    if (this.interner.size > bound) this.interner.clear();
+    if (this.parts.size > bound) this.parts.clear();
+    const r = parsePod(o);
+    const m = o.metadata;
+    const metadata: Meta = {
+      name: m.name,
+      namespace: m.namespace,
+      uid: m.uid,
+      resourceVersion: m.resourceVersion,
+      deletionTimestamp: m.deletionTimestamp,
+      ownerReferences: m.ownerReferences && (this.share('owners', m.ownerReferences) as Meta['ownerReferences']),
+    };
+    const phase = o.status?.['phase'];
+    return new PodRecord(
+      metadata,
+      { nodeName: (o.spec as PodRecordSpec | undefined)?.nodeName },
+      { phase: typeof phase === 'string' ? phase : undefined, conditions: leanConditions(o.status) },
+      this.share('limits', podLimits(o)) as Resources,
+      r.ok ? this.interner.intern(r.value) : undefined,
+      r.ok ? NO_ERRORS : r.errors,
+      isDaemonPod(o) ? o : undefined,
+    );
+  }
+
+  private share(field: string, v: object): object {
+    const key = `${field}\u0000${JSON.stringify(v)}`;
+    const known = this.parts.get(key);
+    if (known !== undefined) return known;
+    this.parts.set(key, v);
+    return v;
+  }
+}
