@@ -117,11 +117,16 @@ afterEach(async () => {
 describe('KubeClient on a connection the server closes under a request', () => {
   it('asks again for a GET, on another connection', async () => {
     cutting = await cuttingServer('first-reuse');
-    const kube = new KubeClient(kubeConfigFor({ url: cutting.url, token: 't' }));
+    const lost: string[] = [];
+    const kube = new KubeClient(kubeConfigFor({ url: cutting.url, token: 't' }), {
+      onConnectionLost: (method, path, err) =>
+        lost.push(`${method} ${path}: ${((err as Error).cause as Error | undefined)?.message}`),
+    });
     await kube.get('Node', 'n1');
     await idle();
     const node = await kube.get('Node', 'n1');
     expect(node.metadata.name).toBe('n1');
+    expect(lost).toEqual(['GET /api/v1/nodes/n1: other side closed']);
     // The second GET went out twice: cut on the kept-alive connection, answered on a new one.
     expect(cutting.seen).toEqual(['GET /api/v1/nodes/n1', 'GET /api/v1/nodes/n1', 'GET /api/v1/nodes/n1']);
   });

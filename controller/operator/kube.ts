@@ -163,6 +163,8 @@ export interface KubeClientOptions {
   readonly onTimeout?: TimeoutReporter;
   /** Told about every answered request: method, path, HTTP status and wall time (client-go's metrics). */
   readonly observe?: (method: string, path: string, code: number, ms: number) => void;
+  /** Told about every GET sent again because its connection was lost before the answer (see KubeClient.answer). */
+  readonly onConnectionLost?: (method: string, path: string, err: unknown) => void;
   /** KUBE_CLIENT_QPS / KUBE_CLIENT_BURST: every request waits for a token (0 qps: no limit). */
   readonly rateLimit?: { readonly qps: number; readonly burst: number };
 }
@@ -374,6 +376,7 @@ export class KubeClient {
         return await this.exchange(ctx, method, path, o);
       } catch (err) {
         if (method !== 'GET' || attempt >= CONNECTION_RETRIES || !connectionLost(err)) throw err;
+        this.opts.onConnectionLost?.(method, path, err);
       }
     }
   }
