@@ -159,12 +159,18 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   const election = electionConfig(options, deps);
   // Shut until this replica leads (with leader election); see operator/fence.ts.
   const fence = new Fence(election ? 'this replica is not the leader' : undefined);
-  const onTimeout = timeoutReporter(log.child({ component: 'kube-client' }), metrics);
+  const kubeLog = log.child({ component: 'kube-client' });
+  const onTimeout = timeoutReporter(kubeLog, metrics);
   const kube = kubeClient(deps, {
     activity,
     onTimeout,
     guard: (method, path) => fence.check(`${method} ${path}`),
     observe: (m, p, code, ms) => observeKubeRequest(metrics, m, p, code, ms),
+    onConnectionLost: (m, p, err) =>
+      kubeLog.info(
+        { request: `${m} ${p}`, err },
+        'connection closed by the API server under a GET; sent again on another connection',
+      ),
     rateLimit: { qps: options.kubeClientQPS, burst: options.kubeClientBurst },
   });
   const { cluster, informers } = newClusterState({
@@ -241,7 +247,7 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
 /** A Kubernetes client with the operator's timeouts (the leader elector's is never fenced). */
 function kubeClient(
   deps: OperatorDeps,
-  o: Pick<KubeClientOptions, 'activity' | 'onTimeout' | 'guard' | 'observe' | 'rateLimit'>,
+  o: Pick<KubeClientOptions, 'activity' | 'onTimeout' | 'guard' | 'observe' | 'onConnectionLost' | 'rateLimit'>,
 ): KubeClient {
   return new KubeClient(deps.kubeConfig, {
     ...o,

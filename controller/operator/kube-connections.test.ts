@@ -65,3 +65,90 @@ describe('KubeClient connections', () => {
     });
   }
 });
+
+// A server that closes a kept-alive connection just as a request arrives on it (its idle timeout firing while
+// the request is on the wire) sends a FIN and no answer: undici fails that request with `other side closed`.
+// Here the server does it deliberately to the first request that arrives on a reused connection.
+interface Cutting {
+  readonly url: string;
+  /** Requests seen, as `METHOD path`, cut or answered. */
+  readonly seen: string[];
+  close(): Promise<void>;
+}
+
+async function cuttingServer(cut: 'first-reuse' | 'every-reuse' | 'all'): Promise<Cutting> {
+  const seen: string[] = [];
+  const used = new WeakSet<object>();
+  let cutOnce = false;
+  const server = createHttpServer((req, res) => {
+    seen.push(`${req.method} ${req.url?.split('?')[0]}`);
+    const reused = used.has(req.socket);
+    used.add(req.socket);
+    const doCut = cut === 'all' || (reused && (cut === 'every-reuse' || !cutOnce));
+    if (doCut) {
+      cutOnce = true;
+      req.socket.end();
+      return;
+    }
+    answer(req, res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+/** Long enough for the first answer's connection to go back to the pool, so that the next request reuses it. */
+const idle = (): Promise<void> => new Promise((r) => setTimeout(r, 50));
+
+let cutting: Cutting | undefined;
+afterEach(async () => {
+  await cutting?.close();
+  cutting = undefined;
+});
+
+describe('KubeClient on a connection the server closes under a request', () => {
+  it('asks again for a GET, on another connection', async () => {
+    cutting = await cuttingServer('first-reuse');
+    const lost: string[] = [];
+    const kube = new KubeClient(kubeConfigFor({ url: cutting.url, token: 't' }), {
+      onConnectionLost: (method, path, err) =>
+        lost.push(`${method} ${path}: ${((err as Error).cause as Error | undefined)?.message}`),
+    });
+    await kube.get('Node', 'n1');
+    await idle();
+    const node = await kube.get('Node', 'n1');
+    expect(node.metadata.name).toBe('n1');
+    expect(lost).toEqual(['GET /api/v1/nodes/n1: other side closed']);
+    // The second GET went out twice: cut on the kept-alive connection, answered on a new one.
+    expect(cutting.seen).toEqual(['GET /api/v1/nodes/n1', 'GET /api/v1/nodes/n1', 'GET /api/v1/nodes/n1']);
+  });
+
+  it('does not send a write again: the caller sees the lost connection', async () => {
+    cutting = await cuttingServer('first-reuse');
+    const kube = new KubeClient(kubeConfigFor({ url: cutting.url, token: 't' }));
+    await kube.get('Node', 'n1');
+    await idle();
+    const err = await kube.patch('Node', 'n1', { metadata: { labels: { a: 'b' } } }).then(
+      () => undefined,
+      (e: unknown) => e as Error & { cause?: { code?: string; message?: string } },
+    );
+    expect(err?.cause?.code).toBe('UND_ERR_SOCKET');
+    expect(err?.cause?.message).toBe('other side closed');
+    expect(cutting.seen).toEqual(['GET /api/v1/nodes/n1', 'PATCH /api/v1/nodes/n1']);
+  });
+
+  it('gives up on a GET after two more attempts', async () => {
+    cutting = await cuttingServer('all');
+    const kube = new KubeClient(kubeConfigFor({ url: cutting.url, token: 't' }));
+    await expect(kube.get('Node', 'n1')).rejects.toThrow('fetch failed');
+    expect(cutting.seen).toHaveLength(3);
+  });
+});

@@ -163,6 +163,8 @@ export interface KubeClientOptions {
   readonly onTimeout?: TimeoutReporter;
   /** Told about every answered request: method, path, HTTP status and wall time (client-go's metrics). */
   readonly observe?: (method: string, path: string, code: number, ms: number) => void;
+  /** Told about every GET sent again because its connection was lost before the answer (see KubeClient.answer). */
+  readonly onConnectionLost?: (method: string, path: string, err: unknown) => void;
   /** KUBE_CLIENT_QPS / KUBE_CLIENT_BURST: every request waits for a token (0 qps: no limit). */
   readonly rateLimit?: { readonly qps: number; readonly burst: number };
 }
@@ -182,6 +184,25 @@ type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
 
 /** How long one shared connection pool serves before it is rebuilt from the kubeconfig (rotated TLS files). */
 const DISPATCHER_MAX_AGE_MS = 10 * 60_000;
+
+/** How many times a GET whose connection was lost before its answer is sent again (see KubeClient.answer). */
+const CONNECTION_RETRIES = 2;
+
+/**
+ * undici's and the kernel's names for a connection that ended under a request: `other side closed` (the
+ * server's FIN, UND_ERR_SOCKET), a reset (ECONNRESET) or a write into a closed socket (EPIPE). fetch wraps
+ * them as the `cause` of its TypeError.
+ */
+const CONNECTION_LOST = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
+function connectionLost(err: unknown): boolean {
+  if (err instanceof RequestTimeoutError) return false;
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && CONNECTION_LOST.has(code)) return true;
+  }
+  return false;
+}
 
 function tokenBucket(rl: KubeClientOptions['rateLimit']): TokenBucket | undefined {
   return rl && rl.qps > 0 ? new TokenBucket(rl.qps, Math.max(1, rl.burst)) : undefined;
@@ -322,17 +343,7 @@ export class KubeClient {
 
   /** The transport: one request to the API server. Protected so that tests can serve requests in memory (test/fakes/kube.ts). */
   protected async send<T>(method: Method, path: string, o: RequestSpec): Promise<T> {
-    const url = new URL(this.server + path);
-    for (const [k, v] of Object.entries(o.query ?? {})) url.searchParams.set(k, v);
-    const ctx = new RequestContext(url.toString(), HttpMethod[method]);
-    ctx.setHeaderParam('Accept', 'application/json');
-    if (o.body !== undefined) {
-      ctx.setHeaderParam('Content-Type', o.contentType ?? 'application/json');
-      ctx.setBody(JSON.stringify(o.body));
-    }
-    await this.kubeConfig.applySecurityAuthentication(ctx);
-    this.shareDispatcher(ctx);
-    const { status, text } = await this.exchange(ctx, method, path, o);
+    const { status, text } = await this.answer(method, path, o);
     let json: unknown;
     try {
       json = text ? JSON.parse(text) : undefined;
@@ -348,6 +359,41 @@ export class KubeClient {
       typeof st['reason'] === 'string' ? st['reason'] : undefined,
       st,
     );
+  }
+
+  /**
+   * The API server's answer, asking again (at once, on another connection) when a GET's connection was lost
+   * before its answer, at most CONNECTION_RETRIES times. A pooled keep-alive connection can be closed by the
+   * server just as a request goes out on it (the server's idle timeout firing while the request is on the
+   * wire): undici fails that request with `other side closed` and does not retry it. client-go retries GETs,
+   * and only GETs, on a reset connection or an unexpected EOF (rest/request.go, isErrRetryableFunc; writes are
+   * not idempotent); here too writes fail as before and their callers retry with backoff.
+   */
+  private async answer(method: Method, path: string, o: RequestSpec): Promise<{ status: number; text: string }> {
+    for (let attempt = 0; ; attempt++) {
+      const ctx = await this.context(method, path, o);
+      try {
+        return await this.exchange(ctx, method, path, o);
+      } catch (err) {
+        if (method !== 'GET' || attempt >= CONNECTION_RETRIES || !connectionLost(err)) throw err;
+        this.opts.onConnectionLost?.(method, path, err);
+      }
+    }
+  }
+
+  /** The request, authenticated, on the shared connection pool. */
+  private async context(method: Method, path: string, o: RequestSpec): Promise<RequestContext> {
+    const url = new URL(this.server + path);
+    for (const [k, v] of Object.entries(o.query ?? {})) url.searchParams.set(k, v);
+    const ctx = new RequestContext(url.toString(), HttpMethod[method]);
+    ctx.setHeaderParam('Accept', 'application/json');
+    if (o.body !== undefined) {
+      ctx.setHeaderParam('Content-Type', o.contentType ?? 'application/json');
+      ctx.setBody(JSON.stringify(o.body));
+    }
+    await this.kubeConfig.applySecurityAuthentication(ctx);
+    this.shareDispatcher(ctx);
+    return ctx;
   }
 
   /**
