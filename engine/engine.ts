@@ -12,7 +12,7 @@ import { SpeculativePlan } from './cluster/speculation.ts';
 import type { EngineOp, WireDisruptOptions, WireProvisionOptions } from './cluster/ops.ts';
 import type { NodeReport } from './disruption/explain.ts';
 import type { Command, Decision, DisruptOptions, DisruptResult } from './disruption/types.ts';
-import type { ValidationResult } from './disruption/types.ts';
+import { METHOD_DEADLINES, type ValidationResult } from './disruption/types.ts';
 import type { Pod, Snapshot } from './domain/types.ts';
 import type { NewNodeClaimPlan, ProvisionPlan } from './model/types.ts';
 import { TypeShipper, type TypeChunk } from './pool/catalogs.ts';
@@ -203,6 +203,22 @@ async function whatIfTask(
   }
 }
 
+/**
+ * A disruption call's timeout: the engine's, plus the wall time Karpenter's methods and the repack may spend by their
+ * own deadlines when those count. A multi-node consolidation may search for a minute by design (and a single-node one
+ * for three): cut at the engine's 60 s, such a call failed and lost its model instead of returning what it found.
+ */
+function disruptTimeoutMs(base: number, o: EngineDisruptOptions | undefined): number {
+  if (!o?.deadlines) return base;
+  const d = METHOD_DEADLINES;
+  return (
+    base +
+    (o.singleNodeTimeoutMs ?? d.singleNodeTimeoutMs) +
+    (o.multiNodeTimeoutMs ?? d.multiNodeTimeoutMs) +
+    (o.repackDeadlineMs ?? d.repackDeadlineMs)
+  );
+}
+
 export function createEngine(config: EngineConfig = {}): Engine {
   const pool = new EnginePool(config);
   const types = new TypeShipper();
@@ -210,7 +226,13 @@ export function createEngine(config: EngineConfig = {}): Engine {
   const clusters = new Map<string, ClusterEngine>();
 
   /** One operation on a one-off model: everything sent, the model dropped after. */
-  async function oneOff<T>(s: Snapshot, op: OpOf, extra: readonly Pod[], signal?: AbortSignal): Promise<T> {
+  async function oneOff<T>(
+    s: Snapshot,
+    op: OpOf,
+    extra: readonly Pod[],
+    signal?: AbortSignal,
+    callTimeoutMs = timeoutMs,
+  ): Promise<T> {
     const { delta, refs } = new ModelMirror().diff(s, extra);
     const body = {
       kind: 'op' as const,
@@ -222,14 +244,14 @@ export function createEngine(config: EngineConfig = {}): Engine {
     const reply = await pool.run(
       body,
       {},
-      { transfer: [body.delta, body.op], timeoutMs, ...(signal ? { signal } : {}) },
+      { transfer: [body.delta, body.op], timeoutMs: callTimeoutMs, ...(signal ? { signal } : {}) },
     );
     return replyValue<T>(reply, body.model);
   }
 
   const decisions: ClusterDecisions = {
     provision: (s, pending, o) => oneOff(s, ops.provision(pending, o), pending, o?.signal),
-    disrupt: (s, o) => oneOff(s, ops.disrupt(o), [], o?.signal),
+    disrupt: (s, o) => oneOff(s, ops.disrupt(o), [], o?.signal, disruptTimeoutMs(timeoutMs, o)),
     validate: (s, d, o) => oneOff(s, ops.validate(d, o), [], o?.signal),
     explainNode: (s, node, o) => oneOff(s, ops.explainNode(node, o), [], o?.signal),
     lowerBound: (s, pods, o = {}) => oneOff(s, ops.lowerBound(pods, o), pods, o.signal),
@@ -285,10 +307,22 @@ function clusterEngine(name: string, pool: EnginePool, timeoutMs: number, onClos
     ahead.forget();
   }
 
-  async function call<T>(s: Snapshot, op: OpOf, extra: readonly Pod[], signal?: AbortSignal): Promise<T> {
+  async function call<T>(
+    s: Snapshot,
+    op: OpOf,
+    extra: readonly Pod[],
+    signal?: AbortSignal,
+    callTimeoutMs = timeoutMs,
+  ): Promise<T> {
     reused = false;
     const { delta, commit, refs, stats } = mirror.diff(s, extra);
-    return send<T>(delta, pack(op(refs)), { commit, stats, retry: () => call<T>(s, op, extra, signal), signal });
+    return send<T>(delta, pack(op(refs)), {
+      commit,
+      stats,
+      retry: () => call<T>(s, op, extra, signal, callTimeoutMs),
+      signal,
+      timeoutMs: callTimeoutMs,
+    });
   }
 
   /** Runs a delta and an operation on the model's worker; a stale model is started over once (`retry`). */
@@ -300,6 +334,8 @@ function clusterEngine(name: string, pool: EnginePool, timeoutMs: number, onClos
       stats: Omit<DeltaStats, 'bytes'>;
       retry: () => Promise<T>;
       signal: AbortSignal | undefined;
+      /** This call's timeout, when not the engine's. */
+      timeoutMs?: number;
     },
   ): Promise<T> {
     const body = { kind: 'op' as const, model: name, keep: true, delta: pack(delta), op };
@@ -308,7 +344,11 @@ function clusterEngine(name: string, pool: EnginePool, timeoutMs: number, onClos
       const reply = await pool.run(
         body,
         { model: name },
-        { transfer: [body.delta, body.op], timeoutMs, ...(how.signal ? { signal: how.signal } : {}) },
+        {
+          transfer: [body.delta, body.op],
+          timeoutMs: how.timeoutMs ?? timeoutMs,
+          ...(how.signal ? { signal: how.signal } : {}),
+        },
       );
       if (!reply.ok && 'stale' in reply) {
         restart();
@@ -382,8 +422,13 @@ function clusterEngine(name: string, pool: EnginePool, timeoutMs: number, onClos
     return run;
   }
 
-  const queued = <T>(s: Snapshot, op: OpOf, extra: readonly Pod[], signal?: AbortSignal): Promise<T> =>
-    inOrder(() => call<T>(s, op, extra, signal));
+  const queued = <T>(
+    s: Snapshot,
+    op: OpOf,
+    extra: readonly Pod[],
+    signal?: AbortSignal,
+    callTimeoutMs = timeoutMs,
+  ): Promise<T> => inOrder(() => call<T>(s, op, extra, signal, callTimeoutMs));
 
   return {
     name,
@@ -393,7 +438,7 @@ function clusterEngine(name: string, pool: EnginePool, timeoutMs: number, onClos
     speculate: async (s, pending, o) => {
       await inOrder(() => provision(s, pending, o));
     },
-    disrupt: (s, o) => queued(s, ops.disrupt(o), [], o?.signal),
+    disrupt: (s, o) => queued(s, ops.disrupt(o), [], o?.signal, disruptTimeoutMs(timeoutMs, o)),
     validate: (s, d, o) => queued(s, ops.validate(d, o), [], o?.signal),
     explainNode: (s, node, o) => queued(s, ops.explainNode(node, o), [], o?.signal),
     lowerBound: (s, pods, o = {}) => queued(s, ops.lowerBound(pods, o), pods, o.signal),

@@ -7,7 +7,7 @@ import { DEFAULT_K } from './balanced.ts';
 import type { PoolBudget } from './budgets.ts';
 import type { SimContext, Truncation } from './simulate.ts';
 import type { Candidate, Command, ConsolidationMove, DisruptOptions, Explanation, LoopState } from './types.ts';
-import { INITIAL_LOOP_STATE } from './types.ts';
+import { INITIAL_LOOP_STATE, METHOD_DEADLINES } from './types.ts';
 
 /** The repack's default minimum saving, as a share of the replaced nodes' price (DisruptOptions.repackMinSavingsShare). */
 const DEFAULT_MIN_SAVINGS_SHARE = 0.05;
@@ -51,10 +51,10 @@ export function resolve(opts: DisruptOptions): Resolved {
     state: opts.state ?? INITIAL_LOOP_STATE,
     // Without a clock nothing times out: elapsed time stays 0.
     elapsedMs: opts.elapsedMs ?? (() => 0),
-    singleNodeTimeoutMs: opts.singleNodeTimeoutMs ?? 180_000,
-    multiNodeTimeoutMs: opts.multiNodeTimeoutMs ?? 60_000,
+    singleNodeTimeoutMs: opts.singleNodeTimeoutMs ?? METHOD_DEADLINES.singleNodeTimeoutMs,
+    multiNodeTimeoutMs: opts.multiNodeTimeoutMs ?? METHOD_DEADLINES.multiNodeTimeoutMs,
     multiNodeCap: opts.multiNodeCap ?? 100,
-    repackDeadlineMs: opts.repackDeadlineMs ?? 10_000,
+    repackDeadlineMs: opts.repackDeadlineMs ?? METHOD_DEADLINES.repackDeadlineMs,
     repackMinSavingsPerHour: opts.repackMinSavingsPerHour ?? 0,
     repackMinSavingsShare: opts.repackMinSavingsShare ?? DEFAULT_MIN_SAVINGS_SHARE,
     k: opts.balancedK ?? DEFAULT_K,

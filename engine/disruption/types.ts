@@ -258,3 +258,13 @@ export type ValidationResult =
 export function validationFailureReason(r: ValidationResult | undefined): ValidationCategory {
   return r && !r.ok ? r.category : 'unknown';
 }
+
+/**
+ * The wall time each method may spend when deadlines count (a controller): Karpenter's single-node (3 min) and
+ * multi-node (1 min) consolidation timeouts, and the repack's deadline.
+ */
+export const METHOD_DEADLINES = {
+  singleNodeTimeoutMs: 180_000,
+  multiNodeTimeoutMs: 60_000,
+  repackDeadlineMs: 10_000,
+} as const;
