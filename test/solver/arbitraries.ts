@@ -344,3 +344,37 @@ export function plainProblemArb(its: readonly InstanceType[]): fc.Arbitrary<Prov
       };
     });
 }
+
+/**
+ * NodePool `pool-<i>` of a random weight over instance categories and capacity types on the real catalog: the
+ * multi-pool problems the verifier's weight-order and limit checks run on. `limits` draws the pool's limits (or
+ * none); `budgets` gives it a disruption budget of every node.
+ */
+export function weightedPoolArb(
+  i: number,
+  o: {
+    readonly categories: fc.Arbitrary<string[]>;
+    readonly limits: fc.Arbitrary<Record<string, string> | undefined>;
+    readonly budgets?: boolean;
+  },
+): fc.Arbitrary<NodePool> {
+  return fc
+    .record({
+      weight: fc.integer({ min: 1, max: 100 }),
+      categories: o.categories,
+      cts: fc.constantFrom(['on-demand'], ['spot'], ['spot', 'on-demand']),
+      limits: o.limits,
+    })
+    .map((r) =>
+      nodePool({
+        name: `pool-${i}`,
+        weight: r.weight,
+        requirements: [
+          { key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: r.categories },
+          { key: 'karpenter.sh/capacity-type', operator: 'In', values: r.cts },
+        ],
+        ...(r.limits ? { limits: r.limits } : {}),
+        ...(o.budgets ? { budgets: [{ nodes: '100%' }] } : {}),
+      }),
+    );
+}

@@ -15,6 +15,7 @@ import type { NewNodeClaimPlan } from '../../engine/model/types.ts';
 import { WasmSolver } from '../../engine/solver/wasm.ts';
 import { verifyReplacements } from '../../engine/verify/verify.ts';
 import { nodePool, pod, snapshot, stateNode } from '../fixtures/builders.ts';
+import { weightedPoolArb } from './arbitraries.ts';
 import { commandCheck, RecordingSolver, type Solved } from './recording.ts';
 
 const REGION = 'ap-northeast-2';
@@ -54,25 +55,14 @@ async function replaceOf(s: Snapshot, method: MethodName, improve: boolean): Pro
 }
 
 const poolArb = (i: number) =>
-  fc
-    .record({
-      weight: fc.integer({ min: 1, max: 100 }),
-      categories: fc.constantFrom(['c', 'm', 'r'], ['c', 'm'], ['m', 'r'], ['c', 'm', 'r', 'g']),
-      cts: fc.constantFrom(['on-demand'], ['spot'], ['spot', 'on-demand']),
-      cpuLimit: fc.option(fc.constantFrom(64, 100, 200), { nil: undefined }),
-    })
-    .map((o) =>
-      nodePool({
-        name: `pool-${i}`,
-        weight: o.weight,
-        requirements: [
-          { key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: o.categories },
-          { key: 'karpenter.sh/capacity-type', operator: 'In', values: o.cts },
-        ],
-        ...(o.cpuLimit ? { limits: { cpu: String(o.cpuLimit) } } : {}),
-        budgets: [{ nodes: '100%' }],
-      }),
-    );
+  weightedPoolArb(i, {
+    categories: fc.constantFrom(['c', 'm', 'r'], ['c', 'm'], ['m', 'r'], ['c', 'm', 'r', 'g']),
+    limits: fc.option(
+      fc.constantFrom(64, 100, 200).map((cpu) => ({ cpu: String(cpu) })),
+      { nil: undefined },
+    ),
+    budgets: true,
+  });
 
 const nodeArb = fc.record({
   pool: fc.nat(),

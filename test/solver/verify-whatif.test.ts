@@ -19,6 +19,7 @@ import { whatIfPlan, type WhatIfEngine } from '../../engine/whatif/run.ts';
 import type { WhatIfMode } from '../../engine/whatif/types.ts';
 import type { UnboundReport } from '../../engine/whatif/bounded.ts';
 import { nodePool, pod, snapshot, stateNode } from '../fixtures/builders.ts';
+import { weightedPoolArb } from './arbitraries.ts';
 import { GUIDE_EXAMPLES_DIR } from '../fixtures/guide.ts';
 import { commandCheck, RecordingSolver } from './recording.ts';
 
@@ -184,25 +185,14 @@ describe("what-if's new nodes under Karpenter's algorithm (--exact)", () => {
 
 describe('the verifier on what-if plans of random clusters', () => {
   const poolArb = (i: number) =>
-    fc
-      .record({
-        weight: fc.integer({ min: 1, max: 100 }),
-        categories: fc.constantFrom(['c', 'm', 'r'], ['c', 'm'], ['m', 'r', 'g'], ['g']),
-        cts: fc.constantFrom(['on-demand'], ['spot'], ['spot', 'on-demand']),
-        cpuLimit: fc.option(fc.constantFrom('48', '100', '300'), { nil: undefined }),
-      })
-      .map((o) =>
-        nodePool({
-          name: `pool-${i}`,
-          weight: o.weight,
-          requirements: [
-            { key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: o.categories },
-            { key: 'karpenter.sh/capacity-type', operator: 'In', values: o.cts },
-          ],
-          ...(o.cpuLimit ? { limits: { cpu: o.cpuLimit } } : {}),
-          budgets: [{ nodes: '100%' }],
-        }),
-      );
+    weightedPoolArb(i, {
+      categories: fc.constantFrom(['c', 'm', 'r'], ['c', 'm'], ['m', 'r', 'g'], ['g']),
+      limits: fc.option(
+        fc.constantFrom('48', '100', '300').map((cpu) => ({ cpu })),
+        { nil: undefined },
+      ),
+      budgets: true,
+    });
   const problem = fc
     .record({
       pools: fc.integer({ min: 1, max: 3 }).chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => poolArb(i)))),
