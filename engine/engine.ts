@@ -12,7 +12,8 @@ import { SpeculativePlan } from './cluster/speculation.ts';
 import type { EngineOp, WireDisruptOptions, WireProvisionOptions } from './cluster/ops.ts';
 import type { NodeReport } from './disruption/explain.ts';
 import type { Command, Decision, DisruptOptions, DisruptResult } from './disruption/types.ts';
-import { METHOD_DEADLINES, type ValidationResult } from './disruption/types.ts';
+import type { ValidationResult } from './disruption/types.ts';
+import { disruptTimeoutMs } from './cluster/call-timeout.ts';
 import type { Pod, Snapshot } from './domain/types.ts';
 import type { NewNodeClaimPlan, ProvisionPlan } from './model/types.ts';
 import { TypeShipper, type TypeChunk } from './pool/catalogs.ts';
@@ -201,22 +202,6 @@ async function whatIfTask(
   } finally {
     port1?.close();
   }
-}
-
-/**
- * A disruption call's timeout: the engine's, plus the wall time Karpenter's methods and the repack may spend by their
- * own deadlines when those count. A multi-node consolidation may search for a minute by design (and a single-node one
- * for three): cut at the engine's 60 s, such a call failed and lost its model instead of returning what it found.
- */
-function disruptTimeoutMs(base: number, o: EngineDisruptOptions | undefined): number {
-  if (!o?.deadlines) return base;
-  const d = METHOD_DEADLINES;
-  return (
-    base +
-    (o.singleNodeTimeoutMs ?? d.singleNodeTimeoutMs) +
-    (o.multiNodeTimeoutMs ?? d.multiNodeTimeoutMs) +
-    (o.repackDeadlineMs ?? d.repackDeadlineMs)
-  );
 }
 
 export function createEngine(config: EngineConfig = {}): Engine {
