@@ -155,7 +155,7 @@ export function encodeProvision(given: ProvisionInput, opts: EncodeOptions): Enc
   const input = given.caches ? given : { ...given, caches: new ModelCaches() };
   // Topology, node requirements and validation are worked out per shape (classes that differ only in requests).
   const shapes = new PodShapes(input.caches);
-  const { pods, keys, representatives, ignored } = queueClasses(input.pods, shapes, input.caches);
+  const { pods, keys, representatives, ignored } = queueClasses(input.pods, shapes, input.caches, input.podUniverse);
   const shapeOf = (p: Pod) => shapes.shapeOf(p);
   const model = new SchedulingModel(input, { pods, representatives, shapeOf });
   const topo = model.topology;
