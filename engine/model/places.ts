@@ -75,7 +75,7 @@ function volumeAlternatives(pod: Pod): ReadonlyArray<Requirements | undefined> {
 }
 
 /** What an existing node offers before a solve places anything: a function of the node and the daemonsets only. */
-export interface NodeStart {
+interface NodeStart {
   readonly daemonSets: readonly DaemonSet[];
   readonly hostname: string;
   readonly requirements: Requirements;

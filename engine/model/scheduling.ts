@@ -144,7 +144,8 @@ export class SchedulingModel {
     };
     this.anyPreferNoSchedule = pools.some((p) => p.template.taints.some((t) => t.effect === 'PreferNoSchedule'));
     const active = input.nodes.filter((n) => !n.markedForDeletion && !n.deleting);
-    this.nodeTable = input.caches && pods.nodeTable !== false ? nodeTable(input.nodes, input.daemonSets, input.caches) : undefined;
+    this.nodeTable =
+      input.caches && pods.nodeTable !== false ? nodeTable(input.nodes, input.daemonSets, input.caches) : undefined;
     if (this.nodeTable) {
       const at = activePositions(this.nodeTable, input.nodes);
       this.existingAt = at;
