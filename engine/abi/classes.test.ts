@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { pod } from '../../test/fixtures/builders.ts';
 import { compareQueueOrder, sortQueueOrder } from '../scheduling/pods.ts';
-import { PodClassifier, PodShapes, podUniverse, queueClasses, samePodClass } from './classes.ts';
+import { PodClassifier, PodShapes, samePodClass } from './classes.ts';
 
 describe('pod classes', () => {
   it('puts replicas of one template in one class and tells apart pods that differ in any scheduling field', () => {
@@ -230,70 +230,5 @@ describe('sortQueueOrder', () => {
       }),
       { numRuns: 300 },
     );
-  });
-});
-
-describe('queueClasses from a pod universe', () => {
-  // Pods of a few shapes and sizes, some invalid (ignoredReason), in a random list; a subset is picked in another
-  // order, as a simulation lists its candidates' pods.
-  const arb = fc.record({
-    specs: fc.array(
-      fc.record({
-        cpu: fc.constantFrom(100, 250, 1000),
-        mem: fc.constantFrom(1, 2 ** 30),
-        t: fc.integer({ min: 0, max: 3 }),
-        app: fc.constantFrom('a', 'b', 'c'),
-        bad: fc.boolean(),
-        uid: fc.integer({ min: 0, max: 9 }),
-      }),
-      { minLength: 1, maxLength: 50 },
-    ),
-    pick: fc.array(fc.boolean(), { minLength: 50, maxLength: 50 }),
-    shift: fc.nat(),
-  });
-  const podsOf = (
-    specs: ReadonlyArray<{ cpu: number; mem: number; t: number; app: string; bad: boolean; uid: number }>,
-  ) =>
-    specs.map((s, i) => ({
-      ...pod({ name: `p${i}`, createdAt: s.t, labels: { app: s.app } }),
-      uid: `u${s.uid}-${(i * 7) % 11}-${i}`,
-      requests: { cpu: s.cpu, memory: s.mem, pods: 1 },
-      ...(s.bad && s.app === 'c' ? { ignoredReason: 'PVC data not found' } : {}),
-    }));
-  const view = (r: ReturnType<typeof queueClasses>) => ({
-    pods: r.pods.map((p) => p.uid),
-    keys: r.keys,
-    representatives: r.representatives.map((p) => p.uid),
-    ignored: r.ignored,
-  });
-
-  it('gives a subset the order, classes and representatives it gets on its own', () => {
-    fc.assert(
-      fc.property(arb, ({ specs, pick, shift }) => {
-        const all = podsOf(specs);
-        const universe = podUniverse(all);
-        expect(universe).toBeDefined();
-        const subset = all.filter((_, i) => pick[i]);
-        const k = subset.length ? shift % subset.length : 0;
-        const rotated = [...subset.slice(k), ...subset.slice(0, k)];
-        expect(view(queueClasses(rotated, new PodShapes(), undefined, universe))).toEqual(view(queueClasses(rotated)));
-      }),
-      { numRuns: 300 },
-    );
-  });
-
-  it('is not made when uids repeat, and is ignored for a pod outside it', () => {
-    const [a, b, c] = podsOf([
-      { cpu: 100, mem: 1, t: 0, app: 'a', bad: false, uid: 1 },
-      { cpu: 100, mem: 1, t: 0, app: 'a', bad: false, uid: 2 },
-      { cpu: 250, mem: 1, t: 1, app: 'b', bad: false, uid: 3 },
-    ]);
-    expect(podUniverse([a!, { ...a! }])).toBeUndefined();
-    const universe = podUniverse([a!, b!])!;
-    expect(universe.ordered.map((p) => p.uid)).toEqual([a!.uid, b!.uid]);
-    expect(universe.classCount).toBe(1);
-    // c is not in the universe: the pods are sorted and classified as without one.
-    expect(view(queueClasses([a!, c!], new PodShapes(), undefined, universe))).toEqual(view(queueClasses([a!, c!])));
-    expect(queueClasses([c!, a!], new PodShapes(), undefined, universe).pods).toEqual([c, a]);
   });
 });

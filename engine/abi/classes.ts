@@ -7,7 +7,7 @@
 // the whole search for 100,000 small pods.
 import type { Pod } from '../domain/types.ts';
 import { cacheSlot, type ModelCaches } from '../model/caches.ts';
-import type { PodError, PodUniverse } from '../model/types.ts';
+import type { PodError } from '../model/types.ts';
 import { optsOutOfKarpenter, podValidationError, queueOrder } from '../scheduling/pods.ts';
 
 const F64 = new Float64Array(1);
@@ -272,59 +272,23 @@ export function queueClasses(
   all: readonly Pod[],
   shapes: PodShapes = new PodShapes(),
   caches?: ModelCaches,
-  universe?: PodUniverse,
 ): { pods: Pod[]; keys: number[]; representatives: Pod[]; ignored: PodError[] } {
-  const picked = universe && pick(universe, all);
-  if (picked)
-    return numbered(
-      picked.length,
-      (j) => universe.ordered[picked[j]!]!,
-      (j) => universe.classes[picked[j]!]!,
-      universe.classCount,
-      shapes,
-      caches,
-    );
   const classifier = new PodClassifier(caches);
-  const inputClass = new Int32Array(all.length);
-  for (let i = 0; i < all.length; i++) inputClass[i] = classifier.classOf(all[i]!);
-  const order = queueOrder(all);
-  return numbered(
-    all.length,
-    (j) => all[order[j]!]!,
-    (j) => inputClass[order[j]!]!,
-    classifier.representatives.length,
-    shapes,
-    caches,
-  );
-}
-
-/**
- * Classes numbered by first appearance in queue order, that first pod as representative, each validated once
- * per shape; pods that opt out are dropped and invalid ones set aside. `podAt(j)` and `classAt(j)`: the pod at
- * queue position j and its class among `classCount`.
- */
-function numbered(
-  n: number,
-  podAt: (j: number) => Pod,
-  classAt: (j: number) => number,
-  classCount: number,
-  shapes: PodShapes,
-  caches: ModelCaches | undefined,
-): { pods: Pod[]; keys: number[]; representatives: Pod[]; ignored: PodError[] } {
   // Validation reads only shape fields (ignoredReason, node selector, affinity): once per shape.
   const shapeVerdict = new Map<Pod, 'ok' | 'skip' | string>();
-  const number = new Int32Array(classCount).fill(-1);
+  const inputClass = new Int32Array(all.length);
+  for (let i = 0; i < all.length; i++) inputClass[i] = classifier.classOf(all[i]!);
+  const number = new Int32Array(classifier.representatives.length).fill(-1);
   const ignored: PodError[] = [];
   const representatives: Pod[] = [];
   const classVerdict: Array<'ok' | 'skip' | string> = [];
   const pods: Pod[] = [];
   const keys: number[] = [];
-  for (let j = 0; j < n; j++) {
-    const p = podAt(j);
-    const c = classAt(j);
-    let key = number[c]!;
+  for (const i of queueOrder(all)) {
+    const p = all[i]!;
+    let key = number[inputClass[i]!]!;
     if (key < 0) {
-      key = number[c] = representatives.length;
+      key = number[inputClass[i]!] = representatives.length;
       representatives.push(p);
       const shape = shapes.shapeOf(p);
       let v = shapeVerdict.get(shape);
@@ -341,41 +305,4 @@ function numbered(
     keys.push(key);
   }
   return { pods, keys, representatives: representatives.filter((_, c) => classVerdict[c] === 'ok'), ignored };
-}
-
-/**
- * The pods of many solves, sorted and classified once (see PodUniverse); undefined when two pods share a uid
- * (queue order then falls back on their places in the list, which a subset need not keep).
- */
-export function podUniverse(all: readonly Pod[], caches?: ModelCaches): PodUniverse | undefined {
-  const uids = new Set<string>();
-  for (const p of all) uids.add(p.uid);
-  if (uids.size !== all.length) return undefined;
-  const order = queueOrder(all);
-  const ordered: Pod[] = new Array(all.length);
-  const position = new Map<Pod, number>();
-  const classifier = new PodClassifier(caches);
-  const classes = new Int32Array(all.length);
-  for (let j = 0; j < all.length; j++) {
-    const p = all[order[j]!]!;
-    ordered[j] = p;
-    position.set(p, j);
-    classes[j] = classifier.classOf(p);
-  }
-  return { ordered, classes, classCount: classifier.representatives.length, position };
-}
-
-/** The queue positions of `pods` in the universe, ascending; undefined when one is not in it (or repeats). */
-function pick(universe: PodUniverse, pods: readonly Pod[]): Int32Array | undefined {
-  const size = universe.ordered.length;
-  const taken = new Uint8Array(size);
-  for (const p of pods) {
-    const j = universe.position.get(p);
-    if (j === undefined || taken[j]) return undefined;
-    taken[j] = 1;
-  }
-  const out = new Int32Array(pods.length);
-  let k = 0;
-  for (let j = 0; j < size; j++) if (taken[j]) out[k++] = j;
-  return out;
 }

@@ -160,7 +160,7 @@ export function encodeProvision(given: ProvisionInput, opts: EncodeOptions): Enc
   const input = given.caches ? given : { ...given, caches: new ModelCaches() };
   // Topology, node requirements and validation are worked out per shape (classes that differ only in requests).
   const shapes = new PodShapes(input.caches);
-  const { pods, keys, representatives, ignored } = queueClasses(input.pods, shapes, input.caches, input.podUniverse);
+  const { pods, keys, representatives, ignored } = queueClasses(input.pods, shapes, input.caches);
   const shapeOf = (p: Pod) => shapes.shapeOf(p);
   const model = new SchedulingModel(input, { pods, representatives, shapeOf, nodeTable: opts.nodeTable ?? true });
   const topo = model.topology;

@@ -8,8 +8,7 @@ import { evaluateBalancedMove, type PoolTotals } from './balanced.ts';
 import type { Resolved } from './method.ts';
 import { cappedTypes } from './repackcap.ts';
 import { groupUnits, priceUnit, type Unit } from './repackunits.ts';
-import type { PodUniverse } from '../model/types.ts';
-import { simulate, simulationUniverse, type Simulation } from './simulate.ts';
+import { simulate, type Simulation } from './simulate.ts';
 import type { Candidate } from './types.ts';
 
 export interface Evaluation {
@@ -34,42 +33,12 @@ function capped(s: Snapshot, cap: number, caches: ModelCaches): Snapshot {
   return { ...s, instanceTypes };
 }
 
-/** The candidates a search evaluates subsets of on one snapshot, and their pods once sorted and classified. */
-interface Universe {
-  readonly nodes: Snapshot['nodes'];
-  readonly candidates: readonly Candidate[];
-  evaluations: number;
-  built?: { readonly pods: PodUniverse | undefined };
-}
-
 export class Search {
   evaluations = 0;
-  private universe: Universe | undefined;
   constructor(
     readonly r: Resolved,
     readonly totals: ReadonlyMap<string, PoolTotals>,
   ) {}
-
-  /**
-   * The candidates whose subsets the next evaluations on `s` simulate: from the second evaluation on, their pods
-   * come to the encoder sorted and classified once (simulationUniverse) rather than once per simulation.
-   */
-  expect(s: Snapshot, cs: readonly Candidate[]): void {
-    this.universe = { nodes: s.nodes, candidates: cs, evaluations: 0 };
-  }
-
-  private universeFor(s: Snapshot): PodUniverse | undefined {
-    const u = this.universe;
-    if (!u || u.nodes !== s.nodes || ++u.evaluations < 2) return undefined;
-    u.built ??= {
-      pods: simulationUniverse(
-        s,
-        u.candidates.map((c) => c.node),
-        this.r.caches,
-      ),
-    };
-    return u.built.pods;
-  }
 
   /** `avoid`: nodes the moved pods may not land on (later steps of the plan remove them). */
   async evaluate(s: Snapshot, cs: readonly Candidate[], cap = Infinity, avoid?: ReadonlySet<string>): Promise<Outcome> {
@@ -80,7 +49,6 @@ export class Search {
       this.r.repackSim,
       true,
       avoid,
-      this.universeFor(s),
     );
     if (sim.candidateDeleting)
       return { ok: false, failed: cs.filter((c) => c.node.markedForDeletion || c.node.deleting) };

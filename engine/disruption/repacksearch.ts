@@ -104,7 +104,6 @@ export async function searchLayout(
   late: () => boolean,
 ): Promise<Evaluation | undefined> {
   const n = ordered.length;
-  search.expect(s, ordered);
   // What each tried length saved (undefined: its pods could not move). Only the savings: an evaluation holds its
   // simulation (every simulated pod, the plan), and keeping each one alive to the end of the search made
   // them survive into the old generation, where collecting them cost more than any other step of a solve.

@@ -4,8 +4,7 @@
 import type { Pod, Snapshot, StateNode } from '../domain/types.ts';
 import { cacheSlot, type ModelCaches } from '../model/caches.ts';
 import { provisionInput } from '../model/input.ts';
-import type { ProvisionInput, ProvisionPlan, ProvisionSolver, PodUniverse } from '../model/types.ts';
-import { podUniverse } from '../abi/classes.ts';
+import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from '../model/types.ts';
 import { HOSTNAME_LABEL } from '../scheduling/labels.ts';
 import { podKey } from '../scheduling/pods.ts';
 import { movablePods, provisionablePending } from './pods.ts';
@@ -39,17 +38,11 @@ export interface Simulation {
  * A volume's node affinity on kubernetes.io/hostname pins it to a node that is going away (a local PV);
  * like Karpenter's volume topology, the simulation ignores that term so the pod can move.
  */
-function withoutHostnameVolumes(p: Pod, caches: ModelCaches): Pod {
+function withoutHostnameVolumes(p: Pod): Pod {
   const alts = p.volumeRequirements;
   if (!alts?.some((alt) => alt.some((r) => r.key === HOSTNAME_LABEL))) return p;
-  // One copy per pod: simulations of the same pod see the same object (a pod universe finds it by identity).
-  return caches.memo(NO_HOSTNAME_VOLUMES, p, () => ({
-    ...p,
-    volumeRequirements: alts.map((alt) => alt.filter((r) => r.key !== HOSTNAME_LABEL)),
-  }));
+  return { ...p, volumeRequirements: alts.map((alt) => alt.filter((r) => r.key !== HOSTNAME_LABEL)) };
 }
-
-const NO_HOSTNAME_VOLUMES = cacheSlot<Pod, Pod>('pods without hostname volumes');
 
 /**
  * Existing nodes that may not receive pods moved off candidates: initialized nodes of a pool with a
@@ -116,27 +109,8 @@ const marked = (n: StateNode, caches: ModelCaches): StateNode =>
   caches.memo(MARKED, n, () => ({ ...n, markedForDeletion: true }));
 
 /**
- * Every pod a simulation of a subset of `candidates` on `s` would place (pending pods, the pods of nodes
- * already deleting, the candidates' movable pods), sorted and classified once for the solver's encoder
- * (engine/abi/classes.ts); undefined when it cannot be (two pods share a uid).
- */
-export function simulationUniverse(
-  s: Snapshot,
-  candidates: readonly StateNode[],
-  caches: ModelCaches,
-): PodUniverse | undefined {
-  const deleting = deletingNodes(s.nodes, caches);
-  const others = candidates.filter((n) => !n.markedForDeletion && !n.deleting);
-  const all: Pod[] = [];
-  for (const list of [pendingOf(s, caches), podsOf(others, s, caches), podsOf(deleting, s, caches)])
-    for (const p of list) all.push(withoutHostnameVolumes(p, caches));
-  return podUniverse(all, caches);
-}
-
-/**
  * Simulates removing `candidates`; `consolidation` turns on the destination rule (not for drift), and
- * `avoid` adds nodes the moved pods may not land on (nodes a multi-step plan removes later). `universe`: the
- * simulationUniverse of a superset of the candidates (it saves the encoder work; the plan is the same).
+ * `avoid` adds nodes the moved pods may not land on (nodes a multi-step plan removes later).
  */
 export async function simulate(
   s: Snapshot,
@@ -144,7 +118,6 @@ export async function simulate(
   ctx: SimContext,
   consolidation: boolean,
   avoid?: ReadonlySet<string>,
-  universe?: PodUniverse,
 ): Promise<Simulation> {
   const names = new Set(candidates.map((c) => c.name));
   const candidateDeleting = candidates.some((c) => c.markedForDeletion || c.deleting);
@@ -157,8 +130,7 @@ export async function simulate(
     ctx.caches,
   );
   const all: Pod[] = [];
-  for (const list of [pending, moved, fromDeleting])
-    for (const p of list) all.push(withoutHostnameVolumes(p, ctx.caches));
+  for (const list of [pending, moved, fromDeleting]) for (const p of list) all.push(withoutHostnameVolumes(p));
   // DRA: the candidates are marked for deletion, so provisionInput frees what their moving pods hold and
   // leaves their slices out (engine/model/input.ts).
   const sim: Snapshot = { ...s, nodes };
@@ -175,7 +147,6 @@ export async function simulate(
       : {}),
     // Disruption simulations may fall back from contended reserved capacity (docs/karpenter/disruption.md §2.7 step 4).
     reservedOfferingMode: 'Fallback',
-    ...(universe ? { podUniverse: universe } : {}),
   });
   const plan = await ctx.solver.solve(input);
   if (plan.truncated && ctx.truncation) ctx.truncation.fired = true;

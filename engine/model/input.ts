@@ -18,8 +18,6 @@ export interface ProvisionOptions {
   readonly reservedOfferingMode?: ProvisionInput['reservedOfferingMode'];
   /** Where the solve may remember per-object work (a cluster model's or a disruption call's caches). */
   readonly caches?: ModelCaches;
-  /** The pods already sorted and classified (see ProvisionInput.podUniverse). */
-  readonly podUniverse?: ProvisionInput['podUniverse'];
 }
 
 /**
@@ -51,7 +49,6 @@ export function provisionInput(s: Snapshot, pending: readonly Pod[], opts: Provi
     ...(opts.exact ? { exact: true } : {}),
     ...(opts.reservedOfferingMode ? { reservedOfferingMode: opts.reservedOfferingMode } : {}),
     ...(opts.caches ? { caches: opts.caches } : {}),
-    ...(opts.podUniverse ? { podUniverse: opts.podUniverse } : {}),
   };
 }
 

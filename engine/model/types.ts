@@ -52,27 +52,6 @@ export interface ProvisionInput {
    * cluster model's or a disruption call's caches. Absent: the solver's own, or none.
    */
   readonly caches?: ModelCaches;
-  /**
-   * A superset of `pods` already in queue order and classified (engine/abi/classes.ts `podUniverse`): the wasm
-   * encoder takes this solve's order and classes from it instead of sorting and classifying again. The plan
-   * is the same with or without it; a solve with a pod outside it ignores it.
-   */
-  readonly podUniverse?: PodUniverse;
-}
-
-/**
- * Pods of several solves in queue order with their classes, worked out once: a solve over a subset has the
- * subset's queue order (the order is a total order of each pod's own fields) and the same partition into
- * classes (a class is structural equality).
- */
-export interface PodUniverse {
-  /** The pods in queue order. */
-  readonly ordered: readonly Pod[];
-  /** The class of the pod at each queue position (numbered by first appearance in queue order). */
-  readonly classes: Int32Array;
-  readonly classCount: number;
-  /** Queue position by pod object. */
-  readonly position: ReadonlyMap<Pod, number>;
 }
 
 interface InstanceTypeOption {
