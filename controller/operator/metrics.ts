@@ -134,9 +134,10 @@ class DerivedGauge<L extends string> extends Gauge<L> {
 export interface StatusMetrics {
   readonly transitions: Counter<string>;
   readonly transitionSeconds: Histogram<string>;
-  readonly currentStatusSeconds: Gauge<string>;
-  readonly count: Gauge<string>;
-  readonly terminationCurrentTime: Gauge<string>;
+  /** These three are derived at each scrape from cluster state (status.metrics sets their sources). */
+  readonly currentStatusSeconds: DerivedGauge<string>;
+  readonly count: DerivedGauge<string>;
+  readonly terminationCurrentTime: DerivedGauge<string>;
   readonly terminationDuration: Histogram<string>;
 }
 
@@ -824,17 +825,17 @@ export class Metrics {
         ['type', 'status', ...extra],
         buckets,
       ),
-      currentStatusSeconds: this.gauge(
+      currentStatusSeconds: this.derived(
         `${sub}status_condition_current_status_seconds`,
         `Seconds each ${what}'s condition has been in its current status`,
         ['namespace', 'name', 'type', 'status', 'reason', ...extra],
       ),
-      count: this.gauge(
+      count: this.derived(
         `${sub}status_condition_count`,
         `1 per ${what}, condition type, status and reason present now`,
         ['namespace', 'name', 'type', 'status', 'reason', ...extra],
       ),
-      terminationCurrentTime: this.gauge(
+      terminationCurrentTime: this.derived(
         `${sub}termination_current_time_seconds`,
         `Seconds each terminating ${what} has been terminating`,
         ['namespace', 'name', ...extra],
