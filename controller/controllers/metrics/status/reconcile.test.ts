@@ -7,11 +7,15 @@ import { launchedNode } from '../../../../test/fakes/objects.ts';
 import { newStatusMetrics } from './reconcile.ts';
 
 /** The label sets and values of a gauge's series for the object named `name`. */
-async function seriesOf(env: FakeControllerEnv, family: string, name: string) {
+async function seriesOf(
+  env: FakeControllerEnv,
+  family: string,
+  name: string,
+): Promise<Array<Record<string, string | number>>> {
   const metric = env.metrics.registry.getSingleMetric(family)!;
   return (await metric.get()).values
     .filter((v) => v.labels['name'] === name)
-    .map((v) => ({ ...v.labels, value: v.value }))
+    .map((v): Record<string, string | number> => ({ ...v.labels, value: v.value }))
     .sort((a, b) => String(a['type']).localeCompare(String(b['type'])));
 }
 
