@@ -80,6 +80,8 @@ const REASON_TIMEOUTS: Readonly<Record<string, number>> = {
 };
 
 const DEFAULT_DEDUPE_MS = 2 * 60_000;
+/** How often ended dedupe windows are forgotten (Karpenter's cache: cache.New(2m, 10s)). */
+const PRUNE_EVERY_MS = 10_000;
 
 /** The event target of an object we hold as JSON. */
 export function targetOf(obj: KubeObject, kind?: string): EventTarget {
@@ -97,6 +99,12 @@ const EVENT_WRITERS = 4;
 const MAX_QUEUED_EVENTS = 1000;
 
 export class Recorder {
+  /**
+   * When each dedupe key's window ends (ms), as Karpenter's recorder keeps its keys in a cache with a time to live
+   * per key (pkg/events/recorder.go): a key goes once its own window ends. Kept until the longest window (15 min)
+   * had passed for every key, the pods' nominations of a burst held about 1 KiB a pod for 15 minutes
+   * (docs/controller-benchmark.md).
+   */
   private readonly seen = new Map<string, number>();
   private readonly ring: RecordedEvent[] = [];
   private lastPrune = 0;
@@ -129,9 +137,9 @@ export class Recorder {
         '\u0000',
       );
       const timeout = e.dedupeTimeoutMs ?? REASON_TIMEOUTS[e.reason] ?? DEFAULT_DEDUPE_MS;
-      const last = this.seen.get(key);
-      if (last !== undefined && now - last < timeout) continue;
-      this.seen.set(key, now);
+      const until = this.seen.get(key);
+      if (until !== undefined && now < until) continue;
+      this.seen.set(key, now + timeout);
       if (e.rateLimit && !this.accepts(e.rateLimit, now)) continue;
       n++;
       this.ring.push({ ...e, time: now });
@@ -217,11 +225,16 @@ export class Recorder {
     }
   }
 
+  /** How many dedupe keys are remembered (their window has not ended, or not been pruned yet). */
+  dedupeKeys(): number {
+    return this.seen.size;
+  }
+
+  /** Forgets the keys whose window has ended (every 10 s at most, as often as Karpenter's cache cleans up). */
   private prune(now: number): void {
-    if (now - this.lastPrune < 60_000) return;
+    if (now - this.lastPrune < PRUNE_EVERY_MS) return;
     this.lastPrune = now;
-    const longest = Math.max(DEFAULT_DEDUPE_MS, ...Object.values(REASON_TIMEOUTS));
-    for (const [k, t] of this.seen) if (now - t >= longest) this.seen.delete(k);
+    for (const [k, until] of this.seen) if (now >= until) this.seen.delete(k);
   }
 }
 
