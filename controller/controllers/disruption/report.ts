@@ -48,6 +48,8 @@ export function publishPass(ctx: ControllerContext, s: Snapshot, r: DisruptResul
         type: 'Normal',
         reason: 'DisruptionBlocked',
         message: `No allowed disruptions for disruption reason ${b.reason} due to blocking budget`,
+        // Karpenter: the NodePool's UID and the reason, for 1 min (NodePoolBlockedForDisruptionReason).
+        dedupeValues: [entry.obj.metadata.uid ?? b.nodePool, b.reason],
         dedupeTimeoutMs: 60_000,
       });
     }
@@ -68,8 +70,17 @@ export function publishPass(ctx: ControllerContext, s: Snapshot, r: DisruptResul
     if (!e.event) continue;
     const n = byName.get(e.node);
     if (!n?.managed) continue;
+    // Karpenter dedupes these on the object's UID alone, not the message (Unconsolidatable for 15 min, DisruptionBlocked
+    // for the default 2 min; pkg/controllers/disruption/events/events.go): a node whose reason changes from pass to pass
+    // (not initialized, then nominated, then a pod's do-not-disrupt) is told once per timeout, not once per reason.
     for (const t of targetsOf(ctx, n))
-      ctx.events.publish({ involved: t, type: 'Normal', reason: e.event.reason, message: e.event.message });
+      ctx.events.publish({
+        involved: t,
+        type: 'Normal',
+        reason: e.event.reason,
+        message: e.event.message,
+        dedupeValues: [t.uid ?? `${t.kind}/${t.name}`],
+      });
   }
 }
 
