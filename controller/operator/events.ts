@@ -100,12 +100,12 @@ const MAX_QUEUED_EVENTS = 1000;
 
 export class Recorder {
   /**
-   * When each dedupe key's window ends (ms), as Karpenter's recorder keeps its keys in a cache with a time to live
-   * per key (pkg/events/recorder.go): a key goes once its own window ends. Kept until the longest window (15 min)
-   * had passed for every key, the pods' nominations of a burst held about 1 KiB a pod for 15 minutes
-   * (docs/controller-benchmark.md).
+   * When each dedupe key's window ends (ms) and the message last written under it. Karpenter's recorder keeps its
+   * keys in a cache with a time to live per key (pkg/events/recorder.go): a key goes once its own window ends. Kept
+   * until the longest window (15 min) had passed for every key, the pods' nominations of a burst held about 1 KiB a
+   * pod for 15 minutes (docs/controller-benchmark.md).
    */
-  private readonly seen = new Map<string, number>();
+  private readonly seen = new Map<string, { readonly until: number; readonly message: string }>();
   private readonly ring: RecordedEvent[] = [];
   private lastPrune = 0;
   private readonly queue: Array<{ body: KubeObject; e: Event; done: () => void }> = [];
@@ -128,25 +128,37 @@ export class Recorder {
 
   /** Publishes events not seen within their dedupe timeout; returns how many were published. */
   publish(...events: readonly Event[]): number {
+    return this.publishAll(events).published;
+  }
+
+  /**
+   * publish(), also counting the events held back by their dedupe whose message is not the one last written
+   * under their key: news the object will hear only once the timeout ends (and only if it is published again).
+   */
+  publishAll(events: readonly Event[]): { published: number; heldNews: number } {
     const now = this.deps.clock.now();
     this.prune(now);
     let n = 0;
+    let heldNews = 0;
     for (const e of events) {
       const o = e.involved;
       const key = [e.reason, ...(e.dedupeValues ?? [o.kind, o.namespace ?? '', o.name, o.uid ?? '', e.message])].join(
         '\u0000',
       );
       const timeout = e.dedupeTimeoutMs ?? REASON_TIMEOUTS[e.reason] ?? DEFAULT_DEDUPE_MS;
-      const until = this.seen.get(key);
-      if (until !== undefined && now < until) continue;
-      this.seen.set(key, now + timeout);
+      const last = this.seen.get(key);
+      if (last !== undefined && now < last.until) {
+        if (last.message !== e.message) heldNews++;
+        continue;
+      }
+      this.seen.set(key, { until: now + timeout, message: e.message });
       if (e.rateLimit && !this.accepts(e.rateLimit, now)) continue;
       n++;
       this.ring.push({ ...e, time: now });
       if (this.ring.length > (this.deps.keep ?? 1000)) this.ring.shift();
       this.write(e, now);
     }
-    return n;
+    return { published: n, heldNews };
   }
 
   private accepts(rate: EventRate, now: number): boolean {
@@ -234,7 +246,7 @@ export class Recorder {
   private prune(now: number): void {
     if (now - this.lastPrune < PRUNE_EVERY_MS) return;
     this.lastPrune = now;
-    for (const [k, until] of this.seen) if (now >= until) this.seen.delete(k);
+    for (const [k, { until }] of this.seen) if (now >= until) this.seen.delete(k);
   }
 }
 

@@ -31,12 +31,6 @@ import { publishDecision, publishPass, publishRejected } from './report.ts';
 import { EVERY_KIND } from '../reads.ts';
 
 const POLL_MS = 10_000;
-/**
- * How long a quiet pass stands for the passes after it. Karpenter builds its candidates (and publishes their
- * DisruptionBlocked and Unconsolidatable events, deduped on the object alone for 2 and 15 min) every 10 s poll;
- * skipping passes while nothing changes must not hold back a node's new reason longer than that dedupe does.
- */
-const QUIET_MS = 2 * 60_000;
 const VALIDATION_DELAY_MS = 15_000;
 
 type Acting = Exclude<Decision, { kind: 'noop' }>;
@@ -67,7 +61,7 @@ export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOption
   /** After a failed validation: run the methods after this one next. */
   let resumeAfter: MethodName | undefined;
   /** The change key of the last pass that found nothing to do, unless a budget held something back. */
-  let quietAt: { key: string; at: number } | undefined;
+  let quietAt: string | undefined;
   ctx.metrics.consolidationTimeouts.inc({ consolidation_type: 'single' }, 0);
   ctx.metrics.consolidationTimeouts.inc({ consolidation_type: 'multi' }, 0);
 
@@ -128,8 +122,7 @@ export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOption
 
   async function decide(): Promise<ReconcileResult> {
     const key = changeKey();
-    if (resumeAfter === undefined && key === quietAt?.key && ctx.clock.now() - quietAt.at < QUIET_MS)
-      return requeueAfter(POLL_MS);
+    if (resumeAfter === undefined && key === quietAt) return requeueAfter(POLL_MS);
     const s = await snapshot();
     const methods = resumeAfter === undefined ? order : order.slice(order.indexOf(resumeAfter) + 1);
     resumeAfter = undefined;
@@ -144,12 +137,14 @@ export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOption
         : { reason: d.metricLabels.reason, consolidation_type: d.metricLabels.consolidation_type },
       (performance.now() - started) / 1000,
     );
-    publishPass(ctx, s, r);
+    // Karpenter builds its candidates (and publishes their events, deduped on the object alone) every 10 s poll:
+    // a pass whose news for a node was held back by that dedupe is not quiet, so the node hears it once it ends.
+    const newsHeld = publishPass(ctx, s, r);
     if (d.truncated) reportTruncated(d);
     if (d.kind === 'noop') {
       // A search the clock cut short has not shown there is nothing to do: look again at the next poll.
       const heldBack = d.explanations.some((e) => e.code === 'budget');
-      quietAt = heldBack || d.truncated ? undefined : { key, at: ctx.clock.now() };
+      quietAt = heldBack || d.truncated || newsHeld ? undefined : key;
       return requeueAfter(POLL_MS);
     }
     quietAt = undefined;
