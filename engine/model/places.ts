@@ -88,7 +88,7 @@ interface NodeStart {
 // candidates change): the starting state is computed once per node object and daemonset list.
 const NODE_START = cacheSlot<StateNode, NodeStart>('node start');
 
-export function nodeStart(node: StateNode, daemonSets: readonly DaemonSet[], caches?: ModelCaches): NodeStart {
+function nodeStart(node: StateNode, daemonSets: readonly DaemonSet[], caches?: ModelCaches): NodeStart {
   const cached = caches?.get(NODE_START, node);
   if (cached && cached.daemonSets === daemonSets) return cached;
   const start = computeNodeStart(node, daemonSets);
@@ -131,13 +131,12 @@ export class ExistingNode {
   hostPorts: readonly HostPort[];
   readonly added: Pod[] = [];
 
-  /** `start`: the node's nodeStart when the caller has it (a node table's). */
   constructor(
     readonly node: StateNode,
     daemonSets: readonly DaemonSet[],
     caches?: ModelCaches,
-    start: NodeStart = nodeStart(node, daemonSets, caches),
   ) {
+    const start = nodeStart(node, daemonSets, caches);
     this.hostname = start.hostname;
     // The start state is shared, not copied (the encoder builds thousands of these per solve and reads
     // them only): a solve replaces requirements, remaining and host ports on add() and never writes into them.
