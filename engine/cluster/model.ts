@@ -23,6 +23,9 @@ import type { NodeRecord, PodRefs, SnapshotDelta } from './delta.ts';
 import { sameData } from './equal.ts';
 import { PodInterner } from './intern.ts';
 
+/** Parts of a state node that nodes of one kind have alike (interned with the pods' parts). */
+const NODE_PARTS: ReadonlySet<string> = new Set(['capacity', 'allocatable', 'taints', 'startupTaints']);
+
 export class StaleModelError extends Error {
   override name = 'StaleModelError';
 }
@@ -51,7 +54,7 @@ export class ClusterModel {
   private catalog = new Map<string, readonly InstanceType[]>();
   private catalogIds = new Map<string, readonly number[]>();
   private readonly pods = new Map<string, Pod>();
-  /** Shared copies of the pods' labels, requests, tolerations, ... (intern.ts). */
+  /** Shared copies of the pods' labels, requests, tolerations, ... and repeated strings (intern.ts). */
   private readonly interner = new PodInterner();
   private readonly records = new Map<string, NodeRecord>();
   private readonly states = new Map<string, StateNode>();
@@ -201,7 +204,7 @@ export class ClusterModel {
     }
     // A patched pod keeps the model's shared parts: only its scalar fields change.
     for (const [uid, fields] of d.podPatches ?? []) {
-      this.pods.set(uid, { ...this.podOf(uid), ...fields });
+      this.pods.set(uid, this.interner.intern({ ...this.podOf(uid), ...fields }));
       touch(uid);
     }
     for (const uid of d.podsRemoved ?? []) {
@@ -246,13 +249,37 @@ export class ClusterModel {
       this.states.delete(name);
       dirty.delete(name);
     }
-    for (const rec of d.nodes ?? []) {
+    for (const shipped of d.nodes ?? []) {
+      const rec = this.kept(shipped);
       const name = rec.node.name;
       for (const uid of this.records.get(name)?.pods ?? []) this.unlink(uid, name);
       for (const uid of rec.pods) this.link(uid, name);
       this.records.set(name, rec);
       dirty.add(name);
     }
+  }
+
+  /**
+   * A node record as the model keeps it: its strings and label values the interner's copies, its capacity and
+   * taints shared with the nodes that have the same, and its pods' uids the very strings the pods hold (decoded,
+   * each was a copy of its own: about 60 bytes a pod).
+   */
+  private kept(rec: NodeRecord): NodeRecord {
+    const node: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(rec.node)) {
+      if (typeof v === 'string') node[k] = this.interner.string(v);
+      else if (k === 'labels' || k === 'annotations') node[k] = this.strings(v as Readonly<Record<string, string>>);
+      else if (NODE_PARTS.has(k) && v !== null && typeof v === 'object') node[k] = this.interner.shared(k, v);
+      else node[k] = v;
+    }
+    const pods = rec.pods.map((uid) => this.pods.get(uid)?.uid ?? uid);
+    return { node: node as unknown as NodeRecord['node'], pods };
+  }
+
+  private strings(m: Readonly<Record<string, string>>): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const k in m) out[k] = this.interner.string(m[k]!);
+    return out;
   }
 
   /** New node objects for dirty nodes; new arrays only when something in them changed. */
