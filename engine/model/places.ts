@@ -16,7 +16,14 @@ import type {
 import { add as addResources, fits, firstExceeded, subtract } from '../domain/resources.ts';
 import { HOSTNAME_LABEL } from '../scheduling/labels.ts';
 import { isTerminal, strictPodRequirements } from '../scheduling/pods.ts';
-import { add, compatible, fromLabels, fromSelector, req, requirements as requirementsOf } from '../scheduling/requirements.ts';
+import {
+  add,
+  compatible,
+  fromLabels,
+  fromSelector,
+  req,
+  requirements as requirementsOf,
+} from '../scheduling/requirements.ts';
 import { firstUntolerated, formatTaint, isKnownEphemeralTaint, toleratesAll } from '../scheduling/taints.ts';
 import type { DaemonGroup, Template } from './templates.ts';
 import { minValuesNotMet } from '../scheduling/minvalues.ts';
