@@ -109,10 +109,23 @@ writeFileSync(
   ].join('---\n'),
 );
 
+/**
+ * A progress line (progress.ts): a run that takes longer than QUIET_MS (a loaded machine) writes these to stderr
+ * between the others, in whatever order the work finishes.
+ */
+const PROGRESS_LINE = /^karpenter-ts whatif: (?:(?:\d+\/\d+ jobs?, )?\d+%(?:, about .+ left)?(?: \(.+\))?|done in .+)$/;
+
+/** stderr without its progress lines; every other line kept, in order. */
+const withoutProgress = (err: string): string =>
+  err
+    .split('\n')
+    .filter((line) => !PROGRESS_LINE.test(line))
+    .join('\n');
+
 async function whatif(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   const io = memoryIo({ cwd: dir });
   const code = await main(['whatif', ...args], io);
-  return { code, out: io.stdout, err: io.stderr };
+  return { code, out: io.stdout, err: withoutProgress(io.stderr) };
 }
 
 describe('whatif --live-prices', () => {

@@ -97,7 +97,8 @@ const EVENT_WRITERS = 4;
 const MAX_QUEUED_EVENTS = 1000;
 
 export class Recorder {
-  private readonly seen = new Map<string, number>();
+  /** When each dedupe key was last written, and the message written. */
+  private readonly seen = new Map<string, { readonly at: number; readonly message: string }>();
   private readonly ring: RecordedEvent[] = [];
   private lastPrune = 0;
   private readonly queue: Array<{ body: KubeObject; e: Event; done: () => void }> = [];
@@ -120,9 +121,18 @@ export class Recorder {
 
   /** Publishes events not seen within their dedupe timeout; returns how many were published. */
   publish(...events: readonly Event[]): number {
+    return this.publishAll(events).published;
+  }
+
+  /**
+   * publish(), also counting the events held back by their dedupe whose message is not the one last written
+   * under their key: news the object will hear only once the timeout ends (and only if it is published again).
+   */
+  publishAll(events: readonly Event[]): { published: number; heldNews: number } {
     const now = this.deps.clock.now();
     this.prune(now);
     let n = 0;
+    let heldNews = 0;
     for (const e of events) {
       const o = e.involved;
       const key = [e.reason, ...(e.dedupeValues ?? [o.kind, o.namespace ?? '', o.name, o.uid ?? '', e.message])].join(
@@ -130,15 +140,18 @@ export class Recorder {
       );
       const timeout = e.dedupeTimeoutMs ?? REASON_TIMEOUTS[e.reason] ?? DEFAULT_DEDUPE_MS;
       const last = this.seen.get(key);
-      if (last !== undefined && now - last < timeout) continue;
-      this.seen.set(key, now);
+      if (last !== undefined && now - last.at < timeout) {
+        if (last.message !== e.message) heldNews++;
+        continue;
+      }
+      this.seen.set(key, { at: now, message: e.message });
       if (e.rateLimit && !this.accepts(e.rateLimit, now)) continue;
       n++;
       this.ring.push({ ...e, time: now });
       if (this.ring.length > (this.deps.keep ?? 1000)) this.ring.shift();
       this.write(e, now);
     }
-    return n;
+    return { published: n, heldNews };
   }
 
   private accepts(rate: EventRate, now: number): boolean {
@@ -221,7 +234,7 @@ export class Recorder {
     if (now - this.lastPrune < 60_000) return;
     this.lastPrune = now;
     const longest = Math.max(DEFAULT_DEDUPE_MS, ...Object.values(REASON_TIMEOUTS));
-    for (const [k, t] of this.seen) if (now - t >= longest) this.seen.delete(k);
+    for (const [k, t] of this.seen) if (now - t.at >= longest) this.seen.delete(k);
   }
 }
 

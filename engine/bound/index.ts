@@ -55,7 +55,7 @@ interface BoundOptions {
   readonly timeLimitSec?: number;
   /** Work budget of the pattern bound (default DEFAULT_BOUND_WORK); 0 leaves it out. */
   readonly patternWork?: number;
-  /** Subgradient steps of the whole-node pattern bound (default 40); 0 leaves it out. */
+  /** Cutting-plane steps of the whole-node pattern bound (default 40, each one dynamic program); 0 leaves it out. */
   readonly wholeNodeSteps?: number;
 }
 
@@ -76,7 +76,7 @@ export async function lowerBound(input: ProvisionInput, pool: LpSolver, opts: Bo
   const wholeNodes = limitsBound(input, b);
   const wholeNodePatterns =
     opts.wholeNodeSteps === 0
-      ? { perHour: 0, steps: 0 }
+      ? { perHour: 0, steps: 0, solved: false }
       : wholeNodePatternBound(input, b, opts.wholeNodeSteps !== undefined ? { steps: opts.wholeNodeSteps } : {});
   const best = patterns.perHour > lp;
   const top = Math.max(lp, patterns.perHour);

@@ -4,12 +4,13 @@
 // This bound keeps the scarce request sizes as whole, counted items: a node carries a pattern (how many pods of each
 // scarce size) and the rest of its room is filled by the plentiful sizes in multiples of their gcd. The counts of the
 // scarce sizes are priced by Lagrange multipliers (any sign: every plan places each pod exactly once), so the
-// whole-node dynamic program of limits.ts still solves the rest; every multiplier vector gives a valid bound, and a
-// deterministic subgradient method (a fixed number of steps) looks for a good one. Method: Lagrangian relaxation of
-// the assignment constraints (Held and Karp; Fisher, "The Lagrangian relaxation method for solving integer programming
-// problems", Management Science 1981) over the knapsack dynamic program of Gilmore and Gomory.
+// whole-node dynamic program of limits.ts still solves the rest; every multiplier vector gives a valid bound, and
+// Kelley's cutting-plane method (cuts.ts; at most a fixed number of steps) looks for the best one. Method: Lagrangian
+// relaxation of the assignment constraints (Held and Karp; Fisher, "The Lagrangian relaxation method for solving
+// integer programming problems", Management Science 1981) over the knapsack dynamic program of Gilmore and Gomory.
 import { NODES } from '../domain/resources.ts';
 import type { ProvisionInput } from '../model/types.ts';
+import { CutMaster } from './cuts.ts';
 import { limitLeft, type BoundGroups } from './model.ts';
 
 /** Most combinations of scarce-size counts a node pattern may take (the product of count + 1 over the sizes). */
@@ -18,8 +19,13 @@ const MAX_COMBOS = 4096;
 const MAX_SHAPES = 400_000;
 const MAX_CELLS = 2_000_000;
 const MAX_STEPS = 40_000_000;
-/** Subgradient steps (the bound's work budget: every step is one dynamic program). */
+/** Cutting-plane steps (the bound's work budget: every step is one dynamic program). */
 const DEFAULT_STEPS = 40;
+/**
+ * The multipliers' box, |π_s| <= BOX · L(0): every π is valid, so the box only bounds the search; the optimal
+ * multipliers found stay far inside it (about 0.05 · L(0) on weighted-pools-limits).
+ */
+const BOX = 4;
 
 const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
 
@@ -69,8 +75,13 @@ interface Relaxation {
 export interface WholeNodePatterns {
   /** US dollars per hour (0 where no limited resource makes it apply). */
   readonly perHour: number;
-  /** Subgradient steps run (dynamic programs solved). */
+  /** Cutting-plane steps run (dynamic programs solved). */
   readonly steps: number;
+  /**
+   * Whether the steps reached the Lagrangian dual's optimum over the multipliers' box (to a millionth): more steps
+   * would not raise perHour.
+   */
+  readonly solved: boolean;
 }
 
 /** The best bound over the limited resources the pods request. */
@@ -79,7 +90,7 @@ export function wholeNodePatternBound(
   b: BoundGroups,
   opts: { readonly steps?: number } = {},
 ): WholeNodePatterns {
-  let best: WholeNodePatterns = { perHour: 0, steps: 0 };
+  let best: WholeNodePatterns = { perHour: 0, steps: 0, solved: false };
   const limited = new Set(input.nodePools.flatMap((p) => Object.keys(p.limits)));
   for (const k of [...limited].sort()) {
     if (k === NODES) continue;
@@ -215,37 +226,38 @@ interface Evaluation {
 }
 
 /**
- * Deterministic subgradient ascent from π = 0 (where the bound is at least the whole-node bound's): Polyak steps
- * toward a target above the best value, the step factor halved after a few steps without progress. Every L(π) is a
- * valid bound, so the best seen is reported whatever the steps find.
+ * Kelley's cutting-plane method from π = 0 (where the bound is at least the whole-node bound's): each evaluation adds
+ * the cut L(x) <= cost + (counts - used)·x, and the next π is where the cuts' minimum is largest within a box. Every
+ * L(π) is a valid bound, so the best seen is reported; the master's value bounds the dual from above, and the search
+ * stops when the best L(π) is within a millionth of it (the dual is solved) or the steps run out.
  */
 function maximise(rel: Relaxation, steps: number): WholeNodePatterns {
   const n = rel.items.sizes.length;
-  const pi = new Float64Array(n);
+  let pi = new Float64Array(n);
   let best = -Infinity;
-  let factor = 1;
-  let stale = 0;
+  let master: CutMaster | undefined;
   let run = 0;
-  for (; run < Math.max(1, steps); run++) {
+  let solved = false;
+  while (run < Math.max(1, steps) && !solved) {
     const e = evaluate(rel, pi);
+    run++;
     if (e === undefined) break;
-    if (e.value > best + 1e-9) {
-      best = e.value;
-      stale = 0;
-    } else if (++stale >= 4) {
-      factor /= 2;
-      stale = 0;
-    }
+    best = Math.max(best, e.value);
     const g = rel.items.counts.map((c, i) => c - e.used[i]!);
-    const norm = g.reduce((s, x) => s + x * x, 0);
-    if (norm === 0 || n === 0) break;
-    const target = best + 0.05 * Math.abs(best) + 1;
-    const step = (factor * (target - e.value)) / norm;
-    g.forEach((x, i) => {
-      pi[i]! += step * x;
-    });
+    // With no scarce size, or counts met exactly, L(π) is the dual's optimum (no π does better than its own bound).
+    if (g.every((x) => x === 0)) {
+      solved = true;
+      break;
+    }
+    // Cuts in $/h: the master's tolerances are relative to values of order one.
+    master ??= new CutMaster(n, BOX * Math.max(1, e.value / 1e6));
+    master.add((e.value - g.reduce((t, x, i) => t + x * pi[i]!, 0)) / 1e6, g);
+    const next = master.solve();
+    if (!next) break;
+    solved = next.upper * 1e6 - best <= 1e-6 * Math.abs(best);
+    pi = next.pi.map((x) => x * 1e6);
   }
-  return { perHour: best > 0 ? best / 1e6 : 0, steps: run };
+  return { perHour: best > 0 ? best / 1e6 : 0, steps: run, solved };
 }
 
 /** One multiplier vector's bound: the whole-node DP over shapes priced price - π·pattern, plus π·counts. */

@@ -49,6 +49,26 @@ interface HttpOptions {
 
 type ResourceRoute = Extract<Route, { kind: 'resource' }>;
 
+/**
+ * How long a kept-alive connection may sit idle before the server closes it: kube-apiserver's 90 s (its
+ * http.Server IdleTimeout, k8s.io/apiserver pkg/server/secure_serving.go). Node's default is 5 s, and it tells the
+ * client so (`Keep-Alive: timeout=5`), which undici reads as "close it after 3 s" (the hint less its 2 s
+ * threshold): a client whose event loop fell 2 s behind sent requests on connections the server was closing,
+ * and lost writes to `other side closed`. Against kube-apiserver a client idles out after 4 s (undici's default
+ * without a hint), 86 s before the server would.
+ */
+const IDLE_TIMEOUT_MS = 90_000;
+
+/**
+ * kube-apiserver (Go net/http) says nothing of its idle timeout; Node adds `Keep-Alive: timeout=N` unless the
+ * response names its connection itself. A request that asked for `Connection: close` (or HTTP/1.0) keeps Node's
+ * own handling.
+ */
+function withoutKeepAliveHint(req: IncomingMessage, res: ServerResponse): void {
+  if (req.httpVersion === '1.1' && !/\bclose\b/i.test(req.headers.connection ?? ''))
+    res.setHeader('Connection', 'keep-alive');
+}
+
 /** A request's body, parsed on first use in the format its Content-Type named. */
 class Body {
   constructor(
@@ -104,10 +124,14 @@ export class HttpFront {
   }
 
   async listen(): Promise<void> {
-    const listener: RequestListener = (req, res) => void this.handle(req, res);
+    const listener: RequestListener = (req, res) => {
+      withoutKeepAliveHint(req, res);
+      void this.handle(req, res);
+    };
     const server = this.opts.tls
       ? createTlsServer({ key: this.opts.tls.key, cert: this.opts.tls.cert }, listener)
       : createServer(listener);
+    server.keepAliveTimeout = IDLE_TIMEOUT_MS;
     server.on(this.opts.tls ? 'secureConnection' : 'connection', (s: Socket) => {
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));

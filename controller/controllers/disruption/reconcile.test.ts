@@ -104,7 +104,9 @@ describe('disruption loop (emptiness)', () => {
     sim.cluster.api.patch('pods', 'default', pod.metadata.name!, 'merge', {
       metadata: { annotations: { 'karpenter.sh/do-not-disrupt': 'true' } },
     });
-    await sim.clock.advance(30_000);
+    // DisruptionBlocked is deduped on the Node alone for 2 min (Karpenter's events.Blocked): the node's earlier
+    // "isn't initialized" holds the new reason back until then; the loop keeps looking meanwhile.
+    await sim.clock.advance(2 * 60_000);
     expect(messages('DisruptionBlocked', 'Node')).toContain(
       `Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=default/${pod.metadata.name})`,
     );

@@ -137,12 +137,14 @@ export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOption
         : { reason: d.metricLabels.reason, consolidation_type: d.metricLabels.consolidation_type },
       (performance.now() - started) / 1000,
     );
-    publishPass(ctx, s, r);
+    // Karpenter builds its candidates (and publishes their events, deduped on the object alone) every 10 s poll:
+    // a pass whose news for a node was held back by that dedupe is not quiet, so the node hears it once it ends.
+    const newsHeld = publishPass(ctx, s, r);
     if (d.truncated) reportTruncated(d);
     if (d.kind === 'noop') {
       // A search the clock cut short has not shown there is nothing to do: look again at the next poll.
       const heldBack = d.explanations.some((e) => e.code === 'budget');
-      quietAt = heldBack || d.truncated ? undefined : key;
+      quietAt = heldBack || d.truncated || newsHeld ? undefined : key;
       return requeueAfter(POLL_MS);
     }
     quietAt = undefined;

@@ -28,7 +28,11 @@ function targetsOf(
   return [...(node ? [targetOf(node.obj, 'Node')] : []), ...(claim ? [targetOf(claim.obj, 'NodeClaim')] : [])];
 }
 
-export function publishPass(ctx: ControllerContext, s: Snapshot, r: DisruptResult): void {
+/**
+ * The pass's gauges and events; true when an explanation event was held back by its dedupe although its message
+ * is new (the node's reason changed within the timeout): the loop must look again rather than go quiet.
+ */
+export function publishPass(ctx: ControllerContext, s: Snapshot, r: DisruptResult): boolean {
   const m = ctx.metrics;
   for (const [reason, n] of Object.entries(r.metrics.eligibleNodes))
     m.eligibleNodes.set({ reason: reason.toLowerCase() }, n ?? 0);
@@ -48,6 +52,8 @@ export function publishPass(ctx: ControllerContext, s: Snapshot, r: DisruptResul
         type: 'Normal',
         reason: 'DisruptionBlocked',
         message: `No allowed disruptions for disruption reason ${b.reason} due to blocking budget`,
+        // Karpenter: the NodePool's UID and the reason, for 1 min (NodePoolBlockedForDisruptionReason).
+        dedupeValues: [entry.obj.metadata.uid ?? b.nodePool, b.reason],
         dedupeTimeoutMs: 60_000,
       });
     }
@@ -63,14 +69,30 @@ export function publishPass(ctx: ControllerContext, s: Snapshot, r: DisruptResul
         mv.score.value,
       );
   }
+  return publishExplanations(ctx, s, r);
+}
+
+/** DisruptionBlocked and Unconsolidatable on the Node and NodeClaim of each node the pass explains; true when news was held back. */
+function publishExplanations(ctx: ControllerContext, s: Snapshot, r: DisruptResult): boolean {
+  let heldNews = 0;
   const byName = new Map(s.nodes.map((n) => [n.name, n]));
   for (const e of r.decision.explanations) {
     if (!e.event) continue;
     const n = byName.get(e.node);
     if (!n?.managed) continue;
-    for (const t of targetsOf(ctx, n))
-      ctx.events.publish({ involved: t, type: 'Normal', reason: e.event.reason, message: e.event.message });
+    // Karpenter dedupes these on the object's UID alone, not the message (Unconsolidatable for 15 min, DisruptionBlocked
+    // for the default 2 min; pkg/controllers/disruption/events/events.go): a node whose reason changes from pass to pass
+    // (not initialized, then nominated, then a pod's do-not-disrupt) is told once per timeout, not once per reason.
+    const events = targetsOf(ctx, n).map((t) => ({
+      involved: t,
+      type: 'Normal' as const,
+      reason: e.event!.reason,
+      message: e.event!.message,
+      dedupeValues: [t.uid ?? `${t.kind}/${t.name}`],
+    }));
+    heldNews += ctx.events.publishAll(events).heldNews;
   }
+  return heldNews > 0;
 }
 
 /** ConsolidationCandidate on the candidates of a consolidation replace; ConsolidationApproved on Balanced pools. */

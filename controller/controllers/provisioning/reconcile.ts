@@ -79,147 +79,75 @@ export function triggers(c: Change): boolean {
 }
 
 export function newProvisioner(ctx: ControllerContext): Provisioner {
-  const log = ctx.log;
-  let enqueueNow: (key: string) => void = () => {};
-  const batcher = new Batcher(ctx.clock, ctx.options.batchIdleDurationMs, ctx.options.batchMaxDurationMs, () =>
-    enqueueNow(''),
-  );
-  let last: ProvisionPlan | undefined;
-  let solving: { id: string; since: number } | undefined;
-  let deciding = false;
-  const preloader = new PendingPreloader({
-    clock: ctx.clock,
-    idleMs: ctx.options.batchIdleDurationMs,
-    pod: (namespace, name) => ctx.cluster.workloads.pod(namespace, name)?.pod,
-    ...(ctx.engine.preload ? { preload: (pods: readonly Pod[]) => ctx.engine.preload!(pods) } : {}),
-    ...(ctx.engine.speculate ? { speculate } : {}),
-    ready: () => !deciding && ctx.cluster.synced(),
-    onError: (err) => log.debug({ err: String(err) }, 'shipping pending pods ahead of the decision failed'),
-  });
-  ctx.metrics.beforeScrape.push(() => {
-    if (solving)
-      ctx.metrics.unfinishedWork.set(
-        { controller: 'provisioner', scheduling_id: solving.id },
-        (performance.now() - solving.since) / 1000,
-      );
-  });
+  const p = new Provisioning(ctx);
+  return {
+    name: 'provisioner',
+    reads: EVERY_KIND,
+    concurrency: 1,
+    reconcile: () => p.reconcile(),
+    trigger: () => p.batcher.trigger(),
+    lastPlan: () => p.last,
+    register: (enqueue) => p.register(enqueue),
+  };
+}
 
-  function nominate(snapshot: Snapshot, plan: ProvisionPlan, pods: Map<string, Pod>): void {
-    const until = ctx.clock.now() + nominationWindow(ctx.options.batchMaxDurationMs);
-    const byName = plan.existing.size ? new Map(snapshot.nodes.map((n) => [n.name, n])) : undefined;
-    for (const [nodeName, uids] of plan.existing) {
-      const sn = byName?.get(nodeName);
-      if (!sn) continue;
-      // Capacity-buffer virtual pods (not in `pods`) nominate nothing: they come back every pass, and a node
-      // nominated for them would never become a disruption candidate.
-      if (sn.providerId && uids.some((uid) => pods.has(uid))) ctx.cluster.nominate(sn.providerId, until);
-      const where = [sn.nodeClaimName ? `nodeclaim/${sn.nodeClaimName}` : '', sn.hasNode ? `node/${sn.name}` : '']
-        .filter(Boolean)
-        .join(', ');
-      ctx.events.publish(
-        ...uids.flatMap((uid) => {
-          const p = pods.get(uid);
-          return p && p.nodeName === undefined
-            ? [
-                {
-                  involved: podTarget(p),
-                  type: 'Normal' as const,
-                  reason: 'Nominated',
-                  message: `Pod should schedule on: ${where}`,
-                  dedupeValues: [p.uid, where],
-                  rateLimit: POD_NOMINATION_RATE,
-                },
-              ]
-            : [];
-        }),
-      );
-    }
+/** The provisioner's state: the batch window, the preloader, the decision in progress and the last plan. */
+class Provisioning {
+  readonly batcher: Batcher;
+  last: ProvisionPlan | undefined;
+  private readonly preloader: PendingPreloader;
+  private enqueueNow: (key: string) => void = () => {};
+  /** The solve in progress, for the unfinished-work gauge. */
+  private solving: { id: string; since: number } | undefined;
+  /** A decision is being made: nothing is shipped or speculated meanwhile. */
+  private deciding = false;
+
+  constructor(private readonly ctx: ControllerContext) {
+    const { clock, options, engine } = ctx;
+    this.batcher = new Batcher(clock, options.batchIdleDurationMs, options.batchMaxDurationMs, () =>
+      this.enqueueNow(''),
+    );
+    this.preloader = new PendingPreloader({
+      clock,
+      idleMs: options.batchIdleDurationMs,
+      pod: (namespace, name) => ctx.cluster.workloads.pod(namespace, name)?.pod,
+      ...(engine.preload ? { preload: (pods: readonly Pod[]) => engine.preload!(pods) } : {}),
+      ...(engine.speculate ? { speculate: () => this.speculate() } : {}),
+      ready: () => !this.deciding && ctx.cluster.synced(),
+      onError: (err) => ctx.log.debug({ err: String(err) }, 'shipping pending pods ahead of the decision failed'),
+    });
+    ctx.metrics.beforeScrape.push(() => {
+      if (this.solving)
+        ctx.metrics.unfinishedWork.set(
+          { controller: 'provisioner', scheduling_id: this.solving.id },
+          (performance.now() - this.solving.since) / 1000,
+        );
+    });
   }
 
-  /** Karpenter's lines for a plan: the pods found, the new NodeClaims and the in-flight nodes they fit on. */
-  function logPlan(plan: ProvisionPlan, pending: readonly Pod[], ms: number): void {
-    if (plan.newNodeClaims.length) {
-      log.info({ Pods: podList(pending), duration: `${ms.toFixed(3)}ms` }, 'found provisionable pod(s)');
-      log.info(
-        { nodeclaims: plan.newNodeClaims.length, pods: plan.newNodeClaims.reduce((a, nc) => a + nc.pods.length, 0) },
-        'computed new nodeclaim(s) to fit pod(s)',
-      );
-    }
-    if (plan.existing.size)
-      log.info(
-        { nodes: plan.existing.size, pods: [...plan.existing.values()].reduce((a, uids) => a + uids.length, 0) },
-        'computed unready node(s) will fit pod(s)',
-      );
+  /** Pending pods (and the other triggers) open the window; its close enqueues the decision. */
+  register(enqueue: (key: string) => void): () => void {
+    this.enqueueNow = enqueue;
+    const unsubscribe = this.ctx.cluster.subscribe((c) => {
+      if (!triggers(c)) return;
+      this.batcher.trigger();
+      this.preloader.saw(c);
+    });
+    this.batcher.trigger();
+    return () => {
+      unsubscribe();
+      this.batcher.stop();
+      this.preloader.stop();
+    };
   }
 
-  /** NodePools that take no part in provisioning, and why (guide §13: "describe the NodePool"). */
-  function notReadyPools(): string {
-    const out: string[] = [];
-    for (const e of ctx.cluster.nodePools()) {
-      if (e.pool?.ready) continue;
-      const ready = findCondition(e.obj, 'Ready');
-      const nodeClass = findCondition(e.obj, 'NodeClassReady');
-      const why = e.errors.length
-        ? e.errors.join('; ')
-        : [ready?.message, nodeClass?.status !== 'True' ? nodeClass?.message : undefined].filter(Boolean).join(': ') ||
-          'readiness not yet known';
-      out.push(`${e.obj.metadata.name} (${why})`);
+  async reconcile(): Promise<ReconcileResult> {
+    this.deciding = true;
+    try {
+      return await this.decide();
+    } finally {
+      this.deciding = false;
     }
-    return out.length ? `; NodePools not ready: ${out.join(', ')}` : '';
-  }
-
-  /** NoCompatibleInstanceTypes on each NodePool whose own requirements leave it no instance type (Karpenter's scheduler events). */
-  function reportIncompatiblePools(snapshot: Snapshot): void {
-    for (const { nodePool, minValues } of incompatibleNodePools(snapshot)) {
-      const obj = ctx.cluster.nodePool(nodePool)?.obj;
-      if (!obj) continue;
-      const message = `NodePool requirements filtered out all compatible available instance types${minValues ? ' due to minValues incompatibility' : ''}`;
-      ctx.events.publish({
-        involved: targetOf(obj, 'NodePool'),
-        type: 'Warning',
-        reason: 'NoCompatibleInstanceTypes',
-        message,
-        dedupeValues: [obj.metadata.uid ?? nodePool],
-      });
-    }
-  }
-
-  function reportFailures(snapshot: Snapshot, plan: ProvisionPlan, pods: Map<string, Pod>): void {
-    const failures = [...plan.unschedulable, ...plan.ignored];
-    if (plan.unschedulable.length) reportIncompatiblePools(snapshot);
-    const notReady = failures.length ? notReadyPools() : '';
-    for (const e of failures) {
-      const p = pods.get(e.uid);
-      if (!p) continue;
-      // Waiting for reserved capacity other NodeClaims of this plan hold: retried next round, no event (Karpenter
-      // skips ReservedOfferingErrors too).
-      if (e.reservedOffering) {
-        log.info({ pod: `${p.namespace}/${p.name}`, reason: e.reason }, 'pod waits for reserved capacity');
-        continue;
-      }
-      const reason = `${e.reason}${notReady}`;
-      ctx.events.publish({
-        involved: podTarget(p),
-        type: 'Warning',
-        reason: 'FailedScheduling',
-        message: `Failed to schedule pod, ${reason}`,
-        dedupeValues: [p.uid, reason],
-      });
-      log.info(
-        { pod: `${p.namespace}/${p.name}`, reason: e.reason, perNodePool: e.perNodePool },
-        'could not schedule pod',
-      );
-    }
-    ctx.metrics.unschedulablePods.set({ controller: 'provisioner' }, plan.unschedulable.length);
-  }
-
-  /** The pods a decision now would place: the provisionable ones by uid, then the capacity buffers' virtual ones. */
-  function decisionPods(): { pending: Pod[]; pods: Map<string, Pod>; all: Pod[] } {
-    const pending = ctx.cluster.provisionablePods();
-    // CapacityBuffer virtual pods are scheduled with the real ones, so their room is launched; never bound.
-    const virtual = ctx.cluster.workloads.buffers.virtualPods();
-    const pods = new Map(pending.map((p) => [p.uid, p]));
-    return { pending, pods, all: pending.length || virtual.length ? [...pods.values(), ...virtual] : [] };
   }
 
   /**
@@ -227,54 +155,27 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
    * same pods and snapshot a close would take, nothing published. The decision at the close gets the kept plan
    * only if its own snapshot differs from this one in nothing but the clock.
    */
-  async function speculate(): Promise<void> {
-    if (!batcher.isOpen() || deciding || !ctx.cluster.synced()) return;
-    const { all } = decisionPods();
+  private async speculate(): Promise<void> {
+    const ctx = this.ctx;
+    if (!this.batcher.isOpen() || this.deciding || !ctx.cluster.synced()) return;
+    const { all } = decisionPods(ctx);
     if (!all.length) return;
     const snapshot = await buildSnapshot(ctx, ctx.clock.now(), ctx.engineOptions);
-    if (!deciding) await ctx.engine.speculate!(snapshot, all);
+    if (!this.deciding) await ctx.engine.speculate!(snapshot, all);
   }
 
-  async function reconcile(): Promise<ReconcileResult> {
-    deciding = true;
-    try {
-      return await decide();
-    } finally {
-      deciding = false;
-    }
-  }
-
-  async function decide(): Promise<ReconcileResult> {
+  private async decide(): Promise<ReconcileResult> {
+    const ctx = this.ctx;
     if (!ctx.cluster.synced()) return requeueAfter(1_000);
-    preloader.clear();
-    const { pending, pods, all } = decisionPods();
+    this.preloader.clear();
+    const { pending, pods, all } = decisionPods(ctx);
     if (!all.length) return done;
     const started = performance.now();
     ctx.metrics.podTimes.seen(pending, ctx.clock.now());
     const snapshot = await buildSnapshot(ctx, ctx.clock.now(), ctx.engineOptions);
-    const schedulingId = randomUUID();
-    ctx.metrics.queueDepth.set({ controller: 'provisioner', scheduling_id: schedulingId }, pods.size);
-    const end = ctx.metrics.schedulingDuration.startTimer({ controller: 'provisioner' });
-    solving = { id: schedulingId, since: performance.now() };
-    let plan: ProvisionPlan;
-    try {
-      plan = await ctx.engine.provision(snapshot, all);
-    } finally {
-      end();
-      solving = undefined;
-      ctx.metrics.queueDepth.remove({ controller: 'provisioner', scheduling_id: schedulingId });
-      ctx.metrics.unfinishedWork.remove({ controller: 'provisioner', scheduling_id: schedulingId });
-    }
-    last = plan;
-    if (plan.truncated) {
-      ctx.metrics.solverTruncated.inc({ controller: 'provisioner' });
-      log.warn(
-        { pods: pods.size },
-        'the improvement phase hit its wall-clock safety net; this plan may differ from one made on an idle machine',
-      );
-    }
-    logPlan(plan, pending, performance.now() - started);
-    nominate(snapshot, plan, pods);
+    const plan = await this.solve(snapshot, all, pods.size);
+    logPlan(ctx, plan, pending, performance.now() - started);
+    nominate(ctx, snapshot, plan, pods);
     // NodeClaims first: the first creates go out before the pass's per-pod metrics are worked out, and
     // reporting thousands of failed pods (an event and a log line each) waits until every create settled.
     const creating = createNodeClaims(ctx, snapshot, plan, pods);
@@ -282,34 +183,160 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
     try {
       await creating;
     } finally {
-      reportFailures(snapshot, plan, pods);
+      reportFailures(ctx, snapshot, plan, pods);
       if (ctx.options.featureGates.capacityBuffer) await observeBufferPlan(ctx, plan, snapshot);
     }
     return done;
   }
 
-  return {
-    name: 'provisioner',
-    reads: EVERY_KIND,
-    concurrency: 1,
-    reconcile,
-    trigger: () => batcher.trigger(),
-    lastPlan: () => last,
-    register(enqueue) {
-      enqueueNow = enqueue;
-      const unsubscribe = ctx.cluster.subscribe((c) => {
-        if (!triggers(c)) return;
-        batcher.trigger();
-        preloader.saw(c);
-      });
-      batcher.trigger();
-      return () => {
-        unsubscribe();
-        batcher.stop();
-        preloader.stop();
-      };
-    },
-  };
+  /** engine.provision with the scheduling metrics around it; the plan becomes the last plan. */
+  private async solve(snapshot: Snapshot, all: Pod[], podCount: number): Promise<ProvisionPlan> {
+    const { metrics, engine, log } = this.ctx;
+    const schedulingId = randomUUID();
+    metrics.queueDepth.set({ controller: 'provisioner', scheduling_id: schedulingId }, podCount);
+    const end = metrics.schedulingDuration.startTimer({ controller: 'provisioner' });
+    this.solving = { id: schedulingId, since: performance.now() };
+    let plan: ProvisionPlan;
+    try {
+      plan = await engine.provision(snapshot, all);
+    } finally {
+      end();
+      this.solving = undefined;
+      metrics.queueDepth.remove({ controller: 'provisioner', scheduling_id: schedulingId });
+      metrics.unfinishedWork.remove({ controller: 'provisioner', scheduling_id: schedulingId });
+    }
+    this.last = plan;
+    if (plan.truncated) {
+      metrics.solverTruncated.inc({ controller: 'provisioner' });
+      log.warn(
+        { pods: podCount },
+        'the improvement phase hit its wall-clock safety net; this plan may differ from one made on an idle machine',
+      );
+    }
+    return plan;
+  }
+}
+
+/** The pods a decision now would place: the provisionable ones by uid, then the capacity buffers' virtual ones. */
+function decisionPods(ctx: ControllerContext): { pending: Pod[]; pods: Map<string, Pod>; all: Pod[] } {
+  const pending = ctx.cluster.provisionablePods();
+  // CapacityBuffer virtual pods are scheduled with the real ones, so their room is launched; never bound.
+  const virtual = ctx.cluster.workloads.buffers.virtualPods();
+  const pods = new Map(pending.map((p) => [p.uid, p]));
+  return { pending, pods, all: pending.length || virtual.length ? [...pods.values(), ...virtual] : [] };
+}
+
+/** Existing and in-flight nodes that take pods become non-candidates for the nomination window; their pods hear where they go. */
+function nominate(ctx: ControllerContext, snapshot: Snapshot, plan: ProvisionPlan, pods: Map<string, Pod>): void {
+  const until = ctx.clock.now() + nominationWindow(ctx.options.batchMaxDurationMs);
+  const byName = plan.existing.size ? new Map(snapshot.nodes.map((n) => [n.name, n])) : undefined;
+  for (const [nodeName, uids] of plan.existing) {
+    const sn = byName?.get(nodeName);
+    if (!sn) continue;
+    // Capacity-buffer virtual pods (not in `pods`) nominate nothing: they come back every pass, and a node
+    // nominated for them would never become a disruption candidate.
+    if (sn.providerId && uids.some((uid) => pods.has(uid))) ctx.cluster.nominate(sn.providerId, until);
+    const where = [sn.nodeClaimName ? `nodeclaim/${sn.nodeClaimName}` : '', sn.hasNode ? `node/${sn.name}` : '']
+      .filter(Boolean)
+      .join(', ');
+    ctx.events.publish(
+      ...uids.flatMap((uid) => {
+        const p = pods.get(uid);
+        return p && p.nodeName === undefined
+          ? [
+              {
+                involved: podTarget(p),
+                type: 'Normal' as const,
+                reason: 'Nominated',
+                message: `Pod should schedule on: ${where}`,
+                dedupeValues: [p.uid, where],
+                rateLimit: POD_NOMINATION_RATE,
+              },
+            ]
+          : [];
+      }),
+    );
+  }
+}
+
+/** Karpenter's lines for a plan: the pods found, the new NodeClaims and the in-flight nodes they fit on. */
+function logPlan(ctx: ControllerContext, plan: ProvisionPlan, pending: readonly Pod[], ms: number): void {
+  const log = ctx.log;
+  if (plan.newNodeClaims.length) {
+    log.info({ Pods: podList(pending), duration: `${ms.toFixed(3)}ms` }, 'found provisionable pod(s)');
+    log.info(
+      { nodeclaims: plan.newNodeClaims.length, pods: plan.newNodeClaims.reduce((a, nc) => a + nc.pods.length, 0) },
+      'computed new nodeclaim(s) to fit pod(s)',
+    );
+  }
+  if (plan.existing.size)
+    log.info(
+      { nodes: plan.existing.size, pods: [...plan.existing.values()].reduce((a, uids) => a + uids.length, 0) },
+      'computed unready node(s) will fit pod(s)',
+    );
+}
+
+/** NodePools that take no part in provisioning, and why (guide §13: "describe the NodePool"). */
+function notReadyPools(ctx: ControllerContext): string {
+  const out: string[] = [];
+  for (const e of ctx.cluster.nodePools()) {
+    if (e.pool?.ready) continue;
+    const ready = findCondition(e.obj, 'Ready');
+    const nodeClass = findCondition(e.obj, 'NodeClassReady');
+    const why = e.errors.length
+      ? e.errors.join('; ')
+      : [ready?.message, nodeClass?.status !== 'True' ? nodeClass?.message : undefined].filter(Boolean).join(': ') ||
+        'readiness not yet known';
+    out.push(`${e.obj.metadata.name} (${why})`);
+  }
+  return out.length ? `; NodePools not ready: ${out.join(', ')}` : '';
+}
+
+/** NoCompatibleInstanceTypes on each NodePool whose own requirements leave it no instance type (Karpenter's scheduler events). */
+function reportIncompatiblePools(ctx: ControllerContext, snapshot: Snapshot): void {
+  for (const { nodePool, minValues } of incompatibleNodePools(snapshot)) {
+    const obj = ctx.cluster.nodePool(nodePool)?.obj;
+    if (!obj) continue;
+    const message = `NodePool requirements filtered out all compatible available instance types${minValues ? ' due to minValues incompatibility' : ''}`;
+    ctx.events.publish({
+      involved: targetOf(obj, 'NodePool'),
+      type: 'Warning',
+      reason: 'NoCompatibleInstanceTypes',
+      message,
+      dedupeValues: [obj.metadata.uid ?? nodePool],
+    });
+  }
+}
+
+/** FailedScheduling (and a log line) for each pod the plan could not place; the unschedulable-pods gauge. */
+function reportFailures(ctx: ControllerContext, snapshot: Snapshot, plan: ProvisionPlan, pods: Map<string, Pod>): void {
+  const log = ctx.log;
+  const failures = [...plan.unschedulable, ...plan.ignored];
+  if (plan.unschedulable.length) reportIncompatiblePools(ctx, snapshot);
+  const notReady = failures.length ? notReadyPools(ctx) : '';
+  for (const e of failures) {
+    const p = pods.get(e.uid);
+    if (!p) continue;
+    // Waiting for reserved capacity other NodeClaims of this plan hold: retried next round, no event (Karpenter
+    // skips ReservedOfferingErrors too).
+    if (e.reservedOffering) {
+      log.info({ pod: `${p.namespace}/${p.name}`, reason: e.reason }, 'pod waits for reserved capacity');
+      continue;
+    }
+    const reason = `${e.reason}${notReady}`;
+    ctx.events.publish({
+      involved: podTarget(p),
+      type: 'Warning',
+      reason: 'FailedScheduling',
+      message: `Failed to schedule pod, ${reason}`,
+      dedupeValues: [p.uid, reason],
+    });
+    log.info(
+      { pod: `${p.namespace}/${p.name}`, reason: e.reason, perNodePool: e.perNodePool },
+      'could not schedule pod',
+    );
+  }
+  ctx.metrics.unschedulablePods.set({ controller: 'provisioner' }, plan.unschedulable.length);
 }
 
 /** Pods as Karpenter lists them in a log line: the first five `namespace/name`, then "and N other(s)". */

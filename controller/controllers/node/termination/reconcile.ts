@@ -27,143 +27,13 @@ const MIN_DRAIN_MS = 5_000;
 const INSTANCE_POLL_MS = 5_000;
 
 export function newNodeTermination(ctx: ControllerContext): Controller {
-  /** The node's NodeClaim for log lines (Karpenter's node termination logs it with every line). */
-  const claimOf = (n: NodeEntry): { nodeclaim?: string } => {
-    const c = n.info.providerId ? ctx.cluster.nodeClaimByProviderID(n.info.providerId) : undefined;
-    return c ? { nodeclaim: c.info.name } : {};
-  };
-  const drainStarted = new Map<string, number>();
-  const instanceDeleted = new Map<string, number>();
-  const { taint, drain } = newDrainer(ctx);
-
-  async function reconcile(name: string): Promise<ReconcileResult> {
-    const n = ctx.cluster.node(name);
-    if (
-      !n ||
-      n.info.deletionTimestamp === undefined ||
-      !(n.obj.metadata.finalizers ?? []).includes(TERMINATION_FINALIZER)
-    ) {
-      forget(name);
-      return done;
-    }
-    const owner = ownershipOf(ctx.cluster, n);
-    if (owner.kind === 'foreign')
-      return releaseNotOwned(
-        n,
-        `its providerID ${n.info.providerId} is the instance of NodeClaim ${owner.claim.info.name}, whose node is ${owner.claim.info.nodeName}`,
-      );
-    const claim = owner.kind === 'owned' ? owner.claim : undefined;
-    if (claim && claim.info.deletionTimestamp === undefined)
-      await ctx.kube.delete('NodeClaim', claim.info.name).catch(ignoreNotFound);
-    const pid = n.info.providerId;
-    if (!n.info.ready && pid && !(await exists(pid))) return release(n);
-    const draining = await drainStep(ctx.cluster.node(name) ?? n, claim);
-    if (draining) return draining;
-    if (claim?.info.providerId) {
-      const terminating = await terminateStep(ctx.cluster.node(name) ?? n, claim.info.providerId);
-      if (terminating) return terminating;
-    }
-    return release(ctx.cluster.node(name) ?? n);
-  }
-
-  function forget(name: string): void {
-    drainStarted.delete(name);
-    instanceDeleted.delete(name);
-  }
-
-  /** Taint, drain, and the minimum drain time; a requeue while pods remain or the time is not up. */
-  async function drainStep(n: NodeEntry, claim: NodeClaimEntry | undefined): Promise<ReconcileResult | undefined> {
-    const name = n.info.name;
-    const ts = claim?.info.annotations[TERMINATION_TIMESTAMP_ANNOTATION];
-    const deadline = ts ? Date.parse(ts) : undefined;
-    await taint(n);
-    const now = ctx.clock.now();
-    if (!drainStarted.has(name)) drainStarted.set(name, now);
-    const reason =
-      claim?.obj.status &&
-      ((claim.obj.status['conditions'] ?? []) as Array<{ type: string; status: string; reason?: string }>).find(
-        (c) => c.type === 'DisruptionReason' && c.status === 'True',
-      )?.reason;
-    const waiting = await drain(ctx.cluster.node(name) ?? n, deadline, reason ?? 'Forceful Termination');
-    if (waiting > 0) return requeueAfter(DRAIN_REQUEUE_MS);
-    const drainedFor = now - drainStarted.get(name)!;
-    return drainedFor < MIN_DRAIN_MS ? requeueAfter(MIN_DRAIN_MS - drainedFor) : undefined;
-  }
-
-  /** Deletes the NodeClaim's instance once and polls until it is gone; a requeue while it is there. */
-  async function terminateStep(n: NodeEntry, pid: string): Promise<ReconcileResult | undefined> {
-    const name = n.info.name;
-    if (!instanceDeleted.has(name)) {
-      ctx.metrics.nodesDrained.inc({ nodepool: n.info.nodePoolName ?? '' });
-      try {
-        await ctx.cloudProvider.delete(pid);
-      } catch (err) {
-        if (isInstanceNotOwned(err)) return releaseNotOwned(n, err.message);
-        if (!isNodeClaimNotFound(err)) throw new Error(`terminating instance ${pid} of node ${name}`, { cause: err });
-      }
-      instanceDeleted.set(name, ctx.clock.now());
-    }
-    return (await exists(pid)) ? requeueAfter(INSTANCE_POLL_MS) : undefined;
-  }
-
-  async function exists(pid: string): Promise<boolean> {
-    try {
-      await ctx.cloudProvider.get(pid);
-      return true;
-    } catch (err) {
-      if (isNodeClaimNotFound(err)) return false;
-      throw err;
-    }
-  }
-
-  async function removeFinalizer(n: NodeEntry): Promise<void> {
-    const m = n.obj.metadata;
-    await ctx.kube
-      .patch('Node', n.info.name, {
-        metadata: {
-          resourceVersion: m.resourceVersion,
-          finalizers: (m.finalizers ?? []).filter((f) => f !== TERMINATION_FINALIZER),
-        },
-      })
-      .catch(ignoreNotFound);
-    forget(n.info.name);
-  }
-
-  async function release(n: NodeEntry): Promise<ReconcileResult> {
-    await removeFinalizer(n);
-    const now = ctx.clock.now();
-    const pool = n.info.nodePoolName ?? '';
-    ctx.metrics.nodesTerminated.inc({ nodepool: pool, zone: n.info.labels['topology.kubernetes.io/zone'] ?? '' });
-    ctx.metrics.nodeTerminationDuration.observe({ nodepool: pool }, (now - (n.info.deletionTimestamp ?? now)) / 1000);
-    ctx.metrics.nodeLifetime.observe({ nodepool: pool }, (now - (n.info.creationTimestamp ?? now)) / 1000);
-    ctx.log.info(claimOf(n), 'deleted node');
-    return done;
-  }
-
-  /** The Node goes, and no instance is terminated on its account. */
-  async function releaseNotOwned(n: NodeEntry, why: string): Promise<ReconcileResult> {
-    const message = `Not terminating an instance for node ${n.info.name}: ${why}. The Node is finalized without it.`;
-    ctx.events.publish({
-      involved: targetOf(n.obj, 'Node'),
-      type: 'Warning',
-      reason: 'InstanceNotOwned',
-      message,
-      dedupeValues: ['InstanceNotOwned', n.obj.metadata.uid ?? n.info.name],
-    });
-    ctx.log.warn(
-      { node: n.info.name, providerID: n.info.providerId, why },
-      'finalizing a node without terminating an instance it does not own',
-    );
-    await removeFinalizer(n);
-    return done;
-  }
-
+  const terminator = new NodeTerminator(ctx);
   return {
     name: 'node.termination',
     reads: STATE_NODES,
     // Karpenter's: draining many nodes at once, each waiting on its evictions (operator/reconciles.ts).
     concurrency: linearScaleReconciles(cpuCount(ctx.options.cpuRequests), NODE_TERMINATION_RECONCILES),
-    reconcile,
+    reconcile: (name) => terminator.reconcile(name),
     register(enqueue) {
       for (const n of ctx.cluster.allNodes()) if (n.info.deletionTimestamp !== undefined) enqueue(n.info.name);
       return ctx.cluster.subscribe((c) => {
@@ -175,4 +45,156 @@ export function newNodeTermination(ctx: ControllerContext): Controller {
       });
     },
   };
+}
+
+/** The finalizer's steps for each terminating Node, and when each Node's drain began and its instance was deleted. */
+class NodeTerminator {
+  private readonly drainStarted = new Map<string, number>();
+  private readonly instanceDeleted = new Map<string, number>();
+  private readonly drainer: ReturnType<typeof newDrainer>;
+
+  constructor(private readonly ctx: ControllerContext) {
+    this.drainer = newDrainer(ctx);
+  }
+
+  async reconcile(name: string): Promise<ReconcileResult> {
+    const ctx = this.ctx;
+    const n = ctx.cluster.node(name);
+    if (
+      !n ||
+      n.info.deletionTimestamp === undefined ||
+      !(n.obj.metadata.finalizers ?? []).includes(TERMINATION_FINALIZER)
+    ) {
+      this.forget(name);
+      return done;
+    }
+    const owner = ownershipOf(ctx.cluster, n);
+    if (owner.kind === 'foreign')
+      return this.releaseNotOwned(
+        n,
+        `its providerID ${n.info.providerId} is the instance of NodeClaim ${owner.claim.info.name}, whose node is ${owner.claim.info.nodeName}`,
+      );
+    const claim = owner.kind === 'owned' ? owner.claim : undefined;
+    if (claim && claim.info.deletionTimestamp === undefined)
+      await ctx.kube.delete('NodeClaim', claim.info.name).catch(ignoreNotFound);
+    const pid = n.info.providerId;
+    if (!n.info.ready && pid && !(await exists(ctx, pid))) return this.release(n);
+    const draining = await this.drainStep(ctx.cluster.node(name) ?? n, claim);
+    if (draining) return draining;
+    if (claim?.info.providerId) {
+      const terminating = await this.terminateStep(ctx.cluster.node(name) ?? n, claim.info.providerId);
+      if (terminating) return terminating;
+    }
+    return this.release(ctx.cluster.node(name) ?? n);
+  }
+
+  private forget(name: string): void {
+    this.drainStarted.delete(name);
+    this.instanceDeleted.delete(name);
+  }
+
+  /** Taint, drain, and the minimum drain time; a requeue while pods remain or the time is not up. */
+  private async drainStep(n: NodeEntry, claim: NodeClaimEntry | undefined): Promise<ReconcileResult | undefined> {
+    const name = n.info.name;
+    const ts = claim?.info.annotations[TERMINATION_TIMESTAMP_ANNOTATION];
+    const deadline = ts ? Date.parse(ts) : undefined;
+    await this.drainer.taint(n);
+    const now = this.ctx.clock.now();
+    if (!this.drainStarted.has(name)) this.drainStarted.set(name, now);
+    const reason = claim ? disruptionReason(claim) : undefined;
+    const waiting = await this.drainer.drain(
+      this.ctx.cluster.node(name) ?? n,
+      deadline,
+      reason ?? 'Forceful Termination',
+    );
+    if (waiting > 0) return requeueAfter(DRAIN_REQUEUE_MS);
+    const drainedFor = now - this.drainStarted.get(name)!;
+    return drainedFor < MIN_DRAIN_MS ? requeueAfter(MIN_DRAIN_MS - drainedFor) : undefined;
+  }
+
+  /** Deletes the NodeClaim's instance once and polls until it is gone; a requeue while it is there. */
+  private async terminateStep(n: NodeEntry, pid: string): Promise<ReconcileResult | undefined> {
+    const ctx = this.ctx;
+    const name = n.info.name;
+    if (!this.instanceDeleted.has(name)) {
+      ctx.metrics.nodesDrained.inc({ nodepool: n.info.nodePoolName ?? '' });
+      try {
+        await ctx.cloudProvider.delete(pid);
+      } catch (err) {
+        if (isInstanceNotOwned(err)) return this.releaseNotOwned(n, err.message);
+        if (!isNodeClaimNotFound(err)) throw new Error(`terminating instance ${pid} of node ${name}`, { cause: err });
+      }
+      this.instanceDeleted.set(name, ctx.clock.now());
+    }
+    return (await exists(ctx, pid)) ? requeueAfter(INSTANCE_POLL_MS) : undefined;
+  }
+
+  private async removeFinalizer(n: NodeEntry): Promise<void> {
+    const m = n.obj.metadata;
+    await this.ctx.kube
+      .patch('Node', n.info.name, {
+        metadata: {
+          resourceVersion: m.resourceVersion,
+          finalizers: (m.finalizers ?? []).filter((f) => f !== TERMINATION_FINALIZER),
+        },
+      })
+      .catch(ignoreNotFound);
+    this.forget(n.info.name);
+  }
+
+  private async release(n: NodeEntry): Promise<ReconcileResult> {
+    const ctx = this.ctx;
+    await this.removeFinalizer(n);
+    const now = ctx.clock.now();
+    const pool = n.info.nodePoolName ?? '';
+    ctx.metrics.nodesTerminated.inc({ nodepool: pool, zone: n.info.labels['topology.kubernetes.io/zone'] ?? '' });
+    ctx.metrics.nodeTerminationDuration.observe({ nodepool: pool }, (now - (n.info.deletionTimestamp ?? now)) / 1000);
+    ctx.metrics.nodeLifetime.observe({ nodepool: pool }, (now - (n.info.creationTimestamp ?? now)) / 1000);
+    ctx.log.info(claimOf(ctx, n), 'deleted node');
+    return done;
+  }
+
+  /** The Node goes, and no instance is terminated on its account. */
+  private async releaseNotOwned(n: NodeEntry, why: string): Promise<ReconcileResult> {
+    const message = `Not terminating an instance for node ${n.info.name}: ${why}. The Node is finalized without it.`;
+    this.ctx.events.publish({
+      involved: targetOf(n.obj, 'Node'),
+      type: 'Warning',
+      reason: 'InstanceNotOwned',
+      message,
+      dedupeValues: ['InstanceNotOwned', n.obj.metadata.uid ?? n.info.name],
+    });
+    this.ctx.log.warn(
+      { node: n.info.name, providerID: n.info.providerId, why },
+      'finalizing a node without terminating an instance it does not own',
+    );
+    await this.removeFinalizer(n);
+    return done;
+  }
+}
+
+/** The node's NodeClaim for log lines (Karpenter's node termination logs it with every line). */
+function claimOf(ctx: ControllerContext, n: NodeEntry): { nodeclaim?: string } {
+  const c = n.info.providerId ? ctx.cluster.nodeClaimByProviderID(n.info.providerId) : undefined;
+  return c ? { nodeclaim: c.info.name } : {};
+}
+
+/** The reason of the NodeClaim's DisruptionReason condition, when it is True. */
+function disruptionReason(claim: NodeClaimEntry): string | undefined {
+  const status = claim.obj.status;
+  if (!status) return undefined;
+  return ((status['conditions'] ?? []) as Array<{ type: string; status: string; reason?: string }>).find(
+    (c) => c.type === 'DisruptionReason' && c.status === 'True',
+  )?.reason;
+}
+
+/** The instance is still there (the cloud provider's get answers). */
+async function exists(ctx: ControllerContext, pid: string): Promise<boolean> {
+  try {
+    await ctx.cloudProvider.get(pid);
+    return true;
+  } catch (err) {
+    if (isNodeClaimNotFound(err)) return false;
+    throw err;
+  }
 }

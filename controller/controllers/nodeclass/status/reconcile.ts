@@ -67,146 +67,10 @@ function needsLook(obj: KubeObject, old: KubeObject | undefined): boolean {
 }
 
 export function newNodeClassStatus(ctx: ControllerContext, provider: NodeClassProvider): Controller {
-  async function addFinalizer(obj: KubeObject): Promise<KubeObject> {
-    const m = obj.metadata;
-    const latest = await ctx.kube.patch('EC2NodeClass', m.name!, {
-      metadata: { resourceVersion: m.resourceVersion, finalizers: [...(m.finalizers ?? []), NODECLASS_FINALIZER] },
-    });
-    ctx.cluster.applyNodeClass(latest);
-    return latest;
-  }
-
-  /** The status write, retried with a fresh resourceVersion when another writer moved the object on. */
-  async function writeStatus(obj: KubeObject, next: Readonly<Record<string, unknown>>): Promise<KubeObject> {
-    let cur = obj;
-    for (let attempt = 1; ; attempt++) {
-      if (sameStatus(cur.status ?? {}, next)) return cur;
-      try {
-        const latest = await ctx.kube.patchStatus(
-          'EC2NodeClass',
-          cur.metadata.name!,
-          { ...next },
-          { ...(cur.metadata.resourceVersion ? { resourceVersion: cur.metadata.resourceVersion } : {}) },
-        );
-        ctx.cluster.applyNodeClass(latest);
-        return latest;
-      } catch (e) {
-        if (!isConflict(e) || attempt >= STATUS_WRITE_ATTEMPTS) throw e;
-        cur = await ctx.kube.get('EC2NodeClass', cur.metadata.name!);
-        ctx.cluster.applyNodeClass(cur);
-      }
-    }
-  }
-
-  async function writeAnnotations(obj: KubeObject, annotations: Readonly<Record<string, string>>): Promise<KubeObject> {
-    const have = obj.metadata.annotations ?? {};
-    if (Object.entries(annotations).every(([k, v]) => have[k] === v)) return obj;
-    const latest = await ctx.kube.patch('EC2NodeClass', obj.metadata.name!, { metadata: { annotations } });
-    ctx.cluster.applyNodeClass(latest);
-    return latest;
-  }
-
-  /** NodeClaims launched under another hash version take the current hash rather than drifting. */
-  async function rewriteClaimHashes(name: string, r: NodeClassStatusResult): Promise<void> {
-    const want = r.nodeClaimAnnotations;
-    if (!want) return;
-    const version = want.values[want.key];
-    for (const c of ctx.cluster.nodeClaims()) {
-      const have = c.info.annotations[want.key];
-      if (!usesClass(c, name) || have === undefined || have === version || c.info.deletionTimestamp !== undefined)
-        continue;
-      ctx.log.info(
-        { nodeclaim: c.info.name, from: have, to: version },
-        'rewriting the node-class hash of a nodeclaim launched under another hash version',
-      );
-      await ctx.kube.patch('NodeClaim', c.info.name, { metadata: { annotations: want.values } }).catch(ignoreNotFound);
-    }
-  }
-
-  function reportFalse(obj: KubeObject): void {
-    for (const c of conditionsOf(obj)) {
-      if (c.type === 'Ready' || c.status !== 'False') continue;
-      ctx.events.publish({
-        involved: targetOf(obj, 'EC2NodeClass'),
-        type: 'Warning',
-        reason: c.reason || `${c.type}False`,
-        message: c.message || `${c.type} is False`,
-      });
-    }
-  }
-
-  async function invalid(obj: KubeObject, errors: readonly string[]): Promise<ReconcileResult> {
-    const now = ctx.clock.now();
-    const gen = obj.metadata.generation;
-    const g = gen !== undefined ? { generation: gen } : {};
-    let conds = withCondition(conditionsOf(obj), 'ValidationSucceeded', 'False', now, {
-      reason: 'ValidationFailed',
-      message: errors.join('; '),
-      ...g,
-    });
-    conds = withCondition(conds, 'Ready', 'False', now, {
-      reason: 'UnhealthyDependents',
-      message: 'ValidationSucceeded is False',
-      ...g,
-    });
-    reportFalse(await writeStatus(obj, { ...(obj.status ?? {}), conditions: conds }));
-    return done;
-  }
-
-  async function terminate(obj: KubeObject, nc: EC2NodeClass | undefined): Promise<ReconcileResult> {
-    const m = obj.metadata;
-    if (!(m.finalizers ?? []).includes(NODECLASS_FINALIZER)) return done;
-    const users = ctx.cluster
-      .nodeClaims()
-      .filter((c) => usesClass(c, m.name!))
-      .map((c) => c.info.name)
-      .sort();
-    if (users.length) {
-      const shown = users.slice(0, 5).join(', ') + (users.length > 5 ? ` and ${users.length - 5} other(s)` : '');
-      ctx.events.publish({
-        involved: targetOf(obj, 'EC2NodeClass'),
-        type: 'Normal',
-        reason: 'WaitingOnNodeClaimTermination',
-        message: `Waiting on NodeClaim termination for ${shown}`,
-      });
-      return requeueAfter(WAIT_FOR_NODECLAIMS_MS);
-    }
-    if (nc) await provider.finalize(nc);
-    await ctx.kube
-      .patch('EC2NodeClass', m.name!, {
-        metadata: {
-          resourceVersion: m.resourceVersion,
-          finalizers: (m.finalizers ?? []).filter((f) => f !== NODECLASS_FINALIZER),
-        },
-      })
-      .catch(ignoreNotFound);
-    ctx.log.info({ ec2nodeclass: m.name }, 'released the node class');
-    return done;
-  }
-
-  async function reconcile(name: string): Promise<ReconcileResult> {
-    const entry = ctx.cluster.nodeClass(name);
-    if (!entry) return done;
-    let obj = entry.obj;
-    if (obj.metadata.deletionTimestamp) return terminate(obj, entry.nodeClass);
-    if (!(obj.metadata.finalizers ?? []).includes(NODECLASS_FINALIZER)) obj = await addFinalizer(obj);
-    if (!entry.nodeClass) return invalid(obj, entry.errors);
-    const r = await provider.resolve(entry.nodeClass);
-    for (const e of r.errors)
-      ctx.log.warn(
-        { ec2nodeclass: name, err: errText(e) },
-        'resolving the node class: a cloud call failed; its status fields were kept',
-      );
-    obj = await writeAnnotations(obj, r.annotations);
-    await rewriteClaimHashes(name, r);
-    reportFalse(await writeStatus(obj, r.status));
-    return requeueAfter(r.requeueAfterMs);
-  }
-
   return {
     name: 'nodeclass.status',
     reads: ['EC2NodeClass', 'NodeClaim'],
-    reconcile,
+    reconcile: (name) => reconcile(ctx, provider, name),
     register(enqueue) {
       for (const c of ctx.cluster.nodeClasses()) enqueue(c.obj.metadata.name!);
       return ctx.cluster.subscribe((c) => {
@@ -218,4 +82,153 @@ export function newNodeClassStatus(ctx: ControllerContext, provider: NodeClassPr
       });
     },
   };
+}
+
+async function reconcile(ctx: ControllerContext, provider: NodeClassProvider, name: string): Promise<ReconcileResult> {
+  const entry = ctx.cluster.nodeClass(name);
+  if (!entry) return done;
+  let obj = entry.obj;
+  if (obj.metadata.deletionTimestamp) return terminate(ctx, provider, obj, entry.nodeClass);
+  if (!(obj.metadata.finalizers ?? []).includes(NODECLASS_FINALIZER)) obj = await addFinalizer(ctx, obj);
+  if (!entry.nodeClass) return invalid(ctx, obj, entry.errors);
+  const r = await provider.resolve(entry.nodeClass);
+  for (const e of r.errors)
+    ctx.log.warn(
+      { ec2nodeclass: name, err: errText(e) },
+      'resolving the node class: a cloud call failed; its status fields were kept',
+    );
+  obj = await writeAnnotations(ctx, obj, r.annotations);
+  await rewriteClaimHashes(ctx, name, r);
+  reportFalse(ctx, await writeStatus(ctx, obj, r.status));
+  return requeueAfter(r.requeueAfterMs);
+}
+
+async function addFinalizer(ctx: ControllerContext, obj: KubeObject): Promise<KubeObject> {
+  const m = obj.metadata;
+  const latest = await ctx.kube.patch('EC2NodeClass', m.name!, {
+    metadata: { resourceVersion: m.resourceVersion, finalizers: [...(m.finalizers ?? []), NODECLASS_FINALIZER] },
+  });
+  ctx.cluster.applyNodeClass(latest);
+  return latest;
+}
+
+/** The status write, retried with a fresh resourceVersion when another writer moved the object on. */
+async function writeStatus(
+  ctx: ControllerContext,
+  obj: KubeObject,
+  next: Readonly<Record<string, unknown>>,
+): Promise<KubeObject> {
+  let cur = obj;
+  for (let attempt = 1; ; attempt++) {
+    if (sameStatus(cur.status ?? {}, next)) return cur;
+    try {
+      const latest = await ctx.kube.patchStatus(
+        'EC2NodeClass',
+        cur.metadata.name!,
+        { ...next },
+        { ...(cur.metadata.resourceVersion ? { resourceVersion: cur.metadata.resourceVersion } : {}) },
+      );
+      ctx.cluster.applyNodeClass(latest);
+      return latest;
+    } catch (e) {
+      if (!isConflict(e) || attempt >= STATUS_WRITE_ATTEMPTS) throw e;
+      cur = await ctx.kube.get('EC2NodeClass', cur.metadata.name!);
+      ctx.cluster.applyNodeClass(cur);
+    }
+  }
+}
+
+async function writeAnnotations(
+  ctx: ControllerContext,
+  obj: KubeObject,
+  annotations: Readonly<Record<string, string>>,
+): Promise<KubeObject> {
+  const have = obj.metadata.annotations ?? {};
+  if (Object.entries(annotations).every(([k, v]) => have[k] === v)) return obj;
+  const latest = await ctx.kube.patch('EC2NodeClass', obj.metadata.name!, { metadata: { annotations } });
+  ctx.cluster.applyNodeClass(latest);
+  return latest;
+}
+
+/** NodeClaims launched under another hash version take the current hash rather than drifting. */
+async function rewriteClaimHashes(ctx: ControllerContext, name: string, r: NodeClassStatusResult): Promise<void> {
+  const want = r.nodeClaimAnnotations;
+  if (!want) return;
+  const version = want.values[want.key];
+  for (const c of ctx.cluster.nodeClaims()) {
+    const have = c.info.annotations[want.key];
+    if (!usesClass(c, name) || have === undefined || have === version || c.info.deletionTimestamp !== undefined)
+      continue;
+    ctx.log.info(
+      { nodeclaim: c.info.name, from: have, to: version },
+      'rewriting the node-class hash of a nodeclaim launched under another hash version',
+    );
+    await ctx.kube.patch('NodeClaim', c.info.name, { metadata: { annotations: want.values } }).catch(ignoreNotFound);
+  }
+}
+
+function reportFalse(ctx: ControllerContext, obj: KubeObject): void {
+  for (const c of conditionsOf(obj)) {
+    if (c.type === 'Ready' || c.status !== 'False') continue;
+    ctx.events.publish({
+      involved: targetOf(obj, 'EC2NodeClass'),
+      type: 'Warning',
+      reason: c.reason || `${c.type}False`,
+      message: c.message || `${c.type} is False`,
+    });
+  }
+}
+
+async function invalid(ctx: ControllerContext, obj: KubeObject, errors: readonly string[]): Promise<ReconcileResult> {
+  const now = ctx.clock.now();
+  const gen = obj.metadata.generation;
+  const g = gen !== undefined ? { generation: gen } : {};
+  let conds = withCondition(conditionsOf(obj), 'ValidationSucceeded', 'False', now, {
+    reason: 'ValidationFailed',
+    message: errors.join('; '),
+    ...g,
+  });
+  conds = withCondition(conds, 'Ready', 'False', now, {
+    reason: 'UnhealthyDependents',
+    message: 'ValidationSucceeded is False',
+    ...g,
+  });
+  reportFalse(ctx, await writeStatus(ctx, obj, { ...(obj.status ?? {}), conditions: conds }));
+  return done;
+}
+
+async function terminate(
+  ctx: ControllerContext,
+  provider: NodeClassProvider,
+  obj: KubeObject,
+  nc: EC2NodeClass | undefined,
+): Promise<ReconcileResult> {
+  const m = obj.metadata;
+  if (!(m.finalizers ?? []).includes(NODECLASS_FINALIZER)) return done;
+  const users = ctx.cluster
+    .nodeClaims()
+    .filter((c) => usesClass(c, m.name!))
+    .map((c) => c.info.name)
+    .sort();
+  if (users.length) {
+    const shown = users.slice(0, 5).join(', ') + (users.length > 5 ? ` and ${users.length - 5} other(s)` : '');
+    ctx.events.publish({
+      involved: targetOf(obj, 'EC2NodeClass'),
+      type: 'Normal',
+      reason: 'WaitingOnNodeClaimTermination',
+      message: `Waiting on NodeClaim termination for ${shown}`,
+    });
+    return requeueAfter(WAIT_FOR_NODECLAIMS_MS);
+  }
+  if (nc) await provider.finalize(nc);
+  await ctx.kube
+    .patch('EC2NodeClass', m.name!, {
+      metadata: {
+        resourceVersion: m.resourceVersion,
+        finalizers: (m.finalizers ?? []).filter((f) => f !== NODECLASS_FINALIZER),
+      },
+    })
+    .catch(ignoreNotFound);
+  ctx.log.info({ ec2nodeclass: m.name }, 'released the node class');
+  return done;
 }
