@@ -464,7 +464,8 @@ function operatorHandle(p: HandleParts): Operator {
       }
     },
     async serve(host) {
-      if (options.metricsPort) servers.push(await serve(options.metricsPort, { metrics: () => metrics.text() }, host));
+      if (options.metricsPort)
+        servers.push(await serve(options.metricsPort, { metrics: () => metrics.exposition() }, host));
       if (options.healthProbePort)
         servers.push(await serve(options.healthProbePort, { ready: () => readiness(informers) }, host));
       return servers;

@@ -259,8 +259,10 @@ export function createEngine(config: EngineConfig = {}): Engine {
       const bytes = pack(wire ? { ...job, built: wire.built } : job);
       const part = (which: WhatIfPart, buf: ArrayBuffer, onProgress?: ProgressFn) =>
         whatIfTask(pool, { part: which, job: buf, ...(wire ? { types: wire.chunks } : {}) }, opts.signal, onProgress);
-      // One worker: the job whole. More: its plan and its bound at once, on two workers (whatif/job.ts).
-      if (pool.size < 2) return (await part('all', bytes, opts.onProgress)) as WhatIfReport;
+      // Whole, unless two workers would otherwise wait: then its plan and its bound at once (whatif/job.ts). In a
+      // batch every worker has a job to take, and a split only adds work: each part unpacks the job (and builds
+      // the snapshot from a job's cluster objects), and the pool runs two tasks for one.
+      if (pool.free < 2) return (await part('all', bytes, opts.onProgress)) as WhatIfReport;
       const bound = part('bound', bytes.slice(0));
       const plan = part('plan', bytes, opts.onProgress).then((r) => {
         opts.onProgress?.(0.9, 'lower bound');

@@ -47,6 +47,12 @@ const WELL_KNOWN_NODE_LABELS: readonly string[] = [
 /** `karpenter.k8s.aws/instance-cpu` -> `instance_cpu`. */
 const promLabelOf = (key: string): string => (key.split('/')[1] ?? key).toLowerCase().replaceAll('-', '_');
 
+/** Each well-known label with its label name (worked out once: every scrape writes them for every node). */
+const WELL_KNOWN_PROM_LABELS: ReadonlyArray<readonly [string, string]> = WELL_KNOWN_NODE_LABELS.map((k) => [
+  k,
+  promLabelOf(k),
+]);
+
 /** The label names of a per-node series: the well-known labels, then node_name, phase, managed. */
 export const NODE_LABEL_NAMES: readonly string[] = [
   ...WELL_KNOWN_NODE_LABELS.map(promLabelOf),
@@ -67,7 +73,7 @@ export function nodeLabelValues(
   managed: boolean,
 ): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const k of WELL_KNOWN_NODE_LABELS) out[promLabelOf(k)] = labels[k] ?? '';
+  for (const [k, prom] of WELL_KNOWN_PROM_LABELS) out[prom] = labels[k] ?? '';
   out['node_name'] = name;
   out['phase'] = phase;
   out['managed'] = String(managed);

@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { Metrics } from './metrics.ts';
+import { Gauge, Registry } from 'prom-client';
+import { Metrics, type DerivedSeries } from './metrics.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 interface Family {
@@ -65,5 +66,80 @@ describe("Karpenter's metrics reference", () => {
       expect(text).toContain(`karpenter_pods_startup_duration_seconds{quantile="${q}"} 3`);
       expect(text).toContain(`karpenter_nodes_termination_duration_seconds{quantile="${q}",nodepool="default"} 40`);
     }
+  });
+});
+
+describe('a gauge derived at each scrape', () => {
+  /** Pod-state series: odd label values (quotes, backslashes, newlines) and odd values; 2,500, so several slices. */
+  function series(): Array<[Record<string, string>, number]> {
+    const odd = ['a"b', 'c\\d', 'e\nf', '', 'plain'];
+    const values = [1, 0, 0.1 + 0.2, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, -3e-9, 1e21];
+    return Array.from({ length: 2_500 }, (_, i) => [
+      { name: `pod-${i}`, namespace: odd[i % odd.length]!, phase: 'Running', node: odd[(i * 7) % odd.length]! },
+      values[i % values.length]!,
+    ]);
+  }
+
+  it('is written line for line as prom-client writes a gauge holding the same series, labels shared or not', async () => {
+    const metrics = new Metrics();
+    // Every other series shares its namespace and node as one object (as a node's series share its labels),
+    // which come first in its line: the reference gauge is given its labels in that order.
+    const all = series().map(([labels, v], i): DerivedSeries => {
+      const { namespace, node, ...own } = labels;
+      return i % 2 ? [labels, v] : [own, v, { namespace, node }];
+    });
+    metrics.podsState.derive(() => all);
+    const reference = new Registry();
+    const labelNames = (metrics.podsState as unknown as { labelNames: string[] }).labelNames;
+    const help = (metrics.podsState as unknown as { help: string }).help;
+    const g = new Gauge({ name: 'karpenter_pods_state', help, labelNames, registers: [reference] });
+    for (const [labels, v, shared] of all) g.set({ ...shared, ...labels }, v);
+    const want = await reference.getSingleMetricAsString('karpenter_pods_state');
+    const text = await metrics.text();
+    const start = text.indexOf('# HELP karpenter_pods_state ');
+    const family = text.slice(start, text.indexOf('\n\n', start));
+    expect(family.split('\n').sort()).toEqual(want.split('\n').sort());
+    expect(family.split('\n')).toHaveLength(2 + all.length);
+    // The whole text is still prom-client's: families apart by a blank line, one newline at the end.
+    expect(text.endsWith('\n') && !text.endsWith('\n\n')).toBe(true);
+    const sum = all.filter(([l, , sh]) => (sh ?? l).namespace === 'c\\d').reduce((s, [, v]) => s + v, 0);
+    expect(await metrics.value('karpenter_pods_state', { namespace: 'c\\d' })).toBe(sum);
+  });
+
+  it('lets the event loop turn while a scrape writes its series', async () => {
+    const metrics = new Metrics();
+    const all = series();
+    metrics.podsState.derive(() => all.map(([l, v]) => [l, v] as const));
+    let turns = 0;
+    let running = true;
+    const tick = (): void => {
+      turns++;
+      if (running) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const text = metrics.text();
+    await text;
+    running = false;
+    // 2,500 series are three slices: the ticker ran between them, not only once the text was done.
+    expect(turns).toBeGreaterThanOrEqual(2);
+  });
+
+  it('writes the whole registry as prom-client does when nothing is derived', async () => {
+    const metrics = new Metrics();
+    metrics.nodeClaimsCreated.inc({ reason: 'provisioned', nodepool: 'a"\\\n', min_values_relaxed: 'false' });
+    const derived = new Set([
+      'karpenter_pods_state',
+      ...(await metrics.text())
+        .split('\n')
+        .flatMap(
+          (l) =>
+            /^# TYPE (karpenter_(nodes_(allocatable|system_overhead|total_\w+|current_lifetime_seconds)|cluster_utilization_percent)) /.exec(
+              l,
+            )?.[1] ?? [],
+        ),
+    ]);
+    expect(derived.size).toBe(9);
+    // Without sources the derived families are a header alone, as prom-client writes a gauge with no series.
+    expect(await metrics.text()).toBe(await metrics.registry.metrics());
   });
 });

@@ -26,28 +26,107 @@ const AWS_SDK_LABELS = ['service', 'action', 'code'] as const;
 type LabelSet<L extends string> = Partial<Record<L, string>>;
 
 /**
+ * One series of a DerivedGauge: its labels and value, and optionally labels it shares with the series around it
+ * (a node's ~40 labels, the same object for all its series): those come first, and the exposition formats them
+ * once for the run of series that share them.
+ */
+export type DerivedSeries<L extends string = string> = readonly [
+  labels: LabelSet<L>,
+  value: number,
+  shared?: LabelSet<L>,
+];
+
+/**
+ * Work between two turns of the event loop while a scrape writes a derived family, counted in labels formatted
+ * (and one per item of the source): about 90 nodes' series, or 300 pods', a slice.
+ */
+const SCRAPE_SLICE = 4_000;
+
+const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+/** Escapes as the Prometheus text format (and prom-client) does: `\` and newline; in label values `"` too. */
+const escapeText = (s: string): string => s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+const escapeLabelValue = (s: string): string => (/[\\\n"]/.test(s) ? escapeText(s).replace(/"/g, '\\"') : s);
+function formatLabels(labels: Readonly<Record<string, string | undefined>>): string {
+  let out = '';
+  for (const k in labels) {
+    const v = labels[k];
+    out += `${out ? ',' : ''}${k}="${typeof v === 'string' ? escapeLabelValue(v) : v}"`;
+  }
+  return out;
+}
+/** A sample value as prom-client writes it. */
+const valueText = (v: number): string =>
+  Number.isNaN(v) ? 'Nan' : Number.isFinite(v) ? `${v}` : v < 0 ? '-Inf' : '+Inf';
+const labelCount = (labels: object): number => {
+  let n = 0;
+  for (const _ in labels) n++;
+  return n;
+};
+
+/**
  * A gauge whose series are worked out when it is read (a scrape, or a test reading it) from a source, instead
- * of being held between scrapes: for per-object families (one series per pod) whose labels are all in cluster
- * state anyway, so holding a labels object and prom-client's hash key for each of 100,000 pods would be a
- * second copy of that state. set/inc/remove are not for it: the source is the only truth.
+ * of being held between scrapes: for per-object families (one series per pod, ~25 per node) whose labels are all
+ * in cluster state anyway, so holding a labels object and prom-client's hash key for each would be a second copy
+ * of that state. A scrape writes the family a slice of series at a time with a turn of the event loop between
+ * slices (`lines`), in prom-client's text format. set/inc/remove are not for it: the source is the only truth.
  */
 class DerivedGauge<L extends string> extends Gauge<L> {
-  private source: () => Iterable<readonly [LabelSet<L>, number]> = () => [];
+  private source: () => Iterable<DerivedSeries<L> | undefined> = () => [];
 
-  /** Where the series come from: [labels, value] pairs, read at every get(). */
-  derive(source: () => Iterable<readonly [LabelSet<L>, number]>): void {
+  /**
+   * Where the series come from, read at every get() and every scrape. A source that walks objects some of which
+   * have no series in this family yields `undefined` for those, so that a scrape counts them as work.
+   */
+  derive(source: () => Iterable<DerivedSeries<L> | undefined>): void {
     this.source = source;
   }
 
   override async get(): Promise<Awaited<ReturnType<Gauge<L>['get']>>> {
     const values: Array<MetricValue<L>> = [];
-    for (const [labels, value] of this.source()) values.push({ labels, value });
+    for (const s of this.source()) {
+      if (!s) continue;
+      const [labels, value, shared] = s;
+      values.push({ labels: shared ? { ...shared, ...labels } : labels, value });
+    }
     // The family's name, help, type and aggregator as prom-client's Gauge keeps them (set by its constructor).
-    const { help, name, type, aggregator, collect } = this as unknown as Omit<
-      Awaited<ReturnType<Gauge<L>['get']>>,
-      'values'
-    >;
+    const { help, name, type, aggregator, collect } = this.family();
     return { help, name, type, aggregator, collect, values };
+  }
+
+  /** The family's exposition, as prom-client's Registry writes a gauge, in pieces: its header, then slices of series. */
+  async *lines(): AsyncGenerator<string> {
+    const { name, help } = this.family();
+    yield `# HELP ${escapeText(name)} ${escapeText(help)}\n# TYPE ${escapeText(name)} gauge`;
+    let shared: LabelSet<L> | undefined;
+    let prefix = '';
+    let slice: string[] = [];
+    let work = 0;
+    for (const s of this.source()) {
+      work++;
+      if (s) {
+        const [labels, value, sharedNow] = s;
+        if (sharedNow !== shared) {
+          shared = sharedNow;
+          prefix = shared ? formatLabels(shared) : '';
+          work += shared ? labelCount(shared) : 0;
+        }
+        const own = formatLabels(labels);
+        work += labelCount(labels);
+        const all = prefix && own ? `${prefix},${own}` : prefix || own;
+        slice.push(`${name}${all ? `{${all}}` : ''} ${valueText(value)}`);
+      }
+      if (work < SCRAPE_SLICE) continue;
+      if (slice.length) yield `\n${slice.join('\n')}`;
+      slice = [];
+      work = 0;
+      await nextTurn();
+    }
+    if (slice.length) yield `\n${slice.join('\n')}`;
+  }
+
+  private family(): Omit<Awaited<ReturnType<Gauge<L>['get']>>, 'values'> {
+    return this as unknown as Omit<Awaited<ReturnType<Gauge<L>['get']>>, 'values'>;
   }
 }
 
@@ -55,9 +134,10 @@ class DerivedGauge<L extends string> extends Gauge<L> {
 export interface StatusMetrics {
   readonly transitions: Counter<string>;
   readonly transitionSeconds: Histogram<string>;
-  readonly currentStatusSeconds: Gauge<string>;
-  readonly count: Gauge<string>;
-  readonly terminationCurrentTime: Gauge<string>;
+  /** These three are derived at each scrape from cluster state (status.metrics sets their sources). */
+  readonly currentStatusSeconds: DerivedGauge<string>;
+  readonly count: DerivedGauge<string>;
+  readonly terminationCurrentTime: DerivedGauge<string>;
   readonly terminationDuration: Histogram<string>;
 }
 
@@ -122,42 +202,43 @@ export class Metrics {
     ['nodepool'],
     LONG_BUCKETS,
   );
-  readonly nodeAllocatable = this.gauge(
+  // Derived at each scrape from cluster state (metrics.node sets the sources): nothing held per node.
+  readonly nodeAllocatable = this.derived(
     'karpenter_nodes_allocatable',
     'Resources allocatable by each node',
     NODE_RESOURCE_LABEL_NAMES,
   );
-  readonly nodePodRequests = this.gauge(
+  readonly nodePodRequests = this.derived(
     'karpenter_nodes_total_pod_requests',
     'Resources requested by the pods bound to each node, DaemonSet pods included',
     NODE_RESOURCE_LABEL_NAMES,
   );
-  readonly nodePodLimits = this.gauge(
+  readonly nodePodLimits = this.derived(
     'karpenter_nodes_total_pod_limits',
     'Resource limits of the pods bound to each node, DaemonSet pods included',
     NODE_RESOURCE_LABEL_NAMES,
   );
-  readonly nodeDaemonRequests = this.gauge(
+  readonly nodeDaemonRequests = this.derived(
     'karpenter_nodes_total_daemon_requests',
     'Resources requested by the DaemonSet pods bound to each node',
     NODE_RESOURCE_LABEL_NAMES,
   );
-  readonly nodeDaemonLimits = this.gauge(
+  readonly nodeDaemonLimits = this.derived(
     'karpenter_nodes_total_daemon_limits',
     'Resource limits of the DaemonSet pods bound to each node',
     NODE_RESOURCE_LABEL_NAMES,
   );
-  readonly nodeSystemOverhead = this.gauge(
+  readonly nodeSystemOverhead = this.derived(
     'karpenter_nodes_system_overhead',
     'Capacity minus allocatable of each node (what the kubelet reserves)',
     NODE_RESOURCE_LABEL_NAMES,
   );
-  readonly nodeCurrentLifetime = this.gauge(
+  readonly nodeCurrentLifetime = this.derived(
     'karpenter_nodes_current_lifetime_seconds',
     'Age of each node in seconds',
     NODE_LABEL_NAMES,
   );
-  readonly clusterUtilization = this.gauge(
+  readonly clusterUtilization = this.derived(
     'karpenter_cluster_utilization_percent',
     'Pod requests as a percentage of allocatable, over all nodes',
     ['resource_type'],
@@ -660,10 +741,31 @@ export class Metrics {
   /** Run before every scrape: gauges of work in progress are set then (the runtime adds one). */
   readonly beforeScrape: Array<() => void> = [];
 
-  /** The exposition text (what /metrics serves). */
-  text(): Promise<string> {
+  /**
+   * The exposition (what /metrics serves) in pieces, in prom-client's text format: each family as its Registry
+   * writes it, a derived one a slice of series at a time with a turn of the event loop between slices (at 5,000
+   * nodes the node families are ~125,000 series of ~1 KB each).
+   */
+  async *exposition(): AsyncGenerator<string> {
     for (const f of this.beforeScrape) f();
-    return this.registry.metrics();
+    let sep = '';
+    for (const metric of this.registry.getMetricsAsArray()) {
+      if (metric instanceof DerivedGauge) {
+        for await (const piece of metric.lines()) {
+          yield sep + piece;
+          sep = '';
+        }
+      } else yield sep + (await this.registry.getSingleMetricAsString(metric.name));
+      sep = '\n\n';
+    }
+    yield '\n';
+  }
+
+  /** The exposition text, whole. */
+  async text(): Promise<string> {
+    const pieces: string[] = [];
+    for await (const piece of this.exposition()) pieces.push(piece);
+    return pieces.join('');
   }
 
   /**
@@ -688,6 +790,10 @@ export class Metrics {
 
   private gauge<L extends string>(name: string, help: string, labelNames: readonly L[]): Gauge<L> {
     return new Gauge({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  private derived<L extends string>(name: string, help: string, labelNames: readonly L[]): DerivedGauge<L> {
+    return new DerivedGauge({ name, help, labelNames, registers: [this.registry] });
   }
 
   private histogram<L extends string>(
@@ -719,17 +825,17 @@ export class Metrics {
         ['type', 'status', ...extra],
         buckets,
       ),
-      currentStatusSeconds: this.gauge(
+      currentStatusSeconds: this.derived(
         `${sub}status_condition_current_status_seconds`,
         `Seconds each ${what}'s condition has been in its current status`,
         ['namespace', 'name', 'type', 'status', 'reason', ...extra],
       ),
-      count: this.gauge(
+      count: this.derived(
         `${sub}status_condition_count`,
         `1 per ${what}, condition type, status and reason present now`,
         ['namespace', 'name', 'type', 'status', 'reason', ...extra],
       ),
-      terminationCurrentTime: this.gauge(
+      terminationCurrentTime: this.derived(
         `${sub}termination_current_time_seconds`,
         `Seconds each terminating ${what} has been terminating`,
         ['namespace', 'name', ...extra],

@@ -48,17 +48,21 @@ export function catalogValues(t: Template, caches?: ModelCaches): ReadonlyMap<st
 
 function collectValues(t: Template): ReadonlyMap<string, ReadonlySet<string>> {
   const m = new Map<string, Set<string>>();
-  const add = (key: string, values: Iterable<string>) => {
+  const set = (key: string): Set<string> => {
     let s = m.get(key);
     if (!s) m.set(key, (s = new Set()));
-    for (const v of values) s.add(v);
+    return s;
   };
+  // Values one at a time (no array per offering): a what-if job collects these for a whole region's catalog.
   for (const it of t.instanceTypes) {
-    for (const r of it.requirements.values()) add(r.key, r.values);
+    for (const r of it.requirements.values()) {
+      const s = set(r.key);
+      for (const v of r.values) s.add(v);
+    }
     for (const o of it.offerings) {
-      add(ZONE_LABEL, [o.zone]);
-      add(CAPACITY_TYPE_LABEL, [o.capacityType]);
-      if (o.reservationId !== undefined) add(RESERVATION_ID_LABEL, [o.reservationId]);
+      set(ZONE_LABEL).add(o.zone);
+      set(CAPACITY_TYPE_LABEL).add(o.capacityType);
+      if (o.reservationId !== undefined) set(RESERVATION_ID_LABEL).add(o.reservationId);
     }
   }
   return m;

@@ -151,9 +151,21 @@ function optionsOf(
  * spot market can be far below its generic twin's) would not.
  */
 function launchable(opts: number[], options: readonly Option[]): number[] {
-  const covers = (g: Option, e: Option) =>
-    !g.exotic && g.template === e.template && g.cap.every((v, i) => v >= e.cap[i]!);
-  return opts.filter((o) => !options[o]!.exotic || !opts.some((g) => covers(options[g]!, options[o]!)));
+  // Loops, not closures: this runs for every pod class over pairs of options, and a closure per pair was a third of
+  // what a what-if job allocated (garbage collection is work that two pool workers pay for: docs/benchmarks.md).
+  const out: number[] = [];
+  for (const o of opts) {
+    const e = options[o]!;
+    if (!e.exotic || !opts.some((g) => covers(options[g]!, e))) out.push(o);
+  }
+  return out;
+}
+
+/** Generic option g of exotic option e's NodePool is as large in every resource. */
+function covers(g: Option, e: Option): boolean {
+  if (g.exotic || g.template !== e.template) return false;
+  for (let i = 0; i < g.cap.length; i++) if (!(g.cap[i]! >= e.cap[i]!)) return false;
+  return true;
 }
 
 /** What NodePool `pool`'s limit on k leaves for new nodes after its active nodes (Infinity: no limit on k). */
@@ -270,7 +282,12 @@ function podGroups(
     let opts = classOptions.get(ck);
     if (!opts) {
       // Only options a node of which can hold the pod at all: the LP splits demand, not pods.
-      const fits = (oi: number) => resources.every((r, i) => (p.requests[r] ?? 0) <= options[oi]!.cap[i]!);
+      const req = resources.map((r) => p.requests[r] ?? 0);
+      const fits = (oi: number) => {
+        const cap = options[oi]!.cap;
+        for (let i = 0; i < req.length; i++) if (!(req[i]! <= cap[i]!)) return false;
+        return true;
+      };
       const versions = sched.versions(p);
       const all = optionsOf(p, versions, sched, resources, optionIndex, options).filter(fits);
       // Only for a pod that is never relaxed: otherwise the generic type may be open to a form it does not take,
@@ -347,6 +364,16 @@ function coveringLp(groups: readonly PodGroup[], options: readonly Option[], nre
   return { used, colOfOption, cols, rowLower };
 }
 
+/** Sorts a column's entries by row in place, as a stable sort would; an insertion sort allocates nothing. */
+function sortByRow(entries: Array<[number, number]>): void {
+  for (let i = 1; i < entries.length; i++) {
+    const e = entries[i]!;
+    let j = i - 1;
+    for (; j >= 0 && entries[j]![0] > e[0]; j--) entries[j + 1] = entries[j]!;
+    entries[j + 1] = e;
+  }
+}
+
 /** The columns in compressed sparse column form, rows ascending within each column. */
 function cscOf(
   cols: ReadonlyArray<{ cost: number; entries: Array<[number, number]> }>,
@@ -358,9 +385,11 @@ function cscOf(
   const values: number[] = [];
   for (const c of cols) {
     colCost.push(c.cost);
-    for (const [row, v] of c.entries.sort((x, y) => x[0] - y[0])) {
-      indices.push(row);
-      values.push(v);
+    // Columns are short and mostly in order already: Array.prototype.sort allocated more than the arrays built here.
+    sortByRow(c.entries);
+    for (const e of c.entries) {
+      indices.push(e[0]);
+      values.push(e[1]);
     }
     starts.push(indices.length);
   }

@@ -57,6 +57,8 @@ export class EnginePool {
   private readonly piscina: Piscina;
   private readonly errors: Error[] = [];
   private readonly balancer: AffinityBalancer = affinityBalancer();
+  /** Tasks given to the pool and not yet settled (queued or running). */
+  private pending = 0;
   /** The worker threads it keeps (piscina's `threads` lists those started so far). */
   readonly size: number;
 
@@ -106,6 +108,11 @@ export class EnginePool {
     return this.balancer.owners;
   }
 
+  /** Workers no task is waiting for: the pool's size less the tasks queued or running (0 when it is behind). */
+  get free(): number {
+    return Math.max(0, this.size - this.pending);
+  }
+
   /** Errors workers raised outside of tasks (a broken worker file, a crash while idle). */
   get workerErrors(): readonly Error[] {
     return this.errors;
@@ -119,6 +126,7 @@ export class EnginePool {
   ): Promise<TaskReply> {
     const signal = combine(opts.signal, opts.timeoutMs);
     const routed = Object.assign({ ...task }, { [Piscina.queueOptionsSymbol]: routing });
+    this.pending++;
     try {
       return (await this.piscina.run(routed, {
         ...(opts.transfer?.length ? { transferList: [...opts.transfer] as never } : {}),
@@ -130,6 +138,8 @@ export class EnginePool {
           cause: e,
         });
       throw new PoolError(`engine worker failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+    } finally {
+      this.pending--;
     }
   }
 

@@ -142,6 +142,33 @@ function logLevel(): (typeof LOG_LEVELS)[number] | 'silent' {
   return level;
 }
 
+/**
+ * Scrapes the operator's metrics every BENCH_CONTROLLER_SCRAPE_SECONDS (default 30, as a Prometheus would; 0: never)
+ * the way /metrics serves them: the exposition's pieces as they are made, each handed on and dropped. The metrics
+ * families derived from cluster state at each scrape (node, pod state, status conditions) cost their work here.
+ * Returns what stops it.
+ */
+function scrapeEvery(sim: SimOperator): () => void {
+  const raw = process.env['BENCH_CONTROLLER_SCRAPE_SECONDS'] ?? '30';
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds < 0)
+    throw new Error(`BENCH_CONTROLLER_SCRAPE_SECONDS: "${raw}" is not a number of seconds >= 0`);
+  if (seconds === 0) return () => {};
+  let scraping = false;
+  const timer = setInterval(() => {
+    if (scraping) return;
+    scraping = true;
+    void (async () => {
+      try {
+        for await (const _ of sim.operator.metrics.exposition());
+      } finally {
+        scraping = false;
+      }
+    })();
+  }, seconds * 1000);
+  return () => clearInterval(timer);
+}
+
 async function start(init: ChildInit): Promise<void> {
   const sim: SimOperator = await startSimOperator({
     logLevel: logLevel(),
@@ -162,6 +189,7 @@ async function start(init: ChildInit): Promise<void> {
     onNodeClaimAdded: (at, name) => seen.nodeClaimsAdded.push({ at, name }),
   });
   observeDisruptionPasses(sim.operator, (p) => seen.disruptionPasses.push(p));
+  const stopScraping = scrapeEvery(sim);
   const handlers: Record<string, () => unknown> = {
     'phase-start': () => {
       seen.reset();
@@ -172,6 +200,7 @@ async function start(init: ChildInit): Promise<void> {
     events: () => seen.snapshot(),
     status: (): ChildStatus => ({ synced: sim.operator.cluster.synced(), busy: sim.operator.busy() }),
     stop: async () => {
+      stopScraping();
       await sim.stop();
       setImmediate(() => process.exit(0));
     },

@@ -1,48 +1,20 @@
-// metrics.node (Karpenter's node metrics controller): every 5 s, per Node in cluster state, its
-// allocatable, system overhead (capacity - allocatable), pod and DaemonSet-pod requests and limits and its
-// age, labelled with its well-known labels (karpenter_nodes_*), and the cluster's utilization (pod
-// requests over allocatable, in percent). A pass works out again only the nodes whose Node, pods or
-// NodeClaim moved since the last pass: it sets their series, then removes the ones it set last time that it
-// did not set again (labels or resources changed), so a scrape never sees a half-empty node; a deleted node's
-// series go at the end of the pass. Every series carries some 40 labels and prom-client hashes them on every
-// set: setting all ~25 series of all 5,000 nodes every pass was 15% of the controller's CPU in the controller
-// benchmark, for values that had mostly not changed. It walks nodes a chunk at a time with a turn of the event
-// loop between chunks.
+// metrics.node (Karpenter's node metrics controller): per Node in cluster state, its allocatable, system
+// overhead (capacity - allocatable), pod and DaemonSet-pod requests and limits and its age, labelled with its
+// well-known labels (karpenter_nodes_*), and the cluster's utilization (pod requests over allocatable, in
+// percent). The families are worked out at each scrape from cluster state (DerivedGauge, operator/metrics.ts),
+// so a scrape always sees every node as cluster state has it now, a node's series go with the node, and nothing
+// is held per node between scrapes but each node's summed pod usage, kept until its pods or its Node change.
+// Holding the ~25 series of each node in prom-client (labels object, a ~900-character key each) and this
+// controller's copy of them was about 2.5 KB a pod at 20 pods a node (docs/controller-benchmark.md).
 import { add, isActive, isOwnedByDaemonSet, sum, type Resources } from '../../../../engine/index.ts';
 import { nodeLabelValues, resourceTypeLabel } from '../../../operator/metriclabels.ts';
-import { requeueAfter, type ReconcileResult } from '../../../operator/result.ts';
+import type { DerivedSeries } from '../../../operator/metrics.ts';
+import { done } from '../../../operator/result.ts';
 import type { Controller } from '../../../operator/runtime.ts';
 import type { NodeEntry } from '../../../state/statenode.ts';
-import type { Metrics } from '../../../operator/metrics.ts';
 import type { ControllerContext } from '../../context.ts';
 import { STATE_NODES } from '../../reads.ts';
 import { metricValue } from '../resources.ts';
-
-const PERIOD_MS = 5_000;
-/** Nodes observed between two turns of the event loop. */
-const CHUNK = 100;
-
-const yieldTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
-
-/** A series a pass set: its gauge, labels, and a key that tells it from the node's other series. */
-interface Series {
-  readonly gauge: NodeGauge;
-  readonly labels: Record<string, string>;
-  readonly key: string;
-}
-
-/** A node's series as a pass set them, and the inputs they were worked out from. */
-interface Observed {
-  readonly entry: NodeEntry;
-  readonly podsVersion: number;
-  readonly managed: boolean;
-  /** The node's labels (every series has them; its age's series has only them). */
-  readonly base: Record<string, string>;
-  readonly baseKey: string;
-  readonly series: readonly Series[];
-  readonly allocatable: Resources;
-  readonly requests: Resources;
-}
 
 interface NodeUse {
   readonly requests: Resources;
@@ -51,7 +23,20 @@ interface NodeUse {
   readonly daemonLimits: Resources;
 }
 
-type NodeGauge = Metrics['nodeAllocatable'];
+/** A node's summed pod usage, and the version of its pods it was summed from (workloads.podsVersion). */
+interface CachedUse {
+  readonly podsVersion: number;
+  readonly use: NodeUse;
+}
+
+/** What one scrape reads of a node: its labels (one object for all its series) and the figures of each family. */
+interface NodeView {
+  readonly labels: () => Record<string, string>;
+  readonly entry: NodeEntry;
+  readonly use: NodeUse;
+}
+
+type PerResource = (v: NodeView) => Resources;
 
 function usageOf(ctx: ControllerContext, nodeName: string): NodeUse {
   let requests: Resources = {},
@@ -71,116 +56,99 @@ function usageOf(ctx: ControllerContext, nodeName: string): NodeUse {
   return { requests, limits, daemonRequests, daemonLimits };
 }
 
-/** Sets one series of `g` per resource of `list`, noting each in `out` under `tag`/resource. */
-function setAll(g: NodeGauge, tag: string, base: Record<string, string>, list: Resources, out: Series[]): void {
-  for (const [r, v] of Object.entries(list)) {
-    const labels = { ...base, resource_type: resourceTypeLabel(r) };
-    g.set(labels, metricValue(r, v));
-    out.push({ gauge: g, labels, key: `${tag}/${labels.resource_type}` });
-  }
-}
+const overheadOf = (n: NodeEntry): Resources => {
+  const out: Record<string, number> = {};
+  for (const [r, v] of Object.entries(n.info.capacity)) out[r] = v - (n.info.allocatable[r] ?? 0);
+  return out;
+};
 
-/** Removes the series of `prev` that `next` did not set again under the same labels (its age's too, if moved). */
-function removeReplaced(m: Metrics, prev: Observed, next: Observed): void {
-  const sameBase = prev.baseKey === next.baseKey;
-  const kept = sameBase ? new Set(next.series.map((x) => x.key)) : undefined;
-  for (const x of prev.series) if (!kept?.has(x.key)) x.gauge.remove(x.labels);
-  if (!sameBase) m.nodeCurrentLifetime.remove(prev.base);
-}
-
-/** Removes every series of a node that is gone. */
-function removeAll(m: Metrics, prev: Observed): void {
-  for (const x of prev.series) x.gauge.remove(x.labels);
-  m.nodeCurrentLifetime.remove(prev.base);
-}
-
-function observeCluster(m: Metrics, observed: Iterable<Observed>): void {
-  const all = [...observed];
-  const allocatable = sum(all.map((t) => t.allocatable));
-  const requests = sum(all.map((t) => t.requests));
-  m.clusterUtilization.reset();
-  for (const [r, v] of Object.entries(allocatable)) {
-    if (v > 0) m.clusterUtilization.set({ resource_type: resourceTypeLabel(r) }, (100 * (requests[r] ?? 0)) / v);
-  }
-}
-
-/** Sets a node's series (not its age) from scratch, then removes those of `prev` that it did not set again. */
-function observeNode(
-  ctx: ControllerContext,
-  n: NodeEntry,
-  inputs: { podsVersion: number; managed: boolean },
-  prev: Observed | undefined,
-): Observed {
-  const m = ctx.metrics;
-  const info = n.info;
-  const phase = String((n.obj.status as { phase?: string } | undefined)?.phase ?? '');
-  const base = nodeLabelValues(info.name, info.labels, phase, inputs.managed);
-  const use = usageOf(ctx, info.name);
-  const overhead: Record<string, number> = {};
-  for (const [r, v] of Object.entries(info.capacity)) overhead[r] = v - (info.allocatable[r] ?? 0);
-  const series: Series[] = [];
-  setAll(m.nodeAllocatable, 'allocatable', base, info.allocatable, series);
-  setAll(m.nodeSystemOverhead, 'overhead', base, overhead, series);
-  setAll(m.nodePodRequests, 'requests', base, use.requests, series);
-  setAll(m.nodePodLimits, 'limits', base, use.limits, series);
-  setAll(m.nodeDaemonRequests, 'daemonRequests', base, use.daemonRequests, series);
-  setAll(m.nodeDaemonLimits, 'daemonLimits', base, use.daemonLimits, series);
-  const next: Observed = {
-    entry: n,
-    ...inputs,
-    base,
-    baseKey: JSON.stringify(base),
-    series,
-    allocatable: info.allocatable,
-    requests: use.requests,
-  };
-  if (prev) removeReplaced(m, prev, next);
-  return next;
-}
+/** The per-resource families: each gauge and what of a node it reports. */
+const FAMILIES = [
+  ['nodeAllocatable', (v) => v.entry.info.allocatable],
+  ['nodeSystemOverhead', (v) => overheadOf(v.entry)],
+  ['nodePodRequests', (v) => v.use.requests],
+  ['nodePodLimits', (v) => v.use.limits],
+  ['nodeDaemonRequests', (v) => v.use.daemonRequests],
+  ['nodeDaemonLimits', (v) => v.use.daemonLimits],
+] as const satisfies ReadonlyArray<readonly [string, PerResource]>;
 
 export function newNodeMetrics(ctx: ControllerContext): Controller {
   const m = ctx.metrics;
-  /**
-   * What the last pass set for each node, and the inputs it was worked out from: the node's entry (a new object
-   * whenever the Node changes), the version of its pods (workloads.podsVersion: moves whenever a pod on it is
-   * added, changed or removed) and whether a NodeClaim manages it. A node whose inputs did not move keeps its
-   * series as they are (prom-client keeps a value until it is set again or removed); only its age is set again.
-   */
-  let last = new Map<string, Observed>();
+  /** Per node entry (a new one whenever the Node changes, so a gone node's goes with it): its summed usage. */
+  const usage = new WeakMap<NodeEntry, CachedUse>();
 
-  async function reconcile(): Promise<ReconcileResult> {
-    const now = ctx.clock.now();
-    const nodes = ctx.cluster.allNodes();
-    const next = new Map<string, Observed>();
-    for (let i = 0; i < nodes.length; i++) {
-      if (i > 0 && i % CHUNK === 0) await yieldTurn();
-      const n = nodes[i]!;
-      const name = n.info.name;
-      // Gone during a yield: its series go with the other gone nodes'.
-      if (!ctx.cluster.node(name)) continue;
-      const prev = last.get(name);
-      const podsVersion = ctx.cluster.workloads.podsVersion(name);
-      const managed =
-        n.info.nodePoolName !== undefined || ctx.cluster.nodeClaimByProviderID(n.info.providerId ?? '') !== undefined;
-      const unchanged = prev?.entry === n && prev.podsVersion === podsVersion && prev.managed === managed;
-      const o = unchanged ? prev : observeNode(ctx, n, { podsVersion, managed }, prev);
-      m.nodeCurrentLifetime.set(o.base, Math.max(0, (now - (n.info.creationTimestamp ?? now)) / 1000));
-      next.set(name, o);
+  function useOf(n: NodeEntry): NodeUse {
+    const podsVersion = ctx.cluster.workloads.podsVersion(n.info.name);
+    const cached = usage.get(n);
+    if (cached?.podsVersion === podsVersion) return cached.use;
+    const use = usageOf(ctx, n.info.name);
+    usage.set(n, { podsVersion, use });
+    return use;
+  }
+
+  function labelsOf(n: NodeEntry): Record<string, string> {
+    const managed =
+      n.info.nodePoolName !== undefined || ctx.cluster.nodeClaimByProviderID(n.info.providerId ?? '') !== undefined;
+    const phase = String((n.obj.status as { phase?: string } | undefined)?.phase ?? '');
+    return nodeLabelValues(n.info.name, n.info.labels, phase, managed);
+  }
+
+  /**
+   * The nodes as cluster state holds them while the caller walks them: a scrape turns the event loop between
+   * slices, so a node gone meanwhile is skipped and a node changed meanwhile is read as it is now.
+   */
+  function* views(): Iterable<NodeView> {
+    for (const listed of ctx.cluster.allNodes()) {
+      const n = ctx.cluster.node(listed.info.name);
+      if (!n) continue;
+      let labels: Record<string, string> | undefined;
+      yield { labels: () => (labels ??= labelsOf(n)), entry: n, use: useOf(n) };
     }
-    for (const [name, prev] of last) if (!next.has(name)) removeAll(m, prev);
-    last = next;
-    observeCluster(m, next.values());
-    return requeueAfter(PERIOD_MS);
+  }
+
+  /** A family's series per node and resource; `undefined` for a node with none in it (a scrape counts it as work). */
+  function perResource(pick: PerResource): () => Iterable<DerivedSeries | undefined> {
+    return function* () {
+      for (const v of views()) {
+        const resources = Object.entries(pick(v));
+        if (!resources.length) yield undefined;
+        for (const [r, value] of resources)
+          yield [{ resource_type: resourceTypeLabel(r) }, metricValue(r, value), v.labels()];
+      }
+    };
+  }
+
+  function* ages(): Iterable<DerivedSeries> {
+    const now = ctx.clock.now();
+    for (const v of views())
+      yield [{}, Math.max(0, (now - (v.entry.info.creationTimestamp ?? now)) / 1000), v.labels()];
+  }
+
+  /** Pod requests over allocatable, in percent, per resource that some node has allocatable of. */
+  function* utilization(): Iterable<DerivedSeries> {
+    const nodes = ctx.cluster.allNodes();
+    const allocatable = sum(nodes.map((n) => n.info.allocatable));
+    const requests = sum(nodes.map((n) => useOf(n).requests));
+    for (const [r, v] of Object.entries(allocatable))
+      if (v > 0) yield [{ resource_type: resourceTypeLabel(r) }, (100 * (requests[r] ?? 0)) / v];
+  }
+
+  function derive(on: boolean): void {
+    const none = (): Iterable<DerivedSeries> => [];
+    for (const [gauge, pick] of FAMILIES) m[gauge].derive(on ? perResource(pick) : none);
+    m.nodeCurrentLifetime.derive(on ? ages : none);
+    m.clusterUtilization.derive(on ? utilization : none);
   }
 
   return {
     name: 'metrics.node',
     reads: STATE_NODES,
     concurrency: 1,
-    reconcile,
-    register(enqueue) {
-      enqueue('');
-      return () => {};
+    // Nothing to do between scrapes: the families are read from cluster state when scraped.
+    reconcile: async () => done,
+    register() {
+      derive(true);
+      return () => derive(false);
     },
   };
 }
