@@ -186,6 +186,8 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
     ...(deps.informerBackoff ? { backoff: deps.informerBackoff } : {}),
     ...(deps.unsafeSkipCacheSync ? { unsafeSkipCacheSync: true } : {}),
   });
+  // The provisioner's first sighting and decision of each pod are kept on its record in cluster state.
+  metrics.podTimes.keepIn((namespace, name, uid) => cluster.workloads.timesOf(namespace, name, uid));
   const nodeClass = (name: string) => cluster.nodeClass(name)?.nodeClass;
   const cloudProvider = await deps.cloudProvider({
     options,

@@ -32,6 +32,28 @@ describe('Recorder', () => {
     expect(r.publish(e('a'))).toBe(1);
   });
 
+  it('forgets each dedupe key once its own window has ended', async () => {
+    const clock = manualClock();
+    const r = new Recorder({ clock, log: newLogger({ level: 'silent' }) });
+    const nominated = (i: number) => ({
+      involved: { ...pod, name: `web-${i}`, uid: `u${i}` },
+      type: 'Normal' as const,
+      reason: 'Nominated',
+      message: 'Pod should schedule on: nodeclaim/default-abcde',
+      dedupeValues: [`u${i}`],
+    });
+    const blocked = { involved: pod, type: 'Normal' as const, reason: 'Unconsolidatable', message: 'x' };
+    expect(r.publish(...Array.from({ length: 100 }, (_, i) => nominated(i)), blocked)).toBe(101);
+    expect(r.dedupeKeys()).toBe(101);
+    // The nominations' 2-minute windows have ended; Unconsolidatable's 15 minutes have not.
+    await clock.advance(2 * 60_000 + 10_000);
+    expect(r.publish(nominated(0), blocked)).toBe(1);
+    expect(r.dedupeKeys()).toBe(2);
+    await clock.advance(13 * 60_000);
+    expect(r.publish(blocked)).toBe(1);
+    expect(r.dedupeKeys()).toBe(1);
+  });
+
   it('dedupes on the given values when the caller names them', () => {
     const r = new Recorder({ clock: manualClock(), log: newLogger({ level: 'silent' }) });
     const e = (message: string) => ({

@@ -80,6 +80,8 @@ const REASON_TIMEOUTS: Readonly<Record<string, number>> = {
 };
 
 const DEFAULT_DEDUPE_MS = 2 * 60_000;
+/** How often ended dedupe windows are forgotten (Karpenter's cache: cache.New(2m, 10s)). */
+const PRUNE_EVERY_MS = 10_000;
 
 /** The event target of an object we hold as JSON. */
 export function targetOf(obj: KubeObject, kind?: string): EventTarget {
@@ -97,8 +99,13 @@ const EVENT_WRITERS = 4;
 const MAX_QUEUED_EVENTS = 1000;
 
 export class Recorder {
-  /** When each dedupe key was last written, and the message written. */
-  private readonly seen = new Map<string, { readonly at: number; readonly message: string }>();
+  /**
+   * When each dedupe key's window ends (ms) and the message last written under it. Karpenter's recorder keeps its
+   * keys in a cache with a time to live per key (pkg/events/recorder.go): a key goes once its own window ends. Kept
+   * until the longest window (15 min) had passed for every key, the pods' nominations of a burst held about 1 KiB a
+   * pod for 15 minutes (docs/controller-benchmark.md).
+   */
+  private readonly seen = new Map<string, { readonly until: number; readonly message: string }>();
   private readonly ring: RecordedEvent[] = [];
   private lastPrune = 0;
   private readonly queue: Array<{ body: KubeObject; e: Event; done: () => void }> = [];
@@ -140,11 +147,11 @@ export class Recorder {
       );
       const timeout = e.dedupeTimeoutMs ?? REASON_TIMEOUTS[e.reason] ?? DEFAULT_DEDUPE_MS;
       const last = this.seen.get(key);
-      if (last !== undefined && now - last.at < timeout) {
+      if (last !== undefined && now < last.until) {
         if (last.message !== e.message) heldNews++;
         continue;
       }
-      this.seen.set(key, { at: now, message: e.message });
+      this.seen.set(key, { until: now + timeout, message: e.message });
       if (e.rateLimit && !this.accepts(e.rateLimit, now)) continue;
       n++;
       this.ring.push({ ...e, time: now });
@@ -230,11 +237,16 @@ export class Recorder {
     }
   }
 
+  /** How many dedupe keys are remembered (their window has not ended, or not been pruned yet). */
+  dedupeKeys(): number {
+    return this.seen.size;
+  }
+
+  /** Forgets the keys whose window has ended (every 10 s at most, as often as Karpenter's cache cleans up). */
   private prune(now: number): void {
-    if (now - this.lastPrune < 60_000) return;
+    if (now - this.lastPrune < PRUNE_EVERY_MS) return;
     this.lastPrune = now;
-    const longest = Math.max(DEFAULT_DEDUPE_MS, ...Object.values(REASON_TIMEOUTS));
-    for (const [k, t] of this.seen) if (now - t.at >= longest) this.seen.delete(k);
+    for (const [k, { until }] of this.seen) if (now >= until) this.seen.delete(k);
   }
 }
 

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { parsePod } from '../../engine/index.ts';
 import { findCondition } from '../operator/conditions.ts';
 import type { KubeObject } from '../operator/kube.ts';
+import { newLogger } from '../operator/logger.ts';
 import { PodRecord, PodRecords } from './podrecord.ts';
+import { Workloads } from './workloads.ts';
 
 const T = '2025-01-01T00:00:00Z';
 
@@ -94,5 +96,68 @@ describe('PodRecords', () => {
     expect(bad).toBeInstanceOf(PodRecord);
     expect(bad.pod).toBeUndefined();
     expect(bad.errors.length).toBeGreaterThan(0);
+  });
+});
+
+describe("a pod's record in cluster state", () => {
+  const log = newLogger({ level: 'silent' });
+  const version = (o: KubeObject, rv: string, uid?: string): KubeObject => ({
+    ...o,
+    metadata: { ...o.metadata, resourceVersion: rv, ...(uid ? { uid } : {}) },
+  });
+
+  it("carries its times, metric marks and key string to the pod's newer records, and drops them with the pod", () => {
+    const w = new Workloads({ log, changed: () => {} });
+    w.applyPod(pod('web-1'));
+    const first = w.timesOf('apps', 'web-1', 'uid-web-1')!;
+    first.seenAt = 1_000;
+    first.decidedAt = 3_000;
+    first.metricsSeen = true;
+    first.boundObserved = true;
+    w.applyPod(version(pod('web-1'), '43'));
+    const second = w.pod('apps', 'web-1')!;
+    expect(second).not.toBe(first);
+    expect(second.metadata.resourceVersion).toBe('43');
+    expect([second.seenAt, second.decidedAt, second.metricsSeen, second.boundObserved, second.startedObserved]).toEqual(
+      [1_000, 3_000, true, true, false],
+    );
+    // An older version does not replace it (nor take its marks).
+    w.applyPod(version(pod('web-1'), '41'));
+    expect(w.pod('apps', 'web-1')).toBe(second);
+    expect(w.timesOf('apps', 'web-1', 'another-uid')).toBeUndefined();
+    w.removePod(pod('web-1'));
+    expect(w.timesOf('apps', 'web-1', 'uid-web-1')).toBeUndefined();
+    expect([...w.podRecords()]).toEqual([]);
+  });
+
+  it('starts afresh for a new pod of the same name (another uid)', () => {
+    const w = new Workloads({ log, changed: () => {} });
+    w.applyPod(pod('web-1'));
+    const old = w.pod('apps', 'web-1')!;
+    old.seenAt = 1_000;
+    old.metricsSeen = true;
+    w.applyPod(version(pod('web-1'), '50', 'uid-web-1-again'));
+    const now = w.pod('apps', 'web-1')!;
+    expect(now.metadata.uid).toBe('uid-web-1-again');
+    expect([now.seenAt, now.decidedAt, now.metricsSeen]).toEqual([undefined, undefined, false]);
+    expect(w.timesOf('apps', 'web-1', 'uid-web-1')).toBeUndefined();
+    expect(w.timesOf('apps', 'web-1', 'uid-web-1-again')).toBe(now);
+  });
+
+  it('shares equal spec and status parts between pods, frozen', () => {
+    const records = new PodRecords(() => 0);
+    const [a, b] = [records.record(pod('web-1')), records.record(pod('web-2'))];
+    expect(a.spec).toBe(b.spec);
+    expect(a.status).toBe(b.status);
+    expect(Object.isFrozen(a.status) && Object.isFrozen(a.status.conditions![0])).toBe(true);
+    const moved = records.record({ ...pod('web-3'), spec: { ...pod('web-3').spec, nodeName: 'node-2' } });
+    expect(moved.spec).toEqual({ nodeName: 'node-2' });
+    const later = pod('web-4');
+    (later.status!['conditions'] as { type: string; lastTransitionTime: string }[])[1]!.lastTransitionTime =
+      '2025-01-01T00:00:05Z';
+    const c = records.record(later);
+    expect(c.status).not.toBe(a.status);
+    expect(findCondition(c, 'Ready')?.lastTransitionTime).toBe('2025-01-01T00:00:05Z');
+    expect(findCondition(c, 'PodScheduled')?.lastTransitionTime).toBe(T);
   });
 });

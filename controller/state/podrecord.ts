@@ -42,6 +42,21 @@ type PodRecordStatus = { readonly phase?: string; readonly conditions?: readonly
 export class PodRecord implements KubeObject {
   [k: string]: unknown;
 
+  /**
+   * `namespace/name`: the one copy of the key that cluster state's maps and sets share (Workloads.applyPod hands
+   * a pod's newer record the key of the record it replaces).
+   */
+  key: string;
+  /** When the provisioner first saw the pod pending (PodTimes.seen), ms; carried to the pod's newer records. */
+  seenAt: number | undefined = undefined;
+  /** When the provisioner first decided where the pod goes (PodTimes.decided), ms; carried over likewise. */
+  decidedAt: number | undefined = undefined;
+  /** metrics.pod has seen this pod (its karpenter_pods_state series is worked out at each scrape). */
+  metricsSeen = false;
+  /** metrics.pod observed the pod's time to bound, and to running: once per pod. */
+  boundObserved = false;
+  startedObserved = false;
+
   constructor(
     readonly metadata: Meta,
     readonly spec: PodRecordSpec,
@@ -53,7 +68,25 @@ export class PodRecord implements KubeObject {
     readonly errors: readonly FieldError[],
     /** The stripped object, for a DaemonSet's pods only. */
     readonly source: KubeObject | undefined,
-  ) {}
+  ) {
+    this.key = `${metadata.namespace ?? 'default'}/${metadata.name}`;
+  }
+
+  /**
+   * This record replaces `old` (the record of the same namespace/name) in cluster state: it takes the old key
+   * string, and if it is the same pod (uid), its times and what its metrics observed; a new pod of the same name
+   * starts afresh.
+   */
+  carryFrom(old: PodRecord): void {
+    if (old === this) return;
+    this.key = old.key;
+    if (old.metadata.uid !== this.metadata.uid) return;
+    this.seenAt = old.seenAt;
+    this.decidedAt = old.decidedAt;
+    this.metricsSeen = old.metricsSeen;
+    this.boundObserved = old.boundObserved;
+    this.startedObserved = old.startedObserved;
+  }
 }
 
 const NO_ERRORS: readonly FieldError[] = Object.freeze([]);
@@ -138,11 +171,10 @@ export class PodRecords {
       deletionTimestamp: m.deletionTimestamp,
       ownerReferences: m.ownerReferences && (this.share('owners', m.ownerReferences) as Meta['ownerReferences']),
     };
-    const phase = o.status?.['phase'];
     return new PodRecord(
       metadata,
-      { nodeName: (o.spec as PodRecordSpec | undefined)?.nodeName },
-      { phase: typeof phase === 'string' ? phase : undefined, conditions: leanConditions(o.status) },
+      this.spec((o.spec as PodRecordSpec | undefined)?.nodeName),
+      this.status(o.status),
       this.share('limits', podLimits(o)) as Resources,
       r.ok ? this.interner.intern(r.value) : undefined,
       r.ok ? NO_ERRORS : r.errors,
@@ -151,10 +183,38 @@ export class PodRecords {
   }
 
   private share(field: string, v: object): object {
-    const key = `${field}\u0000${JSON.stringify(v)}`;
+    return this.shared(`${field}\u0000${JSON.stringify(v)}`, () => v);
+  }
+
+  /** The one copy of the part known by `key`, made the first time. */
+  private shared<T extends object>(key: string, make: () => T): T {
     const known = this.parts.get(key);
-    if (known !== undefined) return known;
+    if (known !== undefined) return known as T;
+    const v = make();
     this.parts.set(key, v);
     return v;
+  }
+
+  /** The spec part: one per node name (the pods of a node share it). */
+  private spec(nodeName: string | undefined): PodRecordSpec {
+    return this.shared(`spec\u0000${nodeName ?? ''}`, () => Object.freeze({ nodeName }));
+  }
+
+  /**
+   * The status part: phase and the kept conditions. Pods that changed phase and condition in the same second
+   * have equal ones (at 6,000 pods of the benchmark, 56 distinct transition times), so equal statuses are one
+   * object; frozen, as several records hold it.
+   */
+  private status(status: Record<string, unknown> | undefined): PodRecordStatus {
+    const p = status?.['phase'];
+    const phase = typeof p === 'string' ? p : undefined;
+    const conditions = leanConditions(status);
+    let key = `status\u0000${phase ?? ''}`;
+    for (const c of conditions ?? [])
+      key += `\u0000${c.type}\u0000${c.status}\u0000${c.reason}\u0000${c.lastTransitionTime}`;
+    if (!conditions) key += '\u0000-';
+    return this.shared(key, () =>
+      Object.freeze({ phase, conditions: conditions && Object.freeze(conditions.map((c) => Object.freeze(c))) }),
+    );
   }
 }

@@ -69,13 +69,14 @@ export class Workloads {
   /** A pod added or changed: a record, or a pod object (made into its record). */
   applyPod(obj: KubeObject): void {
     const rec = this.records.record(obj);
-    const key = keyOf(rec);
-    const old = this.pods.get(key);
+    const old = this.pods.get(rec.key);
     if (Number(rec.metadata.resourceVersion) < Number(old?.metadata.resourceVersion)) return;
     if (!rec.pod) {
-      this.problem('pod', key, rec.errors);
+      this.problem('pod', rec.key, rec.errors);
       return;
     }
+    if (old) rec.carryFrom(old);
+    const key = rec.key;
     this.unindex(key, old);
     this.pods.set(key, rec as ParsedPodRecord);
     const node = rec.spec.nodeName || undefined;
@@ -196,6 +197,20 @@ export class Workloads {
 
   allPods(): Pod[] {
     return Array.from(this.pods.values(), (e) => e.pod);
+  }
+
+  /** Every pod's record. */
+  podRecords(): IterableIterator<ParsedPodRecord> {
+    return this.pods.values();
+  }
+
+  /**
+   * The record of the pod `uid` called namespace/name, where its times are kept (PodTimes); undefined once the
+   * pod is gone or the name is another pod's.
+   */
+  timesOf(namespace: string, name: string, uid: string): ParsedPodRecord | undefined {
+    const rec = this.pods.get(`${namespace}/${name}`);
+    return rec?.metadata.uid === uid ? rec : undefined;
   }
 
   daemonSetList(): DaemonSet[] {

@@ -116,6 +116,7 @@ export function fakeControllerEnv(o: FakeControllerOptions = {}): FakeController
   const cloud = new RecordingCloudProvider({ clock });
   const activity = new Activity();
   const metrics = new Metrics();
+  metrics.podTimes.keepIn((namespace, name, uid) => cluster.workloads.timesOf(namespace, name, uid));
   const options = resolveOptions([], {}, { 'cluster-name': 'my-cluster', ...(o.options ?? {}) });
   const ctx: ControllerContext = {
     clock,

@@ -50,4 +50,45 @@ describe('metrics.pod', () => {
     await env.settle();
     expect((await env.metrics.podsState.get()).values).toHaveLength(0);
   });
+
+  it("times a pod's binding from the provisioner's first decision, across the pod's updates, and forgets it with the pod", async () => {
+    const env = fakeControllerEnv();
+    env.run(newPodMetrics(env.ctx));
+    const { node } = launchedNode(env, { name: 'production-a', nodePool: 'production', instanceType: 'm5.large' });
+    const web = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'web-1', namespace: 'default' },
+      spec: { containers: [{ name: 'app', image: 'pause' }] },
+    };
+    env.add('pods', web);
+    await env.settle();
+    const pod = () => env.ctx.cluster.workloads.pod('default', 'web-1')!.pod;
+    const times = env.metrics.podTimes;
+    times.seen([pod()], env.clock.now());
+    await env.clock.advance(2_000);
+    expect(times.decided([pod()], env.clock.now())).toEqual([2_000]);
+    // An update makes a new record of the pod: the decision's time goes with it.
+    env.api.patchStatus('pods', 'default', 'web-1', { phase: 'Pending' });
+    await env.settle();
+    expect(times.decided([pod()], env.clock.now())).toEqual([]);
+    await env.clock.advance(3_000);
+    env.api.bind('default', 'web-1', node.metadata.name!);
+    await env.settle();
+    const sum = async (name: string) =>
+      (await env.metrics.registry.getSingleMetric(name)!.get()).values.find(
+        (v) => (v as { metricName?: string }).metricName === `${name}_sum`,
+      )?.value;
+    expect(await env.metrics.value('karpenter_pods_provisioning_bound_duration_seconds')).toBe(1);
+    expect(await sum('karpenter_pods_provisioning_bound_duration_seconds')).toBe(3);
+    // Deleted and made again under the same name: a new pod, seen afresh.
+    env.api.delete('pods', 'default', 'web-1', { gracePeriodSeconds: 0 });
+    await env.settle();
+    env.add('pods', web);
+    await env.settle();
+    expect(times.decided([pod()], env.clock.now())).toEqual([]);
+    times.seen([pod()], env.clock.now());
+    await env.clock.advance(1_000);
+    expect(times.decided([pod()], env.clock.now())).toEqual([1_000]);
+  });
 });

@@ -5,11 +5,14 @@
 // provisioner's first decision for the pod (karpenter_pods_provisioning_*), with the wait for that decision.
 // A pod still waiting is looked at again every 15 s, so its gauges move. karpenter_pods_state is worked out
 // at each scrape from cluster state, for the pods this controller has seen (a DerivedGauge): holding its
-// 13 labels and prom-client's key for every pod between scrapes cost about 0.5 KiB a pod.
+// 13 labels and prom-client's key for every pod between scrapes cost about 0.5 KiB a pod. What this controller
+// remembers of a pod (seen, its bound and started times observed) are fields of the pod's record in cluster
+// state, carried over while the pod (uid) stays: a map of its own by `namespace/name` cost a key string and a
+// small object a pod.
 import type { Pod } from '../../../../engine/index.ts';
 import { findCondition, transitionTime } from '../../../operator/conditions.ts';
 import type { KubeObject } from '../../../operator/kube.ts';
-import type { PodTime } from '../../../operator/podtimes.ts';
+import type { PodRecord } from '../../../state/podrecord.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../../operator/result.ts';
 import type { Controller } from '../../../operator/runtime.ts';
 import type { ControllerContext } from '../../context.ts';
@@ -18,15 +21,8 @@ import { STATE_NODES } from '../../reads.ts';
 const WAITING_REFRESH_MS = 15_000;
 type Labels = Record<string, string>;
 
-interface Tracked {
-  readonly uid: string;
-  bound: boolean;
-  started: boolean;
-}
-
 export function newPodMetrics(ctx: ControllerContext): Controller {
   const m = ctx.metrics;
-  const current = new Map<string, Tracked>();
 
   function stateLabels(obj: KubeObject, pod: Pod): Labels {
     const nodeLabels = pod.nodeName ? (ctx.cluster.node(pod.nodeName)?.info.labels ?? {}) : {};
@@ -59,65 +55,54 @@ export function newPodMetrics(ctx: ControllerContext): Controller {
       g.remove(ident);
   }
 
-  /** Observes the pod's timings; true while it still waits (not yet running). */
-  function timings(obj: KubeObject, pod: Pod, t: Tracked, times: PodTime | undefined, now: number): boolean {
+  /** Observes the pod's timings (`rec` remembers which were observed); true while it still waits (not yet running). */
+  function timings(rec: PodRecord, pod: Pod, now: number): boolean {
     const ident = { name: pod.name, namespace: pod.namespace };
     const created = pod.creationTimestamp;
     const bound = pod.nodeName !== undefined;
     const running = pod.phase === 'Running' || pod.phase === 'Succeeded';
-    if (bound && !t.bound) {
-      t.bound = true;
-      const at = transitionTime(findCondition(obj, 'PodScheduled')) ?? now;
+    const decided = rec.decidedAt;
+    if (bound && !rec.boundObserved) {
+      rec.boundObserved = true;
+      const at = transitionTime(findCondition(rec, 'PodScheduled')) ?? now;
       m.podBoundDuration.observe(Math.max(0, (at - created) / 1000));
-      if (times?.decided !== undefined)
-        m.podProvisioningBoundDuration.observe(Math.max(0, (at - times.decided) / 1000));
+      if (decided !== undefined) m.podProvisioningBoundDuration.observe(Math.max(0, (at - decided) / 1000));
     }
-    if (running && !t.started) {
-      t.started = true;
-      const at = transitionTime(findCondition(obj, 'Ready')) ?? now;
+    if (running && !rec.startedObserved) {
+      rec.startedObserved = true;
+      const at = transitionTime(findCondition(rec, 'Ready')) ?? now;
       m.podStartupDuration.observe(Math.max(0, (at - created) / 1000));
-      if (times?.decided !== undefined)
-        m.podProvisioningStartupDuration.observe(Math.max(0, (at - times.decided) / 1000));
+      if (decided !== undefined) m.podProvisioningStartupDuration.observe(Math.max(0, (at - decided) / 1000));
     }
     clearWaiting(ident);
     if (running || pod.deletionTimestamp !== undefined) return false;
     if (!bound) m.podUnboundTime.set(ident, (now - created) / 1000);
     m.podUnstartedTime.set(ident, (now - created) / 1000);
-    if (times?.decided === undefined && times) m.podSchedulingUndecidedTime.set(ident, (now - times.seen) / 1000);
-    if (times?.decided !== undefined) {
-      if (!bound) m.podProvisioningUnboundTime.set(ident, (now - times.decided) / 1000);
-      m.podProvisioningUnstartedTime.set(ident, (now - times.decided) / 1000);
+    if (decided === undefined && rec.seenAt !== undefined)
+      m.podSchedulingUndecidedTime.set(ident, (now - rec.seenAt) / 1000);
+    if (decided !== undefined) {
+      if (!bound) m.podProvisioningUnboundTime.set(ident, (now - decided) / 1000);
+      m.podProvisioningUnstartedTime.set(ident, (now - decided) / 1000);
     }
     return true;
   }
 
   async function reconcile(key: string): Promise<ReconcileResult> {
     const [namespace = '', name = ''] = key.split('/');
-    let t = current.get(key);
     const entry = ctx.cluster.workloads.pod(namespace, name);
-    if (!entry || (t && t.uid !== entry.pod.uid)) {
+    if (!entry) {
+      // Gone: its times and marks went with its record.
       clearWaiting({ name, namespace });
-      current.delete(key);
-      if (!entry) {
-        m.podTimes.forget(namespace, name);
-        return done;
-      }
-      t = undefined;
+      return done;
     }
-    const { pod } = entry;
-    const tracked: Tracked = t ?? { uid: pod.uid, bound: false, started: false };
-    current.set(key, tracked);
-    const waiting = timings(entry, pod, tracked, m.podTimes.get(namespace, name, pod.uid), ctx.clock.now());
-    return waiting ? requeueAfter(WAITING_REFRESH_MS) : done;
+    // timings() clears the waiting gauges of the name first: a new pod of a deleted one's name starts afresh.
+    entry.metricsSeen = true;
+    return timings(entry, entry.pod, ctx.clock.now()) ? requeueAfter(WAITING_REFRESH_MS) : done;
   }
 
   /** karpenter_pods_state now: a series for each pod seen here that cluster state still holds. */
   function* states(): Iterable<readonly [Labels, number]> {
-    for (const [key, t] of current) {
-      const slash = key.indexOf('/');
-      const entry = ctx.cluster.workloads.pod(key.slice(0, slash), key.slice(slash + 1));
-      if (entry && entry.pod.uid === t.uid) yield [stateLabels(entry, entry.pod), 1];
-    }
+    for (const rec of ctx.cluster.workloads.podRecords()) if (rec.metricsSeen) yield [stateLabels(rec, rec.pod), 1];
   }
 
   return {
