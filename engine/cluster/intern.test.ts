@@ -45,6 +45,19 @@ describe('PodInterner', () => {
     expect(n.affinity).not.toBe(m.affinity);
   });
 
+  it('keeps one copy of each repeated string (namespace, phase, node name) and leaves the values as they were', () => {
+    const i = new PodInterner();
+    // Strings built at run time, so that each pod's are copies of their own.
+    const node = (n: number) => ['ip-10-0-0-', String(n), '.compute.internal'].join('');
+    const a = i.intern(pod('a', 'web', { nodeName: node(1), phase: ['Run', 'ning'].join('') }));
+    const held = i.size;
+    const b = i.intern(pod('b', 'web', { nodeName: node(1), phase: ['Run', 'ning'].join('') }));
+    expect(i.size).toBe(held);
+    expect([a.nodeName, b.nodeName, b.phase, b.namespace]).toEqual([node(1), node(1), 'Running', 'default']);
+    i.intern(pod('c', 'web', { nodeName: node(2) }));
+    expect(i.size).toBe(held + 1);
+  });
+
   it('forgets its parts on clear: later pods share new copies', () => {
     const i = new PodInterner();
     const a = i.intern(pod('a', 'web'));

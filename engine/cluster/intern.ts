@@ -2,7 +2,8 @@
 // constraints, each decoded into an object of its own. A warm model holds every pod of the cluster (100,000 at
 // the scale the controller benchmark runs), so it keeps one shared copy of each such part (the same content,
 // the same object) and each pod refers to it. Snapshot data is immutable, so sharing is safe; the engine's
-// identity caches key on pods, pod lists and nodes, never on these parts.
+// identity caches key on pods, pod lists and nodes, never on these parts. Strings that repeat from pod to pod
+// (namespace, phase, node name, priority class) are shared the same way: decoded, each pod had a copy.
 
 import type { Pod } from '../domain/types.ts';
 
@@ -23,16 +24,31 @@ const SHARED = [
   'containerClaims',
 ] as const;
 
+/** String fields that many pods hold the same value in. */
+const STRINGS = ['namespace', 'phase', 'nodeName', 'priorityClassName', 'nominatedNodeName', 'ignoredReason'] as const;
+
+type Fields = Record<string, unknown>;
+
 export class PodInterner {
   private readonly parts = new Map<string, object>();
+  private readonly strings = new Map<string, string>();
 
-  /** `pod` with its parts replaced by the shared copies (a new object when any part was replaced). */
+  /** `pod` with its parts and repeated strings replaced by the shared copies (a new object when any was). */
   intern(pod: Pod): Pod {
-    let out: Record<string, unknown> | undefined;
+    const src = pod as unknown as Fields;
+    let out: Fields | undefined;
     for (const k of SHARED) {
-      const v = (pod as unknown as Record<string, unknown>)[k];
+      const v = src[k];
       if (v === undefined || v === null || typeof v !== 'object') continue;
       const shared = this.shared(k, v);
+      if (shared === v) continue;
+      out ??= { ...pod };
+      out[k] = shared;
+    }
+    for (const k of STRINGS) {
+      const v = src[k];
+      if (typeof v !== 'string') continue;
+      const shared = this.string(v);
       if (shared === v) continue;
       out ??= { ...pod };
       out[k] = shared;
@@ -40,17 +56,27 @@ export class PodInterner {
     return (out as unknown as Pod | undefined) ?? pod;
   }
 
-  /** How many distinct parts are held. */
+  /** The shared copy of a string (the first one met with that content). */
+  string(s: string): string {
+    const known = this.strings.get(s);
+    if (known !== undefined) return known;
+    this.strings.set(s, s);
+    return s;
+  }
+
+  /** How many distinct parts and strings are held. */
   get size(): number {
-    return this.parts.size;
+    return this.parts.size + this.strings.size;
   }
 
   /** Forgets the shared copies (pods keep theirs; later pods share new ones). */
   clear(): void {
     this.parts.clear();
+    this.strings.clear();
   }
 
-  private shared(field: string, v: object): object {
+  /** The shared copy of a part of anything (keyed by `field` and the part's JSON), or `v` when it is not plain data. */
+  shared(field: string, v: object): object {
     // Only plain data has a faithful JSON key: a part holding a Map, a Set or an undefined field keeps its own.
     let plain = true;
     const json = JSON.stringify(v, (_k, x: unknown) => {

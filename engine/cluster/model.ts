@@ -11,8 +11,10 @@ import type {
   InstanceType,
   NodeClass,
   NodePool,
+  Offering,
   Pod,
   PodDisruptionBudget,
+  Requirement,
   SelectorSources,
   Snapshot,
   StateNode,
@@ -22,6 +24,12 @@ import { ModelCaches } from '../model/caches.ts';
 import type { NodeRecord, PodRefs, SnapshotDelta } from './delta.ts';
 import { sameData } from './equal.ts';
 import { PodInterner } from './intern.ts';
+
+/** Parts of a state node that nodes of one kind have alike (interned with the pods' parts). */
+const NODE_PARTS: ReadonlySet<string> = new Set(['capacity', 'allocatable', 'taints', 'startupTaints']);
+
+/** An offering's fields that repeat across the catalog's types. */
+const OFFERING_STRINGS = ['zone', 'zoneId', 'capacityType', 'reservationId'] as const;
 
 export class StaleModelError extends Error {
   override name = 'StaleModelError';
@@ -48,10 +56,12 @@ export class ClusterModel {
   private dra: DraState | undefined;
   private selectors: SelectorSources | undefined;
   private readonly types = new Map<number, InstanceType>();
+  /** Instance types' requirements by content (keptType). */
+  private readonly requirements = new Map<string, Requirement>();
   private catalog = new Map<string, readonly InstanceType[]>();
   private catalogIds = new Map<string, readonly number[]>();
   private readonly pods = new Map<string, Pod>();
-  /** Shared copies of the pods' labels, requests, tolerations, ... (intern.ts). */
+  /** Shared copies of the pods' labels, requests, tolerations, ... and repeated strings (intern.ts). */
   private readonly interner = new PodInterner();
   private readonly records = new Map<string, NodeRecord>();
   private readonly states = new Map<string, StateNode>();
@@ -136,6 +146,7 @@ export class ClusterModel {
 
   private clear(): void {
     this.types.clear();
+    this.requirements.clear();
     this.catalog = new Map();
     this.catalogIds = new Map();
     this.pods.clear();
@@ -163,7 +174,7 @@ export class ClusterModel {
 
   /** New types into the table; a pool whose id list did not change keeps its array (templates key on it). */
   private applyCatalog(d: SnapshotDelta): void {
-    for (const [id, it] of d.types ?? []) this.types.set(id, it);
+    for (const [id, it] of d.types ?? []) this.types.set(id, this.keptType(it));
     if (!d.catalog) return;
     const catalog = new Map<string, readonly InstanceType[]>();
     const ids = new Map<string, readonly number[]>();
@@ -177,6 +188,31 @@ export class ClusterModel {
     this.catalogIds = ids;
     const used = new Set([...ids.values()].flat());
     for (const id of this.types.keys()) if (!used.has(id)) this.types.delete(id);
+  }
+
+  /**
+   * An instance type as the model keeps it: its requirements shared with the other types that have the same (most
+   * of a type's 40 requirements are alike from type to type), its offerings' zones and capacity types one copy
+   * each. Decoded, each of the ~1,400 types of the AWS catalog had its own, about 12 KiB a type.
+   */
+  private keptType(it: InstanceType): InstanceType {
+    const requirements = new Map<string, Requirement>();
+    for (const [k, r] of it.requirements) requirements.set(k, this.requirement(r));
+    const offerings = it.offerings.map((o) => {
+      const out: Record<string, unknown> = { ...o };
+      for (const k of OFFERING_STRINGS) if (typeof o[k] === 'string') out[k] = this.interner.string(o[k]);
+      return out as unknown as Offering;
+    });
+    return { ...it, requirements, offerings };
+  }
+
+  /** One requirement object for each requirement with the same content (its values in the same order). */
+  private requirement(r: Requirement): Requirement {
+    const key = JSON.stringify([r.key, r.complement, [...r.values], r.gte, r.lte, r.minValues]);
+    const known = this.requirements.get(key);
+    if (known) return known;
+    this.requirements.set(key, r);
+    return r;
   }
 
   private typeOf(id: number): InstanceType {
@@ -201,7 +237,7 @@ export class ClusterModel {
     }
     // A patched pod keeps the model's shared parts: only its scalar fields change.
     for (const [uid, fields] of d.podPatches ?? []) {
-      this.pods.set(uid, { ...this.podOf(uid), ...fields });
+      this.pods.set(uid, this.interner.intern({ ...this.podOf(uid), ...fields }));
       touch(uid);
     }
     for (const uid of d.podsRemoved ?? []) {
@@ -246,13 +282,37 @@ export class ClusterModel {
       this.states.delete(name);
       dirty.delete(name);
     }
-    for (const rec of d.nodes ?? []) {
+    for (const shipped of d.nodes ?? []) {
+      const rec = this.kept(shipped);
       const name = rec.node.name;
       for (const uid of this.records.get(name)?.pods ?? []) this.unlink(uid, name);
       for (const uid of rec.pods) this.link(uid, name);
       this.records.set(name, rec);
       dirty.add(name);
     }
+  }
+
+  /**
+   * A node record as the model keeps it: its strings and label values the interner's copies, its capacity and
+   * taints shared with the nodes that have the same, and its pods' uids the very strings the pods hold (decoded,
+   * each was a copy of its own: about 60 bytes a pod).
+   */
+  private kept(rec: NodeRecord): NodeRecord {
+    const node: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(rec.node)) {
+      if (typeof v === 'string') node[k] = this.interner.string(v);
+      else if (k === 'labels' || k === 'annotations') node[k] = this.strings(v as Readonly<Record<string, string>>);
+      else if (NODE_PARTS.has(k) && v !== null && typeof v === 'object') node[k] = this.interner.shared(k, v);
+      else node[k] = v;
+    }
+    const pods = rec.pods.map((uid) => this.pods.get(uid)?.uid ?? uid);
+    return { node: node as unknown as NodeRecord['node'], pods };
+  }
+
+  private strings(m: Readonly<Record<string, string>>): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const k in m) out[k] = this.interner.string(m[k]!);
+    return out;
   }
 
   /** New node objects for dirty nodes; new arrays only when something in them changed. */

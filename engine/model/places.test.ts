@@ -24,6 +24,21 @@ describe('existing node preparation', () => {
     expect(second.hostPorts.map((p) => p.port)).toEqual([80]);
   });
 
+  it('shares the requirements of labels nodes have alike, and gives each node its own hostname', () => {
+    const own = new ModelCaches();
+    const a = new ExistingNode(node({ name: 'a', zone: 'z1' }), [], own);
+    const b = new ExistingNode(node({ name: 'b', zone: 'z1' }), [], own);
+    const c = new ExistingNode(node({ name: 'c', zone: 'z2' }), [], own);
+    const zone = 'topology.kubernetes.io/zone';
+    expect(b.requirements.get(zone)).toBe(a.requirements.get(zone));
+    expect([...c.requirements.get(zone)!.values]).toEqual(['z2']);
+    expect([...a.requirements.get('kubernetes.io/hostname')!.values]).toEqual(['a']);
+    expect([...b.requirements.get('kubernetes.io/hostname')!.values]).toEqual(['b']);
+    // The same requirements as a node prepared without caches.
+    const alone = new ExistingNode(node({ name: 'b', zone: 'z1' }), []);
+    expect(b.requirements).toEqual(alone.requirements);
+  });
+
   it('is keyed on the node object and the daemonset list, not on the name', () => {
     const n = node({ name: 'a', pods: [pod({ cpu: '1' })] });
     expect(new ExistingNode(n, [], caches).remaining['cpu']).toBe(3000);

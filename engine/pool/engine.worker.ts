@@ -19,7 +19,7 @@ import { WhatIfError } from '../whatif/build.ts';
 import { runWhatIfJob, type WhatIfJob, type WhatIfPart } from '../whatif/job.ts';
 import type { WhatIfEngine } from '../whatif/run.ts';
 import { TypeStore, type TypeChunk, type WireBuilt } from './catalogs.ts';
-import { unpack } from './codec.ts';
+import { nativeStringDecoding, unpack } from './codec.ts';
 import { IdleTrim, type IdleTrimOptions } from './idle-trim.ts';
 import { inThreadLp } from './lp.ts';
 
@@ -79,6 +79,8 @@ export interface WorkerMemory {
   readonly trims: number;
   /** The cluster models this worker holds, by name. */
   readonly models: readonly string[];
+  /** Whether msgpackr decodes strings natively here, as slices that keep their message's strings alive (codec.ts). */
+  readonly nativeStrings: boolean;
   /** The heap in use after a full collection: only when the process runs with --expose-gc (benchmarks). */
   readonly live?: number;
 }
@@ -96,6 +98,7 @@ function workerMemory(): WorkerMemory {
     wasm: solver.memoryBytes(),
     trims: trimmer.trims,
     models: [...models.keys()],
+    nativeStrings: nativeStringDecoding(),
     ...(gc ? { live: getHeapStatistics().used_heap_size } : {}),
   };
 }

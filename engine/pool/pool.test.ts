@@ -117,6 +117,16 @@ describe('the engine on two workers', () => {
     expect(engine.pool.owners.has('warm')).toBe(false);
   });
 
+  it("decodes a model's strings each on its own, not as slices of the message's strings (codec.ts)", async () => {
+    const c = engine.cluster('strings');
+    const s = cluster(4, 4);
+    await c.provision(s, s.pendingPods, { wellKnownLabels });
+    const memory = await engine.pool.memory();
+    expect(memory.map((m) => m.nativeStrings)).toEqual([false, false]);
+    expect(memory.flatMap((m) => m.models)).toContain('strings');
+    await c.close();
+  });
+
   it('fails a decision whose worker dies, and makes the next one on a rebuilt model', async () => {
     const c = engine.cluster('crash');
     const s = cluster(30, 10);
