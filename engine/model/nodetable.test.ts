@@ -43,6 +43,30 @@ describe('the node table', () => {
     );
   });
 
+  it("is not kept for a caller's array that changed in place since the last solve (a node added or replaced)", () => {
+    fc.assert(
+      fc.property(problemArb, fc.nat(), (p, k) => {
+        if (!p.nodes.length) return;
+        const caches = new ModelCaches();
+        // The caller's own array, solved empty first and then grown and changed in place, as a harness does.
+        const nodes: StateNode[] = [];
+        const solve = () => {
+          const input: ProvisionInput = { ...p, nodes, wellKnownLabels };
+          expect(block(input, caches, true).equals(block(input, new ModelCaches(), false))).toBe(true);
+        };
+        solve();
+        for (const n of p.nodes) {
+          nodes.push(n);
+          solve();
+        }
+        const i = k % nodes.length;
+        nodes[i] = { ...nodes[i]!, pods: nodes[i]!.pods.slice(1) };
+        solve();
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it('is kept for a list of the same nodes or their marked copies, and made anew for any other', () => {
     fc.assert(
       fc.property(problemArb, (p) => {

@@ -11,6 +11,11 @@ import { cacheSlot, type ModelCaches } from './caches.ts';
 import type { TopologyNode } from './topology.ts';
 
 export class NodeTable {
+  /**
+   * The list as it was when the table was made: a copy, since a caller may add to or replace in its own array
+   * between solves (the list the table was made from would then match itself while the table is stale).
+   */
+  readonly nodes: readonly StateNode[];
   /** Positions by the order existing nodes take in a solve: initialized first, then by name (a stable sort). */
   readonly order: Int32Array;
   /** Each position's node as topology sees it (its active pods), the same objects for every solve. */
@@ -19,9 +24,11 @@ export class NodeTable {
   private readonly columns = new Map<string, unknown[]>();
 
   constructor(
-    readonly nodes: readonly StateNode[],
+    list: readonly StateNode[],
     readonly daemonSets: readonly DaemonSet[],
   ) {
+    const nodes = [...list];
+    this.nodes = nodes;
     const idx = nodes.map((_, i) => i);
     idx.sort((a, b) => {
       const x = nodes[a]!;
