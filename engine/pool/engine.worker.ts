@@ -7,6 +7,7 @@ import { getHeapStatistics } from 'node:v8';
 import type { MessagePort } from 'node:worker_threads';
 import { threadId, workerData } from 'node:worker_threads';
 import { ClusterModel, StaleModelError } from '../cluster/model.ts';
+import { calledOff } from '../cluster/speculation.ts';
 import { runOp, type EngineOp, type OpContext } from '../cluster/ops.ts';
 import type { SnapshotDelta } from '../cluster/delta.ts';
 import { WasmSolver, type WasmSolverOptions } from '../solver/wasm.ts';
@@ -21,6 +22,7 @@ import type { WhatIfEngine } from '../whatif/run.ts';
 import { TypeStore, type TypeChunk, type WireBuilt } from './catalogs.ts';
 import { nativeStringDecoding, unpack } from './codec.ts';
 import { IdleTrim, type IdleTrimOptions } from './idle-trim.ts';
+import { speculationClock } from './speculation-clock.ts';
 import { inThreadLp } from './lp.ts';
 
 /** What a task sends back: the operation's result, or why not (plain data: it crosses the thread). */
@@ -40,6 +42,8 @@ export type EngineTask =
       readonly delta: ArrayBuffer;
       /** Absent: the delta only (pods shipped ahead of a decision). */
       readonly op?: ArrayBuffer;
+      /** A speculative solve's call-off flag (cluster/speculation.ts). */
+      readonly callOff?: SharedArrayBuffer;
     }
   | { readonly kind: 'drop'; readonly model: string }
   /** What this worker's memory holds (routed to one worker by its thread id). */
@@ -106,7 +110,9 @@ function workerMemory(): WorkerMemory {
 const data = workerData as EngineWorkerData;
 // Whatever in this thread asks for the solver module (the solver, the pattern bound) gets the pool's.
 adoptSolverModule(data.solver.build ?? 'release', data.module);
-const solver = new WasmSolver({ ...data.solver, module: data.module });
+/** The call-off flag of the speculative solve running now, if one is. */
+let speculating: SharedArrayBuffer | undefined;
+const solver = new WasmSolver({ ...data.solver, module: data.module, clock: speculationClock(() => speculating) });
 const trimmer = new IdleTrim(solver, data.idleTrim);
 const ctx: OpContext = { solver: () => solver, lp: inThreadLp, clock: () => performance.now() };
 const models = new Map<string, ClusterModel>();
@@ -124,8 +130,12 @@ async function onModel(task: Extract<EngineTask, { kind: 'op' }>): Promise<TaskR
     model.apply(unpack<SnapshotDelta>(task.delta));
     if (task.keep) models.set(task.model, model);
     if (!task.op) return { ok: true, value: undefined };
+    // A speculative solve called off before it began: the delta is applied (the caller's mirror counts on it), no plan.
+    if (calledOff(task.callOff)) return { ok: true, value: undefined };
+    speculating = task.callOff;
     return { ok: true, value: await runOp(model, unpack<EngineOp>(task.op), ctx) };
   } finally {
+    speculating = undefined;
     if (!task.keep) models.delete(task.model);
   }
 }
