@@ -22,6 +22,7 @@ import type { TaskReply } from './pool/engine.worker.ts';
 import { EnginePool, PoolError, type PoolOptions } from './pool/pool.ts';
 import { WhatIfError } from './whatif/build.ts';
 import type { WhatIfJob, WhatIfPart, WhatIfPartResult } from './whatif/job.ts';
+import { whatIfWork } from './whatif/work.ts';
 import { withBound, type ReportBound, type UnboundReport } from './whatif/bounded.ts';
 import type { WhatIfReport } from './whatif/types.ts';
 
@@ -191,6 +192,7 @@ type ProgressFn = (fraction: number, stage: string) => void;
 async function whatIfTask(
   pool: EnginePool,
   task: { readonly part: WhatIfPart; readonly job: ArrayBuffer; readonly types?: readonly TypeChunk[] },
+  work: number,
   signal: AbortSignal | undefined,
   onProgress: ProgressFn | undefined,
 ): Promise<WhatIfPartResult> {
@@ -202,7 +204,7 @@ async function whatIfTask(
   try {
     const reply = await pool.run(
       body as never,
-      {},
+      { work },
       { transfer: [body.job, ...(port2 ? [port2] : [])], ...(signal ? { signal } : {}) },
     );
     return replyValue<WhatIfPartResult>(reply, 'what-if');
@@ -264,8 +266,16 @@ export function createEngine(config: EngineConfig = {}): Engine {
       // A built snapshot's instance types travel once per engine (pool/catalogs.ts), not with every job.
       const wire = job.built ? types.encode(job.built) : undefined;
       const bytes = pack(wire ? { ...job, built: wire.built } : job);
+      // Queued jobs go largest first (pool/queue.ts).
+      const work = whatIfWork(job);
       const part = (which: WhatIfPart, buf: ArrayBuffer, onProgress?: ProgressFn) =>
-        whatIfTask(pool, { part: which, job: buf, ...(wire ? { types: wire.chunks } : {}) }, opts.signal, onProgress);
+        whatIfTask(
+          pool,
+          { part: which, job: buf, ...(wire ? { types: wire.chunks } : {}) },
+          work,
+          opts.signal,
+          onProgress,
+        );
       // Whole, unless two workers would otherwise wait: then its plan and its bound at once (whatif/job.ts). In a
       // batch every worker has a job to take, and a split only adds work: each part unpacks the job (and builds
       // the snapshot from a job's cluster objects), and the pool runs two tasks for one.
