@@ -145,15 +145,7 @@ export function engineOptionsOf(o: ResolvedOptions): EngineOptions {
 export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   const { options } = deps;
   const clock = deps.clock ?? realClock;
-  const log =
-    deps.log ??
-    newLogger({
-      level: options.logLevel,
-      outputPaths: options.logOutputPaths,
-      errorOutputPaths: options.logErrorOutputPaths,
-    });
-  for (const i of options.ignored)
-    log.warn({ flag: `--${i.flag}`, env: i.env }, `setting has no effect in karpenter-ts: ${i.reason}`);
+  const log = operatorLogger(deps);
   const activity = new Activity();
   const metrics = new Metrics({ version: VERSION, commit: COMMIT, processMetrics: deps.clock === undefined });
   const election = electionConfig(options, deps);
@@ -161,31 +153,8 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   const fence = new Fence(election ? 'this replica is not the leader' : undefined);
   const kubeLog = log.child({ component: 'kube-client' });
   const onTimeout = timeoutReporter(kubeLog, metrics);
-  const kube = kubeClient(deps, {
-    activity,
-    onTimeout,
-    guard: (method, path) => fence.check(`${method} ${path}`),
-    observe: (m, p, code, ms) => observeKubeRequest(metrics, m, p, code, ms),
-    onConnectionLost: (m, p, err) =>
-      kubeLog.info(
-        { request: `${m} ${p}`, err },
-        'connection closed by the API server under a GET; sent again on another connection',
-      ),
-    rateLimit: { qps: options.kubeClientQPS, burst: options.kubeClientBurst },
-  });
-  const { cluster, informers } = newClusterState({
-    kube,
-    kubeConfig: deps.kubeConfig,
-    clock,
-    log,
-    dra: !options.ignoreDRARequests,
-    watchTimeoutMs: options.kubeRequestTimeoutMs,
-    defaultSpread: Boolean(options.schedulerConfig?.podTopologySpread?.defaultConstraints.length),
-    nodeOverlays: options.featureGates.nodeOverlay,
-    capacityBuffers: options.featureGates.capacityBuffer,
-    ...(deps.informerBackoff ? { backoff: deps.informerBackoff } : {}),
-    ...(deps.unsafeSkipCacheSync ? { unsafeSkipCacheSync: true } : {}),
-  });
+  const kube = controllerKube(deps, { activity, fence, log: kubeLog, metrics, onTimeout });
+  const { cluster, informers } = clusterState(deps, kube, clock, log);
   // The provisioner's first sighting and decision of each pod are kept on its record in cluster state.
   metrics.podTimes.keepIn((namespace, name, uid) => cluster.workloads.timesOf(namespace, name, uid));
   const nodeClass = (name: string) => cluster.nodeClass(name)?.nodeClass;
@@ -200,26 +169,11 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   });
   // Events have a token bucket of their own (KubeClient.withOwnRateLimit): a burst of them cannot starve reconciles.
   const events = new Recorder({ kube: kube.withOwnRateLimit(), clock, log, activity });
-  const defaults = options.schedulerConfig?.podTopologySpread?.defaultConstraints;
-  if (defaults?.length)
-    log.info(
-      { defaultTopologySpreadConstraints: defaults },
-      'scheduler-config is set: applying these default topology spread constraints during scheduling to pods that declare none of their own',
-    );
+  logSchedulerDefaults(options, log);
   const shared = { clock, kube, cluster, events, metrics, activity, options, log };
   const engine = operatorEngine(deps.engine);
   const controllers = controllerSet(deps, shared, cloudProvider, withFence(cloudProvider, fence), engine);
-  const runtime = new Runtime(
-    {
-      clock,
-      log,
-      ...(deps.unsafeSkipCacheSync ? {} : { caches: informers }),
-      onConflict: (controller) => metrics.reconcileConflicts.inc({ controller }),
-      metrics,
-    },
-    controllers.all,
-  );
-  metrics.beforeScrape.push(() => runtime.observe());
+  const runtime = operatorRuntime(deps, shared, informers, controllers);
   const life: Life = {
     dead: false,
     provider: providerLifecycle(cloudProvider),
@@ -244,6 +198,101 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
     metrics.leaderElectionSlowpath.inc({ name: election.name }, 0);
   }
   return operatorHandle({ ...shared, informers, cloudProvider, controllers, runtime, elector, fence, life });
+}
+
+/** The operator's logger (or the one given), having warned of each setting that has no effect here. */
+function operatorLogger(deps: OperatorDeps): Logger {
+  const { options } = deps;
+  const log =
+    deps.log ??
+    newLogger({
+      level: options.logLevel,
+      outputPaths: options.logOutputPaths,
+      errorOutputPaths: options.logErrorOutputPaths,
+    });
+  for (const i of options.ignored)
+    log.warn({ flag: `--${i.flag}`, env: i.env }, `setting has no effect in karpenter-ts: ${i.reason}`);
+  return log;
+}
+
+/** The controllers' Kubernetes client: fenced while this replica does not lead, measured, rate-limited. */
+function controllerKube(
+  deps: OperatorDeps,
+  p: {
+    readonly activity: Activity;
+    readonly fence: Fence;
+    /** The client's logger (component kube-client). */
+    readonly log: Logger;
+    readonly metrics: Metrics;
+    readonly onTimeout: KubeClientOptions['onTimeout'];
+  },
+): KubeClient {
+  return kubeClient(deps, {
+    activity: p.activity,
+    onTimeout: p.onTimeout,
+    guard: (method, path) => p.fence.check(`${method} ${path}`),
+    observe: (m, path, code, ms) => observeKubeRequest(p.metrics, m, path, code, ms),
+    onConnectionLost: (m, path, err) =>
+      p.log.info(
+        { request: `${m} ${path}`, err },
+        'connection closed by the API server under a GET; sent again on another connection',
+      ),
+    rateLimit: { qps: deps.options.kubeClientQPS, burst: deps.options.kubeClientBurst },
+  });
+}
+
+/** Cluster state and the informers that feed it, as the options shape them. */
+function clusterState(
+  deps: OperatorDeps,
+  kube: KubeClient,
+  clock: Clock,
+  log: Logger,
+): { cluster: Cluster; informers: Informers } {
+  const { options } = deps;
+  return newClusterState({
+    kube,
+    kubeConfig: deps.kubeConfig,
+    clock,
+    log,
+    dra: !options.ignoreDRARequests,
+    watchTimeoutMs: options.kubeRequestTimeoutMs,
+    defaultSpread: Boolean(options.schedulerConfig?.podTopologySpread?.defaultConstraints.length),
+    nodeOverlays: options.featureGates.nodeOverlay,
+    capacityBuffers: options.featureGates.capacityBuffer,
+    ...(deps.informerBackoff ? { backoff: deps.informerBackoff } : {}),
+    ...(deps.unsafeSkipCacheSync ? { unsafeSkipCacheSync: true } : {}),
+  });
+}
+
+function logSchedulerDefaults(options: ResolvedOptions, log: Logger): void {
+  const defaults = options.schedulerConfig?.podTopologySpread?.defaultConstraints;
+  if (defaults?.length)
+    log.info(
+      { defaultTopologySpreadConstraints: defaults },
+      'scheduler-config is set: applying these default topology spread constraints during scheduling to pods that declare none of their own',
+    );
+}
+
+/** The runtime over the controllers: it waits for the informers' caches (unless told not to), and is scraped. */
+function operatorRuntime(
+  deps: OperatorDeps,
+  shared: Shared,
+  informers: Informers,
+  controllers: ControllerSet,
+): Runtime {
+  const { clock, log, metrics } = shared;
+  const runtime = new Runtime(
+    {
+      clock,
+      log,
+      ...(deps.unsafeSkipCacheSync ? {} : { caches: informers }),
+      onConflict: (controller) => metrics.reconcileConflicts.inc({ controller }),
+      metrics,
+    },
+    controllers.all,
+  );
+  metrics.beforeScrape.push(() => runtime.observe());
+  return runtime;
 }
 
 /** A Kubernetes client with the operator's timeouts (the leader elector's is never fenced). */

@@ -10,6 +10,10 @@
 // the last command changed. Before each timed run the model is brought to the run's starting snapshot (as a
 // controller's model is current when its loop starts), so a run does not time re-shipping the cluster the
 // previous run left behind.
+//
+// BENCH_CONSOLIDATION_ENGINES (a comma list of karpenter, repack, karpenter+repack; default all three) runs only
+// those rows: `repack` alone times the repack on a model no karpenter row ran on before (karpenter+repack needs
+// karpenter).
 import type { ClusterEngine, EngineDisruptOptions, LoopState, Snapshot } from '../../engine/index.ts';
 import { applyCommand, createEngine, INITIAL_LOOP_STATE, type Engine } from '../../engine/index.ts';
 import { WasmSolver } from '../../engine/local.ts';
@@ -91,10 +95,28 @@ async function boundOf(engine: Engine, s: Snapshot): Promise<{ perHour: number; 
   return { perHour: b.perHour, kind: b.kind };
 }
 
+const ENGINES = ['karpenter', 'repack', 'karpenter+repack'] as const;
+
+/** The rows BENCH_CONSOLIDATION_ENGINES asks for (all by default). */
+function enginesOf(env: string | undefined): ReadonlySet<string> {
+  const asked = (env ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  if (asked.length === 0) return new Set(ENGINES);
+  for (const e of asked)
+    if (!(ENGINES as readonly string[]).includes(e))
+      throw new Error(`BENCH_CONSOLIDATION_ENGINES: unknown engine ${e} (expected ${ENGINES.join(', ')})`);
+  if (asked.includes('karpenter+repack') && !asked.includes('karpenter'))
+    throw new Error('BENCH_CONSOLIDATION_ENGINES: karpenter+repack starts where karpenter ended; list karpenter too');
+  return new Set(asked);
+}
+
 async function scenarioRows(
   sc: Scenario,
   engine: Engine,
   capMs: number,
+  engines: ReadonlySet<string>,
   log: (m: string) => void,
 ): Promise<BenchRow[]> {
   const base = { repackDeadlineMs: 30_000 } satisfies EngineDisruptOptions;
@@ -105,20 +127,30 @@ async function scenarioRows(
   log(
     `${sc.name}: ${managed(sc.snapshot)} nodes, ${sc.pods} pods, $${before.toFixed(2)}/h, lower bound $${bound.toFixed(2)}/h`,
   );
-  const karpenter = await untilStop(cluster, sc.snapshot, { ...base, repack: 'off' }, capMs);
+  const skipped: Outcome = { after: sc.snapshot, ms: 0, loops: 0, commands: 0, converged: true };
+  const karpenter = engines.has('karpenter')
+    ? await untilStop(cluster, sc.snapshot, { ...base, repack: 'off' }, capMs)
+    : skipped;
   const kCost = clusterCost(karpenter.after);
-  log(
-    `  karpenter: ${managed(karpenter.after)} nodes, $${kCost.toFixed(2)}/h, ${karpenter.loops} loops, ${(karpenter.ms / 1000).toFixed(1)} s${karpenter.converged ? '' : ' (capped)'}`,
-  );
-  const repack = await untilStop(cluster, sc.snapshot, { ...base, repack: 'only' }, capMs);
-  log(
-    `  repack: ${managed(repack.after)} nodes, $${clusterCost(repack.after).toFixed(2)}/h, ${repack.loops} loops, ${(repack.ms / 1000).toFixed(1)} s`,
-  );
-  const both = await untilStop(cluster, karpenter.after, { ...base, repack: 'only' }, capMs);
+  if (engines.has('karpenter'))
+    log(
+      `  karpenter: ${managed(karpenter.after)} nodes, $${kCost.toFixed(2)}/h, ${karpenter.loops} loops, ${(karpenter.ms / 1000).toFixed(1)} s${karpenter.converged ? '' : ' (capped)'}`,
+    );
+  const repack = engines.has('repack')
+    ? await untilStop(cluster, sc.snapshot, { ...base, repack: 'only' }, capMs)
+    : skipped;
+  if (engines.has('repack'))
+    log(
+      `  repack: ${managed(repack.after)} nodes, $${clusterCost(repack.after).toFixed(2)}/h, ${repack.loops} loops, ${(repack.ms / 1000).toFixed(1)} s`,
+    );
+  const both = engines.has('karpenter+repack')
+    ? await untilStop(cluster, karpenter.after, { ...base, repack: 'only' }, capMs)
+    : skipped;
   await cluster.close();
-  log(
-    `  karpenter+repack: ${managed(both.after)} nodes, $${clusterCost(both.after).toFixed(2)}/h, +${(both.ms / 1000).toFixed(1)} s`,
-  );
+  if (engines.has('karpenter+repack'))
+    log(
+      `  karpenter+repack: ${managed(both.after)} nodes, $${clusterCost(both.after).toFixed(2)}/h, +${(both.ms / 1000).toFixed(1)} s`,
+    );
   const row = (engine: string, o: Outcome, extraMs = 0): BenchRow => ({
     suite: 'consolidation',
     scenario: sc.name,
@@ -137,7 +169,8 @@ async function scenarioRows(
     commands: o.commands,
     converged: o.converged,
   });
-  return [row('karpenter', karpenter), row('repack', repack), row('karpenter+repack', both, karpenter.ms)];
+  const rows = [row('karpenter', karpenter), row('repack', repack), row('karpenter+repack', both, karpenter.ms)];
+  return rows.filter((r) => engines.has(r.engine));
 }
 
 /**
@@ -158,12 +191,13 @@ export async function run(opts: { json: boolean; quick: boolean; sizes?: readonl
   const sizes = opts.sizes ?? (opts.quick ? [100] : all);
   // Karpenter's single-node loops take about a minute each at 1,000 nodes: cap every run (rows say if capped).
   const capMs = opts.quick ? 120_000 : 600_000;
+  const engines = enginesOf(process.env['BENCH_CONSOLIDATION_ENGINES']);
   const rows: BenchRow[] = [];
   const engine = createEngine({ threads: 1 });
   try {
     for (const n of sizes) {
       const sc = await fragmentedCluster(n, seedOf(n), solver);
-      rows.push(...(await scenarioRows(sc, engine, capMs, log)));
+      rows.push(...(await scenarioRows(sc, engine, capMs, engines, log)));
     }
   } finally {
     await engine.close();

@@ -15,6 +15,8 @@ import type { Pod, PreferencePolicy, Requirements, Taint } from '../domain/types
 import { NODES } from '../domain/resources.ts';
 import { cacheSlot, ModelCaches } from '../model/caches.ts';
 import { hostPortsConflict } from '../model/places.ts';
+import type { NodeTable } from '../model/nodetable.ts';
+import type { ExistingNode } from '../model/places.ts';
 import { SchedulingModel } from '../model/scheduling.ts';
 import type { DaemonGroup, Template } from '../model/templates.ts';
 import type { Topology, TopologyGroup } from '../model/topology.ts';
@@ -67,6 +69,8 @@ export interface EncodeOptions {
   readonly improveWork?: number;
   /** Reuse each template's encoded instance types and offerings (engine/abi/catalog.ts); default true. */
   readonly catalogCache?: boolean;
+  /** Keep the existing nodes' part by position for the next solve over the same list (model/nodetable.ts); default true. */
+  readonly nodeTable?: boolean;
 }
 
 /**
@@ -147,6 +151,7 @@ class Pools {
   }
 
   ports(ps: readonly { ip: string; port: number; protocol: string }[]): number {
+    if (ps.length === 0) return -1;
     return this.words.list(ps.map((p) => encodePort(p, this.ips)));
   }
 }
@@ -157,7 +162,7 @@ export function encodeProvision(given: ProvisionInput, opts: EncodeOptions): Enc
   const shapes = new PodShapes(input.caches);
   const { pods, keys, representatives, ignored } = queueClasses(input.pods, shapes, input.caches);
   const shapeOf = (p: Pod) => shapes.shapeOf(p);
-  const model = new SchedulingModel(input, { pods, representatives, shapeOf });
+  const model = new SchedulingModel(input, { pods, representatives, shapeOf, nodeTable: opts.nodeTable ?? true });
   const topo = model.topology;
   const groups = topologyGroups(topo);
   const { versions, shapeList, podVersion } = versionChains(model, pods, keys, shapeOf);
@@ -321,8 +326,29 @@ function keySpace(
   return { ks, nodeReqs };
 }
 
+// With a node table (engine/model/nodetable.ts): each position's label set, one object per distinct set across
+// the table, so a solve over the table's list maps positions to sets without a lookup per node.
+const TABLE_LABEL_SETS = cacheSlot<NodeTable, Map<string, Requirements>>('node table label sets');
+
 /** Each existing node's label set without its hostname, one object per distinct set. */
 function sharedNodeLabelSets(model: SchedulingModel): Requirements[] {
+  const table = model.nodeTable;
+  const at = model.existingAt;
+  if (table && at) {
+    const byKey = model.caches.memo(TABLE_LABEL_SETS, table, () => new Map<string, Requirements>());
+    const out: Requirements[] = new Array(at.length);
+    for (let j = 0; j < at.length; j++) {
+      const e = model.existing[j]!;
+      out[j] = table.at('label set', at[j]!, () => {
+        const { set, key } = nodeLabelSet(e.requirements, model.caches);
+        const seen = byKey.get(key);
+        if (seen) return seen;
+        byKey.set(key, set);
+        return set;
+      });
+    }
+    return out;
+  }
   const labelSets = new Map<string, Requirements>();
   return model.existing.map((e) => {
     const { set, key } = nodeLabelSet(e.requirements, model.caches);
@@ -498,11 +524,21 @@ function nodeRecordsOf(
 ): Int32Array {
   const blocked = model.input.consolidation?.blockedDestinations;
   const out = new Int32Array(model.existing.length * A.N_STRIDE);
+  const table = model.nodeTable;
+  const at = model.existingAt;
+  // With a node table, a position's vector and taint key are worked out once per table (and resource list).
+  const vecColumn = `remaining ${dims.resources.join(' ')}`;
+  const vec = (e: ExistingNode, i: number) =>
+    table && at ? table.at(vecColumn, at[i]!, () => dims.vec(e.remaining)) : dims.vec(e.remaining);
+  const taintKey = (e: ExistingNode, i: number) =>
+    table && at
+      ? table.at('taint key', at[i]!, () => nodeTaintsKey(e.node, e.taints))
+      : nodeTaintsKey(e.node, e.taints, model.caches);
   model.existing.forEach((e, i) => {
     const b = i * A.N_STRIDE;
     out[b + A.N_SET] = pools.set(nodeReqs[i]!);
-    out[b + A.N_REMAINING] = pools.f64.vector(dims.vec(e.remaining));
-    out[b + A.N_TAINTSET] = pools.taintSet(e.taints, nodeTaintsKey(e.node, e.taints, model.caches));
+    out[b + A.N_REMAINING] = pools.f64.vector(vec(e, i));
+    out[b + A.N_TAINTSET] = pools.taintSet(e.taints, taintKey(e, i));
     out[b + A.N_FLAGS] =
       (blocked?.has(e.node.name) ? A.NF_BLOCKED_FOR_MOVED : 0) | (e.node.initialized ? A.NF_INITIALIZED : 0);
     out[b + A.N_PORTS] = pools.ports(e.hostPorts);

@@ -58,6 +58,21 @@ describe('PodInterner', () => {
     expect(i.size).toBe(held + 1);
   });
 
+  it("shares a patch's repeated strings and keeps its other fields as they are", () => {
+    const i = new PodInterner();
+    const node = (n: number) => ['ip-10-0-0-', String(n), '.compute.internal'].join('');
+    const a = i.intern(pod('a', 'web', { nodeName: node(1) }));
+    const fields = { nodeName: node(1), phase: ['Run', 'ning'].join(''), unschedulable: false, priority: 3 };
+    const patched = i.patch(fields);
+    expect(patched).toEqual(fields);
+    expect(patched.nodeName).toBe(a.nodeName);
+    const held = i.size;
+    expect(i.patch({ nodeName: node(1), priority: 3 })).toEqual({ nodeName: node(1), priority: 3 });
+    expect(i.size).toBe(held);
+    const alone = { priority: 1 };
+    expect(i.patch(alone)).toBe(alone);
+  });
+
   it('forgets its parts on clear: later pods share new copies', () => {
     const i = new PodInterner();
     const a = i.intern(pod('a', 'web'));

@@ -235,9 +235,9 @@ export class ClusterModel {
       this.pods.set(p.uid, this.interner.intern(p));
       touch(p.uid);
     }
-    // A patched pod keeps the model's shared parts: only its scalar fields change.
+    // A patched pod keeps the model's shared parts: only its scalar fields change (their strings shared).
     for (const [uid, fields] of d.podPatches ?? []) {
-      this.pods.set(uid, this.interner.intern({ ...this.podOf(uid), ...fields }));
+      this.pods.set(uid, { ...this.podOf(uid), ...this.interner.patch(fields) });
       touch(uid);
     }
     for (const uid of d.podsRemoved ?? []) {

@@ -10,7 +10,7 @@ import {
 } from '../scheduling/labels.ts';
 import type { ModelCaches } from '../model/caches.ts';
 import { podKey } from '../scheduling/pods.ts';
-import { podBlock, reschedulablePods, rescheduleDisruptionCost } from './pods.ts';
+import { podBlock, reschedulablePods, rescheduleDisruptionCost, type PodBlock } from './pods.ts';
 import { nodeOfferingPrice, typeByName } from './pricing.ts';
 import type { Candidate, DecisionCandidate, DisruptionClass, Explanation } from './types.ts';
 import { capitalize, explanation, utcTime } from './words.ts';
@@ -54,6 +54,28 @@ export function newCandidate(
   queued?: ReadonlySet<string>,
   caches?: ModelCaches,
 ): CandidateResult {
+  const nodeBlocked = nodeBlock(s, node, queued);
+  if (nodeBlocked) return nodeBlocked;
+  const poolName = node.labels[NODEPOOL_LABEL];
+  if (poolName === undefined)
+    return blocked(node, 'no-nodepool-label', `node doesn't have required label (label=${NODEPOOL_LABEL})`);
+  const pool = pools.get(poolName);
+  if (!pool)
+    return blocked(
+      node,
+      'nodepool-not-found',
+      `nodepool not found (NodePool=${poolName})`,
+      { nodePool: poolName },
+      `NodePool not found (NodePool=${poolName})`,
+    );
+  const block = podBlock(node, s.pdbs, s.now, caches);
+  // An eventual method with a termination grace period goes on regardless: the deadline will evict them.
+  if (block && !(cls === 'eventual' && node.terminationGracePeriod !== undefined)) return podBlocked(s, node, block);
+  return { ok: true, candidate: candidateOf(s, node, pool, caches) };
+}
+
+/** The first reason the node itself is not a candidate (§1.3 steps 1-6): queued, unmanaged, ..., do-not-disrupt. */
+function nodeBlock(s: Snapshot, node: StateNode, queued: ReadonlySet<string> | undefined): CandidateResult | undefined {
   if (queued && (queued.has(node.providerId ?? '') || queued.has(node.name))) {
     return {
       ok: false,
@@ -75,51 +97,45 @@ export function newCandidate(
       `disruption is blocked through the "${DO_NOT_DISRUPT_ANNOTATION}" annotation`,
     );
   }
-  const poolName = node.labels[NODEPOOL_LABEL];
-  if (poolName === undefined)
-    return blocked(node, 'no-nodepool-label', `node doesn't have required label (label=${NODEPOOL_LABEL})`);
-  const pool = pools.get(poolName);
-  if (!pool)
+  return undefined;
+}
+
+/** A pod that keeps the node: do-not-disrupt, several PDBs, or a PDB that allows no disruption. */
+function podBlocked(s: Snapshot, node: StateNode, block: PodBlock): CandidateResult {
+  const pod = podKey(block.pod);
+  if (block.kind === 'do-not-disrupt') {
+    const words =
+      block.until !== undefined
+        ? `pod ${pod} has ${DO_NOT_DISRUPT_ANNOTATION} until ${utcTime(block.until, s.now)}`
+        : `pod ${pod} has ${DO_NOT_DISRUPT_ANNOTATION}`;
     return blocked(
       node,
-      'nodepool-not-found',
-      `nodepool not found (NodePool=${poolName})`,
-      { nodePool: poolName },
-      `NodePool not found (NodePool=${poolName})`,
-    );
-  const block = podBlock(node, s.pdbs, s.now, caches);
-  if (block && !(cls === 'eventual' && node.terminationGracePeriod !== undefined)) {
-    const pod = podKey(block.pod);
-    if (block.kind === 'do-not-disrupt') {
-      const words =
-        block.until !== undefined
-          ? `pod ${pod} has ${DO_NOT_DISRUPT_ANNOTATION} until ${utcTime(block.until, s.now)}`
-          : `pod ${pod} has ${DO_NOT_DISRUPT_ANNOTATION}`;
-      return blocked(
-        node,
-        'pod-do-not-disrupt',
-        words,
-        { pod, ...(block.until !== undefined ? { until: block.until } : {}) },
-        capitalize(block.message),
-      );
-    }
-    if (block.kind === 'pdb-multiple') {
-      return blocked(
-        node,
-        'pdb-multiple',
-        `pod ${pod} is selected by several PDBs (${block.pdbs.join(', ')}); eviction supports only one`,
-        { pod, pdbs: block.pdbs },
-        capitalize(block.message),
-      );
-    }
-    return blocked(
-      node,
-      'pdb-blocked',
-      `pdb ${block.pdb} allows 0 disruptions (pod ${pod})`,
-      { pod, pdb: block.pdb },
+      'pod-do-not-disrupt',
+      words,
+      { pod, ...(block.until !== undefined ? { until: block.until } : {}) },
       capitalize(block.message),
     );
   }
+  if (block.kind === 'pdb-multiple') {
+    return blocked(
+      node,
+      'pdb-multiple',
+      `pod ${pod} is selected by several PDBs (${block.pdbs.join(', ')}); eviction supports only one`,
+      { pod, pdbs: block.pdbs },
+      capitalize(block.message),
+    );
+  }
+  return blocked(
+    node,
+    'pdb-blocked',
+    `pdb ${block.pdb} allows 0 disruptions (pod ${pod})`,
+    { pod, pdb: block.pdb },
+    capitalize(block.message),
+  );
+}
+
+/** The candidate's figures: its instance type, zone, capacity type, price, pods to reschedule and their cost. */
+function candidateOf(s: Snapshot, node: StateNode, pool: NodePool, caches: ModelCaches | undefined): Candidate {
   const its = s.instanceTypes.get(pool.name) ?? [];
   const itName = node.labels[INSTANCE_TYPE_LABEL];
   const instanceType = itName === undefined ? undefined : typeByName(its, itName, caches);
@@ -128,18 +144,15 @@ export function newCandidate(
   const zone = node.labels[ZONE_LABEL];
   const capacityType = node.labels[CAPACITY_TYPE_LABEL];
   return {
-    ok: true,
-    candidate: {
-      node,
-      nodePool: pool,
-      ...(instanceType ? { instanceType } : {}),
-      ...(zone !== undefined ? { zone } : {}),
-      ...(capacityType !== undefined ? { capacityType } : {}),
-      price: nodeOfferingPrice(instanceType, node.labels),
-      reschedulablePods: resched,
-      disruptionCost: cost,
-      empty: cost <= 1,
-    },
+    node,
+    nodePool: pool,
+    ...(instanceType ? { instanceType } : {}),
+    ...(zone !== undefined ? { zone } : {}),
+    ...(capacityType !== undefined ? { capacityType } : {}),
+    price: nodeOfferingPrice(instanceType, node.labels),
+    reschedulablePods: resched,
+    disruptionCost: cost,
+    empty: cost <= 1,
   };
 }
 

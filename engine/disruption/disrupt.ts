@@ -2,7 +2,7 @@
 // The methods run in order and the first that yields a command wins; every node not disrupted gets a reason.
 // The caller owns the loop state (consolidated markers, previously unseen pools) and passes it back in.
 import type { DisruptionReason, Snapshot } from '../domain/types.ts';
-import { budgetMapping } from './budgets.ts';
+import { budgetMapping, type PoolBudget } from './budgets.ts';
 import { bySavingsRatio, candidateSet, type CandidateSet } from './candidates.ts';
 import { drift } from './drift.ts';
 import { emptiness } from './emptiness.ts';
@@ -120,34 +120,14 @@ class Reasons {
 export async function disrupt(s: Snapshot, opts: DisruptOptions = {}): Promise<DisruptResult> {
   const r = resolve(opts);
   const order = opts.methods ?? methodsFor(opts.repack);
-  const sets = new Map<'graceful' | 'eventual', CandidateSet>();
-  const setOf = (m: MethodName) => {
-    const cls = m === 'drift' || m === 'static-drift' ? 'eventual' : 'graceful';
-    let set = sets.get(cls);
-    if (!set) sets.set(cls, (set = candidateSet(s, cls, r.queued, r.caches)));
-    return set;
-  };
+  const setOf = candidateSets(s, r);
   const reasons = new Reasons();
   for (const e of setOf('emptiness').rejected) reasons.add(e);
   let state: LoopState = r.state;
-  const eligible: Partial<Record<DisruptionReason, number>> = {};
-  const allowed = new Map<string, DisruptMetrics['allowedDisruptions'][number]>();
-  const timeouts: Partial<Record<'single' | 'multi', number>> = {};
-  const moves: ConsolidationMove[] = [];
-  const metrics = (): DisruptMetrics => ({
-    eligibleNodes: eligible,
-    allowedDisruptions: [...allowed.values()],
-    timeouts,
-    ...(moves.length ? { consolidationMoves: moves } : {}),
-  });
+  const tally = new LoopTally();
   for (const m of order) {
     const set = setOf(m);
-    const reason = reasonOf(m);
-    if (
-      CONSOLIDATING.has(m) &&
-      opts.consolidationState !== undefined &&
-      state.consolidated[m] === opts.consolidationState
-    ) {
+    if (unchangedSinceConsolidated(m, opts.consolidationState, state)) {
       for (const c of set.all)
         reasons.add(
           explanation(
@@ -158,40 +138,19 @@ export async function disrupt(s: Snapshot, opts: DisruptOptions = {}): Promise<D
         );
       continue;
     }
-    const candidates: Candidate[] = [];
-    for (const c of set.all) {
-      const e = methodFilter(m, c, s.now);
-      if (e) reasons.add(e);
-      else candidates.push(c);
-    }
-    eligible[reason] = candidates.length;
+    const reason = reasonOf(m);
+    const candidates = passingFilters(m, set, s.now, reasons);
+    tally.eligible(reason, candidates.length);
     if (!candidates.length) continue;
     const budgets = budgetMapping(s, reason);
-    for (const b of budgets.values())
-      allowed.set(`${b.nodePool}/${reason}`, {
-        nodePool: b.nodePool,
-        reason,
-        allowed: b.allowed,
-        disrupting: b.disrupting,
-      });
+    tally.budgets(reason, budgets);
     const sorted = m === 'drift' || m === 'static-drift' ? candidates : bySavingsRatio(candidates);
     const out = await run(m, { s, candidates: sorted, all: set.all, budgets, r });
     for (const e of out.explanations) reasons.add(e);
-    if (out.timedOut && (m === 'single' || m === 'multi')) timeouts[m] = (timeouts[m] ?? 0) + 1;
-    if (out.moves) moves.push(...out.moves);
+    tally.ran(m, out);
     state = nextState(state, m, out, opts.consolidationState);
-    const [first, ...concurrent] = out.commands;
-    if (!first) continue;
-    const involved = new Set(out.commands.flatMap((c) => c.candidates.map((x) => x.name)));
-    const decision: Decision = {
-      ...first,
-      explanations: explainRest(s, reasons, involved, `another disruption was chosen this loop (${m})`, true),
-      ...(concurrent.length ? { concurrent } : {}),
-      ...(out.followUps?.length ? { followUps: out.followUps } : {}),
-      ...(out.approvals?.size ? { approvals: Object.fromEntries(out.approvals) } : {}),
-      ...truncated(r),
-    };
-    return { decision, state, metrics: metrics() };
+    if (!out.commands.length) continue;
+    return { decision: decisionOf(s, m, out, reasons, r), state, metrics: tally.metrics() };
   }
   return {
     decision: {
@@ -200,8 +159,85 @@ export async function disrupt(s: Snapshot, opts: DisruptOptions = {}): Promise<D
       ...truncated(r),
     },
     state,
-    metrics: metrics(),
+    metrics: tally.metrics(),
   };
+}
+
+/** The candidate set of a method's class (graceful or eventual), each built once, when first asked for. */
+function candidateSets(s: Snapshot, r: Resolved): (m: MethodName) => CandidateSet {
+  const sets = new Map<'graceful' | 'eventual', CandidateSet>();
+  return (m) => {
+    const cls = m === 'drift' || m === 'static-drift' ? 'eventual' : 'graceful';
+    let set = sets.get(cls);
+    if (!set) sets.set(cls, (set = candidateSet(s, cls, r.queued, r.caches)));
+    return set;
+  };
+}
+
+/** A consolidating method that found nothing to do at this consolidation state, which has not changed since. */
+function unchangedSinceConsolidated(m: MethodName, version: number | undefined, state: LoopState): boolean {
+  return CONSOLIDATING.has(m) && version !== undefined && state.consolidated[m] === version;
+}
+
+/** The candidates the method's filter lets through; each one it keeps out gets its reason. */
+function passingFilters(m: MethodName, set: CandidateSet, now: number, reasons: Reasons): Candidate[] {
+  const candidates: Candidate[] = [];
+  for (const c of set.all) {
+    const e = methodFilter(m, c, now);
+    if (e) reasons.add(e);
+    else candidates.push(c);
+  }
+  return candidates;
+}
+
+/** The decision of the method whose commands won: its first, the rest beside it, and every other node's reason. */
+function decisionOf(s: Snapshot, m: MethodName, out: MethodOutput, reasons: Reasons, r: Resolved): Decision {
+  const [first, ...concurrent] = out.commands;
+  const involved = new Set(out.commands.flatMap((c) => c.candidates.map((x) => x.name)));
+  return {
+    ...first!,
+    explanations: explainRest(s, reasons, involved, `another disruption was chosen this loop (${m})`, true),
+    ...(concurrent.length ? { concurrent } : {}),
+    ...(out.followUps?.length ? { followUps: out.followUps } : {}),
+    ...(out.approvals?.size ? { approvals: Object.fromEntries(out.approvals) } : {}),
+    ...truncated(r),
+  };
+}
+
+/** What a loop reports beside its decision: eligible nodes, allowed disruptions, method timeouts, scored moves. */
+class LoopTally {
+  private readonly eligibleNodes: Partial<Record<DisruptionReason, number>> = {};
+  private readonly allowed = new Map<string, DisruptMetrics['allowedDisruptions'][number]>();
+  private readonly timeouts: Partial<Record<'single' | 'multi', number>> = {};
+  private readonly moves: ConsolidationMove[] = [];
+
+  eligible(reason: DisruptionReason, n: number): void {
+    this.eligibleNodes[reason] = n;
+  }
+
+  budgets(reason: DisruptionReason, budgets: ReadonlyMap<string, PoolBudget>): void {
+    for (const b of budgets.values())
+      this.allowed.set(`${b.nodePool}/${reason}`, {
+        nodePool: b.nodePool,
+        reason,
+        allowed: b.allowed,
+        disrupting: b.disrupting,
+      });
+  }
+
+  ran(m: MethodName, out: MethodOutput): void {
+    if (out.timedOut && (m === 'single' || m === 'multi')) this.timeouts[m] = (this.timeouts[m] ?? 0) + 1;
+    if (out.moves) this.moves.push(...out.moves);
+  }
+
+  metrics(): DisruptMetrics {
+    return {
+      eligibleNodes: this.eligibleNodes,
+      allowedDisruptions: [...this.allowed.values()],
+      timeouts: this.timeouts,
+      ...(this.moves.length ? { consolidationMoves: this.moves } : {}),
+    };
+  }
 }
 
 /** `truncated: true` when a wall-clock safety net fired during the call (Decision.truncated). */

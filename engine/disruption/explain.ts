@@ -1,16 +1,16 @@
 // engine.explainNode: "what would you do with node X, and why?". The node goes through
 // the same checks a disruption loop applies to it alone: candidacy, the method filter, the budget, the
 // Balanced pre-filter, and the single-node simulation, and the first thing that stops it is the answer.
-import type { Snapshot } from '../domain/types.ts';
+import type { NodePool, Snapshot, StateNode } from '../domain/types.ts';
 import { couldApprove, evaluateBalancedMove, nodePoolTotals } from './balanced.ts';
 import { budgetExplanation, budgetMapping } from './budgets.ts';
 import { candidateSet, managedPools, newCandidate } from './candidates.ts';
 import { makeCommand } from './command.ts';
 import { computeConsolidation } from './consolidation.ts';
 import { consolidationFilter, driftFilter, emptinessFilter } from './filters.ts';
-import { resolve } from './method.ts';
+import { resolve, type Resolved } from './method.ts';
 import { describeErrors, simulate } from './simulate.ts';
-import type { Command, DisruptOptions, Explanation } from './types.ts';
+import type { Candidate, Command, DisruptOptions, Explanation } from './types.ts';
 import { explanation, usd } from './words.ts';
 
 export type NodeReport =
@@ -41,48 +41,68 @@ export async function explainNode(s: Snapshot, name: string, opts: DisruptOption
     node.conditions.drifted &&
     node.nodePoolName !== undefined &&
     pools.get(node.nodePoolName)?.replicas === undefined
-  ) {
-    const c = newCandidate(s, node, 'eventual', pools, r.queued, r.caches);
-    if (!c.ok) return kept(c.explanation);
-    const f = driftFilter(c.candidate);
-    if (f) return kept(f);
-    const pb = budgetMapping(s, 'Drifted').get(c.candidate.nodePool.name);
-    if (!pb || pb.available <= 0)
-      return kept(
-        budgetExplanation(
-          name,
-          pb ?? {
-            nodePool: c.candidate.nodePool.name,
-            reason: 'Drifted',
-            numNodes: 0,
-            disrupting: 0,
-            allowed: 0,
-            available: 0,
-          },
-          s.now,
-        ),
-      );
-    const sim = await simulate(s, [node], r.sim, false);
-    if (sim.errors.size)
-      return kept(
-        explanation(
-          name,
-          'pods-would-not-schedule',
-          `drifted, but its pods would not schedule elsewhere: ${describeErrors(sim)}`,
-        ),
-      );
-    return would(makeCommand('Drifted', 'drift', [c.candidate], sim.plan.newNodeClaims, sim.plan));
-  }
+  )
+    return explainDrifted(s, node, pools, r);
   const c = newCandidate(s, node, 'graceful', pools, r.queued, r.caches);
   if (!c.ok) return kept(c.explanation);
-  const cand = c.candidate;
-  if (cand.empty) {
-    const f = emptinessFilter(cand, s.now);
-    if (f) return kept(f);
-    const pb = budgetMapping(s, 'Empty').get(cand.nodePool.name)!;
-    if (pb.available <= 0) return kept(budgetExplanation(name, pb, s.now));
-    return would(makeCommand('Empty', 'emptiness', [cand], []));
-  }
+  return c.candidate.empty ? explainEmpty(s, c.candidate) : explainUnderutilized(s, c.candidate, r);
+}
+
+/** A drifted node of a dynamic pool: drift's candidacy, filter and budget, then whether its pods schedule elsewhere. */
+async function explainDrifted(
+  s: Snapshot,
+  node: StateNode,
+  pools: ReadonlyMap<string, NodePool>,
+  r: Resolved,
+): Promise<NodeReport> {
+  const name = node.name;
+  const c = newCandidate(s, node, 'eventual', pools, r.queued, r.caches);
+  if (!c.ok) return kept(c.explanation);
+  const f = driftFilter(c.candidate);
+  if (f) return kept(f);
+  const pb = budgetMapping(s, 'Drifted').get(c.candidate.nodePool.name);
+  if (!pb || pb.available <= 0)
+    return kept(
+      budgetExplanation(
+        name,
+        pb ?? {
+          nodePool: c.candidate.nodePool.name,
+          reason: 'Drifted',
+          numNodes: 0,
+          disrupting: 0,
+          allowed: 0,
+          available: 0,
+        },
+        s.now,
+      ),
+    );
+  const sim = await simulate(s, [node], r.sim, false);
+  if (sim.errors.size)
+    return kept(
+      explanation(
+        name,
+        'pods-would-not-schedule',
+        `drifted, but its pods would not schedule elsewhere: ${describeErrors(sim)}`,
+      ),
+    );
+  return would(makeCommand('Drifted', 'drift', [c.candidate], sim.plan.newNodeClaims, sim.plan));
+}
+
+/** An empty candidate: emptiness's filter and its pool's Empty budget. */
+function explainEmpty(s: Snapshot, cand: Candidate): NodeReport {
+  const f = emptinessFilter(cand, s.now);
+  if (f) return kept(f);
+  const pb = budgetMapping(s, 'Empty').get(cand.nodePool.name)!;
+  if (pb.available <= 0) return kept(budgetExplanation(cand.node.name, pb, s.now));
+  return would(makeCommand('Empty', 'emptiness', [cand], []));
+}
+
+/**
+ * A candidate with pods: consolidation's filter, its pool's Underutilized budget, the Balanced pre-filter, the
+ * single-node simulation, and the Balanced score of the move it finds.
+ */
+async function explainUnderutilized(s: Snapshot, cand: Candidate, r: Resolved): Promise<NodeReport> {
+  const name = cand.node.name;
   const f = consolidationFilter(cand, s.now);
   if (f) return kept(f);
   const pb = budgetMapping(s, 'Underutilized').get(cand.nodePool.name)!;

@@ -105,7 +105,7 @@ export function doNotDisrupt(pod: Pod, now: number): DoNotDisrupt {
 }
 
 /** Why the pods of a node block graceful disruption, as Karpenter words it, or undefined. */
-type PodBlock =
+export type PodBlock =
   | { readonly kind: 'do-not-disrupt'; readonly pod: Pod; readonly message: string; readonly until?: number }
   | { readonly kind: 'pdb-multiple'; readonly pod: Pod; readonly pdbs: readonly string[]; readonly message: string }
   | { readonly kind: 'pdb'; readonly pod: Pod; readonly pdb: string; readonly message: string };

@@ -97,7 +97,7 @@ interface NodeStart {
 // candidates change): the starting state is computed once per node object and daemonset list.
 const NODE_START = cacheSlot<StateNode, NodeStart>('node start');
 
-function nodeStart(node: StateNode, daemonSets: readonly DaemonSet[], caches?: ModelCaches): NodeStart {
+export function nodeStart(node: StateNode, daemonSets: readonly DaemonSet[], caches?: ModelCaches): NodeStart {
   const cached = caches?.get(NODE_START, node);
   if (cached && cached.daemonSets === daemonSets) return cached;
   const shared = caches?.memo(LABEL_REQUIREMENTS, LABEL_REQUIREMENTS, () => new LabelRequirements());
@@ -182,12 +182,13 @@ export class ExistingNode {
   hostPorts: readonly HostPort[];
   readonly added: Pod[] = [];
 
+  /** `start`: the node's nodeStart when the caller has it (a node table's). */
   constructor(
     readonly node: StateNode,
     daemonSets: readonly DaemonSet[],
     caches?: ModelCaches,
+    start: NodeStart = nodeStart(node, daemonSets, caches),
   ) {
-    const start = nodeStart(node, daemonSets, caches);
     this.hostname = start.hostname;
     // The start state is shared, not copied (the encoder builds thousands of these per solve and reads
     // them only): a solve replaces requirements, remaining and host ports on add() and never writes into them.

@@ -13,7 +13,15 @@ import { isActive, podRequirements } from '../scheduling/pods.ts';
 import { cacheSlot, ModelCaches } from './caches.ts';
 import { ignoresDRA } from './dra.ts';
 import { describeLimits, remainingLimits, withinLimits } from './limits.ts';
-import { ExistingNode, placeholderHostname, SimNodeClaim, type DraContext, type Reservations } from './places.ts';
+import { type NodeTable, nodeTable } from './nodetable.ts';
+import {
+  ExistingNode,
+  nodeStart,
+  placeholderHostname,
+  SimNodeClaim,
+  type DraContext,
+  type Reservations,
+} from './places.ts';
 import { relax } from './relax.ts';
 import { ReservationManager } from './reservations.ts';
 import { buildTemplate, provisioningPools, type Template } from './templates.ts';
@@ -49,6 +57,35 @@ interface ModelPods {
   readonly representatives?: readonly Pod[];
   /** A pod of the same topology shape (see TopologyInput.shapeOf). */
   readonly shapeOf?: (pod: Pod) => Pod;
+  /** Keep the nodes' part in a node table of the caches (./nodetable.ts); default true. The model is the same. */
+  readonly nodeTable?: boolean;
+}
+
+/** The positions of the list's active nodes (not deleting, not marked), in the table's order. */
+function activePositions(table: NodeTable, nodes: readonly StateNode[]): Int32Array {
+  const out = new Int32Array(nodes.length);
+  let k = 0;
+  for (const i of table.order) {
+    const n = nodes[i]!;
+    if (!n.markedForDeletion && !n.deleting) out[k++] = i;
+  }
+  return out.slice(0, k);
+}
+
+/** The existing nodes at those positions, each from the start the table keeps for its position. */
+function existingFrom(
+  table: NodeTable,
+  at: Int32Array,
+  nodes: readonly StateNode[],
+  caches: ModelCaches,
+): ExistingNode[] {
+  const out: ExistingNode[] = new Array(at.length);
+  for (let j = 0; j < at.length; j++) {
+    const i = at[j]!;
+    const start = table.at('start', i, (n) => nodeStart(n, table.daemonSets, caches));
+    out[j] = new ExistingNode(nodes[i]!, table.daemonSets, caches, start);
+  }
+  return out;
 }
 
 export class SchedulingModel {
@@ -61,6 +98,12 @@ export class SchedulingModel {
   readonly templates: readonly Template[];
   /** Active (not deleting, not marked) existing and in-flight nodes, initialized first, then by name. */
   readonly existing: readonly ExistingNode[];
+  /**
+   * With caches: the input's nodes kept by position for the next solve over the same list (./nodetable.ts), and
+   * each existing node's position in it.
+   */
+  readonly nodeTable: NodeTable | undefined;
+  readonly existingAt: Int32Array | undefined;
   readonly topology: Topology;
   /** Reserved capacity shared by the NodeClaims of this solve (§2.15). */
   readonly reservations: Reservations;
@@ -101,9 +144,20 @@ export class SchedulingModel {
     };
     this.anyPreferNoSchedule = pools.some((p) => p.template.taints.some((t) => t.effect === 'PreferNoSchedule'));
     const active = input.nodes.filter((n) => !n.markedForDeletion && !n.deleting);
-    this.existing = [...active]
-      .sort((a, b) => Number(b.initialized) - Number(a.initialized) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-      .map((n) => new ExistingNode(n, input.daemonSets, this.caches));
+    this.nodeTable =
+      input.caches && pods.nodeTable !== false ? nodeTable(input.nodes, input.daemonSets, input.caches) : undefined;
+    if (this.nodeTable) {
+      const at = activePositions(this.nodeTable, input.nodes);
+      this.existingAt = at;
+      this.existing = existingFrom(this.nodeTable, at, input.nodes, this.caches);
+    } else {
+      this.existingAt = undefined;
+      this.existing = [...active]
+        .sort(
+          (a, b) => Number(b.initialized) - Number(a.initialized) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+        )
+        .map((n) => new ExistingNode(n, input.daemonSets, this.caches));
+    }
     for (const p of pools)
       this.remaining.set(
         p.name,
@@ -121,7 +175,7 @@ export class SchedulingModel {
     return new Topology({
       nodePools: pools,
       instanceTypes: this.input.instanceTypes,
-      nodes: this.input.nodes.map((n) => this.topologyNode(n)),
+      nodes: this.nodeTable?.topologyNodes ?? this.input.nodes.map((n) => this.topologyNode(n)),
       pending: pods.representatives ?? pods.pods,
       ...(pods.representatives ? { excluded: pods.pods } : {}),
       policy: this.input.options.preferencePolicy,

@@ -19,7 +19,7 @@ import { isActive, selectorMatches, strictPodRequirements } from '../scheduling/
 import { add, fromLabels, fromSelector, get, has, intersect, operatorOf, req } from '../scheduling/requirements.ts';
 import { toleratesAll } from '../scheduling/taints.ts';
 import { selectorWithLabelKeys, stableKey, TopologyGroup, type NodeFilter, type Placement } from './groups.ts';
-import type { ModelCaches } from './caches.ts';
+import { cacheSlot, type ModelCaches } from './caches.ts';
 import { podsOf } from './running.ts';
 import { templateRequirements } from './templates.ts';
 
@@ -83,6 +83,29 @@ const NO_GROUP_IDS: { readonly owned: readonly string[]; readonly inverseOwned: 
   inverseOwned: Object.freeze([]),
 });
 
+/** What the nodes' running pods bring: their namespaces (in order of first appearance) and required anti-affinity. */
+interface NodesRunning {
+  readonly namespaces: readonly string[];
+  readonly antiAffinity: ReadonlyArray<{ readonly node: TopologyNode; readonly pod: Pod }>;
+}
+
+// Per node list: a solve over a node table's list (./nodetable.ts) gets the same array as the last one.
+const NODES_RUNNING = cacheSlot<readonly TopologyNode[], NodesRunning>('running pods by node list');
+
+function runningOf(nodes: readonly TopologyNode[], caches: ModelCaches | undefined): NodesRunning {
+  const scan = (): NodesRunning => {
+    const namespaces = new Set<string>();
+    const antiAffinity: Array<{ node: TopologyNode; pod: Pod }> = [];
+    for (const node of nodes) {
+      const r = podsOf(node.pods, caches);
+      for (const x of r.namespaces) namespaces.add(x);
+      for (const pod of r.antiAffinity) antiAffinity.push({ node, pod });
+    }
+    return { namespaces: [...namespaces], antiAffinity };
+  };
+  return caches ? caches.memo(NODES_RUNNING, nodes, scan) : scan();
+}
+
 export class Topology {
   readonly groups = new Map<string, TopologyGroup>();
   readonly inverse = new Map<string, TopologyGroup>();
@@ -97,19 +120,18 @@ export class Topology {
   private readonly declaredByPod = new WeakMap<Pod, ReadonlyArray<{ group: TopologyGroup; filter?: NodeFilter }>>();
 
   constructor(private readonly input: TopologyInput) {
+    const running = runningOf(input.nodes, input.caches);
     const ns = new Set<string>([...(input.namespaceLabels?.keys() ?? [])]);
-    for (const n of input.nodes) for (const x of podsOf(n.pods, input.caches).namespaces) ns.add(x);
+    for (const x of running.namespaces) ns.add(x);
     for (const p of input.pending) ns.add(p.namespace);
     this.allNamespaces = [...ns];
     // Inverse groups from pods already running with required anti-affinity.
-    for (const node of input.nodes) {
-      for (const pod of podsOf(node.pods, input.caches).antiAffinity) {
-        if (!isActive(pod) || this.excluded.has(pod.uid)) continue;
-        for (const term of pod.affinity!.podAntiAffinity!.required!) {
-          const g = this.inverseGroupFor(pod, term);
-          const d = nodeDomain(node, g.key);
-          if (d !== undefined) g.increment(d);
-        }
+    for (const { node, pod } of running.antiAffinity) {
+      if (!isActive(pod) || this.excluded.has(pod.uid)) continue;
+      for (const term of pod.affinity!.podAntiAffinity!.required!) {
+        const g = this.inverseGroupFor(pod, term);
+        const d = nodeDomain(node, g.key);
+        if (d !== undefined) g.increment(d);
       }
     }
     // A pending pod owns no group yet (uids are unique): update() has nothing to remove for the first.

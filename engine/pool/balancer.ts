@@ -10,6 +10,8 @@ export interface TaskRouting {
   readonly model?: string;
   /** This worker (thread id) and no other: per-worker tasks such as a memory reading. */
   readonly worker?: number;
+  /** An estimate of the task's work, for batch work that may run in any order (queue.ts: largest first). */
+  readonly work?: number;
 }
 
 /** What the balancer reads of a worker (piscina's PiscinaWorker). */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
-import { nodePool, pod, pods, snapshot, stateNode } from '../../test/fixtures/builders.ts';
+import { busyCluster, pod } from '../../test/fixtures/builders.ts';
 import { defaultFakeInstanceTypes, FAKE_WELL_KNOWN_LABELS } from '../../test/fixtures/instancetypes.ts';
 import { normalizePlan } from '../../test/solver/normalize.ts';
 import { disrupt } from '../disruption/disrupt.ts';
@@ -25,20 +25,7 @@ const wellKnownLabels = withExtraWellKnown(FAKE_WELL_KNOWN_LABELS);
 const its = defaultFakeInstanceTypes();
 
 function cluster(nodes: number, pending: number): Snapshot {
-  return snapshot({
-    nodePools: [nodePool({ consolidateAfter: 0 })],
-    instanceTypes: its,
-    nodes: Array.from({ length: nodes }, (_, i) =>
-      stateNode({
-        name: `n${i}`,
-        instanceType: its[1]!,
-        zone: 'test-zone-1',
-        capacityType: 'on-demand',
-        pods: pods(1, { cpu: '100m', nodeName: `n${i}` }),
-      }),
-    ),
-    pendingPods: pods(pending, { cpu: '1', memory: '1Gi' }).map((p) => ({ ...p, unschedulable: true })),
-  });
+  return busyCluster({ instanceTypes: its, nodes, pending });
 }
 
 /** Resolves once the worker's event loop has been busy for 10 ms of a 20 ms look (it is running a task). */

@@ -10,6 +10,7 @@ import { affinityBalancer, type AffinityBalancer, type TaskRouting } from './bal
 import type { EngineTask, EngineWorkerData, TaskReply, WorkerMemory } from './engine.worker.ts';
 import type { IdleTrimOptions } from './idle-trim.ts';
 import { workerModule } from './module-url.ts';
+import { LargestFirstQueue } from './queue.ts';
 
 export interface PoolOptions {
   /** Worker threads (default: available parallelism, at most 4). */
@@ -83,6 +84,8 @@ export class EnginePool {
       maxThreads: threads,
       idleTimeout: opts.idleTimeoutMs ?? 60_000,
       loadBalancer: (task, workers) => this.balancer.balance(task, workers),
+      // Batch work (what-if jobs) largest first; everything else in the order it came (queue.ts).
+      taskQueue: new LargestFirstQueue(),
       workerData,
       // piscina's default ('sync') has an idle worker block in Atomics.wait until its next task: nothing else runs
       // in that thread meanwhile, so the worker's idle trim (a timer) never fired. 'async' waits with

@@ -3,7 +3,7 @@
 // to take, each job runs whole (a split would only add work). The reports are the same either way. The worker here
 // is the engine worker with its tasks counted by part (whatif-split.fixture.ts).
 import { afterAll, describe, expect, it } from 'vitest';
-import { nodePool, pods, snapshot, stateNode } from '../../test/fixtures/builders.ts';
+import { busyCluster } from '../../test/fixtures/builders.ts';
 import { defaultFakeInstanceTypes } from '../../test/fixtures/instancetypes.ts';
 import type { Snapshot } from '../domain/types.ts';
 import { createEngine } from '../engine.ts';
@@ -13,20 +13,7 @@ import { runWhatIfJob } from '../whatif/job.ts';
 const its = defaultFakeInstanceTypes();
 
 function cluster(nodes: number, pending: number): Snapshot {
-  return snapshot({
-    nodePools: [nodePool({ consolidateAfter: 0 })],
-    instanceTypes: its,
-    nodes: Array.from({ length: nodes }, (_, i) =>
-      stateNode({
-        name: `n${i}`,
-        instanceType: its[1]!,
-        zone: 'test-zone-1',
-        capacityType: 'on-demand',
-        pods: pods(1 + (i % 3), { cpu: '100m', nodeName: `n${i}` }),
-      }),
-    ),
-    pendingPods: pods(pending, { cpu: '1', memory: '1Gi' }).map((p) => ({ ...p, unschedulable: true })),
-  });
+  return busyCluster({ instanceTypes: its, nodes, pending, podsOnNode: (i) => 1 + (i % 3) });
 }
 
 const job = (nodes: number, pending: number) => ({

@@ -19,7 +19,7 @@ import { timeoutReporter } from '../../operator/timeouts.ts';
 import { awsNodeClasses, type AwsNodeClasses } from './nodeclasses.ts';
 import { parseNodeClass } from './nodeclass/object.ts';
 import { realTimers, type Timers } from './periodic.ts';
-import { awsCloudProvider, type AwsCloudProvider } from './provider.ts';
+import { awsCloudProvider, type AwsCloudProvider, type AwsCloudProviderDeps } from './provider.ts';
 import { resolveRegion, type RegionSources } from './region.ts';
 import { describeCluster, type DiscoveredCluster } from './eks.ts';
 import { instrumentSdkClients } from './sdkmetrics.ts';
@@ -120,46 +120,10 @@ function nodeClassLookup(ctx: CloudProviderContext): (name: string) => EC2NodeCl
 export function awsProviderFactory(f: AwsFactoryOptions = {}): CloudProviderFactory {
   return async (ctx) => {
     const region = await resolveRegion({ env: f.env ?? process.env, ...(f.region ?? {}) });
-    // Every SDK call bounded (--aws-request-timeout per attempt); a call whose attempts all timed out is
-    // logged and counted here.
-    const bounds = {
-      requestTimeoutMs: ctx.options.awsRequestTimeoutMs,
-      onTimeout: timeoutReporter(ctx.log, ctx.metrics),
-    };
-    const clients = f.clients ? f.clients(region) : awsClients({ region, ...bounds, ...(f.clientOptions ?? {}) });
-    instrumentSdkClients(clients, ctx.metrics);
-    const o = ctx.options;
-    // As Karpenter: an endpoint left out is looked up; so is the service CIDR, on EKS, when not set.
-    const lookup = !o.clusterEndpoint || (!o.clusterCIDR && o.eksControlPlane);
-    const discovered = lookup && clients.eks ? await describeCluster(clients.eks, o.clusterName) : {};
-    const settings = awsSettingsOf(ctx, region, discovered);
+    const clients = sdkClients(ctx, f, region);
+    const settings = awsSettingsOf(ctx, region, await discoverCluster(ctx, clients));
     const ports = sdkPorts(clients);
-    const log = ctx.log;
-    const aws = awsCloudProvider({
-      settings,
-      ports,
-      nodeClass: nodeClassLookup(ctx),
-      kubernetesVersion: kubernetesVersionOf(ctx),
-      clock: ctx.clock,
-      timers: f.timers ?? realTimers,
-      registry: ctx.metrics.registry,
-      interruptionMetrics: { received: ctx.metrics.interruptionReceived, deleted: ctx.metrics.interruptionDeleted },
-      providerMetrics: {
-        batchSize: ctx.metrics.batchSize,
-        batchTime: ctx.metrics.batchTime,
-        launchFailures: ctx.metrics.instanceLaunchFailures,
-        terminationFailures: ctx.metrics.instanceTerminationFailures,
-      },
-      minValuesPolicy: ctx.options.minValuesPolicy,
-      reservedCapacity: ctx.options.featureGates.reservedCapacity,
-      log: (message, fields, level = 'warn') => log[level](fields, message),
-      instanceAt: (id) => {
-        const claim = ctx.cluster.nodeClaims().find((c) => c.info.providerId?.endsWith(`/${id}`));
-        const type = claim?.info.labels[INSTANCE_TYPE_LABEL];
-        const zone = claim?.info.labels[ZONE_LABEL];
-        return type && zone ? { instanceType: type, zone } : undefined;
-      },
-    });
+    const aws = awsCloudProvider(providerDeps(ctx, f, settings, ports));
     const nodeClasses = awsNodeClasses({
       provider: aws,
       iam: ports.iam,
@@ -168,44 +132,108 @@ export function awsProviderFactory(f: AwsFactoryOptions = {}): CloudProviderFact
       profileInUse: (profile) =>
         ctx.cluster.nodeClaims().some((c) => c.info.annotations[INSTANCE_PROFILE_ANNOTATION] === profile),
     });
-    let stopJobs: (() => void) | undefined;
-    if (!settings.clusterCIDR)
-      log.warn(
-        {},
-        'no --cluster-cidr (CLUSTER_CIDR): AL2023 nodes cannot be launched without the service CIDR nodeadm needs',
-      );
-    log.info(
-      {
-        region,
-        cluster: settings.clusterName,
-        interruptionQueue: settings.interruptionQueue ?? '',
-        isolatedVPC: settings.isolatedVPC,
-      },
-      'AWS cloud provider ready',
+    logReady(ctx, settings);
+    return providerHandle(aws, nodeClasses, settings);
+  };
+}
+
+/**
+ * The SDK clients (the options' or the factory's), every call bounded by --aws-request-timeout per attempt; a call
+ * whose attempts all timed out is logged and counted, and every call counted in the operator's metrics.
+ */
+function sdkClients(ctx: CloudProviderContext, f: AwsFactoryOptions, region: string): AwsClients {
+  const bounds = {
+    requestTimeoutMs: ctx.options.awsRequestTimeoutMs,
+    onTimeout: timeoutReporter(ctx.log, ctx.metrics),
+  };
+  const clients = f.clients ? f.clients(region) : awsClients({ region, ...bounds, ...(f.clientOptions ?? {}) });
+  instrumentSdkClients(clients, ctx.metrics);
+  return clients;
+}
+
+/** As Karpenter: an endpoint left out is looked up; so is the service CIDR, on EKS, when not set. */
+async function discoverCluster(ctx: CloudProviderContext, clients: AwsClients): Promise<DiscoveredCluster> {
+  const o = ctx.options;
+  const lookup = !o.clusterEndpoint || (!o.clusterCIDR && o.eksControlPlane);
+  return lookup && clients.eks ? describeCluster(clients.eks, o.clusterName) : {};
+}
+
+/** The AWS provider connected to the operator: node classes, metrics, options, logs, and the NodeClaims' instances. */
+function providerDeps(
+  ctx: CloudProviderContext,
+  f: AwsFactoryOptions,
+  settings: AwsSettings,
+  ports: AwsCloudProviderDeps['ports'],
+): AwsCloudProviderDeps {
+  const log = ctx.log;
+  return {
+    settings,
+    ports,
+    nodeClass: nodeClassLookup(ctx),
+    kubernetesVersion: kubernetesVersionOf(ctx),
+    clock: ctx.clock,
+    timers: f.timers ?? realTimers,
+    registry: ctx.metrics.registry,
+    interruptionMetrics: { received: ctx.metrics.interruptionReceived, deleted: ctx.metrics.interruptionDeleted },
+    providerMetrics: {
+      batchSize: ctx.metrics.batchSize,
+      batchTime: ctx.metrics.batchTime,
+      launchFailures: ctx.metrics.instanceLaunchFailures,
+      terminationFailures: ctx.metrics.instanceTerminationFailures,
+    },
+    minValuesPolicy: ctx.options.minValuesPolicy,
+    reservedCapacity: ctx.options.featureGates.reservedCapacity,
+    log: (message, fields, level = 'warn') => log[level](fields, message),
+    instanceAt: (id) => {
+      const claim = ctx.cluster.nodeClaims().find((c) => c.info.providerId?.endsWith(`/${id}`));
+      const type = claim?.info.labels[INSTANCE_TYPE_LABEL];
+      const zone = claim?.info.labels[ZONE_LABEL];
+      return type && zone ? { instanceType: type, zone } : undefined;
+    },
+  };
+}
+
+function logReady(ctx: CloudProviderContext, settings: AwsSettings): void {
+  if (!settings.clusterCIDR)
+    ctx.log.warn(
+      {},
+      'no --cluster-cidr (CLUSTER_CIDR): AL2023 nodes cannot be launched without the service CIDR nodeadm needs',
     );
-    const handle: AwsProviderHandle = {
-      name: aws.name,
-      create: (req) => aws.create(req),
-      delete: (id) => aws.delete(id),
-      get: (id) => aws.get(id),
-      list: () => aws.list(),
-      getInstanceTypes: (pool) => aws.getInstanceTypes(pool),
-      isDrifted: (q) => aws.isDrifted(q),
-      repairPolicies: () => aws.repairPolicies(),
-      ...(aws.instanceTagging ? { instanceTagging: aws.instanceTagging } : {}),
-      ...(aws.interruptions ? { interruptions: aws.interruptions } : {}),
-      nodeClasses,
-      start: () => {
-        stopJobs ??= aws.start();
-      },
-      stop: () => {
-        stopJobs?.();
-        stopJobs = undefined;
-      },
-      aws,
-      settings,
-    };
-    return handle;
+  ctx.log.info(
+    {
+      region: settings.region,
+      cluster: settings.clusterName,
+      interruptionQueue: settings.interruptionQueue ?? '',
+      isolatedVPC: settings.isolatedVPC,
+    },
+    'AWS cloud provider ready',
+  );
+}
+
+/** The seam's CloudProvider over the AWS provider; start() runs its periodic jobs once, stop() ends them. */
+function providerHandle(aws: AwsCloudProvider, nodeClasses: AwsNodeClasses, settings: AwsSettings): AwsProviderHandle {
+  let stopJobs: (() => void) | undefined;
+  return {
+    name: aws.name,
+    create: (req) => aws.create(req),
+    delete: (id) => aws.delete(id),
+    get: (id) => aws.get(id),
+    list: () => aws.list(),
+    getInstanceTypes: (pool) => aws.getInstanceTypes(pool),
+    isDrifted: (q) => aws.isDrifted(q),
+    repairPolicies: () => aws.repairPolicies(),
+    ...(aws.instanceTagging ? { instanceTagging: aws.instanceTagging } : {}),
+    ...(aws.interruptions ? { interruptions: aws.interruptions } : {}),
+    nodeClasses,
+    start: () => {
+      stopJobs ??= aws.start();
+    },
+    stop: () => {
+      stopJobs?.();
+      stopJobs = undefined;
+    },
+    aws,
+    settings,
   };
 }
 

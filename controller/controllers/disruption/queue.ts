@@ -24,6 +24,7 @@ import { instanceTypeList } from '../../operator/logger.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../operator/result.ts';
 import { errText, type Controller } from '../../operator/runtime.ts';
 import { nominationWindow } from '../../state/cluster.ts';
+import { nominatedEvent } from '../provisioning/nominated.ts';
 import type { ControllerContext } from '../context.ts';
 import { markDisrupted } from './marks.ts';
 import { createReplacements, deleteNodeClaims, destinations } from './replacements.ts';
@@ -53,14 +54,6 @@ export interface OrchestrationQueue extends Controller {
 class Unrecoverable extends Error {
   override name = 'Unrecoverable';
 }
-
-const podTarget = (p: { name: string; namespace: string; uid: string }) => ({
-  kind: 'Pod',
-  name: p.name,
-  namespace: p.namespace,
-  uid: p.uid,
-  apiVersion: 'v1',
-});
 
 export function newOrchestrationQueue(ctx: ControllerContext): OrchestrationQueue {
   const queue = new CommandQueue(ctx);
@@ -222,16 +215,7 @@ function nominate(ctx: ControllerContext, cmd: Command, names: readonly string[]
   const until = ctx.clock.now() + nominationWindow(ctx.options.batchMaxDurationMs);
   for (const d of destinations(cmd, names, snapshot)) {
     if (d.providerId) ctx.cluster.nominate(d.providerId, until);
-    const where = [d.nodeClaim ? `nodeclaim/${d.nodeClaim}` : '', d.node ? `node/${d.node}` : '']
-      .filter(Boolean)
-      .join(', ');
-    ctx.events.publish({
-      involved: podTarget(d.pod),
-      type: 'Normal',
-      reason: 'Nominated',
-      message: `Pod should schedule on: ${where}`,
-      dedupeValues: [d.pod.uid, where],
-    });
+    ctx.events.publish(nominatedEvent(d.pod, { nodeClaim: d.nodeClaim, node: d.node }));
   }
 }
 

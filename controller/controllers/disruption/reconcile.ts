@@ -52,6 +52,53 @@ interface DisruptionLoopOptions {
 /** Consolidation waits Karpenter's 15 s before re-checking; drift has no validator upstream. */
 const validationDelay = (m: MethodName): number => (m === 'drift' || m === 'static-drift' ? 0 : VALIDATION_DELAY_MS);
 
+/** Starts a validated command; a failure to start is logged (the queue has undone its marks). */
+async function startCommand(
+  ctx: ControllerContext,
+  queue: OrchestrationQueue,
+  cmd: Command,
+  s: Snapshot,
+): Promise<void> {
+  try {
+    await queue.start(cmd, s);
+  } catch (err) {
+    ctx.log.error({ command: cmd.kind, reason: cmd.reason, err: errText(err) }, 'starting a disruption command failed');
+  }
+}
+
+/** karpenter_voluntary_disruption_decision_evaluation_duration_seconds, labelled by what was decided. */
+function observeEvaluation(ctx: ControllerContext, d: Decision, started: number): void {
+  ctx.metrics.decisionEvaluationDuration.observe(
+    d.kind === 'noop'
+      ? { reason: '', consolidation_type: '' }
+      : { reason: d.metricLabels.reason, consolidation_type: d.metricLabels.consolidation_type },
+    (performance.now() - started) / 1000,
+  );
+}
+
+function reportTruncated(ctx: ControllerContext, d: Decision): void {
+  ctx.metrics.solverTruncated.inc({ controller: 'disruption' });
+  ctx.log.warn(
+    d.kind === 'noop' ? { decision: 'noop' } : { decision: d.kind, method: d.method },
+    "a wall-clock safety net cut this disruption decision's search short; it may differ from one made on an idle machine",
+  );
+}
+
+function logDecided(ctx: ControllerContext, d: Acting, delay: number): void {
+  ctx.log.info(
+    {
+      method: d.method,
+      decision: d.kind,
+      reason: d.reason,
+      candidates: d.candidates.map((c) => c.name),
+      replacements: d.replacements.length,
+      savingsPerHour: d.savingsPerHour,
+      validateInMs: delay,
+    },
+    'disruption decided; validating',
+  );
+}
+
 export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOptions): DisruptionLoop {
   const { queue } = opts;
   const order = opts.methods ?? methodsFor(ctx.options.consolidationRepack);
@@ -78,17 +125,6 @@ export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOption
   const changeKey = (): string =>
     `${ctx.cluster.version}/${ctx.cluster.consolidationState()}/${queue.commands().length}`;
 
-  async function startCommand(cmd: Command, s: Snapshot): Promise<void> {
-    try {
-      await queue.start(cmd, s);
-    } catch (err) {
-      ctx.log.error(
-        { command: cmd.kind, reason: cmd.reason, err: errText(err) },
-        'starting a disruption command failed',
-      );
-    }
-  }
-
   async function validatePending(p: { decision: Acting }): Promise<void> {
     const s = await snapshot();
     const queued = queue.providerIds();
@@ -96,7 +132,7 @@ export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOption
     for (const cmd of cmds) {
       const r = await ctx.engine.validate(s, cmd, engineOptions(queued));
       if (r.ok) {
-        await startCommand(r.command, s);
+        await startCommand(ctx, queue, r.command, s);
         continue;
       }
       ctx.metrics.failedValidations.inc(
@@ -112,14 +148,6 @@ export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOption
     }
   }
 
-  function reportTruncated(d: Decision): void {
-    ctx.metrics.solverTruncated.inc({ controller: 'disruption' });
-    ctx.log.warn(
-      d.kind === 'noop' ? { decision: 'noop' } : { decision: d.kind, method: d.method },
-      "a wall-clock safety net cut this disruption decision's search short; it may differ from one made on an idle machine",
-    );
-  }
-
   async function decide(): Promise<ReconcileResult> {
     const key = changeKey();
     if (resumeAfter === undefined && key === quietAt) return requeueAfter(POLL_MS);
@@ -131,16 +159,11 @@ export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOption
     state = r.state;
     last = r.decision;
     const d = r.decision;
-    ctx.metrics.decisionEvaluationDuration.observe(
-      d.kind === 'noop'
-        ? { reason: '', consolidation_type: '' }
-        : { reason: d.metricLabels.reason, consolidation_type: d.metricLabels.consolidation_type },
-      (performance.now() - started) / 1000,
-    );
+    observeEvaluation(ctx, d, started);
     // Karpenter builds its candidates (and publishes their events, deduped on the object alone) every 10 s poll:
     // a pass whose news for a node was held back by that dedupe is not quiet, so the node hears it once it ends.
     const newsHeld = publishPass(ctx, s, r);
-    if (d.truncated) reportTruncated(d);
+    if (d.truncated) reportTruncated(ctx, d);
     if (d.kind === 'noop') {
       // A search the clock cut short has not shown there is nothing to do: look again at the next poll.
       const heldBack = d.explanations.some((e) => e.code === 'budget');
@@ -151,18 +174,7 @@ export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOption
     publishDecision(ctx, s, d);
     const delay = validationDelay(d.method);
     pending = { decision: d, at: ctx.clock.now() + delay };
-    ctx.log.info(
-      {
-        method: d.method,
-        decision: d.kind,
-        reason: d.reason,
-        candidates: d.candidates.map((c) => c.name),
-        replacements: d.replacements.length,
-        savingsPerHour: d.savingsPerHour,
-        validateInMs: delay,
-      },
-      'disruption decided; validating',
-    );
+    logDecided(ctx, d, delay);
     return requeueAfter(delay);
   }
 

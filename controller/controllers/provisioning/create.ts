@@ -10,9 +10,9 @@
 import type { InstanceType, NewNodeClaimPlan, NodePool, Pod, ProvisionPlan, Snapshot } from '../../../engine/index.ts';
 import type { NodePoolEntry } from '../../state/changes.ts';
 import { instanceTypeList } from '../../operator/logger.ts';
-import { POD_NOMINATION_RATE } from '../../operator/events.ts';
 import type { ControllerContext } from '../context.ts';
 import { add, exceededLimit, poolUsage, worstCaseCapacity } from './limits.ts';
+import { nominatedEvent } from './nominated.ts';
 import { nodeClaimFor } from './nodeclaim.ts';
 
 /** Creates in flight at once. */
@@ -112,18 +112,7 @@ async function createOne(
   ctx.events.publish(
     ...nc.pods.flatMap((uid) => {
       const p = pods.get(uid);
-      return p
-        ? [
-            {
-              involved: podTarget(p),
-              type: 'Normal' as const,
-              reason: 'Nominated',
-              message: `Pod should schedule on: nodeclaim/${created.metadata.name}`,
-              dedupeValues: [p.uid, created.metadata.name!],
-              rateLimit: POD_NOMINATION_RATE,
-            },
-          ]
-        : [];
+      return p ? [nominatedEvent(p, { nodeClaim: created.metadata.name })] : [];
     }),
   );
 }

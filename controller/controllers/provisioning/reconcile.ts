@@ -12,7 +12,8 @@
 import { randomUUID } from 'node:crypto';
 import { incompatibleNodePools, type Pod, type ProvisionPlan, type Snapshot } from '../../../engine/index.ts';
 import { findCondition } from '../../operator/conditions.ts';
-import { POD_NOMINATION_RATE, targetOf } from '../../operator/events.ts';
+import { targetOf } from '../../operator/events.ts';
+import { nominatedEvent } from './nominated.ts';
 import type { KubeObject } from '../../operator/kube.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../operator/result.ts';
 import type { Controller } from '../../operator/runtime.ts';
@@ -112,7 +113,9 @@ class Provisioning {
       idleMs: options.batchIdleDurationMs,
       pod: (namespace, name) => ctx.cluster.workloads.pod(namespace, name)?.pod,
       ...(engine.preload ? { preload: (pods: readonly Pod[]) => engine.preload!(pods) } : {}),
-      ...(engine.speculate ? { speculate: () => this.speculate() } : {}),
+      ...(engine.speculate
+        ? { speculate: () => this.speculate(), callOffSpeculation: () => engine.callOffSpeculation?.() }
+        : {}),
       ready: () => !this.deciding && ctx.cluster.synced(),
       onError: (err) => ctx.log.debug({ err: String(err) }, 'shipping pending pods ahead of the decision failed'),
     });
@@ -236,24 +239,11 @@ function nominate(ctx: ControllerContext, snapshot: Snapshot, plan: ProvisionPla
     // Capacity-buffer virtual pods (not in `pods`) nominate nothing: they come back every pass, and a node
     // nominated for them would never become a disruption candidate.
     if (sn.providerId && uids.some((uid) => pods.has(uid))) ctx.cluster.nominate(sn.providerId, until);
-    const where = [sn.nodeClaimName ? `nodeclaim/${sn.nodeClaimName}` : '', sn.hasNode ? `node/${sn.name}` : '']
-      .filter(Boolean)
-      .join(', ');
+    const to = { nodeClaim: sn.nodeClaimName, node: sn.hasNode ? sn.name : undefined };
     ctx.events.publish(
       ...uids.flatMap((uid) => {
         const p = pods.get(uid);
-        return p && p.nodeName === undefined
-          ? [
-              {
-                involved: podTarget(p),
-                type: 'Normal' as const,
-                reason: 'Nominated',
-                message: `Pod should schedule on: ${where}`,
-                dedupeValues: [p.uid, where],
-                rateLimit: POD_NOMINATION_RATE,
-              },
-            ]
-          : [];
+        return p && p.nodeName === undefined ? [nominatedEvent(p, to)] : [];
       }),
     );
   }

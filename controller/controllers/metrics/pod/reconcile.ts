@@ -15,94 +15,111 @@ import type { KubeObject } from '../../../operator/kube.ts';
 import type { PodRecord } from '../../../state/podrecord.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../../operator/result.ts';
 import type { Controller } from '../../../operator/runtime.ts';
+import type { Metrics } from '../../../operator/metrics.ts';
 import type { ControllerContext } from '../../context.ts';
 import { STATE_NODES } from '../../reads.ts';
 
 const WAITING_REFRESH_MS = 15_000;
 type Labels = Record<string, string>;
 
+/** karpenter_pods_state's labels for a pod: who and where it is, and where it runs (its node's labels). */
+function stateLabels(ctx: ControllerContext, obj: KubeObject, pod: Pod): Labels {
+  const nodeLabels = pod.nodeName ? (ctx.cluster.node(pod.nodeName)?.info.labels ?? {}) : {};
+  const owner = obj.metadata.ownerReferences?.find((o) => o.controller) ?? obj.metadata.ownerReferences?.[0];
+  return {
+    name: pod.name,
+    namespace: pod.namespace,
+    owner: owner ? `${owner.kind}/${owner.name}` : '',
+    node: pod.nodeName ?? '',
+    scheduled: findCondition(obj, 'PodScheduled')?.status ?? '',
+    nodepool: nodeLabels['karpenter.sh/nodepool'] ?? '',
+    zone: nodeLabels['topology.kubernetes.io/zone'] ?? '',
+    arch: nodeLabels['kubernetes.io/arch'] ?? '',
+    capacity_type: nodeLabels['karpenter.sh/capacity-type'] ?? '',
+    instance_type: nodeLabels['node.kubernetes.io/instance-type'] ?? '',
+    phase: pod.phase,
+    ready: findCondition(obj, 'Ready')?.status ?? '',
+    managed: String(nodeLabels['karpenter.sh/nodepool'] !== undefined),
+  };
+}
+
+/** Removes the pod name's waiting gauges. */
+function clearWaiting(m: Metrics, ident: Labels): void {
+  for (const g of [
+    m.podUnboundTime,
+    m.podUnstartedTime,
+    m.podProvisioningUnboundTime,
+    m.podProvisioningUnstartedTime,
+    m.podSchedulingUndecidedTime,
+  ])
+    g.remove(ident);
+}
+
+const isRunning = (pod: Pod): boolean => pod.phase === 'Running' || pod.phase === 'Succeeded';
+
+/** Observes, once each (`rec` remembers), the time to bound and to running, from creation and from the decision. */
+function observeDurations(m: Metrics, rec: PodRecord, pod: Pod, now: number): void {
+  const created = pod.creationTimestamp;
+  const decided = rec.decidedAt;
+  if (pod.nodeName !== undefined && !rec.boundObserved) {
+    rec.boundObserved = true;
+    const at = transitionTime(findCondition(rec, 'PodScheduled')) ?? now;
+    m.podBoundDuration.observe(Math.max(0, (at - created) / 1000));
+    if (decided !== undefined) m.podProvisioningBoundDuration.observe(Math.max(0, (at - decided) / 1000));
+  }
+  if (isRunning(pod) && !rec.startedObserved) {
+    rec.startedObserved = true;
+    const at = transitionTime(findCondition(rec, 'Ready')) ?? now;
+    m.podStartupDuration.observe(Math.max(0, (at - created) / 1000));
+    if (decided !== undefined) m.podProvisioningStartupDuration.observe(Math.max(0, (at - decided) / 1000));
+  }
+}
+
+/** Sets a waiting pod's gauges: seconds unbound and unstarted since creation and since the decision, or undecided. */
+function setWaiting(m: Metrics, rec: PodRecord, pod: Pod, now: number): void {
+  const ident = { name: pod.name, namespace: pod.namespace };
+  const created = pod.creationTimestamp;
+  const bound = pod.nodeName !== undefined;
+  const decided = rec.decidedAt;
+  if (!bound) m.podUnboundTime.set(ident, (now - created) / 1000);
+  m.podUnstartedTime.set(ident, (now - created) / 1000);
+  if (decided === undefined && rec.seenAt !== undefined)
+    m.podSchedulingUndecidedTime.set(ident, (now - rec.seenAt) / 1000);
+  if (decided !== undefined) {
+    if (!bound) m.podProvisioningUnboundTime.set(ident, (now - decided) / 1000);
+    m.podProvisioningUnstartedTime.set(ident, (now - decided) / 1000);
+  }
+}
+
+/** Observes the pod's timings (`rec` remembers which were observed); true while it still waits (not yet running). */
+function timings(m: Metrics, rec: PodRecord, pod: Pod, now: number): boolean {
+  observeDurations(m, rec, pod, now);
+  clearWaiting(m, { name: pod.name, namespace: pod.namespace });
+  if (isRunning(pod) || pod.deletionTimestamp !== undefined) return false;
+  setWaiting(m, rec, pod, now);
+  return true;
+}
+
 export function newPodMetrics(ctx: ControllerContext): Controller {
   const m = ctx.metrics;
-
-  function stateLabels(obj: KubeObject, pod: Pod): Labels {
-    const nodeLabels = pod.nodeName ? (ctx.cluster.node(pod.nodeName)?.info.labels ?? {}) : {};
-    const owner = obj.metadata.ownerReferences?.find((o) => o.controller) ?? obj.metadata.ownerReferences?.[0];
-    return {
-      name: pod.name,
-      namespace: pod.namespace,
-      owner: owner ? `${owner.kind}/${owner.name}` : '',
-      node: pod.nodeName ?? '',
-      scheduled: findCondition(obj, 'PodScheduled')?.status ?? '',
-      nodepool: nodeLabels['karpenter.sh/nodepool'] ?? '',
-      zone: nodeLabels['topology.kubernetes.io/zone'] ?? '',
-      arch: nodeLabels['kubernetes.io/arch'] ?? '',
-      capacity_type: nodeLabels['karpenter.sh/capacity-type'] ?? '',
-      instance_type: nodeLabels['node.kubernetes.io/instance-type'] ?? '',
-      phase: pod.phase,
-      ready: findCondition(obj, 'Ready')?.status ?? '',
-      managed: String(nodeLabels['karpenter.sh/nodepool'] !== undefined),
-    };
-  }
-
-  function clearWaiting(ident: Labels): void {
-    for (const g of [
-      m.podUnboundTime,
-      m.podUnstartedTime,
-      m.podProvisioningUnboundTime,
-      m.podProvisioningUnstartedTime,
-      m.podSchedulingUndecidedTime,
-    ])
-      g.remove(ident);
-  }
-
-  /** Observes the pod's timings (`rec` remembers which were observed); true while it still waits (not yet running). */
-  function timings(rec: PodRecord, pod: Pod, now: number): boolean {
-    const ident = { name: pod.name, namespace: pod.namespace };
-    const created = pod.creationTimestamp;
-    const bound = pod.nodeName !== undefined;
-    const running = pod.phase === 'Running' || pod.phase === 'Succeeded';
-    const decided = rec.decidedAt;
-    if (bound && !rec.boundObserved) {
-      rec.boundObserved = true;
-      const at = transitionTime(findCondition(rec, 'PodScheduled')) ?? now;
-      m.podBoundDuration.observe(Math.max(0, (at - created) / 1000));
-      if (decided !== undefined) m.podProvisioningBoundDuration.observe(Math.max(0, (at - decided) / 1000));
-    }
-    if (running && !rec.startedObserved) {
-      rec.startedObserved = true;
-      const at = transitionTime(findCondition(rec, 'Ready')) ?? now;
-      m.podStartupDuration.observe(Math.max(0, (at - created) / 1000));
-      if (decided !== undefined) m.podProvisioningStartupDuration.observe(Math.max(0, (at - decided) / 1000));
-    }
-    clearWaiting(ident);
-    if (running || pod.deletionTimestamp !== undefined) return false;
-    if (!bound) m.podUnboundTime.set(ident, (now - created) / 1000);
-    m.podUnstartedTime.set(ident, (now - created) / 1000);
-    if (decided === undefined && rec.seenAt !== undefined)
-      m.podSchedulingUndecidedTime.set(ident, (now - rec.seenAt) / 1000);
-    if (decided !== undefined) {
-      if (!bound) m.podProvisioningUnboundTime.set(ident, (now - decided) / 1000);
-      m.podProvisioningUnstartedTime.set(ident, (now - decided) / 1000);
-    }
-    return true;
-  }
 
   async function reconcile(key: string): Promise<ReconcileResult> {
     const [namespace = '', name = ''] = key.split('/');
     const entry = ctx.cluster.workloads.pod(namespace, name);
     if (!entry) {
       // Gone: its times and marks went with its record.
-      clearWaiting({ name, namespace });
+      clearWaiting(m, { name, namespace });
       return done;
     }
     // timings() clears the waiting gauges of the name first: a new pod of a deleted one's name starts afresh.
     entry.metricsSeen = true;
-    return timings(entry, entry.pod, ctx.clock.now()) ? requeueAfter(WAITING_REFRESH_MS) : done;
+    return timings(m, entry, entry.pod, ctx.clock.now()) ? requeueAfter(WAITING_REFRESH_MS) : done;
   }
 
   /** karpenter_pods_state now: a series for each pod seen here that cluster state still holds. */
   function* states(): Iterable<readonly [Labels, number]> {
-    for (const rec of ctx.cluster.workloads.podRecords()) if (rec.metricsSeen) yield [stateLabels(rec, rec.pod), 1];
+    for (const rec of ctx.cluster.workloads.podRecords())
+      if (rec.metricsSeen) yield [stateLabels(ctx, rec, rec.pod), 1];
   }
 
   return {

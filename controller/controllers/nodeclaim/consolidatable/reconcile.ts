@@ -11,6 +11,7 @@ import {
 import { done, requeueAfter, type ReconcileResult } from '../../../operator/result.ts';
 import type { Controller } from '../../../operator/runtime.ts';
 import type { ControllerContext } from '../../context.ts';
+import { nodePoolTemplateChanged } from '../poolchange.ts';
 
 export function newConsolidatable(ctx: ControllerContext): Controller {
   async function reconcile(name: string): Promise<ReconcileResult> {
@@ -49,7 +50,7 @@ export function newConsolidatable(ctx: ControllerContext): Controller {
       for (const c of ctx.cluster.nodeClaims()) enqueue(c.info.name);
       return ctx.cluster.subscribe((c) => {
         if (c.kind === 'NodeClaim' && c.type === 'upsert') enqueue(c.name);
-        if (c.kind === 'NodePool' && c.type === 'upsert')
+        if (nodePoolTemplateChanged(c))
           for (const nc of ctx.cluster.nodeClaims()) if (nc.info.nodePoolName === c.name) enqueue(nc.info.name);
       });
     },

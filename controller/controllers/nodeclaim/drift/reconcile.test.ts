@@ -67,4 +67,29 @@ describe('nodeclaim.drift', () => {
     await env.settle();
     expect(drifted()).toMatchObject({ status: 'True', reason: 'NodePoolDrifted' });
   });
+
+  it("re-checks a pool's NodeClaims when its spec changes, not when only its status is written", async () => {
+    const env = fakeControllerEnv();
+    env.run(newDrift(env.ctx));
+    await env.apply(guide('guide-07.yaml'));
+    launchedNode(env, {
+      name: 'production-a',
+      nodePool: 'production',
+      nodeClass: 'production',
+      zone: 'ap-northeast-2a',
+    });
+    await env.settle();
+    const checks = () => env.cloud.callsOf('isDrifted').length;
+    const before = checks();
+    expect(before).toBeGreaterThan(0);
+    // nodepool.counter's usage write, every few seconds per pool while its nodes change.
+    env.api.patchStatus('nodepools.karpenter.sh', undefined, 'production', { resources: { cpu: '4' }, nodes: 1 });
+    await env.settle();
+    expect(checks()).toBe(before);
+    env.api.patch('nodepools.karpenter.sh', undefined, 'production', 'merge', {
+      spec: { template: { metadata: { labels: { release: 'v2' } } } },
+    });
+    await env.settle();
+    expect(checks()).toBe(before + 1);
+  });
 });

@@ -11,6 +11,7 @@ import type { KubeObject } from '../../../operator/kube.ts';
 import { done, minResult, requeueAfter, type ReconcileResult } from '../../../operator/result.ts';
 import { cpuCount, linearScaleReconciles, NODECLAIM_LIFECYCLE_RECONCILES } from '../../../operator/reconciles.ts';
 import type { Controller } from '../../../operator/runtime.ts';
+import type { NodeClaimEntry } from '../../../state/statenode.ts';
 import type { ControllerContext } from '../../context.ts';
 import { TERMINATION_FINALIZER } from '../../keys.ts';
 import { condition, draftOf, setCondition, type Draft, type Step } from './draft.ts';
@@ -22,34 +23,54 @@ import { CLAIMS_AND_NODES } from '../../reads.ts';
 
 const DEPENDENTS = ['Launched', 'Registered', 'Initialized'] as const;
 
+/** Ready = True once Launched, Registered and Initialized all are; else Unknown, naming the first that is not. */
+function setReady(d: Draft, now: number): void {
+  const notReady = DEPENDENTS.find((t) => condition(d, t)?.status !== 'True');
+  if (notReady) setCondition(d, 'Ready', 'Unknown', now, `${notReady}NotTrue`, `${notReady} is not True`);
+  else setCondition(d, 'Ready', 'True', now);
+}
+
+/** Writes what the steps changed: labels and annotations, then status (conditions, providerID, capacity, nodeName). */
+async function write(ctx: ControllerContext, d: Draft): Promise<void> {
+  const m = d.obj.metadata;
+  const labelsChanged = JSON.stringify(d.labels) !== JSON.stringify(m.labels ?? {});
+  const annotationsChanged = JSON.stringify(d.annotations) !== JSON.stringify(m.annotations ?? {});
+  let latest: KubeObject | undefined;
+  if (labelsChanged || annotationsChanged) {
+    latest = await ctx.kube.patch('NodeClaim', d.info.name, {
+      metadata: { labels: d.labels, annotations: d.annotations },
+    });
+  }
+  const { conditions: _c, ...oldRest } = d.obj.status ?? {};
+  const { conditions: _d, ...newRest } = d.status;
+  if (JSON.stringify(oldRest) !== JSON.stringify(newRest) || !sameConditions(conditionsOf(d.obj), d.conditions)) {
+    const rv = latest?.metadata.resourceVersion ?? m.resourceVersion;
+    latest = await ctx.kube.patchStatus(
+      'NodeClaim',
+      d.info.name,
+      { ...newRest, conditions: d.conditions },
+      rv ? { resourceVersion: rv } : {},
+    );
+  }
+  if (latest) ctx.cluster.applyNodeClaim(latest);
+}
+
+/** The NodeClaim with the termination finalizer, added first if missing (never launch without it). */
+async function withFinalizer(ctx: ControllerContext, entry: NodeClaimEntry): Promise<NodeClaimEntry | undefined> {
+  const m = entry.obj.metadata;
+  if ((m.finalizers ?? []).includes(TERMINATION_FINALIZER)) return entry;
+  ctx.cluster.applyNodeClaim(
+    await ctx.kube.patch('NodeClaim', entry.info.name, {
+      metadata: { resourceVersion: m.resourceVersion, finalizers: [...(m.finalizers ?? []), TERMINATION_FINALIZER] },
+    }),
+  );
+  return ctx.cluster.nodeClaim(entry.info.name);
+}
+
 export function newNodeClaimLifecycle(ctx: ControllerContext): Controller {
   const launcher = new Launcher(ctx, ctx.cloudProvider);
   /** NodeClaims (name -> uid) this controller deleted whose deletion cluster state has not shown yet. */
   const deleting = new Map<string, string>();
-
-  async function write(d: Draft): Promise<void> {
-    const m = d.obj.metadata;
-    const labelsChanged = JSON.stringify(d.labels) !== JSON.stringify(m.labels ?? {});
-    const annotationsChanged = JSON.stringify(d.annotations) !== JSON.stringify(m.annotations ?? {});
-    let latest: KubeObject | undefined;
-    if (labelsChanged || annotationsChanged) {
-      latest = await ctx.kube.patch('NodeClaim', d.info.name, {
-        metadata: { labels: d.labels, annotations: d.annotations },
-      });
-    }
-    const { conditions: _c, ...oldRest } = d.obj.status ?? {};
-    const { conditions: _d, ...newRest } = d.status;
-    if (JSON.stringify(oldRest) !== JSON.stringify(newRest) || !sameConditions(conditionsOf(d.obj), d.conditions)) {
-      const rv = latest?.metadata.resourceVersion ?? m.resourceVersion;
-      latest = await ctx.kube.patchStatus(
-        'NodeClaim',
-        d.info.name,
-        { ...newRest, conditions: d.conditions },
-        rv ? { resourceVersion: rv } : {},
-      );
-    }
-    if (latest) ctx.cluster.applyNodeClaim(latest);
-  }
 
   /** A step deleted the NodeClaim: remember it until cluster state shows the deletion. */
   function gone(name: string, uid: string): ReconcileResult {
@@ -57,35 +78,11 @@ export function newNodeClaimLifecycle(ctx: ControllerContext): Controller {
     return done;
   }
 
-  async function reconcile(name: string): Promise<ReconcileResult> {
-    let entry = ctx.cluster.nodeClaim(name);
-    if (!entry) {
-      deleting.delete(name);
-      return done;
-    }
-    const uid = entry.obj.metadata.uid ?? name;
-    if (entry.info.deletionTimestamp) {
-      launcher.forget(uid);
-      deleting.delete(name);
-      return done;
-    }
-    if (deleting.get(name) === uid) return done;
-    if (!(entry.obj.metadata.finalizers ?? []).includes(TERMINATION_FINALIZER)) {
-      const m = entry.obj.metadata;
-      ctx.cluster.applyNodeClaim(
-        await ctx.kube.patch('NodeClaim', name, {
-          metadata: {
-            resourceVersion: m.resourceVersion,
-            finalizers: [...(m.finalizers ?? []), TERMINATION_FINALIZER],
-          },
-        }),
-      );
-      entry = ctx.cluster.nodeClaim(name);
-      if (!entry) return done;
-    }
-    const d = draftOf(entry.obj, entry.info);
-    const now = ctx.clock.now();
-    for (const t of DEPENDENTS) if (!condition(d, t)) setCondition(d, t, 'Unknown', now);
+  /**
+   * Launch, register, initialize, liveness on the draft, in turn: their steps, or 'deleted' once one deleted the
+   * NodeClaim. When one throws, liveness still runs and what changed is written before the error goes on.
+   */
+  async function runSteps(d: Draft): Promise<Step[] | 'deleted'> {
     const steps: Step[] = [];
     try {
       for (const sub of [
@@ -95,21 +92,42 @@ export function newNodeClaimLifecycle(ctx: ControllerContext): Controller {
         (x: Draft) => liveness(ctx, x),
       ]) {
         const step = await sub(d);
-        if (step.kind === 'deleted') return gone(name, uid);
+        if (step.kind === 'deleted') return 'deleted';
         steps.push(step);
       }
     } catch (err) {
       // Liveness runs whatever failed before it, as Karpenter's sub-reconcilers all run: a launch that keeps
       // failing (a silent EC2 endpoint, a template EC2 refuses) ends when the launch timeout deletes the
       // NodeClaim, instead of holding cluster state unsynced (a NodeClaim without providerID) for good.
-      if ((await liveness(ctx, d)).kind === 'deleted') return gone(name, uid);
-      await write(d).catch(() => undefined);
+      if ((await liveness(ctx, d)).kind === 'deleted') return 'deleted';
+      await write(ctx, d).catch(() => undefined);
       throw err;
     }
-    const notReady = DEPENDENTS.find((t) => condition(d, t)?.status !== 'True');
-    if (notReady) setCondition(d, 'Ready', 'Unknown', now, `${notReady}NotTrue`, `${notReady} is not True`);
-    else setCondition(d, 'Ready', 'True', now);
-    await write(d);
+    return steps;
+  }
+
+  async function reconcile(name: string): Promise<ReconcileResult> {
+    const found = ctx.cluster.nodeClaim(name);
+    if (!found) {
+      deleting.delete(name);
+      return done;
+    }
+    const uid = found.obj.metadata.uid ?? name;
+    if (found.info.deletionTimestamp) {
+      launcher.forget(uid);
+      deleting.delete(name);
+      return done;
+    }
+    if (deleting.get(name) === uid) return done;
+    const entry = await withFinalizer(ctx, found);
+    if (!entry) return done;
+    const d = draftOf(entry.obj, entry.info);
+    const now = ctx.clock.now();
+    for (const t of DEPENDENTS) if (!condition(d, t)) setCondition(d, t, 'Unknown', now);
+    const steps = await runSteps(d);
+    if (steps === 'deleted') return gone(name, uid);
+    setReady(d, now);
+    await write(ctx, d);
     return minResult(
       ...steps.map((s) => (s.kind === 'stop' && s.requeueMs !== undefined ? requeueAfter(s.requeueMs) : done)),
     );
