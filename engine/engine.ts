@@ -8,7 +8,7 @@
 // that call's snapshot. The Engine's own methods are one-off: a fresh model per call, sent in full.
 import type { LowerBound } from './bound/index.ts';
 import { ModelMirror, type DeltaStats, type PodRefs, type SnapshotDelta } from './cluster/delta.ts';
-import { SpeculativePlan } from './cluster/speculation.ts';
+import { SpeculationFlag, SpeculativePlan } from './cluster/speculation.ts';
 import type { EngineOp, WireDisruptOptions, WireProvisionOptions } from './cluster/ops.ts';
 import type { NodeReport } from './disruption/explain.ts';
 import type { Command, Decision, DisruptOptions, DisruptResult } from './disruption/types.ts';
@@ -66,6 +66,12 @@ export interface ClusterDecisions {
    * instead of solving again. Anything else that changed in between makes `provision` solve as usual.
    */
   speculate?(s: Snapshot, pending: readonly Pod[], opts?: WireProvisionOptions & EngineCallOptions): Promise<void>;
+  /**
+   * Calls off the speculative solve in flight, if any (the batch it was solved for changed: no decision will take
+   * its plan): the worker stops spending its time on it, and the calls queued behind it run sooner. Its plan is
+   * not kept; a later `provision` solves as it would without it.
+   */
+  callOffSpeculation?(): void;
   /** The LP lower bound on the $/h of new capacity for these pods (engine/bound). */
   lowerBound(
     s: Snapshot,
@@ -99,6 +105,7 @@ export interface ClusterEngine extends ClusterDecisions {
   lastReused(): boolean;
   preload(pods: readonly Pod[], opts?: EngineCallOptions): Promise<void>;
   speculate(s: Snapshot, pending: readonly Pod[], opts?: WireProvisionOptions & EngineCallOptions): Promise<void>;
+  callOffSpeculation(): void;
   /** Forgets the model here and in its worker (the next call sends everything). */
   close(): Promise<void>;
 }
@@ -290,12 +297,20 @@ export function createEngine(config: EngineConfig = {}): Engine {
   };
 }
 
+/** A decision's plan (only a speculative solve, called off, has none). */
+function solved(plan: ProvisionPlan | undefined): ProvisionPlan {
+  if (!plan) throw new Error('engine: a provisioning decision came back without a plan');
+  return plan;
+}
+
 /** A warm model's caller side: its mirror, and a queue so its calls run one at a time. */
 function clusterEngine(name: string, pool: EnginePool, timeoutMs: number, onClose: () => void): ClusterEngine {
   const mirror = new ModelMirror();
   let tail: Promise<unknown> = Promise.resolve();
   let shipped: DeltaStats | undefined;
   const ahead = new SpeculativePlan();
+  /** The speculative solve in flight (queued or running), which `callOffSpeculation` stops. */
+  let speculating: SpeculationFlag | undefined;
   let reused = false;
 
   /** The model is lost or half-updated: the next call starts it over, and no plan made on it is reused. */
@@ -333,9 +348,18 @@ function clusterEngine(name: string, pool: EnginePool, timeoutMs: number, onClos
       signal: AbortSignal | undefined;
       /** This call's timeout, when not the engine's. */
       timeoutMs?: number;
+      /** A speculative solve's call-off flag. */
+      callOff?: SpeculationFlag;
     },
   ): Promise<T> {
-    const body = { kind: 'op' as const, model: name, keep: true, delta: pack(delta), op };
+    const body = {
+      kind: 'op' as const,
+      model: name,
+      keep: true,
+      delta: pack(delta),
+      op,
+      ...(how.callOff ? { callOff: how.callOff.buffer } : {}),
+    };
     shipped = { ...how.stats, bytes: body.delta.byteLength };
     try {
       const reply = await pool.run(
@@ -363,12 +387,14 @@ function clusterEngine(name: string, pool: EnginePool, timeoutMs: number, onClos
   /**
    * A provisioning decision: the speculative plan when the model has not changed since it was solved (only the
    * clock moved) and the operation is byte for byte the same, else a solve on the worker, kept for next time.
+   * A speculative solve (`callOff` given) that was called off before it began gives no plan.
    */
   async function provision(
     s: Snapshot,
     pending: readonly Pod[],
     o: (WireProvisionOptions & EngineCallOptions) | undefined,
-  ): Promise<ProvisionPlan> {
+    callOff?: SpeculationFlag,
+  ): Promise<ProvisionPlan | undefined> {
     reused = false;
     const { delta, commit, refs, stats } = mirror.diff(s, pending);
     const op = pack(ops.provision(pending, o)(refs));
@@ -380,13 +406,14 @@ function clusterEngine(name: string, pool: EnginePool, timeoutMs: number, onClos
       return kept;
     }
     ahead.forget();
-    const plan = await send<ProvisionPlan>(delta, op, {
+    const plan = await send<ProvisionPlan | undefined>(delta, op, {
       commit,
       stats,
-      retry: () => provision(s, pending, o),
+      retry: () => provision(s, pending, o, callOff),
       signal: o?.signal,
+      ...(callOff ? { callOff } : {}),
     });
-    ahead.keep(mirror.version, key, plan);
+    if (plan) ahead.keep(mirror.version, key, plan);
     return plan;
   }
 
@@ -431,10 +458,17 @@ function clusterEngine(name: string, pool: EnginePool, timeoutMs: number, onClos
     name,
     lastShipped: () => shipped,
     lastReused: () => reused,
-    provision: (s, pending, o) => inOrder(() => provision(s, pending, o)),
+    provision: (s, pending, o) => inOrder(() => provision(s, pending, o).then(solved)),
     speculate: async (s, pending, o) => {
-      await inOrder(() => provision(s, pending, o));
+      const flag = new SpeculationFlag();
+      speculating = flag;
+      try {
+        await inOrder(() => provision(s, pending, o, flag));
+      } finally {
+        if (speculating === flag) speculating = undefined;
+      }
     },
+    callOffSpeculation: () => speculating?.callOff(),
     disrupt: (s, o) => queued(s, ops.disrupt(o), [], o?.signal, disruptTimeoutMs(timeoutMs, o)),
     validate: (s, d, o) => queued(s, ops.validate(d, o), [], o?.signal),
     explainNode: (s, node, o) => queued(s, ops.explainNode(node, o), [], o?.signal),

@@ -3,6 +3,7 @@
 import type { Io } from '../io.ts';
 import { loadKubeConfig, newOperator, type CloudProviderFactory, type Operator } from '../../controller/main.ts';
 import type { Clock } from '../../controller/operator/clock.ts';
+import { applyHeapPolicy } from '../../controller/operator/heap.ts';
 import { newLogger } from '../../controller/operator/logger.ts';
 import { optionsHelp, OptionsError, resolveOptions } from '../../controller/operator/options.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -58,6 +59,7 @@ export async function run(args: string[], io: Io, deps: ControllerCommandDeps = 
     );
     return 2;
   }
+  applyHeapPolicy(options.heapGrowingPercent);
   // LOG_OUTPUT_PATHS=stdout (the default) writes through io, so tests see the lines; other paths go to their files.
   const toStdout = options.logOutputPaths.length === 1 && options.logOutputPaths[0] === 'stdout';
   const log = newLogger({

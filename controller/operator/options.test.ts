@@ -295,8 +295,18 @@ describe('resolveOptions', () => {
       'INTERRUPTION_QUEUE',
       'CONSOLIDATION_REPACK',
       'CONSOLIDATION_REPACK_MIN_SAVINGS',
+      'HEAP_GROWING_PERCENT',
     ])
       expect(help).toContain(env);
+  });
+
+  it("leaves the heaps' growing factor to V8 unless told otherwise", () => {
+    expect(resolveOptions([], {}).heapGrowingPercent).toBe(0);
+    expect(resolveOptions(['--heap-growing-percent=50'], {}).heapGrowingPercent).toBe(50);
+    expect(resolveOptions([], { HEAP_GROWING_PERCENT: '100' }).heapGrowingPercent).toBe(100);
+    expect(problems([], { HEAP_GROWING_PERCENT: '-5' })).toEqual([
+      'HEAP_GROWING_PERCENT (--heap-growing-percent) must be a whole number >= 0, got "-5"',
+    ]);
   });
 
   it("runs the disruption engine's global repack after Karpenter's methods unless told otherwise", () => {

@@ -61,6 +61,8 @@ export interface ResolvedOptions {
   /** KUBE_CLIENT_QPS and KUBE_CLIENT_BURST: the Kubernetes client's token bucket. */
   readonly kubeClientQPS: number;
   readonly kubeClientBurst: number;
+  /** HEAP_GROWING_PERCENT: how far past its live data a thread's heap may grow before V8 collects (heap.ts). */
+  readonly heapGrowingPercent: number;
   /** CPU_REQUESTS (millicores): scales nodeclaim.lifecycle's and node.termination's reconciles (operator/reconciles.ts). */
   readonly cpuRequests: number;
   /** AMI_REFRESH_INTERVAL and SUBNET_REFRESH_INTERVAL (ms): how often a Ready EC2NodeClass is resolved again. */
@@ -375,6 +377,13 @@ export const OPTION_SPECS: readonly Spec[] = [
     noop: 'followers always fill their caches before they lead; nothing to turn off',
   },
   {
+    flag: 'heap-growing-percent',
+    env: 'HEAP_GROWING_PERCENT',
+    kind: 'count',
+    default: '0',
+    help: "How far past its live data each thread's JavaScript heap may grow before a full collection, percent (0: as Node started: V8's own choice)",
+  },
+  {
     flag: 'cpu-requests',
     env: 'CPU_REQUESTS',
     kind: 'int',
@@ -665,6 +674,7 @@ function resolved(values: Readonly<Record<string, unknown>>): ResolvedOptions {
     logErrorOutputPaths: values['log-error-output-paths'] as string[],
     kubeClientQPS: values['kube-client-qps'] as number,
     kubeClientBurst: values['kube-client-burst'] as number,
+    heapGrowingPercent: values['heap-growing-percent'] as number,
     cpuRequests: values['cpu-requests'] as number,
     amiRefreshIntervalMs: values['ami-refresh-interval'] as number,
     subnetRefreshIntervalMs: values['subnet-refresh-interval'] as number,

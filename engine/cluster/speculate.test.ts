@@ -11,7 +11,8 @@ import { createEngine } from '../engine.ts';
 import type { ProvisionPlan } from '../model/types.ts';
 import { withExtraWellKnown } from '../scheduling/labels.ts';
 import type { SnapshotDelta } from './delta.ts';
-import { SpeculativePlan } from './speculation.ts';
+import { speculationClock } from '../pool/speculation-clock.ts';
+import { calledOff, SpeculationFlag, SpeculativePlan } from './speculation.ts';
 
 const wellKnownLabels = withExtraWellKnown(FAKE_WELL_KNOWN_LABELS);
 const its = defaultFakeInstanceTypes();
@@ -92,6 +93,27 @@ describe('a provisioning decision solved ahead of the close', () => {
     await c.close();
   });
 
+  it('is not kept when called off (its batch changed): the close solves, and gets the plan a solve makes', async () => {
+    const c = engine.cluster('called-off');
+    const batch = [...pending(30, '700m'), ...pending(20, '1500m')];
+    const s = cluster(batch);
+    // Called off before the worker takes it up: the worker applies its delta and solves nothing.
+    const ahead = c.speculate(s, batch, { wellKnownLabels });
+    c.callOffSpeculation();
+    await ahead;
+    const plan = await c.provision(cluster(batch, [], 2_000), batch, { wellKnownLabels });
+    expect(c.lastReused()).toBe(false);
+    expect(c.lastShipped()).toMatchObject({ pods: 0, nodes: 0 });
+    expect(normalizePlan(plan)).toEqual(normalizePlan(await engine.provision(s, batch, { wellKnownLabels })));
+    // Calling off when no speculative solve is in flight changes nothing: the next one is kept as usual.
+    c.callOffSpeculation();
+    await c.speculate(s, batch.slice(1), { wellKnownLabels });
+    c.callOffSpeculation();
+    await c.provision(s, batch.slice(1), { wellKnownLabels });
+    expect(c.lastReused()).toBe(true);
+    await c.close();
+  });
+
   it('is forgotten with its model (closed, so the next call starts the model over)', async () => {
     const c = engine.cluster('closed');
     const batch = pending(3, '1');
@@ -102,6 +124,29 @@ describe('a provisioning decision solved ahead of the close', () => {
     expect(again.lastReused()).toBe(false);
     expect(again.lastShipped()?.full).toBe(true);
     await again.close();
+  });
+});
+
+describe("a speculative solve's call-off flag", () => {
+  it("turns the worker's clock past any deadline once the running solve is called off, and only that one", () => {
+    const flag = new SpeculationFlag();
+    const other = new SpeculationFlag();
+    let running: SharedArrayBuffer | undefined = flag.buffer;
+    const clock = speculationClock(() => running);
+    const safetyNetMs = 20_000;
+    const before = clock();
+    other.callOff();
+    expect(clock() - before).toBeLessThan(safetyNetMs);
+    flag.callOff();
+    expect(calledOff(flag.buffer)).toBe(true);
+    // A deadline set before the call-off, or from a reading after it, is passed at the next reading.
+    const deadlineAfter = clock() + safetyNetMs;
+    expect(deadlineAfter).toBeGreaterThan(before + safetyNetMs);
+    expect(clock()).toBeGreaterThan(deadlineAfter);
+    expect(Number.isFinite(clock())).toBe(true);
+    running = undefined;
+    expect(clock() - before).toBeLessThan(safetyNetMs);
+    expect(calledOff(undefined)).toBe(false);
   });
 });
 

@@ -4,6 +4,14 @@
 // model/input.ts), and the decision's operation (its pods, by their places in the pending list, and its
 // options) is byte for byte the one solved. The solver is deterministic, so that plan is the one a solve at the
 // decision would make. A plan the improvement phase's wall-clock safety net cut short is not: it is never kept.
+//
+// A speculative solve can be called off (`SpeculationFlag`): the caller saw its batch change, so no decision will
+// take that plan, and the worker stops spending its time on it. The flag is shared memory the worker reads while it
+// solves: a solve not yet begun is skipped, one under way reads its clock as past the improvement phase's deadline
+// (solver-as budget.ts: read once per 200,000 units of work) and finishes at once, cut short (`truncated`), so its
+// plan is never kept.
+// Until then, every call queued behind it on the model (the preload of the new pods, the next speculative solve,
+// the decision at the close) waited for the whole solve.
 import type { ProvisionPlan } from '../model/types.ts';
 import type { SnapshotDelta } from './delta.ts';
 
@@ -35,4 +43,19 @@ export class SpeculativePlan {
   forget(): void {
     this.kept = undefined;
   }
+}
+
+/** A speculative solve's call-off flag, in memory the caller and the model's worker share. */
+export class SpeculationFlag {
+  readonly buffer = new SharedArrayBuffer(4);
+
+  /** No decision will take this solve's plan: the worker stops as soon as it reads the flag. */
+  callOff(): void {
+    Atomics.store(new Int32Array(this.buffer), 0, 1);
+  }
+}
+
+/** Whether the solve whose flag is `buffer` was called off (no flag: it is not a speculative solve). */
+export function calledOff(buffer: SharedArrayBuffer | undefined): boolean {
+  return buffer !== undefined && Atomics.load(new Int32Array(buffer), 0) === 1;
 }

@@ -3,10 +3,11 @@
 // made from the module its pool compiled, and HiGHS for the lower bound. A task is a model's delta plus one
 // operation, a model to drop, a memory reading, or a what-if job (whole, or one of its two parts:
 // whatif/job.ts). A crash loses the models; their callers rebuild them.
-import { getHeapStatistics } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import type { MessagePort } from 'node:worker_threads';
 import { threadId, workerData } from 'node:worker_threads';
 import { ClusterModel, StaleModelError } from '../cluster/model.ts';
+import { calledOff } from '../cluster/speculation.ts';
 import { runOp, type EngineOp, type OpContext } from '../cluster/ops.ts';
 import type { SnapshotDelta } from '../cluster/delta.ts';
 import { WasmSolver, type WasmSolverOptions } from '../solver/wasm.ts';
@@ -21,6 +22,7 @@ import type { WhatIfEngine } from '../whatif/run.ts';
 import { TypeStore, type TypeChunk, type WireBuilt } from './catalogs.ts';
 import { nativeStringDecoding, unpack } from './codec.ts';
 import { IdleTrim, type IdleTrimOptions } from './idle-trim.ts';
+import { speculationClock } from './speculation-clock.ts';
 import { inThreadLp } from './lp.ts';
 
 /** What a task sends back: the operation's result, or why not (plain data: it crosses the thread). */
@@ -40,6 +42,8 @@ export type EngineTask =
       readonly delta: ArrayBuffer;
       /** Absent: the delta only (pods shipped ahead of a decision). */
       readonly op?: ArrayBuffer;
+      /** A speculative solve's call-off flag (cluster/speculation.ts). */
+      readonly callOff?: SharedArrayBuffer;
     }
   | { readonly kind: 'drop'; readonly model: string }
   /** What this worker's memory holds (routed to one worker by its thread id). */
@@ -103,10 +107,20 @@ function workerMemory(): WorkerMemory {
   };
 }
 
+// V8 drops the bytecode of a function not run for 5 major collections (its optimised code with it). A worker's
+// functions are run job after job, but many not in every job, and a worker collects often: traced over a batch of
+// 16 what-if jobs after 34 (one worker, --trace-opt), the same 40 functions were compiled again, 167 TurboFan
+// compiles in the batch; without flushing 40, and 1 compiled again. Those compiles run on V8's background threads,
+// which take the workers' cores when every core has a worker (docs/benchmarks.md, "Worker pool"). The flag is
+// the process's: its calling thread keeps its bytecode too (V8 reads it at each major collection).
+setFlagsFromString('--no-flush-bytecode');
+
 const data = workerData as EngineWorkerData;
 // Whatever in this thread asks for the solver module (the solver, the pattern bound) gets the pool's.
 adoptSolverModule(data.solver.build ?? 'release', data.module);
-const solver = new WasmSolver({ ...data.solver, module: data.module });
+/** The call-off flag of the speculative solve running now, if one is. */
+let speculating: SharedArrayBuffer | undefined;
+const solver = new WasmSolver({ ...data.solver, module: data.module, clock: speculationClock(() => speculating) });
 const trimmer = new IdleTrim(solver, data.idleTrim);
 const ctx: OpContext = { solver: () => solver, lp: inThreadLp, clock: () => performance.now() };
 const models = new Map<string, ClusterModel>();
@@ -124,8 +138,12 @@ async function onModel(task: Extract<EngineTask, { kind: 'op' }>): Promise<TaskR
     model.apply(unpack<SnapshotDelta>(task.delta));
     if (task.keep) models.set(task.model, model);
     if (!task.op) return { ok: true, value: undefined };
+    // A speculative solve called off before it began: the delta is applied (the caller's mirror counts on it), no plan.
+    if (calledOff(task.callOff)) return { ok: true, value: undefined };
+    speculating = task.callOff;
     return { ok: true, value: await runOp(model, unpack<EngineOp>(task.op), ctx) };
   } finally {
+    speculating = undefined;
     if (!task.keep) models.delete(task.model);
   }
 }

@@ -8,6 +8,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import type { WorkerMemory } from '../../engine/index.ts';
+import { applyHeapPolicy } from '../../controller/operator/heap.ts';
 import {
   observeDecisions,
   observeDisruptionPasses,
@@ -182,6 +183,9 @@ async function start(init: ChildInit): Promise<void> {
     ...(init.launchMs !== undefined ? { launchMs: init.launchMs } : {}),
     ...(init.terminateMs !== undefined ? { terminateMs: init.terminateMs } : {}),
   });
+  // As `karpenter-ts controller` does (cli/commands/controller.ts), from the same option and its default; the
+  // cluster is still empty here, so the whole set-up runs under it.
+  applyHeapPolicy(sim.options.heapGrowingPercent);
   const probe = new PhaseProbe();
   const seen = new Recorder();
   observeDecisions(sim, {

@@ -10,6 +10,10 @@
 //   snapshot as always; if nothing in it differs from the speculative one but the clock, the engine answers
 //   with the kept plan, which is the plan the solve at the close would make (same input, deterministic solver).
 //   Any change since (a pod, a node, a NodePool, ...) makes the decision solve as it would without any of this.
+//   A triggering change that comes while a speculative solve runs calls that solve off (no decision will take its
+//   plan): otherwise the pods' preload, the next speculative solve and the close itself all waited for it on the
+//   model's worker, and a solve of 10,000 pods that began in a lull of the pods' arrival held the decision that
+//   followed the last of them.
 //
 // Nothing is decided here: the plan always comes from the snapshot taken when the window closes.
 //
@@ -27,6 +31,8 @@ interface PreloadDeps {
   readonly preload?: (pods: readonly Pod[]) => Promise<void>;
   /** Solves the decision the window would make if it closed now, for the engine to keep; absent: no model. */
   readonly speculate?: () => Promise<void>;
+  /** Calls off the speculative solve in flight (its batch changed). */
+  readonly callOffSpeculation?: () => void;
   /** The batch window's idle duration, ms (a speculation starts well before the window can close). */
   readonly idleMs: number;
   /** Whether shipping now is worthwhile (cluster state synced, no decision running). */
@@ -45,6 +51,8 @@ export class PendingPreloader {
   private readonly waiting = new Set<string>();
   private timer: Timer | undefined;
   private inFlight = false;
+  /** A speculative solve is in flight. */
+  private speculating = false;
   private stopped = false;
   /** A triggering change came since the last speculative solve (or none was made yet). */
   private unsolved = false;
@@ -58,6 +66,8 @@ export class PendingPreloader {
     if (this.deps.preload && c.kind === 'Pod' && c.type === 'upsert')
       this.waiting.add(`${c.namespace ?? ''}/${c.name}`);
     this.unsolved = Boolean(this.deps.speculate);
+    // Not while a decision runs: the close may be waiting for this very plan (its snapshot was taken before this change).
+    if (this.speculating && this.deps.ready()) this.deps.callOffSpeculation?.();
     this.lastChange = this.deps.clock.now();
     this.schedule(DELAY_MS);
   }
@@ -96,12 +106,14 @@ export class PendingPreloader {
       if (this.waiting.size) await this.ship();
       else {
         this.unsolved = false;
+        this.speculating = true;
         await this.deps.speculate!();
       }
     } catch (err) {
       this.deps.onError(err);
     } finally {
       this.inFlight = false;
+      this.speculating = false;
     }
     if (this.waiting.size || this.unsolved) this.schedule(0);
   }

@@ -113,7 +113,9 @@ class Provisioning {
       idleMs: options.batchIdleDurationMs,
       pod: (namespace, name) => ctx.cluster.workloads.pod(namespace, name)?.pod,
       ...(engine.preload ? { preload: (pods: readonly Pod[]) => engine.preload!(pods) } : {}),
-      ...(engine.speculate ? { speculate: () => this.speculate() } : {}),
+      ...(engine.speculate
+        ? { speculate: () => this.speculate(), callOffSpeculation: () => engine.callOffSpeculation?.() }
+        : {}),
       ready: () => !this.deciding && ctx.cluster.synced(),
       onError: (err) => ctx.log.debug({ err: String(err) }, 'shipping pending pods ahead of the decision failed'),
     });

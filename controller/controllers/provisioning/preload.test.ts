@@ -1,0 +1,89 @@
+// The batch window's work ahead of the decision (PendingPreloader) on a manual clock with a stand-in engine: a
+// speculative solve that a triggering change overtakes is called off; one that nothing overtakes is left alone.
+import { describe, expect, it } from 'vitest';
+import type { Pod } from '../../../engine/index.ts';
+import { manualClock } from '../../../sim/clock.ts';
+import type { Change } from '../../state/changes.ts';
+import { PendingPreloader } from './preload.ts';
+
+const podChange = (name: string): Change => ({
+  kind: 'Pod',
+  type: 'upsert',
+  name,
+  namespace: 'default',
+  obj: { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' } },
+});
+
+/** A preloader whose speculative solves stay in flight until the test finishes them. */
+function harness() {
+  const clock = manualClock();
+  const state = { deciding: false };
+  const solves: Array<() => void> = [];
+  const calledOff: number[] = [];
+  const preloader = new PendingPreloader({
+    clock,
+    idleMs: 1_000,
+    pod: (namespace, name) => ({ namespace, name, uid: name }) as unknown as Pod,
+    preload: () => Promise.resolve(),
+    speculate: () => new Promise<void>((resolve) => solves.push(resolve)),
+    callOffSpeculation: () => calledOff.push(solves.length),
+    ready: () => !state.deciding,
+    onError: (err) => {
+      throw err;
+    },
+  });
+  return { clock, solves, calledOff, preloader, state };
+}
+
+describe('PendingPreloader: the speculative solve', () => {
+  it('is called off when a pod arrives while it runs, and the window solves again once quiet', async () => {
+    const { clock, solves, calledOff, preloader } = harness();
+    preloader.saw(podChange('a'));
+    await clock.advance(400);
+    expect(solves).toHaveLength(1);
+    expect(calledOff).toEqual([]);
+    preloader.saw(podChange('b'));
+    expect(calledOff).toEqual([1]);
+    solves[0]!();
+    await clock.advance(400);
+    expect(solves).toHaveLength(2);
+    expect(calledOff).toEqual([1]);
+    preloader.stop();
+  });
+
+  it('is left alone when nothing changes while it runs', async () => {
+    const { clock, solves, calledOff, preloader } = harness();
+    preloader.saw(podChange('a'));
+    await clock.advance(400);
+    expect(solves).toHaveLength(1);
+    await clock.advance(2_000);
+    solves[0]!();
+    await clock.advance(400);
+    expect(calledOff).toEqual([]);
+    expect(solves).toHaveLength(1);
+    preloader.stop();
+  });
+
+  it('is not called off while a decision runs (the close may be waiting for its plan)', async () => {
+    const { clock, solves, calledOff, preloader, state } = harness();
+    preloader.saw(podChange('a'));
+    await clock.advance(400);
+    expect(solves).toHaveLength(1);
+    state.deciding = true;
+    preloader.saw(podChange('b'));
+    expect(calledOff).toEqual([]);
+    solves[0]!();
+    preloader.stop();
+  });
+
+  it('is not called off by a change that comes after it finished', async () => {
+    const { clock, solves, calledOff, preloader } = harness();
+    preloader.saw(podChange('a'));
+    await clock.advance(400);
+    solves[0]!();
+    await clock.advance(10);
+    preloader.saw(podChange('b'));
+    expect(calledOff).toEqual([]);
+    preloader.stop();
+  });
+});
