@@ -50,6 +50,78 @@ function conditionsChanged(c: Change): boolean {
   });
 }
 
+/** NodeRepairBlocked on the Node, the NodeClaim and its NodePool; look again later. */
+function blocked(
+  ctx: ControllerContext,
+  node: NodeEntry,
+  claim: NodeClaimEntry,
+  poolName: string | undefined,
+): ReconcileResult {
+  const message =
+    poolName === undefined
+      ? `more then ${ALLOWED_UNHEALTHY_PERCENT}% nodes are unhealthy in the cluster`
+      : `more than ${ALLOWED_UNHEALTHY_PERCENT}% nodes are unhealthy in the nodepool`;
+  const event = (involved: Event['involved']): Event => ({
+    involved,
+    type: 'Warning',
+    reason: 'NodeRepairBlocked',
+    message,
+    dedupeValues: [involved.uid ?? `${involved.kind}/${involved.name}`],
+    dedupeTimeoutMs: BLOCKED_DEDUPE_MS,
+  });
+  const pool = poolName === undefined ? undefined : ctx.cluster.nodePool(poolName);
+  ctx.events.publish(
+    event(targetOf(node.obj, 'Node')),
+    event(targetOf(claim.obj, 'NodeClaim')),
+    ...(pool ? [event(targetOf(pool.obj, 'NodePool'))] : []),
+  );
+  ctx.log.info(
+    { node: node.info.name, nodeclaim: claim.info.name, nodepool: poolName },
+    `node repair blocked: ${message}`,
+  );
+  return requeueAfter(BLOCKED_RETRY_MS);
+}
+
+/** Sets the termination deadline to now, unless a deadline is set that has already passed. */
+async function forceTermination(ctx: ControllerContext, claim: NodeClaimEntry): Promise<void> {
+  const now = ctx.clock.now();
+  const current = Date.parse(claim.info.annotations[TERMINATION_TIMESTAMP_ANNOTATION] ?? '');
+  if (current < now) return;
+  const at = toKubeTime(now);
+  ctx.cluster.applyNodeClaim(
+    await ctx.kube.patch('NodeClaim', claim.info.name, {
+      metadata: { annotations: { [TERMINATION_TIMESTAMP_ANNOTATION]: at } },
+    }),
+  );
+  ctx.log.info({ nodeclaim: claim.info.name, [TERMINATION_TIMESTAMP_ANNOTATION]: at }, 'annotated nodeclaim');
+}
+
+/** Counts a repair in the disruption and unhealthy metrics; returns how many of the node's pods it disrupts. */
+function countRepair(ctx: ControllerContext, node: NodeEntry, claim: NodeClaimEntry, unhealthy: Unhealthy): number {
+  const pods = ctx.cluster.workloads
+    .podsOn(node.info.name)
+    .filter((p) => isActive(p) && !isOwnedByDaemonSet(p) && !isMirrorPod(p)).length;
+  const tgp = claim.info.terminationGracePeriod;
+  const nodepool = node.info.labels[NODEPOOL_LABEL] ?? '';
+  const capacityType = node.info.labels['karpenter.sh/capacity-type'] ?? '';
+  const labels = {
+    reason: 'unhealthy',
+    nodepool,
+    capacity_type: capacityType,
+    consolidation_policy: '',
+    termination_mode: tgp === undefined ? 'graceful' : tgp > 0 ? 'eventual' : 'forceful',
+  };
+  ctx.metrics.nodeClaimsDisrupted.inc(labels);
+  ctx.metrics.podsDisruptionInitiated.inc(labels, pods);
+  ctx.metrics.nodeClaimsUnhealthyDisrupted.inc({
+    condition: snakeCase(unhealthy.condition.type),
+    nodepool,
+    capacity_type: capacityType,
+    image_id: claim.info.imageId ?? '',
+  });
+  return pods;
+}
+
 export function newNodeHealth(ctx: ControllerContext): Controller {
   const policies = ctx.cloudProvider.repairPolicies();
 
@@ -59,71 +131,11 @@ export function newNodeHealth(ctx: ControllerContext): Controller {
     return unhealthy <= allowedUnhealthy(nodes.length);
   }
 
-  function blocked(node: NodeEntry, claim: NodeClaimEntry, poolName: string | undefined): ReconcileResult {
-    const message =
-      poolName === undefined
-        ? `more then ${ALLOWED_UNHEALTHY_PERCENT}% nodes are unhealthy in the cluster`
-        : `more than ${ALLOWED_UNHEALTHY_PERCENT}% nodes are unhealthy in the nodepool`;
-    const event = (involved: Event['involved']): Event => ({
-      involved,
-      type: 'Warning',
-      reason: 'NodeRepairBlocked',
-      message,
-      dedupeValues: [involved.uid ?? `${involved.kind}/${involved.name}`],
-      dedupeTimeoutMs: BLOCKED_DEDUPE_MS,
-    });
-    const pool = poolName === undefined ? undefined : ctx.cluster.nodePool(poolName);
-    ctx.events.publish(
-      event(targetOf(node.obj, 'Node')),
-      event(targetOf(claim.obj, 'NodeClaim')),
-      ...(pool ? [event(targetOf(pool.obj, 'NodePool'))] : []),
-    );
-    ctx.log.info(
-      { node: node.info.name, nodeclaim: claim.info.name, nodepool: poolName },
-      `node repair blocked: ${message}`,
-    );
-    return requeueAfter(BLOCKED_RETRY_MS);
-  }
-
-  /** Sets the termination deadline to now, unless a deadline is set that has already passed. */
-  async function forceTermination(claim: NodeClaimEntry): Promise<void> {
-    const now = ctx.clock.now();
-    const current = Date.parse(claim.info.annotations[TERMINATION_TIMESTAMP_ANNOTATION] ?? '');
-    if (current < now) return;
-    const at = toKubeTime(now);
-    ctx.cluster.applyNodeClaim(
-      await ctx.kube.patch('NodeClaim', claim.info.name, {
-        metadata: { annotations: { [TERMINATION_TIMESTAMP_ANNOTATION]: at } },
-      }),
-    );
-    ctx.log.info({ nodeclaim: claim.info.name, [TERMINATION_TIMESTAMP_ANNOTATION]: at }, 'annotated nodeclaim');
-  }
-
   async function repair(node: NodeEntry, claim: NodeClaimEntry, unhealthy: Unhealthy): Promise<void> {
-    await forceTermination(claim);
+    await forceTermination(ctx, claim);
     if (claim.info.deletionTimestamp !== undefined) return;
     await ctx.kube.delete('NodeClaim', claim.info.name).catch(ignoreNotFound);
-    const pods = ctx.cluster.workloads
-      .podsOn(node.info.name)
-      .filter((p) => isActive(p) && !isOwnedByDaemonSet(p) && !isMirrorPod(p)).length;
-    const tgp = claim.info.terminationGracePeriod;
-    const nodepool = node.info.labels[NODEPOOL_LABEL] ?? '';
-    const capacityType = node.info.labels['karpenter.sh/capacity-type'] ?? '';
-    const labels = {
-      reason: 'unhealthy',
-      nodepool,
-      capacity_type: capacityType,
-      consolidation_policy: '',
-      termination_mode: tgp === undefined ? 'graceful' : tgp > 0 ? 'eventual' : 'forceful',
-    };
-    ctx.metrics.nodeClaimsDisrupted.inc(labels);
-    ctx.metrics.podsDisruptionInitiated.inc(labels, pods);
-    ctx.metrics.nodeClaimsUnhealthyDisrupted.inc({
-      condition: snakeCase(unhealthy.condition.type),
-      nodepool,
-      capacity_type: capacityType,
-      image_id: claim.info.imageId ?? '',
-    });
+    const pods = countRepair(ctx, node, claim, unhealthy);
     ctx.log.info(
       {
         node: node.info.name,
@@ -149,7 +161,7 @@ export function newNodeHealth(ctx: ControllerContext): Controller {
       .allNodes()
       .map((n) => n.info)
       .filter((n) => poolName === undefined || n.labels[NODEPOOL_LABEL] === poolName);
-    if (!healthyEnough(peers)) return blocked(node, claim, poolName);
+    if (!healthyEnough(peers)) return blocked(ctx, node, claim, poolName);
     await repair(node, claim, unhealthy);
     return done;
   }
