@@ -3,7 +3,7 @@
 // made from the module its pool compiled, and HiGHS for the lower bound. A task is a model's delta plus one
 // operation, a model to drop, a memory reading, or a what-if job (whole, or one of its two parts:
 // whatif/job.ts). A crash loses the models; their callers rebuild them.
-import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { getHeapStatistics } from 'node:v8';
 import type { MessagePort } from 'node:worker_threads';
 import { threadId, workerData } from 'node:worker_threads';
 import { ClusterModel, StaleModelError } from '../cluster/model.ts';
@@ -106,14 +106,6 @@ function workerMemory(): WorkerMemory {
     ...(gc ? { live: getHeapStatistics().used_heap_size } : {}),
   };
 }
-
-// V8 drops the bytecode of a function not run for 5 major collections (its optimised code with it). A worker's
-// functions are run job after job, but many not in every job, and a worker collects often: traced over a batch of
-// 16 what-if jobs after 34 (one worker, --trace-opt), the same 40 functions were compiled again, 167 TurboFan
-// compiles in the batch; without flushing 40, and 1 compiled again. Those compiles run on V8's background threads,
-// which take the workers' cores when every core has a worker (docs/benchmarks.md, "Worker pool"). The flag is
-// the process's: its calling thread keeps its bytecode too (V8 reads it at each major collection).
-setFlagsFromString('--no-flush-bytecode');
 
 const data = workerData as EngineWorkerData;
 // Whatever in this thread asks for the solver module (the solver, the pattern bound) gets the pool's.
