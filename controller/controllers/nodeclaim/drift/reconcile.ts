@@ -20,7 +20,7 @@ import type { Controller } from '../../../operator/runtime.ts';
 import type { NodeClaimEntry } from '../../../state/statenode.ts';
 import type { ControllerContext } from '../../context.ts';
 import { STATE_NODES } from '../../reads.ts';
-import { nodePoolTemplateChanged } from '../poolchange.ts';
+import { nodeClassDriftInputsChanged, nodePoolTemplateChanged } from '../poolchange.ts';
 
 const DRIFT_RECHECK_MS = 5 * 60_000;
 const INSTANCE_TYPE_CHECK_CACHE_MS = 30 * 60_000;
