@@ -14,6 +14,7 @@ import {
   type MetricObjectWithValues,
   type MetricValue,
 } from 'prom-client';
+import { nextTurn } from './chunks.ts';
 import type { EventLoopLag } from './eventloop.ts';
 import {
   DEFAULT_BUCKETS,
@@ -52,8 +53,6 @@ export type DerivedSeries<L extends string = string> = readonly [
  * (and one per item of the source): about 90 nodes' series, or 300 pods', a slice.
  */
 const SCRAPE_SLICE = 4_000;
-
-const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /** Escapes as the Prometheus text format (and prom-client) does: `\` and newline; in label values `"` too. */
 const escapeText = (s: string): string => s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
