@@ -213,6 +213,35 @@ async function whatIfTask(
   }
 }
 
+/** A what-if report on the pool: whole, or its plan and its bound on two workers at once. */
+async function whatIfOnPool(
+  pool: EnginePool,
+  types: TypeShipper,
+  job: WhatIfJob,
+  opts: EngineCallOptions & { readonly onProgress?: ProgressFn },
+): Promise<WhatIfReport> {
+  // A built snapshot's instance types travel once per engine (pool/catalogs.ts), not with every job.
+  const wire = job.built ? types.encode(job.built) : undefined;
+  const bytes = pack(wire ? { ...job, built: wire.built } : job);
+  // Queued jobs go largest first (pool/queue.ts).
+  const work = whatIfWork(job);
+  const part = (which: WhatIfPart, buf: ArrayBuffer, onProgress?: ProgressFn) =>
+    whatIfTask(pool, { part: which, job: buf, ...(wire ? { types: wire.chunks } : {}) }, work, opts.signal, onProgress);
+  // Whole, unless two workers would otherwise wait: then its plan and its bound at once (whatif/job.ts). In a
+  // batch every worker has a job to take, and a split only adds work: each part unpacks the job (and builds
+  // the snapshot from a job's cluster objects), and the pool runs two tasks for one.
+  if (pool.free < 2) return (await part('all', bytes, opts.onProgress)) as WhatIfReport;
+  const bound = part('bound', bytes.slice(0));
+  const plan = part('plan', bytes, opts.onProgress).then((r) => {
+    opts.onProgress?.(0.9, 'lower bound');
+    return r;
+  });
+  const [p, b] = await Promise.allSettled([plan, bound]);
+  if (p.status === 'rejected') throw p.reason;
+  if (b.status === 'rejected') throw b.reason;
+  return withBound(p.value as UnboundReport, b.value as ReportBound);
+}
+
 export function createEngine(config: EngineConfig = {}): Engine {
   const pool = new EnginePool(config);
   const types = new TypeShipper();
@@ -262,34 +291,7 @@ export function createEngine(config: EngineConfig = {}): Engine {
       if (!c) clusters.set(name, (c = clusterEngine(name, pool, timeoutMs, () => clusters.delete(name))));
       return c;
     },
-    async whatIf(job, opts = {}) {
-      // A built snapshot's instance types travel once per engine (pool/catalogs.ts), not with every job.
-      const wire = job.built ? types.encode(job.built) : undefined;
-      const bytes = pack(wire ? { ...job, built: wire.built } : job);
-      // Queued jobs go largest first (pool/queue.ts).
-      const work = whatIfWork(job);
-      const part = (which: WhatIfPart, buf: ArrayBuffer, onProgress?: ProgressFn) =>
-        whatIfTask(
-          pool,
-          { part: which, job: buf, ...(wire ? { types: wire.chunks } : {}) },
-          work,
-          opts.signal,
-          onProgress,
-        );
-      // Whole, unless two workers would otherwise wait: then its plan and its bound at once (whatif/job.ts). In a
-      // batch every worker has a job to take, and a split only adds work: each part unpacks the job (and builds
-      // the snapshot from a job's cluster objects), and the pool runs two tasks for one.
-      if (pool.free < 2) return (await part('all', bytes, opts.onProgress)) as WhatIfReport;
-      const bound = part('bound', bytes.slice(0));
-      const plan = part('plan', bytes, opts.onProgress).then((r) => {
-        opts.onProgress?.(0.9, 'lower bound');
-        return r;
-      });
-      const [p, b] = await Promise.allSettled([plan, bound]);
-      if (p.status === 'rejected') throw p.reason;
-      if (b.status === 'rejected') throw b.reason;
-      return withBound(p.value as UnboundReport, b.value as ReportBound);
-    },
+    whatIf: (job, opts = {}) => whatIfOnPool(pool, types, job, opts),
     async close() {
       await Promise.all([...clusters.values()].map((c) => c.close().catch(() => {})));
       await pool.close();
@@ -303,83 +305,111 @@ function solved(plan: ProvisionPlan | undefined): ProvisionPlan {
   return plan;
 }
 
-/** A warm model's caller side: its mirror, and a queue so its calls run one at a time. */
-function clusterEngine(name: string, pool: EnginePool, timeoutMs: number, onClose: () => void): ClusterEngine {
-  const mirror = new ModelMirror();
-  let tail: Promise<unknown> = Promise.resolve();
-  let shipped: DeltaStats | undefined;
-  const ahead = new SpeculativePlan();
+/** How `send` finishes a call: what to commit and report, how to retry once on a stale model, and its limits. */
+interface SendHow<T> {
+  commit: () => void;
+  stats: Omit<DeltaStats, 'bytes'>;
+  retry: () => Promise<T>;
+  signal: AbortSignal | undefined;
+  /** This call's timeout, when not the engine's. */
+  timeoutMs?: number;
+  /** A speculative solve's call-off flag. */
+  callOff?: SpeculationFlag;
+}
+
+/**
+ * A warm model's caller side: its mirror, the plan of its last speculative solve and the flag of the one in
+ * flight, and a queue so its calls run one at a time.
+ */
+class ModelCaller {
+  private readonly mirror = new ModelMirror();
+  private tail: Promise<unknown> = Promise.resolve();
+  private readonly ahead = new SpeculativePlan();
   /** The speculative solve in flight (queued or running), which `callOffSpeculation` stops. */
-  let speculating: SpeculationFlag | undefined;
-  let reused = false;
+  private speculating: SpeculationFlag | undefined;
+  /** What the last call shipped to the model. */
+  shipped: DeltaStats | undefined;
+  /** Whether the last `provision` returned the plan of a speculative solve. */
+  reused = false;
+
+  constructor(
+    readonly name: string,
+    private readonly pool: EnginePool,
+    private readonly timeoutMs: number,
+  ) {}
 
   /** The model is lost or half-updated: the next call starts it over, and no plan made on it is reused. */
-  function restart(): void {
-    mirror.reset();
-    ahead.forget();
+  private restart(): void {
+    this.mirror.reset();
+    this.ahead.forget();
   }
 
-  async function call<T>(
+  /** Calls run in order, each after the previous settled. */
+  inOrder<T>(f: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(f);
+    this.tail = run.catch(() => {});
+    return run;
+  }
+
+  /** An operation on the model, queued behind its other calls. */
+  queued<T>(
     s: Snapshot,
     op: OpOf,
     extra: readonly Pod[],
     signal?: AbortSignal,
-    callTimeoutMs = timeoutMs,
+    callTimeoutMs = this.timeoutMs,
   ): Promise<T> {
-    reused = false;
-    const { delta, commit, refs, stats } = mirror.diff(s, extra);
-    return send<T>(delta, pack(op(refs)), {
+    return this.inOrder(() => this.call<T>(s, op, extra, signal, callTimeoutMs));
+  }
+
+  private async call<T>(
+    s: Snapshot,
+    op: OpOf,
+    extra: readonly Pod[],
+    signal?: AbortSignal,
+    callTimeoutMs = this.timeoutMs,
+  ): Promise<T> {
+    this.reused = false;
+    const { delta, commit, refs, stats } = this.mirror.diff(s, extra);
+    return this.send<T>(delta, pack(op(refs)), {
       commit,
       stats,
-      retry: () => call<T>(s, op, extra, signal, callTimeoutMs),
+      retry: () => this.call<T>(s, op, extra, signal, callTimeoutMs),
       signal,
       timeoutMs: callTimeoutMs,
     });
   }
 
   /** Runs a delta and an operation on the model's worker; a stale model is started over once (`retry`). */
-  async function send<T>(
-    delta: SnapshotDelta,
-    op: ArrayBuffer,
-    how: {
-      commit: () => void;
-      stats: Omit<DeltaStats, 'bytes'>;
-      retry: () => Promise<T>;
-      signal: AbortSignal | undefined;
-      /** This call's timeout, when not the engine's. */
-      timeoutMs?: number;
-      /** A speculative solve's call-off flag. */
-      callOff?: SpeculationFlag;
-    },
-  ): Promise<T> {
+  private async send<T>(delta: SnapshotDelta, op: ArrayBuffer, how: SendHow<T>): Promise<T> {
     const body = {
       kind: 'op' as const,
-      model: name,
+      model: this.name,
       keep: true,
       delta: pack(delta),
       op,
       ...(how.callOff ? { callOff: how.callOff.buffer } : {}),
     };
-    shipped = { ...how.stats, bytes: body.delta.byteLength };
+    this.shipped = { ...how.stats, bytes: body.delta.byteLength };
     try {
-      const reply = await pool.run(
+      const reply = await this.pool.run(
         body,
-        { model: name },
+        { model: this.name },
         {
           transfer: [body.delta, body.op],
-          timeoutMs: how.timeoutMs ?? timeoutMs,
+          timeoutMs: how.timeoutMs ?? this.timeoutMs,
           ...(how.signal ? { signal: how.signal } : {}),
         },
       );
       if (!reply.ok && 'stale' in reply) {
-        restart();
+        this.restart();
         return await how.retry();
       }
       how.commit();
-      return replyValue<T>(reply, `cluster ${name}`);
+      return replyValue<T>(reply, `cluster ${this.name}`);
     } catch (e) {
       // The worker died or the call was cut short: its model is lost or half-updated; start it over next time.
-      restart();
+      this.restart();
       throw e;
     }
   }
@@ -389,101 +419,112 @@ function clusterEngine(name: string, pool: EnginePool, timeoutMs: number, onClos
    * clock moved) and the operation is byte for byte the same, else a solve on the worker, kept for next time.
    * A speculative solve (`callOff` given) that was called off before it began gives no plan.
    */
-  async function provision(
+  async provision(
     s: Snapshot,
     pending: readonly Pod[],
     o: (WireProvisionOptions & EngineCallOptions) | undefined,
     callOff?: SpeculationFlag,
   ): Promise<ProvisionPlan | undefined> {
-    reused = false;
-    const { delta, commit, refs, stats } = mirror.diff(s, pending);
+    this.reused = false;
+    const { delta, commit, refs, stats } = this.mirror.diff(s, pending);
     const op = pack(ops.provision(pending, o)(refs));
     const key = new Uint8Array(op.slice(0));
-    const kept = ahead.take(mirror.version, delta, key);
-    if (kept) {
-      reused = true;
-      shipped = { full: false, pods: 0, nodes: 0, types: 0, bytes: 0 };
-      return kept;
-    }
-    ahead.forget();
-    const plan = await send<ProvisionPlan | undefined>(delta, op, {
+    const kept = this.reuseSpeculative(delta, key);
+    if (kept) return kept;
+    this.ahead.forget();
+    const plan = await this.send<ProvisionPlan | undefined>(delta, op, {
       commit,
       stats,
-      retry: () => provision(s, pending, o, callOff),
+      retry: () => this.provision(s, pending, o, callOff),
       signal: o?.signal,
       ...(callOff ? { callOff } : {}),
     });
-    if (plan) ahead.keep(mirror.version, key, plan);
+    if (plan) this.ahead.keep(this.mirror.version, key, plan);
     return plan;
   }
 
-  /** Ships the pods the model lacks, with no operation; nothing to ship: no task. */
-  async function preload(pods: readonly Pod[], signal?: AbortSignal): Promise<void> {
-    const early = mirror.preload(pods);
-    if (!early) return;
-    const body = { kind: 'op' as const, model: name, keep: true, delta: pack(early.delta) };
+  /** The kept speculative plan, if a decision with this delta and packed operation may have it (nothing shipped). */
+  private reuseSpeculative(delta: SnapshotDelta, op: Uint8Array): ProvisionPlan | undefined {
+    const kept = this.ahead.take(this.mirror.version, delta, op);
+    if (!kept) return undefined;
+    this.reused = true;
+    this.shipped = { full: false, pods: 0, nodes: 0, types: 0, bytes: 0 };
+    return kept;
+  }
+
+  /** A provisioning solve ahead of the decision, in order with the other calls, that `callOffSpeculation` stops. */
+  async speculate(
+    s: Snapshot,
+    pending: readonly Pod[],
+    o: (WireProvisionOptions & EngineCallOptions) | undefined,
+  ): Promise<void> {
+    const flag = new SpeculationFlag();
+    this.speculating = flag;
     try {
-      const reply = await pool.run(
+      await this.inOrder(() => this.provision(s, pending, o, flag));
+    } finally {
+      if (this.speculating === flag) this.speculating = undefined;
+    }
+  }
+
+  /** Calls off the speculative solve in flight, if any. */
+  callOffSpeculation(): void {
+    this.speculating?.callOff();
+  }
+
+  /** Ships the pods the model lacks, with no operation; nothing to ship: no task. */
+  async preload(pods: readonly Pod[], signal?: AbortSignal): Promise<void> {
+    const early = this.mirror.preload(pods);
+    if (!early) return;
+    const body = { kind: 'op' as const, model: this.name, keep: true, delta: pack(early.delta) };
+    try {
+      const reply = await this.pool.run(
         body,
-        { model: name },
-        { transfer: [body.delta], timeoutMs, ...(signal ? { signal } : {}) },
+        { model: this.name },
+        { transfer: [body.delta], timeoutMs: this.timeoutMs, ...(signal ? { signal } : {}) },
       );
       // A stale model (its worker restarted): the next decision starts it over and sends everything anyway.
-      if (!reply.ok && 'stale' in reply) return restart();
-      replyValue<void>(reply, `cluster ${name}`);
+      if (!reply.ok && 'stale' in reply) return this.restart();
+      replyValue<void>(reply, `cluster ${this.name}`);
       early.commit();
-      shipped = { ...early.stats, bytes: body.delta.byteLength };
+      this.shipped = { ...early.stats, bytes: body.delta.byteLength };
     } catch (e) {
-      restart();
+      this.restart();
       throw e;
     }
   }
 
-  /** Calls run in order, each after the previous settled. */
-  function inOrder<T>(f: () => Promise<T>): Promise<T> {
-    const run = tail.then(f);
-    tail = run.catch(() => {});
-    return run;
+  /** Waits for the calls queued, then forgets the model here and in its worker. */
+  async close(): Promise<void> {
+    await this.tail;
+    this.restart();
+    // The drop goes to the model's worker (routed by name), then no worker owns the name.
+    await this.pool.run({ kind: 'drop', model: this.name }, { model: this.name }).catch(() => {});
+    this.pool.forget(this.name);
   }
+}
 
-  const queued = <T>(
-    s: Snapshot,
-    op: OpOf,
-    extra: readonly Pod[],
-    signal?: AbortSignal,
-    callTimeoutMs = timeoutMs,
-  ): Promise<T> => inOrder(() => call<T>(s, op, extra, signal, callTimeoutMs));
-
+/** A warm model of one cluster, its calls on a ModelCaller. */
+function clusterEngine(name: string, pool: EnginePool, timeoutMs: number, onClose: () => void): ClusterEngine {
+  const m = new ModelCaller(name, pool, timeoutMs);
   return {
     name,
-    lastShipped: () => shipped,
-    lastReused: () => reused,
-    provision: (s, pending, o) => inOrder(() => provision(s, pending, o).then(solved)),
-    speculate: async (s, pending, o) => {
-      const flag = new SpeculationFlag();
-      speculating = flag;
-      try {
-        await inOrder(() => provision(s, pending, o, flag));
-      } finally {
-        if (speculating === flag) speculating = undefined;
-      }
-    },
-    callOffSpeculation: () => speculating?.callOff(),
-    disrupt: (s, o) => queued(s, ops.disrupt(o), [], o?.signal, disruptTimeoutMs(timeoutMs, o)),
-    validate: (s, d, o) => queued(s, ops.validate(d, o), [], o?.signal),
-    explainNode: (s, node, o) => queued(s, ops.explainNode(node, o), [], o?.signal),
-    lowerBound: (s, pods, o = {}) => queued(s, ops.lowerBound(pods, o), pods, o.signal),
-    staticClaim: (s, pool, o) => queued(s, ops.staticClaim(pool), [], o?.signal),
+    lastShipped: () => m.shipped,
+    lastReused: () => m.reused,
+    provision: (s, pending, o) => m.inOrder(() => m.provision(s, pending, o).then(solved)),
+    speculate: (s, pending, o) => m.speculate(s, pending, o),
+    callOffSpeculation: () => m.callOffSpeculation(),
+    disrupt: (s, o) => m.queued(s, ops.disrupt(o), [], o?.signal, disruptTimeoutMs(timeoutMs, o)),
+    validate: (s, d, o) => m.queued(s, ops.validate(d, o), [], o?.signal),
+    explainNode: (s, node, o) => m.queued(s, ops.explainNode(node, o), [], o?.signal),
+    lowerBound: (s, pods, o = {}) => m.queued(s, ops.lowerBound(pods, o), pods, o.signal),
+    staticClaim: (s, pool, o) => m.queued(s, ops.staticClaim(pool), [], o?.signal),
     staticScaleDown: (s, pool, unlaunched, count, o) =>
-      queued(s, ops.staticScaleDown(pool, unlaunched, count), [], o?.signal),
-    preload: (pods, o) => inOrder(() => preload(pods, o?.signal)),
+      m.queued(s, ops.staticScaleDown(pool, unlaunched, count), [], o?.signal),
+    preload: (pods, o) => m.inOrder(() => m.preload(pods, o?.signal)),
     async close() {
       onClose();
-      await tail;
-      restart();
-      // The drop goes to the model's worker (routed by name), then no worker owns the name.
-      await pool.run({ kind: 'drop', model: name }, { model: name }).catch(() => {});
-      pool.forget(name);
+      await m.close();
     },
   };
 }

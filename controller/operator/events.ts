@@ -94,6 +94,11 @@ export function targetOf(obj: KubeObject, kind?: string): EventTarget {
   };
 }
 
+/** The event target of a pod we hold decoded. */
+export function podTarget(p: { readonly name: string; readonly namespace: string; readonly uid: string }): EventTarget {
+  return { kind: 'Pod', name: p.name, namespace: p.namespace, uid: p.uid, apiVersion: 'v1' };
+}
+
 /** Writes in flight at once, and writes waiting, before new events are dropped. */
 const EVENT_WRITERS = 4;
 const MAX_QUEUED_EVENTS = 1000;

@@ -45,15 +45,7 @@ export class PodInterner {
       out ??= { ...pod };
       out[k] = shared;
     }
-    for (const k of STRINGS) {
-      const v = src[k];
-      if (typeof v !== 'string') continue;
-      const shared = this.string(v);
-      if (shared === v) continue;
-      out ??= { ...pod };
-      out[k] = shared;
-    }
-    return (out as unknown as Pod | undefined) ?? pod;
+    return (this.internStrings(src, out) as unknown as Pod | undefined) ?? pod;
   }
 
   /**
@@ -62,16 +54,23 @@ export class PodInterner {
    * each part by its JSON, 12-60 us a pod, for the thousands of pods a repack loop moves.
    */
   patch<T extends Readonly<Record<string, string | number | boolean>>>(fields: T): T {
-    let out: Fields | undefined;
+    return (this.internStrings(fields, undefined) as T | undefined) ?? fields;
+  }
+
+  /**
+   * `out` (or, once a string is replaced, a copy of `src`) with the repeated strings of `src` the shared copies;
+   * undefined when nothing was replaced and `out` was undefined.
+   */
+  private internStrings(src: Fields, out: Fields | undefined): Fields | undefined {
     for (const k of STRINGS) {
-      const v = fields[k];
+      const v = src[k];
       if (typeof v !== 'string') continue;
       const shared = this.string(v);
       if (shared === v) continue;
-      out ??= { ...fields };
+      out ??= { ...src };
       out[k] = shared;
     }
-    return (out as T | undefined) ?? fields;
+    return out;
   }
 
   /** The shared copy of a string (the first one met with that content). */

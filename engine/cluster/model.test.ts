@@ -1,6 +1,7 @@
 // A warm cluster model and its caller's mirror (delta.ts, model.ts): after the first decision only changed
 // objects travel, the model keeps every object it was not told changed (so its caches keep their answers),
 // and a model that missed a delta refuses it instead of deciding on a wrong cluster.
+import v8 from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { nodePool, pod, pods, snapshot, stateNode } from '../../test/fixtures/builders.ts';
 import { defaultFakeInstanceTypes, FAKE_WELL_KNOWN_LABELS } from '../../test/fixtures/instancetypes.ts';
@@ -247,5 +248,39 @@ describe("decisions over the caller's objects", () => {
       expect(JSON.stringify(o)).toBe(before[i]!.json);
       expect(Object.getOwnPropertySymbols(o)).toEqual([]);
     });
+  });
+});
+
+// V8 (Node 20) gives a spread copy that gains a field its source lacks a hidden class of its own: every node the
+// model rebuilt had one, and every pod a patch bound, so each read of their fields in a solve went megamorphic
+// (docs/engine.md). %HaveSameMap needs --allow-natives-syntax (it enables only that syntax, from here on).
+v8.setFlagsFromString('--allow-natives-syntax');
+const sameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
+const hiddenClasses = (xs: readonly object[]): number => {
+  const seen: object[] = [];
+  for (const x of xs) if (!seen.some((y) => sameMap(x, y))) seen.push(x);
+  return seen.length;
+};
+
+describe("the hidden classes of a warm model's objects", () => {
+  it('are shared by the nodes it rebuilds and by pending pods a patch binds', () => {
+    const c = cluster(150, pods(150, { cpu: '100m' }));
+    const mirror = new ModelMirror();
+    const model = new ClusterModel();
+    ship(mirror, model, c.join());
+    expect(hiddenClasses(model.snapshot().nodes)).toBe(1);
+    // Every pending pod is bound to a node: each travels as a patch that adds nodeName.
+    c.join().pendingPods.forEach((p, i) =>
+      c.bound[i]!.push({ ...p, nodeName: `n${i}`, phase: 'Running', unschedulable: false }),
+    );
+    const d = ship(mirror, model, c.join({}, []));
+    expect(d.podPatches).toHaveLength(150);
+    const s = model.snapshot();
+    expect(hiddenClasses(s.nodes)).toBe(1);
+    const placed = s.nodes.map((n) => n.pods.at(-1)!);
+    expect(placed.map((p) => p.nodeName)).toEqual(s.nodes.map((n) => n.name));
+    expect(hiddenClasses(placed)).toBe(1);
+    // The check tells them apart: spread copies that gain a field mostly have one each.
+    expect(hiddenClasses(s.nodes.map((n) => ({ ...n, extra: true })))).toBeGreaterThan(75);
   });
 });

@@ -235,9 +235,11 @@ export class ClusterModel {
       this.pods.set(p.uid, this.interner.intern(p));
       touch(p.uid);
     }
-    // A patched pod keeps the model's shared parts: only its scalar fields change (their strings shared).
+    // A patched pod keeps the model's shared parts: only its scalar fields change (their strings shared). Not a
+    // spread: a pending pod's patch adds nodeName, and a spread copy that gains a field gets a hidden class of its
+    // own (see rebuild).
     for (const [uid, fields] of d.podPatches ?? []) {
-      this.pods.set(uid, { ...this.podOf(uid), ...this.interner.patch(fields) });
+      this.pods.set(uid, Object.assign({}, this.podOf(uid), this.interner.patch(fields)));
       touch(uid);
     }
     for (const uid of d.podsRemoved ?? []) {
@@ -320,7 +322,10 @@ export class ClusterModel {
     for (const name of dirty) {
       const rec = this.records.get(name);
       if (!rec) continue;
-      this.states.set(name, { ...rec.node, pods: rec.pods.map((uid) => this.podOf(uid)) } as StateNode);
+      // Object.assign onto a new object, not a spread: V8 (Node 20) gives a spread copy that gains a field its
+      // source lacks a hidden class of its own, so every node had one and each read of a node field went
+      // megamorphic (docs/engine.md, "Hidden classes of snapshot objects").
+      this.states.set(name, Object.assign({}, rec.node, { pods: rec.pods.map((uid) => this.podOf(uid)) }) as StateNode);
     }
     if (d.nodeOrder) this.nodeOrder = d.nodeOrder;
     if (dirty.size || d.nodeOrder || d.nodesRemoved?.length) this.nodeList = this.nodeOrder.map((n) => this.stateOf(n));

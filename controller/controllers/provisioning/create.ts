@@ -12,13 +12,12 @@ import type { NodePoolEntry } from '../../state/changes.ts';
 import { instanceTypeList } from '../../operator/logger.ts';
 import type { ControllerContext } from '../context.ts';
 import { add, exceededLimit, poolUsage, worstCaseCapacity } from './limits.ts';
+import { failedSchedulingEvent } from './failed.ts';
 import { nominatedEvent } from './nominated.ts';
 import { nodeClaimFor } from './nodeclaim.ts';
 
 /** Creates in flight at once. */
 export const CONCURRENCY = 16;
-
-const podTarget = (p: Pod) => ({ kind: 'Pod', name: p.name, namespace: p.namespace, uid: p.uid, apiVersion: 'v1' });
 
 type Usage = Record<string, number>;
 
@@ -70,17 +69,7 @@ function failPods(ctx: ControllerContext, nc: NewNodeClaimPlan, pods: ReadonlyMa
   ctx.events.publish(
     ...nc.pods.flatMap((uid) => {
       const p = pods.get(uid);
-      return p
-        ? [
-            {
-              involved: podTarget(p),
-              type: 'Warning' as const,
-              reason: 'FailedScheduling',
-              message: `Failed to schedule pod, ${reason}`,
-              dedupeValues: [p.uid, reason],
-            },
-          ]
-        : [];
+      return p ? [failedSchedulingEvent(p, reason)] : [];
     }),
   );
 }

@@ -1,5 +1,5 @@
 // The Nominated event: one builder for every place that tells a pod where it goes.
-import { POD_NOMINATION_RATE, type Event } from '../../operator/events.ts';
+import { POD_NOMINATION_RATE, podTarget, type Event } from '../../operator/events.ts';
 
 /**
  * A pod's Nominated event: where it should schedule (a NodeClaim, its Node, or both). Karpenter builds every one,
@@ -17,7 +17,7 @@ export function nominatedEvent(
     .filter(Boolean)
     .join(', ');
   return {
-    involved: { kind: 'Pod', name: pod.name, namespace: pod.namespace, uid: pod.uid, apiVersion: 'v1' },
+    involved: podTarget(pod),
     type: 'Normal',
     reason: 'Nominated',
     message: `Pod should schedule on: ${where}`,

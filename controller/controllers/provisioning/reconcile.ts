@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { incompatibleNodePools, type Pod, type ProvisionPlan, type Snapshot } from '../../../engine/index.ts';
 import { findCondition } from '../../operator/conditions.ts';
 import { targetOf } from '../../operator/events.ts';
+import { failedSchedulingEvent } from './failed.ts';
 import { nominatedEvent } from './nominated.ts';
 import type { KubeObject } from '../../operator/kube.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../operator/result.ts';
@@ -38,8 +39,6 @@ export interface Provisioner extends Controller {
   /** The last plan, for the simulator and tests. */
   lastPlan(): ProvisionPlan | undefined;
 }
-
-const podTarget = (p: Pod) => ({ kind: 'Pod', name: p.name, namespace: p.namespace, uid: p.uid, apiVersion: 'v1' });
 
 /** Changes that can make a provisioning pass worthwhile. */
 export function triggers(c: Change): boolean {
@@ -332,13 +331,7 @@ async function reportFailures(
       return;
     }
     const reason = `${e.reason}${notReady}`;
-    ctx.events.publish({
-      involved: podTarget(p),
-      type: 'Warning',
-      reason: 'FailedScheduling',
-      message: `Failed to schedule pod, ${reason}`,
-      dedupeValues: [p.uid, reason],
-    });
+    ctx.events.publish(failedSchedulingEvent(p, reason));
     log.info(
       { pod: `${p.namespace}/${p.name}`, reason: e.reason, perNodePool: e.perNodePool },
       'could not schedule pod',

@@ -2,8 +2,7 @@
 // load-balancer exclusion label, then one drain pass: pods that would outlive the termination deadline are
 // deleted, the others evicted through the Eviction API one tier at a time (drain.ts), PDB refusals
 // reported as FailedDraining.
-import type { Pod } from '../../../../engine/index.ts';
-import { goTime, targetOf } from '../../../operator/events.ts';
+import { goTime, podTarget, targetOf } from '../../../operator/events.ts';
 import { ignoreNotFound, isNotFound, isTooManyRequests, KubeError } from '../../../operator/kube.ts';
 import type { NodeEntry } from '../../../state/statenode.ts';
 import type { ControllerContext } from '../../context.ts';
@@ -11,7 +10,6 @@ import { DISRUPTED_TAINT, EXCLUDE_LB_LABEL } from '../../keys.ts';
 import { doNotDisrupt, evictionTier, forceDeletions, waitingPods } from './drain.ts';
 
 type TaintJson = { key: string; value?: string; effect: string };
-const podTarget = (p: Pod) => ({ kind: 'Pod', name: p.name, namespace: p.namespace, uid: p.uid, apiVersion: 'v1' });
 
 interface Drainer {
   /** Taints the node karpenter.sh/disrupted:NoSchedule and excludes it from load balancers (once). */
