@@ -92,4 +92,37 @@ describe('nodeclaim.drift', () => {
     await env.settle();
     expect(checks()).toBe(before + 1);
   });
+
+  it("re-checks a class's NodeClaims when what drift reads changes, not when only a condition is written", async () => {
+    const env = fakeControllerEnv();
+    env.run(newDrift(env.ctx));
+    await env.apply(guide('guide-07.yaml'));
+    launchedNode(env, {
+      name: 'production-a',
+      nodePool: 'production',
+      nodeClass: 'production',
+      zone: 'ap-northeast-2a',
+    });
+    const ready = (at: string) => [
+      { type: 'Ready', status: 'True', reason: 'Ready', message: '', lastTransitionTime: at, observedGeneration: 1 },
+    ];
+    const ami = (id: string) => [
+      { id, name: 'al2023', requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }] },
+    ];
+    const status = (body: Record<string, unknown>) =>
+      env.api.patchStatus('ec2nodeclasses.karpenter.k8s.aws', undefined, 'production', body);
+    status({ amis: ami('ami-1'), conditions: ready('2026-12-03T10:00:00Z') });
+    await env.settle();
+    const checks = () => env.cloud.callsOf('isDrifted').length;
+    const before = checks();
+    expect(before).toBeGreaterThan(0);
+    // nodeclass.status rewrites its conditions: only a lastTransitionTime moved, no verdict can change.
+    status({ conditions: ready('2026-12-03T10:05:00Z') });
+    await env.settle();
+    expect(checks()).toBe(before);
+    // A new AMI resolved: AMIDrift may now hold, so the class's NodeClaims are checked again.
+    status({ amis: ami('ami-2') });
+    await env.settle();
+    expect(checks()).toBe(before + 1);
+  });
 });

@@ -4,7 +4,8 @@
 // requirements (RequirementsDrifted), its instance type or offering is gone (InstanceTypeNotFound; checked
 // only for NodeClaims older than an hour, a success cached for 30 minutes), or the cloud provider's
 // isDrifted (node class drift: AMI, subnets, security groups, ...). Runs on NodeClaim changes, NodePool spec or
-// annotation changes (not its status writes), EC2NodeClass changes, and every 5 minutes. The disruption loop replaces Drifted nodes within budgets.
+// annotation changes (not its status writes), EC2NodeClass changes in what drift reads (spec, annotations, the
+// resolved AMIs, subnets, security groups and reservations; not its conditions), and every 5 minutes. The disruption loop replaces Drifted nodes within budgets.
 import {
   driftReason,
   INSTANCE_TYPE_CHECK_AGE_MS,
@@ -19,7 +20,7 @@ import type { Controller } from '../../../operator/runtime.ts';
 import type { NodeClaimEntry } from '../../../state/statenode.ts';
 import type { ControllerContext } from '../../context.ts';
 import { STATE_NODES } from '../../reads.ts';
-import { nodePoolTemplateChanged } from '../poolchange.ts';
+import { nodeClassDriftInputsChanged, nodePoolTemplateChanged } from '../poolchange.ts';
 
 const DRIFT_RECHECK_MS = 5 * 60_000;
 const INSTANCE_TYPE_CHECK_CACHE_MS = 30 * 60_000;
@@ -102,7 +103,7 @@ export function newDrift(ctx: ControllerContext): Controller {
         if (c.kind === 'NodeClaim' && c.type === 'upsert') enqueue(c.name);
         if (nodePoolTemplateChanged(c))
           for (const nc of ctx.cluster.nodeClaims()) if (nc.info.nodePoolName === c.name) enqueue(nc.info.name);
-        if (c.kind === 'EC2NodeClass' && c.type === 'upsert')
+        if (nodeClassDriftInputsChanged(c))
           for (const nc of ctx.cluster.nodeClaims()) if (nc.info.nodeClassRef.name === c.name) enqueue(nc.info.name);
       });
     },
