@@ -173,17 +173,20 @@ async function forkController(cluster: SimCluster, o: HarnessOptions): Promise<C
   return child;
 }
 
-/** Polls `check` every `everyMs` until it returns true; throws after `timeoutMs`, naming `what`. */
+/** Polls `check` every `everyMs` until it returns true; throws after `timeoutMs`, naming `what` and what `state` says. */
 export async function waitFor(
   what: string,
   check: () => boolean | Promise<boolean>,
   timeoutMs: number,
   everyMs = 200,
+  state?: () => string,
 ): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > until)
-      throw new Error(`controller bench: timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}`);
+    if (Date.now() > until) {
+      const seen = state ? `: ${state()}` : '';
+      throw new Error(`controller bench: timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}${seen}`);
+    }
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

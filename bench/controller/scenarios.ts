@@ -134,15 +134,41 @@ async function emptyCluster(h: Harness): Promise<void> {
       .filter((p) => p.metadata.namespace === NAMESPACE)
       .map((p) => p.metadata.name!),
   );
-  for (const nc of h.list('nodeclaims.karpenter.sh'))
-    h.cluster.api.delete('nodeclaims.karpenter.sh', undefined, nc.metadata.name!);
+  // A decision still in flight when the pods go can create NodeClaims after the first sweep; each poll deletes
+  // those too, so the wait ends when the controller has terminated everything it made.
+  const deleteNodeClaims = () => {
+    for (const nc of h.list('nodeclaims.karpenter.sh'))
+      if (!nc.metadata.deletionTimestamp) h.cluster.api.delete('nodeclaims.karpenter.sh', undefined, nc.metadata.name!);
+  };
+  deleteNodeClaims();
   await waitFor(
     'every NodeClaim to be terminated',
-    () => h.list('nodeclaims.karpenter.sh').length === 0 && h.list('nodes').length === 0,
+    () => {
+      deleteNodeClaims();
+      return h.list('nodeclaims.karpenter.sh').length === 0 && h.list('nodes').length === 0;
+    },
     600_000,
     500,
+    () => leftOver(h),
   );
   await quiet(h);
+}
+
+/** What keeps a cluster from being empty: the NodeClaims and Nodes left, with what holds each (for a timeout). */
+function leftOver(h: Harness): string {
+  const claims = h.list('nodeclaims.karpenter.sh');
+  const nodes = h.list('nodes');
+  const describe = (o: KObject) => {
+    const conditions = (
+      ((o.status as { conditions?: unknown } | undefined)?.conditions ?? []) as { type: string; status: string }[]
+    )
+      .map((c) => `${c.type}=${c.status}`)
+      .join(',');
+    const deleting = o.metadata.deletionTimestamp ? `deleting since ${o.metadata.deletionTimestamp}` : 'not deleted';
+    return `${o.metadata.name} (${deleting}; finalizers ${JSON.stringify(o.metadata.finalizers ?? [])}; ${conditions})`;
+  };
+  const sample = (xs: readonly KObject[]) => xs.slice(0, 5).map(describe).join('; ');
+  return `${claims.length} NodeClaim(s) left: ${sample(claims)}; ${nodes.length} Node(s) left: ${sample(nodes)}`;
 }
 
 function row(
