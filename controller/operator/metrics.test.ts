@@ -142,4 +142,41 @@ describe('a gauge derived at each scrape', () => {
     // Without sources the derived families are a header alone, as prom-client writes a gauge with no series.
     expect(await metrics.text()).toBe(await metrics.registry.metrics());
   });
+
+  it('writes families prom-client holds as its Registry does, a slice at a time: gauges, counters, histograms, summaries', async () => {
+    const metrics = new Metrics();
+    // Thousands of series in plain families (a series per pending pod, per offering), labels that need escaping,
+    // histogram buckets (their series' labels come as shared labels), a summary, values that are not finite.
+    for (let i = 0; i < 3_000; i++) {
+      const ident = { name: `p-${i}`, namespace: i % 7 ? 'default' : 'we"ird\\ns\n' };
+      metrics.podUnboundTime.set(ident, i / 3);
+      metrics.podUnstartedTime.set(ident, i % 11 ? i : Number.POSITIVE_INFINITY);
+    }
+    for (let i = 0; i < 500; i++)
+      metrics.offeringPrice.set({ instance_type: `t${i}.large`, capacity_type: 'spot', zone: `z-${i % 3}` }, i * 0.01);
+    metrics.nodeClaimsCreated.inc({ reason: 'provisioned', nodepool: 'a"\\\n', min_values_relaxed: 'false' });
+    for (const c of ['provisioner', 'disruption']) metrics.schedulingDuration.observe({ controller: c }, 0.3);
+    metrics.podStartupDuration.observe(12);
+    const want = await metrics.registry.metrics();
+    expect(want.split('\n').length).toBeGreaterThan(6_500);
+    expect(await metrics.text()).toBe(want);
+  });
+
+  it('lets the event loop turn while a scrape writes a large family prom-client holds', async () => {
+    const metrics = new Metrics();
+    for (let i = 0; i < 5_000; i++) metrics.podUnboundTime.set({ name: `p-${i}`, namespace: 'default' }, i);
+    const at: number[] = [];
+    let running = true;
+    let lines = 0;
+    const tick = (): void => {
+      at.push(lines);
+      if (running) setImmediate(tick);
+    };
+    setImmediate(tick);
+    for await (const piece of metrics.exposition()) lines += piece.split('\n').length - 1;
+    running = false;
+    // 5,000 series of 2 labels are three slices or more: the ticker ran while the family was being written.
+    const during = at.filter((n) => n > 0 && n < lines);
+    expect(new Set(during).size).toBeGreaterThanOrEqual(2);
+  });
 });

@@ -2,7 +2,19 @@
 // reference; docs/controller.md lists them with the few that do not apply), so its Grafana dashboards and
 // alerts work unchanged. One Registry per operator (not prom-client's global one), so tests and the
 // simulator can run several operators in one process.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, Summary, type MetricValue } from 'prom-client';
+import {
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  Summary,
+  type Metric,
+  type MetricObject,
+  type MetricObjectWithValues,
+  type MetricValue,
+} from 'prom-client';
+import { nextTurn } from './chunks.ts';
 import type { EventLoopLag } from './eventloop.ts';
 import {
   DEFAULT_BUCKETS,
@@ -41,8 +53,6 @@ export type DerivedSeries<L extends string = string> = readonly [
  * (and one per item of the source): about 90 nodes' series, or 300 pods', a slice.
  */
 const SCRAPE_SLICE = 4_000;
-
-const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /** Escapes as the Prometheus text format (and prom-client) does: `\` and newline; in label values `"` too. */
 const escapeText = (s: string): string => s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
@@ -128,6 +138,49 @@ class DerivedGauge<L extends string> extends Gauge<L> {
   private family(): Omit<Awaited<ReturnType<Gauge<L>['get']>>, 'values'> {
     return this as unknown as Omit<Awaited<ReturnType<Gauge<L>['get']>>, 'values'>;
   }
+}
+
+/** A series as prom-client hands it to its Registry: histograms' buckets carry the series' labels as `sharedLabels`. */
+type PromValue = MetricValue<string> & { metricName?: string; sharedLabels?: Record<string, string | number> };
+
+/** One series' line as prom-client's Registry writes it (Prometheus text format; no default labels are set). */
+function promLine(name: string, v: PromValue): string {
+  const shared = v.sharedLabels ?? {};
+  let own = '';
+  for (const k in v.labels ?? {}) {
+    if (Object.hasOwn(shared, k)) continue;
+    const x = (v.labels as Record<string, string | number | undefined>)[k];
+    own += `${own ? ',' : ''}${k}="${typeof x === 'string' ? escapeLabelValue(x) : x}"`;
+  }
+  const flat = formatLabels(shared as Record<string, string>);
+  const all = own && flat ? `${own},${flat}` : own || flat;
+  return `${v.metricName ?? name}${all ? `{${all}}` : ''} ${valueText(v.value)}`;
+}
+
+/**
+ * A family prom-client holds (counter, gauge, histogram, summary), written as its Registry writes it, in pieces:
+ * its series are read in one go (prom-client's get), then formatted a slice at a time (SCRAPE_SLICE labels) with a
+ * turn of the event loop between slices. The per-pod waiting gauges hold a series per pending pod and the offering
+ * gauges one per instance type, capacity type and zone: thousands of lines that the Registry formatted in one turn.
+ */
+async function* promFamilyLines(metric: MetricObject): AsyncGenerator<string> {
+  const m = metric as unknown as Metric & {
+    getForPromString?: () => Promise<MetricObjectWithValues<MetricValue<string>>>;
+  };
+  const data = m.getForPromString ? await m.getForPromString() : await m.get();
+  const name = escapeText(data.name);
+  let piece = `# HELP ${name} ${escapeText(data.help)}\n# TYPE ${name} ${data.type}`;
+  let work = 0;
+  for (const v of (data.values ?? []) as PromValue[]) {
+    piece += `\n${promLine(name, v)}`;
+    work += 1 + labelCount(v.labels ?? {});
+    if (work < SCRAPE_SLICE) continue;
+    yield piece;
+    piece = '';
+    work = 0;
+    await nextTurn();
+  }
+  if (piece) yield piece;
 }
 
 /** operator_<kind>_status_condition_* and operator_<kind>_termination_* for one kind. */
@@ -755,7 +808,11 @@ export class Metrics {
           yield sep + piece;
           sep = '';
         }
-      } else yield sep + (await this.registry.getSingleMetricAsString(metric.name));
+      } else
+        for await (const piece of promFamilyLines(metric)) {
+          yield sep + piece;
+          sep = '';
+        }
       sep = '\n\n';
     }
     yield '\n';

@@ -61,6 +61,15 @@ export interface NodeClassEntry {
 const rvOf = (o: KubeObject | undefined): number => Number(o?.metadata.resourceVersion ?? NaN);
 /** Whether `next` is not older than `cur` (resourceVersions compared as integers when both are). */
 export const notOlder = (cur: KubeObject | undefined, next: KubeObject): boolean => !(rvOf(next) < rvOf(cur));
+/**
+ * The same version of the same object (uid and a non-empty resourceVersion equal): what a write's answer and the
+ * watch event of that write both carry. Its parse is the parse of the version already held.
+ */
+export const sameVersion = (cur: KubeObject | undefined, next: KubeObject): boolean =>
+  cur !== undefined &&
+  Boolean(next.metadata.resourceVersion) &&
+  cur.metadata.resourceVersion === next.metadata.resourceVersion &&
+  cur.metadata.uid === next.metadata.uid;
 export const errorsText = (errs: readonly FieldError[]): string[] => errs.map(formatFieldError);
 
 export function consolidatable(o: KubeObject): boolean {

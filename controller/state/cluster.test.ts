@@ -201,6 +201,37 @@ describe('Cluster', () => {
     expect(c.nodeClaim('nc-1')!.info.providerId).toBe('aws:///a/i-1');
   });
 
+  it("parses a version once: a write's answer and its watch event share the parse; a new version is parsed again", () => {
+    const { c, changes } = cluster();
+    const answer = nodeClaim('nc-1', { providerID: 'aws:///a/i-1' });
+    // The watch event of the same write: an equal copy, same uid and resourceVersion.
+    const echo = structuredClone(answer);
+    c.applyNodeClaim(answer);
+    const parsed = c.nodeClaim('nc-1')!.info;
+    c.applyNodeClaim(echo);
+    expect(c.nodeClaim('nc-1')!.info).toBe(parsed);
+    expect(c.nodeClaim('nc-1')!.obj).toBe(echo);
+    expect(changes.filter((x) => x.kind === 'NodeClaim')).toHaveLength(2);
+    const next = nodeClaim('nc-1', { providerID: 'aws:///a/i-1', capacity: { cpu: '8', memory: '32Gi', pods: '58' } });
+    c.applyNodeClaim(next);
+    expect(c.nodeClaim('nc-1')!.info).not.toBe(parsed);
+    expect(c.nodeClaim('nc-1')!.info.capacity).toMatchObject({ cpu: 8000 });
+    // Another object under the name (a new uid) with a resourceVersion equal by chance is parsed too.
+    const other = structuredClone(next);
+    other.metadata.uid = 'uid-other';
+    (other.status as { capacity: Record<string, string> }).capacity = { cpu: '2', memory: '8Gi', pods: '58' };
+    c.applyNodeClaim(other);
+    expect(c.nodeClaim('nc-1')!.info.capacity).toMatchObject({ cpu: 2000 });
+
+    const n = node('node-1', 'aws:///a/i-1', { initialized: true });
+    c.applyNode(n);
+    const nodeInfo = c.node('node-1')!.info;
+    c.applyNode(structuredClone(n));
+    expect(c.node('node-1')!.info).toBe(nodeInfo);
+    c.applyNode(node('node-1', 'aws:///a/i-1', { initialized: false }));
+    expect(c.node('node-1')!.info.initialized).toBe(false);
+  });
+
   it('provisions for unschedulable pending pods and for the pods of deleting nodes, not for DaemonSet pods', () => {
     const { c } = cluster();
     c.applyNodeClaim(nodeClaim('nc-1', { providerID: 'aws:///a/i-1', deleting: true }));

@@ -128,4 +128,34 @@ describe('informer cache transforms', () => {
     expect(a.metadata.labels).not.toBe(input.metadata.labels);
     expect(a.metadata.ownerReferences).toEqual(input.metadata.ownerReferences);
   });
+
+  it("shares the parts a workload's pods have alike, and each pod still reads as it was delivered", () => {
+    const pod = (name: string, app: string): KubeObject => {
+      const o = fullPod();
+      o.metadata = { ...o.metadata, name, uid: `uid-${name}`, labels: { app } };
+      return o;
+    };
+    const a = stripPod(pod('web-1', 'web'));
+    const b = stripPod(pod('web-2', 'web'));
+    const c = stripPod(pod('db-1', 'db'));
+    const spec = (o: KubeObject) => o.spec as Record<string, unknown>;
+    expect(b.metadata.labels).toBe(a.metadata.labels);
+    expect(b.metadata.ownerReferences).toBe(a.metadata.ownerReferences);
+    expect(spec(b)['tolerations']).toBe(spec(a)['tolerations']);
+    expect(spec(b)['containers']).toBe(spec(a)['containers']);
+    expect(spec(b)['initContainers']).toBe(spec(a)['initContainers']);
+    expect(c.metadata.labels).not.toBe(a.metadata.labels);
+    expect(c.metadata.labels).toEqual({ app: 'db' });
+    expect(spec(c)['containers']).toBe(spec(a)['containers']);
+    // What a pod's record is parsed from is what the unshared copy gave: the same Pod, name and uid its own.
+    for (const [o, name, app] of [
+      [a, 'web-1', 'web'],
+      [b, 'web-2', 'web'],
+      [c, 'db-1', 'db'],
+    ] as const) {
+      const alone = parsePod(stripMetadata(pod(name, app)));
+      expect(alone.ok).toBe(true);
+      expect(parsePod(o)).toEqual(alone);
+    }
+  });
 });

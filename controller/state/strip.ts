@@ -16,6 +16,12 @@
 // - Pods: the short strings that repeat from pod to pod (condition types and reasons, toleration keys, owner
 //   names, node names, quantities) are replaced by one shared copy (V8's JSON parser shares only keys and
 //   values of up to 10 characters). Strings cannot change, so sharing them is invisible to every reader.
+// - Pods: the parts that a workload's pods have alike (labels, owner references, tolerations, the container
+//   lists, node selector, affinity, spread constraints) are one shared copy for all the pods that have equal
+//   ones. A stripped pod is only read (its record is parsed from it; a DaemonSet's newest pod is parsed with the
+//   DaemonSet), so sharing them is invisible too. While the watch's events wait in the informers' queue
+//   (delivery.ts), the stripped pod is what each holds: at 5,000 nodes 150,000 of them held 170 MiB during the
+//   set-up (docs/controller-benchmark.md, "What the set-up holds").
 //
 // Measured at 6,000 pods (docs/controller-benchmark.md, "Where the controller's memory goes"): a simulated
 // pod's stripped JSON held about 2.0 KiB and 45 heap objects before the conditions, spec fields and string
@@ -111,6 +117,32 @@ const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] 
 /** One copy of each short string seen in pods; started afresh when it outgrows SHARED_MAX_ENTRIES. */
 const shared = new Map<string, string>();
 
+/** Pod fields whose whole value is usually the same for all the pods of a workload. */
+const SHARED_PARTS: ReadonlySet<string> = new Set([
+  'labels',
+  'ownerReferences',
+  'tolerations',
+  'containers',
+  'initContainers',
+  'nodeSelector',
+  'affinity',
+  'topologySpreadConstraints',
+]);
+const SHARED_PARTS_MAX_ENTRIES = 10_000;
+
+/** One copy of each such part seen, by its JSON; started afresh when it outgrows SHARED_PARTS_MAX_ENTRIES. */
+const sharedParts = new Map<string, unknown>();
+
+function sharePart(v: unknown): unknown {
+  if (typeof v !== 'object' || v === null) return v;
+  const key = JSON.stringify(v);
+  const had = sharedParts.get(key);
+  if (had !== undefined) return had;
+  if (sharedParts.size >= SHARED_PARTS_MAX_ENTRIES) sharedParts.clear();
+  sharedParts.set(key, v);
+  return v;
+}
+
 function share(v: string): string {
   if (v.length > SHARED_MAX_LENGTH) return v;
   const had = shared.get(v);
@@ -124,14 +156,17 @@ function share(v: string): string {
  * A copy of the JSON tree under `o` whose short string values are shared copies. `key` is the field the value
  * sits in (object keys are shared by V8 already). At the object's top levels (metadata, status), the fields
  * unique to the object are left as they are; deeper, names and uids are an owner's, a container's, a node's,
- * which repeat from pod to pod.
+ * which repeat from pod to pod. The value of a SHARED_PARTS field is one copy for every pod whose part is equal.
  */
 function copyShared(o: unknown, key: string, depth: number): unknown {
   if (typeof o === 'string') return depth <= 2 && UNIQUE_VALUES.has(key) ? o : share(o);
   if (Array.isArray(o)) return o.map((v) => copyShared(v, key, depth + 1));
   if (!isObj(o)) return o;
   const out: Obj = {};
-  for (const k of Object.keys(o)) out[k] = copyShared(o[k], k, depth + 1);
+  for (const k of Object.keys(o)) {
+    const v = copyShared(o[k], k, depth + 1);
+    out[k] = SHARED_PARTS.has(k) ? sharePart(v) : v;
+  }
   return out;
 }
 

@@ -78,7 +78,7 @@ type Labels = Readonly<Record<string, string>>;
  * copy that gains a field its source lacks (a pending pod has no nodeName) a hidden class of its own, so every
  * launched pod had one and each read of a pod field in the engine went megamorphic (docs/engine.md).
  */
-function bound(p: Pod, node: string): Pod {
+export function boundPod(p: Pod, node: string): Pod {
   return Object.assign({}, p, { nodeName: node, phase: 'Running' as const, unschedulable: false });
 }
 
@@ -141,7 +141,7 @@ function launch(
       startupTaints: claim.startupTaints,
       capacity: it.capacity,
       allocatable: it.allocatable,
-      pods: pods.map((p) => bound(p, name)),
+      pods: pods.map((p) => boundPod(p, name)),
       registered: true,
       initialized: true,
       ready: true,
@@ -206,7 +206,7 @@ export function applyCommand(s: Snapshot, cmd: Command, nameOf?: (i: number) => 
     .map((n) => {
       const extra = toExisting.get(n.name);
       if (!extra) return n;
-      const moved = extra.map((p) => bound(p, n.name));
+      const moved = extra.map((p) => boundPod(p, n.name));
       // A pod event restarts consolidateAfter (the controller would clear Consolidatable, §5.2).
       const after =
         n.nodePoolName === undefined ? undefined : launcher.pool(n.nodePoolName)?.disruption.consolidateAfter;

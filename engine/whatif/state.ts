@@ -13,6 +13,7 @@ import {
 import { singleValueLabels } from '../scheduling/requirements.ts';
 import type { NewNodeClaimPlan, ProvisionPlan } from '../model/types.ts';
 import { launchOf } from './prices.ts';
+import { boundPod } from '../disruption/apply.ts';
 
 export interface VirtualNode {
   readonly name: string;
@@ -21,10 +22,6 @@ export interface VirtualNode {
   readonly instanceType?: InstanceType;
   readonly zone?: string;
   readonly capacityType?: string;
-}
-
-function bind(p: Pod, node: string): Pod {
-  return { ...p, nodeName: node, phase: 'Running', unschedulable: false };
 }
 
 /**
@@ -63,7 +60,7 @@ export function virtualNode(
     startupTaints: [],
     capacity: instanceType?.capacity ?? claim.requests,
     allocatable: instanceType?.allocatable ?? claim.requests,
-    pods: claim.pods.flatMap((u) => (podsByUid.has(u) ? [bind(podsByUid.get(u)!, name)] : [])),
+    pods: claim.pods.flatMap((u) => (podsByUid.has(u) ? [boundPod(podsByUid.get(u)!, name)] : [])),
     registered: true,
     initialized: true,
     ready: true,
@@ -89,7 +86,7 @@ export function launchedVirtual(
   s: Snapshot,
 ): VirtualNode {
   const it = (s.instanceTypes.get(claim.nodePool) ?? []).find((t) => t.name === node.labels[INSTANCE_TYPE_LABEL]);
-  const pods = claim.pods.flatMap((u) => (podsByUid.has(u) ? [bind(podsByUid.get(u)!, node.name)] : []));
+  const pods = claim.pods.flatMap((u) => (podsByUid.has(u) ? [boundPod(podsByUid.get(u)!, node.name)] : []));
   return {
     name: node.name,
     claim,
@@ -120,7 +117,7 @@ export function afterProvisioning(
     if (extra.length === 0) return n;
     return {
       ...n,
-      pods: [...n.pods, ...extra.flatMap((u) => (podsByUid.has(u) ? [bind(podsByUid.get(u)!, n.name)] : []))],
+      pods: [...n.pods, ...extra.flatMap((u) => (podsByUid.has(u) ? [boundPod(podsByUid.get(u)!, n.name)] : []))],
     };
   });
   const placed = new Set([...plan.existing.values()].flat().concat(plan.newNodeClaims.flatMap((c) => c.pods)));

@@ -124,6 +124,35 @@ describe('provisioner', () => {
     expect(Math.min(...failed.map(version))).toBeGreaterThan(version(claims[0]!));
   });
 
+  it('reports every pod of a batch that fits nowhere, in plan order, however many turns the reporting takes', async () => {
+    sim = await simulation({ only: ONLY });
+    await sim.apply(guide('guide-03.yaml'));
+    await sim.apply(guide('guide-05.yaml'));
+    // More pods than a decision reports per turn of the event loop.
+    await sim.apply(
+      deployment('arm', 700, {
+        nodeSelector: { 'kubernetes.io/arch': 'arm64', 'karpenter.k8s.aws/instance-family': 'c5' },
+      }),
+    );
+    await sim.clock.advanceUntil(
+      () => sim!.operator.controllers.provisioner!.lastPlan() !== undefined,
+      30_000,
+      'a decision',
+    );
+    await sim.clock.advance(1_000);
+    const plan = sim.operator.controllers.provisioner!.lastPlan()!;
+    expect(plan.unschedulable).toHaveLength(700);
+    const names = new Map(sim.operator.cluster.provisionablePods().map((p) => [p.uid, p.name]));
+    const reported = sim.operator.events
+      .recent({ reason: 'FailedScheduling' })
+      .filter((e) => e.involved.kind === 'Pod')
+      .map((e) => e.involved.name);
+    expect(reported).toEqual(plan.unschedulable.map((e) => names.get(e.uid)));
+    expect(
+      await sim.operator.metrics.value('karpenter_scheduler_unschedulable_pods_count', { controller: 'provisioner' }),
+    ).toBe(700);
+  });
+
   it('does not provision for a NodePool whose EC2NodeClass selects no subnet (it is not Ready)', async () => {
     sim = await simulation({ only: ONLY, clusterName: 'another-cluster' });
     await sim.apply(guide('guide-03.yaml'));

@@ -27,6 +27,11 @@ import { Batcher } from './batcher.ts';
 import { PendingPreloader } from './preload.ts';
 import { createNodeClaims } from './create.ts';
 import { EVERY_KIND } from '../reads.ts';
+import { forEachInChunks } from '../../operator/chunks.ts';
+import type { Event } from '../../operator/events.ts';
+
+/** Pods whose events (and log lines) a decision publishes per turn of the event loop. */
+const PER_TURN = 500;
 
 export interface Provisioner extends Controller {
   /** Opens (or extends) the batch window, as a pending pod does. */
@@ -177,15 +182,19 @@ class Provisioning {
     const snapshot = await buildSnapshot(ctx, ctx.clock.now(), ctx.engineOptions);
     const plan = await this.solve(snapshot, all, pods.size);
     logPlan(ctx, plan, pending, performance.now() - started);
-    nominate(ctx, snapshot, plan, pods);
+    const nominations = nominate(ctx, snapshot, plan, pods);
     // NodeClaims first: the first creates go out before the pass's per-pod metrics are worked out, and
     // reporting thousands of failed pods (an event and a log line each) waits until every create settled.
+    // Per-pod events go out PER_TURN pods at a time, with a turn of the event loop between (a decision can
+    // nominate or fail 10,000 pods at once).
     const creating = createNodeClaims(ctx, snapshot, plan, pods);
+    const publishing = forEachInChunks(nominations, PER_TURN, (e) => ctx.events.publish(e));
     recordSchedulingPass(ctx.metrics, 'provisioner', snapshot, plan, pods, ctx.clock.now());
     try {
       await creating;
     } finally {
-      reportFailures(ctx, snapshot, plan, pods);
+      await publishing;
+      await reportFailures(ctx, snapshot, plan, pods);
       if (ctx.options.featureGates.capacityBuffer) await observeBufferPlan(ctx, plan, snapshot);
     }
     return done;
@@ -228,10 +237,14 @@ function decisionPods(ctx: ControllerContext): { pending: Pod[]; pods: Map<strin
   return { pending, pods, all: pending.length || virtual.length ? [...pods.values(), ...virtual] : [] };
 }
 
-/** Existing and in-flight nodes that take pods become non-candidates for the nomination window; their pods hear where they go. */
-function nominate(ctx: ControllerContext, snapshot: Snapshot, plan: ProvisionPlan, pods: Map<string, Pod>): void {
+/**
+ * Existing and in-flight nodes that take pods become non-candidates for the nomination window (at once); the
+ * events that tell their pods where they go are returned, in plan order, for the caller to publish.
+ */
+function nominate(ctx: ControllerContext, snapshot: Snapshot, plan: ProvisionPlan, pods: Map<string, Pod>): Event[] {
   const until = ctx.clock.now() + nominationWindow(ctx.options.batchMaxDurationMs);
   const byName = plan.existing.size ? new Map(snapshot.nodes.map((n) => [n.name, n])) : undefined;
+  const events: Event[] = [];
   for (const [nodeName, uids] of plan.existing) {
     const sn = byName?.get(nodeName);
     if (!sn) continue;
@@ -239,13 +252,12 @@ function nominate(ctx: ControllerContext, snapshot: Snapshot, plan: ProvisionPla
     // nominated for them would never become a disruption candidate.
     if (sn.providerId && uids.some((uid) => pods.has(uid))) ctx.cluster.nominate(sn.providerId, until);
     const to = { nodeClaim: sn.nodeClaimName, node: sn.hasNode ? sn.name : undefined };
-    ctx.events.publish(
-      ...uids.flatMap((uid) => {
-        const p = pods.get(uid);
-        return p && p.nodeName === undefined ? [nominatedEvent(p, to)] : [];
-      }),
-    );
+    for (const uid of uids) {
+      const p = pods.get(uid);
+      if (p && p.nodeName === undefined) events.push(nominatedEvent(p, to));
+    }
   }
+  return events;
 }
 
 /** Karpenter's lines for a plan: the pods found, the new NodeClaims and the in-flight nodes they fit on. */
@@ -297,20 +309,26 @@ function reportIncompatiblePools(ctx: ControllerContext, snapshot: Snapshot): vo
   }
 }
 
-/** FailedScheduling (and a log line) for each pod the plan could not place; the unschedulable-pods gauge. */
-function reportFailures(ctx: ControllerContext, snapshot: Snapshot, plan: ProvisionPlan, pods: Map<string, Pod>): void {
+/** FailedScheduling (and a log line) for each pod the plan could not place, PER_TURN pods a turn; the unschedulable-pods gauge. */
+async function reportFailures(
+  ctx: ControllerContext,
+  snapshot: Snapshot,
+  plan: ProvisionPlan,
+  pods: Map<string, Pod>,
+): Promise<void> {
   const log = ctx.log;
   const failures = [...plan.unschedulable, ...plan.ignored];
   if (plan.unschedulable.length) reportIncompatiblePools(ctx, snapshot);
   const notReady = failures.length ? notReadyPools(ctx) : '';
-  for (const e of failures) {
+  ctx.metrics.unschedulablePods.set({ controller: 'provisioner' }, plan.unschedulable.length);
+  await forEachInChunks(failures, PER_TURN, (e) => {
     const p = pods.get(e.uid);
-    if (!p) continue;
+    if (!p) return;
     // Waiting for reserved capacity other NodeClaims of this plan hold: retried next round, no event (Karpenter
     // skips ReservedOfferingErrors too).
     if (e.reservedOffering) {
       log.info({ pod: `${p.namespace}/${p.name}`, reason: e.reason }, 'pod waits for reserved capacity');
-      continue;
+      return;
     }
     const reason = `${e.reason}${notReady}`;
     ctx.events.publish(failedSchedulingEvent(p, reason));
@@ -318,8 +336,7 @@ function reportFailures(ctx: ControllerContext, snapshot: Snapshot, plan: Provis
       { pod: `${p.namespace}/${p.name}`, reason: e.reason, perNodePool: e.perNodePool },
       'could not schedule pod',
     );
-  }
-  ctx.metrics.unschedulablePods.set({ controller: 'provisioner' }, plan.unschedulable.length);
+  });
 }
 
 /** Pods as Karpenter lists them in a log line: the first five `namespace/name`, then "and N other(s)". */
