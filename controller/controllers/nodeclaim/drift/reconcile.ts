@@ -25,6 +25,42 @@ import { nodeClassDriftInputsChanged, nodePoolTemplateChanged } from '../poolcha
 const DRIFT_RECHECK_MS = 5 * 60_000;
 const INSTANCE_TYPE_CHECK_CACHE_MS = 30 * 60_000;
 
+/** The snapshot the engine's driftReason reads: the pool, its instance types (when checked) and the one node. */
+function oneNodeSnapshot(
+  ctx: ControllerContext,
+  now: number,
+  pool: NodePool,
+  node: StateNode,
+  types: readonly InstanceType[],
+): Snapshot {
+  return {
+    now,
+    nodePools: [pool],
+    nodeClasses: [],
+    instanceTypes: new Map([[pool.name, types]]),
+    nodes: [node],
+    pendingPods: [],
+    daemonSets: [],
+    pdbs: [],
+    options: ctx.engineOptions,
+  };
+}
+
+/** Sets the NodeClaim's Drifted condition to `why` (removes it when undefined), and says so in the log. */
+async function writeDrifted(ctx: ControllerContext, e: NodeClaimEntry, why: string | undefined): Promise<void> {
+  const name = e.info.name;
+  const now = ctx.clock.now();
+  const conds =
+    why === undefined
+      ? withoutCondition(conditionsOf(e.obj), 'Drifted')
+      : withCondition(conditionsOf(e.obj), 'Drifted', 'True', now, { reason: why, message: why });
+  const rv = e.obj.metadata.resourceVersion;
+  ctx.cluster.applyNodeClaim(
+    await ctx.kube.patchStatus('NodeClaim', name, { conditions: conds }, rv ? { resourceVersion: rv } : {}),
+  );
+  ctx.log.info({ nodeclaim: name, drifted: why ?? false }, why ? 'nodeclaim drifted' : 'nodeclaim no longer drifted');
+}
+
 export function newDrift(ctx: ControllerContext): Controller {
   /** NodeClaim name -> when its instance type was last found to exist. */
   const typeCheckedAt = new Map<string, number>();
@@ -40,17 +76,7 @@ export function newDrift(ctx: ControllerContext): Controller {
     const checkType = old && now - (typeCheckedAt.get(e.info.name) ?? -Infinity) >= INSTANCE_TYPE_CHECK_CACHE_MS;
     let types: readonly InstanceType[] = [];
     if (checkType) types = await ctx.cloudProvider.getInstanceTypes(pool);
-    const s: Snapshot = {
-      now,
-      nodePools: [pool],
-      nodeClasses: [],
-      instanceTypes: new Map([[pool.name, types]]),
-      nodes: [node],
-      pendingPods: [],
-      daemonSets: [],
-      pdbs: [],
-      options: ctx.engineOptions,
-    };
+    const s = oneNodeSnapshot(ctx, now, pool, node, types);
     const found = driftReason(s, node, { checkInstanceType: checkType });
     if (checkType && found !== 'InstanceTypeNotFound') typeCheckedAt.set(e.info.name, now);
     if (found) return found;
@@ -75,21 +101,7 @@ export function newDrift(ctx: ControllerContext): Controller {
     const why = isTrue(e.obj, 'Launched') ? await reason(e, pool) : undefined;
     const cur = findCondition(e.obj, 'Drifted');
     const same = why === undefined ? cur === undefined : cur?.status === 'True' && cur.reason === why;
-    if (!same) {
-      const now = ctx.clock.now();
-      const conds =
-        why === undefined
-          ? withoutCondition(conditionsOf(e.obj), 'Drifted')
-          : withCondition(conditionsOf(e.obj), 'Drifted', 'True', now, { reason: why, message: why });
-      const rv = e.obj.metadata.resourceVersion;
-      ctx.cluster.applyNodeClaim(
-        await ctx.kube.patchStatus('NodeClaim', name, { conditions: conds }, rv ? { resourceVersion: rv } : {}),
-      );
-      ctx.log.info(
-        { nodeclaim: name, drifted: why ?? false },
-        why ? 'nodeclaim drifted' : 'nodeclaim no longer drifted',
-      );
-    }
+    if (!same) await writeDrifted(ctx, e, why);
     return requeueAfter(DRIFT_RECHECK_MS);
   }
 
