@@ -68,6 +68,12 @@ afterEach(() => {
   pricing.reset();
   ec2.reset();
 });
+// Test files share a worker (isolate: false): a mock left on the clients' send() would answer every later file's
+// real SDK call with undefined (sdk-wire.test.ts failed so when it ran after this file).
+afterAll(() => {
+  pricing.restore();
+  ec2.restore();
+});
 
 const NODE = (name: string, zone: string) => `apiVersion: v1
 kind: Node
