@@ -23,7 +23,7 @@ import { TypeStore, type TypeChunk, type WireBuilt } from './catalogs.ts';
 import { nativeStringDecoding, unpack } from './codec.ts';
 import { IdleTrim, type IdleTrimOptions } from './idle-trim.ts';
 import { speculationClock } from './speculation-clock.ts';
-import { inThreadLp } from './lp.ts';
+import { adoptLpModule, inThreadLp } from './lp.ts';
 
 /** What a task sends back: the operation's result, or why not (plain data: it crosses the thread). */
 export type TaskReply =
@@ -56,6 +56,8 @@ export type EngineTask =
       readonly port?: MessagePort;
       /** Default 'all'. */
       readonly part?: WhatIfPart;
+      /** HiGHS compiled by the pool (lp-module.ts), for this worker's lower bounds. */
+      readonly lp?: WebAssembly.Module;
     };
 
 export interface EngineWorkerData {
@@ -142,6 +144,7 @@ async function onModel(task: Extract<EngineTask, { kind: 'op' }>): Promise<TaskR
 
 async function onWhatIf(task: Extract<EngineTask, { kind: 'whatIf' }>): Promise<TaskReply> {
   const port = task.port;
+  if (task.lp) adoptLpModule(task.lp);
   try {
     const job = unpack<WhatIfJob>(task.job);
     const report = await runWhatIfJob(

@@ -1,6 +1,7 @@
 // The engine's worker pool: piscina threads running engine.worker.ts, each with an instance of the solver
-// module compiled once here and shared through workerData. Tasks carry packed buffers (transferred, not
-// copied); cluster models stay on one worker (balancer.ts). Every call takes an AbortSignal and a timeout; a
+// module compiled once here and shared through workerData; tasks that solve LPs bring HiGHS' module, also compiled
+// once here (lp-module.ts). Tasks carry packed buffers (transferred, not copied); cluster models stay on one worker
+// (balancer.ts). Every call takes an AbortSignal and a timeout; a
 // worker that fails to start, throws or dies surfaces as a rejected call (PoolError), never a hang.
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
@@ -10,6 +11,7 @@ import { affinityBalancer, type AffinityBalancer, type TaskRouting } from './bal
 import type { EngineTask, EngineWorkerData, TaskReply, WorkerMemory } from './engine.worker.ts';
 import type { IdleTrimOptions } from './idle-trim.ts';
 import { workerModule } from './module-url.ts';
+import { lpModule } from './lp-module.ts';
 import { LargestFirstQueue } from './queue.ts';
 
 export interface PoolOptions {
@@ -41,6 +43,12 @@ interface CallOptions {
   readonly signal?: AbortSignal;
   /** Rejects with a PoolError when the call has not finished by then (the worker is stopped). */
   readonly timeoutMs?: number;
+}
+
+interface RunOptions extends CallOptions {
+  readonly transfer?: readonly Transferable[];
+  /** The task solves LPs: it takes HiGHS' module as the pool compiled it (`lp` on the task; lp-module.ts). */
+  readonly lp?: boolean;
 }
 
 export class PoolError extends Error {
@@ -122,15 +130,14 @@ export class EnginePool {
   }
 
   /** Runs a task on the worker `routing` says; resolves with the worker's reply, rejects if the worker fails. */
-  async run(
-    task: EngineTask,
-    routing: TaskRouting,
-    opts: CallOptions & { readonly transfer?: readonly Transferable[] } = {},
-  ): Promise<TaskReply> {
+  async run(task: EngineTask, routing: TaskRouting, opts: RunOptions = {}): Promise<TaskReply> {
     const signal = combine(opts.signal, opts.timeoutMs);
-    const routed = Object.assign({ ...task }, { [Piscina.queueOptionsSymbol]: routing });
+    // Counted before anything is awaited: a caller reads `free` right after it calls.
     this.pending++;
     try {
+      const compiled = opts.lp ? lpModule() : undefined;
+      const lp = compiled instanceof Promise ? await compiled : compiled;
+      const routed = Object.assign({ ...task }, lp ? { lp } : {}, { [Piscina.queueOptionsSymbol]: routing });
       return (await this.piscina.run(routed, {
         ...(opts.transfer?.length ? { transferList: [...opts.transfer] as never } : {}),
         ...(signal ? { signal } : {}),
