@@ -4,7 +4,7 @@
 // (balancer.ts). Every call takes an AbortSignal and a timeout; a
 // worker that fails to start, throws or dies surfaces as a rejected call (PoolError), never a hang.
 import { availableParallelism } from 'node:os';
-import type { Worker } from 'node:worker_threads';
+import type { ResourceLimits, Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { solverModule, type Build } from '../solver/module.ts';
 import { affinityBalancer, type AffinityBalancer, type TaskRouting } from './balancer.ts';
@@ -31,6 +31,8 @@ export interface PoolOptions {
   readonly whatIfLpSeconds?: number;
   /** When a worker gives back its solver's wasm memory (default IDLE_TRIM; tests shorten it). */
   readonly idleTrim?: IdleTrimOptions;
+  /** Each worker's V8 heap limits (node:worker_threads' resourceLimits); default Node's. */
+  readonly resourceLimits?: ResourceLimits;
 }
 
 /**
@@ -95,6 +97,7 @@ export class EnginePool {
       // Batch work (what-if jobs) largest first; everything else in the order it came (queue.ts).
       taskQueue: new LargestFirstQueue(),
       workerData,
+      ...(opts.resourceLimits ? { resourceLimits: opts.resourceLimits } : {}),
       // piscina's default ('sync') has an idle worker block in Atomics.wait until its next task: nothing else runs
       // in that thread meanwhile, so the worker's idle trim (a timer) never fired. 'async' waits with
       // Atomics.waitAsync and keeps the worker's event loop running; a task's round trip costs the same
