@@ -19,12 +19,19 @@ export function adoptLpModule(module: WebAssembly.Module): void {
 
 /**
  * Loads HiGHS; from the adopted module through Emscripten's `instantiateWasm` hook when there is one (the package's
- * `wasmModule` option is typed and documented, but its 1.15.3 build never reads it). A failed instantiation
- * rejects: the hook's callback alone would leave the load waiting for ever.
+ * `wasmModule` option is typed and documented, but its 1.15.3 build never reads it), else, or if that module does
+ * not instantiate (bytes of another highs version than the loader's), from the package's own file.
  */
 function load(): Promise<Highs> {
   const module = shared;
-  if (!module) return loadHighs();
+  return module ? fromModule(module).catch(() => loadHighs()) : loadHighs();
+}
+
+/**
+ * HiGHS instantiated from `module`. A failed instantiation rejects: the hook's callback alone would leave the load
+ * waiting for ever.
+ */
+function fromModule(module: WebAssembly.Module): Promise<Highs> {
   return new Promise((resolve, reject) => {
     const options = {
       instantiateWasm(imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => void) {
