@@ -129,3 +129,89 @@ export class SlicedDelivery {
     }
   }
 }
+
+/** Watch phases that carry a new version of an object (a delete ends the object; an error or bookmark is no object). */
+const APPLY_PHASES = new Set(['ADDED', 'MODIFIED']);
+
+/** A queued add or update: the newest version of its object that has arrived so far. */
+interface Waiting {
+  phase: string;
+  obj: unknown;
+}
+
+const uidOf = (obj: unknown): string | undefined => {
+  const uid = (obj as { metadata?: { uid?: unknown } } | null | undefined)?.metadata?.uid;
+  return typeof uid === 'string' && uid !== '' ? uid : undefined;
+};
+
+const versionOf = (obj: unknown): string | undefined => {
+  const rv = (obj as { metadata?: { resourceVersion?: unknown } } | null | undefined)?.metadata?.resourceVersion;
+  return typeof rv === 'string' && rv !== '' ? rv : undefined;
+};
+
+/**
+ * One watch stream's events into a delivery lane, with at most one add or update of an object (by uid) waiting:
+ * an add or update of an object whose earlier add or update is still queued replaces that one's version in its
+ * place in the lane (client-go's DeltaFIFO likewise keeps one entry per object at its first position,
+ * tools/cache/delta_fifo.go). A set-up writes each pod and then its status faster than the handlers keep up, and
+ * the lane held every version (150,518 events, 170 MiB, at 5,000 nodes); an informer needs only the newest.
+ * A delete is never merged or dropped: it is queued in its own place, after the object's waiting update (handled
+ * first, so handlers that learned of the object from that update see it removed), and an add after it is a new
+ * entry. Errors and bookmarks keep their places. So every object's events are handled in the watch's order, and
+ * the handled events are the arrived ones less superseded versions. When the stream's last event was merged
+ * into an earlier place, `end` first hands on a bookmark of its resourceVersion, so ListWatch resumes from the
+ * newest event and not from whichever was handled last.
+ */
+export class WatchEvents {
+  private readonly waiting = new Map<string, Waiting>();
+  /** The newest event's resourceVersion, while that event was merged into an earlier place. */
+  private mergedLast: string | undefined;
+  /** Events that replaced a queued version instead of queueing one more. */
+  merged = 0;
+
+  constructor(
+    private readonly delivery: SlicedDelivery,
+    private readonly lane: string,
+    /** Handles an event in its turn (the phase and object as the watch delivered them). */
+    private readonly handle: (phase: string, obj: unknown) => void,
+  ) {}
+
+  /** Queues an event of the stream, or brings a queued version of its object up to this one. */
+  event(phase: string, obj: unknown): void {
+    const uid = uidOf(obj);
+    if (uid !== undefined && APPLY_PHASES.has(phase)) {
+      const queued = this.waiting.get(uid);
+      if (queued) {
+        queued.obj = obj;
+        this.merged++;
+        this.mergedLast = versionOf(obj);
+        return;
+      }
+      this.queueApply(uid, { phase, obj });
+      return;
+    }
+    // A delete ends the object's waiting entry (that entry stays queued before it); anything else has no object.
+    if (uid !== undefined && phase === 'DELETED') this.waiting.delete(uid);
+    this.mergedLast = undefined;
+    this.delivery.push(this.lane, () => this.handle(phase, obj));
+  }
+
+  /** Queues the stream's end behind its events (after a bookmark of the newest version, if that was merged). */
+  end(then: () => void): void {
+    const rv = this.mergedLast;
+    this.mergedLast = undefined;
+    this.delivery.push(this.lane, () => {
+      if (rv !== undefined) this.handle('BOOKMARK', { metadata: { resourceVersion: rv } });
+      then();
+    });
+  }
+
+  private queueApply(uid: string, entry: Waiting): void {
+    this.waiting.set(uid, entry);
+    this.mergedLast = undefined;
+    this.delivery.push(this.lane, () => {
+      if (this.waiting.get(uid) === entry) this.waiting.delete(uid);
+      this.handle(entry.phase, entry.obj);
+    });
+  }
+}
