@@ -5,7 +5,7 @@
 // whatif/job.ts). A crash loses the models; their callers rebuild them.
 import { getHeapStatistics } from 'node:v8';
 import type { MessagePort } from 'node:worker_threads';
-import { resourceLimits, threadId, workerData } from 'node:worker_threads';
+import { threadId, workerData } from 'node:worker_threads';
 import { ClusterModel, StaleModelError } from '../cluster/model.ts';
 import { calledOff } from '../cluster/speculation.ts';
 import { runOp, type EngineOp, type OpContext } from '../cluster/ops.ts';
@@ -89,8 +89,6 @@ export interface WorkerMemory {
   readonly nativeStrings: boolean;
   /** The heap in use after a full collection: only when the process runs with --expose-gc (benchmarks). */
   readonly live?: number;
-  /** The worker's V8 heap limits, MiB (the pool's `resourceLimits`, else Node's defaults). */
-  readonly limits: { readonly maxYoungGenerationSizeMb?: number; readonly maxOldGenerationSizeMb?: number };
 }
 
 function workerMemory(): WorkerMemory {
@@ -107,14 +105,6 @@ function workerMemory(): WorkerMemory {
     trims: trimmer.trims,
     models: [...models.keys()],
     nativeStrings: nativeStringDecoding(),
-    limits: {
-      ...(resourceLimits.maxYoungGenerationSizeMb
-        ? { maxYoungGenerationSizeMb: resourceLimits.maxYoungGenerationSizeMb }
-        : {}),
-      ...(resourceLimits.maxOldGenerationSizeMb
-        ? { maxOldGenerationSizeMb: resourceLimits.maxOldGenerationSizeMb }
-        : {}),
-    },
     ...(gc ? { live: getHeapStatistics().used_heap_size } : {}),
   };
 }

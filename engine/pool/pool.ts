@@ -36,15 +36,6 @@ export interface PoolOptions {
 }
 
 /**
- * The workers' heap limits for batch engines (what-if batches, the pool benchmark): a young generation of up to
- * 192 MiB (Node's default in a worker: 48). A what-if job allocates about 50 MB; V8 grows a worker's young
- * generation only as objects survive, and a worker that runs half a batch's jobs grew it less: on two workers the
- * workers scavenged 1.5-2 times as often per job as one worker did. Not for the controller's engine, whose RSS this
- * would raise (docs/engine.md).
- */
-export const BATCH_RESOURCE_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 192 };
-
-/**
  * A worker keeps 64 MiB of wasm linear memory once it has been idle for 5 s: enough for the decisions of a cluster
  * of thousands of nodes, while an idle worker gives back what one outsized decision grew (idle-trim.ts).
  */
