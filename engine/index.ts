@@ -72,6 +72,7 @@ export {
   type ClusterEngine,
   type Engine,
   type EngineDisruptOptions,
+  type ProvisionPhases,
 } from './engine.ts';
 export type { DeltaStats } from './cluster/delta.ts';
 export { PodInterner } from './cluster/intern.ts';
