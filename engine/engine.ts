@@ -39,6 +39,11 @@ export type EngineDisruptOptions = Omit<DisruptOptions, 'solver' | 'repackSolver
 
 interface EngineCallOptions {
   readonly signal?: AbortSignal;
+  /**
+   * A monotonic clock, ms, that a warm model's `provision` accounts its phases with (`lastProvision`); the engine
+   * reads no clock of its own. Without one the phases carry no times.
+   */
+  readonly clock?: () => number;
 }
 
 /** The decisions of one cluster. */
@@ -99,18 +104,18 @@ export interface ClusterDecisions {
 }
 
 /**
- * Where the last provisioning decision's time went on the caller's side, ms (the controller logs it at debug:
- * docs/controller.md). Diff and pack run on the caller's thread; the rest is waiting.
+ * Where the last provisioning decision's time went on the caller's side, ms by the clock the call was given (the
+ * controller logs it at debug: docs/controller.md). Diff and pack run on the caller's thread; the rest is waiting.
  */
 export interface ProvisionPhases {
   /** Waiting behind the model's earlier calls (a speculative solve, a preload, a disruption simulation). */
-  readonly queuedMs: number;
+  readonly queuedMs?: number;
   /** Working out what changed since the model's last version (ModelMirror.diff). */
-  readonly diffMs: number;
+  readonly diffMs?: number;
   /** Packing the delta and the operation for the worker. */
-  readonly packMs: number;
+  readonly packMs?: number;
   /** The worker's round trip: applying the delta and solving (0 when the speculative plan was taken). */
-  readonly workerMs: number;
+  readonly workerMs?: number;
   /** The plan of a speculative solve was taken, or why not (engine/cluster/speculation.ts). */
   readonly speculative: 'taken' | NotTaken;
 }
@@ -144,12 +149,12 @@ export interface Engine extends ClusterDecisions {
 }
 
 function wireDisrupt(o: EngineDisruptOptions & EngineCallOptions = {}): WireDisruptOptions {
-  const { signal: _signal, ...rest } = o;
+  const { signal: _signal, clock: _clock, ...rest } = o;
   return rest;
 }
 
 function wireProvision(o: WireProvisionOptions & EngineCallOptions = {}): WireProvisionOptions {
-  const { signal: _signal, ...rest } = o;
+  const { signal: _signal, clock: _clock, ...rest } = o;
   return rest;
 }
 
@@ -354,8 +359,15 @@ class ModelCaller {
   reused = false;
   /** Where the last decision's time went (not a speculative solve's). */
   phases: ProvisionPhases | undefined;
-  /** The phases of the provision under way. */
-  private timing: { diffMs: number; packMs: number; workerMs: number; speculative: 'taken' | NotTaken } | undefined;
+  /** The phases of the provision under way, and the clock they are timed by. */
+  private timing:
+    | { diffMs: number; packMs: number; workerMs: number; speculative: 'taken' | NotTaken; now: () => number }
+    | undefined;
+
+  /** The decision's clock, 0 when it has none or outside a decision. */
+  private now(): number {
+    return this.timing?.now() ?? 0;
+  }
 
   constructor(
     readonly name: string,
@@ -407,7 +419,7 @@ class ModelCaller {
 
   /** Runs a delta and an operation on the model's worker; a stale model is started over once (`retry`). */
   private async send<T>(delta: SnapshotDelta, op: ArrayBuffer, how: SendHow<T>): Promise<T> {
-    const packing = performance.now();
+    const packing = this.now();
     const body = {
       kind: 'op' as const,
       model: this.name,
@@ -416,7 +428,7 @@ class ModelCaller {
       op,
       ...(how.callOff ? { callOff: how.callOff.buffer } : {}),
     };
-    const sent = performance.now();
+    const sent = this.now();
     if (this.timing) this.timing.packMs += sent - packing;
     this.shipped = { ...how.stats, bytes: body.delta.byteLength };
     try {
@@ -429,7 +441,7 @@ class ModelCaller {
           ...(how.signal ? { signal: how.signal } : {}),
         },
       );
-      if (this.timing) this.timing.workerMs += performance.now() - sent;
+      if (this.timing) this.timing.workerMs += this.now() - sent;
       if (!reply.ok && 'stale' in reply) {
         this.restart();
         return await how.retry();
@@ -455,13 +467,13 @@ class ModelCaller {
     callOff?: SpeculationFlag,
   ): Promise<ProvisionPlan | undefined> {
     this.reused = false;
-    const diffing = performance.now();
+    const diffing = this.now();
     const { delta, commit, refs, stats } = this.mirror.diff(s, pending);
-    const packing = performance.now();
+    const packing = this.now();
     const op = pack(ops.provision(pending, o)(refs));
     if (this.timing) {
       this.timing.diffMs += packing - diffing;
-      this.timing.packMs += performance.now() - packing;
+      this.timing.packMs += this.now() - packing;
     }
     const key = new Uint8Array(op.slice(0));
     const kept = this.reuseSpeculative(delta, key);
@@ -480,21 +492,24 @@ class ModelCaller {
 
   /** A provisioning decision (not a speculative solve), queued behind the model's other calls, its phases kept. */
   decide(s: Snapshot, pending: readonly Pod[], o: (WireProvisionOptions & EngineCallOptions) | undefined) {
-    const asked = performance.now();
+    const now = o?.clock ?? (() => 0);
+    const asked = now();
     return this.inOrder(async () => {
-      const queuedMs = performance.now() - asked;
+      const queuedMs = now() - asked;
       const timing: NonNullable<ModelCaller['timing']> = {
         diffMs: 0,
         packMs: 0,
         workerMs: 0,
         speculative: 'none kept',
+        now,
       };
       this.timing = timing;
       try {
         return solved(await this.provision(s, pending, o));
       } finally {
         this.timing = undefined;
-        this.phases = { queuedMs, ...timing };
+        const { now: _now, speculative, ...ms } = timing;
+        this.phases = o?.clock ? { queuedMs, ...ms, speculative } : { speculative };
       }
     });
   }

@@ -227,7 +227,7 @@ class Provisioning {
     this.solving = { id: schedulingId, since: performance.now() };
     let plan: ProvisionPlan;
     try {
-      plan = await engine.provision(snapshot, all);
+      plan = await engine.provision(snapshot, all, { clock: () => performance.now() });
     } finally {
       end();
       this.solving = undefined;
