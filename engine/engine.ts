@@ -107,7 +107,7 @@ export interface ClusterDecisions {
  * Where the last provisioning decision's time went on the caller's side, ms by the clock the call was given (the
  * controller logs it at debug: docs/controller.md). Diff and pack run on the caller's thread; the rest is waiting.
  */
-export interface ProvisionPhases {
+interface ProvisionPhases {
   /** Waiting behind the model's earlier calls (a speculative solve, a preload, a disruption simulation). */
   readonly queuedMs?: number;
   /** Working out what changed since the model's last version (ModelMirror.diff). */

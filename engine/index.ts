@@ -72,7 +72,6 @@ export {
   type ClusterEngine,
   type Engine,
   type EngineDisruptOptions,
-  type ProvisionPhases,
 } from './engine.ts';
 export type { DeltaStats } from './cluster/delta.ts';
 export { PodInterner } from './cluster/intern.ts';
