@@ -149,7 +149,7 @@ describe('metrics.pod', () => {
     const env = fakeControllerEnv();
     const ctrl = newPodMetrics(env.ctx);
     env.run(ctrl);
-    env.add('pods', ...Array.from({ length: 600 }, (_, i) => pod(`p-${i}`)));
+    env.add('pods', ...Array.from({ length: 250 }, (_, i) => pod(`p-${i}`)));
     await env.settle();
     let turns = 0;
     let ticking = true;
@@ -171,9 +171,9 @@ describe('metrics.pod', () => {
       ticking = false;
       gauge.set = set;
     }
-    expect(setAt).toHaveLength(600);
-    // 250, 250 and 100 pods: one turn each.
+    expect(setAt).toHaveLength(250);
+    // 100, 100 and 50 pods: one turn each.
     const perTurn = [...new Set(setAt)].map((t) => setAt.filter((x) => x === t).length);
-    expect(perTurn).toEqual([250, 250, 100]);
+    expect(perTurn).toEqual([100, 100, 50]);
   });
 });

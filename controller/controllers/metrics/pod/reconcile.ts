@@ -26,7 +26,7 @@ const WAITING_REFRESH_MS = 15_000;
 /** The queue key of the sweep over the waiting pods: a pod's key is always `namespace/name`, this has no slash. */
 export const REFRESH_KEY = 'refresh-waiting';
 /** Waiting pods the sweep refreshes in one turn of the event loop (a pod is ten gauge writes at most). */
-const REFRESH_CHUNK = 250;
+const REFRESH_CHUNK = 100;
 type Labels = Record<string, string>;
 
 /** karpenter_pods_state's labels for a pod: who and where it is, and where it runs (its node's labels). */
