@@ -79,7 +79,7 @@ describe('KubeClient connections', () => {
         await Promise.all(Array.from({ length: 4 }, () => kube.get('Node', 'n1')));
         expect(made).toHaveBeenCalledTimes(1);
         // A rotated token is a new user: a new pool, and the requests still authenticate with the new token.
-        config.getCurrentUser()!.token = 't2';
+        (config.getCurrentUser() as { token?: string }).token = 't2';
         for (let i = 0; i < 3; i++) await kube.get('Node', 'n1');
         expect(made).toHaveBeenCalledTimes(2);
         expect(lastAuthorization).toBe('Bearer t2');
