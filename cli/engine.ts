@@ -2,7 +2,7 @@
 // engine, so a process that runs several commands (tests call main() again and again) keeps one and grows it
 // when a command wants more workers. Idle workers do not keep the process alive: a `karpenter-ts whatif`
 // process ends when its command returns.
-import { createEngine, type Engine } from '../engine/index.ts';
+import { BATCH_RESOURCE_LIMITS, createEngine, type Engine } from '../engine/index.ts';
 
 let current: Engine | undefined;
 
@@ -10,7 +10,8 @@ let current: Engine | undefined;
 export async function cliEngine(threads: number): Promise<Engine> {
   if (current && current.pool.threads >= threads) return current;
   const old = current;
-  current = createEngine({ threads });
+  // What-if batches: the workers' larger young generation (engine/pool/pool.ts).
+  current = createEngine({ threads, resourceLimits: BATCH_RESOURCE_LIMITS });
   await old?.close();
   return current;
 }

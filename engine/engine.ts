@@ -231,7 +231,7 @@ async function whatIfTask(
     const reply = await pool.run(
       body as never,
       { work },
-      { transfer: [body.job, ...(port2 ? [port2] : [])], ...(signal ? { signal } : {}) },
+      { transfer: [body.job, ...(port2 ? [port2] : [])], lp: true, ...(signal ? { signal } : {}) },
     );
     return replyValue<WhatIfPartResult>(reply, 'what-if');
   } finally {

@@ -7,6 +7,7 @@
 // free. Also prints the self size of what each of the top owners keeps, by kind of object, and with --json writes
 // every owner's bytes and object count (two snapshots' files diff with --diff=A.json,B.json,PODS).
 import fs from 'node:fs';
+import { readSnapshot } from './heap-snapshot-read.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -41,7 +42,8 @@ if (!file) {
   console.error('usage: heap-owners.mjs FILE.heapsnapshot [--top=N] [--json=OUT] | --diff=A.json,B.json,UNITS');
   process.exit(2);
 }
-const snap = JSON.parse(fs.readFileSync(file, 'utf8'));
+// Read a section at a time: a snapshot over 512 MiB is longer than any string V8 can make (heap-snapshot-read.mjs).
+const snap = readSnapshot(file);
 const meta = snap.snapshot.meta;
 const NF = meta.node_fields.length;
 const EF = meta.edge_fields.length;

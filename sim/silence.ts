@@ -9,7 +9,13 @@
 //   ... every matching request hangs until its client gives up ...
 //   proxy.speak();
 //   await proxy.close();
-import { request as httpRequest, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  request as httpRequest,
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -44,65 +50,105 @@ interface Exchange {
   readonly upstream: IncomingMessage;
 }
 
-export async function startSilenceProxy(upstream: SimEndpoint): Promise<SilenceProxy> {
-  const target = new URL(upstream.url);
-  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-  let rule: SilenceRule | undefined;
+/** What the proxy holds while it runs: the rule, the requests held, and the exchanges still open. */
+interface ProxyState {
+  readonly upstream: SimEndpoint;
+  readonly target: URL;
+  rule: SilenceRule | undefined;
   /** silenceAll: answers still on their way from upstream are swallowed too. */
-  let quiet = false;
-  const held: ProxiedRequest[] = [];
-  const holding = new Set<ServerResponse>();
-  const open = new Set<Exchange>();
+  quiet: boolean;
+  readonly held: ProxiedRequest[];
+  /** Responses the proxy will never answer (destroyed on close). */
+  readonly holding: Set<ServerResponse>;
+  readonly open: Set<Exchange>;
+}
 
-  function hold(r: ProxiedRequest, req: IncomingMessage, res: ServerResponse): void {
-    held.push(r);
-    req.resume();
-    holding.add(res);
-    res.on('close', () => holding.delete(res));
+/** Accepts the request and never answers it. */
+function hold(st: ProxyState, r: ProxiedRequest, req: IncomingMessage, res: ServerResponse): void {
+  st.held.push(r);
+  req.resume();
+  st.holding.add(res);
+  res.on('close', () => st.holding.delete(res));
+}
+
+/** Carries upstream's answer to the client, unless the proxy went quiet meanwhile. */
+function answer(st: ProxyState, up: IncomingMessage, res: ServerResponse): void {
+  if (st.quiet) {
+    up.destroy();
+    st.holding.add(res);
+    return;
   }
+  res.writeHead(up.statusCode ?? 502, up.headers);
+  const x = { res, upstream: up };
+  st.open.add(x);
+  up.pipe(res);
+  const done = (): void => {
+    st.open.delete(x);
+  };
+  up.on('close', done);
+  res.on('close', () => {
+    done();
+    up.destroy();
+  });
+}
 
-  function forward(req: IncomingMessage, res: ServerResponse): void {
-    const out = send(
-      {
-        protocol: target.protocol,
-        hostname: target.hostname,
-        port: target.port,
-        method: req.method,
-        path: req.url,
-        headers: { ...req.headers, host: target.host },
-        ...(upstream.ca !== undefined ? { ca: upstream.ca } : {}),
-      },
-      (up) => {
-        if (quiet) {
-          up.destroy();
-          holding.add(res);
-          return;
-        }
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        const x = { res, upstream: up };
-        open.add(x);
-        up.pipe(res);
-        const done = (): void => {
-          open.delete(x);
-        };
-        up.on('close', done);
-        res.on('close', () => {
-          done();
-          up.destroy();
-        });
-      },
-    );
-    out.on('error', (err) => {
-      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
-      res.end(`silence proxy: upstream failed: ${err.message}`);
-    });
-    req.pipe(out);
+/** Sends the request on to the API server; a failure to reach it is a 502 naming the error. */
+function forward(st: ProxyState, req: IncomingMessage, res: ServerResponse): void {
+  const { target, upstream } = st;
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  const out = send(
+    {
+      protocol: target.protocol,
+      hostname: target.hostname,
+      port: target.port,
+      method: req.method,
+      path: req.url,
+      headers: { ...req.headers, host: target.host },
+      ...(upstream.ca !== undefined ? { ca: upstream.ca } : {}),
+    },
+    (up) => answer(st, up, res),
+  );
+  out.on('error', (err) => {
+    if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+    res.end(`silence proxy: upstream failed: ${err.message}`);
+  });
+  req.pipe(out);
+}
+
+/** Every new request hangs; open streams go quiet: nothing more reaches their clients, the connection stays open. */
+function silenceAll(st: ProxyState): void {
+  st.rule = () => true;
+  st.quiet = true;
+  for (const x of [...st.open]) {
+    x.upstream.unpipe(x.res);
+    x.upstream.destroy();
+    st.holding.add(x.res);
   }
+}
 
+function closeProxy(st: ProxyState, server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    for (const res of st.holding) res.destroy();
+    for (const x of st.open) x.upstream.destroy();
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+}
+
+export async function startSilenceProxy(upstream: SimEndpoint): Promise<SilenceProxy> {
+  const st: ProxyState = {
+    upstream,
+    target: new URL(upstream.url),
+    rule: undefined,
+    quiet: false,
+    held: [],
+    holding: new Set(),
+    open: new Set(),
+  };
   const server = createServer((req, res) => {
     const r = { method: req.method ?? 'GET', path: req.url ?? '/' };
-    if (rule?.(r)) hold(r, req, res);
-    else forward(req, res);
+    if (st.rule?.(r)) hold(st, r, req, res);
+    else forward(st, req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -110,29 +156,14 @@ export async function startSilenceProxy(upstream: SimEndpoint): Promise<SilenceP
     url,
     kubeConfig: () => kubeConfigFor({ url, token: upstream.token }),
     silence(r) {
-      rule = r;
+      st.rule = r;
     },
-    silenceAll() {
-      rule = () => true;
-      quiet = true;
-      // Open streams go quiet: nothing more reaches their clients, and the connection stays open.
-      for (const x of [...open]) {
-        x.upstream.unpipe(x.res);
-        x.upstream.destroy();
-        holding.add(x.res);
-      }
-    },
+    silenceAll: () => silenceAll(st),
     speak() {
-      rule = undefined;
-      quiet = false;
+      st.rule = undefined;
+      st.quiet = false;
     },
-    held: () => held,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const res of holding) res.destroy();
-        for (const x of open) x.upstream.destroy();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    held: () => st.held,
+    close: () => closeProxy(st, server),
   };
 }

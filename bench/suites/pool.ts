@@ -10,7 +10,7 @@
 // the timed batches. CPU time holds up under load better than wall time: if two workers take more of it per job
 // than one, that is work the 2-worker row pays on cores the 1-worker row has spare (docs/benchmarks.md).
 import { loadavg } from 'node:os';
-import { createEngine, type Built, type Engine } from '../../engine/index.ts';
+import { BATCH_RESOURCE_LIMITS, createEngine, type Built, type Engine } from '../../engine/index.ts';
 import type { BenchRow } from '../report.ts';
 import { runScenario, scenario, type ScenarioInput, type ScenarioResult } from '../scenarios/whatif.ts';
 import type { SuiteOptions } from './solver.ts';
@@ -32,7 +32,8 @@ export async function run(opts: SuiteOptions): Promise<BenchRow[]> {
   const counts = [1, 2] as const;
   // Both engines live through the run and their batches alternate, so a change in the machine's load falls on
   // both alike: the speed-up is a ratio within one stretch of time.
-  const engines = counts.map((threads) => createEngine({ threads }));
+  // Configured as the CLI's what-if engine is (cli/engine.ts): batch engines' workers have a larger young generation.
+  const engines = counts.map((threads) => createEngine({ threads, resourceLimits: BATCH_RESOURCE_LIMITS }));
   try {
     for (const [i, engine] of engines.entries()) {
       opts.progress(`pool: ${counts[i]} worker(s), warm-up`);

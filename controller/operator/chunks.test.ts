@@ -1,21 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { turnsDuring } from '../../test/support/turns.ts';
 import { forEachInChunks } from './chunks.ts';
-
-/** Counts turns of the event loop while `work` runs: an immediate that queues itself again until told to stop. */
-async function turnsDuring(work: (turn: () => number) => Promise<void>): Promise<void> {
-  let turns = 0;
-  let running = true;
-  const tick = (): void => {
-    turns++;
-    if (running) setImmediate(tick);
-  };
-  setImmediate(tick);
-  try {
-    await work(() => turns);
-  } finally {
-    running = false;
-  }
-}
 
 describe('forEachInChunks', () => {
   it('visits every item once, in order, with its index', async () => {

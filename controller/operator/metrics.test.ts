@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { Gauge, Registry } from 'prom-client';
+import { turnsDuring } from '../../test/support/turns.ts';
 import { Metrics, type DerivedSeries } from './metrics.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -110,16 +111,7 @@ describe('a gauge derived at each scrape', () => {
     const metrics = new Metrics();
     const all = series();
     metrics.podsState.derive(() => all.map(([l, v]) => [l, v] as const));
-    let turns = 0;
-    let running = true;
-    const tick = (): void => {
-      turns++;
-      if (running) setImmediate(tick);
-    };
-    setImmediate(tick);
-    const text = metrics.text();
-    await text;
-    running = false;
+    const turns = await turnsDuring(() => metrics.text());
     // 2,500 series are three slices: the ticker ran between them, not only once the text was done.
     expect(turns).toBeGreaterThanOrEqual(2);
   });
@@ -166,15 +158,13 @@ describe('a gauge derived at each scrape', () => {
     const metrics = new Metrics();
     for (let i = 0; i < 5_000; i++) metrics.podUnboundTime.set({ name: `p-${i}`, namespace: 'default' }, i);
     const at: number[] = [];
-    let running = true;
     let lines = 0;
-    const tick = (): void => {
-      at.push(lines);
-      if (running) setImmediate(tick);
-    };
-    setImmediate(tick);
-    for await (const piece of metrics.exposition()) lines += piece.split('\n').length - 1;
-    running = false;
+    await turnsDuring(
+      async () => {
+        for await (const piece of metrics.exposition()) lines += piece.split('\n').length - 1;
+      },
+      () => at.push(lines),
+    );
     // 5,000 series of 2 labels are three slices or more: the ticker ran while the family was being written.
     const during = at.filter((n) => n > 0 && n < lines);
     expect(new Set(during).size).toBeGreaterThanOrEqual(2);

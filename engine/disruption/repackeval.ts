@@ -8,7 +8,7 @@ import { evaluateBalancedMove, type PoolTotals } from './balanced.ts';
 import type { Resolved } from './method.ts';
 import { cappedTypes } from './repackcap.ts';
 import { groupUnits, priceUnit, type Unit } from './repackunits.ts';
-import { simulate, type Simulation } from './simulate.ts';
+import { podNodes, simulate, type Simulation } from './simulate.ts';
 import type { Candidate } from './types.ts';
 
 export interface Evaluation {
@@ -58,7 +58,7 @@ export class Search {
     }
     const units: Unit[] = [];
     const small: Unit[] = [];
-    for (const g of groupUnits(cs, sim)) {
+    for (const g of groupUnits(cs, sim, podNodes(s.nodes, this.r.caches))) {
       const u = priceUnit(s, g, this.r.caches);
       if (!u.ok || u.unit.guaranteed <= Math.max(this.r.repackMinSavingsPerHour, 1e-6)) continue;
       const ev = evaluateBalancedMove(u.unit.candidates, u.unit.savings, this.totals, this.r.k);

@@ -103,92 +103,150 @@ export async function searchLayout(
   search: Search,
   late: () => boolean,
 ): Promise<Evaluation | undefined> {
-  const n = ordered.length;
-  // What each tried length saved (undefined: its pods could not move). Only the savings: an evaluation holds its
-  // simulation (every simulated pod, the plan), and keeping each one alive to the end of the search made
-  // them survive into the old generation, where collecting them cost more than any other step of a solve.
-  const tried = new Map<number, number | undefined>();
-  let best: Evaluation | undefined;
-  let bestK = 0;
-  let bestAnyK = 0;
-  const saved = (k: number) => tried.get(k) ?? 0;
-  const tryPrefix = async (k: number) => {
-    if (k < 1 || k > n || tried.has(k) || (tried.size > 0 && late())) return;
-    const ev = await search.evaluateMovable(s, ordered.slice(0, k));
-    tried.set(k, ev?.savings);
-    const b = better(best, ev);
-    if (b !== best) {
-      best = b;
-      bestAnyK = k;
-      // An evaluation without a saving unit is kept for its explanations, but is no length to refine around.
-      if (b?.units.length) bestK = k;
-    }
-  };
-  // Coarse: half, then the full set while a concave curve through 0 (nothing saved at length 0) and half
-  // could gain there, then a quarter unless the full set saved more than half did (a concave curve rising
-  // from half to the full set is lower everywhere left of half). Refinement below fills the gaps.
-  const half = Math.max(1, Math.round(n / 2));
-  await tryPrefix(half);
-  const pts = () => [
-    { k: 0, v: 0 },
-    ...[...tried.keys()].sort((a, b) => a - b).map((x) => ({ k: x, v: tried.get(x) })),
-  ];
-  if (concaveBeyond(pts(), n) > saved(bestK) * MIN_GAIN) await tryPrefix(n);
-  if (!(tried.has(n) && saved(n) > saved(half))) await tryPrefix(Math.max(1, Math.round(n / 4)));
-  // Savings still rising towards short prefixes: keep halving while it pays.
-  for (
-    let k = Math.round(n / 8);
-    k >= 1 && bestK > 0 && bestK <= Math.round(n / 4) && saved(bestK) > 0;
-    k = Math.floor(k / 2)
-  ) {
-    const before = bestK;
-    await tryPrefix(k);
-    if (bestK === before) break;
-  }
-  // Nothing saved anywhere: a last look at the few most wasteful nodes alone.
-  if (!best?.units.length) for (const k of [Math.round(n / 8), 1]) await tryPrefix(Math.max(1, k));
-  // Refine between the best length and its nearest tried neighbours while it still gains MIN_GAIN, on the
-  // sides where a savings curve that rises and then falls (concave) through the tried lengths could.
-  for (let round = 0; round < 4 && bestK && !late(); round++) {
-    const ks = [...tried.keys()].sort((a, b) => a - b);
-    const pts = ks.map((k) => ({ k, v: tried.get(k) }));
-    const i = ks.indexOf(bestK);
-    const before = saved(bestK);
-    for (const side of [-1, 1] as const) {
-      const other = ks[i + side];
-      if (other === undefined || Math.abs(other - bestK) <= 1 || concaveBound(pts, i, side) <= before * MIN_GAIN)
-        continue;
-      await tryPrefix(Math.round((other + bestK) / 2));
-    }
-    if (saved(bestK) <= before * MIN_GAIN) break;
-  }
+  const p = new PrefixSearch(s, ordered, search, late);
+  await p.coarse();
+  await p.halveWhileRising();
+  await p.lastLook();
+  await p.refine();
   // Nothing saved: the caps still look at the best-evaluated prefix (one big node may become two small ones).
-  if (!bestAnyK) return best;
-  const prefix = ordered.slice(0, bestK || bestAnyK);
-  const top = Math.max(...prefix.map((c) => c.price));
-  // A cap only changes the NodeClaims dearer than it: worth a solve only while what it could save on them
-  // (capGain) exceeds MIN_GAIN of the best saving and the minimum share a unit must save of their price;
-  // the tighter cap only after the looser one gained MIN_GAIN.
-  for (const cap of [top / 2, top / 4]) {
-    const dear = capGain(s, best?.sim.plan.newNodeClaims ?? [], cap, search.r.caches);
-    if (
-      late() ||
-      dear.gain <= Math.max((best?.savings ?? 0) * (MIN_GAIN - 1), search.r.repackMinSavingsShare * dear.price)
-    )
-      break;
-    const before = best;
-    best = better(best, await search.evaluateMovable(s, prefix, cap));
-    if (best === before || (best?.savings ?? 0) <= (before?.savings ?? 0) * MIN_GAIN) break;
+  if (!p.bestAnyK) return p.best;
+  const prefix = ordered.slice(0, p.bestK || p.bestAnyK);
+  await p.caps(prefix);
+  await p.reduced(prefix);
+  return p.best;
+}
+
+/** The state of one search over prefix lengths of the ordered candidates, and its steps. */
+class PrefixSearch {
+  /**
+   * What each tried length saved (undefined: its pods could not move). Only the savings: an evaluation holds its
+   * simulation (every simulated pod, the plan), and keeping each one alive to the end of the search made them
+   * survive into the old generation, where collecting them cost more than any other step of a solve.
+   */
+  private readonly tried = new Map<number, number | undefined>();
+  best: Evaluation | undefined;
+  /** The best length with a saving unit, and the best-evaluated length at all (0: none). */
+  bestK = 0;
+  bestAnyK = 0;
+  private readonly n: number;
+
+  constructor(
+    private readonly s: Snapshot,
+    private readonly ordered: readonly Candidate[],
+    private readonly search: Search,
+    private readonly late: () => boolean,
+  ) {
+    this.n = ordered.length;
   }
-  // The prefix reduced to the nodes of saving units: the others' free room becomes a destination, which
-  // saves at most what they leave idle, so it is worth a solve only when that could gain MIN_GAIN.
-  const chosen: Evaluation | undefined = best;
-  if (chosen && !late()) {
+
+  private saved(k: number): number {
+    return this.tried.get(k) ?? 0;
+  }
+
+  /** The tried lengths as points of the savings curve, by length. */
+  private points(): Point[] {
+    return [...this.tried.keys()].sort((a, b) => a - b).map((k) => ({ k, v: this.tried.get(k) }));
+  }
+
+  private async tryPrefix(k: number): Promise<void> {
+    if (k < 1 || k > this.n || this.tried.has(k) || (this.tried.size > 0 && this.late())) return;
+    const ev = await this.search.evaluateMovable(this.s, this.ordered.slice(0, k));
+    this.tried.set(k, ev?.savings);
+    const b = better(this.best, ev);
+    if (b !== this.best) {
+      this.best = b;
+      this.bestAnyK = k;
+      // An evaluation without a saving unit is kept for its explanations, but is no length to refine around.
+      if (b?.units.length) this.bestK = k;
+    }
+  }
+
+  /**
+   * Half, then the full set while a concave curve through 0 (nothing saved at length 0) and half could gain
+   * there, then a quarter unless the full set saved more than half did (a concave curve rising from half to
+   * the full set is lower everywhere left of half). Refinement fills the gaps.
+   */
+  async coarse(): Promise<void> {
+    const n = this.n;
+    const half = Math.max(1, Math.round(n / 2));
+    await this.tryPrefix(half);
+    if (concaveBeyond([{ k: 0, v: 0 }, ...this.points()], n) > this.saved(this.bestK) * MIN_GAIN)
+      await this.tryPrefix(n);
+    if (!(this.tried.has(n) && this.saved(n) > this.saved(half))) await this.tryPrefix(Math.max(1, Math.round(n / 4)));
+  }
+
+  /** Savings still rising towards short prefixes: keep halving while it pays. */
+  async halveWhileRising(): Promise<void> {
+    const quarter = Math.round(this.n / 4);
+    for (
+      let k = Math.round(this.n / 8);
+      k >= 1 && this.bestK > 0 && this.bestK <= quarter && this.saved(this.bestK) > 0;
+      k = Math.floor(k / 2)
+    ) {
+      const before = this.bestK;
+      await this.tryPrefix(k);
+      if (this.bestK === before) break;
+    }
+  }
+
+  /** Nothing saved anywhere: a last look at the few most wasteful nodes alone. */
+  async lastLook(): Promise<void> {
+    if (!this.best?.units.length) for (const k of [Math.round(this.n / 8), 1]) await this.tryPrefix(Math.max(1, k));
+  }
+
+  /**
+   * Refines between the best length and its nearest tried neighbours while it still gains MIN_GAIN, on the
+   * sides where a savings curve that rises and then falls (concave) through the tried lengths could.
+   */
+  async refine(): Promise<void> {
+    for (let round = 0; round < 4 && this.bestK && !this.late(); round++) {
+      const pts = this.points();
+      const ks = pts.map((x) => x.k);
+      const i = ks.indexOf(this.bestK);
+      const before = this.saved(this.bestK);
+      for (const side of [-1, 1] as const) {
+        const other = ks[i + side];
+        if (other === undefined || Math.abs(other - this.bestK) <= 1 || concaveBound(pts, i, side) <= before * MIN_GAIN)
+          continue;
+        await this.tryPrefix(Math.round((other + this.bestK) / 2));
+      }
+      if (this.saved(this.bestK) <= before * MIN_GAIN) break;
+    }
+  }
+
+  /**
+   * The prefix with instance types capped at half (then a quarter) of its dearest node's price. A cap only
+   * changes the NodeClaims dearer than it: worth a solve only while what it could save on them (capGain)
+   * exceeds MIN_GAIN of the best saving and the minimum share a unit must save of their price; the tighter
+   * cap only after the looser one gained MIN_GAIN.
+   */
+  async caps(prefix: readonly Candidate[]): Promise<void> {
+    const top = Math.max(...prefix.map((c) => c.price));
+    for (const cap of [top / 2, top / 4]) {
+      const dear = capGain(this.s, this.best?.sim.plan.newNodeClaims ?? [], cap, this.search.r.caches);
+      if (
+        this.late() ||
+        dear.gain <=
+          Math.max((this.best?.savings ?? 0) * (MIN_GAIN - 1), this.search.r.repackMinSavingsShare * dear.price)
+      )
+        break;
+      const before = this.best;
+      this.best = better(this.best, await this.search.evaluateMovable(this.s, prefix, cap));
+      if (this.best === before || (this.best?.savings ?? 0) <= (before?.savings ?? 0) * MIN_GAIN) break;
+    }
+  }
+
+  /**
+   * The prefix reduced to the nodes of saving units: the others' free room becomes a destination, which saves
+   * at most what they leave idle, so it is worth a solve only when that could gain MIN_GAIN.
+   */
+  async reduced(prefix: readonly Candidate[]): Promise<void> {
+    const chosen = this.best;
+    if (!chosen || this.late()) return;
     const kept = chosen.units.flatMap((u) => u.candidates);
     const inUnit = new Set(kept);
     const idle = prefix.reduce((a, c) => a + (inUnit.has(c) ? 0 : c.price * idleShare(c)), 0);
     if (kept.length && kept.length < prefix.length && idle > chosen.savings * (MIN_GAIN - 1))
-      best = better(best, await search.evaluateMovable(s, byWaste(kept)));
+      this.best = better(this.best, await this.search.evaluateMovable(this.s, byWaste(kept)));
   }
-  return best;
 }

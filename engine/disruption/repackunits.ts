@@ -53,23 +53,24 @@ type UnitResult =
 export function groupUnits(
   candidates: readonly Candidate[],
   sim: Simulation,
+  from: ReadonlyMap<string, string>,
 ): Array<{ candidates: Candidate[]; claims: NewNodeClaimPlan[] }> {
   const claims = sim.plan.newNodeClaims;
   const parent = Array.from({ length: candidates.length + claims.length }, (_, i) => i);
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
-  // A simulated pod that was bound came off the node it is bound to (pending pods have no node, and pods
-  // of other deleting nodes name a node that is no candidate): the node's name finds its candidate, with
-  // no map over every moved pod per simulation.
+  // A simulated pod that was bound came off the node it is bound to (`from`: uid -> node over the snapshot,
+  // simulate.ts's podNodes; pending pods have no node, and pods of other deleting nodes name a node that is no
+  // candidate): the node's name finds its candidate, with no map over every moved pod per simulation.
   const byNode = new Map<string, number>();
   candidates.forEach((c, i) => byNode.set(c.node.name, i));
   claims.forEach((k, j) => {
     // A NodeClaim's pods mostly come off a few nodes, one after another: each node is joined once in a row.
     let last: string | undefined;
     for (const uid of k.pods) {
-      const from = sim.pods.get(uid)?.nodeName;
-      if (from === undefined || from === last) continue;
-      last = from;
-      const i = byNode.get(from);
+      const node = from.get(uid);
+      if (node === undefined || node === last) continue;
+      last = node;
+      const i = byNode.get(node);
       if (i !== undefined) parent[find(i)] = find(candidates.length + j);
     }
   });

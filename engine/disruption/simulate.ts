@@ -31,6 +31,10 @@ export interface Simulation {
   readonly errors: ReadonlyMap<string, string>;
   /** A candidate is already deleting or marked: the move is void. */
   readonly candidateDeleting: boolean;
+  /**
+   * The simulated pods by uid, made on first use: the repack runs many simulations of tens of thousands of pods
+   * and reads none of them by uid (its units find a pod's node in podNodes), so a map per simulation was waste.
+   */
   readonly pods: ReadonlyMap<string, Pod>;
 }
 
@@ -150,10 +154,42 @@ export async function simulate(
   });
   const plan = await ctx.solver.solve(input);
   if (plan.truncated && ctx.truncation) ctx.truncation.fired = true;
-  const pods = new Map<string, Pod>();
-  for (const p of all) pods.set(p.uid, p);
-  const errors = nonPendingErrors(s, plan, pods, uids(pending), uids(fromDeleting), ctx.caches);
-  return { input, plan, moved, errors, candidateDeleting, pods };
+  const errors = nonPendingErrors(s, plan, all, pendingUids(pending, ctx.caches), uids(fromDeleting), ctx.caches);
+  let pods: Map<string, Pod> | undefined;
+  return {
+    input,
+    plan,
+    moved,
+    errors,
+    candidateDeleting,
+    get pods() {
+      if (!pods) {
+        pods = new Map();
+        for (const p of all) pods.set(p.uid, p);
+      }
+      return pods;
+    },
+  };
+}
+
+const PENDING_UIDS = cacheSlot<readonly Pod[], ReadonlySet<string>>('pending pod uids');
+
+/** The uids of the provisionable pending pods, once per (memoised) pending list. */
+const pendingUids = (pending: readonly Pod[], caches: ModelCaches): ReadonlySet<string> =>
+  caches.memo(PENDING_UIDS, pending, () => uids(pending));
+
+const POD_NODES = cacheSlot<readonly StateNode[], ReadonlyMap<string, string>>('pod nodes');
+
+/**
+ * uid -> the node a pod is bound to, over a snapshot's (immutable) node list, built once per list: every
+ * simulation of a repack asks where its planned NodeClaims' pods came from (repackunits.ts).
+ */
+export function podNodes(nodes: readonly StateNode[], caches: ModelCaches): ReadonlyMap<string, string> {
+  return caches.memo(POD_NODES, nodes, () => {
+    const out = new Map<string, string>();
+    for (const n of nodes) for (const p of n.pods) if (p.nodeName !== undefined) out.set(p.uid, p.nodeName);
+    return out;
+  });
 }
 
 const BY_NAME = cacheSlot<readonly StateNode[], ReadonlyMap<string, StateNode>>('nodes by name');
@@ -171,7 +207,7 @@ const nodesByName = (nodes: readonly StateNode[], caches: ModelCaches): Readonly
 function nonPendingErrors(
   s: Snapshot,
   plan: ProvisionPlan,
-  pods: ReadonlyMap<string, Pod>,
+  pods: readonly Pod[],
   pending: ReadonlySet<string>,
   fromDeleting: ReadonlySet<string>,
   caches: ModelCaches,
@@ -193,9 +229,9 @@ function nonPendingErrors(
     }
   }
   for (const c of plan.newNodeClaims) accounted += c.pods.length;
-  if (accounted < pods.size) {
+  if (accounted < pods.length) {
     const placed = new Set([...[...plan.existing.values()].flat(), ...plan.newNodeClaims.flatMap((c) => c.pods)]);
-    for (const [uid] of pods)
+    for (const { uid } of pods)
       if (!pending.has(uid) && !placed.has(uid) && !errors.has(uid)) errors.set(uid, 'the solver did not place it');
   }
   return errors;

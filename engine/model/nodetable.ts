@@ -22,6 +22,9 @@ export class NodeTable {
   readonly topologyNodes: readonly TopologyNode[];
   /** Work others keep per position (see `at`), by what it is. */
   private readonly columns = new Map<string, unknown[]>();
+  /** The column asked last: callers ask for one column at every position in a row, so most asks skip the map. */
+  private lastName: string | undefined;
+  private lastColumn: unknown[] = [];
 
   constructor(
     list: readonly StateNode[],
@@ -49,8 +52,13 @@ export class NodeTable {
    * copy shares with its node (everything but markedForDeletion).
    */
   at<T>(column: string, i: number, compute: (n: StateNode) => T): T {
-    let c = this.columns.get(column);
-    if (!c) this.columns.set(column, (c = new Array(this.nodes.length)));
+    let c = this.lastColumn;
+    if (column !== this.lastName) {
+      c = this.columns.get(column)!;
+      if (!c) this.columns.set(column, (c = new Array(this.nodes.length)));
+      this.lastName = column;
+      this.lastColumn = c;
+    }
     let v = c[i] as T | undefined;
     if (v === undefined) c[i] = v = compute(this.nodes[i]!);
     return v;

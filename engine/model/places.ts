@@ -257,6 +257,9 @@ export class ExistingNode {
 /** The placeholder hostname of the n-th NodeClaim a solve tries (names depend only on the solve). */
 export const placeholderHostname = (n: number): string => `hostname-placeholder-${String(n).padStart(4, '0')}`;
 
+/** Why one volume alternative fails; `final`: no other alternative can do better. */
+type AltFailure = { ok: false; reason: string; reservedOffering?: true; final?: true };
+
 export class SimNodeClaim {
   readonly hostname: string;
   requirements: Requirements;
@@ -289,88 +292,111 @@ export class SimNodeClaim {
     strictMinValues: boolean,
     dra?: DraContext,
   ): AddResult {
-    const t = firstUntolerated(pod.tolerations, this.template.pool.template.taints);
-    if (t) return { ok: false, reason: `did not tolerate taint (taint=${formatTaint(t)})` };
-    const port = hostPortsConflict(pod.hostPorts, this.hostPorts);
-    if (port) return { ok: false, reason: `host port ${port.port}/${port.protocol} is in use` };
-    const incompatible = compatible(this.requirements, podReqs, wellKnown);
-    if (incompatible) return { ok: false, reason: `incompatible requirements, ${incompatible}` };
+    const conflict = this.firstConflict(pod, podReqs, wellKnown);
+    if (conflict) return { ok: false, reason: conflict };
     const merged = add(this.requirements, ...podReqs.values());
     let last = 'incompatible volume requirements';
     let reservedOffering = false;
     for (const alt of volumeAlternatives(pod)) {
-      reservedOffering = false;
-      let reqs = merged;
-      if (alt) {
-        const e = compatible(reqs, alt, wellKnown);
-        if (e) {
-          last = `incompatible volume requirements, ${e}`;
-          continue;
-        }
-        reqs = add(reqs, ...alt.values());
-      }
-      const topo = topology.addRequirements(pod, strictPodRequirements(pod), {
-        requirements: reqs,
-        taints: this.template.pool.template.taints,
-      });
-      if (!topo.ok) {
-        last = topo.reason;
-        continue;
-      }
-      reqs = topo.requirements;
-      const total = addResources(this.requests, pod.requests);
-      const conflict = (g: DaemonGroup) =>
-        g.daemons.some((d) => hostPortsConflict(pod.hostPorts, d.hostPorts) !== undefined);
-      const filtered = filterInstanceTypes(this.template, this.instanceTypes, reqs, total, conflict);
-      if (!filtered.kept.length) {
-        last = filtered.reason!;
-        continue;
-      }
-      let kept = filtered.kept;
-      let picks: Pick[] | undefined;
-      let draDrivers: Map<string, Set<string>> | undefined;
-      const claims = dra?.claimsOf(pod);
-      if (claims?.kind === 'error') return { ok: false, reason: claims.reason };
-      if (claims?.kind === 'claims') {
-        // DRA instance-type filter (§2.8 step 5); a device reached through a slice's node selector narrows
-        // the requirements, and the types are filtered again against them.
-        const a = allocateForNewNode(dra!.allocator, claims.claims, kept, reqs, this.hostname);
-        if (!a.ok) {
-          last = a.reason;
-          continue;
-        }
-        kept = a.kept;
-        if (a.requirements !== reqs) {
-          reqs = a.requirements;
-          const again = filterInstanceTypes(this.template, kept, reqs, total, conflict);
-          if (!again.kept.length) {
-            last = again.reason!;
-            continue;
-          }
-          kept = again.kept;
-        }
-        picks = a.picks;
-        draDrivers = a.driversByType;
-      }
-      if (strictMinValues) {
-        if (minValuesUnmet(reqs, kept)) {
-          last = minValuesNotMet(minValuesUnmetKeys(reqs, kept));
-          continue;
-        }
-      }
-      const dr = { ...(picks ? { picks } : {}), ...(draDrivers ? { draDrivers } : {}) };
-      if (this.reservations) {
-        const r = checkReservations(this.reservations.manager, this.reservations.mode, this.hostname, reqs, kept);
-        if (!r.ok) {
-          last = r.reason;
-          reservedOffering = true;
-          continue;
-        }
-        return { ok: true, requirements: reqs, instanceTypes: kept, reservations: r.held, ...dr };
-      }
-      return { ok: true, requirements: reqs, instanceTypes: kept, ...dr };
+      const r = this.canAddWith(pod, merged, alt, topology, wellKnown, strictMinValues, dra);
+      if (r.ok) return r;
+      if (r.final) return { ok: false, reason: r.reason };
+      last = r.reason;
+      reservedOffering = r.reservedOffering === true;
     }
     return reservedOffering ? { ok: false, reason: last, reservedOffering: true } : { ok: false, reason: last };
+  }
+
+  /** Why the pod cannot join whatever its volumes: an untolerated taint, a host port, requirements; else undefined. */
+  private firstConflict(pod: Pod, podReqs: Requirements, wellKnown: ReadonlySet<string>): string | undefined {
+    const t = firstUntolerated(pod.tolerations, this.template.pool.template.taints);
+    if (t) return `did not tolerate taint (taint=${formatTaint(t)})`;
+    const port = hostPortsConflict(pod.hostPorts, this.hostPorts);
+    if (port) return `host port ${port.port}/${port.protocol} is in use`;
+    const incompatible = compatible(this.requirements, podReqs, wellKnown);
+    if (incompatible) return `incompatible requirements, ${incompatible}`;
+    return undefined;
+  }
+
+  /**
+   * Whether the pod can join with one of its volume alternatives (`merged`: the claim's and the pod's
+   * requirements): volume topology, spread and affinity, the instance types that still hold it, devices,
+   * minValues, reserved capacity. `final`: no other alternative can do better (the pod's DRA claims fail).
+   */
+  private canAddWith(
+    pod: Pod,
+    merged: Requirements,
+    alt: Requirements | undefined,
+    topology: Topology,
+    wellKnown: ReadonlySet<string>,
+    strictMinValues: boolean,
+    dra: DraContext | undefined,
+  ): Extract<AddResult, { ok: true }> | AltFailure {
+    let reqs = merged;
+    if (alt) {
+      const e = compatible(reqs, alt, wellKnown);
+      if (e) return { ok: false, reason: `incompatible volume requirements, ${e}` };
+      reqs = add(reqs, ...alt.values());
+    }
+    const topo = topology.addRequirements(pod, strictPodRequirements(pod), {
+      requirements: reqs,
+      taints: this.template.pool.template.taints,
+    });
+    if (!topo.ok) return { ok: false, reason: topo.reason };
+    const total = addResources(this.requests, pod.requests);
+    const conflict = (g: DaemonGroup) =>
+      g.daemons.some((d) => hostPortsConflict(pod.hostPorts, d.hostPorts) !== undefined);
+    const filtered = filterInstanceTypes(this.template, this.instanceTypes, topo.requirements, total, conflict);
+    if (!filtered.kept.length) return { ok: false, reason: filtered.reason! };
+    const devices = this.withDevices(pod, filtered.kept, topo.requirements, total, conflict, dra);
+    if (!devices.ok) return devices;
+    const { kept } = devices;
+    reqs = devices.reqs;
+    if (strictMinValues && minValuesUnmet(reqs, kept))
+      return { ok: false, reason: minValuesNotMet(minValuesUnmetKeys(reqs, kept)) };
+    const dr = {
+      ...(devices.picks ? { picks: devices.picks } : {}),
+      ...(devices.draDrivers ? { draDrivers: devices.draDrivers } : {}),
+    };
+    if (!this.reservations) return { ok: true, requirements: reqs, instanceTypes: kept, ...dr };
+    const r = checkReservations(this.reservations.manager, this.reservations.mode, this.hostname, reqs, kept);
+    if (!r.ok) return { ok: false, reason: r.reason, reservedOffering: true };
+    return { ok: true, requirements: reqs, instanceTypes: kept, reservations: r.held, ...dr };
+  }
+
+  /**
+   * The DRA instance-type filter (§2.8 step 5): the types whose devices can hold the pod's claims; a device
+   * reached through a slice's node selector narrows the requirements, and the types are filtered again
+   * against them. Without claims, the types and requirements as they are.
+   */
+  private withDevices(
+    pod: Pod,
+    kept: InstanceType[],
+    reqs: Requirements,
+    total: Record<string, number>,
+    conflict: (g: DaemonGroup) => boolean,
+    dra: DraContext | undefined,
+  ):
+    | {
+        ok: true;
+        kept: InstanceType[];
+        reqs: Requirements;
+        picks?: Pick[];
+        draDrivers?: Map<string, Set<string>>;
+      }
+    | { ok: false; reason: string; final?: true } {
+    const claims = dra?.claimsOf(pod);
+    if (claims?.kind === 'error') return { ok: false, reason: claims.reason, final: true };
+    if (claims?.kind !== 'claims') return { ok: true, kept, reqs };
+    const a = allocateForNewNode(dra!.allocator, claims.claims, kept, reqs, this.hostname);
+    if (!a.ok) return { ok: false, reason: a.reason };
+    let types = a.kept;
+    if (a.requirements !== reqs) {
+      const again = filterInstanceTypes(this.template, types, a.requirements, total, conflict);
+      if (!again.kept.length) return { ok: false, reason: again.reason! };
+      types = again.kept;
+    }
+    return { ok: true, kept: types, reqs: a.requirements, picks: a.picks, draDrivers: a.driversByType };
   }
 
   /** The reservation IDs this NodeClaim holds. */

@@ -80,10 +80,10 @@ function existingFrom(
   caches: ModelCaches,
 ): ExistingNode[] {
   const out: ExistingNode[] = new Array(at.length);
+  const startOf = (n: StateNode) => nodeStart(n, table.daemonSets, caches);
   for (let j = 0; j < at.length; j++) {
     const i = at[j]!;
-    const start = table.at('start', i, (n) => nodeStart(n, table.daemonSets, caches));
-    out[j] = new ExistingNode(nodes[i]!, table.daemonSets, caches, start);
+    out[j] = new ExistingNode(nodes[i]!, table.daemonSets, caches, table.at('start', i, startOf));
   }
   return out;
 }

@@ -5,7 +5,7 @@
 // whatif/job.ts). A crash loses the models; their callers rebuild them.
 import { getHeapStatistics } from 'node:v8';
 import type { MessagePort } from 'node:worker_threads';
-import { threadId, workerData } from 'node:worker_threads';
+import { resourceLimits, threadId, workerData } from 'node:worker_threads';
 import { ClusterModel, StaleModelError } from '../cluster/model.ts';
 import { calledOff } from '../cluster/speculation.ts';
 import { runOp, type EngineOp, type OpContext } from '../cluster/ops.ts';
@@ -23,7 +23,7 @@ import { TypeStore, type TypeChunk, type WireBuilt } from './catalogs.ts';
 import { nativeStringDecoding, unpack } from './codec.ts';
 import { IdleTrim, type IdleTrimOptions } from './idle-trim.ts';
 import { speculationClock } from './speculation-clock.ts';
-import { inThreadLp } from './lp.ts';
+import { adoptLpModule, inThreadLp } from './lp.ts';
 
 /** What a task sends back: the operation's result, or why not (plain data: it crosses the thread). */
 export type TaskReply =
@@ -56,6 +56,8 @@ export type EngineTask =
       readonly port?: MessagePort;
       /** Default 'all'. */
       readonly part?: WhatIfPart;
+      /** HiGHS compiled by the pool (lp-module.ts), for this worker's lower bounds. */
+      readonly lp?: WebAssembly.Module;
     };
 
 export interface EngineWorkerData {
@@ -87,6 +89,8 @@ export interface WorkerMemory {
   readonly nativeStrings: boolean;
   /** The heap in use after a full collection: only when the process runs with --expose-gc (benchmarks). */
   readonly live?: number;
+  /** The worker's V8 heap limits, MiB (the pool's `resourceLimits`, else Node's defaults). */
+  readonly limits: { readonly maxYoungGenerationSizeMb?: number; readonly maxOldGenerationSizeMb?: number };
 }
 
 function workerMemory(): WorkerMemory {
@@ -103,6 +107,14 @@ function workerMemory(): WorkerMemory {
     trims: trimmer.trims,
     models: [...models.keys()],
     nativeStrings: nativeStringDecoding(),
+    limits: {
+      ...(resourceLimits.maxYoungGenerationSizeMb
+        ? { maxYoungGenerationSizeMb: resourceLimits.maxYoungGenerationSizeMb }
+        : {}),
+      ...(resourceLimits.maxOldGenerationSizeMb
+        ? { maxOldGenerationSizeMb: resourceLimits.maxOldGenerationSizeMb }
+        : {}),
+    },
     ...(gc ? { live: getHeapStatistics().used_heap_size } : {}),
   };
 }
@@ -142,6 +154,7 @@ async function onModel(task: Extract<EngineTask, { kind: 'op' }>): Promise<TaskR
 
 async function onWhatIf(task: Extract<EngineTask, { kind: 'whatIf' }>): Promise<TaskReply> {
   const port = task.port;
+  if (task.lp) adoptLpModule(task.lp);
   try {
     const job = unpack<WhatIfJob>(task.job);
     const report = await runWhatIfJob(

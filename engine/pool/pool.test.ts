@@ -19,7 +19,7 @@ import { withExtraWellKnown } from '../scheduling/labels.ts';
 import { WasmSolver } from '../solver/wasm.ts';
 import { inThreadEngine } from '../whatif/engines.ts';
 import { runWhatIfJob } from '../whatif/job.ts';
-import { PoolError } from './pool.ts';
+import { BATCH_RESOURCE_LIMITS, PoolError } from './pool.ts';
 
 const wellKnownLabels = withExtraWellKnown(FAKE_WELL_KNOWN_LABELS);
 const its = defaultFakeInstanceTypes();
@@ -144,6 +144,20 @@ describe('the engine on two workers', () => {
     expect(c.lastShipped()?.full).toBe(true);
     expect(after.unschedulable).toEqual([]);
     await c.close();
+  });
+});
+
+describe("a pool's resource limits", () => {
+  it("gives every worker the heap limits it was asked for, and Node's defaults otherwise", async () => {
+    const batch = createEngine({ threads: 2, resourceLimits: BATCH_RESOURCE_LIMITS });
+    const plain = createEngine({ threads: 1 });
+    try {
+      const limits = (await batch.pool.memory()).map((m) => m.limits.maxYoungGenerationSizeMb);
+      expect(limits).toEqual([192, 192]);
+      expect((await plain.pool.memory())[0]!.limits.maxYoungGenerationSizeMb).toBe(48);
+    } finally {
+      await Promise.all([batch.close(), plain.close()]);
+    }
   });
 });
 

@@ -1,15 +1,17 @@
 // The engine's worker pool: piscina threads running engine.worker.ts, each with an instance of the solver
-// module compiled once here and shared through workerData. Tasks carry packed buffers (transferred, not
-// copied); cluster models stay on one worker (balancer.ts). Every call takes an AbortSignal and a timeout; a
+// module compiled once here and shared through workerData; tasks that solve LPs bring HiGHS' module, also compiled
+// once here (lp-module.ts). Tasks carry packed buffers (transferred, not copied); cluster models stay on one worker
+// (balancer.ts). Every call takes an AbortSignal and a timeout; a
 // worker that fails to start, throws or dies surfaces as a rejected call (PoolError), never a hang.
 import { availableParallelism } from 'node:os';
-import type { Worker } from 'node:worker_threads';
+import type { ResourceLimits, Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { solverModule, type Build } from '../solver/module.ts';
 import { affinityBalancer, type AffinityBalancer, type TaskRouting } from './balancer.ts';
 import type { EngineTask, EngineWorkerData, TaskReply, WorkerMemory } from './engine.worker.ts';
 import type { IdleTrimOptions } from './idle-trim.ts';
 import { workerModule } from './module-url.ts';
+import { lpModule } from './lp-module.ts';
 import { LargestFirstQueue } from './queue.ts';
 
 export interface PoolOptions {
@@ -29,7 +31,18 @@ export interface PoolOptions {
   readonly whatIfLpSeconds?: number;
   /** When a worker gives back its solver's wasm memory (default IDLE_TRIM; tests shorten it). */
   readonly idleTrim?: IdleTrimOptions;
+  /** Each worker's V8 heap limits (node:worker_threads' resourceLimits); default Node's. */
+  readonly resourceLimits?: ResourceLimits;
 }
+
+/**
+ * The workers' heap limits for batch engines (what-if batches, the pool benchmark): a young generation of up to
+ * 192 MiB (Node's default in a worker: 48). A what-if job allocates about 50 MB; V8 grows a worker's young
+ * generation only as objects survive, and a worker that runs half a batch's jobs grew it less: on two workers the
+ * workers scavenged 1.5-2 times as often per job as one worker did. Not for the controller's engine, whose RSS this
+ * would raise (docs/engine.md).
+ */
+export const BATCH_RESOURCE_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 192 };
 
 /**
  * A worker keeps 64 MiB of wasm linear memory once it has been idle for 5 s: enough for the decisions of a cluster
@@ -41,6 +54,12 @@ interface CallOptions {
   readonly signal?: AbortSignal;
   /** Rejects with a PoolError when the call has not finished by then (the worker is stopped). */
   readonly timeoutMs?: number;
+}
+
+interface RunOptions extends CallOptions {
+  readonly transfer?: readonly Transferable[];
+  /** The task solves LPs: it takes HiGHS' module as the pool compiled it (`lp` on the task; lp-module.ts). */
+  readonly lp?: boolean;
 }
 
 export class PoolError extends Error {
@@ -87,6 +106,7 @@ export class EnginePool {
       // Batch work (what-if jobs) largest first; everything else in the order it came (queue.ts).
       taskQueue: new LargestFirstQueue(),
       workerData,
+      ...(opts.resourceLimits ? { resourceLimits: opts.resourceLimits } : {}),
       // piscina's default ('sync') has an idle worker block in Atomics.wait until its next task: nothing else runs
       // in that thread meanwhile, so the worker's idle trim (a timer) never fired. 'async' waits with
       // Atomics.waitAsync and keeps the worker's event loop running; a task's round trip costs the same
@@ -122,15 +142,14 @@ export class EnginePool {
   }
 
   /** Runs a task on the worker `routing` says; resolves with the worker's reply, rejects if the worker fails. */
-  async run(
-    task: EngineTask,
-    routing: TaskRouting,
-    opts: CallOptions & { readonly transfer?: readonly Transferable[] } = {},
-  ): Promise<TaskReply> {
+  async run(task: EngineTask, routing: TaskRouting, opts: RunOptions = {}): Promise<TaskReply> {
     const signal = combine(opts.signal, opts.timeoutMs);
-    const routed = Object.assign({ ...task }, { [Piscina.queueOptionsSymbol]: routing });
+    // Counted before anything is awaited: a caller reads `free` right after it calls.
     this.pending++;
     try {
+      const compiled = opts.lp ? lpModule() : undefined;
+      const lp = compiled instanceof Promise ? await compiled : compiled;
+      const routed = Object.assign({ ...task }, lp ? { lp } : {}, { [Piscina.queueOptionsSymbol]: routing });
       return (await this.piscina.run(routed, {
         ...(opts.transfer?.length ? { transferList: [...opts.transfer] as never } : {}),
         ...(signal ? { signal } : {}),

@@ -29,12 +29,18 @@ function kubeConditions(nc: EC2NodeClass): KubeCondition[] {
   }));
 }
 
-function simNodeClassStatus(
-  network: SimNetwork,
-  nc: EC2NodeClass,
-  now: number,
-  reservedCapacity = true,
-): Record<string, unknown> {
+type Reservations = ReturnType<typeof selectCapacityReservations>;
+
+/** What the selectors found, for the conditions. */
+interface Selected {
+  readonly subnets: number;
+  readonly securityGroups: number;
+  /** Reservation ids that match nothing (undefined: the ReservedCapacity gate is off). */
+  readonly unknownReservations: readonly string[] | undefined;
+}
+
+/** The class's conditions: each dependency True or False with its reason, rolled up into Ready. */
+function nodeClassConditions(network: SimNetwork, nc: EC2NodeClass, now: number, found: Selected): KubeCondition[] {
   const g = nc.generation !== undefined ? { generation: nc.generation } : {};
   let conds = kubeConditions(nc);
   const set = (type: string, ok: boolean, reason: string, message: string): void => {
@@ -44,34 +50,26 @@ function simNodeClassStatus(
       ...g,
     });
   };
-  const subnets = selectSubnets(network, nc);
-  const groups = selectSecurityGroups(network, nc);
-  const arches = nc.amiFamily.startsWith('Windows') ? ['amd64'] : ['amd64', 'arm64'];
-  const amis = arches.map((arch) => ({
-    id: simImageId(nc.amiFamily, arch),
-    name: `${nc.amiFamily.toLowerCase()}-${arch}-sim`,
-    requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: [arch] }],
-  }));
   set(
     'SubnetsReady',
-    subnets.length > 0,
+    found.subnets > 0,
     'SubnetsNotFound',
     `SubnetSelector did not match any subnets in ${network.region} (the simulated subnets are tagged karpenter.sh/discovery=${network.clusterName}, network-type=private)`,
   );
   set(
     'SecurityGroupsReady',
-    groups.length > 0,
+    found.securityGroups > 0,
     'SecurityGroupsNotFound',
     'SecurityGroupSelector did not match any SecurityGroups',
   );
   set('AMIsReady', true, 'AMINotFound', '');
-  const reserved = reservedCapacity ? selectCapacityReservations(network, nc) : { reservations: [], unknown: [] };
-  if (reservedCapacity)
+  const unknown = found.unknownReservations;
+  if (unknown)
     set(
       'CapacityReservationsReady',
-      reserved.unknown.length === 0,
+      unknown.length === 0,
       'CapacityReservationNotFound',
-      `EC2NodeClass ${nc.name}: ${reserved.unknown.join('; ')}`,
+      `EC2NodeClass ${nc.name}: ${unknown.join('; ')}`,
     );
   set(
     'InstanceProfileReady',
@@ -81,33 +79,68 @@ function simNodeClassStatus(
   );
   set('ValidationSucceeded', true, 'ValidationFailed', '');
   const failing = conds.filter((c) => c.type !== 'Ready' && c.status !== 'True').map((c) => c.type);
-  conds = withCondition(conds, 'Ready', failing.length ? 'False' : 'True', now, {
+  return withCondition(conds, 'Ready', failing.length ? 'False' : 'True', now, {
     reason: failing.length ? 'UnhealthyDependents' : 'Ready',
     message: failing.length ? `${failing.join(', ')} not True` : '',
     ...g,
   });
+}
+
+/** One simulated image per architecture the family runs on. */
+function simAmis(nc: EC2NodeClass): Array<Record<string, unknown>> {
+  const arches = nc.amiFamily.startsWith('Windows') ? ['amd64'] : ['amd64', 'arm64'];
+  return arches.map((arch) => ({
+    id: simImageId(nc.amiFamily, arch),
+    name: `${nc.amiFamily.toLowerCase()}-${arch}-sim`,
+    requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: [arch] }],
+  }));
+}
+
+/** The reservations the class selects, as status lists them (none while one of its ids is unknown). */
+function reservationStatus(reserved: Reservations): Array<Record<string, unknown>> {
+  if (reserved.unknown.length) return [];
+  return reserved.reservations.map((r) => ({
+    id: r.id,
+    availabilityZone: r.zone,
+    instanceType: r.instanceType,
+    ownerID: r.ownerID,
+    instanceMatchCriteria: r.instanceMatchCriteria,
+    reservationType: r.reservationType,
+    interruptible: false,
+    state: 'active',
+  }));
+}
+
+/** The instance profile: one named after the cluster and role, or the one the class names. */
+function instanceProfile(network: SimNetwork, nc: EC2NodeClass): { instanceProfile?: string } {
+  if (nc.spec.role)
+    return { instanceProfile: `${network.clusterName}_${stableHash([network.region, nc.name, nc.spec.role])}` };
+  return nc.spec.instanceProfile ? { instanceProfile: nc.spec.instanceProfile } : {};
+}
+
+function simNodeClassStatus(
+  network: SimNetwork,
+  nc: EC2NodeClass,
+  now: number,
+  reservedCapacity = true,
+): Record<string, unknown> {
+  const subnets = selectSubnets(network, nc);
+  const groups = selectSecurityGroups(network, nc);
+  const reserved: Reservations = reservedCapacity
+    ? selectCapacityReservations(network, nc)
+    : { reservations: [], unknown: [] };
+  const conditions = nodeClassConditions(network, nc, now, {
+    subnets: subnets.length,
+    securityGroups: groups.length,
+    unknownReservations: reservedCapacity ? reserved.unknown : undefined,
+  });
   return {
     subnets: subnets.map((s) => ({ id: s.id, zone: s.zone, zoneID: s.zoneID })),
     securityGroups: groups.map((s) => ({ id: s.id, name: s.name })),
-    amis,
-    capacityReservations: reserved.unknown.length
-      ? []
-      : reserved.reservations.map((r) => ({
-          id: r.id,
-          availabilityZone: r.zone,
-          instanceType: r.instanceType,
-          ownerID: r.ownerID,
-          instanceMatchCriteria: r.instanceMatchCriteria,
-          reservationType: r.reservationType,
-          interruptible: false,
-          state: 'active',
-        })),
-    ...(nc.spec.role
-      ? { instanceProfile: `${network.clusterName}_${stableHash([network.region, nc.name, nc.spec.role])}` }
-      : nc.spec.instanceProfile
-        ? { instanceProfile: nc.spec.instanceProfile }
-        : {}),
-    conditions: conds,
+    amis: simAmis(nc),
+    capacityReservations: reservationStatus(reserved),
+    ...instanceProfile(network, nc),
+    conditions,
   };
 }
 

@@ -5,7 +5,8 @@
 // model that stays warm from run to run, as the suite's does; run 0 of each is its cold run (what the suite's
 // repack row times, a worker's JIT aside). No worker threads, so the two trees' figures are not skewed by how the
 // machine schedules them. Prints each run, the cold and warm (median) wall and process-CPU ms per tree, their
-// ratio, and whether the plans are identical. REPACK_PROFILE=FILE instead profiles this tree's third run alone.
+// ratio, and whether the plans are identical. REPACK_PROFILE=FILE instead profiles this tree's third run alone
+// (REPACK_PROFILE_RUN=0 profiles its cold run, 1 its second).
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 
@@ -67,8 +68,8 @@ async function load(root: string): Promise<{ name: string; run(): Promise<Run> }
 
 async function profile(file: string): Promise<void> {
   const tree = await load(process.cwd());
-  await tree.run();
-  await tree.run();
+  const warmUps = Number(process.env['REPACK_PROFILE_RUN'] ?? 2);
+  for (let i = 0; i < warmUps; i++) await tree.run();
   const session = new Session();
   session.connect();
   const post = (m: string) => new Promise<unknown>((ok, fail) => session.post(m, (e, r) => (e ? fail(e) : ok(r))));

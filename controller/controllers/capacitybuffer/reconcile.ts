@@ -88,32 +88,55 @@ function resolved(ctx: ControllerContext, entry: BufferEntry, cb: CapacityBuffer
   return { status, ready: true, ...(pods ? { pods } : {}) };
 }
 
+/** Whether the status to write differs from the buffer's (conditions compared without their times). */
+function statusChanged(entry: BufferEntry, status: Record<string, unknown>): boolean {
+  const cur = (entry.obj.status ?? {}) as Record<string, unknown>;
+  return Object.entries(status).some(([k, v]) =>
+    k === 'conditions'
+      ? !sameConditions(conditionsOf(entry.obj), v as KubeCondition[])
+      : JSON.stringify(cur[k] ?? null) !== JSON.stringify(v ?? null),
+  );
+}
+
+/** Writes what changed; false on a conflict (someone wrote first) or a buffer gone meanwhile. */
+async function writeStatus(
+  ctx: ControllerContext,
+  entry: BufferEntry,
+  status: Record<string, unknown>,
+): Promise<boolean> {
+  if (!statusChanged(entry, status)) return true;
+  try {
+    const updated = await ctx.kube.patchStatus('CapacityBuffer', entry.obj.metadata.name!, status, {
+      namespace: entry.obj.metadata.namespace ?? 'default',
+      ...(entry.obj.metadata.resourceVersion ? { resourceVersion: entry.obj.metadata.resourceVersion } : {}),
+    });
+    ctx.cluster.workloads.buffers.applyBuffer(updated);
+    return true;
+  } catch (err) {
+    if (isConflict(err) || isNotFound(err)) return false;
+    throw err;
+  }
+}
+
+/** Every buffer now, then a buffer on a change to its spec (or its deletion) and to a PodTemplate it names. */
+function watchBuffers(ctx: ControllerContext, enqueue: (key: string) => void): () => void {
+  const buffers = ctx.cluster.workloads.buffers;
+  for (const e of buffers.buffers()) enqueue(bufferKey(e.obj));
+  return ctx.cluster.subscribe((c) => {
+    const spec = (o: KubeObject | undefined) => JSON.stringify([o?.spec ?? null, o?.metadata.generation]);
+    if (c.kind === 'CapacityBuffer' && (c.type === 'delete' || !c.old || spec(c.obj) !== spec(c.old)))
+      enqueue(bufferKey(c.obj));
+    if (c.kind === 'PodTemplate')
+      for (const e of buffers.buffers())
+        if (e.obj.metadata.namespace === c.namespace && e.buffer?.podTemplateRef?.name === c.name)
+          enqueue(bufferKey(e.obj));
+  });
+}
+
 export function newCapacityBuffer(ctx: ControllerContext, provisioner: BufferTrigger | undefined): Controller {
   const buffers = ctx.cluster.workloads.buffers;
   /** The spec the cached virtual pods were built from, per buffer (rebuilt only when it changes). */
   const builtFrom = new Map<string, string>();
-
-  /** Writes what changed; a conflict (someone wrote first) is looked at again in a second. */
-  async function writeStatus(entry: BufferEntry, status: Record<string, unknown>): Promise<boolean> {
-    const cur = (entry.obj.status ?? {}) as Record<string, unknown>;
-    const changed = Object.entries(status).some(([k, v]) =>
-      k === 'conditions'
-        ? !sameConditions(conditionsOf(entry.obj), v as KubeCondition[])
-        : JSON.stringify(cur[k] ?? null) !== JSON.stringify(v ?? null),
-    );
-    if (!changed) return true;
-    try {
-      const updated = await ctx.kube.patchStatus('CapacityBuffer', entry.obj.metadata.name!, status, {
-        namespace: entry.obj.metadata.namespace ?? 'default',
-        ...(entry.obj.metadata.resourceVersion ? { resourceVersion: entry.obj.metadata.resourceVersion } : {}),
-      });
-      buffers.applyBuffer(updated);
-      return true;
-    } catch (err) {
-      if (isConflict(err) || isNotFound(err)) return false;
-      throw err;
-    }
-  }
 
   /** The virtual pods into cluster state, keeping the prior list when the buffer's shape and count are unchanged. */
   function cache(key: string, entry: BufferEntry, o: Outcome): void {
@@ -138,7 +161,7 @@ export function newCapacityBuffer(ctx: ControllerContext, provisioner: BufferTri
       return done;
     }
     const o = await outcome(ctx, entry);
-    const written = await writeStatus(entry, o.status);
+    const written = await writeStatus(ctx, entry, o.status);
     cache(key, entry, o);
     if (!written) return requeueAfter(1_000);
     if (o.retry !== undefined) throw o.retry;
@@ -155,17 +178,6 @@ export function newCapacityBuffer(ctx: ControllerContext, provisioner: BufferTri
     name: 'capacitybuffer',
     reads: ['CapacityBuffer', 'PodTemplate'],
     reconcile: (key) => reconcile(key).catch((err) => (isNotFound(err) ? done : Promise.reject(err))),
-    register(enqueue) {
-      for (const e of buffers.buffers()) enqueue(bufferKey(e.obj));
-      return ctx.cluster.subscribe((c) => {
-        const spec = (o: KubeObject | undefined) => JSON.stringify([o?.spec ?? null, o?.metadata.generation]);
-        if (c.kind === 'CapacityBuffer' && (c.type === 'delete' || !c.old || spec(c.obj) !== spec(c.old)))
-          enqueue(bufferKey(c.obj));
-        if (c.kind === 'PodTemplate')
-          for (const e of buffers.buffers())
-            if (e.obj.metadata.namespace === c.namespace && e.buffer?.podTemplateRef?.name === c.name)
-              enqueue(bufferKey(e.obj));
-      });
-    },
+    register: (enqueue) => watchBuffers(ctx, enqueue),
   };
 }

@@ -20,6 +20,7 @@ import {
   type LoopState,
   type MethodName,
   type Snapshot,
+  type ValidationResult,
 } from '../../../engine/index.ts';
 import { requeueAfter, type ReconcileResult } from '../../operator/result.ts';
 import { errText, type Controller } from '../../operator/runtime.ts';
@@ -99,107 +100,141 @@ function logDecided(ctx: ControllerContext, d: Acting, delay: number): void {
   );
 }
 
-export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOptions): DisruptionLoop {
-  const { queue } = opts;
-  const order = opts.methods ?? methodsFor(ctx.options.consolidationRepack);
-  let state: LoopState = INITIAL_LOOP_STATE;
-  let pending: { decision: Acting; at: number } | undefined;
-  let last: Decision | undefined;
+/** What the loop carries from one pass to the next. */
+interface LoopMemory {
+  /** The engine's state between passes (consolidation's timeouts, the repack's history). */
+  state: LoopState;
+  /** The decision waiting for its validation, and when it is due. */
+  pending: { decision: Acting; at: number } | undefined;
+  last: Decision | undefined;
   /** After a failed validation: run the methods after this one next. */
-  let resumeAfter: MethodName | undefined;
+  resumeAfter: MethodName | undefined;
   /** The change key of the last pass that found nothing to do, unless a budget held something back. */
-  let quietAt: string | undefined;
-  ctx.metrics.consolidationTimeouts.inc({ consolidation_type: 'single' }, 0);
-  ctx.metrics.consolidationTimeouts.inc({ consolidation_type: 'multi' }, 0);
+  quietAt: string | undefined;
+}
 
-  const engineOptions = (queued: ReadonlySet<string>): EngineDisruptOptions => ({
-    state,
+/** One disruption loop's context: what it reads, where its commands go, the methods it runs, what it remembers. */
+interface Loop {
+  readonly ctx: ControllerContext;
+  readonly queue: OrchestrationQueue;
+  readonly order: readonly MethodName[];
+  readonly mem: LoopMemory;
+}
+
+function engineOptions(loop: Loop, queued: ReadonlySet<string>): EngineDisruptOptions {
+  const { ctx } = loop;
+  return {
+    state: loop.mem.state,
     consolidationState: ctx.cluster.consolidationState(),
     queued,
     // Karpenter's method deadlines are wall time (the engine worker's), whatever clock the controller runs on.
     deadlines: true,
     repack: ctx.options.consolidationRepack,
     repackMinSavingsShare: ctx.options.consolidationRepackMinSavings,
-  });
-  const snapshot = (): Promise<Snapshot> => buildSnapshot(ctx, ctx.clock.now(), ctx.engineOptions);
-  const changeKey = (): string =>
-    `${ctx.cluster.version}/${ctx.cluster.consolidationState()}/${queue.commands().length}`;
+  };
+}
 
-  async function validatePending(p: { decision: Acting }): Promise<void> {
-    const s = await snapshot();
-    const queued = queue.providerIds();
-    const cmds: Command[] = [p.decision, ...(p.decision.concurrent ?? [])];
-    for (const cmd of cmds) {
-      const r = await ctx.engine.validate(s, cmd, engineOptions(queued));
-      if (r.ok) {
-        await startCommand(ctx, queue, r.command, s);
-        continue;
-      }
-      ctx.metrics.failedValidations.inc(
-        { consolidation_type: cmd.metricLabels.consolidation_type },
-        r.failedValidations,
-      );
-      ctx.log.info(
-        { command: cmd.kind, method: cmd.method, category: r.category, why: r.message },
-        'disruption command no longer valid; dropped',
-      );
-      publishRejected(ctx, s, cmd, r.eventMessage);
-      resumeAfter = cmd.method;
-    }
+const snapshot = (ctx: ControllerContext): Promise<Snapshot> => buildSnapshot(ctx, ctx.clock.now(), ctx.engineOptions);
+
+/** What a quiet pass is keyed on: cluster state, the consolidation state and the queue's length. */
+const changeKey = ({ ctx, queue }: Loop): string =>
+  `${ctx.cluster.version}/${ctx.cluster.consolidationState()}/${queue.commands().length}`;
+
+/** A command that failed validation: counted, logged, its nodes told, and the methods after it run next. */
+function dropInvalid(loop: Loop, s: Snapshot, cmd: Command, r: Extract<ValidationResult, { ok: false }>): void {
+  const { ctx } = loop;
+  ctx.metrics.failedValidations.inc({ consolidation_type: cmd.metricLabels.consolidation_type }, r.failedValidations);
+  ctx.log.info(
+    { command: cmd.kind, method: cmd.method, category: r.category, why: r.message },
+    'disruption command no longer valid; dropped',
+  );
+  publishRejected(ctx, s, cmd, r.eventMessage);
+  loop.mem.resumeAfter = cmd.method;
+}
+
+/** Checks the decision (and its concurrent commands) against a fresh snapshot; starts the valid ones. */
+async function validatePending(loop: Loop, decision: Acting): Promise<void> {
+  const { ctx, queue } = loop;
+  const s = await snapshot(ctx);
+  const queued = queue.providerIds();
+  const cmds: Command[] = [decision, ...(decision.concurrent ?? [])];
+  for (const cmd of cmds) {
+    const r = await ctx.engine.validate(s, cmd, engineOptions(loop, queued));
+    if (r.ok) await startCommand(ctx, queue, r.command, s);
+    else dropInvalid(loop, s, cmd, r);
   }
+}
 
-  async function decide(): Promise<ReconcileResult> {
-    const key = changeKey();
-    if (resumeAfter === undefined && key === quietAt) return requeueAfter(POLL_MS);
-    const s = await snapshot();
-    const methods = resumeAfter === undefined ? order : order.slice(order.indexOf(resumeAfter) + 1);
-    resumeAfter = undefined;
-    const started = performance.now();
-    const r = await ctx.engine.disrupt(s, { ...engineOptions(queue.providerIds()), methods });
-    state = r.state;
-    last = r.decision;
-    const d = r.decision;
-    observeEvaluation(ctx, d, started);
-    // Karpenter builds its candidates (and publishes their events, deduped on the object alone) every 10 s poll:
-    // a pass whose news for a node was held back by that dedupe is not quiet, so the node hears it once it ends.
-    const newsHeld = publishPass(ctx, s, r);
-    if (d.truncated) reportTruncated(ctx, d);
-    if (d.kind === 'noop') {
-      // A search the clock cut short has not shown there is nothing to do: look again at the next poll.
-      const heldBack = d.explanations.some((e) => e.code === 'budget');
-      quietAt = heldBack || d.truncated || newsHeld ? undefined : key;
-      return requeueAfter(POLL_MS);
-    }
-    quietAt = undefined;
-    publishDecision(ctx, s, d);
-    const delay = validationDelay(d.method);
-    pending = { decision: d, at: ctx.clock.now() + delay };
-    logDecided(ctx, d, delay);
-    return requeueAfter(delay);
+/** The methods this pass runs: all of them, or those after the one whose command failed validation. */
+function methodsToRun({ order, mem }: Loop): readonly MethodName[] {
+  const methods = mem.resumeAfter === undefined ? order : order.slice(order.indexOf(mem.resumeAfter) + 1);
+  mem.resumeAfter = undefined;
+  return methods;
+}
+
+/** Runs the methods on a fresh snapshot; a decision waits out its validation delay, nothing found may go quiet. */
+async function decide(loop: Loop): Promise<ReconcileResult> {
+  const { ctx, queue, mem } = loop;
+  const key = changeKey(loop);
+  if (mem.resumeAfter === undefined && key === mem.quietAt) return requeueAfter(POLL_MS);
+  const s = await snapshot(ctx);
+  const methods = methodsToRun(loop);
+  const started = performance.now();
+  const r = await ctx.engine.disrupt(s, { ...engineOptions(loop, queue.providerIds()), methods });
+  mem.state = r.state;
+  mem.last = r.decision;
+  const d = r.decision;
+  observeEvaluation(ctx, d, started);
+  // Karpenter builds its candidates (and publishes their events, deduped on the object alone) every 10 s poll:
+  // a pass whose news for a node was held back by that dedupe is not quiet, so the node hears it once it ends.
+  const newsHeld = publishPass(ctx, s, r);
+  if (d.truncated) reportTruncated(ctx, d);
+  if (d.kind === 'noop') {
+    // A search the clock cut short has not shown there is nothing to do: look again at the next poll.
+    const heldBack = d.explanations.some((e) => e.code === 'budget');
+    mem.quietAt = heldBack || d.truncated || newsHeld ? undefined : key;
+    return requeueAfter(POLL_MS);
   }
+  mem.quietAt = undefined;
+  publishDecision(ctx, s, d);
+  const delay = validationDelay(d.method);
+  mem.pending = { decision: d, at: ctx.clock.now() + delay };
+  logDecided(ctx, d, delay);
+  return requeueAfter(delay);
+}
 
-  async function reconcile(): Promise<ReconcileResult> {
-    if (!ctx.cluster.synced()) return requeueAfter(1_000);
-    await cleanStaleMarks(ctx, queue.providerIds());
-    if (pending) {
-      const now = ctx.clock.now();
-      if (now < pending.at) return requeueAfter(pending.at - now);
-      const p = pending;
-      pending = undefined;
-      await validatePending(p);
-      return requeueAfter(0);
-    }
-    return decide();
-  }
+/** One pass: wait for sync, clean stale marks, then validate the pending decision when due, or decide. */
+async function pass(loop: Loop): Promise<ReconcileResult> {
+  const { ctx, queue, mem } = loop;
+  if (!ctx.cluster.synced()) return requeueAfter(1_000);
+  await cleanStaleMarks(ctx, queue.providerIds());
+  const p = mem.pending;
+  if (!p) return decide(loop);
+  const now = ctx.clock.now();
+  if (now < p.at) return requeueAfter(p.at - now);
+  mem.pending = undefined;
+  await validatePending(loop, p.decision);
+  return requeueAfter(0);
+}
 
+export function newDisruption(ctx: ControllerContext, opts: DisruptionLoopOptions): DisruptionLoop {
+  const { queue } = opts;
+  const loop: Loop = {
+    ctx,
+    queue,
+    order: opts.methods ?? methodsFor(ctx.options.consolidationRepack),
+    mem: { state: INITIAL_LOOP_STATE, pending: undefined, last: undefined, resumeAfter: undefined, quietAt: undefined },
+  };
+  ctx.metrics.consolidationTimeouts.inc({ consolidation_type: 'single' }, 0);
+  ctx.metrics.consolidationTimeouts.inc({ consolidation_type: 'multi' }, 0);
   return {
     name: 'disruption',
     reads: EVERY_KIND,
     concurrency: 1,
-    reconcile,
+    reconcile: () => pass(loop),
     queue,
-    pending: () => pending?.decision,
-    lastDecision: () => last,
+    pending: () => loop.mem.pending?.decision,
+    lastDecision: () => loop.mem.last,
     register(enqueue) {
       enqueue('');
       return () => {};

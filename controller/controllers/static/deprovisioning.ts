@@ -9,9 +9,9 @@ import { ignoreNotFound } from '../../operator/kube.ts';
 import { done, requeueAfter, type ReconcileResult } from '../../operator/result.ts';
 import type { Controller } from '../../operator/runtime.ts';
 import type { ControllerContext } from '../context.ts';
-import { NODEPOOL_LABEL } from '../keys.ts';
 import { replicasChanged, staticCounts } from './counts.ts';
 import { staticSnapshot } from './snapshot.ts';
+import { watchStaticPools } from './watch.ts';
 
 const MINUTE = 60_000;
 
@@ -45,22 +45,11 @@ export function newStaticDeprovisioning(ctx: ControllerContext): Controller {
     name: 'static.deprovisioning',
     reads: ['NodePool', 'NodeClaim', 'Node', 'Pod'],
     reconcile,
-    register(enqueue) {
-      for (const p of ctx.cluster.nodePools()) if (p.pool?.replicas !== undefined) enqueue(p.obj.metadata.name!);
-      return ctx.cluster.subscribe((c) => {
-        if (
-          c.kind === 'NodePool' &&
-          c.type === 'upsert' &&
-          c.obj.spec?.['replicas'] !== undefined &&
-          replicasChanged(c.obj, c.old)
-        )
-          enqueue(c.name);
+    register: (enqueue) =>
+      watchStaticPools(ctx.cluster, enqueue, {
+        poolChanged: replicasChanged,
         // A new static NodeClaim may be one too many (a scale-down racing a scale-up).
-        if (c.kind === 'NodeClaim' && c.type === 'upsert' && !c.old) {
-          const pool = c.obj.metadata.labels?.[NODEPOOL_LABEL];
-          if (pool && ctx.cluster.nodePool(pool)?.pool?.replicas !== undefined) enqueue(pool);
-        }
-      });
-    },
+        claimChanged: (c) => c.type === 'upsert' && !c.old,
+      }),
   };
 }

@@ -15,10 +15,10 @@ import { done, requeueAfter, type ReconcileResult } from '../../operator/result.
 import type { Controller } from '../../operator/runtime.ts';
 import { poolInstanceTypes } from '../../state/snapshot.ts';
 import type { ControllerContext } from '../context.ts';
-import { NODEPOOL_LABEL } from '../keys.ts';
 import { nodeClaimFor } from '../provisioning/nodeclaim.ts';
 import { replicasOrReadinessChanged, staticCounts } from './counts.ts';
 import { staticSnapshot } from './snapshot.ts';
+import { watchStaticPools } from './watch.ts';
 
 const MINUTE = 60_000;
 
@@ -75,25 +75,12 @@ export function newStaticProvisioning(ctx: ControllerContext): Controller {
     name: 'static.provisioning',
     reads: ['NodePool', 'NodeClaim', 'EC2NodeClass'],
     reconcile,
-    register(enqueue) {
-      for (const p of ctx.cluster.nodePools()) if (p.pool?.replicas !== undefined) enqueue(p.obj.metadata.name!);
-      return ctx.cluster.subscribe((c) => {
-        if (
-          c.kind === 'NodePool' &&
-          c.type === 'upsert' &&
-          c.obj.spec?.['replicas'] !== undefined &&
-          replicasOrReadinessChanged(c.obj, c.old)
-        )
-          enqueue(c.name);
+    register: (enqueue) =>
+      watchStaticPools(ctx.cluster, enqueue, {
+        poolChanged: replicasOrReadinessChanged,
         // A static NodeClaim that starts deleting or is gone may leave the pool short.
-        if (
-          c.kind === 'NodeClaim' &&
-          (c.type === 'delete' || (c.obj.metadata.deletionTimestamp && !c.old?.metadata.deletionTimestamp))
-        ) {
-          const pool = c.obj.metadata.labels?.[NODEPOOL_LABEL];
-          if (pool && ctx.cluster.nodePool(pool)?.pool?.replicas !== undefined) enqueue(pool);
-        }
-      });
-    },
+        claimChanged: (c) =>
+          c.type === 'delete' || Boolean(c.obj.metadata.deletionTimestamp && !c.old?.metadata.deletionTimestamp),
+      }),
   };
 }

@@ -67,44 +67,69 @@ async function withFinalizer(ctx: ControllerContext, entry: NodeClaimEntry): Pro
   return ctx.cluster.nodeClaim(entry.info.name);
 }
 
+/**
+ * Launch, register, initialize, liveness on the draft, in turn: their steps, or 'deleted' once one deleted the
+ * NodeClaim. When one throws, liveness still runs and what changed is written before the error goes on.
+ */
+async function runSteps(ctx: ControllerContext, launcher: Launcher, d: Draft): Promise<Step[] | 'deleted'> {
+  const steps: Step[] = [];
+  try {
+    for (const sub of [
+      (x: Draft) => launcher.reconcile(x),
+      (x: Draft) => register(ctx, x),
+      (x: Draft) => initialize(ctx, x),
+      (x: Draft) => liveness(ctx, x),
+    ]) {
+      const step = await sub(d);
+      if (step.kind === 'deleted') return 'deleted';
+      steps.push(step);
+    }
+  } catch (err) {
+    // Liveness runs whatever failed before it, as Karpenter's sub-reconcilers all run: a launch that keeps
+    // failing (a silent EC2 endpoint, a template EC2 refuses) ends when the launch timeout deletes the
+    // NodeClaim, instead of holding cluster state unsynced (a NodeClaim without providerID) for good.
+    if ((await liveness(ctx, d)).kind === 'deleted') return 'deleted';
+    await write(ctx, d).catch(() => undefined);
+    throw err;
+  }
+  return steps;
+}
+
+/** One lifecycle pass over a live NodeClaim that has its finalizer: the steps, Ready, then the write. */
+async function lifecycle(
+  ctx: ControllerContext,
+  launcher: Launcher,
+  entry: NodeClaimEntry,
+): Promise<ReconcileResult | 'deleted'> {
+  const d = draftOf(entry.obj, entry.info);
+  const now = ctx.clock.now();
+  for (const t of DEPENDENTS) if (!condition(d, t)) setCondition(d, t, 'Unknown', now);
+  const steps = await runSteps(ctx, launcher, d);
+  if (steps === 'deleted') return 'deleted';
+  setReady(d, now);
+  await write(ctx, d);
+  return minResult(
+    ...steps.map((s) => (s.kind === 'stop' && s.requeueMs !== undefined ? requeueAfter(s.requeueMs) : done)),
+  );
+}
+
+/** Every live NodeClaim now, then each one on its own changes and on its Node's (no polling for the kubelet). */
+function watchClaims(ctx: ControllerContext, enqueue: (name: string) => void): () => void {
+  for (const c of ctx.cluster.nodeClaims()) enqueue(c.info.name);
+  return ctx.cluster.subscribe((c) => {
+    if (c.kind === 'NodeClaim' && c.type === 'upsert' && !c.obj.metadata.deletionTimestamp) enqueue(c.name);
+    if (c.kind === 'Node') {
+      const pid = (c.obj.spec as { providerID?: string } | undefined)?.providerID;
+      const claim = pid ? ctx.cluster.nodeClaimByProviderID(pid) : undefined;
+      if (claim && !claim.info.deletionTimestamp) enqueue(claim.info.name);
+    }
+  });
+}
+
 export function newNodeClaimLifecycle(ctx: ControllerContext): Controller {
   const launcher = new Launcher(ctx, ctx.cloudProvider);
   /** NodeClaims (name -> uid) this controller deleted whose deletion cluster state has not shown yet. */
   const deleting = new Map<string, string>();
-
-  /** A step deleted the NodeClaim: remember it until cluster state shows the deletion. */
-  function gone(name: string, uid: string): ReconcileResult {
-    deleting.set(name, uid);
-    return done;
-  }
-
-  /**
-   * Launch, register, initialize, liveness on the draft, in turn: their steps, or 'deleted' once one deleted the
-   * NodeClaim. When one throws, liveness still runs and what changed is written before the error goes on.
-   */
-  async function runSteps(d: Draft): Promise<Step[] | 'deleted'> {
-    const steps: Step[] = [];
-    try {
-      for (const sub of [
-        (x: Draft) => launcher.reconcile(x),
-        (x: Draft) => register(ctx, x),
-        (x: Draft) => initialize(ctx, x),
-        (x: Draft) => liveness(ctx, x),
-      ]) {
-        const step = await sub(d);
-        if (step.kind === 'deleted') return 'deleted';
-        steps.push(step);
-      }
-    } catch (err) {
-      // Liveness runs whatever failed before it, as Karpenter's sub-reconcilers all run: a launch that keeps
-      // failing (a silent EC2 endpoint, a template EC2 refuses) ends when the launch timeout deletes the
-      // NodeClaim, instead of holding cluster state unsynced (a NodeClaim without providerID) for good.
-      if ((await liveness(ctx, d)).kind === 'deleted') return 'deleted';
-      await write(ctx, d).catch(() => undefined);
-      throw err;
-    }
-    return steps;
-  }
 
   async function reconcile(name: string): Promise<ReconcileResult> {
     const found = ctx.cluster.nodeClaim(name);
@@ -121,16 +146,11 @@ export function newNodeClaimLifecycle(ctx: ControllerContext): Controller {
     if (deleting.get(name) === uid) return done;
     const entry = await withFinalizer(ctx, found);
     if (!entry) return done;
-    const d = draftOf(entry.obj, entry.info);
-    const now = ctx.clock.now();
-    for (const t of DEPENDENTS) if (!condition(d, t)) setCondition(d, t, 'Unknown', now);
-    const steps = await runSteps(d);
-    if (steps === 'deleted') return gone(name, uid);
-    setReady(d, now);
-    await write(ctx, d);
-    return minResult(
-      ...steps.map((s) => (s.kind === 'stop' && s.requeueMs !== undefined ? requeueAfter(s.requeueMs) : done)),
-    );
+    const r = await lifecycle(ctx, launcher, entry);
+    if (r !== 'deleted') return r;
+    // A step deleted the NodeClaim: remember it until cluster state shows the deletion.
+    deleting.set(name, uid);
+    return done;
   }
 
   return {
@@ -139,16 +159,6 @@ export function newNodeClaimLifecycle(ctx: ControllerContext): Controller {
     // Karpenter's: a launch or a registration does not wait behind a thousand others (operator/reconciles.ts).
     concurrency: linearScaleReconciles(cpuCount(ctx.options.cpuRequests), NODECLAIM_LIFECYCLE_RECONCILES),
     reconcile,
-    register(enqueue) {
-      for (const c of ctx.cluster.nodeClaims()) enqueue(c.info.name);
-      return ctx.cluster.subscribe((c) => {
-        if (c.kind === 'NodeClaim' && c.type === 'upsert' && !c.obj.metadata.deletionTimestamp) enqueue(c.name);
-        if (c.kind === 'Node') {
-          const pid = (c.obj.spec as { providerID?: string } | undefined)?.providerID;
-          const claim = pid ? ctx.cluster.nodeClaimByProviderID(pid) : undefined;
-          if (claim && !claim.info.deletionTimestamp) enqueue(claim.info.name);
-        }
-      });
-    },
+    register: (enqueue) => watchClaims(ctx, enqueue),
   };
 }
