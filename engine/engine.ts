@@ -8,7 +8,7 @@
 // that call's snapshot. The Engine's own methods are one-off: a fresh model per call, sent in full.
 import type { LowerBound } from './bound/index.ts';
 import { ModelMirror, type DeltaStats, type PodRefs, type SnapshotDelta } from './cluster/delta.ts';
-import { SpeculationFlag, SpeculativePlan } from './cluster/speculation.ts';
+import { SpeculationFlag, SpeculativePlan, type NotTaken } from './cluster/speculation.ts';
 import type { EngineOp, WireDisruptOptions, WireProvisionOptions } from './cluster/ops.ts';
 import type { NodeReport } from './disruption/explain.ts';
 import type { Command, Decision, DisruptOptions, DisruptResult } from './disruption/types.ts';
@@ -39,6 +39,11 @@ export type EngineDisruptOptions = Omit<DisruptOptions, 'solver' | 'repackSolver
 
 interface EngineCallOptions {
   readonly signal?: AbortSignal;
+  /**
+   * A monotonic clock, ms, that a warm model's `provision` accounts its phases with (`lastProvision`); the engine
+   * reads no clock of its own. Without one the phases carry no times.
+   */
+  readonly clock?: () => number;
 }
 
 /** The decisions of one cluster. */
@@ -72,6 +77,8 @@ export interface ClusterDecisions {
    * not kept; a later `provision` solves as it would without it.
    */
   callOffSpeculation?(): void;
+  /** Where the last `provision`'s time went (a warm model only; undefined before the first). */
+  lastProvision?(): ProvisionPhases | undefined;
   /** The LP lower bound on the $/h of new capacity for these pods (engine/bound). */
   lowerBound(
     s: Snapshot,
@@ -96,6 +103,23 @@ export interface ClusterDecisions {
   ): Promise<string[]>;
 }
 
+/**
+ * Where the last provisioning decision's time went on the caller's side, ms by the clock the call was given (the
+ * controller logs it at debug: docs/controller.md). Diff and pack run on the caller's thread; the rest is waiting.
+ */
+interface ProvisionPhases {
+  /** Waiting behind the model's earlier calls (a speculative solve, a preload, a disruption simulation). */
+  readonly queuedMs?: number;
+  /** Working out what changed since the model's last version (ModelMirror.diff). */
+  readonly diffMs?: number;
+  /** Packing the delta and the operation for the worker. */
+  readonly packMs?: number;
+  /** The worker's round trip: applying the delta and solving (0 when the speculative plan was taken). */
+  readonly workerMs?: number;
+  /** The plan of a speculative solve was taken, or why not (engine/cluster/speculation.ts). */
+  readonly speculative: 'taken' | NotTaken;
+}
+
 /** A warm model of one cluster on one worker. */
 export interface ClusterEngine extends ClusterDecisions {
   readonly name: string;
@@ -103,6 +127,8 @@ export interface ClusterEngine extends ClusterDecisions {
   lastShipped(): DeltaStats | undefined;
   /** Whether the last `provision` returned the plan of a speculative solve (nothing shipped, nothing solved). */
   lastReused(): boolean;
+  /** Where the last `provision`'s time went (undefined before the first). */
+  lastProvision(): ProvisionPhases | undefined;
   preload(pods: readonly Pod[], opts?: EngineCallOptions): Promise<void>;
   speculate(s: Snapshot, pending: readonly Pod[], opts?: WireProvisionOptions & EngineCallOptions): Promise<void>;
   callOffSpeculation(): void;
@@ -123,12 +149,12 @@ export interface Engine extends ClusterDecisions {
 }
 
 function wireDisrupt(o: EngineDisruptOptions & EngineCallOptions = {}): WireDisruptOptions {
-  const { signal: _signal, ...rest } = o;
+  const { signal: _signal, clock: _clock, ...rest } = o;
   return rest;
 }
 
 function wireProvision(o: WireProvisionOptions & EngineCallOptions = {}): WireProvisionOptions {
-  const { signal: _signal, ...rest } = o;
+  const { signal: _signal, clock: _clock, ...rest } = o;
   return rest;
 }
 
@@ -331,6 +357,17 @@ class ModelCaller {
   shipped: DeltaStats | undefined;
   /** Whether the last `provision` returned the plan of a speculative solve. */
   reused = false;
+  /** Where the last decision's time went (not a speculative solve's). */
+  phases: ProvisionPhases | undefined;
+  /** The phases of the provision under way, and the clock they are timed by. */
+  private timing:
+    | { diffMs: number; packMs: number; workerMs: number; speculative: 'taken' | NotTaken; now: () => number }
+    | undefined;
+
+  /** The decision's clock, 0 when it has none or outside a decision. */
+  private now(): number {
+    return this.timing?.now() ?? 0;
+  }
 
   constructor(
     readonly name: string,
@@ -382,6 +419,7 @@ class ModelCaller {
 
   /** Runs a delta and an operation on the model's worker; a stale model is started over once (`retry`). */
   private async send<T>(delta: SnapshotDelta, op: ArrayBuffer, how: SendHow<T>): Promise<T> {
+    const packing = this.now();
     const body = {
       kind: 'op' as const,
       model: this.name,
@@ -390,6 +428,8 @@ class ModelCaller {
       op,
       ...(how.callOff ? { callOff: how.callOff.buffer } : {}),
     };
+    const sent = this.now();
+    if (this.timing) this.timing.packMs += sent - packing;
     this.shipped = { ...how.stats, bytes: body.delta.byteLength };
     try {
       const reply = await this.pool.run(
@@ -401,6 +441,7 @@ class ModelCaller {
           ...(how.signal ? { signal: how.signal } : {}),
         },
       );
+      if (this.timing) this.timing.workerMs += this.now() - sent;
       if (!reply.ok && 'stale' in reply) {
         this.restart();
         return await how.retry();
@@ -426,8 +467,14 @@ class ModelCaller {
     callOff?: SpeculationFlag,
   ): Promise<ProvisionPlan | undefined> {
     this.reused = false;
+    const diffing = this.now();
     const { delta, commit, refs, stats } = this.mirror.diff(s, pending);
+    const packing = this.now();
     const op = pack(ops.provision(pending, o)(refs));
+    if (this.timing) {
+      this.timing.diffMs += packing - diffing;
+      this.timing.packMs += this.now() - packing;
+    }
     const key = new Uint8Array(op.slice(0));
     const kept = this.reuseSpeculative(delta, key);
     if (kept) return kept;
@@ -443,8 +490,33 @@ class ModelCaller {
     return plan;
   }
 
+  /** A provisioning decision (not a speculative solve), queued behind the model's other calls, its phases kept. */
+  decide(s: Snapshot, pending: readonly Pod[], o: (WireProvisionOptions & EngineCallOptions) | undefined) {
+    const now = o?.clock ?? (() => 0);
+    const asked = now();
+    return this.inOrder(async () => {
+      const queuedMs = now() - asked;
+      const timing: NonNullable<ModelCaller['timing']> = {
+        diffMs: 0,
+        packMs: 0,
+        workerMs: 0,
+        speculative: 'none kept',
+        now,
+      };
+      this.timing = timing;
+      try {
+        return solved(await this.provision(s, pending, o));
+      } finally {
+        this.timing = undefined;
+        const { now: _now, speculative, ...ms } = timing;
+        this.phases = o?.clock ? { queuedMs, ...ms, speculative } : { speculative };
+      }
+    });
+  }
+
   /** The kept speculative plan, if a decision with this delta and packed operation may have it (nothing shipped). */
   private reuseSpeculative(delta: SnapshotDelta, op: Uint8Array): ProvisionPlan | undefined {
+    if (this.timing) this.timing.speculative = this.ahead.whyNot(this.mirror.version, delta, op) ?? 'taken';
     const kept = this.ahead.take(this.mirror.version, delta, op);
     if (!kept) return undefined;
     this.reused = true;
@@ -511,7 +583,8 @@ function clusterEngine(name: string, pool: EnginePool, timeoutMs: number, onClos
     name,
     lastShipped: () => m.shipped,
     lastReused: () => m.reused,
-    provision: (s, pending, o) => m.inOrder(() => m.provision(s, pending, o).then(solved)),
+    lastProvision: () => m.phases,
+    provision: (s, pending, o) => m.decide(s, pending, o),
     speculate: (s, pending, o) => m.speculate(s, pending, o),
     callOffSpeculation: () => m.callOffSpeculation(),
     disrupt: (s, o) => m.queued(s, ops.disrupt(o), [], o?.signal, disruptTimeoutMs(timeoutMs, o)),

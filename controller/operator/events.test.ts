@@ -66,6 +66,22 @@ describe('Recorder', () => {
     expect(r.publish(e('on node a'), e('on node b'))).toBe(1);
   });
 
+  it("keeps each reason's keys apart, one dedupe value and the default values alike, and counts them all", () => {
+    const r = new Recorder({ clock: manualClock(), log: newLogger({ level: 'silent' }) });
+    const e = (reason: string, dedupeValues?: string[]) => ({
+      involved: pod,
+      type: 'Normal' as const,
+      reason,
+      message: 'u1',
+      ...(dedupeValues ? { dedupeValues } : {}),
+    });
+    // The same single value under two reasons, and a default key whose joined values are not that value.
+    expect(r.publish(e('Nominated', ['u1']), e('FailedScheduling', ['u1']), e('Nominated'))).toBe(3);
+    expect(r.publish(e('Nominated', ['u1']), e('FailedScheduling', ['u1']), e('Nominated'))).toBe(0);
+    expect(r.publish(e('Nominated', ['u1', 'x']), e('Nominated', ['u1\u0000x']))).toBe(1);
+    expect(r.dedupeKeys()).toBe(4);
+  });
+
   it('writes pod nominations at 5 a second after a burst of 10, as Karpenter, and drops the rest', async () => {
     const clock = manualClock();
     const r = new Recorder({ clock, log: newLogger({ level: 'silent' }) });

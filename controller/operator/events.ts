@@ -99,18 +99,41 @@ export function podTarget(p: { readonly name: string; readonly namespace: string
   return { kind: 'Pod', name: p.name, namespace: p.namespace, uid: p.uid, apiVersion: 'v1' };
 }
 
+/** A dedupe window: when it ends (ms) and the message last written in it. */
+interface DedupeWindow {
+  readonly until: number;
+  readonly message: string;
+}
+
+/** Distinct messages shared at once (the table is emptied when full, and at every prune). */
+const SHARED_MESSAGES = 10_000;
+
+/**
+ * An event's dedupe key within its reason: its one dedupe value as it is, or its values (default the object's kind,
+ * namespace, name and uid plus the message) joined.
+ */
+function dedupeKey(e: Event): string {
+  const values = e.dedupeValues;
+  if (values?.length === 1) return values[0]!;
+  const o = e.involved;
+  return (values ?? [o.kind, o.namespace ?? '', o.name, o.uid ?? '', e.message]).join('\u0000');
+}
+
 /** Writes in flight at once, and writes waiting, before new events are dropped. */
 const EVENT_WRITERS = 4;
 const MAX_QUEUED_EVENTS = 1000;
 
 export class Recorder {
   /**
-   * When each dedupe key's window ends (ms) and the message last written under it. Karpenter's recorder keeps its
-   * keys in a cache with a time to live per key (pkg/events/recorder.go): a key goes once its own window ends. Kept
-   * until the longest window (15 min) had passed for every key, the pods' nominations of a burst held about 1 KiB a
-   * pod for 15 minutes (docs/controller-benchmark.md).
+   * When each dedupe key's window ends (ms) and the message last written under it, by reason and then by the dedupe
+   * values. Karpenter's recorder keeps its keys in a cache with a time to live per key (pkg/events/recorder.go): a key
+   * goes once its own window ends. Kept until the longest window (15 min) had passed for every key, the pods'
+   * nominations of a burst held about 1 KiB a pod for 15 minutes (docs/controller-benchmark.md). Keyed by reason
+   * first, an event with one dedupe value (a nomination's or a FailedScheduling's pod uid) is keyed by that string
+   * itself, which its pod already holds, rather than by a new joined string; equal messages share one string.
    */
-  private readonly seen = new Map<string, { readonly until: number; readonly message: string }>();
+  private readonly seen = new Map<string, Map<string, DedupeWindow>>();
+  private readonly messages = new Map<string, string>();
   private readonly ring: RecordedEvent[] = [];
   private lastPrune = 0;
   private readonly queue: Array<{ body: KubeObject; e: Event; done: () => void }> = [];
@@ -146,17 +169,16 @@ export class Recorder {
     let n = 0;
     let heldNews = 0;
     for (const e of events) {
-      const o = e.involved;
-      const key = [e.reason, ...(e.dedupeValues ?? [o.kind, o.namespace ?? '', o.name, o.uid ?? '', e.message])].join(
-        '\u0000',
-      );
+      const key = dedupeKey(e);
+      let windows = this.seen.get(e.reason);
+      if (!windows) this.seen.set(e.reason, (windows = new Map()));
       const timeout = e.dedupeTimeoutMs ?? REASON_TIMEOUTS[e.reason] ?? DEFAULT_DEDUPE_MS;
-      const last = this.seen.get(key);
+      const last = windows.get(key);
       if (last !== undefined && now < last.until) {
         if (last.message !== e.message) heldNews++;
         continue;
       }
-      this.seen.set(key, { until: now + timeout, message: e.message });
+      windows.set(key, { until: now + timeout, message: this.shared(e.message) });
       if (e.rateLimit && !this.accepts(e.rateLimit, now)) continue;
       n++;
       this.ring.push({ ...e, time: now });
@@ -244,14 +266,29 @@ export class Recorder {
 
   /** How many dedupe keys are remembered (their window has not ended, or not been pruned yet). */
   dedupeKeys(): number {
-    return this.seen.size;
+    let n = 0;
+    for (const windows of this.seen.values()) n += windows.size;
+    return n;
+  }
+
+  /** One string for equal messages (a NodeClaim's pods are nominated with the same text), at most SHARED_MESSAGES. */
+  private shared(message: string): string {
+    const known = this.messages.get(message);
+    if (known !== undefined) return known;
+    if (this.messages.size >= SHARED_MESSAGES) this.messages.clear();
+    this.messages.set(message, message);
+    return message;
   }
 
   /** Forgets the keys whose window has ended (every 10 s at most, as often as Karpenter's cache cleans up). */
   private prune(now: number): void {
     if (now - this.lastPrune < PRUNE_EVERY_MS) return;
     this.lastPrune = now;
-    for (const [k, { until }] of this.seen) if (now >= until) this.seen.delete(k);
+    for (const [reason, windows] of this.seen) {
+      for (const [k, { until }] of windows) if (now >= until) windows.delete(k);
+      if (windows.size === 0) this.seen.delete(reason);
+    }
+    this.messages.clear();
   }
 }
 

@@ -4,7 +4,8 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { KubeConfig } from '@kubernetes/client-node';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { selfSignedCert } from '../../sim/apiserver/cert.ts';
 import { kubeConfigFor } from '../../sim/kubeconfig.ts';
 import { KubeClient } from './kube.ts';
@@ -16,7 +17,11 @@ interface Counted {
   close(): Promise<void>;
 }
 
+/** The Authorization header of the last request answered. */
+let lastAuthorization: string | undefined;
+
 const answer = (req: IncomingMessage, res: ServerResponse): void => {
+  lastAuthorization = req.headers.authorization;
   req.resume();
   req.on('end', () => {
     res.setHeader('Content-Type', 'application/json');
@@ -62,6 +67,25 @@ describe('KubeClient connections', () => {
       await Promise.all(Array.from({ length: 4 }, () => kube.get('Node', 'n1')));
       for (let i = 0; i < 20; i++) await kube.patch('Node', 'n1', { metadata: { labels: { a: String(i) } } });
       expect(server.connections()).toBeLessThanOrEqual(5);
+    });
+
+    it(`makes one undici Agent for all its requests over ${tls ? 'https with a CA' : 'http with verification off'}, and a new one when the user changes`, async () => {
+      server = await countingServer(tls);
+      const made = vi.spyOn(KubeConfig.prototype as unknown as { createDispatcher: () => unknown }, 'createDispatcher');
+      try {
+        const config = kubeConfigFor({ url: server.url, token: 't', ca: server.ca });
+        const kube = new KubeClient(config);
+        for (let i = 0; i < 10; i++) await kube.get('Node', 'n1');
+        await Promise.all(Array.from({ length: 4 }, () => kube.get('Node', 'n1')));
+        expect(made).toHaveBeenCalledTimes(1);
+        // A rotated token is a new user: a new pool, and the requests still authenticate with the new token.
+        (config.getCurrentUser() as { token?: string }).token = 't2';
+        for (let i = 0; i < 3; i++) await kube.get('Node', 'n1');
+        expect(made).toHaveBeenCalledTimes(2);
+        expect(lastAuthorization).toBe('Bearer t2');
+      } finally {
+        made.mockRestore();
+      }
     });
   }
 });

@@ -208,12 +208,32 @@ function tokenBucket(rl: KubeClientOptions['rateLimit']): TokenBucket | undefine
   return rl && rl.qps > 0 ? new TokenBucket(rl.qps, Math.max(1, rl.burst)) : undefined;
 }
 
+/**
+ * `kubeConfig` as applySecurityAuthentication uses it, except that the undici Agent it would make for every request
+ * (client-node's private createDispatcher, whenever TLS options apply) comes from `pool`, which makes one only when
+ * the shared pool is due (KubeClient.pooled). Making an Agent and closing it again cost about 0.1 ms of the event
+ * loop a request. A client-node without that method makes its Agent as before and shareDispatcher drops it.
+ */
+function pooledAuth(
+  kubeConfig: KubeConfig,
+  pool: (create: () => Dispatcher | undefined) => Dispatcher | undefined,
+): KubeConfig {
+  const own = kubeConfig as unknown as { createDispatcher?: (...args: unknown[]) => Dispatcher | undefined };
+  const create = own.createDispatcher;
+  if (typeof create !== 'function') return kubeConfig;
+  return Object.create(kubeConfig, {
+    createDispatcher: { value: (...args: unknown[]) => pool(() => create.apply(kubeConfig, args)) },
+  }) as KubeConfig;
+}
+
 export class KubeClient {
   private readonly http = new IsomorphicFetchHttpLibrary();
   private readonly server: string;
   private shared: { readonly key: string; readonly at: number; readonly dispatcher: Dispatcher } | undefined;
   private readonly fieldManager: string;
   private readonly limiter: TokenBucket | undefined;
+  /** The kubeconfig as it authenticates a request, handing out the shared pool (pooledAuth). */
+  private readonly auth: KubeConfig;
 
   constructor(
     readonly kubeConfig: KubeConfig,
@@ -224,6 +244,7 @@ export class KubeClient {
     this.server = cluster.server.replace(/\/+$/, '');
     this.fieldManager = opts.fieldManager ?? 'karpenter-ts';
     this.limiter = tokenBucket(opts.rateLimit);
+    this.auth = pooledAuth(kubeConfig, (create) => this.pooled(create));
   }
 
   /**
@@ -391,9 +412,24 @@ export class KubeClient {
       ctx.setHeaderParam('Content-Type', o.contentType ?? 'application/json');
       ctx.setBody(JSON.stringify(o.body));
     }
-    await this.kubeConfig.applySecurityAuthentication(ctx);
+    await this.auth.applySecurityAuthentication(ctx);
     this.shareDispatcher(ctx);
     return ctx;
+  }
+
+  /**
+   * The shared pool while the kubeconfig's cluster and user stay the same and it is younger than
+   * DISPATCHER_MAX_AGE_MS; else a new one from `create`, the old pool left to finish its requests in flight.
+   */
+  private pooled(create: () => Dispatcher | undefined): Dispatcher | undefined {
+    const key = JSON.stringify([this.kubeConfig.getCurrentCluster(), this.kubeConfig.getCurrentUser()]);
+    const now = performance.now();
+    const s = this.shared;
+    if (s && s.key === key && now - s.at < DISPATCHER_MAX_AGE_MS) return s.dispatcher;
+    const fresh = create();
+    if (s) void s.dispatcher.close().catch(() => undefined);
+    this.shared = fresh ? { key, at: now, dispatcher: fresh } : undefined;
+    return fresh;
   }
 
   /**
@@ -406,7 +442,7 @@ export class KubeClient {
    */
   private shareDispatcher(ctx: RequestContext): void {
     const fresh = ctx.getDispatcher();
-    if (!fresh) return;
+    if (!fresh || fresh === this.shared?.dispatcher) return;
     const key = JSON.stringify([this.kubeConfig.getCurrentCluster(), this.kubeConfig.getCurrentUser()]);
     const now = performance.now();
     const s = this.shared;

@@ -111,6 +111,11 @@ interface Shipped extends ShippedRest {
   readonly nodes: Map<string, ShippedNode>;
   nodeOrder: readonly string[];
   pending: readonly string[];
+  /**
+   * The pod objects the last diff read as pending pods and as its operation's pods, in order (undefined after a
+   * preload): a next diff given these very objects, with no node changed, has nothing of theirs to read.
+   */
+  read?: { readonly pending: readonly Pod[]; readonly extra: readonly Pod[] };
 }
 
 const empty = (): Shipped => ({
@@ -165,15 +170,36 @@ function sameNode(a: StateNode, b: StateNode): boolean {
  * state hands out the same StateNode until its Node, NodeClaim, pods or marks change; snapshot data is never
  * changed in place) is passed over with its pods unread, so only the pods of new or rejoined nodes, the pending
  * pods and the operation's own pods are compared. What remains per node is one identity check and its name.
+ * When no node changed and the pending pods and the operation's pods are the very objects the last committed diff
+ * read, in the same order (a provisioning decision at its batch window's close after the speculative solve over the
+ * same cluster), no pod is read at all: one identity check per pod, and the pods' refs are the last diff's.
  */
 export class ModelMirror {
   version = 0;
   private shipped: Shipped = empty();
   private nextTypeId = 1;
+  /** The pass of the last diff committed (undefined after a preload or a reset). */
+  private committed: ObjectPass | undefined;
+  /**
+   * The last refs worked out and the diff they were worked out for (`from`), or the last diff that had them
+   * again (`via`): while the model holds what one of these diffs saw (it is the last committed), a diff that read
+   * no pod has the same refs for the same pods and pending list.
+   */
+  private lastRefs:
+    | {
+        readonly from: ObjectPass;
+        readonly via: ObjectPass;
+        readonly list: readonly Pod[];
+        readonly pending: readonly Pod[];
+        readonly refs: PodRefs;
+      }
+    | undefined;
 
   reset(): void {
     this.version = 0;
     this.shipped = empty();
+    this.committed = undefined;
+    this.lastRefs = undefined;
   }
 
   /**
@@ -202,10 +228,29 @@ export class ModelMirror {
       applyPass(target, pass);
       this.shipped = target;
       this.version = d.version;
+      this.committed = pass;
     };
     const shippedPod = (uid: string): Pod | undefined =>
       pass.seen.get(uid) ?? (pass.removed.has(uid) ? undefined : prev.pods.get(uid));
-    const refs = (list: readonly Pod[]): PodRefs => podRefs(list, s.pendingPods, shippedPod);
+    const refs = (list: readonly Pod[]): PodRefs => {
+      // The pods held as at the last diff: its refs for the same pods and pending list are these refs.
+      const last = this.lastRefs;
+      const held = this.committed;
+      const same =
+        last !== undefined &&
+        pass.readNoPod &&
+        held !== undefined &&
+        (last.from === held || last.via === held) &&
+        sameIdentity(last.list, list) &&
+        sameIdentity(last.pending, s.pendingPods);
+      if (same) {
+        this.lastRefs = { ...last, from: held, via: pass };
+        return last.refs;
+      }
+      const out = podRefs(list, s.pendingPods, shippedPod);
+      this.lastRefs = { from: pass, via: pass, list: list.slice(), pending: pass.read.pending, refs: out };
+      return out;
+    };
     return {
       delta: d,
       commit,
@@ -231,8 +276,12 @@ export class ModelMirror {
       // A new object with the data the model holds (the watch re-sent the pod, or changed only what the engine
       // does not read) is recorded as shipped without a delta: the model's version stays where a plan solved
       // ahead of the decision expects it.
-      if (old !== undefined && podChange(old, p) === undefined) shipped.pods.set(p.uid, p);
-      else fresh.push(p);
+      if (old !== undefined && podChange(old, p) === undefined) {
+        shipped.pods.set(p.uid, p);
+        // Not the object the last diff read: the next one reads the pods again.
+        shipped.read = undefined;
+        this.committed = undefined;
+      } else fresh.push(p);
     }
     if (!fresh.length) return undefined;
     const delta: SnapshotDelta = { base: this.version, version: this.version + 1, now: shipped.now, pods: fresh };
@@ -241,6 +290,8 @@ export class ModelMirror {
         shipped.pods.set(p.uid, p);
         if (!shipped.podNode.has(p.uid)) shipped.loose.add(p.uid);
       }
+      shipped.read = undefined;
+      this.committed = undefined;
       this.version = delta.version;
     };
     return { delta, commit, stats: { full: false, pods: fresh.length, nodes: 0, types: 0 } };
@@ -354,6 +405,10 @@ interface ObjectPass {
   readonly removed: ReadonlySet<string>;
   readonly nodeOrder: readonly string[];
   readonly pending: readonly string[];
+  /** The pod objects read as pending and as the operation's, for the next diff (Shipped.read). */
+  readonly read: NonNullable<Shipped['read']>;
+  /** No pod was read: they were all the very objects the last diff read, and no node changed. */
+  readonly readNoPod: boolean;
   podsShipped: number;
   nodesShipped: number;
 }
@@ -382,27 +437,45 @@ function diffObjects(s: Snapshot, extra: readonly Pod[], prev: Shipped, d: Mutab
     shipNodes.push({ node: rest, pods: uids });
   }
   const nodesRemoved = sameNames(prev.nodeOrder, order) ? [] : goneNodes(prev, order);
+  if (!sameNames(prev.nodeOrder, order)) d.nodeOrder = order;
+  if (shipNodes.length) d.nodes = shipNodes;
+  if (nodesRemoved.length) d.nodesRemoved = nodesRemoved;
+  const read = { pending: s.pendingPods.slice(), extra: extra.slice() };
+  const nodes = { touched, nodesRemoved, nodeOrder: order, nodesShipped: shipNodes.length };
+  // No node read and the very pod objects the last diff read: every one of them is held as it is here.
+  if (!touched.length && !nodesRemoved.length && prev.read && sameObjects(prev.read, read))
+    return {
+      ...nodes,
+      seen: new Map(),
+      loose: prev.loose,
+      removed: new Set(),
+      pending: prev.pending,
+      read,
+      readNoPod: true,
+      podsShipped: 0,
+    };
   const linked = linkedElsewhere(prev, touched, nodesRemoved);
   for (const p of s.pendingPods) if (!linked(p.uid)) pods.see(p, false);
   for (const p of extra) if (!linked(p.uid)) pods.see(p, false);
   const removed = pods.gone(prev, touched, nodesRemoved, linked);
   const pending = s.pendingPods.map((p) => p.uid);
   if (!sameNames(prev.pending, pending)) d.pending = pending;
-  if (!sameNames(prev.nodeOrder, order)) d.nodeOrder = order;
-  if (shipNodes.length) d.nodes = shipNodes;
-  if (nodesRemoved.length) d.nodesRemoved = nodesRemoved;
   pods.into(d, removed);
   return {
+    ...nodes,
     seen: pods.seen,
     loose: pods.loose,
-    touched,
-    nodesRemoved,
     removed,
-    nodeOrder: order,
     pending,
+    read,
+    readNoPod: false,
     podsShipped: pods.shipped(),
-    nodesShipped: shipNodes.length,
   };
+}
+
+/** The same pods, object for object, in the same order. */
+function sameObjects(a: NonNullable<Shipped['read']>, b: NonNullable<Shipped['read']>): boolean {
+  return sameIdentity(a.pending, b.pending) && sameIdentity(a.extra, b.extra);
 }
 
 /** Names of the shipped nodes the snapshot no longer has. */
@@ -502,4 +575,5 @@ function applyPass(sh: Shipped, pass: ObjectPass): void {
   sh.loose = pass.loose;
   sh.nodeOrder = pass.nodeOrder;
   sh.pending = pass.pending;
+  sh.read = pass.read;
 }

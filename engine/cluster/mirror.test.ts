@@ -160,8 +160,10 @@ describe('the model a diff keeps up to date', () => {
       const state = new FakeState(r);
       const mirror = new ModelMirror();
       let model = new ClusterModel();
+      let extra: Pod[] = [];
       for (let t = 1; t <= 120; t++) {
-        const what = state.step();
+        // Some steps change nothing (a speculative solve's snapshot, then the close's): the same objects again.
+        const what = r.chance(0.25) ? 'nothing changed' : state.step();
         if (r.chance(0.05)) {
           // The worker died: a new model, the mirror starts over.
           model = new ClusterModel();
@@ -177,8 +179,9 @@ describe('the model a diff keeps up to date', () => {
           }
         }
         const s = state.snapshot(t);
-        // An operation may name pods the snapshot does not have (a pod of a node being deleted, a buffer's pod).
-        const extra = r.chance(0.2) ? [pod({ cpu: '1' })] : [];
+        // An operation may name pods the snapshot does not have (a pod of a node being deleted, a buffer's pod);
+        // the same ones again, or the pending pods (a provisioning decision's).
+        if (!r.chance(0.5)) extra = r.chance(0.2) ? [pod({ cpu: '1' })] : r.chance(0.5) ? [...state.pending] : [];
         const { delta, commit, refs } = mirror.diff(s, extra);
         model.apply(unpack<SnapshotDelta>(pack(delta)));
         commit();
@@ -191,6 +194,45 @@ describe('the model a diff keeps up to date', () => {
       }
     },
   );
+
+  it('reads no pending pod when they are the very objects its last diff read and no node changed', () => {
+    let armed = false;
+    const guard = (p: Pod): Pod =>
+      new Proxy(p, {
+        get: (target, key, receiver) => {
+          if (armed) throw new Error(`pod ${p.uid} was read`);
+          return Reflect.get(target, key, receiver);
+        },
+      });
+    const pending = [pod({ cpu: '1' }), pod({ cpu: '2' }), pod({ cpu: '500m' })].map(guard);
+    const at = (now: number) =>
+      snapshot({ now, nodePools: pools, instanceTypes: its, nodes: [], pendingPods: [...pending] });
+    const mirror = new ModelMirror();
+    const first = mirror.diff(at(1), [...pending]);
+    const firstRefs = first.refs([...pending]);
+    first.commit();
+    armed = true;
+    const { delta, refs, stats } = mirror.diff(at(2), [...pending]);
+    const named = refs([...pending]);
+    armed = false;
+    expect(delta).toEqual({ base: 1, version: 2, now: 2 });
+    expect(stats.pods).toBe(0);
+    expect(named).toEqual(firstRefs);
+    expect(named).toEqual({ pendingAt: new Uint32Array([0, 1, 2]) });
+  });
+
+  it('reads the pending pods again after a preload, and drops a preloaded pod nothing names', () => {
+    const pending = [pod({ cpu: '1' }), pod({ cpu: '2' })];
+    const at = (now: number) =>
+      snapshot({ now, nodePools: pools, instanceTypes: its, nodes: [], pendingPods: [...pending] });
+    const mirror = new ModelMirror();
+    mirror.diff(at(1), pending).commit();
+    const gone = pod({ cpu: '3' });
+    mirror.preload([gone])!.commit();
+    const { delta } = mirror.diff(at(2), pending);
+    expect(delta.podsRemoved).toEqual([gone.uid]);
+    expect(delta.pods).toBeUndefined();
+  });
 
   it('reads no pod of a node it shipped before and that is the same object now', () => {
     const r = rng(7);

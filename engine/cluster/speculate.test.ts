@@ -37,9 +37,11 @@ describe('a provisioning decision solved ahead of the close', () => {
     await c.speculate(cluster(batch, [], 1_000), batch, { wellKnownLabels });
     expect(c.lastReused()).toBe(false);
     const atClose = cluster(batch, [], 2_000);
-    const plan = await c.provision(atClose, batch, { wellKnownLabels });
+    // The clock the decision's phases are timed by is not part of the operation: the plan is still taken.
+    const plan = await c.provision(atClose, batch, { wellKnownLabels, clock: () => performance.now() });
     expect(c.lastReused()).toBe(true);
     expect(c.lastShipped()).toMatchObject({ pods: 0, nodes: 0, bytes: 0 });
+    expect(c.lastProvision()).toMatchObject({ speculative: 'taken', workerMs: 0 });
     const solved = await engine.provision(atClose, batch, { wellKnownLabels });
     expect(normalizePlan(plan)).toEqual(normalizePlan(solved));
     expect(placed(plan)).toEqual(batch.map((p) => p.uid).sort());
@@ -53,8 +55,10 @@ describe('a provisioning decision solved ahead of the close', () => {
     const late = pending(1, '3');
     const all = [...batch, ...late];
     const atClose = cluster(all);
-    const plan = await c.provision(atClose, all, { wellKnownLabels });
+    const plan = await c.provision(atClose, all, { wellKnownLabels, clock: () => performance.now() });
     expect(c.lastReused()).toBe(false);
+    expect(c.lastProvision()?.speculative).toBe('model changed');
+    expect(c.lastProvision()?.workerMs).toBeGreaterThan(0);
     expect(placed(plan)).toContain(late[0]!.uid);
     expect(normalizePlan(plan)).toEqual(normalizePlan(await engine.provision(atClose, all, { wellKnownLabels })));
     await c.close();
@@ -83,6 +87,8 @@ describe('a provisioning decision solved ahead of the close', () => {
     await c.speculate(s, batch, { wellKnownLabels });
     await c.provision(s, batch.slice(1), { wellKnownLabels });
     expect(c.lastReused()).toBe(false);
+    // Without a clock: why, and no times.
+    expect(c.lastProvision()).toEqual({ speculative: 'other pods or options' });
     await c.speculate(s, batch, { wellKnownLabels });
     await c.provision(s, batch, { wellKnownLabels, exact: true });
     expect(c.lastReused()).toBe(false);
@@ -122,6 +128,7 @@ describe('a provisioning decision solved ahead of the close', () => {
     const again = engine.cluster('closed');
     await again.provision(cluster(batch), batch, { wellKnownLabels });
     expect(again.lastReused()).toBe(false);
+    expect(again.lastProvision()?.speculative).toBe('none kept');
     expect(again.lastShipped()?.full).toBe(true);
     await again.close();
   });
@@ -173,6 +180,16 @@ describe('when a kept plan may be had (SpeculativePlan)', () => {
     expect(kept.take(7, delta({ options: DEFAULT_ENGINE_OPTIONS }), op)).toBeUndefined();
     kept.forget();
     expect(kept.take(7, delta(), op)).toBeUndefined();
+  });
+
+  it('says why a decision does not have it', () => {
+    const kept = new SpeculativePlan();
+    expect(kept.whyNot(7, delta(), op)).toBe('none kept');
+    kept.keep(7, op, plan);
+    expect(kept.whyNot(7, delta(), op)).toBeUndefined();
+    expect(kept.whyNot(8, { ...delta(), base: 8 }, op)).toBe('model changed');
+    expect(kept.whyNot(7, delta({ podsRemoved: ['p'] }), op)).toBe('model changed');
+    expect(kept.whyNot(7, delta(), new Uint8Array([1, 2, 4]))).toBe('other pods or options');
   });
 
   it('never for a plan the safety net cut short', () => {

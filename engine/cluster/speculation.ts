@@ -24,6 +24,9 @@ function clockOnly(d: SnapshotDelta): boolean {
 const sameBytes = (a: Uint8Array, b: Uint8Array): boolean =>
   a.byteLength === b.byteLength && a.every((x, i) => x === b[i]);
 
+/** Why a decision did not take the kept plan: none was kept, the model changed since, or it asks for other pods or options. */
+export type NotTaken = 'none kept' | 'model changed' | 'other pods or options';
+
 export class SpeculativePlan {
   private kept: { readonly version: number; readonly op: Uint8Array; readonly plan: ProvisionPlan } | undefined;
 
@@ -35,9 +38,15 @@ export class SpeculativePlan {
   /** The kept plan, if a decision with this delta against a model at `version`, and this operation, may have it. */
   take(version: number, delta: SnapshotDelta, op: Uint8Array): ProvisionPlan | undefined {
     const k = this.kept;
-    return k && k.version === version && delta.base === version && clockOnly(delta) && sameBytes(k.op, op)
-      ? k.plan
-      : undefined;
+    return k && this.whyNot(version, delta, op) === undefined ? k.plan : undefined;
+  }
+
+  /** Why `take` would give no plan (undefined: it would give one). */
+  whyNot(version: number, delta: SnapshotDelta, op: Uint8Array): NotTaken | undefined {
+    const k = this.kept;
+    if (!k) return 'none kept';
+    if (k.version !== version || delta.base !== version || !clockOnly(delta)) return 'model changed';
+    return sameBytes(k.op, op) ? undefined : 'other pods or options';
   }
 
   forget(): void {

@@ -3,7 +3,7 @@
 // narrows. This is the engine's readable, string-based implementation; the solver works on an interned,
 // bitset form of the same algebra (engine/abi), and tests check the two agree.
 import type { Labels, NodeSelectorRequirement, Operator, Requirement, Requirements } from '../domain/types.ts';
-import { normalizeKey, WELL_KNOWN_LABELS } from './labels.ts';
+import { normalizeKey } from './labels.ts';
 
 const EMPTY: ReadonlySet<string> = new Set();
 const MAX_INT = Number.MAX_SAFE_INTEGER;
@@ -226,15 +226,6 @@ export function compatible(
     return `label "${k}" does not have known values`;
   }
   return intersects(a, b);
-}
-
-/** Compatible with AllowUndefinedWellKnownLabels. */
-export function compatibleWellKnown(
-  a: Requirements,
-  b: Requirements,
-  wellKnown: ReadonlySet<string> = WELL_KNOWN_LABELS,
-): string | undefined {
-  return compatible(a, b, wellKnown);
 }
 
 /** Single-valued In requirements as labels (how a NodeClaim's requirements become node labels). */

@@ -8,7 +8,7 @@
 // unschedulable NoSchedule; network-unavailable for host-network pods). Pods are created unbound with
 // required node affinity on metadata.name (as upstream does since 1.12) and bound by the scheduler.
 // Pods on nodes that no longer qualify, and duplicates, are deleted.
-import type { Api, KObject, StoreEvent } from '../apiserver/index.ts';
+import type { Api, KObject } from '../apiserver/index.ts';
 import { Reactor } from './reactor.ts';
 import { matchesNodeAffinity, untoleratedTaint } from './scheduling/filters.ts';
 import { effectiveTaints, podSpec, type PodSpec } from './scheduling/nodes.ts';
@@ -48,21 +48,16 @@ function targetNode(pod: KObject): string | undefined {
 
 export class DaemonSetController {
   readonly reactor: Reactor;
-  private readonly unsubscribe: () => void;
 
   constructor(
     private readonly api: Api,
     onError: (err: unknown) => void,
   ) {
-    this.reactor = new Reactor('daemonset', () => this.pass(), onError);
-    this.unsubscribe = api.store.subscribe((e: StoreEvent) => {
-      if (WATCHED.has(e.resource)) this.reactor.kick();
-    });
+    this.reactor = new Reactor('daemonset', () => this.pass(), onError).kickOn(api.store, WATCHED);
     this.reactor.kick();
   }
 
   close(): void {
-    this.unsubscribe();
     this.reactor.close();
   }
 

@@ -7,7 +7,7 @@
 // active, and deletes the surplus, least useful first: unscheduled, then not running, then not ready,
 // then newest. Pods being deleted (evicted, drained) do not count, so their replacements are created
 // at once, as upstream does.
-import type { Api, KObject, StoreEvent } from '../apiserver/index.ts';
+import type { Api, KObject } from '../apiserver/index.ts';
 import { stableHash } from '../apiserver/ids.ts';
 import { Reactor } from './reactor.ts';
 import { podSpec } from './scheduling/nodes.ts';
@@ -34,21 +34,16 @@ const specOf = (o: KObject): WorkloadSpec => (o.spec ?? {}) as WorkloadSpec;
 
 export class DeploymentController {
   readonly reactor: Reactor;
-  private readonly unsubscribe: () => void;
 
   constructor(
     private readonly api: Api,
     onError: (err: unknown) => void,
   ) {
-    this.reactor = new Reactor('deployment', () => this.pass(), onError);
-    this.unsubscribe = api.store.subscribe((e: StoreEvent) => {
-      if (WATCHED.has(e.resource)) this.reactor.kick();
-    });
+    this.reactor = new Reactor('deployment', () => this.pass(), onError).kickOn(api.store, WATCHED);
     this.reactor.kick();
   }
 
   close(): void {
-    this.unsubscribe();
     this.reactor.close();
   }
 

@@ -2,7 +2,7 @@
 // desiredHealthy, disruptionsAllowed, expectedPods, disruptedPods) current as pods, budgets and their
 // controllers change. The arithmetic is shared with the eviction subresource (apiserver/pdb.ts).
 import type { Clock, Timer } from '../../controller/operator/clock.ts';
-import { computePdbStatus, type Api, type StoreEvent } from '../apiserver/index.ts';
+import { computePdbStatus, type Api } from '../apiserver/index.ts';
 import { DISRUPTED_POD_TIMEOUT_MS } from '../apiserver/pdb.ts';
 import { Reactor } from './reactor.ts';
 import { writeStatus } from './workload.ts';
@@ -17,7 +17,6 @@ const WATCHED = new Set([
 
 export class DisruptionController {
   readonly reactor: Reactor;
-  private readonly unsubscribe: () => void;
   private expiry: Timer | undefined;
 
   constructor(
@@ -25,15 +24,11 @@ export class DisruptionController {
     private readonly clock: Clock,
     onError: (err: unknown) => void,
   ) {
-    this.reactor = new Reactor('disruption', () => this.pass(), onError);
-    this.unsubscribe = api.store.subscribe((e: StoreEvent) => {
-      if (WATCHED.has(e.resource)) this.reactor.kick();
-    });
+    this.reactor = new Reactor('disruption', () => this.pass(), onError).kickOn(api.store, WATCHED);
     this.reactor.kick();
   }
 
   close(): void {
-    this.unsubscribe();
     this.reactor.close();
     this.expiry?.cancel();
   }

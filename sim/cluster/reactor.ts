@@ -3,7 +3,13 @@
 // another pass after it, and settle() lets tests and the manual clock wait until every reactor is idle.
 // Passes are synchronous and must converge: a pass writes only what differs from the desired state.
 
+/** What a reactor can watch: a store that calls back on every change, naming the resource. */
+interface ChangeSource {
+  subscribe(fn: (e: { readonly resource: string }) => void): () => void;
+}
+
 export class Reactor {
+  private readonly unsubscribes: Array<() => void> = [];
   private handle: NodeJS.Immediate | undefined;
   private running = false;
   private again = false;
@@ -30,7 +36,18 @@ export class Reactor {
     return this.handle !== undefined || this.running || this.again;
   }
 
+  /** From now until close(), every change of one of `resources` in the store kicks the reactor. */
+  kickOn(store: ChangeSource, resources: ReadonlySet<string>): this {
+    this.unsubscribes.push(
+      store.subscribe((e) => {
+        if (resources.has(e.resource)) this.kick();
+      }),
+    );
+    return this;
+  }
+
   close(): void {
+    for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
     this.closed = true;
     if (this.handle) clearImmediate(this.handle);
     this.handle = undefined;

@@ -93,152 +93,189 @@ export function allowedByBudgets(budgets: readonly Budget[], reason: string, num
   return allowed;
 }
 
-export function watchInvariants(
-  sim: { readonly cluster: SimCluster; readonly clock: Clock },
-  opts: InvariantOptions = {},
-): InvariantChecker {
-  const store = sim.cluster.store;
-  const maxUnbound = opts.maxUnboundMs ?? 180_000;
-  const found: Violation[] = [];
-  const starts: DisruptionStart[] = [];
+type Store = SimCluster['store'];
+
+/** What the checker keeps between store events. */
+interface Watch {
+  readonly store: Store;
+  readonly exemptPod: InvariantOptions['exemptPod'];
+  readonly maxUnbound: number;
+  readonly found: Violation[];
+  readonly starts: DisruptionStart[];
   /** pod uid -> when it was created unbound (only while unbound). */
-  const unboundSince = new Map<string, { since: number; key: string }>();
-  const reportedUnbound = new Set<string>();
-  let longest = 0;
+  readonly unboundSince: Map<string, { since: number; key: string }>;
+  readonly reportedUnbound: Set<string>;
+  longest: number;
+}
 
-  const nodeOfClaim = (claim: KObject): KObject | undefined => {
-    const pid = providerIdOf(claim);
-    return pid ? store.list('nodes').find((n) => providerIdOf(n) === pid) : undefined;
-  };
+function nodeOfClaim(store: Store, claim: KObject): KObject | undefined {
+  const pid = providerIdOf(claim);
+  return pid ? store.list('nodes').find((n) => providerIdOf(n) === pid) : undefined;
+}
 
-  function budgetAtStart(claim: KObject, reason: string, now: number): void {
-    const poolName = claim.metadata.labels?.['karpenter.sh/nodepool'];
-    const poolObj = poolName ? store.get('nodepools.karpenter.sh', '', poolName) : undefined;
-    if (!poolName || !poolObj) return;
-    const parsed = parseNodePool(poolObj);
-    if (!parsed.ok) return;
-    let numNodes = 0;
-    let disrupting = 0;
-    for (const c of store.list('nodeclaims.karpenter.sh')) {
-      if (c.metadata.labels?.['karpenter.sh/nodepool'] !== poolName) continue;
-      if (conditionOf(c, 'Initialized')?.status !== 'True' || conditionOf(c, 'InstanceTerminating')?.status === 'True')
-        continue;
-      numNodes++;
-      const node = nodeOfClaim(c);
-      const ready = conditionOf(node, 'Ready')?.status === 'True';
-      if (
-        c.metadata.deletionTimestamp ||
-        conditionOf(c, 'DisruptionReason')?.status === 'True' ||
-        !ready ||
-        node?.metadata.deletionTimestamp
-      )
-        disrupting++;
-    }
-    const allowed = allowedByBudgets(parsed.value.disruption.budgets, reason, numNodes, now);
-    starts.push({ at: now, nodeClaim: claim.metadata.name!, nodePool: poolName, reason, disrupting, allowed });
-    if (disrupting > allowed) {
-      found.push({
+/** The pool's nodes that count for its budgets (initialized, not terminating), and how many of them are disrupting. */
+function poolDisruption(store: Store, poolName: string): { numNodes: number; disrupting: number } {
+  let numNodes = 0;
+  let disrupting = 0;
+  for (const c of store.list('nodeclaims.karpenter.sh')) {
+    if (c.metadata.labels?.['karpenter.sh/nodepool'] !== poolName) continue;
+    if (conditionOf(c, 'Initialized')?.status !== 'True' || conditionOf(c, 'InstanceTerminating')?.status === 'True')
+      continue;
+    numNodes++;
+    const node = nodeOfClaim(store, c);
+    const ready = conditionOf(node, 'Ready')?.status === 'True';
+    if (
+      c.metadata.deletionTimestamp ||
+      conditionOf(c, 'DisruptionReason')?.status === 'True' ||
+      !ready ||
+      node?.metadata.deletionTimestamp
+    )
+      disrupting++;
+  }
+  return { numNodes, disrupting };
+}
+
+/** A NodeClaim starts a voluntary disruption: was its pool's budget for the reason already used up? */
+function budgetAtStart(w: Watch, claim: KObject, reason: string, now: number): void {
+  const poolName = claim.metadata.labels?.['karpenter.sh/nodepool'];
+  const poolObj = poolName ? w.store.get('nodepools.karpenter.sh', '', poolName) : undefined;
+  if (!poolName || !poolObj) return;
+  const parsed = parseNodePool(poolObj);
+  if (!parsed.ok) return;
+  const { numNodes, disrupting } = poolDisruption(w.store, poolName);
+  const allowed = allowedByBudgets(parsed.value.disruption.budgets, reason, numNodes, now);
+  w.starts.push({ at: now, nodeClaim: claim.metadata.name!, nodePool: poolName, reason, disrupting, allowed });
+  if (disrupting > allowed) {
+    w.found.push({
+      at: now,
+      kind: 'budget',
+      message: `nodeclaim ${claim.metadata.name} started a ${reason} disruption with ${disrupting} node(s) of nodepool ${poolName} disrupting; its budgets allow ${allowed} (of ${numNodes} nodes)`,
+    });
+  }
+}
+
+/** The node the pod is on, when that node is being disrupted (deleting, or tainted karpenter.sh/disrupted). */
+function disruptedNodeOf(store: Store, pod: KObject): KObject | undefined {
+  const nodeName = nodeNameOf(pod);
+  const node = nodeName ? store.get('nodes', '', nodeName) : undefined;
+  if (!node) return undefined;
+  const disrupted =
+    node.metadata.deletionTimestamp !== undefined || taintsOf(node).some((t) => t.key === DISRUPTED_TAINT_KEY);
+  return disrupted ? node : undefined;
+}
+
+/** Whether the node's termination deadline leaves the pod less than its grace period (spec §5.3: PDBs bypassed). */
+function pastDeadline(store: Store, node: KObject, pod: KObject, now: number): boolean {
+  const claim = store.list('nodeclaims.karpenter.sh').find((c) => providerIdOf(c) === providerIdOf(node));
+  const deadline = claim?.metadata.annotations?.[TERMINATION_TIMESTAMP];
+  const grace =
+    ((pod.spec as { terminationGracePeriodSeconds?: number } | undefined)?.terminationGracePeriodSeconds ?? 30) * 1000;
+  return Boolean(deadline && now >= Date.parse(deadline) - grace);
+}
+
+/** A pod starts terminating (or is deleted outright): was a PDB broken by a disruption? */
+function checkPdb(w: Watch, before: KObject, now: number): void {
+  if (!isPodReady(before) || w.exemptPod?.(before)) return;
+  const node = disruptedNodeOf(w.store, before);
+  if (!node || pastDeadline(w.store, node, before, now)) return;
+  for (const pdb of budgetsFor(w.store, before)) {
+    const status = computePdbStatus(w.store, pdb, now);
+    if (status.currentHealthy < status.desiredHealthy) {
+      w.found.push({
         at: now,
-        kind: 'budget',
-        message: `nodeclaim ${claim.metadata.name} started a ${reason} disruption with ${disrupting} node(s) of nodepool ${poolName} disrupting; its budgets allow ${allowed} (of ${numNodes} nodes)`,
+        kind: 'pdb',
+        message: `pod ${podKey(before)} on disrupted node ${nodeNameOf(before)} went while PodDisruptionBudget ${pdb.metadata.namespace}/${pdb.metadata.name} had ${status.currentHealthy} healthy of ${status.desiredHealthy} desired`,
       });
     }
   }
+}
 
-  /** A pod starts terminating (or is deleted outright): was a PDB broken by a disruption? */
-  function checkPdb(before: KObject, now: number): void {
-    if (!isPodReady(before) || opts.exemptPod?.(before)) return;
-    const nodeName = nodeNameOf(before);
-    const node = nodeName ? store.get('nodes', '', nodeName) : undefined;
-    if (!node) return;
-    const disrupted =
-      node.metadata.deletionTimestamp !== undefined || taintsOf(node).some((t) => t.key === DISRUPTED_TAINT_KEY);
-    if (!disrupted) return;
-    const claim = store.list('nodeclaims.karpenter.sh').find((c) => providerIdOf(c) === providerIdOf(node));
-    const deadline = claim?.metadata.annotations?.[TERMINATION_TIMESTAMP];
-    const grace =
-      ((before.spec as { terminationGracePeriodSeconds?: number } | undefined)?.terminationGracePeriodSeconds ?? 30) *
-      1000;
-    if (deadline && now >= Date.parse(deadline) - grace) return;
-    for (const pdb of budgetsFor(store, before)) {
-      const status = computePdbStatus(store, pdb, now);
-      if (status.currentHealthy < status.desiredHealthy) {
-        found.push({
-          at: now,
-          kind: 'pdb',
-          message: `pod ${podKey(before)} on disrupted node ${nodeName} went while PodDisruptionBudget ${pdb.metadata.namespace}/${pdb.metadata.name} had ${status.currentHealthy} healthy of ${status.desiredHealthy} desired`,
-        });
-      }
-    }
-  }
-
-  function podEvent(e: StoreEvent, now: number): void {
-    const pod = e.object;
-    const uid = pod.metadata.uid!;
-    if (pod.metadata.namespace === 'kube-system' || isDaemonPod(pod)) return;
-    if (e.type === 'ADDED' && !nodeNameOf(pod)) {
-      const created = pod.metadata.creationTimestamp ? Date.parse(pod.metadata.creationTimestamp) : now;
-      unboundSince.set(uid, { since: created, key: podKey(pod) });
-    }
-    const gone = e.type === 'DELETED';
-    const startedTerminating =
-      e.type === 'MODIFIED' &&
-      pod.metadata.deletionTimestamp !== undefined &&
-      e.old?.metadata.deletionTimestamp === undefined;
-    if ((gone && !e.old?.metadata.deletionTimestamp && !pod.metadata.deletionTimestamp) || startedTerminating)
-      checkPdb(e.old ?? pod, now);
-    if (gone || nodeNameOf(pod)) {
-      const u = unboundSince.get(uid);
-      if (u) {
-        longest = Math.max(longest, now - u.since);
-        if (now - u.since > maxUnbound && !gone) record(uid, u, now);
-        unboundSince.delete(uid);
-      }
-    }
-  }
-
-  function record(uid: string, u: { since: number; key: string }, now: number): void {
-    if (reportedUnbound.has(uid)) return;
-    reportedUnbound.add(uid);
-    found.push({
-      at: now,
-      kind: 'unbound',
-      message: `pod ${u.key} was without a node for ${Math.round((now - u.since) / 1000)} s (allowed ${maxUnbound / 1000} s)`,
-    });
-  }
-
-  function claimEvent(e: StoreEvent, now: number): void {
-    if (e.type !== 'MODIFIED') return;
-    const cond = conditionOf(e.object, 'DisruptionReason');
-    if (cond?.status !== 'True' || conditionOf(e.old, 'DisruptionReason')?.status === 'True') return;
-    budgetAtStart(e.object, cond.reason ?? '', now);
-  }
-
-  const unsubscribe = store.subscribe((e) => {
-    const now = sim.clock.now();
-    if (e.resource === 'pods') podEvent(e, now);
-    else if (e.resource === 'nodeclaims.karpenter.sh') claimEvent(e, now);
+function recordUnbound(w: Watch, uid: string, u: { since: number; key: string }, now: number): void {
+  if (w.reportedUnbound.has(uid)) return;
+  w.reportedUnbound.add(uid);
+  w.found.push({
+    at: now,
+    kind: 'unbound',
+    message: `pod ${u.key} was without a node for ${Math.round((now - u.since) / 1000)} s (allowed ${w.maxUnbound / 1000} s)`,
   });
-  // Pods already waiting when the watch starts count from their creation.
-  for (const p of store.list('pods')) {
+}
+
+/** A pod waiting for a node got one or is gone: how long it waited, and whether that was too long. */
+function unboundEnded(w: Watch, uid: string, gone: boolean, now: number): void {
+  const u = w.unboundSince.get(uid);
+  if (!u) return;
+  w.longest = Math.max(w.longest, now - u.since);
+  if (now - u.since > w.maxUnbound && !gone) recordUnbound(w, uid, u, now);
+  w.unboundSince.delete(uid);
+}
+
+function podEvent(w: Watch, e: StoreEvent, now: number): void {
+  const pod = e.object;
+  const uid = pod.metadata.uid!;
+  if (pod.metadata.namespace === 'kube-system' || isDaemonPod(pod)) return;
+  if (e.type === 'ADDED' && !nodeNameOf(pod)) {
+    const created = pod.metadata.creationTimestamp ? Date.parse(pod.metadata.creationTimestamp) : now;
+    w.unboundSince.set(uid, { since: created, key: podKey(pod) });
+  }
+  const gone = e.type === 'DELETED';
+  const startedTerminating =
+    e.type === 'MODIFIED' &&
+    pod.metadata.deletionTimestamp !== undefined &&
+    e.old?.metadata.deletionTimestamp === undefined;
+  if ((gone && !e.old?.metadata.deletionTimestamp && !pod.metadata.deletionTimestamp) || startedTerminating)
+    checkPdb(w, e.old ?? pod, now);
+  if (gone || nodeNameOf(pod)) unboundEnded(w, uid, gone, now);
+}
+
+function claimEvent(w: Watch, e: StoreEvent, now: number): void {
+  if (e.type !== 'MODIFIED') return;
+  const cond = conditionOf(e.object, 'DisruptionReason');
+  if (cond?.status !== 'True' || conditionOf(e.old, 'DisruptionReason')?.status === 'True') return;
+  budgetAtStart(w, e.object, cond.reason ?? '', now);
+}
+
+/** Pods already waiting when the watch starts count from their creation. */
+function seedUnbound(w: Watch, clock: Clock): void {
+  for (const p of w.store.list('pods')) {
     if (!nodeNameOf(p) && p.metadata.namespace !== 'kube-system' && !isDaemonPod(p) && !p.metadata.deletionTimestamp) {
-      unboundSince.set(p.metadata.uid!, {
-        since: p.metadata.creationTimestamp ? Date.parse(p.metadata.creationTimestamp) : sim.clock.now(),
+      w.unboundSince.set(p.metadata.uid!, {
+        since: p.metadata.creationTimestamp ? Date.parse(p.metadata.creationTimestamp) : clock.now(),
         key: podKey(p),
       });
     }
   }
+}
 
+export function watchInvariants(
+  sim: { readonly cluster: SimCluster; readonly clock: Clock },
+  opts: InvariantOptions = {},
+): InvariantChecker {
+  const w: Watch = {
+    store: sim.cluster.store,
+    exemptPod: opts.exemptPod,
+    maxUnbound: opts.maxUnboundMs ?? 180_000,
+    found: [],
+    starts: [],
+    unboundSince: new Map(),
+    reportedUnbound: new Set(),
+    longest: 0,
+  };
+  const unsubscribe = w.store.subscribe((e) => {
+    const now = sim.clock.now();
+    if (e.resource === 'pods') podEvent(w, e, now);
+    else if (e.resource === 'nodeclaims.karpenter.sh') claimEvent(w, e, now);
+  });
+  seedUnbound(w, sim.clock);
   return {
     violations() {
       const now = sim.clock.now();
-      for (const [uid, u] of unboundSince) if (now - u.since > maxUnbound) record(uid, u, now);
-      return [...found].sort((a, b) => a.at - b.at);
+      for (const [uid, u] of w.unboundSince) if (now - u.since > w.maxUnbound) recordUnbound(w, uid, u, now);
+      return [...w.found].sort((a, b) => a.at - b.at);
     },
-    disruptions: () => starts,
+    disruptions: () => w.starts,
     longestUnboundMs() {
       const now = sim.clock.now();
-      return Math.max(longest, ...[...unboundSince.values()].map((u) => now - u.since));
+      return Math.max(w.longest, ...[...w.unboundSince.values()].map((u) => now - u.since));
     },
     stop: unsubscribe,
   };

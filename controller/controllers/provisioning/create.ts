@@ -112,8 +112,10 @@ export async function createNodeClaims(
   snapshot: Snapshot,
   plan: ProvisionPlan,
   pods: ReadonlyMap<string, Pod>,
+  onFirstCreated?: () => void,
 ): Promise<void> {
   const reservations = new Reservations(ctx, snapshot);
+  let first = onFirstCreated;
   const errors: unknown[] = [];
   await inParallel(plan.newNodeClaims, CONCURRENCY, async (nc) => {
     const entry = ctx.cluster.nodePool(nc.nodePool);
@@ -123,6 +125,8 @@ export async function createNodeClaims(
     if (exceeded) return failPods(ctx, nc, pods, exceeded);
     try {
       await createOne(ctx, nc, { ...entry, pool }, pods);
+      first?.();
+      first = undefined;
     } catch (err) {
       reservations.release(pool.name, worst);
       errors.push(err);

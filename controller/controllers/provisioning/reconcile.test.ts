@@ -124,6 +124,25 @@ describe('provisioner', () => {
     expect(Math.min(...failed.map(version))).toBeGreaterThan(version(claims[0]!));
   });
 
+  it("works out the pass's per-pod metrics only once its first NodeClaim was created", async () => {
+    sim = await simulation({ only: ONLY });
+    await sim.apply(guide('guide-03.yaml'));
+    await sim.apply(guide('guide-05.yaml'));
+    const order: string[] = [];
+    const byZone = sim.operator.metrics.pendingPodsByZone;
+    const reset = byZone.reset.bind(byZone);
+    byZone.reset = () => {
+      order.push('metrics');
+      reset();
+    };
+    sim.operator.cluster.subscribe((c) => {
+      if (c.kind === 'NodeClaim' && c.type === 'upsert' && !c.old) order.push('nodeclaim');
+    });
+    await sim.apply(deployment('web', 3));
+    await sim.clock.advanceUntil(() => order.includes('metrics'), 30_000, 'a decision');
+    expect(order.slice(0, 2)).toEqual(['nodeclaim', 'metrics']);
+  });
+
   it('reports every pod of a batch that fits nowhere, in plan order, however many turns the reporting takes', async () => {
     sim = await simulation({ only: ONLY });
     await sim.apply(guide('guide-03.yaml'));

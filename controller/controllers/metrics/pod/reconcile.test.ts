@@ -2,7 +2,22 @@
 import { describe, expect, it } from 'vitest';
 import { fakeControllerEnv } from '../../../../test/fakes/controller.ts';
 import { launchedNode } from '../../../../test/fakes/objects.ts';
-import { newPodMetrics } from './reconcile.ts';
+import { newPodMetrics, REFRESH_KEY } from './reconcile.ts';
+
+const pod = (name: string) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace: 'default' },
+  spec: { containers: [{ name: 'app', image: 'pause' }] },
+});
+
+/** The waiting pods' gauge lines of a scrape, in order (what the sweep and the reconciles set). */
+async function waitingLines(env: ReturnType<typeof fakeControllerEnv>): Promise<string[]> {
+  return (await env.metrics.text())
+    .split('\n')
+    .filter((l) => /^karpenter_pods_(provisioning_)?(unbound|unstarted|scheduling_undecided)_time_seconds\{/.test(l))
+    .sort();
+}
 
 describe('metrics.pod', () => {
   it('keeps one karpenter_pods_state series per pod, following its phase and node', async () => {
@@ -90,5 +105,75 @@ describe('metrics.pod', () => {
     times.seen([pod()], env.clock.now());
     await env.clock.advance(1_000);
     expect(times.decided([pod()], env.clock.now())).toEqual([1_000]);
+  });
+
+  it("refreshes every waiting pod's gauges each 15 s, in one sweep, to what a reconcile of the pod then sets", async () => {
+    const env = fakeControllerEnv();
+    const ctrl = newPodMetrics(env.ctx);
+    env.run(ctrl);
+    const { node } = launchedNode(env, { name: 'production-a', nodePool: 'production', instanceType: 'm5.large' });
+    env.add('pods', pod('early'));
+    await env.settle();
+    await env.clock.advance(4_000);
+    env.add('pods', pod('late'), pod('runs'));
+    await env.settle();
+    env.metrics.podTimes.seen([env.ctx.cluster.workloads.pod('default', 'late')!.pod], env.clock.now());
+    await env.clock.advance(2_000);
+    env.api.bind('default', 'runs', node.metadata.name!);
+    env.api.patchStatus('pods', 'default', 'runs', { phase: 'Running' });
+    await env.settle();
+    const unbound = (name: string) => env.metrics.value('karpenter_pods_unbound_time_seconds', { name });
+    expect(await unbound('early')).toBe(0);
+    // The sweep at 15 s: each waiting pod's age then; the running one has no waiting gauge.
+    await env.clock.advance(9_000);
+    expect(await unbound('early')).toBe(15);
+    expect(await unbound('late')).toBe(11);
+    expect(
+      await env.metrics.value('karpenter_pods_provisioning_scheduling_undecided_time_seconds', { name: 'late' }),
+    ).toBe(11);
+    expect(await env.metrics.value('karpenter_pods_unstarted_time_seconds', { name: 'runs' })).toBeUndefined();
+    // The same series and values as a reconcile of each pod at this instant (the way a pod refreshed before).
+    const swept = await waitingLines(env);
+    expect(swept).toHaveLength(5);
+    for (const name of ['early', 'late', 'runs']) await ctrl.reconcile(`default/${name}`);
+    expect(await waitingLines(env)).toEqual(swept);
+    // And again 15 s later; a pod deleted meanwhile drops out of the sweep and loses its gauges.
+    env.api.delete('pods', 'default', 'early', { gracePeriodSeconds: 0 });
+    await env.settle();
+    await env.clock.advance(15_000);
+    expect(await unbound('early')).toBeUndefined();
+    expect(await unbound('late')).toBe(26);
+  });
+
+  it('sweeps the waiting pods a chunk at a time, letting the event loop turn between chunks', async () => {
+    const env = fakeControllerEnv();
+    const ctrl = newPodMetrics(env.ctx);
+    env.run(ctrl);
+    env.add('pods', ...Array.from({ length: 250 }, (_, i) => pod(`p-${i}`)));
+    await env.settle();
+    let turns = 0;
+    let ticking = true;
+    const tick = (): void => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    const gauge = env.metrics.podUnstartedTime;
+    const set = gauge.set.bind(gauge);
+    const setAt: number[] = [];
+    gauge.set = ((labels: Record<string, string>, value: number) => {
+      setAt.push(turns);
+      set(labels, value);
+    }) as typeof gauge.set;
+    setImmediate(tick);
+    try {
+      await ctrl.reconcile(REFRESH_KEY);
+    } finally {
+      ticking = false;
+      gauge.set = set;
+    }
+    expect(setAt).toHaveLength(250);
+    // 100, 100 and 50 pods: one turn each.
+    const perTurn = [...new Set(setAt)].map((t) => setAt.filter((x) => x === t).length);
+    expect(perTurn).toEqual([100, 100, 50]);
   });
 });
