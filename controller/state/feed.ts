@@ -34,6 +34,21 @@ export function newClusterState(deps: ClusterStateDeps): { cluster: Cluster; inf
     log: deps.log.child({ component: 'cluster-state' }),
     listed: deps.unsafeSkipCacheSync ? () => true : () => informers.synced(),
   });
+  watchCore(informers, cluster);
+  if (deps.dra) watchDra(informers, cluster.workloads.dra);
+  // One literal call per kind: test/deploy/rbac.ts reads these to check the chart's RBAC.
+  if (deps.nodeOverlays)
+    informers.add('NodeOverlay', {
+      apply: (o) => cluster.applyNodeOverlay(o),
+      remove: (o) => cluster.removeNodeOverlay(o),
+    });
+  if (deps.capacityBuffers) watchCapacityBuffers(informers, cluster.workloads.buffers);
+  if (deps.defaultSpread) watchSpreadOwners(informers, cluster.workloads.selectors);
+  return { cluster, informers };
+}
+
+/** The kinds every controller reads: nodes, NodeClaims, NodePools, EC2NodeClasses, DaemonSets, pods and PDBs. */
+function watchCore(informers: Informers, cluster: Cluster): void {
   const w = cluster.workloads;
   // Cache transforms (strip.ts): what no part of the controller reads is dropped before anything caches it.
   const lean = { transform: stripMetadata };
@@ -57,65 +72,61 @@ export function newClusterState(deps: ClusterStateDeps): { cluster: Cluster; inf
     { transform: stripPod, keep: (o) => w.podRecord(o) },
   );
   informers.add('PodDisruptionBudget', { apply: (o) => w.applyPdb(o), remove: (o) => w.removePdb(o) }, lean);
-  if (deps.dra) {
-    const dra = cluster.workloads.dra;
-    // Kubernetes before 1.34 has no resource.k8s.io/v1: the controller must still sync and provision the
-    // pods that need no devices (a pod with resource claims gets an error naming the claim it cannot see).
-    const unservedMeans =
-      'IGNORE_DRA_REQUESTS=false needs resource.k8s.io/v1 (Kubernetes 1.34 or later); until it is served, no devices, claims or device classes are known and pods with resource claims stay pending with an error naming the claim';
-    // One literal call per kind: test/deploy/rbac.ts reads these to check the chart's RBAC.
-    informers.add(
-      'ResourceSlice',
-      { apply: (o) => dra.apply('ResourceSlice', o), remove: (o) => dra.remove('ResourceSlice', o) },
-      { unservedMeans },
-    );
-    informers.add(
-      'ResourceClaim',
-      { apply: (o) => dra.apply('ResourceClaim', o), remove: (o) => dra.remove('ResourceClaim', o) },
-      { unservedMeans },
-    );
-    informers.add(
-      'ResourceClaimTemplate',
-      { apply: (o) => dra.apply('ResourceClaimTemplate', o), remove: (o) => dra.remove('ResourceClaimTemplate', o) },
-      { unservedMeans },
-    );
-    informers.add(
-      'DeviceClass',
-      { apply: (o) => dra.apply('DeviceClass', o), remove: (o) => dra.remove('DeviceClass', o) },
-      { unservedMeans },
-    );
-  }
+}
+
+/** The DRA objects (resource.k8s.io/v1), watched when IGNORE_DRA_REQUESTS is false. */
+function watchDra(informers: Informers, dra: Cluster['workloads']['dra']): void {
+  // Kubernetes before 1.34 has no resource.k8s.io/v1: the controller must still sync and provision the
+  // pods that need no devices (a pod with resource claims gets an error naming the claim it cannot see).
+  const unservedMeans =
+    'IGNORE_DRA_REQUESTS=false needs resource.k8s.io/v1 (Kubernetes 1.34 or later); until it is served, no devices, claims or device classes are known and pods with resource claims stay pending with an error naming the claim';
   // One literal call per kind: test/deploy/rbac.ts reads these to check the chart's RBAC.
-  if (deps.nodeOverlays)
-    informers.add('NodeOverlay', {
-      apply: (o) => cluster.applyNodeOverlay(o),
-      remove: (o) => cluster.removeNodeOverlay(o),
-    });
-  if (deps.capacityBuffers) {
-    const b = w.buffers;
-    // One literal call per kind: test/deploy/rbac.ts reads these to check the chart's RBAC.
-    informers.add('CapacityBuffer', { apply: (o) => b.applyBuffer(o), remove: (o) => b.removeBuffer(o) });
-    informers.add('PodTemplate', {
-      apply: (o) => b.podTemplateChanged(o, 'upsert'),
-      remove: (o) => b.podTemplateChanged(o, 'delete'),
-    });
-  }
-  if (deps.defaultSpread) {
-    const sel = w.selectors;
-    // One literal call per kind: test/deploy/rbac.ts reads these to check the chart's RBAC.
-    informers.add('Service', { apply: (o) => sel.applyService(o), remove: (o) => sel.removeService(o) });
-    informers.add('ReplicaSet', {
-      apply: (o) => sel.applyWorkload('ReplicaSet', o),
-      remove: (o) => sel.removeWorkload('ReplicaSet', o),
-    });
-    informers.add('StatefulSet', {
-      apply: (o) => sel.applyWorkload('StatefulSet', o),
-      remove: (o) => sel.removeWorkload('StatefulSet', o),
-    });
-    informers.add('ReplicationController', {
-      apply: (o) => sel.applyWorkload('ReplicationController', o),
-      remove: (o) => sel.removeWorkload('ReplicationController', o),
-    });
-  }
-  return { cluster, informers };
+  informers.add(
+    'ResourceSlice',
+    { apply: (o) => dra.apply('ResourceSlice', o), remove: (o) => dra.remove('ResourceSlice', o) },
+    { unservedMeans },
+  );
+  informers.add(
+    'ResourceClaim',
+    { apply: (o) => dra.apply('ResourceClaim', o), remove: (o) => dra.remove('ResourceClaim', o) },
+    { unservedMeans },
+  );
+  informers.add(
+    'ResourceClaimTemplate',
+    { apply: (o) => dra.apply('ResourceClaimTemplate', o), remove: (o) => dra.remove('ResourceClaimTemplate', o) },
+    { unservedMeans },
+  );
+  informers.add(
+    'DeviceClass',
+    { apply: (o) => dra.apply('DeviceClass', o), remove: (o) => dra.remove('DeviceClass', o) },
+    { unservedMeans },
+  );
+}
+
+/** CapacityBuffers and the PodTemplates they name (the feature gate CapacityBuffer). */
+function watchCapacityBuffers(informers: Informers, b: Cluster['workloads']['buffers']): void {
+  // One literal call per kind: test/deploy/rbac.ts reads these to check the chart's RBAC.
+  informers.add('CapacityBuffer', { apply: (o) => b.applyBuffer(o), remove: (o) => b.removeBuffer(o) });
+  informers.add('PodTemplate', {
+    apply: (o) => b.podTemplateChanged(o, 'upsert'),
+    remove: (o) => b.podTemplateChanged(o, 'delete'),
+  });
+}
+
+/** The owners whose selectors give a pod its default spread (SCHEDULER_CONFIG). */
+function watchSpreadOwners(informers: Informers, sel: Cluster['workloads']['selectors']): void {
+  // One literal call per kind: test/deploy/rbac.ts reads these to check the chart's RBAC.
+  informers.add('Service', { apply: (o) => sel.applyService(o), remove: (o) => sel.removeService(o) });
+  informers.add('ReplicaSet', {
+    apply: (o) => sel.applyWorkload('ReplicaSet', o),
+    remove: (o) => sel.removeWorkload('ReplicaSet', o),
+  });
+  informers.add('StatefulSet', {
+    apply: (o) => sel.applyWorkload('StatefulSet', o),
+    remove: (o) => sel.removeWorkload('StatefulSet', o),
+  });
+  informers.add('ReplicationController', {
+    apply: (o) => sel.applyWorkload('ReplicationController', o),
+    remove: (o) => sel.removeWorkload('ReplicationController', o),
+  });
 }
