@@ -13,7 +13,6 @@ import { candidateSet } from './candidates.ts';
 import { commandString } from './command.ts';
 import { computeConsolidation } from './consolidation.ts';
 import { estimatedSavings, filterByPrice, withOptions, worstLaunchPrice } from './pricing.ts';
-import { validationFailureReason } from './types.ts';
 
 const solver = { name: 'reference', solve: solveReference };
 const wellKnownLabels = withExtraWellKnown(FAKE_WELL_KNOWN_LABELS);
@@ -225,14 +224,5 @@ describe('command strings and validation reasons (docs/karpenter/test-cases.md Â
       'replace: [node-1] -> [2 replacements]',
     );
     expect(commandString({ kind: 'noop' })).toBe('no-op: []');
-  });
-
-  it('maps validation failures to their reason label', () => {
-    expect(validationFailureReason(undefined)).toBe('unknown');
-    for (const category of ['budget', 'scheduling', 'churn', 'unknown'] as const) {
-      expect(
-        validationFailureReason({ ok: false, category, message: '', failedValidations: 1, eventMessage: '' }),
-      ).toBe(category);
-    }
   });
 });

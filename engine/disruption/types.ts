@@ -254,11 +254,6 @@ export type ValidationResult =
       readonly eventMessage: string;
     };
 
-/** Karpenter's reason label for a validation failure (getValidationFailureReason). */
-export function validationFailureReason(r: ValidationResult | undefined): ValidationCategory {
-  return r && !r.ok ? r.category : 'unknown';
-}
-
 /**
  * The wall time each method may spend when deadlines count (a controller): Karpenter's single-node (3 min) and
  * multi-node (1 min) consolidation timeouts, and the repack's deadline.
