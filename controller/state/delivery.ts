@@ -16,7 +16,7 @@ export const MAX_EVENTS = 512;
 /** The clock is read once per this many events. */
 const CLOCK_EVERY = 8;
 /** A backlog at least this long is reported (onBacklog) once it has drained. */
-const BACKLOG_REPORTED = 10_000;
+export const BACKLOG_REPORTED = 10_000;
 
 /** Steps in arrival order: a head index instead of Array.shift, which moves every remaining item. */
 class Lane {
@@ -47,7 +47,7 @@ class Lane {
 }
 
 /** A backlog that drained: the most steps queued at once, and the versions merged into queued ones meanwhile. */
-interface Backlog {
+export interface Backlog {
   readonly peak: number;
   readonly merged: number;
 }
