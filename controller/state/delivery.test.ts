@@ -1,7 +1,7 @@
 // The informers' sliced delivery: each lane's steps run in the order queued, a bounded slice per turn of the
 // event loop, lanes take turns, and timers run before a long queue is done; a watch stream's queued versions of an
 // object merge into one, and no delete or error is merged or lost.
-import { type KubernetesObject, ListWatch, type Watch } from '@kubernetes/client-node';
+import { ListWatch, type Watch } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { SlicedDelivery, WatchEvents } from './delivery.ts';
 
@@ -153,7 +153,7 @@ async function throughListWatch(script: readonly Ev[], merge: boolean) {
       return new AbortController();
     },
   } as unknown as Watch;
-  const lw = new ListWatch<KubernetesObject>(
+  const lw = new ListWatch(
     '/api/v1/pods',
     watch,
     async () => ({ items: [], metadata: { resourceVersion: '0' } }),
@@ -277,21 +277,5 @@ describe('a watch stream into the delivery', () => {
       ['ERROR', { metadata: { name: 'Status', resourceVersion: '' } }],
     ]);
     expect(got.map((g) => g[0])).toEqual(['ADDED', 'ERROR', 'END']);
-  });
-});
-
-describe('a backlog of watch events', () => {
-  it('is reported once it drains, with its peak and the versions merged meanwhile; a short queue is not', async () => {
-    const reports: unknown[] = [];
-    const d = new SlicedDelivery(rethrow, { onBacklog: (b) => reports.push(b) });
-    const stream = new WatchEvents(d, 'Pod', () => {});
-    for (let i = 0; i < 100; i++) stream.event('ADDED', pod(`p${i}`, `u${i}`, i));
-    await drained(d);
-    expect(reports).toEqual([]);
-    for (let i = 0; i < 12_000; i++) stream.event('ADDED', pod(`p${i}`, `u${i}`, i));
-    for (let i = 0; i < 3_000; i++) stream.event('MODIFIED', pod(`p${i}`, `u${i}`, 20_000 + i));
-    expect(d.pending).toBe(12_000);
-    await drained(d);
-    expect(reports).toEqual([{ peak: 12_000, merged: 3_000 }]);
   });
 });

@@ -15,8 +15,6 @@ const BUDGET_MS = 8;
 export const MAX_EVENTS = 512;
 /** The clock is read once per this many events. */
 const CLOCK_EVERY = 8;
-/** A backlog at least this long is reported (onBacklog) once it has drained. */
-export const BACKLOG_REPORTED = 10_000;
 
 /** Steps in arrival order: a head index instead of Array.shift, which moves every remaining item. */
 class Lane {
@@ -46,16 +44,8 @@ class Lane {
   }
 }
 
-/** A backlog that drained: the most steps queued at once, and the versions merged into queued ones meanwhile. */
-export interface Backlog {
-  readonly peak: number;
-  readonly merged: number;
-}
-
 interface DeliveryOptions {
   readonly budgetMs?: number;
-  /** Called when a backlog of at least BACKLOG_REPORTED steps has drained (the main thread fell behind its watches). */
-  readonly onBacklog?: (b: Backlog) => void;
   readonly maxEvents?: number;
   /** Milliseconds, monotonic (tests pass their own). */
   readonly now?: () => number;
@@ -75,11 +65,6 @@ export class SlicedDelivery {
   private readonly budgetMs: number;
   private readonly maxEvents: number;
   private readonly now: () => number;
-  private readonly onBacklog: ((b: Backlog) => void) | undefined;
-  private queued = 0;
-  /** Since the queue was last empty: the most steps queued, and events merged into queued steps (WatchEvents). */
-  private peak = 0;
-  private mergedSince = 0;
 
   constructor(
     private readonly onError: (err: unknown) => void,
@@ -88,17 +73,13 @@ export class SlicedDelivery {
     this.budgetMs = opts.budgetMs ?? BUDGET_MS;
     this.maxEvents = opts.maxEvents ?? MAX_EVENTS;
     this.now = opts.now ?? (() => performance.now());
-    this.onBacklog = opts.onBacklog;
   }
 
   /** Steps queued and not yet run. */
   get pending(): number {
-    return this.queued;
-  }
-
-  /** An event was merged into a queued step instead of queueing one (WatchEvents): counted for onBacklog. */
-  merged(): void {
-    this.mergedSince++;
+    let n = 0;
+    for (const l of this.lanes.values()) n += l.length;
+    return n;
   }
 
   /** Queues `step` behind every step queued in `lane` before it. */
@@ -106,7 +87,6 @@ export class SlicedDelivery {
     let l = this.lanes.get(lane);
     if (!l) this.lanes.set(lane, (l = new Lane()));
     l.push(step);
-    if (++this.queued > this.peak) this.peak = this.queued;
     if (!this.scheduled) this.scheduled = setImmediate(() => this.run());
   }
 
@@ -115,9 +95,6 @@ export class SlicedDelivery {
     if (this.scheduled) clearImmediate(this.scheduled);
     this.scheduled = undefined;
     this.lanes.clear();
-    this.queued = 0;
-    this.peak = 0;
-    this.mergedSince = 0;
     this.epoch++;
   }
 
@@ -136,23 +113,12 @@ export class SlicedDelivery {
         continue;
       }
       idle = 0;
-      this.queued--;
       this.runStep(step);
       if (this.epoch !== epoch) break;
       if (++ran % CLOCK_EVERY === 0 && this.now() >= deadline) break;
     }
-    if (this.queued > 0) this.scheduled = setImmediate(() => this.run());
-    else {
-      this.scheduled = undefined;
-      this.drained();
-    }
-  }
-
-  private drained(): void {
-    const backlog = { peak: this.peak, merged: this.mergedSince };
-    this.peak = 0;
-    this.mergedSince = 0;
-    if (backlog.peak >= BACKLOG_REPORTED) this.onBacklog?.(backlog);
+    if (this.pending > 0) this.scheduled = setImmediate(() => this.run());
+    else this.scheduled = undefined;
   }
 
   private runStep(step: () => void): void {
@@ -218,7 +184,6 @@ export class WatchEvents {
       if (queued) {
         queued.obj = obj;
         this.merged++;
-        this.delivery.merged();
         this.mergedLast = versionOf(obj);
         return;
       }

@@ -296,16 +296,8 @@ export class Informers {
   private readonly delivery: SlicedDelivery;
 
   constructor(private readonly deps: InformersDeps) {
-    this.delivery = new SlicedDelivery(
-      (err) =>
-        deps.log.error({ err: errText(err) }, 'handling a watch event failed; the events after it are still handled'),
-      {
-        onBacklog: ({ peak, merged }) =>
-          deps.log.info(
-            { queuedAtMost: peak, versionsMerged: merged },
-            'watch events arrived faster than they were handled; the backlog has drained',
-          ),
-      },
+    this.delivery = new SlicedDelivery((err) =>
+      deps.log.error({ err: errText(err) }, 'handling a watch event failed; the events after it are still handled'),
     );
   }
 
