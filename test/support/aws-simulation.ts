@@ -144,6 +144,10 @@ function connectInstances(cluster: SimCluster, clock: SimClock, account: FakeAws
 function applyInProcess(cluster: SimCluster, yaml: string): KObject[] {
   const out: KObject[] = [];
   for (const doc of parseDocuments(yaml)) {
+    if (doc.syntaxErrors.length)
+      throw new Error(
+        `apply: document ${doc.index}: ${doc.syntaxErrors.map((e) => `${e.line ? `line ${e.line}: ` : ''}${e.message}`).join('; ')}`,
+      );
     const obj = doc.value as KObject | null;
     if (!obj || typeof obj !== 'object') continue; // an empty document
     const resource = RESOURCE_OF[String(obj.kind)];
@@ -185,7 +189,8 @@ function bootNodes(cluster: SimCluster, clock: SimClock): { running: (i: Instanc
     const [, zone, id] = /^aws:\/\/\/([^/]+)\/(.+)$/.exec(providerID)!;
     cluster.kubelet.registerInstance({
       providerID,
-      nodeName: `${id}.${zone!.slice(0, -1)}.compute.internal`, // EC2's resource-based host names labels: { ...claim.metadata.labels },
+      nodeName: `${id}.${zone!.slice(0, -1)}.compute.internal`, // EC2's resource-based host names
+      labels: { ...claim.metadata.labels },
       taints: spec.taints ?? [],
       startupTaints: spec.startupTaints ?? [],
       capacity: status.capacity ?? {},
