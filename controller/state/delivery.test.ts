@@ -173,6 +173,10 @@ async function throughListWatch(script: readonly Ev[], merge: boolean) {
     if (merge) stream.event(phase, obj);
     else d.push('Pod', () => void feed!(phase, obj));
   }
+  // The stream goes on (no end yet): the version ListWatch holds once the queue has drained is what a restart
+  // resumes from and what a reader takes as "seen up to".
+  await drained(d);
+  const caughtUpAt = lw.latestResourceVersion();
   let resumedFrom = '';
   const ended = () => (resumedFrom = lw.latestResourceVersion());
   if (merge) stream.end(ended);
@@ -184,6 +188,7 @@ async function throughListWatch(script: readonly Ev[], merge: boolean) {
       .map((o) => o.metadata!.uid + '@' + o.metadata!.resourceVersion)
       .sort(),
     calls,
+    caughtUpAt,
     resumedFrom,
   };
 }
@@ -240,7 +245,27 @@ describe('a watch stream into the delivery', () => {
     stream.event('ERROR', { metadata: { resourceVersion: '5' } });
     stream.event('MODIFIED', pod('a', 'ua', 6));
     await drained(d);
-    expect(got).toEqual(['ADDED:1', 'MODIFIED:6', 'MODIFIED:3', 'MODIFIED:4', 'ERROR:5']);
+    // a's 6 was the newest event and was handled in a's earlier place: once drained, a bookmark of it follows.
+    expect(got).toEqual(['ADDED:1', 'MODIFIED:6', 'MODIFIED:3', 'MODIFIED:4', 'ERROR:5', 'BOOKMARK:6']);
+  });
+
+  it('hands on a bookmark of the newest version once its queue drains, the stream still open', async () => {
+    const d = new SlicedDelivery(rethrow);
+    const got: string[] = [];
+    const stream = new WatchEvents(d, 'Pod', (phase, o) =>
+      got.push(`${phase}:${(o as Ev[1]).metadata.resourceVersion}`),
+    );
+    stream.event('ADDED', pod('a', 'ua', 1));
+    stream.event('ADDED', pod('b', 'ub', 2));
+    stream.event('MODIFIED', pod('a', 'ua', 3)); // into a's place, before b's 2
+    await drained(d);
+    // Without the bookmark the last version handled would be b's 2, below the 3 already handled, until the next
+    // event or the stream's end: an informer that has seen everything would look behind.
+    expect(got).toEqual(['ADDED:3', 'ADDED:2', 'BOOKMARK:3']);
+    // Nothing merged since: the next drain hands on none.
+    stream.event('MODIFIED', pod('b', 'ub', 4));
+    await drained(d);
+    expect(got.slice(3)).toEqual(['MODIFIED:4']);
   });
 
   it('leaves ListWatch with the same cache, handler calls per object and resume version as one event at a time', async () => {
@@ -253,11 +278,17 @@ describe('a watch stream into the delivery', () => {
       for (let w = 0; w < 4; w++) for (const n of names) script.push(['MODIFIED', pod(n, `${n}-${life}`, rv++)]);
       if (life < 2) for (const n of names) script.push(['DELETED', pod(n, `${n}-${life}`, rv++)]);
     }
+    // The last life's final writes in reverse order: the newest event (p0's) is merged into the place of p0's add,
+    // ahead of p1's and p2's.
+    for (const n of ['p2', 'p1', 'p0']) script.push(['MODIFIED', pod(n, `${n}-2`, rv++)]);
     const one = await throughListWatch(script, false);
     const merged = await throughListWatch(script, true);
     expect(merged.cache).toEqual(one.cache);
     expect(merged.resumedFrom).toBe(String(script.length));
     expect(one.resumedFrom).toBe(String(script.length));
+    // Once drained (the stream still open), ListWatch is at the newest event, not at p2's, the last one handled.
+    expect(one.caughtUpAt).toBe(String(script.length));
+    expect(merged.caughtUpAt).toBe(String(script.length));
     for (const [uid, calls] of one.calls) {
       const got = merged.calls.get(uid)!;
       // Each object: added once, then (merged) fewer updates, and removed exactly when it was, at the same version.

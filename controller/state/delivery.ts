@@ -192,9 +192,12 @@ const versionOf = (obj: unknown): string | undefined => {
  * A delete is never merged or dropped: it is queued in its own place, after the object's waiting update (handled
  * first, so handlers that learned of the object from that update see it removed), and an add after it is a new
  * entry. Errors and bookmarks keep their places. So every object's events are handled in the watch's order, and
- * the handled events are the arrived ones less superseded versions. When the stream's last event was merged
- * into an earlier place, `end` first hands on a bookmark of its resourceVersion, so ListWatch resumes from the
- * newest event and not from whichever was handled last.
+ * the handled events are the arrived ones less superseded versions. When the stream's newest event was merged
+ * into an earlier place, the last event handled is an older version (a's 3 handled in a's place, then b's 2), and
+ * ListWatch takes the version of the last event it handled as its resume point and "seen up to". So once the
+ * stream's queued steps have all run (everything that arrived is handled), and before its end, a bookmark of the
+ * newest version is handed on: ListWatch is then where one event at a time would have left it. (Without it the
+ * informer looked behind until the next event: the simulation's settle waited on it for good.)
  */
 export class WatchEvents {
   private readonly waiting = new Map<string, Waiting>();
@@ -202,6 +205,8 @@ export class WatchEvents {
   private mergedLast: string | undefined;
   /** Events that replaced a queued version instead of queueing one more. */
   merged = 0;
+  /** This stream's steps in the lane, not yet run. */
+  private queued = 0;
 
   constructor(
     private readonly delivery: SlicedDelivery,
@@ -228,15 +233,13 @@ export class WatchEvents {
     // A delete ends the object's waiting entry (that entry stays queued before it); anything else has no object.
     if (uid !== undefined && phase === 'DELETED') this.waiting.delete(uid);
     this.mergedLast = undefined;
-    this.delivery.push(this.lane, () => this.handle(phase, obj));
+    this.queue(() => this.handle(phase, obj));
   }
 
   /** Queues the stream's end behind its events (after a bookmark of the newest version, if that was merged). */
   end(then: () => void): void {
-    const rv = this.mergedLast;
-    this.mergedLast = undefined;
-    this.delivery.push(this.lane, () => {
-      if (rv !== undefined) this.handle('BOOKMARK', { metadata: { resourceVersion: rv } });
+    this.queue(() => {
+      this.caughtUp();
       then();
     });
   }
@@ -244,9 +247,33 @@ export class WatchEvents {
   private queueApply(uid: string, entry: Waiting): void {
     this.waiting.set(uid, entry);
     this.mergedLast = undefined;
-    this.delivery.push(this.lane, () => {
+    this.queue(() => {
       if (this.waiting.get(uid) === entry) this.waiting.delete(uid);
       this.handle(entry.phase, entry.obj);
     });
+  }
+
+  /** Queues a step of this stream; the last of its queued steps to run brings the handled version up to the newest. */
+  private queue(step: () => void): void {
+    this.queued++;
+    this.delivery.push(this.lane, () => {
+      this.queued--;
+      try {
+        step();
+      } finally {
+        if (this.queued === 0) this.caughtUp();
+      }
+    });
+  }
+
+  /**
+   * Everything that arrived has been handled: if the newest event was merged into an earlier place, the last one
+   * handled is an older version, and ListWatch would hold that (its resume point and "seen up to") until the next
+   * event; a bookmark of the newest version brings it to where one event at a time would have left it.
+   */
+  private caughtUp(): void {
+    const rv = this.mergedLast;
+    this.mergedLast = undefined;
+    if (rv !== undefined) this.handle('BOOKMARK', { metadata: { resourceVersion: rv } });
   }
 }
