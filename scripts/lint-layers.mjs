@@ -59,91 +59,107 @@ function stripComments(text) {
 const top = (rel) => rel.split(sep)[0];
 const isTest = (rel) => /\.test\.ts$/.test(rel) || top(rel) === 'test';
 
+/** Where an import of `file` points: `target` (a repository path) and `tLayer` for a relative one, else null. */
+function importTarget(file, spec) {
+  const isRel = spec.startsWith('.');
+  const target = isRel ? relative(root, resolve(dirname(file), spec)) : null;
+  return { spec, isRel, target, tLayer: target ? top(target) : null };
+}
+
+// The import rules of each layer: (rel, import, report) for every import of a file of that layer. The rules for
+// solver-as/ bind its test files too; the others bind non-test files only.
+
+function solverAsImport(rel, { spec, isRel, tLayer }, report) {
+  if (!isRel || tLayer !== 'solver-as') report(`imports ${spec}: solver-as/ may import only its own files`);
+  if (rel === join('solver-as', 'abi.ts')) report(`imports ${spec}: solver-as/abi.ts must import nothing`);
+}
+
+function engineImport(rel, { spec, isRel, target, tLayer }, report) {
+  const inPool = rel.startsWith(join('engine', 'pool') + sep);
+  if (isRel) {
+    const okSolver = target === join('solver-as', 'abi.ts') || target.startsWith(join('solver-as', 'build') + sep);
+    if (tLayer !== 'engine' && !okSolver)
+      report(`imports ${spec}: engine/ may import only engine/, solver-as/abi.ts and the built wasm`);
+  } else if (
+    /^node:(fs|http|https|net|dgram|child_process|dns|tls)/.test(spec) ||
+    /^(fs|http|https|net)(\/|$)/.test(spec)
+  ) {
+    report(`imports ${spec}: the engine never touches files or the network`);
+  } else if (/^(@kubernetes\/|@aws-sdk\/|prom-client|pino)/.test(spec)) {
+    report(`imports ${spec}: the engine never imports Kubernetes, AWS, metrics or logging`);
+  } else if (/^(piscina|msgpackr|node:worker_threads|worker_threads|highs)$/.test(spec) && !inPool) {
+    report(`imports ${spec}: only engine/pool/ may use threads and the LP solver module`);
+  }
+}
+
+function controllerImport(_rel, { spec, isRel, target, tLayer }, report) {
+  if (isRel && tLayer === 'engine' && target !== join('engine', 'index.ts'))
+    report(`imports ${spec}: controller/ reaches the engine only through engine/index.ts`);
+  if (isRel && ['solver-as', 'sim', 'cli', 'bench', 'test'].includes(tLayer))
+    report(`imports ${spec}: controller/ must not import ${tLayer}/`);
+}
+
+function simImport(_rel, { spec, isRel, target, tLayer }, report) {
+  if (isRel && tLayer === 'engine' && target !== join('engine', 'index.ts'))
+    report(`imports ${spec}: sim/ reaches the engine only through engine/index.ts`);
+  if (isRel && ['solver-as', 'cli', 'bench', 'test'].includes(tLayer))
+    report(`imports ${spec}: sim/ must not import ${tLayer}/`);
+}
+
+function benchImport(rel, { spec, isRel, target, tLayer }, report) {
+  const okEngine = target === join('engine', 'index.ts') || target === join('engine', 'local.ts');
+  const okFixtures = target && target.startsWith(join('test', 'fixtures'));
+  // The controller benchmark runs the real controller against the simulator: it alone may use sim/
+  // (which brings the controller with it); it never imports controller/ directly.
+  const okSim = tLayer === 'sim' && rel.startsWith(join('bench', 'controller') + sep);
+  if (isRel && tLayer !== 'bench' && !okEngine && !okFixtures && !okSim)
+    report(`imports ${spec}: bench/ may import engine/index.ts and test/fixtures only (bench/controller/ also sim/)`);
+}
+
+function cliImport(_rel, { spec, isRel, target, tLayer }, report) {
+  if (isRel && tLayer === 'test') report(`imports ${spec}: cli/ must not import test/`);
+  if (isRel && tLayer === 'engine' && target !== join('engine', 'index.ts'))
+    report(`imports ${spec}: cli/ reaches the engine only through engine/index.ts`);
+}
+
+function scriptsImport(_rel, { spec, isRel, tLayer }, report) {
+  if (isRel && tLayer === 'test') report(`imports ${spec}: scripts/ must not import test/`);
+}
+
+const IMPORT_RULES = {
+  'solver-as': solverAsImport,
+  engine: engineImport,
+  controller: controllerImport,
+  sim: simImport,
+  bench: benchImport,
+  cli: cliImport,
+  scripts: scriptsImport,
+};
+
+/** The engine's code itself (not its imports): no wall clock, timers, monotonic clock or process outside their places. */
+function engineCode(rel, code, report) {
+  const inPool = rel.startsWith(join('engine', 'pool') + sep);
+  if (/\bDate\.now\s*\(|new Date\(\s*\)/.test(code))
+    report('reads the wall clock: the engine takes time as an argument');
+  // A monotonic clock bounds compute time (the solver's deadline); only the pool and the wasm host use it.
+  const host = rel === join('engine', 'solver', 'wasm.ts');
+  if (!inPool && /\b(setTimeout|setInterval)\s*\(/.test(code))
+    report('uses timers: only engine/pool/ may (for deadlines)');
+  if (!inPool && !host && /\bperformance\.now\s*\(/.test(code))
+    report('reads a clock: only engine/pool/ and the wasm host may (for compute deadlines)');
+  if (/\bprocess\.(env|argv|stdout|stderr|exit)\b/.test(code))
+    report('touches the process: the engine gets its options as arguments');
+}
+
+/** One file: its imports against its layer's rules, then (in the engine) its code. */
 function check(file) {
   const rel = relative(root, file);
   const layer = top(rel);
-  const text = readFileSync(file, 'utf8');
-  const code = stripComments(text);
+  const code = stripComments(readFileSync(file, 'utf8'));
   const report = (msg) => problems.push(`${rel}: ${msg}`);
-
-  for (const spec of importsOf(code)) {
-    const isRel = spec.startsWith('.');
-    const target = isRel ? relative(root, resolve(dirname(file), spec)) : null;
-    const tLayer = target ? top(target) : null;
-
-    if (layer === 'solver-as') {
-      if (!isRel || tLayer !== 'solver-as') report(`imports ${spec}: solver-as/ may import only its own files`);
-      if (rel === join('solver-as', 'abi.ts')) report(`imports ${spec}: solver-as/abi.ts must import nothing`);
-      continue;
-    }
-    if (layer === 'engine' && !isTest(rel)) {
-      const inPool = rel.startsWith(join('engine', 'pool') + sep);
-      if (isRel) {
-        const okSolver = target === join('solver-as', 'abi.ts') || target.startsWith(join('solver-as', 'build') + sep);
-        if (tLayer !== 'engine' && !okSolver)
-          report(`imports ${spec}: engine/ may import only engine/, solver-as/abi.ts and the built wasm`);
-      } else if (
-        /^node:(fs|http|https|net|dgram|child_process|dns|tls)/.test(spec) ||
-        /^(fs|http|https|net)(\/|$)/.test(spec)
-      ) {
-        report(`imports ${spec}: the engine never touches files or the network`);
-      } else if (/^(@kubernetes\/|@aws-sdk\/|prom-client|pino)/.test(spec)) {
-        report(`imports ${spec}: the engine never imports Kubernetes, AWS, metrics or logging`);
-      } else if (/^(piscina|msgpackr|node:worker_threads|worker_threads|highs)$/.test(spec) && !inPool) {
-        report(`imports ${spec}: only engine/pool/ may use threads and the LP solver module`);
-      }
-      continue;
-    }
-    if (layer === 'controller' && !isTest(rel)) {
-      if (isRel && tLayer === 'engine' && target !== join('engine', 'index.ts'))
-        report(`imports ${spec}: controller/ reaches the engine only through engine/index.ts`);
-      if (
-        isRel &&
-        (tLayer === 'solver-as' || tLayer === 'sim' || tLayer === 'cli' || tLayer === 'bench' || tLayer === 'test')
-      )
-        report(`imports ${spec}: controller/ must not import ${tLayer}/`);
-      continue;
-    }
-    if (layer === 'sim' && !isTest(rel)) {
-      if (isRel && tLayer === 'engine' && target !== join('engine', 'index.ts'))
-        report(`imports ${spec}: sim/ reaches the engine only through engine/index.ts`);
-      if (isRel && (tLayer === 'solver-as' || tLayer === 'cli' || tLayer === 'bench' || tLayer === 'test'))
-        report(`imports ${spec}: sim/ must not import ${tLayer}/`);
-      continue;
-    }
-    if (layer === 'bench' && !isTest(rel)) {
-      const okEngine = target === join('engine', 'index.ts') || target === join('engine', 'local.ts');
-      const okFixtures = target && target.startsWith(join('test', 'fixtures'));
-      // The controller benchmark runs the real controller against the simulator: it alone may use sim/
-      // (which brings the controller with it); it never imports controller/ directly.
-      const okSim = tLayer === 'sim' && rel.startsWith(join('bench', 'controller') + sep);
-      if (isRel && tLayer !== 'bench' && !okEngine && !okFixtures && !okSim) {
-        report(
-          `imports ${spec}: bench/ may import engine/index.ts and test/fixtures only (bench/controller/ also sim/)`,
-        );
-      }
-      continue;
-    }
-    if ((layer === 'cli' || layer === 'scripts') && !isTest(rel)) {
-      if (isRel && tLayer === 'test') report(`imports ${spec}: ${layer}/ must not import test/`);
-      if (layer === 'cli' && isRel && tLayer === 'engine' && target !== join('engine', 'index.ts'))
-        report(`imports ${spec}: cli/ reaches the engine only through engine/index.ts`);
-    }
-  }
-
-  if (layer === 'engine' && !isTest(rel)) {
-    const inPool = rel.startsWith(join('engine', 'pool') + sep);
-    if (/\bDate\.now\s*\(|new Date\(\s*\)/.test(code))
-      report('reads the wall clock: the engine takes time as an argument');
-    // A monotonic clock bounds compute time (the solver's deadline); only the pool and the wasm host use it.
-    const host = rel === join('engine', 'solver', 'wasm.ts');
-    if (!inPool && /\b(setTimeout|setInterval)\s*\(/.test(code))
-      report('uses timers: only engine/pool/ may (for deadlines)');
-    if (!inPool && !host && /\bperformance\.now\s*\(/.test(code))
-      report('reads a clock: only engine/pool/ and the wasm host may (for compute deadlines)');
-    if (/\bprocess\.(env|argv|stdout|stderr|exit)\b/.test(code))
-      report('touches the process: the engine gets its options as arguments');
-  }
+  const importRule = layer === 'solver-as' || !isTest(rel) ? IMPORT_RULES[layer] : undefined;
+  if (importRule) for (const spec of importsOf(code)) importRule(rel, importTarget(file, spec), report);
+  if (layer === 'engine' && !isTest(rel)) engineCode(rel, code, report);
 }
 
 /**

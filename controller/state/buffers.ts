@@ -10,7 +10,7 @@
 //   keeps emptiness from deleting a node that holds buffer room.
 import { formatFieldError, parseCapacityBuffer, type CapacityBuffer, type Pod } from '../../engine/index.ts';
 import type { KubeObject } from '../operator/kube.ts';
-import type { Change } from './changes.ts';
+import { namespacedChange, type Change } from './changes.ts';
 
 export interface BufferEntry {
   readonly obj: KubeObject;
@@ -44,14 +44,7 @@ export class BufferObjects {
       key,
       r.ok ? { obj, buffer: r.value, errors: [] } : { obj, errors: r.errors.map(formatFieldError) },
     );
-    this.deps.changed({
-      kind: 'CapacityBuffer',
-      type: 'upsert',
-      name: obj.metadata.name ?? '',
-      namespace: obj.metadata.namespace ?? 'default',
-      obj,
-      ...(old ? { old: old.obj } : {}),
-    });
+    this.deps.changed(namespacedChange('CapacityBuffer', 'upsert', obj, old?.obj));
   }
 
   removeBuffer(obj: KubeObject): void {
@@ -59,24 +52,12 @@ export class BufferObjects {
     const old = this.entries.get(key);
     if (!old) return;
     this.entries.delete(key);
-    this.deps.changed({
-      kind: 'CapacityBuffer',
-      type: 'delete',
-      name: obj.metadata.name ?? '',
-      namespace: obj.metadata.namespace ?? 'default',
-      obj: old.obj,
-    });
+    this.deps.changed(namespacedChange('CapacityBuffer', 'delete', old.obj));
   }
 
   /** PodTemplates are not kept (the buffer controller reads the one it needs): subscribers hear of the change. */
   podTemplateChanged(obj: KubeObject, type: Change['type']): void {
-    this.deps.changed({
-      kind: 'PodTemplate',
-      type,
-      name: obj.metadata.name ?? '',
-      namespace: obj.metadata.namespace ?? 'default',
-      obj,
-    });
+    this.deps.changed(namespacedChange('PodTemplate', type, obj));
   }
 
   buffer(key: string): BufferEntry | undefined {

@@ -38,6 +38,18 @@ export interface Change {
   readonly old?: KubeObject;
 }
 
+/** What subscribers hear of a namespaced object (namespace "default" when unset), with the version it replaces. */
+export function namespacedChange(kind: ChangeKind, type: Change['type'], obj: KubeObject, old?: KubeObject): Change {
+  return {
+    kind,
+    type,
+    name: obj.metadata.name ?? '',
+    namespace: obj.metadata.namespace ?? 'default',
+    obj,
+    ...(old ? { old } : {}),
+  };
+}
+
 export interface NodePoolEntry {
   readonly obj: KubeObject;
   /** undefined when the object does not validate (see errors). */

@@ -15,7 +15,7 @@ import {
 } from '../../engine/index.ts';
 import type { KubeObject } from '../operator/kube.ts';
 import type { Logger } from '../operator/logger.ts';
-import type { Change } from './changes.ts';
+import { namespacedChange, type Change } from './changes.ts';
 
 const keyOf = (o: KubeObject): string => `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`;
 
@@ -62,13 +62,7 @@ export class SelectorObjects {
 
   private touch(kind: Change['kind'], type: Change['type'], obj: KubeObject): void {
     this.cached = undefined;
-    this.deps.changed({
-      kind,
-      type,
-      name: obj.metadata.name ?? '',
-      namespace: obj.metadata.namespace ?? 'default',
-      obj,
-    });
+    this.deps.changed(namespacedChange(kind, type, obj));
   }
 
   private problem(what: string, obj: KubeObject, errors: readonly FieldError[]): void {

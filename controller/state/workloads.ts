@@ -13,7 +13,7 @@ import {
 } from '../../engine/index.ts';
 import type { KubeObject } from '../operator/kube.ts';
 import type { Logger } from '../operator/logger.ts';
-import type { Change } from './changes.ts';
+import { namespacedChange, type Change } from './changes.ts';
 import { BufferObjects } from './buffers.ts';
 import { type PodRecord, PodRecords, type ParsedPodRecord } from './podrecord.ts';
 import { DraObjects } from './dra.ts';
@@ -89,14 +89,7 @@ export class Workloads {
       this.nodePodsVersion.set(node, ++this.podsSeq);
     }
     this.trackDaemonPod(rec as ParsedPodRecord);
-    this.deps.changed({
-      kind: 'Pod',
-      type: 'upsert',
-      name: rec.metadata.name!,
-      namespace: rec.metadata.namespace ?? 'default',
-      obj: rec,
-      ...(old ? { old } : {}),
-    });
+    this.deps.changed(namespacedChange('Pod', 'upsert', rec, old));
   }
 
   removePod(obj: KubeObject): void {
@@ -106,61 +99,31 @@ export class Workloads {
     this.pods.delete(key);
     this.unbound.delete(key);
     this.unindex(key, old);
-    this.deps.changed({
-      kind: 'Pod',
-      type: 'delete',
-      name: obj.metadata.name!,
-      namespace: obj.metadata.namespace ?? 'default',
-      obj: old,
-    });
+    this.deps.changed(namespacedChange('Pod', 'delete', old));
   }
 
   applyDaemonSet(obj: KubeObject): void {
     const key = keyOf(obj);
     const entry = this.daemonSets.get(key);
     this.daemonSets.set(key, { obj, ...(entry?.newest ? { newest: entry.newest } : {}) });
-    this.deps.changed({
-      kind: 'DaemonSet',
-      type: 'upsert',
-      name: obj.metadata.name!,
-      namespace: obj.metadata.namespace ?? 'default',
-      obj,
-    });
+    this.deps.changed(namespacedChange('DaemonSet', 'upsert', obj));
   }
 
   removeDaemonSet(obj: KubeObject): void {
     if (!this.daemonSets.delete(keyOf(obj))) return;
-    this.deps.changed({
-      kind: 'DaemonSet',
-      type: 'delete',
-      name: obj.metadata.name!,
-      namespace: obj.metadata.namespace ?? 'default',
-      obj,
-    });
+    this.deps.changed(namespacedChange('DaemonSet', 'delete', obj));
   }
 
   applyPdb(obj: KubeObject): void {
     const r = parsePodDisruptionBudget(obj);
     if (!r.ok) this.problem('poddisruptionbudget', keyOf(obj), r.errors);
     this.pdbs.set(keyOf(obj), { obj, ...(r.ok ? { pdb: r.value } : {}) });
-    this.deps.changed({
-      kind: 'PodDisruptionBudget',
-      type: 'upsert',
-      name: obj.metadata.name!,
-      namespace: obj.metadata.namespace ?? 'default',
-      obj,
-    });
+    this.deps.changed(namespacedChange('PodDisruptionBudget', 'upsert', obj));
   }
 
   removePdb(obj: KubeObject): void {
     if (!this.pdbs.delete(keyOf(obj))) return;
-    this.deps.changed({
-      kind: 'PodDisruptionBudget',
-      type: 'delete',
-      name: obj.metadata.name!,
-      namespace: obj.metadata.namespace ?? 'default',
-      obj,
-    });
+    this.deps.changed(namespacedChange('PodDisruptionBudget', 'delete', obj));
   }
 
   /** The pod's record: `pod` the parsed pod, the rest what controllers read of the object (podrecord.ts). */

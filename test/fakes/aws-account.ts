@@ -151,8 +151,14 @@ export class FakeAwsAccount {
       { GroupId: 'sg-00000000000000001', GroupName: `${o.clusterName}-node`, Tags: tagList(discovery) },
     ];
     this.publishAmis('v1');
-    this.answerEc2();
-    this.answerOthers();
+    this.answerCatalog();
+    this.answerDiscovery();
+    this.answerLaunchTemplates();
+    this.answerCapacityReservations();
+    this.answerInstances();
+    this.answerSsm();
+    this.answerIam();
+    this.answerSqs();
   }
 
   /** EKS-optimized AL2023 AMIs (standard and nvidia, both architectures) behind their SSM parameters. */
@@ -227,7 +233,8 @@ export class FakeAwsAccount {
     for (const wake of [...this.pollers]) wake();
   }
 
-  private answerEc2(): void {
+  /** The instance types, offered in the first three zones, with spot prices on the clock; the Pricing API lists none. */
+  private answerCatalog(): void {
     const zones = this.o.zones.slice(0, 3);
     const types = fixtureInstanceTypes();
     this.ec2.on(DescribeInstanceTypesCommand).resolves({ InstanceTypes: types });
@@ -251,6 +258,11 @@ export class FakeAwsAccount {
         })),
       ),
     }));
+    this.pricing.on(GetProductsCommand).resolves({ PriceList: [] });
+  }
+
+  /** Subnets, security groups and AMIs, found by EC2's filters. */
+  private answerDiscovery(): void {
     this.ec2.on(DescribeSubnetsCommand).callsFake((input: { Filters?: Filter[] }) => ({
       Subnets: this.subnets
         .filter((s) => matches(input.Filters, { 'subnet-id': s.SubnetId, 'cidr-block': s.CidrBlock }, tagMap(s.Tags)))
@@ -266,6 +278,10 @@ export class FakeAwsAccount {
         matches(input.Filters, { 'image-id': i.ImageId, name: i.Name }, tagMap(i.Tags)),
       ),
     }));
+  }
+
+  /** Launch templates by name: described (by name or filters), created once, deleted. */
+  private answerLaunchTemplates(): void {
     this.ec2
       .on(DescribeLaunchTemplatesCommand)
       .callsFake((input: { LaunchTemplateNames?: string[]; Filters?: Filter[] }) => {
@@ -281,32 +297,6 @@ export class FakeAwsAccount {
         return {
           LaunchTemplates: [...this.launchTemplates.values()].filter((t) => matches(input.Filters, {}, tagMap(t.Tags))),
         };
-      });
-    this.ec2
-      .on(DescribeCapacityReservationsCommand)
-      .callsFake((input: { CapacityReservationIds?: string[]; Filters?: Filter[] }) => {
-        for (const id of input.CapacityReservationIds ?? []) {
-          if (!this.capacityReservations.has(id))
-            throw awsError(
-              'InvalidCapacityReservationId.NotFound',
-              `The capacity reservation ID '${id}' does not exist`,
-            );
-        }
-        const out = [...this.capacityReservations.values()].filter(
-          (r) =>
-            (!input.CapacityReservationIds || input.CapacityReservationIds.includes(r.CapacityReservationId!)) &&
-            matches(
-              input.Filters,
-              {
-                state: r.State,
-                'owner-id': r.OwnerId,
-                'instance-match-criteria': r.InstanceMatchCriteria,
-                'instance-type': r.InstanceType,
-              },
-              tagMap(r.Tags),
-            ),
-        );
-        return { CapacityReservations: out.map((r) => structuredClone(r)) };
       });
     this.ec2
       .on(CreateLaunchTemplateCommand)
@@ -334,6 +324,40 @@ export class FakeAwsAccount {
         throw awsError('InvalidLaunchTemplateName.NotFoundException', 'not found');
       return {};
     });
+  }
+
+  /** The account's capacity reservations, by id or filters (an unknown id is EC2's NotFound). */
+  private answerCapacityReservations(): void {
+    this.ec2
+      .on(DescribeCapacityReservationsCommand)
+      .callsFake((input: { CapacityReservationIds?: string[]; Filters?: Filter[] }) => {
+        for (const id of input.CapacityReservationIds ?? []) {
+          if (!this.capacityReservations.has(id))
+            throw awsError(
+              'InvalidCapacityReservationId.NotFound',
+              `The capacity reservation ID '${id}' does not exist`,
+            );
+        }
+        const out = [...this.capacityReservations.values()].filter(
+          (r) =>
+            (!input.CapacityReservationIds || input.CapacityReservationIds.includes(r.CapacityReservationId!)) &&
+            matches(
+              input.Filters,
+              {
+                state: r.State,
+                'owner-id': r.OwnerId,
+                'instance-match-criteria': r.InstanceMatchCriteria,
+                'instance-type': r.InstanceType,
+              },
+              tagMap(r.Tags),
+            ),
+        );
+        return { CapacityReservations: out.map((r) => structuredClone(r)) };
+      });
+  }
+
+  /** Instances: launched by CreateFleet, described, terminated and tagged. */
+  private answerInstances(): void {
     this.ec2.on(CreateFleetCommand).callsFake((input) => this.createFleet(input));
     this.ec2.on(DescribeInstancesCommand).callsFake((input: { InstanceIds?: string[]; Filters?: Filter[] }) => {
       for (const id of input.InstanceIds ?? [])
@@ -449,12 +473,17 @@ export class FakeAwsAccount {
     return { InstanceId: id, PreviousState: previous, CurrentState: i.State };
   }
 
-  private answerOthers(): void {
+  /** The AMI parameters publishAmis set. */
+  private answerSsm(): void {
     this.ssm.on(GetParameterCommand).callsFake((input: { Name: string }) => {
       const v = this.parameters.get(input.Name);
       if (v === undefined) throw awsError('ParameterNotFound', `parameter ${input.Name} not found`);
       return { Parameter: { Name: input.Name, Value: v, Type: 'String' } };
     });
+  }
+
+  /** Instance profiles: got, listed by path, created once, given and relieved of roles, deleted. */
+  private answerIam(): void {
     const profile = (name: string): InstanceProfile => {
       const p = this.profiles.get(name);
       if (!p) throw awsError('NoSuchEntity', `Instance Profile ${name} cannot be found.`);
@@ -509,7 +538,10 @@ export class FakeAwsAccount {
       this.profiles.delete(input.InstanceProfileName);
       return {};
     });
-    this.pricing.on(GetProductsCommand).resolves({ PriceList: [] });
+  }
+
+  /** The interruption queue: its URL by the cluster's name, long-polled receives with a visibility timeout, deletes. */
+  private answerSqs(): void {
     this.sqs.on(GetQueueUrlCommand).callsFake((input: { QueueName: string }) => {
       if (input.QueueName !== this.o.clusterName)
         throw awsError('QueueDoesNotExist', 'The specified queue does not exist.');

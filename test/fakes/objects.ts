@@ -35,54 +35,68 @@ interface LaunchedNode {
   readonly node: KObject;
 }
 
-/** Creates the NodeClaim `<name>`, the Node `<name>-node` and the instance behind them. */
-export function launchedNode(env: FakeControllerEnv, s: NodeSpec): LaunchedNode {
+/** What the node is: its instance type, where and how it runs, and the labels its NodeClaim and Node carry. */
+interface NodeShape {
+  readonly name: string;
+  readonly type: InstanceType;
+  readonly zone: string;
+  readonly capacityType: 'on-demand' | 'spot';
+  readonly pool: string;
+  readonly nodeClass: string;
+  readonly providerID: string;
+  readonly labels: Record<string, string>;
+}
+
+function shapeOf(s: NodeSpec): NodeShape {
   const type = catalogType(s.instanceType ?? 'm6i.large');
   const zone = s.zone ?? 'ap-northeast-2a';
   const capacityType = s.capacityType ?? 'on-demand';
   const pool = s.nodePool ?? 'default';
+  const nodeClass = s.nodeClass ?? 'default';
   const providerID = `aws:///${zone}/i-${createHash('sha256').update(s.name).digest('hex').slice(0, 17)}`;
-  const now = toKubeTime(env.clock.now());
   const labels = {
     ...singleValueLabels(type.requirements),
     'node.kubernetes.io/instance-type': type.name,
     'topology.kubernetes.io/zone': zone,
     'karpenter.sh/capacity-type': capacityType,
     'karpenter.sh/nodepool': pool,
-    'karpenter.k8s.aws/ec2nodeclass': s.nodeClass ?? 'default',
+    'karpenter.k8s.aws/ec2nodeclass': nodeClass,
     ...(s.labels ?? {}),
   };
-  const capacity = quantities(type.capacity);
-  const allocatable = quantities(type.allocatable);
-  const conditions = [
-    ...['Launched', 'Registered', 'Initialized'].map((t) => ({
-      type: t,
-      status: 'True',
-      reason: t,
-      message: '',
-      lastTransitionTime: now,
-    })),
-    ...(s.conditions ?? []).map((c) => ({ reason: c.type, message: '', lastTransitionTime: now, ...c })),
-  ];
+  return { name: s.name, type, zone, capacityType, pool, nodeClass, providerID, labels };
+}
+
+/** The NodeClaim as launch leaves it: spec, labels and the termination finalizer; no status yet. */
+function addClaim(env: FakeControllerEnv, n: NodeShape, annotations: Record<string, string> | undefined): KObject {
   const [claim] = env.add('nodeclaims.karpenter.sh', {
     apiVersion: 'karpenter.sh/v1',
     kind: 'NodeClaim',
-    metadata: { name: s.name, labels, annotations: s.annotations ?? {}, finalizers: ['karpenter.sh/termination'] },
+    metadata: {
+      name: n.name,
+      labels: n.labels,
+      annotations: annotations ?? {},
+      finalizers: ['karpenter.sh/termination'],
+    },
     spec: {
-      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: s.nodeClass ?? 'default' },
-      requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: [type.name] }],
+      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: n.nodeClass },
+      requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: [n.type.name] }],
       resources: { requests: { cpu: '100m' } },
       expireAfter: 'Never',
     },
   });
+  return claim!;
+}
+
+/** The Node `<name>-node`: registered, initialized, Ready, owned by its NodeClaim. */
+function addNode(env: FakeControllerEnv, n: NodeShape, claim: KObject, now: string): KObject {
   const [node] = env.add('nodes', {
     apiVersion: 'v1',
     kind: 'Node',
     metadata: {
-      name: `${s.name}-node`,
+      name: `${n.name}-node`,
       labels: {
-        ...labels,
-        'kubernetes.io/hostname': `${s.name}-node`,
+        ...n.labels,
+        'kubernetes.io/hostname': `${n.name}-node`,
         'karpenter.sh/registered': 'true',
         'karpenter.sh/initialized': 'true',
       },
@@ -91,16 +105,16 @@ export function launchedNode(env: FakeControllerEnv, s: NodeSpec): LaunchedNode 
         {
           apiVersion: 'karpenter.sh/v1',
           kind: 'NodeClaim',
-          name: s.name,
-          uid: claim!.metadata.uid!,
+          name: n.name,
+          uid: claim.metadata.uid!,
           blockOwnerDeletion: true,
         },
       ],
     },
-    spec: { providerID },
+    spec: { providerID: n.providerID },
     status: {
-      capacity,
-      allocatable,
+      capacity: quantities(n.type.capacity),
+      allocatable: quantities(n.type.allocatable),
       conditions: [
         {
           type: 'Ready',
@@ -113,21 +127,56 @@ export function launchedNode(env: FakeControllerEnv, s: NodeSpec): LaunchedNode 
       ],
     },
   });
+  return node!;
+}
+
+/** The NodeClaim's status as registration writes it once the Node exists: Launched, Registered, Initialized and `extra`. */
+function claimStatus(n: NodeShape, extra: NodeSpec['conditions'], now: string): Record<string, unknown> {
+  const conditions = [
+    ...['Launched', 'Registered', 'Initialized'].map((t) => ({
+      type: t,
+      status: 'True',
+      reason: t,
+      message: '',
+      lastTransitionTime: now,
+    })),
+    ...(extra ?? []).map((c) => ({ reason: c.type, message: '', lastTransitionTime: now, ...c })),
+  ];
+  return {
+    providerID: n.providerID,
+    nodeName: `${n.name}-node`,
+    capacity: quantities(n.type.capacity),
+    allocatable: quantities(n.type.allocatable),
+    imageID: 'ami-fake',
+    conditions,
+  };
+}
+
+/** Creates the NodeClaim `<name>`, the Node `<name>-node` and the instance behind them. */
+export function launchedNode(env: FakeControllerEnv, s: NodeSpec): LaunchedNode {
+  const n = shapeOf(s);
+  const now = toKubeTime(env.clock.now());
+  const claim = addClaim(env, n, s.annotations);
+  const node = addNode(env, n, claim, now);
   // The NodeClaim's status last, as registration writes it once the Node exists.
-  const status = { providerID, nodeName: `${s.name}-node`, capacity, allocatable, imageID: 'ami-fake', conditions };
-  const storedClaim = env.api.patchStatus('nodeclaims.karpenter.sh', undefined, s.name, status);
+  const storedClaim = env.api.patchStatus(
+    'nodeclaims.karpenter.sh',
+    undefined,
+    s.name,
+    claimStatus(n, s.conditions, now),
+  );
   env.cloud.addInstance({
-    providerID,
-    instanceType: type.name,
-    zone,
-    capacityType,
-    capacity: type.capacity,
-    allocatable: type.allocatable,
-    labels,
+    providerID: n.providerID,
+    instanceType: n.type.name,
+    zone: n.zone,
+    capacityType: n.capacityType,
+    capacity: n.type.capacity,
+    allocatable: n.type.allocatable,
+    labels: n.labels,
     nodeClaimName: s.name,
-    nodePoolName: pool,
+    nodePoolName: n.pool,
   });
-  return { providerID, claim: storedClaim, node: node! };
+  return { providerID: n.providerID, claim: storedClaim, node };
 }
 
 /** A running pod bound to `node` (owned by a ReplicaSet unless `owner` is null). */

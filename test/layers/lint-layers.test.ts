@@ -120,6 +120,44 @@ describe('lint-layers', () => {
     expect(r).toEqual({ code: 0, lines: ['lint-layers: ok'] });
   });
 
+  it("fails each layer's own rules: solver-as/ importing out, an impure engine, controller/, sim/, bench/ and scripts/ past their imports", () => {
+    const r = lint({
+      ...engine,
+      'engine/index.ts': "export { createEngine } from './engine.ts';\n",
+      'solver-as/abi.ts': "import { x } from './other.ts';\n",
+      'solver-as/a.test.ts': "import { it } from 'vitest';\n",
+      'engine/pure.ts':
+        "import { readFileSync } from 'node:fs';\nimport pino from 'pino';\nimport Piscina from 'piscina';\nimport { abi } from '../solver-as/abi.ts';\nimport { api } from '../controller/api.ts';\nexport const t = () => [Date.now(), setTimeout(() => 0), performance.now(), process.env.X];\n",
+      'engine/pure.test.ts': "import { readFileSync } from 'node:fs';\nDate.now();\n",
+      'engine/pool/worker.ts':
+        "import Piscina from 'piscina';\nexport const t = () => [setTimeout(() => 0), performance.now()];\n",
+      'controller/main.ts': "import { fake } from '../test/fakes/kube.ts';\n",
+      'sim/cluster.ts': "import { rows } from '../bench/rows.ts';\n",
+      'bench/run.ts':
+        "import { createEngine } from '../engine/local.ts';\nimport { fx } from '../test/fixtures/fx.ts';\nimport { start } from '../sim/start.ts';\n",
+      'bench/controller/run.ts': "import { start } from '../../sim/start.ts';\n",
+      'scripts/gen.mjs': "import { fx } from '../test/fixtures/fx.ts';\n",
+    });
+    expect(r.code).toBe(1);
+    expect(r.lines).toEqual([
+      'solver-as/a.test.ts: imports vitest: solver-as/ may import only its own files',
+      'solver-as/abi.ts: imports ./other.ts: solver-as/abi.ts must import nothing',
+      'engine/pure.ts: imports node:fs: the engine never touches files or the network',
+      'engine/pure.ts: imports pino: the engine never imports Kubernetes, AWS, metrics or logging',
+      'engine/pure.ts: imports piscina: only engine/pool/ may use threads and the LP solver module',
+      'engine/pure.ts: imports ../controller/api.ts: engine/ may import only engine/, solver-as/abi.ts and the built wasm',
+      'engine/pure.ts: reads the wall clock: the engine takes time as an argument',
+      'engine/pure.ts: uses timers: only engine/pool/ may (for deadlines)',
+      'engine/pure.ts: reads a clock: only engine/pool/ and the wasm host may (for compute deadlines)',
+      'engine/pure.ts: touches the process: the engine gets its options as arguments',
+      'controller/main.ts: imports ../test/fakes/kube.ts: controller/ must not import test/',
+      'sim/cluster.ts: imports ../bench/rows.ts: sim/ must not import bench/',
+      'bench/run.ts: imports ../sim/start.ts: bench/ may import engine/index.ts and test/fixtures only (bench/controller/ also sim/)',
+      'scripts/gen.mjs: imports ../test/fixtures/fx.ts: scripts/ must not import test/',
+      'lint-layers: 14 problem(s)',
+    ]);
+  });
+
   it('passes the repository itself', () => {
     const r = spawnSync(process.execPath, [script], { encoding: 'utf8' });
     expect(r.stdout.trim()).toBe('lint-layers: ok');

@@ -69,28 +69,15 @@ export async function awsSimulation(o: AwsSimulationOptions = {}): Promise<AwsSi
     zones: ['ap-northeast-2a', 'ap-northeast-2b', 'ap-northeast-2c', 'ap-northeast-2d'],
     ...(o.account ?? {}),
   });
-  const options = resolveOptions(
-    [],
-    {},
-    {
-      'cluster-name': 'my-cluster',
-      'cluster-endpoint': CLUSTER_ENDPOINT,
-      'cluster-ca-bundle': CLUSTER_CA,
-      'cluster-cidr': '10.100.0.0/16',
-      'interruption-queue': 'my-cluster',
-      'metrics-port': '0',
-      'health-probe-port': '0',
-      'disable-leader-election': 'true',
-      ...(o.options ?? {}),
-    },
-  );
   const factory = awsProviderFactory({ env: { AWS_REGION: 'ap-northeast-2' }, clients: () => account.clients });
-  const operator = await newOperator({ options, clock, log, kubeConfig: cluster.kubeConfig(), cloudProvider: factory });
-  const provider = operator.cloudProvider as AwsProviderHandle;
-  const boot = bootNodes(cluster, clock);
-  account.onRunning = boot.running;
-  account.onTerminated = (i) =>
-    cluster.kubelet.terminateInstance(`aws:///${i.Placement?.AvailabilityZone}/${i.InstanceId}`);
+  const operator = await newOperator({
+    options: controllerOptions(o.options),
+    clock,
+    log,
+    kubeConfig: cluster.kubeConfig(),
+    cloudProvider: factory,
+  });
+  const boot = connectInstances(cluster, clock, account);
   const settle = settler(cluster, operator);
   const removeSettler = clock.addSettler(settle);
   const firstRequest = cluster.requests.find({}).length;
@@ -101,28 +88,9 @@ export async function awsSimulation(o: AwsSimulationOptions = {}): Promise<AwsSi
     cluster,
     operator,
     account,
-    provider,
+    provider: operator.cloudProvider as AwsProviderHandle,
     async apply(yaml) {
-      const out: KObject[] = [];
-      for (const doc of parseDocuments(yaml)) {
-        const obj = doc.value as KObject | null;
-        if (!obj || typeof obj !== 'object') continue;
-        const resource = RESOURCE_OF[String(obj.kind)];
-        if (!resource) throw new Error(`apply: unsupported kind ${String(obj.kind)}`);
-        const ns = resource.includes('karpenter') ? undefined : (obj.metadata.namespace ?? 'default');
-        const existing = cluster.api.find(resource, ns, obj.metadata.name!);
-        out.push(
-          existing
-            ? cluster.api.patch(resource, ns, obj.metadata.name!, 'merge', {
-                spec: obj['spec'] ?? null,
-                metadata: { labels: obj.metadata.labels ?? null, annotations: obj.metadata.annotations ?? null },
-              })
-            : cluster.api.create(resource, ns, {
-                ...obj,
-                metadata: { ...obj.metadata, ...(ns ? { namespace: ns } : {}) },
-              }),
-        );
-      }
+      const out = applyInProcess(cluster, yaml);
       await settle();
       return out;
     },
@@ -142,6 +110,63 @@ export async function awsSimulation(o: AwsSimulationOptions = {}): Promise<AwsSi
       clock.dispose();
     },
   };
+}
+
+/** The controller's options as the guide's Helm values set them for my-cluster (no ports, no leader election). */
+function controllerOptions(overrides: AwsSimulationOptions['options']) {
+  return resolveOptions(
+    [],
+    {},
+    {
+      'cluster-name': 'my-cluster',
+      'cluster-endpoint': CLUSTER_ENDPOINT,
+      'cluster-ca-bundle': CLUSTER_CA,
+      'cluster-cidr': '10.100.0.0/16',
+      'interruption-queue': 'my-cluster',
+      'metrics-port': '0',
+      'health-probe-port': '0',
+      'disable-leader-election': 'true',
+      ...(overrides ?? {}),
+    },
+  );
+}
+
+/** The account's instances and the simulated kubelets: a running instance registers its Node, a terminated one loses it. */
+function connectInstances(cluster: SimCluster, clock: SimClock, account: FakeAwsAccount): { stop: () => void } {
+  const boot = bootNodes(cluster, clock);
+  account.onRunning = boot.running;
+  account.onTerminated = (i) =>
+    cluster.kubelet.terminateInstance(`aws:///${i.Placement?.AvailabilityZone}/${i.InstanceId}`);
+  return boot;
+}
+
+/** Creates or updates (merge patch of spec, labels, annotations) every object in the YAML through the API in process. */
+function applyInProcess(cluster: SimCluster, yaml: string): KObject[] {
+  const out: KObject[] = [];
+  for (const doc of parseDocuments(yaml)) {
+    if (doc.syntaxErrors.length)
+      throw new Error(
+        `apply: document ${doc.index}: ${doc.syntaxErrors.map((e) => `${e.line ? `line ${e.line}: ` : ''}${e.message}`).join('; ')}`,
+      );
+    const obj = doc.value as KObject | null;
+    if (!obj || typeof obj !== 'object') continue; // an empty document
+    const resource = RESOURCE_OF[String(obj.kind)];
+    if (!resource) throw new Error(`apply: unsupported kind ${String(obj.kind)}`);
+    const ns = resource.includes('karpenter') ? undefined : (obj.metadata.namespace ?? 'default');
+    const existing = cluster.api.find(resource, ns, obj.metadata.name!);
+    out.push(
+      existing
+        ? cluster.api.patch(resource, ns, obj.metadata.name!, 'merge', {
+            spec: obj['spec'] ?? null,
+            metadata: { labels: obj.metadata.labels ?? null, annotations: obj.metadata.annotations ?? null },
+          })
+        : cluster.api.create(resource, ns, {
+            ...obj,
+            metadata: { ...obj.metadata, ...(ns ? { namespace: ns } : {}) },
+          }),
+    );
+  }
+  return out;
 }
 
 /** Running instances register as Nodes once their NodeClaim carries their providerID. */
@@ -164,7 +189,8 @@ function bootNodes(cluster: SimCluster, clock: SimClock): { running: (i: Instanc
     const [, zone, id] = /^aws:\/\/\/([^/]+)\/(.+)$/.exec(providerID)!;
     cluster.kubelet.registerInstance({
       providerID,
-      nodeName: `${id}.${zone!.slice(0, -1)}.compute.internal`, // EC2's resource-based host names labels: { ...claim.metadata.labels },
+      nodeName: `${id}.${zone!.slice(0, -1)}.compute.internal`, // EC2's resource-based host names
+      labels: { ...claim.metadata.labels },
       taints: spec.taints ?? [],
       startupTaints: spec.startupTaints ?? [],
       capacity: status.capacity ?? {},

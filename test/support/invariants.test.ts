@@ -82,4 +82,40 @@ describe('watchInvariants', () => {
     expect(inv.disruptions()).toMatchObject([{ nodeClaim: claim.metadata.name, reason: 'Underutilized', allowed: 0 }]);
     inv.stop();
   });
+
+  it('reports a disruption started on a NodeClaim whose NodePool is gone, naming the claim and the pool', async () => {
+    sim = await simulation({
+      only: ['nodeclass.status', 'nodepool.hash', 'nodepool.readiness', 'provisioner', 'nodeclaim.lifecycle'],
+    });
+    await sim.apply(guide('guide-07.yaml'));
+    await sim.apply(deployment('web', 1, { cpu: '100m', memory: '128Mi' }));
+    await sim.clock.advanceUntil(() => running(sim!, 'web') === 1, 180_000, 'web running');
+    const inv = watchInvariants(sim);
+
+    // The claim now names a NodePool that does not exist (as while its NodePool is being deleted), and starts a
+    // voluntary disruption: there is no budget that could allow it.
+    const claim = nodeClaims(sim)[0]!;
+    sim.cluster.api.patch('nodeclaims.karpenter.sh', undefined, claim.metadata.name!, 'merge', {
+      metadata: { labels: { 'karpenter.sh/nodepool': 'gone' } },
+    });
+    const conditions = [
+      ...(nodeClaims(sim)[0]!.status as { conditions: object[] }).conditions,
+      {
+        type: 'DisruptionReason',
+        status: 'True',
+        reason: 'Drifted',
+        lastTransitionTime: new Date(sim.clock.now()).toISOString(),
+      },
+    ];
+    sim.cluster.api.patchStatus('nodeclaims.karpenter.sh', undefined, claim.metadata.name!, { conditions });
+
+    expect(inv.violations()).toEqual([
+      expect.objectContaining({
+        kind: 'budget',
+        message: `nodeclaim ${claim.metadata.name} started a Drifted disruption, but its nodepool gone does not exist: no budget allows it`,
+      }),
+    ]);
+    expect(inv.disruptions()).toMatchObject([{ nodeClaim: claim.metadata.name, nodePool: 'gone', allowed: 0 }]);
+    inv.stop();
+  });
 });

@@ -6,7 +6,8 @@
 //           §5.3: they bypass PDBs on purpose), as are deletions the drill makes itself (scale-down).
 //   budget  no NodeClaim starts a voluntary disruption (gets DisruptionReason=True) while its NodePool's
 //           budget for that reason, at that moment, is already used up: nodes disrupting (DisruptionReason,
-//           deleting, or not Ready) must stay within the minimum of the active budgets (spec §3.1).
+//           deleting, or not Ready) must stay within the minimum of the active budgets (spec §3.1). A NodeClaim
+//           with no NodePool to take budgets from (no label, NodePool gone or invalid) is allowed none.
 //   unbound no pod (outside kube-system, not a DaemonSet's) stays without a node longer than allowed.
 //
 // It listens to the simulated API server's store, so it sees every change in order and needs no timer:
@@ -19,6 +20,8 @@ import {
   budgetActive,
   budgetNodes,
   checkBudget,
+  formatFieldError,
+  NODEPOOL_LABEL,
   parseNodePool,
   type Budget,
   type DisruptionReason,
@@ -118,7 +121,7 @@ function poolDisruption(store: Store, poolName: string): { numNodes: number; dis
   let numNodes = 0;
   let disrupting = 0;
   for (const c of store.list('nodeclaims.karpenter.sh')) {
-    if (c.metadata.labels?.['karpenter.sh/nodepool'] !== poolName) continue;
+    if (c.metadata.labels?.[NODEPOOL_LABEL] !== poolName) continue;
     if (conditionOf(c, 'Initialized')?.status !== 'True' || conditionOf(c, 'InstanceTerminating')?.status === 'True')
       continue;
     numNodes++;
@@ -135,21 +138,51 @@ function poolDisruption(store: Store, poolName: string): { numNodes: number; dis
   return { numNodes, disrupting };
 }
 
-/** A NodeClaim starts a voluntary disruption: was its pool's budget for the reason already used up? */
+/**
+ * The budgets that govern a NodeClaim's voluntary disruptions, or why it has none to check against: no NodePool
+ * label, a NodePool that does not exist (a legitimate state while a NodePool is being deleted and its NodeClaims
+ * go with it), or a NodePool that does not parse.
+ */
+function budgetsOfClaim(
+  store: Store,
+  claim: KObject,
+): { ok: true; pool: string; budgets: readonly Budget[] } | { ok: false; pool: string; why: string } {
+  const pool = claim.metadata.labels?.[NODEPOOL_LABEL];
+  if (!pool) return { ok: false, pool: '', why: `it has no ${NODEPOOL_LABEL} label` };
+  const obj = store.get('nodepools.karpenter.sh', '', pool);
+  if (!obj) return { ok: false, pool, why: `its nodepool ${pool} does not exist` };
+  const parsed = parseNodePool(obj);
+  if (!parsed.ok)
+    return {
+      ok: false,
+      pool,
+      why: `its nodepool ${pool} is invalid (${parsed.errors.map(formatFieldError).join('; ')})`,
+    };
+  return { ok: true, pool, budgets: parsed.value.disruption.budgets };
+}
+
+/**
+ * A NodeClaim starts a voluntary disruption: was its pool's budget for the reason already used up? A claim without
+ * a NodePool to take budgets from counts as allowed 0 (budgets fail closed) and is reported as such: the controller
+ * never makes such a node a candidate ("nodepool not found"), so starting one is a broken promise, not a skip.
+ */
 function budgetAtStart(w: Watch, claim: KObject, reason: string, now: number): void {
-  const poolName = claim.metadata.labels?.['karpenter.sh/nodepool'];
-  const poolObj = poolName ? w.store.get('nodepools.karpenter.sh', '', poolName) : undefined;
-  if (!poolName || !poolObj) return;
-  const parsed = parseNodePool(poolObj);
-  if (!parsed.ok) return;
-  const { numNodes, disrupting } = poolDisruption(w.store, poolName);
-  const allowed = allowedByBudgets(parsed.value.disruption.budgets, reason, numNodes, now);
-  w.starts.push({ at: now, nodeClaim: claim.metadata.name!, nodePool: poolName, reason, disrupting, allowed });
-  if (disrupting > allowed) {
+  const found = budgetsOfClaim(w.store, claim);
+  const { numNodes, disrupting } = poolDisruption(w.store, found.pool);
+  const allowed = found.ok ? allowedByBudgets(found.budgets, reason, numNodes, now) : 0;
+  const name = claim.metadata.name!;
+  w.starts.push({ at: now, nodeClaim: name, nodePool: found.pool, reason, disrupting, allowed });
+  if (!found.ok) {
     w.found.push({
       at: now,
       kind: 'budget',
-      message: `nodeclaim ${claim.metadata.name} started a ${reason} disruption with ${disrupting} node(s) of nodepool ${poolName} disrupting; its budgets allow ${allowed} (of ${numNodes} nodes)`,
+      message: `nodeclaim ${name} started a ${reason} disruption, but ${found.why}: no budget allows it`,
+    });
+  } else if (disrupting > allowed) {
+    w.found.push({
+      at: now,
+      kind: 'budget',
+      message: `nodeclaim ${name} started a ${reason} disruption with ${disrupting} node(s) of nodepool ${found.pool} disrupting; its budgets allow ${allowed} (of ${numNodes} nodes)`,
     });
   }
 }
