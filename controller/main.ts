@@ -37,6 +37,7 @@ import {
 } from './operator/leaderelection.ts';
 import { newLogger, type Logger } from './operator/logger.ts';
 import { Metrics } from './operator/metrics.ts';
+import { engineWorkerHeap } from './operator/heap.ts';
 import type { ResolvedOptions } from './operator/options.ts';
 import { COMMIT, VERSION } from './operator/version.ts';
 import { Runtime } from './operator/runtime.ts';
@@ -171,7 +172,7 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   const events = new Recorder({ kube: kube.withOwnRateLimit(), clock, log, activity });
   logSchedulerDefaults(options, log);
   const shared = { clock, kube, cluster, events, metrics, activity, options, log };
-  const engine = operatorEngine(deps.engine);
+  const engine = operatorEngine(deps.engine, deps.options);
   const controllers = controllerSet(deps, shared, cloudProvider, withFence(cloudProvider, fence), engine);
   const runtime = operatorRuntime(deps, shared, informers, controllers);
   const life: Life = {
@@ -369,12 +370,18 @@ interface OperatorEngine {
   close(): Promise<void>;
 }
 
+/** The operator's own engine: ENGINE_THREADS workers, their heap limited apart from the main thread's if asked. */
+function ownEngine(options: ResolvedOptions): Engine {
+  const resourceLimits = engineWorkerHeap(options.engineWorkerHeapMiB);
+  return createEngine({ threads: ENGINE_THREADS, ...(resourceLimits ? { resourceLimits } : {}) });
+}
+
 /**
  * The operator's decisions: a warm cluster model per controller, but one for the controllers that decide over
  * the whole cluster (provisioning and disruption), on the given engine or one of its own.
  */
-function operatorEngine(shared: Engine | undefined): OperatorEngine {
-  const engine = shared ?? createEngine({ threads: ENGINE_THREADS });
+function operatorEngine(shared: Engine | undefined, options: ResolvedOptions): OperatorEngine {
+  const engine = shared ?? ownEngine(options);
   const id = randomUUID();
   const models = new Map<string, ClusterEngine>();
   return {

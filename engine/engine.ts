@@ -8,8 +8,9 @@
 // that call's snapshot. The Engine's own methods are one-off: a fresh model per call, sent in full.
 import type { LowerBound } from './bound/index.ts';
 import { ModelMirror, type DeltaStats, type PodRefs, type SnapshotDelta } from './cluster/delta.ts';
-import { SpeculationFlag, SpeculativePlan, type NotTaken } from './cluster/speculation.ts';
+import { clockOnly, SpeculationFlag, SpeculativePlan, type NotTaken } from './cluster/speculation.ts';
 import type { EngineOp, WireDisruptOptions, WireProvisionOptions } from './cluster/ops.ts';
+import { applyCommands } from './disruption/apply.ts';
 import type { NodeReport } from './disruption/explain.ts';
 import type { Command, Decision, DisruptOptions, DisruptResult } from './disruption/types.ts';
 import type { ValidationResult } from './disruption/types.ts';
@@ -132,6 +133,19 @@ export interface ClusterEngine extends ClusterDecisions {
   preload(pods: readonly Pod[], opts?: EngineCallOptions): Promise<void>;
   speculate(s: Snapshot, pending: readonly Pod[], opts?: WireProvisionOptions & EngineCallOptions): Promise<void>;
   callOffSpeculation(): void;
+  /**
+   * The snapshot after the commands, carried out one after the other on `s` (applyCommands; `names[k]` names command
+   * k's replacements). The model carries them out on itself at the same time, so the next call over the snapshot
+   * returned ships nothing for what they changed: a planner that applies its own decisions (the consolidation
+   * benchmark) does not send the cluster they rebuilt back to the model. A controller's model learns what changed
+   * from the cluster instead (its next call's delta).
+   */
+  carryOut(
+    s: Snapshot,
+    commands: readonly Command[],
+    names?: ReadonlyArray<readonly string[] | undefined>,
+    opts?: EngineCallOptions,
+  ): Promise<Snapshot>;
   /** Forgets the model here and in its worker (the next call sends everything). */
   close(): Promise<void>;
 }
@@ -359,6 +373,8 @@ class ModelCaller {
   reused = false;
   /** Where the last decision's time went (not a speculative solve's). */
   phases: ProvisionPhases | undefined;
+  /** The commands of the last disruption decision and the mirror's version it was made at (the model keeps them). */
+  private decided: { readonly version: number; readonly commands: readonly Command[] } | undefined;
   /** The phases of the provision under way, and the clock they are timed by. */
   private timing:
     | { diffMs: number; packMs: number; workerMs: number; speculative: 'taken' | NotTaken; now: () => number }
@@ -379,6 +395,22 @@ class ModelCaller {
   private restart(): void {
     this.mirror.reset();
     this.ahead.forget();
+    this.decided = undefined;
+  }
+
+  /** A disruption decision, queued; the model keeps its commands for a carryOut by place (ops.ts). */
+  disrupt(s: Snapshot, o: (EngineDisruptOptions & EngineCallOptions) | undefined, callTimeoutMs: number) {
+    return this.inOrder(async () => {
+      this.decided = undefined;
+      const r = await this.call<DisruptResult>(s, ops.disrupt(o), [], o?.signal, callTimeoutMs);
+      const d = r.decision;
+      if (d.kind !== 'noop')
+        this.decided = {
+          version: this.mirror.version,
+          commands: [d, ...(d.followUps ?? []), ...(d.concurrent ?? [])],
+        };
+      return r;
+    });
   }
 
   /** Calls run in order, each after the previous settled. */
@@ -544,6 +576,60 @@ class ModelCaller {
     this.speculating?.callOff();
   }
 
+  /**
+   * The commands carried out here and on the model at once (the worker's copy while this thread makes its own);
+   * then the mirror takes the result as what the model holds, shipping nothing. Should this thread's copy fail, the
+   * worker's failed the same way (the same data, the same commands) and the model is where the delta left it.
+   */
+  async carryOut(
+    s: Snapshot,
+    commands: readonly Command[],
+    names: ReadonlyArray<readonly string[] | undefined>,
+    signal?: AbortSignal,
+  ): Promise<Snapshot> {
+    this.reused = false;
+    const onModel = this.carryOutOnModel(s, commands, names, signal);
+    let after: Snapshot;
+    try {
+      after = applyCommands(s, commands, names);
+    } catch (e) {
+      await onModel.catch(() => {});
+      throw e;
+    }
+    await onModel;
+    this.mirror.assume(after);
+    return after;
+  }
+
+  /** Ships what changed up to `s` and has the model carry the commands out (once more from nothing if it was stale). */
+  private carryOutOnModel(
+    s: Snapshot,
+    commands: readonly Command[],
+    names: ReadonlyArray<readonly string[] | undefined>,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const { delta, commit, stats } = this.mirror.diff(s);
+    const op: EngineOp = { op: 'carryOut', commands: this.placesOf(commands, delta) ?? commands, names };
+    this.decided = undefined;
+    return this.send<void>(delta, pack(op), {
+      commit,
+      stats,
+      retry: () => this.carryOutOnModel(s, commands, names, signal),
+      signal,
+    });
+  }
+
+  /**
+   * The commands' places among the last decision's, when the model still keeps it (the delta changes nothing but
+   * the clock since) and every one is its own object; else undefined (they are shipped).
+   */
+  private placesOf(commands: readonly Command[], delta: SnapshotDelta): { decided: number[] } | undefined {
+    const kept = this.decided;
+    if (!kept || kept.version !== delta.base || !clockOnly(delta)) return undefined;
+    const at = commands.map((c) => kept.commands.indexOf(c));
+    return at.every((i) => i >= 0) ? { decided: at } : undefined;
+  }
+
   /** Ships the pods the model lacks, with no operation; nothing to ship: no task. */
   async preload(pods: readonly Pod[], signal?: AbortSignal): Promise<void> {
     const early = this.mirror.preload(pods);
@@ -587,7 +673,7 @@ function clusterEngine(name: string, pool: EnginePool, timeoutMs: number, onClos
     provision: (s, pending, o) => m.decide(s, pending, o),
     speculate: (s, pending, o) => m.speculate(s, pending, o),
     callOffSpeculation: () => m.callOffSpeculation(),
-    disrupt: (s, o) => m.queued(s, ops.disrupt(o), [], o?.signal, disruptTimeoutMs(timeoutMs, o)),
+    disrupt: (s, o) => m.disrupt(s, o, disruptTimeoutMs(timeoutMs, o)),
     validate: (s, d, o) => m.queued(s, ops.validate(d, o), [], o?.signal),
     explainNode: (s, node, o) => m.queued(s, ops.explainNode(node, o), [], o?.signal),
     lowerBound: (s, pods, o = {}) => m.queued(s, ops.lowerBound(pods, o), pods, o.signal),
@@ -595,6 +681,7 @@ function clusterEngine(name: string, pool: EnginePool, timeoutMs: number, onClos
     staticScaleDown: (s, pool, unlaunched, count, o) =>
       m.queued(s, ops.staticScaleDown(pool, unlaunched, count), [], o?.signal),
     preload: (pods, o) => m.inOrder(() => m.preload(pods, o?.signal)),
+    carryOut: (s, commands, names = [], o) => m.inOrder(() => m.carryOut(s, commands, names, o?.signal)),
     async close() {
       onClose();
       await m.close();

@@ -117,6 +117,22 @@ function newerThanBuild(): string | undefined {
   return undefined;
 }
 
+/**
+ * BENCH_CONTROLLER_OPTIONS: controller options for every scenario, as `flag=value` words (e.g.
+ * `engine-worker-heap-mib=1024 heap-growing-percent=50`), over the scenario's own; unset: none.
+ */
+function envOptions(): Record<string, string> | undefined {
+  const words = (process.env['BENCH_CONTROLLER_OPTIONS'] ?? '').split(/\s+/).filter(Boolean);
+  if (words.length === 0) return undefined;
+  const options: Record<string, string> = {};
+  for (const w of words) {
+    const eq = w.indexOf('=');
+    if (eq <= 0) throw new Error(`BENCH_CONTROLLER_OPTIONS: "${w}" is not flag=value`);
+    options[w.slice(0, eq).replace(/^--/, '')] = w.slice(eq + 1);
+  }
+  return options;
+}
+
 /** The controller process's module and Node flags. */
 function childModule(from: 'dist' | 'source'): { file: string; execArgv: string[] } {
   // BENCH_CONTROLLER_NODE_ARGS: extra Node flags for the controller process (and so its engine workers), e.g.
@@ -152,7 +168,7 @@ async function forkController(cluster: SimCluster, o: HarnessOptions): Promise<C
     kubeConfig: cluster.kubeConfig().exportConfig(),
     launchMs: o.launchMs,
     terminateMs: o.terminateMs ?? 0,
-    ...(o.options ? { options: o.options } : {}),
+    ...(o.options || envOptions() ? { options: { ...o.options, ...envOptions() } } : {}),
   };
   child.send(init);
   await new Promise<void>((resolve, reject) => {

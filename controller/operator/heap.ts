@@ -7,6 +7,7 @@
 // heap near its live data wherever the controller runs. It is not a cap: a heap still grows as far as its live data
 // needs, up to the limit Node sets.
 import { setFlagsFromString } from 'node:v8';
+import type { ResourceLimits } from 'node:worker_threads';
 
 /**
  * Sets V8's growing factor to 1 + percent/100; 0 leaves it as the process started (V8's own choice, or Node's
@@ -17,4 +18,19 @@ export function applyHeapPolicy(percent: number): void {
   if (!Number.isSafeInteger(percent) || percent < 0)
     throw new Error(`heap growing percent must be a whole number >= 0, got ${percent}`);
   if (percent > 0) setFlagsFromString(`--heap-growing-percent=${percent}`);
+}
+
+/**
+ * The engine workers' heap limit, apart from the main thread's (ENGINE_WORKER_HEAP_MIB). V8 gives every thread the
+ * process's `--max-old-space-size` when the process was started with one (NODE_OPTIONS or the command line) and then
+ * ignores a worker's own `resourceLimits`. So for a limit of its own this clears that flag (the main thread's heap is
+ * sized by then; a worker reads the flags when its thread starts) and returns the workers' limits: call it before
+ * the engine's workers start. 0 changes nothing: the workers take the process's limit, or Node's for a thread.
+ */
+export function engineWorkerHeap(mib: number): ResourceLimits | undefined {
+  if (!Number.isSafeInteger(mib) || mib < 0)
+    throw new Error(`engine worker heap must be a whole number of MiB >= 0, got ${mib}`);
+  if (mib === 0) return undefined;
+  setFlagsFromString('--max-old-space-size=0');
+  return { maxOldGenerationSizeMb: mib };
 }

@@ -309,6 +309,15 @@ describe('resolveOptions', () => {
     ]);
   });
 
+  it("leaves the engine workers' heap limit to Node unless told otherwise", () => {
+    expect(resolveOptions([], {}).engineWorkerHeapMiB).toBe(0);
+    expect(resolveOptions(['--engine-worker-heap-mib=1024'], {}).engineWorkerHeapMiB).toBe(1024);
+    expect(resolveOptions([], { ENGINE_WORKER_HEAP_MIB: '512' }).engineWorkerHeapMiB).toBe(512);
+    expect(problems([], { ENGINE_WORKER_HEAP_MIB: '-1' })).toEqual([
+      'ENGINE_WORKER_HEAP_MIB (--engine-worker-heap-mib) must be a whole number >= 0, got "-1"',
+    ]);
+  });
+
   it("runs the disruption engine's global repack after Karpenter's methods unless told otherwise", () => {
     expect(resolveOptions([], {}).consolidationRepack).toBe('after');
     expect(resolveOptions(['--consolidation-repack=only'], {}).consolidationRepack).toBe('only');

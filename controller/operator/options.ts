@@ -63,6 +63,8 @@ export interface ResolvedOptions {
   readonly kubeClientBurst: number;
   /** HEAP_GROWING_PERCENT: how far past its live data a thread's heap may grow before V8 collects (heap.ts). */
   readonly heapGrowingPercent: number;
+  /** ENGINE_WORKER_HEAP_MIB: each engine worker thread's old-generation heap limit, MiB; 0: as Node gives it (heap.ts). */
+  readonly engineWorkerHeapMiB: number;
   /** CPU_REQUESTS (millicores): scales nodeclaim.lifecycle's and node.termination's reconciles (operator/reconciles.ts). */
   readonly cpuRequests: number;
   /** AMI_REFRESH_INTERVAL and SUBNET_REFRESH_INTERVAL (ms): how often a Ready EC2NodeClass is resolved again. */
@@ -384,6 +386,13 @@ export const OPTION_SPECS: readonly Spec[] = [
     help: "How far past its live data each thread's JavaScript heap may grow before a full collection, percent (0: as Node started: V8's own choice)",
   },
   {
+    flag: 'engine-worker-heap-mib',
+    env: 'ENGINE_WORKER_HEAP_MIB',
+    kind: 'count',
+    default: '0',
+    help: "Each engine worker thread's old-generation heap limit, MiB, apart from the main thread's (NODE_OPTIONS=--max-old-space-size then sizes the main thread only); 0: the workers take the process's limit as Node gives it",
+  },
+  {
     flag: 'cpu-requests',
     env: 'CPU_REQUESTS',
     kind: 'int',
@@ -675,6 +684,7 @@ function resolved(values: Readonly<Record<string, unknown>>): ResolvedOptions {
     kubeClientQPS: values['kube-client-qps'] as number,
     kubeClientBurst: values['kube-client-burst'] as number,
     heapGrowingPercent: values['heap-growing-percent'] as number,
+    engineWorkerHeapMiB: values['engine-worker-heap-mib'] as number,
     cpuRequests: values['cpu-requests'] as number,
     amiRefreshIntervalMs: values['ami-refresh-interval'] as number,
     subnetRefreshIntervalMs: values['subnet-refresh-interval'] as number,

@@ -330,9 +330,10 @@ function coveringLp(groups: readonly PodGroup[], options: readonly Option[], nre
     cols.push({ cost: options[oi]!.price, entries: [] });
   }
   const rowLower: number[] = [];
-  const capRow = new Map<string, number>();
+  // Keyed by option and resource as one number (a string key was a new string per demand and option).
+  const capRow = new Map<number, number>();
   const capacityRow = (oi: number, r: number): number => {
-    const key = `${oi}/${r}`;
+    const key = oi * nres + r;
     let row = capRow.get(key);
     if (row === undefined) {
       row = rowLower.length;

@@ -297,6 +297,54 @@ export class ModelMirror {
     return { delta, commit, stats: { full: false, pods: fresh.length, nodes: 0, types: 0 } };
   }
 
+  /**
+   * The model carried commands out on what it holds (ops.ts, carryOut) and `after` is what the caller made of the
+   * snapshot of the last committed diff by the same commands (applyCommands, deterministic): the model holds
+   * `after`, at the next version, with nothing shipped. Only the nodes that are not the objects shipped are read.
+   */
+  assume(after: Snapshot): void {
+    const sh = this.shipped;
+    if (this.version === 0 || after.now !== sh.now)
+      throw new Error('model mirror: assume takes the snapshot after commands carried out on the one last shipped');
+    const touched: ShippedNode[] = [];
+    const order = new Array<string>(after.nodes.length);
+    const seen = new Map<string, Pod>();
+    for (let i = 0; i < after.nodes.length; i++) {
+      const n = after.nodes[i]!;
+      order[i] = n.name;
+      if (sh.nodes.get(n.name)?.node === n) continue;
+      touched.push({ node: n, pods: n.pods.map((p) => p.uid) });
+      for (const p of n.pods) if (!seen.has(p.uid)) seen.set(p.uid, p);
+    }
+    const nodesRemoved = sameNames(sh.nodeOrder, order) ? [] : goneNodes(sh, order);
+    const linked = linkedElsewhere(sh, touched, nodesRemoved);
+    // As the model drops them (ClusterModel.adopt): pods of a node carried away that no node names now, nor pending.
+    const removed = new Set<string>();
+    const check = (uid: string): void => {
+      if (!seen.has(uid) && !linked(uid) && !sh.loose.has(uid)) removed.add(uid);
+    };
+    for (const t of touched) for (const uid of sh.nodes.get(t.node.name)?.pods ?? []) check(uid);
+    for (const name of nodesRemoved) for (const uid of sh.nodes.get(name)?.pods ?? []) check(uid);
+    applyPass(sh, {
+      seen,
+      loose: new Set(sh.loose),
+      touched,
+      nodesRemoved,
+      removed,
+      nodeOrder: order,
+      pending: sh.pending,
+      read: { pending: [], extra: [] },
+      readNoPod: false,
+      podsShipped: 0,
+      nodesShipped: 0,
+    });
+    // The next diff reads the pending pods again (cheap) rather than trusting a read made before the commands.
+    sh.read = undefined;
+    this.version++;
+    this.committed = undefined;
+    this.lastRefs = undefined;
+  }
+
   /** New instance types get ids (a rebuilt type with the same content keeps its id); pools send id lists. */
   private diffCatalog(s: Snapshot, prev: ShippedRest, next: ShippedRest, d: MutableDelta): void {
     let changed = prev.catalog.size !== s.instanceTypes.size;

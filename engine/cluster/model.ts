@@ -4,6 +4,7 @@
 // the per-object caches (ModelCaches: templates, encoded catalog chunks, node starts, pod classes, ...)
 // answer again without redoing the work: the catalog and NodePool templates are encoded once per version
 // of them, existing nodes and their pods once per change.
+import type { Command, Decision } from '../disruption/types.ts';
 import type { DraState } from '../domain/dra.ts';
 import type {
   DaemonSet,
@@ -24,6 +25,7 @@ import { ModelCaches } from '../model/caches.ts';
 import type { NodeRecord, PodRefs, SnapshotDelta } from './delta.ts';
 import { sameData } from './equal.ts';
 import { PodInterner } from './intern.ts';
+import { clockOnly } from './speculation.ts';
 
 /** Parts of a state node that nodes of one kind have alike (interned with the pods' parts). */
 const NODE_PARTS: ReadonlySet<string> = new Set(['capacity', 'allocatable', 'taints', 'startupTaints']);
@@ -75,6 +77,12 @@ export class ClusterModel {
   private nodeList: readonly StateNode[] = [];
   private pendingList: readonly Pod[] = [];
   private wellKnown: ReadonlySet<string> | undefined;
+  /**
+   * The commands of the last disruption decision made on the model, and the model's version then: kept while
+   * nothing but the clock changes, so carrying them out (ops.ts, carryOut) names them by place instead of shipping
+   * them back (a repack's command moves every pod of the cluster: megabytes).
+   */
+  private decided: { version: number; readonly commands: readonly Command[] } | undefined;
 
   /** Applies a delta made against this model's version, or from nothing (else StaleModelError: the caller starts over). */
   apply(d: SnapshotDelta): void {
@@ -83,6 +91,8 @@ export class ClusterModel {
     // Half-applied is unusable: until a delta from nothing comes, every delta is stale.
     this.version = -1;
     if (d.base === 0) this.clear();
+    const decided = this.decided;
+    this.decided = decided && decided.version === d.base && clockOnly(d) ? decided : undefined;
     this.now = d.now;
     this.applySmall(d);
     this.applyCatalog(d);
@@ -97,6 +107,86 @@ export class ClusterModel {
       types: d.types?.length ?? 0,
     };
     this.version = d.version;
+    if (this.decided) this.decided.version = d.version;
+  }
+
+  /** Keeps the decision's commands (itself, its follow-ups, its concurrent ones) for a carryOut by place. */
+  keepDecision(d: Decision): void {
+    this.decided =
+      d.kind === 'noop'
+        ? undefined
+        : { version: this.version, commands: [d, ...(d.followUps ?? []), ...(d.concurrent ?? [])] };
+  }
+
+  /** The kept decision's commands at these places (StaleModelError when none is kept for this version). */
+  decidedCommands(at: readonly number[]): Command[] {
+    const kept = this.decided;
+    if (!kept || kept.version !== this.version)
+      throw new StaleModelError(`the model kept no decision at version ${this.version}`);
+    return at.map((i) => {
+      const c = kept.commands[i];
+      if (!c) throw new StaleModelError(`the model's kept decision has no command ${i}`);
+      return c;
+    });
+  }
+
+  /**
+   * Takes `after` as the model's cluster, at the next version: a snapshot made from this model's own snapshot by
+   * carrying commands out on it (ops.ts, carryOut), so its unchanged nodes are the very objects the model holds and
+   * its pending pods the same list. Only the other nodes are read; their objects become the model's as they are.
+   */
+  adopt(after: Snapshot): void {
+    if (after.pendingPods !== this.pendingList || after.now !== this.now)
+      throw new Error("cluster model: adopt takes a snapshot made from the model's own (its pending pods and clock)");
+    const version = this.version;
+    this.version = -1;
+    const unlinked = new Set<string>();
+    const names = new Array<string>(after.nodes.length);
+    for (let i = 0; i < after.nodes.length; i++) {
+      const n = after.nodes[i]!;
+      names[i] = n.name;
+      if (this.states.get(n.name) !== n) this.adoptNode(n, unlinked);
+    }
+    if (!sameOrder(this.nodeOrder, names)) {
+      const now = new Set(names);
+      for (const name of this.nodeOrder) if (!now.has(name)) this.dropNode(name, unlinked);
+    }
+    // Pods that were on a node carried away and are on none now (nor pending) leave the model.
+    const pending = new Set(this.pendingUids);
+    for (const uid of unlinked) if (!this.podNodes.has(uid) && !pending.has(uid)) this.pods.delete(uid);
+    this.nodeOrder = names;
+    this.nodeList = after.nodes;
+    this.lastApply = { pods: 0, nodes: 0, nodesRebuilt: 0, types: 0 };
+    this.decided = undefined;
+    this.version = version + 1;
+  }
+
+  /** A node of an adopted snapshot, new or changed: its record, its pods, its links. */
+  private adoptNode(n: StateNode, unlinked: Set<string>): void {
+    const { pods, ...node } = n;
+    for (const uid of this.records.get(n.name)?.pods ?? []) {
+      this.unlink(uid, n.name);
+      unlinked.add(uid);
+    }
+    const uids = new Array<string>(pods.length);
+    for (let i = 0; i < pods.length; i++) {
+      const p = pods[i]!;
+      uids[i] = p.uid;
+      if (this.pods.get(p.uid) !== p) this.pods.set(p.uid, p);
+      this.link(p.uid, n.name);
+    }
+    this.records.set(n.name, { node, pods: uids });
+    this.states.set(n.name, n);
+  }
+
+  /** A node the adopted snapshot no longer has. */
+  private dropNode(name: string, unlinked: Set<string>): void {
+    for (const uid of this.records.get(name)?.pods ?? []) {
+      this.unlink(uid, name);
+      unlinked.add(uid);
+    }
+    this.records.delete(name);
+    this.states.delete(name);
   }
 
   /** The cluster as a snapshot; its arrays and objects are the same from call to call until a delta changes them. */
@@ -345,3 +435,6 @@ export class ClusterModel {
     return n;
   }
 }
+
+const sameOrder = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);

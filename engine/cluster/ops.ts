@@ -3,6 +3,7 @@
 // functions or objects with behaviour on the caller's side (a solver, a clock) are replaced by what the
 // worker provides: its own wasm solver, and its monotonic clock when the caller asks for deadlines.
 import { lowerBound, type LowerBound, type LpSolver } from '../bound/index.ts';
+import { applyCommands } from '../disruption/apply.ts';
 import { disrupt } from '../disruption/disrupt.ts';
 import { explainNode, type NodeReport } from '../disruption/explain.ts';
 import type { Command, Decision, DisruptOptions, DisruptResult } from '../disruption/types.ts';
@@ -40,6 +41,13 @@ export type EngineOp =
       readonly op: 'lowerBound';
       readonly pods: PodRefs;
       readonly opts: { readonly timeLimitSec?: number; readonly wellKnownLabels?: ReadonlySet<string> };
+    }
+  | {
+      /** The model carries the commands out on itself (applyCommands), as the caller does on its snapshot. */
+      readonly op: 'carryOut';
+      /** The commands, or their places among the commands of the last decision the model kept (keepDecision). */
+      readonly commands: readonly Command[] | { readonly decided: readonly number[] };
+      readonly names: ReadonlyArray<readonly string[] | undefined>;
     }
   | { readonly op: 'staticClaim'; readonly pool: string }
   | {
@@ -99,8 +107,11 @@ export async function runOp(model: ClusterModel, op: EngineOp, ctx: OpContext): 
       });
       return ctx.solver(op.opts.exact ?? false).solve(input);
     }
-    case 'disrupt':
-      return disrupt(s, disruptOptions(model, op.opts, ctx));
+    case 'disrupt': {
+      const r = await disrupt(s, disruptOptions(model, op.opts, ctx));
+      model.keepDecision(r.decision);
+      return r;
+    }
     case 'validate':
       return validate(s, op.decision, disruptOptions(model, op.opts, ctx));
     case 'explainNode':
@@ -117,6 +128,11 @@ export async function runOp(model: ClusterModel, op: EngineOp, ctx: OpContext): 
         op.opts.timeLimitSec !== undefined ? { timeLimitSec: op.opts.timeLimitSec } : {},
       );
     }
+    case 'carryOut':
+      model.adopt(
+        applyCommands(s, 'decided' in op.commands ? model.decidedCommands(op.commands.decided) : op.commands, op.names),
+      );
+      return undefined;
     case 'staticClaim':
       return templateClaim(s, poolNamed(s, op.pool));
     case 'staticScaleDown':

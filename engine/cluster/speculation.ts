@@ -16,7 +16,7 @@ import type { ProvisionPlan } from '../model/types.ts';
 import type { SnapshotDelta } from './delta.ts';
 
 /** Whether the delta changes nothing but the model's clock. */
-function clockOnly(d: SnapshotDelta): boolean {
+export function clockOnly(d: SnapshotDelta): boolean {
   for (const k of Object.keys(d)) if (k !== 'base' && k !== 'version' && k !== 'now') return false;
   return true;
 }

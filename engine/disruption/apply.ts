@@ -220,3 +220,25 @@ export function applyCommand(s: Snapshot, cmd: Command, nameOf?: (i: number) => 
     });
   return { ...s, nodes: [...nodes, ...added] };
 }
+
+/**
+ * The snapshot after the commands, carried out one after the other; `names[k]`, when given, names command k's
+ * replacements in order (else applyCommand's default). A caller and a warm model that carry out the same commands
+ * on snapshots with the same data make snapshots with the same data (engine/cluster/ops.ts, carryOut).
+ */
+export function applyCommands(
+  s: Snapshot,
+  commands: readonly Command[],
+  names?: ReadonlyArray<readonly string[] | undefined>,
+): Snapshot {
+  let out = s;
+  commands.forEach((c, k) => {
+    const given = names?.[k];
+    if (given && given.length !== c.replacements.length)
+      throw new Error(
+        `carrying out command ${k} (${c.kind} of ${c.candidates[0]?.name ?? 'no node'}): ${given.length} names for ${c.replacements.length} replacements`,
+      );
+    out = given ? applyCommand(out, c, (i) => given[i]!) : applyCommand(out, c);
+  });
+  return out;
+}

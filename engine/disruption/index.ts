@@ -4,7 +4,7 @@
 export * from './types.ts';
 export { doNotDisruptEvent, doNotDisruptEvents, goDurationError } from './podevents.ts';
 export type { NodeReport } from './explain.ts';
-export { applyCommand, launchedNode } from './apply.ts';
+export { applyCommand, applyCommands, launchedNode } from './apply.ts';
 export { expired, expiresAt } from './expiration.ts';
 export {
   driftReason,

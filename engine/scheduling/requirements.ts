@@ -65,10 +65,15 @@ export function fromSelector(r: NodeSelectorRequirement): Requirement {
 }
 
 function withinBounds(r: Requirement, v: string): boolean {
-  if (r.gte === undefined && r.lte === undefined) return true;
+  return inRange(r.gte, r.lte, v);
+}
+
+/** Whether v lies within the bounds gte..lte (either may be absent; bounded values are integers). */
+function inRange(gte: number | undefined, lte: number | undefined, v: string): boolean {
+  if (gte === undefined && lte === undefined) return true;
   if (!/^-?\d+$/.test(v)) return false;
   const n = Number(v);
-  return (r.gte === undefined || n >= r.gte) && (r.lte === undefined || n <= r.lte);
+  return (gte === undefined || n >= gte) && (lte === undefined || n <= lte);
 }
 
 /** Whether the value is allowed (§1.1). */
@@ -114,22 +119,25 @@ export function intersect(a: Requirement, b: Requirement): Requirement {
   return req(a.key, false, kept, undefined, undefined, minValues);
 }
 
-/** Whether a ∩ b is non-empty, without building it (§1.6). DoesNotExist never intersects anything. */
+/**
+ * Whether a ∩ b is non-empty, without building it (§1.6). DoesNotExist never intersects anything. It makes no
+ * object of its own: the scheduler and the bound's model call it for every pair of requirements they compare, and
+ * the bounds object each call made was a large part of a what-if job's garbage (docs/benchmarks.md, "Worker pool").
+ */
 export function hasIntersection(a: Requirement, b: Requirement): boolean {
   const gte = a.gte === undefined ? b.gte : b.gte === undefined ? a.gte : Math.max(a.gte, b.gte);
   const lte = a.lte === undefined ? b.lte : b.lte === undefined ? a.lte : Math.min(a.lte, b.lte);
   if (boundsConflict(gte, lte)) return false;
-  const bounds = { key: a.key, complement: false, values: EMPTY, gte, lte } as Requirement;
   if (a.complement && b.complement) return true;
   if (a.complement) {
-    for (const v of b.values) if (!a.values.has(v) && withinBounds(bounds, v)) return true;
+    for (const v of b.values) if (!a.values.has(v) && inRange(gte, lte, v)) return true;
     return false;
   }
   if (b.complement) {
-    for (const v of a.values) if (!b.values.has(v) && withinBounds(bounds, v)) return true;
+    for (const v of a.values) if (!b.values.has(v) && inRange(gte, lte, v)) return true;
     return false;
   }
-  for (const v of a.values) if (b.values.has(v) && withinBounds(bounds, v)) return true;
+  for (const v of a.values) if (b.values.has(v) && inRange(gte, lte, v)) return true;
   return false;
 }
 
@@ -195,19 +203,25 @@ export function fromSelectorRequirements(list: readonly NodeSelectorRequirement[
  * NotIn/DoesNotExist are accepted (§1.8). Returns the failing keys' messages, or undefined.
  */
 export function intersects(a: Requirements, b: Requirements): string | undefined {
-  const errs: string[] = [];
-  const [small, big, swapped] = a.size <= b.size ? [a, b, false] : [b, a, true];
-  for (const [k, rs] of small) {
+  // The smaller map is walked by its keys (an entry would be a new array each); nothing is allocated unless a key
+  // fails (hasIntersection).
+  const swapped = a.size > b.size;
+  const small = swapped ? b : a;
+  const big = swapped ? a : b;
+  let errs: string[] | undefined;
+  for (const k of small.keys()) {
     const rb = big.get(k);
     if (!rb) continue;
-    const [ra, rB] = swapped ? [rb, rs] : [rs, rb];
+    const rs = small.get(k)!;
+    const ra = swapped ? rb : rs;
+    const rB = swapped ? rs : rb;
     if (hasIntersection(ra, rB)) continue;
     const oa = operatorOf(ra);
     const ob = operatorOf(rB);
     if ((oa === 'NotIn' || oa === 'DoesNotExist') && (ob === 'NotIn' || ob === 'DoesNotExist')) continue;
-    errs.push(`key ${k}, ${formatRequirement(rB)} not in ${formatRequirement(ra)}`);
+    (errs ??= []).push(`key ${k}, ${formatRequirement(rB)} not in ${formatRequirement(ra)}`);
   }
-  return errs.length ? errs.join('; ') : undefined;
+  return errs?.join('; ');
 }
 
 /**

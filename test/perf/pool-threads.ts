@@ -5,18 +5,27 @@
 // the tail (one worker's last task ending before the other's), the first task's start after the batch began, and the
 // workers' collections by kind (perf_hooks 'gc' entries: 1 minor, 4 major, 8 incremental). Prints a line per batch,
 // then medians; throws if any configuration's reports differ from the first's (compared whole, digests included).
-// A configuration is `THREADS[:young=MB][:root=DIR]`: workers, their young generation
-// (resourceLimits.maxYoungGenerationSizeMb), and the checkout whose engine runs (another worktree, for an A/B in one
+// Each line also gives the workers' pause time in collections a job and each worker's new space (its young generation's
+// capacity, MiB) after its first task, the smallest and largest over the batch, and after its last task.
+// A configuration is `THREADS[:young=MB][:semi=MB][:root=DIR]`: workers, their young generation's maximum
+// (resourceLimits.maxYoungGenerationSizeMb), its semi-space's minimum (V8's --min-semi-space-size, set only while
+// these workers start: see startEngine), and the checkout whose engine runs (another worktree, for an A/B in one
 // process; default this one). Default configurations: `1,2`. The workers are pool-threads.worker.ts.
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
 import type { ScenarioInput } from '../../bench/scenarios/whatif.ts';
 import { runScenario, scenario } from '../../bench/scenarios/whatif.ts';
 import type { Engine } from '../../engine/index.ts';
 
 interface Reading {
   readonly tid: number;
-  readonly tasks: readonly { readonly start: number; readonly end: number; readonly cpu: number }[];
+  readonly tasks: readonly {
+    readonly start: number;
+    readonly end: number;
+    readonly cpu: number;
+    readonly newSpace: number;
+  }[];
   readonly gcs: number;
   readonly gcMs: number;
   readonly kinds: Readonly<Record<string, number>>;
@@ -56,12 +65,22 @@ async function startEngine(config: string): Promise<Engine> {
   )) as typeof import('../../engine/index.ts');
   const young = o['young'] ? { resourceLimits: { maxYoungGenerationSizeMb: Number(o['young']) } } : {};
   const filename = new URL('./pool-threads.worker.ts', import.meta.url).href;
-  return createEngine({ threads: Number(threads), filename, ...young } as never);
+  // semi=MB: the workers' semi-space starts at (and never shrinks below) MB, through V8's process-wide flag, set while
+  // this engine's workers start and cleared after: a diagnosis, not a setting (Node's resourceLimits set only the
+  // young generation's maximum).
+  if (o['semi']) setFlagsFromString(`--min-semi-space-size=${o['semi']}`);
+  const e = createEngine({ threads: Number(threads), filename, ...young } as never);
+  await e.pool.memory();
+  if (o['semi']) setFlagsFromString('--min-semi-space-size=0');
+  return e;
 }
 
 const batch = (e: Engine, n = jobs) =>
   Promise.all(inputs.slice(0, n).map((input, i) => runScenario(e, input, built[i])));
 const readings = async (e: Engine) => (await e.pool.memory()) as unknown as Reading[];
+/** A worker's new space over a batch's tasks: after its first task, the smallest and largest, after its last. */
+const newSpaceRange = (xs: readonly number[]) =>
+  `${xs[0]?.toFixed(0)}[${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)}]${xs.at(-1)?.toFixed(0)}`;
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 const put = (k: string, v: number) => (rows[k] ??= []).push(v);
 
@@ -101,7 +120,7 @@ async function measure(config: string, e: Engine, round: number): Promise<void> 
     `round ${round} ${k}: wall ${wall.toFixed(0)} cpu/job ${(total / jobs).toFixed(1)} (workers ${perJob(wcpu)}, ` +
       `bg ${(bg / jobs).toFixed(1)}, main ${(main / jobs).toFixed(1)}) busy ${busy.map((b) => b.toFixed(0)).join('/')} ` +
       `tasks ${rs.map((x) => x.tasks.length).join('/')} gcs ${rs.map((x) => JSON.stringify(x.kinds)).join('/')} ` +
-      `load ${loadavg()[0]!.toFixed(2)}`,
+      `gc ms/job ${(sum(rs.map((x) => x.gcMs)) / jobs).toFixed(1)} new space MiB ${rs.map((x) => newSpaceRange(x.tasks.map((t) => t.newSpace))).join('/')} load ${loadavg()[0]!.toFixed(2)}`,
   );
 }
 

@@ -2,6 +2,7 @@
 // shared clock) and its thread's CPU time recorded; a memory reading hands over and clears the records.
 import { readFileSync, readlinkSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
+import { getHeapSpaceStatistics } from 'node:v8';
 import type { EngineTask, TaskReply } from '../../engine/pool/engine.worker.ts';
 
 // POOL_THREADS_ROOT (a worker copies the environment when it starts): the checkout whose engine worker to wrap
@@ -13,7 +14,10 @@ const worker = (await import(new URL('engine/pool/engine.worker.ts', root).href)
 const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
 const cpuMs = () => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6;
 const now = () => performance.timeOrigin + performance.now();
-let tasks: { start: number; end: number; cpu: number }[] = [];
+let tasks: { start: number; end: number; cpu: number; newSpace: number }[] = [];
+/** The young generation's capacity now (new space, both semi-spaces), MiB. */
+const newSpaceMiB = () =>
+  (getHeapSpaceStatistics().find((x) => x.space_name === 'new_space')?.space_size ?? 0) / 2 ** 20;
 let gcs = 0;
 let gcMs = 0;
 let kinds: Record<string, number> = {};
@@ -40,6 +44,6 @@ export default async function run(task: EngineTask): Promise<TaskReply> {
   try {
     return await worker.default(task);
   } finally {
-    tasks.push({ start, end: now(), cpu: cpuMs() - c0 });
+    tasks.push({ start, end: now(), cpu: cpuMs() - c0, newSpace: newSpaceMiB() });
   }
 }

@@ -1,69 +1,24 @@
 // `node --import tsx test/perf/repack-model-ab.ts /path/to/other/tree [size] [rounds]`: the consolidation suite's
-// repack loop (repack only, until it finds nothing) the way the Engine's worker runs it, in this thread: each loop's
-// snapshot goes through a ModelMirror's delta, msgpack and a ClusterModel, and disrupt() runs over the model's
-// snapshot with the model's caches. This tree and the other are interleaved (A B, B A, ...), each with its own
-// model that stays warm from run to run, as the suite's does; run 0 of each is its cold run (what the suite's
-// repack row times, a worker's JIT aside). No worker threads, so the two trees' figures are not skewed by how the
-// machine schedules them. Prints each run, the cold and warm (median) wall and process-CPU ms per tree, their
-// ratio, and whether the plans are identical. REPACK_PROFILE=FILE instead profiles this tree's third run alone
-// (REPACK_PROFILE_RUN=0 profiles its cold run, 1 its second).
+// repack loop the way the Engine's worker runs it, in this thread (repack-fixture.ts: each loop's snapshot through
+// a ModelMirror's delta, msgpack and a ClusterModel; decisions carried out as each tree's suite does). This tree
+// and the other are interleaved (A B, B A, ...), each with its own model that stays warm from run to run, as the
+// suite's does; run 0 of each is its cold run (what the suite's repack row times, a worker's JIT aside). No worker
+// threads, so the two trees' figures are not skewed by how the machine schedules them. Prints each run, the cold
+// and warm (median) wall and process-CPU ms per tree, their ratio, and whether the plans are identical.
+// REPACK_PROFILE=FILE instead profiles this tree's third run alone (REPACK_PROFILE_RUN=0 profiles its cold run, 1
+// its second).
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
-
-interface Run {
-  readonly wall: number;
-  readonly cpu: number;
-  readonly plan: string;
-}
+import { loadTree, median, modelDecider, repackRun, type Run } from './repack-fixture.ts';
 
 const [other, sizeArg = '5000', roundsArg = '3'] = process.argv.slice(2);
 const size = Number(sizeArg);
 const rounds = Number(roundsArg);
-const LEGACY = [100, 1000, 5000, 10_000];
 
-async function load(root: string): Promise<{ name: string; run(): Promise<Run> }> {
-  const idx = await import(`${root}/engine/index.ts`);
-  const local = await import(`${root}/engine/local.ts`);
-  const codec = await import(`${root}/engine/pool/codec.ts`);
-  const scen = await import(`${root}/bench/suites/consolidation-scenarios.ts`);
-  const at = LEGACY.indexOf(size);
-  const sc = await scen.fragmentedCluster(size, 20_261_129 + (at >= 0 ? at : size), new local.WasmSolver());
-  const mirror = new local.ModelMirror();
-  const model = new local.ClusterModel();
-  const solver = new local.WasmSolver();
-  const ship = (s: unknown) => {
-    const { delta, commit } = mirror.diff(s);
-    model.apply(codec.unpack(codec.pack(delta)));
-    commit();
-    return model.snapshot();
-  };
-  return {
-    name: root,
-    async run() {
-      ship(sc.snapshot); // the model starts where the cluster is (untimed, as the suite's lowerBound call)
-      const t0 = performance.now();
-      const c0 = process.cpuUsage();
-      let s = sc.snapshot;
-      let state = idx.INITIAL_LOOP_STATE;
-      let loops = 0;
-      for (let version = 0; ; version++) {
-        loops++;
-        const o = { repack: 'only', repackDeadlineMs: 30_000, state, consolidationState: version };
-        const r = await local.disrupt(ship(s), { ...o, solver, caches: model.caches });
-        state = r.state;
-        const d = r.decision;
-        if (d.kind === 'noop') break;
-        let i = 0;
-        for (const c of [d, ...(d.followUps ?? []), ...(d.concurrent ?? [])])
-          s = idx.applyCommand(s, c, (j: number) => `v${version}-c${i++}-r${j}`);
-      }
-      const wall = performance.now() - t0;
-      const c = process.cpuUsage(c0);
-      const nodes = s.nodes.filter((n: { hasNodeClaim: boolean }) => n.hasNodeClaim).length;
-      const plan = `${nodes} nodes, $${scen.clusterCost(s).toFixed(4)}/h, ${loops} loops`;
-      return { wall, cpu: (c.user + c.system) / 1000, plan };
-    },
-  };
+async function load(root: string) {
+  const tree = await loadTree(root, size);
+  const d = modelDecider(tree);
+  return { name: root, run: () => repackRun(tree, d) };
 }
 
 async function profile(file: string): Promise<void> {
@@ -90,11 +45,10 @@ async function compare(): Promise<void> {
       const r = await trees[i]!.run();
       runs[i]!.push(r);
       process.stdout.write(
-        `round ${round} ${i ? 'other' : 'this '}: ${r.wall.toFixed(0)} ms wall, ${r.cpu.toFixed(0)} ms cpu; ${r.plan}\n`,
+        `round ${round} ${i ? 'other' : 'this '}: ${r.wall.toFixed(0)} ms wall (${r.perLoop.join(' + ')}), ${r.cpu.toFixed(0)} ms cpu; ${r.plan}\n`,
       );
     }
   }
-  const median = (a: number[]) => [...a].sort((p, q) => p - q)[a.length >> 1]!;
   const warm = (i: number, k: 'wall' | 'cpu') => median(runs[i]!.slice(1).map((r) => r[k]));
   for (const [i, t] of trees.entries())
     process.stdout.write(
