@@ -159,16 +159,26 @@ function storedNodeClasses(cluster: SimCluster): (name: string) => EC2NodeClass 
   };
 }
 
-/** Creates or updates (spec, labels, annotations) every object of a YAML text through client-node. */
-async function applyYaml(kube: KubeClient, yaml: string): Promise<KubeObject[]> {
-  const out: KubeObject[] = [];
+/**
+ * The objects of a YAML text, in order: a document with a syntax error is an error naming the document and the
+ * line; an empty document is no object.
+ */
+export function yamlObjects<T extends object>(yaml: string): T[] {
+  const out: T[] = [];
   for (const doc of parseDocuments(yaml)) {
     if (doc.syntaxErrors.length)
       throw new Error(
         `apply: document ${doc.index}: ${doc.syntaxErrors.map((e) => `${e.line ? `line ${e.line}: ` : ''}${e.message}`).join('; ')}`,
       );
-    const obj = doc.value as KubeObject | null;
-    if (!obj || typeof obj !== 'object') continue;
+    if (doc.value && typeof doc.value === 'object') out.push(doc.value as T);
+  }
+  return out;
+}
+
+/** Creates or updates (spec, labels, annotations) every object of a YAML text through client-node. */
+async function applyYaml(kube: KubeClient, yaml: string): Promise<KubeObject[]> {
+  const out: KubeObject[] = [];
+  for (const obj of yamlObjects<KubeObject>(yaml)) {
     const kind = KIND_OF[String(obj.kind)];
     if (!kind) throw new Error(`apply: unsupported kind ${String(obj.kind)} (${String(obj.metadata?.name)})`);
     const body = {

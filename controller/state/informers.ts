@@ -12,7 +12,7 @@ import type { Clock, Timer } from '../operator/clock.ts';
 import { collectionPath, isNotFound, type Kind, type KubeClient, type KubeObject } from '../operator/kube.ts';
 import type { Logger } from '../operator/logger.ts';
 import { errText } from '../operator/runtime.ts';
-import { SlicedDelivery } from './delivery.ts';
+import { SlicedDelivery, WatchEvents } from './delivery.ts';
 
 interface InformerHandlers {
   apply(obj: KubeObject): void;
@@ -100,23 +100,20 @@ class TrackedWatch extends Watch {
     this.onOpen(true);
     const t = this.transform;
     const k = this.keep;
-    const queue = this.delivery;
-    const lane = this.lane;
     /** Cleared when ListWatch aborts this stream (it stops or restarts): its queued events are dropped. */
     let live = true;
     const isObject = (obj: unknown): obj is KubeObject => !!obj && typeof obj === 'object';
-    // Stripped on arrival (the queue holds the lean copy); kept (a pod parsed into its record) and handled in
-    // the delivery's slices, so the parse is paced with the handling rather than done in the socket read.
-    const deliver = (phase: string, obj: unknown): void => {
-      const o = t && isObject(obj) ? t(obj) : obj;
-      queue.push(lane, () => {
-        if (live) callback(phase, k && isObject(o) && DATA_PHASES.has(phase) ? k(o) : o);
-      });
-    };
+    // Stripped on arrival (the queue holds the lean copy, one version per object: delivery.ts WatchEvents); kept
+    // (a pod parsed into its record) and handled in the delivery's slices, so the parse is paced with the
+    // handling rather than done in the socket read, and a version superseded while queued is never parsed.
+    const events = new WatchEvents(this.delivery, this.lane, (phase, o) => {
+      if (live) callback(phase, k && isObject(o) && DATA_PHASES.has(phase) ? k(o) : o);
+    });
+    const deliver = (phase: string, obj: unknown): void => events.event(phase, t && isObject(obj) ? t(obj) : obj);
     const inner = await super.watch(path, query, deliver, (err: unknown) => {
       // The end of the stream is handled after its events: ListWatch then reconnects (or relists) from the
-      // resourceVersion of the last event it handled, and a relist never overtakes the events before it.
-      queue.push(lane, () => {
+      // resourceVersion of the newest event, and a relist never overtakes the events before it.
+      events.end(() => {
         this.onOpen(false);
         done(err);
       });
@@ -299,8 +296,16 @@ export class Informers {
   private readonly delivery: SlicedDelivery;
 
   constructor(private readonly deps: InformersDeps) {
-    this.delivery = new SlicedDelivery((err) =>
-      deps.log.error({ err: errText(err) }, 'handling a watch event failed; the events after it are still handled'),
+    this.delivery = new SlicedDelivery(
+      (err) =>
+        deps.log.error({ err: errText(err) }, 'handling a watch event failed; the events after it are still handled'),
+      {
+        onBacklog: ({ peak, merged }) =>
+          deps.log.info(
+            { queuedAtMost: peak, versionsMerged: merged },
+            'watch events arrived faster than they were handled; the backlog has drained',
+          ),
+      },
     );
   }
 

@@ -2,7 +2,7 @@
 // state fed straight from its store, the recording cloud (cloudprovider.ts), a manual clock, real metrics and
 // a real event recorder. A controller under test is made with its own factory and driven by calling
 // reconcile(), or by run() below, which plays the runtime's part on the manual clock.
-import { DEFAULT_ENGINE_OPTIONS, parseDocuments } from '../../engine/index.ts';
+import { DEFAULT_ENGINE_OPTIONS } from '../../engine/index.ts';
 import type { CloudProvider } from '../../controller/cloudprovider/types.ts';
 import type { ControllerContext } from '../../controller/controllers/context.ts';
 import { engineOptionsOf } from '../../controller/main.ts';
@@ -18,6 +18,7 @@ import { installAdmission } from '../../sim/admission.ts';
 import type { KObject, StoreEvent } from '../../sim/apiserver/index.ts';
 import { manualClock, type SimClock } from '../../sim/clock.ts';
 import { simulationEngine } from '../../sim/engine.ts';
+import { applyToApi } from '../support/apply.ts';
 import { RecordingCloudProvider } from './cloudprovider.ts';
 import { fakeKube, type FakeKube } from './kube.ts';
 
@@ -154,7 +155,7 @@ export function fakeControllerEnv(o: FakeControllerOptions = {}): FakeController
     add: (resource, ...objects) => objects.map((obj) => fake.api.create(resource, obj.metadata.namespace, obj)),
     get: (resource, name, namespace) => fake.api.get(resource, namespace, name),
     apply: async (yaml) => {
-      const out = applyText(fake, yaml);
+      const out = applyToApi(fake.api, RESOURCE_OF, yaml);
       await settle();
       return out;
     },
@@ -180,25 +181,3 @@ const RESOURCE_OF: Readonly<Record<string, string>> = {
   Deployment: 'deployments.apps',
   PodDisruptionBudget: 'poddisruptionbudgets.policy',
 };
-
-function applyText(fake: FakeKube, yaml: string): KObject[] {
-  const out: KObject[] = [];
-  for (const doc of parseDocuments(yaml)) {
-    const obj = doc.value as KObject | null;
-    if (!obj || typeof obj !== 'object') continue;
-    const resource = RESOURCE_OF[String(obj.kind)];
-    if (!resource) throw new Error(`apply: no resource for kind ${String(obj.kind)}`);
-    const r = fake.api.resources.resolve(resource);
-    const ns = r.namespaced ? (obj.metadata.namespace ?? 'default') : undefined;
-    const existing = fake.api.find(resource, ns, obj.metadata.name!);
-    out.push(
-      existing
-        ? fake.api.patch(resource, ns, obj.metadata.name!, 'merge', {
-            spec: obj['spec'] ?? null,
-            metadata: { labels: obj.metadata.labels ?? null, annotations: obj.metadata.annotations ?? null },
-          })
-        : fake.api.create(resource, ns, obj),
-    );
-  }
-  return out;
-}

@@ -17,7 +17,7 @@
 //   pending     every pod without a node is placed within PENDING_BOUND_MS of its creation, or the
 //               controller explains why (a FailedScheduling event naming it);
 //   budget      no NodePool ever has more NodeClaims being deleted by disruption (DisruptionReason set) at
-//               once than its budget allows.
+//               once than its budget allows (a pool the soak gave no budget allows none).
 import type { KObject, StoreEvent } from '../../sim/apiserver/index.ts';
 import { computePdbStatus, isPodReady } from '../../sim/apiserver/index.ts';
 import type { Simulation } from '../support/environment.ts';
@@ -204,7 +204,14 @@ export class InvariantMonitor {
     this.checks.budget++;
     for (const [pool, n] of deleting) {
       const allowed = this.budgets(pool);
-      if (allowed !== undefined && n > allowed)
+      // A pool the soak gave no budget (not one it made, or no nodepool label) allows no disruption at all.
+      if (allowed === undefined)
+        this.report(
+          'budget',
+          `budget:${pool}:${this.sim.clock.now()}`,
+          `NodePool ${pool || '(no karpenter.sh/nodepool label)'} has ${n} NodeClaims deleting for disruption, and the soak has no budget for it`,
+        );
+      else if (n > allowed)
         this.report(
           'budget',
           `budget:${pool}:${this.sim.clock.now()}`,

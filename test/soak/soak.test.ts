@@ -99,7 +99,7 @@ describe('the soak monitor (control runs)', () => {
     expect(breaches[1]!.message).toMatch(/control terminated .* with \d+ pods not drained: default\/web-/);
   });
 
-  it('reports an instance no NodeClaim records once garbage collection should have taken it, and a budget exceeded', async () => {
+  it('reports an instance no NodeClaim records once garbage collection should have taken it, a budget exceeded, and a disruption in a pool with no budget', async () => {
     sim = await simulation({ only: ['nodeclass.status'] });
     await sim.apply(guide('guide-03.yaml'));
     const monitor = new InvariantMonitor(sim, (pool) => (pool === 'default' ? 0 : undefined));
@@ -136,12 +136,32 @@ describe('the soak monitor (control runs)', () => {
       ],
     });
     await sim.kube.delete('NodeClaim', 'disrupted');
+    // And one in a pool the soak gave no budget: not skipped, reported.
+    await sim.kube.create('NodeClaim', {
+      metadata: { name: 'elsewhere', labels: { 'karpenter.sh/nodepool': 'other' }, finalizers: ['soak.test/hold'] },
+      spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [] },
+    });
+    await sim.kube.patchStatus('NodeClaim', 'elsewhere', {
+      conditions: [
+        {
+          type: 'DisruptionReason',
+          status: 'True',
+          reason: 'Drifted',
+          message: '',
+          lastTransitionTime: new Date(sim.clock.now()).toISOString(),
+        },
+      ],
+    });
+    await sim.kube.delete('NodeClaim', 'elsewhere');
     const breaches = monitor.stats().breaches;
     monitor.stop();
-    expect(breaches.map((b) => b.invariant)).toEqual(['orphan', 'budget']);
+    expect(breaches.map((b) => b.invariant)).toEqual(['orphan', 'budget', 'budget']);
     expect(breaches[0]!.message).toMatch(/launched for never-created\) has had no NodeClaim for \d+ s/);
     expect(breaches[1]!.message).toBe(
       'NodePool default has 1 NodeClaims deleting for disruption at once; its budget allows 0',
+    );
+    expect(breaches[2]!.message).toBe(
+      'NodePool other has 1 NodeClaims deleting for disruption, and the soak has no budget for it',
     );
   });
 });

@@ -5,7 +5,6 @@
 // test reads it). Instances that CreateFleet starts boot on the clock and register as Nodes with the labels,
 // taints and resources of their NodeClaim, as the user data makes a real kubelet do.
 import type { Instance } from '@aws-sdk/client-ec2';
-import { parseDocuments } from '../../engine/index.ts';
 import { awsProviderFactory, type AwsProviderHandle } from '../../controller/cloudprovider/aws/factory.ts';
 import { newOperator, type Operator } from '../../controller/main.ts';
 import { newLogger } from '../../controller/operator/logger.ts';
@@ -16,6 +15,7 @@ import { startSimCluster, type SimCluster } from '../../sim/cluster/cluster.ts';
 import { installAdmission } from '../../sim/admission.ts';
 import { settler } from '../../sim/environment.ts';
 import { FakeAwsAccount, type FakeAccountOptions } from '../fakes/aws-account.ts';
+import { applyToApi } from './apply.ts';
 
 export const CLUSTER_ENDPOINT = 'https://0123456789ABCDEF.gr7.ap-northeast-2.eks.amazonaws.com';
 export const CLUSTER_CA = Buffer.from('-----BEGIN CERTIFICATE-----\nsimulated\n-----END CERTIFICATE-----\n').toString(
@@ -90,7 +90,7 @@ export async function awsSimulation(o: AwsSimulationOptions = {}): Promise<AwsSi
     account,
     provider: operator.cloudProvider as AwsProviderHandle,
     async apply(yaml) {
-      const out = applyInProcess(cluster, yaml);
+      const out = applyToApi(cluster.api, RESOURCE_OF, yaml);
       await settle();
       return out;
     },
@@ -138,35 +138,6 @@ function connectInstances(cluster: SimCluster, clock: SimClock, account: FakeAws
   account.onTerminated = (i) =>
     cluster.kubelet.terminateInstance(`aws:///${i.Placement?.AvailabilityZone}/${i.InstanceId}`);
   return boot;
-}
-
-/** Creates or updates (merge patch of spec, labels, annotations) every object in the YAML through the API in process. */
-function applyInProcess(cluster: SimCluster, yaml: string): KObject[] {
-  const out: KObject[] = [];
-  for (const doc of parseDocuments(yaml)) {
-    if (doc.syntaxErrors.length)
-      throw new Error(
-        `apply: document ${doc.index}: ${doc.syntaxErrors.map((e) => `${e.line ? `line ${e.line}: ` : ''}${e.message}`).join('; ')}`,
-      );
-    const obj = doc.value as KObject | null;
-    if (!obj || typeof obj !== 'object') continue; // an empty document
-    const resource = RESOURCE_OF[String(obj.kind)];
-    if (!resource) throw new Error(`apply: unsupported kind ${String(obj.kind)}`);
-    const ns = resource.includes('karpenter') ? undefined : (obj.metadata.namespace ?? 'default');
-    const existing = cluster.api.find(resource, ns, obj.metadata.name!);
-    out.push(
-      existing
-        ? cluster.api.patch(resource, ns, obj.metadata.name!, 'merge', {
-            spec: obj['spec'] ?? null,
-            metadata: { labels: obj.metadata.labels ?? null, annotations: obj.metadata.annotations ?? null },
-          })
-        : cluster.api.create(resource, ns, {
-            ...obj,
-            metadata: { ...obj.metadata, ...(ns ? { namespace: ns } : {}) },
-          }),
-    );
-  }
-  return out;
 }
 
 /** Running instances register as Nodes once their NodeClaim carries their providerID. */

@@ -15,7 +15,7 @@
 //   expect(d.violations()).toEqual([]);
 //   expect(leaks(sim)).toEqual([]);
 import type { CloudProvider } from '../../controller/cloudprovider/types.ts';
-import { computePdbStatus, type KObject } from '../../sim/apiserver/index.ts';
+import { computePdbStatus, type KObject, type StoreEvent } from '../../sim/apiserver/index.ts';
 import type { Simulation } from './environment.ts';
 
 interface DrillOptions {
@@ -51,87 +51,118 @@ export function liveInstances(sim: Simulation): Map<string, string[]> {
   return out;
 }
 
+/** What the drill watch keeps between store events. */
+interface Drill {
+  readonly sim: Simulation;
+  readonly maxUnbound: number;
+  readonly maxPerClaim: number;
+  readonly pdb: boolean;
+  readonly found: string[];
+  /** Keys of the promises already reported broken (each is reported once). */
+  readonly seen: Set<string>;
+  /** pod uid -> when it was created without a node, and its namespace/name (only while without one). */
+  readonly unboundSince: Map<string, { since: number; name: string }>;
+  /** PodDisruptionBudgets that have been met once (only those can break). */
+  readonly metPdbs: Set<string>;
+  longest: number;
+}
+
+function report(d: Drill, key: string, message: string): void {
+  if (d.seen.has(key)) return;
+  d.seen.add(key);
+  d.found.push(`${new Date(d.sim.clock.now()).toISOString()} ${message}`);
+}
+
+/** A pod without a node got one or is gone: how long it went without, and whether that was too long. */
+function closeUnbound(d: Drill, uid: string, now: number): void {
+  const u = d.unboundSince.get(uid);
+  if (!u) return;
+  d.unboundSince.delete(uid);
+  const ms = now - u.since;
+  d.longest = Math.max(d.longest, ms);
+  if (ms > d.maxUnbound)
+    report(d, `unbound:${uid}`, `pod ${u.name} went ${ms / 1000} s without a node (allowed ${d.maxUnbound / 1000} s)`);
+}
+
+/** Pods still without a node past the limit, now. */
+function reportOverdue(d: Drill, now: number): void {
+  for (const [uid, u] of d.unboundSince) {
+    if (now - u.since > d.maxUnbound)
+      report(
+        d,
+        `unbound:${uid}`,
+        `pod ${u.name} has been without a node for ${(now - u.since) / 1000} s (allowed ${d.maxUnbound / 1000} s)`,
+      );
+  }
+}
+
+function checkPdbs(d: Drill, now: number): void {
+  const store = d.sim.cluster.store;
+  for (const pdb of store.list('poddisruptionbudgets.policy')) {
+    const key = `${pdb.metadata.namespace}/${pdb.metadata.name}`;
+    const s = computePdbStatus(store, pdb, now);
+    if (s.currentHealthy >= s.desiredHealthy) d.metPdbs.add(key);
+    else if (d.metPdbs.has(key))
+      report(
+        d,
+        `pdb:${key}:${now}`,
+        `PodDisruptionBudget ${key} has ${s.currentHealthy} healthy pods, desires ${s.desiredHealthy}`,
+      );
+  }
+}
+
+function checkInstances(d: Drill): void {
+  for (const [claim, ids] of liveInstances(d.sim)) {
+    if (ids.length > d.maxPerClaim)
+      report(
+        d,
+        `dup:${claim}:${ids.join(',')}`,
+        `nodeclaim ${claim} has ${ids.length} live instances: ${ids.join(', ')}`,
+      );
+  }
+}
+
+/** A pod changed: it waits for a node from its creation, or its wait ends (bound or deleted). */
+function podEvent(d: Drill, e: StoreEvent, now: number): void {
+  const pod = e.object;
+  if (pod.metadata.namespace === 'kube-system' || isDaemonPod(pod)) return;
+  const uid = pod.metadata.uid!;
+  if (e.type === 'DELETED' || nodeNameOf(pod)) closeUnbound(d, uid, now);
+  else if (!d.unboundSince.has(uid)) {
+    const since = pod.metadata.creationTimestamp ? Date.parse(pod.metadata.creationTimestamp) : now;
+    d.unboundSince.set(uid, { since, name: `${pod.metadata.namespace}/${pod.metadata.name}` });
+  }
+  if (d.pdb) checkPdbs(d, now);
+}
+
 export function watchDrill(sim: Simulation, opts: DrillOptions = {}): DrillWatch {
-  const store = sim.cluster.store;
-  const maxUnbound = opts.maxUnboundMs ?? 120_000;
-  const maxPerClaim = opts.maxInstancesPerNodeClaim ?? 1;
-  const found: string[] = [];
-  const seen = new Set<string>();
-  const report = (key: string, message: string): void => {
-    if (seen.has(key)) return;
-    seen.add(key);
-    found.push(`${new Date(sim.clock.now()).toISOString()} ${message}`);
+  const d: Drill = {
+    sim,
+    maxUnbound: opts.maxUnboundMs ?? 120_000,
+    maxPerClaim: opts.maxInstancesPerNodeClaim ?? 1,
+    pdb: opts.pdb ?? true,
+    found: [],
+    seen: new Set(),
+    unboundSince: new Map(),
+    metPdbs: new Set(),
+    longest: 0,
   };
-  const unboundSince = new Map<string, { since: number; name: string }>();
-  const metPdbs = new Set<string>();
-  let longest = 0;
-
-  const created = (p: KObject): number =>
-    p.metadata.creationTimestamp ? Date.parse(p.metadata.creationTimestamp) : sim.clock.now();
-  const closeUnbound = (uid: string, now: number): void => {
-    const u = unboundSince.get(uid);
-    if (!u) return;
-    unboundSince.delete(uid);
-    const d = now - u.since;
-    longest = Math.max(longest, d);
-    if (d > maxUnbound)
-      report(`unbound:${uid}`, `pod ${u.name} went ${d / 1000} s without a node (allowed ${maxUnbound / 1000} s)`);
-  };
-
-  function checkPdbs(now: number): void {
-    for (const pdb of store.list('poddisruptionbudgets.policy')) {
-      const key = `${pdb.metadata.namespace}/${pdb.metadata.name}`;
-      const s = computePdbStatus(store, pdb, now);
-      if (s.currentHealthy >= s.desiredHealthy) metPdbs.add(key);
-      else if (metPdbs.has(key))
-        report(
-          `pdb:${key}:${now}`,
-          `PodDisruptionBudget ${key} has ${s.currentHealthy} healthy pods, desires ${s.desiredHealthy}`,
-        );
-    }
-  }
-
-  function checkInstances(): void {
-    for (const [claim, ids] of liveInstances(sim)) {
-      if (ids.length > maxPerClaim)
-        report(
-          `dup:${claim}:${ids.join(',')}`,
-          `nodeclaim ${claim} has ${ids.length} live instances: ${ids.join(', ')}`,
-        );
-    }
-  }
-
-  if (opts.pdb ?? true) checkPdbs(sim.clock.now());
-  const unsubscribe = store.subscribe((e) => {
+  if (d.pdb) checkPdbs(d, sim.clock.now());
+  const unsubscribe = sim.cluster.store.subscribe((e) => {
     const now = sim.clock.now();
-    checkInstances();
-    if (e.resource === 'poddisruptionbudgets.policy' && (opts.pdb ?? true)) checkPdbs(now);
-    if (e.resource !== 'pods') return;
-    const pod = e.object;
-    if (pod.metadata.namespace === 'kube-system' || isDaemonPod(pod)) return;
-    const uid = pod.metadata.uid!;
-    if (e.type === 'DELETED' || nodeNameOf(pod)) closeUnbound(uid, now);
-    else if (!unboundSince.has(uid))
-      unboundSince.set(uid, { since: created(pod), name: `${pod.metadata.namespace}/${pod.metadata.name}` });
-    if (opts.pdb ?? true) checkPdbs(now);
+    checkInstances(d);
+    if (e.resource === 'poddisruptionbudgets.policy' && d.pdb) checkPdbs(d, now);
+    if (e.resource === 'pods') podEvent(d, e, now);
   });
-
   return {
     violations() {
-      const now = sim.clock.now();
-      checkInstances();
-      for (const [uid, u] of unboundSince) {
-        if (now - u.since > maxUnbound)
-          report(
-            `unbound:${uid}`,
-            `pod ${u.name} has been without a node for ${(now - u.since) / 1000} s (allowed ${maxUnbound / 1000} s)`,
-          );
-      }
-      return [...found];
+      checkInstances(d);
+      reportOverdue(d, sim.clock.now());
+      return [...d.found];
     },
     longestUnboundMs() {
       const now = sim.clock.now();
-      return Math.max(longest, ...[...unboundSince.values()].map((u) => now - u.since));
+      return Math.max(d.longest, ...[...d.unboundSince.values()].map((u) => now - u.since));
     },
     stop: unsubscribe,
   };
