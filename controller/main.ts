@@ -155,7 +155,7 @@ export async function newOperator(deps: OperatorDeps): Promise<Operator> {
   const kubeLog = log.child({ component: 'kube-client' });
   const onTimeout = timeoutReporter(kubeLog, metrics);
   const kube = controllerKube(deps, { activity, fence, log: kubeLog, metrics, onTimeout });
-  const { cluster, informers } = clusterState(deps, kube, clock, log);
+  const { cluster, informers } = clusterState(deps, kube, clock, log, metrics);
   // The provisioner's first sighting and decision of each pod are kept on its record in cluster state.
   metrics.podTimes.keepIn((namespace, name, uid) => cluster.workloads.timesOf(namespace, name, uid));
   const nodeClass = (name: string) => cluster.nodeClass(name)?.nodeClass;
@@ -248,6 +248,7 @@ function clusterState(
   kube: KubeClient,
   clock: Clock,
   log: Logger,
+  metrics: Metrics,
 ): { cluster: Cluster; informers: Informers } {
   const { options } = deps;
   return newClusterState({
@@ -255,6 +256,7 @@ function clusterState(
     kubeConfig: deps.kubeConfig,
     clock,
     log,
+    onRejected: (kind, stage) => metrics.watchEventsRejected.inc({ kind, stage }),
     dra: !options.ignoreDRARequests,
     watchTimeoutMs: options.kubeRequestTimeoutMs,
     defaultSpread: Boolean(options.schedulerConfig?.podTopologySpread?.defaultConstraints.length),

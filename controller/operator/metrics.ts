@@ -742,6 +742,11 @@ export class Metrics {
     'Outbound calls that got no answer in time (a Kubernetes request; an AWS SDK call once its retries timed out too); the operation failed and its controller retries it',
     ['client', 'operation'],
   );
+  readonly watchEventsRejected = this.counter(
+    'karpenter_ts_watch_events_rejected_total',
+    'Watch events and listed objects an informer left out because they could not be handled, by kind and stage (decode: the line is no watch event; transform, keep: stripping or parsing the object threw; handle: cluster state threw); each is logged at error with the object and field',
+    ['kind', 'stage'],
+  );
   readonly solverTruncated = this.counter(
     'karpenter_ts_solver_truncated_total',
     "Decisions a wall-clock safety net cut short: a provisioning plan's improvement phase, a disruption decision's simulations or repack search (each is budgeted by work; a decision cut short by the clock may depend on the machine's load)",

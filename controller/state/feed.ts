@@ -1,10 +1,10 @@
 // Wires one informer per kind into cluster state.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '../operator/clock.ts';
-import type { KubeClient } from '../operator/kube.ts';
+import type { Kind, KubeClient } from '../operator/kube.ts';
 import type { Logger } from '../operator/logger.ts';
 import { Cluster } from './cluster.ts';
-import { Informers, type Backoff } from './informers.ts';
+import { Informers, type Backoff, type RejectStage } from './informers.ts';
 import { stripMetadata, stripPod } from './strip.ts';
 
 interface ClusterStateDeps {
@@ -23,6 +23,8 @@ interface ClusterStateDeps {
   readonly capacityBuffers?: boolean;
   /** A watch silent (no event, no heartbeat) for this long is dropped and re-established (default client-node's 30 s). */
   readonly watchTimeoutMs?: number;
+  /** Counts a watch event or listed object left out because it could not be handled (informers.ts). */
+  readonly onRejected?: (kind: Kind, stage: RejectStage) => void;
   /** Tests only (the control runs of the cache-sync drills): the synced gate does not wait for any list. */
   readonly unsafeSkipCacheSync?: boolean;
 }

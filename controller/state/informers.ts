@@ -6,13 +6,15 @@
 // kind unsynced again (the cache keeps what it had and catches up when the watch is back). Controllers
 // declare the kinds they read and start only once those have synced (operator/runtime.ts); `/readyz` names
 // the kinds that have not. The library's own reconnect delay runs on our clock (delayFn), so the
-// simulator's clock drives it too.
-import { ListWatch, Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+// simulator's clock drives it too. The watch's body is read by watchstream.ts (a bounded slice of lines per turn),
+// and an event that cannot be handled is logged with its object and field, counted and left out (`rejected`).
+import { ListWatch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import type { Clock, Timer } from '../operator/clock.ts';
 import { collectionPath, isNotFound, type Kind, type KubeClient, type KubeObject } from '../operator/kube.ts';
 import type { Logger } from '../operator/logger.ts';
 import { errText } from '../operator/runtime.ts';
 import { SlicedDelivery, WatchEvents } from './delivery.ts';
+import { BoundedWatch, type BadWatchLine } from './watchstream.ts';
 
 interface InformerHandlers {
   apply(obj: KubeObject): void;
@@ -70,25 +72,25 @@ interface InformerStatus {
 }
 
 /**
- * client-node's Watch, telling us when a watch request starts and when its stream ends, and handing its events
- * to the informers' sliced delivery (delivery.ts) instead of handling them in the socket read that parsed them.
+ * The informers' watch (watchstream.ts: the body read a bounded slice per turn), telling us when a watch request
+ * starts and when its stream ends, and handing its events to the informers' sliced delivery (delivery.ts) instead
+ * of handling them in the read that parsed them. An event that cannot be stripped or kept goes to `rejected`.
  */
-class TrackedWatch extends Watch {
+class TrackedWatch extends BoundedWatch {
   constructor(
     kc: KubeConfig,
     private readonly onOpen: (open: boolean) => void,
     private readonly delivery: SlicedDelivery,
     /** This kind's lane in the delivery: its events keep their order there. */
     private readonly lane: string,
+    private readonly rejected: (stage: RejectStage, obj: unknown, err: unknown) => void,
     livenessMs?: number,
     private readonly transform?: (o: KubeObject) => KubeObject,
     private readonly keep?: (o: KubeObject) => KubeObject,
   ) {
-    super(kc);
-    // client-node's liveness: a watch silent for this long is aborted with a TimeoutError and ListWatch
-    // reconnects from its resourceVersion at once. The field is private in its typings but is the
-    // library's only knob (30 s by default); the silent-API-server drill shows it taking effect.
-    if (livenessMs !== undefined) (this as unknown as { requestTimeoutMs: number }).requestTimeoutMs = livenessMs;
+    // A watch silent for livenessMs is aborted with a TimeoutError and ListWatch reconnects from its
+    // resourceVersion at once; the silent-API-server drill shows it taking effect.
+    super(kc, (bad) => rejected(stageOf(bad), bad.object ?? bad.line, bad.err), livenessMs);
   }
 
   override async watch(
@@ -99,16 +101,17 @@ class TrackedWatch extends Watch {
   ): Promise<AbortController> {
     this.onOpen(true);
     const t = this.transform;
-    const k = this.keep;
     /** Cleared when ListWatch aborts this stream (it stops or restarts): its queued events are dropped. */
     let live = true;
-    const isObject = (obj: unknown): obj is KubeObject => !!obj && typeof obj === 'object';
     // Stripped on arrival (the queue holds the lean copy, one version per object: delivery.ts WatchEvents); kept
     // (a pod parsed into its record) and handled in the delivery's slices, so the parse is paced with the
     // handling rather than done in the socket read, and a version superseded while queued is never parsed.
     const events = new WatchEvents(this.delivery, this.lane, (phase, o) => {
-      if (live) callback(phase, k && isObject(o) && DATA_PHASES.has(phase) ? k(o) : o);
+      if (!live) return;
+      const kept = this.kept(phase, o);
+      if (kept !== undefined) callback(phase, kept);
     });
+    // A transform that throws is caught by the reader (BoundedWatch) and reported as a 'handle' failure.
     const deliver = (phase: string, obj: unknown): void => events.event(phase, t && isObject(obj) ? t(obj) : obj);
     const inner = await super.watch(path, query, deliver, (err: unknown) => {
       // The end of the stream is handled after its events: ListWatch then reconnects (or relists) from the
@@ -129,7 +132,27 @@ class TrackedWatch extends Watch {
     );
     return outer;
   }
+
+  /** The object as the handlers get it (`keep` applied to data events), or undefined (reported) if `keep` threw. */
+  private kept(phase: string, o: unknown): unknown {
+    const k = this.keep;
+    if (!k || !isObject(o) || !DATA_PHASES.has(phase)) return o;
+    try {
+      return k(o);
+    } catch (err) {
+      this.rejected('keep', o, err);
+      return undefined;
+    }
+  }
 }
+
+const isObject = (obj: unknown): obj is KubeObject => !!obj && typeof obj === 'object';
+
+/** Where handling a watch event failed: the line is no event, stripping (transform), keeping, or a handler threw. */
+export type RejectStage = 'decode' | 'transform' | 'keep' | 'handle';
+
+/** The reader's failures: a line that is no event, or its transform (the reader's callback strips and queues). */
+const stageOf = (bad: BadWatchLine): RejectStage => (bad.stage === 'decode' ? 'decode' : 'transform');
 
 class KindInformer {
   readonly lw: ListWatch<KubernetesObject>;
@@ -151,7 +174,8 @@ class KindInformer {
     handlers: InformerHandlers,
     private readonly opts: InformerOptions = {},
     delivery: SlicedDelivery,
-    private readonly onListed: () => void = () => {},
+    private readonly onListed: () => void,
+    private readonly rejected: (kind: Kind, stage: RejectStage, obj: unknown, err: unknown) => void,
   ) {
     const list = async () => {
       const items = (await deps.kube.list(kind)) as unknown as {
@@ -159,7 +183,7 @@ class KindInformer {
         metadata?: { resourceVersion?: string };
       };
       const prep = prepare(opts);
-      if (prep) items.items = items.items.map((o) => prep(o as KubeObject) as KubernetesObject);
+      if (prep) items.items = this.prepared(items.items, prep);
       this.listAnswered = true;
       return items;
     };
@@ -178,6 +202,7 @@ class KindInformer {
       },
       delivery,
       kind,
+      (stage, obj, err) => rejected(kind, stage, obj, err),
       deps.watchTimeoutMs,
       opts.transform,
       opts.keep,
@@ -196,10 +221,42 @@ class KindInformer {
     const seen = (): void => {
       this.failures = 0;
     };
-    this.lw.on('add', (o) => (seen(), handlers.apply(o as KubeObject)));
-    this.lw.on('update', (o) => (seen(), handlers.apply(o as KubeObject)));
-    this.lw.on('delete', (o) => (seen(), handlers.remove(o as KubeObject)));
+    // ListWatch calls these inside an async function: a handler's exception would reject a promise nobody
+    // awaits. It is caught here and reported with the object instead; the next event is handled as usual.
+    const guarded = (f: (o: KubeObject) => void) => (o: KubernetesObject) => {
+      seen();
+      try {
+        f(o as KubeObject);
+      } catch (err) {
+        rejected(kind, 'handle', o, err);
+      }
+    };
+    this.lw.on(
+      'add',
+      guarded((o) => handlers.apply(o)),
+    );
+    this.lw.on(
+      'update',
+      guarded((o) => handlers.apply(o)),
+    );
+    this.lw.on(
+      'delete',
+      guarded((o) => handlers.remove(o)),
+    );
     this.lw.on('error', (err) => this.failed(err));
+  }
+
+  /** A list's items transformed and kept; one that throws is reported and left out, the others still listed. */
+  private prepared(items: KubernetesObject[], prep: (o: KubeObject) => KubeObject): KubernetesObject[] {
+    const out: KubernetesObject[] = [];
+    for (const o of items) {
+      try {
+        out.push(prep(o as KubeObject) as KubernetesObject);
+      } catch (err) {
+        this.rejected(this.kind, 'transform', o, err);
+      }
+    }
+    return out;
   }
 
   async start(): Promise<void> {
@@ -284,6 +341,34 @@ interface InformersDeps {
   readonly backoff?: Backoff;
   /** Watch liveness: a watch silent this long is dropped and re-established (default client-node's 30 s). */
   readonly watchTimeoutMs?: number;
+  /** Counts a watch event or listed object left out because it could not be handled (the metric). */
+  readonly onRejected?: (kind: Kind, stage: RejectStage) => void;
+}
+
+/** Where a bad object's fault is: the field its error names, else the first envelope field that is not as it must be. */
+function faultyField(obj: unknown, err: unknown): string {
+  const e = err as { path?: unknown; field?: unknown } | null;
+  if (e && typeof e === 'object' && typeof e.path === 'string' && e.path !== '') return e.path;
+  if (e && typeof e === 'object' && typeof e.field === 'string' && e.field !== '') return e.field;
+  if (!isObject(obj)) return 'object';
+  const meta = (obj as { metadata?: unknown }).metadata;
+  if (!isObject(meta)) return 'metadata';
+  if (typeof meta.name !== 'string' || meta.name === '') return 'metadata.name';
+  return '(not named by the error; see err)';
+}
+
+/** The log fields that say which object (or which line) a rejected event was. */
+function whichObject(kind: Kind, stage: RejectStage, obj: unknown, err: unknown): Record<string, unknown> {
+  if (stage === 'decode') return { kind, stage, line: obj, err: errText(err) };
+  const meta = isObject(obj) && isObject(obj.metadata) ? obj.metadata : undefined;
+  return {
+    kind,
+    stage,
+    namespace: typeof meta?.namespace === 'string' ? meta.namespace : undefined,
+    name: typeof meta?.name === 'string' ? meta.name : undefined,
+    field: faultyField(obj, err),
+    err: errText(err),
+  };
 }
 
 export class Informers {
@@ -311,7 +396,25 @@ export class Informers {
 
   add(kind: Kind, handlers: InformerHandlers, opts: InformerOptions = {}): void {
     if (this.informers.has(kind)) throw new Error(`an informer for ${kind} already exists`);
-    this.informers.set(kind, new KindInformer(kind, this.deps, handlers, opts, this.delivery, () => this.notify()));
+    const informer = new KindInformer(
+      kind,
+      this.deps,
+      handlers,
+      opts,
+      this.delivery,
+      () => this.notify(),
+      (k, stage, obj, err) => this.rejected(k, stage, obj, err),
+    );
+    this.informers.set(kind, informer);
+  }
+
+  /** An event (or listed object) that could not be handled: logged with the object and field, counted, left out. */
+  private rejected(kind: Kind, stage: RejectStage, obj: unknown, err: unknown): void {
+    this.deps.onRejected?.(kind, stage);
+    this.deps.log.error(
+      whichObject(kind, stage, obj, err),
+      `a ${kind} from the watch could not be handled and is left out; the events after it are still handled`,
+    );
   }
 
   /**
