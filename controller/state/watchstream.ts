@@ -24,9 +24,9 @@ import {
 } from '@kubernetes/client-node';
 
 /** Lines a slice hands on at most before the reader yields a turn. */
-const SLICE_LINES = 64;
+const SLICE_LINES = 32;
 /** Bytes a slice hands on at most before the reader yields a turn (a large object is a slice of its own). */
-const SLICE_BYTES = 256 * 1024;
+const SLICE_BYTES = 128 * 1024;
 
 const DEFAULT_LIVENESS_MS = 30_000;
 /** How much of a line that is not a watch event the report quotes. */
