@@ -161,14 +161,14 @@ function watchOnce(kc: KubeConfig, livenessMs?: number, onEvent?: (phase: string
 }
 
 describe('the watch request', () => {
-  it('sends the query and the credentials, hands on events and bookmarks in order, and ends with done(null)', async () => {
+  it('sends the query and the credentials, hands on events and bookmarks in order, reports a cut last line, and ends with done(null)', async () => {
     let asked: IncomingMessage | undefined;
     const kc = await serve((req, res) => {
       asked = req;
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write(`${event('ADDED', 'a', '8')}\n`);
       res.write(`{"type":"BOOKMARK","object":{"kind":"Pod","metadata":{"resourceVersion":"9"}}}\n`);
-      res.end(`${event('DELETED', 'a', '10')}\n`);
+      res.end(`${event('DELETED', 'a', '10')}\n{"type":"ADDED","obj`);
     });
     const seen = watchOnce(kc);
     expect(await seen.done).toBeNull();
@@ -181,7 +181,9 @@ describe('the watch request', () => {
       ['BOOKMARK', '9'],
       ['DELETED', '10'],
     ]);
-    expect(seen.bad).toEqual([]);
+    // The unterminated last line is reported, not handed on and not dropped in silence.
+    expect(seen.bad).toHaveLength(1);
+    expect(String(seen.bad[0]!.err)).toContain('ended inside an event (20 bytes');
   });
 
   it('fails with statusCode 410 on an HTTP 410 (ListWatch relists on it), and hands on an in-stream 410 ERROR', async () => {

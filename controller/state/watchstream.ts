@@ -134,6 +134,9 @@ function handleLine(
   }
 }
 
+const cutShort = (bytes: number): Error =>
+  new Error(`the stream ended inside an event (${bytes} bytes without their newline); the watch resumes before it`);
+
 /** The error client-node's Watch ends a silent watch with (ListWatch reconnects at once on its name). */
 const timeoutError = (): DOMException => new DOMException('The operation was aborted due to timeout', 'TimeoutError');
 
@@ -179,7 +182,11 @@ export class BoundedWatch extends Watch {
       const onLine = (line: string): void => handleLine(line, callback, this.onBad);
       const opts = { signal: controller.signal, onProgress: () => liveness.reset() };
       readLines(body, onLine, this.limits ? { ...opts, limits: this.limits } : opts).then(
-        () => end(null),
+        ({ partialBytes }) => {
+          // Not handed on as an event, and not skipped in silence: ListWatch resumes from the event before it.
+          if (partialBytes > 0) this.onBad({ stage: 'decode', err: cutShort(partialBytes), line: '' });
+          end(null);
+        },
         (err: unknown) => end(err),
       );
     } catch (err) {
