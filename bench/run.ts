@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { ABI_VERSION } from '../engine/index.ts';
 import { machine, machineLine, table, type BenchRow } from './report.ts';
 
-const SUITES = ['solver', 'karpenter', 'quality', 'packing', 'consolidation', 'pool', 'controller', 'watch'] as const;
+const SUITES = ['solver', 'karpenter', 'quality', 'packing', 'consolidation', 'pool', 'controller'] as const;
 
 function summary(rows: readonly BenchRow[]): string[] {
   const lines: string[] = [];

@@ -1,10 +1,11 @@
-// `npm run bench -- watch`: the informers' watch reader (controller/state/watchstream.ts) against client-node's
-// Watch, over one local HTTP stream of 20,000 pod events (5,000 with --quick) of about 2.8 KiB each (a pod with
+// `node --import tsx test/perf/watch-read-ab.ts [events] [repeats]` (under the bench lock): the informers' watch
+// reader (controller/state/watchstream.ts) against client-node's Watch, over one local HTTP stream of `events`
+// (default 20,000) pod events of about 2.8 KiB each (a pod with
 // its managed fields, as an API server sends it), each event parsed, stripped and queued as the Pod informer does
-// (delivery.ts, with a handler that does nothing). The two readers alternate, REPEATS runs each. A probe runs each
+// (delivery.ts, with a handler that does nothing). The two readers alternate, `repeats` (default 4) runs each. A probe runs each
 // turn of the event loop and notes the lines handed on and the process's CPU time since the last turn: a row gives
 // the most lines in one turn, the worst turn's CPU and the 99th percentile over turns (medians over the runs), and
-// the median wall time to drain the stream (`ms`). CPU time per turn holds up under load better than wall time.
+// the median wall time to drain the stream (`drainMs`), one JSON line per reader. CPU time per turn holds up under load better than wall time.
 // The server is a child process, so its writes take no turn of the reader's loop.
 import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -13,10 +14,6 @@ import { KubeConfig, Watch } from '@kubernetes/client-node';
 import { SlicedDelivery, WatchEvents } from '../../controller/state/delivery.ts';
 import { stripPod } from '../../controller/state/strip.ts';
 import { BoundedWatch } from '../../controller/state/watchstream.ts';
-import type { BenchRow } from '../report.ts';
-import type { SuiteOptions } from './solver.ts';
-
-const REPEATS = 4;
 const SERVE = '--serve-watch-events';
 
 /** A pod event as an API server writes it (managed fields, image, env, probes' kin: what strip.ts drops). */
@@ -115,8 +112,6 @@ function serveEvents(n: number): void {
   });
 }
 
-if (process.argv.includes(SERVE)) serveEvents(Number(process.argv[process.argv.indexOf(SERVE) + 1]));
-
 type Reader = 'client-node' | 'bounded';
 
 interface Run {
@@ -181,8 +176,7 @@ async function readOnce(kc: KubeConfig, reader: Reader): Promise<Run> {
 
 const median = (xs: readonly number[]): number => quantile(xs, 0.5);
 
-export async function run(opts: SuiteOptions): Promise<BenchRow[]> {
-  const n = opts.quick ? 5_000 : 20_000;
+async function main(n: number, repeats: number): Promise<void> {
   const child = fork(new URL(import.meta.url).pathname, [SERVE, String(n)], { execArgv: ['--import', 'tsx'] });
   try {
     const { port, bytes } = await new Promise<{ port: number; bytes: number }>((resolve) =>
@@ -198,30 +192,29 @@ export async function run(opts: SuiteOptions): Promise<BenchRow[]> {
     const readers: Reader[] = ['client-node', 'bounded'];
     const runs = new Map<Reader, Run[]>(readers.map((r) => [r, []]));
     const loadStart = loadavg()[0]!;
-    for (let i = 0; i < REPEATS; i++)
-      for (const r of i % 2 ? [...readers].reverse() : readers) {
-        opts.progress(`watch: ${r}, run ${i + 1}/${REPEATS}`);
-        runs.get(r)!.push(await readOnce(kc, r));
-      }
+    for (let i = 0; i < repeats; i++)
+      for (const r of i % 2 ? [...readers].reverse() : readers) runs.get(r)!.push(await readOnce(kc, r));
     const loadEnd = loadavg()[0]!;
-    return readers.map((r) => {
+    for (const r of readers) {
       const rs = runs.get(r)!;
-      return {
-        suite: 'watch',
-        scenario: `watch-read-${n}`,
-        engine: r,
-        pods: n,
-        ms: median(rs.map((x) => x.drainMs)),
-        samples: rs.length,
+      const row = {
+        reader: r,
+        events: n,
         streamMiB: +(bytes / 2 ** 20).toFixed(1),
+        runs: rs.length,
+        drainMs: Math.round(median(rs.map((x) => x.drainMs))),
         linesPerTurnMax: median(rs.map((x) => x.linesMax)),
         cpuPerTurnMaxMs: +median(rs.map((x) => x.cpuMaxMs)).toFixed(1),
         cpuPerTurnP99Ms: +median(rs.map((x) => x.cpuP99Ms)).toFixed(1),
         loadStart,
         loadEnd,
       };
-    });
+      process.stdout.write(`${JSON.stringify(row)}\n`);
+    }
   } finally {
     child.kill();
   }
 }
+
+if (process.argv.includes(SERVE)) serveEvents(Number(process.argv[process.argv.indexOf(SERVE) + 1]));
+else await main(Number(process.argv[2] ?? 20_000), Number(process.argv[3] ?? 4));
