@@ -230,11 +230,19 @@ interface PodGroup {
   readonly demand: Float64Array;
 }
 
-/** The covering LP's columns and rows before they are packed (coveringLp, addLimitRows). */
+/** The covering LP's columns and rows before they are packed (coveringLp, addLimitRows, cscOf). */
 interface LpColumns {
   readonly used: readonly number[];
   readonly colOfOption: ReadonlyMap<number, number>;
+  /** The node columns n_o, one per used option in `used` order: its price and its entries (row, value). */
   readonly cols: Array<{ cost: number; entries: Array<[number, number]> }>;
+  /**
+   * The share columns y_{g,o,r} after them, cost 0, two entries each, rows ascending: column j's are at 2j and
+   * 2j + 1 of `shareRows` and `shareValues` (flat: an object and three arrays per column were most of what the
+   * bound model allocated, docs/benchmarks.md).
+   */
+  readonly shareRows: number[];
+  readonly shareValues: number[];
   readonly rowLower: number[];
 }
 
@@ -248,7 +256,7 @@ export function buildBoundModel(input: ProvisionInput, opts: { limits?: boolean 
   const lp = coveringLp(groups, options, resources.length);
   if (opts.limits !== false) addLimitRows(input, sched.templates, options, lp);
   return {
-    model: cscOf(lp.cols, lp.rowLower),
+    model: cscOf(lp),
     groups: groups.length,
     unplaceable,
     pods: pods.length,
@@ -330,6 +338,8 @@ function coveringLp(groups: readonly PodGroup[], options: readonly Option[], nre
     cols.push({ cost: options[oi]!.price, entries: [] });
   }
   const rowLower: number[] = [];
+  const shareRows: number[] = [];
+  const shareValues: number[] = [];
   // Keyed by option and resource as one number (a string key was a new string per demand and option).
   const capRow = new Map<number, number>();
   const capacityRow = (oi: number, r: number): number => {
@@ -352,17 +362,19 @@ function coveringLp(groups: readonly PodGroup[], options: readonly Option[], nre
       for (const oi of g.options) {
         const cap = options[oi]!.cap[r]!;
         if (cap <= 0) continue;
-        cols.push({
-          cost: 0,
-          entries: [
-            [demandRow, 1],
-            [capacityRow(oi, r), -d / cap],
-          ],
-        });
+        // The capacity row is older than the demand row, or made just now (after it).
+        const row = capacityRow(oi, r);
+        if (row < demandRow) {
+          shareRows.push(row, demandRow);
+          shareValues.push(-d / cap, 1);
+        } else {
+          shareRows.push(demandRow, row);
+          shareValues.push(1, -d / cap);
+        }
       }
     }
   }
-  return { used, colOfOption, cols, rowLower };
+  return { used, colOfOption, cols, shareRows, shareValues, rowLower };
 }
 
 /** Sorts a column's entries by row in place, as a stable sort would; an insertion sort allocates nothing. */
@@ -375,32 +387,30 @@ function sortByRow(entries: Array<[number, number]>): void {
   }
 }
 
-/** The columns in compressed sparse column form, rows ascending within each column. */
-function cscOf(
-  cols: ReadonlyArray<{ cost: number; entries: Array<[number, number]> }>,
-  rowLower: readonly number[],
-): BoundModel {
-  const colCost: number[] = [];
-  const starts: number[] = [0];
-  const indices: number[] = [];
-  const values: number[] = [];
-  for (const c of cols) {
-    colCost.push(c.cost);
+/** The columns in compressed sparse column form, rows ascending within each column: node columns, then shares. */
+function cscOf(lp: LpColumns): BoundModel {
+  const { cols, shareRows, shareValues, rowLower } = lp;
+  const shares = shareRows.length / 2;
+  const numCols = cols.length + shares;
+  let nz = shareRows.length;
+  for (const c of cols) nz += c.entries.length;
+  const colCost = new Float64Array(numCols);
+  const starts = new Int32Array(numCols + 1);
+  const indices = new Int32Array(nz);
+  const values = new Float64Array(nz);
+  let k = 0;
+  cols.forEach((c, j) => {
+    colCost[j] = c.cost;
     // Columns are short and mostly in order already: Array.prototype.sort allocated more than the arrays built here.
     sortByRow(c.entries);
     for (const e of c.entries) {
-      indices.push(e[0]);
-      values.push(e[1]);
+      indices[k] = e[0];
+      values[k++] = e[1];
     }
-    starts.push(indices.length);
-  }
-  return {
-    numCols: colCost.length,
-    numRows: rowLower.length,
-    colCost: Float64Array.from(colCost),
-    rowLower: Float64Array.from(rowLower),
-    starts: Int32Array.from(starts),
-    indices: Int32Array.from(indices),
-    values: Float64Array.from(values),
-  };
+    starts[j + 1] = k;
+  });
+  indices.set(shareRows, k);
+  values.set(shareValues, k);
+  for (let j = 1; j <= shares; j++) starts[cols.length + j] = k + 2 * j;
+  return { numCols, numRows: rowLower.length, colCost, rowLower: Float64Array.from(rowLower), starts, indices, values };
 }
