@@ -82,12 +82,13 @@ const ALLOWED = cacheSlot<Template, Map<string, ReadonlyArray<readonly [number, 
 function allowedTypes(
   t: Template,
   key: string,
-  merged: Requirements,
+  mergedOf: () => Requirements,
   caches: ModelCaches,
 ): ReadonlyArray<readonly [number, number]> {
   const byKey = caches.memo(ALLOWED, t, () => new Map<string, ReadonlyArray<readonly [number, number]>>());
   let out = byKey.get(key);
   if (out) return out;
+  const merged = mergedOf();
   const list: Array<readonly [number, number]> = [];
   t.instanceTypes.forEach((it: InstanceType, ii) => {
     if (intersects(it.requirements, merged) !== undefined) return;
@@ -98,16 +99,53 @@ function allowedTypes(
   return out;
 }
 
+/**
+ * The options made so far, by template, template-local type index and price: numbers, not a string per pod class
+ * and allowed type (garbage two pool workers collect, docs/benchmarks.md).
+ */
+class OptionIndex {
+  private readonly byType = new Map<number, Map<number, number>>();
+
+  /** The option for type `ii` of template `ti` at `price`, if it was made. */
+  get(ti: number, ii: number, price: number): number | undefined {
+    return this.byType.get(ti * 2 ** 21 + ii)?.get(price);
+  }
+
+  set(ti: number, ii: number, price: number, oi: number): void {
+    const typeKey = ti * 2 ** 21 + ii;
+    let byPrice = this.byType.get(typeKey);
+    if (!byPrice) this.byType.set(typeKey, (byPrice = new Map()));
+    byPrice.set(price, oi);
+  }
+}
+
+/** A pod's relaxation chain as its distinct strict requirements, each with its key, in the chain's order. */
+function strictForms(versions: readonly Pod[]): { readonly reqs: Requirements; readonly key: string }[] {
+  const seen = new Set<string>();
+  const out: { reqs: Requirements; key: string }[] = [];
+  for (const v of versions) {
+    const reqs = strictPodRequirements(v);
+    const key = JSON.stringify(
+      [...reqs.values()].map((r) => [r.key, r.complement, [...r.values].sort(), r.gte, r.lte, r.minValues]),
+    );
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ reqs, key });
+  }
+  return out;
+}
+
 /** The options a pod may use: union over its relaxation chain and over the NodePools. */
 function optionsOf(
   pod: Pod,
   versions: readonly Pod[],
   model: SchedulingModel,
   resources: readonly string[],
-  index: Map<string, number>,
+  index: OptionIndex,
   options: Option[],
 ): number[] {
   const { templates, wellKnown, caches } = model;
+  const forms = strictForms(versions);
   const out = new Set<number>();
   templates.forEach((t, ti) => {
     if (
@@ -115,31 +153,23 @@ function optionsOf(
       !versions.some((v) => toleratesAll(v.tolerations, t.pool.template.taints))
     )
       return;
-    const tried = new Set<string>();
-    for (const v of versions) {
-      const reqs = strictPodRequirements(v);
-      const key = JSON.stringify(
-        [...reqs.values()].map((r) => [r.key, r.complement, [...r.values].sort(), r.gte, r.lte, r.minValues]),
-      );
-      if (tried.has(key)) continue;
-      tried.add(key);
+    for (const { reqs, key } of forms) {
       if (compatible(t.requirements, reqs, wellKnown) !== undefined) continue;
-      for (const [ii, price] of allowedTypes(t, key, add(t.requirements, ...reqs.values()), caches)) {
-        const id = `${ti}/${ii}/${price}`;
-        let oi = index.get(id);
+      const mergedOf = () => add(t.requirements, ...reqs.values());
+      for (const [ii, price] of allowedTypes(t, key, mergedOf, caches)) {
+        let oi = index.get(ti, ii, price);
         if (oi === undefined) {
           const it = t.instanceTypes[ii]!;
           const overhead = t.daemonGroupOf.get(it.name)!.overhead;
           const cap = Float64Array.from(resources, (r) => Math.max(0, (it.allocatable[r] ?? 0) - (overhead[r] ?? 0)));
           oi = options.length;
           options.push({ price, cap, template: ti, exotic: isExotic(it), capacity: it.capacity });
-          index.set(id, oi);
+          index.set(ti, ii, price, oi);
         }
         out.add(oi);
       }
     }
   });
-  void pod;
   return [...out].sort((a, b) => a - b);
 }
 
@@ -274,7 +304,7 @@ function podGroups(
   resources: readonly string[],
   options: Option[],
 ): { groups: PodGroup[]; classes: PodClass[]; unplaceable: string[] } {
-  const optionIndex = new Map<string, number>();
+  const optionIndex = new OptionIndex();
   const classOptions = new Map<string, number[]>();
   const groups = new Map<string, PodGroup>();
   const classes = new Map<string, PodClass>();
