@@ -19,7 +19,7 @@ import type { InstanceType, NodePool, Pod, Requirements, Resources } from '../do
 import { NODES } from '../domain/resources.ts';
 import { isExotic } from '../launch/filter.ts';
 import { optsOutOfKarpenter, podValidationError, strictPodRequirements } from '../scheduling/pods.ts';
-import { add, compatible, intersects } from '../scheduling/requirements.ts';
+import { add, compatible, intersectsAll } from '../scheduling/requirements.ts';
 import { toleratesAll } from '../scheduling/taints.ts';
 import { cacheSlot, type ModelCaches } from '../model/caches.ts';
 import { SchedulingModel } from '../model/scheduling.ts';
@@ -91,7 +91,7 @@ function allowedTypes(
   const merged = mergedOf();
   const list: Array<readonly [number, number]> = [];
   t.instanceTypes.forEach((it: InstanceType, ii) => {
-    if (intersects(it.requirements, merged) !== undefined) return;
+    if (!intersectsAll(it.requirements, merged)) return;
     const o = cheapestOffering(merged, it);
     if (o) list.push([ii, toMicros(o.price)]);
   });
