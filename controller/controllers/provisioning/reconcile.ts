@@ -235,6 +235,8 @@ class Provisioning {
       metrics.unfinishedWork.remove({ controller: 'provisioner', scheduling_id: schedulingId });
     }
     this.last = plan;
+    const speculative = engine.lastProvision?.()?.speculative;
+    if (speculative) metrics.speculativePlans.inc({ outcome: speculative });
     if (plan.truncated) {
       metrics.solverTruncated.inc({ controller: 'provisioner' });
       log.warn(
