@@ -139,9 +139,10 @@ class Provisioning {
   register(enqueue: (key: string) => void): () => void {
     this.enqueueNow = enqueue;
     const unsubscribe = this.ctx.cluster.subscribe((c) => {
-      if (!triggers(c)) return;
-      this.batcher.trigger();
-      this.preloader.saw(c);
+      if (triggers(c)) {
+        this.batcher.trigger();
+        this.preloader.saw(c);
+      } else if (this.batcher.isOpen()) this.preloader.changed();
     });
     this.batcher.trigger();
     return () => {
