@@ -236,9 +236,7 @@ describe('SimCloudProvider', () => {
               ],
             },
       );
-    await expect(
-      cp.create({ ...req([types('m5.large')]), overlay: withBogusReservation }),
-    ).rejects.toThrow(
+    await expect(cp.create({ ...req([types('m5.large')]), overlay: withBogusReservation })).rejects.toThrow(
       /m5\.large's reserved offering in ap-northeast-2a names capacity reservation cr-0missing .*does not hold/,
     );
     expect(cp.all()).toEqual([]);
