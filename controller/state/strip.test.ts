@@ -159,7 +159,7 @@ describe('informer cache transforms', () => {
     }
   });
 
-  it('drops the kubelet\'s reports nothing reads from a node; the engine parses it to the same node', () => {
+  it("drops the kubelet's reports nothing reads from a node; the engine parses it to the same node", () => {
     const node = (): KubeObject =>
       ({
         apiVersion: 'v1',
