@@ -201,8 +201,7 @@ describe('the AWS provider in the controller', () => {
 
     // nodeclaim.tagging: once registered, the instance carries its node's name and its NodeClaim.
     const nodeName = (claim.status as { nodeName: string }).nodeName;
-    const tagsOf = () =>
-      Object.fromEntries((sim!.account.instances.get(instanceId)?.Tags ?? []).map((t) => [t.Key, t.Value]));
+    const tagsOf = () => sim!.account.tagsOf(instanceId);
     await sim.clock.advanceUntil(() => tagsOf()['Name'] === nodeName, 10_000, 'instance tagged');
     expect(tagsOf()).toMatchObject({
       Name: nodeName,
