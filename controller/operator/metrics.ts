@@ -765,6 +765,11 @@ export class Metrics {
     "Decisions a wall-clock safety net cut short: a provisioning plan's improvement phase, a disruption decision's simulations or repack search (each is budgeted by work; a decision cut short by the clock may depend on the machine's load)",
     ['controller'],
   );
+  readonly speculativePlans = this.counter(
+    'karpenter_ts_provisioning_speculative_plans_total',
+    'Provisioning decisions by whether they took the plan solved while the batch window was open (outcome: taken) or solved afresh, and why (none kept, model changed, other pods or options)',
+    ['outcome'],
+  );
   readonly eventLoopLag = new Gauge({
     name: 'karpenter_ts_event_loop_lag_seconds',
     help: "Delay of the controller's event loop since the last scrape, by quantile (1: the maximum); decisions run on the engine's workers, off this loop",
