@@ -8,7 +8,7 @@
 // that call's snapshot. The Engine's own methods are one-off: a fresh model per call, sent in full.
 import type { LowerBound } from './bound/index.ts';
 import { ModelMirror, type DeltaStats, type PodRefs, type SnapshotDelta } from './cluster/delta.ts';
-import { clockOnly, SpeculationFlag, SpeculativePlan, type NotTaken } from './cluster/speculation.ts';
+import { clockOnly, deltaContents, SpeculationFlag, SpeculativePlan, type NotTaken } from './cluster/speculation.ts';
 import type { EngineOp, WireDisruptOptions, WireProvisionOptions } from './cluster/ops.ts';
 import { applyCommands } from './disruption/apply.ts';
 import type { NodeReport } from './disruption/explain.ts';
@@ -119,6 +119,11 @@ interface ProvisionPhases {
   readonly workerMs?: number;
   /** The plan of a speculative solve was taken, or why not (engine/cluster/speculation.ts). */
   readonly speculative: 'taken' | NotTaken;
+  /**
+   * When the model changed since the kept plan: the calls that moved it since (by operation; "clock only" when
+   * their delta changed nothing else) and what the decision's own delta carries beyond the clock (deltaContents).
+   */
+  readonly modelChange?: { readonly since: Readonly<Record<string, number>>; readonly delta: Record<string, unknown> };
 }
 
 /** A warm model of one cluster on one worker. */
@@ -355,6 +360,8 @@ interface SendHow<T> {
   timeoutMs?: number;
   /** A speculative solve's call-off flag. */
   callOff?: SpeculationFlag;
+  /** The operation, by name (what moved the model since a kept plan: `ModelCaller.sinceKept`). */
+  what: string;
 }
 
 /**
@@ -365,6 +372,8 @@ class ModelCaller {
   private readonly mirror = new ModelMirror();
   private tail: Promise<unknown> = Promise.resolve();
   private readonly ahead = new SpeculativePlan();
+  /** The calls that moved the model since the kept plan was solved, by operation (a decision's log line). */
+  private sinceKept = new Map<string, number>();
   /** The speculative solve in flight (queued or running), which `callOffSpeculation` stops. */
   private speculating: SpeculationFlag | undefined;
   /** What the last call shipped to the model. */
@@ -377,7 +386,14 @@ class ModelCaller {
   private decided: { readonly version: number; readonly commands: readonly Command[] } | undefined;
   /** The phases of the provision under way, and the clock they are timed by. */
   private timing:
-    | { diffMs: number; packMs: number; workerMs: number; speculative: 'taken' | NotTaken; now: () => number }
+    | {
+        diffMs: number;
+        packMs: number;
+        workerMs: number;
+        speculative: 'taken' | NotTaken;
+        modelChange?: ProvisionPhases['modelChange'];
+        now: () => number;
+      }
     | undefined;
 
   /** The decision's clock, 0 when it has none or outside a decision. */
@@ -394,7 +410,7 @@ class ModelCaller {
   /** The model is lost or half-updated: the next call starts it over, and no plan made on it is reused. */
   private restart(): void {
     this.mirror.reset();
-    this.ahead.forget();
+    this.forgetKept();
     this.decided = undefined;
   }
 
@@ -440,7 +456,9 @@ class ModelCaller {
   ): Promise<T> {
     this.reused = false;
     const { delta, commit, refs, stats } = this.mirror.diff(s, extra);
-    return this.send<T>(delta, pack(op(refs)), {
+    const operation = op(refs);
+    return this.send<T>(delta, pack(operation), {
+      what: operation.op,
       commit,
       stats,
       retry: () => this.call<T>(s, op, extra, signal, callTimeoutMs),
@@ -479,6 +497,7 @@ class ModelCaller {
         return await how.retry();
       }
       how.commit();
+      this.moved(how.what, delta);
       return replyValue<T>(reply, `cluster ${this.name}`);
     } catch (e) {
       // The worker died or the call was cut short: its model is lost or half-updated; start it over next time.
@@ -510,16 +529,31 @@ class ModelCaller {
     const key = new Uint8Array(op.slice(0));
     const kept = this.reuseSpeculative(delta, key);
     if (kept) return kept;
-    this.ahead.forget();
+    this.forgetKept();
     const plan = await this.send<ProvisionPlan | undefined>(delta, op, {
+      what: 'provision',
       commit,
       stats,
       retry: () => this.provision(s, pending, o, callOff),
       signal: o?.signal,
       ...(callOff ? { callOff } : {}),
     });
-    if (plan) this.ahead.keep(this.mirror.version, key, plan);
+    if (plan) {
+      this.ahead.keep(this.mirror.version, key, plan);
+      this.sinceKept.clear();
+    }
     return plan;
+  }
+
+  private forgetKept(): void {
+    this.ahead.forget();
+    this.sinceKept.clear();
+  }
+
+  /** A call moved the model to its next version (`delta` applied): noted for a later decision's log line. */
+  private moved(what: string, delta: SnapshotDelta): void {
+    const key = clockOnly(delta) ? `${what} (clock only)` : what;
+    this.sinceKept.set(key, (this.sinceKept.get(key) ?? 0) + 1);
   }
 
   /** A provisioning decision (not a speculative solve), queued behind the model's other calls, its phases kept. */
@@ -540,15 +574,21 @@ class ModelCaller {
         return solved(await this.provision(s, pending, o));
       } finally {
         this.timing = undefined;
-        const { now: _now, speculative, ...ms } = timing;
-        this.phases = o?.clock ? { queuedMs, ...ms, speculative } : { speculative };
+        const { now: _now, speculative, modelChange, ...ms } = timing;
+        const why = { speculative, ...(modelChange ? { modelChange } : {}) };
+        this.phases = o?.clock ? { queuedMs, ...ms, ...why } : why;
       }
     });
   }
 
   /** The kept speculative plan, if a decision with this delta and packed operation may have it (nothing shipped). */
   private reuseSpeculative(delta: SnapshotDelta, op: Uint8Array): ProvisionPlan | undefined {
-    if (this.timing) this.timing.speculative = this.ahead.whyNot(this.mirror.version, delta, op) ?? 'taken';
+    if (this.timing) {
+      const why = this.ahead.whyNot(this.mirror.version, delta, op);
+      this.timing.speculative = why ?? 'taken';
+      if (why === 'model changed')
+        this.timing.modelChange = { since: Object.fromEntries(this.sinceKept), delta: deltaContents(delta) };
+    }
     const kept = this.ahead.take(this.mirror.version, delta, op);
     if (!kept) return undefined;
     this.reused = true;
@@ -612,6 +652,7 @@ class ModelCaller {
     const op: EngineOp = { op: 'carryOut', commands: this.placesOf(commands, delta) ?? commands, names };
     this.decided = undefined;
     return this.send<void>(delta, pack(op), {
+      what: 'carryOut',
       commit,
       stats,
       retry: () => this.carryOutOnModel(s, commands, names, signal),
@@ -645,6 +686,7 @@ class ModelCaller {
       if (!reply.ok && 'stale' in reply) return this.restart();
       replyValue<void>(reply, `cluster ${this.name}`);
       early.commit();
+      this.moved('preload', early.delta);
       this.shipped = { ...early.stats, bytes: body.delta.byteLength };
     } catch (e) {
       this.restart();

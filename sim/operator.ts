@@ -86,6 +86,11 @@ interface DecisionObserver {
   readonly onWindowClosed: (at: number) => void;
   /** A NodeClaim this operator did not know before entered its cluster state (created by it, or listed). */
   readonly onNodeClaimAdded: (at: number, name: string) => void;
+  /**
+   * A provisioning decision got its plan (ms, the wall clock): `speculative` is `taken` when it was the plan solved
+   * while the window was open, else why not (karpenter_ts_provisioning_speculative_plans_total's outcome).
+   */
+  readonly onDecision?: (at: number, speculative: string) => void;
 }
 
 /**
@@ -100,9 +105,17 @@ export function observeDecisions(sim: SimOperator, o: DecisionObserver, now: () 
     if (triggers(c)) shadow.trigger();
     if (c.kind === 'NodeClaim' && c.type === 'upsert' && !c.old) o.onNodeClaimAdded(now(), c.name);
   });
+  const counter = sim.operator.metrics.speculativePlans;
+  const original = counter.inc.bind(counter);
+  const inc = ((labels: { outcome: string }, value?: number) => {
+    original(labels, value);
+    o.onDecision?.(now(), labels.outcome);
+  }) as typeof counter.inc;
+  if (o.onDecision) counter.inc = inc;
   return () => {
     unsubscribe();
     shadow.stop();
+    if (counter.inc === inc) counter.inc = original;
   };
 }
 

@@ -3,12 +3,13 @@
 import { describe, expect, it } from 'vitest';
 import { startHarness, waitFor } from './harness.ts';
 import type { ObservedEvents } from '../../sim/remote/protocol.ts';
-import { decisionAfter } from './scenarios.ts';
+import { decisionAfter, speculativeAfter, speculativeCounts } from './scenarios.ts';
 import { createPendingPods, guideNodeClass, SMALL, uniformNodePool } from './workload.ts';
 
 const events = (windowsClosed: number[], nodeClaimsAdded: number[]): ObservedEvents => ({
   windowsClosed,
   nodeClaimsAdded: nodeClaimsAdded.map((at, i) => ({ at, name: `nc-${i}` })),
+  decisions: [],
   disruptionPasses: [],
 });
 
@@ -17,6 +18,39 @@ describe('decisionAfter', () => {
     expect(decisionAfter(events([100, 1_100, 2_300], [2_450, 2_500]), 1_000)).toBe(150);
     expect(decisionAfter(events([100], [50, 2_000]), 1_000)).toBeUndefined();
     expect(decisionAfter(events([1_200], []), 1_000)).toBeUndefined();
+  });
+});
+
+describe('speculativeAfter and speculativeCounts', () => {
+  const seen = (decisions: Array<[number, string]>): ObservedEvents => ({
+    ...events([1_100], [1_150, 2_450]),
+    decisions: decisions.map(([at, speculative]) => ({ at, speculative })),
+  });
+
+  it("a burst's outcome is the last decision between its start and its first NodeClaim", () => {
+    const e = seen([
+      [900, 'taken'],
+      [1_120, 'model changed'],
+      [1_140, 'taken'],
+      [2_400, 'none kept'],
+    ]);
+    expect(speculativeAfter(e, 1_000)).toBe('taken');
+    expect(speculativeAfter(e, 2_000)).toBe('none kept');
+    expect(speculativeAfter(e, 3_000)).toBeUndefined();
+  });
+
+  it('counts the decisions taken, and the others by why', () => {
+    expect(
+      speculativeCounts(
+        seen([
+          [1, 'taken'],
+          [2, 'model changed'],
+          [3, 'taken'],
+          [4, 'model changed'],
+          [5, 'none kept'],
+        ]),
+      ),
+    ).toEqual({ taken: 2, notTaken: { 'model changed': 2, 'none kept': 1 } });
   });
 });
 

@@ -99,6 +99,23 @@ export function decisionAfter(events: ObservedEvents, since: number): number | u
   return closed === undefined ? undefined : first.at - closed;
 }
 
+/** The plan of the burst's decision (as decisionAfter finds it): `taken` (solved ahead) or why it was solved afresh. */
+export function speculativeAfter(events: ObservedEvents, since: number): string | undefined {
+  const first = events.nodeClaimsAdded.find((n) => n.at >= since);
+  if (!first) return undefined;
+  return events.decisions.filter((d) => d.at >= since && d.at <= first.at).at(-1)?.speculative;
+}
+
+/** How many provisioning decisions took the speculative plan, and why the others did not (a row's `speculative`). */
+export function speculativeCounts(events: ObservedEvents): { taken: number; notTaken: Record<string, number> } {
+  const notTaken: Record<string, number> = {};
+  let taken = 0;
+  for (const d of events.decisions)
+    if (d.speculative === 'taken') taken++;
+    else notTaken[d.speculative] = (notTaken[d.speculative] ?? 0) + 1;
+  return { taken, notTaken };
+}
+
 /**
  * Waits for the first NodeClaim created since `since`, then until the controller is idle (no reconcile, no
  * request in flight) and no NodeClaim has appeared for `quietMs`.
@@ -247,17 +264,19 @@ export async function provisionEmpty(o: ScenarioOptions, pods = 10_000): Promise
       );
       // Generous: on a loaded machine a round of 10,000 pods can take minutes to settle (the round is not timed).
       await nodeClaimsSettled(h, since, 2_000, 900_000);
-      const d = decisionAfter(await h.request('events'), since);
+      const events = await h.request('events');
+      const d = decisionAfter(events, since);
       o.log(
-        `provision-empty: round ${r}${r === 0 ? ' (warm-up)' : ''}: ${n} pods, ${h.list('nodeclaims.karpenter.sh').length} NodeClaims, decision ${d?.toFixed(0) ?? '?'} ms`,
+        `provision-empty: round ${r}${r === 0 ? ' (warm-up)' : ''}: ${n} pods, ${h.list('nodeclaims.karpenter.sh').length} NodeClaims, decision ${d?.toFixed(0) ?? '?'} ms (speculative plan: ${speculativeAfter(events, since) ?? '?'})`,
       );
       if (r > 0 && d !== undefined) decisions.push(d);
       await emptyCluster(h);
       // Measured from the first real round on: its pods, decision, NodeClaims and their clean-up.
       if (r === 0) await h.request('phase-start');
     }
+    const speculative = speculativeCounts(await h.request('events'));
     const stats = await h.request('phase-end');
-    return row('provision-empty', 0, pods, stats, decisions, { rounds });
+    return row('provision-empty', 0, pods, stats, decisions, { rounds, speculative });
   } finally {
     await h.close();
   }
@@ -379,8 +398,16 @@ function takeAt<T>(xs: T[], i: number): T {
   return x;
 }
 
-/** Churn on the big cluster for `seconds`: returns the decision latencies of the bursts of large pods. */
-async function churn(h: Harness, small: string[], seconds: number, o: ScenarioOptions): Promise<number[]> {
+/**
+ * Churn on the big cluster for `seconds`: returns the decision latencies of the bursts of large pods, and how many
+ * of the phase's decisions took the speculative plan.
+ */
+async function churn(
+  h: Harness,
+  small: string[],
+  seconds: number,
+  o: ScenarioOptions,
+): Promise<{ decisions: number[]; speculative: ReturnType<typeof speculativeCounts> }> {
   const rng = mulberry32(7);
   const bursts: number[] = [];
   let made = 0;
@@ -406,10 +433,11 @@ async function churn(h: Harness, small: string[], seconds: number, o: ScenarioOp
   await sleep(5_000);
   const events = await h.request('events');
   const decisions = bursts.map((t) => decisionAfter(events, t)).filter((d): d is number => d !== undefined);
+  const plans = bursts.map((t) => speculativeAfter(events, t) ?? '?');
   o.log(
-    `steady-churn: ${seconds} s, ${bursts.length} bursts, decisions ${decisions.map((d) => d.toFixed(0)).join(', ')} ms`,
+    `steady-churn: ${seconds} s, ${bursts.length} bursts, decisions ${decisions.map((d) => d.toFixed(0)).join(', ')} ms (speculative plans: ${plans.join(', ')})`,
   );
-  return decisions;
+  return { decisions, speculative: speculativeCounts(events) };
 }
 
 /**
@@ -460,8 +488,9 @@ export async function bigClusterScenarios(o: ScenarioOptions, nodes = 5_000): Pr
     const before = h.list('nodes').length;
     o.log(`steady-churn: at the start: ${claimConditions(h)}`);
     await h.request('phase-start');
-    const decisions = await churn(h, small, o.quick ? 20 : 60, o);
+    const { decisions, speculative } = await churn(h, small, o.quick ? 20 : 60, o);
     const steady = row('steady-churn', before, 0, await h.request('phase-end'), decisions, {
+      speculative,
       pods: h.list('pods').length,
       setupSeconds: setup.seconds,
       setup,

@@ -57,9 +57,14 @@ const SCRAPE_SLICE = 4_000;
 /** Escapes as the Prometheus text format (and prom-client) does: `\` and newline; in label values `"` too. */
 const escapeText = (s: string): string => s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
 const escapeLabelValue = (s: string): string => (/[\\\n"]/.test(s) ? escapeText(s).replace(/"/g, '\\"') : s);
-function formatLabels(labels: Readonly<Record<string, string | undefined>>): string {
+/** `k="v"` pairs in the order of `labels`, leaving out the names `skip` has. */
+function formatLabels(
+  labels: Readonly<Record<string, string | number | undefined>>,
+  skip?: Readonly<Record<string, unknown>>,
+): string {
   let out = '';
   for (const k in labels) {
+    if (skip && Object.hasOwn(skip, k)) continue;
     const v = labels[k];
     out += `${out ? ',' : ''}${k}="${typeof v === 'string' ? escapeLabelValue(v) : v}"`;
   }
@@ -68,11 +73,39 @@ function formatLabels(labels: Readonly<Record<string, string | undefined>>): str
 /** A sample value as prom-client writes it. */
 const valueText = (v: number): string =>
   Number.isNaN(v) ? 'Nan' : Number.isFinite(v) ? `${v}` : v < 0 ? '-Inf' : '+Inf';
+/** One sample's line: its name, the two parts of its formatted labels (either may be empty) and its value. */
+function sampleLine(name: string, first: string, second: string, value: number): string {
+  const all = first && second ? `${first},${second}` : first || second;
+  return `${name}${all ? `{${all}}` : ''} ${valueText(value)}`;
+}
 const labelCount = (labels: object): number => {
   let n = 0;
   for (const _ in labels) n++;
   return n;
 };
+
+/** A sample line to write (undefined for an item of a source with no series here), and the work it took. */
+type Written = readonly [line: string | undefined, work: number];
+
+/**
+ * A family's exposition in pieces: its header, then its lines, cut after about SCRAPE_SLICE of work, with a turn
+ * of the event loop after each piece, so that a scrape of a large family never holds the loop for all of it.
+ */
+async function* inSlices(header: string, written: Iterable<Written>): AsyncGenerator<string> {
+  yield header;
+  let slice: string[] = [];
+  let work = 0;
+  for (const [line, cost] of written) {
+    if (line !== undefined) slice.push(line);
+    work += cost;
+    if (work < SCRAPE_SLICE) continue;
+    if (slice.length) yield `\n${slice.join('\n')}`;
+    slice = [];
+    work = 0;
+    await nextTurn();
+  }
+  if (slice.length) yield `\n${slice.join('\n')}`;
+}
 
 /**
  * A gauge whose series are worked out when it is read (a scrape, or a test reading it) from a source, instead
@@ -105,34 +138,32 @@ class DerivedGauge<L extends string> extends Gauge<L> {
   }
 
   /** The family's exposition, as prom-client's Registry writes a gauge, in pieces: its header, then slices of series. */
-  async *lines(): AsyncGenerator<string> {
+  lines(): AsyncGenerator<string> {
     const { name, help } = this.family();
-    yield `# HELP ${escapeText(name)} ${escapeText(help)}\n# TYPE ${escapeText(name)} gauge`;
+    return inSlices(
+      `# HELP ${escapeText(name)} ${escapeText(help)}\n# TYPE ${escapeText(name)} gauge`,
+      this.written(name),
+    );
+  }
+
+  /** Each item of the source as its line: labels it shares with the items before it are formatted once. */
+  private *written(name: string): Generator<Written> {
     let shared: LabelSet<L> | undefined;
     let prefix = '';
-    let slice: string[] = [];
-    let work = 0;
     for (const s of this.source()) {
-      work++;
-      if (s) {
-        const [labels, value, sharedNow] = s;
-        if (sharedNow !== shared) {
-          shared = sharedNow;
-          prefix = shared ? formatLabels(shared) : '';
-          work += shared ? labelCount(shared) : 0;
-        }
-        const own = formatLabels(labels);
-        work += labelCount(labels);
-        const all = prefix && own ? `${prefix},${own}` : prefix || own;
-        slice.push(`${name}${all ? `{${all}}` : ''} ${valueText(value)}`);
+      if (!s) {
+        yield [undefined, 1];
+        continue;
       }
-      if (work < SCRAPE_SLICE) continue;
-      if (slice.length) yield `\n${slice.join('\n')}`;
-      slice = [];
-      work = 0;
-      await nextTurn();
+      const [labels, value, sharedNow] = s;
+      let work = 1 + labelCount(labels);
+      if (sharedNow !== shared) {
+        shared = sharedNow;
+        prefix = shared ? formatLabels(shared) : '';
+        work += shared ? labelCount(shared) : 0;
+      }
+      yield [sampleLine(name, prefix, formatLabels(labels), value), work];
     }
-    if (slice.length) yield `\n${slice.join('\n')}`;
   }
 
   private family(): Omit<Awaited<ReturnType<Gauge<L>['get']>>, 'values'> {
@@ -143,18 +174,11 @@ class DerivedGauge<L extends string> extends Gauge<L> {
 /** A series as prom-client hands it to its Registry: histograms' buckets carry the series' labels as `sharedLabels`. */
 type PromValue = MetricValue<string> & { metricName?: string; sharedLabels?: Record<string, string | number> };
 
-/** One series' line as prom-client's Registry writes it (Prometheus text format; no default labels are set). */
+/** One series' line as prom-client's Registry writes it (Prometheus text format; no default labels are set):
+ * its own labels, then the shared ones. */
 function promLine(name: string, v: PromValue): string {
   const shared = v.sharedLabels ?? {};
-  let own = '';
-  for (const k in v.labels ?? {}) {
-    if (Object.hasOwn(shared, k)) continue;
-    const x = (v.labels as Record<string, string | number | undefined>)[k];
-    own += `${own ? ',' : ''}${k}="${typeof x === 'string' ? escapeLabelValue(x) : x}"`;
-  }
-  const flat = formatLabels(shared as Record<string, string>);
-  const all = own && flat ? `${own},${flat}` : own || flat;
-  return `${v.metricName ?? name}${all ? `{${all}}` : ''} ${valueText(v.value)}`;
+  return sampleLine(v.metricName ?? name, formatLabels(v.labels ?? {}, shared), formatLabels(shared), v.value);
 }
 
 /**
@@ -169,18 +193,12 @@ async function* promFamilyLines(metric: MetricObject): AsyncGenerator<string> {
   };
   const data = m.getForPromString ? await m.getForPromString() : await m.get();
   const name = escapeText(data.name);
-  let piece = `# HELP ${name} ${escapeText(data.help)}\n# TYPE ${name} ${data.type}`;
-  let work = 0;
-  for (const v of (data.values ?? []) as PromValue[]) {
-    piece += `\n${promLine(name, v)}`;
-    work += 1 + labelCount(v.labels ?? {});
-    if (work < SCRAPE_SLICE) continue;
-    yield piece;
-    piece = '';
-    work = 0;
-    await nextTurn();
-  }
-  if (piece) yield piece;
+  yield* inSlices(`# HELP ${name} ${escapeText(data.help)}\n# TYPE ${name} ${data.type}`, promLines(name, data.values));
+}
+
+/** The series' lines, each formatted when the scrape reaches it (not all before the first turn). */
+function* promLines(name: string, values: readonly MetricValue<string>[] | undefined): Generator<Written> {
+  for (const v of (values ?? []) as PromValue[]) yield [promLine(name, v), 1 + labelCount(v.labels ?? {})];
 }
 
 /** operator_<kind>_status_condition_* and operator_<kind>_termination_* for one kind. */
@@ -747,6 +765,11 @@ export class Metrics {
     "Decisions a wall-clock safety net cut short: a provisioning plan's improvement phase, a disruption decision's simulations or repack search (each is budgeted by work; a decision cut short by the clock may depend on the machine's load)",
     ['controller'],
   );
+  readonly speculativePlans = this.counter(
+    'karpenter_ts_provisioning_speculative_plans_total',
+    'Provisioning decisions by whether they took the plan solved while the batch window was open (outcome: taken) or solved afresh, and why (none kept, model changed, other pods or options)',
+    ['outcome'],
+  );
   readonly eventLoopLag = new Gauge({
     name: 'karpenter_ts_event_loop_lag_seconds',
     help: "Delay of the controller's event loop since the last scrape, by quantile (1: the maximum); decisions run on the engine's workers, off this loop",
@@ -803,16 +826,10 @@ export class Metrics {
     for (const f of this.beforeScrape) f();
     let sep = '';
     for (const metric of this.registry.getMetricsAsArray()) {
-      if (metric instanceof DerivedGauge) {
-        for await (const piece of metric.lines()) {
-          yield sep + piece;
-          sep = '';
-        }
-      } else
-        for await (const piece of promFamilyLines(metric)) {
-          yield sep + piece;
-          sep = '';
-        }
+      for await (const piece of metric instanceof DerivedGauge ? metric.lines() : promFamilyLines(metric)) {
+        yield sep + piece;
+        sep = '';
+      }
       sep = '\n\n';
     }
     yield '\n';

@@ -106,9 +106,7 @@ function encodeChunk(t: Template, ks: KeySpace, resources: readonly string[], ld
   t.instanceTypes.forEach((it: InstanceType, i) => {
     const negative = Object.values(it.allocatable).some((v) => v < 0);
     const alloc = negative ? resources.map(() => -1) : resources.map((k) => it.allocatable[k] ?? 0);
-    const sparse = ks.sparse(withoutHostname(it.requirements));
-    const reqList = sparse[0] === 0 ? -1 : words.push(sparse[0]!);
-    for (let j = 1; j < sparse.length; j++) words.push(sparse[j]!);
+    const reqList = ks.sparseInto(withoutHostname(it.requirements), words);
     const offStart = o;
     for (const of of it.offerings) encodeOffering(of, ks, offI32, offF64, o++);
     const g = t.daemonGroupOf.get(it.name)!;

@@ -110,22 +110,33 @@ export class KeySpace {
     }
   }
 
-  /** Appends a sparse requirement list [key, flags, bits...]* for an instance type; returns the entries. */
-  sparse(reqs: Requirements): number[] {
-    const out: number[] = [];
+  /**
+   * Appends an instance type's sparse requirement list [n, (key, flags, bits...) x n] to `words` and returns the
+   * index of its first word; -1, with nothing appended, when none of its keys is in this space. Writes straight
+   * into `words` through one scratch bit buffer (an array per type and a typed array per key were a what-if job's
+   * garbage, docs/benchmarks.md).
+   */
+  sparseInto(reqs: Requirements, words: { push(v: number): number }): number {
     let n = 0;
+    for (const r of reqs.values()) if (this.index.has(r.key)) n++;
+    if (n === 0) return -1;
+    const at = words.push(n);
     for (const r of reqs.values()) {
       const k = this.index.get(r.key);
       if (k === undefined) continue;
       const w = this.words[k]!;
-      const bits = new Uint32Array(w);
+      if (this.scratch.length < w) this.scratch = new Uint32Array(w);
+      const bits = this.scratch.fill(0, 0, w);
       this.writeBits(r, k, bits, 0);
-      out.push(k, SF_DEFINED | (r.complement ? SF_COMPLEMENT : 0) | (r.complement && r.values.size > 0 ? SF_EXCL : 0));
-      for (let i = 0; i < w; i++) out.push(bits[i]! | 0);
-      n++;
+      words.push(k);
+      words.push(SF_DEFINED | (r.complement ? SF_COMPLEMENT : 0) | (r.complement && r.values.size > 0 ? SF_EXCL : 0));
+      for (let i = 0; i < w; i++) words.push(bits[i]! | 0);
     }
-    return [n, ...out];
+    return at;
   }
+
+  /** sparseInto's bits of one key. */
+  private scratch = new Uint32Array(8);
 }
 
 /** Reads set `i` of a block of dense sets back into requirements (for NodeClaims the solver returns). */

@@ -19,7 +19,7 @@ import type { InstanceType, NodePool, Pod, Requirements, Resources } from '../do
 import { NODES } from '../domain/resources.ts';
 import { isExotic } from '../launch/filter.ts';
 import { optsOutOfKarpenter, podValidationError, strictPodRequirements } from '../scheduling/pods.ts';
-import { add, compatible, intersects } from '../scheduling/requirements.ts';
+import { add, compatible, intersectsAll } from '../scheduling/requirements.ts';
 import { toleratesAll } from '../scheduling/taints.ts';
 import { cacheSlot, type ModelCaches } from '../model/caches.ts';
 import { SchedulingModel } from '../model/scheduling.ts';
@@ -82,19 +82,56 @@ const ALLOWED = cacheSlot<Template, Map<string, ReadonlyArray<readonly [number, 
 function allowedTypes(
   t: Template,
   key: string,
-  merged: Requirements,
+  mergedOf: () => Requirements,
   caches: ModelCaches,
 ): ReadonlyArray<readonly [number, number]> {
   const byKey = caches.memo(ALLOWED, t, () => new Map<string, ReadonlyArray<readonly [number, number]>>());
   let out = byKey.get(key);
   if (out) return out;
+  const merged = mergedOf();
   const list: Array<readonly [number, number]> = [];
   t.instanceTypes.forEach((it: InstanceType, ii) => {
-    if (intersects(it.requirements, merged) !== undefined) return;
+    if (!intersectsAll(it.requirements, merged)) return;
     const o = cheapestOffering(merged, it);
     if (o) list.push([ii, toMicros(o.price)]);
   });
   byKey.set(key, (out = list));
+  return out;
+}
+
+/**
+ * The options made so far, by template, template-local type index and price: numbers, not a string per pod class
+ * and allowed type (garbage two pool workers collect, docs/benchmarks.md).
+ */
+class OptionIndex {
+  private readonly byType = new Map<number, Map<number, number>>();
+
+  /** The option for type `ii` of template `ti` at `price`, if it was made. */
+  get(ti: number, ii: number, price: number): number | undefined {
+    return this.byType.get(ti * 2 ** 21 + ii)?.get(price);
+  }
+
+  set(ti: number, ii: number, price: number, oi: number): void {
+    const typeKey = ti * 2 ** 21 + ii;
+    let byPrice = this.byType.get(typeKey);
+    if (!byPrice) this.byType.set(typeKey, (byPrice = new Map()));
+    byPrice.set(price, oi);
+  }
+}
+
+/** A pod's relaxation chain as its distinct strict requirements, each with its key, in the chain's order. */
+function strictForms(versions: readonly Pod[]): { readonly reqs: Requirements; readonly key: string }[] {
+  const seen = new Set<string>();
+  const out: { reqs: Requirements; key: string }[] = [];
+  for (const v of versions) {
+    const reqs = strictPodRequirements(v);
+    const key = JSON.stringify(
+      [...reqs.values()].map((r) => [r.key, r.complement, [...r.values].sort(), r.gte, r.lte, r.minValues]),
+    );
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ reqs, key });
+  }
   return out;
 }
 
@@ -104,10 +141,11 @@ function optionsOf(
   versions: readonly Pod[],
   model: SchedulingModel,
   resources: readonly string[],
-  index: Map<string, number>,
+  index: OptionIndex,
   options: Option[],
 ): number[] {
   const { templates, wellKnown, caches } = model;
+  const forms = strictForms(versions);
   const out = new Set<number>();
   templates.forEach((t, ti) => {
     if (
@@ -115,31 +153,23 @@ function optionsOf(
       !versions.some((v) => toleratesAll(v.tolerations, t.pool.template.taints))
     )
       return;
-    const tried = new Set<string>();
-    for (const v of versions) {
-      const reqs = strictPodRequirements(v);
-      const key = JSON.stringify(
-        [...reqs.values()].map((r) => [r.key, r.complement, [...r.values].sort(), r.gte, r.lte, r.minValues]),
-      );
-      if (tried.has(key)) continue;
-      tried.add(key);
+    for (const { reqs, key } of forms) {
       if (compatible(t.requirements, reqs, wellKnown) !== undefined) continue;
-      for (const [ii, price] of allowedTypes(t, key, add(t.requirements, ...reqs.values()), caches)) {
-        const id = `${ti}/${ii}/${price}`;
-        let oi = index.get(id);
+      const mergedOf = () => add(t.requirements, ...reqs.values());
+      for (const [ii, price] of allowedTypes(t, key, mergedOf, caches)) {
+        let oi = index.get(ti, ii, price);
         if (oi === undefined) {
           const it = t.instanceTypes[ii]!;
           const overhead = t.daemonGroupOf.get(it.name)!.overhead;
           const cap = Float64Array.from(resources, (r) => Math.max(0, (it.allocatable[r] ?? 0) - (overhead[r] ?? 0)));
           oi = options.length;
           options.push({ price, cap, template: ti, exotic: isExotic(it), capacity: it.capacity });
-          index.set(id, oi);
+          index.set(ti, ii, price, oi);
         }
         out.add(oi);
       }
     }
   });
-  void pod;
   return [...out].sort((a, b) => a - b);
 }
 
@@ -230,11 +260,19 @@ interface PodGroup {
   readonly demand: Float64Array;
 }
 
-/** The covering LP's columns and rows before they are packed (coveringLp, addLimitRows). */
+/** The covering LP's columns and rows before they are packed (coveringLp, addLimitRows, cscOf). */
 interface LpColumns {
   readonly used: readonly number[];
   readonly colOfOption: ReadonlyMap<number, number>;
+  /** The node columns n_o, one per used option in `used` order: its price and its entries (row, value). */
   readonly cols: Array<{ cost: number; entries: Array<[number, number]> }>;
+  /**
+   * The share columns y_{g,o,r} after them, cost 0, two entries each, rows ascending: column j's are at 2j and
+   * 2j + 1 of `shareRows` and `shareValues` (flat: an object and three arrays per column were most of what the
+   * bound model allocated, docs/benchmarks.md).
+   */
+  readonly shareRows: number[];
+  readonly shareValues: number[];
   readonly rowLower: number[];
 }
 
@@ -248,7 +286,7 @@ export function buildBoundModel(input: ProvisionInput, opts: { limits?: boolean 
   const lp = coveringLp(groups, options, resources.length);
   if (opts.limits !== false) addLimitRows(input, sched.templates, options, lp);
   return {
-    model: cscOf(lp.cols, lp.rowLower),
+    model: cscOf(lp),
     groups: groups.length,
     unplaceable,
     pods: pods.length,
@@ -266,7 +304,7 @@ function podGroups(
   resources: readonly string[],
   options: Option[],
 ): { groups: PodGroup[]; classes: PodClass[]; unplaceable: string[] } {
-  const optionIndex = new Map<string, number>();
+  const optionIndex = new OptionIndex();
   const classOptions = new Map<string, number[]>();
   const groups = new Map<string, PodGroup>();
   const classes = new Map<string, PodClass>();
@@ -330,6 +368,8 @@ function coveringLp(groups: readonly PodGroup[], options: readonly Option[], nre
     cols.push({ cost: options[oi]!.price, entries: [] });
   }
   const rowLower: number[] = [];
+  const shareRows: number[] = [];
+  const shareValues: number[] = [];
   // Keyed by option and resource as one number (a string key was a new string per demand and option).
   const capRow = new Map<number, number>();
   const capacityRow = (oi: number, r: number): number => {
@@ -352,17 +392,19 @@ function coveringLp(groups: readonly PodGroup[], options: readonly Option[], nre
       for (const oi of g.options) {
         const cap = options[oi]!.cap[r]!;
         if (cap <= 0) continue;
-        cols.push({
-          cost: 0,
-          entries: [
-            [demandRow, 1],
-            [capacityRow(oi, r), -d / cap],
-          ],
-        });
+        // The capacity row is older than the demand row, or made just now (after it).
+        const row = capacityRow(oi, r);
+        if (row < demandRow) {
+          shareRows.push(row, demandRow);
+          shareValues.push(-d / cap, 1);
+        } else {
+          shareRows.push(demandRow, row);
+          shareValues.push(1, -d / cap);
+        }
       }
     }
   }
-  return { used, colOfOption, cols, rowLower };
+  return { used, colOfOption, cols, shareRows, shareValues, rowLower };
 }
 
 /** Sorts a column's entries by row in place, as a stable sort would; an insertion sort allocates nothing. */
@@ -375,32 +417,30 @@ function sortByRow(entries: Array<[number, number]>): void {
   }
 }
 
-/** The columns in compressed sparse column form, rows ascending within each column. */
-function cscOf(
-  cols: ReadonlyArray<{ cost: number; entries: Array<[number, number]> }>,
-  rowLower: readonly number[],
-): BoundModel {
-  const colCost: number[] = [];
-  const starts: number[] = [0];
-  const indices: number[] = [];
-  const values: number[] = [];
-  for (const c of cols) {
-    colCost.push(c.cost);
+/** The columns in compressed sparse column form, rows ascending within each column: node columns, then shares. */
+function cscOf(lp: LpColumns): BoundModel {
+  const { cols, shareRows, shareValues, rowLower } = lp;
+  const shares = shareRows.length / 2;
+  const numCols = cols.length + shares;
+  let nz = shareRows.length;
+  for (const c of cols) nz += c.entries.length;
+  const colCost = new Float64Array(numCols);
+  const starts = new Int32Array(numCols + 1);
+  const indices = new Int32Array(nz);
+  const values = new Float64Array(nz);
+  let k = 0;
+  cols.forEach((c, j) => {
+    colCost[j] = c.cost;
     // Columns are short and mostly in order already: Array.prototype.sort allocated more than the arrays built here.
     sortByRow(c.entries);
     for (const e of c.entries) {
-      indices.push(e[0]);
-      values.push(e[1]);
+      indices[k] = e[0];
+      values[k++] = e[1];
     }
-    starts.push(indices.length);
-  }
-  return {
-    numCols: colCost.length,
-    numRows: rowLower.length,
-    colCost: Float64Array.from(colCost),
-    rowLower: Float64Array.from(rowLower),
-    starts: Int32Array.from(starts),
-    indices: Int32Array.from(indices),
-    values: Float64Array.from(values),
-  };
+    starts[j + 1] = k;
+  });
+  indices.set(shareRows, k);
+  values.set(shareValues, k);
+  for (let j = 1; j <= shares; j++) starts[cols.length + j] = k + 2 * j;
+  return { numCols, numRows: rowLower.length, colCost, rowLower: Float64Array.from(rowLower), starts, indices, values };
 }

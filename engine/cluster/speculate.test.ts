@@ -58,9 +58,29 @@ describe('a provisioning decision solved ahead of the close', () => {
     const plan = await c.provision(atClose, all, { wellKnownLabels, clock: () => performance.now() });
     expect(c.lastReused()).toBe(false);
     expect(c.lastProvision()?.speculative).toBe('model changed');
+    // What changed: no call moved the model since, the decision's own delta carries the pod and the pending list.
+    expect(c.lastProvision()?.modelChange).toMatchObject({
+      since: {},
+      delta: { pods: 1, pending: 13, podsSample: [`${late[0]!.namespace}/${late[0]!.name}`] },
+    });
     expect(c.lastProvision()?.workerMs).toBeGreaterThan(0);
     expect(placed(plan)).toContain(late[0]!.uid);
     expect(normalizePlan(plan)).toEqual(normalizePlan(await engine.provision(atClose, all, { wellKnownLabels })));
+    await c.close();
+  });
+
+  it('is not used after another call moved the model, and says which', async () => {
+    const c = engine.cluster('moved-by');
+    const batch = pending(6, '1');
+    await c.speculate(cluster(batch), batch, { wellKnownLabels });
+    await c.disrupt(cluster(batch, [], 1_500));
+    const atClose = cluster(batch, [], 2_000);
+    const plan = await c.provision(atClose, batch, { wellKnownLabels, clock: () => performance.now() });
+    expect(c.lastProvision()).toMatchObject({
+      speculative: 'model changed',
+      modelChange: { since: { 'disrupt (clock only)': 1 }, delta: {} },
+    });
+    expect(normalizePlan(plan)).toEqual(normalizePlan(await engine.provision(atClose, batch, { wellKnownLabels })));
     await c.close();
   });
 
@@ -75,6 +95,7 @@ describe('a provisioning decision solved ahead of the close', () => {
     const atClose = cluster(batch, [roomy]);
     const plan = await c.provision(atClose, batch, { wellKnownLabels });
     expect(c.lastReused()).toBe(false);
+    expect(c.lastProvision()?.modelChange?.delta).toMatchObject({ nodes: 1, nodesSample: ['joined'] });
     expect(plan.existing.get('joined')?.length).toBe(4);
     expect(plan.newNodeClaims).toHaveLength(0);
     await c.close();

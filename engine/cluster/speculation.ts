@@ -24,6 +24,30 @@ export function clockOnly(d: SnapshotDelta): boolean {
 const sameBytes = (a: Uint8Array, b: Uint8Array): boolean =>
   a.byteLength === b.byteLength && a.every((x, i) => x === b[i]);
 
+/**
+ * What a delta carries beyond the clock, for a log line: each field's count (a list's length, 1 for the rest), a
+ * few of the pods and nodes it names, and the fields its pod patches set.
+ */
+export function deltaContents(d: SnapshotDelta): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(d)) {
+    if (k === 'base' || k === 'version' || k === 'now' || v === undefined) continue;
+    out[k] = Array.isArray(v) ? v.length : 1;
+  }
+  const few = <T>(xs: readonly T[] | undefined, name: (x: T) => string): string[] | undefined =>
+    xs?.length ? xs.slice(0, 3).map(name) : undefined;
+  const samples = {
+    podsSample: few(d.pods, (p) => `${p.namespace}/${p.name}${p.nodeName ? ` on ${p.nodeName}` : ''}`),
+    nodesSample: few(d.nodes, (n) => n.node.name),
+    nodesRemovedSample: few(d.nodesRemoved, (n) => n),
+    podPatchFields: d.podPatches?.length
+      ? [...new Set(d.podPatches.flatMap(([, f]) => Object.keys(f)))].sort()
+      : undefined,
+  };
+  for (const [k, v] of Object.entries(samples)) if (v) out[k] = v;
+  return out;
+}
+
 /** Why a decision did not take the kept plan: none was kept, the model changed since, or it asks for other pods or options. */
 export type NotTaken = 'none kept' | 'model changed' | 'other pods or options';
 

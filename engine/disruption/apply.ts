@@ -2,7 +2,7 @@
 // initialized: the candidates disappear, each replacement becomes an initialized node of its first (cheapest)
 // option in its cheapest allowed offering, and moved pods are bound to their destinations. Tests use it to
 // "execute the queue"; the repack uses it to plan later steps; what-if reports use it for "after".
-import type { InstanceType, NodePool, Pod, Requirements, Snapshot, StateNode } from '../domain/types.ts';
+import type { InstanceType, NodePool, Offering, Pod, Requirements, Snapshot, StateNode } from '../domain/types.ts';
 import {
   CAPACITY_TYPE_LABEL,
   HOSTNAME_LABEL,
@@ -26,7 +26,8 @@ import type { Command } from './types.ts';
 class Launcher {
   private readonly pools: ReadonlyMap<string, NodePool>;
   private readonly types = new Map<string, ReadonlyMap<string, InstanceType>>();
-  private readonly reqs = new Map<NewNodeClaimPlan['requirements'], { reqs: Requirements; labels: Labels }>();
+  private readonly reqs = new Map<NewNodeClaimPlan['requirements'], ClaimShape>();
+  private readonly reqsByContent = new Map<string, ClaimShape>();
   private readonly typeLabels = new Map<InstanceType, Labels>();
 
   /** `indexed`: index the catalogs by name (worth it for many NodeClaims; one is looked up by a scan). */
@@ -55,13 +56,43 @@ class Launcher {
     return byName.get(name);
   }
 
-  requirements(claim: NewNodeClaimPlan): { reqs: Requirements; labels: Labels } {
+  requirements(claim: NewNodeClaimPlan): ClaimShape {
     let r = this.reqs.get(claim.requirements);
     if (!r) {
-      const reqs = claimRequirements(claim);
-      this.reqs.set(claim.requirements, (r = { reqs, labels: singleValueLabels(reqs) }));
+      // Commands that crossed a thread (the caller's side of the Engine) share no arrays: their content names them.
+      const key = JSON.stringify(claim.requirements);
+      r = this.reqsByContent.get(key);
+      if (!r) {
+        const reqs = claimRequirements(claim);
+        this.reqsByContent.set(key, (r = { reqs, labels: singleValueLabels(reqs), launched: new Map() }));
+      }
+      this.reqs.set(claim.requirements, r);
     }
     return r;
+  }
+
+  /**
+   * A launched node's labels up to its node class's, in launch's order: the same for every NodeClaim of one shape
+   * (requirements, labels), type and offering, so worked out once for them.
+   */
+  labelsUpToName(shape: ClaimShape, claim: NewNodeClaimPlan, it: InstanceType, o: Offering, pool: NodePool): Labels {
+    const key = `${pool.name}\0${it.name}\0${it.offerings.indexOf(o)}\0${JSON.stringify(claim.labels)}`;
+    let labels = shape.launched.get(key);
+    if (!labels) {
+      const [ncKey, ncVal] = nodeClassLabel(pool);
+      labels = {
+        ...shape.labels,
+        ...claim.labels,
+        ...this.labelsOf(it),
+        [ZONE_LABEL]: o.zone,
+        [CAPACITY_TYPE_LABEL]: o.capacityType,
+        ...(o.reservationId !== undefined ? { [RESERVATION_ID_LABEL]: o.reservationId } : {}),
+        [NODEPOOL_LABEL]: pool.name,
+        [ncKey]: ncVal,
+      };
+      shape.launched.set(key, labels);
+    }
+    return labels;
   }
 
   labelsOf(it: InstanceType): Labels {
@@ -72,6 +103,13 @@ class Launcher {
 }
 
 type Labels = Readonly<Record<string, string>>;
+
+/** What launching a NodeClaim of these requirements works out: parsed, their single-value labels, labels by launch. */
+interface ClaimShape {
+  readonly reqs: Requirements;
+  readonly labels: Labels;
+  readonly launched: Map<string, Labels>;
+}
 
 /**
  * The pod bound to `node` and running. Object.assign onto a new object, not a spread: V8 (Node 20) gives a spread
@@ -106,22 +144,16 @@ function launch(
   load: ReadonlyMap<string, number> | undefined,
 ): StateNode | undefined {
   const pool = launcher.pool(claim.nodePool);
-  const { reqs, labels: claimLabels } = launcher.requirements(claim);
+  const shape = launcher.requirements(claim);
+  const reqs = shape.reqs;
   const zones = load ?? zoneLoad(s.nodes, claim.nodePool);
   for (const opt of claim.instanceTypes) {
     const it = launcher.typeNamed(claim.nodePool, opt.name);
     const offering = it && launchOffering(reqs, it, zones);
     if (!it || !offering || !pool) continue;
-    const [ncKey, ncVal] = nodeClassLabel(pool);
+    // A key already set earlier keeps its place in a spread, so these are the labels (and order) spelt out whole.
     const labels = {
-      ...claimLabels,
-      ...claim.labels,
-      ...launcher.labelsOf(it),
-      [ZONE_LABEL]: offering.zone,
-      [CAPACITY_TYPE_LABEL]: offering.capacityType,
-      ...(offering.reservationId !== undefined ? { [RESERVATION_ID_LABEL]: offering.reservationId } : {}),
-      [NODEPOOL_LABEL]: pool.name,
-      [ncKey]: ncVal,
+      ...launcher.labelsUpToName(shape, claim, it, offering, pool),
       [HOSTNAME_LABEL]: name,
       [REGISTERED_LABEL]: 'true',
       [INITIALIZED_LABEL]: 'true',

@@ -103,10 +103,15 @@ export function claimRequirements(claim: NewNodeClaimPlan): Requirements {
 // Name -> type per catalog array: the arrays are immutable snapshot data, so the index is built once each.
 const TYPE_INDEX = cacheSlot<readonly InstanceType[], ReadonlyMap<string, InstanceType>>('instance types by name');
 
-/** Name -> type over the immutable array: kept in `caches`, else built for the caller. */
+/**
+ * Name -> type over the immutable array: kept in `caches`, else built for the caller. No closure per call (a repack
+ * asks thousands of times a plan; under tsx each closure is also named by a helper, ~1.2% of a warm plan's profile).
+ */
 function typeIndex(its: readonly InstanceType[], caches?: ModelCaches): ReadonlyMap<string, InstanceType> {
-  const build = () => new Map(its.map((it) => [it.name, it]));
-  return caches ? caches.memo(TYPE_INDEX, its, build) : build();
+  const hit = caches?.get(TYPE_INDEX, its);
+  if (hit) return hit;
+  const index = new Map(its.map((it) => [it.name, it] as const));
+  return caches ? caches.set(TYPE_INDEX, its, index) : index;
 }
 
 /** The pool's instance type of that name. */

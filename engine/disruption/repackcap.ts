@@ -4,7 +4,7 @@ import type { InstanceType, Snapshot } from '../domain/types.ts';
 import { toMicros } from '../domain/money.ts';
 import { CPU, MEMORY } from '../domain/resources.ts';
 import { INSTANCE_TYPE_LABEL } from '../scheduling/labels.ts';
-import { fromSelectorRequirements, intersects } from '../scheduling/requirements.ts';
+import { fromSelectorRequirements, intersectsAll } from '../scheduling/requirements.ts';
 import { cacheSlot, type ModelCaches } from '../model/caches.ts';
 import type { NewNodeClaimPlan } from '../model/types.ts';
 import { cheapestAllowed } from './pricing.ts';
@@ -39,7 +39,7 @@ function frontier(k: NewNodeClaimPlan, its: readonly InstanceType[], caches: Mod
   const reqs = fromSelectorRequirements(k.requirements.filter((r) => r.key !== INSTANCE_TYPE_LABEL));
   const pts: Bundle[] = [];
   for (const it of its) {
-    if (intersects(reqs, it.requirements) !== undefined) continue;
+    if (!intersectsAll(reqs, it.requirements)) continue;
     const price = cheapestAllowed(reqs, it)?.price;
     if (price !== undefined && price > 0)
       pts.push({ c: (it.allocatable[CPU] ?? 0) / price, m: (it.allocatable[MEMORY] ?? 0) / price });

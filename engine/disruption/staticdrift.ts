@@ -4,7 +4,7 @@
 import type { NodePool, Snapshot } from '../domain/types.ts';
 import { NODES } from '../domain/resources.ts';
 import { SIMULATION_LABELS } from '../scheduling/labels.ts';
-import { intersects } from '../scheduling/requirements.ts';
+import { intersectsAll } from '../scheduling/requirements.ts';
 import { offeringAllowed, templateRequirements } from '../model/templates.ts';
 import type { NewNodeClaimPlan } from '../model/types.ts';
 import { budgetExplanation } from './budgets.ts';
@@ -21,7 +21,7 @@ export function templateClaim(
 ): NewNodeClaimPlan | undefined {
   const reqs = new Map([...templateRequirements(pool)].filter(([k]) => !SIMULATION_LABELS.has(k)));
   const its = (s.instanceTypes.get(pool.name) ?? []).filter(
-    (it) => intersects(it.requirements, reqs) === undefined && it.offerings.some((o) => offeringAllowed(reqs, o)),
+    (it) => intersectsAll(it.requirements, reqs) && it.offerings.some((o) => offeringAllowed(reqs, o)),
   );
   if (!its.length) return undefined;
   const base: NewNodeClaimPlan = {

@@ -20,7 +20,7 @@ import { CAPACITY_RESERVATION_ID_LABEL, INSTANCE_SIZE_LABEL } from '../catalog/l
 import { fits } from '../domain/resources.ts';
 import type { InstanceType, Offering, Requirements, Resources } from '../domain/types.ts';
 import { CAPACITY_TYPE_LABEL, ZONE_ID_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
-import { get, has, intersects } from '../scheduling/requirements.ts';
+import { get, has, intersectsAll } from '../scheduling/requirements.ts';
 
 /** The most instance types one launch (CreateFleet) is given. */
 export const MAX_INSTANCE_TYPES = 60;
@@ -105,7 +105,7 @@ export function selectCandidates(
 ): Selection {
   // 1. compatible, fitting, with an allowed offering
   let pool: Pool = types
-    .filter((t) => intersects(t.requirements, claim) === undefined && fits(requests, t.allocatable))
+    .filter((t) => intersectsAll(t.requirements, claim) && fits(requests, t.allocatable))
     .map((type) => ({ type, offerings: type.offerings.filter((o) => offeringAllowed(o, claim)) }))
     .filter((p) => p.offerings.length > 0);
   if (!pool.length)

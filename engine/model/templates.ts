@@ -29,7 +29,7 @@ import {
   fromSelector,
   get,
   has,
-  intersects,
+  intersectsAll,
   operatorOf,
   req,
 } from '../scheduling/requirements.ts';
@@ -122,8 +122,7 @@ function daemonCompatible(
     let reqs = fromLabels(pod.nodeSelector);
     const term = terms[drop];
     if (term) reqs = add(reqs, ...term.matchExpressions.map(fromSelector));
-    if (compatible(tmplReqs, reqs, wellKnown) === undefined && intersects(it.requirements, reqs) === undefined)
-      return true;
+    if (compatible(tmplReqs, reqs, wellKnown) === undefined && intersectsAll(it.requirements, reqs)) return true;
   }
   return false;
 }
@@ -185,9 +184,7 @@ function computeTemplate(
 ): Template {
   const requirements = templateRequirements(pool, caches);
   const kept = its.filter(
-    (it) =>
-      intersects(it.requirements, requirements) === undefined &&
-      it.offerings.some((o) => offeringAllowed(requirements, o)),
+    (it) => intersectsAll(it.requirements, requirements) && it.offerings.some((o) => offeringAllowed(requirements, o)),
   );
   const groups = new Map<string, DaemonGroup>();
   const daemonGroupOf = new Map<string, DaemonGroup>();
@@ -281,7 +278,7 @@ export function filterInstanceTypes(
     const g = tmpl.daemonGroupOf.get(it.name)!;
     if (hostPortConflict?.(g)) continue;
     // Only compatible types are counted or kept: the offering and fit checks are skipped for the rest.
-    if (intersects(it.requirements, reqs) !== undefined) continue;
+    if (!intersectsAll(it.requirements, reqs)) continue;
     compat++;
     let total = withOverhead.get(g);
     if (!total) withOverhead.set(g, (total = addResources(requests, g.overhead)));
@@ -307,13 +304,13 @@ function explainEmpty(
   if (compat === 0) {
     // Name the requirement that rules the instance types out.
     for (const r of reqs.values()) {
-      if (candidates.some((it) => intersects(it.requirements, new Map([[r.key, r]])) === undefined)) continue;
+      if (candidates.some((it) => intersectsAll(it.requirements, new Map([[r.key, r]])))) continue;
       return `no instance type met all requirements, none satisfies ${formatRequirement(r)}`;
     }
     return `no instance type met all requirements taken together`;
   }
   if (compatFit === 0) {
-    const compatible = candidates.filter((it) => intersects(it.requirements, reqs) === undefined);
+    const compatible = candidates.filter((it) => intersectsAll(it.requirements, reqs));
     for (const [k, v] of Object.entries(requests)) {
       let best = 0;
       for (const it of compatible)

@@ -1,14 +1,26 @@
 // The covering LP of the lower bound (engine/bound) solved with HiGHS' interior-point method in the calling
 // thread: a pool worker, where engine tasks run. HiGHS (WebAssembly) is loaded once per thread, on first use: from
-// the module its pool compiled (lp-module.ts) when a task brought one, else compiled here from HiGHS' file.
+// the module its pool compiled (lp-module.ts) when a task brought one, else from the module compiled here from the
+// same embedded bytes, through Emscripten's `instantiateWasm` hook; the LP then goes through HiGHS' C API with no
+// per-element argument checks (highs-direct.ts). Only if neither module instantiates is the package loaded from its
+// own file, and the LP passed through its model API, checks and all.
 import highsLoader, { type Highs } from 'highs';
 import type { LpResult, LpSolver } from '../bound/index.ts';
 import type { BoundModel } from '../bound/model.ts';
+import { exportedMemory, HighsDirect, type HighsExports } from './highs-direct.ts';
+import { lpModule } from './lp-module.ts';
 
 // The package's types describe a CommonJS default export; the ESM entry Node loads exports the loader itself, which
 // takes Emscripten's module options.
 const loadHighs = highsLoader as unknown as (options?: object) => Promise<Highs>;
-let highs: Promise<Highs> | undefined;
+
+/** HiGHS in this thread: `direct` when it was instantiated here from a compiled module (its memory known). */
+interface Loaded {
+  readonly h: Highs;
+  readonly direct?: HighsDirect;
+}
+
+let highs: Promise<Loaded> | undefined;
 /** The compiled module a task brought, until HiGHS is loaded. */
 let shared: WebAssembly.Module | undefined;
 
@@ -18,34 +30,54 @@ export function adoptLpModule(module: WebAssembly.Module): void {
 }
 
 /**
- * Loads HiGHS; from the adopted module through Emscripten's `instantiateWasm` hook when there is one (the package's
- * `wasmModule` option is typed and documented, but its 1.15.3 build never reads it), else, or if that module does
- * not instantiate (bytes of another highs version than the loader's), from the package's own file.
+ * Loads HiGHS: from the adopted module, else from one compiled here, through Emscripten's `instantiateWasm` hook
+ * (the package's `wasmModule` option is typed and documented, but its 1.15.3 build never reads it); from the
+ * package's own file if there is no module or it does not instantiate (bytes of another highs version than the
+ * loader's).
  */
-function load(): Promise<Highs> {
-  const module = shared;
-  return module ? fromModule(module).catch(() => loadHighs()) : loadHighs();
+async function load(): Promise<Loaded> {
+  const module = shared ?? (await lpModule());
+  if (module) {
+    try {
+      return await fromModule(module);
+    } catch {
+      // The package's own file, below.
+    }
+  }
+  return { h: await loadHighs() };
 }
 
 /**
- * HiGHS instantiated from `module`. A failed instantiation rejects: the hook's callback alone would leave the load
- * waiting for ever.
+ * HiGHS instantiated from `module`, with its linear memory for the direct calls. A failed instantiation rejects:
+ * the hook's callback alone would leave the load waiting for ever.
  */
-function fromModule(module: WebAssembly.Module): Promise<Highs> {
+function fromModule(module: WebAssembly.Module): Promise<Loaded> {
   return new Promise((resolve, reject) => {
+    let memory: WebAssembly.Memory | undefined;
     const options = {
       instantiateWasm(imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => void) {
-        WebAssembly.instantiate(module, imports).then(receive, reject);
+        WebAssembly.instantiate(module, imports).then((instance) => {
+          memory = exportedMemory(instance);
+          receive(instance);
+        }, reject);
         return {};
       },
     };
-    loadHighs(options).then(resolve, reject);
+    loadHighs(options).then(
+      (h) => resolve({ h, ...(memory ? { direct: new HighsDirect(h as unknown as HighsExports, memory) } : {}) }),
+      reject,
+    );
   });
 }
 
 async function solve(model: BoundModel, timeLimitSec: number): Promise<LpResult> {
-  const h = await (highs ??= load());
+  const { h, direct } = await loadedHighs();
   if (model.numCols === 0) return { status: 'Optimal', statusCode: 7, objective: 0, seconds: 0 };
+  return direct ? direct.solve(model, timeLimitSec) : throughPackage(h, model, timeLimitSec);
+}
+
+/** The LP through the package's model API (its argument checks included). */
+export function throughPackage(h: Highs, model: BoundModel, timeLimitSec: number): LpResult {
   const { numCols, numRows } = model;
   const data = {
     numCols,
@@ -80,6 +112,9 @@ async function solve(model: BoundModel, timeLimitSec: number): Promise<LpResult>
     },
   );
 }
+
+/** HiGHS as loaded in this thread (tests compare the direct calls with the package's API on it). */
+export const loadedHighs = (): Promise<Loaded> => (highs ??= load());
 
 /** HiGHS in this thread. */
 export const inThreadLp: LpSolver = { solveLp: (model, opts = {}) => solve(model, opts.timeLimitSec ?? 60) };

@@ -11,6 +11,7 @@ import {
   hasIntersection,
   intersect,
   intersects,
+  intersectsAll,
   len,
   operatorOf,
   requirements,
@@ -130,6 +131,33 @@ describe('Requirements maps (§1.7, §1.8)', () => {
     expect(
       intersects(requirements(fromOperator('k', 'In', ['a'])), requirements(fromOperator('k', 'In', ['b']))),
     ).toMatch(/key k/);
+  });
+
+  it('intersectsAll says yes exactly when Intersects has no message, whichever side is smaller', () => {
+    const ops: Array<[Operator, string[]]> = [
+      ['In', ['a', '1']],
+      ['In', ['b']],
+      ['NotIn', ['a']],
+      ['Exists', []],
+      ['DoesNotExist', []],
+      ['Gt', ['2']],
+      ['Lt', ['1']],
+    ];
+    let no = 0;
+    for (const [o1, v1] of ops)
+      for (const [o2, v2] of ops)
+        for (const [o3, v3] of ops) {
+          const a = requirements(fromOperator('k', o1, v1), fromOperator('j', o3, v3));
+          for (const b of [
+            requirements(fromOperator('k', o2, v2)),
+            requirements(fromOperator('k', o2, v2), fromOperator('j', o1, v1), fromOperator('m', o3, v3)),
+          ]) {
+            expect(intersectsAll(a, b)).toBe(intersects(a, b) === undefined);
+            expect(intersectsAll(b, a)).toBe(intersects(b, a) === undefined);
+            if (!intersectsAll(a, b)) no++;
+          }
+        }
+    expect(no).toBeGreaterThan(0);
   });
 
   it('Intersects ignores keys on one side only', () => {

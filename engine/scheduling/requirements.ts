@@ -203,25 +203,47 @@ export function fromSelectorRequirements(list: readonly NodeSelectorRequirement[
  * NotIn/DoesNotExist are accepted (§1.8). Returns the failing keys' messages, or undefined.
  */
 export function intersects(a: Requirements, b: Requirements): string | undefined {
-  // The smaller map is walked by its keys (an entry would be a new array each); nothing is allocated unless a key
-  // fails (hasIntersection).
+  if (intersectsAll(a, b)) return undefined;
+  // Some key fails: its messages, in the order of the smaller map's keys.
   const swapped = a.size > b.size;
   const small = swapped ? b : a;
   const big = swapped ? a : b;
-  let errs: string[] | undefined;
+  const errs: string[] = [];
   for (const k of small.keys()) {
     const rb = big.get(k);
     if (!rb) continue;
     const rs = small.get(k)!;
     const ra = swapped ? rb : rs;
     const rB = swapped ? rs : rb;
-    if (hasIntersection(ra, rB)) continue;
-    const oa = operatorOf(ra);
-    const ob = operatorOf(rB);
-    if ((oa === 'NotIn' || oa === 'DoesNotExist') && (ob === 'NotIn' || ob === 'DoesNotExist')) continue;
-    (errs ??= []).push(`key ${k}, ${formatRequirement(rB)} not in ${formatRequirement(ra)}`);
+    if (!keyIntersects(ra, rB)) errs.push(`key ${k}, ${formatRequirement(rB)} not in ${formatRequirement(ra)}`);
   }
-  return errs?.join('; ');
+  return errs.join('; ');
+}
+
+/**
+ * A.Intersects(B) as yes or no, with no messages: the launch filter, the templates and the bound ask it of every
+ * instance type, and most types fail (a message built per failing type was garbage two pool workers collect,
+ * docs/benchmarks.md). The smaller map is walked by its keys (an entry would be a new array each).
+ */
+export function intersectsAll(a: Requirements, b: Requirements): boolean {
+  const swapped = a.size > b.size;
+  const small = swapped ? b : a;
+  const big = swapped ? a : b;
+  for (const k of small.keys()) {
+    const rb = big.get(k);
+    if (!rb) continue;
+    const rs = small.get(k)!;
+    if (!(swapped ? keyIntersects(rb, rs) : keyIntersects(rs, rb))) return false;
+  }
+  return true;
+}
+
+/** Both sides' requirements on a key intersect, or both are NotIn/DoesNotExist (§1.8). */
+function keyIntersects(ra: Requirement, rb: Requirement): boolean {
+  if (hasIntersection(ra, rb)) return true;
+  const oa = operatorOf(ra);
+  const ob = operatorOf(rb);
+  return (oa === 'NotIn' || oa === 'DoesNotExist') && (ob === 'NotIn' || ob === 'DoesNotExist');
 }
 
 /**

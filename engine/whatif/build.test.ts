@@ -1,39 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseText } from '../api/objects.ts';
+import { clusterObjects } from '../../test/fixtures/cluster-objects.ts';
 import { provisionInput } from '../model/input.ts';
 import { solveReference } from '../solver/reference/scheduler.ts';
 import { provision } from '../solver/provision.ts';
 import { buildSnapshot, WhatIfError } from './build.ts';
-import type { ClusterObjects } from './types.ts';
-
-function objects(yaml: string): ClusterObjects {
-  const o: { [K in keyof ClusterObjects]: unknown[] } = {
-    nodes: [],
-    nodeClaims: [],
-    pods: [],
-    nodePools: [],
-    nodeClasses: [],
-    daemonSets: [],
-    pdbs: [],
-    nodeOverlays: [],
-  };
-  const field = {
-    Node: 'nodes',
-    NodeClaim: 'nodeClaims',
-    Pod: 'pods',
-    NodePool: 'nodePools',
-    EC2NodeClass: 'nodeClasses',
-    NodeOverlay: 'nodeOverlays',
-    DaemonSet: 'daemonSets',
-    PodDisruptionBudget: 'pdbs',
-  } as const;
-  for (const e of parseText(yaml, { assumeReady: true })) {
-    if (!e.result.ok) throw new Error(JSON.stringify(e.result.errors));
-    const k = e.result.value.kind;
-    if (k !== 'Other') o[field[k]]!.push(e.result.value.value);
-  }
-  return o as unknown as ClusterObjects;
-}
 
 const CLUSTER = `
 apiVersion: v1
@@ -84,7 +54,7 @@ status: {subnets: [{id: subnet-1, zone: us-west-2b}]}
 `;
 
 describe('buildSnapshot', () => {
-  const b = buildSnapshot(objects(CLUSTER), { now: 1000 });
+  const b = buildSnapshot(clusterObjects(CLUSTER), { now: 1000 });
 
   it('joins Nodes and NodeClaims by provider id and keeps an unmatched claim as an in-flight node', () => {
     expect(b.region).toBe('us-west-2');
@@ -104,7 +74,7 @@ describe('buildSnapshot', () => {
   });
 
   it('plans karpenter-labelled Nodes of an input without NodeClaims as if their claims were there, and says so', () => {
-    const noClaims = objects(
+    const noClaims = clusterObjects(
       CLUSTER.split('---')
         .filter((d) => !d.includes('kind: NodeClaim'))
         .join('---'),
@@ -124,7 +94,7 @@ describe('buildSnapshot', () => {
     );
     // With NodeClaims in the input, a Node without one stays unmanaged: that is a real orphan, not a partial dump.
     const orphan = buildSnapshot(
-      objects(
+      clusterObjects(
         CLUSTER.replace(
           'aws:///us-west-2b/i-1"}\nstatus: {allocatable',
           'aws:///us-west-2b/i-9"}\nstatus: {allocatable',
@@ -149,7 +119,7 @@ metadata: {name: agent-x1, namespace: kube-system, ownerReferences: [{apiVersion
 spec: {nodeName: n1, containers: [{name: c, resources: {requests: {cpu: 150m}}}]}
 status: {phase: Running}
 `;
-    const withDs = objects(
+    const withDs = clusterObjects(
       CLUSTER + ds('logs') + ds('gpu-only', 'nodeSelector: {accelerator: nvidia}, ') + ds('agent') + present,
     );
     const nb = buildSnapshot(withDs, { now: 1000 });
@@ -195,7 +165,7 @@ kind: NodeOverlay
 metadata: {name: a-same-weight}
 spec: {weight: 5, requirements: [], priceAdjustment: "+1"}
 `;
-    const o = buildSnapshot(objects(CLUSTER + overlays), { now: 1000 });
+    const o = buildSnapshot(clusterObjects(CLUSTER + overlays), { now: 1000 });
     const m5 = o.snapshot.instanceTypes.get('web')!.find((t) => t.name === 'm5.large')!;
     expect(m5.offerings.every((x) => x.price === 2.5)).toBe(true);
     expect(m5.capacity['example.com/fuse']).toBe(2);
@@ -218,12 +188,12 @@ metadata: {name: fuse-user, namespace: default}
 spec: {containers: [{name: c, resources: {requests: {cpu: 500m, example.com/fuse: "1"}, limits: {example.com/fuse: "1"}}}]}
 status: {phase: Pending}
 `;
-    const without = buildSnapshot(objects(CLUSTER + pod), { now: 1000 });
+    const without = buildSnapshot(clusterObjects(CLUSTER + pod), { now: 1000 });
     const user = (s: typeof without.snapshot) => s.pendingPods.filter((p) => p.name === 'fuse-user');
     expect(user(without.snapshot)).toHaveLength(1);
     const refused = solveReference(provisionInput(without.snapshot, user(without.snapshot)));
     expect(refused.newNodeClaims).toHaveLength(0);
-    const o = buildSnapshot(objects(CLUSTER + pod + overlay), { now: 1000 });
+    const o = buildSnapshot(clusterObjects(CLUSTER + pod + overlay), { now: 1000 });
     for (const plan of [
       solveReference(provisionInput(o.snapshot, user(o.snapshot))),
       await provision(o.snapshot, user(o.snapshot)),
@@ -236,8 +206,8 @@ status: {phase: Pending}
   });
 
   it('rejects a region without built-in prices, naming the flag that reads them', () => {
-    expect(() => buildSnapshot(objects(CLUSTER), { now: 0, region: 'mars-1' })).toThrow(WhatIfError);
-    expect(() => buildSnapshot(objects(CLUSTER), { now: 0, region: 'eu-west-3' })).toThrow(
+    expect(() => buildSnapshot(clusterObjects(CLUSTER), { now: 0, region: 'mars-1' })).toThrow(WhatIfError);
+    expect(() => buildSnapshot(clusterObjects(CLUSTER), { now: 0, region: 'eu-west-3' })).toThrow(
       /^region eu-west-3 has no built-in prices \(built in: .*us-west-2.*\); run with --live-prices/,
     );
   });
@@ -249,7 +219,7 @@ status: {phase: Pending}
       onDemand: { 'm5.large': 0.112, 'c5.large': 0.101 },
       spot: { 'm5.large': { 'eu-west-3a': 0.041, 'eu-west-3c': 0.043 }, 'c5.large': { 'eu-west-3b': 0.039 } },
     };
-    const b = buildSnapshot(objects(CLUSTER.replace(/us-west-2/g, 'eu-west-3')), { now: 0, livePrices: live });
+    const b = buildSnapshot(clusterObjects(CLUSTER.replace(/us-west-2/g, 'eu-west-3')), { now: 0, livePrices: live });
     expect(b.region).toBe('eu-west-3');
     expect(b.live?.fetchedAt).toBe(live.fetchedAt);
     const m5 = b.catalog.get('m5.large')!;
@@ -263,13 +233,13 @@ status: {phase: Pending}
     expect(offer('eu-west-3a', 'spot')).toMatchObject({ price: 0.041, available: true });
     expect(offer('eu-west-3b', 'spot')).toMatchObject({ available: false });
     expect(b.catalog.get('r5.large')!.offerings.every((o) => !o.available)).toBe(true);
-    expect(() => buildSnapshot(objects(CLUSTER), { now: 0, livePrices: live })).toThrow(
+    expect(() => buildSnapshot(clusterObjects(CLUSTER), { now: 0, livePrices: live })).toThrow(
       /the live prices are for eu-west-3, the snapshot is in us-west-2/,
     );
   });
 
   it('keeps the built-in price, and says so, for types the live answer lacks in a region that has a table', () => {
-    const b = buildSnapshot(objects(CLUSTER), {
+    const b = buildSnapshot(clusterObjects(CLUSTER), {
       now: 0,
       livePrices: { region: 'us-west-2', fetchedAt: 'x', onDemand: { 'm5.large': 0.5 }, spot: {} },
     });

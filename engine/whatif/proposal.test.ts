@@ -3,40 +3,11 @@
 // architectures) and what it leaves out (Fargate, Windows, restricted labels); every manifest passes the
 // same validation `karpenter-ts validate` applies.
 import { describe, expect, it } from 'vitest';
-import { parseText } from '../api/objects.ts';
+import { clusterObjects } from '../../test/fixtures/cluster-objects.ts';
 import { validateObject } from '../api/validate.ts';
 import { mapGroups, unmanagedCluster } from './migration.ts';
 import { nodeGroups } from './nodegroups.ts';
 import { proposeNodePools } from './proposal.ts';
-import type { ClusterObjects } from './types.ts';
-
-function objects(yaml: string): ClusterObjects {
-  const o: Record<string, unknown[]> = {
-    nodes: [],
-    nodeClaims: [],
-    pods: [],
-    nodePools: [],
-    nodeClasses: [],
-    daemonSets: [],
-    pdbs: [],
-    nodeOverlays: [],
-  };
-  const field = {
-    Node: 'nodes',
-    NodeClaim: 'nodeClaims',
-    Pod: 'pods',
-    NodePool: 'nodePools',
-    EC2NodeClass: 'nodeClasses',
-    NodeOverlay: 'nodeOverlays',
-    DaemonSet: 'daemonSets',
-    PodDisruptionBudget: 'pdbs',
-  } as const;
-  for (const e of parseText(yaml, { assumeReady: true })) {
-    if (!e.result.ok) throw new Error(JSON.stringify(e.result.errors));
-    if (e.result.value.kind !== 'Other') o[field[e.result.value.kind]]!.push(e.result.value.value);
-  }
-  return o as unknown as ClusterObjects;
-}
 
 const node = (
   name: string,
@@ -104,7 +75,7 @@ const CLUSTER = [
 ].join('');
 
 describe('nodeGroups', () => {
-  const groups = nodeGroups(objects(CLUSTER));
+  const groups = nodeGroups(clusterObjects(CLUSTER));
   const named = (n: string) => groups.find((g) => g.name === n)!;
 
   it('names groups by their node-group label, else by shape (architecture, capacity type, workload taints)', () => {
@@ -131,7 +102,7 @@ describe('nodeGroups', () => {
 });
 
 describe('proposeNodePools', () => {
-  const o = objects(CLUSTER);
+  const o = clusterObjects(CLUSTER);
   const groups = nodeGroups(o);
   const p = proposeNodePools(groups);
 

@@ -5,6 +5,7 @@ import {
   parseDocuments,
   parseEC2NodeClass,
   type EC2NodeClass,
+  type InstanceType,
   type NodeSelectorRequirement,
 } from '../../engine/index.ts';
 import { GUIDE_EXAMPLES_DIR } from '../../test/fixtures/guide.ts';
@@ -212,5 +213,32 @@ describe('SimCloudProvider', () => {
     expect(
       await cp.isDrifted({ ...q, annotations: { ...i.annotations, 'karpenter.k8s.aws/ec2nodeclass-hash': '1' } }),
     ).toBe('NodeClassDrift');
+  });
+
+  it('refuses, naming it, a reserved offering whose reservation the network does not hold (no silent launch)', async () => {
+    const { cp } = setup();
+    const withBogusReservation = (its: readonly InstanceType[]): InstanceType[] =>
+      its.map((it) =>
+        it.name !== 'm5.large'
+          ? it
+          : {
+              ...it,
+              offerings: [
+                ...it.offerings,
+                {
+                  capacityType: 'reserved',
+                  zone: 'ap-northeast-2a',
+                  price: 0.001,
+                  available: true,
+                  reservationId: 'cr-0missing',
+                  reservationCapacity: 1,
+                },
+              ],
+            },
+      );
+    await expect(cp.create({ ...req([types('m5.large')]), overlay: withBogusReservation })).rejects.toThrow(
+      /m5\.large's reserved offering in ap-northeast-2a names capacity reservation cr-0missing .*does not hold/,
+    );
+    expect(cp.all()).toEqual([]);
   });
 });

@@ -107,6 +107,14 @@ const RESERVATION_LABELS = [
   CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL,
 ];
 
+/** A candidate that could not launch, as CreateFleet reports it. */
+const unavailable = (c: Candidate, code: string): UnavailableOffering => ({
+  instanceType: c.type.name,
+  zone: c.offering.zone,
+  capacityType: c.offering.capacityType,
+  code,
+});
+
 interface SimInstance {
   instance: Instance;
   nodeName: string;
@@ -155,29 +163,17 @@ export class SimCloudProvider implements CloudProvider {
     if (!sel.ok) throw new InsufficientCapacityError(`launching nodeclaim ${req.nodeClaimName}: ${sel.reason}`);
     const failed: UnavailableOffering[] = [];
     for (const c of this.spreadTies(sel.candidates)) {
-      const full =
-        c.offering.capacityType === 'reserved' &&
-        (this.opts.network?.capacityReservations.find((r) => r.id === c.offering.reservationId)?.available ?? 0) <= 0;
-      if (full) {
-        failed.push({
-          instanceType: c.type.name,
-          zone: c.offering.zone,
-          capacityType: 'reserved',
-          code: 'ReservationCapacityExceeded',
-        });
+      const reservation = this.reservationOf(c);
+      if (reservation && reservation.available <= 0) {
+        failed.push(unavailable(c, 'ReservationCapacityExceeded'));
         continue;
       }
       if (this.blocked(c)) {
-        failed.push({
-          instanceType: c.type.name,
-          zone: c.offering.zone,
-          capacityType: c.offering.capacityType,
-          code: 'InsufficientInstanceCapacity',
-        });
+        failed.push(unavailable(c, 'InsufficientInstanceCapacity'));
         this.ice.mark(c.offering.capacityType, c.type.name, c.offering.zone);
         continue;
       }
-      return this.launch(req, nc, c, billedPrice(own, c));
+      return this.launch(req, nc, c, billedPrice(own, c), reservation);
     }
     throw new InsufficientCapacityError(
       `launching nodeclaim ${req.nodeClaimName}: all ${failed.length} ${sel.capacityType} offerings had insufficient capacity`,
@@ -379,40 +375,37 @@ export class SimCloudProvider implements CloudProvider {
     return [...rotated, ...candidates.filter((c) => !ties.includes(c))];
   }
 
-  private launch(req: LaunchRequest, nc: EC2NodeClass, c: Candidate, price: number): Instance {
+  /** The capacity reservation a reserved offering launches into (undefined for other offerings). */
+  private reservationOf(c: Candidate): SimCapacityReservation | undefined {
+    if (c.offering.capacityType !== 'reserved') return undefined;
+    const id = c.offering.reservationId;
+    const r = this.opts.network?.capacityReservations.find((x) => x.id === id);
+    if (!r)
+      throw new Error(
+        `simulated cloud: instance type ${c.type.name}'s reserved offering in ${c.offering.zone} names capacity reservation ${id ?? '(none)'} (offering.reservationId), which the simulated network does not hold`,
+      );
+    return r;
+  }
+
+  /** Starts an instance of candidate c (taking a place in its reservation); its kubelet registers it launchMs later. */
+  private launch(
+    req: LaunchRequest,
+    nc: EC2NodeClass,
+    c: Candidate,
+    price: number,
+    reservation: SimCapacityReservation | undefined,
+  ): Instance {
     const n = ++this.seq;
     const id = `i-0${(0x5e0000000000000 + n * 7919).toString(16).padStart(16, '0')}`;
-    const zone = c.offering.zone;
-    const providerID = `aws:///${zone}/${id}`;
-    const arch = singleValueLabels(c.type.requirements)['kubernetes.io/arch'] ?? 'amd64';
-    const labels: Record<string, string> = {
-      ...singleValueLabels(c.type.requirements),
-      [INSTANCE_TYPE_LABEL]: c.type.name,
-      'topology.kubernetes.io/zone': zone,
-      'topology.kubernetes.io/region': this.region,
-      'karpenter.sh/capacity-type': c.offering.capacityType,
-      'karpenter.k8s.aws/instance-tenancy': 'default',
-      'karpenter.sh/nodepool': req.nodePoolName,
-      ...(c.offering.zoneId ? { 'topology.k8s.aws/zone-id': c.offering.zoneId } : {}),
-    };
-    // A type with reservations lists their ids; only the instance's own reservation is a label.
-    for (const k of RESERVATION_LABELS) delete labels[k];
-    const reservation =
-      c.offering.capacityType === 'reserved'
-        ? this.opts.network?.capacityReservations.find((r) => r.id === c.offering.reservationId)
-        : undefined;
-    if (reservation) {
-      labels[CAPACITY_RESERVATION_ID_LABEL] = reservation.id;
-      labels[CAPACITY_RESERVATION_TYPE_LABEL] = reservation.reservationType;
-      labels[CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL] = 'false';
-      reservation.available--;
-    }
+    const providerID = `aws:///${c.offering.zone}/${id}`;
+    const labels = this.instanceLabels(req, c, reservation);
+    if (reservation) reservation.available--;
     const instance: Instance = {
       providerID,
       instanceType: c.type.name,
-      zone,
+      zone: c.offering.zone,
       capacityType: c.offering.capacityType,
-      imageID: simImageId(nc.amiFamily, arch),
+      imageID: simImageId(nc.amiFamily, labels['kubernetes.io/arch'] ?? 'amd64'),
       capacity: nonZero(c.type.capacity),
       allocatable: nonZero(c.type.allocatable),
       labels,
@@ -426,29 +419,57 @@ export class SimCloudProvider implements CloudProvider {
       nodePoolName: req.nodePoolName,
       state: 'pending',
     };
-    const nodeName = `ip-10-0-${(n >> 8) & 255}-${n & 255}.${this.region}.compute.internal`;
     const sim: SimInstance = {
       instance,
-      nodeName,
+      nodeName: `ip-10-0-${(n >> 8) & 255}-${n & 255}.${this.region}.compute.internal`,
       price,
       launchedFor: req.nodeClaimName,
       ...(reservation ? { reservation } : {}),
     };
     this.instances.set(providerID, sim);
-    sim.timer = this.opts.clock.setTimer(this.opts.launchMs ?? 2_000, () => {
-      sim.timer = undefined;
-      sim.instance = { ...sim.instance, state: 'running' };
-      this.opts.kubelet.registerInstance({
-        providerID,
-        nodeName,
-        labels: { ...labels, ...req.labels },
-        taints: req.taints,
-        startupTaints: req.startupTaints,
-        capacity: quantities(c.type.capacity),
-        allocatable: quantities(c.type.allocatable),
-      });
-    });
+    sim.timer = this.opts.clock.setTimer(this.opts.launchMs ?? 2_000, () => this.boot(sim, req, c));
     return instance;
+  }
+
+  /** The labels an instance of candidate c starts with: its type's, where it runs, its pool's, and its own
+   * reservation's (a type with reservations lists all their ids; the instance has only its own). */
+  private instanceLabels(
+    req: LaunchRequest,
+    c: Candidate,
+    reservation: SimCapacityReservation | undefined,
+  ): Record<string, string> {
+    const labels: Record<string, string> = {
+      ...singleValueLabels(c.type.requirements),
+      [INSTANCE_TYPE_LABEL]: c.type.name,
+      'topology.kubernetes.io/zone': c.offering.zone,
+      'topology.kubernetes.io/region': this.region,
+      'karpenter.sh/capacity-type': c.offering.capacityType,
+      'karpenter.k8s.aws/instance-tenancy': 'default',
+      'karpenter.sh/nodepool': req.nodePoolName,
+      ...(c.offering.zoneId ? { 'topology.k8s.aws/zone-id': c.offering.zoneId } : {}),
+    };
+    for (const k of RESERVATION_LABELS) delete labels[k];
+    if (reservation) {
+      labels[CAPACITY_RESERVATION_ID_LABEL] = reservation.id;
+      labels[CAPACITY_RESERVATION_TYPE_LABEL] = reservation.reservationType;
+      labels[CAPACITY_RESERVATION_INTERRUPTIBLE_LABEL] = 'false';
+    }
+    return labels;
+  }
+
+  /** The instance is running: its kubelet registers the Node, with the NodeClaim's labels and taints. */
+  private boot(sim: SimInstance, req: LaunchRequest, c: Candidate): void {
+    sim.timer = undefined;
+    sim.instance = { ...sim.instance, state: 'running' };
+    this.opts.kubelet.registerInstance({
+      providerID: sim.instance.providerID,
+      nodeName: sim.nodeName,
+      labels: { ...sim.instance.labels, ...req.labels },
+      taints: req.taints,
+      startupTaints: req.startupTaints,
+      capacity: quantities(c.type.capacity),
+      allocatable: quantities(c.type.allocatable),
+    });
   }
 
   private terminate(inst: SimInstance, afterMs: number): void {

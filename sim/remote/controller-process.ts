@@ -113,11 +113,13 @@ const workerMiB = (w: WorkerMemory): WorkerMemoryMiB => ({
 class Recorder {
   windowsClosed: number[] = [];
   nodeClaimsAdded: Array<{ at: number; name: string }> = [];
+  decisions: Array<{ at: number; speculative: string }> = [];
   disruptionPasses: ObservedEvents['disruptionPasses'][number][] = [];
 
   reset(): void {
     this.windowsClosed = [];
     this.nodeClaimsAdded = [];
+    this.decisions = [];
     this.disruptionPasses = [];
   }
 
@@ -125,6 +127,7 @@ class Recorder {
     return {
       windowsClosed: [...this.windowsClosed],
       nodeClaimsAdded: [...this.nodeClaimsAdded],
+      decisions: [...this.decisions],
       disruptionPasses: [...this.disruptionPasses],
     };
   }
@@ -193,6 +196,7 @@ async function start(init: ChildInit): Promise<void> {
   observeDecisions(sim, {
     onWindowClosed: (at) => seen.windowsClosed.push(at),
     onNodeClaimAdded: (at, name) => seen.nodeClaimsAdded.push({ at, name }),
+    onDecision: (at, speculative) => seen.decisions.push({ at, speculative }),
   });
   observeDisruptionPasses(sim.operator, (p) => seen.disruptionPasses.push(p));
   const stopScraping = scrapeEvery(sim);

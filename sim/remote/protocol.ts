@@ -69,6 +69,8 @@ export interface WorkerMemoryMiB {
 export interface ObservedEvents {
   readonly windowsClosed: readonly number[];
   readonly nodeClaimsAdded: ReadonlyArray<{ readonly at: number; readonly name: string }>;
+  /** Provisioning decisions' plans: `taken` (the speculative plan) or why not (engine/cluster/speculation.ts). */
+  readonly decisions: ReadonlyArray<{ readonly at: number; readonly speculative: string }>;
   readonly disruptionPasses: ReadonlyArray<{
     readonly at: number;
     readonly seconds: number;

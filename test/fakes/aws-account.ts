@@ -26,7 +26,10 @@ import {
   EC2Client,
   TerminateInstancesCommand,
   type CapacityReservation,
+  type CreateFleetCommandInput,
+  type CreateFleetResult,
   type Filter,
+  type FleetLaunchTemplateOverridesRequest,
   type Image,
   type Instance,
   type LaunchTemplate,
@@ -92,6 +95,54 @@ function matches(
     const have = fields[f.Name ?? ''];
     return have !== undefined && values.includes(have);
   });
+}
+
+/** What the fake answers to CreateFleet: launched instances or errors, as an instant fleet does. */
+type FleetAnswer = Required<Pick<CreateFleetResult, 'Instances' | 'Errors'>>;
+
+/** One launch of a CreateFleet call: the override that won, and what its instances take from the call and
+ * from the launch template. */
+interface FleetLaunch {
+  readonly ov: FleetLaunchTemplateOverridesRequest;
+  readonly securityGroupIds: readonly string[];
+  readonly tags: readonly Tag[];
+  readonly spot: boolean;
+  readonly reservation?: CapacityReservation;
+}
+
+/** The override of lowest Priority across the call's launch template configs, with its template's name. */
+function firstOverride(
+  input: CreateFleetCommandInput,
+): { ov: FleetLaunchTemplateOverridesRequest; templateName: string } | undefined {
+  const candidates = (input.LaunchTemplateConfigs ?? []).flatMap((c) =>
+    (c.Overrides ?? []).map((ov) => ({ ov, templateName: c.LaunchTemplateSpecification?.LaunchTemplateName ?? '' })),
+  );
+  candidates.sort((a, b) => (a.ov.Priority ?? 0) - (b.ov.Priority ?? 0));
+  return candidates[0];
+}
+
+/** A reservation takes `wanted` launches of an override when it is for its type and zone and has that many free. */
+function hasRoom(
+  r: CapacityReservation | undefined,
+  ov: FleetLaunchTemplateOverridesRequest,
+  wanted: number,
+): r is CapacityReservation {
+  return (
+    r !== undefined &&
+    r.InstanceType === ov.InstanceType &&
+    r.AvailabilityZone === ov.AvailabilityZone &&
+    (r.AvailableInstanceCount ?? 0) >= wanted
+  );
+}
+
+/** An instant fleet that launched nothing, with one error (naming the override, where one is to blame). */
+function fleetError(code: string, message: string, ov?: FleetLaunchTemplateOverridesRequest): FleetAnswer {
+  return {
+    Instances: [],
+    Errors: [
+      { ErrorCode: code, ErrorMessage: message, ...(ov ? { LaunchTemplateAndOverrides: { Overrides: ov } } : {}) },
+    ],
+  };
 }
 
 const credentials = { accessKeyId: 'AKIDTEST', secretAccessKey: 'test' };
@@ -182,6 +233,30 @@ export class FakeAwsAccount {
         id,
       );
     }
+  }
+
+  /** A running m5.large that no CreateFleet of this account started (another cluster's, another tool's, or one
+   * whose NodeClaim was lost), tagged `tags`, launched at `launchedAt`. An id the account has is refused. */
+  addInstance(id: string, tags: Readonly<Record<string, string>>, launchedAt: number): Instance {
+    if (this.instances.has(id)) throw new Error(`fake AWS account: addInstance(${id}): the account has that instance`);
+    const i: Instance = {
+      InstanceId: id,
+      InstanceType: 'm5.large',
+      ImageId: 'ami-1',
+      Placement: { AvailabilityZone: this.o.zones[0], Tenancy: 'default' },
+      State: { Name: 'running', Code: 16 },
+      LaunchTime: new Date(launchedAt),
+      Tags: tagList(tags),
+    };
+    this.instances.set(id, i);
+    return i;
+  }
+
+  /** An instance's tags as a map (an unknown id is an error naming it). */
+  tagsOf(id: string): Record<string, string> {
+    const i = this.instances.get(id);
+    if (!i) throw new Error(`fake AWS account: tagsOf(${id}): no such instance`);
+    return tagMap(i.Tags);
   }
 
   /** A targeted ODCR (default) or capacity block in this account, active, with `count` instances free. */
@@ -374,89 +449,90 @@ export class FakeAwsAccount {
       TerminatingInstances: input.InstanceIds.map((id) => this.terminate(id)),
     }));
     this.ec2.on(CreateTagsCommand).callsFake((input: { Resources: string[]; Tags: Tag[] }) => {
-      for (const id of input.Resources) {
+      // EC2 tags none of the resources when one is unknown; the fake tags only instances.
+      const found = input.Resources.map((id) => {
         const i = this.instances.get(id);
-        if (i) i.Tags = tagList({ ...tagMap(i.Tags), ...tagMap(input.Tags) });
-      }
+        if (!i)
+          throw awsError('InvalidInstanceID.NotFound', `CreateTags Resources: the instance ID '${id}' does not exist`);
+        return i;
+      });
+      for (const i of found) i.Tags = tagList({ ...tagMap(i.Tags), ...tagMap(input.Tags) });
       return {};
     });
   }
 
-  /** What the account answers to CreateFleet (drills that swap the handler hand it back to this). */
-  createFleet(input: import('@aws-sdk/client-ec2').CreateFleetCommandInput) {
-    const spot = input.TargetCapacitySpecification?.DefaultTargetCapacityType === 'spot';
-    const configs = input.LaunchTemplateConfigs ?? [];
-    const candidates = configs.flatMap((c) =>
-      (c.Overrides ?? []).map((ov) => ({ ov, lt: c.LaunchTemplateSpecification?.LaunchTemplateName ?? '' })),
-    );
-    candidates.sort((a, b) => (a.ov.Priority ?? 0) - (b.ov.Priority ?? 0));
-    const pick = candidates[0];
-    if (!pick) return { Instances: [], Errors: [{ ErrorCode: 'InvalidParameterValue', ErrorMessage: 'no overrides' }] };
-    const ids: string[] = [];
-    const tags = input.TagSpecifications?.find((t) => t.ResourceType === 'instance')?.Tags ?? [];
-    // A template targeting a reservation launches into it or not at all.
-    const reservationId = this.launchTemplates.get(pick.lt)?.data?.CapacityReservationSpecification
-      ?.CapacityReservationTarget?.CapacityReservationId;
-    const reservation = reservationId ? this.capacityReservations.get(reservationId) : undefined;
+  /** What the account answers to CreateFleet (drills that swap the handler hand it back to this): the override
+   * of lowest Priority launches TotalTargetCapacity instances, into the capacity reservation its launch template
+   * targets, if any, or not at all. */
+  createFleet(input: CreateFleetCommandInput): FleetAnswer {
+    const pick = firstOverride(input);
+    if (!pick) return fleetError('InvalidParameterValue', 'no overrides');
+    const template = this.launchTemplates.get(pick.templateName);
+    if (!template)
+      return fleetError(
+        'InvalidLaunchTemplateName.NotFoundException',
+        `LaunchTemplateConfigs[].LaunchTemplateSpecification.LaunchTemplateName: launch template "${pick.templateName}" does not exist`,
+        pick.ov,
+      );
     const wanted = input.TargetCapacitySpecification?.TotalTargetCapacity ?? 1;
-    if (
-      reservationId &&
-      (!reservation ||
-        reservation.InstanceType !== pick.ov.InstanceType ||
-        reservation.AvailabilityZone !== pick.ov.AvailabilityZone ||
-        (reservation.AvailableInstanceCount ?? 0) < wanted)
-    ) {
-      return {
-        Instances: [],
-        Errors: [
-          {
-            ErrorCode: 'ReservationCapacityExceeded',
-            ErrorMessage: `capacity reservation ${reservationId} has no room`,
-            LaunchTemplateAndOverrides: { Overrides: pick.ov },
-          },
-        ],
-      };
-    }
-    for (let n = 0; n < wanted; n++) {
-      const id = `i-0${(++this.seq).toString(16).padStart(16, '0')}`;
-      ids.push(id);
-      const inst: Instance = {
-        InstanceId: id,
-        InstanceType: pick.ov.InstanceType,
-        ImageId: pick.ov.ImageId,
-        SubnetId: pick.ov.SubnetId,
-        Placement: { AvailabilityZone: pick.ov.AvailabilityZone, Tenancy: 'default' },
-        State: { Name: 'pending', Code: 0 },
-        LaunchTime: new Date(this.o.clock.now()),
-        SecurityGroups: (this.launchTemplates.get(pick.lt)?.securityGroupIds ?? []).map((GroupId) => ({ GroupId })),
-        Tags: structuredClone(tags),
-        ...(spot ? { InstanceLifecycle: 'spot' as const, SpotInstanceRequestId: `sir-${id}` } : {}),
-        ...(reservation
-          ? {
-              CapacityReservationId: reservationId,
-              CapacityReservationSpecification: { CapacityReservationTarget: { CapacityReservationId: reservationId } },
-            }
-          : {}),
-      };
-      if (reservation) reservation.AvailableInstanceCount = (reservation.AvailableInstanceCount ?? 0) - 1;
-      this.instances.set(id, inst);
-      this.o.clock.setTimer(this.o.bootMs ?? 2_000, () => {
-        if (inst.State?.Name !== 'pending') return;
-        inst.State = { Name: 'running', Code: 16 };
-        this.onRunning(inst);
-      });
-    }
+    const reservationId =
+      template.data?.CapacityReservationSpecification?.CapacityReservationTarget?.CapacityReservationId;
+    const reservation = reservationId ? this.capacityReservations.get(reservationId) : undefined;
+    if (reservationId && !hasRoom(reservation, pick.ov, wanted))
+      return fleetError('ReservationCapacityExceeded', `capacity reservation ${reservationId} has no room`, pick.ov);
+    const spot = input.TargetCapacitySpecification?.DefaultTargetCapacityType === 'spot';
+    const launch: FleetLaunch = {
+      ov: pick.ov,
+      securityGroupIds: template.securityGroupIds,
+      tags: input.TagSpecifications?.find((t) => t.ResourceType === 'instance')?.Tags ?? [],
+      spot,
+      ...(reservation ? { reservation } : {}),
+    };
+    const ids = Array.from({ length: wanted }, () => this.startInstance(launch));
     return {
       Instances: [
         {
           InstanceIds: ids,
           InstanceType: pick.ov.InstanceType,
-          Lifecycle: spot ? ('spot' as const) : ('on-demand' as const),
+          Lifecycle: spot ? 'spot' : 'on-demand',
           LaunchTemplateAndOverrides: { Overrides: pick.ov },
         },
       ],
       Errors: [],
     };
+  }
+
+  /** Starts one instance of a fleet's launch (taking a place in its reservation): "pending" now, "running"
+   * bootMs later on the clock. Returns its id. */
+  private startInstance(l: FleetLaunch): string {
+    const id = `i-0${(++this.seq).toString(16).padStart(16, '0')}`;
+    const reservationId = l.reservation?.CapacityReservationId;
+    const inst: Instance = {
+      InstanceId: id,
+      InstanceType: l.ov.InstanceType,
+      ImageId: l.ov.ImageId,
+      SubnetId: l.ov.SubnetId,
+      Placement: { AvailabilityZone: l.ov.AvailabilityZone, Tenancy: 'default' },
+      State: { Name: 'pending', Code: 0 },
+      LaunchTime: new Date(this.o.clock.now()),
+      SecurityGroups: l.securityGroupIds.map((GroupId) => ({ GroupId })),
+      Tags: structuredClone([...l.tags]),
+      ...(l.spot ? { InstanceLifecycle: 'spot' as const, SpotInstanceRequestId: `sir-${id}` } : {}),
+      ...(reservationId
+        ? {
+            CapacityReservationId: reservationId,
+            CapacityReservationSpecification: { CapacityReservationTarget: { CapacityReservationId: reservationId } },
+          }
+        : {}),
+    };
+    if (l.reservation) l.reservation.AvailableInstanceCount = (l.reservation.AvailableInstanceCount ?? 0) - 1;
+    this.instances.set(id, inst);
+    this.o.clock.setTimer(this.o.bootMs ?? 2_000, () => {
+      if (inst.State?.Name !== 'pending') return;
+      inst.State = { Name: 'running', Code: 16 };
+      this.onRunning(inst);
+    });
+    return id;
   }
 
   private terminate(id: string) {
@@ -482,15 +558,10 @@ export class FakeAwsAccount {
     });
   }
 
-  /** Instance profiles: got, listed by path, created once, given and relieved of roles, deleted. */
+  /** Instance profiles: got, listed by path, created once, given a role and relieved of it, deleted once empty. */
   private answerIam(): void {
-    const profile = (name: string): InstanceProfile => {
-      const p = this.profiles.get(name);
-      if (!p) throw awsError('NoSuchEntity', `Instance Profile ${name} cannot be found.`);
-      return p;
-    };
     this.iam.on(GetInstanceProfileCommand).callsFake((input: { InstanceProfileName: string }) => ({
-      InstanceProfile: structuredClone(profile(input.InstanceProfileName)),
+      InstanceProfile: structuredClone(this.instanceProfile(input.InstanceProfileName)),
     }));
     this.iam.on(ListInstanceProfilesCommand).callsFake((input: { PathPrefix?: string }) => ({
       InstanceProfiles: [...this.profiles.values()]
@@ -500,44 +571,84 @@ export class FakeAwsAccount {
     }));
     this.iam
       .on(CreateInstanceProfileCommand)
-      .callsFake((input: { InstanceProfileName: string; Path?: string; Tags?: Tag[] }) => {
-        if (this.profiles.has(input.InstanceProfileName)) throw awsError('EntityAlreadyExists', 'exists');
-        const p: InstanceProfile = {
-          InstanceProfileName: input.InstanceProfileName,
-          Path: input.Path ?? '/',
-          InstanceProfileId: `AIPA${++this.seq}`,
-          Arn: `arn:aws:iam::123456789012:instance-profile${input.Path ?? '/'}${input.InstanceProfileName}`,
-          CreateDate: new Date(this.o.clock.now()),
-          Roles: [],
-          Tags: (input.Tags ?? []).map((t) => ({ Key: t.Key ?? '', Value: t.Value ?? '' })),
-        };
-        this.profiles.set(p.InstanceProfileName!, p);
-        return { InstanceProfile: structuredClone(p) };
-      });
+      .callsFake((input: { InstanceProfileName: string; Path?: string; Tags?: Tag[] }) => ({
+        InstanceProfile: structuredClone(this.createInstanceProfile(input)),
+      }));
     this.iam
       .on(AddRoleToInstanceProfileCommand)
       .callsFake((input: { InstanceProfileName: string; RoleName: string }) => {
-        profile(input.InstanceProfileName).Roles!.push({
-          RoleName: input.RoleName,
-          RoleId: 'AROA1',
-          Arn: `arn:aws:iam::123456789012:role/${input.RoleName}`,
-          Path: '/',
-          CreateDate: new Date(0),
-        });
+        this.addRole(input.InstanceProfileName, input.RoleName);
         return {};
       });
     this.iam
       .on(RemoveRoleFromInstanceProfileCommand)
       .callsFake((input: { InstanceProfileName: string; RoleName: string }) => {
-        const p = profile(input.InstanceProfileName);
-        p.Roles = p.Roles!.filter((r) => r.RoleName !== input.RoleName);
+        this.removeRole(input.InstanceProfileName, input.RoleName);
         return {};
       });
     this.iam.on(DeleteInstanceProfileCommand).callsFake((input: { InstanceProfileName: string }) => {
-      profile(input.InstanceProfileName);
-      this.profiles.delete(input.InstanceProfileName);
+      this.deleteInstanceProfile(input.InstanceProfileName);
       return {};
     });
+  }
+
+  /** The instance profile called `name`, or IAM's NoSuchEntity. */
+  private instanceProfile(name: string): InstanceProfile {
+    const p = this.profiles.get(name);
+    if (!p) throw awsError('NoSuchEntity', `Instance Profile ${name} cannot be found.`);
+    return p;
+  }
+
+  private createInstanceProfile(input: { InstanceProfileName: string; Path?: string; Tags?: Tag[] }): InstanceProfile {
+    if (this.profiles.has(input.InstanceProfileName))
+      throw awsError('EntityAlreadyExists', `instance profile ${input.InstanceProfileName} exists`);
+    const p: InstanceProfile = {
+      InstanceProfileName: input.InstanceProfileName,
+      Path: input.Path ?? '/',
+      InstanceProfileId: `AIPA${++this.seq}`,
+      Arn: `arn:aws:iam::123456789012:instance-profile${input.Path ?? '/'}${input.InstanceProfileName}`,
+      CreateDate: new Date(this.o.clock.now()),
+      Roles: [],
+      Tags: (input.Tags ?? []).map((t) => ({ Key: t.Key ?? '', Value: t.Value ?? '' })),
+    };
+    this.profiles.set(input.InstanceProfileName, p);
+    return p;
+  }
+
+  /** IAM lets an instance profile hold one role: a second is LimitExceeded. */
+  private addRole(profileName: string, roleName: string): void {
+    const p = this.instanceProfile(profileName);
+    const held = p.Roles?.[0]?.RoleName;
+    if (held !== undefined)
+      throw awsError('LimitExceeded', `instance profile ${profileName} already holds role ${held}; it can hold one`);
+    p.Roles = [
+      {
+        RoleName: roleName,
+        RoleId: 'AROA1',
+        Arn: `arn:aws:iam::123456789012:role/${roleName}`,
+        Path: '/',
+        CreateDate: new Date(0),
+      },
+    ];
+  }
+
+  /** A role the profile does not hold is IAM's NoSuchEntity, not a silent success. */
+  private removeRole(profileName: string, roleName: string): void {
+    const p = this.instanceProfile(profileName);
+    if (!p.Roles?.some((r) => r.RoleName === roleName))
+      throw awsError('NoSuchEntity', `instance profile ${profileName} holds no role ${roleName}`);
+    p.Roles = p.Roles.filter((r) => r.RoleName !== roleName);
+  }
+
+  /** A profile that still holds a role is IAM's DeleteConflict: roles are removed first. */
+  private deleteInstanceProfile(name: string): void {
+    const p = this.instanceProfile(name);
+    if (p.Roles?.length)
+      throw awsError(
+        'DeleteConflict',
+        `instance profile ${name} still holds role ${p.Roles[0]!.RoleName}; remove it first`,
+      );
+    this.profiles.delete(name);
   }
 
   /** The interruption queue: its URL by the cluster's name, long-polled receives with a visibility timeout, deletes. */

@@ -4,7 +4,16 @@
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 import { readFileSync } from 'node:fs';
-import { EC2Client, type InstanceTypeInfo, type InstanceTypeOffering } from '@aws-sdk/client-ec2';
+import {
+  CreateLaunchTemplateCommand,
+  DescribeInstanceTypeOfferingsCommand,
+  DescribeInstanceTypesCommand,
+  DescribeLaunchTemplatesCommand,
+  EC2Client,
+  EC2ServiceException,
+  type InstanceTypeInfo,
+  type InstanceTypeOffering,
+} from '@aws-sdk/client-ec2';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { PricingClient } from '@aws-sdk/client-pricing';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -13,6 +22,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { sdkPorts, type AwsClients } from '../../controller/cloudprovider/aws/sdk-clients.ts';
 import { mustParseNodeClass } from '../../controller/cloudprovider/aws/nodeclass/object.ts';
 import type { EC2NodeClass } from '../../engine/index.ts';
+import type { Timers } from '../../controller/cloudprovider/aws/periodic.ts';
 import type { AwsSettings, Clock } from '../../controller/cloudprovider/aws/settings.ts';
 
 const credentials = { accessKeyId: 'AKIDTEST', secretAccessKey: 'test' };
@@ -35,6 +45,27 @@ export function mockedAws(region = 'us-west-2') {
     pricing: mockClient(clients.pricing),
   };
 }
+
+/** An EC2 client error as the SDK raises it: the error code is its name. */
+export const ec2Error = (name: string): EC2ServiceException =>
+  new EC2ServiceException({ name, $fault: 'client', $metadata: {}, message: name });
+
+/** mockedAws answering what a launch reads first: the fixture's instance types and offerings, and no launch
+ * template yet (DescribeLaunchTemplates: not found; CreateLaunchTemplate makes lt-1). */
+export function launchReadyAws(region?: string): ReturnType<typeof mockedAws> {
+  const aws = mockedAws(region);
+  aws.ec2.on(DescribeInstanceTypesCommand).resolves({ InstanceTypes: fixtureInstanceTypes() });
+  aws.ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({ InstanceTypeOfferings: fixtureOfferings() });
+  aws.ec2.on(DescribeLaunchTemplatesCommand).rejects(ec2Error('InvalidLaunchTemplateName.NotFoundException'));
+  aws.ec2.on(CreateLaunchTemplateCommand).resolves({ LaunchTemplate: { LaunchTemplateId: 'lt-1' } });
+  return aws;
+}
+
+/** Timers that fire on the next turn of the event loop: a batcher's calls started together merge into one. */
+export const nextTurnTimers: Timers = {
+  setTimeout: (fn) => setImmediate(fn),
+  clearTimeout: (h) => clearImmediate(h as NodeJS.Immediate),
+};
 
 export class FakeClock implements Clock {
   constructor(public t = Date.parse('2026-08-21T12:00:00Z')) {}

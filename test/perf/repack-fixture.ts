@@ -6,7 +6,8 @@
 // through msgpack into a ClusterModel, and disrupt() runs over the model's snapshot with the model's caches. A
 // decision is carried out as the suite carries it out: on a tree whose ClusterEngine has carryOut, the model
 // carries the commands out on itself and the mirror takes the caller's result as shipped (nothing is diffed or
-// shipped for them); on an older tree, the caller applies them and the next loop ships the difference.
+// shipped for them); on an older tree (or with carry off), the caller applies them and the next loop ships the
+// difference.
 
 /** The suite's first sizes: a size's place among them seeds its cluster (bench/suites/consolidation.ts, seedOf). */
 const LEGACY = [100, 1000, 5000, 10_000];
@@ -52,7 +53,11 @@ export interface Decider {
 }
 
 /** The worker's model path in this thread (see the header), with its own warm model. */
-export function modelDecider(t: Tree, solver: unknown = new t.local.WasmSolver()): Decider & { model: unknown } {
+export function modelDecider(
+  t: Tree,
+  solver: unknown = new t.local.WasmSolver(),
+  carry = t.carries,
+): Decider & { model: unknown } {
   const mirror = new t.local.ModelMirror();
   const model = new t.local.ClusterModel();
   let decided: Cmd[] = [];
@@ -67,12 +72,12 @@ export function modelDecider(t: Tree, solver: unknown = new t.local.WasmSolver()
     sync: async (s) => void ship(s),
     async decide(s, opts) {
       const r = await t.local.disrupt(ship(s), { ...opts, solver, caches: model.caches });
-      if (t.carries) model.keepDecision(r.decision);
+      if (carry) model.keepDecision(r.decision);
       decided = [r.decision, ...(r.decision.followUps ?? []), ...(r.decision.concurrent ?? [])];
       return r;
     },
     async carryOut(s, commands, names) {
-      if (!t.carries) return commands.reduce((x, c, k) => t.idx.applyCommand(x, c, (i: number) => names[k]![i]!), s);
+      if (!carry) return commands.reduce((x, c, k) => t.idx.applyCommand(x, c, (i: number) => names[k]![i]!), s);
       ship(s);
       // The model's kept decision, named by place (as ClusterEngine.carryOut sends it).
       const op = t.codec.unpack(t.codec.pack({ decided: commands.map((c) => decided.indexOf(c)), names }));
@@ -95,15 +100,18 @@ export function localDecider(t: Tree, solver: unknown = new t.local.WasmSolver()
   };
 }
 
-/** Through the tree's Engine (one worker) and a warm cluster model, as the suite runs it. */
-export function engineDecider(t: Tree): Decider {
+/**
+ * Through the tree's Engine (one worker) and a warm cluster model, as the suite runs it. `carry` false: the caller
+ * applies each decision and the next call ships the difference, as before ClusterEngine.carryOut.
+ */
+export function engineDecider(t: Tree, carry = true): Decider {
   const engine = t.idx.createEngine({ threads: 1 });
   const cluster = engine.cluster(t.name);
   return {
     sync: async (s) => void (await cluster.lowerBound(s, [])),
     decide: (s, opts) => cluster.disrupt(s, { ...opts, deadlines: true }),
     carryOut: (s, commands, names) =>
-      cluster.carryOut
+      cluster.carryOut && carry
         ? cluster.carryOut(s, commands, names)
         : Promise.resolve(commands.reduce((x, c, k) => t.idx.applyCommand(x, c, (i: number) => names[k]![i]!), s)),
     close: () => engine.close(),

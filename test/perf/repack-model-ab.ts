@@ -6,7 +6,7 @@
 // threads, so the two trees' figures are not skewed by how the machine schedules them. Prints each run, the cold
 // and warm (median) wall and process-CPU ms per tree, their ratio, and whether the plans are identical.
 // REPACK_PROFILE=FILE instead profiles this tree's third run alone (REPACK_PROFILE_RUN=0 profiles its cold run, 1
-// its second).
+// its second), from after the untimed sync that ships the start snapshot back to the model.
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { loadTree, median, modelDecider, repackRun, type Run } from './repack-fixture.ts';
@@ -18,7 +18,7 @@ const rounds = Number(roundsArg);
 async function load(root: string) {
   const tree = await loadTree(root, size);
   const d = modelDecider(tree);
-  return { name: root, run: () => repackRun(tree, d) };
+  return { name: root, run: () => repackRun(tree, d), sync: () => d.sync(tree.snapshot) };
 }
 
 async function profile(file: string): Promise<void> {
@@ -28,6 +28,8 @@ async function profile(file: string): Promise<void> {
   const session = new Session();
   session.connect();
   const post = (m: string) => new Promise<unknown>((ok, fail) => session.post(m, (e, r) => (e ? fail(e) : ok(r))));
+  // The model back at the start snapshot before the profile starts, as the timed part of a run finds it.
+  await tree.sync();
   await post('Profiler.enable');
   await post('Profiler.start');
   const r = await tree.run();

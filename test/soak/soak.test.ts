@@ -60,6 +60,20 @@ describe('fault soak', () => {
   });
 });
 
+/** Creates NodeClaim `name` in `pool`, marks it disrupted for `reason` and deletes it; a finalizer holds it in
+ * deletion, as a NodeClaim the disruption controller is draining. */
+async function deleteForDisruption(s: Simulation, name: string, pool: string, reason: string): Promise<void> {
+  await s.kube.create('NodeClaim', {
+    metadata: { name, labels: { 'karpenter.sh/nodepool': pool }, finalizers: ['soak.test/hold'] },
+    spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [] },
+  });
+  const lastTransitionTime = new Date(s.clock.now()).toISOString();
+  await s.kube.patchStatus('NodeClaim', name, {
+    conditions: [{ type: 'DisruptionReason', status: 'True', reason, message: '', lastTransitionTime }],
+  });
+  await s.kube.delete('NodeClaim', name);
+}
+
 describe('the soak monitor (control runs)', () => {
   async function webWithPdb(): Promise<Simulation> {
     const s = await simulation();
@@ -120,39 +134,9 @@ describe('the soak monitor (control runs)', () => {
       monitor.check();
     }
     // A NodeClaim deleting for disruption in a pool whose budget allows none.
-    await sim.kube.create('NodeClaim', {
-      metadata: { name: 'disrupted', labels: { 'karpenter.sh/nodepool': 'default' }, finalizers: ['soak.test/hold'] },
-      spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [] },
-    });
-    await sim.kube.patchStatus('NodeClaim', 'disrupted', {
-      conditions: [
-        {
-          type: 'DisruptionReason',
-          status: 'True',
-          reason: 'Underutilized',
-          message: '',
-          lastTransitionTime: new Date(sim.clock.now()).toISOString(),
-        },
-      ],
-    });
-    await sim.kube.delete('NodeClaim', 'disrupted');
+    await deleteForDisruption(sim, 'disrupted', 'default', 'Underutilized');
     // And one in a pool the soak gave no budget: not skipped, reported.
-    await sim.kube.create('NodeClaim', {
-      metadata: { name: 'elsewhere', labels: { 'karpenter.sh/nodepool': 'other' }, finalizers: ['soak.test/hold'] },
-      spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [] },
-    });
-    await sim.kube.patchStatus('NodeClaim', 'elsewhere', {
-      conditions: [
-        {
-          type: 'DisruptionReason',
-          status: 'True',
-          reason: 'Drifted',
-          message: '',
-          lastTransitionTime: new Date(sim.clock.now()).toISOString(),
-        },
-      ],
-    });
-    await sim.kube.delete('NodeClaim', 'elsewhere');
+    await deleteForDisruption(sim, 'elsewhere', 'other', 'Drifted');
     const breaches = monitor.stats().breaches;
     monitor.stop();
     expect(breaches.map((b) => b.invariant)).toEqual(['orphan', 'budget', 'budget']);

@@ -1,11 +1,17 @@
 // scripts/heap-snapshot-read.mjs reads a heap snapshot section by section from its bytes (heap-owners.mjs uses it,
 // because a snapshot over 512 MiB is longer than any string V8 can make): it must give what JSON.parse gives,
 // however the reads cut the file, strings with escapes and multi-byte characters included.
+//
+// The snapshot is taken by a child node process, not by this one: test files share a worker process
+// (vitest.config.ts, isolate: false), so a snapshot of the worker holds every module the files before this one
+// loaded, and writing and parsing it stalled whole-suite runs on a loaded machine. A fresh process's snapshot
+// (a few MiB) still has thousands of strings and is read in hundreds of chunks at the smallest size below.
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import v8 from 'node:v8';
-import { afterAll, describe, expect, it } from 'vitest';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain script, no type declarations
 import { readSnapshot } from '../../scripts/heap-snapshot-read.mjs';
 
@@ -19,6 +25,17 @@ interface Snapshot {
   strings: string[];
 }
 
+/** Strings the child keeps alive so that its snapshot must escape quotes, backslashes and newlines and hold
+ * characters of two and three UTF-8 bytes (V8's snapshot writer drops characters outside the BMP, so none here). */
+const KEPT = ['a "quoted" word', 'a back\\slash', 'two\nlines', 'naïve – 日本'];
+
+/** Writes a heap snapshot of a fresh node process that holds KEPT to `file`. */
+async function writeChildSnapshot(file: string): Promise<void> {
+  const script = `globalThis.kept = ${JSON.stringify(KEPT)}; require('node:v8').writeHeapSnapshot(process.argv[1]);`;
+  await promisify(execFile)(process.execPath, ['-e', script, file]);
+  if (!fs.existsSync(file)) throw new Error(`the child node process wrote no heap snapshot at ${file}`);
+}
+
 /** The first index where a and b differ (in length too), or -1: toEqual over millions of numbers takes seconds. */
 function firstDifference<T>(a: ArrayLike<T>, b: ArrayLike<T>): number {
   const n = Math.min(a.length, b.length);
@@ -28,15 +45,20 @@ function firstDifference<T>(a: ArrayLike<T>, b: ArrayLike<T>): number {
 
 describe('reading a heap snapshot a chunk at a time', () => {
   const file = path.join(dir, 'small.heapsnapshot');
-  v8.writeHeapSnapshot(file);
-  const whole = JSON.parse(fs.readFileSync(file, 'utf8')) as Snapshot;
-
-  it("has strings that need escapes and multi-byte characters to read (this process's sources do)", () => {
-    for (const c of ['"', '\\', '\n']) expect(whole.strings.some((s) => s.includes(c))).toBe(true);
-    expect(whole.strings.some((s) => /[^\x00-\x7f]/.test(s))).toBe(true);
+  let whole: Snapshot;
+  beforeAll(async () => {
+    await writeChildSnapshot(file);
+    whole = JSON.parse(fs.readFileSync(file, 'utf8')) as Snapshot;
   });
 
-  it.each([4093, 65_521, 16 * 2 ** 20])('gives what JSON.parse gives, read %i bytes at a time', (chunk) => {
+  it('has strings that need escapes and multi-byte characters to read (the child kept some)', () => {
+    for (const s of KEPT) expect(whole.strings).toContain(s);
+    for (const c of ['"', '\\', '\n']) expect(whole.strings.some((s) => s.includes(c))).toBe(true);
+    expect(whole.strings.some((s) => /[^\x00-\x7f]/.test(s))).toBe(true);
+    expect(whole.strings.length).toBeGreaterThan(1000);
+  });
+
+  it.each([4093, 65_521, 2 ** 20, 16 * 2 ** 20])('gives what JSON.parse gives, read %i bytes at a time', (chunk) => {
     const got = readSnapshot(file, chunk) as Snapshot;
     expect(got.snapshot).toEqual(whole.snapshot);
     expect(firstDifference(got.nodes, whole.nodes)).toBe(-1);

@@ -6,15 +6,10 @@ import {
 } from '@aws-sdk/client-ec2';
 import 'aws-sdk-client-mock-vitest/extend';
 import { describe, expect, it } from 'vitest';
-import { mockedAws } from '../../../test/fakes/aws.ts';
+import { mockedAws, nextTurnTimers } from '../../../test/fakes/aws.ts';
 import { isInstanceNotOwned, isNodeClaimNotFound } from '../types.ts';
-import type { Timers } from './periodic.ts';
 import { ACTIVE_STATES, capacityTypeOf, Instances, parseProviderID } from './instance.ts';
 
-const nextTurn: Timers = {
-  setTimeout: (fn) => setImmediate(fn),
-  clearTimeout: (h) => clearImmediate(h as NodeJS.Immediate),
-};
 const notFound = () =>
   new EC2ServiceException({ name: 'InvalidInstanceID.NotFound', $fault: 'client', $metadata: {}, message: 'gone' });
 const ec2Instance = (id: string, over: Record<string, unknown> = {}) => ({
@@ -36,7 +31,7 @@ const ec2Instance = (id: string, over: Record<string, unknown> = {}) => ({
 });
 
 const make = (aws: ReturnType<typeof mockedAws>) =>
-  new Instances({ ec2: aws.ports.ec2, clusterName: 'my-cluster', timers: nextTurn });
+  new Instances({ ec2: aws.ports.ec2, clusterName: 'my-cluster', timers: nextTurnTimers });
 
 describe('providerID', () => {
   it('parses aws:///<zone>/<id> and names a bad value', () => {

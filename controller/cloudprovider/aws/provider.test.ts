@@ -27,6 +27,7 @@ import {
   fixtureOfferings,
   fixturePrices,
   mockedAws,
+  nextTurnTimers,
   readyNodeClass,
   settings,
 } from '../../../test/fakes/aws.ts';
@@ -40,10 +41,6 @@ const pool = (name: string): NodePool =>
     name: 'default',
     template: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name } },
   }) as unknown as NodePool;
-const nextTurn: Timers = {
-  setTimeout: (fn) => setImmediate(fn),
-  clearTimeout: (h) => clearImmediate(h as NodeJS.Immediate),
-};
 
 function build(over: Partial<AwsCloudProviderDeps> = {}, classes = new Map<string, EC2NodeClass>()) {
   const aws = mockedAws();
@@ -56,7 +53,7 @@ function build(over: Partial<AwsCloudProviderDeps> = {}, classes = new Map<strin
     kubernetesVersion: async () => '1.31',
     staticPrices: { onDemand: fixturePrices() },
     clock: new FakeClock(),
-    timers: nextTurn,
+    timers: nextTurnTimers,
     ...over,
   });
   return { aws, cp, classes };

@@ -1,5 +1,6 @@
 // The batch window's work ahead of the decision (PendingPreloader) on a manual clock with a stand-in engine: a
-// speculative solve that a triggering change overtakes is called off; one that nothing overtakes is left alone.
+// speculative solve that a triggering change overtakes is called off; one that nothing overtakes is left alone; a
+// change that triggers nothing makes the window solve ahead again once the cluster is quiet.
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../../engine/index.ts';
 import { manualClock } from '../../../sim/clock.ts';
@@ -84,6 +85,56 @@ describe('PendingPreloader: the speculative solve', () => {
     await clock.advance(10);
     preloader.saw(podChange('b'));
     expect(calledOff).toEqual([]);
+    preloader.stop();
+  });
+});
+
+describe('PendingPreloader: a change that triggers nothing but may alter the snapshot', () => {
+  it('makes the window solve ahead again once the cluster is quiet, without calling off the solve under way', async () => {
+    const { clock, solves, calledOff, preloader } = harness();
+    preloader.saw(podChange('a'));
+    await clock.advance(400);
+    expect(solves).toHaveLength(1);
+    preloader.changed();
+    expect(calledOff).toEqual([]);
+    solves[0]!();
+    await clock.advance(100);
+    expect(solves).toHaveLength(1);
+    await clock.advance(300);
+    expect(solves).toHaveLength(2);
+    solves[1]!();
+    await clock.advance(2_000);
+    expect(solves).toHaveLength(2);
+    preloader.stop();
+  });
+
+  it('after the solve ahead finished: one more solve for a burst of such changes', async () => {
+    const { clock, solves, preloader } = harness();
+    preloader.saw(podChange('a'));
+    await clock.advance(400);
+    solves[0]!();
+    await clock.advance(10);
+    for (let i = 0; i < 20; i++) {
+      preloader.changed();
+      await clock.advance(10);
+    }
+    await clock.advance(400);
+    expect(solves).toHaveLength(2);
+    preloader.stop();
+  });
+
+  it('a steady stream of them brings no solve (calls coalesce until the cluster is quiet)', async () => {
+    const { clock, solves, preloader } = harness();
+    preloader.saw(podChange('a'));
+    await clock.advance(400);
+    solves[0]!();
+    for (let i = 0; i < 100; i++) {
+      preloader.changed();
+      await clock.advance(50);
+    }
+    expect(solves).toHaveLength(1);
+    await clock.advance(400);
+    expect(solves).toHaveLength(2);
     preloader.stop();
   });
 });

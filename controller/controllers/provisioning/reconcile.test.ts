@@ -298,6 +298,8 @@ describe('provisioner: the decision solved while the batch window is open', () =
     speculated: number;
     /** Per decision: whether it got the speculative plan. */
     reused: boolean[];
+    /** Per decision: its plan, and the plan a one-off solve of the same snapshot and pods makes. */
+    plans?: Array<{ plan: unknown; fresh: unknown }>;
     /** Engine calls of the window still in flight (the sim clock does not wait for them). */
     inFlight: Promise<unknown>[];
   }
@@ -314,6 +316,7 @@ describe('provisioner: the decision solved while the batch window is open', () =
       provision: async (s, pending, o) => {
         const plan = await c.provision(s, pending, o);
         seen.reused.push(c.lastReused());
+        if (seen.plans) seen.plans.push({ plan, fresh: await base.provision(s, pending, o) });
         return plan;
       },
       speculate: (s, pending, o) => track(c.speculate(s, pending, o).then(() => void seen.speculated++)),
@@ -391,18 +394,22 @@ describe('provisioner: the decision solved while the batch window is open', () =
     expect(pending).toHaveLength(5);
   });
 
-  it('solves again when the cluster changed after the speculative solve without reopening the window', async () => {
-    const seen: Seen = { speculated: 0, reused: [], inFlight: [] };
+  it('solves ahead again when the cluster changed without reopening the window, and the close gets that plan', async () => {
+    const seen: Seen = { speculated: 0, reused: [], inFlight: [], plans: [] };
     sim = await simulation({ only: ONLY, engine: speculatingEngine(seen) });
     await sim.apply(guide('guide-03.yaml'));
     await sim.apply(guide('guide-05.yaml'));
     await sim.apply(deployment('web', 4, { cpu: '1' }));
     await stepUntil(sim, seen, () => seen.speculated > 0, 'a speculative solve');
-    // A DaemonSet is no reason to provision (no trigger), but its pods take room on every new node.
+    // A DaemonSet is no reason to provision (no trigger), but its pods take room on every new node: the plan
+    // solved ahead is stale, and the window solves ahead again once the cluster is quiet.
     await sim.apply(daemonSet('agent', '2'));
+    await stepUntil(sim, seen, () => seen.speculated > 1, 'a second speculative solve');
     await sim.clock.advanceUntil(() => nodeClaims(sim!).length > 0, 30_000, 'a nodeclaim');
-    expect(seen.speculated).toBe(1);
-    expect(seen.reused).toEqual([false]);
+    expect(seen.reused).toEqual([true]);
+    // The plan taken is the plan a solve at the close makes (the DaemonSet's 2 CPUs on the node).
+    expect(seen.plans).toHaveLength(1);
+    expect(seen.plans![0]!.plan).toEqual(seen.plans![0]!.fresh);
     const requests = nodeClaims(sim).map(
       (c) => (c.spec as { resources: { requests: Record<string, string> } }).resources.requests['cpu'],
     );

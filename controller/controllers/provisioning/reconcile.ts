@@ -139,9 +139,10 @@ class Provisioning {
   register(enqueue: (key: string) => void): () => void {
     this.enqueueNow = enqueue;
     const unsubscribe = this.ctx.cluster.subscribe((c) => {
-      if (!triggers(c)) return;
-      this.batcher.trigger();
-      this.preloader.saw(c);
+      if (triggers(c)) {
+        this.batcher.trigger();
+        this.preloader.saw(c);
+      } else if (this.batcher.isOpen()) this.preloader.changed();
     });
     this.batcher.trigger();
     return () => {
@@ -235,6 +236,8 @@ class Provisioning {
       metrics.unfinishedWork.remove({ controller: 'provisioner', scheduling_id: schedulingId });
     }
     this.last = plan;
+    const speculative = engine.lastProvision?.()?.speculative;
+    if (speculative) metrics.speculativePlans.inc({ outcome: speculative });
     if (plan.truncated) {
       metrics.solverTruncated.inc({ controller: 'provisioner' });
       log.warn(

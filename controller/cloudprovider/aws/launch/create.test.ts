@@ -2,10 +2,6 @@
 import {
   CreateFleetCommand,
   CreateLaunchTemplateCommand,
-  DescribeInstanceTypeOfferingsCommand,
-  DescribeInstanceTypesCommand,
-  DescribeLaunchTemplatesCommand,
-  EC2ServiceException,
   type CreateFleetCommandInput,
   type CreateFleetCommandOutput,
 } from '@aws-sdk/client-ec2';
@@ -13,37 +9,26 @@ import 'aws-sdk-client-mock-vitest/extend';
 import { describe, expect, it } from 'vitest';
 import type { NodePool, NodeSelectorRequirement } from '../../../../engine/index.ts';
 import {
+  ec2Error,
   FakeClock,
-  fixtureInstanceTypes,
-  fixtureOfferings,
   fixturePrices,
-  mockedAws,
+  launchReadyAws,
+  type mockedAws,
+  nextTurnTimers,
   readyNodeClass,
   settings,
 } from '../../../../test/fakes/aws.ts';
 import { isCreateError, isInsufficientCapacity, isNodeClassNotReady, type LaunchRequest } from '../../types.ts';
 import type { EC2NodeClass } from '../../../../engine/index.ts';
-import type { Timers } from '../periodic.ts';
 import { OverlayStore, UnevaluatedNodePoolError } from '../../../controllers/nodeoverlay/store.ts';
 import { evaluateOverlays, parseNodeOverlay, PRICE_OVERLAY_APPLIED_ANNOTATION } from '../../../../engine/index.ts';
 import { awsCloudProvider } from '../provider.ts';
-
-/** Batches flush on the next turn of the event loop: launches started together merge. */
-const nextTurn: Timers = {
-  setTimeout: (fn) => setImmediate(fn),
-  clearTimeout: (h) => clearImmediate(h as NodeJS.Immediate),
-};
-const ec2Error = (name: string) => new EC2ServiceException({ name, $fault: 'client', $metadata: {}, message: name });
 
 function harness(
   nc: EC2NodeClass = readyNodeClass({ tags: { Team: 'platform' } }),
   over: Partial<ReturnType<typeof settings>> = {},
 ) {
-  const aws = mockedAws();
-  aws.ec2.on(DescribeInstanceTypesCommand).resolves({ InstanceTypes: fixtureInstanceTypes() });
-  aws.ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({ InstanceTypeOfferings: fixtureOfferings() });
-  aws.ec2.on(DescribeLaunchTemplatesCommand).rejects(ec2Error('InvalidLaunchTemplateName.NotFoundException'));
-  aws.ec2.on(CreateLaunchTemplateCommand).resolves({ LaunchTemplate: { LaunchTemplateId: 'lt-1' } });
+  const aws = launchReadyAws();
   const clock = new FakeClock();
   const classes = new Map([[nc.name, nc]]);
   const cp = awsCloudProvider({
@@ -53,7 +38,7 @@ function harness(
     kubernetesVersion: async () => '1.31',
     staticPrices: { onDemand: fixturePrices() },
     clock,
-    timers: nextTurn,
+    timers: nextTurnTimers,
   });
   return { aws, cp, clock, classes };
 }

@@ -5,10 +5,6 @@ import {
   CreateFleetCommand,
   CreateLaunchTemplateCommand,
   DescribeInstancesCommand,
-  DescribeInstanceTypeOfferingsCommand,
-  DescribeInstanceTypesCommand,
-  DescribeLaunchTemplatesCommand,
-  EC2ServiceException,
   TerminateInstancesCommand,
   type CreateFleetCommandInput,
 } from '@aws-sdk/client-ec2';
@@ -16,22 +12,16 @@ import { describe, expect, it } from 'vitest';
 import type { EC2NodeClass, NodePool, NodeSelectorRequirement } from '../../../../engine/index.ts';
 import {
   FakeClock,
-  fixtureInstanceTypes,
-  fixtureOfferings,
   fixturePrices,
-  mockedAws,
+  launchReadyAws,
+  type mockedAws,
+  nextTurnTimers,
   readyNodeClass,
   settings,
 } from '../../../../test/fakes/aws.ts';
 import { isInsufficientCapacity, type LaunchRequest } from '../../types.ts';
-import type { Timers } from '../periodic.ts';
 import { awsCloudProvider } from '../provider.ts';
 
-const nextTurn: Timers = {
-  setTimeout: (fn) => setImmediate(fn),
-  clearTimeout: (h) => clearImmediate(h as NodeJS.Immediate),
-};
-const ec2Error = (name: string) => new EC2ServiceException({ name, $fault: 'client', $metadata: {}, message: name });
 const RID = 'karpenter.k8s.aws/capacity-reservation-id';
 
 const reservation = (id: string, over: Record<string, unknown> = {}) => ({
@@ -51,11 +41,7 @@ const withReservations = (nc: EC2NodeClass, rs: ReturnType<typeof reservation>[]
 });
 
 function harness(rs: ReturnType<typeof reservation>[], counts: Record<string, number>, reservedCapacity = true) {
-  const aws = mockedAws();
-  aws.ec2.on(DescribeInstanceTypesCommand).resolves({ InstanceTypes: fixtureInstanceTypes() });
-  aws.ec2.on(DescribeInstanceTypeOfferingsCommand).resolves({ InstanceTypeOfferings: fixtureOfferings() });
-  aws.ec2.on(DescribeLaunchTemplatesCommand).rejects(ec2Error('InvalidLaunchTemplateName.NotFoundException'));
-  aws.ec2.on(CreateLaunchTemplateCommand).resolves({ LaunchTemplate: { LaunchTemplateId: 'lt-1' } });
+  const aws = launchReadyAws();
   const nc = withReservations(readyNodeClass(), rs);
   const cp = awsCloudProvider({
     settings: settings(),
@@ -64,7 +50,7 @@ function harness(rs: ReturnType<typeof reservation>[], counts: Record<string, nu
     kubernetesVersion: async () => '1.31',
     staticPrices: { onDemand: fixturePrices() },
     clock: new FakeClock(),
-    timers: nextTurn,
+    timers: nextTurnTimers,
     reservedCapacity,
   });
   for (const [id, n] of Object.entries(counts)) cp.reservationCapacity.refresh(id, n, n);
