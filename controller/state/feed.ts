@@ -5,7 +5,7 @@ import type { Kind, KubeClient } from '../operator/kube.ts';
 import type { Logger } from '../operator/logger.ts';
 import { Cluster } from './cluster.ts';
 import { Informers, type Backoff, type RejectStage } from './informers.ts';
-import { stripMetadata, stripPod } from './strip.ts';
+import { stripMetadata, stripNode, stripPod } from './strip.ts';
 
 interface ClusterStateDeps {
   readonly kube: KubeClient;
@@ -54,7 +54,11 @@ function watchCore(informers: Informers, cluster: Cluster): void {
   const w = cluster.workloads;
   // Cache transforms (strip.ts): what no part of the controller reads is dropped before anything caches it.
   const lean = { transform: stripMetadata };
-  informers.add('Node', { apply: (o) => cluster.applyNode(o), remove: (o) => cluster.removeNode(o) }, lean);
+  informers.add(
+    'Node',
+    { apply: (o) => cluster.applyNode(o), remove: (o) => cluster.removeNode(o) },
+    { transform: stripNode },
+  );
   informers.add(
     'NodeClaim',
     { apply: (o) => cluster.applyNodeClaim(o), remove: (o) => cluster.removeNodeClaim(o) },

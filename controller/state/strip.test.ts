@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parsePod } from '../../engine/index.ts';
+import { parseNode, parsePod } from '../../engine/index.ts';
 import type { KubeObject } from '../operator/kube.ts';
-import { stripMetadata, stripPod } from './strip.ts';
+import { stripMetadata, stripNode, stripPod } from './strip.ts';
 
 const T = '2025-01-01T00:00:00Z';
 
@@ -157,5 +157,72 @@ describe('informer cache transforms', () => {
       expect(alone.ok).toBe(true);
       expect(parsePod(o)).toEqual(alone);
     }
+  });
+
+  it("drops the kubelet's reports nothing reads from a node; the engine parses it to the same node", () => {
+    const node = (): KubeObject =>
+      ({
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: {
+          name: 'ip-10-0-0-1',
+          uid: 'n1',
+          resourceVersion: '9',
+          labels: { 'kubernetes.io/hostname': 'ip-10-0-0-1', 'node.kubernetes.io/instance-type': 'm5.large' },
+          annotations: { 'karpenter.sh/nodepool-hash': '1' },
+          managedFields: [{ manager: 'kubelet', operation: 'Update' }],
+        },
+        spec: { providerID: 'aws:///us-west-2a/i-1', taints: [{ key: 'k', effect: 'NoSchedule' }] },
+        status: {
+          capacity: { cpu: '2', memory: '8Gi', pods: '29' },
+          allocatable: { cpu: '1930m', memory: '7Gi', pods: '29' },
+          conditions: [
+            {
+              type: 'Ready',
+              status: 'True',
+              reason: 'KubeletReady',
+              message: 'kubelet is posting ready status',
+              lastHeartbeatTime: T,
+              lastTransitionTime: T,
+            },
+            { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory', lastTransitionTime: T },
+          ],
+          images: [{ names: ['registry/app@sha256:abc', 'registry/app:1'], sizeBytes: 123 }],
+          nodeInfo: { kubeletVersion: 'v1.32.0', osImage: 'Linux', machineID: 'm', bootID: 'b' },
+          addresses: [{ type: 'InternalIP', address: '10.0.0.1' }],
+          daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+          volumesInUse: ['kubernetes.io/csi/ebs^vol-1'],
+          volumesAttached: [{ name: 'kubernetes.io/csi/ebs^vol-1', devicePath: '' }],
+          features: { supplementalGroupsPolicy: true },
+        },
+      }) as KubeObject;
+    const input = node();
+    const o = stripNode(input);
+    expect(input).toEqual(node());
+    expect(o.metadata).not.toHaveProperty('managedFields');
+    expect(o.metadata.labels).toEqual(input.metadata.labels);
+    expect(o.metadata.annotations).toEqual(input.metadata.annotations);
+    expect(o.spec).toEqual(input.spec);
+    expect(o.status).toEqual({
+      capacity: { cpu: '2', memory: '8Gi', pods: '29' },
+      allocatable: { cpu: '1930m', memory: '7Gi', pods: '29' },
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'KubeletReady',
+          message: 'kubelet is posting ready status',
+          lastTransitionTime: T,
+        },
+        { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory', lastTransitionTime: T },
+      ],
+      features: { supplementalGroupsPolicy: true },
+    });
+    const before = parseNode(stripMetadata(node()));
+    expect(before.ok).toBe(true);
+    expect(parseNode(o)).toEqual(before);
+    // A node with no status (a Node created before its kubelet reported) is left as stripMetadata leaves it.
+    const bare = { ...node(), status: undefined } as KubeObject;
+    expect(stripNode(bare)).toEqual(stripMetadata(bare));
   });
 });

@@ -13,6 +13,11 @@
 //   PodResizePending), without lastProbeTime; the pod's qosClass goes. Of the spec, the fields that only the
 //   kubelet and the container runtime read (DNS, service account, security context, image pull secrets, ...)
 //   go. Phase, nominatedNodeName, startTime and everything else stay.
+// - Nodes: of the status, what the kubelet reports for people and other components and no part of the controller
+//   reads: the image list (on a real node dozens of images, each with its names and size: usually the largest
+//   part of a Node), nodeInfo, addresses, daemonEndpoints, volumesInUse, volumesAttached, config and
+//   runtimeHandlers; and each condition's lastHeartbeatTime (a kubelet heartbeat; nothing reads it). Capacity,
+//   allocatable, conditions (type, status, reason, message, lastTransitionTime), phase and features stay.
 // - Pods: the short strings that repeat from pod to pod (condition types and reasons, toleration keys, owner
 //   names, node names, quantities) are replaced by one shared copy (V8's JSON parser shares only keys and
 //   values of up to 10 characters). Strings cannot change, so sharing them is invisible to every reader.
@@ -110,6 +115,29 @@ export function stripMetadata(o: KubeObject): KubeObject {
   if (!meta) return o;
   const lean = leanMetadata(meta);
   return lean === meta ? o : { ...o, metadata: lean as KubeObject['metadata'] };
+}
+
+/** Node status fields no part of the controller reads (the engine parses capacity, allocatable and conditions). */
+const NODE_STATUS_DROPPED: ReadonlySet<string> = new Set([
+  'images',
+  'nodeInfo',
+  'addresses',
+  'daemonEndpoints',
+  'volumesInUse',
+  'volumesAttached',
+  'config',
+  'runtimeHandlers',
+]);
+
+/** A Node without what the controller never reads (a new object when anything was dropped; `o` is left as it is). */
+export function stripNode(o: KubeObject): KubeObject {
+  const lean = stripMetadata(o);
+  if (!isObj(o.status)) return lean;
+  const status = pick(o.status, (k) => !NODE_STATUS_DROPPED.has(k));
+  const conditions = status['conditions'];
+  if (Array.isArray(conditions))
+    status['conditions'] = conditions.map((c) => (isObj(c) ? pick(c, (k) => k !== 'lastHeartbeatTime') : c));
+  return { ...lean, status };
 }
 
 const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;

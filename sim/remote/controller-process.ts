@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import type { WorkerMemory } from '../../engine/index.ts';
 import { applyHeapPolicy } from '../../controller/operator/heap.ts';
+import { AllocationProfile } from './allocprofile.ts';
 import {
   observeDecisions,
   observeDisruptionPasses,
@@ -190,6 +191,7 @@ async function start(init: ChildInit): Promise<void> {
   // cluster is still empty here, so the whole set-up runs under it.
   applyHeapPolicy(sim.options.heapGrowingPercent);
   const probe = new PhaseProbe();
+  const allocations = new AllocationProfile();
   const seen = new Recorder();
   observeDecisions(sim, {
     onWindowClosed: (at) => seen.windowsClosed.push(at),
@@ -199,12 +201,17 @@ async function start(init: ChildInit): Promise<void> {
   observeDisruptionPasses(sim.operator, (p) => seen.disruptionPasses.push(p));
   const stopScraping = scrapeEvery(sim);
   const handlers: Record<string, () => unknown> = {
-    'phase-start': () => {
+    'phase-start': async () => {
       seen.reset();
+      await allocations.start();
       probe.start();
     },
     // The workers are read first (each when idle), then the main thread, so the figures are of one moment.
-    'phase-end': async () => probe.end(await sim.operator.engineMemory()),
+    'phase-end': async () => {
+      const stats = probe.end(await sim.operator.engineMemory());
+      const allocationProfile = await allocations.end();
+      return allocationProfile ? { ...stats, allocationProfile } : stats;
+    },
     events: () => seen.snapshot(),
     status: (): ChildStatus => ({ synced: sim.operator.cluster.synced(), busy: sim.operator.busy() }),
     stop: async () => {

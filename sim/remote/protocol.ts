@@ -52,6 +52,8 @@ export interface PhaseStats {
   readonly seconds: number;
   /** The main thread's heap snapshot written at the phase's end (only with BENCH_CONTROLLER_HEAP_SNAPSHOTS). */
   readonly heapSnapshot?: string;
+  /** The main thread's allocation profile over the phase (only with BENCH_CONTROLLER_ALLOC_PROFILE). */
+  readonly allocationProfile?: string;
 }
 
 export interface WorkerMemoryMiB {

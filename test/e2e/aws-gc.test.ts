@@ -5,12 +5,7 @@
 // touched, and the provider would refuse to terminate them anyway (aws/instance.test.ts).
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
-import {
-  CreateFleetCommand,
-  DescribeInstancesCommand,
-  TerminateInstancesCommand,
-  type Instance,
-} from '@aws-sdk/client-ec2';
+import { CreateFleetCommand, DescribeInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GC_PERIOD_MS } from '../../controller/controllers/nodeclaim/garbagecollection/reconcile.ts';
 import { awsSimulation, type AwsSimulation } from '../support/aws-simulation.ts';
@@ -53,32 +48,18 @@ describe('garbage collection on AWS', () => {
     });
     // karpenter.sh/nodeclaim and Name come once the node registered (nodeclaim.tagging), as in Karpenter.
     const [claim] = s.cluster.store.list('nodeclaims.karpenter.sh');
-    expect(
-      Object.fromEntries((s.account.instances.get(recorded!)!.Tags ?? []).map((t) => [t.Key!, t.Value!])),
-    ).toMatchObject({
+    expect(s.account.tagsOf(recorded!)).toMatchObject({
       ...launchTags,
       'karpenter.sh/nodeclaim': claim!.metadata.name,
       Name: (claim!.status as { nodeName: string }).nodeName,
     });
     const nextPass = s.operator.runtime.queue('nodeclaim.garbagecollection')!.pending()[0]!.at;
-    const add = (id: string, tags: Record<string, string>, launchedAt: number): void => {
-      const i: Instance = {
-        InstanceId: id,
-        InstanceType: 'm5.large',
-        ImageId: 'ami-1',
-        Placement: { AvailabilityZone: 'ap-northeast-2a', Tenancy: 'default' },
-        State: { Name: 'running', Code: 16 },
-        LaunchTime: new Date(launchedAt),
-        Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })),
-      };
-      s.account.instances.set(id, i);
-    };
     const other = { ...launchTags, 'kubernetes.io/cluster/other': 'owned', 'eks:eks-cluster-name': 'other' };
     delete (other as Record<string, string>)['kubernetes.io/cluster/my-cluster'];
-    add('i-0rphan', launchTags, nextPass - 60_000);
-    add('i-0young', launchTags, nextPass - 10_000);
-    add('i-0ther', other, nextPass - 60_000);
-    add('i-0bastion', { Name: 'bastion', 'eks:eks-cluster-name': 'my-cluster' }, nextPass - 60_000);
+    s.account.addInstance('i-0rphan', launchTags, nextPass - 60_000);
+    s.account.addInstance('i-0young', launchTags, nextPass - 10_000);
+    s.account.addInstance('i-0ther', other, nextPass - 60_000);
+    s.account.addInstance('i-0bastion', { Name: 'bastion', 'eks:eks-cluster-name': 'my-cluster' }, nextPass - 60_000);
 
     await s.clock.advance(nextPass - s.clock.now() + 1_000);
     const terminated = () =>

@@ -17,6 +17,7 @@ import { withMetrics } from '../../controller/cloudprovider/metrics.ts';
 import { driftQueryOf } from '../../controller/cloudprovider/types.ts';
 import { calledInCode, chartRules, requested } from '../deploy/rbac.ts';
 import { awsSimulation, CLUSTER_CA, CLUSTER_ENDPOINT, type AwsSimulation } from '../support/aws-simulation.ts';
+import type { KObject } from '../../sim/apiserver/index.ts';
 import { condition, deployment, guide } from '../support/environment.ts';
 
 let sim: AwsSimulation | undefined;
@@ -75,95 +76,136 @@ const withAmi = (yaml: string, id: string) =>
 const eventsOf = (s: AwsSimulation, reason: string) =>
   s.cluster.store.list('events').filter((e) => e['reason'] === reason);
 
+/** The node class resolved everything from the fake account and is Ready; returns its instance profile's name. */
+function expectResolvedNodeClass(s: AwsSimulation, name: string): string {
+  const nc = s.get('EC2NodeClass', name)!;
+  const status = nc.status as {
+    subnets: Array<{ id: string; zone: string; zoneID: string }>;
+    securityGroups: Array<{ id: string }>;
+    amis: Array<{ id: string }>;
+    instanceProfile: string;
+  };
+  expect(condition(nc, 'Ready')).toMatchObject({ status: 'True' });
+  for (const t of ['SubnetsReady', 'SecurityGroupsReady', 'AMIsReady', 'InstanceProfileReady', 'ValidationSucceeded'])
+    expect(condition(nc, t)?.status, t).toBe('True');
+  expect(status.subnets.map((sn) => sn.zone).sort()).toEqual([
+    'ap-northeast-2a',
+    'ap-northeast-2b',
+    'ap-northeast-2c',
+    'ap-northeast-2d',
+  ]);
+  expect(status.securityGroups).toEqual([{ id: 'sg-00000000000000001', name: 'my-cluster-node' }]);
+  expect(status.amis.map((a) => a.id).sort()).toEqual(['ami-v1armstd', 'ami-v1x86gpu', 'ami-v1x86std']);
+  expect(status.instanceProfile).toMatch(/^my-cluster_\d+$/);
+  expect(s.account.profiles.get(status.instanceProfile)?.Roles?.map((r) => r.RoleName)).toEqual([
+    'KarpenterNodeRole-my-cluster',
+  ]);
+  expect(nc.metadata.finalizers).toEqual(['karpenter.k8s.aws/termination']);
+  expect(nc.metadata.annotations?.['karpenter.k8s.aws/ec2nodeclass-hash-version']).toBe('kts-v1');
+  return status.instanceProfile;
+}
+
+/** One instant on-demand CreateFleet for guide-07's NodePool: its types, zones, AMI and tags. */
+function expectOneGuide07Fleet(s: AwsSimulation): void {
+  const fleets = fleetInputs(s);
+  expect(fleets).toHaveLength(1);
+  const fleet = fleets[0]!;
+  expect(fleet).toMatchObject({
+    Type: 'instant',
+    TargetCapacitySpecification: { TotalTargetCapacity: 1, DefaultTargetCapacityType: 'on-demand' },
+    OnDemandOptions: { AllocationStrategy: 'lowest-price' },
+  });
+  const overrides = fleet.LaunchTemplateConfigs!.flatMap((c) => c.Overrides ?? []);
+  // guide-07: c/m/r, generation > 5, amd64, zones a-c: of the account's types m7i-flex.large and m6idn.32xlarge.
+  expect(new Set(overrides.map((o) => o.InstanceType))).toEqual(new Set(['m7i-flex.large', 'm6idn.32xlarge']));
+  expect(new Set(overrides.map((o) => o.AvailabilityZone))).toEqual(
+    new Set(['ap-northeast-2a', 'ap-northeast-2b', 'ap-northeast-2c']),
+  );
+  expect(overrides.every((o) => o.ImageId === 'ami-v1x86std' && (o.Priority ?? 0) > 0)).toBe(true);
+  const tags = Object.fromEntries(
+    fleet.TagSpecifications!.find((t) => t.ResourceType === 'instance')!.Tags!.map((t) => [t.Key, t.Value]),
+  );
+  expect(tags).toEqual({
+    Environment: 'production',
+    ManagedBy: 'karpenter',
+    'kubernetes.io/cluster/my-cluster': 'owned',
+    'karpenter.sh/nodepool': 'production',
+    'eks:eks-cluster-name': 'my-cluster',
+    'karpenter.k8s.aws/ec2nodeclass': 'production',
+  });
+}
+
+/** The launch template's user data carries what the options gave: endpoint, CA, service CIDR (nodeadm). */
+function expectUserData(s: AwsSimulation, profile: string): void {
+  const templates = s.account.ec2.commandCalls(CreateLaunchTemplateCommand).map((c) => c.args[0].input);
+  expect(templates.length).toBeGreaterThan(0);
+  const userData = Buffer.from(templates[0]!.LaunchTemplateData!.UserData!, 'base64').toString();
+  expect(userData).toContain(`apiServerEndpoint: ${CLUSTER_ENDPOINT}`);
+  expect(userData).toContain(`certificateAuthority: ${CLUSTER_CA}`);
+  expect(userData).toContain('cidr: 10.100.0.0/16');
+  expect(templates[0]!.LaunchTemplateData!.IamInstanceProfile).toEqual({ Name: profile });
+}
+
+/** The one NodeClaim names the one instance, with its type's labels, and is Initialized. */
+function expectLaunchedClaim(s: AwsSimulation, profile: string): { claim: KObject; instanceId: string } {
+  const [claim] = claims(s);
+  const providerID = (claim!.status as { providerID: string }).providerID;
+  const [instance] = [...s.account.instances.values()];
+  expect(providerID).toBe(`aws:///${instance!.Placement!.AvailabilityZone}/${instance!.InstanceId}`);
+  expect(instance!.InstanceType).toBe('m7i-flex.large');
+  expect(claim!.metadata.labels).toMatchObject({
+    'node.kubernetes.io/instance-type': 'm7i-flex.large',
+    'karpenter.sh/capacity-type': 'on-demand',
+    'karpenter.sh/nodepool': 'production',
+  });
+  expect(claim!.metadata.annotations?.['karpenter.k8s.aws/instance-profile-name']).toBe(profile);
+  expect(condition(claim!, 'Initialized')?.status).toBe('True');
+  return { claim: claim!, instanceId: instance!.InstanceId! };
+}
+
+/** guide-07 with its node class selecting capacity reservation `id` and its NodePool allowing reserved capacity. */
+const guide07Reserving = (id: string): string =>
+  guide('guide-07.yaml')
+    .replace(
+      '  tags:\n    Environment: production',
+      `  capacityReservationSelectorTerms:\n    - id: ${id}\n  tags:\n    Environment: production`,
+    )
+    .replace("values: ['on-demand']", "values: ['reserved', 'on-demand']");
+
+/** What each fleet's (first) launch template says of capacity reservations. */
+function reservationTargets(s: AwsSimulation, fleets: readonly CreateFleetCommandInput[]) {
+  const lts = new Map(
+    s.account.ec2
+      .commandCalls(CreateLaunchTemplateCommand)
+      .map((c) => [c.args[0].input.LaunchTemplateName, c.args[0].input.LaunchTemplateData!]),
+  );
+  return fleets.map(
+    (f) =>
+      lts.get(f.LaunchTemplateConfigs![0]!.LaunchTemplateSpecification!.LaunchTemplateName)
+        ?.CapacityReservationSpecification,
+  );
+}
+
 describe('the AWS provider in the controller', () => {
   it("resolves the guide's EC2NodeClass, then launches one instance through CreateFleet for a pending pod", async () => {
     sim = await awsSimulation();
     await sim.apply(guide('guide-07.yaml'));
-    const nc = sim.get('EC2NodeClass', 'production')!;
-    const status = nc.status as {
-      subnets: Array<{ id: string; zone: string; zoneID: string }>;
-      securityGroups: Array<{ id: string }>;
-      amis: Array<{ id: string }>;
-      instanceProfile: string;
-    };
-    expect(condition(nc, 'Ready')).toMatchObject({ status: 'True' });
-    for (const t of ['SubnetsReady', 'SecurityGroupsReady', 'AMIsReady', 'InstanceProfileReady', 'ValidationSucceeded'])
-      expect(condition(nc, t)?.status, t).toBe('True');
-    expect(status.subnets.map((s) => s.zone).sort()).toEqual([
-      'ap-northeast-2a',
-      'ap-northeast-2b',
-      'ap-northeast-2c',
-      'ap-northeast-2d',
-    ]);
-    expect(status.securityGroups).toEqual([{ id: 'sg-00000000000000001', name: 'my-cluster-node' }]);
-    expect(status.amis.map((a) => a.id).sort()).toEqual(['ami-v1armstd', 'ami-v1x86gpu', 'ami-v1x86std']);
-    expect(status.instanceProfile).toMatch(/^my-cluster_\d+$/);
-    expect(sim.account.profiles.get(status.instanceProfile)?.Roles?.map((r) => r.RoleName)).toEqual([
-      'KarpenterNodeRole-my-cluster',
-    ]);
-    expect(nc.metadata.finalizers).toEqual(['karpenter.k8s.aws/termination']);
-    expect(nc.metadata.annotations?.['karpenter.k8s.aws/ec2nodeclass-hash-version']).toBe('kts-v1');
+    const profile = expectResolvedNodeClass(sim, 'production');
     expect(condition(sim.get('NodePool', 'production')!, 'Ready')?.status).toBe('True');
 
     await sim.apply(deployment('web', 1));
     await sim.clock.advanceUntil(() => podsRunning(sim!, 'web') === 1, 180_000, 'web running');
-    const fleets = fleetInputs(sim);
-    expect(fleets).toHaveLength(1);
-    const fleet = fleets[0]!;
-    expect(fleet).toMatchObject({
-      Type: 'instant',
-      TargetCapacitySpecification: { TotalTargetCapacity: 1, DefaultTargetCapacityType: 'on-demand' },
-      OnDemandOptions: { AllocationStrategy: 'lowest-price' },
-    });
-    const overrides = fleet.LaunchTemplateConfigs!.flatMap((c) => c.Overrides ?? []);
-    // guide-07: c/m/r, generation > 5, amd64, zones a-c: of the account's types m7i-flex.large and m6idn.32xlarge.
-    expect(new Set(overrides.map((o) => o.InstanceType))).toEqual(new Set(['m7i-flex.large', 'm6idn.32xlarge']));
-    expect(new Set(overrides.map((o) => o.AvailabilityZone))).toEqual(
-      new Set(['ap-northeast-2a', 'ap-northeast-2b', 'ap-northeast-2c']),
-    );
-    expect(overrides.every((o) => o.ImageId === 'ami-v1x86std' && (o.Priority ?? 0) > 0)).toBe(true);
-    const tags = Object.fromEntries(
-      fleet.TagSpecifications!.find((t) => t.ResourceType === 'instance')!.Tags!.map((t) => [t.Key, t.Value]),
-    );
-    expect(tags).toEqual({
-      Environment: 'production',
-      ManagedBy: 'karpenter',
-      'kubernetes.io/cluster/my-cluster': 'owned',
-      'karpenter.sh/nodepool': 'production',
-      'eks:eks-cluster-name': 'my-cluster',
-      'karpenter.k8s.aws/ec2nodeclass': 'production',
-    });
-
-    // The launch template's user data carries what the options gave: endpoint, CA, service CIDR (nodeadm).
-    const templates = sim.account.ec2.commandCalls(CreateLaunchTemplateCommand).map((c) => c.args[0].input);
-    expect(templates.length).toBeGreaterThan(0);
-    const userData = Buffer.from(templates[0]!.LaunchTemplateData!.UserData!, 'base64').toString();
-    expect(userData).toContain(`apiServerEndpoint: ${CLUSTER_ENDPOINT}`);
-    expect(userData).toContain(`certificateAuthority: ${CLUSTER_CA}`);
-    expect(userData).toContain('cidr: 10.100.0.0/16');
-    expect(templates[0]!.LaunchTemplateData!.IamInstanceProfile).toEqual({ Name: status.instanceProfile });
-
-    const [claim] = claims(sim);
-    const providerID = (claim!.status as { providerID: string }).providerID;
-    const [instance] = [...sim.account.instances.values()];
-    expect(providerID).toBe(`aws:///${instance!.Placement!.AvailabilityZone}/${instance!.InstanceId}`);
-    expect(instance!.InstanceType).toBe('m7i-flex.large');
-    expect(claim!.metadata.labels).toMatchObject({
-      'node.kubernetes.io/instance-type': 'm7i-flex.large',
-      'karpenter.sh/capacity-type': 'on-demand',
-      'karpenter.sh/nodepool': 'production',
-    });
-    expect(claim!.metadata.annotations?.['karpenter.k8s.aws/instance-profile-name']).toBe(status.instanceProfile);
-    expect(condition(claim!, 'Initialized')?.status).toBe('True');
+    expectOneGuide07Fleet(sim);
+    expectUserData(sim, profile);
+    const { claim, instanceId } = expectLaunchedClaim(sim, profile);
 
     // nodeclaim.tagging: once registered, the instance carries its node's name and its NodeClaim.
-    const nodeName = (claim!.status as { nodeName: string }).nodeName;
-    const tagsOf = () =>
-      Object.fromEntries((sim!.account.instances.get(instance!.InstanceId!)?.Tags ?? []).map((t) => [t.Key, t.Value]));
+    const nodeName = (claim.status as { nodeName: string }).nodeName;
+    const tagsOf = () => sim!.account.tagsOf(instanceId);
     await sim.clock.advanceUntil(() => tagsOf()['Name'] === nodeName, 10_000, 'instance tagged');
     expect(tagsOf()).toMatchObject({
       Name: nodeName,
-      'karpenter.sh/nodeclaim': claim!.metadata.name,
+      'karpenter.sh/nodeclaim': claim.metadata.name,
       'eks:eks-cluster-name': 'my-cluster',
     });
     expect(claims(sim)[0]!.metadata.annotations).toMatchObject({
@@ -348,13 +390,7 @@ describe('the AWS provider in the controller', () => {
       count: 1,
       tags: { team: 'web' },
     });
-    const yaml = guide('guide-07.yaml')
-      .replace(
-        '  tags:\n    Environment: production',
-        `  capacityReservationSelectorTerms:\n    - id: ${RID}\n  tags:\n    Environment: production`,
-      )
-      .replace("values: ['on-demand']", "values: ['reserved', 'on-demand']");
-    await sim.apply(yaml);
+    await sim.apply(guide07Reserving(RID));
     const nc = sim.get('EC2NodeClass', 'production')!;
     expect(condition(nc, 'CapacityReservationsReady')).toMatchObject({ status: 'True' });
     expect(condition(nc, 'Ready')?.status).toBe('True');
@@ -394,17 +430,7 @@ describe('the AWS provider in the controller', () => {
       'on-demand',
       'on-demand',
     ]);
-    const lts = new Map(
-      sim.account.ec2
-        .commandCalls(CreateLaunchTemplateCommand)
-        .map((c) => [c.args[0].input.LaunchTemplateName, c.args[0].input.LaunchTemplateData!]),
-    );
-    const targets = fleets.map(
-      (f) =>
-        lts.get(f.LaunchTemplateConfigs![0]!.LaunchTemplateSpecification!.LaunchTemplateName)
-          ?.CapacityReservationSpecification,
-    );
-    expect(targets).toEqual([
+    expect(reservationTargets(sim, fleets)).toEqual([
       { CapacityReservationTarget: { CapacityReservationId: RID } },
       { CapacityReservationPreference: 'none' },
     ]);

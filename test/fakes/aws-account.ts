@@ -235,6 +235,30 @@ export class FakeAwsAccount {
     }
   }
 
+  /** A running m5.large that no CreateFleet of this account started (another cluster's, another tool's, or one
+   * whose NodeClaim was lost), tagged `tags`, launched at `launchedAt`. An id the account has is refused. */
+  addInstance(id: string, tags: Readonly<Record<string, string>>, launchedAt: number): Instance {
+    if (this.instances.has(id)) throw new Error(`fake AWS account: addInstance(${id}): the account has that instance`);
+    const i: Instance = {
+      InstanceId: id,
+      InstanceType: 'm5.large',
+      ImageId: 'ami-1',
+      Placement: { AvailabilityZone: this.o.zones[0], Tenancy: 'default' },
+      State: { Name: 'running', Code: 16 },
+      LaunchTime: new Date(launchedAt),
+      Tags: tagList(tags),
+    };
+    this.instances.set(id, i);
+    return i;
+  }
+
+  /** An instance's tags as a map (an unknown id is an error naming it). */
+  tagsOf(id: string): Record<string, string> {
+    const i = this.instances.get(id);
+    if (!i) throw new Error(`fake AWS account: tagsOf(${id}): no such instance`);
+    return tagMap(i.Tags);
+  }
+
   /** A targeted ODCR (default) or capacity block in this account, active, with `count` instances free. */
   addCapacityReservation(r: {
     id: string;
