@@ -51,11 +51,14 @@ let deadCount: Int32Array = new Int32Array(0);
 let topologyFree: Uint8Array = new Uint8Array(0);
 /**
  * failedAt[v][c] = 1 + the topology epoch of version v when it last failed on in-flight NodeClaim c for a
- * reason that can pass later (a zone spread's skew, an affinity target not there yet): while the epoch is
- * unchanged the claim is skipped without re-evaluating it. (Claims only narrow, so a wider claim that
- * failed cannot pass just by narrowing.)
+ * reason that can pass later (a zone spread's skew, an affinity target not there yet), and failedSet[v][c] the
+ * claim's requirement set then: while both are unchanged the claim is skipped without re-evaluating it. The set
+ * matters because a narrower claim can pass where the wider one failed: topology picks its domain among the
+ * claim's allowed ones (the lowest count, or the first in name order), so narrowing can rule out a picked domain
+ * no remaining instance type offers and leave one they do (docs/solver.md, "Never re-checking what cannot change").
  */
 let failedAt: Array<Int32Array> = new Array<Int32Array>();
+let failedSet: Array<Int32Array> = new Array<Int32Array>();
 /** Existing nodes with NF_BLOCKED_FOR_MOVED, masked out a word at a time for moved pods. */
 let blockedForMoved: Uint32Array = new Uint32Array(0);
 
@@ -67,7 +70,7 @@ const WORK_CLAIM_CHECKS = 0;
 const WORK_POD_ATTEMPTS = 3;
 /** NodeClaims a pod version failed on for a topology reason that can pass later (failedAt). */
 const WORK_TOPOLOGY_FAILURES = 4;
-/** NodeClaims skipped because the version failed there and its topology counts did not change since. */
+/** NodeClaims skipped because the version failed there and neither its topology counts nor the claim changed since. */
 const WORK_EPOCH_SKIPS = 5;
 /** NodeClaims quick rejection ruled out (a decided domain outside the allowed ones). */
 const WORK_QUICK_REJECTED = 6;
@@ -92,12 +95,14 @@ export function resetSchedule(): void {
   deadNodes = new Array<Uint32Array>(POD_VERSIONS);
   deadCount = new Int32Array(POD_VERSIONS);
   failedAt = new Array<Int32Array>(POD_VERSIONS);
+  failedSet = new Array<Int32Array>(POD_VERSIONS);
 
   topologyFree = new Uint8Array(POD_VERSIONS);
   const nodeWords = (EXISTING_NODES >>> 5) + 1;
   for (let v = 0; v < POD_VERSIONS; v++) {
     unchecked((dead[v] = new Uint32Array(8)));
     unchecked((failedAt[v] = new Int32Array(0)));
+    unchecked((failedSet[v] = new Int32Array(0)));
     unchecked((deadNodes[v] = new Uint32Array(nodeWords)));
     unchecked((topologyFree[v] = listLen(ver(v, V_OWNED)) == 0 && listLen(ver(v, V_INV_SELECT)) == 0 ? 1 : 0));
   }
@@ -110,20 +115,27 @@ function markDead(v: i32, i: i32): void {
   if (setGrowing(dead, v, i)) unchecked((deadCount[v] += 1));
 }
 
-function markFailed(v: i32, ci: i32, epoch: i32): void {
+function markFailed(v: i32, ci: i32, epoch: i32, set: i32): void {
   let f = unchecked(failedAt[v]);
+  let fs = unchecked(failedSet[v]);
   if (ci >= f.length) {
-    const n = new Int32Array(max(f.length * 2, ci + 16));
+    const size = max(f.length * 2, ci + 16);
+    const n = new Int32Array(size);
     n.set(f);
     unchecked((failedAt[v] = n));
     f = n;
+    const ns = new Int32Array(size);
+    ns.set(fs);
+    unchecked((failedSet[v] = ns));
+    fs = ns;
   }
   unchecked((f[ci] = epoch + 1));
+  unchecked((fs[ci] = set));
 }
 
-@inline function stillFailed(v: i32, ci: i32, epoch: i32): bool {
+@inline function stillFailed(v: i32, ci: i32, epoch: i32, set: i32): bool {
   const f = unchecked(failedAt[v]);
-  return ci < f.length && unchecked(f[ci]) == epoch + 1;
+  return ci < f.length && unchecked(f[ci]) == epoch + 1 && unchecked(failedSet[v][ci]) == set;
 }
 
 function markNodeDead(v: i32, n: i32): void {
@@ -280,11 +292,11 @@ function addToInflightClaim(p: i32, v: i32): bool {
 
 /** One in-flight NodeClaim ci (at pod-count level L) for pod p as version v: true when the pod joined it. */
 function tryClaim(p: i32, v: i32, ci: i32, L: i32, free: bool, indexed: bool, epoch: i32): bool {
-  if (!free && stillFailed(v, ci, epoch)) {
+  const c = claimAt(ci);
+  if (!free && stillFailed(v, ci, epoch, c.set)) {
     unchecked((counters[WORK_EPOCH_SKIPS] += 1));
     return false;
   }
-  const c = claimAt(ci);
   if (!free && !indexed && quickReject(c.set)) {
     unchecked((counters[WORK_QUICK_REJECTED] += 1));
     return false;
@@ -302,7 +314,7 @@ function tryClaim(p: i32, v: i32, ci: i32, L: i32, free: bool, indexed: bool, ep
     if (s == RESERVED) return false;
     if (free || s == NEVER) markDead(v, ci);
     else {
-      markFailed(v, ci, epoch);
+      markFailed(v, ci, epoch, c.set);
       unchecked((counters[WORK_TOPOLOGY_FAILURES] += 1));
     }
     return false;
