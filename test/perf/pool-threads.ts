@@ -8,9 +8,9 @@
 // Each line also gives the workers' pause time in collections a job and each worker's new space (its young generation's
 // capacity, MiB) after its first task, the smallest and largest over the batch, and after its last task.
 // A configuration is `THREADS[:young=MB][:semi=MB][:root=DIR]`: workers, their young generation's maximum
-// (resourceLimits.maxYoungGenerationSizeMb), its semi-space's minimum (V8's --min-semi-space-size, set only while
-// these workers start: see startEngine), and the checkout whose engine runs (another worktree, for an A/B in one
-// process; default this one). Default configurations: `1,2`. The workers are pool-threads.worker.ts.
+// (resourceLimits.maxYoungGenerationSizeMb), its semi-space's minimum (the pool's minSemiSpaceMb, V8's
+// --min-semi-space-size set only while these workers start; `semi=0` for V8's default; without it, the checkout's
+// default), and the checkout whose engine runs (another worktree, for an A/B in one process; default this one). Default configurations: `1,2`. The workers are pool-threads.worker.ts.
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
@@ -65,13 +65,14 @@ async function startEngine(config: string): Promise<Engine> {
   )) as typeof import('../../engine/index.ts');
   const young = o['young'] ? { resourceLimits: { maxYoungGenerationSizeMb: Number(o['young']) } } : {};
   const filename = new URL('./pool-threads.worker.ts', import.meta.url).href;
-  // semi=MB: the workers' semi-space starts at (and never shrinks below) MB, through V8's process-wide flag, set while
-  // this engine's workers start and cleared after: a diagnosis, not a setting (Node's resourceLimits set only the
-  // young generation's maximum).
-  if (o['semi']) setFlagsFromString(`--min-semi-space-size=${o['semi']}`);
-  const e = createEngine({ threads: Number(threads), filename, ...young } as never);
+  // semi=MB: the workers' semi-space starts at (and never shrinks below) MB. A checkout whose pool takes
+  // minSemiSpaceMb (engine/pool/young-generation.ts) sets V8's process-wide flag while its workers start; for an
+  // older one it is set here, the same way, and cleared once the workers run.
+  const semi = o['semi'] !== undefined ? { minSemiSpaceMb: Number(o['semi']) } : {};
+  if (Number(o['semi'] ?? 0) > 0) setFlagsFromString(`--min-semi-space-size=${o['semi']}`);
+  const e = createEngine({ threads: Number(threads), filename, ...young, ...semi } as never);
   await e.pool.memory();
-  if (o['semi']) setFlagsFromString('--min-semi-space-size=0');
+  if (Number(o['semi'] ?? 0) > 0) setFlagsFromString('--min-semi-space-size=0');
   return e;
 }
 
