@@ -121,8 +121,21 @@ export class EnginePool {
       throw e;
     }
     this.ready = started(this.piscina.threads).finally(release);
+    this.floorReplacements(opts.minSemiSpaceMb ?? WORKER_MIN_SEMI_SPACE_MB);
     // A worker that dies outside a task must not become an unhandled 'error' event.
     this.piscina.on('error', (e: Error) => this.errors.push(e));
+  }
+
+  /**
+   * A worker that dies (a crash, a call's timeout) is replaced by piscina in the same turn as it emits
+   * 'workerDestroy': the floor is held from then until the replacement runs, so it starts as its predecessor did.
+   */
+  private floorReplacements(mib: number): void {
+    this.piscina.on('workerDestroy', () => {
+      const before = new Set(this.piscina.threads);
+      const release = holdMinSemiSpace(mib);
+      queueMicrotask(() => void started(this.piscina.threads.filter((t) => !before.has(t))).finally(release));
+    });
   }
 
   get threads(): number {

@@ -52,6 +52,19 @@ describe("the pool's workers' young generation", () => {
     expect(await freshWorkerNewSpace()).toBe(defaultSize);
   });
 
+  it('starts a worker that replaces a dead one at the floor too', async () => {
+    const p = new EnginePool({ threads: 1, filename: new URL('./young-generation.fixture.mjs', import.meta.url).href });
+    pools.push(p);
+    await p.ready;
+    const [first] = p.workerThreads();
+    await first!.terminate();
+    // piscina replaces the worker when it sees it exit; the replacement answers the next task.
+    const reply = await p.run({ kind: 'memory' }, {});
+    expect(p.workerThreads()[0]).not.toBe(first);
+    expect(reply.ok && (reply.value as number) / MiB).toBeGreaterThanOrEqual(WORKER_MIN_SEMI_SPACE_MB);
+    expect(await freshWorkerNewSpace()).toBeLessThan(WORKER_MIN_SEMI_SPACE_MB);
+  });
+
   it("leaves V8's default when the floor is 0", async () => {
     expect(await startedAt(0)).toBeLessThan(WORKER_MIN_SEMI_SPACE_MB);
   });

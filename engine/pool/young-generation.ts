@@ -5,8 +5,9 @@
 // all (docs/benchmarks.md, "Worker pool"). Node gives a worker only the young generation's maximum
 // (resourceLimits.maxYoungGenerationSizeMb) and refuses V8 flags in a worker's execArgv; V8's
 // `--min-semi-space-size` is the process's, read when an isolate is created. So the pool sets it while its workers
-// start and puts it back once they run: isolates created outside that window (the main thread's, a worker the pool
-// starts later in place of one that died, other code's workers) keep V8's default.
+// start (its first ones, and one piscina starts in place of a worker that died) and puts it back once they run:
+// isolates created outside those windows (the main thread's, other code's workers) keep V8's default. Another
+// thread that creates an isolate inside a window (a worker started at the same moment) gets the floor too.
 import { setFlagsFromString } from 'node:v8';
 import type { Worker } from 'node:worker_threads';
 
