@@ -9,6 +9,12 @@
 // process's CPU time (every thread: the calling one, the workers, V8's background threads) per job, the median over
 // the timed batches. CPU time holds up under load better than wall time: if two workers take more of it per job
 // than one, that is work the 2-worker row pays on cores the 1-worker row has spare (docs/benchmarks.md).
+// `cpuWaitMsPerJob` (Linux) is the time the process's threads were ready to run but waited for a core, per job
+// (median): on a quiet machine that is the process's own threads competing (two workers and V8's helpers on two
+// cores); far more than the other row's means other processes took the cores, and that row's wall time, and so the
+// speed-up, measure the machine rather than the engine. BENCH_POOL_MIN_SEMI_MB sets the pool's minSemiSpaceMb (0:
+// V8's own young generation, for an A/B of the floor engine/pool/young-generation.ts keeps).
+import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { createEngine, type Built, type Engine } from '../../engine/index.ts';
 import type { BenchRow } from '../report.ts';
@@ -16,6 +22,33 @@ import { runScenario, scenario, type ScenarioInput, type ScenarioResult } from '
 import type { SuiteOptions } from './solver.ts';
 
 const REPEATS = 3;
+
+/** The process's threads' time on a core and waiting for one, ms (/proc/self/task/<tid>/schedstat); undefined off Linux. */
+function schedMs(): { readonly run: number; readonly wait: number } | undefined {
+  let tasks: string[];
+  try {
+    tasks = readdirSync('/proc/self/task');
+  } catch {
+    return undefined;
+  }
+  let run = 0;
+  let wait = 0;
+  for (const t of tasks) {
+    try {
+      const [r, w] = readFileSync(`/proc/self/task/${t}/schedstat`, 'utf8').split(' ');
+      run += Number(r) / 1e6;
+      wait += Number(w) / 1e6;
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return { run, wait };
+}
+
+function poolOptions(threads: number): { threads: number; minSemiSpaceMb?: number } {
+  const semi = process.env['BENCH_POOL_MIN_SEMI_MB'];
+  return { threads, ...(semi ? { minSemiSpaceMb: Number(semi) } : {}) };
+}
 
 async function batch(
   engine: Engine,
@@ -32,7 +65,7 @@ export async function run(opts: SuiteOptions): Promise<BenchRow[]> {
   const counts = [1, 2] as const;
   // Both engines live through the run and their batches alternate, so a change in the machine's load falls on
   // both alike: the speed-up is a ratio within one stretch of time.
-  const engines = counts.map((threads) => createEngine({ threads }));
+  const engines = counts.map((threads) => createEngine(poolOptions(threads)));
   try {
     for (const [i, engine] of engines.entries()) {
       opts.progress(`pool: ${counts[i]} worker(s), warm-up`);
@@ -41,16 +74,20 @@ export async function run(opts: SuiteOptions): Promise<BenchRow[]> {
     const loadStart = loadavg()[0]!;
     const times: number[][] = counts.map(() => []);
     const cpu: number[][] = counts.map(() => []);
+    const waits: number[][] = counts.map(() => []);
     const results: ScenarioResult[][] = counts.map(() => []);
     for (let r = 0; r < REPEATS; r++) {
       for (const [i, engine] of engines.entries()) {
         opts.progress(`pool: ${counts[i]} worker(s), run ${r + 1}/${REPEATS}`);
         const t0 = performance.now();
         const c0 = process.cpuUsage();
+        const s0 = schedMs();
         results[i] = await batch(engine, inputs, built);
         times[i]!.push(performance.now() - t0);
         const c = process.cpuUsage(c0);
         cpu[i]!.push((c.user + c.system) / 1000 / count);
+        const s1 = schedMs();
+        if (s0 && s1) waits[i]!.push((s1.wait - s0.wait) / count);
       }
     }
     // Same answers whatever the worker count (every report compared whole, by digest): the speed-up is for the
@@ -70,6 +107,7 @@ export async function run(opts: SuiteOptions): Promise<BenchRow[]> {
       scenariosPerSec: Math.round((count / medians[i]!) * 1000 * 10) / 10,
       speedup: Math.round((medians[0]! / medians[i]!) * 100) / 100,
       cpuMsPerJob: Math.round(median(cpu[i]!)),
+      ...(waits[i]!.length ? { cpuWaitMsPerJob: Math.round(median(waits[i]!)) } : {}),
       costPerHour: Math.round(results[i]!.reduce((a, x) => a + x.costPerHourAfter, 0) * 1e4) / 1e4,
       loadStart: Math.round(loadStart * 100) / 100,
       loadEnd: Math.round(loadEnd * 100) / 100,

@@ -3,6 +3,7 @@
 import { fileURLToPath } from 'node:url';
 import {
   DEFAULT_REGION,
+  emptyClusterObjects,
   regionOf,
   WhatIfError,
   type ClusterObjects,
@@ -49,15 +50,7 @@ export type JobResult =
   | { readonly index: number; readonly ok: true; readonly report: WhatIfReport }
   | { readonly index: number; readonly ok: false; readonly error: string; readonly input: string };
 
-const EMPTY: ClusterObjects = {
-  nodes: [],
-  nodeClaims: [],
-  pods: [],
-  nodePools: [],
-  nodeClasses: [],
-  daemonSets: [],
-  pdbs: [],
-};
+const EMPTY: ClusterObjects = emptyClusterObjects();
 
 async function nodePoolsFrom(file: string, cwd: string) {
   const loaded = await loadSnapshot(file, cwd);

@@ -6,12 +6,14 @@
 import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
+  emptyClusterObjects,
   formatFieldError,
   karpenterKindProblem,
   listItems,
   parseDocuments,
   parseObject,
   parseText,
+  type ClusterObjectLists,
   type ClusterObjects,
   type ParsedObject,
   type Result,
@@ -82,15 +84,7 @@ interface Loaded {
   readonly notes: readonly string[];
 }
 
-interface Acc {
-  nodes: ClusterObjects['nodes'][number][];
-  nodeClaims: ClusterObjects['nodeClaims'][number][];
-  pods: ClusterObjects['pods'][number][];
-  nodePools: ClusterObjects['nodePools'][number][];
-  nodeClasses: ClusterObjects['nodeClasses'][number][];
-  daemonSets: ClusterObjects['daemonSets'][number][];
-  pdbs: ClusterObjects['pdbs'][number][];
-  nodeOverlays: NonNullable<ClusterObjects['nodeOverlays']>[number][];
+interface Acc extends ClusterObjectLists {
   skipped: Map<string, number>;
   workloads: Workload[];
   /** Objects counted so far, against limits.objects. */
@@ -99,20 +93,7 @@ interface Acc {
 }
 
 function emptyAcc(limits: InputLimits): Acc {
-  return {
-    nodes: [],
-    nodeClaims: [],
-    pods: [],
-    nodePools: [],
-    nodeClasses: [],
-    daemonSets: [],
-    pdbs: [],
-    nodeOverlays: [],
-    skipped: new Map(),
-    workloads: [],
-    count: 0,
-    limits,
-  };
+  return { ...emptyClusterObjects(), skipped: new Map(), workloads: [], count: 0, limits };
 }
 
 /** Counts `n` more objects of `file`, refusing them before they are parsed when the total passes the limit. */

@@ -14,7 +14,7 @@ import { collectionPath, isNotFound, type Kind, type KubeClient, type KubeObject
 import type { Logger } from '../operator/logger.ts';
 import { errText } from '../operator/runtime.ts';
 import { SlicedDelivery, WatchEvents } from './delivery.ts';
-import { BoundedWatch, type BadWatchLine } from './watchstream.ts';
+import { BoundedWatch, type BadWatchLine, type WatchCallback, type WatchDone, type WatchQuery } from './watchstream.ts';
 
 interface InformerHandlers {
   apply(obj: KubeObject): void;
@@ -95,9 +95,9 @@ class TrackedWatch extends BoundedWatch {
 
   override async watch(
     path: string,
-    query: Record<string, string | number | boolean | undefined>,
-    callback: (phase: string, obj: unknown, watchObj?: unknown) => void,
-    done: (err: unknown) => void,
+    query: WatchQuery,
+    callback: WatchCallback,
+    done: WatchDone,
   ): Promise<AbortController> {
     this.onOpen(true);
     const t = this.transform;

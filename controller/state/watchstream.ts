@@ -37,6 +37,11 @@ interface SliceLimits {
   readonly bytes: number;
 }
 
+/** Watch.watch's query, event callback and end callback, as its overrides here and in informers.ts take them. */
+export type WatchQuery = Record<string, string | number | boolean | undefined>;
+export type WatchCallback = (phase: string, obj: unknown, watchObj?: unknown) => void;
+export type WatchDone = (err: unknown) => void;
+
 /** A line that was no watch event, or an event whose handling threw: what `onBad` gets. */
 export interface BadWatchLine {
   /** 'decode': the line is not JSON or not `{type, object}`; 'handle': handling the event threw `err`. */
@@ -161,9 +166,9 @@ export class BoundedWatch extends Watch {
 
   override async watch(
     path: string,
-    query: Record<string, string | number | boolean | undefined>,
-    callback: (phase: string, obj: unknown, watchObj?: unknown) => void,
-    done: (err: unknown) => void,
+    query: WatchQuery,
+    callback: WatchCallback,
+    done: WatchDone,
   ): Promise<AbortController> {
     const controller = new AbortController();
     const liveness = new Liveness(this.livenessMs, controller);

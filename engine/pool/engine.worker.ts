@@ -3,7 +3,7 @@
 // made from the module its pool compiled, and HiGHS for the lower bound. A task is a model's delta plus one
 // operation, a model to drop, a memory reading, or a what-if job (whole, or one of its two parts:
 // whatif/job.ts). A crash loses the models; their callers rebuild them.
-import { getHeapStatistics } from 'node:v8';
+import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import type { MessagePort } from 'node:worker_threads';
 import { threadId, workerData } from 'node:worker_threads';
 import { ClusterModel, StaleModelError } from '../cluster/model.ts';
@@ -77,6 +77,8 @@ export interface WorkerMemory {
   readonly heapTotal: number;
   /** Of heapTotal, the pages actually resident. */
   readonly heapPhysical: number;
+  /** The young generation's capacity (V8's new space; young-generation.ts keeps a floor under it). */
+  readonly newSpace: number;
   /** Memory outside the heap that V8 accounts to it (ArrayBuffers, wasm memory included). */
   readonly external: number;
   /** The wasm solver's linear memory (grows to the largest solve, never shrinks while the instance lives). */
@@ -100,6 +102,7 @@ function workerMemory(): WorkerMemory {
     heapUsed: h.used_heap_size,
     heapTotal: h.total_heap_size,
     heapPhysical: h.total_physical_size,
+    newSpace: getHeapSpaceStatistics().find((x) => x.space_name === 'new_space')?.space_size ?? 0,
     external: h.external_memory,
     wasm: solver.memoryBytes(),
     trims: trimmer.trims,

@@ -13,6 +13,7 @@ import type { IdleTrimOptions } from './idle-trim.ts';
 import { workerModule } from './module-url.ts';
 import { lpModule } from './lp-module.ts';
 import { LargestFirstQueue } from './queue.ts';
+import { holdMinSemiSpace, started, WORKER_MIN_SEMI_SPACE_MB } from './young-generation.ts';
 
 export interface PoolOptions {
   /** Worker threads (default: available parallelism, at most 4). */
@@ -33,6 +34,11 @@ export interface PoolOptions {
   readonly idleTrim?: IdleTrimOptions;
   /** Each worker's V8 heap limits (node:worker_threads' resourceLimits); default Node's. */
   readonly resourceLimits?: ResourceLimits;
+  /**
+   * The floor under each worker's semi-spaces, MiB (V8's `--min-semi-space-size`, set only while the pool's workers
+   * start: young-generation.ts); default WORKER_MIN_SEMI_SPACE_MB, 0 for V8's own.
+   */
+  readonly minSemiSpaceMb?: number;
 }
 
 /**
@@ -72,6 +78,8 @@ export class EnginePool {
   private pending = 0;
   /** The worker threads it keeps (piscina's `threads` lists those started so far). */
   readonly size: number;
+  /** Resolves once the pool's first workers run (their young generation's floor is set by then). */
+  readonly ready: Promise<void>;
 
   constructor(opts: PoolOptions = {}) {
     const threads = opts.threads ?? Math.min(4, Math.max(1, availableParallelism()));
@@ -87,25 +95,47 @@ export class EnginePool {
       whatIfLpSeconds: opts.whatIfLpSeconds ?? 30,
       idleTrim: opts.idleTrim ?? IDLE_TRIM,
     };
-    this.piscina = new Piscina({
-      filename: worker.filename,
-      ...(worker.execArgv ? { execArgv: worker.execArgv } : {}),
-      minThreads: threads,
-      maxThreads: threads,
-      idleTimeout: opts.idleTimeoutMs ?? 60_000,
-      loadBalancer: (task, workers) => this.balancer.balance(task, workers),
-      // Batch work (what-if jobs) largest first; everything else in the order it came (queue.ts).
-      taskQueue: new LargestFirstQueue(),
-      workerData,
-      ...(opts.resourceLimits ? { resourceLimits: opts.resourceLimits } : {}),
-      // piscina's default ('sync') has an idle worker block in Atomics.wait until its next task: nothing else runs
-      // in that thread meanwhile, so the worker's idle trim (a timer) never fired. 'async' waits with
-      // Atomics.waitAsync and keeps the worker's event loop running; a task's round trip costs the same
-      // (docs/engine.md, "Workers, affinity and failure").
-      atomics: 'async',
-    });
+    // piscina creates its first workers in its constructor; their isolates are made in their own threads, read the
+    // flag then, and exist once a worker is online.
+    const release = holdMinSemiSpace(opts.minSemiSpaceMb ?? WORKER_MIN_SEMI_SPACE_MB);
+    try {
+      this.piscina = new Piscina({
+        filename: worker.filename,
+        ...(worker.execArgv ? { execArgv: worker.execArgv } : {}),
+        minThreads: threads,
+        maxThreads: threads,
+        idleTimeout: opts.idleTimeoutMs ?? 60_000,
+        loadBalancer: (task, workers) => this.balancer.balance(task, workers),
+        // Batch work (what-if jobs) largest first; everything else in the order it came (queue.ts).
+        taskQueue: new LargestFirstQueue(),
+        workerData,
+        ...(opts.resourceLimits ? { resourceLimits: opts.resourceLimits } : {}),
+        // piscina's default ('sync') has an idle worker block in Atomics.wait until its next task: nothing else runs
+        // in that thread meanwhile, so the worker's idle trim (a timer) never fired. 'async' waits with
+        // Atomics.waitAsync and keeps the worker's event loop running; a task's round trip costs the same
+        // (docs/engine.md, "Workers, affinity and failure").
+        atomics: 'async',
+      });
+    } catch (e) {
+      release();
+      throw e;
+    }
+    this.ready = started(this.piscina.threads).finally(release);
+    this.floorReplacements(opts.minSemiSpaceMb ?? WORKER_MIN_SEMI_SPACE_MB);
     // A worker that dies outside a task must not become an unhandled 'error' event.
     this.piscina.on('error', (e: Error) => this.errors.push(e));
+  }
+
+  /**
+   * A worker that dies (a crash, a call's timeout) is replaced by piscina in the same turn as it emits
+   * 'workerDestroy': the floor is held from then until the replacement runs, so it starts as its predecessor did.
+   */
+  private floorReplacements(mib: number): void {
+    this.piscina.on('workerDestroy', () => {
+      const before = new Set(this.piscina.threads);
+      const release = holdMinSemiSpace(mib);
+      queueMicrotask(() => void started(this.piscina.threads.filter((t) => !before.has(t))).finally(release));
+    });
   }
 
   get threads(): number {

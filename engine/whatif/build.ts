@@ -21,9 +21,23 @@ import {
 import { REGION_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import { isMirrorPod, isOwnedByDaemonSet, isTerminal, podKey } from '../scheduling/pods.ts';
 import { podMatchesLabels, tolerated } from '../verify/labels.ts';
-import type { ClusterObjects, LivePrices } from './types.ts';
+import type { ClusterObjectLists, ClusterObjects, LivePrices } from './types.ts';
 
 export const DEFAULT_REGION = 'ap-northeast-2';
+
+/** No objects of any kind: the lists a loader gathers a cluster's objects into. */
+export function emptyClusterObjects(): ClusterObjectLists {
+  return {
+    nodes: [],
+    nodeClaims: [],
+    pods: [],
+    nodePools: [],
+    nodeClasses: [],
+    daemonSets: [],
+    pdbs: [],
+    nodeOverlays: [],
+  };
+}
 
 export class WhatIfError extends Error {
   override name = 'WhatIfError';

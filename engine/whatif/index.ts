@@ -1,7 +1,15 @@
 // engine/whatif's data and the snapshot builder (re-exported by engine/index.ts). A report is made on the
 // Engine's workers (Engine.whatIf); engine/local.ts has the in-thread whatIf for those workers and benchmarks.
 export * from './types.ts';
-export { buildSnapshot, regionOf, DEFAULT_REGION, WhatIfError, type BuildOptions, type Built } from './build.ts';
+export {
+  buildSnapshot,
+  emptyClusterObjects,
+  regionOf,
+  DEFAULT_REGION,
+  WhatIfError,
+  type BuildOptions,
+  type Built,
+} from './build.ts';
 export type { ConsolidationCommand, ConsolidationPlan, ConsolidationPlanner, ProvisionFn } from './consolidation.ts';
 export type { WhatIfEngine } from './run.ts';
 export type { WhatIfJob } from './job.ts';

@@ -31,6 +31,11 @@ export interface ClusterObjects {
   readonly nodeOverlays?: readonly NodeOverlay[];
 }
 
+/** ClusterObjects as they are gathered: every kind's list, there to push to. */
+export type ClusterObjectLists = {
+  -readonly [K in keyof ClusterObjects]-?: NonNullable<ClusterObjects[K]>[number][];
+};
+
 interface Usage {
   /** Sum of the requests of the node's active pods (daemonset pods included), cpu in millicores, memory in bytes. */
   readonly requested: number;

@@ -1,16 +1,18 @@
 // `node --import tsx test/perf/pool-threads.ts [jobs] [rounds] [config,...]`: the pool suite's what-if batches
 // (bench/suites/pool.ts) in several engine configurations, alternating in one process, and where each batch's time
 // goes: CPU per OS thread (/proc/self/task/*/schedstat: the calling thread, each worker, and the rest, V8's and
-// libuv's background threads), each worker's busy time (its tasks' wall time) and so the idle time inside the batch,
-// the tail (one worker's last task ending before the other's), the first task's start after the batch began, and the
-// workers' collections by kind (perf_hooks 'gc' entries: 1 minor, 4 major, 8 incremental). Prints a line per batch,
+// libuv's background threads), the time each worker was ready to run but waited for a core (on a shared machine,
+// how much of the wall time other processes took), each worker's busy time (its tasks' wall time) and so the idle
+// time inside the batch, the tail (one worker's last task ending before the other's), the first task's start after
+// the batch began, and the workers' collections by kind (perf_hooks 'gc' entries: 1 minor, 4 major, 8 incremental).
+// Prints a line per batch,
 // then medians; throws if any configuration's reports differ from the first's (compared whole, digests included).
 // Each line also gives the workers' pause time in collections a job and each worker's new space (its young generation's
 // capacity, MiB) after its first task, the smallest and largest over the batch, and after its last task.
 // A configuration is `THREADS[:young=MB][:semi=MB][:root=DIR]`: workers, their young generation's maximum
-// (resourceLimits.maxYoungGenerationSizeMb), its semi-space's minimum (V8's --min-semi-space-size, set only while
-// these workers start: see startEngine), and the checkout whose engine runs (another worktree, for an A/B in one
-// process; default this one). Default configurations: `1,2`. The workers are pool-threads.worker.ts.
+// (resourceLimits.maxYoungGenerationSizeMb), its semi-space's minimum (the pool's minSemiSpaceMb, V8's
+// --min-semi-space-size set only while these workers start; `semi=0` for V8's default; without it, the checkout's
+// default), and the checkout whose engine runs (another worktree, for an A/B in one process; default this one). Default configurations: `1,2`. The workers are pool-threads.worker.ts.
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
@@ -39,12 +41,14 @@ const built = inputs.map(scenario);
 const rows: Record<string, number[]> = {};
 let first: string | undefined;
 
-/** CPU ms of every thread of this process, by thread id. */
-function threadCpu(): Map<number, number> {
-  const m = new Map<number, number>();
+/** CPU ms of every thread of this process, by thread id, and ms it waited for a core (schedstat's first two fields). */
+function threadCpu(): Map<number, number> & { readonly wait: Map<number, number> } {
+  const m = Object.assign(new Map<number, number>(), { wait: new Map<number, number>() });
   for (const t of readdirSync('/proc/self/task')) {
     try {
-      m.set(Number(t), Number(readFileSync(`/proc/self/task/${t}/schedstat`, 'utf8').split(' ')[0]) / 1e6);
+      const [run, wait] = readFileSync(`/proc/self/task/${t}/schedstat`, 'utf8').split(' ');
+      m.set(Number(t), Number(run) / 1e6);
+      m.wait.set(Number(t), Number(wait) / 1e6);
     } catch {
       // The thread ended between the listing and the read.
     }
@@ -65,13 +69,14 @@ async function startEngine(config: string): Promise<Engine> {
   )) as typeof import('../../engine/index.ts');
   const young = o['young'] ? { resourceLimits: { maxYoungGenerationSizeMb: Number(o['young']) } } : {};
   const filename = new URL('./pool-threads.worker.ts', import.meta.url).href;
-  // semi=MB: the workers' semi-space starts at (and never shrinks below) MB, through V8's process-wide flag, set while
-  // this engine's workers start and cleared after: a diagnosis, not a setting (Node's resourceLimits set only the
-  // young generation's maximum).
-  if (o['semi']) setFlagsFromString(`--min-semi-space-size=${o['semi']}`);
-  const e = createEngine({ threads: Number(threads), filename, ...young } as never);
+  // semi=MB: the workers' semi-space starts at (and never shrinks below) MB. A checkout whose pool takes
+  // minSemiSpaceMb (engine/pool/young-generation.ts) sets V8's process-wide flag while its workers start; for an
+  // older one it is set here, the same way, and cleared once the workers run.
+  const semi = o['semi'] !== undefined ? { minSemiSpaceMb: Number(o['semi']) } : {};
+  if (Number(o['semi'] ?? 0) > 0) setFlagsFromString(`--min-semi-space-size=${o['semi']}`);
+  const e = createEngine({ threads: Number(threads), filename, ...young, ...semi } as never);
   await e.pool.memory();
-  if (o['semi']) setFlagsFromString('--min-semi-space-size=0');
+  if (Number(o['semi'] ?? 0) > 0) setFlagsFromString('--min-semi-space-size=0');
   return e;
 }
 
@@ -100,6 +105,7 @@ async function measure(config: string, e: Engine, round: number): Promise<void> 
   const wall = t1 - t0;
   const main = d(process.pid);
   const wcpu = rs.map((x) => d(x.tid));
+  const wwait = rs.map((x) => (c1.wait.get(x.tid) ?? 0) - (c0.wait.get(x.tid) ?? 0));
   const busy = rs.map((x) => sum(x.tasks.map((t) => t.end - t.start)));
   const lastEnd = rs.map((x) => Math.max(...x.tasks.map((t) => t.end)));
   const firstStart = Math.min(...rs.flatMap((x) => x.tasks.map((t) => t.start)));
@@ -108,6 +114,7 @@ async function measure(config: string, e: Engine, round: number): Promise<void> 
   put(`${k} wall`, wall);
   put(`${k} cpu/job`, total / jobs);
   put(`${k} worker cpu/job`, sum(wcpu) / jobs);
+  put(`${k} worker run-queue wait/job`, sum(wwait) / jobs);
   put(`${k} bg cpu/job`, bg / jobs);
   put(`${k} main cpu/job`, main / jobs);
   put(`${k} idle ms (sum over workers)`, sum(busy.map((b) => wall - b)));
@@ -118,7 +125,7 @@ async function measure(config: string, e: Engine, round: number): Promise<void> 
   const perJob = (xs: readonly number[]) => xs.map((c) => (c / jobs).toFixed(1)).join('+');
   console.log(
     `round ${round} ${k}: wall ${wall.toFixed(0)} cpu/job ${(total / jobs).toFixed(1)} (workers ${perJob(wcpu)}, ` +
-      `bg ${(bg / jobs).toFixed(1)}, main ${(main / jobs).toFixed(1)}) busy ${busy.map((b) => b.toFixed(0)).join('/')} ` +
+      `bg ${(bg / jobs).toFixed(1)}, main ${(main / jobs).toFixed(1)}) waited ${perJob(wwait)} busy ${busy.map((b) => b.toFixed(0)).join('/')} ` +
       `tasks ${rs.map((x) => x.tasks.length).join('/')} gcs ${rs.map((x) => JSON.stringify(x.kinds)).join('/')} ` +
       `gc ms/job ${(sum(rs.map((x) => x.gcMs)) / jobs).toFixed(1)} new space MiB ${rs.map((x) => newSpaceRange(x.tasks.map((t) => t.newSpace))).join('/')} load ${loadavg()[0]!.toFixed(2)}`,
   );

@@ -12,7 +12,7 @@
 //   profile under the class's path /karpenter/<region>/<cluster>/<uid>/ (stale ones included).
 import type { EC2NodeClass } from '../../../engine/index.ts';
 import type { NodeClassProvider, NodeClassStatusResult } from '../types.ts';
-import { profilePath } from './nodeclass/instanceprofile.ts';
+import { deleteInstanceProfile, profilePath } from './nodeclass/instanceprofile.ts';
 import { statusObject } from './nodeclass/object.ts';
 import type { AwsCloudProvider } from './provider.ts';
 import type { IamPort } from './sdk.ts';
@@ -35,12 +35,7 @@ export interface AwsNodeClasses extends NodeClassProvider {
 export function awsNodeClasses(deps: AwsNodeClassDeps): AwsNodeClasses {
   const stale = new Map<string, Set<string>>();
 
-  async function deleteProfile(name: string): Promise<void> {
-    const profile = await deps.iam.getInstanceProfile(name);
-    for (const role of profile?.Roles ?? [])
-      if (role.RoleName) await deps.iam.removeRoleFromInstanceProfile(name, role.RoleName);
-    await deps.iam.deleteInstanceProfile(name);
-  }
+  const deleteProfile = (name: string): Promise<void> => deleteInstanceProfile(deps.iam, name);
 
   /** Deletes the class's stale profiles nobody uses any more; failures are returned, and retried next time. */
   async function collect(nc: EC2NodeClass, force: boolean): Promise<Error[]> {

@@ -12,8 +12,10 @@ import {
   EC2ServiceException,
 } from '@aws-sdk/client-ec2';
 import {
+  DeleteConflictException,
   DeleteInstanceProfileCommand,
   GetInstanceProfileCommand,
+  NoSuchEntityException,
   RemoveRoleFromInstanceProfileCommand,
 } from '@aws-sdk/client-iam';
 import { GetProductsCommand } from '@aws-sdk/client-pricing';
@@ -60,6 +62,50 @@ function build(over: Partial<AwsCloudProviderDeps> = {}, classes = new Map<strin
 }
 
 afterEach(() => vi.useRealTimers());
+
+/** The IAM path readyNodeClass()'s own instance profiles are made under. */
+const OWN_PATH = '/karpenter/us-west-2/my-cluster/0f6c4f1a-1111-2222-3333-444455556666/';
+
+/**
+ * IAM's instance profiles as the mocked client answers them: Get, RemoveRole and Delete act on this state as IAM
+ * would (NoSuchEntity for a profile or role that is not there, DeleteConflict for a profile that still holds a
+ * role). Returns the profiles' roles by name.
+ */
+function iamProfiles(
+  aws: ReturnType<typeof mockedAws>,
+  profiles: readonly { name: string; path: string; role?: string }[],
+): Map<string, string[]> {
+  const roles = new Map(profiles.map((p) => [p.name, p.role ? [p.role] : []]));
+  const paths = new Map(profiles.map((p) => [p.name, p.path]));
+  const missing = (what: string) => new NoSuchEntityException({ message: `${what} cannot be found.`, $metadata: {} });
+  aws.iam.on(GetInstanceProfileCommand).callsFake(({ InstanceProfileName: n }: { InstanceProfileName: string }) => {
+    if (!roles.has(n)) throw missing(`Instance Profile ${n}`);
+    const Roles = roles
+      .get(n)!
+      .map((RoleName) => ({ RoleName, RoleId: 'x', Arn: 'x', Path: '/', CreateDate: new Date() }));
+    return { InstanceProfile: { InstanceProfileName: n, Path: paths.get(n), Roles } };
+  });
+  aws.iam.on(RemoveRoleFromInstanceProfileCommand).callsFake((i: { InstanceProfileName: string; RoleName: string }) => {
+    const held = roles.get(i.InstanceProfileName);
+    if (!held?.includes(i.RoleName)) throw missing(`Role ${i.RoleName} in instance profile ${i.InstanceProfileName}`);
+    roles.set(
+      i.InstanceProfileName,
+      held.filter((r) => r !== i.RoleName),
+    );
+    return {};
+  });
+  aws.iam.on(DeleteInstanceProfileCommand).callsFake(({ InstanceProfileName: n }: { InstanceProfileName: string }) => {
+    if (!roles.has(n)) throw missing(`Instance Profile ${n}`);
+    if (roles.get(n)!.length)
+      throw new DeleteConflictException({
+        message: 'Cannot delete entity, must remove roles from instance profile first.',
+        $metadata: {},
+      });
+    roles.delete(n);
+    return {};
+  });
+  return roles;
+}
 
 describe('awsCloudProvider', () => {
   it('is a CloudProvider named aws, with an interruption feed only when a queue is configured', () => {
@@ -169,12 +215,11 @@ describe('awsCloudProvider', () => {
 
   it('cleans up a deleted node class: its launch templates and its managed instance profile', async () => {
     const { aws, cp } = build();
+    const iam = iamProfiles(aws, [{ name: 'my-cluster_123', path: OWN_PATH, role: 'KarpenterNodeRole-my-cluster' }]);
     aws.ec2
       .on(DescribeLaunchTemplatesCommand)
       .resolves({ LaunchTemplates: [{ LaunchTemplateName: 'karpenter.k8s.aws/1' }] });
     aws.ec2.on(DeleteLaunchTemplateCommand).resolves({});
-    aws.iam.on(RemoveRoleFromInstanceProfileCommand).resolves({});
-    aws.iam.on(DeleteInstanceProfileCommand).resolves({});
     await cp.finalizeNodeClass(readyNodeClass());
     expect(aws.ec2).toHaveReceivedCommandWith(DeleteLaunchTemplateCommand, {
       LaunchTemplateName: 'karpenter.k8s.aws/1',
@@ -184,6 +229,45 @@ describe('awsCloudProvider', () => {
       RoleName: 'KarpenterNodeRole-my-cluster',
     });
     expect(aws.iam).toHaveReceivedCommandWith(DeleteInstanceProfileCommand, { InstanceProfileName: 'my-cluster_123' });
+    expect(iam.has('my-cluster_123')).toBe(false);
+  });
+
+  it("deletes the class's own profile with the role it holds now, not spec.role's", async () => {
+    const { aws, cp } = build();
+    // The profile in status holds another role than spec.role names (changed by hand, or spec.role changed since the
+    // last reconcile): IAM refuses to delete it while it holds that role.
+    const iam = iamProfiles(aws, [{ name: 'my-cluster_123', path: OWN_PATH, role: 'SomeOtherRole' }]);
+    aws.ec2.on(DescribeLaunchTemplatesCommand).resolves({ LaunchTemplates: [] });
+    await cp.finalizeNodeClass(readyNodeClass());
+    expect(aws.iam).toHaveReceivedCommandWith(RemoveRoleFromInstanceProfileCommand, {
+      InstanceProfileName: 'my-cluster_123',
+      RoleName: 'SomeOtherRole',
+    });
+    expect(iam.has('my-cluster_123')).toBe(false);
+  });
+
+  it("leaves a profile its status names that is not under the class's path, and says so", async () => {
+    const logs: string[] = [];
+    const { aws, cp } = build({ log: (m, _f, level) => void logs.push(`${level}: ${m}`) });
+    const iam = iamProfiles(aws, [
+      { name: 'my-cluster_123', path: '/teams/web/', role: 'KarpenterNodeRole-my-cluster' },
+    ]);
+    aws.ec2.on(DescribeLaunchTemplatesCommand).resolves({ LaunchTemplates: [] });
+    await cp.finalizeNodeClass(readyNodeClass());
+    expect(aws.iam).not.toHaveReceivedCommand(RemoveRoleFromInstanceProfileCommand);
+    expect(aws.iam).not.toHaveReceivedCommand(DeleteInstanceProfileCommand);
+    expect(iam.get('my-cluster_123')).toEqual(['KarpenterNodeRole-my-cluster']);
+    expect(logs).toEqual([
+      expect.stringMatching(/^warn: .*my-cluster_123 is not one of its own \(IAM path \/teams\/web\//),
+    ]);
+  });
+
+  it('finishes when the profile its status names is gone already', async () => {
+    const { aws, cp } = build();
+    iamProfiles(aws, []);
+    aws.ec2.on(DescribeLaunchTemplatesCommand).resolves({ LaunchTemplates: [] });
+    await cp.finalizeNodeClass(readyNodeClass());
+    expect(aws.iam).not.toHaveReceivedCommand(DeleteInstanceProfileCommand);
   });
 
   it('refreshes types and prices at start and every 12 hours, and stops', async () => {

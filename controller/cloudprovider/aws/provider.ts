@@ -20,7 +20,7 @@ import { SqsInterruptionSource } from './interruption/sqs.ts';
 import { launch } from './launch/create.ts';
 import { fleetBatcher } from './launch/fleet.ts';
 import { LaunchTemplates } from './launch/launchtemplate.ts';
-import { roleName } from './nodeclass/instanceprofile.ts';
+import { deleteInstanceProfile, profilePath } from './nodeclass/instanceprofile.ts';
 import { reconcileNodeClass, type NodeClassReconcileResult } from './nodeclass/reconcile.ts';
 import { runPeriodically, type Timers } from './periodic.ts';
 import { PRICING_REFRESH_MS, PricingProvider, type StaticPrices } from './pricing.ts';
@@ -325,14 +325,31 @@ async function reconcileClass(nc: EC2NodeClass, deps: AwsCloudProviderDeps, part
   return r;
 }
 
-/** On node-class deletion: its launch templates, then its managed instance profile. */
+/**
+ * On node-class deletion: its launch templates, then the instance profile its status names, when that profile is
+ * the class's own: under the IAM path the class's profiles are made under (/karpenter/<region>/<cluster>/<uid>/, the
+ * only profiles Karpenter's node-class finalizer deletes: pkg/controllers/nodeclass/controller.go,
+ * cleanupInstanceProfiles). It is deleted with whatever role it holds now, not the one spec.role names (a profile
+ * that holds another role would fail with DeleteConflict). A profile elsewhere (spec.instanceProfile's, or one
+ * another owner made) is left as it is, and said so; one already gone is nothing to do.
+ */
 async function finalizeClass(nc: EC2NodeClass, deps: AwsCloudProviderDeps, parts: Parts): Promise<void> {
   await parts.templates.deleteAll(nc.name);
-  const profile = nc.status.instanceProfile;
-  if (nc.spec.role && profile) {
-    await deps.ports.iam.removeRoleFromInstanceProfile(profile, roleName(nc.spec.role));
-    await deps.ports.iam.deleteInstanceProfile(profile);
+  const name = nc.status.instanceProfile;
+  if (!name) return;
+  const path = profilePath(parts.settings.region, parts.settings.clusterName, nc.uid ?? nc.name);
+  const profile = await deps.ports.iam.getInstanceProfile(name);
+  if (!profile) return;
+  if (profile.Path !== path) {
+    deps.log?.(
+      `EC2NodeClass ${nc.name} is deleted; its status.instanceProfile ${name} is not one of its own (IAM path ` +
+        `${profile.Path ?? '(none)'}, not ${path}): left as it is`,
+      { nodeClass: nc.name, instanceProfile: name },
+      nc.spec.instanceProfile === name ? 'debug' : 'warn',
+    );
+    return;
   }
+  await deleteInstanceProfile(deps.ports.iam, name);
 }
 
 /** Instance types and prices together; rejects with every failure. */

@@ -35,6 +35,19 @@ export function profileName(cluster: string, region: string, nodeClassName: stri
   return `${cluster}_${digest.readBigUInt64BE(0).toString(10)}`;
 }
 
+/**
+ * Deletes an instance profile as Karpenter's instance-profile provider does (pkg/providers/instanceprofile,
+ * DefaultProvider.Delete): the role it holds now is removed first (whichever role that is: IAM refuses to delete a
+ * profile that holds one, DeleteConflict), then the profile; a profile already gone is not an error.
+ */
+export async function deleteInstanceProfile(iam: IamPort, name: string): Promise<void> {
+  const profile = await iam.getInstanceProfile(name);
+  if (!profile) return;
+  for (const role of profile.Roles ?? [])
+    if (role.RoleName) await iam.removeRoleFromInstanceProfile(name, role.RoleName);
+  await iam.deleteInstanceProfile(name);
+}
+
 const holds = (p: InstanceProfile | undefined, role: string): boolean =>
   (p?.Roles ?? []).some((r) => r.RoleName === role);
 const empty = (p: InstanceProfile | undefined): boolean => p !== undefined && (p.Roles ?? []).length === 0;
