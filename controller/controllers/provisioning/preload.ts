@@ -41,8 +41,11 @@ interface PreloadDeps {
   readonly pod: (namespace: string, name: string) => Pod | undefined;
   /** The engine's preload; absent when the engine keeps no model (nothing to preload). */
   readonly preload?: (pods: readonly Pod[]) => Promise<void>;
-  /** Solves the decision the window would make if it closed now, for the engine to keep; absent: no model. */
-  readonly speculate?: () => Promise<void>;
+  /**
+   * Solves the decision the window would make if it closed now, for the engine to keep; absent: no model. `why`:
+   * pods arrived since the last solve ahead, or only changes that trigger nothing came (its plan is stale).
+   */
+  readonly speculate?: (why: 'pods' | 'changed') => Promise<void>;
   /** Calls off the speculative solve in flight (its batch changed). */
   readonly callOffSpeculation?: () => void;
   /** The batch window's idle duration, ms (a speculation starts well before the window can close). */
@@ -164,11 +167,12 @@ export class PendingPreloader {
     try {
       if (this.waiting.size) await this.ship();
       else {
+        const why = this.unsolved ? 'pods' : 'changed';
         this.unsolved = false;
         this.stale = false;
         this.speculating = true;
         this.overtaken = false;
-        await this.deps.speculate!();
+        await this.deps.speculate!(why);
       }
     } catch (err) {
       this.deps.onError(err);

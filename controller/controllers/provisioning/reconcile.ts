@@ -134,7 +134,7 @@ class Provisioning {
       pod: (namespace, name) => ctx.cluster.workloads.pod(namespace, name)?.pod,
       ...(engine.preload ? { preload: (pods: readonly Pod[]) => engine.preload!(pods) } : {}),
       ...(engine.speculate
-        ? { speculate: () => this.speculate(), callOffSpeculation: () => engine.callOffSpeculation?.() }
+        ? { speculate: (why) => this.speculate(why), callOffSpeculation: () => engine.callOffSpeculation?.() }
         : {}),
       ready: () => !this.deciding && ctx.cluster.synced(),
       onError: (err) => ctx.log.debug({ err: String(err) }, 'shipping pending pods ahead of the decision failed'),
@@ -185,13 +185,21 @@ class Provisioning {
    * same pods and snapshot a close would take, nothing published. The decision at the close gets the kept plan
    * only if its own snapshot differs from this one in nothing but the clock.
    */
-  private async speculate(): Promise<void> {
+  private async speculate(why: 'pods' | 'changed'): Promise<void> {
     const ctx = this.ctx;
     if (!this.batcher.isOpen() || this.deciding || !ctx.cluster.synced()) return;
     const { all } = decisionPods(ctx);
     if (!all.length) return;
+    const started = performance.now();
     const snapshot = await buildSnapshot(ctx, ctx.clock.now(), ctx.engineOptions);
-    if (!this.deciding) await ctx.engine.speculate!(snapshot, all);
+    if (this.deciding) return;
+    const solving = performance.now();
+    await ctx.engine.speculate!(snapshot, all);
+    // When each solve ahead ran against the window's close (the decision's `ahead` and `queuedMs`).
+    ctx.log.debug(
+      { why, pods: all.length, snapshotMs: round(solving - started), engineMs: round(performance.now() - solving) },
+      'provisioning decision solved ahead',
+    );
   }
 
   private async decide(): Promise<ReconcileResult> {
