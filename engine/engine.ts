@@ -550,9 +550,15 @@ class ModelCaller {
     this.sinceKept.clear();
   }
 
-  /** A call moved the model to its next version (`delta` applied): noted for a later decision's log line. */
+  /**
+   * A call moved the model to its next version (`delta` applied): noted for a later decision's log line. A call
+   * that changed nothing but the clock and left the model as it was (a disruption pass over an unchanged cluster)
+   * carries the kept plan forward: only a call that changed what a solve reads makes it stale.
+   */
   private moved(what: string, delta: SnapshotDelta): void {
-    const key = clockOnly(delta) ? `${what} (clock only)` : what;
+    const clock = clockOnly(delta);
+    if (clock && what !== 'carryOut') this.ahead.carry(delta.base, delta.version);
+    const key = clock ? `${what} (clock only)` : what;
     this.sinceKept.set(key, (this.sinceKept.get(key) ?? 0) + 1);
   }
 

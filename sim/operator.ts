@@ -13,7 +13,7 @@ import { realClock } from '../controller/operator/clock.ts';
 import { newLogger } from '../controller/operator/logger.ts';
 import { resolveOptions, type LogLevel, type ResolvedOptions } from '../controller/operator/options.ts';
 import { Batcher } from '../controller/controllers/provisioning/batcher.ts';
-import { triggers } from '../controller/controllers/provisioning/reconcile.ts';
+import { triggers, type DecisionAccount } from '../controller/controllers/provisioning/reconcile.ts';
 import { simNetwork } from './cloud/network.ts';
 import { SimCloudProvider, type SimKubeletPort } from './cloud/provider.ts';
 
@@ -88,9 +88,10 @@ interface DecisionObserver {
   readonly onNodeClaimAdded: (at: number, name: string) => void;
   /**
    * A provisioning decision got its plan (ms, the wall clock): `speculative` is `taken` when it was the plan solved
-   * while the window was open, else why not (karpenter_ts_provisioning_speculative_plans_total's outcome).
+   * while the window was open, else why not (karpenter_ts_provisioning_speculative_plans_total's outcome); `account`
+   * what it found of the solve ahead and how long its engine call queued (the provisioner's `lastDecision`).
    */
-  readonly onDecision?: (at: number, speculative: string) => void;
+  readonly onDecision?: (at: number, speculative: string, account: DecisionAccount | undefined) => void;
 }
 
 /**
@@ -109,7 +110,7 @@ export function observeDecisions(sim: SimOperator, o: DecisionObserver, now: () 
   const original = counter.inc.bind(counter);
   const inc = ((labels: { outcome: string }, value?: number) => {
     original(labels, value);
-    o.onDecision?.(now(), labels.outcome);
+    o.onDecision?.(now(), labels.outcome, sim.operator.controllers.provisioner?.lastDecision());
   }) as typeof counter.inc;
   if (o.onDecision) counter.inc = inc;
   return () => {

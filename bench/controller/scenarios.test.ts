@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { startHarness, waitFor } from './harness.ts';
 import type { ObservedEvents } from '../../sim/remote/protocol.ts';
-import { decisionAfter, speculativeAfter, speculativeCounts } from './scenarios.ts';
+import { decisionAfter, planAfter, speculativeAfter, speculativeCounts } from './scenarios.ts';
 import { createPendingPods, guideNodeClass, SMALL, uniformNodePool } from './workload.ts';
 
 const events = (windowsClosed: number[], nodeClaimsAdded: number[]): ObservedEvents => ({
@@ -50,7 +50,26 @@ describe('speculativeAfter and speculativeCounts', () => {
           [5, 'none kept'],
         ]),
       ),
-    ).toEqual({ taken: 2, notTaken: { 'model changed': 2, 'none kept': 1 } });
+    ).toEqual({ taken: 2, notTaken: { 'model changed': 2, 'none kept': 1 }, ahead: {}, queuedMs: [] });
+  });
+
+  it("counts what the decisions found of the solve ahead at the close, and lists each one's queue wait", () => {
+    const e: ObservedEvents = {
+      ...events([1_100], [1_150]),
+      decisions: [
+        { at: 1, speculative: 'taken', ahead: 'in flight', queuedMs: 240.4 },
+        { at: 2, speculative: 'model changed', ahead: 'called off', queuedMs: 3.6 },
+        { at: 1_120, speculative: 'taken', ahead: 'in flight', queuedMs: 80.2 },
+      ],
+    };
+    expect(speculativeCounts(e)).toEqual({
+      taken: 2,
+      notTaken: { 'model changed': 1 },
+      ahead: { 'in flight': 2, 'called off': 1 },
+      queuedMs: [240, 4, 80],
+    });
+    expect(planAfter(e, 1_000)).toBe('taken, queued 80 ms, solve ahead at the close: in flight');
+    expect(planAfter(e, 2_000)).toBe('?');
   });
 });
 

@@ -13,7 +13,7 @@
 import { performance } from 'node:perf_hooks';
 import { mulberry32 } from '../../engine/index.ts';
 import type { KObject } from '../../sim/apiserver/index.ts';
-import type { ObservedEvents, PhaseStats } from '../../sim/remote/protocol.ts';
+import type { ObservedDecision, ObservedEvents, PhaseStats } from '../../sim/remote/protocol.ts';
 import { startHarness, waitFor, type Harness } from './harness.ts';
 import { requestsBetween, SetupTimeline } from './timeline.ts';
 import {
@@ -99,21 +99,51 @@ export function decisionAfter(events: ObservedEvents, since: number): number | u
   return closed === undefined ? undefined : first.at - closed;
 }
 
-/** The plan of the burst's decision (as decisionAfter finds it): `taken` (solved ahead) or why it was solved afresh. */
-export function speculativeAfter(events: ObservedEvents, since: number): string | undefined {
+/** The burst's decision (as decisionAfter finds it): the last decision between its start and its first NodeClaim. */
+function decisionOf(events: ObservedEvents, since: number): ObservedDecision | undefined {
   const first = events.nodeClaimsAdded.find((n) => n.at >= since);
   if (!first) return undefined;
-  return events.decisions.filter((d) => d.at >= since && d.at <= first.at).at(-1)?.speculative;
+  return events.decisions.filter((d) => d.at >= since && d.at <= first.at).at(-1);
 }
 
-/** How many provisioning decisions took the speculative plan, and why the others did not (a row's `speculative`). */
-export function speculativeCounts(events: ObservedEvents): { taken: number; notTaken: Record<string, number> } {
+/** The plan of the burst's decision: `taken` (solved ahead) or why it was solved afresh. */
+export function speculativeAfter(events: ObservedEvents, since: number): string | undefined {
+  return decisionOf(events, since)?.speculative;
+}
+
+/**
+ * How the burst's decision got its plan, for a stderr line: `taken` or why not, how long its engine call queued
+ * behind earlier calls, and what it found of the solve ahead at the close.
+ */
+export function planAfter(events: ObservedEvents, since: number): string {
+  const d = decisionOf(events, since);
+  if (!d) return '?';
+  const queued = d.queuedMs !== undefined ? `, queued ${d.queuedMs.toFixed(0)} ms` : '';
+  return `${d.speculative}${queued}${d.ahead ? `, solve ahead at the close: ${d.ahead}` : ''}`;
+}
+
+/**
+ * How many provisioning decisions took the speculative plan, and why the others did not (a row's `speculative`);
+ * what each found of the solve ahead at the close (`ahead`), and each one's wait behind the model's earlier calls
+ * (`queuedMs`, in order).
+ */
+export function speculativeCounts(events: ObservedEvents): {
+  taken: number;
+  notTaken: Record<string, number>;
+  ahead: Record<string, number>;
+  queuedMs: number[];
+} {
   const notTaken: Record<string, number> = {};
+  const ahead: Record<string, number> = {};
+  const queuedMs: number[] = [];
   let taken = 0;
-  for (const d of events.decisions)
+  for (const d of events.decisions) {
     if (d.speculative === 'taken') taken++;
     else notTaken[d.speculative] = (notTaken[d.speculative] ?? 0) + 1;
-  return { taken, notTaken };
+    if (d.ahead) ahead[d.ahead] = (ahead[d.ahead] ?? 0) + 1;
+    if (d.queuedMs !== undefined) queuedMs.push(Math.round(d.queuedMs));
+  }
+  return { taken, notTaken, ahead, queuedMs };
 }
 
 /**
@@ -267,7 +297,7 @@ export async function provisionEmpty(o: ScenarioOptions, pods = 10_000): Promise
       const events = await h.request('events');
       const d = decisionAfter(events, since);
       o.log(
-        `provision-empty: round ${r}${r === 0 ? ' (warm-up)' : ''}: ${n} pods, ${h.list('nodeclaims.karpenter.sh').length} NodeClaims, decision ${d?.toFixed(0) ?? '?'} ms (speculative plan: ${speculativeAfter(events, since) ?? '?'})`,
+        `provision-empty: round ${r}${r === 0 ? ' (warm-up)' : ''}: ${n} pods, ${h.list('nodeclaims.karpenter.sh').length} NodeClaims, decision ${d?.toFixed(0) ?? '?'} ms (speculative plan: ${planAfter(events, since)})`,
       );
       if (r > 0 && d !== undefined) decisions.push(d);
       await emptyCluster(h);
@@ -433,9 +463,9 @@ async function churn(
   await sleep(5_000);
   const events = await h.request('events');
   const decisions = bursts.map((t) => decisionAfter(events, t)).filter((d): d is number => d !== undefined);
-  const plans = bursts.map((t) => speculativeAfter(events, t) ?? '?');
+  const plans = bursts.map((t) => planAfter(events, t));
   o.log(
-    `steady-churn: ${seconds} s, ${bursts.length} bursts, decisions ${decisions.map((d) => d.toFixed(0)).join(', ')} ms (speculative plans: ${plans.join(', ')})`,
+    `steady-churn: ${seconds} s, ${bursts.length} bursts, decisions ${decisions.map((d) => d.toFixed(0)).join(', ')} ms (speculative plans: ${plans.join('; ')})`,
   );
   return { decisions, speculative: speculativeCounts(events) };
 }

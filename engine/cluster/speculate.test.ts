@@ -69,18 +69,45 @@ describe('a provisioning decision solved ahead of the close', () => {
     await c.close();
   });
 
-  it('is not used after another call moved the model, and says which', async () => {
-    const c = engine.cluster('moved-by');
+  it('is carried past another call that moved only the clock, and is the plan a solve at the close makes', async () => {
+    const c = engine.cluster('clock-moved-by');
     const batch = pending(6, '1');
     await c.speculate(cluster(batch), batch, { wellKnownLabels });
+    // A disruption pass over the same cluster: its delta carries the clock alone, and it leaves the model as it was.
     await c.disrupt(cluster(batch, [], 1_500));
     const atClose = cluster(batch, [], 2_000);
     const plan = await c.provision(atClose, batch, { wellKnownLabels, clock: () => performance.now() });
+    expect(c.lastProvision()).toMatchObject({ speculative: 'taken', workerMs: 0 });
+    expect(normalizePlan(plan)).toEqual(normalizePlan(await engine.provision(atClose, batch, { wellKnownLabels })));
+    await c.close();
+  });
+
+  it('is not used after another call changed the model, and says which', async () => {
+    const c = engine.cluster('moved-by');
+    const batch = pending(6, '1');
+    await c.speculate(cluster(batch), batch, { wellKnownLabels });
+    const roomy = stateNode({ name: 'joined', allocatable: { cpu: '16', memory: '64Gi', pods: '110' } });
+    await c.disrupt(cluster(batch, [roomy], 1_500));
+    // A clock-only call after it does not bring the plan back.
+    await c.disrupt(cluster(batch, [roomy], 1_700));
+    const atClose = cluster(batch, [roomy], 2_000);
+    const plan = await c.provision(atClose, batch, { wellKnownLabels, clock: () => performance.now() });
     expect(c.lastProvision()).toMatchObject({
       speculative: 'model changed',
-      modelChange: { since: { 'disrupt (clock only)': 1 }, delta: {} },
+      modelChange: { since: { disrupt: 1, 'disrupt (clock only)': 1 }, delta: {} },
     });
+    expect(plan.existing.get('joined')?.length).toBe(6);
     expect(normalizePlan(plan)).toEqual(normalizePlan(await engine.provision(atClose, batch, { wellKnownLabels })));
+    await c.close();
+  });
+
+  it('is not carried past a carryOut, whose operation changes the model even when its delta is the clock alone', async () => {
+    const c = engine.cluster('carried-out');
+    const batch = pending(6, '1');
+    await c.speculate(cluster(batch), batch, { wellKnownLabels });
+    await c.carryOut(cluster(batch, [], 1_500), []);
+    await c.provision(cluster(batch, [], 2_000), batch, { wellKnownLabels, clock: () => performance.now() });
+    expect(c.lastProvision()?.speculative).toBe('model changed');
     await c.close();
   });
 

@@ -73,6 +73,15 @@ export class SpeculativePlan {
     return sameBytes(k.op, op) ? undefined : 'other pods or options';
   }
 
+  /**
+   * Another call moved the model from `base` to `version` with a delta of nothing but the clock, and an operation that
+   * leaves the model as it was (not a carryOut): a provisioning solve reads neither, so the kept plan is still the
+   * one a solve at `version` would make, and stays takeable there.
+   */
+  carry(base: number, version: number): void {
+    if (this.kept?.version === base) this.kept = { ...this.kept, version };
+  }
+
   forget(): void {
     this.kept = undefined;
   }

@@ -21,6 +21,7 @@ import type {
   ChildInit,
   ChildStatus,
   FromChild,
+  ObservedDecision,
   ObservedEvents,
   PhaseStats,
   ToChild,
@@ -113,7 +114,7 @@ const workerMiB = (w: WorkerMemory): WorkerMemoryMiB => ({
 class Recorder {
   windowsClosed: number[] = [];
   nodeClaimsAdded: Array<{ at: number; name: string }> = [];
-  decisions: Array<{ at: number; speculative: string }> = [];
+  decisions: ObservedDecision[] = [];
   disruptionPasses: ObservedEvents['disruptionPasses'][number][] = [];
 
   reset(): void {
@@ -196,7 +197,7 @@ async function start(init: ChildInit): Promise<void> {
   observeDecisions(sim, {
     onWindowClosed: (at) => seen.windowsClosed.push(at),
     onNodeClaimAdded: (at, name) => seen.nodeClaimsAdded.push({ at, name }),
-    onDecision: (at, speculative) => seen.decisions.push({ at, speculative }),
+    onDecision: (at, speculative, account) => seen.decisions.push({ at, speculative, ...account }),
   });
   observeDisruptionPasses(sim.operator, (p) => seen.disruptionPasses.push(p));
   const stopScraping = scrapeEvery(sim);

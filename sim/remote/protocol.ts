@@ -65,12 +65,23 @@ export interface WorkerMemoryMiB {
   readonly models: readonly string[];
 }
 
+/** A provisioning decision as the child saw it get its plan (sim/operator.ts `observeDecisions`). */
+export interface ObservedDecision {
+  readonly at: number;
+  /** `taken` (the plan solved ahead) or why it was solved afresh. */
+  readonly speculative: string;
+  /** What the decision found of the solve ahead once it had its snapshot (controller/controllers/provisioning/preload.ts). */
+  readonly ahead?: string;
+  /** How long its engine call waited behind the model's earlier calls, ms. */
+  readonly queuedMs?: number;
+}
+
 /** Timestamps (wall-clock ms, comparable with the parent's) the child observed since the phase started. */
 export interface ObservedEvents {
   readonly windowsClosed: readonly number[];
   readonly nodeClaimsAdded: ReadonlyArray<{ readonly at: number; readonly name: string }>;
   /** Provisioning decisions' plans: `taken` (the speculative plan) or why not (engine/cluster/speculation.ts). */
-  readonly decisions: ReadonlyArray<{ readonly at: number; readonly speculative: string }>;
+  readonly decisions: ReadonlyArray<ObservedDecision>;
   readonly disruptionPasses: ReadonlyArray<{
     readonly at: number;
     readonly seconds: number;

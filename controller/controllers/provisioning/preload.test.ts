@@ -95,7 +95,7 @@ describe('PendingPreloader: a change that triggers nothing but may alter the sna
     preloader.saw(podChange('a'));
     await clock.advance(400);
     expect(solves).toHaveLength(1);
-    preloader.changed();
+    preloader.changed(true);
     expect(calledOff).toEqual([]);
     solves[0]!();
     await clock.advance(100);
@@ -115,7 +115,7 @@ describe('PendingPreloader: a change that triggers nothing but may alter the sna
     solves[0]!();
     await clock.advance(10);
     for (let i = 0; i < 20; i++) {
-      preloader.changed();
+      preloader.changed(true);
       await clock.advance(10);
     }
     await clock.advance(400);
@@ -129,12 +129,80 @@ describe('PendingPreloader: a change that triggers nothing but may alter the sna
     await clock.advance(400);
     solves[0]!();
     for (let i = 0; i < 100; i++) {
-      preloader.changed();
+      preloader.changed(true);
       await clock.advance(50);
     }
     expect(solves).toHaveLength(1);
     await clock.advance(400);
     expect(solves).toHaveLength(2);
+    preloader.stop();
+  });
+});
+
+describe('PendingPreloader.atClose: the solve ahead when the decision has taken its snapshot', () => {
+  it('finds none in flight once the solve ahead finished', async () => {
+    const { clock, solves, calledOff, preloader } = harness();
+    preloader.saw(podChange('a'));
+    await clock.advance(400);
+    solves[0]!();
+    await clock.advance(10);
+    expect(preloader.atClose()).toBe('none in flight');
+    expect(calledOff).toEqual([]);
+    preloader.stop();
+  });
+
+  it('leaves one in flight that nothing overtook: the decision waits for its plan', async () => {
+    const { clock, solves, calledOff, preloader, state } = harness();
+    preloader.saw(podChange('a'));
+    await clock.advance(400);
+    expect(solves).toHaveLength(1);
+    state.deciding = true;
+    preloader.clear();
+    expect(preloader.atClose()).toBe('in flight');
+    expect(calledOff).toEqual([]);
+    solves[0]!();
+    preloader.stop();
+  });
+
+  it('calls off one that a pod overtook while the decision took its snapshot (it would throw that plan away)', async () => {
+    const { clock, solves, calledOff, preloader, state } = harness();
+    preloader.saw(podChange('a'));
+    await clock.advance(400);
+    state.deciding = true;
+    preloader.clear();
+    preloader.saw(podChange('b'));
+    expect(calledOff).toEqual([]);
+    expect(preloader.atClose()).toBe('called off');
+    expect(calledOff).toEqual([1]);
+    solves[0]!();
+    preloader.stop();
+  });
+
+  it('calls off one that a change triggering nothing overtook after the window closed, and solves nothing more', async () => {
+    const { clock, solves, calledOff, preloader } = harness();
+    preloader.saw(podChange('a'));
+    await clock.advance(400);
+    preloader.changed(false);
+    expect(calledOff).toEqual([]);
+    expect(preloader.atClose()).toBe('called off');
+    expect(calledOff).toEqual([1]);
+    solves[0]!();
+    await clock.advance(2_000);
+    expect(solves).toHaveLength(1);
+    preloader.stop();
+  });
+
+  it('counts only the changes since the solve in flight began, not those an earlier solve saw', async () => {
+    const { clock, solves, calledOff, preloader } = harness();
+    preloader.saw(podChange('a'));
+    await clock.advance(400);
+    preloader.changed(true);
+    solves[0]!();
+    await clock.advance(400);
+    expect(solves).toHaveLength(2);
+    expect(preloader.atClose()).toBe('in flight');
+    expect(calledOff).toEqual([]);
+    solves[1]!();
     preloader.stop();
   });
 });

@@ -21,6 +21,11 @@
 //   plan): otherwise the pods' preload, the next speculative solve and the close itself all waited for it on the
 //   model's worker, and a solve of 10,000 pods that began in a lull of the pods' arrival held the decision that
 //   followed the last of them.
+// - At the close the decision takes its snapshot, then settles the solve ahead still in flight, if one is
+//   (`atClose`): when no change of any kind came since that solve took its own snapshot, the decision's snapshot is
+//   the same but for the clock, so the decision waits for that solve and takes its plan (less than solving again);
+//   when one did, the decision would throw that plan away, so the solve is called off and the decision's own solve
+//   runs at once instead of after it.
 //
 // Nothing is decided here: the plan always comes from the snapshot taken when the window closes.
 //
@@ -36,8 +41,11 @@ interface PreloadDeps {
   readonly pod: (namespace: string, name: string) => Pod | undefined;
   /** The engine's preload; absent when the engine keeps no model (nothing to preload). */
   readonly preload?: (pods: readonly Pod[]) => Promise<void>;
-  /** Solves the decision the window would make if it closed now, for the engine to keep; absent: no model. */
-  readonly speculate?: () => Promise<void>;
+  /**
+   * Solves the decision the window would make if it closed now, for the engine to keep; absent: no model. `why`:
+   * pods arrived since the last solve ahead, or only changes that trigger nothing came (its plan is stale).
+   */
+  readonly speculate?: (why: 'pods' | 'changed') => Promise<void>;
   /** Calls off the speculative solve in flight (its batch changed). */
   readonly callOffSpeculation?: () => void;
   /** The batch window's idle duration, ms (a speculation starts well before the window can close). */
@@ -54,12 +62,21 @@ const CHUNK = 2_000;
 /** Quiet this long (a quarter of the idle duration at most) before a speculative solve. */
 const SETTLE_MS = 200;
 
+/**
+ * What the decision at the close found of the solve ahead (`PendingPreloader.atClose`): none in flight, one in
+ * flight over the same cluster (the decision waits for it and takes its plan), or one the cluster moved past since
+ * (called off: the decision solves at once).
+ */
+export type AheadAtClose = 'none in flight' | 'in flight' | 'called off';
+
 export class PendingPreloader {
   private readonly waiting = new Set<string>();
   private timer: Timer | undefined;
   private inFlight = false;
   /** A speculative solve is in flight. */
   private speculating = false;
+  /** A change of any kind came since the speculative solve in flight began (it took its snapshot after that). */
+  private overtaken = false;
   private stopped = false;
   /** A triggering change came since the last speculative solve (or none was made yet). */
   private unsolved = false;
@@ -78,18 +95,23 @@ export class PendingPreloader {
     if (this.deps.preload && c.kind === 'Pod' && c.type === 'upsert')
       this.waiting.add(`${c.namespace ?? ''}/${c.name}`);
     this.unsolved = Boolean(this.deps.speculate);
-    // Not while a decision runs: the close may be waiting for this very plan (its snapshot was taken before this change).
+    if (this.speculating) this.overtaken = true;
+    // Not while a decision runs: the close may be waiting for this very plan (its snapshot was taken before this
+    // change); `atClose` settles it against the decision's own snapshot.
     if (this.speculating && this.deps.ready()) this.deps.callOffSpeculation?.();
     this.lastChange = this.lastAny = this.deps.clock.now();
     this.schedule(DELAY_MS);
   }
 
   /**
-   * A change that may alter what the decision reads but triggers nothing, while the window is open: the plan
-   * solved ahead (or under way) is stale; the window solves ahead again once no change has come for a moment.
+   * A change that may alter what the decision reads but triggers nothing. While the window is open the plan solved
+   * ahead (or under way) is stale, and the window solves ahead again once no change has come for a moment; open or
+   * not, the solve in flight no longer matches the cluster (`atClose`).
    */
-  changed(): void {
+  changed(windowOpen: boolean): void {
     if (!this.deps.speculate) return;
+    if (this.speculating) this.overtaken = true;
+    if (!windowOpen) return;
     this.stale = true;
     this.lastAny = this.deps.clock.now();
     this.schedule(DELAY_MS);
@@ -102,6 +124,18 @@ export class PendingPreloader {
     this.stale = false;
     this.timer?.cancel();
     this.timer = undefined;
+  }
+
+  /**
+   * The decision at the close has taken its snapshot: a solve ahead still in flight that a change overtook since it
+   * began is called off (the decision would throw its plan away; it should not wait for it), one that nothing
+   * overtook is left to finish (its plan is the decision's). Says which, for the decision's account.
+   */
+  atClose(): AheadAtClose {
+    if (!this.speculating) return 'none in flight';
+    if (!this.overtaken) return 'in flight';
+    this.deps.callOffSpeculation?.();
+    return 'called off';
   }
 
   stop(): void {
@@ -133,10 +167,12 @@ export class PendingPreloader {
     try {
       if (this.waiting.size) await this.ship();
       else {
+        const why = this.unsolved ? 'pods' : 'changed';
         this.unsolved = false;
         this.stale = false;
         this.speculating = true;
-        await this.deps.speculate!();
+        this.overtaken = false;
+        await this.deps.speculate!(why);
       }
     } catch (err) {
       this.deps.onError(err);

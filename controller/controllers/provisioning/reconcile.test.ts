@@ -355,6 +355,8 @@ describe('provisioner: the decision solved while the batch window is open', () =
     const pending = podUids(sim);
     await sim.clock.advanceUntil(() => nodeClaims(sim!).length > 0, 30_000, 'a nodeclaim');
     expect(seen.reused).toEqual([true]);
+    // The solve ahead had finished: the decision found none in flight, and says so.
+    expect(sim.operator.controllers.provisioner!.lastDecision()?.ahead).toBe('none in flight');
     const plan = sim.operator.controllers.provisioner!.lastPlan()!;
     expect(plan.newNodeClaims.flatMap((nc) => nc.pods).sort()).toEqual(pending);
   });

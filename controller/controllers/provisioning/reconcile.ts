@@ -24,7 +24,7 @@ import { recordSchedulingPass } from '../metrics/scheduler.ts';
 import { buildSnapshot } from '../../state/snapshot.ts';
 import type { ControllerContext } from '../context.ts';
 import { Batcher } from './batcher.ts';
-import { PendingPreloader } from './preload.ts';
+import { PendingPreloader, type AheadAtClose } from './preload.ts';
 import { createNodeClaims } from './create.ts';
 import { EVERY_KIND } from '../reads.ts';
 import { forEachInChunks } from '../../operator/chunks.ts';
@@ -38,6 +38,16 @@ export interface Provisioner extends Controller {
   trigger(): void;
   /** The last plan, for the simulator and tests. */
   lastPlan(): ProvisionPlan | undefined;
+  /** How the last decision got its plan (undefined before the first), for the simulator and the benchmarks. */
+  lastDecision(): DecisionAccount | undefined;
+}
+
+/** How a decision got its plan. */
+export interface DecisionAccount {
+  /** What the decision found of the solve ahead when it had taken its snapshot (preload.ts). */
+  readonly ahead: AheadAtClose;
+  /** How long its engine call waited behind the model's earlier calls (a solve ahead, a preload, a disruption pass), ms. */
+  readonly queuedMs?: number;
 }
 
 /** Changes that can make a provisioning pass worthwhile. */
@@ -92,6 +102,7 @@ export function newProvisioner(ctx: ControllerContext): Provisioner {
     reconcile: () => p.reconcile(),
     trigger: () => p.batcher.trigger(),
     lastPlan: () => p.last,
+    lastDecision: () => p.account(),
     register: (enqueue) => p.register(enqueue),
   };
 }
@@ -108,6 +119,8 @@ class Provisioning {
   private deciding = false;
   /** When the batch window the next decision answers closed (performance.now()). */
   private closedAt: number | undefined;
+  /** What the last decision found of the solve ahead. */
+  private ahead: AheadAtClose | undefined;
 
   constructor(private readonly ctx: ControllerContext) {
     const { clock, options, engine } = ctx;
@@ -121,7 +134,7 @@ class Provisioning {
       pod: (namespace, name) => ctx.cluster.workloads.pod(namespace, name)?.pod,
       ...(engine.preload ? { preload: (pods: readonly Pod[]) => engine.preload!(pods) } : {}),
       ...(engine.speculate
-        ? { speculate: () => this.speculate(), callOffSpeculation: () => engine.callOffSpeculation?.() }
+        ? { speculate: (why) => this.speculate(why), callOffSpeculation: () => engine.callOffSpeculation?.() }
         : {}),
       ready: () => !this.deciding && ctx.cluster.synced(),
       onError: (err) => ctx.log.debug({ err: String(err) }, 'shipping pending pods ahead of the decision failed'),
@@ -142,7 +155,7 @@ class Provisioning {
       if (triggers(c)) {
         this.batcher.trigger();
         this.preloader.saw(c);
-      } else if (this.batcher.isOpen()) this.preloader.changed();
+      } else this.preloader.changed(this.batcher.isOpen());
     });
     this.batcher.trigger();
     return () => {
@@ -150,6 +163,12 @@ class Provisioning {
       this.batcher.stop();
       this.preloader.stop();
     };
+  }
+
+  account(): DecisionAccount | undefined {
+    if (!this.ahead) return undefined;
+    const queuedMs = this.ctx.engine.lastProvision?.()?.queuedMs;
+    return { ahead: this.ahead, ...(queuedMs !== undefined ? { queuedMs } : {}) };
   }
 
   async reconcile(): Promise<ReconcileResult> {
@@ -166,13 +185,21 @@ class Provisioning {
    * same pods and snapshot a close would take, nothing published. The decision at the close gets the kept plan
    * only if its own snapshot differs from this one in nothing but the clock.
    */
-  private async speculate(): Promise<void> {
+  private async speculate(why: 'pods' | 'changed'): Promise<void> {
     const ctx = this.ctx;
     if (!this.batcher.isOpen() || this.deciding || !ctx.cluster.synced()) return;
     const { all } = decisionPods(ctx);
     if (!all.length) return;
+    const started = performance.now();
     const snapshot = await buildSnapshot(ctx, ctx.clock.now(), ctx.engineOptions);
-    if (!this.deciding) await ctx.engine.speculate!(snapshot, all);
+    if (this.deciding) return;
+    const solving = performance.now();
+    await ctx.engine.speculate!(snapshot, all);
+    // When each solve ahead ran against the window's close (the decision's `ahead` and `queuedMs`).
+    ctx.log.debug(
+      { why, pods: all.length, snapshotMs: round(solving - started), engineMs: round(performance.now() - solving) },
+      'provisioning decision solved ahead',
+    );
   }
 
   private async decide(): Promise<ReconcileResult> {
@@ -187,6 +214,8 @@ class Provisioning {
     ctx.metrics.podTimes.seen(pending, ctx.clock.now());
     const snapshot = await buildSnapshot(ctx, ctx.clock.now(), ctx.engineOptions);
     phases.mark('snapshot');
+    // Not waiting for a solve ahead whose plan this snapshot would throw away; waiting for one whose plan it takes.
+    this.ahead = this.preloader.atClose();
     const plan = await this.solve(snapshot, all, pods.size);
     phases.mark('engine');
     logPlan(ctx, plan, pending, performance.now() - started);
@@ -201,7 +230,7 @@ class Provisioning {
     const creating = createNodeClaims(ctx, snapshot, plan, pods, () => {
       phases.mark('firstCreate');
       ctx.log.debug(
-        { ...phases.ms(), pods: all.length, engine: ctx.engine.lastProvision?.() },
+        { ...phases.ms(), pods: all.length, ahead: this.ahead, engine: ctx.engine.lastProvision?.() },
         'provisioning decision phases',
       );
       firstCreated();
