@@ -181,6 +181,15 @@ async function emptyCluster(h: Harness): Promise<void> {
       .filter((p) => p.metadata.namespace === NAMESPACE)
       .map((p) => p.metadata.name!),
   );
+  // The NodeClaims go only once the controller has seen every pod go: deleted while it still holds some of the
+  // deleted pods as pending, they would leave those pods without capacity, and its next decision would launch for
+  // pods that no longer exist (launch traffic inside the measured phase that no workload asked for).
+  await waitFor(
+    'the controller to see the deleted pods go',
+    async () => (await h.request('status')).pendingPods === 0,
+    600_000,
+    250,
+  );
   // A decision still in flight when the pods go can create NodeClaims after the first sweep; each poll deletes
   // those too, so the wait ends when the controller has terminated everything it made.
   const deleteNodeClaims = () => {

@@ -214,7 +214,11 @@ async function start(init: ChildInit): Promise<void> {
       return allocationProfile ? { ...stats, allocationProfile } : stats;
     },
     events: () => seen.snapshot(),
-    status: (): ChildStatus => ({ synced: sim.operator.cluster.synced(), busy: sim.operator.busy() }),
+    status: (): ChildStatus => ({
+      synced: sim.operator.cluster.synced(),
+      busy: sim.operator.busy(),
+      pendingPods: sim.operator.cluster.workloads.pendingPods().length,
+    }),
     stop: async () => {
       stopScraping();
       await sim.stop();

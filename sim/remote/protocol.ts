@@ -93,4 +93,6 @@ export interface ObservedEvents {
 export interface ChildStatus {
   readonly synced: boolean;
   readonly busy: boolean;
+  /** Pods the controller's cluster state holds as active and not bound to a node. */
+  readonly pendingPods: number;
 }
