@@ -72,6 +72,26 @@ describe('PodRecords', () => {
     expect(rec.source).toBeUndefined();
   });
 
+  it("parses a pod's next event afresh: what changed shows, what did not is as the first event decoded it", () => {
+    const records = new PodRecords(() => 0);
+    const first = records.record(pod('web-1'));
+    const next = pod('web-1');
+    next.spec = { ...(next.spec as object), nodeName: 'node-2' };
+    next.status = { phase: 'Succeeded' };
+    (next.metadata as { labels?: Record<string, string> }).labels = { app: 'web', tier: 'front' };
+    const again = records.record(next);
+    const parsed = parsePod(next);
+    if (!parsed.ok) throw new Error('the test pod does not parse');
+    expect(again.pod).toEqual(parsed.value);
+    expect([again.pod?.nodeName, again.pod?.phase, again.pod?.labels]).toEqual([
+      'node-2',
+      'Succeeded',
+      { app: 'web', tier: 'front' },
+    ]);
+    expect(again.pod?.requests).toEqual(first.pod?.requests);
+    expect(again.pod?.tolerations).toEqual(first.pod?.tolerations);
+  });
+
   it('shares equal owner lists and limits between the pods of a workload', () => {
     const records = new PodRecords(() => 0);
     const [a, b] = [records.record(pod('web-1')), records.record(pod('web-2'))];
