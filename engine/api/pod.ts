@@ -92,7 +92,7 @@ export function decodePod(
   if (ready) pod['ready'] = ready['status'] === 'True';
   if (conds.some((c) => c['type'] === 'PodScheduled' && c['status'] === 'False' && c['reason'] === 'Unschedulable'))
     pod['unschedulable'] = true;
-  const claims = resourceClaims(d, spec, status, [...path]);
+  const claims = resourceClaims(d, spec, status, path);
   if (claims.length) pod['resourceClaims'] = claims;
   const containerClaims = containerClaimNames(d, spec, sp);
   if (containerClaims.length) pod['containerClaims'] = containerClaims;
@@ -101,6 +101,9 @@ export function decodePod(
   set(pod, 'ignoredReason', ignoredReason(pod as unknown as Pod));
   return pod as unknown as Pod;
 }
+
+/** A field a decoder reads as an empty list when it is missing or null. */
+const absent = (v: unknown): boolean => v === undefined || v === null;
 
 function set(o: Record<string, unknown>, k: string, v: unknown): void {
   if (v !== undefined) o[k] = v;
@@ -149,8 +152,10 @@ function resourceClaims(
   d: Decoder,
   spec: Obj | undefined,
   status: Obj | undefined,
-  path: PathSeg[],
+  path: readonly PathSeg[],
 ): PodResourceClaim[] {
+  // Most pods claim nothing: nothing to read, and no paths to build for it.
+  if (absent(at(spec, 'resourceClaims')) && absent(at(status, 'resourceClaimStatuses'))) return [];
   const sp = [...path, 'spec', 'resourceClaims'];
   const generated = new Map<string, string>();
   d.arr(at(status, 'resourceClaimStatuses'), [...path, 'status', 'resourceClaimStatuses']).forEach((x, i) => {
