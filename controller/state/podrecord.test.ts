@@ -92,6 +92,22 @@ describe('PodRecords', () => {
     expect(again.pod?.tolerations).toEqual(first.pod?.tolerations);
   });
 
+  it('Workloads: a version of a pod it holds is its record again, unparsed; a newer version is parsed', () => {
+    const w = new Workloads({ log: newLogger({ level: 'silent' }), changed: () => {} });
+    const held = w.podRecord(pod('web-1'));
+    w.applyPod(held);
+    expect(w.podRecord(pod('web-1')), 'the same resourceVersion').toBe(held);
+    const next = pod('web-1');
+    next.metadata.resourceVersion = '43';
+    next.spec = { ...(next.spec as object), nodeName: 'node-2' };
+    const newer = w.podRecord(next);
+    expect(newer).not.toBe(held);
+    expect(newer.pod?.nodeName).toBe('node-2');
+    const other = pod('web-1');
+    other.metadata.uid = 'uid-of-a-new-pod';
+    expect(w.podRecord(other).metadata.uid, 'another pod of the same name and version').toBe('uid-of-a-new-pod');
+  });
+
   it('shares equal owner lists and limits between the pods of a workload', () => {
     const records = new PodRecords(() => 0);
     const [a, b] = [records.record(pod('web-1')), records.record(pod('web-2'))];
