@@ -20,15 +20,19 @@ interface QueueOptions {
 
 type ReconcileOutcome = 'success' | 'error' | 'requeue_after';
 
+/**
+ * Told of each event of a queue. How many keys wait and how many run is read from the queue when wanted (depth,
+ * active): a gauge set at every add, start and finish hashed its labels each time, for a value only a scrape reads.
+ */
 export interface QueueObserver {
-  /** A key was queued (not a no-op add of a key already waiting); `depth` keys wait now. */
-  added(depth: number): void;
+  /** A key was queued (not a no-op add of a key already waiting). */
+  added(): void;
   /** A key was added back with a delay: a failure backing off, or a requeueAfter. */
   retried(): void;
-  /** A reconcile took a key that waited `waitedMs` (wall time); `depth` keys still wait, `active` run. */
-  started(waitedMs: number, depth: number, active: number): void;
-  /** A reconcile finished after `tookMs` of wall time; `active` still run. */
-  finished(tookMs: number, outcome: ReconcileOutcome, err: unknown, active: number): void;
+  /** A reconcile took a key that waited `waitedMs` (wall time). */
+  started(waitedMs: number): void;
+  /** A reconcile finished after `tookMs` of wall time. */
+  finished(tookMs: number, outcome: ReconcileOutcome, err: unknown): void;
 }
 
 /**
@@ -95,7 +99,7 @@ export class WorkQueue {
     this.queued.add(key);
     this.ready.push(key);
     this.queuedAt.set(key, performance.now());
-    this.opts.observer?.added(this.ready.length);
+    this.opts.observer?.added();
     this.schedule();
   }
 
@@ -120,6 +124,16 @@ export class WorkQueue {
   /** Work that can run now (timers waiting on the clock do not count). */
   busy(): boolean {
     return this.ready.length > 0 || this.running.size > 0 || this.scheduled !== undefined;
+  }
+
+  /** Keys waiting for a reconcile to take them (timers waiting on the clock do not count). */
+  depth(): number {
+    return this.ready.length;
+  }
+
+  /** Reconciles running now. */
+  active(): number {
+    return this.running.size;
   }
 
   /** Wall-clock milliseconds each running reconcile has taken so far. */
@@ -172,7 +186,7 @@ export class WorkQueue {
       this.queued.delete(key);
       this.running.add(key);
       const now = performance.now();
-      this.opts.observer?.started(now - (this.queuedAt.get(key) ?? now), this.ready.length, this.running.size);
+      this.opts.observer?.started(now - (this.queuedAt.get(key) ?? now));
       this.queuedAt.delete(key);
       this.startedAt.set(key, now);
       void this.run(key);
@@ -205,7 +219,6 @@ export class WorkQueue {
         performance.now() - (this.startedAt.get(key) ?? performance.now()),
         outcome,
         failure,
-        this.running.size,
       );
       this.startedAt.delete(key);
     }

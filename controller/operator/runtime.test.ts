@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { manualClock } from '../../sim/clock.ts';
 import type { Kind } from './kube.ts';
 import { newLogger } from './logger.ts';
+import { Metrics } from './metrics.ts';
 import { done } from './result.ts';
 import { Runtime, type CacheSync, type Controller } from './runtime.ts';
 
@@ -92,6 +93,45 @@ describe('Runtime', () => {
     ]);
     rt.start();
     expect(registered).toEqual(['drain']);
+    await rt.stop();
+  });
+
+  it("sets a queue's depth and running reconciles when a scrape is due, not at each add, start and finish", async () => {
+    const metrics = new Metrics();
+    let add: (key: string) => void = () => {};
+    const release: Array<() => void> = [];
+    const held: Controller = {
+      name: 'held',
+      reads: [],
+      concurrency: 2,
+      reconcile: () => new Promise((resolve) => release.push(() => resolve(done))),
+      register(a) {
+        add = a;
+        return () => {};
+      },
+    };
+    const rt = new Runtime({ clock: manualClock(), log: newLogger({ level: 'silent' }), metrics }, [held]);
+    rt.start();
+    const gauges = async () => ({
+      depth: (await metrics.workqueueDepth.get()).values.find((v) => v.labels.controller === 'held')?.value,
+      active: (await metrics.activeWorkers.get()).values.find((v) => v.labels.controller === 'held')?.value,
+    });
+    for (const k of ['a', 'b', 'c', 'd', 'e']) add(k);
+    await turns();
+    expect(release).toHaveLength(2);
+    expect(await gauges()).toEqual({ depth: 0, active: 0 });
+    rt.observe();
+    expect(await gauges()).toEqual({ depth: 3, active: 2 });
+    for (const r of release.splice(0)) r();
+    await turns();
+    rt.observe();
+    expect(await gauges()).toEqual({ depth: 1, active: 2 });
+    while (release.length) {
+      for (const r of release.splice(0)) r();
+      await turns();
+    }
+    rt.observe();
+    expect(await gauges()).toEqual({ depth: 0, active: 0 });
     await rt.stop();
   });
 });

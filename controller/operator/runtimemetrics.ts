@@ -19,20 +19,16 @@ export function queueObserver(metrics: Metrics, controller: string, concurrency:
   for (const result of ['success', 'error', 'requeue', 'requeue_after'])
     metrics.reconcileTotal.inc({ controller, result }, 0);
   return {
-    added(depth) {
+    added() {
       metrics.workqueueAdds.inc(q);
-      metrics.workqueueDepth.set({ ...q, priority: '0' }, depth);
     },
     retried() {
       metrics.workqueueRetries.inc(q);
     },
-    started(waitedMs, depth, active) {
+    started(waitedMs) {
       metrics.workqueueLatency.observe(q, waitedMs / 1000);
-      metrics.workqueueDepth.set({ ...q, priority: '0' }, depth);
-      metrics.activeWorkers.set(c, active);
     },
-    finished(tookMs, outcome, err, active) {
-      metrics.activeWorkers.set(c, active);
+    finished(tookMs, outcome, err) {
       metrics.workqueueWorkDuration.observe(q, tookMs / 1000);
       metrics.reconcileTime.observe(c, tookMs / 1000);
       metrics.reconcileTotal.inc({ controller, result: outcome });
@@ -44,11 +40,16 @@ export function queueObserver(metrics: Metrics, controller: string, concurrency:
   };
 }
 
-/** Sets the in-progress gauges of each queue (run before every scrape). */
+/**
+ * Sets the gauges of each queue's state: keys waiting, reconciles running and how long they have run (run before
+ * every scrape; only a scrape reads them).
+ */
 export function observeInProgress(metrics: Metrics, queues: ReadonlyMap<string, WorkQueue>): void {
   for (const [controller, queue] of queues) {
     const running = queue.inProgressMs();
     const q = { name: controller, controller };
+    metrics.workqueueDepth.set({ ...q, priority: '0' }, queue.depth());
+    metrics.activeWorkers.set({ controller }, queue.active());
     metrics.workqueueUnfinished.set(q, running.reduce((a, ms) => a + ms, 0) / 1000);
     metrics.workqueueLongestRunning.set(q, running.length ? Math.max(...running) / 1000 : 0);
   }

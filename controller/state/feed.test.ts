@@ -1,5 +1,5 @@
 // The DRA informers against the simulated API server: listed only when asked for, parsed into cluster state.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { realClock } from '../operator/clock.ts';
 import { KubeClient } from '../operator/kube.ts';
 import { newLogger } from '../operator/logger.ts';
@@ -154,6 +154,30 @@ describe('the Pod informer', () => {
       expect((rec.spec as Record<string, unknown>)['containers'], 'the record keeps no JSON spec').toBeUndefined();
       expect(seen).toContain(rec);
     }
+  });
+
+  it('removes a deleted pod without parsing the deleted object', async () => {
+    server = await startApiServer({ clock: manualClock() });
+    const kc = kubeConfigFor(server);
+    const podObject = { metadata: { name: 'gone' }, spec: { containers: [{ name: 'app', image: 'web:1' }] } };
+    server.api.create('pods', 'default', podObject);
+    const { cluster, informers } = newClusterState({
+      kube: new KubeClient(kc),
+      kubeConfig: kc,
+      clock: realClock,
+      log: newLogger({ level: 'silent' }),
+    });
+    const removed: unknown[] = [];
+    stops.push(cluster.subscribe((c) => c.kind === 'Pod' && c.type === 'delete' && void removed.push(c.obj)));
+    stops.push(() => informers.stop());
+    await informers.start();
+    await until(() => informers.listed() && cluster.workloads.pod('default', 'gone') !== undefined);
+    const rec = cluster.workloads.pod('default', 'gone');
+    const parsed = vi.spyOn(cluster.workloads, 'podRecord');
+    server.api.delete('pods', 'default', 'gone', { gracePeriodSeconds: 0 });
+    await until(() => cluster.workloads.pod('default', 'gone') === undefined);
+    expect(parsed).not.toHaveBeenCalled();
+    expect(removed, "the change names the pod's last record").toEqual([rec]);
   });
 });
 

@@ -34,15 +34,17 @@ interface InformerOptions {
    */
   readonly transform?: (o: KubeObject) => KubeObject;
   /**
-   * Applied after `transform` to each object when it is handled, before client-node's cache or the handlers see
-   * it: what both keep (a pod's record, podrecord.ts, which parses the pod). Kept apart from `transform` so that
-   * the parse can run where events are handled rather than where a socket read hands them over.
+   * Applied after `transform` to each object added or changed when it is handled, before client-node's cache or the
+   * handlers see it: what both keep (a pod's record, podrecord.ts, which parses the pod). Kept apart from `transform`
+   * so that the parse can run where events are handled rather than where a socket read hands them over. A deleted
+   * object is kept by nobody: the cache and the handlers' `remove` get it as `transform` left it (they read its
+   * namespace and name), and it is not parsed.
    */
   readonly keep?: (o: KubeObject) => KubeObject;
 }
 
-/** Watch phases that carry an object of the kind (not an error Status or a bookmark). */
-const DATA_PHASES = new Set(['ADDED', 'MODIFIED', 'DELETED']);
+/** Watch phases that carry an object of the kind that the cache then keeps (not a deletion, an error or a bookmark). */
+const KEPT_PHASES = new Set(['ADDED', 'MODIFIED']);
 
 /** The options' transform and keep, one after the other. */
 function prepare(opts: InformerOptions): ((o: KubeObject) => KubeObject) | undefined {
@@ -133,10 +135,10 @@ class TrackedWatch extends BoundedWatch {
     return outer;
   }
 
-  /** The object as the handlers get it (`keep` applied to data events), or undefined (reported) if `keep` threw. */
+  /** The object as the handlers get it (`keep` applied to adds and changes), or undefined (reported) if `keep` threw. */
   private kept(phase: string, o: unknown): unknown {
     const k = this.keep;
-    if (!k || !isObject(o) || !DATA_PHASES.has(phase)) return o;
+    if (!k || !isObject(o) || !KEPT_PHASES.has(phase)) return o;
     try {
       return k(o);
     } catch (err) {

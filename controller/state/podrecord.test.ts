@@ -72,6 +72,42 @@ describe('PodRecords', () => {
     expect(rec.source).toBeUndefined();
   });
 
+  it("parses a pod's next event afresh: what changed shows, what did not is as the first event decoded it", () => {
+    const records = new PodRecords(() => 0);
+    const first = records.record(pod('web-1'));
+    const next = pod('web-1');
+    next.spec = { ...(next.spec as object), nodeName: 'node-2' };
+    next.status = { phase: 'Succeeded' };
+    (next.metadata as { labels?: Record<string, string> }).labels = { app: 'web', tier: 'front' };
+    const again = records.record(next);
+    const parsed = parsePod(next);
+    if (!parsed.ok) throw new Error('the test pod does not parse');
+    expect(again.pod).toEqual(parsed.value);
+    expect([again.pod?.nodeName, again.pod?.phase, again.pod?.labels]).toEqual([
+      'node-2',
+      'Succeeded',
+      { app: 'web', tier: 'front' },
+    ]);
+    expect(again.pod?.requests).toEqual(first.pod?.requests);
+    expect(again.pod?.tolerations).toEqual(first.pod?.tolerations);
+  });
+
+  it('Workloads: a version of a pod it holds is its record again, unparsed; a newer version is parsed', () => {
+    const w = new Workloads({ log: newLogger({ level: 'silent' }), changed: () => {} });
+    const held = w.podRecord(pod('web-1'));
+    w.applyPod(held);
+    expect(w.podRecord(pod('web-1')), 'the same resourceVersion').toBe(held);
+    const next = pod('web-1');
+    next.metadata.resourceVersion = '43';
+    next.spec = { ...(next.spec as object), nodeName: 'node-2' };
+    const newer = w.podRecord(next);
+    expect(newer).not.toBe(held);
+    expect(newer.pod?.nodeName).toBe('node-2');
+    const other = pod('web-1');
+    other.metadata.uid = 'uid-of-a-new-pod';
+    expect(w.podRecord(other).metadata.uid, 'another pod of the same name and version').toBe('uid-of-a-new-pod');
+  });
+
   it('shares equal owner lists and limits between the pods of a workload', () => {
     const records = new PodRecords(() => 0);
     const [a, b] = [records.record(pod('web-1')), records.record(pod('web-2'))];

@@ -19,6 +19,7 @@
 import {
   add,
   max,
+  PartMemo,
   parsePod,
   parseResources,
   PodInterner,
@@ -146,6 +147,12 @@ function leanConditions(status: Record<string, unknown> | undefined): KubeCondit
  */
 export class PodRecords {
   private readonly interner = new PodInterner();
+  /**
+   * The parts of the stripped pods decoded so far: strip.ts makes a workload's pods share their labels,
+   * tolerations, containers and the like, and a stripped pod is only read, so each such part is decoded once,
+   * not at every event of every pod.
+   */
+  private readonly memo = new PartMemo();
   private readonly parts = new Map<string, object>();
 
   /** `held`: how many pods cluster state holds (the tables are cleared when far larger than that). */
@@ -161,7 +168,7 @@ export class PodRecords {
     const bound = Math.max(10_000, 4 * this.held());
     if (this.interner.size > bound) this.interner.clear();
     if (this.parts.size > bound) this.parts.clear();
-    const r = parsePod(o);
+    const r = parsePod(o, { memo: this.memo });
     const m = o.metadata;
     const metadata: Meta = {
       name: m.name,

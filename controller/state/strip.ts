@@ -161,14 +161,20 @@ const SHARED_PARTS_MAX_ENTRIES = 10_000;
 /** One copy of each such part seen, by its JSON; started afresh when it outgrows SHARED_PARTS_MAX_ENTRIES. */
 const sharedParts = new Map<string, unknown>();
 
-function sharePart(v: unknown): unknown {
-  if (typeof v !== 'object' || v === null) return v;
-  const key = JSON.stringify(v);
-  const had = sharedParts.get(key);
+/**
+ * The one copy of the part `v` (the value of a SHARED_PARTS field, at `depth`): looked up by the JSON of `v` as it
+ * came, which is the JSON of its copy too (copyShared changes no value, only which string object holds it), so a
+ * part seen before is not copied again.
+ */
+function sharePart(v: unknown, key: string, depth: number): unknown {
+  if (typeof v !== 'object' || v === null) return copyShared(v, key, depth);
+  const json = JSON.stringify(v);
+  const had = sharedParts.get(json);
   if (had !== undefined) return had;
+  const copy = copyShared(v, key, depth);
   if (sharedParts.size >= SHARED_PARTS_MAX_ENTRIES) sharedParts.clear();
-  sharedParts.set(key, v);
-  return v;
+  sharedParts.set(json, copy);
+  return copy;
 }
 
 function share(v: string): string {
@@ -191,10 +197,8 @@ function copyShared(o: unknown, key: string, depth: number): unknown {
   if (Array.isArray(o)) return o.map((v) => copyShared(v, key, depth + 1));
   if (!isObj(o)) return o;
   const out: Obj = {};
-  for (const k of Object.keys(o)) {
-    const v = copyShared(o[k], k, depth + 1);
-    out[k] = SHARED_PARTS.has(k) ? sharePart(v) : v;
-  }
+  for (const k of Object.keys(o))
+    out[k] = SHARED_PARTS.has(k) ? sharePart(o[k], k, depth + 1) : copyShared(o[k], k, depth + 1);
   return out;
 }
 

@@ -63,7 +63,19 @@ export class Workloads {
    * delivered, once its transform (strip.ts) made the stripped copy.
    */
   podRecord(stripped: KubeObject): PodRecord {
-    return this.records.record(stripped, true);
+    return this.held(stripped) ?? this.records.record(stripped, true);
+  }
+
+  /**
+   * The record held of this very version of the pod (same namespace/name, uid and resourceVersion), if any: a
+   * relist hands over every pod again, and client-node's cache keeps the object it has for a version it has
+   * (cache.js isSameVersion), so parsing it again would only make garbage.
+   */
+  private held(o: KubeObject): PodRecord | undefined {
+    const rv = o.metadata.resourceVersion;
+    if (rv === undefined) return undefined;
+    const had = this.pods.get(keyOf(o));
+    return had && had.metadata.resourceVersion === rv && had.metadata.uid === o.metadata.uid ? had : undefined;
   }
 
   /** A pod added or changed: a record, or a pod object (made into its record). */

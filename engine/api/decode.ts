@@ -5,10 +5,52 @@ import { fieldError, isRecord, show, typeName, type FieldError, type PathSeg } f
 
 export type Obj = Record<string, unknown>;
 
+/**
+ * Parts already decoded, by the source object they were decoded from and what decoded them: for a caller whose
+ * source objects are never changed once handed over, and whose objects share equal parts (the controller's pods,
+ * whose stripped copies share a workload's labels, tolerations, containers and so on: controller/state/strip.ts),
+ * so that each such part is decoded once rather than once per pod. Only a part that decoded without an error is
+ * kept (an error names the field's path, which differs from object to object). A kept result is handed to every
+ * object with that part: results are read, never changed (as the pod interner's shared parts are).
+ */
+export class PartMemo {
+  private readonly byDecoder = new Map<string, WeakMap<object, unknown>>();
+
+  get(decoder: string, source: object): unknown {
+    return this.byDecoder.get(decoder)?.get(source);
+  }
+
+  set(decoder: string, source: object, decoded: unknown): void {
+    let m = this.byDecoder.get(decoder);
+    if (!m) this.byDecoder.set(decoder, (m = new WeakMap()));
+    m.set(source, decoded);
+  }
+}
+
 export class Decoder {
   readonly errors: FieldError[] = [];
 
-  constructor(readonly object: string) {}
+  /** `memo`: parts decoded before (see PartMemo); without it, every part is decoded. */
+  constructor(
+    readonly object: string,
+    private readonly memo?: PartMemo,
+  ) {}
+
+  /**
+   * `decode()`, the decoding of the part `source` by `decoder` (a name for what decodes it), or what it gave
+   * before for the same source object when this decoder has a memo. A source that is no object is decoded each
+   * time; so is a result of undefined.
+   */
+  part<T>(decoder: string, source: unknown, decode: () => T): T {
+    const memo = this.memo;
+    if (!memo || typeof source !== 'object' || source === null) return decode();
+    const known = memo.get(decoder, source);
+    if (known !== undefined) return known as T;
+    const errors = this.errors.length;
+    const decoded = decode();
+    if (this.errors.length === errors && decoded !== undefined) memo.set(decoder, source, decoded);
+    return decoded;
+  }
 
   err(path: readonly PathSeg[], message: string): void {
     this.errors.push(fieldError(this.object, path, message));

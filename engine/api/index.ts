@@ -33,6 +33,7 @@ export {
 } from './validate.ts';
 export { listItems, parseObject, parseText, type ParsedObject } from './objects.ts';
 export { parsePod, type PodOptions } from './pod.ts';
+export { PartMemo } from './decode.ts';
 export { parseDeviceClass, parseResourceClaim, parseResourceClaimTemplate, parseResourceSlice } from './dra.ts';
 export { parseNode, type NodeInfo } from './node.ts';
 export { parseNodePool, type NodePoolOptions } from './nodepool.ts';

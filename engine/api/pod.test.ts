@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { Pod } from '../domain/types.ts';
+import { PartMemo } from './decode.ts';
 import { formatFieldError } from './errors.ts';
 import { parsePod } from './pod.ts';
 
@@ -339,5 +341,90 @@ describe('parsePod', () => {
     const nospec = parsePod({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x' } });
     expect(!nospec.ok && nospec.errors.map((e) => e.path)).toContain('spec');
     expect(parsePod('nope').ok).toBe(false);
+  });
+});
+
+describe('parsePod with a part memo', () => {
+  // Parts as the controller's stripped pods share them: one object for all the pods of a workload.
+  const parts = (): Obj => ({
+    labels: { app: 'web' },
+    tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'web', effect: 'NoSchedule' }],
+    containers: [
+      c('app', { cpu: '250m', memory: '64Mi' }, { ports: [{ containerPort: 80, hostPort: 8080 }] }),
+      { name: 'gpu', resources: { limits: { 'nvidia.com/gpu': '1' }, claims: [{ name: 'gpus' }] } },
+    ],
+    initContainers: [{ name: 'proxy', restartPolicy: 'Always', resources: { requests: { cpu: '100m' } } }],
+    nodeSelector: { 'kubernetes.io/arch': 'amd64' },
+    affinity: {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a', 'b'] }] }],
+        },
+      },
+    },
+    topologySpreadConstraints: [
+      { maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: {} } },
+    ],
+  });
+  const podOf = (name: string, p: Obj, extra: { nodeName?: string; phase?: string } = {}): Obj => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'ns', uid: `uid-${name}`, labels: p['labels'] },
+    spec: {
+      containers: p['containers'],
+      initContainers: p['initContainers'],
+      tolerations: p['tolerations'],
+      nodeSelector: p['nodeSelector'],
+      affinity: p['affinity'],
+      topologySpreadConstraints: p['topologySpreadConstraints'],
+      resourceClaims: [{ name: 'gpus', resourceClaimTemplateName: 'gpu' }],
+      ...(extra.nodeName ? { nodeName: extra.nodeName } : {}),
+    },
+    status: { phase: extra.phase ?? 'Pending' },
+  });
+  const parsed = (o: Obj, memo?: PartMemo) => {
+    const r = parsePod(o, memo ? { memo } : {});
+    if (!r.ok) throw new Error(r.errors.map(formatFieldError).join('\n'));
+    return r.value;
+  };
+
+  it('gives what a parse without it gives, each shared part decoded once for all the pods that share it', () => {
+    const memo = new PartMemo();
+    const shared = parts();
+    const pods = [podOf('a', shared), podOf('b', shared, { nodeName: 'n1', phase: 'Running' }), podOf('a', shared)];
+    const withMemo = pods.map((o) => parsed(o, memo));
+    pods.forEach((o, i) => expect(withMemo[i]).toEqual(parsed(o)));
+    const [a, b] = withMemo as [Pod, Pod];
+    for (const k of ['labels', 'tolerations', 'nodeSelector', 'affinity', 'topologySpreadConstraints', 'hostPorts'])
+      expect(b[k as keyof Pod], k).toBe(a[k as keyof Pod]);
+    expect(b.requests).toEqual({ cpu: 350, memory: 64 * MI, 'nvidia.com/gpu': 1, pods: 1 });
+    expect(b.containerClaims).toEqual(['gpus']);
+    expect([b.nodeName, b.phase]).toEqual(['n1', 'Running']);
+    // Without a memo, every parse decodes its own.
+    expect(parsed(pods[1]!).tolerations).not.toBe(parsed(pods[1]!).tolerations);
+  });
+
+  it('decodes a part that is another object again, even when its content is equal', () => {
+    const memo = new PartMemo();
+    const first = parts();
+    const a = parsed(podOf('a', first), memo);
+    const changed = { ...first, tolerations: [...first['tolerations'], { operator: 'Exists' }] };
+    const b = parsed(podOf('a', changed), memo);
+    expect(b.tolerations).toEqual([...a.tolerations, { operator: 'Exists' }]);
+    expect(b.labels).toBe(a.labels);
+    expect(parsed(podOf('a', parts()), memo).tolerations).not.toBe(a.tolerations);
+  });
+
+  it('keeps no part that has an error: every pod with it is told, at its own path', () => {
+    const memo = new PartMemo();
+    const bad = { ...parts(), tolerations: [{ key: 'k', operator: 'Sometimes' }] };
+    for (const name of ['a', 'b']) {
+      const r = parsePod(podOf(name, bad), { memo });
+      expect(r.ok).toBe(false);
+      if (!r.ok)
+        expect(r.errors.map(formatFieldError)).toEqual([
+          expect.stringMatching(`^Pod/ns/${name}: spec.tolerations\\[0\\].operator: `),
+        ]);
+    }
   });
 });

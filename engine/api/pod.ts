@@ -2,7 +2,7 @@
 // ownership and the status bits the scheduler and disruption read.
 import type { PodResourceClaim } from '../domain/dra.ts';
 import type { HostPort, OwnerRef, Pod, PodPhase } from '../domain/types.ts';
-import { at, Decoder, type Obj } from './decode.ts';
+import { at, Decoder, type Obj, type PartMemo } from './decode.ts';
 import { fail, isRecord, objectRef, ok, type PathSeg, type Result } from './errors.ts';
 import { requirementProblem } from './problems.ts';
 import { podRequests } from './requests.ts';
@@ -11,12 +11,17 @@ import { affinity, tolerations, topologySpreadConstraints } from './selectors.ts
 export interface PodOptions {
   /** Creation time for pods without metadata.creationTimestamp (raw manifests); default 0. */
   readonly now?: number;
+  /**
+   * Parts decoded before, by their source object (decode.ts PartMemo): only for a caller that never changes an
+   * object it parsed, nor any part of it.
+   */
+  readonly memo?: PartMemo;
 }
 
 const PHASES: readonly PodPhase[] = ['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'];
 
 export function parsePod(obj: unknown, opts: PodOptions = {}): Result<Pod> {
-  const d = new Decoder(objectRef(obj, 'Pod'));
+  const d = new Decoder(objectRef(obj, 'Pod'), opts.memo);
   if (!isRecord(obj)) {
     d.err([], 'is not an object');
     return fail(d.errors);
@@ -48,20 +53,23 @@ export function decodePod(
     uid: d.str(at(meta, 'uid'), [...mp, 'uid']) ?? `${namespace}/${name}`,
     namespace,
     name,
-    labels: d.strMap(at(meta, 'labels'), [...mp, 'labels']),
+    labels: d.part('strMap', at(meta, 'labels'), () => d.strMap(at(meta, 'labels'), [...mp, 'labels'])),
     annotations: d.strMap(at(meta, 'annotations'), [...mp, 'annotations']),
     requests,
-    nodeSelector: d.strMap(at(spec, 'nodeSelector'), [...sp, 'nodeSelector']),
-    tolerations: tolerations(d, at(spec, 'tolerations'), [...sp, 'tolerations']),
-    topologySpreadConstraints: topologySpreadConstraints(d, at(spec, 'topologySpreadConstraints'), [
-      ...sp,
-      'topologySpreadConstraints',
-    ]),
-    hostPorts: hostPorts(d, spec, sp),
+    nodeSelector: d.part('strMap', at(spec, 'nodeSelector'), () =>
+      d.strMap(at(spec, 'nodeSelector'), [...sp, 'nodeSelector']),
+    ),
+    tolerations: d.part('tolerations', at(spec, 'tolerations'), () =>
+      tolerations(d, at(spec, 'tolerations'), [...sp, 'tolerations']),
+    ),
+    topologySpreadConstraints: d.part('topologySpreadConstraints', at(spec, 'topologySpreadConstraints'), () =>
+      topologySpreadConstraints(d, at(spec, 'topologySpreadConstraints'), [...sp, 'topologySpreadConstraints']),
+    ),
+    hostPorts: d.part('hostPorts', at(spec, 'containers'), () => hostPorts(d, spec, sp)),
     creationTimestamp: d.time(at(meta, 'creationTimestamp'), [...mp, 'creationTimestamp']) ?? opts.now ?? 0,
     phase: d.oneOf(at(status, 'phase'), [...path, 'status', 'phase'], PHASES) ?? 'Pending',
   };
-  const aff = affinity(d, at(spec, 'affinity'), [...sp, 'affinity']);
+  const aff = d.part('affinity', at(spec, 'affinity'), () => affinity(d, at(spec, 'affinity'), [...sp, 'affinity']));
   set(pod, 'affinity', aff);
   set(pod, 'priority', d.int(at(spec, 'priority'), [...sp, 'priority']));
   set(pod, 'priorityClassName', d.str(at(spec, 'priorityClassName'), [...sp, 'priorityClassName']));
@@ -84,7 +92,7 @@ export function decodePod(
   if (ready) pod['ready'] = ready['status'] === 'True';
   if (conds.some((c) => c['type'] === 'PodScheduled' && c['status'] === 'False' && c['reason'] === 'Unschedulable'))
     pod['unschedulable'] = true;
-  const claims = resourceClaims(d, spec, status, [...path]);
+  const claims = resourceClaims(d, spec, status, path);
   if (claims.length) pod['resourceClaims'] = claims;
   const containerClaims = containerClaimNames(d, spec, sp);
   if (containerClaims.length) pod['containerClaims'] = containerClaims;
@@ -93,6 +101,9 @@ export function decodePod(
   set(pod, 'ignoredReason', ignoredReason(pod as unknown as Pod));
   return pod as unknown as Pod;
 }
+
+/** A field a decoder reads as an empty list when it is missing or null. */
+const absent = (v: unknown): boolean => v === undefined || v === null;
 
 function set(o: Record<string, unknown>, k: string, v: unknown): void {
   if (v !== undefined) o[k] = v;
@@ -141,8 +152,10 @@ function resourceClaims(
   d: Decoder,
   spec: Obj | undefined,
   status: Obj | undefined,
-  path: PathSeg[],
+  path: readonly PathSeg[],
 ): PodResourceClaim[] {
+  // Most pods claim nothing: nothing to read, and no paths to build for it.
+  if (absent(at(spec, 'resourceClaims')) && absent(at(status, 'resourceClaimStatuses'))) return [];
   const sp = [...path, 'spec', 'resourceClaims'];
   const generated = new Map<string, string>();
   d.arr(at(status, 'resourceClaimStatuses'), [...path, 'status', 'resourceClaimStatuses']).forEach((x, i) => {
@@ -171,17 +184,24 @@ function resourceClaims(
 
 /** Claim names containers and init containers list in resources.claims. */
 function containerClaimNames(d: Decoder, spec: Obj | undefined, sp: readonly PathSeg[]): string[] {
-  const out = new Set<string>();
-  for (const kind of ['initContainers', 'containers']) {
-    d.arr(at(spec, kind), [...sp, kind]).forEach((c, i) => {
-      const rp = [...sp, kind, i, 'resources', 'claims'];
-      d.arr(at(d.obj(at(c as Obj, 'resources'), [...sp, kind, i, 'resources']), 'claims'), rp).forEach((x, j) => {
-        const n = d.reqStr(at(d.obj(x, [...rp, j]), 'name'), [...rp, j, 'name']);
-        if (n) out.add(n);
-      });
+  const [init, app] = (['initContainers', 'containers'] as const).map((kind) =>
+    d.part('claimNames', at(spec, kind), () => claimNamesOf(d, at(spec, kind), [...sp, kind])),
+  );
+  if (init!.length === 0 && app!.length === 0) return [];
+  return [...new Set([...init!, ...app!])].sort();
+}
+
+/** The claim names one list of containers (at `lp`) lists in resources.claims, in order, repeats included. */
+function claimNamesOf(d: Decoder, list: unknown, lp: readonly PathSeg[]): string[] {
+  const out: string[] = [];
+  d.arr(list, lp).forEach((c, i) => {
+    const rp = [...lp, i, 'resources', 'claims'];
+    d.arr(at(d.obj(at(c as Obj, 'resources'), [...lp, i, 'resources']), 'claims'), rp).forEach((x, j) => {
+      const n = d.reqStr(at(d.obj(x, [...rp, j]), 'name'), [...rp, j, 'name']);
+      if (n) out.push(n);
     });
-  }
-  return [...out].sort();
+  });
+  return out;
 }
 
 /** PVCs the pod mounts, including generic ephemeral volumes (named <pod>-<volume>). */

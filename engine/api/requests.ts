@@ -16,7 +16,12 @@ import type { PathSeg } from './errors.ts';
 
 const POD_LEVEL = ['cpu', 'memory'];
 
-function requestsOf(d: Decoder, resources: unknown, path: readonly PathSeg[]): Record<string, number> {
+/** A container's (or the pod's) requests, limits standing in for requests not given; read, never changed. */
+function requestsOf(d: Decoder, resources: unknown, path: readonly PathSeg[]): Readonly<Record<string, number>> {
+  return d.part('requests', resources, () => containerRequests(d, resources, path));
+}
+
+function containerRequests(d: Decoder, resources: unknown, path: readonly PathSeg[]): Record<string, number> {
   const r = d.obj(resources, path);
   const requests = d.resources(at(r, 'requests'), [...path, 'requests']);
   const limits = d.resources(at(r, 'limits'), [...path, 'limits']);

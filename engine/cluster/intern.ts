@@ -31,6 +31,8 @@ type Fields = Record<string, unknown>;
 
 export class PodInterner {
   private readonly parts = new Map<string, object>();
+  /** The shared copies in `parts`: a part that is one already needs no JSON key to be found. */
+  private held = new WeakSet<object>();
   private readonly strings = new Map<string, string>();
 
   /** `pod` with its parts and repeated strings replaced by the shared copies (a new object when any was). */
@@ -89,11 +91,14 @@ export class PodInterner {
   /** Forgets the shared copies (pods keep theirs; later pods share new ones). */
   clear(): void {
     this.parts.clear();
+    this.held = new WeakSet();
     this.strings.clear();
   }
 
   /** The shared copy of a part of anything (keyed by `field` and the part's JSON), or `v` when it is not plain data. */
   shared(field: string, v: object): object {
+    // A part decoded once for many pods (engine/api/decode.ts PartMemo) is the shared copy from its second pod on.
+    if (this.held.has(v)) return v;
     // Only plain data has a faithful JSON key: a part holding a Map, a Set or an undefined field keeps its own.
     let plain = true;
     const json = JSON.stringify(v, (_k, x: unknown) => {
@@ -105,6 +110,7 @@ export class PodInterner {
     const known = this.parts.get(key);
     if (known !== undefined) return known;
     this.parts.set(key, v);
+    this.held.add(v);
     return v;
   }
 }
