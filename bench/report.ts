@@ -53,7 +53,19 @@ function fmt(v: unknown): string {
 
 /** A plain-text table of the rows; columns are the union of keys in a sensible order. */
 export function table(rows: readonly BenchRow[], columns?: readonly string[]): string {
-  const preferred = ['scenario', 'engine', 'pods', 'nodes', 'costPerHour', 'ms', 'madMs', 'samples', 'podsPerSec'];
+  // `warmMs` (the consolidation suite's plan again on a warm worker and model) sits next to the first run's `ms`.
+  const preferred = [
+    'scenario',
+    'engine',
+    'pods',
+    'nodes',
+    'costPerHour',
+    'ms',
+    'warmMs',
+    'madMs',
+    'samples',
+    'podsPerSec',
+  ];
   const keys = columns ?? [
     ...preferred.filter((k) => rows.some((r) => r[k] !== undefined)),
     ...[...new Set(rows.flatMap((r) => Object.keys(r)))].filter(

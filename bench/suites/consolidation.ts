@@ -44,7 +44,11 @@ export interface BenchRow {
   readonly ratio: number;
   /** Wall ms of the full plan, its first run on the suite's worker (for repack alone: a fresh worker). */
   readonly ms: number;
-  /** The repack row's second run of the same plan on the same worker and model (JIT and caches warm), wall ms. */
+  /**
+   * The repack row's second run of the same plan on the same worker and model (JIT and caches warm), wall ms: the
+   * plan time a controller's always-warm model sees, the figure issue #15's aims (1.5 s at 5,000 nodes, 3 s at
+   * 10,000: size 9,700, 10,164 nodes) are about. The table prints it next to `ms`.
+   */
   readonly warmMs?: number;
   readonly nodesAfter: number;
   readonly pods: number;
