@@ -14,7 +14,15 @@ import {
   type InstanceTypeInfo,
   type InstanceTypeOffering,
 } from '@aws-sdk/client-ec2';
-import { IAMClient } from '@aws-sdk/client-iam';
+import {
+  DeleteConflictException,
+  DeleteInstanceProfileCommand,
+  GetInstanceProfileCommand,
+  IAMClient,
+  ListInstanceProfilesCommand,
+  NoSuchEntityException,
+  RemoveRoleFromInstanceProfileCommand,
+} from '@aws-sdk/client-iam';
 import { PricingClient } from '@aws-sdk/client-pricing';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SSMClient } from '@aws-sdk/client-ssm';
@@ -62,6 +70,52 @@ export function launchReadyAws(region?: string): ReturnType<typeof mockedAws> {
 }
 
 /** Timers that fire on the next turn of the event loop: a batcher's calls started together merge into one. */
+/**
+ * IAM's instance profiles as the mocked client answers them: Get, RemoveRole and Delete act on this state as IAM
+ * would (NoSuchEntity for a profile or role that is not there, DeleteConflict for a profile that still holds a
+ * role; List by path prefix). Returns the profiles' roles by name.
+ */
+export function iamProfiles(
+  aws: ReturnType<typeof mockedAws>,
+  profiles: readonly { name: string; path: string; role?: string }[],
+): Map<string, string[]> {
+  const roles = new Map(profiles.map((p) => [p.name, p.role ? [p.role] : []]));
+  const paths = new Map(profiles.map((p) => [p.name, p.path]));
+  const missing = (what: string) => new NoSuchEntityException({ message: `${what} cannot be found.`, $metadata: {} });
+  aws.iam.on(GetInstanceProfileCommand).callsFake(({ InstanceProfileName: n }: { InstanceProfileName: string }) => {
+    if (!roles.has(n)) throw missing(`Instance Profile ${n}`);
+    const Roles = roles
+      .get(n)!
+      .map((RoleName) => ({ RoleName, RoleId: 'x', Arn: 'x', Path: '/', CreateDate: new Date() }));
+    return { InstanceProfile: { InstanceProfileName: n, Path: paths.get(n), Roles } };
+  });
+  aws.iam.on(ListInstanceProfilesCommand).callsFake(({ PathPrefix: prefix }: { PathPrefix: string }) => ({
+    InstanceProfiles: [...roles.keys()]
+      .filter((n) => (paths.get(n) ?? '/').startsWith(prefix))
+      .map((n) => ({ InstanceProfileName: n, Path: paths.get(n), Roles: [] })),
+  }));
+  aws.iam.on(RemoveRoleFromInstanceProfileCommand).callsFake((i: { InstanceProfileName: string; RoleName: string }) => {
+    const held = roles.get(i.InstanceProfileName);
+    if (!held?.includes(i.RoleName)) throw missing(`Role ${i.RoleName} in instance profile ${i.InstanceProfileName}`);
+    roles.set(
+      i.InstanceProfileName,
+      held.filter((r) => r !== i.RoleName),
+    );
+    return {};
+  });
+  aws.iam.on(DeleteInstanceProfileCommand).callsFake(({ InstanceProfileName: n }: { InstanceProfileName: string }) => {
+    if (!roles.has(n)) throw missing(`Instance Profile ${n}`);
+    if (roles.get(n)!.length)
+      throw new DeleteConflictException({
+        message: 'Cannot delete entity, must remove roles from instance profile first.',
+        $metadata: {},
+      });
+    roles.delete(n);
+    return {};
+  });
+  return roles;
+}
+
 export const nextTurnTimers: Timers = {
   setTimeout: (fn) => setImmediate(fn),
   clearTimeout: (h) => clearImmediate(h as NodeJS.Immediate),

@@ -129,6 +129,7 @@ export function awsProviderFactory(f: AwsFactoryOptions = {}): CloudProviderFact
       iam: ports.iam,
       clusterName: settings.clusterName,
       region,
+      isolatedVPC: settings.isolatedVPC,
       profileInUse: (profile) =>
         ctx.cluster.nodeClaims().some((c) => c.info.annotations[INSTANCE_PROFILE_ANNOTATION] === profile),
     });

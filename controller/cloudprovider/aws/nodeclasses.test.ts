@@ -6,8 +6,9 @@ import {
 } from '@aws-sdk/client-iam';
 import 'aws-sdk-client-mock-vitest/extend';
 import { describe, expect, it } from 'vitest';
-import { mockedAws, readyNodeClass } from '../../../test/fakes/aws.ts';
+import { iamProfiles, mockedAws, readyNodeClass } from '../../../test/fakes/aws.ts';
 import type { EC2NodeClass } from '../../../engine/index.ts';
+import { legacyProfileName } from './nodeclass/instanceprofile.ts';
 import { awsNodeClasses } from './nodeclasses.ts';
 import type { NodeClassReconcileResult } from './nodeclass/reconcile.ts';
 
@@ -20,7 +21,7 @@ const profile = (name: string, role?: string) => ({
   Roles: role ? [{ RoleName: role, RoleId: 'r', Arn: 'a', Path: '/', CreateDate: new Date(0) }] : [],
 });
 
-function setup(results: Array<Partial<NodeClassReconcileResult>>, inUse: Set<string> = new Set()) {
+function setup(results: Array<Partial<NodeClassReconcileResult>>, inUse: Set<string> = new Set(), isolatedVPC = false) {
   const aws = mockedAws();
   aws.iam.on(RemoveRoleFromInstanceProfileCommand).resolves({});
   aws.iam.on(DeleteInstanceProfileCommand).resolves({});
@@ -48,6 +49,7 @@ function setup(results: Array<Partial<NodeClassReconcileResult>>, inUse: Set<str
     profileInUse: (p) => inUse.has(p),
     clusterName: 'my-cluster',
     region: 'us-west-2',
+    isolatedVPC,
   });
   return { aws, adapter, nc, finalized, inUse };
 }
@@ -115,5 +117,47 @@ describe('awsNodeClasses', () => {
     });
     expect(aws.iam).toHaveReceivedCommandTimes(DeleteInstanceProfileCommand, 1);
     expect(aws.iam).toHaveReceivedCommandWith(DeleteInstanceProfileCommand, { InstanceProfileName: 'my-cluster_lost' });
+  });
+
+  const OWN_PATH = '/karpenter/us-west-2/my-cluster/0f6c4f1a-1111-2222-3333-444455556666/';
+
+  it('in an isolated VPC leaves every instance profile and makes no IAM call', async () => {
+    const inUse = new Set(['my-cluster_old']);
+    const { aws, adapter, nc, finalized } = setup([{ staleInstanceProfile: 'my-cluster_old' }], inUse, true);
+    await adapter.resolve(nc);
+    expect(adapter.stale('default')).toEqual(['my-cluster_old']);
+    await adapter.finalize(nc);
+    expect(finalized).toEqual(['default']);
+    expect(aws.iam.calls()).toHaveLength(0);
+    expect(adapter.stale('default')).toEqual([]);
+  });
+
+  it('removes the profiles under the class path after the class moved to spec.instanceProfile', async () => {
+    const { aws, adapter } = setup([{}]);
+    const nc = readyNodeClass({ role: undefined, instanceProfile: 'team-profile' });
+    const iam = iamProfiles(aws, [
+      { name: 'my-cluster_from-role', path: OWN_PATH, role: 'KarpenterNodeRole-my-cluster' },
+      { name: 'team-profile', path: '/', role: 'TeamRole' },
+    ]);
+    await adapter.finalize({ ...nc, status: { ...nc.status, instanceProfile: 'team-profile' } });
+    expect(iam.has('my-cluster_from-role')).toBe(false);
+    expect(iam.get('team-profile')).toEqual(['TeamRole']);
+  });
+
+  it('removes the profile an earlier Karpenter named after the class alone', async () => {
+    const { aws, adapter, nc } = setup([{}]);
+    const legacy = legacyProfileName('my-cluster', 'us-west-2', 'default');
+    const iam = iamProfiles(aws, [{ name: legacy, path: '/', role: 'KarpenterNodeRole-my-cluster' }]);
+    await adapter.finalize(nc);
+    expect(aws.iam).toHaveReceivedCommandWith(RemoveRoleFromInstanceProfileCommand, { InstanceProfileName: legacy });
+    expect(iam.has(legacy)).toBe(false);
+  });
+});
+
+describe('legacyProfileName', () => {
+  // FNV-1 64-bit test vectors (Fowler, Noll, Vo; the reference test suite): "a" and "foobar".
+  it('is the cluster and the FNV-1 64 hash of region + name, in decimal', () => {
+    expect(legacyProfileName('c', '', 'a')).toBe(`c_${BigInt('0xaf63bd4c8601b7be')}`);
+    expect(legacyProfileName('my-cluster', 'foo', 'bar')).toBe(`my-cluster_${BigInt('0x340d8765a4dda9c2')}`);
   });
 });

@@ -9,10 +9,17 @@
 //   Stale names are kept in memory; after a restart, deleting the class still cleans up every profile under
 //   its IAM path.
 // * finalize: launch templates and the managed instance profile (finalizeNodeClass), then every other
-//   profile under the class's path /karpenter/<region>/<cluster>/<uid>/ (stale ones included).
+//   profile under the class's path /karpenter/<region>/<cluster>/<uid>/ (stale ones included, whether or not
+//   spec.role is still set) and the legacy profile named after the class alone; in an isolated VPC no profile
+//   is touched (docs/karpenter/aws-provider.md §5 "Instance profile").
 import type { EC2NodeClass } from '../../../engine/index.ts';
 import type { NodeClassProvider, NodeClassStatusResult } from '../types.ts';
-import { deleteInstanceProfile, profilePath } from './nodeclass/instanceprofile.ts';
+import {
+  deleteInstanceProfile,
+  legacyProfileName,
+  profilePath,
+  validProfileName,
+} from './nodeclass/instanceprofile.ts';
 import { statusObject } from './nodeclass/object.ts';
 import type { AwsCloudProvider } from './provider.ts';
 import type { IamPort } from './sdk.ts';
@@ -25,6 +32,8 @@ interface AwsNodeClassDeps {
   readonly profileInUse: (profile: string) => boolean;
   readonly clusterName: string;
   readonly region: string;
+  /** ISOLATED_VPC: no IAM calls when a class is deleted. */
+  readonly isolatedVPC?: boolean;
 }
 
 export interface AwsNodeClasses extends NodeClassProvider {
@@ -54,6 +63,36 @@ export function awsNodeClasses(deps: AwsNodeClassDeps): AwsNodeClasses {
     return errors;
   }
 
+  const failure = (name: string, nc: EC2NodeClass, cause: unknown): Error =>
+    new Error(`deleting instance profile ${name} of EC2NodeClass ${nc.name}`, { cause });
+
+  /**
+   * Every profile under the class's IAM path but the one in status (the provider's finalizeNodeClass deletes that
+   * one): stale ones kept from before a restart, and those a class that switched to spec.instanceProfile left.
+   */
+  async function deleteOwnProfiles(nc: EC2NodeClass): Promise<Error[]> {
+    const path = profilePath(deps.region, deps.clusterName, nc.uid ?? nc.name);
+    const errors: Error[] = [];
+    for (const p of await deps.iam.listInstanceProfiles(path)) {
+      const name = p.InstanceProfileName;
+      if (!name || name === nc.status.instanceProfile) continue;
+      await deleteProfile(name).catch((e: unknown) => errors.push(failure(name, nc, e)));
+    }
+    return errors;
+  }
+
+  /** The profile an earlier Karpenter named after the class alone (legacyProfileName), when IAM allows the name. */
+  async function deleteLegacy(nc: EC2NodeClass): Promise<Error[]> {
+    const name = legacyProfileName(deps.clusterName, deps.region, nc.name);
+    if (!validProfileName(name) || name === nc.spec.instanceProfile) return [];
+    try {
+      await deleteProfile(name);
+      return [];
+    } catch (e) {
+      return [failure(name, nc, e)];
+    }
+  }
+
   return {
     async resolve(nc): Promise<NodeClassStatusResult> {
       const r = await deps.provider.reconcileNodeClass(nc);
@@ -73,18 +112,12 @@ export function awsNodeClasses(deps: AwsNodeClassDeps): AwsNodeClasses {
     },
     async finalize(nc) {
       await deps.provider.finalizeNodeClass(nc);
-      const errors = await collect(nc, true);
-      if (nc.spec.role) {
-        const path = profilePath(deps.region, deps.clusterName, nc.uid ?? nc.name);
-        for (const p of await deps.iam.listInstanceProfiles(path)) {
-          if (!p.InstanceProfileName || p.InstanceProfileName === nc.status.instanceProfile) continue;
-          await deleteProfile(p.InstanceProfileName).catch((e: unknown) =>
-            errors.push(
-              new Error(`deleting instance profile ${p.InstanceProfileName} of EC2NodeClass ${nc.name}`, { cause: e }),
-            ),
-          );
-        }
+      // In an isolated VPC IAM is out of reach: Karpenter leaves the profiles (nodeclass controller, finalize).
+      if (deps.isolatedVPC) {
+        stale.delete(nc.name);
+        return;
       }
+      const errors = [...(await collect(nc, true)), ...(await deleteOwnProfiles(nc)), ...(await deleteLegacy(nc))];
       if (errors.length) throw new AggregateError(errors, errors.map((e) => e.message).join('; '));
     },
     stale: (name) => [...(stale.get(name) ?? [])],

@@ -12,10 +12,8 @@ import {
   EC2ServiceException,
 } from '@aws-sdk/client-ec2';
 import {
-  DeleteConflictException,
   DeleteInstanceProfileCommand,
   GetInstanceProfileCommand,
-  NoSuchEntityException,
   RemoveRoleFromInstanceProfileCommand,
 } from '@aws-sdk/client-iam';
 import { GetProductsCommand } from '@aws-sdk/client-pricing';
@@ -28,6 +26,7 @@ import {
   fixtureInstanceTypes,
   fixtureOfferings,
   fixturePrices,
+  iamProfiles,
   mockedAws,
   nextTurnTimers,
   readyNodeClass,
@@ -65,47 +64,6 @@ afterEach(() => vi.useRealTimers());
 
 /** The IAM path readyNodeClass()'s own instance profiles are made under. */
 const OWN_PATH = '/karpenter/us-west-2/my-cluster/0f6c4f1a-1111-2222-3333-444455556666/';
-
-/**
- * IAM's instance profiles as the mocked client answers them: Get, RemoveRole and Delete act on this state as IAM
- * would (NoSuchEntity for a profile or role that is not there, DeleteConflict for a profile that still holds a
- * role). Returns the profiles' roles by name.
- */
-function iamProfiles(
-  aws: ReturnType<typeof mockedAws>,
-  profiles: readonly { name: string; path: string; role?: string }[],
-): Map<string, string[]> {
-  const roles = new Map(profiles.map((p) => [p.name, p.role ? [p.role] : []]));
-  const paths = new Map(profiles.map((p) => [p.name, p.path]));
-  const missing = (what: string) => new NoSuchEntityException({ message: `${what} cannot be found.`, $metadata: {} });
-  aws.iam.on(GetInstanceProfileCommand).callsFake(({ InstanceProfileName: n }: { InstanceProfileName: string }) => {
-    if (!roles.has(n)) throw missing(`Instance Profile ${n}`);
-    const Roles = roles
-      .get(n)!
-      .map((RoleName) => ({ RoleName, RoleId: 'x', Arn: 'x', Path: '/', CreateDate: new Date() }));
-    return { InstanceProfile: { InstanceProfileName: n, Path: paths.get(n), Roles } };
-  });
-  aws.iam.on(RemoveRoleFromInstanceProfileCommand).callsFake((i: { InstanceProfileName: string; RoleName: string }) => {
-    const held = roles.get(i.InstanceProfileName);
-    if (!held?.includes(i.RoleName)) throw missing(`Role ${i.RoleName} in instance profile ${i.InstanceProfileName}`);
-    roles.set(
-      i.InstanceProfileName,
-      held.filter((r) => r !== i.RoleName),
-    );
-    return {};
-  });
-  aws.iam.on(DeleteInstanceProfileCommand).callsFake(({ InstanceProfileName: n }: { InstanceProfileName: string }) => {
-    if (!roles.has(n)) throw missing(`Instance Profile ${n}`);
-    if (roles.get(n)!.length)
-      throw new DeleteConflictException({
-        message: 'Cannot delete entity, must remove roles from instance profile first.',
-        $metadata: {},
-      });
-    roles.delete(n);
-    return {};
-  });
-  return roles;
-}
 
 describe('awsCloudProvider', () => {
   it('is a CloudProvider named aws, with an interruption feed only when a queue is configured', () => {
@@ -268,6 +226,21 @@ describe('awsCloudProvider', () => {
     aws.ec2.on(DescribeLaunchTemplatesCommand).resolves({ LaunchTemplates: [] });
     await cp.finalizeNodeClass(readyNodeClass());
     expect(aws.iam).not.toHaveReceivedCommand(DeleteInstanceProfileCommand);
+  });
+
+  it('in an isolated VPC deletes the launch templates and asks IAM nothing', async () => {
+    const { aws, cp } = build({ settings: settings({ isolatedVPC: true }) });
+    const iam = iamProfiles(aws, [{ name: 'my-cluster_123', path: OWN_PATH, role: 'KarpenterNodeRole-my-cluster' }]);
+    aws.ec2
+      .on(DescribeLaunchTemplatesCommand)
+      .resolves({ LaunchTemplates: [{ LaunchTemplateName: 'karpenter.k8s.aws/1' }] });
+    aws.ec2.on(DeleteLaunchTemplateCommand).resolves({});
+    await cp.finalizeNodeClass(readyNodeClass());
+    expect(aws.ec2).toHaveReceivedCommandWith(DeleteLaunchTemplateCommand, {
+      LaunchTemplateName: 'karpenter.k8s.aws/1',
+    });
+    expect(aws.iam.calls()).toHaveLength(0);
+    expect(iam.get('my-cluster_123')).toEqual(['KarpenterNodeRole-my-cluster']);
   });
 
   it('refreshes types and prices at start and every 12 hours, and stops', async () => {

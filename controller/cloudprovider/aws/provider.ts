@@ -336,7 +336,8 @@ async function reconcileClass(nc: EC2NodeClass, deps: AwsCloudProviderDeps, part
 async function finalizeClass(nc: EC2NodeClass, deps: AwsCloudProviderDeps, parts: Parts): Promise<void> {
   await parts.templates.deleteAll(nc.name);
   const name = nc.status.instanceProfile;
-  if (!name) return;
+  // No IAM call in an isolated VPC: Karpenter skips instance-profile clean-up there.
+  if (!name || parts.settings.isolatedVPC) return;
   const path = profilePath(parts.settings.region, parts.settings.clusterName, nc.uid ?? nc.name);
   const profile = await deps.ports.iam.getInstanceProfile(name);
   if (!profile) return;

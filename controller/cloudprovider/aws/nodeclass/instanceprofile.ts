@@ -35,6 +35,25 @@ export function profileName(cluster: string, region: string, nodeClassName: stri
   return `${cluster}_${digest.readBigUInt64BE(0).toString(10)}`;
 }
 
+/** FNV-1 (not 1a), 64 bits: Go's hash/fnv New64, which hashstructure v2 uses by default for a string. */
+function fnv1_64(text: string): bigint {
+  const mask = (1n << 64n) - 1n;
+  let h = 14695981039346656037n;
+  for (const byte of Buffer.from(text, 'utf8')) h = ((h * 1099511628211n) & mask) ^ BigInt(byte);
+  return h;
+}
+
+/**
+ * The name Karpenter gave a node class's managed profile before profiles had a random part and an IAM path:
+ * `<cluster>_<hashstructure(region + name)>` (pkg/apis/v1/ec2nodeclass.go, LegacyInstanceProfileName). A
+ * cluster moved over from such a version may still hold one; deleting the class removes it.
+ */
+export const legacyProfileName = (cluster: string, region: string, nodeClassName: string): string =>
+  `${cluster}_${fnv1_64(`${region}${nodeClassName}`).toString(10)}`;
+
+/** IAM's pattern and length for an instance profile name (1-128 of letters, digits and +=,.@_-). */
+export const validProfileName = (name: string): boolean => /^[\w+=,.@-]{1,128}$/.test(name);
+
 /**
  * Deletes an instance profile as Karpenter's instance-profile provider does (pkg/providers/instanceprofile,
  * DefaultProvider.Delete): the role it holds now is removed first (whichever role that is: IAM refuses to delete a
