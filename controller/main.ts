@@ -37,7 +37,7 @@ import {
 } from './operator/leaderelection.ts';
 import { newLogger, type Logger } from './operator/logger.ts';
 import { Metrics } from './operator/metrics.ts';
-import { engineWorkerHeap } from './operator/heap.ts';
+import { engineSemiSpace, engineWorkerHeap } from './operator/heap.ts';
 import type { ResolvedOptions } from './operator/options.ts';
 import { COMMIT, VERSION } from './operator/version.ts';
 import { Runtime } from './operator/runtime.ts';
@@ -375,7 +375,12 @@ interface OperatorEngine {
 /** The operator's own engine: ENGINE_THREADS workers, their heap limited apart from the main thread's if asked. */
 function ownEngine(options: ResolvedOptions): Engine {
   const resourceLimits = engineWorkerHeap(options.engineWorkerHeapMiB);
-  return createEngine({ threads: ENGINE_THREADS, ...(resourceLimits ? { resourceLimits } : {}) });
+  const minSemiSpaceMb = engineSemiSpace(process.env['NODE_OPTIONS']);
+  return createEngine({
+    threads: ENGINE_THREADS,
+    ...(resourceLimits ? { resourceLimits } : {}),
+    ...(minSemiSpaceMb === undefined ? {} : { minSemiSpaceMb }),
+  });
 }
 
 /**

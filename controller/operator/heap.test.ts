@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { applyHeapPolicy, engineWorkerHeap } from './heap.ts';
+import { applyHeapPolicy, engineSemiSpace, engineWorkerHeap } from './heap.ts';
 
 const HEAP_TS = join(dirname(fileURLToPath(import.meta.url)), 'heap.ts');
 
@@ -79,5 +79,18 @@ describe('engineWorkerHeap', () => {
   it('refuses a value that is not a whole number >= 0', () => {
     expect(() => engineWorkerHeap(-1)).toThrow(/engine worker heap must be a whole number of MiB >= 0, got -1/);
     expect(() => engineWorkerHeap(2.5)).toThrow(/got 2.5/);
+  });
+});
+
+describe('engineSemiSpace', () => {
+  it("leaves the flag to a process whose NODE_OPTIONS sets it, in any of V8's spellings", () => {
+    expect(engineSemiSpace('--min-semi-space-size=8')).toBe(0);
+    expect(engineSemiSpace('--max-old-space-size=1024 --min_semi_space_size=4')).toBe(0);
+    expect(engineSemiSpace('--min-semi-space-size 8')).toBe(0);
+  });
+
+  it("keeps the pool's default otherwise", () => {
+    expect(engineSemiSpace(undefined)).toBeUndefined();
+    expect(engineSemiSpace('--max-old-space-size=1024 --max-semi-space-size=32')).toBeUndefined();
   });
 });

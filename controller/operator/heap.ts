@@ -34,3 +34,12 @@ export function engineWorkerHeap(mib: number): ResourceLimits | undefined {
   setFlagsFromString('--max-old-space-size=0');
   return { maxOldGenerationSizeMb: mib };
 }
+
+/**
+ * The engine pool's semi-space floor when the process was started with its own `--min-semi-space-size` in
+ * NODE_OPTIONS: 0, so the pool leaves the flag as the operator set it (every isolate has it then); otherwise
+ * undefined, the pool's default. (The pool sees the command line's flags itself; NODE_OPTIONS only the caller can.)
+ */
+export function engineSemiSpace(nodeOptions: string | undefined): number | undefined {
+  return /(^|\s)--min[-_]semi[-_]space[-_]size(=|\s|$)/.test(nodeOptions ?? '') ? 0 : undefined;
+}
