@@ -14,6 +14,7 @@ const threshold = Number(process.env.LATE_TICKS_MIN_MS ?? 20);
 const RESOLUTION_MS = 10;
 
 if (file && isMainThread) {
+  const startedAt = Number(process.hrtime.bigint() / 1000n);
   const late = [];
   let ticks = 0;
   let last = performance.now();
@@ -28,7 +29,7 @@ if (file && isMainThread) {
   process.on('exit', () => {
     writeFileSync(
       `${file}.${process.pid}`,
-      JSON.stringify({ pid: process.pid, resolutionMs: RESOLUTION_MS, ticks, late }),
+      JSON.stringify({ pid: process.pid, startedAt, resolutionMs: RESOLUTION_MS, ticks, late }),
     );
   });
 }
