@@ -187,7 +187,7 @@ async function decide(loop: Loop): Promise<ReconcileResult> {
   observeEvaluation(ctx, d, started);
   // Karpenter builds its candidates (and publishes their events, deduped on the object alone) every 10 s poll:
   // a pass whose news for a node was held back by that dedupe is not quiet, so the node hears it once it ends.
-  const newsHeld = publishPass(ctx, s, r);
+  const newsHeld = await publishPass(ctx, s, r);
   if (d.truncated) reportTruncated(ctx, d);
   if (d.kind === 'noop') {
     // A search the clock cut short has not shown there is nothing to do: look again at the next poll.

@@ -12,6 +12,7 @@ import {
   type Snapshot,
   type StateNode,
 } from '../../../engine/index.ts';
+import { forEachInChunks } from '../../operator/chunks.ts';
 import { targetOf, type EventTarget } from '../../operator/events.ts';
 import type { ControllerContext } from '../context.ts';
 
@@ -29,10 +30,16 @@ function targetsOf(
 }
 
 /**
+ * Explanations published per turn of the event loop: a pass over 5,000 nodes explains each of them, and building
+ * and deduping their events in one turn held the loop for tens of ms (docs/controller-benchmark.md, "Late ticks").
+ */
+const EXPLANATIONS_PER_TURN = 500;
+
+/**
  * The pass's gauges and events; true when an explanation event was held back by its dedupe although its message
  * is new (the node's reason changed within the timeout): the loop must look again rather than go quiet.
  */
-export function publishPass(ctx: ControllerContext, s: Snapshot, r: DisruptResult): boolean {
+export function publishPass(ctx: ControllerContext, s: Snapshot, r: DisruptResult): Promise<boolean> {
   const m = ctx.metrics;
   for (const [reason, n] of Object.entries(r.metrics.eligibleNodes))
     m.eligibleNodes.set({ reason: reason.toLowerCase() }, n ?? 0);
@@ -72,14 +79,17 @@ export function publishPass(ctx: ControllerContext, s: Snapshot, r: DisruptResul
   return publishExplanations(ctx, s, r);
 }
 
-/** DisruptionBlocked and Unconsolidatable on the Node and NodeClaim of each node the pass explains; true when news was held back. */
-function publishExplanations(ctx: ControllerContext, s: Snapshot, r: DisruptResult): boolean {
+/**
+ * DisruptionBlocked and Unconsolidatable on the Node and NodeClaim of each node the pass explains, a bounded number
+ * per turn; true when news was held back.
+ */
+async function publishExplanations(ctx: ControllerContext, s: Snapshot, r: DisruptResult): Promise<boolean> {
   let heldNews = 0;
   const byName = new Map(s.nodes.map((n) => [n.name, n]));
-  for (const e of r.decision.explanations) {
-    if (!e.event) continue;
+  await forEachInChunks(r.decision.explanations, EXPLANATIONS_PER_TURN, (e) => {
+    if (!e.event) return;
     const n = byName.get(e.node);
-    if (!n?.managed) continue;
+    if (!n?.managed) return;
     // Karpenter dedupes these on the object's UID alone, not the message (Unconsolidatable for 15 min, DisruptionBlocked
     // for the default 2 min; pkg/controllers/disruption/events/events.go): a node whose reason changes from pass to pass
     // (not initialized, then nominated, then a pod's do-not-disrupt) is told once per timeout, not once per reason.
@@ -91,7 +101,7 @@ function publishExplanations(ctx: ControllerContext, s: Snapshot, r: DisruptResu
       dedupeValues: [t.uid ?? `${t.kind}/${t.name}`],
     }));
     heldNews += ctx.events.publishAll(events).heldNews;
-  }
+  });
   return heldNews > 0;
 }
 
