@@ -147,6 +147,16 @@ describe('Cluster', () => {
     c.markForDeletion('aws:///a/i-2');
     expect(c.stateNodes()[1]!.markedForDeletion).toBe(true);
     c.unmarkForDeletion('aws:///a/i-2');
+    const before = c.stateNodes()[0]!;
+    c.nominate('aws:///a/i-1', clock.now() + 1_000);
+    // A nomination joins the node again with the very pod list: no pod on it changed (the engine's diff then
+    // passes its pods over); a pod change makes a new list.
+    const nominated = c.stateNodes()[0]!;
+    expect(nominated).not.toBe(before);
+    expect(nominated.pods).toBe(before.pods);
+    c.workloads.applyPod(pod('p3', { nodeName: 'node-1' }));
+    expect(c.stateNodes()[0]!.pods).not.toBe(before.pods);
+    expect(c.stateNodes()[0]!.pods.map((p) => p.name)).toEqual(['p2', 'p3']);
     c.nominate('aws:///a/i-2', clock.now() + 1_000);
     expect(c.stateNodes()[1]!.nominatedUntil).toBe(clock.now() + 1_000);
     await clock.advance(2_000);

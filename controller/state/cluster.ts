@@ -487,7 +487,7 @@ export class Cluster {
       return hit.sn;
     }
     const sn = joinStateNode(node, claim, {
-      pods: node ? this.workloads.podsOn(node.info.name) : [],
+      pods: this.podsOf(node, hit, podsVersion),
       markedForDeletion,
       ...(nominatedUntil !== undefined ? { nominatedUntil } : {}),
       ...(bufferPods ? { bufferPods } : {}),
@@ -503,6 +503,16 @@ export class Cluster {
       epoch: this.joinEpoch,
     });
     return sn;
+  }
+
+  /**
+   * The node's pods: the last join's very array while no pod on the node changed, so the engine's diff passes them
+   * over when only the node's own fields (a nomination, a condition) changed.
+   */
+  private podsOf(node: NodeEntry | undefined, hit: JoinedNode | undefined, podsVersion: number): readonly Pod[] {
+    if (!node) return [];
+    if (hit?.node?.info.name === node.info.name && hit.podsVersion === podsVersion) return hit.sn.pods;
+    return this.workloads.podsOn(node.info.name);
   }
 
   /** Drops the joined nodes the last full pass (stateNodes) did not visit: their keys are gone. */

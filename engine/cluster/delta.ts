@@ -169,7 +169,9 @@ function sameNode(a: StateNode, b: StateNode): boolean {
  * A diff costs what changed, not the cluster's size: a node that is the very object shipped last time (cluster
  * state hands out the same StateNode until its Node, NodeClaim, pods or marks change; snapshot data is never
  * changed in place) is passed over with its pods unread, so only the pods of new or rejoined nodes, the pending
- * pods and the operation's own pods are compared. What remains per node is one identity check and its name.
+ * pods and the operation's own pods are compared. A new node object whose pod list is the very array shipped with
+ * the node before (cluster state keeps it while no pod on the node changed) has its fields compared and its pods
+ * passed over too. What remains per node is one identity check and its name.
  * When no node changed and the pending pods and the operation's pods are the very objects the last committed diff
  * read, in the same order (a provisioning decision at its batch window's close after the speculative solve over the
  * same cluster), no pod is read at all: one identity check per pod, and the pods' refs are the last diff's.
@@ -329,6 +331,7 @@ export class ModelMirror {
       seen,
       loose: new Set(sh.loose),
       touched,
+      refreshed: [],
       nodesRemoved,
       removed,
       nodeOrder: order,
@@ -449,6 +452,8 @@ interface ObjectPass {
   readonly loose: Set<string>;
   /** Nodes new or rejoined (shipped or not: their record is kept either way). */
   readonly touched: readonly ShippedNode[];
+  /** Nodes rejoined with the very pod list shipped before: their record is kept, their pods' links stay. */
+  readonly refreshed: readonly ShippedNode[];
   readonly nodesRemoved: readonly string[];
   readonly removed: ReadonlySet<string>;
   readonly nodeOrder: readonly string[];
@@ -469,6 +474,7 @@ interface ObjectPass {
 function diffObjects(s: Snapshot, extra: readonly Pod[], prev: Shipped, d: MutableDelta): ObjectPass {
   const pods = new PodDiff(prev);
   const touched: ShippedNode[] = [];
+  const refreshed: ShippedNode[] = [];
   const shipNodes: NodeRecord[] = [];
   const order: string[] = new Array(s.nodes.length);
   for (let i = 0; i < s.nodes.length; i++) {
@@ -477,6 +483,15 @@ function diffObjects(s: Snapshot, extra: readonly Pod[], prev: Shipped, d: Mutab
     const old = prev.nodes.get(n.name);
     // The very node object shipped last time (snapshot data is immutable): its fields and pods are the same.
     if (old?.node === n) continue;
+    // A new node object with the very pod list shipped before (a nomination or a condition changed): its pods are
+    // held as they are, so only its own fields are compared; its pods stay linked as a node passed over.
+    if (old?.node.pods === n.pods) {
+      refreshed.push({ node: n, pods: old.pods });
+      if (sameNode(old.node, n)) continue;
+      const { pods: _pods, ...rest } = n;
+      shipNodes.push({ node: rest, pods: old.pods });
+      continue;
+    }
     const uids = n.pods.map((p) => p.uid);
     for (const p of n.pods) pods.see(p, true);
     touched.push({ node: n, pods: uids });
@@ -489,7 +504,7 @@ function diffObjects(s: Snapshot, extra: readonly Pod[], prev: Shipped, d: Mutab
   if (shipNodes.length) d.nodes = shipNodes;
   if (nodesRemoved.length) d.nodesRemoved = nodesRemoved;
   const read = { pending: s.pendingPods.slice(), extra: extra.slice() };
-  const nodes = { touched, nodesRemoved, nodeOrder: order, nodesShipped: shipNodes.length };
+  const nodes = { touched, refreshed, nodesRemoved, nodeOrder: order, nodesShipped: shipNodes.length };
   // No node read and the very pod objects the last diff read: every one of them is held as it is here.
   if (!touched.length && !nodesRemoved.length && prev.read && sameObjects(prev.read, read))
     return {
@@ -617,6 +632,7 @@ function applyPass(sh: Shipped, pass: ObjectPass): void {
     sh.nodes.set(t.node.name, t);
     for (const uid of t.pods) sh.podNode.set(uid, t.node.name);
   }
+  for (const t of pass.refreshed) sh.nodes.set(t.node.name, t);
   for (const [uid, p] of pass.seen) sh.pods.set(uid, p);
   for (const uid of pass.removed) sh.pods.delete(uid);
   for (const uid of pass.loose) if (sh.podNode.has(uid)) pass.loose.delete(uid);

@@ -258,4 +258,37 @@ describe('the model a diff keeps up to date', () => {
     expect(delta.pods).toHaveLength(1);
     expect(delta.nodes).toBeUndefined();
   });
+
+  it('reads no pod of a node rejoined with the very pod list it was shipped with, and ships its fields', () => {
+    const state = new FakeState(rng(11));
+    const mirror = new ModelMirror();
+    const model = new ClusterModel();
+    const first = mirror.diff(state.snapshot(1));
+    model.apply(unpack<SnapshotDelta>(pack(first.delta)));
+    first.commit();
+    const i = state.nodes.findIndex((n) => n.pods.length > 0);
+    const n = state.nodes[i]!;
+    // The pods the mirror holds, made unreadable in place: a diff that reads one of them throws.
+    for (const p of n.pods)
+      for (const k of Object.keys(p))
+        Object.defineProperty(p, k, {
+          get: () => {
+            throw new Error(`pod ${p.uid} was read`);
+          },
+        });
+    // A nomination: a new node object, the same pod array.
+    state.nodes[i] = { ...n, nominatedUntil: 5_000 };
+    const { delta, commit } = mirror.diff(state.snapshot(2));
+    expect(delta.nodes?.map((r) => [r.node.name, r.node.nominatedUntil, r.pods.length])).toEqual([
+      [n.name, 5_000, n.pods.length],
+    ]);
+    expect(delta.pods).toBeUndefined();
+    expect(delta.podsRemoved).toBeUndefined();
+    model.apply(unpack<SnapshotDelta>(pack(delta)));
+    commit();
+    // The model still names the node's pods on it, and a later diff with the node unchanged ships nothing.
+    expect(model.snapshot().nodes[i]!.pods.length).toBe(n.pods.length);
+    const again = mirror.diff(state.snapshot(3)).delta;
+    expect(again.nodes).toBeUndefined();
+  });
 });
