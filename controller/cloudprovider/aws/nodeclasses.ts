@@ -41,6 +41,36 @@ export interface AwsNodeClasses extends NodeClassProvider {
   stale(nodeClass: string): readonly string[];
 }
 
+const failure = (name: string, nc: EC2NodeClass, cause: unknown): Error =>
+  new Error(`deleting instance profile ${name} of EC2NodeClass ${nc.name}`, { cause });
+
+/**
+ * Every profile under the class's IAM path but the one in status (the provider's finalizeNodeClass deletes that
+ * one): stale ones kept from before a restart, and those a class that switched to spec.instanceProfile left.
+ */
+async function deleteOwnProfiles(deps: AwsNodeClassDeps, nc: EC2NodeClass): Promise<Error[]> {
+  const path = profilePath(deps.region, deps.clusterName, nc.uid ?? nc.name);
+  const errors: Error[] = [];
+  for (const p of await deps.iam.listInstanceProfiles(path)) {
+    const name = p.InstanceProfileName;
+    if (!name || name === nc.status.instanceProfile) continue;
+    await deleteInstanceProfile(deps.iam, name).catch((e: unknown) => errors.push(failure(name, nc, e)));
+  }
+  return errors;
+}
+
+/** The profile an earlier Karpenter named after the class alone (legacyProfileName), when IAM allows the name. */
+async function deleteLegacyProfile(deps: AwsNodeClassDeps, nc: EC2NodeClass): Promise<Error[]> {
+  const name = legacyProfileName(deps.clusterName, deps.region, nc.name);
+  if (!validProfileName(name) || name === nc.spec.instanceProfile) return [];
+  try {
+    await deleteInstanceProfile(deps.iam, name);
+    return [];
+  } catch (e) {
+    return [failure(name, nc, e)];
+  }
+}
+
 export function awsNodeClasses(deps: AwsNodeClassDeps): AwsNodeClasses {
   const stale = new Map<string, Set<string>>();
 
@@ -61,36 +91,6 @@ export function awsNodeClasses(deps: AwsNodeClassDeps): AwsNodeClasses {
     }
     if (set && set.size === 0) stale.delete(nc.name);
     return errors;
-  }
-
-  const failure = (name: string, nc: EC2NodeClass, cause: unknown): Error =>
-    new Error(`deleting instance profile ${name} of EC2NodeClass ${nc.name}`, { cause });
-
-  /**
-   * Every profile under the class's IAM path but the one in status (the provider's finalizeNodeClass deletes that
-   * one): stale ones kept from before a restart, and those a class that switched to spec.instanceProfile left.
-   */
-  async function deleteOwnProfiles(nc: EC2NodeClass): Promise<Error[]> {
-    const path = profilePath(deps.region, deps.clusterName, nc.uid ?? nc.name);
-    const errors: Error[] = [];
-    for (const p of await deps.iam.listInstanceProfiles(path)) {
-      const name = p.InstanceProfileName;
-      if (!name || name === nc.status.instanceProfile) continue;
-      await deleteProfile(name).catch((e: unknown) => errors.push(failure(name, nc, e)));
-    }
-    return errors;
-  }
-
-  /** The profile an earlier Karpenter named after the class alone (legacyProfileName), when IAM allows the name. */
-  async function deleteLegacy(nc: EC2NodeClass): Promise<Error[]> {
-    const name = legacyProfileName(deps.clusterName, deps.region, nc.name);
-    if (!validProfileName(name) || name === nc.spec.instanceProfile) return [];
-    try {
-      await deleteProfile(name);
-      return [];
-    } catch (e) {
-      return [failure(name, nc, e)];
-    }
   }
 
   return {
@@ -117,7 +117,11 @@ export function awsNodeClasses(deps: AwsNodeClassDeps): AwsNodeClasses {
         stale.delete(nc.name);
         return;
       }
-      const errors = [...(await collect(nc, true)), ...(await deleteOwnProfiles(nc)), ...(await deleteLegacy(nc))];
+      const errors = [
+        ...(await collect(nc, true)),
+        ...(await deleteOwnProfiles(deps, nc)),
+        ...(await deleteLegacyProfile(deps, nc)),
+      ];
       if (errors.length) throw new AggregateError(errors, errors.map((e) => e.message).join('; '));
     },
     stale: (name) => [...(stale.get(name) ?? [])],

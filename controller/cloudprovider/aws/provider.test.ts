@@ -65,6 +65,16 @@ afterEach(() => vi.useRealTimers());
 /** The IAM path readyNodeClass()'s own instance profiles are made under. */
 const OWN_PATH = '/karpenter/us-west-2/my-cluster/0f6c4f1a-1111-2222-3333-444455556666/';
 
+/** Finalizes the ready node class while EC2 holds one of its launch templates; checks that template was deleted. */
+async function finalizeWithOneTemplate(aws: ReturnType<typeof mockedAws>, cp: ReturnType<typeof build>['cp']) {
+  aws.ec2
+    .on(DescribeLaunchTemplatesCommand)
+    .resolves({ LaunchTemplates: [{ LaunchTemplateName: 'karpenter.k8s.aws/1' }] });
+  aws.ec2.on(DeleteLaunchTemplateCommand).resolves({});
+  await cp.finalizeNodeClass(readyNodeClass());
+  expect(aws.ec2).toHaveReceivedCommandWith(DeleteLaunchTemplateCommand, { LaunchTemplateName: 'karpenter.k8s.aws/1' });
+}
+
 describe('awsCloudProvider', () => {
   it('is a CloudProvider named aws, with an interruption feed only when a queue is configured', () => {
     const plain: CloudProvider = build().cp;
@@ -174,14 +184,7 @@ describe('awsCloudProvider', () => {
   it('cleans up a deleted node class: its launch templates and its managed instance profile', async () => {
     const { aws, cp } = build();
     const iam = iamProfiles(aws, [{ name: 'my-cluster_123', path: OWN_PATH, role: 'KarpenterNodeRole-my-cluster' }]);
-    aws.ec2
-      .on(DescribeLaunchTemplatesCommand)
-      .resolves({ LaunchTemplates: [{ LaunchTemplateName: 'karpenter.k8s.aws/1' }] });
-    aws.ec2.on(DeleteLaunchTemplateCommand).resolves({});
-    await cp.finalizeNodeClass(readyNodeClass());
-    expect(aws.ec2).toHaveReceivedCommandWith(DeleteLaunchTemplateCommand, {
-      LaunchTemplateName: 'karpenter.k8s.aws/1',
-    });
+    await finalizeWithOneTemplate(aws, cp);
     expect(aws.iam).toHaveReceivedCommandWith(RemoveRoleFromInstanceProfileCommand, {
       InstanceProfileName: 'my-cluster_123',
       RoleName: 'KarpenterNodeRole-my-cluster',
@@ -231,14 +234,7 @@ describe('awsCloudProvider', () => {
   it('in an isolated VPC deletes the launch templates and asks IAM nothing', async () => {
     const { aws, cp } = build({ settings: settings({ isolatedVPC: true }) });
     const iam = iamProfiles(aws, [{ name: 'my-cluster_123', path: OWN_PATH, role: 'KarpenterNodeRole-my-cluster' }]);
-    aws.ec2
-      .on(DescribeLaunchTemplatesCommand)
-      .resolves({ LaunchTemplates: [{ LaunchTemplateName: 'karpenter.k8s.aws/1' }] });
-    aws.ec2.on(DeleteLaunchTemplateCommand).resolves({});
-    await cp.finalizeNodeClass(readyNodeClass());
-    expect(aws.ec2).toHaveReceivedCommandWith(DeleteLaunchTemplateCommand, {
-      LaunchTemplateName: 'karpenter.k8s.aws/1',
-    });
+    await finalizeWithOneTemplate(aws, cp);
     expect(aws.iam.calls()).toHaveLength(0);
     expect(iam.get('my-cluster_123')).toEqual(['KarpenterNodeRole-my-cluster']);
   });
