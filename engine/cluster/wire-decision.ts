@@ -6,7 +6,7 @@
 import type { Command, Decision, DisruptResult, PodMove } from '../disruption/types.ts';
 
 /** A command's podsMoved as columns. */
-export interface WireMoves {
+interface WireMoves {
   /** The uids, joined by SEP. */
   readonly uids: string;
   /** The pod keys (namespace/name), joined by SEP. */
@@ -21,7 +21,7 @@ type Moves = readonly PodMove[] | WireMoves;
 type WireCommand = Omit<Command, 'podsMoved'> & { readonly podsMoved: Moves };
 type Acting = Exclude<Decision, { readonly kind: 'noop' }>;
 
-export type WireDecision =
+type WireDecision =
   | Extract<Decision, { readonly kind: 'noop' }>
   | (Omit<Acting, 'podsMoved' | 'followUps' | 'concurrent'> & {
       readonly podsMoved: Moves;
