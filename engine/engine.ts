@@ -15,6 +15,7 @@ import type { NodeReport } from './disruption/explain.ts';
 import type { Command, Decision, DisruptOptions, DisruptResult } from './disruption/types.ts';
 import type { ValidationResult } from './disruption/types.ts';
 import { disruptTimeoutMs } from './cluster/call-timeout.ts';
+import { fromWire, type WireDisruptResult } from './cluster/wire-decision.ts';
 import type { Pod, Snapshot } from './domain/types.ts';
 import type { NewNodeClaimPlan, ProvisionPlan } from './model/types.ts';
 import { TypeShipper, type TypeChunk } from './pool/catalogs.ts';
@@ -319,7 +320,8 @@ export function createEngine(config: EngineConfig = {}): Engine {
 
   const decisions: ClusterDecisions = {
     provision: (s, pending, o) => oneOff(s, ops.provision(pending, o), pending, o?.signal),
-    disrupt: (s, o) => oneOff(s, ops.disrupt(o), [], o?.signal, disruptTimeoutMs(timeoutMs, o)),
+    disrupt: async (s, o) =>
+      fromWire(await oneOff<WireDisruptResult>(s, ops.disrupt(o), [], o?.signal, disruptTimeoutMs(timeoutMs, o))),
     validate: (s, d, o) => oneOff(s, ops.validate(d, o), [], o?.signal),
     explainNode: (s, node, o) => oneOff(s, ops.explainNode(node, o), [], o?.signal),
     lowerBound: (s, pods, o = {}) => oneOff(s, ops.lowerBound(pods, o), pods, o.signal),
@@ -418,7 +420,7 @@ class ModelCaller {
   disrupt(s: Snapshot, o: (EngineDisruptOptions & EngineCallOptions) | undefined, callTimeoutMs: number) {
     return this.inOrder(async () => {
       this.decided = undefined;
-      const r = await this.call<DisruptResult>(s, ops.disrupt(o), [], o?.signal, callTimeoutMs);
+      const r = fromWire(await this.call<WireDisruptResult>(s, ops.disrupt(o), [], o?.signal, callTimeoutMs));
       const d = r.decision;
       if (d.kind !== 'noop')
         this.decided = {

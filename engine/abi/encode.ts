@@ -36,7 +36,7 @@ import {
 } from './catalog.ts';
 import { PodShapes, queueClasses } from './classes.ts';
 import { KeySpace } from './keyspace.ts';
-import { nodeLabelSet, nodeTaintsKey, taintsKey } from './nodes.ts';
+import { nodeTaintsKey, SharedLabelSets, taintsKey } from './nodes.ts';
 import { Block, bytesOf, encodePort, F64s, Words } from './writer.ts';
 
 /** What decoding needs to map the result back to pods, NodeClaims and requirements. */
@@ -328,35 +328,22 @@ function keySpace(
 
 // With a node table (engine/model/nodetable.ts): each position's label set, one object per distinct set across
 // the table, so a solve over the table's list maps positions to sets without a lookup per node.
-const TABLE_LABEL_SETS = cacheSlot<NodeTable, Map<string, Requirements>>('node table label sets');
+const TABLE_LABEL_SETS = cacheSlot<NodeTable, SharedLabelSets>('node table label sets');
 
 /** Each existing node's label set without its hostname, one object per distinct set. */
 function sharedNodeLabelSets(model: SchedulingModel): Requirements[] {
   const table = model.nodeTable;
   const at = model.existingAt;
   if (table && at) {
-    const byKey = model.caches.memo(TABLE_LABEL_SETS, table, () => new Map<string, Requirements>());
+    const sets = model.caches.memo(TABLE_LABEL_SETS, table, () => new SharedLabelSets(model.caches));
     const out: Requirements[] = new Array(at.length);
-    for (let j = 0; j < at.length; j++) {
-      const e = model.existing[j]!;
-      out[j] = table.at('label set', at[j]!, () => {
-        const { set, key } = nodeLabelSet(e.requirements, model.caches);
-        const seen = byKey.get(key);
-        if (seen) return seen;
-        byKey.set(key, set);
-        return set;
-      });
-    }
+    const existing = model.existing;
+    const compute = (_: unknown, j: number) => sets.of(existing[j]!.requirements);
+    for (let j = 0; j < at.length; j++) out[j] = table.at('label set', at[j]!, compute, j);
     return out;
   }
-  const labelSets = new Map<string, Requirements>();
-  return model.existing.map((e) => {
-    const { set, key } = nodeLabelSet(e.requirements, model.caches);
-    const seen = labelSets.get(key);
-    if (seen) return seen;
-    labelSets.set(key, set);
-    return set;
-  });
+  const sets = new SharedLabelSets(model.caches);
+  return model.existing.map((e) => sets.of(e.requirements));
 }
 
 function dimensions(input: ProvisionInput, model: SchedulingModel, versions: readonly Version[]): Dims {

@@ -2,9 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { stateNode } from '../../test/fixtures/builders.ts';
 import { HOSTNAME_LABEL } from '../scheduling/labels.ts';
-import { fromLabels } from '../scheduling/requirements.ts';
+import { add, fromLabels, req } from '../scheduling/requirements.ts';
 import { ModelCaches } from '../model/caches.ts';
-import { nodeLabelSet, nodeTaintsKey, taintsKey } from './nodes.ts';
+import { nodeLabelSet, nodeTaintsKey, SharedLabelSets, taintsKey } from './nodes.ts';
 
 describe('existing-node encoding parts', () => {
   it('drop the hostname and give equal keys exactly for equal label sets', () => {
@@ -16,6 +16,28 @@ describe('existing-node encoding parts', () => {
     expect(nodeLabelSet(a).key).not.toBe(nodeLabelSet(c).key);
     const caches = new ModelCaches();
     expect(nodeLabelSet(a, caches)).toBe(nodeLabelSet(a, caches));
+  });
+
+  it('share one label set per distinct set, whether the requirements share their objects or not', () => {
+    const zone = req('zone', false, ['z1']);
+    const type = req('type', false, ['m5.large']);
+    const host = (h: string) => req(HOSTNAME_LABEL, false, [h]);
+    const sets = new SharedLabelSets(new ModelCaches());
+    // The same requirement objects (the path a node of the same type and zone takes), other hostnames.
+    const first = sets.of(add(new Map(), zone, type, host('a')));
+    expect(first.has(HOSTNAME_LABEL)).toBe(false);
+    expect([...first.keys()]).toEqual(['zone', 'type']);
+    expect(sets.of(add(new Map(), zone, type, host('b')))).toBe(first);
+    // Equal content in objects of their own: found by key, the same set.
+    expect(sets.of(fromLabels({ zone: 'z1', type: 'm5.large', [HOSTNAME_LABEL]: 'c' }))).toBe(first);
+    // Another zone, and a prefix of the first path: sets of their own.
+    const other = sets.of(add(new Map(), req('zone', false, ['z2']), type, host('d')));
+    expect(other).not.toBe(first);
+    expect([...other.get('zone')!.values]).toEqual(['z2']);
+    const prefix = sets.of(add(new Map(), zone, host('e')));
+    expect(prefix).not.toBe(first);
+    expect([...prefix.keys()]).toEqual(['zone']);
+    expect(sets.of(add(new Map(), zone, type))).toBe(first);
   });
 
   it('key taints per node, order-independent, and apart for different taints', () => {

@@ -6,7 +6,7 @@ import { lowerBound, type LowerBound, type LpSolver } from '../bound/index.ts';
 import { applyCommands } from '../disruption/apply.ts';
 import { disrupt } from '../disruption/disrupt.ts';
 import { explainNode, type NodeReport } from '../disruption/explain.ts';
-import type { Command, Decision, DisruptOptions, DisruptResult } from '../disruption/types.ts';
+import type { Command, Decision, DisruptOptions } from '../disruption/types.ts';
 import type { ValidationResult } from '../disruption/types.ts';
 import { validate } from '../disruption/validate.ts';
 import { templateClaim } from '../disruption/staticdrift.ts';
@@ -16,6 +16,7 @@ import { provisionInput } from '../model/input.ts';
 import type { NewNodeClaimPlan, ProvisionInput, ProvisionPlan, ProvisionSolver } from '../model/types.ts';
 import type { PodRefs } from './delta.ts';
 import type { ClusterModel } from './model.ts';
+import { toWire, type WireDisruptResult } from './wire-decision.ts';
 
 /** Disruption options as they cross to a worker. */
 export interface WireDisruptOptions
@@ -59,7 +60,7 @@ export type EngineOp =
 
 type OpResult =
   | ProvisionPlan
-  | DisruptResult
+  | WireDisruptResult
   | ValidationResult
   | NodeReport
   | LowerBound
@@ -110,7 +111,7 @@ export async function runOp(model: ClusterModel, op: EngineOp, ctx: OpContext): 
     case 'disrupt': {
       const r = await disrupt(s, disruptOptions(model, op.opts, ctx));
       model.keepDecision(r.decision);
-      return r;
+      return toWire(r);
     }
     case 'validate':
       return validate(s, op.decision, disruptOptions(model, op.opts, ctx));

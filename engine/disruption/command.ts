@@ -24,7 +24,8 @@ function podMoves(
   const dest = new Map<string, string>();
   if (plan) for (const [node, uids] of plan.existing) for (const u of uids) dest.set(u, node);
   replacements.forEach((r, i) => {
-    for (const u of r.pods) dest.set(u, `replacement:${i}`);
+    const to = `replacement:${i}`;
+    for (const u of r.pods) dest.set(u, to);
   });
   const out: PodMove[] = [];
   for (const c of candidates) {

@@ -49,9 +49,10 @@ export class NodeTable {
 
   /**
    * The value of `column` at position i, computed once per table. A column's value may read only what a marked
-   * copy shares with its node (everything but markedForDeletion).
+   * copy shares with its node (everything but markedForDeletion). `arg` is handed to `compute` (a caller that
+   * asks at every position passes what it needs there instead of making a closure per position).
    */
-  at<T>(column: string, i: number, compute: (n: StateNode) => T): T {
+  at<T, A = undefined>(column: string, i: number, compute: (n: StateNode, arg: A) => T, arg?: A): T {
     let c = this.lastColumn;
     if (column !== this.lastName) {
       c = this.columns.get(column)!;
@@ -60,7 +61,7 @@ export class NodeTable {
       this.lastColumn = c;
     }
     let v = c[i] as T | undefined;
-    if (v === undefined) c[i] = v = compute(this.nodes[i]!);
+    if (v === undefined) c[i] = v = compute(this.nodes[i]!, arg as A);
     return v;
   }
 

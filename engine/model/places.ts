@@ -118,7 +118,8 @@ class LabelRequirements {
   private readonly byKey = new Map<string, Map<string, Requirement>>();
   private size = 0;
 
-  of(labels: Labels): Requirements {
+  /** The labels' requirements, then `last` added to them (a node's own hostname), in one map. */
+  of(labels: Labels, last: Requirement): Requirements {
     if (this.size > LabelRequirements.MAX_SHARED) {
       this.byKey.clear();
       this.size = 0;
@@ -139,6 +140,7 @@ class LabelRequirements {
       }
       list.push(r);
     }
+    list.push(last);
     return requirementsOf(...list);
   }
 }
@@ -148,8 +150,8 @@ const LABEL_REQUIREMENTS = cacheSlot<object, LabelRequirements>('label requireme
 
 function computeNodeStart(node: StateNode, daemonSets: readonly DaemonSet[], shared?: LabelRequirements): NodeStart {
   const hostname = node.labels[HOSTNAME_LABEL] ?? node.name;
-  const labels = shared ? shared.of(node.labels) : fromLabels(node.labels);
-  const requirements = add(labels, req(HOSTNAME_LABEL, false, [hostname]));
+  const own = req(HOSTNAME_LABEL, false, [hostname]);
+  const requirements = shared ? shared.of(node.labels, own) : add(fromLabels(node.labels), own);
   const hostPorts: HostPort[] = [];
   const bound = node.pods.filter((p) => !isTerminal(p));
   // One record for the whole sum (as subtract() would, key by key), not a copy per pod.
