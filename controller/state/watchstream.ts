@@ -67,9 +67,9 @@ function lineText(pieces: Buffer[], buf: Buffer, start: number, end: number): st
  * parser when a body is not read, but it does not stop the socket: each resume reads everything the socket holds
  * by then (Readable.read() without a size), copies it into the parser's WebAssembly memory, parses a little and
  * puts the rest back, while the socket reads on. A watch read a slice at a time behind a burst of events so grew
- * its socket's buffer to tens of MiB, copied whole at every resume, and the parser's memory to the largest of
- * those copies for the life of the process (WebAssembly memory never shrinks; docs/controller-benchmark.md,
- * "shift 14, rss track"). Read at once, the body never pauses the parser, and what waits is these chunks.
+ * its socket's backlog without bound, copied it whole at every resume, and kept the parser's memory at the largest
+ * of those copies for the life of the process (WebAssembly memory never shrinks; docs/controller-benchmark.md,
+ * "undici's parser memory"). Read at once, the body never pauses the parser, and what waits is these chunks.
  */
 class ChunkQueue {
   private readonly chunks: Uint8Array[] = [];
