@@ -264,6 +264,7 @@ function memoryBreakdown(s: PhaseStats): Record<string, unknown> {
   const main = s.heapPhysicalMiB + s.externalMiB + s.mallocedMiB;
   return {
     rssEnd: r1(s.rssEndMiB),
+    ...(s.rssAfterGcMiB !== undefined ? { rssAfterGc: r1(s.rssAfterGcMiB) } : {}),
     main: {
       heapUsed: r1(s.heapUsedMiB),
       heapTotal: r1(s.heapTotalMiB),
@@ -271,6 +272,7 @@ function memoryBreakdown(s: PhaseStats): Record<string, unknown> {
       ...(s.liveHeapMiB !== undefined ? { liveHeap: r1(s.liveHeapMiB) } : {}),
       external: r1(s.externalMiB),
       arrayBuffers: r1(s.arrayBuffersMiB),
+      ...(s.liveArrayBuffersMiB !== undefined ? { liveArrayBuffers: r1(s.liveArrayBuffersMiB) } : {}),
       malloced: r1(s.mallocedMiB),
     },
     workers: s.workers.map((w) => ({

@@ -93,6 +93,23 @@ describe('reading a watch body a bounded slice at a time', () => {
     expect(at.slice(0, 4)).toEqual([64, 128, 192, 256]);
   });
 
+  it('reads the body on while the lines wait their turn (left unread, undici copies the socket backlog at each resume)', async () => {
+    let pulled = 0;
+    const n = 20;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(c) {
+        if (pulled < n) c.enqueue(enc.encode(`${event('ADDED', `p${pulled}`, String(++pulled))}\n`));
+        else c.close();
+      },
+    });
+    const pulledAt: number[] = [];
+    await readLines(stream, () => pulledAt.push(pulled), { limits: { lines: 1, bytes: 1 << 20 } });
+    expect(pulledAt).toHaveLength(n);
+    // One line a turn; between the first turns the whole body is read (read a line at a time, the stream stays one
+    // chunk ahead of the lines handed on).
+    expect(pulledAt[2]).toBe(n);
+  });
+
   it('counts bytes too: lines of 1 KiB with a 4 KiB slice yield every 4 lines', async () => {
     const line = (i: number) =>
       `{"type":"ADDED","object":{"metadata":{"name":"${String(i).padStart(3, '0')}${'x'.repeat(980)}"}}}\n`;

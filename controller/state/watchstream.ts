@@ -5,8 +5,9 @@
 // malformed or unhandled event vanished without a word. Here the request goes out exactly as client-node's does
 // (its KubeConfig authenticates it, and its undici fetch sends it on the dispatcher that authentication chose),
 // and the body is split into lines by us and handed on a bounded slice at a time: at most SLICE_LINES lines or
-// SLICE_BYTES bytes, then the reader yields a turn of the event loop (setImmediate) and reads no further meanwhile,
-// so the rest waits in the stream (and, past its buffer, in the socket). The bound is work counted, never
+// SLICE_BYTES bytes, then the reader yields a turn of the event loop (setImmediate). The body itself is read as it
+// comes, the lines not yet handed on waiting in our queue: left in the stream, they made undici copy the socket's
+// whole backlog into its parser's memory at every resume (ChunkQueue). The bound is work counted, never
 // wall-clock time. A line that is not a watch event, and an exception its handling throws, go to `onBad` with the
 // line or the object, and the lines after it are still handled.
 //
@@ -62,11 +63,74 @@ function lineText(pieces: Buffer[], buf: Buffer, start: number, end: number): st
 }
 
 /**
+ * The chunks of `body` as fast as they come, queued until the lines' reader takes them. undici pauses its HTTP
+ * parser when a body is not read, but it does not stop the socket: each resume reads everything the socket holds
+ * by then (Readable.read() without a size), copies it into the parser's WebAssembly memory, parses a little and
+ * puts the rest back, while the socket reads on. A watch read a slice at a time behind a burst of events so grew
+ * its socket's backlog without bound, copied it whole at every resume, and kept the parser's memory at the largest
+ * of those copies for the life of the process (WebAssembly memory never shrinks; docs/controller-benchmark.md,
+ * "undici's parser memory"). Read at once, the body never pauses the parser, and what waits is these chunks.
+ */
+class ChunkQueue {
+  private readonly chunks: Uint8Array[] = [];
+  private ended = false;
+  private failure: { readonly err: unknown } | undefined;
+  private wake: (() => void) | undefined;
+
+  constructor(
+    private readonly reader: ReadableStreamDefaultReader<Uint8Array>,
+    private readonly onChunk: (() => void) | undefined,
+  ) {
+    void this.pump();
+  }
+
+  private async pump(): Promise<void> {
+    try {
+      for (;;) {
+        const { done, value } = await this.reader.read();
+        if (done) break;
+        this.chunks.push(value);
+        this.onChunk?.();
+        this.notify();
+      }
+    } catch (err) {
+      this.failure = { err };
+    }
+    this.ended = true;
+    this.notify();
+  }
+
+  private notify(): void {
+    const w = this.wake;
+    this.wake = undefined;
+    w?.();
+  }
+
+  /** The next chunk, or undefined at the body's end; rejects with the body's error once the chunks before it are taken. */
+  async next(): Promise<Uint8Array | undefined> {
+    for (;;) {
+      const c = this.chunks.shift();
+      if (c) return c;
+      if (this.failure) throw this.failure.err;
+      if (this.ended) return undefined;
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
+  }
+
+  /** Stops reading the body (the reader gave up: aborted). */
+  cancel(reason: unknown): void {
+    this.chunks.length = 0;
+    this.reader.cancel(reason).catch(() => undefined);
+  }
+}
+
+/**
  * Reads `body` to its end and hands each newline-terminated line (empty lines skipped) to `onLine`, at most
  * `limits.lines` lines or `limits.bytes` bytes per turn of the event loop; past either it yields a turn before the
- * next line and reads nothing more meanwhile. `onProgress` is called for every chunk read and every yield (the
- * liveness timer's reset). Resolves with the bytes of an unterminated last line (0 when the body ended on a
- * newline); rejects with the body's error, or with `signal`'s reason once it aborts.
+ * next line (the body is read on meanwhile, ChunkQueue). `onProgress` is called for every chunk read and every
+ * yield (the liveness timer's reset). Resolves with the bytes of an unterminated last line (0 when the body ended
+ * on a newline); rejects with the body's error (after the lines before it), or with `signal`'s reason once it
+ * aborts.
  */
 export async function readLines(
   body: ReadableStream<Uint8Array>,
@@ -74,16 +138,15 @@ export async function readLines(
   opts: { readonly limits?: SliceLimits; readonly signal?: AbortSignal; readonly onProgress?: () => void } = {},
 ): Promise<{ readonly partialBytes: number }> {
   const { lines: maxLines, bytes: maxBytes } = opts.limits ?? { lines: SLICE_LINES, bytes: SLICE_BYTES };
-  const reader = body.getReader();
+  const queue = new ChunkQueue(body.getReader(), opts.onProgress);
   /** An unterminated line's bytes so far, from earlier chunks. */
   const pieces: Buffer[] = [];
   let partialBytes = 0;
   let lines = 0;
   let bytes = 0;
   for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return { partialBytes };
-    opts.onProgress?.();
+    const value = await queue.next();
+    if (!value) return { partialBytes };
     const buf = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
     let start = 0;
     for (let nl = buf.indexOf(10, start); nl >= 0; nl = buf.indexOf(10, start)) {
@@ -95,7 +158,10 @@ export async function readLines(
       if (text.length > 0 && text !== '\r') onLine(text);
       if (++lines < maxLines && bytes < maxBytes) continue;
       await nextTurn();
-      if (opts.signal?.aborted) throw opts.signal.reason;
+      if (opts.signal?.aborted) {
+        queue.cancel(opts.signal.reason);
+        throw opts.signal.reason;
+      }
       opts.onProgress?.();
       lines = 0;
       bytes = 0;

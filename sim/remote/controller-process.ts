@@ -93,12 +93,16 @@ function heapSnapshot(): { heapSnapshot?: string } {
   return { heapSnapshot: writeHeapSnapshot(join(dir, `controller-${process.pid}-${++snapshots}.heapsnapshot`)) };
 }
 
-/** The main thread's heap in use after a full collection, when the process runs with --expose-gc. */
-function liveHeap(): { liveHeapMiB?: number } {
+/**
+ * The main thread's heap in use after a full collection, when the process runs with --expose-gc; and what of the
+ * ArrayBuffers and the RSS was left then (a buffer's memory is freed only when its object is collected).
+ */
+function liveHeap(): { liveHeapMiB?: number; liveArrayBuffersMiB?: number; rssAfterGcMiB?: number } {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) return {};
   gc();
-  return { liveHeapMiB: process.memoryUsage().heapUsed / MiB };
+  const mem = process.memoryUsage();
+  return { liveHeapMiB: mem.heapUsed / MiB, liveArrayBuffersMiB: mem.arrayBuffers / MiB, rssAfterGcMiB: mem.rss / MiB };
 }
 
 const workerMiB = (w: WorkerMemory): WorkerMemoryMiB => ({

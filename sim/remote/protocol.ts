@@ -47,6 +47,9 @@ export interface PhaseStats {
   readonly mallocedMiB: number;
   /** The main thread's heap in use after a full collection (only with --expose-gc). */
   readonly liveHeapMiB?: number;
+  /** After that collection: the main thread's ArrayBuffers still held, and the process's RSS. */
+  readonly liveArrayBuffersMiB?: number;
+  readonly rssAfterGcMiB?: number;
   /** Each engine worker at the phase's end: its heap (used, reserved, resident), wasm memory and models. */
   readonly workers: readonly WorkerMemoryMiB[];
   readonly seconds: number;
