@@ -2,7 +2,8 @@
 // workload controllers) on the wall clock, and the controller forked into a child process
 // (sim/remote/controller-process.ts) that reaches the API server over HTTP. Kubelet calls from the child's
 // simulated cloud arrive over IPC. The child runs compiled (dist/, as the image runs the controller: no
-// TypeScript loader, whose hook threads would add to its memory) or from source (tests).
+// TypeScript loader, whose hook threads would add to its memory) or from source (tests), with the image's malloc
+// settings (image-env.ts).
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +22,7 @@ import type {
   ToChild,
 } from '../../sim/remote/protocol.ts';
 import { Binder } from './binder.ts';
+import { benchImageEnv } from './image-env.ts';
 
 interface HarnessOptions {
   /** The simulated cloud's CreateFleet-to-running delay in the child. */
@@ -176,6 +178,7 @@ async function forkController(cluster: SimCluster, o: HarnessOptions): Promise<C
   const m = childModule(o.from ?? 'source');
   const child = fork(m.file, [], {
     execArgv: m.execArgv,
+    env: { ...process.env, ...benchImageEnv() },
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
