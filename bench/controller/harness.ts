@@ -2,7 +2,8 @@
 // workload controllers) on the wall clock, and the controller forked into a child process
 // (sim/remote/controller-process.ts) that reaches the API server over HTTP. Kubelet calls from the child's
 // simulated cloud arrive over IPC. The child runs compiled (dist/, as the image runs the controller: no
-// TypeScript loader, whose hook threads would add to its memory) or from source (tests).
+// TypeScript loader, whose hook threads would add to its memory) or from source (tests), with the image's malloc
+// settings (image-env.ts).
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +22,7 @@ import type {
   ToChild,
 } from '../../sim/remote/protocol.ts';
 import { Binder } from './binder.ts';
+import { benchImageEnv } from './image-env.ts';
 
 interface HarnessOptions {
   /** The simulated cloud's CreateFleet-to-running delay in the child. */
@@ -133,11 +135,32 @@ function envOptions(): Record<string, string> | undefined {
   return options;
 }
 
+/**
+ * BENCH_CONTROLLER_MEMORY_LIMIT_MIB: the heaps Node gives the controller in a container with that memory limit (the
+ * chart's `resources.limits.memory`, 1 GiB by default). In a container Node sizes V8's heaps from the container's
+ * limit instead of the host's memory: each thread's old generation gets half of it and its semi-spaces 1/256 (V8's
+ * `Heap::HeapSizeFromPhysicalMemory` and `YoungGenerationSizeFromOldGenerationSize` on 64 bits without pointer
+ * compression; 1 GiB gives 512 + 3 x 4 = 524 MiB, the limit a thread reads in a 1 GiB memory cgroup). The flags
+ * below give every thread of the controller process the same, on a host without that container; flags given in
+ * BENCH_CONTROLLER_NODE_ARGS come after them and win. Unset or empty: none (the host's memory sizes the heaps).
+ */
+export function containerHeapFlags(limit: string | undefined): string[] {
+  if (limit === undefined || limit === '') return [];
+  const mib = Number(limit);
+  if (!Number.isSafeInteger(mib) || mib < 256)
+    throw new Error(`BENCH_CONTROLLER_MEMORY_LIMIT_MIB: "${limit}" is not a whole number of MiB >= 256`);
+  const semi = Math.min(16, Math.max(1, Math.floor(mib / 256)));
+  return [`--max-old-space-size=${Math.floor(mib / 2)}`, `--max-semi-space-size=${semi}`];
+}
+
 /** The controller process's module and Node flags. */
 function childModule(from: 'dist' | 'source'): { file: string; execArgv: string[] } {
   // BENCH_CONTROLLER_NODE_ARGS: extra Node flags for the controller process (and so its engine workers), e.g.
   // `--cpu-prof --cpu-prof-dir=/tmp/prof` or `--heapsnapshot-signal=SIGUSR2` to profile it.
-  const extra = (process.env['BENCH_CONTROLLER_NODE_ARGS'] ?? '').split(/\s+/).filter(Boolean);
+  const extra = [
+    ...containerHeapFlags(process.env['BENCH_CONTROLLER_MEMORY_LIMIT_MIB']),
+    ...(process.env['BENCH_CONTROLLER_NODE_ARGS'] ?? '').split(/\s+/).filter(Boolean),
+  ];
   if (from === 'dist') {
     const stale = newerThanBuild();
     if (stale)
@@ -155,6 +178,7 @@ async function forkController(cluster: SimCluster, o: HarnessOptions): Promise<C
   const m = childModule(o.from ?? 'source');
   const child = fork(m.file, [], {
     execArgv: m.execArgv,
+    env: { ...process.env, ...benchImageEnv() },
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

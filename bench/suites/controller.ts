@@ -6,6 +6,9 @@
 // a node); --quick runs fewer rounds and shorter phases. BENCH_CONTROLLER_SCENARIOS=empty or =big runs only
 // provision-empty or only the big cluster's scenarios (steady-churn, consolidate-fragmented); =setup only sets the
 // big cluster up, as a measured phase of its own (where the set-up time goes: bench/controller/timeline.ts).
+// BENCH_CONTROLLER_MEMORY_LIMIT_MIB=N runs the controller with the heaps Node gives it in a container limited to N
+// MiB (the chart's limit is 1,024; bench/controller/harness.ts, containerHeapFlags); each row then says
+// `memoryLimitMiB`.
 import { bigClusterScenarios, provisionEmpty, setupScenario, type ControllerRow } from '../controller/scenarios.ts';
 
 export async function run(opts: {
@@ -24,6 +27,8 @@ export async function run(opts: {
   if (only === 'setup') rows.push(await setupScenario(o, nodes));
   if (!only || only === 'empty') rows.push(await provisionEmpty(o));
   if (!only || only === 'big') rows.push(...(await bigClusterScenarios(o, nodes)));
-  for (const r of rows) log(`${r.scenario}: memory at the end (MiB) ${JSON.stringify(r['memory'])}`);
-  return rows;
+  const limit = process.env['BENCH_CONTROLLER_MEMORY_LIMIT_MIB'];
+  const stated: ControllerRow[] = limit ? rows.map((r) => ({ ...r, memoryLimitMiB: Number(limit) })) : rows;
+  for (const r of stated) log(`${r.scenario}: memory at the end (MiB) ${JSON.stringify(r['memory'])}`);
+  return stated;
 }

@@ -3,6 +3,7 @@ import type { Requirements } from '../domain/types.ts';
 import {
   ARCH_LABEL,
   CAPACITY_TYPE_LABEL,
+  INSTANCE_TYPE_LABEL,
   OS_LABEL,
   REGION_LABEL,
   WINDOWS_BUILD_LABEL,
@@ -10,9 +11,11 @@ import {
   ZONE_LABEL,
 } from '../scheduling/labels.ts';
 import { formatRequirement } from '../scheduling/requirements.ts';
+import { ec2InstanceInfos } from './catalog.ts';
 import { catalogData } from './data.ts';
 import {
   ec2InstanceRequirements,
+  ec2TypeRequirements,
   INSTANCE_ACCELERATOR_NAME_LABEL,
   INSTANCE_CATEGORY_LABEL,
   INSTANCE_CAPABILITY_FLEX_LABEL,
@@ -109,5 +112,20 @@ describe('ec2InstanceRequirements', () => {
   it('lowerKebab is Karpenter lowerKabobCase', () => {
     expect(lowerKebab('Radeon Pro V520')).toBe('radeon-pro-v520');
     expect(lowerKebab('NVIDIA')).toBe('nvidia');
+  });
+});
+
+describe('ec2TypeRequirements', () => {
+  it('shares each requirement object between the types that have it, keeping the name its own', () => {
+    const infos = ec2InstanceInfos().filter((i) => i.name === 'm5.large' || i.name === 'm5.xlarge');
+    expect(infos.map((i) => i.name).sort()).toEqual(['m5.large', 'm5.xlarge']);
+    const [a, b] = infos.map((i) => new Map(ec2TypeRequirements(i).map((r) => [r.key, r])));
+    expect(a!.get(INSTANCE_FAMILY_LABEL)).toBe(b!.get(INSTANCE_FAMILY_LABEL));
+    expect(a!.get(ARCH_LABEL)).toBe(b!.get(ARCH_LABEL));
+    expect(a!.get(INSTANCE_TYPE_LABEL)).not.toBe(b!.get(INSTANCE_TYPE_LABEL));
+    expect([...a!.get(INSTANCE_TYPE_LABEL)!.values]).toEqual([infos[0]!.name]);
+    // The size label differs, so it is not shared, and each list is the caller's own array.
+    expect(a!.get(INSTANCE_SIZE_LABEL)).not.toBe(b!.get(INSTANCE_SIZE_LABEL));
+    expect(ec2TypeRequirements(infos[0]!)).not.toBe(ec2TypeRequirements(infos[0]!));
   });
 });

@@ -77,6 +77,8 @@ export interface WorkerMemory {
   readonly heapTotal: number;
   /** Of heapTotal, the pages actually resident. */
   readonly heapPhysical: number;
+  /** How large V8 lets this isolate's heap become (its old generation's limit plus the young generation). */
+  readonly heapLimit: number;
   /** The young generation's capacity (V8's new space; young-generation.ts keeps a floor under it). */
   readonly newSpace: number;
   /** Memory outside the heap that V8 accounts to it (ArrayBuffers, wasm memory included). */
@@ -102,6 +104,7 @@ function workerMemory(): WorkerMemory {
     heapUsed: h.used_heap_size,
     heapTotal: h.total_heap_size,
     heapPhysical: h.total_physical_size,
+    heapLimit: h.heap_size_limit,
     newSpace: getHeapSpaceStatistics().find((x) => x.space_name === 'new_space')?.space_size ?? 0,
     external: h.external_memory,
     wasm: solver.memoryBytes(),

@@ -45,6 +45,8 @@ export interface PhaseStats {
   /** The main thread's heap pages actually resident, and V8's malloc'd memory outside the heap. */
   readonly heapPhysicalMiB: number;
   readonly mallocedMiB: number;
+  /** How large V8 lets the main thread's heap become (Node's default, or --max-old-space-size). */
+  readonly heapLimitMiB: number;
   /** The main thread's heap in use after a full collection (only with --expose-gc). */
   readonly liveHeapMiB?: number;
   /** After that collection: the main thread's ArrayBuffers still held, and the process's RSS. */
@@ -63,6 +65,7 @@ export interface WorkerMemoryMiB {
   readonly heapUsedMiB: number;
   readonly heapTotalMiB: number;
   readonly heapPhysicalMiB: number;
+  readonly heapLimitMiB: number;
   readonly liveHeapMiB?: number;
   readonly wasmMiB: number;
   readonly models: readonly string[];
