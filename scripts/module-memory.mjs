@@ -5,7 +5,7 @@
 // with several MODULEs the runs alternate between them (A B A B ...), and the medians of N runs (default 5) are
 // printed per module, so two trees compare in one go:
 //
-//   node scripts/module-memory.mjs /work/base/dist/cli/commands/controller.js dist/cli/commands/controller.js
+//   node scripts/module-memory.mjs /tmp/base/dist/cli/commands/controller.js dist/cli/commands/controller.js
 //
 // --worker imports MODULE in a worker thread instead, started as the engine's pool starts its workers (with the
 // workerData engine/pool/pool.ts gives them: the solver's release wasm of MODULE's own tree, compiled here, and the
