@@ -21,6 +21,7 @@ import { build } from 'esbuild';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { EXTERNAL } from './external.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -34,15 +35,6 @@ const ENTRIES = [
   'engine/pool/engine.worker.ts',
   'sim/remote/controller-process.ts',
 ];
-
-/**
- * Packages left out of the bundles, loaded from node_modules at run time:
- * - piscina starts each worker thread on its own dist/worker.js, which it finds through its __dirname;
- * - highs (HiGHS' emscripten glue) locates and loads its own files through __dirname and require;
- * - msgpackr-extract, msgpackr's optional native string extractor, finds its binary through __dirname (bundled,
- *   it would never load, and msgpackr's main entry would decode strings without it).
- */
-const EXTERNAL = ['piscina', 'highs', 'msgpackr-extract'];
 
 /**
  * Bundled CommonJS packages (the Kubernetes client, the AWS SDK, pino, ...) call require() for Node built-ins and

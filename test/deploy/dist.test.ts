@@ -4,16 +4,19 @@
 // built-ins and production dependencies from outside; the command runs from dist/ with plain Node, workers
 // included; the image's tree holds no simulator and no source maps.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+// @ts-expect-error: a plain .mjs script, no types
+import { dependencyClosure, EXTERNAL, pruneModules } from '../../scripts/external.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dist = join(root, 'dist');
 const built = existsSync(join(dist, 'BUILD'));
+const snapshot = join(root, 'examples', 'snapshots', 'inflate.msgpack');
 
 function jsFiles(dir: string, out: string[] = []): string[] {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -165,10 +168,7 @@ describe('dist/', () => {
     const help = run(['--help'], root);
     expect(help.code).toBe(0);
     expect(help.stderr + help.stdout).toMatch(/commands:[\s\S]*whatif[\s\S]*controller/);
-    const batch = run(
-      ['whatif', '--grid', 'exact=true,false', '--jobs', '2', join(root, 'examples', 'snapshots', 'inflate.msgpack')],
-      tmpdir(),
-    );
+    const batch = run(['whatif', '--grid', 'exact=true,false', '--jobs', '2', snapshot], tmpdir());
     expect(batch.stderr).not.toMatch(/Error|ERR_/);
     expect(batch.code).toBe(0);
     expect(batch.stdout).toMatch(/2 ok, 0 failed of 2 jobs/);
@@ -199,5 +199,48 @@ describe('the image tree (scripts/stage-image.mjs)', () => {
     expect(help.status, help.stderr).toBe(0);
     expect(help.stdout).toMatch(/commands:[\s\S]*whatif[\s\S]*controller/);
     expect(help.stdout).not.toMatch(/^\s+sim\s/m);
+  });
+
+  it.runIf(built)('runs a what-if batch with only the left-out packages and their dependencies in node_modules', () => {
+    // What stage-image keeps after npm ci: the closure of scripts/external.mjs's list, copied from this checkout.
+    const modules = join(root, 'node_modules');
+    const kept = [...(dependencyClosure(modules, EXTERNAL) as Set<string>)];
+    expect(kept.map((d) => relative(modules, d))).toEqual(expect.arrayContaining(['piscina', 'highs']));
+    expect(kept.some((d) => /@kubernetes|@aws-sdk|pino|prom-client|yaml/.test(d))).toBe(false);
+    for (const dir of kept) cpSync(dir, join(out, 'node_modules', relative(modules, dir)), { recursive: true });
+    const batch = spawnSync(
+      process.execPath,
+      [join(out, 'bin', 'karpenter-ts.mjs'), 'whatif', '--grid', 'exact=true,false', '--jobs', '2', snapshot],
+      { cwd: tmpdir(), encoding: 'utf8', timeout: 120_000 },
+    );
+    expect(batch.stderr).not.toMatch(/Error|ERR_/);
+    expect(batch.status).toBe(0);
+    expect(batch.stdout).toMatch(/2 ok, 0 failed of 2 jobs/);
+  });
+
+  it('prunes node_modules to the packages kept, nested ones with their parent, and drops npm bin links', () => {
+    const tree = mkdtempSync(join(tmpdir(), 'karpenter-ts-prune-'));
+    try {
+      const modules = join(tree, 'node_modules');
+      const pkg = (dir: string, deps: Record<string, string> = {}) => {
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: dir, dependencies: deps }));
+      };
+      pkg(join(modules, 'a'), { b: '1', '@s/c': '1', missing: '1' });
+      pkg(join(modules, 'a', 'node_modules', 'b'));
+      pkg(join(modules, 'b'));
+      pkg(join(modules, '@s', 'c'));
+      pkg(join(modules, '@s', 'd'));
+      pkg(join(modules, 'e'));
+      mkdirSync(join(modules, '.bin'));
+      const keep = dependencyClosure(modules, ['a']) as Set<string>;
+      expect([...keep].map((d) => relative(modules, d)).sort()).toEqual(['@s/c', 'a', 'a/node_modules/b']);
+      expect(pruneModules(modules, keep)).toBe(3);
+      expect(readdirSync(modules).sort()).toEqual(['@s', 'a']);
+      expect(readdirSync(join(modules, '@s'))).toEqual(['c']);
+      expect(existsSync(join(modules, 'a', 'node_modules', 'b', 'package.json'))).toBe(true);
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+    }
   });
 });
