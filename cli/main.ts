@@ -26,14 +26,19 @@ interface CommandModule {
 /** This module's own extension: `.ts` from source, `.js` compiled. */
 const EXT = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
 
+/**
+ * The command's module beside this one (compiled: dist/cli/commands/<name>.js, an entry of the bundle). A URL,
+ * not a template import() path, so that a bundler leaves the load to run time instead of bundling the folder.
+ */
+const commandUrl = (name: string): URL => new URL(`./commands/${name}${EXT}`, import.meta.url);
+
 /** A command this build holds: the image leaves the simulator's `sim` out. */
-const present = (name: string): boolean =>
-  existsSync(fileURLToPath(new URL(`./commands/${name}${EXT}`, import.meta.url)));
+const present = (name: string): boolean => existsSync(fileURLToPath(commandUrl(name)));
 
 async function load(name: string): Promise<CommandModule | undefined> {
   if (!(COMMANDS as readonly string[]).includes(name) || !present(name)) return undefined;
   try {
-    return (await import(`./commands/${name}.ts`)) as CommandModule;
+    return (await import(commandUrl(name).href)) as CommandModule;
   } catch (e) {
     if (
       (e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' &&

@@ -8,7 +8,8 @@
 //   - a named or default import, `export { x } from` in a file that is itself imported from, `import('./x.ts').T`
 //     in a type, and `ns.x` through `import * as ns` (a namespace used any other way uses all of its module);
 //   - every export of a module loaded at run time: a dynamic import with a literal path, a template path
-//     (`./commands/${name}.ts`: every file of that folder), a worker or script named by a literal path
+//     (`./commands/${name}.ts`: every file of that folder; also as `new URL(template, ...)`, the URL imported
+//     later), a worker or script named by a literal path
 //     ('./engine.worker.ts'), bin/*.mjs's imports of dist/**.js (the built twin of a source file);
 //   - the AssemblyScript sources (solver-as/assembly, compiled by asc, not tsc) are read for their imports of
 //     solver-as/abi.ts and of each other; solver-as/assembly/index.ts is the wasm module's export list;
@@ -145,6 +146,14 @@ for (const sf of program.getSourceFiles()) {
       if (arg && ts.isStringLiteralLike(arg) && names) markNames(checker.getSymbolAtLocation(arg), names);
       else if (arg && ts.isStringLiteralLike(arg)) markPath(file, arg.text);
       else if (arg && ts.isTemplateExpression(arg)) markTemplate(file, arg);
+    } else if (
+      ts.isTemplateExpression(node) &&
+      ts.isNewExpression(node.parent) &&
+      node.parent.arguments?.[0] === node &&
+      node.parent.expression.getText() === 'URL'
+    ) {
+      // `new URL(`./commands/${name}${EXT}`, import.meta.url)`, imported by URL (cli/main.ts)
+      markTemplate(file, node);
     } else if (ts.isStringLiteralLike(node) && /\.(ts|mts|mjs|js)$/.test(node.text) && !isSpecifier(node)) {
       markPath(file, node.text);
     } else if (ts.isIdentifier(node) && namespaces.size && !ts.isNamespaceImport(node.parent)) {

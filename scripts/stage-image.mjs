@@ -6,7 +6,9 @@
 //   bin/karpenter-ts.mjs              (the entrypoint)
 //   dist/                             (npm run build) without the simulator (dist/sim, its scenarios and the
 //                                     `sim` command) and without source maps
-//   node_modules/                     production dependencies only: npm ci --omit=dev --ignore-scripts
+//   node_modules/                     production dependencies only: npm ci --omit=dev --ignore-scripts, then
+//                                     pruned to the packages the bundles load from outside (scripts/external.mjs)
+//                                     and what those depend on: the rest is inside the bundles
 //
 // then prints the size of each part (bytes of the files, as `du --apparent-size` counts them). Run outside
 // Docker it computes what the image adds to its base image (README quotes it). --no-install skips npm ci.
@@ -15,6 +17,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { dependencyClosure, EXTERNAL, pruneModules } from './external.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -47,6 +50,13 @@ function install(out) {
     stdio: 'inherit',
   });
   if (r.status !== 0) usage('npm ci --omit=dev failed');
+  const modules = join(out, 'node_modules');
+  for (const name of EXTERNAL)
+    if (!existsSync(join(modules, name, 'package.json'))) usage(`${name} was not installed: is it still a dependency?`);
+  const removed = pruneModules(modules, dependencyClosure(modules, EXTERNAL));
+  console.log(
+    `stage-image: node_modules pruned to ${EXTERNAL.join(', ')} and their dependencies (${removed} packages removed)`,
+  );
 }
 
 function bytes(p) {

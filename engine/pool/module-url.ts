@@ -1,7 +1,8 @@
 // Where a module that is loaded by URL (a worker file, a task module) lives, in the form the calling code
-// runs as: from source (vitest, tsx) the caller is a `.ts` file and so is its sibling; from the compiled
-// build (dist/, what `karpenter-ts` and the image run) the caller is `.js` and the sibling was compiled to
-// `.js` beside it. Callers write the source name (`./x.worker.ts`), the same way they write imports.
+// runs as: from source (vitest, tsx) the caller is a `.ts` file and so is its sibling; from the built runtime
+// (dist/, what `karpenter-ts` and the image run) the caller's import.meta.url is its `.js` twin in dist/ (the
+// build gives bundled code that URL) and the sibling is a bundle entry at its `.js` twin's place
+// (scripts/build.mjs). Callers write the source name (`./x.worker.ts`), the same way they write imports.
 //
 // Worker threads do not inherit the main thread's loader: a `.ts` worker (source only) is started with
 // tsx's loader in its own execArgv; a compiled worker needs nothing, and tsx is not installed in the image.
