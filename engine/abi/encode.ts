@@ -13,7 +13,7 @@
 import * as A from '../../solver-as/abi.ts';
 import type { Pod, PreferencePolicy, Requirements, Taint } from '../domain/types.ts';
 import { NODES } from '../domain/resources.ts';
-import { cacheSlot, ModelCaches } from '../model/caches.ts';
+import { ABSENT, cacheSlot, ModelCaches, within } from '../model/caches.ts';
 import { hostPortsConflict } from '../model/places.ts';
 import type { NodeTable } from '../model/nodetable.ts';
 import type { ExistingNode } from '../model/places.ts';
@@ -222,21 +222,27 @@ interface ShapeRequirements {
   readonly volumes: Requirements[];
 }
 
-// A shape's requirements are a function of the pod (its node selector, affinity and volume topology) and the
-// preference policy; the pods leading their shapes are mostly the same objects from one simulation to the next,
-// so they are parsed once, not for each of thousands of shapes in every solve. Never written to: the encoder
-// only reads them (a set's identity is its place in the block, per solve).
-const SHAPE_REQUIREMENTS = cacheSlot<Pod, ShapeRequirements>('shape requirements');
-
+// A shape's requirements are a function of the pod's node selector, affinity and volume topology and of the
+// preference policy, so they are kept by those parts (one entry for all the shapes that have the same ones), not
+// by the pod: the pods leading their shapes change from one simulation to the next, and over a disruption pass
+// nearly every pod of the cluster led one, each with an entry of its own. Parts are compared by identity: a warm
+// model's pods of one workload share them (engine/cluster/intern.ts). Never written to: the encoder only reads
+// them (a set's identity is its place in the block, per solve).
+const SHAPE_REQUIREMENTS = cacheSlot<object, WeakMap<object, WeakMap<object, ShapeRequirements>>>('shape requirements');
 function shapeRequirements(s: Pod, policy: PreferencePolicy, caches: ModelCaches): ShapeRequirements {
-  const hit = caches.get(SHAPE_REQUIREMENTS, s);
+  const byVolumes = within(within(caches.map(SHAPE_REQUIREMENTS), s.nodeSelector), s.affinity ?? ABSENT);
+  const volumes = s.volumeRequirements ?? ABSENT;
+  const hit = byVolumes.get(volumes);
+  caches.record(SHAPE_REQUIREMENTS, hit?.policy === policy);
   if (hit && hit.policy === policy) return hit;
-  return caches.set(SHAPE_REQUIREMENTS, s, {
+  const out: ShapeRequirements = {
     policy,
     reqs: withoutHostname(podRequirements(s, policy)),
     strict: withoutHostname(strictPodRequirements(s)),
     volumes: (s.volumeRequirements ?? []).map((alt) => add(new Map(), ...alt.map(fromSelector))),
-  });
+  };
+  byVolumes.set(volumes, out);
+  return out;
 }
 
 /** Pod classes and their relaxation chains: the versions, and the version of each pod's class. */

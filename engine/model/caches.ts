@@ -27,6 +27,16 @@ export function cacheSlot<K extends object, V>(name: string): CacheSlot<K, V> {
   return { id: names.length - 1, name };
 }
 
+/** Stands for an absent part (an optional object field) in the keys of a cache kept by several objects. */
+export const ABSENT: object = Object.freeze({});
+
+/** The map under `key` in a cache kept by several objects (`m` maps the first to a map by the next), made empty the first time. */
+export function within<V>(m: WeakMap<object, WeakMap<object, V>>, key: object): WeakMap<object, V> {
+  let v = m.get(key);
+  if (v === undefined) m.set(key, (v = new WeakMap()));
+  return v;
+}
+
 interface CacheStats {
   readonly hits: number;
   readonly misses: number;
