@@ -6,7 +6,7 @@
 // first pod. Nothing is serialised: building a string key per pod (and hashing it in a Map) cost more than
 // the whole search for 100,000 small pods.
 import type { Pod } from '../domain/types.ts';
-import { ABSENT, cacheSlot, type ModelCaches, within } from '../model/caches.ts';
+import { cacheSlot, keepEntry, keptEntry, type ModelCaches } from '../model/caches.ts';
 import type { PodError } from '../model/types.ts';
 import { optsOutOfKarpenter, podValidationError, queueOrder } from '../scheduling/pods.ts';
 
@@ -148,11 +148,11 @@ interface SharedMemo extends Memo {
 // intern.ts), so they share one memo, where a memo per pod object was an entry for every pod of the cluster.
 // Everything a memo says is a function of the parts, so it holds for each pod that has them.
 const POD_CLASS = cacheSlot<object, SharedMemo[]>('pod class');
-/** The most memos kept for one labels object (the oldest goes first). */
-const KEPT_PER_LABELS = 16;
+
 
 /** The fields a class compares, the very same in both pods (strings equal, parts the same objects). */
 function samePartsAs(a: Pod, b: Pod): boolean {
+  if (a === b) return true;
   return (
     a.requests === b.requests &&
     a.nodeSelector === b.nodeSelector &&
@@ -185,36 +185,29 @@ class Memos {
     if (this.caches) {
       const byLabels = this.caches.map(POD_CLASS);
       const kept = byLabels.get(p.labels);
-      const hit = kept && keptFor(kept, p);
-      this.caches.record(POD_CLASS, hit !== undefined);
-      if (hit) return hit;
+      if (kept)
+        for (let i = 0; i < kept.length; i++)
+          if (samePartsAs(kept[i]!.pod, p)) {
+            this.caches.record(POD_CLASS, true);
+            return kept[i]!;
+          }
+      this.caches.record(POD_CLASS, false);
       const h = hashes(p);
       const m: SharedMemo = { hash: h.hash, shape: h.shape, sameAs: undefined, sameShape: undefined, pod: p };
-      if (!kept) byLabels.set(p.labels, [m]);
-      else {
-        // Pods that share labels but not their other parts (objects made per solve) would grow the list forever.
-        if (kept.length >= KEPT_PER_LABELS) kept.shift();
-        kept.push(m);
-      }
-      return m;
+      return keepEntry(this.caches, POD_CLASS, p.labels, m);
     }
     let m = this.local.get(p);
     if (m === undefined) this.local.set(p, (m = hashes(p)));
     return m;
   }
 
-  /** The memo when the pod has one (the parts of snapshot pods seen before), without making one. */
+  /** The memo when the pod has one (the parts of snapshot pods seen before), without making one (nor counting). */
   peek(p: Pod): Memo | undefined {
     if (!this.caches) return this.local.get(p);
     const kept = this.caches.map(POD_CLASS).get(p.labels);
-    return kept && keptFor(kept, p);
+    if (kept) for (const m of kept) if (samePartsAs(m.pod, p)) return m;
+    return undefined;
   }
-}
-
-/** The memo among those kept for the pod's labels that holds for its parts. */
-function keptFor(kept: readonly SharedMemo[], p: Pod): SharedMemo | undefined {
-  for (let i = 0; i < kept.length; i++) if (samePartsAs(kept[i]!.pod, p)) return kept[i];
-  return undefined;
 }
 
 function shapeHash(p: Pod): number {
@@ -302,22 +295,22 @@ export class PodShapes {
 // Whether a pod opts out of Karpenter or is invalid reads only its node selector, affinity and boundary verdict
 // (ignoredReason): kept across solves by those (nodeSelector, then affinity, then the reason), not by the pod
 // leading its shape, which changes from one simulation to the next.
-const VERDICTS = cacheSlot<object, WeakMap<object, Map<string, 'ok' | 'skip' | string>>>('pod verdicts');
+const VERDICTS = cacheSlot<
+  object,
+  { readonly affinity: Pod['affinity']; readonly ignoredReason: string | undefined; readonly verdict: string }[]
+>('pod verdicts');
 
 function verdictOf(shape: Pod, caches: ModelCaches | undefined): 'ok' | 'skip' | string {
   const compute = () => (optsOutOfKarpenter(shape) ? 'skip' : (podValidationError(shape) ?? 'ok'));
   if (!caches) return compute();
-  const byReason = within(caches.map(VERDICTS), shape.nodeSelector);
-  const affinity = shape.affinity ?? ABSENT;
-  let kept = byReason.get(affinity);
-  if (kept === undefined) byReason.set(affinity, (kept = new Map()));
-  const reason = shape.ignoredReason ?? '';
-  const hit = kept.get(reason);
-  caches.record(VERDICTS, hit !== undefined);
-  if (hit !== undefined) return hit;
-  const v = compute();
-  kept.set(reason, v);
-  return v;
+  const { nodeSelector, affinity, ignoredReason } = shape;
+  const hit = keptEntry(
+    caches,
+    VERDICTS,
+    nodeSelector,
+    (e) => e.affinity === affinity && e.ignoredReason === ignoredReason,
+  );
+  return (hit ?? keepEntry(caches, VERDICTS, nodeSelector, { affinity, ignoredReason, verdict: compute() })).verdict;
 }
 
 /**
