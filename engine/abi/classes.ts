@@ -149,7 +149,6 @@ interface SharedMemo extends Memo {
 // Everything a memo says is a function of the parts, so it holds for each pod that has them.
 const POD_CLASS = cacheSlot<object, SharedMemo[]>('pod class');
 
-
 /** The fields a class compares, the very same in both pods (strings equal, parts the same objects). */
 function samePartsAs(a: Pod, b: Pod): boolean {
   if (a === b) return true;

@@ -424,7 +424,10 @@ export class ClusterModel {
       // megamorphic (docs/engine.md, "Hidden classes of snapshot objects"). A node as it was has its fields in the
       // same order, pods last, so its copy takes the same hidden class.
       if (rec)
-        this.states.set(name, Object.assign({}, rec.node, { pods: rec.pods.map((uid) => this.podOf(uid)) }) as StateNode);
+        this.states.set(
+          name,
+          Object.assign({}, rec.node, { pods: rec.pods.map((uid) => this.podOf(uid)) }) as StateNode,
+        );
       else if (old) this.states.set(name, Object.assign({}, old, { pods: old.pods.map((p) => this.podOf(p.uid)) }));
     }
     if (d.nodeOrder) this.nodeOrder = d.nodeOrder;

@@ -88,9 +88,7 @@ function podObject(i: number, shape: { cpu: string; memory: string }, node: stri
     spec: {
       schedulerName: 'controller-bench',
       terminationGracePeriodSeconds: 0,
-      containers: [
-        { name: 'app', image: 'registry.k8s.io/pause:3.10', resources: { requests: { ...shape } } },
-      ],
+      containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10', resources: { requests: { ...shape } } }],
       ...(node ? { nodeName: node } : {}),
     },
     status: node
@@ -106,7 +104,8 @@ function podObject(i: number, shape: { cpu: string; memory: string }, node: stri
   } as unknown as KubeObject;
 }
 
-const nodeName = (i: number): string => `ip-10-${(i >> 16) & 255}-${(i >> 8) & 255}-${i & 255}.us-west-2.compute.internal`;
+const nodeName = (i: number): string =>
+  `ip-10-${(i >> 16) & 255}-${(i >> 8) & 255}-${i & 255}.us-west-2.compute.internal`;
 
 /** The big cluster: `perNode` running pods on each node (0: the nodes alone), and the pending pods. */
 function cluster(it: InstanceType, perNode: number): Snapshot {
@@ -129,7 +128,9 @@ function cluster(it: InstanceType, perNode: number): Snapshot {
       creationTimestamp: T0 + n * 1000,
     });
   }
-  const pending = Array.from({ length: PENDING }, (_, i) => parsed(podObject(nodes * PODS_PER_NODE + i, LARGE, undefined)));
+  const pending = Array.from({ length: PENDING }, (_, i) =>
+    parsed(podObject(nodes * PODS_PER_NODE + i, LARGE, undefined)),
+  );
   return {
     now: T0 + 3_600_000,
     nodePools: [pool],
@@ -176,7 +177,9 @@ async function runDecisions(model: any): Promise<number> {
   const pendingAt = Array.from({ length: PENDING }, (_, i) => i);
   const plan = await runOp(model, { op: 'provision', pending: { pendingAt }, opts: {} }, ctx);
   const r = await runOp(model, { op: 'disrupt', opts: {} }, ctx);
-  console.log(`decisions: provision ${plan.newNodeClaims?.length ?? '?'} new NodeClaims; disrupt ${r.decision?.kind ?? '?'}`);
+  console.log(
+    `decisions: provision ${plan.newNodeClaims?.length ?? '?'} new NodeClaims; disrupt ${r.decision?.kind ?? '?'}`,
+  );
   return live() - before;
 }
 
@@ -274,7 +277,9 @@ if (before) printGrowth(before, heapByConstructor(), pods);
 const perNode = bare.bytes / nodes;
 const perPod = (whole.bytes - bare.bytes) / pods;
 console.log(`${root}: ${nodes} nodes, ${pods} running pods, ${PENDING} pending`);
-console.log(`model, nodes only: ${(bare.bytes / 2 ** 20).toFixed(1)} MiB (catalog and nodes), ${perNode.toFixed(0)} B a node`);
+console.log(
+  `model, nodes only: ${(bare.bytes / 2 ** 20).toFixed(1)} MiB (catalog and nodes), ${perNode.toFixed(0)} B a node`,
+);
 console.log(
   `model, whole: ${(whole.bytes / 2 ** 20).toFixed(1)} MiB; per pod ${perPod.toFixed(0)} B, whole model per pod ${(whole.bytes / pods).toFixed(0)} B`,
 );
