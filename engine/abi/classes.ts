@@ -6,7 +6,7 @@
 // first pod. Nothing is serialised: building a string key per pod (and hashing it in a Map) cost more than
 // the whole search for 100,000 small pods.
 import type { Pod } from '../domain/types.ts';
-import { cacheSlot, type ModelCaches } from '../model/caches.ts';
+import { cacheSlot, keepEntry, keptEntry, type ModelCaches } from '../model/caches.ts';
 import type { PodError } from '../model/types.ts';
 import { optsOutOfKarpenter, podValidationError, queueOrder } from '../scheduling/pods.ts';
 
@@ -126,7 +126,7 @@ function samePodShape(a: Pod, b: Pod): boolean {
   );
 }
 
-/** What is remembered per pod object: its hashes, and the representative it was last found equal to. */
+/** What is remembered of a pod: its hashes, and the representative it was last found equal to. */
 interface Memo {
   readonly hash: number;
   readonly shape: number;
@@ -135,12 +135,37 @@ interface Memo {
   sameShape: Pod | undefined;
 }
 
+/** A memo kept in the caches: it holds for every pod with the very parts of `pod` (samePartsAs). */
+interface SharedMemo extends Memo {
+  readonly pod: Pod;
+}
+
 // Pods are immutable snapshot data and disruption simulations (and a warm cluster model's decisions) classify
-// the same pods solve after solve, so each pod's hashes are computed once, and the next solve over the same
-// pods usually meets the same representative first and skips the deep comparison. The memo lives in the
-// caller's ModelCaches, keyed by the pod object (nothing is written onto the pod); without caches it lives
-// for one solve.
-const POD_CLASS = cacheSlot<Pod, Memo>('pod class');
+// the same pods solve after solve, so their hashes are computed once, and the next solve over the same pods
+// usually meets the same representative first and skips the deep comparison. The memo lives in the caller's
+// ModelCaches (nothing is written onto the pod); without caches it lives for one solve. In the caches it is kept
+// by the pod's parts, not by the pod: a warm model's pods of one workload share their parts (engine/cluster/
+// intern.ts), so they share one memo, where a memo per pod object was an entry for every pod of the cluster.
+// Everything a memo says is a function of the parts, so it holds for each pod that has them.
+const POD_CLASS = cacheSlot<object, SharedMemo[]>('pod class');
+
+/** The fields a class compares, the very same in both pods (strings equal, parts the same objects). */
+function samePartsAs(a: Pod, b: Pod): boolean {
+  if (a === b) return true;
+  return (
+    a.requests === b.requests &&
+    a.nodeSelector === b.nodeSelector &&
+    a.namespace === b.namespace &&
+    a.affinity === b.affinity &&
+    a.tolerations === b.tolerations &&
+    a.topologySpreadConstraints === b.topologySpreadConstraints &&
+    a.hostPorts === b.hostPorts &&
+    a.volumeRequirements === b.volumeRequirements &&
+    a.ignoredReason === b.ignoredReason &&
+    a.resourceClaims === b.resourceClaims &&
+    a.containerClaims === b.containerClaims
+  );
+}
 
 function hashes(p: Pod): Memo {
   const shape = shapeHash(p);
@@ -150,21 +175,37 @@ function hashes(p: Pod): Memo {
   return { hash: mix(h, 10) & 0x3fffffff, shape: shape & 0x3fffffff, sameAs: undefined, sameShape: undefined };
 }
 
-/** The pod's memo: from the caches when given, else made for this solve. */
+/** The pod's memo: from the caches when given (kept by its labels, then its other parts), else made for this solve. */
 class Memos {
   private readonly local = new Map<Pod, Memo>();
   constructor(private readonly caches?: ModelCaches) {}
 
   of(p: Pod): Memo {
-    if (this.caches) return this.caches.memo(POD_CLASS, p, () => hashes(p));
+    if (this.caches) {
+      const byLabels = this.caches.map(POD_CLASS);
+      const kept = byLabels.get(p.labels);
+      if (kept)
+        for (let i = 0; i < kept.length; i++)
+          if (samePartsAs(kept[i]!.pod, p)) {
+            this.caches.record(POD_CLASS, true);
+            return kept[i]!;
+          }
+      this.caches.record(POD_CLASS, false);
+      const h = hashes(p);
+      const m: SharedMemo = { hash: h.hash, shape: h.shape, sameAs: undefined, sameShape: undefined, pod: p };
+      return keepEntry(this.caches, POD_CLASS, p.labels, m);
+    }
     let m = this.local.get(p);
     if (m === undefined) this.local.set(p, (m = hashes(p)));
     return m;
   }
 
-  /** The memo when the pod has one (snapshot pods seen before), without making one. */
+  /** The memo when the pod has one (the parts of snapshot pods seen before), without making one (nor counting). */
   peek(p: Pod): Memo | undefined {
-    return this.caches ? this.caches.map(POD_CLASS).get(p) : this.local.get(p);
+    if (!this.caches) return this.local.get(p);
+    const kept = this.caches.map(POD_CLASS).get(p.labels);
+    if (kept) for (const m of kept) if (samePartsAs(m.pod, p)) return m;
+    return undefined;
   }
 }
 
@@ -250,13 +291,25 @@ export class PodShapes {
   }
 }
 
-// Whether a pod opts out of Karpenter or is invalid reads only its shape's fields: per shape-leading pod, kept
-// across solves (the same pods lead their shapes simulation after simulation).
-const VERDICTS = cacheSlot<Pod, { readonly verdict: 'ok' | 'skip' | string }>('pod verdicts');
+// Whether a pod opts out of Karpenter or is invalid reads only its node selector, affinity and boundary verdict
+// (ignoredReason): kept across solves by those (nodeSelector, then affinity, then the reason), not by the pod
+// leading its shape, which changes from one simulation to the next.
+const VERDICTS = cacheSlot<
+  object,
+  { readonly affinity: Pod['affinity']; readonly ignoredReason: string | undefined; readonly verdict: string }[]
+>('pod verdicts');
 
 function verdictOf(shape: Pod, caches: ModelCaches | undefined): 'ok' | 'skip' | string {
-  const compute = () => ({ verdict: optsOutOfKarpenter(shape) ? 'skip' : (podValidationError(shape) ?? 'ok') });
-  return (caches ? caches.memo(VERDICTS, shape, compute) : compute()).verdict;
+  const compute = () => (optsOutOfKarpenter(shape) ? 'skip' : (podValidationError(shape) ?? 'ok'));
+  if (!caches) return compute();
+  const { nodeSelector, affinity, ignoredReason } = shape;
+  const hit = keptEntry(
+    caches,
+    VERDICTS,
+    nodeSelector,
+    (e) => e.affinity === affinity && e.ignoredReason === ignoredReason,
+  );
+  return (hit ?? keepEntry(caches, VERDICTS, nodeSelector, { affinity, ignoredReason, verdict: compute() })).verdict;
 }
 
 /**

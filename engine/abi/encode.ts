@@ -13,7 +13,7 @@
 import * as A from '../../solver-as/abi.ts';
 import type { Pod, PreferencePolicy, Requirements, Taint } from '../domain/types.ts';
 import { NODES } from '../domain/resources.ts';
-import { cacheSlot, ModelCaches } from '../model/caches.ts';
+import { cacheSlot, keepEntry, keptEntry, ModelCaches } from '../model/caches.ts';
 import { hostPortsConflict } from '../model/places.ts';
 import type { NodeTable } from '../model/nodetable.ts';
 import type { ExistingNode } from '../model/places.ts';
@@ -222,21 +222,38 @@ interface ShapeRequirements {
   readonly volumes: Requirements[];
 }
 
-// A shape's requirements are a function of the pod (its node selector, affinity and volume topology) and the
-// preference policy; the pods leading their shapes are mostly the same objects from one simulation to the next,
-// so they are parsed once, not for each of thousands of shapes in every solve. Never written to: the encoder
-// only reads them (a set's identity is its place in the block, per solve).
-const SHAPE_REQUIREMENTS = cacheSlot<Pod, ShapeRequirements>('shape requirements');
+/** Shape requirements and the parts they were worked out of (beside the node selector they are kept by). */
+interface KeptShapeRequirements extends ShapeRequirements {
+  readonly affinity: Pod['affinity'];
+  readonly volumeRequirements: Pod['volumeRequirements'];
+}
+
+// A shape's requirements are a function of the pod's node selector, affinity and volume topology and of the
+// preference policy, so they are kept by those parts (one entry for all the shapes that have the same ones), not
+// by the pod: the pods leading their shapes change from one simulation to the next, and over a disruption pass
+// nearly every pod of the cluster led one, each with an entry of its own. Parts are compared by identity: a warm
+// model's pods of one workload share them (engine/cluster/intern.ts). Never written to: the encoder only reads
+// them (a set's identity is its place in the block, per solve).
+const SHAPE_REQUIREMENTS = cacheSlot<object, KeptShapeRequirements[]>('shape requirements');
 
 function shapeRequirements(s: Pod, policy: PreferencePolicy, caches: ModelCaches): ShapeRequirements {
-  const hit = caches.get(SHAPE_REQUIREMENTS, s);
-  if (hit && hit.policy === policy) return hit;
-  return caches.set(SHAPE_REQUIREMENTS, s, {
-    policy,
-    reqs: withoutHostname(podRequirements(s, policy)),
-    strict: withoutHostname(strictPodRequirements(s)),
-    volumes: (s.volumeRequirements ?? []).map((alt) => add(new Map(), ...alt.map(fromSelector))),
-  });
+  const hit = keptEntry(
+    caches,
+    SHAPE_REQUIREMENTS,
+    s.nodeSelector,
+    (e) => e.policy === policy && e.affinity === s.affinity && e.volumeRequirements === s.volumeRequirements,
+  );
+  return (
+    hit ??
+    keepEntry(caches, SHAPE_REQUIREMENTS, s.nodeSelector, {
+      policy,
+      affinity: s.affinity,
+      volumeRequirements: s.volumeRequirements,
+      reqs: withoutHostname(podRequirements(s, policy)),
+      strict: withoutHostname(strictPodRequirements(s)),
+      volumes: (s.volumeRequirements ?? []).map((alt) => add(new Map(), ...alt.map(fromSelector))),
+    })
+  );
 }
 
 /** Pod classes and their relaxation chains: the versions, and the version of each pod's class. */

@@ -1,6 +1,25 @@
+import { getHeapSnapshot } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../domain/types.ts';
 import { PodInterner } from './intern.ts';
+
+/** How many strings in this thread's heap have exactly this content (a heap snapshot: strings' identity shows only there). */
+async function stringCopies(content: string): Promise<number> {
+  let json = '';
+  for await (const chunk of getHeapSnapshot()) json += chunk;
+  const snap = JSON.parse(json) as {
+    snapshot: { meta: { node_fields: string[]; node_types: [string[]] } };
+    nodes: number[];
+    strings: string[];
+  };
+  const fields = snap.snapshot.meta.node_fields;
+  const [type, name] = [fields.indexOf('type'), fields.indexOf('name')];
+  const kinds = snap.snapshot.meta.node_types[0];
+  let n = 0;
+  for (let i = 0; i < snap.nodes.length; i += fields.length)
+    if (kinds[snap.nodes[i + type]!] === 'string' && snap.strings[snap.nodes[i + name]!] === content) n++;
+  return n;
+}
 
 const pod = (name: string, app: string, extra: Partial<Record<keyof Pod, unknown>> = {}): Pod =>
   ({
@@ -82,5 +101,15 @@ describe('PodInterner', () => {
     const b = i.intern(pod('b', 'web'));
     expect(b.labels).toEqual(a.labels);
     expect(b.labels).not.toBe(a.labels);
+  });
+
+  it('holds one string for a value many pods repeat, where each decoded pod brought a copy of its own', async () => {
+    const i = new PodInterner();
+    // Built at run time, as a decoder makes them: each pod's node name is a string object of its own.
+    const node = () => ['ip-10-0-0-1.', 'interned-test-', 'zone.compute.internal'].join('');
+    const held = [1, 2, 3].map((n) => i.intern(pod(`p${n}`, 'web', { nodeName: node() })));
+    expect(held.map((p) => p.nodeName)).toEqual([node(), node(), node()]);
+    // Counted with the held string itself (a string made to ask with would be one more copy).
+    expect(await stringCopies(held[0]!.nodeName!)).toBe(1);
   });
 });

@@ -60,17 +60,16 @@ export class PodInterner {
   }
 
   /**
-   * `out` (or, once a string is replaced, a copy of `src`) with the repeated strings of `src` the shared copies;
-   * undefined when nothing was replaced and `out` was undefined.
+   * `out` (or, when `src` has any of the repeated strings, a copy of `src`) with the repeated strings of `src` the
+   * shared copies; undefined when `src` has none and `out` was undefined. A string's identity cannot be seen (`===`
+   * compares content), so the shared copy is always written: comparing first kept every decoded copy.
    */
   private internStrings(src: Fields, out: Fields | undefined): Fields | undefined {
     for (const k of STRINGS) {
       const v = src[k];
       if (typeof v !== 'string') continue;
-      const shared = this.string(v);
-      if (shared === v) continue;
       out ??= { ...src };
-      out[k] = shared;
+      out[k] = this.string(v);
     }
     return out;
   }

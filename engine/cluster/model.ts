@@ -65,10 +65,13 @@ export class ClusterModel {
   private readonly pods = new Map<string, Pod>();
   /** Shared copies of the pods' labels, requests, tolerations, ... and repeated strings (intern.ts). */
   private readonly interner = new PodInterner();
-  private readonly records = new Map<string, NodeRecord>();
+  /**
+   * The nodes by name. A node's fields and the uids of its pods are read off its state node: a record of each
+   * (fields and uids, as shipped) beside it was a second copy of every node and an array of uids per node.
+   */
   private readonly states = new Map<string, StateNode>();
   /**
-   * Pod uid -> the name of the node whose record lists it, or the names when more than one does (a pod moving
+   * Pod uid -> the name of the node that lists it, or the names when more than one does (a pod moving
    * between two deltas' nodes): a Set for every pod cost about 100 bytes a pod for what is nearly always one name.
    */
   private readonly podNodes = new Map<string, string | Set<string>>();
@@ -98,8 +101,8 @@ export class ClusterModel {
     this.applyCatalog(d);
     const dirty = new Set<string>();
     const pendingChanged = this.applyPods(d, dirty);
-    this.applyNodes(d, dirty);
-    this.rebuild(d, dirty, pendingChanged);
+    const shipped = this.applyNodes(d, dirty);
+    this.rebuild(d, dirty, shipped, pendingChanged);
     this.lastApply = {
       pods: (d.pods?.length ?? 0) + (d.podPatches?.length ?? 0),
       nodes: d.nodes?.length ?? 0,
@@ -161,31 +164,25 @@ export class ClusterModel {
     this.version = version + 1;
   }
 
-  /** A node of an adopted snapshot, new or changed: its record, its pods, its links. */
+  /** A node of an adopted snapshot, new or changed: its state, its pods, its links. */
   private adoptNode(n: StateNode, unlinked: Set<string>): void {
-    const { pods, ...node } = n;
-    for (const uid of this.records.get(n.name)?.pods ?? []) {
-      this.unlink(uid, n.name);
-      unlinked.add(uid);
+    for (const p of this.states.get(n.name)?.pods ?? []) {
+      this.unlink(p.uid, n.name);
+      unlinked.add(p.uid);
     }
-    const uids = new Array<string>(pods.length);
-    for (let i = 0; i < pods.length; i++) {
-      const p = pods[i]!;
-      uids[i] = p.uid;
+    for (const p of n.pods) {
       if (this.pods.get(p.uid) !== p) this.pods.set(p.uid, p);
       this.link(p.uid, n.name);
     }
-    this.records.set(n.name, { node, pods: uids });
     this.states.set(n.name, n);
   }
 
   /** A node the adopted snapshot no longer has. */
   private dropNode(name: string, unlinked: Set<string>): void {
-    for (const uid of this.records.get(name)?.pods ?? []) {
-      this.unlink(uid, name);
-      unlinked.add(uid);
+    for (const p of this.states.get(name)?.pods ?? []) {
+      this.unlink(p.uid, name);
+      unlinked.add(p.uid);
     }
-    this.records.delete(name);
     this.states.delete(name);
   }
 
@@ -224,7 +221,7 @@ export class ClusterModel {
 
   /** How many pods and nodes the model holds, and pod -> node links (tests check that churn does not grow them). */
   held(): { readonly pods: number; readonly nodes: number; readonly podLinks: number } {
-    return { pods: this.pods.size, nodes: this.records.size, podLinks: this.podNodes.size };
+    return { pods: this.pods.size, nodes: this.states.size, podLinks: this.podNodes.size };
   }
 
   /** The same set object as last time when the content is the same (caches key on its identity). */
@@ -241,7 +238,6 @@ export class ClusterModel {
     this.catalogIds = new Map();
     this.pods.clear();
     this.interner.clear();
-    this.records.clear();
     this.states.clear();
     this.podNodes.clear();
     this.nodeOrder = [];
@@ -339,7 +335,7 @@ export class ClusterModel {
     return pendingChanged;
   }
 
-  /** The names of the nodes whose records list the pod. */
+  /** The names of the nodes that list the pod. */
   private nodesOf(uid: string): Iterable<string> {
     const at = this.podNodes.get(uid);
     return at === undefined ? [] : typeof at === 'string' ? [at] : at;
@@ -366,22 +362,25 @@ export class ClusterModel {
     else if (!at.size) this.podNodes.delete(uid);
   }
 
-  private applyNodes(d: SnapshotDelta, dirty: Set<string>): void {
+  /** Removals, and the delta's node records as the model keeps them (by name) for rebuild to make their states. */
+  private applyNodes(d: SnapshotDelta, dirty: Set<string>): Map<string, NodeRecord> {
     for (const name of d.nodesRemoved ?? []) {
-      const old = this.records.get(name);
-      for (const uid of old?.pods ?? []) this.unlink(uid, name);
-      this.records.delete(name);
+      for (const p of this.states.get(name)?.pods ?? []) this.unlink(p.uid, name);
       this.states.delete(name);
       dirty.delete(name);
     }
+    const records = new Map<string, NodeRecord>();
     for (const shipped of d.nodes ?? []) {
       const rec = this.kept(shipped);
       const name = rec.node.name;
-      for (const uid of this.records.get(name)?.pods ?? []) this.unlink(uid, name);
+      const before = records.get(name);
+      if (before) for (const uid of before.pods) this.unlink(uid, name);
+      else for (const p of this.states.get(name)?.pods ?? []) this.unlink(p.uid, name);
       for (const uid of rec.pods) this.link(uid, name);
-      this.records.set(name, rec);
+      records.set(name, rec);
       dirty.add(name);
     }
+    return records;
   }
 
   /**
@@ -407,15 +406,29 @@ export class ClusterModel {
     return out;
   }
 
-  /** New node objects for dirty nodes; new arrays only when something in them changed. */
-  private rebuild(d: SnapshotDelta, dirty: ReadonlySet<string>, pendingChanged: boolean): void {
+  /**
+   * New node objects for dirty nodes (from the record shipped, else from the node as it was, with its pods as they
+   * are now); new arrays only when something in them changed.
+   */
+  private rebuild(
+    d: SnapshotDelta,
+    dirty: ReadonlySet<string>,
+    shipped: ReadonlyMap<string, NodeRecord>,
+    pendingChanged: boolean,
+  ): void {
     for (const name of dirty) {
-      const rec = this.records.get(name);
-      if (!rec) continue;
+      const rec = shipped.get(name);
+      const old = rec ? undefined : this.states.get(name);
       // Object.assign onto a new object, not a spread: V8 (Node 20) gives a spread copy that gains a field its
       // source lacks a hidden class of its own, so every node had one and each read of a node field went
-      // megamorphic (docs/engine.md, "Hidden classes of snapshot objects").
-      this.states.set(name, Object.assign({}, rec.node, { pods: rec.pods.map((uid) => this.podOf(uid)) }) as StateNode);
+      // megamorphic (docs/engine.md, "Hidden classes of snapshot objects"). A node as it was has its fields in the
+      // same order, pods last, so its copy takes the same hidden class.
+      if (rec)
+        this.states.set(
+          name,
+          Object.assign({}, rec.node, { pods: rec.pods.map((uid) => this.podOf(uid)) }) as StateNode,
+        );
+      else if (old) this.states.set(name, Object.assign({}, old, { pods: old.pods.map((p) => this.podOf(p.uid)) }));
     }
     if (d.nodeOrder) this.nodeOrder = d.nodeOrder;
     if (dirty.size || d.nodeOrder || d.nodesRemoved?.length) this.nodeList = this.nodeOrder.map((n) => this.stateOf(n));

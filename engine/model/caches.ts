@@ -27,6 +27,40 @@ export function cacheSlot<K extends object, V>(name: string): CacheSlot<K, V> {
   return { id: names.length - 1, name };
 }
 
+/**
+ * The entry kept for `key` (an object) that `matches`, in a cache whose slot maps a key to a short list of entries
+ * (for values worked out of several parts of an object: the first part is the key, the others are compared in
+ * the list); undefined when none does. Counted as a hit or a miss.
+ */
+export function keptEntry<E>(
+  caches: ModelCaches,
+  slot: CacheSlot<object, E[]>,
+  key: object,
+  matches: (e: E) => boolean,
+): E | undefined {
+  const list = caches.map(slot).get(key);
+  let hit: E | undefined;
+  if (list) for (let i = 0; i < list.length && hit === undefined; i++) if (matches(list[i]!)) hit = list[i];
+  caches.record(slot, hit !== undefined);
+  return hit;
+}
+
+/** The most entries kept for one key by keepEntry (the oldest goes first). */
+const ENTRIES_PER_KEY = 16;
+
+/** Keeps `entry` for `key` (see keptEntry) and returns it. */
+export function keepEntry<E>(caches: ModelCaches, slot: CacheSlot<object, E[]>, key: object, entry: E): E {
+  const m = caches.map(slot);
+  const list = m.get(key);
+  if (!list) m.set(key, [entry]);
+  else {
+    // Objects that share the key but not the other parts (made anew per solve) would grow the list forever.
+    if (list.length >= ENTRIES_PER_KEY) list.shift();
+    list.push(entry);
+  }
+  return entry;
+}
+
 interface CacheStats {
   readonly hits: number;
   readonly misses: number;

@@ -201,7 +201,10 @@ export class SchedulingModel {
     else {
       out = [pod];
       for (let p = this.relax(pod); p; p = this.relax(p)) out.push(p);
-      this.caches.set(RELAXATION_CHAINS, pod, { policy, anyPreferNoSchedule: this.anyPreferNoSchedule, chain: out });
+      // A pod with nothing to relax (most pods) is its own chain: asking relax() again costs a few field reads,
+      // and keeping [pod] in the caches cost an entry for every pod of the cluster that ever led its class.
+      if (out.length > 1)
+        this.caches.set(RELAXATION_CHAINS, pod, { policy, anyPreferNoSchedule: this.anyPreferNoSchedule, chain: out });
     }
     this.chains.set(pod, out);
     return out;
