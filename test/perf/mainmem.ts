@@ -118,7 +118,7 @@ async function main(): Promise<void> {
     string,
     Map<string, Map<string, unknown>>
   >;
-  const cache = (kind: string, o: KObject): void => {
+  const cache = (kind: string, o: { metadata: { namespace?: string; name?: string } }): void => {
     const ns = o.metadata.namespace ?? '';
     let m = caches[kind]!.get(ns);
     if (!m) caches[kind]!.set(ns, (m = new Map()));
@@ -193,7 +193,7 @@ async function main(): Promise<void> {
     ['model mirror', pods, () => mirror.reset()],
     ["informers' caches", pods, () => Object.values(caches).forEach((m) => m.clear())],
     ['Workloads.byNode', pods, () => (priv(w)['byNode'] as Map<string, unknown>).clear()],
-    ['PodRecords tables', pods, () => clearTables(priv(priv(w)['records']))],
+    ['PodRecords tables', pods, () => clearTables(priv(priv(w)['records'] as object))],
     ['pod records', pods, () => (priv(w)['pods'] as Map<string, unknown>).clear()],
     ['Cluster.joined, listed', NODES, () => dropJoins(priv(cluster))],
     ['Cluster.claims', NODES, () => (priv(cluster)['claims'] as Map<string, unknown>).clear()],
