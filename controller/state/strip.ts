@@ -18,6 +18,10 @@
 //   part of a Node), nodeInfo, addresses, daemonEndpoints, volumesInUse, volumesAttached, config and
 //   runtimeHandlers; and each condition's lastHeartbeatTime (a kubelet heartbeat; nothing reads it). Capacity,
 //   allocatable, conditions (type, status, reason, message, lastTransitionTime), phase and features stay.
+// - NodeClaims: every field stays; their short strings are shared copies, and so are the parts the NodeClaims of
+//   one NodePool and instance type have alike (labels, annotations, requirements, capacity, ...): at 5,000 nodes the
+//   NodeClaims were the largest thing cluster state held after the pods (docs/controller-benchmark.md, "The main
+//   thread per pod").
 // - Pods: the short strings that repeat from pod to pod (condition types and reasons, toleration keys, owner
 //   names, node names, quantities) are replaced by one shared copy (V8's JSON parser shares only keys and
 //   values of up to 10 characters). Strings cannot change, so sharing them is invisible to every reader.
@@ -162,16 +166,49 @@ const SHARED_PARTS_MAX_ENTRIES = 10_000;
 const sharedParts = new Map<string, unknown>();
 
 /**
- * The one copy of the part `v` (the value of a SHARED_PARTS field, at `depth`): looked up by the JSON of `v` as it
+ * What a kind shares: the fields whose whole value is one copy for all the objects with an equal one (`parts`), and
+ * the fields of its top levels whose strings are unique to the object (`unique`: not put in the shared table).
+ */
+interface Sharing {
+  readonly parts: ReadonlySet<string>;
+  readonly unique: ReadonlySet<string>;
+}
+
+const POD_SHARING: Sharing = { parts: SHARED_PARTS, unique: UNIQUE_VALUES };
+
+/**
+ * NodeClaims: the NodeClaims of one NodePool and instance type have the same labels, annotations (the pool's and
+ * class's hashes), owner, requirements, requests, node class, capacity and allocatable. Of the status, the
+ * providerID, node name and last pod event time are the claim's own.
+ */
+const CLAIM_SHARING: Sharing = {
+  parts: new Set([
+    'labels',
+    'annotations',
+    'ownerReferences',
+    'finalizers',
+    'requirements',
+    'resources',
+    'nodeClassRef',
+    'taints',
+    'startupTaints',
+    'capacity',
+    'allocatable',
+  ]),
+  unique: new Set([...UNIQUE_VALUES, 'providerID', 'nodeName', 'lastPodEventTime']),
+};
+
+/**
+ * The one copy of the part `v` (the value of a shared part's field, at `depth`): looked up by the JSON of `v` as it
  * came, which is the JSON of its copy too (copyShared changes no value, only which string object holds it), so a
  * part seen before is not copied again.
  */
-function sharePart(v: unknown, key: string, depth: number): unknown {
-  if (typeof v !== 'object' || v === null) return copyShared(v, key, depth);
+function sharePart(v: unknown, key: string, depth: number, how: Sharing): unknown {
+  if (typeof v !== 'object' || v === null) return copyShared(v, key, depth, how);
   const json = JSON.stringify(v);
   const had = sharedParts.get(json);
   if (had !== undefined) return had;
-  const copy = copyShared(v, key, depth);
+  const copy = copyShared(v, key, depth, how);
   if (sharedParts.size >= SHARED_PARTS_MAX_ENTRIES) sharedParts.clear();
   sharedParts.set(json, copy);
   return copy;
@@ -192,14 +229,17 @@ function share(v: string): string {
  * unique to the object are left as they are; deeper, names and uids are an owner's, a container's, a node's,
  * which repeat from pod to pod. The value of a SHARED_PARTS field is one copy for every pod whose part is equal.
  */
-function copyShared(o: unknown, key: string, depth: number): unknown {
-  if (typeof o === 'string') return depth <= 2 && UNIQUE_VALUES.has(key) ? o : share(o);
-  if (Array.isArray(o)) return o.map((v) => copyShared(v, key, depth + 1));
+function copyShared(o: unknown, key: string, depth: number, how: Sharing): unknown {
+  if (typeof o === 'string') return depth <= 2 && how.unique.has(key) ? o : share(o);
+  if (Array.isArray(o)) return o.map((v) => copyShared(v, key, depth + 1, how));
   if (!isObj(o)) return o;
   const out: Obj = {};
-  for (const k of Object.keys(o))
-    out[k] = SHARED_PARTS.has(k) ? sharePart(o[k], k, depth + 1) : copyShared(o[k], k, depth + 1);
-  return out;
+  const keys = Object.keys(o);
+  for (const k of keys)
+    out[k] = how.parts.has(k) ? sharePart(o[k], k, depth + 1, how) : copyShared(o[k], k, depth + 1, how);
+  // Grown key by key past 16 keys, V8 keeps an object as a hash-table dictionary; a spread copy is a fast object
+  // (a NodeClaim's two dozen labels: cluster.ts, fastLabels).
+  return keys.length > 16 ? { ...out } : out;
 }
 
 /** The conditions something reads, without lastProbeTime (always null; nothing reads it). */
@@ -229,5 +269,21 @@ export function stripPod(o: KubeObject): KubeObject {
   }
   if (isObj(o.status)) out.status = leanPodStatus(o.status);
   // The kept parts that are still the caller's (labels, ownerReferences, resources, tolerations) are copied too.
-  return copyShared(out, '', 0) as KubeObject;
+  return copyShared(out, '', 0, POD_SHARING) as KubeObject;
+}
+
+/** The NodeClaims stripNodeClaim made (Cluster.applyNodeClaim leans only the others: the controller's own writes). */
+const leanClaims = new WeakSet<object>();
+
+/**
+ * A NodeClaim without managedFields and the last-applied annotation, its short strings and the parts that
+ * NodeClaims have alike (CLAIM_SHARING) shared copies. Every field stays: the lifecycle, disruption and metrics read
+ * the object; it is only read (the lifecycle edits a draft copy, nodeclaim/lifecycle/draft.ts). Returns `o` itself
+ * when it is such a copy already.
+ */
+export function stripNodeClaim(o: KubeObject): KubeObject {
+  if (leanClaims.has(o)) return o;
+  const out = copyShared(stripMetadata(o), '', 0, CLAIM_SHARING) as KubeObject;
+  leanClaims.add(out);
+  return out;
 }

@@ -92,9 +92,12 @@ async function main(): Promise<void> {
     return (node: string, pod: string): string => renamer(own(pod), ids)(node);
   });
   const base = pathToFileURL(`${TREE}/`);
-  const { stripMetadata, stripNode, stripPod } = (await import(
+  const strip = (await import(
     new URL('controller/state/strip.ts', base).href
   )) as typeof import('../../controller/state/strip.ts');
+  // What feed.ts hands each kind's informer as its transform, in either tree.
+  const { stripNode, stripPod } = strip;
+  const stripClaim = (strip as unknown as { stripNodeClaim?: (o: Obj) => Obj }).stripNodeClaim ?? strip.stripMetadata;
   const { ModelMirror } = (await import(
     new URL('engine/cluster/delta.ts', base).href
   )) as typeof import('../../engine/cluster/delta.ts');
@@ -138,7 +141,7 @@ async function main(): Promise<void> {
   };
   let rv = 1000;
   for (let i = 0; i < NODES; i++) {
-    const o = stripMetadata(JSON.parse(claimText(String(i))) as Obj);
+    const o = stripClaim(JSON.parse(claimText(String(i))) as Obj);
     o.metadata.resourceVersion = String(++rv);
     cache('NodeClaim', o);
     cluster.applyNodeClaim(o);
