@@ -3,7 +3,7 @@ import { manualClock } from '../../sim/clock.ts';
 import { newLogger } from '../operator/logger.ts';
 import type { KubeObject } from '../operator/kube.ts';
 import { Cluster, nominationWindow, type Change } from './cluster.ts';
-import { stripNodeClaim } from './strip.ts';
+import { stripNode, stripNodeClaim } from './strip.ts';
 
 const T = '2025-01-01T00:00:00Z';
 let rv = 0;
@@ -263,6 +263,24 @@ describe('Cluster', () => {
     expect(ea.info.providerId).toBe('aws:///a/i-a');
     expect(eb.info.providerId).toBe('aws:///a/i-b');
     expect(ea.info.capacity).toMatchObject({ cpu: 4000 });
+  });
+
+  it('holds Nodes lean: the status parts Nodes have alike, and what they parse to, are one copy', () => {
+    const { c } = cluster();
+    const a = node('node-a', 'aws:///a/i-a');
+    const aCopy = structuredClone(a);
+    c.applyNode(a);
+    c.applyNode(stripNode(node('node-b', 'aws:///a/i-b')));
+    const [ea, eb] = [c.node('node-a')!, c.node('node-b')!];
+    expect(ea.obj).toEqual(aCopy);
+    expect(ea.obj.status!['capacity']).toBe(eb.obj.status!['capacity']);
+    for (const k of ['taints', 'capacity', 'allocatable'] as const) expect(ea.info[k], k).toBe(eb.info[k]);
+    expect([ea.info.name, ea.info.providerId, eb.info.providerId]).toEqual(['node-a', 'aws:///a/i-a', 'aws:///a/i-b']);
+    // A lean copy is kept as it is (the informer's cache and cluster state hold the one object).
+    const lean = stripNode(node('node-c', 'aws:///a/i-c'));
+    expect(stripNode(lean)).toBe(lean);
+    c.applyNode(lean);
+    expect(c.node('node-c')!.obj).toBe(lean);
   });
 
   it('provisions for unschedulable pending pods and for the pods of deleting nodes, not for DaemonSet pods', () => {

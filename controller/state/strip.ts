@@ -18,10 +18,11 @@
 //   part of a Node), nodeInfo, addresses, daemonEndpoints, volumesInUse, volumesAttached, config and
 //   runtimeHandlers; and each condition's lastHeartbeatTime (a kubelet heartbeat; nothing reads it). Capacity,
 //   allocatable, conditions (type, status, reason, message, lastTransitionTime), phase and features stay.
-// - NodeClaims: every field stays; their short strings are shared copies, and so are the parts the NodeClaims of
-//   one NodePool and instance type have alike (labels, annotations, requirements, capacity, ...): at 5,000 nodes the
-//   NodeClaims were the largest thing cluster state held after the pods (docs/controller-benchmark.md, "The main
-//   thread per pod").
+// - Nodes and NodeClaims: as for pods below, the short strings are shared copies, and so are the parts that the
+//   Nodes or NodeClaims of one NodePool and instance type have alike (a NodeClaim's labels, annotations,
+//   requirements, capacity, ...; a Node's annotations, capacity, allocatable, taints). Of a NodeClaim every field
+//   stays. At 5,000 nodes the NodeClaims were the largest thing cluster state held after the pods
+//   (docs/controller-benchmark.md, "The main thread per pod").
 // - Pods: the short strings that repeat from pod to pod (condition types and reasons, toleration keys, owner
 //   names, node names, quantities) are replaced by one shared copy (V8's JSON parser shares only keys and
 //   values of up to 10 characters). Strings cannot change, so sharing them is invisible to every reader.
@@ -133,15 +134,28 @@ const NODE_STATUS_DROPPED: ReadonlySet<string> = new Set([
   'runtimeHandlers',
 ]);
 
-/** A Node without what the controller never reads (a new object when anything was dropped; `o` is left as it is). */
+/** The Nodes and NodeClaims stripNode and stripNodeClaim made (Cluster leans only the others: its own writes). */
+const leanObjects = new WeakSet<object>();
+
+/**
+ * A Node without what the controller never reads, its short strings and the parts that the Nodes of one instance
+ * type have alike (NODE_SHARING) shared copies: a new object (`o` is left as it is), or `o` itself when it is such a
+ * copy already.
+ */
 export function stripNode(o: KubeObject): KubeObject {
+  if (leanObjects.has(o)) return o;
   const lean = stripMetadata(o);
-  if (!isObj(o.status)) return lean;
-  const status = pick(o.status, (k) => !NODE_STATUS_DROPPED.has(k));
-  const conditions = status['conditions'];
-  if (Array.isArray(conditions))
-    status['conditions'] = conditions.map((c) => (isObj(c) ? pick(c, (k) => k !== 'lastHeartbeatTime') : c));
-  return { ...lean, status };
+  let out = lean;
+  if (isObj(o.status)) {
+    const status = pick(o.status, (k) => !NODE_STATUS_DROPPED.has(k));
+    const conditions = status['conditions'];
+    if (Array.isArray(conditions))
+      status['conditions'] = conditions.map((c) => (isObj(c) ? pick(c, (k) => k !== 'lastHeartbeatTime') : c));
+    out = { ...lean, status };
+  }
+  const shared = copyShared(out, '', 0, NODE_SHARING) as KubeObject;
+  leanObjects.add(shared);
+  return shared;
 }
 
 const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
@@ -196,6 +210,15 @@ const CLAIM_SHARING: Sharing = {
     'allocatable',
   ]),
   unique: new Set([...UNIQUE_VALUES, 'providerID', 'nodeName', 'lastPodEventTime']),
+};
+
+/**
+ * Nodes: the Nodes of one instance type have the same annotations, capacity, allocatable and taints; the name, uid,
+ * providerID and the hostname label are the node's own (the labels, with the hostname among them, are not shared).
+ */
+const NODE_SHARING: Sharing = {
+  parts: new Set(['annotations', 'finalizers', 'taints', 'capacity', 'allocatable']),
+  unique: new Set([...UNIQUE_VALUES, 'providerID']),
 };
 
 /**
@@ -272,9 +295,6 @@ export function stripPod(o: KubeObject): KubeObject {
   return copyShared(out, '', 0, POD_SHARING) as KubeObject;
 }
 
-/** The NodeClaims stripNodeClaim made (Cluster.applyNodeClaim leans only the others: the controller's own writes). */
-const leanClaims = new WeakSet<object>();
-
 /**
  * A NodeClaim without managedFields and the last-applied annotation, its short strings and the parts that
  * NodeClaims have alike (CLAIM_SHARING) shared copies. Every field stays: the lifecycle, disruption and metrics read
@@ -282,8 +302,8 @@ const leanClaims = new WeakSet<object>();
  * when it is such a copy already.
  */
 export function stripNodeClaim(o: KubeObject): KubeObject {
-  if (leanClaims.has(o)) return o;
+  if (leanObjects.has(o)) return o;
   const out = copyShared(stripMetadata(o), '', 0, CLAIM_SHARING) as KubeObject;
-  leanClaims.add(out);
+  leanObjects.add(out);
   return out;
 }
