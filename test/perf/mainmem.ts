@@ -17,11 +17,8 @@
 import { setFlagsFromString, writeHeapSnapshot } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Binder } from '../../bench/controller/binder.ts';
-import { createPendingPods, guideNodeClass, SMALL, uniformNodePool } from '../../bench/controller/workload.ts';
-import type { KObject } from '../../sim/apiserver/index.ts';
-import { simulation } from '../support/environment.ts';
+import type { KubeObject } from '../../controller/operator/kube.ts';
+import { clusterTexts, loadTree } from './cluster-objects.ts';
 
 // Not `node --expose-gc`: the simulation's engine pool starts workers, which refuse that flag in their execArgv.
 setFlagsFromString('--expose-gc');
@@ -33,89 +30,14 @@ const PODS_PER_NODE = Number(args[1] ?? 20);
 const TREE = args[2] ? resolve(args[2]) : resolve(import.meta.dirname, '../..');
 const SNAPSHOT = process.argv.find((a) => a.startsWith('--snapshot='))?.slice('--snapshot='.length);
 
-interface Templates {
-  readonly claim: KObject;
-  readonly node: KObject;
-  readonly pods: readonly KObject[];
-}
-
-/** One NodeClaim, its Node and the pods bound there, as a 2-node slice of the big scenario leaves them. */
-async function templates(): Promise<Templates> {
-  const sim = await simulation();
-  try {
-    const api = sim.cluster.api;
-    api.create('ec2nodeclasses.karpenter.k8s.aws', undefined, guideNodeClass());
-    api.create('nodepools.karpenter.sh', undefined, uniformNodePool());
-    const binder = new Binder(api);
-    const names = Array.from({ length: 2 * PODS_PER_NODE }, (_, i) => `s-${i}`);
-    await createPendingPods(
-      api,
-      names.map((name, i) => ({ name, shape: SMALL, app: `app-${i % 100}` })),
-    );
-    const running = (): number =>
-      sim.cluster.store.list('pods').filter((p) => (p.status as { phase?: string } | undefined)?.phase === 'Running')
-        .length;
-    await sim.clock.advanceUntil(() => binder.pending === 0 && running() === names.length, 600_000, 'pods running');
-    await sim.settle();
-    const claim = sim.cluster.store.list('nodeclaims.karpenter.sh')[0]!;
-    const node = sim.cluster.store
-      .list('nodes')
-      .find((n) => n.metadata.name === (claim.status as { nodeName: string }).nodeName)!;
-    const pods = sim.cluster.store
-      .list('pods')
-      .filter((p) => (p.spec as { nodeName?: string }).nodeName === node.metadata.name);
-    return structuredClone({ claim, node, pods });
-  } finally {
-    await sim.close();
-  }
-}
-
-/** The template's text with each of `names` replaced by itself plus `-suffix` (an id made unique). */
-function renamer(text: string, names: readonly string[]): (suffix: string) => string {
-  const parts = names.filter(Boolean).sort((a, b) => b.length - a.length);
-  const re = new RegExp(parts.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
-  return (suffix) => text.replace(re, (m) => `${m}x${suffix}`);
-}
-
-type Obj = KObject & Record<string, unknown>;
+type Obj = KubeObject;
 
 async function main(): Promise<void> {
-  const t = await templates();
-  const pid = (t.claim.status as { providerID: string }).providerID;
-  const instance = pid.slice(pid.lastIndexOf('/') + 1);
-  const ids = [t.claim.metadata.name!, t.claim.metadata.uid!, t.node.metadata.name!, t.node.metadata.uid!, instance];
-  const claimText = renamer(JSON.stringify(t.claim), ids);
-  const nodeText = renamer(JSON.stringify(t.node), ids);
-  // A pod's own name and uid get the pod's suffix, the names of its node the node's.
-  const podTexts = t.pods.map((p) => {
-    const own = renamer(JSON.stringify(p), [p.metadata.name!, p.metadata.uid!]);
-    return (node: string, pod: string): string => renamer(own(pod), ids)(node);
-  });
-  const base = pathToFileURL(`${TREE}/`);
-  const strip = (await import(
-    new URL('controller/state/strip.ts', base).href
-  )) as typeof import('../../controller/state/strip.ts');
-  // What feed.ts hands each kind's informer as its transform, in either tree.
-  const { stripNode, stripPod } = strip;
-  const stripClaim = (strip as unknown as { stripNodeClaim?: (o: Obj) => Obj }).stripNodeClaim ?? strip.stripMetadata;
-  const { ModelMirror } = (await import(
-    new URL('engine/cluster/delta.ts', base).href
-  )) as typeof import('../../engine/cluster/delta.ts');
-  const { DEFAULT_ENGINE_OPTIONS } = (await import(
-    new URL('engine/domain/types.ts', base).href
-  )) as typeof import('../../engine/domain/types.ts');
-  const { newLogger } = (await import(
-    new URL('controller/operator/logger.ts', base).href
-  )) as typeof import('../../controller/operator/logger.ts');
-  const { Cluster } = (await import(
-    new URL('controller/state/cluster.ts', base).href
-  )) as typeof import('../../controller/state/cluster.ts');
+  const texts = await clusterTexts(PODS_PER_NODE);
+  const tree = await loadTree(TREE);
+  const { stripClaim, stripNode, stripPod, ModelMirror, DEFAULT_ENGINE_OPTIONS } = tree;
   const now = Date.parse('2026-12-04T12:00:00Z');
-  const cluster = new Cluster({
-    clock: { now: () => now } as never,
-    log: newLogger({ level: 'silent' }),
-    listed: () => true,
-  });
+  const cluster = tree.newCluster(now);
   // client-node's cache: a map of namespaces, each a map of names to the object kept.
   const caches = { NodeClaim: new Map(), Node: new Map(), Pod: new Map() } as Record<
     string,
@@ -141,14 +63,14 @@ async function main(): Promise<void> {
   };
   let rv = 1000;
   for (let i = 0; i < NODES; i++) {
-    const o = stripClaim(JSON.parse(claimText(String(i))) as Obj);
+    const o = stripClaim(JSON.parse(texts.claim(i)) as Obj);
     o.metadata.resourceVersion = String(++rv);
     cache('NodeClaim', o);
     cluster.applyNodeClaim(o);
   }
   step('NodeClaims', NODES);
   for (let i = 0; i < NODES; i++) {
-    const o = stripNode(JSON.parse(nodeText(String(i))) as Obj);
+    const o = stripNode(JSON.parse(texts.node(i)) as Obj);
     o.metadata.resourceVersion = String(++rv);
     cache('Node', o);
     cluster.applyNode(o);
@@ -157,7 +79,7 @@ async function main(): Promise<void> {
   const w = cluster.workloads;
   for (let i = 0; i < NODES; i++)
     for (let j = 0; j < PODS_PER_NODE; j++) {
-      const text = podTexts[j % podTexts.length]!(String(i), `${i}-${j}`);
+      const text = texts.pod(i, j);
       const stripped = stripPod(JSON.parse(text) as Obj);
       stripped.metadata.resourceVersion = String(++rv);
       const rec = w.podRecord(stripped);
