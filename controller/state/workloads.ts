@@ -156,12 +156,10 @@ export class Workloads {
   }
 
   podsOn(nodeName: string): Pod[] {
-    const out: Pod[] = [];
-    for (const k of this.byNode.get(nodeName) ?? []) {
-      const e = this.pods.get(k);
-      if (e) out.push(e.pod);
-    }
-    return out;
+    // Mapped, not pushed: the list is allocated at its length (a state node keeps it, and one grown by push keeps
+    // room for more).
+    const out = (this.byNode.get(nodeName) ?? []).map((k) => this.pods.get(k)?.pod);
+    return out.includes(undefined) ? out.filter((p) => p !== undefined) : (out as Pod[]);
   }
 
   /** Active pods not bound to a node. */
