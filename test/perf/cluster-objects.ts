@@ -54,7 +54,7 @@ function renamer(text: string, names: readonly string[]): (suffix: string) => st
 }
 
 /** The texts of the i-th NodeClaim and Node, and of the j-th pod on the i-th node. */
-export interface ClusterTexts {
+interface ClusterTexts {
   claim(i: number): string;
   node(i: number): string;
   pod(i: number, j: number): string;

@@ -1,7 +1,7 @@
 // What the controller's main thread holds per NodeClaim, per Node and per pod, deterministically (no timing):
 //
 //   node --import tsx test/perf/mainmem.ts [nodes=1000] [podsPerNode=20] [--snapshot=FILE]
-//   node --import tsx test/perf/mainmem.ts 1000 20 /work/base    # the same, run on another checkout
+//   node --import tsx test/perf/mainmem.ts 1000 20 ../base       # the same, on the modules of another checkout
 //
 // The objects are the big benchmark scenario's (bench/controller/scenarios.ts: the uniform NodePool, m5.2xlarge,
 // bare pods of the SMALL shape bound by the benchmark's binder), taken from a small simulation (2 nodes, 40 pods)
