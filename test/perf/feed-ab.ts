@@ -1,10 +1,11 @@
-// `BASE=/path/to/other/checkout node --import tsx test/perf/feed-ab.ts [nodes] [rounds]` (under the bench lock):
+// `BASE=/path/to/other/checkout node --import tsx test/perf/feed-ab.ts [nodes] [rounds] [all|pods|nodes]` (under the
+// bench lock):
 // the steady state of cluster state on the big scenario's objects (cluster-objects.ts), this checkout against the
 // other one, alternating in one process. Each tree holds `nodes` nodes (default 1,000) with their NodeClaims and 20
 // pods each; a round (default 30 per tree) updates a tenth of the nodes, their NodeClaims and all their pods (a new
 // resourceVersion each, as a status write makes), as the informers hand them on (the transform of feed.ts, the pod's
 // record, then cluster state), then lists the state nodes and diffs and commits a model mirror, as a decision does.
-// The objects are parsed before the round (the same JSON for both trees): what is timed is this code's part. Prints
+// `pods` updates only the pods, `nodes` only the Nodes and NodeClaims. The objects are parsed before the round (the same JSON for both trees): what is timed is this code's part. Prints
 // the median CPU time (process.cpuUsage) and wall time of a round per tree, and their ratio.
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
@@ -16,6 +17,7 @@ if (!base) throw new Error('BASE: the path of the checkout to compare with');
 const NODES = Number(process.argv[2] ?? 1_000);
 const ROUNDS = Number(process.argv[3] ?? 30);
 const PODS = 20;
+const WHAT = process.argv[4] ?? 'all';
 const now = Date.parse('2026-12-04T12:00:00Z');
 
 const texts = await clusterTexts(PODS);
@@ -81,10 +83,12 @@ const slice = Math.max(1, Math.floor(NODES / 10));
 for (let r = 0; r < ROUNDS; r++) {
   const from = (r * slice) % NODES;
   for (const t of r % 2 ? [...trees].reverse() : trees) {
-    const batch = objects(from, Math.min(NODES, from + slice));
+    const [claims, nodes, pods] = objects(from, Math.min(NODES, from + slice));
+    const batch: (typeof claims)[] =
+      WHAT === 'pods' ? [[], [], pods] : WHAT === 'nodes' ? [claims, nodes, []] : [claims, nodes, pods];
     const c0 = process.cpuUsage();
     const w0 = performance.now();
-    t.state.apply(...batch);
+    t.state.apply(batch[0]!, batch[1]!, batch[2]!);
     t.state.decide();
     const c = process.cpuUsage(c0);
     t.wall.push(performance.now() - w0);
@@ -103,5 +107,5 @@ for (const t of trees)
 const [a, b] = trees;
 console.log(
   `this/base: cpu ${(median(a!.cpu) / median(b!.cpu)).toFixed(3)}, wall ${(median(a!.wall) / median(b!.wall)).toFixed(3)}` +
-    ` (${NODES} nodes, ${slice} updated a round with their NodeClaims and ${slice * PODS} pods, ${ROUNDS} rounds, load ${load.map((l) => l.toFixed(1)).join(' -> ')})`,
+    ` (${NODES} nodes, ${slice} updated a round with their NodeClaims and ${slice * PODS} pods, ${ROUNDS} rounds, updating ${WHAT}, load ${load.map((l) => l.toFixed(1)).join(' -> ')})`,
 );
