@@ -3,6 +3,7 @@ import { manualClock } from '../../sim/clock.ts';
 import { newLogger } from '../operator/logger.ts';
 import type { KubeObject } from '../operator/kube.ts';
 import { Cluster, nominationWindow, type Change } from './cluster.ts';
+import { stripNode, stripNodeClaim } from './strip.ts';
 
 const T = '2025-01-01T00:00:00Z';
 let rv = 0;
@@ -214,8 +215,8 @@ describe('Cluster', () => {
   it("parses a version once: a write's answer and its watch event share the parse; a new version is parsed again", () => {
     const { c, changes } = cluster();
     const answer = nodeClaim('nc-1', { providerID: 'aws:///a/i-1' });
-    // The watch event of the same write: an equal copy, same uid and resourceVersion.
-    const echo = structuredClone(answer);
+    // The watch event of the same write: an equal copy, same uid and resourceVersion (made lean by the informer).
+    const echo = stripNodeClaim(structuredClone(answer));
     c.applyNodeClaim(answer);
     const parsed = c.nodeClaim('nc-1')!.info;
     c.applyNodeClaim(echo);
@@ -240,6 +241,46 @@ describe('Cluster', () => {
     expect(c.node('node-1')!.info).toBe(nodeInfo);
     c.applyNode(node('node-1', 'aws:///a/i-1', { initialized: false }));
     expect(c.node('node-1')!.info.initialized).toBe(false);
+  });
+
+  it('holds NodeClaims lean: parts NodeClaims have alike, and what they parse to, are one copy; content unchanged', () => {
+    const { c } = cluster();
+    const a = nodeClaim('nc-a', { providerID: 'aws:///a/i-a' });
+    const b = nodeClaim('nc-b', { providerID: 'aws:///a/i-b' });
+    const aCopy = structuredClone(a);
+    // The provisioner's own write (not lean) and the informer's copy (lean) alike.
+    c.applyNodeClaim(a);
+    c.applyNodeClaim(stripNodeClaim(b));
+    const ea = c.nodeClaim('nc-a')!;
+    const eb = c.nodeClaim('nc-b')!;
+    expect(ea.obj).toEqual(aCopy);
+    expect(a).toEqual(aCopy);
+    expect(ea.obj.metadata.labels).toBe(eb.obj.metadata.labels);
+    expect(ea.obj.spec!['nodeClassRef']).toBe(eb.obj.spec!['nodeClassRef']);
+    expect(ea.obj.status!['capacity']).toBe(eb.obj.status!['capacity']);
+    for (const k of ['requirements', 'taints', 'startupTaints', 'nodeClassRef', 'capacity'] as const)
+      expect(ea.info[k], k).toBe(eb.info[k]);
+    expect(ea.info.providerId).toBe('aws:///a/i-a');
+    expect(eb.info.providerId).toBe('aws:///a/i-b');
+    expect(ea.info.capacity).toMatchObject({ cpu: 4000 });
+  });
+
+  it('holds Nodes lean: the status parts Nodes have alike, and what they parse to, are one copy', () => {
+    const { c } = cluster();
+    const a = node('node-a', 'aws:///a/i-a');
+    const aCopy = structuredClone(a);
+    c.applyNode(a);
+    c.applyNode(stripNode(node('node-b', 'aws:///a/i-b')));
+    const [ea, eb] = [c.node('node-a')!, c.node('node-b')!];
+    expect(ea.obj).toEqual(aCopy);
+    expect(ea.obj.status!['capacity']).toBe(eb.obj.status!['capacity']);
+    for (const k of ['taints', 'capacity', 'allocatable'] as const) expect(ea.info[k], k).toBe(eb.info[k]);
+    expect([ea.info.name, ea.info.providerId, eb.info.providerId]).toEqual(['node-a', 'aws:///a/i-a', 'aws:///a/i-b']);
+    // A lean copy is kept as it is (the informer's cache and cluster state hold the one object).
+    const lean = stripNode(node('node-c', 'aws:///a/i-c'));
+    expect(stripNode(lean)).toBe(lean);
+    c.applyNode(lean);
+    expect(c.node('node-c')!.obj).toBe(lean);
   });
 
   it('provisions for unschedulable pending pods and for the pods of deleting nodes, not for DaemonSet pods', () => {

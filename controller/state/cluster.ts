@@ -11,6 +11,7 @@ import {
   parseNodeClaim,
   parseNodeOverlay,
   parseNodePool,
+  type NodeClaimInfo,
   type NodeInfo,
   type Pod,
   type StateNode,
@@ -29,6 +30,7 @@ import {
   type NodeOverlayEntry,
   type NodePoolEntry,
 } from './changes.ts';
+import { stripNode, stripNodeClaim } from './strip.ts';
 import { Workloads } from './workloads.ts';
 import { joinStateNode, type NodeClaimEntry, type NodeEntry } from './statenode.ts';
 
@@ -80,6 +82,51 @@ function fastLabels(info: NodeInfo): NodeInfo {
   return { ...info, labels: { ...info.labels } };
 }
 
+type Part = Record<string, unknown> | undefined;
+
+/** The fields of a NodeClaimInfo that are parsed from one part of the object each, and that part. */
+const CLAIM_INFO_PARTS: ReadonlyArray<readonly [keyof NodeClaimInfo, (spec: Part, status: Part) => unknown]> = [
+  ['requirements', (spec) => spec?.['requirements']],
+  ['taints', (spec) => spec?.['taints']],
+  ['startupTaints', (spec) => spec?.['startupTaints']],
+  ['requests', (spec) => spec?.['resources']],
+  ['nodeClassRef', (spec) => spec?.['nodeClassRef']],
+  ['capacity', (_, status) => status?.['capacity']],
+  ['allocatable', (_, status) => status?.['allocatable']],
+  ['conditions', (_, status) => status?.['conditions']],
+];
+
+/** The same for a NodeInfo (its labels are copied apart: fastLabels). */
+const NODE_INFO_PARTS: ReadonlyArray<readonly [keyof NodeInfo, (spec: Part, status: Part) => unknown]> = [
+  ['taints', (spec) => spec?.['taints']],
+  ['capacity', (_, status) => status?.['capacity']],
+  ['allocatable', (_, status) => status?.['allocatable']],
+];
+
+/**
+ * The info with each field parsed from a part of the object that an earlier object had too (the same object:
+ * strip.ts shares the parts Nodes and NodeClaims have alike) the value that object's info has: a field's parse reads
+ * only its part, so the two are equal; and infos are only read. `parsed` maps each such part to what it gave.
+ */
+function sharedInfo<T extends object>(
+  info: T,
+  obj: KubeObject,
+  fields: ReadonlyArray<readonly [keyof T, (spec: Part, status: Part) => unknown]>,
+  parsed: WeakMap<object, unknown>,
+): T {
+  const spec = obj.spec as Part;
+  const status = obj.status as Part;
+  let out: T | undefined;
+  for (const [field, partOf] of fields) {
+    const part = partOf(spec, status);
+    if (typeof part !== 'object' || part === null) continue;
+    const had = parsed.get(part);
+    if (had === undefined) parsed.set(part, info[field]);
+    else if (had !== info[field]) (out ??= { ...info })[field] = had as T[keyof T];
+  }
+  return out ?? info;
+}
+
 const nodeNameOf = (o: KubeObject): string | undefined =>
   (o.spec as { nodeName?: string } | undefined)?.nodeName || undefined;
 
@@ -91,6 +138,8 @@ export class Cluster {
   readonly workloads: Workloads;
   private readonly nodes = new Map<string, NodeEntry>();
   private readonly claims = new Map<string, NodeClaimEntry>();
+  /** What each shared part of the Nodes and NodeClaims parsed to (sharedInfo). */
+  private readonly parsedParts = new WeakMap<object, unknown>();
   /** Node names by providerID: several Nodes may name one instance (a copied providerID), see nodeByProviderID. */
   private readonly nodesByProvider = new Map<string, Set<string>>();
   private readonly claimByProvider = new Map<string, string>();
@@ -146,10 +195,12 @@ export class Cluster {
 
   // ---- feeding ------------------------------------------------------------------------------------
 
-  applyNode(obj: KubeObject): void {
-    const name = obj.metadata.name!;
+  applyNode(given: KubeObject): void {
+    const name = given.metadata.name!;
     const old = this.nodes.get(name);
-    if (!notOlder(old?.obj, obj)) return;
+    if (!notOlder(old?.obj, given)) return;
+    // The informer's copy is lean already; the controller's own writes are made so here.
+    const obj = stripNode(given);
     // A write's answer and its watch event carry the same version: parsed once (a parse validates the whole object).
     const same = old !== undefined && sameVersion(old.obj, obj);
     const r = same ? ({ ok: true, value: old.info } as const) : parseNode(obj);
@@ -162,7 +213,8 @@ export class Cluster {
     }
     if (old?.info.providerId && old.info.providerId !== r.value.providerId) this.unindexNode(old.info.providerId, name);
     if (r.value.providerId) this.indexNode(r.value.providerId, name);
-    this.nodes.set(name, { obj, info: same ? r.value : fastLabels(r.value) });
+    const info = same ? r.value : sharedInfo(fastLabels(r.value), obj, NODE_INFO_PARTS, this.parsedParts);
+    this.nodes.set(name, { obj, info });
     this.touchNode(old, r.value);
     const flips =
       !old ||
@@ -193,12 +245,15 @@ export class Cluster {
     if (names && !names.size) this.nodesByProvider.delete(pid);
   }
 
-  applyNodeClaim(obj: KubeObject): void {
-    const name = obj.metadata.name!;
+  applyNodeClaim(given: KubeObject): void {
+    const name = given.metadata.name!;
     const old = this.claims.get(name);
-    if (!notOlder(old?.obj, obj)) return;
+    if (!notOlder(old?.obj, given)) return;
+    // The informer's copy is lean already; the controller's own writes are made so here.
+    const obj = stripNodeClaim(given);
     // A write's answer and its watch event carry the same version: parsed once (a parse validates the whole object).
-    const r = old && sameVersion(old.obj, obj) ? ({ ok: true, value: old.info } as const) : parseNodeClaim(obj);
+    const same = old !== undefined && sameVersion(old.obj, obj);
+    const r = same ? ({ ok: true, value: old.info } as const) : parseNodeClaim(obj);
     if (!r.ok) {
       this.deps.log.error(
         { nodeclaim: name, errors: errorsText(r.errors) },
@@ -211,7 +266,7 @@ export class Cluster {
     if (r.value.providerId) this.claimByProvider.set(r.value.providerId, name);
     if (r.value.providerId) this.launching.delete(name);
     else this.launching.add(name);
-    this.claims.set(name, { obj, info: r.value });
+    this.claims.set(name, { obj, info: same ? r.value : sharedInfo(r.value, obj, CLAIM_INFO_PARTS, this.parsedParts) });
     this.touchClaim(old?.info.providerId, r.value.providerId, !old);
     // Consolidatable flips make consolidation worth re-evaluating (a new candidate appeared or left).
     const flips = !old || consolidatable(old.obj) !== consolidatable(obj);

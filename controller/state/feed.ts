@@ -5,7 +5,7 @@ import type { Kind, KubeClient } from '../operator/kube.ts';
 import type { Logger } from '../operator/logger.ts';
 import { Cluster } from './cluster.ts';
 import { Informers, type Backoff, type RejectStage } from './informers.ts';
-import { stripMetadata, stripNode, stripPod } from './strip.ts';
+import { stripMetadata, stripNode, stripNodeClaim, stripPod } from './strip.ts';
 
 interface ClusterStateDeps {
   readonly kube: KubeClient;
@@ -62,7 +62,7 @@ function watchCore(informers: Informers, cluster: Cluster): void {
   informers.add(
     'NodeClaim',
     { apply: (o) => cluster.applyNodeClaim(o), remove: (o) => cluster.removeNodeClaim(o) },
-    lean,
+    { transform: stripNodeClaim },
   );
   informers.add('NodePool', { apply: (o) => cluster.applyNodePool(o), remove: (o) => cluster.removeNodePool(o) }, lean);
   informers.add(

@@ -166,6 +166,27 @@ describe("a pod's record in cluster state", () => {
     expect([...w.podRecords()]).toEqual([]);
   });
 
+  it("lists a node's pods in the order they last changed, and follows a pod that moves or goes", () => {
+    const w = new Workloads({ log, changed: () => {} });
+    const on = (name: string, node: string, rv: string): KubeObject => {
+      const o = version(pod(name), rv);
+      return { ...o, spec: { ...o.spec, nodeName: node } };
+    };
+    const names = (node: string): string[] => w.podsOn(node).map((p) => p.name);
+    for (const n of ['a', 'b', 'c']) w.applyPod(on(n, 'node-1', '1'));
+    w.applyPod(on('a', 'node-1', '2'));
+    expect(names('node-1')).toEqual(['b', 'c', 'a']);
+    const v = w.podsVersion('node-1');
+    w.applyPod(on('b', 'node-2', '3'));
+    expect([names('node-1'), names('node-2')]).toEqual([['c', 'a'], ['b']]);
+    expect(w.podsVersion('node-1')).not.toBe(v);
+    w.removePod(pod('c'));
+    w.removePod(pod('a'));
+    expect(names('node-1')).toEqual([]);
+    expect(w.podsVersion('node-1')).toBe(0);
+    expect(w.pod('apps', 'b')!.key).toBe('apps/b');
+  });
+
   it('starts afresh for a new pod of the same name (another uid)', () => {
     const w = new Workloads({ log, changed: () => {} });
     w.applyPod(pod('web-1'));

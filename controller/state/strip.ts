@@ -18,6 +18,11 @@
 //   part of a Node), nodeInfo, addresses, daemonEndpoints, volumesInUse, volumesAttached, config and
 //   runtimeHandlers; and each condition's lastHeartbeatTime (a kubelet heartbeat; nothing reads it). Capacity,
 //   allocatable, conditions (type, status, reason, message, lastTransitionTime), phase and features stay.
+// - Nodes and NodeClaims: as for pods below, the short strings are shared copies, and so are the parts that the
+//   Nodes or NodeClaims of one NodePool and instance type have alike (a NodeClaim's labels, annotations,
+//   requirements, capacity, ...; a Node's annotations, capacity, allocatable, taints). Of a NodeClaim every field
+//   stays. At 5,000 nodes the NodeClaims were the largest thing cluster state held after the pods
+//   (docs/controller-benchmark.md, "The main thread per pod").
 // - Pods: the short strings that repeat from pod to pod (condition types and reasons, toleration keys, owner
 //   names, node names, quantities) are replaced by one shared copy (V8's JSON parser shares only keys and
 //   values of up to 10 characters). Strings cannot change, so sharing them is invisible to every reader.
@@ -129,15 +134,28 @@ const NODE_STATUS_DROPPED: ReadonlySet<string> = new Set([
   'runtimeHandlers',
 ]);
 
-/** A Node without what the controller never reads (a new object when anything was dropped; `o` is left as it is). */
+/** The Nodes and NodeClaims stripNode and stripNodeClaim made (Cluster leans only the others: its own writes). */
+const leanObjects = new WeakSet<object>();
+
+/**
+ * A Node without what the controller never reads, its short strings and the parts that the Nodes of one instance
+ * type have alike (NODE_SHARING) shared copies: a new object (`o` is left as it is), or `o` itself when it is such a
+ * copy already.
+ */
 export function stripNode(o: KubeObject): KubeObject {
+  if (leanObjects.has(o)) return o;
   const lean = stripMetadata(o);
-  if (!isObj(o.status)) return lean;
-  const status = pick(o.status, (k) => !NODE_STATUS_DROPPED.has(k));
-  const conditions = status['conditions'];
-  if (Array.isArray(conditions))
-    status['conditions'] = conditions.map((c) => (isObj(c) ? pick(c, (k) => k !== 'lastHeartbeatTime') : c));
-  return { ...lean, status };
+  let out = lean;
+  if (isObj(o.status)) {
+    const status = pick(o.status, (k) => !NODE_STATUS_DROPPED.has(k));
+    const conditions = status['conditions'];
+    if (Array.isArray(conditions))
+      status['conditions'] = conditions.map((c) => (isObj(c) ? pick(c, (k) => k !== 'lastHeartbeatTime') : c));
+    out = { ...lean, status };
+  }
+  const shared = copyShared(out, '', 0, NODE_SHARING) as KubeObject;
+  leanObjects.add(shared);
+  return shared;
 }
 
 const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
@@ -162,16 +180,58 @@ const SHARED_PARTS_MAX_ENTRIES = 10_000;
 const sharedParts = new Map<string, unknown>();
 
 /**
- * The one copy of the part `v` (the value of a SHARED_PARTS field, at `depth`): looked up by the JSON of `v` as it
+ * What a kind shares: the fields whose whole value is one copy for all the objects with an equal one (`parts`), and
+ * the fields of its top levels whose strings are unique to the object (`unique`: not put in the shared table).
+ */
+interface Sharing {
+  readonly parts: ReadonlySet<string>;
+  readonly unique: ReadonlySet<string>;
+}
+
+const POD_SHARING: Sharing = { parts: SHARED_PARTS, unique: UNIQUE_VALUES };
+
+/**
+ * NodeClaims: the NodeClaims of one NodePool and instance type have the same labels, annotations (the pool's and
+ * class's hashes), owner, requirements, requests, node class, capacity and allocatable. Of the status, the
+ * providerID, node name and last pod event time are the claim's own.
+ */
+const CLAIM_SHARING: Sharing = {
+  parts: new Set([
+    'labels',
+    'annotations',
+    'ownerReferences',
+    'finalizers',
+    'requirements',
+    'resources',
+    'nodeClassRef',
+    'taints',
+    'startupTaints',
+    'capacity',
+    'allocatable',
+  ]),
+  unique: new Set([...UNIQUE_VALUES, 'providerID', 'nodeName', 'lastPodEventTime']),
+};
+
+/**
+ * Nodes: the Nodes of one instance type have the same annotations, capacity, allocatable and taints; the name, uid,
+ * providerID and the hostname label are the node's own (the labels, with the hostname among them, are not shared).
+ */
+const NODE_SHARING: Sharing = {
+  parts: new Set(['annotations', 'finalizers', 'taints', 'capacity', 'allocatable']),
+  unique: new Set([...UNIQUE_VALUES, 'providerID']),
+};
+
+/**
+ * The one copy of the part `v` (the value of a shared part's field, at `depth`): looked up by the JSON of `v` as it
  * came, which is the JSON of its copy too (copyShared changes no value, only which string object holds it), so a
  * part seen before is not copied again.
  */
-function sharePart(v: unknown, key: string, depth: number): unknown {
-  if (typeof v !== 'object' || v === null) return copyShared(v, key, depth);
+function sharePart(v: unknown, key: string, depth: number, how: Sharing): unknown {
+  if (typeof v !== 'object' || v === null) return copyShared(v, key, depth, how);
   const json = JSON.stringify(v);
   const had = sharedParts.get(json);
   if (had !== undefined) return had;
-  const copy = copyShared(v, key, depth);
+  const copy = copyShared(v, key, depth, how);
   if (sharedParts.size >= SHARED_PARTS_MAX_ENTRIES) sharedParts.clear();
   sharedParts.set(json, copy);
   return copy;
@@ -192,14 +252,17 @@ function share(v: string): string {
  * unique to the object are left as they are; deeper, names and uids are an owner's, a container's, a node's,
  * which repeat from pod to pod. The value of a SHARED_PARTS field is one copy for every pod whose part is equal.
  */
-function copyShared(o: unknown, key: string, depth: number): unknown {
-  if (typeof o === 'string') return depth <= 2 && UNIQUE_VALUES.has(key) ? o : share(o);
-  if (Array.isArray(o)) return o.map((v) => copyShared(v, key, depth + 1));
+function copyShared(o: unknown, key: string, depth: number, how: Sharing): unknown {
+  if (typeof o === 'string') return depth <= 2 && how.unique.has(key) ? o : share(o);
+  if (Array.isArray(o)) return o.map((v) => copyShared(v, key, depth + 1, how));
   if (!isObj(o)) return o;
   const out: Obj = {};
-  for (const k of Object.keys(o))
-    out[k] = SHARED_PARTS.has(k) ? sharePart(o[k], k, depth + 1) : copyShared(o[k], k, depth + 1);
-  return out;
+  const keys = Object.keys(o);
+  for (const k of keys)
+    out[k] = how.parts.has(k) ? sharePart(o[k], k, depth + 1, how) : copyShared(o[k], k, depth + 1, how);
+  // Grown key by key past 16 keys, V8 keeps an object as a hash-table dictionary; a spread copy is a fast object
+  // (a NodeClaim's two dozen labels: cluster.ts, fastLabels).
+  return keys.length > 16 ? { ...out } : out;
 }
 
 /** The conditions something reads, without lastProbeTime (always null; nothing reads it). */
@@ -229,5 +292,18 @@ export function stripPod(o: KubeObject): KubeObject {
   }
   if (isObj(o.status)) out.status = leanPodStatus(o.status);
   // The kept parts that are still the caller's (labels, ownerReferences, resources, tolerations) are copied too.
-  return copyShared(out, '', 0) as KubeObject;
+  return copyShared(out, '', 0, POD_SHARING) as KubeObject;
+}
+
+/**
+ * A NodeClaim without managedFields and the last-applied annotation, its short strings and the parts that
+ * NodeClaims have alike (CLAIM_SHARING) shared copies. Every field stays: the lifecycle, disruption and metrics read
+ * the object; it is only read (the lifecycle edits a draft copy, nodeclaim/lifecycle/draft.ts). Returns `o` itself
+ * when it is such a copy already.
+ */
+export function stripNodeClaim(o: KubeObject): KubeObject {
+  if (leanObjects.has(o)) return o;
+  const out = copyShared(stripMetadata(o), '', 0, CLAIM_SHARING) as KubeObject;
+  leanObjects.add(out);
+  return out;
 }

@@ -30,7 +30,11 @@ interface DaemonSetEntry {
 export class Workloads {
   /** The pods by `namespace/name`: what the Pod informer's cache holds too (podrecord.ts). */
   private readonly pods = new Map<string, ParsedPodRecord>();
-  private readonly byNode = new Map<string, Set<string>>();
+  /**
+   * The keys of each node's pods, in the order they were last added (a list, not a Set: a node's few dozen keys take
+   * a fraction of a Set's table; a change moves the key to the end, as deleting and adding it to a Set did).
+   */
+  private readonly byNode = new Map<string, string[]>();
   /**
    * Keys of the pods bound to no node, in the order the pods map holds them (a pod's nodeName is set once and
    * never cleared, so a pod leaves this set only when it is bound or deleted): a decision reads the pending pods
@@ -95,9 +99,9 @@ export class Workloads {
     if (!node) this.unbound.add(key);
     else this.unbound.delete(key);
     if (node) {
-      let set = this.byNode.get(node);
-      if (!set) this.byNode.set(node, (set = new Set()));
-      set.add(key);
+      let keys = this.byNode.get(node);
+      if (!keys) this.byNode.set(node, (keys = []));
+      keys.push(key);
       this.nodePodsVersion.set(node, ++this.podsSeq);
     }
     this.trackDaemonPod(rec as ParsedPodRecord);
@@ -152,12 +156,10 @@ export class Workloads {
   }
 
   podsOn(nodeName: string): Pod[] {
-    const out: Pod[] = [];
-    for (const k of this.byNode.get(nodeName) ?? []) {
-      const e = this.pods.get(k);
-      if (e) out.push(e.pod);
-    }
-    return out;
+    // Mapped, not pushed: the list is allocated at its length (a state node keeps it, and one grown by push keeps
+    // room for more).
+    const out = (this.byNode.get(nodeName) ?? []).map((k) => this.pods.get(k)?.pod);
+    return out.includes(undefined) ? out.filter((p) => p !== undefined) : (out as Pod[]);
   }
 
   /** Active pods not bound to a node. */
@@ -217,9 +219,10 @@ export class Workloads {
   private unindex(key: string, old: PodRecord | undefined): void {
     const node = old?.spec.nodeName || undefined;
     if (!node) return;
-    const set = this.byNode.get(node);
-    set?.delete(key);
-    if (set && set.size === 0) {
+    const keys = this.byNode.get(node);
+    const at = keys ? keys.indexOf(key) : -1;
+    if (keys && at >= 0) keys.splice(at, 1);
+    if (keys && keys.length === 0) {
       // No pods left: forget the node's version too (node names are not reused, so keeping it would grow without
       // bound). 0 again is safe: a join cached at version 0 was made with no pods on the node either.
       this.byNode.delete(node);

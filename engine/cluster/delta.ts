@@ -180,8 +180,11 @@ export class ModelMirror {
   version = 0;
   private shipped: Shipped = empty();
   private nextTypeId = 1;
-  /** The pass of the last diff committed (undefined after a preload or a reset). */
-  private committed: ObjectPass | undefined;
+  /**
+   * The token of the last diff committed (undefined after a preload or a reset): its pass itself is not kept, as a
+   * full diff's holds every pod it read.
+   */
+  private committed: PassToken | undefined;
   /**
    * The last refs worked out and the diff they were worked out for (`from`), or the last diff that had them
    * again (`via`): while the model holds what one of these diffs saw (it is the last committed), a diff that read
@@ -189,8 +192,8 @@ export class ModelMirror {
    */
   private lastRefs:
     | {
-        readonly from: ObjectPass;
-        readonly via: ObjectPass;
+        readonly from: PassToken;
+        readonly via: PassToken;
         readonly list: readonly Pod[];
         readonly pending: readonly Pod[];
         readonly refs: PodRefs;
@@ -224,13 +227,14 @@ export class ModelMirror {
     diffSmall(s, prev, rest, d);
     this.diffCatalog(s, prev, rest, d);
     const pass = diffObjects(s, extra, prev, d);
+    const token: PassToken = {};
     const commit = (): void => {
       const target = full ? empty() : this.shipped;
       Object.assign(target, rest);
       applyPass(target, pass);
       this.shipped = target;
       this.version = d.version;
-      this.committed = pass;
+      this.committed = token;
     };
     const shippedPod = (uid: string): Pod | undefined =>
       pass.seen.get(uid) ?? (pass.removed.has(uid) ? undefined : prev.pods.get(uid));
@@ -246,11 +250,11 @@ export class ModelMirror {
         sameIdentity(last.list, list) &&
         sameIdentity(last.pending, s.pendingPods);
       if (same) {
-        this.lastRefs = { ...last, from: held, via: pass };
+        this.lastRefs = { ...last, from: held, via: token };
         return last.refs;
       }
       const out = podRefs(list, s.pendingPods, shippedPod);
-      this.lastRefs = { from: pass, via: pass, list: list.slice(), pending: pass.read.pending, refs: out };
+      this.lastRefs = { from: token, via: token, list: list.slice(), pending: pass.read.pending, refs: out };
       return out;
     };
     return {
@@ -443,6 +447,9 @@ function podChange(old: Pod, p: Pod): Fields | undefined | 'whole' {
   for (const _ in o) keys--;
   return keys === 0 ? fields : 'whole';
 }
+
+/** Which diff: compared by identity only (ModelMirror.committed, lastRefs). */
+type PassToken = Readonly<Record<string, never>>;
 
 /** What a diff found, for its commit to apply to the mirror. */
 interface ObjectPass {

@@ -1,0 +1,154 @@
+// What the controller's main thread holds per NodeClaim, per Node and per pod, deterministically (no timing):
+//
+//   node --import tsx test/perf/mainmem.ts [nodes=1000] [podsPerNode=20] [--snapshot=FILE]
+//   node --import tsx test/perf/mainmem.ts 1000 20 ../base       # the same, on the modules of another checkout
+//
+// The objects are the big benchmark scenario's (bench/controller/scenarios.ts: the uniform NodePool, m5.2xlarge,
+// bare pods of the SMALL shape bound by the benchmark's binder), taken from a small simulation (2 nodes, 40 pods)
+// as the simulated API server serves them, then copied N times as JSON text with names, uids and instance ids
+// made unique (each object is parsed from its own text, so no string is shared that a real list would not share).
+// They go through what the informers do with them (feed.ts's transforms, strip.ts and podrecord.ts; a map per
+// kind standing for client-node's cache, which holds the kept object), into cluster state (Cluster, Workloads),
+// then the state nodes are listed and a model mirror (engine/cluster/delta.ts) diffs and commits the snapshot, as
+// a decision does. After each step a full collection, and the heap used then: the growth of each step divided by
+// its count is what one NodeClaim, Node or pod costs there. `--snapshot=FILE` also writes a heap snapshot at the
+// end (scripts/heap-owners.mjs FILE breaks it down by owner). A checkout given as the last argument is measured
+// instead of this one (its modules loaded; the objects are made by this tree's simulator).
+import { setFlagsFromString, writeHeapSnapshot } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { resolve } from 'node:path';
+import type { KubeObject } from '../../controller/operator/kube.ts';
+import { clusterTexts, loadTree } from './cluster-objects.ts';
+
+// Not `node --expose-gc`: the simulation's engine pool starts workers, which refuse that flag in their execArgv.
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const NODES = Number(args[0] ?? 1000);
+const PODS_PER_NODE = Number(args[1] ?? 20);
+const TREE = args[2] ? resolve(args[2]) : resolve(import.meta.dirname, '../..');
+const SNAPSHOT = process.argv.find((a) => a.startsWith('--snapshot='))?.slice('--snapshot='.length);
+
+type Obj = KubeObject;
+
+async function main(): Promise<void> {
+  const texts = await clusterTexts(PODS_PER_NODE);
+  const tree = await loadTree(TREE);
+  const { stripClaim, stripNode, stripPod, ModelMirror, DEFAULT_ENGINE_OPTIONS } = tree;
+  const now = Date.parse('2026-12-04T12:00:00Z');
+  const cluster = tree.newCluster(now);
+  // client-node's cache: a map of namespaces, each a map of names to the object kept.
+  const caches = { NodeClaim: new Map(), Node: new Map(), Pod: new Map() } as Record<
+    string,
+    Map<string, Map<string, unknown>>
+  >;
+  const cache = (kind: string, o: { metadata: { namespace?: string; name?: string } }): void => {
+    const ns = o.metadata.namespace ?? '';
+    let m = caches[kind]!.get(ns);
+    if (!m) caches[kind]!.set(ns, (m = new Map()));
+    m.set(o.metadata.name!, o);
+  };
+  const heap = (): number => {
+    gc();
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
+  const rows: Array<[string, number, number]> = [];
+  let last = heap();
+  const step = (what: string, count: number): void => {
+    const h = heap();
+    rows.push([what, h - last, count]);
+    last = h;
+  };
+  let rv = 1000;
+  for (let i = 0; i < NODES; i++) {
+    const o = stripClaim(JSON.parse(texts.claim(i)) as Obj);
+    o.metadata.resourceVersion = String(++rv);
+    cache('NodeClaim', o);
+    cluster.applyNodeClaim(o);
+  }
+  step('NodeClaims', NODES);
+  for (let i = 0; i < NODES; i++) {
+    const o = stripNode(JSON.parse(texts.node(i)) as Obj);
+    o.metadata.resourceVersion = String(++rv);
+    cache('Node', o);
+    cluster.applyNode(o);
+  }
+  step('Nodes', NODES);
+  const w = cluster.workloads;
+  for (let i = 0; i < NODES; i++)
+    for (let j = 0; j < PODS_PER_NODE; j++) {
+      const text = texts.pod(i, j);
+      const stripped = stripPod(JSON.parse(text) as Obj);
+      stripped.metadata.resourceVersion = String(++rv);
+      const rec = w.podRecord(stripped);
+      cache('Pod', rec);
+      w.applyPod(rec);
+    }
+  const pods = NODES * PODS_PER_NODE;
+  step('pods', pods);
+  const nodes = cluster.stateNodes();
+  step('state nodes listed', pods);
+  const mirror = new ModelMirror();
+  const snapshot = {
+    now,
+    nodePools: [],
+    nodeClasses: [],
+    instanceTypes: new Map(),
+    nodes,
+    pendingPods: w.pendingPods(),
+    daemonSets: [],
+    pdbs: [],
+    options: DEFAULT_ENGINE_OPTIONS,
+  };
+  mirror.diff(snapshot).commit();
+  step('model mirror', pods);
+  console.log(`tree ${TREE}: ${NODES} nodes, ${pods} pods (${nodes.length} state nodes)`);
+  for (const [what, bytes, n] of rows)
+    console.log(
+      `${what.padEnd(20)} ${(bytes / 2 ** 20).toFixed(2).padStart(8)} MiB  ${(bytes / n).toFixed(0).padStart(6)} B each (${n})`,
+    );
+  const perPod = rows.filter(([w]) => w !== 'NodeClaims' && w !== 'Nodes').reduce((s, r) => s + r[1], 0) / pods;
+  console.log(`per pod, all steps after the nodes: ${perPod.toFixed(0)} B`);
+  if (SNAPSHOT) console.log(`heap snapshot: ${writeHeapSnapshot(SNAPSHOT)}`);
+  // What each structure holds that nothing else does: dropped one after the other, the heap freed each time.
+  const priv = (o: object): Record<string, unknown> => o as unknown as Record<string, unknown>;
+  const drops: Array<[string, number, () => void]> = [
+    ['model mirror', pods, () => mirror.reset()],
+    ["informers' caches", pods, () => Object.values(caches).forEach((m) => m.clear())],
+    ['Workloads.byNode', pods, () => (priv(w)['byNode'] as Map<string, unknown>).clear()],
+    ['PodRecords tables', pods, () => clearTables(priv(priv(w)['records'] as object))],
+    ['pod records', pods, () => (priv(w)['pods'] as Map<string, unknown>).clear()],
+    ['Cluster.joined, listed', NODES, () => dropJoins(priv(cluster))],
+    ['Cluster.claims', NODES, () => (priv(cluster)['claims'] as Map<string, unknown>).clear()],
+    ['Cluster.nodes', NODES, () => (priv(cluster)['nodes'] as Map<string, unknown>).clear()],
+  ];
+  last = heap();
+  console.log('dropped one after the other (what only it held):');
+  for (const [what, n, drop] of drops) {
+    drop();
+    const h = heap();
+    console.log(
+      `  ${what.padEnd(24)} ${((last - h) / 2 ** 20).toFixed(2).padStart(8)} MiB  ${((last - h) / n).toFixed(0).padStart(6)} B each (${n})`,
+    );
+    last = h;
+  }
+  void [cluster, caches, mirror, snapshot];
+}
+
+/** The record maker's memo and shared-part tables, emptied in place. */
+function clearTables(records: Record<string, unknown>): void {
+  for (const k of Object.keys(records)) {
+    const v = records[k] as { clear?: () => void } | undefined;
+    if (v && typeof v.clear === 'function') v.clear();
+    else if (v && typeof v === 'object' && 'byDecoder' in v) (v.byDecoder as Map<string, unknown>).clear();
+  }
+}
+
+function dropJoins(cluster: Record<string, unknown>): void {
+  (cluster['joined'] as Map<string, unknown>).clear();
+  cluster['listed'] = undefined;
+}
+
+await main();
