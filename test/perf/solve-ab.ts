@@ -5,6 +5,7 @@
 // solver suite's); `--improve` runs the improvement phase (the solver suite's wasm-release row). Prints median
 // wall ms per phase and per call for each, the median process CPU ms per call (steadier than wall time on a
 // shared machine; it counts GC helper threads too), and whether the plans are identical.
+import { existsSync } from 'node:fs';
 import type { ProvisionInput, ProvisionPlan } from '../../engine/index.ts';
 
 interface Tree {
@@ -28,6 +29,10 @@ async function load(root: string): Promise<Tree> {
   const enc = await import(`${root}/engine/abi/encode.ts`);
   const dec = await import(`${root}/engine/abi/decode.ts`);
   const wasm = await import(`${root}/engine/solver/wasm.ts`);
+  // solverModule lives in module.ts now; older trees exported it from wasm.ts.
+  const { solverModule } = existsSync(`${root}/engine/solver/module.ts`)
+    ? await import(`${root}/engine/solver/module.ts`)
+    : wasm;
   const { ModelCaches } = await import(`${root}/engine/model/caches.ts`);
   let input: ProvisionInput;
   if (mix === 'generic') input = (await import(`${root}/bench/scenarios/generic.ts`)).genericInput(n);
@@ -39,7 +44,7 @@ async function load(root: string): Promise<Tree> {
     encodeProvision: enc.encodeProvision,
     decodeProvision: dec.decodeProvision,
     runBlock: wasm.runBlock,
-    x: wasm.instantiateSolver(wasm.solverModule('release')),
+    x: wasm.instantiateSolver(solverModule('release')),
     input: { ...input, caches: new ModelCaches() },
   };
 }
