@@ -135,7 +135,11 @@ function strictForms(versions: readonly Pod[]): { readonly reqs: Requirements; r
   return out;
 }
 
-/** The options a pod may use: union over its relaxation chain and over the NodePools. */
+/**
+ * The options a pod may use: union over its relaxation chain and over the NodePools, ascending, marked in `seen`
+ * (one mark per option, cleared before return) rather than gathered in a Set and sorted: this runs once per pod class
+ * over every allowed type, and what it allocates is garbage two pool workers collect (docs/benchmarks.md).
+ */
 function optionsOf(
   pod: Pod,
   versions: readonly Pod[],
@@ -143,34 +147,75 @@ function optionsOf(
   resources: readonly string[],
   index: OptionIndex,
   options: Option[],
+  seen: Marks,
 ): number[] {
   const { templates, wellKnown, caches } = model;
   const forms = strictForms(versions);
-  const out = new Set<number>();
-  templates.forEach((t, ti) => {
+  for (let ti = 0; ti < templates.length; ti++) {
+    const t = templates[ti]!;
     if (
       !toleratesAll(pod.tolerations, t.pool.template.taints) &&
       !versions.some((v) => toleratesAll(v.tolerations, t.pool.template.taints))
     )
-      return;
+      continue;
     for (const { reqs, key } of forms) {
       if (compatible(t.requirements, reqs, wellKnown) !== undefined) continue;
-      const mergedOf = () => add(t.requirements, ...reqs.values());
-      for (const [ii, price] of allowedTypes(t, key, mergedOf, caches)) {
+      const allowed = allowedTypes(t, key, () => add(t.requirements, ...reqs.values()), caches);
+      for (let j = 0; j < allowed.length; j++) {
+        const ii = allowed[j]![0];
+        const price = allowed[j]![1];
         let oi = index.get(ti, ii, price);
         if (oi === undefined) {
-          const it = t.instanceTypes[ii]!;
-          const overhead = t.daemonGroupOf.get(it.name)!.overhead;
-          const cap = Float64Array.from(resources, (r) => Math.max(0, (it.allocatable[r] ?? 0) - (overhead[r] ?? 0)));
           oi = options.length;
-          options.push({ price, cap, template: ti, exotic: isExotic(it), capacity: it.capacity });
+          options.push(newOption(t, ti, ii, price, resources));
           index.set(ti, ii, price, oi);
         }
-        out.add(oi);
+        seen.mark(oi);
       }
     }
-  });
-  return [...out].sort((a, b) => a - b);
+  }
+  return seen.drain(options.length);
+}
+
+/** Option: type `ii` of template `t` at `price`, its capacity net of the daemonsets' overhead. */
+function newOption(t: Template, ti: number, ii: number, price: number, resources: readonly string[]): Option {
+  const it = t.instanceTypes[ii]!;
+  const overhead = t.daemonGroupOf.get(it.name)!.overhead;
+  const cap = new Float64Array(resources.length);
+  for (let r = 0; r < resources.length; r++)
+    cap[r] = Math.max(0, (it.allocatable[resources[r]!] ?? 0) - (overhead[resources[r]!] ?? 0));
+  return { price, cap, template: ti, exotic: isExotic(it), capacity: it.capacity };
+}
+
+/** A set of small non-negative numbers as marks in a reused byte array, read back ascending. */
+class Marks {
+  private bits = new Uint8Array(1024);
+  private lo = Infinity;
+  private hi = -1;
+
+  mark(i: number): void {
+    if (i >= this.bits.length) {
+      const grown = new Uint8Array(Math.max(2 * this.bits.length, i + 1));
+      grown.set(this.bits);
+      this.bits = grown;
+    }
+    this.bits[i] = 1;
+    if (i < this.lo) this.lo = i;
+    if (i > this.hi) this.hi = i;
+  }
+
+  /** The marked numbers below `n`, ascending; clears every mark. */
+  drain(n: number): number[] {
+    const out: number[] = [];
+    for (let i = this.lo; i <= this.hi && i < n; i++)
+      if (this.bits[i]) {
+        out.push(i);
+        this.bits[i] = 0;
+      }
+    this.lo = Infinity;
+    this.hi = -1;
+    return out;
+  }
 }
 
 /**
@@ -186,9 +231,15 @@ function launchable(opts: number[], options: readonly Option[]): number[] {
   const out: number[] = [];
   for (const o of opts) {
     const e = options[o]!;
-    if (!e.exotic || !opts.some((g) => covers(options[g]!, e))) out.push(o);
+    if (!e.exotic || !coveredIn(opts, options, e)) out.push(o);
   }
   return out;
+}
+
+/** Some option of `opts` covers exotic option e. */
+function coveredIn(opts: readonly number[], options: readonly Option[], e: Option): boolean {
+  for (const g of opts) if (covers(options[g]!, e)) return true;
+  return false;
 }
 
 /** Generic option g of exotic option e's NodePool is as large in every resource. */
@@ -249,10 +300,26 @@ function addLimitRows(
  */
 function inOrder(opts: number[], options: readonly Option[], templates: readonly Template[]): number[] {
   if (!opts.length) return opts;
-  const home = Math.min(...opts.map((o) => options[o]!.template));
+  let home = Infinity;
+  for (const o of opts) home = Math.min(home, options[o]!.template);
   let last = home;
   while (last < templates.length - 1 && Object.values(templates[last]!.pool.limits).some((v) => v < Infinity)) last++;
-  return opts.filter((o) => options[o]!.template >= home && options[o]!.template <= last);
+  const within = (o: number) => options[o]!.template >= home && options[o]!.template <= last;
+  // Most often every option is within: the list itself, not a copy.
+  return opts.every(within) ? opts : opts.filter(within);
+}
+
+/** Keeps, in place, the options a node of which can hold requests `req` at all. */
+function keepFitting(opts: number[], req: Float64Array, options: readonly Option[]): number[] {
+  let n = 0;
+  for (const oi of opts) {
+    const cap = options[oi]!.cap;
+    let fits = true;
+    for (let i = 0; i < req.length; i++) if (!(req[i]! <= cap[i]!)) fits = false;
+    if (fits) opts[n++] = oi;
+  }
+  opts.length = n;
+  return opts;
 }
 
 interface PodGroup {
@@ -305,7 +372,9 @@ function podGroups(
   options: Option[],
 ): { groups: PodGroup[]; classes: PodClass[]; unplaceable: string[] } {
   const optionIndex = new OptionIndex();
-  const classOptions = new Map<string, number[]>();
+  const seen = new Marks();
+  /** Per pod class (the key's fields decide a pod's options): its options, their key, its requests, its class key. */
+  const classOf = new Map<string, { opts: number[]; gk: string; requests: Float64Array; key: string }>();
   const groups = new Map<string, PodGroup>();
   const classes = new Map<string, PodClass>();
   const unplaceable: string[] = [];
@@ -317,37 +386,28 @@ function podGroups(
       p.volumeRequirements ?? null,
       p.requests,
     ]);
-    let opts = classOptions.get(ck);
-    if (!opts) {
-      // Only options a node of which can hold the pod at all: the LP splits demand, not pods.
-      const req = resources.map((r) => p.requests[r] ?? 0);
-      const fits = (oi: number) => {
-        const cap = options[oi]!.cap;
-        for (let i = 0; i < req.length; i++) if (!(req[i]! <= cap[i]!)) return false;
-        return true;
-      };
+    let c = classOf.get(ck);
+    if (!c) {
+      const requests = Float64Array.from(resources, (r) => p.requests[r] ?? 0);
       const versions = sched.versions(p);
-      const all = optionsOf(p, versions, sched, resources, optionIndex, options).filter(fits);
+      // Only options a node of which can hold the pod at all: the LP splits demand, not pods.
+      const all = keepFitting(optionsOf(p, versions, sched, resources, optionIndex, options, seen), requests, options);
       // Only for a pod that is never relaxed: otherwise the generic type may be open to a form it does not take,
       // and a relaxed form may find a home its strict form does not have.
-      opts = versions.length === 1 ? inOrder(launchable(all, options), options, sched.templates) : all;
-      classOptions.set(ck, opts);
+      const opts = versions.length === 1 ? inOrder(launchable(all, options), options, sched.templates) : all;
+      const gk = opts.join(',');
+      classOf.set(ck, (c = { opts, gk, requests, key: `${gk}|${requests.join(',')}` }));
     }
-    if (opts.length === 0) {
+    if (c.opts.length === 0) {
       unplaceable.push(p.uid);
       continue;
     }
-    const gk = opts.join(',');
-    let g = groups.get(gk);
-    if (!g) groups.set(gk, (g = { options: opts, demand: new Float64Array(resources.length) }));
-    resources.forEach((r, i) => {
-      g!.demand[i]! += p.requests[r] ?? 0;
-    });
-    const requests = Float64Array.from(resources, (r) => p.requests[r] ?? 0);
-    const key = `${gk}|${requests.join(',')}`;
-    const cls = classes.get(key);
+    let g = groups.get(c.gk);
+    if (!g) groups.set(c.gk, (g = { options: c.opts, demand: new Float64Array(resources.length) }));
+    for (let i = 0; i < resources.length; i++) g.demand[i]! += c.requests[i]!;
+    const cls = classes.get(c.key);
     if (cls) cls.count++;
-    else classes.set(key, { options: opts, requests, count: 1 });
+    else classes.set(c.key, { options: c.opts, requests: c.requests, count: 1 });
   }
   return { groups: [...groups.values()], classes: [...classes.values()], unplaceable };
 }
