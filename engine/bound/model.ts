@@ -282,10 +282,10 @@ function addLimitRows(
       const row = lp.rowLower.length;
       lp.rowLower.push(-1);
       for (const oi of mine)
-        lp.cols[lp.colOfOption.get(oi)!]!.entries.push([
+        lp.cols[lp.colOfOption.get(oi)!]!.entries.push(
           row,
           -(k === NODES ? 1 : options[oi]!.capacity[k]!) / Math.max(left, 1e-9),
-        ]);
+        );
     }
   });
 }
@@ -331,15 +331,18 @@ interface PodGroup {
 interface LpColumns {
   readonly used: readonly number[];
   readonly colOfOption: ReadonlyMap<number, number>;
-  /** The node columns n_o, one per used option in `used` order: its price and its entries (row, value). */
-  readonly cols: Array<{ cost: number; entries: Array<[number, number]> }>;
+  /**
+   * The node columns n_o, one per used option in `used` order: its price and its entries, flat (row, value, row,
+   * value, ...; rows ascending, as rows are numbered in the order they are made).
+   */
+  readonly cols: Array<{ cost: number; entries: number[] }>;
   /**
    * The share columns y_{g,o,r} after them, cost 0, two entries each, rows ascending: column j's are at 2j and
-   * 2j + 1 of `shareRows` and `shareValues` (flat: an object and three arrays per column were most of what the
-   * bound model allocated, docs/benchmarks.md).
+   * 2j + 1 of `shareRows` and `shareValues` (flat and sized up front: an object and three arrays per column, then
+   * growing arrays, were most of what the bound model allocated, docs/benchmarks.md).
    */
-  readonly shareRows: number[];
-  readonly shareValues: number[];
+  readonly shareRows: Int32Array;
+  readonly shareValues: Float64Array;
   readonly rowLower: number[];
 }
 
@@ -422,27 +425,18 @@ function podGroups(
 function coveringLp(groups: readonly PodGroup[], options: readonly Option[], nres: number): LpColumns {
   const used = [...new Set(groups.flatMap((g) => g.options))].sort((x, y) => x - y);
   const colOfOption = new Map<number, number>();
-  const cols: Array<{ cost: number; entries: Array<[number, number]> }> = [];
+  const cols: Array<{ cost: number; entries: number[] }> = [];
   for (const oi of used) {
     colOfOption.set(oi, cols.length);
     cols.push({ cost: options[oi]!.price, entries: [] });
   }
   const rowLower: number[] = [];
-  const shareRows: number[] = [];
-  const shareValues: number[] = [];
-  // Keyed by option and resource as one number (a string key was a new string per demand and option).
-  const capRow = new Map<number, number>();
-  const capacityRow = (oi: number, r: number): number => {
-    const key = oi * nres + r;
-    let row = capRow.get(key);
-    if (row === undefined) {
-      row = rowLower.length;
-      rowLower.push(0);
-      capRow.set(key, row);
-      cols[colOfOption.get(oi)!]!.entries.push([row, 1]);
-    }
-    return row;
-  };
+  const shares = shareCount(groups, options, nres);
+  const shareRows = new Int32Array(2 * shares);
+  const shareValues = new Float64Array(2 * shares);
+  let k = 0;
+  // By option and resource: its capacity row, or -1 before it is made.
+  const capRow = new Int32Array(options.length * nres).fill(-1);
   for (const g of groups) {
     for (let r = 0; r < nres; r++) {
       const d = g.demand[r]!;
@@ -452,29 +446,34 @@ function coveringLp(groups: readonly PodGroup[], options: readonly Option[], nre
       for (const oi of g.options) {
         const cap = options[oi]!.cap[r]!;
         if (cap <= 0) continue;
-        // The capacity row is older than the demand row, or made just now (after it).
-        const row = capacityRow(oi, r);
-        if (row < demandRow) {
-          shareRows.push(row, demandRow);
-          shareValues.push(-d / cap, 1);
-        } else {
-          shareRows.push(demandRow, row);
-          shareValues.push(1, -d / cap);
+        let row = capRow[oi * nres + r]!;
+        if (row < 0) {
+          row = capRow[oi * nres + r] = rowLower.length;
+          rowLower.push(0);
+          cols[colOfOption.get(oi)!]!.entries.push(row, 1);
         }
+        // The capacity row is older than the demand row, or made just now (after it).
+        const lo = row < demandRow;
+        shareRows[k] = lo ? row : demandRow;
+        shareRows[k + 1] = lo ? demandRow : row;
+        shareValues[k] = lo ? -d / cap : 1;
+        shareValues[k + 1] = lo ? 1 : -d / cap;
+        k += 2;
       }
     }
   }
   return { used, colOfOption, cols, shareRows, shareValues, rowLower };
 }
 
-/** Sorts a column's entries by row in place, as a stable sort would; an insertion sort allocates nothing. */
-function sortByRow(entries: Array<[number, number]>): void {
-  for (let i = 1; i < entries.length; i++) {
-    const e = entries[i]!;
-    let j = i - 1;
-    for (; j >= 0 && entries[j]![0] > e[0]; j--) entries[j + 1] = entries[j]!;
-    entries[j + 1] = e;
-  }
+/** How many share columns coveringLp makes: one per group, demanded resource and option with some of it. */
+function shareCount(groups: readonly PodGroup[], options: readonly Option[], nres: number): number {
+  let n = 0;
+  for (const g of groups)
+    for (let r = 0; r < nres; r++) {
+      if (g.demand[r]! <= 0) continue;
+      for (const oi of g.options) if (options[oi]!.cap[r]! > 0) n++;
+    }
+  return n;
 }
 
 /** The columns in compressed sparse column form, rows ascending within each column: node columns, then shares. */
@@ -483,7 +482,7 @@ function cscOf(lp: LpColumns): BoundModel {
   const shares = shareRows.length / 2;
   const numCols = cols.length + shares;
   let nz = shareRows.length;
-  for (const c of cols) nz += c.entries.length;
+  for (const c of cols) nz += c.entries.length / 2;
   const colCost = new Float64Array(numCols);
   const starts = new Int32Array(numCols + 1);
   const indices = new Int32Array(nz);
@@ -491,11 +490,10 @@ function cscOf(lp: LpColumns): BoundModel {
   let k = 0;
   cols.forEach((c, j) => {
     colCost[j] = c.cost;
-    // Columns are short and mostly in order already: Array.prototype.sort allocated more than the arrays built here.
-    sortByRow(c.entries);
-    for (const e of c.entries) {
-      indices[k] = e[0];
-      values[k++] = e[1];
+    // Rows are numbered as they are made and a column's entries are added as its rows are: already ascending.
+    for (let e = 0; e < c.entries.length; e += 2) {
+      indices[k] = c.entries[e]!;
+      values[k++] = c.entries[e + 1]!;
     }
     starts[j + 1] = k;
   });
