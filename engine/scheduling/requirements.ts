@@ -190,6 +190,12 @@ export function get(reqs: Requirements, key: string): Requirement {
   return reqs.get(key) ?? req(key, true, EMPTY);
 }
 
+/** has(get(reqs, key), v) without building the Exists requirement of a missing key: a missing key allows any value. */
+export function allows(reqs: Requirements, key: string, v: string): boolean {
+  const r = reqs.get(key);
+  return r === undefined || has(r, v);
+}
+
 export function fromLabels(labels: Labels): Requirements {
   return requirements(...Object.entries(labels).map(([k, v]) => req(k, false, [v])));
 }
