@@ -146,7 +146,12 @@ export function hasIntersection(a: Requirement, b: Requirement): boolean {
  * (or 0) unless excluded, then counting up. Karpenter picks at random; any deterministic rule is valid.
  */
 export function anyValue(r: Requirement): string | undefined {
-  if (!r.complement) return [...r.values].sort()[0];
+  if (!r.complement) {
+    // The first value in sort() order, without copying and sorting the set.
+    let min: string | undefined;
+    for (const v of r.values) if (min === undefined || v < min) min = v;
+    return min;
+  }
   for (let n = r.gte ?? 0; r.lte === undefined || n <= r.lte; n++) {
     if (!r.values.has(String(n))) return String(n);
     if (n > (r.gte ?? 0) + r.values.size + 1) break;
