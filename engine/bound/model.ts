@@ -174,7 +174,7 @@ function optionsOf(
       }
     }
   }
-  return seen.drain(options.length);
+  return seen.drain();
 }
 
 /** Option: type `ii` of template `t` at `price`, its capacity net of the daemonsets' overhead. */
@@ -204,12 +204,14 @@ class Marks {
     if (i > this.hi) this.hi = i;
   }
 
-  /** The marked numbers below `n`, ascending; clears every mark. */
-  drain(n: number): number[] {
-    const out: number[] = [];
-    for (let i = this.lo; i <= this.hi && i < n; i++)
+  /** The marked numbers, ascending, in an array of their count (not grown by pushing); clears every mark. */
+  drain(): number[] {
+    let count = 0;
+    for (let i = this.lo; i <= this.hi; i++) count += this.bits[i]!;
+    const out = new Array<number>(count);
+    for (let i = this.lo, k = 0; i <= this.hi; i++)
       if (this.bits[i]) {
-        out.push(i);
+        out[k++] = i;
         this.bits[i] = 0;
       }
     this.lo = Infinity;
@@ -228,6 +230,10 @@ class Marks {
 function launchable(opts: number[], options: readonly Option[]): number[] {
   // Loops, not closures: this runs for every pod class over pairs of options, and a closure per pair was a third of
   // what a what-if job allocated (garbage collection is work that two pool workers pay for: docs/benchmarks.md).
+  // Without an exotic option, the list itself.
+  let exotic = 0;
+  for (const o of opts) if (options[o]!.exotic) exotic++;
+  if (exotic === 0) return opts;
   const out: number[] = [];
   for (const o of opts) {
     const e = options[o]!;

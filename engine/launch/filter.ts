@@ -118,9 +118,14 @@ function compatiblePool(types: readonly InstanceType[], claim: Requirements, req
   const pool: Pool = [];
   for (const type of types) {
     if (!intersectsAll(type.requirements, claim) || !fits(requests, type.allocatable)) continue;
-    let offerings: Offering[] | undefined;
-    for (const o of type.offerings) if (offeringAllowed(o, reqs)) (offerings ??= []).push(o);
-    if (offerings) pool.push({ type, offerings });
+    // Counted first, then copied into an array of that size: an array grown by pushing starts far larger.
+    let n = 0;
+    for (const o of type.offerings) if (offeringAllowed(o, reqs)) n++;
+    if (n === 0) continue;
+    const offerings = new Array<Offering>(n);
+    let k = 0;
+    for (const o of type.offerings) if (offeringAllowed(o, reqs)) offerings[k++] = o;
+    pool.push({ type, offerings });
   }
   return pool;
 }
