@@ -104,19 +104,47 @@ function allowedTypes(
  * and allowed type (garbage two pool workers collect, docs/benchmarks.md).
  */
 class OptionIndex {
-  private readonly byType = new Map<number, Map<number, number>>();
+  /** By type (template and template-local index): the first option made for it. */
+  private readonly first = new Map<number, number>();
+  /** Options of a type at another price than its first (a form that allows other offerings): rare. */
+  private readonly more = new Map<string, number>();
+
+  constructor(private readonly options: readonly Option[]) {}
 
   /** The option for type `ii` of template `ti` at `price`, if it was made. */
   get(ti: number, ii: number, price: number): number | undefined {
-    return this.byType.get(ti * 2 ** 21 + ii)?.get(price);
+    const typeKey = ti * 2 ** 21 + ii;
+    const oi = this.first.get(typeKey);
+    if (oi === undefined || this.options[oi]!.price === price) return oi;
+    return this.more.get(`${typeKey}/${price}`);
   }
 
   set(ti: number, ii: number, price: number, oi: number): void {
     const typeKey = ti * 2 ** 21 + ii;
-    let byPrice = this.byType.get(typeKey);
-    if (!byPrice) this.byType.set(typeKey, (byPrice = new Map()));
-    byPrice.set(price, oi);
+    if (!this.first.has(typeKey)) this.first.set(typeKey, oi);
+    else this.more.set(`${typeKey}/${price}`, oi);
   }
+}
+
+/** Equal lists of numbers as one id, compared whole (not a string of every number per list). */
+class ListIds {
+  private readonly buckets = new Map<string, Array<{ readonly list: readonly number[]; readonly id: number }>>();
+  private count = 0;
+
+  id(list: readonly number[]): number {
+    const key = `${list.length},${list[0]},${list[list.length - 1]}`;
+    let bucket = this.buckets.get(key);
+    if (!bucket) this.buckets.set(key, (bucket = []));
+    for (const e of bucket) if (sameList(e.list, list)) return e.id;
+    bucket.push({ list, id: this.count });
+    return this.count++;
+  }
+}
+
+function sameList(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** A pod's relaxation chain as its distinct strict requirements, each with its key, in the chain's order. */
@@ -234,11 +262,14 @@ function launchable(opts: number[], options: readonly Option[]): number[] {
   let exotic = 0;
   for (const o of opts) if (options[o]!.exotic) exotic++;
   if (exotic === 0) return opts;
-  const out: number[] = [];
+  // Sized to the list and cut to what is kept: no growing by pushing.
+  const out = new Array<number>(opts.length);
+  let n = 0;
   for (const o of opts) {
     const e = options[o]!;
-    if (!e.exotic || !coveredIn(opts, options, e)) out.push(o);
+    if (!e.exotic || !coveredIn(opts, options, e)) out[n++] = o;
   }
+  out.length = n;
   return out;
 }
 
@@ -380,11 +411,12 @@ function podGroups(
   resources: readonly string[],
   options: Option[],
 ): { groups: PodGroup[]; classes: PodClass[]; unplaceable: string[] } {
-  const optionIndex = new OptionIndex();
+  const optionIndex = new OptionIndex(options);
+  const listIds = new ListIds();
   const seen = new Marks();
   /** Per pod class (the key's fields decide a pod's options): its options, their key, its requests, its class key. */
-  const classOf = new Map<string, { opts: number[]; gk: string; requests: Float64Array; key: string }>();
-  const groups = new Map<string, PodGroup>();
+  const classOf = new Map<string, { opts: number[]; gk: number; requests: Float64Array; key: string }>();
+  const groups = new Map<number, PodGroup>();
   const classes = new Map<string, PodClass>();
   const unplaceable: string[] = [];
   for (const p of pods) {
@@ -404,7 +436,7 @@ function podGroups(
       // Only for a pod that is never relaxed: otherwise the generic type may be open to a form it does not take,
       // and a relaxed form may find a home its strict form does not have.
       const opts = versions.length === 1 ? inOrder(launchable(all, options), options, sched.templates) : all;
-      const gk = opts.join(',');
+      const gk = listIds.id(opts);
       classOf.set(ck, (c = { opts, gk, requests, key: `${gk}|${requests.join(',')}` }));
     }
     if (c.opts.length === 0) {
@@ -429,7 +461,9 @@ function podGroups(
  * which is what makes this a lower bound even when groups of different shapes share nodes.
  */
 function coveringLp(groups: readonly PodGroup[], options: readonly Option[], nres: number): LpColumns {
-  const used = [...new Set(groups.flatMap((g) => g.options))].sort((x, y) => x - y);
+  const marks = new Marks();
+  for (const g of groups) for (const oi of g.options) marks.mark(oi);
+  const used = marks.drain();
   const colOfOption = new Map<number, number>();
   const cols: Array<{ cost: number; entries: number[] }> = [];
   for (const oi of used) {
