@@ -18,7 +18,7 @@
 // The per-type and per-offering encoders below are the only code that writes those records, with or without
 // the cache, so a field added to an offering record is added once.
 import * as A from '../../solver-as/abi.ts';
-import type { InstanceType, Offering, Requirements, Resources } from '../domain/types.ts';
+import type { Offering, Requirements, Resources } from '../domain/types.ts';
 import { toMicros } from '../domain/money.ts';
 import { CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, RESERVATION_ID_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import { isExotic } from '../launch/filter.ts';
