@@ -375,11 +375,13 @@ interface LpColumns {
   readonly cols: Array<{ cost: number; entries: number[] }>;
   /**
    * The share columns y_{g,o,r} after them, cost 0, two entries each, rows ascending: column j's are at 2j and
-   * 2j + 1 of `shareRows` and `shareValues` (flat and sized up front: an object and three arrays per column, then
-   * growing arrays, were most of what the bound model allocated, docs/benchmarks.md).
+   * 2j + 1 of `shareRows` and `shareValues` (flat: an object and three arrays per column were most of what the
+   * bound model allocated, docs/benchmarks.md). Plain arrays, not typed ones sized up front: as typed arrays (their bytes
+   * outside the JavaScript heap, kept through the LP solve) they brought the pool workers more mark-compacts, not
+   * fewer (docs/benchmarks.md, shift 15).
    */
-  readonly shareRows: Int32Array;
-  readonly shareValues: Float64Array;
+  readonly shareRows: number[];
+  readonly shareValues: number[];
   readonly rowLower: number[];
 }
 
@@ -471,10 +473,8 @@ function coveringLp(groups: readonly PodGroup[], options: readonly Option[], nre
     cols.push({ cost: options[oi]!.price, entries: [] });
   }
   const rowLower: number[] = [];
-  const shares = shareCount(groups, options, nres);
-  const shareRows = new Int32Array(2 * shares);
-  const shareValues = new Float64Array(2 * shares);
-  let k = 0;
+  const shareRows: number[] = [];
+  const shareValues: number[] = [];
   // By option and resource: its capacity row, or -1 before it is made.
   const capRow = new Int32Array(options.length * nres).fill(-1);
   for (const g of groups) {
@@ -493,27 +493,17 @@ function coveringLp(groups: readonly PodGroup[], options: readonly Option[], nre
           cols[colOfOption.get(oi)!]!.entries.push(row, 1);
         }
         // The capacity row is older than the demand row, or made just now (after it).
-        const lo = row < demandRow;
-        shareRows[k] = lo ? row : demandRow;
-        shareRows[k + 1] = lo ? demandRow : row;
-        shareValues[k] = lo ? -d / cap : 1;
-        shareValues[k + 1] = lo ? 1 : -d / cap;
-        k += 2;
+        if (row < demandRow) {
+          shareRows.push(row, demandRow);
+          shareValues.push(-d / cap, 1);
+        } else {
+          shareRows.push(demandRow, row);
+          shareValues.push(1, -d / cap);
+        }
       }
     }
   }
   return { used, colOfOption, cols, shareRows, shareValues, rowLower };
-}
-
-/** How many share columns coveringLp makes: one per group, demanded resource and option with some of it. */
-function shareCount(groups: readonly PodGroup[], options: readonly Option[], nres: number): number {
-  let n = 0;
-  for (const g of groups)
-    for (let r = 0; r < nres; r++) {
-      if (g.demand[r]! <= 0) continue;
-      for (const oi of g.options) if (options[oi]!.cap[r]! > 0) n++;
-    }
-  return n;
 }
 
 /** The columns in compressed sparse column form, rows ascending within each column: node columns, then shares. */
