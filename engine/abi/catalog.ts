@@ -18,7 +18,7 @@
 // The per-type and per-offering encoders below are the only code that writes those records, with or without
 // the cache, so a field added to an offering record is added once.
 import * as A from '../../solver-as/abi.ts';
-import type { InstanceType, Offering, Requirements } from '../domain/types.ts';
+import type { Offering, Requirements, Resources } from '../domain/types.ts';
 import { toMicros } from '../domain/money.ts';
 import { CAPACITY_TYPE_LABEL, HOSTNAME_LABEL, RESERVATION_ID_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import { isExotic } from '../launch/filter.ts';
@@ -91,6 +91,11 @@ export interface TypesChunk {
   readonly groups: readonly DaemonGroup[];
 }
 
+function anyNegative(r: Resources): boolean {
+  for (const k in r) if (r[k]! < 0) return true;
+  return false;
+}
+
 function encodeChunk(t: Template, ks: KeySpace, resources: readonly string[], lds: readonly string[]): TypesChunk {
   const words = new Words();
   const f64 = new F64s();
@@ -103,9 +108,14 @@ function encodeChunk(t: Template, ks: KeySpace, resources: readonly string[], ld
   const offI32 = new Int32Array(offBuf);
   const offF64 = new Float64Array(offBuf);
   let o = 0;
-  t.instanceTypes.forEach((it: InstanceType, i) => {
-    const negative = Object.values(it.allocatable).some((v) => v < 0);
-    const alloc = negative ? resources.map(() => -1) : resources.map((k) => it.allocatable[k] ?? 0);
+  // One scratch vector each for allocatable and capacity, reused: this runs for every type of the catalog.
+  const alloc = new Float64Array(resources.length);
+  const cap = new Float64Array(lds.length);
+  for (let i = 0; i < t.instanceTypes.length; i++) {
+    const it = t.instanceTypes[i]!;
+    const negative = anyNegative(it.allocatable);
+    for (let r = 0; r < resources.length; r++) alloc[r] = negative ? -1 : (it.allocatable[resources[r]!] ?? 0);
+    for (let d = 0; d < lds.length; d++) cap[d] = it.capacity[lds[d]!] ?? 0;
     const reqList = ks.sparseInto(withoutHostname(it.requirements), words);
     const offStart = o;
     for (const of of it.offerings) encodeOffering(of, ks, offI32, offF64, o++);
@@ -119,12 +129,12 @@ function encodeChunk(t: Template, ks: KeySpace, resources: readonly string[], ld
     const b = i * A.IT_STRIDE;
     its[b + A.IT_REQS] = reqList;
     its[b + A.IT_ALLOC] = f64.vector(alloc);
-    its[b + A.IT_CAP] = f64.vector(lds.map((d) => it.capacity[d] ?? 0));
+    its[b + A.IT_CAP] = f64.vector(cap);
     its[b + A.IT_DG] = gi;
     its[b + A.IT_OFFS] = offStart;
     its[b + A.IT_NOFFS] = it.offerings.length;
     its[b + A.IT_FLAGS] = isExotic(it) ? A.ITF_EXOTIC : 0;
-  });
+  }
   return {
     its,
     words: words.view().slice(),

@@ -104,19 +104,47 @@ function allowedTypes(
  * and allowed type (garbage two pool workers collect, docs/benchmarks.md).
  */
 class OptionIndex {
-  private readonly byType = new Map<number, Map<number, number>>();
+  /** By type (template and template-local index): the first option made for it. */
+  private readonly first = new Map<number, number>();
+  /** Options of a type at another price than its first (a form that allows other offerings): rare. */
+  private readonly more = new Map<string, number>();
+
+  constructor(private readonly options: readonly Option[]) {}
 
   /** The option for type `ii` of template `ti` at `price`, if it was made. */
   get(ti: number, ii: number, price: number): number | undefined {
-    return this.byType.get(ti * 2 ** 21 + ii)?.get(price);
+    const typeKey = ti * 2 ** 21 + ii;
+    const oi = this.first.get(typeKey);
+    if (oi === undefined || this.options[oi]!.price === price) return oi;
+    return this.more.get(`${typeKey}/${price}`);
   }
 
   set(ti: number, ii: number, price: number, oi: number): void {
     const typeKey = ti * 2 ** 21 + ii;
-    let byPrice = this.byType.get(typeKey);
-    if (!byPrice) this.byType.set(typeKey, (byPrice = new Map()));
-    byPrice.set(price, oi);
+    if (!this.first.has(typeKey)) this.first.set(typeKey, oi);
+    else this.more.set(`${typeKey}/${price}`, oi);
   }
+}
+
+/** Equal lists of numbers as one id, compared whole (not a string of every number per list). */
+class ListIds {
+  private readonly buckets = new Map<string, Array<{ readonly list: readonly number[]; readonly id: number }>>();
+  private count = 0;
+
+  id(list: readonly number[]): number {
+    const key = `${list.length},${list[0]},${list[list.length - 1]}`;
+    let bucket = this.buckets.get(key);
+    if (!bucket) this.buckets.set(key, (bucket = []));
+    for (const e of bucket) if (sameList(e.list, list)) return e.id;
+    bucket.push({ list, id: this.count });
+    return this.count++;
+  }
+}
+
+function sameList(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** A pod's relaxation chain as its distinct strict requirements, each with its key, in the chain's order. */
@@ -135,7 +163,11 @@ function strictForms(versions: readonly Pod[]): { readonly reqs: Requirements; r
   return out;
 }
 
-/** The options a pod may use: union over its relaxation chain and over the NodePools. */
+/**
+ * The options a pod may use: union over its relaxation chain and over the NodePools, ascending, marked in `seen`
+ * (one mark per option, cleared before return) rather than gathered in a Set and sorted: this runs once per pod class
+ * over every allowed type, and what it allocates is garbage two pool workers collect (docs/benchmarks.md).
+ */
 function optionsOf(
   pod: Pod,
   versions: readonly Pod[],
@@ -143,34 +175,77 @@ function optionsOf(
   resources: readonly string[],
   index: OptionIndex,
   options: Option[],
+  seen: Marks,
 ): number[] {
   const { templates, wellKnown, caches } = model;
   const forms = strictForms(versions);
-  const out = new Set<number>();
-  templates.forEach((t, ti) => {
+  for (let ti = 0; ti < templates.length; ti++) {
+    const t = templates[ti]!;
     if (
       !toleratesAll(pod.tolerations, t.pool.template.taints) &&
       !versions.some((v) => toleratesAll(v.tolerations, t.pool.template.taints))
     )
-      return;
+      continue;
     for (const { reqs, key } of forms) {
       if (compatible(t.requirements, reqs, wellKnown) !== undefined) continue;
-      const mergedOf = () => add(t.requirements, ...reqs.values());
-      for (const [ii, price] of allowedTypes(t, key, mergedOf, caches)) {
+      const allowed = allowedTypes(t, key, () => add(t.requirements, ...reqs.values()), caches);
+      for (let j = 0; j < allowed.length; j++) {
+        const ii = allowed[j]![0];
+        const price = allowed[j]![1];
         let oi = index.get(ti, ii, price);
         if (oi === undefined) {
-          const it = t.instanceTypes[ii]!;
-          const overhead = t.daemonGroupOf.get(it.name)!.overhead;
-          const cap = Float64Array.from(resources, (r) => Math.max(0, (it.allocatable[r] ?? 0) - (overhead[r] ?? 0)));
           oi = options.length;
-          options.push({ price, cap, template: ti, exotic: isExotic(it), capacity: it.capacity });
+          options.push(newOption(t, ti, ii, price, resources));
           index.set(ti, ii, price, oi);
         }
-        out.add(oi);
+        seen.mark(oi);
       }
     }
-  });
-  return [...out].sort((a, b) => a - b);
+  }
+  return seen.drain();
+}
+
+/** Option: type `ii` of template `t` at `price`, its capacity net of the daemonsets' overhead. */
+function newOption(t: Template, ti: number, ii: number, price: number, resources: readonly string[]): Option {
+  const it = t.instanceTypes[ii]!;
+  const overhead = t.daemonGroupOf.get(it.name)!.overhead;
+  const cap = new Float64Array(resources.length);
+  for (let r = 0; r < resources.length; r++)
+    cap[r] = Math.max(0, (it.allocatable[resources[r]!] ?? 0) - (overhead[resources[r]!] ?? 0));
+  return { price, cap, template: ti, exotic: isExotic(it), capacity: it.capacity };
+}
+
+/** A set of small non-negative numbers as marks in a reused byte array, read back ascending. */
+class Marks {
+  private bits = new Uint8Array(1024);
+  private lo = Infinity;
+  private hi = -1;
+
+  mark(i: number): void {
+    if (i >= this.bits.length) {
+      const grown = new Uint8Array(Math.max(2 * this.bits.length, i + 1));
+      grown.set(this.bits);
+      this.bits = grown;
+    }
+    this.bits[i] = 1;
+    if (i < this.lo) this.lo = i;
+    if (i > this.hi) this.hi = i;
+  }
+
+  /** The marked numbers, ascending, in an array of their count (not grown by pushing); clears every mark. */
+  drain(): number[] {
+    let count = 0;
+    for (let i = this.lo; i <= this.hi; i++) count += this.bits[i]!;
+    const out = new Array<number>(count);
+    for (let i = this.lo, k = 0; i <= this.hi; i++)
+      if (this.bits[i]) {
+        out[k++] = i;
+        this.bits[i] = 0;
+      }
+    this.lo = Infinity;
+    this.hi = -1;
+    return out;
+  }
 }
 
 /**
@@ -183,12 +258,25 @@ function optionsOf(
 function launchable(opts: number[], options: readonly Option[]): number[] {
   // Loops, not closures: this runs for every pod class over pairs of options, and a closure per pair was a third of
   // what a what-if job allocated (garbage collection is work that two pool workers pay for: docs/benchmarks.md).
-  const out: number[] = [];
+  // Without an exotic option, the list itself.
+  let exotic = 0;
+  for (const o of opts) if (options[o]!.exotic) exotic++;
+  if (exotic === 0) return opts;
+  // Sized to the list and cut to what is kept: no growing by pushing.
+  const out = new Array<number>(opts.length);
+  let n = 0;
   for (const o of opts) {
     const e = options[o]!;
-    if (!e.exotic || !opts.some((g) => covers(options[g]!, e))) out.push(o);
+    if (!e.exotic || !coveredIn(opts, options, e)) out[n++] = o;
   }
+  out.length = n;
   return out;
+}
+
+/** Some option of `opts` covers exotic option e. */
+function coveredIn(opts: readonly number[], options: readonly Option[], e: Option): boolean {
+  for (const g of opts) if (covers(options[g]!, e)) return true;
+  return false;
 }
 
 /** Generic option g of exotic option e's NodePool is as large in every resource. */
@@ -231,10 +319,10 @@ function addLimitRows(
       const row = lp.rowLower.length;
       lp.rowLower.push(-1);
       for (const oi of mine)
-        lp.cols[lp.colOfOption.get(oi)!]!.entries.push([
+        lp.cols[lp.colOfOption.get(oi)!]!.entries.push(
           row,
           -(k === NODES ? 1 : options[oi]!.capacity[k]!) / Math.max(left, 1e-9),
-        ]);
+        );
     }
   });
 }
@@ -249,10 +337,26 @@ function addLimitRows(
  */
 function inOrder(opts: number[], options: readonly Option[], templates: readonly Template[]): number[] {
   if (!opts.length) return opts;
-  const home = Math.min(...opts.map((o) => options[o]!.template));
+  let home = Infinity;
+  for (const o of opts) home = Math.min(home, options[o]!.template);
   let last = home;
   while (last < templates.length - 1 && Object.values(templates[last]!.pool.limits).some((v) => v < Infinity)) last++;
-  return opts.filter((o) => options[o]!.template >= home && options[o]!.template <= last);
+  const within = (o: number) => options[o]!.template >= home && options[o]!.template <= last;
+  // Most often every option is within: the list itself, not a copy.
+  return opts.every(within) ? opts : opts.filter(within);
+}
+
+/** Keeps, in place, the options a node of which can hold requests `req` at all. */
+function keepFitting(opts: number[], req: Float64Array, options: readonly Option[]): number[] {
+  let n = 0;
+  for (const oi of opts) {
+    const cap = options[oi]!.cap;
+    let fits = true;
+    for (let i = 0; i < req.length; i++) if (!(req[i]! <= cap[i]!)) fits = false;
+    if (fits) opts[n++] = oi;
+  }
+  opts.length = n;
+  return opts;
 }
 
 interface PodGroup {
@@ -264,12 +368,17 @@ interface PodGroup {
 interface LpColumns {
   readonly used: readonly number[];
   readonly colOfOption: ReadonlyMap<number, number>;
-  /** The node columns n_o, one per used option in `used` order: its price and its entries (row, value). */
-  readonly cols: Array<{ cost: number; entries: Array<[number, number]> }>;
+  /**
+   * The node columns n_o, one per used option in `used` order: its price and its entries, flat (row, value, row,
+   * value, ...; rows ascending, as rows are numbered in the order they are made).
+   */
+  readonly cols: Array<{ cost: number; entries: number[] }>;
   /**
    * The share columns y_{g,o,r} after them, cost 0, two entries each, rows ascending: column j's are at 2j and
    * 2j + 1 of `shareRows` and `shareValues` (flat: an object and three arrays per column were most of what the
-   * bound model allocated, docs/benchmarks.md).
+   * bound model allocated, docs/benchmarks.md). Plain arrays, not typed ones sized up front: as typed arrays (their bytes
+   * outside the JavaScript heap, kept through the LP solve) they brought the pool workers more mark-compacts, not
+   * fewer (docs/benchmarks.md, shift 15).
    */
   readonly shareRows: number[];
   readonly shareValues: number[];
@@ -304,9 +413,12 @@ function podGroups(
   resources: readonly string[],
   options: Option[],
 ): { groups: PodGroup[]; classes: PodClass[]; unplaceable: string[] } {
-  const optionIndex = new OptionIndex();
-  const classOptions = new Map<string, number[]>();
-  const groups = new Map<string, PodGroup>();
+  const optionIndex = new OptionIndex(options);
+  const listIds = new ListIds();
+  const seen = new Marks();
+  /** Per pod class (the key's fields decide a pod's options): its options, their key, its requests, its class key. */
+  const classOf = new Map<string, { opts: number[]; gk: number; requests: Float64Array; key: string }>();
+  const groups = new Map<number, PodGroup>();
   const classes = new Map<string, PodClass>();
   const unplaceable: string[] = [];
   for (const p of pods) {
@@ -317,37 +429,28 @@ function podGroups(
       p.volumeRequirements ?? null,
       p.requests,
     ]);
-    let opts = classOptions.get(ck);
-    if (!opts) {
-      // Only options a node of which can hold the pod at all: the LP splits demand, not pods.
-      const req = resources.map((r) => p.requests[r] ?? 0);
-      const fits = (oi: number) => {
-        const cap = options[oi]!.cap;
-        for (let i = 0; i < req.length; i++) if (!(req[i]! <= cap[i]!)) return false;
-        return true;
-      };
+    let c = classOf.get(ck);
+    if (!c) {
+      const requests = Float64Array.from(resources, (r) => p.requests[r] ?? 0);
       const versions = sched.versions(p);
-      const all = optionsOf(p, versions, sched, resources, optionIndex, options).filter(fits);
+      // Only options a node of which can hold the pod at all: the LP splits demand, not pods.
+      const all = keepFitting(optionsOf(p, versions, sched, resources, optionIndex, options, seen), requests, options);
       // Only for a pod that is never relaxed: otherwise the generic type may be open to a form it does not take,
       // and a relaxed form may find a home its strict form does not have.
-      opts = versions.length === 1 ? inOrder(launchable(all, options), options, sched.templates) : all;
-      classOptions.set(ck, opts);
+      const opts = versions.length === 1 ? inOrder(launchable(all, options), options, sched.templates) : all;
+      const gk = listIds.id(opts);
+      classOf.set(ck, (c = { opts, gk, requests, key: `${gk}|${requests.join(',')}` }));
     }
-    if (opts.length === 0) {
+    if (c.opts.length === 0) {
       unplaceable.push(p.uid);
       continue;
     }
-    const gk = opts.join(',');
-    let g = groups.get(gk);
-    if (!g) groups.set(gk, (g = { options: opts, demand: new Float64Array(resources.length) }));
-    resources.forEach((r, i) => {
-      g!.demand[i]! += p.requests[r] ?? 0;
-    });
-    const requests = Float64Array.from(resources, (r) => p.requests[r] ?? 0);
-    const key = `${gk}|${requests.join(',')}`;
-    const cls = classes.get(key);
+    let g = groups.get(c.gk);
+    if (!g) groups.set(c.gk, (g = { options: c.opts, demand: new Float64Array(resources.length) }));
+    for (let i = 0; i < resources.length; i++) g.demand[i]! += c.requests[i]!;
+    const cls = classes.get(c.key);
     if (cls) cls.count++;
-    else classes.set(key, { options: opts, requests, count: 1 });
+    else classes.set(c.key, { options: c.opts, requests: c.requests, count: 1 });
   }
   return { groups: [...groups.values()], classes: [...classes.values()], unplaceable };
 }
@@ -360,9 +463,11 @@ function podGroups(
  * which is what makes this a lower bound even when groups of different shapes share nodes.
  */
 function coveringLp(groups: readonly PodGroup[], options: readonly Option[], nres: number): LpColumns {
-  const used = [...new Set(groups.flatMap((g) => g.options))].sort((x, y) => x - y);
+  const marks = new Marks();
+  for (const g of groups) for (const oi of g.options) marks.mark(oi);
+  const used = marks.drain();
   const colOfOption = new Map<number, number>();
-  const cols: Array<{ cost: number; entries: Array<[number, number]> }> = [];
+  const cols: Array<{ cost: number; entries: number[] }> = [];
   for (const oi of used) {
     colOfOption.set(oi, cols.length);
     cols.push({ cost: options[oi]!.price, entries: [] });
@@ -370,19 +475,8 @@ function coveringLp(groups: readonly PodGroup[], options: readonly Option[], nre
   const rowLower: number[] = [];
   const shareRows: number[] = [];
   const shareValues: number[] = [];
-  // Keyed by option and resource as one number (a string key was a new string per demand and option).
-  const capRow = new Map<number, number>();
-  const capacityRow = (oi: number, r: number): number => {
-    const key = oi * nres + r;
-    let row = capRow.get(key);
-    if (row === undefined) {
-      row = rowLower.length;
-      rowLower.push(0);
-      capRow.set(key, row);
-      cols[colOfOption.get(oi)!]!.entries.push([row, 1]);
-    }
-    return row;
-  };
+  // By option and resource: its capacity row, or -1 before it is made.
+  const capRow = new Int32Array(options.length * nres).fill(-1);
   for (const g of groups) {
     for (let r = 0; r < nres; r++) {
       const d = g.demand[r]!;
@@ -392,8 +486,13 @@ function coveringLp(groups: readonly PodGroup[], options: readonly Option[], nre
       for (const oi of g.options) {
         const cap = options[oi]!.cap[r]!;
         if (cap <= 0) continue;
+        let row = capRow[oi * nres + r]!;
+        if (row < 0) {
+          row = capRow[oi * nres + r] = rowLower.length;
+          rowLower.push(0);
+          cols[colOfOption.get(oi)!]!.entries.push(row, 1);
+        }
         // The capacity row is older than the demand row, or made just now (after it).
-        const row = capacityRow(oi, r);
         if (row < demandRow) {
           shareRows.push(row, demandRow);
           shareValues.push(-d / cap, 1);
@@ -407,23 +506,13 @@ function coveringLp(groups: readonly PodGroup[], options: readonly Option[], nre
   return { used, colOfOption, cols, shareRows, shareValues, rowLower };
 }
 
-/** Sorts a column's entries by row in place, as a stable sort would; an insertion sort allocates nothing. */
-function sortByRow(entries: Array<[number, number]>): void {
-  for (let i = 1; i < entries.length; i++) {
-    const e = entries[i]!;
-    let j = i - 1;
-    for (; j >= 0 && entries[j]![0] > e[0]; j--) entries[j + 1] = entries[j]!;
-    entries[j + 1] = e;
-  }
-}
-
 /** The columns in compressed sparse column form, rows ascending within each column: node columns, then shares. */
 function cscOf(lp: LpColumns): BoundModel {
   const { cols, shareRows, shareValues, rowLower } = lp;
   const shares = shareRows.length / 2;
   const numCols = cols.length + shares;
   let nz = shareRows.length;
-  for (const c of cols) nz += c.entries.length;
+  for (const c of cols) nz += c.entries.length / 2;
   const colCost = new Float64Array(numCols);
   const starts = new Int32Array(numCols + 1);
   const indices = new Int32Array(nz);
@@ -431,11 +520,10 @@ function cscOf(lp: LpColumns): BoundModel {
   let k = 0;
   cols.forEach((c, j) => {
     colCost[j] = c.cost;
-    // Columns are short and mostly in order already: Array.prototype.sort allocated more than the arrays built here.
-    sortByRow(c.entries);
-    for (const e of c.entries) {
-      indices[k] = e[0];
-      values[k++] = e[1];
+    // Rows are numbered as they are made and a column's entries are added as its rows are: already ascending.
+    for (let e = 0; e < c.entries.length; e += 2) {
+      indices[k] = c.entries[e]!;
+      values[k++] = c.entries[e + 1]!;
     }
     starts[j + 1] = k;
   });

@@ -76,8 +76,9 @@ export function sum(lists: Iterable<Resources>): Record<string, number> {
  * resource in `requests` must be <= the same resource in `available` (missing = 0).
  */
 export function fits(requests: Resources, available: Resources): boolean {
-  for (const v of Object.values(available)) if (v < 0) return false;
-  for (const [k, v] of Object.entries(requests)) if (v > (available[k] ?? 0)) return false;
+  // for-in, not Object.values/entries: no array per call (the launch filter asks this of every type, per claim).
+  for (const k in available) if (available[k]! < 0) return false;
+  for (const k in requests) if (requests[k]! > (available[k] ?? 0)) return false;
   return true;
 }
 

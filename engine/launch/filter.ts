@@ -18,7 +18,7 @@
 import { AMD_GPU, AWS_NEURON, HABANA_GAUDI, NVIDIA_GPU } from '../catalog/allocatable.ts';
 import { CAPACITY_RESERVATION_ID_LABEL, INSTANCE_SIZE_LABEL } from '../catalog/labels.ts';
 import { fits } from '../domain/resources.ts';
-import type { InstanceType, Offering, Requirements, Resources } from '../domain/types.ts';
+import type { InstanceType, Offering, Requirement, Requirements, Resources } from '../domain/types.ts';
 import { CAPACITY_TYPE_LABEL, ZONE_ID_LABEL, ZONE_LABEL } from '../scheduling/labels.ts';
 import { get, has, intersectsAll } from '../scheduling/requirements.ts';
 
@@ -55,13 +55,30 @@ function reservationRank(r: ReservationKindOf): number {
   return r.interruptible ? 2 : r.reservationType === 'capacity-block' ? 1 : 0;
 }
 
-function offeringAllowed(o: Offering, claim: Requirements): boolean {
+/** The claim's requirements an offering is checked against, looked up once per selection (not per offering). */
+interface OfferingReqs {
+  readonly zone: Requirement;
+  readonly capacityType: Requirement;
+  readonly zoneId: Requirement | undefined;
+  readonly reservationId: Requirement | undefined;
+}
+
+function offeringReqs(claim: Requirements): OfferingReqs {
+  return {
+    zone: get(claim, ZONE_LABEL),
+    capacityType: get(claim, CAPACITY_TYPE_LABEL),
+    zoneId: claim.get(ZONE_ID_LABEL),
+    reservationId: claim.get(CAPACITY_RESERVATION_ID_LABEL),
+  };
+}
+
+function offeringAllowed(o: Offering, r: OfferingReqs): boolean {
   if (!o.available) return false;
-  if (!has(get(claim, ZONE_LABEL), o.zone)) return false;
-  if (!has(get(claim, CAPACITY_TYPE_LABEL), o.capacityType)) return false;
-  if (o.zoneId && claim.has(ZONE_ID_LABEL) && !has(get(claim, ZONE_ID_LABEL), o.zoneId)) return false;
+  if (!has(r.zone, o.zone)) return false;
+  if (!has(r.capacityType, o.capacityType)) return false;
+  if (o.zoneId && r.zoneId && !has(r.zoneId, o.zoneId)) return false;
   // Offerings without a reservation carry reservation-id DoesNotExist, which only NotIn or DoesNotExist accept.
-  const rid = claim.get(CAPACITY_RESERVATION_ID_LABEL);
+  const rid = r.reservationId;
   if (rid) {
     if (o.reservationId === undefined) return rid.complement || rid.values.size === 0;
     if (!has(rid, o.reservationId)) return false;
@@ -71,29 +88,97 @@ function offeringAllowed(o: Offering, claim: Requirements): boolean {
 
 /** Metal sizes and types with GPUs or accelerators: launched only when nothing generic can take the NodeClaim. */
 export function isExotic(t: InstanceType): boolean {
-  return (
-    [...(t.requirements.get(INSTANCE_SIZE_LABEL)?.values ?? [])].some((v) => v.includes('metal')) ||
-    EXOTIC_RESOURCES.some((r) => (t.capacity[r] ?? 0) > 0)
-  );
+  // Loops, not spreads and closures: the bound and the launch filter ask this of every type they look at.
+  const sizes = t.requirements.get(INSTANCE_SIZE_LABEL)?.values;
+  if (sizes) for (const v of sizes) if (v.includes('metal')) return true;
+  for (const r of EXOTIC_RESOURCES) if ((t.capacity[r] ?? 0) > 0) return true;
+  return false;
 }
 
-const cheapest = (os: readonly Offering[]): number => os.reduce((m, o) => Math.min(m, o.price), Infinity);
+function cheapest(os: readonly Offering[]): number {
+  let m = Infinity;
+  for (const o of os) m = Math.min(m, o.price);
+  return m;
+}
 
-const usesMinValues = (claim: Requirements): boolean => [...claim.values()].some((r) => r.minValues !== undefined);
+function usesMinValues(claim: Requirements): boolean {
+  for (const r of claim.values()) if (r.minValues !== undefined) return true;
+  return false;
+}
 
-/** Per type, the offerings a launch may still use (step 1's survivors, narrowed by the later steps). */
-type Pool = ReadonlyArray<{ readonly type: InstanceType; readonly offerings: readonly Offering[] }>;
+/**
+ * Per type, the offerings a launch may still use (step 1's survivors, narrowed by the later steps). The offering
+ * arrays are the selection's own (made in step 1 or a later step), so the steps may narrow and sort them in place.
+ */
+type Pool = Array<{ readonly type: InstanceType; offerings: Offering[] }>;
+
+/** Step 1: types compatible with the claim, fitting the requests, with an allowed offering (only those offerings). */
+function compatiblePool(types: readonly InstanceType[], claim: Requirements, requests: Resources): Pool {
+  const reqs = offeringReqs(claim);
+  const pool: Pool = [];
+  for (const type of types) {
+    if (!intersectsAll(type.requirements, claim) || !fits(requests, type.allocatable)) continue;
+    // Counted first, then copied into an array of that size: an array grown by pushing starts far larger.
+    let n = 0;
+    for (const o of type.offerings) if (offeringAllowed(o, reqs)) n++;
+    if (n === 0) continue;
+    const offerings = new Array<Offering>(n);
+    let k = 0;
+    for (const o of type.offerings) if (offeringAllowed(o, reqs)) offerings[k++] = o;
+    pool.push({ type, offerings });
+  }
+  return pool;
+}
+
+function offers(pool: Pool, capacityType: string): boolean {
+  for (const p of pool) for (const o of p.offerings) if (o.capacityType === capacityType) return true;
+  return false;
+}
 
 /** Step 4: spot offerings dearer than the cheapest on-demand one go; types left without offerings go. */
-function spotFilter(pool: Pool, claim: Requirements): Pool {
-  const ct = get(claim, CAPACITY_TYPE_LABEL);
+function spotFilter(pool: Pool, ct: Requirement): Pool {
   if (!has(ct, 'spot') || !has(ct, 'on-demand')) return pool;
-  const all = pool.flatMap((p) => p.offerings);
-  const floor = cheapest(all.filter((o) => o.capacityType === 'on-demand'));
-  if (!Number.isFinite(floor) || !all.some((o) => o.capacityType === 'spot')) return pool;
-  return pool
-    .map((p) => ({ type: p.type, offerings: p.offerings.filter((o) => o.capacityType !== 'spot' || o.price <= floor) }))
-    .filter((p) => p.offerings.length > 0);
+  let floor = Infinity;
+  for (const p of pool)
+    for (const o of p.offerings) if (o.capacityType === 'on-demand') floor = Math.min(floor, o.price);
+  if (!Number.isFinite(floor) || !offers(pool, 'spot')) return pool;
+  const out: Pool = [];
+  const keep = (o: Offering) => o.capacityType !== 'spot' || o.price <= floor;
+  for (const p of pool) {
+    keepOnly(p.offerings, keep);
+    if (p.offerings.length > 0) out.push(p);
+  }
+  return out;
+}
+
+/** Keeps the offerings `keep` accepts, in order, in the array itself. */
+function keepOnly(offerings: Offering[], keep: (o: Offering) => boolean): void {
+  let n = 0;
+  for (const o of offerings) if (keep(o)) offerings[n++] = o;
+  offerings.length = n;
+}
+
+/**
+ * Step 6: the types with an offering of the capacity type, cheapest first (ties: name), at most MAX_INSTANCE_TYPES,
+ * each with those offerings cheapest first (ties: zone). Only the kept types' offerings are sorted.
+ */
+function cheapestFirst(pool: Pool, capacityType: string): Candidate[] {
+  const kept: Pool = [];
+  const price: number[] = [];
+  const keep = (o: Offering) => o.capacityType === capacityType;
+  for (const p of pool) {
+    keepOnly(p.offerings, keep);
+    if (!p.offerings.length) continue;
+    kept.push(p);
+    price.push(cheapest(p.offerings));
+  }
+  const order = kept.map((_, i) => i);
+  order.sort((a, b) => price[a]! - price[b]! || kept[a]!.type.name.localeCompare(kept[b]!.type.name));
+  if (order.length > MAX_INSTANCE_TYPES) order.length = MAX_INSTANCE_TYPES;
+  return order.map((i) => ({
+    type: kept[i]!.type,
+    offerings: kept[i]!.offerings.sort((a, b) => a.price - b.price || a.zone.localeCompare(b.zone)),
+  }));
 }
 
 export function selectCandidates(
@@ -104,16 +189,13 @@ export function selectCandidates(
   kindOf: ReservationKind = () => undefined,
 ): Selection {
   // 1. compatible, fitting, with an allowed offering
-  let pool: Pool = types
-    .filter((t) => intersectsAll(t.requirements, claim) && fits(requests, t.allocatable))
-    .map((type) => ({ type, offerings: type.offerings.filter((o) => offeringAllowed(o, claim)) }))
-    .filter((p) => p.offerings.length > 0);
+  let pool = compatiblePool(types, claim, requests);
   if (!pool.length)
     return { ok: false, reason: 'no instance type satisfies the requirements and requests with an available offering' };
   const minValues = usesMinValues(claim);
-  const allowed = (ct: string) => has(get(claim, CAPACITY_TYPE_LABEL), ct);
+  const ct = get(claim, CAPACITY_TYPE_LABEL);
   // 2. reserved
-  if (allowed('reserved') && pool.some((p) => p.offerings.some((o) => o.capacityType === 'reserved'))) {
+  if (has(ct, 'reserved') && offers(pool, 'reserved')) {
     const reserved = reservedSelection(pool, kindOf);
     const unmet = minValues && minValuesPolicy === 'Strict' ? unmetMinValues(claim, reserved.candidates) : undefined;
     return unmet
@@ -125,22 +207,12 @@ export function selectCandidates(
     const generic = pool.filter((p) => !isExotic(p.type));
     if (generic.length) pool = generic;
     // 4. spot
-    pool = spotFilter(pool, claim);
+    pool = spotFilter(pool, ct);
   }
   // 5. capacity type
-  const capacityType =
-    allowed('spot') && pool.some((p) => p.offerings.some((o) => o.capacityType === 'spot')) ? 'spot' : 'on-demand';
+  const capacityType = has(ct, 'spot') && offers(pool, 'spot') ? 'spot' : 'on-demand';
   // 6. cheapest first, truncated
-  const candidates = pool
-    .map((p) => ({
-      type: p.type,
-      offerings: p.offerings
-        .filter((o) => o.capacityType === capacityType)
-        .sort((a, b) => a.price - b.price || a.zone.localeCompare(b.zone)),
-    }))
-    .filter((c) => c.offerings.length)
-    .sort((a, b) => cheapest(a.offerings) - cheapest(b.offerings) || a.type.name.localeCompare(b.type.name))
-    .slice(0, MAX_INSTANCE_TYPES);
+  const candidates = cheapestFirst(pool, capacityType);
   if (!candidates.length) return { ok: false, reason: `no ${capacityType} offering is available` };
   const unmet = minValues && minValuesPolicy === 'Strict' ? unmetMinValues(claim, candidates) : undefined;
   if (unmet) return { ok: false, reason: unmet };

@@ -21,7 +21,16 @@ export type ReservedOfferingMode = 'Strict' | 'Fallback';
 const RESERVED = cacheSlot<InstanceType, readonly Offering[]>('reserved offerings');
 
 function reservedOfferings(it: InstanceType, caches?: ModelCaches): readonly Offering[] {
+  // Most types offer no reservation: one shared empty list for them, not a list and a cache entry per type.
+  if (!offersReserved(it)) return NONE;
   return caches ? caches.memo(RESERVED, it, () => reservedOf(it)) : reservedOf(it);
+}
+
+const NONE: readonly Offering[] = Object.freeze([]);
+
+function offersReserved(it: InstanceType): boolean {
+  for (const o of it.offerings) if (o.capacityType === 'reserved') return true;
+  return false;
 }
 
 function reservedOf(it: InstanceType): readonly Offering[] {

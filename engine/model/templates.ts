@@ -23,6 +23,7 @@ import {
 } from '../scheduling/labels.ts';
 import {
   add,
+  allows,
   compatible,
   formatRequirement,
   fromLabels,
@@ -76,13 +77,19 @@ export function provisioningPools(pools: readonly NodePool[]): NodePool[] {
 
 export function offeringAllowed(reqs: Requirements, o: Offering): boolean {
   if (!o.available) return false;
-  if (!has(get(reqs, ZONE_LABEL), o.zone) || !has(get(reqs, CAPACITY_TYPE_LABEL), o.capacityType)) return false;
+  if (!allows(reqs, ZONE_LABEL, o.zone) || !allows(reqs, CAPACITY_TYPE_LABEL, o.capacityType)) return false;
   // Offerings without a reservation carry `reservation-id DoesNotExist`, which only a NotIn or DoesNotExist
   // requirement accepts (Intersects, §1.8).
   const rid = reqs.get(RESERVATION_ID_LABEL);
   if (!rid) return true;
   if (o.reservationId === undefined) return operatorOf(rid) === 'NotIn' || operatorOf(rid) === 'DoesNotExist';
   return has(rid, o.reservationId);
+}
+
+/** Some offering of the type is compatible with the requirements (available or not: offeringAllowed). */
+function anyOfferingAllowed(reqs: Requirements, it: InstanceType): boolean {
+  for (const o of it.offerings) if (offeringAllowed(reqs, o)) return true;
+  return false;
 }
 
 /** Cheapest available offering compatible with the requirements, or undefined. */
@@ -183,23 +190,30 @@ function computeTemplate(
   caches?: ModelCaches,
 ): Template {
   const requirements = templateRequirements(pool, caches);
-  const kept = its.filter(
-    (it) => intersectsAll(it.requirements, requirements) && it.offerings.some((o) => offeringAllowed(requirements, o)),
-  );
+  const kept: InstanceType[] = [];
+  for (const it of its)
+    if (intersectsAll(it.requirements, requirements) && anyOfferingAllowed(requirements, it)) kept.push(it);
   const groups = new Map<string, DaemonGroup>();
   const daemonGroupOf = new Map<string, DaemonGroup>();
+  // The type's compatible daemons, gathered in a reused list: most types share a group, and this runs for every type.
+  const daemons: Pod[] = [];
   for (const it of kept) {
-    const daemons = daemonSets.map((d) => d.pod).filter((p) => daemonCompatible(pool, requirements, it, p, wellKnown));
-    const key = daemons
-      .map((p) => `${p.namespace}/${p.name}`)
-      .sort()
-      .join(',');
+    daemons.length = 0;
+    for (const d of daemonSets) if (daemonCompatible(pool, requirements, it, d.pod, wellKnown)) daemons.push(d.pod);
+    const key = daemons.length
+      ? daemons
+          .map((p) => `${p.namespace}/${p.name}`)
+          .sort()
+          .join(',')
+      : '';
     let g = groups.get(key);
-    if (!g)
+    if (!g) {
+      const own = daemons.slice();
       groups.set(
         key,
-        (g = { overhead: daemons.reduce<Resources>((acc, p) => addResources(acc, p.requests), {}), daemons }),
+        (g = { overhead: own.reduce<Resources>((acc, p) => addResources(acc, p.requests), {}), daemons: own }),
       );
+    }
     daemonGroupOf.set(it.name, g);
   }
   return {

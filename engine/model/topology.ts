@@ -16,7 +16,17 @@ import type {
 } from '../domain/types.ts';
 import { HOSTNAME_LABEL } from '../scheduling/labels.ts';
 import { isActive, selectorMatches, strictPodRequirements } from '../scheduling/pods.ts';
-import { add, fromLabels, fromSelector, get, has, intersect, operatorOf, req } from '../scheduling/requirements.ts';
+import {
+  add,
+  allows,
+  fromLabels,
+  fromSelector,
+  get,
+  has,
+  intersect,
+  operatorOf,
+  req,
+} from '../scheduling/requirements.ts';
 import { toleratesAll } from '../scheduling/taints.ts';
 import { selectorWithLabelKeys, stableKey, TopologyGroup, type NodeFilter, type Placement } from './groups.ts';
 import { cacheSlot, type ModelCaches } from './caches.ts';
@@ -475,7 +485,7 @@ export class Topology {
       if (g.type === 'spread' && !g.counts(placement)) continue;
       const r = get(placement.requirements, g.key);
       if (g.type === 'anti-affinity') {
-        for (const d of this.candidates(g, r)) if (has(get(podStrict, g.key), d)) g.increment(d);
+        for (const d of this.candidates(g, r)) if (allows(podStrict, g.key, d)) g.increment(d);
       } else if (!r.complement && r.values.size === 1) {
         g.increment([...r.values][0]!);
       }

@@ -146,7 +146,12 @@ export function hasIntersection(a: Requirement, b: Requirement): boolean {
  * (or 0) unless excluded, then counting up. Karpenter picks at random; any deterministic rule is valid.
  */
 export function anyValue(r: Requirement): string | undefined {
-  if (!r.complement) return [...r.values].sort()[0];
+  if (!r.complement) {
+    // The first value in sort() order, without copying and sorting the set.
+    let min: string | undefined;
+    for (const v of r.values) if (min === undefined || v < min) min = v;
+    return min;
+  }
   for (let n = r.gte ?? 0; r.lte === undefined || n <= r.lte; n++) {
     if (!r.values.has(String(n))) return String(n);
     if (n > (r.gte ?? 0) + r.values.size + 1) break;
@@ -188,6 +193,12 @@ export function addAll(base: Requirements, other: Requirements): Requirements {
 /** The stored requirement, or Exists for an undefined key ("undefined keys allow anything"). */
 export function get(reqs: Requirements, key: string): Requirement {
   return reqs.get(key) ?? req(key, true, EMPTY);
+}
+
+/** has(get(reqs, key), v) without building the Exists requirement of a missing key: a missing key allows any value. */
+export function allows(reqs: Requirements, key: string, v: string): boolean {
+  const r = reqs.get(key);
+  return r === undefined || has(r, v);
 }
 
 export function fromLabels(labels: Labels): Requirements {

@@ -50,6 +50,15 @@ interface BreakdownInput {
 
 const GIB = 1024 ** 3;
 
+/** The instance categories the capacity rates are fitted over. */
+const GENERAL_PURPOSE = ['c', 'm', 'r'];
+
+/** The type's value of label k, if its requirements name one. */
+function label(it: InstanceType, k: string): string | undefined {
+  const r = it.requirements.get(k);
+  return r ? anyValue(r) : undefined;
+}
+
 /** $/h per vCPU and per GiB that best explain the region's on-demand prices of general-purpose types. */
 function capacityRates(catalog: ReadonlyMap<string, InstanceType>): { cpu: number; gib: number } {
   let sxx = 0,
@@ -58,16 +67,12 @@ function capacityRates(catalog: ReadonlyMap<string, InstanceType>): { cpu: numbe
     sxp = 0,
     syp = 0;
   for (const it of catalog.values()) {
-    const label = (k: string): string | undefined => {
-      const r = it.requirements.get(k);
-      return r ? anyValue(r) : undefined;
-    };
     if (
-      !['c', 'm', 'r'].includes(label(INSTANCE_CATEGORY_LABEL) ?? '') ||
-      Number(label(INSTANCE_GENERATION_LABEL) ?? 0) < 5
+      !GENERAL_PURPOSE.includes(label(it, INSTANCE_CATEGORY_LABEL) ?? '') ||
+      Number(label(it, INSTANCE_GENERATION_LABEL) ?? 0) < 5
     )
       continue;
-    if (Number(label(INSTANCE_GPU_COUNT_LABEL) ?? 0) > 0) continue;
+    if (Number(label(it, INSTANCE_GPU_COUNT_LABEL) ?? 0) > 0) continue;
     const od = it.offerings.find((o) => o.capacityType === 'on-demand' && o.available);
     if (!od) continue;
     const x = (it.capacity[CPU] ?? 0) / 1000,
