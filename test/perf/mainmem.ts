@@ -32,99 +32,80 @@ const SNAPSHOT = process.argv.find((a) => a.startsWith('--snapshot='))?.slice('-
 
 type Obj = KubeObject;
 
-async function main(): Promise<void> {
-  const texts = await clusterTexts(PODS_PER_NODE);
-  const tree = await loadTree(TREE);
-  const { stripClaim, stripNode, stripPod, ModelMirror, DEFAULT_ENGINE_OPTIONS } = tree;
-  const now = Date.parse('2026-12-04T12:00:00Z');
-  const cluster = tree.newCluster(now);
-  // client-node's cache: a map of namespaces, each a map of names to the object kept.
-  const caches = { NodeClaim: new Map(), Node: new Map(), Pod: new Map() } as Record<
-    string,
-    Map<string, Map<string, unknown>>
-  >;
-  const cache = (kind: string, o: { metadata: { namespace?: string; name?: string } }): void => {
-    const ns = o.metadata.namespace ?? '';
-    let m = caches[kind]!.get(ns);
-    if (!m) caches[kind]!.set(ns, (m = new Map()));
-    m.set(o.metadata.name!, o);
-  };
-  const heap = (): number => {
-    gc();
-    gc();
-    return process.memoryUsage().heapUsed;
-  };
-  const rows: Array<[string, number, number]> = [];
-  let last = heap();
-  const step = (what: string, count: number): void => {
+/** Heap in use after two full collections. */
+function heap(): number {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+}
+
+/** Heap growth per step: each call records what the heap grew by since the last. */
+class Steps {
+  readonly rows: Array<[string, number, number]> = [];
+  private last = heap();
+
+  step(what: string, count: number): void {
     const h = heap();
-    rows.push([what, h - last, count]);
-    last = h;
-  };
+    this.rows.push([what, h - this.last, count]);
+    this.last = h;
+  }
+}
+
+/** client-node's cache: a map of namespaces, each a map of names to the object kept. */
+type Caches = Record<string, Map<string, Map<string, unknown>>>;
+
+function cacheIn(caches: Caches, kind: string, o: { metadata: { namespace?: string; name?: string } }): void {
+  const ns = o.metadata.namespace ?? '';
+  let m = caches[kind]!.get(ns);
+  if (!m) caches[kind]!.set(ns, (m = new Map()));
+  m.set(o.metadata.name!, o);
+}
+
+type Tree = Awaited<ReturnType<typeof loadTree>>;
+type Texts = Awaited<ReturnType<typeof clusterTexts>>;
+
+/** NodeClaims, Nodes and pods through the informers' transforms into cluster state, a step each. */
+function feed(tree: Tree, cluster: ReturnType<Tree['newCluster']>, texts: Texts, caches: Caches, steps: Steps): void {
   let rv = 1000;
   for (let i = 0; i < NODES; i++) {
-    const o = stripClaim(JSON.parse(texts.claim(i)) as Obj);
+    const o = tree.stripClaim(JSON.parse(texts.claim(i)) as Obj);
     o.metadata.resourceVersion = String(++rv);
-    cache('NodeClaim', o);
+    cacheIn(caches, 'NodeClaim', o);
     cluster.applyNodeClaim(o);
   }
-  step('NodeClaims', NODES);
+  steps.step('NodeClaims', NODES);
   for (let i = 0; i < NODES; i++) {
-    const o = stripNode(JSON.parse(texts.node(i)) as Obj);
+    const o = tree.stripNode(JSON.parse(texts.node(i)) as Obj);
     o.metadata.resourceVersion = String(++rv);
-    cache('Node', o);
+    cacheIn(caches, 'Node', o);
     cluster.applyNode(o);
   }
-  step('Nodes', NODES);
+  steps.step('Nodes', NODES);
   const w = cluster.workloads;
   for (let i = 0; i < NODES; i++)
     for (let j = 0; j < PODS_PER_NODE; j++) {
-      const text = texts.pod(i, j);
-      const stripped = stripPod(JSON.parse(text) as Obj);
+      const stripped = tree.stripPod(JSON.parse(texts.pod(i, j)) as Obj);
       stripped.metadata.resourceVersion = String(++rv);
       const rec = w.podRecord(stripped);
-      cache('Pod', rec);
+      cacheIn(caches, 'Pod', rec);
       w.applyPod(rec);
     }
-  const pods = NODES * PODS_PER_NODE;
-  step('pods', pods);
-  const nodes = cluster.stateNodes();
-  step('state nodes listed', pods);
-  const mirror = new ModelMirror();
-  const snapshot = {
-    now,
-    nodePools: [],
-    nodeClasses: [],
-    instanceTypes: new Map(),
-    nodes,
-    pendingPods: w.pendingPods(),
-    daemonSets: [],
-    pdbs: [],
-    options: DEFAULT_ENGINE_OPTIONS,
-  };
-  mirror.diff(snapshot).commit();
-  step('model mirror', pods);
-  console.log(`tree ${TREE}: ${NODES} nodes, ${pods} pods (${nodes.length} state nodes)`);
+  steps.step('pods', NODES * PODS_PER_NODE);
+}
+
+function printSteps(rows: Steps['rows'], pods: number, stateNodes: number): void {
+  console.log(`tree ${TREE}: ${NODES} nodes, ${pods} pods (${stateNodes} state nodes)`);
   for (const [what, bytes, n] of rows)
     console.log(
       `${what.padEnd(20)} ${(bytes / 2 ** 20).toFixed(2).padStart(8)} MiB  ${(bytes / n).toFixed(0).padStart(6)} B each (${n})`,
     );
   const perPod = rows.filter(([w]) => w !== 'NodeClaims' && w !== 'Nodes').reduce((s, r) => s + r[1], 0) / pods;
   console.log(`per pod, all steps after the nodes: ${perPod.toFixed(0)} B`);
-  if (SNAPSHOT) console.log(`heap snapshot: ${writeHeapSnapshot(SNAPSHOT)}`);
-  // What each structure holds that nothing else does: dropped one after the other, the heap freed each time.
-  const priv = (o: object): Record<string, unknown> => o as unknown as Record<string, unknown>;
-  const drops: Array<[string, number, () => void]> = [
-    ['model mirror', pods, () => mirror.reset()],
-    ["informers' caches", pods, () => Object.values(caches).forEach((m) => m.clear())],
-    ['Workloads.byNode', pods, () => (priv(w)['byNode'] as Map<string, unknown>).clear()],
-    ['PodRecords tables', pods, () => clearTables(priv(priv(w)['records'] as object))],
-    ['pod records', pods, () => (priv(w)['pods'] as Map<string, unknown>).clear()],
-    ['Cluster.joined, listed', NODES, () => dropJoins(priv(cluster))],
-    ['Cluster.claims', NODES, () => (priv(cluster)['claims'] as Map<string, unknown>).clear()],
-    ['Cluster.nodes', NODES, () => (priv(cluster)['nodes'] as Map<string, unknown>).clear()],
-  ];
-  last = heap();
+}
+
+/** What each structure holds that nothing else does: dropped one after the other, the heap freed each time. */
+function dropOneByOne(drops: Array<[string, number, () => void]>): void {
+  let last = heap();
   console.log('dropped one after the other (what only it held):');
   for (const [what, n, drop] of drops) {
     drop();
@@ -134,6 +115,47 @@ async function main(): Promise<void> {
     );
     last = h;
   }
+}
+
+async function main(): Promise<void> {
+  const texts = await clusterTexts(PODS_PER_NODE);
+  const tree = await loadTree(TREE);
+  const now = Date.parse('2026-12-04T12:00:00Z');
+  const cluster = tree.newCluster(now);
+  const caches: Caches = { NodeClaim: new Map(), Node: new Map(), Pod: new Map() };
+  const steps = new Steps();
+  feed(tree, cluster, texts, caches, steps);
+  const pods = NODES * PODS_PER_NODE;
+  const w = cluster.workloads;
+  const nodes = cluster.stateNodes();
+  steps.step('state nodes listed', pods);
+  const mirror = new tree.ModelMirror();
+  const snapshot = {
+    now,
+    nodePools: [],
+    nodeClasses: [],
+    instanceTypes: new Map(),
+    nodes,
+    pendingPods: w.pendingPods(),
+    daemonSets: [],
+    pdbs: [],
+    options: tree.DEFAULT_ENGINE_OPTIONS,
+  };
+  mirror.diff(snapshot).commit();
+  steps.step('model mirror', pods);
+  printSteps(steps.rows, pods, nodes.length);
+  if (SNAPSHOT) console.log(`heap snapshot: ${writeHeapSnapshot(SNAPSHOT)}`);
+  const priv = (o: object): Record<string, unknown> => o as unknown as Record<string, unknown>;
+  dropOneByOne([
+    ['model mirror', pods, () => mirror.reset()],
+    ["informers' caches", pods, () => Object.values(caches).forEach((m) => m.clear())],
+    ['Workloads.byNode', pods, () => (priv(w)['byNode'] as Map<string, unknown>).clear()],
+    ['PodRecords tables', pods, () => clearTables(priv(priv(w)['records'] as object))],
+    ['pod records', pods, () => (priv(w)['pods'] as Map<string, unknown>).clear()],
+    ['Cluster.joined, listed', NODES, () => dropJoins(priv(cluster))],
+    ['Cluster.claims', NODES, () => (priv(cluster)['claims'] as Map<string, unknown>).clear()],
+    ['Cluster.nodes', NODES, () => (priv(cluster)['nodes'] as Map<string, unknown>).clear()],
+  ]);
   void [cluster, caches, mirror, snapshot];
 }
 
