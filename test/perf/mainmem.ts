@@ -67,29 +67,39 @@ type Texts = Awaited<ReturnType<typeof clusterTexts>>;
 /** NodeClaims, Nodes and pods through the informers' transforms into cluster state, a step each. */
 function feed(tree: Tree, cluster: ReturnType<Tree['newCluster']>, texts: Texts, caches: Caches, steps: Steps): void {
   let rv = 1000;
-  for (let i = 0; i < NODES; i++) {
-    const o = tree.stripClaim(JSON.parse(texts.claim(i)) as Obj);
-    o.metadata.resourceVersion = String(++rv);
-    cacheIn(caches, 'NodeClaim', o);
-    cluster.applyNodeClaim(o);
-  }
+  /** Each of `count` objects parsed from its text, stripped as its informer does, versioned, cached, applied. */
+  const each = (count: number, text: (i: number) => string, strip: (o: Obj) => Obj, apply: (o: Obj) => void) => {
+    for (let i = 0; i < count; i++) {
+      const o = strip(JSON.parse(text(i)) as Obj);
+      o.metadata.resourceVersion = String(++rv);
+      apply(o);
+    }
+  };
+  const kept = (kind: string, apply: (o: Obj) => void) => (o: Obj) => {
+    cacheIn(caches, kind, o);
+    apply(o);
+  };
+  each(
+    NODES,
+    texts.claim,
+    tree.stripClaim,
+    kept('NodeClaim', (o) => cluster.applyNodeClaim(o)),
+  );
   steps.step('NodeClaims', NODES);
-  for (let i = 0; i < NODES; i++) {
-    const o = tree.stripNode(JSON.parse(texts.node(i)) as Obj);
-    o.metadata.resourceVersion = String(++rv);
-    cacheIn(caches, 'Node', o);
-    cluster.applyNode(o);
-  }
+  each(
+    NODES,
+    texts.node,
+    tree.stripNode,
+    kept('Node', (o) => cluster.applyNode(o)),
+  );
   steps.step('Nodes', NODES);
   const w = cluster.workloads;
-  for (let i = 0; i < NODES; i++)
-    for (let j = 0; j < PODS_PER_NODE; j++) {
-      const stripped = tree.stripPod(JSON.parse(texts.pod(i, j)) as Obj);
-      stripped.metadata.resourceVersion = String(++rv);
-      const rec = w.podRecord(stripped);
-      cacheIn(caches, 'Pod', rec);
-      w.applyPod(rec);
-    }
+  const pod = (k: number) => texts.pod(Math.floor(k / PODS_PER_NODE), k % PODS_PER_NODE);
+  each(NODES * PODS_PER_NODE, pod, tree.stripPod, (o) => {
+    const rec = w.podRecord(o);
+    cacheIn(caches, 'Pod', rec);
+    w.applyPod(rec);
+  });
   steps.step('pods', NODES * PODS_PER_NODE);
 }
 
