@@ -79,20 +79,14 @@ function feed(tree: Tree, cluster: ReturnType<Tree['newCluster']>, texts: Texts,
     cacheIn(caches, kind, o);
     apply(o);
   };
-  each(
-    NODES,
-    texts.claim,
-    tree.stripClaim,
-    kept('NodeClaim', (o) => cluster.applyNodeClaim(o)),
-  );
-  steps.step('NodeClaims', NODES);
-  each(
-    NODES,
-    texts.node,
-    tree.stripNode,
-    kept('Node', (o) => cluster.applyNode(o)),
-  );
-  steps.step('Nodes', NODES);
+  const kinds: Array<[string, (i: number) => string, (o: Obj) => Obj, (o: Obj) => void]> = [
+    ['NodeClaim', texts.claim, tree.stripClaim, (o) => cluster.applyNodeClaim(o)],
+    ['Node', texts.node, tree.stripNode, (o) => cluster.applyNode(o)],
+  ];
+  for (const [kind, text, strip, apply] of kinds) {
+    each(NODES, text, strip, kept(kind, apply));
+    steps.step(`${kind}s`, NODES);
+  }
   const w = cluster.workloads;
   const pod = (k: number) => texts.pod(Math.floor(k / PODS_PER_NODE), k % PODS_PER_NODE);
   each(NODES * PODS_PER_NODE, pod, tree.stripPod, (o) => {
