@@ -14,7 +14,7 @@ import {
   ZONE_ID_LABEL,
   ZONE_LABEL,
 } from '../scheduling/labels.ts';
-import { req, requirements } from '../scheduling/requirements.ts';
+import { req, requirementKey, requirements } from '../scheduling/requirements.ts';
 import { amiFamilyTraits } from './amifamily.ts';
 import type { AmiFamily, Ec2InstanceInfo } from './types.ts';
 
@@ -114,7 +114,7 @@ function deviceLabels(info: Ec2InstanceInfo): Requirement[] {
 const alike = new Map<string, Requirement>();
 
 function shared(r: Requirement): Requirement {
-  const key = JSON.stringify([r.key, r.complement, [...r.values], r.gte, r.lte, r.minValues]);
+  const key = requirementKey(r);
   const known = alike.get(key);
   if (known) return known;
   alike.set(key, r);

@@ -23,6 +23,7 @@ import type {
 import { DEFAULT_ENGINE_OPTIONS } from '../domain/types.ts';
 import { ModelCaches } from '../model/caches.ts';
 import type { NodeRecord, PodRefs, SnapshotDelta } from './delta.ts';
+import { requirementKey } from '../scheduling/requirements.ts';
 import { sameData } from './equal.ts';
 import { PodInterner } from './intern.ts';
 import { clockOnly } from './speculation.ts';
@@ -294,7 +295,7 @@ export class ClusterModel {
 
   /** One requirement object for each requirement with the same content (its values in the same order). */
   private requirement(r: Requirement): Requirement {
-    const key = JSON.stringify([r.key, r.complement, [...r.values], r.gte, r.lte, r.minValues]);
+    const key = requirementKey(r);
     const known = this.requirements.get(key);
     if (known) return known;
     this.requirements.set(key, r);

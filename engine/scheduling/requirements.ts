@@ -34,6 +34,11 @@ export function req(
   return r;
 }
 
+/** A requirement's content as a string, the same for requirements that say the same (their values in the same order). */
+export function requirementKey(r: Requirement): string {
+  return JSON.stringify([r.key, r.complement, [...r.values], r.gte, r.lte, r.minValues]);
+}
+
 /** Builds a requirement from an operator (§1.2). Values of the numeric operators must be validated first. */
 export function fromOperator(key: string, op: Operator, values: readonly string[], minValues?: number): Requirement {
   switch (op) {
