@@ -228,7 +228,12 @@ describe('the image tree (scripts/stage-image.mjs)', () => {
       });
       expect(r.status, r.stderr).toBe(0);
       const modules = join(root, 'node_modules');
-      const kept = [...(dependencyClosure(modules, EXTERNAL.filter((n: string) => n !== 'highs')) as Set<string>)];
+      const kept = [
+        ...(dependencyClosure(
+          modules,
+          EXTERNAL.filter((n: string) => n !== 'highs'),
+        ) as Set<string>),
+      ];
       expect(kept.map((d) => relative(modules, d))).toContain('piscina');
       expect(kept.map((d) => relative(modules, d))).not.toContain('highs');
       for (const dir of kept) cpSync(dir, join(bare, 'node_modules', relative(modules, dir)), { recursive: true });
