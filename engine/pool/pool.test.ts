@@ -188,8 +188,14 @@ describe('an engine in trouble', () => {
         expect((r as PromiseRejectedResult).reason).toBeInstanceOf(PoolError);
         expect(String((r as PromiseRejectedResult).reason.message)).toMatch(/worker failed to load/);
       }
+      // The tasks no worker ever took say so.
+      expect(settled.map((r) => String((r as PromiseRejectedResult).reason.message))).toContain(
+        'engine worker failed to start: worker failed to load',
+      );
       // A task given after that starts a worker again, and fails the same way.
-      await expect(pool.run({ kind: 'drop', model: 'later' }, {})).rejects.toThrow(/worker failed to load/);
+      await expect(pool.run({ kind: 'drop', model: 'later' }, {})).rejects.toThrow(
+        'engine worker failed to start: worker failed to load',
+      );
     } finally {
       await pool.close();
     }
