@@ -2,7 +2,8 @@
 // workload controllers) on the wall clock, and the controller forked into a child process
 // (sim/remote/controller-process.ts) that reaches the API server over HTTP. Kubelet calls from the child's
 // simulated cloud arrive over IPC. The child runs compiled (dist/, as the image runs the controller: no
-// TypeScript loader, whose hook threads would add to its memory) or from source (tests), with the image's malloc
+// TypeScript loader, whose hook threads would add to its memory; from the run's own copy of dist/, taken once,
+// which a build during the run leaves alone: dist-copy.ts) or from source (tests), with the image's malloc
 // settings (image-env.ts).
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -22,6 +23,7 @@ import type {
   ToChild,
 } from '../../sim/remote/protocol.ts';
 import { Binder } from './binder.ts';
+import { privateDist } from './dist-copy.ts';
 import { benchImageEnv } from './image-env.ts';
 
 interface HarnessOptions {
@@ -30,7 +32,10 @@ interface HarnessOptions {
   readonly terminateMs?: number;
   /** Controller option overrides by flag name. */
   readonly options?: Readonly<Record<string, string>>;
-  /** Run the controller compiled (dist/, checked to be newer than the sources) or from source (default). */
+  /**
+   * Run the controller compiled (dist/, checked to be newer than the sources, from the process's copy of it taken on
+   * the first such start) or from source (default).
+   */
   readonly from?: 'dist' | 'source';
 }
 
@@ -153,6 +158,23 @@ export function containerHeapFlags(limit: string | undefined): string[] {
   return [`--max-old-space-size=${Math.floor(mib / 2)}`, `--max-semi-space-size=${semi}`];
 }
 
+let compiled: string | undefined;
+
+/**
+ * The run's copy of dist/ (dist-copy.ts), taken on the first call if dist/ is newer than the sources; every later
+ * call gets the same copy, whatever happens to dist/ or the sources meanwhile.
+ */
+function compiledDist(): string {
+  if (compiled) return compiled;
+  const stale = newerThanBuild();
+  if (stale)
+    throw new Error(
+      `controller bench: ${stale} is newer than dist/: run \`npm run build\` first (it runs the compiled controller)`,
+    );
+  compiled = privateDist(root);
+  return compiled;
+}
+
 /** The controller process's module and Node flags. */
 function childModule(from: 'dist' | 'source'): { file: string; execArgv: string[] } {
   // BENCH_CONTROLLER_NODE_ARGS: extra Node flags for the controller process (and so its engine workers), e.g.
@@ -161,14 +183,7 @@ function childModule(from: 'dist' | 'source'): { file: string; execArgv: string[
     ...containerHeapFlags(process.env['BENCH_CONTROLLER_MEMORY_LIMIT_MIB']),
     ...(process.env['BENCH_CONTROLLER_NODE_ARGS'] ?? '').split(/\s+/).filter(Boolean),
   ];
-  if (from === 'dist') {
-    const stale = newerThanBuild();
-    if (stale)
-      throw new Error(
-        `controller bench: ${stale} is newer than dist/: run \`npm run build\` first (it runs the compiled controller)`,
-      );
-    return { file: join(root, 'dist', 'sim', 'remote', 'controller-process.js'), execArgv: extra };
-  }
+  if (from === 'dist') return { file: join(compiledDist(), 'sim', 'remote', 'controller-process.js'), execArgv: extra };
   const m = workerModule('../../sim/remote/controller-process.ts', import.meta.url);
   return { file: fileURLToPath(m.filename), execArgv: [...(m.execArgv ?? []), ...extra] };
 }

@@ -4,15 +4,41 @@
 // same embedded bytes, through Emscripten's `instantiateWasm` hook; the LP then goes through HiGHS' C API with no
 // per-element argument checks (highs-direct.ts). Only if neither module instantiates is the package loaded from its
 // own file, and the LP passed through its model API, checks and all.
-import highsLoader, { type Highs } from 'highs';
+//
+// The highs package (Emscripten's loader, which every path above runs) is imported on first use too, not statically:
+// a worker's module must load without it (only a lower bound needs it), and in a tree without it (an image whose
+// node_modules lost it) the task that bounds fails with an error naming the package, instead of every worker failing
+// to start (which left the pool's queued tasks waiting for ever: pool.ts).
+import type { Highs } from 'highs';
 import type { LpResult, LpSolver } from '../bound/index.ts';
 import type { BoundModel } from '../bound/model.ts';
 import { exportedMemory, HighsDirect, type HighsExports } from './highs-direct.ts';
 import { lpModule } from './lp-module.ts';
 
-// The package's types describe a CommonJS default export; the ESM entry Node loads exports the loader itself, which
-// takes Emscripten's module options.
-const loadHighs = highsLoader as unknown as (options?: object) => Promise<Highs>;
+/** HiGHS' loader: takes Emscripten's module options. */
+type HighsLoader = (options?: object) => Promise<Highs>;
+
+/** Why the lower bound cannot be computed in this thread: the highs package does not load. */
+class HighsMissingError extends Error {
+  override name = 'HighsMissingError';
+}
+
+let loader: Promise<HighsLoader> | undefined;
+
+/** The highs package's loader, imported once per thread; rejects with a HighsMissingError naming the package. */
+function highsLoader(): Promise<HighsLoader> {
+  loader ??= import('highs').then(
+    // The package's types describe a CommonJS default export; the ESM entry Node loads exports the loader itself.
+    (m) => m.default as unknown as HighsLoader,
+    (e: unknown) => {
+      throw new HighsMissingError(
+        `the lower bound (its LP) needs the package \`highs\`, which cannot be loaded: ${(e as Error)?.message ?? String(e)}`,
+        { cause: e },
+      );
+    },
+  );
+  return loader;
+}
 
 /** HiGHS in this thread: `direct` when it was instantiated here from a compiled module (its memory known). */
 interface Loaded {
@@ -36,10 +62,11 @@ export function adoptLpModule(module: WebAssembly.Module): void {
  * loader's).
  */
 async function load(): Promise<Loaded> {
+  const loadHighs = await highsLoader();
   const module = shared ?? (await lpModule());
   if (module) {
     try {
-      return await fromModule(module);
+      return await fromModule(loadHighs, module);
     } catch {
       // The package's own file, below.
     }
@@ -51,7 +78,7 @@ async function load(): Promise<Loaded> {
  * HiGHS instantiated from `module`, with its linear memory for the direct calls. A failed instantiation rejects:
  * the hook's callback alone would leave the load waiting for ever.
  */
-function fromModule(module: WebAssembly.Module): Promise<Loaded> {
+function fromModule(loadHighs: HighsLoader, module: WebAssembly.Module): Promise<Loaded> {
   return new Promise((resolve, reject) => {
     let memory: WebAssembly.Memory | undefined;
     const options = {

@@ -19,7 +19,7 @@ import { withExtraWellKnown } from '../scheduling/labels.ts';
 import { WasmSolver } from '../solver/wasm.ts';
 import { inThreadEngine } from '../whatif/engines.ts';
 import { runWhatIfJob } from '../whatif/job.ts';
-import { PoolError } from './pool.ts';
+import { EnginePool, PoolError } from './pool.ts';
 
 const wellKnownLabels = withExtraWellKnown(FAKE_WELL_KNOWN_LABELS);
 const its = defaultFakeInstanceTypes();
@@ -172,4 +172,32 @@ describe('an engine in trouble', () => {
       await engine.close();
     }
   });
+
+  it('fails every task queued behind workers that cannot start, with no timeout to end the wait', async () => {
+    // piscina replaces its first workers when they die, but not the replacements, which fail while they start: the
+    // tasks still queued then had no worker left to take them (a what-if batch, which sets no timeout, hung).
+    const dir = mkdtempSync(join(tmpdir(), 'kts-pool-'));
+    const file = join(dir, 'broken.worker.mjs');
+    writeFileSync(file, "throw new Error('worker failed to load');\n");
+    const pool = new EnginePool({ threads: 2, filename: pathToFileURL(file).href });
+    try {
+      const tasks = Array.from({ length: 5 }, (_, i) => pool.run({ kind: 'drop', model: `m${i}` }, { work: i }));
+      const settled = await Promise.allSettled(tasks);
+      for (const r of settled) {
+        expect(r.status).toBe('rejected');
+        expect((r as PromiseRejectedResult).reason).toBeInstanceOf(PoolError);
+        expect(String((r as PromiseRejectedResult).reason.message)).toMatch(/worker failed to load/);
+      }
+      // The tasks no worker ever took say so.
+      expect(settled.map((r) => String((r as PromiseRejectedResult).reason.message))).toContain(
+        'engine worker failed to start: worker failed to load',
+      );
+      // A task given after that starts a worker again, and fails the same way.
+      await expect(pool.run({ kind: 'drop', model: 'later' }, {})).rejects.toThrow(
+        'engine worker failed to start: worker failed to load',
+      );
+    } finally {
+      await pool.close();
+    }
+  }, 20_000);
 });

@@ -76,6 +76,8 @@ export class EnginePool {
   private readonly balancer: AffinityBalancer = affinityBalancer();
   /** Tasks given to the pool and not yet settled (queued or running). */
   private pending = 0;
+  /** Why the last workers failed to start, until a worker runs (strand). */
+  private startFailure: Error | undefined;
   /** The worker threads it keeps (piscina's `threads` lists those started so far). */
   readonly size: number;
   /** Resolves once the pool's first workers run (their young generation's floor is set by then). */
@@ -123,7 +125,25 @@ export class EnginePool {
     this.ready = started(this.piscina.threads).finally(release);
     this.floorReplacements(opts.minSemiSpaceMb ?? WORKER_MIN_SEMI_SPACE_MB);
     // A worker that dies outside a task must not become an unhandled 'error' event.
-    this.piscina.on('error', (e: Error) => this.errors.push(e));
+    this.piscina.on('error', (e: Error) => {
+      this.errors.push(e);
+      this.strand(e);
+    });
+    this.piscina.on('workerCreate', () => {
+      this.startFailure = undefined;
+    });
+  }
+
+  /**
+   * piscina replaces a worker that dies, but not one that fails while it starts (its module does not load): once no
+   * worker is left, the tasks it queued would wait for ever. Its destroy() fails them (there is no worker to stop),
+   * and run() says why. A task given later starts a worker again (piscina's run does), and fails the same way if that
+   * one cannot start either.
+   */
+  private strand(e: Error): void {
+    if (this.piscina.threads.length > 0) return;
+    this.startFailure = e;
+    void this.piscina.destroy();
   }
 
   /**
@@ -176,6 +196,8 @@ export class EnginePool {
         ...(signal ? { signal } : {}),
       })) as TaskReply;
     } catch (e) {
+      const failure = this.startFailure;
+      if (failure) throw new PoolError(`engine worker failed to start: ${failure.message}`, { cause: failure });
       if (signal?.aborted)
         throw new PoolError(`engine task aborted: ${String((signal.reason as Error)?.message ?? signal.reason)}`, {
           cause: e,

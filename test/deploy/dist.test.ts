@@ -218,6 +218,39 @@ describe('the image tree (scripts/stage-image.mjs)', () => {
     expect(batch.stdout).toMatch(/2 ok, 0 failed of 2 jobs/);
   });
 
+  it.runIf(built)('fails a what-if batch at once, naming the package, when node_modules has no highs', () => {
+    // A tree whose node_modules lost highs (the lower bound's LP solver): the workers must still start, and each job
+    // fail with an error that names the package; the batch once hung, its workers unable to load their module.
+    const bare = mkdtempSync(join(tmpdir(), 'karpenter-ts-stage-nohighs-'));
+    try {
+      const r = spawnSync(process.execPath, [join(root, 'scripts', 'stage-image.mjs'), bare, '--no-install'], {
+        encoding: 'utf8',
+      });
+      expect(r.status, r.stderr).toBe(0);
+      const modules = join(root, 'node_modules');
+      const kept = [
+        ...(dependencyClosure(
+          modules,
+          EXTERNAL.filter((n: string) => n !== 'highs'),
+        ) as Set<string>),
+      ];
+      expect(kept.map((d) => relative(modules, d))).toContain('piscina');
+      expect(kept.map((d) => relative(modules, d))).not.toContain('highs');
+      for (const dir of kept) cpSync(dir, join(bare, 'node_modules', relative(modules, dir)), { recursive: true });
+      const batch = spawnSync(
+        process.execPath,
+        [join(bare, 'bin', 'karpenter-ts.mjs'), 'whatif', '--grid', 'exact=true,false', '--jobs', '2', snapshot],
+        { cwd: tmpdir(), encoding: 'utf8', timeout: 45_000 },
+      );
+      expect(batch.signal, 'the batch did not finish (killed at the timeout)').toBeNull();
+      expect(batch.status).toBe(1);
+      expect(batch.stdout).toMatch(/0 ok, 2 failed of 2 jobs/);
+      expect(batch.stdout).toMatch(/the lower bound \(its LP\) needs the package `highs`, which cannot be loaded/);
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
+  });
+
   it('prunes node_modules to the packages kept, nested ones with their parent, and drops npm bin links', () => {
     const tree = mkdtempSync(join(tmpdir(), 'karpenter-ts-prune-'));
     try {
