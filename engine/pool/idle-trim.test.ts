@@ -81,6 +81,66 @@ describe('the idle trim', () => {
   });
 });
 
+describe('the trim of a busy worker', () => {
+  beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] }));
+  afterEach(() => vi.useRealTimers());
+
+  /** 2,000 pods: the solve grows the instance's memory past the module's initial 1 MiB, to 2 MiB. */
+  const bigS = snapshot({
+    nodePools: [nodePool()],
+    instanceTypes: defaultFakeInstanceTypes(),
+    pendingPods: pods(2_000, { cpu: '1', memory: '1Gi' }).map((p) => ({ ...p, unschedulable: true })),
+  });
+  const big = provisionInput(bigS, bigS.pendingPods, { wellKnownLabels: withExtraWellKnown(FAKE_WELL_KNOWN_LABELS) });
+  const MiB = 1024 * 1024;
+
+  /** A solver, its trim on a clock the test moves, and one task as the worker runs it (the clock moves 1 s a task). */
+  function busyWorker(): { solver: WasmSolver; trim: IdleTrim; run: (i: typeof input) => string } {
+    let now = 0;
+    const solver = new WasmSolver({ build: 'release', improveWork: 1e5 });
+    // The floor at the module's initial memory: a fresh instance is never let go again.
+    const trim = new IdleTrim(solver, { idleMs: IDLE_MS, retainBytes: 64 * MiB, floorBytes: MiB }, () => now);
+    const run = (i: typeof input): string => {
+      trim.busy();
+      try {
+        return JSON.stringify(solver.solve(i));
+      } finally {
+        now += 1_000;
+        trim.idle();
+      }
+    };
+    return { solver, trim, run };
+  }
+
+  it('lets an outsized instance go once two windows of solves needed far less, never idle, and plans stay the same', async () => {
+    const { solver, trim, run } = busyWorker();
+    const bigPlan = run(big);
+    expect(solver.memoryBytes()).toBe(2 * MiB);
+    const plan = run(input);
+    // The window with the large solve (0-5 s), then the one after it (5-10 s): the memory stays while either is
+    // recent, and goes with the task that ends the second one.
+    for (let i = 0; i < 7; i++) expect(run(input)).toBe(plan);
+    expect(trim.trims).toBe(0);
+    expect(solver.memoryBytes()).toBe(2 * MiB);
+    run(input);
+    expect(trim.trims).toBe(1);
+    // The fresh instance is made after the task (not in the next solve), with the module's initial memory.
+    expect(solver.memoryBytes()).toBe(0);
+    await new Promise((r) => setImmediate(r));
+    expect(solver.memoryBytes()).toBe(MiB);
+    expect(run(input)).toBe(plan);
+    expect(run(big)).toBe(bigPlan);
+    expect(trim.trims).toBe(1);
+  });
+
+  it('keeps the instance through a burst of solves that each need about as much', () => {
+    const { solver, trim, run } = busyWorker();
+    for (let i = 0; i < 30; i++) run(big);
+    expect(trim.trims).toBe(0);
+    expect(solver.memoryBytes()).toBe(2 * MiB);
+  });
+});
+
 describe('the idle trim in a pool worker', () => {
   const quick = createEngine({ threads: 1, idleTrim: { idleMs: 20, retainBytes: 0 } });
   const usual = createEngine({ threads: 1 });
