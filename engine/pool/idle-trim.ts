@@ -32,7 +32,7 @@ export interface IdleTrimOptions {
 }
 
 /** Below this, a fresh instance is not worth making: 8 MiB (a decision at 5,000 nodes needs 2-4 MiB). */
-export const FLOOR_BYTES = 8 * 1024 * 1024;
+const FLOOR_BYTES = 8 * 1024 * 1024;
 
 /** A worker's trim: `busy` when a task starts, `idle` when it ends; see the file's head for when it trims. */
 export class IdleTrim {
