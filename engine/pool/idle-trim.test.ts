@@ -99,7 +99,8 @@ describe('the trim of a busy worker', () => {
     let now = 0;
     const solver = new WasmSolver({ build: 'release', improveWork: 1e5 });
     // The floor at the module's initial memory: a fresh instance is never let go again.
-    const trim = new IdleTrim(solver, { idleMs: IDLE_MS, retainBytes: 64 * MiB, floorBytes: MiB }, () => now);
+    const opts = { idleMs: IDLE_MS, windowMs: 5_000, retainBytes: 64 * MiB, floorBytes: MiB };
+    const trim = new IdleTrim(solver, opts, () => now);
     const run = (i: typeof input): string => {
       trim.busy();
       try {

@@ -3,9 +3,9 @@
 // (test/solver/determinism.test.ts). It does so at two moments:
 // - when a task ends and the memory is more than twice what the solves of the last window or two needed (and above
 //   a floor): a fresh instance would grow to at most that, so the surplus is what an outsized solve (a set-up's
-//   10,000-pod decision) left behind. A burst of large solves (a repack's simulations) needs about the same each
-//   time and keeps its memory while it lasts. The fresh instance is made right after the task's reply, not in the
-//   next decision;
+//   10,000-pod decision) left behind. Work that comes back within a window (a disruption pass every 10 s, whose
+//   repack at 5,000 nodes needs 25 MiB, or a burst of a repack's simulations) keeps its memory. The fresh instance
+//   is made right after the task's reply, not in the next decision;
 // - when the worker has been idle a while and holds more than it keeps when idle (`retainBytes`), or more than the
 //   rule above allows.
 // The memory's size never changes a plan: the solver allocates from it and never reads how large it is.
@@ -23,16 +23,20 @@ interface Trimmable {
 }
 
 export interface IdleTrimOptions {
-  /** How long the worker must have been idle, ms; also the window over which recent solves' needs are taken. */
+  /** How long the worker must have been idle, ms. */
   readonly idleMs: number;
+  /** The window over which recent solves' needs are taken, ms (the last one or two count; default WINDOW_MS). */
+  readonly windowMs?: number;
   /** Wasm linear memory an idle worker keeps at most, bytes. */
   readonly retainBytes: number;
   /** Memory at or below which the instance is kept whatever recent solves needed, bytes (default FLOOR_BYTES). */
   readonly floorBytes?: number;
 }
 
-/** Below this, a fresh instance is not worth making: 8 MiB (a decision at 5,000 nodes needs 2-4 MiB). */
+/** Below this, a fresh instance is not worth making: 8 MiB (a provisioning decision at 5,000 nodes needs 2-4 MiB). */
 const FLOOR_BYTES = 8 * 1024 * 1024;
+/** 30 s: longer than the controller's disruption passes are apart, so their memory is kept between them. */
+const WINDOW_MS = 30_000;
 
 /** A worker's trim: `busy` when a task starts, `idle` when it ends; see the file's head for when it trims. */
 export class IdleTrim {
@@ -75,11 +79,11 @@ export class IdleTrim {
     this.timer.unref();
   }
 
-  /** Folds the solves since the last look into the window; a window older than `idleMs` becomes the one before. */
+  /** Folds the solves since the last look into the window; a window older than `windowMs` becomes the one before. */
   private noteNeeds(): void {
     this.needNow = Math.max(this.needNow, this.solver.takeNeed());
     const now = this.clock();
-    if (now - this.windowStart < this.opts.idleMs) return;
+    if (now - this.windowStart < (this.opts.windowMs ?? WINDOW_MS)) return;
     this.needBefore = this.needNow;
     this.needNow = 0;
     this.windowStart = now;
