@@ -1,7 +1,9 @@
 // A worker's idle trim (idle-trim.ts) on a real solver, with the timers faked: the instance is let go only after
 // the worker has been idle for the whole idle time, a task that starts first keeps it, memory within the limit
-// is kept, and the solver makes the same plan on the fresh instance afterwards. Then in a pool worker, with the
-// idle time shortened: the worker wires the trim around its tasks and takes the pool's settings.
+// is kept, and the solver makes the same plan on the fresh instance afterwards. A busy worker (never idle) lets an
+// instance go once two windows of solves needed far less than it holds, and keeps it through solves that need as
+// much. Then in a pool worker, with the idle time shortened: the worker wires the trim around its tasks and takes
+// the pool's settings.
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { nodePool, pods, snapshot } from '../../test/fixtures/builders.ts';
 import { defaultFakeInstanceTypes, FAKE_WELL_KNOWN_LABELS } from '../../test/fixtures/instancetypes.ts';
@@ -132,6 +134,20 @@ describe('the trim of a busy worker', () => {
     expect(run(input)).toBe(plan);
     expect(run(big)).toBe(bigPlan);
     expect(trim.trims).toBe(1);
+  });
+
+  it("reads a solve's need: the most memory one solve used since the last reading, within the memory", () => {
+    const solver = new WasmSolver({ build: 'release', improveWork: 1e5 });
+    expect(solver.takeNeed()).toBe(0);
+    solver.solve(input);
+    solver.solve(big);
+    solver.solve(input);
+    const need = solver.takeNeed();
+    expect(need).toBeGreaterThan(MiB);
+    expect(need).toBeLessThanOrEqual(solver.memoryBytes());
+    expect(solver.takeNeed()).toBe(0);
+    solver.solve(input);
+    expect(solver.takeNeed()).toBeLessThan(need / 4);
   });
 
   it('keeps the instance through a burst of solves that each need about as much', () => {
