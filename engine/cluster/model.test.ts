@@ -54,10 +54,11 @@ describe('a warm cluster model', () => {
     for (let round = 0; round < 5; round++) {
       // Every round the nodes run new pods (new uids), as churn replaces them.
       ship(mirror, model, cluster(4, []).join());
-      expect(model.held()).toEqual({ pods: 8, nodes: 4, podLinks: 8 });
+      // Each pod is on its own node (its nodeName's): no link kept for it.
+      expect(model.held()).toEqual({ pods: 8, nodes: 4, podLinks: 0 });
     }
     ship(mirror, model, cluster(2, []).join());
-    expect(model.held()).toEqual({ pods: 4, nodes: 2, podLinks: 4 });
+    expect(model.held()).toEqual({ pods: 4, nodes: 2, podLinks: 0 });
   });
 
   it('rebuilds every node that lists a changed pod, also while two nodes list it', () => {
@@ -87,7 +88,8 @@ describe('a warm cluster model', () => {
     const mirror = new ModelMirror();
     const model = new ClusterModel();
     ship(mirror, model, join([others[0]!, moving], [others[1]!, moving]));
-    expect(model.held()).toEqual({ pods: 3, nodes: 2, podLinks: 3 });
+    // n0 lists a pod bound to n1: the one link kept.
+    expect(model.held()).toEqual({ pods: 3, nodes: 2, podLinks: 1 });
     // Only the pod changes: both nodes that list it are rebuilt.
     const moved = { ...moving, labels: { changed: 'yes' } };
     ship(mirror, model, join([others[0]!, moved], [others[1]!, moved]));
@@ -101,7 +103,39 @@ describe('a warm cluster model', () => {
     ship(mirror, model, join([others[0]!], [others[1]!, { ...moved, labels: { changed: 'again' } }]));
     expect(model.lastApply.nodesRebuilt).toBe(1);
     expect(model.snapshot().nodes[1]!.pods.find((p) => p.name === 'moving')?.labels).toEqual({ changed: 'again' });
-    expect(model.held()).toEqual({ pods: 3, nodes: 2, podLinks: 3 });
+    expect(model.held()).toEqual({ pods: 3, nodes: 2, podLinks: 0 });
+  });
+
+  it("keeps the link of a node that still lists a pod whose nodeName changed, and rebuilds it on the pod's next change", () => {
+    const p = pod({ name: 'p', cpu: '100m', nodeName: 'n0' });
+    const join = (on0: readonly (typeof p)[], on1: readonly (typeof p)[]): Snapshot =>
+      snapshot({
+        nodePools: [nodePool()],
+        instanceTypes: its,
+        // The pods as given (the builder would bind each to the node that lists it).
+        nodes: ['n0', 'n1'].map((name, i) => ({
+          ...stateNode({ name, instanceType: its[0]!, zone: 'test-zone-1', capacityType: 'on-demand' }),
+          pods: [...(i ? on1 : on0)],
+        })),
+      });
+    const mirror = new ModelMirror();
+    const model = new ClusterModel();
+    ship(mirror, model, join([p], []));
+    expect(model.held().podLinks).toBe(0);
+    // The pod now names n1, which lists it; n0 lists it still (its record unchanged: only the pod is shipped).
+    const moved = { ...p, nodeName: 'n1' };
+    ship(mirror, model, join([moved], [moved]));
+    expect(model.held().podLinks).toBe(1);
+    const labelsOf = () => model.snapshot().nodes.map((n) => n.pods.find((x) => x.name === 'p')?.labels);
+    ship(mirror, model, join([{ ...moved, labels: { v: '2' } }], [{ ...moved, labels: { v: '2' } }]));
+    expect(model.lastApply.nodesRebuilt).toBe(2);
+    expect(labelsOf()).toEqual([{ v: '2' }, { v: '2' }]);
+    // n0 lets go of it: no link kept, and a change rebuilds n1 only.
+    ship(mirror, model, join([], [{ ...moved, labels: { v: '2' } }]));
+    expect(model.held()).toEqual({ pods: 1, nodes: 2, podLinks: 0 });
+    ship(mirror, model, join([], [{ ...moved, labels: { v: '3' } }]));
+    expect(model.lastApply.nodesRebuilt).toBe(1);
+    expect(labelsOf()).toEqual([undefined, { v: '3' }]);
   });
 
   it('gets everything once, then only what changed', () => {

@@ -72,10 +72,12 @@ export class ClusterModel {
    */
   private readonly states = new Map<string, StateNode>();
   /**
-   * Pod uid -> the name of the node that lists it, or the names when more than one does (a pod moving
-   * between two deltas' nodes): a Set for every pod cost about 100 bytes a pod for what is nearly always one name.
+   * Pod uid -> the nodes that list the pod other than the one its nodeName names: a name, or the names when more
+   * than one does (a pod moving between two deltas' nodes). A pod's link to its own node is read off the pod and
+   * that node's state (`ownNode`): nearly every pod has only that one, and an entry for each cost 37 bytes a pod.
+   * Kept so: a name here is never the pod's nodeName (`replacePod`).
    */
-  private readonly podNodes = new Map<string, string | Set<string>>();
+  private readonly otherNodes = new Map<string, string | Set<string>>();
   private nodeOrder: readonly string[] = [];
   private pendingUids: readonly string[] = [];
   private nodeList: readonly StateNode[] = [];
@@ -157,7 +159,8 @@ export class ClusterModel {
     }
     // Pods that were on a node carried away and are on none now (nor pending) leave the model.
     const pending = new Set(this.pendingUids);
-    for (const uid of unlinked) if (!this.podNodes.has(uid) && !pending.has(uid)) this.pods.delete(uid);
+    for (const uid of unlinked)
+      if (!this.otherNodes.has(uid) && this.ownNode(uid) === undefined && !pending.has(uid)) this.pods.delete(uid);
     this.nodeOrder = names;
     this.nodeList = after.nodes;
     this.lastApply = { pods: 0, nodes: 0, nodesRebuilt: 0, types: 0 };
@@ -172,7 +175,7 @@ export class ClusterModel {
       unlinked.add(p.uid);
     }
     for (const p of n.pods) {
-      if (this.pods.get(p.uid) !== p) this.pods.set(p.uid, p);
+      if (this.pods.get(p.uid) !== p) this.replacePod(p.uid, p);
       this.link(p.uid, n.name);
     }
     this.states.set(n.name, n);
@@ -220,9 +223,12 @@ export class ClusterModel {
     });
   }
 
-  /** How many pods and nodes the model holds, and pod -> node links (tests check that churn does not grow them). */
+  /**
+   * How many pods and nodes the model holds, and pods it keeps links for (listed by a node other than their own;
+   * tests check that churn does not grow them).
+   */
   held(): { readonly pods: number; readonly nodes: number; readonly podLinks: number } {
-    return { pods: this.pods.size, nodes: this.states.size, podLinks: this.podNodes.size };
+    return { pods: this.pods.size, nodes: this.states.size, podLinks: this.otherNodes.size };
   }
 
   /** The same set object as last time when the content is the same (caches key on its identity). */
@@ -240,7 +246,7 @@ export class ClusterModel {
     this.pods.clear();
     this.interner.clear();
     this.states.clear();
-    this.podNodes.clear();
+    this.otherNodes.clear();
     this.nodeOrder = [];
     this.pendingUids = [];
     this.nodeList = [];
@@ -319,48 +325,80 @@ export class ClusterModel {
     // Parts of pods long gone stay in the table until it outgrows the pods it serves; then it starts afresh.
     if (this.interner.size > Math.max(10_000, 4 * this.pods.size)) this.interner.clear();
     for (const p of d.pods ?? []) {
-      this.pods.set(p.uid, this.interner.intern(p));
+      this.replacePod(p.uid, this.interner.intern(p));
       touch(p.uid);
     }
     // A patched pod keeps the model's shared parts: only its scalar fields change (their strings shared). Not a
     // spread: a pending pod's patch adds nodeName, and a spread copy that gains a field gets a hidden class of its
     // own (see rebuild).
     for (const [uid, fields] of d.podPatches ?? []) {
-      this.pods.set(uid, Object.assign({}, this.podOf(uid), this.interner.patch(fields)));
+      this.replacePod(uid, Object.assign({}, this.podOf(uid), this.interner.patch(fields)));
       touch(uid);
     }
     for (const uid of d.podsRemoved ?? []) {
-      this.pods.delete(uid);
+      this.replacePod(uid, undefined);
       touch(uid);
     }
     return pendingChanged;
   }
 
   /** The names of the nodes that list the pod. */
-  private nodesOf(uid: string): Iterable<string> {
-    const at = this.podNodes.get(uid);
-    return at === undefined ? [] : typeof at === 'string' ? [at] : at;
+  private nodesOf(uid: string): string[] {
+    const at = this.otherNodes.get(uid);
+    const out = at === undefined ? [] : typeof at === 'string' ? [at] : [...at];
+    const own = this.ownNode(uid);
+    if (own !== undefined) out.push(own);
+    return out;
+  }
+
+  /** The node the pod's nodeName names, when that node's state lists the pod. */
+  private ownNode(uid: string): string | undefined {
+    const name = this.pods.get(uid)?.nodeName;
+    if (name === undefined) return undefined;
+    const pods = this.states.get(name)?.pods;
+    if (!pods) return undefined;
+    for (const p of pods) if (p.uid === uid) return name;
+    return undefined;
+  }
+
+  /**
+   * The model's pod of that uid becomes `next` (undefined: it leaves). When its nodeName changes, a link to the
+   * node it named before is kept here while that node still lists it, and one to the node it names now is not.
+   */
+  private replacePod(uid: string, next: Pod | undefined): void {
+    const before = this.ownNode(uid);
+    if (next) this.pods.set(uid, next);
+    else this.pods.delete(uid);
+    if (before !== undefined && before !== next?.nodeName) this.addOther(uid, before);
+    if (next?.nodeName !== undefined) this.unlink(uid, next.nodeName);
   }
 
   /** The pod is listed on the node too. */
   private link(uid: string, name: string): void {
-    const at = this.podNodes.get(uid);
-    if (at === undefined || at === name) this.podNodes.set(uid, name);
-    else if (typeof at === 'string') this.podNodes.set(uid, new Set([at, name]));
+    if (this.pods.get(uid)?.nodeName !== name) this.addOther(uid, name);
+  }
+
+  private addOther(uid: string, name: string): void {
+    const at = this.otherNodes.get(uid);
+    if (at === undefined || at === name) this.otherNodes.set(uid, name);
+    else if (typeof at === 'string') this.otherNodes.set(uid, new Set([at, name]));
     else at.add(name);
   }
 
-  /** The pod is no longer listed on the node; a pod listed on no node leaves the table. */
+  /**
+   * The pod is no longer listed on the node (its own node's link goes with that node's state); a pod listed on no
+   * other node leaves the table.
+   */
   private unlink(uid: string, name: string): void {
-    const at = this.podNodes.get(uid);
+    const at = this.otherNodes.get(uid);
     if (at === undefined) return;
     if (typeof at === 'string') {
-      if (at === name) this.podNodes.delete(uid);
+      if (at === name) this.otherNodes.delete(uid);
       return;
     }
     at.delete(name);
-    if (at.size === 1) this.podNodes.set(uid, at.values().next().value!);
-    else if (!at.size) this.podNodes.delete(uid);
+    if (at.size === 1) this.otherNodes.set(uid, at.values().next().value!);
+    else if (!at.size) this.otherNodes.delete(uid);
   }
 
   /** Removals, and the delta's node records as the model keeps them (by name) for rebuild to make their states. */

@@ -4,9 +4,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeProvision } from '../abi/encode.ts';
-import type { StateNode } from '../domain/types.ts';
+import type { Pod, StateNode } from '../domain/types.ts';
 import { withExtraWellKnown } from '../scheduling/labels.ts';
 import { FAKE_WELL_KNOWN_LABELS } from '../../test/fixtures/instancetypes.ts';
+import { pod, pods, stateNode } from '../../test/fixtures/builders.ts';
 import { problemArb } from '../../test/solver/arbitraries.ts';
 import { ModelCaches } from './caches.ts';
 import { nodeTable } from './nodetable.ts';
@@ -84,5 +85,16 @@ describe('the node table', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it("gives topology a node's own pod array when all its pods are active, else the active ones", () => {
+    const running = pods(3, { cpu: '1' });
+    const done: Pod = { ...pod({ name: 'done' }), phase: 'Succeeded' };
+    const leaving: Pod = { ...pod({ name: 'leaving' }), deletionTimestamp: 1 };
+    const all = stateNode({ name: 'all', pods: running });
+    const some = stateNode({ name: 'some', pods: [done, ...running, leaving] });
+    const t = nodeTable([all, some], [], new ModelCaches());
+    expect(t.topologyNodes[0]!.pods).toBe(all.pods);
+    expect(t.topologyNodes[1]!.pods.map((p) => p.name)).toEqual(running.map((p) => p.name));
   });
 });

@@ -1,7 +1,9 @@
 // A worker's idle trim (idle-trim.ts) on a real solver, with the timers faked: the instance is let go only after
 // the worker has been idle for the whole idle time, a task that starts first keeps it, memory within the limit
-// is kept, and the solver makes the same plan on the fresh instance afterwards. Then in a pool worker, with the
-// idle time shortened: the worker wires the trim around its tasks and takes the pool's settings.
+// is kept, and the solver makes the same plan on the fresh instance afterwards. A busy worker (never idle) lets an
+// instance go once two windows of solves needed far less than it holds, and keeps it through solves that need as
+// much. Then in a pool worker, with the idle time shortened: the worker wires the trim around its tasks and takes
+// the pool's settings.
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { nodePool, pods, snapshot } from '../../test/fixtures/builders.ts';
 import { defaultFakeInstanceTypes, FAKE_WELL_KNOWN_LABELS } from '../../test/fixtures/instancetypes.ts';
@@ -78,6 +80,81 @@ describe('the idle trim', () => {
     vi.advanceTimersByTime(IDLE_MS * 2);
     expect(solver.memoryBytes()).toBeGreaterThan(0);
     expect(trim.trims).toBe(0);
+  });
+});
+
+describe('the trim of a busy worker', () => {
+  beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] }));
+  afterEach(() => vi.useRealTimers());
+
+  /** 2,000 pods: the solve grows the instance's memory past the module's initial 1 MiB, to 2 MiB. */
+  const bigS = snapshot({
+    nodePools: [nodePool()],
+    instanceTypes: defaultFakeInstanceTypes(),
+    pendingPods: pods(2_000, { cpu: '1', memory: '1Gi' }).map((p) => ({ ...p, unschedulable: true })),
+  });
+  const big = provisionInput(bigS, bigS.pendingPods, { wellKnownLabels: withExtraWellKnown(FAKE_WELL_KNOWN_LABELS) });
+  const MiB = 1024 * 1024;
+
+  /** A solver, its trim on a clock the test moves, and one task as the worker runs it (the clock moves 1 s a task). */
+  function busyWorker(): { solver: WasmSolver; trim: IdleTrim; run: (i: typeof input) => string } {
+    let now = 0;
+    const solver = new WasmSolver({ build: 'release', improveWork: 1e5 });
+    // The floor at the module's initial memory: a fresh instance is never let go again.
+    const opts = { idleMs: IDLE_MS, windowMs: 5_000, retainBytes: 64 * MiB, floorBytes: MiB };
+    const trim = new IdleTrim(solver, opts, () => now);
+    const run = (i: typeof input): string => {
+      trim.busy();
+      try {
+        return JSON.stringify(solver.solve(i));
+      } finally {
+        now += 1_000;
+        trim.idle();
+      }
+    };
+    return { solver, trim, run };
+  }
+
+  it('lets an outsized instance go once two windows of solves needed far less, never idle, and plans stay the same', async () => {
+    const { solver, trim, run } = busyWorker();
+    const bigPlan = run(big);
+    expect(solver.memoryBytes()).toBe(2 * MiB);
+    const plan = run(input);
+    // The window with the large solve (0-5 s), then the one after it (5-10 s): the memory stays while either is
+    // recent, and goes with the task that ends the second one.
+    for (let i = 0; i < 7; i++) expect(run(input)).toBe(plan);
+    expect(trim.trims).toBe(0);
+    expect(solver.memoryBytes()).toBe(2 * MiB);
+    run(input);
+    expect(trim.trims).toBe(1);
+    // The fresh instance is made after the task (not in the next solve), with the module's initial memory.
+    expect(solver.memoryBytes()).toBe(0);
+    await new Promise((r) => setImmediate(r));
+    expect(solver.memoryBytes()).toBe(MiB);
+    expect(run(input)).toBe(plan);
+    expect(run(big)).toBe(bigPlan);
+    expect(trim.trims).toBe(1);
+  });
+
+  it("reads a solve's need: the most memory one solve used since the last reading, within the memory", () => {
+    const solver = new WasmSolver({ build: 'release', improveWork: 1e5 });
+    expect(solver.takeNeed()).toBe(0);
+    solver.solve(input);
+    solver.solve(big);
+    solver.solve(input);
+    const need = solver.takeNeed();
+    expect(need).toBeGreaterThan(MiB);
+    expect(need).toBeLessThanOrEqual(solver.memoryBytes());
+    expect(solver.takeNeed()).toBe(0);
+    solver.solve(input);
+    expect(solver.takeNeed()).toBeLessThan(need / 4);
+  });
+
+  it('keeps the instance through a burst of solves that each need about as much', () => {
+    const { solver, trim, run } = busyWorker();
+    for (let i = 0; i < 30; i++) run(big);
+    expect(trim.trims).toBe(0);
+    expect(solver.memoryBytes()).toBe(2 * MiB);
   });
 });
 

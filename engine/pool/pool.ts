@@ -42,8 +42,9 @@ export interface PoolOptions {
 }
 
 /**
- * A worker keeps 64 MiB of wasm linear memory once it has been idle for 5 s: enough for the decisions of a cluster
- * of thousands of nodes, while an idle worker gives back what one outsized decision grew (idle-trim.ts).
+ * A worker keeps at most twice the wasm linear memory its solves of the last 30-60 s needed (at least 8 MiB), and
+ * once it has been idle for 5 s at most 64 MiB: it gives back what one outsized decision grew, busy or not
+ * (idle-trim.ts).
  */
 const IDLE_TRIM: IdleTrimOptions = { idleMs: 5_000, retainBytes: 64 * 1024 * 1024 };
 

@@ -84,6 +84,8 @@ export class WasmSolver implements ProvisionSolver {
   /** What solves without caches of their own remember between calls (`input.caches` wins when given). */
   readonly caches = new ModelCaches();
   private x: SolverExports | undefined;
+  /** The most linear memory one solve used since `takeNeed` last ran, bytes. */
+  private need = 0;
 
   constructor(private readonly opts: WasmSolverOptions = {}) {
     this.name = `wasm-${opts.build ?? 'release'}`;
@@ -104,6 +106,21 @@ export class WasmSolver implements ProvisionSolver {
     if (this.memoryBytes() <= limit) return false;
     this.x = undefined;
     return true;
+  }
+
+  /** Makes the instance now (after a trim), so that the next solve does not. */
+  prepare(): void {
+    this.exports();
+  }
+
+  /**
+   * The most linear memory one solve used since the last call, bytes (0 when none ran); starts the count again. A
+   * pool worker's trim (pool/idle-trim.ts) keeps the memory that recent solves needed.
+   */
+  takeNeed(): number {
+    const n = this.need;
+    this.need = 0;
+    return n;
   }
 
   /** The instance's linear memory, bytes (0 before the first solve). */
@@ -128,7 +145,12 @@ export class WasmSolver implements ProvisionSolver {
       improveMs: this.opts.improveMs ?? DEFAULT_IMPROVE_SAFETY_MS,
       ...(this.opts.improveWork !== undefined ? { improveWork: this.opts.improveWork } : {}),
     });
-    const result = runBlock(this.exports(), block, ctx.keys.setBytes);
+    const x = this.exports();
+    const result = runBlock(x, block, ctx.keys.setBytes);
+    // Where the solve's allocations ended (the stub runtime only bumps an offset, from reset() on, so that is its
+    // peak). alloc(0) takes 16 bytes past it; it grows the memory only if those fall past its end, and the next
+    // solve's reset() frees them.
+    this.need = Math.max(this.need, x.alloc(0));
     if (this.opts.retainBytes !== undefined) this.trim(this.opts.retainBytes);
     return decodeProvision(ctx, result);
   }

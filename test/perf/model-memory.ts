@@ -11,8 +11,9 @@
 // pack) runs first and is let go; then the worker's side (unpack, ClusterModel.apply) is measured into fresh
 // models: with the nodes alone (per node, the catalog included) and with every pod (the difference over the pods:
 // per pod). `decide` then runs one provisioning decision (the pending pods) and one disruption pass on the full
-// model, as the worker's operations (ops.ts runOp), and says what the caches kept. `breakdown` then empties the
-// model part by part (each cache, the lists, the tables, the catalog) and prints what each let go, a pod at a time.
+// model, as the worker's operations (ops.ts runOp), and says what the caches kept and the most wasm memory one of
+// their solves needed. `breakdown` then empties the model part by part (each cache, the lists, the tables, the
+// catalog) and prints what each let go, a pod at a time.
 // `top=N` prints the N kinds of heap object (a heap snapshot before and after, grouped by constructor, and strings
 // by their shape) that grew most with the full model: about 1 GB of snapshot at 5,000 nodes, so use a smaller size
 // such as 500 (the figures a pod hardly change with size).
@@ -175,11 +176,15 @@ async function runDecisions(model: any): Promise<number> {
   const ctx = { solver: () => solver, lp: undefined, clock: () => performance.now() };
   const before = live();
   const pendingAt = Array.from({ length: PENDING }, (_, i) => i);
+  // The most wasm linear memory one solve needed (what a pool worker's trim keeps twice of; absent on older trees).
+  const need = (): string => (solver.takeNeed ? `${(solver.takeNeed() / 2 ** 20).toFixed(1)} MiB` : '?');
   const plan = await runOp(model, { op: 'provision', pending: { pendingAt }, opts: {} }, ctx);
+  const provisionNeed = need();
   const r = await runOp(model, { op: 'disrupt', opts: {} }, ctx);
   console.log(
     `decisions: provision ${plan.newNodeClaims?.length ?? '?'} new NodeClaims; disrupt ${r.decision?.kind ?? '?'}`,
   );
+  console.log(`wasm memory a solve needed at most: provision ${provisionNeed}, disrupt ${need()}`);
   return live() - before;
 }
 
