@@ -154,6 +154,17 @@ function podLimits(obj: KubeObject): Resources {
   return max(total, initMax);
 }
 
+/**
+ * Each version of a pod parses its uid into a string of its own, and what outlives a version keeps that version's
+ * copy: the model mirror's maps (keyed by the uid of the first version shipped), the event recorder's dedupe keys (a
+ * nomination's pod uid). The stripped copy `o` (strip.ts's, ours to change) takes the held record's string instead
+ * when the two are equal, so every version and what names it share one.
+ */
+function sameUid(o: KubeObject, prior: PodRecord): void {
+  const uid = prior.metadata.uid;
+  if (uid !== undefined && o.metadata.uid === uid && !Object.isFrozen(o.metadata)) o.metadata.uid = uid;
+}
+
 const isDaemonPod = (o: KubeObject): boolean =>
   o.metadata.ownerReferences?.some((r) => r.kind === 'DaemonSet' && r.controller) ?? false;
 
@@ -188,11 +199,13 @@ export class PodRecords {
 
   /**
    * The record of a pod object; `stripped`: the object is strip.ts's copy already (the informer's transform made
-   * it), else it is stripped here. A record is returned as it is.
+   * it), else it is stripped here. A record is returned as it is. `prior`: the record held under the pod's
+   * namespace/name, whose uid string the new record takes when it is the same pod (see sameUid).
    */
-  record(obj: KubeObject, stripped = false): PodRecord {
+  record(obj: KubeObject, stripped = false, prior?: PodRecord): PodRecord {
     if (obj instanceof PodRecord) return obj;
     const o = stripped ? obj : stripPod(obj);
+    if (prior) sameUid(o, prior);
     const bound = Math.max(10_000, 4 * this.held());
     if (this.interner.size > bound) this.interner.clear();
     if (this.parts.size > bound) this.parts.clear();

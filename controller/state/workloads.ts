@@ -21,6 +21,16 @@ import { SelectorObjects } from './selectors.ts';
 
 const keyOf = (o: KubeObject): string => `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`;
 
+/**
+ * `had` is the record of this very version of the pod `o` (same uid and resourceVersion): a relist hands over every
+ * pod again, and client-node's cache keeps the object it has for a version it has (cache.js isSameVersion), so
+ * parsing it again would only make garbage.
+ */
+const sameVersion = (had: PodRecord, o: KubeObject): boolean =>
+  o.metadata.resourceVersion !== undefined &&
+  had.metadata.resourceVersion === o.metadata.resourceVersion &&
+  had.metadata.uid === o.metadata.uid;
+
 interface DaemonSetEntry {
   obj: KubeObject;
   newest?: ParsedPodRecord;
@@ -67,19 +77,8 @@ export class Workloads {
    * delivered, once its transform (strip.ts) made the stripped copy.
    */
   podRecord(stripped: KubeObject): PodRecord {
-    return this.held(stripped) ?? this.records.record(stripped, true);
-  }
-
-  /**
-   * The record held of this very version of the pod (same namespace/name, uid and resourceVersion), if any: a
-   * relist hands over every pod again, and client-node's cache keeps the object it has for a version it has
-   * (cache.js isSameVersion), so parsing it again would only make garbage.
-   */
-  private held(o: KubeObject): PodRecord | undefined {
-    const rv = o.metadata.resourceVersion;
-    if (rv === undefined) return undefined;
-    const had = this.pods.get(keyOf(o));
-    return had && had.metadata.resourceVersion === rv && had.metadata.uid === o.metadata.uid ? had : undefined;
+    const had = this.pods.get(keyOf(stripped));
+    return had && sameVersion(had, stripped) ? had : this.records.record(stripped, true, had);
   }
 
   /** A pod added or changed: a record, or a pod object (made into its record). */
