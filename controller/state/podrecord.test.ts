@@ -50,7 +50,8 @@ describe('PodRecords', () => {
     if (!parsed.ok) throw new Error('the test pod does not parse');
     expect(rec.pod).toEqual(parsed.value);
     expect(rec.pod?.requests).toMatchObject({ cpu: 750 });
-    expect(rec.metadata).toEqual({
+    const { name, namespace, uid, resourceVersion, deletionTimestamp, ownerReferences, labels } = rec.metadata;
+    expect({ name, namespace, uid, resourceVersion, deletionTimestamp, ownerReferences, labels }).toEqual({
       name: 'web-1',
       namespace: 'apps',
       uid: 'uid-web-1',
@@ -70,6 +71,14 @@ describe('PodRecords', () => {
     // containers and sidecars add up: 1 + 0.25 cores.
     expect(rec.limits).toEqual({ cpu: 1250, memory: 1024 ** 3 });
     expect(rec.source).toBeUndefined();
+    // Nothing else: the record's own fields are the kept metadata, the parts above and what it notes of the pod.
+    expect(Object.keys(rec).sort()).toEqual(
+      [
+        ...['name', 'namespace', 'uid', 'resourceVersion', 'deletionTimestamp', 'ownerReferences'],
+        ...['spec', 'status', 'limits', 'pod', 'errors', 'source'],
+        ...['key', 'seenAt', 'decidedAt', 'marks'],
+      ].sort(),
+    );
   });
 
   it("parses a pod's next event afresh: what changed shows, what did not is as the first event decoded it", () => {

@@ -35,6 +35,7 @@ import { stripPod } from './strip.ts';
 const CONDITIONS_KEPT: ReadonlySet<string> = new Set(['PodScheduled', 'Ready']);
 
 type Meta = KubeObject['metadata'];
+type KeptMeta = Pick<Meta, 'name' | 'namespace' | 'uid' | 'resourceVersion' | 'deletionTimestamp' | 'ownerReferences'>;
 
 // Type literals (not interfaces): a KubeObject's spec and status are records.
 type PodRecordSpec = { readonly nodeName?: string };
@@ -58,9 +59,16 @@ export class PodRecord implements KubeObject {
   decidedAt: number | undefined = undefined;
   /** metricsSeen, boundObserved and startedObserved as bits of one small integer (a field each took 8 bytes). */
   private marks = 0;
+  // The metadata kept (see `metadata`).
+  readonly name: string | undefined;
+  readonly namespace: string | undefined;
+  readonly uid: string | undefined;
+  readonly resourceVersion: string | undefined;
+  readonly deletionTimestamp: string | undefined;
+  readonly ownerReferences: Meta['ownerReferences'];
 
   constructor(
-    readonly metadata: Meta,
+    metadata: KeptMeta,
     readonly spec: PodRecordSpec,
     readonly status: PodRecordStatus,
     /** The containers' limits as Karpenter's node metrics sum them (see podLimits). */
@@ -71,9 +79,24 @@ export class PodRecord implements KubeObject {
     /** The stripped object, for a DaemonSet's pods only. */
     readonly source: KubeObject | undefined,
   ) {
+    this.name = metadata.name;
+    this.namespace = metadata.namespace;
+    this.uid = metadata.uid;
+    this.resourceVersion = metadata.resourceVersion;
+    this.deletionTimestamp = metadata.deletionTimestamp;
+    this.ownerReferences = metadata.ownerReferences;
     // Joined, not concatenated: a concatenation is a two-part string object plus, once it is a map's key, its flat
     // copy; join makes the flat string alone.
     this.key = [metadata.namespace ?? 'default', String(metadata.name)].join('/');
+  }
+
+  /**
+   * The metadata kept of the object (name, namespace, uid, resourceVersion, deletionTimestamp, ownerReferences) is
+   * the record's own fields: `metadata` is the record itself, read as metadata (an object of its own took a header
+   * and a field for each per pod). Only read; spread or serialize `metadata` and the whole record comes along.
+   */
+  get metadata(): Meta {
+    return this as Meta;
   }
 
   /** metrics.pod has seen this pod (its karpenter_pods_state series is worked out at each scrape). */
@@ -211,7 +234,7 @@ export class PodRecords {
     if (this.parts.size > bound) this.parts.clear();
     const r = parsePod(o, { memo: this.memo });
     const m = o.metadata;
-    const metadata: Meta = {
+    const metadata: KeptMeta = {
       name: m.name,
       namespace: m.namespace,
       uid: m.uid,
