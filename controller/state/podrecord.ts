@@ -48,11 +48,6 @@ const STARTED_OBSERVED = 4;
 export class PodRecord implements KubeObject {
   [k: string]: unknown;
 
-  /**
-   * `namespace/name`: the one copy of the key that cluster state's maps and sets share (Workloads.applyPod hands
-   * a pod's newer record the key of the record it replaces).
-   */
-  key: string;
   /** When the provisioner first saw the pod pending (PodTimes.seen), ms; carried to the pod's newer records. */
   seenAt: number | undefined = undefined;
   /** When the provisioner first decided where the pod goes (PodTimes.decided), ms; carried over likewise. */
@@ -85,9 +80,6 @@ export class PodRecord implements KubeObject {
     this.resourceVersion = metadata.resourceVersion;
     this.deletionTimestamp = metadata.deletionTimestamp;
     this.ownerReferences = metadata.ownerReferences;
-    // Joined, not concatenated: a concatenation is a two-part string object plus, once it is a map's key, its flat
-    // copy; join makes the flat string alone.
-    this.key = [metadata.namespace ?? 'default', String(metadata.name)].join('/');
   }
 
   /**
@@ -127,13 +119,11 @@ export class PodRecord implements KubeObject {
   }
 
   /**
-   * This record replaces `old` (the record of the same namespace/name) in cluster state: it takes the old key
-   * string, and if it is the same pod (uid), its times and what its metrics observed; a new pod of the same name
-   * starts afresh.
+   * This record replaces `old` (the record of the same namespace/name) in cluster state: if it is the same pod
+   * (uid), it takes its times and what its metrics observed; a new pod of the same name starts afresh.
    */
   carryFrom(old: PodRecord): void {
     if (old === this) return;
-    this.key = old.key;
     if (old.metadata.uid !== this.metadata.uid) return;
     this.seenAt = old.seenAt;
     this.decidedAt = old.decidedAt;
@@ -178,14 +168,17 @@ function podLimits(obj: KubeObject): Resources {
 }
 
 /**
- * Each version of a pod parses its uid into a string of its own, and what outlives a version keeps that version's
- * copy: the model mirror's maps (keyed by the uid of the first version shipped), the event recorder's dedupe keys (a
- * nomination's pod uid). The stripped copy `o` (strip.ts's, ours to change) takes the held record's string instead
- * when the two are equal, so every version and what names it share one.
+ * Each version of a pod parses its name and uid into strings of its own, and what outlives a version keeps that
+ * version's copy: the maps keyed by the first version's (cluster state's and the informer's cache by name, the model
+ * mirror's by uid), the event recorder's dedupe keys (a nomination's pod uid). The stripped copy `o` (strip.ts's, ours
+ * to change) takes the held record's strings instead where they are equal, so every version and what names it share
+ * one.
  */
-function sameUid(o: KubeObject, prior: PodRecord): void {
-  const uid = prior.metadata.uid;
-  if (uid !== undefined && o.metadata.uid === uid && !Object.isFrozen(o.metadata)) o.metadata.uid = uid;
+function sameStrings(o: KubeObject, prior: PodRecord): void {
+  const m = o.metadata;
+  if (Object.isFrozen(m)) return;
+  if (prior.name !== undefined && m.name === prior.name) m.name = prior.name;
+  if (prior.uid !== undefined && m.uid === prior.uid) m.uid = prior.uid;
 }
 
 const isDaemonPod = (o: KubeObject): boolean =>
@@ -223,12 +216,12 @@ export class PodRecords {
   /**
    * The record of a pod object; `stripped`: the object is strip.ts's copy already (the informer's transform made
    * it), else it is stripped here. A record is returned as it is. `prior`: the record held under the pod's
-   * namespace/name, whose uid string the new record takes when it is the same pod (see sameUid).
+   * namespace/name, whose name and uid strings the new record takes (see sameStrings).
    */
   record(obj: KubeObject, stripped = false, prior?: PodRecord): PodRecord {
     if (obj instanceof PodRecord) return obj;
     const o = stripped ? obj : stripPod(obj);
-    if (prior) sameUid(o, prior);
+    if (prior) sameStrings(o, prior);
     const bound = Math.max(10_000, 4 * this.held());
     if (this.interner.size > bound) this.interner.clear();
     if (this.parts.size > bound) this.parts.clear();
