@@ -18,6 +18,7 @@ import { BufferObjects } from './buffers.ts';
 import { type PodRecord, PodRecords, type ParsedPodRecord } from './podrecord.ts';
 import { DraObjects } from './dra.ts';
 import { SelectorObjects } from './selectors.ts';
+import { ReportedOnce } from './reported.ts';
 
 const keyOf = (o: KubeObject): string => `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`;
 const namespaceOf = (o: KubeObject): string => o.metadata.namespace ?? 'default';
@@ -270,13 +271,12 @@ export class Workloads {
     this.nodePodsVersion.set(node, ++this.podsSeq);
   }
 
-  private readonly reported = new Set<string>();
+  private readonly reported = new ReportedOnce();
 
   private problem(kind: string, key: string, errors: readonly FieldError[]): void {
     const msg = errors.map(formatFieldError);
     const k = `${kind}/${key}/${msg.join('|')}`;
-    if (this.reported.has(k)) return;
-    this.reported.add(k);
+    if (!this.reported.first(k)) return;
     this.deps.log.error({ [kind]: key, errors: msg }, `${kind} does not parse; left out of cluster state`);
   }
 }
