@@ -20,6 +20,17 @@ describe('realClock', () => {
     t.cancel();
     expect(n).toBe(1);
   });
+
+  it('repeats an interval until it is cancelled, and a second cancel does nothing', async () => {
+    let n = 0;
+    const every = realClock.setInterval(1, () => n++);
+    while (n < 3) await new Promise<void>((resolve) => realClock.setTimer(1, resolve));
+    every.cancel();
+    every.cancel();
+    const at = n;
+    await new Promise<void>((resolve) => realClock.setTimer(20, resolve));
+    expect(n).toBe(at);
+  });
 });
 
 describe('Kubernetes time formats', () => {

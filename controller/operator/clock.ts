@@ -53,6 +53,23 @@ export function toKubeMicroTime(ms: number): string {
   return iso.replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
+type NodeTimeout = ReturnType<typeof setTimeout>;
+
+/**
+ * A wall-clock timer: its timeout and the function that clears it, both held as fields (a `cancel` closure per timer
+ * held a context beside it, and a work queue keeps a requeue timer per NodeClaim and controller).
+ */
+class WallTimer implements Timer {
+  constructor(
+    private readonly t: NodeTimeout,
+    private readonly clear: (t: NodeTimeout) => void,
+  ) {}
+
+  cancel(): void {
+    this.clear(this.t);
+  }
+}
+
 /** The wall clock. Timers hold the process open like plain setTimeout; cancel them on shutdown. */
 export const realClock: Clock = {
   now: () => Date.now(),
@@ -60,11 +77,9 @@ export const realClock: Clock = {
     return sleepOn(realClock, ms, signal);
   },
   setTimer(ms, fn) {
-    const t = setTimeout(fn, Math.max(0, ms));
-    return { cancel: () => clearTimeout(t) };
+    return new WallTimer(setTimeout(fn, Math.max(0, ms)), clearTimeout);
   },
   setInterval(ms, fn) {
-    const t = setInterval(fn, Math.max(1, ms));
-    return { cancel: () => clearInterval(t) };
+    return new WallTimer(setInterval(fn, Math.max(1, ms)), clearInterval);
   },
 };

@@ -54,6 +54,33 @@ describe('Recorder', () => {
     expect(r.dedupeKeys()).toBe(1);
   });
 
+  it('ends each key at its own time when keys of one message are published apart, and tells held news by key', async () => {
+    const clock = manualClock();
+    const r = new Recorder({ clock, log: newLogger({ level: 'silent' }) });
+    const nominated = (uid: string, message = 'Pod should schedule on: nodeclaim/default-abcde') => ({
+      involved: { ...pod, uid },
+      type: 'Normal' as const,
+      reason: 'Nominated',
+      message,
+      dedupeValues: [uid],
+    });
+    expect(r.publish(nominated('u1'), nominated('u2'))).toBe(2);
+    await clock.advance(60_000);
+    expect(r.publish(nominated('u3'))).toBe(1);
+    await clock.advance(60_000);
+    // u1's and u2's windows have ended, u3's (the same message, a minute later) has not.
+    expect(r.publishAll([nominated('u1'), nominated('u3'), nominated('u3', 'elsewhere')])).toEqual({
+      published: 1,
+      heldNews: 1,
+    });
+    expect(r.publishAll([nominated('u2', 'elsewhere'), nominated('u1', 'elsewhere')])).toEqual({
+      published: 1,
+      heldNews: 1,
+    });
+    await clock.advance(60_000);
+    expect(r.publish(nominated('u3'))).toBe(1);
+  });
+
   it('dedupes on the given values when the caller names them', () => {
     const r = new Recorder({ clock: manualClock(), log: newLogger({ level: 'silent' }) });
     const e = (message: string) => ({

@@ -105,8 +105,8 @@ interface DedupeWindow {
   readonly message: string;
 }
 
-/** Distinct messages shared at once (the table is emptied when full, and at every prune). */
-const SHARED_MESSAGES = 10_000;
+/** Distinct windows shared at once (the table is emptied when full, and at every prune). */
+const SHARED_WINDOWS = 10_000;
 
 /**
  * An event's dedupe key within its reason: its one dedupe value as it is, or its values (default the object's kind,
@@ -130,10 +130,13 @@ export class Recorder {
    * goes once its own window ends. Kept until the longest window (15 min) had passed for every key, the pods'
    * nominations of a burst held about 1 KiB a pod for 15 minutes (docs/controller-benchmark.md). Keyed by reason
    * first, an event with one dedupe value (a nomination's or a FailedScheduling's pod uid) is keyed by that string
-   * itself, which its pod already holds, rather than by a new joined string; equal messages share one string.
+   * itself, which its pod already holds, rather than by a new joined string. Equal windows (the same message ending
+   * at the same time: a NodeClaim's pods nominated in one pass) are one object (`windows`), so a key costs its map
+   * entry alone.
    */
   private readonly seen = new Map<string, Map<string, DedupeWindow>>();
-  private readonly messages = new Map<string, string>();
+  /** The window last made for each message: the one a key gets when its window ends at the same time. */
+  private readonly windows = new Map<string, DedupeWindow>();
   private readonly ring: RecordedEvent[] = [];
   private lastPrune = 0;
   private readonly queue: Array<{ body: KubeObject; e: Event; done: () => void }> = [];
@@ -178,7 +181,7 @@ export class Recorder {
         if (last.message !== e.message) heldNews++;
         continue;
       }
-      windows.set(key, { until: now + timeout, message: this.shared(e.message) });
+      windows.set(key, this.window(now + timeout, e.message));
       if (e.rateLimit && !this.accepts(e.rateLimit, now)) continue;
       n++;
       this.ring.push({ ...e, time: now });
@@ -271,13 +274,17 @@ export class Recorder {
     return n;
   }
 
-  /** One string for equal messages (a NodeClaim's pods are nominated with the same text), at most SHARED_MESSAGES. */
-  private shared(message: string): string {
-    const known = this.messages.get(message);
-    if (known !== undefined) return known;
-    if (this.messages.size >= SHARED_MESSAGES) this.messages.clear();
-    this.messages.set(message, message);
-    return message;
+  /**
+   * A window ending at `until` with `message`: the one made last for this message if it ends then too (windows are
+   * only read), else a new one; its message is the one string for equal messages. At most SHARED_WINDOWS are known.
+   */
+  private window(until: number, message: string): DedupeWindow {
+    const known = this.windows.get(message);
+    if (known !== undefined && known.until === until) return known;
+    if (known === undefined && this.windows.size >= SHARED_WINDOWS) this.windows.clear();
+    const w: DedupeWindow = { until, message: known?.message ?? message };
+    this.windows.set(w.message, w);
+    return w;
   }
 
   /** Forgets the keys whose window has ended (every 10 s at most, as often as Karpenter's cache cleans up). */
@@ -288,7 +295,7 @@ export class Recorder {
       for (const [k, { until }] of windows) if (now >= until) windows.delete(k);
       if (windows.size === 0) this.seen.delete(reason);
     }
-    this.messages.clear();
+    this.windows.clear();
   }
 }
 

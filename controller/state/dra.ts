@@ -15,6 +15,7 @@ import {
 import type { KubeObject } from '../operator/kube.ts';
 import type { Logger } from '../operator/logger.ts';
 import type { Change } from './changes.ts';
+import { ReportedOnce } from './reported.ts';
 
 type DraKind = 'ResourceSlice' | 'ResourceClaim' | 'ResourceClaimTemplate' | 'DeviceClass';
 
@@ -36,7 +37,7 @@ export class DraObjects {
     DeviceClass: new Map(),
   };
   private cached: DraState | undefined;
-  private readonly reported = new Set<string>();
+  private readonly reported = new ReportedOnce();
 
   constructor(
     private readonly log: Logger,
@@ -86,8 +87,7 @@ export class DraObjects {
   private problem(kind: string, key: string, errors: readonly FieldError[]): void {
     const msg = errors.map(formatFieldError);
     const k = `${kind}/${key}/${msg.join('|')}`;
-    if (this.reported.has(k)) return;
-    this.reported.add(k);
+    if (!this.reported.first(k)) return;
     this.log.error({ [kind.toLowerCase()]: key, errors: msg }, `${kind} does not parse; left out of cluster state`);
   }
 }

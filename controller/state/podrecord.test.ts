@@ -50,7 +50,8 @@ describe('PodRecords', () => {
     if (!parsed.ok) throw new Error('the test pod does not parse');
     expect(rec.pod).toEqual(parsed.value);
     expect(rec.pod?.requests).toMatchObject({ cpu: 750 });
-    expect(rec.metadata).toEqual({
+    const { name, namespace, uid, resourceVersion, deletionTimestamp, ownerReferences, labels } = rec.metadata;
+    expect({ name, namespace, uid, resourceVersion, deletionTimestamp, ownerReferences, labels }).toEqual({
       name: 'web-1',
       namespace: 'apps',
       uid: 'uid-web-1',
@@ -70,6 +71,14 @@ describe('PodRecords', () => {
     // containers and sidecars add up: 1 + 0.25 cores.
     expect(rec.limits).toEqual({ cpu: 1250, memory: 1024 ** 3 });
     expect(rec.source).toBeUndefined();
+    // Nothing else: the record's own fields are the kept metadata, the parts above and what it notes of the pod.
+    expect(Object.keys(rec).sort()).toEqual(
+      [
+        ...['name', 'namespace', 'uid', 'resourceVersion', 'deletionTimestamp', 'ownerReferences'],
+        ...['spec', 'status', 'limits', 'pod', 'errors', 'source'],
+        ...['seenAt', 'decidedAt', 'marks'],
+      ].sort(),
+    );
   });
 
   it("parses a pod's next event afresh: what changed shows, what did not is as the first event decoded it", () => {
@@ -166,6 +175,33 @@ describe("a pod's record in cluster state", () => {
     expect([...w.podRecords()]).toEqual([]);
   });
 
+  it('lists the pending pods in the order they were first added, across namespaces, until bound or gone', () => {
+    const w = new Workloads({ log, changed: () => {} });
+    const pending = (name: string, namespace: string, rv: string, nodeName?: string): KubeObject => {
+      const o = version(pod(name), rv, `uid-${namespace}-${name}`);
+      return {
+        ...o,
+        metadata: { ...o.metadata, namespace },
+        spec: { ...o.spec, nodeName },
+        status: { phase: 'Pending' },
+      };
+    };
+    const names = (): string[] => w.pendingPods().map((p) => `${p.namespace}/${p.name}`);
+    w.applyPod(pending('a', 'one', '1'));
+    w.applyPod(pending('b', 'two', '2'));
+    w.applyPod(pending('a', 'two', '3'));
+    w.applyPod(pending('c', 'one', '4'));
+    w.applyPod(pending('a', 'one', '5'));
+    expect(names()).toEqual(['one/a', 'two/b', 'two/a', 'one/c']);
+    w.applyPod(pending('b', 'two', '6', 'node-1'));
+    w.removePod(pending('a', 'one', '7'));
+    w.applyPod(pending('d', 'one', '8'));
+    expect(names()).toEqual(['two/a', 'one/c', 'one/d']);
+    expect(w.podsOn('node-1').map((p) => p.name)).toEqual(['b']);
+    expect(w.pod('two', 'a')?.metadata.resourceVersion).toBe('3');
+    expect(w.pod('one', 'a')).toBeUndefined();
+  });
+
   it("lists a node's pods in the order they last changed, and follows a pod that moves or goes", () => {
     const w = new Workloads({ log, changed: () => {} });
     const on = (name: string, node: string, rv: string): KubeObject => {
@@ -184,7 +220,7 @@ describe("a pod's record in cluster state", () => {
     w.removePod(pod('a'));
     expect(names('node-1')).toEqual([]);
     expect(w.podsVersion('node-1')).toBe(0);
-    expect(w.pod('apps', 'b')!.key).toBe('apps/b');
+    expect(w.pod('apps', 'b')?.metadata.name).toBe('b');
   });
 
   it('starts afresh for a new pod of the same name (another uid)', () => {

@@ -35,6 +35,7 @@ import { stripPod } from './strip.ts';
 const CONDITIONS_KEPT: ReadonlySet<string> = new Set(['PodScheduled', 'Ready']);
 
 type Meta = KubeObject['metadata'];
+type KeptMeta = Pick<Meta, 'name' | 'namespace' | 'uid' | 'resourceVersion' | 'deletionTimestamp' | 'ownerReferences'>;
 
 // Type literals (not interfaces): a KubeObject's spec and status are records.
 type PodRecordSpec = { readonly nodeName?: string };
@@ -47,20 +48,22 @@ const STARTED_OBSERVED = 4;
 export class PodRecord implements KubeObject {
   [k: string]: unknown;
 
-  /**
-   * `namespace/name`: the one copy of the key that cluster state's maps and sets share (Workloads.applyPod hands
-   * a pod's newer record the key of the record it replaces).
-   */
-  key: string;
   /** When the provisioner first saw the pod pending (PodTimes.seen), ms; carried to the pod's newer records. */
   seenAt: number | undefined = undefined;
   /** When the provisioner first decided where the pod goes (PodTimes.decided), ms; carried over likewise. */
   decidedAt: number | undefined = undefined;
   /** metricsSeen, boundObserved and startedObserved as bits of one small integer (a field each took 8 bytes). */
   private marks = 0;
+  // The metadata kept (see `metadata`).
+  readonly name: string | undefined;
+  readonly namespace: string | undefined;
+  readonly uid: string | undefined;
+  readonly resourceVersion: string | undefined;
+  readonly deletionTimestamp: string | undefined;
+  readonly ownerReferences: Meta['ownerReferences'];
 
   constructor(
-    readonly metadata: Meta,
+    metadata: KeptMeta,
     readonly spec: PodRecordSpec,
     readonly status: PodRecordStatus,
     /** The containers' limits as Karpenter's node metrics sum them (see podLimits). */
@@ -71,9 +74,21 @@ export class PodRecord implements KubeObject {
     /** The stripped object, for a DaemonSet's pods only. */
     readonly source: KubeObject | undefined,
   ) {
-    // Joined, not concatenated: a concatenation is a two-part string object plus, once it is a map's key, its flat
-    // copy; join makes the flat string alone.
-    this.key = [metadata.namespace ?? 'default', String(metadata.name)].join('/');
+    this.name = metadata.name;
+    this.namespace = metadata.namespace;
+    this.uid = metadata.uid;
+    this.resourceVersion = metadata.resourceVersion;
+    this.deletionTimestamp = metadata.deletionTimestamp;
+    this.ownerReferences = metadata.ownerReferences;
+  }
+
+  /**
+   * The metadata kept of the object (name, namespace, uid, resourceVersion, deletionTimestamp, ownerReferences) is
+   * the record's own fields: `metadata` is the record itself, read as metadata (an object of its own took a header
+   * and a field for each per pod). Only read; spread or serialize `metadata` and the whole record comes along.
+   */
+  get metadata(): Meta {
+    return this as Meta;
   }
 
   /** metrics.pod has seen this pod (its karpenter_pods_state series is worked out at each scrape). */
@@ -104,13 +119,11 @@ export class PodRecord implements KubeObject {
   }
 
   /**
-   * This record replaces `old` (the record of the same namespace/name) in cluster state: it takes the old key
-   * string, and if it is the same pod (uid), its times and what its metrics observed; a new pod of the same name
-   * starts afresh.
+   * This record replaces `old` (the record of the same namespace/name) in cluster state: if it is the same pod
+   * (uid), it takes its times and what its metrics observed; a new pod of the same name starts afresh.
    */
   carryFrom(old: PodRecord): void {
     if (old === this) return;
-    this.key = old.key;
     if (old.metadata.uid !== this.metadata.uid) return;
     this.seenAt = old.seenAt;
     this.decidedAt = old.decidedAt;
@@ -154,6 +167,20 @@ function podLimits(obj: KubeObject): Resources {
   return max(total, initMax);
 }
 
+/**
+ * Each version of a pod parses its name and uid into strings of its own, and what outlives a version keeps that
+ * version's copy: the maps keyed by the first version's (cluster state's and the informer's cache by name, the model
+ * mirror's by uid), the event recorder's dedupe keys (a nomination's pod uid). The stripped copy `o` (strip.ts's, ours
+ * to change) takes the held record's strings instead where they are equal, so every version and what names it share
+ * one.
+ */
+function sameStrings(o: KubeObject, prior: PodRecord): void {
+  const m = o.metadata;
+  if (Object.isFrozen(m)) return;
+  if (prior.name !== undefined && m.name === prior.name) m.name = prior.name;
+  if (prior.uid !== undefined && m.uid === prior.uid) m.uid = prior.uid;
+}
+
 const isDaemonPod = (o: KubeObject): boolean =>
   o.metadata.ownerReferences?.some((r) => r.kind === 'DaemonSet' && r.controller) ?? false;
 
@@ -188,17 +215,19 @@ export class PodRecords {
 
   /**
    * The record of a pod object; `stripped`: the object is strip.ts's copy already (the informer's transform made
-   * it), else it is stripped here. A record is returned as it is.
+   * it), else it is stripped here. A record is returned as it is. `prior`: the record held under the pod's
+   * namespace/name, whose name and uid strings the new record takes (see sameStrings).
    */
-  record(obj: KubeObject, stripped = false): PodRecord {
+  record(obj: KubeObject, stripped = false, prior?: PodRecord): PodRecord {
     if (obj instanceof PodRecord) return obj;
     const o = stripped ? obj : stripPod(obj);
+    if (prior) sameStrings(o, prior);
     const bound = Math.max(10_000, 4 * this.held());
     if (this.interner.size > bound) this.interner.clear();
     if (this.parts.size > bound) this.parts.clear();
     const r = parsePod(o, { memo: this.memo });
     const m = o.metadata;
-    const metadata: Meta = {
+    const metadata: KeptMeta = {
       name: m.name,
       namespace: m.namespace,
       uid: m.uid,

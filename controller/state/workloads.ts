@@ -18,8 +18,59 @@ import { BufferObjects } from './buffers.ts';
 import { type PodRecord, PodRecords, type ParsedPodRecord } from './podrecord.ts';
 import { DraObjects } from './dra.ts';
 import { SelectorObjects } from './selectors.ts';
+import { ReportedOnce } from './reported.ts';
 
 const keyOf = (o: KubeObject): string => `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`;
+const namespaceOf = (o: KubeObject): string => o.metadata.namespace ?? 'default';
+const nameOf = (o: KubeObject): string => String(o.metadata.name);
+
+/**
+ * The pods by namespace and then by name: the name a record holds is the key (a map by a joined `namespace/name`
+ * took a string of its own per pod). Iterated a namespace at a time, each in the order its pods were first added.
+ */
+class PodTable {
+  private readonly byNamespace = new Map<string, Map<string, ParsedPodRecord>>();
+  size = 0;
+
+  get(namespace: string, name: string): ParsedPodRecord | undefined {
+    return this.byNamespace.get(namespace)?.get(name);
+  }
+
+  set(rec: ParsedPodRecord): void {
+    const ns = namespaceOf(rec);
+    let names = this.byNamespace.get(ns);
+    if (!names) this.byNamespace.set(ns, (names = new Map()));
+    const name = nameOf(rec);
+    if (!names.has(name)) this.size++;
+    names.set(name, rec);
+  }
+
+  delete(namespace: string, name: string): void {
+    const names = this.byNamespace.get(namespace);
+    if (!names?.delete(name)) return;
+    this.size--;
+    if (names.size === 0) this.byNamespace.delete(namespace);
+  }
+
+  clear(): void {
+    this.byNamespace.clear();
+    this.size = 0;
+  }
+
+  *values(): IterableIterator<ParsedPodRecord> {
+    for (const names of this.byNamespace.values()) yield* names.values();
+  }
+}
+
+/**
+ * `had` is the record of this very version of the pod `o` (same uid and resourceVersion): a relist hands over every
+ * pod again, and client-node's cache keeps the object it has for a version it has (cache.js isSameVersion), so
+ * parsing it again would only make garbage.
+ */
+const sameVersion = (had: PodRecord, o: KubeObject): boolean =>
+  o.metadata.resourceVersion !== undefined &&
+  had.metadata.resourceVersion === o.metadata.resourceVersion &&
+  had.metadata.uid === o.metadata.uid;
 
 interface DaemonSetEntry {
   obj: KubeObject;
@@ -28,19 +79,19 @@ interface DaemonSetEntry {
 }
 
 export class Workloads {
-  /** The pods by `namespace/name`: what the Pod informer's cache holds too (podrecord.ts). */
-  private readonly pods = new Map<string, ParsedPodRecord>();
+  /** The pods by namespace and name: what the Pod informer's cache holds too (podrecord.ts). */
+  private readonly pods = new PodTable();
   /**
-   * The keys of each node's pods, in the order they were last added (a list, not a Set: a node's few dozen keys take
-   * a fraction of a Set's table; a change moves the key to the end, as deleting and adding it to a Set did).
+   * The records of each node's pods, in the order they were last added (a list, not a Set: a node's few dozen take
+   * a fraction of a Set's table; a change moves the pod to the end, as deleting and adding it to a Set did).
    */
-  private readonly byNode = new Map<string, string[]>();
+  private readonly byNode = new Map<string, ParsedPodRecord[]>();
   /**
-   * Keys of the pods bound to no node, in the order the pods map holds them (a pod's nodeName is set once and
-   * never cleared, so a pod leaves this set only when it is bound or deleted): a decision reads the pending pods
-   * without walking every pod of the cluster.
+   * The records of the pods bound to no node by `namespace/name`, in the order they were first added (a pod's
+   * nodeName is set once and never cleared, so a pod leaves this map only when it is bound or deleted): a decision
+   * reads the pending pods without walking every pod of the cluster.
    */
-  private readonly unbound = new Set<string>();
+  private readonly unbound = new Map<string, ParsedPodRecord>();
   /** Per node name: a number that changes whenever a pod on it is added, changed or removed (see podsVersion). */
   private readonly nodePodsVersion = new Map<string, number>();
   private podsSeq = 0;
@@ -67,54 +118,43 @@ export class Workloads {
    * delivered, once its transform (strip.ts) made the stripped copy.
    */
   podRecord(stripped: KubeObject): PodRecord {
-    return this.held(stripped) ?? this.records.record(stripped, true);
-  }
-
-  /**
-   * The record held of this very version of the pod (same namespace/name, uid and resourceVersion), if any: a
-   * relist hands over every pod again, and client-node's cache keeps the object it has for a version it has
-   * (cache.js isSameVersion), so parsing it again would only make garbage.
-   */
-  private held(o: KubeObject): PodRecord | undefined {
-    const rv = o.metadata.resourceVersion;
-    if (rv === undefined) return undefined;
-    const had = this.pods.get(keyOf(o));
-    return had && had.metadata.resourceVersion === rv && had.metadata.uid === o.metadata.uid ? had : undefined;
+    const had = this.pods.get(namespaceOf(stripped), nameOf(stripped));
+    return had && sameVersion(had, stripped) ? had : this.records.record(stripped, true, had);
   }
 
   /** A pod added or changed: a record, or a pod object (made into its record). */
   applyPod(obj: KubeObject): void {
     const rec = this.records.record(obj);
-    const old = this.pods.get(rec.key);
+    const old = this.pods.get(namespaceOf(rec), nameOf(rec));
     if (Number(rec.metadata.resourceVersion) < Number(old?.metadata.resourceVersion)) return;
     if (!rec.pod) {
-      this.problem('pod', rec.key, rec.errors);
+      this.problem('pod', keyOf(rec), rec.errors);
       return;
     }
-    if (old) rec.carryFrom(old);
-    const key = rec.key;
-    this.unindex(key, old);
-    this.pods.set(key, rec as ParsedPodRecord);
-    const node = rec.spec.nodeName || undefined;
-    if (!node) this.unbound.add(key);
-    else this.unbound.delete(key);
+    const parsed = rec as ParsedPodRecord;
+    if (old) parsed.carryFrom(old);
+    this.unindex(old);
+    this.pods.set(parsed);
+    const node = parsed.spec.nodeName || undefined;
+    // Set again while unbound (it keeps its place); deleted once bound, if it was held unbound.
+    if (!node) this.unbound.set(keyOf(parsed), parsed);
+    else if (old && !old.spec.nodeName) this.unbound.delete(keyOf(parsed));
     if (node) {
-      let keys = this.byNode.get(node);
-      if (!keys) this.byNode.set(node, (keys = []));
-      keys.push(key);
+      let recs = this.byNode.get(node);
+      if (!recs) this.byNode.set(node, (recs = []));
+      recs.push(parsed);
       this.nodePodsVersion.set(node, ++this.podsSeq);
     }
-    this.trackDaemonPod(rec as ParsedPodRecord);
+    this.trackDaemonPod(parsed);
     this.deps.changed(namespacedChange('Pod', 'upsert', rec, old));
   }
 
   removePod(obj: KubeObject): void {
-    const key = keyOf(obj);
-    const old = this.pods.get(key);
+    const old = this.pods.get(namespaceOf(obj), nameOf(obj));
     if (!old) return;
-    this.pods.delete(key);
-    this.unbound.delete(key);
-    this.unindex(key, old);
+    this.pods.delete(namespaceOf(obj), nameOf(obj));
+    if (!old.spec.nodeName) this.unbound.delete(keyOf(old));
+    this.unindex(old);
     this.deps.changed(namespacedChange('Pod', 'delete', old));
   }
 
@@ -144,7 +184,7 @@ export class Workloads {
 
   /** The pod's record: `pod` the parsed pod, the rest what controllers read of the object (podrecord.ts). */
   pod(namespace: string, name: string): ParsedPodRecord | undefined {
-    return this.pods.get(`${namespace}/${name}`);
+    return this.pods.get(namespace, name);
   }
 
   /**
@@ -158,16 +198,15 @@ export class Workloads {
   podsOn(nodeName: string): Pod[] {
     // Mapped, not pushed: the list is allocated at its length (a state node keeps it, and one grown by push keeps
     // room for more).
-    const out = (this.byNode.get(nodeName) ?? []).map((k) => this.pods.get(k)?.pod);
-    return out.includes(undefined) ? out.filter((p) => p !== undefined) : (out as Pod[]);
+    return (this.byNode.get(nodeName) ?? []).map((r) => r.pod);
   }
 
   /** Active pods not bound to a node. */
   pendingPods(): Pod[] {
     const out: Pod[] = [];
-    for (const key of this.unbound) {
-      const pod = this.pods.get(key)?.pod;
-      if (pod && !pod.nodeName && isActive(pod)) out.push(pod);
+    for (const rec of this.unbound.values()) {
+      const pod = rec.pod;
+      if (!pod.nodeName && isActive(pod)) out.push(pod);
     }
     return out;
   }
@@ -186,7 +225,7 @@ export class Workloads {
    * pod is gone or the name is another pod's.
    */
   timesOf(namespace: string, name: string, uid: string): ParsedPodRecord | undefined {
-    const rec = this.pods.get(`${namespace}/${name}`);
+    const rec = this.pods.get(namespace, name);
     return rec?.metadata.uid === uid ? rec : undefined;
   }
 
@@ -216,13 +255,13 @@ export class Workloads {
     if (!e.newest || rec.pod.creationTimestamp >= e.newest.pod.creationTimestamp) e.newest = rec;
   }
 
-  private unindex(key: string, old: PodRecord | undefined): void {
+  private unindex(old: ParsedPodRecord | undefined): void {
     const node = old?.spec.nodeName || undefined;
     if (!node) return;
-    const keys = this.byNode.get(node);
-    const at = keys ? keys.indexOf(key) : -1;
-    if (keys && at >= 0) keys.splice(at, 1);
-    if (keys && keys.length === 0) {
+    const recs = this.byNode.get(node);
+    const at = recs ? recs.indexOf(old!) : -1;
+    if (recs && at >= 0) recs.splice(at, 1);
+    if (recs && recs.length === 0) {
       // No pods left: forget the node's version too (node names are not reused, so keeping it would grow without
       // bound). 0 again is safe: a join cached at version 0 was made with no pods on the node either.
       this.byNode.delete(node);
@@ -232,13 +271,12 @@ export class Workloads {
     this.nodePodsVersion.set(node, ++this.podsSeq);
   }
 
-  private readonly reported = new Set<string>();
+  private readonly reported = new ReportedOnce();
 
   private problem(kind: string, key: string, errors: readonly FieldError[]): void {
     const msg = errors.map(formatFieldError);
     const k = `${kind}/${key}/${msg.join('|')}`;
-    if (this.reported.has(k)) return;
-    this.reported.add(k);
+    if (!this.reported.first(k)) return;
     this.deps.log.error({ [kind]: key, errors: msg }, `${kind} does not parse; left out of cluster state`);
   }
 }

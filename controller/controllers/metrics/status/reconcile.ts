@@ -24,7 +24,12 @@ const KIND_OF: Readonly<Record<string, StatusKind>> = {
 };
 const KINDS = Object.keys(STATUS_KINDS) as StatusKind[];
 
-/** What the last look at an object saw: its conditions (for transitions), its labels, and since when it terminates. */
+/**
+ * What the last look at an object saw: its conditions (for transitions), its labels, and since when it terminates.
+ * The conditions are the object's own list: cluster state's objects are only read (a status change is a new list,
+ * conditions.ts withCondition), so the list the object had then is what it had, and while the object is current it
+ * costs nothing more (a copy of each condition took a few hundred bytes per NodeClaim and per Node).
+ */
 interface Seen {
   readonly conditions: readonly KubeCondition[];
   readonly terminating?: number;
@@ -165,19 +170,29 @@ function transitions(ctx: ControllerContext, kind: StatusKind, obj: KubeObject, 
   }
 }
 
+/** Distinct label sets shared at once (the table is emptied when full). */
+const SHARED_LABEL_SETS = 1_000;
+
 export function newStatusMetrics(ctx: ControllerContext): Controller {
   const seen = new Map<string, Seen>();
+  /** One object for equal label sets (the NodeClaims of a NodePool have the same), by their values. */
+  const labelSets = new Map<string, Labels>();
+
+  function sharedLabels(labels: Labels): Labels {
+    const key = JSON.stringify(labels);
+    const had = labelSets.get(key);
+    if (had !== undefined) return had;
+    if (labelSets.size >= SHARED_LABEL_SETS) labelSets.clear();
+    labelSets.set(key, labels);
+    return labels;
+  }
 
   function observe(kind: StatusKind, key: string, obj: KubeObject, prior: Seen | undefined): void {
     transitions(ctx, kind, obj, prior);
     const terminating = deletedAt(obj);
     seen.set(key, {
-      conditions: conditionsOf(obj).map((c) => ({
-        type: c.type,
-        status: c.status,
-        ...(c.lastTransitionTime ? { lastTransitionTime: c.lastTransitionTime } : {}),
-      })),
-      extra: objectLabels(kind, obj),
+      conditions: conditionsOf(obj),
+      extra: sharedLabels(objectLabels(kind, obj)),
       ...(terminating !== undefined ? { terminating } : {}),
     });
   }
