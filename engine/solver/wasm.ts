@@ -2,7 +2,8 @@
 // out, decode. engine/pool/ runs the same module in worker threads.
 import { ABI_VERSION } from '../../solver-as/abi.ts';
 import { decodeProvision, resultSize } from '../abi/decode.ts';
-import { DEFAULT_IMPROVE_SAFETY_MS, encodeProvision } from '../abi/encode.ts';
+import { DEFAULT_IMPROVE_SAFETY_MS, encodeProvisionSections } from '../abi/encode.ts';
+import type { Block } from '../abi/writer.ts';
 import { ModelCaches } from '../model/caches.ts';
 import { draRoute, withDraErrors } from '../model/dra.ts';
 import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from '../model/types.ts';
@@ -45,13 +46,16 @@ export function instantiateSolver(
 }
 
 /**
- * Runs one solve on an instance: copies `block` in, solves, and returns a copy of the result block.
+ * Runs one solve on an instance: copies `block` in (a Block's sections are written straight into linear memory),
+ * solves, and returns a copy of the result block.
  * Typed-array views are made after every call that may grow memory (a grow detaches old views).
  */
-export function runBlock(x: SolverExports, block: Uint8Array, setBytes: number): ArrayBuffer {
+export function runBlock(x: SolverExports, block: Uint8Array | Block, setBytes: number): ArrayBuffer {
   x.reset();
   const at = x.alloc(block.byteLength);
-  new Uint8Array(x.memory.buffer, at, block.byteLength).set(block);
+  const into = new Uint8Array(x.memory.buffer, at, block.byteLength);
+  if (block instanceof Uint8Array) into.set(block);
+  else block.writeInto(into);
   const r = x.solve(at);
   const size = resultSize(x.memory.buffer, r, setBytes);
   return x.memory.buffer.slice(r, r + size);
@@ -123,7 +127,7 @@ export class WasmSolver implements ProvisionSolver {
 
   private solveEncoded(input: ProvisionInput): ProvisionPlan {
     const improve = !input.exact && (this.opts.improve ?? true);
-    const { block, ctx } = encodeProvision(input, {
+    const { block, ctx } = encodeProvisionSections(input, {
       improve,
       improveMs: this.opts.improveMs ?? DEFAULT_IMPROVE_SAFETY_MS,
       ...(this.opts.improveWork !== undefined ? { improveWork: this.opts.improveWork } : {}),
