@@ -77,6 +77,17 @@ export interface EncodeOptions {
   readonly catalogCache?: boolean;
   /** Keep the existing nodes' part by position for the next solve over the same list (model/nodetable.ts); default true. */
   readonly nodeTable?: boolean;
+  /**
+   * Writers to fill instead of new ones: the caller's own, emptied here and reused from solve to solve (a solver
+   * instance's). The block points into them until it is written, so they serve one encode at a time.
+   */
+  readonly scratch?: EncodeScratch;
+}
+
+/** The writers of a block's list and vector pools (Pools), kept by a caller that encodes one block at a time. */
+export interface EncodeScratch {
+  readonly words: Words;
+  readonly f64: F64s;
 }
 
 /**
@@ -115,8 +126,8 @@ interface Dims {
 
 /** The pools records point into, each numbered in first-use order. */
 class Pools {
-  readonly words = new Words();
-  readonly f64 = new F64s();
+  readonly words: Words;
+  readonly f64: F64s;
   readonly sets: Requirements[] = [];
   readonly taintSets: Array<readonly Taint[]> = [];
   readonly daemonGroups: DaemonGroup[] = [];
@@ -124,6 +135,13 @@ class Pools {
   private readonly taintIds = new Map<string, number>();
   private readonly groupIds = new Map<DaemonGroup, number>();
   private readonly ips = new Map<string, number>();
+
+  constructor(scratch: EncodeScratch | undefined) {
+    this.words = scratch?.words ?? new Words();
+    this.f64 = scratch?.f64 ?? new F64s();
+    this.words.clear();
+    this.f64.clear();
+  }
 
   /** The dense set of these requirements (by identity). */
   set(r: Requirements): number {
@@ -179,7 +197,7 @@ export function encodeProvisionSections(given: ProvisionInput, opts: EncodeOptio
   const groups = topologyGroups(topo);
   const { versions, shapeList, podVersion } = versionChains(model, pods, keys, shapeOf);
   const { ks, nodeReqs } = keySpace(model, shapeList.values(), groups.list);
-  const pools = new Pools();
+  const pools = new Pools(opts.scratch);
   const dims = dimensions(input, model, versions);
   const tmpl = templateRecords(model, ks, dims, pools, opts.catalogCache ?? true);
   const dgRecords = daemonGroupRecords(pools, dims);

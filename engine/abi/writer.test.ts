@@ -1,8 +1,11 @@
 // The solver's input block written where it goes (writer.ts, Block): into a buffer of its own, or straight into
 // linear memory that an earlier solve left dirty. Both must hold the same bytes: the sections at their aligned
 // offsets, a section's parts back to back, zeros between sections and after the last.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Block } from './writer.ts';
+import { problemArb } from '../../test/solver/arbitraries.ts';
+import { encodeProvision, encodeProvisionSections, type EncodeScratch } from './encode.ts';
+import { Block, F64s, Words } from './writer.ts';
 
 const bytes = (...xs: number[]) => Uint8Array.from(xs);
 
@@ -45,5 +48,20 @@ describe('Block', () => {
     const out = new Uint8Array(block.byteLength).fill(1);
     block.writeInto(out);
     expect(new Int32Array(out.buffer, 0, 2)[1]).toBe(8);
+  });
+});
+
+describe("a solver's reused pool writers", () => {
+  it('encode blocks byte-identical to those encoded with writers of their own, one solve after another', () => {
+    // One pair of writers across every run: a large block leaves words past a smaller one's end.
+    const scratch: EncodeScratch = { words: new Words(16), f64: new F64s(16) };
+    fc.assert(
+      fc.property(problemArb, (input) => {
+        const reused = encodeProvisionSections(input, { improve: false, scratch }).block.build();
+        const own = encodeProvision(input, { improve: false }).block;
+        expect(Buffer.from(reused).equals(Buffer.from(own))).toBe(true);
+      }),
+      { numRuns: 80 },
+    );
   });
 });

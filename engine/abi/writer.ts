@@ -2,8 +2,17 @@
 // sections, plus the two pools (i32 lists and f64 vectors) that records point into.
 
 export class Words {
-  private buf = new Int32Array(1024);
+  private buf: Int32Array;
   length = 0;
+
+  constructor(capacity = 1024) {
+    this.buf = new Int32Array(capacity);
+  }
+
+  /** Empties it for the next block, keeping its buffer (only the first `length` words are ever read). */
+  clear(): void {
+    this.length = 0;
+  }
 
   push(v: number): number {
     if (this.length === this.buf.length) {
@@ -48,8 +57,17 @@ function grown<T extends Int32Array | Float64Array>(buf: T, used: number, need: 
 }
 
 export class F64s {
-  private buf = new Float64Array(1024);
+  private buf: Float64Array;
   length = 0;
+
+  constructor(capacity = 1024) {
+    this.buf = new Float64Array(capacity);
+  }
+
+  /** Empties it for the next block, keeping its buffer (only the first `length` values are ever read). */
+  clear(): void {
+    this.length = 0;
+  }
 
   /** Appends a vector and returns the index of its first element. */
   vector(values: ArrayLike<number>): number {

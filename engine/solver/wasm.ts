@@ -2,8 +2,8 @@
 // out, decode. engine/pool/ runs the same module in worker threads.
 import { ABI_VERSION } from '../../solver-as/abi.ts';
 import { decodeProvision, resultSize } from '../abi/decode.ts';
-import { DEFAULT_IMPROVE_SAFETY_MS, encodeProvisionSections } from '../abi/encode.ts';
-import type { Block } from '../abi/writer.ts';
+import { DEFAULT_IMPROVE_SAFETY_MS, encodeProvisionSections, type EncodeScratch } from '../abi/encode.ts';
+import { type Block, F64s, Words } from '../abi/writer.ts';
 import { ModelCaches } from '../model/caches.ts';
 import { draRoute, withDraErrors } from '../model/dra.ts';
 import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from '../model/types.ts';
@@ -88,6 +88,11 @@ export class WasmSolver implements ProvisionSolver {
   /** What solves without caches of their own remember between calls (`input.caches` wins when given). */
   readonly caches = new ModelCaches();
   private x: SolverExports | undefined;
+  /**
+   * The encoder's pool writers, reused by every solve of this instance (a block is written into linear memory before
+   * the next encode): a solve allocates no new buffers for them once they have grown to its size.
+   */
+  private scratch: EncodeScratch | undefined;
 
   constructor(private readonly opts: WasmSolverOptions = {}) {
     this.name = `wasm-${opts.build ?? 'release'}`;
@@ -107,6 +112,7 @@ export class WasmSolver implements ProvisionSolver {
   trim(limit: number): boolean {
     if (this.memoryBytes() <= limit) return false;
     this.x = undefined;
+    this.scratch = undefined;
     return true;
   }
 
@@ -128,6 +134,7 @@ export class WasmSolver implements ProvisionSolver {
   private solveEncoded(input: ProvisionInput): ProvisionPlan {
     const improve = !input.exact && (this.opts.improve ?? true);
     const { block, ctx } = encodeProvisionSections(input, {
+      scratch: (this.scratch ??= { words: new Words(), f64: new F64s() }),
       improve,
       improveMs: this.opts.improveMs ?? DEFAULT_IMPROVE_SAFETY_MS,
       ...(this.opts.improveWork !== undefined ? { improveWork: this.opts.improveWork } : {}),
