@@ -61,6 +61,12 @@ export interface Encoded {
   readonly ctx: EncodeContext;
 }
 
+/** An encoded solve with its block as sections, to be written where it goes (writer.ts, Block). */
+interface EncodedSections {
+  readonly block: Block;
+  readonly ctx: EncodeContext;
+}
+
 export interface EncodeOptions {
   readonly improve: boolean;
   /** The improvement phase's wall-clock safety net, ms (0: none); its budget is `improveWork`. */
@@ -71,6 +77,17 @@ export interface EncodeOptions {
   readonly catalogCache?: boolean;
   /** Keep the existing nodes' part by position for the next solve over the same list (model/nodetable.ts); default true. */
   readonly nodeTable?: boolean;
+  /**
+   * Writers to fill instead of new ones: the caller's own, emptied here and reused from solve to solve (a solver
+   * instance's). The block points into them until it is written, so they serve one encode at a time.
+   */
+  readonly scratch?: EncodeScratch;
+}
+
+/** The writers of a block's list and vector pools (Pools), kept by a caller that encodes one block at a time. */
+export interface EncodeScratch {
+  readonly words: Words;
+  readonly f64: F64s;
 }
 
 /**
@@ -109,8 +126,8 @@ interface Dims {
 
 /** The pools records point into, each numbered in first-use order. */
 class Pools {
-  readonly words = new Words();
-  readonly f64 = new F64s();
+  readonly words: Words;
+  readonly f64: F64s;
   readonly sets: Requirements[] = [];
   readonly taintSets: Array<readonly Taint[]> = [];
   readonly daemonGroups: DaemonGroup[] = [];
@@ -118,6 +135,13 @@ class Pools {
   private readonly taintIds = new Map<string, number>();
   private readonly groupIds = new Map<DaemonGroup, number>();
   private readonly ips = new Map<string, number>();
+
+  constructor(scratch: EncodeScratch | undefined) {
+    this.words = scratch?.words ?? new Words();
+    this.f64 = scratch?.f64 ?? new F64s();
+    this.words.clear();
+    this.f64.clear();
+  }
 
   /** The dense set of these requirements (by identity). */
   set(r: Requirements): number {
@@ -157,6 +181,12 @@ class Pools {
 }
 
 export function encodeProvision(given: ProvisionInput, opts: EncodeOptions): Encoded {
+  const { block, ctx } = encodeProvisionSections(given, opts);
+  return { block: block.build(), ctx };
+}
+
+/** encodeProvision, its block left as sections: the solver writes them straight into its linear memory. */
+export function encodeProvisionSections(given: ProvisionInput, opts: EncodeOptions): EncodedSections {
   const input = given.caches ? given : { ...given, caches: new ModelCaches() };
   // Topology, node requirements and validation are worked out per shape (classes that differ only in requests).
   const shapes = new PodShapes(input.caches);
@@ -167,7 +197,7 @@ export function encodeProvision(given: ProvisionInput, opts: EncodeOptions): Enc
   const groups = topologyGroups(topo);
   const { versions, shapeList, podVersion } = versionChains(model, pods, keys, shapeOf);
   const { ks, nodeReqs } = keySpace(model, shapeList.values(), groups.list);
-  const pools = new Pools();
+  const pools = new Pools(opts.scratch);
   const dims = dimensions(input, model, versions);
   const tmpl = templateRecords(model, ks, dims, pools, opts.catalogCache ?? true);
   const dgRecords = daemonGroupRecords(pools, dims);
@@ -625,7 +655,7 @@ interface Sections {
 }
 
 /** The header and the sections, each at an 8-byte aligned offset the header records. */
-function assemble(input: ProvisionInput, opts: EncodeOptions, model: SchedulingModel, s: Sections): Uint8Array {
+function assemble(input: ProvisionInput, opts: EncodeOptions, model: SchedulingModel, s: Sections): Block {
   const { ks, pools } = s;
   const setBuf = new ArrayBuffer(pools.sets.length * ks.setBytes);
   pools.sets.forEach((r, i) => ks.writeSet(r, setBuf, i * ks.setBytes));
@@ -649,7 +679,7 @@ function assemble(input: ProvisionInput, opts: EncodeOptions, model: SchedulingM
   header[A.H_INSTANCE_TYPE_COUNT] = s.tmpl.itTemplate.length;
   put(A.H_ITS, bytesOf(s.tmpl.itRecords));
   header[A.H_OFFERING_COUNT] = s.tmpl.offerings;
-  put(A.H_OFFS, offeringBytes(s.tmpl));
+  header[A.H_OFFS] = block.addParts(s.tmpl.chunks.map((c) => c.offerings));
   header[A.H_POD_VERSION_COUNT] = s.versions;
   put(A.H_VERS, bytesOf(s.verRecords));
   header[A.H_POD_COUNT] = s.pods;
@@ -662,25 +692,14 @@ function assemble(input: ProvisionInput, opts: EncodeOptions, model: SchedulingM
   put(A.H_DGROUPS, bytesOf(s.dgRecords));
   header[A.H_TAINT_SET_COUNT] = pools.taintSets.length;
   put(A.H_TOL, s.tol);
-  put(A.H_LISTS, bytesOf(pools.words.view().slice()));
-  put(A.H_F64S, bytesOf(pools.f64.view().slice()));
+  put(A.H_LISTS, bytesOf(pools.words.view()));
+  put(A.H_F64S, bytesOf(pools.f64.view()));
   writeSettings(header, input, opts, ks);
   const resv = reservationCounts(ks, (id) => model.reservations.manager.remainingOf(id));
   header[A.H_RESERVATION_COUNT] = resv.length;
   put(A.H_RESV, bytesOf(resv));
-  // The header was added first; its bytes are copied at build time, after these writes.
-  return block.build();
-}
-
-/** The offering records of every template, concatenated (their indices were relocated in appendChunk). */
-function offeringBytes(tmpl: TemplateSection): Uint8Array {
-  const offerings = new Uint8Array(tmpl.offerings * A.O_STRIDE * 4);
-  let at = 0;
-  for (const c of tmpl.chunks) {
-    offerings.set(c.offerings, at);
-    at += c.offerings.byteLength;
-  }
-  return offerings;
+  // The header was added first; its bytes are copied when the block is written, after these writes.
+  return block;
 }
 
 /** Flags, options and the key indices the search looks up directly. */

@@ -2,8 +2,17 @@
 // sections, plus the two pools (i32 lists and f64 vectors) that records point into.
 
 export class Words {
-  private buf = new Int32Array(1024);
+  private buf: Int32Array;
   length = 0;
+
+  constructor(capacity = 1024) {
+    this.buf = new Int32Array(capacity);
+  }
+
+  /** Empties it for the next block, keeping its buffer (only the first `length` words are ever read). */
+  clear(): void {
+    this.length = 0;
+  }
 
   push(v: number): number {
     if (this.length === this.buf.length) {
@@ -48,8 +57,17 @@ function grown<T extends Int32Array | Float64Array>(buf: T, used: number, need: 
 }
 
 export class F64s {
-  private buf = new Float64Array(1024);
+  private buf: Float64Array;
   length = 0;
+
+  constructor(capacity = 1024) {
+    this.buf = new Float64Array(capacity);
+  }
+
+  /** Empties it for the next block, keeping its buffer (only the first `length` values are ever read). */
+  clear(): void {
+    this.length = 0;
+  }
 
   /** Appends a vector and returns the index of its first element. */
   vector(values: ArrayLike<number>): number {
@@ -74,15 +92,28 @@ export class F64s {
   }
 }
 
-/** Lays out sections one after another, each 8-byte aligned, and copies them into one buffer. */
+/**
+ * Lays out sections one after another, each 8-byte aligned, and writes them where the block is to go: into the
+ * solver's linear memory (writeInto), or into a buffer of their own (build). A solve's block goes straight into linear
+ * memory: a copy of it first would allocate the block's size in array buffers per solve, off the JavaScript heap but
+ * counted by V8 against the old generation's room until a scavenge frees it (docs/engine.md, "Workers, affinity and
+ * failure").
+ */
 export class Block {
-  private readonly sections: Array<{ bytes: Uint8Array; offset: number }> = [];
+  private readonly sections: Array<{ readonly parts: readonly Uint8Array[]; readonly offset: number }> = [];
   private size = 0;
 
   add(bytes: Uint8Array): number {
+    return this.addParts([bytes]);
+  }
+
+  /** Adds one section made of `parts` back to back (no alignment between them) and returns its offset. */
+  addParts(parts: readonly Uint8Array[]): number {
     const offset = (this.size + 7) & ~7;
-    this.sections.push({ bytes, offset });
-    this.size = offset + bytes.byteLength;
+    let end = offset;
+    for (const p of parts) end += p.byteLength;
+    this.sections.push({ parts, offset });
+    this.size = end;
     return offset;
   }
 
@@ -91,9 +122,28 @@ export class Block {
     return this.add(new Uint8Array(n));
   }
 
+  /** The block's length in bytes (a multiple of 8). */
+  get byteLength(): number {
+    return (this.size + 7) & ~7;
+  }
+
+  /** Writes the block into `out` (byteLength bytes): each section at its offset, zeros between and after them. */
+  writeInto(out: Uint8Array): void {
+    let at = 0;
+    for (const s of this.sections) {
+      out.fill(0, at, s.offset);
+      at = s.offset;
+      for (const p of s.parts) {
+        out.set(p, at);
+        at += p.byteLength;
+      }
+    }
+    out.fill(0, at, this.byteLength);
+  }
+
   build(): Uint8Array {
-    const out = new Uint8Array((this.size + 7) & ~7);
-    for (const s of this.sections) out.set(s.bytes, s.offset);
+    const out = new Uint8Array(this.byteLength);
+    this.writeInto(out);
     return out;
   }
 }

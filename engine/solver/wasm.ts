@@ -2,7 +2,8 @@
 // out, decode. engine/pool/ runs the same module in worker threads.
 import { ABI_VERSION } from '../../solver-as/abi.ts';
 import { decodeProvision, resultSize } from '../abi/decode.ts';
-import { DEFAULT_IMPROVE_SAFETY_MS, encodeProvision } from '../abi/encode.ts';
+import { DEFAULT_IMPROVE_SAFETY_MS, encodeProvisionSections, type EncodeScratch } from '../abi/encode.ts';
+import { type Block, F64s, Words } from '../abi/writer.ts';
 import { ModelCaches } from '../model/caches.ts';
 import { draRoute, withDraErrors } from '../model/dra.ts';
 import type { ProvisionInput, ProvisionPlan, ProvisionSolver } from '../model/types.ts';
@@ -45,13 +46,16 @@ export function instantiateSolver(
 }
 
 /**
- * Runs one solve on an instance: copies `block` in, solves, and returns a copy of the result block.
+ * Runs one solve on an instance: copies `block` in (a Block's sections are written straight into linear memory),
+ * solves, and returns a copy of the result block.
  * Typed-array views are made after every call that may grow memory (a grow detaches old views).
  */
-export function runBlock(x: SolverExports, block: Uint8Array, setBytes: number): ArrayBuffer {
+export function runBlock(x: SolverExports, block: Uint8Array | Block, setBytes: number): ArrayBuffer {
   x.reset();
   const at = x.alloc(block.byteLength);
-  new Uint8Array(x.memory.buffer, at, block.byteLength).set(block);
+  const into = new Uint8Array(x.memory.buffer, at, block.byteLength);
+  if (block instanceof Uint8Array) into.set(block);
+  else block.writeInto(into);
   const r = x.solve(at);
   const size = resultSize(x.memory.buffer, r, setBytes);
   return x.memory.buffer.slice(r, r + size);
@@ -86,6 +90,11 @@ export class WasmSolver implements ProvisionSolver {
   private x: SolverExports | undefined;
   /** The most linear memory one solve used since `takeNeed` last ran, bytes. */
   private need = 0;
+  /**
+   * The encoder's pool writers, reused by every solve of this instance (a block is written into linear memory before
+   * the next encode): a solve allocates no new buffers for them once they have grown to its size.
+   */
+  private scratch: EncodeScratch | undefined;
 
   constructor(private readonly opts: WasmSolverOptions = {}) {
     this.name = `wasm-${opts.build ?? 'release'}`;
@@ -105,6 +114,7 @@ export class WasmSolver implements ProvisionSolver {
   trim(limit: number): boolean {
     if (this.memoryBytes() <= limit) return false;
     this.x = undefined;
+    this.scratch = undefined;
     return true;
   }
 
@@ -140,7 +150,8 @@ export class WasmSolver implements ProvisionSolver {
 
   private solveEncoded(input: ProvisionInput): ProvisionPlan {
     const improve = !input.exact && (this.opts.improve ?? true);
-    const { block, ctx } = encodeProvision(input, {
+    const { block, ctx } = encodeProvisionSections(input, {
+      scratch: (this.scratch ??= { words: new Words(), f64: new F64s() }),
       improve,
       improveMs: this.opts.improveMs ?? DEFAULT_IMPROVE_SAFETY_MS,
       ...(this.opts.improveWork !== undefined ? { improveWork: this.opts.improveWork } : {}),

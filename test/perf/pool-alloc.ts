@@ -4,7 +4,9 @@
 // warm-up of two jobs, then `jobs` jobs (default 10) profiled. Prints the sampled total (MB), then the `top`
 // (default 25) functions by bytes they allocated themselves and by bytes allocated under them (inclusive), each
 // with its file and line, and the digest of the jobs' reports (to compare two checkouts: root=DIR runs another
-// worktree's engine). Counts bytes, not time: a loaded machine does not change it.
+// worktree's engine). Counts bytes, not time: a loaded machine does not change it. POOL_ALLOC_MINOR=0 leaves out
+// what scavenges freed (what is left was promoted, or is alive at the end); POOL_ALLOC_MAJOR=0 also what full
+// collections freed.
 import { createHash } from 'node:crypto';
 import { runScenario, scenario, type ScenarioInput } from '../../bench/scenarios/whatif.ts';
 import type { Engine } from '../../engine/index.ts';

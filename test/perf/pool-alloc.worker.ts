@@ -17,8 +17,8 @@ export default async function run(task: EngineTask): Promise<TaskReply> {
   if (!sampling) {
     await session.post('HeapProfiler.startSampling', {
       samplingInterval: interval,
-      includeObjectsCollectedByMajorGC: true,
-      includeObjectsCollectedByMinorGC: true,
+      includeObjectsCollectedByMajorGC: process.env['POOL_ALLOC_MAJOR'] !== '0',
+      includeObjectsCollectedByMinorGC: process.env['POOL_ALLOC_MINOR'] !== '0',
     });
     sampling = true;
     return { ok: true, value: undefined };

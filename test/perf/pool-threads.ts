@@ -8,7 +8,10 @@
 // Prints a line per batch,
 // then medians; throws if any configuration's reports differ from the first's (compared whole, digests included).
 // Each line also gives the workers' pause time in collections a job and each worker's new space (its young generation's
-// capacity, MiB) after its first task, the smallest and largest over the batch, and after its last task.
+// capacity, MiB) after its first task, the smallest and largest over the batch, and after its last task; and what the
+// old generation took in a job (V8's GC profiler in each worker: what scavenges promoted, what was allocated in it
+// directly between collections) and its size after the batch's last full collection. A full collection's marking runs
+// on V8's helper threads, which two workers pay on their own cores: the old generation's intake sets how often.
 // A configuration is `THREADS[:young=MB][:semi=MB][:root=DIR]`: workers, their young generation's maximum
 // (resourceLimits.maxYoungGenerationSizeMb), its semi-space's minimum (the pool's minSemiSpaceMb, V8's
 // --min-semi-space-size set only while these workers start; `semi=0` for V8's default; without it, the checkout's
@@ -31,6 +34,10 @@ interface Reading {
   readonly gcs: number;
   readonly gcMs: number;
   readonly kinds: Readonly<Record<string, number>>;
+  /** Bytes the old generation took in by scavenges' promotion, and directly, and its size after the last full GC. */
+  readonly promoted: number;
+  readonly direct: number;
+  readonly liveAfterMc: number;
 }
 
 const jobs = Number(process.argv[2] ?? 64);
@@ -122,12 +129,17 @@ async function measure(config: string, e: Engine, round: number): Promise<void> 
   put(`${k} first start ms`, firstStart - t0);
   put(`${k} gcs/job`, sum(rs.map((x) => x.gcs)) / jobs);
   put(`${k} gc ms/job`, sum(rs.map((x) => x.gcMs)) / jobs);
+  put(`${k} full gcs/job`, sum(rs.map((x) => x.kinds['4'] ?? 0)) / jobs);
+  put(`${k} promoted MB/job`, sum(rs.map((x) => x.promoted)) / 1e6 / jobs);
+  put(`${k} old-gen direct MB/job`, sum(rs.map((x) => x.direct)) / 1e6 / jobs);
   const perJob = (xs: readonly number[]) => xs.map((c) => (c / jobs).toFixed(1)).join('+');
   console.log(
     `round ${round} ${k}: wall ${wall.toFixed(0)} cpu/job ${(total / jobs).toFixed(1)} (workers ${perJob(wcpu)}, ` +
       `bg ${(bg / jobs).toFixed(1)}, main ${(main / jobs).toFixed(1)}) waited ${perJob(wwait)} busy ${busy.map((b) => b.toFixed(0)).join('/')} ` +
       `tasks ${rs.map((x) => x.tasks.length).join('/')} gcs ${rs.map((x) => JSON.stringify(x.kinds)).join('/')} ` +
-      `gc ms/job ${(sum(rs.map((x) => x.gcMs)) / jobs).toFixed(1)} new space MiB ${rs.map((x) => newSpaceRange(x.tasks.map((t) => t.newSpace))).join('/')} load ${loadavg()[0]!.toFixed(2)}`,
+      `gc ms/job ${(sum(rs.map((x) => x.gcMs)) / jobs).toFixed(1)} new space MiB ${rs.map((x) => newSpaceRange(x.tasks.map((t) => t.newSpace))).join('/')} ` +
+      `old gen MB/job promoted ${rs.map((x) => (x.promoted / 1e6 / jobs).toFixed(2)).join('+')} direct ${rs.map((x) => (x.direct / 1e6 / jobs).toFixed(2)).join('+')} ` +
+      `live after full gc MB ${rs.map((x) => (x.liveAfterMc / 1e6).toFixed(1)).join('/')} load ${loadavg()[0]!.toFixed(2)}`,
   );
 }
 
