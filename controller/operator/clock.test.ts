@@ -21,6 +21,24 @@ describe('realClock', () => {
     expect(n).toBe(1);
   });
 
+  it('fires timers by due time, equal delays in the order set, cancelled ones never', async () => {
+    const fired: number[] = [];
+    const timers = [5, 1, 3, 1, 8, 3, 2, 13, 1, 5].map((ms, i) => realClock.setTimer(ms, () => fired.push(i)));
+    timers[2]!.cancel();
+    timers[7]!.cancel();
+    timers[7]!.cancel();
+    await new Promise<void>((resolve) => realClock.setTimer(30, resolve));
+    expect(fired).toEqual([1, 3, 8, 6, 5, 0, 9, 4]);
+  });
+
+  it('waits out a delay longer than setTimeout takes (which it would cut to 1 ms)', async () => {
+    let fired = false;
+    const far = realClock.setTimer(30 * 24 * 3600_000, () => (fired = true));
+    await new Promise<void>((resolve) => realClock.setTimer(20, resolve));
+    far.cancel();
+    expect(fired).toBe(false);
+  });
+
   it('repeats an interval until it is cancelled, and a second cancel does nothing', async () => {
     let n = 0;
     const every = realClock.setInterval(1, () => n++);
