@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { describe, expect, it } from 'vitest';
 import { realClock, toKubeMicroTime, toKubeTime } from './clock.ts';
 
@@ -37,6 +38,15 @@ describe('realClock', () => {
     await new Promise<void>((resolve) => realClock.setTimer(20, resolve));
     far.cancel();
     expect(fired).toBe(false);
+  });
+
+  it('runs a callback outside the async context of whoever set the timers (one timeout fires them all)', async () => {
+    const scope = new AsyncLocalStorage<string>();
+    const seen: Array<string | undefined> = [];
+    scope.run('first', () => realClock.setTimer(2, () => seen.push(scope.getStore())));
+    scope.run('second', () => realClock.setTimer(1, () => seen.push(scope.getStore())));
+    await new Promise<void>((resolve) => realClock.setTimer(20, resolve));
+    expect(seen).toEqual([undefined, undefined]);
   });
 
   it('repeats an interval until it is cancelled, and a second cancel does nothing', async () => {

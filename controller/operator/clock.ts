@@ -1,6 +1,7 @@
 // Time as the controller sees it. Everything that waits or reads the time takes a Clock, so the same code
 // runs on the wall clock in a cluster and on the simulated clock (sped up, or stepped by tests) in the
 // simulator. Times are milliseconds since the epoch; durations are milliseconds.
+import { AsyncResource } from 'node:async_hooks';
 
 /** A pending callback; cancel() is idempotent and safe after the callback ran. */
 export interface Timer {
@@ -81,10 +82,14 @@ class HeapTimer implements Timer {
 
 /**
  * The wall clock's one-shot timers: a binary heap by (due, seq) with one Node timeout armed for the earliest, as
- * client-go's delaying queue keeps one timer for all its waiting items.
+ * client-go's delaying queue keeps one timer for all its waiting items. Callbacks run outside any async context
+ * (AsyncLocalStorage): the one timeout is armed by whichever call set the earliest timer, and a callback must not
+ * run in the scope of another timer's setter (a reconcile's log fields, reconcilecontext.ts).
  */
 class TimerHeap {
   private readonly heap: HeapTimer[] = [];
+  /** fire(), bound to the context the heap was made in (the module's: no store). */
+  private readonly onTimeout = AsyncResource.bind(() => this.fire());
   private seq = 0;
   private armed: NodeTimeout | undefined;
   /** When the armed timeout fires (performance.now() ms). */
@@ -147,7 +152,7 @@ class TimerHeap {
     if (this.armed !== undefined) clearTimeout(this.armed);
     const ms = Math.min(TIMEOUT_MAX, Math.max(1, Math.ceil(head.due - performance.now())));
     this.armedFor = Math.min(head.due, performance.now() + ms);
-    this.armed = setTimeout(() => this.fire(), ms);
+    this.armed = setTimeout(this.onTimeout, ms);
   }
 
   private before(a: HeapTimer, b: HeapTimer): boolean {
