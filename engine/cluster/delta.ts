@@ -648,41 +648,35 @@ function holdPod(sh: Shipped, p: Pod): string | undefined {
 
 /** A diff's findings into the mirror, in time proportional to them. */
 function applyPass(sh: Shipped, pass: ObjectPass): void {
-  const links = linksAfter(sh, pass);
-  // Pods linked after this pass are not loose (read off the mirror before it changes).
-  const linked: string[] = [];
-  for (const uid of pass.loose) {
-    const at = links.has(uid) ? links.get(uid) : linkOf(sh, uid);
-    if (at !== undefined) linked.push(uid);
-  }
-  for (const uid of linked) pass.loose.delete(uid);
   for (const name of pass.nodesRemoved) sh.nodes.delete(name);
   for (const t of pass.touched) sh.nodes.set(t.node.name, t);
   for (const t of pass.refreshed) sh.nodes.set(t.node.name, t);
   for (const [uid, p] of pass.seen) sh.pods.set(uid, p);
-  for (const uid of pass.removed) {
-    sh.pods.delete(uid);
-    sh.away.delete(uid);
-  }
+  for (const uid of pass.removed) sh.pods.delete(uid);
+  relink(sh, pass);
   sh.loose = pass.loose;
-  for (const [uid, node] of links) if (!pass.removed.has(uid)) setLink(sh, uid, node);
   sh.nodeOrder = pass.nodeOrder;
   sh.pending = pass.pending;
   sh.read = pass.read;
 }
 
 /**
- * The links a pass changes or whose pod it replaces, as they will be: the pods of the touched and removed nodes
- * unlinked, then the touched nodes' pods linked (the last node wins); a pod read again keeps its link otherwise.
+ * The links after a pass. A pod it read is named by the last touched node that lists it, or by none: it was named
+ * by none, or by a touched or removed node (a pod named by a node passed over is not read again as pending or as
+ * the operation's, linkedElsewhere). A pod such a node named that was not read is dropped (ObjectPass.removed).
+ * Every other pod keeps its link. A pod a touched node lists is not loose.
  */
-function linksAfter(sh: Shipped, pass: ObjectPass): Map<string, string | undefined> {
-  const links = new Map<string, string | undefined>();
-  const unlink = (name: string): void => {
-    for (const uid of sh.nodes.get(name)?.pods ?? []) if (linkOf(sh, uid) === name) links.set(uid, undefined);
-  };
-  for (const t of pass.touched) unlink(t.node.name);
-  for (const name of pass.nodesRemoved) unlink(name);
-  for (const t of pass.touched) for (const uid of t.pods) links.set(uid, t.node.name);
-  for (const uid of pass.seen.keys()) if (!links.has(uid)) links.set(uid, linkOf(sh, uid));
-  return links;
+function relink(sh: Shipped, pass: ObjectPass): void {
+  if (sh.away.size) {
+    for (const uid of pass.seen.keys()) sh.away.delete(uid);
+    for (const uid of pass.removed) sh.away.delete(uid);
+  }
+  for (const t of pass.touched) {
+    const name = t.node.name;
+    for (const uid of t.pods) {
+      if (pass.loose.size) pass.loose.delete(uid);
+      if (sh.pods.get(uid)?.nodeName !== name) sh.away.set(uid, name);
+      else if (sh.away.size) sh.away.delete(uid);
+    }
+  }
 }
