@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { describe, expect, it } from 'vitest';
 import { realClock, toKubeMicroTime, toKubeTime } from './clock.ts';
 
@@ -19,6 +20,33 @@ describe('realClock', () => {
     await new Promise<void>((resolve) => realClock.setTimer(0, resolve));
     t.cancel();
     expect(n).toBe(1);
+  });
+
+  it('fires timers by due time, equal delays in the order set, cancelled ones never', async () => {
+    const fired: number[] = [];
+    const timers = [5, 1, 3, 1, 8, 3, 2, 13, 1, 5].map((ms, i) => realClock.setTimer(ms, () => fired.push(i)));
+    timers[2]!.cancel();
+    timers[7]!.cancel();
+    timers[7]!.cancel();
+    await new Promise<void>((resolve) => realClock.setTimer(30, resolve));
+    expect(fired).toEqual([1, 3, 8, 6, 5, 0, 9, 4]);
+  });
+
+  it('waits out a delay longer than setTimeout takes (which it would cut to 1 ms)', async () => {
+    let fired = false;
+    const far = realClock.setTimer(30 * 24 * 3600_000, () => (fired = true));
+    await new Promise<void>((resolve) => realClock.setTimer(20, resolve));
+    far.cancel();
+    expect(fired).toBe(false);
+  });
+
+  it('runs a callback outside the async context of whoever set the timers (one timeout fires them all)', async () => {
+    const scope = new AsyncLocalStorage<string>();
+    const seen: Array<string | undefined> = [];
+    scope.run('first', () => realClock.setTimer(2, () => seen.push(scope.getStore())));
+    scope.run('second', () => realClock.setTimer(1, () => seen.push(scope.getStore())));
+    await new Promise<void>((resolve) => realClock.setTimer(20, resolve));
+    expect(seen).toEqual([undefined, undefined]);
   });
 
   it('repeats an interval until it is cancelled, and a second cancel does nothing', async () => {

@@ -1,6 +1,7 @@
 // Time as the controller sees it. Everything that waits or reads the time takes a Clock, so the same code
 // runs on the wall clock in a cluster and on the simulated clock (sped up, or stepped by tests) in the
 // simulator. Times are milliseconds since the epoch; durations are milliseconds.
+import { AsyncResource } from 'node:async_hooks';
 
 /** A pending callback; cancel() is idempotent and safe after the callback ran. */
 export interface Timer {
@@ -55,18 +56,150 @@ export function toKubeMicroTime(ms: number): string {
 
 type NodeTimeout = ReturnType<typeof setTimeout>;
 
+/** The longest delay setTimeout takes (a longer one it sets to 1 ms, with a warning). */
+const TIMEOUT_MAX = 2 ** 31 - 1;
+
 /**
- * A wall-clock timer: its timeout and the function that clears it, both held as fields (a `cancel` closure per timer
- * held a context beside it, and a work queue keeps a requeue timer per NodeClaim and controller).
+ * A one-shot wall-clock timer: an entry of the timer heap (its place in it, -1 once fired or cancelled). A Node
+ * timeout per timer cost about 300 B with its callback; a work queue keeps a requeue timer per NodeClaim and
+ * controller.
  */
-class WallTimer implements Timer {
+class HeapTimer implements Timer {
+  at = -1;
+
   constructor(
-    private readonly t: NodeTimeout,
-    private readonly clear: (t: NodeTimeout) => void,
+    /** Due, in performance.now() milliseconds (monotonic, as Node's timers are). */
+    readonly due: number,
+    /** Order of setting: timers due at the same instant fire in the order they were set. */
+    readonly seq: number,
+    readonly fn: () => void,
   ) {}
 
   cancel(): void {
-    this.clear(this.t);
+    if (this.at >= 0) wallTimers.remove(this);
+  }
+}
+
+/**
+ * The wall clock's one-shot timers: a binary heap by (due, seq) with one Node timeout armed for the earliest, as
+ * client-go's delaying queue keeps one timer for all its waiting items. Callbacks run outside any async context
+ * (AsyncLocalStorage): the one timeout is armed by whichever call set the earliest timer, and a callback must not
+ * run in the scope of another timer's setter (a reconcile's log fields, reconcilecontext.ts).
+ */
+class TimerHeap {
+  private readonly heap: HeapTimer[] = [];
+  /** fire(), bound to the context the heap was made in (the module's: no store). */
+  private readonly onTimeout = AsyncResource.bind(() => this.fire());
+  private seq = 0;
+  private armed: NodeTimeout | undefined;
+  /** When the armed timeout fires (performance.now() ms). */
+  private armedFor = Number.POSITIVE_INFINITY;
+
+  add(ms: number, fn: () => void): Timer {
+    // At least 1 ms, as setTimeout makes a shorter delay: a timer set by a callback never fires in the same pass.
+    const t = new HeapTimer(performance.now() + Math.max(1, ms), this.seq++, fn);
+    this.heap.push(t);
+    this.up(this.heap.length - 1);
+    this.arm();
+    return t;
+  }
+
+  remove(t: HeapTimer): void {
+    this.detach(t);
+    this.arm();
+  }
+
+  /** Takes `t` out of the heap. */
+  private detach(t: HeapTimer): void {
+    const i = t.at;
+    const last = this.heap.pop()!;
+    t.at = -1;
+    if (last !== t) {
+      this.put(last, i);
+      this.down(i);
+      this.up(i);
+    }
+  }
+
+  /** Fires every timer due by now, in order; a callback that throws does so as an uncaught error of its own. */
+  private fire(): void {
+    this.armed = undefined;
+    this.armedFor = Number.POSITIVE_INFINITY;
+    const now = performance.now();
+    for (let head = this.heap[0]; head !== undefined && head.due <= now; head = this.heap[0]) {
+      this.detach(head);
+      try {
+        head.fn();
+      } catch (err) {
+        queueMicrotask(() => {
+          throw err;
+        });
+      }
+    }
+    this.arm();
+  }
+
+  /** One Node timeout for the earliest timer (none when there is none); within TIMEOUT_MAX, re-armed past it. */
+  private arm(): void {
+    const head = this.heap[0];
+    if (head === undefined) {
+      if (this.armed !== undefined) clearTimeout(this.armed);
+      this.armed = undefined;
+      this.armedFor = Number.POSITIVE_INFINITY;
+      return;
+    }
+    if (this.armed !== undefined && this.armedFor <= head.due) return;
+    if (this.armed !== undefined) clearTimeout(this.armed);
+    const ms = Math.min(TIMEOUT_MAX, Math.max(1, Math.ceil(head.due - performance.now())));
+    this.armedFor = Math.min(head.due, performance.now() + ms);
+    this.armed = setTimeout(this.onTimeout, ms);
+  }
+
+  private before(a: HeapTimer, b: HeapTimer): boolean {
+    return a.due < b.due || (a.due === b.due && a.seq < b.seq);
+  }
+
+  private put(t: HeapTimer, i: number): void {
+    this.heap[i] = t;
+    t.at = i;
+  }
+
+  private up(i: number): void {
+    const t = this.heap[i]!;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      const parent = this.heap[p]!;
+      if (!this.before(t, parent)) break;
+      this.put(parent, i);
+      i = p;
+    }
+    this.put(t, i);
+  }
+
+  private down(i: number): void {
+    const n = this.heap.length;
+    const t = this.heap[i]!;
+    for (;;) {
+      let c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && this.before(this.heap[c + 1]!, this.heap[c]!)) c++;
+      const child = this.heap[c]!;
+      if (!this.before(child, t)) break;
+      this.put(child, i);
+      i = c;
+    }
+    this.put(t, i);
+  }
+}
+
+const wallTimers = new TimerHeap();
+
+/** A wall-clock interval: its Node timeout, cleared on cancel. */
+class WallInterval implements Timer {
+  constructor(private readonly t: NodeTimeout) {}
+
+  cancel(): void {
+    clearInterval(this.t);
   }
 }
 
@@ -77,9 +210,9 @@ export const realClock: Clock = {
     return sleepOn(realClock, ms, signal);
   },
   setTimer(ms, fn) {
-    return new WallTimer(setTimeout(fn, Math.max(0, ms)), clearTimeout);
+    return wallTimers.add(ms, fn);
   },
   setInterval(ms, fn) {
-    return new WallTimer(setInterval(fn, Math.max(1, ms)), clearInterval);
+    return new WallInterval(setInterval(fn, Math.max(1, ms)));
   },
 };

@@ -104,8 +104,11 @@ interface ShippedRest {
 /** What the model holds. Kept up to date in place by a diff's commit, in time proportional to what changed. */
 interface Shipped extends ShippedRest {
   readonly pods: Map<string, Pod>;
-  /** Pod uid -> the node whose pod list names it (the last one, should two). */
-  readonly podNode: Map<string, string>;
+  /**
+   * Pod uid -> the node whose pod list names it (the last one, should two), when that is not the held pod's
+   * nodeName: a held pod not in `loose` is named by its own node unless this says otherwise (linkOf).
+   */
+  readonly away: Map<string, string>;
   /** Pods held but named by no node (pending pods, pods an operation named, preloaded pods). */
   loose: Set<string>;
   readonly nodes: Map<string, ShippedNode>;
@@ -121,7 +124,7 @@ interface Shipped extends ShippedRest {
 const empty = (): Shipped => ({
   now: 0,
   pods: new Map(),
-  podNode: new Map(),
+  away: new Map(),
   loose: new Set(),
   nodes: new Map(),
   nodeOrder: [],
@@ -283,7 +286,7 @@ export class ModelMirror {
       // does not read) is recorded as shipped without a delta: the model's version stays where a plan solved
       // ahead of the decision expects it.
       if (old !== undefined && podChange(old, p) === undefined) {
-        shipped.pods.set(p.uid, p);
+        holdPod(shipped, p);
         // Not the object the last diff read: the next one reads the pods again.
         shipped.read = undefined;
         this.committed = undefined;
@@ -292,10 +295,7 @@ export class ModelMirror {
     if (!fresh.length) return undefined;
     const delta: SnapshotDelta = { base: this.version, version: this.version + 1, now: shipped.now, pods: fresh };
     const commit = (): void => {
-      for (const p of fresh) {
-        shipped.pods.set(p.uid, p);
-        if (!shipped.podNode.has(p.uid)) shipped.loose.add(p.uid);
-      }
+      for (const p of fresh) if (holdPod(shipped, p) === undefined) shipped.loose.add(p.uid);
       shipped.read = undefined;
       this.committed = undefined;
       this.version = delta.version;
@@ -568,7 +568,7 @@ function linkedElsewhere(
   const stale = new Set(nodesRemoved);
   for (const t of touched) stale.add(t.node.name);
   return (uid) => {
-    const at = prev.podNode.get(uid);
+    const at = linkOf(prev, uid);
     return at !== undefined && !stale.has(at);
   };
 }
@@ -625,26 +625,58 @@ class PodDiff {
   }
 }
 
+/** The node whose pod list names a held pod (the last one, should two), or undefined when none does. */
+function linkOf(sh: Shipped, uid: string): string | undefined {
+  const away = sh.away.get(uid);
+  if (away !== undefined) return away;
+  return sh.loose.has(uid) ? undefined : sh.pods.get(uid)?.nodeName;
+}
+
+/** Records that the held pod `uid` is named by `node` (or by none). */
+function setLink(sh: Shipped, uid: string, node: string | undefined): void {
+  if (node !== undefined && node !== sh.pods.get(uid)?.nodeName) sh.away.set(uid, node);
+  else sh.away.delete(uid);
+}
+
+/** Holds `p` in place of the pod with its uid, named by the same node as that one; returns that node. */
+function holdPod(sh: Shipped, p: Pod): string | undefined {
+  const link = linkOf(sh, p.uid);
+  sh.pods.set(p.uid, p);
+  setLink(sh, p.uid, link);
+  return link;
+}
+
 /** A diff's findings into the mirror, in time proportional to them. */
 function applyPass(sh: Shipped, pass: ObjectPass): void {
-  const unlink = (name: string): void => {
-    for (const uid of sh.nodes.get(name)?.pods ?? []) if (sh.podNode.get(uid) === name) sh.podNode.delete(uid);
-  };
-  for (const t of pass.touched) unlink(t.node.name);
-  for (const name of pass.nodesRemoved) {
-    unlink(name);
-    sh.nodes.delete(name);
-  }
-  for (const t of pass.touched) {
-    sh.nodes.set(t.node.name, t);
-    for (const uid of t.pods) sh.podNode.set(uid, t.node.name);
-  }
+  for (const name of pass.nodesRemoved) sh.nodes.delete(name);
+  for (const t of pass.touched) sh.nodes.set(t.node.name, t);
   for (const t of pass.refreshed) sh.nodes.set(t.node.name, t);
   for (const [uid, p] of pass.seen) sh.pods.set(uid, p);
   for (const uid of pass.removed) sh.pods.delete(uid);
-  for (const uid of pass.loose) if (sh.podNode.has(uid)) pass.loose.delete(uid);
+  relink(sh, pass);
   sh.loose = pass.loose;
   sh.nodeOrder = pass.nodeOrder;
   sh.pending = pass.pending;
   sh.read = pass.read;
+}
+
+/**
+ * The links after a pass. A pod it read is named by the last touched node that lists it, or by none: it was named
+ * by none, or by a touched or removed node (a pod named by a node passed over is not read again as pending or as
+ * the operation's, linkedElsewhere). A pod such a node named that was not read is dropped (ObjectPass.removed).
+ * Every other pod keeps its link. A pod a touched node lists is not loose.
+ */
+function relink(sh: Shipped, pass: ObjectPass): void {
+  if (sh.away.size) {
+    for (const uid of pass.seen.keys()) sh.away.delete(uid);
+    for (const uid of pass.removed) sh.away.delete(uid);
+  }
+  for (const t of pass.touched) {
+    const name = t.node.name;
+    for (const uid of t.pods) {
+      if (pass.loose.size) pass.loose.delete(uid);
+      if (sh.pods.get(uid)?.nodeName !== name) sh.away.set(uid, name);
+      else if (sh.away.size) sh.away.delete(uid);
+    }
+  }
 }

@@ -82,7 +82,7 @@ class FakeState {
   step(): string {
     const r = this.r;
     const i = this.nodes.length ? r.int(this.nodes.length) : -1;
-    const k = r.int(11);
+    const k = r.int(12);
     if (k === 0 || i < 0) return (this.addNode(), 'add node');
     if (k === 1 && this.pending.length) {
       // The kube-scheduler binds a pending pod: a new pod object on a rejoined node.
@@ -123,6 +123,14 @@ class FakeState {
       const j = r.int(this.nodes.length);
       [this.nodes[i], this.nodes[j]] = [this.nodes[j]!, this.nodes[i]!];
       return 'reorder';
+    }
+    if (k === 10 && this.nodes.length > 1 && this.nodes[i]!.pods.length) {
+      // A pod listed by a node it does not name (its nodeName is another's, as after a carried-out move).
+      const j = (i + 1 + r.int(this.nodes.length - 1)) % this.nodes.length;
+      const p = this.nodes[i]!.pods[r.int(this.nodes[i]!.pods.length)]!;
+      this.rejoin(i, (n) => ({ pods: n.pods.filter((q) => q !== p) }));
+      this.rejoin(j, (n) => ({ pods: [...n.pods, p] }));
+      return 'listed elsewhere';
     }
     if (this.pending.length) {
       // The watch re-sends a pending pod: a new object with the same data.
