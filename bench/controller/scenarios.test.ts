@@ -110,6 +110,12 @@ describe('controller bench harness', () => {
       expect(stats.eventLoopP99Ms).toBeGreaterThan(0);
       expect(stats.eventLoopMaxMs).toBeGreaterThanOrEqual(stats.eventLoopP99Ms);
       expect(stats.rssPeakMiB).toBeGreaterThan(50);
+      // The peak is the larger of the start and every 5 s window's highest sample; every window was sampled.
+      expect(stats.rssStartMiB).toBeGreaterThan(50);
+      expect(stats.rssWindowsMiB.length).toBeGreaterThanOrEqual(1);
+      expect(stats.rssWindowsMiB.length).toBeLessThanOrEqual(Math.floor(stats.seconds / 5) + 2);
+      expect(stats.rssWindowsMiB.every((w) => w > 0)).toBe(true);
+      expect(stats.rssPeakMiB).toBeCloseTo(Math.max(stats.rssStartMiB, ...stats.rssWindowsMiB), -1);
     } finally {
       await h.close();
     }

@@ -41,6 +41,8 @@ export interface ControllerRow {
   readonly eventLoopMaxMs: number;
   /** Peak resident set of the controller process (main thread and its engine worker threads), MiB. */
   readonly rssMiB: number;
+  /** Its resident set when the phase started (what the set-up left), MiB. */
+  readonly rssStartMiB: number;
   /** The controller's main-thread V8 heap in use at the phase's end, MiB. */
   readonly heapMiB: number;
   /** Median time of the disruption passes that ran the engine (the decision-evaluation metric), ms. */
@@ -246,6 +248,7 @@ function row(
     eventLoopP99Ms: stats.eventLoopP99Ms,
     eventLoopMaxMs: stats.eventLoopMaxMs,
     rssMiB: stats.rssPeakMiB,
+    rssStartMiB: stats.rssStartMiB,
     heapMiB: stats.heapUsedMiB,
     workersMiB: workersMiB(stats),
     seconds: stats.seconds,
@@ -263,6 +266,7 @@ const r1 = (x: number): number => Math.round(x * 10) / 10;
 function memoryBreakdown(s: PhaseStats): Record<string, unknown> {
   const main = s.heapPhysicalMiB + s.externalMiB + s.mallocedMiB;
   return {
+    rssWindows: s.rssWindowsMiB,
     rssEnd: r1(s.rssEndMiB),
     ...(s.rssAfterGcMiB !== undefined ? { rssAfterGc: r1(s.rssAfterGcMiB) } : {}),
     main: {

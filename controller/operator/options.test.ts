@@ -300,8 +300,9 @@ describe('resolveOptions', () => {
       expect(help).toContain(env);
   });
 
-  it("leaves the heaps' growing factor to V8 unless told otherwise", () => {
-    expect(resolveOptions([], {}).heapGrowingPercent).toBe(0);
+  it("keeps the heaps within 20% of their live data unless told otherwise (0: V8's own factor)", () => {
+    expect(resolveOptions([], {}).heapGrowingPercent).toBe(20);
+    expect(resolveOptions([], { HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent).toBe(0);
     expect(resolveOptions(['--heap-growing-percent=50'], {}).heapGrowingPercent).toBe(50);
     expect(resolveOptions([], { HEAP_GROWING_PERCENT: '100' }).heapGrowingPercent).toBe(100);
     expect(problems([], { HEAP_GROWING_PERCENT: '-5' })).toEqual([

@@ -382,7 +382,7 @@ export const OPTION_SPECS: readonly Spec[] = [
     flag: 'heap-growing-percent',
     env: 'HEAP_GROWING_PERCENT',
     kind: 'count',
-    default: '0',
+    default: '20',
     help: "How far past its live data each thread's JavaScript heap may grow before a full collection, percent (0: as Node started: V8's own choice)",
   },
   {

@@ -29,6 +29,8 @@ import type {
 } from './protocol.ts';
 
 const MiB = 1024 * 1024;
+/** The RSS timeline's window: the highest of its 100 ms samples is kept per window. */
+const RSS_WINDOW_MS = 5_000;
 
 function send(m: FromChild): void {
   process.send!(m);
@@ -39,6 +41,9 @@ class PhaseProbe {
   private readonly delay = monitorEventLoopDelay({ resolution: 10 });
   private sampler: NodeJS.Timeout | undefined;
   private peak = 0;
+  private startRss = 0;
+  /** The highest RSS sample of each RSS_WINDOW_MS since the phase started. */
+  private windows: number[] = [];
   private started = 0;
 
   // No pause/resume: re-enabling the monitor records the whole pause as one delay.
@@ -48,10 +53,17 @@ class PhaseProbe {
     this.delay.reset();
     this.delay.enable();
     this.peak = process.memoryUsage.rss();
+    this.startRss = this.peak;
+    this.windows = [];
     this.started = wallClockMs();
-    this.sampler = setInterval(() => {
-      this.peak = Math.max(this.peak, process.memoryUsage.rss());
-    }, 100);
+    this.sampler = setInterval(() => this.sample(process.memoryUsage.rss()), 100);
+  }
+
+  private sample(rss: number): void {
+    this.peak = Math.max(this.peak, rss);
+    const w = Math.floor((wallClockMs() - this.started) / RSS_WINDOW_MS);
+    while (this.windows.length <= w) this.windows.push(0);
+    this.windows[w] = Math.max(this.windows[w]!, rss);
   }
 
   end(workers: readonly WorkerMemory[]): PhaseStats {
@@ -59,13 +71,15 @@ class PhaseProbe {
     clearInterval(this.sampler);
     const mem = process.memoryUsage();
     const heap = getHeapStatistics();
-    this.peak = Math.max(this.peak, mem.rss);
+    this.sample(mem.rss);
     const ms = (ns: number) => ns / 1e6;
     return {
       eventLoopP50Ms: ms(this.delay.percentile(50)),
       eventLoopP99Ms: ms(this.delay.percentile(99)),
       eventLoopMaxMs: ms(this.delay.max),
       rssPeakMiB: this.peak / MiB,
+      rssStartMiB: this.startRss / MiB,
+      rssWindowsMiB: this.windows.map((b) => Math.round(b / MiB)),
       rssEndMiB: mem.rss / MiB,
       heapUsedMiB: mem.heapUsed / MiB,
       heapTotalMiB: mem.heapTotal / MiB,

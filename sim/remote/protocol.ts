@@ -35,6 +35,13 @@ export interface PhaseStats {
   readonly eventLoopMaxMs: number;
   /** Peak of the process's resident set size, sampled every 100 ms during the phase, MiB. */
   readonly rssPeakMiB: number;
+  /** The RSS when the phase started: what the set-up before it left resident, MiB. */
+  readonly rssStartMiB: number;
+  /**
+   * The highest sample of each RSS_WINDOW_MS of the phase, in order, MiB: whether the peak was the phase's own or
+   * carried into it from the set-up (V8 gives back an idle heap's room only over the seconds that follow).
+   */
+  readonly rssWindowsMiB: readonly number[];
   /** At the phase's end: the process's RSS, and the main thread's V8 heap (used, reserved) and external memory. */
   readonly rssEndMiB: number;
   readonly heapUsedMiB: number;
