@@ -37,7 +37,6 @@
 // pod's stripped JSON held about 2.0 KiB and 45 heap objects before the conditions, spec fields and string
 // sharing above.
 import type { KubeObject } from '../operator/kube.ts';
-import { SharedCopies } from './sharedcopies.ts';
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
@@ -162,7 +161,7 @@ export function stripNode(o: KubeObject): KubeObject {
 const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
 
 /** One copy of each short string seen in pods; started afresh when it outgrows SHARED_MAX_ENTRIES. */
-const shared = new SharedCopies<string>(SHARED_MAX_ENTRIES);
+const shared = new Map<string, string>();
 
 /** Pod fields whose whole value is usually the same for all the pods of a workload. */
 const SHARED_PARTS: ReadonlySet<string> = new Set([
@@ -178,7 +177,7 @@ const SHARED_PARTS: ReadonlySet<string> = new Set([
 const SHARED_PARTS_MAX_ENTRIES = 10_000;
 
 /** One copy of each such part seen, by its JSON; started afresh when it outgrows SHARED_PARTS_MAX_ENTRIES. */
-const sharedParts = new SharedCopies<unknown>(SHARED_PARTS_MAX_ENTRIES);
+const sharedParts = new Map<string, unknown>();
 
 /**
  * What a kind shares: the fields whose whole value is one copy for all the objects with an equal one (`parts`), and
@@ -232,11 +231,19 @@ function sharePart(v: unknown, key: string, depth: number, how: Sharing): unknow
   const json = JSON.stringify(v);
   const had = sharedParts.get(json);
   if (had !== undefined) return had;
-  return sharedParts.keep(json, copyShared(v, key, depth, how));
+  const copy = copyShared(v, key, depth, how);
+  if (sharedParts.size >= SHARED_PARTS_MAX_ENTRIES) sharedParts.clear();
+  sharedParts.set(json, copy);
+  return copy;
 }
 
 function share(v: string): string {
-  return v.length > SHARED_MAX_LENGTH ? v : shared.keep(v, v);
+  if (v.length > SHARED_MAX_LENGTH) return v;
+  const had = shared.get(v);
+  if (had !== undefined) return had;
+  if (shared.size >= SHARED_MAX_ENTRIES) shared.clear();
+  shared.set(v, v);
+  return v;
 }
 
 /**

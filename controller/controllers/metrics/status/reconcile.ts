@@ -15,7 +15,6 @@ import type { DerivedSeries, StatusMetrics } from '../../../operator/metrics.ts'
 import { done, type ReconcileResult } from '../../../operator/result.ts';
 import type { Controller } from '../../../operator/runtime.ts';
 import type { ControllerContext } from '../../context.ts';
-import { SharedCopies } from '../../../state/sharedcopies.ts';
 
 const KIND_OF: Readonly<Record<string, StatusKind>> = {
   NodeClaim: 'nodeclaim',
@@ -177,8 +176,16 @@ const SHARED_LABEL_SETS = 1_000;
 export function newStatusMetrics(ctx: ControllerContext): Controller {
   const seen = new Map<string, Seen>();
   /** One object for equal label sets (the NodeClaims of a NodePool have the same), by their values. */
-  const labelSets = new SharedCopies<Labels>(SHARED_LABEL_SETS);
-  const sharedLabels = (labels: Labels): Labels => labelSets.keep(JSON.stringify(labels), labels);
+  const labelSets = new Map<string, Labels>();
+
+  function sharedLabels(labels: Labels): Labels {
+    const key = JSON.stringify(labels);
+    const had = labelSets.get(key);
+    if (had !== undefined) return had;
+    if (labelSets.size >= SHARED_LABEL_SETS) labelSets.clear();
+    labelSets.set(key, labels);
+    return labels;
+  }
 
   function observe(kind: StatusKind, key: string, obj: KubeObject, prior: Seen | undefined): void {
     transitions(ctx, kind, obj, prior);
