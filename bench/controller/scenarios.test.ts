@@ -116,6 +116,19 @@ describe('controller bench harness', () => {
       expect(stats.rssWindowsMiB.length).toBeLessThanOrEqual(Math.floor(stats.seconds / 5) + 2);
       expect(stats.rssWindowsMiB.every((w) => w > 0)).toBe(true);
       expect(stats.rssPeakMiB).toBeCloseTo(Math.max(stats.rssStartMiB, ...stats.rssWindowsMiB), -1);
+      // The main heap by space, at both ends: the new and old spaces hold pages; they add up to no more than the heap.
+      for (const spaces of [stats.spacesStartMiB, stats.spacesEndMiB]) {
+        expect(spaces['new']).toBeGreaterThan(0);
+        expect(spaces['old']).toBeGreaterThan(0);
+      }
+      const spaced = Object.values(stats.spacesEndMiB).reduce((a, b) => a + b, 0);
+      expect(spaced).toBeLessThanOrEqual(stats.heapPhysicalMiB + 0.01);
+      if (process.platform === 'linux') {
+        expect(stats.rssAnonMiB).toBeGreaterThan(0);
+        expect(stats.rssFileMiB).toBeGreaterThan(0);
+        // Read a moment after the RSS: allow for what the process allocated in between.
+        expect(stats.rssAnonMiB! + stats.rssFileMiB!).toBeLessThanOrEqual(stats.rssEndMiB + 16);
+      }
     } finally {
       await h.close();
     }

@@ -261,6 +261,8 @@ function row(
 const workersMiB = (s: PhaseStats): number => s.workers.reduce((a, w) => a + w.heapPhysicalMiB + w.wasmMiB, 0);
 
 const r1 = (x: number): number => Math.round(x * 10) / 10;
+const roundAll = (o: Readonly<Record<string, number>>): Record<string, number> =>
+  Object.fromEntries(Object.entries(o).map(([k, v]) => [k, r1(v)]));
 
 /** Where the controller process's memory was at the phase's end (docs/benchmarks.md, "Controller memory"). */
 function memoryBreakdown(s: PhaseStats): Record<string, unknown> {
@@ -268,6 +270,7 @@ function memoryBreakdown(s: PhaseStats): Record<string, unknown> {
   return {
     rssWindows: s.rssWindowsMiB,
     rssEnd: r1(s.rssEndMiB),
+    ...(s.rssAnonMiB !== undefined ? { rssAnon: r1(s.rssAnonMiB), rssFile: r1(s.rssFileMiB ?? 0) } : {}),
     ...(s.rssAfterGcMiB !== undefined ? { rssAfterGc: r1(s.rssAfterGcMiB) } : {}),
     main: {
       heapUsed: r1(s.heapUsedMiB),
@@ -279,6 +282,8 @@ function memoryBreakdown(s: PhaseStats): Record<string, unknown> {
       arrayBuffers: r1(s.arrayBuffersMiB),
       ...(s.liveArrayBuffersMiB !== undefined ? { liveArrayBuffers: r1(s.liveArrayBuffersMiB) } : {}),
       malloced: r1(s.mallocedMiB),
+      spacesStart: roundAll(s.spacesStartMiB),
+      spacesEnd: roundAll(s.spacesEndMiB),
     },
     workers: s.workers.map((w) => ({
       heapUsed: r1(w.heapUsedMiB),

@@ -6,7 +6,8 @@
 // benchmark runs the compiled controller (dist/), as the image does, with no TypeScript loader in any thread.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
-import { getHeapStatistics, writeHeapSnapshot } from 'node:v8';
+import { readFileSync } from 'node:fs';
+import { getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import type { WorkerMemory } from '../../engine/index.ts';
 import { applyHeapPolicy } from '../../controller/operator/heap.ts';
 import { AllocationProfile } from './allocprofile.ts';
@@ -42,6 +43,7 @@ class PhaseProbe {
   private sampler: NodeJS.Timeout | undefined;
   private peak = 0;
   private startRss = 0;
+  private startSpaces: Record<string, number> = {};
   /** The highest RSS sample of each RSS_WINDOW_MS since the phase started. */
   private windows: number[] = [];
   private started = 0;
@@ -54,6 +56,7 @@ class PhaseProbe {
     this.delay.enable();
     this.peak = process.memoryUsage.rss();
     this.startRss = this.peak;
+    this.startSpaces = heapSpaces();
     this.windows = [];
     this.started = wallClockMs();
     this.sampler = setInterval(() => this.sample(process.memoryUsage.rss()), 100);
@@ -88,12 +91,39 @@ class PhaseProbe {
       heapPhysicalMiB: heap.total_physical_size / MiB,
       mallocedMiB: heap.malloced_memory / MiB,
       heapLimitMiB: heap.heap_size_limit / MiB,
+      spacesStartMiB: this.startSpaces,
+      spacesEndMiB: heapSpaces(),
+      ...residentKinds(),
       ...liveHeap(),
       workers: workers.map(workerMiB),
       seconds: (wallClockMs() - this.started) / 1000,
       ...heapSnapshot(),
     };
   }
+}
+
+/** The main thread's heap by space (new, old, code, large objects...): each space's resident pages, MiB. */
+function heapSpaces(): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const s of getHeapSpaceStatistics()) out[s.space_name.replace(/_space$/, '')] = s.physical_space_size / MiB;
+  return out;
+}
+
+/**
+ * The process's resident memory by kind (Linux, /proc/self/status): anonymous pages (heaps, malloc, stacks) and
+ * file pages (the node binary and shared libraries, resident but shared with every node process); {} elsewhere.
+ */
+function residentKinds(): { rssAnonMiB?: number; rssFileMiB?: number } {
+  let status: string;
+  try {
+    status = readFileSync('/proc/self/status', 'utf8');
+  } catch {
+    return {};
+  }
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  const anon = kib('RssAnon');
+  const file = kib('RssFile');
+  return Number.isFinite(anon) && Number.isFinite(file) ? { rssAnonMiB: anon / 1024, rssFileMiB: file / 1024 } : {};
 }
 
 let snapshots = 0;

@@ -54,6 +54,12 @@ export interface PhaseStats {
   readonly mallocedMiB: number;
   /** How large V8 lets the main thread's heap become (Node's default, or --max-old-space-size). */
   readonly heapLimitMiB: number;
+  /** The main thread's heap by space (new, old, code, large_object...), resident MiB, at the phase's start and end. */
+  readonly spacesStartMiB: Readonly<Record<string, number>>;
+  readonly spacesEndMiB: Readonly<Record<string, number>>;
+  /** At the phase's end (Linux): the process's anonymous resident memory and its file pages (binary, libraries). */
+  readonly rssAnonMiB?: number;
+  readonly rssFileMiB?: number;
   /** The main thread's heap in use after a full collection (only with --expose-gc). */
   readonly liveHeapMiB?: number;
   /** After that collection: the main thread's ArrayBuffers still held, and the process's RSS. */
