@@ -326,7 +326,7 @@ export class ModelMirror {
     }
     const nodesRemoved = sameNames(sh.nodeOrder, order) ? [] : goneNodes(sh, order);
     const linked = linkedElsewhere(sh, touched, nodesRemoved);
-    refuseListedElsewhere(sh, touched, linked);
+    refuseListedElsewhere(sh, listings(touched), linked);
     // As the model drops them (ClusterModel.adopt): pods of a node carried away that no node names now, nor pending.
     const removed = new Set<string>();
     const check = (uid: string): void => {
@@ -503,7 +503,7 @@ function diffObjects(s: Snapshot, extra: readonly Pod[], prev: Shipped, d: Mutab
       continue;
     }
     const uids = n.pods.map((p) => p.uid);
-    for (const p of n.pods) if (!pods.see(p, true)) refuseListedBefore(touched, n, p);
+    for (const p of n.pods) if (!pods.see(p, n.name)) refuseListedBefore(touched, n, p);
     touched.push({ node: n, pods: uids });
     if (old && sameNames(old.pods, uids) && sameNode(old.node, n)) continue;
     const { pods: _pods, ...rest } = n;
@@ -528,9 +528,9 @@ function diffObjects(s: Snapshot, extra: readonly Pod[], prev: Shipped, d: Mutab
       podsShipped: 0,
     };
   const linked = linkedElsewhere(prev, touched, nodesRemoved);
-  refuseListedElsewhere(prev, touched, linked);
-  for (const p of s.pendingPods) if (!linked(p.uid)) pods.see(p, false);
-  for (const p of extra) if (!linked(p.uid)) pods.see(p, false);
+  refuseListedElsewhere(prev, pods.linkedAway, linked);
+  for (const p of s.pendingPods) if (!linked(p.uid)) pods.see(p);
+  for (const p of extra) if (!linked(p.uid)) pods.see(p);
   const removed = pods.gone(prev, touched, nodesRemoved, linked);
   const pending = s.pendingPods.map((p) => p.uid);
   if (!sameNames(prev.pending, pending)) d.pending = pending;
@@ -596,34 +596,48 @@ function refuseListedBefore(touched: readonly ShippedNode[], n: StateNode, p: Po
   if (other) throw listedTwice(p, p.uid, other.node.name, n.name);
 }
 
-/** Throws when a node read this time lists a pod that a node passed over (the mirror's links say which) lists too. */
-function refuseListedElsewhere(prev: Shipped, touched: readonly ShippedNode[], linked: (uid: string) => boolean): void {
+/** A pod a node read this time lists, and that node. */
+interface Listing {
+  readonly pod: Pod;
+  readonly node: string;
+}
+
+/** Every pod the nodes list, with the node. */
+function* listings(touched: readonly ShippedNode[]): Iterable<Listing> {
+  for (const t of touched) for (const pod of t.node.pods) yield { pod, node: t.node.name };
+}
+
+/**
+ * Throws when a node read this time lists a pod that a node passed over lists too (the mirror's links say which:
+ * `linked`); `listed` holds at least every listing of a held pod linked to another node than the one listing it.
+ */
+function refuseListedElsewhere(prev: Shipped, listed: Iterable<Listing>, linked: (uid: string) => boolean): void {
   if (!prev.pods.size) return;
-  for (const t of touched)
-    for (let i = 0; i < t.pods.length; i++) {
-      const uid = t.pods[i]!;
-      if (linked(uid)) throw listedTwice(t.node.pods[i], uid, linkOf(prev, uid)!, t.node.name);
-    }
+  for (const { pod, node } of listed)
+    if (linked(pod.uid)) throw listedTwice(pod, pod.uid, linkOf(prev, pod.uid)!, node);
 }
 
 /** The pods read by one diff: which changed, how, and which the model holds that nothing names any more. */
 class PodDiff {
   readonly seen = new Map<string, Pod>();
   readonly loose = new Set<string>();
+  /** Pods read on a node that the mirror links to another node (refuseListedElsewhere checks that node was read too). */
+  readonly linkedAway: Listing[] = [];
   private readonly changed: Pod[] = [];
   private readonly patches: Patch[] = [];
 
   constructor(private readonly prev: Shipped) {}
 
   /**
-   * A pod of the snapshot (`onNode`: named by a node read this time); the first object for a uid wins. False when
-   * that uid was read before.
+   * A pod of the snapshot, listed by the node `node` read this time (else pending or the operation's); the first
+   * object for a uid wins. False when that uid was read before.
    */
-  see(p: Pod, onNode: boolean): boolean {
+  see(p: Pod, node?: string): boolean {
     if (this.seen.has(p.uid)) return false;
     this.seen.set(p.uid, p);
-    if (!onNode) this.loose.add(p.uid);
+    if (node === undefined) this.loose.add(p.uid);
     const old = this.prev.pods.get(p.uid);
+    if (node !== undefined && old !== undefined) this.checkLink(p, old, node);
     if (old === p) return true;
     const change = old === undefined ? 'whole' : podChange(old, p);
     if (change === 'whole') this.changed.push(p);
@@ -649,6 +663,15 @@ class PodDiff {
     for (const name of nodesRemoved) for (const uid of prev.nodes.get(name)?.pods ?? []) check(uid);
     for (const uid of prev.loose) check(uid);
     return out;
+  }
+
+  /** Notes a held pod that `node` lists and the mirror links to another node (linkOf, with the held pod at hand). */
+  private checkLink(p: Pod, old: Pod, node: string): void {
+    const prev = this.prev;
+    const away = prev.away.size ? prev.away.get(p.uid) : undefined;
+    const link = away ?? old.nodeName;
+    if (link !== undefined && link !== node && (away !== undefined || !prev.loose.has(p.uid)))
+      this.linkedAway.push({ pod: p, node });
   }
 
   into(d: MutableDelta, removed: ReadonlySet<string>): void {
