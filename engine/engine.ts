@@ -21,6 +21,7 @@ import type { NewNodeClaimPlan, ProvisionPlan } from './model/types.ts';
 import { TypeShipper, type TypeChunk } from './pool/catalogs.ts';
 import { pack } from './pool/codec.ts';
 import type { TaskReply } from './pool/engine.worker.ts';
+import { MissingPackageError } from './pool/missing-package.ts';
 import { EnginePool, PoolError, type PoolOptions } from './pool/pool.ts';
 import { WhatIfError } from './whatif/build.ts';
 import type { WhatIfJob, WhatIfPart, WhatIfPartResult } from './whatif/job.ts';
@@ -221,11 +222,15 @@ const ops = {
 function replyValue<T>(reply: TaskReply, what: string): T {
   if (reply.ok) return reply.value as T;
   if ('stale' in reply) throw new PoolError(`${what}: the model was out of date (${reply.message})`);
+  const { name, message, package: missing } = reply.error;
+  // A what-if's own error and a package not installed are the user's to fix: their message as it is.
   const e =
-    reply.error.name === 'WhatIfError'
-      ? new WhatIfError(reply.error.message)
-      : new Error(`${what}: ${reply.error.message}`);
-  if (reply.error.stack && !(e instanceof WhatIfError))
+    name === 'WhatIfError'
+      ? new WhatIfError(message)
+      : missing !== undefined
+        ? new MissingPackageError(missing, message)
+        : new Error(`${what}: ${message}`);
+  if (reply.error.stack && !(e instanceof WhatIfError) && !(e instanceof MissingPackageError))
     e.stack = `${e.stack}\n    in the engine worker: ${reply.error.stack}`;
   throw e;
 }

@@ -76,6 +76,7 @@ export {
 export type { DeltaStats } from './cluster/delta.ts';
 export { PodInterner } from './cluster/intern.ts';
 export { PoolError, type EnginePool, type PoolOptions } from './pool/pool.ts';
+export { MissingPackageError } from './pool/missing-package.ts';
 export type { WorkerMemory } from './pool/engine.worker.ts';
 export { moduleUrl, workerModule } from './pool/module-url.ts';
 // The requirement algebra as a namespace (its add/get/has would collide with resources.ts), for the

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import {
   DEFAULT_REGION,
   emptyClusterObjects,
+  MissingPackageError,
   regionOf,
   WhatIfError,
   type ClusterObjects,
@@ -97,6 +98,14 @@ export async function jobRegion(spec: JobSpec): Promise<string> {
 }
 
 /**
+ * A package the report needs is not installed where karpenter-ts runs (the user's environment, not a bug): the
+ * job, the package, what of the report needs it and how to install it.
+ */
+function missingPackage(input: string, e: MissingPackageError): string {
+  return `${input}: ${e.message}; every what-if report has a lower bound (lowerBoundPerHour), so install the package \`${e.packageName}\` where karpenter-ts runs (npm install ${e.packageName})`;
+}
+
+/**
  * Runs one job: its inputs are read and parsed here (and a migration, a NodePool mapping or given NodePools
  * applied: migrate.ts), the report is made on one of the engine's workers (Engine.whatIf), with its progress
  * relayed to `onProgress`.
@@ -133,6 +142,8 @@ export async function runJob(
     const input = spec.snapshot ?? spec.pods ?? '';
     if (e instanceof InputError) return { index: spec.index, ok: false, error: e.message, input };
     if (e instanceof WhatIfError) return { index: spec.index, ok: false, error: `${input}: ${e.message}`, input };
+    if (e instanceof MissingPackageError)
+      return { index: spec.index, ok: false, error: missingPackage(input, e), input };
     throw e;
   }
 }

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { describe, expect, it } from 'vitest';
-import { realClock, toKubeMicroTime, toKubeTime } from './clock.ts';
+import { manualClock } from '../../sim/clock.ts';
+import { type Clock, realClock, toKubeMicroTime, toKubeTime } from './clock.ts';
 
 describe('realClock', () => {
   it('sleeps and can be aborted without leaving a timer', async () => {
@@ -47,6 +48,26 @@ describe('realClock', () => {
     scope.run('second', () => realClock.setTimer(1, () => seen.push(scope.getStore())));
     await new Promise<void>((resolve) => realClock.setTimer(20, resolve));
     expect(seen).toEqual([undefined, undefined]);
+  });
+
+  it("runs callbacks due together before the continuations they start, as the simulator's clock does", async () => {
+    const seen: string[] = [];
+    const run = async (clock: Clock, turn: () => Promise<void>): Promise<string[]> => {
+      seen.length = 0;
+      const slept = clock.sleep(1).then(() => seen.push('after sleep'));
+      clock.setTimer(1, () => seen.push('timer'));
+      await turn();
+      await slept;
+      return [...seen];
+    };
+    const wall = await run(realClock, async () => {
+      // Both due before the event loop comes back to the timers, so one turn fires them.
+      for (const until = performance.now() + 5; performance.now() < until; );
+      await new Promise<void>((resolve) => realClock.setTimer(1, resolve));
+    });
+    const sim = manualClock();
+    expect(wall).toEqual(['timer', 'after sleep']);
+    expect(await run(sim, () => sim.advance(1))).toEqual(wall);
   });
 
   it('repeats an interval until it is cancelled, and a second cancel does nothing', async () => {

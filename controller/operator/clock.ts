@@ -85,6 +85,17 @@ class HeapTimer implements Timer {
  * client-go's delaying queue keeps one timer for all its waiting items. Callbacks run outside any async context
  * (AsyncLocalStorage): the one timeout is armed by whichever call set the earliest timer, and a callback must not
  * run in the scope of another timer's setter (a reconcile's log fields, reconcilecontext.ts).
+ *
+ * Timers due together fire in one macrotask, one after the other, so the promise continuations their callbacks
+ * start run after all of them (Node runs microtasks between two timeouts' callbacks). Left so on purpose: no caller
+ * needs a continuation to run before the next due callback. Every setTimer callback in controller/ is synchronous
+ * bookkeeping whose follow-up waits for a later turn or for I/O: WorkQueue.addAfter adds a key that a setImmediate
+ * pump starts; the provisioning Batcher's close is idempotent and enqueues a key; the preloader's step and an
+ * informer's restart start work that goes to the worker or the API server before it changes shared state; leader
+ * election's deadline resolves a race with a request; sleep() resolves its promise. And the simulator's clock
+ * (sim/clock.ts, fireDue), on which the e2e and scenario tests run the controller, has always fired its due timers
+ * in one synchronous batch the same way. One callback a turn (a setImmediate between them) would let I/O in between
+ * as well, and make the two clocks differ.
  */
 class TimerHeap {
   private readonly heap: HeapTimer[] = [];

@@ -105,7 +105,7 @@ interface ShippedRest {
 interface Shipped extends ShippedRest {
   readonly pods: Map<string, Pod>;
   /**
-   * Pod uid -> the node whose pod list names it (the last one, should two), when that is not the held pod's
+   * Pod uid -> the node whose pod list names it (one at most: listedTwice), when that is not the held pod's
    * nodeName: a held pod not in `loose` is named by its own node unless this says otherwise (linkOf).
    */
   readonly away: Map<string, string>;
@@ -319,11 +319,14 @@ export class ModelMirror {
       const n = after.nodes[i]!;
       order[i] = n.name;
       if (sh.nodes.get(n.name)?.node === n) continue;
+      for (const p of n.pods)
+        if (!seen.has(p.uid)) seen.set(p.uid, p);
+        else refuseListedBefore(touched, n, p);
       touched.push({ node: n, pods: n.pods.map((p) => p.uid) });
-      for (const p of n.pods) if (!seen.has(p.uid)) seen.set(p.uid, p);
     }
     const nodesRemoved = sameNames(sh.nodeOrder, order) ? [] : goneNodes(sh, order);
     const linked = linkedElsewhere(sh, touched, nodesRemoved);
+    refuseListedElsewhere(sh, listings(touched), linked);
     // As the model drops them (ClusterModel.adopt): pods of a node carried away that no node names now, nor pending.
     const removed = new Set<string>();
     const check = (uid: string): void => {
@@ -500,7 +503,7 @@ function diffObjects(s: Snapshot, extra: readonly Pod[], prev: Shipped, d: Mutab
       continue;
     }
     const uids = n.pods.map((p) => p.uid);
-    for (const p of n.pods) pods.see(p, true);
+    for (const p of n.pods) if (!pods.see(p, n.name)) refuseListedBefore(touched, n, p);
     touched.push({ node: n, pods: uids });
     if (old && sameNames(old.pods, uids) && sameNode(old.node, n)) continue;
     const { pods: _pods, ...rest } = n;
@@ -525,8 +528,9 @@ function diffObjects(s: Snapshot, extra: readonly Pod[], prev: Shipped, d: Mutab
       podsShipped: 0,
     };
   const linked = linkedElsewhere(prev, touched, nodesRemoved);
-  for (const p of s.pendingPods) if (!linked(p.uid)) pods.see(p, false);
-  for (const p of extra) if (!linked(p.uid)) pods.see(p, false);
+  refuseListedElsewhere(prev, pods.linkedAway, linked);
+  for (const p of s.pendingPods) if (!linked(p.uid)) pods.see(p);
+  for (const p of extra) if (!linked(p.uid)) pods.see(p);
   const removed = pods.gone(prev, touched, nodesRemoved, linked);
   const pending = s.pendingPods.map((p) => p.uid);
   if (!sameNames(prev.pending, pending)) d.pending = pending;
@@ -573,25 +577,73 @@ function linkedElsewhere(
   };
 }
 
+/**
+ * A pod is listed by one node name at most: cluster state lists a pod on the node its nodeName names (a pod's
+ * nodeName is set once, at binding, and cluster state keeps one record per pod), and carrying out commands moves a
+ * pod off the node that goes. The model could hold a pod on two nodes, but the mirror keeps one link a pod, so such
+ * a snapshot is refused with both nodes named rather than shipped as a model that drifts from a full rebuild. (Two
+ * entries of one name, which cluster state makes of two NodeClaims with one providerID, are not caught here.)
+ */
+function listedTwice(p: Pod | undefined, uid: string, first: string, second: string): Error {
+  const what = p ? `pod ${p.namespace}/${p.name} (uid ${uid})` : `pod ${uid}`;
+  return new Error(
+    `model mirror: ${what} is listed by two nodes, ${first} and ${second}; a pod is listed only by the node it is bound to`,
+  );
+}
+
+/** Throws when `p`, read again while reading `n`, is listed by a node read before it (not by `n` itself, twice). */
+function refuseListedBefore(touched: readonly ShippedNode[], n: StateNode, p: Pod): void {
+  const other = touched.find((t) => t.node.name !== n.name && t.pods.includes(p.uid));
+  if (other) throw listedTwice(p, p.uid, other.node.name, n.name);
+}
+
+/** A pod a node read this time lists, and that node. */
+interface Listing {
+  readonly pod: Pod;
+  readonly node: string;
+}
+
+/** Every pod the nodes list, with the node. */
+function* listings(touched: readonly ShippedNode[]): Iterable<Listing> {
+  for (const t of touched) for (const pod of t.node.pods) yield { pod, node: t.node.name };
+}
+
+/**
+ * Throws when a node read this time lists a pod that a node passed over lists too (the mirror's links say which:
+ * `linked`); `listed` holds at least every listing of a held pod linked to another node than the one listing it.
+ */
+function refuseListedElsewhere(prev: Shipped, listed: Iterable<Listing>, linked: (uid: string) => boolean): void {
+  if (!prev.pods.size) return;
+  for (const { pod, node } of listed)
+    if (linked(pod.uid)) throw listedTwice(pod, pod.uid, linkOf(prev, pod.uid)!, node);
+}
+
 /** The pods read by one diff: which changed, how, and which the model holds that nothing names any more. */
 class PodDiff {
   readonly seen = new Map<string, Pod>();
   readonly loose = new Set<string>();
+  /** Pods read on a node that the mirror links to another node (refuseListedElsewhere checks that node was read too). */
+  readonly linkedAway: Listing[] = [];
   private readonly changed: Pod[] = [];
   private readonly patches: Patch[] = [];
 
   constructor(private readonly prev: Shipped) {}
 
-  /** A pod of the snapshot (`onNode`: named by a node read this time); the first object for a uid wins. */
-  see(p: Pod, onNode: boolean): void {
-    if (this.seen.has(p.uid)) return;
+  /**
+   * A pod of the snapshot, listed by the node `node` read this time (else pending or the operation's); the first
+   * object for a uid wins. False when that uid was read before.
+   */
+  see(p: Pod, node?: string): boolean {
+    if (this.seen.has(p.uid)) return false;
     this.seen.set(p.uid, p);
-    if (!onNode) this.loose.add(p.uid);
+    if (node === undefined) this.loose.add(p.uid);
     const old = this.prev.pods.get(p.uid);
-    if (old === p) return;
+    if (node !== undefined && old !== undefined) this.checkLink(p, old, node);
+    if (old === p) return true;
     const change = old === undefined ? 'whole' : podChange(old, p);
     if (change === 'whole') this.changed.push(p);
     else if (change) this.patches.push([p.uid, change]);
+    return true;
   }
 
   /**
@@ -614,6 +666,15 @@ class PodDiff {
     return out;
   }
 
+  /** Notes a held pod that `node` lists and the mirror links to another node (linkOf, with the held pod at hand). */
+  private checkLink(p: Pod, old: Pod, node: string): void {
+    const prev = this.prev;
+    const away = prev.away.size ? prev.away.get(p.uid) : undefined;
+    const link = away ?? old.nodeName;
+    if (link !== undefined && link !== node && (away !== undefined || !prev.loose.has(p.uid)))
+      this.linkedAway.push({ pod: p, node });
+  }
+
   into(d: MutableDelta, removed: ReadonlySet<string>): void {
     if (this.changed.length) d.pods = this.changed;
     if (this.patches.length) d.podPatches = this.patches;
@@ -625,7 +686,7 @@ class PodDiff {
   }
 }
 
-/** The node whose pod list names a held pod (the last one, should two), or undefined when none does. */
+/** The node whose pod list names a held pod (one at most: listedTwice), or undefined when none does. */
 function linkOf(sh: Shipped, uid: string): string | undefined {
   const away = sh.away.get(uid);
   if (away !== undefined) return away;

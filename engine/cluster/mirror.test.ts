@@ -78,6 +78,22 @@ class FakeState {
     this.nodes[i] = { ...n, ...change(n) };
   }
 
+  /**
+   * A pod of one node listed by another too, which cluster state never does (delta.ts, listedTwice); the node it
+   * is on rejoined as well, or not. Returns the pod, both nodes and how to put the nodes back.
+   */
+  listTwice(): { pod: Pod; on: string; also: string; undo: () => void } | undefined {
+    const r = this.r;
+    const i = this.nodes.findIndex((n) => n.pods.length > 0);
+    if (i < 0 || this.nodes.length < 2) return undefined;
+    const j = (i + 1 + r.int(this.nodes.length - 1)) % this.nodes.length;
+    const before = [...this.nodes];
+    const p = this.nodes[i]!.pods[r.int(this.nodes[i]!.pods.length)]!;
+    if (r.chance(0.5)) this.rejoin(i);
+    this.rejoin(j, (n) => ({ pods: [...n.pods, p] }));
+    return { pod: p, on: this.nodes[i]!.name, also: this.nodes[j]!.name, undo: () => (this.nodes = before) };
+  }
+
   /** One random change. */
   step(): string {
     const r = this.r;
@@ -186,6 +202,18 @@ describe('the model a diff keeps up to date', () => {
             early.commit();
           }
         }
+        const twice = r.chance(0.1) ? state.listTwice() : undefined;
+        if (twice) {
+          // Refused by the mirror, whatever it holds, and by a full rebuild alike, naming the pod and both nodes.
+          const { pod: p, on, also } = twice;
+          const said = new RegExp(
+            `pod ${p.namespace}/${p.name} \\(uid ${p.uid}\\) is listed by two nodes, (${on} and ${also}|${also} and ${on})`,
+          );
+          const listed = state.snapshot(t);
+          expect(() => mirror.diff(listed, extra), `seed ${seed}, step ${t}`).toThrow(said);
+          expect(() => fromScratch(listed, extra)).toThrow(said);
+          twice.undo();
+        }
         const s = state.snapshot(t);
         // An operation may name pods the snapshot does not have (a pod of a node being deleted, a buffer's pod);
         // the same ones again, or the pending pods (a provisioning decision's).
@@ -202,6 +230,33 @@ describe('the model a diff keeps up to date', () => {
       }
     },
   );
+
+  it('refuses one pod listed by two nodes, naming the pod and both nodes, in a diff and in an assume', () => {
+    const p = pod({ cpu: '1', nodeName: 'a' });
+    const a = stateNode({
+      name: 'a',
+      instanceType: its[0]!,
+      zone: 'test-zone-1',
+      capacityType: 'on-demand',
+      pods: [p],
+    });
+    const b = stateNode({ name: 'b', instanceType: its[0]!, zone: 'test-zone-1', capacityType: 'on-demand', pods: [] });
+    const at = (nodes: StateNode[]) =>
+      snapshot({ now: 1, nodePools: pools, instanceTypes: its, nodes, pendingPods: [] });
+    const said = `pod ${p.namespace}/${p.name} (uid ${p.uid}) is listed by two nodes, a and b`;
+    const mirror = new ModelMirror();
+    mirror.diff(at([a, b])).commit();
+    const both = { ...b, pods: [p] };
+    // Node a passed over (the very object shipped), b read: the mirror's link says a lists the pod.
+    expect(() => mirror.diff(at([a, both]))).toThrow(said);
+    // Both read (a full diff does the same).
+    expect(() => mirror.diff(at([{ ...a }, both]))).toThrow(said);
+    expect(() => new ModelMirror().diff(at([a, both]))).toThrow(said);
+    // Nothing was committed: the mirror still ships from where it was.
+    expect(mirror.version).toBe(1);
+    expect(mirror.diff(at([a, b])).delta).toEqual({ base: 1, version: 2, now: 1 });
+    expect(() => mirror.assume(at([a, both]))).toThrow(said);
+  });
 
   it('reads no pending pod when they are the very objects its last diff read and no node changed', () => {
     let armed = false;

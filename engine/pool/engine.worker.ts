@@ -24,6 +24,7 @@ import { nativeStringDecoding, unpack } from './codec.ts';
 import { IdleTrim, type IdleTrimOptions } from './idle-trim.ts';
 import { speculationClock } from './speculation-clock.ts';
 import { adoptLpModule, inThreadLp } from './lp.ts';
+import { MissingPackageError } from './missing-package.ts';
 
 /** What a task sends back: the operation's result, or why not (plain data: it crosses the thread). */
 export type TaskReply =
@@ -31,7 +32,13 @@ export type TaskReply =
   | { readonly ok: false; readonly stale: true; readonly message: string }
   | {
       readonly ok: false;
-      readonly error: { readonly name: string; readonly message: string; readonly stack?: string };
+      readonly error: {
+        readonly name: string;
+        readonly message: string;
+        readonly stack?: string;
+        /** The package a MissingPackageError names. */
+        readonly package?: string;
+      };
     };
 
 export type EngineTask =
@@ -198,6 +205,7 @@ async function runTask(task: EngineTask): Promise<TaskReply> {
         name: e instanceof WhatIfError ? 'WhatIfError' : err.name,
         message: err.message,
         ...(err.stack ? { stack: err.stack } : {}),
+        ...(e instanceof MissingPackageError ? { package: e.packageName } : {}),
       },
     };
   }

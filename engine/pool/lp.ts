@@ -14,24 +14,21 @@ import type { LpResult, LpSolver } from '../bound/index.ts';
 import type { BoundModel } from '../bound/model.ts';
 import { exportedMemory, HighsDirect, type HighsExports } from './highs-direct.ts';
 import { lpModule } from './lp-module.ts';
+import { MissingPackageError } from './missing-package.ts';
 
 /** HiGHS' loader: takes Emscripten's module options. */
 type HighsLoader = (options?: object) => Promise<Highs>;
 
-/** Why the lower bound cannot be computed in this thread: the highs package does not load. */
-class HighsMissingError extends Error {
-  override name = 'HighsMissingError';
-}
-
 let loader: Promise<HighsLoader> | undefined;
 
-/** The highs package's loader, imported once per thread; rejects with a HighsMissingError naming the package. */
+/** The highs package's loader, imported once per thread; rejects with a MissingPackageError naming the package. */
 function highsLoader(): Promise<HighsLoader> {
   loader ??= import('highs').then(
     // The package's types describe a CommonJS default export; the ESM entry Node loads exports the loader itself.
     (m) => m.default as unknown as HighsLoader,
     (e: unknown) => {
-      throw new HighsMissingError(
+      throw new MissingPackageError(
+        'highs',
         `the lower bound (its LP) needs the package \`highs\`, which cannot be loaded: ${(e as Error)?.message ?? String(e)}`,
         { cause: e },
       );

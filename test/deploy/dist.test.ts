@@ -246,6 +246,21 @@ describe('the image tree (scripts/stage-image.mjs)', () => {
       expect(batch.status).toBe(1);
       expect(batch.stdout).toMatch(/0 ok, 2 failed of 2 jobs/);
       expect(batch.stdout).toMatch(/the lower bound \(its LP\) needs the package `highs`, which cannot be loaded/);
+      // The user's environment, not a bug: no "internal error", and what of the report needs the package.
+      expect(batch.stdout).not.toMatch(/internal error/);
+      expect(batch.stdout).toMatch(/lowerBoundPerHour\), so install the package `highs`/);
+      // One job: a user error (exit 2, as for a file that does not parse) naming the input and the package.
+      const one = spawnSync(process.execPath, [join(bare, 'bin', 'karpenter-ts.mjs'), 'whatif', snapshot], {
+        cwd: tmpdir(),
+        encoding: 'utf8',
+        timeout: 45_000,
+      });
+      expect(one.signal, 'the job did not finish (killed at the timeout)').toBeNull();
+      expect(one.status).toBe(2);
+      expect(one.stderr).not.toMatch(/internal error/);
+      expect(one.stderr).toMatch(
+        /^karpenter-ts whatif: \S*inflate\.msgpack: the lower bound \(its LP\) needs the package `highs`, .*lowerBoundPerHour/,
+      );
     } finally {
       rmSync(bare, { recursive: true, force: true });
     }
