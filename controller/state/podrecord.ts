@@ -240,7 +240,7 @@ export class PodRecords {
       this.spec((o.spec as PodRecordSpec | undefined)?.nodeName),
       this.status(o.status),
       this.share('limits', podLimits(o)) as Resources,
-      r.ok ? this.interner.intern(r.value) : undefined,
+      r.ok ? this.interner.intern(r.value, true) : undefined,
       r.ok ? NO_ERRORS : r.errors,
       isDaemonPod(o) ? o : undefined,
     );
