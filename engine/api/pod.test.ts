@@ -333,6 +333,20 @@ describe('parsePod', () => {
     for (const bytes of sizes) expect(bytes).toBeLessThanOrEqual(16);
   });
 
+  it('parses where code cannot be made from strings: the pod as it was built', () => {
+    const script = `
+      const { parsePod } = await import(${JSON.stringify(fileURLToPath(new URL('./pod.ts', import.meta.url)))});
+      const r = parsePod({ metadata: { name: 'p', namespace: 'ns', uid: 'u' }, spec: { nodeName: 'n', containers: [{ name: 'a' }] } });
+      process.stdout.write(JSON.stringify(r.ok && [Object.keys(r.value), r.value.nodeName]));`;
+    const flags = ['--disallow-code-generation-from-strings', '--import', 'tsx', '--input-type=module', '-e', script];
+    const [keys, nodeName] = JSON.parse(execFileSync(process.execPath, flags, { encoding: 'utf8' })) as [
+      string[],
+      string,
+    ];
+    expect(keys).toHaveLength(13);
+    expect(nodeName).toBe('n');
+  });
+
   it('defaults namespace, uid, phase and creation time for raw manifests', () => {
     const r = parsePod(
       { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'raw' }, spec: { containers: [c('a')] } },

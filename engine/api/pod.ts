@@ -102,7 +102,14 @@ export function decodePod(
   return compact(pod);
 }
 
-/** The fields decodePod sets only when the pod has them, in the order it sets them (after the literal's twelve). */
+/** The fields of decodePod's literal, which every pod has. */
+const LITERAL_FIELDS = 12;
+
+/**
+ * The fields decodePod sets only when the pod has them, in the order it sets them (after the literal's twelve). A
+ * field it sets must be listed here: compact() keys its copiers by which of these a pod has, and refuses a pod with
+ * a field it does not know (a copier made without it would drop it from every pod).
+ */
 const OPTIONAL_FIELDS = [
   'affinity',
   'priority',
@@ -121,8 +128,13 @@ const OPTIONAL_FIELDS = [
   'ignoredReason',
 ] as const;
 
-/** Per set of optional fields present (a bit each, OPTIONAL_FIELDS' order): a copier that writes them as one literal. */
+/**
+ * Per set of optional fields present (a bit each, OPTIONAL_FIELDS' order): a copier that writes them as one literal;
+ * the pod as it is where code cannot be made from strings (node --disallow-code-generation-from-strings).
+ */
 const copiers = new Map<number, (pod: Record<string, unknown>) => Pod>();
+
+const asBuilt = (pod: Record<string, unknown>): Pod => pod as unknown as Pod;
 
 /**
  * `pod` (decodePod's, its fields in decodePod's order) copied into one object literal of exactly its fields. V8 gives
@@ -138,13 +150,25 @@ function compact(pod: Record<string, unknown>): Pod {
   let copy = copiers.get(mask);
   if (!copy) {
     const fields = Object.keys(pod);
-    // Compiled code, not a closure over a key list: only a literal gets the fields inside the object.
-    copy = new Function('p', `return { ${fields.map((k) => `${k}: p.${k}`).join(', ')} };`) as (
-      pod: Record<string, unknown>,
-    ) => Pod;
+    let present = 0;
+    for (let m = mask; m; m &= m - 1) present++;
+    if (fields.length !== LITERAL_FIELDS + present)
+      throw new Error(`decodePod set a field its OPTIONAL_FIELDS do not list: ${fields.join(', ')}`);
+    copy = copier(fields);
     copiers.set(mask, copy);
   }
   return copy(pod);
+}
+
+/** A function returning a literal of `fields` read from its argument (compiled: only a literal keeps them inside). */
+function copier(fields: readonly string[]): (pod: Record<string, unknown>) => Pod {
+  try {
+    return new Function('p', `return { ${fields.map((k) => `${k}: p.${k}`).join(', ')} };`) as (
+      pod: Record<string, unknown>,
+    ) => Pod;
+  } catch {
+    return asBuilt;
+  }
 }
 
 /** A field a decoder reads as an empty list when it is missing or null. */
