@@ -71,11 +71,12 @@ function watchCore(informers: Informers, cluster: Cluster): void {
     lean,
   );
   informers.add('DaemonSet', { apply: (o) => w.applyDaemonSet(o), remove: (o) => w.removeDaemonSet(o) }, lean);
-  // Pods: the informer's cache and cluster state hold one record of each (podrecord.ts), made as its transform.
+  // Pods: one record of each (podrecord.ts), made as the informer keeps it; client-node's cache reads cluster
+  // state's pod table rather than keeping a map of its own (keptcache.ts).
   informers.add(
     'Pod',
     { apply: (o) => w.applyPod(o), remove: (o) => w.removePod(o) },
-    { transform: stripPod, keep: (o) => w.podRecord(o) },
+    { transform: stripPod, keep: (o) => w.podRecord(o), kept: w.keptPods() },
   );
   informers.add('PodDisruptionBudget', { apply: (o) => w.applyPdb(o), remove: (o) => w.removePdb(o) }, lean);
 }

@@ -14,6 +14,7 @@ import { collectionPath, isNotFound, type Kind, type KubeClient, type KubeObject
 import type { Logger } from '../operator/logger.ts';
 import { errText } from '../operator/runtime.ts';
 import { SlicedDelivery, WatchEvents } from './delivery.ts';
+import { viewCache, type KeptObjects } from './keptcache.ts';
 import { BoundedWatch, type BadWatchLine, type WatchCallback, type WatchDone, type WatchQuery } from './watchstream.ts';
 
 interface InformerHandlers {
@@ -41,6 +42,12 @@ interface InformerOptions {
    * namespace and name), and it is not parsed.
    */
   readonly keep?: (o: KubeObject) => KubeObject;
+  /**
+   * Where the handlers keep the kind's objects, by namespace and name: client-node's cache reads these instead of
+   * holding a map of its own (keptcache.ts). The handlers must keep every object they apply and drop every object
+   * they remove.
+   */
+  readonly kept?: KeptObjects;
 }
 
 /** Watch phases that carry an object of the kind that the cache then keeps (not a deletion, an error or a bookmark). */
@@ -220,6 +227,7 @@ class KindInformer {
         }
       },
     });
+    if (opts.kept) viewCache(this.lw, opts.kept);
     const seen = (): void => {
       this.failures = 0;
     };

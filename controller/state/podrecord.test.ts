@@ -71,14 +71,37 @@ describe('PodRecords', () => {
     // containers and sidecars add up: 1 + 0.25 cores.
     expect(rec.limits).toEqual({ cpu: 1250, memory: 1024 ** 3 });
     expect(rec.source).toBeUndefined();
-    // Nothing else: the record's own fields are the kept metadata, the parts above and what it notes of the pod.
+    // Nothing else: the record's own fields are the kept metadata (name, namespace and uid read through the Pod that
+    // has them), the parts above and what it notes of the pod.
     expect(Object.keys(rec).sort()).toEqual(
       [
-        ...['name', 'namespace', 'uid', 'resourceVersion', 'deletionTimestamp', 'ownerReferences'],
-        ...['spec', 'status', 'limits', 'pod', 'errors', 'source'],
+        ...['ident', 'resourceVersion', 'deletionTimestamp', 'ownerReferences'],
+        ...['spec', 'status', 'limits', 'pod', 'source'],
         ...['seenAt', 'decidedAt', 'marks'],
       ].sort(),
     );
+    expect(rec.errors).toEqual([]);
+  });
+
+  it("keeps the object's own name, namespace and uid where the Pod has others, and why a pod does not parse", () => {
+    const records = new PodRecords(() => 0);
+    // parsePod defaults a missing namespace and uid; the record's metadata says what the object said.
+    const raw = pod('raw');
+    delete (raw.metadata as { namespace?: string }).namespace;
+    delete (raw.metadata as { uid?: string }).uid;
+    const rec = records.record(raw);
+    expect([rec.pod?.namespace, rec.pod?.uid]).toEqual(['default', 'default/raw']);
+    expect([rec.metadata.name, rec.metadata.namespace, rec.metadata.uid]).toEqual(['raw', undefined, undefined]);
+    const bad = pod('bad');
+    bad.spec = { ...(bad.spec as object), containers: [] };
+    const unparsed = records.record(bad);
+    expect(unparsed.pod).toBeUndefined();
+    expect(unparsed.errors.map((e) => e.path)).toEqual(['spec.containers']);
+    expect([unparsed.metadata.name, unparsed.metadata.namespace, unparsed.metadata.uid]).toEqual([
+      'bad',
+      'apps',
+      'uid-bad',
+    ]);
   });
 
   it("parses a pod's next event afresh: what changed shows, what did not is as the first event decoded it", () => {

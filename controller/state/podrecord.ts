@@ -37,6 +37,8 @@ const CONDITIONS_KEPT: ReadonlySet<string> = new Set(['PodScheduled', 'Ready']);
 type Meta = KubeObject['metadata'];
 type KeptMeta = Pick<Meta, 'name' | 'namespace' | 'uid' | 'resourceVersion' | 'deletionTimestamp' | 'ownerReferences'>;
 
+const NO_ERRORS: readonly FieldError[] = Object.freeze([]);
+
 // Type literals (not interfaces): a KubeObject's spec and status are records.
 type PodRecordSpec = { readonly nodeName?: string };
 type PodRecordStatus = { readonly phase?: string; readonly conditions?: readonly KubeCondition[] };
@@ -44,6 +46,17 @@ type PodRecordStatus = { readonly phase?: string; readonly conditions?: readonly
 const METRICS_SEEN = 1;
 const BOUND_OBSERVED = 2;
 const STARTED_OBSERVED = 4;
+
+/**
+ * A pod's name, namespace and uid: the parsed Pod's when they are the object's own, else the object's (with why the
+ * object does not parse, when it does not).
+ */
+type Ident = {
+  readonly name: string | undefined;
+  readonly namespace: string | undefined;
+  readonly uid: string | undefined;
+  readonly errors?: readonly FieldError[];
+};
 
 export class PodRecord implements KubeObject {
   [k: string]: unknown;
@@ -54,10 +67,14 @@ export class PodRecord implements KubeObject {
   decidedAt: number | undefined = undefined;
   /** metricsSeen, boundObserved and startedObserved as bits of one small integer (a field each took 8 bytes). */
   private marks = 0;
-  // The metadata kept (see `metadata`).
-  readonly name: string | undefined;
-  readonly namespace: string | undefined;
-  readonly uid: string | undefined;
+  /**
+   * Where the kept name, namespace and uid are read: the parsed Pod itself when it has the object's (an API server's
+   * pod always does), else an object of the object's own (a pod that does not parse, with its errors, or one whose
+   * namespace or uid the parse defaulted). Three fields of the record's own, and one for the errors, took 32 bytes a
+   * pod.
+   */
+  private readonly ident: Ident;
+  // The rest of the metadata kept (see `metadata`).
   readonly resourceVersion: string | undefined;
   readonly deletionTimestamp: string | undefined;
   readonly ownerReferences: Meta['ownerReferences'];
@@ -70,22 +87,41 @@ export class PodRecord implements KubeObject {
     readonly limits: Resources,
     /** The parsed, interned pod; undefined when the object does not parse (errors says why). */
     readonly pod: Pod | undefined,
-    readonly errors: readonly FieldError[],
+    errors: readonly FieldError[],
     /** The stripped object, for a DaemonSet's pods only. */
     readonly source: KubeObject | undefined,
   ) {
-    this.name = metadata.name;
-    this.namespace = metadata.namespace;
-    this.uid = metadata.uid;
+    this.ident =
+      pod && pod.name === metadata.name && pod.namespace === metadata.namespace && pod.uid === metadata.uid
+        ? pod
+        : { name: metadata.name, namespace: metadata.namespace, uid: metadata.uid, errors };
     this.resourceVersion = metadata.resourceVersion;
     this.deletionTimestamp = metadata.deletionTimestamp;
     this.ownerReferences = metadata.ownerReferences;
   }
 
+  get name(): string | undefined {
+    return this.ident.name;
+  }
+
+  get namespace(): string | undefined {
+    return this.ident.namespace;
+  }
+
+  get uid(): string | undefined {
+    return this.ident.uid;
+  }
+
+  /** Why the object does not parse (none when it does). */
+  get errors(): readonly FieldError[] {
+    return this.pod ? NO_ERRORS : (this.ident.errors ?? NO_ERRORS);
+  }
+
   /**
    * The metadata kept of the object (name, namespace, uid, resourceVersion, deletionTimestamp, ownerReferences) is
-   * the record's own fields: `metadata` is the record itself, read as metadata (an object of its own took a header
-   * and a field for each per pod). Only read; spread or serialize `metadata` and the whole record comes along.
+   * the record's own fields and getters: `metadata` is the record itself, read as metadata (an object of its own took a
+   * header and a field for each per pod). Only read: name, namespace and uid are getters, which neither a spread nor
+   * JSON copies.
    */
   get metadata(): Meta {
     return this as Meta;
@@ -130,8 +166,6 @@ export class PodRecord implements KubeObject {
     this.marks = old.marks;
   }
 }
-
-const NO_ERRORS: readonly FieldError[] = Object.freeze([]);
 
 /** A record whose object parsed (what cluster state holds). */
 export type ParsedPodRecord = PodRecord & { readonly pod: Pod };
@@ -240,7 +274,7 @@ export class PodRecords {
       this.spec((o.spec as PodRecordSpec | undefined)?.nodeName),
       this.status(o.status),
       this.share('limits', podLimits(o)) as Resources,
-      r.ok ? this.interner.intern(r.value) : undefined,
+      r.ok ? this.interner.intern(r.value, true) : undefined,
       r.ok ? NO_ERRORS : r.errors,
       isDaemonPod(o) ? o : undefined,
     );

@@ -16,6 +16,7 @@ import type { Logger } from '../operator/logger.ts';
 import { namespacedChange, type Change } from './changes.ts';
 import { BufferObjects } from './buffers.ts';
 import { type PodRecord, PodRecords, type ParsedPodRecord } from './podrecord.ts';
+import type { KeptObjects } from './keptcache.ts';
 import { DraObjects } from './dra.ts';
 import { SelectorObjects } from './selectors.ts';
 import { ReportedOnce } from './reported.ts';
@@ -29,7 +30,8 @@ const nameOf = (o: KubeObject): string => String(o.metadata.name);
  * took a string of its own per pod). Iterated a namespace at a time, each in the order its pods were first added.
  */
 class PodTable {
-  private readonly byNamespace = new Map<string, Map<string, ParsedPodRecord>>();
+  /** Read by client-node's Pod cache too (keptcache.ts): a namespace with no pods is dropped, as its cache does. */
+  readonly byNamespace = new Map<string, Map<string, ParsedPodRecord>>();
   size = 0;
 
   get(namespace: string, name: string): ParsedPodRecord | undefined {
@@ -120,6 +122,15 @@ export class Workloads {
   podRecord(stripped: KubeObject): PodRecord {
     const had = this.pods.get(namespaceOf(stripped), nameOf(stripped));
     return had && sameVersion(had, stripped) ? had : this.records.record(stripped, true, had);
+  }
+
+  /**
+   * The pods by namespace and name, for the Pod informer's cache to read (keptcache.ts): it has a pod when cluster
+   * state has it, so an event of a pod that did not parse, or of a version older than the one held, is not one it
+   * drops as seen.
+   */
+  keptPods(): KeptObjects {
+    return this.pods.byNamespace;
   }
 
   /** A pod added or changed: a record, or a pod object (made into its record). */

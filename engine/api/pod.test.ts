@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../domain/types.ts';
 import { PartMemo } from './decode.ts';
@@ -255,6 +257,94 @@ describe('parsePod', () => {
       labelSelector: { matchExpressions: [{ key: 'app', operator: 'In', values: ['web'] }] },
     });
     expect(p.ignoredReason).toBeUndefined();
+  });
+
+  it('lists the fields the pod has, in the order it sets them, whatever pods were parsed before', () => {
+    const base = ['uid', 'namespace', 'name', 'labels', 'annotations', 'requests', 'nodeSelector', 'tolerations'];
+    const first = [...base, 'topologySpreadConstraints', 'hostPorts', 'creationTimestamp', 'phase'];
+    const raw = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'raw' }, spec: { containers: [c('a')] } };
+    const running = pod(
+      { nodeName: 'n', containers: [c('a')] },
+      {
+        status: {
+          phase: 'Running',
+          startTime: '2026-01-01T00:01:00Z',
+          conditions: [{ type: 'Ready', status: 'True' }],
+        },
+      },
+    );
+    const keys = (o: Obj) => {
+      const r = parsePod(o);
+      return r.ok ? Object.keys(r.value) : r.errors.map(formatFieldError);
+    };
+    for (let round = 0; round < 2; round++) {
+      expect(keys(raw)).toEqual(first);
+      expect(keys(running)).toEqual([...first, 'nodeName', 'startTime', 'ready']);
+      expect(keys(full)).toEqual([
+        ...first,
+        'affinity',
+        'priority',
+        'priorityClassName',
+        'owner',
+        'nodeName',
+        'deletionTimestamp',
+        'startTime',
+        'terminationGracePeriodSeconds',
+        'ready',
+        'unschedulable',
+        'pvcNames',
+      ]);
+    }
+  });
+
+  it('holds every field inside the pod object, none in a property array beside it', () => {
+    // In a process of its own, a heap snapshot: each pod's `properties` (V8's array of the fields that did not fit
+    // in the object) is the shared empty array. Built field by field, a running pod's last three fields went there.
+    const script = `
+      const { getHeapSnapshot } = await import('node:v8');
+      const { parsePod } = await import(${JSON.stringify(fileURLToPath(new URL('./pod.ts', import.meta.url)))});
+      const meta = (i) => ({ name: 'compact-' + i, namespace: 'ns', uid: 'u-compact-' + i });
+      const status = { phase: 'Running', startTime: '2026-01-01T00:01:00Z', conditions: [{ type: 'Ready', status: 'True' }] };
+      globalThis.held = [0, 1, 2].map((i) => parsePod({ metadata: meta(i), spec: { nodeName: 'n', containers: [{ name: 'a' }] }, status }).value);
+      let json = '';
+      for await (const chunk of getHeapSnapshot()) json += chunk;
+      const snap = JSON.parse(json);
+      const [nf, ef] = [snap.snapshot.meta.node_fields, snap.snapshot.meta.edge_fields];
+      const [ec, size, nname] = ['edge_count', 'self_size', 'name'].map((f) => nf.indexOf(f));
+      const [etype, ename, eto] = ['type', 'name_or_index', 'to_node'].map((f) => ef.indexOf(f));
+      const edgeTypes = snap.snapshot.meta.edge_types[0];
+      const sizes = [];
+      for (let n = 0, e = 0; n < snap.nodes.length; n += nf.length) {
+        const edges = [];
+        for (let k = 0; k < snap.nodes[n + ec]; k++, e += ef.length)
+          edges.push([edgeTypes[snap.edges[e + etype]], snap.strings[snap.edges[e + ename]], snap.edges[e + eto]]);
+        const uid = edges.find(([t, name]) => t === 'property' && name === 'uid');
+        if (!uid || !snap.strings[snap.nodes[uid[2] + nname]].startsWith('u-compact-')) continue;
+        const props = edges.find(([t, name]) => t === 'internal' && name === 'properties');
+        sizes.push(props ? snap.nodes[props[2] + size] : 0);
+      }
+      process.stdout.write(JSON.stringify(sizes));`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    });
+    const sizes = JSON.parse(out) as number[];
+    expect(sizes).toHaveLength(3);
+    // The empty array V8 shares is 16 bytes; one holding fields is larger.
+    for (const bytes of sizes) expect(bytes).toBeLessThanOrEqual(16);
+  });
+
+  it('parses where code cannot be made from strings: the pod as it was built', () => {
+    const script = `
+      const { parsePod } = await import(${JSON.stringify(fileURLToPath(new URL('./pod.ts', import.meta.url)))});
+      const r = parsePod({ metadata: { name: 'p', namespace: 'ns', uid: 'u' }, spec: { nodeName: 'n', containers: [{ name: 'a' }] } });
+      process.stdout.write(JSON.stringify(r.ok && [Object.keys(r.value), r.value.nodeName]));`;
+    const flags = ['--disallow-code-generation-from-strings', '--import', 'tsx', '--input-type=module', '-e', script];
+    const [keys, nodeName] = JSON.parse(execFileSync(process.execPath, flags, { encoding: 'utf8' })) as [
+      string[],
+      string,
+    ];
+    expect(keys).toHaveLength(13);
+    expect(nodeName).toBe('n');
   });
 
   it('defaults namespace, uid, phase and creation time for raw manifests', () => {

@@ -72,6 +72,22 @@ describe('PodInterner', () => {
     expect([a.name, b.name, c.name]).toEqual(['a', 'b', 'c']);
   });
 
+  it('interns a pod the caller owns in place: the same object, with the shared parts and strings, fields in order', () => {
+    const i = new PodInterner();
+    const a = i.intern(pod('a', 'web'));
+    const b = pod('b', 'web', { nodeName: ['ip-1', '.internal'].join('') });
+    const keys = Object.keys(b);
+    expect(i.intern(b, true)).toBe(b);
+    expect(b.labels).toBe(a.labels);
+    expect(b.tolerations).toBe(a.tolerations);
+    expect(Object.keys(b)).toEqual(keys);
+    // Not owned: the pod given is left as it was.
+    const c = pod('c', 'web');
+    const labels = c.labels;
+    expect(i.intern(c)).not.toBe(c);
+    expect(c.labels).toBe(labels);
+  });
+
   it('never shares a part whose JSON would not say all of it (undefined fields, Maps, Sets)', () => {
     const i = new PodInterner();
     const a = i.intern(pod('a', 'web', { nodeSelector: { zone: undefined } }));

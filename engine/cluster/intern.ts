@@ -35,10 +35,14 @@ export class PodInterner {
   private held = new WeakSet<object>();
   private readonly strings = new Map<string, string>();
 
-  /** `pod` with its parts and repeated strings replaced by the shared copies (a new object when any was). */
-  intern(pod: Pod): Pod {
+  /**
+   * `pod` with its parts and repeated strings replaced by the shared copies (a new object when any was). `owned`:
+   * the pod is the caller's, just parsed and held by nothing else, so its fields are replaced in place (no copy:
+   * parsePod's pod is laid out compactly, and a copy would be a second object made per pod).
+   */
+  intern(pod: Pod, owned = false): Pod {
     const src = pod as unknown as Fields;
-    let out: Fields | undefined;
+    let out: Fields | undefined = owned ? src : undefined;
     for (const k of SHARED) {
       const v = src[k];
       if (v === undefined || v === null || typeof v !== 'object') continue;

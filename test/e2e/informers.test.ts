@@ -2,6 +2,7 @@
 // watch the server ends, an in-stream or HTTP 410 Gone (relist, noticing what was deleted meanwhile),
 // and a watch refused with a 500, after which client-node's informer stops for good unless we restart it
 // (1 s backoff on the controller's clock). A kind is synced once a list of it succeeded, and stays synced.
+import type { KubernetesObject, ListWatch } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readiness } from '../../controller/main.ts';
 import { serve } from '../../controller/operator/health.ts';
@@ -58,6 +59,34 @@ describe('informers', () => {
     );
     expect(sim.cluster.requests.find({ verb: 'watch', status: 410 }).length).toBe(1);
     await provisioned(sim, 'after-gone');
+  });
+
+  it('relist pods after a 410 Gone: the pods deleted meanwhile leave cluster state, the others stay', async () => {
+    // client-node's Pod cache reads cluster state's pod table (keptcache.ts): its relist finds what to remove there.
+    sim = await simulation();
+    const pod = (name: string) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: 'default' },
+      spec: { containers: [{ name: 'c', image: 'pause' }] },
+    });
+    for (const name of ['kept', 'gone']) sim.cluster.api.create('pods', 'default', pod(name));
+    await sim.settle();
+    const w = sim.operator.cluster.workloads;
+    expect(w.pod('default', 'gone')).toBeDefined();
+    sim.cluster.faults.nextWatchGone(1);
+    sim.cluster.faults.dropWatches({ gone: true });
+    sim.cluster.api.delete('pods', 'default', 'gone');
+    await sim.settle();
+    expect(w.pod('default', 'gone')).toBeUndefined();
+    expect(w.pod('default', 'kept')).toBeDefined();
+    expect(sim.cluster.requests.find({ verb: 'watch', status: 410 }).length).toBe(1);
+    // The informer's cache is cluster state's: a pod it gets is the record cluster state holds.
+    const lw = (
+      sim.operator.informers as unknown as { informers: Map<string, { lw: ListWatch<KubernetesObject> }> }
+    ).informers.get('Pod')!.lw;
+    expect(lw.get('kept', 'default')).toBe(w.pod('default', 'kept'));
+    expect(lw.list()).toHaveLength(1);
   });
 
   it('restart with backoff after a watch fails with 500', async () => {

@@ -8,7 +8,8 @@
 // as the simulated API server serves them, then copied N times as JSON text with names, uids and instance ids
 // made unique (each object is parsed from its own text, so no string is shared that a real list would not share).
 // They go through what the informers do with them (feed.ts's transforms, strip.ts and podrecord.ts; a map per
-// kind standing for client-node's cache, which holds the kept object), into cluster state (Cluster, Workloads),
+// kind standing for client-node's cache, which holds the kept object; none for pods in a tree whose Pod informer
+// reads cluster state's table, keptcache.ts), into cluster state (Cluster, Workloads),
 // then the state nodes are listed and a model mirror (engine/cluster/delta.ts) diffs and commits the snapshot, as
 // a decision does. After each step a full collection, and the heap used then: the growth of each step divided by
 // its count is what one NodeClaim, Node or pod costs there. `--snapshot=FILE` also writes a heap snapshot at the
@@ -89,9 +90,11 @@ function feed(tree: Tree, cluster: ReturnType<Tree['newCluster']>, texts: Texts,
   }
   const w = cluster.workloads;
   const pod = (k: number) => texts.pod(Math.floor(k / PODS_PER_NODE), k % PODS_PER_NODE);
+  // A tree whose Pod informer reads cluster state's pod table (keptcache.ts) has no Pod cache of client-node's own.
+  const podCache = typeof (w as { keptPods?: unknown }).keptPods !== 'function';
   each(NODES * PODS_PER_NODE, pod, tree.stripPod, (o) => {
     const rec = w.podRecord(o);
-    cacheIn(caches, 'Pod', rec);
+    if (podCache) cacheIn(caches, 'Pod', rec);
     w.applyPod(rec);
   });
   steps.step('pods', NODES * PODS_PER_NODE);

@@ -18,6 +18,28 @@ const yieldTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 type OfferingGauge = ControllerContext['metrics']['offeringPrice'];
 
+/** What one offering's series (available, price) were last set to; undefined: not set yet. */
+class OfferingSeries {
+  available: number | undefined = undefined;
+  price: number | undefined = undefined;
+}
+
+/** What one instance type's series were last set to: its vCPUs and memory, and each offering's. */
+class TypeSeries {
+  cpu: number | undefined = undefined;
+  memory: number | undefined = undefined;
+  /** By capacity type, then zone. */
+  private readonly offerings = new Map<string, Map<string, OfferingSeries>>();
+
+  offering(capacityType: string, zone: string): OfferingSeries {
+    let zones = this.offerings.get(capacityType);
+    if (!zones) this.offerings.set(capacityType, (zones = new Map()));
+    let s = zones.get(zone);
+    if (!s) zones.set(zone, (s = new OfferingSeries()));
+    return s;
+  }
+}
+
 export function newCloudProviderMetrics(ctx: ControllerContext): Controller {
   const m = ctx.metrics;
 
@@ -40,35 +62,59 @@ export function newCloudProviderMetrics(ctx: ControllerContext): Controller {
 
   /**
    * The value each series was last set to (prom-client keeps it): a pass sets only the series whose value moved,
-   * since prom-client hashes a series' labels on every set and the catalog has thousands of offerings.
+   * since prom-client hashes a series' labels on every set and the catalog has thousands of offerings. Kept per
+   * instance type, then capacity type and zone, under the catalog's own strings: a joined key per series
+   * (`available/<type>/<capacity type>/<zone>`) was a string of its own for each of the catalog's series.
    */
-  const last = new Map<string, number>();
+  const last = new Map<string, TypeSeries>();
   let work = 0;
 
-  async function setIfMoved(g: OfferingGauge, labels: Record<string, string>, key: string, v: number): Promise<void> {
+  const seriesOf = (type: string): TypeSeries => {
+    let s = last.get(type);
+    if (!s) last.set(type, (s = new TypeSeries()));
+    return s;
+  };
+
+  /** Sets the series to `v` unless `prior` (what it was last set to) is `v`; says whether it set it. */
+  async function setIfMoved(
+    g: OfferingGauge,
+    labels: Record<string, string>,
+    prior: number | undefined,
+    v: number,
+  ): Promise<boolean> {
     if (++work % CHUNK === 0) await yieldTurn();
-    if (last.get(key) === v) return;
-    last.set(key, v);
+    if (prior === v) return false;
     g.set(labels, v);
+    return true;
   }
 
   async function reconcile(): Promise<ReconcileResult> {
-    const offerings = new Map<string, { labels: Record<string, string>; available: boolean; price: number }>();
+    const offerings = new Map<
+      string,
+      { labels: Record<string, string>; available: boolean; price: number; series: OfferingSeries }
+    >();
     const types = await instanceTypes();
     for (const t of types) {
       const labels = { instance_type: t.name };
-      await setIfMoved(m.instanceTypeCpu, labels, `cpu/${t.name}`, (t.capacity['cpu'] ?? 0) / 1000);
-      await setIfMoved(m.instanceTypeMemory, labels, `memory/${t.name}`, t.capacity['memory'] ?? 0);
+      const s = seriesOf(t.name);
+      const cpu = (t.capacity['cpu'] ?? 0) / 1000;
+      if (await setIfMoved(m.instanceTypeCpu, labels, s.cpu, cpu)) s.cpu = cpu;
+      const memory = t.capacity['memory'] ?? 0;
+      if (await setIfMoved(m.instanceTypeMemory, labels, s.memory, memory)) s.memory = memory;
       for (const o of t.offerings) {
         const key = `${t.name}/${o.capacityType}/${o.zone}`;
         const prior = offerings.get(key);
         const labels = { instance_type: t.name, capacity_type: o.capacityType, zone: o.zone };
-        offerings.set(key, { labels, available: (prior?.available ?? false) || o.available, price: o.price });
+        const available = (prior?.available ?? false) || o.available;
+        const series = prior?.series ?? s.offering(o.capacityType, o.zone);
+        offerings.set(key, { labels, available, price: o.price, series });
       }
     }
-    for (const [key, o] of offerings) {
-      await setIfMoved(m.offeringAvailable, o.labels, `available/${key}`, o.available ? 1 : 0);
-      await setIfMoved(m.offeringPrice, o.labels, `price/${key}`, o.price);
+    for (const o of offerings.values()) {
+      const s = o.series;
+      const available = o.available ? 1 : 0;
+      if (await setIfMoved(m.offeringAvailable, o.labels, s.available, available)) s.available = available;
+      if (await setIfMoved(m.offeringPrice, o.labels, s.price, o.price)) s.price = o.price;
     }
     return requeueAfter(PERIOD_MS);
   }
