@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { ModelMirror, type SnapshotDelta } from '../../engine/cluster/delta.ts';
+import { ClusterModel } from '../../engine/cluster/model.ts';
+import type { StateNode } from '../../engine/index.ts';
+import { pack, unpack } from '../../engine/pool/codec.ts';
 import { manualClock } from '../../sim/clock.ts';
+import { snapshot } from '../../test/fixtures/builders.ts';
 import { newLogger } from '../operator/logger.ts';
 import type { KubeObject } from '../operator/kube.ts';
 import { Cluster, nominationWindow, type Change } from './cluster.ts';
@@ -383,6 +388,175 @@ describe('Cluster', () => {
   });
 });
 
+describe('two NodeClaims with one providerID', () => {
+  const pid = 'aws:///a/i-1';
+  const at = (minute: number) => `2025-01-01T00:0${minute}:00Z`;
+
+  /** A NodeClaim recording the instance, created at the given minute. */
+  function claimAt(name: string, minute: number, o: Parameters<typeof nodeClaim>[1] = {}): KubeObject {
+    const obj = nodeClaim(name, { providerID: pid, ...o });
+    obj.metadata.creationTimestamp = at(minute);
+    return obj;
+  }
+
+  /** A cluster whose log lines are kept. */
+  function logged() {
+    const lines: Array<Record<string, unknown>> = [];
+    const log = newLogger({ level: 'info', destination: { write: (l: string) => void lines.push(JSON.parse(l)) } });
+    return { c: new Cluster({ clock: manualClock(), log, listed: () => true }), lines };
+  }
+
+  /** The state nodes of a cluster fed these objects (in this order) from nothing, as a restarted controller has them. */
+  function fresh(objs: readonly KubeObject[]): readonly StateNode[] {
+    const { c } = cluster();
+    for (const o of objs)
+      if (o.kind === 'Node') c.applyNode(o);
+      else if (o.kind === 'NodeClaim') c.applyNodeClaim(o);
+      else c.workloads.applyPod(o);
+    return c.stateNodes();
+  }
+
+  const summary = (nodes: readonly StateNode[]) =>
+    nodes.map((n) => ({ name: n.name, claim: n.nodeClaimName, hasNode: n.hasNode, pods: n.pods.map((p) => p.name) }));
+
+  /** The engine model from nothing, as a worker's full rebuild makes it of these state nodes. */
+  function rebuilt(nodes: readonly StateNode[]): ClusterModel {
+    const model = new ClusterModel();
+    model.apply(unpack<SnapshotDelta>(pack(new ModelMirror().diff(snapshot({ now: 1, nodes: [...nodes] })).delta)));
+    return model;
+  }
+
+  it('lists the node once, and the model the mirror keeps equals a full rebuild', () => {
+    const { c } = cluster();
+    c.applyNode(node('node-1', pid, { initialized: true }));
+    c.applyNodeClaim(nodeClaim('nc-a', { providerID: pid }));
+    c.applyNodeClaim(nodeClaim('nc-b', { providerID: pid }));
+    c.workloads.applyPod(pod('p1', { nodeName: 'node-1' }));
+    // A warm model kept by the mirror, one diff a change, against a full rebuild of the same list.
+    const mirror = new ModelMirror();
+    const warm = new ClusterModel();
+    const ship = () => {
+      const nodes = c.stateNodes();
+      const { delta, commit } = mirror.diff(snapshot({ now: 1, nodes: [...nodes] }));
+      warm.apply(unpack<SnapshotDelta>(pack(delta)));
+      commit();
+      expect(warm.snapshot().nodes).toEqual(rebuilt(nodes).snapshot().nodes);
+      return nodes;
+    };
+    ship();
+    // Each NodeClaim changes on its own (a condition, a status write), then a pod lands.
+    c.applyNodeClaim(nodeClaim('nc-a', { providerID: pid, conditions: [{ type: 'Drifted', status: 'True' }] }));
+    ship();
+    c.applyNodeClaim(nodeClaim('nc-b', { providerID: pid, capacity: { cpu: '8', memory: '32Gi', pods: '58' } }));
+    ship();
+    c.workloads.applyPod(pod('p2', { nodeName: 'node-1' }));
+    const nodes = ship();
+    expect(nodes.map((n) => [n.name, n.providerId, n.nodeClaimName])).toEqual([['node-1', pid, 'nc-a']]);
+    expect(nodes[0]!.conditions.drifted).toBeDefined();
+    expect(warm.snapshot().nodes.map((n) => [n.name, n.pods.length])).toEqual([['node-1', 2]]);
+    // The other NodeClaim is still known, by name and by instance.
+    expect(c.nodeClaim('nc-b')).toBeDefined();
+    expect(
+      c
+        .nodeClaimsByProviderID(pid)
+        .map((e) => e.info.name)
+        .sort(),
+    ).toEqual(['nc-a', 'nc-b']);
+  });
+
+  it('joins the oldest NodeClaim, whatever order they come in, and logs both names and the providerID', () => {
+    const node1 = node('node-1', pid, { initialized: true });
+    const older = claimAt('nc-z', 1);
+    const newer = claimAt('nc-a', 2);
+    for (const order of [
+      [node1, older, newer],
+      [newer, node1, older],
+      [older, newer, node1],
+    ]) {
+      const { c, lines } = logged();
+      for (const o of order) o.kind === 'Node' ? c.applyNode(o) : c.applyNodeClaim(o);
+      expect(summary(c.stateNodes())).toEqual([{ name: 'node-1', claim: 'nc-z', hasNode: true, pods: [] }]);
+      expect(c.nodeClaimByProviderID(pid)?.info.name).toBe('nc-z');
+      expect(c.stateNode(pid)?.nodeClaimName).toBe('nc-z');
+      const warned = lines.filter((l) => l['level'] === 'WARN');
+      expect(warned).toHaveLength(1);
+      expect(warned[0]).toMatchObject({
+        'provider-id': pid,
+        NodeClaim: { name: order.filter((o) => o.kind === 'NodeClaim')[1]!.metadata.name },
+        nodeclaims: ['nc-a', 'nc-z'],
+        joined: 'nc-z',
+      });
+    }
+    // Created together: the first by name.
+    const { c } = cluster();
+    c.applyNodeClaim(claimAt('nc-b', 1));
+    c.applyNodeClaim(claimAt('nc-a', 1));
+    expect(c.stateNodes().map((n) => n.nodeClaimName)).toEqual(['nc-a']);
+  });
+
+  // Every order of deleting the two NodeClaims and the Node: after each deletion one state node at most, the one a
+  // controller fed the remaining objects from nothing lists.
+  const orders: ReadonlyArray<readonly ('nc-a' | 'nc-b' | 'node-1')[]> = [
+    ['nc-a', 'nc-b', 'node-1'],
+    ['nc-a', 'node-1', 'nc-b'],
+    ['nc-b', 'nc-a', 'node-1'],
+    ['nc-b', 'node-1', 'nc-a'],
+    ['node-1', 'nc-a', 'nc-b'],
+    ['node-1', 'nc-b', 'nc-a'],
+  ];
+  it.each(orders)('stays consistent when %s, %s and %s are deleted in turn', (...order) => {
+    const objs = new Map<string, KubeObject>([
+      ['nc-a', claimAt('nc-a', 1)],
+      ['nc-b', claimAt('nc-b', 2)],
+      ['node-1', node('node-1', pid, { initialized: true })],
+    ]);
+    const p1 = pod('p1', { nodeName: 'node-1' });
+    const { c, lines } = logged();
+    for (const o of objs.values()) o.kind === 'Node' ? c.applyNode(o) : c.applyNodeClaim(o);
+    c.workloads.applyPod(p1);
+    expect(summary(c.stateNodes())).toEqual([{ name: 'node-1', claim: 'nc-a', hasNode: true, pods: ['p1'] }]);
+    c.markForDeletion(pid);
+    for (const name of order) {
+      const gone = objs.get(name)!;
+      objs.delete(name);
+      if (gone.kind === 'Node') c.removeNode(gone);
+      else c.removeNodeClaim(gone);
+      const left = [...objs.values()].reverse();
+      const listed = c.stateNodes();
+      expect(summary(listed), `after ${name}`).toEqual(summary(fresh([...left, p1])));
+      expect(listed.length).toBeLessThanOrEqual(1);
+      const claims = left.filter((o) => o.kind === 'NodeClaim').map((o) => o.metadata.name);
+      // The NodeClaim left is the instance's, and the mark stays while a NodeClaim records the instance.
+      expect(c.nodeClaimByProviderID(pid)?.info.name).toBe(claims.sort()[0]);
+      expect(c.isMarkedForDeletion(pid)).toBe(claims.length > 0);
+      if (listed[0]) expect(listed[0].markedForDeletion).toBe(claims.length > 0);
+    }
+    expect(c.stateNodes()).toEqual([]);
+    // The joined NodeClaim deleted while the other remained: logged with both names.
+    const handover = lines.filter((l) => String(l['message']).includes('is joined now'));
+    expect(handover).toEqual(
+      order.indexOf('nc-a') < order.indexOf('nc-b')
+        ? [expect.objectContaining({ 'provider-id': pid, NodeClaim: { name: 'nc-a' }, joined: 'nc-b' })]
+        : [],
+    );
+  });
+
+  it("moves to the other NodeClaim when the joined one's providerID changes", () => {
+    const { c, lines } = logged();
+    c.applyNode(node('node-1', pid, { initialized: true }));
+    c.applyNodeClaim(claimAt('nc-a', 1));
+    c.applyNodeClaim(claimAt('nc-b', 2));
+    const moved = claimAt('nc-a', 1);
+    (moved.status as Record<string, unknown>)['providerID'] = 'aws:///a/i-2';
+    c.applyNodeClaim(moved);
+    expect(summary(c.stateNodes())).toEqual([
+      { name: 'nc-a', claim: 'nc-a', hasNode: false, pods: [] },
+      { name: 'node-1', claim: 'nc-b', hasNode: true, pods: [] },
+    ]);
+    expect(lines.some((l) => l['joined'] === 'nc-b' && String(l['message']).includes('another providerID'))).toBe(true);
+  });
+});
+
 describe('the state node list kept up to date', () => {
   /** A seeded generator (mulberry32): a failing sequence replays from its seed. */
   function rng(seed: number): (n: number) => number {
@@ -404,7 +578,8 @@ describe('the state node list kept up to date', () => {
     const pid = `aws:///a/i-${i}`;
     switch (r(12)) {
       case 0: {
-        const o = nodeClaim(`nc-${i}`, r(4) ? { providerID: pid } : {});
+        // Now and then the instance of another NodeClaim (two NodeClaims recording one instance).
+        const o = nodeClaim(`nc-${i}`, r(4) ? { providerID: r(4) ? pid : `aws:///a/i-${r(6)}` } : {});
         return (c) => c.applyNodeClaim(o);
       }
       case 1: {
@@ -458,7 +633,14 @@ describe('the state node list kept up to date', () => {
       const fresh = cluster();
       await fresh.clock.advance(kept.clock.now());
       for (const s of steps) s(fresh.c);
-      expect(kept.c.stateNodes(), `seed ${seed}, step ${t}`).toEqual(fresh.c.stateNodes());
+      const listed = kept.c.stateNodes();
+      expect(listed, `seed ${seed}, step ${t}`).toEqual(fresh.c.stateNodes());
+      // One state node a name, and one NodeClaim's state node an instance (a second Node naming an instance, a copied
+      // providerID, is listed apart: it has pods of its own).
+      const names = listed.map((n) => n.name);
+      expect(new Set(names).size, `seed ${seed}, step ${t}`).toBe(names.length);
+      const pids = listed.flatMap((n) => (n.hasNodeClaim ? (n.providerId ?? []) : []));
+      expect(new Set(pids).size, `seed ${seed}, step ${t}`).toBe(pids.length);
     }
   });
 });

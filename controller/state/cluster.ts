@@ -1,7 +1,8 @@
 // Cluster state (docs/karpenter/disruption.md §6): the versioned in-memory model every decision reads. Informers
 // feed it (apply/remove per kind); the provisioner writes the NodeClaims it creates straight in, to beat
-// informer lag. State nodes are keyed by providerID and joined on demand (statenode.ts); NodeClaims are
-// known by name from the moment they exist, so the synced gate can see launches in flight.
+// informer lag. State nodes are keyed by providerID and joined on demand (statenode.ts): one a providerID, however
+// many Nodes or NodeClaims name it; NodeClaims are known by name from the moment they exist, so the synced gate can
+// see launches in flight.
 import {
   isActive,
   isMirrorPod,
@@ -127,6 +128,32 @@ function sharedInfo<T extends object>(
   return out ?? info;
 }
 
+/** Adds `name` to the names under `key`. */
+function addName(index: Map<string, Set<string>>, key: string, name: string): void {
+  const names = index.get(key) ?? new Set<string>();
+  names.add(name);
+  index.set(key, names);
+}
+
+/** Takes `name` from the names under `key` (the key goes with its last name). */
+function dropName(index: Map<string, Set<string>>, key: string, name: string): void {
+  const names = index.get(key);
+  names?.delete(name);
+  if (names && !names.size) index.delete(key);
+}
+
+/** The oldest entry (creationTimestamp), ties broken by name: the same one whatever order they came in. */
+function oldest<T extends { readonly info: { readonly name: string; readonly creationTimestamp?: number } }>(
+  entries: readonly T[],
+): T | undefined {
+  let best: T | undefined;
+  for (const e of entries) {
+    const d = best ? (e.info.creationTimestamp ?? 0) - (best.info.creationTimestamp ?? 0) : -1;
+    if (d < 0 || (d === 0 && e.info.name < best!.info.name)) best = e;
+  }
+  return best;
+}
+
 const nodeNameOf = (o: KubeObject): string | undefined =>
   (o.spec as { nodeName?: string } | undefined)?.nodeName || undefined;
 
@@ -142,7 +169,11 @@ export class Cluster {
   private readonly parsedParts = new WeakMap<object, unknown>();
   /** Node names by providerID: several Nodes may name one instance (a copied providerID), see nodeByProviderID. */
   private readonly nodesByProvider = new Map<string, Set<string>>();
-  private readonly claimByProvider = new Map<string, string>();
+  /**
+   * NodeClaim names by providerID. Two NodeClaims may record one instance (a copied status): the state node joins
+   * one of them, the oldest (nodeClaimByProviderID), and the other is kept here to take over if that one goes.
+   */
+  private readonly claimsByProvider = new Map<string, Set<string>>();
   /** NodeClaims without a providerID (waiting for their launch): the synced gate asks often, so it is counted. */
   private readonly launching = new Set<string>();
   private readonly pools = new Map<string, NodePoolEntry>();
@@ -234,15 +265,11 @@ export class Cluster {
   }
 
   private indexNode(pid: string, name: string): void {
-    const names = this.nodesByProvider.get(pid) ?? new Set<string>();
-    names.add(name);
-    this.nodesByProvider.set(pid, names);
+    addName(this.nodesByProvider, pid, name);
   }
 
   private unindexNode(pid: string, name: string): void {
-    const names = this.nodesByProvider.get(pid);
-    names?.delete(name);
-    if (names && !names.size) this.nodesByProvider.delete(pid);
+    dropName(this.nodesByProvider, pid, name);
   }
 
   applyNodeClaim(given: KubeObject): void {
@@ -261,12 +288,12 @@ export class Cluster {
       );
       return;
     }
-    if (old?.info.providerId && old.info.providerId !== r.value.providerId)
-      this.claimByProvider.delete(old.info.providerId);
-    if (r.value.providerId) this.claimByProvider.set(r.value.providerId, name);
-    if (r.value.providerId) this.launching.delete(name);
+    const pid = r.value.providerId;
+    if (old?.info.providerId && old.info.providerId !== pid) this.releaseClaim(old.info.providerId, name, 'moved');
+    if (pid) this.launching.delete(name);
     else this.launching.add(name);
     this.claims.set(name, { obj, info: same ? r.value : sharedInfo(r.value, obj, CLAIM_INFO_PARTS, this.parsedParts) });
+    if (pid && old?.info.providerId !== pid) this.indexClaim(pid, name);
     this.touchClaim(old?.info.providerId, r.value.providerId, !old);
     // Consolidatable flips make consolidation worth re-evaluating (a new candidate appeared or left).
     const flips = !old || consolidatable(old.obj) !== consolidatable(obj);
@@ -277,16 +304,53 @@ export class Cluster {
     const name = obj.metadata.name!;
     const old = this.claims.get(name);
     if (!old) return;
+    // Released while still held: which NodeClaim the state node joined is read from the NodeClaims held.
+    if (old.info.providerId) this.releaseClaim(old.info.providerId, name, 'deleted');
     this.claims.delete(name);
     this.launching.delete(name);
     this.dirty = 'all';
-    const pid = old.info.providerId;
-    if (pid && this.claimByProvider.get(pid) === name) {
-      this.claimByProvider.delete(pid);
-      this.marked.delete(pid);
-      this.nominated.delete(pid);
-    }
     this.changed({ kind: 'NodeClaim', type: 'delete', name, obj: old.obj }, true);
+  }
+
+  /**
+   * Records that the NodeClaim (already in `claims`) names the instance. A second NodeClaim for one instance is
+   * logged with both names and the one the state node joins; neither is dropped.
+   */
+  private indexClaim(pid: string, name: string): void {
+    addName(this.claimsByProvider, pid, name);
+    const names = this.claimsByProvider.get(pid)!;
+    if (names.size < 2) return;
+    this.deps.log.warn(
+      {
+        providerID: pid,
+        nodeclaim: name,
+        nodeclaims: [...names].sort(),
+        joined: this.nodeClaimByProviderID(pid)?.info.name,
+      },
+      'several NodeClaims record one instance; cluster state lists it once, joined with the oldest NodeClaim',
+    );
+  }
+
+  /**
+   * The NodeClaim no longer names the instance (deleted, or its providerID changed). Another NodeClaim that names it
+   * takes the state node over (logged); with none left, the instance's mark and nomination go with the NodeClaim.
+   */
+  private releaseClaim(pid: string, name: string, why: 'deleted' | 'moved'): void {
+    const joined = this.nodeClaimByProviderID(pid)?.info.name;
+    dropName(this.claimsByProvider, pid, name);
+    const next = this.nodeClaimByProviderID(pid)?.info.name;
+    if (next === undefined) {
+      if (why === 'deleted') {
+        this.marked.delete(pid);
+        this.nominated.delete(pid);
+      }
+      return;
+    }
+    if (joined === name)
+      this.deps.log.warn(
+        { providerID: pid, nodeclaim: name, joined: next },
+        `the NodeClaim an instance's state node joined was ${why === 'deleted' ? 'deleted' : 'given another providerID'}; another NodeClaim recording the instance is joined now`,
+      );
   }
 
   applyNodePool(obj: KubeObject): void {
@@ -359,7 +423,7 @@ export class Cluster {
 
   /**
    * The Node of an instance. When several Nodes name it (a Node object created with a copied providerID),
-   * the one its NodeClaim's status names; without that, the oldest.
+   * the one its NodeClaim's status names; without that, the oldest (ties broken by name).
    */
   nodeByProviderID(pid: string): NodeEntry | undefined {
     const names = this.nodesByProvider.get(pid);
@@ -370,10 +434,7 @@ export class Cluster {
     }
     const nodes = this.nodesByProviderID(pid);
     const named = this.nodeClaimByProviderID(pid)?.info.nodeName;
-    return (
-      nodes.find((n) => n.info.name === named) ??
-      nodes.sort((a, b) => (a.info.creationTimestamp ?? 0) - (b.info.creationTimestamp ?? 0))[0]
-    );
+    return nodes.find((n) => n.info.name === named) ?? oldest(nodes);
   }
 
   /** Every Node that names the instance. */
@@ -389,9 +450,23 @@ export class Cluster {
     return this.claims.get(name);
   }
 
+  /**
+   * The NodeClaim of an instance. When several record it (a NodeClaim with a copied status), the oldest, ties broken
+   * by name: the same one whatever order they came in, so a restarted controller and a full rebuild agree.
+   */
   nodeClaimByProviderID(pid: string): NodeClaimEntry | undefined {
-    const n = this.claimByProvider.get(pid);
-    return n === undefined ? undefined : this.claims.get(n);
+    const names = this.claimsByProvider.get(pid);
+    // One NodeClaim per instance is the rule: answered without building a list (every join asks).
+    if (!names || names.size <= 1) {
+      const only = names?.values().next().value;
+      return only === undefined ? undefined : this.claims.get(only);
+    }
+    return oldest([...names].flatMap((n) => this.claims.get(n) ?? []));
+  }
+
+  /** Every NodeClaim that records the instance. */
+  nodeClaimsByProviderID(pid: string): NodeClaimEntry[] {
+    return [...(this.claimsByProvider.get(pid) ?? [])].flatMap((n) => this.claims.get(n) ?? []);
   }
 
   nodeClaims(): NodeClaimEntry[] {
@@ -454,7 +529,8 @@ export class Cluster {
     let sharedKeys = false;
     for (const claim of this.claims.values()) {
       const pid = claim.info.providerId;
-      if (!pid) continue;
+      // One state node an instance: a NodeClaim that records another's instance is listed through that one.
+      if (!pid || (this.sharedClaim(pid) && this.nodeClaimByProviderID(pid) !== claim)) continue;
       const node = this.nodeByProviderID(pid);
       if (node) seenNodes.add(node.info.name);
       place(pid, { claim: claim.info.name });
@@ -513,6 +589,11 @@ export class Cluster {
   /** Whether several Nodes name the instance (which one joins depends on more than its own entry). */
   private shared(pid: string): boolean {
     return (this.nodesByProvider.get(pid)?.size ?? 0) > 1;
+  }
+
+  /** Whether several NodeClaims record the instance. */
+  private sharedClaim(pid: string): boolean {
+    return (this.claimsByProvider.get(pid)?.size ?? 0) > 1;
   }
 
   stateNode(providerID: string): StateNode | undefined {

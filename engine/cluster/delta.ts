@@ -582,7 +582,8 @@ function linkedElsewhere(
  * nodeName is set once, at binding, and cluster state keeps one record per pod), and carrying out commands moves a
  * pod off the node that goes. The model could hold a pod on two nodes, but the mirror keeps one link a pod, so such
  * a snapshot is refused with both nodes named rather than shipped as a model that drifts from a full rebuild. (Two
- * entries of one name, which cluster state makes of two NodeClaims with one providerID, are not caught here.)
+ * entries of one name are not caught here; cluster state lists one state node a providerID, two NodeClaims that
+ * record one instance included, so it does not make them.)
  */
 function listedTwice(p: Pod | undefined, uid: string, first: string, second: string): Error {
   const what = p ? `pod ${p.namespace}/${p.name} (uid ${uid})` : `pod ${uid}`;

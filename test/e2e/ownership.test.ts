@@ -9,7 +9,9 @@
 //   a Node no NodeClaim records               drained and released; its instance is left to garbage
 //                                             collection, which terminates it as an orphan;
 //   an instance that is not this cluster's   (the provider refuses it) the Node and NodeClaim are finalized
-//                                             without terminating it, with InstanceNotOwned warnings.
+//                                             without terminating it, with InstanceNotOwned warnings;
+//   a second NodeClaim with a copied status  cluster state lists the instance once, joined with the original
+//                                             (the older), and warns naming both NodeClaims and the providerID.
 import { afterEach, describe, expect, it } from 'vitest';
 import { InstanceNotOwnedError, type CloudProvider } from '../../controller/cloudprovider/types.ts';
 import { GC_PERIOD_MS } from '../../controller/controllers/nodeclaim/garbagecollection/reconcile.ts';
@@ -100,6 +102,48 @@ describe('ownership before termination', () => {
     expect(['shutting-down', 'terminated']).toContain(stateOf(sim, pid));
     expect(drill.violations()).toEqual([]);
     drill.stop();
+  });
+
+  it('a second NodeClaim with a copied status: cluster state lists the instance once, joined with the original, and warns naming both', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    sim = await simulation({
+      logLevel: 'warn',
+      logDestination: { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) },
+    });
+    await sim.apply(guide('guide-03.yaml'));
+    await sim.apply(guide('guide-05.yaml'));
+    await sim.apply(deployment('web', 3));
+    await sim.clock.advanceUntil(() => running(sim!, 'web') === 3, 180_000, 'web running');
+    const [original] = nodeClaims(sim);
+    const pid = providerIdOf(original!);
+    const nodeName = (original!.status as { nodeName: string }).nodeName;
+    // The copy gets the original's status in the same turn, so the controller never sees it without one.
+    sim.cluster.api.create('nodeclaims.karpenter.sh', undefined, {
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodeClaim',
+      metadata: { name: 'copy', labels: original!.metadata.labels },
+      spec: original!.spec,
+    });
+    sim.cluster.api.patchStatus('nodeclaims.karpenter.sh', undefined, 'copy', original!.status);
+    await sim.clock.advance(30_000);
+
+    const cluster = sim.operator.cluster;
+    expect(cluster.nodeClaim('copy')?.info.providerId).toBe(pid);
+    const listed = cluster.stateNodes().filter((n) => n.providerId === pid);
+    expect(listed.map((n) => [n.name, n.nodeClaimName])).toEqual([[nodeName, original!.metadata.name]]);
+    expect(listed[0]!.pods.length).toBeGreaterThan(0);
+    expect(listed[0]!.pods.map((p) => p.uid)).toEqual(cluster.workloads.podsOn(nodeName).map((p) => p.uid));
+    expect(
+      lines.filter((l) => l['provider-id'] === pid && String(l['message']).startsWith('several NodeClaims')),
+    ).toEqual([
+      expect.objectContaining({
+        level: 'WARN',
+        NodeClaim: { name: 'copy' },
+        nodeclaims: [original!.metadata.name, 'copy'].sort(),
+        joined: original!.metadata.name,
+      }),
+    ]);
+    expect(running(sim, 'web')).toBe(3);
   });
 
   it('a Node no NodeClaim records is drained and released without terminating its instance; garbage collection then takes the orphan', async () => {
