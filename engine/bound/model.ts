@@ -83,7 +83,7 @@ const ALLOWED = cacheSlot<Template, Map<string, ReadonlyArray<readonly [number, 
  * Requirement forms kept per template (the oldest goes first): the template outlives a call in a pool worker's
  * catalog caches, and the forms its jobs' pods bring have no bound of their own.
  */
-const FORMS_PER_TEMPLATE = 512;
+const FORMS_PER_TEMPLATE = 64;
 
 function allowedTypes(
   t: Template,
