@@ -39,7 +39,7 @@ export function withoutHostname(r: Requirements): Requirements {
   return m;
 }
 
-const CATALOG_VALUES = cacheSlot<Template, ReadonlyMap<string, ReadonlySet<string>>>('catalog values');
+const CATALOG_VALUES = cacheSlot<Template, ReadonlyMap<string, ReadonlySet<string>>>('catalog values', 'catalog');
 
 /** Every key and value the template's instance types and offerings contribute to the key space. */
 export function catalogValues(t: Template, caches?: ModelCaches): ReadonlyMap<string, ReadonlySet<string>> {
@@ -167,7 +167,7 @@ function fingerprint(
 
 /** Chunks kept per template: a few key spaces (provisioning, consolidation simulations) alternate. */
 const CHUNKS_PER_TEMPLATE = 4;
-const CHUNKS = cacheSlot<Template, Map<string, TypesChunk>>('catalog chunks');
+const CHUNKS = cacheSlot<Template, Map<string, TypesChunk>>('catalog chunks', 'catalog');
 
 /** The template's chunk for this key space, from `caches` when the fingerprint matches (none: encoded afresh). */
 export function templateTypes(

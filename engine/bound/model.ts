@@ -77,7 +77,13 @@ interface PodClass {
  * daemonsets are (immutable domain objects), and every what-if and consolidation simulation bounds the same
  * pod classes against the same catalog again.
  */
-const ALLOWED = cacheSlot<Template, Map<string, ReadonlyArray<readonly [number, number]>>>('bound options');
+const ALLOWED = cacheSlot<Template, Map<string, ReadonlyArray<readonly [number, number]>>>('bound options', 'catalog');
+
+/**
+ * Requirement forms kept per template (the oldest goes first): the template outlives a call in a pool worker's
+ * catalog caches, and the forms its jobs' pods bring have no bound of their own.
+ */
+const FORMS_PER_TEMPLATE = 64;
 
 function allowedTypes(
   t: Template,
@@ -95,6 +101,7 @@ function allowedTypes(
     const o = cheapestOffering(merged, it);
     if (o) list.push([ii, toMicros(o.price)]);
   });
+  if (byKey.size >= FORMS_PER_TEMPLATE) byKey.delete(byKey.keys().next().value!);
   byKey.set(key, (out = list));
   return out;
 }

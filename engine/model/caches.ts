@@ -8,11 +8,19 @@
 // holds one WeakMap per slot, plus hit and miss counts. Whoever owns the objects owns the caches: a warm
 // cluster model, a disruption call, a solver instance, a test. Nothing is written onto the objects
 // themselves, and no cache lives in a module: `reset()` forgets everything, `stats()` says what was reused.
+//
+// Some slots hold work that depends on the catalog alone (a NodePool's templates, their encoded instance types,
+// the bound's options per template): `catalog` scope. A ModelCaches made over a longer-lived one (`new
+// ModelCaches(catalog)`) keeps those slots there, so calls that each make their own caches (a what-if job's
+// disruption plan, its bound) share them: a pool worker keeps one across its jobs (pool/job-catalog.ts). Their keys
+// are the domain objects themselves, so a changed catalog (new objects) is a miss, never a stale entry.
 
 /** A named cache: the key type, the value type and its index in every ModelCaches. */
 interface CacheSlot<K extends object, V> {
   readonly id: number;
   readonly name: string;
+  /** 'catalog': kept in the catalog caches a ModelCaches is made over, when it is (see above). */
+  readonly scope: 'call' | 'catalog';
   /** Phantom fields: the key and value types. */
   readonly _key?: K;
   readonly _value?: V;
@@ -21,10 +29,10 @@ interface CacheSlot<K extends object, V> {
 const names: string[] = [];
 
 /** Declares a cache (once, at module load). The name shows in `stats()`. */
-export function cacheSlot<K extends object, V>(name: string): CacheSlot<K, V> {
+export function cacheSlot<K extends object, V>(name: string, scope: 'call' | 'catalog' = 'call'): CacheSlot<K, V> {
   if (names.includes(name)) throw new Error(`cache slot ${name} declared twice`);
   names.push(name);
-  return { id: names.length - 1, name };
+  return { id: names.length - 1, name, scope };
 }
 
 /**
@@ -71,11 +79,13 @@ export class ModelCaches {
   private hits: number[] = [];
   private misses: number[] = [];
 
+  /** `catalog`: where the catalog-scope slots are kept (default here). */
+  constructor(private readonly catalog?: ModelCaches) {}
+
   /** The value cached for `key`, or undefined (counted as a hit or a miss). */
   get<K extends object, V>(slot: CacheSlot<K, V>, key: K): V | undefined {
-    const v = this.maps[slot.id]?.get(key) as V | undefined;
-    if (v === undefined) this.misses[slot.id] = (this.misses[slot.id] ?? 0) + 1;
-    else this.hits[slot.id] = (this.hits[slot.id] ?? 0) + 1;
+    const v = this.map(slot).get(key);
+    this.record(slot, v !== undefined);
     return v;
   }
 
@@ -86,6 +96,7 @@ export class ModelCaches {
 
   /** The slot's map itself, for caches keyed by more than one object (count with `record`). */
   map<K extends object, V>(slot: CacheSlot<K, V>): WeakMap<K, V> {
+    if (slot.scope === 'catalog' && this.catalog) return this.catalog.map(slot);
     let m = this.maps[slot.id];
     if (!m) this.maps[slot.id] = m = new WeakMap();
     return m as WeakMap<K, V>;
@@ -95,6 +106,8 @@ export class ModelCaches {
   record(slot: CacheSlot<object, unknown>, hit: boolean): void {
     if (hit) this.hits[slot.id] = (this.hits[slot.id] ?? 0) + 1;
     else this.misses[slot.id] = (this.misses[slot.id] ?? 0) + 1;
+    // The catalog caches count the lookups of their slots too: what every call over them reused.
+    if (slot.scope === 'catalog') this.catalog?.record(slot, hit);
   }
 
   /** The cached value for `key`, computing and keeping it on a miss. */
@@ -103,7 +116,7 @@ export class ModelCaches {
     return v !== undefined ? v : this.set(slot, key, compute());
   }
 
-  /** Forgets every cached value and count. */
+  /** Forgets every cached value and count (the catalog caches it is made over keep theirs). */
   reset(): void {
     this.maps = [];
     this.hits = [];

@@ -157,7 +157,7 @@ function listParts(
 }
 
 /** Per template: its one daemonset group, or null when instance types differ in which daemonsets they run. */
-const SOLE_GROUP = cacheSlot<Template, { readonly group: DaemonGroup | null }>('sole daemon group');
+const SOLE_GROUP = cacheSlot<Template, { readonly group: DaemonGroup | null }>('sole daemon group', 'catalog');
 
 /** The smallest daemonset overhead among the kept types (one group for most templates: no lookups then). */
 function keptOverhead(template: Template, kept: readonly InstanceType[], caches: ModelCaches): Resources {

@@ -44,7 +44,7 @@ export function nodeClassLabel(pool: NodePool): [string, string] {
   ];
 }
 
-const TEMPLATE_REQUIREMENTS = cacheSlot<NodePool, Requirements>('template requirements');
+const TEMPLATE_REQUIREMENTS = cacheSlot<NodePool, Requirements>('template requirements', 'catalog');
 
 /**
  * Template requirements (§1.11): requirements, labels, nodepool and node-class labels, simulation keys.
@@ -139,7 +139,7 @@ type TemplatesOf = WeakMap<
   readonly InstanceType[],
   WeakMap<readonly DaemonSet[], WeakMap<ReadonlySet<string>, Map<boolean, Template>>>
 >;
-const TEMPLATES = cacheSlot<NodePool, TemplatesOf>('templates');
+const TEMPLATES = cacheSlot<NodePool, TemplatesOf>('templates', 'catalog');
 
 function level<K extends object, V>(m: WeakMap<K, V>, k: K, make: () => V): V {
   let v = m.get(k);

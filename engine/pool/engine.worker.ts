@@ -22,6 +22,7 @@ import type { WhatIfEngine } from '../whatif/run.ts';
 import { TypeStore, type TypeChunk, type WireBuilt } from './catalogs.ts';
 import { nativeStringDecoding, unpack } from './codec.ts';
 import { IdleTrim, type IdleTrimOptions } from './idle-trim.ts';
+import { JobCatalog } from './job-catalog.ts';
 import { speculationClock } from './speculation-clock.ts';
 import { adoptLpModule, inThreadLp } from './lp.ts';
 import { MissingPackageError } from './missing-package.ts';
@@ -69,7 +70,7 @@ export type EngineTask =
 
 export interface EngineWorkerData {
   readonly module: WebAssembly.Module;
-  readonly solver: Omit<WasmSolverOptions, 'module' | 'clock'>;
+  readonly solver: Omit<WasmSolverOptions, 'module' | 'clock' | 'catalogCaches'>;
   /** The LP time limit of a what-if report's bound, s. */
   readonly whatIfLpSeconds: number;
   /** When the worker gives back its solver's wasm memory (idle-trim.ts). */
@@ -98,6 +99,8 @@ export interface WorkerMemory {
   readonly models: readonly string[];
   /** Whether msgpackr decodes strings natively here, as slices that keep their message's strings alive (codec.ts). */
   readonly nativeStrings: boolean;
+  /** What the what-if jobs' calls found in this worker's catalog-scope caches, by cache (job-catalog.ts). */
+  readonly jobCatalog: Readonly<Record<string, { readonly hits: number; readonly misses: number }>>;
   /** The heap in use after a full collection: only when the process runs with --expose-gc (benchmarks). */
   readonly live?: number;
 }
@@ -118,6 +121,7 @@ function workerMemory(): WorkerMemory {
     trims: trimmer.trims,
     models: [...models.keys()],
     nativeStrings: nativeStringDecoding(),
+    jobCatalog: jobCatalog.caches.stats(),
     ...(gc ? { live: getHeapStatistics().used_heap_size } : {}),
   };
 }
@@ -127,7 +131,14 @@ const data = workerData as EngineWorkerData;
 adoptSolverModule(data.solver.build ?? 'release', data.module);
 /** The call-off flag of the speculative solve running now, if one is. */
 let speculating: SharedArrayBuffer | undefined;
-const solver = new WasmSolver({ ...data.solver, module: data.module, clock: speculationClock(() => speculating) });
+/** What this worker keeps across what-if jobs: their NodePools and daemonsets interned, the catalog-scope caches. */
+const jobCatalog = new JobCatalog();
+const solver = new WasmSolver({
+  ...data.solver,
+  module: data.module,
+  clock: speculationClock(() => speculating),
+  catalogCaches: jobCatalog.caches,
+});
 const trimmer = new IdleTrim(solver, data.idleTrim);
 const ctx: OpContext = { solver: () => solver, lp: inThreadLp, clock: () => performance.now() };
 const models = new Map<string, ClusterModel>();
@@ -135,8 +146,11 @@ const typeStore = new TypeStore();
 
 const whatIfEngine: WhatIfEngine = {
   provision: (s, pods, o) => provision(s, pods, { exact: o.exact, solver }),
-  lowerBound: (s, pods) => lowerBound(provisionInput(s, pods), inThreadLp, { timeLimitSec: data.whatIfLpSeconds }),
-  planner: disruptionPlanner(solver),
+  lowerBound: (s, pods) =>
+    lowerBound(provisionInput(s, pods, { caches: jobCatalog.callCaches() }), inThreadLp, {
+      timeLimitSec: data.whatIfLpSeconds,
+    }),
+  planner: disruptionPlanner(solver, jobCatalog.caches),
 };
 
 async function onModel(task: Extract<EngineTask, { kind: 'op' }>): Promise<TaskReply> {
@@ -160,10 +174,9 @@ async function onWhatIf(task: Extract<EngineTask, { kind: 'whatIf' }>): Promise<
   if (task.lp) adoptLpModule(task.lp);
   try {
     const job = unpack<WhatIfJob>(task.job);
+    const built = job.built && task.types ? typeStore.decode(job.built as unknown as WireBuilt, task.types) : job.built;
     const report = await runWhatIfJob(
-      task.types && job.built
-        ? { ...job, built: typeStore.decode(job.built as unknown as WireBuilt, task.types) }
-        : job,
+      built ? { ...job, built: jobCatalog.intern(built) } : job,
       whatIfEngine,
       port ? (fraction, stage) => port.postMessage({ fraction, stage }) : undefined,
       task.part,

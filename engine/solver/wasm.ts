@@ -73,6 +73,8 @@ export interface WasmSolverOptions {
   readonly clock?: () => number;
   /** The compiled module (a pool worker gets the one its pool compiled); default: `build`'s, compiled here. */
   readonly module?: WebAssembly.Module;
+  /** Where the solver's own caches keep their catalog-scope slots (model/caches.ts; a pool worker's, across jobs). */
+  readonly catalogCaches?: ModelCaches;
   /**
    * Linear memory an instance may keep after a solve, bytes (default: all of it). A wasm memory only grows, so
    * after a solve that needed more the instance is let go (the garbage collector frees its memory) and the next
@@ -86,7 +88,7 @@ export interface WasmSolverOptions {
 export class WasmSolver implements ProvisionSolver {
   readonly name: string;
   /** What solves without caches of their own remember between calls (`input.caches` wins when given). */
-  readonly caches = new ModelCaches();
+  readonly caches: ModelCaches;
   private x: SolverExports | undefined;
   /** The most linear memory one solve used since `takeNeed` last ran, bytes. */
   private need = 0;
@@ -98,6 +100,7 @@ export class WasmSolver implements ProvisionSolver {
 
   constructor(private readonly opts: WasmSolverOptions = {}) {
     this.name = `wasm-${opts.build ?? 'release'}`;
+    this.caches = new ModelCaches(opts.catalogCaches);
   }
 
   private exports(): SolverExports {

@@ -70,14 +70,15 @@ function settle(s: Snapshot): Snapshot {
   };
 }
 
-export function disruptionPlanner(solver: ProvisionSolver): ConsolidationPlanner {
+/** `catalogCaches`: where each plan's caches keep their catalog-scope slots (model/caches.ts), across plans. */
+export function disruptionPlanner(solver: ProvisionSolver, catalogCaches?: ModelCaches): ConsolidationPlanner {
   return {
     name: 'disruption',
     async plan(start, opts): Promise<ConsolidationPlan> {
       let s = settle(start);
       let state: LoopState = INITIAL_LOOP_STATE;
       // Loop after loop over mostly the same node and pod objects: what one decision worked out, the next reuses.
-      const caches = new ModelCaches();
+      const caches = new ModelCaches(catalogCaches);
       const commands: ConsolidationCommand[] = [];
       let truncated = false;
       const done = (kept: NodeExplanation[]): ConsolidationPlan => ({

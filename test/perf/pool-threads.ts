@@ -63,6 +63,20 @@ function threadCpu(): Map<number, number> & { readonly wait: Map<number, number>
   return m;
 }
 
+/** A thread's kind, from its name (/proc/self/task/<tid>/comm): V8's helpers, libuv's pool, the inspector, ... */
+function threadKind(tid: number): string {
+  try {
+    return (
+      readFileSync(`/proc/self/task/${tid}/comm`, 'utf8')
+        .trim()
+        .replace(/[0-9]+$/, '')
+        .trim() || 'unnamed'
+    );
+  } catch {
+    return 'gone';
+  }
+}
+
 async function startEngine(config: string): Promise<Engine> {
   const [threads, ...kv] = config.split(':');
   const o = Object.fromEntries(kv.map((x) => x.split('=') as [string, string]));
@@ -108,7 +122,10 @@ async function measure(config: string, e: Engine, round: number): Promise<void> 
   const rs = await readings(e);
   const d = (tid: number) => (c1.get(tid) ?? 0) - (c0.get(tid) ?? 0);
   const workerTids = new Set(rs.map((x) => x.tid));
-  const bg = sum([...c1.keys()].filter((tid) => tid !== process.pid && !workerTids.has(tid)).map(d));
+  const bgTids = [...c1.keys()].filter((tid) => tid !== process.pid && !workerTids.has(tid));
+  const bg = sum(bgTids.map(d));
+  const byKind = new Map<string, number>();
+  for (const tid of bgTids) byKind.set(threadKind(tid), (byKind.get(threadKind(tid)) ?? 0) + d(tid));
   const wall = t1 - t0;
   const main = d(process.pid);
   const wcpu = rs.map((x) => d(x.tid));
@@ -124,6 +141,7 @@ async function measure(config: string, e: Engine, round: number): Promise<void> 
   put(`${k} worker run-queue wait/job`, sum(wwait) / jobs);
   put(`${k} bg cpu/job`, bg / jobs);
   put(`${k} main cpu/job`, main / jobs);
+  for (const [kind, ms] of byKind) if (ms > 0) put(`${k} bg '${kind}' cpu/job`, ms / jobs);
   put(`${k} idle ms (sum over workers)`, sum(busy.map((b) => wall - b)));
   put(`${k} tail ms`, Math.max(...lastEnd) - Math.min(...lastEnd));
   put(`${k} first start ms`, firstStart - t0);
