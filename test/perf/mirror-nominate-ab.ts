@@ -3,26 +3,15 @@
 // objects with the same pod array and a new nominatedUntil (what cluster state hands out when the provisioner
 // nominates existing nodes, or their nominations run out). This checkout's ModelMirror.diff and the other one's,
 // interleaved in one process; medians of 30, and the CPU time of the whole loop.
-import { defaultFakeInstanceTypes } from '../fixtures/instancetypes.ts';
-import { nodePool, pod, snapshot, stateNode } from '../fixtures/builders.ts';
-import type { Snapshot, StateNode } from '../../engine/index.ts';
-import { ModelMirror as Mine } from '../../engine/cluster/delta.ts';
+import { mirrorCluster, mirrorsToCompare } from './mirror-fixture.ts';
 
-const base = process.env['BASE'];
-if (!base) throw new Error('BASE: the path of the checkout to compare with');
-const { ModelMirror: Theirs } = (await import(`${base}/engine/cluster/delta.ts`)) as { ModelMirror: typeof Mine };
 const count = Number(process.argv[2] ?? 5_000);
 const changed = Number(process.argv[3] ?? 500);
-const its = defaultFakeInstanceTypes();
-const pools = [nodePool()];
-let nodes: StateNode[] = Array.from({ length: count }, (_, i) => {
-  const name = `node-${i}`;
-  const pods = Array.from({ length: 20 }, () => pod({ cpu: '100m', memory: '128Mi', nodeName: name }));
-  return stateNode({ name, instanceType: its[0]!, zone: 'test-zone-1', capacityType: 'on-demand', pods });
-});
-const snap = (now: number): Snapshot => snapshot({ now, nodePools: pools, instanceTypes: its, nodes: [...nodes] });
+const cluster = mirrorCluster(count);
+let nodes = cluster.nodes;
+const snap = (now: number) => cluster.snap(nodes, now);
 
-const mirrors = { base: new Theirs(), this: new Mine() };
+const mirrors = await mirrorsToCompare();
 for (const m of Object.values(mirrors)) m.diff(snap(0)).commit();
 const t: Record<string, number[]> = { base: [], this: [] };
 const cpu: Record<string, number> = { base: 0, this: 0 };

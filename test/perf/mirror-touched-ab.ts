@@ -4,26 +4,15 @@
 // makes). This checkout's ModelMirror.diff and commit and the other one's, alternating which goes first, in one
 // process; the median CPU time (process.cpuUsage) of a diff per tree and their ratio.
 import { loadavg } from 'node:os';
-import { ModelMirror as Mine } from '../../engine/cluster/delta.ts';
-import type { Snapshot, StateNode } from '../../engine/index.ts';
-import { nodePool, pod, snapshot, stateNode } from '../fixtures/builders.ts';
-import { defaultFakeInstanceTypes } from '../fixtures/instancetypes.ts';
+import { mirrorCluster, mirrorsToCompare } from './mirror-fixture.ts';
 
-const base = process.env['BASE'];
-if (!base) throw new Error('BASE: the path of the checkout to compare with');
-const { ModelMirror: Theirs } = (await import(`${base}/engine/cluster/delta.ts`)) as { ModelMirror: typeof Mine };
 const count = Number(process.argv[2] ?? 1_000);
 const rounds = Number(process.argv[3] ?? 200);
-const its = defaultFakeInstanceTypes();
-const pools = [nodePool()];
-let nodes: StateNode[] = Array.from({ length: count }, (_, i) => {
-  const name = `node-${i}`;
-  const pods = Array.from({ length: 20 }, () => pod({ cpu: '100m', memory: '128Mi', nodeName: name }));
-  return stateNode({ name, instanceType: its[0]!, zone: 'test-zone-1', capacityType: 'on-demand', pods });
-});
-const snap = (now: number): Snapshot => snapshot({ now, nodePools: pools, instanceTypes: its, nodes: [...nodes] });
+const cluster = mirrorCluster(count);
+let nodes = cluster.nodes;
+const snap = (now: number) => cluster.snap(nodes, now);
 
-const mirrors = { base: new Theirs(), this: new Mine() };
+const mirrors = await mirrorsToCompare();
 for (const m of Object.values(mirrors)) m.diff(snap(0)).commit();
 const cpu: Record<string, number[]> = { base: [], this: [] };
 const load = loadavg()[0]!;
