@@ -40,67 +40,70 @@ class TypeSeries {
   }
 }
 
-export function newCloudProviderMetrics(ctx: ControllerContext): Controller {
-  const m = ctx.metrics;
-
-  async function instanceTypes(): Promise<InstanceType[]> {
-    const out: InstanceType[] = [];
-    for (const e of ctx.cluster.nodePools()) {
-      if (!e.pool) continue;
-      try {
-        out.push(...(await ctx.cloudProvider.getInstanceTypes(e.pool)));
-      } catch (err) {
-        // One NodePool that cannot list its types costs only its own series.
-        ctx.log.error(
-          { nodepool: e.pool.name, err: errText(err) },
-          'listing instance types for the offering metrics failed',
-        );
-      }
+/** Every NodePool's instance types; a NodePool that cannot list its types is logged and costs only its own series. */
+async function poolInstanceTypes(ctx: ControllerContext): Promise<InstanceType[]> {
+  const out: InstanceType[] = [];
+  for (const e of ctx.cluster.nodePools()) {
+    if (!e.pool) continue;
+    try {
+      out.push(...(await ctx.cloudProvider.getInstanceTypes(e.pool)));
+    } catch (err) {
+      ctx.log.error(
+        { nodepool: e.pool.name, err: errText(err) },
+        'listing instance types for the offering metrics failed',
+      );
     }
-    return out;
+  }
+  return out;
+}
+
+/**
+ * The value each series was last set to (prom-client keeps it): a pass sets only the series whose value moved,
+ * since prom-client hashes a series' labels on every set and the catalog has thousands of offerings. Kept per
+ * instance type, then capacity type and zone, under the catalog's own strings: a joined key per series
+ * (`available/<type>/<capacity type>/<zone>`) was a string of its own for each of the catalog's series.
+ */
+class LastSet {
+  private readonly byType = new Map<string, TypeSeries>();
+  private work = 0;
+
+  of(type: string): TypeSeries {
+    let s = this.byType.get(type);
+    if (!s) this.byType.set(type, (s = new TypeSeries()));
+    return s;
   }
 
-  /**
-   * The value each series was last set to (prom-client keeps it): a pass sets only the series whose value moved,
-   * since prom-client hashes a series' labels on every set and the catalog has thousands of offerings. Kept per
-   * instance type, then capacity type and zone, under the catalog's own strings: a joined key per series
-   * (`available/<type>/<capacity type>/<zone>`) was a string of its own for each of the catalog's series.
-   */
-  const last = new Map<string, TypeSeries>();
-  let work = 0;
-
-  const seriesOf = (type: string): TypeSeries => {
-    let s = last.get(type);
-    if (!s) last.set(type, (s = new TypeSeries()));
-    return s;
-  };
-
   /** Sets the series to `v` unless `prior` (what it was last set to) is `v`; says whether it set it. */
-  async function setIfMoved(
+  async setIfMoved(
     g: OfferingGauge,
     labels: Record<string, string>,
     prior: number | undefined,
     v: number,
   ): Promise<boolean> {
-    if (++work % CHUNK === 0) await yieldTurn();
+    if (++this.work % CHUNK === 0) await yieldTurn();
     if (prior === v) return false;
     g.set(labels, v);
     return true;
   }
+}
+
+export function newCloudProviderMetrics(ctx: ControllerContext): Controller {
+  const m = ctx.metrics;
+  const last = new LastSet();
 
   async function reconcile(): Promise<ReconcileResult> {
     const offerings = new Map<
       string,
       { labels: Record<string, string>; available: boolean; price: number; series: OfferingSeries }
     >();
-    const types = await instanceTypes();
+    const types = await poolInstanceTypes(ctx);
     for (const t of types) {
       const labels = { instance_type: t.name };
-      const s = seriesOf(t.name);
+      const s = last.of(t.name);
       const cpu = (t.capacity['cpu'] ?? 0) / 1000;
-      if (await setIfMoved(m.instanceTypeCpu, labels, s.cpu, cpu)) s.cpu = cpu;
+      if (await last.setIfMoved(m.instanceTypeCpu, labels, s.cpu, cpu)) s.cpu = cpu;
       const memory = t.capacity['memory'] ?? 0;
-      if (await setIfMoved(m.instanceTypeMemory, labels, s.memory, memory)) s.memory = memory;
+      if (await last.setIfMoved(m.instanceTypeMemory, labels, s.memory, memory)) s.memory = memory;
       for (const o of t.offerings) {
         const key = `${t.name}/${o.capacityType}/${o.zone}`;
         const prior = offerings.get(key);
@@ -113,8 +116,8 @@ export function newCloudProviderMetrics(ctx: ControllerContext): Controller {
     for (const o of offerings.values()) {
       const s = o.series;
       const available = o.available ? 1 : 0;
-      if (await setIfMoved(m.offeringAvailable, o.labels, s.available, available)) s.available = available;
-      if (await setIfMoved(m.offeringPrice, o.labels, s.price, o.price)) s.price = o.price;
+      if (await last.setIfMoved(m.offeringAvailable, o.labels, s.available, available)) s.available = available;
+      if (await last.setIfMoved(m.offeringPrice, o.labels, s.price, o.price)) s.price = o.price;
     }
     return requeueAfter(PERIOD_MS);
   }
