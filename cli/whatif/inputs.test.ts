@@ -1,6 +1,6 @@
 // Bad what-if input gets a named error and exit 2, never a crash: quantities (YAML, JSON, CSV, msgpack),
-// swapped CSV columns, unknown Karpenter kinds, size and object limits, control characters in names.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// swapped CSV columns, unknown Karpenter kinds, size and object limits, control characters in names, an object listed twice.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -140,6 +140,27 @@ describe('kinds, limits and names', () => {
     expect(r.code).toBe(2);
     expect(r.err).toContain(
       'unknown kind Nodepool in karpenter.sh/v1: did you mean karpenter.sh/v1 NodePool? (object x)',
+    );
+  });
+
+  it('refuses an object listed twice, naming it and both places, in one file or across a folder', async () => {
+    const onNode = (node: string) =>
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: web}\nspec: {nodeName: ${node}, containers: [{name: c, resources: {requests: {cpu: 1}}}]}\n`;
+    const twice = await whatif({}, file('twice.yaml', [GUIDE, onNode('n1'), onNode('n2')].join('---\n')));
+    expect(twice.code).toBe(2);
+    expect(twice.err).toMatch(/twice\.yaml: document \d+: Pod web\/a is listed twice \(first at twice\.yaml: document \d+\)/);
+    expect(twice.err).not.toMatch(/\n\s+at |internal error/);
+    // Another namespace is another pod.
+    const other = onNode('n1').replace('namespace: web', 'namespace: api');
+    expect((await whatif({}, file('two.yaml', [GUIDE, onNode('n1'), other].join('---\n')))).code).toBe(0);
+    // A NodePool of one name in two files of one cluster (a sub-folder of a batch folder).
+    mkdirSync(join(dir, 'batch', 'one'), { recursive: true });
+    file('batch/one/a.yaml', GUIDE);
+    file('batch/one/b.yaml', GUIDE);
+    const folder = await whatif({}, 'batch');
+    expect(folder.code).toBe(2);
+    expect(folder.err).toMatch(
+      /batch\/one\/b\.yaml: document \d+: NodePool \S+ is listed twice \(first at batch\/one\/a\.yaml: document \d+\)/,
     );
   });
 

@@ -13,6 +13,7 @@ import {
   parseDocuments,
   parseObject,
   parseText,
+  safeText,
   type ClusterObjectLists,
   type ClusterObjects,
   type ParsedObject,
@@ -90,10 +91,12 @@ interface Acc extends ClusterObjectLists {
   /** Objects counted so far, against limits.objects. */
   count: number;
   readonly limits: InputLimits;
+  /** Where each object was read, by kind, namespace and name: a cluster holds one object of a name. */
+  readonly seen: Map<string, string>;
 }
 
 function emptyAcc(limits: InputLimits): Acc {
-  return { ...emptyClusterObjects(), skipped: new Map(), workloads: [], count: 0, limits };
+  return { ...emptyClusterObjects(), skipped: new Map(), workloads: [], count: 0, limits, seen: new Map() };
 }
 
 /** Counts `n` more objects of `file`, refusing them before they are parsed when the total passes the limit. */
@@ -114,6 +117,7 @@ function collect(acc: Acc, r: Result<ParsedObject>, source: unknown, where: stri
     throw new InputError(lines.join('\n'));
   }
   const p = r.value;
+  if (p.kind !== 'Other') admitName(acc, p.kind, p.value, where);
   switch (p.kind) {
     case 'Node':
       acc.nodes.push(p.value);
@@ -157,6 +161,23 @@ function collect(acc: Acc, r: Result<ParsedObject>, source: unknown, where: stri
       );
     }
   }
+}
+
+/**
+ * Refuses a second object of one kind, namespace and name: a cluster holds one, and which of the two a plan would
+ * keep is not the input's to leave open (two pods of one name on two nodes would be one pod in two places).
+ */
+function admitName(acc: Acc, kind: string, value: unknown, where: string): void {
+  const { name, namespace } = value as { readonly name?: unknown; readonly namespace?: unknown };
+  if (typeof name !== 'string') return;
+  const ns = typeof namespace === 'string' ? namespace : undefined;
+  const key = `${kind}/${ns ?? ''}/${name}`;
+  const first = acc.seen.get(key);
+  if (first !== undefined)
+    throw new InputError(
+      `${where}: ${kind} ${safeText(ns === undefined ? name : `${ns}/${name}`)} is listed twice (first at ${first})`,
+    );
+  acc.seen.set(key, where);
 }
 
 /** A PDB written without status (a manifest, not a dump) gets the disruptions its spec allows at most. */
@@ -269,7 +290,7 @@ export async function loadSnapshot(
     if (/\.msgpack$/i.test(abs) || looksLikeMsgpack(bytes)) createdAt = addMsgpack(acc, bytes, shown);
     else addText(acc, bytes.toString('utf8'), shown);
   }
-  const { skipped, workloads, count: _count, limits: _limits, ...parsed } = acc;
+  const { skipped, workloads, count: _count, limits: _limits, seen: _seen, ...parsed } = acc;
   const expanded = expandWorkloads(workloads, parsed.pods);
   const objects = { ...parsed, pods: [...parsed.pods, ...expanded.pods] };
   return {
