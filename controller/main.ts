@@ -36,6 +36,7 @@ import {
   type LeaderElectionConfig,
 } from './operator/leaderelection.ts';
 import { newLogger, type Logger } from './operator/logger.ts';
+import { cpuCount, engineWorkers } from './operator/reconciles.ts';
 import { Metrics } from './operator/metrics.ts';
 import { engineSemiSpace, engineWorkerHeap } from './operator/heap.ts';
 import type { ResolvedOptions } from './operator/options.ts';
@@ -69,7 +70,7 @@ export interface OperatorDeps {
   readonly log?: Logger;
   /**
    * The engine the controllers decide on (a simulator or a test shares one between operators); default: the
-   * operator's own, with ENGINE_THREADS workers, closed when it stops.
+   * operator's own, with a worker a requested core (at most two), closed when it stops.
    */
   readonly engine?: Engine;
   readonly informerBackoff?: Backoff;
@@ -354,12 +355,6 @@ function controllerSet(
 }
 
 /**
- * Worker threads of an operator's own engine: the cluster's model lives on one; the other serves the static
- * NodePools' models and takes a call whose model's worker died meanwhile.
- */
-const ENGINE_THREADS = 2;
-
-/**
  * Controllers that decide over the whole cluster share one warm model (the same snapshot from cluster state):
  * one copy of every node and pod in one worker instead of one per controller. Their calls take turns on it.
  */
@@ -372,12 +367,16 @@ interface OperatorEngine {
   close(): Promise<void>;
 }
 
-/** The operator's own engine: ENGINE_THREADS workers, their heap limited apart from the main thread's if asked. */
+/**
+ * The operator's own engine: a worker a requested core, at most two (operator/reconciles.ts, engineWorkers): the
+ * cluster's model lives on one; a second serves the static NodePools' models and takes a call whose model's worker
+ * died meanwhile. Their heap is limited apart from the main thread's if asked.
+ */
 function ownEngine(options: ResolvedOptions): Engine {
   const resourceLimits = engineWorkerHeap(options.engineWorkerHeapMiB);
   const minSemiSpaceMb = engineSemiSpace(process.env['NODE_OPTIONS']);
   return createEngine({
-    threads: ENGINE_THREADS,
+    threads: engineWorkers(cpuCount(options.cpuRequests)),
     ...(resourceLimits ? { resourceLimits } : {}),
     ...(minSemiSpaceMb === undefined ? {} : { minSemiSpaceMb }),
   });

@@ -110,6 +110,8 @@ describe('controller bench harness', () => {
       expect(stats.eventLoopP99Ms).toBeGreaterThan(0);
       expect(stats.eventLoopMaxMs).toBeGreaterThanOrEqual(stats.eventLoopP99Ms);
       expect(stats.rssPeakMiB).toBeGreaterThan(50);
+      // CPU_REQUESTS left at its default (1,000 millicores): one engine worker (operator/reconciles.ts).
+      expect(stats.workers).toHaveLength(1);
       // The peak is the larger of the start and every 5 s window's highest sample; every window was sampled.
       expect(stats.rssStartMiB).toBeGreaterThan(50);
       expect(stats.rssWindowsMiB.length).toBeGreaterThanOrEqual(1);
@@ -131,6 +133,21 @@ describe('controller bench harness', () => {
       }
     } finally {
       await h.close();
+    }
+  });
+
+  it('gives the controller an engine worker a requested core, at most two', async () => {
+    for (const [cpu, workers] of [
+      ['1500', 2],
+      ['4000', 2],
+    ] as const) {
+      const h = await startHarness({ launchMs: 0, options: { 'cpu-requests': cpu } });
+      try {
+        await h.request('phase-start');
+        expect((await h.request('phase-end')).workers, `CPU_REQUESTS=${cpu}`).toHaveLength(workers);
+      } finally {
+        await h.close();
+      }
     }
   });
 });

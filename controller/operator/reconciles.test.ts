@@ -5,6 +5,7 @@ import { newNodeTermination } from '../controllers/node/termination/reconcile.ts
 import { newNodeClaimLifecycle } from '../controllers/nodeclaim/lifecycle/reconcile.ts';
 import {
   cpuCount,
+  engineWorkers,
   linearScaleReconciles,
   NODE_TERMINATION_RECONCILES,
   NODECLAIM_LIFECYCLE_RECONCILES,
@@ -39,5 +40,12 @@ describe('controllers scaled with CPU_REQUESTS', () => {
     expect(at()).toEqual([1000, 100]);
     expect(at('2000')).toEqual([1067, 183]);
     expect(at('8000')).toEqual([1474, 681]);
+  });
+});
+
+describe('engineWorkers', () => {
+  it('is a worker a requested core, counted whole, at least 1 and at most 2', () => {
+    expect([0.25, 0.5, 1, 1.001, 1.5, 2, 3, 64].map(engineWorkers)).toEqual([1, 1, 1, 2, 2, 2, 2, 2]);
+    expect(engineWorkers(cpuCount(0))).toBe(1);
   });
 });

@@ -30,3 +30,16 @@ export function linearScaleReconciles(cores: number, scale: ReconcileScale): num
   const n = Math.trunc(slope * (Math.ceil(cores) - 1)) + scale.min;
   return Math.min(scale.max, Math.max(scale.min, n));
 }
+
+/** The engine's workers at most: the cluster's model on one, the static NodePools' models and a failed-over call on the other. */
+export const MAX_ENGINE_WORKERS = 2;
+
+/**
+ * The engine's worker threads for the cores CPU_REQUESTS stands for: one a core, counted whole (1.5 cores count
+ * as 2), at least 1 and at most MAX_ENGINE_WORKERS. A second worker on one requested core cannot run beside the
+ * first without taking the main thread's CPU, and holds a heap and a thread of its own (about 15 MiB of RSS idle);
+ * with one worker a call whose worker died fails and the next runs on the worker piscina starts in its place.
+ */
+export function engineWorkers(cores: number): number {
+  return Math.min(MAX_ENGINE_WORKERS, Math.max(1, Math.ceil(cores)));
+}
