@@ -148,7 +148,9 @@ describe('kinds, limits and names', () => {
       `apiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: web}\nspec: {nodeName: ${node}, containers: [{name: c, resources: {requests: {cpu: 1}}}]}\n`;
     const twice = await whatif({}, file('twice.yaml', [GUIDE, onNode('n1'), onNode('n2')].join('---\n')));
     expect(twice.code).toBe(2);
-    expect(twice.err).toMatch(/twice\.yaml: document \d+: Pod web\/a is listed twice \(first at twice\.yaml: document \d+\)/);
+    expect(twice.err).toMatch(
+      /twice\.yaml: document \d+: Pod web\/a is listed twice \(first at twice\.yaml: document \d+\)/,
+    );
     expect(twice.err).not.toMatch(/\n\s+at |internal error/);
     // Another namespace is another pod.
     const other = onNode('n1').replace('namespace: web', 'namespace: api');
