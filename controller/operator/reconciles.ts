@@ -32,7 +32,7 @@ export function linearScaleReconciles(cores: number, scale: ReconcileScale): num
 }
 
 /** The engine's workers at most: the cluster's model on one, the static NodePools' models and a failed-over call on the other. */
-export const MAX_ENGINE_WORKERS = 2;
+const MAX_ENGINE_WORKERS = 2;
 
 /**
  * The engine's worker threads for the cores CPU_REQUESTS stands for: one a core, counted whole (1.5 cores count
