@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { parsePod } from '../../engine/index.ts';
 import { findCondition } from '../operator/conditions.ts';
@@ -275,5 +277,31 @@ describe("a pod's record in cluster state", () => {
     expect(c.status).not.toBe(a.status);
     expect(findCondition(c, 'Ready')?.lastTransitionTime).toBe('2025-01-01T00:00:05Z');
     expect(findCondition(c, 'PodScheduled')?.lastTransitionTime).toBe(T);
+  });
+
+  it('forgets a shared part once no record holds it, and still shares the parts records hold', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const records = new PodRecords(() => 0);
+    const entries = (): number => (records as unknown as { parts: Map<string, unknown> }).parts.size;
+    const kept = records.record(pod('web-1'));
+    // Pods that came and went, each with a status of its own (another transition time): records dropped at once.
+    for (let i = 1; i <= 50; i++) {
+      const gone = pod(`gone-${i}`);
+      const ready = (gone.status!['conditions'] as { lastTransitionTime: string }[])[1]!;
+      ready.lastTransitionTime = `2025-01-01T00:01:${String(i).padStart(2, '0')}Z`;
+      records.record(gone);
+    }
+    const made = entries();
+    expect(made).toBeGreaterThanOrEqual(51);
+    // Collected, then forgotten by the registry's callbacks (tasks of their own after a collection).
+    for (let round = 0; round < 50 && entries() > made - 50; round++) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      gc();
+    }
+    expect(entries()).toBe(made - 50);
+    const again = records.record(pod('web-2'));
+    expect(again.status).toBe(kept.status);
+    expect(again.spec).toBe(kept.spec);
   });
 });

@@ -242,7 +242,14 @@ export class PodRecords {
    * not at every event of every pod.
    */
   private readonly memo = new PartMemo();
-  private readonly parts = new Map<string, object>();
+  /**
+   * The shared parts by key, held weakly: a part no record holds any more (the status of pods long gone: each
+   * second of transitions makes new ones) is collected, and its entry with its key goes once it is (`forget`).
+   */
+  private readonly parts = new Map<string, WeakRef<object>>();
+  private readonly forget = new FinalizationRegistry<string>((key) => {
+    if (this.parts.get(key)?.deref() === undefined) this.parts.delete(key);
+  });
 
   /** `held`: how many pods cluster state holds (the tables are cleared when far larger than that). */
   constructor(private readonly held: () => number) {}
@@ -286,10 +293,11 @@ export class PodRecords {
 
   /** The one copy of the part known by `key`, made the first time. */
   private shared<T extends object>(key: string, make: () => T): T {
-    const known = this.parts.get(key);
+    const known = this.parts.get(key)?.deref();
     if (known !== undefined) return known as T;
     const v = make();
-    this.parts.set(key, v);
+    this.parts.set(key, new WeakRef(v));
+    this.forget.register(v, key);
     return v;
   }
 

@@ -80,12 +80,6 @@ export interface DeltaStats {
   readonly bytes: number;
 }
 
-/** A node as shipped: the very StateNode object (an unchanged node is the same object next time) and its pods' uids. */
-interface ShippedNode {
-  readonly node: StateNode;
-  readonly pods: readonly string[];
-}
-
 /** What the model holds that is not a node or a pod. */
 interface ShippedRest {
   now: number;
@@ -111,7 +105,12 @@ interface Shipped extends ShippedRest {
   readonly away: Map<string, string>;
   /** Pods held but named by no node (pending pods, pods an operation named, preloaded pods). */
   loose: Set<string>;
-  readonly nodes: Map<string, ShippedNode>;
+  /**
+   * The nodes as shipped: the very StateNode objects (an unchanged node is the same object next time). Their pod
+   * lists are the lists shipped (snapshot data is never changed in place), so the uids a node named are read off
+   * its own list rather than kept in a copy of their own.
+   */
+  readonly nodes: Map<string, StateNode>;
   nodeOrder: readonly string[];
   pending: readonly string[];
   /**
@@ -146,6 +145,12 @@ function sameList<T>(a: readonly T[] | undefined, b: readonly T[]): boolean {
 
 const sameNames = (a: readonly string[], b: readonly string[]): boolean =>
   a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** Two pod lists name the same uids in the same order. */
+const sameUids = (a: readonly Pod[], b: readonly Pod[]): boolean =>
+  a.length === b.length && a.every((p, i) => p.uid === b[i]!.uid);
+
+const uidsOf = (pods: readonly Pod[]): string[] => pods.map((p) => p.uid);
 
 /** A state node's fields but its pods, compared by content. */
 function sameNode(a: StateNode, b: StateNode): boolean {
@@ -312,17 +317,17 @@ export class ModelMirror {
     const sh = this.shipped;
     if (this.version === 0 || after.now !== sh.now)
       throw new Error('model mirror: assume takes the snapshot after commands carried out on the one last shipped');
-    const touched: ShippedNode[] = [];
+    const touched: StateNode[] = [];
     const order = new Array<string>(after.nodes.length);
     const seen = new Map<string, Pod>();
     for (let i = 0; i < after.nodes.length; i++) {
       const n = after.nodes[i]!;
       order[i] = n.name;
-      if (sh.nodes.get(n.name)?.node === n) continue;
+      if (sh.nodes.get(n.name) === n) continue;
       for (const p of n.pods)
         if (!seen.has(p.uid)) seen.set(p.uid, p);
         else refuseListedBefore(touched, n, p);
-      touched.push({ node: n, pods: n.pods.map((p) => p.uid) });
+      touched.push(n);
     }
     const nodesRemoved = sameNames(sh.nodeOrder, order) ? [] : goneNodes(sh, order);
     const linked = linkedElsewhere(sh, touched, nodesRemoved);
@@ -332,8 +337,8 @@ export class ModelMirror {
     const check = (uid: string): void => {
       if (!seen.has(uid) && !linked(uid) && !sh.loose.has(uid)) removed.add(uid);
     };
-    for (const t of touched) for (const uid of sh.nodes.get(t.node.name)?.pods ?? []) check(uid);
-    for (const name of nodesRemoved) for (const uid of sh.nodes.get(name)?.pods ?? []) check(uid);
+    for (const t of touched) for (const p of sh.nodes.get(t.name)?.pods ?? []) check(p.uid);
+    for (const name of nodesRemoved) for (const p of sh.nodes.get(name)?.pods ?? []) check(p.uid);
     applyPass(sh, {
       seen,
       loose: new Set(sh.loose),
@@ -461,9 +466,9 @@ interface ObjectPass {
   /** Of those, the ones no node names. */
   readonly loose: Set<string>;
   /** Nodes new or rejoined (shipped or not: their record is kept either way). */
-  readonly touched: readonly ShippedNode[];
+  readonly touched: readonly StateNode[];
   /** Nodes rejoined with the very pod list shipped before: their record is kept, their pods' links stay. */
-  readonly refreshed: readonly ShippedNode[];
+  readonly refreshed: readonly StateNode[];
   readonly nodesRemoved: readonly string[];
   readonly removed: ReadonlySet<string>;
   readonly nodeOrder: readonly string[];
@@ -483,8 +488,8 @@ interface ObjectPass {
  */
 function diffObjects(s: Snapshot, extra: readonly Pod[], prev: Shipped, d: MutableDelta): ObjectPass {
   const pods = new PodDiff(prev);
-  const touched: ShippedNode[] = [];
-  const refreshed: ShippedNode[] = [];
+  const touched: StateNode[] = [];
+  const refreshed: StateNode[] = [];
   const shipNodes: NodeRecord[] = [];
   const order: string[] = new Array(s.nodes.length);
   for (let i = 0; i < s.nodes.length; i++) {
@@ -492,22 +497,22 @@ function diffObjects(s: Snapshot, extra: readonly Pod[], prev: Shipped, d: Mutab
     order[i] = n.name;
     const old = prev.nodes.get(n.name);
     // The very node object shipped last time (snapshot data is immutable): its fields and pods are the same.
-    if (old?.node === n) continue;
+    if (old === n) continue;
     // A new node object with the very pod list shipped before (a nomination or a condition changed): its pods are
-    // held as they are, so only its own fields are compared; its pods stay linked as a node passed over.
-    if (old?.node.pods === n.pods) {
-      refreshed.push({ node: n, pods: old.pods });
-      if (sameNode(old.node, n)) continue;
+    // held as they are, so only its own fields are compared (a record shipped names them by uid, read off the list);
+    // its pods stay linked as a node passed over.
+    if (old?.pods === n.pods) {
+      refreshed.push(n);
+      if (sameNode(old, n)) continue;
       const { pods: _pods, ...rest } = n;
-      shipNodes.push({ node: rest, pods: old.pods });
+      shipNodes.push({ node: rest, pods: uidsOf(n.pods) });
       continue;
     }
-    const uids = n.pods.map((p) => p.uid);
     for (const p of n.pods) if (!pods.see(p, n.name)) refuseListedBefore(touched, n, p);
-    touched.push({ node: n, pods: uids });
-    if (old && sameNames(old.pods, uids) && sameNode(old.node, n)) continue;
+    touched.push(n);
+    if (old && sameUids(old.pods, n.pods) && sameNode(old, n)) continue;
     const { pods: _pods, ...rest } = n;
-    shipNodes.push({ node: rest, pods: uids });
+    shipNodes.push({ node: rest, pods: uidsOf(n.pods) });
   }
   const nodesRemoved = sameNames(prev.nodeOrder, order) ? [] : goneNodes(prev, order);
   if (!sameNames(prev.nodeOrder, order)) d.nodeOrder = order;
@@ -566,11 +571,11 @@ function goneNodes(prev: Shipped, order: readonly string[]): string[] {
  */
 function linkedElsewhere(
   prev: Shipped,
-  touched: readonly ShippedNode[],
+  touched: readonly StateNode[],
   nodesRemoved: readonly string[],
 ): (uid: string) => boolean {
   const stale = new Set(nodesRemoved);
-  for (const t of touched) stale.add(t.node.name);
+  for (const t of touched) stale.add(t.name);
   return (uid) => {
     const at = linkOf(prev, uid);
     return at !== undefined && !stale.has(at);
@@ -593,9 +598,9 @@ function listedTwice(p: Pod | undefined, uid: string, first: string, second: str
 }
 
 /** Throws when `p`, read again while reading `n`, is listed by a node read before it (not by `n` itself, twice). */
-function refuseListedBefore(touched: readonly ShippedNode[], n: StateNode, p: Pod): void {
-  const other = touched.find((t) => t.node.name !== n.name && t.pods.includes(p.uid));
-  if (other) throw listedTwice(p, p.uid, other.node.name, n.name);
+function refuseListedBefore(touched: readonly StateNode[], n: StateNode, p: Pod): void {
+  const other = touched.find((t) => t.name !== n.name && t.pods.some((q) => q.uid === p.uid));
+  if (other) throw listedTwice(p, p.uid, other.name, n.name);
 }
 
 /** A pod a node read this time lists, and that node. */
@@ -605,8 +610,8 @@ interface Listing {
 }
 
 /** Every pod the nodes list, with the node. */
-function* listings(touched: readonly ShippedNode[]): Iterable<Listing> {
-  for (const t of touched) for (const pod of t.node.pods) yield { pod, node: t.node.name };
+function* listings(touched: readonly StateNode[]): Iterable<Listing> {
+  for (const t of touched) for (const pod of t.pods) yield { pod, node: t.name };
 }
 
 /**
@@ -653,7 +658,7 @@ class PodDiff {
    */
   gone(
     prev: Shipped,
-    touched: readonly ShippedNode[],
+    touched: readonly StateNode[],
     nodesRemoved: readonly string[],
     linked: (uid: string) => boolean,
   ): Set<string> {
@@ -661,8 +666,8 @@ class PodDiff {
     const check = (uid: string): void => {
       if (!this.seen.has(uid) && !linked(uid)) out.add(uid);
     };
-    for (const t of touched) for (const uid of prev.nodes.get(t.node.name)?.pods ?? []) check(uid);
-    for (const name of nodesRemoved) for (const uid of prev.nodes.get(name)?.pods ?? []) check(uid);
+    for (const t of touched) for (const p of prev.nodes.get(t.name)?.pods ?? []) check(p.uid);
+    for (const name of nodesRemoved) for (const p of prev.nodes.get(name)?.pods ?? []) check(p.uid);
     for (const uid of prev.loose) check(uid);
     return out;
   }
@@ -711,8 +716,8 @@ function holdPod(sh: Shipped, p: Pod): string | undefined {
 /** A diff's findings into the mirror, in time proportional to them. */
 function applyPass(sh: Shipped, pass: ObjectPass): void {
   for (const name of pass.nodesRemoved) sh.nodes.delete(name);
-  for (const t of pass.touched) sh.nodes.set(t.node.name, t);
-  for (const t of pass.refreshed) sh.nodes.set(t.node.name, t);
+  for (const t of pass.touched) sh.nodes.set(t.name, t);
+  for (const t of pass.refreshed) sh.nodes.set(t.name, t);
   for (const [uid, p] of pass.seen) sh.pods.set(uid, p);
   for (const uid of pass.removed) sh.pods.delete(uid);
   relink(sh, pass);
@@ -734,8 +739,8 @@ function relink(sh: Shipped, pass: ObjectPass): void {
     for (const uid of pass.removed) sh.away.delete(uid);
   }
   for (const t of pass.touched) {
-    const name = t.node.name;
-    for (const uid of t.pods) {
+    const name = t.name;
+    for (const { uid } of t.pods) {
       if (pass.loose.size) pass.loose.delete(uid);
       if (sh.pods.get(uid)?.nodeName !== name) sh.away.set(uid, name);
       else if (sh.away.size) sh.away.delete(uid);

@@ -297,6 +297,22 @@ describe('the model a diff keeps up to date', () => {
     expect(delta.pods).toBeUndefined();
   });
 
+  it('keeps each node as the very state node shipped, its pod list its own, with no copy of the uids', () => {
+    const state = new FakeState(rng(5));
+    const mirror = new ModelMirror();
+    mirror.diff(state.snapshot(1)).commit();
+    // A rejoined node with the very pod list (a nomination), and a node whose pods changed.
+    const i = state.nodes.findIndex((n) => n.pods.length > 0);
+    const n = state.nodes[i]!;
+    state.nodes[i] = { ...n, nominatedUntil: 5_000 };
+    state.addNode();
+    mirror.diff(state.snapshot(2)).commit();
+    // The record a diff compares the next snapshot with (private: read here to pin what the mirror holds a node).
+    const held = (mirror as unknown as { shipped: { nodes: Map<string, unknown> } }).shipped.nodes;
+    expect(held.size).toBe(state.nodes.length);
+    for (const node of state.nodes) expect(held.get(node.name)).toBe(node);
+  });
+
   it('reads no pod of a node it shipped before and that is the same object now', () => {
     const r = rng(7);
     const state = new FakeState(r);
@@ -331,14 +347,18 @@ describe('the model a diff keeps up to date', () => {
     first.commit();
     const i = state.nodes.findIndex((n) => n.pods.length > 0);
     const n = state.nodes[i]!;
-    // The pods the mirror holds, made unreadable in place: a diff that reads one of them throws.
-    for (const p of n.pods)
+    // The pods the mirror holds, made unreadable in place but for their uids (the record shipped names the pods by
+    // uid, read off the node's own list, which the mirror keeps instead of a copy): a diff that reads more throws.
+    for (const p of n.pods) {
+      const uid = p.uid;
       for (const k of Object.keys(p))
-        Object.defineProperty(p, k, {
-          get: () => {
-            throw new Error(`pod ${p.uid} was read`);
-          },
-        });
+        if (k !== 'uid')
+          Object.defineProperty(p, k, {
+            get: () => {
+              throw new Error(`pod ${uid} was read`);
+            },
+          });
+    }
     // A nomination: a new node object, the same pod array.
     state.nodes[i] = { ...n, nominatedUntil: 5_000 };
     const { delta, commit } = mirror.diff(state.snapshot(2));
