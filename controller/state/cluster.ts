@@ -32,6 +32,7 @@ import {
   type NodePoolEntry,
 } from './changes.ts';
 import { stripNode, stripNodeClaim } from './strip.ts';
+import { NameIndex } from './nameindex.ts';
 import { Workloads } from './workloads.ts';
 import { joinStateNode, type NodeClaimEntry, type NodeEntry } from './statenode.ts';
 
@@ -128,20 +129,6 @@ function sharedInfo<T extends object>(
   return out ?? info;
 }
 
-/** Adds `name` to the names under `key`. */
-function addName(index: Map<string, Set<string>>, key: string, name: string): void {
-  const names = index.get(key) ?? new Set<string>();
-  names.add(name);
-  index.set(key, names);
-}
-
-/** Takes `name` from the names under `key` (the key goes with its last name). */
-function dropName(index: Map<string, Set<string>>, key: string, name: string): void {
-  const names = index.get(key);
-  names?.delete(name);
-  if (names && !names.size) index.delete(key);
-}
-
 /** The oldest entry (creationTimestamp), ties broken by name: the same one whatever order they came in. */
 function oldest<T extends { readonly info: { readonly name: string; readonly creationTimestamp?: number } }>(
   entries: readonly T[],
@@ -168,12 +155,12 @@ export class Cluster {
   /** What each shared part of the Nodes and NodeClaims parsed to (sharedInfo). */
   private readonly parsedParts = new WeakMap<object, unknown>();
   /** Node names by providerID: several Nodes may name one instance (a copied providerID), see nodeByProviderID. */
-  private readonly nodesByProvider = new Map<string, Set<string>>();
+  private readonly nodesByProvider = new NameIndex();
   /**
    * NodeClaim names by providerID. Two NodeClaims may record one instance (a copied status): the state node joins
    * one of them, the oldest (nodeClaimByProviderID), and the other is kept here to take over if that one goes.
    */
-  private readonly claimsByProvider = new Map<string, Set<string>>();
+  private readonly claimsByProvider = new NameIndex();
   /** NodeClaims without a providerID (waiting for their launch): the synced gate asks often, so it is counted. */
   private readonly launching = new Set<string>();
   private readonly pools = new Map<string, NodePoolEntry>();
@@ -265,11 +252,11 @@ export class Cluster {
   }
 
   private indexNode(pid: string, name: string): void {
-    addName(this.nodesByProvider, pid, name);
+    this.nodesByProvider.add(pid, name);
   }
 
   private unindexNode(pid: string, name: string): void {
-    dropName(this.nodesByProvider, pid, name);
+    this.nodesByProvider.drop(pid, name);
   }
 
   applyNodeClaim(given: KubeObject): void {
@@ -317,14 +304,13 @@ export class Cluster {
    * logged with both names and the one the state node joins; neither is dropped.
    */
   private indexClaim(pid: string, name: string): void {
-    addName(this.claimsByProvider, pid, name);
-    const names = this.claimsByProvider.get(pid)!;
-    if (names.size < 2) return;
+    this.claimsByProvider.add(pid, name);
+    if (this.claimsByProvider.count(pid) < 2) return;
     this.deps.log.warn(
       {
         providerID: pid,
         nodeclaim: name,
-        nodeclaims: [...names].sort(),
+        nodeclaims: this.claimsByProvider.names(pid).sort(),
         joined: this.nodeClaimByProviderID(pid)?.info.name,
       },
       'several NodeClaims record one instance; cluster state lists it once, joined with the oldest NodeClaim',
@@ -337,7 +323,7 @@ export class Cluster {
    */
   private releaseClaim(pid: string, name: string, why: 'deleted' | 'moved'): void {
     const joined = this.nodeClaimByProviderID(pid)?.info.name;
-    dropName(this.claimsByProvider, pid, name);
+    this.claimsByProvider.drop(pid, name);
     const next = this.nodeClaimByProviderID(pid)?.info.name;
     if (next === undefined) {
       if (why === 'deleted') {
@@ -426,10 +412,9 @@ export class Cluster {
    * the one its NodeClaim's status names; without that, the oldest (ties broken by name).
    */
   nodeByProviderID(pid: string): NodeEntry | undefined {
-    const names = this.nodesByProvider.get(pid);
     // One Node per instance is the rule: answered without building a list (every join asks).
-    if (!names || names.size <= 1) {
-      const only = names?.values().next().value;
+    if (this.nodesByProvider.count(pid) <= 1) {
+      const only = this.nodesByProvider.only(pid);
       return only === undefined ? undefined : this.nodes.get(only);
     }
     const nodes = this.nodesByProviderID(pid);
@@ -439,7 +424,7 @@ export class Cluster {
 
   /** Every Node that names the instance. */
   nodesByProviderID(pid: string): NodeEntry[] {
-    return [...(this.nodesByProvider.get(pid) ?? [])].flatMap((n) => this.nodes.get(n) ?? []);
+    return this.nodesByProvider.names(pid).flatMap((n) => this.nodes.get(n) ?? []);
   }
 
   allNodes(): NodeEntry[] {
@@ -455,18 +440,17 @@ export class Cluster {
    * by name: the same one whatever order they came in, so a restarted controller and a full rebuild agree.
    */
   nodeClaimByProviderID(pid: string): NodeClaimEntry | undefined {
-    const names = this.claimsByProvider.get(pid);
     // One NodeClaim per instance is the rule: answered without building a list (every join asks).
-    if (!names || names.size <= 1) {
-      const only = names?.values().next().value;
+    if (this.claimsByProvider.count(pid) <= 1) {
+      const only = this.claimsByProvider.only(pid);
       return only === undefined ? undefined : this.claims.get(only);
     }
-    return oldest([...names].flatMap((n) => this.claims.get(n) ?? []));
+    return oldest(this.claimsByProvider.names(pid).flatMap((n) => this.claims.get(n) ?? []));
   }
 
   /** Every NodeClaim that records the instance. */
   nodeClaimsByProviderID(pid: string): NodeClaimEntry[] {
-    return [...(this.claimsByProvider.get(pid) ?? [])].flatMap((n) => this.claims.get(n) ?? []);
+    return this.claimsByProvider.names(pid).flatMap((n) => this.claims.get(n) ?? []);
   }
 
   nodeClaims(): NodeClaimEntry[] {
@@ -588,12 +572,12 @@ export class Cluster {
 
   /** Whether several Nodes name the instance (which one joins depends on more than its own entry). */
   private shared(pid: string): boolean {
-    return (this.nodesByProvider.get(pid)?.size ?? 0) > 1;
+    return this.nodesByProvider.count(pid) > 1;
   }
 
   /** Whether several NodeClaims record the instance. */
   private sharedClaim(pid: string): boolean {
-    return (this.claimsByProvider.get(pid)?.size ?? 0) > 1;
+    return this.claimsByProvider.count(pid) > 1;
   }
 
   stateNode(providerID: string): StateNode | undefined {
