@@ -4,6 +4,7 @@
 // many Nodes or NodeClaims name it; NodeClaims are known by name from the moment they exist, so the synced gate can
 // see launches in flight.
 import {
+  type Condition,
   isActive,
   isMirrorPod,
   isOwnedByDaemonSet,
@@ -95,7 +96,6 @@ const CLAIM_INFO_PARTS: ReadonlyArray<readonly [keyof NodeClaimInfo, (spec: Part
   ['nodeClassRef', (spec) => spec?.['nodeClassRef']],
   ['capacity', (_, status) => status?.['capacity']],
   ['allocatable', (_, status) => status?.['allocatable']],
-  ['conditions', (_, status) => status?.['conditions']],
 ];
 
 /** The same for a NodeInfo (its labels are copied apart: fastLabels). */
@@ -129,6 +129,29 @@ function sharedInfo<T extends object>(
   return out ?? info;
 }
 
+/**
+ * The info's conditions, each the parse an earlier object's equal condition gave when its status condition is the
+ * same object (strip.ts shares equal conditions): a condition's parse reads only that condition, so the two are
+ * equal. `parsed` maps each status condition to its parse, per kind (a Node's parse keeps other fields than a
+ * NodeClaim's). The info's list is the parse's own, fresh, so its entries are replaced in place.
+ */
+function shareConditions(
+  info: { readonly conditions: readonly Condition[] },
+  obj: KubeObject,
+  parsed: WeakMap<object, Condition>,
+): void {
+  const given = (obj.status as Part)?.['conditions'];
+  const conds = info.conditions as Condition[];
+  if (!Array.isArray(given) || given.length !== conds.length) return;
+  for (let i = 0; i < conds.length; i++) {
+    const c = given[i];
+    if (typeof c !== 'object' || c === null) continue;
+    const had = parsed.get(c);
+    if (had === undefined) parsed.set(c, conds[i]!);
+    else conds[i] = had;
+  }
+}
+
 /** The oldest entry (creationTimestamp), ties broken by name: the same one whatever order they came in. */
 function oldest<T extends { readonly info: { readonly name: string; readonly creationTimestamp?: number } }>(
   entries: readonly T[],
@@ -154,6 +177,9 @@ export class Cluster {
   private readonly claims = new Map<string, NodeClaimEntry>();
   /** What each shared part of the Nodes and NodeClaims parsed to (sharedInfo). */
   private readonly parsedParts = new WeakMap<object, unknown>();
+  /** What each shared status condition of the Nodes, and of the NodeClaims, parsed to (shareConditions). */
+  private readonly parsedNodeConditions = new WeakMap<object, Condition>();
+  private readonly parsedClaimConditions = new WeakMap<object, Condition>();
   /** Node names by providerID: several Nodes may name one instance (a copied providerID), see nodeByProviderID. */
   private readonly nodesByProvider = new NameIndex();
   /**
@@ -231,6 +257,7 @@ export class Cluster {
     }
     if (old?.info.providerId && old.info.providerId !== r.value.providerId) this.unindexNode(old.info.providerId, name);
     if (r.value.providerId) this.indexNode(r.value.providerId, name);
+    if (!same) shareConditions(r.value, obj, this.parsedNodeConditions);
     const info = same ? r.value : sharedInfo(fastLabels(r.value), obj, NODE_INFO_PARTS, this.parsedParts);
     this.nodes.set(name, { obj, info });
     this.touchNode(old, r.value);
@@ -279,6 +306,7 @@ export class Cluster {
     if (old?.info.providerId && old.info.providerId !== pid) this.releaseClaim(old.info.providerId, name, 'moved');
     if (pid) this.launching.delete(name);
     else this.launching.add(name);
+    if (!same) shareConditions(r.value, obj, this.parsedClaimConditions);
     this.claims.set(name, { obj, info: same ? r.value : sharedInfo(r.value, obj, CLAIM_INFO_PARTS, this.parsedParts) });
     if (pid && old?.info.providerId !== pid) this.indexClaim(pid, name);
     this.touchClaim(old?.info.providerId, r.value.providerId, !old);

@@ -20,8 +20,9 @@
 //   allocatable, conditions (type, status, reason, message, lastTransitionTime), phase and features stay.
 // - Nodes and NodeClaims: as for pods below, the short strings are shared copies, and so are the parts that the
 //   Nodes or NodeClaims of one NodePool and instance type have alike (a NodeClaim's labels, annotations,
-//   requirements, capacity, ...; a Node's annotations, capacity, allocatable, taints). Of a NodeClaim every field
-//   stays. At 5,000 nodes the NodeClaims were the largest thing cluster state held after the pods
+//   requirements, capacity, ...; a Node's annotations, capacity, allocatable, taints), and so is each status condition
+//   equal to one seen before (shareCondition: NodeClaims launched together carry equal conditions, times included).
+//   Of a NodeClaim every field stays. At 5,000 nodes the NodeClaims were the largest thing cluster state held after the pods
 //   (docs/controller-benchmark.md, "The main thread per pod").
 // - Pods: the short strings that repeat from pod to pod (condition types and reasons, toleration keys, owner
 //   names, node names, quantities) are replaced by one shared copy (V8's JSON parser shares only keys and
@@ -186,6 +187,8 @@ const sharedParts = new Map<string, unknown>();
 interface Sharing {
   readonly parts: ReadonlySet<string>;
   readonly unique: ReadonlySet<string>;
+  /** Whether each of status.conditions is one copy for all the objects with an equal one (shareCondition). */
+  readonly conditions?: boolean;
 }
 
 const POD_SHARING: Sharing = { parts: SHARED_PARTS, unique: UNIQUE_VALUES };
@@ -210,6 +213,7 @@ const CLAIM_SHARING: Sharing = {
     'allocatable',
   ]),
   unique: new Set([...UNIQUE_VALUES, 'providerID', 'nodeName', 'lastPodEventTime']),
+  conditions: true,
 };
 
 /**
@@ -219,6 +223,7 @@ const CLAIM_SHARING: Sharing = {
 const NODE_SHARING: Sharing = {
   parts: new Set(['annotations', 'finalizers', 'taints', 'capacity', 'allocatable']),
   unique: new Set([...UNIQUE_VALUES, 'providerID']),
+  conditions: true,
 };
 
 /**
@@ -254,7 +259,10 @@ function share(v: string): string {
  */
 function copyShared(o: unknown, key: string, depth: number, how: Sharing): unknown {
   if (typeof o === 'string') return depth <= 2 && how.unique.has(key) ? o : share(o);
-  if (Array.isArray(o)) return o.map((v) => copyShared(v, key, depth + 1, how));
+  if (Array.isArray(o)) {
+    const copy = o.map((v) => copyShared(v, key, depth + 1, how));
+    return how.conditions && key === 'conditions' && depth === 2 ? copy.map(shareCondition) : copy;
+  }
   if (!isObj(o)) return o;
   const out: Obj = {};
   const keys = Object.keys(o);
@@ -263,6 +271,48 @@ function copyShared(o: unknown, key: string, depth: number, how: Sharing): unkno
   // Grown key by key past 16 keys, V8 keeps an object as a hash-table dictionary; a spread copy is a fast object
   // (a NodeClaim's two dozen labels: cluster.ts, fastLabels).
   return keys.length > 16 ? { ...out } : out;
+}
+
+/**
+ * One copy of each condition of the Nodes and NodeClaims held (status.conditions): the NodeClaims launched together
+ * went through their lifecycle together, so their conditions are equal field for field, times included (a time has
+ * a second's resolution), and a condition was the largest part of a NodeClaim that was its own. Found by the
+ * lastTransitionTime string (a shared copy: copyShared), then compared field by field; a condition without a time,
+ * or with a field that is not a string, number or boolean, stays its own. Started afresh past
+ * SHARED_CONDITIONS_MAX_TIMES times; a condition is only read (the lifecycle edits copies), so sharing it is invisible.
+ */
+const sharedConditions = new Map<string, Obj | Obj[]>();
+const SHARED_CONDITIONS_MAX_TIMES = 10_000;
+
+function shareCondition(c: unknown): unknown {
+  if (!isObj(c)) return c;
+  const at = c['lastTransitionTime'];
+  if (typeof at !== 'string') return c;
+  for (const k in c) {
+    const t = typeof c[k];
+    if (t !== 'string' && t !== 'number' && t !== 'boolean') return c;
+  }
+  const had = sharedConditions.get(at);
+  if (had === undefined) {
+    if (sharedConditions.size >= SHARED_CONDITIONS_MAX_TIMES) sharedConditions.clear();
+    sharedConditions.set(at, c);
+    return c;
+  }
+  const list = Array.isArray(had) ? had : [had];
+  const same = list.find((h) => sameFlat(h, c));
+  if (same) return same;
+  list.push(c);
+  if (list.length === 2) sharedConditions.set(at, list);
+  return c;
+}
+
+/** Whether two flat objects have the same keys in the same order and identical values. */
+function sameFlat(a: Obj, b: Obj): boolean {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i] || a[ka[i]!] !== b[kb[i]!]) return false;
+  return true;
 }
 
 /** The conditions something reads, without lastProbeTime (always null; nothing reads it). */
