@@ -32,7 +32,7 @@ import {
   type NodeOverlayEntry,
   type NodePoolEntry,
 } from './changes.ts';
-import { stripNode, stripNodeClaim } from './strip.ts';
+import { isSharedCondition, stripNode, stripNodeClaim } from './strip.ts';
 import { NameIndex } from './nameindex.ts';
 import { Workloads } from './workloads.ts';
 import { joinStateNode, type NodeClaimEntry, type NodeEntry } from './statenode.ts';
@@ -132,8 +132,9 @@ function sharedInfo<T extends object>(
 /**
  * The info's conditions, each the parse an earlier object's equal condition gave when its status condition is the
  * same object (strip.ts shares equal conditions): a condition's parse reads only that condition, so the two are
- * equal. `parsed` maps each status condition to its parse, per kind (a Node's parse keeps other fields than a
- * NodeClaim's). The info's list is the parse's own, fresh, so its entries are replaced in place.
+ * equal. `parsed` maps each shared status condition to its parse, per kind (a Node's parse keeps other fields than
+ * a NodeClaim's); a condition no other object has is not remembered. The info's list is the parse's own, fresh, so
+ * its entries are replaced in place.
  */
 function shareConditions(
   info: { readonly conditions: readonly Condition[] },
@@ -145,7 +146,7 @@ function shareConditions(
   if (!Array.isArray(given) || given.length !== conds.length) return;
   for (let i = 0; i < conds.length; i++) {
     const c = given[i];
-    if (typeof c !== 'object' || c === null) continue;
+    if (typeof c !== 'object' || c === null || !isSharedCondition(c)) continue;
     const had = parsed.get(c);
     if (had === undefined) parsed.set(c, conds[i]!);
     else conds[i] = had;

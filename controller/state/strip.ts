@@ -278,11 +278,20 @@ function copyShared(o: unknown, key: string, depth: number, how: Sharing): unkno
  * went through their lifecycle together, so their conditions are equal field for field, times included (a time has
  * a second's resolution), and a condition was the largest part of a NodeClaim that was its own. Found by the
  * lastTransitionTime string (a shared copy: copyShared), then compared field by field; a condition without a time,
- * or with a field that is not a string, number or boolean, stays its own. Started afresh past
- * SHARED_CONDITIONS_MAX_TIMES times; a condition is only read (the lifecycle edits copies), so sharing it is invisible.
+ * or with a field that is not a string, number or boolean, stays its own. The table holds the conditions of the last
+ * SHARED_CONDITIONS_MAX_TIMES times seen (started afresh past that), so what it costs where no two objects share a
+ * time is bounded, not a cost per object. A condition is only read (the lifecycle edits copies), so sharing it is
+ * invisible.
  */
 const sharedConditions = new Map<string, Obj | Obj[]>();
-const SHARED_CONDITIONS_MAX_TIMES = 10_000;
+const SHARED_CONDITIONS_MAX_TIMES = 2_000;
+/** The conditions another object's equal condition was made into (what is worth remembering a parse of). */
+const conditionsShared = new WeakSet<object>();
+
+/** Whether `c` is a condition that stands for an equal one of another Node or NodeClaim (shareCondition). */
+export function isSharedCondition(c: object): boolean {
+  return conditionsShared.has(c);
+}
 
 function shareCondition(c: unknown): unknown {
   if (!isObj(c)) return c;
@@ -300,7 +309,10 @@ function shareCondition(c: unknown): unknown {
   }
   const list = Array.isArray(had) ? had : [had];
   const same = list.find((h) => sameFlat(h, c));
-  if (same) return same;
+  if (same) {
+    conditionsShared.add(same);
+    return same;
+  }
   list.push(c);
   if (list.length === 2) sharedConditions.set(at, list);
   return c;
