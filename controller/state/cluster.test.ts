@@ -314,6 +314,18 @@ describe('Cluster', () => {
     });
   });
 
+  it("holds a Node's labels once: its info's labels are the stripped Node's own, equal to the parse", () => {
+    const { c } = cluster();
+    const n = node('node-l', 'aws:///a/i-l', { initialized: true });
+    const labels = structuredClone(n.metadata.labels);
+    c.applyNode(n);
+    const e = c.node('node-l')!;
+    expect(e.info.labels).toBe(e.obj.metadata.labels);
+    expect(e.info.labels).toEqual(labels);
+    expect(Object.keys(e.info.labels)).toEqual(Object.keys(labels!));
+    expect(e.info.initialized).toBe(true);
+  });
+
   it('holds Nodes lean: the status parts Nodes have alike, and what they parse to, are one copy', () => {
     const { c } = cluster();
     const a = node('node-a', 'aws:///a/i-a');

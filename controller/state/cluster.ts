@@ -79,10 +79,22 @@ const real = (node: { readonly info: NodeEntry['info'] }): boolean =>
 /**
  * The Node's info with its labels as a fast V8 object. The engine's decoder builds a string map key by key, and V8
  * keeps an object grown that way past 16 keys as a hash-table dictionary: a node's 26 labels took 1.6 KB so, a
- * spread copy about 130 bytes (heap snapshots, docs/controller-benchmark.md). The joined state nodes share it.
+ * spread copy about 130 bytes (heap snapshots, docs/controller-benchmark.md). The stripped Node's own labels are such
+ * an object already (strip.ts), and the parse's map equals them key for key when the Node parsed: the info takes
+ * them, so a Node's labels are held once, not twice. The joined state nodes share them.
  */
-function fastLabels(info: NodeInfo): NodeInfo {
-  return { ...info, labels: { ...info.labels } };
+function fastLabels(info: NodeInfo, obj: KubeObject): NodeInfo {
+  const own = obj.metadata.labels;
+  return { ...info, labels: own && sameStrings(own, info.labels) ? own : { ...info.labels } };
+}
+
+/** Whether two string maps have the same keys, in the same order, with the same values. */
+function sameStrings(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i] || a[ka[i]!] !== b[kb[i]!]) return false;
+  return true;
 }
 
 type Part = Record<string, unknown> | undefined;
@@ -259,7 +271,7 @@ export class Cluster {
     if (old?.info.providerId && old.info.providerId !== r.value.providerId) this.unindexNode(old.info.providerId, name);
     if (r.value.providerId) this.indexNode(r.value.providerId, name);
     if (!same) shareConditions(r.value, obj, this.parsedNodeConditions);
-    const info = same ? r.value : sharedInfo(fastLabels(r.value), obj, NODE_INFO_PARTS, this.parsedParts);
+    const info = same ? r.value : sharedInfo(fastLabels(r.value, obj), obj, NODE_INFO_PARTS, this.parsedParts);
     this.nodes.set(name, { obj, info });
     this.touchNode(old, r.value);
     const flips =
