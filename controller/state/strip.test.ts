@@ -263,4 +263,39 @@ describe('informer cache transforms', () => {
     });
     expect(conds(n)[0]).toBe(conds(a)[0]);
   });
+
+  it('makes the top-level objects of a stripped NodeClaim plain objects with the fields in their order', () => {
+    const meta = {
+      name: 'nc',
+      uid: 'u',
+      generateName: 'g-',
+      resourceVersion: '1',
+      creationTimestamp: T,
+      generation: 1,
+    };
+    const given: KubeObject = {
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodeClaim',
+      metadata: meta,
+      spec: {
+        expireAfter: 'Never',
+        requirements: [],
+        resources: {},
+        nodeClassRef: { group: 'g', kind: 'k', name: 'n' },
+        taints: [],
+      },
+      status: { providerID: 'p', nodeName: 'n', imageID: 'i', capacity: {}, allocatable: {}, conditions: [] },
+    };
+    const copies = [stripNodeClaim(structuredClone(given)), stripNodeClaim(structuredClone(given))];
+    for (const o of copies) {
+      for (const part of [o, o.metadata, o.spec!, o.status!]) {
+        expect(Object.getPrototypeOf(part)).toBe(Object.prototype);
+        expect(part.constructor).toBe(Object);
+      }
+      expect(Object.keys(o.metadata)).toEqual(Object.keys(meta));
+      expect(o).toStrictEqual(given);
+      expect(structuredClone(o)).toStrictEqual(given);
+      expect(JSON.parse(JSON.stringify(o))).toStrictEqual(given);
+    }
+  });
 });

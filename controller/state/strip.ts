@@ -189,6 +189,8 @@ interface Sharing {
   readonly unique: ReadonlySet<string>;
   /** Whether each of status.conditions is one copy for all the objects with an equal one (shareCondition). */
   readonly conditions?: boolean;
+  /** Whether the objects of its top levels are made with their fields inside the object (withFieldsInside). */
+  readonly inside?: boolean;
 }
 
 const POD_SHARING: Sharing = { parts: SHARED_PARTS, unique: UNIQUE_VALUES };
@@ -214,6 +216,7 @@ const CLAIM_SHARING: Sharing = {
   ]),
   unique: new Set([...UNIQUE_VALUES, 'providerID', 'nodeName', 'lastPodEventTime']),
   conditions: true,
+  inside: true,
 };
 
 /**
@@ -224,6 +227,7 @@ const NODE_SHARING: Sharing = {
   parts: new Set(['annotations', 'finalizers', 'taints', 'capacity', 'allocatable']),
   unique: new Set([...UNIQUE_VALUES, 'providerID']),
   conditions: true,
+  inside: true,
 };
 
 /**
@@ -264,8 +268,8 @@ function copyShared(o: unknown, key: string, depth: number, how: Sharing): unkno
     return how.conditions && key === 'conditions' && depth === 2 ? copy.map(shareCondition) : copy;
   }
   if (!isObj(o)) return o;
-  const out: Obj = {};
   const keys = Object.keys(o);
+  const out: Obj = how.inside && depth <= 3 && keys.length > 4 && keys.length <= 16 ? withFieldsInside(keys) : {};
   for (const k of keys)
     out[k] = how.parts.has(k) ? sharePart(o[k], k, depth + 1, how) : copyShared(o[k], k, depth + 1, how);
   // Grown key by key past 16 keys, V8 keeps an object as a hash-table dictionary; a spread copy is a fast object
@@ -325,6 +329,35 @@ function sameFlat(a: Obj, b: Obj): boolean {
   if (ka.length !== kb.length) return false;
   for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i] || a[ka[i]!] !== b[kb[i]!]) return false;
   return true;
+}
+
+/**
+ * A new empty object whose fields, set in the order of `keys`, will sit inside it. An object grown key by key from
+ * `{}` has room inside for four fields and puts the rest in a separate array, grown a few slots at a time; an object
+ * made by a constructor gets room for what that constructor's first objects came to have (V8's slack tracking). So each
+ * set of keys of the Nodes' and NodeClaims' top-level objects (the object, metadata, spec, status, a condition) has a
+ * constructor of its own, whose prototype is Object.prototype (its objects are plain objects to every reader); no code
+ * is made from the keys. At most SHAPES_MAX sets are remembered (started afresh past that).
+ */
+function withFieldsInside(keys: readonly string[]): Obj {
+  const id = keys.join('\n');
+  let make = shapes.get(id);
+  if (make === undefined) {
+    if (shapes.size >= SHAPES_MAX) shapes.clear();
+    make = constructorOfItsOwn();
+    shapes.set(id, make);
+  }
+  return new make() as Obj;
+}
+
+const shapes = new Map<string, new () => object>();
+const SHAPES_MAX = 1_000;
+
+/** A constructor of plain objects, a new one at each call (each has its own V8 map and slack). */
+function constructorOfItsOwn(): new () => object {
+  const make = function (this: object) {} as unknown as { prototype: object } & (new () => object);
+  make.prototype = Object.prototype;
+  return make;
 }
 
 /** The conditions something reads, without lastProbeTime (always null; nothing reads it). */
