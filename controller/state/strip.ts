@@ -21,7 +21,7 @@
 // - Nodes and NodeClaims: as for pods below, the short strings are shared copies, and so are the parts that the
 //   Nodes or NodeClaims of one NodePool and instance type have alike (a NodeClaim's labels, annotations,
 //   requirements, capacity, ...; a Node's annotations, capacity, allocatable, taints), and so is each status condition
-//   equal to one seen before (shareCondition: NodeClaims launched together carry equal conditions, times included).
+//   equal to one seen before (heldCondition: NodeClaims launched together carry equal conditions, times included).
 //   Of a NodeClaim every field stays. At 5,000 nodes the NodeClaims were the largest thing cluster state held after the pods
 //   (docs/controller-benchmark.md, "The main thread per pod").
 // - Pods: the short strings that repeat from pod to pod (condition types and reasons, toleration keys, owner
@@ -187,7 +187,7 @@ const sharedParts = new Map<string, unknown>();
 interface Sharing {
   readonly parts: ReadonlySet<string>;
   readonly unique: ReadonlySet<string>;
-  /** Whether each of status.conditions is one copy for all the objects with an equal one (shareCondition). */
+  /** Whether each of status.conditions is one copy for all the objects with an equal one (heldCondition). */
   readonly conditions?: boolean;
   /** Whether the objects of its top levels are made with their fields inside the object (withFieldsInside). */
   readonly inside?: boolean;
@@ -264,8 +264,9 @@ function share(v: string): string {
 function copyShared(o: unknown, key: string, depth: number, how: Sharing): unknown {
   if (typeof o === 'string') return depth <= 2 && how.unique.has(key) ? o : share(o);
   if (Array.isArray(o)) {
-    const copy = o.map((v) => copyShared(v, key, depth + 1, how));
-    return how.conditions && key === 'conditions' && depth === 2 ? copy.map(shareCondition) : copy;
+    if (how.conditions && key === 'conditions' && depth === 2)
+      return o.map((c) => heldCondition(c) ?? keepCondition(copyShared(c, key, depth + 1, how)));
+    return o.map((v) => copyShared(v, key, depth + 1, how));
   }
   if (!isObj(o)) return o;
   const keys = Object.keys(o);
@@ -281,7 +282,7 @@ function copyShared(o: unknown, key: string, depth: number, how: Sharing): unkno
  * One copy of each condition of the Nodes and NodeClaims held (status.conditions): the NodeClaims launched together
  * went through their lifecycle together, so their conditions are equal field for field, times included (a time has
  * a second's resolution), and a condition was the largest part of a NodeClaim that was its own. Found by the
- * lastTransitionTime string (a shared copy: copyShared), then compared field by field; a condition without a time,
+ * lastTransitionTime string, then compared field by field (before the condition is copied); a condition without a time,
  * or with a field that is not a string, number or boolean, stays its own. The table holds the conditions of the last
  * SHARED_CONDITIONS_MAX_TIMES times seen (started afresh past that), so what it costs where no two objects share a
  * time is bounded, not a cost per object. A condition is only read (the lifecycle edits copies), so sharing it is
@@ -292,33 +293,43 @@ const SHARED_CONDITIONS_MAX_TIMES = 2_000;
 /** The conditions another object's equal condition was made into (what is worth remembering a parse of). */
 const conditionsShared = new WeakSet<object>();
 
-/** Whether `c` is a condition that stands for an equal one of another Node or NodeClaim (shareCondition). */
+/** Whether `c` is a condition that stands for an equal one of another Node or NodeClaim (heldCondition). */
 export function isSharedCondition(c: object): boolean {
   return conditionsShared.has(c);
 }
 
-function shareCondition(c: unknown): unknown {
-  if (!isObj(c)) return c;
+/** The time a condition is found by, when it can be shared: it has one and its fields are strings, numbers, booleans. */
+function timeOf(c: unknown): string | undefined {
+  if (!isObj(c)) return undefined;
   const at = c['lastTransitionTime'];
-  if (typeof at !== 'string') return c;
+  if (typeof at !== 'string') return undefined;
   for (const k in c) {
     const t = typeof c[k];
-    if (t !== 'string' && t !== 'number' && t !== 'boolean') return c;
+    if (t !== 'string' && t !== 'number' && t !== 'boolean') return undefined;
   }
+  return at;
+}
+
+/** The condition the table holds that equals `c` (as given: no copy is made of a condition held already). */
+function heldCondition(c: unknown): Obj | undefined {
+  const at = timeOf(c);
+  const had = at === undefined ? undefined : sharedConditions.get(at);
+  if (had === undefined) return undefined;
+  const same = Array.isArray(had) ? had.find((h) => sameFlat(h, c as Obj)) : sameFlat(had, c as Obj) ? had : undefined;
+  if (same) conditionsShared.add(same);
+  return same;
+}
+
+/** `c` (a copy that heldCondition found no equal of) kept in the table for the objects that come next. */
+function keepCondition(c: unknown): unknown {
+  const at = timeOf(c);
+  if (at === undefined) return c;
   const had = sharedConditions.get(at);
   if (had === undefined) {
     if (sharedConditions.size >= SHARED_CONDITIONS_MAX_TIMES) sharedConditions.clear();
-    sharedConditions.set(at, c);
-    return c;
-  }
-  const list = Array.isArray(had) ? had : [had];
-  const same = list.find((h) => sameFlat(h, c));
-  if (same) {
-    conditionsShared.add(same);
-    return same;
-  }
-  list.push(c);
-  if (list.length === 2) sharedConditions.set(at, list);
+    sharedConditions.set(at, c as Obj);
+  } else if (Array.isArray(had)) had.push(c as Obj);
+  else sharedConditions.set(at, [had, c as Obj]);
   return c;
 }
 
