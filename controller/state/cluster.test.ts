@@ -270,6 +270,62 @@ describe('Cluster', () => {
     expect(ea.info.capacity).toMatchObject({ cpu: 4000 });
   });
 
+  it('holds one copy of equal conditions and of their parse, per kind; conditions that differ stay apart', () => {
+    const { c } = cluster();
+    const conds = [
+      { type: 'Launched', status: 'True' },
+      { type: 'Ready', status: 'True' },
+    ];
+    // The first NodeClaim's conditions are its own until a second has equal ones: the parse is remembered from then.
+    for (const n of ['nc-a', 'nc-b', 'nc-b2'])
+      c.applyNodeClaim(nodeClaim(n, { providerID: `aws:///a/i-${n}`, conditions: conds }));
+    const later = nodeClaim('nc-c', { providerID: 'aws:///a/i-c', conditions: conds });
+    (later.status!['conditions'] as Array<Record<string, unknown>>)[1]!['lastTransitionTime'] = '2025-01-01T00:00:01Z';
+    c.applyNodeClaim(later);
+    const [a, b, b2, d] = ['nc-a', 'nc-b', 'nc-b2', 'nc-c'].map((n) => c.nodeClaim(n)!);
+    const statusConds = (e: typeof a) => e!.obj.status!['conditions'] as object[];
+    for (const i of [0, 1]) {
+      expect(statusConds(b)[i]).toBe(statusConds(a)[i]);
+      expect(statusConds(b2)[i]).toBe(statusConds(a)[i]);
+      expect(b2!.info.conditions[i]).toBe(b!.info.conditions[i]);
+      expect(a!.info.conditions[i]).toEqual(b!.info.conditions[i]);
+    }
+    expect(statusConds(d)[0]).toBe(statusConds(a)[0]);
+    expect(d!.info.conditions[0]).toBe(b!.info.conditions[0]);
+    expect(statusConds(d)[1]).not.toBe(statusConds(a)[1]);
+    expect(d!.info.conditions[1]).toEqual({ type: 'Ready', status: 'True', lastTransitionTime: Date.parse(T) + 1000 });
+    expect(a!.info.conditions[1]).toEqual({ type: 'Ready', status: 'True', lastTransitionTime: Date.parse(T) });
+    // A Node with the same Ready condition shares the status condition but not the parse (a Node's keeps no message).
+    const withMessage = [{ type: 'Ready', status: 'True', reason: 'R', message: 'm', lastTransitionTime: T }];
+    const claim = nodeClaim('nc-m', { providerID: 'aws:///a/i-m' });
+    claim.status!['conditions'] = withMessage;
+    c.applyNodeClaim(claim);
+    const n = node('node-m', 'aws:///a/i-m');
+    n.status!['conditions'] = structuredClone(withMessage);
+    c.applyNode(n);
+    const nodeCond = (c.node('node-m')!.obj.status!['conditions'] as object[])[0];
+    expect(nodeCond).toBe((c.nodeClaim('nc-m')!.obj.status!['conditions'] as object[])[0]);
+    expect(c.nodeClaim('nc-m')!.info.conditions[0]!.message).toBe('m');
+    expect(c.node('node-m')!.info.conditions[0]).toEqual({
+      type: 'Ready',
+      status: 'True',
+      reason: 'R',
+      lastTransitionTime: Date.parse(T),
+    });
+  });
+
+  it("holds a Node's labels once: its info's labels are the stripped Node's own, equal to the parse", () => {
+    const { c } = cluster();
+    const n = node('node-l', 'aws:///a/i-l', { initialized: true });
+    const labels = structuredClone(n.metadata.labels);
+    c.applyNode(n);
+    const e = c.node('node-l')!;
+    expect(e.info.labels).toBe(e.obj.metadata.labels);
+    expect(e.info.labels).toEqual(labels);
+    expect(Object.keys(e.info.labels)).toEqual(Object.keys(labels!));
+    expect(e.info.initialized).toBe(true);
+  });
+
   it('holds Nodes lean: the status parts Nodes have alike, and what they parse to, are one copy', () => {
     const { c } = cluster();
     const a = node('node-a', 'aws:///a/i-a');

@@ -4,6 +4,7 @@
 // many Nodes or NodeClaims name it; NodeClaims are known by name from the moment they exist, so the synced gate can
 // see launches in flight.
 import {
+  type Condition,
   isActive,
   isMirrorPod,
   isOwnedByDaemonSet,
@@ -31,7 +32,8 @@ import {
   type NodeOverlayEntry,
   type NodePoolEntry,
 } from './changes.ts';
-import { stripNode, stripNodeClaim } from './strip.ts';
+import { isSharedCondition, stripNode, stripNodeClaim } from './strip.ts';
+import { NameIndex } from './nameindex.ts';
 import { Workloads } from './workloads.ts';
 import { joinStateNode, type NodeClaimEntry, type NodeEntry } from './statenode.ts';
 
@@ -77,10 +79,22 @@ const real = (node: { readonly info: NodeEntry['info'] }): boolean =>
 /**
  * The Node's info with its labels as a fast V8 object. The engine's decoder builds a string map key by key, and V8
  * keeps an object grown that way past 16 keys as a hash-table dictionary: a node's 26 labels took 1.6 KB so, a
- * spread copy about 130 bytes (heap snapshots, docs/controller-benchmark.md). The joined state nodes share it.
+ * spread copy about 130 bytes (heap snapshots, docs/controller-benchmark.md). The stripped Node's own labels are such
+ * an object already (strip.ts), and the parse's map equals them key for key when the Node parsed: the info takes
+ * them, so a Node's labels are held once, not twice. The joined state nodes share them.
  */
-function fastLabels(info: NodeInfo): NodeInfo {
-  return { ...info, labels: { ...info.labels } };
+function fastLabels(info: NodeInfo, obj: KubeObject): NodeInfo {
+  const own = obj.metadata.labels;
+  return { ...info, labels: own && sameStrings(own, info.labels) ? own : { ...info.labels } };
+}
+
+/** Whether two string maps have the same keys, in the same order, with the same values. */
+function sameStrings(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i] || a[ka[i]!] !== b[kb[i]!]) return false;
+  return true;
 }
 
 type Part = Record<string, unknown> | undefined;
@@ -94,7 +108,6 @@ const CLAIM_INFO_PARTS: ReadonlyArray<readonly [keyof NodeClaimInfo, (spec: Part
   ['nodeClassRef', (spec) => spec?.['nodeClassRef']],
   ['capacity', (_, status) => status?.['capacity']],
   ['allocatable', (_, status) => status?.['allocatable']],
-  ['conditions', (_, status) => status?.['conditions']],
 ];
 
 /** The same for a NodeInfo (its labels are copied apart: fastLabels). */
@@ -128,18 +141,28 @@ function sharedInfo<T extends object>(
   return out ?? info;
 }
 
-/** Adds `name` to the names under `key`. */
-function addName(index: Map<string, Set<string>>, key: string, name: string): void {
-  const names = index.get(key) ?? new Set<string>();
-  names.add(name);
-  index.set(key, names);
-}
-
-/** Takes `name` from the names under `key` (the key goes with its last name). */
-function dropName(index: Map<string, Set<string>>, key: string, name: string): void {
-  const names = index.get(key);
-  names?.delete(name);
-  if (names && !names.size) index.delete(key);
+/**
+ * The info's conditions, each the parse an earlier object's equal condition gave when its status condition is the
+ * same object (strip.ts shares equal conditions): a condition's parse reads only that condition, so the two are
+ * equal. `parsed` maps each shared status condition to its parse, per kind (a Node's parse keeps other fields than
+ * a NodeClaim's); a condition no other object has is not remembered. The info's list is the parse's own, fresh, so
+ * its entries are replaced in place.
+ */
+function shareConditions(
+  info: { readonly conditions: readonly Condition[] },
+  obj: KubeObject,
+  parsed: WeakMap<object, Condition>,
+): void {
+  const given = (obj.status as Part)?.['conditions'];
+  const conds = info.conditions as Condition[];
+  if (!Array.isArray(given) || given.length !== conds.length) return;
+  for (let i = 0; i < conds.length; i++) {
+    const c = given[i];
+    if (typeof c !== 'object' || c === null || !isSharedCondition(c)) continue;
+    const had = parsed.get(c);
+    if (had === undefined) parsed.set(c, conds[i]!);
+    else conds[i] = had;
+  }
 }
 
 /** The oldest entry (creationTimestamp), ties broken by name: the same one whatever order they came in. */
@@ -167,13 +190,16 @@ export class Cluster {
   private readonly claims = new Map<string, NodeClaimEntry>();
   /** What each shared part of the Nodes and NodeClaims parsed to (sharedInfo). */
   private readonly parsedParts = new WeakMap<object, unknown>();
+  /** What each shared status condition of the Nodes, and of the NodeClaims, parsed to (shareConditions). */
+  private readonly parsedNodeConditions = new WeakMap<object, Condition>();
+  private readonly parsedClaimConditions = new WeakMap<object, Condition>();
   /** Node names by providerID: several Nodes may name one instance (a copied providerID), see nodeByProviderID. */
-  private readonly nodesByProvider = new Map<string, Set<string>>();
+  private readonly nodesByProvider = new NameIndex();
   /**
    * NodeClaim names by providerID. Two NodeClaims may record one instance (a copied status): the state node joins
    * one of them, the oldest (nodeClaimByProviderID), and the other is kept here to take over if that one goes.
    */
-  private readonly claimsByProvider = new Map<string, Set<string>>();
+  private readonly claimsByProvider = new NameIndex();
   /** NodeClaims without a providerID (waiting for their launch): the synced gate asks often, so it is counted. */
   private readonly launching = new Set<string>();
   private readonly pools = new Map<string, NodePoolEntry>();
@@ -244,7 +270,8 @@ export class Cluster {
     }
     if (old?.info.providerId && old.info.providerId !== r.value.providerId) this.unindexNode(old.info.providerId, name);
     if (r.value.providerId) this.indexNode(r.value.providerId, name);
-    const info = same ? r.value : sharedInfo(fastLabels(r.value), obj, NODE_INFO_PARTS, this.parsedParts);
+    if (!same) shareConditions(r.value, obj, this.parsedNodeConditions);
+    const info = same ? r.value : sharedInfo(fastLabels(r.value, obj), obj, NODE_INFO_PARTS, this.parsedParts);
     this.nodes.set(name, { obj, info });
     this.touchNode(old, r.value);
     const flips =
@@ -265,11 +292,11 @@ export class Cluster {
   }
 
   private indexNode(pid: string, name: string): void {
-    addName(this.nodesByProvider, pid, name);
+    this.nodesByProvider.add(pid, name);
   }
 
   private unindexNode(pid: string, name: string): void {
-    dropName(this.nodesByProvider, pid, name);
+    this.nodesByProvider.drop(pid, name);
   }
 
   applyNodeClaim(given: KubeObject): void {
@@ -292,6 +319,7 @@ export class Cluster {
     if (old?.info.providerId && old.info.providerId !== pid) this.releaseClaim(old.info.providerId, name, 'moved');
     if (pid) this.launching.delete(name);
     else this.launching.add(name);
+    if (!same) shareConditions(r.value, obj, this.parsedClaimConditions);
     this.claims.set(name, { obj, info: same ? r.value : sharedInfo(r.value, obj, CLAIM_INFO_PARTS, this.parsedParts) });
     if (pid && old?.info.providerId !== pid) this.indexClaim(pid, name);
     this.touchClaim(old?.info.providerId, r.value.providerId, !old);
@@ -317,14 +345,13 @@ export class Cluster {
    * logged with both names and the one the state node joins; neither is dropped.
    */
   private indexClaim(pid: string, name: string): void {
-    addName(this.claimsByProvider, pid, name);
-    const names = this.claimsByProvider.get(pid)!;
-    if (names.size < 2) return;
+    this.claimsByProvider.add(pid, name);
+    if (this.claimsByProvider.count(pid) < 2) return;
     this.deps.log.warn(
       {
         providerID: pid,
         nodeclaim: name,
-        nodeclaims: [...names].sort(),
+        nodeclaims: this.claimsByProvider.names(pid).sort(),
         joined: this.nodeClaimByProviderID(pid)?.info.name,
       },
       'several NodeClaims record one instance; cluster state lists it once, joined with the oldest NodeClaim',
@@ -337,7 +364,7 @@ export class Cluster {
    */
   private releaseClaim(pid: string, name: string, why: 'deleted' | 'moved'): void {
     const joined = this.nodeClaimByProviderID(pid)?.info.name;
-    dropName(this.claimsByProvider, pid, name);
+    this.claimsByProvider.drop(pid, name);
     const next = this.nodeClaimByProviderID(pid)?.info.name;
     if (next === undefined) {
       if (why === 'deleted') {
@@ -426,10 +453,9 @@ export class Cluster {
    * the one its NodeClaim's status names; without that, the oldest (ties broken by name).
    */
   nodeByProviderID(pid: string): NodeEntry | undefined {
-    const names = this.nodesByProvider.get(pid);
     // One Node per instance is the rule: answered without building a list (every join asks).
-    if (!names || names.size <= 1) {
-      const only = names?.values().next().value;
+    if (this.nodesByProvider.count(pid) <= 1) {
+      const only = this.nodesByProvider.only(pid);
       return only === undefined ? undefined : this.nodes.get(only);
     }
     const nodes = this.nodesByProviderID(pid);
@@ -439,7 +465,7 @@ export class Cluster {
 
   /** Every Node that names the instance. */
   nodesByProviderID(pid: string): NodeEntry[] {
-    return [...(this.nodesByProvider.get(pid) ?? [])].flatMap((n) => this.nodes.get(n) ?? []);
+    return this.nodesByProvider.names(pid).flatMap((n) => this.nodes.get(n) ?? []);
   }
 
   allNodes(): NodeEntry[] {
@@ -455,18 +481,17 @@ export class Cluster {
    * by name: the same one whatever order they came in, so a restarted controller and a full rebuild agree.
    */
   nodeClaimByProviderID(pid: string): NodeClaimEntry | undefined {
-    const names = this.claimsByProvider.get(pid);
     // One NodeClaim per instance is the rule: answered without building a list (every join asks).
-    if (!names || names.size <= 1) {
-      const only = names?.values().next().value;
+    if (this.claimsByProvider.count(pid) <= 1) {
+      const only = this.claimsByProvider.only(pid);
       return only === undefined ? undefined : this.claims.get(only);
     }
-    return oldest([...names].flatMap((n) => this.claims.get(n) ?? []));
+    return oldest(this.claimsByProvider.names(pid).flatMap((n) => this.claims.get(n) ?? []));
   }
 
   /** Every NodeClaim that records the instance. */
   nodeClaimsByProviderID(pid: string): NodeClaimEntry[] {
-    return [...(this.claimsByProvider.get(pid) ?? [])].flatMap((n) => this.claims.get(n) ?? []);
+    return this.claimsByProvider.names(pid).flatMap((n) => this.claims.get(n) ?? []);
   }
 
   nodeClaims(): NodeClaimEntry[] {
@@ -588,12 +613,12 @@ export class Cluster {
 
   /** Whether several Nodes name the instance (which one joins depends on more than its own entry). */
   private shared(pid: string): boolean {
-    return (this.nodesByProvider.get(pid)?.size ?? 0) > 1;
+    return this.nodesByProvider.count(pid) > 1;
   }
 
   /** Whether several NodeClaims record the instance. */
   private sharedClaim(pid: string): boolean {
-    return (this.claimsByProvider.get(pid)?.size ?? 0) > 1;
+    return this.claimsByProvider.count(pid) > 1;
   }
 
   stateNode(providerID: string): StateNode | undefined {

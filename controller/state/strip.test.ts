@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseNode, parsePod } from '../../engine/index.ts';
 import type { KubeObject } from '../operator/kube.ts';
-import { stripMetadata, stripNode, stripPod } from './strip.ts';
+import { stripMetadata, stripNode, stripNodeClaim, stripPod } from './strip.ts';
 
 const T = '2025-01-01T00:00:00Z';
 
@@ -224,5 +224,78 @@ describe('informer cache transforms', () => {
     // A node with no status (a Node created before its kubelet reported) is left as stripMetadata leaves it.
     const bare = { ...node(), status: undefined } as KubeObject;
     expect(stripNode(bare)).toEqual(stripMetadata(bare));
+  });
+
+  it('makes equal Node and NodeClaim conditions one copy; a condition that differs, has no time or nests stays its own', () => {
+    const cond = (o: Record<string, unknown> = {}) => ({
+      type: 'Ready',
+      status: 'True',
+      reason: 'Ready',
+      message: '',
+      lastTransitionTime: '2025-01-01T00:00:43Z',
+      observedGeneration: 1,
+      ...o,
+    });
+    const claim = (conditions: unknown[]): KubeObject => ({
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodeClaim',
+      metadata: { name: 'nc' },
+      status: { conditions },
+    });
+    const conds = (o: KubeObject) => o.status!['conditions'] as unknown[];
+    const a = stripNodeClaim(claim([cond(), cond({ type: 'Launched' }), cond({ lastTransitionTime: undefined })]));
+    const b = stripNodeClaim(claim([cond(), cond({ type: 'Launched' }), cond({ lastTransitionTime: undefined })]));
+    expect(conds(b)[0]).toBe(conds(a)[0]);
+    expect(conds(b)[1]).toBe(conds(a)[1]);
+    expect(conds(b)[2]).not.toBe(conds(a)[2]);
+    expect(conds(b)).toEqual(conds(a));
+    const other = stripNodeClaim(claim([cond({ observedGeneration: 2 }), cond({ extra: { nested: true } })]));
+    expect(conds(other)[0]).not.toBe(conds(a)[0]);
+    expect(conds(other)[0]).toEqual(cond({ observedGeneration: 2 }));
+    const nested = stripNodeClaim(claim([cond({ extra: { nested: true } })]));
+    expect(conds(nested)[0]).not.toBe(conds(other)[1]);
+    // A Node's condition, lastHeartbeatTime dropped, is the NodeClaim's equal one.
+    const n = stripNode({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'n' },
+      status: { conditions: [{ ...cond(), lastHeartbeatTime: '2025-01-01T00:09:00Z' }] },
+    });
+    expect(conds(n)[0]).toBe(conds(a)[0]);
+  });
+
+  it('makes the top-level objects of a stripped NodeClaim plain objects with the fields in their order', () => {
+    const meta = {
+      name: 'nc',
+      uid: 'u',
+      generateName: 'g-',
+      resourceVersion: '1',
+      creationTimestamp: T,
+      generation: 1,
+    };
+    const given: KubeObject = {
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodeClaim',
+      metadata: meta,
+      spec: {
+        expireAfter: 'Never',
+        requirements: [],
+        resources: {},
+        nodeClassRef: { group: 'g', kind: 'k', name: 'n' },
+        taints: [],
+      },
+      status: { providerID: 'p', nodeName: 'n', imageID: 'i', capacity: {}, allocatable: {}, conditions: [] },
+    };
+    const copies = [stripNodeClaim(structuredClone(given)), stripNodeClaim(structuredClone(given))];
+    for (const o of copies) {
+      for (const part of [o, o.metadata, o.spec!, o.status!]) {
+        expect(Object.getPrototypeOf(part)).toBe(Object.prototype);
+        expect(part.constructor).toBe(Object);
+      }
+      expect(Object.keys(o.metadata)).toEqual(Object.keys(meta));
+      expect(o).toStrictEqual(given);
+      expect(structuredClone(o)).toStrictEqual(given);
+      expect(JSON.parse(JSON.stringify(o))).toStrictEqual(given);
+    }
   });
 });

@@ -20,8 +20,9 @@
 //   allocatable, conditions (type, status, reason, message, lastTransitionTime), phase and features stay.
 // - Nodes and NodeClaims: as for pods below, the short strings are shared copies, and so are the parts that the
 //   Nodes or NodeClaims of one NodePool and instance type have alike (a NodeClaim's labels, annotations,
-//   requirements, capacity, ...; a Node's annotations, capacity, allocatable, taints). Of a NodeClaim every field
-//   stays. At 5,000 nodes the NodeClaims were the largest thing cluster state held after the pods
+//   requirements, capacity, ...; a Node's annotations, capacity, allocatable, taints), and so is each status condition
+//   equal to one seen before (heldCondition: NodeClaims launched together carry equal conditions, times included).
+//   Of a NodeClaim every field stays. At 5,000 nodes the NodeClaims were the largest thing cluster state held after the pods
 //   (docs/controller-benchmark.md, "The main thread per pod").
 // - Pods: the short strings that repeat from pod to pod (condition types and reasons, toleration keys, owner
 //   names, node names, quantities) are replaced by one shared copy (V8's JSON parser shares only keys and
@@ -186,6 +187,10 @@ const sharedParts = new Map<string, unknown>();
 interface Sharing {
   readonly parts: ReadonlySet<string>;
   readonly unique: ReadonlySet<string>;
+  /** Whether each of status.conditions is one copy for all the objects with an equal one (heldCondition). */
+  readonly conditions?: boolean;
+  /** Whether the objects of its top levels are made with their fields inside the object (withFieldsInside). */
+  readonly inside?: boolean;
 }
 
 const POD_SHARING: Sharing = { parts: SHARED_PARTS, unique: UNIQUE_VALUES };
@@ -210,6 +215,8 @@ const CLAIM_SHARING: Sharing = {
     'allocatable',
   ]),
   unique: new Set([...UNIQUE_VALUES, 'providerID', 'nodeName', 'lastPodEventTime']),
+  conditions: true,
+  inside: true,
 };
 
 /**
@@ -219,6 +226,8 @@ const CLAIM_SHARING: Sharing = {
 const NODE_SHARING: Sharing = {
   parts: new Set(['annotations', 'finalizers', 'taints', 'capacity', 'allocatable']),
   unique: new Set([...UNIQUE_VALUES, 'providerID']),
+  conditions: true,
+  inside: true,
 };
 
 /**
@@ -254,15 +263,112 @@ function share(v: string): string {
  */
 function copyShared(o: unknown, key: string, depth: number, how: Sharing): unknown {
   if (typeof o === 'string') return depth <= 2 && how.unique.has(key) ? o : share(o);
-  if (Array.isArray(o)) return o.map((v) => copyShared(v, key, depth + 1, how));
+  if (Array.isArray(o)) {
+    if (how.conditions && key === 'conditions' && depth === 2)
+      return o.map((c) => heldCondition(c) ?? keepCondition(copyShared(c, key, depth + 1, how)));
+    return o.map((v) => copyShared(v, key, depth + 1, how));
+  }
   if (!isObj(o)) return o;
-  const out: Obj = {};
   const keys = Object.keys(o);
+  const out: Obj = how.inside && depth <= 3 && keys.length > 4 && keys.length <= 16 ? withFieldsInside(keys) : {};
   for (const k of keys)
     out[k] = how.parts.has(k) ? sharePart(o[k], k, depth + 1, how) : copyShared(o[k], k, depth + 1, how);
   // Grown key by key past 16 keys, V8 keeps an object as a hash-table dictionary; a spread copy is a fast object
   // (a NodeClaim's two dozen labels: cluster.ts, fastLabels).
   return keys.length > 16 ? { ...out } : out;
+}
+
+/**
+ * One copy of each condition of the Nodes and NodeClaims held (status.conditions): the NodeClaims launched together
+ * went through their lifecycle together, so their conditions are equal field for field, times included (a time has
+ * a second's resolution), and a condition was the largest part of a NodeClaim that was its own. Found by the
+ * lastTransitionTime string, then compared field by field (before the condition is copied); a condition without a time,
+ * or with a field that is not a string, number or boolean, stays its own. The table holds the conditions of the last
+ * SHARED_CONDITIONS_MAX_TIMES times seen (started afresh past that), so what it costs where no two objects share a
+ * time is bounded, not a cost per object. A condition is only read (the lifecycle edits copies), so sharing it is
+ * invisible.
+ */
+const sharedConditions = new Map<string, Obj | Obj[]>();
+const SHARED_CONDITIONS_MAX_TIMES = 2_000;
+/** The conditions another object's equal condition was made into (what is worth remembering a parse of). */
+const conditionsShared = new WeakSet<object>();
+
+/** Whether `c` is a condition that stands for an equal one of another Node or NodeClaim (heldCondition). */
+export function isSharedCondition(c: object): boolean {
+  return conditionsShared.has(c);
+}
+
+/** The time a condition is found by, when it can be shared: it has one and its fields are strings, numbers, booleans. */
+function timeOf(c: unknown): string | undefined {
+  if (!isObj(c)) return undefined;
+  const at = c['lastTransitionTime'];
+  if (typeof at !== 'string') return undefined;
+  for (const k in c) {
+    const t = typeof c[k];
+    if (t !== 'string' && t !== 'number' && t !== 'boolean') return undefined;
+  }
+  return at;
+}
+
+/** The condition the table holds that equals `c` (as given: no copy is made of a condition held already). */
+function heldCondition(c: unknown): Obj | undefined {
+  const at = timeOf(c);
+  const had = at === undefined ? undefined : sharedConditions.get(at);
+  if (had === undefined) return undefined;
+  const same = Array.isArray(had) ? had.find((h) => sameFlat(h, c as Obj)) : sameFlat(had, c as Obj) ? had : undefined;
+  if (same) conditionsShared.add(same);
+  return same;
+}
+
+/** `c` (a copy that heldCondition found no equal of) kept in the table for the objects that come next. */
+function keepCondition(c: unknown): unknown {
+  const at = timeOf(c);
+  if (at === undefined) return c;
+  const had = sharedConditions.get(at);
+  if (had === undefined) {
+    if (sharedConditions.size >= SHARED_CONDITIONS_MAX_TIMES) sharedConditions.clear();
+    sharedConditions.set(at, c as Obj);
+  } else if (Array.isArray(had)) had.push(c as Obj);
+  else sharedConditions.set(at, [had, c as Obj]);
+  return c;
+}
+
+/** Whether two flat objects have the same keys in the same order and identical values. */
+function sameFlat(a: Obj, b: Obj): boolean {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i] || a[ka[i]!] !== b[kb[i]!]) return false;
+  return true;
+}
+
+/**
+ * A new empty object whose fields, set in the order of `keys`, will sit inside it. An object grown key by key from
+ * `{}` has room inside for four fields and puts the rest in a separate array, grown a few slots at a time; an object
+ * made by a constructor gets room for what that constructor's first objects came to have (V8's slack tracking). So each
+ * set of keys of the Nodes' and NodeClaims' top-level objects (the object, metadata, spec, status, a condition) has a
+ * constructor of its own, whose prototype is Object.prototype (its objects are plain objects to every reader); no code
+ * is made from the keys. At most SHAPES_MAX sets are remembered (started afresh past that).
+ */
+function withFieldsInside(keys: readonly string[]): Obj {
+  const id = keys.join('\n');
+  let make = shapes.get(id);
+  if (make === undefined) {
+    if (shapes.size >= SHAPES_MAX) shapes.clear();
+    make = constructorOfItsOwn();
+    shapes.set(id, make);
+  }
+  return new make() as Obj;
+}
+
+const shapes = new Map<string, new () => object>();
+const SHAPES_MAX = 1_000;
+
+/** A constructor of plain objects, a new one at each call (each has its own V8 map and slack). */
+function constructorOfItsOwn(): new () => object {
+  const make = function (this: object) {} as unknown as { prototype: object } & (new () => object);
+  make.prototype = Object.prototype;
+  return make;
 }
 
 /** The conditions something reads, without lastProbeTime (always null; nothing reads it). */

@@ -60,7 +60,18 @@ interface ClusterTexts {
   pod(i: number, j: number): string;
 }
 
-export async function clusterTexts(podsPerNode: number): Promise<ClusterTexts> {
+/** The text with each RFC 3339 time (whole seconds) moved `seconds` later. */
+function shiftTimes(text: string, seconds: number): string {
+  return text.replace(/"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"/g, (_, t: string) =>
+    JSON.stringify(new Date(Date.parse(t) + seconds * 1000).toISOString().replace('.000Z', 'Z')),
+  );
+}
+
+/**
+ * `uniqueTimes`: the i-th NodeClaim's and Node's times are moved i minutes later, so no two copies share a time (by
+ * default every copy has the template's times, as NodeClaims launched together do).
+ */
+export async function clusterTexts(podsPerNode: number, uniqueTimes = false): Promise<ClusterTexts> {
   const t = await templates(podsPerNode);
   const pid = (t.claim.status as { providerID: string }).providerID;
   const instance = pid.slice(pid.lastIndexOf('/') + 1);
@@ -73,8 +84,8 @@ export async function clusterTexts(podsPerNode: number): Promise<ClusterTexts> {
     return (node: string, pod: string): string => renamer(own(pod), ids)(node);
   });
   return {
-    claim: (i) => claimText(String(i)),
-    node: (i) => nodeText(String(i)),
+    claim: (i) => (uniqueTimes ? shiftTimes(claimText(String(i)), 60 * i) : claimText(String(i))),
+    node: (i) => (uniqueTimes ? shiftTimes(nodeText(String(i)), 60 * i) : nodeText(String(i))),
     pod: (i, j) => podTexts[j % podTexts.length]!(String(i), `${i}-${j}`),
   };
 }

@@ -2,6 +2,7 @@
 //
 //   node --import tsx test/perf/mainmem.ts [nodes=1000] [podsPerNode=20] [--snapshot=FILE]
 //   node --import tsx test/perf/mainmem.ts 1000 20 ../base       # the same, on the modules of another checkout
+//   node --import tsx test/perf/mainmem.ts 5000 2 --unique-times  # no two NodeClaims or Nodes share a time
 //
 // The objects are the big benchmark scenario's (bench/controller/scenarios.ts: the uniform NodePool, m5.2xlarge,
 // bare pods of the SMALL shape bound by the benchmark's binder), taken from a small simulation (2 nodes, 40 pods)
@@ -29,6 +30,7 @@ const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const NODES = Number(args[0] ?? 1000);
 const PODS_PER_NODE = Number(args[1] ?? 20);
 const TREE = args[2] ? resolve(args[2]) : resolve(import.meta.dirname, '../..');
+const UNIQUE_TIMES = process.argv.includes('--unique-times');
 const SNAPSHOT = process.argv.find((a) => a.startsWith('--snapshot='))?.slice('--snapshot='.length);
 
 type Obj = KubeObject;
@@ -125,7 +127,7 @@ function dropOneByOne(drops: Array<[string, number, () => void]>): void {
 }
 
 async function main(): Promise<void> {
-  const texts = await clusterTexts(PODS_PER_NODE);
+  const texts = await clusterTexts(PODS_PER_NODE, UNIQUE_TIMES);
   const tree = await loadTree(TREE);
   const now = Date.parse('2026-12-04T12:00:00Z');
   const cluster = tree.newCluster(now);

@@ -1,6 +1,6 @@
 // Launch (docs/karpenter/disruption.md §5.4): create the instance through the cloud provider once. An in-memory
 // record of launched instances per NodeClaim uid stops a second create when the status write that says
-// Launched=True has not reached the informer yet.
+// Launched=True has not reached the informer yet; it is dropped once cluster state shows Launched=True.
 import type { CloudProvider, Instance, LaunchRequest } from '../../../cloudprovider/types.ts';
 import { isCreateError, isInsufficientCapacity, isNodeClassNotReady } from '../../../cloudprovider/types.ts';
 import { targetOf } from '../../../operator/events.ts';
@@ -38,8 +38,14 @@ export class Launcher {
   }
 
   async reconcile(d: Draft): Promise<Step> {
-    if (conditionIs(d, 'Launched', 'True') || conditionIs(d, 'Launched', 'False')) return next;
     const uid = d.obj.metadata.uid ?? d.info.name;
+    if (conditionIs(d, 'Launched', 'True')) {
+      // The NodeClaim as cluster state holds it records the launch: the record has done its work (Karpenter keeps its
+      // for an hour, go-cache; this one would stay for the NodeClaim's life).
+      this.launched.delete(uid);
+      return next;
+    }
+    if (conditionIs(d, 'Launched', 'False')) return next;
     const now = this.ctx.clock.now();
     let instance = this.launched.get(uid);
     if (!instance) {

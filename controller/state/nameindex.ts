@@ -1,0 +1,48 @@
+// Names by key, for cluster state's indexes of Nodes and NodeClaims by providerID. One name per key is the rule
+// (one Node and one NodeClaim per instance), so a key's one name is held as the string itself; a Set is made only
+// while several names share a key (a copied providerID). A Set per key cost a Set object and its hash table for
+// every instance (docs/controller-benchmark.md, "shift 18, claims").
+
+export class NameIndex {
+  private readonly byKey = new Map<string, string | Set<string>>();
+
+  /** Adds `name` to the names under `key`. */
+  add(key: string, name: string): void {
+    const had = this.byKey.get(key);
+    if (had === undefined) this.byKey.set(key, name);
+    else if (typeof had === 'string') {
+      if (had !== name) this.byKey.set(key, new Set([had, name]));
+    } else had.add(name);
+  }
+
+  /** Takes `name` from the names under `key` (the key goes with its last name). */
+  drop(key: string, name: string): void {
+    const had = this.byKey.get(key);
+    if (had === undefined) return;
+    if (typeof had === 'string') {
+      if (had === name) this.byKey.delete(key);
+      return;
+    }
+    had.delete(name);
+    if (had.size === 1) this.byKey.set(key, had.values().next().value!);
+    else if (had.size === 0) this.byKey.delete(key);
+  }
+
+  /** How many names are under `key`. */
+  count(key: string): number {
+    const had = this.byKey.get(key);
+    return had === undefined ? 0 : typeof had === 'string' ? 1 : had.size;
+  }
+
+  /** The name under `key` when it is the only one; undefined when there are none or several. */
+  only(key: string): string | undefined {
+    const had = this.byKey.get(key);
+    return typeof had === 'string' ? had : undefined;
+  }
+
+  /** The names under `key`, in the order they were added. */
+  names(key: string): string[] {
+    const had = this.byKey.get(key);
+    return had === undefined ? [] : typeof had === 'string' ? [had] : [...had];
+  }
+}
