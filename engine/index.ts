@@ -5,6 +5,7 @@
 export * from './domain/types.ts';
 export * from './domain/resources.ts';
 export * from './domain/quantity.ts';
+export { NameIndex } from './domain/nameindex.ts';
 export * from './domain/text.ts';
 export * from './domain/dra.ts';
 export * from './catalog/index.ts';

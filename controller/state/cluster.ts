@@ -8,6 +8,7 @@ import {
   isActive,
   isMirrorPod,
   isOwnedByDaemonSet,
+  NameIndex,
   parseEC2NodeClass,
   parseNode,
   parseNodeClaim,
@@ -33,7 +34,6 @@ import {
   type NodePoolEntry,
 } from './changes.ts';
 import { isSharedCondition, stripNode, stripNodeClaim } from './strip.ts';
-import { NameIndex } from './nameindex.ts';
 import { Workloads } from './workloads.ts';
 import { joinStateNode, type NodeClaimEntry, type NodeEntry } from './statenode.ts';
 

@@ -21,6 +21,7 @@ import type {
   StateNode,
 } from '../domain/types.ts';
 import { DEFAULT_ENGINE_OPTIONS } from '../domain/types.ts';
+import { NameIndex } from '../domain/nameindex.ts';
 import { ModelCaches } from '../model/caches.ts';
 import type { NodeRecord, PodRefs, SnapshotDelta } from './delta.ts';
 import { requirementKey } from '../scheduling/requirements.ts';
@@ -77,7 +78,7 @@ export class ClusterModel {
    * that node's state (`ownNode`): nearly every pod has only that one, and an entry for each cost 37 bytes a pod.
    * Kept so: a name here is never the pod's nodeName (`replacePod`).
    */
-  private readonly otherNodes = new Map<string, string | Set<string>>();
+  private readonly otherNodes = new NameIndex();
   private nodeOrder: readonly string[] = [];
   private pendingUids: readonly string[] = [];
   private nodeList: readonly StateNode[] = [];
@@ -160,7 +161,8 @@ export class ClusterModel {
     // Pods that were on a node carried away and are on none now (nor pending) leave the model.
     const pending = new Set(this.pendingUids);
     for (const uid of unlinked)
-      if (!this.otherNodes.has(uid) && this.ownNode(uid) === undefined && !pending.has(uid)) this.pods.delete(uid);
+      if (this.otherNodes.count(uid) === 0 && this.ownNode(uid) === undefined && !pending.has(uid))
+        this.pods.delete(uid);
     this.nodeOrder = names;
     this.nodeList = after.nodes;
     this.lastApply = { pods: 0, nodes: 0, nodesRebuilt: 0, types: 0 };
@@ -171,7 +173,7 @@ export class ClusterModel {
   /** A node of an adopted snapshot, new or changed: its state, its pods, its links. */
   private adoptNode(n: StateNode, unlinked: Set<string>): void {
     for (const p of this.states.get(n.name)?.pods ?? []) {
-      this.unlink(p.uid, n.name);
+      this.otherNodes.drop(p.uid, n.name);
       unlinked.add(p.uid);
     }
     for (const p of n.pods) {
@@ -184,7 +186,7 @@ export class ClusterModel {
   /** A node the adopted snapshot no longer has. */
   private dropNode(name: string, unlinked: Set<string>): void {
     for (const p of this.states.get(name)?.pods ?? []) {
-      this.unlink(p.uid, name);
+      this.otherNodes.drop(p.uid, name);
       unlinked.add(p.uid);
     }
     this.states.delete(name);
@@ -344,8 +346,7 @@ export class ClusterModel {
 
   /** The names of the nodes that list the pod. */
   private nodesOf(uid: string): string[] {
-    const at = this.otherNodes.get(uid);
-    const out = at === undefined ? [] : typeof at === 'string' ? [at] : [...at];
+    const out = this.otherNodes.names(uid);
     const own = this.ownNode(uid);
     if (own !== undefined) out.push(own);
     return out;
@@ -369,42 +370,19 @@ export class ClusterModel {
     const before = this.ownNode(uid);
     if (next) this.pods.set(uid, next);
     else this.pods.delete(uid);
-    if (before !== undefined && before !== next?.nodeName) this.addOther(uid, before);
-    if (next?.nodeName !== undefined) this.unlink(uid, next.nodeName);
+    if (before !== undefined && before !== next?.nodeName) this.otherNodes.add(uid, before);
+    if (next?.nodeName !== undefined) this.otherNodes.drop(uid, next.nodeName);
   }
 
   /** The pod is listed on the node too. */
   private link(uid: string, name: string): void {
-    if (this.pods.get(uid)?.nodeName !== name) this.addOther(uid, name);
-  }
-
-  private addOther(uid: string, name: string): void {
-    const at = this.otherNodes.get(uid);
-    if (at === undefined || at === name) this.otherNodes.set(uid, name);
-    else if (typeof at === 'string') this.otherNodes.set(uid, new Set([at, name]));
-    else at.add(name);
-  }
-
-  /**
-   * The pod is no longer listed on the node (its own node's link goes with that node's state); a pod listed on no
-   * other node leaves the table.
-   */
-  private unlink(uid: string, name: string): void {
-    const at = this.otherNodes.get(uid);
-    if (at === undefined) return;
-    if (typeof at === 'string') {
-      if (at === name) this.otherNodes.delete(uid);
-      return;
-    }
-    at.delete(name);
-    if (at.size === 1) this.otherNodes.set(uid, at.values().next().value!);
-    else if (!at.size) this.otherNodes.delete(uid);
+    if (this.pods.get(uid)?.nodeName !== name) this.otherNodes.add(uid, name);
   }
 
   /** Removals, and the delta's node records as the model keeps them (by name) for rebuild to make their states. */
   private applyNodes(d: SnapshotDelta, dirty: Set<string>): Map<string, NodeRecord> {
     for (const name of d.nodesRemoved ?? []) {
-      for (const p of this.states.get(name)?.pods ?? []) this.unlink(p.uid, name);
+      for (const p of this.states.get(name)?.pods ?? []) this.otherNodes.drop(p.uid, name);
       this.states.delete(name);
       dirty.delete(name);
     }
@@ -413,8 +391,8 @@ export class ClusterModel {
       const rec = this.kept(shipped);
       const name = rec.node.name;
       const before = records.get(name);
-      if (before) for (const uid of before.pods) this.unlink(uid, name);
-      else for (const p of this.states.get(name)?.pods ?? []) this.unlink(p.uid, name);
+      if (before) for (const uid of before.pods) this.otherNodes.drop(uid, name);
+      else for (const p of this.states.get(name)?.pods ?? []) this.otherNodes.drop(p.uid, name);
       for (const uid of rec.pods) this.link(uid, name);
       records.set(name, rec);
       dirty.add(name);

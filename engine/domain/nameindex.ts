@@ -1,7 +1,8 @@
-// Names by key, for cluster state's indexes of Nodes and NodeClaims by providerID. One name per key is the rule
-// (one Node and one NodeClaim per instance), so a key's one name is held as the string itself; a Set is made only
-// while several names share a key (a copied providerID). A Set per key cost a Set object and its hash table for
-// every instance (docs/controller-benchmark.md, "shift 18, claims").
+// Names by key where one name per key is the rule: a key's one name is held as the string itself, and a Set is made
+// only while several names share a key. Cluster state's indexes of Nodes and NodeClaims by providerID (one Node and
+// one NodeClaim per instance; several while a providerID is copied) and the cluster model's links of a pod to the
+// nodes that list it besides its own use it. A Set per key cost a Set object and its hash table for every key
+// (docs/controller-benchmark.md, "shift 18, claims").
 
 export class NameIndex {
   private readonly byKey = new Map<string, string | Set<string>>();
@@ -38,6 +39,15 @@ export class NameIndex {
   only(key: string): string | undefined {
     const had = this.byKey.get(key);
     return typeof had === 'string' ? had : undefined;
+  }
+
+  /** Keys with a name. */
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  clear(): void {
+    this.byKey.clear();
   }
 
   /** The names under `key`, in the order they were added. */
