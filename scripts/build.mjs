@@ -46,11 +46,13 @@ const BANNER = "import { createRequire as __cr } from 'node:module'; const requi
  * Read at run time by path, relative to the source module that reads them:
  * - the guide's NodePool (cli/whatif/job.ts: what-if without --nodepools) and the other guide examples
  *   the scenarios apply;
- * - the simulator's scenarios (cli/commands/sim.ts: the default scenario and the files it applies).
+ * - the simulator's scenarios (cli/commands/sim.ts: the default scenario and the files it applies);
+ * - the malloc addon (controller/operator/malloc.ts), when `npm run build:native` could build it (`optional`).
  */
 const ASSETS = [
   { from: 'examples/guide', match: /\.yaml$/ },
   { from: 'scenarios', match: /\.yaml$/ },
+  { from: 'native/build', match: /\.node$/, optional: true },
 ];
 
 /** Stands for the path from an output file's folder to dist/ until the outputs are written (distUrl). */
@@ -135,7 +137,8 @@ function files(dir, match, out = []) {
 
 function copyAssets() {
   let n = 0;
-  for (const { from, match } of ASSETS) {
+  for (const { from, match, optional } of ASSETS) {
+    if (optional && !existsSync(join(root, from))) continue;
     for (const file of files(join(root, from), match)) {
       cpSync(file, join(dist, relative(root, file)));
       n++;

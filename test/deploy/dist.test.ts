@@ -136,6 +136,9 @@ describe('dist/', () => {
     }
     expect(existsSync(join(dist, 'engine', 'pool', 'engine.worker.js'))).toBe(true);
     expect(existsSync(join(dist, 'sim', 'remote', 'controller-process.js'))).toBe(true);
+    // The malloc addon (MALLOC_TRIM_INTERVAL) where the controller's module looks for it, when the machine built it.
+    if (existsSync(join(root, 'native', 'build', 'malloc.node')))
+      expect(existsSync(join(dist, 'native', 'build', 'malloc.node'))).toBe(true);
     // HiGHS' wasm (megabytes of base64) is a chunk of its own, imported dynamically: no entry loads it statically.
     const highs = jsFiles(dist).filter((f) => readFileSync(f, 'utf8').includes('highsWasmBase64='));
     expect(highs.map((f) => relative(dist, f))).toEqual([expect.stringMatching(/^chunks\/highs-embedded-\w+\.js$/)]);
@@ -192,6 +195,8 @@ describe('the image tree (scripts/stage-image.mjs)', () => {
       expect(existsSync(join(staged, gone)), gone).toBe(false);
     for (const entry of ['cli/commands/controller.js', 'cli/commands/whatif.js', 'engine/pool/engine.worker.js'])
       expect(existsSync(join(staged, entry)), entry).toBe(true);
+    if (existsSync(join(dist, 'native', 'build', 'malloc.node')))
+      expect(existsSync(join(staged, 'native', 'build', 'malloc.node'))).toBe(true);
     expect(readdirSync(staged, { recursive: true }).filter((f) => String(f).endsWith('.map'))).toEqual([]);
     expect(unresolved(staged)).toEqual([]);
     // The image's help offers only the commands it holds: `sim` is the simulator's.

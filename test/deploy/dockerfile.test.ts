@@ -38,6 +38,13 @@ describe('deploy/Dockerfile', () => {
     expect(runtime).toContain(`org.opencontainers.image.version="${pkg.version}"`);
   });
 
+  it('builds the malloc addon in the build stage only: its compiler never reaches the runtime', () => {
+    const build = text.slice(text.indexOf('\nFROM '), text.lastIndexOf('\nFROM '));
+    expect(build).toMatch(/apt-get install -y --no-install-recommends gcc libc6-dev/);
+    expect(build).toMatch(/^COPY native \.\/native$/m);
+    expect(runtime).not.toMatch(/apt-get|gcc/);
+  });
+
   it('installs production dependencies only into the image (scripts/stage-image.mjs)', () => {
     expect(text).toMatch(/scripts\/stage-image\.mjs \/stage/);
     expect(runtime).toMatch(/^COPY --from=build \/stage \/app$/m);
