@@ -4,6 +4,7 @@ import type { Io } from '../io.ts';
 import { loadKubeConfig, newOperator, type CloudProviderFactory, type Operator } from '../../controller/main.ts';
 import type { Clock } from '../../controller/operator/clock.ts';
 import { applyHeapPolicy } from '../../controller/operator/heap.ts';
+import { startMallocTrimming } from '../../controller/operator/malloc.ts';
 import { newLogger } from '../../controller/operator/logger.ts';
 import { optionsHelp, OptionsError, resolveOptions } from '../../controller/operator/options.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -86,6 +87,7 @@ export async function run(args: string[], io: Io, deps: ControllerCommandDeps = 
     io.err(`karpenter-ts controller: ${(e as Error).message}\n`);
     return 2;
   }
+  const trimmer = startMallocTrimming(options.mallocTrimIntervalMs, operator.metrics, log);
   const servers = await operator.serve();
   await operator.start();
   log.info(
@@ -108,6 +110,7 @@ export async function run(args: string[], io: Io, deps: ControllerCommandDeps = 
       }
     }),
   ]);
+  trimmer?.stop();
   if (why === 'lost') {
     // As controller-runtime: a replica that lost its lease exits, and comes back as a follower.
     // Its controllers are already halted and fenced; do not wait for reconciles that may never finish.

@@ -212,6 +212,9 @@ export interface StatusMetrics {
   readonly terminationDuration: Histogram<string>;
 }
 
+/** glibc's arenas as the malloc addon counts them (operator/malloc.ts' MallocStats), bytes. */
+type MallocArenas = Readonly<Record<'inUseBytes' | 'freeBytes' | 'mmapBytes', number>>;
+
 export class Metrics {
   readonly registry = new Registry();
   /** When the provisioner first saw and first decided each pending pod (the pod metrics read it). */
@@ -783,6 +786,20 @@ export class Metrics {
     collect: () => this.readLag(),
   });
   private lag: EventLoopLag | undefined;
+  readonly mallocTrimDuration = this.histogram(
+    'karpenter_ts_malloc_trim_duration_seconds',
+    "Time of each malloc_trim (MALLOC_TRIM_INTERVAL): glibc giving its arenas' free pages back, on the controller's event loop",
+    [],
+    [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1],
+  );
+  readonly mallocArenaBytes = new Gauge({
+    name: 'karpenter_ts_malloc_arena_bytes',
+    help: "glibc's malloc arenas (mallinfo2, every thread's summed) by state: in_use, free (resident or not), mmap (blocks with pages of their own); absent where the malloc addon is not loaded",
+    labelNames: ['state'] as const,
+    registers: [this.registry],
+    collect: () => this.readMalloc(),
+  });
+  private malloc: (() => MallocArenas | null) | undefined;
 
   /** operator_<kind>_* per kind, and (for the kinds Karpenter emits them for) the deprecated operator_status_condition_* ones. */
   readonly status: Readonly<Record<StatusKind, StatusMetrics>> = this.statusFamilies();
@@ -808,6 +825,19 @@ export class Metrics {
   /** Reports `lag` in karpenter_ts_event_loop_lag_seconds, read at each scrape. */
   watchEventLoop(lag: EventLoopLag): void {
     this.lag = lag;
+  }
+
+  /** Reports `stats` in karpenter_ts_malloc_arena_bytes, read at each scrape. */
+  watchMalloc(stats: () => MallocArenas | null): void {
+    this.malloc = stats;
+  }
+
+  private readMalloc(): void {
+    const m = this.malloc?.();
+    if (!m) return;
+    this.mallocArenaBytes.set({ state: 'in_use' }, m.inUseBytes);
+    this.mallocArenaBytes.set({ state: 'free' }, m.freeBytes);
+    this.mallocArenaBytes.set({ state: 'mmap' }, m.mmapBytes);
   }
 
   private readLag(): void {

@@ -296,6 +296,7 @@ describe('resolveOptions', () => {
       'CONSOLIDATION_REPACK',
       'CONSOLIDATION_REPACK_MIN_SAVINGS',
       'HEAP_GROWING_PERCENT',
+      'MALLOC_TRIM_INTERVAL',
     ])
       expect(help).toContain(env);
   });
@@ -308,6 +309,21 @@ describe('resolveOptions', () => {
     expect(problems([], { HEAP_GROWING_PERCENT: '-5' })).toEqual([
       'HEAP_GROWING_PERCENT (--heap-growing-percent) must be a whole number >= 0, got "-5"',
     ]);
+  });
+
+  it("hands glibc's free pages back every 10s unless told otherwise (0s: never)", () => {
+    expect(resolveOptions([], {}).mallocTrimIntervalMs).toBe(10_000);
+    expect(resolveOptions([], { MALLOC_TRIM_INTERVAL: '0s' }).mallocTrimIntervalMs).toBe(0);
+    expect(resolveOptions([], { MALLOC_TRIM_INTERVAL: '0' }).mallocTrimIntervalMs).toBe(0);
+    expect(resolveOptions(['--malloc-trim-interval=1m30s'], {}).mallocTrimIntervalMs).toBe(90_000);
+    expect(resolveOptions([], { MALLOC_TRIM_INTERVAL: '250ms' }).mallocTrimIntervalMs).toBe(250);
+    expect(problems([], { MALLOC_TRIM_INTERVAL: '-1s' })).toEqual([
+      'MALLOC_TRIM_INTERVAL (--malloc-trim-interval) must be a positive duration, or 0s for never, got "-1s"',
+    ]);
+    expect(problems([], { MALLOC_TRIM_INTERVAL: 'often' })).toHaveLength(1);
+    expect(problems([], { MALLOC_TRIM_INTERVAL: 'often' })[0]).toMatch(
+      /^MALLOC_TRIM_INTERVAL \(--malloc-trim-interval\)/,
+    );
   });
 
   it("leaves the engine workers' heap limit to Node unless told otherwise", () => {

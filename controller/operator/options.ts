@@ -61,6 +61,8 @@ export interface ResolvedOptions {
   /** KUBE_CLIENT_QPS and KUBE_CLIENT_BURST: the Kubernetes client's token bucket. */
   readonly kubeClientQPS: number;
   readonly kubeClientBurst: number;
+  /** MALLOC_TRIM_INTERVAL: how often glibc's free arena pages go back to the system (ms; 0: never; malloc.ts). */
+  readonly mallocTrimIntervalMs: number;
   /** HEAP_GROWING_PERCENT: how far past its live data a thread's heap may grow before V8 collects (heap.ts). */
   readonly heapGrowingPercent: number;
   /** ENGINE_WORKER_HEAP_MIB: each engine worker thread's old-generation heap limit, MiB; 0: as Node gives it (heap.ts). */
@@ -102,6 +104,7 @@ type Kind =
   | 'paths'
   | 'int'
   | 'interval'
+  | 'period'
   | 'schedulerConfig';
 
 interface Spec {
@@ -384,6 +387,13 @@ export const OPTION_SPECS: readonly Spec[] = [
     kind: 'count',
     default: '20',
     help: "How far past its live data each thread's JavaScript heap may grow before a full collection, percent (0: as Node started: V8's own choice)",
+  },
+  {
+    flag: 'malloc-trim-interval',
+    env: 'MALLOC_TRIM_INTERVAL',
+    kind: 'period',
+    default: '10s',
+    help: "How often the controller hands the free pages of glibc's malloc arenas back to the system (malloc_trim); 0s: never",
   },
   {
     flag: 'engine-worker-heap-mib',
@@ -684,6 +694,7 @@ function resolved(values: Readonly<Record<string, unknown>>): ResolvedOptions {
     kubeClientQPS: values['kube-client-qps'] as number,
     kubeClientBurst: values['kube-client-burst'] as number,
     heapGrowingPercent: values['heap-growing-percent'] as number,
+    mallocTrimIntervalMs: values['malloc-trim-interval'] as number,
     engineWorkerHeapMiB: values['engine-worker-heap-mib'] as number,
     cpuRequests: values['cpu-requests'] as number,
     amiRefreshIntervalMs: values['ami-refresh-interval'] as number,
@@ -724,6 +735,10 @@ const PARSERS: Record<Kind, Parser> = {
   string: (raw) => raw.trim(),
   duration: (raw, where, problems) => durationMs(raw, where, problems, 0, 'a positive duration'),
   interval: (raw, where, problems) => durationMs(raw, where, problems, 60_000, 'at least 1m'),
+  period: (raw, where, problems) => {
+    const r = parseGoDuration(raw.trim());
+    return r.ok && r.ns === 0n ? 0 : durationMs(raw, where, problems, 0, 'a positive duration, or 0s for never');
+  },
   paths: (raw, where, problems) => {
     const list = raw
       .split(',')
