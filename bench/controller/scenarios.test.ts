@@ -1,6 +1,8 @@
 // The controller benchmark's harness at a tiny scale: the controller in its own process provisions for the
 // benchmark's pods against the simulator, the binder binds them, and the child reports what it measured.
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { MALLOC_ADDON } from '../../controller/operator/malloc.ts';
 import { startHarness, waitFor } from './harness.ts';
 import type { ObservedEvents } from '../../sim/remote/protocol.ts';
 import { decisionAfter, planAfter, speculativeAfter, speculativeCounts } from './scenarios.ts';
@@ -12,6 +14,14 @@ const events = (windowsClosed: number[], nodeClaimsAdded: number[]): ObservedEve
   decisions: [],
   disruptionPasses: [],
 });
+
+/**
+ * Whether the controller trims here: `npm run build:native` built the malloc addon (it needs a C compiler and Node's
+ * headers) and the C library is glibc (Node's report names its version only there).
+ */
+const mallocBuilt =
+  existsSync(MALLOC_ADDON) &&
+  Boolean((process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime);
 
 describe('decisionAfter', () => {
   it('measures from the last window that closed before the first NodeClaim of the burst', () => {
@@ -145,6 +155,27 @@ describe('controller bench harness', () => {
       try {
         await h.request('phase-start');
         expect((await h.request('phase-end')).workers, `CPU_REQUESTS=${cpu}`).toHaveLength(workers);
+      } finally {
+        await h.close();
+      }
+    }
+  });
+
+  it.skipIf(!mallocBuilt)('trims malloc on the interval the options give, and not at all at 0s', async () => {
+    for (const [interval, least] of [
+      ['200ms', 3],
+      ['0s', 0],
+    ] as const) {
+      const h = await startHarness({ launchMs: 0, options: { 'malloc-trim-interval': interval } });
+      try {
+        await h.request('phase-start');
+        await new Promise((r) => setTimeout(r, 1_100));
+        const { mallocTrims } = await h.request('phase-end');
+        if (least === 0) expect(mallocTrims, interval).toEqual({ count: 0, totalMs: 0 });
+        else {
+          expect(mallocTrims!.count, interval).toBeGreaterThanOrEqual(least);
+          expect(mallocTrims!.totalMs, interval).toBeGreaterThan(0);
+        }
       } finally {
         await h.close();
       }

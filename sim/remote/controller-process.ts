@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import type { WorkerMemory } from '../../engine/index.ts';
 import { applyHeapPolicy } from '../../controller/operator/heap.ts';
+import { startMallocTrimming } from '../../controller/operator/malloc.ts';
 import { AllocationProfile } from './allocprofile.ts';
 import {
   observeDecisions,
@@ -225,6 +226,14 @@ function scrapeEvery(sim: SimOperator): () => void {
   return () => clearInterval(timer);
 }
 
+/** The malloc trims so far (startMallocTrimming's histogram): how many, and their time in all, ms. */
+async function trimTotals(sim: SimOperator): Promise<{ count: number; totalMs: number }> {
+  const { values } = await sim.operator.metrics.mallocTrimDuration.get();
+  const value = (suffix: string) =>
+    values.find((v) => v.metricName === `karpenter_ts_malloc_trim_duration_seconds${suffix}`)?.value ?? 0;
+  return { count: value('_count'), totalMs: value('_sum') * 1000 };
+}
+
 async function start(init: ChildInit): Promise<void> {
   const sim: SimOperator = await startSimOperator({
     logLevel: logLevel(),
@@ -241,6 +250,7 @@ async function start(init: ChildInit): Promise<void> {
   // As `karpenter-ts controller` does (cli/commands/controller.ts), from the same option and its default; the
   // cluster is still empty here, so the whole set-up runs under it.
   applyHeapPolicy(sim.options.heapGrowingPercent);
+  startMallocTrimming(sim.options.mallocTrimIntervalMs, sim.operator.metrics, sim.operator.log);
   const probe = new PhaseProbe();
   const allocations = new AllocationProfile();
   const seen = new Recorder();
@@ -251,17 +261,21 @@ async function start(init: ChildInit): Promise<void> {
   });
   observeDisruptionPasses(sim.operator, (p) => seen.disruptionPasses.push(p));
   const stopScraping = scrapeEvery(sim);
+  let trimsBefore = await trimTotals(sim);
   const handlers: Record<string, () => unknown> = {
     'phase-start': async () => {
       seen.reset();
       await allocations.start();
+      trimsBefore = await trimTotals(sim);
       probe.start();
     },
     // The workers are read first (each when idle), then the main thread, so the figures are of one moment.
     'phase-end': async () => {
       const stats = probe.end(await sim.operator.engineMemory());
+      const trims = await trimTotals(sim);
+      const mallocTrims = { count: trims.count - trimsBefore.count, totalMs: trims.totalMs - trimsBefore.totalMs };
       const allocationProfile = await allocations.end();
-      return allocationProfile ? { ...stats, allocationProfile } : stats;
+      return { ...stats, mallocTrims, ...(allocationProfile ? { allocationProfile } : {}) };
     },
     events: () => seen.snapshot(),
     status: (): ChildStatus => ({

@@ -65,6 +65,8 @@ export interface PhaseStats {
   /** After that collection: the main thread's ArrayBuffers still held, and the process's RSS. */
   readonly liveArrayBuffersMiB?: number;
   readonly rssAfterGcMiB?: number;
+  /** The controller's malloc trims over the phase (MALLOC_TRIM_INTERVAL): how many, and their time in all, ms. */
+  readonly mallocTrims?: { readonly count: number; readonly totalMs: number };
   /** Each engine worker at the phase's end: its heap (used, reserved, resident), wasm memory and models. */
   readonly workers: readonly WorkerMemoryMiB[];
   readonly seconds: number;
