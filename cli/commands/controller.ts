@@ -41,6 +41,19 @@ async function awsProvider(): Promise<CloudProviderFactory> {
   return createCloudProvider;
 }
 
+/** Resolves when the caller's signal aborts, or (without one) at the process's SIGTERM or SIGINT. */
+function stopSignal(signal: AbortSignal | undefined): Promise<'signal'> {
+  return new Promise<'signal'>((resolve) => {
+    const stop = (): void => resolve('signal');
+    if (signal?.aborted) stop();
+    else if (signal) signal.addEventListener('abort', stop, { once: true });
+    else {
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+    }
+  });
+}
+
 export async function run(args: string[], io: Io, deps: ControllerCommandDeps = {}): Promise<number> {
   if (args.includes('-h') || args.includes('--help')) {
     io.out(USAGE);
@@ -98,18 +111,7 @@ export async function run(args: string[], io: Io, deps: ControllerCommandDeps = 
     operator,
     servers.map((s) => s.port),
   );
-  const why = await Promise.race([
-    leadershipLost,
-    new Promise<'signal'>((resolve) => {
-      const stop = (): void => resolve('signal');
-      if (deps.signal?.aborted) stop();
-      else if (deps.signal) deps.signal.addEventListener('abort', stop, { once: true });
-      else {
-        process.once('SIGTERM', stop);
-        process.once('SIGINT', stop);
-      }
-    }),
-  ]);
+  const why = await Promise.race([leadershipLost, stopSignal(deps.signal)]);
   trimmer?.stop();
   if (why === 'lost') {
     // As controller-runtime: a replica that lost its lease exits, and comes back as a follower.
