@@ -5,20 +5,75 @@
 // serves every Node version the project supports. Built where glibc is absent, both calls say so instead.
 #include <node_api.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <time.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
 
-/** trim(): whether glibc gave any memory back (false without glibc). */
+/** One trim on libuv's thread pool: what it found and how long glibc took. */
+typedef struct {
+  napi_async_work work;
+  napi_deferred deferred;
+  int released;
+  double seconds;
+} TrimJob;
+
+/** On a pool thread, never the event loop: glibc locks each arena in turn while it walks its free chunks. */
+static void TrimExecute(napi_env env, void *data) {
+  (void)env;
+  TrimJob *job = data;
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+#if defined(__GLIBC__)
+  job->released = malloc_trim(0);
+#endif
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  job->seconds = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+}
+
+/** Back on the event loop: settles the promise with { released, seconds } and frees the job. */
+static void TrimComplete(napi_env env, napi_status status, void *data) {
+  TrimJob *job = data;
+  napi_value out = NULL, released, seconds;
+  if (status == napi_ok && napi_create_object(env, &out) == napi_ok &&
+      napi_get_boolean(env, job->released != 0, &released) == napi_ok &&
+      napi_set_named_property(env, out, "released", released) == napi_ok &&
+      napi_create_double(env, job->seconds, &seconds) == napi_ok &&
+      napi_set_named_property(env, out, "seconds", seconds) == napi_ok) {
+    napi_resolve_deferred(env, job->deferred, out);
+  } else {
+    napi_value msg, err;
+    napi_create_string_utf8(env, "malloc_trim: the trim's result could not be reported", NAPI_AUTO_LENGTH, &msg);
+    napi_create_error(env, NULL, msg, &err);
+    napi_reject_deferred(env, job->deferred, err);
+  }
+  napi_delete_async_work(env, job->work);
+  free(job);
+}
+
+/**
+ * trim(): a promise of { released, seconds }: whether glibc gave any memory back (false without glibc) and how long
+ * malloc_trim(0) took. It runs on libuv's thread pool: a trim after a burst walks thousands of free chunks and
+ * madvises each, tens of milliseconds the event loop does not wait for.
+ */
 static napi_value Trim(napi_env env, napi_callback_info info) {
   (void)info;
-  int released = 0;
-#if defined(__GLIBC__)
-  released = malloc_trim(0);
-#endif
-  napi_value out;
-  if (napi_get_boolean(env, released != 0, &out) != napi_ok) return NULL;
-  return out;
+  TrimJob *job = calloc(1, sizeof *job);
+  if (job == NULL) {
+    napi_throw_error(env, NULL, "malloc_trim: out of memory");
+    return NULL;
+  }
+  napi_value promise, name;
+  if (napi_create_promise(env, &job->deferred, &promise) != napi_ok ||
+      napi_create_string_utf8(env, "malloc_trim", NAPI_AUTO_LENGTH, &name) != napi_ok ||
+      napi_create_async_work(env, NULL, name, TrimExecute, TrimComplete, job, &job->work) != napi_ok ||
+      napi_queue_async_work(env, job->work) != napi_ok) {
+    free(job);
+    napi_throw_error(env, NULL, "malloc_trim: could not queue the trim");
+    return NULL;
+  }
+  return promise;
 }
 
 static napi_status set_number(napi_env env, napi_value obj, const char *name, double v) {

@@ -175,6 +175,9 @@ describe('controller bench harness', () => {
         else {
           expect(mallocTrims!.count, interval).toBeGreaterThanOrEqual(least);
           expect(mallocTrims!.totalMs, interval).toBeGreaterThan(0);
+          // Each trim fits a bucket of karpenter_ts_malloc_trim_duration_seconds, the least of which is 0.5 ms.
+          expect(mallocTrims!.atMostMs, interval).toBeGreaterThanOrEqual(0.5);
+          expect(mallocTrims!.atMostMs! * mallocTrims!.count, interval).toBeGreaterThanOrEqual(mallocTrims!.totalMs);
         }
       } finally {
         await h.close();

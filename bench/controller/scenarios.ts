@@ -296,7 +296,7 @@ function memoryBreakdown(s: PhaseStats): Record<string, unknown> {
     })),
     // Code, thread stacks, malloc arenas and what the allocator keeps: RSS less what V8 accounts for.
     unaccounted: r1(s.rssEndMiB - main - workersMiB(s)),
-    ...(s.mallocTrims ? { mallocTrims: { count: s.mallocTrims.count, totalMs: r1(s.mallocTrims.totalMs) } } : {}),
+    ...(s.mallocTrims ? { mallocTrims: { ...s.mallocTrims, totalMs: r1(s.mallocTrims.totalMs) } } : {}),
   };
 }
 

@@ -24,7 +24,7 @@ function recordingAddon(): MallocAddon & { trims: number } {
     trims: 0,
     trim() {
       this.trims++;
-      return true;
+      return Promise.resolve({ released: true, seconds: 0.002 });
     },
     stats: () => ({ arenaBytes: 3 << 20, inUseBytes: 1 << 20, freeBytes: 2 << 20, mmapBytes: 1 << 17 }),
   };
@@ -56,17 +56,23 @@ describe('loading the malloc addon', () => {
     }
   });
 
-  it.skipIf(!built)("loads the built addon, which knows whether it runs on glibc and counts glibc's arenas", () => {
-    const r = loadMalloc();
-    expect(r.ok).toBe(true);
-    if (!r.ok) return;
-    expect(r.addon.glibc).toBe(onGlibc);
-    const s = r.addon.stats();
-    if (!onGlibc) return expect(s).toBeNull();
-    expect(s!.inUseBytes).toBeGreaterThan(0);
-    expect(s!.arenaBytes).toBeGreaterThanOrEqual(s!.inUseBytes);
-    expect(typeof r.addon.trim()).toBe('boolean');
-  });
+  it.skipIf(!built)(
+    "loads the built addon, which knows whether it runs on glibc and counts glibc's arenas",
+    async () => {
+      const r = loadMalloc();
+      expect(r.ok).toBe(true);
+      if (!r.ok) return;
+      expect(r.addon.glibc).toBe(onGlibc);
+      const s = r.addon.stats();
+      if (!onGlibc) return expect(s).toBeNull();
+      expect(s!.inUseBytes).toBeGreaterThan(0);
+      expect(s!.arenaBytes).toBeGreaterThanOrEqual(s!.inUseBytes);
+      const t = await r.addon.trim();
+      expect(typeof t.released).toBe('boolean');
+      expect(t.seconds).toBeGreaterThanOrEqual(0);
+      expect(t.seconds).toBeLessThan(10);
+    },
+  );
 });
 
 describe.skipIf(!built || !onGlibc)('malloc_trim in a process that freed the middle of its arena', () => {
@@ -91,19 +97,20 @@ describe.skipIf(!built || !onGlibc)('malloc_trim in a process that freed the mid
       const rss = () => process.memoryUsage.rss();
       setTimeout(() => {
         const freed = rss();
-        setTimeout(() => {
+        setTimeout(async () => {
           const waited = rss();
-          const released = m.exports.trim();
-          console.log(JSON.stringify({ freed, waited, trimmed: rss(), released, kept: keep.length }));
+          const { released, seconds } = await m.exports.trim();
+          console.log(JSON.stringify({ freed, waited, trimmed: rss(), released, seconds, kept: keep.length }));
         }, 200);
       }, 300);`;
     const out = execFileSync(process.execPath, ['--expose-gc', '-e', script], {
       env: { ...process.env, ADDON: MALLOC_ADDON, MALLOC_MMAP_THRESHOLD_: '131072' },
       encoding: 'utf8',
     });
-    const r = JSON.parse(out) as { freed: number; waited: number; trimmed: number; released: boolean };
+    const r = JSON.parse(out) as { freed: number; waited: number; trimmed: number; released: boolean; seconds: number };
     const MiB = 2 ** 20;
     expect(r.released).toBe(true);
+    expect(r.seconds).toBeGreaterThan(0);
     // 3,500 blocks (133 MB) were freed; waiting gives back little of it, the trim most.
     expect((r.freed - r.waited) / MiB).toBeLessThan(16);
     expect((r.waited - r.trimmed) / MiB).toBeGreaterThan(64);
@@ -115,20 +122,46 @@ describe('the trimmer', () => {
     vi.useRealTimers();
   });
 
-  it('trims every interval until stopped, and reports how long each trim took', () => {
+  it('trims every interval until stopped, and reports how long each trim took', async () => {
     vi.useFakeTimers();
     const addon = recordingAddon();
     const seen: number[] = [];
-    const t = new MallocTrimmer(addon, 10_000, (s) => seen.push(s));
+    const t = new MallocTrimmer(addon, 10_000, { observe: (s) => seen.push(s) });
     t.start();
     t.start();
-    vi.advanceTimersByTime(35_000);
+    await vi.advanceTimersByTimeAsync(35_000);
     expect(addon.trims).toBe(3);
-    expect(seen).toHaveLength(3);
-    for (const s of seen) expect(s).toBeGreaterThanOrEqual(0);
+    expect(seen).toEqual([0.002, 0.002, 0.002]);
     t.stop();
-    vi.advanceTimersByTime(60_000);
+    await vi.advanceTimersByTimeAsync(60_000);
     expect(addon.trims).toBe(3);
+  });
+
+  it('runs one trim at a time, and reports a trim that failed', async () => {
+    let finish: (v: { released: boolean; seconds: number }) => void = () => {};
+    let calls = 0;
+    const slow: MallocAddon = {
+      glibc: true,
+      trim: () => {
+        calls++;
+        return new Promise((resolve) => (finish = resolve));
+      },
+      stats: () => null,
+    };
+    const t = new MallocTrimmer(slow, 10_000);
+    const first = t.trim();
+    expect(await t.trim()).toBe(false);
+    expect(calls).toBe(1);
+    finish({ released: true, seconds: 0.03 });
+    expect(await first).toBe(true);
+
+    const failures: string[] = [];
+    const broken: MallocAddon = { glibc: true, trim: () => Promise.reject(new Error('no')), stats: () => null };
+    const b = new MallocTrimmer(broken, 10_000, { failed: (e) => failures.push(e.message) });
+    expect(await b.trim()).toBe(false);
+    expect(failures).toEqual(['no']);
+    expect(await b.trim()).toBe(false);
+    expect(failures).toEqual(['no', 'no']);
   });
 
   it('refuses an interval that is not positive', () => {
@@ -143,7 +176,7 @@ describe('the trimmer', () => {
     const { log, lines } = recordingLog();
     const t = startMallocTrimming(10_000, metrics, log, () => ({ ok: true, addon }));
     expect(t).toBeDefined();
-    vi.advanceTimersByTime(10_000);
+    await vi.advanceTimersByTimeAsync(10_000);
     t!.stop();
     expect(addon.trims).toBe(1);
     const text = await metrics.text();

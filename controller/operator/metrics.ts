@@ -788,7 +788,7 @@ export class Metrics {
   private lag: EventLoopLag | undefined;
   readonly mallocTrimDuration = this.histogram(
     'karpenter_ts_malloc_trim_duration_seconds',
-    "Time of each malloc_trim (MALLOC_TRIM_INTERVAL): glibc giving its arenas' free pages back, on the controller's event loop",
+    "Time of each malloc_trim (MALLOC_TRIM_INTERVAL): glibc giving its arenas' free pages back, on libuv's thread pool, off the event loop",
     [],
     [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1],
   );

@@ -226,12 +226,31 @@ function scrapeEvery(sim: SimOperator): () => void {
   return () => clearInterval(timer);
 }
 
-/** The malloc trims so far (startMallocTrimming's histogram): how many, and their time in all, ms. */
-async function trimTotals(sim: SimOperator): Promise<{ count: number; totalMs: number }> {
+/** The malloc trims so far, from startMallocTrimming's histogram: how many, their time in all (ms), and its buckets. */
+interface TrimTotals {
+  readonly count: number;
+  readonly totalMs: number;
+  /** The histogram's cumulative counts by upper bound (ms), in the order of its buckets. */
+  readonly buckets: ReadonlyArray<readonly [number, number]>;
+}
+
+async function trimTotals(sim: SimOperator): Promise<TrimTotals> {
   const { values } = await sim.operator.metrics.mallocTrimDuration.get();
   const value = (suffix: string) =>
     values.find((v) => v.metricName === `karpenter_ts_malloc_trim_duration_seconds${suffix}`)?.value ?? 0;
-  return { count: value('_count'), totalMs: value('_sum') * 1000 };
+  // A histogram's bucket series carry `le`, a label its own type does not declare.
+  const le = (v: (typeof values)[number]) => (v.labels as Record<string, string | number | undefined>)['le'];
+  const buckets = values
+    .filter((v) => v.metricName?.endsWith('_bucket') && le(v) !== '+Inf')
+    .map((v) => [Number(le(v)) * 1000, v.value] as const);
+  return { count: value('_count'), totalMs: value('_sum') * 1000, buckets };
+}
+
+/** The trims between two readings; `atMostMs` is the least bucket bound that holds all of them (absent past the last). */
+function trimsBetween(a: TrimTotals, b: TrimTotals): NonNullable<PhaseStats['mallocTrims']> {
+  const count = b.count - a.count;
+  const bound = b.buckets.find(([le, n], i) => n - (a.buckets[i]?.[1] ?? 0) === count)?.[0];
+  return { count, totalMs: b.totalMs - a.totalMs, ...(count > 0 && bound !== undefined ? { atMostMs: bound } : {}) };
 }
 
 async function start(init: ChildInit): Promise<void> {
@@ -272,8 +291,7 @@ async function start(init: ChildInit): Promise<void> {
     // The workers are read first (each when idle), then the main thread, so the figures are of one moment.
     'phase-end': async () => {
       const stats = probe.end(await sim.operator.engineMemory());
-      const trims = await trimTotals(sim);
-      const mallocTrims = { count: trims.count - trimsBefore.count, totalMs: trims.totalMs - trimsBefore.totalMs };
+      const mallocTrims = trimsBetween(trimsBefore, await trimTotals(sim));
       const allocationProfile = await allocations.end();
       return { ...stats, mallocTrims, ...(allocationProfile ? { allocationProfile } : {}) };
     },

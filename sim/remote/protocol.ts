@@ -65,8 +65,11 @@ export interface PhaseStats {
   /** After that collection: the main thread's ArrayBuffers still held, and the process's RSS. */
   readonly liveArrayBuffersMiB?: number;
   readonly rssAfterGcMiB?: number;
-  /** The controller's malloc trims over the phase (MALLOC_TRIM_INTERVAL): how many, and their time in all, ms. */
-  readonly mallocTrims?: { readonly count: number; readonly totalMs: number };
+  /**
+   * The controller's malloc trims over the phase (MALLOC_TRIM_INTERVAL): how many, their time in all, ms, and the
+   * least bound of karpenter_ts_malloc_trim_duration_seconds' buckets that every one of them took at most, ms.
+   */
+  readonly mallocTrims?: { readonly count: number; readonly totalMs: number; readonly atMostMs?: number };
   /** Each engine worker at the phase's end: its heap (used, reserved, resident), wasm memory and models. */
   readonly workers: readonly WorkerMemoryMiB[];
   readonly seconds: number;
