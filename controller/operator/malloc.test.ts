@@ -117,13 +117,19 @@ describe.skipIf(!built || !onGlibc)('malloc_trim in a process that freed the mid
   });
 });
 
+/**
+ * The trimmer's timer is a setInterval; faking only that leaves setTimeout and performance real, so nothing that
+ * shares this process (the wall clock's one timeout, in controller/operator/clock.ts) is armed on a fake timer.
+ */
+const ONLY_INTERVALS: Parameters<typeof vi.useFakeTimers>[0] = { toFake: ['setInterval', 'clearInterval'] };
+
 describe('the trimmer', () => {
   afterEach(() => {
     vi.useRealTimers();
   });
 
   it('trims every interval until stopped, and reports how long each trim took', async () => {
-    vi.useFakeTimers();
+    vi.useFakeTimers(ONLY_INTERVALS);
     const addon = recordingAddon();
     const seen: number[] = [];
     const t = new MallocTrimmer(addon, 10_000, { observe: (s) => seen.push(s) });
@@ -170,7 +176,7 @@ describe('the trimmer', () => {
   });
 
   it('starts with its metrics when the addon loads, and says why not when it does not', async () => {
-    vi.useFakeTimers();
+    vi.useFakeTimers(ONLY_INTERVALS);
     const metrics = new Metrics();
     const addon = recordingAddon();
     const { log, lines } = recordingLog();
