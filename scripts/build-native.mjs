@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run build:native` (part of `npm run build`): compiles native/malloc.c, the controller's call into glibc's
+// `npm run build:native [OUT]` (part of `npm run build`): compiles native/malloc.c, the controller's call into glibc's
 // malloc_trim (controller/operator/malloc.ts), into native/build/malloc.node with the machine's C compiler ($CC,
 // else cc) against the Node-API headers of the node that runs this script. scripts/build.mjs copies it into dist/.
 //
@@ -8,12 +8,13 @@
 // start). A compiler that fails on the source is reported the same way, with its output.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const source = join(root, 'native', 'malloc.c');
-const out = join(root, 'native', 'build', 'malloc.node');
+/** Where the addon goes: native/build/malloc.node, or the path given (the tests build into a folder of their own). */
+const out = process.argv[2] ? resolve(process.argv[2]) : join(root, 'native', 'build', 'malloc.node');
 
 /** Where Node's own headers are: beside the binary (/usr/bin/node -> /usr/include/node) or under its install prefix. */
 function headerDirs() {
@@ -26,7 +27,7 @@ function headerDirs() {
 
 function skip(why) {
   console.warn(
-    `build-native: native/build/malloc.node not built: ${why}. The controller will run without returning free malloc memory to the system (docs/building.md).`,
+    `build-native: ${relative(root, out)} not built: ${why}. The controller will run without returning free malloc memory to the system (docs/building.md).`,
   );
   process.exit(0);
 }
@@ -35,11 +36,12 @@ rmSync(out, { force: true });
 if (process.platform !== 'linux') skip(`malloc_trim is glibc's, and this is ${process.platform}`);
 const includes = headerDirs();
 if (includes.length === 0) skip(`no node_api.h beside ${process.execPath} (Node's headers are not installed)`);
-const cc = process.env.CC || 'cc';
+// $CC may carry words of its own ("ccache gcc", "gcc -m64"), as make passes it to the shell.
+const [cc, ...ccWords] = (process.env.CC || 'cc').trim().split(/\s+/);
 mkdirSync(dirname(out), { recursive: true });
 const args = ['-O2', '-shared', '-fPIC', '-Wall', '-Wextra', `-I${includes[0]}`, '-DNODE_GYP_MODULE_NAME=malloc'];
-const r = spawnSync(cc, [...args, source, '-o', out], { encoding: 'utf8' });
+const r = spawnSync(cc, [...ccWords, ...args, source, '-o', out], { encoding: 'utf8' });
 if (r.error) skip(`no C compiler (${cc}: ${r.error.code ?? r.error.message})`);
 if (r.status !== 0) skip(`${cc} failed (exit ${r.status}):\n${r.stderr}`);
 if (r.stderr.trim()) console.warn(r.stderr.trim());
-console.log(`build-native: ${out.slice(root.length + 1)} (${cc}, headers ${includes[0]})`);
+console.log(`build-native: ${relative(root, out)} (${cc}, headers ${includes[0]})`);
