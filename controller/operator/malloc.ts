@@ -62,8 +62,8 @@ interface TrimHooks {
 /**
  * Calls malloc_trim every `intervalMs` of wall time (memory is the process's, whatever clock the controller's
  * cluster runs on), one trim at a time. The timer never keeps the process alive. A trim walks the arenas' free
- * chunks and returns their whole pages (madvise): 1-5 ms on average at 5,000 nodes, up to 50 after a burst, on
- * libuv's thread pool rather than the event loop.
+ * chunks and returns their whole pages (madvise): 2.9-3.7 ms on average at 5,000 nodes, at most 25 after a burst
+ * (docs/controller-benchmark.md, "Free malloc pages handed back"), on libuv's thread pool rather than the event loop.
  */
 export class MallocTrimmer {
   private timer: ReturnType<typeof setInterval> | undefined;
