@@ -104,7 +104,7 @@ static napi_value Stats(napi_env env, napi_callback_info info) {
   return out;
 }
 
-/** glibc: whether this build calls into glibc's malloc at all. */
+/** The module's exports: trim, stats, and glibc (whether this build calls into glibc's malloc at all). */
 static napi_value Init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"trim", NULL, Trim, NULL, NULL, NULL, napi_enumerable, NULL},
